@@ -1,0 +1,133 @@
+# Warren — build, run, test.
+#   make deps     install the Debian packages (root)
+#   make          build bin/ (release)
+#   make run      start warrend with defaults
+#   make test     sanitizer build + every suite
+#   make fuzz     run each fuzz target for FUZZ_SECONDS (default 60)
+#   make bench    print BENCH lines
+# B=DIR puts every build output under DIR (default: build/ and bin/).
+
+SHELL    := /bin/bash
+B        ?= .
+OBJ      := $(B)/build
+BIN      := $(B)/bin
+CC       ?= cc
+PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets
+WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE
+INC      := -I. -Iprotocol -Igame -Idb -Iserver
+PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+REL_FLAGS  := -O2 -g
+ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_SECONDS ?= 60
+PYTHON   := /usr/bin/python3
+
+LAYERS := protocol game db server
+protocol_SRC := $(wildcard protocol/*.c)
+game_SRC     := $(wildcard game/*.c)
+db_SRC       := $(wildcard db/*.c)
+server_SRC   := $(filter-out server/main.c,$(wildcard server/*.c))
+UNIT_SRC     := $(wildcard tests/unit/*.c)
+FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
+FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
+
+.PHONY: all deps build run test unit fuzz bench bench-protocol bench-engine bench-server \
+        golden clean web install
+all: build
+
+deps:
+	@./tools/deps.sh
+
+# ---- object rules for both modes -------------------------------------------
+$(OBJ)/rel/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(REL_FLAGS) $(INC) $(PKGCFLAGS) -MMD -MP -c $< -o $@
+$(OBJ)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(ASAN_FLAGS) $(INC) $(PKGCFLAGS) -MMD -MP -c $< -o $@
+
+define layer_lib
+$(OBJ)/$(1)/lib$(2).a: $$(patsubst %.c,$(OBJ)/$(1)/%.o,$$($(2)_SRC))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach m,rel asan,$(foreach l,$(LAYERS),$(eval $(call layer_lib,$(m),$(l)))))
+
+# link order: higher layers first
+LIBS_rel  := $(foreach l,server db game protocol,$(OBJ)/rel/lib$(l).a)
+LIBS_asan := $(foreach l,server db game protocol,$(OBJ)/asan/lib$(l).a)
+
+# ---- programs ----------------------------------------------------------------
+ALLPROGS := warrend warren warren-engine bench-protocol warren-load
+warrend_MAIN       := server/main.c
+warren_MAIN        := $(wildcard client-term/*.c)
+warren-engine_MAIN := $(wildcard game/tool/*.c)
+bench-protocol_MAIN := tests/bench/protocol_bench.c
+warren-load_MAIN   := $(wildcard tests/load/*.c)
+
+define prog
+$(BIN)/$(3)$(2): $$(patsubst %.c,$(OBJ)/$(1)/%.o,$$($(2)_MAIN)) $$(LIBS_$(1))
+	@mkdir -p $$(dir $$@)
+	$(CC) $$($(4)) -o $$@ $$^ $$(PKGLIBS)
+endef
+# a program is built once its main source exists
+PROGS := $(foreach p,$(ALLPROGS),$(if $(wildcard $($(p)_MAIN)),$(p)))
+$(foreach p,$(PROGS),$(eval $(call prog,rel,$(p),,REL_FLAGS)))
+$(foreach p,$(PROGS),$(eval $(call prog,asan,$(p),asan/,ASAN_FLAGS)))
+
+build: deps $(addprefix $(BIN)/,$(PROGS)) web
+build-asan: deps $(addprefix $(BIN)/asan/,$(PROGS)) $(BIN)/asan/unit
+
+# ---- unit tests: every tests/unit/*.c defines Suite *suite_NAME(void) ----------
+$(OBJ)/suites.inc: $(UNIT_SRC)
+	@mkdir -p $(dir $@)
+	@grep -ho '^Suite \*suite_[A-Za-z0-9_]*(void)' $(UNIT_SRC) | sed 's/^Suite \*\(suite_[A-Za-z0-9_]*\)(void)/SUITE(\1)/' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+$(OBJ)/asan/tests/unit_main.o: tests/unit_main.c $(OBJ)/suites.inc
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(ASAN_FLAGS) $(INC) -I$(OBJ) $(PKGCFLAGS) $(shell pkg-config --cflags check) -c $< -o $@
+$(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$(UNIT_SRC)) $(LIBS_asan)
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_FLAGS) -o $@ $^ $(shell pkg-config --libs check) $(PKGLIBS)
+
+# ---- web client --------------------------------------------------------------
+web:
+	@if [ -f web/Makefile ]; then $(MAKE) -C web; fi
+
+# ---- run, test, fuzz, bench ---------------------------------------------------
+run: build
+	mkdir -p var
+	$(BIN)/warrend
+
+# Suites run in this order; the unit runner's summary line ends the output.
+test: build build-asan
+	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
+	CK_FORK=yes $(BIN)/asan/unit
+
+unit: build-asan
+	CK_FORK=yes $(BIN)/asan/unit
+
+FUZZ_CC   := clang
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_LIBSRC := $(protocol_SRC) $(game_SRC)
+$(BIN)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(INC) $(PKGCFLAGS) -o $@ $^ $(PKGLIBS)
+fuzz: deps $(FUZZ_BINS)
+	@set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(OBJ)/corpus/$$n; \
+	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -detect_leaks=1 -print_final_stats=0 $(OBJ)/corpus/$$n tests/fuzz/seeds/$$n 2>&1 | tail -3; \
+	  test $${PIPESTATUS[0]:-0} -eq 0; done
+
+bench: bench-protocol bench-engine bench-server
+bench-protocol: build
+	$(BIN)/bench-protocol
+bench-engine: build
+	$(BIN)/warren-engine bench
+bench-server: build
+	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
+
+clean:
+	rm -rf $(OBJ) $(BIN)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

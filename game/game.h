@@ -1,0 +1,80 @@
+/* game — the engine's public face: the only header the server includes.
+ *
+ * A game is a pure function of (content, seed, input keys): no clock, no
+ * I/O, no globals. Thousands live in one process. Content is loaded once and
+ * shared read-only by every game.
+ *
+ * Ownership: content_load/content_free and game_new|game_load/game_free pair.
+ * Strings in game_status_t are copies inside the struct. */
+#ifndef WARREN_GAME_H
+#define WARREN_GAME_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "buf.h"
+#include "keys.h"
+#include "screen.h"
+
+typedef struct content content_t;
+typedef struct game game_t;
+
+/* Loads the content from dir (NULL: the built-in default location). On
+ * failure returns NULL and writes "file:line: what is wrong" into err. */
+content_t *content_load(const char *dir, char *err, size_t errlen);
+void content_free(content_t *c);
+const char *content_version(const content_t *c); /* stable id of this content */
+
+typedef struct {
+    char name[32]; /* the player's name (from the account) */
+} game_options_t;
+
+typedef enum { GAME_RUNNING = 0, GAME_DEAD, GAME_WON, GAME_QUIT } game_state_t;
+
+typedef struct {
+    char name[32];
+    char race[16];
+    char cls[16];
+    int depth, max_depth;
+    int xl;          /* experience level */
+    int hp, hp_max;
+    uint64_t turn;   /* game time in turns (ticks / 100) */
+    game_state_t state;
+    int64_t score;
+    char cause[128]; /* "killed by a kobold on level 3", "quit", "escaped with the Heartstone" */
+    uint32_t level_changes; /* bumps on every level change: a cue to snapshot */
+} game_status_t;
+
+typedef struct {
+    uint64_t turn;
+    int depth;
+    char kind[16];   /* "start", "xl", "depth", "unique.seen", "unique.killed", "artifact", "end" */
+    char text[128];
+} game_milestone_t;
+
+/* What a view adds on top of the state; never changes the state. */
+typedef struct {
+    int watchers;  /* shown on the status line when > 0 */
+    bool two_cell; /* draw each map tile two cells wide */
+} game_view_t;
+
+game_t *game_new(const content_t *c, uint64_t seed, const game_options_t *opt); /* NULL on OOM */
+void game_free(game_t *g);
+/* Applies one key and runs the schedule until the player must act again or
+ * the game ends. Keys after the end are ignored. Returns the state. */
+game_state_t game_input(game_t *g, key_event_t key);
+/* Draws the whole view into s at s's size (any size from 20x5 up). */
+void game_render(game_t *g, screen_t *s, const game_view_t *view);
+void game_status(const game_t *g, game_status_t *st);
+size_t game_milestone_count(const game_t *g);
+const game_milestone_t *game_milestone(const game_t *g, size_t i); /* borrowed */
+void game_dump(const game_t *g, buf_t *out); /* the text dump (any time) */
+uint64_t game_hash(const game_t *g);         /* 64-bit hash over the whole state */
+uint64_t game_seed(const game_t *g);
+
+/* Snapshot: versioned, checksummed, compressed blob of the whole state. */
+int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
+/* NULL and a message in err for a truncated, corrupt, wrong-version or
+ * wrong-content blob; never crashes. */
+game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen);
+
+#endif

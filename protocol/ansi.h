@@ -1,0 +1,42 @@
+/* ansi — encodes grid changes as terminal output bytes.
+ *
+ * Contract that makes shared frames possible: the terminal state after a
+ * frame (cursor position and visibility, current SGR pen) is a function of
+ * the grid the frame produced and the profile alone. So diff(A -> B) is
+ * valid for every viewer whose terminal shows A, whatever path got it there.
+ * A keyframe starts from an unknown state (it resets and redraws all). */
+#ifndef WARREN_ANSI_H
+#define WARREN_ANSI_H
+#include <stdbool.h>
+#include "buf.h"
+#include "screen.h"
+
+typedef enum {
+    ANSI_COLORS_256 = 0,
+    ANSI_COLORS_16 = 1,
+} ansi_colors_t;
+
+typedef struct {
+    ansi_colors_t colors;
+    bool utf8;         /* false: ASCII only; line-drawing glyphs via DEC graphics or ASCII */
+    bool dec_graphics; /* with !utf8: use DEC special graphics for box/wall glyphs */
+    bool sync;         /* wrap frames in DEC mode 2026 synchronized-output brackets */
+} ansi_profile_t;
+
+/* Profile for a terminal type name (TTYPE/$TERM), case-insensitive; NULL or
+ * unknown gives the default (256 colours, UTF-8). "xterm-256color" -> 256;
+ * "xterm", "ansi", "linux", "vt220"... -> 16 colours; "vt100", "dumb",
+ * "ascii" -> ASCII-only. */
+void ansi_profile_for_term(ansi_profile_t *p, const char *term);
+/* Small integer id of a profile, for sharing encoded frames between viewers
+ * with equal profiles (0..ANSI_PROFILE_IDS-1). */
+#define ANSI_PROFILE_IDS 16
+int ansi_profile_id(const ansi_profile_t *p);
+
+/* Full redraw from an unknown terminal state. Appends to out. */
+void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out);
+/* Minimal bytes turning a terminal showing a into one showing b. Only rows
+ * dirty in b are examined. a and b must be the same size (else keyframe). */
+void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out);
+
+#endif

@@ -1,0 +1,94 @@
+/* screen — the bedrock cell grid. The engine draws into it; encoders
+ * (ansi, json), spectating and recording work only on grids.
+ *
+ * A grid is plain memory: cells are row-major in `cells`, and callers may
+ * read them directly. Write through the helpers so dirty tracking stays
+ * right: dirty[y] != 0 means row y may differ from the baseline it was last
+ * compared with; a clean row is guaranteed unchanged. Writes that do not
+ * change a cell leave its row clean, so redrawing an unchanged frame costs a
+ * diff nothing. screen_clean() marks every row clean (after a frame is sent).
+ *
+ * Ownership: screen_new returns a grid the caller frees with screen_free. */
+#ifndef WARREN_SCREEN_H
+#define WARREN_SCREEN_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCREEN_DEFAULT_COLOR 0x100 /* fg/bg value: the terminal's default */
+#define SCREEN_MAX_W 512
+#define SCREEN_MAX_H 256
+
+enum {
+    ATTR_BOLD = 1 << 0,
+    ATTR_DIM = 1 << 1,
+    ATTR_UNDERLINE = 1 << 2,
+    ATTR_REVERSE = 1 << 3,
+    ATTR_BLINK = 1 << 4,
+    ATTR_ALL = 0x1F
+};
+
+typedef struct {
+    uint32_t ch;  /* Unicode code point; ' ' for blank */
+    uint16_t fg;  /* 0..255 palette index or SCREEN_DEFAULT_COLOR */
+    uint16_t bg;
+    uint8_t attr; /* ATTR_* bits */
+    uint8_t pad_[3];
+} cell_t;
+
+/* A drawing style: colours and attributes for the helpers. */
+typedef struct {
+    uint16_t fg, bg;
+    uint8_t attr;
+} style_t;
+
+typedef struct {
+    int w, h;
+    cell_t *cells;   /* w * h, row-major */
+    uint8_t *dirty;  /* h entries */
+    int cur_x, cur_y;
+    bool cur_visible;
+} screen_t;
+
+extern const style_t STYLE_DEFAULT; /* const data, not state */
+
+screen_t *screen_new(int w, int h);   /* NULL on bad size or OOM */
+void screen_free(screen_t *s);
+/* Changes size keeping the overlapping content; new cells blank; all rows
+ * dirty. Returns 0, or -1 on bad size/OOM (grid unchanged). */
+int screen_resize(screen_t *s, int w, int h);
+/* Makes dst an exact copy of src (size, cells, cursor); dst rows whose
+ * content changed become dirty. Returns 0 or -1 on OOM. */
+int screen_copy(screen_t *dst, const screen_t *src);
+void screen_clean(screen_t *s);
+void screen_touch_all(screen_t *s); /* every row dirty (forces a full diff) */
+
+static inline cell_t screen_blank(void)
+{
+    cell_t c = {' ', SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, 0, {0, 0, 0}};
+    return c;
+}
+static inline bool cell_eq(const cell_t *a, const cell_t *b)
+{
+    return a->ch == b->ch && a->fg == b->fg && a->bg == b->bg && a->attr == b->attr;
+}
+/* NULL when (x, y) is outside the grid. */
+const cell_t *screen_at(const screen_t *s, int x, int y);
+
+void screen_clear(screen_t *s);                                   /* all blank */
+void screen_put(screen_t *s, int x, int y, uint32_t ch, style_t st); /* clipped */
+/* Writes UTF-8 text from (x, y) on one row, clipped at the right edge;
+ * invalid bytes show as U+FFFD; control characters are skipped.
+ * Returns the column after the last cell written. */
+int screen_text(screen_t *s, int x, int y, style_t st, const char *utf8);
+int screen_textf(screen_t *s, int x, int y, style_t st, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void screen_fill(screen_t *s, int x, int y, int w, int h, uint32_t ch, style_t st);
+void screen_box(screen_t *s, int x, int y, int w, int h, style_t st); /* single line */
+void screen_cursor(screen_t *s, int x, int y, bool visible);
+
+/* Decodes one UTF-8 code point from p[0..len); sets *used (>= 1 when len > 0).
+ * Returns the code point, or 0xFFFD for an invalid or truncated sequence. */
+uint32_t utf8_decode(const uint8_t *p, size_t len, size_t *used);
+
+#endif

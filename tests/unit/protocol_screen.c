@@ -1,0 +1,100 @@
+/* Unit tests: protocol/screen. */
+#include <check.h>
+#include "screen.h"
+
+START_TEST(new_is_blank_and_dirty)
+{
+    screen_t *s = screen_new(10, 3);
+    ck_assert_ptr_nonnull(s);
+    for (int y = 0; y < 3; y++) {
+        ck_assert(s->dirty[y]);
+        for (int x = 0; x < 10; x++) ck_assert_uint_eq(screen_at(s, x, y)->ch, ' ');
+    }
+    ck_assert_ptr_null(screen_at(s, 10, 0));
+    ck_assert_ptr_null(screen_at(s, -1, 0));
+    ck_assert_ptr_null(screen_new(0, 5));
+    ck_assert_ptr_null(screen_new(5, SCREEN_MAX_H + 1));
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(writes_mark_only_changed_rows)
+{
+    screen_t *s = screen_new(10, 3);
+    screen_clean(s);
+    screen_put(s, 1, 1, ' ', STYLE_DEFAULT); /* same as blank: stays clean */
+    ck_assert(!s->dirty[1]);
+    screen_put(s, 1, 1, '@', STYLE_DEFAULT);
+    ck_assert(s->dirty[1]);
+    ck_assert(!s->dirty[0] && !s->dirty[2]);
+    screen_put(s, 99, 1, 'x', STYLE_DEFAULT); /* clipped, no crash */
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(text_utf8_and_clipping)
+{
+    screen_t *s = screen_new(5, 1);
+    int end = screen_text(s, 0, 0, STYLE_DEFAULT, "a\xc3\xa9\xe2\x94\x80z\x01yy");
+    ck_assert_int_eq(end, 5);
+    ck_assert_uint_eq(screen_at(s, 0, 0)->ch, 'a');
+    ck_assert_uint_eq(screen_at(s, 1, 0)->ch, 0xE9);
+    ck_assert_uint_eq(screen_at(s, 2, 0)->ch, 0x2500);
+    ck_assert_uint_eq(screen_at(s, 3, 0)->ch, 'z');
+    ck_assert_uint_eq(screen_at(s, 4, 0)->ch, 'y'); /* control byte skipped */
+    screen_text(s, 0, 0, STYLE_DEFAULT, "\xff\xc3");
+    ck_assert_uint_eq(screen_at(s, 0, 0)->ch, 0xFFFD);
+    ck_assert_uint_eq(screen_at(s, 1, 0)->ch, 0xFFFD);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(resize_keeps_content)
+{
+    screen_t *s = screen_new(4, 4);
+    style_t st = {1, 2, ATTR_BOLD};
+    screen_put(s, 2, 2, 'x', st);
+    screen_cursor(s, 3, 3, true);
+    ck_assert_int_eq(screen_resize(s, 3, 3), 0);
+    ck_assert_uint_eq(screen_at(s, 2, 2)->ch, 'x');
+    ck_assert_uint_eq(screen_at(s, 2, 2)->fg, 1);
+    ck_assert_int_eq(s->cur_x, 2);
+    ck_assert_int_eq(screen_resize(s, 8, 6), 0);
+    ck_assert_uint_eq(screen_at(s, 2, 2)->attr, ATTR_BOLD);
+    ck_assert_uint_eq(screen_at(s, 7, 5)->ch, ' ');
+    ck_assert_int_eq(screen_resize(s, 0, 6), -1);
+    ck_assert_int_eq(s->w, 8);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(copy_marks_differences)
+{
+    screen_t *a = screen_new(6, 3), *b = screen_new(6, 3);
+    screen_clean(a);
+    screen_put(b, 0, 2, '#', STYLE_DEFAULT);
+    ck_assert_int_eq(screen_copy(a, b), 0);
+    ck_assert(!a->dirty[0] && !a->dirty[1] && a->dirty[2]);
+    ck_assert_uint_eq(screen_at(a, 0, 2)->ch, '#');
+    screen_box(b, 0, 0, 6, 3, STYLE_DEFAULT);
+    ck_assert_uint_eq(screen_at(b, 0, 0)->ch, 0x250C);
+    ck_assert_uint_eq(screen_at(b, 5, 2)->ch, 0x2518);
+    screen_fill(b, 1, 1, 4, 1, '.', STYLE_DEFAULT);
+    ck_assert_uint_eq(screen_at(b, 4, 1)->ch, '.');
+    screen_free(a);
+    screen_free(b);
+}
+END_TEST
+
+Suite *suite_protocol_screen(void)
+{
+    Suite *s = suite_create("protocol.screen");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, new_is_blank_and_dirty);
+    tcase_add_test(t, writes_mark_only_changed_rows);
+    tcase_add_test(t, text_utf8_and_clipping);
+    tcase_add_test(t, resize_keeps_content);
+    tcase_add_test(t, copy_marks_differences);
+    suite_add_tcase(s, t);
+    return s;
+}

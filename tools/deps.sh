@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs every Debian package Warren needs to build, run and test.
+# Run as root. Skips what is present; runs apt-get update at most once.
+set -eu
+PKGS="make gcc clang libclang-rt-14-dev pkg-config check
+libuv1-dev libsqlite3-dev sqlite3 liblua5.4-dev libsodium-dev zlib1g-dev
+libtelnet-dev libwebsockets-dev libwebsockets-evlib-uv
+python3 python3-pytest python3-pyte python3-pexpect telnet tmux
+openssh-server openssh-client nginx-light systemd chromium nodejs npm"
+missing=""
+for p in $PKGS; do
+  st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  case "$st" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+# node and npm may come from outside Debian; accept any working pair.
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  missing=$(echo "$missing" | tr ' ' '\n' | grep -vx -e nodejs -e npm | tr '\n' ' ')
+fi
+missing=$(echo $missing)
+if [ -z "$missing" ]; then echo "deps: all present"; exit 0; fi
+if [ "$(id -u)" != 0 ]; then
+  echo "deps: missing packages: $missing" >&2
+  echo "deps: run 'make deps' as root to install them" >&2
+  exit 1
+fi
+echo "deps: installing $missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends $missing
