@@ -75,8 +75,19 @@ PROGS := $(foreach p,$(ALLPROGS),$(if $(wildcard $($(p)_MAIN)),$(p)))
 $(foreach p,$(PROGS),$(eval $(call prog,rel,$(p),,REL_FLAGS)))
 $(foreach p,$(PROGS),$(eval $(call prog,asan,$(p),asan/,ASAN_FLAGS)))
 
-build: deps $(addprefix $(BIN)/,$(PROGS)) web
-build-asan: deps $(addprefix $(BIN)/asan/,$(PROGS)) $(BIN)/asan/unit
+# test helper programs: each tests/tools/NAME.c becomes bin/tools/NAME
+TOOL_SRC := $(wildcard tests/tools/*.c)
+$(BIN)/tools/%: $(OBJ)/rel/tests/tools/%.o $(LIBS_rel)
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_FLAGS) -o $@ $^ $(PKGLIBS)
+$(BIN)/asan/tools/%: $(OBJ)/asan/tests/tools/%.o $(LIBS_asan)
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_FLAGS) -o $@ $^ $(PKGLIBS)
+TOOLS      := $(patsubst tests/tools/%.c,$(BIN)/tools/%,$(TOOL_SRC))
+TOOLS_ASAN := $(patsubst tests/tools/%.c,$(BIN)/asan/tools/%,$(TOOL_SRC))
+
+build: deps $(addprefix $(BIN)/,$(PROGS)) $(TOOLS) web
+build-asan: deps $(addprefix $(BIN)/asan/,$(PROGS)) $(TOOLS_ASAN) $(BIN)/asan/unit
 
 # ---- unit tests: every tests/unit/*.c defines Suite *suite_NAME(void) ----------
 $(OBJ)/suites.inc: $(UNIT_SRC)
@@ -126,6 +137,13 @@ bench-engine: build
 	$(BIN)/warren-engine bench
 bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
+
+# regenerate committed golden files on purpose
+golden: build
+	@for g in tests/golden/*.sh; do [ -x "$$g" ] && "$$g" $(abspath $(BIN)); done; true
+
+install: build
+	@./deploy/install.sh
 
 clean:
 	rm -rf $(OBJ) $(BIN)
