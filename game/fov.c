@@ -1,0 +1,163 @@
+/* fov — symmetric shadowcasting (after Albert Ford's description).
+ *
+ * Each quadrant is scanned outward row by row between a start and an end
+ * slope. Slopes are fractions n/d (d > 0) so every test is exact integer
+ * arithmetic. A floor cell is revealed only when its centre lies inside
+ * the current slopes (that is what makes it symmetric); a wall is revealed
+ * when any part of it does (expansive walls). */
+#include "fov.h"
+
+#include <stddef.h>
+#include <string.h>
+
+typedef struct {
+    int n, d; /* d > 0 */
+} frac_t;
+
+/* One scan: the map, the origin, which quadrant, and what to do with a
+ * revealed cell (mark the output array, or look for one target cell). */
+typedef struct {
+    const fov_map_t *m;
+    int ox, oy, radius, quadrant, maxdepth;
+    uint8_t *out; /* fov_compute: the visible array */
+    int tx, ty;   /* fov_los: the target */
+    int found;
+} scan_t;
+
+static int floor_div(int a, int b) /* b > 0 */
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static int ceil_div(int a, int b) /* b > 0 */
+{
+    return -floor_div(-a, b);
+}
+
+int fov_in_radius(int dx, int dy, int radius)
+{
+    if (radius < 0) return 1;
+    return dx * dx + dy * dy <= radius * (radius + 1);
+}
+
+static void quadrant_xy(const scan_t *s, int depth, int col, int *x, int *y)
+{
+    switch (s->quadrant) {
+    case 0: *x = s->ox + col; *y = s->oy - depth; break; /* north */
+    case 1: *x = s->ox + col; *y = s->oy + depth; break; /* south */
+    case 2: *x = s->ox + depth; *y = s->oy + col; break; /* east */
+    default: *x = s->ox - depth; *y = s->oy + col; break; /* west */
+    }
+}
+
+static int map_blocks(const fov_map_t *m, int x, int y)
+{
+    if (x < 0 || y < 0 || x >= m->w || y >= m->h) return 1;
+    if (m->opaque) return m->opaque[(size_t)y * (size_t)m->w + (size_t)x] != 0;
+    return m->is_opaque(m->ctx, x, y) != 0;
+}
+
+static void reveal(scan_t *s, int x, int y)
+{
+    const fov_map_t *m = s->m;
+    if (x < 0 || y < 0 || x >= m->w || y >= m->h) return;
+    size_t i = (size_t)y * (size_t)m->w + (size_t)x;
+    if (!fov_in_radius(x - s->ox, y - s->oy, s->radius) && !(m->lit && m->lit[i])) return;
+    if (s->out) s->out[i] = 1;
+    else if (x == s->tx && y == s->ty) s->found = 1;
+}
+
+/* The slope through the left edge of a cell: (2col - 1) / (2depth). */
+static frac_t cell_slope(int depth, int col)
+{
+    return (frac_t){2 * col - 1, 2 * depth};
+}
+
+static void scan_row(scan_t *s, int depth, frac_t start, frac_t end)
+{
+    while (depth <= s->maxdepth && !s->found) {
+        /* columns whose centres round into [start, end], ties toward the inside */
+        int lo = floor_div(2 * depth * start.n + start.d, 2 * start.d);
+        int hi = ceil_div(2 * depth * end.n - end.d, 2 * end.d);
+        int prev = -1; /* -1 none yet, 0 floor, 1 wall */
+        for (int col = lo; col <= hi; col++) {
+            int x, y;
+            quadrant_xy(s, depth, col, &x, &y);
+            int wall = map_blocks(s->m, x, y);
+            int centre_in = col * start.d >= depth * start.n && col * end.d <= depth * end.n;
+            if (wall || centre_in) reveal(s, x, y);
+            if (prev == 1 && !wall) start = cell_slope(depth, col);
+            if (prev == 0 && wall) scan_row(s, depth + 1, start, cell_slope(depth, col));
+            prev = wall;
+        }
+        if (prev != 0) return; /* the row ended in a wall (or was empty) */
+        depth++;
+    }
+}
+
+static int quadrant_reach(const fov_map_t *m, int ox, int oy, int q)
+{
+    switch (q) {
+    case 0: return oy;
+    case 1: return m->h - 1 - oy;
+    case 2: return m->w - 1 - ox;
+    default: return ox;
+    }
+}
+
+static int map_ok(const fov_map_t *m)
+{
+    return m && m->w > 0 && m->h > 0 && (m->opaque || m->is_opaque);
+}
+
+/* Rows past the radius matter only when lit cells can be seen from afar. */
+static int scan_depth(const fov_map_t *m, int ox, int oy, int q, int radius)
+{
+    int reach = quadrant_reach(m, ox, oy, q);
+    if (radius >= 0 && !m->lit && radius < reach) return radius;
+    return reach;
+}
+
+int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out)
+{
+    if (!map_ok(m) || !visible_out) return -1;
+    if (ox < 0 || oy < 0 || ox >= m->w || oy >= m->h) return -1;
+    size_t n = (size_t)m->w * (size_t)m->h;
+    memset(visible_out, 0, n);
+    visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
+    for (int q = 0; q < 4; q++) {
+        scan_t s = {m, ox, oy, radius, q, scan_depth(m, ox, oy, q, radius), visible_out, -1, -1, 0};
+        scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
+    }
+    int count = 0;
+    for (size_t i = 0; i < n; i++) count += visible_out[i];
+    return count;
+}
+
+static int abs_int(int v)
+{
+    return v < 0 ? -v : v;
+}
+
+int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius)
+{
+    if (!map_ok(m)) return 0;
+    if (ax < 0 || ay < 0 || ax >= m->w || ay >= m->h) return 0;
+    if (bx < 0 || by < 0 || bx >= m->w || by >= m->h) return 0;
+    int dx = bx - ax, dy = by - ay;
+    if (dx == 0 && dy == 0) return 1;
+    /* depth of B in each quadrant, or 0 when B is not in it */
+    int depth[4] = {
+        dy < 0 && abs_int(dx) <= -dy ? -dy : 0,
+        dy > 0 && abs_int(dx) <= dy ? dy : 0,
+        dx > 0 && abs_int(dy) <= dx ? dx : 0,
+        dx < 0 && abs_int(dy) <= -dx ? -dx : 0,
+    };
+    for (int q = 0; q < 4; q++) {
+        if (!depth[q]) continue;
+        scan_t s = {m, ax, ay, radius, q, depth[q], NULL, bx, by, 0};
+        scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
+        if (s.found) return 1;
+    }
+    return 0;
+}
