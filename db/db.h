@@ -1,0 +1,244 @@
+/* db — Warren's SQLite store: accounts, games, journals, snapshots, scores.
+ *
+ * Threads. The caller's libuv loop thread is the only thread that calls
+ * these functions. One writer thread owns the write connection; a few reader
+ * threads own read-only connections (WAL lets them read while it writes).
+ * The loop never blocks on the database: every call below only queues work,
+ * except db_open, db_flush_sync and db_close, which are for start and stop.
+ *
+ * Group commit. Write operations queued on the loop thread are collected
+ * until db_flush(); everything queued between two flushes commits as ONE
+ * transaction (each operation inside its own savepoint, so one failing
+ * operation - say a name already taken - does not undo the others). db_open
+ * installs a uv_prepare handle that calls db_flush once per loop turn, just
+ * before the loop waits for I/O, so callers normally never call it.
+ *
+ * Callbacks. Every callback (write completion or read result) runs later on
+ * the loop thread, never inside the call that queued it (db_close excepted:
+ * it delivers whatever is still pending). Pointers handed to a callback are
+ * borrowed and valid only during the callback. Input buffers and strings are
+ * copied when queued, so the caller may free them right after the call.
+ *
+ * Status codes are DB_OK or a negative DB_E* value; db_error() gives the
+ * message of the last failure. Times are Unix seconds chosen by the caller.
+ *
+ * Ownership: db_open / db_close pair. db_close frees the object once the
+ * loop has run its handle close callbacks (run the loop before
+ * uv_loop_close). */
+#ifndef WARREN_DB_H
+#define WARREN_DB_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct db db_t;
+
+enum {
+    DB_OK = 0,
+    DB_ERR = -1,       /* SQLite failure: see db_error() */
+    DB_ENOTFOUND = -2, /* no such row */
+    DB_EEXISTS = -3,   /* a unique constraint: name taken, second live game, duplicate seq */
+    DB_ECLOSED = -4,   /* the db is closing */
+    DB_ENOMEM = -5,
+    DB_EINVAL = -6,    /* bad argument (too long a string, NULL where not allowed) */
+};
+
+#define DB_NAME_MAX 32     /* bytes incl. NUL, for user names */
+#define DB_PWHASH_MAX 128  /* crypto_pwhash_STRBYTES */
+#define DB_OPTIONS_MAX 512 /* the user's options, free text (key=value lines) */
+#define DB_SHORT_MAX 16    /* race, class, end kind */
+#define DB_VERSION_MAX 64  /* content version id */
+#define DB_CAUSE_MAX 128
+
+typedef enum { DB_GAME_LIVE = 0, DB_GAME_FINISHED = 1, DB_GAME_BROKEN = 2 } db_game_state_t;
+
+typedef struct {
+    int64_t id;
+    char name[DB_NAME_MAX];       /* as registered */
+    char name_key[DB_NAME_MAX];   /* lowercased: the unique key */
+    char pwhash[DB_PWHASH_MAX];   /* argon2id string */
+    int64_t created;
+    bool locked;
+    char options[DB_OPTIONS_MAX];
+} db_user_t;
+
+typedef struct {
+    int64_t id;
+    int64_t user;
+    char player[DB_NAME_MAX]; /* the user's name (joined) */
+    uint64_t seed;
+    char content_version[DB_VERSION_MAX];
+    char race[DB_SHORT_MAX];
+    char cls[DB_SHORT_MAX];
+    int64_t start_time, end_time; /* end_time 0 while live */
+    int64_t turns;
+    int depth, max_depth, xl;
+    int64_t score;
+    char cause[DB_CAUSE_MAX];
+    char end_kind[DB_SHORT_MAX]; /* "" while live; "dead", "won", "quit" */
+    int verified;                /* 0 not checked, 1 replay agrees, -1 replay disagrees */
+    db_game_state_t state;
+    char broken_reason[DB_CAUSE_MAX]; /* why it could not be restored (state BROKEN) */
+} db_game_t;
+
+/* Fields of a new game; copied. */
+typedef struct {
+    int64_t user;
+    uint64_t seed;
+    const char *content_version;
+    const char *race, *cls;
+    int64_t start_time;
+} db_game_new_t;
+
+/* Progress of a live game (kept current for menus and crash reports). */
+typedef struct {
+    int64_t turns;
+    int depth, max_depth, xl;
+} db_progress_t;
+
+/* The end record of a game. */
+typedef struct {
+    int64_t end_time;
+    int64_t turns;
+    int depth, max_depth, xl;
+    int64_t score;
+    const char *cause;    /* copied */
+    const char *end_kind; /* "dead", "won" or "quit" */
+} db_game_end_t;
+
+typedef struct {
+    int64_t turn;
+    int depth;
+    const char *kind; /* as game_milestone_t: "start", "xl", "depth", ... */
+    const char *text;
+} db_milestone_t;
+
+/* One journal row: the key bytes of one or more input events, in the
+ * caller's encoding. seq is the caller's counter, strictly increasing per
+ * game (from 1); it is what snapshots refer to. */
+typedef struct {
+    int64_t seq;
+    const uint8_t *keys;
+    size_t len;
+} db_journal_row_t;
+
+/* What recovery needs: the game row, the newest snapshot (if any) and every
+ * journal row after the snapshot's seq (all rows if there is none). */
+typedef struct {
+    db_game_t game;
+    bool has_snapshot;
+    int64_t snap_turn, snap_seq;
+    const uint8_t *snap;
+    size_t snap_len;
+    const db_journal_row_t *rows;
+    size_t nrows;
+} db_resume_t;
+
+typedef struct {
+    uint64_t commits;   /* transactions committed by the writer */
+    uint64_t writes;    /* write operations run */
+    uint64_t failed;    /* write operations that failed */
+    uint64_t reads;     /* read requests run */
+    uint64_t pending;   /* operations queued or running, not yet called back */
+} db_stats_t;
+
+/* Callbacks. status is DB_OK or DB_E*. */
+typedef void (*db_done_cb)(void *ud, int status, int64_t id); /* id: new row id where one is made */
+typedef void (*db_user_cb)(void *ud, int status, const db_user_t *u); /* u NULL unless DB_OK */
+typedef void (*db_game_cb)(void *ud, int status, const db_game_t *g);
+typedef void (*db_games_cb)(void *ud, int status, const db_game_t *games, size_t n);
+typedef void (*db_milestones_cb)(void *ud, int status, const db_milestone_t *m, size_t n);
+typedef void (*db_text_cb)(void *ud, int status, const char *text, size_t len);
+typedef void (*db_journal_cb)(void *ud, int status, const db_journal_row_t *rows, size_t n);
+typedef void (*db_resume_cb)(void *ud, int status, const db_resume_t *r);
+
+/* ---- open and close (synchronous) ----------------------------------------- */
+
+/* Opens or creates the database at path (its parent directory is created if
+ * missing), applies pending migrations, sets WAL, foreign keys and a busy
+ * timeout, starts the writer and reader threads. NULL and a message in err
+ * when the file is unwritable, corrupt, or from a newer schema. */
+db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
+/* Flushes, waits for every queued operation, delivers the pending callbacks
+ * (inside this call), stops the threads and closes the connections. The
+ * memory goes when the loop next runs. NULL is a no-op. */
+void db_close(db_t *db);
+
+/* Hands everything queued so far to the writer as one transaction. */
+void db_flush(db_t *db);
+/* Flushes and blocks until the writer has committed everything queued.
+ * For shutdown. Returns DB_OK or the first error. Callbacks still come
+ * through the loop. */
+int db_flush_sync(db_t *db);
+/* Turn the per-loop-turn flush off (then the caller calls db_flush). */
+void db_set_autoflush(db_t *db, bool on);
+
+const char *db_error(const db_t *db); /* message of the last failure, "" if none */
+void db_stats(const db_t *db, db_stats_t *out);
+int db_schema_version(const db_t *db); /* PRAGMA user_version after migration */
+
+/* ---- writes (queued; cb may be NULL) ----------------------------------------- */
+
+/* Users. name_key must be the lowercased name; DB_EEXISTS if taken. id = user id. */
+void db_user_create(db_t *db, const char *name, const char *name_key, const char *pwhash,
+                    int64_t created, db_done_cb cb, void *ud);
+void db_user_set_password(db_t *db, int64_t user, const char *pwhash, db_done_cb cb, void *ud);
+void db_user_set_options(db_t *db, int64_t user, const char *options, db_done_cb cb, void *ud);
+void db_user_set_locked(db_t *db, int64_t user, bool locked, db_done_cb cb, void *ud);
+
+/* Games. The id is assigned at once (returned, > 0; negative DB_E* on a bad
+ * argument) so journal appends can follow in the same loop turn; the insert
+ * itself fails with DB_EEXISTS if the user already has a live game, and then
+ * everything later queued for that id fails too. */
+int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud);
+void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb cb, void *ud);
+/* Ends a game: the end record, state FINISHED, the milestones (replacing any
+ * stored) and the dump; deletes its snapshots (permadeath). The journal is
+ * kept for replays. */
+void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_milestone_t *ms,
+                    size_t nms, const char *dump, size_t dumplen, db_done_cb cb, void *ud);
+/* A game that could not be restored: state BROKEN, kept with its data. */
+void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud);
+void db_game_set_verified(db_t *db, int64_t game, int verified, db_done_cb cb, void *ud);
+
+/* Journal: one row (keys copied). len may be 0. DB_EEXISTS on a repeated seq. */
+void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len,
+                       db_done_cb cb, void *ud);
+/* Snapshot covering the journal up to and including seq; older snapshots of
+ * the game are deleted in the same transaction. */
+void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const uint8_t *blob,
+                      size_t len, db_done_cb cb, void *ud);
+
+/* Web sessions: token_hash is a hash of the cookie (never the cookie). */
+void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t expires,
+                       db_done_cb cb, void *ud);
+void db_session_delete(db_t *db, const char *token_hash, db_done_cb cb, void *ud);
+/* Deletes sessions that expired at or before now. */
+void db_session_purge(db_t *db, int64_t now, db_done_cb cb, void *ud);
+
+/* ---- reads (queued to a reader thread) --------------------------------------- */
+
+/* name is matched case-insensitively (through name_key). */
+void db_user_by_name(db_t *db, const char *name, db_user_cb cb, void *ud);
+void db_user_by_id(db_t *db, int64_t user, db_user_cb cb, void *ud);
+/* The user of a session token hash that expires after now. */
+void db_session_user(db_t *db, const char *token_hash, int64_t now, db_user_cb cb, void *ud);
+
+void db_game_get(db_t *db, int64_t game, db_game_cb cb, void *ud);
+/* The user's live game; DB_ENOTFOUND if none. */
+void db_game_live_of_user(db_t *db, int64_t user, db_game_cb cb, void *ud);
+/* Finished games by score (highest first, then earliest end). */
+void db_scores_top(db_t *db, size_t limit, size_t offset, db_games_cb cb, void *ud);
+/* A user's games, newest first. */
+void db_games_of_user(db_t *db, int64_t user, size_t limit, size_t offset, db_games_cb cb, void *ud);
+/* Every LIVE game (for recovery at start), by id. */
+void db_games_unfinished(db_t *db, db_games_cb cb, void *ud);
+void db_milestones_get(db_t *db, int64_t game, db_milestones_cb cb, void *ud);
+void db_dump_get(db_t *db, int64_t game, db_text_cb cb, void *ud);
+/* Journal rows with seq > after_seq in order (after_seq 0: the whole game). */
+void db_journal_read(db_t *db, int64_t game, int64_t after_seq, db_journal_cb cb, void *ud);
+/* Game row + newest snapshot + later journal. */
+void db_game_resume(db_t *db, int64_t game, db_resume_cb cb, void *ud);
+
+#endif
