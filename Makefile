@@ -14,7 +14,8 @@ BIN      := $(B)/bin
 CC       ?= cc
 PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets
 WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE
-INC      := -I. -Iprotocol -Igame -Idb -Iserver
+# -iquote: project headers (game/sched.h, ...) must not shadow system ones (<sched.h>)
+INC      := -iquote . -iquote protocol -iquote game -iquote db -iquote server
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 REL_FLAGS  := -O2 -g
