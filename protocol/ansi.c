@@ -1,0 +1,638 @@
+/* ansi — grids to terminal bytes: keyframes and minimal diffs.
+ *
+ * Every cell is first rendered for the profile into one 64-bit value
+ * (glyph, charset, mapped colours, attributes), so cells that look the same
+ * on a profile compare equal and cost nothing. An emitter tracks what the
+ * terminal is known to hold (cursor, SGR pen, G0 charset) and picks the
+ * cheapest bytes for each step: which move, whether to overwrite a short
+ * unchanged gap instead, which SGR form, whether to erase a blank tail.
+ *
+ * Frame contract (see ansi.h): a frame starts and ends with the default pen
+ * and the ASCII G0 charset; it ends with the cursor on the grid's cursor
+ * when that is visible (a hidden cursor's position is left unspecified and
+ * the next frame treats it as unknown).
+ *
+ * Last column: every profile targets terminals with VT100 "pending wrap"
+ * behaviour (xterm, VTE, PuTTY, Linux console, tmux, real VT100s), where
+ * writing the last column, even the bottom-right cell, does not wrap or
+ * scroll until another character is printed. The encoder never prints in
+ * that state: after writing the last column the cursor column counts as
+ * unknown, so the next step is an absolute or carriage-return move. */
+#include "ansi.h"
+#include <ctype.h>
+#include <string.h>
+
+/* rendered cell: bits 0-20 code point, 21 DEC charset, 22-44 pen */
+#define RC_DEC ((uint64_t)1 << 21)
+#define RC_CH(r) ((uint32_t)((r) & 0x1FFFFF))
+#define RC_PEN(r) ((uint32_t)((r) >> 22))
+#define PEN_MAKE(fg, bg, a) ((uint32_t)(fg) | (uint32_t)(bg) << 9 | (uint32_t)(a) << 18)
+#define PEN_FG(p) ((p) & 0x1FF)
+#define PEN_BG(p) (((p) >> 9) & 0x1FF)
+#define PEN_ATTR(p) (((p) >> 18) & 0x1F)
+#define PEN_DEFAULT PEN_MAKE(SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, 0)
+#define RC_MAKE(ch, dec, pen) ((uint64_t)(ch) | ((dec) ? RC_DEC : 0) | (uint64_t)(pen) << 22)
+#define RC_BLANK RC_MAKE(' ', 0, PEN_DEFAULT)
+
+#define GAP_MAX 10 /* no move costs more than this many cells' bytes */
+#define CELL_ROOM 64 /* worst-case bytes for one cell with charset + SGR */
+
+/* Nearest of the 16 xterm colours (squared RGB distance, xterm's default
+ * palette) for each 256-colour index. */
+static const uint8_t NEAREST16[256] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+    0,  0,  4,  4,  4,  4,  0,  0,  6,  4,  4,  12, 2,  2,  6,  6,
+    6,  6,  2,  2,  6,  6,  6,  6,  2,  2,  6,  6,  6,  14, 10, 10,
+    6,  6,  14, 14, 0,  0,  5,  4,  4,  12, 0,  8,  8,  8,  12, 12,
+    2,  8,  8,  8,  12, 12, 2,  8,  8,  8,  12, 12, 2,  8,  8,  6,
+    6,  14, 10, 10, 6,  6,  14, 14, 1,  1,  5,  5,  5,  5,  1,  8,
+    8,  8,  12, 12, 3,  8,  8,  8,  12, 12, 3,  8,  8,  8,  8,  12,
+    3,  8,  8,  8,  7,  7,  3,  3,  8,  7,  7,  7,  1,  1,  5,  5,
+    5,  5,  1,  8,  8,  8,  12, 12, 3,  8,  8,  8,  8,  12, 3,  8,
+    8,  8,  7,  7,  3,  3,  8,  7,  7,  7,  3,  3,  7,  7,  7,  7,
+    1,  1,  5,  5,  5,  13, 1,  8,  8,  5,  5,  13, 3,  8,  8,  8,
+    7,  7,  3,  3,  8,  7,  7,  7,  3,  3,  7,  7,  7,  7,  11, 11,
+    7,  7,  7,  7,  9,  9,  5,  5,  13, 13, 9,  9,  5,  5,  13, 13,
+    3,  3,  8,  7,  7,  7,  3,  3,  7,  7,  7,  7,  11, 11, 7,  7,
+    7,  7,  11, 11, 7,  7,  7,  15, 0,  0,  0,  0,  0,  0,  8,  8,
+    8,  8,  8,  8,  8,  8,  8,  8,  8,  7,  7,  7,  7,  7,  7,  7,
+};
+
+typedef struct {
+    uint32_t lo, hi;
+} range_t;
+
+/* Code points that do not take exactly one column (combining marks,
+ * zero-width, East Asian wide, emoji): a grid cell is one column, so these
+ * are shown as '?' rather than shifting the rest of the row. Sorted. */
+static const range_t NOT_SINGLE[] = {
+    {0x0300, 0x036F},   {0x0483, 0x0489},   {0x0591, 0x05C7},   {0x0610, 0x061A},
+    {0x064B, 0x065F},   {0x1100, 0x115F},   {0x1AB0, 0x1AFF},   {0x1DC0, 0x1DFF},
+    {0x200B, 0x200F},   {0x2028, 0x202E},   {0x2060, 0x206F},   {0x20D0, 0x20FF},
+    {0x231A, 0x231B},   {0x2329, 0x232A},   {0x23E9, 0x23EC},   {0x2E80, 0x303E},
+    {0x3041, 0x33FF},   {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xA000, 0xA4CF},
+    {0xAC00, 0xD7A3},   {0xD800, 0xDFFF},   {0xF900, 0xFAFF},   {0xFE00, 0xFE0F},
+    {0xFE20, 0xFE2F},   {0xFE30, 0xFE4F},   {0xFEFF, 0xFEFF},   {0xFF00, 0xFF60},
+    {0xFFE0, 0xFFE6},   {0x1F000, 0x1FAFF}, {0x20000, 0x3FFFD}, {0xE0000, 0xE01EF},
+};
+
+/* ASCII-only fallbacks: DEC special graphics character (0: none) and plain
+ * ASCII character for box-drawing, wall and a few common symbols. Sorted. */
+typedef struct {
+    uint32_t lo, hi;
+    char dec, ascii;
+} fallback_t;
+
+static const fallback_t FALLBACK[] = {
+    {0x00A3, 0x00A3, '}', '?'}, {0x00B0, 0x00B0, 'f', '?'}, {0x00B1, 0x00B1, 'g', '?'},
+    {0x00B7, 0x00B7, '~', '.'}, {0x03C0, 0x03C0, '{', '?'}, {0x2022, 0x2022, '~', '*'},
+    {0x2190, 0x2190, 0, '<'},   {0x2191, 0x2191, 0, '^'},   {0x2192, 0x2192, 0, '>'},
+    {0x2193, 0x2193, 0, 'v'},   {0x2260, 0x2260, '|', '?'}, {0x2264, 0x2264, 'y', '<'},
+    {0x2265, 0x2265, 'z', '>'}, {0x2500, 0x2501, 'q', '-'}, {0x2502, 0x2503, 'x', '|'},
+    {0x2504, 0x2505, 'q', '-'}, {0x2506, 0x2507, 'x', '|'}, {0x2508, 0x2509, 'q', '-'},
+    {0x250A, 0x250B, 'x', '|'}, {0x250C, 0x250F, 'l', '+'}, {0x2510, 0x2513, 'k', '+'},
+    {0x2514, 0x2517, 'm', '+'}, {0x2518, 0x251B, 'j', '+'}, {0x251C, 0x2523, 't', '+'},
+    {0x2524, 0x252B, 'u', '+'}, {0x252C, 0x2533, 'w', '+'}, {0x2534, 0x253B, 'v', '+'},
+    {0x253C, 0x254B, 'n', '+'}, {0x254C, 0x254D, 'q', '-'}, {0x254E, 0x254F, 'x', '|'},
+    {0x2550, 0x2550, 'q', '-'}, {0x2551, 0x2551, 'x', '|'}, {0x2552, 0x2554, 'l', '+'},
+    {0x2555, 0x2557, 'k', '+'}, {0x2558, 0x255A, 'm', '+'}, {0x255B, 0x255D, 'j', '+'},
+    {0x255E, 0x2560, 't', '+'}, {0x2561, 0x2563, 'u', '+'}, {0x2564, 0x2566, 'w', '+'},
+    {0x2567, 0x2569, 'v', '+'}, {0x256A, 0x256C, 'n', '+'}, {0x256D, 0x256D, 'l', '+'},
+    {0x256E, 0x256E, 'k', '+'}, {0x256F, 0x256F, 'j', '+'}, {0x2570, 0x2570, 'm', '+'},
+    {0x2588, 0x2588, 'a', '#'}, {0x2591, 0x2593, 'a', '#'}, {0x25C6, 0x25C6, '`', '*'},
+    {0x2666, 0x2666, '`', '*'},
+};
+
+static bool single_width(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof NOT_SINGLE / sizeof NOT_SINGLE[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < NOT_SINGLE[mid].lo) hi = mid;
+        else if (cp > NOT_SINGLE[mid].hi) lo = mid + 1;
+        else return false;
+    }
+    return true;
+}
+
+static const fallback_t *fallback_find(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof FALLBACK / sizeof FALLBACK[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < FALLBACK[mid].lo) hi = mid;
+        else if (cp > FALLBACK[mid].hi) lo = mid + 1;
+        else return &FALLBACK[mid];
+    }
+    return NULL;
+}
+
+/* The glyph a profile shows for a code point; *dec is set for DEC graphics.
+ * Control characters never reach the terminal. */
+static uint32_t glyph_for(const ansi_profile_t *p, uint32_t cp, bool *dec)
+{
+    *dec = false;
+    if (cp >= 0x20 && cp < 0x7F) return cp;
+    if (cp < 0xA0 || cp > 0x10FFFF) return '?';
+    if (p->utf8) return single_width(cp) ? cp : '?';
+    const fallback_t *f = fallback_find(cp);
+    if (!f) return '?';
+    if (p->dec_graphics && f->dec) {
+        *dec = true;
+        return (uint32_t)f->dec;
+    }
+    return (uint32_t)f->ascii;
+}
+
+static unsigned color_for(const ansi_profile_t *p, uint16_t c)
+{
+    if (c > 255) return SCREEN_DEFAULT_COLOR;
+    return p->colors == ANSI_COLORS_16 ? NEAREST16[c] : c;
+}
+
+static uint64_t render_cell(const ansi_profile_t *p, const cell_t *c)
+{
+    bool dec;
+    uint32_t g = glyph_for(p, c->ch, &dec);
+    uint32_t pen = PEN_MAKE(color_for(p, c->fg), color_for(p, c->bg), c->attr & ATTR_ALL);
+    return RC_MAKE(g, dec, pen);
+}
+
+static void render_row(const ansi_profile_t *p, const cell_t *row, int w, uint64_t *dst)
+{
+    for (int x = 0; x < w; x++) {
+        /* plain ASCII fast path */
+        if (row[x].ch >= 0x20 && row[x].ch < 0x7F && row[x].fg <= 0x100 && row[x].bg <= 0x100 &&
+            p->colors == ANSI_COLORS_256)
+            dst[x] = RC_MAKE(row[x].ch, 0, PEN_MAKE(row[x].fg, row[x].bg, row[x].attr & ATTR_ALL));
+        else
+            dst[x] = render_cell(p, &row[x]);
+    }
+}
+
+/* ---- byte writers: each appends to o and returns the new end ---------- */
+
+static char *put_num(char *o, unsigned v)
+{
+    char t[12];
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n) *o++ = t[--n];
+    return o;
+}
+
+/* CSI with one count parameter, omitted when 1 (the default). */
+static char *put_csi_n(char *o, unsigned n, char final)
+{
+    *o++ = '\033';
+    *o++ = '[';
+    if (n != 1) o = put_num(o, n);
+    *o++ = final;
+    return o;
+}
+
+static char *put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        *o++ = (char)cp;
+    } else if (cp < 0x800) {
+        *o++ = (char)(0xC0 | (cp >> 6));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        *o++ = (char)(0xE0 | (cp >> 12));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    } else {
+        *o++ = (char)(0xF0 | (cp >> 18));
+        *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+        *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+        *o++ = (char)(0x80 | (cp & 0x3F));
+    }
+    return o;
+}
+
+static int glyph_len(uint64_t rc)
+{
+    uint32_t cp = RC_CH(rc);
+    return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
+
+/* ---- SGR ------------------------------------------------------------------ */
+
+/* One colour parameter; base 3 for foreground, 4 for background. */
+static char *put_color(char *o, unsigned c, char base)
+{
+    if (c > 255) {
+        *o++ = base;
+        *o++ = '9';
+    } else if (c < 8) {
+        *o++ = base;
+        *o++ = (char)('0' + c);
+    } else if (c < 16) {
+        if (base == '4') *o++ = '1', *o++ = '0';
+        else *o++ = '9';
+        *o++ = (char)('0' + c - 8);
+    } else {
+        *o++ = base;
+        memcpy(o, "8;5;", 4);
+        o = put_num(o + 4, c);
+    }
+    return o;
+}
+
+typedef struct {
+    uint8_t bit;
+    char on, off; /* off 0: shares 22 with bold/dim */
+} attr_code_t;
+
+static const attr_code_t ATTR_CODES[] = {
+    {ATTR_BOLD, '1', 0},      {ATTR_DIM, '2', 0},      {ATTR_UNDERLINE, '4', '4'},
+    {ATTR_BLINK, '5', '5'},   {ATTR_REVERSE, '7', '7'},
+};
+#define N_ATTR_CODES (sizeof ATTR_CODES / sizeof ATTR_CODES[0])
+
+static char *put_param_sep(char *o, const char *start)
+{
+    if (o != start) *o++ = ';';
+    return o;
+}
+
+/* Parameters that change pen `from` into `to` without a reset. */
+static char *sgr_params_delta(char *o, uint32_t from, uint32_t to)
+{
+    const char *s = o;
+    unsigned fa = PEN_ATTR(from), ta = PEN_ATTR(to), on = ta & ~fa, off = fa & ~ta;
+    if (off & (ATTR_BOLD | ATTR_DIM)) {
+        memcpy(o, "22", 2), o += 2;
+        on |= ta & (ATTR_BOLD | ATTR_DIM); /* 22 clears both: re-add a kept one */
+    }
+    for (size_t i = 0; i < N_ATTR_CODES; i++) {
+        if ((off & ATTR_CODES[i].bit) && ATTR_CODES[i].off)
+            o = put_param_sep(o, s), *o++ = '2', *o++ = ATTR_CODES[i].off;
+    }
+    for (size_t i = 0; i < N_ATTR_CODES; i++)
+        if (on & ATTR_CODES[i].bit) o = put_param_sep(o, s), *o++ = ATTR_CODES[i].on;
+    if (PEN_FG(from) != PEN_FG(to)) o = put_color(put_param_sep(o, s), PEN_FG(to), '3');
+    if (PEN_BG(from) != PEN_BG(to)) o = put_color(put_param_sep(o, s), PEN_BG(to), '4');
+    return o;
+}
+
+/* Parameters that reset and then set pen `to`. */
+static char *sgr_params_reset(char *o, uint32_t to)
+{
+    if (to == PEN_DEFAULT) return o; /* CSI m */
+    *o++ = '0';
+    for (size_t i = 0; i < N_ATTR_CODES; i++)
+        if (PEN_ATTR(to) & ATTR_CODES[i].bit) *o++ = ';', *o++ = ATTR_CODES[i].on;
+    if (PEN_FG(to) != SCREEN_DEFAULT_COLOR) *o++ = ';', o = put_color(o, PEN_FG(to), '3');
+    if (PEN_BG(to) != SCREEN_DEFAULT_COLOR) *o++ = ';', o = put_color(o, PEN_BG(to), '4');
+    return o;
+}
+
+/* Shortest SGR sequence from pen `from` to `to` (nothing when equal). */
+static char *put_sgr(char *o, uint32_t from, uint32_t to)
+{
+    if (from == to) return o;
+    char d[48], r[48];
+    size_t nd = (size_t)(sgr_params_delta(d, from, to) - d);
+    size_t nr = (size_t)(sgr_params_reset(r, to) - r);
+    *o++ = '\033';
+    *o++ = '[';
+    if (nd <= nr) memcpy(o, d, nd), o += nd;
+    else memcpy(o, r, nr), o += nr;
+    *o++ = 'm';
+    return o;
+}
+
+/* ---- the emitter ------------------------------------------------------------ */
+
+typedef struct {
+    buf_t *out;
+    buf_t *scratch; /* dry runs for the erase-tail choice */
+    int w;
+    int cx, cy;     /* cursor; -1 = unknown */
+    uint32_t pen;
+    bool dec;       /* G0 holds DEC special graphics */
+} em_t;
+
+static void em_raw(em_t *e, const char *p, size_t n) { buf_put(e->out, p, n); }
+
+static char *put_cup(char *o, int x, int y)
+{
+    *o++ = '\033';
+    *o++ = '[';
+    if (x || y) o = put_num(o, (unsigned)y + 1);
+    if (x) *o++ = ';', o = put_num(o, (unsigned)x + 1);
+    *o++ = 'H';
+    return o;
+}
+
+/* Relative horizontal move by dx != 0: forward, or back by BS / CUB. */
+static char *put_horiz(char *o, int dx)
+{
+    if (dx > 0) return put_csi_n(o, (unsigned)dx, 'C');
+    if (-dx <= 4) {
+        memset(o, '\b', (size_t)-dx);
+        return o - dx;
+    }
+    return put_csi_n(o, (unsigned)-dx, 'D');
+}
+
+/* Relative vertical move; at column 0, LF is safe and short (a terminal
+ * that turns LF into CR LF still lands on column 0). */
+static char *put_vert(char *o, int dy, bool col0)
+{
+    if (dy == 0) return o;
+    if (dy < 0) return put_csi_n(o, (unsigned)-dy, 'A');
+    if (col0 && dy <= 3) {
+        memset(o, '\n', (size_t)dy);
+        return o + dy;
+    }
+    return put_csi_n(o, (unsigned)dy, 'B');
+}
+
+static void keep_shorter(char *best, int *nbest, const char *t, const char *end)
+{
+    int n = (int)(end - t);
+    if (n < *nbest) {
+        memcpy(best, t, (size_t)n);
+        *nbest = n;
+    }
+}
+
+/* Shortest bytes moving the cursor from where the emitter knows it is to
+ * (x, y). Writes into o (at least 40 bytes) and returns the length. */
+static int move_seq(const em_t *e, int x, int y, char *o)
+{
+    char t[40];
+    int best = (int)(put_cup(o, x, y) - o);
+    if (e->cy == y) {
+        if (x == 0) t[0] = '\r', keep_shorter(o, &best, t, t + 1);
+        keep_shorter(o, &best, t, put_csi_n(t, (unsigned)x + 1, 'G'));
+        if (e->cx >= 0 && e->cx != x) keep_shorter(o, &best, t, put_horiz(t, x - e->cx));
+    }
+    if (e->cy < 0 || e->cy == y) return best;
+    /* row known: CR + down/up + forward */
+    char *p = t;
+    if (e->cx != 0) *p++ = '\r';
+    p = put_vert(p, y - e->cy, true);
+    if (x) p = put_csi_n(p, (unsigned)x, 'C');
+    keep_shorter(o, &best, t, p);
+    p = put_vert(t, y - e->cy, e->cx == 0);
+    if (e->cx >= 0) {
+        char *q = e->cx != x ? put_horiz(p, x - e->cx) : p;
+        keep_shorter(o, &best, t, q);
+    }
+    keep_shorter(o, &best, t, put_csi_n(p, (unsigned)x + 1, 'G'));
+    return best;
+}
+
+static void em_move(em_t *e, int x, int y)
+{
+    if (e->cx == x && e->cy == y) return;
+    char t[40];
+    em_raw(e, t, (size_t)move_seq(e, x, y, t));
+    e->cx = x;
+    e->cy = y;
+}
+
+static void em_pen(em_t *e, uint32_t pen)
+{
+    char t[48];
+    em_raw(e, t, (size_t)(put_sgr(t, e->pen, pen) - t));
+    e->pen = pen;
+}
+
+static void em_cell(em_t *e, uint64_t rc)
+{
+    if (!buf_reserve(e->out, CELL_ROOM)) return;
+    char *s = e->out->data + e->out->len, *o = s;
+    bool dec = (rc & RC_DEC) != 0;
+    if (dec != e->dec) {
+        memcpy(o, dec ? "\033(0" : "\033(B", 3);
+        o += 3;
+        e->dec = dec;
+    }
+    uint32_t pen = RC_PEN(rc);
+    if (pen != e->pen) {
+        o = put_sgr(o, e->pen, pen);
+        e->pen = pen;
+    }
+    o = put_utf8(o, RC_CH(rc));
+    e->out->len += (size_t)(o - s);
+    e->out->data[e->out->len] = 0;
+    /* after the last column the terminal waits to wrap: column unknown */
+    e->cx = e->cx + 1 < e->w ? e->cx + 1 : -1;
+}
+
+/* Bytes to switch pen and charset from (pen, dec) to draw rc. */
+static int trans_len(uint32_t pen, bool dec, uint64_t rc)
+{
+    char t[48];
+    int n = ((rc & RC_DEC) != 0) != dec ? 3 : 0;
+    return n + (int)(put_sgr(t, pen, RC_PEN(rc)) - t);
+}
+
+/* Is rewriting the unchanged cells between the cursor and x cheaper than
+ * moving there? */
+static bool gap_cheaper(const em_t *e, const uint64_t *rb, int x, int y)
+{
+    char t[40];
+    int mv = move_seq(e, x, y, t) + trans_len(e->pen, e->dec, rb[x]);
+    int ow = 0;
+    uint32_t pen = e->pen;
+    bool dec = e->dec;
+    for (int i = e->cx; i < x && ow < mv; i++) {
+        ow += trans_len(pen, dec, rb[i]) + glyph_len(rb[i]);
+        pen = RC_PEN(rb[i]);
+        dec = (rb[i] & RC_DEC) != 0;
+    }
+    return ow + trans_len(pen, dec, rb[x]) < mv;
+}
+
+/* Draws the changed cells of row y in [from, to). */
+static void encode_span(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, int from, int to)
+{
+    for (int x = from; x < to; x++) {
+        if (ra[x] == rb[x]) continue;
+        if (e->cy != y || e->cx != x) {
+            if (e->cy == y && e->cx >= 0 && e->cx < x && x - e->cx <= GAP_MAX &&
+                gap_cheaper(e, rb, x, y)) {
+                for (int i = e->cx; i < x; i++) em_cell(e, rb[i]);
+            } else {
+                em_move(e, x, y);
+            }
+        }
+        em_cell(e, rb[x]);
+    }
+}
+
+/* The changed cells from x0 on are all blank in b: write blanks or erase
+ * to end of line (EL needs the default pen: erased cells take the pen),
+ * whichever is shorter. */
+static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, int x0)
+{
+    em_t save = *e;
+    buf_reset(e->scratch);
+    e->out = e->scratch;
+    encode_span(e, y, ra, rb, x0, e->w);
+    em_t plain = *e;
+    *e = save;
+    char t[48];
+    int el = (e->cx == x0 && e->cy == y) ? 0 : move_seq(e, x0, y, t);
+    el += (int)(put_sgr(t, e->pen, PEN_DEFAULT) - t) + 3;
+    if (!e->scratch->failed && (int)e->scratch->len < el) {
+        em_raw(e, e->scratch->data, e->scratch->len);
+        plain.out = e->out;
+        *e = plain;
+        return;
+    }
+    em_move(e, x0, y);
+    em_pen(e, PEN_DEFAULT);
+    em_raw(e, "\033[K", 3);
+}
+
+static void encode_row(em_t *e, int y, const uint64_t *ra, const uint64_t *rb)
+{
+    int w = e->w, t = w;
+    while (t > 0 && rb[t - 1] == RC_BLANK) t--;
+    int x0 = t; /* first changed cell in b's blank tail */
+    while (x0 < w && ra[x0] == RC_BLANK) x0++;
+    encode_span(e, y, ra, rb, 0, x0);
+    if (x0 < w) encode_tail(e, y, ra, rb, x0);
+}
+
+/* Ends a frame: default pen, ASCII charset, cursor placed and shown or
+ * hidden (always when vis_always, else only if visibility changed). */
+static void em_finish(em_t *e, const screen_t *b, bool vis_always, bool vis_before)
+{
+    if (e->pen != PEN_DEFAULT) em_pen(e, PEN_DEFAULT);
+    if (e->dec) em_raw(e, "\033(B", 3), e->dec = false;
+    if (b->cur_visible) {
+        int x = b->cur_x < 0 ? 0 : b->cur_x >= b->w ? b->w - 1 : b->cur_x;
+        int y = b->cur_y < 0 ? 0 : b->cur_y >= b->h ? b->h - 1 : b->cur_y;
+        em_move(e, x, y);
+    }
+    if (vis_always || vis_before != b->cur_visible)
+        em_raw(e, b->cur_visible ? "\033[?25h" : "\033[?25l", 6);
+}
+
+static void frame_begin(const ansi_profile_t *p, buf_t *out)
+{
+    if (p->sync) buf_puts(out, "\033[?2026h");
+}
+
+/* Closes the sync bracket, or drops the frame when it drew nothing. */
+static void frame_end(const ansi_profile_t *p, buf_t *out, size_t start)
+{
+    size_t open = start + (p->sync ? 8 : 0);
+    if (out->len <= open) {
+        out->len = start;
+        if (out->data) out->data[start] = 0;
+        return;
+    }
+    if (p->sync) buf_puts(out, "\033[?2026l");
+}
+
+void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
+{
+    uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
+    buf_t scratch;
+    buf_init(&scratch);
+    frame_begin(p, out);
+    /* unknown state: ASCII charset, default pen, home, clear */
+    buf_puts(out, "\033(B\033[m\033[H\033[2J");
+    em_t e = {out, &scratch, b->w, 0, 0, PEN_DEFAULT, false};
+    for (int x = 0; x < b->w; x++) ra[x] = RC_BLANK;
+    for (int y = 0; y < b->h; y++) {
+        render_row(p, b->cells + (size_t)y * b->w, b->w, rb);
+        encode_row(&e, y, ra, rb);
+    }
+    em_finish(&e, b, true, false);
+    if (p->sync) buf_puts(out, "\033[?2026l");
+    buf_free(&scratch);
+}
+
+void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
+{
+    if (!a || a->w != b->w || a->h != b->h) {
+        ansi_keyframe(p, b, out);
+        return;
+    }
+    uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
+    buf_t scratch;
+    buf_init(&scratch);
+    size_t start = out->len;
+    frame_begin(p, out);
+    bool known = a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 &&
+                 a->cur_y < a->h;
+    em_t e = {out, &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1,
+              PEN_DEFAULT, false};
+    size_t rowb = sizeof(cell_t) * (size_t)b->w;
+    for (int y = 0; y < b->h; y++) {
+        const cell_t *arow = a->cells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
+        if (!b->dirty[y] || memcmp(arow, brow, rowb) == 0) continue;
+        render_row(p, arow, b->w, ra);
+        render_row(p, brow, b->w, rb);
+        encode_row(&e, y, ra, rb);
+    }
+    em_finish(&e, b, false, a->cur_visible);
+    frame_end(p, out, start);
+    buf_free(&scratch);
+}
+
+/* ---- profiles ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    ansi_profile_t prof;
+} term_entry_t;
+
+#define P16_UTF8 {ANSI_COLORS_16, true, false, false}
+#define P16_DEC {ANSI_COLORS_16, false, true, false}
+#define P16_ASCII {ANSI_COLORS_16, false, false, false}
+
+/* Matched against the whole name, then against its part before '-'. */
+static const term_entry_t TERMS[] = {
+    {"xterm", P16_UTF8},   {"linux", P16_UTF8},   {"screen", P16_UTF8}, {"tmux", P16_UTF8},
+    {"rxvt", P16_UTF8},    {"putty", P16_UTF8},   {"konsole", P16_UTF8}, {"gnome", P16_UTF8},
+    {"cygwin", P16_UTF8},  {"eterm", P16_UTF8},   {"vt220", P16_DEC},   {"vt320", P16_DEC},
+    {"vt420", P16_DEC},    {"vt520", P16_DEC},    {"vt100", P16_DEC},   {"vt102", P16_DEC},
+    {"ansi", P16_ASCII},   {"dumb", P16_ASCII},   {"ascii", P16_ASCII}, {"vt52", P16_ASCII},
+};
+
+/* Names that promise 256 colours whatever their base. */
+static const char *const RICH[] = {"256col", "truecolor", "direct", "kitty", "ghostty"};
+
+static const ansi_profile_t *term_lookup(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof TERMS / sizeof TERMS[0]; i++)
+        if (strlen(TERMS[i].name) == n && memcmp(TERMS[i].name, name, n) == 0)
+            return &TERMS[i].prof;
+    return NULL;
+}
+
+void ansi_profile_for_term(ansi_profile_t *p, const char *term)
+{
+    ansi_profile_t def = {ANSI_COLORS_256, true, false, false};
+    *p = def;
+    if (!term) return;
+    char low[64];
+    size_t n = 0;
+    for (; term[n] && n < sizeof low - 1; n++) low[n] = (char)tolower((unsigned char)term[n]);
+    low[n] = 0;
+    for (size_t i = 0; i < sizeof RICH / sizeof RICH[0]; i++)
+        if (strstr(low, RICH[i])) return;
+    const ansi_profile_t *hit = term_lookup(low, n);
+    if (!hit) hit = term_lookup(low, strcspn(low, "-"));
+    if (hit) *p = *hit;
+}
+
+int ansi_profile_id(const ansi_profile_t *p)
+{
+    return (p->colors == ANSI_COLORS_16 ? 1 : 0) | (p->utf8 ? 2 : 0) |
+           (!p->utf8 && p->dec_graphics ? 4 : 0) | (p->sync ? 8 : 0);
+}
