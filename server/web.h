@@ -1,0 +1,112 @@
+/* web — warrend's HTTP and websocket gateway (libwebsockets on the daemon's
+ * libuv loop). It serves the built browser client (web/dist) and carries
+ * terminal streams over websockets. It knows nothing of games, sessions or
+ * accounts: the daemon fills a web_hooks_t and decides what a connection is.
+ *
+ * URLs
+ *   /  /play  /watch/NAME      the lobby, play and watch pages (static HTML)
+ *   /assets/...                 bundled scripts and styles (long cache)
+ *   /ws/lobby                   websocket: live game list
+ *   /ws/play                    websocket: the caller's own game
+ *   /ws/watch/NAME              websocket: watch NAME's game
+ * NAME is 1-32 of [A-Za-z0-9_-]; anything else is refused before any hook.
+ * A websocket whose Origin header does not match its Host is refused.
+ *
+ * Websocket messages (one message = one unit, both directions)
+ *   client -> server, binary   terminal input bytes (what xterm.js emits);
+ *                              given to on_input as they are
+ *   client -> server, text     one JSON object with a string field "t":
+ *                                {"t":"resize","w":W,"h":H} -> on_resize
+ *                              any other "t" goes whole to on_message (the
+ *                              daemon parses it: keys_from_json, chat, ...).
+ *                              Text that is not a JSON object with "t" closes
+ *                              the socket with 1007 (invalid payload).
+ *   server -> client, binary   ANSI frame bytes (web_send, text = false)
+ *   server -> client, text     JSON messages (web_send, text = true), e.g.
+ *                              {"t":"lobby",...}, {"t":"status",...}
+ *   A message larger than web_config_t.msg_max closes with 1009.
+ *
+ * Threading: everything (hooks included) runs on the loop thread. */
+#ifndef WARREN_WEB_H
+#define WARREN_WEB_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct web web_t;
+typedef struct web_conn web_conn_t;   /* one websocket; owned by web */
+
+typedef enum { WEB_LOBBY = 1, WEB_PLAY = 2, WEB_WATCH = 3 } web_kind_t;
+
+#define WEB_COOKIE_NAME "warren_session"
+#define WEB_NAME_MAX 32
+
+typedef struct {
+    const char *listen;   /* "ADDR:PORT", "[V6]:PORT"; "" or NULL = do not serve */
+    const char *root;     /* directory of the built client; NULL = web_default_root() */
+    size_t outq_max;      /* bytes queued per websocket before web_send refuses
+                             (0 = 262144) */
+    size_t msg_max;       /* largest websocket message accepted (0 = 65536) */
+    bool trust_proxy;     /* peer address from X-Forwarded-For (behind a proxy) */
+} web_config_t;
+
+/* Info about a websocket as it opens; pointers valid during on_open only. */
+typedef struct {
+    web_kind_t kind;
+    const char *name;     /* WEB_WATCH: the player's name, else "" */
+    const char *cookie;   /* value of the WEB_COOKIE_NAME cookie, "" when none */
+    const char *ip;       /* peer address */
+} web_open_t;
+
+/* Filled by the daemon; every hook is optional (NULL). ctx is passed back. */
+typedef struct {
+    void *ctx;
+    /* A websocket opened. Return 0 to accept, negative to refuse (the socket
+     * is closed with 1008 policy violation and on_close is NOT called).
+     * Keep your own state with web_conn_set_user. */
+    int (*on_open)(void *ctx, web_conn_t *wc, const web_open_t *info);
+    void (*on_input)(void *ctx, web_conn_t *wc, const uint8_t *bytes, size_t len);
+    void (*on_resize)(void *ctx, web_conn_t *wc, int w, int h); /* 1..1000 each */
+    void (*on_message)(void *ctx, web_conn_t *wc, const char *json, size_t len);
+    /* The queue emptied after web_send refused something: send a keyframe. */
+    void (*on_drained)(void *ctx, web_conn_t *wc);
+    /* The websocket is gone; wc is invalid after this returns. */
+    void (*on_close)(void *ctx, web_conn_t *wc);
+} web_hooks_t;
+
+/* Starts serving on loop. Returns NULL with a message in err when the
+ * address is bad, the port is busy or the root has no index.html. hooks is
+ * copied. When cfg->listen is empty, returns NULL with err = "". */
+web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks,
+                 char *err, size_t errlen);
+/* Step 1 of teardown, on the loop: stops listening and closes every
+ * websocket with 1001 "server shutting down" (on_close is called for each).
+ * Let uv_run return, then call web_free. */
+void web_stop(web_t *w);
+/* Step 2, after uv_run has returned: frees everything. NULL is fine. */
+void web_free(web_t *w);
+
+/* Port actually listened on (useful with port 0). */
+int web_port(const web_t *w);
+
+/* Queues one message. Returns 0, or -1 when the connection's queue would
+ * pass outq_max (nothing queued; on_drained follows once it empties) or the
+ * connection is closing. data is copied. */
+int web_send(web_conn_t *wc, const void *data, size_t len, bool text);
+/* Bytes queued and not yet written. */
+size_t web_queued(const web_conn_t *wc);
+/* Closes with a websocket close code (1000 normal, 1008 policy, ...) and a
+ * short reason. Queued messages are sent first. on_close follows. */
+void web_close(web_conn_t *wc, int code, const char *reason);
+void web_conn_set_user(web_conn_t *wc, void *user);
+void *web_conn_user(const web_conn_t *wc);
+web_kind_t web_conn_kind(const web_conn_t *wc);
+
+/* Where the built client is looked for when cfg->root is NULL: $WARREN_WEB_ROOT,
+ * else web/dist two or three levels above the binary (bin/warrend,
+ * bin/asan/warrend), else
+ * ./web/dist. Writes into out; returns out. */
+char *web_default_root(char *out, size_t outlen);
+
+#endif
