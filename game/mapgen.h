@@ -149,7 +149,13 @@ int mapgen_vault_render(const mapgen_vault_t *v, int o, char *out, size_t cap);
 int mapgen_passable(uint8_t t);
 int mapgen_opaque(uint8_t t);
 const char *mapgen_terrain_name(uint8_t t);
+char mapgen_terrain_glyph(uint8_t t); /* ASCII, for dumps and tests */
 const char *mapgen_shape_name(uint8_t s);
+
+/* For fov: out is w*h bytes (caller-owned). Lit = in a lit region
+ * (region walls included); opaque = mapgen_opaque of the terrain. */
+void mapgen_fill_lit(const mapgen_level_t *lv, uint8_t *lit_out);
+void mapgen_fill_opaque(const mapgen_level_t *lv, uint8_t *opaque_out);
 
 /* Counts passable cells and those reachable from (up_x, up_y). */
 void mapgen_count_reachable(const mapgen_level_t *lv, int *open, int *reachable);
