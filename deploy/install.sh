@@ -1,0 +1,77 @@
+#!/bin/sh
+# Installs Warren: `make install [PREFIX=/usr/local] [DESTDIR=] [B=.]`.
+#   $PREFIX/bin/{warrend,warren,warren-engine}
+#   $PREFIX/share/warren/{content,web}          game content, web assets
+#   $PREFIX/share/warren/{sshd,nginx}/warren.conf, warren.conf.sample
+#   $PREFIX/lib/systemd/system/warrend.service
+#   $SYSCONFDIR/warren/warren.conf              (kept if it already exists)
+#   $PREFIX/share/doc/warren/RUNNING.md
+# Paths inside the unit, the sshd snippet and the config are rewritten for
+# PREFIX/SYSCONFDIR. Creates no users and starts nothing (RUNNING.md does).
+set -eu
+
+B=${B:-.}
+PREFIX=${PREFIX:-/usr/local}
+DESTDIR=${DESTDIR:-}
+if [ -z "${SYSCONFDIR:-}" ]; then
+  if [ "$PREFIX" = /usr ]; then SYSCONFDIR=/etc; else SYSCONFDIR=$PREFIX/etc; fi
+fi
+BIN=$B/bin
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$DESTDIR$PREFIX
+SHARE=$ROOT/share/warren
+
+die() { echo "install: $*" >&2; exit 1; }
+say() { echo "install: $*"; }
+
+# The text files name /usr/local; point them at the real places.
+fix_paths() {
+  sed -e "s|/usr/local/etc/warren|$SYSCONFDIR/warren|g" \
+      -e "s|/usr/local|$PREFIX|g" "$1"
+}
+
+install_text() { # src dest mode
+  mkdir -p "$(dirname "$2")"
+  fix_paths "$1" > "$2.tmp"
+  chmod "$3" "$2.tmp"
+  mv "$2.tmp" "$2"
+  say "$2"
+}
+
+for p in warrend warren; do
+  [ -x "$BIN/$p" ] || die "$BIN/$p is missing: run make (or make B=$B) first"
+done
+
+mkdir -p "$ROOT/bin"
+for p in warrend warren warren-engine; do
+  [ -x "$BIN/$p" ] || continue
+  install -m 0755 "$BIN/$p" "$ROOT/bin/$p"
+  say "$ROOT/bin/$p"
+done
+
+# Content and web assets: replaced as a whole so removed files go away.
+[ -d "$SRC/game/content" ] || die "game/content is missing"
+rm -rf "$SHARE/content"
+mkdir -p "$SHARE"
+cp -R "$SRC/game/content" "$SHARE/content"
+say "$SHARE/content"
+if [ -d "$SRC/web/dist" ]; then
+  rm -rf "$SHARE/web"
+  cp -R "$SRC/web/dist" "$SHARE/web"
+  say "$SHARE/web"
+else
+  say "no web/dist (web client not built): skipping web assets"
+fi
+
+install_text "$SRC/deploy/warrend.service" "$ROOT/lib/systemd/system/warrend.service" 0644
+install_text "$SRC/deploy/sshd/warren.conf" "$SHARE/sshd/warren.conf" 0644
+install_text "$SRC/deploy/nginx/warren.conf" "$SHARE/nginx/warren.conf" 0644
+install_text "$SRC/deploy/warren.conf" "$SHARE/warren.conf.sample" 0644
+install_text "$SRC/deploy/RUNNING.md" "$ROOT/share/doc/warren/RUNNING.md" 0644
+
+CONF=$DESTDIR$SYSCONFDIR/warren/warren.conf
+if [ -e "$CONF" ]; then
+  say "$CONF exists: kept (new sample in $SHARE/warren.conf.sample)"
+else
+  install_text "$SRC/deploy/warren.conf" "$CONF" 0644
+fi
