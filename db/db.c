@@ -1,0 +1,613 @@
+/* db — open/close, the writer thread with group commit, the reader threads,
+ * and delivery of results to the loop. The operations themselves (SQL and
+ * result shapes) are in db_ops.c. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "db_internal.h"
+
+#define DB_READERS 2
+#define DB_BUSY_MS 5000
+
+typedef struct {
+    db_op_t *head, *tail;
+} db_list_t;
+
+struct db {
+    uv_loop_t *loop;
+    uv_prepare_t prepare; /* flushes once per loop turn */
+    uv_async_t async;     /* wakes the loop for finished operations */
+    int handles_open;
+    bool autoflush, closing, async_ref;
+    char *path;
+    int version;
+    int64_t next_game_id;
+    char errmsg[256];
+
+    db_list_t pending;    /* loop only: writes since the last flush */
+    size_t npending;
+    uint64_t outstanding; /* loop only: queued and not yet called back */
+
+    pthread_mutex_t wmu;  /* guards wq, submitted, written, wstop, sync_status */
+    pthread_cond_t wcv, wdone;
+    db_list_t wq;
+    uint64_t submitted, written;
+    int sync_status;
+    bool wstop;
+    pthread_t writer;
+    bool writer_started, stopping;
+    db_conn_t wconn;
+
+    pthread_mutex_t rmu;
+    pthread_cond_t rcv;
+    db_list_t rq;
+    bool rstop;
+    pthread_t readers[DB_READERS];
+    db_conn_t rconn[DB_READERS];
+    int nreaders;
+
+    pthread_mutex_t dmu;
+    db_list_t done;
+
+    _Atomic uint64_t commits, writes, failed, reads;
+};
+
+static void list_push(db_list_t *l, db_op_t *op)
+{
+    op->next = NULL;
+    if (l->tail) l->tail->next = op;
+    else l->head = op;
+    l->tail = op;
+}
+
+static void list_append(db_list_t *l, db_list_t *more)
+{
+    if (!more->head) return;
+    if (l->tail) l->tail->next = more->head;
+    else l->head = more->head;
+    l->tail = more->tail;
+    more->head = more->tail = NULL;
+}
+
+char *db_strdup(const char *s)
+{
+    if (!s) s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+/* ---- connections ---------------------------------------------------------- */
+
+static const char *const stmt_sql[DB_STMT_COUNT] = {
+#define DB_STMT_SQL_(n, s) s,
+    DB_STMT_LIST(DB_STMT_SQL_)
+#undef DB_STMT_SQL_
+};
+
+sqlite3_stmt *db_stmt(db_conn_t *c, int id)
+{
+    sqlite3_stmt *st = c->st[id];
+    if (!st) {
+        if (sqlite3_prepare_v3(c->h, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &c->st[id], NULL) != SQLITE_OK)
+            return NULL;
+        return c->st[id];
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return st;
+}
+
+static void conn_close(db_conn_t *c)
+{
+    for (int i = 0; i < DB_STMT_COUNT; i++) sqlite3_finalize(c->st[i]);
+    memset(c->st, 0, sizeof c->st);
+    sqlite3_close(c->h);
+    c->h = NULL;
+}
+
+static int conn_exec(db_conn_t *c, int id)
+{
+    sqlite3_stmt *st = db_stmt(c, id);
+    if (!st) return SQLITE_ERROR;
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+int db_op_fail(db_op_t *op, db_conn_t *c, int status)
+{
+    if (status == DB_ERR && !op->err) op->err = db_strdup(sqlite3_errmsg(c->h));
+    op->status = status;
+    return status;
+}
+
+/* mkdir -p of path's directory part. */
+static int make_parent(const char *path, char *err, size_t errlen)
+{
+    char *d = db_strdup(path);
+    if (!d) return DB_ENOMEM;
+    char *slash = strrchr(d, '/');
+    int rc = DB_OK;
+    if (slash && slash != d) {
+        *slash = '\0';
+        for (char *p = d + 1; rc == DB_OK; p++) {
+            bool end = *p == '\0';
+            if (*p != '/' && !end) continue;
+            *p = '\0';
+            if (mkdir(d, 0755) != 0 && errno != EEXIST) {
+                snprintf(err, errlen, "cannot create directory %s: %s", d, strerror(errno));
+                rc = DB_ERR;
+            }
+            if (end) break;
+            *p = '/';
+        }
+    }
+    free(d);
+    return rc;
+}
+
+static int pragma_text(sqlite3 *h, const char *sql, char *out, size_t outlen)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+            snprintf(out, outlen, "%s", (const char *)sqlite3_column_text(st, 0));
+            rc = SQLITE_OK;
+        } else if (rc == SQLITE_DONE) {
+            out[0] = '\0';
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int open_writer(db_t *db, char *err, size_t errlen)
+{
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    db->wconn.h = h;
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open database %s: %s", db->path, h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+        return DB_ERR;
+    }
+    if (sqlite3_db_readonly(h, "main") == 1) {
+        snprintf(err, errlen, "database %s is not writable", db->path);
+        return DB_ERR;
+    }
+    sqlite3_busy_timeout(h, DB_BUSY_MS);
+    char mode[32];
+    /* The first real read of the file: a corrupt or foreign file fails here. */
+    if (pragma_text(h, "PRAGMA journal_mode = WAL", mode, sizeof mode) != SQLITE_OK || strcmp(mode, "wal") != 0) {
+        snprintf(err, errlen, "cannot use database %s: %s", db->path,
+                 sqlite3_errcode(h) != SQLITE_OK ? sqlite3_errmsg(h) : "WAL mode refused");
+        return DB_ERR;
+    }
+    if (sqlite3_exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;", NULL, NULL, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "cannot configure database %s: %s", db->path, sqlite3_errmsg(h));
+        return DB_ERR;
+    }
+    char e2[200] = "";
+    if (db_migrate(h, &db->version, e2, sizeof e2) != DB_OK) {
+        snprintf(err, errlen, "database %s: %s", db->path, e2);
+        return DB_ERR;
+    }
+    sqlite3_stmt *st = db_stmt(&db->wconn, DB_STMT_GAME_MAX_ID);
+    if (!st || sqlite3_step(st) != SQLITE_ROW) {
+        snprintf(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(h));
+        return DB_ERR;
+    }
+    db->next_game_id = sqlite3_column_int64(st, 0) + 1;
+    sqlite3_reset(st);
+    return DB_OK;
+}
+
+static int open_reader(db_t *db, db_conn_t *c, char *err, size_t errlen)
+{
+    int rc = sqlite3_open_v2(db->path, &c->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(c->h, DB_BUSY_MS);
+        rc = sqlite3_exec(c->h, "PRAGMA query_only = ON;", NULL, NULL, NULL);
+    }
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open reader on %s: %s", db->path, c->h ? sqlite3_errmsg(c->h) : sqlite3_errstr(rc));
+        return DB_ERR;
+    }
+    return DB_OK;
+}
+
+/* ---- threads ---------------------------------------------------------------- */
+
+static void post_done(db_t *db, db_list_t *l)
+{
+    pthread_mutex_lock(&db->dmu);
+    list_append(&db->done, l);
+    pthread_mutex_unlock(&db->dmu);
+    uv_async_send(&db->async);
+}
+
+static int run_write(db_t *db, db_op_t *op)
+{
+    db_conn_t *c = &db->wconn;
+    if (conn_exec(c, DB_STMT_SAVEPOINT) != SQLITE_OK) return db_op_fail(op, c, DB_ERR);
+    op->status = op->kind->run(c, op);
+    if (op->status != DB_OK) {
+        if (op->status == DB_ERR && !op->err) db_op_fail(op, c, DB_ERR);
+        conn_exec(c, DB_STMT_ROLLBACK_TO);
+        atomic_fetch_add(&db->failed, 1);
+    }
+    conn_exec(c, DB_STMT_RELEASE);
+    atomic_fetch_add(&db->writes, 1);
+    return op->status;
+}
+
+/* One transaction for everything taken from the queue; each op in a savepoint. */
+static int write_batch(db_t *db, db_list_t *batch)
+{
+    db_conn_t *c = &db->wconn;
+    int rc = conn_exec(c, DB_STMT_BEGIN);
+    for (db_op_t *op = batch->head; op; op = op->next) {
+        if (rc != SQLITE_OK) db_op_fail(op, c, DB_ERR);
+        else run_write(db, op);
+    }
+    if (rc == SQLITE_OK) rc = conn_exec(c, DB_STMT_COMMIT);
+    if (rc == SQLITE_OK) {
+        atomic_fetch_add(&db->commits, 1);
+        return DB_OK;
+    }
+    /* The whole transaction is lost: every op reports it. */
+    const char *msg = sqlite3_errmsg(c->h);
+    for (db_op_t *op = batch->head; op; op = op->next) {
+        if (op->status == DB_OK) {
+            op->status = DB_ERR;
+            free(op->err);
+            op->err = db_strdup(msg);
+        }
+    }
+    conn_exec(c, DB_STMT_ROLLBACK);
+    return DB_ERR;
+}
+
+static void *writer_main(void *arg)
+{
+    db_t *db = arg;
+    for (;;) {
+        pthread_mutex_lock(&db->wmu);
+        while (!db->wq.head && !db->wstop) pthread_cond_wait(&db->wcv, &db->wmu);
+        if (!db->wq.head) {
+            pthread_mutex_unlock(&db->wmu);
+            break;
+        }
+        /* Every batch waiting now commits together: group commit across turns too. */
+        db_list_t batch = db->wq;
+        db->wq.head = db->wq.tail = NULL;
+        pthread_mutex_unlock(&db->wmu);
+
+        uint64_t n = 0;
+        for (db_op_t *op = batch.head; op; op = op->next) n++;
+        int rc = write_batch(db, &batch);
+        post_done(db, &batch);
+
+        pthread_mutex_lock(&db->wmu);
+        db->written += n;
+        if (rc != DB_OK && db->sync_status == DB_OK) db->sync_status = rc;
+        pthread_cond_broadcast(&db->wdone);
+        pthread_mutex_unlock(&db->wmu);
+    }
+    return NULL;
+}
+
+typedef struct {
+    db_t *db;
+    db_conn_t *conn;
+} reader_arg_t;
+
+static void *reader_main(void *arg)
+{
+    db_t *db = ((reader_arg_t *)arg)->db;
+    db_conn_t *c = ((reader_arg_t *)arg)->conn;
+    free(arg);
+    for (;;) {
+        pthread_mutex_lock(&db->rmu);
+        while (!db->rq.head && !db->rstop) pthread_cond_wait(&db->rcv, &db->rmu);
+        db_op_t *op = db->rq.head;
+        if (!op) {
+            pthread_mutex_unlock(&db->rmu);
+            break;
+        }
+        db->rq.head = op->next;
+        if (!db->rq.head) db->rq.tail = NULL;
+        pthread_mutex_unlock(&db->rmu);
+
+        /* One read transaction, so multi-query results are consistent. */
+        if (conn_exec(c, DB_STMT_BEGIN_READ) != SQLITE_OK) db_op_fail(op, c, DB_ERR);
+        else {
+            op->status = op->kind->run(c, op);
+            if (op->status == DB_ERR && !op->err) db_op_fail(op, c, DB_ERR);
+            conn_exec(c, DB_STMT_COMMIT);
+        }
+        atomic_fetch_add(&db->reads, 1);
+        db_list_t one = {op, op};
+        op->next = NULL;
+        post_done(db, &one);
+    }
+    return NULL;
+}
+
+/* ---- loop side -------------------------------------------------------------- */
+
+static void update_ref(db_t *db)
+{
+    /* Keep the loop alive only while results are owed. */
+    bool want = db->outstanding > 0;
+    if (want == db->async_ref || db->closing) return;
+    if (want) uv_ref((uv_handle_t *)&db->async);
+    else uv_unref((uv_handle_t *)&db->async);
+    db->async_ref = want;
+}
+
+static void deliver_all(db_t *db)
+{
+    pthread_mutex_lock(&db->dmu);
+    db_list_t l = db->done;
+    db->done.head = db->done.tail = NULL;
+    pthread_mutex_unlock(&db->dmu);
+    while (l.head) {
+        db_op_t *op = l.head;
+        l.head = op->next;
+        if (op->status != DB_OK && op->status != DB_ENOTFOUND)
+            snprintf(db->errmsg, sizeof db->errmsg, "%s", op->err ? op->err : "database operation failed");
+        db->outstanding--;
+        op->kind->deliver(op);
+        db_op_free(op);
+    }
+    update_ref(db);
+}
+
+static void on_async(uv_async_t *h)
+{
+    deliver_all(h->data);
+}
+
+static void on_prepare(uv_prepare_t *h)
+{
+    db_t *db = h->data;
+    if (db->autoflush && db->pending.head) db_flush(db);
+}
+
+db_op_t *db_op_new(const db_op_kind_t *kind, void *ud)
+{
+    db_op_t *op = calloc(1, sizeof *op);
+    if (!op) return NULL;
+    op->kind = kind;
+    op->ud = ud;
+    return op;
+}
+
+void db_op_free(db_op_t *op)
+{
+    if (!op) return;
+    if (op->kind->free_res) op->kind->free_res(op);
+    for (int i = 0; i < 3; i++) free(op->s[i]);
+    for (size_t i = 0; i < op->nms; i++) {
+        free((char *)op->ms[i].kind);
+        free((char *)op->ms[i].text);
+    }
+    free(op->ms);
+    free(op->blob);
+    free(op->err);
+    free(op);
+}
+
+void db_submit(db_t *db, db_op_t *op)
+{
+    if (!op) {
+        snprintf(db->errmsg, sizeof db->errmsg, "out of memory queueing a database operation");
+        return;
+    }
+    if (db->stopping) {
+        /* Queued from a callback that db_close delivers: nobody is left to run it. */
+        snprintf(db->errmsg, sizeof db->errmsg, "database closed");
+        db_op_free(op);
+        return;
+    }
+    db->outstanding++;
+    update_ref(db);
+    if (op->kind->write) {
+        list_push(&db->pending, op);
+        db->npending++;
+        return;
+    }
+    pthread_mutex_lock(&db->rmu);
+    list_push(&db->rq, op);
+    pthread_cond_signal(&db->rcv);
+    pthread_mutex_unlock(&db->rmu);
+}
+
+void db_flush(db_t *db)
+{
+    if (!db || !db->pending.head) return;
+    pthread_mutex_lock(&db->wmu);
+    db->submitted += db->npending;
+    list_append(&db->wq, &db->pending);
+    pthread_cond_signal(&db->wcv);
+    pthread_mutex_unlock(&db->wmu);
+    db->npending = 0;
+}
+
+int db_flush_sync(db_t *db)
+{
+    if (!db) return DB_EINVAL;
+    db_flush(db);
+    pthread_mutex_lock(&db->wmu);
+    while (db->written < db->submitted) pthread_cond_wait(&db->wdone, &db->wmu);
+    int rc = db->sync_status;
+    db->sync_status = DB_OK;
+    pthread_mutex_unlock(&db->wmu);
+    return rc;
+}
+
+void db_set_autoflush(db_t *db, bool on)
+{
+    if (db) db->autoflush = on;
+}
+
+const char *db_error(const db_t *db)
+{
+    return db ? db->errmsg : "no database";
+}
+
+void db_stats(const db_t *db, db_stats_t *out)
+{
+    out->commits = atomic_load(&db->commits);
+    out->writes = atomic_load(&db->writes);
+    out->failed = atomic_load(&db->failed);
+    out->reads = atomic_load(&db->reads);
+    out->pending = db->outstanding;
+}
+
+int db_schema_version(const db_t *db)
+{
+    return db->version;
+}
+
+int64_t db_next_game_id_(db_t *db)
+{
+    return db->next_game_id++;
+}
+
+/* ---- open / close ----------------------------------------------------------- */
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    db_t *db = h->data;
+    if (--db->handles_open == 0) free(db);
+}
+
+static void teardown(db_t *db)
+{
+    for (int i = 0; i < DB_READERS; i++)
+        if (db->rconn[i].h) conn_close(&db->rconn[i]);
+    if (db->wconn.h) conn_close(&db->wconn);
+    pthread_mutex_destroy(&db->wmu);
+    pthread_mutex_destroy(&db->rmu);
+    pthread_mutex_destroy(&db->dmu);
+    pthread_cond_destroy(&db->wcv);
+    pthread_cond_destroy(&db->wdone);
+    pthread_cond_destroy(&db->rcv);
+    free(db->path);
+}
+
+static int start_threads(db_t *db, char *err, size_t errlen)
+{
+    if (pthread_create(&db->writer, NULL, writer_main, db) != 0) {
+        snprintf(err, errlen, "cannot start the database writer thread");
+        return DB_ERR;
+    }
+    db->writer_started = true;
+    for (int i = 0; i < DB_READERS; i++) {
+        reader_arg_t *ra = malloc(sizeof *ra);
+        if (!ra) break;
+        ra->db = db;
+        ra->conn = &db->rconn[i];
+        if (pthread_create(&db->readers[i], NULL, reader_main, ra) != 0) {
+            free(ra);
+            break;
+        }
+        db->nreaders++;
+    }
+    if (db->nreaders == 0) {
+        snprintf(err, errlen, "cannot start the database reader threads");
+        return DB_ERR;
+    }
+    return DB_OK;
+}
+
+static void stop_threads(db_t *db)
+{
+    pthread_mutex_lock(&db->wmu);
+    db->wstop = true;
+    pthread_cond_broadcast(&db->wcv);
+    pthread_mutex_unlock(&db->wmu);
+    pthread_join(db->writer, NULL);
+    pthread_mutex_lock(&db->rmu);
+    db->rstop = true;
+    pthread_cond_broadcast(&db->rcv);
+    pthread_mutex_unlock(&db->rmu);
+    for (int i = 0; i < db->nreaders; i++) pthread_join(db->readers[i], NULL);
+}
+
+db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
+{
+    char dummy[8];
+    if (!err || errlen == 0) err = dummy, errlen = sizeof dummy;
+    err[0] = '\0';
+    if (!loop || !path || !*path) {
+        snprintf(err, errlen, "no loop or database path");
+        return NULL;
+    }
+    db_t *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = db_strdup(path))) {
+        free(db);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    db->loop = loop;
+    db->autoflush = true;
+    pthread_mutex_init(&db->wmu, NULL);
+    pthread_mutex_init(&db->rmu, NULL);
+    pthread_mutex_init(&db->dmu, NULL);
+    pthread_cond_init(&db->wcv, NULL);
+    pthread_cond_init(&db->wdone, NULL);
+    pthread_cond_init(&db->rcv, NULL);
+    int rc = make_parent(path, err, errlen);
+    if (rc == DB_OK) rc = open_writer(db, err, errlen);
+    for (int i = 0; rc == DB_OK && i < DB_READERS; i++) rc = open_reader(db, &db->rconn[i], err, errlen);
+    if (rc == DB_OK) {
+        if (uv_async_init(loop, &db->async, on_async) == 0) db->handles_open++;
+        if (db->handles_open == 1 && uv_prepare_init(loop, &db->prepare) == 0) db->handles_open++;
+        if (db->handles_open != 2) {
+            snprintf(err, errlen, "cannot create loop handles");
+            rc = DB_ERR;
+        }
+    }
+    if (rc == DB_OK) rc = start_threads(db, err, errlen);
+    if (rc != DB_OK) {
+        if (db->writer_started) stop_threads(db);
+        teardown(db);
+        if (db->handles_open) {
+            db->async.data = db->prepare.data = db;
+            db->closing = true;
+            uv_close((uv_handle_t *)&db->async, on_handle_closed);
+            if (db->handles_open == 2) uv_close((uv_handle_t *)&db->prepare, on_handle_closed);
+        } else {
+            free(db);
+        }
+        return NULL;
+    }
+    db->async.data = db->prepare.data = db;
+    uv_prepare_start(&db->prepare, on_prepare);
+    uv_unref((uv_handle_t *)&db->prepare);
+    uv_unref((uv_handle_t *)&db->async);
+    return db;
+}
+
+void db_close(db_t *db)
+{
+    if (!db) return;
+    db_flush(db);
+    stop_threads(db);
+    db->stopping = true;
+    deliver_all(db);
+    db->closing = true;
+    teardown(db);
+    uv_prepare_stop(&db->prepare);
+    uv_close((uv_handle_t *)&db->prepare, on_handle_closed);
+    uv_close((uv_handle_t *)&db->async, on_handle_closed);
+}

@@ -1,0 +1,120 @@
+/* schema — the migrations, in order. Migration i (from 1) takes the database
+ * from PRAGMA user_version i-1 to i; each runs in its own transaction with
+ * the version bump. Never edit a released migration: append a new one, and
+ * update db/schema.sql (the full schema, checked against these by a test). */
+#include "db_internal.h"
+
+static const char *const migrations[] = {
+    /* 1: accounts, games, journal, snapshots, milestones, dumps, sessions */
+    "CREATE TABLE users (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    name TEXT NOT NULL,\n"
+    "    name_key TEXT NOT NULL UNIQUE,\n"
+    "    pwhash TEXT NOT NULL,\n"
+    "    created INTEGER NOT NULL,\n"
+    "    locked INTEGER NOT NULL DEFAULT 0,\n"
+    "    options TEXT NOT NULL DEFAULT ''\n"
+    ");\n"
+    "CREATE TABLE games (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    user INTEGER NOT NULL REFERENCES users(id),\n"
+    "    seed INTEGER NOT NULL,\n"
+    "    content_version TEXT NOT NULL,\n"
+    "    race TEXT NOT NULL DEFAULT '',\n"
+    "    class TEXT NOT NULL DEFAULT '',\n"
+    "    start_time INTEGER NOT NULL,\n"
+    "    end_time INTEGER NOT NULL DEFAULT 0,\n"
+    "    turns INTEGER NOT NULL DEFAULT 0,\n"
+    "    depth INTEGER NOT NULL DEFAULT 1,\n"
+    "    max_depth INTEGER NOT NULL DEFAULT 1,\n"
+    "    xl INTEGER NOT NULL DEFAULT 1,\n"
+    "    score INTEGER NOT NULL DEFAULT 0,\n"
+    "    cause TEXT NOT NULL DEFAULT '',\n"
+    "    end_kind TEXT NOT NULL DEFAULT '' CHECK (end_kind IN ('', 'dead', 'won', 'quit')),\n"
+    "    verified INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (-1, 0, 1)),\n"
+    "    state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'finished', 'broken')),\n"
+    "    broken_reason TEXT NOT NULL DEFAULT ''\n"
+    ");\n"
+    "CREATE UNIQUE INDEX games_live_user ON games(user) WHERE state = 'live';\n"
+    "CREATE INDEX games_by_score ON games(score DESC, end_time) WHERE state = 'finished';\n"
+    "CREATE INDEX games_by_user ON games(user, id);\n"
+    "CREATE TABLE journal (\n"
+    "    game INTEGER NOT NULL REFERENCES games(id),\n"
+    "    seq INTEGER NOT NULL,\n"
+    "    keys BLOB NOT NULL,\n"
+    "    PRIMARY KEY (game, seq)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE TABLE snapshots (\n"
+    "    game INTEGER NOT NULL REFERENCES games(id),\n"
+    "    turn INTEGER NOT NULL,\n"
+    "    seq INTEGER NOT NULL,\n"
+    "    blob BLOB NOT NULL,\n"
+    "    PRIMARY KEY (game, seq)\n"
+    ");\n"
+    "CREATE TABLE milestones (\n"
+    "    game INTEGER NOT NULL REFERENCES games(id),\n"
+    "    turn INTEGER NOT NULL,\n"
+    "    depth INTEGER NOT NULL,\n"
+    "    kind TEXT NOT NULL,\n"
+    "    text TEXT NOT NULL\n"
+    ");\n"
+    "CREATE INDEX milestones_by_game ON milestones(game);\n"
+    "CREATE TABLE dumps (\n"
+    "    game INTEGER PRIMARY KEY REFERENCES games(id),\n"
+    "    text TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE sessions (\n"
+    "    token_hash TEXT PRIMARY KEY,\n"
+    "    user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    expires INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX sessions_by_expiry ON sessions(expires);\n",
+};
+
+int db_migration_count(void)
+{
+    return (int)(sizeof migrations / sizeof *migrations);
+}
+
+const char *db_migration_sql(int i)
+{
+    return i >= 1 && i <= db_migration_count() ? migrations[i - 1] : NULL;
+}
+
+/* Applies migrations above the file's user_version. A file from a newer
+ * schema is refused rather than guessed at. */
+int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+    if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (v < 0) {
+        snprintf(err, errlen, "cannot read schema version: %s", sqlite3_errmsg(h));
+        return DB_ERR;
+    }
+    if (v > db_migration_count()) {
+        snprintf(err, errlen, "database schema version %d is newer than this program (%d)", v,
+                 db_migration_count());
+        return DB_ERR;
+    }
+    for (int i = v + 1; i <= db_migration_count(); i++) {
+        char bump[64];
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", i);
+        char *msg = NULL;
+        int rc = sqlite3_exec(h, "BEGIN IMMEDIATE;", NULL, NULL, &msg);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(h, migrations[i - 1], NULL, NULL, &msg);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(h, bump, NULL, NULL, &msg);
+        if (rc == SQLITE_OK) rc = sqlite3_exec(h, "COMMIT;", NULL, NULL, &msg);
+        if (rc != SQLITE_OK) {
+            snprintf(err, errlen, "migration %d failed: %s", i, msg ? msg : sqlite3_errmsg(h));
+            sqlite3_free(msg);
+            sqlite3_exec(h, "ROLLBACK;", NULL, NULL, NULL);
+            return DB_ERR;
+        }
+        v = i;
+    }
+    *version = v;
+    return DB_OK;
+}

@@ -1,0 +1,81 @@
+-- Warren's database schema: the result of every migration in db/schema.c,
+-- applied in order (PRAGMA user_version = number of migrations applied).
+-- A unit test (tests/unit/db_schema.c) checks the two agree.
+-- Times are Unix seconds. Seeds are 64-bit values stored as signed integers.
+
+-- Accounts. name_key is the lowercased name: names are unique ignoring case.
+CREATE TABLE users (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL UNIQUE,
+    pwhash TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    locked INTEGER NOT NULL DEFAULT 0,
+    options TEXT NOT NULL DEFAULT ''
+);
+
+-- One row per game ever started. state: live (playing or saved), finished
+-- (ended: the end fields are set) or broken (could not be restored; kept).
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    user INTEGER NOT NULL REFERENCES users(id),
+    seed INTEGER NOT NULL,
+    content_version TEXT NOT NULL,
+    race TEXT NOT NULL DEFAULT '',
+    class TEXT NOT NULL DEFAULT '',
+    start_time INTEGER NOT NULL,
+    end_time INTEGER NOT NULL DEFAULT 0,
+    turns INTEGER NOT NULL DEFAULT 0,
+    depth INTEGER NOT NULL DEFAULT 1,
+    max_depth INTEGER NOT NULL DEFAULT 1,
+    xl INTEGER NOT NULL DEFAULT 1,
+    score INTEGER NOT NULL DEFAULT 0,
+    cause TEXT NOT NULL DEFAULT '',
+    end_kind TEXT NOT NULL DEFAULT '' CHECK (end_kind IN ('', 'dead', 'won', 'quit')),
+    verified INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (-1, 0, 1)),
+    state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'finished', 'broken')),
+    broken_reason TEXT NOT NULL DEFAULT ''
+);
+-- At most one live game per account.
+CREATE UNIQUE INDEX games_live_user ON games(user) WHERE state = 'live';
+CREATE INDEX games_by_score ON games(score DESC, end_time) WHERE state = 'finished';
+CREATE INDEX games_by_user ON games(user, id);
+
+-- Input of every game: key bytes in the daemon's encoding, in seq order.
+CREATE TABLE journal (
+    game INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    keys BLOB NOT NULL,
+    PRIMARY KEY (game, seq)
+) WITHOUT ROWID;
+
+-- Serialized game state covering the journal up to and including seq.
+CREATE TABLE snapshots (
+    game INTEGER NOT NULL REFERENCES games(id),
+    turn INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    blob BLOB NOT NULL,
+    PRIMARY KEY (game, seq)
+);
+
+CREATE TABLE milestones (
+    game INTEGER NOT NULL REFERENCES games(id),
+    turn INTEGER NOT NULL,
+    depth INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX milestones_by_game ON milestones(game);
+
+CREATE TABLE dumps (
+    game INTEGER PRIMARY KEY REFERENCES games(id),
+    text TEXT NOT NULL
+);
+
+-- Web login sessions: a hash of the cookie, never the cookie itself.
+CREATE TABLE sessions (
+    token_hash TEXT PRIMARY KEY,
+    user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    expires INTEGER NOT NULL
+);
+CREATE INDEX sessions_by_expiry ON sessions(expires);
