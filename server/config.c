@@ -1,0 +1,246 @@
+/* config — a table of settings shared by the file parser and the flags. */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR } opt_kind_t;
+
+typedef struct {
+    const char *name;
+    opt_kind_t kind;
+    size_t off, size;
+    int min, max;
+    const char *help;
+} opt_t;
+
+#define S(f) offsetof(config_t, f), sizeof(((config_t *)0)->f)
+static const opt_t opts[] = {
+    {"telnet", OPT_ADDR, S(telnet), 0, 0, "ADDR:PORT telnet listener (default 127.0.0.1:2323)"},
+    {"http", OPT_ADDR, S(http), 0, 0, "ADDR:PORT web listener (default 127.0.0.1:8080)"},
+    {"socket", OPT_STR, S(socket), 0, 0, "PATH Unix socket for local clients (default off)"},
+    {"db", OPT_STR, S(db), 0, 0, "PATH database file (default ./var/warren.db)"},
+    {"content", OPT_STR, S(content), 0, 0, "DIR game content (default: the built-in one)"},
+    {"grace", OPT_INT, S(grace), 0, 86400 * 7, "SECONDS a detached game stays live (600)"},
+    {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "N connections in total (5000)"},
+    {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "N connections per address (50)"},
+    {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "BYTES/s input per connection (2000)"},
+    {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
+    {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "TURNS between snapshots (200)"},
+    {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "BYTES queued per connection (262144)"},
+    {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
+};
+#undef S
+#define NOPTS (sizeof opts / sizeof opts[0])
+
+void config_defaults(config_t *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->telnet, sizeof c->telnet, "127.0.0.1:2323");
+    snprintf(c->http, sizeof c->http, "127.0.0.1:8080");
+    snprintf(c->db, sizeof c->db, "./var/warren.db");
+    c->grace = 600;
+    c->max_conns = 5000;
+    c->max_per_ip = 50;
+    c->input_rate = 2000;
+    c->idle_timeout = 900;
+    c->snapshot_every = 200;
+    c->outq_max = 262144;
+}
+
+int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s)
+        return -1;
+    const char *h = s;
+    size_t hl = (size_t)(colon - s);
+    if (h[0] == '[') {
+        if (hl < 3 || h[hl - 1] != ']')
+            return -1;
+        h++;
+        hl -= 2;
+    }
+    if (hl >= hostlen)
+        return -1;
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || p < 1 || p > 65535)
+        return -1;
+    memcpy(host, h, hl);
+    host[hl] = 0;
+    *port = (int)p;
+    return 0;
+}
+
+static const opt_t *opt_find(const char *name)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strcmp(opts[i].name, name) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size_t errlen)
+{
+    char *field = (char *)c + o->off;
+    if (o->kind == OPT_STR || o->kind == OPT_ADDR) {
+        if (strlen(val) >= o->size) {
+            snprintf(err, errlen, "%s: value too long", o->name);
+            return -1;
+        }
+        char host[128];
+        int port;
+        if (o->kind == OPT_ADDR && val[0] && config_split_addr(val, host, sizeof host, &port)) {
+            snprintf(err, errlen, "%s: expected ADDR:PORT, got \"%s\"", o->name, val);
+            return -1;
+        }
+        memcpy(field, val, strlen(val) + 1);
+        return 0;
+    }
+    if (o->kind == OPT_BOOL) {
+        bool v;
+        if (!strcmp(val, "") || !strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true") ||
+            !strcmp(val, "on"))
+            v = true;
+        else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "off"))
+            v = false;
+        else {
+            snprintf(err, errlen, "%s: expected yes or no, got \"%s\"", o->name, val);
+            return -1;
+        }
+        *(bool *)field = v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(val, &end, 10);
+    if (errno || *end || end == val || v < o->min || v > o->max) {
+        snprintf(err, errlen, "%s: expected a number from %d to %d, got \"%s\"", o->name, o->min,
+                 o->max, val);
+        return -1;
+    }
+    *(int *)field = (int)v;
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = 0;
+    return s;
+}
+
+static int config_line(config_t *c, char *line, char *err, size_t errlen)
+{
+    char *hash = strstr(line, " #");
+    if (hash)
+        *hash = 0;
+    char *s = trim(line);
+    if (!*s || *s == '#')
+        return 0;
+    char *eq = strchr(s, '=');
+    if (!eq) {
+        snprintf(err, errlen, "expected \"key = value\"");
+        return -1;
+    }
+    *eq = 0;
+    char *key = trim(s), *val = trim(eq + 1);
+    const opt_t *o = opt_find(key);
+    if (!o || !strcmp(key, "help")) {
+        snprintf(err, errlen, "unknown setting \"%s\"", key);
+        return -1;
+    }
+    return opt_set(c, o, val, err, errlen);
+}
+
+int config_load_file(config_t *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024], msg[512];
+    int lineno = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (config_line(c, line, msg, sizeof msg)) {
+            snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* "--name=value" or "--name value"; booleans take no value. */
+static int arg_take(int argc, char **argv, int *i, const char **name, size_t *nlen, const char **val)
+{
+    const char *a = argv[*i] + 2;
+    const char *eq = strchr(a, '=');
+    *name = a;
+    *nlen = eq ? (size_t)(eq - a) : strlen(a);
+    *val = eq ? eq + 1 : NULL;
+    (void)argc;
+    return 0;
+}
+
+int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errlen)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 1; i < argc; i++) {
+            if (strncmp(argv[i], "--", 2) != 0) {
+                snprintf(err, errlen, "unexpected argument \"%s\" (try --help)", argv[i]);
+                return -1;
+            }
+            const char *name, *val;
+            size_t nlen;
+            arg_take(argc, argv, &i, &name, &nlen, &val);
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)(nlen < 63 ? nlen : 63), name);
+            bool is_conf = !strcmp(key, "config");
+            const opt_t *o = opt_find(key);
+            bool takes = is_conf || (o && o->kind != OPT_BOOL);
+            if (takes && !val) {
+                if (i + 1 >= argc) {
+                    snprintf(err, errlen, "--%s needs a value", key);
+                    return -1;
+                }
+                val = argv[++i];
+            }
+            if (!strcmp(key, "help") || !strcmp(key, "version")) {
+                if (pass == 1)
+                    *(key[0] == 'h' ? &c->help : &c->version) = true;
+                continue;
+            }
+            if (is_conf) {
+                if (pass == 0 && config_load_file(c, val, err, errlen))
+                    return -1;
+                continue;
+            }
+            if (!o) {
+                snprintf(err, errlen, "unknown option --%s (try --help)", key);
+                return -1;
+            }
+            if (pass == 1 && opt_set(c, o, val ? val : "", err, errlen))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+void config_print_usage(FILE *out)
+{
+    fputs("usage: warrend [options]\n"
+          "  --config FILE       read settings from FILE (key = value lines)\n", out);
+    for (size_t i = 0; i < NOPTS; i++)
+        fprintf(out, "  --%-18s %s\n", opts[i].name, opts[i].help);
+    fputs("  --help              this text\n  --version           print the version\n", out);
+}

@@ -1,0 +1,43 @@
+/* config — warrend's settings: defaults, a config file, command-line flags.
+ *
+ * File format (one setting per line):
+ *     # comment            blank lines and lines starting with # are ignored
+ *     telnet = 127.0.0.1:2323
+ *     grace  = 600         # a trailing " #..." is a comment too
+ * Keys are the long flag names without "--" (see config_print_usage). Flags given
+ * on the command line override the file; the file overrides the defaults.
+ * An empty value ("http =") turns a listener off. Unknown keys, bad numbers
+ * and bad addresses are errors with "file:line: message". */
+#ifndef WARREN_CONFIG_H
+#define WARREN_CONFIG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct {
+    char telnet[128];   /* ADDR:PORT, "" = off */
+    char http[128];     /* ADDR:PORT, "" = off */
+    char socket[256];   /* Unix socket path, "" = off */
+    char db[256];
+    char content[256];  /* "" = the built-in location */
+    int grace;          /* seconds a detached game stays live */
+    int max_conns;      /* connections in total */
+    int max_per_ip;
+    int input_rate;     /* input bytes per second per connection (burst 4x) */
+    int idle_timeout;   /* seconds of no input in menus before disconnect */
+    int snapshot_every; /* turns between periodic snapshots */
+    int outq_max;       /* bytes queued per connection before frames are skipped */
+    bool test_hooks;    /* Ctrl-] then 'h' shows "hash <hex> seed <n> turn <n>" */
+    bool help, version;
+} config_t;
+
+void config_defaults(config_t *c);
+/* Parses argv into c: first finds --config and reads that file, then applies
+ * every other flag. Returns 0, or -1 with a message in err. */
+int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errlen);
+int config_load_file(config_t *c, const char *path, char *err, size_t errlen);
+/* Splits "host:port" ("[v6]:port" too). Returns 0 or -1. */
+int config_split_addr(const char *s, char *host, size_t hostlen, int *port);
+void config_print_usage(FILE *out);
+
+#endif

@@ -1,0 +1,174 @@
+/* warrend — the Warren daemon: one libuv loop serving telnet (TCP and a
+ * Unix socket) and the web gateway, hosting every live game. See
+ * server/server.h for the pieces and server/config.h for the settings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "server.h"
+#if __has_include("web.h")
+#include "web.h"
+#define HAVE_WEB 1
+#endif
+
+static void on_tick(uv_timer_t *t)
+{
+    server_t *s = t->data;
+    conn_tick(s);
+    session_tick(s);
+    menu_tick(s);
+}
+
+static void server_close_all(server_t *s)
+{
+    const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
+    for (conn_t *c = s->conns, *n; c; c = n) {
+        n = c->next;
+        if (c->closing)
+            continue;
+        conn_write(c, bye, strlen(bye));
+        conn_close(c, "shutdown");
+    }
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    server_t *s = h->data;
+    if (s->stopping)
+        return;
+    s->stopping = true;
+    log_info("signal %d: shutting down", signum);
+    conn_stop_listening(s);
+#ifdef HAVE_WEB
+    if (s->web)
+        web_stop(s->web);
+#endif
+    session_shutdown_all(s);
+    server_close_all(s);
+    int rc = db_flush_sync(s->db);
+    if (rc != DB_OK)
+        log_error("final flush failed: %s", db_error(s->db));
+    uv_timer_stop(&s->tick);
+    uv_close((uv_handle_t *)&s->tick, NULL);
+    uv_close((uv_handle_t *)&s->sigterm, NULL);
+    uv_close((uv_handle_t *)&s->sigint, NULL);
+}
+
+#ifdef HAVE_WEB
+static int web_attach(server_t *s)
+{
+    if (!s->cfg.http[0])
+        return 0;
+    web_config_t wc = {.listen = s->cfg.http, .outq_max = (size_t)s->cfg.outq_max};
+    web_hooks_t hooks = {.ctx = s};
+    char err[256] = "";
+    s->web = web_start(s->loop, &wc, &hooks, err, sizeof err);
+    if (!s->web) {
+        log_warn("web gateway off: %s", err[0] ? err : "not available");
+        return 0;
+    }
+    log_info("listening http %s", s->cfg.http);
+    return 0;
+}
+#endif
+
+static int server_open(server_t *s)
+{
+    char err[512];
+    s->content = content_load(s->cfg.content[0] ? s->cfg.content : NULL, err, sizeof err);
+    if (!s->content)
+        return log_error("content: %s", err), -1;
+    log_info("content %s", content_version(s->content));
+    s->db = db_open(s->loop, s->cfg.db, err, sizeof err);
+    if (!s->db)
+        return log_error("database %s: %s", s->cfg.db, err), -1;
+    accounts_config_t ac;
+    accounts_config_default(&ac);
+    if (s->cfg.test_hooks) { /* cheap hashes keep the test suites fast */
+        ac.opslimit = 1;
+        ac.memlimit = 8192;
+    }
+    s->acc = accounts_new(s->loop, s->db, &ac);
+    if (!s->acc)
+        return log_error("accounts: cannot start"), -1;
+    if (conn_listen(s))
+        return -1;
+#ifdef HAVE_WEB
+    web_attach(s);
+#endif
+    uv_signal_init(s->loop, &s->sigterm);
+    uv_signal_init(s->loop, &s->sigint);
+    s->sigterm.data = s->sigint.data = s;
+    uv_signal_start(&s->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&s->sigint, on_signal, SIGINT);
+    uv_timer_init(s->loop, &s->tick);
+    s->tick.data = s;
+    uv_timer_start(&s->tick, on_tick, 1000, 1000);
+    return session_recover_all(s);
+}
+
+static void server_free(server_t *s)
+{
+    accounts_free(s->acc);
+    db_close(s->db);
+    uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
+#ifdef HAVE_WEB
+    web_free(s->web);
+#endif
+    while (s->sessions) {
+        session_t *n = s->sessions->next;
+        game_free(s->sessions->game);
+        screen_free(s->sessions->grid);
+        screen_free(s->sessions->sent);
+        free(s->sessions);
+        s->sessions = n;
+    }
+    content_free(s->content);
+    buf_free(&s->scratch);
+    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
+        buf_free(&s->enc[i]);
+}
+
+int main(int argc, char **argv)
+{
+    server_t srv;
+    memset(&srv, 0, sizeof srv);
+    config_defaults(&srv.cfg);
+    char err[512];
+    if (config_from_args(&srv.cfg, argc, argv, err, sizeof err)) {
+        fprintf(stderr, "warrend: %s\n", err);
+        return 2;
+    }
+    if (srv.cfg.help) {
+        config_print_usage(stdout);
+        return 0;
+    }
+    if (srv.cfg.version) {
+        printf("warrend %s\n", WARREN_VERSION);
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    srv.loop = &loop;
+    buf_init(&srv.scratch);
+    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
+        buf_init(&srv.enc[i]);
+    int rc = server_open(&srv);
+    if (rc == 0) {
+        log_info("warrend %s ready", WARREN_VERSION);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    } else {
+        conn_stop_listening(&srv);
+        if (srv.tick.loop)
+            uv_close((uv_handle_t *)&srv.tick, NULL);
+        if (srv.sigterm.loop) {
+            uv_close((uv_handle_t *)&srv.sigterm, NULL);
+            uv_close((uv_handle_t *)&srv.sigint, NULL);
+        }
+    }
+    server_free(&srv);
+    uv_loop_close(&loop);
+    log_info("warrend stopped");
+    return rc == 0 ? 0 : 1;
+}

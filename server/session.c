@@ -1,0 +1,815 @@
+/* session — one live game, its viewers and its journal.
+ *
+ * Keys: a player's key is applied to the engine at once and appended to the
+ * journal; the frame it produces is sent only once the journal row has
+ * committed (db callback), so no keystroke a player saw answered is ever
+ * lost. Keys typed in the same loop turn commit together and give one frame.
+ *
+ * Frames: the session renders into `grid` at the player's size and keeps
+ * `sent`, the baseline every in-step viewer's terminal shows. Each change is
+ * encoded once per ANSI profile and the same bytes go to every viewer of
+ * that profile. A viewer that is behind (queue full) or new gets a keyframe
+ * of its own; a watcher whose terminal is smaller renders at its own size.
+ *
+ * Snapshots: on level change, every cfg.snapshot_every turns, when the
+ * player detaches, at the end of the grace period and at shutdown. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "log.h"
+#include "server.h"
+
+#define KEY_DETACH 0x18 /* Ctrl-X: leave the game, it stays saved */
+
+static void session_broadcast(session_t *s);
+
+/* ---- lifetime ------------------------------------------------------------------- */
+
+session_t *session_find_user(server_t *srv, int64_t user_id)
+{
+    for (session_t *s = srv->sessions; s; s = s->next)
+        if (s->user_id == user_id && !s->ended)
+            return s;
+    return NULL;
+}
+
+static session_t *session_find_game(server_t *srv, int64_t game_id)
+{
+    for (session_t *s = srv->sessions; s; s = s->next)
+        if (s->game_id == game_id)
+            return s;
+    return NULL;
+}
+
+static session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
+                              game_t *g, uint64_t seq)
+{
+    session_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->grid = screen_new(TERM_MIN_W, TERM_MIN_H);
+    s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
+    if (!s->grid || !s->sent) {
+        screen_free(s->grid);
+        screen_free(s->sent);
+        free(s);
+        return NULL;
+    }
+    s->srv = srv;
+    s->game_id = game_id;
+    s->user_id = user_id;
+    snprintf(s->user, sizeof s->user, "%s", user);
+    s->game = g;
+    s->seed = game_seed(g);
+    s->seq = s->snap_seq = seq;
+    game_status_t st;
+    game_status(g, &st);
+    s->snap_turn = st.turn;
+    s->level_changes = st.level_changes;
+    s->started_ms = s->last_key_ms = now_ms(srv);
+    s->next = srv->sessions;
+    if (srv->sessions)
+        srv->sessions->prev = s;
+    srv->sessions = s;
+    srv->nsessions++;
+    return s;
+}
+
+static void session_really_free(session_t *s)
+{
+    game_free(s->game);
+    screen_free(s->grid);
+    screen_free(s->sent);
+    free(s);
+}
+
+/* Unlinks now; the memory goes once no db callback points at it. */
+static void session_free(session_t *s)
+{
+    server_t *srv = s->srv;
+    if (s->dead)
+        return;
+    s->dead = true;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        srv->sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    srv->nsessions--;
+    if (s->db_refs == 0)
+        session_really_free(s);
+}
+
+static void session_db_done(session_t *s)
+{
+    if (--s->db_refs == 0 && s->dead)
+        session_really_free(s);
+}
+
+/* ---- snapshots and progress ------------------------------------------------------ */
+
+static void on_snapshot_saved(void *ud, int status, int64_t id)
+{
+    session_t *s = ud;
+    (void)id;
+    if (status != DB_OK)
+        log_error("snapshot failed game=%lld: %s", (long long)s->game_id, db_error(s->srv->db));
+    session_db_done(s);
+}
+
+static void session_snapshot(session_t *s, const char *why)
+{
+    if (s->ended || s->broken || s->seq == s->snap_seq)
+        return;
+    server_t *srv = s->srv;
+    buf_reset(&srv->scratch);
+    if (game_snapshot(s->game, &srv->scratch) < 0) {
+        log_error("snapshot encode failed game=%lld", (long long)s->game_id);
+        return;
+    }
+    game_status_t st;
+    game_status(s->game, &st);
+    s->db_refs++;
+    db_snapshot_save(srv->db, s->game_id, (int64_t)st.turn, (int64_t)s->seq,
+                     (const uint8_t *)srv->scratch.data, srv->scratch.len, on_snapshot_saved, s);
+    db_progress_t p = {(int64_t)st.turn, st.depth, st.max_depth, st.xl};
+    db_game_progress(srv->db, s->game_id, &p, NULL, NULL);
+    s->snap_seq = s->seq;
+    s->snap_turn = st.turn;
+    (void)why;
+}
+
+/* ---- viewers and frames ------------------------------------------------------------ */
+
+static void view_of(const session_t *s, game_view_t *v)
+{
+    v->watchers = s->nwatchers;
+    v->two_cell = s->player ? s->player->two_cell : false;
+}
+
+/* A watcher shares the player's frames when its terminal can hold them. */
+static bool viewer_shares(const session_t *s, const conn_t *c)
+{
+    return c->w >= s->grid->w && c->h >= s->grid->h;
+}
+
+static void watcher_footer(session_t *s, conn_t *c, buf_t *out)
+{
+    if (c == s->player || c->h <= s->grid->h)
+        return;
+    buf_printf(out, "\033[%d;1H\033[m\033[2mWatching %s. Press q to leave.\033[m", s->grid->h + 1,
+               s->user);
+    if (s->sent->cur_visible)
+        buf_printf(out, "\033[%d;%dH", s->sent->cur_y + 1, s->sent->cur_x + 1);
+}
+
+/* A keyframe of the shared baseline for one viewer (new, resized or behind). */
+static void viewer_keyframe(session_t *s, conn_t *c)
+{
+    server_t *srv = s->srv;
+    if (c->too_small) {
+        c->shown_valid = false;
+        c->mode = MODE_MAIN; /* menu_redraw draws the enlarge message */
+        menu_redraw(c);
+        c->mode = c == s->player ? MODE_PLAY : MODE_WATCH;
+        return;
+    }
+    if (!conn_writable(c)) {
+        c->need_key = true;
+        return;
+    }
+    c->need_key = false;
+    if (c->own_render) {
+        c->shown_valid = false;
+        game_view_t v;
+        view_of(s, &v);
+        if (!c->scr || c->scr->w != c->w || c->scr->h != c->h) {
+            screen_free(c->scr);
+            c->scr = screen_new(c->w, c->h);
+        }
+        if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
+            return;
+        game_render(s->game, c->scr, &v);
+        screen_send_diff(c);
+        return;
+    }
+    buf_reset(&srv->scratch);
+    ansi_keyframe(&c->prof, s->sent, &srv->scratch);
+    watcher_footer(s, c, &srv->scratch);
+    conn_write(c, srv->scratch.data, srv->scratch.len);
+}
+
+/* Sends the change from sent to grid to every viewer, once per profile. */
+static void frames_send(session_t *s)
+{
+    server_t *srv = s->srv;
+    uint32_t encoded = 0;
+    game_view_t v;
+    view_of(s, &v);
+    conn_t *viewers[2] = {s->player, s->watchers};
+    for (int list = 0; list < 2; list++) {
+        for (conn_t *c = viewers[list]; c; c = list ? c->wnext : NULL) {
+            if (c->closing || c->too_small)
+                continue;
+            if (c->own_render) {
+                game_render(s->game, c->scr, &v);
+                screen_send_diff(c);
+                continue;
+            }
+            if (c->need_key || !conn_writable(c)) {
+                c->need_key = true; /* keyframe when it drains */
+                continue;
+            }
+            int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
+            buf_t *b = &srv->enc[pid];
+            if (!(encoded & (1u << pid))) {
+                buf_reset(b);
+                ansi_diff(&c->prof, s->sent, s->grid, b);
+                encoded |= 1u << pid;
+            }
+            conn_write(c, b->data, b->len);
+        }
+    }
+}
+
+static void session_broadcast(session_t *s)
+{
+    game_view_t v;
+    view_of(s, &v);
+    s->frame_due = false;
+    game_render(s->game, s->grid, &v);
+    frames_send(s);
+    screen_copy(s->sent, s->grid);
+    screen_clean(s->sent);
+    screen_clean(s->grid);
+}
+
+/* The grid follows the player's terminal; everyone gets a keyframe. */
+static void session_layout(session_t *s)
+{
+    conn_t *p = s->player;
+    if (p && !p->too_small && (p->w != s->grid->w || p->h != s->grid->h)) {
+        screen_resize(s->grid, p->w, p->h);
+        screen_resize(s->sent, p->w, p->h);
+    }
+    game_view_t v;
+    view_of(s, &v);
+    game_render(s->game, s->grid, &v);
+    screen_copy(s->sent, s->grid);
+    screen_clean(s->sent);
+    screen_clean(s->grid);
+    conn_t *viewers[2] = {s->player, s->watchers};
+    for (int list = 0; list < 2; list++)
+        for (conn_t *c = viewers[list]; c; c = list ? c->wnext : NULL) {
+            c->own_render = c != s->player && !viewer_shares(s, c);
+            viewer_keyframe(s, c);
+        }
+}
+
+void session_resized(conn_t *c)
+{
+    session_t *s = c->sess;
+    if (!s)
+        return;
+    if (c == s->player) {
+        session_layout(s);
+        return;
+    }
+    c->own_render = !viewer_shares(s, c);
+    viewer_keyframe(s, c);
+}
+
+void session_drained(conn_t *c)
+{
+    if (!c->sess) {
+        menu_redraw(c);
+        return;
+    }
+    viewer_keyframe(c->sess, c);
+}
+
+/* ---- attaching and leaving ------------------------------------------------------------ */
+
+static void player_attach(session_t *s, conn_t *c)
+{
+    conn_t *old = s->player;
+    if (old && old != c) {
+        log_info("takeover user=%s game=%lld from conn=%llu to conn=%llu", s->user,
+                 (long long)s->game_id, (unsigned long long)old->id, (unsigned long long)c->id);
+        old->sess = NULL;
+        s->player = NULL;
+        menu_message(old, "Your game was taken over by another connection.");
+    }
+    s->player = c;
+    s->detached_ms = 0;
+    c->sess = s;
+    c->mode = MODE_PLAY;
+    c->own_render = false;
+    c->need_key = false;
+    log_info("attach user=%s game=%lld conn=%llu turn-seq=%llu", s->user, (long long)s->game_id,
+             (unsigned long long)c->id, (unsigned long long)s->seq);
+    session_layout(s);
+}
+
+void session_watch(conn_t *c, session_t *s)
+{
+    if (c->sess)
+        session_detach(c, NULL);
+    c->sess = s;
+    c->mode = MODE_WATCH;
+    c->wprev = NULL;
+    c->wnext = s->watchers;
+    if (s->watchers)
+        s->watchers->wprev = c;
+    s->watchers = c;
+    s->nwatchers++;
+    c->own_render = !viewer_shares(s, c);
+    c->need_key = false;
+    log_info("watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id, s->user,
+             (long long)s->game_id, s->nwatchers);
+    /* the player's status shows the count: everyone gets that frame first */
+    session_broadcast(s);
+    viewer_keyframe(s, c);
+}
+
+static void watcher_unlink(session_t *s, conn_t *c)
+{
+    if (c->wprev)
+        c->wprev->wnext = c->wnext;
+    else
+        s->watchers = c->wnext;
+    if (c->wnext)
+        c->wnext->wprev = c->wprev;
+    c->wnext = c->wprev = NULL;
+    s->nwatchers--;
+}
+
+void session_detach(conn_t *c, const char *why)
+{
+    session_t *s = c->sess;
+    if (!s)
+        return;
+    c->sess = NULL;
+    if (c == s->player) {
+        s->player = NULL;
+        s->detached_ms = now_ms(s->srv);
+        if (s->detached_ms == 0)
+            s->detached_ms = 1;
+        log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
+                 (unsigned long long)s->seq);
+        session_snapshot(s, "detach");
+    } else {
+        watcher_unlink(s, c);
+        if (!s->ended)
+            session_broadcast(s); /* the watcher count changed */
+    }
+    if (why && !c->closing)
+        menu_enter(c, why);
+}
+
+/* ---- game end ---------------------------------------------------------------------- */
+
+static void session_finish(session_t *s)
+{
+    server_t *srv = s->srv;
+    game_status_t st;
+    game_status(s->game, &st);
+    static const char *const kinds[] = {"", "dead", "won", "quit"};
+    size_t nms = game_milestone_count(s->game);
+    db_milestone_t *ms = calloc(nms + 1, sizeof *ms);
+    for (size_t i = 0; ms && i < nms; i++) {
+        const game_milestone_t *m = game_milestone(s->game, i);
+        ms[i] = (db_milestone_t){(int64_t)m->turn, m->depth, m->kind, m->text};
+    }
+    buf_t dump;
+    buf_init(&dump);
+    game_dump(s->game, &dump);
+    db_game_end_t end = {(int64_t)time(NULL), (int64_t)st.turn, st.depth, st.max_depth, st.xl,
+                         st.score, st.cause, kinds[st.state & 3]};
+    db_game_finish(srv->db, s->game_id, &end, ms, ms ? nms : 0, dump.data ? dump.data : "",
+                   dump.len, NULL, NULL);
+    buf_free(&dump);
+    free(ms);
+    log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
+             (long long)s->game_id, end.end_kind, (unsigned long long)st.turn,
+             (long long)st.score, st.cause);
+    char msg[256];
+    snprintf(msg, sizeof msg, "Game over: %s. Score %lld after %llu turns.", st.cause,
+             (long long)st.score, (unsigned long long)st.turn);
+    if (s->player) {
+        conn_t *p = s->player;
+        p->sess = NULL;
+        s->player = NULL;
+        menu_message(p, msg);
+    }
+    while (s->watchers) {
+        conn_t *w = s->watchers;
+        watcher_unlink(s, w);
+        w->sess = NULL;
+        char wm[300];
+        snprintf(wm, sizeof wm, "The game you watched has ended. %s", msg);
+        menu_message(w, wm);
+    }
+    session_free(s);
+}
+
+/* ---- keys ---------------------------------------------------------------------------- */
+
+static void on_journaled(void *ud, int status, int64_t id)
+{
+    session_t *s = ud;
+    (void)id;
+    if (status != DB_OK && !s->dead)
+        log_error("journal append failed game=%lld: %s", (long long)s->game_id,
+                  db_error(s->srv->db));
+    s->jpending--;
+    if (!s->dead && s->jpending == 0 && s->frame_due) {
+        session_broadcast(s);
+        if (s->ended)
+            session_finish(s);
+    }
+    session_db_done(s);
+}
+
+static void test_hook(conn_t *c, session_t *s)
+{
+    game_status_t st;
+    game_status(s->game, &st);
+    log_info("hook user=%s game=%lld hash=%016llx seed=%llu turn=%llu seq=%llu", s->user,
+             (long long)s->game_id, (unsigned long long)game_hash(s->game),
+             (unsigned long long)s->seed, (unsigned long long)st.turn, (unsigned long long)s->seq);
+    (void)c;
+}
+
+static void player_key(conn_t *c, session_t *s, key_event_t k)
+{
+    server_t *srv = c->srv;
+    if (k.code == KEY_DETACH && !k.mods) {
+        session_detach(c, "Your game is saved. Press p to continue it.");
+        return;
+    }
+    if (srv->cfg.test_hooks && k.code == KEY_F12) {
+        test_hook(c, s);
+        return;
+    }
+    if (s->ended || s->broken || c->too_small)
+        return;
+    uint8_t packed[6];
+    size_t n = key_pack(k, packed);
+    game_state_t state = game_input(s->game, k);
+    s->seq++;
+    s->last_key_ms = now_ms(srv);
+    s->db_refs++;
+    s->jpending++;
+    db_journal_append(srv->db, s->game_id, (int64_t)s->seq, packed, n, on_journaled, s);
+    s->frame_due = true;
+    if (state != GAME_RUNNING) {
+        s->ended = true;
+        return;
+    }
+    game_status_t st;
+    game_status(s->game, &st);
+    if (st.level_changes != s->level_changes) {
+        s->level_changes = st.level_changes;
+        session_snapshot(s, "level");
+    } else if (st.turn >= s->snap_turn + (uint64_t)srv->cfg.snapshot_every)
+        session_snapshot(s, "turns");
+}
+
+void session_key(conn_t *c, key_event_t k)
+{
+    session_t *s = c->sess;
+    if (!s)
+        return;
+    if (c == s->player) {
+        player_key(c, s, k);
+        return;
+    }
+    if (k.code == 'q' || k.code == 'Q')
+        session_detach(c, "");
+}
+
+/* ---- restoring games ---------------------------------------------------------------- */
+
+typedef struct {
+    server_t *srv;
+    conn_t *c;     /* the player who asked (NULL at recovery) */
+    int64_t user_id;
+    char user[32];
+} load_req_t;
+
+/* Builds the game of r: newest snapshot plus the journal after it. */
+static game_t *game_restore(server_t *srv, const db_resume_t *r, uint64_t *seq, char *err,
+                            size_t errlen)
+{
+    game_t *g;
+    if (strcmp(r->game.content_version, content_version(srv->content)) != 0) {
+        snprintf(err, errlen, "content version %s, this server has %s", r->game.content_version,
+                 content_version(srv->content));
+        return NULL;
+    }
+    if (r->has_snapshot) {
+        g = game_load(srv->content, r->snap, r->snap_len, err, errlen);
+        *seq = (uint64_t)r->snap_seq;
+    } else {
+        game_options_t opt = {{0}};
+        snprintf(opt.name, sizeof opt.name, "%s", r->game.player);
+        g = game_new(srv->content, r->game.seed, &opt);
+        *seq = 0;
+        if (!g)
+            snprintf(err, errlen, "out of memory");
+    }
+    for (size_t i = 0; g && i < r->nrows; i++) {
+        const db_journal_row_t *row = &r->rows[i];
+        if ((uint64_t)row->seq != *seq + 1) {
+            snprintf(err, errlen, "journal gap at seq %lld", (long long)row->seq);
+            game_free(g);
+            return NULL;
+        }
+        for (size_t off = 0; off < row->len;) {
+            key_event_t k;
+            size_t used = key_unpack(row->keys + off, row->len - off, &k);
+            if (!used) {
+                snprintf(err, errlen, "bad key bytes at seq %lld", (long long)row->seq);
+                game_free(g);
+                return NULL;
+            }
+            game_input(g, k);
+            off += used;
+        }
+        *seq = (uint64_t)row->seq;
+    }
+    return g;
+}
+
+static void mark_broken(server_t *srv, const db_game_t *g, const char *why)
+{
+    log_error("game cannot be restored game=%lld user=%s: %s", (long long)g->id, g->player, why);
+    db_game_mark_broken(srv->db, g->id, why, NULL, NULL);
+}
+
+static bool req_conn_ok(load_req_t *rq)
+{
+    conn_t *c = rq->c;
+    return c && !c->closing && c->mode == MODE_WAIT && c->user_id == rq->user_id;
+}
+
+static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
+{
+    conn_t *c = rq->c;
+    if (req_conn_ok(rq)) {
+        if (s)
+            player_attach(s, c);
+        else
+            menu_enter(c, fail);
+    }
+    if (c)
+        conn_unref(c);
+    free(rq);
+}
+
+static void on_resume(void *ud, int status, const db_resume_t *r)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    session_t *s = session_find_user(srv, rq->user_id);
+    if (s || status != DB_OK) {
+        if (!s)
+            log_error("resume read failed user=%s: %d", rq->user, status);
+        play_finish_load(rq, s, "Your game could not be loaded. Please try again.");
+        return;
+    }
+    char err[200];
+    uint64_t seq = 0;
+    game_t *g = game_restore(srv, r, &seq, err, sizeof err);
+    if (!g) {
+        mark_broken(srv, &r->game, err);
+        play_finish_load(rq, NULL, "Your saved game could not be restored; it was kept for the admins.");
+        return;
+    }
+    s = session_new(srv, r->game.id, rq->user_id, rq->user, g, seq);
+    if (!s) {
+        game_free(g);
+        play_finish_load(rq, NULL, "Out of memory.");
+        return;
+    }
+    s->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
+    log_info("game resume user=%s game=%lld seq=%llu replayed=%zu", s->user, (long long)s->game_id,
+             (unsigned long long)seq, r->nrows);
+    play_finish_load(rq, s, NULL);
+    game_status_t st;
+    game_status(s->game, &st);
+    if (st.state != GAME_RUNNING) { /* it ended just before a crash */
+        s->ended = true;
+        session_finish(s);
+    }
+}
+
+static void on_game_created(void *ud, int status, int64_t id)
+{
+    session_t *s = ud;
+    if (status != DB_OK && !s->dead) {
+        log_error("game create failed game=%lld user=%s: %d %s", (long long)id, s->user, status,
+                  db_error(s->srv->db));
+        s->broken = true;
+    }
+    session_db_done(s);
+}
+
+static session_t *game_start(load_req_t *rq)
+{
+    server_t *srv = rq->srv;
+    uint64_t seed = 0;
+    if (uv_random(NULL, NULL, &seed, sizeof seed, 0, NULL))
+        seed = uv_hrtime() ^ (uint64_t)rq->user_id << 32;
+    seed &= 0x7FFFFFFFFFFFFFFFull; /* fits SQLite's signed integers unchanged */
+    game_options_t opt = {{0}};
+    snprintf(opt.name, sizeof opt.name, "%s", rq->user);
+    game_t *g = game_new(srv->content, seed, &opt);
+    if (!g)
+        return NULL;
+    game_status_t st;
+    game_status(g, &st);
+    db_game_new_t ng = {rq->user_id, seed, content_version(srv->content), st.race, st.cls,
+                        (int64_t)time(NULL)};
+    session_t *s = session_new(srv, 0, rq->user_id, rq->user, g, 0);
+    if (!s) {
+        game_free(g);
+        return NULL;
+    }
+    s->db_refs++;
+    int64_t id = db_game_create(srv->db, &ng, on_game_created, s);
+    if (id <= 0) {
+        s->db_refs--;
+        session_free(s);
+        return NULL;
+    }
+    s->game_id = id;
+    log_info("game start user=%s game=%lld seed=%llu", s->user, (long long)id,
+             (unsigned long long)seed);
+    return s;
+}
+
+static void on_live_game(void *ud, int status, const db_game_t *g)
+{
+    load_req_t *rq = ud;
+    session_t *s = session_find_user(rq->srv, rq->user_id);
+    if (s) {
+        play_finish_load(rq, s, NULL);
+        return;
+    }
+    if (status == DB_OK) {
+        db_game_resume(rq->srv->db, g->id, on_resume, rq);
+        return;
+    }
+    if (status != DB_ENOTFOUND) {
+        log_error("live game lookup failed user=%s: %d", rq->user, status);
+        play_finish_load(rq, NULL, "The game store is not available. Please try again.");
+        return;
+    }
+    s = game_start(rq);
+    play_finish_load(rq, s, "A new game could not be started.");
+}
+
+void session_play(conn_t *c)
+{
+    server_t *srv = c->srv;
+    session_t *s = session_find_user(srv, c->user_id);
+    if (s) {
+        player_attach(s, c);
+        return;
+    }
+    load_req_t *rq = calloc(1, sizeof *rq);
+    if (!rq) {
+        menu_enter(c, "Out of memory.");
+        return;
+    }
+    rq->srv = srv;
+    rq->c = c;
+    rq->user_id = c->user_id;
+    snprintf(rq->user, sizeof rq->user, "%s", c->user);
+    conn_ref(c);
+    c->mode = MODE_WAIT;
+    menu_redraw(c);
+    db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
+}
+
+/* ---- time ------------------------------------------------------------------------------ */
+
+void session_tick(server_t *srv)
+{
+    uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
+    for (session_t *s = srv->sessions, *n; s; s = n) {
+        n = s->next;
+        if (s->player || s->ended || !s->detached_ms || now - s->detached_ms < grace)
+            continue;
+        if (s->jpending > 0)
+            continue; /* a frame is still on its way */
+        session_snapshot(s, "grace");
+        log_info("grace over user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
+        while (s->watchers) {
+            conn_t *w = s->watchers;
+            watcher_unlink(s, w);
+            w->sess = NULL;
+            menu_message(w, "The player left; the game is saved.");
+        }
+        session_free(s);
+    }
+}
+
+/* ---- recovery at start ------------------------------------------------------------------ */
+
+typedef struct {
+    server_t *srv;
+    size_t left, ok, broken;
+    uint64_t t0;
+} recover_t;
+
+static void recover_done_one(recover_t *rc)
+{
+    if (--rc->left > 0)
+        return;
+    log_info("recovery done: %zu games resumed, %zu broken, %llu ms", rc->ok, rc->broken,
+             (unsigned long long)(uv_hrtime() - rc->t0) / 1000000ull);
+    free(rc);
+}
+
+static void on_recover_one(void *ud, int status, const db_resume_t *r)
+{
+    recover_t *rc = ud;
+    server_t *srv = rc->srv;
+    if (status != DB_OK || session_find_game(srv, r->game.id)) {
+        if (status != DB_OK)
+            log_error("recovery read failed: %d", status);
+        recover_done_one(rc);
+        return;
+    }
+    char err[200];
+    uint64_t seq = 0;
+    game_t *g = game_restore(srv, r, &seq, err, sizeof err);
+    if (!g) {
+        mark_broken(srv, &r->game, err);
+        rc->broken++;
+        recover_done_one(rc);
+        return;
+    }
+    rc->ok++;
+    /* a journal tail means a crash: fold it into a fresh snapshot now */
+    session_t *s = r->nrows ? session_new(srv, r->game.id, r->game.user, r->game.player, g, seq) : NULL;
+    if (s) {
+        s->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
+        game_status_t st;
+        game_status(g, &st);
+        if (st.state != GAME_RUNNING) {
+            s->ended = true;
+            session_finish(s);
+        } else {
+            session_snapshot(s, "recovery");
+            session_free(s);
+        }
+    } else
+        game_free(g);
+    recover_done_one(rc);
+}
+
+static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n)
+{
+    recover_t *rc = ud;
+    if (status != DB_OK) {
+        log_error("recovery: cannot list unfinished games: %d", status);
+        free(rc);
+        return;
+    }
+    log_info("recovery: %zu unfinished games", n);
+    if (n == 0) {
+        rc->left = 1;
+        recover_done_one(rc);
+        return;
+    }
+    rc->left = n;
+    for (size_t i = 0; i < n; i++)
+        db_game_resume(rc->srv->db, games[i].id, on_recover_one, rc);
+}
+
+int session_recover_all(server_t *srv)
+{
+    recover_t *rc = calloc(1, sizeof *rc);
+    if (!rc)
+        return -1;
+    rc->srv = srv;
+    rc->t0 = uv_hrtime();
+    db_games_unfinished(srv->db, on_unfinished, rc);
+    return 0;
+}
+
+/* ---- shutdown ------------------------------------------------------------------------------ */
+
+void session_shutdown_all(server_t *srv)
+{
+    for (session_t *s = srv->sessions; s; s = s->next) {
+        if (s->frame_due && !s->ended)
+            session_broadcast(s);
+        session_snapshot(s, "shutdown");
+    }
+}
