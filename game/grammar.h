@@ -28,6 +28,8 @@
  * the noun's own (irregulars come from content) or the regular English one
  * made from the name (the head word before " of " is the one pluralised).
  * "a"/"an" follow the sound of the next word (an orc, a unicorn, an hour).
+ * A noun tag right after <his:X> or <poss:X> (only spaces between) drops
+ * its article: "<his:Victim> <obj>" gives "her loaf of bread".
  *
  * Perception: a noun without GRAM_PERCEIVED (the player always counts as
  * perceived) reads "something" (pronouns "it", possessive "its"). When
