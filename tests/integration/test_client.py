@@ -1,0 +1,148 @@
+"""bin/warren, the terminal client, against the real warrend in a pty:
+menus, play, live resize, the daemon going away, and the terminal put back
+exactly as it was (stty -a before and after, in the same pty) however the
+client ends."""
+import os
+import pathlib
+import signal
+import subprocess
+import time
+
+import pytest
+
+from test_client_harness import (Daemon, Term, lowest_text_row, need_client, need_daemon,
+                                 register, start_game, unique_name)
+
+
+@pytest.fixture
+def daemon(bindir, tmp_path):
+    need_daemon(bindir)
+    d = Daemon(bindir, tmp_path / "d").start()
+    yield d
+    d.stop()
+
+
+def test_help_and_version(bindir):
+    exe = need_client(bindir)
+    out = subprocess.run([str(exe), "--help"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 0
+    for word in ("--socket", "--ssh", "HOST:PORT", "--version"):
+        assert word in out.stdout
+    out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 0 and out.stdout.startswith("warren ")
+    out = subprocess.run([str(exe), "--bogus"], capture_output=True, text=True, timeout=10)
+    assert out.returncode == 2 and "--bogus" in out.stderr
+
+
+def test_no_daemon_clear_message(bindir, tmp_path):
+    exe = need_client(bindir)
+    out = subprocess.run([str(exe), "--socket", str(tmp_path / "none.sock")],
+                         capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+    assert out.returncode == 1
+    assert "cannot connect to %s" % (tmp_path / "none.sock") in out.stderr
+    assert "is warrend running?" in out.stderr
+    out = subprocess.run([str(exe), "127.0.0.1:1"], capture_output=True, text=True, timeout=10,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 1 and "cannot connect to 127.0.0.1:1" in out.stderr
+
+
+def test_play_and_resize(bindir, daemon):
+    exe = need_client(bindir)
+    t = Term([str(exe), "--socket", str(daemon.sock)], rows=24, cols=80)
+    try:
+        name = unique_name("rz")
+        register(t, name)
+        start_game(t)
+        for key in "hjkl":
+            t.send(key)
+            t.settle(0.2)
+        assert lowest_text_row(t) <= 23
+        # Bigger: the game re-lays out to the new size (NAWS sent on SIGWINCH).
+        t.resize(40, 120)
+        t.send("\x12")  # a redraw key is harmless if the game ignores it
+        end = time.time() + 10
+        while lowest_text_row(t) < 24 and time.time() < end:
+            t.pump(0.2)
+        assert lowest_text_row(t) >= 24, "no text below row 24 after growing to 40 rows:\n" + t.text()
+        # Smaller than 80x24: the daemon asks to enlarge and says the size it got.
+        t.resize(20, 60)
+        t.wait(r"\(now 60x20\)")
+        t.resize(24, 80)
+        end = time.time() + 10
+        while "enlarge" in t.text() and time.time() < end:
+            t.pump(0.2)
+        assert "enlarge" not in t.text()
+    finally:
+        t.close()
+    assert "login conn=" in daemon.log() and name in daemon.log()
+
+
+def test_tcp_address_and_quit(bindir, daemon):
+    exe = need_client(bindir)
+    t = Term([str(exe), "127.0.0.1:%d" % daemon.port])
+    t.wait("Your choice")
+    t.send("q")
+    status, sig = t.wait_exit()
+    assert status == 0, t.raw[-300:]
+    assert b"Goodbye." in t.raw
+    assert b"the server closed the connection" in t.raw
+
+
+def _shell_run(tmp, exe, sock):
+    """sh in a pty records stty -a, runs warren, records stty -a again."""
+    script = ('tty > {d}/tty; stty -a > {d}/before; echo $$ > {d}/shpid; '
+              '"{exe}" --socket "{sock}"; echo "rc=$?"; stty -a > {d}/after; '
+              'echo DONE; sleep 30').format(d=tmp, exe=exe, sock=sock)
+    return Term(["/bin/sh", "-c", script])
+
+
+def _client_pid(tmp):
+    shpid = int((tmp / "shpid").read_text())
+    end = time.time() + 10
+    while time.time() < end:
+        kids = pathlib.Path("/proc/%d/task/%d/children" % (shpid, shpid)).read_text().split()
+        if kids:
+            return int(kids[0])
+        time.sleep(0.05)
+    raise AssertionError("warren did not start")
+
+
+def _tty_settings(tmp):
+    tty = (tmp / "tty").read_text().strip()
+    return subprocess.run(["stty", "-a", "-F", tty], capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM])
+def test_signal_restores_terminal(bindir, daemon, tmp_path, sig):
+    exe = need_client(bindir)
+    t = _shell_run(tmp_path, exe, daemon.sock)
+    try:
+        t.wait("Your choice")
+        pid = _client_pid(tmp_path)
+        during = _tty_settings(tmp_path)
+        # Raw mode really is on while playing, so the restore is observable.
+        assert "-icanon" in during and "-echo " in during and "-isig" in during, during
+        os.kill(pid, sig)
+        t.wait_raw(rb"DONE")
+        assert ("rc=%d" % (128 + sig)).encode() in t.raw
+        assert ("stopped by").encode() in t.raw
+        before = (tmp_path / "before").read_text()
+        after = (tmp_path / "after").read_text()
+        assert "icanon" in before and "-icanon" not in before
+        assert before == after
+    finally:
+        t.close()
+
+
+def test_daemon_goes_away(bindir, daemon, tmp_path):
+    exe = need_client(bindir)
+    t = _shell_run(tmp_path, exe, daemon.sock)
+    try:
+        t.wait("Your choice")
+        daemon.stop()
+        t.wait_raw(rb"DONE", timeout=30)
+        assert b"the server closed the connection" in t.raw
+        assert b"rc=0" in t.raw
+        assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
+    finally:
+        t.close()

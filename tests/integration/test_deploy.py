@@ -1,0 +1,155 @@
+"""deploy/ checked by the tools that will read it: sshd -t / -T, nginx -t,
+systemd-analyze verify; the sample config against the daemon's own list of
+settings; make install DESTDIR=... and the installed warrend serving a game
+over the real telnet program."""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from test_client_harness import (ROOT, Daemon, Term, need_daemon, register, start_game,
+                                 tool, unique_name)
+
+DEPLOY = ROOT / "deploy"
+
+
+def run(argv, **kw):
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=600, **kw)
+
+
+def test_sshd_snippet_in_debian_config(tmp_path):
+    """The snippet dropped into Debian's own sshd_config.d layout."""
+    os.makedirs("/run/sshd", exist_ok=True)
+    key = tmp_path / "hostkey"
+    assert run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key]).returncode == 0
+    base = pathlib.Path("/etc/ssh/sshd_config").read_text()
+    assert "Include /etc/ssh/sshd_config.d/*.conf" in base
+    (tmp_path / "d").mkdir()
+    shutil.copy(DEPLOY / "sshd" / "warren.conf", tmp_path / "d" / "warren.conf")
+    conf = tmp_path / "sshd_config"
+    conf.write_text("HostKey %s\n" % key +
+                    base.replace("/etc/ssh/sshd_config.d/*.conf", "%s/d/*.conf" % tmp_path))
+    r = run([tool("sshd"), "-t", "-f", conf])
+    assert r.returncode == 0, r.stderr
+
+    def effective(user):
+        r = run([tool("sshd"), "-T", "-f", conf, "-C", "user=%s,host=h,addr=192.0.2.1" % user])
+        assert r.returncode == 0, r.stderr
+        return dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
+
+    w = effective("warren")
+    assert w["forcecommand"] == "/usr/local/bin/warren --ssh --socket /run/warren/warren.sock"
+    expect = {"permitemptypasswords": "yes", "passwordauthentication": "yes", "permittty": "yes",
+              "allowtcpforwarding": "no", "allowagentforwarding": "no", "x11forwarding": "no",
+              "permittunnel": "no", "allowstreamlocalforwarding": "no", "permituserrc": "no",
+              "disableforwarding": "yes"}
+    for k, v in expect.items():
+        assert w[k] == v, (k, w[k])
+    # Nobody else is touched: the Match block does not leak past its file.
+    other = effective("alice")
+    assert other["forcecommand"] == "none"
+    assert other["permitemptypasswords"] == "no"
+    assert other.get("x11forwarding") == "yes"  # Debian's own setting after the Include
+
+
+def test_nginx_site(tmp_path):
+    cert, key = tmp_path / "fullchain.pem", tmp_path / "privkey.pem"
+    r = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+             "-subj", "/CN=warren.example.org", "-keyout", key, "-out", cert])
+    assert r.returncode == 0, r.stderr
+    site = (DEPLOY / "nginx" / "warren.conf").read_text()
+    assert "proxy_pass http://warren_web;" in site and "server 127.0.0.1:8080;" in site
+    assert "proxy_set_header Upgrade $http_upgrade;" in site
+    site = site.replace("/etc/letsencrypt/live/warren.example.org/", str(tmp_path) + "/")
+    (tmp_path / "warren.conf").write_text(site)
+    t = tmp_path
+    (t / "nginx.conf").write_text(
+        "pid {t}/nginx.pid;\nerror_log {t}/error.log;\nevents {{}}\nhttp {{\n"
+        "  access_log off;\n  client_body_temp_path {t}/body;\n  proxy_temp_path {t}/proxy;\n"
+        "  fastcgi_temp_path {t}/fcgi;\n  uwsgi_temp_path {t}/uwsgi;\n  scgi_temp_path {t}/scgi;\n"
+        "  include {t}/warren.conf;\n}}\n".format(t=t))
+    r = run([tool("nginx"), "-t", "-p", t, "-e", t / "error.log", "-c", t / "nginx.conf"])
+    assert r.returncode == 0, r.stderr
+    assert "syntax is ok" in r.stderr and "test is successful" in r.stderr
+
+
+def test_systemd_unit(bindir, tmp_path):
+    unit = (DEPLOY / "warrend.service").read_text()
+    for line in ("ProtectSystem=strict", "NoNewPrivileges=yes", "StateDirectory=warren",
+                 "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "Restart=on-failure",
+                 "KillSignal=SIGTERM", "User=warrend"):
+        assert re.search("^%s$" % re.escape(line), unit, re.M), line
+    assert re.search(r"^MemoryMax=\S+$", unit, re.M)
+    assert re.search(r"^TimeoutStopSec=\d+$", unit, re.M)
+    # verify checks that ExecStart exists: point it at the built daemon
+    exe = pathlib.Path(bindir) / "warrend"
+    if not exe.exists():
+        exe = pathlib.Path("/bin/true")
+    (tmp_path / "warrend.service").write_text(unit.replace("/usr/local/bin/warrend", str(exe)))
+    r = run(["systemd-analyze", "verify", tmp_path / "warrend.service"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "warrend.service" not in r.stderr, r.stderr
+
+
+def daemon_settings(exe):
+    r = run([exe, "--help"])
+    assert r.returncode == 0, r.stderr
+    names = re.findall(r"^\s+--([a-z][a-z0-9-]*)", r.stdout, re.M)
+    return [n for n in names if n not in ("config", "help", "version")]
+
+
+def test_sample_config_lists_every_setting(bindir, tmp_path):
+    exe = need_daemon(bindir)
+    conf = (DEPLOY / "warren.conf").read_text()
+    keys = re.findall(r"^([a-z][a-z0-9-]*)\s*=", conf, re.M)
+    settings = daemon_settings(exe)
+    assert settings, "warrend --help lists no settings"
+    assert sorted(keys) == sorted(settings), (keys, settings)
+    # and the daemon accepts the file as written (paths overridden to stay here)
+    d = Daemon(bindir, tmp_path / "d", extra=["--config", str(DEPLOY / "warren.conf"),
+                                              "--content="])
+    d.start()
+    d.stop()
+
+
+def test_make_install_destdir(bindir, tmp_path):
+    need_daemon(bindir)
+    dest = tmp_path / "root"
+    b = pathlib.Path(bindir).resolve().parent
+    r = run(["make", "-C", ROOT, "B=%s" % b, "install", "DESTDIR=%s" % dest])
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    pre = dest / "usr" / "local"
+    for f in ("bin/warrend", "bin/warren", "lib/systemd/system/warrend.service",
+              "share/warren/sshd/warren.conf", "share/warren/nginx/warren.conf",
+              "share/warren/warren.conf.sample", "etc/warren/warren.conf",
+              "share/doc/warren/RUNNING.md"):
+        assert (pre / f).is_file(), f
+    for p in ("warrend", "warren"):
+        assert os.access(pre / "bin" / p, os.X_OK)
+    if (pathlib.Path(bindir) / "warren-engine").exists():
+        assert (pre / "bin" / "warren-engine").is_file()
+    content = pre / "share" / "warren" / "content"
+    assert content.is_dir()
+    src_files = sorted(p.relative_to(ROOT / "game" / "content")
+                       for p in (ROOT / "game" / "content").rglob("*") if p.is_file())
+    assert sorted(p.relative_to(content) for p in content.rglob("*") if p.is_file()) == src_files
+    if (ROOT / "web" / "dist").is_dir():
+        assert any((pre / "share" / "warren" / "web").rglob("*")), "web assets not installed"
+    unit = (pre / "lib/systemd/system/warrend.service").read_text()
+    assert "ExecStart=/usr/local/bin/warrend --config /usr/local/etc/warren/warren.conf" in unit
+
+    # The installed daemon, from the installed tree, with its installed config,
+    # serves a game to the real telnet program.
+    d = Daemon(bindir, tmp_path / "run", exe=pre / "bin" / "warrend",
+               extra=["--config", str(pre / "etc/warren/warren.conf"), "--content", str(content)])
+    d.start()
+    t = Term(["/usr/bin/telnet", "127.0.0.1", str(d.port)])
+    try:
+        register(t, unique_name("in"))
+        start_game(t)
+    finally:
+        t.close()
+        d.stop()

@@ -1,0 +1,131 @@
+"""ssh access through Debian's OpenSSH: a real sshd on 127.0.0.1 configured
+from deploy/sshd/, a game account made for the test (empty password, its
+only command `warren --ssh`), and the real ssh client in a pty. The player
+registers, plays, detaches by dropping the connection, reconnects and
+resumes; the daemon's log shows the address from SSH_CONNECTION."""
+import os
+import pathlib
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from test_client_harness import (ROOT, Daemon, Term, free_port, login, need_client,
+                                 need_daemon, register, start_game, tool, unique_name)
+
+SNIPPET = ROOT / "deploy" / "sshd" / "warren.conf"
+# ssh binds this loopback source address, so the daemon's log can only show
+# it if it came through SSH_CONNECTION -> NEW-ENVIRON (other clients are 127.0.0.1).
+SSH_SOURCE = "127.0.0.5"
+
+
+def make_snippet(user, client, sock):
+    text = SNIPPET.read_text()
+    assert re.search(r"^Match User warren$", text, re.M), "snippet must match the warren account"
+    text, n = re.subn(r"^Match User warren$", "Match User " + user, text, flags=re.M)
+    text, m = re.subn(r"ForceCommand /usr/local/bin/warren --ssh --socket /run/warren/warren.sock",
+                      "ForceCommand %s --ssh --socket %s" % (client, sock), text)
+    assert n == 1 and m == 1, "deploy/sshd/warren.conf changed shape: update this test"
+    return text
+
+
+@pytest.fixture
+def world(bindir):
+    need_daemon(bindir)
+    client = need_client(bindir)
+    # Not under pytest's 0700 tmp: the game account must reach the socket.
+    top = pathlib.Path(tempfile.mkdtemp(prefix="warren-ssh-", dir="/tmp"))
+    os.chmod(top, 0o755)
+    user = unique_name("wt")[:30]
+    home = top / "home"
+    subprocess.run(["useradd", "-m", "-d", str(home), "-s", "/bin/sh", user], check=True)
+    subprocess.run(["passwd", "-d", user], check=True, capture_output=True)
+    daemon = sshd = None
+    try:
+        daemon = Daemon(bindir, top / "d").start()
+        os.chmod(top / "d", 0o755)
+        os.chmod(daemon.sock, 0o666)
+        os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation dir
+        hostkey = top / "ssh_host_ed25519_key"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(hostkey)], check=True)
+        (top / "warren.conf").write_text(make_snippet(user, client, daemon.sock))
+        port = free_port()
+        conf = top / "sshd_config"
+        conf.write_text(
+            "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s/sshd.pid\n"
+            "UsePAM no\nLogLevel VERBOSE\nInclude %s/warren.conf\n" % (port, hostkey, top, top))
+        check = subprocess.run([tool("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
+        assert check.returncode == 0, check.stderr
+        sshlog = open(top / "sshd.log", "wb")
+        sshd = subprocess.Popen([tool("sshd"), "-D", "-e", "-f", str(conf)], stdout=sshlog,
+                                stderr=sshlog)
+        sshlog.close()
+        end = time.time() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.time() < end and sshd.poll() is None, (top / "sshd.log").read_text()
+                time.sleep(0.05)
+        yield {"user": user, "port": port, "daemon": daemon, "top": top}
+    finally:
+        if sshd:
+            sshd.terminate()
+            sshd.wait(10)
+        if daemon:
+            daemon.stop()
+        subprocess.run(["userdel", "-r", user], capture_output=True)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def ssh_term(w):
+    return Term(["/usr/bin/ssh", "-F", "/dev/null", "-p", str(w["port"]), "-b", SSH_SOURCE,
+                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                 "-o", "PubkeyAuthentication=no", "-o", "LogLevel=ERROR",
+                 "%s@127.0.0.1" % w["user"]], rows=24, cols=80)
+
+
+def map_rows(t):
+    # the top part of the game screen: the map, not the status lines
+    return t.screen.display[1:18]
+
+
+def test_ssh_play_detach_resume(world):
+    name = unique_name("ssh")
+    t = ssh_term(world)
+    try:
+        register(t, name)
+        start_game(t)
+        for key in "lljjhk":
+            t.send(key)
+            t.settle(0.2)
+        t.settle()
+        before = map_rows(t)
+        assert any(r.strip() for r in before)
+    finally:
+        t.close()  # detach: the line drops mid-game
+    daemon = world["daemon"]
+    end = time.time() + 10
+    while "disconnect" not in daemon.log().split("login conn=")[-1] and time.time() < end:
+        time.sleep(0.1)
+
+    t = ssh_term(world)
+    try:
+        text = login(t, name)
+        assert "waiting" in text  # "Your game is waiting: press p to continue it."
+        start_game(t)
+        t.settle()
+        assert map_rows(t) == before, "resumed screen differs:\n%s\n---\n%s" % (
+            "\n".join(before), "\n".join(map_rows(t)))
+    finally:
+        t.close()
+
+    log = daemon.log()
+    assert re.search(r"remote-addr conn=\d+ ip=%s" % re.escape(SSH_SOURCE), log), log
+    assert re.search(r"login conn=\d+ ip=%s user=%s" % (re.escape(SSH_SOURCE), name), log), log
