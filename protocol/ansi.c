@@ -134,7 +134,7 @@ static uint32_t glyph_for(const ansi_profile_t *p, uint32_t cp, bool *dec)
     *dec = false;
     if (cp >= 0x20 && cp < 0x7F) return cp;
     if (cp < 0xA0 || cp > 0x10FFFF) return '?';
-    if (p->utf8) return single_width(cp) ? cp : '?';
+    if (p->utf8) return cp < 0x300 || single_width(cp) ? cp : '?';
     const fallback_t *f = fallback_find(cp);
     if (!f) return '?';
     if (p->dec_graphics && f->dec) {
@@ -158,16 +158,27 @@ static uint64_t render_cell(const ansi_profile_t *p, const cell_t *c)
     return RC_MAKE(g, dec, pen);
 }
 
-static void render_row(const ansi_profile_t *p, const cell_t *row, int w, uint64_t *dst)
+static bool cell_same(const cell_t *a, const cell_t *b)
 {
-    for (int x = 0; x < w; x++) {
-        /* plain ASCII fast path */
-        if (row[x].ch >= 0x20 && row[x].ch < 0x7F && row[x].fg <= 0x100 && row[x].bg <= 0x100 &&
-            p->colors == ANSI_COLORS_256)
-            dst[x] = RC_MAKE(row[x].ch, 0, PEN_MAKE(row[x].fg, row[x].bg, row[x].attr & ATTR_ALL));
-        else
-            dst[x] = render_cell(p, &row[x]);
+    return a->ch == b->ch && a->fg == b->fg && a->bg == b->bg && a->attr == b->attr;
+}
+
+/* Renders cells [x0, x1) of a row; runs of equal cells render once. */
+static void render_row(const ansi_profile_t *p, const cell_t *row, int x0, int x1, uint64_t *dst)
+{
+    bool rich = p->colors == ANSI_COLORS_256;
+    for (int x = x0; x < x1; x++) {
+        const cell_t *c = &row[x];
+        if (x > x0 && cell_same(c, c - 1)) dst[x] = dst[x - 1];
+        else if (rich && c->ch >= 0x20 && c->ch < 0x7F && c->fg <= 0x100 && c->bg <= 0x100)
+            dst[x] = RC_MAKE(c->ch, 0, PEN_MAKE(c->fg, c->bg, c->attr & ATTR_ALL));
+        else dst[x] = render_cell(p, c);
     }
+}
+
+static bool cell_blank(const cell_t *c)
+{
+    return c->ch == ' ' && c->fg > 255 && c->bg > 255 && (c->attr & ATTR_ALL) == 0;
 }
 
 /* ---- byte writers: each appends to o and returns the new end ---------- */
@@ -309,6 +320,14 @@ static char *put_sgr(char *o, uint32_t from, uint32_t to)
 
 /* ---- the emitter ------------------------------------------------------------ */
 
+/* Recently used pen changes: a screen repeats a few of them many times. */
+typedef struct {
+    uint32_t from, to;
+    uint8_t n;
+    char seq[47];
+} sgr_memo_t;
+#define SGR_MEMOS 32
+
 typedef struct {
     buf_t *out;
     buf_t *scratch; /* dry runs for the erase-tail choice */
@@ -316,7 +335,21 @@ typedef struct {
     int cx, cy;     /* cursor; -1 = unknown */
     uint32_t pen;
     bool dec;       /* G0 holds DEC special graphics */
+    sgr_memo_t *memo; /* SGR_MEMOS entries, zeroed */
 } em_t;
+
+static char *em_sgr(em_t *e, char *o, uint32_t from, uint32_t to)
+{
+    if (from == to) return o;
+    sgr_memo_t *m = &e->memo[((from * 0x9E3779B1u) ^ (to * 0x85EBCA77u)) >> 27];
+    if (m->from != from || m->to != to || !m->n) {
+        m->n = (uint8_t)(put_sgr(m->seq, from, to) - m->seq);
+        m->from = from;
+        m->to = to;
+    }
+    memcpy(o, m->seq, m->n);
+    return o + m->n;
+}
 
 static void em_raw(em_t *e, const char *p, size_t n) { buf_put(e->out, p, n); }
 
@@ -402,13 +435,14 @@ static void em_move(em_t *e, int x, int y)
 static void em_pen(em_t *e, uint32_t pen)
 {
     char t[48];
-    em_raw(e, t, (size_t)(put_sgr(t, e->pen, pen) - t));
+    em_raw(e, t, (size_t)(em_sgr(e, t, e->pen, pen) - t));
     e->pen = pen;
 }
 
 static void em_cell(em_t *e, uint64_t rc)
 {
-    if (!buf_reserve(e->out, CELL_ROOM)) return;
+    buf_t *out = e->out;
+    if (out->failed || (out->cap - out->len <= CELL_ROOM && !buf_reserve(out, CELL_ROOM))) return;
     char *s = e->out->data + e->out->len, *o = s;
     bool dec = (rc & RC_DEC) != 0;
     if (dec != e->dec) {
@@ -418,7 +452,7 @@ static void em_cell(em_t *e, uint64_t rc)
     }
     uint32_t pen = RC_PEN(rc);
     if (pen != e->pen) {
-        o = put_sgr(o, e->pen, pen);
+        o = em_sgr(e, o, e->pen, pen);
         e->pen = pen;
     }
     o = put_utf8(o, RC_CH(rc));
@@ -429,28 +463,28 @@ static void em_cell(em_t *e, uint64_t rc)
 }
 
 /* Bytes to switch pen and charset from (pen, dec) to draw rc. */
-static int trans_len(uint32_t pen, bool dec, uint64_t rc)
+static int trans_len(em_t *e, uint32_t pen, bool dec, uint64_t rc)
 {
     char t[48];
     int n = ((rc & RC_DEC) != 0) != dec ? 3 : 0;
-    return n + (int)(put_sgr(t, pen, RC_PEN(rc)) - t);
+    return n + (int)(em_sgr(e, t, pen, RC_PEN(rc)) - t);
 }
 
 /* Is rewriting the unchanged cells between the cursor and x cheaper than
  * moving there? */
-static bool gap_cheaper(const em_t *e, const uint64_t *rb, int x, int y)
+static bool gap_cheaper(em_t *e, const uint64_t *rb, int x, int y)
 {
     char t[40];
-    int mv = move_seq(e, x, y, t) + trans_len(e->pen, e->dec, rb[x]);
+    int mv = move_seq(e, x, y, t) + trans_len(e, e->pen, e->dec, rb[x]);
     int ow = 0;
     uint32_t pen = e->pen;
     bool dec = e->dec;
     for (int i = e->cx; i < x && ow < mv; i++) {
-        ow += trans_len(pen, dec, rb[i]) + glyph_len(rb[i]);
+        ow += trans_len(e, pen, dec, rb[i]) + glyph_len(rb[i]);
         pen = RC_PEN(rb[i]);
         dec = (rb[i] & RC_DEC) != 0;
     }
-    return ow + trans_len(pen, dec, rb[x]) < mv;
+    return ow + trans_len(e, pen, dec, rb[x]) < mv;
 }
 
 /* Draws the changed cells of row y in [from, to). */
@@ -473,17 +507,17 @@ static void encode_span(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
 /* The changed cells from x0 on are all blank in b: write blanks or erase
  * to end of line (EL needs the default pen: erased cells take the pen),
  * whichever is shorter. */
-static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, int x0)
+static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, int x0, int end)
 {
     em_t save = *e;
     buf_reset(e->scratch);
     e->out = e->scratch;
-    encode_span(e, y, ra, rb, x0, e->w);
+    encode_span(e, y, ra, rb, x0, end);
     em_t plain = *e;
     *e = save;
     char t[48];
     int el = (e->cx == x0 && e->cy == y) ? 0 : move_seq(e, x0, y, t);
-    el += (int)(put_sgr(t, e->pen, PEN_DEFAULT) - t) + 3;
+    el += (int)(em_sgr(e, t, e->pen, PEN_DEFAULT) - t) + 3;
     if (!e->scratch->failed && (int)e->scratch->len < el) {
         em_raw(e, e->scratch->data, e->scratch->len);
         plain.out = e->out;
@@ -495,14 +529,22 @@ static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
     em_raw(e, "\033[K", 3);
 }
 
-static void encode_row(em_t *e, int y, const uint64_t *ra, const uint64_t *rb)
+/* Row y: cells [lo, hi] of arow (NULL: blank) and brow may differ. ra and
+ * rb are scratch rows for the rendered cells. */
+static void encode_row(em_t *e, const ansi_profile_t *p, int y, const cell_t *arow,
+                       const cell_t *brow, int lo, int hi, uint64_t *ra, uint64_t *rb)
 {
-    int w = e->w, t = w;
-    while (t > 0 && rb[t - 1] == RC_BLANK) t--;
-    int x0 = t; /* first changed cell in b's blank tail */
-    while (x0 < w && ra[x0] == RC_BLANK) x0++;
-    encode_span(e, y, ra, rb, 0, x0);
-    if (x0 < w) encode_tail(e, y, ra, rb, x0);
+    /* a gap overwrite may reach GAP_MAX cells left of the first change */
+    int r0 = lo > GAP_MAX ? lo - GAP_MAX : 0;
+    if (arow) render_row(p, arow, r0, hi + 1, ra);
+    else for (int x = r0; x <= hi; x++) ra[x] = RC_BLANK;
+    render_row(p, brow, r0, hi + 1, rb);
+    int t = e->w; /* b's blank tail starts at t (or before lo) */
+    while (t > lo && cell_blank(&brow[t - 1])) t--;
+    int x0 = t; /* first changed cell in the tail */
+    while (x0 <= hi && ra[x0] == rb[x0]) x0++;
+    encode_span(e, y, ra, rb, lo, x0 <= hi ? x0 : hi + 1);
+    if (x0 <= hi) encode_tail(e, y, ra, rb, x0, hi + 1);
 }
 
 /* Ends a frame: default pen, ASCII charset, cursor placed and shown or
@@ -545,11 +587,14 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
     frame_begin(p, out);
     /* unknown state: ASCII charset, default pen, home, clear */
     buf_puts(out, "\033(B\033[m\033[H\033[2J");
-    em_t e = {out, &scratch, b->w, 0, 0, PEN_DEFAULT, false};
-    for (int x = 0; x < b->w; x++) ra[x] = RC_BLANK;
+    sgr_memo_t memo[SGR_MEMOS] = {{0}};
+    em_t e = {out, &scratch, b->w, 0, 0, PEN_DEFAULT, false, memo};
     for (int y = 0; y < b->h; y++) {
-        render_row(p, b->cells + (size_t)y * b->w, b->w, rb);
-        encode_row(&e, y, ra, rb);
+        const cell_t *row = b->cells + (size_t)y * b->w;
+        int lo = 0, hi = b->w - 1;
+        while (lo <= hi && cell_blank(&row[lo])) lo++;
+        while (hi >= lo && cell_blank(&row[hi])) hi--;
+        if (lo <= hi) encode_row(&e, p, y, NULL, row, lo, hi, ra, rb);
     }
     em_finish(&e, b, true, false);
     if (p->sync) buf_puts(out, "\033[?2026l");
@@ -565,19 +610,21 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
     buf_t scratch;
     buf_init(&scratch);
+    sgr_memo_t memo[SGR_MEMOS] = {{0}};
     size_t start = out->len;
     frame_begin(p, out);
     bool known = a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 &&
                  a->cur_y < a->h;
     em_t e = {out, &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1,
-              PEN_DEFAULT, false};
+              PEN_DEFAULT, false, memo};
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
     for (int y = 0; y < b->h; y++) {
         const cell_t *arow = a->cells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
         if (!b->dirty[y] || memcmp(arow, brow, rowb) == 0) continue;
-        render_row(p, arow, b->w, ra);
-        render_row(p, brow, b->w, rb);
-        encode_row(&e, y, ra, rb);
+        int lo = 0, hi = b->w - 1;
+        while (cell_same(&arow[lo], &brow[lo]) && lo < hi) lo++;
+        while (cell_same(&arow[hi], &brow[hi]) && hi > lo) hi--;
+        encode_row(&e, p, y, arow, brow, lo, hi, ra, rb);
     }
     em_finish(&e, b, false, a->cur_visible);
     frame_end(p, out, start);
