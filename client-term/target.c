@@ -17,7 +17,9 @@ static int target_set_unix(target_t *t, const char *path, char *err, unsigned er
     return 0;
 }
 
-static const char *target_default_socket(void)
+/* The local daemon: a socket named by the environment or found on disk,
+ * else its default telnet port on this machine. */
+static const char *target_default(void)
 {
     struct stat st;
     const char *env = getenv("WARREN_SOCKET");
@@ -25,7 +27,9 @@ static const char *target_default_socket(void)
         return env;
     if (stat(TARGET_LOCAL_SOCKET, &st) == 0)
         return TARGET_LOCAL_SOCKET;
-    return TARGET_SYSTEM_SOCKET;
+    if (stat(TARGET_SYSTEM_SOCKET, &st) == 0)
+        return TARGET_SYSTEM_SOCKET;
+    return NULL;
 }
 
 static int target_port_ok(const char *p)
@@ -78,8 +82,12 @@ int target_parse(target_t *t, const char *text, char *err, unsigned errlen)
 {
     struct stat st;
     memset(t, 0, sizeof *t);
-    if (!text || !*text)
-        return target_set_unix(t, target_default_socket(), err, errlen);
+    if (!text || !*text) {
+        const char *path = target_default();
+        if (path)
+            return target_set_unix(t, path, err, errlen);
+        text = TARGET_LOCAL_TCP;
+    }
     if (strchr(text, '/') || stat(text, &st) == 0)
         return target_set_unix(t, text, err, errlen);
     return target_set_tcp(t, text, err, errlen);

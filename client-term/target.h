@@ -2,9 +2,10 @@
  *
  * A target is either a Unix socket path (anything with a '/' in it, or an
  * existing file) or a TCP "host:port" / "host" / "[v6addr]:port". With no
- * target, the local daemon's socket is used: $WARREN_SOCKET, else
+ * target, the local daemon is used: $WARREN_SOCKET, else
  * ./var/warren.sock when it exists (a daemon started from a checkout),
- * else the installed daemon's /run/warren/warren.sock.
+ * else the installed daemon's /run/warren/warren.sock when it exists, else
+ * the daemon's default telnet port on 127.0.0.1.
  */
 #ifndef WARREN_CLIENT_TARGET_H
 #define WARREN_CLIENT_TARGET_H
@@ -12,6 +13,7 @@
 #define TARGET_DEFAULT_PORT "2323"
 #define TARGET_LOCAL_SOCKET "./var/warren.sock"
 #define TARGET_SYSTEM_SOCKET "/run/warren/warren.sock"
+#define TARGET_LOCAL_TCP "127.0.0.1:2323"
 
 typedef struct target_t {
     int is_unix;     /* 1: path is a Unix socket; 0: host/port is TCP */
