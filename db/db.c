@@ -27,6 +27,7 @@ struct db {
     char errmsg[256];
 
     db_list_t pending;    /* loop only: writes since the last flush */
+    db_list_t held;       /* loop only: reads queued behind those writes */
     size_t npending;
     uint64_t outstanding; /* loop only: queued and not yet called back */
 
@@ -325,6 +326,11 @@ static void *reader_main(void *arg)
         if (!db->rq.head) db->rq.tail = NULL;
         pthread_mutex_unlock(&db->rmu);
 
+        /* A read sees every write queued before it. */
+        pthread_mutex_lock(&db->wmu);
+        while (db->written < op->after) pthread_cond_wait(&db->wdone, &db->wmu);
+        pthread_mutex_unlock(&db->wmu);
+
         /* One read transaction, so multi-query results are consistent. */
         if (conn_exec(c, DB_STMT_BEGIN_READ) != SQLITE_OK) db_op_fail(op, c, DB_ERR);
         else {
@@ -424,6 +430,11 @@ void db_submit(db_t *db, db_op_t *op)
         db->npending++;
         return;
     }
+    if (db->pending.head) {
+        list_push(&db->held, op); /* released by the flush of those writes */
+        return;
+    }
+    op->after = db->submitted;
     pthread_mutex_lock(&db->rmu);
     list_push(&db->rq, op);
     pthread_cond_signal(&db->rcv);
@@ -439,6 +450,12 @@ void db_flush(db_t *db)
     pthread_cond_signal(&db->wcv);
     pthread_mutex_unlock(&db->wmu);
     db->npending = 0;
+    if (!db->held.head) return;
+    for (db_op_t *op = db->held.head; op; op = op->next) op->after = db->submitted;
+    pthread_mutex_lock(&db->rmu);
+    list_append(&db->rq, &db->held);
+    pthread_cond_broadcast(&db->rcv);
+    pthread_mutex_unlock(&db->rmu);
 }
 
 int db_flush_sync(db_t *db)

@@ -13,6 +13,10 @@
  * installs a uv_prepare handle that calls db_flush once per loop turn, just
  * before the loop waits for I/O, so callers normally never call it.
  *
+ * Order. Writes run in the order queued. A read sees every write queued
+ * before it (it waits for their commit), so create-then-read works in one
+ * loop turn.
+ *
  * Callbacks. Every callback (write completion or read result) runs later on
  * the loop thread, never inside the call that queued it (db_close excepted:
  * it delivers whatever is still pending). Pointers handed to a callback are

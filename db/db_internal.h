@@ -109,6 +109,7 @@ struct db_op {
     db_milestone_t *ms; /* owned (with their strings) */
     size_t nms;
     char *err;       /* owned failure message */
+    uint64_t after;  /* a read runs once this many writes are done */
     void *res;       /* owned result, freed by kind->free_res */
     size_t nres;
 };

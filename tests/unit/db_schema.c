@@ -1,0 +1,98 @@
+/* Unit tests: db/schema — the migrations build exactly db/schema.sql. */
+#include <check.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sqlite3.h>
+#include "db_internal.h"
+
+static char *read_schema_file(void)
+{
+    const char *src = getenv("WARREN_SRC");
+    char path[512];
+    snprintf(path, sizeof path, "%s/db/schema.sql", src ? src : ".");
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s (run from the source root or set WARREN_SRC)", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* "type name tbl sql" lines in name order, whitespace collapsed. */
+static char *describe(sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(h,
+                                        "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master "
+                                        "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    size_t cap = 1 << 16, len = 0;
+    char *out = calloc(1, cap);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        char line[4096];
+        snprintf(line, sizeof line, "%s %s %s %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+                 sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+        for (char *p = line; *p && len + 2 < cap; p++) {
+            char c = isspace((unsigned char)*p) && *p != '\n' ? ' ' : *p;
+            if (c == ' ' && len && (out[len - 1] == ' ' || out[len - 1] == '(')) continue;
+            if ((c == ')' || c == ',') && len && out[len - 1] == ' ') len--;
+            out[len++] = c;
+        }
+    }
+    sqlite3_finalize(st);
+    return out;
+}
+
+START_TEST(migrations_match_schema_sql)
+{
+    sqlite3 *a, *b;
+    ck_assert_int_eq(sqlite3_open(":memory:", &a), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_open(":memory:", &b), SQLITE_OK);
+    int v = 0;
+    char err[256] = "";
+    ck_assert_msg(db_migrate(a, &v, err, sizeof err) == DB_OK, "%s", err);
+    ck_assert_int_eq(v, db_migration_count());
+    char *sql = read_schema_file();
+    char *msg = NULL;
+    ck_assert_msg(sqlite3_exec(b, sql, NULL, NULL, &msg) == SQLITE_OK, "schema.sql: %s", msg);
+    char *da = describe(a), *dbb = describe(b);
+    ck_assert_str_eq(da, dbb);
+    ck_assert(strstr(da, "table journal journal") != NULL);
+    /* Running the migrations again is a no-op. */
+    ck_assert_int_eq(db_migrate(a, &v, err, sizeof err), DB_OK);
+    char *da2 = describe(a);
+    ck_assert_str_eq(da, da2);
+    free(da);
+    free(da2);
+    free(dbb);
+    free(sql);
+    sqlite3_close(a);
+    sqlite3_close(b);
+}
+END_TEST
+
+START_TEST(migration_list_is_sane)
+{
+    ck_assert_int_ge(db_migration_count(), 1);
+    ck_assert_ptr_null(db_migration_sql(0));
+    ck_assert_ptr_null(db_migration_sql(db_migration_count() + 1));
+    for (int i = 1; i <= db_migration_count(); i++) ck_assert(sqlite3_complete(db_migration_sql(i)));
+}
+END_TEST
+
+Suite *suite_db_schema(void)
+{
+    Suite *s = suite_create("db_schema");
+    TCase *tc = tcase_create("schema");
+    tcase_add_test(tc, migrations_match_schema_sql);
+    tcase_add_test(tc, migration_list_is_sane);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,547 @@
+/* Unit tests: db — migrations, group commit, journal, snapshots, recovery
+ * listing, finishing games, sessions, and failure paths. Real SQLite files
+ * in a temporary directory, a real libuv loop. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sqlite3.h>
+#include <uv.h>
+#include "db.h"
+#include "db_internal.h"
+
+typedef struct {
+    char dir[64];
+    char path[128];
+    uv_loop_t loop;
+    db_t *db;
+} fx_t;
+
+static void fx_open(fx_t *f)
+{
+    snprintf(f->dir, sizeof f->dir, "/tmp/warren-dbtest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/sub/dir/w.db", f->dir);
+    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
+    char err[256];
+    f->db = db_open(&f->loop, f->path, err, sizeof err);
+    ck_assert_msg(f->db != NULL, "db_open: %s", err);
+}
+
+static void fx_close(fx_t *f)
+{
+    db_close(f->db);
+    f->db = NULL;
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&f->loop), 0);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ---- callback recorders ---- */
+typedef struct {
+    int calls, status;
+    int64_t id;
+} done_t;
+
+static void on_done(void *ud, int status, int64_t id)
+{
+    done_t *d = ud;
+    d->calls++;
+    d->status = status;
+    d->id = id;
+}
+
+typedef struct {
+    int calls, status;
+    db_user_t u;
+} user_res_t;
+
+static void on_user(void *ud, int status, const db_user_t *u)
+{
+    user_res_t *r = ud;
+    r->calls++;
+    r->status = status;
+    if (u) r->u = *u;
+}
+
+typedef struct {
+    int calls, status;
+    size_t n;
+    db_game_t g[16];
+} games_res_t;
+
+static void on_games(void *ud, int status, const db_game_t *g, size_t n)
+{
+    games_res_t *r = ud;
+    r->calls++;
+    r->status = status;
+    r->n = n;
+    for (size_t i = 0; i < n && i < 16; i++) r->g[i] = g[i];
+}
+
+static void on_game(void *ud, int status, const db_game_t *g)
+{
+    on_games(ud, status, g, g ? 1 : 0);
+}
+
+typedef struct {
+    int calls, status;
+    size_t n;
+    int64_t seq[256];
+    uint8_t first[256];
+    size_t len[256];
+} journal_res_t;
+
+static void on_journal(void *ud, int status, const db_journal_row_t *rows, size_t n)
+{
+    journal_res_t *r = ud;
+    r->calls++;
+    r->status = status;
+    r->n = n;
+    for (size_t i = 0; i < n && i < 256; i++) {
+        r->seq[i] = rows[i].seq;
+        r->len[i] = rows[i].len;
+        r->first[i] = rows[i].len ? rows[i].keys[0] : 0;
+    }
+}
+
+typedef struct {
+    journal_res_t j;
+    int calls, status;
+    bool has_snap;
+    int64_t snap_seq, snap_turn;
+    char snap[32];
+    int64_t game_id;
+} resume_res_t;
+
+static void on_resume(void *ud, int status, const db_resume_t *r)
+{
+    resume_res_t *x = ud;
+    x->calls++;
+    x->status = status;
+    if (!r) return;
+    x->has_snap = r->has_snapshot;
+    x->snap_seq = r->snap_seq;
+    x->snap_turn = r->snap_turn;
+    x->game_id = r->game.id;
+    if (r->has_snapshot) snprintf(x->snap, sizeof x->snap, "%.*s", (int)r->snap_len, (const char *)r->snap);
+    on_journal(&x->j, status, r->rows, r->nrows);
+}
+
+static int64_t make_user(fx_t *f, const char *name)
+{
+    char key[32];
+    size_t i = 0;
+    for (; name[i] && i < 31; i++) key[i] = (char)(name[i] | (name[i] >= 'A' && name[i] <= 'Z' ? 0x20 : 0));
+    key[i] = '\0';
+    done_t d = {0};
+    db_user_create(f->db, name, key, "$argon2id$fake", 1000, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.calls, 1);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_gt(d.id, 0);
+    return d.id;
+}
+
+static int64_t make_game(fx_t *f, int64_t user, uint64_t seed)
+{
+    db_game_new_t g = {.user = user, .seed = seed, .content_version = "c1", .race = "human", .cls = "fighter",
+                       .start_time = 2000};
+    done_t d = {0};
+    int64_t id = db_game_create(f->db, &g, on_done, &d);
+    ck_assert_int_gt(id, 0);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_eq(d.id, id);
+    return id;
+}
+
+/* ---- tests ---- */
+
+START_TEST(open_migrates_and_reopens)
+{
+    fx_t f;
+    fx_open(&f);
+    ck_assert_int_eq(db_schema_version(f.db), db_migration_count());
+    make_user(&f, "Alice");
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    char err[256];
+    f.db = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "%s", err);
+    ck_assert_int_eq(db_schema_version(f.db), db_migration_count());
+    user_res_t r = {0};
+    db_user_by_name(f.db, "ALICE", on_user, &r);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.status, DB_OK);
+    ck_assert_str_eq(r.u.name, "Alice");
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(group_commit_one_transaction_per_turn)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t u = make_user(&f, "bob");
+    int64_t g = make_game(&f, u, 7);
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    /* One loop turn: 50 appends, a duplicate name, a progress update. */
+    done_t d[50] = {{0}}, dup = {0}, prog = {0};
+    for (int i = 0; i < 50; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, on_done, &d[i]);
+    }
+    db_user_create(f.db, "BOB", "bob", "$h", 1, on_done, &dup);
+    db_game_progress(f.db, g, &(db_progress_t){.turns = 12, .depth = 2, .max_depth = 2, .xl = 1}, on_done, &prog);
+    ck_assert_uint_eq(d[0].calls, 0); /* never called back inside the call */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.writes - s0.writes, 52);
+    for (int i = 0; i < 50; i++) {
+        ck_assert_int_eq(d[i].calls, 1);
+        ck_assert_int_eq(d[i].status, DB_OK);
+    }
+    /* The failing op is undone alone. */
+    ck_assert_int_eq(dup.status, DB_EEXISTS);
+    ck_assert_int_eq(prog.status, DB_OK);
+    ck_assert_uint_eq(s1.pending, 0);
+    /* Two turns with explicit flushes and autoflush off: two transactions. */
+    db_set_autoflush(f.db, false);
+    done_t a = {0}, b = {0};
+    db_journal_append(f.db, g, 51, (const uint8_t *)"x", 1, on_done, &a);
+    ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
+    db_journal_append(f.db, g, 52, (const uint8_t *)"y", 1, on_done, &b);
+    ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s0);
+    ck_assert_uint_eq(s0.commits - s1.commits, 2);
+    ck_assert_int_eq(a.status, DB_OK);
+    ck_assert_int_eq(b.status, DB_OK);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(journal_order_and_duplicates)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "carol"), 99);
+    for (int i = 1; i <= 100; i++) {
+        uint8_t k[3] = {(uint8_t)i, 'a', 'b'};
+        db_journal_append(f.db, g, i, k, (size_t)(i % 4), NULL, NULL);
+    }
+    done_t dup = {0};
+    db_journal_append(f.db, g, 5, (const uint8_t *)"z", 1, on_done, &dup);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(dup.status, DB_EEXISTS);
+    journal_res_t *all = calloc(1, sizeof *all), *tail = calloc(1, sizeof *tail);
+    db_journal_read(f.db, g, 0, on_journal, all);
+    db_journal_read(f.db, g, 40, on_journal, tail);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(all->status, DB_OK);
+    ck_assert_uint_eq(all->n, 100);
+    for (int i = 0; i < 100; i++) {
+        ck_assert_int_eq(all->seq[i], i + 1);
+        ck_assert_uint_eq(all->len[i], (size_t)((i + 1) % 4));
+        if (all->len[i]) ck_assert_uint_eq(all->first[i], (uint8_t)(i + 1));
+    }
+    ck_assert_uint_eq(tail->n, 60);
+    ck_assert_int_eq(tail->seq[0], 41);
+    free(all);
+    free(tail);
+    /* A journal row for a game that does not exist is refused. */
+    done_t bad = {0};
+    db_journal_append(f.db, 9999, 1, (const uint8_t *)"k", 1, on_done, &bad);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(bad.status, DB_ENOTFOUND);
+    fx_close(&f);
+}
+END_TEST
+
+static int count_rows(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+START_TEST(snapshot_and_later_journal)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "dave"), 3);
+    resume_res_t *r = calloc(1, sizeof *r);
+    /* No snapshot yet: the whole journal. */
+    for (int i = 1; i <= 4; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, NULL, NULL);
+    db_game_resume(f.db, g, on_resume, r);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r->status, DB_OK);
+    ck_assert(!r->has_snap);
+    ck_assert_uint_eq(r->j.n, 4);
+    db_snapshot_save(f.db, g, 2, 4, (const uint8_t *)"snapA", 5, NULL, NULL);
+    for (int i = 5; i <= 7; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, NULL, NULL);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_snapshot_save(f.db, g, 5, 7, (const uint8_t *)"snapB", 5, NULL, NULL);
+    for (int i = 8; i <= 10; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, NULL, NULL);
+    memset(r, 0, sizeof *r);
+    db_game_resume(f.db, g, on_resume, r); /* sees the writes queued before it */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r->status, DB_OK);
+    ck_assert(r->has_snap);
+    ck_assert_int_eq(r->snap_seq, 7);
+    ck_assert_int_eq(r->snap_turn, 5);
+    ck_assert_str_eq(r->snap, "snapB");
+    ck_assert_uint_eq(r->j.n, 3);
+    ck_assert_int_eq(r->j.seq[0], 8);
+    ck_assert_int_eq(r->j.seq[2], 10);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM snapshots"), 1);
+    memset(r, 0, sizeof *r);
+    db_game_resume(f.db, 4242, on_resume, r);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r->status, DB_ENOTFOUND);
+    free(r);
+    fx_close(&f);
+}
+END_TEST
+
+typedef struct {
+    int calls, status;
+    size_t n;
+    char kinds[8][16];
+    char text[256];
+} ms_res_t;
+
+static void on_ms(void *ud, int status, const db_milestone_t *m, size_t n)
+{
+    ms_res_t *r = ud;
+    r->calls++;
+    r->status = status;
+    r->n = n;
+    for (size_t i = 0; i < n && i < 8; i++) snprintf(r->kinds[i], 16, "%s", m[i].kind);
+}
+
+static void on_text(void *ud, int status, const char *t, size_t len)
+{
+    ms_res_t *r = ud;
+    r->calls++;
+    r->status = status;
+    if (t) snprintf(r->text, sizeof r->text, "%.*s", (int)len, t);
+}
+
+START_TEST(finish_unfinished_scores)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t u1 = make_user(&f, "erin"), u2 = make_user(&f, "frank"), u3 = make_user(&f, "gwen");
+    int64_t g1 = make_game(&f, u1, 1), g2 = make_game(&f, u2, 2), g3 = make_game(&f, u3, 3);
+    /* One live game per account. */
+    done_t second = {0};
+    db_game_new_t ng = {.user = u1, .seed = 5, .content_version = "c1", .race = "elf", .cls = "mage"};
+    db_game_create(f.db, &ng, on_done, &second);
+    db_snapshot_save(f.db, g1, 10, 0, (const uint8_t *)"s", 1, NULL, NULL);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(second.status, DB_EEXISTS);
+
+    db_milestone_t ms[2] = {{1, 1, "start", "began"}, {40, 3, "end", "killed by a rat"}};
+    db_game_end_t end = {.end_time = 3000, .turns = 40, .depth = 3, .max_depth = 3, .xl = 2, .score = 500,
+                         .cause = "killed by a rat on level 3", .end_kind = "dead"};
+    done_t fin = {0}, brk = {0}, again = {0};
+    db_game_finish(f.db, g1, &end, ms, 2, "DUMP TEXT", 9, on_done, &fin);
+    db_game_mark_broken(f.db, g2, "bad snapshot", on_done, &brk);
+    db_game_finish(f.db, g1, &end, ms, 2, "x", 1, on_done, &again);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(fin.status, DB_OK);
+    ck_assert_int_eq(brk.status, DB_OK);
+    ck_assert_int_eq(again.status, DB_ENOTFOUND); /* finished once only */
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM snapshots"), 0);
+
+    games_res_t *live = calloc(1, sizeof *live), *top = calloc(1, sizeof *top), *one = calloc(1, sizeof *one);
+    ms_res_t msr = {0}, dump = {0};
+    db_games_unfinished(f.db, on_games, live);
+    db_scores_top(f.db, 10, 0, on_games, top);
+    db_game_get(f.db, g2, on_game, one);
+    db_milestones_get(f.db, g1, on_ms, &msr);
+    db_dump_get(f.db, g1, on_text, &dump);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_uint_eq(live->n, 1);
+    ck_assert_int_eq(live->g[0].id, g3);
+    ck_assert_str_eq(live->g[0].player, "gwen");
+    ck_assert_uint_eq(live->g[0].seed, 3);
+    ck_assert_uint_eq(top->n, 1);
+    ck_assert_int_eq(top->g[0].score, 500);
+    ck_assert_str_eq(top->g[0].end_kind, "dead");
+    ck_assert_int_eq(top->g[0].state, DB_GAME_FINISHED);
+    ck_assert_int_eq(one->g[0].state, DB_GAME_BROKEN);
+    ck_assert_str_eq(one->g[0].broken_reason, "bad snapshot");
+    ck_assert_uint_eq(msr.n, 2);
+    ck_assert_str_eq(msr.kinds[1], "end");
+    ck_assert_str_eq(dump.text, "DUMP TEXT");
+    /* A user whose game ended can start a new one. */
+    make_game(&f, u1, 77);
+    memset(one, 0, sizeof *one);
+    db_game_live_of_user(f.db, u1, on_game, one);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(one->status, DB_OK);
+    ck_assert_uint_eq(one->g[0].seed, 77);
+    free(live);
+    free(top);
+    free(one);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(users_and_sessions)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t u = make_user(&f, "Hana");
+    done_t d1 = {0}, d2 = {0}, d3 = {0};
+    db_user_set_password(f.db, u, "$new", on_done, &d1);
+    db_user_set_options(f.db, u, "tiles=2", on_done, &d2);
+    db_session_create(f.db, "tok1", u, 5000, on_done, &d3);
+    done_t nouser = {0};
+    db_user_set_locked(f.db, 999, true, on_done, &nouser);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d1.status + d2.status + d3.status, DB_OK);
+    ck_assert_int_eq(nouser.status, DB_ENOTFOUND);
+    user_res_t a = {0}, b = {0}, c = {0}, e = {0};
+    db_user_by_name(f.db, "hANA", on_user, &a);
+    db_session_user(f.db, "tok1", 4999, on_user, &b);
+    db_session_user(f.db, "tok1", 5000, on_user, &c);
+    db_user_by_name(f.db, "nobody", on_user, &e);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(a.status, DB_OK);
+    ck_assert_str_eq(a.u.pwhash, "$new");
+    ck_assert_str_eq(a.u.options, "tiles=2");
+    ck_assert_str_eq(a.u.name_key, "hana");
+    ck_assert_int_eq(b.status, DB_OK);
+    ck_assert_int_eq(b.u.id, u);
+    ck_assert_int_eq(c.status, DB_ENOTFOUND);
+    ck_assert_int_eq(e.status, DB_ENOTFOUND);
+    done_t p = {0};
+    db_session_purge(f.db, 6000, on_done, &p);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(p.id, 1);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(close_delivers_pending)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "ivan"), 1);
+    done_t d = {0};
+    journal_res_t *j = calloc(1, sizeof *j);
+    db_journal_append(f.db, g, 1, (const uint8_t *)"q", 1, on_done, &d);
+    ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
+    db_journal_read(f.db, g, 0, on_journal, j);
+    db_close(f.db);
+    ck_assert_int_eq(d.calls, 1);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_eq(j->calls, 1);
+    ck_assert_uint_eq(j->n, 1);
+    free(j);
+    f.db = NULL;
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&f.loop), 0);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f.dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+static void expect_open_fails(const char *path, const char *want)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char err[256] = "";
+    db_t *db = db_open(&loop, path, err, sizeof err);
+    ck_assert_ptr_null(db);
+    ck_assert_msg(strstr(err, want) != NULL, "error '%s' lacks '%s'", err, want);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+
+START_TEST(open_failures)
+{
+    char dir[64] = "/tmp/warren-dbfail-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char p[160];
+    /* Parent is a regular file: cannot create the directory (even as root). */
+    snprintf(p, sizeof p, "%s/file", dir);
+    FILE *fp = fopen(p, "w");
+    fputs("x", fp);
+    fclose(fp);
+    snprintf(p, sizeof p, "%s/file/sub/w.db", dir);
+    expect_open_fails(p, "cannot create directory");
+    /* The path is a directory. */
+    snprintf(p, sizeof p, "%s", dir);
+    expect_open_fails(p, "cannot");
+    /* A corrupt file. */
+    snprintf(p, sizeof p, "%s/corrupt.db", dir);
+    fp = fopen(p, "w");
+    for (int i = 0; i < 8192; i++) fputc((i * 7919) & 0xff, fp);
+    fclose(fp);
+    expect_open_fails(p, "not a database");
+    /* A file from a newer schema. */
+    snprintf(p, sizeof p, "%s/new.db", dir);
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(p, &h), SQLITE_OK);
+    sqlite3_exec(h, "PRAGMA user_version = 999;", NULL, NULL, NULL);
+    sqlite3_close(h);
+    expect_open_fails(p, "newer");
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+    fx_t f;
+    fx_open(&f);
+    char longv[100];
+    memset(longv, 'v', sizeof longv - 1);
+    longv[99] = '\0';
+    db_game_new_t g = {.user = 1, .content_version = longv};
+    ck_assert_int_eq(db_game_create(f.db, &g, NULL, NULL), DB_EINVAL);
+    done_t d = {0};
+    db_user_create(f.db, longv, longv, "h", 1, on_done, &d);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_EINVAL);
+    ck_assert_str_ne(db_error(f.db), "");
+    fx_close(&f);
+}
+END_TEST
+
+Suite *suite_db_store(void)
+{
+    Suite *s = suite_create("db_store");
+    TCase *tc = tcase_create("store");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, open_migrates_and_reopens);
+    tcase_add_test(tc, group_commit_one_transaction_per_turn);
+    tcase_add_test(tc, journal_order_and_duplicates);
+    tcase_add_test(tc, snapshot_and_later_journal);
+    tcase_add_test(tc, finish_unfinished_scores);
+    tcase_add_test(tc, users_and_sessions);
+    tcase_add_test(tc, close_delivers_pending);
+    tcase_add_test(tc, open_failures);
+    tcase_add_test(tc, bad_arguments);
+    suite_add_tcase(s, tc);
+    return s;
+}
