@@ -1,0 +1,814 @@
+/* web — HTTP and websockets on the daemon's libuv loop; see web.h.
+ *
+ * One lws context with a foreign (the daemon's) loop and one explicit vhost.
+ * One protocol handles both plain HTTP (static files from the built client)
+ * and the websockets, so clients that ask for no subprotocol land on it. */
+#include <uv.h> /* before libwebsockets.h: the libuv prototypes need it */
+#include <libwebsockets.h>
+
+#include "web.h"
+#include "web_json.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WEB_OUTQ_DEFAULT 262144
+#define WEB_MSG_DEFAULT 65536
+#define WEB_STOP_GRACE_MS 500
+
+typedef struct web_msg {
+    struct web_msg *next;
+    size_t len;
+    bool text;
+    unsigned char buf[]; /* LWS_PRE bytes of room, then the payload */
+} web_msg_t;
+
+struct web_conn {
+    web_t *w;
+    struct lws *wsi;
+    web_conn_t *next, *prev;
+    web_kind_t kind;
+    void *user;
+    bool accepted;         /* on_open said yes: on_close is owed */
+    bool closing;
+    bool refused;          /* web_send refused: on_drained is owed */
+    int close_code;
+    char close_reason[64];
+    web_msg_t *head, *tail;
+    size_t queued;
+    web_msg_t *inflight;   /* last written; lws may still read it */
+    unsigned char *rx;     /* the message being received */
+    size_t rx_len, rx_cap;
+    bool rx_text, rx_over;
+};
+
+/* Per-wsi data lws allocates for us (HTTP requests and websockets alike). */
+typedef struct {
+    web_conn_t *wc;
+    web_kind_t kind;
+    char name[WEB_NAME_MAX + 1];
+} web_pss_t;
+
+struct web {
+    uv_loop_t *loop;
+    struct lws_context *ctx;
+    struct lws_vhost *vh;
+    web_hooks_t hooks;
+    bool hooks_off;        /* set in web_free: the daemon's state is gone */
+    char root[PATH_MAX];
+    char iface[128];
+    size_t outq_max, msg_max;
+    bool trust_proxy;
+    int port;
+    web_conn_t *conns;
+    int nconns;
+    bool stopping, destroyed;
+    uv_timer_t stop_timer;
+    bool stop_timer_open;
+    uint64_t stop_deadline;
+    struct lws_protocols protocols[2];
+    struct lws_protocol_vhost_options pvo_default, pvo;
+    struct lws_protocol_vhost_options headers[7];
+};
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *arg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, fmt, arg ? arg : "");
+}
+
+/* Copies with truncation (snprintf's truncation warnings are errors here). */
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+static bool name_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > WEB_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* "host:port", "[v6]:port", ":port" (all addresses). */
+static int split_listen(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon)
+        return -1;
+    size_t hl = (size_t)(colon - s);
+    const char *h = s;
+    if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+        h++;
+        hl -= 2;
+    }
+    if (hl >= hostlen)
+        return -1;
+    memcpy(host, h, hl);
+    host[hl] = 0;
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || p < 0 || p > 65535)
+        return -1;
+    *port = (int)p;
+    return 0;
+}
+
+static bool file_exists(const char *dir, const char *name)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    if (snprintf(p, sizeof p, "%s/%s", dir, name) >= (int)sizeof p)
+        return false;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *web_default_root(char *out, size_t outlen)
+{
+    const char *env = getenv("WARREN_WEB_ROOT");
+    if (env && *env) {
+        snprintf(out, outlen, "%s", env);
+        return out;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        /* bin/warrend -> ../web/dist; bin/asan/warrend, bin/tools/x -> ../../web/dist */
+        static const char *ups[] = {"/../web/dist", "/../../web/dist", "/../../../web/dist"};
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = 0;
+        for (size_t i = 0; i < sizeof ups / sizeof ups[0]; i++) {
+            char cand[PATH_MAX + 32];
+            snprintf(cand, sizeof cand, "%s%s", exe, ups[i]);
+            char real[PATH_MAX];
+            if (file_exists(cand, "index.html") && realpath(cand, real)) {
+                snprintf(out, outlen, "%s", real);
+                return out;
+            }
+        }
+    }
+    snprintf(out, outlen, "web/dist");
+    return out;
+}
+
+/* ---- connection list and send queue ------------------------------------------ */
+
+static void conn_unlink(web_conn_t *wc)
+{
+    web_t *w = wc->w;
+    if (wc->prev)
+        wc->prev->next = wc->next;
+    else
+        w->conns = wc->next;
+    if (wc->next)
+        wc->next->prev = wc->prev;
+    w->nconns--;
+}
+
+static void conn_free(web_conn_t *wc)
+{
+    web_msg_t *m = wc->head;
+    while (m) {
+        web_msg_t *n = m->next;
+        free(m);
+        m = n;
+    }
+    free(wc->inflight);
+    free(wc->rx);
+    free(wc);
+}
+
+int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
+{
+    if (!wc || wc->closing)
+        return -1;
+    /* An empty queue always takes a message, so a keyframe bigger than the
+     * limit can still be delivered. */
+    if (wc->head && wc->queued + len > wc->w->outq_max) {
+        wc->refused = true;
+        return -1;
+    }
+    web_msg_t *m = malloc(sizeof *m + LWS_PRE + len);
+    if (!m) {
+        wc->refused = true;
+        return -1;
+    }
+    m->next = NULL;
+    m->len = len;
+    m->text = text;
+    if (len)
+        memcpy(m->buf + LWS_PRE, data, len);
+    if (wc->tail)
+        wc->tail->next = m;
+    else
+        wc->head = m;
+    wc->tail = m;
+    wc->queued += len;
+    lws_callback_on_writable(wc->wsi);
+    return 0;
+}
+
+size_t web_queued(const web_conn_t *wc)
+{
+    return wc ? wc->queued : 0;
+}
+
+void web_close(web_conn_t *wc, int code, const char *reason)
+{
+    if (!wc || wc->closing)
+        return;
+    wc->closing = true;
+    wc->close_code = code;
+    snprintf(wc->close_reason, sizeof wc->close_reason, "%s", reason ? reason : "");
+    lws_callback_on_writable(wc->wsi);
+}
+
+void web_conn_set_user(web_conn_t *wc, void *user) { wc->user = user; }
+void *web_conn_user(const web_conn_t *wc) { return wc->user; }
+web_kind_t web_conn_kind(const web_conn_t *wc) { return wc->kind; }
+int web_port(const web_t *w) { return w ? w->port : -1; }
+
+/* Writes the next queued message. Returns -1 to have lws close the socket. */
+static int conn_writeable(web_conn_t *wc)
+{
+    free(wc->inflight); /* lws is done with it once it asks for more */
+    wc->inflight = NULL;
+    web_msg_t *m = wc->head;
+    if (!m) {
+        if (wc->closing) {
+            lws_close_reason(wc->wsi, (enum lws_close_status)wc->close_code,
+                             (unsigned char *)wc->close_reason, strlen(wc->close_reason));
+            return -1;
+        }
+        if (wc->refused) {
+            wc->refused = false;
+            web_t *w = wc->w;
+            if (wc->accepted && w->hooks.on_drained && !w->hooks_off)
+                w->hooks.on_drained(w->hooks.ctx, wc);
+        }
+        return 0;
+    }
+    wc->head = m->next;
+    if (!wc->head)
+        wc->tail = NULL;
+    wc->queued -= m->len;
+    int n = lws_write(wc->wsi, m->buf + LWS_PRE, m->len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
+    wc->inflight = m;
+    if (n < (int)m->len)
+        return -1;
+    if (wc->head || wc->closing || wc->refused)
+        lws_callback_on_writable(wc->wsi);
+    return 0;
+}
+
+/* ---- websocket setup -------------------------------------------------------- */
+
+/* Parses the upgrade path into kind and name. Returns 0 or -1. */
+static int ws_route(const char *path, web_pss_t *pss)
+{
+    pss->name[0] = 0;
+    if (strcmp(path, "/ws/lobby") == 0) {
+        pss->kind = WEB_LOBBY;
+        return 0;
+    }
+    if (strcmp(path, "/ws/play") == 0) {
+        pss->kind = WEB_PLAY;
+        return 0;
+    }
+    if (strncmp(path, "/ws/watch/", 10) == 0 && name_ok(path + 10, strlen(path + 10))) {
+        pss->kind = WEB_WATCH;
+        copy_str(pss->name, sizeof pss->name, path + 10);
+        return 0;
+    }
+    return -1;
+}
+
+/* Browsers always send Origin; its host must be the one the page came from,
+ * or another site could drive a logged-in player's game. */
+static bool origin_ok(struct lws *wsi)
+{
+    char origin[256], host[256];
+    int ol = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN);
+    if (ol <= 0)
+        return true; /* not a browser */
+    if (ol >= (int)sizeof origin || lws_hdr_copy(wsi, origin, sizeof origin, WSI_TOKEN_ORIGIN) < 0)
+        return false;
+    if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
+        return false;
+    const char *o = strstr(origin, "://");
+    return o && strcmp(o + 3, host) == 0;
+}
+
+static void get_cookie(struct lws *wsi, char *out, size_t outlen)
+{
+    char hdr[2048];
+    out[0] = 0;
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COOKIE);
+    if (n <= 0 || n >= (int)sizeof hdr || lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_COOKIE) < 0)
+        return;
+    const size_t kl = strlen(WEB_COOKIE_NAME);
+    for (char *p = hdr; *p;) {
+        while (*p == ' ' || *p == ';')
+            p++;
+        if (strncmp(p, WEB_COOKIE_NAME, kl) == 0 && p[kl] == '=') {
+            char *v = p + kl + 1;
+            size_t vl = strcspn(v, ";");
+            while (vl && v[vl - 1] == ' ')
+                vl--;
+            if (vl < outlen) {
+                for (size_t i = 0; i < vl; i++) /* a token is plain base64url-ish text */
+                    if (!(v[i] == '-' || v[i] == '_' || (v[i] >= '0' && v[i] <= '9') ||
+                          ((v[i] | 0x20) >= 'a' && (v[i] | 0x20) <= 'z')))
+                        return;
+                memcpy(out, v, vl);
+                out[vl] = 0;
+            }
+            return;
+        }
+        p += strcspn(p, ";");
+    }
+}
+
+static void get_peer(web_t *w, struct lws *wsi, char *out, size_t outlen)
+{
+    out[0] = 0;
+    if (w->trust_proxy) {
+        char xff[256];
+        if (lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0) {
+            char *last = strrchr(xff, ',');
+            last = last ? last + 1 : xff;
+            while (*last == ' ')
+                last++;
+            copy_str(out, outlen, last);
+            return;
+        }
+    }
+    if (!lws_get_peer_simple(wsi, out, outlen))
+        snprintf(out, outlen, "?");
+}
+
+static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
+{
+    web_conn_t *wc = calloc(1, sizeof *wc);
+    if (!wc)
+        return -1;
+    wc->w = w;
+    wc->wsi = wsi;
+    wc->kind = pss->kind;
+    wc->next = w->conns;
+    if (w->conns)
+        w->conns->prev = wc;
+    w->conns = wc;
+    w->nconns++;
+    pss->wc = wc;
+    if (w->stopping) {
+        web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+        return 0;
+    }
+    char cookie[160], ip[64];
+    get_cookie(wsi, cookie, sizeof cookie);
+    get_peer(w, wsi, ip, sizeof ip);
+    web_open_t info = {.kind = pss->kind, .name = pss->name, .cookie = cookie, .ip = ip};
+    int rc = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : 0;
+    if (rc < 0) {
+        web_close(wc, LWS_CLOSE_STATUS_POLICY_VIOLATION, "refused");
+        return 0;
+    }
+    wc->accepted = true;
+    return 0;
+}
+
+static void ws_closed(web_t *w, web_pss_t *pss)
+{
+    web_conn_t *wc = pss->wc;
+    if (!wc)
+        return;
+    pss->wc = NULL;
+    conn_unlink(wc);
+    if (wc->accepted && w->hooks.on_close && !w->hooks_off)
+        w->hooks.on_close(w->hooks.ctx, wc);
+    conn_free(wc);
+}
+
+/* ---- websocket input -------------------------------------------------------- */
+
+static int ws_fail(web_conn_t *wc, enum lws_close_status code, const char *why)
+{
+    lws_close_reason(wc->wsi, code, (unsigned char *)why, strlen(why));
+    return -1;
+}
+
+/* A complete text message: the envelope is checked here, the rest is the
+ * daemon's. Returns -1 to close. */
+static int ws_text(web_conn_t *wc)
+{
+    web_t *w = wc->w;
+    const char *s = (const char *)wc->rx;
+    size_t n = wc->rx_len;
+    if (!web_json_is_object(s, n))
+        return ws_fail(wc, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "bad json");
+    const char *t;
+    size_t tl;
+    if (web_json_member(s, n, "t", &t, &tl) < 0 || tl < 3 || t[0] != '"')
+        return ws_fail(wc, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "no message type");
+    if (web_json_str_is(s, n, "t", "resize")) {
+        long cw, ch;
+        if (web_json_int(s, n, "w", 1, 1000, &cw) < 0 || web_json_int(s, n, "h", 1, 1000, &ch) < 0)
+            return ws_fail(wc, LWS_CLOSE_STATUS_INVALID_PAYLOAD, "bad size");
+        if (w->hooks.on_resize)
+            w->hooks.on_resize(w->hooks.ctx, wc, (int)cw, (int)ch);
+        return 0;
+    }
+    if (w->hooks.on_message)
+        w->hooks.on_message(w->hooks.ctx, wc, s, n);
+    return 0;
+}
+
+static int ws_receive(web_conn_t *wc, const void *in, size_t len)
+{
+    web_t *w = wc->w;
+    if (lws_is_first_fragment(wc->wsi)) {
+        wc->rx_len = 0;
+        wc->rx_text = !lws_frame_is_binary(wc->wsi);
+    }
+    if (wc->rx_len + len > w->msg_max)
+        return ws_fail(wc, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
+    if (wc->rx_len + len > wc->rx_cap) {
+        size_t cap = wc->rx_cap ? wc->rx_cap : 256;
+        while (cap < wc->rx_len + len)
+            cap *= 2;
+        unsigned char *nb = realloc(wc->rx, cap);
+        if (!nb)
+            return ws_fail(wc, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "out of memory");
+        wc->rx = nb;
+        wc->rx_cap = cap;
+    }
+    if (len)
+        memcpy(wc->rx + wc->rx_len, in, len);
+    wc->rx_len += len;
+    if (!lws_is_final_fragment(wc->wsi) || lws_remaining_packet_payload(wc->wsi))
+        return 0;
+    if (!wc->accepted || wc->closing || w->hooks_off)
+        return 0; /* refused or closing: input goes nowhere */
+    if (wc->rx_text)
+        return ws_text(wc);
+    if (w->hooks.on_input && wc->rx_len)
+        w->hooks.on_input(w->hooks.ctx, wc, wc->rx, wc->rx_len);
+    return 0;
+}
+
+/* ---- static files ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *ext, *mime;
+} web_mime_t;
+
+static const web_mime_t mimes[] = {
+    {".html", "text/html; charset=utf-8"},
+    {".js", "text/javascript; charset=utf-8"},
+    {".mjs", "text/javascript; charset=utf-8"},
+    {".css", "text/css; charset=utf-8"},
+    {".map", "application/json"},
+    {".json", "application/json"},
+    {".txt", "text/plain; charset=utf-8"},
+    {".svg", "image/svg+xml"},
+    {".png", "image/png"},
+    {".ico", "image/x-icon"},
+    {".woff2", "font/woff2"},
+};
+
+static const char *mime_of(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    for (size_t i = 0; dot && i < sizeof mimes / sizeof mimes[0]; i++)
+        if (strcmp(dot, mimes[i].ext) == 0)
+            return mimes[i].mime;
+    return NULL;
+}
+
+/* Maps a request path to a file under root and how long it may be cached.
+ * Only known routes and plain asset names map: no "..", no dot files, no
+ * subfolders, so nothing outside root can be named. Returns 0 or -1. */
+static int http_route(const char *path, char *rel, size_t rellen, bool *immutable)
+{
+    *immutable = false;
+    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
+        snprintf(rel, rellen, "index.html");
+        return 0;
+    }
+    if (strcmp(path, "/play") == 0) {
+        snprintf(rel, rellen, "play.html");
+        return 0;
+    }
+    if (strncmp(path, "/watch/", 7) == 0 && name_ok(path + 7, strlen(path + 7))) {
+        snprintf(rel, rellen, "watch.html");
+        return 0;
+    }
+    if (strncmp(path, "/assets/", 8) == 0) {
+        const char *f = path + 8;
+        size_t n = strlen(f);
+        if (n == 0 || n > 100 || f[0] == '.' || strspn(f, "abcdefghijklmnopqrstuvwxyz"
+                                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
+            strstr(f, ".."))
+            return -1;
+        snprintf(rel, rellen, "assets/%s", f);
+        *immutable = true; /* names carry a content hash */
+        return 0;
+    }
+    return -1;
+}
+
+static bool accepts_gzip(struct lws *wsi)
+{
+    char ae[256];
+    if (lws_hdr_copy(wsi, ae, sizeof ae, WSI_TOKEN_HTTP_ACCEPT_ENCODING) <= 0)
+        return false;
+    return strstr(ae, "gzip") != NULL;
+}
+
+static int http_error(struct lws *wsi, unsigned int code)
+{
+    /* lws writes a small HTML page with the status; close after it. */
+    if (lws_return_http_status(wsi, code, NULL))
+        return -1;
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static int http_request(web_t *w, struct lws *wsi, const char *path)
+{
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0 &&
+        lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) <= 0)
+        return http_error(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED);
+    char rel[160];
+    bool immutable;
+    if (!path || http_route(path, rel, sizeof rel, &immutable) < 0 || !mime_of(rel))
+        return http_error(wsi, HTTP_STATUS_NOT_FOUND);
+    char file[PATH_MAX];
+    bool gz = accepts_gzip(wsi);
+    char relgz[170];
+    snprintf(relgz, sizeof relgz, "%s.gz", rel);
+    if (gz && !file_exists(w->root, relgz))
+        gz = false;
+    if (!file_exists(w->root, rel))
+        return http_error(wsi, HTTP_STATUS_NOT_FOUND);
+    if (snprintf(file, sizeof file, "%s/", w->root) >= (int)sizeof file - (int)sizeof relgz)
+        return http_error(wsi, HTTP_STATUS_NOT_FOUND);
+    strcat(file, gz ? relgz : rel);
+
+    unsigned char hdr[512], *p = hdr, *end = hdr + sizeof hdr;
+    const char *cc = immutable ? "public, max-age=31536000, immutable" : "no-cache";
+    if (lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                    (const unsigned char *)cc, (int)strlen(cc), &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"vary:",
+                                    (const unsigned char *)"accept-encoding", 15, &p, end))
+        return -1;
+    if (gz && lws_add_http_header_by_name(wsi, (const unsigned char *)"content-encoding:",
+                                          (const unsigned char *)"gzip", 4, &p, end))
+        return -1;
+    int n = lws_serve_http_file(wsi, file, mime_of(rel), (const char *)hdr, (int)(p - hdr));
+    if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
+        return -1;
+    return 0;
+}
+
+/* ---- the lws callback ----------------------------------------------------------- */
+
+static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                        size_t len)
+{
+    web_t *w = lws_context_user(lws_get_context(wsi));
+    web_pss_t *pss = user;
+    if (!w)
+        return lws_callback_http_dummy(wsi, reason, user, in, len);
+    switch (reason) {
+    case LWS_CALLBACK_HTTP:
+        return http_request(w, wsi, in);
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        char path[128];
+        if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
+            ws_route(path, pss) < 0 || !origin_ok(wsi))
+            return 1; /* refuses the upgrade */
+        return 0;
+    }
+    case LWS_CALLBACK_ESTABLISHED:
+        return ws_established(w, wsi, pss);
+    case LWS_CALLBACK_RECEIVE:
+        return pss->wc ? ws_receive(pss->wc, in, len) : -1;
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        return pss->wc ? conn_writeable(pss->wc) : -1;
+    case LWS_CALLBACK_CLOSED:
+        ws_closed(w, pss);
+        return 0;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+/* ---- start and stop ----------------------------------------------------------- */
+
+static const char *const sec_headers[][2] = {
+    {"content-security-policy:",
+     /* xterm.js sets inline styles: style-src needs 'unsafe-inline' */
+     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+     "img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; "
+     "base-uri 'none'; frame-ancestors 'none'; form-action 'self'"},
+    {"x-content-type-options:", "nosniff"},
+    {"x-frame-options:", "DENY"},
+    {"referrer-policy:", "same-origin"},
+    {"cross-origin-opener-policy:", "same-origin"},
+    {"permissions-policy:", "camera=(), microphone=(), geolocation=()"},
+};
+
+static void web_setup_tables(web_t *w)
+{
+    size_t nh = sizeof sec_headers / sizeof sec_headers[0];
+    for (size_t i = 0; i < nh; i++) {
+        w->headers[i].next = i + 1 < nh ? &w->headers[i + 1] : NULL;
+        w->headers[i].name = sec_headers[i][0];
+        w->headers[i].value = sec_headers[i][1];
+    }
+    w->protocols[0] = (struct lws_protocols){
+        .name = "warren",
+        .callback = web_callback,
+        .per_session_data_size = sizeof(web_pss_t),
+        .rx_buffer_size = 4096,
+    };
+    /* plain websocket clients (no subprotocol) land on "warren" */
+    w->pvo_default = (struct lws_protocol_vhost_options){.name = "default", .value = "1"};
+    w->pvo = (struct lws_protocol_vhost_options){.name = "warren", .options = &w->pvo_default, .value = ""};
+}
+
+static int web_resolve_root(web_t *w, const web_config_t *cfg, char *err, size_t errlen)
+{
+    char given[PATH_MAX];
+    if (cfg->root && *cfg->root)
+        snprintf(given, sizeof given, "%s", cfg->root);
+    else
+        web_default_root(given, sizeof given);
+    if (!realpath(given, w->root) || !file_exists(w->root, "index.html")) {
+        set_err(err, errlen, "web: no built client in %s (run make)", given);
+        return -1;
+    }
+    return 0;
+}
+
+static int web_create_vhost(web_t *w, const char *host, int port, char *err, size_t errlen)
+{
+    struct lws_context_creation_info vi;
+    memset(&vi, 0, sizeof vi);
+    vi.vhost_name = "warren";
+    vi.port = port;
+    vi.protocols = w->protocols;
+    vi.pvo = &w->pvo;
+    vi.headers = w->headers;
+    vi.user = w;
+    vi.keepalive_timeout = 30;
+    vi.timeout_secs = 20;
+    /* An IPv4 address only binds to itself with IPv6 off; with IPv6 on, lws
+     * quietly listens on every interface. */
+    bool v6 = strchr(host, ':') != NULL;
+    vi.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
+                 (v6 ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6);
+    snprintf(w->iface, sizeof w->iface, "%s", host);
+    vi.iface = *w->iface && strcmp(w->iface, "0.0.0.0") != 0 ? w->iface : NULL;
+    w->vh = lws_create_vhost(w->ctx, &vi);
+    if (!w->vh) {
+        set_err(err, errlen, "web: cannot listen on %s (address busy or invalid)", w->iface);
+        return -1;
+    }
+    w->port = lws_get_vhost_listen_port(w->vh);
+    return 0;
+}
+
+web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
+                 size_t errlen)
+{
+    set_err(err, errlen, "%s", "");
+    if (!cfg || !cfg->listen || !*cfg->listen)
+        return NULL;
+    char host[128];
+    int port;
+    if (split_listen(cfg->listen, host, sizeof host, &port) < 0) {
+        set_err(err, errlen, "web: bad listen address '%s'", cfg->listen);
+        return NULL;
+    }
+    web_t *w = calloc(1, sizeof *w);
+    if (!w) {
+        set_err(err, errlen, "web: %s", "out of memory");
+        return NULL;
+    }
+    w->loop = loop;
+    if (hooks)
+        w->hooks = *hooks;
+    w->outq_max = cfg->outq_max ? cfg->outq_max : WEB_OUTQ_DEFAULT;
+    w->msg_max = cfg->msg_max ? cfg->msg_max : WEB_MSG_DEFAULT;
+    w->trust_proxy = cfg->trust_proxy;
+    if (web_resolve_root(w, cfg, err, errlen) < 0) {
+        free(w);
+        return NULL;
+    }
+    web_setup_tables(w);
+    lws_set_log_level(LLL_ERR, NULL);
+
+    struct lws_context_creation_info ci;
+    memset(&ci, 0, sizeof ci);
+    void *loops[1] = {loop};
+    ci.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                 LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
+    ci.foreign_loops = loops;
+    ci.max_http_header_data = 4096;
+    ci.protocols = w->protocols;
+    ci.user = w;
+    w->ctx = lws_create_context(&ci);
+    if (!w->ctx) {
+        set_err(err, errlen, "web: %s", "cannot create the libwebsockets context");
+        free(w);
+        return NULL;
+    }
+    if (web_create_vhost(w, host, port, err, errlen) < 0) {
+        /* nothing is listening yet: both steps at once are safe here */
+        lws_context_destroy(w->ctx);
+        lws_context_destroy(w->ctx);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void stop_timer_closed(uv_handle_t *h)
+{
+    web_t *w = h->data;
+    w->stop_timer_open = false;
+}
+
+/* Gives websockets a moment to send their close frames, then starts lws's
+ * own teardown (step 1), which closes its libuv handles. */
+static void stop_tick(uv_timer_t *t)
+{
+    web_t *w = t->data;
+    if (w->nconns > 0 && uv_now(w->loop) < w->stop_deadline)
+        return;
+    uv_timer_stop(t);
+    uv_close((uv_handle_t *)t, stop_timer_closed);
+    if (!w->destroyed) {
+        w->destroyed = true;
+        lws_context_destroy(w->ctx);
+    }
+}
+
+void web_stop(web_t *w)
+{
+    if (!w || w->stopping)
+        return;
+    w->stopping = true;
+    for (web_conn_t *wc = w->conns; wc; wc = wc->next)
+        web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+    w->stop_deadline = uv_now(w->loop) + WEB_STOP_GRACE_MS;
+    uv_timer_init(w->loop, &w->stop_timer);
+    w->stop_timer.data = w;
+    w->stop_timer_open = true;
+    uv_timer_start(&w->stop_timer, stop_tick, 0, 20);
+}
+
+void web_free(web_t *w)
+{
+    if (!w)
+        return;
+    w->hooks_off = true;
+    if (!w->stopping) {
+        /* web_stop was skipped: nothing more can run on the loop */
+        w->stopping = true;
+        w->destroyed = true;
+        lws_context_destroy(w->ctx);
+    }
+    lws_context_destroy(w->ctx); /* step 2: frees the context */
+    while (w->conns) {
+        web_conn_t *wc = w->conns;
+        conn_unlink(wc);
+        conn_free(wc);
+    }
+    free(w);
+}
