@@ -619,7 +619,10 @@ static void cave_make(gen_t *g, box_t area, int rough)
     else cave_life(g, b, region);
     if (keep_largest(g, b, region) < 8) {
         /* too little cave: a plain room instead, same region */
-        g->lv->regions[region - 1].shape = SHAPE_RECT;
+        mapgen_region_t *reg = &g->lv->regions[region - 1];
+        reg->shape = SHAPE_RECT;
+        reg->type = (int16_t)pick_region_type(g, SHAPE_RECT);
+        reg->lit = (uint8_t)region_lit(g, SHAPE_RECT, reg->type);
         box_t r = sub_box(g->rng, b, 4, 3, 6, 4);
         carve_shape(g, SHAPE_RECT, r, 0, region);
     }
