@@ -153,3 +153,77 @@ def test_make_install_destdir(bindir, tmp_path):
     finally:
         t.close()
         d.stop()
+
+
+def _nginx_conf(t, site):
+    return ("user root;\npid {t}/nginx.pid;\nerror_log {t}/error.log;\nevents {{}}\nhttp {{\n"
+            "  access_log off;\n  client_body_temp_path {t}/body;\n  proxy_temp_path {t}/proxy;\n"
+            "  fastcgi_temp_path {t}/fcgi;\n  uwsgi_temp_path {t}/uwsgi;\n"
+            "  scgi_temp_path {t}/scgi;\n  include {t}/{site};\n}}\n").format(t=t, site=site)
+
+
+def _https(port, request):
+    import socket
+    import ssl
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with ctx.wrap_socket(raw, server_hostname="warren.example.org") as s:
+            s.sendall(request.encode())
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            return data
+
+
+def test_nginx_proxies_http_and_websockets(bindir, tmp_path):
+    """The site really runs: TLS on a free port, pages and a websocket
+    upgrade reach warrend through it."""
+    import time
+    need_daemon(bindir)
+    from test_client_harness import free_port
+    d = Daemon(bindir, tmp_path / "d").start()
+    nginx = None
+    try:
+        t = tmp_path
+        r = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                 "-subj", "/CN=warren.example.org", "-keyout", t / "privkey.pem",
+                 "-out", t / "fullchain.pem"])
+        assert r.returncode == 0, r.stderr
+        https, http = free_port(), free_port()
+        site = (DEPLOY / "nginx" / "warren.conf").read_text()
+        site = site.replace("/etc/letsencrypt/live/warren.example.org/", str(t) + "/")
+        site = site.replace("server 127.0.0.1:8080;", "server 127.0.0.1:%d;" % d.http)
+        site = site.replace("listen [::]:80;\n", "").replace("listen [::]:443 ssl;\n", "")
+        site = site.replace("listen 80;", "listen 127.0.0.1:%d;" % http)
+        site = site.replace("listen 443 ssl;", "listen 127.0.0.1:%d ssl;" % https)
+        (t / "site.conf").write_text(site)
+        (t / "nginx.conf").write_text(_nginx_conf(t, "site.conf"))
+        nginx = subprocess.Popen([tool("nginx"), "-p", str(t), "-e", str(t / "error.log"),
+                                  "-c", str(t / "nginx.conf"), "-g", "daemon off;"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        host = "127.0.0.1:%d" % https
+        end = time.time() + 10
+        while True:
+            try:
+                page = _https(https, "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n" % host)
+                break
+            except OSError:
+                assert time.time() < end and nginx.poll() is None, (t / "error.log").read_text()
+                time.sleep(0.1)
+        assert page.startswith(b"HTTP/1.1 200"), page[:300]
+        ws = _https(https, "GET /ws/lobby HTTP/1.1\r\nHost: %s\r\nOrigin: https://%s\r\n"
+                    "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                    % (host, host))
+        assert ws.startswith(b"HTTP/1.1 101"), ws[:300]
+        assert b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" in ws  # the key's accept hash: warrend answered
+    finally:
+        if nginx:
+            nginx.terminate()
+            nginx.wait(10)
+        d.stop()
