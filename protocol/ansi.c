@@ -105,6 +105,7 @@ static const fallback_t FALLBACK[] = {
 
 static bool single_width(uint32_t cp)
 {
+    if (cp < 0x300 || (cp >= 0x2500 && cp <= 0x25FF)) return true; /* Latin-1, box, blocks */
     size_t lo = 0, hi = sizeof NOT_SINGLE / sizeof NOT_SINGLE[0];
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -134,7 +135,7 @@ static uint32_t glyph_for(const ansi_profile_t *p, uint32_t cp, bool *dec)
     *dec = false;
     if (cp >= 0x20 && cp < 0x7F) return cp;
     if (cp < 0xA0 || cp > 0x10FFFF) return '?';
-    if (p->utf8) return cp < 0x300 || single_width(cp) ? cp : '?';
+    if (p->utf8) return single_width(cp) ? cp : '?';
     const fallback_t *f = fallback_find(cp);
     if (!f) return '?';
     if (p->dec_graphics && f->dec) {
@@ -160,7 +161,10 @@ static uint64_t render_cell(const ansi_profile_t *p, const cell_t *c)
 
 static bool cell_same(const cell_t *a, const cell_t *b)
 {
-    return a->ch == b->ch && a->fg == b->fg && a->bg == b->bg && a->attr == b->attr;
+    uint64_t x, y; /* ch, fg and bg in one compare */
+    memcpy(&x, a, sizeof x);
+    memcpy(&y, b, sizeof y);
+    return x == y && a->attr == b->attr;
 }
 
 /* Renders cells [x0, x1) of a row; runs of equal cells render once. */
@@ -347,7 +351,7 @@ static char *em_sgr(em_t *e, char *o, uint32_t from, uint32_t to)
         m->from = from;
         m->to = to;
     }
-    memcpy(o, m->seq, m->n);
+    memcpy(o, m->seq, sizeof m->seq); /* fixed size: no call; o has room */
     return o + m->n;
 }
 
@@ -387,47 +391,92 @@ static char *put_vert(char *o, int dy, bool col0)
     return put_csi_n(o, (unsigned)dy, 'B');
 }
 
-static void keep_shorter(char *best, int *nbest, const char *t, const char *end)
+/* Move lengths, worked out without writing the bytes. */
+static int ndig(unsigned v) { return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4; }
+static int csi_n_len(unsigned n) { return n == 1 ? 3 : 3 + ndig(n); }
+static int horiz_len(int dx)
 {
-    int n = (int)(end - t);
-    if (n < *nbest) {
-        memcpy(best, t, (size_t)n);
-        *nbest = n;
-    }
+    if (dx > 0) return csi_n_len((unsigned)dx);
+    return -dx <= 4 ? -dx : csi_n_len((unsigned)-dx);
+}
+static int vert_len(int dy, bool col0)
+{
+    if (dy == 0) return 0;
+    if (dy < 0) return csi_n_len((unsigned)-dy);
+    return col0 && dy <= 3 ? dy : csi_n_len((unsigned)dy);
+}
+static int cup_len(int x, int y)
+{
+    if (!x && !y) return 3;
+    return 3 + ndig((unsigned)y + 1) + (x ? 1 + ndig((unsigned)x + 1) : 0);
 }
 
-/* Shortest bytes moving the cursor from where the emitter knows it is to
- * (x, y). Writes into o (at least 40 bytes) and returns the length. */
-static int move_seq(const em_t *e, int x, int y, char *o)
+typedef enum { MV_CUP, MV_CR, MV_CHA, MV_REL, MV_CR_DOWN, MV_VERT_REL, MV_VERT_CHA } move_kind_t;
+
+static void consider(int *best, move_kind_t *kind, int len, move_kind_t k)
 {
-    char t[40];
-    int best = (int)(put_cup(o, x, y) - o);
+    if (len < *best) *best = len, *kind = k;
+}
+
+/* Cheapest way from where the emitter knows the cursor is to (x, y):
+ * returns its length in bytes and sets *kind. */
+static int move_plan(const em_t *e, int x, int y, move_kind_t *kind)
+{
+    int best = cup_len(x, y);
+    *kind = MV_CUP;
     if (e->cy == y) {
-        if (x == 0) t[0] = '\r', keep_shorter(o, &best, t, t + 1);
-        keep_shorter(o, &best, t, put_csi_n(t, (unsigned)x + 1, 'G'));
-        if (e->cx >= 0 && e->cx != x) keep_shorter(o, &best, t, put_horiz(t, x - e->cx));
+        if (x == 0) consider(&best, kind, 1, MV_CR);
+        consider(&best, kind, csi_n_len((unsigned)x + 1), MV_CHA);
+        if (e->cx >= 0 && e->cx != x) consider(&best, kind, horiz_len(x - e->cx), MV_REL);
+    } else if (e->cy >= 0) {
+        int dy = y - e->cy;
+        int fwd = x ? csi_n_len((unsigned)x) : 0;
+        consider(&best, kind, (e->cx != 0) + vert_len(dy, true) + fwd, MV_CR_DOWN);
+        if (e->cx >= 0)
+            consider(&best, kind, vert_len(dy, e->cx == 0) + (e->cx != x ? horiz_len(x - e->cx) : 0),
+                     MV_VERT_REL);
+        consider(&best, kind, vert_len(dy, e->cx == 0) + csi_n_len((unsigned)x + 1), MV_VERT_CHA);
     }
-    if (e->cy < 0 || e->cy == y) return best;
-    /* row known: CR + down/up + forward */
-    char *p = t;
-    if (e->cx != 0) *p++ = '\r';
-    p = put_vert(p, y - e->cy, true);
-    if (x) p = put_csi_n(p, (unsigned)x, 'C');
-    keep_shorter(o, &best, t, p);
-    p = put_vert(t, y - e->cy, e->cx == 0);
-    if (e->cx >= 0) {
-        char *q = e->cx != x ? put_horiz(p, x - e->cx) : p;
-        keep_shorter(o, &best, t, q);
-    }
-    keep_shorter(o, &best, t, put_csi_n(p, (unsigned)x + 1, 'G'));
     return best;
+}
+
+static char *move_write(const em_t *e, int x, int y, move_kind_t kind, char *o)
+{
+    int dy = y - e->cy;
+    switch (kind) {
+    case MV_CUP: return put_cup(o, x, y);
+    case MV_CR: *o++ = '\r'; return o;
+    case MV_CHA: return put_csi_n(o, (unsigned)x + 1, 'G');
+    case MV_REL: return put_horiz(o, x - e->cx);
+    case MV_CR_DOWN:
+        if (e->cx != 0) *o++ = '\r';
+        o = put_vert(o, dy, true);
+        return x ? put_csi_n(o, (unsigned)x, 'C') : o;
+    case MV_VERT_REL:
+        o = put_vert(o, dy, e->cx == 0);
+        return e->cx != x ? put_horiz(o, x - e->cx) : o;
+    case MV_VERT_CHA:
+        return put_csi_n(put_vert(o, dy, e->cx == 0), (unsigned)x + 1, 'G');
+    }
+    return o;
+}
+
+static int move_len(const em_t *e, int x, int y)
+{
+    move_kind_t k;
+    return move_plan(e, x, y, &k);
 }
 
 static void em_move(em_t *e, int x, int y)
 {
     if (e->cx == x && e->cy == y) return;
-    char t[40];
-    em_raw(e, t, (size_t)move_seq(e, x, y, t));
+    buf_t *out = e->out;
+    move_kind_t k;
+    move_plan(e, x, y, &k);
+    if (!buf_reserve(out, 40)) return;
+    char *o = move_write(e, x, y, k, out->data + out->len);
+    out->len = (size_t)(o - out->data);
+    out->data[out->len] = 0;
     e->cx = x;
     e->cy = y;
 }
@@ -462,6 +511,28 @@ static void em_cell(em_t *e, uint64_t rc)
     e->cx = e->cx + 1 < e->w ? e->cx + 1 : -1;
 }
 
+/* Writes the run of changed cells from x (the cursor) up to `to`; returns
+ * the end of the run. The loop is the keyframe's hot path: a glyph is
+ * all it writes while pen and charset stay the same. */
+static int em_changed(em_t *e, const uint64_t *ra, const uint64_t *rb, int x, int to)
+{
+    buf_t *out = e->out;
+    uint64_t state = (uint64_t)e->pen << 1 | (e->dec ? 1 : 0); /* as rc >> 21 */
+    for (; x < to && ra[x] != rb[x]; x++) {
+        uint64_t rc = rb[x];
+        if ((rc >> 21) != state || out->cap - out->len <= CELL_ROOM) {
+            em_cell(e, rc);
+            state = (uint64_t)e->pen << 1 | (e->dec ? 1 : 0);
+            continue;
+        }
+        out->len = (size_t)(put_utf8(out->data + out->len, RC_CH(rc)) - out->data);
+        e->cx++;
+    }
+    if (out->data) out->data[out->len] = 0;
+    if (e->cx >= e->w) e->cx = -1; /* pending wrap: column unknown */
+    return x;
+}
+
 /* Bytes to switch pen and charset from (pen, dec) to draw rc. */
 static int trans_len(em_t *e, uint32_t pen, bool dec, uint64_t rc)
 {
@@ -474,8 +545,7 @@ static int trans_len(em_t *e, uint32_t pen, bool dec, uint64_t rc)
  * moving there? */
 static bool gap_cheaper(em_t *e, const uint64_t *rb, int x, int y)
 {
-    char t[40];
-    int mv = move_seq(e, x, y, t) + trans_len(e, e->pen, e->dec, rb[x]);
+    int mv = move_len(e, x, y) + trans_len(e, e->pen, e->dec, rb[x]);
     int ow = 0;
     uint32_t pen = e->pen;
     bool dec = e->dec;
@@ -500,7 +570,7 @@ static void encode_span(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
                 em_move(e, x, y);
             }
         }
-        em_cell(e, rb[x]);
+        x = em_changed(e, ra, rb, x, to) - 1;
     }
 }
 
@@ -516,7 +586,7 @@ static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
     em_t plain = *e;
     *e = save;
     char t[48];
-    int el = (e->cx == x0 && e->cy == y) ? 0 : move_seq(e, x0, y, t);
+    int el = (e->cx == x0 && e->cy == y) ? 0 : move_len(e, x0, y);
     el += (int)(em_sgr(e, t, e->pen, PEN_DEFAULT) - t) + 3;
     if (!e->scratch->failed && (int)e->scratch->len < el) {
         em_raw(e, e->scratch->data, e->scratch->len);
