@@ -275,10 +275,12 @@ static bool req_alive(req_t *r)
 
 static void req_deliver(req_t *r, int status, const char *msg)
 {
+    db_user_t user; /* outlives r, which is wiped before the callback */
     db_user_t *u = NULL;
     if (status == ACCOUNTS_OK) {
-        sodium_memzero(r->user.pwhash, sizeof r->user.pwhash);
-        u = &r->user;
+        user = r->user;
+        sodium_memzero(user.pwhash, sizeof user.pwhash);
+        u = &user;
     }
     accounts_cb cb = r->cb;
     void *ud = r->ud;

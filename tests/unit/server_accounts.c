@@ -1,0 +1,344 @@
+/* Unit tests: server/accounts — rules, register/login/change with real
+ * argon2id (minimum cost), one answer for unknown names and wrong passwords,
+ * throttling windows driven by a test clock. Real SQLite, real libuv loop. */
+#include <check.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+#include "accounts.h"
+
+typedef struct {
+    char dir[64];
+    uv_loop_t loop;
+    db_t *db;
+    accounts_t *acc;
+} afx_t;
+
+static void afx_open(afx_t *f, const accounts_config_t *cfg)
+{
+    snprintf(f->dir, sizeof f->dir, "/tmp/warren-acctest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/w.db", f->dir);
+    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
+    f->db = db_open(&f->loop, path, err, sizeof err);
+    ck_assert_msg(f->db != NULL, "%s", err);
+    accounts_config_t c;
+    if (cfg) c = *cfg;
+    else accounts_config_default(&c);
+    c.opslimit = crypto_pwhash_OPSLIMIT_MIN;
+    c.memlimit = crypto_pwhash_MEMLIMIT_MIN;
+    f->acc = accounts_new(&f->loop, f->db, &c);
+    ck_assert_ptr_nonnull(f->acc);
+}
+
+static void afx_close(afx_t *f)
+{
+    accounts_free(f->acc);
+    db_close(f->db);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&f->loop), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+typedef struct {
+    int calls, status;
+    int64_t id;
+    char name[32], pwhash[128], msg[160];
+} res_t;
+
+static void on_acc(void *ud, int status, const db_user_t *u, const char *msg)
+{
+    res_t *r = ud;
+    r->calls++;
+    r->status = status;
+    snprintf(r->msg, sizeof r->msg, "%s", msg);
+    if (u) {
+        r->id = u->id;
+        snprintf(r->name, sizeof r->name, "%s", u->name);
+        memcpy(r->pwhash, u->pwhash, sizeof r->pwhash);
+    }
+}
+
+static res_t do_register(afx_t *f, const char *ip, const char *name, const char *pw, uint64_t now)
+{
+    res_t r = {0};
+    ck_assert_int_eq(accounts_register(f->acc, ip, name, pw, strlen(pw), now, on_acc, &r), 0);
+    ck_assert_int_eq(r.calls, 0); /* never inside the call */
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.calls, 1);
+    return r;
+}
+
+static res_t do_login(afx_t *f, const char *ip, const char *name, const char *pw, uint64_t now)
+{
+    res_t r = {0};
+    ck_assert_int_eq(accounts_login(f->acc, ip, name, pw, strlen(pw), now, on_acc, &r), 0);
+    ck_assert_int_eq(r.calls, 0);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.calls, 1);
+    return r;
+}
+
+START_TEST(name_and_password_rules)
+{
+    const char *good[] = {"ab", "Zed", "a_b-9", "ABCDEFGHIJKLMNOPQRST", "--", "0_0"};
+    const char *bad[] = {"", "a", "ABCDEFGHIJKLMNOPQRSTU", "a b", "caf\xc3\xa9", "a.b", "a/b", "x\ty", "'; drop", "a\x01"};
+    char msg[160];
+    for (unsigned i = 0; i < sizeof good / sizeof *good; i++)
+        ck_assert_msg(accounts_check_name(good[i], msg, sizeof msg) == 0, "%s", good[i]);
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) {
+        msg[0] = 0;
+        ck_assert_msg(accounts_check_name(bad[i], msg, sizeof msg) == -1, "%s", bad[i]);
+        ck_assert_str_ne(msg, "");
+    }
+    ck_assert_int_eq(accounts_check_name(NULL, msg, sizeof msg), -1);
+    char pw[200];
+    memset(pw, 'p', sizeof pw);
+    ck_assert_int_eq(accounts_check_password(pw, 7, msg, sizeof msg), -1);
+    ck_assert_int_eq(accounts_check_password(pw, 8, msg, sizeof msg), 0);
+    ck_assert_int_eq(accounts_check_password(pw, 128, msg, sizeof msg), 0);
+    ck_assert_int_eq(accounts_check_password(pw, 129, msg, sizeof msg), -1);
+    ck_assert_int_eq(accounts_check_password(NULL, 10, msg, sizeof msg), -1);
+    char key[DB_NAME_MAX];
+    accounts_name_key("MiXeD_Case-1", key);
+    ck_assert_str_eq(key, "mixed_case-1");
+}
+END_TEST
+
+START_TEST(register_login_and_one_message)
+{
+    afx_t f;
+    afx_open(&f, NULL);
+    res_t r = do_register(&f, "1.1.1.1", "Zed", "correct horse", 1000);
+    ck_assert_int_eq(r.status, ACCOUNTS_OK);
+    ck_assert_int_gt(r.id, 0);
+    ck_assert_str_eq(r.name, "Zed");
+    ck_assert_str_eq(r.msg, "");
+    /* Unique ignoring case. */
+    res_t dup = do_register(&f, "1.1.1.2", "zED", "another pass", 1000);
+    ck_assert_int_eq(dup.status, ACCOUNTS_EEXISTS);
+    ck_assert_str_ne(dup.msg, "");
+    /* Rules are checked on register too. */
+    ck_assert_int_eq(do_register(&f, "1.1.1.3", "x", "long enough", 1000).status, ACCOUNTS_EINVAL);
+    ck_assert_int_eq(do_register(&f, "1.1.1.3", "okname", "short", 1000).status, ACCOUNTS_EINVAL);
+
+    res_t ok = do_login(&f, "2.2.2.2", "ZED", "correct horse", 2000);
+    ck_assert_int_eq(ok.status, ACCOUNTS_OK);
+    ck_assert_int_eq(ok.id, r.id);
+    ck_assert_str_eq(ok.name, "Zed");
+    ck_assert_str_eq(ok.pwhash, ""); /* never handed out */
+    res_t wrong = do_login(&f, "2.2.2.2", "zed", "wrong horse", 2000);
+    res_t unknown = do_login(&f, "2.2.2.2", "nobody", "wrong horse", 2000);
+    res_t invalid = do_login(&f, "2.2.2.2", "bad name!", "wrong horse", 2000);
+    ck_assert_int_eq(wrong.status, ACCOUNTS_EDENIED);
+    ck_assert_int_eq(unknown.status, ACCOUNTS_EDENIED);
+    ck_assert_int_eq(invalid.status, ACCOUNTS_EDENIED);
+    ck_assert_str_eq(wrong.msg, unknown.msg);
+    ck_assert_str_eq(wrong.msg, invalid.msg);
+    /* The stored hash is argon2id, not the password. */
+    afx_close(&f);
+}
+END_TEST
+
+typedef struct {
+    int calls;
+    char hash[128];
+} hash_res_t;
+
+static void on_user_hash(void *ud, int status, const db_user_t *u)
+{
+    hash_res_t *h = ud;
+    h->calls++;
+    if (status == DB_OK) snprintf(h->hash, sizeof h->hash, "%s", u->pwhash);
+}
+
+START_TEST(stored_hash_is_argon2id)
+{
+    afx_t f;
+    afx_open(&f, NULL);
+    ck_assert_int_eq(do_register(&f, "ip", "hasher", "secret pass", 1).status, ACCOUNTS_OK);
+    hash_res_t h = {0};
+    db_user_by_name(f.db, "HASHER", on_user_hash, &h);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(h.calls, 1);
+    ck_assert_msg(strncmp(h.hash, "$argon2id$", 10) == 0, "%s", h.hash);
+    ck_assert_ptr_null(strstr(h.hash, "secret pass"));
+    ck_assert_int_eq(crypto_pwhash_str_verify(h.hash, "secret pass", 11), 0);
+    afx_close(&f);
+}
+END_TEST
+
+START_TEST(change_password)
+{
+    afx_t f;
+    afx_open(&f, NULL);
+    ck_assert_int_eq(do_register(&f, "ip", "Cat", "first password", 1).status, ACCOUNTS_OK);
+    res_t r = {0};
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "not it at all", 13, "second password", 15, 2,
+                                              on_acc, &r), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.status, ACCOUNTS_EDENIED);
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14, "short", 5, 3, on_acc, &r), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.status, ACCOUNTS_EINVAL);
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14, "second password", 15, 4,
+                                              on_acc, &r), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_login(&f, "ip", "Cat", "first password", 5).status, ACCOUNTS_EDENIED);
+    ck_assert_int_eq(do_login(&f, "ip", "Cat", "second password", 6).status, ACCOUNTS_OK);
+    afx_close(&f);
+}
+END_TEST
+
+START_TEST(account_throttle_backs_off)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.account_free_failures = 2;
+    c.ip_free_failures = 1000;
+    c.backoff_base_ms = 1000;
+    c.backoff_max_ms = 4000;
+    c.forget_ms = 60000;
+    afx_t f;
+    afx_open(&f, &c);
+    ck_assert_int_eq(do_register(&f, "r", "dora", "the password", 0).status, ACCOUNTS_OK);
+    uint64_t t = 10000;
+    ck_assert_int_eq(do_login(&f, "a", "dora", "guess one!", t).status, ACCOUNTS_EDENIED);
+    ck_assert_int_eq(do_login(&f, "b", "dora", "guess two!", t).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "c", "dora", t), 0);
+    ck_assert_int_eq(do_login(&f, "c", "DORA", "guess three", t).status, ACCOUNTS_EDENIED);
+    /* Third failure: closed for the base window, from every IP, even with the right password. */
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t), 1000);
+    res_t th = do_login(&f, "d", "dora", "the password", t + 999);
+    ck_assert_int_eq(th.status, ACCOUNTS_ETHROTTLED);
+    ck_assert_msg(strstr(th.msg, "1 second") != NULL, "%s", th.msg);
+    /* Windows double, up to the maximum. */
+    ck_assert_int_eq(do_login(&f, "d", "dora", "guess four", t + 1000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t + 1000), 2000);
+    ck_assert_int_eq(do_login(&f, "d", "dora", "guess five", t + 3000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t + 3000), 4000);
+    ck_assert_int_eq(do_login(&f, "d", "dora", "guess six!", t + 7000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t + 7000), 4000);
+    /* Another account is not affected. */
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "d", "other", t + 7000), 0);
+    /* After the window the right password works and clears the count. */
+    ck_assert_int_eq(do_login(&f, "d", "dora", "the password", t + 11000).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_login(&f, "d", "dora", "oops wrong", t + 11000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "d", "dora", t + 11000), 0);
+    /* Failures are forgotten after a quiet period. */
+    ck_assert_int_eq(do_login(&f, "d", "dora", "oops again", t + 11001).status, ACCOUNTS_EDENIED);
+    ck_assert_int_eq(do_login(&f, "d", "dora", "oops thrice", t + 80000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "d", "dora", t + 80000), 0);
+    afx_close(&f);
+}
+END_TEST
+
+START_TEST(ip_throttle)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.ip_free_failures = 3;
+    c.account_free_failures = 1000;
+    c.backoff_base_ms = 5000;
+    afx_t f;
+    afx_open(&f, &c);
+    ck_assert_int_eq(do_register(&f, "r", "eve", "eve password", 0).status, ACCOUNTS_OK);
+    const char *names[] = {"u1", "u2", "u3", "u4"};
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(do_login(&f, "6.6.6.6", names[i], "whatever!", 100).status, ACCOUNTS_EDENIED);
+    ck_assert_int_eq(do_login(&f, "6.6.6.6", "eve", "eve password", 200).status, ACCOUNTS_ETHROTTLED);
+    ck_assert_int_eq(do_login(&f, "7.7.7.7", "eve", "eve password", 200).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_login(&f, "6.6.6.6", "eve", "eve password", 5100).status, ACCOUNTS_OK);
+    afx_close(&f);
+}
+END_TEST
+
+START_TEST(registration_throttle)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.register_per_ip = 2;
+    c.register_window_ms = 60000;
+    afx_t f;
+    afx_open(&f, &c);
+    ck_assert_int_eq(do_register(&f, "9.9.9.9", "r1", "password1", 0).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_register(&f, "9.9.9.9", "r2", "password2", 10).status, ACCOUNTS_OK);
+    res_t t = do_register(&f, "9.9.9.9", "r3", "password3", 20);
+    ck_assert_int_eq(t.status, ACCOUNTS_ETHROTTLED);
+    ck_assert_str_ne(t.msg, "");
+    ck_assert_int_eq(do_register(&f, "8.8.8.8", "r3", "password3", 20).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_register(&f, "9.9.9.9", "r4", "password4", 60000).status, ACCOUNTS_OK);
+    afx_close(&f);
+}
+END_TEST
+
+START_TEST(parallel_guesses_are_counted)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.account_free_failures = 3;
+    afx_t f;
+    afx_open(&f, &c);
+    ck_assert_int_eq(do_register(&f, "r", "fay", "fay password", 0).status, ACCOUNTS_OK);
+    /* Ten guesses in one turn: only the first few get a verify. */
+    res_t r[10] = {{0}};
+    for (int i = 0; i < 10; i++)
+        ck_assert_int_eq(accounts_login(f.acc, "x", "fay", "guessing", 8, 50, on_acc, &r[i]), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    int denied = 0, throttled = 0;
+    for (int i = 0; i < 10; i++) {
+        ck_assert_int_eq(r[i].calls, 1);
+        denied += r[i].status == ACCOUNTS_EDENIED;
+        throttled += r[i].status == ACCOUNTS_ETHROTTLED;
+    }
+    ck_assert_int_eq(denied, 4);
+    ck_assert_int_eq(throttled, 6);
+    afx_close(&f);
+}
+END_TEST
+
+START_TEST(free_with_requests_in_flight)
+{
+    afx_t f;
+    afx_open(&f, NULL);
+    res_t r = {0}, q = {0};
+    ck_assert_int_eq(accounts_register(f.acc, "ip", "gone", "a password", 10, 0, on_acc, &r), 0);
+    ck_assert_int_eq(accounts_login(f.acc, "ip", "gone", "a password", 10, 0, on_acc, &q), 0);
+    ck_assert_uint_eq(accounts_pending(f.acc), 2);
+    accounts_free(f.acc);
+    f.acc = NULL;
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.calls, 0);
+    ck_assert_int_eq(q.calls, 0);
+    ck_assert_int_eq(uv_loop_close(&f.loop), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f.dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *suite_server_accounts(void)
+{
+    Suite *s = suite_create("server_accounts");
+    TCase *tc = tcase_create("accounts");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, name_and_password_rules);
+    tcase_add_test(tc, register_login_and_one_message);
+    tcase_add_test(tc, stored_hash_is_argon2id);
+    tcase_add_test(tc, change_password);
+    tcase_add_test(tc, account_throttle_backs_off);
+    tcase_add_test(tc, ip_throttle);
+    tcase_add_test(tc, registration_throttle);
+    tcase_add_test(tc, parallel_guesses_are_counted);
+    tcase_add_test(tc, free_with_requests_in_flight);
+    suite_add_tcase(s, tc);
+    return s;
+}
