@@ -9,7 +9,8 @@
  * watcher. /ws/watch/nobody is refused (1008); other watch names attach.
  * /ws/lobby gets one game list whose player name holds markup (injection
  * test). Text messages {"t":"flood","n":N} queue N 16 KiB frames (queue
- * limit test); the reply says how many were refused. SIGTERM/SIGINT stop
+ * limit test); the reply says how many were refused. {"t":"kick"} closes
+ * the socket with 1012 as a restarting server would. SIGTERM/SIGINT stop
  * the gateway; exits 0 when the loop closed cleanly. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +129,10 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
 {
     fake_t *f = ctx;
     char reply[128];
+    if (len < 200 && strstr(json, "\"kick\"")) {
+        web_close(wc, 1012, "restarting"); /* a blip: the page reconnects */
+        return;
+    }
     if (len < 200 && strstr(json, "\"flood\"")) {
         const char *np = strstr(json, "\"n\":");
         int n = np ? atoi(np + 4) : 0, refused = 0;

@@ -99,6 +99,7 @@ export function openTerminal(el, path, opts = {}) {
     term,
     state,
     send: sendKeys,
+    sendJson,
     armCtrl(on) { ctrlArmed = on; },
     get ctrlArmed() { return ctrlArmed; },
     fit: () => fit.fit(),
