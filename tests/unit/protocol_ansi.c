@@ -1,0 +1,348 @@
+/* Unit tests: protocol/ansi — exact bytes for small known cases. The
+ * property test (tests/integration/test_ansi_property.py) checks random
+ * grids against a real terminal emulator. */
+#include <check.h>
+#include <string.h>
+#include "ansi.h"
+
+static const ansi_profile_t P256 = {ANSI_COLORS_256, true, false, false};
+
+/* Grid a, copied into b with clean rows: tests then change b. */
+typedef struct {
+    screen_t *a, *b;
+    buf_t out;
+} pair_t;
+
+static pair_t pair_new(int w, int h)
+{
+    pair_t p = {screen_new(w, h), screen_new(w, h), {0}};
+    screen_cursor(p.a, 0, 0, false);
+    screen_cursor(p.b, 0, 0, false);
+    screen_clean(p.b);
+    buf_init(&p.out);
+    return p;
+}
+
+static void pair_free(pair_t *p)
+{
+    screen_free(p->a);
+    screen_free(p->b);
+    buf_free(&p->out);
+}
+
+/* a := b, both clean: the baseline for the next change */
+static void pair_commit(pair_t *p)
+{
+    screen_copy(p->a, p->b);
+    screen_clean(p->b);
+}
+
+#define ck_assert_bytes(buf, lit)                                                           \
+    do {                                                                                    \
+        ck_assert_uint_eq((buf)->len, sizeof(lit) - 1);                                     \
+        ck_assert_mem_eq((buf)->data, lit, sizeof(lit) - 1);                                \
+    } while (0)
+
+static const style_t BOLD = {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
+
+START_TEST(identical_grids_give_nothing)
+{
+    pair_t p = pair_new(10, 3);
+    screen_text(p.b, 0, 1, BOLD, "same");
+    pair_commit(&p);
+    screen_text(p.b, 0, 1, BOLD, "same"); /* rewrite: row stays clean */
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_uint_eq(p.out.len, 0);
+    screen_touch_all(p.b); /* dirty but equal rows cost nothing either */
+    ansi_profile_t sync = P256;
+    sync.sync = true;
+    ansi_diff(&sync, p.a, p.b, &p.out);
+    ck_assert_uint_eq(p.out.len, 0);
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(one_cell_change)
+{
+    pair_t p = pair_new(10, 3);
+    screen_put(p.b, 3, 1, 'x', STYLE_DEFAULT);
+    ansi_diff(&P256, p.a, p.b, &p.out); /* hidden cursor: position unknown */
+    ck_assert_bytes(&p.out, "\033[2;4Hx");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(relative_moves_from_a_known_cursor)
+{
+    pair_t p = pair_new(10, 3);
+    screen_cursor(p.a, 0, 0, true);
+    screen_cursor(p.b, 0, 0, true);
+    screen_put(p.b, 3, 1, 'x', STYLE_DEFAULT);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    /* down by LF at column 0, forward 3, draw, home again */
+    ck_assert_bytes(&p.out, "\n\033[3Cx\033[H");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(attribute_change_only)
+{
+    pair_t p = pair_new(10, 3);
+    screen_put(p.b, 3, 1, 'x', STYLE_DEFAULT);
+    pair_commit(&p);
+    screen_put(p.b, 3, 1, 'x', BOLD);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[2;4H\033[1mx\033[m");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(blank_tail_uses_erase_line)
+{
+    pair_t p = pair_new(20, 2);
+    screen_text(p.b, 0, 0, STYLE_DEFAULT, "hello world");
+    pair_commit(&p);
+    screen_text(p.b, 5, 0, STYLE_DEFAULT, "      ");
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[1;7H\033[K"); /* column 5 was a space already */
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(short_blank_tail_writes_spaces)
+{
+    pair_t p = pair_new(20, 2);
+    screen_text(p.b, 0, 0, STYLE_DEFAULT, "ab");
+    pair_commit(&p);
+    screen_put(p.b, 1, 0, ' ', STYLE_DEFAULT);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[1;2H "); /* one space beats ESC [ K */
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(short_gap_is_overwritten)
+{
+    pair_t p = pair_new(10, 1);
+    screen_text(p.b, 0, 0, STYLE_DEFAULT, "abcdef");
+    pair_commit(&p);
+    screen_put(p.b, 0, 0, 'X', STYLE_DEFAULT);
+    screen_put(p.b, 2, 0, 'Y', STYLE_DEFAULT);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[HXbY");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(sgr_reset_when_shorter)
+{
+    screen_t *s = screen_new(4, 1);
+    style_t loud = {1, SCREEN_DEFAULT_COLOR, ATTR_BOLD | ATTR_UNDERLINE};
+    screen_put(s, 0, 0, 'a', loud);
+    screen_put(s, 1, 0, 'b', STYLE_DEFAULT);
+    screen_put(s, 2, 0, 'c', (style_t){1, 4, ATTR_BOLD | ATTR_DIM});
+    screen_put(s, 3, 0, 'd', (style_t){1, 4, ATTR_BOLD});
+    screen_cursor(s, 0, 0, false);
+    buf_t out;
+    buf_init(&out);
+    ansi_keyframe(&P256, s, &out);
+    /* 'b': reset beats 22;24;39; 'd': dropping dim (22) re-adds bold */
+    ck_assert_bytes(&out, "\033(B\033[m\033[H\033[2J\033[1;4;31ma\033[mb\033[1;2;31;44mc\033[22;1md"
+                          "\033[m\033[?25l");
+    buf_free(&out);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(keyframe_places_and_shows_cursor)
+{
+    screen_t *s = screen_new(3, 1);
+    screen_text(s, 0, 0, STYLE_DEFAULT, "ab");
+    screen_cursor(s, 2, 0, true);
+    buf_t out;
+    buf_init(&out);
+    ansi_keyframe(&P256, s, &out);
+    ck_assert_bytes(&out, "\033(B\033[m\033[H\033[2Jab\033[?25h");
+    buf_free(&out);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(last_column_never_assumes_the_cursor)
+{
+    pair_t p = pair_new(3, 2);
+    screen_cursor(p.a, 1, 1, true);
+    screen_cursor(p.b, 1, 1, true);
+    screen_put(p.b, 2, 1, 'z', STYLE_DEFAULT); /* the bottom-right cell */
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    /* rewriting the blank at column 1 beats a move; after z the terminal
+     * waits to wrap, so the way back is absolute (CHA), never BS */
+    ck_assert_bytes(&p.out, " z\033[2G");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(cursor_visibility_changes)
+{
+    pair_t p = pair_new(4, 2);
+    screen_cursor(p.b, 1, 1, true);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[2;2H\033[?25h");
+    pair_commit(&p);
+    buf_reset(&p.out);
+    screen_cursor(p.b, 3, 0, false);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[?25l"); /* a hidden cursor is not moved */
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(sync_brackets_wrap_a_frame)
+{
+    ansi_profile_t sync = P256;
+    sync.sync = true;
+    pair_t p = pair_new(4, 1);
+    screen_put(p.b, 0, 0, 'q', STYLE_DEFAULT);
+    ansi_diff(&sync, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[?2026h\033[Hq\033[?2026l");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(sixteen_colours_map_to_nearest)
+{
+    ansi_profile_t p16 = {ANSI_COLORS_16, true, false, false};
+    pair_t p = pair_new(4, 1);
+    screen_put(p.b, 0, 0, 'r', (style_t){196, 21, 0});   /* bright red on blue */
+    screen_put(p.b, 1, 0, 's', (style_t){9, 4, 0});      /* the same on 16 colours */
+    screen_put(p.b, 2, 0, 't', (style_t){244, 232, 0});  /* grey on near-black */
+    ansi_diff(&p16, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\033[91;44mrs\033[90;40mt\033[m");
+    buf_reset(&p.out);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\033[38;5;196;48;5;21mr\033[91;44ms\033[38;5;244;48;5;232mt\033[m");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(ascii_fallbacks)
+{
+    ansi_profile_t dec = {ANSI_COLORS_16, false, true, false};
+    ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false};
+    pair_t p = pair_new(6, 1);
+    screen_text(p.b, 0, 0, STYLE_DEFAULT, "\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88" "a");
+    screen_put(p.b, 5, 0, 0x1B, STYLE_DEFAULT); /* a raw ESC never reaches the terminal */
+    ansi_diff(&dec, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\033(0qx\033(B?\033(0a\033(Ba?");
+    buf_reset(&p.out);
+    ansi_diff(&ascii, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H-|?#a?");
+    buf_reset(&p.out);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88" "a?");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(wide_and_combining_become_placeholders)
+{
+    pair_t p = pair_new(3, 1);
+    screen_put(p.b, 0, 0, 0x4E2D, STYLE_DEFAULT);  /* CJK: two columns */
+    screen_put(p.b, 1, 0, 0x0301, STYLE_DEFAULT);  /* combining acute */
+    screen_put(p.b, 2, 0, 0x3A9, STYLE_DEFAULT);   /* Omega: fine */
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H??\xce\xa9");
+    pair_free(&p);
+}
+END_TEST
+
+START_TEST(size_change_gives_keyframe)
+{
+    screen_t *a = screen_new(4, 2), *b = screen_new(5, 2);
+    buf_t out, key;
+    buf_init(&out);
+    buf_init(&key);
+    screen_put(b, 4, 1, 'k', STYLE_DEFAULT);
+    ansi_diff(&P256, a, b, &out);
+    ansi_keyframe(&P256, b, &key);
+    ck_assert_uint_eq(out.len, key.len);
+    ck_assert_mem_eq(out.data, key.data, key.len);
+    buf_free(&out);
+    buf_free(&key);
+    screen_free(a);
+    screen_free(b);
+}
+END_TEST
+
+START_TEST(profiles_for_terminal_names)
+{
+    ansi_profile_t p;
+    ansi_profile_for_term(&p, NULL);
+    ck_assert(p.colors == ANSI_COLORS_256 && p.utf8);
+    ansi_profile_for_term(&p, "XTERM-256color");
+    ck_assert(p.colors == ANSI_COLORS_256 && p.utf8);
+    ansi_profile_for_term(&p, "screen.xterm-256color");
+    ck_assert(p.colors == ANSI_COLORS_256);
+    ansi_profile_for_term(&p, "xterm");
+    ck_assert(p.colors == ANSI_COLORS_16 && p.utf8);
+    ansi_profile_for_term(&p, "linux");
+    ck_assert(p.colors == ANSI_COLORS_16 && p.utf8);
+    ansi_profile_for_term(&p, "xterm-color");
+    ck_assert(p.colors == ANSI_COLORS_16);
+    ansi_profile_for_term(&p, "vt220");
+    ck_assert(p.colors == ANSI_COLORS_16 && !p.utf8 && p.dec_graphics);
+    ansi_profile_for_term(&p, "VT100");
+    ck_assert(!p.utf8 && p.dec_graphics);
+    ansi_profile_for_term(&p, "dumb");
+    ck_assert(!p.utf8 && !p.dec_graphics);
+    ansi_profile_for_term(&p, "ascii");
+    ck_assert(!p.utf8 && !p.dec_graphics);
+    ansi_profile_for_term(&p, "no-such-terminal");
+    ck_assert(p.colors == ANSI_COLORS_256 && p.utf8 && !p.sync);
+}
+END_TEST
+
+START_TEST(profile_ids_are_small_and_distinct)
+{
+    int seen[ANSI_PROFILE_IDS] = {0};
+    for (int c = 0; c < 2; c++)
+        for (int u = 0; u < 2; u++)
+            for (int d = 0; d < 2; d++)
+                for (int s = 0; s < 2; s++) {
+                    ansi_profile_t p = {(ansi_colors_t)c, u, d, s};
+                    int id = ansi_profile_id(&p);
+                    ck_assert_int_ge(id, 0);
+                    ck_assert_int_lt(id, ANSI_PROFILE_IDS);
+                    /* DEC graphics mean nothing with UTF-8: same frames */
+                    if (u && d) continue;
+                    ck_assert_int_eq(seen[id], 0);
+                    seen[id] = 1;
+                }
+}
+END_TEST
+
+Suite *suite_protocol_ansi(void)
+{
+    Suite *s = suite_create("protocol_ansi");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, identical_grids_give_nothing);
+    tcase_add_test(t, one_cell_change);
+    tcase_add_test(t, relative_moves_from_a_known_cursor);
+    tcase_add_test(t, attribute_change_only);
+    tcase_add_test(t, blank_tail_uses_erase_line);
+    tcase_add_test(t, short_blank_tail_writes_spaces);
+    tcase_add_test(t, short_gap_is_overwritten);
+    tcase_add_test(t, sgr_reset_when_shorter);
+    tcase_add_test(t, keyframe_places_and_shows_cursor);
+    tcase_add_test(t, last_column_never_assumes_the_cursor);
+    tcase_add_test(t, cursor_visibility_changes);
+    tcase_add_test(t, sync_brackets_wrap_a_frame);
+    tcase_add_test(t, sixteen_colours_map_to_nearest);
+    tcase_add_test(t, ascii_fallbacks);
+    tcase_add_test(t, wide_and_combining_become_placeholders);
+    tcase_add_test(t, size_change_gives_keyframe);
+    tcase_add_test(t, profiles_for_terminal_names);
+    tcase_add_test(t, profile_ids_are_small_and_distinct);
+    suite_add_tcase(s, t);
+    return s;
+}
