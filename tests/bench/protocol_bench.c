@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "ansi.h"
+#include "json.h"
 
 #define BATCHES 31
 
@@ -138,6 +139,18 @@ static void ansi_key(const void *ctx, buf_t *out)
     ansi_keyframe(&j->prof, j->b, out);
 }
 
+static void json_step(const void *ctx, buf_t *out)
+{
+    const job_t *j = ctx;
+    json_frame(j->a, j->b, 1235, out);
+}
+
+static void json_key(const void *ctx, buf_t *out)
+{
+    const job_t *j = ctx;
+    json_frame(NULL, j->b, 1, out);
+}
+
 static void bench_line(const char *name, double v, const char *unit)
 {
     printf("BENCH %s %.0f %s\n", name, v, unit);
@@ -166,6 +179,10 @@ int main(void)
     bench_line("protocol.ansi.key80x24.ns", time_ns(ansi_key, &key80, 200), "ns");
     bench_line("protocol.ansi.key200x60.bytes", (double)bytes_of(ansi_key, &key200), "bytes");
     bench_line("protocol.ansi.key200x60.ns", time_ns(ansi_key, &key200, 50), "ns");
+    bench_line("protocol.json.step.bytes", (double)bytes_of(json_step, &step), "bytes");
+    bench_line("protocol.json.step.ns", time_ns(json_step, &step, 2000), "ns");
+    bench_line("protocol.json.key80x24.bytes", (double)bytes_of(json_key, &key80), "bytes");
+    bench_line("protocol.json.key80x24.ns", time_ns(json_key, &key80, 200), "ns");
     screen_free(a);
     screen_free(b);
     screen_free(big);
