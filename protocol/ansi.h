@@ -4,7 +4,13 @@
  * frame (cursor position and visibility, current SGR pen) is a function of
  * the grid the frame produced and the profile alone. So diff(A -> B) is
  * valid for every viewer whose terminal shows A, whatever path got it there.
- * A keyframe starts from an unknown state (it resets and redraws all). */
+ * A keyframe starts from an unknown state (it resets and redraws all).
+ * Concretely, every frame ends with the default SGR pen, the ASCII (G0 = B)
+ * charset, the cursor shown or hidden as in the grid and, when it is shown,
+ * on the grid's cursor; a hidden cursor's position is unspecified and the
+ * next diff does not rely on it. A diff of equal grids is empty (no sync
+ * brackets either). Cells never reach the terminal raw: control characters
+ * and code points that are not one column wide show as '?'. */
 #ifndef WARREN_ANSI_H
 #define WARREN_ANSI_H
 #include <stdbool.h>
