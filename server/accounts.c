@@ -247,7 +247,7 @@ struct req {
     size_t newlen;
     char hash[crypto_pwhash_STRBYTES];
     db_user_t user;
-    bool found, ok;
+    bool found, ok, rehashed;
     uint64_t now;
     req_step_fn work_fn, then;
     accounts_cb cb;
@@ -354,6 +354,10 @@ static void work_verify(req_t *r)
     const char *h = r->found ? r->user.pwhash : r->a->dummy_hash;
     bool ok = crypto_pwhash_str_verify(h, r->pw, r->pwlen) == 0;
     r->ok = ok && r->found;
+    /* A hash made at an older cost is upgraded while the password is at hand. */
+    if (r->ok && r->kind == REQ_LOGIN &&
+        crypto_pwhash_str_needs_rehash(h, r->a->cfg.opslimit, r->a->cfg.memlimit) != 0)
+        r->rehashed = crypto_pwhash_str(r->hash, r->pw, r->pwlen, r->a->cfg.opslimit, r->a->cfg.memlimit) == 0;
 }
 
 static void work_hash(req_t *r)
@@ -399,6 +403,7 @@ static void login_verified(req_t *r)
         req_queue(r, work_hash, chpw_store);
         return;
     }
+    if (r->rehashed) db_user_set_password(a->db, r->user.id, r->hash, NULL, NULL);
     req_deliver(r, ACCOUNTS_OK, "");
 }
 
@@ -542,7 +547,7 @@ int accounts_register(accounts_t *a, const char *ip, const char *name, const cha
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
         return 0;
     }
-    thr_t *t = thr_get(a, 'r', r->ip, now_ms, true);
+    thr_t *t = a->cfg.register_per_ip ? thr_get(a, 'r', r->ip, now_ms, true) : NULL;
     if (t) {
         if (t->regs == 0 || now_ms - t->reg_start >= a->cfg.register_window_ms) t->regs = 0, t->reg_start = now_ms;
         if (t->regs >= a->cfg.register_per_ip) {

@@ -14,6 +14,9 @@
  * IP per window. All state lives in accounts_t; the caller passes the time
  * (uv_now, milliseconds) so tests can drive it.
  *
+ * A successful login whose stored hash was made at another cost stores a
+ * new hash at the configured cost.
+ *
  * Passwords are copied into request memory, wiped after use and never
  * logged. Storage goes through db/.
  *
@@ -58,7 +61,8 @@ typedef struct {
     uint64_t backoff_base_ms;       /* default 2000 */
     uint64_t backoff_max_ms;        /* default 15 min */
     uint64_t forget_ms;             /* default 30 min */
-    /* registrations: at most register_per_ip in any register_window_ms. */
+    /* registrations: at most register_per_ip in any register_window_ms
+     * (0: no limit, for load tests). */
     unsigned register_per_ip;       /* default 5 */
     uint64_t register_window_ms;    /* default 1 hour */
     size_t max_tracked;             /* throttle entries kept (oldest dropped); default 65536 */

@@ -173,6 +173,31 @@ START_TEST(stored_hash_is_argon2id)
 }
 END_TEST
 
+START_TEST(login_upgrades_old_hash_cost)
+{
+    afx_t f;
+    afx_open(&f, NULL);
+    ck_assert_int_eq(do_register(&f, "ip", "olduser", "old cost pw", 0).status, ACCOUNTS_OK);
+    hash_res_t before = {0}, after = {0};
+    db_user_by_name(f.db, "olduser", on_user_hash, &before);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    accounts_free(f.acc);
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.opslimit = crypto_pwhash_OPSLIMIT_MIN + 1;
+    c.memlimit = crypto_pwhash_MEMLIMIT_MIN;
+    f.acc = accounts_new(&f.loop, f.db, &c);
+    ck_assert_int_eq(do_login(&f, "ip", "olduser", "old cost pw", 1).status, ACCOUNTS_OK);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_user_by_name(f.db, "olduser", on_user_hash, &after);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_str_ne(before.hash, after.hash);
+    ck_assert_int_eq(crypto_pwhash_str_needs_rehash(after.hash, c.opslimit, c.memlimit), 0);
+    ck_assert_int_eq(do_login(&f, "ip", "olduser", "old cost pw", 2).status, ACCOUNTS_OK);
+    afx_close(&f);
+}
+END_TEST
+
 START_TEST(change_password)
 {
     afx_t f;
@@ -276,6 +301,15 @@ START_TEST(registration_throttle)
     ck_assert_int_eq(do_register(&f, "8.8.8.8", "r3", "password3", 20).status, ACCOUNTS_OK);
     ck_assert_int_eq(do_register(&f, "9.9.9.9", "r4", "password4", 60000).status, ACCOUNTS_OK);
     afx_close(&f);
+    /* 0: no limit. */
+    c.register_per_ip = 0;
+    afx_open(&f, &c);
+    char name[16];
+    for (int i = 0; i < 8; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        ck_assert_int_eq(do_register(&f, "9.9.9.9", name, "password", 0).status, ACCOUNTS_OK);
+    }
+    afx_close(&f);
 }
 END_TEST
 
@@ -334,6 +368,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, register_login_and_one_message);
     tcase_add_test(tc, stored_hash_is_argon2id);
     tcase_add_test(tc, change_password);
+    tcase_add_test(tc, login_upgrades_old_hash_cost);
     tcase_add_test(tc, account_throttle_backs_off);
     tcase_add_test(tc, ip_throttle);
     tcase_add_test(tc, registration_throttle);
