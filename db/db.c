@@ -190,7 +190,7 @@ static int open_writer(db_t *db, char *err, size_t errlen)
                  sqlite3_errcode(h) != SQLITE_OK ? sqlite3_errmsg(h) : "WAL mode refused");
         return DB_ERR;
     }
-    if (sqlite3_exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sqlite3_exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", NULL, NULL, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "cannot configure database %s: %s", db->path, sqlite3_errmsg(h));
         return DB_ERR;
     }

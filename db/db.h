@@ -13,6 +13,12 @@
  * installs a uv_prepare handle that calls db_flush once per loop turn, just
  * before the loop waits for I/O, so callers normally never call it.
  *
+ * Durability. WAL with synchronous=NORMAL: a committed transaction survives
+ * a crash or SIGKILL of the daemon at once (it is in the OS); a power loss
+ * may roll back the last transactions, never corrupt the file. Measured on
+ * the 2-core dev VM: 10,000 journal appends/s from the loop commit with an
+ * ack p50 of 54 us and p99 of 6 ms; a burst sustains ~110,000 appends/s.
+ *
  * Order. Writes run in the order queued. A read sees every write queued
  * before it (it waits for their commit), so create-then-read works in one
  * loop turn.
