@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sqlite3.h>
 #include <uv.h>
 #include "db.h"
@@ -528,6 +530,88 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* ---- crash safety: what was acknowledged survives SIGKILL ---- */
+typedef struct {
+    int fd;
+    db_t *db;
+    int64_t game, seq;
+} crash_t;
+
+static void crash_acked(void *ud, int status, int64_t id)
+{
+    crash_t *c = ud;
+    if (status != DB_OK) _exit(3);
+    int64_t v = id;
+    if (write(c->fd, &v, sizeof v) != sizeof v) _exit(4);
+}
+
+static void crash_tick(uv_timer_t *t)
+{
+    crash_t *c = t->data;
+    for (int i = 0; i < 5; i++) {
+        c->seq++;
+        uint8_t k[4] = {(uint8_t)c->seq, 1, 2, 3};
+        db_journal_append(c->db, c->game, c->seq, k, sizeof k, crash_acked, c);
+    }
+}
+
+static void crash_child(const char *path, int fd)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char err[256];
+    crash_t c = {.fd = fd};
+    c.db = db_open(&loop, path, err, sizeof err);
+    if (!c.db) _exit(2);
+    db_user_create(c.db, "kim", "kim", "h", 0, NULL, NULL);
+    db_game_new_t g = {.user = 1, .seed = 1, .content_version = "c"};
+    c.game = db_game_create(c.db, &g, NULL, NULL);
+    uv_timer_t t;
+    uv_timer_init(&loop, &t);
+    t.data = &c;
+    uv_timer_start(&t, crash_tick, 1, 1);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    _exit(0);
+}
+
+START_TEST(acknowledged_writes_survive_sigkill)
+{
+    fx_t f;
+    fx_open(&f);
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    int p[2];
+    ck_assert_int_eq(pipe(p), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(p[0]);
+        crash_child(f.path, p[1]);
+    }
+    close(p[1]);
+    int64_t acked = 0, v;
+    while (acked < 300 && read(p[0], &v, sizeof v) == sizeof v)
+        if (v > acked) acked = v;
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    close(p[0]);
+    ck_assert(WIFSIGNALED(st));
+    ck_assert_int_ge(acked, 300);
+    char err[256];
+    f.db = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "%s", err);
+    journal_res_t *j = calloc(1, sizeof *j);
+    db_journal_read(f.db, 1, 0, on_journal, j);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(j->status, DB_OK);
+    ck_assert_int_ge((int64_t)j->n, acked);
+    for (size_t i = 0; i < j->n && i < 256; i++) ck_assert_int_eq(j->seq[i], (int64_t)i + 1);
+    free(j);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_store(void)
 {
     Suite *s = suite_create("db_store");
@@ -542,6 +626,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, close_delivers_pending);
     tcase_add_test(tc, open_failures);
     tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, acknowledged_writes_survive_sigkill);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -157,6 +157,40 @@ static void on_user_hash(void *ud, int status, const db_user_t *u)
     if (status == DB_OK) snprintf(h->hash, sizeof h->hash, "%s", u->pwhash);
 }
 
+/* An unknown name costs a verify too: its time is close to a wrong password's. */
+START_TEST(unknown_name_costs_a_verify)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.ip_free_failures = c.account_free_failures = 1000;
+    afx_t f;
+    snprintf(f.dir, sizeof f.dir, "/tmp/warren-acctest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f.dir));
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/w.db", f.dir);
+    uv_loop_init(&f.loop);
+    f.db = db_open(&f.loop, path, err, sizeof err);
+    ck_assert_ptr_nonnull(f.db);
+    c.opslimit = 3;
+    c.memlimit = 4u << 20; /* a few ms per verify: well above the db read */
+    f.acc = accounts_new(&f.loop, f.db, &c);
+    ck_assert_int_eq(do_register(&f, "ip", "timed", "the password", 0).status, ACCOUNTS_OK);
+    uint64_t best_wrong = UINT64_MAX, best_unknown = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t t0 = uv_hrtime();
+        ck_assert_int_eq(do_login(&f, "ip", "timed", "not the password", 1).status, ACCOUNTS_EDENIED);
+        uint64_t t1 = uv_hrtime();
+        ck_assert_int_eq(do_login(&f, "ip", "untimed", "not the password", 1).status, ACCOUNTS_EDENIED);
+        uint64_t t2 = uv_hrtime();
+        if (t1 - t0 < best_wrong) best_wrong = t1 - t0;
+        if (t2 - t1 < best_unknown) best_unknown = t2 - t1;
+    }
+    ck_assert_msg(best_unknown * 3 > best_wrong && best_wrong * 3 > best_unknown, "wrong %llu ns, unknown %llu ns",
+                  (unsigned long long)best_wrong, (unsigned long long)best_unknown);
+    afx_close(&f);
+}
+END_TEST
+
 START_TEST(stored_hash_is_argon2id)
 {
     afx_t f;
@@ -367,6 +401,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, name_and_password_rules);
     tcase_add_test(tc, register_login_and_one_message);
     tcase_add_test(tc, stored_hash_is_argon2id);
+    tcase_add_test(tc, unknown_name_costs_a_verify);
     tcase_add_test(tc, change_password);
     tcase_add_test(tc, login_upgrades_old_hash_cost);
     tcase_add_test(tc, account_throttle_backs_off);
