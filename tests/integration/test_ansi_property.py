@@ -116,3 +116,137 @@ def test_pyte_shows_the_encoded_grid(bindir, profile, seed, count):
                 failures.append(f"case {n} ({name}, {case['w']}x{case['h']}, "
                                 f"{case['steps']} steps): " + "; ".join(bad[:3]))
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:10])
+
+
+# ---- tmux: a second emulator, for what pyte cannot see ----------------------
+
+DEC_GRAPHICS = {"`": "\u25c6", "a": "\u2592", "f": "\u00b0", "g": "\u00b1",
+                "j": "\u2518", "k": "\u2510", "l": "\u250c", "m": "\u2514",
+                "n": "\u253c", "q": "\u2500", "t": "\u251c", "u": "\u2524",
+                "v": "\u2534", "w": "\u252c", "x": "\u2502", "y": "\u2264",
+                "z": "\u2265", "{": "\u03c0", "|": "\u2260", "}": "\u00a3",
+                "~": "\u00b7"}
+SGR_ON = {1: BOLD, 2: DIM, 4: UNDERLINE, 5: BLINK, 7: REVERSE}
+SGR_OFF = {22: BOLD | DIM, 24: UNDERLINE, 25: BLINK, 27: REVERSE}
+
+
+def apply_sgr(pen, params):
+    fg, bg, attr = pen
+    i = 0
+    while i < len(params):
+        a = params[i]
+        if a == 0:
+            fg, bg, attr = -1, -1, 0
+        elif a in SGR_ON:
+            attr |= SGR_ON[a]
+        elif a in SGR_OFF:
+            attr &= ~SGR_OFF[a]
+        elif 30 <= a <= 37 or 90 <= a <= 97:
+            fg = a - 30 if a < 90 else a - 90 + 8
+        elif 40 <= a <= 47 or 100 <= a <= 107:
+            bg = a - 40 if a < 100 else a - 100 + 8
+        elif a in (39, 49):
+            fg, bg = (-1, bg) if a == 39 else (fg, -1)
+        elif a in (38, 48) and i + 2 < len(params) and params[i + 1] == 5:
+            fg, bg = (params[i + 2], bg) if a == 38 else (fg, params[i + 2])
+            i += 2
+        i += 1
+    return fg, bg, attr
+
+
+def parse_capture(text, w, h):
+    """Cells from `tmux capture-pane -e`: SGR runs and SO/SI charset shifts;
+    cells tmux leaves out are blank."""
+    cells = [[(ord(" "), -1, -1, 0)] * w for _ in range(h)]
+    pen, acs = (-1, -1, 0), False
+    for y, line in enumerate(text.split("\n")[:h]):
+        x, i = 0, 0
+        while i < len(line):
+            c = line[i]
+            if c == "\x1b" and line[i + 1:i + 2] == "[":
+                j = line.index("m", i)
+                pen = apply_sgr(pen, [int(p or 0) for p in line[i + 2:j].split(";")])
+                i = j + 1
+                continue
+            if c in "\x0e\x0f":
+                acs = c == "\x0e"
+            else:
+                if x < w:
+                    shown = DEC_GRAPHICS.get(c, c) if acs else c
+                    cells[y][x] = (ord(shown),) + pen
+                x += 1
+            i += 1
+    return cells
+
+
+class Tmux:
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.sock = os.path.join(tmp, "sock")
+        conf = os.path.join(tmp, "conf")
+        with open(conf, "w") as f:
+            f.write("set -g status off\nset -g history-limit 0\n")
+        self.run("-f", conf, "new-session", "-d", "-s", "keep", "sleep 600")
+
+    def run(self, *args):
+        return subprocess.run(["tmux", "-S", self.sock, *args], check=True,
+                              capture_output=True, text=True, timeout=20).stdout
+
+    def show(self, n, w, h, data):
+        """Runs `cat` of data in a w x h pane; returns capture and cursor."""
+        path, done = (os.path.join(self.tmp, f"{n}.{s}") for s in ("bin", "done"))
+        with open(path, "wb") as f:
+            f.write(data)
+        name = f"c{n}"
+        self.run("new-session", "-d", "-s", name, "-x", str(w), "-y", str(h),
+                 f"stty raw -echo; cat {path}; touch {done}; exec sleep 600")
+        deadline = time.time() + 10
+        while not os.path.exists(done) and time.time() < deadline:
+            time.sleep(0.005)
+        prev = None
+        while time.time() < deadline:  # wait until tmux has drawn it all
+            time.sleep(0.02)
+            cap = self.run("capture-pane", "-p", "-e", "-N", "-t", name)
+            cur = self.run("display", "-p", "-t", name,
+                           "#{cursor_x} #{cursor_y} #{cursor_flag}")
+            if (cap, cur) == prev:
+                break
+            prev = (cap, cur)
+        self.run("kill-session", "-t", name)
+        return cap, [int(v) for v in cur.split()]
+
+    def close(self):
+        subprocess.run(["tmux", "-S", self.sock, "kill-server"], capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def tmux():
+    if not shutil.which("tmux"):
+        pytest.skip("tmux not installed")
+    tmp = tempfile.mkdtemp(prefix="ansi-tmux-")
+    t = Tmux(tmp)
+    yield t
+    t.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("profile,seed,count", [("256", 21, 40), ("16", 22, 40),
+                                                ("dec", 23, 20)])
+def test_tmux_shows_the_encoded_grid(bindir, tmux, profile, seed, count):
+    """All attributes (dim and blink too) and the raw bright-colour codes."""
+    failures = []
+    for n, case in enumerate(cases(bindir, profile, seed, count)):
+        w, h = case["w"], case["h"]
+        cap, (cx, cy, vis) = tmux.show(f"{profile}-{n}", w, h, bytes.fromhex(case["bytes"]))
+        got = parse_capture(cap, w, h)
+        bad = []
+        for i in range(w * h):
+            want = tuple(case["cells"][4 * i:4 * i + 4])
+            if got[i // w][i % w] != want:
+                bad.append(f"cell ({i % w},{i // w}) want {want} got {got[i // w][i % w]}")
+        ex, ey, evis = case["cur"]
+        if vis != evis or (evis and (cx, cy) != (ex, ey)):
+            bad.append(f"cursor {(cx, cy, vis)} want {(ex, ey, evis)}")
+        if bad:
+            failures.append(f"case {n} ({w}x{h}): " + "; ".join(bad[:3]))
+    assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:10])
