@@ -256,9 +256,12 @@ static int conn_writeable(web_conn_t *wc)
     web_msg_t *m = wc->head;
     if (!m) {
         if (wc->closing) {
+            /* On a libuv loop, -1 from WRITEABLE drops the socket without
+             * the close frame; closing from a timer callback sends it. */
             lws_close_reason(wc->wsi, (enum lws_close_status)wc->close_code,
                              (unsigned char *)wc->close_reason, strlen(wc->close_reason));
-            return -1;
+            lws_set_timer_usecs(wc->wsi, 1);
+            return 0;
         }
         if (wc->refused) {
             wc->refused = false;
@@ -453,9 +456,9 @@ static int ws_receive(web_conn_t *wc, const void *in, size_t len)
     }
     if (wc->rx_len + len > w->msg_max)
         return ws_fail(wc, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, "message too large");
-    if (wc->rx_len + len > wc->rx_cap) {
+    if (wc->rx_len + len + 1 > wc->rx_cap) { /* +1: text is handed on NUL-terminated */
         size_t cap = wc->rx_cap ? wc->rx_cap : 256;
-        while (cap < wc->rx_len + len)
+        while (cap < wc->rx_len + len + 1)
             cap *= 2;
         unsigned char *nb = realloc(wc->rx, cap);
         if (!nb)
@@ -466,6 +469,7 @@ static int ws_receive(web_conn_t *wc, const void *in, size_t len)
     if (len)
         memcpy(wc->rx + wc->rx_len, in, len);
     wc->rx_len += len;
+    wc->rx[wc->rx_len] = 0;
     if (!lws_is_final_fragment(wc->wsi) || lws_remaining_packet_payload(wc->wsi))
         return 0;
     if (!wc->accepted || wc->closing || w->hooks_off)
@@ -608,7 +612,8 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         char path[128];
         if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
-            ws_route(path, pss) < 0 || !origin_ok(wsi))
+            ws_route(path, pss) < 0 || !origin_ok(wsi) ||
+            lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
             return 1; /* refuses the upgrade */
         return 0;
     }
@@ -618,6 +623,8 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
         return pss->wc ? ws_receive(pss->wc, in, len) : -1;
     case LWS_CALLBACK_SERVER_WRITEABLE:
         return pss->wc ? conn_writeable(pss->wc) : -1;
+    case LWS_CALLBACK_TIMER:
+        return pss->wc && pss->wc->closing ? -1 : 0;
     case LWS_CALLBACK_CLOSED:
         ws_closed(w, pss);
         return 0;
@@ -731,7 +738,7 @@ web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *ho
         return NULL;
     }
     web_setup_tables(w);
-    lws_set_log_level(LLL_ERR, NULL);
+    lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR, NULL);
 
     struct lws_context_creation_info ci;
     memset(&ci, 0, sizeof ci);

@@ -68,6 +68,7 @@ typedef struct {
     int (*on_open)(void *ctx, web_conn_t *wc, const web_open_t *info);
     void (*on_input)(void *ctx, web_conn_t *wc, const uint8_t *bytes, size_t len);
     void (*on_resize)(void *ctx, web_conn_t *wc, int w, int h); /* 1..1000 each */
+    /* json is a checked JSON object, NUL-terminated at json[len]. */
     void (*on_message)(void *ctx, web_conn_t *wc, const char *json, size_t len);
     /* The queue emptied after web_send refused something: send a keyframe. */
     void (*on_drained)(void *ctx, web_conn_t *wc);

@@ -9,7 +9,7 @@
  * watcher. /ws/watch/nobody is refused (1008); other watch names attach.
  * /ws/lobby gets one game list whose player name holds markup (injection
  * test). Text messages {"t":"flood","n":N} queue N 16 KiB frames (queue
- * limit test); the reply says how many were refused. {"t":"kick"} closes
+ * limit test); once the queue drains, {"t":"drained","refused":R} follows. {"t":"kick"} closes
  * the socket with 1012 as a restarting server would. SIGTERM/SIGINT stop
  * the gateway; exits 0 when the loop closed cleanly. */
 #include <stdio.h>
@@ -29,7 +29,7 @@ typedef struct {
     int nviewers;
     uv_signal_t sigterm, sigint;
     web_t *web;
-    unsigned long drained;
+    int refused;
 } fake_t;
 
 static void render(fake_t *f, char *out, size_t cap, size_t *len)
@@ -140,8 +140,10 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
         memset(big, 'x', sizeof big);
         for (int i = 0; i < n && i < 10000; i++)
             refused += web_send(wc, big, sizeof big, false) < 0;
-        snprintf(reply, sizeof reply, "{\"t\":\"flooded\",\"refused\":%d}", refused);
-        f->drained = 0;
+        f->refused = refused; /* reported by on_drained: the queue is full now */
+        if (refused)
+            return;
+        snprintf(reply, sizeof reply, "{\"t\":\"drained\",\"refused\":0}");
     } else {
         snprintf(reply, sizeof reply, "{\"t\":\"status\",\"text\":\"message %zu bytes\"}", len);
     }
@@ -151,8 +153,8 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
 static void on_drained(void *ctx, web_conn_t *wc)
 {
     fake_t *f = ctx;
-    f->drained++;
-    const char *m = "{\"t\":\"drained\"}";
+    char m[64];
+    snprintf(m, sizeof m, "{\"t\":\"drained\",\"refused\":%d}", f->refused);
     web_send(wc, m, strlen(m), true);
 }
 
