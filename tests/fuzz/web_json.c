@@ -1,0 +1,26 @@
+/* Fuzz target: the web gateway's JSON envelope checker (server/web_json.c),
+ * which reads every websocket text message before anything else does. The
+ * fuzz build links only protocol/ and game/, so the source is included. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "../../server/web_json.c"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *s = (const char *)data;
+    if (!web_json_is_object(s, size))
+        return 0;
+    const char *v;
+    size_t vl;
+    long n;
+    static const char *keys[] = {"t", "w", "h", "text", ""};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (web_json_member(s, size, keys[i], &v, &vl) == 0 &&
+            (v < s || v + vl > s + size))
+            __builtin_trap(); /* a value span must lie inside the input */
+        (void)web_json_int(s, size, keys[i], -1000000, 1000000, &n);
+        (void)web_json_str_is(s, size, keys[i], "resize");
+    }
+    return 0;
+}
