@@ -50,10 +50,13 @@ for p in warrend warren warren-engine; do
 done
 
 # Content and web assets: replaced as a whole so removed files go away.
-[ -d "$SRC/game/content" ] || die "game/content is missing"
-rm -rf "$SHARE/content"
 mkdir -p "$SHARE"
-cp -R "$SRC/game/content" "$SHARE/content"
+rm -rf "$SHARE/content"
+if [ -d "$SRC/game/content" ]; then
+  cp -R "$SRC/game/content" "$SHARE/content"
+else
+  mkdir -p "$SHARE/content" # content still built into warrend: nothing to copy
+fi
 say "$SHARE/content"
 if [ -d "$SRC/web/dist" ]; then
   rm -rf "$SHARE/web"

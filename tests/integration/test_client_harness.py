@@ -43,7 +43,12 @@ def need_client(bindir):
 class Daemon:
     """warrend with its own database, telnet port and Unix socket."""
 
-    def __init__(self, bindir, workdir, exe=None, extra=()):
+    def __init__(self, bindir, workdir, exe=None, extra=(), env=None):
+        self.env = dict(os.environ)
+        # a build directory outside the tree has no web/dist beside its bin/
+        if "WARREN_WEB_ROOT" not in self.env and (ROOT / "web" / "dist" / "index.html").exists():
+            self.env["WARREN_WEB_ROOT"] = str(ROOT / "web" / "dist")
+        self.env.update(env or {})
         self.dir = pathlib.Path(workdir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.exe = str(exe or pathlib.Path(bindir) / "warrend")
@@ -60,7 +65,7 @@ class Daemon:
     def start(self, timeout=15):
         logf = open(self.logpath, "ab")
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=logf,
-                                     stderr=logf, cwd=str(self.dir))
+                                     stderr=logf, cwd=str(self.dir), env=self.env)
         logf.close()
         end = time.time() + timeout
         while time.time() < end:

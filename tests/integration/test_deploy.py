@@ -143,13 +143,20 @@ def test_make_install_destdir(bindir, tmp_path):
 
     # The installed daemon, from the installed tree, with its installed config,
     # serves a game to the real telnet program.
+    web = pre / "share" / "warren" / "web"
     d = Daemon(bindir, tmp_path / "run", exe=pre / "bin" / "warrend",
-               extra=["--config", str(pre / "etc/warren/warren.conf"), "--content", str(content)])
+               extra=["--config", str(pre / "etc/warren/warren.conf"), "--content", str(content)],
+               env={"WARREN_WEB_ROOT": str(web)})  # as the unit sets it
     d.start()
     t = Term(["/usr/bin/telnet", "127.0.0.1", str(d.port)])
     try:
         register(t, unique_name("in"))
         start_game(t)
+        if (ROOT / "web" / "dist" / "index.html").exists():
+            import urllib.request
+            with urllib.request.urlopen("http://127.0.0.1:%d/" % d.http, timeout=10) as r:
+                assert r.status == 200
+                assert r.read() == (web / "index.html").read_bytes()
     finally:
         t.close()
         d.stop()
