@@ -1,0 +1,81 @@
+/* content — the kinds and tables a game reads, loaded once and shared
+ * read-only by every game (game.h's content_t).
+ *
+ * Content is plain tables: terrain kinds (indexed by mapgen's terrain
+ * numbers), creature kinds, item kinds, effect kinds. Behaviour is named by
+ * id: handler ids into `handlers` (event.h), hook ids into `hooks`
+ * (effect.h). Those two are const code tables; a later loader (Lua) fills
+ * the kind tables from files and may point handlers at scripts, without the
+ * engine changing. content_load builds the default from const C tables.
+ *
+ * Tests may build a content_t of their own (their own code tables) and run
+ * a game on it with world_new_empty. */
+#ifndef WARREN_CONTENT_H
+#define WARREN_CONTENT_H
+#include <stdint.h>
+#include "effect.h"
+#include "event.h"
+#include "game.h"
+#include "rng.h"
+
+#define KIND_HANDLERS 4
+
+enum { TF_PASSABLE = 1 << 0, TF_OPAQUE = 1 << 1 };
+
+typedef struct {
+    char name[24];
+    uint32_t glyph;
+    uint16_t fg;
+    uint8_t flags; /* TF_* */
+} terrain_kind_t;
+
+typedef struct {
+    char name[24];
+    uint32_t glyph;
+    uint16_t fg;
+    uint8_t gender;  /* grammar gender */
+    int16_t speed;   /* percent: 100 normal */
+    dice_t hp;
+    dice_t attack;
+    int16_t to_hit, defence;
+    int16_t min_depth, weight; /* generation */
+    uint16_t handlers[KIND_HANDLERS]; /* ids into content handlers; 0 = none */
+} creature_kind_t;
+
+typedef struct {
+    char name[24];
+    uint32_t glyph;
+    uint16_t fg;
+    uint16_t handlers[KIND_HANDLERS];
+} item_kind_t;
+
+typedef struct {
+    char name[24];
+    char tag[12];      /* status line word ("Poison") */
+    uint8_t stacking;  /* effect_stack_t */
+    int32_t interval;  /* ticks between tick hooks (>= 1) */
+    uint16_t hook[3];  /* start, tick, end: ids into content hooks; 0 = none */
+} effect_kind_t;
+
+struct content {
+    char version[32];
+    const terrain_kind_t *terrain;
+    uint16_t n_terrain;
+    const creature_kind_t *creatures;
+    uint16_t n_creatures;
+    const item_kind_t *items;
+    uint16_t n_items;
+    const effect_kind_t *effects;
+    uint16_t n_effects;
+    const ev_handler_t *handlers; /* [0] unused */
+    uint16_t n_handlers;
+    const effect_hook_t *hooks;   /* [0] unused */
+    uint16_t n_hooks;
+    uint16_t builtin[OBJ_TYPES];  /* built-in handler per object type */
+    uint16_t map_builtin;
+    uint16_t map_handlers[KIND_HANDLERS]; /* the level kind's handlers */
+    uint16_t player_kind;         /* creature kind of the player */
+    uint16_t poison_effect;       /* effect kind ids the rules use */
+};
+
+#endif

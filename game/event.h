@@ -1,0 +1,64 @@
+/* event — the dispatch chain (the Incursion model).
+ *
+ * A game action is an event: a type plus an info struct naming who takes
+ * part. event_throw runs it in three phases, PRE, MAIN and POST. In each
+ * phase the handlers of the participants run in a fixed order:
+ *
+ *     map, item, item2, victim, actor
+ *
+ * and for each participant its kind's handlers (content: monster, item or
+ * level kind) run before the built-in handler of its object type. A handler
+ * returns EV_DONE to end the chain of that phase or EV_NOTHING to pass.
+ * A PRE handler returning EV_DONE vetoes the event: MAIN and POST do not run
+ * and event_throw returns EV_ABORT. Otherwise event_throw returns what MAIN
+ * gave (EV_DONE when some handler carried the action out).
+ *
+ * Handlers may throw nested events, with a fresh info or the parent's own
+ * (type and phase are restored after a nested throw). Nesting is bounded
+ * (EV_MAX_DEPTH) so a loop in content cannot blow the stack: past it
+ * event_throw returns EV_ERROR.
+ *
+ * Handlers are found by id in the content's handler table (a const code
+ * table, ids stable in saves); an id past the table is skipped. */
+#ifndef WARREN_EVENT_H
+#define WARREN_EVENT_H
+#include <stdint.h>
+#include "game.h"
+#include "obj.h"
+
+#define EVENT_LIST(X) X(MOVE) X(ATTACK) X(HIT) X(DAMAGE) X(DEATH) X(TEST)
+
+typedef enum {
+    EV_NONE = 0,
+#define EVENT_ENUM_(n) EV_##n,
+    EVENT_LIST(EVENT_ENUM_)
+#undef EVENT_ENUM_
+    EV_TYPES
+} ev_type_t;
+
+typedef enum { PHASE_PRE = 0, PHASE_MAIN, PHASE_POST } ev_phase_t;
+
+enum { EV_ERROR = -1, EV_NOTHING = 0, EV_DONE = 1, EV_ABORT = 2 };
+enum { EV_MAX_DEPTH = 16, EV_PARTICIPANTS = 5 };
+
+/* Damage types. */
+enum { DT_NONE = 0, DT_HIT, DT_POISON };
+
+typedef struct {
+    uint16_t type;  /* ev_type_t */
+    uint8_t phase;  /* ev_phase_t, set by event_throw */
+    handle_t actor, victim, item, item2;
+    int16_t map;    /* level depth; -1 none */
+    int16_t x, y;   /* a place (moves) */
+    uint8_t dtype;  /* DT_* */
+    int32_t amount[3];
+    uint32_t flags;
+} ev_info_t;
+
+/* self: the participant whose handler runs (HANDLE_NONE for the map). */
+typedef int (*ev_handler_t)(game_t *g, ev_info_t *e, handle_t self);
+
+int event_throw(game_t *g, ev_info_t *e);
+const char *event_name(uint16_t type);
+
+#endif

@@ -1,0 +1,76 @@
+/* obj — the object registry: every game object lives in one slot array and
+ * is addressed by a 32-bit handle (slot index + generation).
+ *
+ * A handle is never 0. Looking up a stale handle (the object was deleted,
+ * maybe the slot reused) or a forged one (index out of range, wrong
+ * generation) returns NULL. Nothing keeps an obj_t pointer across turns:
+ * pointers are valid only until the next reg_new (the array may move).
+ * Iteration (reg_next) is in slot order, which is deterministic; a new
+ * object takes the lowest free slot, so slot reuse depends only on state.
+ *
+ * The registry is saved whole (reg_save/reg_load): generations of free slots
+ * included, so handles stay unique across a snapshot. */
+#ifndef WARREN_OBJ_H
+#define WARREN_OBJ_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "alloc.h"
+#include "ser.h"
+
+typedef uint32_t handle_t;
+#define HANDLE_NONE 0u
+#define OBJ_INDEX_BITS 20
+#define OBJ_INDEX_MASK ((1u << OBJ_INDEX_BITS) - 1u)
+#define OBJ_GEN_MAX 0xFFFu /* 12 bits of generation */
+#define OBJ_MAX_SLOTS 65536u /* a sane bound for loads; far above any level */
+
+typedef enum { OBJ_FREE = 0, OBJ_CREATURE, OBJ_ITEM, OBJ_EFFECT, OBJ_TYPES } obj_type_t;
+
+enum { OF_PLAYER = 1 << 0, OF_AWAKE = 1 << 1 };
+
+/* One object. Fields are plain integers so saving is field by field.
+ * Creatures: kind indexes content creatures; pos, hp, speed (percent).
+ * Effects: kind indexes content effects; target is the affected object,
+ * magnitude and remaining (ticks) its strength and time left, t the tick of
+ * its last accounting. */
+typedef struct {
+    uint8_t type; /* obj_type_t */
+    uint8_t flags;
+    uint16_t kind;
+    int16_t x, y;
+    int16_t depth;
+    int16_t speed;
+    int32_t hp, hp_max;
+    handle_t target;
+    int32_t magnitude;
+    int32_t remaining;
+    int32_t a[2]; /* per-type scratch kept in saves (AI memory) */
+    uint64_t t;
+} obj_t;
+
+typedef struct {
+    obj_t *slot;
+    uint16_t *gen;
+    uint32_t n;   /* slots in use (high-water mark) */
+    uint32_t cap; /* slots allocated */
+    uint32_t live;
+    galloc_t *al; /* borrowed */
+} reg_t;
+
+void reg_init(reg_t *r, galloc_t *al);
+void reg_free(reg_t *r);
+/* New zeroed object of the given type; *out (may be NULL) gets its pointer.
+ * Returns its handle, or HANDLE_NONE on OOM / full registry. */
+handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out);
+obj_t *reg_get(const reg_t *r, handle_t h); /* NULL: stale, forged or NONE */
+void reg_del(reg_t *r, handle_t h);        /* stale handles are ignored */
+/* The first live handle after `after` in slot order (HANDLE_NONE starts);
+ * HANDLE_NONE at the end. Deleting the current object while iterating is safe. */
+handle_t reg_next(const reg_t *r, handle_t after);
+handle_t reg_handle_at(const reg_t *r, uint32_t index); /* NONE when free */
+
+void reg_save(const reg_t *r, ser_t *s);
+/* Loads into an empty (just initialised) registry. 0, or -1 with r->... bad. */
+int reg_load(reg_t *r, rd_t *in);
+
+#endif

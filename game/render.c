@@ -1,0 +1,101 @@
+/* render — the view: message line, map (centred or scrolled to the player),
+ * status line and help line, at any grid size. Reads state, never changes it. */
+#include <stdio.h>
+#include <string.h>
+#include "world.h"
+
+static style_t fg_style(uint16_t fg, uint8_t attr) { return (style_t){fg, SCREEN_DEFAULT_COLOR, attr}; }
+
+static void render_msgs(game_t *g, screen_t *s)
+{
+    char line[SCREEN_MAX_W * 2] = "";
+    size_t len = 0;
+    uint32_t first = g->msg_seen;
+    if (g->nmsg - first > MSG_LOG) first = g->nmsg - MSG_LOG;
+    /* newest messages win: start from the oldest that still fits */
+    for (uint32_t i = first; i < g->nmsg; i++) {
+        const msg_t *m = &g->log[i % MSG_LOG];
+        char one[MSG_LEN + 16];
+        int n = m->repeat > 1 ? snprintf(one, sizeof one, "%s (x%u)", m->text, m->repeat)
+                              : snprintf(one, sizeof one, "%s", m->text);
+        if (len && len + 1 + (size_t)n > (size_t)s->w) {
+            len = 0;
+            line[0] = 0;
+        }
+        if (len + 2 + (size_t)n >= sizeof line) break;
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
+    }
+    screen_text(s, 0, 0, STYLE_DEFAULT, line);
+}
+
+/* First map column/row shown: centred when the map fits, else follows p. */
+static int view_origin(int map, int view, int p)
+{
+    if (map <= view) return -(view - map) / 2;
+    int o = p - view / 2;
+    if (o < 0) o = 0;
+    if (o > map - view) o = map - view;
+    return o;
+}
+
+static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p, int tw)
+{
+    int top = 1, vh = s->h - 3, vw = s->w / tw;
+    if (vh < 1) return;
+    int ox = view_origin(lv->w, vw, p->x), oy = view_origin(lv->h, vh, p->y);
+    for (int sy = 0; sy < vh; sy++)
+        for (int sx = 0; sx < vw; sx++) {
+            int x = ox + sx, y = oy + sy;
+            if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x]) continue;
+            uint8_t t = lv->terrain[y * lv->w + x];
+            const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
+            bool vis = lv->vis[y * lv->w + x];
+            screen_put(s, sx * tw, top + sy, k->glyph, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
+        }
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y)) continue;
+        if (!lv->vis[o->y * lv->w + o->x]) continue;
+        const creature_kind_t *k = &g->c->creatures[o->kind];
+        int sx = o->x - ox, sy = o->y - oy;
+        if (sx >= 0 && sx < vw && sy >= 0 && sy < vh)
+            screen_put(s, sx * tw, top + sy, k->glyph, fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
+    }
+    int px = p->x - ox, py = p->y - oy;
+    screen_cursor(s, px * tw, top + py, px >= 0 && px < vw && py >= 0 && py < vh);
+}
+
+static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
+{
+    char eff[64] = "";
+    size_t n = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *e = reg_get(&g->reg, h);
+        if (e->type == OBJ_EFFECT && e->target == g->player && n + 14 < sizeof eff)
+            n += (size_t)snprintf(eff + n, sizeof eff - n, " %s", g->c->effects[e->kind].tag);
+    }
+    style_t st = p->hp * 3 <= p->hp_max ? fg_style(9, ATTR_BOLD) : STYLE_DEFAULT;
+    int x = screen_textf(s, 0, s->h - 2, STYLE_DEFAULT, "%s the human fighter  ", g->name);
+    x = screen_textf(s, x, s->h - 2, st, "HP %d/%d", p->hp, p->hp_max);
+    x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
+                     (unsigned long long)(g->sched.now / SCHED_MOVE));
+    x = screen_text(s, x, s->h - 2, fg_style(10, ATTR_BOLD), eff);
+    if (view && view->watchers > 0) screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
+    const char *help = g->state == GAME_DEAD ? "You are dead."
+                     : g->state == GAME_QUIT ? "You quit."
+                     : "hjklyubn/arrows/numpad move  . wait  > < stairs  Q quit";
+    screen_text(s, 0, s->h - 1, fg_style(8, 0), help);
+}
+
+void world_render(game_t *g, screen_t *s, const game_view_t *view)
+{
+    screen_clear(s);
+    level_t *lv = world_level(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    render_msgs(g, s);
+    if (!lv || !p) return;
+    render_map(g, s, lv, p, view && view->two_cell ? 2 : 1);
+    render_status(g, s, p, view);
+}
+
+void game_render(game_t *g, screen_t *s, const game_view_t *view) { world_render(g, s, view); }

@@ -1,0 +1,428 @@
+/* rules — the small world: moving, bumping to attack through the event
+ * chain (attack -> hit -> damage -> death), monsters at their own speeds,
+ * a poison bite that starts a timed effect. */
+#include "rules.h"
+#include <stdio.h>
+#include <string.h>
+#include "mapgen.h"
+#include "world.h"
+
+/* ---- default content ------------------------------------------------------ */
+
+static const terrain_kind_t TERRAIN[MAP_TERRAIN_COUNT] = {
+    [MAP_ROCK] = {"rock", ' ', 7, TF_OPAQUE},
+    [MAP_WALL] = {"wall", '#', 7, TF_OPAQUE},
+    [MAP_FLOOR] = {"floor", '.', 7, TF_PASSABLE},
+    [MAP_CORRIDOR] = {"corridor", '#', 8, TF_PASSABLE},
+    [MAP_DOOR_CLOSED] = {"closed door", '+', 3, TF_OPAQUE},
+    [MAP_DOOR_OPEN] = {"open door", '\'', 3, TF_PASSABLE},
+    [MAP_STAIRS_UP] = {"staircase up", '<', 15, TF_PASSABLE},
+    [MAP_STAIRS_DOWN] = {"staircase down", '>', 15, TF_PASSABLE},
+    [MAP_WATER] = {"shallow water", '~', 12, TF_PASSABLE},
+    [MAP_DEEP_WATER] = {"deep water", '~', 4, 0},
+    [MAP_GRASS] = {"grass", '"', 2, TF_PASSABLE},
+    [MAP_TREE] = {"tree", '&', 2, TF_OPAQUE},
+    [MAP_RUBBLE] = {"rubble", ':', 8, TF_PASSABLE | TF_OPAQUE},
+};
+
+enum { K_PLAYER = 0 };
+static const creature_kind_t CREATURES[] = {
+    {"you", '@', 15, 0, 100, {0, 1, 20}, {1, 6, 1}, 3, 3, 0, 0, {0}},
+    {"jackal", 'd', 3, 0, 150, {1, 4, 1}, {1, 2, 0}, 0, 1, 1, 30, {0}},
+    {"kobold", 'k', 2, 1, 100, {2, 4, 0}, {1, 4, 0}, 1, 2, 1, 30, {0}},
+    {"cave spider", 's', 8, 0, 120, {1, 3, 1}, {1, 2, 0}, 1, 2, 1, 20, {H_POISON_BITE}},
+    {"giant newt", ':', 11, 0, 50, {1, 4, 2}, {1, 3, 0}, 0, 0, 1, 20, {0}},
+};
+
+static const effect_kind_t EFFECTS[] = {
+    {"poison", "Poison", STACK_ADD, 100, {HK_POISON_START, HK_POISON_TICK, HK_POISON_END}},
+};
+
+void rules_default_content(content_t *c)
+{
+    snprintf(c->version, sizeof c->version, "warren-core-1");
+    c->terrain = TERRAIN;
+    c->n_terrain = MAP_TERRAIN_COUNT;
+    c->creatures = CREATURES;
+    c->n_creatures = sizeof CREATURES / sizeof CREATURES[0];
+    c->effects = EFFECTS;
+    c->n_effects = sizeof EFFECTS / sizeof EFFECTS[0];
+    c->handlers = RULES_HANDLERS;
+    c->n_handlers = H_COUNT;
+    c->hooks = RULES_HOOKS;
+    c->n_hooks = HK_COUNT;
+    c->builtin[OBJ_CREATURE] = H_CREATURE;
+    c->map_builtin = H_MAP;
+    c->player_kind = K_PLAYER;
+    c->poison_effect = 0;
+}
+
+/* ---- words ------------------------------------------------------------------- */
+
+static bool is_player(game_t *g, handle_t h) { return h != HANDLE_NONE && h == g->player; }
+
+static const creature_kind_t *ckind(game_t *g, const obj_t *o)
+{
+    return o->kind < g->c->n_creatures ? &g->c->creatures[o->kind] : &g->c->creatures[0];
+}
+
+/* Can the player see this creature now? Messages about others are dropped. */
+static bool seen(game_t *g, handle_t h)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    const level_t *lv = world_level(g);
+    if (!o || !lv || o->depth != g->depth) return false;
+    return is_player(g, h) || (level_in(lv, o->x, o->y) && lv->vis[o->y * lv->w + o->x]);
+}
+
+static void noun(game_t *g, handle_t h, bool cap, char *out, size_t n)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    if (is_player(g, h)) snprintf(out, n, cap ? "You" : "you");
+    else if (!o || !seen(g, h)) snprintf(out, n, cap ? "Something" : "something");
+    else snprintf(out, n, "%s %s", cap ? "The" : "the", ckind(g, o)->name);
+}
+
+/* "<Actor> <verb>[s] <victim><tail>" with the verb agreeing with the actor. */
+static void say(game_t *g, handle_t actor, const char *verb, const char *verbs, handle_t victim, const char *tail)
+{
+    if (!seen(g, actor) && !seen(g, victim)) return;
+    char a[48], v[48] = "";
+    noun(g, actor, true, a, sizeof a);
+    if (victim) noun(g, victim, false, v, sizeof v);
+    world_msg(g, "%s %s%s%s%s", a, is_player(g, actor) ? verb : verbs, victim ? " " : "", v, tail);
+}
+
+/* ---- handlers ------------------------------------------------------------- */
+
+static int h_map(game_t *g, ev_info_t *e, handle_t self)
+{
+    (void)self;
+    if (e->type != EV_MOVE || e->phase != PHASE_PRE) return EV_NOTHING;
+    level_t *lv = g->levels[e->map];
+    if (!lv || !world_passable(g, lv, e->x, e->y)) return EV_DONE; /* veto: walls */
+    if (world_creature_at(g, e->map, e->x, e->y)) return EV_DONE;
+    return EV_NOTHING;
+}
+
+static int rules_attack(game_t *g, ev_info_t *e)
+{
+    obj_t *a = reg_get(&g->reg, e->actor), *v = reg_get(&g->reg, e->victim);
+    if (!a || !v) return EV_DONE;
+    const creature_kind_t *ak = ckind(g, a), *vk = ckind(g, v);
+    int roll = (int)rng_range(&g->play, 1, 20);
+    if (roll != 20 && roll + ak->to_hit < 10 + vk->defence) {
+        say(g, e->actor, "miss", "misses", e->victim, ".");
+        return EV_DONE;
+    }
+    ev_info_t hit = {.type = EV_HIT, .actor = e->actor, .victim = e->victim, .map = -1, .dtype = DT_HIT};
+    hit.amount[0] = dice_roll(&ak->attack, &g->play);
+    if (hit.amount[0] < 1) hit.amount[0] = 1;
+    event_throw(g, &hit);
+    return EV_DONE;
+}
+
+static int rules_damage(game_t *g, ev_info_t *e, obj_t *v)
+{
+    v->hp -= e->amount[0];
+    if (v->hp > 0) return EV_DONE;
+    ev_info_t d = {.type = EV_DEATH, .actor = e->actor, .victim = e->victim, .map = -1, .dtype = e->dtype};
+    event_throw(g, &d);
+    return EV_DONE;
+}
+
+static int h_creature(game_t *g, ev_info_t *e, handle_t self)
+{
+    if (e->phase != PHASE_MAIN) return EV_NOTHING;
+    obj_t *o = reg_get(&g->reg, self);
+    if (!o) return EV_NOTHING;
+    if (self == e->actor && e->type == EV_MOVE) {
+        o->x = e->x;
+        o->y = e->y;
+        return EV_DONE;
+    }
+    if (self == e->actor && e->type == EV_ATTACK) return rules_attack(g, e);
+    if (self == e->actor && e->type == EV_HIT) {
+        say(g, e->actor, "hit", "hits", e->victim, ".");
+        /* the damage step shares the hit's info: same actor, victim, amount */
+        e->type = EV_DAMAGE;
+        event_throw(g, e);
+        return EV_DONE;
+    }
+    if (self == e->victim && e->type == EV_DAMAGE) return rules_damage(g, e, o);
+    if (self == e->victim && e->type == EV_DEATH) {
+        rules_kill(g, self, e->actor);
+        return EV_DONE;
+    }
+    return EV_NOTHING;
+}
+
+/* A kind handler: after a spider's bite hurts, maybe poison. */
+static int h_poison_bite(game_t *g, ev_info_t *e, handle_t self)
+{
+    if (e->type != EV_DAMAGE || e->phase != PHASE_POST || self != e->actor || e->dtype != DT_HIT) return EV_NOTHING;
+    obj_t *v = reg_get(&g->reg, e->victim);
+    if (v && v->hp > 0 && rng_percent(&g->play, 50)) effect_apply(g, e->victim, g->c->poison_effect, 500, 1);
+    return EV_NOTHING;
+}
+
+const ev_handler_t RULES_HANDLERS[H_COUNT] = {
+    [H_MAP] = h_map,
+    [H_CREATURE] = h_creature,
+    [H_POISON_BITE] = h_poison_bite,
+};
+
+/* ---- effect hooks --------------------------------------------------------- */
+
+static void hk_poison(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
+{
+    (void)eh;
+    handle_t t = e->target;
+    if (phase == HOOK_START) say(g, t, "feel", "looks", HANDLE_NONE, is_player(g, t) ? " very sick." : " very sick.");
+    if (phase == HOOK_END) say(g, t, "feel", "looks", HANDLE_NONE, " better.");
+    if (phase != HOOK_TICK) return;
+    ev_info_t d = {.type = EV_DAMAGE, .victim = t, .map = -1, .dtype = DT_POISON};
+    d.amount[0] = e->magnitude;
+    event_throw(g, &d);
+}
+
+const effect_hook_t RULES_HOOKS[HK_COUNT] = {
+    [HK_POISON_START] = hk_poison,
+    [HK_POISON_TICK] = hk_poison,
+    [HK_POISON_END] = hk_poison,
+};
+
+/* ---- creatures ------------------------------------------------------------- */
+
+handle_t rules_spawn(game_t *g, uint16_t kind, int depth, int x, int y)
+{
+    if (kind >= g->c->n_creatures) return HANDLE_NONE;
+    level_t *lv = g->levels[depth];
+    obj_t *o;
+    handle_t h = reg_new(&g->reg, OBJ_CREATURE, &o);
+    if (!h) return HANDLE_NONE;
+    const creature_kind_t *k = &g->c->creatures[kind];
+    o->kind = kind;
+    o->x = (int16_t)x;
+    o->y = (int16_t)y;
+    o->depth = (int16_t)depth;
+    o->speed = k->speed;
+    int32_t hp = dice_roll(&k->hp, lv ? &lv->gen : &g->play);
+    o->hp = o->hp_max = hp > 0 ? hp : 1;
+    return h;
+}
+
+void rules_kill(game_t *g, handle_t victim, handle_t killer)
+{
+    obj_t *v = reg_get(&g->reg, victim);
+    if (!v) return;
+    if (is_player(g, victim)) {
+        v->hp = 0;
+        obj_t *k = reg_get(&g->reg, killer);
+        if (k) snprintf(g->cause, sizeof g->cause, "killed by a %s on level %d", ckind(g, k)->name, g->depth);
+        else snprintf(g->cause, sizeof g->cause, "died of poison on level %d", g->depth);
+        world_msg(g, "You die...");
+        g->state = GAME_DEAD;
+        world_milestone(g, "end", "%s", g->cause);
+        return;
+    }
+    say(g, victim, "die", "dies", HANDLE_NONE, ".");
+    if (is_player(g, killer)) g->score += 10;
+    effect_clear(g, victim);
+    sched_cancel(&g->sched, victim);
+    reg_del(&g->reg, victim);
+}
+
+static uint16_t pick_kind(game_t *g, rng_t *r, int depth)
+{
+    int total = 0;
+    for (uint16_t i = 0; i < g->c->n_creatures; i++)
+        if (i != g->c->player_kind && g->c->creatures[i].min_depth <= depth) total += g->c->creatures[i].weight;
+    int roll = (int)rng_below(r, (uint32_t)(total > 0 ? total : 1));
+    for (uint16_t i = 0; i < g->c->n_creatures; i++) {
+        if (i == g->c->player_kind || g->c->creatures[i].min_depth > depth) continue;
+        roll -= g->c->creatures[i].weight;
+        if (roll < 0) return i;
+    }
+    return g->c->player_kind == 0 && g->c->n_creatures > 1 ? 1 : 0;
+}
+
+static int dist(int x0, int y0, int x1, int y1)
+{
+    int dx = x0 > x1 ? x0 - x1 : x1 - x0, dy = y0 > y1 ? y0 - y1 : y1 - y0;
+    return dx > dy ? dx : dy;
+}
+
+/* Monsters on free floor away from the arrival point, from the level's stream. */
+int rules_populate(game_t *g, level_t *lv)
+{
+    int want = 5 + (int)rng_below(&lv->gen, 4) + lv->depth;
+    for (int n = 0, tries = 0; n < want && tries < 2000; tries++) {
+        int x = (int)rng_below(&lv->gen, (uint32_t)lv->w), y = (int)rng_below(&lv->gen, (uint32_t)lv->h);
+        if (level_terrain(lv, x, y) != MAP_FLOOR || dist(x, y, lv->up_x, lv->up_y) < 6) continue;
+        if (world_creature_at(g, lv->depth, x, y)) continue;
+        handle_t h = rules_spawn(g, pick_kind(g, &lv->gen, lv->depth), lv->depth, x, y);
+        if (!h) return -1;
+        const obj_t *o = reg_get(&g->reg, h);
+        if (sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h, 0, 0) < 0)
+            return -1;
+        n++;
+    }
+    return 0;
+}
+
+/* ---- actions ---------------------------------------------------------------- */
+
+static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
+
+/* Moves or attacks; returns ticks spent (0 when the move was refused). */
+static int rules_step(game_t *g, handle_t h, int dx, int dy)
+{
+    obj_t *o = reg_get(&g->reg, h);
+    if (!o) return 0;
+    int x = o->x + dx, y = o->y + dy, speed = o->speed;
+    handle_t other = world_creature_at(g, o->depth, x, y);
+    if (other && other != h) {
+        ev_info_t a = {.type = EV_ATTACK, .actor = h, .victim = other, .map = o->depth, .x = (int16_t)x, .y = (int16_t)y};
+        event_throw(g, &a);
+        return (int)sched_cost(SCHED_MOVE, speed);
+    }
+    ev_info_t m = {.type = EV_MOVE, .actor = h, .map = o->depth, .x = (int16_t)x, .y = (int16_t)y};
+    if (event_throw(g, &m) != EV_DONE) return 0;
+    return (int)sched_cost(dx && dy ? SCHED_DIAG : SCHED_MOVE, speed);
+}
+
+void rules_monster_turn(game_t *g, const event_t *ev)
+{
+    obj_t *m = reg_get(&g->reg, ev->target), *p = reg_get(&g->reg, g->player);
+    if (!m || m->type != OBJ_CREATURE || !p) return;
+    if (m->depth != g->depth) return; /* frozen off-level; woken on arrival */
+    int d = dist(m->x, m->y, p->x, p->y), cost = 0;
+    const level_t *lv = world_level(g);
+    bool sees = level_in(lv, m->x, m->y) && lv->vis[m->y * lv->w + m->x] && d <= LIGHT_RADIUS;
+    if (sees) m->flags |= OF_AWAKE;
+    if (d <= 1) {
+        cost = rules_step(g, ev->target, p->x - m->x, p->y - m->y);
+    } else if (m->flags & OF_AWAKE) {
+        int best = -1, bestd = d;
+        for (int i = 0; i < 8; i++) {
+            int nx = m->x + DIRS[i][0], ny = m->y + DIRS[i][1], nd = dist(nx, ny, p->x, p->y);
+            if (nd < bestd && world_passable(g, lv, nx, ny) && !world_creature_at(g, g->depth, nx, ny)) {
+                best = i;
+                bestd = nd;
+            }
+        }
+        if (best >= 0) cost = rules_step(g, ev->target, DIRS[best][0], DIRS[best][1]);
+    } else if (rng_percent(&g->play, 50)) {
+        int i = (int)rng_below(&g->play, 8);
+        cost = rules_step(g, ev->target, DIRS[i][0], DIRS[i][1]);
+    }
+    m = reg_get(&g->reg, ev->target);
+    if (!m) return;
+    if (cost <= 0) cost = (int)sched_cost(SCHED_MOVE, m->speed);
+    sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_MONSTER_TURN, ev->target, 0, 0);
+}
+
+void rules_regen(game_t *g, const event_t *ev)
+{
+    obj_t *p = reg_get(&g->reg, ev->target);
+    if (!p) return;
+    if (p->hp < p->hp_max) p->hp++;
+    sched_push(&g->sched, g->sched.now + 8 * SCHED_MOVE, FN_REGEN, ev->target, 0, 0);
+}
+
+void rules_player_turn(game_t *g, const event_t *ev) { (void)g, (void)ev; }
+
+/* ---- commands ----------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t code;
+    int8_t dx, dy;
+} keymove_t;
+
+/* vi-keys, arrows, numpad (with and without num lock); (0,0) waits */
+static const keymove_t KEYMOVES[] = {
+    {'h', -1, 0}, {'j', 0, 1}, {'k', 0, -1}, {'l', 1, 0}, {'y', -1, -1}, {'u', 1, -1}, {'b', -1, 1},
+    {'n', 1, 1}, {'4', -1, 0}, {'2', 0, 1}, {'8', 0, -1}, {'6', 1, 0}, {'7', -1, -1}, {'9', 1, -1},
+    {'1', -1, 1}, {'3', 1, 1}, {'5', 0, 0}, {'.', 0, 0}, {'s', 0, 0}, {KEY_LEFT, -1, 0},
+    {KEY_DOWN, 0, 1}, {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0}, {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1},
+    {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}, {KEY_KP_CENTER, 0, 0},
+};
+
+static int rules_stairs(game_t *g, int dir);
+
+int rules_player_command(game_t *g, key_event_t k)
+{
+    if (g->prompt == PROMPT_QUIT) {
+        g->prompt = PROMPT_NONE;
+        if (k.code == 'y' || k.code == 'Y') {
+            g->state = GAME_QUIT;
+            snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
+            world_milestone(g, "end", "quit");
+        } else {
+            world_msg(g, "Never mind.");
+        }
+        return 0;
+    }
+    if (k.mods & (KEYMOD_ALT | KEYMOD_CTRL)) return 0;
+    for (size_t i = 0; i < sizeof KEYMOVES / sizeof KEYMOVES[0]; i++) {
+        if (KEYMOVES[i].code != k.code) continue;
+        if (!KEYMOVES[i].dx && !KEYMOVES[i].dy) return SCHED_MOVE;
+        return rules_step(g, g->player, KEYMOVES[i].dx, KEYMOVES[i].dy);
+    }
+    if (k.code == '>') return rules_stairs(g, 1);
+    if (k.code == '<') return rules_stairs(g, -1);
+    if (k.code == 'Q') {
+        g->prompt = PROMPT_QUIT;
+        world_msg(g, "Really quit? This ends the game for good. (y/n)");
+    }
+    return 0;
+}
+
+/* Creatures of the arrival level get turns again (they froze when we left). */
+static void rules_wake_level(game_t *g, int depth)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || o->depth != depth || h == g->player) continue;
+        bool pending = false;
+        for (uint32_t i = 0; i < g->sched.n && !pending; i++) pending = g->sched.heap[i].target == h;
+        if (!pending) sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h, 0, 0);
+    }
+}
+
+static int rules_stairs(game_t *g, int dir)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = world_level(g);
+    uint8_t t = level_terrain(lv, p->x, p->y);
+    if (t != (dir > 0 ? MAP_STAIRS_DOWN : MAP_STAIRS_UP)) {
+        world_msg(g, "There is no staircase %s here.", dir > 0 ? "down" : "up");
+        return 0;
+    }
+    int nd = g->depth + dir;
+    if (nd < 1 || nd > WORLD_MAX_DEPTH) {
+        world_msg(g, "The way up is barred by rubble.");
+        return 0;
+    }
+    if (!g->levels[nd]) {
+        level_t *n = level_new(g, lv->w, lv->h, nd);
+        if (!n) return 0;
+        g->levels[nd] = n;
+        if (level_generate(g, n) < 0 || rules_populate(g, n) < 0) return 0;
+    }
+    level_t *to = g->levels[nd];
+    g->depth = (int16_t)nd;
+    p->depth = (int16_t)nd;
+    p->x = dir > 0 ? to->up_x : to->down_x;
+    p->y = dir > 0 ? to->up_y : to->down_y;
+    g->level_changes++;
+    if (nd > g->max_depth) {
+        g->max_depth = (int16_t)nd;
+        g->score += 50;
+        world_milestone(g, "depth", "reached level %d", nd);
+    }
+    rules_wake_level(g, nd);
+    world_msg(g, "You %s the stairs.", dir > 0 ? "descend" : "climb");
+    return SCHED_MOVE;
+}

@@ -1,0 +1,39 @@
+/* rules — the small world's rules: built-in event handlers, kind handlers,
+ * effect hooks, and the default content tables that name them by id.
+ * Ids are saved (in content and, through kinds, in snapshots): append only. */
+#ifndef WARREN_RULES_H
+#define WARREN_RULES_H
+#include "content.h"
+
+#define RULES_HANDLER_LIST(X) \
+    X(MAP)                    \
+    X(CREATURE)               \
+    X(POISON_BITE)
+
+enum {
+    H_NONE_ = 0,
+#define RULES_H_ENUM_(n) H_##n,
+    RULES_HANDLER_LIST(RULES_H_ENUM_)
+#undef RULES_H_ENUM_
+    H_COUNT
+};
+
+#define RULES_HOOK_LIST(X) \
+    X(POISON_START)        \
+    X(POISON_TICK)         \
+    X(POISON_END)
+
+enum {
+    HK_NONE_ = 0,
+#define RULES_HK_ENUM_(n) HK_##n,
+    RULES_HOOK_LIST(RULES_HK_ENUM_)
+#undef RULES_HK_ENUM_
+    HK_COUNT
+};
+
+extern const ev_handler_t RULES_HANDLERS[H_COUNT];
+extern const effect_hook_t RULES_HOOKS[HK_COUNT];
+/* Fills c with the default kind tables (const data). */
+void rules_default_content(content_t *c);
+
+#endif

@@ -1,0 +1,318 @@
+/* snapshot — the whole state as one blob, and the state hash.
+ *
+ * Blob layout (little-endian):
+ *   "WRNS"  u16 format version  u16 flags (0)
+ *   u64 content id (FNV-1a of content_version)
+ *   u32 raw length  u32 CRC-32 of the raw bytes
+ *   zlib stream of the raw bytes
+ * The raw bytes are world_save's output; the hash is the same walk folded
+ * into FNV-1a, so hash and snapshot can never disagree on what state is. */
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+#include "effect.h"
+#include "ser.h"
+#include "world.h"
+
+#define SNAP_MAGIC "WRNS"
+#define SNAP_VERSION 1
+#define SNAP_HEADER 24
+#define SNAP_MAX_RAW (8u << 20)
+#define LEVEL_MAX_W 250
+#define LEVEL_MAX_H 120
+
+static void rng_save(const rng_t *r, ser_t *s)
+{
+    ser_u64(s, r->state);
+    ser_u64(s, r->inc);
+}
+
+static void rng_load(rng_t *r, rd_t *in)
+{
+    r->state = rd_u64(in);
+    r->inc = rd_u64(in) | 1u;
+}
+
+static void level_save(const level_t *lv, ser_t *s)
+{
+    ser_u16(s, (uint16_t)lv->w);
+    ser_u16(s, (uint16_t)lv->h);
+    ser_u16(s, (uint16_t)lv->up_x);
+    ser_u16(s, (uint16_t)lv->up_y);
+    ser_u16(s, (uint16_t)lv->down_x);
+    ser_u16(s, (uint16_t)lv->down_y);
+    rng_save(&lv->gen, s);
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    ser_bytes(s, lv->terrain, n);
+    ser_bytes(s, lv->seen, n);
+}
+
+static void msgs_save(const game_t *g, ser_t *s)
+{
+    ser_u32(s, g->nmsg);
+    ser_u32(s, g->msg_seen);
+    uint32_t first = g->nmsg > MSG_LOG ? g->nmsg - MSG_LOG : 0;
+    for (uint32_t i = first; i < g->nmsg; i++) {
+        const msg_t *m = &g->log[i % MSG_LOG];
+        ser_str(s, m->text);
+        ser_u64(s, m->turn);
+        ser_u16(s, m->repeat);
+    }
+    ser_u32(s, g->nms);
+    for (uint32_t i = 0; i < g->nms; i++) {
+        ser_u64(s, g->ms[i].turn);
+        ser_i32(s, g->ms[i].depth);
+        ser_str(s, g->ms[i].kind);
+        ser_str(s, g->ms[i].text);
+    }
+}
+
+void world_save(const game_t *g, ser_t *s)
+{
+    ser_u64(s, g->seed);
+    rng_save(&g->play, s);
+    rng_save(&g->cosmetic, s);
+    ser_u16(s, (uint16_t)g->depth);
+    ser_u16(s, (uint16_t)g->max_depth);
+    ser_u32(s, g->player);
+    ser_u8(s, g->state);
+    ser_u8(s, g->prompt);
+    ser_u32(s, g->level_changes);
+    ser_u32(s, g->keys);
+    ser_u64(s, (uint64_t)g->score);
+    ser_str(s, g->name);
+    ser_str(s, g->cause);
+    reg_save(&g->reg, s);
+    sched_save(&g->sched, s);
+    for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
+        ser_u8(s, g->levels[d] != NULL);
+        if (g->levels[d]) level_save(g->levels[d], s);
+    }
+    msgs_save(g, s);
+}
+
+uint64_t game_hash(const game_t *g)
+{
+    ser_t s;
+    ser_init(&s, NULL);
+    world_save(g, &s);
+    return s.hash;
+}
+
+static uint64_t content_id(const content_t *c)
+{
+    return ser_fnv(SER_FNV_INIT, content_version(c), strlen(content_version(c)));
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+
+int game_snapshot(const game_t *g, buf_t *out)
+{
+    buf_t raw;
+    buf_init(&raw);
+    ser_t s;
+    ser_init(&s, &raw);
+    world_save(g, &s);
+    uLongf bound = compressBound((uLong)raw.len);
+    if (raw.failed || raw.len > SNAP_MAX_RAW || !buf_reserve(out, SNAP_HEADER + bound)) {
+        buf_free(&raw);
+        out->failed = true;
+        return -1;
+    }
+    uint8_t *h = (uint8_t *)out->data + out->len;
+    memcpy(h, SNAP_MAGIC, 4);
+    put_le(h + 4, SNAP_VERSION, 2);
+    put_le(h + 6, 0, 2);
+    put_le(h + 8, content_id(g->c), 8);
+    put_le(h + 16, raw.len, 4);
+    put_le(h + 20, crc32(0L, (const Bytef *)raw.data, (uInt)raw.len), 4);
+    int zr = compress2((Bytef *)h + SNAP_HEADER, &bound, (const Bytef *)raw.data, (uLong)raw.len, 6);
+    buf_free(&raw);
+    if (zr != Z_OK) {
+        out->failed = true;
+        return -1;
+    }
+    out->len += SNAP_HEADER + bound;
+    return 0;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+static level_t *level_load(game_t *g, int depth, rd_t *in)
+{
+    int w = rd_u16(in), h = rd_u16(in);
+    if (in->bad || w < 1 || h < 1 || w > LEVEL_MAX_W || h > LEVEL_MAX_H) {
+        rd_fail(in, "bad level size");
+        return NULL;
+    }
+    level_t *lv = level_new(g, w, h, depth);
+    if (!lv) {
+        rd_fail(in, "out of memory");
+        return NULL;
+    }
+    lv->up_x = (int16_t)rd_u16(in);
+    lv->up_y = (int16_t)rd_u16(in);
+    lv->down_x = (int16_t)rd_u16(in);
+    lv->down_y = (int16_t)rd_u16(in);
+    rng_load(&lv->gen, in);
+    size_t n = (size_t)w * (size_t)h;
+    rd_bytes(in, lv->terrain, n);
+    rd_bytes(in, lv->seen, n);
+    for (size_t i = 0; i < n && !in->bad; i++)
+        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1) rd_fail(in, "bad level cell");
+    return lv;
+}
+
+static void msgs_load(game_t *g, rd_t *in)
+{
+    g->nmsg = rd_u32(in);
+    g->msg_seen = rd_u32(in);
+    if (g->msg_seen > g->nmsg) rd_fail(in, "bad message count");
+    uint32_t first = g->nmsg > MSG_LOG ? g->nmsg - MSG_LOG : 0;
+    for (uint32_t i = first; i < g->nmsg && !in->bad; i++) {
+        msg_t *m = &g->log[i % MSG_LOG];
+        rd_str(in, m->text, sizeof m->text);
+        m->turn = rd_u64(in);
+        m->repeat = rd_u16(in);
+    }
+    uint32_t nms = rd_u32(in);
+    if (in->bad || nms > MILESTONES_MAX) {
+        rd_fail(in, "bad milestone count");
+        return;
+    }
+    g->ms = gcalloc(&g->al, nms ? nms : 1, sizeof *g->ms);
+    if (!g->ms) {
+        rd_fail(in, "out of memory");
+        return;
+    }
+    g->ms_cap = nms ? nms : 1;
+    for (uint32_t i = 0; i < nms && !in->bad; i++, g->nms++) {
+        g->ms[i].turn = rd_u64(in);
+        g->ms[i].depth = rd_i32(in);
+        rd_str(in, g->ms[i].kind, sizeof g->ms[i].kind);
+        rd_str(in, g->ms[i].text, sizeof g->ms[i].text);
+    }
+}
+
+/* Cross-checks that make every later lookup safe: kinds in range, creatures
+ * inside existing levels, the player alive and where the game says. */
+static void world_check(game_t *g, rd_t *in)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !in->bad; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE) {
+            const level_t *lv = o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            if (o->kind >= g->c->n_creatures || !lv || !level_in(lv, o->x, o->y) || o->speed < 1)
+                rd_fail(in, "bad creature");
+        } else if (o->type == OBJ_EFFECT) {
+            if (o->kind >= g->c->n_effects || o->remaining < 0) rd_fail(in, "bad effect");
+        } else if (o->type == OBJ_ITEM && o->kind >= g->c->n_items) {
+            rd_fail(in, "bad item");
+        }
+    }
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p || p->type != OBJ_CREATURE || p->depth != g->depth) rd_fail(in, "bad player");
+    if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth]) rd_fail(in, "bad depth");
+    if (g->state > GAME_QUIT || g->prompt > PROMPT_QUIT) rd_fail(in, "bad game state");
+}
+
+static void world_load(game_t *g, rd_t *in)
+{
+    g->seed = rd_u64(in);
+    rng_load(&g->play, in);
+    rng_load(&g->cosmetic, in);
+    g->depth = (int16_t)rd_u16(in);
+    g->max_depth = (int16_t)rd_u16(in);
+    g->player = rd_u32(in);
+    g->state = rd_u8(in);
+    g->prompt = rd_u8(in);
+    g->level_changes = rd_u32(in);
+    g->keys = rd_u32(in);
+    g->score = (int64_t)rd_u64(in);
+    rd_str(in, g->name, sizeof g->name);
+    rd_str(in, g->cause, sizeof g->cause);
+    if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0) return;
+    for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {
+        uint8_t present = rd_u8(in);
+        if (present > 1) rd_fail(in, "bad level flag");
+        if (present == 1 && !in->bad) g->levels[d] = level_load(g, d, in);
+    }
+    if (in->bad) return;
+    msgs_load(g, in);
+    if (in->bad) return;
+    if (in->pos != in->len) rd_fail(in, "trailing bytes");
+    else world_check(g, in);
+}
+
+static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint32_t *rawlen, char *err,
+                       size_t errlen)
+{
+    if (!blob || len < SNAP_HEADER) {
+        snprintf(err, errlen, "snapshot: truncated header (%zu bytes)", len);
+        return -1;
+    }
+    if (memcmp(blob, SNAP_MAGIC, 4)) {
+        snprintf(err, errlen, "snapshot: not a snapshot (bad magic)");
+        return -1;
+    }
+    unsigned v = (unsigned)get_le(blob + 4, 2);
+    if (v != SNAP_VERSION || get_le(blob + 6, 2) != 0) {
+        snprintf(err, errlen, "snapshot: format version %u, expected %u", v, SNAP_VERSION);
+        return -1;
+    }
+    if (get_le(blob + 8, 8) != content_id(c)) {
+        snprintf(err, errlen, "snapshot: made with other content than %s", content_version(c));
+        return -1;
+    }
+    *rawlen = (uint32_t)get_le(blob + 16, 4);
+    if (*rawlen == 0 || *rawlen > SNAP_MAX_RAW) {
+        snprintf(err, errlen, "snapshot: bad length %u", *rawlen);
+        return -1;
+    }
+    return 0;
+}
+
+game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)
+{
+    char dummy[1];
+    if (!err || !errlen) err = dummy, errlen = sizeof dummy;
+    uint32_t rawlen;
+    if (!c || snap_header(c, blob, len, &rawlen, err, errlen) < 0) return NULL;
+    game_t *g = world_new_empty(c, 0);
+    uint8_t *raw = g ? galloc(&g->al, rawlen) : NULL;
+    if (!raw) {
+        snprintf(err, errlen, "snapshot: out of memory");
+        game_free(g);
+        return NULL;
+    }
+    uLongf got = rawlen;
+    int zr = uncompress(raw, &got, blob + SNAP_HEADER, (uLong)(len - SNAP_HEADER));
+    if (zr != Z_OK || got != rawlen) {
+        snprintf(err, errlen, "snapshot: corrupt data (%s)", zr == Z_OK ? "length mismatch" : zError(zr));
+    } else if (crc32(0L, raw, rawlen) != (uLong)get_le(blob + 20, 4)) {
+        snprintf(err, errlen, "snapshot: checksum mismatch");
+    } else {
+        rd_t in;
+        rd_init(&in, raw, rawlen);
+        world_load(g, &in);
+        if (!in.bad) {
+            gfree(&g->al, raw);
+            world_update_vision(g);
+            return g;
+        }
+        snprintf(err, errlen, "snapshot: bad state at byte %zu: %s", in.pos, in.why);
+    }
+    gfree(&g->al, raw);
+    game_free(g);
+    return NULL;
+}

@@ -1,0 +1,112 @@
+/* warren-engine bench — BENCH <name> <value> <unit> lines for the engine. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "event.h"
+#include "game.h"
+#include "sched.h"
+#include "tool.h"
+#include "world.h"
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void bench_line(const char *name, double v, const char *unit)
+{
+    printf("BENCH %s %.*f %s\n", name, v < 100 ? 1 : 0, v, unit);
+}
+
+/* A queue of 64 pending events; each step pops the earliest and pushes it back later. */
+static void bench_sched(void)
+{
+    galloc_t al = {0};
+    sched_t s;
+    sched_init(&s, &al);
+    for (int i = 0; i < 64; i++) sched_push(&s, (uint64_t)(i * 37 % 100), 1, (handle_t)i + 1, 0, 0);
+    const int n = 2000000;
+    double t0 = now_ns();
+    event_t ev;
+    for (int i = 0; i < n; i++) {
+        sched_pop(&s, &ev);
+        sched_push(&s, ev.tick + 100 + (uint64_t)(i & 63), ev.fn, ev.target, 0, 0);
+    }
+    bench_line("engine.sched.event.ns", (now_ns() - t0) / n, "ns");
+    sched_free(&s);
+}
+
+static void bench_dispatch(game_t *g)
+{
+    handle_t other = reg_next(&g->reg, g->player);
+    ev_info_t e = {.type = EV_TEST, .actor = g->player, .victim = other, .map = g->depth};
+    const int n = 1000000;
+    double t0 = now_ns();
+    for (int i = 0; i < n; i++) event_throw(g, &e);
+    bench_line("engine.dispatch.ns", (now_ns() - t0) / n, "ns");
+}
+
+static void bench_snapshot(const content_t *c, game_t *g)
+{
+    buf_t b;
+    buf_init(&b);
+    const int n = 2000;
+    double t0 = now_ns();
+    for (int i = 0; i < n; i++) {
+        buf_reset(&b);
+        game_snapshot(g, &b);
+    }
+    double snap = (now_ns() - t0) / n;
+    char err[128];
+    t0 = now_ns();
+    for (int i = 0; i < n; i++) game_free(game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err));
+    double load = (now_ns() - t0) / n;
+    bench_line("engine.snapshot.bytes", (double)b.len, "bytes");
+    bench_line("engine.snapshot.ns", snap, "ns");
+    bench_line("engine.load.ns", load, "ns");
+    buf_free(&b);
+}
+
+/* Player moves (vi-keys, round a square) with the creatures acting. */
+static void bench_turn(const content_t *c)
+{
+    static const char KEYS[] = "hhhhjjjjllllkkkkyubnhjkl.";
+    const int n = 200000;
+    double total = 0;
+    uint64_t seed = 1;
+    game_t *g = game_new(c, seed, NULL);
+    for (int i = 0; i < n && g; i++) {
+        key_event_t k = {(uint32_t)KEYS[i % (int)(sizeof KEYS - 1)], 0};
+        double t0 = now_ns();
+        game_state_t st = game_input(g, k);
+        total += now_ns() - t0;
+        if (st != GAME_RUNNING) {
+            game_free(g);
+            g = game_new(c, ++seed, NULL);
+        }
+    }
+    game_free(g);
+    bench_line("engine.turn.ns", total / n, "ns");
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char err[160];
+    content_t *c = content_load(NULL, err, sizeof err);
+    game_t *g = c ? game_new(c, 1, NULL) : NULL;
+    if (!g) {
+        fprintf(stderr, "bench: cannot start: %s\n", c ? "out of memory" : err);
+        return 1;
+    }
+    bench_sched();
+    bench_dispatch(g);
+    bench_snapshot(c, g);
+    bench_line("engine.game.heap.bytes", (double)g->al.bytes, "bytes");
+    bench_turn(c);
+    game_free(g);
+    content_free(c);
+    return 0;
+}

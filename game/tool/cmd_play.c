@@ -1,0 +1,131 @@
+/* warren-engine play — feeds raw terminal bytes to a game, optionally
+ * through a snapshot round trip, and prints the final screen and hash. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "game.h"
+#include "keys.h"
+#include "tool.h"
+
+typedef struct {
+    const content_t *c;
+    game_t *g;
+    long fed, snapshot_at;
+    int failed;
+} play_t;
+
+static int play_roundtrip(play_t *p)
+{
+    buf_t b;
+    buf_init(&b);
+    char err[160];
+    if (game_snapshot(p->g, &b) < 0) {
+        fprintf(stderr, "play: snapshot failed\n");
+        buf_free(&b);
+        return -1;
+    }
+    game_free(p->g);
+    p->g = game_load(p->c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    buf_free(&b);
+    if (!p->g) {
+        fprintf(stderr, "play: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void play_key(void *ud, key_event_t k)
+{
+    play_t *p = ud;
+    if (p->failed) return;
+    if (p->fed == p->snapshot_at && play_roundtrip(p) < 0) {
+        p->failed = 1;
+        return;
+    }
+    game_input(p->g, k);
+    p->fed++;
+}
+
+static void print_screen(const screen_t *s)
+{
+    buf_t b;
+    buf_init(&b);
+    for (int y = 0; y < s->h; y++) {
+        int end = s->w;
+        while (end > 0 && s->cells[y * s->w + end - 1].ch == ' ') end--;
+        for (int x = 0; x < end; x++) buf_put_utf8(&b, s->cells[y * s->w + x].ch);
+        buf_putc(&b, '\n');
+    }
+    fwrite(b.data, 1, b.len, stdout);
+    buf_free(&b);
+}
+
+static int read_file(const char *path, uint8_t **out, size_t *len)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) return -1;
+    size_t cap = 4096, n = 0;
+    uint8_t *d = malloc(cap);
+    for (size_t r; d && (r = fread(d + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            uint8_t *nd = realloc(d, cap *= 2);
+            if (!nd) free(d);
+            d = nd;
+        }
+    }
+    if (f != stdin) fclose(f);
+    if (!d) return -1;
+    *out = d;
+    *len = n;
+    return 0;
+}
+
+int cmd_play(int argc, char **argv)
+{
+    const char *keys = NULL;
+    uint64_t seed = 1;
+    long snap = -1;
+    int w = 80, h = 24;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "--keys")) keys = argv[i + 1];
+        else if (!strcmp(argv[i], "--snapshot-at")) snap = strtol(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2) continue;
+        else {
+            fprintf(stderr, "play: bad option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (keys && read_file(keys, &data, &len) < 0) {
+        fprintf(stderr, "play: %s: %s\n", keys, strerror(errno));
+        return 1;
+    }
+    char err[160];
+    content_t *c = content_load(NULL, err, sizeof err);
+    screen_t *s = screen_new(w, h);
+    play_t p = {c, c ? game_new(c, seed, NULL) : NULL, 0, snap, 0};
+    if (!c || !s || !p.g) {
+        fprintf(stderr, "play: cannot start (%s)\n", c ? "bad size or out of memory" : err);
+        return 1;
+    }
+    keydec_t kd;
+    keydec_init(&kd);
+    keydec_feed(&kd, data, len, play_key, &p);
+    keydec_timeout(&kd, play_key, &p);
+    if (!p.failed && p.fed == p.snapshot_at) p.failed = play_roundtrip(&p) < 0;
+    int rc = p.failed ? 1 : 0;
+    if (!p.failed) {
+        game_render(p.g, s, NULL);
+        print_screen(s);
+        printf("hash %016llx\n", (unsigned long long)game_hash(p.g));
+    }
+    free(data);
+    game_free(p.g);
+    screen_free(s);
+    content_free(c);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* warren-engine — the headless driver: subcommands from one const table.
+ * Adding a command is one TOOL_CMD_LIST line plus a file defining
+ * int cmd_NAME(int argc, char **argv) (argv[0] is the command name). */
+#ifndef WARREN_TOOL_H
+#define WARREN_TOOL_H
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} tool_cmd_t;
+
+#define TOOL_CMD_LIST(X)                                                                  \
+    X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH]: final screen + hash") \
+    X(bench, "bench: BENCH lines for the engine") \
+    X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: generated levels")
+
+#define TOOL_CMD_DECL_(n, h) int cmd_##n(int argc, char **argv);
+TOOL_CMD_LIST(TOOL_CMD_DECL_)
+#undef TOOL_CMD_DECL_
+
+extern const tool_cmd_t TOOL_CMDS[];
+
+/* cmd_levels.c: engine.levelgen.us (median of 200 levels) and engine.fov.us
+ * (radius 8 inside life caves), for the bench command. */
+double levels_bench_levelgen_us(void);
+double levels_bench_fov_us(void);
+
+#endif

@@ -1,0 +1,251 @@
+/* world — a game's lifecycle, the run loop, messages and vision. */
+#include "world.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "effect.h"
+#include "mapgen.h"
+#include "rules.h"
+
+#define LEVEL_W 80
+#define LEVEL_H 21
+#define RUN_GUARD 100000 /* events per input: a runaway schedule cannot hang */
+
+static void fn_effect_tick(game_t *g, const event_t *ev) { effect_on_tick(g, ev); }
+static void fn_test(game_t *g, const event_t *ev) { (void)g, (void)ev; }
+
+const sched_fn_t WORLD_SCHED_FNS[FN_COUNT] = {
+    [FN_PLAYER_TURN] = rules_player_turn,
+    [FN_MONSTER_TURN] = rules_monster_turn,
+    [FN_EFFECT_TICK] = fn_effect_tick,
+    [FN_REGEN] = rules_regen,
+    [FN_TEST] = fn_test,
+};
+
+game_t *world_new_empty(const content_t *c, uint64_t seed)
+{
+    galloc_t al = {0};
+    game_t *g = galloc(&al, sizeof *g);
+    if (!g) return NULL;
+    memset(g, 0, sizeof *g);
+    g->al = al;
+    g->c = c;
+    g->seed = seed;
+    rng_seed(&g->play, rng_hash2(seed, 0x706c6179u), 2);
+    rng_seed(&g->cosmetic, rng_hash2(seed, 0x636f736du), 3);
+    reg_init(&g->reg, &g->al);
+    sched_init(&g->sched, &g->al);
+    g->depth = g->max_depth = 1;
+    snprintf(g->name, sizeof g->name, "Adventurer");
+    return g;
+}
+
+void game_free(game_t *g)
+{
+    if (!g) return;
+    for (int i = 0; i <= WORLD_MAX_DEPTH; i++) level_free(g, g->levels[i]);
+    reg_free(&g->reg);
+    sched_free(&g->sched);
+    gfree(&g->al, g->ms);
+    galloc_t al = g->al;
+    gfree(&al, g);
+}
+
+static int world_start(game_t *g)
+{
+    level_t *lv = level_new(g, LEVEL_W, LEVEL_H, 1);
+    if (!lv) return -1;
+    g->levels[1] = lv;
+    if (level_generate(g, lv) < 0) return -1;
+    g->player = rules_spawn(g, g->c->player_kind, 1, lv->up_x, lv->up_y);
+    obj_t *p = reg_get(&g->reg, g->player);
+    if (!p) return -1;
+    p->flags |= OF_PLAYER;
+    if (rules_populate(g, lv) < 0) return -1;
+    if (sched_push(&g->sched, 8 * SCHED_MOVE, FN_REGEN, g->player, 0, 0) < 0) return -1;
+    world_milestone(g, "start", "%s entered the Warren", g->name);
+    world_msg(g, "Welcome to the Warren, %s. Find the stairs down (>).", g->name);
+    world_update_vision(g);
+    return 0;
+}
+
+game_t *game_new(const content_t *c, uint64_t seed, const game_options_t *opt)
+{
+    if (!c) return NULL;
+    game_t *g = world_new_empty(c, seed);
+    if (!g) return NULL;
+    if (opt && opt->name[0]) snprintf(g->name, sizeof g->name, "%s", opt->name);
+    if (world_start(g) < 0) {
+        game_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+level_t *world_level(game_t *g) { return g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL; }
+
+bool world_passable(game_t *g, const level_t *lv, int x, int y)
+{
+    uint8_t t = level_terrain(lv, x, y);
+    return t < g->c->n_terrain && (g->c->terrain[t].flags & TF_PASSABLE);
+}
+
+handle_t world_creature_at(game_t *g, int depth, int x, int y)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && o->depth == depth && o->x == x && o->y == y) return h;
+    }
+    return HANDLE_NONE;
+}
+
+void world_msg(game_t *g, const char *fmt, ...)
+{
+    char text[MSG_LEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    uint64_t turn = g->sched.now / SCHED_MOVE;
+    msg_t *last = g->nmsg ? &g->log[(g->nmsg - 1) % MSG_LOG] : NULL;
+    /* the same words again this turn fold into "(x2)" */
+    if (last && g->nmsg > g->msg_seen && !strcmp(last->text, text) && last->repeat < 999) {
+        last->repeat++;
+        return;
+    }
+    msg_t *m = &g->log[g->nmsg % MSG_LOG];
+    memcpy(m->text, text, sizeof text);
+    m->turn = turn;
+    m->repeat = 1;
+    g->nmsg++;
+}
+
+void world_milestone(game_t *g, const char *kind, const char *fmt, ...)
+{
+    if (g->nms >= MILESTONES_MAX) return;
+    if (g->nms == g->ms_cap) {
+        uint32_t cap = g->ms_cap ? g->ms_cap * 2 : 4;
+        game_milestone_t *ms = grealloc(&g->al, g->ms, cap * sizeof *ms);
+        if (!ms) return;
+        g->ms = ms;
+        g->ms_cap = cap;
+    }
+    game_milestone_t *m = &g->ms[g->nms++];
+    memset(m, 0, sizeof *m);
+    m->turn = g->sched.now / SCHED_MOVE;
+    m->depth = g->depth;
+    snprintf(m->kind, sizeof m->kind, "%s", kind);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->text, sizeof m->text, fmt, ap);
+    va_end(ap);
+}
+
+/* Line of sight by a Bresenham walk: every cell before the target must be
+ * clear. Replaced by fov's shadowcasting once that module is in. */
+static bool los_clear(game_t *g, const level_t *lv, int x0, int y0, int x1, int y1)
+{
+    int dx = x1 > x0 ? x1 - x0 : x0 - x1, dy = y1 > y0 ? y0 - y1 : y1 - y0;
+    int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1, err = dx + dy;
+    for (;;) {
+        if (x0 == x1 && y0 == y1) return true;
+        uint8_t t = level_terrain(lv, x0, y0);
+        if ((t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE)) && !(x0 == x1 && y0 == y1)) return false;
+        int e2 = 2 * err;
+        if (e2 >= dy) err += dy, x0 += sx;
+        if (e2 <= dx) err += dx, y0 += sy;
+    }
+}
+
+void world_update_vision(game_t *g)
+{
+    level_t *lv = world_level(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!lv || !p) return;
+    memset(lv->vis, 0, (size_t)lv->w * (size_t)lv->h);
+    for (int y = p->y - LIGHT_RADIUS; y <= p->y + LIGHT_RADIUS; y++)
+        for (int x = p->x - LIGHT_RADIUS; x <= p->x + LIGHT_RADIUS; x++) {
+            int dx = x - p->x, dy = y - p->y;
+            if (!level_in(lv, x, y) || dx * dx + dy * dy > LIGHT_RADIUS * (LIGHT_RADIUS + 1)) continue;
+            if (!los_clear(g, lv, p->x, p->y, x, y)) continue;
+            lv->vis[y * lv->w + x] = 1;
+            lv->seen[y * lv->w + x] = 1;
+        }
+}
+
+void world_run(game_t *g)
+{
+    event_t ev;
+    for (int i = 0; i < RUN_GUARD && g->state == GAME_RUNNING; i++) {
+        if (!sched_pop(&g->sched, &ev)) return;
+        if (ev.fn == FN_PLAYER_TURN && ev.target == g->player) return;
+        if (ev.fn < FN_COUNT && WORLD_SCHED_FNS[ev.fn]) WORLD_SCHED_FNS[ev.fn](g, &ev);
+    }
+}
+
+game_state_t game_input(game_t *g, key_event_t key)
+{
+    if (g->state != GAME_RUNNING) return (game_state_t)g->state;
+    g->keys++;
+    g->msg_seen = g->nmsg; /* a key dismisses what was shown */
+    int cost = rules_player_command(g, key);
+    if (cost > 0 && g->state == GAME_RUNNING) {
+        if (sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_PLAYER_TURN, g->player, 0, 0) == 0) {
+            world_update_vision(g);
+            world_run(g);
+        }
+    }
+    world_update_vision(g);
+    return (game_state_t)g->state;
+}
+
+void game_status(const game_t *g, game_status_t *st)
+{
+    memset(st, 0, sizeof *st);
+    snprintf(st->name, sizeof st->name, "%s", g->name);
+    snprintf(st->race, sizeof st->race, "human");
+    snprintf(st->cls, sizeof st->cls, "fighter");
+    st->depth = g->depth;
+    st->max_depth = g->max_depth;
+    st->xl = 1;
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (p) st->hp = p->hp, st->hp_max = p->hp_max;
+    st->turn = g->sched.now / SCHED_MOVE;
+    st->state = (game_state_t)g->state;
+    st->score = g->score + 25 * g->max_depth;
+    snprintf(st->cause, sizeof st->cause, "%s", g->cause);
+    st->level_changes = g->level_changes;
+}
+
+size_t game_milestone_count(const game_t *g) { return g->nms; }
+const game_milestone_t *game_milestone(const game_t *g, size_t i) { return i < g->nms ? &g->ms[i] : NULL; }
+uint64_t game_seed(const game_t *g) { return g->seed; }
+
+void game_dump(const game_t *g, buf_t *out)
+{
+    game_status_t st;
+    game_status(g, &st);
+    buf_printf(out, "%s the %s %s\n", st.name, st.race, st.cls);
+    buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Turn %llu  Score %lld\n", st.depth, st.max_depth, st.hp,
+               st.hp_max, (unsigned long long)st.turn, (long long)st.score);
+    if (st.cause[0]) buf_printf(out, "%s\n", st.cause);
+    buf_puts(out, "\nLast messages:\n");
+    uint32_t first = g->nmsg > 10 ? g->nmsg - 10 : 0;
+    for (uint32_t i = first; i < g->nmsg; i++) buf_printf(out, "  %s\n", g->log[i % MSG_LOG].text);
+    buf_puts(out, "\nMilestones:\n");
+    for (uint32_t i = 0; i < g->nms; i++)
+        buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn, g->ms[i].depth, g->ms[i].text);
+    const level_t *lv = g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
+    if (!lv) return;
+    buf_puts(out, "\nMap:\n");
+    for (int y = 0; y < lv->h; y++) {
+        for (int x = 0; x < lv->w; x++) {
+            uint8_t t = lv->terrain[y * lv->w + x];
+            uint32_t ch = lv->seen[y * lv->w + x] && t < g->c->n_terrain ? g->c->terrain[t].glyph : ' ';
+            const obj_t *p = reg_get(&g->reg, g->player);
+            if (p && p->x == x && p->y == y) ch = '@';
+            buf_put_utf8(out, ch);
+        }
+        buf_putc(out, '\n');
+    }
+}

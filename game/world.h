@@ -1,0 +1,118 @@
+/* world — the inside of a game_t, shared by the engine's modules.
+ *
+ * Everything a game is hangs off game_t: allocator, RNG streams, registry,
+ * schedule, levels, messages. No globals. The server sees only game.h.
+ *
+ * Scheduler functions are one const table built from SCHED_FN_LIST: the id
+ * (FN_*) is what a saved event stores, so ids are append-only. */
+#ifndef WARREN_WORLD_H
+#define WARREN_WORLD_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "alloc.h"
+#include "content.h"
+#include "game.h"
+#include "obj.h"
+#include "rng.h"
+#include "sched.h"
+
+#define SCHED_FN_LIST(X) \
+    X(PLAYER_TURN)       \
+    X(MONSTER_TURN)      \
+    X(EFFECT_TICK)       \
+    X(REGEN)             \
+    X(TEST)
+
+enum {
+#define SCHED_FN_ENUM_(n) FN_##n,
+    SCHED_FN_LIST(SCHED_FN_ENUM_)
+#undef SCHED_FN_ENUM_
+    FN_COUNT
+};
+
+typedef void (*sched_fn_t)(game_t *g, const event_t *ev);
+
+#define WORLD_MAX_DEPTH 20
+#define MSG_LOG 32
+#define MSG_LEN 100
+#define MILESTONES_MAX 64
+#define LIGHT_RADIUS 7
+
+typedef struct {
+    int16_t w, h;
+    int16_t depth;
+    int16_t up_x, up_y, down_x, down_y;
+    uint8_t *terrain; /* w*h terrain ids (content terrain table) */
+    uint8_t *seen;    /* w*h: 1 once the player has seen the cell */
+    uint8_t *vis;     /* w*h: visible now (derived, not saved) */
+    rng_t gen;        /* this level's own stream: rng_hash2(seed, depth) */
+} level_t;
+
+typedef struct {
+    char text[MSG_LEN];
+    uint64_t turn;
+    uint16_t repeat;
+} msg_t;
+
+struct game {
+    galloc_t al;
+    const content_t *c;
+    uint64_t seed;
+    rng_t play, cosmetic;
+    reg_t reg;
+    sched_t sched;
+    level_t *levels[WORLD_MAX_DEPTH + 1];
+    int16_t depth, max_depth;
+    handle_t player;
+    uint8_t state;      /* game_state_t */
+    uint8_t prompt;     /* PROMPT_* awaiting an answer */
+    uint8_t ev_depth;   /* nesting of event_throw (0 between inputs) */
+    uint32_t level_changes;
+    uint32_t keys;      /* keys taken */
+    int64_t score;
+    char name[32];
+    char cause[128];
+    msg_t log[MSG_LOG]; /* ring */
+    uint32_t nmsg;      /* messages ever logged */
+    uint32_t msg_seen;  /* nmsg when the player last pressed a key */
+    game_milestone_t *ms;
+    uint32_t nms, ms_cap;
+};
+
+enum { PROMPT_NONE = 0, PROMPT_QUIT };
+
+/* world.c: a game without a level (tests build on it), levels, helpers. */
+game_t *world_new_empty(const content_t *c, uint64_t seed);
+level_t *world_level(game_t *g);                   /* the current level */
+bool level_in(const level_t *lv, int x, int y);
+uint8_t level_terrain(const level_t *lv, int x, int y); /* rock outside */
+bool world_passable(game_t *g, const level_t *lv, int x, int y);
+handle_t world_creature_at(game_t *g, int depth, int x, int y);
+void world_msg(game_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void world_milestone(game_t *g, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void world_update_vision(game_t *g);
+void world_run(game_t *g); /* runs the schedule until the player must act */
+extern const sched_fn_t WORLD_SCHED_FNS[FN_COUNT];
+
+/* level.c */
+level_t *level_new(game_t *g, int w, int h, int depth);
+void level_free(game_t *g, level_t *lv);
+int level_generate(game_t *g, level_t *lv); /* 0 or -1 (OOM) */
+
+/* rules.c: the small world's rules and the default code tables. */
+int rules_populate(game_t *g, level_t *lv);
+int rules_player_command(game_t *g, key_event_t k); /* ticks spent; 0: none */
+void rules_player_turn(game_t *g, const event_t *ev);
+void rules_monster_turn(game_t *g, const event_t *ev);
+void rules_regen(game_t *g, const event_t *ev);
+handle_t rules_spawn(game_t *g, uint16_t kind, int depth, int x, int y);
+void rules_kill(game_t *g, handle_t victim, handle_t killer);
+
+/* snapshot.c */
+void world_save(const game_t *g, ser_t *s);
+
+/* render.c */
+void world_render(game_t *g, screen_t *s, const game_view_t *view);
+
+#endif
