@@ -98,9 +98,15 @@ def map_rows(t):
 
 def test_ssh_play_detach_resume(world):
     name = unique_name("ssh")
+    daemon = world["daemon"]
     t = ssh_term(world)
     try:
         register(t, name)
+        # The address ssh saw, passed through SSH_CONNECTION and NEW-ENVIRON,
+        # is the one the daemon logs and limits by.
+        log = daemon.log()
+        assert re.search(r"remote-addr conn=\d+ ip=%s" % re.escape(SSH_SOURCE), log), log
+        assert re.search(r"login conn=\d+ ip=%s user=%s" % (re.escape(SSH_SOURCE), name), log), log
         start_game(t)
         for key in "lljjhk":
             t.send(key)
@@ -110,7 +116,6 @@ def test_ssh_play_detach_resume(world):
         assert any(r.strip() for r in before)
     finally:
         t.close()  # detach: the line drops mid-game
-    daemon = world["daemon"]
     end = time.time() + 10
     while "disconnect" not in daemon.log().split("login conn=")[-1] and time.time() < end:
         time.sleep(0.1)
