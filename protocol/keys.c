@@ -153,7 +153,8 @@ static bool params_parse(const uint8_t *p, size_t len, params_t *pa)
             pa->n++;
         } else if (p[i] >= '0' && p[i] <= '9') {
             unsigned *v = &pa->v[pa->n - 1];
-            if (*v < 100000) *v = *v * 10 + (p[i] - '0');
+            /* saturates far above any meaningful value, so it stays invalid */
+            if (*v < 0x1000000) *v = *v * 10 + (unsigned)(p[i] - '0');
         } else {
             return false;
         }
