@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,11 +49,37 @@ struct web_conn {
 };
 
 /* Per-wsi data lws allocates for us (HTTP requests and websockets alike). */
+typedef struct web_req web_req_t;
+
 typedef struct {
     web_conn_t *wc;
+    web_req_t *req;        /* a dynamic HTTP request in progress */
     web_kind_t kind;
     char name[WEB_NAME_MAX + 1];
 } web_pss_t;
+
+/* A dynamic HTTP request: collected, handed to on_http, answered by
+ * web_reply (maybe later), written from HTTP_WRITEABLE. */
+struct web_req {
+    web_t *w;
+    struct lws *wsi;
+    web_req_t *next, *prev;
+    uint64_t id;
+    bool post, dispatched, answered, headers_sent;
+    char path[256];
+    char argbuf[1024];
+    const char *args[WEB_ARGS_MAX];
+    int nargs;
+    char cookie[160], ip[64];
+    char *body;
+    size_t body_len;
+    int status;
+    char ctype[80];
+    char *hdrs;            /* "name:\0value\0" pairs, then an empty name */
+    size_t hdrs_len;
+    unsigned char *out;
+    size_t out_len, sent;
+};
 
 struct web {
     uv_loop_t *loop;
@@ -67,6 +94,8 @@ struct web {
     int port;
     web_conn_t *conns;
     int nconns;
+    web_req_t *reqs;
+    uint64_t next_req_id;
     bool stopping, destroyed;
     uv_timer_t stop_timer;
     bool stop_timer_open;
@@ -169,6 +198,44 @@ char *web_default_root(char *out, size_t outlen)
     }
     snprintf(out, outlen, "web/dist");
     return out;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen)
+{
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < len;) {
+        size_t end = i;
+        while (end < len && form[end] != '&')
+            end++;
+        if (end - i > nl && memcmp(form + i, name, nl) == 0 && form[i + nl] == '=') {
+            size_t o = 0;
+            for (size_t k = i + nl + 1; k < end; k++) {
+                char c = form[k];
+                if (c == '+')
+                    c = ' ';
+                else if (c == '%' && k + 2 < end && hexval(form[k + 1]) >= 0 &&
+                         hexval(form[k + 2]) >= 0) {
+                    c = (char)(hexval(form[k + 1]) * 16 + hexval(form[k + 2]));
+                    k += 2;
+                }
+                if (o + 1 >= outlen)
+                    return -1;
+                out[o++] = c;
+            }
+            out[o] = 0;
+            return (int)o;
+        }
+        i = end + 1;
+    }
+    return -1;
 }
 
 /* ---- connection list and send queue ------------------------------------------ */
@@ -558,15 +625,8 @@ static int http_error(struct lws *wsi, unsigned int code)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
-static int http_request(web_t *w, struct lws *wsi, const char *path)
+static int http_static(web_t *w, struct lws *wsi, const char *rel, bool immutable)
 {
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0 &&
-        lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) <= 0)
-        return http_error(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED);
-    char rel[160];
-    bool immutable;
-    if (!path || http_route(path, rel, sizeof rel, &immutable) < 0 || !mime_of(rel))
-        return http_error(wsi, HTTP_STATUS_NOT_FOUND);
     char file[PATH_MAX];
     bool gz = accepts_gzip(wsi);
     char relgz[170];
@@ -595,6 +655,211 @@ static int http_request(web_t *w, struct lws *wsi, const char *path)
     return 0;
 }
 
+/* ---- dynamic requests ------------------------------------------------------------ */
+
+static void req_free(web_req_t *r)
+{
+    web_t *w = r->w;
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        w->reqs = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    free(r->body);
+    free(r->hdrs);
+    free(r->out);
+    free(r);
+}
+
+/* Query arguments arrive from lws as decoded "name=value" fragments. */
+static void req_collect_args(web_req_t *r, struct lws *wsi)
+{
+    size_t used = 0;
+    for (int i = 0; r->nargs < WEB_ARGS_MAX && used < sizeof r->argbuf; i++) {
+        int n = lws_hdr_copy_fragment(wsi, r->argbuf + used, (int)(sizeof r->argbuf - used),
+                                      WSI_TOKEN_HTTP_URI_ARGS, i);
+        if (n < 0)
+            break;
+        r->args[r->nargs++] = r->argbuf + used;
+        used += (size_t)n + 1;
+    }
+}
+
+static int req_dispatch(web_req_t *r)
+{
+    web_t *w = r->w;
+    web_http_t info = {.id = r->id, .post = r->post, .path = r->path, .nargs = r->nargs,
+                       .cookie = r->cookie, .ip = r->ip, .body = r->body ? r->body : "",
+                       .body_len = r->body_len};
+    memcpy(info.args, r->args, sizeof info.args);
+    r->dispatched = true;
+    struct lws *wsi = r->wsi;
+    if (w->hooks_off || w->hooks.on_http(w->hooks.ctx, &info) < 0) {
+        if (r->answered)
+            return 0; /* answered, then said no: the answer stands */
+        web_pss_t *pss = lws_wsi_user(wsi);
+        if (pss)
+            pss->req = NULL;
+        req_free(r);
+        return http_error(wsi, HTTP_STATUS_NOT_FOUND);
+    }
+    return 0;
+}
+
+static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path, bool post)
+{
+    web_req_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return -1;
+    r->w = w;
+    r->wsi = wsi;
+    r->id = ++w->next_req_id;
+    r->post = post;
+    copy_str(r->path, sizeof r->path, path);
+    get_cookie(wsi, r->cookie, sizeof r->cookie);
+    get_peer(w, wsi, r->ip, sizeof r->ip);
+    req_collect_args(r, wsi);
+    r->next = w->reqs;
+    if (w->reqs)
+        w->reqs->prev = r;
+    w->reqs = r;
+    pss->req = r;
+    if (post) {
+        r->body = malloc(WEB_BODY_MAX + 1);
+        if (!r->body)
+            return -1;
+        r->body[0] = 0;
+        return 0; /* on_http once the body is in */
+    }
+    return req_dispatch(r);
+}
+
+static int req_body(web_req_t *r, const void *in, size_t len)
+{
+    if (r->dispatched || r->body_len + len > WEB_BODY_MAX) {
+        web_pss_t *pss = lws_wsi_user(r->wsi);
+        struct lws *wsi = r->wsi;
+        if (pss)
+            pss->req = NULL;
+        req_free(r);
+        http_error(wsi, HTTP_STATUS_REQ_ENTITY_TOO_LARGE);
+        return -1;
+    }
+    if (len)
+        memcpy(r->body + r->body_len, in, len);
+    r->body_len += len;
+    r->body[r->body_len] = 0;
+    return 0;
+}
+
+int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
+              const char *const *headers, const void *body, size_t len)
+{
+    web_req_t *r = w ? w->reqs : NULL;
+    while (r && r->id != id)
+        r = r->next;
+    if (!r || r->answered || status < 100 || status > 599)
+        return -1;
+    size_t hl = 0;
+    for (int i = 0; headers && headers[i] && headers[i + 1]; i += 2)
+        hl += strlen(headers[i]) + strlen(headers[i + 1]) + 2;
+    r->hdrs = malloc(hl + 1);
+    r->out = malloc(len ? len : 1);
+    if (!r->hdrs || !r->out)
+        return -1;
+    r->hdrs_len = 0;
+    for (int i = 0; headers && headers[i] && headers[i + 1]; i += 2)
+        for (int k = 0; k < 2; k++) {
+            size_t n = strlen(headers[i + k]) + 1;
+            memcpy(r->hdrs + r->hdrs_len, headers[i + k], n);
+            r->hdrs_len += n;
+        }
+    r->hdrs[r->hdrs_len] = 0;
+    if (len)
+        memcpy(r->out, body, len);
+    r->out_len = len;
+    r->status = status;
+    copy_str(r->ctype, sizeof r->ctype, content_type ? content_type : "text/html; charset=utf-8");
+    r->answered = true;
+    lws_callback_on_writable(r->wsi);
+    return 0;
+}
+
+static int req_write_headers(web_req_t *r)
+{
+    unsigned char buf[LWS_PRE + 4096], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    bool has_cc = false;
+    if (lws_add_http_common_headers(r->wsi, (unsigned int)r->status, r->ctype, r->out_len, &p, end))
+        return -1;
+    for (const char *h = r->hdrs; *h;) {
+        const char *v = h + strlen(h) + 1;
+        has_cc |= strcasecmp(h, "cache-control:") == 0;
+        if (lws_add_http_header_by_name(r->wsi, (const unsigned char *)h, (const unsigned char *)v,
+                                        (int)strlen(v), &p, end))
+            return -1;
+        h = v + strlen(v) + 1;
+    }
+    if (!has_cc && lws_add_http_header_by_name(r->wsi, (const unsigned char *)"cache-control:",
+                                               (const unsigned char *)"no-store", 8, &p, end))
+        return -1;
+    if (lws_finalize_write_http_header(r->wsi, start, &p, end))
+        return -1;
+    r->headers_sent = true;
+    return 0;
+}
+
+/* Writes the answer in pieces; returns -1 to close. */
+static int req_writeable(web_pss_t *pss)
+{
+    web_req_t *r = pss->req;
+    if (!r || !r->answered)
+        return 0;
+    if (!r->headers_sent) {
+        if (req_write_headers(r) < 0)
+            return -1;
+        if (r->out_len) {
+            lws_callback_on_writable(r->wsi);
+            return 0;
+        }
+    }
+    if (r->sent < r->out_len) {
+        unsigned char buf[LWS_PRE + 8192];
+        size_t n = r->out_len - r->sent;
+        if (n > 8192)
+            n = 8192;
+        memcpy(buf + LWS_PRE, r->out + r->sent, n);
+        bool last = r->sent + n == r->out_len;
+        if (lws_write(r->wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < (int)n)
+            return -1;
+        r->sent += n;
+        if (!last) {
+            lws_callback_on_writable(r->wsi);
+            return 0;
+        }
+    }
+    struct lws *wsi = r->wsi;
+    pss->req = NULL;
+    req_free(r);
+    return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path)
+{
+    bool get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
+    bool head = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
+    bool post = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0;
+    char rel[160];
+    bool immutable;
+    if (!path)
+        return http_error(wsi, HTTP_STATUS_BAD_REQUEST);
+    if ((get || head) && http_route(path, rel, sizeof rel, &immutable) == 0 && mime_of(rel))
+        return http_static(w, wsi, rel, immutable);
+    if ((get || post) && w->hooks.on_http && !w->stopping)
+        return req_begin(w, wsi, pss, path, post);
+    return http_error(wsi, get || head || post ? HTTP_STATUS_NOT_FOUND : HTTP_STATUS_METHOD_NOT_ALLOWED);
+}
+
 /* ---- the lws callback ----------------------------------------------------------- */
 
 static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
@@ -606,7 +871,19 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
         return lws_callback_http_dummy(wsi, reason, user, in, len);
     switch (reason) {
     case LWS_CALLBACK_HTTP:
-        return http_request(w, wsi, in);
+        return http_request(w, wsi, pss, in);
+    case LWS_CALLBACK_HTTP_BODY:
+        return pss && pss->req ? req_body(pss->req, in, len) : 0;
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        return pss && pss->req && !pss->req->dispatched ? req_dispatch(pss->req) : 0;
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return pss ? req_writeable(pss) : 0;
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if (pss && pss->req) { /* the client left before the answer */
+            req_free(pss->req);
+            pss->req = NULL;
+        }
+        break;
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
         return lws_http_transaction_completed(wsi) ? -1 : 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
@@ -812,6 +1089,8 @@ void web_free(web_t *w)
         lws_context_destroy(w->ctx);
     }
     lws_context_destroy(w->ctx); /* step 2: frees the context */
+    while (w->reqs)
+        req_free(w->reqs);
     while (w->conns) {
         web_conn_t *wc = w->conns;
         conn_unlink(wc);

@@ -9,6 +9,7 @@
  *   /ws/lobby                   websocket: live game list
  *   /ws/play                    websocket: the caller's own game
  *   /ws/watch/NAME              websocket: watch NAME's game
+ *   anything else               on_http (GET, POST), else 404
  * NAME is 1-32 of [A-Za-z0-9_-]; anything else is refused before any hook.
  * A websocket whose Origin header does not match its Host is refused.
  *
@@ -59,6 +60,22 @@ typedef struct {
     const char *ip;       /* peer address */
 } web_open_t;
 
+/* A dynamic HTTP request (a path that is not one of the static routes
+ * above, GET or POST). Pointers are valid during on_http only. */
+#define WEB_ARGS_MAX 16
+#define WEB_BODY_MAX 16384  /* larger POST bodies get 413 before any hook */
+typedef struct {
+    uint64_t id;          /* pass to web_reply, now or later */
+    bool post;
+    const char *path;     /* decoded, e.g. "/scores" */
+    const char *args[WEB_ARGS_MAX]; /* query arguments, decoded "name=value" */
+    int nargs;
+    const char *cookie;   /* value of the WEB_COOKIE_NAME cookie, "" when none */
+    const char *ip;
+    const char *body;     /* POST body as sent (form-urlencoded), NUL-terminated */
+    size_t body_len;
+} web_http_t;
+
 /* Filled by the daemon; every hook is optional (NULL). ctx is passed back. */
 typedef struct {
     void *ctx;
@@ -74,6 +91,9 @@ typedef struct {
     void (*on_drained)(void *ctx, web_conn_t *wc);
     /* The websocket is gone; wc is invalid after this returns. */
     void (*on_close)(void *ctx, web_conn_t *wc);
+    /* A dynamic HTTP request. Return 0 and answer with web_reply (now or
+     * later, e.g. after a database read), or -1 for 404. */
+    int (*on_http)(void *ctx, const web_http_t *req);
 } web_hooks_t;
 
 /* Starts serving on loop. Returns NULL with a message in err when the
@@ -95,6 +115,17 @@ int web_port(const web_t *w);
  * pass outq_max (nothing queued; on_drained follows once it empties) or the
  * connection is closing. data is copied. */
 int web_send(web_conn_t *wc, const void *data, size_t len, bool text);
+/* Answers dynamic request id. headers is NULL or a NULL-terminated list of
+ * name/value pairs, names ending with ':' ("set-cookie:", "v", NULL). body
+ * is copied. The security headers are always added; cache-control defaults
+ * to no-store. Returns 0, or -1 when the client has gone or id was answered. */
+int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
+              const char *const *headers, const void *body, size_t len);
+/* Finds name in a form-urlencoded body (or a query "name=value" list joined
+ * by '&') and URL-decodes its value into out. Returns the length, or -1 when
+ * absent or longer than outlen - 1. */
+int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen);
+
 /* Bytes queued and not yet written. */
 size_t web_queued(const web_conn_t *wc);
 /* Closes with a websocket close code (1000 normal, 1008 policy, ...) and a

@@ -211,6 +211,60 @@ def test_slow_and_half_requests_do_not_block_others(harness):
             s.close()
 
 
+# ---- dynamic requests (on_http / web_reply) ---------------------------------------------
+
+def post(port, path, body, ctype="application/x-www-form-urlencoded"):
+    req = (f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: {ctype}\r\n"
+           f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    resp = raw(port, req)
+    head, _, rest = resp.partition(b"\r\n\r\n")
+    return (int(head.split()[1]) if head.startswith(b"HTTP/") else 0), head, rest
+
+
+def test_dynamic_get_post_and_cookie(harness):
+    p = harness.port
+    status, h, body = get(p, "/api/echo?a=1&b=x%20y", [("Cookie", "other=1; warren_session=tok_123-x")])
+    assert status == 200 and h["content-type"] == "text/plain; charset=utf-8"
+    assert h["cache-control"] == "no-store" and "content-security-policy" in h
+    lines = body.decode().splitlines()
+    assert "method=GET" in lines and "cookie=tok_123-x" in lines
+    assert "arg=a=1" in lines and "arg=b=x y" in lines
+    # a cookie with odd characters is not passed on
+    _, _, body = get(p, "/api/echo", [("Cookie", "warren_session=a\"b<c>")])
+    assert "cookie=\n" in body.decode()
+    status, _, body = post(p, "/api/echo", "name=J%C3%B6rg+x&z=1".encode())
+    assert status == 200 and "name=Jörg x" in body.decode() and "method=POST" in body.decode()
+    status, h, _ = get(p, "/api/cookie")
+    assert status == 303
+    assert h["set-cookie"] == "warren_session=abc; HttpOnly; SameSite=Strict; Path=/"
+    status, h, body = get(p, "/api/big")
+    assert status == 200 and len(body) == 300000 and set(body) == {ord("z")}
+    assert get(p, "/no/such/page")[0] == 404
+
+
+def test_dynamic_async_reply_and_client_leaving(harness):
+    p = harness.port
+    t = time.time()
+    status, _, body = get(p, "/api/slow")
+    assert status == 200 and body == b"slow done" and time.time() - t >= 0.09
+    # a client that leaves before the answer: the late web_reply is refused quietly
+    for _ in range(5):
+        s = socket.create_connection(("127.0.0.1", p))
+        s.sendall(b"GET /api/slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.close()
+    time.sleep(0.3)
+    still_serving(p)
+
+
+def test_post_body_limit(harness):
+    p = harness.port
+    status, _, _ = post(p, "/api/echo", b"name=" + b"a" * 20000)
+    assert status in (0, 413)
+    status, _, body = post(p, "/api/echo", b"name=" + b"a" * 100)
+    assert status == 200 and b"body=105" in body
+    still_serving(p)
+
+
 # ---- websockets ---------------------------------------------------------------------
 
 class WS:

@@ -11,7 +11,8 @@
  * test). Text messages {"t":"flood","n":N} queue N 16 KiB frames (queue
  * limit test); once the queue drains, {"t":"drained","refused":R} follows. {"t":"kick"} closes
  * the socket with 1012 as a restarting server would. SIGTERM/SIGINT stop
- * the gateway; exits 0 when the loop closed cleanly. */
+ * the gateway; exits 0 when the loop closed cleanly. Dynamic routes: see
+ * on_http. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct {
     uv_signal_t sigterm, sigint;
     web_t *web;
     int refused;
+    uv_loop_t *loop;
 } fake_t;
 
 static void render(fake_t *f, char *out, size_t cap, size_t *len)
@@ -168,6 +170,60 @@ static void on_close(void *ctx, web_conn_t *wc)
         }
 }
 
+/* Dynamic pages: /api/echo answers at once with what it got (form field
+ * "name" decoded), /api/slow answers 100 ms later from a timer, /api/cookie
+ * sets a cookie; anything else is 404. */
+typedef struct {
+    uv_timer_t t;
+    web_t *web;
+    uint64_t id;
+} slow_t;
+
+static void slow_closed(uv_handle_t *h) { free(h->data); }
+
+static void slow_fire(uv_timer_t *t)
+{
+    slow_t *s = t->data;
+    const char *b = "slow done";
+    web_reply(s->web, s->id, 200, "text/plain; charset=utf-8", NULL, b, strlen(b));
+    uv_close((uv_handle_t *)t, slow_closed);
+}
+
+static int on_http(void *ctx, const web_http_t *req)
+{
+    fake_t *f = ctx;
+    if (strcmp(req->path, "/api/echo") == 0) {
+        char body[2048], name[128] = "";
+        web_form_get(req->body, req->body_len, "name", name, sizeof name);
+        int n = snprintf(body, sizeof body, "method=%s\npath=%s\ncookie=%s\nname=%s\nbody=%zu\n",
+                         req->post ? "POST" : "GET", req->path, req->cookie, name, req->body_len);
+        for (int i = 0; i < req->nargs && n < (int)sizeof body - 100; i++)
+            n += snprintf(body + n, sizeof body - (size_t)n, "arg=%s\n", req->args[i]);
+        return web_reply(f->web, req->id, 200, "text/plain; charset=utf-8", NULL, body, (size_t)n);
+    }
+    if (strcmp(req->path, "/api/cookie") == 0) {
+        const char *h[] = {"set-cookie:", WEB_COOKIE_NAME "=abc; HttpOnly; SameSite=Strict; Path=/", NULL};
+        return web_reply(f->web, req->id, 303, "text/plain", h, "", 0) == 0 ? 0 : -1;
+    }
+    if (strcmp(req->path, "/api/big") == 0) {
+        static char big[300000];
+        memset(big, 'z', sizeof big);
+        return web_reply(f->web, req->id, 200, "text/plain", NULL, big, sizeof big);
+    }
+    if (strcmp(req->path, "/api/slow") == 0) {
+        slow_t *s = calloc(1, sizeof *s);
+        if (!s)
+            return -1;
+        s->web = f->web;
+        s->id = req->id;
+        uv_timer_init(f->loop, &s->t);
+        s->t.data = s;
+        uv_timer_start(&s->t, slow_fire, 100, 0);
+        return 0;
+    }
+    return -1;
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
     (void)signum;
@@ -199,7 +255,9 @@ int main(int argc, char **argv)
     uv_loop_init(&loop);
     static fake_t f = {.x = 5, .y = 5, .w = 80, .h = 24};
     web_hooks_t hooks = {.ctx = &f, .on_open = on_open, .on_input = on_input, .on_resize = on_resize,
-                         .on_message = on_message, .on_drained = on_drained, .on_close = on_close};
+                         .on_message = on_message, .on_drained = on_drained, .on_close = on_close,
+                         .on_http = on_http};
+    f.loop = &loop;
     char err[256];
     f.web = web_start(&loop, &cfg, &hooks, err, sizeof err);
     if (!f.web) {
