@@ -22,6 +22,7 @@ typedef struct {
     uint8_t *out; /* fov_compute: the visible array */
     int tx, ty;   /* fov_los: the target */
     int found;
+    int count;    /* fov_compute: cells newly marked */
 } scan_t;
 
 static int floor_div(int a, int b) /* b > 0 */
@@ -63,8 +64,10 @@ static void reveal(scan_t *s, int x, int y)
     if (x < 0 || y < 0 || x >= m->w || y >= m->h) return;
     size_t i = (size_t)y * (size_t)m->w + (size_t)x;
     if (!fov_in_radius(x - s->ox, y - s->oy, s->radius) && !(m->lit && m->lit[i])) return;
-    if (s->out) s->out[i] = 1;
-    else if (x == s->tx && y == s->ty) s->found = 1;
+    if (s->out) {
+        s->count += !s->out[i];
+        s->out[i] = 1;
+    } else if (x == s->tx && y == s->ty) s->found = 1;
 }
 
 /* The slope through the left edge of a cell: (2col - 1) / (2depth). */
@@ -110,27 +113,73 @@ static int map_ok(const fov_map_t *m)
     return m && m->w > 0 && m->h > 0 && (m->opaque || m->is_opaque);
 }
 
-/* Rows past the radius matter only when lit cells can be seen from afar. */
-static int scan_depth(const fov_map_t *m, int ox, int oy, int q, int radius)
+/* Bounding box of the lit cells: x0 > x1 when there are none. */
+typedef struct {
+    int x0, y0, x1, y1;
+} lit_box_t;
+
+/* Whether the n bytes at p are all zero, eight at a time. */
+static int all_zero(const uint8_t *p, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        if (v) return 0;
+    }
+    for (; i < n; i++)
+        if (p[i]) return 0;
+    return 1;
+}
+
+static lit_box_t lit_box(const fov_map_t *m)
+{
+    lit_box_t b = {m->w, m->h, -1, -1};
+    for (int y = 0; m->lit && y < m->h; y++) {
+        const uint8_t *row = m->lit + (size_t)y * (size_t)m->w;
+        if (all_zero(row, m->w)) continue;
+        int x0 = 0, x1 = m->w - 1;
+        while (!row[x0]) x0++;
+        while (!row[x1]) x1--;
+        if (x0 < b.x0) b.x0 = x0;
+        if (x1 > b.x1) b.x1 = x1;
+        if (y < b.y0) b.y0 = y;
+        b.y1 = y;
+    }
+    return b;
+}
+
+/* Rows past the radius matter only as far as the farthest lit cell. */
+static int scan_depth(const fov_map_t *m, const lit_box_t *lb, int ox, int oy, int q, int radius)
 {
     int reach = quadrant_reach(m, ox, oy, q);
-    if (radius >= 0 && !m->lit && radius < reach) return radius;
-    return reach;
+    if (radius < 0) return reach;
+    int lit_reach = 0;
+    if (lb->x0 <= lb->x1) {
+        switch (q) {
+        case 0: lit_reach = oy - lb->y0; break;
+        case 1: lit_reach = lb->y1 - oy; break;
+        case 2: lit_reach = lb->x1 - ox; break;
+        default: lit_reach = ox - lb->x0; break;
+        }
+    }
+    int d = radius > lit_reach ? radius : lit_reach;
+    return d < reach ? d : reach;
 }
 
 int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out)
 {
     if (!map_ok(m) || !visible_out) return -1;
     if (ox < 0 || oy < 0 || ox >= m->w || oy >= m->h) return -1;
-    size_t n = (size_t)m->w * (size_t)m->h;
-    memset(visible_out, 0, n);
+    memset(visible_out, 0, (size_t)m->w * (size_t)m->h);
     visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
+    lit_box_t lb = lit_box(m);
+    int count = 1;
     for (int q = 0; q < 4; q++) {
-        scan_t s = {m, ox, oy, radius, q, scan_depth(m, ox, oy, q, radius), visible_out, -1, -1, 0};
+        scan_t s = {m, ox, oy, radius, q, scan_depth(m, &lb, ox, oy, q, radius), visible_out, -1, -1, 0, 0};
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
+        count += s.count;
     }
-    int count = 0;
-    for (size_t i = 0; i < n; i++) count += visible_out[i];
     return count;
 }
 
@@ -155,7 +204,7 @@ int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius)
     };
     for (int q = 0; q < 4; q++) {
         if (!depth[q]) continue;
-        scan_t s = {m, ax, ay, radius, q, depth[q], NULL, bx, by, 0};
+        scan_t s = {m, ax, ay, radius, q, depth[q], NULL, bx, by, 0, 0};
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
         if (s.found) return 1;
     }
