@@ -4,11 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "effect.h"
+#include "fov.h"
 #include "mapgen.h"
 #include "rules.h"
 
-#define LEVEL_W 80
-#define LEVEL_H 21
+#define LEVEL_W MAPGEN_DEFAULT_W
+#define LEVEL_H MAPGEN_DEFAULT_H
 #define RUN_GUARD 100000 /* events per input: a runaway schedule cannot hang */
 
 static void fn_effect_tick(game_t *g, const event_t *ev) { effect_on_tick(g, ev); }
@@ -141,36 +142,24 @@ void world_milestone(game_t *g, const char *kind, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Line of sight by a Bresenham walk: every cell before the target must be
- * clear. Replaced by fov's shadowcasting once that module is in. */
-static bool los_clear(game_t *g, const level_t *lv, int x0, int y0, int x1, int y1)
+static int world_opaque(const void *ctx, int x, int y)
 {
-    int dx = x1 > x0 ? x1 - x0 : x0 - x1, dy = y1 > y0 ? y0 - y1 : y1 - y0;
-    int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1, err = dx + dy;
-    for (;;) {
-        if (x0 == x1 && y0 == y1) return true;
-        uint8_t t = level_terrain(lv, x0, y0);
-        if ((t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE)) && !(x0 == x1 && y0 == y1)) return false;
-        int e2 = 2 * err;
-        if (e2 >= dy) err += dy, x0 += sx;
-        if (e2 <= dx) err += dx, y0 += sy;
-    }
+    const game_t *g = ctx;
+    const level_t *lv = g->levels[g->depth];
+    uint8_t t = level_terrain(lv, x, y);
+    return t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
 }
 
+/* Symmetric shadowcasting from the player; what is seen is remembered. */
 void world_update_vision(game_t *g)
 {
     level_t *lv = world_level(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p) return;
-    memset(lv->vis, 0, (size_t)lv->w * (size_t)lv->h);
-    for (int y = p->y - LIGHT_RADIUS; y <= p->y + LIGHT_RADIUS; y++)
-        for (int x = p->x - LIGHT_RADIUS; x <= p->x + LIGHT_RADIUS; x++) {
-            int dx = x - p->x, dy = y - p->y;
-            if (!level_in(lv, x, y) || dx * dx + dy * dy > LIGHT_RADIUS * (LIGHT_RADIUS + 1)) continue;
-            if (!los_clear(g, lv, p->x, p->y, x, y)) continue;
-            lv->vis[y * lv->w + x] = 1;
-            lv->seen[y * lv->w + x] = 1;
-        }
+    fov_map_t m = {.w = lv->w, .h = lv->h, .is_opaque = world_opaque, .ctx = g};
+    if (fov_compute(&m, p->x, p->y, LIGHT_RADIUS, lv->vis) < 0) return;
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    for (size_t i = 0; i < n; i++) lv->seen[i] |= lv->vis[i];
 }
 
 void world_run(game_t *g)
