@@ -459,7 +459,8 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
     get_cookie(wsi, cookie, sizeof cookie);
     get_peer(w, wsi, ip, sizeof ip);
     web_open_t info = {.kind = pss->kind, .name = pss->name, .cookie = cookie, .ip = ip};
-    int rc = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : 0;
+    /* without an on_open hook nobody decides who may play: refuse */
+    int rc = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : -1;
     if (rc < 0) {
         web_close(wc, LWS_CLOSE_STATUS_POLICY_VIOLATION, "refused");
         return 0;

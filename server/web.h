@@ -81,7 +81,8 @@ typedef struct {
     void *ctx;
     /* A websocket opened. Return 0 to accept, negative to refuse (the socket
      * is closed with 1008 policy violation and on_close is NOT called).
-     * Keep your own state with web_conn_set_user. */
+     * Keep your own state with web_conn_set_user. Without this hook every
+     * websocket is refused. */
     int (*on_open)(void *ctx, web_conn_t *wc, const web_open_t *info);
     void (*on_input)(void *ctx, web_conn_t *wc, const uint8_t *bytes, size_t len);
     void (*on_resize)(void *ctx, web_conn_t *wc, int w, int h); /* 1..1000 each */
