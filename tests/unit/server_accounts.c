@@ -176,7 +176,7 @@ START_TEST(unknown_name_costs_a_verify)
     f.acc = accounts_new(&f.loop, f.db, &c);
     ck_assert_int_eq(do_register(&f, "ip", "timed", "the password", 0).status, ACCOUNTS_OK);
     uint64_t best_wrong = UINT64_MAX, best_unknown = UINT64_MAX;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 7; i++) {
         uint64_t t0 = uv_hrtime();
         ck_assert_int_eq(do_login(&f, "ip", "timed", "not the password", 1).status, ACCOUNTS_EDENIED);
         uint64_t t1 = uv_hrtime();
@@ -185,7 +185,8 @@ START_TEST(unknown_name_costs_a_verify)
         if (t1 - t0 < best_wrong) best_wrong = t1 - t0;
         if (t2 - t1 < best_unknown) best_unknown = t2 - t1;
     }
-    ck_assert_msg(best_unknown * 3 > best_wrong && best_wrong * 3 > best_unknown, "wrong %llu ns, unknown %llu ns",
+    /* Loose bounds: the machine may be busy; skipping the verify is ~100x faster. */
+    ck_assert_msg(best_unknown * 10 > best_wrong && best_wrong * 10 > best_unknown, "wrong %llu ns, unknown %llu ns",
                   (unsigned long long)best_wrong, (unsigned long long)best_unknown);
     afx_close(&f);
 }
