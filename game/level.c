@@ -14,7 +14,8 @@ level_t *level_new(game_t *g, int w, int h, int depth)
     lv->terrain = gcalloc(&g->al, n, 1);
     lv->seen = gcalloc(&g->al, n, 1);
     lv->vis = gcalloc(&g->al, n, 1);
-    if (!lv->terrain || !lv->seen || !lv->vis) {
+    lv->opaque = gcalloc(&g->al, n, 1);
+    if (!lv->terrain || !lv->seen || !lv->vis || !lv->opaque) {
         level_free(g, lv);
         return NULL;
     }
@@ -28,6 +29,7 @@ void level_free(game_t *g, level_t *lv)
     gfree(&g->al, lv->terrain);
     gfree(&g->al, lv->seen);
     gfree(&g->al, lv->vis);
+    gfree(&g->al, lv->opaque);
     gfree(&g->al, lv);
 }
 

@@ -116,6 +116,23 @@ static uint64_t get_le(const uint8_t *p, int n)
     return v;
 }
 
+/* A small window: states are tens of KB, and a smaller zlib state is much
+ * cheaper to set up than compress2's defaults. */
+static int snap_deflate(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 12, 6, Z_DEFAULT_STRATEGY) != Z_OK) return Z_MEM_ERROR;
+    z.next_in = (Bytef *)(uintptr_t)src;
+    z.avail_in = (uInt)n;
+    z.next_out = dst;
+    z.avail_out = (uInt)*dlen;
+    int zr = deflate(&z, Z_FINISH);
+    *dlen = z.total_out;
+    deflateEnd(&z);
+    return zr == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
+}
+
 int game_snapshot(const game_t *g, buf_t *out)
 {
     buf_t raw;
@@ -136,7 +153,7 @@ int game_snapshot(const game_t *g, buf_t *out)
     put_le(h + 8, content_id(g->c), 8);
     put_le(h + 16, raw.len, 4);
     put_le(h + 20, crc32(0L, (const Bytef *)raw.data, (uInt)raw.len), 4);
-    int zr = compress2((Bytef *)h + SNAP_HEADER, &bound, (const Bytef *)raw.data, (uLong)raw.len, 6);
+    int zr = snap_deflate(h + SNAP_HEADER, &bound, (const uint8_t *)raw.data, raw.len);
     buf_free(&raw);
     if (zr != Z_OK) {
         out->failed = true;

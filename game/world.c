@@ -142,24 +142,30 @@ void world_milestone(game_t *g, const char *kind, const char *fmt, ...)
     va_end(ap);
 }
 
-static int world_opaque(const void *ctx, int x, int y)
-{
-    const game_t *g = ctx;
-    const level_t *lv = g->levels[g->depth];
-    uint8_t t = level_terrain(lv, x, y);
-    return t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
-}
-
-/* Symmetric shadowcasting from the player; what is seen is remembered. */
+/* Symmetric shadowcasting from the player; what is seen is remembered.
+ * Only the light radius's box can change, so only it is copied. */
 void world_update_vision(game_t *g)
 {
     level_t *lv = world_level(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p) return;
-    fov_map_t m = {.w = lv->w, .h = lv->h, .is_opaque = world_opaque, .ctx = g};
+    if (!lv->opaque_ok) {
+        size_t n = (size_t)lv->w * (size_t)lv->h;
+        for (size_t i = 0; i < n; i++) {
+            uint8_t t = lv->terrain[i];
+            lv->opaque[i] = t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
+        }
+        lv->opaque_ok = 1;
+    }
+    fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque};
     if (fov_compute(&m, p->x, p->y, LIGHT_RADIUS, lv->vis) < 0) return;
-    size_t n = (size_t)lv->w * (size_t)lv->h;
-    for (size_t i = 0; i < n; i++) lv->seen[i] |= lv->vis[i];
+    int x0 = p->x - LIGHT_RADIUS, x1 = p->x + LIGHT_RADIUS, y0 = p->y - LIGHT_RADIUS, y1 = p->y + LIGHT_RADIUS;
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    if (x1 >= lv->w) x1 = lv->w - 1;
+    if (y1 >= lv->h) y1 = lv->h - 1;
+    for (int y = y0; y <= y1; y++)
+        for (int x = x0; x <= x1; x++) lv->seen[y * lv->w + x] |= lv->vis[y * lv->w + x];
 }
 
 void world_run(game_t *g)

@@ -45,6 +45,8 @@ typedef struct {
     uint8_t *terrain; /* w*h terrain ids (content terrain table) */
     uint8_t *seen;    /* w*h: 1 once the player has seen the cell */
     uint8_t *vis;     /* w*h: visible now (derived, not saved) */
+    uint8_t *opaque;  /* w*h: blocks sight (derived from terrain, not saved) */
+    uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
     rng_t gen;        /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;
 
