@@ -4,6 +4,7 @@ exactly as it was (stty -a before and after, in the same pty) however the
 client ends."""
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import time
@@ -46,31 +47,45 @@ def test_no_daemon_clear_message(bindir, tmp_path):
     assert out.returncode == 1 and "cannot connect to 127.0.0.1:1" in out.stderr
 
 
+def _status_row(t):
+    """Row of the game's status line (name, HP, depth, turn)."""
+    rows = [i for i, line in enumerate(t.screen.display) if re.search(r"HP \d+/\d+", line)]
+    return rows[-1] if rows else -1
+
+
+def _wait_status_row(t, row, timeout=10):
+    end = time.time() + timeout
+    while _status_row(t) != row and time.time() < end:
+        t.pump(0.2)
+    assert _status_row(t) == row, "status line not on row %d:\n%s" % (row, t.text())
+
+
 def test_play_and_resize(bindir, daemon):
     exe = need_client(bindir)
     t = Term([str(exe), "--socket", str(daemon.sock)], rows=24, cols=80)
     try:
         name = unique_name("rz")
         register(t, name)
+        # Smaller than 80x24 at the menu: the daemon asks to enlarge and says
+        # the size it got through NAWS after SIGWINCH.
+        t.resize(20, 60)
+        t.wait(r"\(now 60x20\)")
+        t.resize(24, 80)
+        t.wait("Your choice")
         start_game(t)
         for key in "hjkl":
             t.send(key)
             t.settle(0.2)
-        assert lowest_text_row(t) <= 23
-        # Bigger: the game re-lays out to the new size (NAWS sent on SIGWINCH).
+        _wait_status_row(t, 22)  # the status sits above the help line
+        # Bigger: the game re-lays out to the new size, and back again.
         t.resize(40, 120)
-        end = time.time() + 10
-        while lowest_text_row(t) < 24 and time.time() < end:
-            t.pump(0.2)
-        assert lowest_text_row(t) >= 24, "no text below row 24 after growing to 40 rows:\n" + t.text()
-        # Smaller than 80x24: the daemon asks to enlarge and says the size it got.
-        t.resize(20, 60)
-        t.wait(r"\(now 60x20\)")
-        t.resize(24, 80)
-        end = time.time() + 10
-        while "enlarge" in t.text() and time.time() < end:
-            t.pump(0.2)
-        assert "enlarge" not in t.text()
+        _wait_status_row(t, 38)
+        assert lowest_text_row(t) == 39
+        t.resize(30, 100)
+        _wait_status_row(t, 28)
+        t.send("l")
+        t.settle()
+        _wait_status_row(t, 28)
     finally:
         t.close()
     assert "login conn=" in daemon.log() and name in daemon.log()
