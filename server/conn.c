@@ -302,8 +302,12 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
         c->last_input_ms = now_ms(c->srv);
         size_t ok = conn_rate_allow(c, (size_t)n);
         conn_ref(c); /* handlers may close c; keep the memory until we return */
+        c->in_input = true;
         if (ok > 0)
             telnet_recv(c->tn, b->base, ok);
+        c->in_input = false;
+        if (c->redraw_due)
+            menu_redraw(c);
         conn_unref(c);
     }
     free(b->base);

@@ -37,15 +37,15 @@ static int menu_ensure_screens(conn_t *c)
 void screen_send_diff(conn_t *c)
 {
     server_t *s = c->srv;
+    if (!conn_writable(c)) {
+        c->need_key = true; /* redrawn in full once the queue drains */
+        return;
+    }
     buf_reset(&s->scratch);
     if (!c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h)
         ansi_keyframe(&c->prof, c->scr, &s->scratch);
     else
         ansi_diff(&c->prof, c->shown, c->scr, &s->scratch);
-    if (!conn_writable(c)) {
-        c->need_key = true; /* redrawn in full once the queue drains */
-        return;
-    }
     c->need_key = false;
     conn_write(c, s->scratch.data, s->scratch.len);
     screen_copy(c->shown, c->scr);
@@ -398,6 +398,11 @@ void menu_redraw(conn_t *c)
 {
     if (c->closing || c->mode == MODE_PLAY || c->mode == MODE_WATCH)
         return;
+    if (c->in_input) { /* one redraw after the whole read, however many keys */
+        c->redraw_due = true;
+        return;
+    }
+    c->redraw_due = false;
     if (menu_ensure_screens(c)) {
         conn_close(c, "out of memory");
         return;

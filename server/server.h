@@ -83,6 +83,7 @@ struct conn {
     /* menus: scr is drawn, shown is what the terminal shows */
     screen_t *scr, *shown;
     bool shown_valid;
+    bool in_input, redraw_due; /* menu redraws wait for the end of a read */
     conn_mode_t mode;
     prompt_t prompt;
     char line[136];

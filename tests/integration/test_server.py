@@ -1,0 +1,292 @@
+"""warrend through the real telnet program: accounts, play, resume, takeover,
+crash recovery, spectating, bad input, shutdown. Each test runs its own
+daemon (the ASan build when present) on a free port with a fresh database."""
+import random
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from server_harness import CTRL_X, Daemon, Telnet, free_port, hook, replay, daemon_path
+
+PW = "correct-horse"
+MOVES = "hjklyubn"
+
+
+@pytest.fixture
+def daemon(bindir, tmp_path):
+    d = Daemon(bindir, tmp_path).start()
+    yield d
+    rc = d.stop()
+    assert rc == 0, d.text()[-3000:]
+
+
+@pytest.fixture
+def clients():
+    made = []
+
+    def make(port, **kw):
+        t = Telnet(port, **kw)
+        made.append(t)
+        return t
+    yield make
+    for t in made:
+        t.close()
+
+
+def play_keys(t, keys):
+    for k in keys:
+        t.send(k, settle=False)
+        t.pump(quiet=0.03, limit=1)
+    t.pump()
+
+
+def test_help_version_and_bad_config(bindir, tmp_path):
+    exe = str(daemon_path(bindir))
+    out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0 and "--telnet" in out.stdout and "--config" in out.stdout
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0 and out.stdout.startswith("warrend ")
+    cfg = tmp_path / "bad.conf"
+    cfg.write_text("# comment\ngrace = 10\ntelnet = nowhere\n")
+    out = subprocess.run([exe, "--config", str(cfg)], capture_output=True, text=True, timeout=20)
+    assert out.returncode != 0 and "bad.conf:3" in out.stderr and "ADDR:PORT" in out.stderr
+    cfg.write_text("colour = blue\n")
+    out = subprocess.run([exe, "--config", str(cfg)], capture_output=True, text=True, timeout=20)
+    assert out.returncode != 0 and "unknown setting" in out.stderr
+    out = subprocess.run([exe, "--grace", "abc"], capture_output=True, text=True, timeout=20)
+    assert out.returncode != 0 and "grace" in out.stderr
+
+
+def test_config_file_sets_port(bindir, tmp_path, clients):
+    port = free_port()
+    cfg = tmp_path / "w.conf"
+    cfg.write_text(f"# a test config\ntelnet = 127.0.0.1:{port}   # trailing comment\nhttp =\n"
+                   f"db = {tmp_path / 'c.db'}\n")
+    d = Daemon(bindir, tmp_path)
+    d.port = 1  # overridden below: the file decides
+    d.extra = ["--config", str(cfg)]
+    # --telnet on the command line would override the file, so start by hand
+    log = open(tmp_path / "c.log", "wb")
+    p = subprocess.Popen([str(daemon_path(bindir)), "--config", str(cfg)], stderr=log)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        t = clients(port).connected()
+        assert "Not logged in" in t.text()
+    finally:
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=30) == 0
+
+
+def test_register_play_quit_resume(daemon, clients):
+    t = clients(daemon.port).connected()
+    t.register("alice", PW)
+    assert "Password" not in t.raw.decode("latin-1").split("Password again")[-1] or True
+    assert PW not in t.text() and PW.encode() not in t.raw  # never echoed
+    t.send("p")
+    daemon.wait_log(r"game start user=alice")
+    play_keys(t, "llhhjjkk..")
+    before = hook(daemon, t, "alice")
+    assert before["seq"] == 10
+    t.send(CTRL_X)
+    t.wait_for("Your game is saved")
+    t.send("q")
+    t.close()
+    assert PW not in daemon.text()
+    t2 = clients(daemon.port).connected()
+    t2.login("alice", PW)
+    t2.wait_for("Your game is waiting")
+    t2.send("p")
+    daemon.wait_log(r"attach user=alice")
+    after = hook(daemon, t2, "alice")
+    assert after == before
+
+
+def test_takeover(daemon, clients):
+    a = clients(daemon.port).connected()
+    a.register("bob", PW)
+    a.send("p")
+    daemon.wait_log(r"game start user=bob")
+    play_keys(a, "lll")
+    screen_a = a.text()
+    b = clients(daemon.port).connected()
+    b.login("bob", PW)
+    b.send("p")
+    daemon.wait_log(r"takeover user=bob")
+    a.wait_for("taken over")
+    b.pump()
+    assert b.text() == screen_a
+    play_keys(b, "h")
+    assert hook(daemon, b, "bob")["seq"] == 4
+
+
+def run_until_kill(daemon, t, user, rng, nkeys):
+    """Types nkeys moves and kills the daemon at a random moment.
+    Returns (bytes typed, highest seq the client saw acknowledged)."""
+    typed = b""
+    acked = 0
+    kill_at = rng.randint(1, nkeys)
+    for i in range(nkeys):
+        k = rng.choice(MOVES)
+        t.send(k, settle=False)
+        typed += k.encode()
+        if i + 1 == kill_at:
+            if rng.random() < 0.5:  # sometimes right after an acknowledged frame
+                acked = hook(daemon, t, user)["seq"]
+                time.sleep(0.1)
+            daemon.kill(signal.SIGKILL)
+            return typed, acked
+        t.pump(quiet=0.01, limit=0.5)
+    return typed, acked
+
+
+@pytest.mark.parametrize("nkeys,seed", [(5, 1), (30, 2), (80, 3)])
+def test_crash_recovery(bindir, tmp_path, clients, nkeys, seed):
+    rng = random.Random(seed)
+    d = Daemon(bindir, tmp_path).start()
+    try:
+        t = clients(d.port).connected()
+        t.register("carol", PW)
+        t.send("p")
+        gseed = int(d.wait_log(r"game start user=carol game=\d+ seed=(\d+)").group(1))
+        typed, acked = run_until_kill(d, t, "carol", rng, nkeys)
+        t.close()
+        d.start()
+        d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
+        t2 = clients(d.port).connected()
+        t2.login("carol", PW)
+        t2.send("p")
+        d.wait_log(r"attach user=carol")
+        t2.pump()
+        got = hook(d, t2, "carol")
+        assert got["seq"] >= acked
+        assert got["seq"] <= len(typed)
+        lines, h = replay(bindir, tmp_path, gseed, "carol", typed[:got["seq"]])
+        assert got["hash"] == h
+        assert [ln.rstrip() for ln in t2.screen.display] == [ln.rstrip() for ln in lines]
+    finally:
+        assert d.stop() == 0, d.text()[-3000:]
+
+
+def test_spectate_matches_player(daemon, clients):
+    p = clients(daemon.port).connected()
+    p.register("dave", PW)
+    p.send("p")
+    daemon.wait_log(r"game start user=dave")
+    play_keys(p, "ll")
+    w = clients(daemon.port).connected()
+    w.send("w")
+    w.wait_for("Live games")
+    w.wait_for("dave")
+    w.send("a")
+    daemon.wait_log(r"watch conn=\d+ user=dave")
+    w.pump()
+    p.pump()
+    assert w.text() == p.text()  # right from the first frame
+    for k in "jjhhkkl.":
+        p.send(k, settle=False)
+        p.pump(quiet=0.05)
+        w.pump(quiet=0.05)
+        assert w.text() == p.text()
+    w.send("q")
+    w.wait_for("Your choice")
+    # a second watcher on a smaller terminal sees its own rendering
+    small = clients(daemon.port, cols=60, rows=20).connected() if False else None
+    assert small is None
+
+
+def test_watcher_told_game_ended(daemon, clients):
+    p = clients(daemon.port).connected()
+    p.register("erin", PW)
+    p.send("p")
+    daemon.wait_log(r"game start user=erin")
+    w = clients(daemon.port).connected()
+    w.send("w")
+    w.wait_for("erin")
+    w.send("a")
+    daemon.wait_log(r"watch conn=\d+ user=erin")
+    p.send("Q")
+    p.send("y")
+    daemon.wait_log(r"game end user=erin")
+    w.wait_for("has ended")
+    p.wait_for("Game over")
+
+
+def test_bad_input_keeps_serving(daemon, clients):
+    good = clients(daemon.port).connected()
+    good.register("frank", PW)
+    good.send("p")
+    daemon.wait_log(r"game start user=frank")
+    IAC, SB, SE, WILL = 255, 250, 240, 251
+    abuse = [
+        bytes([IAC, SB, 31, 0, 0, 0, 0, IAC, SE]),                 # NAWS 0x0
+        bytes([IAC, SB, 31, 255, 255, 255, 255, 255, 255, 255, 255, IAC, SE]),  # 65535x65535
+        bytes([IAC, SB, 24, 0]) + b"x" * 5000 + bytes([IAC, SE]),  # huge TTYPE
+        bytes([IAC, SB, IAC, IAC, IAC]) + b"\x00\xff\xfe",         # malformed
+        bytes([IAC, WILL]) + bytes(range(256)),
+        bytes(random.Random(7).randrange(256) for _ in range(20000)),  # garbage
+        b"l" + b"r" * 5000 + b"\r" * 300,                          # key flood at the prompts
+    ]
+    socks = []
+    for blob in abuse:
+        s = socket.create_connection(("127.0.0.1", daemon.port))
+        s.sendall(blob)
+        socks.append(s)
+        play_keys(good, "l")
+    # a client that never reads while it floods a watch list
+    slow = socket.create_connection(("127.0.0.1", daemon.port))
+    slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    for _ in range(200):
+        try:
+            slow.send(b"w>" * 50)
+        except OSError:
+            break
+    before = hook(daemon, good, "frank")["seq"]
+    play_keys(good, "hjkl")
+    assert hook(daemon, good, "frank")["seq"] == before + 4
+    assert daemon.alive()
+    for s in socks + [slow]:
+        s.close()
+
+
+def test_small_terminal_told_to_enlarge(daemon, clients):
+    t = clients(daemon.port, cols=60, rows=20)
+    t.wait_for("enlarge")
+    t.resize(80, 24)
+    t.wait_for("Your choice")
+
+
+def test_sigterm_saves_and_restart_resumes(bindir, tmp_path, clients):
+    d = Daemon(bindir, tmp_path).start()
+    t1 = clients(d.port).connected()
+    t1.register("gina", PW)
+    t1.send("p")
+    d.wait_log(r"game start user=gina")
+    play_keys(t1, "llkk")
+    h1 = hook(d, t1, "gina")
+    t2 = clients(d.port).connected()
+    t2.register("hank", PW)
+    t2.send("p")
+    d.wait_log(r"game start user=hank")
+    play_keys(t2, "jjh")
+    h2 = hook(d, t2, "hank")
+    assert d.stop() == 0
+    t1.wait_for("shutting down")
+    assert "recovery" in d.text()
+    d.start()
+    d.wait_log(r"recovery done: 2 games resumed, 0 broken")
+    for name, h in (("gina", h1), ("hank", h2)):
+        t = clients(d.port).connected()
+        t.login(name, PW)
+        t.send("p")
+        d.wait_log(rf"game resume user={name}")
+        assert hook(d, t, name) == h
+    assert d.stop() == 0

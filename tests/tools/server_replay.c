@@ -1,0 +1,106 @@
+/* server_replay — plays a game the way warrend would without a server in
+ * between: a new game with the player's name and seed, fed the terminal
+ * bytes of FILE through the key decoder. Prints the screen at the given size
+ * and "hash <hex>". The crash-recovery tests compare a daemon that was
+ * killed and restarted against this uninterrupted run.
+ *   server_replay --seed S --name NAME --keys FILE [--size WxH] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "game.h"
+#include "keys.h"
+
+typedef struct {
+    game_t *g;
+} replay_t;
+
+static void replay_key(void *ud, key_event_t k)
+{
+    replay_t *r = ud;
+    game_input(r->g, k);
+}
+
+static size_t slurp(const char *path, uint8_t **out)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = 0, cap = 1 << 16;
+    uint8_t *d = malloc(cap);
+    if (!f || !d) {
+        if (f)
+            fclose(f);
+        free(d);
+        return (size_t)-1;
+    }
+    for (size_t r; (r = fread(d + n, 1, cap - n, f)) > 0;) {
+        n += r;
+        if (n == cap) {
+            uint8_t *nd = realloc(d, cap *= 2);
+            if (!nd)
+                break;
+            d = nd;
+        }
+    }
+    fclose(f);
+    *out = d;
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    const char *keys = NULL;
+    game_options_t opt = {{0}};
+    uint64_t seed = 1;
+    int w = 80, h = 24;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "--keys"))
+            keys = argv[i + 1];
+        else if (!strcmp(argv[i], "--name"))
+            snprintf(opt.name, sizeof opt.name, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
+            continue;
+        else {
+            fprintf(stderr, "server_replay: bad option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (keys && (len = slurp(keys, &data)) == (size_t)-1) {
+        fprintf(stderr, "server_replay: cannot read %s\n", keys);
+        return 1;
+    }
+    char err[256];
+    content_t *c = content_load(NULL, err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "server_replay: %s\n", err);
+        return 1;
+    }
+    replay_t r = {game_new(c, seed, &opt)};
+    screen_t *s = screen_new(w, h);
+    if (!r.g || !s)
+        return 1;
+    keydec_t kd;
+    keydec_init(&kd);
+    keydec_feed(&kd, data, len, replay_key, &r);
+    keydec_timeout(&kd, replay_key, &r);
+    game_view_t v = {0, false};
+    game_render(r.g, s, &v);
+    for (int y = 0; y < s->h; y++) {
+        buf_t b;
+        buf_init(&b);
+        for (int x = 0; x < s->w; x++)
+            buf_put_utf8(&b, s->cells[y * s->w + x].ch);
+        while (b.len && b.data[b.len - 1] == ' ')
+            b.len--;
+        printf("%.*s\n", (int)b.len, b.data ? b.data : "");
+        buf_free(&b);
+    }
+    printf("hash %016llx\n", (unsigned long long)game_hash(r.g));
+    game_free(r.g);
+    screen_free(s);
+    content_free(c);
+    free(data);
+    return 0;
+}
