@@ -373,6 +373,35 @@ START_TEST(parallel_guesses_are_counted)
 }
 END_TEST
 
+/* The throttle table stays within max_tracked; forgotten entries go first. */
+START_TEST(throttle_table_is_bounded)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.max_tracked = 8;
+    c.ip_free_failures = 0; /* every failure closes the IP for a while */
+    c.backoff_base_ms = 1000;
+    c.forget_ms = 5000;
+    afx_t f;
+    afx_open(&f, &c);
+    char ip[32];
+    for (int i = 0; i < 20; i++) {
+        snprintf(ip, sizeof ip, "10.0.0.%d", i);
+        /* Each IP closes itself; the account closes after its 5 free failures,
+         * and stays closed though the table is full of blocking entries. */
+        int want = i < 6 ? ACCOUNTS_EDENIED : ACCOUNTS_ETHROTTLED;
+        ck_assert_int_eq(do_login(&f, ip, "ghost", "password!", 100).status, want);
+    }
+    /* Long after: everything is forgotten and fresh keys are tracked again. */
+    for (int i = 0; i < 20; i++) {
+        snprintf(ip, sizeof ip, "10.1.0.%d", i);
+        ck_assert_int_eq(do_login(&f, ip, "ghost2", "password!", 100000 + (uint64_t)i * 10000).status, ACCOUNTS_EDENIED);
+        ck_assert_uint_gt(accounts_login_wait_ms(f.acc, ip, "other", 100000 + (uint64_t)i * 10000), 0);
+    }
+    afx_close(&f);
+}
+END_TEST
+
 START_TEST(free_with_requests_in_flight)
 {
     afx_t f;
@@ -409,6 +438,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, ip_throttle);
     tcase_add_test(tc, registration_throttle);
     tcase_add_test(tc, parallel_guesses_are_counted);
+    tcase_add_test(tc, throttle_table_is_bounded);
     tcase_add_test(tc, free_with_requests_in_flight);
     suite_add_tcase(s, tc);
     return s;
