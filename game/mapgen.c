@@ -702,6 +702,7 @@ static int anchor_of(gen_t *g, box_t b)
 static void feature_make(gen_t *g, box_t area)
 {
     int d = g->depth;
+    if (g->lv->nregions >= MAPGEN_MAX_REGIONS) return; /* full: a junction instead */
     int w[] = {[FEAT_ROOM] = 60 - d, [FEAT_LIFE] = 8 + d / 2, [FEAT_ROUGH] = 6 + d / 2,
                [FEAT_VAULT] = 7 + d / 4, [FEAT_NONE] = 8};
     switch (pick_weighted(g->rng, w, FEAT_NONE + 1)) {
@@ -770,8 +771,8 @@ static void grid_connect(gen_t *g, const int *anchor, int gw, int gh)
 static void dungeon_layout(gen_t *g)
 {
     int gw = (g->w - 2) / GRID_CELL_W, gh = (g->h - 2) / GRID_CELL_H, anchor[16 * 16];
-    if (gw < 2) gw = 2;
-    if (gh < 1) gh = 1;
+    if (gw < 3) gw = 3; /* small maps get small cells rather than few */
+    if (gh < 2) gh = 2;
     if (gw > 16) gw = 16;
     if (gh > 16) gh = 16;
     for (int j = 0; j < gh; j++)

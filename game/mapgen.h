@@ -32,7 +32,7 @@
 #define MAPGEN_MIN_H 20
 #define MAPGEN_MAX_W 250
 #define MAPGEN_MAX_H 120
-#define MAPGEN_MAX_REGIONS 96
+#define MAPGEN_MAX_REGIONS 160
 #define MAPGEN_MAX_SPOTS 64
 
 /* Terrain: one byte per cell. Stable numbers (saved in snapshots). */
@@ -119,6 +119,8 @@ typedef struct {
     int w, h, depth;
     uint8_t *terrain;  /* w*h, mapgen_terrain_t */
     uint8_t *region;   /* w*h, 0 = none, else index + 1 into regions */
+    /* at most MAPGEN_MAX_REGIONS: on big maps the rest of the grid is
+     * corridor junctions */
     mapgen_region_t regions[MAPGEN_MAX_REGIONS];
     int nregions;
     mapgen_spot_t spots[MAPGEN_MAX_SPOTS];

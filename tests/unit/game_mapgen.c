@@ -175,6 +175,27 @@ START_TEST(other_sizes)
 }
 END_TEST
 
+/* The biggest maps have more grid cells than regions: the rest are junctions. */
+START_TEST(biggest_maps)
+{
+    mapgen_level_t *lv = mapgen_level_new(MAPGEN_MAX_W, MAPGEN_MAX_H);
+    mapgen_params_t p = {.w = MAPGEN_MAX_W, .h = MAPGEN_MAX_H};
+    int most = 0;
+    for (uint64_t seed = 1; seed <= 3; seed++)
+        for (int depth = 1; depth <= 20; depth++) {
+            generate(lv, seed, depth, &p);
+            int open, reach;
+            mapgen_count_reachable(lv, &open, &reach);
+            ck_assert_int_eq(open, reach);
+            ck_assert_int_le(lv->nregions, MAPGEN_MAX_REGIONS);
+            for (int i = 0; i < lv->w * lv->h; i++) ck_assert_int_le(lv->region[i], lv->nregions);
+            if (lv->nregions > most) most = lv->nregions;
+        }
+    ck_assert_int_gt(most, 80);
+    mapgen_level_free(lv);
+}
+END_TEST
+
 START_TEST(bad_parameters)
 {
     mapgen_level_t *lv = mapgen_level_new(0, 0);
@@ -415,6 +436,7 @@ Suite *suite_game_mapgen(void)
     tcase_add_test(tc, every_shape_appears);
     tcase_add_test(tc, same_seed_same_level);
     tcase_add_test(tc, other_sizes);
+    tcase_add_test(tc, biggest_maps);
     tcase_add_test(tc, bad_parameters);
     tcase_add_test(tc, vault_checks);
     tcase_add_test(tc, vault_rotation_and_mirroring);
