@@ -70,12 +70,6 @@ static void free_res_plain(db_op_t *op)
     free(op->res);
 }
 
-static db_op_t *op_new(db_t *db, const db_op_kind_t *k, void *ud)
-{
-    (void)db;
-    return db_op_new(k, ud);
-}
-
 /* ---- users ----------------------------------------------------------------- */
 
 static int run_user_create(db_conn_t *c, db_op_t *op)
@@ -93,6 +87,7 @@ static int run_user_create(db_conn_t *c, db_op_t *op)
     return rc;
 }
 
+/* UPDATE users SET <column> = ?2 WHERE id = ?1: text from s[0], else i[1]. */
 static int run_user_set(db_conn_t *c, db_op_t *op, int stmt)
 {
     sqlite3_stmt *st = db_stmt(c, stmt);
@@ -129,7 +124,7 @@ const db_op_kind_t db_kind_user_set_locked = {run_user_set_locked, deliver_done,
 void db_user_create(db_t *db, const char *name, const char *name_key, const char *pwhash, int64_t created,
                     db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_user_create, ud);
+    db_op_t *op = db_op_new(&db_kind_user_create, ud);
     if (op) {
         op->cb.done = cb;
         op->s[0] = db_strdup(name);
@@ -143,7 +138,7 @@ void db_user_create(db_t *db, const char *name, const char *name_key, const char
 static void user_set(db_t *db, const db_op_kind_t *k, int64_t user, const char *s, int64_t v, db_done_cb cb,
                      void *ud)
 {
-    db_op_t *op = op_new(db, k, ud);
+    db_op_t *op = db_op_new(k, ud);
     if (op) {
         op->cb.done = cb;
         op->i[0] = user;
@@ -268,7 +263,7 @@ int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud
     if (!db || !g || !g->content_version || too_long(g->content_version, DB_VERSION_MAX) ||
         too_long(g->race, DB_SHORT_MAX) || too_long(g->cls, DB_SHORT_MAX))
         return DB_EINVAL;
-    db_op_t *op = op_new(db, &db_kind_game_create, ud);
+    db_op_t *op = db_op_new(&db_kind_game_create, ud);
     if (!op) return DB_ENOMEM;
     op->cb.done = cb;
     op->i[0] = db_next_game_id_(db);
@@ -285,7 +280,7 @@ int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud
 
 void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_game_progress, ud);
+    db_op_t *op = db_op_new(&db_kind_game_progress, ud);
     if (op) {
         op->cb.done = cb;
         op->i[0] = game;
@@ -315,7 +310,7 @@ static bool copy_milestones(db_op_t *op, const db_milestone_t *ms, size_t n)
 void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_milestone_t *ms, size_t nms,
                     const char *dump, size_t dumplen, db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_game_finish, ud);
+    db_op_t *op = db_op_new(&db_kind_game_finish, ud);
     if (op) {
         op->cb.done = cb;
         const int64_t v[7] = {game, end->end_time, end->turns, end->depth, end->max_depth, end->xl, end->score};
@@ -336,7 +331,7 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
 
 void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_game_broken, ud);
+    db_op_t *op = db_op_new(&db_kind_game_broken, ud);
     if (op) {
         op->cb.done = cb;
         op->i[0] = game;
@@ -347,7 +342,7 @@ void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb 
 
 void db_game_set_verified(db_t *db, int64_t game, int verified, db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_game_verified, ud);
+    db_op_t *op = db_op_new(&db_kind_game_verified, ud);
     if (op) {
         op->cb.done = cb;
         op->i[0] = game;
@@ -393,10 +388,10 @@ static int run_snapshot_save(db_conn_t *c, db_op_t *op)
 const db_op_kind_t db_kind_journal_append = {run_journal_append, deliver_done, NULL, true};
 const db_op_kind_t db_kind_snapshot_save = {run_snapshot_save, deliver_done, NULL, true};
 
-static db_op_t *op_with_blob(db_t *db, const db_op_kind_t *k, const uint8_t *b, size_t len, db_done_cb cb,
+static db_op_t *op_with_blob(const db_op_kind_t *k, const uint8_t *b, size_t len, db_done_cb cb,
                              void *ud)
 {
-    db_op_t *op = op_new(db, k, ud);
+    db_op_t *op = db_op_new(k, ud);
     if (!op) return NULL;
     op->cb.done = cb;
     if (len) {
@@ -414,7 +409,7 @@ static db_op_t *op_with_blob(db_t *db, const db_op_kind_t *k, const uint8_t *b, 
 void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len, db_done_cb cb,
                        void *ud)
 {
-    db_op_t *op = op_with_blob(db, &db_kind_journal_append, keys, keys ? len : 0, cb, ud);
+    db_op_t *op = op_with_blob(&db_kind_journal_append, keys, keys ? len : 0, cb, ud);
     if (op) {
         op->i[0] = game;
         op->i[1] = seq;
@@ -425,7 +420,7 @@ void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys,
 void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const uint8_t *blob, size_t len,
                       db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_with_blob(db, &db_kind_snapshot_save, blob, blob ? len : 0, cb, ud);
+    db_op_t *op = op_with_blob(&db_kind_snapshot_save, blob, blob ? len : 0, cb, ud);
     if (op) {
         op->i[0] = game;
         op->i[1] = turn;
@@ -468,7 +463,7 @@ const db_op_kind_t db_kind_session_purge = {run_session_purge, deliver_done, NUL
 
 void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t expires, db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_session_create, ud);
+    db_op_t *op = db_op_new(&db_kind_session_create, ud);
     if (op) {
         op->cb.done = cb;
         op->s[0] = db_strdup(token_hash);
@@ -480,7 +475,7 @@ void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t e
 
 void db_session_delete(db_t *db, const char *token_hash, db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_session_delete, ud);
+    db_op_t *op = db_op_new(&db_kind_session_delete, ud);
     if (op) {
         op->cb.done = cb;
         op->s[0] = db_strdup(token_hash);
@@ -490,7 +485,7 @@ void db_session_delete(db_t *db, const char *token_hash, db_done_cb cb, void *ud
 
 void db_session_purge(db_t *db, int64_t now, db_done_cb cb, void *ud)
 {
-    db_op_t *op = op_new(db, &db_kind_session_purge, ud);
+    db_op_t *op = db_op_new(&db_kind_session_purge, ud);
     if (op) {
         op->cb.done = cb;
         op->i[0] = now;
@@ -553,14 +548,9 @@ const db_op_kind_t db_kind_user_by_name = {run_user_by_name, deliver_user, free_
 const db_op_kind_t db_kind_user_by_id = {run_user_by_id, deliver_user, free_res_plain, false};
 const db_op_kind_t db_kind_session_user = {run_session_user, deliver_user, free_res_plain, false};
 
-static db_op_t *read_op(db_t *db, const db_op_kind_t *k, void *ud)
-{
-    return op_new(db, k, ud);
-}
-
 void db_user_by_name(db_t *db, const char *name, db_user_cb cb, void *ud)
 {
-    db_op_t *op = read_op(db, &db_kind_user_by_name, ud);
+    db_op_t *op = db_op_new(&db_kind_user_by_name, ud);
     if (op) {
         op->cb.user = cb;
         op->s[0] = db_strdup(name);
@@ -573,7 +563,7 @@ void db_user_by_name(db_t *db, const char *name, db_user_cb cb, void *ud)
 
 void db_user_by_id(db_t *db, int64_t user, db_user_cb cb, void *ud)
 {
-    db_op_t *op = read_op(db, &db_kind_user_by_id, ud);
+    db_op_t *op = db_op_new(&db_kind_user_by_id, ud);
     if (op) {
         op->cb.user = cb;
         op->i[0] = user;
@@ -583,7 +573,7 @@ void db_user_by_id(db_t *db, int64_t user, db_user_cb cb, void *ud)
 
 void db_session_user(db_t *db, const char *token_hash, int64_t now, db_user_cb cb, void *ud)
 {
-    db_op_t *op = read_op(db, &db_kind_session_user, ud);
+    db_op_t *op = db_op_new(&db_kind_session_user, ud);
     if (op) {
         op->cb.user = cb;
         op->s[0] = db_strdup(token_hash);
@@ -710,7 +700,7 @@ const db_op_kind_t db_kind_games_unfinished = {run_games_unfinished, deliver_gam
 static void game_read(db_t *db, const db_op_kind_t *k, int64_t a, int64_t b, int64_t c, void *ud, db_game_cb g1,
                       db_games_cb gn)
 {
-    db_op_t *op = read_op(db, k, ud);
+    db_op_t *op = db_op_new(k, ud);
     if (op) {
         if (g1) op->cb.game = g1;
         else op->cb.games = gn;
@@ -819,7 +809,7 @@ const db_op_kind_t db_kind_dump_get = {run_dump_get, deliver_text, free_res_plai
 
 void db_milestones_get(db_t *db, int64_t game, db_milestones_cb cb, void *ud)
 {
-    db_op_t *op = read_op(db, &db_kind_milestones_get, ud);
+    db_op_t *op = db_op_new(&db_kind_milestones_get, ud);
     if (op) {
         op->cb.ms = cb;
         op->i[0] = game;
@@ -829,7 +819,7 @@ void db_milestones_get(db_t *db, int64_t game, db_milestones_cb cb, void *ud)
 
 void db_dump_get(db_t *db, int64_t game, db_text_cb cb, void *ud)
 {
-    db_op_t *op = read_op(db, &db_kind_dump_get, ud);
+    db_op_t *op = db_op_new(&db_kind_dump_get, ud);
     if (op) {
         op->cb.text = cb;
         op->i[0] = game;
@@ -960,7 +950,7 @@ const db_op_kind_t db_kind_game_resume = {run_game_resume, deliver_resume, free_
 
 void db_journal_read(db_t *db, int64_t game, int64_t after_seq, db_journal_cb cb, void *ud)
 {
-    db_op_t *op = read_op(db, &db_kind_journal_read, ud);
+    db_op_t *op = db_op_new(&db_kind_journal_read, ud);
     if (op) {
         op->cb.journal = cb;
         op->i[0] = game;
@@ -971,7 +961,7 @@ void db_journal_read(db_t *db, int64_t game, int64_t after_seq, db_journal_cb cb
 
 void db_game_resume(db_t *db, int64_t game, db_resume_cb cb, void *ud)
 {
-    db_op_t *op = read_op(db, &db_kind_game_resume, ud);
+    db_op_t *op = db_op_new(&db_kind_game_resume, ud);
     if (op) {
         op->cb.resume = cb;
         op->i[0] = game;
