@@ -20,7 +20,7 @@
 
 #include "web.h"
 
-#define MAXC 256
+#define MAXC 4096
 
 typedef struct {
     int x, y, w, h;
