@@ -125,11 +125,17 @@ FUZZ_LIBSRC := $(protocol_SRC) $(game_SRC)
 $(BIN)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(INC) $(PKGCFLAGS) -o $@ $^ $(PKGLIBS)
+# Each target runs from its seeds (if any) for FUZZ_SECONDS; any crash, leak
+# or sanitizer report fails the run and shows the end of its log.
 fuzz: deps $(FUZZ_BINS)
-	@set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(OBJ)/corpus/$$n; \
+	@set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); \
+	  out=$(OBJ)/fuzz-out; mkdir -p $(OBJ)/corpus/$$n $$out; \
+	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -detect_leaks=1 -print_final_stats=0 $(OBJ)/corpus/$$n tests/fuzz/seeds/$$n 2>&1 | tail -3; \
-	  test $${PIPESTATUS[0]:-0} -eq 0; done
+	  if $$f -max_total_time=$(FUZZ_SECONDS) -detect_leaks=1 -artifact_prefix=$$out/$$n- \
+	       $(OBJ)/corpus/$$n $$seeds > $$out/$$n.log 2>&1; then tail -n 1 $$out/$$n.log; \
+	  else tail -n 40 $$out/$$n.log; echo "fuzz: $$n FAILED (log: $$out/$$n.log)"; exit 1; fi; \
+	done
 
 bench: bench-protocol bench-engine bench-server
 bench-protocol: build

@@ -36,12 +36,13 @@ static bool code_valid(uint32_t c)
 
 static bool key_valid(key_event_t k) { return !(k.mods & ~7u) && code_valid(k.code); }
 
-/* What a terminal would send: Ctrl with a letter or @[\]^_ is the control
- * code itself; Shift is already in a printable character. */
+/* What a terminal would send: Ctrl with a letter or [\]^_ is the control
+ * code itself; Shift is already in a printable character. Ctrl-@ stays
+ * '@' with Ctrl: code 0 (NUL) is never a key. */
 static key_event_t key_make(uint32_t code, uint8_t mods)
 {
     key_event_t k = {code, mods};
-    if ((mods & KEYMOD_CTRL) && ((code >= '@' && code <= '_') || (code >= 'a' && code <= 'z'))) {
+    if ((mods & KEYMOD_CTRL) && ((code >= 'A' && code <= '_') || (code >= 'a' && code <= 'z'))) {
         k.code = code & 0x1F;
         k.mods &= (uint8_t)~(KEYMOD_CTRL | KEYMOD_SHIFT);
     }
@@ -186,7 +187,8 @@ static bool key_from_tilde(const params_t *pa, uint8_t fin, key_event_t *k)
 {
     uint8_t mods = 0;
     if (pa->n == 3 && pa->v[0] == 27 && fin == '~') {
-        if (!mods_from_param(pa->v[1], &mods) || !code_valid(pa->v[2]) || pa->v[2] >= KEY_BASE)
+        if (!mods_from_param(pa->v[1], &mods) || !pa->v[2] || !code_valid(pa->v[2]) ||
+            pa->v[2] >= KEY_BASE)
             return false;
         *k = key_make(pa->v[2], mods);
         return true;
@@ -206,7 +208,8 @@ static bool key_from_tilde(const params_t *pa, uint8_t fin, key_event_t *k)
 static bool key_from_csi_u(const params_t *pa, key_event_t *k)
 {
     uint8_t mods = 0;
-    if (pa->n < 1 || pa->n > 2 || !code_valid(pa->v[0]) || pa->v[0] >= KEY_BASE) return false;
+    if (pa->n < 1 || pa->n > 2 || !pa->v[0] || !code_valid(pa->v[0]) || pa->v[0] >= KEY_BASE)
+        return false;
     if (!mods_from_param(pa->n == 2 ? pa->v[1] : 1, &mods)) return false;
     *k = key_make(pa->v[0], mods);
     return true;
