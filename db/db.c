@@ -623,6 +623,7 @@ void db_close(db_t *db)
     db->stopping = true;
     deliver_all(db);
     db->closing = true;
+    sqlite3_exec(db->wconn.h, "PRAGMA optimize;", NULL, NULL, NULL); /* refresh planner stats */
     teardown(db);
     uv_prepare_stop(&db->prepare);
     uv_close((uv_handle_t *)&db->prepare, on_handle_closed);
