@@ -256,6 +256,32 @@ START_TEST(callback_matches_array)
 }
 END_TEST
 
+/* Origins on the map's edges and corners, small maps, any radius: every
+ * answer stays inside the map and agrees with fov_los. */
+START_TEST(edges_and_tiny_maps)
+{
+    rng_t r;
+    rng_seed(&r, 3, 3);
+    for (int k = 0; k < 40; k++) {
+        int w = 1 + (int)rng_below(&r, 9), h = 1 + (int)rng_below(&r, 9);
+        uint8_t opaque[81], vis[81];
+        for (int i = 0; i < w * h; i++) opaque[i] = rng_percent(&r, 30);
+        fov_map_t m = {w, h, opaque, NULL, NULL, NULL};
+        for (int oy = 0; oy < h; oy++)
+            for (int ox = 0; ox < w; ox++) {
+                int radius = (int)rng_below(&r, 6) - 1;
+                int n = fov_compute(&m, ox, oy, radius, vis);
+                int count = 0;
+                for (int i = 0; i < w * h; i++) {
+                    count += vis[i];
+                    ck_assert_int_eq(fov_los(&m, ox, oy, i % w, i / w, radius), vis[i]);
+                }
+                ck_assert_int_eq(n, count);
+            }
+    }
+}
+END_TEST
+
 Suite *suite_game_fov(void)
 {
     Suite *s = suite_create("game_fov");
@@ -272,6 +298,7 @@ Suite *suite_game_fov(void)
     tcase_add_test(tc, symmetry_on_random_maps);
     tcase_add_test(tc, los_agrees_with_compute);
     tcase_add_test(tc, callback_matches_array);
+    tcase_add_test(tc, edges_and_tiny_maps);
     suite_add_tcase(s, tc);
     return s;
 }

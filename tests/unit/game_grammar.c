@@ -192,6 +192,43 @@ START_TEST(plurals_and_articles)
 }
 END_TEST
 
+/* Random templates built from tag pieces: never overflow, always terminated,
+ * and the return value is the length of what was written. */
+START_TEST(random_templates_stay_bounded)
+{
+    static const char *const pieces[] = {
+        "<Actor>", "<victim>", "<obj>", "<his:Actor>", "<s:obj>", "<v:victim:is/are>", "<a:obj>",
+        "<poss:Victim>", "<<", ">", "<", ":", " ", ". ", "hit", "\xc3\xa9", "\xe2\x9c\x93", "<the:",
+        "<nobody>", "<himself:obj>", "<Is:Actor>", "!", "<>", "<v:actor:x>",
+    };
+    gram_arg_t args[3] = {{"actor", kobold}, {"victim", you}, {"obj", bread6}};
+    uint32_t state = 12345;
+    for (int k = 0; k < 20000; k++) {
+        char tmpl[256] = "", out[64];
+        int parts = 1 + (int)(k % 9);
+        for (int i = 0; i < parts; i++) {
+            state = state * 1103515245u + 12345u;
+            strcat(tmpl, pieces[(state >> 16) % (sizeof pieces / sizeof pieces[0])]);
+        }
+        size_t cap = 1 + (state >> 8) % sizeof out;
+        memset(out, 'Z', sizeof out);
+        int n = gram_format(out, cap, tmpl, args, 3);
+        ck_assert_int_ge(n, -1);
+        ck_assert_int_lt(n, (int)cap);
+        ck_assert_int_eq((int)strlen(out), n < 0 ? 0 : n);
+        for (size_t i = cap; i < sizeof out; i++) ck_assert_int_eq(out[i], 'Z');
+        /* a cut never leaves half a UTF-8 character at the end */
+        if (n > 0) {
+            int i = n - 1, cont = 0;
+            while (i >= 0 && ((unsigned char)out[i] & 0xC0) == 0x80) i--, cont++;
+            unsigned char lead = i >= 0 ? (unsigned char)out[i] : 0;
+            int want = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+            ck_assert_int_eq(cont, want);
+        }
+    }
+}
+END_TEST
+
 Suite *suite_game_grammar(void)
 {
     Suite *s = suite_create("game_grammar");
@@ -201,6 +238,7 @@ Suite *suite_game_grammar(void)
     tcase_add_test(tc, bad_templates);
     tcase_add_test(tc, truncation_is_bounded_and_utf8_safe);
     tcase_add_test(tc, plurals_and_articles);
+    tcase_add_test(tc, random_templates_stay_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
