@@ -43,7 +43,8 @@ def need_client(bindir):
 class Daemon:
     """warrend with its own database, telnet port and Unix socket."""
 
-    def __init__(self, bindir, workdir, exe=None, extra=(), env=None):
+    def __init__(self, bindir, workdir, exe=None, extra=(), env=None, popen=None):
+        self.popen = popen or {}
         self.env = dict(os.environ)
         # a build directory outside the tree has no web/dist beside its bin/
         if "WARREN_WEB_ROOT" not in self.env and (ROOT / "web" / "dist" / "index.html").exists():
@@ -65,7 +66,8 @@ class Daemon:
     def start(self, timeout=15):
         logf = open(self.logpath, "ab")
         self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=logf,
-                                     stderr=logf, cwd=str(self.dir), env=self.env)
+                                     stderr=logf, cwd=str(self.dir), env=self.env,
+                                     **self.popen)
         logf.close()
         end = time.time() + timeout
         while time.time() < end:

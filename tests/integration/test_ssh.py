@@ -47,9 +47,11 @@ def world(bindir):
     subprocess.run(["passwd", "-d", user], check=True, capture_output=True)
     daemon = sshd = None
     try:
-        daemon = Daemon(bindir, top / "d").start()
+        # As deploy/warrend.service runs it: group shared with the ssh account
+        # and UMask=0007, so the socket is srwxrwx--- and nobody else gets in.
+        daemon = Daemon(bindir, top / "d", popen={"group": user, "umask": 0o007}).start()
         os.chmod(top / "d", 0o755)
-        os.chmod(daemon.sock, 0o666)
+        assert (os.stat(daemon.sock).st_mode & 0o777) == 0o770
         os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation dir
         hostkey = top / "ssh_host_ed25519_key"
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(hostkey)], check=True)
@@ -73,7 +75,7 @@ def world(bindir):
             except OSError:
                 assert time.time() < end and sshd.poll() is None, (top / "sshd.log").read_text()
                 time.sleep(0.05)
-        yield {"user": user, "port": port, "daemon": daemon, "top": top}
+        yield {"user": user, "port": port, "daemon": daemon, "top": top, "client": client}
     finally:
         if sshd:
             sshd.terminate()
@@ -134,3 +136,13 @@ def test_ssh_play_detach_resume(world):
     log = daemon.log()
     assert re.search(r"remote-addr conn=\d+ ip=%s" % re.escape(SSH_SOURCE), log), log
     assert re.search(r"login conn=\d+ ip=%s user=%s" % (re.escape(SSH_SOURCE), name), log), log
+
+
+def test_socket_closed_to_other_users(world):
+    """The address sent on the socket is trusted, so only the ssh account
+    (and the daemon) may open it."""
+    r = subprocess.run([str(world["client"]), "--ssh", "--socket", str(world["daemon"].sock)],
+                       user="nobody", stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                       timeout=20, env={"SSH_CONNECTION": "192.0.2.9 1 127.0.0.1 22"})
+    assert r.returncode == 1 and "permission denied" in r.stderr, r.stderr
+    assert "192.0.2.9" not in world["daemon"].log()
