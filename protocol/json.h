@@ -10,7 +10,9 @@
 #include "buf.h"
 #include "screen.h"
 
-/* a == NULL (or a different size) gives a keyframe ("key":true). */
+/* a == NULL (or a different size) gives a keyframe ("key":true): the
+ * receiver starts from blank cells and the runs cover every other cell.
+ * Otherwise only rows dirty in b are examined, as in ansi_diff. */
 void json_frame(const screen_t *a, const screen_t *b, uint64_t seq, buf_t *out);
 /* Appends s as a JSON string literal (quotes included), escaping as needed;
  * invalid UTF-8 becomes U+FFFD. */
