@@ -58,9 +58,11 @@ def world(bindir):
         (top / "warren.conf").write_text(make_snippet(user, client, daemon.sock))
         port = free_port()
         conf = top / "sshd_config"
+        # UsePAM yes as in Debian's sshd_config: the empty password passes
+        # through pam_unix (nullok) exactly as on a real server.
         conf.write_text(
             "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s/sshd.pid\n"
-            "UsePAM no\nLogLevel VERBOSE\nInclude %s/warren.conf\n" % (port, hostkey, top, top))
+            "UsePAM yes\nLogLevel VERBOSE\nInclude %s/warren.conf\n" % (port, hostkey, top, top))
         check = subprocess.run([tool("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
         assert check.returncode == 0, check.stderr
         sshlog = open(top / "sshd.log", "wb")
