@@ -134,7 +134,7 @@ int sched_load(sched_t *s, rd_t *in, uint16_t nfn)
     s->next_seq = rd_u64(in);
     uint32_t n = rd_u32(in);
     if (in->bad) return -1;
-    if (n > SCHED_MAX_EVENTS || n > (in->len - in->pos) / 34) {
+    if (n > SCHED_MAX_EVENTS || n > (in->len - in->pos) / 30) {
         rd_fail(in, "bad event count");
         return -1;
     }
