@@ -153,7 +153,8 @@ def test_daemon_goes_away(bindir, daemon, tmp_path):
     t = _shell_run(tmp_path, exe, daemon.sock)
     try:
         t.wait("Your choice")
-        daemon.stop()
+        # SIGTERM, as systemd stops it (KillSignal=SIGTERM): a clean exit 0
+        assert daemon.stop() == 0, daemon.log()
         t.wait_raw(rb"DONE", timeout=30)
         assert b"the server closed the connection" in t.raw
         assert b"rc=0" in t.raw
