@@ -161,3 +161,17 @@ def test_daemon_goes_away(bindir, daemon, tmp_path):
         assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
     finally:
         t.close()
+
+
+@pytest.mark.parametrize("addr,code,msg", [
+    ("localhost:0", 2, "bad address"),
+    ("localhost:70000", 2, "bad address"),
+    ("::1:2323", 2, "write IPv6 addresses as [addr]:port"),
+    ("[::1]:1", 1, "cannot connect to [::1]:1"),
+    ("no-such-host.invalid:2323", 1, "cannot resolve no-such-host.invalid:2323"),
+])
+def test_addresses(bindir, addr, code, msg):
+    exe = need_client(bindir)
+    r = subprocess.run([str(exe), addr], capture_output=True, text=True, timeout=20,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == code and msg in r.stderr, (r.returncode, r.stderr)
