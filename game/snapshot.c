@@ -3,8 +3,10 @@
  * Blob layout (little-endian):
  *   "WRNS"  u16 format version  u16 flags (0)
  *   u64 content id (FNV-1a of content_version)
- *   u32 raw length  u32 CRC-32 of the raw bytes
+ *   u32 raw length  u32 CRC-32 of every other byte of the blob
  *   zlib stream of the raw bytes
+ * The CRC covers the compressed bytes too: zlib ignores the padding bits of
+ * its last byte, and a flipped bit must never load.
  * The raw bytes are world_save's output; the hash is the same walk folded
  * into FNV-1a, so hash and snapshot can never disagree on what state is. */
 #include <stdio.h>
@@ -99,6 +101,12 @@ uint64_t game_hash(const game_t *g)
     return s.hash;
 }
 
+static uint32_t snap_crc(const uint8_t *blob, size_t len)
+{
+    uLong c = crc32(0L, blob, 20);
+    return (uint32_t)crc32(c, blob + SNAP_HEADER, (uInt)(len - SNAP_HEADER));
+}
+
 static uint64_t content_id(const content_t *c)
 {
     return ser_fnv(SER_FNV_INIT, content_version(c), strlen(content_version(c)));
@@ -152,13 +160,13 @@ int game_snapshot(const game_t *g, buf_t *out)
     put_le(h + 6, 0, 2);
     put_le(h + 8, content_id(g->c), 8);
     put_le(h + 16, raw.len, 4);
-    put_le(h + 20, crc32(0L, (const Bytef *)raw.data, (uInt)raw.len), 4);
     int zr = snap_deflate(h + SNAP_HEADER, &bound, (const uint8_t *)raw.data, raw.len);
     buf_free(&raw);
     if (zr != Z_OK) {
         out->failed = true;
         return -1;
     }
+    put_le(h + 20, snap_crc(h, SNAP_HEADER + bound), 4);
     out->len += SNAP_HEADER + bound;
     return 0;
 }
@@ -313,11 +321,11 @@ game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err
         return NULL;
     }
     uLongf got = rawlen;
-    int zr = uncompress(raw, &got, blob + SNAP_HEADER, (uLong)(len - SNAP_HEADER));
-    if (zr != Z_OK || got != rawlen) {
+    int zr = Z_DATA_ERROR;
+    if (snap_crc(blob, len) != (uint32_t)get_le(blob + 20, 4)) {
+        snprintf(err, errlen, "snapshot: checksum mismatch (truncated or corrupt)");
+    } else if ((zr = uncompress(raw, &got, blob + SNAP_HEADER, (uLong)(len - SNAP_HEADER))) != Z_OK || got != rawlen) {
         snprintf(err, errlen, "snapshot: corrupt data (%s)", zr == Z_OK ? "length mismatch" : zError(zr));
-    } else if (crc32(0L, raw, rawlen) != (uLong)get_le(blob + 20, 4)) {
-        snprintf(err, errlen, "snapshot: checksum mismatch");
     } else {
         rd_t in;
         rd_init(&in, raw, rawlen);
