@@ -725,18 +725,44 @@ static void dig_cell(gen_t *g, int x, int y)
     else if (*t == MAP_DEEP_WATER) *t = MAP_WATER;
 }
 
-/* An L-shaped corridor from cell a to cell b. */
+/* Walks straight legs through the waypoints (x, y pairs). With dig it
+ * digs them; without, it returns the cost: wall cells crossed (running
+ * along a room's wall is what makes a corridor ugly) weigh much more than
+ * cells of rock. */
+static int corridor_walk(gen_t *g, const int *pts, int npts, int dig)
+{
+    int x = pts[0], y = pts[1], cost = 0;
+    for (int i = 1; i < npts; i++) {
+        int tx = pts[2 * i], ty = pts[2 * i + 1];
+        while (x != tx || y != ty) {
+            if (dig) dig_cell(g, x, y);
+            else cost += *cell(g, x, y) == MAP_WALL ? 8 : 1;
+            if (x != tx) x += tx > x ? 1 : -1;
+            else y += ty > y ? 1 : -1;
+        }
+    }
+    if (dig) dig_cell(g, x, y);
+    return cost;
+}
+
+/* A corridor from cell a to cell b: the cheapest of two L shapes and two
+ * Z shapes (ties go to the first in a random order). */
 static void dig_corridor(gen_t *g, int a, int b)
 {
-    int x = a % g->w, y = a / g->w, bx = b % g->w, by = b / g->w;
-    int horiz_first = (int)rng_below(g->rng, 2);
-    for (int leg = 0; leg < 2; leg++) {
-        if ((leg == 0) == horiz_first)
-            while (x != bx) dig_cell(g, x, y), x += bx > x ? 1 : -1;
-        else
-            while (y != by) dig_cell(g, x, y), y += by > y ? 1 : -1;
+    int ax = a % g->w, ay = a / g->w, bx = b % g->w, by = b / g->w;
+    int mx = (ax + bx) / 2, my = (ay + by) / 2;
+    const int paths[4][8] = {
+        {ax, ay, bx, ay, bx, by, bx, by},
+        {ax, ay, ax, by, bx, by, bx, by},
+        {ax, ay, mx, ay, mx, by, bx, by},
+        {ax, ay, ax, my, bx, my, bx, by},
+    };
+    int first = (int)rng_below(g->rng, 4), best = first, best_cost = 1 << 30;
+    for (int k = 0; k < 4; k++) {
+        int i = (first + k) % 4, c = corridor_walk(g, paths[i], 4, 0);
+        if (c < best_cost) best_cost = c, best = i;
     }
-    dig_cell(g, bx, by);
+    corridor_walk(g, paths[best], 4, 1);
 }
 
 static int uf_find(int *p, int i)
