@@ -47,6 +47,19 @@ static void play_key(void *ud, key_event_t k)
     p->fed++;
 }
 
+/* --save FILE: the final state as a snapshot blob (fuzz seeds, tools). */
+static int play_save(const game_t *g, const char *path)
+{
+    buf_t b;
+    buf_init(&b);
+    FILE *f = game_snapshot(g, &b) == 0 ? fopen(path, "wb") : NULL;
+    int ok = f && fwrite(b.data, 1, b.len, f) == b.len;
+    if (f && fclose(f) != 0) ok = 0;
+    buf_free(&b);
+    if (!ok) fprintf(stderr, "play: cannot save %s\n", path);
+    return ok ? 0 : -1;
+}
+
 static void print_screen(const screen_t *s)
 {
     buf_t b;
@@ -87,11 +100,13 @@ int cmd_play(int argc, char **argv)
     const char *keys = NULL;
     uint64_t seed = 1;
     long snap = -1;
+    const char *save = NULL;
     int w = 80, h = 24;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 0);
         else if (!strcmp(argv[i], "--keys")) keys = argv[i + 1];
         else if (!strcmp(argv[i], "--snapshot-at")) snap = strtol(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--save")) save = argv[i + 1];
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2) continue;
         else {
             fprintf(stderr, "play: bad option %s\n", argv[i]);
@@ -123,6 +138,7 @@ int cmd_play(int argc, char **argv)
         print_screen(s);
         printf("hash %016llx\n", (unsigned long long)game_hash(p.g));
     }
+    if (!p.failed && save && play_save(p.g, save) < 0) rc = 1;
     free(data);
     game_free(p.g);
     screen_free(s);
