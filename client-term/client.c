@@ -49,6 +49,7 @@ struct client_t {
     uv_getaddrinfo_t gai_req;
     struct addrinfo *addrs, *addr_next;
     uv_shutdown_t shutdown_req;
+    int last_err;                    /* from the previous address tried */
 
     uv_signal_t sigs[SIG_COUNT];
     int sigs_open;
@@ -500,23 +501,39 @@ static void client_on_connect(uv_connect_t *req, int status)
                     ? " (is warrend running? use --socket PATH or HOST:PORT)" : "");
 }
 
+static void client_on_net_closed_retry(uv_handle_t *h)
+{
+    client_t *c = h->data;
+    if (!c->stopping)
+        client_try_next_addr(c, c->last_err);
+}
+
+/* One address after the other; a failed handle is closed (its memory is
+ * reused for the next attempt only after the close callback). */
 static void client_try_next_addr(client_t *c, int last_err)
 {
     char where[300];
     if (c->net_open) {
-        client_close(&c->net.handle, &c->net_open);
+        c->last_err = last_err;
+        c->net_open = 0;
+        uv_close(&c->net.handle, client_on_net_closed_retry);
+        return;
     }
-    while (c->addr_next) {
+    if (c->addr_next) {
         struct addrinfo *ai = c->addr_next;
+        int rc;
         c->addr_next = ai->ai_next;
-        if (uv_tcp_init(c->loop, &c->net.tcp) < 0)
-            break;
-        c->net_open = 1;
-        c->net.handle.data = c;
-        c->connect_req.data = c;
-        if (uv_tcp_connect(&c->connect_req, &c->net.tcp, ai->ai_addr, client_on_connect) == 0)
+        rc = uv_tcp_init(c->loop, &c->net.tcp);
+        if (rc == 0) {
+            c->net_open = 1;
+            c->net.handle.data = c;
+            c->connect_req.data = c;
+            rc = uv_tcp_connect(&c->connect_req, &c->net.tcp, ai->ai_addr, client_on_connect);
+            if (rc < 0)
+                client_try_next_addr(c, rc);
             return;
-        client_close(&c->net.handle, &c->net_open);
+        }
+        last_err = rc;
     }
     client_stop(c, 1, "warren: cannot connect to %s: %s",
                 target_describe(&c->opts.target, where, sizeof where), uv_strerror(last_err));
