@@ -599,15 +599,14 @@ static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
     em_raw(e, "\033[K", 3);
 }
 
-/* Row y: cells [lo, hi] of arow (NULL: blank) and brow may differ. ra and
- * rb are scratch rows for the rendered cells. */
+/* Row y: cells [lo, hi] of arow and brow may differ. ra and rb are scratch
+ * rows for the rendered cells; with arow NULL, ra already holds blanks. */
 static void encode_row(em_t *e, const ansi_profile_t *p, int y, const cell_t *arow,
                        const cell_t *brow, int lo, int hi, uint64_t *ra, uint64_t *rb)
 {
     /* a gap overwrite may reach GAP_MAX cells left of the first change */
     int r0 = lo > GAP_MAX ? lo - GAP_MAX : 0;
     if (arow) render_row(p, arow, r0, hi + 1, ra);
-    else for (int x = r0; x <= hi; x++) ra[x] = RC_BLANK;
     render_row(p, brow, r0, hi + 1, rb);
     int t = e->w; /* b's blank tail starts at t (or before lo) */
     while (t > lo && cell_blank(&brow[t - 1])) t--;
@@ -659,6 +658,7 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
     buf_puts(out, "\033(B\033[m\033[H\033[2J");
     sgr_memo_t memo[SGR_MEMOS] = {{0}};
     em_t e = {out, &scratch, b->w, 0, 0, PEN_DEFAULT, false, memo};
+    for (int x = 0; x < b->w; x++) ra[x] = RC_BLANK; /* the cleared screen */
     for (int y = 0; y < b->h; y++) {
         const cell_t *row = b->cells + (size_t)y * b->w;
         int lo = 0, hi = b->w - 1;
