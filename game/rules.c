@@ -282,6 +282,7 @@ static int rules_step(game_t *g, handle_t h, int dx, int dy)
     if (!o) return 0;
     int x = o->x + dx, y = o->y + dy, speed = o->speed;
     handle_t other = world_creature_at(g, o->depth, x, y);
+    if (other && other != h && !is_player(g, h) && !is_player(g, other)) return 0; /* no infighting */
     if (other && other != h) {
         ev_info_t a = {.type = EV_ATTACK, .actor = h, .victim = other, .map = o->depth, .x = (int16_t)x, .y = (int16_t)y};
         event_throw(g, &a);
@@ -299,8 +300,9 @@ void rules_monster_turn(game_t *g, const event_t *ev)
     if (m->depth != g->depth) return; /* frozen off-level; woken on arrival */
     int d = dist(m->x, m->y, p->x, p->y), cost = 0;
     const level_t *lv = world_level(g);
-    bool sees = level_in(lv, m->x, m->y) && lv->vis[m->y * lv->w + m->x] && d <= LIGHT_RADIUS;
-    if (sees) m->flags |= OF_AWAKE;
+    /* sight is symmetric: if the player sees it, it sees the player; close by, it smells you */
+    bool sees = level_in(lv, m->x, m->y) && lv->vis[m->y * lv->w + m->x];
+    if (sees || d <= 4) m->flags |= OF_AWAKE;
     if (d <= 1) {
         cost = rules_step(g, ev->target, p->x - m->x, p->y - m->y);
     } else if (m->flags & OF_AWAKE) {

@@ -101,8 +101,18 @@ int cmd_play(int argc, char **argv)
     uint64_t seed = 1;
     long snap = -1;
     const char *save = NULL;
+    int dump = 0;
     int w = 80, h = 24;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--dump")) {
+            dump = 1; /* the text dump goes to stderr */
+            i--;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "play: %s needs a value\n", argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 0);
         else if (!strcmp(argv[i], "--keys")) keys = argv[i + 1];
         else if (!strcmp(argv[i], "--snapshot-at")) snap = strtol(argv[i + 1], NULL, 10);
@@ -139,6 +149,13 @@ int cmd_play(int argc, char **argv)
         printf("hash %016llx\n", (unsigned long long)game_hash(p.g));
     }
     if (!p.failed && save && play_save(p.g, save) < 0) rc = 1;
+    if (!p.failed && dump) {
+        buf_t b;
+        buf_init(&b);
+        game_dump(p.g, &b);
+        fwrite(b.data, 1, b.len, stderr);
+        buf_free(&b);
+    }
     free(data);
     game_free(p.g);
     screen_free(s);

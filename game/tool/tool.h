@@ -11,7 +11,7 @@ typedef struct {
 } tool_cmd_t;
 
 #define TOOL_CMD_LIST(X)                                                                  \
-    X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE]: final screen + hash") \
+    X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump]: final screen + hash") \
     X(bench, "bench: BENCH lines for the engine") \
     X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: generated levels")
 
