@@ -330,7 +330,7 @@ typedef struct {
     uint8_t n;
     char seq[47];
 } sgr_memo_t;
-#define SGR_MEMOS 32
+#define SGR_MEMOS 64 /* one bit each in em_t.memo_valid */
 
 typedef struct {
     buf_t *out;
@@ -339,14 +339,17 @@ typedef struct {
     int cx, cy;     /* cursor; -1 = unknown */
     uint32_t pen;
     bool dec;       /* G0 holds DEC special graphics */
-    sgr_memo_t *memo; /* SGR_MEMOS entries, zeroed */
+    sgr_memo_t *memo; /* SGR_MEMOS entries, read only when valid */
+    uint64_t memo_valid;
 } em_t;
 
 static char *em_sgr(em_t *e, char *o, uint32_t from, uint32_t to)
 {
     if (from == to) return o;
-    sgr_memo_t *m = &e->memo[((from * 0x9E3779B1u) ^ (to * 0x85EBCA77u)) >> 27];
-    if (m->from != from || m->to != to || !m->n) {
+    unsigned slot = ((from * 0x9E3779B1u) ^ (to * 0x85EBCA77u)) >> 26;
+    sgr_memo_t *m = &e->memo[slot];
+    if (!(e->memo_valid >> slot & 1) || m->from != from || m->to != to) {
+        e->memo_valid |= (uint64_t)1 << slot;
         m->n = (uint8_t)(put_sgr(m->seq, from, to) - m->seq);
         m->from = from;
         m->to = to;
@@ -656,8 +659,8 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
     frame_begin(p, out);
     /* unknown state: ASCII charset, default pen, home, clear */
     buf_puts(out, "\033(B\033[m\033[H\033[2J");
-    sgr_memo_t memo[SGR_MEMOS] = {{0}};
-    em_t e = {out, &scratch, b->w, 0, 0, PEN_DEFAULT, false, memo};
+    sgr_memo_t memo[SGR_MEMOS];
+    em_t e = {out, &scratch, b->w, 0, 0, PEN_DEFAULT, false, memo, 0};
     for (int x = 0; x < b->w; x++) ra[x] = RC_BLANK; /* the cleared screen */
     for (int y = 0; y < b->h; y++) {
         const cell_t *row = b->cells + (size_t)y * b->w;
@@ -680,13 +683,13 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
     buf_t scratch;
     buf_init(&scratch);
-    sgr_memo_t memo[SGR_MEMOS] = {{0}};
+    sgr_memo_t memo[SGR_MEMOS];
     size_t start = out->len;
     frame_begin(p, out);
     bool known = a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 &&
                  a->cur_y < a->h;
     em_t e = {out, &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1,
-              PEN_DEFAULT, false, memo};
+              PEN_DEFAULT, false, memo, 0};
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
     for (int y = 0; y < b->h; y++) {
         const cell_t *arow = a->cells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
