@@ -414,6 +414,7 @@ static int rules_stairs(game_t *g, int dir)
         if (level_generate(g, n) < 0 || rules_populate(g, n) < 0) return 0;
     }
     level_t *to = g->levels[nd];
+    p = reg_get(&g->reg, g->player); /* populating may have moved the registry */
     g->depth = (int16_t)nd;
     p->depth = (int16_t)nd;
     p->x = dir > 0 ? to->up_x : to->down_x;
