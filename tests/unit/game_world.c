@@ -1,0 +1,166 @@
+/* Unit tests: the small world — a level depends only on (seed, depth), the
+ * stairs keep levels persistent, monsters at different speeds act through
+ * the scheduler, quitting asks first. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "content.h"
+#include "mapgen.h"
+#include "world.h"
+
+static void keys(game_t *g, const char *k)
+{
+    for (; *k; k++) game_input(g, (key_event_t){(uint32_t)(unsigned char)*k, 0});
+}
+
+static game_t *descend(game_t *g)
+{
+    level_t *lv = world_level(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->x = lv->down_x;
+    p->y = lv->down_y;
+    keys(g, ">");
+    return g;
+}
+
+START_TEST(level_independent_of_play)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *a = game_new(c, 1234, NULL), *b = game_new(c, 1234, NULL);
+    keys(b, "hjklhjklyubn....hhhhllll");
+    descend(a);
+    descend(b);
+    ck_assert_int_eq(a->depth, 2);
+    ck_assert_int_eq(b->depth, 2);
+    const level_t *la = a->levels[2], *lb = b->levels[2];
+    ck_assert(!memcmp(la->terrain, lb->terrain, (size_t)la->w * (size_t)la->h));
+    /* the same monsters (kind and rolled hit points, from the level's own
+     * stream); they have had one turn to move, so places may differ */
+    int na = 0, nb = 0, sig_a = 0, sig_b = 0;
+    for (handle_t h = reg_next(&a->reg, 0); h; h = reg_next(&a->reg, h)) {
+        const obj_t *o = reg_get(&a->reg, h);
+        if (o->type != OBJ_CREATURE || o->depth != 2 || h == a->player) continue;
+        na++;
+        sig_a += (o->kind + 1) * 1000 + o->hp_max;
+    }
+    for (handle_t h = reg_next(&b->reg, 0); h; h = reg_next(&b->reg, h)) {
+        const obj_t *o = reg_get(&b->reg, h);
+        if (o->type != OBJ_CREATURE || o->depth != 2 || h == b->player) continue;
+        nb++;
+        sig_b += (o->kind + 1) * 1000 + o->hp_max;
+    }
+    ck_assert_int_eq(sig_a, sig_b);
+    ck_assert_int_gt(na, 0);
+    ck_assert_int_eq(na, nb);
+    game_free(a);
+    game_free(b);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(stairs_persist_levels)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 99, NULL);
+    level_t *l1 = g->levels[1];
+    size_t n = (size_t)l1->w * (size_t)l1->h;
+    uint8_t *seen = malloc(n);
+    memcpy(seen, l1->seen, n);
+    descend(g);
+    game_status_t st;
+    game_status(g, &st);
+    ck_assert_int_eq(st.depth, 2);
+    ck_assert_int_eq(st.max_depth, 2);
+    ck_assert_uint_eq(st.level_changes, 1);
+    ck_assert_str_eq(game_milestone(g, game_milestone_count(g) - 1)->kind, "depth");
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128];
+    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_uint_eq(game_hash(g), game_hash(h));
+    keys(h, "<"); /* arrived on the up stairs: back to level 1 as we left it */
+    ck_assert_int_eq(h->depth, 1);
+    ck_assert_ptr_eq(world_level(h), h->levels[1]);
+    for (size_t i = 0; i < n; i++) ck_assert(h->levels[1]->seen[i] >= seen[i]);
+    free(seen);
+    buf_free(&b);
+    game_free(g);
+    game_free(h);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(speeds_through_scheduler)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 5, NULL);
+    uint64_t t0 = g->sched.now;
+    keys(g, ".");
+    ck_assert_uint_eq(g->sched.now - t0, 100); /* the player's next turn */
+    /* every monster's next turn is at most one of its own move costs away */
+    for (uint32_t i = 0; i < g->sched.n; i++) {
+        const event_t *e = &g->sched.heap[i];
+        if (e->fn != FN_MONSTER_TURN) continue;
+        const obj_t *m = reg_get(&g->reg, e->target);
+        ck_assert_ptr_nonnull(m);
+        ck_assert_uint_le(e->tick - g->sched.now, sched_cost(SCHED_DIAG, m->speed));
+    }
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(quit_asks_first)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 5, NULL);
+    keys(g, "Qn");
+    ck_assert_int_eq(g->state, GAME_RUNNING);
+    keys(g, "Qy");
+    ck_assert_int_eq(g->state, GAME_QUIT);
+    uint64_t h = game_hash(g);
+    ck_assert_int_eq(game_input(g, (key_event_t){'h', 0}), GAME_QUIT); /* keys after the end are ignored */
+    ck_assert_uint_eq(game_hash(g), h);
+    game_status_t st;
+    game_status(g, &st);
+    ck_assert_ptr_nonnull(strstr(st.cause, "quit"));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(walls_cost_nothing)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 8, NULL);
+    level_t *lv = world_level(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    /* find a direction with a wall next to the player, if any */
+    static const struct { char k; int dx, dy; } D[] = {{'h', -1, 0}, {'l', 1, 0}, {'k', 0, -1}, {'j', 0, 1}};
+    for (int i = 0; i < 4; i++) {
+        if (world_passable(g, lv, p->x + D[i].dx, p->y + D[i].dy)) continue;
+        uint64_t t = g->sched.now;
+        int x = p->x;
+        keys(g, (char[]){D[i].k, 0});
+        ck_assert_uint_eq(g->sched.now, t);
+        ck_assert_int_eq(reg_get(&g->reg, g->player)->x, x);
+    }
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_world(void)
+{
+    Suite *s = suite_create("game_world");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, level_independent_of_play);
+    tcase_add_test(t, stairs_persist_levels);
+    tcase_add_test(t, speeds_through_scheduler);
+    tcase_add_test(t, quit_asks_first);
+    tcase_add_test(t, walls_cost_nothing);
+    suite_add_tcase(s, t);
+    return s;
+}
