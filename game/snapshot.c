@@ -22,6 +22,9 @@
 #define SNAP_MAX_RAW (8u << 20)
 #define LEVEL_MAX_W 250
 #define LEVEL_MAX_H 120
+/* bounds that keep every later sum far from overflow */
+#define STAT_MAX 1000000
+#define SCORE_MAX (1LL << 50)
 
 static void rng_save(const rng_t *r, ser_t *s)
 {
@@ -237,10 +240,13 @@ static void world_check(game_t *g, rd_t *in)
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE) {
             const level_t *lv = o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
-            if (o->kind >= g->c->n_creatures || !lv || !level_in(lv, o->x, o->y) || o->speed < 1)
+            if (o->kind >= g->c->n_creatures || !lv || !level_in(lv, o->x, o->y) || o->speed < 1 ||
+                o->hp_max < 1 || o->hp_max > STAT_MAX || o->hp > o->hp_max || o->hp < -STAT_MAX)
                 rd_fail(in, "bad creature");
         } else if (o->type == OBJ_EFFECT) {
-            if (o->kind >= g->c->n_effects || o->remaining < 0) rd_fail(in, "bad effect");
+            if (o->kind >= g->c->n_effects || o->remaining < 0 || o->magnitude > STAT_MAX ||
+                o->magnitude < -STAT_MAX || o->t > g->sched.now)
+                rd_fail(in, "bad effect");
         } else if (o->type == OBJ_ITEM && o->kind >= g->c->n_items) {
             rd_fail(in, "bad item");
         }
@@ -249,6 +255,8 @@ static void world_check(game_t *g, rd_t *in)
     if (!p || p->type != OBJ_CREATURE || p->depth != g->depth) rd_fail(in, "bad player");
     if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth]) rd_fail(in, "bad depth");
     if (g->state > GAME_QUIT || g->prompt > PROMPT_QUIT) rd_fail(in, "bad game state");
+    if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 || g->score > SCORE_MAX)
+        rd_fail(in, "bad progress");
 }
 
 static void world_load(game_t *g, rd_t *in)
