@@ -36,6 +36,19 @@ def clients():
         t.close()
 
 
+def screens_converge(a, b, timeout=3.0):
+    """Frames reach every viewer in the same loop turn; the two ptys may
+    still be read at slightly different moments, so wait until both settle."""
+    end = time.time() + timeout
+    while time.time() < end:
+        a.pump(quiet=0.05, limit=0.5)
+        b.pump(quiet=0.05, limit=0.5)
+        if a.text() == b.text():
+            return True
+    print(a.text(), "\n----\n", b.text())
+    return False
+
+
 def play_keys(t, keys):
     for k in keys:
         t.send(k, settle=False)
@@ -193,14 +206,48 @@ def test_spectate_matches_player(daemon, clients):
     assert w.text() == p.text()  # right from the first frame
     for k in "jjhhkkl.":
         p.send(k, settle=False)
-        p.pump(quiet=0.05)
-        w.pump(quiet=0.05)
-        assert w.text() == p.text()
+        assert screens_converge(p, w)
     w.send("q")
     w.wait_for("Your choice")
-    # a second watcher on a smaller terminal sees its own rendering
-    small = clients(daemon.port, cols=60, rows=20).connected() if False else None
-    assert small is None
+
+
+def test_watchers_of_other_sizes(daemon, clients):
+    p = clients(daemon.port).connected()
+    p.register("ivan", PW)
+    p.send("p")
+    daemon.wait_log(r"game start user=ivan")
+    play_keys(p, "l")
+    big = clients(daemon.port, cols=100, rows=30).connected()
+    big.send("w")
+    big.wait_for("ivan")
+    big.send("a")
+    big.wait_for("Press q to leave")
+    play_keys(p, "h")
+    assert screens_converge_region(p, big)
+    # a smaller watcher (still at least 80x24) renders at its own size
+    p.resize(100, 30)
+    play_keys(p, "j")
+    small = clients(daemon.port, cols=80, rows=24).connected()
+    small.send("w")
+    small.wait_for("ivan")
+    small.send("a")
+    daemon.wait_log(r"watch conn=\d+ user=ivan game=\d+ watchers=2")
+    small.pump()
+    assert "@" in small.text()
+    assert "ivan" in small.text()
+    small.send("q")
+    small.wait_for("Your choice")
+
+
+def screens_converge_region(p, big, timeout=3.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        p.pump(quiet=0.05, limit=0.5)
+        big.pump(quiet=0.05, limit=0.5)
+        top = [ln[:p.cols] for ln in big.screen.display[:p.rows]]
+        if top == p.screen.display:
+            return True
+    return False
 
 
 def test_watcher_told_game_ended(daemon, clients):

@@ -3,7 +3,8 @@
  * bytes of FILE through the key decoder. Prints the screen at the given size
  * and "hash <hex>". The crash-recovery tests compare a daemon that was
  * killed and restarted against this uninterrupted run.
- *   server_replay --seed S --name NAME --keys FILE [--size WxH] */
+ *   server_replay --seed S --name NAME --keys FILE [--size WxH] [--render-each 0|1]
+ * Rendering never changes a game; --render-each 0 checks that. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,17 @@
 
 typedef struct {
     game_t *g;
+    screen_t *s; /* rendered after every key, as the daemon does */
+    bool each;
 } replay_t;
 
 static void replay_key(void *ud, key_event_t k)
 {
     replay_t *r = ud;
+    game_view_t v = {0, false};
     game_input(r->g, k);
+    if (r->each)
+        game_render(r->g, r->s, &v);
 }
 
 static size_t slurp(const char *path, uint8_t **out)
@@ -51,6 +57,7 @@ int main(int argc, char **argv)
     game_options_t opt = {{0}};
     uint64_t seed = 1;
     int w = 80, h = 24;
+    bool each = true;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--seed"))
             seed = strtoull(argv[i + 1], NULL, 0);
@@ -58,6 +65,8 @@ int main(int argc, char **argv)
             keys = argv[i + 1];
         else if (!strcmp(argv[i], "--name"))
             snprintf(opt.name, sizeof opt.name, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--render-each"))
+            each = atoi(argv[i + 1]) != 0;
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
             continue;
         else {
@@ -77,10 +86,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "server_replay: %s\n", err);
         return 1;
     }
-    replay_t r = {game_new(c, seed, &opt)};
     screen_t *s = screen_new(w, h);
+    replay_t r = {game_new(c, seed, &opt), s, each};
     if (!r.g || !s)
         return 1;
+    game_view_t v0 = {0, false};
+    game_render(r.g, s, &v0);
     keydec_t kd;
     keydec_init(&kd);
     keydec_feed(&kd, data, len, replay_key, &r);
