@@ -485,9 +485,17 @@ def test_busy_port_is_an_error(bindir, harness):
 
 
 def test_listens_on_the_given_address_only(harness):
-    out = subprocess.run(["ss", "-ltnH", f"sport = :{harness.port}"], capture_output=True, text=True).stdout
-    addrs = [line.split()[3] for line in out.splitlines() if line.strip()]
-    assert addrs == [f"127.0.0.1:{harness.port}"], out
+    # bound to 127.0.0.1 alone: other loopback addresses and IPv6 are refused
+    # (lws with IPv6 on would quietly listen on every interface)
+    still_serving(harness.port)
+    for family, addr in ((socket.AF_INET, "127.0.0.2"), (socket.AF_INET6, "::1")):
+        s = socket.socket(family, socket.SOCK_STREAM)
+        s.settimeout(2)
+        try:
+            with pytest.raises(OSError):
+                s.connect((addr, harness.port))
+        finally:
+            s.close()
 
 
 # ---- a real browser -------------------------------------------------------------------
