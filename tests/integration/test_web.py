@@ -570,3 +570,27 @@ def test_browser_play_watch_reconnect_phone_lobby(harness):
     assert green > 20, "no green '@' on the screenshot"
     assert yellow > 100, "no yellow title on the screenshot"
     assert grey > 200, "no text on the screenshot"
+
+
+def test_ipv6_address_binds_only_itself(bindir):
+    probe = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    try:
+        probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    finally:
+        probe.close()
+    exe = pathlib.Path(bindir) / "tools" / "web_harness"
+    proc = subprocess.Popen([str(exe), "--listen", "[::1]:0", "--root", str(DIST)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(re.match(r"listening (\d+)", proc.stdout.readline()).group(1))
+        s = socket.create_connection(("::1", port), timeout=5)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert s.recv(100).startswith(b"HTTP/1.1 200")
+        s.close()
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=2)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
