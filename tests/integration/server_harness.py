@@ -197,3 +197,4 @@ def replay(bindir, tmp, seed, name, keys, size="80x24"):
 
 def rstrip_lines(lines):
     return [ln.rstrip() for ln in lines]
+
