@@ -83,29 +83,80 @@ static void put_int(buf_t *out, long v)
     }
 }
 
-static void put_color(buf_t *out, uint16_t c)
+/* Writes the glyph of a cell into a JSON string at p (at most 6 bytes);
+ * returns the end. The hot loop of a keyframe, so no buf calls per cell. */
+static char *put_glyph(char *p, uint32_t ch)
 {
-    if (c > 255) buf_put(out, "-1", 2);
-    else buf_put_uint(out, c);
+    ch = cell_glyph(ch);
+    if (ch < 0x80) {
+        if (ch == '"' || ch == '\\') *p++ = '\\';
+        *p++ = (char)ch;
+        return p;
+    }
+    if (ch == 0x2028 || ch == 0x2029) {
+        memcpy(p, ch == 0x2028 ? "\\u2028" : "\\u2029", 6);
+        return p + 6;
+    }
+    if (ch > 0x10FFFF || (ch >= 0xD800 && ch <= 0xDFFF)) ch = 0xFFFD;
+    if (ch < 0x800) {
+        *p++ = (char)(0xC0 | ch >> 6);
+    } else {
+        if (ch < 0x10000) {
+            *p++ = (char)(0xE0 | ch >> 12);
+        } else {
+            *p++ = (char)(0xF0 | ch >> 18);
+            *p++ = (char)(0x80 | ((ch >> 12) & 0x3F));
+        }
+        *p++ = (char)(0x80 | ((ch >> 6) & 0x3F));
+    }
+    *p++ = (char)(0x80 | (ch & 0x3F));
+    return p;
 }
 
+static char *put_dec(char *p, unsigned v)
+{
+    char t[12];
+    int i = 12;
+    do {
+        t[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    memcpy(p, t + i, (size_t)(12 - i));
+    return p + 12 - i;
+}
+
+static char *put_color_at(char *p, uint16_t c)
+{
+    if (c <= 255) return put_dec(p, c);
+    memcpy(p, "-1", 2);
+    return p + 2;
+}
+
+/* One run, written in place after a single reservation: most of a
+ * keyframe's time would otherwise go to per-byte buffer calls. */
 static void put_run(buf_t *out, const cell_t *row, int y, int x0, int x1, bool *first)
 {
-    if (!*first) buf_putc(out, ',');
+    if (!buf_reserve(out, (size_t)(x1 - x0) * 6 + 64)) return;
+    char *p = out->data + out->len;
+    if (!*first) *p++ = ',';
     *first = false;
-    buf_putc(out, '[');
-    buf_put_uint(out, (uint64_t)y);
-    buf_putc(out, ',');
-    buf_put_uint(out, (uint64_t)x0);
-    buf_put(out, ",\"", 2);
-    for (int x = x0; x < x1; x++) put_cp(out, cell_glyph(row[x].ch));
-    buf_put(out, "\",", 2);
-    put_color(out, row[x0].fg);
-    buf_putc(out, ',');
-    put_color(out, row[x0].bg);
-    buf_putc(out, ',');
-    buf_put_uint(out, row[x0].attr & ATTR_ALL);
-    buf_putc(out, ']');
+    *p++ = '[';
+    p = put_dec(p, (unsigned)y);
+    *p++ = ',';
+    p = put_dec(p, (unsigned)x0);
+    *p++ = ',';
+    *p++ = '"';
+    for (int x = x0; x < x1; x++) p = put_glyph(p, row[x].ch);
+    *p++ = '"';
+    *p++ = ',';
+    p = put_color_at(p, row[x0].fg);
+    *p++ = ',';
+    p = put_color_at(p, row[x0].bg);
+    *p++ = ',';
+    p = put_dec(p, row[x0].attr & ATTR_ALL);
+    *p++ = ']';
+    out->len = (size_t)(p - out->data);
+    out->data[out->len] = 0;
 }
 
 /* Cells of row b that differ from row a (a == NULL: from blank). */
