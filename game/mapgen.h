@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include "rng.h"
 
+/* 100x40 holds a 5x3 grid of rooms and caves; views smaller than the map
+ * scroll or centre on the player. */
 #define MAPGEN_DEFAULT_W 100
 #define MAPGEN_DEFAULT_H 40
 #define MAPGEN_MIN_W 40
