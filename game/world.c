@@ -52,7 +52,7 @@ void game_free(game_t *g)
     gfree(&al, g);
 }
 
-static int world_start(game_t *g)
+int world_start(game_t *g)
 {
     level_t *lv = level_new(g, LEVEL_W, LEVEL_H, 1);
     if (!lv) return -1;

@@ -85,6 +85,8 @@ enum { PROMPT_NONE = 0, PROMPT_QUIT };
 
 /* world.c: a game without a level (tests build on it), levels, helpers. */
 game_t *world_new_empty(const content_t *c, uint64_t seed);
+/* Makes level 1 with the player and monsters: 0, or -1 on OOM (game_free cleans up). */
+int world_start(game_t *g);
 level_t *world_level(game_t *g);                   /* the current level */
 bool level_in(const level_t *lv, int x, int y);
 uint8_t level_terrain(const level_t *lv, int x, int y); /* rock outside */

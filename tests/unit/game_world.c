@@ -152,6 +152,28 @@ START_TEST(walls_cost_nothing)
 }
 END_TEST
 
+/* Allocation failure at every point of a game's start returns an error,
+ * never aborts or leaks (ASan checks the leaks). */
+START_TEST(out_of_memory_is_an_error)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *full = game_new(c, 3, NULL);
+    size_t need = full->al.peak;
+    game_free(full);
+    int failures = 0;
+    for (size_t limit = 0; limit <= need + 64; limit += 97) {
+        game_t *g = world_new_empty(c, 3);
+        if (!g) continue;
+        g->al.limit = limit;
+        if (world_start(g) < 0) failures++;
+        else keys(g, "hjkl");
+        game_free(g);
+    }
+    ck_assert_int_gt(failures, 0);
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_world(void)
 {
     Suite *s = suite_create("game_world");
@@ -161,6 +183,7 @@ Suite *suite_game_world(void)
     tcase_add_test(t, speeds_through_scheduler);
     tcase_add_test(t, quit_asks_first);
     tcase_add_test(t, walls_cost_nothing);
+    tcase_add_test(t, out_of_memory_is_an_error);
     suite_add_tcase(s, t);
     return s;
 }
