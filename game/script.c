@@ -1,0 +1,908 @@
+/* script — Lua content modules and sandboxed handlers (see script.h).
+ *
+ * Two kinds of Lua state, both on a counting allocator with a cap and a
+ * count hook: the loader's (one per script_content_load, closed before it
+ * returns) and the vm's (one per thread). Handlers cross from one to the
+ * other as bytecode (lua_dump), which is why they may not capture locals:
+ * a function whose only upvalue is _ENV is a closed, stateless piece of
+ * code we can rebind to the sandbox. */
+#include "script.h"
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "mapgen.h"
+#include "rules.h"
+
+/* ---- names ----------------------------------------------------------------- */
+
+#define SCRIPT_NAME_(n) #n,
+static const char *const EVENT_NAMES[EV_TYPES] = {"NONE", EVENT_LIST(SCRIPT_NAME_)};
+static const char *const HANDLER_NAMES[H_COUNT] = {"", RULES_HANDLER_LIST(SCRIPT_NAME_)};
+static const char *const HOOK_NAMES[HK_COUNT] = {"", RULES_HOOK_LIST(SCRIPT_NAME_)};
+static const char *const DAMAGE_NAMES[SCRIPT_DT_COUNT] = {SCRIPT_DAMAGE_LIST(SCRIPT_NAME_)};
+static const char *const PHASE_NAMES[] = {"pre", "main", "post"};
+static const char *const STACK_NAMES[] = {"refresh", "add", "strongest"};
+#undef SCRIPT_NAME_
+
+/* Index of name in a table (case-insensitive, so Lua writes lower case), or -1. */
+static int name_find(const char *const *names, int n, const char *name)
+{
+    for (int i = 1; i < n; i++)
+        if (names[i][0] && strcasecmp(names[i], name) == 0) return i;
+    return names[0][0] && strcasecmp(names[0], name) == 0 ? 0 : -1;
+}
+
+static void lower_copy(char *out, size_t n, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++) out[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+    out[i] = 0;
+}
+
+/* ---- the counting allocator and the budget hook ------------------------------ */
+
+typedef struct {
+    size_t used, limit;
+    int mem_failed, over_budget;
+} script_mem_t;
+
+static void *mem_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    script_mem_t *m = ud;
+    size_t old = ptr ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        m->used -= old;
+        return NULL;
+    }
+    if (nsize > old && m->used - old + nsize > m->limit) {
+        m->mem_failed = 1;
+        return NULL;
+    }
+    void *p = realloc(ptr, nsize);
+    if (p) m->used = m->used - old + nsize;
+    return p;
+}
+
+/* Fires when the budget is spent; re-arms at every instruction so a caught
+ * error cannot buy more time. */
+static void budget_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    void *ud;
+    lua_getallocf(L, &ud);
+    ((script_mem_t *)ud)->over_budget = 1;
+    lua_sethook(L, budget_hook, LUA_MASKCOUNT, 1);
+    luaL_where(L, 0);
+    lua_pushstring(L, "instruction budget exceeded");
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
+/* ---- the sandbox --------------------------------------------------------------- */
+
+static int sandbox_refuse(lua_State *L)
+{
+    const char *k = lua_tostring(L, 2);
+    return luaL_error(L, "the sandbox is read-only (cannot set '%s')", k ? k : "?");
+}
+
+/* Replaces the table on top by an empty proxy that reads it and refuses writes. */
+static void sandbox_proxy(lua_State *L)
+{
+    lua_newtable(L);               /* t proxy */
+    lua_createtable(L, 0, 3);      /* t proxy mt */
+    lua_rotate(L, -3, -1);         /* proxy mt t */
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, sandbox_refuse);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+}
+
+static const char *const SAFE_GLOBALS[] = {"assert", "error", "ipairs", "next", "pairs", "select",
+                                           "tonumber", "tostring", "type", "getmetatable",
+                                           "setmetatable", "rawequal", "rawlen", "rawget", NULL};
+static const char *const SAFE_LIBS[] = {"math", "string", "table", "utf8", NULL};
+static const char *const UNSAFE_FIELDS[][2] = {
+    {"string", "dump"}, {"math", "random"}, {"math", "randomseed"}, {NULL, NULL}};
+
+/* Opens the libraries and pushes a read-only sandbox environment. The real
+ * globals stay unreachable: only copies of the safe entries are offered. */
+static void sandbox_push(lua_State *L)
+{
+    luaL_openlibs(L);
+    for (int i = 0; UNSAFE_FIELDS[i][0]; i++) {
+        lua_getglobal(L, UNSAFE_FIELDS[i][0]);
+        lua_pushnil(L);
+        lua_setfield(L, -2, UNSAFE_FIELDS[i][1]);
+        lua_pop(L, 1);
+    }
+    lua_pushliteral(L, "");
+    lua_getmetatable(L, -1); /* hide the string library behind ("") */
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 2);
+    lua_newtable(L);
+    for (int i = 0; SAFE_GLOBALS[i]; i++) {
+        lua_getglobal(L, SAFE_GLOBALS[i]);
+        lua_setfield(L, -2, SAFE_GLOBALS[i]);
+    }
+    for (int i = 0; SAFE_LIBS[i]; i++) {
+        lua_newtable(L);
+        lua_getglobal(L, SAFE_LIBS[i]);
+        lua_pushnil(L);
+        while (lua_next(L, -2)) { /* copy, so the proxy never leads to the real table */
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -5);
+        }
+        lua_pop(L, 1);
+        sandbox_proxy(L);
+        lua_setfield(L, -2, SAFE_LIBS[i]);
+    }
+}
+
+static lua_State *state_new(script_mem_t *m, size_t limit)
+{
+    memset(m, 0, sizeof *m);
+    m->limit = limit;
+    return lua_newstate(mem_alloc, m);
+}
+
+/* ---- the loaded content ------------------------------------------------------ */
+
+typedef struct {
+    char *code; /* bytecode of the handler */
+    size_t len;
+    char where[96];
+} script_fn_t;
+
+#define SCRIPT_MAGIC 0x4c554143u
+
+typedef struct {
+    content_t c; /* first: a content_t * is a script_content_t * */
+    uint32_t magic;
+    terrain_kind_t *terrain;
+    creature_kind_t *creatures;
+    item_kind_t *items;
+    effect_kind_t *effects;
+    uint16_t cap[4];
+    int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + type]: fn ref */
+    script_fn_t *fns;                 /* [ref - 1] */
+    int n_fns, cap_fns;
+} script_content_t;
+
+static script_content_t *sc_of(const content_t *c)
+{
+    const script_content_t *s = (const script_content_t *)c;
+    return s && s->magic == SCRIPT_MAGIC ? (script_content_t *)s : NULL;
+}
+
+void script_content_free(content_t *c)
+{
+    script_content_t *s = sc_of(c);
+    if (!s) return;
+    for (int i = 0; i < s->n_fns; i++) free(s->fns[i].code);
+    free(s->fns);
+    free(s->terrain);
+    free(s->creatures);
+    free(s->items);
+    free(s->effects);
+    for (int i = 0; i < SCRIPT_KIND_CLASSES; i++) free(s->on[i]);
+    free(s);
+}
+
+int script_kind_handler(const content_t *c, script_kind_class_t cls, uint16_t kind, uint16_t ev_type)
+{
+    const script_content_t *s = sc_of(c);
+    uint16_t n = cls == SCRIPT_KIND_CREATURE ? c->n_creatures : c->n_items;
+    if (!s || cls >= SCRIPT_KIND_CLASSES || kind >= n || ev_type >= EV_TYPES || !s->on[cls]) return 0;
+    return s->on[cls][kind * EV_TYPES + ev_type];
+}
+
+const char *script_handler_where(const content_t *c, int ref)
+{
+    const script_content_t *s = sc_of(c);
+    return s && ref > 0 && ref <= s->n_fns ? s->fns[ref - 1].where : "";
+}
+
+/* Grows a kind array (and its `on` table) by one; returns the new index or -1. */
+static int sc_grow(void **arr, size_t elem, uint16_t *n, uint16_t *cap, int32_t **on)
+{
+    if (*n == UINT16_MAX) return -1;
+    if (*n == *cap) {
+        uint16_t nc = *cap ? (uint16_t)(*cap < 32768 ? *cap * 2 : UINT16_MAX) : 8;
+        void *p = realloc(*arr, nc * elem);
+        if (!p) return -1;
+        *arr = p;
+        if (on) {
+            int32_t *q = realloc(*on, (size_t)nc * EV_TYPES * sizeof **on);
+            if (!q) return -1;
+            *on = q;
+        }
+        *cap = nc;
+    }
+    memset((char *)*arr + *n * elem, 0, elem);
+    if (on) memset(*on + (size_t)*n * EV_TYPES, 0, EV_TYPES * sizeof **on);
+    return (*n)++;
+}
+
+/* ---- declaration fields (the declaration table is at index 1) ---------------- */
+
+typedef struct {
+    script_content_t *s;
+    const char *what; /* "creature 'kobold'" for messages */
+    char whatbuf[64];
+} decl_t;
+
+static decl_t decl_begin(lua_State *L, const char *cls)
+{
+    decl_t d = {lua_touserdata(L, lua_upvalueindex(1)), d.whatbuf, {0}};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "name");
+    const char *nm = lua_tostring(L, -1);
+    snprintf(d.whatbuf, sizeof d.whatbuf, "%s '%s'", cls, nm ? nm : "?");
+    lua_pop(L, 1);
+    return d;
+}
+
+static int fld_int(lua_State *L, const decl_t *d, const char *f, int def, int lo, int hi)
+{
+    int t = lua_getfield(L, 1, f);
+    int isint = 0;
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    lua_pop(L, 1);
+    if (t == LUA_TNIL) return def;
+    if (!isint || v < lo || v > hi)
+        return luaL_error(L, "%s: field '%s' must be an integer from %d to %d", d->what, f, lo, hi);
+    return (int)v;
+}
+
+/* A string field copied into out; returns 0 when absent (out untouched). */
+static int fld_str(lua_State *L, const decl_t *d, const char *f, char *out, size_t n, int required)
+{
+    int t = lua_getfield(L, 1, f);
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        if (required) luaL_error(L, "%s: field '%s' is required", d->what, f);
+        return 0;
+    }
+    size_t len;
+    const char *v = t == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (!v || len == 0 || len >= n)
+        luaL_error(L, "%s: field '%s' must be a string of 1 to %d bytes", d->what, f, (int)n - 1);
+    memcpy(out, v, len + 1);
+    lua_pop(L, 1);
+    return 1;
+}
+
+static uint32_t utf8_first(const unsigned char *p, size_t len)
+{
+    if (len == 1 && p[0] < 0x80) return p[0];
+    int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc0 ? 2 : 0;
+    if (n == 0 || (size_t)n != len) return 0;
+    uint32_t c = p[0] & (0x7f >> n);
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80) return 0;
+        c = c << 6 | (p[i] & 0x3f);
+    }
+    return c;
+}
+
+static uint32_t fld_glyph(lua_State *L, const decl_t *d, uint32_t def)
+{
+    int t = lua_getfield(L, 1, "glyph");
+    size_t len = 0;
+    const char *v = t == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    uint32_t g = v ? utf8_first((const unsigned char *)v, len) : 0;
+    lua_pop(L, 1);
+    if (t == LUA_TNIL) return def;
+    if (!g) luaL_error(L, "%s: field 'glyph' must be one character", d->what);
+    return g;
+}
+
+static dice_t fld_dice(lua_State *L, const decl_t *d, const char *f, dice_t def)
+{
+    int t = lua_getfield(L, 1, f);
+    const char *v = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    dice_t out = def;
+    if (t != LUA_TNIL && (!v || dice_parse(v, &out) < 0))
+        luaL_error(L, "%s: field '%s' must be dice like \"2d4+1\"", d->what, f);
+    lua_pop(L, 1);
+    return out;
+}
+
+static int fld_bool(lua_State *L, const decl_t *d, const char *f, int def)
+{
+    int t = lua_getfield(L, 1, f);
+    int v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (t == LUA_TNIL) return def;
+    if (t != LUA_TBOOLEAN) luaL_error(L, "%s: field '%s' must be true or false", d->what, f);
+    return v;
+}
+
+/* A name out of a fixed table ("poison_bite", "add"), or an error. */
+static int fld_enum(lua_State *L, const decl_t *d, const char *f, const char *const *names, int n, int def)
+{
+    int t = lua_getfield(L, 1, f);
+    const char *v = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int i = v ? name_find(names, n, v) : -1;
+    lua_pop(L, 1);
+    if (t == LUA_TNIL) return def;
+    if (i < 0) luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v ? v : "(not a string)");
+    return i;
+}
+
+/* ---- kinds, handlers, `on` ------------------------------------------------------ */
+
+static int find_creature(const script_content_t *s, const char *name)
+{
+    for (int i = 0; i < s->c.n_creatures; i++)
+        if (strcmp(s->creatures[i].name, name) == 0) return i;
+    return -1;
+}
+
+static int find_effect(const script_content_t *s, const char *name)
+{
+    for (int i = 0; i < s->c.n_effects; i++)
+        if (strcmp(s->effects[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* A field naming an earlier kind; -1 when absent, an error when unknown. */
+static int fld_kind(lua_State *L, const decl_t *d, const char *f, int (*find)(const script_content_t *, const char *))
+{
+    char name[24];
+    if (!fld_str(L, d, f, name, sizeof name, 0)) return -1;
+    int k = find(d->s, name);
+    if (k < 0) luaL_error(L, "%s: field '%s': unknown kind '%s'", d->what, f, name);
+    return k;
+}
+
+/* handlers = {"poison_bite", ...}: code handler ids by name. */
+static void fld_handlers(lua_State *L, const decl_t *d, uint16_t out[KIND_HANDLERS])
+{
+    int t = lua_getfield(L, 1, "handlers");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE) luaL_error(L, "%s: field 'handlers' must be a list of names", d->what);
+    lua_Integer n = luaL_len(L, -1);
+    if (n > KIND_HANDLERS) luaL_error(L, "%s: at most %d handlers", d->what, KIND_HANDLERS);
+    memset(out, 0, KIND_HANDLERS * sizeof *out);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int id = v ? name_find(HANDLER_NAMES, H_COUNT, v) : -1;
+        if (id <= 0) luaL_error(L, "%s: unknown handler '%s'", d->what, v ? v : "(not a string)");
+        out[i - 1] = (uint16_t)id;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+typedef struct {
+    char *p;
+    size_t n, cap;
+    int failed;
+} dumpbuf_t;
+
+static int dump_write(lua_State *L, const void *data, size_t len, void *ud)
+{
+    (void)L;
+    dumpbuf_t *b = ud;
+    if (b->n + len > b->cap) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (nc < b->n + len) nc *= 2;
+        char *q = realloc(b->p, nc);
+        if (!q) return b->failed = 1;
+        b->p = q;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, data, len);
+    b->n += len;
+    return 0;
+}
+
+/* Keeps the function on top (popped) as a handler; returns its ref (>= 1). */
+static int fn_keep(lua_State *L, const decl_t *d, const char *ev)
+{
+    script_content_t *s = d->s;
+    const char *up;
+    for (int i = 1; (up = lua_getupvalue(L, -1, i)) != NULL; i++) {
+        lua_pop(L, 1);
+        if (strcmp(up, "_ENV") != 0)
+            luaL_error(L, "%s: handler '%s' uses the module's local '%s' (handlers keep no state)", d->what,
+                       ev, up);
+    }
+    if (s->n_fns == s->cap_fns) {
+        int nc = s->cap_fns ? s->cap_fns * 2 : 8;
+        script_fn_t *p = realloc(s->fns, (size_t)nc * sizeof *p);
+        if (!p) luaL_error(L, "out of memory");
+        s->fns = p;
+        s->cap_fns = nc;
+    }
+    dumpbuf_t b = {0};
+    lua_dump(L, dump_write, &b, 0);
+    if (b.failed) {
+        free(b.p);
+        luaL_error(L, "out of memory");
+    }
+    script_fn_t *fn = &s->fns[s->n_fns++];
+    fn->code = b.p;
+    fn->len = b.n;
+    lua_Debug ar;
+    lua_getinfo(L, ">S", &ar); /* pops the function */
+    snprintf(fn->where, sizeof fn->where, "%s:%d", ar.short_src, ar.linedefined);
+    return s->n_fns;
+}
+
+/* on = { damage = function(e) ... end }: into on[EV_TYPES]. */
+static void fld_on(lua_State *L, const decl_t *d, int32_t *on)
+{
+    int t = lua_getfield(L, 1, "on");
+    if (t == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (t != LUA_TTABLE) luaL_error(L, "%s: field 'on' must be a table of functions", d->what);
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        const char *ev = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        int type = ev ? name_find(EVENT_NAMES, EV_TYPES, ev) : -1;
+        if (type <= 0) luaL_error(L, "%s: 'on': unknown event '%s'", d->what, ev ? ev : "(not a string)");
+        if (!lua_isfunction(L, -1) || lua_iscfunction(L, -1))
+            luaL_error(L, "%s: 'on.%s' must be a Lua function", d->what, ev);
+        on[type] = fn_keep(L, d, ev);
+    }
+    lua_pop(L, 1);
+}
+
+/* ---- declaration functions ------------------------------------------------------- */
+
+static int decl_terrain(lua_State *L)
+{
+    decl_t d = decl_begin(L, "terrain");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->terrain, sizeof *s->terrain, &s->c.n_terrain, &s->cap[0], NULL);
+    if (k < 0) return luaL_error(L, "out of memory");
+    terrain_kind_t *t = &s->terrain[k];
+    fld_str(L, &d, "name", t->name, sizeof t->name, 1);
+    t->glyph = fld_glyph(L, &d, ' ');
+    t->fg = (uint16_t)fld_int(L, &d, "fg", 7, 0, 255);
+    t->flags = (uint8_t)((fld_bool(L, &d, "passable", 0) ? TF_PASSABLE : 0) |
+                         (fld_bool(L, &d, "opaque", 0) ? TF_OPAQUE : 0));
+    return 0;
+}
+
+static int decl_creature(lua_State *L)
+{
+    decl_t d = decl_begin(L, "creature");
+    script_content_t *s = d.s;
+    int like = fld_kind(L, &d, "like", find_creature);
+    char name[24];
+    fld_str(L, &d, "name", name, sizeof name, 1);
+    if (find_creature(s, name) >= 0) return luaL_error(L, "%s: declared twice", d.what);
+    int k = sc_grow((void **)&s->creatures, sizeof *s->creatures, &s->c.n_creatures, &s->cap[1],
+                    &s->on[SCRIPT_KIND_CREATURE]);
+    if (k < 0) return luaL_error(L, "out of memory");
+    creature_kind_t *c = &s->creatures[k];
+    if (like >= 0) { /* a variant starts as a copy of its base, `on` included */
+        *c = s->creatures[like];
+        memcpy(&s->on[0][k * EV_TYPES], &s->on[0][like * EV_TYPES], EV_TYPES * sizeof(int32_t));
+    }
+    memcpy(c->name, name, sizeof name);
+    c->glyph = fld_glyph(L, &d, like >= 0 ? c->glyph : '?');
+    c->fg = (uint16_t)fld_int(L, &d, "fg", like >= 0 ? c->fg : 7, 0, 255);
+    c->gender = (uint8_t)fld_int(L, &d, "gender", c->gender, 0, 3);
+    c->speed = (int16_t)fld_int(L, &d, "speed", like >= 0 ? c->speed : 100, 1, 1000);
+    c->hp = fld_dice(L, &d, "hp", like >= 0 ? c->hp : (dice_t){1, 4, 0});
+    c->attack = fld_dice(L, &d, "attack", like >= 0 ? c->attack : (dice_t){1, 2, 0});
+    c->to_hit = (int16_t)fld_int(L, &d, "to_hit", c->to_hit, -100, 100);
+    c->defence = (int16_t)fld_int(L, &d, "defence", c->defence, -100, 100);
+    c->min_depth = (int16_t)fld_int(L, &d, "min_depth", c->min_depth, 0, 100);
+    c->weight = (int16_t)fld_int(L, &d, "weight", c->weight, 0, 10000);
+    fld_handlers(L, &d, c->handlers);
+    fld_on(L, &d, &s->on[SCRIPT_KIND_CREATURE][k * EV_TYPES]);
+    return 0;
+}
+
+static int decl_item(lua_State *L)
+{
+    decl_t d = decl_begin(L, "item");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->items, sizeof *s->items, &s->c.n_items, &s->cap[2], &s->on[SCRIPT_KIND_ITEM]);
+    if (k < 0) return luaL_error(L, "out of memory");
+    item_kind_t *it = &s->items[k];
+    fld_str(L, &d, "name", it->name, sizeof it->name, 1);
+    it->glyph = fld_glyph(L, &d, '?');
+    it->fg = (uint16_t)fld_int(L, &d, "fg", 7, 0, 255);
+    fld_handlers(L, &d, it->handlers);
+    fld_on(L, &d, &s->on[SCRIPT_KIND_ITEM][k * EV_TYPES]);
+    return 0;
+}
+
+static int decl_effect(lua_State *L)
+{
+    decl_t d = decl_begin(L, "effect");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->effects, sizeof *s->effects, &s->c.n_effects, &s->cap[3], NULL);
+    if (k < 0) return luaL_error(L, "out of memory");
+    effect_kind_t *e = &s->effects[k];
+    fld_str(L, &d, "name", e->name, sizeof e->name, 1);
+    fld_str(L, &d, "tag", e->tag, sizeof e->tag, 1);
+    e->stacking = (uint8_t)fld_enum(L, &d, "stacking", STACK_NAMES, 3, STACK_REFRESH);
+    e->interval = fld_int(L, &d, "interval", 100, 1, 1000000);
+    static const char *const HOOK_FIELDS[3] = {"start", "tick", "finish"};
+    for (int i = 0; i < 3; i++)
+        e->hook[i] = (uint16_t)fld_enum(L, &d, HOOK_FIELDS[i], HOOK_NAMES, HK_COUNT, 0);
+    return 0;
+}
+
+/* oddment { creature = "jackal", min_depth = 1, weight = 30 } */
+static int decl_oddment(lua_State *L)
+{
+    decl_t d = decl_begin(L, "oddment");
+    snprintf(d.whatbuf, sizeof d.whatbuf, "oddment");
+    int k = fld_kind(L, &d, "creature", find_creature);
+    if (k < 0) return luaL_error(L, "oddment: field 'creature' is required");
+    creature_kind_t *c = &d.s->creatures[k];
+    c->min_depth = (int16_t)fld_int(L, &d, "min_depth", c->min_depth, 0, 100);
+    c->weight = (int16_t)fld_int(L, &d, "weight", -1, 0, 10000);
+    if (c->weight < 0) return luaL_error(L, "oddment: field 'weight' is required");
+    return 0;
+}
+
+/* rules { player = "you", poison = "poison", creature_builtin = "creature", map_builtin = "map" } */
+static int decl_rules(lua_State *L)
+{
+    decl_t d = decl_begin(L, "rules");
+    snprintf(d.whatbuf, sizeof d.whatbuf, "rules");
+    content_t *c = &d.s->c;
+    int k = fld_kind(L, &d, "player", find_creature);
+    if (k >= 0) c->player_kind = (uint16_t)k;
+    k = fld_kind(L, &d, "poison", find_effect);
+    if (k >= 0) c->poison_effect = (uint16_t)k;
+    c->builtin[OBJ_CREATURE] = (uint16_t)fld_enum(L, &d, "creature_builtin", HANDLER_NAMES, H_COUNT,
+                                                  c->builtin[OBJ_CREATURE]);
+    c->map_builtin = (uint16_t)fld_enum(L, &d, "map_builtin", HANDLER_NAMES, H_COUNT, c->map_builtin);
+    fld_str(L, &d, "version", c->version, sizeof c->version, 0);
+    return 0;
+}
+
+static const luaL_Reg DECLS[] = {{"terrain", decl_terrain}, {"creature", decl_creature}, {"item", decl_item},
+                                 {"effect", decl_effect},   {"oddment", decl_oddment},   {"rules", decl_rules},
+                                 {NULL, NULL}};
+
+/* ---- the loader ------------------------------------------------------------------- */
+
+enum { LOAD_MEM_CAP = 64 << 20, LOAD_BUDGET = 20000000 };
+
+/* Loads and runs one file in the sandbox (env at index 1); leaves its results. */
+static int load_run(lua_State *L, script_mem_t *m, const char *path, int nres, char *err, size_t errlen)
+{
+    int rc = luaL_loadfilex(L, path, "t");
+    if (rc == LUA_OK) {
+        lua_pushvalue(L, 1);
+        lua_setupvalue(L, -2, 1);
+        lua_sethook(L, budget_hook, LUA_MASKCOUNT, LOAD_BUDGET);
+        rc = lua_pcall(L, 0, nres, 0);
+        lua_sethook(L, NULL, 0, 0);
+    }
+    if (rc == LUA_OK) return 0;
+    const char *msg = lua_tostring(L, -1);
+    if (rc == LUA_ERRMEM || m->mem_failed)
+        snprintf(err, errlen, "%s: content memory cap exceeded", path);
+    else if (rc == LUA_ERRFILE)
+        snprintf(err, errlen, "%s: cannot be read", path);
+    else
+        snprintf(err, errlen, "%s", msg ? msg : "error");
+    return -1;
+}
+
+static int load_modules(lua_State *L, script_mem_t *m, const char *dir, char *err, size_t errlen)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/modules.lua", dir);
+    if (load_run(L, m, path, 1, err, errlen) < 0) return -1;
+    if (!lua_istable(L, -1)) {
+        snprintf(err, errlen, "%s:1: must return a list of module file names", path);
+        return -1;
+    }
+    int list = lua_gettop(L);
+    lua_Integer n = luaL_len(L, list);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, list, i);
+        const char *name = lua_tostring(L, -1);
+        if (!lua_isstring(L, -1) || strchr(name, '/') || strlen(name) < 5 ||
+            strcmp(name + strlen(name) - 4, ".lua") != 0) {
+            snprintf(err, errlen, "%s:1: entry %d must be a file name ending in .lua", path, (int)i);
+            return -1;
+        }
+        char mod[512];
+        snprintf(mod, sizeof mod, "%s/%s", dir, name);
+        lua_pop(L, 1);
+        if (load_run(L, m, mod, 0, err, errlen) < 0) return -1;
+    }
+    return 0;
+}
+
+/* The tables the engine needs whole, checked once everything is declared. */
+static int load_check(script_content_t *s, const char *dir, char *err, size_t errlen)
+{
+    if (s->c.n_terrain != MAP_TERRAIN_COUNT) {
+        snprintf(err, errlen, "%s/modules.lua:1: %d terrain kinds declared, the map needs %d", dir,
+                 s->c.n_terrain, MAP_TERRAIN_COUNT);
+        return -1;
+    }
+    if (s->c.n_creatures == 0) {
+        snprintf(err, errlen, "%s/modules.lua:1: no creature kinds (the player needs one)", dir);
+        return -1;
+    }
+    s->c.terrain = s->terrain;
+    s->c.creatures = s->creatures;
+    s->c.items = s->items;
+    s->c.effects = s->effects;
+    return 0;
+}
+
+content_t *script_content_load(const char *dir, char *err, size_t errlen)
+{
+    char scratch[8];
+    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
+    script_content_t *s = calloc(1, sizeof *s);
+    script_mem_t m;
+    lua_State *L = s ? state_new(&m, LOAD_MEM_CAP) : NULL;
+    if (!L) {
+        free(s);
+        snprintf(err, errlen, "content: out of memory");
+        return NULL;
+    }
+    s->magic = SCRIPT_MAGIC;
+    snprintf(s->c.version, sizeof s->c.version, "lua");
+    s->c.handlers = RULES_HANDLERS;
+    s->c.n_handlers = H_COUNT;
+    s->c.hooks = RULES_HOOKS;
+    s->c.n_hooks = HK_COUNT;
+    sandbox_push(L);
+    lua_pushlightuserdata(L, s);
+    luaL_setfuncs(L, DECLS, 1);
+    sandbox_proxy(L); /* index 1: the modules' environment */
+    int rc = load_modules(L, &m, dir ? dir : "game/content", err, errlen);
+    lua_close(L);
+    if (rc < 0 || load_check(s, dir ? dir : "game/content", err, errlen) < 0) {
+        script_content_free(&s->c);
+        return NULL;
+    }
+    return &s->c;
+}
+
+/* ---- the vm ------------------------------------------------------------------------ */
+
+struct script_vm {
+    script_mem_t mem;
+    lua_State *L;
+    int env;                  /* registry ref of the sandbox */
+    const content_t *content; /* whose handlers `refs` caches */
+    int *refs;                /* [ref - 1]: registry ref of the loaded function, 0 = not yet */
+    int n_refs;
+    script_event_t *cur;      /* the event of the running call (for e.rand) */
+};
+
+static int vm_rand(lua_State *L)
+{
+    script_vm_t *vm = lua_touserdata(L, lua_upvalueindex(1));
+    lua_Integer n = luaL_checkinteger(L, 1);
+    if (n < 1 || n > UINT32_MAX) return luaL_error(L, "rand: n must be from 1 to 2^32-1");
+    if (!vm->cur || !vm->cur->rand) return luaL_error(L, "rand: no random source for this event");
+    lua_pushinteger(L, vm->cur->rand(vm->cur->rand_ctx, (uint32_t)n));
+    return 1;
+}
+
+script_vm_t *script_vm_new(void)
+{
+    script_vm_t *vm = calloc(1, sizeof *vm);
+    if (!vm) return NULL;
+    vm->L = state_new(&vm->mem, SIZE_MAX);
+    if (!vm->L) {
+        free(vm);
+        return NULL;
+    }
+    sandbox_push(vm->L);
+    lua_pushlightuserdata(vm->L, vm);
+    lua_pushcclosure(vm->L, vm_rand, 1);
+    lua_setfield(vm->L, -2, "rand");
+    sandbox_proxy(vm->L);
+    vm->env = luaL_ref(vm->L, LUA_REGISTRYINDEX);
+    return vm;
+}
+
+void script_vm_forget(script_vm_t *vm, const content_t *c)
+{
+    if (!vm || (c && c != vm->content)) return;
+    for (int i = 0; i < vm->n_refs; i++) luaL_unref(vm->L, LUA_REGISTRYINDEX, vm->refs[i]);
+    free(vm->refs);
+    vm->refs = NULL;
+    vm->n_refs = 0;
+    vm->content = NULL;
+}
+
+void script_vm_free(script_vm_t *vm)
+{
+    if (!vm) return;
+    script_vm_forget(vm, NULL);
+    lua_close(vm->L);
+    free(vm);
+}
+
+typedef struct {
+    const script_fn_t *fn;
+    int done;
+} fnreader_t;
+
+static const char *fn_read(lua_State *L, void *ud, size_t *size)
+{
+    (void)L;
+    fnreader_t *r = ud;
+    if (r->done) return *size = 0, NULL;
+    r->done = 1;
+    *size = r->fn->len;
+    return r->fn->code;
+}
+
+/* Pushes handler ref of s, loading and binding it on first use; 0 or -1. */
+static int vm_push_fn(script_vm_t *vm, const script_content_t *s, int ref)
+{
+    lua_State *L = vm->L;
+    if (vm->content != &s->c) {
+        script_vm_forget(vm, NULL);
+        vm->refs = calloc((size_t)s->n_fns + 1, sizeof *vm->refs);
+        if (!vm->refs) return -1;
+        vm->n_refs = s->n_fns;
+        vm->content = &s->c;
+    }
+    if (vm->refs[ref - 1]) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, vm->refs[ref - 1]);
+        return 0;
+    }
+    fnreader_t r = {&s->fns[ref - 1], 0};
+    if (lua_load(L, fn_read, &r, s->fns[ref - 1].where, "b") != LUA_OK) return -1;
+    if (lua_getupvalue(L, -1, 1)) { /* its only upvalue is _ENV (checked at load) */
+        lua_pop(L, 1);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env);
+        lua_setupvalue(L, -2, 1);
+    }
+    lua_pushvalue(L, -1);
+    vm->refs[ref - 1] = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+static void ev_push(lua_State *L, const script_event_t *e)
+{
+    lua_createtable(L, 0, 10);
+    lua_pushstring(L, EVENT_NAMES[e->type < EV_TYPES ? e->type : 0]);
+    lua_setfield(L, -2, "type");
+    lua_pushstring(L, PHASE_NAMES[e->phase < 3 ? e->phase : 0]);
+    lua_setfield(L, -2, "phase");
+    char dt[16];
+    lower_copy(dt, sizeof dt, DAMAGE_NAMES[e->dtype < SCRIPT_DT_COUNT ? e->dtype : 0]);
+    lua_pushstring(L, dt);
+    lua_setfield(L, -2, "dtype");
+    static const char *const AMOUNTS[3] = {"amount", "amount2", "amount3"};
+    for (int i = 0; i < 3; i++) {
+        lua_pushinteger(L, e->amount[i]);
+        lua_setfield(L, -2, AMOUNTS[i]);
+    }
+    lua_pushinteger(L, e->flags);
+    lua_setfield(L, -2, "flags");
+    lua_pushboolean(L, (e->flags & SCRIPT_EVF_SPELL) != 0);
+    lua_setfield(L, -2, "spell");
+    lua_pushinteger(L, e->heal);
+    lua_setfield(L, -2, "heal");
+    lua_pushinteger(L, e->slow);
+    lua_setfield(L, -2, "slow");
+}
+
+/* Reads a number field back; -1 when it is not an integer in int32 range. */
+static int ev_int(lua_State *L, int t, const char *f, int32_t *out)
+{
+    int isint = 0;
+    lua_getfield(L, t, f);
+    lua_Integer v = lua_tointegerx(L, -1, &isint);
+    lua_pop(L, 1);
+    if (!isint || v < INT32_MIN || v > INT32_MAX) return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* Copies the table at t into out; on a bad field names it in err. */
+static int ev_read(lua_State *L, int t, script_event_t *out, char *err, size_t errlen)
+{
+    static const char *const F[] = {"amount", "amount2", "amount3", "heal", "slow"};
+    int32_t *dst[] = {&out->amount[0], &out->amount[1], &out->amount[2], &out->heal, &out->slow};
+    for (int i = 0; i < 5; i++)
+        if (ev_int(L, t, F[i], dst[i]) < 0) return snprintf(err, errlen, "e.%s must be an integer", F[i]), -1;
+    int32_t flags;
+    if (ev_int(L, t, "flags", &flags) < 0) return snprintf(err, errlen, "e.flags must be an integer"), -1;
+    lua_getfield(L, t, "spell");
+    out->flags = ((uint32_t)flags & ~SCRIPT_EVF_SPELL) | (lua_toboolean(L, -1) ? SCRIPT_EVF_SPELL : 0);
+    lua_pop(L, 1);
+    lua_getfield(L, t, "dtype");
+    const char *dt = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int k = dt ? name_find(DAMAGE_NAMES, SCRIPT_DT_COUNT, dt) : -1;
+    lua_pop(L, 1);
+    if (k < 0) return snprintf(err, errlen, "e.dtype: unknown damage type '%s'", dt ? dt : "?"), -1;
+    out->dtype = (uint8_t)k;
+    return 0;
+}
+
+/* The handler's result: EV_NOTHING, EV_DONE, or -1 for anything else. */
+static int ev_result(lua_State *L, int idx)
+{
+    if (lua_isnil(L, idx)) return EV_NOTHING;
+    const char *r = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+    if (r && strcmp(r, "done") == 0) return EV_DONE;
+    if (r && strcmp(r, "nothing") == 0) return EV_NOTHING;
+    return -1;
+}
+
+int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_event_t *e, char *err,
+                        size_t errlen)
+{
+    char scratch[8];
+    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
+    const script_content_t *s = sc_of(c);
+    if (!vm || !s || !e || ref < 1 || ref > s->n_fns) {
+        snprintf(err, errlen, "script: bad handler %d", ref);
+        return SCRIPT_ERR_BAD;
+    }
+    lua_State *L = vm->L;
+    if (vm_push_fn(vm, s, ref) < 0) {
+        snprintf(err, errlen, "%s: handler cannot be loaded", s->fns[ref - 1].where);
+        lua_settop(L, 0);
+        return SCRIPT_ERR_BAD;
+    }
+    ev_push(L, e);
+    lua_pushvalue(L, -1);
+    lua_insert(L, -3); /* keep the event table below the call */
+    vm->cur = e;
+    vm->mem.mem_failed = vm->mem.over_budget = 0;
+    vm->mem.limit = vm->mem.used + SCRIPT_MEM_CAP;
+    lua_sethook(L, budget_hook, LUA_MASKCOUNT, SCRIPT_BUDGET_INSTR);
+    int rc = lua_pcall(L, 1, 1, 0);
+    lua_sethook(L, NULL, 0, 0);
+    vm->mem.limit = SIZE_MAX;
+    vm->cur = NULL;
+    int out = SCRIPT_ERR_RUNTIME;
+    script_event_t next = *e;
+    if (rc != LUA_OK) {
+        const char *msg = lua_tostring(L, -1);
+        if (vm->mem.mem_failed || rc == LUA_ERRMEM) {
+            out = SCRIPT_ERR_MEMORY;
+            snprintf(err, errlen, "%s: memory cap exceeded", s->fns[ref - 1].where);
+        } else {
+            out = vm->mem.over_budget ? SCRIPT_ERR_BUDGET : SCRIPT_ERR_RUNTIME;
+            snprintf(err, errlen, "%s", msg ? msg : "error");
+        }
+    } else if ((out = ev_result(L, -1)) < 0) {
+        out = SCRIPT_ERR_RUNTIME;
+        snprintf(err, errlen, "%s: a handler returns \"done\", \"nothing\" or nil", s->fns[ref - 1].where);
+    } else if (ev_read(L, -2, &next, err, errlen) < 0) {
+        char m[160];
+        snprintf(m, sizeof m, "%s", err);
+        snprintf(err, errlen, "%s: %s", s->fns[ref - 1].where, m);
+        out = SCRIPT_ERR_RUNTIME;
+    } else {
+        *e = next;
+    }
+    lua_settop(L, 0);
+    return out;
+}
