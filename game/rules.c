@@ -4,6 +4,7 @@
 #include "rules.h"
 #include <stdio.h>
 #include <string.h>
+#include "grammar.h"
 #include "mapgen.h"
 #include "world.h"
 
@@ -75,22 +76,24 @@ static bool seen(game_t *g, handle_t h)
     return is_player(g, h) || (level_in(lv, o->x, o->y) && lv->vis[o->y * lv->w + o->x]);
 }
 
-static void noun(game_t *g, handle_t h, bool cap, char *out, size_t n)
+static gram_noun_t noun_of(game_t *g, handle_t h)
 {
     const obj_t *o = reg_get(&g->reg, h);
-    if (is_player(g, h)) snprintf(out, n, cap ? "You" : "you");
-    else if (!o || !seen(g, h)) snprintf(out, n, cap ? "Something" : "something");
-    else snprintf(out, n, "%s %s", cap ? "The" : "the", ckind(g, o)->name);
+    gram_noun_t n = {o ? ckind(g, o)->name : "thing", NULL, 1, o ? ckind(g, o)->gender : GRAM_IT, 0};
+    if (is_player(g, h)) n.flags |= GRAM_PLAYER;
+    if (seen(g, h)) n.flags |= GRAM_PERCEIVED;
+    return n;
 }
 
-/* "<Actor> <verb>[s] <victim><tail>" with the verb agreeing with the actor. */
-static void say(game_t *g, handle_t actor, const char *verb, const char *verbs, handle_t victim, const char *tail)
+/* One message through the grammar: nothing when neither noun is perceived. */
+static void say(game_t *g, const char *tmpl, handle_t actor, handle_t victim)
 {
-    if (!seen(g, actor) && !seen(g, victim)) return;
-    char a[48], v[48] = "";
-    noun(g, actor, true, a, sizeof a);
-    if (victim) noun(g, victim, false, v, sizeof v);
-    world_msg(g, "%s %s%s%s%s", a, is_player(g, actor) ? verb : verbs, victim ? " " : "", v, tail);
+    gram_arg_t args[2];
+    int n = 0;
+    if (actor) args[n++] = (gram_arg_t){"actor", noun_of(g, actor)};
+    if (victim) args[n++] = (gram_arg_t){"victim", noun_of(g, victim)};
+    char text[MSG_LEN];
+    if (gram_format(text, sizeof text, tmpl, args, n) > 0) world_msg(g, "%s", text);
 }
 
 /* ---- handlers ------------------------------------------------------------- */
@@ -112,7 +115,7 @@ static int rules_attack(game_t *g, ev_info_t *e)
     const creature_kind_t *ak = ckind(g, a), *vk = ckind(g, v);
     int roll = (int)rng_range(&g->play, 1, 20);
     if (roll != 20 && roll + ak->to_hit < 10 + vk->defence) {
-        say(g, e->actor, "miss", "misses", e->victim, ".");
+        say(g, "<Actor> miss<es:Actor> <victim>.", e->actor, e->victim);
         return EV_DONE;
     }
     ev_info_t hit = {.type = EV_HIT, .actor = e->actor, .victim = e->victim, .map = -1, .dtype = DT_HIT};
@@ -143,7 +146,7 @@ static int h_creature(game_t *g, ev_info_t *e, handle_t self)
     }
     if (self == e->actor && e->type == EV_ATTACK) return rules_attack(g, e);
     if (self == e->actor && e->type == EV_HIT) {
-        say(g, e->actor, "hit", "hits", e->victim, ".");
+        say(g, "<Actor> hit<s:Actor> <victim>.", e->actor, e->victim);
         /* the damage step shares the hit's info: same actor, victim, amount */
         e->type = EV_DAMAGE;
         event_throw(g, e);
@@ -178,8 +181,8 @@ static void hk_poison(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
 {
     (void)eh;
     handle_t t = e->target;
-    if (phase == HOOK_START) say(g, t, "feel", "looks", HANDLE_NONE, is_player(g, t) ? " very sick." : " very sick.");
-    if (phase == HOOK_END) say(g, t, "feel", "looks", HANDLE_NONE, " better.");
+    if (phase == HOOK_START) say(g, "<Actor> <is:Actor> poisoned.", t, HANDLE_NONE);
+    if (phase == HOOK_END) say(g, "<Actor> <is:Actor> no longer poisoned.", t, HANDLE_NONE);
     if (phase != HOOK_TICK) return;
     ev_info_t d = {.type = EV_DAMAGE, .victim = t, .map = -1, .dtype = DT_POISON};
     d.amount[0] = e->magnitude;
@@ -226,7 +229,7 @@ void rules_kill(game_t *g, handle_t victim, handle_t killer)
         world_milestone(g, "end", "%s", g->cause);
         return;
     }
-    say(g, victim, "die", "dies", HANDLE_NONE, ".");
+    say(g, "<Actor> die<s:Actor>.", victim, HANDLE_NONE);
     if (is_player(g, killer)) g->score += 10;
     effect_clear(g, victim);
     sched_cancel(&g->sched, victim);
