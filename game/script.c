@@ -237,17 +237,16 @@ static int sc_grow(void **arr, size_t elem, uint16_t *n, uint16_t *cap, int32_t 
 
 typedef struct {
     script_content_t *s;
-    const char *what; /* "creature 'kobold'" for messages */
-    char whatbuf[64];
+    char what[64]; /* "creature 'kobold'" for messages */
 } decl_t;
 
 static decl_t decl_begin(lua_State *L, const char *cls)
 {
-    decl_t d = {lua_touserdata(L, lua_upvalueindex(1)), d.whatbuf, {0}};
+    decl_t d = {lua_touserdata(L, lua_upvalueindex(1)), {0}};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "name");
     const char *nm = lua_tostring(L, -1);
-    snprintf(d.whatbuf, sizeof d.whatbuf, "%s '%s'", cls, nm ? nm : "?");
+    snprintf(d.what, sizeof d.what, "%s '%s'", cls, nm ? nm : "?");
     lua_pop(L, 1);
     return d;
 }
@@ -359,7 +358,7 @@ static int find_effect(const script_content_t *s, const char *name)
 /* A field naming an earlier kind; -1 when absent, an error when unknown. */
 static int fld_kind(lua_State *L, const decl_t *d, const char *f, int (*find)(const script_content_t *, const char *))
 {
-    char name[24];
+    char name[24] = {0};
     if (!fld_str(L, d, f, name, sizeof name, 0)) return -1;
     int k = find(d->s, name);
     if (k < 0) luaL_error(L, "%s: field '%s': unknown kind '%s'", d->what, f, name);
@@ -488,7 +487,7 @@ static int decl_creature(lua_State *L)
     decl_t d = decl_begin(L, "creature");
     script_content_t *s = d.s;
     int like = fld_kind(L, &d, "like", find_creature);
-    char name[24];
+    char name[24] = {0};
     fld_str(L, &d, "name", name, sizeof name, 1);
     if (find_creature(s, name) >= 0) return luaL_error(L, "%s: declared twice", d.what);
     int k = sc_grow((void **)&s->creatures, sizeof *s->creatures, &s->c.n_creatures, &s->cap[1],
@@ -551,7 +550,7 @@ static int decl_effect(lua_State *L)
 static int decl_oddment(lua_State *L)
 {
     decl_t d = decl_begin(L, "oddment");
-    snprintf(d.whatbuf, sizeof d.whatbuf, "oddment");
+    snprintf(d.what, sizeof d.what, "oddment");
     int k = fld_kind(L, &d, "creature", find_creature);
     if (k < 0) return luaL_error(L, "oddment: field 'creature' is required");
     creature_kind_t *c = &d.s->creatures[k];
@@ -565,7 +564,7 @@ static int decl_oddment(lua_State *L)
 static int decl_rules(lua_State *L)
 {
     decl_t d = decl_begin(L, "rules");
-    snprintf(d.whatbuf, sizeof d.whatbuf, "rules");
+    snprintf(d.what, sizeof d.what, "rules");
     content_t *c = &d.s->c;
     int k = fld_kind(L, &d, "player", find_creature);
     if (k >= 0) c->player_kind = (uint16_t)k;
@@ -654,7 +653,8 @@ static int load_check(script_content_t *s, const char *dir, char *err, size_t er
     return 0;
 }
 
-content_t *script_content_load(const char *dir, char *err, size_t errlen)
+/* paths NULL: dir's modules.lua names the files; else paths[0..n) in order. */
+static content_t *load_common(const char *dir, const char *const *paths, int n, char *err, size_t errlen)
 {
     char scratch[8];
     if (!err || !errlen) err = scratch, errlen = sizeof scratch;
@@ -676,9 +676,11 @@ content_t *script_content_load(const char *dir, char *err, size_t errlen)
     lua_pushlightuserdata(L, s);
     luaL_setfuncs(L, DECLS, 1);
     sandbox_proxy(L); /* index 1: the modules' environment */
-    int rc = load_modules(L, &m, dir ? dir : "game/content", err, errlen);
+    int rc = 0;
+    if (!paths) rc = load_modules(L, &m, dir, err, errlen);
+    for (int i = 0; paths && i < n && rc == 0; i++) rc = load_run(L, &m, paths[i], 0, err, errlen);
     lua_close(L);
-    if (rc < 0 || load_check(s, dir ? dir : "game/content", err, errlen) < 0) {
+    if (rc < 0 || load_check(s, dir, err, errlen) < 0) {
         script_content_free(&s->c);
         return NULL;
     }
@@ -691,6 +693,7 @@ struct script_vm {
     script_mem_t mem;
     lua_State *L;
     int env;                  /* registry ref of the sandbox */
+    int rand;                 /* registry ref of e.rand */
     const content_t *content; /* whose handlers `refs` caches */
     int *refs;                /* [ref - 1]: registry ref of the loaded function, 0 = not yet */
     int n_refs;
@@ -719,7 +722,7 @@ script_vm_t *script_vm_new(void)
     sandbox_push(vm->L);
     lua_pushlightuserdata(vm->L, vm);
     lua_pushcclosure(vm->L, vm_rand, 1);
-    lua_setfield(vm->L, -2, "rand");
+    vm->rand = luaL_ref(vm->L, LUA_REGISTRYINDEX);
     sandbox_proxy(vm->L);
     vm->env = luaL_ref(vm->L, LUA_REGISTRYINDEX);
     return vm;
@@ -785,9 +788,11 @@ static int vm_push_fn(script_vm_t *vm, const script_content_t *s, int ref)
     return 0;
 }
 
-static void ev_push(lua_State *L, const script_event_t *e)
+static void ev_push(lua_State *L, const script_event_t *e, int rand)
 {
-    lua_createtable(L, 0, 10);
+    lua_createtable(L, 0, 11);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rand);
+    lua_setfield(L, -2, "rand");
     lua_pushstring(L, EVENT_NAMES[e->type < EV_TYPES ? e->type : 0]);
     lua_setfield(L, -2, "type");
     lua_pushstring(L, PHASE_NAMES[e->phase < 3 ? e->phase : 0]);
@@ -870,7 +875,7 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
         lua_settop(L, 0);
         return SCRIPT_ERR_BAD;
     }
-    ev_push(L, e);
+    ev_push(L, e, vm->rand);
     lua_pushvalue(L, -1);
     lua_insert(L, -3); /* keep the event table below the call */
     vm->cur = e;
@@ -905,4 +910,14 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
     }
     lua_settop(L, 0);
     return out;
+}
+
+content_t *script_content_load(const char *dir, char *err, size_t errlen)
+{
+    return load_common(dir ? dir : "game/content", NULL, 0, err, errlen);
+}
+
+content_t *script_content_load_files(const char *const *paths, int n, char *err, size_t errlen)
+{
+    return load_common(n > 0 ? paths[n - 1] : "(none)", paths, n, err, errlen);
 }

@@ -67,6 +67,8 @@ typedef struct {
 
 /* Loads dir's modules; NULL and "file:line: what is wrong" on failure. */
 content_t *script_content_load(const char *dir, char *err, size_t errlen);
+/* The same from a list of file paths loaded in order (no modules.lua). */
+content_t *script_content_load_files(const char *const *paths, int n, char *err, size_t errlen);
 void script_content_free(content_t *c);
 /* The `on` handler of a kind for an event type: a ref > 0, or 0 for none. */
 int script_kind_handler(const content_t *c, script_kind_class_t cls, uint16_t kind, uint16_t ev_type);

@@ -1,0 +1,3 @@
+-- The content modules, loaded in this order; a module may name kinds of
+-- the modules before it.
+return { "terrain.lua", "creatures.lua", "effects.lua", "golems.lua", "rules.lua" }

@@ -1,0 +1,2 @@
+-- speed must be a number
+creature { name = "blob", glyph = "b", speed = "fast" }

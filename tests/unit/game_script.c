@@ -1,0 +1,185 @@
+/* script: content modules load into the same tables as the built-in
+ * content, broken files fail with file:line, handlers are sandboxed. */
+#include <check.h>
+#include <string.h>
+#include "content.h"
+#include "event.h"
+#include "script.h"
+
+#define BASE "game/content/"
+static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "creatures.lua", BASE "effects.lua"};
+
+START_TEST(test_shipped_equals_builtin)
+{
+    char err[256] = "";
+    content_t *lua = script_content_load("game/content", err, sizeof err);
+    ck_assert_msg(lua != NULL, "%s", err);
+    content_t *ref = content_load(NULL, err, sizeof err);
+    ck_assert_ptr_nonnull(ref);
+    ck_assert_int_eq(lua->n_terrain, ref->n_terrain);
+    for (int i = 0; i < ref->n_terrain; i++)
+        ck_assert_mem_eq(&lua->terrain[i], &ref->terrain[i], sizeof ref->terrain[i]);
+    ck_assert_int_eq(lua->n_creatures, ref->n_creatures + 1); /* + the flesh golem */
+    for (int i = 0; i < ref->n_creatures; i++) {
+        const creature_kind_t *a = &lua->creatures[i], *b = &ref->creatures[i];
+        ck_assert_str_eq(a->name, b->name);
+        ck_assert_uint_eq(a->glyph, b->glyph);
+        ck_assert_int_eq(a->speed, b->speed);
+        ck_assert_mem_eq(&a->hp, &b->hp, sizeof a->hp);
+        ck_assert_mem_eq(&a->attack, &b->attack, sizeof a->attack);
+        ck_assert_mem_eq(a, b, sizeof *a); /* every field, generation weights too */
+    }
+    ck_assert_int_eq(lua->n_effects, ref->n_effects);
+    ck_assert_mem_eq(&lua->effects[0], &ref->effects[0], sizeof ref->effects[0]);
+    ck_assert_ptr_eq(lua->handlers, ref->handlers);
+    ck_assert_ptr_eq(lua->hooks, ref->hooks);
+    ck_assert_mem_eq(lua->builtin, ref->builtin, sizeof ref->builtin);
+    ck_assert_int_eq(lua->map_builtin, ref->map_builtin);
+    ck_assert_int_eq(lua->player_kind, ref->player_kind);
+    ck_assert_int_eq(lua->poison_effect, ref->poison_effect);
+    content_free(ref);
+    script_content_free(lua);
+}
+END_TEST
+
+static void expect_load_error(const char *bad, const char *want)
+{
+    const char *paths[4] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], bad};
+    char err[256] = "";
+    content_t *c = script_content_load_files(paths, 4, err, sizeof err);
+    ck_assert_ptr_null(c);
+    ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err, want);
+}
+
+START_TEST(test_bad_files)
+{
+    expect_load_error("tests/content/bad/syntax.lua", "tests/content/bad/syntax.lua:4:");
+    expect_load_error("tests/content/bad/unknown_kind.lua",
+                      "tests/content/bad/unknown_kind.lua:2: oddment: field 'creature': unknown kind 'dragon'");
+    expect_load_error("tests/content/bad/bad_weight.lua",
+                      "tests/content/bad/bad_weight.lua:2: oddment: field 'weight' must be an integer");
+    expect_load_error("tests/content/bad/wrong_type.lua",
+                      "tests/content/bad/wrong_type.lua:2: creature 'blob': field 'speed' must be an integer");
+    expect_load_error("tests/content/bad/captures_local.lua",
+                      "tests/content/bad/captures_local.lua:3: creature 'counter': handler 'damage' uses");
+    expect_load_error("tests/content/bad/missing.lua", "tests/content/bad/missing.lua: cannot be read");
+}
+END_TEST
+
+static content_t *load_handlers(void)
+{
+    const char *paths[4] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], "tests/content/bad/handlers.lua"};
+    char err[256] = "";
+    content_t *c = script_content_load_files(paths, 4, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    return c;
+}
+
+static int kind_of(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_creatures; i++)
+        if (strcmp(c->creatures[i].name, name) == 0) return i;
+    ck_abort_msg("no kind %s", name);
+    return -1;
+}
+
+/* Calls name's damage handler on a 10-point hit; returns the status. */
+static int call_damage(script_vm_t *vm, const content_t *c, const char *name, script_event_t *e, char *err)
+{
+    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, name), EV_DAMAGE);
+    ck_assert_int_gt(ref, 0);
+    *e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_HIT, .amount = {10, 0, 0}};
+    return script_call_handler(vm, c, ref, e, err, 256);
+}
+
+START_TEST(test_contained_errors)
+{
+    content_t *c = load_handlers();
+    script_vm_t *vm = script_vm_new();
+    script_event_t e;
+    char err[256];
+    ck_assert_int_eq(call_damage(vm, c, "faulty", &e, err), SCRIPT_ERR_RUNTIME);
+    ck_assert_msg(strstr(err, "tests/content/bad/handlers.lua:3:"), "%s", err);
+    ck_assert_int_eq(call_damage(vm, c, "runaway", &e, err), SCRIPT_ERR_BUDGET);
+    ck_assert_msg(strstr(err, "handlers.lua:6: instruction budget exceeded"), "%s", err);
+    ck_assert_int_eq(call_damage(vm, c, "glutton", &e, err), SCRIPT_ERR_MEMORY);
+    ck_assert_msg(strstr(err, "handlers.lua:8: memory cap exceeded"), "%s", err);
+    ck_assert_int_eq(call_damage(vm, c, "catcher", &e, err), SCRIPT_ERR_RUNTIME);
+    ck_assert_int_eq(e.amount[0], 10); /* a failed handler changes nothing */
+    /* the vm still works after each failure */
+    ck_assert_int_eq(call_damage(vm, c, "faulty", &e, err), SCRIPT_ERR_RUNTIME);
+    script_vm_free(vm);
+    script_content_free(c);
+}
+END_TEST
+
+START_TEST(test_sandbox_escapes)
+{
+    static const char *const ESCAPES[] = {"io", "os", "require", "load", "debug", "dump",
+                                          "libwrite", "strmeta", "pcall"};
+    content_t *c = load_handlers();
+    script_vm_t *vm = script_vm_new();
+    script_event_t e;
+    char err[256];
+    for (size_t i = 0; i < sizeof ESCAPES / sizeof ESCAPES[0]; i++)
+        ck_assert_msg(call_damage(vm, c, ESCAPES[i], &e, err) == SCRIPT_ERR_RUNTIME, "%s: %s", ESCAPES[i],
+                      err);
+    for (int i = 0; i < 2; i++) { /* the write fails every time: nothing persisted */
+        ck_assert_int_eq(call_damage(vm, c, "global", &e, err), SCRIPT_ERR_RUNTIME);
+        ck_assert_msg(strstr(err, "cannot set 'counter'"), "%s", err);
+    }
+    script_vm_free(vm);
+    script_content_free(c);
+}
+END_TEST
+
+static uint32_t fixed_rand(void *ctx, uint32_t n)
+{
+    (void)ctx;
+    return n - 1;
+}
+
+START_TEST(test_flesh_golem)
+{
+    char err[256] = "";
+    content_t *c = script_content_load("game/content", err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, "flesh golem"), EV_DAMAGE);
+    ck_assert_int_gt(ref, 0);
+    ck_assert_int_eq(script_kind_handler(c, SCRIPT_KIND_CREATURE, 1, EV_DAMAGE), 0);
+    script_vm_t *vm = script_vm_new();
+    script_event_t e = {.type = EV_DAMAGE, .dtype = SCRIPT_DT_LIGHTNING, .amount = {12}, .flags = SCRIPT_EVF_SPELL};
+    ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
+    ck_assert_int_eq(e.amount[0], 0);
+    ck_assert_int_eq(e.heal, 4);
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_FIRE, .amount = {9}, .rand = fixed_rand};
+    ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
+    ck_assert_int_eq(e.slow, 5);
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_COLD, .amount = {9}};
+    ck_assert_int_eq(script_call_handler(vm, c, ref, &e, err, sizeof err), SCRIPT_ERR_RUNTIME); /* no rng */
+    ck_assert_int_eq(e.amount[0], 9);
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_MAGIC, .amount = {7}, .flags = SCRIPT_EVF_SPELL};
+    ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
+    ck_assert_int_eq(e.amount[0], 0);
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_HIT, .amount = {6}};
+    ck_assert_int_eq(script_call_handler(vm, c, ref, &e, err, sizeof err), EV_NOTHING);
+    ck_assert_int_eq(e.amount[0], 6);
+    ck_assert_int_eq(e.heal + e.slow, 0);
+    script_vm_free(vm);
+    script_content_free(c);
+}
+END_TEST
+
+Suite *suite_game_script(void)
+{
+    Suite *s = suite_create("game_script");
+    TCase *tc = tcase_create("script");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_shipped_equals_builtin);
+    tcase_add_test(tc, test_bad_files);
+    tcase_add_test(tc, test_contained_errors);
+    tcase_add_test(tc, test_sandbox_escapes);
+    tcase_add_test(tc, test_flesh_golem);
+    suite_add_tcase(s, tc);
+    return s;
+}
