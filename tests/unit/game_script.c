@@ -62,6 +62,8 @@ START_TEST(test_bad_files)
                       "tests/content/bad/wrong_type.lua:2: creature 'blob': field 'speed' must be an integer");
     expect_load_error("tests/content/bad/captures_local.lua",
                       "tests/content/bad/captures_local.lua:3: creature 'counter': handler 'damage' uses");
+    expect_load_error("tests/content/bad/runaway_load.lua",
+                      "tests/content/bad/runaway_load.lua:3: instruction budget exceeded");
     expect_load_error("tests/content/bad/missing.lua", "tests/content/bad/missing.lua: cannot be read");
 }
 END_TEST
