@@ -693,12 +693,14 @@ struct script_vm {
     script_mem_t mem;
     lua_State *L;
     int env;                  /* registry ref of the sandbox */
-    int rand;                 /* registry ref of e.rand */
+    int keys;                 /* registry ref of the event view's names (keys_push) */
     const content_t *content; /* whose handlers `refs` caches */
     int *refs;                /* [ref - 1]: registry ref of the loaded function, 0 = not yet */
     int n_refs;
     script_event_t *cur;      /* the event of the running call (for e.rand) */
 };
+
+static void keys_push(lua_State *L, int rand);
 
 static int vm_rand(lua_State *L)
 {
@@ -722,7 +724,9 @@ script_vm_t *script_vm_new(void)
     sandbox_push(vm->L);
     lua_pushlightuserdata(vm->L, vm);
     lua_pushcclosure(vm->L, vm_rand, 1);
-    vm->rand = luaL_ref(vm->L, LUA_REGISTRYINDEX);
+    int rand = luaL_ref(vm->L, LUA_REGISTRYINDEX);
+    keys_push(vm->L, rand);
+    vm->keys = luaL_ref(vm->L, LUA_REGISTRYINDEX);
     sandbox_proxy(vm->L);
     vm->env = luaL_ref(vm->L, LUA_REGISTRYINDEX);
     return vm;
@@ -788,63 +792,115 @@ static int vm_push_fn(script_vm_t *vm, const script_content_t *s, int ref)
     return 0;
 }
 
-static void ev_push(lua_State *L, const script_event_t *e, int rand)
+/* The event view's field names and value strings, interned once per vm in
+ * a table (vm->keys) so a call never hashes a C string. */
+enum { K_RAND = 1, K_TYPE, K_PHASE, K_DTYPE, K_AMOUNT, K_AMOUNT2, K_AMOUNT3, K_FLAGS, K_SPELL, K_HEAL, K_SLOW,
+       K_FIELDS, V_EVENT = K_FIELDS, V_PHASE = V_EVENT + EV_TYPES, V_DAMAGE = V_PHASE + 3,
+       V_END = V_DAMAGE + SCRIPT_DT_COUNT };
+static const char *const KEY_NAMES[K_FIELDS] = {"", "rand", "type", "phase", "dtype", "amount", "amount2",
+                                                "amount3", "flags", "spell", "heal", "slow"};
+
+/* Pushes the keys table: [K_*] field names, [V_*] lower-case value names. */
+static void keys_push(lua_State *L, int rand)
 {
-    lua_createtable(L, 0, 11);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, rand);
-    lua_setfield(L, -2, "rand");
-    lua_pushstring(L, EVENT_NAMES[e->type < EV_TYPES ? e->type : 0]);
-    lua_setfield(L, -2, "type");
-    lua_pushstring(L, PHASE_NAMES[e->phase < 3 ? e->phase : 0]);
-    lua_setfield(L, -2, "phase");
-    char dt[16];
-    lower_copy(dt, sizeof dt, DAMAGE_NAMES[e->dtype < SCRIPT_DT_COUNT ? e->dtype : 0]);
-    lua_pushstring(L, dt);
-    lua_setfield(L, -2, "dtype");
-    static const char *const AMOUNTS[3] = {"amount", "amount2", "amount3"};
-    for (int i = 0; i < 3; i++) {
-        lua_pushinteger(L, e->amount[i]);
-        lua_setfield(L, -2, AMOUNTS[i]);
+    char low[32];
+    lua_createtable(L, V_END, 0);
+    for (int i = 1; i < K_FIELDS; i++) {
+        lua_pushstring(L, KEY_NAMES[i]);
+        lua_rawseti(L, -2, i);
     }
-    lua_pushinteger(L, e->flags);
-    lua_setfield(L, -2, "flags");
-    lua_pushboolean(L, (e->flags & SCRIPT_EVF_SPELL) != 0);
-    lua_setfield(L, -2, "spell");
-    lua_pushinteger(L, e->heal);
-    lua_setfield(L, -2, "heal");
-    lua_pushinteger(L, e->slow);
-    lua_setfield(L, -2, "slow");
+    for (int i = 0; i < EV_TYPES; i++) {
+        lower_copy(low, sizeof low, EVENT_NAMES[i]);
+        lua_pushstring(L, low);
+        lua_rawseti(L, -2, V_EVENT + i);
+    }
+    for (int i = 0; i < 3; i++) {
+        lua_pushstring(L, PHASE_NAMES[i]);
+        lua_rawseti(L, -2, V_PHASE + i);
+    }
+    for (int i = 0; i < SCRIPT_DT_COUNT; i++) {
+        lower_copy(low, sizeof low, DAMAGE_NAMES[i]);
+        lua_pushstring(L, low);
+        lua_rawseti(L, -2, V_DAMAGE + i);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, rand);
+    lua_rawseti(L, -2, V_END);
 }
 
-/* Reads a number field back; -1 when it is not an integer in int32 range. */
-static int ev_int(lua_State *L, int t, const char *f, int32_t *out)
+/* t[keys[k]] = keys[v] or the value on top (v == 0). */
+static void ev_set(lua_State *L, int kt, int t, int k, int v)
+{
+    lua_rawgeti(L, kt, k);
+    if (v) lua_rawgeti(L, kt, v);
+    else lua_rotate(L, -2, 1);
+    lua_rawset(L, t);
+}
+
+/* Pushes a fresh event table for e (keys at kt). */
+static void ev_push(lua_State *L, int kt, const script_event_t *e)
+{
+    lua_createtable(L, 0, 12);
+    int t = lua_gettop(L);
+    ev_set(L, kt, t, K_RAND, V_END);
+    ev_set(L, kt, t, K_TYPE, V_EVENT + (e->type < EV_TYPES ? e->type : 0));
+    ev_set(L, kt, t, K_PHASE, V_PHASE + (e->phase < 3 ? e->phase : 0));
+    ev_set(L, kt, t, K_DTYPE, V_DAMAGE + (e->dtype < SCRIPT_DT_COUNT ? e->dtype : 0));
+    const int32_t nums[] = {e->amount[0], e->amount[1], e->amount[2], (int32_t)e->flags, e->heal, e->slow};
+    const int keys[] = {K_AMOUNT, K_AMOUNT2, K_AMOUNT3, K_FLAGS, K_HEAL, K_SLOW};
+    for (int i = 0; i < 6; i++) {
+        lua_pushinteger(L, keys[i] == K_FLAGS ? (lua_Integer)e->flags : nums[i]);
+        ev_set(L, kt, t, keys[i], 0);
+    }
+    lua_pushboolean(L, (e->flags & SCRIPT_EVF_SPELL) != 0);
+    ev_set(L, kt, t, K_SPELL, 0);
+}
+
+/* Pushes t[keys[k]]. */
+static int ev_get(lua_State *L, int kt, int t, int k)
+{
+    lua_rawgeti(L, kt, k);
+    return lua_rawget(L, t);
+}
+
+/* Reads a number field back; -1 when it is not an integer in range. */
+static int ev_int(lua_State *L, int kt, int t, int k, lua_Integer lo, lua_Integer hi, lua_Integer *out)
 {
     int isint = 0;
-    lua_getfield(L, t, f);
+    ev_get(L, kt, t, k);
     lua_Integer v = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 1);
-    if (!isint || v < INT32_MIN || v > INT32_MAX) return -1;
-    *out = (int32_t)v;
+    if (!isint || v < lo || v > hi) return -1;
+    *out = v;
     return 0;
 }
 
 /* Copies the table at t into out; on a bad field names it in err. */
-static int ev_read(lua_State *L, int t, script_event_t *out, char *err, size_t errlen)
+static int ev_read(lua_State *L, int kt, int t, script_event_t *out, char *err, size_t errlen)
 {
-    static const char *const F[] = {"amount", "amount2", "amount3", "heal", "slow"};
+    const int keys[] = {K_AMOUNT, K_AMOUNT2, K_AMOUNT3, K_HEAL, K_SLOW};
     int32_t *dst[] = {&out->amount[0], &out->amount[1], &out->amount[2], &out->heal, &out->slow};
-    for (int i = 0; i < 5; i++)
-        if (ev_int(L, t, F[i], dst[i]) < 0) return snprintf(err, errlen, "e.%s must be an integer", F[i]), -1;
-    int32_t flags;
-    if (ev_int(L, t, "flags", &flags) < 0) return snprintf(err, errlen, "e.flags must be an integer"), -1;
-    lua_getfield(L, t, "spell");
-    out->flags = ((uint32_t)flags & ~SCRIPT_EVF_SPELL) | (lua_toboolean(L, -1) ? SCRIPT_EVF_SPELL : 0);
+    lua_Integer v;
+    for (int i = 0; i < 5; i++) {
+        if (ev_int(L, kt, t, keys[i], INT32_MIN, INT32_MAX, &v) < 0)
+            return snprintf(err, errlen, "e.%s must be an integer", KEY_NAMES[keys[i]]), -1;
+        *dst[i] = (int32_t)v;
+    }
+    if (ev_int(L, kt, t, K_FLAGS, 0, UINT32_MAX, &v) < 0)
+        return snprintf(err, errlen, "e.flags must be an integer"), -1;
+    ev_get(L, kt, t, K_SPELL);
+    out->flags = ((uint32_t)v & ~(uint32_t)SCRIPT_EVF_SPELL) | (lua_toboolean(L, -1) ? SCRIPT_EVF_SPELL : 0);
     lua_pop(L, 1);
-    lua_getfield(L, t, "dtype");
-    const char *dt = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-    int k = dt ? name_find(DAMAGE_NAMES, SCRIPT_DT_COUNT, dt) : -1;
+    ev_get(L, kt, t, K_DTYPE);
+    int k = -1;
+    for (int i = 0; i < SCRIPT_DT_COUNT && k < 0; i++) { /* interned: compare as Lua values */
+        lua_rawgeti(L, kt, V_DAMAGE + i);
+        if (lua_rawequal(L, -1, -2)) k = i;
+        lua_pop(L, 1);
+    }
+    const char *dt = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
+    if (k < 0) snprintf(err, errlen, "e.dtype: unknown damage type '%s'", dt);
     lua_pop(L, 1);
-    if (k < 0) return snprintf(err, errlen, "e.dtype: unknown damage type '%s'", dt ? dt : "?"), -1;
+    if (k < 0) return -1;
     out->dtype = (uint8_t)k;
     return 0;
 }
@@ -870,14 +926,15 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
         return SCRIPT_ERR_BAD;
     }
     lua_State *L = vm->L;
+    lua_settop(L, 0);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, vm->keys); /* 1: keys, 2: event, 3: function */
+    ev_push(L, 1, e);
     if (vm_push_fn(vm, s, ref) < 0) {
         snprintf(err, errlen, "%s: handler cannot be loaded", s->fns[ref - 1].where);
         lua_settop(L, 0);
         return SCRIPT_ERR_BAD;
     }
-    ev_push(L, e, vm->rand);
-    lua_pushvalue(L, -1);
-    lua_insert(L, -3); /* keep the event table below the call */
+    lua_pushvalue(L, 2);
     vm->cur = e;
     vm->mem.mem_failed = vm->mem.over_budget = 0;
     vm->mem.limit = vm->mem.used + SCRIPT_MEM_CAP;
@@ -900,7 +957,7 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
     } else if ((out = ev_result(L, -1)) < 0) {
         out = SCRIPT_ERR_RUNTIME;
         snprintf(err, errlen, "%s: a handler returns \"done\", \"nothing\" or nil", s->fns[ref - 1].where);
-    } else if (ev_read(L, -2, &next, err, errlen) < 0) {
+    } else if (ev_read(L, 1, 2, &next, err, errlen) < 0) {
         char m[160];
         snprintf(m, sizeof m, "%s", err);
         snprintf(err, errlen, "%s: %s", s->fns[ref - 1].where, m);
