@@ -21,6 +21,8 @@ PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 REL_FLAGS  := -O2 -g
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
+# seconds per unit test before Check calls it a failure (sanitizer builds on 2 cores)
+UNIT_TIMEOUT ?= 60
 PYTHON   := /usr/bin/python3
 
 LAYERS := protocol game db server
@@ -114,10 +116,10 @@ run: build
 # Suites run in this order; the unit runner's summary line ends the output.
 test: build build-asan
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
-	CK_FORK=yes $(BIN)/asan/unit
+	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
 
 unit: build-asan
-	CK_FORK=yes $(BIN)/asan/unit
+	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
 
 FUZZ_CC   := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
