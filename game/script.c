@@ -721,6 +721,7 @@ script_vm_t *script_vm_new(void)
         free(vm);
         return NULL;
     }
+    lua_gc(vm->L, LUA_GCGEN, 0, 0); /* each call leaves young garbage around an old, fixed state */
     sandbox_push(vm->L);
     lua_pushlightuserdata(vm->L, vm);
     lua_pushcclosure(vm->L, vm_rand, 1);
