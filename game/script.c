@@ -635,15 +635,15 @@ static int load_modules(lua_State *L, script_mem_t *m, const char *dir, char *er
 }
 
 /* The tables the engine needs whole, checked once everything is declared. */
-static int load_check(script_content_t *s, const char *dir, char *err, size_t errlen)
+static int load_check(script_content_t *s, const char *where, char *err, size_t errlen)
 {
     if (s->c.n_terrain != MAP_TERRAIN_COUNT) {
-        snprintf(err, errlen, "%s/modules.lua:1: %d terrain kinds declared, the map needs %d", dir,
+        snprintf(err, errlen, "%s: %d terrain kinds declared, the map needs %d", where,
                  s->c.n_terrain, MAP_TERRAIN_COUNT);
         return -1;
     }
     if (s->c.n_creatures == 0) {
-        snprintf(err, errlen, "%s/modules.lua:1: no creature kinds (the player needs one)", dir);
+        snprintf(err, errlen, "%s: no creature kinds (the player needs one)", where);
         return -1;
     }
     s->c.terrain = s->terrain;
@@ -653,8 +653,10 @@ static int load_check(script_content_t *s, const char *dir, char *err, size_t er
     return 0;
 }
 
-/* paths NULL: dir's modules.lua names the files; else paths[0..n) in order. */
-static content_t *load_common(const char *dir, const char *const *paths, int n, char *err, size_t errlen)
+/* paths NULL: dir's modules.lua names the files; else paths[0..n) in order.
+ * where: what a whole-content error names ("dir/modules.lua:1"). */
+static content_t *load_common(const char *dir, const char *const *paths, int n, const char *where, char *err,
+                              size_t errlen)
 {
     char scratch[8];
     if (!err || !errlen) err = scratch, errlen = sizeof scratch;
@@ -680,7 +682,7 @@ static content_t *load_common(const char *dir, const char *const *paths, int n, 
     if (!paths) rc = load_modules(L, &m, dir, err, errlen);
     for (int i = 0; paths && i < n && rc == 0; i++) rc = load_run(L, &m, paths[i], 0, err, errlen);
     lua_close(L);
-    if (rc < 0 || load_check(s, dir, err, errlen) < 0) {
+    if (rc < 0 || load_check(s, where, err, errlen) < 0) {
         script_content_free(&s->c);
         return NULL;
     }
@@ -972,10 +974,14 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
 
 content_t *script_content_load(const char *dir, char *err, size_t errlen)
 {
-    return load_common(dir ? dir : "game/content", NULL, 0, err, errlen);
+    char where[512];
+    snprintf(where, sizeof where, "%s/modules.lua:1", dir ? dir : "game/content");
+    return load_common(dir ? dir : "game/content", NULL, 0, where, err, errlen);
 }
 
 content_t *script_content_load_files(const char *const *paths, int n, char *err, size_t errlen)
 {
-    return load_common(n > 0 ? paths[n - 1] : "(none)", paths, n, err, errlen);
+    char where[512];
+    snprintf(where, sizeof where, "%s:1", n > 0 ? paths[n - 1] : "(no files)");
+    return load_common(".", paths, n, where, err, errlen);
 }

@@ -64,6 +64,14 @@ START_TEST(test_bad_files)
                       "tests/content/bad/captures_local.lua:3: creature 'counter': handler 'damage' uses");
     expect_load_error("tests/content/bad/runaway_load.lua",
                       "tests/content/bad/runaway_load.lua:3: instruction budget exceeded");
+    {
+        const char *only[1] = {BASE_FILES[1]}; /* creatures without terrain */
+        char err[256] = "";
+        ck_assert_ptr_null(script_content_load_files(only, 1, err, sizeof err));
+        ck_assert_msg(strstr(err, "creatures.lua:1: 0 terrain kinds declared"), "%s", err);
+        ck_assert_ptr_null(script_content_load("tests/content/none", err, sizeof err));
+        ck_assert_msg(strstr(err, "tests/content/none/modules.lua: cannot be read"), "%s", err);
+    }
     expect_load_error("tests/content/bad/missing.lua", "tests/content/bad/missing.lua: cannot be read");
 }
 END_TEST
@@ -108,6 +116,13 @@ START_TEST(test_contained_errors)
     ck_assert_msg(strstr(err, "handlers.lua:8: memory cap exceeded"), "%s", err);
     ck_assert_int_eq(call_damage(vm, c, "catcher", &e, err), SCRIPT_ERR_RUNTIME);
     ck_assert_int_eq(e.amount[0], 10); /* a failed handler changes nothing */
+    /* a variant (like =) keeps its base's handler and fields it does not set */
+    const creature_kind_t *base = &c->creatures[kind_of(c, "faulty")], *twin = &c->creatures[kind_of(c, "faulty twin")];
+    ck_assert_int_eq(twin->speed, 130);
+    ck_assert_uint_eq(twin->glyph, 'F');
+    ck_assert_mem_eq(&twin->hp, &base->hp, sizeof base->hp);
+    ck_assert_int_eq(call_damage(vm, c, "faulty twin", &e, err), SCRIPT_ERR_RUNTIME);
+    ck_assert_msg(strstr(err, "tests/content/bad/handlers.lua:3:"), "%s", err);
     /* the vm still works after each failure */
     ck_assert_int_eq(call_damage(vm, c, "faulty", &e, err), SCRIPT_ERR_RUNTIME);
     script_vm_free(vm);

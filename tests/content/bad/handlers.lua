@@ -29,3 +29,5 @@ creature { name = "catcher", glyph = "C", on = { damage = function(e)
     e.amount = 7
     error("after a change")
 end } }
+-- a variant: a copy of an earlier kind, handlers included, with changes
+creature { name = "faulty twin", like = "faulty", glyph = "F", speed = 130 }
