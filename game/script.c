@@ -272,7 +272,7 @@ static int fld_str(lua_State *L, const decl_t *d, const char *f, char *out, size
         if (required) luaL_error(L, "%s: field '%s' is required", d->what, f);
         return 0;
     }
-    size_t len;
+    size_t len = 0;
     const char *v = t == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
     if (!v || len == 0 || len >= n)
         luaL_error(L, "%s: field '%s' must be a string of 1 to %d bytes", d->what, f, (int)n - 1);
