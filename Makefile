@@ -157,4 +157,7 @@ install: build
 clean:
 	rm -rf $(OBJ) $(BIN)
 
+# keep intermediate objects (tools) so nothing prints after the test summary
+.SECONDARY:
+
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
