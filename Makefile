@@ -144,6 +144,7 @@ bench-protocol: build
 	$(BIN)/bench-protocol
 bench-engine: build
 	$(BIN)/warren-engine bench
+	$(BIN)/tools/script_bench
 bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 

@@ -107,6 +107,8 @@ int cmd_bench(int argc, char **argv)
     bench_snapshot(c, g);
     bench_line("engine.game.heap.bytes", (double)g->al.bytes, "bytes");
     bench_turn(c);
+    bench_line("engine.levelgen.us", levels_bench_levelgen_us(), "us");
+    bench_line("engine.fov.us", levels_bench_fov_us(), "us");
     game_free(g);
     content_free(c);
     return 0;
