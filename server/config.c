@@ -240,7 +240,13 @@ void config_print_usage(FILE *out)
 {
     fputs("usage: warrend [options]\n"
           "  --config FILE       read settings from FILE (key = value lines)\n", out);
-    for (size_t i = 0; i < NOPTS; i++)
-        fprintf(out, "  --%-18s %s\n", opts[i].name, opts[i].help);
+    for (size_t i = 0; i < NOPTS; i++) {
+        /* a valued option's help starts with its metavariable ("PATH ...") */
+        const char *help = opts[i].help, *sp = strchr(help, ' ');
+        int mlen = opts[i].kind == OPT_BOOL || !sp ? 0 : (int)(sp - help);
+        char flag[48];
+        snprintf(flag, sizeof flag, "--%s%s%.*s", opts[i].name, mlen ? " " : "", mlen, help);
+        fprintf(out, "  %-19s %s\n", flag, mlen ? sp + 1 : help);
+    }
     fputs("  --help              this text\n  --version           print the version\n", out);
 }
