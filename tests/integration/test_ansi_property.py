@@ -222,7 +222,7 @@ class Tmux:
 @pytest.fixture(scope="module")
 def tmux():
     if not shutil.which("tmux"):
-        pytest.skip("tmux not installed")
+        pytest.fail("tmux is missing: make deps installs it")
     tmp = tempfile.mkdtemp(prefix="ansi-tmux-")
     t = Tmux(tmp)
     yield t

@@ -29,8 +29,7 @@ def free_port():
 def need_daemon(bindir):
     path = pathlib.Path(bindir) / "warrend"
     if not path.exists():
-        pytest.skip("!!!!! %s IS MISSING: the daemon is not built, so this test "
-                    "CANNOT RUN. Build it (make) and run again. !!!!!" % path)
+        pytest.fail("%s is missing: build it (make) first" % path)
     return path
 
 

@@ -17,7 +17,7 @@ MOVES = [b"h", b"j", b"k", b"l", b"y", b"u", b"b", b"n", b".", b"\x1b[A", b"\x1b
 def engine(bindir):
     path = pathlib.Path(bindir) / "warren-engine"
     if not path.exists():
-        pytest.skip("warren-engine not built")
+        pytest.fail("warren-engine is missing: build it (make) first")
     return path
 
 

@@ -14,7 +14,7 @@ LINE = re.compile(
 def run_levels(bindir, *args, timeout=120):
     exe = bindir / "warren-engine"
     if not exe.exists():
-        pytest.skip("warren-engine not built")
+        pytest.fail("warren-engine is missing: build it (make) first")
     return subprocess.run([str(exe), "levels", *args], capture_output=True, text=True, timeout=timeout)
 
 
