@@ -165,6 +165,21 @@ static void client_on_out_written(uv_write_t *req, int status)
     }
 }
 
+/* A write request owning a copy of data; NULL (and the client stopping) on OOM. */
+static client_write_t *client_write_new(client_t *c, const char *data, size_t len, uv_buf_t *buf)
+{
+    client_write_t *w = malloc(sizeof *w + len);
+    if (!w) {
+        client_stop(c, 1, "warren: out of memory");
+        return NULL;
+    }
+    w->c = c;
+    w->len = len;
+    memcpy(w->data, data, len);
+    *buf = uv_buf_init(w->data, (unsigned)len);
+    return w;
+}
+
 static void client_out_write(client_t *c, const char *data, size_t len)
 {
     client_write_t *w;
@@ -181,15 +196,9 @@ static void client_out_write(client_t *c, const char *data, size_t len)
         }
         return;
     }
-    w = malloc(sizeof *w + len);
-    if (!w) {
-        client_stop(c, 1, "warren: out of memory");
+    w = client_write_new(c, data, len, &buf);
+    if (!w)
         return;
-    }
-    w->c = c;
-    w->len = len;
-    memcpy(w->data, data, len);
-    buf = uv_buf_init(w->data, (unsigned)len);
     if (uv_write(&w->req, &c->out.stream, &buf, 1, client_on_out_written) < 0) {
         free(w);
         return;
@@ -218,15 +227,9 @@ static void client_net_write(client_t *c, const char *data, size_t len)
     uv_buf_t buf;
     if (!c->net_ready)
         return;
-    w = malloc(sizeof *w + len);
-    if (!w) {
-        client_stop(c, 1, "warren: out of memory");
+    w = client_write_new(c, data, len, &buf);
+    if (!w)
         return;
-    }
-    w->c = c;
-    w->len = len;
-    memcpy(w->data, data, len);
-    buf = uv_buf_init(w->data, (unsigned)len);
     if (uv_write(&w->req, &c->net.stream, &buf, 1, client_on_net_written) < 0)
         free(w);
 }
