@@ -13,7 +13,10 @@ OBJ      := $(B)/build
 BIN      := $(B)/bin
 CC       ?= cc
 PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets
-WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE
+# the content a build loads when no --content is given: this tree's
+CONTENT_DIR := $(abspath game/content)
+WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE \
+            -DWARREN_CONTENT_DIR='"$(CONTENT_DIR)"' 
 # -iquote: project headers (game/sched.h, ...) must not shadow system ones (<sched.h>)
 INC      := -iquote . -iquote protocol -iquote game -iquote db -iquote server
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -126,7 +129,7 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 FUZZ_LIBSRC := $(protocol_SRC) $(game_SRC)
 $(BIN)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(INC) $(PKGCFLAGS) -o $@ $^ $(PKGLIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -DWARREN_CONTENT_DIR='"$(CONTENT_DIR)"' -Wall -Wextra -Werror $(INC) $(PKGCFLAGS) -o $@ $^ $(PKGLIBS)
 # Each target runs from its seeds (if any) for FUZZ_SECONDS; any crash, leak
 # or sanitizer report fails the run and shows the end of its log.
 fuzz: deps $(FUZZ_BINS)

@@ -2,11 +2,12 @@
  * read-only by every game (game.h's content_t).
  *
  * Content is plain tables: terrain kinds (indexed by mapgen's terrain
- * numbers), creature kinds, item kinds, effect kinds. Behaviour is named by
- * id: handler ids into `handlers` (event.h), hook ids into `hooks`
- * (effect.h). Those two are const code tables; a later loader (Lua) fills
- * the kind tables from files and may point handlers at scripts, without the
- * engine changing. content_load builds the default from const C tables.
+ * numbers), creature kinds, item kinds, effect kinds, region kinds, vault
+ * prefabs and room shape weights. Behaviour is named by id: handler ids
+ * into `handlers` (event.h), hook ids into `hooks` (effect.h); those two
+ * are const code tables (rules.h). content_load fills the kind tables from
+ * the Lua modules in game/content (script.h), whose kinds may also carry
+ * scripted handlers run through a script_vm_t.
  *
  * Tests may build a content_t of their own (their own code tables) and run
  * a game on it with world_new_empty. */
@@ -16,6 +17,7 @@
 #include "effect.h"
 #include "event.h"
 #include "game.h"
+#include "mapgen.h"
 #include "rng.h"
 
 #define KIND_HANDLERS 4
@@ -57,6 +59,17 @@ typedef struct {
     uint16_t hook[3];  /* start, tick, end: ids into content hooks; 0 = none */
 } effect_kind_t;
 
+/* Region kinds: mapgen names regions from `rtypes` (same index); the
+ * rules read the rest. RF_DARK: light does not reach past the next cell
+ * inside it. */
+enum { RF_DARK = 1 << 0 };
+
+typedef struct {
+    char name[40];
+    uint8_t flags;                    /* RF_* */
+    uint16_t handlers[KIND_HANDLERS]; /* run for events that take place inside */
+} region_kind_t;
+
 struct content {
     char version[32];
     const terrain_kind_t *terrain;
@@ -76,6 +89,14 @@ struct content {
     uint16_t map_handlers[KIND_HANDLERS]; /* the level kind's handlers */
     uint16_t player_kind;         /* creature kind of the player */
     uint16_t poison_effect;       /* effect kind ids the rules use */
+    uint16_t slow_effect;
+    const region_kind_t *regions; /* [n_regions], parallel to rtypes */
+    const mapgen_region_type_t *rtypes;
+    uint16_t n_regions;
+    const mapgen_vault_t *vaults;
+    uint16_t n_vaults;
+    int room_weights[SHAPE_COUNT]; /* mapgen's room shapes; all 0: mapgen's own */
+    const void *scripts; /* script.c's own (handlers): set by its loader, NULL otherwise */
 };
 
 #endif

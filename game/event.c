@@ -1,6 +1,10 @@
-/* event — phases and the participant order of the dispatch chain. */
+/* event — phases and the participant order of the dispatch chain, and the
+ * bridge to scripted (Lua) kind handlers. */
 #include "event.h"
+#include <stdio.h>
 #include "content.h"
+#include "effect.h"
+#include "script.h"
 #include "world.h"
 
 static const char *const EVENT_NAMES[EV_TYPES] = {
@@ -26,7 +30,42 @@ static int run_list(game_t *g, ev_info_t *e, const uint16_t *ids, handle_t self)
     return EV_NOTHING;
 }
 
-/* One object's handlers: its kind's first, then its type's built-in. */
+static uint32_t script_rand(void *ctx, uint32_t n) { return rng_below(&((game_t *)ctx)->play, n); }
+
+/* What a script asked for itself: hit points back, or a slowing. */
+static void script_apply(game_t *g, handle_t self, const script_event_t *se)
+{
+    obj_t *o = reg_get(&g->reg, self);
+    if (!o || o->type != OBJ_CREATURE) return;
+    if (se->heal > 0) {
+        o->hp = o->hp + se->heal > o->hp_max ? o->hp_max : o->hp + se->heal;
+    }
+    if (se->slow > 0 && se->slow <= 1000) effect_apply(g, self, g->c->slow_effect, se->slow * SCHED_MOVE, 1);
+}
+
+/* The kind's Lua handler for this event, through the lent vm. A failing
+ * handler is reported (g->script_err) and counts as NOTHING. */
+static int run_script(game_t *g, ev_info_t *e, handle_t h, script_kind_class_t cls, uint16_t kind)
+{
+    int ref = script_kind_handler(g->c, cls, kind, e->type);
+    if (!ref || !g->vm) return EV_NOTHING;
+    script_event_t se = {.type = e->type, .phase = e->phase, .dtype = e->dtype, .flags = e->flags,
+                         .rand = script_rand, .rand_ctx = g};
+    for (int i = 0; i < 3; i++) se.amount[i] = e->amount[i];
+    int r = script_call_handler(g->vm, g->c, ref, &se, g->script_err, sizeof g->script_err);
+    if (r < 0) {
+        g->script_errors++;
+        return EV_NOTHING;
+    }
+    for (int i = 0; i < 3; i++) e->amount[i] = se.amount[i];
+    e->dtype = se.dtype;
+    e->flags = se.flags;
+    script_apply(g, h, &se);
+    return r;
+}
+
+/* One object's handlers: its kind's script, its kind's code handlers,
+ * then its type's built-in. */
 static int run_object(game_t *g, ev_info_t *e, handle_t h)
 {
     const content_t *c = g->c;
@@ -37,6 +76,9 @@ static int run_object(game_t *g, ev_info_t *e, handle_t h)
     const uint16_t *ids = NULL;
     if (type == OBJ_CREATURE && kind < c->n_creatures) ids = c->creatures[kind].handlers;
     if (type == OBJ_ITEM && kind < c->n_items) ids = c->items[kind].handlers;
+    if (ids && run_script(g, e, h, type == OBJ_ITEM ? SCRIPT_KIND_ITEM : SCRIPT_KIND_CREATURE, kind) == EV_DONE)
+        return EV_DONE;
+    if (!reg_get(&g->reg, h)) return EV_NOTHING;
     if (ids && run_list(g, e, ids, h) == EV_DONE) return EV_DONE;
     /* the kind handler may have deleted the object */
     if (!reg_get(&g->reg, h)) return EV_NOTHING;
@@ -47,6 +89,10 @@ static int run_phase(game_t *g, ev_info_t *e)
 {
     const content_t *c = g->c;
     if (e->map >= 0) {
+        /* the region where the event takes place brings its rules first */
+        const level_t *lv = e->map <= WORLD_MAX_DEPTH ? g->levels[e->map] : NULL;
+        const region_kind_t *rk = level_region_kind(g, lv, e->x, e->y);
+        if (rk && run_list(g, e, rk->handlers, HANDLE_NONE) == EV_DONE) return EV_DONE;
         if (run_list(g, e, c->map_handlers, HANDLE_NONE) == EV_DONE) return EV_DONE;
         if (run_handler(g, e, c->map_builtin, HANDLE_NONE) == EV_DONE) return EV_DONE;
     }

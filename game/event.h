@@ -6,8 +6,12 @@
  *
  *     map, item, item2, victim, actor
  *
- * and for each participant its kind's handlers (content: monster, item or
- * level kind) run before the built-in handler of its object type. A handler
+ * The map's turn starts with the handlers of the region kind at the
+ * event's place (x, y): a slippery floor, say. For each object its kind's
+ * handlers run before the built-in handler of its object type: first the
+ * kind's Lua handler for this event type (script.h; it runs in every phase
+ * and reads e.phase), through the vm lent to the game for this input; then
+ * the kind's code handlers. A handler
  * returns EV_DONE to end the chain of that phase or EV_NOTHING to pass.
  * A PRE handler returning EV_DONE vetoes the event: MAIN and POST do not run
  * and event_throw returns EV_ABORT. Otherwise event_throw returns what MAIN
@@ -41,8 +45,19 @@ typedef enum { PHASE_PRE = 0, PHASE_MAIN, PHASE_POST } ev_phase_t;
 enum { EV_ERROR = -1, EV_NOTHING = 0, EV_DONE = 1, EV_ABORT = 2 };
 enum { EV_MAX_DEPTH = 16, EV_PARTICIPANTS = 5 };
 
-/* Damage types. */
-enum { DT_NONE = 0, DT_HIT, DT_POISON };
+/* Damage types: how a blow or a spell hurts. Resistances and scripted
+ * handlers (the flesh golem) key on them; content names them lower case. */
+#define DAMAGE_LIST(X) X(NONE) X(HIT) X(POISON) X(FIRE) X(COLD) X(LIGHTNING) X(ACID) X(MAGIC)
+typedef enum {
+#define DAMAGE_ENUM_(n) DT_##n,
+    DAMAGE_LIST(DAMAGE_ENUM_)
+#undef DAMAGE_ENUM_
+    DT_COUNT
+} damage_type_t;
+
+/* Event flags. EVF_SPELL: a direct spell (bolt, missile), which some
+ * creatures shrug off whatever its damage type. */
+enum { EVF_SPELL = 1u << 0 };
 
 typedef struct {
     uint16_t type;  /* ev_type_t */
@@ -52,7 +67,7 @@ typedef struct {
     int16_t x, y;   /* a place (moves) */
     uint8_t dtype;  /* DT_* */
     int32_t amount[3];
-    uint32_t flags;
+    uint32_t flags; /* EVF_* */
 } ev_info_t;
 
 /* self: the participant whose handler runs (HANDLE_NONE for the map). */

@@ -18,8 +18,9 @@
 typedef struct content content_t;
 typedef struct game game_t;
 
-/* Loads the content from dir (NULL: the built-in default location). On
- * failure returns NULL and writes "file:line: what is wrong" into err. */
+/* Loads the Lua content modules from dir (NULL: game/content of the source
+ * tree the engine was built from). On failure returns NULL and writes
+ * "file:line: what is wrong" into err; nothing is half-loaded. */
 content_t *content_load(const char *dir, char *err, size_t errlen);
 void content_free(content_t *c);
 const char *content_version(const content_t *c); /* stable id of this content */
@@ -57,11 +58,22 @@ typedef struct {
     bool two_cell; /* draw each map tile two cells wide */
 } game_view_t;
 
+/* Content kinds may carry Lua handlers; they run in a script vm. A vm
+ * belongs to one thread (each thread that runs games makes its own, e.g.
+ * the loop thread and every pool thread that replays games) and is lent to
+ * each game_input call; a game keeps no pointer to it afterwards, so games
+ * move freely between threads. Free a vm before the content it ran. */
+typedef struct script_vm script_vm_t;
+script_vm_t *script_vm_new(void); /* NULL on OOM */
+void script_vm_free(script_vm_t *vm);
+
 game_t *game_new(const content_t *c, uint64_t seed, const game_options_t *opt); /* NULL on OOM */
 void game_free(game_t *g);
 /* Applies one key and runs the schedule until the player must act again or
- * the game ends. Keys after the end are ignored. Returns the state. */
-game_state_t game_input(game_t *g, key_event_t key);
+ * the game ends; vm (this thread's, borrowed for the call) runs scripted
+ * handlers (NULL: they are skipped, for tests of the code rules only).
+ * Keys after the end are ignored. Returns the state. */
+game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key);
 /* Draws the whole view into s at s's size (any size from 20x5 up). */
 void game_render(game_t *g, screen_t *s, const game_view_t *view);
 void game_status(const game_t *g, game_status_t *st);

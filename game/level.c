@@ -1,4 +1,5 @@
-/* level — one level's arrays, and its generation from the level's own seed. */
+/* level — one level's arrays, its regions, and its generation from the
+ * level's own seed. */
 #include <string.h>
 #include "mapgen.h"
 #include "world.h"
@@ -13,9 +14,8 @@ level_t *level_new(game_t *g, int w, int h, int depth)
     size_t n = (size_t)w * (size_t)h;
     lv->terrain = gcalloc(&g->al, n, 1);
     lv->seen = gcalloc(&g->al, n, 1);
-    lv->vis = gcalloc(&g->al, n, 1);
-    lv->opaque = gcalloc(&g->al, n, 1);
-    if (!lv->terrain || !lv->seen || !lv->vis || !lv->opaque) {
+    lv->region = gcalloc(&g->al, n, 1);
+    if (!lv->terrain || !lv->seen || !lv->region) {
         level_free(g, lv);
         return NULL;
     }
@@ -23,35 +23,99 @@ level_t *level_new(game_t *g, int w, int h, int depth)
     return lv;
 }
 
+void level_sleep(game_t *g, level_t *lv)
+{
+    if (!lv) return;
+    gfree(&g->al, lv->vis);
+    gfree(&g->al, lv->opaque);
+    gfree(&g->al, lv->lit);
+    lv->vis = lv->opaque = lv->lit = NULL;
+    lv->opaque_ok = 0;
+}
+
+int level_live(game_t *g, level_t *lv)
+{
+    if (lv->vis) return 0;
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    lv->vis = gcalloc(&g->al, n, 1);
+    lv->opaque = gcalloc(&g->al, n, 1);
+    lv->lit = gcalloc(&g->al, n, 1);
+    if (!lv->vis || !lv->opaque || !lv->lit) {
+        level_sleep(g, lv);
+        return -1;
+    }
+    lv->opaque_ok = 0;
+    return 0;
+}
+
 void level_free(game_t *g, level_t *lv)
 {
     if (!lv) return;
+    level_sleep(g, lv);
     gfree(&g->al, lv->terrain);
     gfree(&g->al, lv->seen);
-    gfree(&g->al, lv->vis);
-    gfree(&g->al, lv->opaque);
+    gfree(&g->al, lv->region);
+    gfree(&g->al, lv->regions);
     gfree(&g->al, lv);
 }
 
+int level_set_regions(game_t *g, level_t *lv, int n)
+{
+    gfree(&g->al, lv->regions);
+    lv->regions = n > 0 ? gcalloc(&g->al, (size_t)n, sizeof *lv->regions) : NULL;
+    lv->nregions = lv->regions ? (uint16_t)n : 0;
+    return n > 0 && !lv->regions ? -1 : 0;
+}
+
 bool level_in(const level_t *lv, int x, int y) { return x >= 0 && y >= 0 && x < lv->w && y < lv->h; }
+
+bool level_visible(const level_t *lv, int x, int y)
+{
+    return lv && lv->vis && level_in(lv, x, y) && lv->vis[y * lv->w + x];
+}
 
 uint8_t level_terrain(const level_t *lv, int x, int y)
 {
     return level_in(lv, x, y) ? lv->terrain[y * lv->w + x] : MAP_ROCK;
 }
 
+const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x, int y)
+{
+    if (!lv || !level_in(lv, x, y)) return NULL;
+    int r = lv->region[y * lv->w + x];
+    if (r < 1 || r > lv->nregions) return NULL;
+    int k = lv->regions[r - 1].kind;
+    return k >= 0 && k < g->c->n_regions ? &g->c->regions[k] : NULL;
+}
+
 /* The level comes from mapgen, fed by the level's own stream, so a level
  * is the same whatever the player did before reaching it. mapgen's arrays
- * are scratch: the terrain is copied into the game's counted heap. */
+ * are scratch: terrain and regions are copied into the game's counted heap. */
+mapgen_params_t level_params(const content_t *c, int w, int h, int depth)
+{
+    bool rooms = false;
+    for (int i = 0; i < SHAPE_COUNT; i++) rooms |= c->room_weights[i] > 0;
+    return (mapgen_params_t){.w = w, .h = h, .depth = depth, .bottom = depth >= WORLD_MAX_DEPTH,
+                             .vaults = c->vaults, .nvaults = c->n_vaults, .rtypes = c->rtypes,
+                             .nrtypes = c->n_regions, .room_weights = rooms ? c->room_weights : NULL};
+}
+
 int level_generate(game_t *g, level_t *lv)
 {
+    const content_t *c = g->c;
     rng_seed(&lv->gen, rng_hash2(g->seed, (uint64_t)lv->depth), 1);
     mapgen_level_t *m = mapgen_level_new(lv->w, lv->h);
     if (!m) return -1;
-    mapgen_params_t p = {.w = lv->w, .h = lv->h, .depth = lv->depth, .bottom = lv->depth >= WORLD_MAX_DEPTH};
+    mapgen_params_t p = level_params(c, lv->w, lv->h, lv->depth);
     int r = mapgen_generate(m, &p, &lv->gen, NULL, 0);
+    if (r == 0 && level_set_regions(g, lv, m->nregions) < 0) r = -1;
     if (r == 0) {
-        memcpy(lv->terrain, m->terrain, (size_t)lv->w * (size_t)lv->h);
+        size_t n = (size_t)lv->w * (size_t)lv->h;
+        memcpy(lv->terrain, m->terrain, n);
+        memcpy(lv->region, m->region, n);
+        for (int i = 0; i < m->nregions; i++)
+            lv->regions[i] = (level_region_t){c->rtypes ? m->regions[i].type : -1, m->regions[i].lit,
+                                              m->regions[i].shape};
         lv->up_x = (int16_t)m->up_x;
         lv->up_y = (int16_t)m->up_y;
         lv->down_x = (int16_t)m->down_x;

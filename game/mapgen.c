@@ -329,6 +329,7 @@ typedef struct {
     int nvaults;
     const mapgen_region_type_t *rtypes;
     int nrtypes;
+    const int *room_weights;
     int w, h, depth;
     int *queue;     /* w*h cells */
     int32_t *mark;  /* w*h scratch: labels, distances, parents */
@@ -510,7 +511,8 @@ static void room_make(gen_t *g, box_t area)
         [SHAPE_RECT] = 30, [SHAPE_OCTAGON] = 12, [SHAPE_CROSS] = 12,
         [SHAPE_CIRCLE] = 10, [SHAPE_PILLARED] = 10, [SHAPE_OVERLAP] = 12,
     };
-    int shape = pick_weighted(g->rng, weights, SHAPE_OVERLAP + 1);
+    int shape = pick_weighted(g->rng, g->room_weights ? g->room_weights : weights, SHAPE_OVERLAP + 1);
+    if (shape < 0) shape = SHAPE_RECT;
     box_t b = sub_box(g->rng, area, 5, 4, 16, 9);
     int bw = b.x1 - b.x0 + 1, bh = b.y1 - b.y0 + 1;
     if ((shape == SHAPE_PILLARED && (bw < 7 || bh < 5)) || bw < 5 || bh < 5) shape = SHAPE_RECT;
@@ -1143,7 +1145,8 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
     if (!lv || !p || !rng) return set_err(err, errlen, "missing argument", NULL), -1;
     int rc = check_params(lv, p, err, errlen);
     if (rc < 0) return rc;
-    gen_t g = {lv, rng, p->vaults, p->nvaults, p->rtypes, p->nrtypes, lv->w, lv->h, p->depth, 0, 0, 0};
+    gen_t g = {lv, rng, p->vaults, p->nvaults, p->rtypes, p->nrtypes, p->room_weights, lv->w, lv->h, p->depth,
+               0, 0, 0};
     if (!g.vaults) g.vaults = mapgen_default_vaults(&g.nvaults);
     if (!g.rtypes) g.rtypes = mapgen_default_region_types(&g.nrtypes);
     size_t cells = (size_t)(g.w * g.h);

@@ -14,9 +14,9 @@
  * stairs. Guarantee: every passable cell is reachable from the arrival
  * point (up_x, up_y).
  *
- * Content hooks are plain data (a Lua loader supplies them later):
- * vault prefabs and region types with depth bands and weights. NULL uses
- * the built-in defaults below.
+ * Content hooks are plain data (the Lua content supplies them): vault
+ * prefabs, region types with depth bands and weights, and the weights of
+ * the room shapes. NULL uses the built-in defaults below.
  *
  * Ownership: mapgen_level_new/mapgen_level_free pair; the level owns its
  * arrays. Strings in params are borrowed for the call only. */
@@ -100,6 +100,7 @@ typedef struct {
     int nvaults;                      /* vaults NULL: built-in defaults */
     const mapgen_region_type_t *rtypes;
     int nrtypes;                      /* rtypes NULL: built-in defaults */
+    const int *room_weights;          /* [SHAPE_COUNT], rooms only; NULL: built-in */
 } mapgen_params_t;
 
 typedef struct {

@@ -6,26 +6,38 @@
 
 static style_t fg_style(uint16_t fg, uint8_t attr) { return (style_t){fg, SCREEN_DEFAULT_COLOR, attr}; }
 
+/* The message line: what came since the last key; behind --More-- only
+ * the part that fits the logical line (msg.c decides, not the terminal). */
 static void render_msgs(game_t *g, screen_t *s)
 {
-    char line[SCREEN_MAX_W * 2] = "";
+    char line[MSG_WIDTH * 2] = "";
     size_t len = 0;
-    uint32_t first = g->msg_seen;
-    if (g->nmsg - first > MSG_LOG) first = g->nmsg - MSG_LOG;
-    /* newest messages win: start from the oldest that still fits */
-    for (uint32_t i = first; i < g->nmsg; i++) {
-        const msg_t *m = &g->log[i % MSG_LOG];
+    bool all;
+    uint32_t n = g->nmsg - g->msg_seen;
+    if (g->prompt == PROMPT_MORE) n = msg_fit(g, g->msg_seen, &all);
+    for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
         char one[MSG_LEN + 16];
-        int n = m->repeat > 1 ? snprintf(one, sizeof one, "%s (x%u)", m->text, m->repeat)
-                              : snprintf(one, sizeof one, "%s", m->text);
-        if (len && len + 1 + (size_t)n > (size_t)s->w) {
-            len = 0;
-            line[0] = 0;
-        }
-        if (len + 2 + (size_t)n >= sizeof line) break;
+        msg_format(&g->log[i % MSG_LOG], one, sizeof one);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
+        if (len >= sizeof line) break;
     }
-    screen_text(s, 0, 0, STYLE_DEFAULT, line);
+    int x = screen_text(s, 0, 0, STYLE_DEFAULT, line);
+    if (g->prompt == PROMPT_MORE) screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
+}
+
+/* Ctrl-P: the newest messages that fit, oldest at the top. */
+static void render_history(game_t *g, screen_t *s)
+{
+    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, "Message history (any key returns)");
+    int rows = s->h - 2;
+    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
+    uint32_t shown = kept < (uint32_t)(rows > 0 ? rows : 0) ? kept : (uint32_t)(rows > 0 ? rows : 0);
+    for (uint32_t i = 0; i < shown; i++) {
+        const msg_t *m = &g->log[(g->nmsg - shown + i) % MSG_LOG];
+        char one[MSG_LEN + 16];
+        msg_format(m, one, sizeof one);
+        screen_textf(s, 0, 2 + (int)i, STYLE_DEFAULT, "%5llu  %s", (unsigned long long)m->turn, one);
+    }
 }
 
 /* First map column/row shown: centred when the map fits, else follows p. */
@@ -49,13 +61,13 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
             if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x]) continue;
             uint8_t t = lv->terrain[y * lv->w + x];
             const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
-            bool vis = lv->vis[y * lv->w + x];
+            bool vis = level_visible(lv, x, y);
             screen_put(s, sx * tw, top + sy, k->glyph, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
         }
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y)) continue;
-        if (!lv->vis[o->y * lv->w + o->x]) continue;
+        if (!level_visible(lv, o->x, o->y)) continue;
         const creature_kind_t *k = &g->c->creatures[o->kind];
         int sx = o->x - ox, sy = o->y - oy;
         if (sx >= 0 && sx < vw && sy >= 0 && sy < vh)
@@ -63,6 +75,26 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
     }
     int px = p->x - ox, py = p->y - oy;
     screen_cursor(s, px * tw, top + py, px >= 0 && px < vw && py >= 0 && py < vh);
+}
+
+/* The bottom line cycles through the command table (Neohack): each key
+ * starts it one command further, and it shows as many as fit. */
+static void render_help_line(game_t *g, screen_t *s)
+{
+    if (g->state != GAME_RUNNING) {
+        screen_text(s, 0, s->h - 1, fg_style(8, 0), g->state == GAME_DEAD ? "You are dead." : "You quit.");
+        return;
+    }
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    int x = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cmd_t *c = &t[(g->keys + i) % n];
+        char one[96];
+        int len = snprintf(one, sizeof one, "%s%s %s", x ? "  " : "", c->label, c->what);
+        if (x + len > s->w) break;
+        x = screen_text(s, x, s->h - 1, fg_style(8, 0), one);
+    }
 }
 
 static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
@@ -79,12 +111,11 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
     x = screen_textf(s, x, s->h - 2, st, "HP %d/%d", p->hp, p->hp_max);
     x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
                      (unsigned long long)(g->sched.now / SCHED_MOVE));
+    const region_kind_t *rk = level_region_kind(g, world_level(g), p->x, p->y);
+    if (rk) x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);
     x = screen_text(s, x, s->h - 2, fg_style(10, ATTR_BOLD), eff);
     if (view && view->watchers > 0) screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
-    const char *help = g->state == GAME_DEAD ? "You are dead."
-                     : g->state == GAME_QUIT ? "You quit."
-                     : "hjklyubn/arrows/numpad move  . wait  > < stairs  Q quit";
-    screen_text(s, 0, s->h - 1, fg_style(8, 0), help);
+    render_help_line(g, s);
 }
 
 void world_render(game_t *g, screen_t *s, const game_view_t *view)
@@ -92,6 +123,10 @@ void world_render(game_t *g, screen_t *s, const game_view_t *view)
     screen_clear(s);
     level_t *lv = world_level(g);
     const obj_t *p = reg_get(&g->reg, g->player);
+    if (g->prompt == PROMPT_HISTORY) {
+        render_history(g, s);
+        return;
+    }
     render_msgs(g, s);
     if (!lv || !p) return;
     render_map(g, s, lv, p, view && view->two_cell ? 2 : 1);

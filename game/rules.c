@@ -8,56 +8,6 @@
 #include "mapgen.h"
 #include "world.h"
 
-/* ---- default content ------------------------------------------------------ */
-
-static const terrain_kind_t TERRAIN[MAP_TERRAIN_COUNT] = {
-    [MAP_ROCK] = {"rock", ' ', 7, TF_OPAQUE},
-    [MAP_WALL] = {"wall", '#', 7, TF_OPAQUE},
-    [MAP_FLOOR] = {"floor", '.', 7, TF_PASSABLE},
-    [MAP_CORRIDOR] = {"corridor", '#', 8, TF_PASSABLE},
-    [MAP_DOOR_CLOSED] = {"closed door", '+', 3, TF_OPAQUE},
-    [MAP_DOOR_OPEN] = {"open door", '\'', 3, TF_PASSABLE},
-    [MAP_STAIRS_UP] = {"staircase up", '<', 15, TF_PASSABLE},
-    [MAP_STAIRS_DOWN] = {"staircase down", '>', 15, TF_PASSABLE},
-    [MAP_WATER] = {"shallow water", '~', 12, TF_PASSABLE},
-    [MAP_DEEP_WATER] = {"deep water", '~', 4, 0},
-    [MAP_GRASS] = {"grass", '"', 2, TF_PASSABLE},
-    [MAP_TREE] = {"tree", '&', 2, TF_OPAQUE},
-    [MAP_RUBBLE] = {"rubble", ':', 8, TF_PASSABLE | TF_OPAQUE},
-};
-
-enum { K_PLAYER = 0 };
-static const creature_kind_t CREATURES[] = {
-    {"you", '@', 15, 0, 100, {0, 1, 20}, {1, 6, 1}, 3, 3, 0, 0, {0}},
-    {"jackal", 'd', 3, 0, 150, {1, 4, 1}, {1, 2, 0}, 0, 1, 1, 30, {0}},
-    {"kobold", 'k', 2, 1, 100, {2, 4, 0}, {1, 4, 0}, 1, 2, 1, 30, {0}},
-    {"cave spider", 's', 8, 0, 120, {1, 3, 1}, {1, 2, 0}, 1, 2, 1, 20, {H_POISON_BITE}},
-    {"giant newt", ':', 11, 0, 50, {1, 4, 2}, {1, 3, 0}, 0, 0, 1, 20, {0}},
-};
-
-static const effect_kind_t EFFECTS[] = {
-    {"poison", "Poison", STACK_ADD, 100, {HK_POISON_START, HK_POISON_TICK, HK_POISON_END}},
-};
-
-void rules_default_content(content_t *c)
-{
-    snprintf(c->version, sizeof c->version, "warren-core-1");
-    c->terrain = TERRAIN;
-    c->n_terrain = MAP_TERRAIN_COUNT;
-    c->creatures = CREATURES;
-    c->n_creatures = sizeof CREATURES / sizeof CREATURES[0];
-    c->effects = EFFECTS;
-    c->n_effects = sizeof EFFECTS / sizeof EFFECTS[0];
-    c->handlers = RULES_HANDLERS;
-    c->n_handlers = H_COUNT;
-    c->hooks = RULES_HOOKS;
-    c->n_hooks = HK_COUNT;
-    c->builtin[OBJ_CREATURE] = H_CREATURE;
-    c->map_builtin = H_MAP;
-    c->player_kind = K_PLAYER;
-    c->poison_effect = 0;
-}
-
 /* ---- words ------------------------------------------------------------------- */
 
 static bool is_player(game_t *g, handle_t h) { return h != HANDLE_NONE && h == g->player; }
@@ -73,7 +23,7 @@ static bool seen(game_t *g, handle_t h)
     const obj_t *o = reg_get(&g->reg, h);
     const level_t *lv = world_level(g);
     if (!o || !lv || o->depth != g->depth) return false;
-    return is_player(g, h) || (level_in(lv, o->x, o->y) && lv->vis[o->y * lv->w + o->x]);
+    return is_player(g, h) || level_visible(lv, o->x, o->y);
 }
 
 static gram_noun_t noun_of(game_t *g, handle_t h)
@@ -169,10 +119,27 @@ static int h_poison_bite(game_t *g, ev_info_t *e, handle_t self)
     return EV_NOTHING;
 }
 
+/* A region handler: on a slippery floor a step may slide one cell further
+ * (a nested move, so walls, creatures and other rules still apply). */
+static int h_slippery(game_t *g, ev_info_t *e, handle_t self)
+{
+    (void)self;
+    if (e->type != EV_MOVE || e->phase != PHASE_POST || !rng_percent(&g->play, 25)) return EV_NOTHING;
+    int dx = e->amount[0], dy = e->amount[1];
+    if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (!dx && !dy)) return EV_NOTHING;
+    ev_info_t m = *e;
+    m.phase = PHASE_PRE;
+    m.x = (int16_t)(e->x + dx);
+    m.y = (int16_t)(e->y + dy);
+    if (event_throw(g, &m) == EV_DONE) say(g, "<Actor> slide<s:Actor> on the slick floor.", e->actor, HANDLE_NONE);
+    return EV_NOTHING;
+}
+
 const ev_handler_t RULES_HANDLERS[H_COUNT] = {
     [H_MAP] = h_map,
     [H_CREATURE] = h_creature,
     [H_POISON_BITE] = h_poison_bite,
+    [H_SLIPPERY] = h_slippery,
 };
 
 /* ---- effect hooks --------------------------------------------------------- */
@@ -189,10 +156,30 @@ static void hk_poison(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
     event_throw(g, &d);
 }
 
+/* Slowed: half speed from start to end (the start does not run again
+ * when a refresh stacks, so halving happens once). */
+static void hk_slow(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
+{
+    (void)eh;
+    handle_t t = e->target;
+    obj_t *o = reg_get(&g->reg, t);
+    if (!o || phase == HOOK_TICK) return;
+    if (phase == HOOK_START) {
+        o->speed = (int16_t)(o->speed > 1 ? o->speed / 2 : 1);
+        say(g, "<Actor> slow<s:Actor> down.", t, HANDLE_NONE);
+    } else {
+        o->speed = (int16_t)(o->speed * 2);
+        say(g, "<Actor> speed<s:Actor> up again.", t, HANDLE_NONE);
+    }
+}
+
 const effect_hook_t RULES_HOOKS[HK_COUNT] = {
     [HK_POISON_START] = hk_poison,
     [HK_POISON_TICK] = hk_poison,
     [HK_POISON_END] = hk_poison,
+    [HK_SLOW_START] = hk_slow,
+    [HK_SLOW_TICK] = hk_slow,
+    [HK_SLOW_END] = hk_slow,
 };
 
 /* ---- creatures ------------------------------------------------------------- */
@@ -278,8 +265,9 @@ int rules_populate(game_t *g, level_t *lv)
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
 
-/* Moves or attacks; returns ticks spent (0 when the move was refused). */
-static int rules_step(game_t *g, handle_t h, int dx, int dy)
+/* Moves or attacks; returns ticks spent (0 when the move was refused).
+ * The move carries its direction (amount 0 and 1) for the region rules. */
+int rules_step(game_t *g, handle_t h, int dx, int dy)
 {
     obj_t *o = reg_get(&g->reg, h);
     if (!o) return 0;
@@ -291,7 +279,8 @@ static int rules_step(game_t *g, handle_t h, int dx, int dy)
         event_throw(g, &a);
         return (int)sched_cost(SCHED_MOVE, speed);
     }
-    ev_info_t m = {.type = EV_MOVE, .actor = h, .map = o->depth, .x = (int16_t)x, .y = (int16_t)y};
+    ev_info_t m = {.type = EV_MOVE, .actor = h, .map = o->depth, .x = (int16_t)x, .y = (int16_t)y,
+                   .amount = {dx, dy}};
     if (event_throw(g, &m) != EV_DONE) return 0;
     return (int)sched_cost(dx && dy ? SCHED_DIAG : SCHED_MOVE, speed);
 }
@@ -304,7 +293,7 @@ void rules_monster_turn(game_t *g, const event_t *ev)
     int d = dist(m->x, m->y, p->x, p->y), cost = 0;
     const level_t *lv = world_level(g);
     /* sight is symmetric: if the player sees it, it sees the player; close by, it smells you */
-    bool sees = level_in(lv, m->x, m->y) && lv->vis[m->y * lv->w + m->x];
+    bool sees = level_visible(lv, m->x, m->y);
     if (sees || d <= 4) m->flags |= OF_AWAKE;
     if (d <= 1) {
         cost = rules_step(g, ev->target, p->x - m->x, p->y - m->y);
@@ -338,51 +327,7 @@ void rules_regen(game_t *g, const event_t *ev)
 
 void rules_player_turn(game_t *g, const event_t *ev) { (void)g, (void)ev; }
 
-/* ---- commands ----------------------------------------------------------------- */
-
-typedef struct {
-    uint32_t code;
-    int8_t dx, dy;
-} keymove_t;
-
-/* vi-keys, arrows, numpad (with and without num lock); (0,0) waits */
-static const keymove_t KEYMOVES[] = {
-    {'h', -1, 0}, {'j', 0, 1}, {'k', 0, -1}, {'l', 1, 0}, {'y', -1, -1}, {'u', 1, -1}, {'b', -1, 1},
-    {'n', 1, 1}, {'4', -1, 0}, {'2', 0, 1}, {'8', 0, -1}, {'6', 1, 0}, {'7', -1, -1}, {'9', 1, -1},
-    {'1', -1, 1}, {'3', 1, 1}, {'5', 0, 0}, {'.', 0, 0}, {'s', 0, 0}, {KEY_LEFT, -1, 0},
-    {KEY_DOWN, 0, 1}, {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0}, {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1},
-    {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}, {KEY_KP_CENTER, 0, 0},
-};
-
-static int rules_stairs(game_t *g, int dir);
-
-int rules_player_command(game_t *g, key_event_t k)
-{
-    if (g->prompt == PROMPT_QUIT) {
-        g->prompt = PROMPT_NONE;
-        if (k.code == 'y' || k.code == 'Y') {
-            g->state = GAME_QUIT;
-            snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
-            world_milestone(g, "end", "quit");
-        } else {
-            world_msg(g, "Never mind.");
-        }
-        return 0;
-    }
-    if (k.mods & (KEYMOD_ALT | KEYMOD_CTRL)) return 0;
-    for (size_t i = 0; i < sizeof KEYMOVES / sizeof KEYMOVES[0]; i++) {
-        if (KEYMOVES[i].code != k.code) continue;
-        if (!KEYMOVES[i].dx && !KEYMOVES[i].dy) return SCHED_MOVE;
-        return rules_step(g, g->player, KEYMOVES[i].dx, KEYMOVES[i].dy);
-    }
-    if (k.code == '>') return rules_stairs(g, 1);
-    if (k.code == '<') return rules_stairs(g, -1);
-    if (k.code == 'Q') {
-        g->prompt = PROMPT_QUIT;
-        world_msg(g, "Really quit? This ends the game for good. (y/n)");
-    }
-    return 0;
-}
+/* ---- stairs ----------------------------------------------------------------- */
 
 /* Creatures of the arrival level get turns again (they froze when we left). */
 static void rules_wake_level(game_t *g, int depth)
@@ -396,7 +341,7 @@ static void rules_wake_level(game_t *g, int depth)
     }
 }
 
-static int rules_stairs(game_t *g, int dir)
+int rules_stairs(game_t *g, int dir)
 {
     obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = world_level(g);
@@ -417,6 +362,7 @@ static int rules_stairs(game_t *g, int dir)
         if (level_generate(g, n) < 0 || rules_populate(g, n) < 0) return 0;
     }
     level_t *to = g->levels[nd];
+    level_sleep(g, lv); /* only the current level stays live */
     p = reg_get(&g->reg, g->player); /* populating may have moved the registry */
     g->depth = (int16_t)nd;
     p->depth = (int16_t)nd;

@@ -1,5 +1,5 @@
-/* rules — the small world's rules: built-in event handlers, kind handlers,
- * effect hooks, and the default content tables that name them by id.
+/* rules — the code side of the rules: built-in event handlers, kind and
+ * region handlers and effect hooks, which content names by id.
  * Ids are saved (in content and, through kinds, in snapshots): append only. */
 #ifndef WARREN_RULES_H
 #define WARREN_RULES_H
@@ -8,7 +8,8 @@
 #define RULES_HANDLER_LIST(X) \
     X(MAP)                    \
     X(CREATURE)               \
-    X(POISON_BITE)
+    X(POISON_BITE)            \
+    X(SLIPPERY)
 
 enum {
     H_NONE_ = 0,
@@ -21,7 +22,10 @@ enum {
 #define RULES_HOOK_LIST(X) \
     X(POISON_START)        \
     X(POISON_TICK)         \
-    X(POISON_END)
+    X(POISON_END)          \
+    X(SLOW_START)          \
+    X(SLOW_TICK)           \
+    X(SLOW_END)
 
 enum {
     HK_NONE_ = 0,
@@ -33,7 +37,5 @@ enum {
 
 extern const ev_handler_t RULES_HANDLERS[H_COUNT];
 extern const effect_hook_t RULES_HOOKS[HK_COUNT];
-/* Fills c with the default kind tables (const data). */
-void rules_default_content(content_t *c);
 
 #endif

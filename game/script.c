@@ -165,6 +165,13 @@ typedef struct {
 
 #define SCRIPT_MAGIC 0x4c554143u
 
+/* A vault as declared: strings owned here, pointed at by content vaults. */
+typedef struct {
+    char name[40];
+    char *rows, *legend;
+    int min_depth, max_depth, weight;
+} vault_decl_t;
+
 typedef struct {
     content_t c; /* first: a content_t * is a script_content_t * */
     uint32_t magic;
@@ -172,16 +179,23 @@ typedef struct {
     creature_kind_t *creatures;
     item_kind_t *items;
     effect_kind_t *effects;
-    uint16_t cap[4];
+    region_kind_t *regions;
+    mapgen_region_type_t *rtypes; /* built by load_check, names point into regions */
+    mapgen_region_type_t *rdecl;  /* as declared (names unset until load_check) */
+    vault_decl_t *vdecl;
+    mapgen_vault_t *vaults;       /* built by load_check */
+    uint16_t n_vdecl;
+    uint16_t cap[7];
     int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + type]: fn ref */
     script_fn_t *fns;                 /* [ref - 1] */
     int n_fns, cap_fns;
 } script_content_t;
 
+/* Only content this loader made is a script_content_t: it marks itself. */
 static script_content_t *sc_of(const content_t *c)
 {
     const script_content_t *s = (const script_content_t *)c;
-    return s && s->magic == SCRIPT_MAGIC ? (script_content_t *)s : NULL;
+    return c && c->scripts == c && s->magic == SCRIPT_MAGIC ? (script_content_t *)s : NULL;
 }
 
 void script_content_free(content_t *c)
@@ -194,6 +208,12 @@ void script_content_free(content_t *c)
     free(s->creatures);
     free(s->items);
     free(s->effects);
+    free(s->regions);
+    free(s->rtypes);
+    free(s->rdecl);
+    for (int i = 0; i < s->n_vdecl; i++) free(s->vdecl[i].rows), free(s->vdecl[i].legend);
+    free(s->vdecl);
+    free(s->vaults);
     for (int i = 0; i < SCRIPT_KIND_CLASSES; i++) free(s->on[i]);
     free(s);
 }
@@ -570,6 +590,8 @@ static int decl_rules(lua_State *L)
     if (k >= 0) c->player_kind = (uint16_t)k;
     k = fld_kind(L, &d, "poison", find_effect);
     if (k >= 0) c->poison_effect = (uint16_t)k;
+    k = fld_kind(L, &d, "slow", find_effect);
+    if (k >= 0) c->slow_effect = (uint16_t)k;
     c->builtin[OBJ_CREATURE] = (uint16_t)fld_enum(L, &d, "creature_builtin", HANDLER_NAMES, H_COUNT,
                                                   c->builtin[OBJ_CREATURE]);
     c->map_builtin = (uint16_t)fld_enum(L, &d, "map_builtin", HANDLER_NAMES, H_COUNT, c->map_builtin);
@@ -577,8 +599,107 @@ static int decl_rules(lua_State *L)
     return 0;
 }
 
+/* shapes = {"rect", "circle"} or {"rooms"} / {"caves"}: a mapgen shape mask. */
+static uint32_t fld_shapes(lua_State *L, const decl_t *d)
+{
+    static const uint32_t ROOMS = 0x3fu, CAVES = 1u << SHAPE_CAVE_LIFE | 1u << SHAPE_CAVE_ROUGH;
+    int t = lua_getfield(L, 1, "shapes");
+    uint32_t mask = 0;
+    if (t != LUA_TNIL && t != LUA_TTABLE) luaL_error(L, "%s: field 'shapes' must be a list of shape names", d->what);
+    for (lua_Integer i = 1; t == LUA_TTABLE && i <= luaL_len(L, -1); i++) {
+        lua_geti(L, -1, i);
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        int k = -1;
+        for (int j = 0; j < SHAPE_COUNT && k < 0; j++)
+            if (strcmp(mapgen_shape_name((uint8_t)j), v) == 0) k = j;
+        if (k >= 0) mask |= 1u << k;
+        else if (strcmp(v, "rooms") == 0) mask |= ROOMS;
+        else if (strcmp(v, "caves") == 0) mask |= CAVES;
+        else luaL_error(L, "%s: unknown shape '%s'", d->what, v);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return mask;
+}
+
+/* region { name=, min_depth=, max_depth=, weight=, shapes=, lit=, dark=, handlers= } */
+static int decl_region(lua_State *L)
+{
+    decl_t d = decl_begin(L, "region");
+    script_content_t *s = d.s;
+    uint16_t n = s->c.n_regions, cap = s->cap[4];
+    int k = sc_grow((void **)&s->regions, sizeof *s->regions, &s->c.n_regions, &s->cap[4], NULL);
+    uint16_t n2 = n, cap2 = cap;
+    if (k < 0 || sc_grow((void **)&s->rdecl, sizeof *s->rdecl, &n2, &cap2, NULL) < 0)
+        return luaL_error(L, "out of memory");
+    region_kind_t *r = &s->regions[k];
+    mapgen_region_type_t *t = &s->rdecl[k];
+    fld_str(L, &d, "name", r->name, sizeof r->name, 1);
+    t->min_depth = fld_int(L, &d, "min_depth", 1, 0, 99);
+    t->max_depth = fld_int(L, &d, "max_depth", 20, t->min_depth, 99);
+    t->weight = fld_int(L, &d, "weight", -1, 0, 10000);
+    if (t->weight < 0) return luaL_error(L, "%s: field 'weight' is required", d.what);
+    t->shapes = fld_shapes(L, &d);
+    int lit = lua_getfield(L, 1, "lit");
+    lua_pop(L, 1);
+    t->lit = lit == LUA_TNIL ? -1 : fld_bool(L, &d, "lit", 0);
+    r->flags = (uint8_t)(fld_bool(L, &d, "dark", 0) ? RF_DARK : 0);
+    if (r->flags & RF_DARK) t->lit = 0;
+    fld_handlers(L, &d, r->handlers);
+    return 0;
+}
+
+/* A malloc'd copy of a string field (NULL when absent). */
+static char *fld_strdup(lua_State *L, const decl_t *d, const char *f, int required)
+{
+    int t = lua_getfield(L, 1, f);
+    if (t == LUA_TNIL && !required) return lua_pop(L, 1), NULL;
+    if (t != LUA_TSTRING) luaL_error(L, "%s: field '%s' must be a string", d->what, f);
+    char *v = strdup(lua_tostring(L, -1));
+    lua_pop(L, 1);
+    if (!v) luaL_error(L, "out of memory");
+    return v;
+}
+
+/* vault { name=, rows=[[...]], legend=, min_depth=, max_depth=, weight= } */
+static int decl_vault(lua_State *L)
+{
+    decl_t d = decl_begin(L, "vault");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->vdecl, sizeof *s->vdecl, &s->n_vdecl, &s->cap[5], NULL);
+    if (k < 0) return luaL_error(L, "out of memory");
+    vault_decl_t *v = &s->vdecl[k];
+    fld_str(L, &d, "name", v->name, sizeof v->name, 1);
+    v->rows = fld_strdup(L, &d, "rows", 1);
+    v->legend = fld_strdup(L, &d, "legend", 0);
+    v->min_depth = fld_int(L, &d, "min_depth", 1, 0, 99);
+    v->max_depth = fld_int(L, &d, "max_depth", 20, v->min_depth, 99);
+    v->weight = fld_int(L, &d, "weight", -1, 0, 10000);
+    if (v->weight < 0) return luaL_error(L, "%s: field 'weight' is required", d.what);
+    char err[160];
+    mapgen_vault_t mv = {v->name, v->rows, v->legend, v->min_depth, v->max_depth, v->weight};
+    if (mapgen_vault_check(&mv, err, sizeof err) < 0) return luaL_error(L, "vault %s", err); /* err names it */
+    return 0;
+}
+
+/* room { shape = "circle", weight = 10 }: how often a room takes a shape. */
+static int decl_room(lua_State *L)
+{
+    decl_t d = decl_begin(L, "room");
+    snprintf(d.what, sizeof d.what, "room");
+    char shape[16] = {0};
+    fld_str(L, &d, "shape", shape, sizeof shape, 1);
+    for (int i = 0; i <= SHAPE_OVERLAP; i++)
+        if (strcmp(mapgen_shape_name((uint8_t)i), shape) == 0) {
+            d.s->c.room_weights[i] = fld_int(L, &d, "weight", 0, 0, 10000);
+            return 0;
+        }
+    return luaL_error(L, "room: unknown room shape '%s'", shape);
+}
+
 static const luaL_Reg DECLS[] = {{"terrain", decl_terrain}, {"creature", decl_creature}, {"item", decl_item},
                                  {"effect", decl_effect},   {"oddment", decl_oddment},   {"rules", decl_rules},
+                                 {"region", decl_region},   {"vault", decl_vault},       {"room", decl_room},
                                  {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
@@ -646,10 +767,31 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
         snprintf(err, errlen, "%s: no creature kinds (the player needs one)", where);
         return -1;
     }
+    if (s->c.n_effects == 0) {
+        snprintf(err, errlen, "%s: no effect kinds (the rules need poison and slow)", where);
+        return -1;
+    }
     s->c.terrain = s->terrain;
     s->c.creatures = s->creatures;
     s->c.items = s->items;
     s->c.effects = s->effects;
+    /* the tables mapgen reads, now that nothing moves any more */
+    size_t nr = s->c.n_regions ? s->c.n_regions : 1, nv = s->n_vdecl ? s->n_vdecl : 1;
+    s->rtypes = calloc(nr, sizeof *s->rtypes);
+    s->vaults = calloc(nv, sizeof *s->vaults);
+    if (!s->rtypes || !s->vaults) return snprintf(err, errlen, "content: out of memory"), -1;
+    for (int i = 0; i < s->c.n_regions; i++) {
+        s->rtypes[i] = s->rdecl[i];
+        s->rtypes[i].name = s->regions[i].name;
+    }
+    for (int i = 0; i < s->n_vdecl; i++) {
+        const vault_decl_t *v = &s->vdecl[i];
+        s->vaults[i] = (mapgen_vault_t){v->name, v->rows, v->legend, v->min_depth, v->max_depth, v->weight};
+    }
+    s->c.regions = s->regions;
+    s->c.rtypes = s->c.n_regions ? s->rtypes : NULL;
+    s->c.vaults = s->n_vdecl ? s->vaults : NULL;
+    s->c.n_vaults = s->n_vdecl;
     return 0;
 }
 
@@ -669,6 +811,7 @@ static content_t *load_common(const char *dir, const char *const *paths, int n, 
         return NULL;
     }
     s->magic = SCRIPT_MAGIC;
+    s->c.scripts = &s->c;
     snprintf(s->c.version, sizeof s->c.version, "lua");
     s->c.handlers = RULES_HANDLERS;
     s->c.n_handlers = H_COUNT;

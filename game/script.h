@@ -11,7 +11,11 @@
  *     item     { name=, glyph=, fg=, handlers=, on= }
  *     effect   { name=, tag=, stacking="add", interval=, start=, tick=, finish= }
  *     oddment  { creature="jackal", min_depth=1, weight=30 }  -- generation
- *     rules    { player="you", poison="poison" }
+ *     region   { name=, min_depth=, max_depth=, weight=, shapes={"rooms"},
+ *                lit=, dark=, handlers={"slippery"} }  -- named regions
+ *     vault    { name=, rows=[[...]], legend=, min_depth=, max_depth=, weight= }
+ *     room     { shape="circle", weight=10 }            -- room shape weights
+ *     rules    { player="you", poison="poison", slow="slow" }
  *
  * A later module may name earlier kinds (like=, oddment, rules). Code
  * handler and hook ids are named as in rules.h's lists, lower case
@@ -33,18 +37,10 @@
 #include <stdint.h>
 #include "content.h"
 
-/* Damage types the scripts name. The first three are event.h's DT_*; the
- * rest are provisional until event.h declares them (same numbers). */
-#define SCRIPT_DAMAGE_LIST(X) \
-    X(NONE) X(HIT) X(POISON) X(FIRE) X(COLD) X(LIGHTNING) X(ACID) X(MAGIC)
-enum {
-#define SCRIPT_DT_ENUM_(n) SCRIPT_DT_##n,
-    SCRIPT_DAMAGE_LIST(SCRIPT_DT_ENUM_)
-#undef SCRIPT_DT_ENUM_
-    SCRIPT_DT_COUNT
-};
-/* Event flags the scripts see as booleans (provisional, see above). */
-enum { SCRIPT_EVF_SPELL = 1u << 0 /* a direct spell (magic missile, bolt) */ };
+/* Damage types and flags are event.h's (DT_*, EVF_*); scripts name
+ * damage types in lower case ("lightning") and see EVF_SPELL as e.spell. */
+#define SCRIPT_DAMAGE_LIST DAMAGE_LIST
+enum { SCRIPT_DT_COUNT = DT_COUNT, SCRIPT_EVF_SPELL = EVF_SPELL };
 
 typedef enum { SCRIPT_KIND_CREATURE = 0, SCRIPT_KIND_ITEM, SCRIPT_KIND_CLASSES } script_kind_class_t;
 
@@ -56,9 +52,9 @@ typedef enum { SCRIPT_KIND_CREATURE = 0, SCRIPT_KIND_ITEM, SCRIPT_KIND_CLASSES }
 typedef struct {
     uint16_t type;   /* ev_type_t */
     uint8_t phase;   /* ev_phase_t */
-    uint8_t dtype;   /* SCRIPT_DT_* */
+    uint8_t dtype;   /* DT_* */
     int32_t amount[3];
-    uint32_t flags;  /* SCRIPT_EVF_* */
+    uint32_t flags;  /* EVF_* */
     int32_t heal;    /* hit points self regains */
     int32_t slow;    /* turns self is slowed */
     uint32_t (*rand)(void *ctx, uint32_t n); /* the engine's RNG; NULL: e.rand errors */

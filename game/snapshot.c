@@ -17,7 +17,7 @@
 #include "world.h"
 
 #define SNAP_MAGIC "WRNS"
-#define SNAP_VERSION 1
+#define SNAP_VERSION 2
 #define SNAP_HEADER 24
 #define SNAP_MAX_RAW (8u << 20)
 #define LEVEL_MAX_W 250
@@ -50,6 +50,13 @@ static void level_save(const level_t *lv, ser_t *s)
     size_t n = (size_t)lv->w * (size_t)lv->h;
     ser_bytes(s, lv->terrain, n);
     ser_bytes(s, lv->seen, n);
+    ser_bytes(s, lv->region, n);
+    ser_u16(s, lv->nregions);
+    for (int i = 0; i < lv->nregions; i++) {
+        ser_u16(s, (uint16_t)lv->regions[i].kind);
+        ser_u8(s, lv->regions[i].lit);
+        ser_u8(s, lv->regions[i].shape);
+    }
 }
 
 static void msgs_save(const game_t *g, ser_t *s)
@@ -196,8 +203,17 @@ static level_t *level_load(game_t *g, int depth, rd_t *in)
     size_t n = (size_t)w * (size_t)h;
     rd_bytes(in, lv->terrain, n);
     rd_bytes(in, lv->seen, n);
+    rd_bytes(in, lv->region, n);
+    int nr = rd_u16(in);
+    if (!in->bad && (nr > MAPGEN_MAX_REGIONS || level_set_regions(g, lv, nr) < 0)) rd_fail(in, "bad region count");
+    for (int i = 0; i < nr && !in->bad; i++) {
+        lv->regions[i].kind = (int16_t)rd_u16(in);
+        lv->regions[i].lit = rd_u8(in);
+        lv->regions[i].shape = rd_u8(in);
+        if (lv->regions[i].kind < -1 || lv->regions[i].lit > 1) rd_fail(in, "bad region");
+    }
     for (size_t i = 0; i < n && !in->bad; i++)
-        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1) rd_fail(in, "bad level cell");
+        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1 || lv->region[i] > nr) rd_fail(in, "bad level cell");
     return lv;
 }
 
@@ -254,7 +270,7 @@ static void world_check(game_t *g, rd_t *in)
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p || p->type != OBJ_CREATURE || p->depth != g->depth) rd_fail(in, "bad player");
     if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth]) rd_fail(in, "bad depth");
-    if (g->state > GAME_QUIT || g->prompt > PROMPT_QUIT) rd_fail(in, "bad game state");
+    if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT) rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 || g->score > SCORE_MAX)
         rd_fail(in, "bad progress");
 }

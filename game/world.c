@@ -100,27 +100,6 @@ handle_t world_creature_at(game_t *g, int depth, int x, int y)
     return HANDLE_NONE;
 }
 
-void world_msg(game_t *g, const char *fmt, ...)
-{
-    char text[MSG_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    uint64_t turn = g->sched.now / SCHED_MOVE;
-    msg_t *last = g->nmsg ? &g->log[(g->nmsg - 1) % MSG_LOG] : NULL;
-    /* the same words again this turn fold into "(x2)" */
-    if (last && g->nmsg > g->msg_seen && !strcmp(last->text, text) && last->repeat < 999) {
-        last->repeat++;
-        return;
-    }
-    msg_t *m = &g->log[g->nmsg % MSG_LOG];
-    memcpy(m->text, text, sizeof text);
-    m->turn = turn;
-    m->repeat = 1;
-    g->nmsg++;
-}
-
 void world_milestone(game_t *g, const char *kind, const char *fmt, ...)
 {
     if (g->nms >= MILESTONES_MAX) return;
@@ -142,30 +121,34 @@ void world_milestone(game_t *g, const char *kind, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Symmetric shadowcasting from the player; what is seen is remembered.
- * Only the light radius's box can change, so only it is copied. */
+/* Rebuilds the live level's derived arrays: what blocks sight, what is
+ * lit (lit regions; never a dark one). */
+static void vision_derive(game_t *g, level_t *lv)
+{
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t t = lv->terrain[i], r = lv->region[i];
+        lv->opaque[i] = t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
+        lv->lit[i] = r && r <= lv->nregions && lv->regions[r - 1].lit;
+    }
+    lv->opaque_ok = 1;
+}
+
+/* Symmetric shadowcasting from the player, limited by the light radius
+ * (one cell inside a dark region) except towards lit rooms; what is seen
+ * is remembered. */
 void world_update_vision(game_t *g)
 {
     level_t *lv = world_level(g);
     const obj_t *p = reg_get(&g->reg, g->player);
-    if (!lv || !p) return;
-    if (!lv->opaque_ok) {
-        size_t n = (size_t)lv->w * (size_t)lv->h;
-        for (size_t i = 0; i < n; i++) {
-            uint8_t t = lv->terrain[i];
-            lv->opaque[i] = t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
-        }
-        lv->opaque_ok = 1;
-    }
-    fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque};
-    if (fov_compute(&m, p->x, p->y, LIGHT_RADIUS, lv->vis) < 0) return;
-    int x0 = p->x - LIGHT_RADIUS, x1 = p->x + LIGHT_RADIUS, y0 = p->y - LIGHT_RADIUS, y1 = p->y + LIGHT_RADIUS;
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 >= lv->w) x1 = lv->w - 1;
-    if (y1 >= lv->h) y1 = lv->h - 1;
-    for (int y = y0; y <= y1; y++)
-        for (int x = x0; x <= x1; x++) lv->seen[y * lv->w + x] |= lv->vis[y * lv->w + x];
+    if (!lv || !p || level_live(g, lv) < 0) return;
+    if (!lv->opaque_ok) vision_derive(g, lv);
+    const region_kind_t *rk = level_region_kind(g, lv, p->x, p->y);
+    int radius = rk && (rk->flags & RF_DARK) ? 1 : LIGHT_RADIUS;
+    fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
+    if (fov_compute(&m, p->x, p->y, radius, lv->vis) < 0) return;
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    for (size_t i = 0; i < n; i++) lv->seen[i] |= lv->vis[i];
 }
 
 void world_run(game_t *g)
@@ -178,11 +161,12 @@ void world_run(game_t *g)
     }
 }
 
-game_state_t game_input(game_t *g, key_event_t key)
+game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
 {
     if (g->state != GAME_RUNNING) return (game_state_t)g->state;
     g->keys++;
-    g->msg_seen = g->nmsg; /* a key dismisses what was shown */
+    if (msg_key(g)) return (game_state_t)g->state; /* the key paged messages or closed a screen */
+    g->vm = vm;
     int cost = rules_player_command(g, key);
     if (cost > 0 && g->state == GAME_RUNNING) {
         if (sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_PLAYER_TURN, g->player, 0, 0) == 0) {
@@ -190,7 +174,9 @@ game_state_t game_input(game_t *g, key_event_t key)
             world_run(g);
         }
     }
+    g->vm = NULL;
     world_update_vision(g);
+    msg_after_input(g);
     return (game_state_t)g->state;
 }
 

@@ -38,14 +38,27 @@ typedef void (*sched_fn_t)(game_t *g, const event_t *ev);
 #define MILESTONES_MAX 64
 #define LIGHT_RADIUS 7
 
+/* A named region of a level (a room, cave or vault). */
+typedef struct {
+    int16_t kind; /* content region kind (c->regions), -1 none */
+    uint8_t lit;  /* seen from afar */
+    uint8_t shape; /* mapgen_shape_t */
+} level_region_t;
+
+/* Only the current level is live: vis, opaque and lit exist for it alone
+ * (level_live) and are dropped when the player leaves (level_sleep). */
 typedef struct {
     int16_t w, h;
     int16_t depth;
     int16_t up_x, up_y, down_x, down_y;
     uint8_t *terrain; /* w*h terrain ids (content terrain table) */
     uint8_t *seen;    /* w*h: 1 once the player has seen the cell */
-    uint8_t *vis;     /* w*h: visible now (derived, not saved) */
-    uint8_t *opaque;  /* w*h: blocks sight (derived from terrain, not saved) */
+    uint8_t *region;  /* w*h: 0 none, else index + 1 into regions */
+    level_region_t *regions;
+    uint16_t nregions;
+    uint8_t *vis;     /* w*h: visible now (live only, derived, not saved) */
+    uint8_t *opaque;  /* w*h: blocks sight (live only, derived from terrain) */
+    uint8_t *lit;     /* w*h: lit by its region (live only, derived) */
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
     rng_t gen;        /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;
@@ -69,6 +82,9 @@ struct game {
     uint8_t state;      /* game_state_t */
     uint8_t prompt;     /* PROMPT_* awaiting an answer */
     uint8_t ev_depth;   /* nesting of event_throw (0 between inputs) */
+    script_vm_t *vm;    /* lent for one game_input (NULL between): runs scripted handlers */
+    uint32_t script_errors; /* handler failures (reported, not state: never saved) */
+    char script_err[160];   /* the last one, "file:line: what" */
     uint32_t level_changes;
     uint32_t keys;      /* keys taken */
     int64_t score;
@@ -81,7 +97,7 @@ struct game {
     uint32_t nms, ms_cap;
 };
 
-enum { PROMPT_NONE = 0, PROMPT_QUIT };
+enum { PROMPT_NONE = 0, PROMPT_QUIT, PROMPT_MORE, PROMPT_HISTORY, PROMPT_COUNT };
 
 /* world.c: a game without a level (tests build on it), levels, helpers. */
 game_t *world_new_empty(const content_t *c, uint64_t seed);
@@ -103,8 +119,17 @@ extern const sched_fn_t WORLD_SCHED_FNS[FN_COUNT];
 level_t *level_new(game_t *g, int w, int h, int depth);
 void level_free(game_t *g, level_t *lv);
 int level_generate(game_t *g, level_t *lv); /* 0 or -1 (OOM) */
+/* What mapgen gets for a level of this content (vaults, regions, rooms). */
+mapgen_params_t level_params(const content_t *c, int w, int h, int depth);
+/* Sets the region table to n entries (zeroed); 0 or -1 (OOM). */
+int level_set_regions(game_t *g, level_t *lv, int n);
+int level_live(game_t *g, level_t *lv); /* allocates vis/opaque/lit: 0 or -1 */
+void level_sleep(game_t *g, level_t *lv);
+bool level_visible(const level_t *lv, int x, int y); /* in view now */
+/* The region kind at (x, y), or NULL (none, or content without regions). */
+const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x, int y);
 
-/* rules.c: the small world's rules and the default code tables. */
+/* rules.c: the rules: creatures, combat, levels. */
 int rules_populate(game_t *g, level_t *lv);
 int rules_player_command(game_t *g, key_event_t k); /* ticks spent; 0: none */
 void rules_player_turn(game_t *g, const event_t *ev);
@@ -112,6 +137,30 @@ void rules_monster_turn(game_t *g, const event_t *ev);
 void rules_regen(game_t *g, const event_t *ev);
 handle_t rules_spawn(game_t *g, uint16_t kind, int depth, int x, int y);
 void rules_kill(game_t *g, handle_t victim, handle_t killer);
+int rules_step(game_t *g, handle_t h, int dx, int dy); /* move or attack: ticks, 0 refused */
+int rules_stairs(game_t *g, int dir);                /* +1 down, -1 up: ticks, 0 refused */
+
+/* cmd.c: the command table. A row with run NULL documents keys handled
+ * elsewhere (movement). label is what help shows ("^P"). */
+typedef struct {
+    uint32_t code;
+    const char *label;
+    const char *what;
+    int (*run)(game_t *g); /* ticks spent; 0: no time */
+} cmd_t;
+const cmd_t *cmd_table(size_t *n);
+
+/* msg.c: the message log, --More-- paging and the history screen.
+ * Paging decisions use a fixed line of MSG_WIDTH columns, never the
+ * terminal's, so a replay at any size takes the same keys the same way. */
+#define MSG_WIDTH 80
+#define MORE_TEXT " --More--"
+/* Messages from `from` that fit on one line with room for MORE_TEXT (at
+ * least one); *all set when every message up to the newest fits whole. */
+uint32_t msg_fit(const game_t *g, uint32_t from, bool *all);
+int msg_format(const msg_t *m, char *out, size_t n); /* "text (x3)" */
+bool msg_key(game_t *g);        /* a key taken by paging or a screen: true */
+void msg_after_input(game_t *g); /* opens --More-- when the new messages overflow */
 
 /* snapshot.c */
 void world_save(const game_t *g, ser_t *s);

@@ -79,6 +79,9 @@ static int server_open(server_t *s)
     if (!s->content)
         return log_error("content: %s", err), -1;
     log_info("content %s", content_version(s->content));
+    s->vm = script_vm_new();
+    if (!s->vm)
+        return log_error("content: cannot start the script vm"), -1;
     s->db = db_open(s->loop, s->cfg.db, err, sizeof err);
     if (!s->db)
         return log_error("database %s: %s", s->cfg.db, err), -1;
@@ -124,6 +127,7 @@ static void server_free(server_t *s)
         free(s->sessions);
         s->sessions = n;
     }
+    script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
     buf_free(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)

@@ -133,6 +133,7 @@ struct server {
     uv_loop_t *loop;
     config_t cfg;
     content_t *content;
+    script_vm_t *vm;          /* the loop thread's script vm, lent to every game_input here */
     db_t *db;
     accounts_t *acc;
     void *web;                /* web_t when the web gateway runs */

@@ -457,7 +457,7 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
         return;
     uint8_t packed[6];
     size_t n = key_pack(k, packed);
-    game_state_t state = game_input(s->game, k);
+    game_state_t state = game_input(s->game, srv->vm, k);
     s->seq++;
     s->last_key_ms = now_ms(srv);
     s->db_refs++;
@@ -535,7 +535,7 @@ static game_t *game_restore(server_t *srv, const db_resume_t *r, uint64_t *seq, 
                 game_free(g);
                 return NULL;
             }
-            game_input(g, k);
+            game_input(g, srv->vm, k);
             off += used;
         }
         *seq = (uint64_t)row->seq;

@@ -71,7 +71,7 @@ static void bench_snapshot(const content_t *c, game_t *g)
 }
 
 /* Player moves (vi-keys, round a square) with the creatures acting. */
-static void bench_turn(const content_t *c)
+static void bench_turn(const content_t *c, script_vm_t *vm)
 {
     static const char KEYS[] = "hhhhjjjjllllkkkkyubnhjkl.";
     const int n = 200000;
@@ -81,7 +81,7 @@ static void bench_turn(const content_t *c)
     for (int i = 0; i < n && g; i++) {
         key_event_t k = {(uint32_t)KEYS[i % (int)(sizeof KEYS - 1)], 0};
         double t0 = now_ns();
-        game_state_t st = game_input(g, k);
+        game_state_t st = game_input(g, vm, k);
         total += now_ns() - t0;
         if (st != GAME_RUNNING) {
             game_free(g);
@@ -106,9 +106,11 @@ int cmd_bench(int argc, char **argv)
     bench_dispatch(g);
     bench_snapshot(c, g);
     bench_line("engine.game.heap.bytes", (double)g->al.bytes, "bytes");
-    bench_turn(c);
-    bench_line("engine.levelgen.us", levels_bench_levelgen_us(), "us");
-    bench_line("engine.fov.us", levels_bench_fov_us(), "us");
+    script_vm_t *vm = script_vm_new();
+    if (vm) bench_turn(c, vm);
+    script_vm_free(vm);
+    bench_line("engine.levelgen.us", levels_bench_levelgen_us(c), "us");
+    bench_line("engine.fov.us", levels_bench_fov_us(c), "us");
     game_free(g);
     content_free(c);
     return 0;

@@ -16,6 +16,7 @@
 #include "fov.h"
 #include "mapgen.h"
 #include "tool.h"
+#include "world.h"
 
 #define LEVELS_PER_GAME 21
 
@@ -31,11 +32,13 @@ static double now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static int levels_make(mapgen_level_t *lv, uint64_t game_seed, int depth, int w, int h, char *err, size_t errlen)
+/* c: the game's content (its vaults, regions and rooms). */
+static int levels_make(const content_t *c, mapgen_level_t *lv, uint64_t game_seed, int depth, int w, int h,
+                       char *err, size_t errlen)
 {
     rng_t r;
     rng_seed(&r, rng_hash2(game_seed, (uint64_t)depth), 1);
-    mapgen_params_t p = {.w = w, .h = h, .depth = depth};
+    mapgen_params_t p = level_params(c, w, h, depth);
     return mapgen_generate(lv, &p, &r, err, errlen);
 }
 
@@ -45,7 +48,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double levels_bench_levelgen_us(void)
+double levels_bench_levelgen_us(const content_t *c)
 {
     enum { N = 200 };
     double t[N];
@@ -54,7 +57,7 @@ double levels_bench_levelgen_us(void)
     if (!lv) return -1;
     for (int i = 0; i < N; i++) {
         double t0 = now_us();
-        levels_make(lv, 1000 + (uint64_t)i, 1 + i % 20, 0, 0, err, sizeof err);
+        levels_make(c, lv, 1000 + (uint64_t)i, 1 + i % 20, 0, 0, err, sizeof err);
         t[i] = now_us() - t0;
     }
     mapgen_level_free(lv);
@@ -79,7 +82,7 @@ static int cave_origin(const mapgen_level_t *lv)
     return -1;
 }
 
-double levels_bench_fov_us(void)
+double levels_bench_fov_us(const content_t *c)
 {
     enum { ORIGINS = 41, REPS = 400 };
     double t[ORIGINS];
@@ -90,7 +93,7 @@ double levels_bench_fov_us(void)
     uint8_t *lit = malloc((size_t)(MAPGEN_DEFAULT_W * MAPGEN_DEFAULT_H));
     uint8_t *vis = malloc((size_t)(MAPGEN_DEFAULT_W * MAPGEN_DEFAULT_H));
     for (uint64_t seed = 1; lv && opaque && lit && vis && n < ORIGINS && seed < 5000; seed++) {
-        if (levels_make(lv, seed, 1 + (int)(seed % 20), 0, 0, err, sizeof err) < 0) continue;
+        if (levels_make(c, lv, seed, 1 + (int)(seed % 20), 0, 0, err, sizeof err) < 0) continue;
         int o = cave_origin(lv);
         if (o < 0) continue;
         mapgen_fill_opaque(lv, opaque);
@@ -163,22 +166,29 @@ int cmd_levels(int argc, char **argv)
                         "[--show] [--bench]\n");
         return 2;
     }
+    char err[160];
+    content_t *c = content_load(NULL, err, sizeof err);
+    if (!c) {
+        fprintf(stderr, "levels: %s\n", err);
+        return 1;
+    }
     if (o.bench) {
-        printf("BENCH engine.levelgen.us %.1f us\n", levels_bench_levelgen_us());
-        printf("BENCH engine.fov.us %.2f us\n", levels_bench_fov_us());
+        printf("BENCH engine.levelgen.us %.1f us\n", levels_bench_levelgen_us(c));
+        printf("BENCH engine.fov.us %.2f us\n", levels_bench_fov_us(c));
+        content_free(c);
         return 0;
     }
     mapgen_level_t *lv = mapgen_level_new(o.w, o.h);
     if (!lv) {
         fprintf(stderr, "levels: bad size %dx%d\n", o.w, o.h);
+        content_free(c);
         return 2;
     }
     int min = 100, failed = 0;
-    char err[160];
     for (int k = 0; k < o.count; k++) {
         uint64_t game_seed = o.seed + (uint64_t)(k / LEVELS_PER_GAME);
         int depth = o.depth >= 0 ? o.depth : k % LEVELS_PER_GAME;
-        if (levels_make(lv, game_seed, depth, o.w, o.h, err, sizeof err) < 0) {
+        if (levels_make(c, lv, game_seed, depth, o.w, o.h, err, sizeof err) < 0) {
             printf("level %d seed %llu depth %d error %s\n", k, (unsigned long long)game_seed, depth, err);
             failed = 1;
             min = 0;
@@ -190,5 +200,6 @@ int cmd_levels(int argc, char **argv)
     }
     printf("levels %d reachable_min %d\n", o.count, min);
     mapgen_level_free(lv);
+    content_free(c);
     return failed || min < 100;
 }

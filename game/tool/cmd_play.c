@@ -13,6 +13,7 @@ typedef struct {
     game_t *g;
     long fed, snapshot_at;
     int failed;
+    script_vm_t *vm;
 } play_t;
 
 static int play_roundtrip(play_t *p)
@@ -43,7 +44,7 @@ static void play_key(void *ud, key_event_t k)
         p->failed = 1;
         return;
     }
-    game_input(p->g, k);
+    game_input(p->g, p->vm, k);
     p->fed++;
 }
 
@@ -132,8 +133,8 @@ int cmd_play(int argc, char **argv)
     char err[160];
     content_t *c = content_load(NULL, err, sizeof err);
     screen_t *s = screen_new(w, h);
-    play_t p = {c, c ? game_new(c, seed, NULL) : NULL, 0, snap, 0};
-    if (!c || !s || !p.g) {
+    play_t p = {c, c ? game_new(c, seed, NULL) : NULL, 0, snap, 0, script_vm_new()};
+    if (!c || !s || !p.g || !p.vm) {
         fprintf(stderr, "play: cannot start (%s)\n", c ? "bad size or out of memory" : err);
         return 1;
     }
@@ -158,6 +159,7 @@ int cmd_play(int argc, char **argv)
     }
     free(data);
     game_free(p.g);
+    script_vm_free(p.vm);
     screen_free(s);
     content_free(c);
     return rc;

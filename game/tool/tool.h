@@ -23,7 +23,8 @@ extern const tool_cmd_t TOOL_CMDS[];
 
 /* cmd_levels.c: engine.levelgen.us (median of 200 levels) and engine.fov.us
  * (radius 8 inside life caves), for the bench command. */
-double levels_bench_levelgen_us(void);
-double levels_bench_fov_us(void);
+typedef struct content content_t;
+double levels_bench_levelgen_us(const content_t *c);
+double levels_bench_fov_us(const content_t *c);
 
 #endif

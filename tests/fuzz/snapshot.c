@@ -34,7 +34,7 @@ static uint8_t *wrap_raw(const content_t *c, const uint8_t *raw, size_t n, size_
         return NULL;
     }
     memcpy(b, "WRNS", 4);
-    put_le(b + 4, 1, 2);
+    put_le(b + 4, 2, 2); /* the snapshot format version */
     put_le(b + 6, 0, 2);
     put_le(b + 8, ser_fnv(SER_FNV_INIT, content_version(c), strlen(content_version(c))), 8);
     put_le(b + 16, n, 4);
@@ -43,10 +43,10 @@ static uint8_t *wrap_raw(const content_t *c, const uint8_t *raw, size_t n, size_
     return b;
 }
 
-static void exercise(game_t *g)
+static void exercise(game_t *g, script_vm_t *vm)
 {
     static const char KEYS[] = "hjklyubn.><Qn";
-    for (int i = 0; KEYS[i]; i++) game_input(g, (key_event_t){(uint32_t)KEYS[i], 0});
+    for (int i = 0; KEYS[i]; i++) game_input(g, vm, (key_event_t){(uint32_t)KEYS[i], 0});
     screen_t *s = screen_new(80, 24);
     if (s) game_render(g, s, NULL);
     screen_free(s);
@@ -63,8 +63,10 @@ static void exercise(game_t *g)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static content_t *c;
+    static script_vm_t *vm; /* kept for the whole run, like the content */
     if (!c) c = content_load(NULL, NULL, 0);
-    if (!c || size < 1 || size > (1u << 20)) return 0;
+    if (!vm) vm = script_vm_new();
+    if (!c || !vm || size < 1 || size > (1u << 20)) return 0;
     size_t len = size - 1;
     uint8_t *blob = NULL;
     if (data[0] % 3 == 2) {
@@ -77,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!blob) return 0;
     char err[160];
     game_t *g = game_load(c, blob, len, err, sizeof err);
-    if (g) exercise(g);
+    if (g) exercise(g, vm);
     game_free(g);
     free(blob);
     return 0;

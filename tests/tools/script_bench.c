@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < ROUNDS; r++) {
         t0 = now_ns();
         for (int i = 0; i < CALLS; i++) {
-            e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_HIT, .amount = {6}};
+            e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_HIT, .amount = {6}};
             bad += script_call_handler(vm, c, ref, &e, err, sizeof err) != EV_NOTHING;
         }
         double ns = (now_ns() - t0) / CALLS;

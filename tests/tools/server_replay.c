@@ -15,13 +15,14 @@ typedef struct {
     game_t *g;
     screen_t *s; /* rendered after every key, as the daemon does */
     bool each;
+    script_vm_t *vm;
 } replay_t;
 
 static void replay_key(void *ud, key_event_t k)
 {
     replay_t *r = ud;
     game_view_t v = {0, false};
-    game_input(r->g, k);
+    game_input(r->g, r->vm, k);
     if (r->each)
         game_render(r->g, r->s, &v);
 }
@@ -87,8 +88,8 @@ int main(int argc, char **argv)
         return 1;
     }
     screen_t *s = screen_new(w, h);
-    replay_t r = {game_new(c, seed, &opt), s, each};
-    if (!r.g || !s)
+    replay_t r = {game_new(c, seed, &opt), s, each, script_vm_new()};
+    if (!r.g || !s || !r.vm)
         return 1;
     game_view_t v0 = {0, false};
     game_render(r.g, s, &v0);

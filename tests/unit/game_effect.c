@@ -124,7 +124,7 @@ START_TEST(effects_saved)
     handle_t e = effect_apply(g, g->player, c->poison_effect, 350, 1);
     ck_assert_uint_ne(e, HANDLE_NONE);
     key_event_t wait = {'.', 0};
-    game_input(g, wait);
+    game_input(g, NULL, wait);
     buf_t b;
     buf_init(&b);
     ck_assert_int_eq(game_snapshot(g, &b), 0);
@@ -135,8 +135,8 @@ START_TEST(effects_saved)
     ck_assert_ptr_nonnull(eh);
     ck_assert_int_eq(eg->remaining, eh->remaining);
     for (int i = 0; i < 6; i++) {
-        game_input(g, wait);
-        game_input(h, wait);
+        game_input(g, NULL, wait);
+        game_input(h, NULL, wait);
     }
     ck_assert_ptr_null(reg_get(&g->reg, e));
     ck_assert_ptr_null(reg_get(&h->reg, e));

@@ -4,41 +4,51 @@
 #include <string.h>
 #include "content.h"
 #include "event.h"
+#include "rules.h"
 #include "script.h"
 
 #define BASE "game/content/"
 static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "creatures.lua", BASE "effects.lua"};
 
-START_TEST(test_shipped_equals_builtin)
+/* The shipped modules load whole: the kinds the rules name, and the
+ * world's tables (regions, vaults, room shapes) mapgen reads. */
+START_TEST(test_shipped_content)
 {
     char err[256] = "";
-    content_t *lua = script_content_load("game/content", err, sizeof err);
-    ck_assert_msg(lua != NULL, "%s", err);
-    content_t *ref = content_load(NULL, err, sizeof err);
-    ck_assert_ptr_nonnull(ref);
-    ck_assert_int_eq(lua->n_terrain, ref->n_terrain);
-    for (int i = 0; i < ref->n_terrain; i++)
-        ck_assert_mem_eq(&lua->terrain[i], &ref->terrain[i], sizeof ref->terrain[i]);
-    ck_assert_int_eq(lua->n_creatures, ref->n_creatures + 1); /* + the flesh golem */
-    for (int i = 0; i < ref->n_creatures; i++) {
-        const creature_kind_t *a = &lua->creatures[i], *b = &ref->creatures[i];
-        ck_assert_str_eq(a->name, b->name);
-        ck_assert_uint_eq(a->glyph, b->glyph);
-        ck_assert_int_eq(a->speed, b->speed);
-        ck_assert_mem_eq(&a->hp, &b->hp, sizeof a->hp);
-        ck_assert_mem_eq(&a->attack, &b->attack, sizeof a->attack);
-        ck_assert_mem_eq(a, b, sizeof *a); /* every field, generation weights too */
+    content_t *c = content_load(NULL, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    ck_assert_int_eq(c->n_terrain, MAP_TERRAIN_COUNT);
+    ck_assert_str_eq(c->creatures[c->player_kind].name, "you");
+    ck_assert_str_eq(c->effects[c->poison_effect].name, "poison");
+    ck_assert_str_eq(c->effects[c->slow_effect].name, "slow");
+    ck_assert_ptr_eq(c->handlers, RULES_HANDLERS);
+    ck_assert_ptr_eq(c->hooks, RULES_HOOKS);
+    ck_assert_int_eq(c->builtin[OBJ_CREATURE], H_CREATURE);
+    ck_assert_int_eq(c->map_builtin, H_MAP);
+    /* regions: names in mapgen's table are the kinds' own */
+    ck_assert_int_ge(c->n_regions, 10);
+    int slippery = 0, dark = 0;
+    for (int i = 0; i < c->n_regions; i++) {
+        ck_assert_ptr_eq(c->rtypes[i].name, c->regions[i].name);
+        slippery += c->regions[i].handlers[0] == H_SLIPPERY;
+        dark += (c->regions[i].flags & RF_DARK) != 0;
+        if (c->regions[i].flags & RF_DARK) ck_assert_int_eq(c->rtypes[i].lit, 0);
     }
-    ck_assert_int_eq(lua->n_effects, ref->n_effects);
-    ck_assert_mem_eq(&lua->effects[0], &ref->effects[0], sizeof ref->effects[0]);
-    ck_assert_ptr_eq(lua->handlers, ref->handlers);
-    ck_assert_ptr_eq(lua->hooks, ref->hooks);
-    ck_assert_mem_eq(lua->builtin, ref->builtin, sizeof ref->builtin);
-    ck_assert_int_eq(lua->map_builtin, ref->map_builtin);
-    ck_assert_int_eq(lua->player_kind, ref->player_kind);
-    ck_assert_int_eq(lua->poison_effect, ref->poison_effect);
-    content_free(ref);
-    script_content_free(lua);
+    ck_assert_int_ge(slippery, 1);
+    ck_assert_int_ge(dark, 1);
+    /* the vaults are the generator's built-in ones, now as content */
+    int nd;
+    const mapgen_vault_t *def = mapgen_default_vaults(&nd);
+    ck_assert_int_eq(c->n_vaults, nd);
+    for (int i = 0; i < nd; i++) {
+        ck_assert_str_eq(c->vaults[i].name, def[i].name);
+        ck_assert_str_eq(c->vaults[i].rows, def[i].rows);
+        ck_assert_int_eq(c->vaults[i].weight, def[i].weight);
+        ck_assert(mapgen_vault_check(&c->vaults[i], err, sizeof err) == 0);
+    }
+    ck_assert_int_eq(c->room_weights[SHAPE_RECT], 30);
+    ck_assert_int_eq(c->room_weights[SHAPE_CIRCLE], 10);
+    content_free(c);
 }
 END_TEST
 
@@ -62,6 +72,9 @@ START_TEST(test_bad_files)
                       "tests/content/bad/wrong_type.lua:2: creature 'blob': field 'speed' must be an integer");
     expect_load_error("tests/content/bad/captures_local.lua",
                       "tests/content/bad/captures_local.lua:3: creature 'counter': handler 'damage' uses");
+    expect_load_error("tests/content/bad/bad_region.lua",
+                      "tests/content/bad/bad_region.lua:2: region 'a hexagonal hall': unknown shape 'hexagon'");
+    expect_load_error("tests/content/bad/bad_vault.lua", "tests/content/bad/bad_vault.lua:2: vault odd: unknown glyph in rows");
     expect_load_error("tests/content/bad/runaway_load.lua",
                       "tests/content/bad/runaway_load.lua:3: instruction budget exceeded");
     {
@@ -98,7 +111,7 @@ static int call_damage(script_vm_t *vm, const content_t *c, const char *name, sc
 {
     int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, name), EV_DAMAGE);
     ck_assert_int_gt(ref, 0);
-    *e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_HIT, .amount = {10, 0, 0}};
+    *e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_HIT, .amount = {10, 0, 0}};
     return script_call_handler(vm, c, ref, e, err, 256);
 }
 
@@ -165,20 +178,20 @@ START_TEST(test_flesh_golem)
     ck_assert_int_gt(ref, 0);
     ck_assert_int_eq(script_kind_handler(c, SCRIPT_KIND_CREATURE, 1, EV_DAMAGE), 0);
     script_vm_t *vm = script_vm_new();
-    script_event_t e = {.type = EV_DAMAGE, .dtype = SCRIPT_DT_LIGHTNING, .amount = {12}, .flags = SCRIPT_EVF_SPELL};
+    script_event_t e = {.type = EV_DAMAGE, .dtype = DT_LIGHTNING, .amount = {12}, .flags = SCRIPT_EVF_SPELL};
     ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
     ck_assert_int_eq(e.amount[0], 0);
     ck_assert_int_eq(e.heal, 4);
-    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_FIRE, .amount = {9}, .rand = fixed_rand};
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_FIRE, .amount = {9}, .rand = fixed_rand};
     ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
     ck_assert_int_eq(e.slow, 5);
-    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_COLD, .amount = {9}};
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_COLD, .amount = {9}};
     ck_assert_int_eq(script_call_handler(vm, c, ref, &e, err, sizeof err), SCRIPT_ERR_RUNTIME); /* no rng */
     ck_assert_int_eq(e.amount[0], 9);
-    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_MAGIC, .amount = {7}, .flags = SCRIPT_EVF_SPELL};
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_MAGIC, .amount = {7}, .flags = SCRIPT_EVF_SPELL};
     ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
     ck_assert_int_eq(e.amount[0], 0);
-    e = (script_event_t){.type = EV_DAMAGE, .dtype = SCRIPT_DT_HIT, .amount = {6}};
+    e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_HIT, .amount = {6}};
     ck_assert_int_eq(script_call_handler(vm, c, ref, &e, err, sizeof err), EV_NOTHING);
     ck_assert_int_eq(e.amount[0], 6);
     ck_assert_int_eq(e.heal + e.slow, 0);
@@ -192,7 +205,7 @@ Suite *suite_game_script(void)
     Suite *s = suite_create("game_script");
     TCase *tc = tcase_create("script");
     tcase_set_timeout(tc, 30);
-    tcase_add_test(tc, test_shipped_equals_builtin);
+    tcase_add_test(tc, test_shipped_content);
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_contained_errors);
     tcase_add_test(tc, test_sandbox_escapes);

@@ -10,7 +10,7 @@ static game_t *played(const content_t *c, uint64_t seed, int keys)
 {
     game_t *g = game_new(c, seed, NULL);
     static const char K[] = "hjklyubn..";
-    for (int i = 0; i < keys; i++) game_input(g, (key_event_t){(uint32_t)K[(i * 7 + i / 3) % 10], 0});
+    for (int i = 0; i < keys; i++) game_input(g, NULL, (key_event_t){(uint32_t)K[(i * 7 + i / 3) % 10], 0});
     return g;
 }
 

@@ -10,7 +10,7 @@
 
 static void keys(game_t *g, const char *k)
 {
-    for (; *k; k++) game_input(g, (key_event_t){(uint32_t)(unsigned char)*k, 0});
+    for (; *k; k++) game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
 }
 
 static game_t *descend(game_t *g)
@@ -121,7 +121,7 @@ START_TEST(quit_asks_first)
     keys(g, "Qy");
     ck_assert_int_eq(g->state, GAME_QUIT);
     uint64_t h = game_hash(g);
-    ck_assert_int_eq(game_input(g, (key_event_t){'h', 0}), GAME_QUIT); /* keys after the end are ignored */
+    ck_assert_int_eq(game_input(g, NULL, (key_event_t){'h', 0}), GAME_QUIT); /* keys after the end are ignored */
     ck_assert_uint_eq(game_hash(g), h);
     game_status_t st;
     game_status(g, &st);

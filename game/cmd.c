@@ -1,0 +1,79 @@
+/* cmd — the player's commands: one const table (key, label, what it does,
+ * function) that the dispatcher, the cycling help line and the help screen
+ * all read, plus the movement keys. */
+#include <stdio.h>
+#include "rules.h"
+#include "world.h"
+
+typedef struct {
+    uint32_t code;
+    int8_t dx, dy;
+} keymove_t;
+
+/* vi-keys, arrows, numpad (with and without num lock); (0,0) waits */
+static const keymove_t KEYMOVES[] = {
+    {'h', -1, 0}, {'j', 0, 1}, {'k', 0, -1}, {'l', 1, 0}, {'y', -1, -1}, {'u', 1, -1}, {'b', -1, 1},
+    {'n', 1, 1}, {'4', -1, 0}, {'2', 0, 1}, {'8', 0, -1}, {'6', 1, 0}, {'7', -1, -1}, {'9', 1, -1},
+    {'1', -1, 1}, {'3', 1, 1}, {'5', 0, 0}, {'.', 0, 0}, {'s', 0, 0}, {KEY_LEFT, -1, 0},
+    {KEY_DOWN, 0, 1}, {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0}, {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1},
+    {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}, {KEY_KP_CENTER, 0, 0},
+};
+
+static int cmd_descend(game_t *g) { return rules_stairs(g, 1); }
+static int cmd_climb(game_t *g) { return rules_stairs(g, -1); }
+
+static int cmd_quit(game_t *g)
+{
+    g->prompt = PROMPT_QUIT;
+    world_msg(g, "Really quit? This ends the game for good. (y/n)");
+    return 0;
+}
+
+static int cmd_history(game_t *g)
+{
+    g->prompt = PROMPT_HISTORY;
+    return 0;
+}
+
+/* Movement first: the help line and the help screen list them as rows too. */
+static const cmd_t COMMANDS[] = {
+    {0, "hjklyubn", "move or attack (also arrows and numpad)", NULL},
+    {0, ".", "wait a turn (also s, 5)", NULL},
+    {'>', ">", "go down a staircase", cmd_descend},
+    {'<', "<", "go up a staircase", cmd_climb},
+    {0x10, "^P", "message history", cmd_history},
+    {'Q', "Q", "quit the game for good", cmd_quit},
+};
+
+const cmd_t *cmd_table(size_t *n)
+{
+    *n = sizeof COMMANDS / sizeof COMMANDS[0];
+    return COMMANDS;
+}
+
+static int cmd_answer_quit(game_t *g, key_event_t k)
+{
+    g->prompt = PROMPT_NONE;
+    if (k.code == 'y' || k.code == 'Y') {
+        g->state = GAME_QUIT;
+        snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
+        world_milestone(g, "end", "quit");
+    } else {
+        world_msg(g, "Never mind.");
+    }
+    return 0;
+}
+
+int rules_player_command(game_t *g, key_event_t k)
+{
+    if (g->prompt == PROMPT_QUIT) return cmd_answer_quit(g, k);
+    if (k.mods & (KEYMOD_ALT | KEYMOD_CTRL)) return 0;
+    for (size_t i = 0; i < sizeof KEYMOVES / sizeof KEYMOVES[0]; i++) {
+        if (KEYMOVES[i].code != k.code) continue;
+        if (!KEYMOVES[i].dx && !KEYMOVES[i].dy) return SCHED_MOVE;
+        return rules_step(g, g->player, KEYMOVES[i].dx, KEYMOVES[i].dy);
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (COMMANDS[i].run && COMMANDS[i].code == k.code) return COMMANDS[i].run(g);
+    return 0;
+}

@@ -1,0 +1,25 @@
+-- Region kinds: what a room, cave or vault is called, where it appears,
+-- whether it is lit (absent: by depth), and the rules it brings.
+-- dark: light reaches only the next cell inside it.
+-- handlers: the engine's region handlers by name ("slippery": you may
+-- slide one step further on its wet floor).
+region { name = "the town of Burrowmouth", min_depth = 0, max_depth = 0, weight = 1, shapes = { "town" }, lit = true }
+region { name = "a cottage", min_depth = 0, max_depth = 0, weight = 4, shapes = { "building" }, lit = true }
+region { name = "the general store", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true }
+region { name = "the temple", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true }
+region { name = "a dusty room", min_depth = 1, max_depth = 20, weight = 10, shapes = { "rooms" } }
+region { name = "a guard room", min_depth = 2, max_depth = 14, weight = 5, shapes = { "rect", "octagon", "cross" } }
+region { name = "a pillared hall", min_depth = 1, max_depth = 20, weight = 8, shapes = { "pillared" } }
+region { name = "a flooded hall", min_depth = 3, max_depth = 20, weight = 4,
+         shapes = { "rect", "overlap", "pillared" }, lit = false, handlers = { "slippery" } }
+region { name = "a shrine", min_depth = 4, max_depth = 20, weight = 3, shapes = { "circle", "octagon", "cross" }, lit = true }
+region { name = "a dark crypt", min_depth = 6, max_depth = 20, weight = 5, shapes = { "rooms" }, dark = true }
+region { name = "a hall of the old kings", min_depth = 12, max_depth = 20, weight = 3,
+         shapes = { "pillared", "overlap" }, lit = true }
+region { name = "a kobold warren", min_depth = 1, max_depth = 8, weight = 8, shapes = { "caves" }, lit = false }
+region { name = "a bat roost", min_depth = 3, max_depth = 15, weight = 3, shapes = { "caves" }, dark = true }
+region { name = "a fungus grotto", min_depth = 5, max_depth = 20, weight = 6, shapes = { "caves" } }
+region { name = "a collapsed tunnel", min_depth = 1, max_depth = 20, weight = 4, shapes = { "rough" }, lit = false }
+region { name = "an icy cavern", min_depth = 8, max_depth = 20, weight = 3, shapes = { "caves" },
+         lit = false, handlers = { "slippery" } }
+region { name = "a forgotten vault", min_depth = 1, max_depth = 20, weight = 5, shapes = { "vault" } }

@@ -1,0 +1,378 @@
+/* Unit tests: rules through the dispatch chain with the shipped content —
+ * the flesh golem's scripted handler, contained handler errors, region
+ * rules (slippery floors, darkness, names), lit rooms in vision, and the
+ * message line's --More--, history screen and cycling help line. */
+#include <check.h>
+#include <string.h>
+#include "content.h"
+#include "effect.h"
+#include "event.h"
+#include "fov.h"
+#include "mapgen.h"
+#include "rules.h"
+#include "script.h"
+#include "world.h"
+
+static int kind_named(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_creatures; i++)
+        if (strcmp(c->creatures[i].name, name) == 0) return i;
+    ck_abort_msg("no kind %s", name);
+    return -1;
+}
+
+/* A free floor cell next to the player (the test places things there). */
+static void cell_near_player(game_t *g, int *x, int *y)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = world_level(g);
+    for (int r = 1; r < 30; r++)
+        for (int dy = -r; dy <= r; dy++)
+            for (int dx = -r; dx <= r; dx++)
+                if (world_passable(g, lv, p->x + dx, p->y + dy) &&
+                    !world_creature_at(g, g->depth, p->x + dx, p->y + dy)) {
+                    *x = p->x + dx, *y = p->y + dy;
+                    return;
+                }
+    ck_abort_msg("no free cell");
+}
+
+static int damage(game_t *g, handle_t victim, uint8_t dtype, int amount, uint32_t flags)
+{
+    ev_info_t e = {.type = EV_DAMAGE, .victim = victim, .map = -1, .dtype = dtype, .amount = {amount}, .flags = flags};
+    return event_throw(g, &e);
+}
+
+/* Incursion's flesh golem, all through event_throw: lightning heals it,
+ * fire and cold slow it, other direct spells do nothing, blades hurt. */
+START_TEST(flesh_golem_through_the_chain)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    script_vm_t *vm = script_vm_new();
+    game_t *g = game_new(c, 7, NULL);
+    int x, y;
+    cell_near_player(g, &x, &y);
+    handle_t h = rules_spawn(g, (uint16_t)kind_named(c, "flesh golem"), g->depth, x, y);
+    ck_assert_uint_ne(h, HANDLE_NONE);
+    g->vm = vm; /* as game_input lends it */
+    obj_t *o = reg_get(&g->reg, h);
+    int max = o->hp_max, speed = o->speed;
+    ck_assert_int_eq(damage(g, h, DT_HIT, 10, 0), EV_DONE); /* a blade hurts it */
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 10);
+    ck_assert_int_eq(damage(g, h, DT_LIGHTNING, 12, EVF_SPELL), EV_ABORT); /* healed by a third */
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 6);
+    ck_assert_int_eq(damage(g, h, DT_MAGIC, 9, EVF_SPELL), EV_ABORT); /* immune to other spells */
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 6);
+    ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    ck_assert_int_eq(damage(g, h, DT_FIRE, 9, EVF_SPELL), EV_ABORT); /* slowed, not burnt */
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 6);
+    ck_assert_uint_ne(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    ck_assert_int_eq(reg_get(&g->reg, h)->speed, speed / 2);
+    ck_assert_int_eq(damage(g, h, DT_COLD, 9, 0), EV_ABORT); /* again: refreshed, not halved twice */
+    ck_assert_int_eq(reg_get(&g->reg, h)->speed, speed / 2);
+    ck_assert_int_eq(damage(g, h, DT_LIGHTNING, 60, 0), EV_ABORT); /* never past its maximum */
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, max);
+    ck_assert_int_eq(g->script_errors, 0);
+    /* the slowing wears off with game time */
+    g->vm = NULL;
+    for (int i = 0; i < 12 && reg_get(&g->reg, h); i++) game_input(g, vm, (key_event_t){'.', 0});
+    if (reg_get(&g->reg, h)) {
+        ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+        ck_assert_int_eq(reg_get(&g->reg, h)->speed, speed);
+    }
+    game_free(g);
+    script_vm_free(vm);
+    content_free(c);
+}
+END_TEST
+
+/* A failing handler is reported and the event goes on as if it returned
+ * NOTHING: the damage lands. */
+START_TEST(handler_error_is_contained)
+{
+    const char *paths[] = {"game/content/terrain.lua", "game/content/creatures.lua", "game/content/effects.lua",
+                           "tests/content/bad/handlers.lua", "game/content/rules.lua"};
+    char err[256] = "";
+    content_t *c = script_content_load_files(paths, 5, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    script_vm_t *vm = script_vm_new();
+    game_t *g = game_new(c, 3, NULL);
+    g->vm = vm;
+    const char *names[] = {"faulty", "runaway", "glutton", "catcher"};
+    uint32_t before = 0;
+    for (int i = 0; i < 4; i++) {
+        int x, y;
+        cell_near_player(g, &x, &y);
+        handle_t h = rules_spawn(g, (uint16_t)kind_named(c, names[i]), g->depth, x, y);
+        reg_get(&g->reg, h)->hp = reg_get(&g->reg, h)->hp_max = 50;
+        ck_assert_int_eq(damage(g, h, DT_HIT, 10, 0), EV_DONE);
+        ck_assert_int_eq(reg_get(&g->reg, h)->hp, 40);
+        ck_assert_uint_gt(g->script_errors, before); /* once per phase it ran in */
+        before = g->script_errors;
+        ck_assert_msg(strstr(g->script_err, "tests/content/bad/handlers.lua:"), "%s", g->script_err);
+    }
+    game_free(g);
+    script_vm_free(vm);
+    content_free(c);
+}
+END_TEST
+
+/* A level with a region of the given kind name, or -1 (tries seeds). */
+static int region_of_kind(game_t *g, level_t *lv, const char *name)
+{
+    for (int i = 0; i < lv->nregions; i++) {
+        int k = lv->regions[i].kind;
+        if (k >= 0 && strcmp(g->c->regions[k].name, name) == 0) return i;
+    }
+    return -1;
+}
+
+static game_t *game_with_region(const content_t *c, const char *name, int depth, int *region)
+{
+    for (uint64_t seed = 1; seed < 400; seed++) {
+        game_t *g = game_new(c, seed, NULL);
+        level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, depth);
+        ck_assert_ptr_nonnull(lv);
+        ck_assert_int_eq(level_generate(g, lv), 0);
+        int r = region_of_kind(g, lv, name);
+        if (r >= 0) {
+            level_free(g, g->levels[1]);
+            g->levels[1] = lv; /* play it as level 1 */
+            lv->depth = 1;
+            *region = r;
+            return g;
+        }
+        level_free(g, lv);
+        game_free(g);
+    }
+    ck_abort_msg("no %s in 400 seeds", name);
+    return NULL;
+}
+
+/* Moves the player (and only the player) to a cell of region r. */
+static bool put_player_in(game_t *g, int r, int *px, int *py)
+{
+    level_t *lv = world_level(g);
+    for (int y = 0; y < lv->h; y++)
+        for (int x = 0; x < lv->w; x++)
+            if (lv->region[y * lv->w + x] == r + 1 && level_terrain(lv, x, y) == MAP_FLOOR &&
+                !world_creature_at(g, 1, x, y)) {
+                obj_t *p = reg_get(&g->reg, g->player);
+                p->x = (int16_t)x, p->y = (int16_t)y;
+                *px = x, *py = y;
+                return true;
+            }
+    return false;
+}
+
+/* Monsters away, so only the region's rules act. */
+static void clear_monsters(game_t *g)
+{
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
+        if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE) {
+            sched_cancel(&g->sched, h);
+            reg_del(&g->reg, h);
+        }
+}
+
+/* Region kinds name the status line, and a dark one cuts sight to the
+ * next cell while a lit room is seen whole from its doorway. */
+START_TEST(dark_regions_and_names)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    int r, x, y;
+    game_t *g = game_with_region(c, "a dark crypt", 8, &r);
+    clear_monsters(g);
+    ck_assert(put_player_in(g, r, &x, &y));
+    world_update_vision(g);
+    level_t *lv = world_level(g);
+    int far = 0;
+    for (int yy = 0; yy < lv->h; yy++)
+        for (int xx = 0; xx < lv->w; xx++)
+            if (level_visible(lv, xx, yy)) {
+                int dx = xx - x, dy = yy - y;
+                far += dx * dx + dy * dy > 2;
+            }
+    ck_assert_int_eq(far, 0);
+    screen_t *s = screen_new(100, 30);
+    game_render(g, s, NULL);
+    char line[128] = "";
+    for (int i = 0; i < 100 && i < (int)sizeof line - 1; i++) line[i] = (char)s->cells[(s->h - 2) * s->w + i].ch;
+    ck_assert_msg(strstr(line, "a dark crypt"), "status: %s", line);
+    screen_free(s);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Past the torch's radius only lit cells are seen; lit rooms are seen
+ * from afar (some player spot shows cells beyond the radius). */
+START_TEST(lit_rooms_seen_from_afar)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 11, NULL);
+    clear_monsters(g);
+    level_t *lv = world_level(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    int spots = 0, with_far = 0;
+    for (int y = 0; y < lv->h; y += 2)
+        for (int x = 0; x < lv->w; x += 2) {
+            if (!world_passable(g, lv, x, y)) continue;
+            p->x = (int16_t)x, p->y = (int16_t)y;
+            world_update_vision(g);
+            int beyond = 0;
+            spots++;
+            for (int yy = 0; yy < lv->h; yy++)
+                for (int xx = 0; xx < lv->w; xx++) {
+                    if (!level_visible(lv, xx, yy) || fov_in_radius(xx - x, yy - y, LIGHT_RADIUS)) continue;
+                    ck_assert_msg(lv->lit[yy * lv->w + xx], "unlit cell %d,%d seen from %d,%d", xx, yy, x, y);
+                    beyond++;
+                }
+            with_far += beyond > 0;
+        }
+    ck_assert_int_gt(spots, 50);
+    ck_assert_int_gt(with_far, 0);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* On a slippery floor some steps slide one cell further, not all. */
+START_TEST(slippery_floor_slides)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    int r, x, y, slid = 0, plain = 0;
+    game_t *g = game_with_region(c, "a flooded hall", 10, &r);
+    clear_monsters(g);
+    level_t *lv = world_level(g);
+    ck_assert(put_player_in(g, r, &x, &y));
+    /* a row of three floor cells of the region, starting at the player's */
+    int found = 0;
+    for (int yy = 0; yy < lv->h && !found; yy++)
+        for (int xx = 0; xx + 2 < lv->w && !found; xx++) {
+            int ok = 1;
+            for (int k = 0; k < 3; k++)
+                ok &= lv->region[yy * lv->w + xx + k] == r + 1 && world_passable(g, lv, xx + k, yy);
+            if (ok) x = xx, y = yy, found = 1;
+        }
+    ck_assert(found);
+    obj_t *p = reg_get(&g->reg, g->player);
+    for (int i = 0; i < 200; i++) {
+        p = reg_get(&g->reg, g->player);
+        p->x = (int16_t)x, p->y = (int16_t)y;
+        ck_assert_int_gt(rules_step(g, g->player, 1, 0), 0);
+        p = reg_get(&g->reg, g->player);
+        if (p->x >= x + 2 && p->y == y) slid++; /* a slide may go on sliding */
+        else if (p->x == x + 1 && p->y == y) plain++;
+        else ck_abort_msg("moved to %d from %d", p->x, x);
+    }
+    ck_assert_int_gt(slid, 20);
+    ck_assert_int_gt(plain, 100);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+static void render_line(game_t *g, screen_t *s, int row, char *out, size_t n)
+{
+    game_render(g, s, NULL);
+    size_t i = 0;
+    for (; i + 1 < n && (int)i < s->w; i++) out[i] = (char)s->cells[row * s->w + i].ch;
+    out[i] = 0;
+}
+
+/* Messages that overflow the line wait behind --More--; keys page them
+ * without acting; Ctrl-P shows the history; the help line cycles. */
+START_TEST(more_history_and_help_line)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 5, NULL);
+    clear_monsters(g);
+    screen_t *s = screen_new(120, 30);
+    char line[256];
+    game_input(g, NULL, (key_event_t){'.', 0});
+    for (int i = 0; i < 5; i++) world_msg(g, "Message number %d is long enough to need its own part of the line.", i);
+    msg_after_input(g);
+    ck_assert_int_eq(g->prompt, PROMPT_MORE);
+    render_line(g, s, 0, line, sizeof line);
+    ck_assert_msg(strstr(line, "Message number 0") && strstr(line, "--More--"), "%s", line);
+    ck_assert_msg(!strstr(line, "Message number 4"), "%s", line);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y, pages = 0;
+    uint64_t now = g->sched.now;
+    while (g->prompt == PROMPT_MORE && pages < 10) {
+        game_input(g, NULL, (key_event_t){'l', 0});
+        pages++;
+    }
+    ck_assert_int_ge(pages, 2);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    render_line(g, s, 0, line, sizeof line);
+    ck_assert_msg(strstr(line, "Message number 4") && !strstr(line, "--More--"), "%s", line);
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, x); /* paging keys did not move or spend time */
+    ck_assert_int_eq(p->y, y);
+    ck_assert_uint_eq(g->sched.now, now);
+    game_input(g, NULL, (key_event_t){0x10, 0}); /* Ctrl-P */
+    ck_assert_int_eq(g->prompt, PROMPT_HISTORY);
+    game_render(g, s, NULL);
+    int found = 0;
+    for (int row = 0; row < s->h; row++) {
+        render_line(g, s, row, line, sizeof line);
+        found += strstr(line, "Message number") != NULL;
+        if (row == 0) ck_assert_msg(strstr(line, "Message history"), "%s", line);
+    }
+    ck_assert_int_eq(found, 5);
+    game_input(g, NULL, (key_event_t){'l', 0});
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_uint_eq(g->sched.now, now);
+    /* the help line starts one command further each key, and lists them all */
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        render_line(g, s, s->h - 1, line, sizeof line);
+        ck_assert_msg(strncmp(line, t[g->keys % n].label, strlen(t[g->keys % n].label)) == 0, "%s", line);
+        game_input(g, NULL, (key_event_t){'.', 0});
+    }
+    screen_free(s);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The same game played with the tiles two cells wide: same state, wider map. */
+START_TEST(two_cell_tiles)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 5, NULL);
+    screen_t *s = screen_new(160, 40);
+    game_view_t v = {0, true};
+    uint64_t h = game_hash(g);
+    game_render(g, s, &v);
+    ck_assert_uint_eq(game_hash(g), h);
+    ck_assert(s->cur_visible);
+    ck_assert_int_eq(s->cur_x % 2, 0);
+    ck_assert_uint_eq(s->cells[s->cur_y * s->w + s->cur_x].ch, '@');
+    ck_assert_uint_eq(s->cells[s->cur_y * s->w + s->cur_x + 1].ch, ' ');
+    /* the cell two columns right is the next map tile (seen: lit by the torch) */
+    ck_assert_uint_ne(s->cells[s->cur_y * s->w + s->cur_x + 2].ch, 0);
+    screen_free(s);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_rules(void)
+{
+    Suite *s = suite_create("game_rules");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, flesh_golem_through_the_chain);
+    tcase_add_test(t, handler_error_is_contained);
+    tcase_add_test(t, dark_regions_and_names);
+    tcase_add_test(t, lit_rooms_seen_from_afar);
+    tcase_add_test(t, slippery_floor_slides);
+    tcase_add_test(t, more_history_and_help_line);
+    tcase_add_test(t, two_cell_tiles);
+    suite_add_tcase(s, t);
+    return s;
+}
