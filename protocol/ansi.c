@@ -167,6 +167,15 @@ static bool cell_same(const cell_t *a, const cell_t *b)
     return x == y && a->attr == b->attr;
 }
 
+/* render_cell with a shortcut for the commonest cell: printable ASCII in
+ * 256-colour mode needs no table look-up. */
+static inline uint64_t render_fast(const ansi_profile_t *p, bool rich, const cell_t *c)
+{
+    if (rich && c->ch >= 0x20 && c->ch < 0x7F && c->fg <= 0x100 && c->bg <= 0x100)
+        return RC_MAKE(c->ch, 0, PEN_MAKE(c->fg, c->bg, c->attr & ATTR_ALL));
+    return render_cell(p, c);
+}
+
 /* Renders cells [x0, x1) of a row; runs of equal cells render once. */
 static void render_row(const ansi_profile_t *p, const cell_t *row, int x0, int x1, uint64_t *dst)
 {
@@ -174,9 +183,7 @@ static void render_row(const ansi_profile_t *p, const cell_t *row, int x0, int x
     for (int x = x0; x < x1; x++) {
         const cell_t *c = &row[x];
         if (x > x0 && cell_same(c, c - 1)) dst[x] = dst[x - 1];
-        else if (rich && c->ch >= 0x20 && c->ch < 0x7F && c->fg <= 0x100 && c->bg <= 0x100)
-            dst[x] = RC_MAKE(c->ch, 0, PEN_MAKE(c->fg, c->bg, c->attr & ATTR_ALL));
-        else dst[x] = render_cell(p, c);
+        else dst[x] = render_fast(p, rich, c);
     }
 }
 
@@ -189,6 +196,12 @@ static bool cell_blank(const cell_t *c)
 
 static char *put_num(char *o, unsigned v)
 {
+    if (v < 1000) { /* every column, row and colour */
+        if (v >= 100) *o++ = (char)('0' + v / 100);
+        if (v >= 10) *o++ = (char)('0' + v / 10 % 10);
+        *o++ = (char)('0' + v % 10);
+        return o;
+    }
     char t[12];
     int n = 0;
     do {
@@ -330,7 +343,7 @@ typedef struct {
     uint8_t n;
     char seq[47];
 } sgr_memo_t;
-#define SGR_MEMOS 64 /* one bit each in em_t.memo_valid */
+#define SGR_MEMOS 256 /* one bit each in em_t.memo_valid */
 
 typedef struct {
     buf_t *out;
@@ -340,22 +353,43 @@ typedef struct {
     uint32_t pen;
     bool dec;       /* G0 holds DEC special graphics */
     sgr_memo_t *memo; /* SGR_MEMOS entries, read only when valid */
-    uint64_t memo_valid;
+    uint64_t memo_valid[SGR_MEMOS / 64];
 } em_t;
+
+/* A memo miss: works the sequence out. Kept out of line so that the hit
+ * path stays a few instructions without a register-saving prologue. */
+__attribute__((noinline)) static void memo_fill(sgr_memo_t *m, uint32_t from, uint32_t to)
+{
+    m->n = (uint8_t)(put_sgr(m->seq, from, to) - m->seq);
+    m->from = from;
+    m->to = to;
+}
+
+/* The memo entry holding the SGR sequence from pen `from` to `to` != from. */
+static inline const sgr_memo_t *em_memo(em_t *e, uint32_t from, uint32_t to)
+{
+    unsigned slot = ((from * 0x9E3779B1u) ^ (to * 0x85EBCA77u)) >> 24;
+    sgr_memo_t *m = &e->memo[slot];
+    uint64_t *valid = &e->memo_valid[slot / 64];
+    if (!(*valid >> slot % 64 & 1) || m->from != from || m->to != to) {
+        *valid |= (uint64_t)1 << slot % 64;
+        memo_fill(m, from, to);
+    }
+    return m;
+}
 
 static char *em_sgr(em_t *e, char *o, uint32_t from, uint32_t to)
 {
     if (from == to) return o;
-    unsigned slot = ((from * 0x9E3779B1u) ^ (to * 0x85EBCA77u)) >> 26;
-    sgr_memo_t *m = &e->memo[slot];
-    if (!(e->memo_valid >> slot & 1) || m->from != from || m->to != to) {
-        e->memo_valid |= (uint64_t)1 << slot;
-        m->n = (uint8_t)(put_sgr(m->seq, from, to) - m->seq);
-        m->from = from;
-        m->to = to;
-    }
+    const sgr_memo_t *m = em_memo(e, from, to);
     memcpy(o, m->seq, sizeof m->seq); /* fixed size: no call; o has room */
     return o + m->n;
+}
+
+/* Length of em_sgr's sequence, without writing it. */
+static int sgr_len(em_t *e, uint32_t from, uint32_t to)
+{
+    return from == to ? 0 : em_memo(e, from, to)->n;
 }
 
 static void em_raw(em_t *e, const char *p, size_t n) { buf_put(e->out, p, n); }
@@ -470,18 +504,24 @@ static int move_len(const em_t *e, int x, int y)
     return move_plan(e, x, y, &k);
 }
 
-static void em_move(em_t *e, int x, int y)
+/* Moves the cursor to (x, y) by a move of kind k (from move_plan). */
+static void em_move_by(em_t *e, int x, int y, move_kind_t k)
 {
-    if (e->cx == x && e->cy == y) return;
     buf_t *out = e->out;
-    move_kind_t k;
-    move_plan(e, x, y, &k);
-    if (!buf_reserve(out, 40)) return;
+    if (out->failed || (out->cap - out->len <= 40 && !buf_reserve(out, 40))) return;
     char *o = move_write(e, x, y, k, out->data + out->len);
     out->len = (size_t)(o - out->data);
     out->data[out->len] = 0;
     e->cx = x;
     e->cy = y;
+}
+
+static void em_move(em_t *e, int x, int y)
+{
+    if (e->cx == x && e->cy == y) return;
+    move_kind_t k;
+    move_plan(e, x, y, &k);
+    em_move_by(e, x, y, k);
 }
 
 static void em_pen(em_t *e, uint32_t pen)
@@ -491,11 +531,10 @@ static void em_pen(em_t *e, uint32_t pen)
     e->pen = pen;
 }
 
-static void em_cell(em_t *e, uint64_t rc)
+/* Switches charset and pen to those of rc, writing at o (room for
+ * CELL_ROOM bytes); returns the new end. */
+static inline char *em_switch(em_t *e, char *o, uint64_t rc)
 {
-    buf_t *out = e->out;
-    if (out->failed || (out->cap - out->len <= CELL_ROOM && !buf_reserve(out, CELL_ROOM))) return;
-    char *s = e->out->data + e->out->len, *o = s;
     bool dec = (rc & RC_DEC) != 0;
     if (dec != e->dec) {
         memcpy(o, dec ? "\033(0" : "\033(B", 3);
@@ -507,7 +546,15 @@ static void em_cell(em_t *e, uint64_t rc)
         o = em_sgr(e, o, e->pen, pen);
         e->pen = pen;
     }
-    o = put_utf8(o, RC_CH(rc));
+    return o;
+}
+
+static void em_cell(em_t *e, uint64_t rc)
+{
+    buf_t *out = e->out;
+    if (out->failed || (out->cap - out->len <= CELL_ROOM && !buf_reserve(out, CELL_ROOM))) return;
+    char *s = e->out->data + e->out->len;
+    char *o = put_utf8(em_switch(e, s, rc), RC_CH(rc));
     e->out->len += (size_t)(o - s);
     e->out->data[e->out->len] = 0;
     /* after the last column the terminal waits to wrap: column unknown */
@@ -515,8 +562,8 @@ static void em_cell(em_t *e, uint64_t rc)
 }
 
 /* Writes the run of changed cells from x (the cursor) up to `to`; returns
- * the end of the run. The loop is the keyframe's hot path: a glyph is
- * all it writes while pen and charset stay the same. */
+ * the end of the run. A glyph is all it writes while pen and charset
+ * stay the same. */
 static int em_changed(em_t *e, const uint64_t *ra, const uint64_t *rb, int x, int to)
 {
     buf_t *out = e->out;
@@ -537,11 +584,10 @@ static int em_changed(em_t *e, const uint64_t *ra, const uint64_t *rb, int x, in
 }
 
 /* Bytes to switch pen and charset from (pen, dec) to draw rc. */
-static int trans_len(em_t *e, uint32_t pen, bool dec, uint64_t rc)
+static inline int trans_len(em_t *e, uint32_t pen, bool dec, uint64_t rc)
 {
-    char t[48];
     int n = ((rc & RC_DEC) != 0) != dec ? 3 : 0;
-    return n + (int)(em_sgr(e, t, pen, RC_PEN(rc)) - t);
+    return n + sgr_len(e, pen, RC_PEN(rc));
 }
 
 /* Is rewriting the unchanged cells between the cursor and x cheaper than
@@ -588,9 +634,8 @@ static void encode_tail(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, 
     encode_span(e, y, ra, rb, x0, end);
     em_t plain = *e;
     *e = save;
-    char t[48];
     int el = (e->cx == x0 && e->cy == y) ? 0 : move_len(e, x0, y);
-    el += (int)(em_sgr(e, t, e->pen, PEN_DEFAULT) - t) + 3;
+    el += sgr_len(e, e->pen, PEN_DEFAULT) + 3;
     if (!e->scratch->failed && (int)e->scratch->len < el) {
         em_raw(e, e->scratch->data, e->scratch->len);
         plain.out = e->out;
@@ -651,28 +696,168 @@ static void frame_end(const ansi_profile_t *p, buf_t *out, size_t start)
     if (p->sync) buf_puts(out, "\033[?2026l");
 }
 
+/* ---- keyframes -------------------------------------------------------------- */
+
+/* A keyframe draws onto a cleared screen, so it needs no baseline row and no
+ * tail analysis: each row is walked once, a cell is rendered only when it
+ * differs from the one before, blank cells are skipped and glyphs go straight
+ * into the output. The choices at a gap (overwrite the blanks or move, which
+ * move, which SGR) are the ones ansi_diff makes from a blank grid, so both
+ * give the same bytes; the unit tests hold them to that. */
+
+/* Is overwriting the n blank cells before the next cell rc (a switch to the
+ * blank pen, n spaces, a switch to rc) shorter than a move of mv bytes and a
+ * switch to rc? The same sums as gap_cheaper, with the gap known blank. */
+static bool key_gap_cheaper(em_t *e, uint64_t rc, int n, int mv)
+{
+    if (e->pen == PEN_DEFAULT && !e->dec) return n < mv; /* same switch both ways */
+    int ow = trans_len(e, e->pen, e->dec, RC_BLANK) + n + trans_len(e, PEN_DEFAULT, false, rc);
+    return ow < mv + trans_len(e, e->pen, e->dec, rc);
+}
+
+/* Brings the cursor to (x, y), where a cell showing rc is to be drawn, by
+ * overwriting the blank cells between or by the cheapest move. */
+static void key_reach(em_t *e, uint64_t rc, int x, int y)
+{
+    move_kind_t k;
+    int mv = move_plan(e, x, y, &k), n = x - e->cx;
+    if (e->cy == y && e->cx >= 0 && n > 0 && n <= GAP_MAX && key_gap_cheaper(e, rc, n, mv)) {
+        for (int i = 0; i < n; i++) em_cell(e, RC_BLANK);
+    } else {
+        em_move_by(e, x, y, k);
+    }
+}
+
+/* What a keyframe met cells render to, keyed by the cell: a screen is drawn
+ * from a few distinct cells (blank, wall, floor, ...) over and over. */
+typedef struct {
+    uint64_t key; /* ch, fg and bg, as cell_same compares them */
+    uint64_t rc;
+    uint8_t attr;
+    uint8_t gn;     /* bytes of glyph in use */
+    char glyph[4];  /* rc's code point in UTF-8 */
+} look_t;
+#define LOOKS 64 /* one bit each in looks_t.valid */
+
+typedef struct {
+    const ansi_profile_t *p;
+    bool rich;
+    uint64_t blank_key; /* key of screen_blank(), whose attr is 0 */
+    uint64_t valid;
+    look_t e[LOOKS];
+} looks_t;
+
+__attribute__((noinline)) static void look_fill(looks_t *l, look_t *e, const cell_t *c, uint64_t key)
+{
+    e->key = key;
+    e->attr = c->attr;
+    e->rc = render_fast(l->p, l->rich, c);
+    e->gn = (uint8_t)(put_utf8(e->glyph, RC_CH(e->rc)) - e->glyph);
+}
+
+static inline const look_t *look_up(looks_t *l, const cell_t *c, uint64_t key)
+{
+    unsigned slot = (unsigned)(((key ^ c->attr) * 0x9E3779B97F4A7C15ull) >> 58);
+    look_t *e = &l->e[slot];
+    if (!(l->valid >> slot & 1) || e->key != key || e->attr != c->attr) {
+        l->valid |= (uint64_t)1 << slot;
+        look_fill(l, e, c, key);
+    }
+    return e;
+}
+
+static inline bool cell_is(const cell_t *c, uint64_t key, uint8_t attr)
+{
+    uint64_t k;
+    memcpy(&k, c, sizeof k);
+    return k == key && c->attr == attr;
+}
+
+/* End of the run of cells equal to row[x] (as cell_same), at most w;
+ * key is row[x]'s first 8 bytes. Four cells a step: this loop sees every
+ * cell of the screen. */
+static inline int run_end(const cell_t *row, int x, int w, uint64_t key)
+{
+    const uint8_t a = row[x].attr;
+    for (x++; x + 4 <= w; x += 4) {
+        if (!cell_is(&row[x], key, a)) return x;
+        if (!cell_is(&row[x + 1], key, a)) return x + 1;
+        if (!cell_is(&row[x + 2], key, a)) return x + 2;
+        if (!cell_is(&row[x + 3], key, a)) return x + 3;
+    }
+    while (x < w && cell_is(&row[x], key, a)) x++;
+    return x;
+}
+
+/* Writes n copies of a glyph at o (room reserved); returns the new end.
+ * The glyph is copied to locals first: stores through o may alias it. */
+static char *put_glyphs(char *o, const look_t *g, int n)
+{
+    const size_t gn = g->gn;
+    if (gn == 1) {
+        memset(o, g->glyph[0], (size_t)n);
+        return o + n;
+    }
+    char glyph[4];
+    memcpy(glyph, g->glyph, sizeof glyph);
+    for (; n >= 2; n -= 2, o += 2 * gn) {
+        memcpy(o, glyph, sizeof glyph);
+        memcpy(o + gn, glyph, sizeof glyph);
+    }
+    if (n) memcpy(o, glyph, sizeof glyph), o += gn;
+    return o;
+}
+
+/* Draws the cells of row y that are not blank, a run of equal cells at a
+ * time: one look-up, one pen switch and copied glyphs per run. */
+static void key_row(em_t *e, looks_t *l, int y, const cell_t *row)
+{
+    buf_t *out = e->out;
+    const int w = e->w;
+    /* room for every cell with a switch; moves reserve their own */
+    if (!buf_reserve(out, (size_t)w * CELL_ROOM)) return;
+    for (int x = 0, end; x < w; x = end) {
+        uint64_t key;
+        memcpy(&key, &row[x], sizeof key);
+        end = run_end(row, x, w, key);
+        if (key == l->blank_key && row[x].attr == 0) continue;
+        const look_t *g = look_up(l, &row[x], key);
+        if (g->rc == RC_BLANK) continue;
+        if (e->cy != y || e->cx != x) {
+            key_reach(e, g->rc, x, y);
+            size_t room = (size_t)(w - x) * CELL_ROOM;
+            if (e->cx != x || out->failed || (out->cap - out->len <= room && !buf_reserve(out, room)))
+                return;
+        }
+        char *o = out->data + out->len;
+        if ((g->rc >> 21) != ((uint64_t)e->pen << 1 | e->dec)) o = em_switch(e, o, g->rc);
+        o = put_glyphs(o, g, end - x);
+        out->len = (size_t)(o - out->data);
+        out->data[out->len] = 0;
+        /* after the last column the terminal waits to wrap: column unknown */
+        e->cx = end < w ? end : -1;
+    }
+}
+
 void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
 {
-    uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
-    buf_t scratch;
-    buf_init(&scratch);
     frame_begin(p, out);
     /* unknown state: ASCII charset, default pen, home, clear */
     buf_puts(out, "\033(B\033[m\033[H\033[2J");
     sgr_memo_t memo[SGR_MEMOS];
-    em_t e = {out, &scratch, b->w, 0, 0, PEN_DEFAULT, false, memo, 0};
-    for (int x = 0; x < b->w; x++) ra[x] = RC_BLANK; /* the cleared screen */
-    for (int y = 0; y < b->h; y++) {
-        const cell_t *row = b->cells + (size_t)y * b->w;
-        int lo = 0, hi = b->w - 1;
-        while (lo <= hi && cell_blank(&row[lo])) lo++;
-        while (hi >= lo && cell_blank(&row[hi])) hi--;
-        if (lo <= hi) encode_row(&e, p, y, NULL, row, lo, hi, ra, rb);
-    }
+    em_t e = {out, NULL, b->w, 0, 0, PEN_DEFAULT, false, memo, {0}};
+    looks_t looks;
+    looks.p = p;
+    looks.rich = p->colors == ANSI_COLORS_256;
+    looks.valid = 0;
+    cell_t blank = screen_blank();
+    memcpy(&looks.blank_key, &blank, sizeof looks.blank_key);
+    for (int y = 0; y < b->h; y++) key_row(&e, &looks, y, b->cells + (size_t)y * b->w);
     em_finish(&e, b, true, false);
     if (p->sync) buf_puts(out, "\033[?2026l");
-    buf_free(&scratch);
 }
+
+/* ---- diffs ------------------------------------------------------------------ */
 
 void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
 {
@@ -689,7 +874,7 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     bool known = a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 &&
                  a->cur_y < a->h;
     em_t e = {out, &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1,
-              PEN_DEFAULT, false, memo, 0};
+              PEN_DEFAULT, false, memo, {0}};
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
     for (int y = 0; y < b->h; y++) {
         const cell_t *arow = a->cells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;

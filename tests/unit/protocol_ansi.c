@@ -321,6 +321,197 @@ START_TEST(profile_ids_are_small_and_distinct)
 }
 END_TEST
 
+/* ---- keyframes ------------------------------------------------------------ */
+
+#define KEY_START "\033(B\033[m\033[H\033[2J"
+
+static const ansi_profile_t P16 = {ANSI_COLORS_16, true, false, false};
+static const ansi_profile_t PDEC = {ANSI_COLORS_16, false, true, false};
+static const ansi_profile_t PASCII = {ANSI_COLORS_16, false, false, false};
+
+/* keyframe(s) into out (reset first) */
+static void key_of(const ansi_profile_t *p, const screen_t *s, buf_t *out)
+{
+    buf_reset(out);
+    ansi_keyframe(p, s, out);
+}
+
+START_TEST(keyframe_of_blank_grid)
+{
+    screen_t *s = screen_new(200, 60);
+    buf_t out;
+    buf_init(&out);
+    screen_cursor(s, 0, 0, false);
+    key_of(&P256, s, &out);
+    ck_assert_bytes(&out, KEY_START "\033[?25l");
+    screen_cursor(s, 150, 40, true);
+    key_of(&P256, s, &out);
+    ck_assert_bytes(&out, KEY_START "\033[41;151H\033[?25h");
+    buf_free(&out);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(keyframe_gaps_overwrite_or_move)
+{
+    screen_t *s = screen_new(40, 3);
+    screen_cursor(s, 0, 0, false);
+    screen_text(s, 2, 0, STYLE_DEFAULT, "ab");
+    screen_text(s, 5, 0, STYLE_DEFAULT, "cd");   /* one blank: a space beats CUF */
+    screen_text(s, 20, 0, STYLE_DEFAULT, "ef");  /* far: a move (CHA, as short as CUF) */
+    screen_text(s, 0, 2, STYLE_DEFAULT, "gh");   /* next rows: CR and LFs */
+    buf_t out;
+    buf_init(&out);
+    key_of(&P256, s, &out);
+    ck_assert_bytes(&out, KEY_START "  ab cd\033[21Gef\r\n\ngh\033[?25l");
+    buf_free(&out);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(keyframe_attributes_and_runs)
+{
+    screen_t *s = screen_new(12, 2);
+    screen_cursor(s, 3, 1, true);
+    style_t ul = {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, ATTR_UNDERLINE | ATTR_REVERSE};
+    style_t blink = {SCREEN_DEFAULT_COLOR, 4, ATTR_BLINK | ATTR_DIM};
+    screen_text(s, 0, 0, ul, "uuu");
+    screen_text(s, 3, 0, blink, "bb");
+    screen_text(s, 5, 0, BOLD, "B");
+    /* two then three box glyphs: runs of even and odd length */
+    screen_fill(s, 0, 1, 2, 1, 0x2550, STYLE_DEFAULT);
+    screen_fill(s, 2, 1, 3, 1, 0x2551, (style_t){250, SCREEN_DEFAULT_COLOR, 0});
+    buf_t out;
+    buf_init(&out);
+    key_of(&P256, s, &out);
+    /* LF moves whatever the pen; the cursor goes back by two BS */
+    ck_assert_bytes(&out, KEY_START "\033[4;7muuu\033[0;2;5;44mbb\033[0;1mB"
+                          "\r\n\033[m\xe2\x95\x90\xe2\x95\x90"
+                          "\033[38;5;250m\xe2\x95\x91\xe2\x95\x91\xe2\x95\x91"
+                          "\033[m\b\b\033[?25h");
+    buf_free(&out);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(keyframe_profiles)
+{
+    screen_t *s = screen_new(8, 2);
+    screen_cursor(s, 0, 0, false);
+    screen_box(s, 0, 0, 3, 2, (style_t){196, SCREEN_DEFAULT_COLOR, 0});
+    screen_put(s, 4, 0, 0xE9, (style_t){21, 244, ATTR_BOLD});
+    screen_put(s, 5, 0, 0x4E2D, STYLE_DEFAULT); /* wide: a placeholder */
+    buf_t out;
+    buf_init(&out);
+    key_of(&P256, s, &out);
+    /* a blank under a coloured pen: a move beats a pen reset and a space */
+    ck_assert_bytes(&out, KEY_START "\033[38;5;196m\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90"
+                          "\033[C\033[1;38;5;21;48;5;244m\xc3\xa9\033[m?"
+                          "\r\n\033[38;5;196m\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\033[m\033[?25l");
+    key_of(&P16, s, &out);
+    ck_assert_bytes(&out, KEY_START "\033[91m\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90"
+                          "\033[C\033[1;34;100m\xc3\xa9\033[m?"
+                          "\r\n\033[91m\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\033[m\033[?25l");
+    key_of(&PDEC, s, &out);
+    ck_assert_bytes(&out, KEY_START "\033(0\033[91mlqk\033[C\033(B\033[1;34;100m?\033[m?"
+                          "\r\n\033(0\033[91mmqj\033[m\033(B\033[?25l");
+    key_of(&PASCII, s, &out);
+    ck_assert_bytes(&out, KEY_START "\033[91m+-+\033[C\033[1;34;100m?\033[m?"
+                          "\r\n\033[91m+-+\033[m\033[?25l");
+    ansi_profile_t sync = P256;
+    sync.sync = true;
+    screen_clear(s);
+    screen_put(s, 1, 1, 'z', STYLE_DEFAULT);
+    key_of(&sync, s, &out);
+    ck_assert_bytes(&out, "\033[?2026h" KEY_START "\n\033[Cz\033[?25l\033[?2026l");
+    buf_free(&out);
+    screen_free(s);
+}
+END_TEST
+
+START_TEST(keyframe_wide_grid_last_column)
+{
+    screen_t *s = screen_new(SCREEN_MAX_W, 3);
+    screen_cursor(s, SCREEN_MAX_W - 1, 2, true);
+    screen_put(s, SCREEN_MAX_W - 1, 0, 'r', STYLE_DEFAULT); /* then the terminal waits to wrap */
+    screen_put(s, SCREEN_MAX_W - 2, 1, 's', STYLE_DEFAULT);
+    buf_t out;
+    buf_init(&out);
+    key_of(&P256, s, &out);
+    /* after the last column the way down is absolute, never LF */
+    ck_assert_bytes(&out, KEY_START "\033[512Gr\033[2;511Hs\033[B\033[?25h");
+    buf_free(&out);
+    screen_free(s);
+}
+END_TEST
+
+/* Seeded random grids: cells from helpers and raw (attributes outside
+ * ATTR_ALL, colours past 255, padding bytes set), every glyph class. */
+static uint64_t rnd_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static int rnd(uint64_t *s, int n) { return (int)(rnd_next(s) % (uint64_t)n); }
+
+static const uint32_t ODD_GLYPHS[] = {' ', ' ', ' ', 'a', '#', 0xB7, 0x2500, 0x2551, 0x2588,
+                                      0xE9, 0x3A9, 0x4E2D, 0x301, 0x1B, 0x9B, 0x7F, 0x1F600,
+                                      0x110000};
+
+static screen_t *random_grid(uint64_t *r)
+{
+    bool big = rnd(r, 8) == 0;
+    int w = 1 + rnd(r, big ? SCREEN_MAX_W : 40), h = 1 + rnd(r, big ? 60 : 10);
+    screen_t *s = screen_new(w, h);
+    int dens = rnd(r, 101), rich = rnd(r, 4);
+    for (int i = 0; i < w * h; i++) {
+        if (rnd(r, 100) >= dens) continue;
+        cell_t c = screen_blank();
+        c.ch = ODD_GLYPHS[rnd(r, (int)(sizeof ODD_GLYPHS / sizeof ODD_GLYPHS[0]))];
+        if (rich >= 1 && rnd(r, 3) == 0) c.fg = (uint16_t)rnd(r, 258);
+        if (rich >= 2 && rnd(r, 4) == 0) c.bg = (uint16_t)rnd(r, 258);
+        if (rich >= 3 && rnd(r, 4) == 0) c.attr = (uint8_t)rnd(r, 256);
+        if (rnd(r, 40) == 0) c.fg = (uint16_t)rnd_next(r), c.pad_[1] = 7;
+        int len = rnd(r, 2) ? 1 + rnd(r, 6) : 1; /* runs of equal cells */
+        for (int j = i; j < i + len && j < w * h; j++) s->cells[j] = c;
+        i += len - 1;
+    }
+    screen_cursor(s, rnd(r, w + 2) - 1, rnd(r, h + 2) - 1, rnd(r, 2));
+    screen_touch_all(s);
+    return s;
+}
+
+/* A keyframe draws what a diff from a blank grid draws: both paths make the
+ * same choices, so their bytes must match exactly. */
+START_TEST(keyframe_equals_diff_from_blank)
+{
+    const ansi_profile_t *profiles[] = {&P256, &P16, &PDEC, &PASCII};
+    uint64_t r = 2026;
+    buf_t key, diff;
+    buf_init(&key);
+    buf_init(&diff);
+    for (int n = 0; n < 400; n++) {
+        screen_t *b = random_grid(&r), *a = screen_new(b->w, b->h);
+        screen_cursor(a, 0, 0, true);
+        for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
+            key_of(profiles[i], b, &key);
+            buf_reset(&diff);
+            buf_puts(&diff, KEY_START);
+            ansi_diff(profiles[i], a, b, &diff);
+            if (b->cur_visible) buf_puts(&diff, "\033[?25h");
+            ck_assert_uint_eq(key.len, diff.len);
+            ck_assert_mem_eq(key.data, diff.data, key.len);
+        }
+        screen_free(a);
+        screen_free(b);
+    }
+    buf_free(&key);
+    buf_free(&diff);
+}
+END_TEST
+
 Suite *suite_protocol_ansi(void)
 {
     Suite *s = suite_create("protocol_ansi");
@@ -344,5 +535,13 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, profiles_for_terminal_names);
     tcase_add_test(t, profile_ids_are_small_and_distinct);
     suite_add_tcase(s, t);
+    TCase *k = tcase_create("keyframe");
+    tcase_add_test(k, keyframe_of_blank_grid);
+    tcase_add_test(k, keyframe_gaps_overwrite_or_move);
+    tcase_add_test(k, keyframe_attributes_and_runs);
+    tcase_add_test(k, keyframe_profiles);
+    tcase_add_test(k, keyframe_wide_grid_last_column);
+    tcase_add_test(k, keyframe_equals_diff_from_blank);
+    suite_add_tcase(s, k);
     return s;
 }
