@@ -5,7 +5,12 @@
  * cell becomes floor, the new one shows '@'), the turn counter in the status
  * line ticks, and the cursor follows the player. Times are the median over
  * batches of many encodes each, in thread CPU time (CLOCK_THREAD_CPUTIME_ID)
- * so that other processes sharing the machine do not move them. */
+ * so that other processes sharing the machine do not move them.
+ *
+ *   bench-protocol                 the BENCH lines
+ *   bench-protocol repeat JOB N    encode JOB (ansi.step, ansi.key80x24,
+ *                                  ansi.key200x60) N times and print nothing:
+ *                                  for instruction counts under callgrind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +161,27 @@ static void bench_line(const char *name, double v, const char *unit)
     printf("BENCH %s %.0f %s\n", name, v, unit);
 }
 
-int main(void)
+/* Encodes one job n times (for valgrind --tool=callgrind). */
+static int repeat(const char *name, int n, const job_t *step, const job_t *key80, const job_t *key200)
+{
+    static const char *const NAMES[] = {"ansi.step", "ansi.key80x24", "ansi.key200x60"};
+    const job_t *jobs[] = {step, key80, key200};
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
+        if (strcmp(name, NAMES[i]) != 0) continue;
+        buf_t out;
+        buf_init(&out);
+        for (int k = 0; k < n; k++) {
+            buf_reset(&out);
+            (i == 0 ? ansi_step : ansi_key)(jobs[i], &out);
+        }
+        buf_free(&out);
+        return 0;
+    }
+    fprintf(stderr, "bench-protocol: unknown job %s\n", name);
+    return 2;
+}
+
+int main(int argc, char **argv)
 {
     const int px = 5, py = 4;
     screen_t *a = dungeon_new(80, 24, 1234, px, py);
@@ -173,6 +198,13 @@ int main(void)
     job_t step = {{ANSI_COLORS_256, true, false, false}, a, b};
     job_t key80 = {{ANSI_COLORS_256, true, false, false}, NULL, a};
     job_t key200 = {{ANSI_COLORS_256, true, false, false}, NULL, big};
+    if (argc == 4 && strcmp(argv[1], "repeat") == 0) {
+        int rc = repeat(argv[2], atoi(argv[3]), &step, &key80, &key200);
+        screen_free(a);
+        screen_free(b);
+        screen_free(big);
+        return rc;
+    }
     bench_line("protocol.ansi.step.bytes", (double)bytes_of(ansi_step, &step), "bytes");
     bench_line("protocol.ansi.step.ns", time_ns(ansi_step, &step, 2000), "ns");
     bench_line("protocol.ansi.key80x24.bytes", (double)bytes_of(ansi_key, &key80), "bytes");
