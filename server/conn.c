@@ -55,8 +55,14 @@ static void conn_free(conn_t *c)
 
 void conn_unref(conn_t *c)
 {
-    if (--c->refs == 0 && c->handles_open == 0)
-        conn_free(c);
+    if (--c->refs > 0 || c->handles_open > 0)
+        return;
+    if (c->ops) {
+        if (c->closing)
+            c->ops->release(c);
+        return;
+    }
+    conn_free(c);
 }
 
 static void on_handle_closed(uv_handle_t *h)
@@ -68,6 +74,10 @@ static void on_handle_closed(uv_handle_t *h)
 
 void conn_close(conn_t *c, const char *why)
 {
+    if (c->ops) {
+        c->ops->close(c, why);
+        return;
+    }
     if (c->closing)
         return;
     c->closing = true;
@@ -81,6 +91,8 @@ void conn_close(conn_t *c, const char *why)
 
 bool conn_writable(const conn_t *c)
 {
+    if (c->ops)
+        return c->ops->writable(c);
     return !c->closing && c->outq < (size_t)c->srv->cfg.outq_max;
 }
 
@@ -140,8 +152,19 @@ static void conn_send_raw(conn_t *c, const char *data, size_t len)
 
 void conn_write(conn_t *c, const void *data, size_t len)
 {
+    if (c->ops) {
+        if (!c->closing)
+            c->ops->write(c, data, len, false);
+        return;
+    }
     if (!c->closing && c->tn)
         telnet_send(c->tn, data, len); /* escapes IAC; comes back as TELNET_EV_SEND */
+}
+
+void conn_write_text(conn_t *c, const char *json, size_t len)
+{
+    if (c->ops && !c->closing)
+        c->ops->write(c, json, len, true);
 }
 
 static void conn_apply_size(conn_t *c)
@@ -277,7 +300,7 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
 }
 
 /* Token bucket on input bytes: a flood is dropped, not queued. */
-static size_t conn_rate_allow(conn_t *c, size_t n)
+size_t conn_rate_allow(conn_t *c, size_t n)
 {
     uint64_t now = now_ms(c->srv);
     double rate = c->srv->cfg.input_rate, cap = rate * 4;

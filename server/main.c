@@ -6,10 +6,6 @@
 #include <string.h>
 #include "log.h"
 #include "server.h"
-#if __has_include("web.h")
-#include "web.h"
-#define HAVE_WEB 1
-#endif
 
 static void on_tick(uv_timer_t *t)
 {
@@ -39,10 +35,7 @@ static void on_signal(uv_signal_t *h, int signum)
     s->stopping = true;
     log_info("signal %d: shutting down", signum);
     conn_stop_listening(s);
-#ifdef HAVE_WEB
-    if (s->web)
-        web_stop(s->web);
-#endif
+    webgw_stop(s);
     session_shutdown_all(s);
     server_close_all(s);
     int rc = db_flush_sync(s->db);
@@ -53,24 +46,6 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
 }
-
-#ifdef HAVE_WEB
-static int web_attach(server_t *s)
-{
-    if (!s->cfg.http[0])
-        return 0;
-    web_config_t wc = {.listen = s->cfg.http, .outq_max = (size_t)s->cfg.outq_max};
-    web_hooks_t hooks = {.ctx = s};
-    char err[256] = "";
-    s->web = web_start(s->loop, &wc, &hooks, err, sizeof err);
-    if (!s->web) {
-        log_warn("web gateway off: %s", err[0] ? err : "not available");
-        return 0;
-    }
-    log_info("listening http %s", s->cfg.http);
-    return 0;
-}
-#endif
 
 static int server_open(server_t *s)
 {
@@ -97,9 +72,7 @@ static int server_open(server_t *s)
         return log_error("accounts: cannot start"), -1;
     if (conn_listen(s))
         return -1;
-#ifdef HAVE_WEB
-    web_attach(s);
-#endif
+    webgw_start(s);
     uv_signal_init(s->loop, &s->sigterm);
     uv_signal_init(s->loop, &s->sigint);
     s->sigterm.data = s->sigint.data = s;
@@ -116,9 +89,7 @@ static void server_free(server_t *s)
     accounts_free(s->acc);
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
-#ifdef HAVE_WEB
-    web_free(s->web);
-#endif
+    webgw_free(s);
     while (s->sessions) {
         session_t *n = s->sessions->next;
         game_free(s->sessions->game);
@@ -132,6 +103,7 @@ static void server_free(server_t *s)
     buf_free(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_free(&s->enc[i]);
+    buf_free(&s->enc_json);
 }
 
 int main(int argc, char **argv)
@@ -159,6 +131,7 @@ int main(int argc, char **argv)
     buf_init(&srv.scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_init(&srv.enc[i]);
+    buf_init(&srv.enc_json);
     int rc = server_open(&srv);
     if (rc == 0) {
         log_info("warrend %s ready", WARREN_VERSION);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "log.h"
 #include "server.h"
+#include "json.h"
 
 #define STY(fg, a) ((style_t){(fg), SCREEN_DEFAULT_COLOR, (a)})
 #define WL_ROWS 15
@@ -42,12 +43,18 @@ void screen_send_diff(conn_t *c)
         return;
     }
     buf_reset(&s->scratch);
-    if (!c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h)
+    bool key = !c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h;
+    if (c->json)
+        json_frame(key ? NULL : c->shown, c->scr, c->sess ? c->sess->frame_seq : 0, &s->scratch);
+    else if (key)
         ansi_keyframe(&c->prof, c->scr, &s->scratch);
     else
         ansi_diff(&c->prof, c->shown, c->scr, &s->scratch);
     c->need_key = false;
-    conn_write(c, s->scratch.data, s->scratch.len);
+    if (c->json)
+        conn_write_text(c, s->scratch.data, s->scratch.len);
+    else
+        conn_write(c, s->scratch.data, s->scratch.len);
     screen_copy(c->shown, c->scr);
     screen_clean(c->scr);
     c->shown_valid = true;
@@ -425,6 +432,11 @@ void menu_resized(conn_t *c)
 
 void menu_enter(conn_t *c, const char *msg)
 {
+    if (c->ops) { /* not a telnet terminal: its gateway sends it home */
+        c->mode = MODE_MAIN;
+        c->ops->leave(c, msg ? msg : "");
+        return;
+    }
     c->mode = MODE_MAIN;
     c->shown_valid = false; /* coming back from a game: redraw everything */
     if (msg != c->msg)
@@ -435,6 +447,7 @@ void menu_enter(conn_t *c, const char *msg)
 static void message_show(conn_t *c, const char *msg)
 {
     c->mode = MODE_MESSAGE;
+    c->shown_valid = false; /* it may come straight from a game screen */
     snprintf(c->msg, sizeof c->msg, "%s", msg);
     menu_redraw(c);
 }
@@ -653,5 +666,9 @@ void menu_tick(server_t *s)
 
 void menu_message(conn_t *c, const char *msg)
 {
+    if (c->ops) {
+        menu_enter(c, msg);
+        return;
+    }
     message_show(c, msg);
 }

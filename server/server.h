@@ -54,8 +54,27 @@ typedef enum {
     PROMPT_CHPW_OLD, PROMPT_CHPW_NEW, PROMPT_CHPW_NEW2,
 } prompt_t;
 
+/* A viewer's transport. Telnet connections have ops == NULL; other
+ * gateways (the web) fill this table and own their conns: such a conn is
+ * not on the server's list, has no libuv handles, and is freed by
+ * ops->release once it is closing and no request holds it (refs == 0).
+ * Sessions and menus treat every conn alike through conn_write,
+ * conn_writable, conn_close, conn_ref/unref and menu_enter/menu_message. */
+typedef struct {
+    void (*write)(conn_t *c, const void *data, size_t len, bool text);
+    bool (*writable)(const conn_t *c);
+    void (*close)(conn_t *c, const char *why);
+    /* The conn left its game (takeover, end, detach, refusal): tell it msg
+     * and send it home. Replaces the telnet menu. */
+    void (*leave)(conn_t *c, const char *msg);
+    void (*release)(conn_t *c);
+} conn_ops_t;
+
 struct conn {
     server_t *srv;
+    const conn_ops_t *ops;    /* NULL: telnet */
+    void *gw;                 /* the gateway's own state (ops != NULL) */
+    bool json;                /* frames as JSON (protocol/json.h) instead of ANSI */
     conn_t *next, *prev;      /* server's list */
     uint64_t id;
     union {
@@ -127,6 +146,8 @@ struct session {
     int db_refs;              /* db callbacks that point at us */
     int jpending;             /* journal appends not yet committed */
     bool dead;                /* unlinked; freed when db_refs drops to 0 */
+    bool chat_off;            /* the player turned spectator chat off */
+    uint64_t frame_seq;       /* frames broadcast (JSON frames carry it) */
 };
 
 struct server {
@@ -150,6 +171,7 @@ struct server {
     bool stopping;
     buf_t scratch;            /* per-frame encode buffers (loop thread only) */
     buf_t enc[ANSI_PROFILE_IDS];
+    buf_t enc_json;           /* the JSON encoding of the same frame */
 };
 
 uint64_t now_ms(const server_t *s);
@@ -158,6 +180,8 @@ uint64_t now_ms(const server_t *s);
 int conn_listen(server_t *s);
 void conn_stop_listening(server_t *s);
 void conn_write(conn_t *c, const void *data, size_t len); /* telnet-escaped */
+void conn_write_text(conn_t *c, const char *json, size_t len); /* JSON message (web only) */
+size_t conn_rate_allow(conn_t *c, size_t n); /* input bytes allowed by the rate cap */
 bool conn_writable(const conn_t *c);   /* output queue below the limit */
 void conn_close(conn_t *c, const char *why);
 void conn_ref(conn_t *c);
@@ -184,5 +208,11 @@ void session_tick(server_t *s);        /* grace expiry */
 int session_recover_all(server_t *s);  /* at start: count of games resumed */
 void session_shutdown_all(server_t *s);
 session_t *session_find_user(server_t *s, int64_t user_id);
+session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */
+
+/* webgw.c: the daemon's side of the web gateway (web.h) */
+int webgw_start(server_t *s);          /* 0 also when http is off or unavailable */
+void webgw_stop(server_t *s);          /* step 1, on the loop (shutdown) */
+void webgw_free(server_t *s);          /* step 2, after uv_run returned */
 
 #endif

@@ -15,9 +15,11 @@
  * player detaches, at the end of the grace period and at shutdown. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include "log.h"
 #include "server.h"
+#include "json.h"
 
 #define KEY_DETACH 0x18 /* Ctrl-X: leave the game, it stays saved */
 
@@ -29,6 +31,14 @@ session_t *session_find_user(server_t *srv, int64_t user_id)
 {
     for (session_t *s = srv->sessions; s; s = s->next)
         if (s->user_id == user_id && !s->ended)
+            return s;
+    return NULL;
+}
+
+session_t *session_find_name(server_t *srv, const char *user)
+{
+    for (session_t *s = srv->sessions; s; s = s->next)
+        if (!s->ended && strcasecmp(s->user, user) == 0)
             return s;
     return NULL;
 }
@@ -151,12 +161,12 @@ static void view_of(const session_t *s, game_view_t *v)
 /* A watcher shares the player's frames when its terminal can hold them. */
 static bool viewer_shares(const session_t *s, const conn_t *c)
 {
-    return c->w >= s->grid->w && c->h >= s->grid->h;
+    return c->json || (c->w >= s->grid->w && c->h >= s->grid->h);
 }
 
 static void watcher_footer(session_t *s, conn_t *c, buf_t *out)
 {
-    if (c == s->player || c->h <= s->grid->h)
+    if (c == s->player || c->json || c->h <= s->grid->h)
         return;
     buf_printf(out, "\033[%d;1H\033[m\033[2mWatching %s. Press q to leave.\033[m", s->grid->h + 1,
                s->user);
@@ -195,9 +205,26 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         return;
     }
     buf_reset(&srv->scratch);
+    if (c->json) {
+        json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
+        conn_write_text(c, srv->scratch.data, srv->scratch.len);
+        return;
+    }
     ansi_keyframe(&c->prof, s->sent, &srv->scratch);
     watcher_footer(s, c, &srv->scratch);
     conn_write(c, srv->scratch.data, srv->scratch.len);
+}
+
+/* The JSON encoding of the change, made once per frame when asked. */
+static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
+{
+    buf_t *b = &s->srv->enc_json;
+    if (!*encoded) {
+        buf_reset(b);
+        json_frame(s->sent, s->grid, s->frame_seq, b);
+        *encoded = true;
+    }
+    conn_write_text(c, b->data, b->len);
 }
 
 /* Sends the change from sent to grid to every viewer, once per profile. */
@@ -205,6 +232,7 @@ static void frames_send(session_t *s)
 {
     server_t *srv = s->srv;
     uint32_t encoded = 0;
+    bool json_encoded = false;
     game_view_t v;
     view_of(s, &v);
     conn_t *viewers[2] = {s->player, s->watchers};
@@ -219,6 +247,10 @@ static void frames_send(session_t *s)
             }
             if (c->need_key || !conn_writable(c)) {
                 c->need_key = true; /* keyframe when it drains */
+                continue;
+            }
+            if (c->json) {
+                frame_send_json(s, c, &json_encoded);
                 continue;
             }
             int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
@@ -238,6 +270,7 @@ static void session_broadcast(session_t *s)
     game_view_t v;
     view_of(s, &v);
     s->frame_due = false;
+    s->frame_seq++;
     game_render(s->game, s->grid, &v);
     frames_send(s);
     screen_copy(s->sent, s->grid);

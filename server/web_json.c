@@ -250,3 +250,96 @@ int web_json_int(const char *s, size_t n, const char *key, long lo, long hi, lon
     *out = x;
     return 0;
 }
+
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        v = v << 4 | (unsigned)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+/* Appends code point cp as UTF-8; false when it does not fit. */
+static bool put_utf8(char *out, size_t cap, size_t *o, unsigned cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80)
+        b[0] = (char)cp, n = 1;
+    else if (cp < 0x800)
+        b[0] = (char)(0xC0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    else if (cp < 0x10000)
+        b[0] = (char)(0xE0 | cp >> 12), b[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
+        b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    else
+        b[0] = (char)(0xF0 | cp >> 18), b[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    if (*o + n >= cap)
+        return false;
+    memcpy(out + *o, b, n);
+    *o += n;
+    return true;
+}
+
+/* One escape at v[i] == '\\' (already checked by parse_string); returns the
+ * input bytes used, or 0 when the output is full. */
+static size_t unescape(const char *v, size_t i, size_t end, char *out, size_t cap, size_t *o)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    char e = v[i + 1];
+    if (e != 'u') {
+        const char *k = strchr(from, e);
+        return put_utf8(out, cap, o, (unsigned char)to[k - from]) ? 2 : 0;
+    }
+    unsigned cp = hex4(v + i + 2);
+    size_t used = 6;
+    if (cp >= 0xD800 && cp <= 0xDBFF && i + 12 <= end && v[i + 6] == '\\' && v[i + 7] == 'u') {
+        unsigned lo = hex4(v + i + 8);
+        if (lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            used = 12;
+        }
+    }
+    if (cp >= 0xD800 && cp <= 0xDFFF)
+        cp = 0xFFFD;
+    return put_utf8(out, cap, o, cp) ? used : 0;
+}
+
+int web_json_string(const char *s, size_t n, const char *key, char *out, size_t cap)
+{
+    const char *v;
+    size_t vl, o = 0;
+    if (!cap || web_json_member(s, n, key, &v, &vl) < 0 || vl < 2 || v[0] != '"')
+        return -1;
+    for (size_t i = 1; i + 1 < vl;) {
+        if (v[i] == '\\') {
+            size_t used = unescape(v, i, vl - 1, out, cap, &o);
+            if (!used)
+                return -1;
+            i += used;
+            continue;
+        }
+        if (o + 1 >= cap)
+            return -1;
+        out[o++] = v[i++];
+    }
+    out[o] = 0;
+    return (int)o;
+}
+
+int web_json_bool(const char *s, size_t n, const char *key, bool *out)
+{
+    const char *v;
+    size_t vl;
+    if (web_json_member(s, n, key, &v, &vl) < 0)
+        return -1;
+    if (vl == 4 && memcmp(v, "true", 4) == 0)
+        *out = true;
+    else if (vl == 5 && memcmp(v, "false", 5) == 0)
+        *out = false;
+    else
+        return -1;
+    return 0;
+}

@@ -20,5 +20,11 @@ int web_json_member(const char *s, size_t n, const char *key, const char **val, 
 bool web_json_str_is(const char *s, size_t n, const char *key, const char *want);
 /* Member as an integer in [lo, hi]: returns 0 and sets *out, or -1. */
 int web_json_int(const char *s, size_t n, const char *key, long lo, long hi, long *out);
+/* Member as a string, unescaped into out as UTF-8 and NUL-terminated
+ * (\u escapes included; a lone surrogate becomes U+FFFD). Returns the byte
+ * length, or -1 when absent, not a string, or longer than cap - 1. */
+int web_json_string(const char *s, size_t n, const char *key, char *out, size_t cap);
+/* Member as true/false: returns 0 and sets *out, or -1. */
+int web_json_bool(const char *s, size_t n, const char *key, bool *out);
 
 #endif

@@ -77,6 +77,32 @@ START_TEST(members)
 }
 END_TEST
 
+START_TEST(strings_and_bools)
+{
+    const char *m = "{\"a\":\"x<b>\\\"\\n\\u00e9\\ud83d\\ude00\\ud800z\",\"n\":5,\"on\":true,"
+                    "\"off\":false,\"e\":\"\"}";
+    size_t n = strlen(m);
+    ck_assert(web_json_is_object(m, n));
+    char out[64];
+    int len = web_json_string(m, n, "a", out, sizeof out);
+    const char *want = "x<b>\"\n\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbdz";
+    ck_assert_int_eq(len, (int)strlen(want));
+    ck_assert_str_eq(out, want);
+    ck_assert_int_eq(web_json_string(m, n, "a", out, (size_t)len), -1); /* no room for the NUL */
+    ck_assert_int_eq(web_json_string(m, n, "a", out, (size_t)len + 1), len);
+    ck_assert_int_eq(web_json_string(m, n, "n", out, sizeof out), -1);
+    ck_assert_int_eq(web_json_string(m, n, "none", out, sizeof out), -1);
+    ck_assert_int_eq(web_json_string(m, n, "e", out, sizeof out), 0);
+    ck_assert_str_eq(out, "");
+    bool b = false;
+    ck_assert_int_eq(web_json_bool(m, n, "on", &b), 0);
+    ck_assert(b);
+    ck_assert_int_eq(web_json_bool(m, n, "off", &b), 0);
+    ck_assert(!b);
+    ck_assert_int_eq(web_json_bool(m, n, "n", &b), -1);
+}
+END_TEST
+
 Suite *suite_server_web_json(void)
 {
     Suite *s = suite_create("server.web_json");
@@ -84,6 +110,7 @@ Suite *suite_server_web_json(void)
     tcase_add_test(t, accepts_objects_only);
     tcase_add_test(t, depth_is_limited);
     tcase_add_test(t, members);
+    tcase_add_test(t, strings_and_bools);
     suite_add_tcase(s, t);
     return s;
 }

@@ -63,8 +63,10 @@ try {
   await page.screenshot({ path: `${artifacts}/web-play.png` });
 
   // --- the window shrinks: the game hears the new size
+  const rowsBefore = await page.evaluate(() => window.warren.term.rows);
   await page.setViewportSize({ width: 700, height: 500 });
-  await page.waitForFunction(() => window.warren.term.cols < 80, null, { timeout: 5000 });
+  await page.waitForFunction((r) => window.warren.term.rows < r && window.warren.term.cols >= 80,
+    rowsBefore, { timeout: 5000 });
   const cols = await page.evaluate(() => window.warren.term.cols);
   const rows = await page.evaluate(() => window.warren.term.rows);
   await waitText(page, `size ${cols}x${rows}`);

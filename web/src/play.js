@@ -1,13 +1,34 @@
 import { openTerminal, keyRow } from './term.js';
+import { chatPanel } from './chat.js';
 
 const status = document.getElementById('status');
-const t = openTerminal(document.getElementById('term'), '/ws/play', {
+const watchers = document.getElementById('watchers');
+const chatOn = document.getElementById('chat-on');
+let t = null;
+const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o));
+
+t = openTerminal(document.getElementById('term'), '/ws/play', {
   onState: (s) => { status.textContent = s; },
   onNotice: (m) => {
+    if (chat.onMessage(m)) return;
+    if (m.t === 'hello') chat.setUser(m.user);
     if (m.t === 'status' && typeof m.text === 'string') status.textContent = m.text;
+    if (m.t === 'watchers' && Number.isInteger(m.n)) {
+      watchers.textContent = `${m.n} watching`;
+      chatOn.checked = m.chat !== false;
+      chat.setOn(m.chat !== false);
+    }
+    if (m.t === 'chat_state') { chatOn.checked = !!m.on; chat.setOn(!!m.on); }
     if (m.t === 'login') location.href = '/login?next=/play';
+    if (m.t === 'left' && typeof m.text === 'string') {
+      // the game went elsewhere (taken over, ended, saved): back to the lobby
+      status.textContent = m.text;
+      document.getElementById('notice').textContent = m.text;
+      try { sessionStorage.setItem('warren.notice', m.text); } catch { /* private mode */ }
+      setTimeout(() => { location.href = '/'; }, 1500);
+    }
   },
 });
-const row = document.getElementById('keys');
-keyRow(row, t);
+chatOn.addEventListener('change', () => t.sendJson({ t: 'chat_off', off: !chatOn.checked }));
+keyRow(document.getElementById('keys'), t);
 window.warren = t; // tests read the terminal buffer through this

@@ -8,6 +8,8 @@ import './style.css';
 import { wsUrl } from './ws.js';
 
 const enc = new TextEncoder();
+const FONT = 15;
+const MIN_COLS = 80;
 
 export { wsUrl };
 
@@ -20,14 +22,25 @@ export function openTerminal(el, path, opts = {}) {
     cursorBlink: !opts.readOnly,
     disableStdin: !!opts.readOnly,
     fontFamily: 'DejaVu Sans Mono, Menlo, Consolas, monospace',
-    fontSize: 15,
+    fontSize: FONT,
     scrollback: 0,
     theme: { background: '#000000', foreground: '#d0d0d0' },
   });
   const fit = new FitAddon();
   term.loadAddon(fit);
   term.open(el);
-  fit.fit();
+  // The game needs 80 columns: on narrow screens (phones) the font shrinks
+  // until 80 fit, rather than showing "please enlarge".
+  const fitTerm = () => {
+    if (term.options.fontSize !== FONT) term.options.fontSize = FONT;
+    fit.fit();
+    if (term.cols < MIN_COLS) {
+      const size = Math.max(4, Math.floor((FONT * term.cols) / MIN_COLS));
+      term.options.fontSize = size;
+      fit.fit();
+    }
+  };
+  fitTerm();
 
   let ws = null;
   let retry = 0;
@@ -91,7 +104,7 @@ export function openTerminal(el, path, opts = {}) {
   let resizeTimer = null;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => fit.fit(), 80);
+    resizeTimer = setTimeout(fitTerm, 80);
   });
 
   connect();
@@ -102,7 +115,7 @@ export function openTerminal(el, path, opts = {}) {
     sendJson,
     armCtrl(on) { ctrlArmed = on; },
     get ctrlArmed() { return ctrlArmed; },
-    fit: () => fit.fit(),
+    fit: fitTerm,
   };
 }
 

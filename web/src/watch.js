@@ -1,15 +1,26 @@
 import { openTerminal } from './term.js';
+import { chatPanel } from './chat.js';
 
 const name = decodeURIComponent(location.pathname.split('/')[2] || '');
 const status = document.getElementById('status');
 document.getElementById('who').textContent = name;
-const t = openTerminal(document.getElementById('term'), `/ws/watch/${encodeURIComponent(name)}`, {
+let t = null;
+const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o));
+t = openTerminal(document.getElementById('term'), `/ws/watch/${encodeURIComponent(name)}`, {
   readOnly: true,
   onState: (s) => { status.textContent = s; },
   onNotice: (m) => {
+    if (chat.onMessage(m)) return;
+    if (m.t === 'hello') chat.setUser(m.user);
     if (m.t === 'status' && typeof m.text === 'string') status.textContent = m.text;
+    if (m.t === 'left' && typeof m.text === 'string') {
+      status.textContent = m.text;
+      document.getElementById('notice').textContent = m.text;
+    }
+    if (m.t === 'chat_state') chat.setOn(!!m.on);
     if (m.t === 'watchers' && Number.isInteger(m.n)) {
       document.getElementById('watchers').textContent = `${m.n} watching`;
+      chat.setOn(m.chat !== false);
     }
   },
 });

@@ -1,0 +1,42 @@
+/* webgw — internals shared by the files of the daemon's web glue:
+ * webgw.c (websockets, viewers, chat, lobby) and webgw_http.c (the HTML
+ * pages: login, register, logout). The daemon itself only sees the
+ * webgw_* calls in server.h. Loop thread only. */
+#ifndef WARREN_WEBGW_H
+#define WARREN_WEBGW_H
+#include <stdint.h>
+#include "buf.h"
+#include "server.h"
+#include "web.h"
+
+#define PREVIEW_MAX 24         /* games with a live preview in the lobby */
+
+typedef struct wsock wsock_t;
+
+typedef struct {
+    int64_t game_id;
+    uint64_t seq;
+} preview_t;
+
+typedef struct webgw {
+    server_t *srv;
+    web_t *web;
+    wsock_t *socks;            /* every open websocket */
+    uv_timer_t lobby_timer;
+    bool timer_on;
+    buf_t lobby;               /* the last game list sent */
+    preview_t previews[PREVIEW_MAX];
+    int npreviews;
+} webgw_t;
+
+/* on_http: the pages. Returns 0 (answered now or later with web_reply) or
+ * -1 (404). */
+int webgw_http(void *ctx, const web_http_t *req);
+
+/* A cookie token's BLAKE2b-256 hash in hex: what the database keeps. */
+void webgw_token_hash(const char *token, char out[65]);
+int64_t webgw_unix_now(void);
+/* Appends s with &<>"' escaped for HTML text and attribute values. */
+void webgw_html_escape(buf_t *b, const char *s);
+
+#endif

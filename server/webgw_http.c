@@ -1,0 +1,319 @@
+/* webgw_http — the daemon's HTML pages: log in, register, log out.
+ *
+ * Plain forms that work without JavaScript. They go through the same
+ * accounts_t as telnet (same name and password rules, same throttles per IP
+ * and per account). A successful login or registration makes a session:
+ * a random 128-bit token in the cookie (HttpOnly, SameSite=Strict, expires
+ * after COOKIE_DAYS), its hash in the database. Everything a person typed
+ * that is shown again is HTML-escaped. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sodium.h>
+#include "accounts.h"
+#include "log.h"
+#include "webgw.h"
+
+#define COOKIE_DAYS 30
+#define TOKEN_BYTES 16
+#define FIELD_MAX 256
+
+typedef struct {
+    webgw_t *g;
+    uint64_t id;
+    bool reg;
+    char name[FIELD_MAX];
+    char next[128];
+    char token[48];
+} auth_req_t;
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+int64_t webgw_unix_now(void)
+{
+    return (int64_t)time(NULL);
+}
+
+void webgw_token_hash(const char *token, char out[65])
+{
+    unsigned char h[32];
+    crypto_generichash(h, sizeof h, (const unsigned char *)token, strlen(token), NULL, 0);
+    sodium_bin2hex(out, 65, h, sizeof h);
+}
+
+void webgw_html_escape(buf_t *b, const char *s)
+{
+    static const char *const ent[128] = {['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
+                                         ['"'] = "&quot;", ['\''] = "&#39;"};
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch < 128 && ent[ch])
+            buf_puts(b, ent[ch]);
+        else
+            buf_putc(b, (char)ch);
+    }
+}
+
+/* A local path to go to after the form: "/..." but not "//host". */
+static void safe_next(const char *in, char *out, size_t cap)
+{
+    bool ok = in[0] == '/' && in[1] != '/' && in[1] != '\\' && strlen(in) < cap;
+    for (const char *p = in; ok && *p; p++)
+        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+             strchr("/_-.?=&%", *p);
+    snprintf(out, cap, "%s", ok ? in : "/");
+}
+
+static const char page_head[] =
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+    "<link rel=\"icon\" href=\"data:,\"><style>"
+    ":root{color-scheme:dark}body{margin:0;background:#111;color:#ddd;"
+    "font:15px/1.4 system-ui,sans-serif}a{color:#8cf}header{padding:.5em 1em;background:#1b1b1b}"
+    "header h1{display:inline;font-size:1.2em;margin:0}main{padding:1em;max-width:30em}"
+    "label{display:block;margin:.6em 0}input{display:block;width:100%;padding:.4em;"
+    "font:inherit;background:#222;color:#eee;border:1px solid #444}"
+    "button{margin-top:.8em;padding:.4em 1.2em;font:inherit}.msg{color:#f88}"
+    "</style><title>Warren - ";
+
+static void page_start(buf_t *b, const char *title)
+{
+    buf_puts(b, page_head);
+    buf_puts(b, title);
+    buf_puts(b, "</title></head><body><header><h1><a href=\"/\">Warren</a></h1></header><main><h2>");
+    buf_puts(b, title);
+    buf_puts(b, "</h2>");
+}
+
+static void page_end(buf_t *b)
+{
+    buf_puts(b, "</main></body></html>\n");
+}
+
+static void reply_page(webgw_t *g, uint64_t id, int status, buf_t *b)
+{
+    if (b->failed)
+        web_reply(g->web, id, 500, "text/plain; charset=utf-8", NULL, "out of memory", 13);
+    else
+        web_reply(g->web, id, status, NULL, NULL, b->data, b->len);
+}
+
+static void field(buf_t *b, const char *label, const char *name, const char *type,
+                  const char *value, const char *ac)
+{
+    buf_printf(b, "<label>%s <input name=\"%s\" type=\"%s\" autocomplete=\"%s\" required", label,
+               name, type, ac);
+    if (value) {
+        buf_puts(b, " value=\"");
+        webgw_html_escape(b, value);
+        buf_putc(b, '"');
+    }
+    buf_puts(b, "></label>");
+}
+
+/* The login or registration form, with a message when msg is not "". */
+static void reply_form(webgw_t *g, uint64_t id, int status, bool reg, const char *msg,
+                       const char *name, const char *next)
+{
+    buf_t b;
+    buf_init(&b);
+    page_start(&b, reg ? "Register" : "Log in");
+    if (msg[0]) {
+        buf_puts(&b, "<p class=\"msg\" id=\"msg\">");
+        webgw_html_escape(&b, msg);
+        buf_puts(&b, "</p>");
+    }
+    buf_printf(&b, "<form method=\"post\" action=\"%s\"><input type=\"hidden\" name=\"next\" value=\"",
+               reg ? "/register" : "/login");
+    webgw_html_escape(&b, next);
+    buf_puts(&b, "\">");
+    field(&b, "Name", "name", "text", name, "username");
+    field(&b, "Password", "password", "password", NULL, reg ? "new-password" : "current-password");
+    if (reg)
+        field(&b, "Password again", "password2", "password", NULL, "new-password");
+    buf_printf(&b, "<button type=\"submit\">%s</button></form>", reg ? "Register" : "Log in");
+    if (reg)
+        buf_puts(&b, "<p>Names are 2-20 letters, digits, _ or -. Passwords are 8-128 bytes. "
+                     "Already registered? <a href=\"/login\">Log in</a></p>");
+    else
+        buf_puts(&b, "<p>No account yet? <a href=\"/register\">Register</a></p>");
+    page_end(&b);
+    reply_page(g, id, status, &b);
+    buf_free(&b);
+}
+
+static int status_of(int acc_status)
+{
+    switch (acc_status) {
+    case ACCOUNTS_EINVAL: return 400;
+    case ACCOUNTS_EEXISTS: return 409;
+    case ACCOUNTS_EDENIED:
+    case ACCOUNTS_ELOCKED: return 403;
+    case ACCOUNTS_ETHROTTLED: return 429;
+    default: return 500;
+    }
+}
+
+/* ---- login and registration ------------------------------------------------------ */
+
+static void on_session_made(void *ud, int status, int64_t id)
+{
+    auth_req_t *ar = ud;
+    (void)id;
+    if (status != DB_OK) {
+        log_error("web session store failed: %d", status);
+        reply_form(ar->g, ar->id, 500, ar->reg, "The server could not log you in. Please try again.",
+                   ar->name, ar->next);
+    } else {
+        char cookie[160];
+        snprintf(cookie, sizeof cookie, "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict",
+                 WEB_COOKIE_NAME, ar->token, COOKIE_DAYS * 86400);
+        const char *hdrs[] = {"location:", ar->next, "set-cookie:", cookie, NULL};
+        web_reply(ar->g->web, ar->id, 303, "text/plain; charset=utf-8", hdrs, "", 0);
+    }
+    sodium_memzero(ar->token, sizeof ar->token);
+    free(ar);
+}
+
+static void on_account(void *ud, int status, const db_user_t *u, const char *msg)
+{
+    auth_req_t *ar = ud;
+    webgw_t *g = ar->g;
+    if (status != ACCOUNTS_OK || !u) {
+        reply_form(g, ar->id, status_of(status), ar->reg, msg[0] ? msg : "That did not work.",
+                   ar->name, ar->next);
+        free(ar);
+        return;
+    }
+    log_info("web %s user=%s", ar->reg ? "register" : "login", u->name);
+    unsigned char raw[TOKEN_BYTES];
+    randombytes_buf(raw, sizeof raw);
+    sodium_bin2base64(ar->token, sizeof ar->token, raw, sizeof raw,
+                      sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    sodium_memzero(raw, sizeof raw);
+    char h[65];
+    webgw_token_hash(ar->token, h);
+    db_session_create(g->srv->db, h, u->id, webgw_unix_now() + COOKIE_DAYS * 86400,
+                      on_session_made, ar);
+}
+
+static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
+{
+    char next[128] = "/", pw[FIELD_MAX], pw2[FIELD_MAX];
+    auth_req_t *ar = calloc(1, sizeof *ar);
+    if (!ar) {
+        web_reply(g->web, req->id, 503, "text/plain; charset=utf-8", NULL, "busy", 4);
+        return;
+    }
+    ar->g = g;
+    ar->id = req->id;
+    ar->reg = reg;
+    if (web_form_get(req->body, req->body_len, "next", next, sizeof next) < 0)
+        snprintf(next, sizeof next, "/");
+    safe_next(next, ar->next, sizeof ar->next);
+    int nl = web_form_get(req->body, req->body_len, "name", ar->name, sizeof ar->name);
+    int pl = web_form_get(req->body, req->body_len, "password", pw, sizeof pw);
+    int p2 = reg ? web_form_get(req->body, req->body_len, "password2", pw2, sizeof pw2) : pl;
+    const char *err = NULL;
+    if (nl < 0)
+        err = "Give a name (2-20 letters, digits, _ or -).";
+    else if (pl < 0)
+        err = "Give a password (8-128 bytes).";
+    else if (reg && (p2 != pl || memcmp(pw, pw2, (size_t)pl) != 0))
+        err = "The two passwords differ.";
+    if (nl < 0)
+        ar->name[0] = 0;
+    int rc = -1;
+    if (!err) {
+        uint64_t now = now_ms(g->srv);
+        rc = reg ? accounts_register(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account, ar)
+                 : accounts_login(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account, ar);
+        if (rc != 0)
+            err = "The server cannot check accounts right now.";
+    }
+    sodium_memzero(pw, sizeof pw);
+    sodium_memzero(pw2, sizeof pw2);
+    if (err) {
+        reply_form(g, req->id, rc == -1 ? 400 : 503, reg, err, ar->name, ar->next);
+        free(ar);
+    }
+}
+
+/* ---- logout -------------------------------------------------------------------------- */
+
+static void on_logged_out(void *ud, int status, int64_t id)
+{
+    auth_req_t *ar = ud;
+    (void)status;
+    (void)id;
+    char cookie[96];
+    snprintf(cookie, sizeof cookie, "%s=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict",
+             WEB_COOKIE_NAME);
+    const char *hdrs[] = {"location:", "/", "set-cookie:", cookie, NULL};
+    web_reply(ar->g->web, ar->id, 303, "text/plain; charset=utf-8", hdrs, "", 0);
+    free(ar);
+}
+
+static void logout(webgw_t *g, const web_http_t *req)
+{
+    if (!req->post) { /* a form, so a link can never log anyone out */
+        buf_t b;
+        buf_init(&b);
+        page_start(&b, "Log out");
+        buf_puts(&b, "<form method=\"post\" action=\"/logout\"><button type=\"submit\">Log out</button></form>");
+        page_end(&b);
+        reply_page(g, req->id, 200, &b);
+        buf_free(&b);
+        return;
+    }
+    auth_req_t *ar = calloc(1, sizeof *ar);
+    if (!ar) {
+        web_reply(g->web, req->id, 503, "text/plain; charset=utf-8", NULL, "busy", 4);
+        return;
+    }
+    ar->g = g;
+    ar->id = req->id;
+    char h[65] = "";
+    if (req->cookie[0])
+        webgw_token_hash(req->cookie, h);
+    db_session_delete(g->srv->db, h, on_logged_out, ar);
+}
+
+/* ---- dispatch ------------------------------------------------------------------------- */
+
+static void login_page(webgw_t *g, const web_http_t *req, bool reg)
+{
+    if (req->post) {
+        auth_post(g, req, reg);
+        return;
+    }
+    char next[128] = "/", safe[128];
+    for (int i = 0; i < req->nargs; i++)
+        if (strncmp(req->args[i], "next=", 5) == 0)
+            snprintf(next, sizeof next, "%s", req->args[i] + 5);
+    safe_next(next, safe, sizeof safe);
+    reply_form(g, req->id, 200, reg, "", "", safe);
+}
+
+static void page_login(webgw_t *g, const web_http_t *req) { login_page(g, req, false); }
+static void page_register(webgw_t *g, const web_http_t *req) { login_page(g, req, true); }
+
+static const struct {
+    const char *path;
+    void (*fn)(webgw_t *g, const web_http_t *req);
+} routes[] = {
+    {"/login", page_login},
+    {"/register", page_register},
+    {"/logout", logout},
+};
+
+int webgw_http(void *ctx, const web_http_t *req)
+{
+    webgw_t *g = ctx;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+        if (strcmp(req->path, routes[i].path) == 0) {
+            routes[i].fn(g, req);
+            return 0;
+        }
+    return -1;
+}

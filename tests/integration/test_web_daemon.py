@@ -1,0 +1,368 @@
+"""The web side of the real warrend (server/webgw.c): accounts through the
+HTML forms and the session cookie, websockets for play, watch and the lobby,
+JSON frames, spectator chat, abuse of HTTP and websockets, and Debian's
+Chromium (tests/web/daemon.mjs) playing, reloading, watching and trading the
+game with the real telnet program."""
+import hashlib
+import json
+import re
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from server_harness import Daemon, Telnet, free_port
+from test_web import ARTIFACTS, ROOT, WS, get, png_pixels, post, raw
+
+PW = "correct horse"
+
+
+@pytest.fixture
+def web(bindir, tmp_path):
+    hp = free_port()
+    d = Daemon(bindir, tmp_path, extra=["--http", f"127.0.0.1:{hp}"]).start()
+    d.http = hp
+    yield d
+    rc = d.stop()
+    log = d.text()
+    assert rc == 0, log[-3000:]
+    assert "runtime error" not in log and "AddressSanitizer" not in log, log[-3000:]
+
+
+def serving(d):
+    status, _, body = get(d.http, "/")
+    assert status == 200 and b"<title>Warren</title>" in body
+    assert d.alive()
+
+
+def register(d, name, pw=PW):
+    body = f"name={name}&password={pw}&password2={pw}&next=/play".encode()
+    status, head, _ = post(d.http, "/register", body)
+    assert status == 303, head
+    m = re.search(rb"set-cookie: warren_session=([A-Za-z0-9_-]+);([^\r\n]*)", head, re.I)
+    assert m, head
+    return m.group(1).decode(), m.group(2).decode(), head
+
+
+def cookie(tok):
+    return f"warren_session={tok}"
+
+
+def text_msgs(ws, pred, timeout=10.0):
+    """Reads until a text message satisfies pred(dict); returns it."""
+    end = time.time() + timeout
+    ws.s.settimeout(timeout)
+    while time.time() < end:
+        op, p = ws.recv()
+        if op == 1:
+            m = json.loads(p)
+            if pred(m):
+                return m
+    raise AssertionError("no such message")
+
+
+def play_ready(d, tok, w=100, h=30):
+    ws = WS(d.http, "/ws/play", cookie=cookie(tok))
+    assert ws.status == 101
+    ws.text(json.dumps({"t": "resize", "w": w, "h": h}))
+    ws.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)
+    return ws
+
+
+# ---- accounts ----------------------------------------------------------------------
+
+def test_register_login_logout_with_forms(web):
+    d = web
+    status, h, body = get(d.http, "/login?next=/play")
+    assert status == 200 and b'<form method="post" action="/login">' in body
+    assert b'name="next" value="/play"' in body
+    tok, flags, head = register(d, "Alice")
+    assert re.search(rb"location: /play", head, re.I)
+    assert "HttpOnly" in flags and "SameSite=Strict" in flags and "Max-Age=2592000" in flags
+    assert len(tok) == 22  # 128 bits, base64url
+    # the database holds the token's hash, never the token
+    db = sqlite3.connect(d.db)
+    rows = db.execute("SELECT token_hash, expires FROM sessions").fetchall()
+    db.close()
+    assert rows and all(tok not in str(r) for r in rows)
+    assert rows[0][0] == hashlib.blake2b(tok.encode(), digest_size=32).hexdigest()
+    assert rows[0][1] > time.time() + 29 * 86400
+    # the same name in another case is taken, as on telnet
+    status, _, body = post(d.http, "/register", f"name=alice&password={PW}&password2={PW}".encode())
+    assert status == 409 and b"taken" in body.lower()
+    # wrong password and unknown name: one message, no cookie
+    st1, h1, b1 = post(d.http, "/login", f"name=Alice&password=wrongwrong".encode())
+    st2, h2, b2 = post(d.http, "/login", f"name=Nobody&password=wrongwrong".encode())
+    assert st1 == st2 == 403 and b"set-cookie" not in h1.lower() + h2.lower()
+    msg = lambda b: re.search(rb'<p class="msg" id="msg">([^<]*)</p>', b).group(1)
+    assert msg(b1) == msg(b2)
+    # a right login gives a second working session
+    status, head, _ = post(d.http, "/login", f"name=alice&password={PW}&next=//evil.example".encode())
+    assert status == 303 and re.search(rb"location: /\r\n", head, re.I)  # no open redirect
+    tok2 = re.search(rb"warren_session=([A-Za-z0-9_-]+)", head).group(1).decode()
+    lobby = WS(d.http, "/ws/lobby", cookie=cookie(tok2))
+    assert text_msgs(lobby, lambda m: m["t"] == "hello")["user"] == "Alice"
+    lobby.close()
+    # logout forgets the token: the websocket no longer knows us
+    status, head, _ = post_cookie(d.http, "/logout", b"", tok2)
+    assert status == 303 and re.search(rb"warren_session=; [^\r\n]*Max-Age=0", head, re.I)
+    lobby = WS(d.http, "/ws/lobby", cookie=cookie(tok2))
+    assert text_msgs(lobby, lambda m: m["t"] == "hello")["user"] is None
+    lobby.close()
+    serving(d)
+
+
+def post_cookie(port, path, body, tok):
+    req = (f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+           f"Content-Type: application/x-www-form-urlencoded\r\nCookie: {cookie(tok)}\r\n"
+           f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    resp = raw(port, req)
+    head, _, rest = resp.partition(b"\r\n\r\n")
+    return int(head.split()[1]), head, rest
+
+
+def test_form_errors_and_markup_in_names_are_inert(web):
+    d = web
+    evil = "<script>alert(1)</script>"
+    status, _, body = post(d.http, "/register",
+                           f"name={evil}&password={PW}&password2={PW}".encode())
+    assert status == 400 and b"<script>alert" not in body
+    assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in body
+    status, _, body = post(d.http, "/register", f"name=bob&password={PW}&password2=other".encode())
+    assert status == 400 and b"differ" in body
+    status, _, body = post(d.http, "/register", b"name=bob&password=short&password2=short")
+    assert status == 400
+    status, _, body = post(d.http, "/login", b"password=x")
+    assert status == 400
+    status, _, body = get(d.http, '/login?next="><script>x</script>')
+    assert status == 200 and b"<script>x" not in body
+    serving(d)
+
+
+def test_login_throttle_is_shared_with_telnet(web):
+    d = web
+    register(d, "carol")
+    codes = [post(d.http, "/login", b"name=carol&password=wrongwrong")[0] for _ in range(12)]
+    assert codes[0] == 403 and 429 in codes, codes
+    # telnet from the same address is throttled by the same accounts
+    t = Telnet(d.port).connected()
+    try:
+        t.send("l")
+        t.wait_for("Name:")
+        t.send("carol\r")
+        t.wait_for("Password:")
+        t.send(PW + "\r")
+        t.wait_for(re.compile(r"(?i)too many|wait|try again"))
+    finally:
+        t.close()
+    serving(d)
+
+
+# ---- websockets ----------------------------------------------------------------------
+
+def test_play_needs_a_valid_cookie(web):
+    d = web
+    for c in (None, cookie("A" * 22), cookie("not-a-real-token")):
+        ws = WS(d.http, "/ws/play", cookie=c)
+        assert ws.status == 101
+        assert text_msgs(ws, lambda m: m["t"] == "login")
+        assert ws.close_code() == 1008
+    ws = WS(d.http, "/ws/watch/nobody_here")
+    m = text_msgs(ws, lambda m: m["t"] == "left")
+    assert "not playing" in m["text"] and ws.close_code() == 1008
+    serving(d)
+
+
+def test_play_watch_json_frames_lobby_and_chat(web):
+    d = web
+    tok, _, _ = register(d, "dora")
+    wtok, _, _ = register(d, "eve")
+    play = play_ready(d, tok)
+    # a watcher asking for JSON frames gets a keyframe at the player's size
+    watch = WS(d.http, "/ws/watch/DORA", cookie=cookie(wtok))
+    watch.text(json.dumps({"t": "frames", "format": "json"}))
+    key = text_msgs(watch, lambda m: m["t"] == "f" and m["key"])
+    assert key["w"] == 100 and key["h"] == 30
+    grid = {}
+    for y, x, txt, *_ in key["runs"]:
+        for i, ch in enumerate(txt):
+            grid[(x + i, y)] = ch
+    assert "@" in grid.values()
+    play.binary(b".")
+    f = text_msgs(watch, lambda m: m["t"] == "f" and not m["key"])
+    assert f["seq"] > key["seq"] and f["runs"]
+    status = text_msgs(watch, lambda m: m["t"] == "watchers")
+    assert status["n"] == 1 and status["chat"] is True
+    # the lobby lists the game and sends a preview keyframe
+    lobby = WS(d.http, "/ws/lobby")
+    games = text_msgs(lobby, lambda m: m["t"] == "lobby")["games"]
+    g = [g for g in games if g["name"] == "dora"][0]
+    assert g["watchers"] == 1 and g["w"] == 100 and g["h"] == 30 and g["depth"] >= 1
+    assert set(g) >= {"race", "class", "turn", "idle"}
+    pv = text_msgs(lobby, lambda m: m["t"] == "preview")
+    assert pv["name"] == "dora" and pv["frame"]["key"] is True
+    # chat: logged-in watcher to everyone; text is passed as text
+    watch.text(json.dumps({"t": "chat", "text": "<b>hi</b>\u0007"}))
+    m = text_msgs(play, lambda m: m["t"] == "chat")
+    assert m == {"t": "chat", "from": "eve", "player": False, "text": "<b>hi</b> "}
+    watch.text(json.dumps({"t": "chat", "text": "x" * 201}))
+    assert "200" in text_msgs(watch, lambda m: m["t"] == "chat_error")["text"]
+    for i in range(5):
+        watch.text(json.dumps({"t": "chat", "text": f"spam {i}"}))
+    assert "fast" in text_msgs(watch, lambda m: m["t"] == "chat_error")["text"].lower()
+    # an anonymous watcher cannot chat
+    anon = WS(d.http, "/ws/watch/dora")
+    anon.text(json.dumps({"t": "chat", "text": "hello"}))
+    assert "Log in" in text_msgs(anon, lambda m: m["t"] == "chat_error")["text"]
+    # the player turns chat off: watchers are refused, everyone is told
+    play.text(json.dumps({"t": "chat_off", "off": True}))
+    assert text_msgs(watch, lambda m: m["t"] == "chat_state")["on"] is False
+    watch.text(json.dumps({"t": "chat", "text": "still there?"}))
+    assert "off" in text_msgs(watch, lambda m: m["t"] == "chat_error")["text"]
+    # keys from watchers do nothing; JSON keys from the player work
+    anon.binary(b"q")
+    play.text(json.dumps({"t": "i", "data": "."}))
+    text_msgs(watch, lambda m: m["t"] == "f" and not m["key"])
+    for ws in (play, watch, lobby, anon):
+        ws.close()
+    serving(d)
+
+
+def test_game_end_and_detach_send_the_browser_home(web):
+    d = web
+    tok, _, _ = register(d, "fred")
+    play = play_ready(d, tok)
+    play.binary(b"\x18")  # Ctrl-X: leave, the game stays saved
+    m = text_msgs(play, lambda m: m["t"] == "left")
+    assert "saved" in m["text"]
+    assert play.close_code() == 1000
+    # a new socket resumes the same game
+    play = play_ready(d, tok)
+    play.close()
+    serving(d)
+
+
+# ---- abuse ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("data", [
+    b"HELLO\r\n\r\n",
+    b"\x00\xff\xfe\x16\x03\x01\x02\x00" * 64,
+    b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 200000 + b"\r\n\r\n",
+    b"GET /login HTTP/1.1\r\nHost: x\r\nCookie: warren_session=" + b"c" * 9000 + b"\r\n\r\n",
+    b"GET /../../../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /assets/%2e%2e%2f%2e%2e%2fetc%2fpasswd HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 99999\r\n\r\nname=a",
+    b"POST /register HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n" + b"n" * 20000,
+    b"POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n%zz%00&&&===",
+    b"GET /ws/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n\r\n",
+], ids=lambda v: repr(v[:28]))
+def test_http_abuse_gets_clean_errors(web, data):
+    resp = raw(web.http, data)
+    assert b"root:" not in resp
+    if resp:
+        assert re.match(rb"HTTP/1\.[01] [2-5]\d\d ", resp), resp[:120]
+        assert not (resp.startswith(b"HTTP/1.1 200") and b"root:" in resp)
+    serving(web)
+
+
+@pytest.mark.parametrize("payload,code", [
+    (b"not json", 1007),
+    (b"[1]", 1007),
+    (b'{"t":5}', 1007),
+    (b'{"t":"resize","w":"x","h":1}', 1007),
+    (b"[" * 5000, 1007),
+])
+def test_bad_websocket_messages_close_cleanly(web, payload, code):
+    d = web
+    tok, _, _ = register(d, "gina")
+    play = play_ready(d, tok)
+    play.text(payload)
+    assert play.close_code() == code
+    serving(d)
+
+
+def test_oversized_and_odd_websocket_messages(web):
+    d = web
+    tok, _, _ = register(d, "hank")
+    play = play_ready(d, tok)
+    play.binary(b"x" * 200000)
+    assert play.close_code() == 1009
+    play = play_ready(d, tok)
+    for msg in ({"t": "i", "data": 5}, {"t": "k", "key": "Nope", "extra": 1}, {"t": "frames", "format": "x"},
+                {"t": "chat_off", "off": "yes"}, {"t": "whatever"}):
+        play.text(json.dumps(msg))
+    errs = [text_msgs(play, lambda m: m["t"] == "error") for _ in range(4)]
+    assert all(e["text"] for e in errs)
+    play.binary(b".")  # still playing
+    play.until(lambda op, p: op == 2)
+    play.close()
+    serving(d)
+
+
+# ---- the browser -------------------------------------------------------------------------
+
+def test_browser_register_play_reload_watch_and_telnet_takeover(web):
+    d = web
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    name = "Wendy"
+    proc = subprocess.Popen(["node", str(ROOT / "tests" / "web" / "daemon.mjs"),
+                             f"http://127.0.0.1:{d.http}", str(ARTIFACTS), name, PW],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, bufsize=1)
+    tel = None
+    out = None
+    seen = {}
+    try:
+        for line in proc.stdout:
+            if line.startswith("STEP telnet-take"):
+                tel = Telnet(d.port, cols=100, rows=30).connected()
+                tel.login(name, PW)
+                tel.send("p")
+                tel.wait_for(f"{name} the")
+                seen["telnet_turn"] = int(re.search(r"Turn (\d+)", tel.text()).group(1))
+                proc.stdin.write("ok\n")
+                proc.stdin.flush()
+            elif line.startswith("STEP browser-took"):
+                tel.wait_for("taken over")
+                seen["telnet_menu"] = tel.text()
+                proc.stdin.write("ok\n")
+                proc.stdin.flush()
+            elif line.startswith("{"):
+                out = json.loads(line)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if tel:
+            tel.close()
+    assert out, proc.stderr.read()
+    assert proc.returncode == 0 and not out["errors"], out["errors"]
+    # the cookie: HttpOnly (scripts cannot read it), SameSite=Strict
+    assert out["cookieFlags"] == [{"httpOnly": True, "sameSite": "Strict"}]
+    assert "warren_session" not in out["cookieFromScript"]
+    # keys moved the '@' and passed turns; a reload resumed the same turn
+    assert out["before"] and out["after"] and out["after"] != out["before"]
+    assert out["turnAfter"] >= out["turnBefore"] + 3
+    assert out["turnReloaded"] == out["turnAfter"] and out["atReloaded"] == out["after"]
+    # the watcher saw the player's screen and the count
+    assert out["watchSame"] and out["watchersText"] == "1 watching"
+    # chat: the anonymous watcher may not write; markup arrived as text
+    assert out["watcherChatDisabled"]
+    assert out["chatSeen"] == f"{name} (player): <img src=x onerror=alert(1)> hello"
+    assert out["chatImgs"] == 0 and out["dialogs"] == 0
+    # the lobby row and a lit preview
+    assert name in out["lobbyRow"] and out["previewLit"] > 50
+    # telnet took the game at the browser's turn; the browser was told and sent home
+    assert seen["telnet_turn"] == out["turnAfter"] + 1
+    assert "taken over" in out["takenNotice"]
+    assert out["takenBackTurn"] == seen["telnet_turn"]
+    assert "taken over" in seen["telnet_menu"] and "Press any key" in seen["telnet_menu"]
+    # the terminal really painted (not only its buffer)
+    px = png_pixels(ARTIFACTS / "daemon-play-term.png")
+    lit = sum(1 for row in px for (r_, g, b) in row if r_ + g + b > 200)
+    assert lit > 500, "the play screenshot is blank"
+    serving(d)

@@ -1,0 +1,172 @@
+// Drives Debian's Chromium (playwright-core, never a downloaded browser)
+// against the real warrend: registers through the form, plays keys on /play,
+// reloads and resumes, watches from a second browser context, chats, and
+// hands the game to and from a telnet client that the Python test drives.
+//   node tests/web/daemon.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD
+// Steps that need the telnet side print "STEP name" and wait for one line
+// on stdin. The last line printed is one JSON object with what it saw.
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const require = createRequire(new URL('../../web/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+
+const [base, artifacts, name, password] = process.argv.slice(2);
+mkdirSync(artifacts, { recursive: true });
+const out = { errors: [] };
+const stdin = createInterface({ input: process.stdin });
+const inbox = [];
+let waiter = null;
+stdin.on('line', (l) => { if (waiter) { const w = waiter; waiter = null; w(l); } else inbox.push(l); });
+const step = (what) => {
+  console.log(`STEP ${what}`);
+  return inbox.length ? Promise.resolve(inbox.shift()) : new Promise((r) => { waiter = r; });
+};
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  timeout: 30000,
+});
+
+const lines = (page) => page.evaluate(() => {
+  const t = window.warren.term;
+  const b = t.buffer.active;
+  const r = [];
+  for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
+  return r;
+});
+const waitText = (page, text, timeout = 15000) => page.waitForFunction((s) => {
+  const w = window.warren;
+  if (!w || !w.term) return false;
+  const b = w.term.buffer.active;
+  for (let i = 0; i < w.term.rows; i++) if ((b.getLine(i)?.translateToString(true) ?? '').includes(s)) return true;
+  return false;
+}, text, { timeout });
+const turnOf = (ls) => {
+  for (const l of ls) { const m = l.match(/Turn (\d+)/); if (m) return Number(m[1]); }
+  return -1;
+};
+const atOf = (ls) => {
+  for (let y = 0; y < ls.length; y++) { const x = ls[y].indexOf('@'); if (x >= 0) return [x, y]; }
+  return null;
+};
+const watch = (page, tag) => {
+  page.on('pageerror', (e) => out.errors.push(`${tag}: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') out.errors.push(`${tag} console: ${m.text()}`); });
+};
+
+try {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 700 } });
+  const page = await ctx.newPage();
+  watch(page, 'play');
+  // --- register with the plain form; it leads to /play
+  await page.goto(`${base}/register?next=/play`);
+  await page.fill('input[name=name]', name);
+  await page.fill('input[name=password]', password);
+  await page.fill('input[name=password2]', password);
+  await Promise.all([page.waitForURL(`${base}/play`), page.click('button[type=submit]')]);
+  out.cookieFlags = (await ctx.cookies()).filter((c) => c.name === 'warren_session')
+    .map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }));
+  out.cookieFromScript = await page.evaluate(() => document.cookie);
+  await waitText(page, `${name} the`);
+  const first = await lines(page);
+  out.before = atOf(first);
+  out.turnBefore = turnOf(first);
+  // --- keys move the '@': try each direction until the map changes
+  await page.locator('#term').click();
+  for (const k of 'lhjkyubn') {
+    await page.keyboard.type(k);
+    await page.waitForTimeout(150);
+    const ls = await lines(page);
+    const at = atOf(ls);
+    if (at && (at[0] !== out.before[0] || at[1] !== out.before[1])) break;
+  }
+  await page.keyboard.type('...');
+  await page.waitForFunction((t) => {
+    const b = window.warren.term.buffer.active;
+    for (let i = 0; i < window.warren.term.rows; i++) {
+      const m = (b.getLine(i)?.translateToString(true) ?? '').match(/Turn (\d+)/);
+      if (m) return Number(m[1]) >= t + 3;
+    }
+    return false;
+  }, out.turnBefore, { timeout: 10000 });
+  const after = await lines(page);
+  out.after = atOf(after);
+  out.turnAfter = turnOf(after);
+  out.size = await page.evaluate(() => [window.warren.term.cols, window.warren.term.rows]);
+  await page.locator('#term').screenshot({ path: `${artifacts}/daemon-play-term.png` });
+  await page.screenshot({ path: `${artifacts}/daemon-play.png` });
+
+  // --- reload: the same game at the same turn
+  await page.reload();
+  await waitText(page, `Turn ${out.turnAfter}`);
+  out.turnReloaded = turnOf(await lines(page));
+  out.atReloaded = atOf(await lines(page));
+
+  // --- a second browser context watches the same game
+  const wctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const wpage = await wctx.newPage();
+  watch(wpage, 'watch');
+  await wpage.goto(`${base}/watch/${name}`);
+  await waitText(wpage, `Turn ${out.turnAfter}`);
+  await waitText(page, '[1 watching]');
+  await page.locator('#term').click();
+  await page.keyboard.type('.');
+  await waitText(page, `Turn ${out.turnAfter + 1}`);
+  await waitText(wpage, `Turn ${out.turnAfter + 1}`);
+  const pl = await lines(page), wl = await lines(wpage);
+  out.watchSame = pl.slice(0, out.size[1]).every((l, i) => (wl[i] ?? '').slice(0, out.size[0]).trimEnd() === l.trimEnd());
+  out.watchersText = await wpage.locator('#watchers').textContent();
+  await wpage.screenshot({ path: `${artifacts}/daemon-watch.png` });
+
+  // --- chat: the anonymous watcher cannot, the player can; markup stays text
+  let dialogs = 0;
+  page.on('dialog', async (d) => { dialogs++; await d.dismiss(); });
+  wpage.on('dialog', async (d) => { dialogs++; await d.dismiss(); });
+  out.watcherChatDisabled = await wpage.locator('#chat input').isDisabled();
+  await page.fill('#chat input', '<img src=x onerror=alert(1)> hello');
+  await page.press('#chat input', 'Enter');
+  await wpage.waitForSelector('#chat li', { timeout: 10000 });
+  out.chatSeen = await wpage.locator('#chat li').first().textContent();
+  out.chatImgs = await wpage.locator('#chat img').count() + await page.locator('#chat img').count();
+  await page.waitForTimeout(200);
+  out.dialogs = dialogs;
+
+  // --- the lobby lists the game with a preview drawn from JSON frames
+  const lp = await wctx.newPage();
+  watch(lp, 'lobby');
+  await lp.goto(`${base}/`);
+  await lp.waitForSelector(`#games a[href="/watch/${name}"]`, { timeout: 10000 });
+  await lp.waitForSelector('#previews canvas', { timeout: 10000 });
+  out.previewLit = await lp.evaluate(() => {
+    const cv = document.querySelector('#previews canvas');
+    const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 0) n++;
+    return n;
+  });
+  out.lobbyRow = await lp.locator('#games tr').first().textContent();
+  await lp.screenshot({ path: `${artifacts}/daemon-lobby.png` });
+
+  // --- telnet takes the game: the browser is told and sent to the lobby
+  await step('telnet-take');
+  await page.waitForURL(`${base}/`, { timeout: 15000 });
+  await page.waitForSelector('#notice:not(:empty)', { timeout: 5000 });
+  out.takenNotice = await page.locator('#notice').textContent();
+  // --- the browser takes it back: telnet goes back to its menu
+  await page.goto(`${base}/play`);
+  await waitText(page, `${name} the`);
+  out.takenBackTurn = turnOf(await lines(page));
+  await step('browser-took');
+  await page.screenshot({ path: `${artifacts}/daemon-takeback.png` });
+} catch (e) {
+  out.errors.push(`fatal: ${e.stack || e}`);
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(out));
+process.exit(out.errors.length ? 1 : 0);
