@@ -2,6 +2,7 @@
 crash recovery, spectating, bad input, shutdown. Each test runs its own
 daemon (the ASan build when present) on a free port with a fresh database."""
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -143,7 +144,8 @@ def test_takeover(daemon, clients):
 
 def run_until_kill(daemon, t, user, rng, nkeys):
     """Types nkeys moves and kills the daemon at a random moment.
-    Returns (bytes typed, highest seq the client saw acknowledged)."""
+    Returns (bytes typed, highest seq the client saw acknowledged), or None
+    when the game ended (the character died) before the kill."""
     typed = b""
     acked = 0
     kill_at = rng.randint(1, nkeys)
@@ -158,31 +160,41 @@ def run_until_kill(daemon, t, user, rng, nkeys):
             daemon.kill(signal.SIGKILL)
             return typed, acked
         t.pump(quiet=0.01, limit=0.5)
+        if re.search(rf"game end user={user} ", daemon.text()):
+            return None
     return typed, acked
 
 
 @pytest.mark.parametrize("nkeys,seed", [(5, 1), (30, 2), (80, 3)])
 def test_crash_recovery(bindir, tmp_path, clients, nkeys, seed):
+    """Games get random seeds, and a random walk can die before the kill:
+    such a try is discarded and the next account starts a new game."""
     rng = random.Random(seed)
     d = Daemon(bindir, tmp_path).start()
     try:
-        t = clients(d.port).connected()
-        t.register("carol", PW)
-        t.send("p")
-        gseed = int(d.wait_log(r"game start user=carol game=\d+ seed=(\d+)").group(1))
-        typed, acked = run_until_kill(d, t, "carol", rng, nkeys)
-        t.close()
+        for attempt in range(6):
+            user = f"carol{attempt}"
+            t = clients(d.port).connected()
+            t.register(user, PW)
+            t.send("p")
+            gseed = int(d.wait_log(rf"game start user={user} game=\d+ seed=(\d+)").group(1))
+            run = run_until_kill(d, t, user, rng, nkeys)
+            t.close()
+            if run is not None:
+                break
+        assert run is not None, "every try died before the kill"
+        typed, acked = run
         d.start()
         d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
         t2 = clients(d.port).connected()
-        t2.login("carol", PW)
+        t2.login(user, PW)
         t2.send("p")
-        d.wait_log(r"attach user=carol")
+        d.wait_log(rf"attach user={user}")
         t2.pump()
-        got = hook(d, t2, "carol")
+        got = hook(d, t2, user)
         assert got["seq"] >= acked
         assert got["seq"] <= len(typed)
-        lines, h = replay(bindir, tmp_path, gseed, "carol", typed[:got["seq"]])
+        lines, h = replay(bindir, tmp_path, gseed, user, typed[:got["seq"]])
         assert got["hash"] == h
         assert [ln.rstrip() for ln in t2.screen.display] == [ln.rstrip() for ln in lines]
     finally:
