@@ -35,12 +35,55 @@ static int cmd_history(game_t *g)
     return 0;
 }
 
+static int cmd_help(game_t *g)
+{
+    g->prompt = PROMPT_HELP;
+    return 0;
+}
+
+/* A cursor prompt (travel or look) starting on the player. */
+static int cursor_prompt(game_t *g, uint8_t prompt)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p) return 0;
+    g->cur_x = p->x, g->cur_y = p->y;
+    g->prompt = prompt;
+    return 0;
+}
+
+static int cmd_travel(game_t *g) { return cursor_prompt(g, PROMPT_TRAVEL); }
+static int cmd_look(game_t *g) { return cursor_prompt(g, PROMPT_LOOK); }
+
+static int cmd_explore(game_t *g)
+{
+    g->run = RUN_EXPLORE;
+    int cost = travel_step(g, true);
+    if (cost <= 0) g->run = RUN_NONE;
+    return cost;
+}
+
+static int cmd_cast(game_t *g)
+{
+    if (!g->pc.spells) {
+        world_msg(g, "You know no spells.");
+        return 0;
+    }
+    g->prompt = PROMPT_CAST;
+    return 0;
+}
+
 /* Movement first: the help line and the help screen list them as rows too. */
 static const cmd_t COMMANDS[] = {
     {0, "hjklyubn", "move or attack (also arrows and numpad)", NULL},
     {0, ".", "wait a turn (also s, 5)", NULL},
     {'>', ">", "go down a staircase", cmd_descend},
-    {'<', "<", "go up a staircase", cmd_climb},
+    {'<', "<", "go up a staircase (out, with the Heartstone)", cmd_climb},
+    {'o', "o", "explore: walk to the nearest unexplored place", cmd_explore},
+    {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", cmd_travel},
+    {';', ";", "look at something (also x)", cmd_look},
+    {'x', "x", "look at something", cmd_look},
+    {'Z', "Z", "cast a spell (wizards, clerics)", cmd_cast},
+    {'?', "?", "this list of commands", cmd_help},
     {0x10, "^P", "message history", cmd_history},
     {'Q', "Q", "quit the game for good", cmd_quit},
 };
@@ -53,10 +96,11 @@ const cmd_t *cmd_table(size_t *n)
 
 static int cmd_answer_quit(game_t *g, key_event_t k)
 {
-    g->prompt = PROMPT_NONE;
+    g->prompt = g->pc.created ? PROMPT_NONE : PROMPT_RACE;
     if (k.code == 'y' || k.code == 'Y') {
         g->state = GAME_QUIT;
         snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
+        g->score = end_score(g);
         world_milestone(g, "end", "quit");
     } else {
         world_msg(g, "Never mind.");

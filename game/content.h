@@ -31,8 +31,20 @@ typedef struct {
     uint8_t flags; /* TF_* */
 } terrain_kind_t;
 
+/* Creature flags. */
+enum {
+    CF_UNIQUE = 1 << 0,   /* one of a kind: appears once a game, a milestone */
+    CF_PROPER = 1 << 1,   /* a proper name: no article */
+    CF_MINDLESS = 1 << 2, /* never flees */
+    CF_COWARD = 1 << 3,   /* flees early */
+    CF_WARDEN = 1 << 4,   /* holds the Heartstone */
+};
+#define CREATURE_FLAG_NAMES {"unique", "proper", "mindless", "coward", "warden"}
+enum { SIZE_TINY = 0, SIZE_SMALL, SIZE_MEDIUM, SIZE_LARGE, SIZE_HUGE, SIZE_COUNT };
+#define SIZE_NAMES {"tiny", "small", "medium", "large", "huge"}
+
 typedef struct {
-    char name[24];
+    char name[40];
     uint32_t glyph;
     uint16_t fg;
     uint8_t gender;  /* grammar gender */
@@ -40,9 +52,45 @@ typedef struct {
     dice_t hp;
     dice_t attack;
     int16_t to_hit, defence;
-    int16_t min_depth, weight; /* generation */
+    int16_t min_depth, max_depth, weight; /* generation */
     uint16_t handlers[KIND_HANDLERS]; /* ids into content handlers; 0 = none */
+    uint8_t dtype;   /* damage type of its attack (DT_*) */
+    uint8_t armour;  /* a blow loses up to this much */
+    uint8_t size;    /* SIZE_* */
+    uint8_t level;   /* danger and experience */
+    uint8_t pack;    /* up to this many more of its kind come along */
+    uint16_t flags;  /* CF_* */
+    uint16_t resist, immune, vuln; /* bits 1 << DT_*: half, none, one and a half */
+    char hits[24];   /* its attack's verb: "bite<s:Actor>" (grammar template) */
+    char desc[128];  /* what look shows */
 } creature_kind_t;
+
+/* Player races and classes (chargen.c reads them). */
+enum { AB_STR = 0, AB_DEX, AB_CON, AB_INT, AB_WIS, AB_CHA, AB_COUNT };
+typedef struct {
+    char name[16];
+    int8_t ab[AB_COUNT];   /* ability adjustments */
+    int8_t to_hit, defence;
+    uint16_t resist;       /* bits 1 << DT_* */
+    char desc[96];
+} race_kind_t;
+
+enum { SAVE_FORT = 1 << 0, SAVE_REF = 1 << 1, SAVE_WILL = 1 << 2 };
+typedef struct {
+    char name[16];
+    uint8_t hit_die;       /* hit points per level: 1dN + Con */
+    uint8_t bab;           /* attack bonus per level, percent (100 fighter, 75, 50) */
+    uint8_t good_saves;    /* SAVE_* */
+    uint8_t armour;        /* starting kit: armour (absorbs) and defence bonus */
+    uint8_t sneak;         /* sneak attack on unaware foes */
+    uint8_t mana;          /* spell points per level (0: no spells) */
+    uint16_t spells;       /* bits: spells known from the start (SPELL_*) */
+    uint16_t learnable;    /* bits: spells a level-up choice may teach */
+    dice_t weapon;         /* starting kit: weapon damage */
+    char weapon_name[24];
+    char armour_name[24];
+    char desc[96];
+} class_kind_t;
 
 typedef struct {
     char name[24];
@@ -90,6 +138,10 @@ struct content {
     uint16_t player_kind;         /* creature kind of the player */
     uint16_t poison_effect;       /* effect kind ids the rules use */
     uint16_t slow_effect;
+    const race_kind_t *races;
+    uint16_t n_races;
+    const class_kind_t *classes;
+    uint16_t n_classes;
     const region_kind_t *regions; /* [n_regions], parallel to rtypes */
     const mapgen_region_type_t *rtypes;
     uint16_t n_regions;

@@ -33,7 +33,7 @@ typedef enum { GAME_RUNNING = 0, GAME_DEAD, GAME_WON, GAME_QUIT } game_state_t;
 
 typedef struct {
     char name[32];
-    char race[16];
+    char race[16];   /* "" until the character is created */
     char cls[16];
     int depth, max_depth;
     int xl;          /* experience level */
@@ -67,6 +67,8 @@ typedef struct script_vm script_vm_t;
 script_vm_t *script_vm_new(void); /* NULL on OOM */
 void script_vm_free(script_vm_t *vm);
 
+/* A new game opens on the character creation screen: a-d choose a race and
+ * then a class; any other key picks a random character at once. */
 game_t *game_new(const content_t *c, uint64_t seed, const game_options_t *opt); /* NULL on OOM */
 void game_free(game_t *g);
 /* Applies one key and runs the schedule until the player must act again or

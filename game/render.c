@@ -73,7 +73,8 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
         if (sx >= 0 && sx < vw && sy >= 0 && sy < vh)
             screen_put(s, sx * tw, top + sy, k->glyph, fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
     }
-    int px = p->x - ox, py = p->y - oy;
+    bool cursor = g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK;
+    int px = (cursor ? g->cur_x : p->x) - ox, py = (cursor ? g->cur_y : p->y) - oy;
     screen_cursor(s, px * tw, top + py, px >= 0 && px < vw && py >= 0 && py < vh);
 }
 
@@ -82,7 +83,8 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
 static void render_help_line(game_t *g, screen_t *s)
 {
     if (g->state != GAME_RUNNING) {
-        screen_text(s, 0, s->h - 1, fg_style(8, 0), g->state == GAME_DEAD ? "You are dead." : "You quit.");
+        screen_text(s, 0, s->h - 1, fg_style(8, 0),
+                    g->state == GAME_DEAD ? "You are dead." : g->state == GAME_WON ? "You won!" : "You quit.");
         return;
     }
     size_t n;
@@ -107,8 +109,10 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
             n += (size_t)snprintf(eff + n, sizeof eff - n, " %s", g->c->effects[e->kind].tag);
     }
     style_t st = p->hp * 3 <= p->hp_max ? fg_style(9, ATTR_BOLD) : STYLE_DEFAULT;
-    int x = screen_textf(s, 0, s->h - 2, STYLE_DEFAULT, "%s the human fighter  ", g->name);
+    int x = screen_textf(s, 0, s->h - 2, STYLE_DEFAULT, "%s the %s %s  XL %d  ", g->name, pc_race_name(g),
+                         pc_class_name(g), g->pc.xl);
     x = screen_textf(s, x, s->h - 2, st, "HP %d/%d", p->hp, p->hp_max);
+    if (g->pc.mana_max) x = screen_textf(s, x, s->h - 2, fg_style(12, 0), "  MP %d/%d", g->pc.mana, g->pc.mana_max);
     x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
                      (unsigned long long)(g->sched.now / SCHED_MOVE));
     const region_kind_t *rk = level_region_kind(g, world_level(g), p->x, p->y);
@@ -127,10 +131,19 @@ void world_render(game_t *g, screen_t *s, const game_view_t *view)
         render_history(g, s);
         return;
     }
+    if (g->prompt == PROMPT_RACE || g->prompt == PROMPT_CLASS || g->prompt == PROMPT_LEVELUP) {
+        chargen_render(g, s);
+        return;
+    }
+    if (g->prompt == PROMPT_HELP || g->prompt == PROMPT_CAST) {
+        travel_render(g, s);
+        return;
+    }
     render_msgs(g, s);
     if (!lv || !p) return;
     render_map(g, s, lv, p, view && view->two_cell ? 2 : 1);
     render_status(g, s, p, view);
+    if (g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK) travel_render(g, s);
 }
 
 void game_render(game_t *g, screen_t *s, const game_view_t *view) { world_render(g, s, view); }

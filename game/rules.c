@@ -12,13 +12,19 @@
 
 static bool is_player(game_t *g, handle_t h) { return h != HANDLE_NONE && h == g->player; }
 
-static const creature_kind_t *ckind(game_t *g, const obj_t *o)
+const creature_kind_t *world_ckind(const game_t *g, const obj_t *o)
 {
     return o->kind < g->c->n_creatures ? &g->c->creatures[o->kind] : &g->c->creatures[0];
 }
+#define ckind world_ckind
 
 /* Can the player see this creature now? Messages about others are dropped. */
-static bool seen(game_t *g, handle_t h)
+bool world_walkable(game_t *g, const level_t *lv, int x, int y)
+{
+    return world_passable(g, lv, x, y) || level_terrain(lv, x, y) == MAP_DOOR_CLOSED;
+}
+
+bool world_sees(game_t *g, handle_t h)
 {
     const obj_t *o = reg_get(&g->reg, h);
     const level_t *lv = world_level(g);
@@ -26,25 +32,29 @@ static bool seen(game_t *g, handle_t h)
     return is_player(g, h) || level_visible(lv, o->x, o->y);
 }
 
-static gram_noun_t noun_of(game_t *g, handle_t h)
+gram_noun_t world_noun(game_t *g, handle_t h)
 {
     const obj_t *o = reg_get(&g->reg, h);
-    gram_noun_t n = {o ? ckind(g, o)->name : "thing", NULL, 1, o ? ckind(g, o)->gender : GRAM_IT, 0};
+    const creature_kind_t *k = o ? ckind(g, o) : NULL;
+    gram_noun_t n = {k ? k->name : "thing", NULL, 1, k ? k->gender : GRAM_IT, 0};
+    if (k && (k->flags & CF_PROPER)) n.flags |= GRAM_PROPER;
+    else if (k && (k->flags & CF_UNIQUE)) n.flags |= GRAM_UNIQUE;
     if (is_player(g, h)) n.flags |= GRAM_PLAYER;
-    if (seen(g, h)) n.flags |= GRAM_PERCEIVED;
+    if (world_sees(g, h)) n.flags |= GRAM_PERCEIVED;
     return n;
 }
 
 /* One message through the grammar: nothing when neither noun is perceived. */
-static void say(game_t *g, const char *tmpl, handle_t actor, handle_t victim)
+void world_say(game_t *g, const char *tmpl, handle_t actor, handle_t victim)
 {
     gram_arg_t args[2];
     int n = 0;
-    if (actor) args[n++] = (gram_arg_t){"actor", noun_of(g, actor)};
-    if (victim) args[n++] = (gram_arg_t){"victim", noun_of(g, victim)};
+    if (actor) args[n++] = (gram_arg_t){"actor", world_noun(g, actor)};
+    if (victim) args[n++] = (gram_arg_t){"victim", world_noun(g, victim)};
     char text[MSG_LEN];
     if (gram_format(text, sizeof text, tmpl, args, n) > 0) world_msg(g, "%s", text);
 }
+#define say world_say
 
 /* ---- handlers ------------------------------------------------------------- */
 
@@ -58,32 +68,6 @@ static int h_map(game_t *g, ev_info_t *e, handle_t self)
     return EV_NOTHING;
 }
 
-static int rules_attack(game_t *g, ev_info_t *e)
-{
-    obj_t *a = reg_get(&g->reg, e->actor), *v = reg_get(&g->reg, e->victim);
-    if (!a || !v) return EV_DONE;
-    const creature_kind_t *ak = ckind(g, a), *vk = ckind(g, v);
-    int roll = (int)rng_range(&g->play, 1, 20);
-    if (roll != 20 && roll + ak->to_hit < 10 + vk->defence) {
-        say(g, "<Actor> miss<es:Actor> <victim>.", e->actor, e->victim);
-        return EV_DONE;
-    }
-    ev_info_t hit = {.type = EV_HIT, .actor = e->actor, .victim = e->victim, .map = -1, .dtype = DT_HIT};
-    hit.amount[0] = dice_roll(&ak->attack, &g->play);
-    if (hit.amount[0] < 1) hit.amount[0] = 1;
-    event_throw(g, &hit);
-    return EV_DONE;
-}
-
-static int rules_damage(game_t *g, ev_info_t *e, obj_t *v)
-{
-    v->hp -= e->amount[0];
-    if (v->hp > 0) return EV_DONE;
-    ev_info_t d = {.type = EV_DEATH, .actor = e->actor, .victim = e->victim, .map = -1, .dtype = e->dtype};
-    event_throw(g, &d);
-    return EV_DONE;
-}
-
 static int h_creature(game_t *g, ev_info_t *e, handle_t self)
 {
     if (e->phase != PHASE_MAIN) return EV_NOTHING;
@@ -94,17 +78,16 @@ static int h_creature(game_t *g, ev_info_t *e, handle_t self)
         o->y = e->y;
         return EV_DONE;
     }
-    if (self == e->actor && e->type == EV_ATTACK) return rules_attack(g, e);
+    if (self == e->actor && e->type == EV_ATTACK) return combat_attack(g, e);
     if (self == e->actor && e->type == EV_HIT) {
-        say(g, "<Actor> hit<s:Actor> <victim>.", e->actor, e->victim);
         /* the damage step shares the hit's info: same actor, victim, amount */
         e->type = EV_DAMAGE;
         event_throw(g, e);
         return EV_DONE;
     }
-    if (self == e->victim && e->type == EV_DAMAGE) return rules_damage(g, e, o);
+    if (self == e->victim && e->type == EV_DAMAGE) return combat_damage(g, e, o);
     if (self == e->victim && e->type == EV_DEATH) {
-        rules_kill(g, self, e->actor);
+        combat_death(g, self, e->actor);
         return EV_DONE;
     }
     return EV_NOTHING;
@@ -114,8 +97,12 @@ static int h_creature(game_t *g, ev_info_t *e, handle_t self)
 static int h_poison_bite(game_t *g, ev_info_t *e, handle_t self)
 {
     if (e->type != EV_DAMAGE || e->phase != PHASE_POST || self != e->actor || e->dtype != DT_HIT) return EV_NOTHING;
-    obj_t *v = reg_get(&g->reg, e->victim);
-    if (v && v->hp > 0 && rng_percent(&g->play, 50)) effect_apply(g, e->victim, g->c->poison_effect, 500, 1);
+    obj_t *v = reg_get(&g->reg, e->victim), *a = reg_get(&g->reg, self);
+    if (!v || v->hp <= 0 || !a || !rng_percent(&g->play, 50)) return EV_NOTHING;
+    /* the player may shrug it off: Fort against 10 + the biter's level */
+    int dc = 10 + world_ckind(g, a)->level;
+    if (e->victim == g->player && (int)rng_range(&g->play, 1, 20) + pc_save(g, SAVE_FORT) >= dc) return EV_NOTHING;
+    effect_apply(g, e->victim, g->c->poison_effect, 300 + 100 * world_ckind(g, a)->level, 1);
     return EV_NOTHING;
 }
 
@@ -197,44 +184,36 @@ handle_t rules_spawn(game_t *g, uint16_t kind, int depth, int x, int y)
     o->y = (int16_t)y;
     o->depth = (int16_t)depth;
     o->speed = k->speed;
+    o->magnitude = -1; /* no wander goal yet (ai.c) */
     int32_t hp = dice_roll(&k->hp, lv ? &lv->gen : &g->play);
     o->hp = o->hp_max = hp > 0 ? hp : 1;
     return h;
 }
 
-void rules_kill(game_t *g, handle_t victim, handle_t killer)
+void rules_kill(game_t *g, handle_t victim, handle_t killer) { combat_death(g, victim, killer); }
+
+static bool kind_fits(const game_t *g, uint16_t i, int depth)
 {
-    obj_t *v = reg_get(&g->reg, victim);
-    if (!v) return;
-    if (is_player(g, victim)) {
-        v->hp = 0;
-        obj_t *k = reg_get(&g->reg, killer);
-        if (k) snprintf(g->cause, sizeof g->cause, "killed by a %s on level %d", ckind(g, k)->name, g->depth);
-        else snprintf(g->cause, sizeof g->cause, "died of poison on level %d", g->depth);
-        world_msg(g, "You die...");
-        g->state = GAME_DEAD;
-        world_milestone(g, "end", "%s", g->cause);
-        return;
-    }
-    say(g, "<Actor> die<s:Actor>.", victim, HANDLE_NONE);
-    if (is_player(g, killer)) g->score += 10;
-    effect_clear(g, victim);
-    sched_cancel(&g->sched, victim);
-    reg_del(&g->reg, victim);
+    const creature_kind_t *k = &g->c->creatures[i];
+    if (i == g->c->player_kind || k->min_depth > depth || k->max_depth < depth || k->weight <= 0) return false;
+    int u = unique_index(g->c, i);
+    return u < 0 || !(g->pc.uniques_made >> u & 1); /* a unique once a game */
 }
 
-static uint16_t pick_kind(game_t *g, rng_t *r, int depth)
+/* A kind by generation weight at this depth; -1 when none fits. */
+static int pick_kind(game_t *g, rng_t *r, int depth)
 {
     int total = 0;
     for (uint16_t i = 0; i < g->c->n_creatures; i++)
-        if (i != g->c->player_kind && g->c->creatures[i].min_depth <= depth) total += g->c->creatures[i].weight;
-    int roll = (int)rng_below(r, (uint32_t)(total > 0 ? total : 1));
+        if (kind_fits(g, i, depth)) total += g->c->creatures[i].weight;
+    if (total <= 0) return -1;
+    int roll = (int)rng_below(r, (uint32_t)total);
     for (uint16_t i = 0; i < g->c->n_creatures; i++) {
-        if (i == g->c->player_kind || g->c->creatures[i].min_depth > depth) continue;
+        if (!kind_fits(g, i, depth)) continue;
         roll -= g->c->creatures[i].weight;
         if (roll < 0) return i;
     }
-    return g->c->player_kind == 0 && g->c->n_creatures > 1 ? 1 : 0;
+    return -1;
 }
 
 static int dist(int x0, int y0, int x1, int y1)
@@ -243,19 +222,61 @@ static int dist(int x0, int y0, int x1, int y1)
     return dx > dy ? dx : dy;
 }
 
+/* One creature and its first turn; HANDLE_NONE on OOM. */
+static handle_t place(game_t *g, level_t *lv, uint16_t kind, int x, int y)
+{
+    handle_t h = rules_spawn(g, kind, lv->depth, x, y);
+    const obj_t *o = reg_get(&g->reg, h);
+    if (!o) return HANDLE_NONE;
+    int u = unique_index(g->c, kind);
+    if (u >= 0) g->pc.uniques_made |= 1ull << u;
+    if (sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h, 0, 0) < 0)
+        return HANDLE_NONE;
+    return h;
+}
+
+/* The rest of a pack on free floor around (x, y). */
+static int place_pack(game_t *g, level_t *lv, uint16_t kind, int x, int y)
+{
+    int more = (int)rng_range(&lv->gen, 0, g->c->creatures[kind].pack);
+    for (int i = 0, tries = 0; i < more && tries < 40; tries++) {
+        int nx = x + (int)rng_range(&lv->gen, -2, 2), ny = y + (int)rng_range(&lv->gen, -2, 2);
+        if (level_terrain(lv, nx, ny) != MAP_FLOOR || world_creature_at(g, lv->depth, nx, ny)) continue;
+        if (!place(g, lv, kind, nx, ny)) return -1;
+        i++;
+    }
+    return 0;
+}
+
+/* The warden waits on the bottom level, as far from the stairs as it can. */
+static int place_warden(game_t *g, level_t *lv)
+{
+    for (uint16_t i = 0; i < g->c->n_creatures; i++) {
+        if (!(g->c->creatures[i].flags & CF_WARDEN)) continue;
+        int bx = -1, by = -1, bd = -1;
+        for (int y = 0; y < lv->h; y++)
+            for (int x = 0; x < lv->w; x++)
+                if (level_terrain(lv, x, y) == MAP_FLOOR && dist(x, y, lv->up_x, lv->up_y) > bd &&
+                    !world_creature_at(g, lv->depth, x, y))
+                    bx = x, by = y, bd = dist(x, y, lv->up_x, lv->up_y);
+        if (bx >= 0 && !place(g, lv, i, bx, by)) return -1;
+    }
+    return 0;
+}
+
 /* Monsters on free floor away from the arrival point, from the level's stream. */
 int rules_populate(game_t *g, level_t *lv)
 {
-    int want = 5 + (int)rng_below(&lv->gen, 4) + lv->depth;
+    if (lv->depth >= WORLD_MAX_DEPTH && place_warden(g, lv) < 0) return -1;
+    int want = 5 + (int)rng_below(&lv->gen, 4) + lv->depth / 2;
     for (int n = 0, tries = 0; n < want && tries < 2000; tries++) {
         int x = (int)rng_below(&lv->gen, (uint32_t)lv->w), y = (int)rng_below(&lv->gen, (uint32_t)lv->h);
         if (level_terrain(lv, x, y) != MAP_FLOOR || dist(x, y, lv->up_x, lv->up_y) < 6) continue;
         if (world_creature_at(g, lv->depth, x, y)) continue;
-        handle_t h = rules_spawn(g, pick_kind(g, &lv->gen, lv->depth), lv->depth, x, y);
-        if (!h) return -1;
-        const obj_t *o = reg_get(&g->reg, h);
-        if (sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h, 0, 0) < 0)
-            return -1;
+        int kind = pick_kind(g, &lv->gen, lv->depth);
+        if (kind < 0) break;
+        if (!place(g, lv, (uint16_t)kind, x, y)) return -1;
+        if (g->c->creatures[kind].pack && place_pack(g, lv, (uint16_t)kind, x, y) < 0) return -1;
         n++;
     }
     return 0;
@@ -263,7 +284,6 @@ int rules_populate(game_t *g, level_t *lv)
 
 /* ---- actions ---------------------------------------------------------------- */
 
-static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
 
 /* Moves or attacks; returns ticks spent (0 when the move was refused).
  * The move carries its direction (amount 0 and 1) for the region rules. */
@@ -279,49 +299,27 @@ int rules_step(game_t *g, handle_t h, int dx, int dy)
         event_throw(g, &a);
         return (int)sched_cost(SCHED_MOVE, speed);
     }
+    level_t *lv = g->levels[o->depth];
+    if (level_terrain(lv, x, y) == MAP_DOOR_CLOSED) { /* bumping a door opens it */
+        lv->terrain[y * lv->w + x] = MAP_DOOR_OPEN;
+        lv->opaque_ok = 0;
+        if (h != g->player) say(g, "<Actor> open<s:Actor> a door.", h, HANDLE_NONE);
+        return (int)sched_cost(SCHED_MOVE, speed);
+    }
     ev_info_t m = {.type = EV_MOVE, .actor = h, .map = o->depth, .x = (int16_t)x, .y = (int16_t)y,
                    .amount = {dx, dy}};
     if (event_throw(g, &m) != EV_DONE) return 0;
     return (int)sched_cost(dx && dy ? SCHED_DIAG : SCHED_MOVE, speed);
 }
 
-void rules_monster_turn(game_t *g, const event_t *ev)
-{
-    obj_t *m = reg_get(&g->reg, ev->target), *p = reg_get(&g->reg, g->player);
-    if (!m || m->type != OBJ_CREATURE || !p) return;
-    if (m->depth != g->depth) return; /* frozen off-level; woken on arrival */
-    int d = dist(m->x, m->y, p->x, p->y), cost = 0;
-    const level_t *lv = world_level(g);
-    /* sight is symmetric: if the player sees it, it sees the player; close by, it smells you */
-    bool sees = level_visible(lv, m->x, m->y);
-    if (sees || d <= 4) m->flags |= OF_AWAKE;
-    if (d <= 1) {
-        cost = rules_step(g, ev->target, p->x - m->x, p->y - m->y);
-    } else if (m->flags & OF_AWAKE) {
-        int best = -1, bestd = d;
-        for (int i = 0; i < 8; i++) {
-            int nx = m->x + DIRS[i][0], ny = m->y + DIRS[i][1], nd = dist(nx, ny, p->x, p->y);
-            if (nd < bestd && world_passable(g, lv, nx, ny) && !world_creature_at(g, g->depth, nx, ny)) {
-                best = i;
-                bestd = nd;
-            }
-        }
-        if (best >= 0) cost = rules_step(g, ev->target, DIRS[best][0], DIRS[best][1]);
-    } else if (rng_percent(&g->play, 50)) {
-        int i = (int)rng_below(&g->play, 8);
-        cost = rules_step(g, ev->target, DIRS[i][0], DIRS[i][1]);
-    }
-    m = reg_get(&g->reg, ev->target);
-    if (!m) return;
-    if (cost <= 0) cost = (int)sched_cost(SCHED_MOVE, m->speed);
-    sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_MONSTER_TURN, ev->target, 0, 0);
-}
+void rules_monster_turn(game_t *g, const event_t *ev) { ai_monster_turn(g, ev->target); }
 
 void rules_regen(game_t *g, const event_t *ev)
 {
     obj_t *p = reg_get(&g->reg, ev->target);
     if (!p) return;
     if (p->hp < p->hp_max) p->hp++;
+    if (ev->target == g->player && g->pc.mana < g->pc.mana_max) g->pc.mana++;
     sched_push(&g->sched, g->sched.now + 8 * SCHED_MOVE, FN_REGEN, ev->target, 0, 0);
 }
 
@@ -351,8 +349,12 @@ int rules_stairs(game_t *g, int dir)
         return 0;
     }
     int nd = g->depth + dir;
+    if (nd < 1 && g->pc.heartstone) {
+        end_win(g);
+        return SCHED_MOVE;
+    }
     if (nd < 1 || nd > WORLD_MAX_DEPTH) {
-        world_msg(g, "The way up is barred by rubble.");
+        world_msg(g, nd < 1 ? "You will not leave the Warren without the Heartstone." : "The stairs end here.");
         return 0;
     }
     if (!g->levels[nd]) {

@@ -180,12 +180,14 @@ typedef struct {
     item_kind_t *items;
     effect_kind_t *effects;
     region_kind_t *regions;
+    race_kind_t *races;
+    class_kind_t *classes;
     mapgen_region_type_t *rtypes; /* built by load_check, names point into regions */
     mapgen_region_type_t *rdecl;  /* as declared (names unset until load_check) */
     vault_decl_t *vdecl;
     mapgen_vault_t *vaults;       /* built by load_check */
     uint16_t n_vdecl;
-    uint16_t cap[7];
+    uint16_t cap[8];
     int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + type]: fn ref */
     script_fn_t *fns;                 /* [ref - 1] */
     int n_fns, cap_fns;
@@ -209,6 +211,8 @@ void script_content_free(content_t *c)
     free(s->items);
     free(s->effects);
     free(s->regions);
+    free(s->races);
+    free(s->classes);
     free(s->rtypes);
     free(s->rdecl);
     for (int i = 0; i < s->n_vdecl; i++) free(s->vdecl[i].rows), free(s->vdecl[i].legend);
@@ -378,7 +382,7 @@ static int find_effect(const script_content_t *s, const char *name)
 /* A field naming an earlier kind; -1 when absent, an error when unknown. */
 static int fld_kind(lua_State *L, const decl_t *d, const char *f, int (*find)(const script_content_t *, const char *))
 {
-    char name[24] = {0};
+    char name[40] = {0};
     if (!fld_str(L, d, f, name, sizeof name, 0)) return -1;
     int k = find(d->s, name);
     if (k < 0) luaL_error(L, "%s: field '%s': unknown kind '%s'", d->what, f, name);
@@ -502,12 +506,103 @@ static int decl_terrain(lua_State *L)
     return 0;
 }
 
+/* flags = {"unique", ...}: a bit per name of names (n of them). */
+static uint32_t fld_bits(lua_State *L, const decl_t *d, const char *f, const char *const *names, int n,
+                         uint32_t def)
+{
+    int t = lua_getfield(L, 1, f);
+    if (t == LUA_TNIL) return lua_pop(L, 1), def;
+    if (t != LUA_TTABLE) luaL_error(L, "%s: field '%s' must be a list of names", d->what, f);
+    uint32_t mask = 0;
+    for (lua_Integer i = 1; i <= luaL_len(L, -1); i++) {
+        lua_geti(L, -1, i);
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+        int k = -1;
+        for (int j = 0; j < n && k < 0; j++)
+            if (names[j][0] && strcasecmp(names[j], v) == 0) k = j;
+        if (k < 0) luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v);
+        mask |= 1u << k;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return mask;
+}
+
+static const char *const CREATURE_FLAGS[] = CREATURE_FLAG_NAMES;
+static const char *const SIZES[] = SIZE_NAMES;
+#define SCRIPT_SPELL_NAME_(id, name, mana, dt, dice) name,
+static const char *const SPELL_NAMES[SPELL_COUNT] = {SPELL_LIST(SCRIPT_SPELL_NAME_)};
+#undef SCRIPT_SPELL_NAME_
+
+/* The fields of #5: combat, resistances, size, flags, packs, look text. */
+static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c, int like)
+{
+    c->max_depth = (int16_t)fld_int(L, d, "max_depth", like ? c->max_depth : 100, 0, 100);
+    c->dtype = (uint8_t)fld_enum(L, d, "dtype", DAMAGE_NAMES, DT_COUNT, like ? c->dtype : DT_HIT);
+    c->armour = (uint8_t)fld_int(L, d, "armour", c->armour, 0, 100);
+    c->size = (uint8_t)fld_enum(L, d, "size", SIZES, SIZE_COUNT, like ? c->size : SIZE_MEDIUM);
+    c->level = (uint8_t)fld_int(L, d, "level", like ? c->level : 1, 0, 50);
+    c->pack = (uint8_t)fld_int(L, d, "pack", c->pack, 0, 12);
+    c->flags = (uint16_t)fld_bits(L, d, "flags", CREATURE_FLAGS, 5, c->flags);
+    c->resist = (uint16_t)fld_bits(L, d, "resist", DAMAGE_NAMES, DT_COUNT, c->resist);
+    c->immune = (uint16_t)fld_bits(L, d, "immune", DAMAGE_NAMES, DT_COUNT, c->immune);
+    c->vuln = (uint16_t)fld_bits(L, d, "vuln", DAMAGE_NAMES, DT_COUNT, c->vuln);
+    if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like) snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
+    fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
+}
+
+/* race { name=, str=, dex=, con=, int=, wis=, cha=, to_hit=, defence=, resist=, desc= } */
+static int decl_race(lua_State *L)
+{
+    static const char *const AB[AB_COUNT] = {"str", "dex", "con", "int", "wis", "cha"};
+    decl_t d = decl_begin(L, "race");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->races, sizeof *s->races, &s->c.n_races, &s->cap[5 + 1], NULL);
+    if (k < 0) return luaL_error(L, "out of memory");
+    race_kind_t *r = &s->races[k];
+    fld_str(L, &d, "name", r->name, sizeof r->name, 1);
+    for (int i = 0; i < AB_COUNT; i++) r->ab[i] = (int8_t)fld_int(L, &d, AB[i], 0, -6, 6);
+    r->to_hit = (int8_t)fld_int(L, &d, "to_hit", 0, -5, 5);
+    r->defence = (int8_t)fld_int(L, &d, "defence", 0, -5, 5);
+    r->resist = (uint16_t)fld_bits(L, &d, "resist", DAMAGE_NAMES, DT_COUNT, 0);
+    fld_str(L, &d, "desc", r->desc, sizeof r->desc, 0);
+    return 0;
+}
+
+/* class { name=, hit_die=, bab=, saves={"fort"}, armour=, sneak=, mana=, spells=, learns=,
+ *         weapon="1d8", weapon_name=, armour_name=, desc= } */
+static int decl_class(lua_State *L)
+{
+    static const char *const SAVES[] = {"fort", "ref", "will"};
+    decl_t d = decl_begin(L, "class");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->classes, sizeof *s->classes, &s->c.n_classes, &s->cap[5 + 2], NULL);
+    if (k < 0) return luaL_error(L, "out of memory");
+    class_kind_t *c = &s->classes[k];
+    fld_str(L, &d, "name", c->name, sizeof c->name, 1);
+    c->hit_die = (uint8_t)fld_int(L, &d, "hit_die", 8, 4, 12);
+    c->bab = (uint8_t)fld_int(L, &d, "bab", 75, 25, 100);
+    c->good_saves = (uint8_t)fld_bits(L, &d, "saves", SAVES, 3, 0);
+    c->armour = (uint8_t)fld_int(L, &d, "armour", 0, 0, 20);
+    c->sneak = (uint8_t)fld_bool(L, &d, "sneak", 0);
+    c->mana = (uint8_t)fld_int(L, &d, "mana", 0, 0, 20);
+    c->spells = (uint16_t)fld_bits(L, &d, "spells", SPELL_NAMES, SPELL_COUNT, 0);
+    c->learnable = (uint16_t)fld_bits(L, &d, "learns", SPELL_NAMES, SPELL_COUNT, 0);
+    c->weapon = fld_dice(L, &d, "weapon", (dice_t){1, 6, 0});
+    if (!fld_str(L, &d, "weapon_name", c->weapon_name, sizeof c->weapon_name, 0))
+        snprintf(c->weapon_name, sizeof c->weapon_name, "club");
+    if (!fld_str(L, &d, "armour_name", c->armour_name, sizeof c->armour_name, 0))
+        snprintf(c->armour_name, sizeof c->armour_name, "clothes");
+    fld_str(L, &d, "desc", c->desc, sizeof c->desc, 0);
+    return 0;
+}
+
 static int decl_creature(lua_State *L)
 {
     decl_t d = decl_begin(L, "creature");
     script_content_t *s = d.s;
     int like = fld_kind(L, &d, "like", find_creature);
-    char name[24] = {0};
+    char name[40] = {0};
     fld_str(L, &d, "name", name, sizeof name, 1);
     if (find_creature(s, name) >= 0) return luaL_error(L, "%s: declared twice", d.what);
     int k = sc_grow((void **)&s->creatures, sizeof *s->creatures, &s->c.n_creatures, &s->cap[1],
@@ -531,6 +626,7 @@ static int decl_creature(lua_State *L)
     c->weight = (int16_t)fld_int(L, &d, "weight", c->weight, 0, 10000);
     fld_handlers(L, &d, c->handlers);
     fld_on(L, &d, &s->on[SCRIPT_KIND_CREATURE][k * EV_TYPES]);
+    decl_creature_more(L, &d, c, like >= 0);
     return 0;
 }
 
@@ -575,6 +671,7 @@ static int decl_oddment(lua_State *L)
     if (k < 0) return luaL_error(L, "oddment: field 'creature' is required");
     creature_kind_t *c = &d.s->creatures[k];
     c->min_depth = (int16_t)fld_int(L, &d, "min_depth", c->min_depth, 0, 100);
+    c->max_depth = (int16_t)fld_int(L, &d, "max_depth", c->max_depth, c->min_depth, 100);
     c->weight = (int16_t)fld_int(L, &d, "weight", -1, 0, 10000);
     if (c->weight < 0) return luaL_error(L, "oddment: field 'weight' is required");
     return 0;
@@ -700,7 +797,7 @@ static int decl_room(lua_State *L)
 static const luaL_Reg DECLS[] = {{"terrain", decl_terrain}, {"creature", decl_creature}, {"item", decl_item},
                                  {"effect", decl_effect},   {"oddment", decl_oddment},   {"rules", decl_rules},
                                  {"region", decl_region},   {"vault", decl_vault},       {"room", decl_room},
-                                 {NULL, NULL}};
+                                 {"race", decl_race},       {"class", decl_class},       {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 
@@ -789,6 +886,8 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
         s->vaults[i] = (mapgen_vault_t){v->name, v->rows, v->legend, v->min_depth, v->max_depth, v->weight};
     }
     s->c.regions = s->regions;
+    s->c.races = s->races;
+    s->c.classes = s->classes;
     s->c.rtypes = s->c.n_regions ? s->rtypes : NULL;
     s->c.vaults = s->n_vdecl ? s->vaults : NULL;
     s->c.n_vaults = s->n_vdecl;

@@ -17,7 +17,7 @@
 #include "world.h"
 
 #define SNAP_MAGIC "WRNS"
-#define SNAP_VERSION 2
+#define SNAP_VERSION 3
 #define SNAP_HEADER 24
 #define SNAP_MAX_RAW (8u << 20)
 #define LEVEL_MAX_W 250
@@ -79,6 +79,50 @@ static void msgs_save(const game_t *g, ser_t *s)
     }
 }
 
+static void pc_write(const pc_t *pc, ser_t *s)
+{
+    ser_u8(s, pc->race);
+    ser_u8(s, pc->cls);
+    ser_u8(s, pc->created);
+    for (int i = 0; i < AB_COUNT; i++) ser_u8(s, (uint8_t)pc->ab[i]);
+    ser_u8(s, pc->xl);
+    ser_u8(s, pc->choices);
+    ser_u8(s, pc->pick_hp);
+    ser_u8(s, pc->pick_hit);
+    ser_u8(s, pc->pick_def);
+    ser_u8(s, pc->heartstone);
+    ser_u16(s, (uint16_t)pc->mana);
+    ser_u16(s, (uint16_t)pc->mana_max);
+    ser_u16(s, pc->spells);
+    ser_i32(s, pc->xp);
+    ser_u32(s, pc->kills);
+    ser_u64(s, pc->uniques_made);
+    ser_u64(s, pc->uniques_seen);
+    ser_u64(s, pc->uniques_killed);
+}
+
+static void pc_read(pc_t *pc, rd_t *in)
+{
+    pc->race = rd_u8(in);
+    pc->cls = rd_u8(in);
+    pc->created = rd_u8(in);
+    for (int i = 0; i < AB_COUNT; i++) pc->ab[i] = (int8_t)rd_u8(in);
+    pc->xl = rd_u8(in);
+    pc->choices = rd_u8(in);
+    pc->pick_hp = rd_u8(in);
+    pc->pick_hit = rd_u8(in);
+    pc->pick_def = rd_u8(in);
+    pc->heartstone = rd_u8(in);
+    pc->mana = (int16_t)rd_u16(in);
+    pc->mana_max = (int16_t)rd_u16(in);
+    pc->spells = rd_u16(in);
+    pc->xp = rd_i32(in);
+    pc->kills = rd_u32(in);
+    pc->uniques_made = rd_u64(in);
+    pc->uniques_seen = rd_u64(in);
+    pc->uniques_killed = rd_u64(in);
+}
+
 void world_save(const game_t *g, ser_t *s)
 {
     ser_u64(s, g->seed);
@@ -94,6 +138,9 @@ void world_save(const game_t *g, ser_t *s)
     ser_u64(s, (uint64_t)g->score);
     ser_str(s, g->name);
     ser_str(s, g->cause);
+    pc_write(&g->pc, s);
+    ser_u16(s, (uint16_t)g->cur_x);
+    ser_u16(s, (uint16_t)g->cur_y);
     reg_save(&g->reg, s);
     sched_save(&g->sched, s);
     for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
@@ -273,6 +320,15 @@ static void world_check(game_t *g, rd_t *in)
     if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT) rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 || g->score > SCORE_MAX)
         rd_fail(in, "bad progress");
+    const pc_t *pc = &g->pc;
+    if (pc->created > 1 || (pc->created && (pc->race >= g->c->n_races || pc->cls >= g->c->n_classes)) ||
+        pc->xl < 1 || pc->xl > 20 || pc->xp < 0 || pc->mana < 0 || pc->mana > pc->mana_max ||
+        pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 20)
+        rd_fail(in, "bad character");
+    const level_t *lv = g->levels[g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->depth : 0];
+    if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h)) rd_fail(in, "bad cursor");
+    for (int i = 0; i < AB_COUNT && pc->created; i++)
+        if (pc->ab[i] < 1 || pc->ab[i] > 30) rd_fail(in, "bad ability");
 }
 
 static void world_load(game_t *g, rd_t *in)
@@ -290,6 +346,9 @@ static void world_load(game_t *g, rd_t *in)
     g->score = (int64_t)rd_u64(in);
     rd_str(in, g->name, sizeof g->name);
     rd_str(in, g->cause, sizeof g->cause);
+    pc_read(&g->pc, in);
+    g->cur_x = (int16_t)rd_u16(in);
+    g->cur_y = (int16_t)rd_u16(in);
     if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0) return;
     for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {
         uint8_t present = rd_u8(in);

@@ -37,6 +37,8 @@ game_t *world_new_empty(const content_t *c, uint64_t seed)
     reg_init(&g->reg, &g->al);
     sched_init(&g->sched, &g->al);
     g->depth = g->max_depth = 1;
+    g->pc.xl = 1;
+    g->dmap_depth = -1;
     snprintf(g->name, sizeof g->name, "Adventurer");
     return g;
 }
@@ -48,6 +50,7 @@ void game_free(game_t *g)
     reg_free(&g->reg);
     sched_free(&g->sched);
     gfree(&g->al, g->ms);
+    gfree(&g->al, g->dmap);
     galloc_t al = g->al;
     gfree(&al, g);
 }
@@ -64,8 +67,9 @@ int world_start(game_t *g)
     p->flags |= OF_PLAYER;
     if (rules_populate(g, lv) < 0) return -1;
     if (sched_push(&g->sched, 8 * SCHED_MOVE, FN_REGEN, g->player, 0, 0) < 0) return -1;
-    world_milestone(g, "start", "%s entered the Warren", g->name);
-    world_msg(g, "Welcome to the Warren, %s. Find the stairs down (>).", g->name);
+    p = reg_get(&g->reg, g->player);
+    p->magnitude = -1;
+    chargen_begin(g);
     world_update_vision(g);
     return 0;
 }
@@ -161,72 +165,50 @@ void world_run(game_t *g)
     }
 }
 
+/* The player's action took cost ticks: the world runs until the player's
+ * next turn. */
+static void world_advance(game_t *g, int cost)
+{
+    if (cost <= 0 || g->state != GAME_RUNNING) return;
+    if (sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_PLAYER_TURN, g->player, 0, 0) < 0) return;
+    world_update_vision(g);
+    world_run(g);
+    world_update_vision(g);
+}
+
+/* Travel and exploration go on step by step while nothing new happens:
+ * no monster in view (travel_step checks), no new message, no lost hit
+ * point, no prompt. */
+static void world_keep_running(game_t *g)
+{
+    for (int steps = 0; g->run && steps < 500 && g->state == GAME_RUNNING; steps++) {
+        const obj_t *p = reg_get(&g->reg, g->player);
+        int32_t hp = p ? p->hp : 0;
+        uint32_t nmsg = g->nmsg;
+        int cost = travel_step(g, false);
+        if (cost <= 0) break;
+        world_advance(g, cost);
+        p = reg_get(&g->reg, g->player);
+        if (!p || p->hp < hp || g->nmsg != nmsg || g->prompt != PROMPT_NONE) break;
+        if (g->run == RUN_TRAVEL && p->x == g->goal_x && p->y == g->goal_y) break;
+    }
+    g->run = RUN_NONE;
+}
+
 game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
 {
     if (g->state != GAME_RUNNING) return (game_state_t)g->state;
     g->keys++;
     if (msg_key(g)) return (game_state_t)g->state; /* the key paged messages or closed a screen */
     g->vm = vm;
-    int cost = rules_player_command(g, key);
-    if (cost > 0 && g->state == GAME_RUNNING) {
-        if (sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_PLAYER_TURN, g->player, 0, 0) == 0) {
-            world_update_vision(g);
-            world_run(g);
-        }
-    }
+    int cost = 0;
+    if (!chargen_key(g, key) && !travel_key(g, key, &cost)) cost = rules_player_command(g, key);
+    world_advance(g, cost);
+    world_keep_running(g);
     g->vm = NULL;
     world_update_vision(g);
+    combat_unique_seen(g);
+    if (g->pc.choices && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING) g->prompt = PROMPT_LEVELUP;
     msg_after_input(g);
     return (game_state_t)g->state;
-}
-
-void game_status(const game_t *g, game_status_t *st)
-{
-    memset(st, 0, sizeof *st);
-    snprintf(st->name, sizeof st->name, "%s", g->name);
-    snprintf(st->race, sizeof st->race, "human");
-    snprintf(st->cls, sizeof st->cls, "fighter");
-    st->depth = g->depth;
-    st->max_depth = g->max_depth;
-    st->xl = 1;
-    const obj_t *p = reg_get(&g->reg, g->player);
-    if (p) st->hp = p->hp, st->hp_max = p->hp_max;
-    st->turn = g->sched.now / SCHED_MOVE;
-    st->state = (game_state_t)g->state;
-    st->score = g->score + 25 * g->max_depth;
-    snprintf(st->cause, sizeof st->cause, "%s", g->cause);
-    st->level_changes = g->level_changes;
-}
-
-size_t game_milestone_count(const game_t *g) { return g->nms; }
-const game_milestone_t *game_milestone(const game_t *g, size_t i) { return i < g->nms ? &g->ms[i] : NULL; }
-uint64_t game_seed(const game_t *g) { return g->seed; }
-
-void game_dump(const game_t *g, buf_t *out)
-{
-    game_status_t st;
-    game_status(g, &st);
-    buf_printf(out, "%s the %s %s\n", st.name, st.race, st.cls);
-    buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Turn %llu  Score %lld\n", st.depth, st.max_depth, st.hp,
-               st.hp_max, (unsigned long long)st.turn, (long long)st.score);
-    if (st.cause[0]) buf_printf(out, "%s\n", st.cause);
-    buf_puts(out, "\nLast messages:\n");
-    uint32_t first = g->nmsg > 10 ? g->nmsg - 10 : 0;
-    for (uint32_t i = first; i < g->nmsg; i++) buf_printf(out, "  %s\n", g->log[i % MSG_LOG].text);
-    buf_puts(out, "\nMilestones:\n");
-    for (uint32_t i = 0; i < g->nms; i++)
-        buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn, g->ms[i].depth, g->ms[i].text);
-    const level_t *lv = g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
-    if (!lv) return;
-    buf_puts(out, "\nMap:\n");
-    for (int y = 0; y < lv->h; y++) {
-        for (int x = 0; x < lv->w; x++) {
-            uint8_t t = lv->terrain[y * lv->w + x];
-            uint32_t ch = lv->seen[y * lv->w + x] && t < g->c->n_terrain ? g->c->terrain[t].glyph : ' ';
-            const obj_t *p = reg_get(&g->reg, g->player);
-            if (p && p->x == x && p->y == y) ch = '@';
-            buf_put_utf8(out, ch);
-        }
-        buf_putc(out, '\n');
-    }
 }

@@ -12,6 +12,7 @@
 #include "alloc.h"
 #include "content.h"
 #include "game.h"
+#include "grammar.h"
 #include "obj.h"
 #include "rng.h"
 #include "sched.h"
@@ -69,6 +70,22 @@ typedef struct {
     uint16_t repeat;
 } msg_t;
 
+/* The player as a character (chargen.c). Saved whole. */
+typedef struct {
+    uint8_t race, cls;        /* content races/classes; valid once created */
+    uint8_t created;          /* 0 while the creation screen is up */
+    int8_t ab[AB_COUNT];      /* ability scores */
+    uint8_t xl;               /* experience level 1-20 */
+    uint8_t choices;          /* level-up choices owed */
+    uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
+    uint8_t heartstone;       /* carrying it */
+    int16_t mana, mana_max;
+    uint16_t spells;          /* known spells (1 << SPELL_*) */
+    int32_t xp;
+    uint32_t kills;
+    uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
+} pc_t;
+
 struct game {
     galloc_t al;
     const content_t *c;
@@ -95,9 +112,21 @@ struct game {
     uint32_t msg_seen;  /* nmsg when the player last pressed a key */
     game_milestone_t *ms;
     uint32_t nms, ms_cap;
+    pc_t pc;
+    int16_t cur_x, cur_y;   /* the travel / look cursor while its prompt is up */
+    /* within one input only (zero between inputs): a running travel/explore */
+    uint8_t run;            /* RUN_* */
+    int16_t goal_x, goal_y; /* travel's goal */
+    /* derived, never saved: the distance map from the player (ai.c) */
+    int16_t *dmap;
+    int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
+    uint16_t dmap_w, dmap_h;
 };
 
-enum { PROMPT_NONE = 0, PROMPT_QUIT, PROMPT_MORE, PROMPT_HISTORY, PROMPT_COUNT };
+enum {
+    PROMPT_NONE = 0, PROMPT_QUIT, PROMPT_MORE, PROMPT_HISTORY, PROMPT_RACE, PROMPT_CLASS, PROMPT_LEVELUP,
+    PROMPT_TRAVEL, PROMPT_LOOK, PROMPT_HELP, PROMPT_CAST, PROMPT_COUNT
+};
 
 /* world.c: a game without a level (tests build on it), levels, helpers. */
 game_t *world_new_empty(const content_t *c, uint64_t seed);
@@ -130,6 +159,13 @@ bool level_visible(const level_t *lv, int x, int y); /* in view now */
 const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x, int y);
 
 /* rules.c: the rules: creatures, combat, levels. */
+const creature_kind_t *world_ckind(const game_t *g, const obj_t *o);
+bool world_sees(game_t *g, handle_t h);          /* the player sees it now */
+bool world_walkable(game_t *g, const level_t *lv, int x, int y); /* passable or a closed door */
+gram_noun_t world_noun(game_t *g, handle_t h);   /* for the grammar */
+/* A message from a template about actor/victim (HANDLE_NONE: absent);
+ * nothing when none of them is perceived. */
+void world_say(game_t *g, const char *tmpl, handle_t actor, handle_t victim);
 int rules_populate(game_t *g, level_t *lv);
 int rules_player_command(game_t *g, key_event_t k); /* ticks spent; 0: none */
 void rules_player_turn(game_t *g, const event_t *ev);
@@ -139,6 +175,48 @@ handle_t rules_spawn(game_t *g, uint16_t kind, int depth, int x, int y);
 void rules_kill(game_t *g, handle_t victim, handle_t killer);
 int rules_step(game_t *g, handle_t h, int dx, int dy); /* move or attack: ticks, 0 refused */
 int rules_stairs(game_t *g, int dir);                /* +1 down, -1 up: ticks, 0 refused */
+
+/* chargen.c: the character. */
+void chargen_begin(game_t *g);                 /* the creation screen */
+bool chargen_key(game_t *g, key_event_t k);    /* creation and level-up prompts: true when taken */
+void chargen_create(game_t *g, int race, int cls); /* -1: random */
+int chargen_mod(int score);                    /* d20 ability modifier */
+int pc_attack_bonus(const game_t *g);
+int pc_defence(const game_t *g);
+int pc_armour(const game_t *g);                /* damage absorbed: up to this much */
+int pc_save(const game_t *g, int save);        /* SAVE_FORT, SAVE_REF or SAVE_WILL */
+void pc_gain_xp(game_t *g, int32_t xp);
+int32_t pc_xp_for(int xl);                     /* experience needed for level xl */
+void chargen_render(game_t *g, screen_t *s);   /* creation and level-up screens */
+const char *pc_race_name(const game_t *g);
+const char *pc_class_name(const game_t *g);
+
+/* combat.c: attack -> hit -> damage -> death, resistances, experience. */
+int combat_attack(game_t *g, ev_info_t *e);    /* the attacker's MAIN ATTACK */
+int combat_damage(game_t *g, ev_info_t *e, obj_t *victim); /* the victim's MAIN DAMAGE */
+void combat_death(game_t *g, handle_t victim, handle_t killer);
+int combat_cast(game_t *g, int spell);         /* the player casts: ticks, 0 none */
+bool combat_unique_seen(game_t *g);            /* milestones for uniques in view */
+void combat_cause(game_t *g, handle_t killer, char *out, size_t n); /* "killed by a kobold on level 3" */
+int unique_index(const content_t *c, uint16_t kind); /* order among uniques, -1 not one */
+
+/* ai.c: monsters. */
+void ai_monster_turn(game_t *g, handle_t h);
+void ai_dmap_update(game_t *g);               /* the player's distance map, when stale */
+int ai_dmap_at(const game_t *g, int x, int y); /* steps from the player, -1 unknown */
+
+/* travel.c: travel `_`, autoexplore `o`, look, help. */
+enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE };
+int travel_step(game_t *g, bool first);        /* one step of the running travel/explore: ticks, 0 stop */
+bool travel_key(game_t *g, key_event_t k, int *cost); /* travel/look/help prompts: true taken */
+void travel_render(game_t *g, screen_t *s);  /* look line, travel prompt, help screen */
+
+/* end.c: victory, score, dump. */
+int64_t end_score(const game_t *g);
+void end_win(game_t *g);
+/* Test-only start: a strong fighter beside the warden at depth 20 (0 or -1).
+ * Declared here, not in game.h, so the server cannot reach it. */
+int world_start_hero(game_t *g);
 
 /* cmd.c: the command table. A row with run NULL documents keys handled
  * elsewhere (movement). label is what help shows ("^P"). */

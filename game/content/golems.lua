@@ -2,7 +2,9 @@
 -- every other direct spell fails against it. Weapons hurt it as usual.
 creature {
     name = "flesh golem", glyph = "'", fg = 9, speed = 90, hp = "9d8", attack = "2d8",
-    to_hit = 4, defence = 4,
+    to_hit = 7, defence = 5, armour = 2, size = "large", level = 9, hits = "slam<s:Actor>",
+    flags = { "mindless" }, immune = { "poison" },
+    desc = "Stitched corpses animated by lightning; it lurches, and it does not tire.",
     on = {
         damage = function(e)
             if e.dtype == "lightning" then
@@ -20,4 +22,4 @@ creature {
         end,
     },
 }
-oddment { creature = "flesh golem", min_depth = 8, weight = 5 }
+oddment { creature = "flesh golem", min_depth = 8, max_depth = 16, weight = 5 }

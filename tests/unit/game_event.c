@@ -57,9 +57,11 @@ static int th_loop(game_t *g, ev_info_t *e, handle_t self)
 enum { T_MAP = 1, T_MAPB, T_ITEM, T_ITEMB, T_K1, T_K2, T_CB, T_NEST, T_LOOP, T_N };
 static const ev_handler_t HANDLERS[T_N] = {NULL, th_map, th_mapb, th_item, th_itemb, th_k1, th_k2, th_cb, th_nest, th_loop};
 static const creature_kind_t KINDS[] = {
-    {"victim", 'v', 7, 0, 100, {0, 1, 5}, {1, 2, 0}, 0, 0, 0, 0, {T_K1}},
-    {"actor", 'a', 7, 0, 100, {0, 1, 5}, {1, 2, 0}, 0, 0, 0, 0, {T_K2, T_NEST}},
-    {"looper", 'l', 7, 0, 100, {0, 1, 5}, {1, 2, 0}, 0, 0, 0, 0, {T_LOOP}},
+    {.name = "victim", .glyph = 'v', .fg = 7, .speed = 100, .hp = {0, 1, 5}, .attack = {1, 2, 0}, .handlers = {T_K1}},
+    {.name = "actor", .glyph = 'a', .fg = 7, .speed = 100, .hp = {0, 1, 5}, .attack = {1, 2, 0},
+     .handlers = {T_K2, T_NEST}},
+    {.name = "looper", .glyph = 'l', .fg = 7, .speed = 100, .hp = {0, 1, 5}, .attack = {1, 2, 0},
+     .handlers = {T_LOOP}},
 };
 static const item_kind_t ITEMS[] = {{"thing", '*', 7, {T_ITEM}}};
 

@@ -8,6 +8,13 @@
 #include "mapgen.h"
 #include "world.h"
 
+/* A new game past the creation screen (one key: a random character). */
+static game_t *started(game_t *g)
+{
+    if (g) game_input(g, NULL, (key_event_t){'*', 0});
+    return g;
+}
+
 static void keys(game_t *g, const char *k)
 {
     for (; *k; k++) game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
@@ -26,7 +33,7 @@ static game_t *descend(game_t *g)
 START_TEST(level_independent_of_play)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *a = game_new(c, 1234, NULL), *b = game_new(c, 1234, NULL);
+    game_t *a = started(game_new(c, 1234, NULL)), *b = started(game_new(c, 1234, NULL));
     keys(b, "hjklhjklyubn....hhhhllll");
     descend(a);
     descend(b);
@@ -61,7 +68,7 @@ END_TEST
 START_TEST(stairs_persist_levels)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 99, NULL);
+    game_t *g = started(game_new(c, 99, NULL));
     level_t *l1 = g->levels[1];
     size_t n = (size_t)l1->w * (size_t)l1->h;
     uint8_t *seen = malloc(n);
@@ -95,7 +102,7 @@ END_TEST
 START_TEST(speeds_through_scheduler)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 5, NULL);
+    game_t *g = started(game_new(c, 5, NULL));
     uint64_t t0 = g->sched.now;
     keys(g, ".");
     ck_assert_uint_eq(g->sched.now - t0, 100); /* the player's next turn */
@@ -115,7 +122,7 @@ END_TEST
 START_TEST(quit_asks_first)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 5, NULL);
+    game_t *g = started(game_new(c, 5, NULL));
     keys(g, "Qn");
     ck_assert_int_eq(g->state, GAME_RUNNING);
     keys(g, "Qy");
@@ -134,7 +141,7 @@ END_TEST
 START_TEST(walls_cost_nothing)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 8, NULL);
+    game_t *g = started(game_new(c, 8, NULL));
     level_t *lv = world_level(g);
     obj_t *p = reg_get(&g->reg, g->player);
     /* find a direction with a wall next to the player, if any */
@@ -157,7 +164,7 @@ END_TEST
 START_TEST(out_of_memory_is_an_error)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *full = game_new(c, 3, NULL);
+    game_t *full = started(game_new(c, 3, NULL));
     size_t need = full->al.peak;
     game_free(full);
     int failures = 0;

@@ -1,0 +1,196 @@
+/* ai — monsters (Incursion's sum of gravities, Kharne's flight).
+ *
+ * Each turn a monster scores its eight neighbours and its own cell by a sum
+ * of pulls and pushes: the player pulls a hunter (by the player's distance
+ * map), pushes a fleeing monster (the same map, reversed), and allies pull
+ * a fleeing monster towards them. A monster flees when badly hurt (early
+ * when cowardly, never when mindless) and turns to fight when cornered.
+ * Without sight of the player it walks to where it last saw you, then
+ * wanders towards random points.
+ *
+ * The distance map is one bounded breadth-first search from the player,
+ * made when the player has moved and shared by every monster (derived,
+ * never saved: a load rebuilds the same map). */
+#include <string.h>
+#include "world.h"
+
+#define DMAP_RADIUS 30     /* steps the map reaches; farther monsters go by memory */
+#define MEMORY_TURNS 25    /* how long a monster hunts where it last saw you */
+#define ALLY_RANGE 8
+
+static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
+
+static int cheb(int x0, int y0, int x1, int y1)
+{
+    int dx = x0 > x1 ? x0 - x1 : x1 - x0, dy = y0 > y1 ? y0 - y1 : y1 - y0;
+    return dx > dy ? dx : dy;
+}
+
+/* Breadth-first steps from the player over passable cells (creatures do
+ * not block: they move). Bounded by DMAP_RADIUS. */
+void ai_dmap_update(game_t *g)
+{
+    level_t *lv = world_level(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!lv || !p) return;
+    if (g->dmap && g->dmap_depth == g->depth && g->dmap_x == p->x && g->dmap_y == p->y) return;
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    if (!g->dmap || g->dmap_w != lv->w || g->dmap_h != lv->h) {
+        gfree(&g->al, g->dmap);
+        g->dmap = galloc(&g->al, n * sizeof *g->dmap);
+        g->dmap_depth = -1;
+        if (!g->dmap) return;
+        g->dmap_w = (uint16_t)lv->w, g->dmap_h = (uint16_t)lv->h;
+    }
+    memset(g->dmap, 0xff, n * sizeof *g->dmap); /* -1: not reached */
+    /* the radius bounds the search to a (2 * 30 + 1)^2 box: 3,721 cells at most */
+    int32_t q[4096];
+    int head = 0, tail = 0, start = p->y * lv->w + p->x;
+    g->dmap[start] = 0;
+    q[tail++] = start;
+    while (head < tail) {
+        int c = q[head++], cx = c % lv->w, cy = c / lv->w, d = g->dmap[c];
+        if (d >= DMAP_RADIUS) continue;
+        for (int i = 0; i < 8; i++) {
+            int nx = cx + DIRS[i][0], ny = cy + DIRS[i][1];
+            if (!level_in(lv, nx, ny)) continue;
+            int nc = ny * lv->w + nx;
+            if (g->dmap[nc] >= 0 || !world_walkable(g, lv, nx, ny) || tail >= (int)(sizeof q / sizeof q[0])) continue;
+            g->dmap[nc] = (int16_t)(d + 1);
+            q[tail++] = nc;
+        }
+    }
+    g->dmap_x = p->x, g->dmap_y = p->y, g->dmap_depth = g->depth;
+}
+
+int ai_dmap_at(const game_t *g, int x, int y)
+{
+    if (!g->dmap || g->dmap_depth != g->depth || x < 0 || y < 0 || x >= g->dmap_w || y >= g->dmap_h) return -1;
+    return g->dmap[y * g->dmap_w + x];
+}
+
+/* The nearest other monster within ALLY_RANGE, or HANDLE_NONE. */
+static handle_t nearest_ally(game_t *g, handle_t self, const obj_t *m)
+{
+    handle_t best = HANDLE_NONE;
+    int bd = ALLY_RANGE + 1;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (h == self || h == g->player || o->type != OBJ_CREATURE || o->depth != m->depth) continue;
+        int d = cheb(o->x, o->y, m->x, m->y);
+        if (d < bd) bd = d, best = h;
+    }
+    return best;
+}
+
+typedef struct {
+    int hunt;      /* weight of the player's pull (negative: push) */
+    int goal_x, goal_y, goal_w; /* a point's pull (memory, wander, ally) */
+} gravity_t;
+
+/* Score of standing at (x, y): lower is better. */
+static int score_cell(game_t *g, const gravity_t *gv, int x, int y)
+{
+    int s = 0, d = ai_dmap_at(g, x, y);
+    if (gv->hunt) s += gv->hunt * (d >= 0 ? d : DMAP_RADIUS + 1);
+    if (gv->goal_w) s += gv->goal_w * cheb(x, y, gv->goal_x, gv->goal_y);
+    return s;
+}
+
+/* The best free neighbour by the gravities, or -1 to stay. */
+static int pick_step(game_t *g, const obj_t *m, const gravity_t *gv)
+{
+    level_t *lv = world_level(g);
+    int best = -1, bs = score_cell(g, gv, m->x, m->y);
+    int first = (int)rng_below(&g->play, 8); /* ties broken at random, from the play stream */
+    for (int k = 0; k < 8; k++) {
+        int i = (first + k) % 8, nx = m->x + DIRS[i][0], ny = m->y + DIRS[i][1];
+        if (!world_walkable(g, lv, nx, ny) || world_creature_at(g, g->depth, nx, ny)) continue;
+        int sc = score_cell(g, gv, nx, ny);
+        if (sc < bs) bs = sc, best = i;
+    }
+    return best;
+}
+
+static bool wants_to_flee(game_t *g, const obj_t *m)
+{
+    const creature_kind_t *k = world_ckind(g, m);
+    if (k->flags & CF_MINDLESS) return false;
+    int pct = (k->flags & CF_COWARD) ? 50 : 25;
+    return m->hp * 100 < m->hp_max * pct;
+}
+
+/* A new wander point on the level (packed y * 256 + x into magnitude). */
+static void new_wander(game_t *g, obj_t *m)
+{
+    level_t *lv = world_level(g);
+    for (int t = 0; t < 20; t++) {
+        int x = (int)rng_below(&g->play, (uint32_t)lv->w), y = (int)rng_below(&g->play, (uint32_t)lv->h);
+        if (world_passable(g, lv, x, y)) {
+            m->magnitude = y * 256 + x;
+            return;
+        }
+    }
+    m->magnitude = -1;
+}
+
+/* Chooses this turn's move; returns the direction or -1 (stay), and sets
+ * *attack when it should strike the player instead. */
+static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack)
+{
+    gravity_t gv = {0, 0, 0, 0};
+    bool sees = world_sees(g, h); /* sight is symmetric */
+    int d = cheb(m->x, m->y, p->x, p->y);
+    if (sees || d <= 2) {
+        m->flags |= OF_AWAKE;
+        m->a[0] = p->x, m->a[1] = p->y, m->remaining = MEMORY_TURNS;
+    }
+    if (!(m->flags & OF_AWAKE)) return rng_percent(&g->play, 25) ? (int)rng_below(&g->play, 8) : -1;
+    bool flee = wants_to_flee(g, m) && (sees || d <= 6);
+    if (flee) {
+        gv.hunt = -3; /* pushed away from you... */
+        handle_t ally = nearest_ally(g, h, m);
+        const obj_t *a = reg_get(&g->reg, ally);
+        if (a) gv.goal_x = a->x, gv.goal_y = a->y, gv.goal_w = 1; /* ...and pulled towards friends */
+        int step = pick_step(g, m, &gv);
+        if (step >= 0) return step;
+        *attack = d <= 1; /* cornered: fight */
+        return -1;
+    }
+    if (d <= 1) {
+        *attack = true;
+        return -1;
+    }
+    if (sees && ai_dmap_at(g, m->x, m->y) >= 0) {
+        gv.hunt = 1;
+        return pick_step(g, m, &gv);
+    }
+    if (m->remaining > 0) { /* to where it last saw you */
+        m->remaining--;
+        if (m->x == m->a[0] && m->y == m->a[1]) m->remaining = 0;
+        gv.goal_x = m->a[0], gv.goal_y = m->a[1], gv.goal_w = 1;
+        return pick_step(g, m, &gv);
+    }
+    if (m->magnitude < 0 || (m->x == m->magnitude % 256 && m->y == m->magnitude / 256)) new_wander(g, m);
+    if (m->magnitude < 0) return -1;
+    gv.goal_x = m->magnitude % 256, gv.goal_y = m->magnitude / 256, gv.goal_w = 1;
+    int step = pick_step(g, m, &gv);
+    if (step < 0) new_wander(g, m); /* stuck: somewhere else next time */
+    return step;
+}
+
+void ai_monster_turn(game_t *g, handle_t h)
+{
+    obj_t *m = reg_get(&g->reg, h), *p = reg_get(&g->reg, g->player);
+    if (!m || m->type != OBJ_CREATURE || !p) return;
+    if (m->depth != g->depth) return; /* frozen off-level; woken on arrival */
+    ai_dmap_update(g);
+    bool attack = false;
+    int dir = decide(g, h, m, p, &attack), cost = 0;
+    if (attack) cost = rules_step(g, h, p->x - m->x, p->y - m->y);
+    else if (dir >= 0) cost = rules_step(g, h, DIRS[dir][0], DIRS[dir][1]);
+    m = reg_get(&g->reg, h);
+    if (!m) return;
+    if (cost <= 0) cost = (int)sched_cost(SCHED_MOVE, m->speed);
+    sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_MONSTER_TURN, h, 0, 0);
+}

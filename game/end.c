@@ -1,0 +1,132 @@
+/* end — how a game ends and what it leaves: victory (climbing out with
+ * the Heartstone), the score, the status a lobby shows, and the dump. */
+#include <stdio.h>
+#include <string.h>
+#include "world.h"
+
+/* Depth reached, experience, kills, the Heartstone and victory; a quick
+ * victory is worth more than a slow one. */
+int64_t end_score(const game_t *g)
+{
+    int64_t s = 100 * (int64_t)g->max_depth + g->pc.xp + 10 * (int64_t)g->pc.kills;
+    if (g->pc.heartstone) s += 5000;
+    if (g->state == GAME_WON) {
+        int64_t turns = (int64_t)(g->sched.now / SCHED_MOVE), bonus = 20000 - turns / 5;
+        s += bonus > 5000 ? bonus : 5000;
+    }
+    return s;
+}
+
+void end_win(game_t *g)
+{
+    g->state = GAME_WON;
+    snprintf(g->cause, sizeof g->cause, "escaped with the Heartstone");
+    world_msg(g, "You climb into the daylight with the Heartstone. You have won!");
+    g->score = end_score(g);
+    world_milestone(g, "end", "escaped with the Heartstone");
+}
+
+void game_status(const game_t *g, game_status_t *st)
+{
+    memset(st, 0, sizeof *st);
+    snprintf(st->name, sizeof st->name, "%s", g->name);
+    snprintf(st->race, sizeof st->race, "%s", pc_race_name(g));
+    snprintf(st->cls, sizeof st->cls, "%s", pc_class_name(g));
+    st->depth = g->depth;
+    st->max_depth = g->max_depth;
+    st->xl = g->pc.xl ? g->pc.xl : 1;
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (p) st->hp = p->hp, st->hp_max = p->hp_max;
+    st->turn = g->sched.now / SCHED_MOVE;
+    st->state = (game_state_t)g->state;
+    st->score = g->state == GAME_RUNNING ? end_score(g) : g->score;
+    snprintf(st->cause, sizeof st->cause, "%s", g->cause);
+    st->level_changes = g->level_changes;
+}
+
+size_t game_milestone_count(const game_t *g) { return g->nms; }
+const game_milestone_t *game_milestone(const game_t *g, size_t i) { return i < g->nms ? &g->ms[i] : NULL; }
+uint64_t game_seed(const game_t *g) { return g->seed; }
+
+static void dump_sheet(const game_t *g, buf_t *out)
+{
+    static const char *const AB[AB_COUNT] = {"Str", "Dex", "Con", "Int", "Wis", "Cha"};
+    game_status_t st;
+    game_status(g, &st);
+    buf_printf(out, "%s the %s %s, experience level %d (%d xp)\n", st.name, st.race, st.cls, st.xl, g->pc.xp);
+    buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n", st.depth, st.max_depth,
+               st.hp, st.hp_max, g->pc.mana, g->pc.mana_max, (unsigned long long)st.turn, (long long)st.score);
+    for (int i = 0; i < AB_COUNT; i++) buf_printf(out, "%s %d%s", AB[i], g->pc.ab[i], i + 1 < AB_COUNT ? "  " : "\n");
+    buf_printf(out, "Attack +%d  Defence %d  Armour %d  Fort %+d  Ref %+d  Will %+d  Kills %u\n",
+               pc_attack_bonus(g), pc_defence(g), pc_armour(g), pc_save(g, SAVE_FORT), pc_save(g, SAVE_REF),
+               pc_save(g, SAVE_WILL), g->pc.kills);
+    if (st.cause[0]) buf_printf(out, "%s\n", st.cause);
+    if (g->pc.cls < g->c->n_classes && g->pc.created) {
+        const class_kind_t *k = &g->c->classes[g->pc.cls];
+        buf_printf(out, "\nEquipment:\n  %s (%dd%d)\n  %s\n", k->weapon_name, k->weapon.n, k->weapon.sides,
+                   k->armour_name);
+    }
+    if (g->pc.heartstone) buf_puts(out, "  the Heartstone\n");
+}
+
+void game_dump(const game_t *g, buf_t *out)
+{
+    dump_sheet(g, out);
+    buf_puts(out, "\nLast messages:\n");
+    uint32_t first = g->nmsg > 20 ? g->nmsg - 20 : 0;
+    for (uint32_t i = first; i < g->nmsg; i++) buf_printf(out, "  %s\n", g->log[i % MSG_LOG].text);
+    buf_puts(out, "\nMilestones:\n");
+    for (uint32_t i = 0; i < g->nms; i++)
+        buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn, g->ms[i].depth, g->ms[i].text);
+    const level_t *lv = g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
+    if (!lv) return;
+    buf_puts(out, "\nMap:\n");
+    const obj_t *p = reg_get(&g->reg, g->player);
+    for (int y = 0; y < lv->h; y++) {
+        for (int x = 0; x < lv->w; x++) {
+            uint8_t t = lv->terrain[y * lv->w + x];
+            uint32_t ch = lv->seen[y * lv->w + x] && t < g->c->n_terrain ? g->c->terrain[t].glyph : ' ';
+            if (p && p->x == x && p->y == y) ch = '@';
+            buf_put_utf8(out, ch);
+        }
+        buf_putc(out, '\n');
+    }
+}
+
+/* Test-only start (world.h, not game.h: the server cannot reach it): a
+ * strong human fighter beside the warden on the bottom level. */
+int world_start_hero(game_t *g)
+{
+    chargen_create(g, 0, 0);
+    g->pc.xl = 20;
+    g->pc.xp = pc_xp_for(20);
+    g->pc.pick_hit = 15;
+    g->pc.pick_def = 25;
+    int d = WORLD_MAX_DEPTH;
+    level_t *from = world_level(g), *lv = level_new(g, from->w, from->h, d);
+    if (!lv) return -1;
+    g->levels[d] = lv;
+    if (level_generate(g, lv) < 0 || rules_populate(g, lv) < 0) return -1;
+    handle_t warden = HANDLE_NONE;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !warden; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && o->depth == d && (world_ckind(g, o)->flags & CF_WARDEN)) warden = h;
+    }
+    const obj_t *w = reg_get(&g->reg, warden);
+    obj_t *p = reg_get(&g->reg, g->player);
+    if (!w || !p) return -1;
+    int wx = w->x, wy = w->y, px = -1, py = -1;
+    for (int dy = -1; dy <= 1 && px < 0; dy++)
+        for (int dx = -1; dx <= 1 && px < 0; dx++)
+            if ((dx || dy) && world_passable(g, lv, wx + dx, wy + dy) && !world_creature_at(g, d, wx + dx, wy + dy))
+                px = wx + dx, py = wy + dy;
+    if (px < 0) return -1;
+    level_sleep(g, from);
+    p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 800;
+    p->depth = (int16_t)d, p->x = (int16_t)px, p->y = (int16_t)py;
+    g->depth = g->max_depth = (int16_t)d;
+    g->level_changes++;
+    world_update_vision(g);
+    return 0;
+}

@@ -1,0 +1,531 @@
+/* Unit tests: the living dungeon with the shipped content — character
+ * creation and levels, combat maths, resistances and sneak attacks, AI
+ * flight, travel and exploration stopping rules, look and help, and the
+ * whole end: a test-only start wins through the real rules (kill the
+ * warden, climb out), with its score, milestones and dump. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "content.h"
+#include "effect.h"
+#include "event.h"
+#include "mapgen.h"
+#include "rules.h"
+#include "script.h"
+#include "world.h"
+
+static void key(game_t *g, uint32_t code) { game_input(g, NULL, (key_event_t){code, 0}); }
+
+static void keys(game_t *g, const char *k)
+{
+    for (; *k; k++) key(g, (unsigned char)*k);
+}
+
+static int kind_named(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_creatures; i++)
+        if (strcmp(c->creatures[i].name, name) == 0) return i;
+    ck_abort_msg("no kind %s", name);
+    return -1;
+}
+
+/* Every creature but the player leaves (tests place their own). */
+static void clear_monsters(game_t *g)
+{
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
+        if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE) {
+            sched_cancel(&g->sched, h);
+            effect_clear(g, h);
+            reg_del(&g->reg, h);
+        }
+}
+
+/* A creature of the named kind dx, dy from the player (the cell made floor). */
+static handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = world_level(g);
+    int x = p->x + dx, y = p->y + dy;
+    ck_assert(level_in(lv, x, y));
+    lv->terrain[y * lv->w + x] = MAP_FLOOR;
+    lv->opaque_ok = 0;
+    handle_t h = rules_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
+    ck_assert_uint_ne(h, HANDLE_NONE);
+    sched_push(&g->sched, g->sched.now + 100, FN_MONSTER_TURN, h, 0, 0);
+    world_update_vision(g);
+    return h;
+}
+
+/* An open room of floor around the player (radius r), walls beyond. */
+static void open_room(game_t *g, int r)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = world_level(g);
+    if (p->x < r + 2) p->x = (int16_t)(r + 2);
+    if (p->y < r + 2) p->y = (int16_t)(r + 2);
+    if (p->x > lv->w - r - 3) p->x = (int16_t)(lv->w - r - 3);
+    if (p->y > lv->h - r - 3) p->y = (int16_t)(lv->h - r - 3);
+    for (int y = p->y - r - 1; y <= p->y + r + 1; y++)
+        for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
+            bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
+            lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
+        }
+    lv->opaque_ok = 0;
+    world_update_vision(g);
+}
+
+START_TEST(creation_choices_and_levels)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    ck_assert_int_eq(c->n_races, 4);
+    ck_assert_int_eq(c->n_classes, 4);
+    game_t *g = game_new(c, 21, NULL);
+    ck_assert_int_eq(g->prompt, PROMPT_RACE);
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    char row[81];
+    for (int i = 0; i < 80; i++) row[i] = (char)s->cells[3 * 80 + i].ch;
+    row[80] = 0;
+    ck_assert_msg(strstr(row, "a) human"), "%s", row);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    uint64_t now = g->sched.now;
+    keys(g, "bc"); /* a dwarf wizard; the choices cost no time */
+    ck_assert_uint_eq(g->sched.now, now);
+    ck_assert(g->pc.created);
+    game_status_t st;
+    game_status(g, &st);
+    ck_assert_str_eq(st.race, "dwarf");
+    ck_assert_str_eq(st.cls, "wizard");
+    p = reg_get(&g->reg, g->player);
+    /* first level: the whole hit die (4) plus Con, plus the start's 8 */
+    ck_assert_int_eq(p->hp_max, (4 + chargen_mod(g->pc.ab[AB_CON]) > 0 ? 4 + chargen_mod(g->pc.ab[AB_CON]) : 1) + 8);
+    ck_assert(g->pc.spells & (1u << SPELL_MAGIC_MISSILE));
+    ck_assert_int_gt(g->pc.mana_max, 0);
+    for (int i = 0; i < AB_COUNT; i++) ck_assert(g->pc.ab[i] >= 3 && g->pc.ab[i] <= 20);
+    ck_assert_str_eq(game_milestone(g, 0)->kind, "start");
+    /* experience: level 3 brings a choice; 'd' teaches the next spell */
+    pc_gain_xp(g, pc_xp_for(3));
+    ck_assert_int_eq(g->pc.xl, 3);
+    ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
+    key(g, 'z'); /* not a choice: it waits */
+    ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
+    key(g, 'd');
+    ck_assert(g->pc.spells & (1u << SPELL_FIRE_BOLT));
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    pc_gain_xp(g, pc_xp_for(20) * 2);
+    ck_assert_int_eq(g->pc.xl, 20);
+    int xls = 0;
+    for (size_t i = 0; i < game_milestone_count(g); i++) xls += !strcmp(game_milestone(g, i)->kind, "xl");
+    ck_assert_int_eq(xls, 19);
+    game_free(g);
+    /* any other key: a random race and class at once */
+    g = game_new(c, 22, NULL);
+    key(g, '*');
+    ck_assert(g->pc.created);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    game_free(g);
+    screen_free(s);
+    content_free(c);
+}
+END_TEST
+
+/* d20 + bonus against defence: the share of hits matches the maths. */
+START_TEST(combat_hit_chance)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 5, NULL);
+    chargen_create(g, 0, 0); /* a human fighter */
+    clear_monsters(g);
+    open_room(g, 3);
+    handle_t h = spawn_at(g, "ogre", 1, 0);
+    obj_t *o = reg_get(&g->reg, h);
+    o->flags |= OF_AWAKE;
+    int bonus = pc_attack_bonus(g), def = 10 + world_ckind(g, o)->defence;
+    double want = (21.0 + bonus - def) / 20.0;
+    if (want > 0.95) want = 0.95;
+    if (want < 0.05) want = 0.05;
+    int hits = 0, n = 4000;
+    long total = 0;
+    for (int i = 0; i < n; i++) {
+        o = reg_get(&g->reg, h);
+        o->hp = o->hp_max = 100000;
+        o->flags |= OF_AWAKE;
+        ev_info_t a = {.type = EV_ATTACK, .actor = g->player, .victim = h, .map = g->depth};
+        event_throw(g, &a);
+        int lost = 100000 - reg_get(&g->reg, h)->hp;
+        hits += lost > 0;
+        total += lost;
+    }
+    double got = (double)hits / n;
+    /* armour can turn a hit into nothing: allow for it below, not above */
+    ck_assert_msg(got <= want + 0.03 && got >= want - 0.08, "hit rate %.3f, expected %.3f", got, want);
+    ck_assert_int_gt(total, 0);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Resistances: immune none, resist half, vulnerable one and a half. */
+START_TEST(resistances_and_sneak_attacks)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 6, NULL);
+    chargen_create(g, 0, 1); /* a human rogue */
+    clear_monsters(g);
+    open_room(g, 3);
+    handle_t z = spawn_at(g, "zombie", 2, 0); /* immune poison, vulnerable to fire */
+    const int hp = reg_get(&g->reg, z)->hp = reg_get(&g->reg, z)->hp_max = 1000;
+    ev_info_t e = {.type = EV_DAMAGE, .victim = z, .map = -1, .dtype = DT_POISON, .amount = {20}};
+    event_throw(g, &e);
+    ck_assert_int_eq(reg_get(&g->reg, z)->hp, hp);
+    e = (ev_info_t){.type = EV_DAMAGE, .victim = z, .map = -1, .dtype = DT_FIRE, .amount = {20}};
+    event_throw(g, &e);
+    ck_assert_int_eq(reg_get(&g->reg, z)->hp, hp - 30);
+    handle_t sk = spawn_at(g, "skeleton", -2, 0); /* resists cold */
+    reg_get(&g->reg, sk)->hp = reg_get(&g->reg, sk)->hp_max = 1000;
+    e = (ev_info_t){.type = EV_DAMAGE, .victim = sk, .map = -1, .dtype = DT_COLD, .amount = {20}};
+    event_throw(g, &e);
+    ck_assert_int_eq(reg_get(&g->reg, sk)->hp, 990);
+    /* a rogue deals more to an unaware foe than an aware one */
+    clear_monsters(g);
+    handle_t t = spawn_at(g, "troll", 1, 0);
+    long aware = 0, unaware = 0;
+    for (int i = 0; i < 600; i++) {
+        obj_t *o = reg_get(&g->reg, t);
+        o->hp = o->hp_max = 100000;
+        if (i % 2) o->flags |= OF_AWAKE;
+        else o->flags &= (uint8_t)~OF_AWAKE;
+        bool was_aware = i % 2;
+        ev_info_t a = {.type = EV_ATTACK, .actor = g->player, .victim = t, .map = g->depth};
+        event_throw(g, &a);
+        long lost = 100000 - reg_get(&g->reg, t)->hp;
+        if (was_aware) aware += lost;
+        else unaware += lost;
+    }
+    ck_assert_msg(unaware > aware * 3 / 2, "unaware %ld aware %ld", unaware, aware);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+static int cheb(const obj_t *a, const obj_t *b)
+{
+    int dx = abs(a->x - b->x), dy = abs(a->y - b->y);
+    return dx > dy ? dx : dy;
+}
+
+/* A badly hurt monster runs; cornered, it fights. */
+START_TEST(ai_flight_and_cornered)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 7, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    open_room(g, 6);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 10000;
+    handle_t h = spawn_at(g, "orc", 1, 0);
+    obj_t *o = reg_get(&g->reg, h);
+    o->hp_max = 100, o->hp = 10; /* badly hurt */
+    for (int i = 0; i < 6; i++) key(g, '.');
+    o = reg_get(&g->reg, h);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_int_ge(cheb(o, reg_get(&g->reg, g->player)), 4);
+    /* healthy, it comes back to fight */
+    o->hp = o->hp_max;
+    for (int i = 0; i < 12 && cheb(reg_get(&g->reg, h), reg_get(&g->reg, g->player)) > 1; i++) key(g, '.');
+    ck_assert_int_le(cheb(reg_get(&g->reg, h), reg_get(&g->reg, g->player)), 1);
+    /* cornered: walls all round but the player's side; hurt, it attacks */
+    clear_monsters(g);
+    open_room(g, 1);
+    p = reg_get(&g->reg, g->player);
+    int hp = p->hp;
+    h = spawn_at(g, "orc", 1, 1);
+    o = reg_get(&g->reg, h);
+    o->hp_max = 100, o->hp = 10;
+    o->flags |= OF_AWAKE;
+    /* fill the room but the orc's and the player's cells */
+    level_t *lv = world_level(g);
+    for (int y = p->y - 1; y <= p->y + 1; y++)
+        for (int x = p->x - 1; x <= p->x + 1; x++)
+            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y)) lv->terrain[y * lv->w + x] = MAP_WALL;
+    lv->opaque_ok = 0;
+    for (int i = 0; i < 30; i++) key(g, '.');
+    ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Explore walks until a monster comes into view; travel goes to the stairs. */
+START_TEST(travel_and_explore_stop)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 8, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    level_t *lv = world_level(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    uint64_t t0 = g->sched.now;
+    int x0 = p->x, y0 = p->y;
+    key(g, 'o');
+    p = reg_get(&g->reg, g->player);
+    ck_assert_uint_gt(g->sched.now - t0, 300); /* many steps for one key */
+    ck_assert(p->x != x0 || p->y != y0);
+    /* explore until done: with no monsters it stops only at the end */
+    for (int i = 0; i < 200 && g->nmsg == 0 + g->nmsg; i++) {
+        uint32_t n = g->nmsg;
+        key(g, 'o');
+        if (g->nmsg > n && strstr(g->log[(g->nmsg - 1) % MSG_LOG].text, "nothing left")) break;
+    }
+    ck_assert_msg(strstr(g->log[(g->nmsg - 1) % MSG_LOG].text, "nothing left"), "%s",
+                  g->log[(g->nmsg - 1) % MSG_LOG].text);
+    ck_assert(lv->seen[lv->down_y * lv->w + lv->down_x]);
+    /* travel to the down stairs: _ > . */
+    keys(g, "_>.");
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, lv->down_x);
+    ck_assert_int_eq(p->y, lv->down_y);
+    /* travel back to the up stairs stops when a monster shows up on the way */
+    t0 = g->sched.now;
+    keys(g, "_<.");
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, lv->up_x);
+    uint64_t full = g->sched.now - t0;
+    keys(g, "_>.");
+    /* a jackal waits a few steps along the way back, in plain sight */
+    game_free(g);
+    g = game_new(c, 8, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    lv = world_level(g);
+    for (int i = 0; i < 200; i++) {
+        uint32_t n = g->nmsg;
+        key(g, 'o');
+        if (g->nmsg > n && strstr(g->log[(g->nmsg - 1) % MSG_LOG].text, "nothing left")) break;
+    }
+    keys(g, "_>.");
+    /* a monster beside the path: the travel stops after its first step */
+    p = reg_get(&g->reg, g->player);
+    handle_t j = spawn_at(g, "giant newt", 0, 0 == 0 ? 2 : 0);
+    (void)j;
+    t0 = g->sched.now;
+    keys(g, "_<.");
+    ck_assert_uint_lt(g->sched.now - t0, full);
+    ck_assert_uint_le(g->sched.now - t0, 2 * SCHED_DIAG);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Help lists every command of the table; look reads a creature's text. */
+START_TEST(help_and_look)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 9, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    open_room(g, 3);
+    screen_t *s = screen_new(100, 40);
+    key(g, '?');
+    game_render(g, s, NULL);
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        char row[101];
+        for (int x = 0; x < 100; x++) row[x] = (char)s->cells[(2 + (int)i) * 100 + x].ch;
+        row[100] = 0;
+        ck_assert_msg(strstr(row, t[i].what), "row %zu: %s", i, row);
+    }
+    key(g, ' ');
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    spawn_at(g, "kobold", 2, 0);
+    keys(g, ";ll");
+    game_render(g, s, NULL);
+    char row[101];
+    for (int x = 0; x < 100; x++) row[x] = (char)s->cells[x].ch;
+    row[100] = 0;
+    ck_assert_msg(strstr(row, "A kobold. A small scaly dog-faced thing"), "%s", row);
+    ck_assert_int_eq(s->cur_x - (s->cur_x % 1), s->cur_x);
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    screen_free(s);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Content: 40 kinds and more across the depths, 5 uniques, the warden. */
+START_TEST(creature_content)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    int kinds = 0, uniques = 0, wardens = 0, deep = 0, resists = 0;
+    for (int i = 0; i < c->n_creatures; i++) {
+        const creature_kind_t *k = &c->creatures[i];
+        if (i == c->player_kind) continue;
+        kinds++;
+        uniques += (k->flags & CF_UNIQUE) != 0;
+        resists += (k->resist | k->immune | k->vuln) != 0;
+        if (k->flags & CF_WARDEN) wardens++, ck_assert(k->flags & CF_UNIQUE);
+        deep += k->max_depth >= 15 && k->weight > 0;
+        ck_assert_msg(k->desc[0], "%s has no look text", k->name);
+    }
+    ck_assert_int_ge(kinds, 40);
+    ck_assert_int_ge(uniques, 6);
+    ck_assert_int_eq(wardens, 1);
+    ck_assert_int_ge(deep, 8);
+    ck_assert_int_ge(resists, 15);
+    content_free(c);
+}
+END_TEST
+
+static bool has_milestone(const game_t *g, const char *kind)
+{
+    for (size_t i = 0; i < game_milestone_count(g); i++)
+        if (!strcmp(game_milestone(g, i)->kind, kind)) return true;
+    return false;
+}
+
+static uint32_t dir_key(int dx, int dy)
+{
+    static const char K[3][3] = {{'y', 'k', 'u'}, {'h', '.', 'l'}, {'b', 'j', 'n'}};
+    return (uint32_t)K[dy + 1][dx + 1];
+}
+
+/* The nearest monster the player sees, or HANDLE_NONE. */
+static handle_t visible_monster(game_t *g)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    handle_t best = HANDLE_NONE;
+    int bd = 1 << 30;
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (h == g->player || o->type != OBJ_CREATURE || !world_sees(g, h)) continue;
+        ai_dmap_update(g);
+        if (ai_dmap_at(g, o->x, o->y) < 0) continue; /* out of reach */
+        int d = abs(o->x - p->x) + abs(o->y - p->y);
+        if (d < bd) bd = d, best = h;
+    }
+    return best;
+}
+
+/* The whole win through the real rules, from the test-only start. */
+START_TEST(victory_through_the_rules)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    script_vm_t *vm = script_vm_new();
+    game_t *g = game_new(c, 31, NULL);
+    ck_assert_int_eq(world_start_hero(g), 0);
+    ck_assert_int_eq(g->depth, WORLD_MAX_DEPTH);
+    int dx, dy;
+    handle_t warden = HANDLE_NONE;
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
+        if (reg_get(&g->reg, h)->type == OBJ_CREATURE && (world_ckind(g, reg_get(&g->reg, h))->flags & CF_WARDEN))
+            warden = h;
+    ck_assert_uint_ne(warden, HANDLE_NONE);
+    for (int i = 0; i < 600 && !g->pc.heartstone; i++) {
+        const obj_t *w = reg_get(&g->reg, warden), *p = reg_get(&g->reg, g->player);
+        ck_assert_ptr_nonnull(w); /* until it dies, and then the stone is ours */
+        dx = w->x - p->x, dy = w->y - p->y;
+        if (abs(dx) <= 1 && abs(dy) <= 1) {
+            game_input(g, vm, (key_event_t){dir_key(dx, dy), 0});
+        } else { /* it ran: travel after it (the cursor put on it) */
+            game_input(g, vm, (key_event_t){'_', 0});
+            g->cur_x = w->x, g->cur_y = w->y;
+            game_input(g, vm, (key_event_t){'.', 0});
+        }
+        while (g->prompt != PROMPT_NONE) game_input(g, vm, (key_event_t){'a', 0});
+    }
+    ck_assert(g->pc.heartstone);
+    ck_assert(has_milestone(g, "unique.seen"));
+    ck_assert(has_milestone(g, "unique.killed"));
+    ck_assert(has_milestone(g, "artifact"));
+    /* climb out: travel to each up staircase, fighting what comes in view */
+    for (int i = 0; i < 6000 && g->state == GAME_RUNNING; i++) {
+        while (g->prompt != PROMPT_NONE) game_input(g, vm, (key_event_t){'a', 0});
+        level_t *lv = world_level(g);
+        const obj_t *p = reg_get(&g->reg, g->player), *m = reg_get(&g->reg, visible_monster(g));
+        if (p->x == lv->up_x && p->y == lv->up_y) {
+            game_input(g, vm, (key_event_t){'<', 0});
+        } else if (m && abs(m->x - p->x) <= 1 && abs(m->y - p->y) <= 1) {
+            game_input(g, vm, (key_event_t){dir_key(m->x - p->x, m->y - p->y), 0});
+        } else if (m || lv->seen[lv->up_y * lv->w + lv->up_x]) {
+            uint64_t now = g->sched.now;
+            game_input(g, vm, (key_event_t){'_', 0});
+            g->cur_x = m ? m->x : lv->up_x, g->cur_y = m ? m->y : lv->up_y;
+            game_input(g, vm, (key_event_t){'.', 0});
+            if (g->sched.now == now) game_input(g, vm, (key_event_t){'o', 0}); /* no known way: explore */
+            if (g->sched.now == now) game_input(g, vm, (key_event_t){'s', 0}); /* or wait */
+        } else {
+            game_input(g, vm, (key_event_t){'o', 0});
+        }
+    }
+    ck_assert_int_eq(g->state, GAME_WON);
+    game_status_t st;
+    game_status(g, &st);
+    ck_assert_int_eq(st.state, GAME_WON);
+    ck_assert_str_eq(st.cause, "escaped with the Heartstone");
+    ck_assert_int_ge(st.score, 100 * 20 + 5000 + 5000);
+    ck_assert_int_eq(st.score, end_score(g));
+    ck_assert_str_eq(game_milestone(g, game_milestone_count(g) - 1)->kind, "end");
+    buf_t b;
+    buf_init(&b);
+    game_dump(g, &b);
+    buf_putc(&b, 0);
+    const char *d = b.data;
+    ck_assert_msg(strstr(d, "human fighter, experience level 20"), "%s", d);
+    ck_assert(strstr(d, "escaped with the Heartstone"));
+    ck_assert(strstr(d, "Equipment:") && strstr(d, "long sword") && strstr(d, "the Heartstone"));
+    ck_assert(strstr(d, "Last messages:") && strstr(d, "You have won!"));
+    ck_assert(strstr(d, "Milestones:") && strstr(d, "took the Heartstone"));
+    ck_assert(strstr(d, "Map:") && strstr(d, "@"));
+    buf_free(&b);
+    game_free(g);
+    script_vm_free(vm);
+    content_free(c);
+}
+END_TEST
+
+/* Death reads like a tombstone; the dump has the sheet and the map. */
+START_TEST(death_cause_and_dump)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 12, NULL);
+    chargen_create(g, 2, 2);
+    clear_monsters(g);
+    open_room(g, 2);
+    handle_t h = spawn_at(g, "kobold shaman", 1, 0);
+    reg_get(&g->reg, g->player)->hp = 1;
+    reg_get(&g->reg, h)->flags |= OF_AWAKE;
+    for (int i = 0; i < 200 && g->state == GAME_RUNNING; i++) key(g, '.');
+    ck_assert_int_eq(g->state, GAME_DEAD);
+    ck_assert_str_eq(g->cause, "killed by a kobold shaman on level 1");
+    buf_t b;
+    buf_init(&b);
+    game_dump(g, &b);
+    buf_putc(&b, 0);
+    ck_assert(strstr(b.data, "elf wizard") && strstr(b.data, "killed by a kobold shaman"));
+    ck_assert(strstr(b.data, "You die..."));
+    buf_free(&b);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_play(void)
+{
+    Suite *s = suite_create("game_play");
+    TCase *t = tcase_create("core");
+    tcase_set_timeout(t, 180);
+    tcase_add_test(t, creation_choices_and_levels);
+    tcase_add_test(t, combat_hit_chance);
+    tcase_add_test(t, resistances_and_sneak_attacks);
+    tcase_add_test(t, ai_flight_and_cornered);
+    tcase_add_test(t, travel_and_explore_stop);
+    tcase_add_test(t, help_and_look);
+    tcase_add_test(t, creature_content);
+    tcase_add_test(t, victory_through_the_rules);
+    tcase_add_test(t, death_cause_and_dump);
+    suite_add_tcase(s, t);
+    return s;
+}
