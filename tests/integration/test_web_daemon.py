@@ -66,7 +66,10 @@ def play_ready(d, tok, w=100, h=30):
     ws = WS(d.http, "/ws/play", cookie=cookie(tok))
     assert ws.status == 101
     ws.text(json.dumps({"t": "resize", "w": w, "h": h}))
-    ws.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)
+    op, p = ws.until(lambda op, p: op == 2 and (b"Turn" in p or b"who are you" in p), timeout=10)
+    if b"Turn" not in p:  # a new game: any key but a-d picks a random character
+        ws.binary(b"*")
+        ws.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)
     return ws
 
 

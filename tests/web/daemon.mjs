@@ -72,6 +72,10 @@ try {
   out.cookieFlags = (await ctx.cookies()).filter((c) => c.name === 'warren_session')
     .map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }));
   out.cookieFromScript = await page.evaluate(() => document.cookie);
+  // a new game opens on the character screen: any key but a-d picks at random
+  await waitText(page, 'who are you');
+  await page.locator('#term').click();
+  await page.keyboard.type('*');
   await waitText(page, `${name} the`);
   const first = await lines(page);
   out.before = atOf(first);
