@@ -55,15 +55,21 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
     int top = 1, vh = s->h - 3, vw = s->w / tw;
     if (vh < 1) return;
     int ox = view_origin(lv->w, vw, p->x), oy = view_origin(lv->h, vh, p->y);
-    for (int sy = 0; sy < vh; sy++)
-        for (int sx = 0; sx < vw; sx++) {
-            int x = ox + sx, y = oy + sy;
-            if (!level_in(lv, x, y) || !lv->seen[y * lv->w + x]) continue;
-            uint8_t t = lv->terrain[y * lv->w + x];
+    /* only the part of each row that lies on the level (once per row) */
+    int sx0 = ox < 0 ? -ox : 0, sx1 = lv->w - ox < vw ? lv->w - ox : vw;
+    for (int sy = 0; sy < vh; sy++) {
+        int y = oy + sy;
+        if (y < 0 || y >= lv->h) continue;
+        size_t row = (size_t)y * (size_t)lv->w;
+        for (int sx = sx0; sx < sx1; sx++) {
+            size_t i = row + (size_t)(ox + sx);
+            if (!lv->seen[i]) continue;
+            uint8_t t = lv->terrain[i];
             const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
-            bool vis = level_visible(lv, x, y);
+            bool vis = lv->vis && lv->vis[i];
             screen_put(s, sx * tw, top + sy, k->glyph, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
         }
+    }
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y)) continue;

@@ -111,10 +111,32 @@ static void set_cell(screen_t *s, int x, int y, cell_t c)
     }
 }
 
+/* A row is blank when its first cell is blank and every cell equals the one
+ * before it (one memcmp of the row against itself shifted by a cell). */
+static bool row_blank(const cell_t *row, int w)
+{
+    cell_t b = screen_blank();
+    return cell_eq(&row[0], &b) && memcmp(row, row + 1, sizeof(cell_t) * (size_t)(w - 1)) == 0;
+}
+
+/* Fills a row with blanks by doubling copies: a few memcpy calls per row. */
+static void row_fill_blank(cell_t *row, int w)
+{
+    row[0] = screen_blank();
+    for (int n = 1; n < w; n *= 2)
+        memcpy(row + n, row, sizeof(cell_t) * (size_t)(n < w - n ? n : w - n));
+}
+
+/* Whole rows at a time: a frame that is cleared and redrawn every turn pays
+ * a memcmp per row, not a compare per cell; blank rows stay clean. */
 void screen_clear(screen_t *s)
 {
-    for (int y = 0; y < s->h; y++)
-        for (int x = 0; x < s->w; x++) set_cell(s, x, y, screen_blank());
+    for (int y = 0; y < s->h; y++) {
+        cell_t *row = s->cells + (size_t)y * s->w;
+        if (row_blank(row, s->w)) continue;
+        row_fill_blank(row, s->w);
+        s->dirty[y] = 1;
+    }
 }
 
 void screen_put(screen_t *s, int x, int y, uint32_t ch, style_t st)

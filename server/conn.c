@@ -109,11 +109,26 @@ static void on_written(uv_write_t *req, int status)
     conn_unref(c);
 }
 
-/* Raw bytes to the socket (already telnet-encoded). */
+/* Raw bytes to the socket (already telnet-encoded). Most frames fit in the
+ * socket buffer: they are written straight from the caller's buffer and only
+ * what the kernel did not take is copied into a queued write. */
 static void conn_send_raw(conn_t *c, const char *data, size_t len)
 {
     if (c->closing || len == 0)
         return;
+    if (c->outq == 0) {
+        uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+        int n = uv_try_write(&c->io.stream, &b, 1);
+        if (n == (int)len)
+            return;
+        if (n > 0) {
+            data += n;
+            len -= (size_t)n;
+        } else if (n != UV_EAGAIN && n != UV_ENOSYS) {
+            conn_close(c, uv_strerror(n));
+            return;
+        }
+    }
     wreq_t *w = malloc(sizeof *w + len);
     if (!w) {
         conn_close(c, "out of memory");
@@ -123,23 +138,6 @@ static void conn_send_raw(conn_t *c, const char *data, size_t len)
     w->len = len;
     w->req.data = c;
     uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
-    /* try the fast path first: most frames fit in the socket buffer */
-    if (c->outq == 0) {
-        int n = uv_try_write(&c->io.stream, &b, 1);
-        if (n == (int)len) {
-            free(w);
-            return;
-        }
-        if (n > 0) {
-            memmove(w->data, w->data + n, len - (size_t)n);
-            w->len = len - (size_t)n;
-            b = uv_buf_init(w->data, (unsigned)w->len);
-        } else if (n != UV_EAGAIN && n != UV_ENOSYS) {
-            free(w);
-            conn_close(c, uv_strerror(n));
-            return;
-        }
-    }
     int rc = uv_write(&w->req, &c->io.stream, &b, 1, on_written);
     if (rc < 0) {
         free(w);

@@ -86,6 +86,31 @@ START_TEST(copy_marks_differences)
 }
 END_TEST
 
+START_TEST(clear_dirties_only_rows_with_content)
+{
+    for (int w = 1; w <= 83; w += 41) {
+        screen_t *s = screen_new(w, 5);
+        ck_assert_ptr_nonnull(s);
+        screen_put(s, w - 1, 1, 'x', STYLE_DEFAULT);                       /* last cell */
+        screen_put(s, 0, 3, ' ', (style_t){1, SCREEN_DEFAULT_COLOR, 0});   /* a coloured blank */
+        screen_clean(s);
+        screen_clear(s);
+        for (int y = 0; y < 5; y++) {
+            ck_assert_int_eq(s->dirty[y], y == 1 || y == 3);
+            for (int x = 0; x < w; x++) {
+                cell_t b = screen_blank();
+                ck_assert(cell_eq(screen_at(s, x, y), &b));
+            }
+        }
+        screen_clean(s);
+        screen_clear(s); /* already blank: nothing changes */
+        for (int y = 0; y < 5; y++)
+            ck_assert_int_eq(s->dirty[y], 0);
+        screen_free(s);
+    }
+}
+END_TEST
+
 Suite *suite_protocol_screen(void)
 {
     Suite *s = suite_create("protocol.screen");
@@ -95,6 +120,7 @@ Suite *suite_protocol_screen(void)
     tcase_add_test(t, text_utf8_and_clipping);
     tcase_add_test(t, resize_keeps_content);
     tcase_add_test(t, copy_marks_differences);
+    tcase_add_test(t, clear_dirties_only_rows_with_content);
     suite_add_tcase(s, t);
     return s;
 }
