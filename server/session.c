@@ -273,9 +273,14 @@ static void session_broadcast(session_t *s)
     s->frame_seq++;
     game_render(s->game, s->grid, &v);
     frames_send(s);
-    screen_copy(s->sent, s->grid);
+    /* The frame just sent becomes the baseline by swapping, not copying.
+     * The new scratch grid holds an older frame, so its dirty marks say
+     * nothing about the baseline: every row is compared (a memcmp) next time. */
+    screen_t *t = s->sent;
+    s->sent = s->grid;
+    s->grid = t;
     screen_clean(s->sent);
-    screen_clean(s->grid);
+    screen_touch_all(s->grid);
 }
 
 /* The grid follows the player's terminal; everyone gets a keyframe. */
