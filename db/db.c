@@ -223,6 +223,8 @@ static int open_reader(db_t *db, db_conn_t *c, char *err, size_t errlen)
     return DB_OK;
 }
 
+#define DB_EARLY_FLUSH 32 /* pending writes that are flushed without waiting for the turn to end */
+
 /* ---- threads ---------------------------------------------------------------- */
 
 static void post_done(db_t *db, db_list_t *l)
@@ -233,17 +235,20 @@ static void post_done(db_t *db, db_list_t *l)
     uv_async_send(&db->async);
 }
 
+/* Each op in its own savepoint, so a failing op undoes only itself; an op
+ * of one statement gets that from SQLite's statement rollback for free. */
 static int run_write(db_t *db, db_op_t *op)
 {
     db_conn_t *c = &db->wconn;
-    if (conn_exec(c, DB_STMT_SAVEPOINT) != SQLITE_OK) return db_op_fail(op, c, DB_ERR);
+    bool sp = !op->kind->single;
+    if (sp && conn_exec(c, DB_STMT_SAVEPOINT) != SQLITE_OK) return db_op_fail(op, c, DB_ERR);
     op->status = op->kind->run(c, op);
     if (op->status != DB_OK) {
         if (op->status == DB_ERR && !op->err) db_op_fail(op, c, DB_ERR);
-        conn_exec(c, DB_STMT_ROLLBACK_TO);
+        if (sp) conn_exec(c, DB_STMT_ROLLBACK_TO);
         atomic_fetch_add(&db->failed, 1);
     }
-    conn_exec(c, DB_STMT_RELEASE);
+    if (sp) conn_exec(c, DB_STMT_RELEASE);
     atomic_fetch_add(&db->writes, 1);
     return op->status;
 }
@@ -427,7 +432,9 @@ void db_submit(db_t *db, db_op_t *op)
     update_ref(db);
     if (op->kind->write) {
         list_push(&db->pending, op);
-        db->npending++;
+        /* A long loop turn (a burst of keys) hands its writes over in
+         * slices, so the writer commits while the loop is still reading. */
+        if (++db->npending >= DB_EARLY_FLUSH && db->autoflush) db_flush(db);
         return;
     }
     if (db->pending.head) {

@@ -11,7 +11,9 @@
  * transaction (each operation inside its own savepoint, so one failing
  * operation - say a name already taken - does not undo the others). db_open
  * installs a uv_prepare handle that calls db_flush once per loop turn, just
- * before the loop waits for I/O, so callers normally never call it.
+ * before the loop waits for I/O, so callers normally never call it. A turn
+ * that queues many writes (a burst of keys) also flushes every 32 of them,
+ * so the writer commits in parallel with the rest of the turn.
  *
  * Durability. WAL with synchronous=NORMAL: a committed transaction survives
  * a crash or SIGKILL of the daemon at once (it is in the OS); a power loss

@@ -84,6 +84,7 @@ typedef struct {
     void (*deliver)(db_op_t *op);          /* on the loop: call the callback */
     void (*free_res)(db_op_t *op);         /* release op->res (may be NULL) */
     bool write;
+    bool single; /* one SQL statement: atomic by itself, no savepoint needed */
 } db_op_kind_t;
 
 struct db_op {

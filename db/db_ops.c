@@ -385,7 +385,8 @@ static int run_snapshot_save(db_conn_t *c, db_op_t *op)
     return rc;
 }
 
-const db_op_kind_t db_kind_journal_append = {run_journal_append, deliver_done, NULL, true};
+/* the hot path (one per key): a single INSERT needs no savepoint of its own */
+const db_op_kind_t db_kind_journal_append = {run_journal_append, deliver_done, NULL, true, true};
 const db_op_kind_t db_kind_snapshot_save = {run_snapshot_save, deliver_done, NULL, true};
 
 static db_op_t *op_with_blob(const db_op_kind_t *k, const uint8_t *b, size_t len, db_done_cb cb,
