@@ -208,6 +208,15 @@ static void on_ttype(conn_t *c, const char *name)
         menu_redraw(c);
 }
 
+static int conn_count_ip(server_t *s, const char *ip)
+{
+    int n = 0;
+    for (conn_t *c = s->conns; c; c = c->next)
+        if (!c->closing && !strcmp(c->ip, ip))
+            n++;
+    return n;
+}
+
 /* The remote address that `warren --ssh` passes on the Unix socket only. */
 static void on_environ(conn_t *c, const telnet_event_t *ev)
 {
@@ -223,6 +232,13 @@ static void on_environ(conn_t *c, const telnet_event_t *ev)
                     return;
             log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
+            /* the per-address limit applies once the address is known */
+            if (conn_count_ip(c->srv, ip) > c->srv->cfg.max_per_ip) {
+                const char *m = "\r\nToo many connections from your address.\r\n";
+                conn_write(c, m, strlen(m));
+                conn_close(c, "limit");
+            }
+            return;
         }
     }
 }
@@ -334,15 +350,6 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     free(b->base);
 }
 
-static int conn_count_ip(server_t *s, const char *ip)
-{
-    int n = 0;
-    for (conn_t *c = s->conns; c; c = c->next)
-        if (!c->closing && !strcmp(c->ip, ip))
-            n++;
-    return n;
-}
-
 static void conn_start(server_t *s, conn_t *c)
 {
     c->tn = telnet_init(telopts, on_telnet, 0, c);
@@ -417,10 +424,12 @@ static void on_connection(uv_stream_t *ls, int status)
     peer_ip(c);
     log_info("connect conn=%llu ip=%s via=%s", (unsigned long long)c->id, c->ip,
              c->is_unix ? "unix" : "tcp");
+    /* Unix-socket peers are counted per address once `warren --ssh` has
+     * named it (on_environ): at accept they all look "local". */
     const char *full = NULL;
     if (s->nconns > s->cfg.max_conns)
         full = "The server is full. Please try again later.\n";
-    else if (conn_count_ip(s, c->ip) > s->cfg.max_per_ip)
+    else if (!c->is_unix && conn_count_ip(s, c->ip) > s->cfg.max_per_ip)
         full = "Too many connections from your address.\n";
     if (full) {
         uv_buf_t b = uv_buf_init((char *)full, (unsigned)strlen(full));
