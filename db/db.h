@@ -253,4 +253,35 @@ void db_journal_read(db_t *db, int64_t game, int64_t after_seq, db_journal_cb cb
 /* Game row + newest snapshot + later journal. */
 void db_game_resume(db_t *db, int64_t game, db_resume_cb cb, void *ud);
 
+/* ---- admin reads (db_admin.c; reader threads, never the writer) ------------- */
+
+typedef struct {
+    int64_t id;
+    char name[DB_NAME_MAX];
+    int64_t created;
+    bool locked;
+    int64_t games;     /* games ever started */
+    int64_t live_game; /* id of the live game, 0 if none */
+} db_user_info_t;
+
+typedef struct {
+    char integrity[256];  /* "ok", or the first problems PRAGMA integrity_check found */
+    int schema_version;
+    int64_t page_size, page_count, freelist_pages;
+    int64_t wal_bytes;    /* size of the -wal file, 0 if none */
+    int64_t users, locked_users;
+    int64_t games_live, games_finished, games_broken;
+    int64_t journal_rows, journal_bytes; /* journal rows and their key bytes */
+    int64_t snapshots, snapshot_bytes;
+} db_health_t;
+
+typedef void (*db_users_cb)(void *ud, int status, const db_user_info_t *users, size_t n);
+typedef void (*db_health_cb)(void *ud, int status, const db_health_t *h);
+
+/* Every account by name (case-insensitively), with its game counts. */
+void db_users_list(db_t *db, db_users_cb cb, void *ud);
+/* Integrity check, sizes and row counts; runs on a reader connection, so a
+ * big database takes a while but never holds up the loop or the writer. */
+void db_health(db_t *db, db_health_cb cb, void *ud);
+
 #endif

@@ -99,6 +99,8 @@ struct db_op {
         db_text_cb text;
         db_journal_cb journal;
         db_resume_cb resume;
+        db_users_cb users;
+        db_health_cb health;
     } cb;
     void *ud;
     int status;
