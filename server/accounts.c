@@ -230,7 +230,7 @@ size_t accounts_pending(const accounts_t *a)
 
 /* ---- requests ------------------------------------------------------------------ */
 
-typedef enum { REQ_LOGIN, REQ_REGISTER, REQ_CHPW } req_kind_t;
+typedef enum { REQ_LOGIN, REQ_REGISTER, REQ_CHPW, REQ_RESET } req_kind_t;
 
 typedef struct req req_t;
 typedef void (*req_step_fn)(req_t *r);
@@ -491,6 +491,41 @@ int accounts_change_password(accounts_t *a, const char *ip, const char *name, co
     memcpy(r->newpw, pw, pwlen);
     r->newlen = pwlen;
     return login_start(r);
+}
+
+/* ---- admin reset ------------------------------------------------------------------------ */
+
+static void reset_found(void *ud, int status, const db_user_t *u)
+{
+    req_t *r = ud;
+    if (!req_alive(r)) return;
+    if (status == DB_ENOTFOUND) {
+        req_deliver(r, ACCOUNTS_EDENIED, "No such account.");
+        return;
+    }
+    if (status != DB_OK) {
+        req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
+        return;
+    }
+    r->user = *u;
+    req_queue(r, work_hash, chpw_store);
+}
+
+int accounts_reset_password(accounts_t *a, const char *name, const char *pw, size_t pwlen,
+                            accounts_cb cb, void *ud)
+{
+    if (!a || a->closing) return ACCOUNTS_ECLOSED;
+    if (!name || !pw || !cb) return ACCOUNTS_EINVAL;
+    req_t *r = req_new(a, REQ_RESET, "", name, pw, pwlen, 0, cb, ud);
+    if (!r) return ACCOUNTS_EINTERNAL;
+    char msg[160];
+    if (accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
+        req_finish_later(r, ACCOUNTS_EINVAL, msg);
+        return 0;
+    }
+    a->inflight++;
+    db_user_by_name(a->db, r->key, reset_found, r);
+    return 0;
 }
 
 /* ---- registration ------------------------------------------------------------------------ */

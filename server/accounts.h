@@ -103,6 +103,12 @@ int accounts_change_password(accounts_t *a, const char *ip, const char *name, co
                              size_t oldlen, const char *pw, size_t pwlen, uint64_t now_ms,
                              accounts_cb cb, void *ud);
 
+/* An admin's reset: stores a hash of pw for name without the old password
+ * and without throttling. ACCOUNTS_EDENIED with "No such account." for an
+ * unknown name; rule breaks as ACCOUNTS_EINVAL. */
+int accounts_reset_password(accounts_t *a, const char *name, const char *pw, size_t pwlen,
+                            accounts_cb cb, void *ud);
+
 /* Milliseconds until a login for (ip, name) is allowed again; 0 = now. */
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms);
 /* Requests accepted but not yet called back. */
