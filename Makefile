@@ -64,9 +64,10 @@ LIBS_rel  := $(foreach l,server db game protocol,$(OBJ)/rel/lib$(l).a)
 LIBS_asan := $(foreach l,server db game protocol,$(OBJ)/asan/lib$(l).a)
 
 # ---- programs ----------------------------------------------------------------
-ALLPROGS := warrend warren warren-engine bench-protocol warren-load
+ALLPROGS := warrend warren warren-admin warren-engine bench-protocol warren-load
 warrend_MAIN       := server/main.c
 warren_MAIN        := $(wildcard client-term/*.c)
+warren-admin_MAIN  := $(wildcard admin/*.c)
 warren-engine_MAIN := $(wildcard game/tool/*.c)
 bench-protocol_MAIN := tests/bench/protocol_bench.c
 warren-load_MAIN   := $(wildcard tests/load/*.c)

@@ -19,6 +19,7 @@ typedef struct {
     char http[128];     /* ADDR:PORT, "" = off */
     char socket[256];   /* Unix socket path, "" = off */
     char db[256];
+    char control[256];  /* admin control socket; "" = the database path + ".ctl" */
     char content[256];  /* "" = the built-in location */
     int grace;          /* seconds a detached game stays live */
     int max_conns;      /* connections in total */
@@ -39,5 +40,8 @@ int config_load_file(config_t *c, const char *path, char *err, size_t errlen);
 /* Splits "host:port" ("[v6]:port" too). Returns 0 or -1. */
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port);
 void config_print_usage(FILE *out);
+/* The admin control socket's path: cfg.control, else cfg.db + ".ctl".
+ * Returns 0, or -1 if it does not fit in out. */
+int config_control_path(const config_t *c, char *out, size_t outlen);
 
 #endif

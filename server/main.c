@@ -13,6 +13,7 @@ static void on_tick(uv_timer_t *t)
     conn_tick(s);
     session_tick(s);
     menu_tick(s);
+    control_tick(s);
 }
 
 static void server_close_all(server_t *s)
@@ -35,6 +36,7 @@ static void on_signal(uv_signal_t *h, int signum)
     s->stopping = true;
     log_info("signal %d: shutting down", signum);
     conn_stop_listening(s);
+    control_stop(s);
     webgw_stop(s);
     session_shutdown_all(s);
     server_close_all(s);
@@ -70,7 +72,7 @@ static int server_open(server_t *s)
     s->acc = accounts_new(s->loop, s->db, &ac);
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
-    if (conn_listen(s))
+    if (conn_listen(s) || control_listen(s))
         return -1;
     webgw_start(s);
     uv_signal_init(s->loop, &s->sigterm);
@@ -138,6 +140,7 @@ int main(int argc, char **argv)
         uv_run(&loop, UV_RUN_DEFAULT);
     } else {
         conn_stop_listening(&srv);
+        control_stop(&srv);
         if (srv.tick.loop)
             uv_close((uv_handle_t *)&srv.tick, NULL);
         if (srv.sigterm.loop) {

@@ -421,7 +421,16 @@ void menu_redraw(conn_t *c)
         screen_text(c->scr, 2, 1, STYLE_DEFAULT, "Loading scores...");
     else if (drawers[c->mode])
         drawers[c->mode](c, c->scr);
+    if (!c->too_small)
+        announce_draw(c->srv, c->scr);
     screen_send_diff(c);
+}
+
+void menu_redraw_all(server_t *s)
+{
+    for (conn_t *c = s->conns; c; c = c->next)
+        if (!c->closing && c->mode != MODE_PLAY && c->mode != MODE_WATCH)
+            menu_redraw(c);
 }
 
 void menu_resized(conn_t *c)

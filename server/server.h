@@ -169,6 +169,12 @@ struct server {
     int nsessions;
     uint64_t next_conn_id;
     bool stopping;
+    /* admin: the control socket (control.c) and the announcement it sets */
+    uv_pipe_t ctl_listener;
+    bool ctl_on;
+    struct ctl *ctls;         /* open control connections */
+    char announce[200];
+    uint64_t announce_until;  /* uv_now ms; shown while now < this */
     buf_t scratch;            /* per-frame encode buffers (loop thread only) */
     buf_t enc[ANSI_PROFILE_IDS];
     buf_t enc_json;           /* the JSON encoding of the same frame */
@@ -214,5 +220,18 @@ session_t *session_find_name(server_t *s, const char *user); /* live, ignoring c
 int webgw_start(server_t *s);          /* 0 also when http is off or unavailable */
 void webgw_stop(server_t *s);          /* step 1, on the loop (shutdown) */
 void webgw_free(server_t *s);          /* step 2, after uv_run returned */
+
+/* The account's live game: its player is detached (no menu change), the game
+ * saved and freed, watchers sent back. Returns true if there was one. */
+bool session_close_user(server_t *s, int64_t user_id);
+void session_announce_all(server_t *s); /* redraw games for a new announcement */
+
+/* control.c: the admin control socket (mode 0600) and announcements */
+int control_listen(server_t *s);
+void control_stop(server_t *s);
+void control_tick(server_t *s);        /* an expired announcement is taken down */
+/* Draws the current announcement over the bottom row of scr, if any. */
+void announce_draw(server_t *s, screen_t *scr);
+void menu_redraw_all(server_t *s);     /* every connection outside a game */
 
 #endif

@@ -152,6 +152,13 @@ static void session_snapshot(session_t *s, const char *why)
 
 /* ---- viewers and frames ------------------------------------------------------------ */
 
+/* The game's frame, with the admin's announcement over its bottom row. */
+static void session_render(const session_t *s, screen_t *scr, const game_view_t *v)
+{
+    game_render(s->game, scr, v);
+    announce_draw(s->srv, scr);
+}
+
 static void view_of(const session_t *s, game_view_t *v)
 {
     v->watchers = s->nwatchers;
@@ -200,7 +207,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         }
         if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
             return;
-        game_render(s->game, c->scr, &v);
+        session_render(s, c->scr, &v);
         screen_send_diff(c);
         return;
     }
@@ -241,7 +248,7 @@ static void frames_send(session_t *s)
             if (c->closing || c->too_small)
                 continue;
             if (c->own_render) {
-                game_render(s->game, c->scr, &v);
+                session_render(s, c->scr, &v);
                 screen_send_diff(c);
                 continue;
             }
@@ -271,7 +278,7 @@ static void session_broadcast(session_t *s)
     view_of(s, &v);
     s->frame_due = false;
     s->frame_seq++;
-    game_render(s->game, s->grid, &v);
+    session_render(s, s->grid, &v);
     frames_send(s);
     /* The frame just sent becomes the baseline by swapping, not copying.
      * The new scratch grid holds an older frame, so its dirty marks say
@@ -293,7 +300,7 @@ static void session_layout(session_t *s)
     }
     game_view_t v;
     view_of(s, &v);
-    game_render(s->game, s->grid, &v);
+    session_render(s, s->grid, &v);
     screen_copy(s->sent, s->grid);
     screen_clean(s->sent);
     screen_clean(s->grid);
@@ -733,6 +740,19 @@ void session_play(conn_t *c)
     db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
 }
 
+/* Snapshots the game and frees the session; watchers go back to the menu. */
+static void session_save_and_free(session_t *s, const char *why)
+{
+    session_snapshot(s, why);
+    while (s->watchers) {
+        conn_t *w = s->watchers;
+        watcher_unlink(s, w);
+        w->sess = NULL;
+        menu_message(w, "The player left; the game is saved.");
+    }
+    session_free(s);
+}
+
 /* ---- time ------------------------------------------------------------------------------ */
 
 void session_tick(server_t *srv)
@@ -744,16 +764,30 @@ void session_tick(server_t *srv)
             continue;
         if (s->jpending > 0)
             continue; /* a frame is still on its way */
-        session_snapshot(s, "grace");
         log_info("grace over user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
-        while (s->watchers) {
-            conn_t *w = s->watchers;
-            watcher_unlink(s, w);
-            w->sess = NULL;
-            menu_message(w, "The player left; the game is saved.");
-        }
-        session_free(s);
+        session_save_and_free(s, "grace");
     }
+}
+
+bool session_close_user(server_t *srv, int64_t user_id)
+{
+    session_t *s = session_find_user(srv, user_id);
+    if (!s)
+        return false;
+    if (s->player)
+        session_detach(s->player, NULL); /* snapshots it */
+    log_info("game closed user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
+    session_save_and_free(s, "closed");
+    return true;
+}
+
+/* Keys waiting for their journal rows keep their frame (and the
+ * announcement) until the commit; the others redraw now. */
+void session_announce_all(server_t *srv)
+{
+    for (session_t *s = srv->sessions; s; s = s->next)
+        if (!s->ended && !s->broken && s->jpending == 0)
+            session_broadcast(s);
 }
 
 /* ---- recovery at start ------------------------------------------------------------------ */

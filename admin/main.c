@@ -1,0 +1,198 @@
+/* warren-admin — the administrator's tool. Talks to the running warrend
+ * through its control socket (a Unix socket of mode 0600, so it runs as the
+ * daemon's user): one command line out, the answer back. See
+ * server/control.c for the commands and deploy/RUNNING.md for its use. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+#include "config.h"
+
+#define VERSION "0.1.0"
+#define LINE_MAX_ 1024
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: warren-admin [--config FILE] [--db PATH] [--control PATH] COMMAND [ARGS]\n"
+            "Commands (sent to the running warrend):\n"
+            "  users            list accounts: name, created, locked, games, live game\n"
+            "  games            list live games: player, game, depth, turn, idle, watchers\n"
+            "  lock NAME        lock an account: it cannot log in; its live game is saved\n"
+            "  unlock NAME      unlock it again\n"
+            "  passwd NAME      set a new password, read from the terminal or stdin\n"
+            "  announce TEXT    show TEXT on every menu and game for 5 minutes\n"
+            "                   (\"announce\" with no text takes it down)\n"
+            "  health           integrity check, sizes, unfinished games, journal rows\n"
+            "The control socket is --control PATH, else the config file's\n"
+            "`control` setting, else the database path with \".ctl\" added\n"
+            "(default ./var/warren.db.ctl). It has mode 0600: run as warrend's user.\n");
+}
+
+/* Reads one line: from the terminal without echo, else from stdin. */
+static int read_password(char *pw, size_t n)
+{
+    struct termios old, quiet;
+    bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &old) == 0;
+    if (tty) {
+        fprintf(stderr, "New password: ");
+        quiet = old;
+        quiet.c_lflag &= ~(tcflag_t)ECHO;
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    }
+    char *ok = fgets(pw, (int)n, stdin);
+    if (tty) {
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+        fprintf(stderr, "\n");
+    }
+    if (!ok)
+        return -1;
+    pw[strcspn(pw, "\r\n")] = '\0';
+    return 0;
+}
+
+/* The command line to send, from argv[i..]; -1 with a message on misuse. */
+static int build_line(int argc, char **argv, int i, char *line, size_t n)
+{
+    static const struct {
+        const char *name;
+        int args; /* -1: any (joined with spaces) */
+    } CMDS[] = {{"users", 0}, {"games", 0},  {"lock", 1},     {"unlock", 1},
+                {"passwd", 1}, {"health", 0}, {"announce", -1}};
+    const char *cmd = argv[i];
+    int nargs = argc - i - 1;
+    for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0]; k++) {
+        if (strcmp(cmd, CMDS[k].name) != 0)
+            continue;
+        if (CMDS[k].args >= 0 && nargs != CMDS[k].args) {
+            fprintf(stderr, "warren-admin: %s takes %d argument%s\n", cmd, CMDS[k].args,
+                    CMDS[k].args == 1 ? "" : "s");
+            return -1;
+        }
+        size_t len = (size_t)snprintf(line, n, "%s", cmd);
+        for (int a = i + 1; a < argc && len < n; a++)
+            len += (size_t)snprintf(line + len, n - len, " %s", argv[a]);
+        if (strcmp(cmd, "passwd") == 0 && len < n) {
+            char pw[256];
+            if (read_password(pw, sizeof pw) < 0) {
+                fprintf(stderr, "warren-admin: no password given\n");
+                return -1;
+            }
+            len += (size_t)snprintf(line + len, n - len, " %s", pw);
+            memset(pw, 0, sizeof pw);
+        }
+        if (len + 2 >= n || strchr(line, '\n')) {
+            fprintf(stderr, "warren-admin: command too long\n");
+            return -1;
+        }
+        memcpy(line + len, "\n", 2);
+        return 0;
+    }
+    fprintf(stderr, "warren-admin: unknown command: %s\n", cmd);
+    usage(stderr);
+    return -1;
+}
+
+/* Sends line, copies the answer to stdout (the error line to stderr).
+ * Returns the exit status: 0 ok, 1 error or no daemon. */
+static int talk(const char *path, const char *line)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path) {
+        fprintf(stderr, "warren-admin: socket path too long: %s\n", path);
+        return 1;
+    }
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        fprintf(stderr, "warren-admin: cannot connect to %s: %s (is warrend running, and are you its user?)\n",
+                path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    size_t len = strlen(line), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, line + off, len - off);
+        if (w <= 0) {
+            fprintf(stderr, "warren-admin: write: %s\n", strerror(errno));
+            close(fd);
+            return 1;
+        }
+        off += (size_t)w;
+    }
+    FILE *in = fdopen(fd, "r");
+    char buf[4096];
+    int rc = 1;
+    bool ended = false;
+    while (in && fgets(buf, sizeof buf, in)) {
+        if (strcmp(buf, "ok\n") == 0) {
+            rc = 0, ended = true;
+        } else if (strncmp(buf, "error: ", 7) == 0) {
+            fprintf(stderr, "warren-admin: %s", buf + 7);
+            ended = true;
+        } else
+            fputs(buf, stdout);
+    }
+    if (!ended)
+        fprintf(stderr, "warren-admin: the daemon closed the connection without an answer\n");
+    if (in)
+        fclose(in);
+    else
+        close(fd);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    config_t cfg;
+    config_defaults(&cfg);
+    char err[512], line[LINE_MAX_ + 2], path[300];
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--version")) {
+            printf("warren-admin %s\n", VERSION);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "warren-admin: %s needs a value\n", a);
+            return 2;
+        }
+        if (!strcmp(a, "--config")) {
+            if (config_load_file(&cfg, argv[++i], err, sizeof err)) {
+                fprintf(stderr, "warren-admin: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(a, "--db"))
+            snprintf(cfg.db, sizeof cfg.db, "%s", argv[++i]);
+        else if (!strcmp(a, "--control"))
+            snprintf(cfg.control, sizeof cfg.control, "%s", argv[++i]);
+        else {
+            fprintf(stderr, "warren-admin: unknown option: %s\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return 2;
+    }
+    if (build_line(argc, argv, i, line, sizeof line))
+        return 2;
+    if (config_control_path(&cfg, path, sizeof path)) {
+        fprintf(stderr, "warren-admin: control socket path too long\n");
+        return 2;
+    }
+    int rc = talk(path, line);
+    memset(line, 0, sizeof line);
+    return rc;
+}

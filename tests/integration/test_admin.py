@@ -1,0 +1,243 @@
+"""warren-admin against the real daemon: the control socket (mode 0600,
+refused to other users), listing users and live games, locking and
+unlocking an account (its player is told and its game saved exactly),
+resetting a password, announcements on menus and in games, database and
+journal health, and bad input on the control socket."""
+import os
+import pathlib
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+
+import pytest
+
+from server_harness import CTRL_X, Daemon, Telnet, hook
+
+PW = "correct-horse"
+
+
+def admin_path(bindir):
+    for p in (bindir / "asan" / "warren-admin", bindir / "warren-admin"):
+        if p.exists():
+            return p
+    raise AssertionError(f"warren-admin not built in {bindir}")
+
+
+@pytest.fixture
+def world(bindir):
+    # a directory others may enter, so only the socket's own mode keeps them out
+    top = tempfile.mkdtemp(prefix="warren-admin-")
+    os.chmod(top, 0o755)
+    ctl = os.path.join(top, "warrend.ctl")
+    d = Daemon(bindir, _tmp(top), extra=["--control", ctl]).start()
+    clients = []
+
+    def client(**kw):
+        t = Telnet(d.port, **kw).connected()
+        clients.append(t)
+        return t
+
+    def admin(*args, stdin="", user=None):
+        r = subprocess.run([str(admin_path(bindir)), "--control", ctl, *args], input=stdin,
+                           capture_output=True, text=True, timeout=60, user=user)
+        return r.returncode, r.stdout, r.stderr
+    yield {"d": d, "ctl": ctl, "client": client, "admin": admin}
+    for t in clients:
+        t.close()
+    rc = d.stop()
+    shutil.rmtree(top, ignore_errors=True)
+    assert rc == 0, d.text()[-3000:]
+
+
+def _tmp(top):
+    p = pathlib.Path(top) / "d"
+    p.mkdir()
+    return p
+
+
+def start_game(d, t, name):
+    t.register(name, PW)
+    t.send("p")
+    d.wait_log(rf"game start user={name} game=(\d+)")
+
+
+def play(t, keys):
+    for k in keys:
+        t.send(k, settle=False)
+        t.pump(quiet=0.03, limit=1)
+    t.pump()
+
+
+def test_control_socket_is_private(world, bindir):
+    st = os.stat(world["ctl"])
+    assert stat.S_ISSOCK(st.st_mode)
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    assert st.st_uid == os.getuid()
+    rc, out, err = world["admin"]("users", user="nobody")
+    assert rc == 1 and "Permission denied" in err, err
+    assert "admin:" not in world["d"].text()
+    # no daemon on a socket: a clear message
+    r = subprocess.run([str(admin_path(bindir)), "--control", "/nonexistent/x.ctl", "games"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "is warrend running" in r.stderr
+    r = subprocess.run([str(admin_path(bindir)), "frobnicate"], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 2 and "unknown command" in r.stderr
+
+
+def test_users_games_lock_unlock(world):
+    d, admin = world["d"], world["admin"]
+    a = world["client"]()
+    start_game(d, a, "alice")
+    play(a, "llkkjh")
+    before = hook(d, a, "alice")
+    b = world["client"]()
+    b.register("bob", PW)
+
+    rc, out, err = admin("users")
+    assert rc == 0, err
+    rows = {ln.split()[0]: ln.split() for ln in out.splitlines()[1:]}
+    assert set(rows) == {"alice", "bob"}
+    assert rows["alice"][2] == "no" and rows["alice"][3] == "1" and rows["alice"][4] != "0"
+    assert rows["bob"][3] == "0" and rows["bob"][4] == "0"
+    rc, out, err = admin("games")
+    assert rc == 0, err
+    line = [ln for ln in out.splitlines() if ln.startswith("alice")]
+    assert line and line[0].split()[-1] == "80x24", out
+    assert str(before["turn"]) in line[0].split()
+
+    rc, out, err = admin("lock", "alice")
+    assert rc == 0, err
+    assert "saved" in out
+    a.wait_for("This account has been locked.")
+    a.wait_for("Not logged in.")
+    d.wait_log(r"admin: lock user=alice")
+    d.wait_log(r"game closed user=alice")
+    rc, out, _ = admin("games")
+    assert "alice" not in out
+    rc, out, _ = admin("users")
+    assert [ln for ln in out.splitlines() if ln.startswith("alice")][0].split()[2] == "yes"
+    # a locked account cannot log in and is told so
+    a.send("l")
+    a.wait_for("Name:")
+    a.send("alice\r")
+    a.wait_for("Password:")
+    a.send(PW + "\r")
+    a.wait_for("This account is locked.")
+
+    rc, out, err = admin("unlock", "alice")
+    assert rc == 0, err
+    a.login("alice", PW)
+    a.send("p")
+    d.wait_log(r"game resume user=alice")
+    assert hook(d, a, "alice") == before  # saved exactly where it was
+
+    rc, out, err = admin("lock", "nosuchuser")
+    assert rc == 1 and "no such account" in err
+    rc, out, err = admin("lock")
+    assert rc == 2
+
+
+def test_passwd_reset(world):
+    d, admin = world["d"], world["admin"]
+    t = world["client"]()
+    t.register("carol", PW)
+    t.send("q")
+    new = "a new passphrase"
+    rc, out, err = admin("passwd", "carol", stdin=new + "\n")
+    assert rc == 0, err
+    rc, out, err = admin("passwd", "carol", stdin="short\n")
+    assert rc == 1 and "8 to 128" in err
+    rc, out, err = admin("passwd", "nobodyhere", stdin="long enough pw\n")
+    assert rc == 1 and "No such account." in err
+    assert new not in d.text() and "long enough pw" not in d.text()
+    t2 = world["client"]()
+    t2.send("l")
+    t2.wait_for("Name:")
+    t2.send("carol\r")
+    t2.wait_for("Password:")
+    t2.send(PW + "\r")
+    t2.wait_for("Unknown name or wrong password.")
+    t2.login("carol", new)
+
+
+def test_announce_everywhere(world):
+    d, admin = world["d"], world["admin"]
+    p = world["client"]()
+    start_game(d, p, "dave")
+    play(p, "ll")
+    w = world["client"]()
+    w.send("w")
+    w.wait_for("dave")
+    w.send("a")
+    d.wait_log(r"watch conn=\d+ user=dave")
+    m = world["client"]()
+    text = "Server restarts at noon"
+    rc, out, err = admin("announce", *text.split())
+    assert rc == 0, err
+    assert "shown to 3 connections" in out
+    for t in (p, w, m):
+        t.wait_for("Announcement: " + text)
+    assert p.screen.display[-1].startswith(" Announcement: " + text)
+    assert "Your choice" in m.text()
+    # the game goes on under it, and the watcher still sees what the player sees
+    play(p, "h")
+    p.wait_for("Announcement: " + text)
+    rc, _, err = admin("announce")
+    assert rc == 0, err
+    m.pump(quiet=0.3)
+    assert "Announcement" not in m.text()
+    play(p, "l")
+    assert "Announcement" not in p.text()
+    w.pump(quiet=0.3)
+    assert "Announcement" not in w.text()
+
+
+def test_health(world):
+    d, admin = world["d"], world["admin"]
+    t = world["client"]()
+    start_game(d, t, "erin")
+    play(t, "jjkkl")
+    seq = hook(d, t, "erin")["seq"]
+    t.send(CTRL_X)
+    t.wait_for("Your game is saved")
+    rc, out, err = admin("health")
+    assert rc == 0, err
+    lines = dict(ln.split(": ", 1) for ln in out.splitlines())
+    assert lines["integrity"] == "ok"
+    assert lines["games"].startswith("1 unfinished, 0 finished, 0 broken")
+    assert lines["journal"].startswith(f"{seq} rows")
+    assert lines["users"].startswith("1 ")
+    assert int(lines["snapshots"].split(",")[0]) >= 1
+    assert int(lines["database"].split()[0]) > 0
+
+
+def test_bad_control_input(world):
+    d, admin = world["d"], world["admin"]
+
+    def raw(data):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(world["ctl"])
+        s.sendall(data)
+        s.settimeout(10)
+        got = b""
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        s.close()
+        return got.decode("utf-8", "replace")
+    assert raw(b"x" * 5000).endswith("error: command line too long\n")
+    assert raw(bytes(range(1, 10)) + b"\xff\xfe\n").startswith("error: unknown command")
+    assert raw(b"lock\n").startswith("error: this command needs an argument")
+    assert raw(b"announce " + b"y" * 300 + b"\n").startswith("error: announcement too long")
+    # a client that connects and says nothing does not hold anything up
+    idle = socket.socket(socket.AF_UNIX)
+    idle.connect(world["ctl"])
+    rc, out, err = admin("games")
+    assert rc == 0, err
+    idle.close()
+    assert d.alive()
