@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs Warren: `make install [PREFIX=/usr/local] [DESTDIR=] [B=.]`.
-#   $PREFIX/bin/{warrend,warren,warren-engine}
+#   $PREFIX/bin/{warrend,warren,warren-admin,warren-engine}
 #   $PREFIX/share/warren/{content,web}          game content, web assets
 #   $PREFIX/share/warren/{sshd,nginx}/warren.conf, warren.conf.sample
 #   $PREFIX/lib/systemd/system/warrend.service
@@ -43,7 +43,7 @@ for p in warrend warren; do
 done
 
 mkdir -p "$ROOT/bin"
-for p in warrend warren warren-engine; do
+for p in warrend warren warren-admin warren-engine; do
   [ -x "$BIN/$p" ] || continue
   install -m 0755 "$BIN/$p" "$ROOT/bin/$p"
   say "$ROOT/bin/$p"

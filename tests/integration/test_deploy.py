@@ -110,7 +110,7 @@ def test_sample_config_lists_every_setting(bindir, tmp_path):
     assert sorted(keys) == sorted(settings), (keys, settings)
     # and the daemon accepts the file as written (paths overridden to stay here)
     d = Daemon(bindir, tmp_path / "d", extra=["--config", str(DEPLOY / "warren.conf"),
-                                              "--content="])
+                                              "--content=", "--control", str(tmp_path / "ctl")])
     d.start()
     d.stop()
 
@@ -132,6 +132,7 @@ def test_make_install_destdir(bindir, tmp_path):
         assert os.access(pre / "bin" / p, os.X_OK)
     if (pathlib.Path(bindir) / "warren-engine").exists():
         assert (pre / "bin" / "warren-engine").is_file()
+    assert os.access(pre / "bin" / "warren-admin", os.X_OK)
     content = pre / "share" / "warren" / "content"
     assert content.is_dir()
     src_files = sorted(p.relative_to(ROOT / "game" / "content")
@@ -146,13 +147,18 @@ def test_make_install_destdir(bindir, tmp_path):
     # serves a game to the real telnet program.
     web = pre / "share" / "warren" / "web"
     d = Daemon(bindir, tmp_path / "run", exe=pre / "bin" / "warrend",
-               extra=["--config", str(pre / "etc/warren/warren.conf"), "--content", str(content)],
+               extra=["--config", str(pre / "etc/warren/warren.conf"), "--content", str(content),
+                      "--control", str(tmp_path / "run" / "warrend.ctl")],
                env={"WARREN_WEB_ROOT": str(web)})  # as the unit sets it
     d.start()
     t = Term(["/usr/bin/telnet", "127.0.0.1", str(d.port)])
     try:
         register(t, unique_name("in"))
         start_game(t)
+        # the installed admin tool reaches the installed daemon
+        r = run([str(pre / "bin" / "warren-admin"), "--control", str(tmp_path / "run" / "warrend.ctl"),
+                 "health"])
+        assert r.returncode == 0 and "integrity: ok" in r.stdout, r.stdout + r.stderr
         if (ROOT / "web" / "dist" / "index.html").exists():
             import urllib.request
             with urllib.request.urlopen("http://127.0.0.1:%d/" % d.http, timeout=10) as r:
