@@ -191,7 +191,7 @@ static void on_locked(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     (void)id;
     if (status == DB_OK && c->lock) {
-        bool had = session_close_user(c->srv, c->user_id);
+        bool had = session_close_user(c->srv, c->user_id, "This account has been locked.");
         log_out_everywhere(c->srv, c->user_id);
         buf_printf(&c->out, "%s\n", had ? "its live game was saved and detached" : "no live game");
     }

@@ -221,9 +221,10 @@ int webgw_start(server_t *s);          /* 0 also when http is off or unavailable
 void webgw_stop(server_t *s);          /* step 1, on the loop (shutdown) */
 void webgw_free(server_t *s);          /* step 2, after uv_run returned */
 
-/* The account's live game: its player is detached (no menu change), the game
- * saved and freed, watchers sent back. Returns true if there was one. */
-bool session_close_user(server_t *s, int64_t user_id);
+/* The account's live game: its player is detached and told why (any
+ * gateway), the game saved and freed, watchers sent back. Returns true if
+ * there was one. */
+bool session_close_user(server_t *s, int64_t user_id, const char *why);
 void session_announce_all(server_t *s); /* redraw games for a new announcement */
 
 /* control.c: the admin control socket (mode 0600) and announcements */

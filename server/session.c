@@ -769,13 +769,13 @@ void session_tick(server_t *srv)
     }
 }
 
-bool session_close_user(server_t *srv, int64_t user_id)
+bool session_close_user(server_t *srv, int64_t user_id, const char *why)
 {
     session_t *s = session_find_user(srv, user_id);
     if (!s)
         return false;
     if (s->player)
-        session_detach(s->player, NULL); /* snapshots it */
+        session_detach(s->player, why); /* snapshots it */
     log_info("game closed user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
     session_save_and_free(s, "closed");
     return true;
