@@ -201,6 +201,36 @@ def test_crash_recovery(bindir, tmp_path, clients, nkeys, seed):
         assert d.stop() == 0, d.text()[-3000:]
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.02, 0.3])
+def test_crash_during_level_generation(bindir, tmp_path, clients, delay):
+    """SIGKILL while 'p' creates the game (its first level is generated on
+    the loop): after the restart the account has one game, with no key lost
+    or invented, equal to its seed played with no keys."""
+    d = Daemon(bindir, tmp_path).start()
+    try:
+        t = clients(d.port).connected()
+        t.register("gena", PW)
+        t.send("p", settle=False)
+        time.sleep(delay)
+        d.kill(signal.SIGKILL)
+        t.close()
+        d.start()
+        d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
+        t2 = clients(d.port).connected()
+        t2.login("gena", PW)
+        t2.send("p")
+        d.wait_log(r"attach user=gena")
+        t2.pump()
+        got = hook(d, t2, "gena")
+        assert got["seq"] == 0 and got["turn"] == 0
+        lines, h = replay(bindir, tmp_path, got["seed"], "gena", b"")
+        assert got["hash"] == h
+        assert [ln.rstrip() for ln in t2.screen.display] == [ln.rstrip() for ln in lines]
+        assert d.text().count("game start user=gena") <= 2
+    finally:
+        assert d.stop() == 0, d.text()[-3000:]
+
+
 def test_spectate_matches_player(daemon, clients):
     p = clients(daemon.port).connected()
     p.register("dave", PW)
@@ -308,12 +338,30 @@ def test_bad_input_keeps_serving(daemon, clients):
             slow.send(b"w>" * 50)
         except OSError:
             break
+    # NAWS 0x0 means "unknown": served at 80x24; 65535x65535 is clamped and served
+    assert b"Your choice" in read_for(socks[0], b"Your choice")
+    assert b"Your choice" in read_for(socks[1], b"Your choice")
     before = hook(daemon, good, "frank")["seq"]
     play_keys(good, "hjkl")
     assert hook(daemon, good, "frank")["seq"] == before + 4
     assert daemon.alive()
     for s in socks + [slow]:
         s.close()
+
+
+def read_for(sock, needle, timeout=10):
+    """What a raw client has been sent, read until needle shows (or timeout)."""
+    sock.settimeout(0.2)
+    data, end = b"", time.time() + timeout
+    while needle not in data and time.time() < end:
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            continue
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def test_small_terminal_told_to_enlarge(daemon, clients):
