@@ -127,7 +127,7 @@ unit: build-asan
 
 FUZZ_CC   := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIBSRC := $(protocol_SRC) $(game_SRC)
+FUZZ_LIBSRC := $(protocol_SRC) $(game_SRC) server/control_parse.c
 $(BIN)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -DWARREN_CONTENT_DIR='"$(CONTENT_DIR)"' -Wall -Wextra -Werror $(INC) $(PKGCFLAGS) -o $@ $^ $(PKGLIBS)

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "control_parse.h"
 #include "log.h"
 #include "server.h"
 
-#define CTL_LINE_MAX 1024
 #define ANNOUNCE_MS (5 * 60 * 1000)
 
 typedef struct ctl ctl_t;
@@ -26,7 +26,7 @@ struct ctl {
     server_t *srv;
     ctl_t *next, *prev;  /* server's list, so shutdown can close idle ones */
     uv_pipe_t pipe;
-    char line[CTL_LINE_MAX + 1];
+    char line[CTL_LINE_MAX];
     size_t len;
     bool started, closing;
     int refs;            /* the handle plus pending requests */
@@ -241,11 +241,7 @@ static void on_reset(void *ud, int status, const db_user_t *u, const char *msg)
 
 static void cmd_passwd(ctl_t *c, char *arg)
 {
-    char *pw = strchr(arg, ' ');
-    if (!pw) {
-        ctl_finish(c, "usage: passwd NAME PASSWORD");
-        return;
-    }
+    char *pw = strchr(arg, ' '); /* control_parse checked there is one */
     *pw++ = '\0';
     c->refs++;
     if (accounts_reset_password(c->srv->acc, arg, pw, strlen(pw), on_reset, c) != 0) {
@@ -277,14 +273,6 @@ static void announce_set(server_t *s, const char *text)
 
 static void cmd_announce(ctl_t *c, char *arg)
 {
-    /* printable ASCII only: it is drawn on every terminal */
-    for (char *p = arg; *p; p++)
-        if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7E)
-            *p = '?';
-    if (strlen(arg) >= sizeof c->srv->announce) {
-        ctl_finish(c, "announcement too long (at most 199 characters)");
-        return;
-    }
     log_info("admin: announce \"%s\"", arg);
     announce_set(c->srv, arg);
     int n = 0;
@@ -342,36 +330,11 @@ static void cmd_health(ctl_t *c, char *arg)
 
 /* ---- reading the command ------------------------------------------------------------------ */
 
-static const struct {
-    const char *name;
-    bool arg; /* takes the rest of the line */
-    ctl_fn fn;
-} CMDS[] = {
-    {"users", false, cmd_users},   {"games", false, cmd_games},   {"lock", true, cmd_lock},
-    {"unlock", true, cmd_unlock},  {"passwd", true, cmd_passwd},  {"announce", true, cmd_announce},
-    {"health", false, cmd_health},
+static const ctl_fn HANDLERS[CTL_NCMDS] = {
+    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,       [CTL_LOCK] = cmd_lock,
+    [CTL_UNLOCK] = cmd_unlock, [CTL_PASSWD] = cmd_passwd,     [CTL_ANNOUNCE] = cmd_announce,
+    [CTL_HEALTH] = cmd_health,
 };
-
-static void ctl_run(ctl_t *c)
-{
-    char *arg = strchr(c->line, ' ');
-    if (arg)
-        *arg++ = '\0';
-    for (size_t i = 0; i < sizeof CMDS / sizeof CMDS[0]; i++) {
-        if (strcmp(c->line, CMDS[i].name) != 0)
-            continue;
-        if (CMDS[i].arg && !arg) {
-            if (CMDS[i].fn != cmd_announce) {
-                ctl_finish(c, "this command needs an argument");
-                return;
-            }
-            arg = c->line + strlen(c->line); /* "announce" alone clears it */
-        }
-        CMDS[i].fn(c, arg ? arg : c->line + strlen(c->line));
-        return;
-    }
-    ctl_finish(c, "unknown command (users, games, lock, unlock, passwd, announce, health)");
-}
 
 /* Until the line is complete, bytes go after what came; then c->line is
  * only a place to drop the rest. */
@@ -393,21 +356,20 @@ static void on_ctl_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     if (n <= 0 || c->started || c->closing)
         return;
     c->len += (size_t)n;
-    c->line[c->len] = '\0';
-    char *nl = memchr(c->line, '\n', c->len);
-    if (!nl && c->len < CTL_LINE_MAX)
+    ctl_cmd_t cmd;
+    char arg[CTL_LINE_MAX];
+    const char *err = NULL;
+    int rc = control_parse(c->line, c->len, &cmd, arg, sizeof arg, &err);
+    if (rc == 0)
         return;
     c->started = true;
-    if (!nl) {
-        ctl_finish(c, "command line too long");
-        return;
-    }
-    *nl = '\0';
-    if (nl > c->line && nl[-1] == '\r')
-        nl[-1] = '\0';
-    ctl_run(c);
-    /* the line may hold a password: wipe it as soon as it is used */
+    /* the line may hold a password: wipe it as soon as it is parsed */
     memset(c->line, 0, sizeof c->line);
+    if (rc < 0)
+        ctl_finish(c, err);
+    else
+        HANDLERS[cmd](c, arg);
+    memset(arg, 0, sizeof arg);
 }
 
 static void on_ctl_connection(uv_stream_t *ls, int status)

@@ -1,0 +1,66 @@
+/* Unit tests: server/control_parse, the admin request line. */
+#include <check.h>
+#include <string.h>
+#include "control_parse.h"
+
+static int parse(const char *s, ctl_cmd_t *cmd, char *arg, const char **err)
+{
+    return control_parse(s, strlen(s), cmd, arg, CTL_LINE_MAX, err);
+}
+
+START_TEST(commands_and_arguments)
+{
+    ctl_cmd_t cmd;
+    char arg[CTL_LINE_MAX];
+    const char *err = NULL;
+    ck_assert_int_eq(parse("users\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_USERS);
+    ck_assert_str_eq(arg, "");
+    ck_assert_int_eq(parse("lock Alice\r\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_LOCK);
+    ck_assert_str_eq(arg, "Alice");
+    ck_assert_int_eq(parse("passwd bob a pass phrase\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_PASSWD);
+    ck_assert_str_eq(arg, "bob a pass phrase");
+    ck_assert_int_eq(parse("announce\n", &cmd, arg, &err), 1); /* takes it down */
+    ck_assert_int_eq(cmd, CTL_ANNOUNCE);
+    ck_assert_str_eq(arg, "");
+    ck_assert_int_eq(parse("announce caf\xc3\xa9\x1b[2J\n", &cmd, arg, &err), 1);
+    ck_assert_str_eq(arg, "caf??\?[2J");
+}
+END_TEST
+
+START_TEST(partial_and_bad_lines)
+{
+    ctl_cmd_t cmd;
+    char arg[CTL_LINE_MAX];
+    const char *err = NULL;
+    ck_assert_int_eq(parse("hea", &cmd, arg, &err), 0); /* more to come */
+    ck_assert_int_eq(parse("frob\n", &cmd, arg, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "unknown command"));
+    ck_assert_int_eq(parse("lock\n", &cmd, arg, &err), -1);
+    ck_assert_str_eq(err, "this command needs an argument");
+    ck_assert_int_eq(parse("users now\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(parse("passwd bob\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(parse("unlock a b\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(control_parse("users\0x\n", 8, &cmd, arg, sizeof arg, &err), -1);
+    char big[CTL_LINE_MAX + 8];
+    memset(big, 'x', sizeof big);
+    ck_assert_int_eq(control_parse(big, CTL_LINE_MAX, &cmd, arg, sizeof arg, &err), -1);
+    ck_assert_str_eq(err, "command line too long");
+    char ann[300] = "announce ";
+    memset(ann + 9, 'y', 200);
+    strcpy(ann + 209, "\n");
+    ck_assert_int_eq(parse(ann, &cmd, arg, &err), -1);
+}
+END_TEST
+
+Suite *suite_server_control(void)
+{
+    Suite *s = suite_create("server_control");
+    TCase *t = tcase_create("parse");
+    tcase_add_test(t, commands_and_arguments);
+    tcase_add_test(t, partial_and_bad_lines);
+    suite_add_tcase(s, t);
+    return s;
+}
