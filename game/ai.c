@@ -9,12 +9,14 @@
  * wanders towards random points.
  *
  * The distance map is one bounded breadth-first search from the player,
- * made when the player has moved and shared by every monster (derived,
- * never saved: a load rebuilds the same map). */
+ * made at most once per player move, when a monster first needs it, and
+ * shared by every monster (derived, never saved: a load rebuilds the same
+ * map, and when it is made never changes what it holds). */
 #include <string.h>
+#include "mapgen.h"
 #include "world.h"
 
-#define DMAP_RADIUS 30     /* steps the map reaches; farther monsters go by memory */
+#define DMAP_RADIUS 24     /* steps the map reaches; farther monsters go by memory */
 #define MEMORY_TURNS 25    /* how long a monster hunts where it last saw you */
 #define ALLY_RANGE 8
 
@@ -43,19 +45,21 @@ void ai_dmap_update(game_t *g)
         g->dmap_w = (uint16_t)lv->w, g->dmap_h = (uint16_t)lv->h;
     }
     memset(g->dmap, 0xff, n * sizeof *g->dmap); /* -1: not reached */
-    /* the radius bounds the search to a (2 * 30 + 1)^2 box: 3,721 cells at most */
+    uint8_t walk[256]; /* by terrain id: passable or a closed door */
+    for (int t = 0; t < 256; t++)
+        walk[t] = t < g->c->n_terrain && ((g->c->terrain[t].flags & TF_PASSABLE) || t == MAP_DOOR_CLOSED);
+    /* the radius bounds the search to a (2 * R + 1)^2 box, well inside the queue */
     int32_t q[4096];
-    int head = 0, tail = 0, start = p->y * lv->w + p->x;
+    int head = 0, tail = 0, start = p->y * lv->w + p->x, w = lv->w;
     g->dmap[start] = 0;
     q[tail++] = start;
     while (head < tail) {
-        int c = q[head++], cx = c % lv->w, cy = c / lv->w, d = g->dmap[c];
-        if (d >= DMAP_RADIUS) continue;
+        int c = q[head++], cx = c % w, cy = c / w, d = g->dmap[c];
+        if (d >= DMAP_RADIUS || cx < 1 || cy < 1 || cx >= w - 1 || cy >= lv->h - 1) continue; /* edges are rock */
+        static const int8_t DX[8] = {0, 1, 1, 1, 0, -1, -1, -1}, DY[8] = {-1, -1, 0, 1, 1, 1, 0, -1};
         for (int i = 0; i < 8; i++) {
-            int nx = cx + DIRS[i][0], ny = cy + DIRS[i][1];
-            if (!level_in(lv, nx, ny)) continue;
-            int nc = ny * lv->w + nx;
-            if (g->dmap[nc] >= 0 || !world_walkable(g, lv, nx, ny) || tail >= (int)(sizeof q / sizeof q[0])) continue;
+            int nc = c + DY[i] * w + DX[i];
+            if (g->dmap[nc] >= 0 || !walk[lv->terrain[nc]]) continue;
             g->dmap[nc] = (int16_t)(d + 1);
             q[tail++] = nc;
         }
@@ -147,6 +151,7 @@ static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack)
     }
     if (!(m->flags & OF_AWAKE)) return rng_percent(&g->play, 25) ? (int)rng_below(&g->play, 8) : -1;
     bool flee = wants_to_flee(g, m) && (sees || d <= 6);
+    if (flee || sees) ai_dmap_update(g); /* made once per player move, only when someone needs it */
     if (flee) {
         gv.hunt = -3; /* pushed away from you... */
         handle_t ally = nearest_ally(g, h, m);
@@ -184,7 +189,6 @@ void ai_monster_turn(game_t *g, handle_t h)
     obj_t *m = reg_get(&g->reg, h), *p = reg_get(&g->reg, g->player);
     if (!m || m->type != OBJ_CREATURE || !p) return;
     if (m->depth != g->depth) return; /* frozen off-level; woken on arrival */
-    ai_dmap_update(g);
     bool attack = false;
     int dir = decide(g, h, m, p, &attack), cost = 0;
     if (attack) cost = rules_step(g, h, p->x - m->x, p->y - m->y);

@@ -151,8 +151,16 @@ void world_update_vision(game_t *g)
     int radius = rk && (rk->flags & RF_DARK) ? 1 : LIGHT_RADIUS;
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
     if (fov_compute(&m, p->x, p->y, radius, lv->vis) < 0) return;
-    size_t n = (size_t)lv->w * (size_t)lv->h;
-    for (size_t i = 0; i < n; i++) lv->seen[i] |= lv->vis[i];
+    /* remember what is seen: both arrays hold 0 or 1, so eight cells OR at once */
+    size_t n = (size_t)lv->w * (size_t)lv->h, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, lv->seen + i, 8);
+        memcpy(&b, lv->vis + i, 8);
+        a |= b;
+        memcpy(lv->seen + i, &a, 8);
+    }
+    for (; i < n; i++) lv->seen[i] |= lv->vis[i];
 }
 
 void world_run(game_t *g)
@@ -203,10 +211,10 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
     g->vm = vm;
     int cost = 0;
     if (!chargen_key(g, key) && !travel_key(g, key, &cost)) cost = rules_player_command(g, key);
-    world_advance(g, cost);
+    world_advance(g, cost); /* sees again after the world moved */
     world_keep_running(g);
     g->vm = NULL;
-    world_update_vision(g);
+    if (cost <= 0) world_update_vision(g);
     combat_unique_seen(g);
     if (g->pc.choices && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING) g->prompt = PROMPT_LEVELUP;
     msg_after_input(g);
