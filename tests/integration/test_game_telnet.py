@@ -1,0 +1,67 @@
+"""The game through warrend and Debian's telnet: the character screen
+(choices and the one-key random start), the help screen generated from the
+command table, look, the message history, and quitting with confirmation,
+which ends the game with its cause."""
+import pytest
+
+from server_harness import Daemon, Telnet
+
+PW = "correct-horse"
+
+
+@pytest.fixture
+def daemon(bindir, tmp_path):
+    d = Daemon(bindir, tmp_path).start()
+    yield d
+    rc = d.stop()
+    assert rc == 0, d.text()[-3000:]
+
+
+def new_game(daemon, name, cols=100, rows=30):
+    t = Telnet(daemon.port, cols=cols, rows=rows).connected()
+    t.register(name, PW)
+    t.send("p")
+    daemon.wait_log(rf"game start user={name}")
+    t.wait_for("who are you? Choose a race.")
+    return t
+
+
+def test_character_screen_help_look_and_quit(daemon):
+    t = new_game(daemon, "gimli")
+    assert "a) human" in t.text() and "d) halfling" in t.text()
+    t.send("b")  # a dwarf...
+    t.wait_for("Choose a class.")
+    t.send("a")  # ...fighter
+    t.wait_for("gimli the dwarf fighter")
+    assert "HP " in t.text() and "Depth 1" in t.text()
+    t.send("?")
+    t.wait_for("Commands (any key returns)")
+    text = t.text()
+    for what in ("explore: walk to the nearest unexplored place", "travel: choose a spot",
+                 "look at something", "message history", "quit the game for good"):
+        assert what in text, text
+    t.send(" ")
+    t.wait_for("gimli the dwarf fighter")
+    t.send(";")  # look at the player's own cell
+    t.wait_for("That is you, gimli the dwarf fighter.")
+    t.send("\x1b")
+    t.send("\x10")  # Ctrl-P
+    t.wait_for("Message history")
+    assert "Welcome, gimli the dwarf fighter!" in t.text()
+    t.send(" ")
+    t.send("Q")
+    t.wait_for("Really quit?")
+    t.send("n")
+    t.wait_for("Never mind.")
+    t.send("Q")
+    t.wait_for("Really quit?")
+    t.send("y")
+    daemon.wait_log(r"game end user=gimli")
+    t.wait_for("Game over: quit on level 1.")
+
+
+def test_any_other_key_is_a_random_character(daemon):
+    t = new_game(daemon, "frodo")
+    t.send("l")  # not a choice: a random race and class at once
+    t.wait_for("Welcome, frodo the ")
+    assert any(f"frodo the {r} " in t.text() for r in ("human", "dwarf", "elf", "halfling"))
