@@ -6,19 +6,23 @@
  * a fleeing monster towards them. A monster flees when badly hurt (early
  * when cowardly, never when mindless) and turns to fight when cornered.
  * Without sight of the player it walks to where it last saw you, then
- * wanders towards random points.
+ * wanders towards random points. Casters pick a spell by purpose first:
+ * a cure when hurt, a bolt when they see you from afar.
  *
  * The distance map is one bounded breadth-first search from the player,
  * made at most once per player move, when a monster first needs it, and
  * shared by every monster (derived, never saved: a load rebuilds the same
  * map, and when it is made never changes what it holds). */
+#include <stdio.h>
 #include <string.h>
 #include "mapgen.h"
+#include "rules.h"
 #include "world.h"
 
 #define DMAP_RADIUS 24     /* steps the map reaches; farther monsters go by memory */
 #define MEMORY_TURNS 25    /* how long a monster hunts where it last saw you */
 #define ALLY_RANGE 8
+#define CAST_REST 4        /* turns between a monster's spells */
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
 
@@ -138,9 +142,48 @@ static void new_wander(game_t *g, obj_t *m)
     m->magnitude = -1;
 }
 
+/* The first known spell of the kind whose damage type is (or is not) none. */
+static int known_spell(uint16_t spells, bool heal)
+{
+    for (int i = 0; i < SPELL_COUNT; i++)
+        if ((spells & (1u << i)) && (RULES_SPELLS[i].dtype == DT_NONE) == heal) return i;
+    return -1;
+}
+
+/* A spell for a purpose, cast now: true when the turn went on it. */
+static bool cast_by_purpose(game_t *g, handle_t h, obj_t *m, bool sees, int d)
+{
+    const creature_kind_t *k = world_ckind(g, m);
+    if (!k->spells || g->sched.now < m->t) return false; /* t: when it may cast again */
+    int cure = known_spell(k->spells, true), bolt = known_spell(k->spells, false), sp = -1;
+    if (cure >= 0 && m->hp * 2 < m->hp_max && rng_percent(&g->play, 50)) sp = cure;
+    else if (bolt >= 0 && sees && d >= 2 && d <= 8 && rng_percent(&g->play, 35)) sp = bolt;
+    if (sp < 0) return false;
+    m->t = g->sched.now + CAST_REST * SCHED_MOVE;
+    dice_t dice;
+    dice_parse(RULES_SPELLS[sp].dice, &dice);
+    if (sp != cure) dice.n = (int16_t)(dice.n + k->level / 4); /* bolts grow with the caster */
+    char tmpl[96];
+    if (sp == cure) {
+        int heal = dice_roll(&dice, &g->play);
+        m->hp = m->hp + heal > m->hp_max ? m->hp_max : m->hp + heal;
+        snprintf(tmpl, sizeof tmpl, "<Actor> cast<s:Actor> %s and look<s:Actor> healthier.", RULES_SPELLS[sp].name);
+        world_say(g, tmpl, h, HANDLE_NONE);
+        return true;
+    }
+    snprintf(tmpl, sizeof tmpl, "<Actor> cast<s:Actor> %s at <victim>.", RULES_SPELLS[sp].name);
+    world_say(g, tmpl, h, g->player);
+    ev_info_t e = {.type = EV_DAMAGE, .actor = h, .victim = g->player, .map = -1, .dtype = RULES_SPELLS[sp].dtype,
+                   .flags = EVF_SPELL};
+    e.amount[0] = dice_roll(&dice, &g->play);
+    event_throw(g, &e);
+    return true;
+}
+
 /* Chooses this turn's move; returns the direction or -1 (stay), and sets
- * *attack when it should strike the player instead. */
-static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack)
+ * *attack when it should strike the player instead, *cast when it spent
+ * the turn on a spell. */
+static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack, bool *cast)
 {
     gravity_t gv = {0, 0, 0, 0};
     bool sees = world_sees(g, h); /* sight is symmetric */
@@ -151,6 +194,10 @@ static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack)
     }
     if (!(m->flags & OF_AWAKE)) return rng_percent(&g->play, 25) ? (int)rng_below(&g->play, 8) : -1;
     bool flee = wants_to_flee(g, m) && (sees || d <= 6);
+    if (cast_by_purpose(g, h, m, sees, d)) {
+        *cast = true;
+        return -1;
+    }
     if (flee || sees) ai_dmap_update(g); /* made once per player move, only when someone needs it */
     if (flee) {
         gv.hunt = -3; /* pushed away from you... */
@@ -189,9 +236,12 @@ void ai_monster_turn(game_t *g, handle_t h)
     obj_t *m = reg_get(&g->reg, h), *p = reg_get(&g->reg, g->player);
     if (!m || m->type != OBJ_CREATURE || !p) return;
     if (m->depth != g->depth) return; /* frozen off-level; woken on arrival */
-    bool attack = false;
-    int dir = decide(g, h, m, p, &attack), cost = 0;
-    if (attack) cost = rules_step(g, h, p->x - m->x, p->y - m->y);
+    bool attack = false, cast = false;
+    int dir = decide(g, h, m, p, &attack, &cast), cost = 0;
+    m = reg_get(&g->reg, h), p = reg_get(&g->reg, g->player); /* a spell may have moved the registry */
+    if (!m || !p) return;
+    if (cast) cost = (int)sched_cost(SCHED_MOVE, m->speed);
+    else if (attack) cost = rules_step(g, h, p->x - m->x, p->y - m->y);
     else if (dir >= 0) cost = rules_step(g, h, DIRS[dir][0], DIRS[dir][1]);
     m = reg_get(&g->reg, h);
     if (!m) return;

@@ -61,6 +61,7 @@ typedef struct {
     uint8_t pack;    /* up to this many more of its kind come along */
     uint16_t flags;  /* CF_* */
     uint16_t resist, immune, vuln; /* bits 1 << DT_*: half, none, one and a half */
+    uint16_t spells; /* bits 1 << SPELL_* (rules.h) it casts */
     char hits[24];   /* its attack's verb: "bite<s:Actor>" (grammar template) */
     char desc[128];  /* what look shows */
 } creature_kind_t;

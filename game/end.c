@@ -123,7 +123,7 @@ int world_start_hero(game_t *g)
     if (px < 0) return -1;
     level_sleep(g, from);
     p = reg_get(&g->reg, g->player);
-    p->hp = p->hp_max = 800;
+    p->hp = p->hp_max = 3000;
     p->depth = (int16_t)d, p->x = (int16_t)px, p->y = (int16_t)py;
     g->depth = g->max_depth = (int16_t)d;
     g->level_changes++;

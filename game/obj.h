@@ -29,7 +29,9 @@ typedef enum { OBJ_FREE = 0, OBJ_CREATURE, OBJ_ITEM, OBJ_EFFECT, OBJ_TYPES } obj
 enum { OF_PLAYER = 1 << 0, OF_AWAKE = 1 << 1 };
 
 /* One object. Fields are plain integers so saving is field by field.
- * Creatures: kind indexes content creatures; pos, hp, speed (percent).
+ * Creatures: kind indexes content creatures; pos, hp, speed (percent);
+ * a[0..1], remaining and magnitude are AI memory (ai.c), t the tick before
+ * which it casts no spell.
  * Effects: kind indexes content effects; target is the affected object,
  * magnitude and remaining (ticks) its strength and time left, t the tick of
  * its last accounting. */

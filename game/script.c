@@ -547,6 +547,7 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     c->resist = (uint16_t)fld_bits(L, d, "resist", DAMAGE_NAMES, DT_COUNT, c->resist);
     c->immune = (uint16_t)fld_bits(L, d, "immune", DAMAGE_NAMES, DT_COUNT, c->immune);
     c->vuln = (uint16_t)fld_bits(L, d, "vuln", DAMAGE_NAMES, DT_COUNT, c->vuln);
+    c->spells = (uint16_t)fld_bits(L, d, "spells", SPELL_NAMES, SPELL_COUNT, c->spells);
     if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like) snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
     fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
 }

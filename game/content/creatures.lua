@@ -5,7 +5,8 @@
 -- absorbs: up to this much a blow), size (tiny small medium large huge),
 -- level (experience and danger), flags (unique, proper, mindless, coward,
 -- warden), resist / immune / vuln (damage types), pack (up to this many
--- more of its kind come along), desc (what look shows).
+-- more of its kind come along), spells (cast by purpose: bolts at you from
+-- afar, cures when hurt), desc (what look shows).
 creature { name = "you", glyph = "@", fg = 15, speed = 100, hp = "0d1+20", attack = "1d6+1",
            to_hit = 3, defence = 3, size = "medium", desc = "That is you." }
 
@@ -36,6 +37,7 @@ creature { name = "goblin", glyph = "g", fg = 10, gender = 1, hp = "2d6", attack
            desc = "A wiry goblin in scraps of leather, all teeth and bad intentions." }
 creature { name = "kobold shaman", glyph = "k", fg = 13, gender = 1, hp = "2d6", attack = "1d4+1", hits = "zap<s:Actor>",
            dtype = "magic", to_hit = 3, defence = 3, size = "small", level = 3, flags = { "coward" },
+           spells = { "magic missile" },
            desc = "A kobold hung with bones and feathers; sparks crawl over its claws." }
 creature { name = "Skarg the Kobold King", glyph = "K", fg = 11, gender = 1, hp = "6d8", attack = "2d4+1",
            to_hit = 4, defence = 5, armour = 2, size = "medium", level = 5, flags = { "unique", "proper" },
@@ -84,6 +86,7 @@ creature { name = "giant scorpion", glyph = "S", fg = 1, hp = "6d8", attack = "1
            flags = { "mindless" }, desc = "Black armour, a raised tail and a drop of venom on its tip." }
 creature { name = "dark elf", glyph = "h", fg = 5, gender = 2, speed = 110, hp = "5d8", attack = "1d8+1",
            to_hit = 7, defence = 8, armour = 1, size = "medium", level = 7, pack = 2, resist = { "magic" },
+           spells = { "magic missile", "cure wounds" },
            desc = "A pale-eyed elf of the deep roads, silent and quick." }
 creature { name = "wight", glyph = "W", fg = 7, hp = "6d8", attack = "1d8+2", hits = "touch<es:Actor>", dtype = "cold",
            to_hit = 6, defence = 6, size = "medium", level = 8, immune = { "poison", "cold" },
@@ -117,6 +120,7 @@ creature { name = "gargoyle", glyph = "g", fg = 8, hp = "8d8", attack = "2d6", h
            immune = { "poison" }, desc = "A statue that was not one." }
 creature { name = "salamander", glyph = "n", fg = 9, speed = 120, hp = "8d8", attack = "2d8", hits = "burn<s:Actor>",
            dtype = "fire", to_hit = 9, defence = 8, size = "medium", level = 12, immune = { "fire" }, vuln = { "cold" },
+           spells = { "fire bolt" },
            desc = "A serpent of living flame." }
 creature { name = "ice troll", glyph = "T", fg = 12, gender = 1, hp = "10d10", attack = "2d8+3", hits = "claw<s:Actor>",
            dtype = "cold", to_hit = 10, defence = 7, armour = 4, size = "large", level = 13, immune = { "cold" },
@@ -124,6 +128,7 @@ creature { name = "ice troll", glyph = "T", fg = 12, gender = 1, hp = "10d10", a
 creature { name = "Mazrak the Flayer", glyph = "h", fg = 13, gender = 1, speed = 120, hp = "18d8", attack = "3d6+2",
            dtype = "magic", hits = "flay<s:Actor>", to_hit = 12, defence = 11, armour = 3, size = "medium", level = 15,
            flags = { "unique", "proper" }, resist = { "magic", "fire", "cold" },
+           spells = { "magic missile", "cure wounds" },
            desc = "A mind flayer exiled from the deep cities, hungry for thought and skin alike." }
 
 -- depths 15-20
@@ -149,10 +154,12 @@ creature { name = "young red dragon", glyph = "D", fg = 9, speed = 110, hp = "18
 creature { name = "lich", glyph = "L", fg = 5, gender = 1, hp = "16d8", attack = "3d6", hits = "blast<s:Actor>",
            dtype = "magic", to_hit = 15, defence = 12, armour = 2, size = "medium", level = 18,
            immune = { "poison", "cold" }, resist = { "magic", "lightning" },
+           spells = { "frost bolt", "lightning bolt" },
            desc = "A dead wizard who refused to stop, wrapped in rotting silk." }
 creature { name = "Sethra the Pale", glyph = "V", fg = 13, gender = 2, speed = 130, hp = "24d8", attack = "3d8+3",
            hits = "bite<s:Actor>", to_hit = 16, defence = 14, armour = 4, size = "medium", level = 19,
            flags = { "unique", "proper" }, immune = { "poison" }, resist = { "cold", "magic" }, vuln = { "fire" },
+           spells = { "cure wounds", "frost bolt" },
            desc = "The vampire queen of the lower halls, older than the town above." }
 creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gender = 1, hp = "30d10",
            attack = "4d8+4", hits = "smite<s:Actor>", to_hit = 17, defence = 14, armour = 8, size = "huge", level = 20,

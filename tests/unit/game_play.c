@@ -257,6 +257,48 @@ START_TEST(ai_flight_and_cornered)
 }
 END_TEST
 
+/* Casters pick spells by purpose: bolts from afar, cures when hurt. */
+START_TEST(casters_by_purpose)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 13, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    open_room(g, 6);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 10000;
+    handle_t h = spawn_at(g, "kobold shaman", 5, 0);
+    reg_get(&g->reg, h)->flags |= OF_AWAKE;
+    int bolts = 0;
+    for (int i = 0; i < 8; i++) {
+        uint32_t n = g->nmsg;
+        key(g, '.');
+        for (uint32_t k = n; k < g->nmsg; k++) bolts += strstr(g->log[k % MSG_LOG].text, "casts magic missile at you") != NULL;
+        obj_t *o = reg_get(&g->reg, h);
+        o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 5); /* keep it at range */
+        o->y = reg_get(&g->reg, g->player)->y;
+    }
+    ck_assert_int_gt(bolts, 0);
+    ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 10000);
+    clear_monsters(g);
+    h = spawn_at(g, "dark elf", 3, 0);
+    obj_t *o = reg_get(&g->reg, h);
+    o->hp_max = 40, o->hp = 15; /* hurt, but not enough to run */
+    o->flags |= OF_AWAKE;
+    int cures = 0;
+    for (int i = 0; i < 10 && reg_get(&g->reg, h); i++) {
+        uint32_t n = g->nmsg;
+        key(g, '.');
+        for (uint32_t k = n; k < g->nmsg; k++) cures += strstr(g->log[k % MSG_LOG].text, "casts cure wounds") != NULL;
+        if (cures) break;
+    }
+    ck_assert_int_gt(cures, 0);
+    ck_assert_int_gt(reg_get(&g->reg, h)->hp, 15);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* Explore walks until a monster comes into view; travel goes to the stairs. */
 START_TEST(travel_and_explore_stop)
 {
@@ -460,7 +502,7 @@ START_TEST(victory_through_the_rules)
             game_input(g, vm, (key_event_t){'o', 0});
         }
     }
-    ck_assert_int_eq(g->state, GAME_WON);
+    ck_assert_msg(g->state == GAME_WON, "state %d depth %d: %s", g->state, g->depth, g->cause);
     game_status_t st;
     game_status(g, &st);
     ck_assert_int_eq(st.state, GAME_WON);
@@ -521,6 +563,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, combat_hit_chance);
     tcase_add_test(t, resistances_and_sneak_attacks);
     tcase_add_test(t, ai_flight_and_cornered);
+    tcase_add_test(t, casters_by_purpose);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, help_and_look);
     tcase_add_test(t, creature_content);
