@@ -55,7 +55,23 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(GAMES_OF_USER, DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3") \
     X(GAMES_LIVE, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id") \
     X(MILESTONES_OF, "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid") \
-    X(DUMP_OF, "SELECT text FROM dumps WHERE game = ?1")
+    X(DUMP_OF, "SELECT text FROM dumps WHERE game = ?1") \
+    DB_RECORDS_STMTS(X)
+
+/* Reads for score pages and verification (db_records.c). */
+#define DB_RECORDS_STMTS(X) \
+    X(SCORES_FILTERED, DB_GAME_COLS " WHERE g.state = 'finished' AND (?1 = '' OR g.race = ?1 COLLATE NOCASE) " \
+                       "AND (?2 = '' OR g.class = ?2 COLLATE NOCASE) AND g.end_time >= ?3 " \
+                       "ORDER BY g.score DESC, g.end_time, g.id LIMIT ?4 OFFSET ?5") \
+    X(PLAYER_TOTALS, "SELECT count(*), coalesce(sum(state = 'finished'), 0), coalesce(sum(state = 'live'), 0), " \
+                     "coalesce(sum(verified = 1), 0), coalesce(sum(verified = -1), 0), " \
+                     "coalesce(sum(CASE WHEN state = 'finished' THEN turns END), 0), " \
+                     "coalesce(max(max_depth), 0), coalesce(min(start_time), 0), coalesce(max(end_time), 0) " \
+                     "FROM games WHERE user = ?1") \
+    X(PLAYER_BEST, "SELECT id, score FROM games WHERE user = ?1 AND state = 'finished' " \
+                   "ORDER BY score DESC, end_time, id LIMIT 1") \
+    X(GAMES_UNVERIFIED, DB_GAME_COLS " WHERE g.state = 'finished' AND g.verified = 0 AND g.id > ?1 " \
+                        "ORDER BY g.id LIMIT ?2")
 
 #define DB_GAME_COLS \
     "SELECT g.id, g.user, u.name, g.seed, g.content_version, g.race, g.class, g.start_time, g.end_time, " \
@@ -125,6 +141,12 @@ extern const db_op_kind_t db_kind_user_create, db_kind_user_set_pw, db_kind_user
     db_kind_user_by_id, db_kind_session_user, db_kind_game_get, db_kind_game_live_of_user,
     db_kind_scores_top, db_kind_games_of_user, db_kind_games_unfinished, db_kind_milestones_get,
     db_kind_dump_get, db_kind_journal_read, db_kind_game_resume;
+
+/* db_ops.c: collects every row of st (a DB_GAME_COLS query) into op->res
+ * as a db_game_t array; deliver_games hands them to op->cb.games. */
+int db_read_games(db_conn_t *c, db_op_t *op, sqlite3_stmt *st);
+void db_deliver_games(db_op_t *op);
+void db_free_res_plain(db_op_t *op);
 
 /* db.c: a zeroed op of that kind; the queue functions take ownership. */
 db_op_t *db_op_new(const db_op_kind_t *kind, void *ud);

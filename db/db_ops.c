@@ -692,6 +692,21 @@ static void deliver_games(db_op_t *op)
     op->cb.games(op->ud, op->status, ok ? op->res : NULL, ok ? op->nres : 0);
 }
 
+int db_read_games(db_conn_t *c, db_op_t *op, sqlite3_stmt *st)
+{
+    return read_games(c, op, st);
+}
+
+void db_deliver_games(db_op_t *op)
+{
+    deliver_games(op);
+}
+
+void db_free_res_plain(db_op_t *op)
+{
+    free_res_plain(op);
+}
+
 const db_op_kind_t db_kind_game_get = {run_game_get, deliver_game, free_res_plain, false};
 const db_op_kind_t db_kind_game_live_of_user = {run_game_live_of_user, deliver_game, free_res_plain, false};
 const db_op_kind_t db_kind_scores_top = {run_scores_top, deliver_games, free_res_plain, false};

@@ -1,0 +1,35 @@
+/* db_records — the reads behind the score pages and replay verification:
+ * filtered score tables, a player's totals, finished games not yet verified.
+ * Same rules as db.h: queued from the loop thread, run on a reader thread,
+ * called back on the loop with borrowed results. */
+#ifndef WARREN_DB_RECORDS_H
+#define WARREN_DB_RECORDS_H
+#include "db.h"
+
+typedef struct {
+    const char *race, *cls; /* "" or NULL = any; matched ignoring case (copied) */
+    int64_t since;          /* only games that ended at or after this time (0 = all) */
+    size_t limit, offset;
+} db_scores_filter_t;
+
+/* Finished games matching f, by score (highest first, then earliest end). */
+void db_scores_filtered(db_t *db, const db_scores_filter_t *f, db_games_cb cb, void *ud);
+
+typedef struct {
+    int64_t games;       /* every game the user started */
+    int64_t finished, live;
+    int64_t verified, mismatched; /* finished games whose replay agreed / disagreed */
+    int64_t turns;       /* summed over finished games */
+    int max_depth;       /* deepest level reached in any game */
+    int64_t first_start, last_end;
+    int64_t best_game;   /* id of the best finished game, 0 when none */
+    int64_t best_score;
+} db_player_totals_t;
+
+typedef void (*db_totals_cb)(void *ud, int status, const db_player_totals_t *t);
+void db_player_totals(db_t *db, int64_t user, db_totals_cb cb, void *ud);
+
+/* Finished games with verified = 0 and id > after_id, by id, at most limit. */
+void db_games_unverified(db_t *db, int64_t after_id, size_t limit, db_games_cb cb, void *ud);
+
+#endif
