@@ -1,0 +1,233 @@
+/* replay — a finished game played again from seed + journal (replay.h). */
+#include <stdio.h>
+#include <string.h>
+#include "ansi.h"
+#include "json.h"
+#include "replay.h"
+
+typedef struct {
+    const replay_opts_t *opts;
+    replay_frame_cb cb;
+    void *ud;
+    game_t *g;
+    screen_t *cur, *prev;
+    ansi_profile_t prof;
+    buf_t diff, key;
+    uint64_t index, kf_turn, kf_index;
+    int failed; /* the callback said stop */
+} player_t;
+
+static int kf_turns(const replay_opts_t *o)
+{
+    return o && o->keyframe_turns > 0 ? o->keyframe_turns : 50;
+}
+
+/* Renders the game, diffs against the previous frame and hands it on. */
+static void emit_frame(player_t *p)
+{
+    if (!p->cb || p->failed)
+        return;
+    game_view_t v = {0, false};
+    game_render(p->g, p->cur, &v);
+    game_status_t st;
+    game_status(p->g, &st);
+    uint64_t every = (uint64_t)kf_turns(p->opts);
+    bool key = p->index == 0 || st.turn >= p->kf_turn + every || p->index >= p->kf_index + 2 * every;
+    buf_reset(&p->diff);
+    buf_reset(&p->key);
+    if (p->index == 0)
+        ansi_keyframe(&p->prof, p->cur, &p->diff);
+    else
+        ansi_diff(&p->prof, p->prev, p->cur, &p->diff);
+    if (key) {
+        ansi_keyframe(&p->prof, p->cur, &p->key);
+        p->kf_turn = st.turn;
+        p->kf_index = p->index;
+    }
+    screen_copy(p->prev, p->cur);
+    screen_clean(p->prev);
+    screen_clean(p->cur);
+    if (p->diff.failed || p->key.failed) {
+        p->failed = 1;
+        return;
+    }
+    replay_frame_t f = {p->index, st.turn, p->diff.data ? p->diff.data : "", p->diff.len,
+                        key ? p->key.data : NULL, key ? p->key.len : 0};
+    if (p->cb(p->ud, &f))
+        p->failed = 1;
+}
+
+static int play_row(player_t *p, const db_journal_row_t *row, replay_result_t *res, char *err,
+                    size_t errlen)
+{
+    for (size_t off = 0; off < row->len;) {
+        key_event_t k;
+        size_t used = key_unpack(row->keys + off, row->len - off, &k);
+        if (!used) {
+            snprintf(err, errlen, "bad key bytes at seq %lld", (long long)row->seq);
+            return -1;
+        }
+        game_status_t st;
+        game_status(p->g, &st);
+        if (st.state != GAME_RUNNING)
+            res->keys_after_end++;
+        game_input(p->g, k);
+        res->keys++;
+        p->index++;
+        emit_frame(p);
+        if (p->failed) {
+            snprintf(err, errlen, "frame output failed at seq %lld", (long long)row->seq);
+            return -1;
+        }
+        off += used;
+    }
+    return 0;
+}
+
+static int player_open(player_t *p, const replay_input_t *in, const replay_opts_t *o, char *err,
+                       size_t errlen)
+{
+    int w = o && o->w ? o->w : 80, h = o && o->h ? o->h : 24;
+    game_options_t opt = {{0}};
+    snprintf(opt.name, sizeof opt.name, "%s", in->name ? in->name : "");
+    p->g = game_new(in->content, in->seed, &opt);
+    p->cur = screen_new(w, h);
+    p->prev = screen_new(w, h);
+    ansi_profile_for_term(&p->prof, "xterm-256color");
+    buf_init(&p->diff);
+    buf_init(&p->key);
+    if (!p->g || !p->cur || !p->prev) {
+        snprintf(err, errlen, p->g ? "bad replay size %dx%d" : "out of memory", w, h);
+        return -1;
+    }
+    return 0;
+}
+
+static void player_close(player_t *p)
+{
+    game_free(p->g);
+    screen_free(p->cur);
+    screen_free(p->prev);
+    buf_free(&p->diff);
+    buf_free(&p->key);
+}
+
+int replay_run(const replay_input_t *in, const replay_opts_t *opts, replay_frame_cb cb, void *ud,
+               replay_result_t *res, char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    buf_init(&res->dump);
+    player_t p = {.opts = opts, .cb = cb, .ud = ud};
+    int rc = player_open(&p, in, opts, err, errlen);
+    if (rc == 0)
+        emit_frame(&p);
+    int64_t seq = 0;
+    for (size_t i = 0; rc == 0 && i < in->nrows; i++) {
+        if (in->rows[i].seq != seq + 1) {
+            snprintf(err, errlen, "journal gap at seq %lld", (long long)in->rows[i].seq);
+            rc = -1;
+            break;
+        }
+        seq = in->rows[i].seq;
+        rc = play_row(&p, &in->rows[i], res, err, errlen);
+    }
+    if (rc == 0 && p.failed) {
+        snprintf(err, errlen, "frame output failed");
+        rc = -1;
+    }
+    if (rc == 0) {
+        game_status(p.g, &res->end);
+        res->hash = game_hash(p.g);
+        game_dump(p.g, &res->dump);
+    }
+    player_close(&p);
+    return rc;
+}
+
+void replay_result_free(replay_result_t *res)
+{
+    buf_free(&res->dump);
+}
+
+/* ---- the browser player's frames ------------------------------------------------ */
+
+typedef struct {
+    buf_t *out;
+    size_t nframes;
+} json_sink_t;
+
+static int json_frame_out(void *ud, const replay_frame_t *f)
+{
+    json_sink_t *s = ud;
+    buf_puts(s->out, s->nframes++ ? ",\n[" : "[");
+    buf_put_uint(s->out, f->turn);
+    buf_putc(s->out, ',');
+    json_put_string(s->out, f->diff, f->diff_len);
+    if (f->key) {
+        buf_putc(s->out, ',');
+        json_put_string(s->out, f->key, f->key_len);
+    }
+    buf_putc(s->out, ']');
+    return s->out->failed ? -1 : 0;
+}
+
+int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
+                       size_t errlen)
+{
+    replay_opts_t o = opts ? *opts : (replay_opts_t){0};
+    if (!o.w)
+        o.w = 80, o.h = 24;
+    buf_printf(out, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"frames\":[\n", o.w, o.h,
+               kf_turns(&o));
+    json_sink_t s = {out, 0};
+    replay_result_t res;
+    int rc = replay_run(in, &o, json_frame_out, &s, &res, err, errlen);
+    if (rc == 0)
+        buf_printf(out, "],\"turns\":%llu,\"keys\":%llu,\"hash\":\"%016llx\"}\n",
+                   (unsigned long long)res.end.turn, (unsigned long long)res.keys,
+                   (unsigned long long)res.hash);
+    replay_result_free(&res);
+    if (rc == 0 && out->failed) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return rc;
+}
+
+/* ---- asciicast v2 -------------------------------------------------------------------- */
+
+typedef struct {
+    buf_t *out;
+    double step;
+} cast_sink_t;
+
+static int cast_frame_out(void *ud, const replay_frame_t *f)
+{
+    cast_sink_t *s = ud;
+    if (f->diff_len == 0)
+        return 0;
+    buf_printf(s->out, "[%.3f, \"o\", ", (double)f->index * s->step);
+    json_put_string(s->out, f->diff, f->diff_len);
+    buf_puts(s->out, "]\n");
+    return s->out->failed ? -1 : 0;
+}
+
+int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double step,
+                     const char *title, buf_t *out, char *err, size_t errlen)
+{
+    replay_opts_t o = opts ? *opts : (replay_opts_t){0};
+    if (!o.w)
+        o.w = 80, o.h = 24;
+    buf_printf(out, "{\"version\": 2, \"width\": %d, \"height\": %d, \"title\": ", o.w, o.h);
+    json_put_string(out, title ? title : "", title ? strlen(title) : 0);
+    buf_puts(out, ", \"env\": {\"TERM\": \"xterm-256color\"}}\n");
+    cast_sink_t s = {out, step > 0 ? step : 0.2};
+    replay_result_t res;
+    int rc = replay_run(in, &o, cast_frame_out, &s, &res, err, errlen);
+    replay_result_free(&res);
+    if (rc == 0 && out->failed) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return rc;
+}
