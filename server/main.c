@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
+#include "records.h"
 #include "server.h"
 
 static void on_tick(uv_timer_t *t)
@@ -72,6 +73,10 @@ static int server_open(server_t *s)
     s->acc = accounts_new(s->loop, s->db, &ac);
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
+    char root[4096];
+    s->records = records_new(s, web_default_root(root, sizeof root));
+    if (!s->records)
+        return log_error("records: out of memory"), -1;
     if (conn_listen(s) || control_listen(s))
         return -1;
     webgw_start(s);
@@ -83,7 +88,9 @@ static int server_open(server_t *s)
     uv_timer_init(s->loop, &s->tick);
     s->tick.data = s;
     uv_timer_start(&s->tick, on_tick, 1000, 1000);
-    return session_recover_all(s);
+    int rc = session_recover_all(s);
+    records_verify_backlog(s); /* after recovery: games it finishes are queued too */
+    return rc;
 }
 
 static void server_free(server_t *s)
@@ -92,6 +99,7 @@ static void server_free(server_t *s)
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
     webgw_free(s);
+    records_free(s->records);
     while (s->sessions) {
         session_t *n = s->sessions->next;
         game_free(s->sessions->game);

@@ -158,6 +158,7 @@ struct server {
     db_t *db;
     accounts_t *acc;
     void *web;                /* web_t when the web gateway runs */
+    struct records *records;  /* score pages, replays, verification (records.h) */
     uv_tcp_t tcp_listener;
     uv_pipe_t unix_listener;
     bool tcp_on, unix_on;

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <time.h>
 #include "log.h"
+#include "records.h"
 #include "server.h"
 #include "json.h"
 
@@ -436,6 +437,7 @@ static void session_finish(session_t *s)
                    dump.len, NULL, NULL);
     buf_free(&dump);
     free(ms);
+    records_verify(srv, s->game_id); /* reads after the finish write: sees it */
     log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
              (long long)s->game_id, end.end_kind, (unsigned long long)st.turn,
              (long long)st.score, st.cause);

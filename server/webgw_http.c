@@ -12,6 +12,7 @@
 #include <sodium.h>
 #include "accounts.h"
 #include "log.h"
+#include "records.h"
 #include "webgw.h"
 
 #define COOKIE_DAYS 30
@@ -315,5 +316,5 @@ int webgw_http(void *ctx, const web_http_t *req)
             routes[i].fn(g, req);
             return 0;
         }
-    return -1;
+    return records_http(g->srv, g->web, req); /* scores, games, replays */
 }
