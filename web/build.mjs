@@ -10,7 +10,7 @@ import { gzipSync, constants } from 'node:zlib';
 const here = new URL('.', import.meta.url).pathname;
 const out = join(here, 'dist');
 const tmp = join(here, 'dist.tmp');
-const pages = { index: 'lobby', play: 'play', watch: 'watch' };
+const pages = { index: 'lobby', play: 'play', watch: 'watch', replay: 'replay' };
 
 rmSync(tmp, { recursive: true, force: true });
 const result = await esbuild.build({
