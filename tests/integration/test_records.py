@@ -1,0 +1,430 @@
+"""Score pages, the JSON API, replays, verification and the asciicast
+export, against the real daemon: a game is played and ended over Debian's
+telnet, then every page is read over HTTP and checked against the SQLite
+file and against an independent replay of the same keys
+(bin/tools/server_replay). The browser replay runs in Debian's Chromium
+(tests/web/replay.mjs)."""
+import json
+import pathlib
+import re
+import socket
+import sqlite3
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+import pyte
+import pytest
+
+from server_harness import Daemon, Telnet, free_port, replay
+
+PW = "correct-horse"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+# waits and moves: enough turns for several replay keyframes (every 50 turns)
+KEYS = ("." * 30 + "hjkl" + "." * 30 + "yubn" + "." * 30 + "lkjh")
+
+
+class Web:
+    def __init__(self, port):
+        self.port = port
+
+    def get(self, path, method="GET", data=None):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method, data=data)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.headers, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read()
+
+    def json(self, path):
+        status, headers, body = self.get(path)
+        assert headers["content-type"].startswith("application/json"), (path, headers)
+        return status, json.loads(body)
+
+    def html(self, path):
+        status, headers, body = self.get(path)
+        assert headers["content-type"].startswith("text/html"), (path, headers)
+        return status, body.decode("utf-8")
+
+
+def start(bindir, tmp):
+    d = Daemon(bindir, tmp)
+    d.http = free_port()
+    d.extra = ["--http", f"127.0.0.1:{d.http}"]
+    d.start()
+    assert f"listening http 127.0.0.1:{d.http}" in d.text(), d.text()[-2000:]
+    return d
+
+
+@pytest.fixture
+def daemon(bindir, tmp_path):
+    d = start(bindir, tmp_path)
+    yield d
+    rc = d.stop()
+    log = d.text()
+    assert rc == 0, log[-3000:]
+    assert "AddressSanitizer" not in log and "runtime error" not in log, log[-3000:]
+
+
+def play_game(daemon, name, keys=KEYS):
+    """Registers name over telnet, plays keys, quits the game. Returns
+    (game id, seed, end kind)."""
+    t = Telnet(daemon.port)
+    try:
+        t.connected()
+        t.register(name, PW)
+        t.send("p")
+        m = daemon.wait_log(rf"game start user={name} game=(\d+) seed=(\d+)")
+        gid, seed = int(m.group(1)), int(m.group(2))
+        for i in range(0, len(keys), 8):
+            t.send(keys[i:i + 8], settle=False)
+            t.pump(quiet=0.05, limit=2)
+            if f"game end user={name}" in daemon.text():
+                break
+        if f"game end user={name}" not in daemon.text():
+            t.send("Q")
+            t.send("y")
+        m = daemon.wait_log(rf"game end user={name} game={gid} kind=(\w+)")
+        t.wait_for("Game over")
+        return gid, seed, m.group(1)
+    finally:
+        t.close()
+
+
+def db_rows(daemon, sql, *args):
+    con = sqlite3.connect(f"file:{daemon.db}?mode=ro", uri=True, timeout=10)
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def journal_bytes(daemon, gid):
+    rows = db_rows(daemon, "SELECT seq, keys FROM journal WHERE game = ? ORDER BY seq", gid)
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1))
+    return b"".join(r[1] for r in rows)
+
+
+def feed_screen(chunks, w=80, h=24):
+    s = pyte.Screen(w, h)
+    st = pyte.ByteStream(s)
+    for c in chunks:
+        st.feed(c.encode("utf-8"))
+    return [ln.rstrip() for ln in s.display]
+
+
+def expected_screen(bindir, tmp, seed, name, keys):
+    lines, h = replay(bindir, tmp, seed, name, keys)
+    return [ln.rstrip() for ln in lines], h
+
+
+def game_row(daemon, gid):
+    cols = ("turns", "depth", "max_depth", "xl", "score", "cause", "end_kind", "verified",
+            "race", "class", "seed")
+    r = db_rows(daemon, f"SELECT {', '.join(cols)} FROM games WHERE id = ?", gid)[0]
+    return dict(zip(cols, r))
+
+
+def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
+    gid, seed, kind = play_game(daemon, "rita")
+    daemon.wait_log(rf"verify game={gid} ok")
+    web = Web(daemon.http)
+    row = game_row(daemon, gid)
+    assert row["verified"] == 1 and row["end_kind"] == kind
+    keys = journal_bytes(daemon, gid)
+    assert (KEYS + "Qy").encode().startswith(keys) and len(keys) > 20
+    final, final_hash = expected_screen(bindir, tmp_path, seed, "rita", keys)
+
+    # ---- the game: JSON against the database
+    st, g = web.json(f"/api/game/{gid}")
+    assert st == 200
+    game = g["game"]
+    for k in ("turns", "depth", "max_depth", "xl", "score", "cause", "end_kind", "race"):
+        assert game[k] == row[k], k
+    assert game["class"] == row["class"] and game["seed"] == str(seed)
+    assert game["player"] == "rita" and game["state"] == "finished"
+    assert game["verified"] == "verified"
+    ms = db_rows(daemon, "SELECT turn, depth, kind, text FROM milestones WHERE game = ? ORDER BY rowid", gid)
+    assert ms and [(m["turn"], m["depth"], m["kind"], m["text"]) for m in g["milestones"]] == ms
+    dump = db_rows(daemon, "SELECT text FROM dumps WHERE game = ?", gid)[0][0]
+    assert g["dump"] == dump and "rita" in dump
+    assert g["links"]["cast"] == f"/game/{gid}.cast"
+
+    # ---- the game page (HTML) shows the same
+    st, page = web.html(f"/game/{gid}")
+    assert st == 200
+    assert f'<td class="score">{row["score"]}</td>' in page
+    assert f'<td class="turns">{row["turns"]}</td>' in page
+    assert 'class="verified"' in page and f'href="/game/{gid}/replay"' in page
+    assert "<pre class=\"dump\">" in page and dump.splitlines()[0].replace("&", "&amp;") in page
+    assert all(m[3].replace("&", "&amp;").replace("<", "&lt;") in page for m in ms)
+
+    # ---- the dump as text
+    st, headers, body = web.get(f"/game/{gid}/dump")
+    assert st == 200 and headers["content-type"].startswith("text/plain")
+    assert body.decode("utf-8") == dump
+
+    # ---- scores and player pages
+    st, s = web.json("/api/scores")
+    assert st == 200 and s["filter"] == {"race": "", "class": "", "period": "all"}
+    assert s["scores"][0]["rank"] == 1 and s["scores"][0]["game"]["id"] == gid
+    assert s["scores"][0]["game"]["score"] == row["score"]
+    st, s = web.json(f"/api/scores?race={row['race'].upper()}&class={row['class']}&period=day")
+    assert st == 200 and [e["game"]["id"] for e in s["scores"]] == [gid]
+    st, s = web.json("/api/scores?race=zzz")
+    assert st == 200 and s["scores"] == []
+    st, page = web.html("/scores?period=week")
+    assert st == 200 and 'href="/player/rita"' in page and f'href="/game/{gid}"' in page
+    assert f'<td class="score">{row["score"]}</td>' in page and "<option selected>week</option>" in page
+    st, p = web.json("/api/player/RITA")
+    assert st == 200 and p["name"] == "rita"
+    t = p["totals"]
+    assert (t["games"], t["finished"], t["live"], t["verified"], t["mismatched"]) == (1, 1, 0, 1, 0)
+    assert t["best_game"] == gid and t["best_score"] == row["score"] and t["turns"] == row["turns"]
+    assert [x["id"] for x in p["games"]] == [gid]
+    st, page = web.html("/player/rita")
+    assert st == 200 and '<h2 class="name">rita</h2>' in page and f'href="/game/{gid}"' in page
+
+    # ---- asciicast v2: the events drawn by a terminal emulator end on the game's last screen
+    st, headers, body = web.get(f"/game/{gid}.cast")
+    assert st == 200 and headers["content-type"] == "application/x-asciicast"
+    lines = body.decode("utf-8").splitlines()
+    head = json.loads(lines[0])
+    assert head["version"] == 2 and (head["width"], head["height"]) == (80, 24)
+    events = [json.loads(ln) for ln in lines[1:]]
+    assert len(events) > 10 and all(e[1] == "o" for e in events)
+    times = [e[0] for e in events]
+    assert times == sorted(times) and times[0] == 0
+    assert feed_screen(e[2] for e in events) == final
+    (ARTIFACTS).mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "records-game.cast").write_bytes(body)
+
+    # ---- the browser player's frames: one per key, keyframes to seek with
+    st, fr = web.json(f"/api/game/{gid}/replay")
+    assert st == 200 and (fr["w"], fr["h"]) == (80, 24)
+    frames = fr["frames"]
+    assert len(frames) == len(keys) + 1 and fr["keys"] == len(keys)
+    assert fr["hash"] == final_hash and fr["turns"] == row["turns"]
+    assert feed_screen(f[1] for f in frames) == final
+    kfs = [i for i, f in enumerate(frames) if len(f) == 3]
+    assert kfs[0] == 0 and len(kfs) >= 2, kfs
+    k = 0
+    for i, f in enumerate(frames):  # a keyframe at least every 50 turns (or 100 keys)
+        if len(f) == 3:
+            k = i
+        else:
+            assert f[0] < frames[k][0] + fr["keyframe_turns"] and i < k + 100, (i, k)
+    k = kfs[-1]
+    target = min(k + 5, len(frames) - 1)
+    seeked = feed_screen([frames[k][2]] + [f[1] for f in frames[k + 1:target + 1]])
+    assert seeked == expected_screen(bindir, tmp_path, seed, "rita", keys[:target])[0]
+
+
+def db_write(daemon, *stmts):
+    con = sqlite3.connect(str(daemon.db), timeout=10)
+    try:
+        for sql, args in stmts:
+            con.execute(sql, args)
+        con.commit()
+    finally:
+        con.close()
+
+
+def test_verification_flags_tampering_and_runs_after_restart(daemon, bindir, tmp_path):
+    honest, _, _ = play_game(daemon, "sam")
+    daemon.wait_log(rf"verify game={honest} ok")
+    cheat, _, kind = play_game(daemon, "tom")
+    daemon.wait_log(rf"verify game={cheat} ok")
+    padded, _, _ = play_game(daemon, "uma")
+    daemon.wait_log(rf"verify game={padded} ok")
+    assert daemon.stop() == 0
+    # tom's journal is changed in the file: the key that ended the game
+    # becomes a wait, so the replay no longer ends as recorded
+    last = db_rows(daemon, "SELECT max(seq) FROM journal WHERE game = ?", cheat)[0][0]
+    # uma's score is raised in the file; sam's check is only forgotten
+    db_write(daemon,
+             ("UPDATE journal SET keys = ? WHERE game = ? AND seq = ?", (b".", cheat, last)),
+             ("UPDATE games SET score = score + 1000 WHERE id = ?", (padded,)),
+             ("UPDATE games SET verified = 0 WHERE id IN (?, ?, ?)", (honest, cheat, padded)))
+    daemon.start()
+    daemon.wait_log(r"verify backlog: 3 finished games to check")
+    seen = {}
+    for _ in range(3):
+        m = daemon.wait_log(r"verify game=(\d+) (ok|mismatch)", 60)
+        seen[int(m.group(1))] = m.group(2)
+    assert seen == {honest: "ok", cheat: "mismatch", padded: "mismatch"}, daemon.text()[-2000:]
+    assert re.search(rf"verify game={padded} mismatch: score \d+, replay \d+", daemon.text())
+    web = Web(daemon.http)
+    assert web.json(f"/api/game/{honest}")[1]["game"]["verified"] == "verified"
+    for gid in (cheat, padded):
+        assert game_row(daemon, gid)["verified"] == -1
+        assert web.json(f"/api/game/{gid}")[1]["game"]["verified"] == "mismatch"
+        st, page = web.html(f"/game/{gid}")
+        assert st == 200 and '<span class="mismatch"' in page
+    st, page = web.html("/scores")
+    assert page.count('<span class="mismatch"') == 2 and page.count('<span class="verified"') == 1
+    assert web.json("/api/player/tom")[1]["totals"]["mismatched"] == 1
+
+
+def test_html_injection_in_names_and_content_is_inert(daemon, bindir, tmp_path):
+    gid, _, _ = play_game(daemon, "vic")
+    daemon.wait_log(rf"verify game={gid}")
+    assert daemon.stop() == 0
+    evil = '<script>alert("x")</script><img src=x onerror=alert(1)>&amp;\'"'
+    db_write(daemon,
+             ("UPDATE users SET name = ? WHERE name_key = 'vic'", (evil,)),
+             ("UPDATE games SET cause = ?, race = 'el<b>f' WHERE id = ?", (evil, gid)),
+             ("UPDATE milestones SET text = ? WHERE game = ?", (evil, gid)),
+             ("UPDATE dumps SET text = ? WHERE game = ?", ("dump " + evil + "\x1b[31m\x07", gid)))
+    daemon.start()
+    web = Web(daemon.http)
+    escaped = ("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"
+               "&amp;amp;&#39;&quot;")
+    for path in (f"/game/{gid}", "/scores", f"/game/{gid}/replay"):
+        st, page = web.html(path)
+        assert st == 200, path
+        assert "<script>alert" not in page and "<img src=x" not in page and "<b>f" not in page, path
+        assert escaped in page, path
+        assert "\x1b" not in page and "\x07" not in page
+    # JSON carries the text exactly, as data
+    st, g = web.json(f"/api/game/{gid}")
+    # the daemon keeps names to 31 bytes (db.h DB_NAME_MAX)
+    assert g["game"]["cause"] == evil and g["game"]["player"] == evil[:31]
+    assert g["dump"] == "dump " + evil + "\x1b[31m\x07"
+    assert all(m["text"] == evil for m in g["milestones"])
+    st, s = web.json("/api/scores")
+    assert s["scores"][0]["game"]["player"] == evil[:31]
+    st, headers, body = web.get(f"/game/{gid}/dump")
+    assert headers["content-type"].startswith("text/plain")
+    assert headers.get("x-content-type-options") == "nosniff"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "records-injection.html").write_text(web.html(f"/game/{gid}")[1])
+
+
+def raw_status(port, request):
+    """Sends raw bytes; returns the HTTP status code (0 when the server just closed)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        s.sendall(request)
+        data = b""
+        while b"\r\n" not in data:
+            b = s.recv(4096)
+            if not b:
+                break
+            data += b
+        m = re.match(rb"HTTP/1\.[01] (\d{3})", data)
+        return int(m.group(1)) if m else 0
+    except (ConnectionResetError, socket.timeout):
+        return 0
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("path,status", [
+    ("/game/abc", 400), ("/game/0", 400), ("/game/-1", 400), ("/game/01", 400),
+    ("/game/1x", 400), ("/game/1234567890123456", 400), ("/game/999999", 404),
+    ("/game/999999.cast", 404), ("/game/999999/replay", 404), ("/game/999999/dump", 404),
+    ("/game/1/nope", 404), ("/game/1.txt", 404), ("/api/game/999999", 404),
+    ("/api/game/999999/replay", 404), ("/api/game/x", 400),
+    ("/player/x", 400), ("/player/a%3Cb%3E", 400), ("/player/" + "a" * 21, 400),
+    ("/player/nobody", 404), ("/api/player/nobody", 404), ("/api/player/a.b", 400),
+    ("/scores?period=forever", 400), ("/scores?race=%3Cb%3E", 400),
+    ("/scores?class=" + "a" * 16, 400), ("/api/scores?race=elf%2F", 400),
+    ("/scores?period=day&period=x", 400),
+])
+def test_bad_ids_names_and_filters_get_clean_errors(daemon, path, status):
+    web = Web(daemon.http)
+    st, headers, body = web.get(path)
+    assert st == status, (path, st, body[:200])
+    if path.startswith("/api/"):
+        assert json.loads(body)["status"] == status
+    else:
+        assert headers["content-type"].startswith("text/html") and b"<h2>" in body
+    assert web.get("/api/scores")[0] == 200
+
+
+def test_abuse_keeps_the_daemon_serving(daemon):
+    gid, _, _ = play_game(daemon, "wes")
+    web = Web(daemon.http)
+    # a live game has no replay, cast or dump yet
+    t = Telnet(daemon.port)
+    try:
+        t.connected()
+        t.register("xia", PW)
+        t.send("p")
+        live = int(daemon.wait_log(r"game start user=xia game=(\d+)").group(1))
+        for path in (f"/game/{live}/replay", f"/game/{live}.cast", f"/api/game/{live}/replay",
+                     f"/game/{live}/dump"):
+            assert web.get(path)[0] == 404, path
+        st, g = web.json(f"/api/game/{live}")
+        assert st == 200 and g["game"]["state"] == "live" and g["dump"] is None
+    finally:
+        t.close()
+    odd = [
+        b"GET /scores?" + b"race=a&" * 3000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /scores?" + b"%" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /scores?race=%ff%fe&class=%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /game/" + b"9" * 4000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /player/%2e%2e%2f%2e%2e%2fetc HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /game/1/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"POST /scores HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\na=b",
+        b"GET /api/scores?" + b"&".join(b"k%d=v" % i for i in range(200)) + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+    ]
+    for req in odd:
+        st = raw_status(daemon.http, req)
+        # 0: libwebsockets dropped the connection (it does for NUL bytes in a URL)
+        assert st in (0, 400, 403, 404, 405, 414, 431), (req[:60], st)
+        assert web.get(f"/api/game/{gid}")[0] == 200
+    # many requests for the replay work at once: answered or refused, never stuck
+    import concurrent.futures as cf
+    with cf.ThreadPoolExecutor(8) as ex:
+        got = list(ex.map(lambda _: web.get(f"/api/game/{gid}/replay")[0], range(16)))
+    assert set(got) <= {200, 503} and 200 in got
+    st, s = web.json("/api/scores")
+    assert st == 200 and s["scores"][0]["game"]["id"] == gid
+    t = Telnet(daemon.port)
+    try:
+        t.connected()  # telnet still answers too
+    finally:
+        t.close()
+
+
+def test_browser_replay_plays_to_the_last_screen_and_seeks(daemon, bindir, tmp_path):
+    from test_web import png_pixels
+    gid, seed, _ = play_game(daemon, "yan")
+    daemon.wait_log(rf"verify game={gid} ok")
+    keys = journal_bytes(daemon, gid)
+    final, _ = expected_screen(bindir, tmp_path, seed, "yan", keys)
+    first, _ = expected_screen(bindir, tmp_path, seed, "yan", b"")
+    seek = len(keys) // 2 + 3
+    at_seek, _ = expected_screen(bindir, tmp_path, seed, "yan", keys[:seek])
+    # markup in the stored cause must reach the browser as text
+    assert daemon.stop() == 0
+    evil = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+    db_write(daemon, ("UPDATE games SET cause = ? WHERE id = ?", (evil, gid)))
+    daemon.start()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["node", str(ROOT / "tests" / "web" / "replay.mjs"),
+                        f"http://127.0.0.1:{daemon.http}", str(gid), str(seek), str(ARTIFACTS)],
+                       capture_output=True, text=True, timeout=240)
+    got = [x for x in r.stdout.splitlines() if x.startswith("{")]
+    assert got, f"no result: {r.stdout} {r.stderr}"
+    out = json.loads(got[-1])
+    assert r.returncode == 0 and not out["errors"], out["errors"]
+    assert out["loadError"] is None and out["size"] == [80, 24]
+    assert out["frames"] == len(keys) + 1
+    assert [ln.rstrip() for ln in out["first"]] == first
+    assert out["pauseHeld"]
+    # the replay's last frame is the game's last screen
+    assert out["endPos"] == len(keys) and out["status"] == "end of game"
+    assert [ln.rstrip() for ln in out["last"]] == final
+    assert out["seekPos"] == seek and out["posText"].startswith(f"frame {seek} /")
+    assert [ln.rstrip() for ln in out["seek"]] == at_seek
+    assert [ln.rstrip() for ln in out["back"]] == first
+    assert out["gameScripts"] == 0 and out["gameCause"] == evil and out["gameName"] == "yan"
+    # the terminal really painted (not only its buffer)
+    px = png_pixels(ARTIFACTS / "replay-end-term.png")
+    lit = sum(1 for row in px for (r_, g, b) in row if max(r_, g, b) > 120)
+    assert lit > 500, "the replay screenshot is blank"

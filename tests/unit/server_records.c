@@ -1,0 +1,417 @@
+/* Unit tests: server/records_query (URLs, escaping), server/replay (frames,
+ * asciicast, errors) and db/db_records (filtered scores, totals, the
+ * verification backlog) on a real SQLite file and libuv loop. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+#include "ansi.h"
+#include "db_records.h"
+#include "records_query.h"
+#include "replay.h"
+
+/* ---- records_query ---------------------------------------------------------------- */
+
+static int parse(const char *path, rq_t *q, char *err)
+{
+    return rq_parse(path, NULL, 0, q, err, 160);
+}
+
+START_TEST(routes)
+{
+    static const struct {
+        const char *path;
+        int rc;
+        rq_page_t page;
+        bool api;
+        int64_t id;
+    } cases[] = {
+        {"/scores", 0, RQ_SCORES, false, 0},        {"/api/scores", 0, RQ_SCORES, true, 0},
+        {"/game/42", 0, RQ_GAME, false, 42},        {"/api/game/42", 0, RQ_GAME, true, 42},
+        {"/game/7/dump", 0, RQ_GAME_DUMP, false, 7}, {"/game/7.cast", 0, RQ_GAME_CAST, false, 7},
+        {"/game/7/replay", 0, RQ_GAME_REPLAY, false, 7},
+        {"/api/game/7/replay", 0, RQ_GAME_FRAMES, true, 7},
+        {"/game/999999999999999", 0, RQ_GAME, false, 999999999999999LL},
+        {"/game/1000000000000000", 400, 0, false, 0}, {"/game/0", 400, 0, false, 0},
+        {"/game/", 400, 0, false, 0},  {"/game/-3", 400, 0, false, 0}, {"/game/3a", 400, 0, false, 0},
+        {"/game/3/", 404, 0, false, 0}, {"/api/game/3.cast", 404, 0, false, 0},
+        {"/api/game/3/dump", 404, 0, false, 0}, {"/game/3/replay/x", 404, 0, false, 0},
+        {"/", -1, 0, false, 0}, {"/play", -1, 0, false, 0}, {"/api/other", -1, 0, false, 0},
+        {"/scoresx", -1, 0, false, 0}, {"", -1, 0, false, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rq_t q;
+        char err[160];
+        int rc = parse(cases[i].path, &q, err);
+        ck_assert_msg(rc == cases[i].rc, "%s: %d", cases[i].path, rc);
+        if (rc == 0) {
+            ck_assert_int_eq(q.page, cases[i].page);
+            ck_assert_int_eq(q.api, cases[i].api);
+            ck_assert_int_eq(q.id, cases[i].id);
+        } else if (rc > 0)
+            ck_assert_msg(err[0], "%s: no message", cases[i].path);
+    }
+    ck_assert_int_eq(rq_parse(NULL, NULL, 0, &(rq_t){0}, NULL, 0), -1);
+}
+END_TEST
+
+START_TEST(players)
+{
+    rq_t q;
+    char err[160];
+    ck_assert_int_eq(parse("/player/Bob_the-2nd", &q, err), 0);
+    ck_assert_str_eq(q.name, "Bob_the-2nd");
+    ck_assert_int_eq(q.page, RQ_PLAYER);
+    ck_assert_int_eq(parse("/api/player/ab", &q, err), 0);
+    ck_assert(q.api);
+    const char *bad[] = {"/player/a", "/player/", "/player/abcdefghijklmnopqrstu", "/player/a b",
+                         "/player/a<b", "/player/a.b", "/player/ab/c", "/player/\xc3\xa9t\xc3\xa9"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(parse(bad[i], &q, err) == 400, "%s", bad[i]);
+}
+END_TEST
+
+START_TEST(score_filters)
+{
+    rq_t q;
+    char err[160];
+    const char *ok[] = {"race=Elf", "class=rogue", "period=week", "other=<x>", "flag"};
+    ck_assert_int_eq(rq_parse("/scores", ok, 5, &q, err, sizeof err), 0);
+    ck_assert_str_eq(q.race, "Elf");
+    ck_assert_str_eq(q.cls, "rogue");
+    ck_assert_str_eq(q.period, "week");
+    ck_assert_int_eq(q.period_secs, 7 * 86400);
+    const char *none[] = {"period=", "race="};
+    ck_assert_int_eq(rq_parse("/scores", none, 2, &q, err, sizeof err), 0);
+    ck_assert_str_eq(q.period, "all");
+    ck_assert_int_eq(q.period_secs, 0);
+    ck_assert_str_eq(q.race, "");
+    const char *bad[] = {"period=forever", "race=<b>", "race=elf1", "class=aaaaaaaaaaaaaaaa",
+                         "race=a b", "class=%00"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(rq_parse("/scores", &bad[i], 1, &q, err, sizeof err) == 400, "%s", bad[i]);
+        ck_assert(strlen(err) > 5);
+    }
+}
+END_TEST
+
+static char *esc(const char *s, size_t n, bool url)
+{
+    static char out[512];
+    buf_t b;
+    buf_init(&b);
+    if (url)
+        url_escape(&b, s);
+    else
+        html_escape(&b, s, n);
+    snprintf(out, sizeof out, "%.*s", (int)b.len, b.data ? b.data : "");
+    buf_free(&b);
+    return out;
+}
+
+START_TEST(escaping)
+{
+    const char s[] = "<a href=\"x\">it's & \x1b[31m\x07\ttab\nline\x7f</a>";
+    ck_assert_str_eq(esc(s, sizeof s - 1, false),
+                     "&lt;a href=&quot;x&quot;&gt;it&#39;s &amp; [31m\ttab\nline&lt;/a&gt;");
+    ck_assert_str_eq(esc("caf\xc3\xa9", 5, false), "caf\xc3\xa9");
+    ck_assert_str_eq(esc("", 0, false), "");
+    const char nul[] = "a\0<";
+    ck_assert_str_eq(esc(nul, 3, false), "a&lt;");
+    ck_assert_str_eq(esc("Bob_the-2nd.~", 0, true), "Bob_the-2nd.~");
+    ck_assert_str_eq(esc("a b/<\"?&\xc3\xa9", 0, true), "a%20b%2F%3C%22%3F%26%C3%A9");
+}
+END_TEST
+
+/* ---- replay -------------------------------------------------------------------------- */
+
+typedef struct {
+    content_t *c;
+    uint8_t keys[256];
+    db_journal_row_t rows[256];
+    size_t n;
+} rfx_t;
+
+static const char RKEYS[] = "....hjkl....yubn........lllljjjj........Qy";
+
+static void rfx_open(rfx_t *f, const char *keys)
+{
+    char err[256];
+    f->c = content_load(NULL, err, sizeof err);
+    ck_assert_msg(f->c != NULL, "%s", err);
+    f->n = strlen(keys);
+    for (size_t i = 0; i < f->n; i++) {
+        f->keys[i] = (uint8_t)keys[i];
+        f->rows[i] = (db_journal_row_t){(int64_t)i + 1, &f->keys[i], 1};
+    }
+}
+
+/* The same game played directly, rendered at 80x24. */
+static game_t *direct(const rfx_t *f, size_t nkeys, screen_t *s)
+{
+    game_options_t opt = {"zed"};
+    game_t *g = game_new(f->c, 99, &opt);
+    for (size_t i = 0; i < nkeys; i++)
+        game_input(g, (key_event_t){f->keys[i], 0});
+    game_view_t v = {0, false};
+    game_render(g, s, &v);
+    return g;
+}
+
+typedef struct {
+    screen_t *term;     /* what a terminal shows after the diffs (by re-rendering) */
+    size_t frames, keyframes;
+    uint64_t last_turn;
+    bool monotonic;
+    buf_t all;          /* every diff, in order */
+    buf_t lastkey;      /* the last keyframe's bytes */
+    size_t lastkey_at;
+} sink_t;
+
+static int sink(void *ud, const replay_frame_t *fr)
+{
+    sink_t *s = ud;
+    ck_assert_uint_eq(fr->index, s->frames);
+    s->monotonic &= fr->turn >= s->last_turn;
+    s->last_turn = fr->turn;
+    s->frames++;
+    s->keyframes += fr->key != NULL;
+    if (fr->index == 0)
+        ck_assert_ptr_nonnull(fr->key); /* the first frame is a keyframe */
+    buf_put(&s->all, fr->diff, fr->diff_len);
+    if (fr->key) {
+        buf_reset(&s->lastkey);
+        buf_put(&s->lastkey, fr->key, fr->key_len);
+        s->lastkey_at = fr->index;
+    }
+    return 0;
+}
+
+START_TEST(replay_matches_direct_play)
+{
+    rfx_t f;
+    rfx_open(&f, RKEYS);
+    replay_input_t in = {f.c, 99, "zed", f.rows, f.n};
+    sink_t s = {.monotonic = true};
+    buf_init(&s.all);
+    buf_init(&s.lastkey);
+    replay_result_t res;
+    char err[200];
+    replay_opts_t o = {80, 24, 10};
+    ck_assert_int_eq(replay_run(&in, &o, sink, &s, &res, err, sizeof err), 0);
+    screen_t *scr = screen_new(80, 24);
+    game_t *g = direct(&f, f.n, scr);
+    ck_assert_uint_eq(res.hash, game_hash(g));
+    ck_assert_uint_eq(res.keys, f.n);
+    ck_assert_uint_eq(res.keys_after_end, 0);
+    ck_assert_int_eq(res.end.state, GAME_QUIT);
+    buf_t dump;
+    buf_init(&dump);
+    game_dump(g, &dump);
+    ck_assert_uint_eq(dump.len, res.dump.len);
+    ck_assert(memcmp(dump.data, res.dump.data, dump.len) == 0);
+    ck_assert_uint_eq(s.frames, f.n + 1);
+    ck_assert(s.monotonic);
+    ck_assert_uint_ge(s.keyframes, 2);
+    ck_assert_uint_gt(s.all.len, 1000);
+    /* the last keyframe draws exactly the directly played game at that key */
+    ck_assert_uint_gt(s.lastkey_at, 0);
+    screen_t *at = screen_new(80, 24);
+    game_t *g2 = direct(&f, s.lastkey_at, at);
+    ansi_profile_t prof;
+    ansi_profile_for_term(&prof, "xterm-256color");
+    buf_t want;
+    buf_init(&want);
+    ansi_keyframe(&prof, at, &want);
+    ck_assert_uint_eq(want.len, s.lastkey.len);
+    ck_assert(memcmp(want.data, s.lastkey.data, want.len) == 0);
+    buf_free(&want);
+    game_free(g2);
+    screen_free(at);
+    buf_free(&dump);
+    buf_free(&s.all);
+    buf_free(&s.lastkey);
+    replay_result_free(&res);
+    game_free(g);
+    screen_free(scr);
+    content_free(f.c);
+}
+END_TEST
+
+START_TEST(replay_counts_keys_after_the_end_and_rejects_bad_journals)
+{
+    rfx_t f;
+    rfx_open(&f, "..Qy...");
+    replay_input_t in = {f.c, 99, "zed", f.rows, f.n};
+    replay_result_t res;
+    char err[200];
+    ck_assert_int_eq(replay_run(&in, NULL, NULL, NULL, &res, err, sizeof err), 0);
+    ck_assert_uint_eq(res.keys_after_end, 3);
+    ck_assert_int_eq(res.end.state, GAME_QUIT);
+    replay_result_free(&res);
+    f.rows[2].seq = 7; /* a gap */
+    ck_assert_int_eq(replay_run(&in, NULL, NULL, NULL, &res, err, sizeof err), -1);
+    ck_assert_str_eq(err, "journal gap at seq 7");
+    replay_result_free(&res);
+    f.rows[2].seq = 3;
+    uint8_t bad[2] = {0x83, 0x01}; /* a 4-byte code: never written */
+    f.rows[1] = (db_journal_row_t){2, bad, 2};
+    ck_assert_int_eq(replay_run(&in, NULL, NULL, NULL, &res, err, sizeof err), -1);
+    ck_assert_str_eq(err, "bad key bytes at seq 2");
+    replay_result_free(&res);
+    replay_opts_t tiny = {3, 3, 0};
+    ck_assert_int_eq(replay_run(&in, &tiny, NULL, NULL, &res, err, sizeof err), -1);
+    replay_result_free(&res);
+    content_free(f.c);
+}
+END_TEST
+
+START_TEST(frames_json_and_asciicast)
+{
+    rfx_t f;
+    rfx_open(&f, RKEYS);
+    replay_input_t in = {f.c, 99, "zed", f.rows, f.n};
+    buf_t j, c;
+    buf_init(&j);
+    buf_init(&c);
+    char err[200];
+    ck_assert_int_eq(replay_frames_json(&in, NULL, &j, err, sizeof err), 0);
+    ck_assert_int_eq(replay_asciicast(&in, NULL, 0.5, "a \"title\"\n", &c, err, sizeof err), 0);
+    buf_putc(&j, '\0');
+    buf_putc(&c, '\0');
+    const char *jhead = "{\"w\":80,\"h\":24,\"keyframe_turns\":50,\"frames\":[\n[0,\"";
+    ck_assert_msg(strncmp(j.data, jhead, strlen(jhead)) == 0, "%.60s", j.data);
+    ck_assert_ptr_nonnull(strstr(j.data, "\"keys\":42,"));
+    ck_assert_ptr_null(strchr(j.data, '\x1b')); /* escaped as \u001b */
+    ck_assert_ptr_nonnull(strstr(j.data, "\\u001b["));
+    const char *head = "{\"version\": 2, \"width\": 80, \"height\": 24, \"title\": \"a \\\"title\\\"\\n\", "
+                       "\"env\": {\"TERM\": \"xterm-256color\"}}\n[0.000, \"o\", \"";
+    ck_assert_msg(strncmp(c.data, head, strlen(head)) == 0, "%.120s", c.data);
+    ck_assert_ptr_nonnull(strstr(c.data, "\n[21.000, \"o\", ")); /* frame 42 at 0.5 s each */
+    buf_free(&j);
+    buf_free(&c);
+    content_free(f.c);
+}
+END_TEST
+
+/* ---- db_records ------------------------------------------------------------------------ */
+
+typedef struct {
+    char dir[64];
+    uv_loop_t loop;
+    db_t *db;
+} dfx_t;
+
+typedef struct {
+    int status;
+    size_t n;
+    int64_t ids[16];
+    db_player_totals_t t;
+} got_t;
+
+static void on_games(void *ud, int status, const db_game_t *g, size_t n)
+{
+    got_t *r = ud;
+    r->status = status;
+    r->n = n;
+    for (size_t i = 0; i < n && i < 16; i++)
+        r->ids[i] = g[i].id;
+}
+
+static void on_totals(void *ud, int status, const db_player_totals_t *t)
+{
+    got_t *r = ud;
+    r->status = status;
+    if (t)
+        r->t = *t;
+}
+
+static int64_t finished_game(dfx_t *f, int64_t user, const char *race, const char *cls,
+                             int64_t score, int64_t end_time, int64_t turns)
+{
+    db_game_new_t ng = {user, 1, "c1", race, cls, end_time - 10};
+    int64_t id = db_game_create(f->db, &ng, NULL, NULL);
+    db_game_end_t e = {end_time, turns, 2, 3, 1, score, "quit", "quit"};
+    db_game_finish(f->db, id, &e, NULL, 0, "", 0, NULL, NULL);
+    return id;
+}
+
+START_TEST(filtered_scores_totals_and_backlog)
+{
+    dfx_t f;
+    snprintf(f.dir, sizeof f.dir, "/tmp/warren-rectest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f.dir));
+    char path[128], err[256];
+    snprintf(path, sizeof path, "%s/w.db", f.dir);
+    ck_assert_int_eq(uv_loop_init(&f.loop), 0);
+    f.db = db_open(&f.loop, path, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "%s", err);
+    db_user_create(f.db, "Ann", "ann", "h", 1, NULL, NULL);
+    db_user_create(f.db, "Ben", "ben", "h", 1, NULL, NULL);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    int64_t a1 = finished_game(&f, 1, "elf", "mage", 50, 1000, 10);
+    int64_t a2 = finished_game(&f, 1, "human", "fighter", 300, 5000, 30);
+    int64_t b1 = finished_game(&f, 2, "elf", "fighter", 200, 6000, 20);
+    db_game_new_t live = {1, 9, "c1", "elf", "mage", 7000};
+    db_game_create(f.db, &live, NULL, NULL);
+    db_game_set_verified(f.db, a2, 1, NULL, NULL);
+    db_game_set_verified(f.db, b1, -1, NULL, NULL);
+    got_t all = {0}, elves = {0}, recent = {0}, fighters = {0}, page2 = {0};
+    db_scores_filtered(f.db, &(db_scores_filter_t){NULL, NULL, 0, 10, 0}, on_games, &all);
+    db_scores_filtered(f.db, &(db_scores_filter_t){"ELF", "", 0, 10, 0}, on_games, &elves);
+    db_scores_filtered(f.db, &(db_scores_filter_t){"", "", 4000, 10, 0}, on_games, &recent);
+    db_scores_filtered(f.db, &(db_scores_filter_t){"elf", "Fighter", 0, 10, 0}, on_games, &fighters);
+    db_scores_filtered(f.db, &(db_scores_filter_t){"", "", 0, 1, 1}, on_games, &page2);
+    got_t ta = {0}, tn = {0}, back = {0}, back2 = {0};
+    db_player_totals(f.db, 1, on_totals, &ta);
+    db_player_totals(f.db, 99, on_totals, &tn);
+    db_games_unverified(f.db, 0, 10, on_games, &back);
+    db_games_unverified(f.db, a1, 10, on_games, &back2);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_uint_eq(all.n, 3);
+    ck_assert(all.ids[0] == a2 && all.ids[1] == b1 && all.ids[2] == a1);
+    ck_assert(elves.n == 2 && elves.ids[0] == b1 && elves.ids[1] == a1);
+    ck_assert(recent.n == 2 && recent.ids[0] == a2 && recent.ids[1] == b1);
+    ck_assert(fighters.n == 1 && fighters.ids[0] == b1);
+    ck_assert(page2.n == 1 && page2.ids[0] == b1);
+    ck_assert_int_eq(ta.status, DB_OK);
+    ck_assert_int_eq(ta.t.games, 3);
+    ck_assert_int_eq(ta.t.finished, 2);
+    ck_assert_int_eq(ta.t.live, 1);
+    ck_assert_int_eq(ta.t.verified, 1);
+    ck_assert_int_eq(ta.t.mismatched, 0);
+    ck_assert_int_eq(ta.t.turns, 40);
+    ck_assert_int_eq(ta.t.max_depth, 3);
+    ck_assert_int_eq(ta.t.best_game, a2);
+    ck_assert_int_eq(ta.t.best_score, 300);
+    ck_assert_int_eq(ta.t.last_end, 5000);
+    ck_assert_int_eq(tn.status, DB_OK);
+    ck_assert_int_eq(tn.t.games, 0);
+    ck_assert_int_eq(tn.t.best_game, 0);
+    ck_assert(back.n == 1 && back.ids[0] == a1);
+    ck_assert_uint_eq(back2.n, 0);
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&f.loop), 0);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f.dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+Suite *suite_server_records(void)
+{
+    Suite *s = suite_create("server.records");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, routes);
+    tcase_add_test(t, players);
+    tcase_add_test(t, score_filters);
+    tcase_add_test(t, escaping);
+    tcase_add_test(t, replay_matches_direct_play);
+    tcase_add_test(t, replay_counts_keys_after_the_end_and_rejects_bad_journals);
+    tcase_add_test(t, frames_json_and_asciicast);
+    tcase_add_test(t, filtered_scores_totals_and_backlog);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,93 @@
+// Drives Debian's Chromium (through playwright-core) against warrend's
+// replay page: plays a finished game to the end at high speed, reads the
+// terminal buffer and takes a screenshot, checks pause, seeks with the
+// slider, and opens the game page to see that injected markup stays text.
+//   node tests/web/replay.mjs BASE_URL GAME_ID SEEK_FRAME ARTIFACT_DIR
+// Prints one JSON object with what it saw; exits non-zero on failure.
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+
+const require = createRequire(new URL('../../web/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+
+const [base, game, seekTo, artifacts] = process.argv.slice(2);
+mkdirSync(artifacts, { recursive: true });
+const out = { errors: [] };
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  timeout: 30000,
+});
+
+const lines = (page) => page.evaluate(() => {
+  const t = window.warren.term;
+  const b = t.buffer.active;
+  const r = [];
+  for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
+  return r;
+});
+const pos = (page) => page.evaluate(() => window.warren.player.pos);
+
+try {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 720 } });
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => out.errors.push(`replay: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') out.errors.push(`console: ${m.text()}`); });
+  page.on('dialog', (d) => { out.errors.push(`dialog: ${d.message()}`); d.dismiss(); });
+  await page.goto(`${base}/game/${game}/replay`);
+  await page.waitForFunction(() => window.warren && (window.warren.ready || window.warren.error),
+    null, { timeout: 20000 });
+  out.loadError = await page.evaluate(() => window.warren.error || null);
+  out.frames = await page.evaluate(() => window.warren.player.n);
+  out.size = await page.evaluate(() => [window.warren.term.cols, window.warren.term.rows]);
+  out.first = await lines(page);
+
+  // play at 1x for a moment, pause: the position stops moving
+  await page.locator('#play').click();
+  await page.waitForFunction(() => window.warren.player.pos >= 3, null, { timeout: 10000 });
+  await page.locator('#play').click();
+  const paused = await pos(page);
+  await page.waitForTimeout(600);
+  out.pauseHeld = (await pos(page)) === paused && paused >= 3;
+
+  // the fastest speed, to the end
+  await page.locator('#speed').selectOption('32');
+  await page.locator('#play').click();
+  await page.waitForFunction(() => window.warren.player.done, null, { timeout: 60000 });
+  out.endPos = await pos(page);
+  out.last = await lines(page);
+  out.status = await page.locator('#status').textContent();
+  await page.locator('#term').screenshot({ path: `${artifacts}/replay-end-term.png` });
+  await page.screenshot({ path: `${artifacts}/replay-end.png` });
+
+  // seek with the slider
+  await page.locator('#seek').evaluate((el, v) => {
+    el.value = v;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, seekTo);
+  await page.waitForFunction((v) => window.warren.player.pos === v, Number(seekTo), { timeout: 10000 });
+  await page.waitForTimeout(200);
+  out.seekPos = await pos(page);
+  out.seek = await lines(page);
+  out.posText = await page.locator('#pos').textContent();
+  // and back to the start
+  await page.evaluate(() => window.warren.player.seek(0));
+  out.back = await lines(page);
+
+  // the game page: markup from names and content shows as text
+  await page.goto(`${base}/game/${game}`);
+  out.gameScripts = await page.evaluate(() => document.querySelectorAll('script, img').length);
+  out.gameCause = await page.locator('td.cause').textContent();
+  out.gameName = await page.locator('h2 a').textContent();
+  await page.screenshot({ path: `${artifacts}/records-game-page.png` });
+  await ctx.close();
+} catch (e) {
+  out.errors.push(`exception: ${e.message}`);
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(out));
+process.exit(out.errors.length ? 1 : 0);
