@@ -10,6 +10,7 @@ typedef struct {
     replay_frame_cb cb;
     void *ud;
     game_t *g;
+    script_vm_t *vm; /* this replay's own: the call may run on any thread */
     screen_t *cur, *prev;
     ansi_profile_t prof;
     buf_t diff, key;
@@ -71,7 +72,7 @@ static int play_row(player_t *p, const db_journal_row_t *row, replay_result_t *r
         game_status(p->g, &st);
         if (st.state != GAME_RUNNING)
             res->keys_after_end++;
-        game_input(p->g, k);
+        game_input(p->g, p->vm, k);
         res->keys++;
         p->index++;
         emit_frame(p);
@@ -91,12 +92,13 @@ static int player_open(player_t *p, const replay_input_t *in, const replay_opts_
     game_options_t opt = {{0}};
     snprintf(opt.name, sizeof opt.name, "%s", in->name ? in->name : "");
     p->g = game_new(in->content, in->seed, &opt);
+    p->vm = script_vm_new();
     p->cur = screen_new(w, h);
     p->prev = screen_new(w, h);
     ansi_profile_for_term(&p->prof, "xterm-256color");
     buf_init(&p->diff);
     buf_init(&p->key);
-    if (!p->g || !p->cur || !p->prev) {
+    if (!p->g || !p->vm || !p->cur || !p->prev) {
         snprintf(err, errlen, p->g ? "bad replay size %dx%d" : "out of memory", w, h);
         return -1;
     }
@@ -106,6 +108,7 @@ static int player_open(player_t *p, const replay_input_t *in, const replay_opts_
 static void player_close(player_t *p)
 {
     game_free(p->g);
+    script_vm_free(p->vm);
     screen_free(p->cur);
     screen_free(p->prev);
     buf_free(&p->diff);

@@ -2,7 +2,7 @@
  * journal, with nothing but the engine: the proof behind "verified", the
  * frames of the browser replay and the asciicast export. Pure and
  * thread-safe: the game is private to the call and content is only read, so
- * it runs on the thread pool.
+ * it runs on the thread pool (each replay makes its own script vm).
  *
  * Frames: frame 0 is the first screen; frame i is the screen after the i-th
  * key event of the journal, all at opts->w x opts->h with the default view

@@ -152,8 +152,10 @@ static game_t *direct(const rfx_t *f, size_t nkeys, screen_t *s)
 {
     game_options_t opt = {"zed"};
     game_t *g = game_new(f->c, 99, &opt);
+    script_vm_t *vm = script_vm_new();
     for (size_t i = 0; i < nkeys; i++)
-        game_input(g, (key_event_t){f->keys[i], 0});
+        game_input(g, vm, (key_event_t){f->keys[i], 0});
+    script_vm_free(vm);
     game_view_t v = {0, false};
     game_render(g, s, &v);
     return g;
