@@ -22,13 +22,14 @@ const char *pc_class_name(const game_t *g)
 
 static const race_kind_t *pc_race(const game_t *g)
 {
-    static const race_kind_t NONE = {"", {0}, 0, 0, 0, ""};
+    static const race_kind_t NONE = {.name = ""};
     return g->pc.race < g->c->n_races ? &g->c->races[g->pc.race] : &NONE;
 }
 
 static const class_kind_t *pc_class(const game_t *g)
 {
-    static const class_kind_t NONE = {"", 8, 75, 0, 0, 0, 0, 0, 0, {1, 4, 0}, "fists", "clothes", ""};
+    static const class_kind_t NONE = {.hit_die = 8, .bab = 75, .weapon = {1, 4, 0}, .weapon_name = "fists",
+                                      .armour_name = "clothes"};
     return g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : &NONE;
 }
 
@@ -142,6 +143,10 @@ static int next_spell(const game_t *g)
 static bool levelup_key(game_t *g, key_event_t k)
 {
     pc_t *pc = &g->pc;
+    if (!pc->choices) { /* nothing owed (a prompt left over): back to play */
+        g->prompt = PROMPT_NONE;
+        return true;
+    }
     obj_t *p = reg_get(&g->reg, g->player);
     int spell = next_spell(g);
     if (k.code == 'a' && p) {
@@ -160,7 +165,7 @@ static bool levelup_key(game_t *g, key_event_t k)
     } else {
         return true; /* the choice waits */
     }
-    pc->choices--;
+    if (pc->choices) pc->choices--;
     g->prompt = pc->choices ? PROMPT_LEVELUP : PROMPT_NONE;
     return true;
 }

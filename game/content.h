@@ -77,6 +77,7 @@ typedef struct {
 } race_kind_t;
 
 enum { SAVE_FORT = 1 << 0, SAVE_REF = 1 << 1, SAVE_WILL = 1 << 2 };
+#define CLASS_KIT_MAX 8
 typedef struct {
     char name[16];
     uint8_t hit_die;       /* hit points per level: 1dN + Con */
@@ -90,6 +91,9 @@ typedef struct {
     dice_t weapon;         /* starting kit: weapon damage */
     char weapon_name[24];
     char armour_name[24];
+    /* The starting kit as item kind names, for the item rules to hand out
+     * at creation (the hook: kit[i][0] == 0 ends the list). */
+    char kit[CLASS_KIT_MAX][24];
     char desc[96];
 } class_kind_t;
 

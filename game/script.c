@@ -570,6 +570,25 @@ static int decl_race(lua_State *L)
     return 0;
 }
 
+/* kit = {"long sword", ...}: item kind names, checked by the item rules. */
+static void fld_kit(lua_State *L, const decl_t *d, class_kind_t *c)
+{
+    int t = lua_getfield(L, 1, "kit");
+    if (t != LUA_TNIL && t != LUA_TTABLE) luaL_error(L, "%s: field 'kit' must be a list of item names", d->what);
+    lua_Integer n = t == LUA_TTABLE ? luaL_len(L, -1) : 0;
+    if (n > CLASS_KIT_MAX) luaL_error(L, "%s: at most %d kit items", d->what, CLASS_KIT_MAX);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        size_t len = 0;
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!v || len == 0 || len >= sizeof c->kit[0])
+            luaL_error(L, "%s: kit item %d must be a name of 1 to %d bytes", d->what, (int)i, (int)sizeof c->kit[0] - 1);
+        memcpy(c->kit[i - 1], v, len + 1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
 /* class { name=, hit_die=, bab=, saves={"fort"}, armour=, sneak=, mana=, spells=, learns=,
  *         weapon="1d8", weapon_name=, armour_name=, desc= } */
 static int decl_class(lua_State *L)
@@ -595,6 +614,7 @@ static int decl_class(lua_State *L)
     if (!fld_str(L, &d, "armour_name", c->armour_name, sizeof c->armour_name, 0))
         snprintf(c->armour_name, sizeof c->armour_name, "clothes");
     fld_str(L, &d, "desc", c->desc, sizeof c->desc, 0);
+    fld_kit(L, &d, c);
     return 0;
 }
 

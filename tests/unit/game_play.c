@@ -100,6 +100,7 @@ START_TEST(creation_choices_and_levels)
     /* first level: the whole hit die (4) plus Con, plus the start's 8 */
     ck_assert_int_eq(p->hp_max, (4 + chargen_mod(g->pc.ab[AB_CON]) > 0 ? 4 + chargen_mod(g->pc.ab[AB_CON]) : 1) + 8);
     ck_assert(g->pc.spells & (1u << SPELL_MAGIC_MISSILE));
+    ck_assert_str_eq(c->classes[g->pc.cls].kit[0], "dagger"); /* the kit hook the item rules read */
     ck_assert_int_gt(g->pc.mana_max, 0);
     for (int i = 0; i < AB_COUNT; i++) ck_assert(g->pc.ab[i] >= 3 && g->pc.ab[i] <= 20);
     ck_assert_str_eq(game_milestone(g, 0)->kind, "start");
@@ -112,6 +113,10 @@ START_TEST(creation_choices_and_levels)
     key(g, 'd');
     ck_assert(g->pc.spells & (1u << SPELL_FIRE_BOLT));
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    g->prompt = PROMPT_LEVELUP; /* a prompt with nothing owed (a damaged save) just closes */
+    key(g, 'a');
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_int_eq(g->pc.choices, 0);
     pc_gain_xp(g, pc_xp_for(20) * 2);
     ck_assert_int_eq(g->pc.xl, 20);
     int xls = 0;
