@@ -151,6 +151,7 @@ bench-engine: build
 	$(BIN)/tools/script_bench
 bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
+	$(BIN)/tools/replay_bench
 
 # regenerate committed golden files on purpose
 golden: build

@@ -1,0 +1,111 @@
+/* replay_bench — what finished games cost the daemon: replaying a journal
+ * for verification (no frames), for the browser player (frames JSON) and
+ * for the asciicast export, on a game of random keys (moves, waits and
+ * paging keys; the game ends where the dungeon ends it). The best of five
+ * rounds. Run from the repository root.
+ *
+ *   replay_bench [keys]
+ *   BENCH records.verify.keys_per_s X keys/s
+ *   BENCH records.frames.keys_per_s X keys/s
+ *   BENCH records.frames.bytes_per_key X bytes
+ *   BENCH records.cast.bytes_per_key X bytes */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "replay.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+typedef int (*run_fn)(const replay_input_t *in, buf_t *out);
+
+static int run_verify(const replay_input_t *in, buf_t *out)
+{
+    replay_result_t r;
+    char err[200];
+    int rc = replay_run(in, NULL, NULL, NULL, &r, err, sizeof err);
+    buf_put(out, "x", 1);
+    replay_result_free(&r);
+    return rc;
+}
+
+static int run_frames(const replay_input_t *in, buf_t *out)
+{
+    char err[200];
+    return replay_frames_json(in, NULL, out, err, sizeof err);
+}
+
+static int run_cast(const replay_input_t *in, buf_t *out)
+{
+    char err[200];
+    return replay_asciicast(in, NULL, 0.2, "bench", out, err, sizeof err);
+}
+
+/* Best keys/s over five rounds; *bytes gets the output size. */
+static double measure(run_fn fn, const replay_input_t *in, size_t keys, size_t *bytes)
+{
+    double best = 0;
+    for (int r = 0; r < 5; r++) {
+        buf_t out;
+        buf_init(&out);
+        double t0 = now_s();
+        if (fn(in, &out)) {
+            fprintf(stderr, "replay_bench: replay failed\n");
+            exit(1);
+        }
+        double kps = keys / (now_s() - t0);
+        best = kps > best ? kps : best;
+        *bytes = out.len;
+        buf_free(&out);
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? (size_t)atol(argv[1]) : 2000;
+    char err[256];
+    content_t *c = content_load(NULL, err, sizeof err);
+    uint8_t *keys = malloc(n ? n : 1);
+    db_journal_row_t *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!c || !keys || !rows) {
+        fprintf(stderr, "replay_bench: %s\n", c ? "out of memory" : err);
+        return 1;
+    }
+    static const char pool[] = "hjklyubn.hjklyubn. \r";
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        keys[i] = (uint8_t)pool[x % (sizeof pool - 1)];
+        rows[i] = (db_journal_row_t){(int64_t)i + 1, &keys[i], 1};
+    }
+    replay_input_t in = {c, 12345, "bench", rows, n};
+    /* keys after the end cost little: rates count the keys the game played */
+    replay_result_t r;
+    if (replay_run(&in, NULL, NULL, NULL, &r, err, sizeof err)) {
+        fprintf(stderr, "replay_bench: %s\n", err);
+        return 1;
+    }
+    size_t live = (size_t)(r.keys - r.keys_after_end);
+    fprintf(stderr, "replay_bench: %zu of %zu keys before the end, %llu turns\n", live, n,
+            (unsigned long long)r.end.turn);
+    replay_result_free(&r);
+    n = live ? live : 1;
+    in.nrows = n;
+    size_t vb, fb, cb;
+    double v = measure(run_verify, &in, n, &vb);
+    double f = measure(run_frames, &in, n, &fb);
+    measure(run_cast, &in, n, &cb);
+    printf("BENCH records.verify.keys_per_s %.0f keys/s\n", v);
+    printf("BENCH records.frames.keys_per_s %.0f keys/s\n", f);
+    printf("BENCH records.frames.bytes_per_key %.0f bytes\n", (double)fb / n);
+    printf("BENCH records.cast.bytes_per_key %.0f bytes\n", (double)cb / n);
+    free(keys);
+    free(rows);
+    content_free(c);
+    return 0;
+}
