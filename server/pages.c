@@ -549,8 +549,8 @@ static void replay_start(page_t *p)
         page_error(p, 500, "out of memory");
         return;
     }
-    *j = (records_job_t){.srv = p->srv, .game_id = p->q.id, .work = replay_work,
-                         .done = replay_done, .ud = p};
+    *j = (records_job_t){.srv = p->srv, .game_id = p->q.id, .refusable = true,
+                         .work = replay_work, .done = replay_done, .ud = p};
     records_job_start(j);
 }
 

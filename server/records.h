@@ -18,6 +18,7 @@
 #include "web.h"
 
 #define RECORDS_JOBS 2
+#define RECORDS_WAIT_MAX 64 /* page jobs waiting beyond this are refused (503) */
 
 typedef struct records records_t;
 typedef struct records_job records_job_t;
@@ -26,6 +27,7 @@ struct records {
     server_t *srv;
     int running;                    /* jobs reading or on the thread pool */
     records_job_t *wait_head, *wait_tail;
+    int nwaiting;
     int64_t backlog_after;          /* the backlog's next batch starts after this id */
     bool backlog_more, backlog_reading;
     char *replay_tpl;               /* web/dist/replay.html, read at start; NULL if not built */
@@ -56,6 +58,7 @@ struct records_job {
     char *dump;             /* the stored dump (with want_dump), owned */
     size_t dump_len;
     bool want_dump;
+    bool refusable;         /* a page's job: refused with 503 when too many wait */
     records_job_fn work;    /* thread pool: reads the fields above, writes its own */
     records_job_fn done;    /* loop: always called once, then the job is freed */
     void *ud;

@@ -48,7 +48,11 @@ records_t *records_new(server_t *srv, const char *web_root)
 
 void records_free(records_t *r)
 {
-    while (r && r->wait_head) {
+    if (!r)
+        return;
+    /* normally empty: while the loop ran down, each finishing job started
+     * the next, which ended at once (stopping) */
+    while (r->wait_head) {
         records_job_t *j = r->wait_head;
         r->wait_head = j->next;
         j->status = 503;
@@ -180,6 +184,7 @@ static void job_next(records_t *r)
         if (!(r->wait_head = j->next))
             r->wait_tail = NULL;
         j->next = NULL;
+        r->nwaiting--;
         job_begin(j);
     }
     if (!r->running && !r->wait_head && r->backlog_more && !r->srv->stopping)
@@ -189,11 +194,13 @@ static void job_next(records_t *r)
 void records_job_start(records_job_t *j)
 {
     records_t *r = j->srv->records;
-    if (!r) {
+    if (!r || (j->refusable && r->nwaiting >= RECORDS_WAIT_MAX)) {
         j->status = 503;
+        snprintf(j->err, sizeof j->err, "too many replays asked for at once; try again soon");
         j->done(j);
         return;
     }
+    r->nwaiting++;
     if (r->wait_tail)
         r->wait_tail->next = j;
     else

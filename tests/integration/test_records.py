@@ -383,6 +383,24 @@ def test_abuse_keeps_the_daemon_serving(daemon):
     with cf.ThreadPoolExecutor(8) as ex:
         got = list(ex.map(lambda _: web.get(f"/api/game/{gid}/replay")[0], range(16)))
     assert set(got) <= {200, 503} and 200 in got
+    # a burst past the waiting limit (records.h RECORDS_WAIT_MAX): every
+    # request gets an answer, 200 or a clean 503
+    socks = []
+    for _ in range(150):
+        s = socket.create_connection(("127.0.0.1", daemon.http), timeout=60)
+        s.sendall(f"GET /game/{gid}.cast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        socks.append(s)
+    codes = []
+    for s in socks:
+        data = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+        s.close()
+        codes.append(int(data[9:12]))
+    assert set(codes) <= {200, 503} and codes.count(200) >= 2, codes
     st, s = web.json("/api/scores")
     assert st == 200 and s["scores"][0]["game"]["id"] == gid
     t = Telnet(daemon.port)
