@@ -240,6 +240,21 @@ START_TEST(ai_flight_and_cornered)
     o->hp = o->hp_max;
     for (int i = 0; i < 12 && cheb(reg_get(&g->reg, h), reg_get(&g->reg, g->player)) > 1; i++) key(g, '.');
     ck_assert_int_le(cheb(reg_get(&g->reg, h), reg_get(&g->reg, g->player)), 1);
+    /* a friend to the north-east: the flight bends towards it */
+    clear_monsters(g);
+    open_room(g, 6);
+    p = reg_get(&g->reg, g->player);
+    int py = p->y;
+    handle_t ally = spawn_at(g, "giant newt", 2, -5);
+    reg_get(&g->reg, ally)->speed = 1; /* it stays put */
+    sched_cancel(&g->sched, ally);
+    handle_t f = spawn_at(g, "orc", 2, 0);
+    reg_get(&g->reg, f)->hp_max = 100, reg_get(&g->reg, f)->hp = 10;
+    for (int i = 0; i < 3; i++) key(g, '.');
+    const obj_t *fo = reg_get(&g->reg, f), *ao = reg_get(&g->reg, ally);
+    ck_assert_int_lt(fo->y, py); /* went north, towards the friend, while getting away */
+    ck_assert_int_le(cheb(fo, ao), 3);
+    ck_assert_int_ge(cheb(fo, reg_get(&g->reg, g->player)), 4);
     /* cornered: walls all round but the player's side; hurt, it attacks */
     clear_monsters(g);
     open_room(g, 1);
