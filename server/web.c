@@ -21,6 +21,7 @@
 #define WEB_OUTQ_DEFAULT 262144
 #define WEB_MSG_DEFAULT 65536
 #define WEB_STOP_GRACE_MS 500
+#define WEB_LATER_CHUNK 64 /* connections served by web_send_later per loop turn */
 
 typedef struct web_msg {
     struct web_msg *next;
@@ -33,6 +34,8 @@ struct web_conn {
     web_t *w;
     struct lws *wsi;
     web_conn_t *next, *prev;
+    web_conn_t *lnext, *lprev; /* the list of connections with later sends */
+    bool later;            /* on that list */
     web_kind_t kind;
     void *user;
     bool accepted;         /* on_open said yes: on_close is owed */
@@ -96,6 +99,11 @@ struct web {
     int nconns;
     web_req_t *reqs;
     uint64_t next_req_id;
+    unsigned char *wbuf;   /* LWS_PRE + message, for direct writes */
+    size_t wbuf_cap;
+    web_conn_t *later_head, *later_tail;
+    uv_idle_t later_idle;  /* serves the later list while it is not empty */
+    bool later_open, later_on;
     bool stopping, destroyed;
     uv_timer_t stop_timer;
     bool stop_timer_open;
@@ -240,9 +248,27 @@ int web_form_get(const char *form, size_t len, const char *name, char *out, size
 
 /* ---- connection list and send queue ------------------------------------------ */
 
+static void later_unlink(web_conn_t *wc)
+{
+    web_t *w = wc->w;
+    if (!wc->later)
+        return;
+    if (wc->lprev)
+        wc->lprev->lnext = wc->lnext;
+    else
+        w->later_head = wc->lnext;
+    if (wc->lnext)
+        wc->lnext->lprev = wc->lprev;
+    else
+        w->later_tail = wc->lprev;
+    wc->lnext = wc->lprev = NULL;
+    wc->later = false;
+}
+
 static void conn_unlink(web_conn_t *wc)
 {
     web_t *w = wc->w;
+    later_unlink(wc);
     if (wc->prev)
         wc->prev->next = wc->next;
     else
@@ -265,10 +291,39 @@ static void conn_free(web_conn_t *wc)
     free(wc);
 }
 
-int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
+/* The direct path: nothing queued and nothing left inside lws from an
+ * earlier write, so the socket most likely takes the message at once.
+ * Writing now saves two poll changes and a loop turn per message, and the
+ * first viewer served (the player) is the first to get its frame. With no
+ * extension (no permessage-deflate) lws sends from the buffer or keeps a
+ * copy of what the socket did not take, and lws_partial_buffered() says so:
+ * then messages wait in our bounded queue. Returns 1 when it did not
+ * apply, 0 when written, -1 on a write error. */
+static int send_direct(web_conn_t *wc, const void *data, size_t len, bool text)
 {
-    if (!wc || wc->closing)
+    web_t *w = wc->w;
+    if (wc->head || !wc->accepted || lws_partial_buffered(wc->wsi))
+        return 1;
+    if (LWS_PRE + len > w->wbuf_cap) {
+        size_t cap = (LWS_PRE + len) * 2;
+        unsigned char *nb = realloc(w->wbuf, cap);
+        if (!nb)
+            return 1;
+        w->wbuf = nb;
+        w->wbuf_cap = cap;
+    }
+    memcpy(w->wbuf + LWS_PRE, data, len);
+    int n = lws_write(wc->wsi, w->wbuf + LWS_PRE, len, text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
+    if (n < (int)len) {
+        web_close(wc, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "write failed");
         return -1;
+    }
+    return 0;
+}
+
+/* Appends to the bounded queue. Returns 0 or -1 (refused). */
+static int queue_push(web_conn_t *wc, const void *data, size_t len, bool text)
+{
     /* An empty queue always takes a message, so a keyframe bigger than the
      * limit can still be delivered. */
     if (wc->head && wc->queued + len > wc->w->outq_max) {
@@ -291,7 +346,93 @@ int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
         wc->head = m;
     wc->tail = m;
     wc->queued += len;
+    return 0;
+}
+
+int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
+{
+    if (!wc || wc->closing)
+        return -1;
+    int d = send_direct(wc, data, len, text);
+    if (d <= 0)
+        return d;
+    if (queue_push(wc, data, len, text) < 0)
+        return -1;
     lws_callback_on_writable(wc->wsi);
+    return 0;
+}
+
+/* Writes wc's queue while the socket takes it; the rest goes on through
+ * WRITEABLE callbacks. */
+static void later_drain(web_conn_t *wc)
+{
+    web_t *w = wc->w;
+    while (wc->head && !wc->closing) {
+        if (lws_partial_buffered(wc->wsi)) {
+            lws_callback_on_writable(wc->wsi);
+            return;
+        }
+        web_msg_t *m = wc->head;
+        wc->head = m->next;
+        if (!wc->head)
+            wc->tail = NULL;
+        wc->queued -= m->len;
+        size_t len = m->len;
+        int n = lws_write(wc->wsi, m->buf + LWS_PRE, len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
+        free(m); /* no extension: lws copied what the socket did not take */
+        if (n < (int)len) {
+            web_close(wc, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "write failed");
+            return;
+        }
+    }
+    if (!wc->head && wc->refused && !wc->closing) {
+        wc->refused = false;
+        if (wc->accepted && w->hooks.on_drained && !w->hooks_off)
+            w->hooks.on_drained(w->hooks.ctx, wc);
+    }
+}
+
+static void later_run(uv_idle_t *h)
+{
+    web_t *w = h->data;
+    for (int i = 0; i < WEB_LATER_CHUNK && w->later_head; i++) {
+        web_conn_t *wc = w->later_head;
+        later_unlink(wc);
+        later_drain(wc);
+    }
+    if (!w->later_head && w->later_on) {
+        uv_idle_stop(&w->later_idle);
+        w->later_on = false;
+    }
+}
+
+int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text)
+{
+    if (!wc || wc->closing)
+        return -1;
+    web_t *w = wc->w;
+    if (w->stopping || !wc->accepted)
+        return web_send(wc, data, len, text);
+    if (queue_push(wc, data, len, text) < 0)
+        return -1;
+    if (!wc->later) {
+        wc->later = true;
+        wc->lprev = w->later_tail;
+        if (w->later_tail)
+            w->later_tail->lnext = wc;
+        else
+            w->later_head = wc;
+        w->later_tail = wc;
+    }
+    if (!w->later_open) {
+        uv_idle_init(w->loop, &w->later_idle);
+        w->later_idle.data = w;
+        w->later_open = true;
+    }
+    if (!w->later_on) {
+        uv_idle_start(&w->later_idle, later_run);
+        w->later_on = true;
+    }
     return 0;
 }
 
@@ -1069,6 +1210,15 @@ void web_stop(web_t *w)
     if (!w || w->stopping)
         return;
     w->stopping = true;
+    if (w->later_open) { /* what waits goes out through WRITEABLE */
+        for (web_conn_t *wc = w->later_head; wc; wc = wc->lnext)
+            lws_callback_on_writable(wc->wsi);
+        while (w->later_head)
+            later_unlink(w->later_head);
+        uv_idle_stop(&w->later_idle);
+        uv_close((uv_handle_t *)&w->later_idle, NULL);
+        w->later_open = w->later_on = false;
+    }
     for (web_conn_t *wc = w->conns; wc; wc = wc->next)
         web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
     w->stop_deadline = uv_now(w->loop) + WEB_STOP_GRACE_MS;
@@ -1092,6 +1242,7 @@ void web_free(web_t *w)
     lws_context_destroy(w->ctx); /* step 2: frees the context */
     while (w->reqs)
         req_free(w->reqs);
+    free(w->wbuf);
     while (w->conns) {
         web_conn_t *wc = w->conns;
         conn_unlink(wc);

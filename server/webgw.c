@@ -99,7 +99,12 @@ static void ws_free(wsock_t *ws)
 static void op_write(conn_t *c, const void *data, size_t len, bool text)
 {
     wsock_t *ws = c->gw;
-    if (!ws->wc || web_send(ws->wc, data, len, text) < 0)
+    /* the player's own frames leave at once; everyone else's on the next
+     * loop turns, so fanning out never holds up the player's next key */
+    bool now = !c->sess || c == c->sess->player;
+    int rc = !ws->wc ? -1 : now ? web_send(ws->wc, data, len, text)
+                                : web_send_later(ws->wc, data, len, text);
+    if (rc < 0)
         c->need_key = true; /* on_drained brings a keyframe */
 }
 

@@ -369,3 +369,74 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(web):
     lit = sum(1 for row in px for (r_, g, b) in row if r_ + g + b > 200)
     assert lit > 500, "the play screenshot is blank"
     serving(d)
+
+
+def test_a_watcher_that_falls_behind_gets_a_keyframe_and_the_same_screen(bindir, tmp_path):
+    import pyte
+    import socket as so
+    hp = free_port()
+    d = Daemon(bindir, tmp_path, extra=["--http", f"127.0.0.1:{hp}", "--output-queue", "4096",
+                                        "--input-rate", "1000000"]).start()
+    d.http = hp
+    try:
+        tok, _, _ = register(d, "ivy")
+        play = play_ready(d, tok, 80, 24)
+        # a watcher with a tiny receive window that does not read for a while
+        orig = so.create_connection
+
+        def small(addr, timeout=None):
+            s = so.socket(so.AF_INET, so.SOCK_STREAM)
+            s.setsockopt(so.SOL_SOCKET, so.SO_RCVBUF, 2048)
+            s.settimeout(timeout)
+            s.connect(addr)
+            return s
+        so.create_connection = small
+        try:
+            watch = WS(d.http, "/ws/watch/ivy")
+        finally:
+            so.create_connection = orig
+        time.sleep(0.3)
+        # big frames: every resize is a keyframe for everyone
+        for i in range(60):
+            w, h = (200, 60) if i % 2 else (120, 40)
+            play.text(json.dumps({"t": "resize", "w": w, "h": h}))
+        play.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+        play.binary(b"\x10")
+        time.sleep(1.0)
+        # the player's final screen: a fresh socket resumes with a keyframe
+        play.close()
+        fresh = WS(d.http, "/ws/play", cookie=cookie(tok))
+        fresh.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+        pscr = pyte.Screen(100, 30)
+        pst = pyte.ByteStream(pscr)
+        end = time.time() + 3
+        fresh.s.settimeout(0.5)
+        while time.time() < end:
+            try:
+                op, p = fresh.recv()
+            except (TimeoutError, so.timeout):
+                break
+            if op == 2:
+                pst.feed(p)
+        # the watcher now reads everything it was sent
+        wscr = pyte.Screen(100, 30)
+        wst = pyte.ByteStream(wscr)
+        keyframes = 0
+        watch.s.settimeout(1.0)
+        while True:
+            try:
+                op, p = watch.recv()
+            except (TimeoutError, so.timeout):
+                break
+            if op == 2:
+                keyframes += b"\x1b[H\x1b[2J" in p
+                wst.feed(p)
+        assert keyframes >= 2, keyframes
+        # what it sees at the end is the player's screen (its status line
+        # counts one watcher less: the fresh player socket is not watching)
+        assert wscr.display[:28] == pscr.display[:28]
+        log = d.text()
+        assert "runtime error" not in log and "AddressSanitizer" not in log
+        serving(d)
+    finally:
+        assert d.stop() == 0

@@ -40,3 +40,6 @@ n=$(grep -o 'recovery done: [0-9]*' "$TMP/recover.log" | awk '{print $3}')
 echo "# recovered $n games"
 echo "BENCH server.recover.ms ${ms:-nan}"
 stop
+
+# web: one game played over /ws/play and watched by 1,000 websocket clients
+/usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300
