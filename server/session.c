@@ -174,7 +174,7 @@ static bool viewer_shares(const session_t *s, const conn_t *c)
 
 static void watcher_footer(session_t *s, conn_t *c, buf_t *out)
 {
-    if (c == s->player || c->json || c->h <= s->grid->h)
+    if (c == s->player || c->ops || c->h <= s->grid->h) /* web pages say it themselves */
         return;
     buf_printf(out, "\033[%d;1H\033[m\033[2mWatching %s. Press q to leave.\033[m", s->grid->h + 1,
                s->user);

@@ -351,6 +351,8 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(web):
     assert out["before"] and out["after"] and out["after"] != out["before"]
     assert out["turnAfter"] >= out["turnBefore"] + 3
     assert out["turnReloaded"] == out["turnAfter"] and out["atReloaded"] == out["after"]
+    # a dropped connection came back by itself
+    assert out["blipReconnects"] >= 1
     # the watcher saw the player's screen and the count
     assert out["watchSame"] and out["watchersText"] == "1 watching"
     # chat: the anonymous watcher may not write; markup arrived as text

@@ -56,7 +56,12 @@ const atOf = (ls) => {
 };
 const watch = (page, tag) => {
   page.on('pageerror', (e) => out.errors.push(`${tag}: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') out.errors.push(`${tag} console: ${m.text()}`); });
+  page.on('console', (m) => {
+    // the reconnect attempts made while offline (the blip below) fail, as they should
+    if (m.type() === 'error' && !m.text().includes('ERR_INTERNET_DISCONNECTED')) {
+      out.errors.push(`${tag} console: ${m.text()}`);
+    }
+  });
 };
 
 try {
@@ -110,6 +115,17 @@ try {
   await waitText(page, `Turn ${out.turnAfter}`);
   out.turnReloaded = turnOf(await lines(page));
   out.atReloaded = atOf(await lines(page));
+
+  // --- a network blip: the page reconnects by itself, same game, same turn
+  await ctx.setOffline(true);
+  await page.evaluate(() => window.warren.ws && window.warren.ws.close(4000, 'blip'));
+  await page.waitForFunction(() => !window.warren.state.connected, null, { timeout: 10000 });
+  await page.waitForTimeout(300);
+  await ctx.setOffline(false);
+  await page.waitForFunction(() => window.warren.state.connected && window.warren.state.reconnects >= 1,
+    null, { timeout: 20000 });
+  await waitText(page, `Turn ${out.turnAfter}`);
+  out.blipReconnects = await page.evaluate(() => window.warren.state.reconnects);
 
   // --- a second browser context watches the same game
   const wctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });

@@ -115,6 +115,7 @@ export function openTerminal(el, path, opts = {}) {
     sendJson,
     armCtrl(on) { ctrlArmed = on; },
     get ctrlArmed() { return ctrlArmed; },
+    get ws() { return ws; }, // the current socket (tests drop it to fake a blip)
     fit: fitTerm,
   };
 }
