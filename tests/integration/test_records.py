@@ -68,9 +68,10 @@ def daemon(bindir, tmp_path):
     assert "AddressSanitizer" not in log and "runtime error" not in log, log[-3000:]
 
 
-def play_game(daemon, name, keys=KEYS):
+def play_game(daemon, name, keys=KEYS, seen=None):
     """Registers name over telnet, plays keys, quits the game. Returns
-    (game id, seed, end kind)."""
+    (game id, seed, end kind). When the game is quit, seen (a dict) gets
+    "before_y": the telnet player's screen just before the last key."""
     t = Telnet(daemon.port)
     try:
         t.connected()
@@ -85,6 +86,9 @@ def play_game(daemon, name, keys=KEYS):
                 break
         if f"game end user={name}" not in daemon.text():
             t.send("Q")
+            t.pump(quiet=0.3)
+            if seen is not None:
+                seen["before_y"] = [ln.rstrip() for ln in t.screen.display]
             t.send("y")
         m = daemon.wait_log(rf"game end user={name} game={gid} kind=(\w+)")
         t.wait_for("Game over")
@@ -128,7 +132,8 @@ def game_row(daemon, gid):
 
 
 def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
-    gid, seed, kind = play_game(daemon, "rita")
+    seen = {}
+    gid, seed, kind = play_game(daemon, "rita", seen=seen)
     daemon.wait_log(rf"verify game={gid} ok")
     web = Web(daemon.http)
     row = game_row(daemon, gid)
@@ -208,6 +213,9 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
     assert len(frames) == len(keys) + 1 and fr["keys"] == len(keys)
     assert fr["hash"] == final_hash and fr["turns"] == row["turns"]
     assert feed_screen(f[1] for f in frames) == final
+    if "before_y" in seen:  # what the real telnet player saw before the last key
+        assert keys.endswith(b"Qy")
+        assert feed_screen(f[1] for f in frames[:-1]) == seen["before_y"]
     kfs = [i for i, f in enumerate(frames) if len(f) == 3]
     assert kfs[0] == 0, kfs
     k = 0
