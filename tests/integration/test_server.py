@@ -231,6 +231,61 @@ def test_crash_during_level_generation(bindir, tmp_path, clients, delay):
         assert d.stop() == 0, d.text()[-3000:]
 
 
+def stairs_keys(bindir, seed, name):
+    """Keys that take this game down its first stairs (bin/tools/stairs_path), or None."""
+    tool = bindir / "tools" / "stairs_path"
+    if not tool.exists():
+        tool = bindir / "asan" / "tools" / "stairs_path"
+    assert tool.exists(), f"{tool} not built"
+    r = subprocess.run([str(tool), "--seed", str(seed), "--name", name], capture_output=True,
+                       timeout=120)
+    return r.stdout if r.returncode == 0 else None
+
+
+@pytest.mark.parametrize("when", ["during", "after"])
+def test_crash_at_level_change(bindir, tmp_path, clients, when):
+    """SIGKILL as '>' generates the next level (during), or once its frame
+    was seen (after: the level-change snapshot is on its way); the restarted
+    game equals the same keys played without interruption."""
+    d = Daemon(bindir, tmp_path).start()
+    try:
+        for attempt in range(6):  # some characters die on the way: a new one tries
+            name = f"down{attempt}"
+            t = clients(d.port).connected()
+            t.register(name, PW)
+            t.send("p")
+            seed = int(d.wait_log(rf"game start user={name} game=\d+ seed=(\d+)").group(1))
+            keys = stairs_keys(bindir, seed, name)
+            if keys:
+                break
+            t.close()
+        assert keys, "no character reached the stairs"
+        assert keys.endswith(b">")
+        play_keys(t, keys[:-1].decode())
+        assert hook(d, t, name)["seq"] == len(keys) - 1
+        t.send(">", settle=False)
+        if when == "after":
+            assert hook(d, t, name)["seq"] == len(keys)
+        d.kill(signal.SIGKILL)
+        t.close()
+        d.start()
+        d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
+        t2 = clients(d.port).connected()
+        t2.login(name, PW)
+        t2.send("p")
+        d.wait_log(rf"attach user={name}")
+        t2.pump()
+        got = hook(d, t2, name)
+        assert got["seq"] in ((len(keys),) if when == "after" else (len(keys) - 1, len(keys)))
+        lines, h = replay(bindir, tmp_path, seed, name, keys[:got["seq"]])
+        assert got["hash"] == h
+        assert [ln.rstrip() for ln in t2.screen.display] == [ln.rstrip() for ln in lines]
+        if got["seq"] == len(keys):
+            assert "Depth 2 " in t2.text(), t2.text()
+    finally:
+        assert d.stop() == 0, d.text()[-3000:]
+
+
 def test_spectate_matches_player(daemon, clients):
     p = clients(daemon.port).connected()
     p.register("dave", PW)
