@@ -29,6 +29,7 @@ struct ctl {
     char line[CTL_LINE_MAX];
     size_t len;
     bool started, closing;
+    bool peer_done, shut_done; /* the peer's EOF came; our answer is out */
     int refs;            /* the handle plus pending requests */
     buf_t out;
     uv_shutdown_t shut;
@@ -75,7 +76,8 @@ static void ctl_close(ctl_t *c)
 static void on_ctl_shutdown(uv_shutdown_t *req, int status)
 {
     ctl_t *c = req->data;
-    if (status < 0)
+    c->shut_done = true;
+    if (status < 0 || c->peer_done)
         ctl_close(c);
     ctl_unref(c);
 }
@@ -351,9 +353,16 @@ static void on_ctl_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     ctl_t *c = st->data;
     (void)b;
-    if (n < 0)
-        ctl_close(c);
-    if (n <= 0 || c->started || c->closing)
+    if (n < 0) {
+        /* The peer is done sending. Before a whole command that is the end;
+         * after one, its answer still goes out (echo health | socat ...). */
+        if (!c->started || c->shut_done)
+            ctl_close(c);
+        else
+            c->peer_done = true;
+        return;
+    }
+    if (n == 0 || c->started || c->closing)
         return;
     c->len += (size_t)n;
     ctl_cmd_t cmd;

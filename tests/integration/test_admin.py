@@ -234,6 +234,20 @@ def test_bad_control_input(world):
     assert raw(bytes(range(1, 10)) + b"\xff\xfe\n").startswith("error: unknown command")
     assert raw(b"lock\n").startswith("error: this command needs an argument")
     assert raw(b"announce " + b"y" * 300 + b"\n").startswith("error: announcement too long")
+    # a client that ends its side right after the command still gets the answer
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(world["ctl"])
+    s.sendall(b"health\n")
+    s.shutdown(socket.SHUT_WR)
+    s.settimeout(30)
+    got = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        got += chunk
+    s.close()
+    assert got.startswith(b"integrity: ok\n") and got.endswith(b"ok\n"), got
     # a client that connects and says nothing does not hold anything up
     idle = socket.socket(socket.AF_UNIX)
     idle.connect(world["ctl"])
