@@ -46,6 +46,14 @@ const waitText = (page, text, timeout = 15000) => page.waitForFunction((s) => {
   for (let i = 0; i < w.term.rows; i++) if ((b.getLine(i)?.translateToString(true) ?? '').includes(s)) return true;
   return false;
 }, text, { timeout });
+// Waits until no frame has come for 400 ms: every key typed so far is answered.
+const settle = async (page) => {
+  for (let i = 0; i < 50; i++) {
+    const f0 = await page.evaluate(() => window.warren.state.frames);
+    await page.waitForTimeout(400);
+    if (f0 === await page.evaluate(() => window.warren.state.frames)) return;
+  }
+};
 const turnOf = (ls) => {
   for (const l of ls) { const m = l.match(/Turn (\d+)/); if (m) return Number(m[1]); }
   return -1;
@@ -103,6 +111,7 @@ try {
     }
     return false;
   }, out.turnBefore, { timeout: 10000 });
+  await settle(page);
   const after = await lines(page);
   out.after = atOf(after);
   out.turnAfter = turnOf(after);
@@ -138,6 +147,10 @@ try {
   await page.keyboard.type('.');
   await waitText(page, `Turn ${out.turnAfter + 1}`);
   await waitText(wpage, `Turn ${out.turnAfter + 1}`);
+  await settle(page);
+  await settle(wpage);
+  await wpage.waitForFunction(() => document.getElementById('watchers').textContent === '1 watching',
+    null, { timeout: 5000 });
   const pl = await lines(page), wl = await lines(wpage);
   out.watchSame = pl.slice(0, out.size[1]).every((l, i) => (wl[i] ?? '').slice(0, out.size[0]).trimEnd() === l.trimEnd());
   out.watchersText = await wpage.locator('#watchers').textContent();
