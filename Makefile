@@ -33,6 +33,7 @@ protocol_SRC := $(wildcard protocol/*.c)
 game_SRC     := $(wildcard game/*.c)
 db_SRC       := $(wildcard db/*.c)
 server_SRC   := $(filter-out server/main.c,$(wildcard server/*.c))
+client_SRC   := $(filter-out client-term/main.c,$(wildcard client-term/*.c))
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
@@ -57,7 +58,7 @@ $(OBJ)/$(1)/lib$(2).a: $$(patsubst %.c,$(OBJ)/$(1)/%.o,$$($(2)_SRC))
 	@mkdir -p $$(dir $$@)
 	rm -f $$@ && ar rcs $$@ $$^
 endef
-$(foreach m,rel asan,$(foreach l,$(LAYERS),$(eval $(call layer_lib,$(m),$(l)))))
+$(foreach m,rel asan,$(foreach l,$(LAYERS) client,$(eval $(call layer_lib,$(m),$(l)))))
 
 # link order: higher layers first
 LIBS_rel  := $(foreach l,server db game protocol,$(OBJ)/rel/lib$(l).a)
@@ -104,7 +105,8 @@ $(OBJ)/suites.inc: $(UNIT_SRC)
 $(OBJ)/asan/tests/unit_main.o: tests/unit_main.c $(OBJ)/suites.inc
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(ASAN_FLAGS) $(INC) -I$(OBJ) $(PKGCFLAGS) $(shell pkg-config --cflags check) -c $< -o $@
-$(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$(UNIT_SRC)) $(LIBS_asan)
+$(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$(UNIT_SRC)) $(LIBS_asan) \
+                  $(OBJ)/asan/libclient.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_FLAGS) -o $@ $^ $(shell pkg-config --libs check) $(PKGLIBS)
 
@@ -125,12 +127,20 @@ test: build build-asan
 unit: build-asan
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
 
+# Fuzz targets link every layer and the client (less its main) as archives
+# built with the sanitizers: a target pulls in only the objects it uses.
 FUZZ_CC   := clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIBSRC := $(protocol_SRC) $(game_SRC) server/control_parse.c
-$(BIN)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
+FUZZ_SAN  := -g -O1 -fno-sanitize-recover=all
+FUZZ_FLAGS := $(FUZZ_SAN) -fsanitize=fuzzer,address,undefined
+$(OBJ)/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -D_GNU_SOURCE -DWARREN_CONTENT_DIR='"$(CONTENT_DIR)"' -Wall -Wextra -Werror $(INC) $(PKGCFLAGS) -o $@ $^ $(PKGLIBS)
+	$(FUZZ_CC) $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined $(INC) \
+	  $(PKGCFLAGS) -MMD -MP -c $< -o $@
+$(foreach l,$(LAYERS) client,$(eval $(call layer_lib,fuzz,$(l))))
+LIBS_fuzz := $(foreach l,server db game protocol client,$(OBJ)/fuzz/lib$(l).a)
+$(BIN)/fuzz/%: $(OBJ)/fuzz/tests/fuzz/%.o $(LIBS_fuzz)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKGLIBS)
 # Each target runs from its seeds (if any) for FUZZ_SECONDS; any crash, leak
 # or sanitizer report fails the run and shows the end of its log.
 fuzz: deps $(FUZZ_BINS)
