@@ -160,6 +160,35 @@ static int config_line(config_t *c, char *line, char *err, size_t errlen)
     return opt_set(c, o, val, err, errlen);
 }
 
+int config_parse(config_t *c, const char *text, size_t len, const char *name, char *err,
+                 size_t errlen)
+{
+    char line[CONFIG_LINE_MAX + 1], msg[512];
+    int lineno = 0;
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = (nl ? (size_t)(nl - text) : len) - at;
+        lineno++;
+        const char *why = NULL;
+        if (n > CONFIG_LINE_MAX)
+            why = "line too long";
+        else if (memchr(text + at, 0, n))
+            why = "NUL byte in the line";
+        else {
+            memcpy(line, text + at, n);
+            line[n] = 0;
+            if (config_line(c, line, msg, sizeof msg) == 0) {
+                at += n + 1;
+                continue;
+            }
+            why = msg;
+        }
+        snprintf(err, errlen, "%s:%d: %s", name, lineno, why);
+        return -1;
+    }
+    return 0;
+}
+
 int config_load_file(config_t *c, const char *path, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "r");
@@ -167,17 +196,18 @@ int config_load_file(config_t *c, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    char line[1024], msg[512];
-    int lineno = 0, rc = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (config_line(c, line, msg, sizeof msg)) {
-            snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
-            rc = -1;
-            break;
-        }
-    }
+    char *text = malloc(CONFIG_FILE_MAX + 1);
+    size_t len = text ? fread(text, 1, CONFIG_FILE_MAX + 1, f) : 0;
+    int bad = !text || ferror(f);
     fclose(f);
+    int rc = -1;
+    if (bad)
+        snprintf(err, errlen, "%s: cannot read", path);
+    else if (len > CONFIG_FILE_MAX)
+        snprintf(err, errlen, "%s: larger than %d bytes", path, CONFIG_FILE_MAX);
+    else
+        rc = config_parse(c, text, len, path, err, errlen);
+    free(text);
     return rc;
 }
 

@@ -37,6 +37,14 @@ void config_defaults(config_t *c);
  * every other flag. Returns 0, or -1 with a message in err. */
 int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errlen);
 int config_load_file(config_t *c, const char *path, char *err, size_t errlen);
+/* Parses the text of a config file (len bytes, no NUL needed), applying each
+ * line to c in order; name is the file name for messages. A line longer than
+ * CONFIG_LINE_MAX bytes or holding a NUL byte is an error. Returns 0, or -1
+ * with "name:line: message" in err (the lines before it stay applied). */
+#define CONFIG_LINE_MAX 1023
+#define CONFIG_FILE_MAX (1 << 20)
+int config_parse(config_t *c, const char *text, size_t len, const char *name, char *err,
+                 size_t errlen);
 /* Splits "host:port" ("[v6]:port" too). Returns 0 or -1. */
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port);
 void config_print_usage(FILE *out);

@@ -1,0 +1,39 @@
+/* Fuzz target: warrend's config file parser (config_parse, what
+ * config_load_file runs on a file's bytes). Whatever the text, the result
+ * is 0 or -1 with a "name:line: message" error, and every setting stays
+ * within its bounds: strings NUL-terminated in their fields, numbers in
+ * their ranges, addresses that config_split_addr accepts. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+
+#define STR_OK(f) (memchr((f), 0, sizeof(f)) != NULL)
+
+static void check_addr(const char *a)
+{
+    char host[128];
+    int port;
+    if (a[0] && (config_split_addr(a, host, sizeof host, &port) || port < 1 || port > 65535))
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    err[0] = 0;
+    int rc = config_parse(&c, (const char *)data, size, "fuzz.conf", err, sizeof err);
+    if (rc != 0 && (rc != -1 || strncmp(err, "fuzz.conf:", 10) != 0))
+        abort();
+    if (!STR_OK(c.telnet) || !STR_OK(c.http) || !STR_OK(c.socket) || !STR_OK(c.db) ||
+        !STR_OK(c.content))
+        abort();
+    check_addr(c.telnet);
+    check_addr(c.http);
+    if (c.grace < 0 || c.grace > 86400 * 7 || c.max_conns < 1 || c.max_per_ip < 1 ||
+        c.input_rate < 1 || c.idle_timeout < 1 || c.snapshot_every < 1 || c.outq_max < 4096)
+        abort();
+    return 0;
+}

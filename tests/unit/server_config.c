@@ -1,0 +1,93 @@
+/* Unit tests: server/config — the config file text parser. */
+#include <check.h>
+#include <string.h>
+#include "config.h"
+
+#define PARSE(c, text, err) config_parse((c), (text), strlen(text), "w.conf", (err), sizeof(err))
+
+START_TEST(settings_comments_and_blank_lines)
+{
+    config_t c;
+    char err[256] = "";
+    config_defaults(&c);
+    const char *text = "# a comment\n"
+                       "\n"
+                       "telnet = 0.0.0.0:23   # trailing comment\n"
+                       "  grace=30\r\n"
+                       "http =\n"
+                       "db = /var/lib/warren/w.db\n"
+                       "test-hooks = yes"; /* no newline at the end */
+    ck_assert_int_eq(PARSE(&c, text, err), 0);
+    ck_assert_str_eq(c.telnet, "0.0.0.0:23");
+    ck_assert_int_eq(c.grace, 30);
+    ck_assert_str_eq(c.http, ""); /* off */
+    ck_assert_str_eq(c.db, "/var/lib/warren/w.db");
+    ck_assert(c.test_hooks);
+    ck_assert_int_eq(c.max_conns, 5000); /* untouched: the default */
+}
+END_TEST
+
+START_TEST(errors_name_file_and_line)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(PARSE(&c, "grace = 5\nbogus = 1\ngrace = 7\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:2: unknown setting \"bogus\"");
+    ck_assert_int_eq(c.grace, 5); /* lines before the error apply, none after */
+    ck_assert_int_eq(PARSE(&c, "\n\ngrace = -1\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:3: grace: expected a number from 0 to 604800, got \"-1\"");
+    ck_assert_int_eq(PARSE(&c, "telnet = nowhere\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:1: telnet: expected ADDR:PORT, got \"nowhere\"");
+    ck_assert_int_eq(PARSE(&c, "just words\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:1: expected \"key = value\"");
+    ck_assert_int_eq(PARSE(&c, "help = 1\n", err), -1);
+}
+END_TEST
+
+START_TEST(long_lines_and_nul_bytes_are_errors)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    static char text[CONFIG_LINE_MAX + 16];
+    memset(text, ' ', sizeof text);
+    memcpy(text, "# ", 2);
+    text[CONFIG_LINE_MAX] = '\n'; /* exactly CONFIG_LINE_MAX bytes: fine */
+    ck_assert_int_eq(config_parse(&c, text, CONFIG_LINE_MAX + 1, "w.conf", err, sizeof err), 0);
+    text[CONFIG_LINE_MAX] = ' '; /* one more: too long, not split into two lines */
+    ck_assert_int_eq(config_parse(&c, text, sizeof text, "w.conf", err, sizeof err), -1);
+    ck_assert_str_eq(err, "w.conf:1: line too long");
+    const char nul[] = "grace = 9\ngrace = 1\0 0\n";
+    ck_assert_int_eq(config_parse(&c, nul, sizeof nul - 1, "w.conf", err, sizeof err), -1);
+    ck_assert_str_eq(err, "w.conf:2: NUL byte in the line");
+    ck_assert_int_eq(c.grace, 9);
+    ck_assert_int_eq(config_parse(&c, "", 0, "w.conf", err, sizeof err), 0);
+}
+END_TEST
+
+START_TEST(string_values_must_fit)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    char text[600] = "socket = ";
+    memset(text + 9, 'x', 300);
+    text[309] = 0;
+    ck_assert_int_eq(PARSE(&c, text, err), -1);
+    ck_assert_str_eq(err, "w.conf:1: socket: value too long");
+    ck_assert_str_eq(c.socket, "");
+}
+END_TEST
+
+Suite *suite_server_config(void)
+{
+    Suite *s = suite_create("server.config");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, settings_comments_and_blank_lines);
+    tcase_add_test(t, errors_name_file_and_line);
+    tcase_add_test(t, long_lines_and_nul_bytes_are_errors);
+    tcase_add_test(t, string_values_must_fit);
+    suite_add_tcase(s, t);
+    return s;
+}
