@@ -4,20 +4,11 @@
  * mean is menu.c's and session.c's business. */
 #include <stdlib.h>
 #include <string.h>
+#include "input.h"
 #include "log.h"
 #include "server.h"
 
 #define ESC_DELAY_MS 50
-
-static const telnet_telopt_t telopts[] = {
-    {TELNET_TELOPT_ECHO, TELNET_WILL, TELNET_DONT},
-    {TELNET_TELOPT_SGA, TELNET_WILL, TELNET_DO},
-    {TELNET_TELOPT_NAWS, TELNET_WONT, TELNET_DO},
-    {TELNET_TELOPT_TTYPE, TELNET_WONT, TELNET_DO},
-    {TELNET_TELOPT_BINARY, TELNET_WILL, TELNET_DO},
-    {TELNET_TELOPT_NEW_ENVIRON, TELNET_WONT, TELNET_DO},
-    {-1, 0, 0},
-};
 
 typedef struct {
     uv_write_t req;
@@ -186,19 +177,13 @@ static void conn_apply_size(conn_t *c)
 
 static void on_naws(conn_t *c, const unsigned char *b, size_t n)
 {
-    if (n != 4)
-        return;
-    c->raw_w = b[0] << 8 | b[1];
-    c->raw_h = b[2] << 8 | b[3];
-    conn_apply_size(c);
+    if (input_naws(b, n, &c->raw_w, &c->raw_h) == 0)
+        conn_apply_size(c);
 }
 
 static void on_ttype(conn_t *c, const char *name)
 {
-    snprintf(c->term, sizeof c->term, "%s", name ? name : "");
-    for (char *p = c->term; *p; p++)
-        if ((unsigned char)*p < 32 || (unsigned char)*p > 126)
-            *p = '?';
+    input_term_name(name, c->term, sizeof c->term);
     ansi_profile_for_term(&c->prof, c->term);
     c->prof_id = ansi_profile_id(&c->prof);
     /* a new profile means a full redraw in it */
@@ -225,11 +210,9 @@ static void on_environ(conn_t *c, const telnet_event_t *ev)
     for (size_t i = 0; i < ev->environ.size; i++) {
         const struct telnet_environ_t *v = &ev->environ.values[i];
         if (v->var && !strcmp(v->var, "REMOTE_ADDR") && v->value && v->value[0]) {
-            char ip[64];
-            snprintf(ip, sizeof ip, "%s", v->value);
-            for (char *p = ip; *p; p++)
-                if (!strchr("0123456789abcdefABCDEF.:", *p))
-                    return;
+            char ip[sizeof c->ip];
+            if (input_remote_addr(v->value, ip, sizeof ip))
+                return;
             log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit applies once the address is known */
@@ -352,7 +335,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 
 static void conn_start(server_t *s, conn_t *c)
 {
-    c->tn = telnet_init(telopts, on_telnet, 0, c);
+    c->tn = telnet_init(INPUT_TELOPTS, on_telnet, 0, c);
     if (!c->tn) {
         conn_close(c, "out of memory");
         return;

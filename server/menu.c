@@ -5,6 +5,7 @@
  * one is out the connection is in MODE_WAIT and keys are ignored. */
 #include <stdlib.h>
 #include <string.h>
+#include "input.h"
 #include "log.h"
 #include "server.h"
 #include "json.h"
@@ -584,29 +585,15 @@ static void prompt_done(conn_t *c)
 static void prompt_key(conn_t *c, key_event_t k)
 {
     size_t max = prompt_secret(c->prompt) ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
-    if (k.code == KEY_ESC) {
+    switch (input_line_key(c->line, &c->line_len, max, k)) {
+    case LINE_CANCEL:
         wipe_secrets(c);
         menu_enter(c, NULL);
         return;
+    case LINE_ENTER: prompt_done(c); return;
+    case LINE_EDITED: menu_redraw(c); return;
+    case LINE_IGNORED: return;
     }
-    if (k.code == KEY_ENTER || k.code == '\n') {
-        prompt_done(c);
-        return;
-    }
-    if (k.code == KEY_BACKSPACE || k.code == 0x08) {
-        /* drop one UTF-8 character */
-        while (c->line_len > 0 && ((unsigned char)c->line[--c->line_len] & 0xC0) == 0x80)
-            ;
-        c->line[c->line_len] = 0;
-    } else if (k.code == 0x15) { /* Ctrl-U */
-        c->line_len = 0;
-        c->line[0] = 0;
-    } else if (k.code >= 0x20 && k.code < 0x7F && !k.mods && c->line_len < max) {
-        c->line[c->line_len++] = (char)k.code;
-        c->line[c->line_len] = 0;
-    } else
-        return; /* other keys, and non-ASCII in names and passwords, are ignored */
-    menu_redraw(c);
 }
 
 /* ---- main menu ------------------------------------------------------------------- */

@@ -1,0 +1,112 @@
+/* Fuzz target: what a telnet client sends warrend, past libtelnet. The
+ * bytes go through libtelnet with the daemon's option table (INPUT_TELOPTS),
+ * as conn.c does; the values it hands over go to the daemon's readers
+ * (input_naws, input_term_name, input_remote_addr, ansi_profile_for_term),
+ * data bytes to the key decoder, and the keys to the menu's line editor
+ * and the name and password checks, as on the Name: and Password: prompts.
+ * Every value that comes out must be one the daemon can use. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "accounts.h"
+#include "ansi.h"
+#include "input.h"
+#include "keys.h"
+
+typedef struct {
+    telnet_t *tn;
+    keydec_t kd;
+    char line[136];
+    size_t len, max;
+    char term[40], ip[64];
+} state_t;
+
+static void on_key(void *ud, key_event_t k)
+{
+    state_t *s = ud;
+    line_action_t a = input_line_key(s->line, &s->len, s->max, k);
+    if (s->len > s->max || strlen(s->line) != s->len)
+        abort();
+    for (size_t i = 0; i < s->len; i++)
+        if ((unsigned char)s->line[i] < 0x20 || (unsigned char)s->line[i] > 0x7E)
+            abort(); /* only printable ASCII reaches a name or password */
+    if (a == LINE_ENTER) {
+        char msg[160];
+        if (accounts_check_name(s->line, msg, sizeof msg) == 0 &&
+            strspn(s->line, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                s->len)
+            abort();
+        (void)accounts_check_password(s->line, s->len, msg, sizeof msg);
+        /* the next prompt: Name: and Password: take turns, each starts empty */
+        s->max = s->max == ACCOUNTS_NAME_MAX ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
+    }
+    if (a == LINE_ENTER || a == LINE_CANCEL) {
+        s->len = 0;
+        s->line[0] = 0;
+    }
+}
+
+static void on_environ(state_t *s, const telnet_event_t *ev)
+{
+    for (size_t i = 0; i < ev->environ.size; i++) {
+        const struct telnet_environ_t *v = &ev->environ.values[i];
+        if (!v->value || input_remote_addr(v->value, s->ip, sizeof s->ip))
+            continue;
+        size_t n = strlen(s->ip);
+        if (n == 0 || n >= sizeof s->ip || strspn(s->ip, "0123456789abcdefABCDEF.:") != n)
+            abort();
+    }
+}
+
+static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
+{
+    state_t *s = ud;
+    (void)tn;
+    int w, h;
+    ansi_profile_t prof;
+    switch (ev->type) {
+    case TELNET_EV_DATA:
+        keydec_feed(&s->kd, (const uint8_t *)ev->data.buffer, ev->data.size, on_key, s);
+        break;
+    case TELNET_EV_SUBNEGOTIATION:
+        if (ev->sub.telopt == TELNET_TELOPT_NAWS &&
+            input_naws((const unsigned char *)ev->sub.buffer, ev->sub.size, &w, &h) == 0 &&
+            (w < 0 || w > 65535 || h < 0 || h > 65535))
+            abort();
+        break;
+    case TELNET_EV_TTYPE:
+        if (ev->ttype.cmd != TELNET_TTYPE_IS)
+            break;
+        input_term_name(ev->ttype.name, s->term, sizeof s->term);
+        for (const char *p = s->term; *p; p++)
+            if ((unsigned char)*p < 32 || (unsigned char)*p > 126)
+                abort();
+        ansi_profile_for_term(&prof, s->term);
+        if (ansi_profile_id(&prof) < 0 || ansi_profile_id(&prof) >= ANSI_PROFILE_IDS)
+            abort();
+        break;
+    case TELNET_EV_ENVIRON: on_environ(s, ev); break;
+    default: break;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    state_t s;
+    memset(&s, 0, sizeof s);
+    s.max = ACCOUNTS_NAME_MAX;
+    keydec_init(&s.kd);
+    s.tn = telnet_init(INPUT_TELOPTS, on_telnet, 0, &s);
+    if (!s.tn)
+        return 0;
+    /* the daemon's opening offers, so answers to them take effect */
+    telnet_negotiate(s.tn, TELNET_DO, TELNET_TELOPT_NAWS);
+    telnet_negotiate(s.tn, TELNET_DO, TELNET_TELOPT_TTYPE);
+    telnet_negotiate(s.tn, TELNET_DO, TELNET_TELOPT_NEW_ENVIRON);
+    /* in reads of up to 64 bytes, as a socket would cut them */
+    for (size_t at = 0; at < size; at += 64)
+        telnet_recv(s.tn, (const char *)data + at, size - at < 64 ? size - at : 64);
+    keydec_timeout(&s.kd, on_key, &s);
+    telnet_free(s.tn);
+    return 0;
+}
