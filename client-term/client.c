@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "telopts.h"
 #include "term.h"
 
 /* Stop reading the server while this much terminal output is queued: a
@@ -39,7 +40,7 @@ static const int client_signums[SIG_COUNT] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH
 struct client_t {
     uv_loop_t *loop;
     client_opts_t opts;
-    telnet_telopt_t telopts[8];
+    telnet_telopt_t telopts[TELOPTS_N];
     telnet_t *telnet;
 
     client_stream_u net, in, out;
@@ -249,39 +250,17 @@ static void client_send_naws(client_t *c)
     telnet_subnegotiation(c->telnet, TELNET_TELOPT_NAWS, (const char *)sb, sizeof sb);
 }
 
-/* NEW-ENVIRON is parsed from the raw subnegotiation rather than libtelnet's
- * ENVIRON event: Debian's libtelnet 0.21 telnet_begin_newenviron() drops the
- * command byte, so a server built with it sends "USERVAR name" with no
- * SEND in front. Both forms are a request; IS (0) never comes from a
- * server. The answer is built by hand for the same reason. */
-static int client_env_is_request(const unsigned char *b, size_t n)
-{
-    return n == 0 || b[0] == TELNET_ENVIRON_SEND || b[0] == TELNET_ENVIRON_USERVAR;
-}
-
-/* Does the request name REMOTE_ADDR? An empty list asks for everything. */
-static int client_env_wanted(const unsigned char *b, size_t n)
-{
-    static const char name[] = "REMOTE_ADDR";
-    size_t i = (n > 0 && b[0] == TELNET_ENVIRON_SEND) ? 1 : 0;
-    if (i >= n)
-        return 1;
-    for (; i + sizeof name - 1 < n; i++)
-        if ((b[i] == TELNET_ENVIRON_USERVAR || b[i] == TELNET_ENVIRON_VAR) &&
-            memcmp(b + i + 1, name, sizeof name - 1) == 0)
-            return 1;
-    return 0;
-}
-
 static void client_send_environ(client_t *c, const char *buf, size_t n)
 {
     const unsigned char *b = (const unsigned char *)buf;
     const unsigned char is = TELNET_ENVIRON_IS;
-    if (!c->opts.ssh || !client_env_is_request(b, n))
+    int wanted = telopts_environ_request(b, n);
+    if (!c->opts.ssh || wanted < 0)
         return;
+    /* the answer is built by hand: see telopts.c on libtelnet 0.21 */
     telnet_begin_sb(c->telnet, TELNET_TELOPT_NEW_ENVIRON);
     telnet_send(c->telnet, (const char *)&is, 1);
-    if (c->opts.remote_addr && client_env_wanted(b, n)) {
+    if (c->opts.remote_addr && wanted) {
         telnet_newenviron_value(c->telnet, TELNET_ENVIRON_USERVAR, "REMOTE_ADDR");
         telnet_newenviron_value(c->telnet, TELNET_ENVIRON_VALUE, c->opts.remote_addr);
     }
@@ -358,19 +337,9 @@ static void client_on_telnet(telnet_t *t, telnet_event_t *ev, void *ud)
     }
 }
 
-/* Options we agree to: us = we will do it when asked, him = we let the
- * server do it. NAWS only makes sense with a real terminal. */
 static void client_build_telopts(client_t *c)
 {
-    telnet_telopt_t *o = c->telopts;
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_ECHO, TELNET_WONT, TELNET_DO };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_SGA, TELNET_WILL, TELNET_DO };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_BINARY, TELNET_WILL, TELNET_DO };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_TTYPE, TELNET_WILL, TELNET_DONT };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_NAWS, c->is_tty ? TELNET_WILL : TELNET_WONT, TELNET_DONT };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_NEW_ENVIRON, c->opts.ssh ? TELNET_WILL : TELNET_WONT,
-                              TELNET_DONT };
-    *o = (telnet_telopt_t){ -1, 0, 0 };
+    telopts_fill(c->telopts, c->is_tty, c->opts.ssh);
 }
 
 /* ---- reading -------------------------------------------------------------- */
