@@ -8,6 +8,7 @@
 
 #include "web.h"
 #include "web_json.h"
+#include "web_parse.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -131,19 +132,6 @@ static void copy_str(char *dst, size_t cap, const char *src)
     dst[n] = 0;
 }
 
-static bool name_ok(const char *s, size_t n)
-{
-    if (n == 0 || n > WEB_NAME_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-'))
-            return false;
-    }
-    return true;
-}
-
 /* "host:port", "[v6]:port", ":port" (all addresses). */
 static int split_listen(const char *s, char *host, size_t hostlen, int *port)
 {
@@ -206,44 +194,6 @@ char *web_default_root(char *out, size_t outlen)
     }
     snprintf(out, outlen, "web/dist");
     return out;
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen)
-{
-    size_t nl = strlen(name);
-    for (size_t i = 0; i < len;) {
-        size_t end = i;
-        while (end < len && form[end] != '&')
-            end++;
-        if (end - i > nl && memcmp(form + i, name, nl) == 0 && form[i + nl] == '=') {
-            size_t o = 0;
-            for (size_t k = i + nl + 1; k < end; k++) {
-                char c = form[k];
-                if (c == '+')
-                    c = ' ';
-                else if (c == '%' && k + 2 < end && hexval(form[k + 1]) >= 0 &&
-                         hexval(form[k + 2]) >= 0) {
-                    c = (char)(hexval(form[k + 1]) * 16 + hexval(form[k + 2]));
-                    k += 2;
-                }
-                if (o + 1 >= outlen)
-                    return -1;
-                out[o++] = c;
-            }
-            out[o] = 0;
-            return (int)o;
-        }
-        i = end + 1;
-    }
-    return -1;
 }
 
 /* ---- connection list and send queue ------------------------------------------ */
@@ -497,21 +447,7 @@ static int conn_writeable(web_conn_t *wc)
 /* Parses the upgrade path into kind and name. Returns 0 or -1. */
 static int ws_route(const char *path, web_pss_t *pss)
 {
-    pss->name[0] = 0;
-    if (strcmp(path, "/ws/lobby") == 0) {
-        pss->kind = WEB_LOBBY;
-        return 0;
-    }
-    if (strcmp(path, "/ws/play") == 0) {
-        pss->kind = WEB_PLAY;
-        return 0;
-    }
-    if (strncmp(path, "/ws/watch/", 10) == 0 && name_ok(path + 10, strlen(path + 10))) {
-        pss->kind = WEB_WATCH;
-        copy_str(pss->name, sizeof pss->name, path + 10);
-        return 0;
-    }
-    return -1;
+    return web_ws_route(path, &pss->kind, pss->name, sizeof pss->name);
 }
 
 /* Browsers always send Origin; its host must be the one the page came from,
@@ -526,8 +462,7 @@ static bool origin_ok(struct lws *wsi)
         return false;
     if (lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
         return false;
-    const char *o = strstr(origin, "://");
-    return o && strcmp(o + 3, host) == 0;
+    return web_origin_matches(origin, host);
 }
 
 static void get_cookie(struct lws *wsi, char *out, size_t outlen)
@@ -537,27 +472,7 @@ static void get_cookie(struct lws *wsi, char *out, size_t outlen)
     int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COOKIE);
     if (n <= 0 || n >= (int)sizeof hdr || lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_COOKIE) < 0)
         return;
-    const size_t kl = strlen(WEB_COOKIE_NAME);
-    for (char *p = hdr; *p;) {
-        while (*p == ' ' || *p == ';')
-            p++;
-        if (strncmp(p, WEB_COOKIE_NAME, kl) == 0 && p[kl] == '=') {
-            char *v = p + kl + 1;
-            size_t vl = strcspn(v, ";");
-            while (vl && v[vl - 1] == ' ')
-                vl--;
-            if (vl < outlen) {
-                for (size_t i = 0; i < vl; i++) /* a token is plain base64url-ish text */
-                    if (!(v[i] == '-' || v[i] == '_' || (v[i] >= '0' && v[i] <= '9') ||
-                          ((v[i] | 0x20) >= 'a' && (v[i] | 0x20) <= 'z')))
-                        return;
-                memcpy(out, v, vl);
-                out[vl] = 0;
-            }
-            return;
-        }
-        p += strcspn(p, ";");
-    }
+    web_cookie_find(hdr, out, outlen);
 }
 
 static void get_peer(web_t *w, struct lws *wsi, char *out, size_t outlen)
@@ -566,11 +481,7 @@ static void get_peer(web_t *w, struct lws *wsi, char *out, size_t outlen)
     if (w->trust_proxy) {
         char xff[256];
         if (lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0) {
-            char *last = strrchr(xff, ',');
-            last = last ? last + 1 : xff;
-            while (*last == ' ')
-                last++;
-            copy_str(out, outlen, last);
+            web_forwarded_for(xff, out, outlen);
             return;
         }
     }
@@ -717,38 +628,6 @@ static const char *mime_of(const char *path)
         if (strcmp(dot, mimes[i].ext) == 0)
             return mimes[i].mime;
     return NULL;
-}
-
-/* Maps a request path to a file under root and how long it may be cached.
- * Only known routes and plain asset names map: no "..", no dot files, no
- * subfolders, so nothing outside root can be named. Returns 0 or -1. */
-static int http_route(const char *path, char *rel, size_t rellen, bool *immutable)
-{
-    *immutable = false;
-    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
-        snprintf(rel, rellen, "index.html");
-        return 0;
-    }
-    if (strcmp(path, "/play") == 0) {
-        snprintf(rel, rellen, "play.html");
-        return 0;
-    }
-    if (strncmp(path, "/watch/", 7) == 0 && name_ok(path + 7, strlen(path + 7))) {
-        snprintf(rel, rellen, "watch.html");
-        return 0;
-    }
-    if (strncmp(path, "/assets/", 8) == 0) {
-        const char *f = path + 8;
-        size_t n = strlen(f);
-        if (n == 0 || n > 100 || f[0] == '.' || strspn(f, "abcdefghijklmnopqrstuvwxyz"
-                                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
-            strstr(f, ".."))
-            return -1;
-        snprintf(rel, rellen, "assets/%s", f);
-        *immutable = true; /* names carry a content hash */
-        return 0;
-    }
-    return -1;
 }
 
 static bool accepts_gzip(struct lws *wsi)
@@ -995,7 +874,7 @@ static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *p
     bool immutable;
     if (!path)
         return http_error(wsi, HTTP_STATUS_BAD_REQUEST);
-    if ((get || head) && http_route(path, rel, sizeof rel, &immutable) == 0 && mime_of(rel))
+    if ((get || head) && web_http_route(path, rel, sizeof rel, &immutable) == 0 && mime_of(rel))
         return http_static(w, wsi, rel, immutable);
     if ((get || post) && w->hooks.on_http && !w->stopping)
         return req_begin(w, wsi, pss, path, post);

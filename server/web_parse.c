@@ -1,0 +1,160 @@
+/* web_parse — request text readers for the web gateway; see web_parse.h. */
+#include "web_parse.h"
+#include <stdio.h>
+#include <string.h>
+
+/* Copies with truncation (snprintf's truncation warnings are errors here). */
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+bool web_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || n > WEB_NAME_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+int web_ws_route(const char *path, web_kind_t *kind, char *name, size_t namelen)
+{
+    name[0] = 0;
+    if (strcmp(path, "/ws/lobby") == 0) {
+        *kind = WEB_LOBBY;
+        return 0;
+    }
+    if (strcmp(path, "/ws/play") == 0) {
+        *kind = WEB_PLAY;
+        return 0;
+    }
+    if (strncmp(path, "/ws/watch/", 10) == 0 && web_name_ok(path + 10, strlen(path + 10))) {
+        *kind = WEB_WATCH;
+        copy_str(name, namelen, path + 10);
+        return 0;
+    }
+    return -1;
+}
+
+int web_http_route(const char *path, char *rel, size_t rellen, bool *immutable)
+{
+    *immutable = false;
+    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
+        snprintf(rel, rellen, "index.html");
+        return 0;
+    }
+    if (strcmp(path, "/play") == 0) {
+        snprintf(rel, rellen, "play.html");
+        return 0;
+    }
+    if (strncmp(path, "/watch/", 7) == 0 && web_name_ok(path + 7, strlen(path + 7))) {
+        snprintf(rel, rellen, "watch.html");
+        return 0;
+    }
+    if (strncmp(path, "/assets/", 8) == 0) {
+        const char *f = path + 8;
+        size_t n = strlen(f);
+        if (n == 0 || n > 100 || f[0] == '.' || strspn(f, "abcdefghijklmnopqrstuvwxyz"
+                                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
+            strstr(f, ".."))
+            return -1;
+        snprintf(rel, rellen, "assets/%s", f);
+        *immutable = true; /* names carry a content hash */
+        return 0;
+    }
+    return -1;
+}
+
+bool web_origin_matches(const char *origin, const char *host)
+{
+    const char *o = strstr(origin, "://");
+    return o && strcmp(o + 3, host) == 0;
+}
+
+/* A session token is plain base64url-ish text. */
+static bool token_ok(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(v[i] == '-' || v[i] == '_' || (v[i] >= '0' && v[i] <= '9') ||
+              ((v[i] | 0x20) >= 'a' && (v[i] | 0x20) <= 'z')))
+            return false;
+    return true;
+}
+
+void web_cookie_find(const char *hdr, char *out, size_t outlen)
+{
+    out[0] = 0;
+    const size_t kl = strlen(WEB_COOKIE_NAME);
+    for (const char *p = hdr; *p;) {
+        while (*p == ' ' || *p == ';')
+            p++;
+        if (strncmp(p, WEB_COOKIE_NAME, kl) == 0 && p[kl] == '=') {
+            const char *v = p + kl + 1;
+            size_t vl = strcspn(v, ";");
+            while (vl && v[vl - 1] == ' ')
+                vl--;
+            if (vl < outlen && token_ok(v, vl)) {
+                memcpy(out, v, vl);
+                out[vl] = 0;
+            }
+            return;
+        }
+        p += strcspn(p, ";");
+    }
+}
+
+void web_forwarded_for(const char *xff, char *out, size_t outlen)
+{
+    const char *last = strrchr(xff, ',');
+    last = last ? last + 1 : xff;
+    while (*last == ' ')
+        last++;
+    copy_str(out, outlen, last);
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen)
+{
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < len;) {
+        size_t end = i;
+        while (end < len && form[end] != '&')
+            end++;
+        if (end - i > nl && memcmp(form + i, name, nl) == 0 && form[i + nl] == '=') {
+            size_t o = 0;
+            for (size_t k = i + nl + 1; k < end; k++) {
+                char c = form[k];
+                if (c == '+')
+                    c = ' ';
+                else if (c == '%' && k + 2 < end && hexval(form[k + 1]) >= 0 &&
+                         hexval(form[k + 2]) >= 0) {
+                    c = (char)(hexval(form[k + 1]) * 16 + hexval(form[k + 2]));
+                    k += 2;
+                }
+                if (o + 1 >= outlen)
+                    return -1;
+                out[o++] = c;
+            }
+            out[o] = 0;
+            return (int)o;
+        }
+        i = end + 1;
+    }
+    return -1;
+}

@@ -1,0 +1,73 @@
+/* Fuzz target: the web gateway's readers of request text (server/
+ * web_parse.c): request and websocket paths, the session cookie, the
+ * X-Forwarded-For address, Origin against Host, and form fields. The input
+ * is one text; each reader gets it whole (and Origin/Host split at the
+ * first newline). What comes out must be safe to use: a route names only a
+ * plain file under the root, a watch name and a cookie are plain tokens,
+ * form values fit their buffers. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "web_parse.h"
+
+#define TOKEN_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+static void check_routes(const char *path)
+{
+    char rel[160], name[WEB_NAME_MAX + 1];
+    bool immutable;
+    web_kind_t kind;
+    if (web_http_route(path, rel, sizeof rel, &immutable) == 0 &&
+        (rel[0] == '/' || rel[0] == '.' || strstr(rel, "..") || strchr(rel, '\\') ||
+         strlen(rel) >= sizeof rel - 1))
+        abort();
+    if (web_ws_route(path, &kind, name, sizeof name) == 0) {
+        if (kind != WEB_LOBBY && kind != WEB_PLAY && kind != WEB_WATCH)
+            abort();
+        if ((kind == WEB_WATCH) != (name[0] != 0) || strspn(name, TOKEN_CHARS) != strlen(name))
+            abort();
+    }
+}
+
+static void check_headers(const char *text)
+{
+    char cookie[160], ip[64];
+    web_cookie_find(text, cookie, sizeof cookie);
+    if (strspn(cookie, TOKEN_CHARS) != strlen(cookie))
+        abort();
+    web_forwarded_for(text, ip, sizeof ip);
+    if (strlen(ip) >= sizeof ip || strchr(ip, ','))
+        abort();
+    const char *nl = strchr(text, '\n');
+    if (nl)
+        (void)web_origin_matches(nl + 1, text); /* Host before the newline, Origin after */
+}
+
+static void check_form(const char *form, size_t len)
+{
+    static const char *const names[] = {"name", "password", "t", ""};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char out[64];
+        int n = web_form_get(form, len, names[i], out, sizeof out);
+        if (n < -1 || n >= (int)sizeof out || (n >= 0 && out[n] != 0))
+            abort();
+        char tiny[1];
+        if (web_form_get(form, len, names[i], tiny, sizeof tiny) > 0)
+            abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+    check_routes(text);
+    check_headers(text);
+    check_form(text, size);
+    (void)web_name_ok(text, strlen(text));
+    free(text);
+    return 0;
+}

@@ -1,0 +1,136 @@
+/* Unit tests: server/web_parse — the web gateway's readers of request
+ * text. */
+#include <check.h>
+#include <string.h>
+#include "web_parse.h"
+
+START_TEST(names)
+{
+    ck_assert(web_name_ok("Agnes_the-2nd", 13));
+    ck_assert(web_name_ok("x", 1));
+    ck_assert(!web_name_ok("", 0));
+    ck_assert(!web_name_ok("a b", 3));
+    ck_assert(!web_name_ok("..", 2));
+    ck_assert(!web_name_ok("\xc3\xa9", 2));
+    char long_name[WEB_NAME_MAX + 2];
+    memset(long_name, 'a', sizeof long_name);
+    ck_assert(web_name_ok(long_name, WEB_NAME_MAX));
+    ck_assert(!web_name_ok(long_name, WEB_NAME_MAX + 1));
+}
+END_TEST
+
+START_TEST(websocket_routes)
+{
+    web_kind_t k = 0;
+    char name[WEB_NAME_MAX + 1] = "junk";
+    ck_assert_int_eq(web_ws_route("/ws/lobby", &k, name, sizeof name), 0);
+    ck_assert_int_eq(k, WEB_LOBBY);
+    ck_assert_str_eq(name, "");
+    ck_assert_int_eq(web_ws_route("/ws/play", &k, name, sizeof name), 0);
+    ck_assert_int_eq(k, WEB_PLAY);
+    ck_assert_int_eq(web_ws_route("/ws/watch/Agnes", &k, name, sizeof name), 0);
+    ck_assert_int_eq(k, WEB_WATCH);
+    ck_assert_str_eq(name, "Agnes");
+    ck_assert_int_eq(web_ws_route("/ws/watch/", &k, name, sizeof name), -1);
+    ck_assert_int_eq(web_ws_route("/ws/watch/a/b", &k, name, sizeof name), -1);
+    ck_assert_int_eq(web_ws_route("/ws/play/", &k, name, sizeof name), -1);
+    ck_assert_int_eq(web_ws_route("/ws/lobbyx", &k, name, sizeof name), -1);
+}
+END_TEST
+
+START_TEST(http_routes_stay_under_the_root)
+{
+    char rel[160];
+    bool imm = true;
+    ck_assert_int_eq(web_http_route("/", rel, sizeof rel, &imm), 0);
+    ck_assert_str_eq(rel, "index.html");
+    ck_assert(!imm);
+    ck_assert_int_eq(web_http_route("/watch/bob", rel, sizeof rel, &imm), 0);
+    ck_assert_str_eq(rel, "watch.html");
+    ck_assert_int_eq(web_http_route("/assets/app-1a2b.js", rel, sizeof rel, &imm), 0);
+    ck_assert_str_eq(rel, "assets/app-1a2b.js");
+    ck_assert(imm);
+    ck_assert_int_eq(web_http_route("/assets/../../etc/passwd", rel, sizeof rel, &imm), -1);
+    ck_assert_int_eq(web_http_route("/assets/..", rel, sizeof rel, &imm), -1);
+    ck_assert_int_eq(web_http_route("/assets/.env", rel, sizeof rel, &imm), -1);
+    ck_assert_int_eq(web_http_route("/assets/a/b.js", rel, sizeof rel, &imm), -1);
+    ck_assert_int_eq(web_http_route("/assets/", rel, sizeof rel, &imm), -1);
+    ck_assert_int_eq(web_http_route("/index.htm", rel, sizeof rel, &imm), -1);
+    ck_assert_int_eq(web_http_route("/watch/a b", rel, sizeof rel, &imm), -1);
+}
+END_TEST
+
+START_TEST(origin_against_host)
+{
+    ck_assert(web_origin_matches("https://play.example:8080", "play.example:8080"));
+    ck_assert(web_origin_matches("http://127.0.0.1:8080", "127.0.0.1:8080"));
+    ck_assert(!web_origin_matches("https://evil.example", "play.example"));
+    ck_assert(!web_origin_matches("https://play.example.evil", "play.example"));
+    ck_assert(!web_origin_matches("play.example", "play.example"));
+    ck_assert(!web_origin_matches("null", "play.example"));
+}
+END_TEST
+
+START_TEST(session_cookie)
+{
+    char v[16];
+    web_cookie_find("a=1; warren_session=tok_en-9 ; b=2", v, sizeof v);
+    ck_assert_str_eq(v, "tok_en-9");
+    web_cookie_find("warren_session=first;warren_session=second", v, sizeof v);
+    ck_assert_str_eq(v, "first");
+    web_cookie_find("xwarren_session=no", v, sizeof v);
+    ck_assert_str_eq(v, "");
+    web_cookie_find("warren_session=a\"b", v, sizeof v); /* not a plain token */
+    ck_assert_str_eq(v, "");
+    web_cookie_find("warren_session=0123456789abcdefXYZ", v, sizeof v); /* too long */
+    ck_assert_str_eq(v, "");
+    web_cookie_find("", v, sizeof v);
+    ck_assert_str_eq(v, "");
+}
+END_TEST
+
+START_TEST(forwarded_for_takes_the_last)
+{
+    char ip[16];
+    web_forwarded_for("203.0.113.9, 10.0.0.1,  198.51.100.4", ip, sizeof ip);
+    ck_assert_str_eq(ip, "198.51.100.4");
+    web_forwarded_for("2001:db8::1", ip, sizeof ip);
+    ck_assert_str_eq(ip, "2001:db8::1");
+    web_forwarded_for("1.2.3.4,", ip, sizeof ip);
+    ck_assert_str_eq(ip, "");
+    web_forwarded_for("1111:2222:3333:4444:5555", ip, sizeof ip);
+    ck_assert_str_eq(ip, "1111:2222:3333:"); /* truncated to the buffer */
+}
+END_TEST
+
+START_TEST(form_fields)
+{
+    char v[8];
+    const char *f = "name=Agn%65s+B&password=a%2Bb%&x=%zz";
+    ck_assert_int_eq(web_form_get(f, strlen(f), "name", v, sizeof v), 7);
+    ck_assert_str_eq(v, "Agnes B");
+    ck_assert_int_eq(web_form_get(f, strlen(f), "password", v, sizeof v), 4);
+    ck_assert_str_eq(v, "a+b%"); /* a lone % stays */
+    ck_assert_int_eq(web_form_get(f, strlen(f), "x", v, sizeof v), 3);
+    ck_assert_str_eq(v, "%zz");
+    ck_assert_int_eq(web_form_get(f, strlen(f), "nam", v, sizeof v), -1);
+    ck_assert_int_eq(web_form_get(f, 8, "password", v, sizeof v), -1); /* outside len */
+    ck_assert_int_eq(web_form_get("name=12345678", 13, "name", v, sizeof v), -1); /* too long */
+    ck_assert_int_eq(web_form_get("name=", 5, "name", v, sizeof v), 0);
+}
+END_TEST
+
+Suite *suite_server_web_parse(void)
+{
+    Suite *s = suite_create("server.web_parse");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, names);
+    tcase_add_test(t, websocket_routes);
+    tcase_add_test(t, http_routes_stay_under_the_root);
+    tcase_add_test(t, origin_against_host);
+    tcase_add_test(t, session_cookie);
+    tcase_add_test(t, forwarded_for_takes_the_last);
+    tcase_add_test(t, form_fields);
+    suite_add_tcase(s, t);
+    return s;
+}
