@@ -38,5 +38,9 @@ void webgw_token_hash(const char *token, char out[65]);
 int64_t webgw_unix_now(void);
 /* Appends s with &<>"' escaped for HTML text and attribute values. */
 void webgw_html_escape(buf_t *b, const char *s);
+/* The page to go to after a form (the "next" argument) into out: in when it
+ * is a local path ("/..." but not "//host", plain URL characters, shorter
+ * than cap), else "/". */
+void webgw_safe_next(const char *in, char *out, size_t cap);
 
 #endif

@@ -55,8 +55,7 @@ void webgw_html_escape(buf_t *b, const char *s)
     }
 }
 
-/* A local path to go to after the form: "/..." but not "//host". */
-static void safe_next(const char *in, char *out, size_t cap)
+void webgw_safe_next(const char *in, char *out, size_t cap)
 {
     bool ok = in[0] == '/' && in[1] != '/' && in[1] != '\\' && strlen(in) < cap;
     for (const char *p = in; ok && *p; p++)
@@ -211,7 +210,7 @@ static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
     ar->reg = reg;
     if (web_form_get(req->body, req->body_len, "next", next, sizeof next) < 0)
         snprintf(next, sizeof next, "/");
-    safe_next(next, ar->next, sizeof ar->next);
+    webgw_safe_next(next, ar->next, sizeof ar->next);
     int nl = web_form_get(req->body, req->body_len, "name", ar->name, sizeof ar->name);
     int pl = web_form_get(req->body, req->body_len, "password", pw, sizeof pw);
     int p2 = reg ? web_form_get(req->body, req->body_len, "password2", pw2, sizeof pw2) : pl;
@@ -292,7 +291,7 @@ static void login_page(webgw_t *g, const web_http_t *req, bool reg)
     for (int i = 0; i < req->nargs; i++)
         if (strncmp(req->args[i], "next=", 5) == 0)
             snprintf(next, sizeof next, "%s", req->args[i] + 5);
-    safe_next(next, safe, sizeof safe);
+    webgw_safe_next(next, safe, sizeof safe);
     reply_form(g, req->id, 200, reg, "", "", safe);
 }
 

@@ -1,14 +1,17 @@
 /* Fuzz target: the web gateway's readers of request text (server/
  * web_parse.c): request and websocket paths, the session cookie, the
- * X-Forwarded-For address, Origin against Host, and form fields. The input
- * is one text; each reader gets it whole (and Origin/Host split at the
- * first newline). What comes out must be safe to use: a route names only a
- * plain file under the root, a watch name and a cookie are plain tokens,
- * form values fit their buffers. */
+ * X-Forwarded-For address, Origin against Host, and form fields; and the
+ * web pages' "next" redirect check and HTML escaping (server/webgw_http.c).
+ * The input is one text; each reader gets it whole (and Origin/Host split
+ * at the first newline). What comes out must be safe to use: a route names
+ * only a plain file under the root, a watch name and a cookie are plain
+ * tokens, form values fit their buffers, a redirect stays on this site,
+ * escaped text holds no markup. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "web_parse.h"
+#include "webgw.h"
 
 #define TOKEN_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
@@ -57,6 +60,27 @@ static void check_form(const char *form, size_t len)
     }
 }
 
+static void check_pages(const char *text)
+{
+    char next[128];
+    webgw_safe_next(text, next, sizeof next);
+    if (next[0] != '/' || next[1] == '/' || next[1] == '\\' || strlen(next) >= sizeof next ||
+        strspn(next, TOKEN_CHARS "/.?=&%") != strlen(next))
+        abort();
+    buf_t b;
+    buf_init(&b);
+    webgw_html_escape(&b, text);
+    for (size_t i = 0; i < b.len; i++) {
+        if (strchr("<>\"'", b.data[i]))
+            abort();
+        if (b.data[i] == '&' && strncmp(b.data + i, "&amp;", 5) && strncmp(b.data + i, "&lt;", 4) &&
+            strncmp(b.data + i, "&gt;", 4) && strncmp(b.data + i, "&quot;", 6) &&
+            strncmp(b.data + i, "&#39;", 5))
+            abort();
+    }
+    buf_free(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = malloc(size + 1);
@@ -67,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_routes(text);
     check_headers(text);
     check_form(text, size);
+    check_pages(text);
     (void)web_name_ok(text, strlen(text));
     free(text);
     return 0;

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <string.h>
 #include "web_parse.h"
+#include "webgw.h"
 
 START_TEST(names)
 {
@@ -120,6 +121,26 @@ START_TEST(form_fields)
 }
 END_TEST
 
+START_TEST(redirects_stay_on_this_site)
+{
+    char out[32];
+    webgw_safe_next("/scores?page=2&sort=turns", out, sizeof out);
+    ck_assert_str_eq(out, "/scores?page=2&sort=turns");
+    webgw_safe_next("//evil.example/x", out, sizeof out);
+    ck_assert_str_eq(out, "/");
+    webgw_safe_next("/\\evil.example", out, sizeof out);
+    ck_assert_str_eq(out, "/");
+    webgw_safe_next("https://evil.example", out, sizeof out);
+    ck_assert_str_eq(out, "/");
+    webgw_safe_next("/a\r\nSet-Cookie:x", out, sizeof out);
+    ck_assert_str_eq(out, "/");
+    webgw_safe_next("/0123456789012345678901234567890123", out, sizeof out); /* too long */
+    ck_assert_str_eq(out, "/");
+    webgw_safe_next("", out, sizeof out);
+    ck_assert_str_eq(out, "/");
+}
+END_TEST
+
 Suite *suite_server_web_parse(void)
 {
     Suite *s = suite_create("server.web_parse");
@@ -131,6 +152,7 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, session_cookie);
     tcase_add_test(t, forwarded_for_takes_the_last);
     tcase_add_test(t, form_fields);
+    tcase_add_test(t, redirects_stay_on_this_site);
     suite_add_tcase(s, t);
     return s;
 }
