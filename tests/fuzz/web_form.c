@@ -1,12 +1,9 @@
-/* Fuzz target: web_form_get (server/web.c), which reads every form field
- * and query argument a browser posts (login, register, pages). The fuzz
- * build links only protocol/ and game/, so the source is included; the
- * libwebsockets parts of it are linked but not called. */
+/* Fuzz target: web_form_get (server/web_parse.c), which reads every form
+ * field and query argument a browser posts (login, register, pages). */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "../../server/web.c"
-#include "../../server/web_json.c"
+#include "web_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
