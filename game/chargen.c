@@ -104,6 +104,7 @@ void chargen_create(game_t *g, int race, int cls)
     obj_t *p = reg_get(&g->reg, g->player);
     if (p) p->hp = p->hp_max = level_hp(g, true) + 8; /* a start that survives a jackal */
     g->prompt = PROMPT_NONE;
+    item_start_kit(g);
     world_milestone(g, "start", "%s the %s %s entered the Warren", g->name, pc_race_name(g), pc_class_name(g));
     world_msg(g, "Welcome, %s the %s %s! Find the stairs down (>).", g->name, pc_race_name(g), pc_class_name(g));
 }

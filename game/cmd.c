@@ -2,7 +2,9 @@
  * function) that the dispatcher, the cycling help line and the help screen
  * all read, plus the movement keys. */
 #include <stdio.h>
+#include "itemui.h"
 #include "rules.h"
+#include "status.h"
 #include "world.h"
 
 typedef struct {
@@ -84,6 +86,17 @@ static const cmd_t COMMANDS[] = {
     {'x', "x", "look at something", cmd_look},
     {'Z', "Z", "cast a spell (wizards, clerics)", cmd_cast},
     {'?', "?", "this list of commands", cmd_help},
+    {'g', "g", "pick up what lies here", itemui_pick_up},
+    {'i', "i", "inventory", itemui_inventory},
+    {'e', "e", "equipment and what you know of your gear", itemui_equipment},
+    {'w', "w", "wear or wield", itemui_wear},
+    {'t', "t", "take off", itemui_take_off},
+    {'d', "d", "drop", itemui_drop},
+    {'q', "q", "quaff a potion", itemui_quaff},
+    {'r', "r", "read a scroll", itemui_read},
+    {'z', "z", "zap a wand", itemui_zap},
+    {'E', "E", "eat", itemui_eat},
+    {'R', "R", "rest until healed", itemui_rest},
     {0x10, "^P", "message history", cmd_history},
     {'Q', "Q", "quit the game for good", cmd_quit},
 };
@@ -111,11 +124,19 @@ static int cmd_answer_quit(game_t *g, key_event_t k)
 int rules_player_command(game_t *g, key_event_t k)
 {
     if (g->prompt == PROMPT_QUIT) return cmd_answer_quit(g, k);
+    if (g->items.screen != ITEMUI_NONE) return itemui_answer(g, k);
+    if (status_player_stuck(g)) return SCHED_MOVE; /* paralysed: the turn is lost */
     if (k.mods & (KEYMOD_ALT | KEYMOD_CTRL)) return 0;
     for (size_t i = 0; i < sizeof KEYMOVES / sizeof KEYMOVES[0]; i++) {
         if (KEYMOVES[i].code != k.code) continue;
         if (!KEYMOVES[i].dx && !KEYMOVES[i].dy) return SCHED_MOVE;
-        return rules_step(g, g->player, KEYMOVES[i].dx, KEYMOVES[i].dy);
+        int dx = KEYMOVES[i].dx, dy = KEYMOVES[i].dy;
+        if (status_has(g, g->player, EFK_(CONFUSED)) && rng_percent(&g->play, 40)) {
+            const keymove_t *r = &KEYMOVES[rng_below(&g->play, 8)]; /* the first 8 are the directions */
+            dx = r->dx, dy = r->dy;
+            world_msg(g, "You stumble.");
+        }
+        return rules_step(g, g->player, dx, dy);
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && COMMANDS[i].code == k.code) return COMMANDS[i].run(g);

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "effect.h"
+#include "itemuse.h"
 #include "rules.h"
+#include "status.h"
 #include "world.h"
 
 #define SPELL_INFO_(id, nm, mana, dt, dice) {nm, mana, dt, dice},
@@ -22,14 +24,19 @@ int unique_index(const content_t *c, uint16_t kind)
     return n < 64 ? n : -1;
 }
 
+/* Equipment and timed effects add to everyone's figures (status.h). */
 static int attack_bonus(const game_t *g, handle_t h, const obj_t *o)
 {
-    return is_player(g, h) ? pc_attack_bonus(g) : world_ckind(g, o)->to_hit;
+    gear_t s;
+    status_stats(g, h, false, &s);
+    return (is_player(g, h) ? pc_attack_bonus(g) : world_ckind(g, o)->to_hit) + s.to_hit;
 }
 
 static int defence(const game_t *g, handle_t h, const obj_t *o)
 {
-    return is_player(g, h) ? pc_defence(g) : 10 + world_ckind(g, o)->defence;
+    gear_t s;
+    status_stats(g, h, false, &s);
+    return (is_player(g, h) ? pc_defence(g) : 10 + world_ckind(g, o)->defence) + s.defence;
 }
 
 /* The player's blows read differently each time (cosmetic stream). */
@@ -55,13 +62,16 @@ static void hit_message(game_t *g, handle_t a, handle_t v, bool crit)
     world_say(g, tmpl, a, v);
 }
 
-/* Damage dice of the attacker (player: the class weapon and Str). */
+/* Damage dice of the attacker (player: the wielded weapon, else the
+ * class's, and Str), with what equipment and effects add. */
 static int roll_damage(game_t *g, handle_t h, const obj_t *o)
 {
-    if (!is_player(g, h)) return dice_roll(&world_ckind(g, o)->attack, &g->play);
+    gear_t s;
+    status_stats(g, h, false, &s);
+    if (!is_player(g, h)) return dice_roll(s.armed ? &s.dmg : &world_ckind(g, o)->attack, &g->play) + s.damage;
     const class_kind_t *k = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
-    dice_t w = k ? k->weapon : (dice_t){1, 4, 0};
-    return dice_roll(&w, &g->play) + chargen_mod(g->pc.ab[AB_STR]);
+    dice_t w = s.armed ? s.dmg : k ? k->weapon : (dice_t){1, 4, 0};
+    return dice_roll(&w, &g->play) + chargen_mod(g->pc.ab[AB_STR]) + s.damage;
 }
 
 int combat_attack(game_t *g, ev_info_t *e)
@@ -108,6 +118,9 @@ static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
         const creature_kind_t *k = world_ckind(g, v);
         resist = k->resist, immune = k->immune, vuln = k->vuln, armour = k->armour;
     }
+    gear_t s;
+    item_gear(g, vh, false, &s);
+    armour += s.absorb;
     if (immune & bit) return 0;
     if (resist & bit) dmg /= 2;
     if (vuln & bit) dmg += dmg / 2;
@@ -165,6 +178,8 @@ static void monster_died(game_t *g, handle_t victim, handle_t killer)
         }
         pc_gain_xp(g, 5 * k->level * k->level + 5);
     }
+    itemuse_drop_all(g, victim);
+    status_forget(g, victim);
     effect_clear(g, victim);
     sched_cancel(&g->sched, victim);
     reg_del(&g->reg, victim);
@@ -179,7 +194,7 @@ void combat_death(game_t *g, handle_t victim, handle_t killer)
         return;
     }
     v->hp = 0;
-    combat_cause(g, killer, g->cause, sizeof g->cause);
+    if (killer || !g->cause[0]) combat_cause(g, killer, g->cause, sizeof g->cause); /* starving sets its own */
     world_msg(g, "You die...");
     g->state = GAME_DEAD;
     g->score = end_score(g);

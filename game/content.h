@@ -17,6 +17,7 @@
 #include "effect.h"
 #include "event.h"
 #include "game.h"
+#include "itemkind.h"
 #include "mapgen.h"
 #include "rng.h"
 
@@ -97,12 +98,17 @@ typedef struct {
     char desc[96];
 } class_kind_t;
 
-typedef struct {
-    char name[24];
-    uint32_t glyph;
-    uint16_t fg;
-    uint16_t handlers[KIND_HANDLERS];
-} item_kind_t;
+/* item_kind_t: itemkind.h (item modules) */
+
+/* Conditions a timed effect puts on its target (status.h reads them). */
+#define EFFECT_FLAG_LIST(X) X(BLIND) X(CONFUSED) X(PARALYSED) X(FREE_ACTION) X(AFRAID)
+enum {
+#define EFK_ENUM_(n) EFK_BIT_##n,
+    EFFECT_FLAG_LIST(EFK_ENUM_)
+#undef EFK_ENUM_
+    EFK_BITS
+};
+#define EFK_(n) (1u << EFK_BIT_##n)
 
 typedef struct {
     char name[24];
@@ -110,6 +116,12 @@ typedef struct {
     uint8_t stacking;  /* effect_stack_t */
     int32_t interval;  /* ticks between tick hooks (>= 1) */
     uint16_t hook[3];  /* start, tick, end: ids into content hooks; 0 = none */
+    /* What the generic "status" hook does (status.h): messages (grammar
+     * templates about <Actor>, the affected one), bonuses while it lasts,
+     * hit points healed per tick, and EFK_* conditions. */
+    char start_msg[64], end_msg[64];
+    int16_t to_hit, damage, defence, speed, heal;
+    uint8_t flags;
 } effect_kind_t;
 
 /* Region kinds: mapgen names regions from `rtypes` (same index); the

@@ -61,11 +61,7 @@ static void dump_sheet(const game_t *g, buf_t *out)
                pc_attack_bonus(g), pc_defence(g), pc_armour(g), pc_save(g, SAVE_FORT), pc_save(g, SAVE_REF),
                pc_save(g, SAVE_WILL), g->pc.kills);
     if (st.cause[0]) buf_printf(out, "%s\n", st.cause);
-    if (g->pc.cls < g->c->n_classes && g->pc.created) {
-        const class_kind_t *k = &g->c->classes[g->pc.cls];
-        buf_printf(out, "\nEquipment:\n  %s (%dd%d)\n  %s\n", k->weapon_name, k->weapon.n, k->weapon.sides,
-                   k->armour_name);
-    }
+    item_dump(g, out);
     if (g->pc.heartstone) buf_puts(out, "  the Heartstone\n");
 }
 
@@ -124,6 +120,7 @@ int world_start_hero(game_t *g)
     level_sleep(g, from);
     p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 3000;
+    g->items.food = FOOD_MAX; /* the climb out is long */
     p->depth = (int16_t)d, p->x = (int16_t)px, p->y = (int16_t)py;
     g->depth = g->max_depth = (int16_t)d;
     g->level_changes++;

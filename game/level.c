@@ -1,6 +1,7 @@
 /* level — one level's arrays, its regions, and its generation from the
  * level's own seed. */
 #include <string.h>
+#include "item.h"
 #include "mapgen.h"
 #include "world.h"
 
@@ -122,5 +123,9 @@ int level_generate(game_t *g, level_t *lv)
         lv->down_y = (int16_t)m->down_y;
     }
     mapgen_level_free(m);
-    return r == 0 ? 0 : -1;
+    if (r != 0) return -1;
+    /* treasure from a stream of its own: placed once, with the level */
+    rng_t items;
+    rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);
+    return g->levels[lv->depth] == lv ? item_populate(g, lv->depth, &items) : 0;
 }

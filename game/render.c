@@ -2,6 +2,7 @@
  * status line and help line, at any grid size. Reads state, never changes it. */
 #include <stdio.h>
 #include <string.h>
+#include "itemui.h"
 #include "world.h"
 
 static style_t fg_style(uint16_t fg, uint8_t attr) { return (style_t){fg, SCREEN_DEFAULT_COLOR, attr}; }
@@ -70,6 +71,7 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
             screen_put(s, sx * tw, top + sy, k->glyph, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
         }
     }
+    itemui_render_floor(g, s, ox, oy, vw, vh, top, tw);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y)) continue;
@@ -124,6 +126,8 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
     const region_kind_t *rk = level_region_kind(g, world_level(g), p->x, p->y);
     if (rk) x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);
     x = screen_text(s, x, s->h - 2, fg_style(10, ATTR_BOLD), eff);
+    const char *hunger = itemui_status_word(g);
+    if (hunger[0]) x = screen_textf(s, x, s->h - 2, fg_style(11, ATTR_BOLD), " %s", hunger);
     if (view && view->watchers > 0) screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
     render_help_line(g, s);
 }
@@ -150,6 +154,7 @@ void world_render(game_t *g, screen_t *s, const game_view_t *view)
     render_map(g, s, lv, p, view && view->two_cell ? 2 : 1);
     render_status(g, s, p, view);
     if (g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK) travel_render(g, s);
+    itemui_render(g, s);
 }
 
 void game_render(game_t *g, screen_t *s, const game_view_t *view) { world_render(g, s, view); }

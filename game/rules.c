@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "grammar.h"
+#include "itemui.h"
+#include "itemuse.h"
 #include "mapgen.h"
+#include "status.h"
 #include "world.h"
 
 /* ---- words ------------------------------------------------------------------- */
@@ -167,6 +170,7 @@ const effect_hook_t RULES_HOOKS[HK_COUNT] = {
     [HK_SLOW_START] = hk_slow,
     [HK_SLOW_TICK] = hk_slow,
     [HK_SLOW_END] = hk_slow,
+    [HK_STATUS] = status_hook,
 };
 
 /* ---- creatures ------------------------------------------------------------- */
@@ -232,6 +236,7 @@ static handle_t place(game_t *g, level_t *lv, uint16_t kind, int x, int y)
     if (u >= 0) g->pc.uniques_made |= 1ull << u;
     if (sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h, 0, 0) < 0)
         return HANDLE_NONE;
+    itemuse_monster_kit(g, h, &lv->gen); /* last: it may move the registry under o */
     return h;
 }
 
@@ -294,6 +299,10 @@ int rules_step(game_t *g, handle_t h, int dx, int dy)
     int x = o->x + dx, y = o->y + dy, speed = o->speed;
     handle_t other = world_creature_at(g, o->depth, x, y);
     if (other && other != h && !is_player(g, h) && !is_player(g, other)) return 0; /* no infighting */
+    if (other && other != h && is_player(g, h) && status_has(g, h, EFK_(AFRAID))) {
+        world_msg(g, "You are too afraid to attack!");
+        return 0;
+    }
     if (other && other != h) {
         ev_info_t a = {.type = EV_ATTACK, .actor = h, .victim = other, .map = o->depth, .x = (int16_t)x, .y = (int16_t)y};
         event_throw(g, &a);

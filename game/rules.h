@@ -25,7 +25,8 @@ enum {
     X(POISON_END)          \
     X(SLOW_START)          \
     X(SLOW_TICK)           \
-    X(SLOW_END)
+    X(SLOW_END)            \
+    X(STATUS)
 
 enum {
     HK_NONE_ = 0,

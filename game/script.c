@@ -26,6 +26,11 @@ static const char *const HOOK_NAMES[HK_COUNT] = {"", RULES_HOOK_LIST(SCRIPT_NAME
 static const char *const DAMAGE_NAMES[SCRIPT_DT_COUNT] = {SCRIPT_DAMAGE_LIST(SCRIPT_NAME_)};
 static const char *const PHASE_NAMES[] = {"pre", "main", "post"};
 static const char *const STACK_NAMES[] = {"refresh", "add", "strongest"};
+static const char *const ITEM_CLASS_NAMES[IC_COUNT] = {ITEM_CLASS_LIST(SCRIPT_NAME_)};
+static const char *const ITEM_SLOT_NAMES[SLOT_COUNT] = {ITEM_SLOT_LIST(SCRIPT_NAME_)};
+static const char *const ITEM_USE_NAMES[USE_COUNT] = {ITEM_USE_LIST(SCRIPT_NAME_)};
+static const char *const ITEM_DAMAGE_NAMES[IDT_COUNT] = {ITEM_DAMAGE_LIST(SCRIPT_NAME_)};
+static const char *const EFFECT_FLAG_NAMES[EFK_BITS] = {EFFECT_FLAG_LIST(SCRIPT_NAME_)};
 #undef SCRIPT_NAME_
 
 /* Index of name in a table (case-insensitive, so Lua writes lower case), or -1. */
@@ -651,16 +656,84 @@ static int decl_creature(lua_State *L)
     return 0;
 }
 
+static int find_item(const script_content_t *s, const char *name)
+{
+    for (int i = 0; i < s->c.n_items; i++)
+        if (strcmp(s->items[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* flags = {"stack", "obvious"}: bits named by a table. */
+static int fld_flags(lua_State *L, const decl_t *d, const char *f, const char *const *names, int n)
+{
+    int t = lua_getfield(L, 1, f), bits = 0;
+    if (t != LUA_TNIL && t != LUA_TTABLE) luaL_error(L, "%s: field '%s' must be a list of names", d->what, f);
+    for (lua_Integer i = 1; t == LUA_TTABLE && i <= luaL_len(L, -1); i++) {
+        lua_geti(L, -1, i);
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int b = v ? name_find(names, n, v) : -1;
+        if (b < 0) luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v ? v : "(not a string)");
+        bits |= 1 << b;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return bits;
+}
+
+static const char *const ITEM_FLAG_NAMES[] = {"stack", "cursed", "obvious", "unique", "known"};
+
+/* The numbers of an item kind (everything but names, handlers and `on`). */
+static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
+{
+    it->glyph = fld_glyph(L, d, it->glyph ? it->glyph : '?');
+    it->fg = (uint16_t)fld_int(L, d, "fg", it->fg ? it->fg : 7, 0, 255);
+    it->cls = (uint8_t)fld_enum(L, d, "class", ITEM_CLASS_NAMES, IC_COUNT, it->cls);
+    it->slot = (uint8_t)fld_enum(L, d, "slot", ITEM_SLOT_NAMES, SLOT_COUNT, it->slot);
+    it->use = (uint8_t)fld_enum(L, d, "use", ITEM_USE_NAMES, USE_COUNT, it->use);
+    it->dtype = (uint8_t)fld_enum(L, d, "dtype", ITEM_DAMAGE_NAMES, IDT_COUNT, it->dtype);
+    it->flags = (uint8_t)(it->flags | fld_flags(L, d, "flags", ITEM_FLAG_NAMES, 5));
+    it->weight = (int16_t)fld_int(L, d, "weight", it->weight, 0, 10000);
+    it->power = fld_dice(L, d, "power", it->power);
+    it->to_hit = (int16_t)fld_int(L, d, "to_hit", it->to_hit, -50, 50);
+    it->damage = (int16_t)fld_int(L, d, "damage", it->damage, -50, 50);
+    it->defence = (int16_t)fld_int(L, d, "defence", it->defence, -50, 50);
+    it->absorb = (int16_t)fld_int(L, d, "absorb", it->absorb, 0, 50);
+    it->speed = (int16_t)fld_int(L, d, "speed", it->speed, -90, 200);
+    int e = fld_kind(L, d, "effect", find_effect);
+    if (e >= 0) it->effect = (int16_t)e;
+    it->duration = fld_dice(L, d, "duration", it->duration);
+    it->magnitude = (int16_t)fld_int(L, d, "magnitude", it->magnitude, -1000, 1000);
+    it->nutrition = (int16_t)fld_int(L, d, "nutrition", it->nutrition, 0, 20000);
+    it->charges = fld_dice(L, d, "charges", it->charges);
+    it->min_depth = (int16_t)fld_int(L, d, "min_depth", it->min_depth, 0, 100);
+    it->max_depth = (int16_t)fld_int(L, d, "max_depth", it->max_depth, 0, 100);
+    it->freq = (int16_t)fld_int(L, d, "freq", it->freq, 0, 10000);
+    it->value = (int16_t)fld_int(L, d, "value", it->value, 0, 30000);
+}
+
+/* item { name=, plural=, class=, slot=, use=, power="1d8", like="dagger", ... } */
 static int decl_item(lua_State *L)
 {
     decl_t d = decl_begin(L, "item");
     script_content_t *s = d.s;
+    int like = fld_kind(L, &d, "like", find_item);
+    char name[ITEM_NAME_LEN] = {0};
+    fld_str(L, &d, "name", name, sizeof name, 1);
+    if (find_item(s, name) >= 0) return luaL_error(L, "%s: declared twice", d.what);
     int k = sc_grow((void **)&s->items, sizeof *s->items, &s->c.n_items, &s->cap[2], &s->on[SCRIPT_KIND_ITEM]);
     if (k < 0) return luaL_error(L, "out of memory");
     item_kind_t *it = &s->items[k];
-    fld_str(L, &d, "name", it->name, sizeof it->name, 1);
-    it->glyph = fld_glyph(L, &d, '?');
-    it->fg = (uint16_t)fld_int(L, &d, "fg", 7, 0, 255);
+    if (like >= 0) {
+        *it = s->items[like];
+        it->plural[0] = 0;
+    } else {
+        it->effect = -1;
+        it->max_depth = 100;
+    }
+    memcpy(it->name, name, sizeof name);
+    fld_str(L, &d, "plural", it->plural, sizeof it->plural, 0);
+    item_fields(L, &d, it);
+    if (it->max_depth < it->min_depth) return luaL_error(L, "%s: max_depth below min_depth", d.what);
     fld_handlers(L, &d, it->handlers);
     fld_on(L, &d, &s->on[SCRIPT_KIND_ITEM][k * EV_TYPES]);
     return 0;
@@ -680,6 +753,14 @@ static int decl_effect(lua_State *L)
     static const char *const HOOK_FIELDS[3] = {"start", "tick", "finish"};
     for (int i = 0; i < 3; i++)
         e->hook[i] = (uint16_t)fld_enum(L, &d, HOOK_FIELDS[i], HOOK_NAMES, HK_COUNT, 0);
+    fld_str(L, &d, "start_msg", e->start_msg, sizeof e->start_msg, 0);
+    fld_str(L, &d, "end_msg", e->end_msg, sizeof e->end_msg, 0);
+    e->to_hit = (int16_t)fld_int(L, &d, "to_hit", 0, -50, 50);
+    e->damage = (int16_t)fld_int(L, &d, "damage", 0, -50, 50);
+    e->defence = (int16_t)fld_int(L, &d, "defence", 0, -50, 50);
+    e->speed = (int16_t)fld_int(L, &d, "speed", 0, -90, 200);
+    e->heal = (int16_t)fld_int(L, &d, "heal", 0, -1000, 1000);
+    e->flags = (uint8_t)fld_flags(L, &d, "flags", EFFECT_FLAG_NAMES, EFK_BITS);
     return 0;
 }
 

@@ -148,6 +148,7 @@ void world_save(const game_t *g, ser_t *s)
         if (g->levels[d]) level_save(g->levels[d], s);
     }
     msgs_save(g, s);
+    item_state_save(g, s);
 }
 
 uint64_t game_hash(const game_t *g)
@@ -358,8 +359,11 @@ static void world_load(game_t *g, rd_t *in)
     if (in->bad) return;
     msgs_load(g, in);
     if (in->bad) return;
+    item_state_load(g, in);
+    if (in->bad) return;
     if (in->pos != in->len) rd_fail(in, "trailing bytes");
     else world_check(g, in);
+    if (!in->bad) item_check(g, in);
 }
 
 static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint32_t *rawlen, char *err,

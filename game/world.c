@@ -6,7 +6,10 @@
 #include "effect.h"
 #include "fov.h"
 #include "mapgen.h"
+#include "ident.h"
+#include "itemuse.h"
 #include "rules.h"
+#include "status.h"
 
 #define LEVEL_W MAPGEN_DEFAULT_W
 #define LEVEL_H MAPGEN_DEFAULT_H
@@ -21,6 +24,7 @@ const sched_fn_t WORLD_SCHED_FNS[FN_COUNT] = {
     [FN_EFFECT_TICK] = fn_effect_tick,
     [FN_REGEN] = rules_regen,
     [FN_TEST] = fn_test,
+    [FN_HUNGER] = status_hunger_tick,
 };
 
 game_t *world_new_empty(const content_t *c, uint64_t seed)
@@ -40,6 +44,10 @@ game_t *world_new_empty(const content_t *c, uint64_t seed)
     g->pc.xl = 1;
     g->dmap_depth = -1;
     snprintf(g->name, sizeof g->name, "Adventurer");
+    if (item_state_init(g) < 0) {
+        game_free(g);
+        return NULL;
+    }
     return g;
 }
 
@@ -51,6 +59,7 @@ void game_free(game_t *g)
     sched_free(&g->sched);
     gfree(&g->al, g->ms);
     gfree(&g->al, g->dmap);
+    item_state_free(g);
     galloc_t al = g->al;
     gfree(&al, g);
 }
@@ -69,6 +78,7 @@ int world_start(game_t *g)
     if (sched_push(&g->sched, 8 * SCHED_MOVE, FN_REGEN, g->player, 0, 0) < 0) return -1;
     p = reg_get(&g->reg, g->player);
     p->magnitude = -1;
+    if (sched_push(&g->sched, SCHED_MOVE, FN_HUNGER, g->player, 0, 0) < 0) return -1;
     chargen_begin(g);
     world_update_vision(g);
     return 0;
@@ -148,7 +158,7 @@ void world_update_vision(game_t *g)
     if (!lv || !p || level_live(g, lv) < 0) return;
     if (!lv->opaque_ok) vision_derive(g, lv);
     const region_kind_t *rk = level_region_kind(g, lv, p->x, p->y);
-    int radius = rk && (rk->flags & RF_DARK) ? 1 : LIGHT_RADIUS;
+    int radius = (rk && (rk->flags & RF_DARK)) || status_has(g, g->player, EFK_(BLIND)) ? 1 : LIGHT_RADIUS;
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
     if (fov_compute(&m, p->x, p->y, radius, lv->vis) < 0) return;
     /* remember what is seen: both arrays hold 0 or 1, so eight cells OR at once */

@@ -13,6 +13,7 @@
 #include "content.h"
 #include "game.h"
 #include "grammar.h"
+#include "item.h"
 #include "obj.h"
 #include "rng.h"
 #include "sched.h"
@@ -22,7 +23,8 @@
     X(MONSTER_TURN)      \
     X(EFFECT_TICK)       \
     X(REGEN)             \
-    X(TEST)
+    X(TEST)              \
+    X(HUNGER)
 
 enum {
 #define SCHED_FN_ENUM_(n) FN_##n,
@@ -121,6 +123,7 @@ struct game {
     int16_t *dmap;
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
+    item_state_t items; /* identification, hunger, gold, item screens (item.h) */
 };
 
 enum {

@@ -4,3 +4,40 @@ effect { name = "poison", tag = "Poison", stacking = "add", interval = 100,
 -- Slowed: half speed while it lasts (fire and cold on a flesh golem).
 effect { name = "slow", tag = "Slow", stacking = "refresh", interval = 100,
          start = "slow_start", tick = "slow_tick", finish = "slow_end" }
+-- What potions, scrolls and wands put on a creature. The "status" hook
+-- prints start_msg and end_msg (about <Actor>, the one affected), applies
+-- the speed change while it lasts and heals `heal` hit points a tick; the
+-- other bonuses and conditions are read by the rules while it lasts.
+effect { name = "regeneration", tag = "Regen", interval = 100, start = "status", tick = "status",
+         finish = "status", heal = 1, start_msg = "<Actor> feel<s:Actor> <his:Actor> wounds knitting.",
+         end_msg = "<Actor> <v:Actor:stops/stop> regenerating." }
+effect { name = "haste", tag = "Fast", interval = 100, start = "status", tick = "status", finish = "status",
+         speed = 100, start_msg = "<Actor> <v:Actor:speeds/speed> up.", end_msg = "<Actor> slow<s:Actor> down." }
+effect { name = "free action", tag = "Free", interval = 100, start = "status", tick = "status",
+         finish = "status", flags = { "free_action" },
+         start_msg = "<Actor> feel<s:Actor> unhindered.", end_msg = "<Actor> feel<s:Actor> less nimble." }
+effect { name = "might", tag = "Mighty", interval = 100, start = "status", tick = "status", finish = "status",
+         damage = 4, to_hit = 2, start_msg = "<Actor> feel<s:Actor> mighty.",
+         end_msg = "<Actor> feel<s:Actor> <his:Actor> strength ebb." }
+effect { name = "reflexes", tag = "Quick", interval = 100, start = "status", tick = "status",
+         finish = "status", defence = 4, start_msg = "<Actor> feel<s:Actor> light on <his:Actor> feet.",
+         end_msg = "<Actor> feel<s:Actor> clumsy again." }
+effect { name = "combat mastery", tag = "Master", interval = 100, start = "status", tick = "status",
+         finish = "status", to_hit = 5, damage = 2, defence = 2,
+         start_msg = "<Actor> feel<s:Actor> like a seasoned warrior.",
+         end_msg = "<Actor> <v:Actor:loses/lose> <his:Actor> fighting edge." }
+effect { name = "blindness", tag = "Blind", interval = 100, start = "status", tick = "status",
+         finish = "status", flags = { "blind" }, to_hit = -4,
+         start_msg = "<Actor> <is:Actor> blinded!", end_msg = "<Actor> can see again." }
+effect { name = "confusion", tag = "Confused", interval = 100, start = "status", tick = "status",
+         finish = "status", flags = { "confused" }, start_msg = "<Actor> <is:Actor> confused.",
+         end_msg = "<Actor> <v:Actor:feels/feel> less confused." }
+effect { name = "paralysis", tag = "Paralysed", interval = 100, start = "status", tick = "status",
+         finish = "status", flags = { "paralysed" }, start_msg = "<Actor> <is:Actor> paralysed!",
+         end_msg = "<Actor> can move again." }
+effect { name = "fear", tag = "Afraid", interval = 100, start = "status", tick = "status", finish = "status",
+         flags = { "afraid" }, start_msg = "<Actor> <is:Actor> terrified!",
+         end_msg = "<Actor> <v:Actor:regains/regain> <his:Actor> courage." }
+effect { name = "slowness", tag = "Slowed", interval = 100, start = "status", tick = "status",
+         finish = "status", speed = -50, start_msg = "<Actor> <v:Actor:slows/slow> down.",
+         end_msg = "<Actor> <v:Actor:speeds/speed> up again." }

@@ -111,6 +111,13 @@ int cmd_bench(int argc, char **argv)
     script_vm_free(vm);
     bench_line("engine.levelgen.us", levels_bench_levelgen_us(c), "us");
     bench_line("engine.fov.us", levels_bench_fov_us(c), "us");
+    bench_bot_t bb;
+    if (bench_bot(c, &bb) == 0) {
+        bench_line("engine.turn.median.us", bb.median_us, "us");
+        bench_line("engine.turn.p99.us", bb.p99_us, "us");
+        bench_line("engine.game.heap.bytes.10levels", bb.heap, "bytes");
+        bench_line("engine.snapshot.bytes.10levels", bb.snapshot, "bytes");
+    }
     game_free(g);
     content_free(c);
     return 0;

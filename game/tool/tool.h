@@ -13,7 +13,9 @@ typedef struct {
 #define TOOL_CMD_LIST(X)                                                                  \
     X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump]: final screen + hash") \
     X(bench, "bench: BENCH lines for the engine") \
-    X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: generated levels")
+    X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: generated levels") \
+    X(bot, "bot [--games N] [--seed S] [--max-keys K] [--check-snapshots]: seeded games played to their end") \
+    X(content, "content --stats: counts of the content's kinds")
 
 #define TOOL_CMD_DECL_(n, h) int cmd_##n(int argc, char **argv);
 TOOL_CMD_LIST(TOOL_CMD_DECL_)
@@ -26,5 +28,12 @@ extern const tool_cmd_t TOOL_CMDS[];
 typedef struct content content_t;
 double levels_bench_levelgen_us(const content_t *c);
 double levels_bench_fov_us(const content_t *c);
+
+/* bench_bot.c: bot play at depths 1-10 (engine.turn.*, *.10levels). */
+typedef struct {
+    double median_us, p99_us, samples;
+    double heap, snapshot; /* bytes once 10 levels were visited; < 0: none got there */
+} bench_bot_t;
+int bench_bot(const content_t *c, bench_bot_t *out);
 
 #endif

@@ -63,7 +63,7 @@ static const creature_kind_t KINDS[] = {
     {.name = "looper", .glyph = 'l', .fg = 7, .speed = 100, .hp = {0, 1, 5}, .attack = {1, 2, 0},
      .handlers = {T_LOOP}},
 };
-static const item_kind_t ITEMS[] = {{"thing", '*', 7, {T_ITEM}}};
+static const item_kind_t ITEMS[] = {{.name = "thing", .glyph = '*', .fg = 7, .handlers = {T_ITEM}}};
 
 static content_t test_content(void)
 {

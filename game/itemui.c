@@ -1,0 +1,263 @@
+/* itemui — item commands, prompts and screens (see itemui.h). */
+#include "itemui.h"
+#include <stdio.h>
+#include <string.h>
+#include "ident.h"
+#include "item.h"
+#include "itemuse.h"
+#include "status.h"
+#include "world.h"
+
+typedef bool (*fits_fn_t)(const game_t *g, const obj_t *o);
+
+static bool fits_any(const game_t *g, const obj_t *o) { return (void)g, (void)o, true; }
+static bool fits_gear(const game_t *g, const obj_t *o)
+{
+    return item_kind(g, o)->slot != SLOT_NONE && !(o->flags & IF_EQUIPPED);
+}
+static bool fits_worn(const game_t *g, const obj_t *o) { return (void)g, (o->flags & IF_EQUIPPED) != 0; }
+static bool fits_potion(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_POTION; }
+static bool fits_scroll(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_SCROLL; }
+static bool fits_wand(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_WAND; }
+static bool fits_food(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_FOOD; }
+
+enum { VERB_NONE = 0, VERB_DROP, VERB_WEAR, VERB_REMOVE, VERB_QUAFF, VERB_READ, VERB_ZAP, VERB_EAT, VERB_COUNT };
+
+typedef struct {
+    uint32_t key;
+    const char *prompt; /* "Quaff which potion?" */
+    const char *none;   /* "You have no potions." */
+    fits_fn_t fits;
+} verb_t;
+
+static const verb_t VERBS[VERB_COUNT] = {
+    [VERB_DROP] = {'d', "Drop what?", "You have nothing to drop.", fits_any},
+    [VERB_WEAR] = {'w', "Wear or wield what?", "You have nothing to wear or wield.", fits_gear},
+    [VERB_REMOVE] = {'t', "Take off what?", "You are not wearing anything.", fits_worn},
+    [VERB_QUAFF] = {'q', "Quaff which potion?", "You have no potions.", fits_potion},
+    [VERB_READ] = {'r', "Read which scroll?", "You have no scrolls.", fits_scroll},
+    [VERB_ZAP] = {'z', "Zap which wand?", "You have no wands.", fits_wand},
+    [VERB_EAT] = {'E', "Eat what?", "You have nothing to eat.", fits_food},
+};
+
+static int count_fitting(const game_t *g, int verb)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), fit = 0;
+    for (int i = 0; i < n; i++) fit += VERBS[verb].fits(g, reg_get(&g->reg, inv[i]));
+    return fit;
+}
+
+static int close_ui(game_t *g)
+{
+    g->items.screen = ITEMUI_NONE;
+    g->items.verb = VERB_NONE;
+    g->items.chosen = HANDLE_NONE;
+    return 0;
+}
+
+static int pick_up(game_t *g)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    handle_t it = item_floor_at(g, p->depth, p->x, p->y);
+    if (!it) {
+        world_msg(g, "There is nothing here to pick up.");
+        return 0;
+    }
+    return item_pick_up(g, g->player, it) == 0 ? SCHED_MOVE : 0;
+}
+
+/* The chosen item, then what the verb does with it. */
+static int act(game_t *g, int verb, handle_t it)
+{
+    close_ui(g);
+    switch (verb) {
+    case VERB_DROP: return item_drop(g, g->player, it, 0) == 0 ? SCHED_MOVE : 0;
+    case VERB_WEAR: return item_equip(g, g->player, it) == 0 ? SCHED_MOVE : 0;
+    case VERB_REMOVE: return item_unequip(g, g->player, it) == 0 ? SCHED_MOVE : 0;
+    case VERB_READ:
+        if (status_has(g, g->player, EFK_(BLIND))) {
+            world_msg(g, "You cannot see to read.");
+            return 0;
+        }
+        return itemuse_use(g, g->player, it, 0, 0);
+    case VERB_ZAP:
+        g->items.screen = ITEMUI_DIRECTION;
+        g->items.verb = VERB_ZAP;
+        g->items.chosen = it;
+        return 0;
+    default: return itemuse_use(g, g->player, it, 0, 0);
+    }
+}
+
+static const struct {
+    uint32_t key;
+    int8_t dx, dy;
+} DIRKEYS[] = {{'h', -1, 0}, {'j', 0, 1},   {'k', 0, -1},      {'l', 1, 0},       {'y', -1, -1},  {'u', 1, -1},
+               {'b', -1, 1}, {'n', 1, 1},   {'4', -1, 0},      {'2', 0, 1},       {'8', 0, -1},   {'6', 1, 0},
+               {'7', -1, -1}, {'9', 1, -1}, {'1', -1, 1},      {'3', 1, 1},       {KEY_LEFT, -1, 0}, {KEY_DOWN, 0, 1},
+               {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0}, {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1}, {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}};
+
+static int on_direction(game_t *g, key_event_t k)
+{
+    handle_t it = g->items.chosen;
+    for (size_t i = 0; i < sizeof DIRKEYS / sizeof DIRKEYS[0]; i++) {
+        if (DIRKEYS[i].key != k.code) continue;
+        close_ui(g);
+        return itemuse_use(g, g->player, it, DIRKEYS[i].dx, DIRKEYS[i].dy);
+    }
+    close_ui(g);
+    world_msg(g, "Never mind.");
+    return 0;
+}
+
+static int on_choose(game_t *g, key_event_t k)
+{
+    int verb = g->items.verb;
+    handle_t it = k.code >= 'a' && k.code <= 'z' ? item_by_letter(g, g->player, (int)k.code) : HANDLE_NONE;
+    const obj_t *o = reg_get(&g->reg, it);
+    if (!o || verb <= VERB_NONE || verb >= VERB_COUNT || !VERBS[verb].fits(g, o)) {
+        close_ui(g);
+        world_msg(g, it ? "You cannot do that with that." : "Never mind.");
+        return 0;
+    }
+    return act(g, verb, it);
+}
+
+static int open_verb(game_t *g, int verb)
+{
+    if (!count_fitting(g, verb)) {
+        world_msg(g, "%s", VERBS[verb].none);
+        return 0;
+    }
+    g->items.screen = ITEMUI_CHOOSE;
+    g->items.verb = (uint8_t)verb;
+    return 0;
+}
+
+int itemui_answer(game_t *g, key_event_t k)
+{
+    switch (g->items.screen) {
+    case ITEMUI_CHOOSE: return on_choose(g, k);
+    case ITEMUI_DIRECTION: return on_direction(g, k);
+    default: return close_ui(g);
+    }
+}
+
+int itemui_pick_up(game_t *g) { return pick_up(g); }
+int itemui_drop(game_t *g) { return open_verb(g, VERB_DROP); }
+int itemui_wear(game_t *g) { return open_verb(g, VERB_WEAR); }
+int itemui_take_off(game_t *g) { return open_verb(g, VERB_REMOVE); }
+int itemui_quaff(game_t *g) { return open_verb(g, VERB_QUAFF); }
+int itemui_read(game_t *g) { return open_verb(g, VERB_READ); }
+int itemui_zap(game_t *g) { return open_verb(g, VERB_ZAP); }
+int itemui_eat(game_t *g) { return open_verb(g, VERB_EAT); }
+
+int itemui_inventory(game_t *g)
+{
+    g->items.screen = ITEMUI_INVENTORY;
+    return 0;
+}
+
+int itemui_equipment(game_t *g)
+{
+    g->items.screen = ITEMUI_EQUIPMENT;
+    return 0;
+}
+
+int itemui_rest(game_t *g)
+{
+    status_rest(g);
+    return 0;
+}
+
+/* ---- drawing ------------------------------------------------------------------------ */
+
+static int list_items(game_t *g, screen_t *s, int row, fits_fn_t fits)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), shown = 0;
+    for (int i = 0; i < n && row < s->h - 2; i++) {
+        const obj_t *o = reg_get(&g->reg, inv[i]);
+        if (!fits(g, o)) continue;
+        char d[96];
+        item_describe(g, inv[i], d, sizeof d);
+        screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
+        screen_textf(s, 1, row++, STYLE_DEFAULT, "%c) %s", 'a' + o->a[0], d);
+        shown++;
+    }
+    if (!shown && row < s->h - 2) {
+        screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
+        screen_text(s, 1, row++, STYLE_DEFAULT, "(nothing)");
+    }
+    return row;
+}
+
+static void title(screen_t *s, const char *t)
+{
+    screen_fill(s, 0, 0, s->w, 1, ' ', STYLE_DEFAULT);
+    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, t);
+}
+
+/* The character sheet line: what the player knows of their gear. */
+static void sheet(game_t *g, screen_t *s, int row)
+{
+    gear_t k;
+    status_stats(g, g->player, true, &k);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    const creature_kind_t *ck = &g->c->creatures[p->kind];
+    char dmg[32];
+    dice_t d = k.armed ? k.dmg : ck->attack;
+    snprintf(dmg, sizeof dmg, "%dd%d%+d", d.n, d.sides, d.bonus + k.damage);
+    screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
+    screen_textf(s, 1, row, STYLE_DEFAULT, "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d", ck->to_hit + k.to_hit,
+                 dmg, ck->defence + k.defence, k.absorb, p->speed);
+}
+
+bool itemui_render(game_t *g, screen_t *s)
+{
+    int scr = g->items.screen, row = 2;
+    if (scr == ITEMUI_NONE || s->h < 6) return false;
+    int w = item_carried_weight(g, g->player);
+    char t[96];
+    if (scr == ITEMUI_INVENTORY) {
+        snprintf(t, sizeof t, "Inventory: %d.%d of %d lb, %d gold (any key)", w / 10, w % 10, CARRY_CAPACITY / 10,
+                 (int)g->items.gold);
+        title(s, t);
+        row = list_items(g, s, 1, fits_any);
+    } else if (scr == ITEMUI_EQUIPMENT) {
+        title(s, "Equipment (any key)");
+        sheet(g, s, 1);
+        row = list_items(g, s, 2, fits_worn);
+    } else if (scr == ITEMUI_CHOOSE) {
+        snprintf(t, sizeof t, "%s [letter, Esc]", VERBS[g->items.verb < VERB_COUNT ? g->items.verb : 0].prompt
+                                                       ? VERBS[g->items.verb].prompt
+                                                       : "Which?");
+        title(s, t);
+        row = list_items(g, s, 1, g->items.verb < VERB_COUNT && VERBS[g->items.verb].fits ? VERBS[g->items.verb].fits
+                                                                                           : fits_any);
+    } else {
+        title(s, "Zap in which direction? [hjklyubn, Esc]");
+        return true;
+    }
+    (void)row;
+    return true;
+}
+
+void itemui_render_floor(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top, int tw)
+{
+    const level_t *lv = world_level(g);
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_ITEM || o->target || o->depth != lv->depth || !level_in(lv, o->x, o->y)) continue;
+        if (!lv->seen[o->y * lv->w + o->x]) continue;
+        int sx = o->x - ox, sy = o->y - oy;
+        if (sx < 0 || sx >= vw || sy < 0 || sy >= vh) continue;
+        const item_kind_t *k = item_kind(g, o);
+        bool vis = level_visible(lv, o->x, o->y);
+        style_t st = {vis ? k->fg : 8, SCREEN_DEFAULT_COLOR, vis ? 0 : ATTR_DIM};
+        screen_put(s, sx * tw, top + sy, k->glyph, st);
+    }
+}
+
+const char *itemui_status_word(const game_t *g) { return status_hunger_word(g); }

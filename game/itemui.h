@@ -1,0 +1,34 @@
+/* itemui — the item commands and screens: pick up (g ,), drop (d), wear or
+ * wield (w), take off (t), quaff (q), read (r), zap (z, then a direction),
+ * eat (E), rest (R), the inventory (i) and equipment (e) screens. A prompt
+ * lists what fits and takes a letter; Escape cancels. The open screen is
+ * game state (item_state_t), so it is saved and redrawn like the rest. */
+#ifndef WARREN_ITEMUI_H
+#define WARREN_ITEMUI_H
+#include "game.h"
+#include "keys.h"
+#include "screen.h"
+
+/* A key while an item screen or prompt is open (g->items.screen): the
+ * ticks spent (0: none). */
+int itemui_answer(game_t *g, key_event_t k);
+/* The commands (cmd.c's table): ticks spent, 0 when none (a prompt opened). */
+int itemui_pick_up(game_t *g);
+int itemui_drop(game_t *g);
+int itemui_wear(game_t *g);
+int itemui_take_off(game_t *g);
+int itemui_quaff(game_t *g);
+int itemui_read(game_t *g);
+int itemui_zap(game_t *g);
+int itemui_eat(game_t *g);
+int itemui_inventory(game_t *g);
+int itemui_equipment(game_t *g);
+int itemui_rest(game_t *g);
+/* Draws the open item screen over the map; false when none is open. */
+bool itemui_render(game_t *g, screen_t *s);
+/* Floor items on the map view (cells the player has seen). */
+void itemui_render_floor(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top, int tw);
+/* The words for the status line ("Hungry"), "" when none. */
+const char *itemui_status_word(const game_t *g);
+
+#endif

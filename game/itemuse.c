@@ -1,0 +1,360 @@
+/* itemuse — the use table: potions, scrolls, wands, food. */
+#include "itemuse.h"
+#include <stdio.h>
+#include <string.h>
+#include "content.h"
+#include "ident.h"
+#include "item.h"
+#include "mapgen.h"
+#include "rules.h"
+#include "status.h"
+#include "world.h"
+
+#define BOLT_RANGE 12
+#define ENCHANT_MAX 5
+
+typedef struct {
+    handle_t who, it;
+    uint16_t kind;
+    const item_kind_t *k;
+    int dx, dy;
+    bool player; /* who is the player */
+} use_t;
+
+/* A use function returns true when its effect was plain to see. */
+typedef bool (*use_fn_t)(game_t *g, const use_t *u);
+
+/* An effect's duration: the kind's dice count turns. */
+static int32_t turns(game_t *g, const item_kind_t *k) { return dice_roll(&k->duration, &g->play) * SCHED_MOVE; }
+
+static void heal(game_t *g, handle_t who, int amount)
+{
+    obj_t *o = reg_get(&g->reg, who);
+    if (!o) return;
+    o->hp += amount;
+    if (o->hp > o->hp_max) o->hp = o->hp_max;
+}
+
+static bool use_heal(game_t *g, const use_t *u)
+{
+    heal(g, u->who, dice_roll(&u->k->power, &g->play));
+    status_cure(g, u->who, EFK_(BLIND) | EFK_(CONFUSED));
+    item_say(g, "<Actor> look<s:Actor> better.", u->who, HANDLE_NONE);
+    return true;
+}
+
+static bool use_cure(game_t *g, const use_t *u)
+{
+    heal(g, u->who, dice_roll(&u->k->power, &g->play));
+    status_cure(g, u->who, EFK_(BLIND) | EFK_(CONFUSED) | EFK_(PARALYSED) | EFK_(AFRAID));
+    item_say(g, "<Actor> feel<s:Actor> cured.", u->who, HANDLE_NONE);
+    return true;
+}
+
+static bool use_restore(game_t *g, const use_t *u)
+{
+    obj_t *o = reg_get(&g->reg, u->who);
+    bool drained = o && o->hp < o->hp_max;
+    heal(g, u->who, 1);
+    item_say(g, "<Actor> feel<s:Actor> <his:Actor> vigour restored.", u->who, HANDLE_NONE);
+    return drained;
+}
+
+static bool use_effect(game_t *g, const use_t *u)
+{
+    handle_t e = status_apply(g, u->who, u->k->effect, turns(g, u->k), u->k->magnitude);
+    return e != HANDLE_NONE;
+}
+
+static bool use_identify(game_t *g, const use_t *u)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, u->who, inv);
+    for (int i = 0; i < n; i++) {
+        obj_t *o = reg_get(&g->reg, inv[i]);
+        const item_kind_t *k = item_kind(g, o);
+        bool plus_unknown = (k->slot != SLOT_NONE || k->cls == IC_WAND) && !(o->flags & IF_KNOWN);
+        if (inv[i] == u->it || (ident_known(g, o->kind) && !plus_unknown)) continue;
+        ident_learn(g, o->kind);
+        o->flags |= IF_KNOWN | IF_CURSE_SEEN;
+        char d[96];
+        item_describe(g, inv[i], d, sizeof d);
+        world_msg(g, "%c - %s.", 'a' + o->a[0], d);
+        return true;
+    }
+    world_msg(g, "You have nothing to identify.");
+    return true;
+}
+
+static bool use_teleport(game_t *g, const use_t *u)
+{
+    obj_t *o = reg_get(&g->reg, u->who);
+    const level_t *lv = o ? g->levels[o->depth] : NULL;
+    for (int tries = 0; lv && tries < 1000; tries++) {
+        int x = (int)rng_below(&g->play, (uint32_t)lv->w), y = (int)rng_below(&g->play, (uint32_t)lv->h);
+        if (level_terrain(lv, x, y) != MAP_FLOOR || world_creature_at(g, o->depth, x, y)) continue;
+        o->x = (int16_t)x;
+        o->y = (int16_t)y;
+        item_say(g, "<Actor> <v:Actor:blinks/blink> away.", u->who, HANDLE_NONE);
+        if (u->player) world_update_vision(g);
+        return true;
+    }
+    return false;
+}
+
+static bool use_map(game_t *g, const use_t *u)
+{
+    (void)u;
+    level_t *lv = world_level(g);
+    for (int y = 0; lv && y < lv->h; y++)
+        for (int x = 0; x < lv->w; x++) {
+            bool near_open = false;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) near_open |= world_passable(g, lv, x + dx, y + dy);
+            if (near_open) lv->seen[y * lv->w + x] = 1;
+        }
+    world_msg(g, "A map of the level forms in your mind.");
+    return true;
+}
+
+static bool use_light(game_t *g, const use_t *u)
+{
+    level_t *lv = world_level(g);
+    const obj_t *o = reg_get(&g->reg, u->who);
+    for (int y = o->y - 10; lv && y <= o->y + 10; y++)
+        for (int x = o->x - 10; x <= o->x + 10; x++)
+            if (level_in(lv, x, y)) lv->seen[y * lv->w + x] = 1;
+    world_msg(g, "The area is lit up.");
+    return true;
+}
+
+/* The equipped item in a slot group (weapons, or any armour piece). */
+static handle_t worn(game_t *g, handle_t who, bool weapon)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, who, inv);
+    for (int i = 0; i < n; i++) {
+        const obj_t *o = reg_get(&g->reg, inv[i]);
+        const item_kind_t *k = item_kind(g, o);
+        bool armour = k->cls == IC_ARMOUR || k->cls == IC_SHIELD || k->cls == IC_HELM;
+        if ((o->flags & IF_EQUIPPED) && (weapon ? k->slot == SLOT_WEAPON : armour)) return inv[i];
+    }
+    return HANDLE_NONE;
+}
+
+static bool enchant(game_t *g, const use_t *u, bool weapon)
+{
+    handle_t h = worn(g, u->who, weapon);
+    obj_t *o = reg_get(&g->reg, h);
+    if (!o) {
+        world_msg(g, "Your hands tingle for a moment.");
+        return true;
+    }
+    if (o->hp < ENCHANT_MAX) o->hp++;
+    if (o->hp >= 0) o->flags &= (uint8_t)~IF_CURSED;
+    item_say(g, "<Obj> glow<s:Obj> blue for a moment.", HANDLE_NONE, h);
+    return true;
+}
+
+static bool use_enchant_weapon(game_t *g, const use_t *u) { return enchant(g, u, true); }
+static bool use_enchant_armour(game_t *g, const use_t *u) { return enchant(g, u, false); }
+
+static bool use_remove_curse(game_t *g, const use_t *u)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, u->who, inv), freed = 0;
+    for (int i = 0; i < n; i++) {
+        obj_t *o = reg_get(&g->reg, inv[i]);
+        if ((o->flags & IF_EQUIPPED) && (o->flags & IF_CURSED)) {
+            o->flags &= (uint8_t)~IF_CURSED;
+            freed++;
+        }
+    }
+    world_msg(g, freed ? "You feel as if someone is watching over you." : "You feel a moment of calm.");
+    return freed > 0;
+}
+
+static bool use_curse(game_t *g, const use_t *u)
+{
+    handle_t h = worn(g, u->who, true);
+    if (!h) h = worn(g, u->who, false);
+    obj_t *o = reg_get(&g->reg, h);
+    if (!o) {
+        world_msg(g, "You feel a malevolent aura pass you by.");
+        return false;
+    }
+    o->flags |= IF_CURSED | IF_CURSE_SEEN;
+    o->hp--;
+    item_say(g, "<Obj> glow<s:Obj> black.", HANDLE_NONE, h);
+    return true;
+}
+
+static bool use_fear(game_t *g, const use_t *u)
+{
+    const level_t *lv = world_level(g);
+    world_msg(g, "You hear maniacal laughter.");
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || h == u->who || o->depth != g->depth || !level_visible(lv, o->x, o->y))
+            continue;
+        status_apply(g, h, u->k->effect, turns(g, u->k), 1);
+    }
+    return true;
+}
+
+static bool use_summon(game_t *g, const use_t *u)
+{
+    const obj_t *o = reg_get(&g->reg, u->who);
+    const level_t *lv = world_level(g);
+    int made = 0, want = 2 + (int)rng_below(&g->play, 2);
+    for (int i = 0; i < 8 && made < want; i++) {
+        static const int8_t D[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
+        int x = o->x + D[i][0], y = o->y + D[i][1];
+        if (!world_passable(g, lv, x, y) || world_creature_at(g, g->depth, x, y)) continue;
+        uint16_t kind = (uint16_t)(1 + rng_below(&g->play, g->c->n_creatures > 1 ? g->c->n_creatures - 1u : 1u));
+        if (kind == g->c->player_kind || g->c->creatures[kind].min_depth > g->depth + 2) continue;
+        handle_t h = rules_spawn(g, kind, g->depth, x, y);
+        obj_t *m = reg_get(&g->reg, h);
+        if (!m) break;
+        m->flags |= OF_AWAKE;
+        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, m->speed), FN_MONSTER_TURN, h, 0, 0);
+        made++;
+        o = reg_get(&g->reg, u->who);
+    }
+    world_msg(g, made ? "Monsters appear out of thin air!" : "You hear a distant howl.");
+    return made > 0;
+}
+
+static bool use_eat(game_t *g, const use_t *u)
+{
+    if (!u->player) return false;
+    g->items.food += u->k->nutrition;
+    if (g->items.food > FOOD_MAX) g->items.food = FOOD_MAX;
+    world_msg(g, g->items.food > FOOD_MAX - 2000 ? "You are full." : "That tastes good.");
+    return true;
+}
+
+/* The first creature on the line from who towards (dx, dy). */
+static handle_t bolt_target(game_t *g, handle_t who, int dx, int dy)
+{
+    const obj_t *o = reg_get(&g->reg, who);
+    const level_t *lv = g->levels[o->depth];
+    int x = o->x, y = o->y;
+    for (int i = 0; i < BOLT_RANGE; i++) {
+        x += dx, y += dy;
+        if (!world_passable(g, lv, x, y)) return HANDLE_NONE;
+        handle_t h = world_creature_at(g, o->depth, x, y);
+        if (h) return h;
+    }
+    return HANDLE_NONE;
+}
+
+static bool use_bolt(game_t *g, const use_t *u)
+{
+    handle_t t = bolt_target(g, u->who, u->dx, u->dy);
+    if (!t) {
+        world_msg(g, "The bolt flies off into the distance.");
+        return true;
+    }
+    item_say(g, "The bolt strikes <actor>.", t, HANDLE_NONE);
+    /* damage types beyond DT_HIT go in the event once event.h has them */
+    ev_info_t d = {.type = EV_DAMAGE, .actor = u->who, .victim = t, .map = -1, .dtype = DT_HIT};
+    d.amount[0] = dice_roll(&u->k->power, &g->play);
+    event_throw(g, &d);
+    return true;
+}
+
+static bool use_bolt_effect(game_t *g, const use_t *u)
+{
+    handle_t t = bolt_target(g, u->who, u->dx, u->dy);
+    if (!t) {
+        world_msg(g, "Nothing happens.");
+        return false;
+    }
+    return status_apply(g, t, u->k->effect, turns(g, u->k), u->k->magnitude ? u->k->magnitude : 1) != HANDLE_NONE;
+}
+
+static const use_fn_t USES[USE_COUNT] = {
+    [USE_HEAL] = use_heal,         [USE_CURE] = use_cure,
+    [USE_RESTORE] = use_restore,   [USE_EFFECT] = use_effect,
+    [USE_IDENTIFY] = use_identify, [USE_TELEPORT] = use_teleport,
+    [USE_MAP] = use_map,           [USE_ENCHANT_WEAPON] = use_enchant_weapon,
+    [USE_ENCHANT_ARMOUR] = use_enchant_armour, [USE_REMOVE_CURSE] = use_remove_curse,
+    [USE_FEAR] = use_fear,         [USE_EAT] = use_eat,
+    [USE_BOLT] = use_bolt,         [USE_BOLT_EFFECT] = use_bolt_effect,
+    [USE_LIGHT] = use_light,       [USE_CURSE] = use_curse,
+    [USE_SUMMON] = use_summon,
+};
+
+static const char *const USE_VERB[IC_COUNT] = {
+    [IC_POTION] = "<Actor> drink<s:Actor> <obj>.", [IC_SCROLL] = "<Actor> read<s:Actor> <obj>.",
+    [IC_WAND] = "<Actor> zap<s:Actor> <obj>.",     [IC_FOOD] = "<Actor> eat<s:Actor> <obj>."};
+
+int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
+{
+    obj_t *o = reg_get(&g->reg, it);
+    if (!o || o->type != OBJ_ITEM || o->target != who) return 0;
+    use_t u = {who, it, o->kind, item_kind(g, o), dx, dy, who == g->player};
+    if (!u.k->use || !USES[u.k->use] || !USE_VERB[u.k->cls]) return 0;
+    if (u.k->cls == IC_WAND && o->remaining <= 0) {
+        if (u.player) world_msg(g, "Nothing happens: the wand is empty.");
+        o->flags |= IF_KNOWN;
+        return SCHED_MOVE;
+    }
+    /* one of a stack, told as one */
+    obj_t saved = *o;
+    o->magnitude = 1;
+    item_say(g, USE_VERB[u.k->cls], who, it);
+    o = reg_get(&g->reg, it);
+    o->magnitude = saved.magnitude;
+    if (u.k->cls == IC_WAND) o->remaining--;
+    else item_use_up(g, it);
+    bool seen = USES[u.k->use](g, &u);
+    const level_t *lv = world_level(g);
+    const obj_t *w = reg_get(&g->reg, who);
+    bool visible = u.player || (w && lv && w->depth == g->depth && level_visible(lv, w->x, w->y));
+    if (seen && visible) ident_seen_use(g, who, u.kind);
+    return SCHED_MOVE;
+}
+
+int itemuse_monster(game_t *g, handle_t m)
+{
+    obj_t *o = reg_get(&g->reg, m);
+    if (!o || o->hp * 3 > o->hp_max) return 0;
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, m, inv);
+    for (int i = 0; i < n; i++) {
+        const item_kind_t *k = item_kind(g, reg_get(&g->reg, inv[i]));
+        if (k->cls == IC_POTION && (k->use == USE_HEAL || k->use == USE_CURE)) return itemuse_use(g, m, inv[i], 0, 0);
+    }
+    return 0;
+}
+
+void itemuse_monster_kit(game_t *g, handle_t m, rng_t *r)
+{
+    if (!rng_percent(r, 12)) return;
+    int pick = -1, seen = 0;
+    for (uint16_t k = 0; k < g->c->n_items; k++) {
+        const item_kind_t *ik = &g->c->items[k];
+        if (ik->cls == IC_POTION && (ik->use == USE_HEAL || ik->use == USE_CURE) && rng_below(r, (uint32_t)++seen) == 0)
+            pick = k;
+    }
+    if (pick >= 0) item_new(g, (uint16_t)pick, 1, m, 0, 0, 0, r);
+}
+
+void itemuse_drop_all(game_t *g, handle_t who)
+{
+    const obj_t *c = reg_get(&g->reg, who);
+    if (!c) return;
+    int16_t depth = c->depth, x = c->x, y = c->y;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_ITEM || o->target != who) continue;
+        o->target = HANDLE_NONE;
+        o->flags &= (uint8_t)~IF_EQUIPPED;
+        o->a[0] = 0;
+        o->depth = depth;
+        o->x = x;
+        o->y = y;
+    }
+}

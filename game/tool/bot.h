@@ -1,0 +1,31 @@
+/* bot — a simple, sensible player for warren-engine's bot and bench
+ * commands: explore, pick things up, fight what is adjacent, flee or quaff
+ * healing when low, eat when hungry, rest when hurt, descend. It reads the
+ * game's state (world.h) and answers with keys, as a player would type. */
+#ifndef WARREN_BOT_H
+#define WARREN_BOT_H
+#include <stdint.h>
+#include "keys.h"
+#include "world.h"
+
+typedef struct {
+    uint32_t queue[4]; /* keys decided but not yet typed */
+    int nq;
+    int16_t *dist;     /* BFS scratch, w*h */
+    int8_t *first;     /* first step's direction per cell */
+    int32_t *open;
+    uint8_t *ignore;   /* cells whose items we gave up on */
+    uint8_t *visited;  /* cells stood on (a frontier there reveals nothing more) */
+    int cells, depth;
+    uint32_t level_keys, keys;
+    int last_x, last_y, stuck, idle;
+    uint64_t last_now;
+    uint64_t rng;      /* for unsticking; seeded per game */
+} bot_t;
+
+void bot_init(bot_t *b, uint64_t seed);
+void bot_free(bot_t *b);
+/* The next key for g. */
+key_event_t bot_next_key(bot_t *b, game_t *g);
+
+#endif

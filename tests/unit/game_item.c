@@ -1,0 +1,479 @@
+/* Unit tests: items — content, flavours and identification, stacks and
+ * weight, equipment and curses, potions' timed effects with their
+ * messages and durations, hunger, resting, the dump's item part, saves. */
+#include <check.h>
+#include <string.h>
+#include "content.h"
+#include "ident.h"
+#include "item.h"
+#include "itemui.h"
+#include "itemuse.h"
+#include "script.h"
+#include "status.h"
+#include "world.h"
+
+static content_t *C;
+
+static void setup(void)
+{
+    char err[256] = "";
+    C = content_load(NULL, err, sizeof err);
+    ck_assert_msg(C != NULL, "%s", err);
+}
+
+static void teardown(void) { content_free(C); }
+
+static uint16_t kind(const char *name)
+{
+    for (uint16_t k = 0; k < C->n_items; k++)
+        if (!strcmp(C->items[k].name, name)) return k;
+    ck_abort_msg("no item kind '%s'", name);
+    return 0;
+}
+
+static int effect_kind(const char *name)
+{
+    for (int k = 0; k < C->n_effects; k++)
+        if (!strcmp(C->effects[k].name, name)) return k;
+    ck_abort_msg("no effect kind '%s'", name);
+    return 0;
+}
+
+/* Types k, paging through any --More-- first, as a player would. */
+static void keys(game_t *g, const char *k)
+{
+    for (; *k; k++) {
+        while (g->prompt == PROMPT_MORE) game_input(g, NULL, (key_event_t){' ', 0});
+        game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
+    }
+}
+
+/* True when one of the last n messages contains s. */
+static bool said(const game_t *g, const char *s)
+{
+    for (uint32_t i = g->nmsg > 12 ? g->nmsg - 12 : 0; i < g->nmsg; i++)
+        if (strstr(g->log[i % MSG_LOG].text, s)) return true;
+    return false;
+}
+
+static handle_t give(game_t *g, const char *name, int count)
+{
+    handle_t h = item_new(g, kind(name), count, g->player, 0, 0, 0, NULL);
+    ck_assert_uint_ne(h, HANDLE_NONE);
+    return h;
+}
+
+static void screen_row_text(const screen_t *s, int y, char *out, size_t n)
+{
+    size_t i = 0;
+    for (int x = 0; x < s->w && i + 1 < n; x++) {
+        uint32_t ch = screen_at(s, x, y)->ch;
+        out[i++] = ch < 128 ? (char)ch : '?';
+    }
+    out[i] = 0;
+}
+
+static char letter(game_t *g, handle_t h) { return (char)('a' + reg_get(&g->reg, h)->a[0]); }
+
+/* A game whose level 1 has no monsters: item behaviour without interference. */
+static game_t *quiet_game(uint64_t seed)
+{
+    game_t *g = game_new(C, seed, NULL);
+    ck_assert_ptr_nonnull(g);
+    chargen_create(g, 0, 1); /* a human rogue: short sword, leather armour */
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && h != g->player) {
+            itemuse_drop_all(g, h);
+            sched_cancel(&g->sched, h);
+            reg_del(&g->reg, h);
+        }
+    }
+    return g;
+}
+
+START_TEST(content_has_the_kinds)
+{
+    ck_assert_int_ge(C->n_items, 60);
+    int per[IC_COUNT] = {0};
+    for (uint16_t k = 0; k < C->n_items; k++) per[C->items[k].cls]++;
+    for (int c = 0; c < IC_COUNT; c++) ck_assert_int_gt(per[c], 0);
+    static const char *const NEED[] = {"potion of healing", "potion of extra healing", "potion of curing",
+                                       "potion of restore abilities", "potion of regeneration", "potion of speed",
+                                       "potion of free action", "potion of might", "potion of reflexes",
+                                       "potion of combat mastery", "potion of blindness", "potion of confusion",
+                                       "potion of paralysis", "scroll of identify", "scroll of teleportation",
+                                       "scroll of magic mapping", "scroll of enchant weapon", "scroll of remove curse",
+                                       "scroll of fear", "gold piece", "robe", "scale mail"};
+    for (size_t i = 0; i < sizeof NEED / sizeof NEED[0]; i++) kind(NEED[i]);
+    const item_kind_t *ls = &C->items[kind("long sword")];
+    ck_assert_int_eq(ls->power.n, 1);
+    ck_assert_int_eq(ls->power.sides, 10);
+    ck_assert_int_eq(ls->dtype, IDT_SLASH);
+}
+END_TEST
+
+START_TEST(flavours_follow_the_seed)
+{
+    game_t *a = game_new(C, 11, NULL), *b = game_new(C, 11, NULL), *c = game_new(C, 12, NULL);
+    int differ = 0;
+    char na[64], pa[64], nb[64], pb[64];
+    for (uint16_t k = 0; k < C->n_items; k++) {
+        if (!ident_flavoured(a, k)) continue;
+        ident_flavour_name(a, k, na, sizeof na, pa, sizeof pa);
+        ident_flavour_name(b, k, nb, sizeof nb, pb, sizeof pb);
+        ck_assert_str_eq(na, nb);
+        ident_flavour_name(c, k, nb, sizeof nb, pb, sizeof pb);
+        differ += strcmp(na, nb) != 0;
+        /* within one game no two kinds look alike */
+        for (uint16_t j = 0; j < k; j++) {
+            if (!ident_flavoured(a, j)) continue;
+            ident_flavour_name(a, j, nb, sizeof nb, pb, sizeof pb);
+            ck_assert_str_ne(na, nb);
+        }
+    }
+    ck_assert_int_gt(differ, 10);
+    ck_assert(!ident_flavoured(a, kind("ration of food")));
+    game_free(a);
+    game_free(b);
+    game_free(c);
+}
+END_TEST
+
+START_TEST(quaffing_identifies_obvious_kinds)
+{
+    game_t *g = quiet_game(21);
+    uint16_t k = kind("potion of extra healing");
+    ck_assert(!ident_known(g, k));
+    handle_t h = give(g, "potion of extra healing", 2);
+    char d[96], flav[64], pl[64];
+    item_describe(g, h, d, sizeof d);
+    ident_flavour_name(g, k, flav, sizeof flav, pl, sizeof pl);
+    ck_assert_msg(strstr(d, pl) && !strstr(d, "healing"), "unknown name shown as '%s'", d);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = 1;
+    char cmd[3] = {'q', letter(g, h), 0};
+    keys(g, cmd);
+    ck_assert(ident_known(g, k));
+    ck_assert_int_gt(reg_get(&g->reg, g->player)->hp, 1);
+    ck_assert(said(g, "That was"));
+    item_describe(g, h, d, sizeof d);
+    ck_assert_str_eq(d, "a potion of extra healing");
+    game_free(g);
+}
+END_TEST
+
+START_TEST(scroll_of_identify_names_an_item)
+{
+    game_t *g = quiet_game(22);
+    handle_t s = give(g, "scroll of identify", 1);
+    handle_t w = give(g, "wand of fire", 1);
+    ck_assert(!ident_known(g, kind("wand of fire")));
+    ident_learn(g, kind("scroll of identify"));
+    char cmd[3] = {'r', letter(g, s), 0};
+    keys(g, cmd);
+    ck_assert(ident_known(g, kind("wand of fire")));
+    char d[96];
+    item_describe(g, w, d, sizeof d);
+    ck_assert_msg(strstr(d, "wand of fire (") && strstr(d, "charge"), "%s", d);
+    ck_assert_ptr_null(reg_get(&g->reg, s)); /* read up */
+    game_free(g);
+}
+END_TEST
+
+START_TEST(watching_a_monster_quaff_identifies)
+{
+    game_t *g = quiet_game(23);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = world_level(g);
+    int x = -1, y = -1;
+    for (int dy = -1; dy <= 1 && x < 0; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            if ((dx || dy) && world_passable(g, lv, p->x + dx, p->y + dy)) {
+                x = p->x + dx, y = p->y + dy;
+                break;
+            }
+    ck_assert_int_ge(x, 0);
+    handle_t m = rules_spawn(g, 2, 1, x, y);
+    obj_t *mo = reg_get(&g->reg, m);
+    mo->hp_max = 50;
+    mo->hp = 2;
+    item_new(g, kind("potion of curing"), 1, m, 0, 0, 0, NULL);
+    world_update_vision(g);
+    ck_assert(!ident_known(g, kind("potion of curing")));
+    ck_assert_int_eq(itemuse_monster(g, m), SCHED_MOVE);
+    ck_assert(ident_known(g, kind("potion of curing")));
+    ck_assert(said(g, "You recognise"));
+    ck_assert_int_gt(reg_get(&g->reg, m)->hp, 2);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(stacks_and_grammar)
+{
+    game_t *g = quiet_game(24);
+    handle_t a = give(g, "loaf of bread", 4);
+    handle_t b = give(g, "loaf of bread", 2);
+    ck_assert_uint_eq(a, b); /* merged into one stack */
+    char d[96];
+    item_describe(g, a, d, sizeof d);
+    ck_assert_str_eq(d, "6 loaves of bread");
+    const obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(item_drop(g, g->player, a, 2), 0);
+    ck_assert(said(g, "You drop 2 loaves of bread."));
+    item_describe(g, a, d, sizeof d);
+    ck_assert_str_eq(d, "4 loaves of bread");
+    handle_t f = item_floor_at(g, p->depth, p->x, p->y);
+    ck_assert_int_eq(reg_get(&g->reg, f)->magnitude, 2);
+    ck_assert_int_eq(item_pick_up(g, g->player, f), 0);
+    ck_assert_int_eq(reg_get(&g->reg, a)->magnitude, 6);
+    ck_assert_uint_eq(item_floor_at(g, p->depth, p->x, p->y), HANDLE_NONE);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(weight_limits_the_pack)
+{
+    game_t *g = quiet_game(25);
+    int base = item_carried_weight(g, g->player);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int plate = C->items[kind("plate armour")].weight, n = 0;
+    for (; base + (n + 1) * plate <= CARRY_CAPACITY; n++) {
+        handle_t h = item_new(g, kind("plate armour"), 1, HANDLE_NONE, p->depth, p->x, p->y, NULL);
+        ck_assert_int_eq(item_pick_up(g, g->player, h), 0);
+    }
+    handle_t h = item_new(g, kind("plate armour"), 1, HANDLE_NONE, p->depth, p->x, p->y, NULL);
+    ck_assert_int_eq(item_pick_up(g, g->player, h), -1);
+    ck_assert(said(g, "too heavy"));
+    ck_assert_int_eq(item_carried_weight(g, g->player), base + n * plate);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(curses_hold_until_removed)
+{
+    game_t *g = quiet_game(26);
+    handle_t r = give(g, "ring of weakness", 1);
+    gear_t before, after, sheet;
+    status_stats(g, g->player, false, &before);
+    char cmd[3] = {'w', letter(g, r), 0};
+    keys(g, cmd);
+    ck_assert(said(g, "cursed"));
+    ck_assert(reg_get(&g->reg, r)->flags & IF_EQUIPPED);
+    status_stats(g, g->player, false, &after);
+    ck_assert_int_eq(after.to_hit, before.to_hit - 3); /* rules use the actual value */
+    status_stats(g, g->player, true, &sheet);
+    ck_assert_int_eq(sheet.to_hit, before.to_hit); /* the sheet shows what is known */
+    cmd[0] = 't';
+    keys(g, cmd);
+    ck_assert(said(g, "cannot let go"));
+    ck_assert(reg_get(&g->reg, r)->flags & IF_EQUIPPED);
+    handle_t s = give(g, "scroll of remove curse", 1);
+    cmd[0] = 'r';
+    cmd[1] = letter(g, s);
+    keys(g, cmd);
+    cmd[0] = 't';
+    cmd[1] = letter(g, r);
+    keys(g, cmd);
+    ck_assert(!(reg_get(&g->reg, r)->flags & IF_EQUIPPED));
+    game_free(g);
+}
+END_TEST
+
+/* The potion of speed: start message, double speed while it lasts, the end
+ * message when its time is up, and speed back. */
+START_TEST(speed_potion_messages_and_duration)
+{
+    game_t *g = quiet_game(27);
+    ident_learn(g, kind("potion of speed"));
+    handle_t h = give(g, "potion of speed", 1);
+    int speed = reg_get(&g->reg, g->player)->speed;
+    char cmd[3] = {'q', letter(g, h), 0};
+    keys(g, cmd);
+    ck_assert(said(g, "You speed up."));
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed + 100);
+    handle_t e = effect_find(g, g->player, (uint16_t)effect_kind("haste"));
+    ck_assert_uint_ne(e, HANDLE_NONE);
+    int32_t left = reg_get(&g->reg, e)->remaining;
+    const dice_t *d = &C->items[kind("potion of speed")].duration;
+    ck_assert_int_ge(left, (d->n + d->bonus) * SCHED_MOVE - SCHED_MOVE);
+    ck_assert_int_le(left, dice_max(d) * SCHED_MOVE);
+    uint64_t t0 = g->sched.now;
+    while (effect_find(g, g->player, (uint16_t)effect_kind("haste")) && g->sched.now - t0 < 10000) keys(g, ".");
+    ck_assert_uint_le(g->sched.now - t0, (uint64_t)left + 200);
+    ck_assert(said(g, "You slow down."));
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(paralysis_and_free_action)
+{
+    game_t *g = quiet_game(28);
+    status_apply(g, g->player, effect_kind("free action"), 1000, 1);
+    ck_assert_uint_eq(status_apply(g, g->player, effect_kind("paralysis"), 300, 1), HANDLE_NONE);
+    ck_assert(said(g, "You resist the paralysis."));
+    game_free(g);
+    g = quiet_game(28);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    ck_assert_uint_ne(status_apply(g, g->player, effect_kind("paralysis"), 1000, 1), HANDLE_NONE);
+    ck_assert(said(g, "You are paralysed!"));
+    keys(g, "hjkl");
+    p = reg_get(&g->reg, g->player);
+    ck_assert(said(g, "You cannot move!"));
+    ck_assert(p->x == x && p->y == y);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(hunger_counts_down_and_food_fills)
+{
+    game_t *g = quiet_game(29);
+    int32_t f0 = g->items.food;
+    keys(g, "..........");
+    ck_assert_int_eq(g->items.food, f0 - 10);
+    g->items.food = FOOD_HUNGRY + 1;
+    keys(g, "..");
+    ck_assert(said(g, "You are getting hungry."));
+    ck_assert_str_eq(itemui_status_word(g), "Hungry");
+    handle_t r = give(g, "ration of food", 1);
+    char cmd[3] = {'E', letter(g, r), 0};
+    keys(g, cmd);
+    ck_assert_int_ge(g->items.food, FOOD_HUNGRY + 2500);
+    ck_assert_str_eq(itemui_status_word(g), "");
+    g->items.food = FOOD_DEAD + 2;
+    keys(g, "....");
+    ck_assert_int_eq(g->state, GAME_DEAD);
+    game_status_t st;
+    game_status(g, &st);
+    ck_assert_msg(strstr(st.cause, "starved"), "%s", st.cause);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(rest_heals_and_costs_food)
+{
+    game_t *g = quiet_game(30);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = 3;
+    int32_t f0 = g->items.food;
+    keys(g, "R");
+    p = reg_get(&g->reg, g->player);
+    ck_assert(p->hp == p->hp_max || said(g, "interrupted"));
+    ck_assert_int_lt(g->items.food, f0);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(treasure_once_per_level)
+{
+    game_t *g = quiet_game(31);
+    int n = 0;
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        n += o->type == OBJ_ITEM && !o->target;
+    }
+    ck_assert_int_ge(n, 6);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = 1;
+    keys(g, "R");
+    int m = 0;
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        m += o->type == OBJ_ITEM && !o->target;
+    }
+    ck_assert_int_le(m, n); /* resting never makes treasure */
+    game_free(g);
+}
+END_TEST
+
+START_TEST(dump_lists_equipment_and_pack_identified)
+{
+    game_t *g = quiet_game(32);
+    give(g, "potion of confusion", 3);
+    buf_t b;
+    buf_init(&b);
+    game_dump(g, &b);
+    buf_putc(&b, 0);
+    ck_assert_msg(strstr(b.data, "Equipment:\n") && strstr(b.data, "+0 short sword (wielded)"), "%s", b.data);
+    ck_assert_msg(strstr(b.data, "Inventory:\n") && strstr(b.data, "3 potions of confusion"), "%s", b.data);
+    ck_assert(strstr(b.data, "2 rations of food"));
+    buf_free(&b);
+    game_free(g);
+}
+END_TEST
+
+START_TEST(items_survive_a_snapshot)
+{
+    game_t *g = quiet_game(33);
+    give(g, "wand of frost", 1);
+    ident_learn(g, kind("wand of frost"));
+    keys(g, "i");
+    ck_assert_int_eq(g->items.screen, ITEMUI_INVENTORY);
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[160];
+    game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_uint_eq(game_hash(g), game_hash(h));
+    ck_assert(ident_known(h, kind("wand of frost")));
+    ck_assert_int_eq(h->items.screen, ITEMUI_INVENTORY);
+    keys(g, " ");
+    keys(h, " ");
+    ck_assert_uint_eq(game_hash(g), game_hash(h));
+    buf_free(&b);
+    game_free(g);
+    game_free(h);
+}
+END_TEST
+
+START_TEST(screens_draw_and_close)
+{
+    game_t *g = quiet_game(34);
+    screen_t *s = screen_new(80, 24);
+    keys(g, "i");
+    game_render(g, s, NULL);
+    char row[200];
+    screen_row_text(s, 0, row, sizeof row);
+    ck_assert_msg(strstr(row, "Inventory"), "%s", row);
+    screen_row_text(s, 1, row, sizeof row);
+    ck_assert_msg(strstr(row, "a) a +0 short sword (wielded)"), "%s", row);
+    keys(g, "x");
+    ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
+    keys(g, "q");
+    game_render(g, s, NULL);
+    screen_row_text(s, 0, row, sizeof row);
+    ck_assert_msg(strstr(row, "Quaff which potion?"), "%s", row);
+    keys(g, "\x1b");
+    ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
+    screen_free(s);
+    game_free(g);
+}
+END_TEST
+
+Suite *suite_game_item(void)
+{
+    Suite *s = suite_create("game_item");
+    TCase *t = tcase_create("items");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, content_has_the_kinds);
+    tcase_add_test(t, flavours_follow_the_seed);
+    tcase_add_test(t, quaffing_identifies_obvious_kinds);
+    tcase_add_test(t, scroll_of_identify_names_an_item);
+    tcase_add_test(t, watching_a_monster_quaff_identifies);
+    tcase_add_test(t, stacks_and_grammar);
+    tcase_add_test(t, weight_limits_the_pack);
+    tcase_add_test(t, curses_hold_until_removed);
+    tcase_add_test(t, speed_potion_messages_and_duration);
+    tcase_add_test(t, paralysis_and_free_action);
+    tcase_add_test(t, hunger_counts_down_and_food_fills);
+    tcase_add_test(t, rest_heals_and_costs_food);
+    tcase_add_test(t, treasure_once_per_level);
+    tcase_add_test(t, dump_lists_equipment_and_pack_identified);
+    tcase_add_test(t, items_survive_a_snapshot);
+    tcase_add_test(t, screens_draw_and_close);
+    suite_add_tcase(s, t);
+    return s;
+}
