@@ -232,18 +232,33 @@ static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     push(b, (uint32_t)DIRKEY[dir]);
 }
 
+/* Questions the game asks: a random character, tougher or keener at a
+ * new level (by turns), never quit; other prompts are dismissed. */
+static key_event_t bot_answer(bot_t *b, game_t *g)
+{
+    b->nq = 0;
+    switch (g->prompt) {
+    case PROMPT_RACE:
+    case PROMPT_CLASS:
+    case PROMPT_MORE:
+    case PROMPT_HISTORY: return (key_event_t){' ', 0};
+    case PROMPT_LEVELUP: return (key_event_t){g->pc.xl % 2 ? 'a' : 'b', 0};
+    case PROMPT_QUIT: return (key_event_t){'n', 0};
+    default: return (key_event_t){KEY_ESC, 0};
+    }
+}
+
 key_event_t bot_next_key(bot_t *b, game_t *g)
 {
     b->keys++;
     b->level_keys++;
-    if (g->prompt == PROMPT_MORE || g->prompt == PROMPT_HISTORY) return (key_event_t){' ', 0};
+    if (g->prompt) return bot_answer(b, g);
     if (b->nq) {
         key_event_t k = {b->queue[0], 0};
         memmove(b->queue, b->queue + 1, (size_t)--b->nq * sizeof b->queue[0]);
         return k;
     }
     if (g->items.screen != ITEMUI_NONE) return (key_event_t){KEY_ESC, 0};
-    if (g->prompt) return (key_event_t){'n', 0};
     const obj_t *p = reg_get(&g->reg, g->player);
     const level_t *lv = world_level(g);
     if (!p || !lv) return (key_event_t){'.', 0};
