@@ -136,9 +136,9 @@ item { name = "amulet of clumsiness", like = "amulet of warding", absorb = 0, de
 
 -- food and money
 item { name = "ration of food", plural = "rations of food", class = "food", glyph = "%", fg = 3, weight = 10,
-       use = "eat", nutrition = 3000, flags = { "stack", "known" }, min_depth = 1, freq = 14 }
+       use = "eat", nutrition = 3000, flags = { "stack", "known" }, min_depth = 1, freq = 22 }
 item { name = "loaf of bread", plural = "loaves of bread", like = "ration of food", weight = 6,
-       nutrition = 1500, freq = 10 }
+       nutrition = 1500, freq = 14 }
 item { name = "strip of jerky", plural = "strips of jerky", like = "ration of food", fg = 1, weight = 2,
        nutrition = 700, freq = 8 }
 item { name = "apple", like = "ration of food", fg = 10, weight = 3, nutrition = 400, freq = 6 }

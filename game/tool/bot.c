@@ -228,6 +228,10 @@ static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     if (dir < 0) dir = step_towards(b, g, lv, 0);
     if (dir < 0) dir = step_towards(b, g, lv, 1);
     if (dir < 0) dir = step_towards(b, g, lv, 2);
+    if (dir < 0 && b->idle == 0 && b->stuck <= 20) { /* nothing known to go for: the game's own explore */
+        push(b, 'o');
+        return;
+    }
     if (dir < 0 || b->stuck > 20) dir = (int)bot_rand(b, 8);
     push(b, (uint32_t)DIRKEY[dir]);
 }
@@ -265,11 +269,13 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
     if (g->depth != b->depth || lv->w * lv->h != b->cells) new_level(b, lv, g->depth);
     b->stuck = p->x == b->last_x && p->y == b->last_y ? b->stuck + 1 : 0;
     b->last_x = p->x, b->last_y = p->y;
-    b->visited[p->y * lv->w + p->x] = 1;
+    uint8_t *here = &b->visited[p->y * lv->w + p->x];
+    if (*here < 255) (*here)++;
     /* decisions that take no time (a refused action) must not loop */
     b->idle = g->sched.now == b->last_now ? b->idle + 1 : 0;
     b->last_now = g->sched.now;
-    if (b->idle > 3) push(b, (uint32_t)DIRKEY[bot_rand(b, 8)]);
+    if (b->idle > 3 || (*here > 40 && bot_rand(b, 2))) push(b, (uint32_t)DIRKEY[bot_rand(b, 8)]);
+    else if (*here > 20 && *here % 4 == 0) push(b, 'o'); /* going round in circles: the game's explore */
     else if (!bot_survive(b, g, p) && !bot_tidy(b, g, p, lv)) bot_move(b, g, p, lv);
     return bot_next_key(b, g);
 }
