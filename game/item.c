@@ -19,6 +19,7 @@ static obj_t *item_get(const game_t *g, handle_t h)
     return o && o->type == OBJ_ITEM ? o : NULL;
 }
 
+static handle_t worn_in(const game_t *g, handle_t who, int slot, int skip);
 static bool is_gear(const item_kind_t *k) { return k->slot != SLOT_NONE; }
 static bool has_plus(const item_kind_t *k)
 {
@@ -225,30 +226,32 @@ int item_populate(game_t *g, int depth, rng_t *r)
     return 0;
 }
 
-/* The kit a new character starts with: the class's weapon and armour (when
- * content has kinds of those names), food and two potions of healing, all
- * known. A missing kind is skipped. */
+/* One known item of kit for the new character, worn when it is gear and
+ * its slot is free. A name content lacks is skipped. */
+static int kit_item(game_t *g, const char *name, int count)
+{
+    for (uint16_t k = 0; k < g->c->n_items; k++) {
+        if (strcmp(g->c->items[k].name, name) != 0) continue;
+        handle_t h = item_new(g, k, count, g->player, 0, 0, 0, NULL);
+        obj_t *o = reg_get(&g->reg, h);
+        if (!o) return -1;
+        o->flags |= IF_KNOWN;
+        ident_learn(g, k);
+        int slot = g->c->items[k].slot;
+        if (slot != SLOT_NONE && o->target == g->player && !worn_in(g, g->player, slot, 0)) o->flags |= IF_EQUIPPED;
+        return 0;
+    }
+    return 0;
+}
+
+/* The kit a new character starts with: the class's (content's class kit
+ * list) and two rations of food. */
 int item_start_kit(game_t *g)
 {
     const class_kind_t *ck = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
-    const struct {
-        const char *name;
-        int count;
-        bool wear;
-    } KIT[] = {{ck ? ck->weapon_name : "", 1, true}, {ck ? ck->armour_name : "", 1, true},
-               {"ration of food", 2, false}, {"potion of healing", 2, false}};
-    for (size_t i = 0; i < sizeof KIT / sizeof KIT[0]; i++)
-        for (uint16_t k = 0; k < g->c->n_items; k++) {
-            if (strcmp(g->c->items[k].name, KIT[i].name) != 0) continue;
-            handle_t h = item_new(g, k, KIT[i].count, g->player, 0, 0, 0, NULL);
-            obj_t *o = reg_get(&g->reg, h);
-            if (!o) return -1;
-            o->flags |= IF_KNOWN;
-            ident_learn(g, k);
-            if (KIT[i].wear && o->target == g->player) o->flags |= IF_EQUIPPED;
-            break;
-        }
-    return 0;
+    for (int i = 0; ck && i < CLASS_KIT_MAX && ck->kit[i][0]; i++)
+        if (kit_item(g, ck->kit[i], 1) < 0) return -1;
+    return kit_item(g, "ration of food", 2);
 }
 
 /* ---- names ----------------------------------------------------------------------- */
