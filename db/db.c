@@ -405,7 +405,7 @@ void db_op_free(db_op_t *op)
 {
     if (!op) return;
     if (op->kind->free_res) op->kind->free_res(op);
-    for (int i = 0; i < 3; i++) free(op->s[i]);
+    for (int i = 0; i < 4; i++) free(op->s[i]);
     for (size_t i = 0; i < op->nms; i++) {
         free((char *)op->ms[i].kind);
         free((char *)op->ms[i].text);

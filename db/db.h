@@ -107,6 +107,8 @@ typedef struct {
 typedef struct {
     int64_t turns;
     int depth, max_depth, xl;
+    const char *race, *cls; /* copied; "" leaves the stored value (the
+                               character is made after the game row) */
 } db_progress_t;
 
 /* The end record of a game. */
@@ -117,6 +119,7 @@ typedef struct {
     int64_t score;
     const char *cause;    /* copied */
     const char *end_kind; /* "dead", "won" or "quit" */
+    const char *race, *cls; /* copied; "" leaves the stored value */
 } db_game_end_t;
 
 typedef struct {

@@ -31,9 +31,12 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
                        "FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_hash = ?1 AND s.expires > ?2") \
     X(GAME_INSERT, "INSERT INTO games(id, user, seed, content_version, race, class, start_time) " \
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)") \
-    X(GAME_PROGRESS, "UPDATE games SET turns = ?2, depth = ?3, max_depth = ?4, xl = ?5 WHERE id = ?1 AND state = 'live'") \
+    X(GAME_PROGRESS, "UPDATE games SET turns = ?2, depth = ?3, max_depth = ?4, xl = ?5, " \
+                     "race = coalesce(nullif(?6, ''), race), class = coalesce(nullif(?7, ''), class) " \
+                     "WHERE id = ?1 AND state = 'live'") \
     X(GAME_FINISH, "UPDATE games SET end_time = ?2, turns = ?3, depth = ?4, max_depth = ?5, xl = ?6, score = ?7, " \
-                   "cause = ?8, end_kind = ?9, state = 'finished' WHERE id = ?1 AND state = 'live'") \
+                   "cause = ?8, end_kind = ?9, race = coalesce(nullif(?10, ''), race), " \
+                   "class = coalesce(nullif(?11, ''), class), state = 'finished' WHERE id = ?1 AND state = 'live'") \
     X(GAME_BROKEN, "UPDATE games SET state = 'broken', broken_reason = ?2 WHERE id = ?1 AND state = 'live'") \
     X(GAME_VERIFIED, "UPDATE games SET verified = ?2 WHERE id = ?1") \
     X(GAME_MAX_ID, "SELECT coalesce(max(id), 0) FROM games") \
@@ -122,7 +125,7 @@ struct db_op {
     int status;
     int64_t id;      /* result id of a write */
     int64_t i[8];    /* integer arguments */
-    char *s[3];      /* owned string arguments */
+    char *s[4];      /* owned string arguments */
     uint8_t *blob;   /* owned blob argument */
     size_t len;
     db_milestone_t *ms; /* owned (with their strings) */

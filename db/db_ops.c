@@ -184,20 +184,27 @@ static int run_game_progress(db_conn_t *c, db_op_t *op)
 {
     sqlite3_stmt *st = db_stmt(c, DB_STMT_GAME_PROGRESS);
     if (!st) return db_op_fail(op, c, DB_ERR);
+    if (too_long(op->s[0], DB_SHORT_MAX) || too_long(op->s[1], DB_SHORT_MAX))
+        return fail_msg(op, DB_EINVAL, "race or class too long");
     for (int i = 0; i < 5; i++) sqlite3_bind_int64(st, i + 1, op->i[i]);
+    bind_text(st, 6, op->s[0]);
+    bind_text(st, 7, op->s[1]);
     op->id = op->i[0];
     return exec_change(c, op, st, true);
 }
 
 static int run_game_finish(db_conn_t *c, db_op_t *op)
 {
-    if (too_long(op->s[0], DB_CAUSE_MAX) || too_long(op->s[1], DB_SHORT_MAX))
-        return fail_msg(op, DB_EINVAL, "cause or end kind too long");
+    if (too_long(op->s[0], DB_CAUSE_MAX) || too_long(op->s[1], DB_SHORT_MAX) ||
+        too_long(op->s[2], DB_SHORT_MAX) || too_long(op->s[3], DB_SHORT_MAX))
+        return fail_msg(op, DB_EINVAL, "cause, end kind, race or class too long");
     sqlite3_stmt *st = db_stmt(c, DB_STMT_GAME_FINISH);
     if (!st) return db_op_fail(op, c, DB_ERR);
     for (int i = 0; i < 7; i++) sqlite3_bind_int64(st, i + 1, op->i[i]);
     bind_text(st, 8, op->s[0]);
     bind_text(st, 9, op->s[1]);
+    bind_text(st, 10, op->s[2]);
+    bind_text(st, 11, op->s[3]);
     op->id = op->i[0];
     int rc = exec_change(c, op, st, true);
     if (rc == DB_OK) {
@@ -288,6 +295,12 @@ void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb
         op->i[2] = p->depth;
         op->i[3] = p->max_depth;
         op->i[4] = p->xl;
+        op->s[0] = db_strdup(p->race ? p->race : "");
+        op->s[1] = db_strdup(p->cls ? p->cls : "");
+        if (!op->s[0] || !op->s[1]) {
+            db_op_free(op);
+            op = NULL;
+        }
     }
     db_submit(db, op);
 }
@@ -317,11 +330,13 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
         memcpy(op->i, v, sizeof v);
         op->s[0] = db_strdup(end->cause);
         op->s[1] = db_strdup(end->end_kind);
+        op->s[2] = db_strdup(end->race ? end->race : "");
+        op->s[3] = db_strdup(end->cls ? end->cls : "");
         if (dump && dumplen) {
             op->blob = malloc(dumplen);
             if (op->blob) memcpy(op->blob, dump, dumplen), op->len = dumplen;
         }
-        if (!copy_milestones(op, ms, nms) || (dumplen && dump && !op->blob)) {
+        if (!copy_milestones(op, ms, nms) || (dumplen && dump && !op->blob) || !op->s[2] || !op->s[3]) {
             db_op_free(op);
             op = NULL;
         }

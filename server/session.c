@@ -144,7 +144,7 @@ static void session_snapshot(session_t *s, const char *why)
     s->db_refs++;
     db_snapshot_save(srv->db, s->game_id, (int64_t)st.turn, (int64_t)s->seq,
                      (const uint8_t *)srv->scratch.data, srv->scratch.len, on_snapshot_saved, s);
-    db_progress_t p = {(int64_t)st.turn, st.depth, st.max_depth, st.xl};
+    db_progress_t p = {(int64_t)st.turn, st.depth, st.max_depth, st.xl, st.race, st.cls};
     db_game_progress(srv->db, s->game_id, &p, NULL, NULL);
     s->snap_seq = s->seq;
     s->snap_turn = st.turn;
@@ -432,7 +432,7 @@ static void session_finish(session_t *s)
     buf_init(&dump);
     game_dump(s->game, &dump);
     db_game_end_t end = {(int64_t)time(NULL), (int64_t)st.turn, st.depth, st.max_depth, st.xl,
-                         st.score, st.cause, kinds[st.state & 3]};
+                         st.score, st.cause, kinds[st.state & 3], st.race, st.cls};
     db_game_finish(srv->db, s->game_id, &end, ms, ms ? nms : 0, dump.data ? dump.data : "",
                    dump.len, NULL, NULL);
     buf_free(&dump);

@@ -138,6 +138,9 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
     web = Web(daemon.http)
     row = game_row(daemon, gid)
     assert row["verified"] == 1 and row["end_kind"] == kind
+    # the character is made after the game row: its race and class still land
+    assert row["race"] in ("human", "dwarf", "elf", "halfling"), row
+    assert row["class"] in ("fighter", "rogue", "wizard", "cleric"), row
     keys = journal_bytes(daemon, gid)
     assert (KEYS + "Qy").encode().startswith(keys) and len(keys) > 20
     final, final_hash = expected_screen(bindir, tmp_path, seed, "rita", keys)

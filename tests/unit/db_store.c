@@ -149,6 +149,8 @@ static int64_t make_user(fx_t *f, const char *name)
     return d.id;
 }
 
+static int count_rows(const char *path, const char *sql);
+
 static int64_t make_game(fx_t *f, int64_t user, uint64_t seed)
 {
     db_game_new_t g = {.user = user, .seed = seed, .content_version = "c1", .race = "human", .cls = "fighter",
@@ -214,6 +216,13 @@ START_TEST(group_commit_one_transaction_per_turn)
     ck_assert_int_eq(dup.status, DB_EEXISTS);
     ck_assert_int_eq(prog.status, DB_OK);
     ck_assert_uint_eq(s1.pending, 0);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM games WHERE race = 'human' AND class = 'fighter'"), 1);
+    done_t prog2 = {0};
+    db_game_progress(f.db, g, &(db_progress_t){.turns = 13, .race = "elf", .cls = "rogue"}, on_done, &prog2);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(prog2.status, DB_OK);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM games WHERE race = 'elf' AND class = 'rogue'"), 1);
+    db_stats(f.db, &s1);
     /* Two turns with explicit flushes and autoflush off: two transactions. */
     db_set_autoflush(f.db, false);
     done_t a = {0}, b = {0};
@@ -371,7 +380,8 @@ START_TEST(finish_unfinished_scores)
 
     db_milestone_t ms[2] = {{1, 1, "start", "began"}, {40, 3, "end", "killed by a rat"}};
     db_game_end_t end = {.end_time = 3000, .turns = 40, .depth = 3, .max_depth = 3, .xl = 2, .score = 500,
-                         .cause = "killed by a rat on level 3", .end_kind = "dead"};
+                         .cause = "killed by a rat on level 3", .end_kind = "dead",
+                         .race = "dwarf", .cls = "cleric"}; /* chosen after the row was made */
     done_t fin = {0}, brk = {0}, again = {0};
     db_game_finish(f.db, g1, &end, ms, 2, "DUMP TEXT", 9, on_done, &fin);
     db_game_mark_broken(f.db, g2, "bad snapshot", on_done, &brk);
@@ -397,6 +407,8 @@ START_TEST(finish_unfinished_scores)
     ck_assert_uint_eq(top->n, 1);
     ck_assert_int_eq(top->g[0].score, 500);
     ck_assert_str_eq(top->g[0].end_kind, "dead");
+    ck_assert_str_eq(top->g[0].race, "dwarf");
+    ck_assert_str_eq(top->g[0].cls, "cleric");
     ck_assert_int_eq(top->g[0].state, DB_GAME_FINISHED);
     ck_assert_int_eq(one->g[0].state, DB_GAME_BROKEN);
     ck_assert_str_eq(one->g[0].broken_reason, "bad snapshot");
