@@ -36,6 +36,7 @@ int cmd_content(int argc, char **argv)
     }
     int per[IC_COUNT] = {0}, uniques = 0;
     for (uint16_t k = 0; k < c->n_items; k++) per[c->items[k].cls]++;
+    for (uint16_t k = 0; k < c->n_creatures; k++) uniques += (c->creatures[k].flags & CF_UNIQUE) != 0;
     printf("content %s\n", content_version(c));
     printf("terrain %d effects %d\n", c->n_terrain, c->n_effects);
     for (int i = 0; i < IC_COUNT; i++) printf("items.%s %d\n", CLASS_NAMES[i], per[i]);
