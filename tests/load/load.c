@@ -144,16 +144,19 @@ static long rss_of(int pid)
 }
 
 /* Script by seconds: 0 register, 2 play, 4.. keys once a second, watchers
- * join the first game at 4. */
+ * join the first game at 4. Each player has its own slot within the second
+ * (players press keys independently, not in step), so at N = 1,000 about ten
+ * keys leave in each 10 ms slot. */
+#define SLOTS 100 /* timer ticks per second */
 static void on_tick(uv_timer_t *t)
 {
     load_t *L = t->data;
-    int sec = L->ticks++ / 10, sub = (L->ticks - 1) % 10;
+    int sec = L->ticks++ / SLOTS, sub = (L->ticks - 1) % SLOTS;
     for (int i = 0; i < L->n + L->m; i++) {
         sess_t *s = &L->s[i];
         if (!s->connected)
             continue;
-        bool mine = (i % 10) == sub; /* spread each second's keys over 100 ms slots */
+        bool mine = (i * 37) % SLOTS == sub; /* 37 is prime to SLOTS: neighbours apart */
         if (!s->watcher && sec == 1 && sub == 0) {
             char buf[96];
             snprintf(buf, sizeof buf, "rld%05d_%05d\rload-pass-1\rload-pass-1\r", L->run_id, i);
@@ -225,7 +228,7 @@ int main(int argc, char **argv)
         sess_open(&L, i, i >= L.n);
     uv_timer_init(L.loop, &L.tick);
     L.tick.data = &L;
-    uv_timer_start(&L.tick, on_tick, 100, 100);
+    uv_timer_start(&L.tick, on_tick, 1000 / SLOTS, 1000 / SLOTS);
     uv_run(L.loop, UV_RUN_DEFAULT);
     int live = 0;
     for (int i = 0; i < L.n; i++)
