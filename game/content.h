@@ -23,7 +23,10 @@
 
 #define KIND_HANDLERS 4
 
-enum { TF_PASSABLE = 1 << 0, TF_OPAQUE = 1 << 1 };
+/* TF_LINE: drawn as a box-drawing line joined to seen TF_LINE and TF_EDGE
+ * neighbours (walls; its glyph is for a cell with none); TF_EDGE: lines
+ * join it (doors). */
+enum { TF_PASSABLE = 1 << 0, TF_OPAQUE = 1 << 1, TF_LINE = 1 << 2, TF_EDGE = 1 << 3 };
 
 typedef struct {
     char name[24];

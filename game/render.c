@@ -2,6 +2,7 @@
  * status line and help line, at any grid size. Reads state, never changes it. */
 #include <stdio.h>
 #include <string.h>
+#include "glyph.h"
 #include "itemui.h"
 #include "world.h"
 
@@ -41,6 +42,24 @@ static void render_history(game_t *g, screen_t *s)
     }
 }
 
+/* Bits (N 1, E 2, S 4, W 8) of the seen neighbours of (x, y) that a wall
+ * line joins: walls and doors. Only what the player has seen, so the
+ * lines tell nothing about unexplored cells. */
+static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
+{
+    static const int8_t dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
+    unsigned mask = 0;
+    for (int d = 0; d < 4; d++) {
+        int nx = x + dx[d], ny = y + dy[d];
+        if (!level_in(lv, nx, ny)) continue;
+        size_t i = (size_t)ny * (size_t)lv->w + (size_t)nx;
+        uint8_t t = lv->terrain[i];
+        if (lv->seen[i] && t < g->c->n_terrain && (g->c->terrain[t].flags & (TF_LINE | TF_EDGE)))
+            mask |= 1u << d;
+    }
+    return mask;
+}
+
 /* First map column/row shown: centred when the map fits, else follows p. */
 static int view_origin(int map, int view, int p)
 {
@@ -68,7 +87,8 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
             uint8_t t = lv->terrain[i];
             const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
             bool vis = lv->vis && lv->vis[i];
-            screen_put(s, sx * tw, top + sy, k->glyph, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
+            uint32_t ch = k->flags & TF_LINE ? glyph_join(join_mask(g, lv, ox + sx, y), k->glyph) : k->glyph;
+            screen_put(s, sx * tw, top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
         }
     }
     itemui_render_floor(g, s, ox, oy, vw, vh, top, tw);

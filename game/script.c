@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "glyph.h"
 #include "mapgen.h"
 #include "rules.h"
 
@@ -332,6 +333,12 @@ static uint32_t fld_glyph(lua_State *L, const decl_t *d, uint32_t def)
     lua_pop(L, 1);
     if (t == LUA_TNIL) return def;
     if (!g) luaL_error(L, "%s: field 'glyph' must be one character", d->what);
+    if (g >= 0x80 && !glyph_fallback(g)) {
+        char u[16]; /* lua_pushfstring has no %X */
+        snprintf(u, sizeof u, "U+%04X", (unsigned)g);
+        luaL_error(L, "%s: glyph %s has no ASCII fallback (add it to protocol/glyph.c)", d->what, u);
+    }
+    if (g < 0x20 || g == 0x7F) luaL_error(L, "%s: field 'glyph' must be printable", d->what);
     return g;
 }
 
@@ -506,8 +513,11 @@ static int decl_terrain(lua_State *L)
     fld_str(L, &d, "name", t->name, sizeof t->name, 1);
     t->glyph = fld_glyph(L, &d, ' ');
     t->fg = (uint16_t)fld_int(L, &d, "fg", 7, 0, 255);
+    static const char *const joins[] = {"none", "line", "edge"};
+    static const uint8_t join_flags[] = {0, TF_LINE, TF_EDGE};
+    int join = fld_enum(L, &d, "join", joins, 3, 0);
     t->flags = (uint8_t)((fld_bool(L, &d, "passable", 0) ? TF_PASSABLE : 0) |
-                         (fld_bool(L, &d, "opaque", 0) ? TF_OPAQUE : 0));
+                         (fld_bool(L, &d, "opaque", 0) ? TF_OPAQUE : 0) | join_flags[join]);
     return 0;
 }
 

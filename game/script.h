@@ -4,7 +4,8 @@
  * file names, loaded in that order) and runs each module with Lua 5.4 in a
  * restricted environment that offers declaration functions:
  *
- *     terrain  { name=, glyph=, fg=, passable=, opaque= }   -- mapgen order
+ *     terrain  { name=, glyph=, fg=, passable=, opaque=, join="line"|"edge" }
+ *                                               -- mapgen order
  *     creature { name=, glyph=, fg=, gender=, speed=, hp="1d4+1",
  *                attack="1d2", to_hit=, defence=, like="kobold",
  *                handlers = {"poison_bite"}, on = { damage = function(e) end } }

@@ -19,6 +19,7 @@
  * that state: after writing the last column the cursor column counts as
  * unknown, so the next step is an absolute or carriage-return move. */
 #include "ansi.h"
+#include "glyph.h"
 #include <ctype.h>
 #include <string.h>
 
@@ -76,33 +77,6 @@ static const range_t NOT_SINGLE[] = {
     {0xFFE0, 0xFFE6},   {0x1F000, 0x1FAFF}, {0x20000, 0x3FFFD}, {0xE0000, 0xE01EF},
 };
 
-/* ASCII-only fallbacks: DEC special graphics character (0: none) and plain
- * ASCII character for box-drawing, wall and a few common symbols. Sorted. */
-typedef struct {
-    uint32_t lo, hi;
-    char dec, ascii;
-} fallback_t;
-
-static const fallback_t FALLBACK[] = {
-    {0x00A3, 0x00A3, '}', '?'}, {0x00B0, 0x00B0, 'f', '?'}, {0x00B1, 0x00B1, 'g', '?'},
-    {0x00B7, 0x00B7, '~', '.'}, {0x03C0, 0x03C0, '{', '?'}, {0x2022, 0x2022, '~', '*'},
-    {0x2190, 0x2190, 0, '<'},   {0x2191, 0x2191, 0, '^'},   {0x2192, 0x2192, 0, '>'},
-    {0x2193, 0x2193, 0, 'v'},   {0x2260, 0x2260, '|', '?'}, {0x2264, 0x2264, 'y', '<'},
-    {0x2265, 0x2265, 'z', '>'}, {0x2500, 0x2501, 'q', '-'}, {0x2502, 0x2503, 'x', '|'},
-    {0x2504, 0x2505, 'q', '-'}, {0x2506, 0x2507, 'x', '|'}, {0x2508, 0x2509, 'q', '-'},
-    {0x250A, 0x250B, 'x', '|'}, {0x250C, 0x250F, 'l', '+'}, {0x2510, 0x2513, 'k', '+'},
-    {0x2514, 0x2517, 'm', '+'}, {0x2518, 0x251B, 'j', '+'}, {0x251C, 0x2523, 't', '+'},
-    {0x2524, 0x252B, 'u', '+'}, {0x252C, 0x2533, 'w', '+'}, {0x2534, 0x253B, 'v', '+'},
-    {0x253C, 0x254B, 'n', '+'}, {0x254C, 0x254D, 'q', '-'}, {0x254E, 0x254F, 'x', '|'},
-    {0x2550, 0x2550, 'q', '-'}, {0x2551, 0x2551, 'x', '|'}, {0x2552, 0x2554, 'l', '+'},
-    {0x2555, 0x2557, 'k', '+'}, {0x2558, 0x255A, 'm', '+'}, {0x255B, 0x255D, 'j', '+'},
-    {0x255E, 0x2560, 't', '+'}, {0x2561, 0x2563, 'u', '+'}, {0x2564, 0x2566, 'w', '+'},
-    {0x2567, 0x2569, 'v', '+'}, {0x256A, 0x256C, 'n', '+'}, {0x256D, 0x256D, 'l', '+'},
-    {0x256E, 0x256E, 'k', '+'}, {0x256F, 0x256F, 'j', '+'}, {0x2570, 0x2570, 'm', '+'},
-    {0x2588, 0x2588, 'a', '#'}, {0x2591, 0x2593, 'a', '#'}, {0x25C6, 0x25C6, '`', '*'},
-    {0x2666, 0x2666, '`', '*'},
-};
-
 static bool single_width(uint32_t cp)
 {
     if (cp < 0x300 || (cp >= 0x2500 && cp <= 0x25FF)) return true; /* Latin-1, box, blocks */
@@ -116,27 +90,20 @@ static bool single_width(uint32_t cp)
     return true;
 }
 
-static const fallback_t *fallback_find(uint32_t cp)
-{
-    size_t lo = 0, hi = sizeof FALLBACK / sizeof FALLBACK[0];
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cp < FALLBACK[mid].lo) hi = mid;
-        else if (cp > FALLBACK[mid].hi) lo = mid + 1;
-        else return &FALLBACK[mid];
-    }
-    return NULL;
-}
-
 /* The glyph a profile shows for a code point; *dec is set for DEC graphics.
- * Control characters never reach the terminal. */
+ * Control characters never reach the terminal. UTF-8 profiles that ask for
+ * fallbacks show a glyph of the fallback table as its DEC chart's code point
+ * (in every VT100-like font) or its ASCII character. */
 static uint32_t glyph_for(const ansi_profile_t *p, uint32_t cp, bool *dec)
 {
     *dec = false;
     if (cp >= 0x20 && cp < 0x7F) return cp;
     if (cp < 0xA0 || cp > 0x10FFFF) return '?';
-    if (p->utf8) return single_width(cp) ? cp : '?';
-    const fallback_t *f = fallback_find(cp);
+    const glyph_fallback_t *f = p->utf8 && !p->fallbacks ? NULL : glyph_fallback(cp);
+    if (p->utf8) {
+        if (f) return f->dec ? glyph_dec_unicode(f->dec) : (uint32_t)f->ascii;
+        return single_width(cp) ? cp : '?';
+    }
     if (!f) return '?';
     if (p->dec_graphics && f->dec) {
         *dec = true;
@@ -896,9 +863,9 @@ typedef struct {
     ansi_profile_t prof;
 } term_entry_t;
 
-#define P16_UTF8 {ANSI_COLORS_16, true, false, false}
-#define P16_DEC {ANSI_COLORS_16, false, true, false}
-#define P16_ASCII {ANSI_COLORS_16, false, false, false}
+#define P16_UTF8 {ANSI_COLORS_16, true, false, false, true}
+#define P16_DEC {ANSI_COLORS_16, false, true, false, false}
+#define P16_ASCII {ANSI_COLORS_16, false, false, false, false}
 
 /* Matched against the whole name, then against its part before '-'. */
 static const term_entry_t TERMS[] = {
@@ -922,7 +889,7 @@ static const ansi_profile_t *term_lookup(const char *name, size_t n)
 
 void ansi_profile_for_term(ansi_profile_t *p, const char *term)
 {
-    ansi_profile_t def = {ANSI_COLORS_256, true, false, false};
+    ansi_profile_t def = {ANSI_COLORS_256, true, false, false, false};
     *p = def;
     if (!term) return;
     char low[64];
@@ -938,6 +905,7 @@ void ansi_profile_for_term(ansi_profile_t *p, const char *term)
 
 int ansi_profile_id(const ansi_profile_t *p)
 {
-    return (p->colors == ANSI_COLORS_16 ? 1 : 0) | (p->utf8 ? 2 : 0) |
-           (!p->utf8 && p->dec_graphics ? 4 : 0) | (p->sync ? 8 : 0);
+    bool glyphs = p->utf8 ? p->fallbacks : p->dec_graphics; /* the other flag is unused */
+    return (p->colors == ANSI_COLORS_16 ? 1 : 0) | (p->utf8 ? 2 : 0) | (glyphs ? 4 : 0) |
+           (p->sync ? 8 : 0);
 }

@@ -27,12 +27,15 @@ typedef struct {
     bool utf8;         /* false: ASCII only; line-drawing glyphs via DEC graphics or ASCII */
     bool dec_graphics; /* with !utf8: use DEC special graphics for box/wall glyphs */
     bool sync;         /* wrap frames in DEC mode 2026 synchronized-output brackets */
+    bool fallbacks;    /* with utf8: glyphs of the fallback table (glyph.h) show as
+                        * their DEC chart code point or ASCII (few-glyph fonts) */
 } ansi_profile_t;
 
 /* Profile for a terminal type name (TTYPE/$TERM), case-insensitive; NULL or
  * unknown gives the default (256 colours, UTF-8). "xterm-256color" -> 256;
- * "xterm", "ansi", "linux", "vt220"... -> 16 colours; "vt100", "dumb",
- * "ascii" -> ASCII-only. */
+ * "xterm", "linux", "screen"... -> 16 colours, UTF-8 with glyph
+ * fallbacks; "vt100", "vt220"... -> 16 colours, ASCII with DEC graphics;
+ * "ansi", "dumb", "ascii" -> ASCII-only. */
 void ansi_profile_for_term(ansi_profile_t *p, const char *term);
 /* Small integer id of a profile, for sharing encoded frames between viewers
  * with equal profiles (0..ANSI_PROFILE_IDS-1). */

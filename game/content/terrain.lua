@@ -1,14 +1,18 @@
--- Terrain kinds, in the map generator's terrain order.
+-- Terrain kinds, in the map generator's terrain order. Glyphs may be
+-- Unicode (one column wide) when protocol/glyph.c has their ASCII fallback:
+-- terminals that cannot show them get DEC line drawing or ASCII. join:
+-- "line" draws the terrain as box-drawing lines joined to its seen "line"
+-- and "edge" neighbours (glyph: a cell joined to none); "edge" is joined to.
 terrain { name = "rock", glyph = " ", fg = 7, opaque = true }
-terrain { name = "wall", glyph = "#", fg = 7, opaque = true }
-terrain { name = "floor", glyph = ".", fg = 7, passable = true }
-terrain { name = "corridor", glyph = "#", fg = 8, passable = true }
-terrain { name = "closed door", glyph = "+", fg = 3, opaque = true }
-terrain { name = "open door", glyph = "'", fg = 3, passable = true }
+terrain { name = "wall", glyph = "#", fg = 7, opaque = true, join = "line" }
+terrain { name = "floor", glyph = "·", fg = 7, passable = true }
+terrain { name = "corridor", glyph = "░", fg = 8, passable = true }
+terrain { name = "closed door", glyph = "+", fg = 3, opaque = true, join = "edge" }
+terrain { name = "open door", glyph = "'", fg = 3, passable = true, join = "edge" }
 terrain { name = "staircase up", glyph = "<", fg = 15, passable = true }
 terrain { name = "staircase down", glyph = ">", fg = 15, passable = true }
-terrain { name = "shallow water", glyph = "~", fg = 12, passable = true }
-terrain { name = "deep water", glyph = "~", fg = 4 }
+terrain { name = "shallow water", glyph = "≈", fg = 12, passable = true }
+terrain { name = "deep water", glyph = "≈", fg = 4 }
 terrain { name = "grass", glyph = '"', fg = 2, passable = true }
-terrain { name = "tree", glyph = "&", fg = 2, opaque = true }
+terrain { name = "tree", glyph = "♣", fg = 2, opaque = true }
 terrain { name = "rubble", glyph = ":", fg = 8, passable = true, opaque = true }

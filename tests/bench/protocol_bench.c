@@ -195,9 +195,9 @@ int main(int argc, char **argv)
     draw_status(b, 1235);
     screen_cursor(b, px + 1, py, true);
 
-    job_t step = {{ANSI_COLORS_256, true, false, false}, a, b};
-    job_t key80 = {{ANSI_COLORS_256, true, false, false}, NULL, a};
-    job_t key200 = {{ANSI_COLORS_256, true, false, false}, NULL, big};
+    job_t step = {{ANSI_COLORS_256, true, false, false, false}, a, b};
+    job_t key80 = {{ANSI_COLORS_256, true, false, false, false}, NULL, a};
+    job_t key200 = {{ANSI_COLORS_256, true, false, false, false}, NULL, big};
     if (argc == 4 && strcmp(argv[1], "repeat") == 0) {
         int rc = repeat(argv[2], atoi(argv[3]), &step, &key80, &key200);
         screen_free(a);

@@ -31,20 +31,26 @@ static uint64_t rng_next(rng_t *r)
 }
 static int rnd(rng_t *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
 
-/* A code point and what each profile shows for it. */
+/* A code point and what each profile shows for it: UTF-8, UTF-8 with
+ * fallbacks (few-glyph fonts), DEC graphics, plain ASCII. */
 typedef struct {
-    uint32_t cp, utf8, dec, ascii;
+    uint32_t cp, utf8, few, dec, ascii;
 } glyph_t;
 
 static const glyph_t SPECIAL[] = {
-    {0x00E9, 0x00E9, '?', '?'},    {0x03A9, 0x03A9, '?', '?'},    {0x2500, 0x2500, 0x2500, '-'},
-    {0x2550, 0x2550, 0x2500, '-'}, {0x2502, 0x2502, 0x2502, '|'}, {0x2551, 0x2551, 0x2502, '|'},
-    {0x250C, 0x250C, 0x250C, '+'}, {0x255D, 0x255D, 0x2518, '+'}, {0x253C, 0x253C, 0x253C, '+'},
-    {0x2510, 0x2510, 0x2510, '+'}, {0x2514, 0x2514, 0x2514, '+'}, {0x251C, 0x251C, 0x251C, '+'},
-    {0x2588, 0x2588, 0x2592, '#'}, {0x2591, 0x2591, 0x2592, '#'}, {0x00B7, 0x00B7, 0x00B7, '.'},
-    {0x00B0, 0x00B0, 0x00B0, '?'}, {0x00A3, 0x00A3, 0x00A3, '?'}, {0x4E2D, '?', '?', '?'},
-    {0x0301, '?', '?', '?'},       {0x0007, '?', '?', '?'},       {0x001B, '?', '?', '?'},
-    {0x009B, '?', '?', '?'},       {0x1F600, '?', '?', '?'},      {0x03BB, 0x03BB, '?', '?'},
+    {0x00E9, 0x00E9, 0x00E9, '?', '?'},       {0x03A9, 0x03A9, 0x03A9, '?', '?'},
+    {0x2500, 0x2500, 0x2500, 0x2500, '-'},    {0x2550, 0x2550, 0x2500, 0x2500, '-'},
+    {0x2502, 0x2502, 0x2502, 0x2502, '|'},    {0x2551, 0x2551, 0x2502, 0x2502, '|'},
+    {0x250C, 0x250C, 0x250C, 0x250C, '+'},    {0x255D, 0x255D, 0x2518, 0x2518, '+'},
+    {0x253C, 0x253C, 0x253C, 0x253C, '+'},    {0x2510, 0x2510, 0x2510, 0x2510, '+'},
+    {0x2514, 0x2514, 0x2514, 0x2514, '+'},    {0x251C, 0x251C, 0x251C, 0x251C, '+'},
+    {0x2588, 0x2588, 0x2592, 0x2592, '#'},    {0x2591, 0x2591, 0x2592, 0x2592, '#'},
+    {0x00B7, 0x00B7, 0x00B7, 0x00B7, '.'},    {0x00B0, 0x00B0, 0x00B0, 0x00B0, '?'},
+    {0x00A3, 0x00A3, 0x00A3, 0x00A3, '?'},    {0x2248, 0x2248, '~', '~', '~'},
+    {0x2663, 0x2663, '&', '&', '&'},          {0x4E2D, '?', '?', '?', '?'},
+    {0x0301, '?', '?', '?', '?'},             {0x0007, '?', '?', '?', '?'},
+    {0x001B, '?', '?', '?', '?'},             {0x009B, '?', '?', '?', '?'},
+    {0x1F600, '?', '?', '?', '?'},            {0x03BB, 0x03BB, 0x03BB, '?', '?'},
 };
 #define N_SPECIAL (int)(sizeof SPECIAL / sizeof SPECIAL[0])
 
@@ -168,7 +174,7 @@ static uint32_t shown_glyph(const ansi_profile_t *p, uint32_t cp)
     if (cp >= 0x20 && cp < 0x7F) return cp;
     for (int i = 0; i < N_SPECIAL; i++) {
         if (SPECIAL[i].cp != cp) continue;
-        if (p->utf8) return SPECIAL[i].utf8;
+        if (p->utf8) return p->fallbacks ? SPECIAL[i].few : SPECIAL[i].utf8;
         return p->dec_graphics ? SPECIAL[i].dec : SPECIAL[i].ascii;
     }
     return '?';
@@ -231,11 +237,11 @@ static int profile_named(const char *name, ansi_profile_t *p)
         const char *name;
         ansi_profile_t p;
     } names[] = {
-        {"256", {ANSI_COLORS_256, true, false, false}},
-        {"16", {ANSI_COLORS_16, true, false, false}},
-        {"dec", {ANSI_COLORS_16, false, true, false}},
-        {"ascii", {ANSI_COLORS_256, false, false, false}},
-        {"256sync", {ANSI_COLORS_256, true, false, true}},
+        {"256", {ANSI_COLORS_256, true, false, false, false}},
+        {"16", {ANSI_COLORS_16, true, false, false, true}},
+        {"dec", {ANSI_COLORS_16, false, true, false, false}},
+        {"ascii", {ANSI_COLORS_256, false, false, false, false}},
+        {"256sync", {ANSI_COLORS_256, true, false, true, false}},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i].name)) {

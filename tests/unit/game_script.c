@@ -75,6 +75,10 @@ START_TEST(test_bad_files)
     expect_load_error("tests/content/bad/bad_region.lua",
                       "tests/content/bad/bad_region.lua:2: region 'a hexagonal hall': unknown shape 'hexagon'");
     expect_load_error("tests/content/bad/bad_vault.lua", "tests/content/bad/bad_vault.lua:2: vault odd: unknown glyph in rows");
+    expect_load_error("tests/content/bad/no_fallback.lua",
+                      "tests/content/bad/no_fallback.lua:3: creature 'lambda': glyph U+03BB has no ASCII fallback");
+    expect_load_error("tests/content/bad/wide_glyph.lua",
+                      "tests/content/bad/wide_glyph.lua:2: creature 'wide': glyph U+4E2D has no ASCII fallback");
     expect_load_error("tests/content/bad/runaway_load.lua",
                       "tests/content/bad/runaway_load.lua:3: instruction budget exceeded");
     {

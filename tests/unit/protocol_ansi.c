@@ -5,7 +5,9 @@
 #include <string.h>
 #include "ansi.h"
 
-static const ansi_profile_t P256 = {ANSI_COLORS_256, true, false, false};
+static const ansi_profile_t P256 = {ANSI_COLORS_256, true, false, false, false};
+
+#define KEY_START "\033(B\033[m\033[H\033[2J"
 
 /* Grid a, copied into b with clean rows: tests then change b. */
 typedef struct {
@@ -211,7 +213,7 @@ END_TEST
 
 START_TEST(sixteen_colours_map_to_nearest)
 {
-    ansi_profile_t p16 = {ANSI_COLORS_16, true, false, false};
+    ansi_profile_t p16 = {ANSI_COLORS_16, true, false, false, false};
     pair_t p = pair_new(4, 1);
     screen_put(p.b, 0, 0, 'r', (style_t){196, 21, 0});   /* bright red on blue */
     screen_put(p.b, 1, 0, 's', (style_t){9, 4, 0});      /* the same on 16 colours */
@@ -227,8 +229,8 @@ END_TEST
 
 START_TEST(ascii_fallbacks)
 {
-    ansi_profile_t dec = {ANSI_COLORS_16, false, true, false};
-    ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false};
+    ansi_profile_t dec = {ANSI_COLORS_16, false, true, false, false};
+    ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false, false};
     pair_t p = pair_new(6, 1);
     screen_text(p.b, 0, 0, STYLE_DEFAULT, "\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88" "a");
     screen_put(p.b, 5, 0, 0x1B, STYLE_DEFAULT); /* a raw ESC never reaches the terminal */
@@ -240,6 +242,34 @@ START_TEST(ascii_fallbacks)
     buf_reset(&p.out);
     ansi_diff(&P256, p.a, p.b, &p.out);
     ck_assert_bytes(&p.out, "\033[H\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88" "a?");
+    pair_free(&p);
+}
+END_TEST
+
+/* The map's glyphs on each profile: floor, water, tree, a joined wall, and
+ * an accented letter that has no fallback (names may use it). */
+START_TEST(map_glyphs_per_profile)
+{
+    ansi_profile_t p16 = {ANSI_COLORS_16, true, false, false, true};
+    ansi_profile_t dec = {ANSI_COLORS_16, false, true, false, false};
+    ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false, false};
+    pair_t p = pair_new(6, 1);
+    screen_text(p.b, 0, 0, STYLE_DEFAULT, "\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
+    buf_reset(&p.out);
+    /* few-glyph fonts: the DEC chart's own code points, else ASCII */
+    ansi_diff(&p16, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\xc2\xb7~&\xe2\x94\x8c\xe2\x94\x80\xc3\xa9");
+    buf_reset(&p.out);
+    ansi_diff(&dec, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\033(0~\033(B~&\033(0lq\033(B?");
+    buf_reset(&p.out);
+    ansi_diff(&ascii, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H.~&+-?");
+    buf_reset(&p.out);
+    ansi_keyframe(&ascii, p.b, &p.out);
+    ck_assert_bytes(&p.out, KEY_START ".~&+-?\033[?25l");
     pair_free(&p);
 }
 END_TEST
@@ -283,10 +313,13 @@ START_TEST(profiles_for_terminal_names)
     ck_assert(p.colors == ANSI_COLORS_256 && p.utf8);
     ansi_profile_for_term(&p, "screen.xterm-256color");
     ck_assert(p.colors == ANSI_COLORS_256);
+    ck_assert(!p.fallbacks);
     ansi_profile_for_term(&p, "xterm");
-    ck_assert(p.colors == ANSI_COLORS_16 && p.utf8);
+    ck_assert(p.colors == ANSI_COLORS_16 && p.utf8 && p.fallbacks);
     ansi_profile_for_term(&p, "linux");
-    ck_assert(p.colors == ANSI_COLORS_16 && p.utf8);
+    ck_assert(p.colors == ANSI_COLORS_16 && p.utf8 && p.fallbacks);
+    ansi_profile_for_term(&p, "ansi");
+    ck_assert(p.colors == ANSI_COLORS_16 && !p.utf8 && !p.dec_graphics);
     ansi_profile_for_term(&p, "xterm-color");
     ck_assert(p.colors == ANSI_COLORS_16);
     ansi_profile_for_term(&p, "vt220");
@@ -308,26 +341,26 @@ START_TEST(profile_ids_are_small_and_distinct)
     for (int c = 0; c < 2; c++)
         for (int u = 0; u < 2; u++)
             for (int d = 0; d < 2; d++)
-                for (int s = 0; s < 2; s++) {
-                    ansi_profile_t p = {(ansi_colors_t)c, u, d, s};
-                    int id = ansi_profile_id(&p);
-                    ck_assert_int_ge(id, 0);
-                    ck_assert_int_lt(id, ANSI_PROFILE_IDS);
-                    /* DEC graphics mean nothing with UTF-8: same frames */
-                    if (u && d) continue;
-                    ck_assert_int_eq(seen[id], 0);
-                    seen[id] = 1;
-                }
+                for (int s = 0; s < 2; s++)
+                    for (int f = 0; f < 2; f++) {
+                        ansi_profile_t p = {(ansi_colors_t)c, u, d, s, f};
+                        int id = ansi_profile_id(&p);
+                        ck_assert_int_ge(id, 0);
+                        ck_assert_int_lt(id, ANSI_PROFILE_IDS);
+                        /* DEC graphics mean nothing with UTF-8, fallbacks
+                         * nothing without it: same frames */
+                        if ((u && d) || (!u && f)) continue;
+                        ck_assert_int_eq(seen[id], 0);
+                        seen[id] = 1;
+                    }
 }
 END_TEST
 
 /* ---- keyframes ------------------------------------------------------------ */
 
-#define KEY_START "\033(B\033[m\033[H\033[2J"
-
-static const ansi_profile_t P16 = {ANSI_COLORS_16, true, false, false};
-static const ansi_profile_t PDEC = {ANSI_COLORS_16, false, true, false};
-static const ansi_profile_t PASCII = {ANSI_COLORS_16, false, false, false};
+static const ansi_profile_t P16 = {ANSI_COLORS_16, true, false, false, false};
+static const ansi_profile_t PDEC = {ANSI_COLORS_16, false, true, false, false};
+static const ansi_profile_t PASCII = {ANSI_COLORS_16, false, false, false, false};
 
 /* keyframe(s) into out (reset first) */
 static void key_of(const ansi_profile_t *p, const screen_t *s, buf_t *out)
@@ -530,6 +563,7 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, sync_brackets_wrap_a_frame);
     tcase_add_test(t, sixteen_colours_map_to_nearest);
     tcase_add_test(t, ascii_fallbacks);
+    tcase_add_test(t, map_glyphs_per_profile);
     tcase_add_test(t, wide_and_combining_become_placeholders);
     tcase_add_test(t, size_change_gives_keyframe);
     tcase_add_test(t, profiles_for_terminal_names);
