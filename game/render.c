@@ -42,14 +42,14 @@ static void render_history(game_t *g, screen_t *s)
     }
 }
 
-/* Bits (N 1, E 2, S 4, W 8) of the seen neighbours of (x, y) that a wall
- * line joins: walls and doors. Only what the player has seen, so the
- * lines tell nothing about unexplored cells. */
+/* GLYPH_* bits of the seen neighbours of (x, y) that a wall line joins:
+ * walls and doors. Only what the player has seen, so the lines tell
+ * nothing about unexplored cells. */
 static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
 {
-    static const int8_t dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
+    static const int8_t dx[8] = {0, 1, 0, -1, 1, 1, -1, -1}, dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
     unsigned mask = 0;
-    for (int d = 0; d < 4; d++) {
+    for (int d = 0; d < 8; d++) {
         int nx = x + dx[d], ny = y + dy[d];
         if (!level_in(lv, nx, ny)) continue;
         size_t i = (size_t)ny * (size_t)lv->w + (size_t)nx;

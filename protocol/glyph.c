@@ -20,7 +20,8 @@ static const glyph_fallback_t FALLBACK[] = {
     {0x2558, 0x255A, 'm', '+'}, {0x255B, 0x255D, 'j', '+'}, {0x255E, 0x2560, 't', '+'},
     {0x2561, 0x2563, 'u', '+'}, {0x2564, 0x2566, 'w', '+'}, {0x2567, 0x2569, 'v', '+'},
     {0x256A, 0x256C, 'n', '+'}, {0x256D, 0x256D, 'l', '+'}, {0x256E, 0x256E, 'k', '+'},
-    {0x256F, 0x256F, 'j', '+'}, {0x2570, 0x2570, 'm', '+'}, {0x2588, 0x2588, 'a', '#'},
+    {0x256F, 0x256F, 'j', '+'}, {0x2570, 0x2570, 'm', '+'}, {0x2571, 0x2571, 0, '/'},
+    {0x2572, 0x2572, 0, '\\'},  {0x2573, 0x2573, 0, 'X'},   {0x2588, 0x2588, 'a', '#'},
     {0x2591, 0x2593, 'a', '#'}, {0x25C6, 0x25C6, '`', '*'}, {0x2660, 0x2660, 0, '&'},
     {0x2663, 0x2663, 0, '&'},   {0x2666, 0x2666, '`', '*'},
 };
@@ -58,6 +59,9 @@ uint32_t glyph_dec_unicode(char dec)
 
 uint32_t glyph_join(unsigned mask, uint32_t lone)
 {
-    mask &= 15;
-    return mask ? JOIN[mask] : lone;
+    if (mask & 15) return JOIN[mask & 15];
+    bool rising = mask & (GLYPH_NE | GLYPH_SW), falling = mask & (GLYPH_NW | GLYPH_SE);
+    if (rising && !falling) return 0x2571;
+    if (falling && !rising) return 0x2572;
+    return lone;
 }

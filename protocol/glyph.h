@@ -24,7 +24,13 @@ const glyph_fallback_t *glyph_fallback(uint32_t cp);
 /* The code point a DEC special graphics character ('_'..'~') shows, or 0. */
 uint32_t glyph_dec_unicode(char dec);
 /* Box-drawing line for a wall cell joined to its neighbours: mask bits
- * 1 north, 2 east, 4 south, 8 west. A lone cell (mask 0) gets `lone`. */
+ * GLYPH_N/E/S/W for the sides, GLYPH_NE/SE/SW/NW for the corners. Sides
+ * decide; a cell joined only at corners along one diagonal (round rooms)
+ * gets a diagonal line; any other cell gets `lone`. */
+enum {
+    GLYPH_N = 1, GLYPH_E = 2, GLYPH_S = 4, GLYPH_W = 8,
+    GLYPH_NE = 16, GLYPH_SE = 32, GLYPH_SW = 64, GLYPH_NW = 128
+};
 uint32_t glyph_join(unsigned mask, uint32_t lone);
 
 #endif

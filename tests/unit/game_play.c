@@ -417,6 +417,57 @@ START_TEST(help_and_look)
 }
 END_TEST
 
+/* The map's glyphs: floor dots, walls as lines joined to seen walls and
+ * doors (corners, tees), a wall that meets only along a diagonal, and no
+ * joins toward cells the player has not seen. */
+START_TEST(wall_lines_join_seen_neighbours)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 9, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    level_t *lv = world_level(g);
+    memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
+    open_room(g, 3); /* floor within 3 of the player, walls at 4 */
+    const obj_t *p = reg_get(&g->reg, g->player);
+    const int px = p->x, py = p->y, w = lv->w;
+    lv->terrain[(py - 2) * w + px - 1] = MAP_WALL; /* two pillars on a diagonal */
+    lv->terrain[(py - 1) * w + px - 2] = MAP_WALL;
+    lv->terrain[py * w + px + 5] = MAP_DOOR_OPEN;   /* outside: a door east... */
+    lv->terrain[(py - 4) * w + px - 5] = MAP_WALL;  /* ...and a wall west of a corner */
+    lv->opaque_ok = 0;
+    world_update_vision(g);
+    ck_assert(!lv->seen[py * w + px + 5] && !lv->seen[(py - 4) * w + px - 5]);
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    ck_assert(s->cur_visible);
+    const int cx = s->cur_x, cy = s->cur_y;
+#define AT(dx, dy) screen_at(s, cx + (dx), cy + (dy))->ch
+    ck_assert_uint_eq(AT(1, 0), 0xB7);     /* floor */
+    ck_assert_uint_eq(AT(-4, -4), 0x250C); /* corners */
+    ck_assert_uint_eq(AT(4, -4), 0x2510);
+    ck_assert_uint_eq(AT(-4, 4), 0x2514);
+    ck_assert_uint_eq(AT(4, 4), 0x2518);
+    ck_assert_uint_eq(AT(0, -4), 0x2500);  /* sides */
+    ck_assert_uint_eq(AT(-4, 0), 0x2502);
+    ck_assert_uint_eq(AT(4, 0), 0x2502);   /* unseen door and wall: no arm toward them */
+    ck_assert_uint_eq(AT(5, 0), ' ');
+    ck_assert_uint_eq(AT(-1, -2), 0x2571); /* pillars meeting at a corner */
+    ck_assert_uint_eq(AT(-2, -1), 0x2571);
+    /* once seen, the door takes an arm and keeps its glyph; so does the wall */
+    lv->seen[py * w + px + 5] = 1;
+    lv->seen[(py - 4) * w + px - 5] = 1;
+    game_render(g, s, NULL);
+    ck_assert_uint_eq(AT(4, 0), 0x251C);
+    ck_assert_uint_eq(AT(5, 0), '\'');
+    ck_assert_uint_eq(AT(-4, -4), 0x252C);
+#undef AT
+    screen_free(s);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* Content: 40 kinds and more across the depths, 5 uniques, the warden. */
 START_TEST(creature_content)
 {
@@ -586,6 +637,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, casters_by_purpose);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, help_and_look);
+    tcase_add_test(t, wall_lines_join_seen_neighbours);
     tcase_add_test(t, creature_content);
     tcase_add_test(t, victory_through_the_rules);
     tcase_add_test(t, death_cause_and_dump);

@@ -84,7 +84,16 @@ START_TEST(joined_walls)
     ck_assert_uint_eq(glyph_join(14, '#'), 0x252C);
     ck_assert_uint_eq(glyph_join(11, '#'), 0x2534);
     ck_assert_uint_eq(glyph_join(15, '#'), 0x253C);
-    ck_assert_uint_eq(glyph_join(16 | 2, '#'), 0x2500); /* only 4 bits count */
+    ck_assert_uint_eq(glyph_join(GLYPH_E | GLYPH_NE | GLYPH_NW, '#'), 0x2500); /* sides decide */
+    /* corners only: a diagonal line along one diagonal, else lone */
+    ck_assert_uint_eq(glyph_join(GLYPH_NE, '#'), 0x2571);
+    ck_assert_uint_eq(glyph_join(GLYPH_NE | GLYPH_SW, '#'), 0x2571);
+    ck_assert_uint_eq(glyph_join(GLYPH_NW, '#'), 0x2572);
+    ck_assert_uint_eq(glyph_join(GLYPH_SE | GLYPH_NW, '#'), 0x2572);
+    ck_assert_uint_eq(glyph_join(GLYPH_NE | GLYPH_SE, '#'), '#');
+    ck_assert_uint_eq(glyph_join(GLYPH_NE | GLYPH_SE | GLYPH_SW | GLYPH_NW, '#'), '#');
+    ck_assert_int_eq(glyph_fallback(0x2571)->ascii, '/');
+    ck_assert_int_eq(glyph_fallback(0x2572)->ascii, '\\');
     /* every joined glyph has a fallback that joins the same way in ASCII */
     for (unsigned m = 1; m < 16; m++) {
         const glyph_fallback_t *f = glyph_fallback(glyph_join(m, '#'));
