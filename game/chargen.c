@@ -39,12 +39,21 @@ int pc_attack_bonus(const game_t *g)
     return (bab > 0 ? bab : 1) + chargen_mod(g->pc.ab[AB_STR]) + pc_race(g)->to_hit + g->pc.pick_hit;
 }
 
-int pc_defence(const game_t *g)
+/* The class's armour figure stands for its armour only when the class has
+ * no kit; a class with a kit wears real armour, which counts as gear
+ * (status_stats), so the class figure would count it twice. */
+static int class_armour(const game_t *g)
 {
-    return 10 + chargen_mod(g->pc.ab[AB_DEX]) + pc_class(g)->armour + pc_race(g)->defence + g->pc.pick_def;
+    const class_kind_t *k = pc_class(g);
+    return k->kit[0][0] ? 0 : k->armour;
 }
 
-int pc_armour(const game_t *g) { return pc_class(g)->armour / 2; }
+int pc_defence(const game_t *g)
+{
+    return 10 + chargen_mod(g->pc.ab[AB_DEX]) + class_armour(g) + pc_race(g)->defence + g->pc.pick_def;
+}
+
+int pc_armour(const game_t *g) { return class_armour(g) / 2; }
 
 int pc_save(const game_t *g, int save)
 {

@@ -2,6 +2,7 @@
  * the Heartstone), the score, the status a lobby shows, and the dump. */
 #include <stdio.h>
 #include <string.h>
+#include "status.h"
 #include "world.h"
 
 /* Depth reached, experience, kills, the Heartstone and victory; a quick
@@ -57,8 +58,10 @@ static void dump_sheet(const game_t *g, buf_t *out)
     buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n", st.depth, st.max_depth,
                st.hp, st.hp_max, g->pc.mana, g->pc.mana_max, (unsigned long long)st.turn, (long long)st.score);
     for (int i = 0; i < AB_COUNT; i++) buf_printf(out, "%s %d%s", AB[i], g->pc.ab[i], i + 1 < AB_COUNT ? "  " : "\n");
-    buf_printf(out, "Attack +%d  Defence %d  Armour %d  Fort %+d  Ref %+d  Will %+d  Kills %u\n",
-               pc_attack_bonus(g), pc_defence(g), pc_armour(g), pc_save(g, SAVE_FORT), pc_save(g, SAVE_REF),
+    gear_t k;
+    status_stats(g, g->player, false, &k);
+    buf_printf(out, "Attack %+d  Defence %d  Armour %d  Fort %+d  Ref %+d  Will %+d  Kills %u\n",
+               pc_attack_bonus(g) + k.to_hit, pc_defence(g) + k.defence, pc_armour(g) + k.absorb, pc_save(g, SAVE_FORT), pc_save(g, SAVE_REF),
                pc_save(g, SAVE_WILL), g->pc.kills);
     if (st.cause[0]) buf_printf(out, "%s\n", st.cause);
     item_dump(g, out);

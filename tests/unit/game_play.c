@@ -4,11 +4,13 @@
  * whole end: a test-only start wins through the real rules (kill the
  * warden, climb out), with its score, milestones and dump. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "content.h"
 #include "effect.h"
 #include "event.h"
+#include "item.h"
 #include "mapgen.h"
 #include "rules.h"
 #include "script.h"
@@ -165,6 +167,72 @@ START_TEST(combat_hit_chance)
     /* armour can turn a hit into nothing: allow for it below, not above */
     ck_assert_msg(got <= want + 0.03 && got >= want - 0.08, "hit rate %.3f, expected %.3f", got, want);
     ck_assert_int_gt(total, 0);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Share of n ogre blows that wound the player. */
+static double ogre_hit_rate(game_t *g, handle_t ogre, int n)
+{
+    int hits = 0;
+    for (int i = 0; i < n; i++) {
+        obj_t *p = reg_get(&g->reg, g->player);
+        p->hp = p->hp_max = 100000;
+        ev_info_t a = {.type = EV_ATTACK, .actor = ogre, .victim = g->player, .map = g->depth};
+        event_throw(g, &a);
+        hits += reg_get(&g->reg, g->player)->hp < 100000;
+    }
+    return (double)hits / n;
+}
+
+static handle_t worn_body_armour(game_t *g)
+{
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && o->target == g->player && (o->flags & IF_EQUIPPED) &&
+            g->c->items[o->kind].slot == SLOT_BODY)
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
+/* Armour counts once: the fighter's chain mail (defence 4, absorb 3) is
+ * the whole of its armour, in the rules and on the dump's sheet; taking
+ * it off takes all of it away. */
+START_TEST(armour_counts_once)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 9, NULL);
+    chargen_create(g, 0, 0); /* a human fighter in chain mail */
+    clear_monsters(g);
+    open_room(g, 3);
+    handle_t mail = worn_body_armour(g);
+    ck_assert_uint_ne(mail, HANDLE_NONE);
+    ck_assert_str_eq(g->c->items[reg_get(&g->reg, mail)->kind].name, "chain mail");
+    int bare = 10 + chargen_mod(g->pc.ab[AB_DEX]) + g->c->races[0].defence + g->pc.pick_def;
+    ck_assert_int_eq(pc_defence(g), bare);
+    ck_assert_int_eq(pc_armour(g), 0);
+    buf_t d;
+    buf_init(&d);
+    game_dump(g, &d);
+    buf_putc(&d, 0);
+    char want[64];
+    snprintf(want, sizeof want, "Defence %d  Armour 3 ", bare + 4);
+    ck_assert_msg(strstr(d.data, want), "dump lacks '%s': %s", want, d.data);
+    buf_free(&d);
+
+    handle_t h = spawn_at(g, "ogre", 1, 0);
+    int to_hit = world_ckind(g, reg_get(&g->reg, h))->to_hit, n = 4000;
+    /* a blow hits on roll + to_hit >= defence (a 20 always, a 1 never); the
+     * mail's absorb (0-3) rarely stops all of the ogre's 2d8 */
+    double worn = ogre_hit_rate(g, h, n), expect = (21 - (bare + 4 - to_hit)) / 20.0;
+    ck_assert_msg(worn > expect - 0.05 && worn < expect + 0.03, "hit rate %.3f, expected %.3f", worn, expect);
+    ck_assert_int_eq(item_unequip(g, g->player, mail), 0);
+    double naked = ogre_hit_rate(g, h, n);
+    expect = (21 - (bare - to_hit)) / 20.0;
+    if (expect > 0.95) expect = 0.95;
+    ck_assert_msg(naked > expect - 0.03 && naked < expect + 0.03, "hit rate %.3f, expected %.3f", naked, expect);
     game_free(g);
     content_free(c);
 }
@@ -632,6 +700,7 @@ Suite *suite_game_play(void)
     tcase_set_timeout(t, 180);
     tcase_add_test(t, creation_choices_and_levels);
     tcase_add_test(t, combat_hit_chance);
+    tcase_add_test(t, armour_counts_once);
     tcase_add_test(t, resistances_and_sneak_attacks);
     tcase_add_test(t, ai_flight_and_cornered);
     tcase_add_test(t, casters_by_purpose);
