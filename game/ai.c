@@ -7,7 +7,9 @@
  * when cowardly, never when mindless) and turns to fight when cornered.
  * Without sight of the player it walks to where it last saw you, then
  * wanders towards random points. Casters pick a spell by purpose first:
- * a cure when hurt, a bolt when they see you from afar.
+ * a cure when hurt, a bolt when they see you from afar. Monsters that
+ * think quaff healing when badly hurt, zap wands at you along a line, pick
+ * up what they want and, with nothing to hunt, walk to it.
  *
  * The distance map is one bounded breadth-first search from the player,
  * made at most once per player move, when a monster first needs it, and
@@ -15,6 +17,7 @@
  * map, and when it is made never changes what it holds). */
 #include <stdio.h>
 #include <string.h>
+#include "itemuse.h"
 #include "mapgen.h"
 #include "rules.h"
 #include "world.h"
@@ -23,6 +26,7 @@
 #define MEMORY_TURNS 25    /* how long a monster hunts where it last saw you */
 #define ALLY_RANGE 8
 #define CAST_REST 4        /* turns between a monster's spells */
+#define WANT_RANGE 6       /* how far a wandering monster goes for an item it wants */
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
 
@@ -180,10 +184,28 @@ static bool cast_by_purpose(game_t *g, handle_t h, obj_t *m, bool sees, int d)
     return true;
 }
 
+/* With nothing to hunt: towards a wanted item near by, else a wander point. */
+static int wander(game_t *g, handle_t h, obj_t *m)
+{
+    gravity_t gv = {0, 0, 0, 0};
+    int x, y;
+    if (itemuse_wanted_near(g, h, WANT_RANGE, &x, &y)) {
+        gv.goal_x = x, gv.goal_y = y, gv.goal_w = 1;
+        int step = pick_step(g, m, &gv);
+        if (step >= 0) return step;
+    }
+    if (m->magnitude < 0 || (m->x == m->magnitude % 256 && m->y == m->magnitude / 256)) new_wander(g, m);
+    if (m->magnitude < 0) return -1;
+    gv.goal_x = m->magnitude % 256, gv.goal_y = m->magnitude / 256, gv.goal_w = 1;
+    int step = pick_step(g, m, &gv);
+    if (step < 0) new_wander(g, m); /* stuck: somewhere else next time */
+    return step;
+}
+
 /* Chooses this turn's move; returns the direction or -1 (stay), and sets
- * *attack when it should strike the player instead, *cast when it spent
- * the turn on a spell. */
-static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack, bool *cast)
+ * *attack when it should strike the player instead, *busy to the ticks
+ * when it spent the turn otherwise (a spell, an item). */
+static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack, int *busy)
 {
     gravity_t gv = {0, 0, 0, 0};
     bool sees = world_sees(g, h); /* sight is symmetric */
@@ -195,9 +217,10 @@ static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack,
     if (!(m->flags & OF_AWAKE)) return rng_percent(&g->play, 25) ? (int)rng_below(&g->play, 8) : -1;
     bool flee = wants_to_flee(g, m) && (sees || d <= 6);
     if (cast_by_purpose(g, h, m, sees, d)) {
-        *cast = true;
+        *busy = (int)sched_cost(SCHED_MOVE, m->speed);
         return -1;
     }
+    if ((*busy = itemuse_monster(g, h, sees)) > 0) return -1;
     if (flee || sees) ai_dmap_update(g); /* made once per player move, only when someone needs it */
     if (flee) {
         gv.hunt = -3; /* pushed away from you... */
@@ -213,6 +236,7 @@ static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack,
         *attack = true;
         return -1;
     }
+    if ((*busy = itemuse_monster_pick_up(g, h)) > 0) return -1;
     if (sees && ai_dmap_at(g, m->x, m->y) >= 0) {
         gv.hunt = 1;
         return pick_step(g, m, &gv);
@@ -223,12 +247,7 @@ static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack,
         gv.goal_x = m->a[0], gv.goal_y = m->a[1], gv.goal_w = 1;
         return pick_step(g, m, &gv);
     }
-    if (m->magnitude < 0 || (m->x == m->magnitude % 256 && m->y == m->magnitude / 256)) new_wander(g, m);
-    if (m->magnitude < 0) return -1;
-    gv.goal_x = m->magnitude % 256, gv.goal_y = m->magnitude / 256, gv.goal_w = 1;
-    int step = pick_step(g, m, &gv);
-    if (step < 0) new_wander(g, m); /* stuck: somewhere else next time */
-    return step;
+    return wander(g, h, m);
 }
 
 void ai_monster_turn(game_t *g, handle_t h)
@@ -236,11 +255,11 @@ void ai_monster_turn(game_t *g, handle_t h)
     obj_t *m = reg_get(&g->reg, h), *p = reg_get(&g->reg, g->player);
     if (!m || m->type != OBJ_CREATURE || !p) return;
     if (m->depth != g->depth) return; /* frozen off-level; woken on arrival */
-    bool attack = false, cast = false;
-    int dir = decide(g, h, m, p, &attack, &cast), cost = 0;
+    bool attack = false;
+    int busy = 0, dir = decide(g, h, m, p, &attack, &busy), cost = 0;
     m = reg_get(&g->reg, h), p = reg_get(&g->reg, g->player); /* a spell may have moved the registry */
     if (!m || !p) return;
-    if (cast) cost = (int)sched_cost(SCHED_MOVE, m->speed);
+    if (busy > 0) cost = busy;
     else if (attack) cost = rules_step(g, h, p->x - m->x, p->y - m->y);
     else if (dir >= 0) cost = rules_step(g, h, DIRS[dir][0], DIRS[dir][1]);
     m = reg_get(&g->reg, h);

@@ -30,7 +30,15 @@ enum { IF_EQUIPPED = 1 << 2, IF_CURSED = 1 << 3, IF_KNOWN = 1 << 4, IF_CURSE_SEE
 enum { FOOD_MAX = 15000, FOOD_START = 4500, FOOD_HUNGRY = 1000, FOOD_WEAK = 300, FOOD_DEAD = -1500 };
 
 /* Item screens and prompts (itemui.c). */
-enum { ITEMUI_NONE = 0, ITEMUI_INVENTORY, ITEMUI_EQUIPMENT, ITEMUI_CHOOSE, ITEMUI_DIRECTION, ITEMUI_COUNT };
+enum {
+    ITEMUI_NONE = 0,
+    ITEMUI_INVENTORY,
+    ITEMUI_EQUIPMENT,
+    ITEMUI_CHOOSE,
+    ITEMUI_DIRECTION,
+    ITEMUI_IDENTIFY, /* a scroll of identify was read: which item? */
+    ITEMUI_COUNT
+};
 
 #define INV_SLOTS 26
 #define CARRY_CAPACITY 1500 /* tenths of a pound */

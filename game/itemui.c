@@ -20,6 +20,7 @@ static bool fits_potion(const game_t *g, const obj_t *o) { return item_kind(g, o
 static bool fits_scroll(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_SCROLL; }
 static bool fits_wand(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_WAND; }
 static bool fits_food(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_FOOD; }
+static bool fits_unknown(const game_t *g, const obj_t *o) { return itemuse_unidentified(g, o); }
 
 enum { VERB_NONE = 0, VERB_DROP, VERB_WEAR, VERB_REMOVE, VERB_QUAFF, VERB_READ, VERB_ZAP, VERB_EAT, VERB_COUNT };
 
@@ -124,6 +125,29 @@ static int on_choose(game_t *g, key_event_t k)
     return act(g, verb, it);
 }
 
+/* After a scroll of identify: the chosen unknown item, or on Escape the
+ * first (the scroll is read either way); other keys ask again. */
+static int on_identify(game_t *g, key_event_t k)
+{
+    handle_t inv[INV_SLOTS], it = HANDLE_NONE;
+    if (k.code == KEY_ESC) {
+        int n = item_inventory(g, g->player, inv);
+        for (int i = 0; i < n && !it; i++)
+            if (fits_unknown(g, reg_get(&g->reg, inv[i]))) it = inv[i];
+    } else if (k.code >= 'a' && k.code <= 'z') {
+        it = item_by_letter(g, g->player, (int)k.code);
+        const obj_t *o = reg_get(&g->reg, it);
+        if (o && !fits_unknown(g, o)) it = HANDLE_NONE;
+    }
+    if (!it) {
+        world_msg(g, "Choose an item you do not know yet (a letter), or Escape for the first.");
+        return 0;
+    }
+    close_ui(g);
+    itemuse_identify(g, it);
+    return 0;
+}
+
 static int open_verb(game_t *g, int verb)
 {
     if (!count_fitting(g, verb)) {
@@ -140,6 +164,7 @@ int itemui_answer(game_t *g, key_event_t k)
     switch (g->items.screen) {
     case ITEMUI_CHOOSE: return on_choose(g, k);
     case ITEMUI_DIRECTION: return on_direction(g, k);
+    case ITEMUI_IDENTIFY: return on_identify(g, k);
     default: return close_ui(g);
     }
 }
@@ -236,6 +261,9 @@ bool itemui_render(game_t *g, screen_t *s)
         title(s, t);
         row = list_items(g, s, 1, g->items.verb < VERB_COUNT && VERBS[g->items.verb].fits ? VERBS[g->items.verb].fits
                                                                                            : fits_any);
+    } else if (scr == ITEMUI_IDENTIFY) {
+        title(s, "Identify which item? [letter, Esc: the first]");
+        row = list_items(g, s, 1, fits_unknown);
     } else {
         title(s, "Zap in which direction? [hjklyubn, Esc]");
         return true;

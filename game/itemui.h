@@ -1,7 +1,8 @@
 /* itemui — the item commands and screens: pick up (g ,), drop (d), wear or
  * wield (w), take off (t), quaff (q), read (r), zap (z, then a direction),
  * eat (E), rest (R), the inventory (i) and equipment (e) screens. A prompt
- * lists what fits and takes a letter; Escape cancels. The open screen is
+ * lists what fits and takes a letter; Escape cancels. A scroll of identify
+ * read with several unknown items asks which (Escape: the first). The open screen is
  * game state (item_state_t), so it is saved and redrawn like the rest. */
 #ifndef WARREN_ITEMUI_H
 #define WARREN_ITEMUI_H

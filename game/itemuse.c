@@ -66,23 +66,37 @@ static bool use_effect(game_t *g, const use_t *u)
     return e != HANDLE_NONE;
 }
 
+bool itemuse_unidentified(const game_t *g, const obj_t *o)
+{
+    const item_kind_t *k = item_kind(g, o);
+    bool plus_unknown = (k->slot != SLOT_NONE || k->cls == IC_WAND) && !(o->flags & IF_KNOWN);
+    return !ident_known(g, o->kind) || plus_unknown;
+}
+
+void itemuse_identify(game_t *g, handle_t it)
+{
+    obj_t *o = reg_get(&g->reg, it);
+    if (!o || o->type != OBJ_ITEM) return;
+    ident_learn(g, o->kind);
+    o->flags |= IF_KNOWN | IF_CURSE_SEEN;
+    char d[96];
+    item_describe(g, it, d, sizeof d);
+    world_msg(g, "%c - %s.", 'a' + o->a[0], d);
+}
+
+/* One unknown item made known: the only one at once; with more, the
+ * player chooses (itemui's identify prompt), anyone else the first. */
 static bool use_identify(game_t *g, const use_t *u)
 {
-    handle_t inv[INV_SLOTS];
-    int n = item_inventory(g, u->who, inv);
+    handle_t inv[INV_SLOTS], first = HANDLE_NONE;
+    int n = item_inventory(g, u->who, inv), unknown = 0;
     for (int i = 0; i < n; i++) {
-        obj_t *o = reg_get(&g->reg, inv[i]);
-        const item_kind_t *k = item_kind(g, o);
-        bool plus_unknown = (k->slot != SLOT_NONE || k->cls == IC_WAND) && !(o->flags & IF_KNOWN);
-        if (inv[i] == u->it || (ident_known(g, o->kind) && !plus_unknown)) continue;
-        ident_learn(g, o->kind);
-        o->flags |= IF_KNOWN | IF_CURSE_SEEN;
-        char d[96];
-        item_describe(g, inv[i], d, sizeof d);
-        world_msg(g, "%c - %s.", 'a' + o->a[0], d);
-        return true;
+        if (inv[i] == u->it || !itemuse_unidentified(g, reg_get(&g->reg, inv[i]))) continue;
+        if (!unknown++) first = inv[i];
     }
-    world_msg(g, "You have nothing to identify.");
+    if (!unknown) world_msg(g, "You have nothing to identify.");
+    else if (unknown > 1 && u->player) g->items.screen = ITEMUI_IDENTIFY;
+    else itemuse_identify(g, first);
     return true;
 }
 
@@ -249,6 +263,17 @@ static handle_t bolt_target(game_t *g, handle_t who, int dx, int dy)
     return HANDLE_NONE;
 }
 
+/* The event's damage type for an item's (IDT_*): weapons' kinds of blow
+ * all hit; the elements and magic keep their own, for resistances and
+ * handlers (the flesh golem) to see. */
+static const uint8_t ITEM_TO_DAMAGE[IDT_COUNT] = {
+    [IDT_NONE] = DT_HIT, [IDT_SLASH] = DT_HIT,  [IDT_PIERCE] = DT_HIT,        [IDT_BLUNT] = DT_HIT,
+    [IDT_FIRE] = DT_FIRE, [IDT_COLD] = DT_COLD, [IDT_LIGHTNING] = DT_LIGHTNING, [IDT_MAGIC] = DT_MAGIC,
+};
+
+uint8_t itemuse_damage_type(uint8_t idt) { return idt < IDT_COUNT ? ITEM_TO_DAMAGE[idt] : DT_HIT; }
+
+/* A wand's bolt: a direct spell of the wand's damage type. */
 static bool use_bolt(game_t *g, const use_t *u)
 {
     handle_t t = bolt_target(g, u->who, u->dx, u->dy);
@@ -257,8 +282,8 @@ static bool use_bolt(game_t *g, const use_t *u)
         return true;
     }
     item_say(g, "The bolt strikes <actor>.", t, HANDLE_NONE);
-    /* damage types beyond DT_HIT go in the event once event.h has them */
-    ev_info_t d = {.type = EV_DAMAGE, .actor = u->who, .victim = t, .map = -1, .dtype = DT_HIT};
+    ev_info_t d = {.type = EV_DAMAGE, .actor = u->who, .victim = t, .map = -1,
+                   .dtype = itemuse_damage_type(u->k->dtype), .flags = EVF_SPELL};
     d.amount[0] = dice_roll(&u->k->power, &g->play);
     event_throw(g, &d);
     return true;
@@ -317,17 +342,78 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
     return SCHED_MOVE;
 }
 
-int itemuse_monster(game_t *g, handle_t m)
+/* What a monster wants: healing and curing potions, wands that hurt or
+ * hinder. */
+static bool monster_wants(const item_kind_t *k)
 {
-    obj_t *o = reg_get(&g->reg, m);
-    if (!o || o->hp * 3 > o->hp_max) return 0;
-    handle_t inv[INV_SLOTS];
-    int n = item_inventory(g, m, inv);
+    if (k->cls == IC_POTION) return k->use == USE_HEAL || k->use == USE_CURE;
+    return k->cls == IC_WAND && (k->use == USE_BOLT || k->use == USE_BOLT_EFFECT);
+}
+
+static bool thinks(const game_t *g, const obj_t *m)
+{
+    return m->type == OBJ_CREATURE && !(world_ckind(g, m)->flags & CF_MINDLESS);
+}
+
+/* A charged wand aimed at the player: only along one of the eight lines,
+ * with the player the first creature on it, within range. */
+static int zap_at_player(game_t *g, handle_t m, const obj_t *o, const handle_t *inv, int n)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int dx = p->x - o->x, dy = p->y - o->y, adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+    int d = adx > ady ? adx : ady;
+    if (p->depth != o->depth || d < 2 || d > BOLT_RANGE || (dx && dy && adx != ady)) return 0;
+    int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0);
+    if (bolt_target(g, m, sx, sy) != g->player) return 0;
     for (int i = 0; i < n; i++) {
-        const item_kind_t *k = item_kind(g, reg_get(&g->reg, inv[i]));
-        if (k->cls == IC_POTION && (k->use == USE_HEAL || k->use == USE_CURE)) return itemuse_use(g, m, inv[i], 0, 0);
+        const obj_t *w = reg_get(&g->reg, inv[i]);
+        const item_kind_t *k = item_kind(g, w);
+        if (k->cls == IC_WAND && monster_wants(k) && w->remaining > 0 && rng_percent(&g->play, 50))
+            return itemuse_use(g, m, inv[i], sx, sy);
     }
     return 0;
+}
+
+int itemuse_monster(game_t *g, handle_t m, bool sees)
+{
+    obj_t *o = reg_get(&g->reg, m);
+    if (!o || !thinks(g, o)) return 0;
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, m, inv);
+    if (o->hp * 3 <= o->hp_max)
+        for (int i = 0; i < n; i++) {
+            const item_kind_t *k = item_kind(g, reg_get(&g->reg, inv[i]));
+            if (k->cls == IC_POTION && monster_wants(k)) return itemuse_use(g, m, inv[i], 0, 0);
+        }
+    return n && sees ? zap_at_player(g, m, o, inv, n) : 0;
+}
+
+int itemuse_monster_pick_up(game_t *g, handle_t m)
+{
+    const obj_t *o = reg_get(&g->reg, m);
+    if (!o || !thinks(g, o)) return 0;
+    handle_t it = itemuse_wanted_near(g, m, 0, NULL, NULL);
+    if (!it || item_pick_up(g, m, it) < 0) return 0;
+    return SCHED_MOVE;
+}
+
+handle_t itemuse_wanted_near(const game_t *g, handle_t m, int radius, int *x, int *y)
+{
+    const obj_t *o = reg_get(&g->reg, m);
+    if (!o || !thinks(g, o)) return HANDLE_NONE;
+    handle_t best = HANDLE_NONE;
+    int bd = radius + 1;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *it = reg_get(&g->reg, h);
+        if (it->type != OBJ_ITEM || it->target || it->depth != o->depth) continue;
+        int dx = it->x - o->x, dy = it->y - o->y;
+        int d = (dx < 0 ? -dx : dx) > (dy < 0 ? -dy : dy) ? (dx < 0 ? -dx : dx) : (dy < 0 ? -dy : dy);
+        if (d >= bd || !monster_wants(item_kind(g, it))) continue;
+        bd = d, best = h;
+        if (x) *x = it->x;
+        if (y) *y = it->y;
+    }
+    return best;
 }
 
 void itemuse_monster_kit(game_t *g, handle_t m, rng_t *r)

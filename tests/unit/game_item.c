@@ -181,6 +181,59 @@ START_TEST(scroll_of_identify_names_an_item)
 }
 END_TEST
 
+/* With several unknown items the scroll asks which: the prompt lists the
+ * unknown ones only, a wrong key asks again, the chosen one is named and
+ * no other; the prompt survives a snapshot. */
+START_TEST(scroll_of_identify_asks_which)
+{
+    game_t *g = quiet_game(27);
+    ident_learn(g, kind("scroll of identify"));
+    handle_t s1 = give(g, "scroll of identify", 2);
+    handle_t w = give(g, "wand of fire", 1), p = give(g, "potion of confusion", 1);
+    char cmd[3] = {'r', letter(g, s1), 0};
+    keys(g, cmd);
+    ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
+    ck_assert(!ident_known(g, kind("wand of fire")) && !ident_known(g, kind("potion of confusion")));
+    screen_t *sc = screen_new(80, 24);
+    game_render(g, sc, NULL);
+    char row[200], all[1200] = "";
+    screen_row_text(sc, 0, row, sizeof row);
+    ck_assert_msg(strstr(row, "Identify which item?"), "%s", row);
+    for (int y = 1; y < 6; y++) {
+        screen_row_text(sc, y, row, sizeof row);
+        strncat(all, row, sizeof all - strlen(all) - 1);
+    }
+    char wl[4] = {letter(g, w), ')', 0}, pl[4] = {letter(g, p), ')', 0};
+    ck_assert_msg(strstr(all, wl) && strstr(all, pl), "%s", all);
+    ck_assert_msg(!strstr(all, "a) ") && !strstr(all, "ration"), "known items listed: %s", all); /* the kit is known */
+    screen_free(sc);
+    /* the open prompt is game state */
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128] = "";
+    game_t *r = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    buf_free(&b);
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_int_eq(r->items.screen, ITEMUI_IDENTIFY);
+    game_free(r);
+    keys(g, "a"); /* the known sword: asks again */
+    ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
+    ck_assert(said(g, "Choose an item you do not know yet"));
+    char pick[2] = {letter(g, p), 0};
+    keys(g, pick);
+    ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
+    ck_assert(ident_known(g, kind("potion of confusion")));
+    ck_assert(!ident_known(g, kind("wand of fire")));
+    ck_assert(said(g, "potion of confusion"));
+    /* the second scroll: one unknown left, named at once */
+    keys(g, cmd);
+    ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
+    ck_assert(ident_known(g, kind("wand of fire")));
+    game_free(g);
+}
+END_TEST
+
 START_TEST(watching_a_monster_quaff_identifies)
 {
     game_t *g = quiet_game(23);
@@ -201,7 +254,7 @@ START_TEST(watching_a_monster_quaff_identifies)
     item_new(g, kind("potion of curing"), 1, m, 0, 0, 0, NULL);
     world_update_vision(g);
     ck_assert(!ident_known(g, kind("potion of curing")));
-    ck_assert_int_eq(itemuse_monster(g, m), SCHED_MOVE);
+    ck_assert_int_eq(itemuse_monster(g, m, true), SCHED_MOVE);
     ck_assert(ident_known(g, kind("potion of curing")));
     ck_assert(said(g, "You recognise"));
     ck_assert_int_gt(reg_get(&g->reg, m)->hp, 2);
@@ -462,6 +515,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, flavours_follow_the_seed);
     tcase_add_test(t, quaffing_identifies_obvious_kinds);
     tcase_add_test(t, scroll_of_identify_names_an_item);
+    tcase_add_test(t, scroll_of_identify_asks_which);
     tcase_add_test(t, watching_a_monster_quaff_identifies);
     tcase_add_test(t, stacks_and_grammar);
     tcase_add_test(t, weight_limits_the_pack);

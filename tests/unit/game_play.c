@@ -10,7 +10,9 @@
 #include "content.h"
 #include "effect.h"
 #include "event.h"
+#include "ident.h"
 #include "item.h"
+#include "itemuse.h"
 #include "mapgen.h"
 #include "rules.h"
 #include "script.h"
@@ -340,6 +342,95 @@ START_TEST(ai_flight_and_cornered)
     lv->opaque_ok = 0;
     for (int i = 0; i < 30; i++) key(g, '.');
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+static uint16_t item_named(const content_t *c, const char *name)
+{
+    for (uint16_t k = 0; k < c->n_items; k++)
+        if (strcmp(c->items[k].name, name) == 0) return k;
+    ck_abort_msg("no item kind %s", name);
+    return 0;
+}
+
+static bool said_since(const game_t *g, uint32_t from, const char *s)
+{
+    for (uint32_t k = from; k < g->nmsg; k++)
+        if (strstr(g->log[k % MSG_LOG].text, s)) return true;
+    return false;
+}
+
+/* Monsters use items: an orc in line zaps its wand at you, and watching
+ * it identifies the wand; a hurt one quaffs healing; they pick up what
+ * they want from their cell and go for it when it lies near; the
+ * mindless leave items alone. */
+START_TEST(ai_zaps_wands_and_picks_up)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 21, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    open_room(g, 6);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 10000;
+    uint16_t mm = item_named(c, "wand of magic missile");
+    ck_assert(!ident_known(g, mm));
+    handle_t h = spawn_at(g, "orc", 4, 0);
+    reg_get(&g->reg, h)->flags |= OF_AWAKE;
+    handle_t w = item_new(g, mm, 1, h, 0, 0, 0, NULL);
+    reg_get(&g->reg, w)->remaining = 6;
+    uint32_t from = g->nmsg;
+    for (int i = 0; i < 10 && reg_get(&g->reg, w)->remaining == 6; i++) {
+        key(g, '.');
+        obj_t *o = reg_get(&g->reg, h);
+        o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 4); /* keep it in line, at range */
+        o->y = reg_get(&g->reg, g->player)->y;
+    }
+    ck_assert_int_lt(reg_get(&g->reg, w)->remaining, 6);
+    ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 10000);
+    ck_assert(said_since(g, from, "The bolt strikes you"));
+    ck_assert(ident_known(g, mm));
+    ck_assert(said_since(g, from, "You recognise"));
+
+    /* out of line (a knight's move away) it does not zap */
+    obj_t *o = reg_get(&g->reg, h);
+    o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 4), o->y = (int16_t)(reg_get(&g->reg, g->player)->y + 2);
+    int32_t left = reg_get(&g->reg, w)->remaining;
+    ck_assert_int_eq(itemuse_monster(g, h, true), 0);
+    ck_assert_int_eq(reg_get(&g->reg, w)->remaining, left);
+
+    /* badly hurt, it quaffs its healing */
+    handle_t pot = item_new(g, item_named(c, "potion of healing"), 1, h, 0, 0, 0, NULL);
+    o = reg_get(&g->reg, h);
+    o->hp_max = 60, o->hp = 5;
+    ck_assert_int_gt(itemuse_monster(g, h, true), 0);
+    ck_assert_ptr_null(reg_get(&g->reg, pot));
+    ck_assert_int_gt(reg_get(&g->reg, h)->hp, 5);
+
+    /* a potion under it: picked up on its turn */
+    clear_monsters(g);
+    h = spawn_at(g, "orc", 3, 3);
+    o = reg_get(&g->reg, h);
+    o->flags |= OF_AWAKE;
+    pot = item_new(g, item_named(c, "potion of healing"), 1, HANDLE_NONE, g->depth, o->x, o->y, NULL);
+    ai_monster_turn(g, h);
+    ck_assert_uint_eq(reg_get(&g->reg, pot)->target, h);
+    /* one lying near is wanted, one far is not; a wand is, a sword is not */
+    o = reg_get(&g->reg, h);
+    handle_t near = item_new(g, mm, 1, HANDLE_NONE, g->depth, o->x - 4, o->y, NULL);
+    item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, o->x - 1, o->y, NULL);
+    int x = -1, y = -1;
+    ck_assert_uint_eq(itemuse_wanted_near(g, h, 6, &x, &y), near);
+    ck_assert_int_eq(x, o->x - 4);
+    ck_assert_uint_eq(itemuse_wanted_near(g, h, 3, NULL, NULL), HANDLE_NONE);
+    /* the mindless want nothing */
+    handle_t sk = spawn_at(g, "skeleton", -3, -3);
+    o = reg_get(&g->reg, sk);
+    item_new(g, mm, 1, HANDLE_NONE, g->depth, o->x, o->y, NULL);
+    ck_assert_uint_eq(itemuse_wanted_near(g, sk, 6, NULL, NULL), HANDLE_NONE);
+    ck_assert_int_eq(itemuse_monster_pick_up(g, sk), 0);
     game_free(g);
     content_free(c);
 }
@@ -704,6 +795,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, resistances_and_sneak_attacks);
     tcase_add_test(t, ai_flight_and_cornered);
     tcase_add_test(t, casters_by_purpose);
+    tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, help_and_look);
     tcase_add_test(t, wall_lines_join_seen_neighbours);

@@ -8,6 +8,8 @@
 #include "effect.h"
 #include "event.h"
 #include "fov.h"
+#include "item.h"
+#include "itemuse.h"
 #include "mapgen.h"
 #include "rules.h"
 #include "script.h"
@@ -87,6 +89,77 @@ START_TEST(flesh_golem_through_the_chain)
         ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
         ck_assert_int_eq(reg_get(&g->reg, h)->speed, speed);
     }
+    game_free(g);
+    script_vm_free(vm);
+    content_free(c);
+}
+END_TEST
+
+static uint16_t item_named(const content_t *c, const char *name)
+{
+    for (uint16_t k = 0; k < c->n_items; k++)
+        if (strcmp(c->items[k].name, name) == 0) return k;
+    ck_abort_msg("no item kind %s", name);
+    return 0;
+}
+
+/* A creature of the named kind just east of the player (the cell made floor). */
+static handle_t spawn_east(game_t *g, const char *name)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = world_level(g);
+    int x = p->x + 1, y = p->y;
+    handle_t old = world_creature_at(g, g->depth, x, y);
+    if (old) {
+        sched_cancel(&g->sched, old);
+        reg_del(&g->reg, old);
+    }
+    lv->terrain[y * lv->w + x] = MAP_FLOOR;
+    handle_t h = rules_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
+    ck_assert_uint_ne(h, HANDLE_NONE);
+    return h;
+}
+
+/* The player zaps a fresh wand of the named kind east: the bolt's event. */
+static void zap_east(game_t *g, const char *wand)
+{
+    handle_t w = item_new(g, item_named(g->c, wand), 1, g->player, 0, 0, 0, NULL);
+    ck_assert_uint_ne(w, HANDLE_NONE);
+    reg_get(&g->reg, w)->remaining = 5;
+    ck_assert_int_gt(itemuse_use(g, g->player, w, 1, 0), 0);
+}
+
+/* Wand bolts carry the wand's damage type through the event chain: the
+ * flesh golem's handler and creatures' immunities and weaknesses see it. */
+START_TEST(wand_bolts_carry_their_damage_type)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    script_vm_t *vm = script_vm_new();
+    game_t *g = started(game_new(c, 7, NULL));
+    g->vm = vm; /* as game_input lends it */
+    handle_t h = spawn_east(g, "flesh golem");
+    obj_t *o = reg_get(&g->reg, h);
+    int max = o->hp_max;
+    o->hp = max - 40;
+    zap_east(g, "wand of lightning"); /* heals it */
+    ck_assert_int_gt(reg_get(&g->reg, h)->hp, max - 40);
+    int hp = reg_get(&g->reg, h)->hp;
+    ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    zap_east(g, "wand of fire"); /* slows, does not burn */
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, hp);
+    ck_assert_uint_ne(effect_find(g, h, c->slow_effect), HANDLE_NONE);
+    zap_east(g, "wand of magic missile"); /* a spell: nothing */
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, hp);
+    ck_assert_int_eq(g->script_errors, 0);
+
+    h = spawn_east(g, "hell hound"); /* immune to fire, weak to cold */
+    o = reg_get(&g->reg, h);
+    o->hp = o->hp_max = 1000;
+    zap_east(g, "wand of fire");
+    ck_assert_int_eq(reg_get(&g->reg, h)->hp, 1000);
+    zap_east(g, "wand of frost"); /* 5d6, half again: at least 7 */
+    ck_assert_int_le(reg_get(&g->reg, h)->hp, 1000 - 7);
+    g->vm = NULL;
     game_free(g);
     script_vm_free(vm);
     content_free(c);
@@ -374,6 +447,7 @@ Suite *suite_game_rules(void)
     TCase *t = tcase_create("core");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, flesh_golem_through_the_chain);
+    tcase_add_test(t, wand_bolts_carry_their_damage_type);
     tcase_add_test(t, handler_error_is_contained);
     tcase_add_test(t, dark_regions_and_names);
     tcase_add_test(t, lit_rooms_seen_from_afar);
