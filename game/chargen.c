@@ -55,6 +55,28 @@ int pc_defence(const game_t *g)
 
 int pc_armour(const game_t *g) { return class_armour(g) / 2; }
 
+bool pc_drain(game_t *g, int ab, int dc)
+{
+    static const char *const WORDS[AB_COUNT] = ABILITY_WORDS;
+    if (ab < 0 || ab >= AB_COUNT || g->pc.ab[ab] <= 3) return false;
+    if ((int)rng_range(&g->play, 1, 20) + pc_save(g, SAVE_FORT) >= dc) return false;
+    g->pc.ab[ab]--;
+    g->pc.drain[ab]++;
+    world_msg(g, "You feel your %s drain away!", WORDS[ab]);
+    return true;
+}
+
+bool pc_restore(game_t *g)
+{
+    bool any = false;
+    for (int i = 0; i < AB_COUNT; i++) {
+        any |= g->pc.drain[i] > 0;
+        g->pc.ab[i] = (int8_t)(g->pc.ab[i] + g->pc.drain[i]);
+        g->pc.drain[i] = 0;
+    }
+    return any;
+}
+
 int pc_save(const game_t *g, int save)
 {
     int ab = save == SAVE_FORT ? AB_CON : save == SAVE_REF ? AB_DEX : AB_WIS;

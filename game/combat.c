@@ -128,6 +128,17 @@ static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
     return dmg > 0 ? dmg : 0;
 }
 
+/* A draining creature's blow (not its spells or wands) that wounded the
+ * player: Fort against 10 + half its level, or an ability point goes. */
+static void drain_blow(game_t *g, const ev_info_t *e)
+{
+    const obj_t *a = reg_get(&g->reg, e->actor);
+    if (!is_player(g, e->victim) || !a || is_player(g, e->actor) || a->type != OBJ_CREATURE) return;
+    const creature_kind_t *k = world_ckind(g, a);
+    if (!k->drain || (e->flags & EVF_SPELL) || e->dtype != k->dtype) return;
+    pc_drain(g, k->drain - 1, 10 + k->level / 2);
+}
+
 int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
 {
     handle_t vh = e->victim;
@@ -140,7 +151,10 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     v = reg_get(&g->reg, vh);
     if (!v) return EV_DONE;
     v->hp -= dmg;
-    if (v->hp > 0) return EV_DONE;
+    if (v->hp > 0) {
+        drain_blow(g, e);
+        return EV_DONE;
+    }
     ev_info_t d = {.type = EV_DEATH, .actor = e->actor, .victim = vh, .map = -1, .dtype = e->dtype};
     event_throw(g, &d);
     return EV_DONE;

@@ -44,6 +44,8 @@ enum {
     CF_WARDEN = 1 << 4,   /* holds the Heartstone */
 };
 #define CREATURE_FLAG_NAMES {"unique", "proper", "mindless", "coward", "warden"}
+#define ABILITY_NAMES {"str", "dex", "con", "int", "wis", "cha"}
+#define ABILITY_WORDS {"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}
 enum { SIZE_TINY = 0, SIZE_SMALL, SIZE_MEDIUM, SIZE_LARGE, SIZE_HUGE, SIZE_COUNT };
 #define SIZE_NAMES {"tiny", "small", "medium", "large", "huge"}
 
@@ -66,6 +68,7 @@ typedef struct {
     uint16_t flags;  /* CF_* */
     uint16_t resist, immune, vuln; /* bits 1 << DT_*: half, none, one and a half */
     uint16_t spells; /* bits 1 << SPELL_* (rules.h) it casts */
+    uint8_t drain;   /* its blows may drain this ability: AB_* + 1; 0 none */
     char hits[24];   /* its attack's verb: "bite<s:Actor>" (grammar template) */
     char desc[128];  /* what look shows */
 } creature_kind_t;

@@ -57,7 +57,11 @@ static void dump_sheet(const game_t *g, buf_t *out)
     buf_printf(out, "%s the %s %s, experience level %d (%d xp)\n", st.name, st.race, st.cls, st.xl, g->pc.xp);
     buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n", st.depth, st.max_depth,
                st.hp, st.hp_max, g->pc.mana, g->pc.mana_max, (unsigned long long)st.turn, (long long)st.score);
-    for (int i = 0; i < AB_COUNT; i++) buf_printf(out, "%s %d%s", AB[i], g->pc.ab[i], i + 1 < AB_COUNT ? "  " : "\n");
+    for (int i = 0; i < AB_COUNT; i++) {
+        buf_printf(out, "%s %d", AB[i], g->pc.ab[i]);
+        if (g->pc.drain[i]) buf_printf(out, " (drained from %d)", g->pc.ab[i] + g->pc.drain[i]);
+        buf_puts(out, i + 1 < AB_COUNT ? "  " : "\n");
+    }
     gear_t k;
     status_stats(g, g->player, false, &k);
     buf_printf(out, "Attack %+d  Defence %d  Armour %d  Fort %+d  Ref %+d  Will %+d  Kills %u\n",

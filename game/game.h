@@ -85,7 +85,9 @@ void game_dump(const game_t *g, buf_t *out); /* the text dump (any time) */
 uint64_t game_hash(const game_t *g);         /* 64-bit hash over the whole state */
 uint64_t game_seed(const game_t *g);
 
-/* Snapshot: versioned, checksummed, compressed blob of the whole state. */
+/* Snapshot: versioned, checksummed, compressed blob of the whole state.
+ * The version goes up whenever the saved state's layout changes. */
+#define GAME_SNAPSHOT_VERSION 4
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
 /* NULL and a message in err for a truncated, corrupt, wrong-version or
  * wrong-content blob; never crashes. */

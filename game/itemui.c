@@ -224,6 +224,23 @@ static void title(screen_t *s, const char *t)
     screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, t);
 }
 
+/* The abilities line; a drained one shows its full score too ("Str 12/14"). */
+static void abilities(game_t *g, screen_t *s, int row)
+{
+    static const char *const AB[AB_COUNT] = {"Str", "Dex", "Con", "Int", "Wis", "Cha"};
+    char line[128];
+    int n = 0, drained = 0;
+    for (int i = 0; i < AB_COUNT; i++) {
+        int d = g->pc.drain[i], left = (int)sizeof line - n;
+        n += d ? snprintf(line + n, (size_t)left, "%s %d/%d  ", AB[i], g->pc.ab[i], g->pc.ab[i] + d)
+               : snprintf(line + n, (size_t)left, "%s %d  ", AB[i], g->pc.ab[i]);
+        drained += d;
+    }
+    screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
+    screen_textf(s, 1, row, drained ? (style_t){11, SCREEN_DEFAULT_COLOR, 0} : STYLE_DEFAULT, "%s%s", line,
+                 drained ? "(drained)" : "");
+}
+
 /* The character sheet line: what the player knows of their gear. */
 static void sheet(game_t *g, screen_t *s, int row)
 {
@@ -237,6 +254,7 @@ static void sheet(game_t *g, screen_t *s, int row)
     screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
     screen_textf(s, 1, row, STYLE_DEFAULT, "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d",
                  pc_attack_bonus(g) + k.to_hit, dmg, pc_defence(g) + k.defence, pc_armour(g) + k.absorb, p->speed);
+    abilities(g, s, row + 1);
 }
 
 bool itemui_render(game_t *g, screen_t *s)
@@ -253,7 +271,7 @@ bool itemui_render(game_t *g, screen_t *s)
     } else if (scr == ITEMUI_EQUIPMENT) {
         title(s, "Equipment (any key)");
         sheet(g, s, 1);
-        row = list_items(g, s, 2, fits_worn);
+        row = list_items(g, s, 3, fits_worn);
     } else if (scr == ITEMUI_CHOOSE) {
         snprintf(t, sizeof t, "%s [letter, Esc]", VERBS[g->items.verb < VERB_COUNT ? g->items.verb : 0].prompt
                                                        ? VERBS[g->items.verb].prompt

@@ -51,12 +51,12 @@ static bool use_cure(game_t *g, const use_t *u)
     return true;
 }
 
+/* Drained abilities come back (the player's; monsters have none). */
 static bool use_restore(game_t *g, const use_t *u)
 {
-    obj_t *o = reg_get(&g->reg, u->who);
-    bool drained = o && o->hp < o->hp_max;
-    heal(g, u->who, 1);
-    item_say(g, "<Actor> feel<s:Actor> <his:Actor> vigour restored.", u->who, HANDLE_NONE);
+    bool drained = u->player && pc_restore(g);
+    item_say(g, drained ? "<Actor> feel<s:Actor> <his:Actor> vigour restored." : "<Actor> feel<s:Actor> much the same.",
+             u->who, HANDLE_NONE);
     return drained;
 }
 

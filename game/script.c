@@ -544,6 +544,7 @@ static uint32_t fld_bits(lua_State *L, const decl_t *d, const char *f, const cha
 }
 
 static const char *const CREATURE_FLAGS[] = CREATURE_FLAG_NAMES;
+static const char *const DRAIN_NAMES[AB_COUNT + 1] = {"none", "str", "dex", "con", "int", "wis", "cha"};
 static const char *const SIZES[] = SIZE_NAMES;
 #define SCRIPT_SPELL_NAME_(id, name, mana, dt, dice) name,
 static const char *const SPELL_NAMES[SPELL_COUNT] = {SPELL_LIST(SCRIPT_SPELL_NAME_)};
@@ -563,6 +564,7 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     c->immune = (uint16_t)fld_bits(L, d, "immune", DAMAGE_NAMES, DT_COUNT, c->immune);
     c->vuln = (uint16_t)fld_bits(L, d, "vuln", DAMAGE_NAMES, DT_COUNT, c->vuln);
     c->spells = (uint16_t)fld_bits(L, d, "spells", SPELL_NAMES, SPELL_COUNT, c->spells);
+    c->drain = (uint8_t)fld_enum(L, d, "drain", DRAIN_NAMES, AB_COUNT + 1, c->drain);
     if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like) snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
     fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
 }

@@ -17,7 +17,7 @@
 #include "world.h"
 
 #define SNAP_MAGIC "WRNS"
-#define SNAP_VERSION 3
+#define SNAP_VERSION GAME_SNAPSHOT_VERSION
 #define SNAP_HEADER 24
 #define SNAP_MAX_RAW (8u << 20)
 #define LEVEL_MAX_W 250
@@ -85,6 +85,7 @@ static void pc_write(const pc_t *pc, ser_t *s)
     ser_u8(s, pc->cls);
     ser_u8(s, pc->created);
     for (int i = 0; i < AB_COUNT; i++) ser_u8(s, (uint8_t)pc->ab[i]);
+    for (int i = 0; i < AB_COUNT; i++) ser_u8(s, (uint8_t)pc->drain[i]);
     ser_u8(s, pc->xl);
     ser_u8(s, pc->choices);
     ser_u8(s, pc->pick_hp);
@@ -107,6 +108,7 @@ static void pc_read(pc_t *pc, rd_t *in)
     pc->cls = rd_u8(in);
     pc->created = rd_u8(in);
     for (int i = 0; i < AB_COUNT; i++) pc->ab[i] = (int8_t)rd_u8(in);
+    for (int i = 0; i < AB_COUNT; i++) pc->drain[i] = (int8_t)rd_u8(in);
     pc->xl = rd_u8(in);
     pc->choices = rd_u8(in);
     pc->pick_hp = rd_u8(in);
@@ -329,7 +331,8 @@ static void world_check(game_t *g, rd_t *in)
     const level_t *lv = g->levels[g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->depth : 0];
     if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h)) rd_fail(in, "bad cursor");
     for (int i = 0; i < AB_COUNT && pc->created; i++)
-        if (pc->ab[i] < 1 || pc->ab[i] > 30) rd_fail(in, "bad ability");
+        if (pc->ab[i] < 1 || pc->ab[i] > 30 || pc->drain[i] < 0 || pc->ab[i] + pc->drain[i] > 30)
+            rd_fail(in, "bad ability");
 }
 
 static void world_load(game_t *g, rd_t *in)

@@ -76,7 +76,8 @@ typedef struct {
 typedef struct {
     uint8_t race, cls;        /* content races/classes; valid once created */
     uint8_t created;          /* 0 while the creation screen is up */
-    int8_t ab[AB_COUNT];      /* ability scores */
+    int8_t ab[AB_COUNT];      /* ability scores, as drained now */
+    int8_t drain[AB_COUNT];   /* points drained from each (restore abilities gives them back) */
     uint8_t xl;               /* experience level 1-20 */
     uint8_t choices;          /* level-up choices owed */
     uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
@@ -187,6 +188,11 @@ int chargen_mod(int score);                    /* d20 ability modifier */
 int pc_attack_bonus(const game_t *g);
 int pc_defence(const game_t *g);
 int pc_armour(const game_t *g);                /* damage absorbed: up to this much */
+/* A blow that drains ability ab (AB_*): Fort against dc or lose a point
+ * (never below 3). True when drained. */
+bool pc_drain(game_t *g, int ab, int dc);
+/* Gives back every drained point; true when there was any. */
+bool pc_restore(game_t *g);
 int pc_save(const game_t *g, int save);        /* SAVE_FORT, SAVE_REF or SAVE_WILL */
 void pc_gain_xp(game_t *g, int32_t xp);
 int32_t pc_xp_for(int xl);                     /* experience needed for level xl */

@@ -6,7 +6,9 @@
 -- level (experience and danger), flags (unique, proper, mindless, coward,
 -- warden), resist / immune / vuln (damage types), pack (up to this many
 -- more of its kind come along), spells (cast by purpose: bolts at you from
--- afar, cures when hurt), desc (what look shows).
+-- afar, cures when hurt), drain (the ability its blows may drain: str dex
+-- con int wis cha; the potion of restore abilities gives it back), desc
+-- (what look shows).
 creature { name = "you", glyph = "@", fg = 15, speed = 100, hp = "0d1+20", attack = "1d6+1",
            to_hit = 3, defence = 3, size = "medium", desc = "That is you." }
 
@@ -80,6 +82,7 @@ creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", att
            to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, desc = "A wolf the size of a pony." }
 creature { name = "ghoul", glyph = "z", fg = 11, hp = "5d8", attack = "1d8", hits = "claw<s:Actor>", dtype = "cold",
            to_hit = 5, defence = 5, size = "medium", level = 6, immune = { "poison" }, resist = { "cold" },
+           drain = "dex",
            desc = "A grey-skinned eater of the dead with a cold and numbing touch." }
 creature { name = "giant scorpion", glyph = "S", fg = 1, hp = "6d8", attack = "1d10", hits = "sting<s:Actor>",
            to_hit = 6, defence = 7, armour = 3, size = "large", level = 7, handlers = { "poison_bite" },
@@ -90,6 +93,7 @@ creature { name = "dark elf", glyph = "h", fg = 5, gender = 2, speed = 110, hp =
            desc = "A pale-eyed elf of the deep roads, silent and quick." }
 creature { name = "wight", glyph = "W", fg = 7, hp = "6d8", attack = "1d8+2", hits = "touch<es:Actor>", dtype = "cold",
            to_hit = 6, defence = 6, size = "medium", level = 8, immune = { "poison", "cold" },
+           drain = "con",
            desc = "A barrow-dweller whose touch carries the chill of the grave." }
 creature { name = "hell hound", glyph = "C", fg = 9, speed = 130, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
            dtype = "fire", to_hit = 6, defence = 6, size = "medium", level = 8, pack = 2, immune = { "fire" },
@@ -111,7 +115,8 @@ creature { name = "basilisk", glyph = "R", fg = 2, speed = 80, hp = "8d10", atta
            desc = "An eight-legged lizard whose gaze you would rather not meet." }
 creature { name = "wraith", glyph = "W", fg = 8, speed = 110, hp = "8d8", attack = "2d6", hits = "touch<es:Actor>",
            dtype = "cold", to_hit = 9, defence = 9, size = "medium", level = 12, immune = { "poison", "cold" },
-           resist = { "hit" }, desc = "A shadow shaped like a man, with the cold of the void in its hands." }
+           resist = { "hit" }, drain = "str",
+           desc = "A shadow shaped like a man, with the cold of the void in its hands." }
 creature { name = "minotaur", glyph = "H", fg = 3, gender = 1, speed = 110, hp = "10d10", attack = "3d6",
            hits = "gore<s:Actor>", to_hit = 10, defence = 7, armour = 3, size = "large", level = 12,
            desc = "A bull-headed giant of the labyrinths, snorting and stamping." }
@@ -135,6 +140,7 @@ creature { name = "Mazrak the Flayer", glyph = "h", fg = 13, gender = 1, speed =
 creature { name = "vampire", glyph = "V", fg = 1, gender = 1, speed = 120, hp = "12d8", attack = "2d6+3",
            hits = "bite<s:Actor>", to_hit = 12, defence = 11, armour = 2, size = "medium", level = 15,
            immune = { "poison" }, resist = { "cold" }, vuln = { "fire" },
+           drain = "con",
            desc = "A pale noble of the night, courteous until it is hungry." }
 creature { name = "clay golem", glyph = "'", fg = 3, speed = 80, hp = "14d10", attack = "3d8", hits = "slam<s:Actor>",
            to_hit = 12, defence = 8, armour = 7, size = "large", level = 15, flags = { "mindless" },

@@ -34,7 +34,7 @@ static uint8_t *wrap_raw(const content_t *c, const uint8_t *raw, size_t n, size_
         return NULL;
     }
     memcpy(b, "WRNS", 4);
-    put_le(b + 4, 3, 2); /* the snapshot format version */
+    put_le(b + 4, GAME_SNAPSHOT_VERSION, 2);
     put_le(b + 6, 0, 2);
     put_le(b + 8, ser_fnv(SER_FNV_INIT, content_version(c), strlen(content_version(c))), 8);
     put_le(b + 16, n, 4);

@@ -2,8 +2,12 @@
  * weight, equipment and curses, potions' timed effects with their
  * messages and durations, hunger, resting, the dump's item part, saves. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 #include "content.h"
+#include "rules.h"
+#include "mapgen.h"
+#include "event.h"
 #include "ident.h"
 #include "item.h"
 #include "itemui.h"
@@ -258,6 +262,83 @@ START_TEST(watching_a_monster_quaff_identifies)
     ck_assert(ident_known(g, kind("potion of curing")));
     ck_assert(said(g, "You recognise"));
     ck_assert_int_gt(reg_get(&g->reg, m)->hp, 2);
+    game_free(g);
+}
+END_TEST
+
+/* A wight's touch drains Constitution (a Fort save may resist): the sheet
+ * and the dump show it, a snapshot keeps it, and the potion of restore
+ * abilities gives it back (and is known by it). */
+START_TEST(drain_and_restore_abilities)
+{
+    game_t *g = quiet_game(41);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = world_level(g);
+    int x = p->x + 1, y = p->y;
+    lv->terrain[y * lv->w + x] = MAP_FLOOR;
+    uint16_t wk = 0;
+    while (wk < C->n_creatures && strcmp(C->creatures[wk].name, "wight")) wk++;
+    ck_assert_uint_lt(wk, C->n_creatures);
+    ck_assert_int_eq(C->creatures[wk].drain, AB_CON + 1);
+    handle_t w = rules_spawn(g, wk, g->depth, x, y);
+    ck_assert_uint_ne(w, HANDLE_NONE);
+    int con = g->pc.ab[AB_CON];
+    for (int i = 0; i < 400 && !g->pc.drain[AB_CON]; i++) {
+        obj_t *po = reg_get(&g->reg, g->player);
+        po->hp = po->hp_max = 100000;
+        ev_info_t a = {.type = EV_ATTACK, .actor = w, .victim = g->player, .map = g->depth};
+        event_throw(g, &a);
+    }
+    ck_assert_int_eq(g->pc.drain[AB_CON], 1);
+    ck_assert_int_eq(g->pc.ab[AB_CON], con - 1);
+    ck_assert(said(g, "You feel your constitution drain away!"));
+    /* a wand in the wight's hands drains nothing: only its touch */
+    ev_info_t bolt = {.type = EV_DAMAGE, .actor = w, .victim = g->player, .map = -1, .dtype = DT_COLD,
+                      .amount = {5}, .flags = EVF_SPELL};
+    for (int i = 0; i < 50; i++) event_throw(g, &bolt);
+    ck_assert_int_eq(g->pc.drain[AB_CON], 1);
+    /* the sheet and the dump */
+    keys(g, "e");
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    char row[200], want[32];
+    screen_row_text(s, 2, row, sizeof row);
+    snprintf(want, sizeof want, "Con %d/%d", con - 1, con);
+    ck_assert_msg(strstr(row, want) && strstr(row, "(drained)"), "%s", row);
+    keys(g, "\x1b");
+    screen_free(s);
+    buf_t b;
+    buf_init(&b);
+    game_dump(g, &b);
+    buf_putc(&b, 0);
+    snprintf(want, sizeof want, "Con %d (drained from %d)", con - 1, con);
+    ck_assert_msg(strstr(b.data, want), "%s", b.data);
+    buf_free(&b);
+    /* kept by a snapshot */
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128] = "";
+    game_t *r = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
+    buf_free(&b);
+    ck_assert_msg(r != NULL, "%s", err);
+    ck_assert_int_eq(r->pc.drain[AB_CON], 1);
+    ck_assert_int_eq(r->pc.ab[AB_CON], con - 1);
+    game_free(r);
+    /* the potion gives it back and is recognised */
+    handle_t pot = give(g, "potion of restore abilities", 1);
+    ck_assert(!ident_known(g, kind("potion of restore abilities")));
+    char cmd[3] = {'q', letter(g, pot), 0};
+    keys(g, cmd);
+    ck_assert_int_eq(g->pc.ab[AB_CON], con);
+    ck_assert_int_eq(g->pc.drain[AB_CON], 0);
+    ck_assert(said(g, "vigour restored"));
+    ck_assert(ident_known(g, kind("potion of restore abilities")));
+    /* with nothing drained it does nothing to show */
+    pot = give(g, "potion of restore abilities", 1);
+    cmd[1] = letter(g, pot);
+    keys(g, cmd);
+    ck_assert_int_eq(g->pc.ab[AB_CON], con);
+    ck_assert(said(g, "much the same"));
     game_free(g);
 }
 END_TEST
@@ -517,6 +598,7 @@ Suite *suite_game_item(void)
     tcase_add_test(t, scroll_of_identify_names_an_item);
     tcase_add_test(t, scroll_of_identify_asks_which);
     tcase_add_test(t, watching_a_monster_quaff_identifies);
+    tcase_add_test(t, drain_and_restore_abilities);
     tcase_add_test(t, stacks_and_grammar);
     tcase_add_test(t, weight_limits_the_pack);
     tcase_add_test(t, curses_hold_until_removed);
