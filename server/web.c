@@ -122,16 +122,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *arg)
         snprintf(err, errlen, fmt, arg ? arg : "");
 }
 
-/* Copies with truncation (snprintf's truncation warnings are errors here). */
-static void copy_str(char *dst, size_t cap, const char *src)
-{
-    size_t n = strlen(src);
-    if (n >= cap)
-        n = cap - 1;
-    memcpy(dst, src, n);
-    dst[n] = 0;
-}
-
 /* "host:port", "[v6]:port", ":port" (all addresses). */
 static int split_listen(const char *s, char *host, size_t hostlen, int *port)
 {
@@ -737,7 +727,7 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     r->wsi = wsi;
     r->id = ++w->next_req_id;
     r->post = post;
-    copy_str(r->path, sizeof r->path, path);
+    web_copy_str(r->path, sizeof r->path, path);
     get_cookie(wsi, r->cookie, sizeof r->cookie);
     get_peer(w, wsi, r->ip, sizeof r->ip);
     req_collect_args(r, wsi);
@@ -801,7 +791,7 @@ int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
         memcpy(r->out, body, len);
     r->out_len = len;
     r->status = status;
-    copy_str(r->ctype, sizeof r->ctype, content_type ? content_type : "text/html; charset=utf-8");
+    web_copy_str(r->ctype, sizeof r->ctype, content_type ? content_type : "text/html; charset=utf-8");
     r->answered = true;
     lws_callback_on_writable(r->wsi);
     return 0;

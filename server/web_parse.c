@@ -3,8 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Copies with truncation (snprintf's truncation warnings are errors here). */
-static void copy_str(char *dst, size_t cap, const char *src)
+void web_copy_str(char *dst, size_t cap, const char *src)
 {
     size_t n = strlen(src);
     if (n >= cap)
@@ -39,7 +38,7 @@ int web_ws_route(const char *path, web_kind_t *kind, char *name, size_t namelen)
     }
     if (strncmp(path, "/ws/watch/", 10) == 0 && web_name_ok(path + 10, strlen(path + 10))) {
         *kind = WEB_WATCH;
-        copy_str(name, namelen, path + 10);
+        web_copy_str(name, namelen, path + 10);
         return 0;
     }
     return -1;
@@ -118,7 +117,7 @@ void web_forwarded_for(const char *xff, char *out, size_t outlen)
     last = last ? last + 1 : xff;
     while (*last == ' ')
         last++;
-    copy_str(out, outlen, last);
+    web_copy_str(out, outlen, last);
 }
 
 static int hexval(char c)

@@ -10,6 +10,9 @@
 #include "web.h"
 
 /* A player name in a URL: 1..WEB_NAME_MAX of [A-Za-z0-9_-]. */
+/* Copies src into dst (cap > 0 bytes), cut to fit and NUL-terminated
+ * (snprintf's truncation warnings are errors in this build). */
+void web_copy_str(char *dst, size_t cap, const char *src);
 bool web_name_ok(const char *s, size_t n);
 /* A websocket path: /ws/lobby, /ws/play or /ws/watch/NAME. Returns 0 with
  * the kind, and the name in name for WEB_WATCH ("" otherwise; namelen >

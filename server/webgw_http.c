@@ -197,16 +197,25 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
                       on_session_made, ar);
 }
 
-static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
+/* A pending account request for req, or NULL after answering 503. */
+static auth_req_t *auth_req_new(webgw_t *g, const web_http_t *req)
 {
-    char next[128] = "/", pw[FIELD_MAX], pw2[FIELD_MAX];
     auth_req_t *ar = calloc(1, sizeof *ar);
     if (!ar) {
         web_reply(g->web, req->id, 503, "text/plain; charset=utf-8", NULL, "busy", 4);
-        return;
+        return NULL;
     }
     ar->g = g;
     ar->id = req->id;
+    return ar;
+}
+
+static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
+{
+    char next[128] = "/", pw[FIELD_MAX], pw2[FIELD_MAX];
+    auth_req_t *ar = auth_req_new(g, req);
+    if (!ar)
+        return;
     ar->reg = reg;
     if (web_form_get(req->body, req->body_len, "next", next, sizeof next) < 0)
         snprintf(next, sizeof next, "/");
@@ -266,13 +275,9 @@ static void logout(webgw_t *g, const web_http_t *req)
         buf_free(&b);
         return;
     }
-    auth_req_t *ar = calloc(1, sizeof *ar);
-    if (!ar) {
-        web_reply(g->web, req->id, 503, "text/plain; charset=utf-8", NULL, "busy", 4);
+    auth_req_t *ar = auth_req_new(g, req);
+    if (!ar)
         return;
-    }
-    ar->g = g;
-    ar->id = req->id;
     char h[65] = "";
     if (req->cookie[0])
         webgw_token_hash(req->cookie, h);
