@@ -11,11 +11,17 @@ cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "
 trap cleanup EXIT
 ulimit -n 8192 2>/dev/null || true
 
+# With two cores or more the daemon runs on core 0 and the load tool on core 1,
+# as on a real server whose players are other machines; sharing a core, the
+# scheduler's wake-up delay would be counted as the daemon's latency.
+PIN0=; PIN1=
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then PIN0="taskset -c 0"; PIN1="taskset -c 1"; fi
+
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 start() { # start DBFILE LOGFILE
     PORT=$(free_port)
-    "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$1" --test-hooks \
+    $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$1" --test-hooks \
         --max-connections 5000 --max-per-ip 5000 --grace 600 2>"$2" &
     PID=$!
     for _ in $(seq 100); do grep -q "recovery done" "$2" 2>/dev/null && return 0; sleep 0.1; done
@@ -25,7 +31,7 @@ stop() { kill -TERM "$PID"; wait "$PID"; PID=; }
 
 run() { # run N M TAG SECONDS
     start "$TMP/n$1.db" "$TMP/n$1.log"
-    "$BIN/warren-load" --port "$PORT" --n "$1" --m "$2" --tag "$3" --seconds "$4" --pid "$PID" \
+    $PIN1 "$BIN/warren-load" --port "$PORT" --n "$1" --m "$2" --tag "$3" --seconds "$4" --pid "$PID" \
         | grep -v '^#' | grep -v '^$' | { if [ "$2" = 0 ]; then grep -v watch; else cat; fi; }
     stop
 }
