@@ -184,8 +184,7 @@ static void on_naws(conn_t *c, const unsigned char *b, size_t n)
 static void on_ttype(conn_t *c, const char *name)
 {
     input_term_name(name, c->term, sizeof c->term);
-    ansi_profile_for_term(&c->prof, c->term);
-    c->prof_id = ansi_profile_id(&c->prof);
+    menu_apply_profile(c);
     /* a new profile means a full redraw in it */
     if (c->mode == MODE_PLAY || c->mode == MODE_WATCH)
         session_resized(c);

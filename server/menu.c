@@ -344,20 +344,62 @@ static void scores_open(conn_t *c)
 
 /* ---- options ------------------------------------------------------------------ */
 
+/* Map glyph sets a player may pick over what the terminal type says (a
+ * UTF-8 terminal whose font lacks the map's glyphs, a terminal that says
+ * xterm but is not). utf8 < 0: the terminal type decides. */
+typedef struct {
+    const char *key, *label;
+    int utf8;
+    bool fallbacks, dec_graphics;
+} glyph_set_t;
+
+static const glyph_set_t glyph_sets[] = {
+    {"auto", "from the terminal type", -1, false, false},
+    {"unicode", "Unicode", 1, false, false},
+    {"lines", "line drawing and ASCII", 1, true, false},
+    {"dec", "DEC graphics, no UTF-8", 0, false, true},
+    {"ascii", "plain ASCII", 0, false, false},
+};
+#define GLYPH_SETS (sizeof glyph_sets / sizeof glyph_sets[0])
+
+static uint8_t glyph_set_of(const char *opts)
+{
+    const char *v = strstr(opts, "glyphs=");
+    for (size_t i = 1; v && i < GLYPH_SETS; i++) {
+        size_t n = strlen(glyph_sets[i].key);
+        if (strncmp(v + 7, glyph_sets[i].key, n) == 0 && (v[7 + n] == '\n' || !v[7 + n]))
+            return (uint8_t)i;
+    }
+    return 0;
+}
+
+void menu_apply_profile(conn_t *c)
+{
+    ansi_profile_for_term(&c->prof, c->term[0] ? c->term : NULL);
+    if (c->colors16)
+        c->prof.colors = ANSI_COLORS_16;
+    const glyph_set_t *g = &glyph_sets[c->glyphs];
+    if (g->utf8 >= 0) {
+        c->prof.utf8 = g->utf8;
+        c->prof.fallbacks = g->fallbacks;
+        c->prof.dec_graphics = g->dec_graphics;
+    }
+    c->prof_id = ansi_profile_id(&c->prof);
+}
+
 static void options_apply(conn_t *c, const char *opts)
 {
     c->two_cell = strstr(opts, "two_cell=1") != NULL;
-    ansi_profile_for_term(&c->prof, c->term[0] ? c->term : NULL);
-    if (strstr(opts, "colors=16"))
-        c->prof.colors = ANSI_COLORS_16;
-    c->prof_id = ansi_profile_id(&c->prof);
+    c->colors16 = strstr(opts, "colors=16") != NULL;
+    c->glyphs = glyph_set_of(opts);
+    menu_apply_profile(c);
 }
 
 static void options_save(conn_t *c)
 {
-    char opts[64];
-    snprintf(opts, sizeof opts, "two_cell=%d\ncolors=%d\n", c->two_cell ? 1 : 0,
-             c->prof.colors == ANSI_COLORS_16 ? 16 : 256);
+    char opts[96];
+    snprintf(opts, sizeof opts, "two_cell=%d\ncolors=%d\nglyphs=%s\n", c->two_cell ? 1 : 0,
+             c->colors16 ? 16 : 256, glyph_sets[c->glyphs].key);
     db_user_set_options(c->srv->db, c->user_id, opts, NULL, NULL);
     options_apply(c, opts);
 }
@@ -369,10 +411,11 @@ static void draw_options(conn_t *c, screen_t *scr)
     screen_put(scr, 4, 5, 't', st_key);
     screen_textf(scr, 5, 5, STYLE_DEFAULT, ") Two-cell map tiles: %s", c->two_cell ? "on" : "off");
     screen_put(scr, 4, 6, 'c', st_key);
-    screen_textf(scr, 5, 6, STYLE_DEFAULT, ") Colours: %s",
-                 c->prof.colors == ANSI_COLORS_16 ? "16" : "256");
-    screen_put(scr, 4, 8, 'q', st_key);
-    screen_text(scr, 5, 8, STYLE_DEFAULT, ") Back");
+    screen_textf(scr, 5, 6, STYLE_DEFAULT, ") Colours: %s", c->colors16 ? "16" : "256");
+    screen_put(scr, 4, 7, 'g', st_key);
+    screen_textf(scr, 5, 7, STYLE_DEFAULT, ") Map glyphs: %s", glyph_sets[c->glyphs].label);
+    screen_put(scr, 4, 9, 'q', st_key);
+    screen_text(scr, 5, 9, STYLE_DEFAULT, ") Back");
     screen_cursor(scr, 0, 0, false);
 }
 
@@ -381,7 +424,9 @@ static void options_key(conn_t *c, key_event_t k)
     if (k.code == 't')
         c->two_cell = !c->two_cell;
     else if (k.code == 'c')
-        c->prof.colors = c->prof.colors == ANSI_COLORS_16 ? ANSI_COLORS_256 : ANSI_COLORS_16;
+        c->colors16 = !c->colors16;
+    else if (k.code == 'g')
+        c->glyphs = (uint8_t)((c->glyphs + 1) % GLYPH_SETS);
     else if (k.code == 'q' || k.code == KEY_ESC || k.code == KEY_ENTER) {
         menu_enter(c, NULL);
         return;
@@ -389,7 +434,7 @@ static void options_key(conn_t *c, key_event_t k)
     else
         return;
     options_save(c);
-    c->shown_valid = false; /* colours changed: redraw all */
+    c->shown_valid = false; /* colours or glyphs changed: redraw all */
     menu_redraw(c);
 }
 

@@ -112,6 +112,8 @@ struct conn {
     int64_t user_id;          /* 0 = anonymous */
     char user[32];
     bool two_cell;
+    bool colors16;            /* options: 16 colours whatever the terminal type says */
+    uint8_t glyphs;           /* options: index into the menu's glyph sets; 0 = from the terminal */
     /* attached session */
     session_t *sess;
     conn_t *wnext, *wprev;    /* session's watcher list */
@@ -201,6 +203,8 @@ void menu_key(conn_t *c, key_event_t k);
 void menu_redraw(conn_t *c);
 void menu_message(conn_t *c, const char *msg); /* a notice; any key returns */
 void menu_resized(conn_t *c);
+/* prof from the terminal type and the player's options (colours, glyphs). */
+void menu_apply_profile(conn_t *c);
 void menu_tick(server_t *s);           /* refresh watch lists */
 void screen_send_diff(conn_t *c);      /* diff scr against shown and send */
 

@@ -1,0 +1,103 @@
+"""The options menu over Debian's telnet: two-cell tiles and the map glyph
+set change what the game draws, every choice is kept with the account and
+comes back at the next login."""
+import sqlite3
+
+import pytest
+
+from server_harness import Daemon, Telnet
+
+PW = "correct-horse"
+GLYPH_LABELS = ["from the terminal type", "Unicode", "line drawing and ASCII",
+                "DEC graphics, no UTF-8", "plain ASCII"]
+
+
+@pytest.fixture
+def daemon(bindir, tmp_path):
+    d = Daemon(bindir, tmp_path).start()
+    yield d
+    rc = d.stop()
+    log = d.text()
+    assert rc == 0, log[-3000:]
+    assert "AddressSanitizer" not in log and "runtime error" not in log, log[-3000:]
+
+
+def options_of(daemon, name):
+    con = sqlite3.connect(f"file:{daemon.db}?mode=ro", uri=True, timeout=10)
+    try:
+        return con.execute("SELECT options FROM users WHERE name_key = ?", (name,)).fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_options_change_the_game_and_stay_with_the_account(daemon):
+    t = Telnet(daemon.port, term="xterm-256color")
+    t.connected()
+    t.register("opt", PW)
+    t.send("o")
+    t.wait_for("Options")
+    for line in ("Two-cell map tiles: off", "Colours: 256", "Map glyphs: " + GLYPH_LABELS[0]):
+        assert line in t.text(), t.text()
+    t.send("t")
+    t.wait_for("Two-cell map tiles: on")
+    t.send("c")
+    t.wait_for("Colours: 16")
+    for label in GLYPH_LABELS[1:]:
+        t.send("g")
+        t.wait_for("Map glyphs: " + label)
+    assert options_of(daemon, "opt") == "two_cell=1\ncolors=16\nglyphs=ascii\n"
+    t.send("q")
+    t.wait_for("Logged in as opt")
+
+    # the game, drawn for an xterm, in plain ASCII and two cells a tile
+    mark = len(t.raw)
+    t.send("p")
+    t.wait_for("Choose a race.")
+    t.send("l")  # a random race and class
+    t.wait_for("Welcome, opt the ")
+    t.pump(quiet=0.3)
+    drawn = t.raw[mark:]
+    assert all(b < 0x80 for b in drawn), "a byte above 0x7F with plain ASCII glyphs"
+    assert b"\x1b(0" not in drawn
+    rows = t.screen.display[1:t.rows - 2]
+    glyphs = [(y, x) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != " "]
+    assert len(glyphs) > 10, "\n".join(rows)
+    assert all(x % 2 == 0 for _, x in glyphs), "\n".join(rows)  # odd columns stay blank
+    t.close()
+
+    # a new connection: the same choices after login; the glyph set cycles round
+    t = Telnet(daemon.port, term="xterm-256color")
+    t.connected()
+    t.login("opt", PW)
+    t.send("o")
+    t.wait_for("Options")
+    for line in ("Two-cell map tiles: on", "Colours: 16", "Map glyphs: plain ASCII"):
+        assert line in t.text(), t.text()
+    t.send("g")
+    t.wait_for("Map glyphs: " + GLYPH_LABELS[0])
+    t.send("t")
+    t.wait_for("Two-cell map tiles: off")
+    assert options_of(daemon, "opt") == "two_cell=0\ncolors=16\nglyphs=auto\n"
+    t.close()
+
+
+def test_a_vt100_can_choose_unicode(daemon):
+    """The terminal type only sets the default: a VT100 name, chosen Unicode."""
+    t = Telnet(daemon.port, term="vt100")
+    t.connected()
+    t.register("uni", PW)
+    t.send("o")
+    t.wait_for("Options")
+    t.send("g")
+    t.wait_for("Map glyphs: Unicode")
+    t.send("q")
+    t.wait_for("Logged in as uni")
+    mark = len(t.raw)
+    t.send("p")
+    t.wait_for("Choose a race.")
+    t.send("l")
+    t.wait_for("Welcome, uni the ")
+    t.pump(quiet=0.3)
+    drawn = t.raw[mark:]
+    assert "·".encode() in drawn and b"\x1b(0" not in drawn, drawn[-400:]
+    t.close()
