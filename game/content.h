@@ -44,7 +44,6 @@ enum {
     CF_WARDEN = 1 << 4,   /* holds the Heartstone */
 };
 #define CREATURE_FLAG_NAMES {"unique", "proper", "mindless", "coward", "warden"}
-#define ABILITY_NAMES {"str", "dex", "con", "int", "wis", "cha"}
 #define ABILITY_WORDS {"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}
 enum { SIZE_TINY = 0, SIZE_SMALL, SIZE_MEDIUM, SIZE_LARGE, SIZE_HUGE, SIZE_COUNT };
 #define SIZE_NAMES {"tiny", "small", "medium", "large", "huge"}
