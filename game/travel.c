@@ -54,28 +54,31 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
 }
 
 /* A monster in view that could reach you (one across deep water does not
- * stop a walk). */
-static bool monster_in_view(game_t *g)
+ * stop a walk), or HANDLE_NONE. */
+static handle_t monster_in_view(game_t *g)
 {
     ai_dmap_update(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE && h != g->player && world_sees(g, h) && ai_dmap_at(g, o->x, o->y) >= 0)
-            return true;
+            return h;
     }
-    return false;
+    return HANDLE_NONE;
 }
 
 /* One step of the running travel or exploration: its ticks, or 0 to stop.
  * The first step of a travel is taken even with a monster in view (you
- * asked for it); exploring, and every later step, stops for one. */
+ * asked for it); exploring, and every later step, stops for one and says
+ * which. */
 int travel_step(game_t *g, bool first)
 {
     level_t *lv = world_level(g);
     obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p || g->prompt != PROMPT_NONE) return 0;
-    if ((!first || g->run == RUN_EXPLORE) && monster_in_view(g)) {
-        if (first) world_msg(g, "Not with a monster in view.");
+    handle_t seen = !first || g->run == RUN_EXPLORE ? monster_in_view(g) : HANDLE_NONE;
+    if (seen) {
+        if (first) world_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
+        else world_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
         return 0;
     }
     size_t n = (size_t)lv->w * (size_t)lv->h;

@@ -534,6 +534,12 @@ START_TEST(travel_and_explore_stop)
     keys(g, "_<.");
     ck_assert_uint_lt(g->sched.now - t0, full);
     ck_assert_uint_le(g->sched.now - t0, 2 * SCHED_DIAG);
+    /* the stop says what was seen; exploring does not start with it in view */
+    ck_assert_str_eq(g->log[(g->nmsg - 1) % MSG_LOG].text, "You see a giant newt.");
+    t0 = g->sched.now;
+    key(g, 'o');
+    ck_assert_uint_eq(g->sched.now, t0);
+    ck_assert_str_eq(g->log[(g->nmsg - 1) % MSG_LOG].text, "Not with a giant newt in view.");
     game_free(g);
     content_free(c);
 }
