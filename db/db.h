@@ -131,11 +131,15 @@ typedef struct {
 
 /* One journal row: the key bytes of one or more input events, in the
  * caller's encoding. seq is the caller's counter, strictly increasing per
- * game (from 1); it is what snapshots refer to. */
+ * game (from 1); it is what snapshots refer to. ms is the time in
+ * milliseconds since the game's previous row (see journal.ms in
+ * db/schema.sql), DB_MS_UNKNOWN for rows written before times were kept. */
+#define DB_MS_UNKNOWN (-1)
 typedef struct {
     int64_t seq;
     const uint8_t *keys;
     size_t len;
+    int64_t ms;
 } db_journal_row_t;
 
 /* What recovery needs: the game row, the newest snapshot (if any) and every
@@ -217,9 +221,11 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
 void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud);
 void db_game_set_verified(db_t *db, int64_t game, int verified, db_done_cb cb, void *ud);
 
-/* Journal: one row (keys copied). len may be 0. DB_EEXISTS on a repeated seq. */
+/* Journal: one row (keys copied). len may be 0. ms: milliseconds since the
+ * previous row (>= 0; a negative value is stored as DB_MS_UNKNOWN).
+ * DB_EEXISTS on a repeated seq. */
 void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len,
-                       db_done_cb cb, void *ud);
+                       int64_t ms, db_done_cb cb, void *ud);
 /* Snapshot covering the journal up to and including seq; older snapshots of
  * the game are deleted in the same transaction. */
 void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const uint8_t *blob,

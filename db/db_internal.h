@@ -47,8 +47,8 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(SNAPSHOTS_DELETE_OLDER, "DELETE FROM snapshots WHERE game = ?1 AND seq < ?2") \
     X(SNAPSHOT_PUT, "INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) VALUES (?1, ?2, ?3, ?4)") \
     X(SNAPSHOT_NEWEST, "SELECT turn, seq, blob FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1") \
-    X(JOURNAL_INSERT, "INSERT INTO journal(game, seq, keys) VALUES (?1, ?2, ?3)") \
-    X(JOURNAL_AFTER, "SELECT seq, keys FROM journal WHERE game = ?1 AND seq > ?2 ORDER BY seq") \
+    X(JOURNAL_INSERT, "INSERT INTO journal(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)") \
+    X(JOURNAL_AFTER, "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 ORDER BY seq") \
     X(SESSION_INSERT, "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)") \
     X(SESSION_DELETE, "DELETE FROM sessions WHERE token_hash = ?1") \
     X(SESSION_PURGE, "DELETE FROM sessions WHERE expires <= ?1") \

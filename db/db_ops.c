@@ -375,6 +375,7 @@ static int run_journal_append(db_conn_t *c, db_op_t *op)
     sqlite3_bind_int64(st, 1, op->i[0]);
     sqlite3_bind_int64(st, 2, op->i[1]);
     bind_blob(st, 3, op->blob, op->len);
+    sqlite3_bind_int64(st, 4, op->i[2]);
     op->id = op->i[1];
     return exec_change(c, op, st, false);
 }
@@ -422,13 +423,14 @@ static db_op_t *op_with_blob(const db_op_kind_t *k, const uint8_t *b, size_t len
     return op;
 }
 
-void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len, db_done_cb cb,
-                       void *ud)
+void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len, int64_t ms,
+                       db_done_cb cb, void *ud)
 {
     db_op_t *op = op_with_blob(&db_kind_journal_append, keys, keys ? len : 0, cb, ud);
     if (op) {
         op->i[0] = game;
         op->i[1] = seq;
+        op->i[2] = ms < 0 ? DB_MS_UNKNOWN : ms;
     }
     db_submit(db, op);
 }
@@ -892,7 +894,7 @@ static int read_journal(db_conn_t *c, db_op_t *op, int64_t game, int64_t after, 
         uint8_t *k = malloc(len ? len : 1);
         if (!k) break;
         if (len) memcpy(k, sqlite3_column_blob(st, 1), len);
-        (*out)[(*n)++] = (db_journal_row_t){sqlite3_column_int64(st, 0), k, len};
+        (*out)[(*n)++] = (db_journal_row_t){sqlite3_column_int64(st, 0), k, len, sqlite3_column_int64(st, 2)};
     }
     sqlite3_reset(st);
     if (rc == SQLITE_ROW) return fail_msg(op, DB_ENOMEM, "out of memory");

@@ -69,6 +69,8 @@ static const char *const migrations[] = {
     "    expires INTEGER NOT NULL\n"
     ");\n"
     "CREATE INDEX sessions_by_expiry ON sessions(expires);\n",
+    /* 2: the time of each journal row (rows written before read DB_MS_UNKNOWN) */
+    "ALTER TABLE journal ADD COLUMN ms INTEGER NOT NULL DEFAULT -1;\n",
 };
 
 int db_migration_count(void)

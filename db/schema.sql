@@ -42,10 +42,17 @@ CREATE INDEX games_by_score ON games(score DESC, end_time) WHERE state = 'finish
 CREATE INDEX games_by_user ON games(user, id);
 
 -- Input of every game: key bytes in the daemon's encoding, in seq order.
+-- ms: when the row's keys arrived, in milliseconds since the game's previous
+-- row (the first row: since the game started; the first row after a restore:
+-- since the game was restored). Real times, detached pauses included: players
+-- cap idle gaps when they play them back. -1: not recorded (rows written
+-- before migration 2; replays space them evenly). Not part of the game's
+-- state: replays and verification ignore it.
 CREATE TABLE journal (
     game INTEGER NOT NULL REFERENCES games(id),
     seq INTEGER NOT NULL,
     keys BLOB NOT NULL,
+    ms INTEGER NOT NULL DEFAULT -1,
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 

@@ -506,10 +506,12 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
     size_t n = key_pack(k, packed);
     game_state_t state = game_input(s->game, srv->vm, k);
     s->seq++;
-    s->last_key_ms = now_ms(srv);
+    uint64_t now = now_ms(srv);
+    int64_t since = (int64_t)(now - s->last_key_ms); /* the key's time, for replays */
+    s->last_key_ms = now;
     s->db_refs++;
     s->jpending++;
-    db_journal_append(srv->db, s->game_id, (int64_t)s->seq, packed, n, on_journaled, s);
+    db_journal_append(srv->db, s->game_id, (int64_t)s->seq, packed, n, since, on_journaled, s);
     s->frame_due = true;
     if (state != GAME_RUNNING) {
         s->ended = true;

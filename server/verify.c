@@ -132,7 +132,7 @@ static bool copy_rows(records_job_t *j, const db_journal_row_t *rows, size_t n)
         if (!k)
             return false;
         memcpy(k, rows[i].keys, rows[i].len);
-        j->rows[j->nrows++] = (db_journal_row_t){rows[i].seq, k, rows[i].len};
+        j->rows[j->nrows++] = (db_journal_row_t){rows[i].seq, k, rows[i].len, rows[i].ms};
     }
     return true;
 }

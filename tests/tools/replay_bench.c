@@ -81,7 +81,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         keys[i] = (uint8_t)pool[x % (sizeof pool - 1)];
-        rows[i] = (db_journal_row_t){(int64_t)i + 1, &keys[i], 1};
+        /* a recorded time per key, as the daemon writes: 80 to 400 ms */
+        rows[i] = (db_journal_row_t){(int64_t)i + 1, &keys[i], 1, (int64_t)(80 + (x >> 32) % 321)};
     }
     replay_input_t in = {c, 12345, "bench", rows, n};
     /* keys after the end cost little: rates count the keys the game played */

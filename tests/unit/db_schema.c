@@ -39,8 +39,10 @@ static char *describe(sqlite3 *h)
         char line[4096];
         snprintf(line, sizeof line, "%s %s %s %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
                  sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+        /* one line per object: newlines inside the SQL count as spaces (a
+         * column added by ALTER TABLE shares the line of the one before) */
         for (char *p = line; *p && len + 2 < cap; p++) {
-            char c = isspace((unsigned char)*p) && *p != '\n' ? ' ' : *p;
+            char c = isspace((unsigned char)*p) && p[1] ? ' ' : *p;
             if (c == ' ' && len && (out[len - 1] == ' ' || out[len - 1] == '(')) continue;
             if ((c == ')' || c == ',') && len && out[len - 1] == ' ') len--;
             out[len++] = c;

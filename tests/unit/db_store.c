@@ -96,6 +96,7 @@ typedef struct {
     int64_t seq[256];
     uint8_t first[256];
     size_t len[256];
+    int64_t ms[256];
 } journal_res_t;
 
 static void on_journal(void *ud, int status, const db_journal_row_t *rows, size_t n)
@@ -107,6 +108,7 @@ static void on_journal(void *ud, int status, const db_journal_row_t *rows, size_
     for (size_t i = 0; i < n && i < 256; i++) {
         r->seq[i] = rows[i].seq;
         r->len[i] = rows[i].len;
+        r->ms[i] = rows[i].ms;
         r->first[i] = rows[i].len ? rows[i].keys[0] : 0;
     }
 }
@@ -166,6 +168,46 @@ static int64_t make_game(fx_t *f, int64_t user, uint64_t seed)
 
 /* ---- tests ---- */
 
+/* A database of schema version 1 (no key times): opening it migrates it, and
+ * its journal rows read with DB_MS_UNKNOWN. */
+START_TEST(journal_rows_from_version_1_read_unknown_times)
+{
+    fx_t f;
+    snprintf(f.dir, sizeof f.dir, "/tmp/warren-dbtest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f.dir));
+    snprintf(f.path, sizeof f.path, "%s/old.db", f.dir);
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
+    char *msg = NULL;
+    ck_assert_msg(sqlite3_exec(h, db_migration_sql(1), NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+    ck_assert_int_eq(sqlite3_exec(h,
+                                  "PRAGMA user_version = 1;"
+                                  "INSERT INTO users(id, name, name_key, pwhash, created) VALUES (1, 'o', 'o', '$h', 1);"
+                                  "INSERT INTO games(id, user, seed, content_version, start_time) VALUES (1, 1, 5, 'c1', 1);"
+                                  "INSERT INTO journal(game, seq, keys) VALUES (1, 1, x'61'), (1, 2, x'62');",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(h);
+    ck_assert_int_eq(uv_loop_init(&f.loop), 0);
+    char err[256];
+    f.db = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "db_open: %s", err);
+    ck_assert_int_eq(db_schema_version(f.db), db_migration_count());
+    db_journal_append(f.db, 1, 3, (const uint8_t *)"c", 1, 1234, NULL, NULL);
+    journal_res_t *all = calloc(1, sizeof *all);
+    db_journal_read(f.db, 1, 0, on_journal, all);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(all->status, DB_OK);
+    ck_assert_uint_eq(all->n, 3);
+    ck_assert_int_eq(all->ms[0], DB_MS_UNKNOWN);
+    ck_assert_int_eq(all->ms[1], DB_MS_UNKNOWN);
+    ck_assert_int_eq(all->ms[2], 1234);
+    ck_assert_uint_eq(all->first[1], 'b');
+    free(all);
+    fx_close(&f);
+}
+END_TEST
+
 START_TEST(open_migrates_and_reopens)
 {
     fx_t f;
@@ -199,7 +241,7 @@ START_TEST(group_commit_one_transaction_per_turn)
     done_t d[20] = {{0}}, dup = {0}, prog = {0};
     for (int i = 0; i < 20; i++) {
         uint8_t k = (uint8_t)i;
-        db_journal_append(f.db, g, i + 1, &k, 1, on_done, &d[i]);
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
     }
     db_user_create(f.db, "BOB", "bob", "$h", 1, on_done, &dup);
     db_game_progress(f.db, g, &(db_progress_t){.turns = 12, .depth = 2, .max_depth = 2, .xl = 1}, on_done, &prog);
@@ -226,9 +268,9 @@ START_TEST(group_commit_one_transaction_per_turn)
     /* Two turns with explicit flushes and autoflush off: two transactions. */
     db_set_autoflush(f.db, false);
     done_t a = {0}, b = {0};
-    db_journal_append(f.db, g, 21, (const uint8_t *)"x", 1, on_done, &a);
+    db_journal_append(f.db, g, 21, (const uint8_t *)"x", 1, 10, on_done, &a);
     ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
-    db_journal_append(f.db, g, 22, (const uint8_t *)"y", 1, on_done, &b);
+    db_journal_append(f.db, g, 22, (const uint8_t *)"y", 1, 15, on_done, &b);
     ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s0);
@@ -240,7 +282,7 @@ START_TEST(group_commit_one_transaction_per_turn)
     db_set_autoflush(f.db, true);
     done_t e[100] = {{0}};
     for (int i = 0; i < 100; i++)
-        db_journal_append(f.db, g, 23 + i, (const uint8_t *)"z", 1, on_done, &e[i]);
+        db_journal_append(f.db, g, 23 + i, (const uint8_t *)"z", 1, 20, on_done, &e[i]);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s1);
     ck_assert_uint_ge(s1.commits - s0.commits, 1);
@@ -258,10 +300,11 @@ START_TEST(journal_order_and_duplicates)
     int64_t g = make_game(&f, make_user(&f, "carol"), 99);
     for (int i = 1; i <= 100; i++) {
         uint8_t k[3] = {(uint8_t)i, 'a', 'b'};
-        db_journal_append(f.db, g, i, k, (size_t)(i % 4), NULL, NULL);
+        int64_t ms = i % 10 == 0 ? -5 : (int64_t)i * 700; /* negative: stored as unknown */
+        db_journal_append(f.db, g, i, k, (size_t)(i % 4), ms, NULL, NULL);
     }
     done_t dup = {0};
-    db_journal_append(f.db, g, 5, (const uint8_t *)"z", 1, on_done, &dup);
+    db_journal_append(f.db, g, 5, (const uint8_t *)"z", 1, 30, on_done, &dup);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(dup.status, DB_EEXISTS);
     journal_res_t *all = calloc(1, sizeof *all), *tail = calloc(1, sizeof *tail);
@@ -274,6 +317,7 @@ START_TEST(journal_order_and_duplicates)
         ck_assert_int_eq(all->seq[i], i + 1);
         ck_assert_uint_eq(all->len[i], (size_t)((i + 1) % 4));
         if (all->len[i]) ck_assert_uint_eq(all->first[i], (uint8_t)(i + 1));
+        ck_assert_int_eq(all->ms[i], (i + 1) % 10 == 0 ? DB_MS_UNKNOWN : (int64_t)(i + 1) * 700);
     }
     ck_assert_uint_eq(tail->n, 60);
     ck_assert_int_eq(tail->seq[0], 41);
@@ -281,7 +325,7 @@ START_TEST(journal_order_and_duplicates)
     free(tail);
     /* A journal row for a game that does not exist is refused. */
     done_t bad = {0};
-    db_journal_append(f.db, 9999, 1, (const uint8_t *)"k", 1, on_done, &bad);
+    db_journal_append(f.db, 9999, 1, (const uint8_t *)"k", 1, 35, on_done, &bad);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(bad.status, DB_ENOTFOUND);
     fx_close(&f);
@@ -308,17 +352,17 @@ START_TEST(snapshot_and_later_journal)
     int64_t g = make_game(&f, make_user(&f, "dave"), 3);
     resume_res_t *r = calloc(1, sizeof *r);
     /* No snapshot yet: the whole journal. */
-    for (int i = 1; i <= 4; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, NULL, NULL);
+    for (int i = 1; i <= 4; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 40, NULL, NULL);
     db_game_resume(f.db, g, on_resume, r);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r->status, DB_OK);
     ck_assert(!r->has_snap);
     ck_assert_uint_eq(r->j.n, 4);
     db_snapshot_save(f.db, g, 2, 4, (const uint8_t *)"snapA", 5, NULL, NULL);
-    for (int i = 5; i <= 7; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, NULL, NULL);
+    for (int i = 5; i <= 7; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 45, NULL, NULL);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_snapshot_save(f.db, g, 5, 7, (const uint8_t *)"snapB", 5, NULL, NULL);
-    for (int i = 8; i <= 10; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, NULL, NULL);
+    for (int i = 8; i <= 10; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 50, NULL, NULL);
     memset(r, 0, sizeof *r);
     db_game_resume(f.db, g, on_resume, r); /* sees the writes queued before it */
     uv_run(&f.loop, UV_RUN_DEFAULT);
@@ -472,7 +516,7 @@ START_TEST(close_delivers_pending)
     int64_t g = make_game(&f, make_user(&f, "ivan"), 1);
     done_t d = {0};
     journal_res_t *j = calloc(1, sizeof *j);
-    db_journal_append(f.db, g, 1, (const uint8_t *)"q", 1, on_done, &d);
+    db_journal_append(f.db, g, 1, (const uint8_t *)"q", 1, 55, on_done, &d);
     ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
     db_journal_read(f.db, g, 0, on_journal, j);
     db_close(f.db);
@@ -575,7 +619,7 @@ static void crash_tick(uv_timer_t *t)
     for (int i = 0; i < 5; i++) {
         c->seq++;
         uint8_t k[4] = {(uint8_t)c->seq, 1, 2, 3};
-        db_journal_append(c->db, c->game, c->seq, k, sizeof k, crash_acked, c);
+        db_journal_append(c->db, c->game, c->seq, k, sizeof k, 60, crash_acked, c);
     }
 }
 
@@ -642,6 +686,7 @@ Suite *suite_db_store(void)
     TCase *tc = tcase_create("store");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, open_migrates_and_reopens);
+    tcase_add_test(tc, journal_rows_from_version_1_read_unknown_times);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
     tcase_add_test(tc, journal_order_and_duplicates);
     tcase_add_test(tc, snapshot_and_later_journal);
