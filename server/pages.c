@@ -13,8 +13,9 @@
  *   /api/player/NAME {"name","totals":{...},"games":[game]}
  *   /api/game/ID {"game":game,"milestones":[{"turn","depth","kind","text"}],
  *                 "dump":text|null,"links":{...}}
- *   /api/game/ID/replay {"w","h","keyframe_turns","frames":[[turn,"ansi diff"(,"keyframe")]],
- *                 "turns","keys","hash"} */
+ *   /api/game/ID/replay {"w","h","keyframe_turns","idle_ms",
+ *                 "frames":[[turn,ms,"ansi diff"(,"keyframe")]],"turns","keys","hash"}
+ *                 (ms: the frame's playback time, replay.h "Times") */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,7 +28,7 @@
 
 #define SCORES_MAX 100
 #define PLAYER_GAMES_MAX 100
-#define CAST_STEP 0.2 /* seconds between frames in the asciicast */
+#define CAST_STEP 0.2 /* seconds between keys without a recorded time in the asciicast */
 
 typedef struct {
     server_t *srv;

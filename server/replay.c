@@ -15,6 +15,7 @@ typedef struct {
     ansi_profile_t prof;
     buf_t diff, key;
     uint64_t index, kf_turn, kf_index;
+    uint64_t ms;     /* the playback time of the frame being made */
     int failed; /* the callback said stop */
 } player_t;
 
@@ -52,10 +53,22 @@ static void emit_frame(player_t *p)
         p->failed = 1;
         return;
     }
-    replay_frame_t f = {p->index, st.turn, p->diff.data ? p->diff.data : "", p->diff.len,
+    replay_frame_t f = {p->index, st.turn, p->ms, p->diff.data ? p->diff.data : "", p->diff.len,
                         key ? p->key.data : NULL, key ? p->key.len : 0};
     if (p->cb(p->ud, &f))
         p->failed = 1;
+}
+
+/* The gap before the key at off of row (see "Times" in replay.h). */
+static uint64_t key_gap(const player_t *p, const db_journal_row_t *row, size_t off)
+{
+    const replay_opts_t *o = p->opts;
+    uint64_t idle = o && o->idle_ms > 0 ? (uint64_t)o->idle_ms : REPLAY_IDLE_MS;
+    if (row->ms < 0)
+        return o && o->step_ms > 0 ? (uint64_t)o->step_ms : REPLAY_STEP_MS;
+    if (off > 0)
+        return 0;
+    return (uint64_t)row->ms < idle ? (uint64_t)row->ms : idle;
 }
 
 static int play_row(player_t *p, const db_journal_row_t *row, replay_result_t *res, char *err,
@@ -75,6 +88,7 @@ static int play_row(player_t *p, const db_journal_row_t *row, replay_result_t *r
         game_input(p->g, p->vm, k);
         res->keys++;
         p->index++;
+        p->ms += key_gap(p, row, off);
         emit_frame(p);
         if (p->failed) {
             snprintf(err, errlen, "frame output failed at seq %lld", (long long)row->seq);
@@ -165,6 +179,8 @@ static int json_frame_out(void *ud, const replay_frame_t *f)
     buf_puts(s->out, s->nframes++ ? ",\n[" : "[");
     buf_put_uint(s->out, f->turn);
     buf_putc(s->out, ',');
+    buf_put_uint(s->out, f->ms);
+    buf_putc(s->out, ',');
     json_put_string(s->out, f->diff, f->diff_len);
     if (f->key) {
         buf_putc(s->out, ',');
@@ -180,8 +196,10 @@ int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_
     replay_opts_t o = opts ? *opts : (replay_opts_t){0};
     if (!o.w)
         o.w = 80, o.h = 24;
-    buf_printf(out, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"frames\":[\n", o.w, o.h,
-               kf_turns(&o));
+    if (o.idle_ms <= 0)
+        o.idle_ms = REPLAY_IDLE_MS;
+    buf_printf(out, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n", o.w,
+               o.h, kf_turns(&o), o.idle_ms);
     json_sink_t s = {out, 0};
     replay_result_t res;
     int rc = replay_run(in, &o, json_frame_out, &s, &res, err, errlen);
@@ -199,20 +217,15 @@ int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_
 
 /* ---- asciicast v2 -------------------------------------------------------------------- */
 
-typedef struct {
-    buf_t *out;
-    double step;
-} cast_sink_t;
-
 static int cast_frame_out(void *ud, const replay_frame_t *f)
 {
-    cast_sink_t *s = ud;
+    buf_t *out = ud;
     if (f->diff_len == 0)
         return 0;
-    buf_printf(s->out, "[%.3f, \"o\", ", (double)f->index * s->step);
-    json_put_string(s->out, f->diff, f->diff_len);
-    buf_puts(s->out, "]\n");
-    return s->out->failed ? -1 : 0;
+    buf_printf(out, "[%llu.%03u, \"o\", ", (unsigned long long)(f->ms / 1000), (unsigned)(f->ms % 1000));
+    json_put_string(out, f->diff, f->diff_len);
+    buf_puts(out, "]\n");
+    return out->failed ? -1 : 0;
 }
 
 int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double step,
@@ -221,12 +234,15 @@ int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double
     replay_opts_t o = opts ? *opts : (replay_opts_t){0};
     if (!o.w)
         o.w = 80, o.h = 24;
-    buf_printf(out, "{\"version\": 2, \"width\": %d, \"height\": %d, \"title\": ", o.w, o.h);
+    if (o.idle_ms <= 0)
+        o.idle_ms = REPLAY_IDLE_MS;
+    o.step_ms = step > 0 && step < 3600 ? (int)(step * 1000 + 0.5) : 200;
+    buf_printf(out, "{\"version\": 2, \"width\": %d, \"height\": %d, \"idle_time_limit\": %d.%03d, \"title\": ",
+               o.w, o.h, o.idle_ms / 1000, o.idle_ms % 1000);
     json_put_string(out, title ? title : "", title ? strlen(title) : 0);
     buf_puts(out, ", \"env\": {\"TERM\": \"xterm-256color\"}}\n");
-    cast_sink_t s = {out, step > 0 ? step : 0.2};
     replay_result_t res;
-    int rc = replay_run(in, &o, cast_frame_out, &s, &res, err, errlen);
+    int rc = replay_run(in, &o, cast_frame_out, out, &res, err, errlen);
     replay_result_free(&res);
     if (rc == 0 && out->failed) {
         snprintf(err, errlen, "out of memory");

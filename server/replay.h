@@ -10,7 +10,16 @@
  * profile. Each frame carries the ANSI bytes turning frame i-1 into it (the
  * first: a keyframe); frames marked key also carry a full keyframe, at least
  * every opts->keyframe_turns game turns, so a player can seek to any frame
- * by drawing the nearest keyframe before it and the diffs after it. */
+ * by drawing the nearest keyframe before it and the diffs after it.
+ *
+ * Times: each frame has a playback time, in milliseconds from frame 0. A
+ * journal row's recorded time (db_journal_row_t.ms, the gap since the row
+ * before) spaces its first key from the previous frame, capped at
+ * opts->idle_ms so a pause or a detached hour plays as a short wait (as
+ * asciinema's idle_time_limit); further keys of the same row follow at
+ * once. Rows without a time (DB_MS_UNKNOWN) space each key opts->step_ms
+ * apart, as replays did before times were kept. Times never change what a
+ * replay computes: verification ignores them. */
 #ifndef WARREN_REPLAY_H
 #define WARREN_REPLAY_H
 #include <stdbool.h>
@@ -20,14 +29,20 @@
 #include "db.h"
 #include "game.h"
 
+#define REPLAY_IDLE_MS 2000 /* default longest gap played back */
+#define REPLAY_STEP_MS 100  /* default gap for keys without a recorded time */
+
 typedef struct {
     int w, h;            /* 20x5 .. SCREEN_MAX; 0 = 80x24 */
     int keyframe_turns;  /* 0 = 50 */
+    int idle_ms;         /* longest gap between frames; 0 = REPLAY_IDLE_MS */
+    int step_ms;         /* gap for keys without a time; 0 = REPLAY_STEP_MS */
 } replay_opts_t;
 
 typedef struct {
     uint64_t index;      /* 0 = before any key */
     uint64_t turn;       /* game turn after this frame's key */
+    uint64_t ms;         /* playback time: ms after frame 0, idle gaps capped */
     const char *diff;    /* ANSI from the previous frame (may be empty) */
     size_t diff_len;
     const char *key;     /* full keyframe, or NULL */
@@ -62,12 +77,15 @@ int replay_run(const replay_input_t *in, const replay_opts_t *opts, replay_frame
 void replay_result_free(replay_result_t *res);
 
 /* The frames as one JSON document for the browser player (see
- * server/pages.c for the shape); appended to out. */
+ * server/pages.c for the shape: each frame [turn, ms, diff(, keyframe)]);
+ * appended to out. */
 int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out,
                        char *err, size_t errlen);
-/* An asciicast v2 recording: a header line, then one "o" event per frame,
- * spaced `step` seconds apart (the journal keeps no times). title is copied
- * into the header. Appended to out. */
+/* An asciicast v2 recording: a header line (with idle_time_limit, the cap
+ * in seconds), then one "o" event per frame that changes the screen, at the
+ * frame's playback time; keys without a recorded time are `step` seconds
+ * apart (opts->step_ms is ignored here). title is copied into the header.
+ * Appended to out. */
 int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double step,
                      const char *title, buf_t *out, char *err, size_t errlen);
 

@@ -68,11 +68,15 @@ def daemon(bindir, tmp_path):
     assert "AddressSanitizer" not in log and "runtime error" not in log, log[-3000:]
 
 
-def play_game(daemon, name, keys=KEYS, seen=None):
+def play_game(daemon, name, keys=KEYS, seen=None, pauses=None):
     """Registers name over telnet, plays keys, quits the game. Returns
     (game id, seed, end kind). When the game is quit, seen (a dict) gets
     "before_y": the telnet player's screen just before the last key, and
-    "sent": every key typed (a --More-- left by the keys is paged first)."""
+    "sent": every key typed (a --More-- left by the keys is paged first).
+    pauses: {key index: seconds to wait before sending that key}; seen then
+    gets "at": {key index: time.monotonic() when it was sent}."""
+    pauses = pauses or {}
+    starts = sorted(set(range(0, len(keys), 8)) | set(pauses))
     t = Telnet(daemon.port)
     try:
         t.connected()
@@ -80,8 +84,11 @@ def play_game(daemon, name, keys=KEYS, seen=None):
         t.send("p")
         m = daemon.wait_log(rf"game start user={name} game=(\d+) seed=(\d+)")
         gid, seed = int(m.group(1)), int(m.group(2))
-        for i in range(0, len(keys), 8):
-            t.send(keys[i:i + 8], settle=False)
+        at = {}
+        for i, j in zip(starts, starts[1:] + [len(keys)]):
+            time.sleep(pauses.get(i, 0))
+            at[i] = time.monotonic()
+            t.send(keys[i:j], settle=False)
             t.pump(quiet=0.05, limit=2)
             if f"game end user={name}" in daemon.text()[daemon.logpos:]:
                 break
@@ -100,6 +107,7 @@ def play_game(daemon, name, keys=KEYS, seen=None):
             t.send("y")
         if seen is not None:
             seen["sent"] = sent
+            seen["at"] = at
         m = daemon.wait_log(rf"game end user={name} game={gid} kind=(\w+)")
         t.wait_for("Game over")
         return gid, seed, m.group(1)
@@ -241,22 +249,80 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
     frames = fr["frames"]
     assert len(frames) == len(keys) + 1 and fr["keys"] == len(keys)
     assert fr["hash"] == final_hash and fr["turns"] == row["turns"]
-    assert feed_screen(f[1] for f in frames) == final
+    assert feed_screen(f[2] for f in frames) == final
+    times = [f[1] for f in frames]  # playback times: from 0, never back, gaps capped
+    assert times[0] == 0 and all(0 <= b - a <= fr["idle_ms"] for a, b in zip(times, times[1:]))
     if "before_y" in seen:  # what the real telnet player saw before the last key
         assert keys.endswith(b"Qy")
-        assert feed_screen(f[1] for f in frames[:-1]) == seen["before_y"]
-    kfs = [i for i, f in enumerate(frames) if len(f) == 3]
+        assert feed_screen(f[2] for f in frames[:-1]) == seen["before_y"]
+    kfs = [i for i, f in enumerate(frames) if len(f) == 4]
     assert kfs[0] == 0, kfs
     k = 0
     for i, f in enumerate(frames):  # a keyframe at least every 50 turns (or 100 keys)
-        if len(f) == 3:
+        if len(f) == 4:
             k = i
         else:
             assert f[0] < frames[k][0] + fr["keyframe_turns"] and i < k + 100, (i, k)
     k = kfs[-1]
     target = min(k + 5, len(frames) - 1)
-    seeked = feed_screen([frames[k][2]] + [f[1] for f in frames[k + 1:target + 1]])
+    seeked = feed_screen([frames[k][3]] + [f[2] for f in frames[k + 1:target + 1]])
     assert seeked == expected_screen(bindir, tmp_path, seed, "rita", keys[:target])[0]
+
+
+def cast_events(web, gid):
+    st, headers, body = web.get(f"/game/{gid}.cast")
+    assert st == 200 and headers["content-type"] == "application/x-asciicast"
+    lines = body.decode("utf-8").splitlines()
+    return json.loads(lines[0]), [json.loads(ln) for ln in lines[1:]]
+
+
+def test_key_times_reach_journal_cast_and_frames(daemon, bindir, tmp_path):
+    """Keys typed with pauses of 0.5, 1.5 and 4 s: the journal keeps the
+    gaps, the frames and the cast play them with the 4 s one capped at 2 s;
+    rows without times (as written before they were kept) still replay
+    evenly and verify."""
+    seen = {}
+    pauses = {1: 0.5, 2: 1.5, 3: 4.0}
+    gid, seed, kind = play_game(daemon, "kit", keys="....", seen=seen, pauses=pauses)
+    assert kind == "quit", "the character died within four waits"
+    daemon.wait_log(rf"verify game={gid} ok")
+    rows = db_rows(daemon, "SELECT seq, ms FROM journal WHERE game = ? ORDER BY seq", gid)
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 6
+    ms = [r[1] for r in rows]
+    assert all(m >= 0 for m in ms), ms
+    at = seen["at"]
+    for i in (1, 2, 3):  # the gap the daemon recorded is the gap the client left
+        sent_gap = (at[i] - at[i - 1]) * 1000
+        assert sent_gap >= pauses[i] * 1000
+        assert abs(ms[i] - sent_gap) < 250, (i, ms[i], sent_gap)
+
+    web = Web(daemon.http)
+    st, fr = web.json(f"/api/game/{gid}/replay")
+    assert st == 200 and fr["idle_ms"] == 2000 and len(fr["frames"]) == len(rows) + 1
+    t = [f[1] for f in fr["frames"]]
+    assert t[0] == 0 and t[1] == min(ms[0], 2000)
+    assert (t[2] - t[1], t[3] - t[2], t[4] - t[3]) == (ms[1], ms[2], 2000)  # 4 s capped
+    assert all(b - a == min(m, 2000) for a, b, m in zip(t, t[1:], ms))
+    head, events = cast_events(web, gid)
+    assert head["idle_time_limit"] == 2
+    # one event per frame that draws something, at that frame's time
+    assert [e[0] for e in events] == [f[1] / 1000 for f in fr["frames"] if f[2]]
+    assert [e[0] for e in events][:5] == [x / 1000 for x in t[:5]]
+    final, _ = expected_screen(bindir, tmp_path, seed, "kit", journal_bytes(daemon, gid))
+    assert feed_screen(e[2] for e in events) == final
+
+    # rows written before times were kept: even spacing, still verified
+    assert daemon.stop() == 0
+    db_write(daemon, ("UPDATE journal SET ms = -1 WHERE game = ?", (gid,)),
+             ("UPDATE games SET verified = 0 WHERE id = ?", (gid,)))
+    daemon.start()
+    daemon.wait_log(rf"verify game={gid} ok", 60)
+    assert game_row(daemon, gid)["verified"] == 1
+    st, fr2 = web.json(f"/api/game/{gid}/replay")
+    assert st == 200 and [f[1] for f in fr2["frames"]] == [100 * i for i in range(len(rows) + 1)]
+    assert [f[2:] for f in fr2["frames"]] == [f[2:] for f in fr["frames"]]  # the same screens
+    head, events = cast_events(web, gid)
+    assert [e[0] for e in events] == [round(0.2 * i, 3) for i, f in enumerate(fr2["frames"]) if f[2]]
 
 
 def db_write(daemon, *stmts):
@@ -449,9 +515,13 @@ def test_abuse_keeps_the_daemon_serving(daemon):
 
 def test_browser_replay_plays_to_the_last_screen_and_seeks(daemon, bindir, tmp_path):
     from test_web import png_pixels
-    gid, seed, _ = play_game(daemon, "yan")
+    gid, seed, _ = play_game(daemon, "yan", pauses={40: 1.5})
     daemon.wait_log(rf"verify game={gid} ok")
     keys = journal_bytes(daemon, gid)
+    # the frame of key 40 comes 1.5 s (and a little) after the one before
+    fr = Web(daemon.http).json(f"/api/game/{gid}/replay")[1]["frames"]
+    gap = fr[41][1] - fr[40][1]
+    assert 1500 <= gap <= 2000, gap
     final, _ = expected_screen(bindir, tmp_path, seed, "yan", keys)
     first, _ = expected_screen(bindir, tmp_path, seed, "yan", b"")
     seek = max(1, len(keys) // 2)
@@ -463,7 +533,7 @@ def test_browser_replay_plays_to_the_last_screen_and_seeks(daemon, bindir, tmp_p
     daemon.start()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     r = subprocess.run(["node", str(ROOT / "tests" / "web" / "replay.mjs"),
-                        f"http://127.0.0.1:{daemon.http}", str(gid), str(seek), str(ARTIFACTS)],
+                        f"http://127.0.0.1:{daemon.http}", str(gid), str(seek), str(ARTIFACTS), "41"],
                        capture_output=True, text=True, timeout=240)
     got = [x for x in r.stdout.splitlines() if x.startswith("{")]
     assert got, f"no result: {r.stdout} {r.stderr}"
@@ -473,6 +543,8 @@ def test_browser_replay_plays_to_the_last_screen_and_seeks(daemon, bindir, tmp_p
     assert out["frames"] == len(keys) + 1
     assert [ln.rstrip() for ln in out["first"]] == first
     assert out["pauseHeld"]
+    # at 1x the player waits out the recorded gap before frame 41 (and not much more)
+    assert out["gapPos"] == 40 and out["gapMs"] >= gap * 0.9 and out["gapMs"] < gap + 1500, (out, gap)
     # the replay's last frame is the game's last screen
     assert out["endPos"] == len(keys) and out["status"] == "end of game"
     assert [ln.rstrip() for ln in out["last"]] == final

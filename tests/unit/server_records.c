@@ -143,7 +143,7 @@ static void rfx_open(rfx_t *f, const char *keys)
     f->n = strlen(keys);
     for (size_t i = 0; i < f->n; i++) {
         f->keys[i] = (uint8_t)keys[i];
-        f->rows[i] = (db_journal_row_t){(int64_t)i + 1, &f->keys[i], 1};
+        f->rows[i] = (db_journal_row_t){(int64_t)i + 1, &f->keys[i], 1, DB_MS_UNKNOWN};
     }
 }
 
@@ -258,7 +258,7 @@ START_TEST(replay_counts_keys_after_the_end_and_rejects_bad_journals)
     replay_result_free(&res);
     f.rows[2].seq = 3;
     uint8_t bad[2] = {0x83, 0x01}; /* a 4-byte code: never written */
-    f.rows[1] = (db_journal_row_t){2, bad, 2};
+    f.rows[1] = (db_journal_row_t){2, bad, 2, DB_MS_UNKNOWN};
     ck_assert_int_eq(replay_run(&in, NULL, NULL, NULL, &res, err, sizeof err), -1);
     ck_assert_str_eq(err, "bad key bytes at seq 2");
     replay_result_free(&res);
@@ -282,15 +282,80 @@ START_TEST(frames_json_and_asciicast)
     ck_assert_int_eq(replay_asciicast(&in, NULL, 0.5, "a \"title\"\n", &c, err, sizeof err), 0);
     buf_putc(&j, '\0');
     buf_putc(&c, '\0');
-    const char *jhead = "{\"w\":80,\"h\":24,\"keyframe_turns\":50,\"frames\":[\n[0,\"";
+    const char *jhead = "{\"w\":80,\"h\":24,\"keyframe_turns\":50,\"idle_ms\":2000,\"frames\":[\n[0,0,\"";
     ck_assert_msg(strncmp(j.data, jhead, strlen(jhead)) == 0, "%.60s", j.data);
     ck_assert_ptr_nonnull(strstr(j.data, "\"keys\":42,"));
+    ck_assert_ptr_nonnull(strstr(j.data, ",4200,\"")); /* frame 42: keys without times 100 ms apart */
     ck_assert_ptr_null(strchr(j.data, '\x1b')); /* escaped as \u001b */
     ck_assert_ptr_nonnull(strstr(j.data, "\\u001b["));
-    const char *head = "{\"version\": 2, \"width\": 80, \"height\": 24, \"title\": \"a \\\"title\\\"\\n\", "
+    const char *head = "{\"version\": 2, \"width\": 80, \"height\": 24, \"idle_time_limit\": 2.000, "
+                       "\"title\": \"a \\\"title\\\"\\n\", "
                        "\"env\": {\"TERM\": \"xterm-256color\"}}\n[0.000, \"o\", \"";
     ck_assert_msg(strncmp(c.data, head, strlen(head)) == 0, "%.120s", c.data);
     ck_assert_ptr_nonnull(strstr(c.data, "\n[21.000, \"o\", ")); /* frame 42 at 0.5 s each */
+    buf_free(&j);
+    buf_free(&c);
+    content_free(f.c);
+}
+END_TEST
+
+/* Frame times from recorded key times: gaps as recorded, capped at the idle
+ * limit, later keys of one row at once, rows without a time a step apart. */
+typedef struct {
+    uint64_t ms[64];
+    size_t n;
+} times_t;
+
+static int times_sink(void *ud, const replay_frame_t *fr)
+{
+    times_t *t = ud;
+    ck_assert_uint_eq(fr->index, t->n);
+    if (t->n < 64)
+        t->ms[t->n++] = fr->ms;
+    return 0;
+}
+
+START_TEST(frame_times_follow_the_journal)
+{
+    rfx_t f;
+    rfx_open(&f, "....hj..");
+    /* rows: '.' 300, '.' 50, '.' 9000 (idle), '.' 1234, "hj" one row 400, '.' '.' unknown */
+    static const int64_t ms[] = {300, 50, 9000, 1234, 400, DB_MS_UNKNOWN, DB_MS_UNKNOWN};
+    db_journal_row_t rows[7];
+    for (size_t i = 0; i < 7; i++)
+        rows[i] = (db_journal_row_t){(int64_t)i + 1, &f.keys[i < 5 ? i : i + 1], i == 4 ? 2 : 1, ms[i]};
+    replay_input_t in = {f.c, 99, "zed", rows, 7};
+    times_t t = {{0}, 0};
+    replay_result_t res;
+    char err[200];
+    ck_assert_int_eq(replay_run(&in, NULL, times_sink, &t, &res, err, sizeof err), 0);
+    replay_result_free(&res);
+    static const uint64_t want[] = {0, 300, 350, 2350, 3584, 3984, 3984, 4084, 4184};
+    ck_assert_uint_eq(t.n, 9);
+    for (size_t i = 0; i < 9; i++)
+        ck_assert_uint_eq(t.ms[i], want[i]);
+    /* a lower idle limit and another step */
+    replay_opts_t o = {.idle_ms = 1000, .step_ms = 250};
+    t.n = 0;
+    ck_assert_int_eq(replay_run(&in, &o, times_sink, &t, &res, err, sizeof err), 0);
+    replay_result_free(&res);
+    ck_assert_uint_eq(t.ms[3], 1350);
+    ck_assert_uint_eq(t.ms[4], 2350); /* 1234 ms capped too */
+    ck_assert_uint_eq(t.ms[8], 2750 + 500);
+    /* the same times in the JSON frames and the asciicast; the cast says its idle limit */
+    buf_t j, c;
+    buf_init(&j);
+    buf_init(&c);
+    ck_assert_int_eq(replay_frames_json(&in, &o, &j, err, sizeof err), 0);
+    ck_assert_int_eq(replay_asciicast(&in, &o, 0.5, "t", &c, err, sizeof err), 0);
+    buf_putc(&j, '\0');
+    buf_putc(&c, '\0');
+    ck_assert_ptr_nonnull(strstr(j.data, "\"idle_ms\":1000,"));
+    ck_assert_ptr_nonnull(strstr(j.data, ",1350,\""));
+    ck_assert_ptr_nonnull(strstr(j.data, ",3250,\""));
+    ck_assert_ptr_nonnull(strstr(c.data, "\"idle_time_limit\": 1.000,"));
+    ck_assert_ptr_nonnull(strstr(c.data, "\n[1.350, \"o\", "));
+    ck_assert_ptr_nonnull(strstr(c.data, "\n[3.750, \"o\", ")); /* untimed keys 0.5 s apart in the cast */
     buf_free(&j);
     buf_free(&c);
     content_free(f.c);
@@ -413,6 +478,7 @@ Suite *suite_server_records(void)
     tcase_add_test(t, replay_matches_direct_play);
     tcase_add_test(t, replay_counts_keys_after_the_end_and_rejects_bad_journals);
     tcase_add_test(t, frames_json_and_asciicast);
+    tcase_add_test(t, frame_times_follow_the_journal);
     tcase_add_test(t, filtered_scores_totals_and_backlog);
     suite_add_tcase(s, t);
     return s;

@@ -2,7 +2,8 @@
 // replay page: plays a finished game to the end at high speed, reads the
 // terminal buffer and takes a screenshot, checks pause, seeks with the
 // slider, and opens the game page to see that injected markup stays text.
-//   node tests/web/replay.mjs BASE_URL GAME_ID SEEK_FRAME ARTIFACT_DIR
+// At 1x it times the wait before GAP_FRAME, a frame recorded after a pause.
+//   node tests/web/replay.mjs BASE_URL GAME_ID SEEK_FRAME ARTIFACT_DIR GAP_FRAME
 // Prints one JSON object with what it saw; exits non-zero on failure.
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 const require = createRequire(new URL('../../web/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
-const [base, game, seekTo, artifacts] = process.argv.slice(2);
+const [base, game, seekTo, artifacts, gapFrame] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const out = { errors: [] };
 
@@ -52,6 +53,16 @@ try {
   const paused = await pos(page);
   await page.waitForTimeout(600);
   out.pauseHeld = (await pos(page)) === paused && paused >= 3;
+
+  // real speed: from the frame before GAP_FRAME, play at 1x and time the wait
+  const gf = Number(gapFrame);
+  await page.evaluate((f) => window.warren.player.seek(f - 1), gf);
+  out.gapPos = await pos(page);
+  const t0 = Date.now();
+  await page.locator('#play').click();
+  await page.waitForFunction((f) => window.warren.player.pos >= f, gf, { timeout: 10000, polling: 10 });
+  out.gapMs = Date.now() - t0;
+  await page.locator('#play').click();
 
   // the fastest speed, to the end
   await page.locator('#speed').selectOption('32');

@@ -2,12 +2,15 @@
 // into xterm.js. Frame 0 is the first screen, frame i the screen after the
 // i-th key. Every frame carries the ANSI bytes from the previous one; some
 // also carry a keyframe, so seeking draws the nearest keyframe at or before
-// the target and only the diffs after it.
+// the target and only the diffs after it. Frames are [turn, ms, diff(,
+// keyframe)]: ms is the frame's time from frame 0 as it was played (idle gaps
+// already capped by the server), so playing shows each frame when
+// (ms - ms at the start) / speed has passed.
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
 import './style.css';
 
-const FPS = 10; // frames per second at 1x
+const TICK = 16; // ms between checks for due frames while playing
 const id = document.body.dataset.game;
 const $ = (s) => document.getElementById(s);
 const status = $('status');
@@ -36,37 +39,51 @@ function makePlayer(data) {
     $('play').textContent = p.playing ? 'Pause' : p.pos >= last ? 'Replay' : 'Play';
     status.textContent = p.pos >= last ? 'end of game' : p.playing ? 'playing' : 'paused';
   };
-  const step = async () => {
-    if (p.pos >= last) { p.pause(); p.done = true; show(); return; }
-    p.pos++;
-    await write(frames[p.pos][1]);
+  // the frames due by now since play started at frame `from` (wall time t0)
+  let from = 0;
+  let t0 = 0;
+  const due = () => {
+    const at = frames[from][1] + (performance.now() - t0) * p.speed;
+    let n = p.pos;
+    while (n < last && frames[n + 1][1] <= at) n++;
+    return n;
+  };
+  const advance = async () => {
+    const to = due();
+    if (to > p.pos) {
+      let out = '';
+      for (let i = p.pos + 1; i <= to; i++) out += frames[i][2];
+      p.pos = to;
+      await write(out);
+    }
+    if (p.pos >= last) { p.pause(); p.done = true; }
     show();
   };
   p.seek = async (target) => {
     target = Math.max(0, Math.min(last, target | 0));
     let k = target;
-    while (k > 0 && frames[k].length < 3) k--;
+    while (k > 0 && frames[k].length < 4) k--;
     term.reset();
-    let out = frames[k].length > 2 ? frames[k][2] : frames[0][1];
-    for (let i = k + 1; i <= target; i++) out += frames[i][1];
+    let out = frames[k].length > 3 ? frames[k][3] : frames[0][2];
+    for (let i = k + 1; i <= target; i++) out += frames[i][2];
     await write(out);
     p.pos = target;
     p.done = target >= last;
     show();
   };
-  p.play = () => {
-    if (p.pos >= last) p.seek(0);
+  p.play = async () => {
+    if (p.pos >= last) await p.seek(0);
     p.playing = true;
     clearInterval(timer);
+    from = Math.max(p.pos, 0);
+    t0 = performance.now();
     let busy = false;
     timer = setInterval(async () => {
-      if (busy) return;
+      if (busy || !p.playing) return;
       busy = true;
-      // at high speed several frames per tick; the writes are batched by xterm
-      const n = Math.max(1, Math.round(p.speed * FPS / 20));
-      for (let i = 0; i < n && p.playing; i++) await step();
+      await advance(); // every frame due since the last tick, in one write
       busy = false;
-    }, 1000 / Math.min(20, FPS * p.speed));
+    }, TICK);
     show();
   };
   p.pause = () => { p.playing = false; clearInterval(timer); show(); };
