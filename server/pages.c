@@ -3,7 +3,9 @@
  * lists the URLs). Every page is built from database reads (reader
  * threads) or a replay job (thread pool); the loop only formats text.
  * Everything a player or the content wrote is escaped (html_escape,
- * json_put_string).
+ * json_put_string). Bodies of HTTP_GZIP_MIN bytes and more go gzipped to
+ * clients that take it: a replay's on the thread pool where it is built,
+ * the others (at most HTTP_GZIP_LOOP_MAX) on the loop.
  *
  * JSON shapes (documented in README.md, "Scores and replays"):
  *   game object  {"id","player","race","class","seed" (string),"content_version",
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include "db_records.h"
+#include "http_gzip.h"
 #include "json.h"
 #include "log.h"
 #include "records.h"
@@ -36,6 +39,9 @@ typedef struct {
     uint64_t id;     /* the web request */
     rq_t q;
     buf_t out;
+    bool gzip;       /* the client takes gzip */
+    bool zipped;     /* gz holds out gzipped */
+    buf_t gz;
     db_game_t game;
     int64_t user;
     int status;      /* a job's failure */
@@ -55,20 +61,34 @@ static const char *verified_word(int v)
 static void page_free(page_t *p)
 {
     buf_free(&p->out);
+    buf_free(&p->gz);
     free(p);
+}
+
+/* Gzips the body for a client that takes it, when it is worth it. */
+static void page_zip(page_t *p, size_t max)
+{
+    if (p->gzip && !p->zipped && !p->out.failed && p->out.len >= HTTP_GZIP_MIN && p->out.len <= max)
+        p->zipped = http_gzip(p->out.data, p->out.len, &p->gz) == 0;
 }
 
 static void page_send(page_t *p, int status, const char *ctype)
 {
+    static const char *const plain[] = {"vary:", "Accept-Encoding", NULL};
+    static const char *const zipped[] = {"vary:", "Accept-Encoding", "content-encoding:", "gzip", NULL};
     web_t *w = p->web;
     if (p->out.failed) {
         buf_reset(&p->out);
         buf_puts(&p->out, "out of memory\n");
         status = 500;
         ctype = "text/plain; charset=utf-8";
+        p->zipped = false;
     }
+    page_zip(p, HTTP_GZIP_LOOP_MAX);
+    const buf_t *body = p->zipped ? &p->gz : &p->out;
     if (w)
-        web_reply(w, p->id, status, ctype, NULL, p->out.data ? p->out.data : "", p->out.len);
+        web_reply(w, p->id, status, ctype, p->zipped ? zipped : plain, body->data ? body->data : "",
+                  body->len);
     page_free(p);
 }
 
@@ -98,6 +118,7 @@ static void html_tail(buf_t *o)
 static void page_error(page_t *p, int status, const char *msg)
 {
     buf_reset(&p->out);
+    p->zipped = false;
     if (p->q.api) {
         buf_puts(&p->out, "{\"error\":");
         json_put_string(&p->out, msg, strlen(msg));
@@ -525,6 +546,8 @@ static void replay_work(records_job_t *j)
                  : replay_frames_json(&in, NULL, &p->out, p->err, sizeof p->err);
     if (rc)
         p->status = 500;
+    else
+        page_zip(p, SIZE_MAX); /* here, off the loop: replays run to megabytes */
 }
 
 static void replay_done(records_job_t *j)
@@ -632,7 +655,9 @@ int records_http(server_t *srv, web_t *web, const web_http_t *req)
     p->web = web;
     p->id = req->id;
     p->q = q;
+    p->gzip = req->gzip;
     buf_init(&p->out);
+    buf_init(&p->gz);
     if (rc > 0)
         page_error(p, rc, err);
     else if (req->post)

@@ -69,7 +69,7 @@ struct web_req {
     struct lws *wsi;
     web_req_t *next, *prev;
     uint64_t id;
-    bool post, dispatched, answered, headers_sent;
+    bool post, dispatched, answered, headers_sent, gzip;
     char path[256];
     char argbuf[1024];
     const char *args[WEB_ARGS_MAX];
@@ -625,7 +625,7 @@ static bool accepts_gzip(struct lws *wsi)
     char ae[256];
     if (lws_hdr_copy(wsi, ae, sizeof ae, WSI_TOKEN_HTTP_ACCEPT_ENCODING) <= 0)
         return false;
-    return strstr(ae, "gzip") != NULL;
+    return web_accepts_gzip(ae);
 }
 
 static int http_error(struct lws *wsi, unsigned int code)
@@ -702,7 +702,7 @@ static int req_dispatch(web_req_t *r)
     web_t *w = r->w;
     web_http_t info = {.id = r->id, .post = r->post, .path = r->path, .nargs = r->nargs,
                        .cookie = r->cookie, .ip = r->ip, .body = r->body ? r->body : "",
-                       .body_len = r->body_len};
+                       .body_len = r->body_len, .gzip = r->gzip};
     memcpy(info.args, r->args, sizeof info.args);
     r->dispatched = true;
     struct lws *wsi = r->wsi;
@@ -730,6 +730,7 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     web_copy_str(r->path, sizeof r->path, path);
     get_cookie(wsi, r->cookie, sizeof r->cookie);
     get_peer(w, wsi, r->ip, sizeof r->ip);
+    r->gzip = accepts_gzip(wsi);
     req_collect_args(r, wsi);
     r->next = w->reqs;
     if (w->reqs)

@@ -74,6 +74,8 @@ typedef struct {
     const char *ip;
     const char *body;     /* POST body as sent (form-urlencoded), NUL-terminated */
     size_t body_len;
+    bool gzip;            /* Accept-Encoding takes gzip (web_accepts_gzip): the
+                             reply may carry content-encoding: gzip */
 } web_http_t;
 
 /* Filled by the daemon; every hook is optional (NULL). ctx is passed back. */

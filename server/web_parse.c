@@ -2,6 +2,7 @@
 #include "web_parse.h"
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 void web_copy_str(char *dst, size_t cap, const char *src)
 {
@@ -156,4 +157,51 @@ int web_form_get(const char *form, size_t len, const char *name, char *out, size
         i = end + 1;
     }
     return -1;
+}
+
+/* ---- Accept-Encoding ------------------------------------------------------------ */
+
+/* The q-value of one "coding;param;..." element: 1 when absent, 0 when
+ * "q=0", "q=0.", "q=0.000" (any zeros), else 1. */
+static int coding_q(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != ';')
+            continue;
+        size_t j = i + 1;
+        while (j < n && (p[j] == ' ' || p[j] == '\t'))
+            j++;
+        if (j + 1 >= n || (p[j] != 'q' && p[j] != 'Q') || p[j + 1] != '=')
+            continue;
+        size_t k = j + 2, end = k;
+        while (end < n && p[end] != ';' && p[end] != ' ' && p[end] != '\t')
+            end++;
+        if (end == k || p[k] != '0')
+            return 1;
+        for (k++; k < end; k++)
+            if (p[k] != '0' && !(p[k] == '.' && k == j + 3))
+                return 1;
+        return 0;
+    }
+    return 1;
+}
+
+bool web_accepts_gzip(const char *hdr)
+{
+    int gzip = -1, star = -1;
+    for (const char *p = hdr; p && *p;) {
+        size_t n = strcspn(p, ",");
+        const char *s = p;
+        size_t m = n;
+        while (m && (*s == ' ' || *s == '\t'))
+            s++, m--;
+        size_t name = strcspn(s, ";, \t");
+        name = name < m ? name : m;
+        if ((name == 4 && strncasecmp(s, "gzip", 4) == 0) || (name == 6 && strncasecmp(s, "x-gzip", 6) == 0))
+            gzip = gzip > 0 ? gzip : coding_q(s + name, m - name);
+        else if (name == 1 && s[0] == '*')
+            star = star > 0 ? star : coding_q(s + name, m - name);
+        p += n + (p[n] == ',');
+    }
+    return gzip >= 0 ? gzip > 0 : star > 0;
 }

@@ -31,6 +31,10 @@ void web_cookie_find(const char *hdr, char *out, size_t outlen);
 /* The last address of an X-Forwarded-For list (the one our proxy added),
  * leading spaces dropped, truncated to outlen - 1 bytes. */
 void web_forwarded_for(const char *xff, char *out, size_t outlen);
+/* An Accept-Encoding header says the client takes gzip: "gzip" (or
+ * "x-gzip") is listed with a q-value above 0, or it is not listed and "*"
+ * is, with a q-value above 0. Names ignore case; NULL is false. */
+bool web_accepts_gzip(const char *hdr);
 /* web_form_get (declared in web.h) is here too. */
 
 #endif

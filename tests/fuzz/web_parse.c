@@ -1,6 +1,6 @@
 /* Fuzz target: the web gateway's readers of request text (server/
  * web_parse.c): request and websocket paths, the session cookie, the
- * X-Forwarded-For address, Origin against Host, and form fields; and the
+ * X-Forwarded-For address, Origin against Host, Accept-Encoding, and form fields; and the
  * web pages' "next" redirect check and HTML escaping (server/webgw_http.c).
  * The input is one text; each reader gets it whole (and Origin/Host split
  * at the first newline). What comes out must be safe to use: a route names
@@ -44,6 +44,9 @@ static void check_headers(const char *text)
     const char *nl = strchr(text, '\n');
     if (nl)
         (void)web_origin_matches(nl + 1, text); /* Host before the newline, Origin after */
+    /* gzip is only ever taken when the header names it or "*" */
+    if (web_accepts_gzip(text) && !strcasestr(text, "gzip") && !strchr(text, '*'))
+        abort();
 }
 
 static void check_form(const char *form, size_t len)

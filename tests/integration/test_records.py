@@ -4,6 +4,7 @@ telnet, then every page is read over HTTP and checked against the SQLite
 file and against an independent replay of the same keys
 (bin/tools/server_replay). The browser replay runs in Debian's Chromium
 (tests/web/replay.mjs)."""
+import gzip
 import json
 import pathlib
 import re
@@ -30,8 +31,9 @@ class Web:
     def __init__(self, port):
         self.port = port
 
-    def get(self, path, method="GET", data=None):
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method, data=data)
+    def get(self, path, method="GET", data=None, headers=None):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method, data=data,
+                                     headers=headers or {})
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
                 return r.status, r.headers, r.read()
@@ -267,6 +269,30 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
     target = min(k + 5, len(frames) - 1)
     seeked = feed_screen([frames[k][3]] + [f[2] for f in frames[k + 1:target + 1]])
     assert seeked == expected_screen(bindir, tmp_path, seed, "rita", keys[:target])[0]
+
+    # ---- gzip: asked for, the same bytes come compressed; else plain
+    sizes = {}
+    for path in (f"/api/game/{gid}/replay", f"/game/{gid}.cast", f"/game/{gid}/dump", f"/game/{gid}",
+                 f"/api/game/{gid}", "/scores", "/api/scores", "/player/rita", "/game/999999"):
+        st, hp, plain = web.get(path)
+        st2, hz, zipped = web.get(path, headers={"Accept-Encoding": "br, gzip;q=0.8"})
+        st3, hn, refused = web.get(path, headers={"Accept-Encoding": "gzip;q=0, br"})
+        assert st == st2 == st3 and (st == 200 or path == "/game/999999"), (path, st, st2)
+        for h in (hp, hz, hn):
+            assert h["vary"].lower() == "accept-encoding", (path, h)
+            assert h["content-type"] == hp["content-type"]
+        assert hp["content-encoding"] is None and hn["content-encoding"] is None and refused == plain
+        if len(plain) >= 1024:  # smaller bodies are not worth it
+            assert hz["content-encoding"] == "gzip", (path, hz)
+            assert int(hz["content-length"]) == len(zipped) and gzip.decompress(zipped) == plain
+        else:
+            assert hz["content-encoding"] is None and zipped == plain, path
+        sizes[path] = (len(plain), len(zipped))
+    print("gzip sizes", sizes)
+    frames_plain, frames_zipped = sizes[f"/api/game/{gid}/replay"]
+    assert frames_plain > 20000 and frames_zipped * 5 < frames_plain, sizes
+    cast_plain, cast_zipped = sizes[f"/game/{gid}.cast"]
+    assert cast_zipped * 3 < cast_plain, sizes
 
 
 def cast_events(web, gid):

@@ -1,7 +1,10 @@
 /* Unit tests: server/web_parse — the web gateway's readers of request
  * text. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+#include "http_gzip.h"
 #include "web_parse.h"
 #include "webgw.h"
 
@@ -141,6 +144,65 @@ START_TEST(redirects_stay_on_this_site)
 }
 END_TEST
 
+START_TEST(accept_encoding)
+{
+    static const struct {
+        const char *hdr;
+        bool gzip;
+    } cases[] = {
+        {"gzip", true}, {"gzip, deflate, br", true}, {"deflate, GZIP", true}, {"br;q=1.0, gzip;q=0.8", true},
+        {" x-gzip ", true}, {"*", true}, {"identity, *;q=0.5", true}, {"gzip ; q=1", true},
+        {"", false}, {"deflate", false}, {"br, identity", false}, {"gzip;q=0", false},
+        {"gzip;q=0.000", false}, {"gzip; Q=0.", false}, {"*;q=0", false}, {"gzip;q=0, *", false},
+        {"*, gzip;q=0", false}, {"gzipx", false}, {"xgzip, gzi", false}, {"gzip;level=0", true},
+        {"gzip;q=0.001", true}, {",,gzip,,", true}, {"identity;q=0", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(web_accepts_gzip(cases[i].hdr) == cases[i].gzip, "%s", cases[i].hdr);
+    ck_assert(!web_accepts_gzip(NULL));
+}
+END_TEST
+
+/* http_gzip's output inflated by zlib (gzip wrapper) gives the input back. */
+static void gunzip_equals(const buf_t *gz, const char *want, size_t len)
+{
+    char *back = malloc(len + 1);
+    z_stream z = {0};
+    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = (Bytef *)gz->data;
+    z.avail_in = (uInt)gz->len;
+    z.next_out = (Bytef *)back;
+    z.avail_out = (uInt)len + 1;
+    ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+    ck_assert_uint_eq(z.total_out, len);
+    ck_assert(memcmp(back, want, len) == 0);
+    inflateEnd(&z);
+    free(back);
+}
+
+START_TEST(gzip_bodies_round_trip)
+{
+    size_t n = 300000;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++) /* repetitive, like replay frames */
+        text[i] = "[12,\"\\u001b[3;4H.@\"],\n"[i % 21];
+    buf_t gz;
+    buf_init(&gz);
+    buf_puts(&gz, "kept");
+    ck_assert_int_eq(http_gzip(text, n, &gz), 0);
+    ck_assert(memcmp(gz.data, "kept\x1f\x8b", 6) == 0); /* appended; the gzip magic */
+    ck_assert_uint_lt(gz.len, n / 20);
+    buf_t tail = {gz.data + 4, gz.len - 4, 0, false};
+    gunzip_equals(&tail, text, n);
+    buf_reset(&gz);
+    ck_assert_int_eq(http_gzip("", 0, &gz), 0);
+    ck_assert_uint_gt(gz.len, 10);
+    gunzip_equals(&gz, "", 0);
+    buf_free(&gz);
+    free(text);
+}
+END_TEST
+
 Suite *suite_server_web_parse(void)
 {
     Suite *s = suite_create("server.web_parse");
@@ -153,6 +215,8 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, forwarded_for_takes_the_last);
     tcase_add_test(t, form_fields);
     tcase_add_test(t, redirects_stay_on_this_site);
+    tcase_add_test(t, accept_encoding);
+    tcase_add_test(t, gzip_bodies_round_trip);
     suite_add_tcase(s, t);
     return s;
 }
