@@ -1,8 +1,8 @@
 /* travel — moving many steps with one key: travel `_` to a chosen spot
  * and autoexplore `o` to the nearest unexplored place. Both walk the
  * known map by a breadth-first search from their goal and stop when a
- * monster is in view, when something new is said, or when there is
- * nothing left to do. Also the look cursor (`;`, `x`), the help screen
+ * monster is in view, when an item comes into sight for the first time,
+ * when something new is said, or when there is nothing left to do. Also the look cursor (`;`, `x`), the help screen
  * (`?`, from the command table) and the spell menu (`Z`). */
 #include <stdio.h>
 #include <string.h>
@@ -101,6 +101,35 @@ int travel_step(game_t *g, bool first)
     gfree(&g->al, dist);
     gfree(&g->al, q);
     return cost;
+}
+
+static bool floor_item_here(const level_t *lv, const obj_t *o)
+{
+    return o && o->type == OBJ_ITEM && !o->target && o->depth == lv->depth && level_in(lv, o->x, o->y);
+}
+
+int travel_hidden_items(game_t *g, handle_t *out, int max)
+{
+    const level_t *lv = world_level(g);
+    int n = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv && n < max; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (floor_item_here(lv, o) && !lv->seen[o->y * lv->w + o->x]) out[n++] = h;
+    }
+    return n;
+}
+
+bool travel_saw_item(game_t *g, const handle_t *hidden, int n)
+{
+    const level_t *lv = world_level(g);
+    for (int i = 0; i < n && lv; i++) {
+        const obj_t *o = reg_get(&g->reg, hidden[i]);
+        if (floor_item_here(lv, o) && level_visible(lv, o->x, o->y)) {
+            item_say(g, "You see <a:obj>.", HANDLE_NONE, hidden[i]);
+            return true;
+        }
+    }
+    return false;
 }
 
 /* ---- prompts -------------------------------------------------------------------- */

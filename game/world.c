@@ -195,19 +195,22 @@ static void world_advance(game_t *g, int cost)
 }
 
 /* Travel and exploration go on step by step while nothing new happens:
- * no monster in view (travel_step checks), no new message, no lost hit
- * point, no prompt. */
+ * no monster in view (travel_step checks), no item seen for the first
+ * time, no new message, no lost hit point, no prompt. */
 static void world_keep_running(game_t *g)
 {
+    handle_t hidden[128];
     for (int steps = 0; g->run && steps < 500 && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
         uint32_t nmsg = g->nmsg;
+        int nh = travel_hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
         int cost = travel_step(g, false);
         if (cost <= 0) break;
         world_advance(g, cost);
         p = reg_get(&g->reg, g->player);
         if (!p || p->hp < hp || g->nmsg != nmsg || g->prompt != PROMPT_NONE) break;
+        if (travel_saw_item(g, hidden, nh)) break;
         if (g->run == RUN_TRAVEL && p->x == g->goal_x && p->y == g->goal_y) break;
     }
     g->run = RUN_NONE;

@@ -217,6 +217,10 @@ int ai_dmap_at(const game_t *g, int x, int y); /* steps from the player, -1 unkn
 /* travel.c: travel `_`, autoexplore `o`, look, help. */
 enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE };
 int travel_step(game_t *g, bool first);        /* one step of the running travel/explore: ticks, 0 stop */
+/* Items on this level on cells never seen (at most max handles) and, after
+ * a step, whether one of them came into sight (said: "You see a dagger."). */
+int travel_hidden_items(game_t *g, handle_t *out, int max);
+bool travel_saw_item(game_t *g, const handle_t *hidden, int n);
 bool travel_key(game_t *g, key_event_t k, int *cost); /* travel/look/help prompts: true taken */
 void travel_render(game_t *g, screen_t *s);  /* look line, travel prompt, help screen */
 

@@ -545,6 +545,41 @@ START_TEST(travel_and_explore_stop)
 }
 END_TEST
 
+/* Exploring stops when an item comes into sight for the first time, and
+ * says so; the next key explores on. */
+START_TEST(explore_stops_for_new_items)
+{
+    content_t *c = content_load(NULL, NULL, 0);
+    game_t *g = game_new(c, 8, NULL);
+    chargen_create(g, 0, 0);
+    clear_monsters(g);
+    level_t *lv = world_level(g);
+    ck_assert(!lv->seen[lv->down_y * lv->w + lv->down_x]);
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target) reg_del(&g->reg, h); /* the sword alone */
+    }
+    item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, lv->down_x, lv->down_y, NULL);
+    const char *last = "";
+    int presses = 0;
+    for (; presses < 300; presses++) {
+        uint32_t n = g->nmsg;
+        key(g, 'o');
+        last = g->nmsg > n ? g->log[(g->nmsg - 1) % MSG_LOG].text : "";
+        if (!strcmp(last, "You see a long sword.") || strstr(last, "nothing left")) break;
+    }
+    ck_assert_str_eq(last, "You see a long sword.");
+    ck_assert(level_visible(lv, lv->down_x, lv->down_y));
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    key(g, 'o');
+    p = reg_get(&g->reg, g->player);
+    ck_assert(p->x != x || p->y != y);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* Help lists every command of the table; look reads a creature's text. */
 START_TEST(help_and_look)
 {
@@ -803,6 +838,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, casters_by_purpose);
     tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
+    tcase_add_test(t, explore_stops_for_new_items);
     tcase_add_test(t, help_and_look);
     tcase_add_test(t, wall_lines_join_seen_neighbours);
     tcase_add_test(t, creature_content);
