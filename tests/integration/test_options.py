@@ -30,12 +30,31 @@ def options_of(daemon, name):
         con.close()
 
 
-def test_options_change_the_game_and_stay_with_the_account(daemon):
-    t = Telnet(daemon.port, term="xterm-256color")
+def options_menu(daemon, name, term):
+    """A new account on a telnet with that terminal type, in the options menu."""
+    t = Telnet(daemon.port, term=term)
     t.connected()
-    t.register("opt", PW)
+    t.register(name, PW)
     t.send("o")
     t.wait_for("Options")
+    return t
+
+
+def play_drawn(t, name):
+    """Back to the menu, a random character; returns the bytes drawn meanwhile."""
+    t.send("q")
+    t.wait_for(f"Logged in as {name}")
+    mark = len(t.raw)
+    t.send("p")
+    t.wait_for("Choose a race.")
+    t.send("l")  # a random race and class
+    t.wait_for(f"Welcome, {name} the ")
+    t.pump(quiet=0.3)
+    return t.raw[mark:]
+
+
+def test_options_change_the_game_and_stay_with_the_account(daemon):
+    t = options_menu(daemon, "opt", "xterm-256color")
     for line in ("Two-cell map tiles: off", "Colours: 256", "Map glyphs: " + GLYPH_LABELS[0]):
         assert line in t.text(), t.text()
     t.send("t")
@@ -46,17 +65,9 @@ def test_options_change_the_game_and_stay_with_the_account(daemon):
         t.send("g")
         t.wait_for("Map glyphs: " + label)
     assert options_of(daemon, "opt") == "two_cell=1\ncolors=16\nglyphs=ascii\n"
-    t.send("q")
-    t.wait_for("Logged in as opt")
 
     # the game, drawn for an xterm, in plain ASCII and two cells a tile
-    mark = len(t.raw)
-    t.send("p")
-    t.wait_for("Choose a race.")
-    t.send("l")  # a random race and class
-    t.wait_for("Welcome, opt the ")
-    t.pump(quiet=0.3)
-    drawn = t.raw[mark:]
+    drawn = play_drawn(t, "opt")
     assert all(b < 0x80 for b in drawn), "a byte above 0x7F with plain ASCII glyphs"
     assert b"\x1b(0" not in drawn
     rows = t.screen.display[1:t.rows - 2]
@@ -83,21 +94,9 @@ def test_options_change_the_game_and_stay_with_the_account(daemon):
 
 def test_a_vt100_can_choose_unicode(daemon):
     """The terminal type only sets the default: a VT100 name, chosen Unicode."""
-    t = Telnet(daemon.port, term="vt100")
-    t.connected()
-    t.register("uni", PW)
-    t.send("o")
-    t.wait_for("Options")
+    t = options_menu(daemon, "uni", "vt100")
     t.send("g")
     t.wait_for("Map glyphs: Unicode")
-    t.send("q")
-    t.wait_for("Logged in as uni")
-    mark = len(t.raw)
-    t.send("p")
-    t.wait_for("Choose a race.")
-    t.send("l")
-    t.wait_for("Welcome, uni the ")
-    t.pump(quiet=0.3)
-    drawn = t.raw[mark:]
+    drawn = play_drawn(t, "uni")
     assert "·".encode() in drawn and b"\x1b(0" not in drawn, drawn[-400:]
     t.close()

@@ -31,6 +31,16 @@ const lines = (page) => page.evaluate(() => {
   return r;
 });
 const pos = (page) => page.evaluate(() => window.warren.player.pos);
+// Clicks Play/Pause and waits until the player is in that state (or at the end).
+const toggle = async (page, playing) => {
+  await page.locator('#play').click();
+  await page.waitForFunction((want) => window.warren.player.playing === want || window.warren.player.done,
+    playing, { timeout: 5000 });
+};
+const state = (page) => page.evaluate(() => {
+  const p = window.warren.player;
+  return { pos: p.pos, n: p.n, playing: p.playing, done: p.done, speed: p.speed };
+});
 
 try {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 720 } });
@@ -47,9 +57,9 @@ try {
   out.first = await lines(page);
 
   // play at 1x for a moment, pause: the position stops moving
-  await page.locator('#play').click();
+  await toggle(page, true);
   await page.waitForFunction(() => window.warren.player.pos >= 3, null, { timeout: 10000 });
-  await page.locator('#play').click();
+  await toggle(page, false);
   const paused = await pos(page);
   await page.waitForTimeout(600);
   out.pauseHeld = (await pos(page)) === paused && paused >= 3;
@@ -62,12 +72,18 @@ try {
   await page.locator('#play').click();
   await page.waitForFunction((f) => window.warren.player.pos >= f, gf, { timeout: 10000, polling: 10 });
   out.gapMs = Date.now() - t0;
-  await page.locator('#play').click();
+  await toggle(page, false);
 
   // the fastest speed, to the end
   await page.locator('#speed').selectOption('32');
-  await page.locator('#play').click();
-  await page.waitForFunction(() => window.warren.player.done, null, { timeout: 60000 });
+  await page.waitForFunction(() => window.warren.player.speed === 32, null, { timeout: 5000 });
+  await toggle(page, true);
+  try {
+    await page.waitForFunction(() => window.warren.player.done, null, { timeout: 60000 });
+  } catch (e) {
+    out.stuck = await state(page); // what the player was doing when it did not end
+    throw e;
+  }
   out.endPos = await pos(page);
   out.last = await lines(page);
   out.status = await page.locator('#status').textContent();
