@@ -199,12 +199,12 @@ static void world_advance(game_t *g, int cost)
  * time, no new message, no lost hit point, no prompt. */
 static void world_keep_running(game_t *g)
 {
-    handle_t hidden[128];
+    handle_t hidden[128]; /* once per run: each step looks only at these */
+    int nh = travel_hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
     for (int steps = 0; g->run && steps < 500 && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
         uint32_t nmsg = g->nmsg;
-        int nh = travel_hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
         int cost = travel_step(g, false);
         if (cost <= 0) break;
         world_advance(g, cost);

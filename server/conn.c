@@ -340,8 +340,7 @@ static void conn_start(server_t *s, conn_t *c)
         return;
     }
     keydec_init(&c->kd);
-    ansi_profile_for_term(&c->prof, NULL);
-    c->prof_id = ansi_profile_id(&c->prof);
+    menu_apply_profile(c); /* no terminal type or options yet: the default */
     c->tokens = s->cfg.input_rate * 4.0;
     c->last_fill_ms = c->last_input_ms = now_ms(s);
     telnet_negotiate(c->tn, TELNET_WILL, TELNET_TELOPT_ECHO);
