@@ -267,6 +267,43 @@ static void verify_work(records_job_t *j)
     }
 }
 
+/* The verdict is logged once it is stored, so "ok" in the log means the
+ * games row says so too. */
+typedef struct {
+    server_t *srv;
+    int64_t game_id;
+    int verdict;
+    uint64_t keys, hash;
+    char why[240];
+} verdict_saved_t;
+
+static void on_verdict_saved(void *ud, int status, int64_t id)
+{
+    verdict_saved_t *s = ud;
+    (void)id;
+    if (status != DB_OK)
+        log_warn("verify game=%lld %s, not stored: %s", (long long)s->game_id,
+                 s->verdict > 0 ? "ok" : "mismatch", db_error(s->srv->db));
+    else if (s->verdict > 0)
+        log_info("verify game=%lld ok keys=%llu hash=%016llx", (long long)s->game_id,
+                 (unsigned long long)s->keys, (unsigned long long)s->hash);
+    else
+        log_warn("verify game=%lld mismatch: %s", (long long)s->game_id, s->why);
+    free(s);
+}
+
+static void store_verdict(server_t *srv, int64_t game_id, const verdict_t *v)
+{
+    verdict_saved_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        log_error("verify game=%lld: out of memory storing the verdict", (long long)game_id);
+        return;
+    }
+    *s = (verdict_saved_t){srv, game_id, v->rc == 0 ? 1 : -1, v->res.keys, v->res.hash, ""};
+    snprintf(s->why, sizeof s->why, "%s", v->why);
+    db_game_set_verified(srv->db, game_id, s->verdict, on_verdict_saved, s);
+}
+
 static void verify_done(records_job_t *j)
 {
     verdict_t *v = j->ud;
@@ -275,15 +312,8 @@ static void verify_done(records_job_t *j)
         log_warn("verify game=%lld not done: %s", (long long)j->game_id, j->err);
     else if (v->skipped)
         log_warn("verify game=%lld skipped: %s", (long long)j->game_id, v->why);
-    else if (!srv->stopping) {
-        int verdict = v->rc == 0 ? 1 : -1;
-        db_game_set_verified(srv->db, j->game_id, verdict, NULL, NULL);
-        if (verdict > 0)
-            log_info("verify game=%lld ok keys=%llu hash=%016llx", (long long)j->game_id,
-                     (unsigned long long)v->res.keys, (unsigned long long)v->res.hash);
-        else
-            log_warn("verify game=%lld mismatch: %s", (long long)j->game_id, v->why);
-    }
+    else if (!srv->stopping)
+        store_verdict(srv, j->game_id, v);
     replay_result_free(&v->res);
     free(v);
     records_job_free(j);
