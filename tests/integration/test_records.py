@@ -151,21 +151,23 @@ def game_row(daemon, gid):
     return dict(zip(cols, r))
 
 
-def play_long_game(daemon, name, seen):
-    """play_game, but a character killed within its first 20 keys (about one
-    seed in fifty lets a monster kill a character that only waits) is played
-    again on a fresh database, so the pages show exactly one long game."""
+def play_long_game(daemon, name, seen=None, pauses=None, need=20, keys=KEYS):
+    """play_game, but a character killed within its first need keys (about
+    one seed in fifty lets a monster kill a character that only waits) is
+    played again on a fresh database, so the pages show exactly one long
+    game."""
+    seen = {} if seen is None else seen
     for _ in range(5):
         seen.clear()
-        gid, seed, kind = play_game(daemon, name, seen=seen)
+        gid, seed, kind = play_game(daemon, name, keys, seen=seen, pauses=pauses)
         daemon.wait_log(rf"verify game={gid} ok")
-        if len(journal_bytes(daemon, gid)) > 20:
+        if len(journal_bytes(daemon, gid)) > need:
             return gid, seed, kind
         assert daemon.stop() == 0
         for suffix in ("", "-wal", "-shm"):
             pathlib.Path(f"{daemon.db}{suffix}").unlink(missing_ok=True)
         daemon.start()
-    raise AssertionError("every character died within 20 keys")
+    raise AssertionError(f"every character died within {need} keys")
 
 
 def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
@@ -309,9 +311,8 @@ def test_key_times_reach_journal_cast_and_frames(daemon, bindir, tmp_path):
     evenly and verify."""
     seen = {}
     pauses = {1: 0.5, 2: 1.5, 3: 4.0}
-    gid, seed, kind = play_game(daemon, "kit", keys="....", seen=seen, pauses=pauses)
-    assert kind == "quit", "the character died within four waits"
-    daemon.wait_log(rf"verify game={gid} ok")
+    gid, seed, kind = play_long_game(daemon, "kit", seen, pauses, need=5, keys="....")
+    assert kind == "quit"
     rows = db_rows(daemon, "SELECT seq, ms FROM journal WHERE game = ? ORDER BY seq", gid)
     assert [r[0] for r in rows] == list(range(1, len(rows) + 1)) and len(rows) >= 6
     ms = [r[1] for r in rows]
@@ -541,8 +542,7 @@ def test_abuse_keeps_the_daemon_serving(daemon):
 
 def test_browser_replay_plays_to_the_last_screen_and_seeks(daemon, bindir, tmp_path):
     from test_web import png_pixels
-    gid, seed, _ = play_game(daemon, "yan", pauses={40: 1.5})
-    daemon.wait_log(rf"verify game={gid} ok")
+    gid, seed, _ = play_long_game(daemon, "yan", pauses={40: 1.5}, need=41)
     keys = journal_bytes(daemon, gid)
     # the frame of key 40 comes 1.5 s (and a little) after the one before
     fr = Web(daemon.http).json(f"/api/game/{gid}/replay")[1]["frames"]
