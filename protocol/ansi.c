@@ -114,7 +114,7 @@ static uint32_t glyph_for(const ansi_profile_t *p, uint32_t cp, bool *dec)
 
 static unsigned color_for(const ansi_profile_t *p, uint16_t c)
 {
-    if (c > 255) return SCREEN_DEFAULT_COLOR;
+    if (c > 255 || p->colors == ANSI_COLORS_NONE) return SCREEN_DEFAULT_COLOR;
     return p->colors == ANSI_COLORS_16 ? NEAREST16[c] : c;
 }
 
@@ -906,6 +906,5 @@ void ansi_profile_for_term(ansi_profile_t *p, const char *term)
 int ansi_profile_id(const ansi_profile_t *p)
 {
     bool glyphs = p->utf8 ? p->fallbacks : p->dec_graphics; /* the other flag is unused */
-    return (p->colors == ANSI_COLORS_16 ? 1 : 0) | (p->utf8 ? 2 : 0) | (glyphs ? 4 : 0) |
-           (p->sync ? 8 : 0);
+    return ((int)p->colors & 3) | (p->utf8 ? 4 : 0) | (glyphs ? 8 : 0) | (p->sync ? 16 : 0);
 }

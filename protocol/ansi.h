@@ -19,7 +19,8 @@
 
 typedef enum {
     ANSI_COLORS_256 = 0,
-    ANSI_COLORS_16 = 1,
+    ANSI_COLORS_16 = 1,   /* colours above 15 show as the nearest of the 16 */
+    ANSI_COLORS_NONE = 2, /* terminal default colours; attributes only */
 } ansi_colors_t;
 
 typedef struct {
@@ -39,7 +40,7 @@ typedef struct {
 void ansi_profile_for_term(ansi_profile_t *p, const char *term);
 /* Small integer id of a profile, for sharing encoded frames between viewers
  * with equal profiles (0..ANSI_PROFILE_IDS-1). */
-#define ANSI_PROFILE_IDS 16
+#define ANSI_PROFILE_IDS 32 /* a power of two */
 int ansi_profile_id(const ansi_profile_t *p);
 
 /* Full redraw from an unknown terminal state. Appends to out. */

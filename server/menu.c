@@ -362,12 +362,34 @@ static const glyph_set_t glyph_sets[] = {
 };
 #define GLYPH_SETS (sizeof glyph_sets / sizeof glyph_sets[0])
 
-static uint8_t glyph_set_of(const char *opts)
+/* Colour modes over what the terminal type says; colors < 0: as it says. */
+typedef struct {
+    const char *key, *label;
+    int colors;
+} colour_mode_t;
+
+static const colour_mode_t colour_modes[] = {
+    {"auto", "from the terminal type", -1},
+    {"16", "16", ANSI_COLORS_16},
+    {"off", "off (bold, dim and reverse only)", ANSI_COLORS_NONE},
+};
+#define COLOUR_MODES (sizeof colour_modes / sizeof colour_modes[0])
+
+/* The value of "key=" in opts as an index into table (an array of structs
+ * whose first member is the value's name); 0 if absent or unknown (so an
+ * older "colors=256" means the terminal's colours). */
+#define OPTION_INDEX(opts, field, table) \
+    option_index(opts, field, &(table)[0].key, sizeof(table)[0], sizeof(table) / sizeof(table)[0])
+
+static uint8_t option_index(const char *opts, const char *key, const char *const *names,
+                            size_t stride, size_t n)
 {
-    const char *v = strstr(opts, "glyphs=");
-    for (size_t i = 1; v && i < GLYPH_SETS; i++) {
-        size_t n = strlen(glyph_sets[i].key);
-        if (strncmp(v + 7, glyph_sets[i].key, n) == 0 && (v[7 + n] == '\n' || !v[7 + n]))
+    const char *v = strstr(opts, key);
+    size_t k = strlen(key);
+    for (size_t i = 1; v && i < n; i++) {
+        const char *name = *(const char *const *)((const char *)names + i * stride);
+        size_t len = strlen(name);
+        if (strncmp(v + k, name, len) == 0 && (v[k + len] == '\n' || !v[k + len]))
             return (uint8_t)i;
     }
     return 0;
@@ -376,8 +398,8 @@ static uint8_t glyph_set_of(const char *opts)
 void menu_apply_profile(conn_t *c)
 {
     ansi_profile_for_term(&c->prof, c->term[0] ? c->term : NULL);
-    if (c->colors16)
-        c->prof.colors = ANSI_COLORS_16;
+    if (colour_modes[c->colors].colors >= 0)
+        c->prof.colors = (ansi_colors_t)colour_modes[c->colors].colors;
     const glyph_set_t *g = &glyph_sets[c->glyphs];
     if (g->utf8 >= 0) {
         c->prof.utf8 = g->utf8;
@@ -390,16 +412,16 @@ void menu_apply_profile(conn_t *c)
 static void options_apply(conn_t *c, const char *opts)
 {
     c->two_cell = strstr(opts, "two_cell=1") != NULL;
-    c->colors16 = strstr(opts, "colors=16") != NULL;
-    c->glyphs = glyph_set_of(opts);
+    c->colors = OPTION_INDEX(opts, "colors=", colour_modes);
+    c->glyphs = OPTION_INDEX(opts, "glyphs=", glyph_sets);
     menu_apply_profile(c);
 }
 
 static void options_save(conn_t *c)
 {
     char opts[96];
-    snprintf(opts, sizeof opts, "two_cell=%d\ncolors=%d\nglyphs=%s\n", c->two_cell ? 1 : 0,
-             c->colors16 ? 16 : 256, glyph_sets[c->glyphs].key);
+    snprintf(opts, sizeof opts, "two_cell=%d\ncolors=%s\nglyphs=%s\n", c->two_cell ? 1 : 0,
+             colour_modes[c->colors].key, glyph_sets[c->glyphs].key);
     db_user_set_options(c->srv->db, c->user_id, opts, NULL, NULL);
     options_apply(c, opts);
 }
@@ -411,7 +433,10 @@ static void draw_options(conn_t *c, screen_t *scr)
     screen_put(scr, 4, 5, 't', st_key);
     screen_textf(scr, 5, 5, STYLE_DEFAULT, ") Two-cell map tiles: %s", c->two_cell ? "on" : "off");
     screen_put(scr, 4, 6, 'c', st_key);
-    screen_textf(scr, 5, 6, STYLE_DEFAULT, ") Colours: %s", c->colors16 ? "16" : "256");
+    ansi_profile_t term;
+    ansi_profile_for_term(&term, c->term[0] ? c->term : NULL);
+    screen_textf(scr, 5, 6, STYLE_DEFAULT, ") Colours: %s%s", colour_modes[c->colors].label,
+                 c->colors ? "" : term.colors == ANSI_COLORS_16 ? " (16)" : " (256)");
     screen_put(scr, 4, 7, 'g', st_key);
     screen_textf(scr, 5, 7, STYLE_DEFAULT, ") Map glyphs: %s", glyph_sets[c->glyphs].label);
     screen_put(scr, 4, 9, 'q', st_key);
@@ -424,7 +449,7 @@ static void options_key(conn_t *c, key_event_t k)
     if (k.code == 't')
         c->two_cell = !c->two_cell;
     else if (k.code == 'c')
-        c->colors16 = !c->colors16;
+        c->colors = (uint8_t)((c->colors + 1) % COLOUR_MODES);
     else if (k.code == 'g')
         c->glyphs = (uint8_t)((c->glyphs + 1) % GLYPH_SETS);
     else if (k.code == 'q' || k.code == KEY_ESC || k.code == KEY_ENTER) {

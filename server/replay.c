@@ -190,14 +190,21 @@ static int json_frame_out(void *ud, const replay_frame_t *f)
     return s->out->failed ? -1 : 0;
 }
 
-int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
-                       size_t errlen)
+/* The options as given, with the size and idle cap filled in where left 0. */
+static replay_opts_t opts_or_defaults(const replay_opts_t *opts)
 {
     replay_opts_t o = opts ? *opts : (replay_opts_t){0};
     if (!o.w)
         o.w = 80, o.h = 24;
     if (o.idle_ms <= 0)
         o.idle_ms = REPLAY_IDLE_MS;
+    return o;
+}
+
+int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
+                       size_t errlen)
+{
+    replay_opts_t o = opts_or_defaults(opts);
     buf_printf(out, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n", o.w,
                o.h, kf_turns(&o), o.idle_ms);
     json_sink_t s = {out, 0};
@@ -231,11 +238,7 @@ static int cast_frame_out(void *ud, const replay_frame_t *f)
 int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double step,
                      const char *title, buf_t *out, char *err, size_t errlen)
 {
-    replay_opts_t o = opts ? *opts : (replay_opts_t){0};
-    if (!o.w)
-        o.w = 80, o.h = 24;
-    if (o.idle_ms <= 0)
-        o.idle_ms = REPLAY_IDLE_MS;
+    replay_opts_t o = opts_or_defaults(opts);
     o.step_ms = step > 0 && step < 3600 ? (int)(step * 1000 + 0.5) : 200;
     buf_printf(out, "{\"version\": 2, \"width\": %d, \"height\": %d, \"idle_time_limit\": %d.%03d, \"title\": ",
                o.w, o.h, o.idle_ms / 1000, o.idle_ms % 1000);

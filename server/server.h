@@ -112,7 +112,7 @@ struct conn {
     int64_t user_id;          /* 0 = anonymous */
     char user[32];
     bool two_cell;
-    bool colors16;            /* options: 16 colours whatever the terminal type says */
+    uint8_t colors;           /* options: index into the menu's colour modes; 0 = from the terminal */
     uint8_t glyphs;           /* options: index into the menu's glyph sets; 0 = from the terminal */
     /* attached session */
     session_t *sess;

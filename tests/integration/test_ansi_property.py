@@ -32,7 +32,7 @@ DEFAULT_PEN = pyte.screens.Char(" ")
 
 # (profile, seed, cases): a few thousand pairs in all
 PROFILES = [("256", 11, 1500), ("16", 12, 600), ("dec", 13, 400),
-            ("ascii", 14, 300), ("256sync", 15, 200)]
+            ("ascii", 14, 300), ("256sync", 15, 200), ("mono", 16, 300)]
 
 
 class XtermColours(pyte.Screen):

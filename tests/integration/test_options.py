@@ -1,6 +1,7 @@
 """The options menu over Debian's telnet: two-cell tiles and the map glyph
 set change what the game draws, every choice is kept with the account and
 comes back at the next login."""
+import re
 import sqlite3
 
 import pytest
@@ -55,8 +56,9 @@ def play_drawn(t, name):
 
 def test_options_change_the_game_and_stay_with_the_account(daemon):
     t = options_menu(daemon, "opt", "xterm-256color")
-    for line in ("Two-cell map tiles: off", "Colours: 256", "Map glyphs: " + GLYPH_LABELS[0]):
-        assert line in t.text(), t.text()
+    for line in ("Two-cell map tiles: off", "Colours: from the terminal type (256)",
+                 "Map glyphs: " + GLYPH_LABELS[0]):
+        t.wait_for(line)
     t.send("t")
     t.wait_for("Two-cell map tiles: on")
     t.send("c")
@@ -70,6 +72,7 @@ def test_options_change_the_game_and_stay_with_the_account(daemon):
     drawn = play_drawn(t, "opt")
     assert all(b < 0x80 for b in drawn), "a byte above 0x7F with plain ASCII glyphs"
     assert b"\x1b(0" not in drawn
+    assert len(set(colour_params(drawn))) >= 3, "16 colours are still colours"
     rows = t.screen.display[1:t.rows - 2]
     glyphs = [(y, x) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != " "]
     assert len(glyphs) > 10, "\n".join(rows)
@@ -83,12 +86,58 @@ def test_options_change_the_game_and_stay_with_the_account(daemon):
     t.send("o")
     t.wait_for("Options")
     for line in ("Two-cell map tiles: on", "Colours: 16", "Map glyphs: plain ASCII"):
-        assert line in t.text(), t.text()
+        t.wait_for(line)
     t.send("g")
     t.wait_for("Map glyphs: " + GLYPH_LABELS[0])
     t.send("t")
     t.wait_for("Two-cell map tiles: off")
     assert options_of(daemon, "opt") == "two_cell=0\ncolors=16\nglyphs=auto\n"
+    t.close()
+
+
+def colour_params(drawn):
+    """The colour parameters of every SGR sequence in drawn (39 and 49, the
+    default colours, left out)."""
+    found = []
+    for m in re.finditer(rb"\x1b\[([0-9;]*)m", drawn):
+        ps = [int(p) for p in m.group(1).split(b";") if p]
+        while ps:
+            p = ps.pop(0)
+            if p in (38, 48):
+                found.append(tuple([p] + ps[:2]))
+                del ps[:2]
+            elif 30 <= p <= 37 or 40 <= p <= 47 or 90 <= p <= 97 or 100 <= p <= 107:
+                found.append(p)
+    return found
+
+
+def test_colours_off_draws_attributes_only(daemon):
+    """Colours off: the game draws with bold, dim and reverse only (the
+    test above sees colours with 16). An older account's colors=256 still
+    means the terminal's colours."""
+    t = options_menu(daemon, "mono", "xterm-256color")
+    t.wait_for("Colours: from the terminal type (256)")
+    t.send("c")
+    t.wait_for("Colours: 16")
+    t.send("c")
+    t.wait_for("Colours: off")
+    assert options_of(daemon, "mono") == "two_cell=0\ncolors=off\nglyphs=auto\n"
+    drawn = play_drawn(t, "mono")
+    assert colour_params(drawn) == [], colour_params(drawn)[:10]
+    assert re.search(rb"\x1b\[[0-9;]*\b1[;m]", drawn), "the player is no longer bold"
+    t.close()
+
+    con = sqlite3.connect(str(daemon.db), timeout=10)
+    try:
+        con.execute("UPDATE users SET options = 'two_cell=0\ncolors=256\n' WHERE name_key = 'mono'")
+        con.commit()
+    finally:
+        con.close()
+    t = Telnet(daemon.port, term="xterm")
+    t.connected()
+    t.login("mono", PW)
+    t.send("o")
+    t.wait_for("Colours: from the terminal type (16)")
     t.close()
 
 

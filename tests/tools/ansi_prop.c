@@ -182,7 +182,7 @@ static uint32_t shown_glyph(const ansi_profile_t *p, uint32_t cp)
 
 static int shown_color(const ansi_profile_t *p, uint16_t c)
 {
-    if (c > 255) return -1;
+    if (c > 255 || p->colors == ANSI_COLORS_NONE) return -1;
     return p->colors == ANSI_COLORS_16 ? nearest16(c) : c;
 }
 
@@ -242,6 +242,7 @@ static int profile_named(const char *name, ansi_profile_t *p)
         {"dec", {ANSI_COLORS_16, false, true, false, false}},
         {"ascii", {ANSI_COLORS_256, false, false, false, false}},
         {"256sync", {ANSI_COLORS_256, true, false, true, false}},
+        {"mono", {ANSI_COLORS_NONE, true, false, false, false}},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i].name)) {
@@ -255,7 +256,7 @@ int main(int argc, char **argv)
 {
     ansi_profile_t p;
     if (argc != 4 || profile_named(argv[3], &p) < 0) {
-        fprintf(stderr, "usage: ansi_prop SEED COUNT 256|16|dec|ascii|256sync\n");
+        fprintf(stderr, "usage: ansi_prop SEED COUNT 256|16|dec|ascii|256sync|mono\n");
         return 2;
     }
     rng_t r = {strtoull(argv[1], NULL, 10)};

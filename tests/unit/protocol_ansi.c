@@ -338,7 +338,7 @@ END_TEST
 START_TEST(profile_ids_are_small_and_distinct)
 {
     int seen[ANSI_PROFILE_IDS] = {0};
-    for (int c = 0; c < 2; c++)
+    for (int c = 0; c < 3; c++)
         for (int u = 0; u < 2; u++)
             for (int d = 0; d < 2; d++)
                 for (int s = 0; s < 2; s++)
