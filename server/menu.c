@@ -409,7 +409,7 @@ void menu_apply_profile(conn_t *c)
     c->prof_id = ansi_profile_id(&c->prof);
 }
 
-static void options_apply(conn_t *c, const char *opts)
+void menu_options_apply(conn_t *c, const char *opts)
 {
     c->two_cell = strstr(opts, "two_cell=1") != NULL;
     c->colors = OPTION_INDEX(opts, "colors=", colour_modes);
@@ -423,7 +423,7 @@ static void options_save(conn_t *c)
     snprintf(opts, sizeof opts, "two_cell=%d\ncolors=%s\nglyphs=%s\n", c->two_cell ? 1 : 0,
              colour_modes[c->colors].key, glyph_sets[c->glyphs].key);
     db_user_set_options(c->srv->db, c->user_id, opts, NULL, NULL);
-    options_apply(c, opts);
+    menu_options_apply(c, opts);
 }
 
 static void draw_options(conn_t *c, screen_t *scr)
@@ -558,7 +558,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         if (status == ACCOUNTS_OK && u && c->prompt != PROMPT_CHPW_NEW2) {
             c->user_id = u->id;
             snprintf(c->user, sizeof c->user, "%s", u->name);
-            options_apply(c, u->options);
+            menu_options_apply(c, u->options);
             log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
                      c->prompt == PROMPT_REG_PASS2 ? " (registered)" : "");
             session_t *s = session_find_user(c->srv, c->user_id);

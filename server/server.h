@@ -205,6 +205,8 @@ void menu_message(conn_t *c, const char *msg); /* a notice; any key returns */
 void menu_resized(conn_t *c);
 /* prof from the terminal type and the player's options (colours, glyphs). */
 void menu_apply_profile(conn_t *c);
+/* The account's options (users.options) on c: two-cell tiles, colours, glyphs. */
+void menu_options_apply(conn_t *c, const char *opts);
 void menu_tick(server_t *s);           /* refresh watch lists */
 void screen_send_diff(conn_t *c);      /* diff scr against shown and send */
 

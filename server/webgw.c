@@ -224,6 +224,7 @@ static void on_session_user(void *ud, int status, const db_user_t *u)
         if (status == DB_OK && u && !u->locked) {
             c->user_id = u->id;
             snprintf(c->user, sizeof c->user, "%s", u->name);
+            menu_options_apply(c, u->options);
         }
         ws_ready(ws);
     }

@@ -246,6 +246,46 @@ def test_game_end_and_detach_send_the_browser_home(web):
     serving(d)
 
 
+def test_the_accounts_options_reach_the_browser(web):
+    """Options chosen over telnet (colours off, plain ASCII glyphs) apply to
+    the same account's game in the browser too."""
+    from test_options import colour_params
+    d = web
+    tok, _, _ = register(d, "opal")
+    t = Telnet(d.port)
+    try:
+        t.connected()
+        t.login("opal", PW)
+        t.send("o")
+        t.wait_for("Options")
+        t.send("cc")
+        t.wait_for("Colours: off")
+        for _ in range(4):
+            t.send("g")
+        t.wait_for("Map glyphs: plain ASCII")
+    finally:
+        t.close()
+    ws = WS(d.http, "/ws/play", cookie=cookie(tok))
+    assert ws.status == 101
+    ws.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+    drawn = b""
+    ws.s.settimeout(10)
+    end = time.time() + 10
+    while b"Turn" not in drawn and time.time() < end:
+        op, p = ws.recv()
+        if op == 2:
+            drawn += p
+            if b"who are you" in p:
+                ws.binary(b"*")
+    assert b"Turn" in drawn, drawn[-400:]
+    ws.binary(b".")
+    drawn += ws.until(lambda op, p: op == 2, timeout=10)[1]
+    assert colour_params(drawn) == [], colour_params(drawn)[:10]
+    assert all(b < 0x80 for b in drawn) and b"\x1b(0" not in drawn
+    ws.close()
+    serving(d)
+
+
 # ---- abuse ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("data", [
