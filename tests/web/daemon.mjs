@@ -72,9 +72,11 @@ const watch = (page, tag) => {
   });
 };
 
+let shown = null; // the page whose screen a failure reports
 try {
   const ctx = await browser.newContext({ viewport: { width: 1100, height: 700 } });
   const page = await ctx.newPage();
+  shown = page;
   watch(page, 'play');
   // --- register with the plain form; it leads to /play
   await page.goto(`${base}/register?next=/play`);
@@ -102,7 +104,12 @@ try {
     const at = atOf(ls);
     if (at && (at[0] !== out.before[0] || at[1] !== out.before[1])) break;
   }
-  await page.keyboard.type('...');
+  // three turns of waiting; a --More-- the moves left is paged first
+  for (let i = 0; i < 30 && turnOf(await lines(page)) < out.turnBefore + 3; i++) {
+    const more = (await lines(page)).some((l) => l.includes('--More--'));
+    await page.keyboard.type(more ? ' ' : '.');
+    await page.waitForTimeout(100);
+  }
   await page.waitForFunction((t) => {
     const b = window.warren.term.buffer.active;
     for (let i = 0; i < window.warren.term.rows; i++) {
@@ -198,6 +205,7 @@ try {
   await page.screenshot({ path: `${artifacts}/daemon-takeback.png` });
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
+  if (shown) out.errors.push(`screen:\n${(await lines(shown).catch(() => [])).join('\n')}`);
 } finally {
   await browser.close();
 }
