@@ -31,11 +31,12 @@ def options_of(daemon, name):
         con.close()
 
 
-def options_menu(daemon, name, term):
-    """A new account on a telnet with that terminal type, in the options menu."""
+def options_menu(daemon, name, term="xterm-256color", pw=PW, new=True):
+    """An account on a telnet with that terminal type, in the options menu:
+    registered first when new, else logged in."""
     t = Telnet(daemon.port, term=term)
     t.connected()
-    t.register(name, PW)
+    (t.register if new else t.login)(name, pw)
     t.send("o")
     t.wait_for("Options")
     return t
@@ -80,11 +81,7 @@ def test_options_change_the_game_and_stay_with_the_account(daemon):
     t.close()
 
     # a new connection: the same choices after login; the glyph set cycles round
-    t = Telnet(daemon.port, term="xterm-256color")
-    t.connected()
-    t.login("opt", PW)
-    t.send("o")
-    t.wait_for("Options")
+    t = options_menu(daemon, "opt", new=False)
     for line in ("Two-cell map tiles: on", "Colours: 16", "Map glyphs: plain ASCII"):
         t.wait_for(line)
     t.send("g")
@@ -133,10 +130,7 @@ def test_colours_off_draws_attributes_only(daemon):
         con.commit()
     finally:
         con.close()
-    t = Telnet(daemon.port, term="xterm")
-    t.connected()
-    t.login("mono", PW)
-    t.send("o")
+    t = options_menu(daemon, "mono", term="xterm", new=False)
     t.wait_for("Colours: from the terminal type (16)")
     t.close()
 

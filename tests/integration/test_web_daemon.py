@@ -249,15 +249,11 @@ def test_game_end_and_detach_send_the_browser_home(web):
 def test_the_accounts_options_reach_the_browser(web):
     """Options chosen over telnet (colours off, plain ASCII glyphs) apply to
     the same account's game in the browser too."""
-    from test_options import colour_params
+    from test_options import colour_params, options_menu
     d = web
     tok, _, _ = register(d, "opal")
-    t = Telnet(d.port)
+    t = options_menu(d, "opal", pw=PW, new=False)
     try:
-        t.connected()
-        t.login("opal", PW)
-        t.send("o")
-        t.wait_for("Options")
         t.send("cc")
         t.wait_for("Colours: off")
         for _ in range(4):
