@@ -44,6 +44,23 @@ static void clear_monsters(game_t *g)
         }
 }
 
+/* The newest message in the game's log. */
+static const char *last_msg(const game_t *g)
+{
+    return g->log[(g->nmsg - 1) % MSG_LOG].text;
+}
+
+/* A new game of seed with a made character (race, class indices) and no
+ * monsters. */
+static game_t *alone(const content_t *c, uint64_t seed, int race, int cls)
+{
+    game_t *g = game_new(c, seed, NULL);
+    ck_assert_ptr_nonnull(g);
+    chargen_create(g, race, cls);
+    clear_monsters(g);
+    return g;
+}
+
 /* A creature of the named kind dx, dy from the player (the cell made floor). */
 static handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
 {
@@ -142,9 +159,7 @@ END_TEST
 START_TEST(combat_hit_chance)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 5, NULL);
-    chargen_create(g, 0, 0); /* a human fighter */
-    clear_monsters(g);
+    game_t *g = alone(c, 5, 0, 0); /* a human fighter */
     open_room(g, 3);
     handle_t h = spawn_at(g, "ogre", 1, 0);
     obj_t *o = reg_get(&g->reg, h);
@@ -205,9 +220,7 @@ static handle_t worn_body_armour(game_t *g)
 START_TEST(armour_counts_once)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 9, NULL);
-    chargen_create(g, 0, 0); /* a human fighter in chain mail */
-    clear_monsters(g);
+    game_t *g = alone(c, 9, 0, 0); /* a human fighter in chain mail */
     open_room(g, 3);
     handle_t mail = worn_body_armour(g);
     ck_assert_uint_ne(mail, HANDLE_NONE);
@@ -244,9 +257,7 @@ END_TEST
 START_TEST(resistances_and_sneak_attacks)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 6, NULL);
-    chargen_create(g, 0, 1); /* a human rogue */
-    clear_monsters(g);
+    game_t *g = alone(c, 6, 0, 1); /* a human rogue */
     open_room(g, 3);
     handle_t z = spawn_at(g, "zombie", 2, 0); /* immune poison, vulnerable to fire */
     const int hp = reg_get(&g->reg, z)->hp = reg_get(&g->reg, z)->hp_max = 1000;
@@ -293,9 +304,7 @@ static int cheb(const obj_t *a, const obj_t *b)
 START_TEST(ai_flight_and_cornered)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 7, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    game_t *g = alone(c, 7, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
@@ -369,9 +378,7 @@ static bool said_since(const game_t *g, uint32_t from, const char *s)
 START_TEST(ai_zaps_wands_and_picks_up)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 21, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    game_t *g = alone(c, 21, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
@@ -440,9 +447,7 @@ END_TEST
 START_TEST(casters_by_purpose)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 13, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    game_t *g = alone(c, 13, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
@@ -482,9 +487,7 @@ END_TEST
 START_TEST(travel_and_explore_stop)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 8, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    game_t *g = alone(c, 8, 0, 0);
     level_t *lv = world_level(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     uint64_t t0 = g->sched.now;
@@ -497,10 +500,10 @@ START_TEST(travel_and_explore_stop)
     for (int i = 0; i < 200 && g->nmsg == 0 + g->nmsg; i++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
-        if (g->nmsg > n && strstr(g->log[(g->nmsg - 1) % MSG_LOG].text, "nothing left")) break;
+        if (g->nmsg > n && strstr(last_msg(g), "nothing left")) break;
     }
-    ck_assert_msg(strstr(g->log[(g->nmsg - 1) % MSG_LOG].text, "nothing left"), "%s",
-                  g->log[(g->nmsg - 1) % MSG_LOG].text);
+    ck_assert_msg(strstr(last_msg(g), "nothing left"), "%s",
+                  last_msg(g));
     ck_assert(lv->seen[lv->down_y * lv->w + lv->down_x]);
     /* travel to the down stairs: _ > . */
     keys(g, "_>.");
@@ -523,7 +526,7 @@ START_TEST(travel_and_explore_stop)
     for (int i = 0; i < 200; i++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
-        if (g->nmsg > n && strstr(g->log[(g->nmsg - 1) % MSG_LOG].text, "nothing left")) break;
+        if (g->nmsg > n && strstr(last_msg(g), "nothing left")) break;
     }
     keys(g, "_>.");
     /* a monster beside the path: the travel stops after its first step */
@@ -535,11 +538,11 @@ START_TEST(travel_and_explore_stop)
     ck_assert_uint_lt(g->sched.now - t0, full);
     ck_assert_uint_le(g->sched.now - t0, 2 * SCHED_DIAG);
     /* the stop says what was seen; exploring does not start with it in view */
-    ck_assert_str_eq(g->log[(g->nmsg - 1) % MSG_LOG].text, "You see a giant newt.");
+    ck_assert_str_eq(last_msg(g), "You see a giant newt.");
     t0 = g->sched.now;
     key(g, 'o');
     ck_assert_uint_eq(g->sched.now, t0);
-    ck_assert_str_eq(g->log[(g->nmsg - 1) % MSG_LOG].text, "Not with a giant newt in view.");
+    ck_assert_str_eq(last_msg(g), "Not with a giant newt in view.");
     game_free(g);
     content_free(c);
 }
@@ -550,9 +553,7 @@ END_TEST
 START_TEST(explore_stops_for_new_items)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 8, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    game_t *g = alone(c, 8, 0, 0);
     level_t *lv = world_level(g);
     ck_assert(!lv->seen[lv->down_y * lv->w + lv->down_x]);
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
@@ -565,7 +566,7 @@ START_TEST(explore_stops_for_new_items)
     for (; presses < 300; presses++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
-        last = g->nmsg > n ? g->log[(g->nmsg - 1) % MSG_LOG].text : "";
+        last = g->nmsg > n ? last_msg(g) : "";
         if (!strcmp(last, "You see a long sword.") || strstr(last, "nothing left")) break;
     }
     ck_assert_str_eq(last, "You see a long sword.");
@@ -584,9 +585,7 @@ END_TEST
 START_TEST(help_and_look)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 9, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    game_t *g = alone(c, 9, 0, 0);
     open_room(g, 3);
     screen_t *s = screen_new(100, 40);
     key(g, '?');
@@ -623,9 +622,7 @@ END_TEST
 START_TEST(wall_lines_join_seen_neighbours)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 9, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    game_t *g = alone(c, 9, 0, 0);
     level_t *lv = world_level(g);
     memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
     open_room(g, 3); /* floor within 3 of the player, walls at 4 */
@@ -803,9 +800,7 @@ END_TEST
 START_TEST(death_cause_and_dump)
 {
     content_t *c = content_load(NULL, NULL, 0);
-    game_t *g = game_new(c, 12, NULL);
-    chargen_create(g, 2, 2);
-    clear_monsters(g);
+    game_t *g = alone(c, 12, 2, 2);
     open_room(g, 2);
     handle_t h = spawn_at(g, "kobold shaman", 1, 0);
     reg_get(&g->reg, g->player)->hp = 1;
