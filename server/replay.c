@@ -6,7 +6,7 @@
 #include "replay.h"
 
 typedef struct {
-    const replay_opts_t *opts;
+    replay_opts_t opts; /* every field filled (opts_or_defaults) */
     replay_frame_cb cb;
     void *ud;
     game_t *g;
@@ -19,9 +19,21 @@ typedef struct {
     int failed; /* the callback said stop */
 } player_t;
 
-static int kf_turns(const replay_opts_t *o)
+/* The options as given, with a default for every field left 0. */
+static replay_opts_t opts_or_defaults(const replay_opts_t *opts)
 {
-    return o && o->keyframe_turns > 0 ? o->keyframe_turns : 50;
+    replay_opts_t o = opts ? *opts : (replay_opts_t){0};
+    if (!o.w)
+        o.w = 80;
+    if (!o.h)
+        o.h = 24;
+    if (o.keyframe_turns <= 0)
+        o.keyframe_turns = 50;
+    if (o.idle_ms <= 0)
+        o.idle_ms = REPLAY_IDLE_MS;
+    if (o.step_ms <= 0)
+        o.step_ms = REPLAY_STEP_MS;
+    return o;
 }
 
 /* Renders the game, diffs against the previous frame and hands it on. */
@@ -33,7 +45,7 @@ static void emit_frame(player_t *p)
     game_render(p->g, p->cur, &v);
     game_status_t st;
     game_status(p->g, &st);
-    uint64_t every = (uint64_t)kf_turns(p->opts);
+    uint64_t every = (uint64_t)p->opts.keyframe_turns;
     bool key = p->index == 0 || st.turn >= p->kf_turn + every || p->index >= p->kf_index + 2 * every;
     buf_reset(&p->diff);
     buf_reset(&p->key);
@@ -62,10 +74,9 @@ static void emit_frame(player_t *p)
 /* The gap before the key at off of row (see "Times" in replay.h). */
 static uint64_t key_gap(const player_t *p, const db_journal_row_t *row, size_t off)
 {
-    const replay_opts_t *o = p->opts;
-    uint64_t idle = o && o->idle_ms > 0 ? (uint64_t)o->idle_ms : REPLAY_IDLE_MS;
+    uint64_t idle = (uint64_t)p->opts.idle_ms;
     if (row->ms < 0)
-        return o && o->step_ms > 0 ? (uint64_t)o->step_ms : REPLAY_STEP_MS;
+        return (uint64_t)p->opts.step_ms;
     if (off > 0)
         return 0;
     return (uint64_t)row->ms < idle ? (uint64_t)row->ms : idle;
@@ -99,10 +110,9 @@ static int play_row(player_t *p, const db_journal_row_t *row, replay_result_t *r
     return 0;
 }
 
-static int player_open(player_t *p, const replay_input_t *in, const replay_opts_t *o, char *err,
-                       size_t errlen)
+static int player_open(player_t *p, const replay_input_t *in, char *err, size_t errlen)
 {
-    int w = o && o->w ? o->w : 80, h = o && o->h ? o->h : 24;
+    int w = p->opts.w, h = p->opts.h;
     game_options_t opt = {{0}};
     snprintf(opt.name, sizeof opt.name, "%s", in->name ? in->name : "");
     p->g = game_new(in->content, in->seed, &opt);
@@ -134,8 +144,8 @@ int replay_run(const replay_input_t *in, const replay_opts_t *opts, replay_frame
 {
     memset(res, 0, sizeof *res);
     buf_init(&res->dump);
-    player_t p = {.opts = opts, .cb = cb, .ud = ud};
-    int rc = player_open(&p, in, opts, err, errlen);
+    player_t p = {.opts = opts_or_defaults(opts), .cb = cb, .ud = ud};
+    int rc = player_open(&p, in, err, errlen);
     if (rc == 0)
         emit_frame(&p);
     int64_t seq = 0;
@@ -190,23 +200,12 @@ static int json_frame_out(void *ud, const replay_frame_t *f)
     return s->out->failed ? -1 : 0;
 }
 
-/* The options as given, with the size and idle cap filled in where left 0. */
-static replay_opts_t opts_or_defaults(const replay_opts_t *opts)
-{
-    replay_opts_t o = opts ? *opts : (replay_opts_t){0};
-    if (!o.w)
-        o.w = 80, o.h = 24;
-    if (o.idle_ms <= 0)
-        o.idle_ms = REPLAY_IDLE_MS;
-    return o;
-}
-
 int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
                        size_t errlen)
 {
     replay_opts_t o = opts_or_defaults(opts);
     buf_printf(out, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n", o.w,
-               o.h, kf_turns(&o), o.idle_ms);
+               o.h, o.keyframe_turns, o.idle_ms);
     json_sink_t s = {out, 0};
     replay_result_t res;
     int rc = replay_run(in, &o, json_frame_out, &s, &res, err, errlen);
