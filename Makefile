@@ -17,8 +17,17 @@ PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets
 CONTENT_DIR := $(abspath game/content)
 WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE \
             -DWARREN_CONTENT_DIR='"$(CONTENT_DIR)"' 
-# -iquote: project headers (game/sched.h, ...) must not shadow system ones (<sched.h>)
-INC      := -iquote . -iquote protocol -iquote game -iquote db -iquote server
+# -iquote: project headers (game/sched.h, ...) must not shadow system ones (<sched.h>).
+# Each layer sees only its own and lower layers' headers, so an upward
+# include (db.h in game/) fails to compile: protocol <- game <- db <- server.
+INC_protocol := -iquote protocol
+INC_game     := $(INC_protocol) -iquote game
+INC_db       := $(INC_game) -iquote db
+INC_server   := $(INC_db) -iquote server
+INC_client-term := -iquote client-term $(INC_protocol)
+INC_admin    := -iquote admin $(INC_server)
+# tests, benchmarks, tools and the engine's command-line tool
+INC          := -iquote . $(INC_server) -iquote client-term
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 REL_FLAGS  := -O2 -g
@@ -52,6 +61,10 @@ $(OBJ)/rel/%.o: %.c
 $(OBJ)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(ASAN_FLAGS) $(INC) $(PKGCFLAGS) -MMD -MP -c $< -o $@
+# a layer's objects get that layer's include path (game/tool/ is a program)
+$(foreach m,rel asan fuzz,$(foreach l,$(LAYERS) client-term admin,\
+  $(eval $(OBJ)/$(m)/$(l)/%.o: INC = $(INC_$(l)))))
+$(foreach m,rel asan fuzz,$(eval $(OBJ)/$(m)/game/tool/%.o: INC = -iquote game/tool $(INC_game)))
 
 define layer_lib
 $(OBJ)/$(1)/lib$(2).a: $$(patsubst %.c,$(OBJ)/$(1)/%.o,$$($(2)_SRC))
