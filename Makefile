@@ -33,6 +33,9 @@ PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 REL_FLAGS  := -O2 -g
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
+# every C source and header of the project, for make format / format-check
+FORMAT_SRC = $(shell find protocol game db server client-term admin tests tools \
+               -name '*.[ch]' -not -path '*/node_modules/*' 2>/dev/null)
 # seconds per unit test before Check calls it a failure (sanitizer builds on 2 cores)
 UNIT_TIMEOUT ?= 60
 PYTHON   := /usr/bin/python3
@@ -47,7 +50,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps build run test unit fuzz bench bench-protocol bench-engine bench-server \
+.PHONY: all deps build run test unit fuzz format format-check bench bench-protocol bench-engine bench-server \
         golden clean web install
 all: build
 
@@ -133,7 +136,7 @@ run: build
 	$(BIN)/warrend
 
 # Suites run in this order; the unit runner's summary line ends the output.
-test: build build-asan
+test: format-check build build-asan
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
 
@@ -175,6 +178,15 @@ bench-engine: build
 bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 	$(BIN)/tools/replay_bench
+
+# one dialect: .clang-format
+format: deps
+	clang-format -i $(FORMAT_SRC)
+format-check: deps
+	@clang-format --dry-run --Werror $(FORMAT_SRC) 2>&1 | head -n 40; \
+	  if ! clang-format --dry-run --Werror $(FORMAT_SRC) >/dev/null 2>&1; then \
+	    echo "format-check: the code above does not follow .clang-format; run 'make format'"; exit 1; fi; \
+	  echo "format-check: $(words $(FORMAT_SRC)) files follow .clang-format"
 
 # regenerate committed golden files on purpose
 golden: build

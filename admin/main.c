@@ -12,25 +12,24 @@
 #include <unistd.h>
 #include "config.h"
 
-#define VERSION "0.1.0"
+#define VERSION   "0.1.0"
 #define LINE_MAX_ 1024
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: warren-admin [--config FILE] [--db PATH] [--control PATH] COMMAND [ARGS]\n"
-            "Commands (sent to the running warrend):\n"
-            "  users            list accounts: name, created, locked, games, live game\n"
-            "  games            list live games: player, game, depth, turn, idle, watchers\n"
-            "  lock NAME        lock an account: it cannot log in; its live game is saved\n"
-            "  unlock NAME      unlock it again\n"
-            "  passwd NAME      set a new password, read from the terminal or stdin\n"
-            "  announce TEXT    show TEXT on every menu and game for 5 minutes\n"
-            "                   (\"announce\" with no text takes it down)\n"
-            "  health           integrity check, sizes, unfinished games, journal rows\n"
-            "The control socket is --control PATH, else the config file's\n"
-            "`control` setting, else the database path with \".ctl\" added\n"
-            "(default ./var/warren.db.ctl). It has mode 0600: run as warrend's user.\n");
+    fprintf(out, "usage: warren-admin [--config FILE] [--db PATH] [--control PATH] COMMAND [ARGS]\n"
+                 "Commands (sent to the running warrend):\n"
+                 "  users            list accounts: name, created, locked, games, live game\n"
+                 "  games            list live games: player, game, depth, turn, idle, watchers\n"
+                 "  lock NAME        lock an account: it cannot log in; its live game is saved\n"
+                 "  unlock NAME      unlock it again\n"
+                 "  passwd NAME      set a new password, read from the terminal or stdin\n"
+                 "  announce TEXT    show TEXT on every menu and game for 5 minutes\n"
+                 "                   (\"announce\" with no text takes it down)\n"
+                 "  health           integrity check, sizes, unfinished games, journal rows\n"
+                 "The control socket is --control PATH, else the config file's\n"
+                 "`control` setting, else the database path with \".ctl\" added\n"
+                 "(default ./var/warren.db.ctl). It has mode 0600: run as warrend's user.\n");
 }
 
 /* Reads one line: from the terminal without echo, else from stdin. */
@@ -61,7 +60,7 @@ static int build_line(int argc, char **argv, int i, char *line, size_t n)
     static const struct {
         const char *name;
         int args; /* -1: any (joined with spaces) */
-    } CMDS[] = {{"users", 0}, {"games", 0},  {"lock", 1},     {"unlock", 1},
+    } CMDS[] = {{"users", 0},  {"games", 0},  {"lock", 1},     {"unlock", 1},
                 {"passwd", 1}, {"health", 0}, {"announce", -1}};
     const char *cmd = argv[i];
     int nargs = argc - i - 1;
@@ -109,8 +108,10 @@ static int talk(const char *path, const char *line)
     memcpy(sa.sun_path, path, strlen(path) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-        fprintf(stderr, "warren-admin: cannot connect to %s: %s (is warrend running, and are you its user?)\n",
-                path, strerror(errno));
+        fprintf(
+            stderr,
+            "warren-admin: cannot connect to %s: %s (is warrend running, and are you its user?)\n",
+            path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return 1;

@@ -22,7 +22,7 @@
 /* Stop reading the server while this much terminal output is queued: a
  * slow terminal slows the socket, not our memory. */
 #define CLIENT_OUT_HIGH (256u * 1024u)
-#define CLIENT_OUT_LOW (64u * 1024u)
+#define CLIENT_OUT_LOW  (64u * 1024u)
 /* Output still queued this long after we decided to stop is dropped. */
 #define CLIENT_FLUSH_MS 2000
 
@@ -35,7 +35,7 @@ typedef union client_stream_u {
 } client_stream_u;
 
 enum { SIG_INT, SIG_TERM, SIG_HUP, SIG_WINCH, SIG_COUNT };
-static const int client_signums[SIG_COUNT] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
+static const int client_signums[SIG_COUNT] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
 
 struct client_t {
     uv_loop_t *loop;
@@ -50,18 +50,18 @@ struct client_t {
     uv_getaddrinfo_t gai_req;
     struct addrinfo *addrs, *addr_next;
     uv_shutdown_t shutdown_req;
-    int last_err;                    /* from the previous address tried */
+    int last_err; /* from the previous address tried */
 
     uv_signal_t sigs[SIG_COUNT];
     int sigs_open;
     uv_timer_t flush_timer;
     int flush_open;
 
-    int out_fd;      /* stdout is a plain file: blocking writes to it */
-    int is_tty;      /* stdin and stdout are a terminal: raw mode, NAWS */
-    int raw;         /* raw mode entered */
-    int naws_on;     /* server said DO NAWS */
-    int binary_out;  /* server said DO BINARY: CR goes out bare */
+    int out_fd;     /* stdout is a plain file: blocking writes to it */
+    int is_tty;     /* stdin and stdout are a terminal: raw mode, NAWS */
+    int raw;        /* raw mode entered */
+    int naws_on;    /* server said DO NAWS */
+    int binary_out; /* server said DO BINARY: CR goes out bare */
     int reading_net;
     size_t out_pending;
 
@@ -298,11 +298,8 @@ static void client_on_option(client_t *c, const telnet_event_t *ev)
         if (on)
             client_send_naws(c);
         break;
-    case TELNET_TELOPT_BINARY:
-        c->binary_out = on;
-        break;
-    default:
-        break;
+    case TELNET_TELOPT_BINARY: c->binary_out = on; break;
+    default: break;
     }
 }
 
@@ -311,16 +308,10 @@ static void client_on_telnet(telnet_t *t, telnet_event_t *ev, void *ud)
     client_t *c = ud;
     (void)t;
     switch (ev->type) {
-    case TELNET_EV_DATA:
-        client_out_write(c, ev->data.buffer, ev->data.size);
-        break;
-    case TELNET_EV_SEND:
-        client_net_write(c, ev->data.buffer, ev->data.size);
-        break;
+    case TELNET_EV_DATA: client_out_write(c, ev->data.buffer, ev->data.size); break;
+    case TELNET_EV_SEND: client_net_write(c, ev->data.buffer, ev->data.size); break;
     case TELNET_EV_DO:
-    case TELNET_EV_DONT:
-        client_on_option(c, ev);
-        break;
+    case TELNET_EV_DONT: client_on_option(c, ev); break;
     case TELNET_EV_TTYPE:
         if (ev->ttype.cmd == TELNET_TTYPE_SEND)
             telnet_ttype_is(c->telnet, c->opts.ttype);
@@ -332,8 +323,7 @@ static void client_on_telnet(telnet_t *t, telnet_event_t *ev, void *ud)
     case TELNET_EV_ERROR:
         client_stop(c, 1, "warren: telnet protocol error from the server: %s", ev->error.msg);
         break;
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -386,9 +376,7 @@ static int client_open_stream(client_t *c, client_stream_u *s, int fd, int reada
 {
     int rc;
     switch (uv_guess_handle(fd)) {
-    case UV_TTY:
-        rc = uv_tty_init(c->loop, &s->tty, fd, readable);
-        break;
+    case UV_TTY: rc = uv_tty_init(c->loop, &s->tty, fd, readable); break;
     case UV_NAMED_PIPE:
     case UV_TCP:
         /* ssh without a pty hands us a socket or pipe */
@@ -396,8 +384,7 @@ static int client_open_stream(client_t *c, client_stream_u *s, int fd, int reada
         if (rc == 0 && (rc = uv_pipe_open(&s->pipe, fd)) < 0)
             uv_close(&s->handle, client_on_closed);
         break;
-    default:
-        return UV_EINVAL;
+    default: return UV_EINVAL;
     }
     if (rc == 0)
         s->handle.data = c;
@@ -470,7 +457,8 @@ static void client_on_connect(uv_connect_t *req, int status)
     client_stop(c, 1, "warren: cannot connect to %s: %s%s",
                 target_describe(&c->opts.target, where, sizeof where), uv_strerror(status),
                 status == UV_ENOENT || status == UV_ECONNREFUSED
-                    ? " (is warrend running? use --socket PATH or HOST:PORT)" : "");
+                    ? " (is warrend running? use --socket PATH or HOST:PORT)"
+                    : "");
 }
 
 static void client_on_net_closed_retry(uv_handle_t *h)

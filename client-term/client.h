@@ -16,9 +16,9 @@
 
 typedef struct client_opts_t {
     target_t target;
-    const char *ttype;        /* terminal type to report; borrowed */
-    const char *remote_addr;  /* ssh mode: address for REMOTE_ADDR, or NULL */
-    int ssh;                  /* 1: offer NEW-ENVIRON */
+    const char *ttype;       /* terminal type to report; borrowed */
+    const char *remote_addr; /* ssh mode: address for REMOTE_ADDR, or NULL */
+    int ssh;                 /* 1: offer NEW-ENVIRON */
 } client_opts_t;
 
 typedef struct client_t client_t;

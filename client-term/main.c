@@ -21,7 +21,8 @@ static void main_usage(FILE *f)
             "usage: warren [--ssh] [--socket PATH | ADDRESS]\n"
             "Play Warren in this terminal, connected to a warrend.\n"
             "\n"
-            "  ADDRESS        HOST:PORT or HOST (port " TARGET_DEFAULT_PORT ") for the daemon's telnet\n"
+            "  ADDRESS        HOST:PORT or HOST (port " TARGET_DEFAULT_PORT
+            ") for the daemon's telnet\n"
             "                 gateway, or a path to its Unix socket\n"
             "  --socket PATH  the daemon's Unix socket. Default: $WARREN_SOCKET, else\n"
             "                 the first of " TARGET_LOCAL_SOCKET " and " TARGET_SYSTEM_SOCKET "\n"
@@ -89,7 +90,7 @@ static int main_parse(int argc, char **argv, main_args_t *a)
 
 int main(int argc, char **argv)
 {
-    main_args_t args = { 0 };
+    main_args_t args = {0};
     client_opts_t opts;
     char err[256], addr[64];
     uv_loop_t loop;

@@ -10,14 +10,14 @@
 #ifndef WARREN_CLIENT_TARGET_H
 #define WARREN_CLIENT_TARGET_H
 
-#define TARGET_DEFAULT_PORT "2323"
-#define TARGET_LOCAL_SOCKET "./var/warren.sock"
+#define TARGET_DEFAULT_PORT  "2323"
+#define TARGET_LOCAL_SOCKET  "./var/warren.sock"
 #define TARGET_SYSTEM_SOCKET "/run/warren/warren.sock"
-#define TARGET_LOCAL_TCP "127.0.0.1:2323"
+#define TARGET_LOCAL_TCP     "127.0.0.1:2323"
 
 typedef struct target_t {
-    int is_unix;     /* 1: path is a Unix socket; 0: host/port is TCP */
-    char path[108];  /* sun_path size */
+    int is_unix;    /* 1: path is a Unix socket; 0: host/port is TCP */
+    char path[108]; /* sun_path size */
     char host[256];
     char port[8];
 } target_t;

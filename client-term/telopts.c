@@ -7,14 +7,14 @@
 void telopts_fill(telnet_telopt_t out[TELOPTS_N], int is_tty, int ssh)
 {
     telnet_telopt_t *o = out;
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_ECHO, TELNET_WONT, TELNET_DO };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_SGA, TELNET_WILL, TELNET_DO };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_BINARY, TELNET_WILL, TELNET_DO };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_TTYPE, TELNET_WILL, TELNET_DONT };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_NAWS, is_tty ? TELNET_WILL : TELNET_WONT, TELNET_DONT };
-    *o++ = (telnet_telopt_t){ TELNET_TELOPT_NEW_ENVIRON, ssh ? TELNET_WILL : TELNET_WONT,
-                              TELNET_DONT };
-    *o = (telnet_telopt_t){ -1, 0, 0 };
+    *o++ = (telnet_telopt_t){TELNET_TELOPT_ECHO, TELNET_WONT, TELNET_DO};
+    *o++ = (telnet_telopt_t){TELNET_TELOPT_SGA, TELNET_WILL, TELNET_DO};
+    *o++ = (telnet_telopt_t){TELNET_TELOPT_BINARY, TELNET_WILL, TELNET_DO};
+    *o++ = (telnet_telopt_t){TELNET_TELOPT_TTYPE, TELNET_WILL, TELNET_DONT};
+    *o++ = (telnet_telopt_t){TELNET_TELOPT_NAWS, is_tty ? TELNET_WILL : TELNET_WONT, TELNET_DONT};
+    *o++ =
+        (telnet_telopt_t){TELNET_TELOPT_NEW_ENVIRON, ssh ? TELNET_WILL : TELNET_WONT, TELNET_DONT};
+    *o = (telnet_telopt_t){-1, 0, 0};
 }
 
 /* NEW-ENVIRON is parsed from the raw subnegotiation rather than libtelnet's

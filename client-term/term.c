@@ -18,7 +18,7 @@ static int hooks_installed;
 
 /* Signals that end the process without running atexit(): restore the
  * terminal, then die of the same signal so the exit status stays honest. */
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT };
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGQUIT};
 
 static void term_fatal_handler(int sig)
 {

@@ -26,12 +26,12 @@ struct db {
     int64_t next_game_id;
     char errmsg[256];
 
-    db_list_t pending;    /* loop only: writes since the last flush */
-    db_list_t held;       /* loop only: reads queued behind those writes */
+    db_list_t pending; /* loop only: writes since the last flush */
+    db_list_t held;    /* loop only: reads queued behind those writes */
     size_t npending;
     uint64_t outstanding; /* loop only: queued and not yet called back */
 
-    pthread_mutex_t wmu;  /* guards wq, submitted, written, wstop, sync_status */
+    pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, sync_status */
     pthread_cond_t wcv, wdone;
     db_list_t wq;
     uint64_t submitted, written;
@@ -58,26 +58,33 @@ struct db {
 static void list_push(db_list_t *l, db_op_t *op)
 {
     op->next = NULL;
-    if (l->tail) l->tail->next = op;
-    else l->head = op;
+    if (l->tail)
+        l->tail->next = op;
+    else
+        l->head = op;
     l->tail = op;
 }
 
 static void list_append(db_list_t *l, db_list_t *more)
 {
-    if (!more->head) return;
-    if (l->tail) l->tail->next = more->head;
-    else l->head = more->head;
+    if (!more->head)
+        return;
+    if (l->tail)
+        l->tail->next = more->head;
+    else
+        l->head = more->head;
     l->tail = more->tail;
     more->head = more->tail = NULL;
 }
 
 char *db_strdup(const char *s)
 {
-    if (!s) s = "";
+    if (!s)
+        s = "";
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
-    if (d) memcpy(d, s, n);
+    if (d)
+        memcpy(d, s, n);
     return d;
 }
 
@@ -93,7 +100,8 @@ sqlite3_stmt *db_stmt(db_conn_t *c, int id)
 {
     sqlite3_stmt *st = c->st[id];
     if (!st) {
-        if (sqlite3_prepare_v3(c->h, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &c->st[id], NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v3(c->h, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &c->st[id],
+                               NULL) != SQLITE_OK)
             return NULL;
         return c->st[id];
     }
@@ -104,7 +112,8 @@ sqlite3_stmt *db_stmt(db_conn_t *c, int id)
 
 static void conn_close(db_conn_t *c)
 {
-    for (int i = 0; i < DB_STMT_COUNT; i++) sqlite3_finalize(c->st[i]);
+    for (int i = 0; i < DB_STMT_COUNT; i++)
+        sqlite3_finalize(c->st[i]);
     memset(c->st, 0, sizeof c->st);
     sqlite3_close(c->h);
     c->h = NULL;
@@ -113,7 +122,8 @@ static void conn_close(db_conn_t *c)
 static int conn_exec(db_conn_t *c, int id)
 {
     sqlite3_stmt *st = db_stmt(c, id);
-    if (!st) return SQLITE_ERROR;
+    if (!st)
+        return SQLITE_ERROR;
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
@@ -121,7 +131,8 @@ static int conn_exec(db_conn_t *c, int id)
 
 int db_op_fail(db_op_t *op, db_conn_t *c, int status)
 {
-    if (status == DB_ERR && !op->err) op->err = db_strdup(sqlite3_errmsg(c->h));
+    if (status == DB_ERR && !op->err)
+        op->err = db_strdup(sqlite3_errmsg(c->h));
     op->status = status;
     return status;
 }
@@ -130,20 +141,23 @@ int db_op_fail(db_op_t *op, db_conn_t *c, int status)
 static int make_parent(const char *path, char *err, size_t errlen)
 {
     char *d = db_strdup(path);
-    if (!d) return DB_ENOMEM;
+    if (!d)
+        return DB_ENOMEM;
     char *slash = strrchr(d, '/');
     int rc = DB_OK;
     if (slash && slash != d) {
         *slash = '\0';
         for (char *p = d + 1; rc == DB_OK; p++) {
             bool end = *p == '\0';
-            if (*p != '/' && !end) continue;
+            if (*p != '/' && !end)
+                continue;
             *p = '\0';
             if (mkdir(d, 0755) != 0 && errno != EEXIST) {
                 snprintf(err, errlen, "cannot create directory %s: %s", d, strerror(errno));
                 rc = DB_ERR;
             }
-            if (end) break;
+            if (end)
+                break;
             *p = '/';
         }
     }
@@ -172,10 +186,12 @@ static int pragma_text(sqlite3 *h, const char *sql, char *out, size_t outlen)
 static int open_writer(db_t *db, char *err, size_t errlen)
 {
     sqlite3 *h = NULL;
-    int rc = sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(
+        db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     db->wconn.h = h;
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "cannot open database %s: %s", db->path, h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+        snprintf(err, errlen, "cannot open database %s: %s", db->path,
+                 h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
         return DB_ERR;
     }
     if (sqlite3_db_readonly(h, "main") == 1) {
@@ -185,12 +201,14 @@ static int open_writer(db_t *db, char *err, size_t errlen)
     sqlite3_busy_timeout(h, DB_BUSY_MS);
     char mode[32];
     /* The first real read of the file: a corrupt or foreign file fails here. */
-    if (pragma_text(h, "PRAGMA journal_mode = WAL", mode, sizeof mode) != SQLITE_OK || strcmp(mode, "wal") != 0) {
+    if (pragma_text(h, "PRAGMA journal_mode = WAL", mode, sizeof mode) != SQLITE_OK ||
+        strcmp(mode, "wal") != 0) {
         snprintf(err, errlen, "cannot use database %s: %s", db->path,
                  sqlite3_errcode(h) != SQLITE_OK ? sqlite3_errmsg(h) : "WAL mode refused");
         return DB_ERR;
     }
-    if (sqlite3_exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", NULL, NULL, NULL) != SQLITE_OK) {
+    if (sqlite3_exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", NULL, NULL,
+                     NULL) != SQLITE_OK) {
         snprintf(err, errlen, "cannot configure database %s: %s", db->path, sqlite3_errmsg(h));
         return DB_ERR;
     }
@@ -217,7 +235,8 @@ static int open_reader(db_t *db, db_conn_t *c, char *err, size_t errlen)
         rc = sqlite3_exec(c->h, "PRAGMA query_only = ON;", NULL, NULL, NULL);
     }
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "cannot open reader on %s: %s", db->path, c->h ? sqlite3_errmsg(c->h) : sqlite3_errstr(rc));
+        snprintf(err, errlen, "cannot open reader on %s: %s", db->path,
+                 c->h ? sqlite3_errmsg(c->h) : sqlite3_errstr(rc));
         return DB_ERR;
     }
     return DB_OK;
@@ -241,14 +260,18 @@ static int run_write(db_t *db, db_op_t *op)
 {
     db_conn_t *c = &db->wconn;
     bool sp = !op->kind->single;
-    if (sp && conn_exec(c, DB_STMT_SAVEPOINT) != SQLITE_OK) return db_op_fail(op, c, DB_ERR);
+    if (sp && conn_exec(c, DB_STMT_SAVEPOINT) != SQLITE_OK)
+        return db_op_fail(op, c, DB_ERR);
     op->status = op->kind->run(c, op);
     if (op->status != DB_OK) {
-        if (op->status == DB_ERR && !op->err) db_op_fail(op, c, DB_ERR);
-        if (sp) conn_exec(c, DB_STMT_ROLLBACK_TO);
+        if (op->status == DB_ERR && !op->err)
+            db_op_fail(op, c, DB_ERR);
+        if (sp)
+            conn_exec(c, DB_STMT_ROLLBACK_TO);
         atomic_fetch_add(&db->failed, 1);
     }
-    if (sp) conn_exec(c, DB_STMT_RELEASE);
+    if (sp)
+        conn_exec(c, DB_STMT_RELEASE);
     atomic_fetch_add(&db->writes, 1);
     return op->status;
 }
@@ -259,10 +282,13 @@ static int write_batch(db_t *db, db_list_t *batch)
     db_conn_t *c = &db->wconn;
     int rc = conn_exec(c, DB_STMT_BEGIN);
     for (db_op_t *op = batch->head; op; op = op->next) {
-        if (rc != SQLITE_OK) db_op_fail(op, c, DB_ERR);
-        else run_write(db, op);
+        if (rc != SQLITE_OK)
+            db_op_fail(op, c, DB_ERR);
+        else
+            run_write(db, op);
     }
-    if (rc == SQLITE_OK) rc = conn_exec(c, DB_STMT_COMMIT);
+    if (rc == SQLITE_OK)
+        rc = conn_exec(c, DB_STMT_COMMIT);
     if (rc == SQLITE_OK) {
         atomic_fetch_add(&db->commits, 1);
         return DB_OK;
@@ -285,7 +311,8 @@ static void *writer_main(void *arg)
     db_t *db = arg;
     for (;;) {
         pthread_mutex_lock(&db->wmu);
-        while (!db->wq.head && !db->wstop) pthread_cond_wait(&db->wcv, &db->wmu);
+        while (!db->wq.head && !db->wstop)
+            pthread_cond_wait(&db->wcv, &db->wmu);
         if (!db->wq.head) {
             pthread_mutex_unlock(&db->wmu);
             break;
@@ -296,13 +323,15 @@ static void *writer_main(void *arg)
         pthread_mutex_unlock(&db->wmu);
 
         uint64_t n = 0;
-        for (db_op_t *op = batch.head; op; op = op->next) n++;
+        for (db_op_t *op = batch.head; op; op = op->next)
+            n++;
         int rc = write_batch(db, &batch);
         post_done(db, &batch);
 
         pthread_mutex_lock(&db->wmu);
         db->written += n;
-        if (rc != DB_OK && db->sync_status == DB_OK) db->sync_status = rc;
+        if (rc != DB_OK && db->sync_status == DB_OK)
+            db->sync_status = rc;
         pthread_cond_broadcast(&db->wdone);
         pthread_mutex_unlock(&db->wmu);
     }
@@ -321,26 +350,31 @@ static void *reader_main(void *arg)
     free(arg);
     for (;;) {
         pthread_mutex_lock(&db->rmu);
-        while (!db->rq.head && !db->rstop) pthread_cond_wait(&db->rcv, &db->rmu);
+        while (!db->rq.head && !db->rstop)
+            pthread_cond_wait(&db->rcv, &db->rmu);
         db_op_t *op = db->rq.head;
         if (!op) {
             pthread_mutex_unlock(&db->rmu);
             break;
         }
         db->rq.head = op->next;
-        if (!db->rq.head) db->rq.tail = NULL;
+        if (!db->rq.head)
+            db->rq.tail = NULL;
         pthread_mutex_unlock(&db->rmu);
 
         /* A read sees every write queued before it. */
         pthread_mutex_lock(&db->wmu);
-        while (db->written < op->after) pthread_cond_wait(&db->wdone, &db->wmu);
+        while (db->written < op->after)
+            pthread_cond_wait(&db->wdone, &db->wmu);
         pthread_mutex_unlock(&db->wmu);
 
         /* One read transaction, so multi-query results are consistent. */
-        if (conn_exec(c, DB_STMT_BEGIN_READ) != SQLITE_OK) db_op_fail(op, c, DB_ERR);
+        if (conn_exec(c, DB_STMT_BEGIN_READ) != SQLITE_OK)
+            db_op_fail(op, c, DB_ERR);
         else {
             op->status = op->kind->run(c, op);
-            if (op->status == DB_ERR && !op->err) db_op_fail(op, c, DB_ERR);
+            if (op->status == DB_ERR && !op->err)
+                db_op_fail(op, c, DB_ERR);
             conn_exec(c, DB_STMT_COMMIT);
         }
         atomic_fetch_add(&db->reads, 1);
@@ -357,9 +391,12 @@ static void update_ref(db_t *db)
 {
     /* Keep the loop alive only while results are owed. */
     bool want = db->outstanding > 0;
-    if (want == db->async_ref || db->closing) return;
-    if (want) uv_ref((uv_handle_t *)&db->async);
-    else uv_unref((uv_handle_t *)&db->async);
+    if (want == db->async_ref || db->closing)
+        return;
+    if (want)
+        uv_ref((uv_handle_t *)&db->async);
+    else
+        uv_unref((uv_handle_t *)&db->async);
     db->async_ref = want;
 }
 
@@ -373,7 +410,8 @@ static void deliver_all(db_t *db)
         db_op_t *op = l.head;
         l.head = op->next;
         if (op->status != DB_OK && op->status != DB_ENOTFOUND)
-            snprintf(db->errmsg, sizeof db->errmsg, "%s", op->err ? op->err : "database operation failed");
+            snprintf(db->errmsg, sizeof db->errmsg, "%s",
+                     op->err ? op->err : "database operation failed");
         db->outstanding--;
         op->kind->deliver(op);
         db_op_free(op);
@@ -389,13 +427,15 @@ static void on_async(uv_async_t *h)
 static void on_prepare(uv_prepare_t *h)
 {
     db_t *db = h->data;
-    if (db->autoflush && db->pending.head) db_flush(db);
+    if (db->autoflush && db->pending.head)
+        db_flush(db);
 }
 
 db_op_t *db_op_new(const db_op_kind_t *kind, void *ud)
 {
     db_op_t *op = calloc(1, sizeof *op);
-    if (!op) return NULL;
+    if (!op)
+        return NULL;
     op->kind = kind;
     op->ud = ud;
     return op;
@@ -403,9 +443,12 @@ db_op_t *db_op_new(const db_op_kind_t *kind, void *ud)
 
 void db_op_free(db_op_t *op)
 {
-    if (!op) return;
-    if (op->kind->free_res) op->kind->free_res(op);
-    for (int i = 0; i < 4; i++) free(op->s[i]);
+    if (!op)
+        return;
+    if (op->kind->free_res)
+        op->kind->free_res(op);
+    for (int i = 0; i < 4; i++)
+        free(op->s[i]);
     for (size_t i = 0; i < op->nms; i++) {
         free((char *)op->ms[i].kind);
         free((char *)op->ms[i].text);
@@ -434,7 +477,8 @@ void db_submit(db_t *db, db_op_t *op)
         list_push(&db->pending, op);
         /* A long loop turn (a burst of keys) hands its writes over in
          * slices, so the writer commits while the loop is still reading. */
-        if (++db->npending >= DB_EARLY_FLUSH && db->autoflush) db_flush(db);
+        if (++db->npending >= DB_EARLY_FLUSH && db->autoflush)
+            db_flush(db);
         return;
     }
     if (db->pending.head) {
@@ -450,15 +494,18 @@ void db_submit(db_t *db, db_op_t *op)
 
 void db_flush(db_t *db)
 {
-    if (!db || !db->pending.head) return;
+    if (!db || !db->pending.head)
+        return;
     pthread_mutex_lock(&db->wmu);
     db->submitted += db->npending;
     list_append(&db->wq, &db->pending);
     pthread_cond_signal(&db->wcv);
     pthread_mutex_unlock(&db->wmu);
     db->npending = 0;
-    if (!db->held.head) return;
-    for (db_op_t *op = db->held.head; op; op = op->next) op->after = db->submitted;
+    if (!db->held.head)
+        return;
+    for (db_op_t *op = db->held.head; op; op = op->next)
+        op->after = db->submitted;
     pthread_mutex_lock(&db->rmu);
     list_append(&db->rq, &db->held);
     pthread_cond_broadcast(&db->rcv);
@@ -467,10 +514,12 @@ void db_flush(db_t *db)
 
 int db_flush_sync(db_t *db)
 {
-    if (!db) return DB_EINVAL;
+    if (!db)
+        return DB_EINVAL;
     db_flush(db);
     pthread_mutex_lock(&db->wmu);
-    while (db->written < db->submitted) pthread_cond_wait(&db->wdone, &db->wmu);
+    while (db->written < db->submitted)
+        pthread_cond_wait(&db->wdone, &db->wmu);
     int rc = db->sync_status;
     db->sync_status = DB_OK;
     pthread_mutex_unlock(&db->wmu);
@@ -479,7 +528,8 @@ int db_flush_sync(db_t *db)
 
 void db_set_autoflush(db_t *db, bool on)
 {
-    if (db) db->autoflush = on;
+    if (db)
+        db->autoflush = on;
 }
 
 const char *db_error(const db_t *db)
@@ -511,14 +561,17 @@ int64_t db_next_game_id_(db_t *db)
 static void on_handle_closed(uv_handle_t *h)
 {
     db_t *db = h->data;
-    if (--db->handles_open == 0) free(db);
+    if (--db->handles_open == 0)
+        free(db);
 }
 
 static void teardown(db_t *db)
 {
     for (int i = 0; i < DB_READERS; i++)
-        if (db->rconn[i].h) conn_close(&db->rconn[i]);
-    if (db->wconn.h) conn_close(&db->wconn);
+        if (db->rconn[i].h)
+            conn_close(&db->rconn[i]);
+    if (db->wconn.h)
+        conn_close(&db->wconn);
     pthread_mutex_destroy(&db->wmu);
     pthread_mutex_destroy(&db->rmu);
     pthread_mutex_destroy(&db->dmu);
@@ -537,7 +590,8 @@ static int start_threads(db_t *db, char *err, size_t errlen)
     db->writer_started = true;
     for (int i = 0; i < DB_READERS; i++) {
         reader_arg_t *ra = malloc(sizeof *ra);
-        if (!ra) break;
+        if (!ra)
+            break;
         ra->db = db;
         ra->conn = &db->rconn[i];
         if (pthread_create(&db->readers[i], NULL, reader_main, ra) != 0) {
@@ -564,13 +618,15 @@ static void stop_threads(db_t *db)
     db->rstop = true;
     pthread_cond_broadcast(&db->rcv);
     pthread_mutex_unlock(&db->rmu);
-    for (int i = 0; i < db->nreaders; i++) pthread_join(db->readers[i], NULL);
+    for (int i = 0; i < db->nreaders; i++)
+        pthread_join(db->readers[i], NULL);
 }
 
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
 {
     char dummy[8];
-    if (!err || errlen == 0) err = dummy, errlen = sizeof dummy;
+    if (!err || errlen == 0)
+        err = dummy, errlen = sizeof dummy;
     err[0] = '\0';
     if (!loop || !path || !*path) {
         snprintf(err, errlen, "no loop or database path");
@@ -591,25 +647,32 @@ db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
     pthread_cond_init(&db->wdone, NULL);
     pthread_cond_init(&db->rcv, NULL);
     int rc = make_parent(path, err, errlen);
-    if (rc == DB_OK) rc = open_writer(db, err, errlen);
-    for (int i = 0; rc == DB_OK && i < DB_READERS; i++) rc = open_reader(db, &db->rconn[i], err, errlen);
+    if (rc == DB_OK)
+        rc = open_writer(db, err, errlen);
+    for (int i = 0; rc == DB_OK && i < DB_READERS; i++)
+        rc = open_reader(db, &db->rconn[i], err, errlen);
     if (rc == DB_OK) {
-        if (uv_async_init(loop, &db->async, on_async) == 0) db->handles_open++;
-        if (db->handles_open == 1 && uv_prepare_init(loop, &db->prepare) == 0) db->handles_open++;
+        if (uv_async_init(loop, &db->async, on_async) == 0)
+            db->handles_open++;
+        if (db->handles_open == 1 && uv_prepare_init(loop, &db->prepare) == 0)
+            db->handles_open++;
         if (db->handles_open != 2) {
             snprintf(err, errlen, "cannot create loop handles");
             rc = DB_ERR;
         }
     }
-    if (rc == DB_OK) rc = start_threads(db, err, errlen);
+    if (rc == DB_OK)
+        rc = start_threads(db, err, errlen);
     if (rc != DB_OK) {
-        if (db->writer_started) stop_threads(db);
+        if (db->writer_started)
+            stop_threads(db);
         teardown(db);
         if (db->handles_open) {
             db->async.data = db->prepare.data = db;
             db->closing = true;
             uv_close((uv_handle_t *)&db->async, on_handle_closed);
-            if (db->handles_open == 2) uv_close((uv_handle_t *)&db->prepare, on_handle_closed);
+            if (db->handles_open == 2)
+                uv_close((uv_handle_t *)&db->prepare, on_handle_closed);
         } else {
             free(db);
         }
@@ -624,7 +687,8 @@ db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
 
 void db_close(db_t *db)
 {
-    if (!db) return;
+    if (!db)
+        return;
     db_flush(db);
     stop_threads(db);
     db->stopping = true;

@@ -53,23 +53,23 @@ enum {
     DB_EEXISTS = -3,   /* a unique constraint: name taken, second live game, duplicate seq */
     DB_ECLOSED = -4,   /* the db is closing */
     DB_ENOMEM = -5,
-    DB_EINVAL = -6,    /* bad argument (too long a string, NULL where not allowed) */
+    DB_EINVAL = -6, /* bad argument (too long a string, NULL where not allowed) */
 };
 
-#define DB_NAME_MAX 32     /* bytes incl. NUL, for user names */
-#define DB_PWHASH_MAX 128  /* crypto_pwhash_STRBYTES */
+#define DB_NAME_MAX    32  /* bytes incl. NUL, for user names */
+#define DB_PWHASH_MAX  128 /* crypto_pwhash_STRBYTES */
 #define DB_OPTIONS_MAX 512 /* the user's options, free text (key=value lines) */
-#define DB_SHORT_MAX 16    /* race, class, end kind */
+#define DB_SHORT_MAX   16  /* race, class, end kind */
 #define DB_VERSION_MAX 64  /* content version id */
-#define DB_CAUSE_MAX 128
+#define DB_CAUSE_MAX   128
 
 typedef enum { DB_GAME_LIVE = 0, DB_GAME_FINISHED = 1, DB_GAME_BROKEN = 2 } db_game_state_t;
 
 typedef struct {
     int64_t id;
-    char name[DB_NAME_MAX];       /* as registered */
-    char name_key[DB_NAME_MAX];   /* lowercased: the unique key */
-    char pwhash[DB_PWHASH_MAX];   /* argon2id string */
+    char name[DB_NAME_MAX];     /* as registered */
+    char name_key[DB_NAME_MAX]; /* lowercased: the unique key */
+    char pwhash[DB_PWHASH_MAX]; /* argon2id string */
     int64_t created;
     bool locked;
     char options[DB_OPTIONS_MAX];
@@ -117,8 +117,8 @@ typedef struct {
     int64_t turns;
     int depth, max_depth, xl;
     int64_t score;
-    const char *cause;    /* copied */
-    const char *end_kind; /* "dead", "won" or "quit" */
+    const char *cause;      /* copied */
+    const char *end_kind;   /* "dead", "won" or "quit" */
     const char *race, *cls; /* copied; "" leaves the stored value */
 } db_game_end_t;
 
@@ -155,11 +155,11 @@ typedef struct {
 } db_resume_t;
 
 typedef struct {
-    uint64_t commits;   /* transactions committed by the writer */
-    uint64_t writes;    /* write operations run */
-    uint64_t failed;    /* write operations that failed */
-    uint64_t reads;     /* read requests run */
-    uint64_t pending;   /* operations queued or running, not yet called back */
+    uint64_t commits; /* transactions committed by the writer */
+    uint64_t writes;  /* write operations run */
+    uint64_t failed;  /* write operations that failed */
+    uint64_t reads;   /* read requests run */
+    uint64_t pending; /* operations queued or running, not yet called back */
 } db_stats_t;
 
 /* Callbacks. status is DB_OK or DB_E*. */
@@ -252,7 +252,8 @@ void db_game_live_of_user(db_t *db, int64_t user, db_game_cb cb, void *ud);
 /* Finished games by score (highest first, then earliest end). */
 void db_scores_top(db_t *db, size_t limit, size_t offset, db_games_cb cb, void *ud);
 /* A user's games, newest first. */
-void db_games_of_user(db_t *db, int64_t user, size_t limit, size_t offset, db_games_cb cb, void *ud);
+void db_games_of_user(db_t *db, int64_t user, size_t limit, size_t offset, db_games_cb cb,
+                      void *ud);
 /* Every LIVE game (for recovery at start), by id. */
 void db_games_unfinished(db_t *db, db_games_cb cb, void *ud);
 void db_milestones_get(db_t *db, int64_t game, db_milestones_cb cb, void *ud);
@@ -274,10 +275,10 @@ typedef struct {
 } db_user_info_t;
 
 typedef struct {
-    char integrity[256];  /* "ok", or the first problems PRAGMA integrity_check found */
+    char integrity[256]; /* "ok", or the first problems PRAGMA integrity_check found */
     int schema_version;
     int64_t page_size, page_count, freelist_pages;
-    int64_t wal_bytes;    /* size of the -wal file, 0 if none */
+    int64_t wal_bytes; /* size of the -wal file, 0 if none */
     int64_t users, locked_users;
     int64_t games_live, games_finished, games_broken;
     int64_t journal_rows, journal_bytes; /* journal rows and their key bytes */

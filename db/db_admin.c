@@ -21,10 +21,12 @@ static const char USERS_SQL[] =
 
 static int users_grow(db_op_t *op, size_t *cap)
 {
-    if (op->nres < *cap) return 0;
+    if (op->nres < *cap)
+        return 0;
     *cap = *cap ? *cap * 2 : 32;
     db_user_info_t *nv = realloc(op->res, *cap * sizeof *nv);
-    if (!nv) return -1;
+    if (!nv)
+        return -1;
     op->res = nv;
     return 0;
 }
@@ -32,11 +34,13 @@ static int users_grow(db_op_t *op, size_t *cap)
 static int run_users_list(db_conn_t *c, db_op_t *op)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->h, USERS_SQL, -1, &st, NULL) != SQLITE_OK) return db_op_fail(op, c, DB_ERR);
+    if (sqlite3_prepare_v2(c->h, USERS_SQL, -1, &st, NULL) != SQLITE_OK)
+        return db_op_fail(op, c, DB_ERR);
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (users_grow(op, &cap)) break;
+        if (users_grow(op, &cap))
+            break;
         db_user_info_t *u = (db_user_info_t *)op->res + op->nres++;
         memset(u, 0, sizeof *u);
         u->id = sqlite3_column_int64(st, 0);
@@ -47,7 +51,9 @@ static int run_users_list(db_conn_t *c, db_op_t *op)
         u->games = sqlite3_column_int64(st, 4);
         u->live_game = sqlite3_column_int64(st, 5);
     }
-    int status = rc == SQLITE_DONE ? DB_OK : rc == SQLITE_ROW ? DB_ENOMEM : db_op_fail(op, c, DB_ERR);
+    int status = rc == SQLITE_DONE  ? DB_OK
+                 : rc == SQLITE_ROW ? DB_ENOMEM
+                                    : db_op_fail(op, c, DB_ERR);
     sqlite3_finalize(st);
     return status;
 }
@@ -58,12 +64,14 @@ static void deliver_users(db_op_t *op)
     op->cb.users(op->ud, op->status, ok ? op->res : NULL, ok ? op->nres : 0);
 }
 
-static const db_op_kind_t db_kind_users_list = {run_users_list, deliver_users, free_res_plain, false};
+static const db_op_kind_t db_kind_users_list = {run_users_list, deliver_users, free_res_plain,
+                                                false};
 
 void db_users_list(db_t *db, db_users_cb cb, void *ud)
 {
     db_op_t *op = db_op_new(&db_kind_users_list, ud);
-    if (op) op->cb.users = cb;
+    if (op)
+        op->cb.users = cb;
     db_submit(db, op);
 }
 
@@ -84,14 +92,17 @@ static int64_t query_int(sqlite3 *h, const char *sql)
 static int integrity(sqlite3 *h, char *out, size_t n)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) return -1;
+    if (sqlite3_prepare_v2(h, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK)
+        return -1;
     size_t len = 0;
     out[0] = '\0';
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && len + 1 < n) {
         const unsigned char *t = sqlite3_column_text(st, 0);
-        len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "; " : "", t ? (const char *)t : "");
-        if (len >= n) len = n - 1;
+        len +=
+            (size_t)snprintf(out + len, n - len, "%s%s", len ? "; " : "", t ? (const char *)t : "");
+        if (len >= n)
+            len = n - 1;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
@@ -118,12 +129,15 @@ static const struct {
 static int run_health(db_conn_t *c, db_op_t *op)
 {
     db_health_t *h = calloc(1, sizeof *h);
-    if (!h) return DB_ENOMEM;
+    if (!h)
+        return DB_ENOMEM;
     op->res = h;
-    if (integrity(c->h, h->integrity, sizeof h->integrity)) return db_op_fail(op, c, DB_ERR);
+    if (integrity(c->h, h->integrity, sizeof h->integrity))
+        return db_op_fail(op, c, DB_ERR);
     for (size_t i = 0; i < sizeof COUNTS / sizeof COUNTS[0]; i++) {
         int64_t v = query_int(c->h, COUNTS[i].sql);
-        if (v < 0) return db_op_fail(op, c, DB_ERR);
+        if (v < 0)
+            return db_op_fail(op, c, DB_ERR);
         memcpy((char *)h + COUNTS[i].off, &v, sizeof v);
     }
     h->schema_version = (int)query_int(c->h, "PRAGMA user_version");
@@ -131,7 +145,8 @@ static int run_health(db_conn_t *c, db_op_t *op)
     char wal[1100];
     struct stat sb;
     snprintf(wal, sizeof wal, "%s-wal", file ? file : "");
-    if (file && file[0] && stat(wal, &sb) == 0) h->wal_bytes = (int64_t)sb.st_size;
+    if (file && file[0] && stat(wal, &sb) == 0)
+        h->wal_bytes = (int64_t)sb.st_size;
     return DB_OK;
 }
 
@@ -145,6 +160,7 @@ static const db_op_kind_t db_kind_health = {run_health, deliver_health, free_res
 void db_health(db_t *db, db_health_cb cb, void *ud)
 {
     db_op_t *op = db_op_new(&db_kind_health, ud);
-    if (op) op->cb.health = cb;
+    if (op)
+        op->cb.health = cb;
     db_submit(db, op);
 }

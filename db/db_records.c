@@ -46,11 +46,14 @@ void db_scores_filtered(db_t *db, const db_scores_filter_t *f, db_games_cb cb, v
 static int read_totals(db_conn_t *c, db_op_t *op, db_player_totals_t *t)
 {
     sqlite3_stmt *st = db_stmt(c, DB_STMT_PLAYER_TOTALS);
-    if (!st) return db_op_fail(op, c, DB_ERR);
+    if (!st)
+        return db_op_fail(op, c, DB_ERR);
     sqlite3_bind_int64(st, 1, op->i[0]);
-    if (sqlite3_step(st) != SQLITE_ROW) return db_op_fail(op, c, DB_ERR);
+    if (sqlite3_step(st) != SQLITE_ROW)
+        return db_op_fail(op, c, DB_ERR);
     int64_t *f[] = {&t->games, &t->finished, &t->live, &t->verified, &t->mismatched, &t->turns};
-    for (int i = 0; i < 6; i++) *f[i] = sqlite3_column_int64(st, i);
+    for (int i = 0; i < 6; i++)
+        *f[i] = sqlite3_column_int64(st, i);
     t->max_depth = sqlite3_column_int(st, 6);
     t->first_start = sqlite3_column_int64(st, 7);
     t->last_end = sqlite3_column_int64(st, 8);
@@ -69,9 +72,11 @@ static int run_player_totals(db_conn_t *c, db_op_t *op)
 {
     db_player_totals_t *t = &((totals_res_t *)op->res)->t;
     int rc = read_totals(c, op, t);
-    if (rc != DB_OK) return rc;
+    if (rc != DB_OK)
+        return rc;
     sqlite3_stmt *st = db_stmt(c, DB_STMT_PLAYER_BEST);
-    if (!st) return db_op_fail(op, c, DB_ERR);
+    if (!st)
+        return db_op_fail(op, c, DB_ERR);
     sqlite3_bind_int64(st, 1, op->i[0]);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -88,8 +93,8 @@ static void deliver_totals(db_op_t *op)
     r->cb(op->ud, op->status, op->status == DB_OK ? &r->t : NULL);
 }
 
-static const db_op_kind_t kind_player_totals = {run_player_totals, deliver_totals, db_free_res_plain,
-                                                false};
+static const db_op_kind_t kind_player_totals = {run_player_totals, deliver_totals,
+                                                db_free_res_plain, false};
 
 void db_player_totals(db_t *db, int64_t user, db_totals_cb cb, void *ud)
 {

@@ -16,13 +16,13 @@ typedef struct {
 void db_scores_filtered(db_t *db, const db_scores_filter_t *f, db_games_cb cb, void *ud);
 
 typedef struct {
-    int64_t games;       /* every game the user started */
+    int64_t games; /* every game the user started */
     int64_t finished, live;
     int64_t verified, mismatched; /* finished games whose replay agreed / disagreed */
-    int64_t turns;       /* summed over finished games */
-    int max_depth;       /* deepest level reached in any game */
+    int64_t turns;                /* summed over finished games */
+    int max_depth;                /* deepest level reached in any game */
     int64_t first_start, last_end;
-    int64_t best_game;   /* id of the best finished game, 0 when none */
+    int64_t best_game; /* id of the best finished game, 0 when none */
     int64_t best_score;
 } db_player_totals_t;
 

@@ -89,7 +89,8 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen)
 {
     sqlite3_stmt *st = NULL;
     int v = -1;
-    if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     if (v < 0) {
@@ -106,9 +107,12 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen)
         snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", i);
         char *msg = NULL;
         int rc = sqlite3_exec(h, "BEGIN IMMEDIATE;", NULL, NULL, &msg);
-        if (rc == SQLITE_OK) rc = sqlite3_exec(h, migrations[i - 1], NULL, NULL, &msg);
-        if (rc == SQLITE_OK) rc = sqlite3_exec(h, bump, NULL, NULL, &msg);
-        if (rc == SQLITE_OK) rc = sqlite3_exec(h, "COMMIT;", NULL, NULL, &msg);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(h, migrations[i - 1], NULL, NULL, &msg);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(h, bump, NULL, NULL, &msg);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_exec(h, "COMMIT;", NULL, NULL, &msg);
         if (rc != SQLITE_OK) {
             snprintf(err, errlen, "migration %d failed: %s", i, msg ? msg : sqlite3_errmsg(h));
             sqlite3_free(msg);

@@ -10,15 +10,15 @@
 #include <stdint.h>
 
 typedef struct {
-    size_t bytes;  /* held now, headers included */
-    size_t peak;   /* most ever held */
-    size_t limit;  /* 0: none; else an allocation past it fails */
+    size_t bytes; /* held now, headers included */
+    size_t peak;  /* most ever held */
+    size_t limit; /* 0: none; else an allocation past it fails */
     uint64_t calls;
 } galloc_t;
 
-void *galloc(galloc_t *a, size_t n);            /* NULL on failure */
+void *galloc(galloc_t *a, size_t n);             /* NULL on failure */
 void *gcalloc(galloc_t *a, size_t n, size_t sz); /* zeroed; NULL on failure/overflow */
-void *grealloc(galloc_t *a, void *p, size_t n); /* NULL on failure (p kept) */
-void gfree(galloc_t *a, void *p);               /* NULL is fine */
+void *grealloc(galloc_t *a, void *p, size_t n);  /* NULL on failure (p kept) */
+void gfree(galloc_t *a, void *p);                /* NULL is fine */
 
 #endif

@@ -8,7 +8,10 @@
 #include "rules.h"
 #include "world.h"
 
-int chargen_mod(int score) { return score >= 10 ? (score - 10) / 2 : -((11 - score) / 2); }
+int chargen_mod(int score)
+{
+    return score >= 10 ? (score - 10) / 2 : -((11 - score) / 2);
+}
 
 const char *pc_race_name(const game_t *g)
 {
@@ -28,7 +31,10 @@ static const race_kind_t *pc_race(const game_t *g)
 
 static const class_kind_t *pc_class(const game_t *g)
 {
-    static const class_kind_t NONE = {.hit_die = 8, .bab = 75, .weapon = {1, 4, 0}, .weapon_name = "fists",
+    static const class_kind_t NONE = {.hit_die = 8,
+                                      .bab = 75,
+                                      .weapon = {1, 4, 0},
+                                      .weapon_name = "fists",
                                       .armour_name = "clothes"};
     return g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : &NONE;
 }
@@ -36,7 +42,8 @@ static const class_kind_t *pc_class(const game_t *g)
 int pc_attack_bonus(const game_t *g)
 {
     int bab = pc_class(g)->bab * g->pc.xl / 100;
-    return (bab > 0 ? bab : 1) + chargen_mod(g->pc.ab[AB_STR]) + pc_race(g)->to_hit + g->pc.pick_hit;
+    return (bab > 0 ? bab : 1) + chargen_mod(g->pc.ab[AB_STR]) + pc_race(g)->to_hit +
+           g->pc.pick_hit;
 }
 
 /* The class's armour figure stands for its armour only when the class has
@@ -50,16 +57,22 @@ static int class_armour(const game_t *g)
 
 int pc_defence(const game_t *g)
 {
-    return 10 + chargen_mod(g->pc.ab[AB_DEX]) + class_armour(g) + pc_race(g)->defence + g->pc.pick_def;
+    return 10 + chargen_mod(g->pc.ab[AB_DEX]) + class_armour(g) + pc_race(g)->defence +
+           g->pc.pick_def;
 }
 
-int pc_armour(const game_t *g) { return class_armour(g) / 2; }
+int pc_armour(const game_t *g)
+{
+    return class_armour(g) / 2;
+}
 
 bool pc_drain(game_t *g, int ab, int dc)
 {
     static const char *const WORDS[AB_COUNT] = ABILITY_WORDS;
-    if (ab < 0 || ab >= AB_COUNT || g->pc.ab[ab] <= 3) return false;
-    if ((int)rng_range(&g->play, 1, 20) + pc_save(g, SAVE_FORT) >= dc) return false;
+    if (ab < 0 || ab >= AB_COUNT || g->pc.ab[ab] <= 3)
+        return false;
+    if ((int)rng_range(&g->play, 1, 20) + pc_save(g, SAVE_FORT) >= dc)
+        return false;
     g->pc.ab[ab]--;
     g->pc.drain[ab]++;
     world_msg(g, "You feel your %s drain away!", WORDS[ab]);
@@ -84,14 +97,18 @@ int pc_save(const game_t *g, int save)
     return base + chargen_mod(g->pc.ab[ab]);
 }
 
-int32_t pc_xp_for(int xl) { return xl <= 1 ? 0 : 10 * (xl - 1) * xl * (xl + 1) / 3; }
+int32_t pc_xp_for(int xl)
+{
+    return xl <= 1 ? 0 : 10 * (xl - 1) * xl * (xl + 1) / 3;
+}
 
 /* Hit points for one level: the class's hit die plus Con, at least 1. */
 static int level_hp(game_t *g, bool first)
 {
     const class_kind_t *k = pc_class(g);
     dice_t d = {1, k->hit_die, 0};
-    int hp = (first ? k->hit_die : dice_roll(&d, &g->play)) + chargen_mod(g->pc.ab[AB_CON]) + g->pc.pick_hp;
+    int hp = (first ? k->hit_die : dice_roll(&d, &g->play)) + chargen_mod(g->pc.ab[AB_CON]) +
+             g->pc.pick_hp;
     return hp > 0 ? hp : 1;
 }
 
@@ -102,7 +119,8 @@ static int8_t roll_ability(rng_t *r)
     for (int i = 0; i < 4; i++) {
         int d = (int)rng_range(r, 1, 6);
         sum += d;
-        if (d < lo) lo = d;
+        if (d < lo)
+            lo = d;
     }
     return (int8_t)(sum - lo);
 }
@@ -116,8 +134,10 @@ void chargen_begin(game_t *g)
 void chargen_create(game_t *g, int race, int cls)
 {
     pc_t *pc = &g->pc;
-    if (race < 0 || race >= g->c->n_races) race = g->c->n_races ? (int)rng_below(&g->play, g->c->n_races) : 0;
-    if (cls < 0 || cls >= g->c->n_classes) cls = g->c->n_classes ? (int)rng_below(&g->play, g->c->n_classes) : 0;
+    if (race < 0 || race >= g->c->n_races)
+        race = g->c->n_races ? (int)rng_below(&g->play, g->c->n_races) : 0;
+    if (cls < 0 || cls >= g->c->n_classes)
+        cls = g->c->n_classes ? (int)rng_below(&g->play, g->c->n_classes) : 0;
     pc->race = (uint8_t)race;
     pc->cls = (uint8_t)cls;
     for (int i = 0; i < AB_COUNT; i++) {
@@ -128,16 +148,21 @@ void chargen_create(game_t *g, int race, int cls)
     pc->created = 1;
     const class_kind_t *k = pc_class(g);
     pc->spells = k->spells;
-    pc->mana = pc->mana_max = (int16_t)(k->mana ? k->mana + chargen_mod(pc->ab[AB_INT] > pc->ab[AB_WIS] ? pc->ab[AB_INT]
-                                                                                                      : pc->ab[AB_WIS])
-                                                 : 0);
-    if (pc->mana_max < 0) pc->mana = pc->mana_max = 0;
+    pc->mana = pc->mana_max =
+        (int16_t)(k->mana ? k->mana + chargen_mod(pc->ab[AB_INT] > pc->ab[AB_WIS] ? pc->ab[AB_INT]
+                                                                                  : pc->ab[AB_WIS])
+                          : 0);
+    if (pc->mana_max < 0)
+        pc->mana = pc->mana_max = 0;
     obj_t *p = reg_get(&g->reg, g->player);
-    if (p) p->hp = p->hp_max = level_hp(g, true) + 8; /* a start that survives a jackal */
+    if (p)
+        p->hp = p->hp_max = level_hp(g, true) + 8; /* a start that survives a jackal */
     g->prompt = PROMPT_NONE;
     item_start_kit(g);
-    world_milestone(g, "start", "%s the %s %s entered the Warren", g->name, pc_race_name(g), pc_class_name(g));
-    world_msg(g, "Welcome, %s the %s %s! Find the stairs down (>).", g->name, pc_race_name(g), pc_class_name(g));
+    world_milestone(g, "start", "%s the %s %s entered the Warren", g->name, pc_race_name(g),
+                    pc_class_name(g));
+    world_msg(g, "Welcome, %s the %s %s! Find the stairs down (>).", g->name, pc_race_name(g),
+              pc_class_name(g));
 }
 
 static void level_up(game_t *g)
@@ -146,21 +171,27 @@ static void level_up(game_t *g)
     pc->xl++;
     obj_t *p = reg_get(&g->reg, g->player);
     int hp = level_hp(g, false);
-    if (p) p->hp_max += hp, p->hp += hp;
+    if (p)
+        p->hp_max += hp, p->hp += hp;
     const class_kind_t *k = pc_class(g);
-    if (k->mana) pc->mana_max = (int16_t)(pc->mana_max + k->mana), pc->mana = pc->mana_max;
+    if (k->mana)
+        pc->mana_max = (int16_t)(pc->mana_max + k->mana), pc->mana = pc->mana_max;
     world_msg(g, "Welcome to experience level %d!", pc->xl);
     world_milestone(g, "xl", "reached experience level %d", pc->xl);
-    if (pc->xl % 3 == 0) pc->choices++;
+    if (pc->xl % 3 == 0)
+        pc->choices++;
 }
 
 void pc_gain_xp(game_t *g, int32_t xp)
 {
     pc_t *pc = &g->pc;
-    if (xp <= 0 || !pc->created) return;
+    if (xp <= 0 || !pc->created)
+        return;
     pc->xp = pc->xp > INT32_MAX - xp ? INT32_MAX : pc->xp + xp;
-    while (pc->xl < 20 && pc->xp >= pc_xp_for(pc->xl + 1)) level_up(g);
-    if (pc->choices && g->prompt == PROMPT_NONE) g->prompt = PROMPT_LEVELUP;
+    while (pc->xl < 20 && pc->xp >= pc_xp_for(pc->xl + 1))
+        level_up(g);
+    if (pc->choices && g->prompt == PROMPT_NONE)
+        g->prompt = PROMPT_LEVELUP;
 }
 
 /* The first spell the class could learn and does not know, or -1. */
@@ -168,7 +199,8 @@ static int next_spell(const game_t *g)
 {
     uint16_t left = pc_class(g)->learnable & (uint16_t)~g->pc.spells;
     for (int i = 0; i < SPELL_COUNT; i++)
-        if (left & (1u << i)) return i;
+        if (left & (1u << i))
+            return i;
     return -1;
 }
 
@@ -197,17 +229,20 @@ static bool levelup_key(game_t *g, key_event_t k)
     } else {
         return true; /* the choice waits */
     }
-    if (pc->choices) pc->choices--;
+    if (pc->choices)
+        pc->choices--;
     g->prompt = pc->choices ? PROMPT_LEVELUP : PROMPT_NONE;
     return true;
 }
 
 bool chargen_key(game_t *g, key_event_t k)
 {
-    if (g->prompt == PROMPT_LEVELUP) return levelup_key(g, k);
+    if (g->prompt == PROMPT_LEVELUP)
+        return levelup_key(g, k);
     if (g->prompt == PROMPT_RACE) {
         int r = (int)k.code - 'a';
-        if (k.code == 'Q') return false; /* quitting is always possible */
+        if (k.code == 'Q')
+            return false; /* quitting is always possible */
         if (r >= 0 && r < g->c->n_races) {
             g->pc.race = (uint8_t)r;
             g->prompt = PROMPT_CLASS;
@@ -224,20 +259,26 @@ bool chargen_key(game_t *g, key_event_t k)
     return false;
 }
 
-static int row_text(screen_t *s, int y, style_t st, const char *text) { return screen_text(s, 2, y, st, text); }
+static int row_text(screen_t *s, int y, style_t st, const char *text)
+{
+    return screen_text(s, 2, y, st, text);
+}
 
 void chargen_render(game_t *g, screen_t *s)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     int y = 1;
     if (g->prompt == PROMPT_LEVELUP) {
-        screen_textf(s, 2, y, hi, "Experience level %d: choose a gift (%d to choose)", g->pc.xl, g->pc.choices);
+        screen_textf(s, 2, y, hi, "Experience level %d: choose a gift (%d to choose)", g->pc.xl,
+                     g->pc.choices);
         y += 2;
-        screen_textf(s, 2, y++, STYLE_DEFAULT, "a) tougher: +%d hit points now, +1 each level", g->pc.xl);
+        screen_textf(s, 2, y++, STYLE_DEFAULT, "a) tougher: +%d hit points now, +1 each level",
+                     g->pc.xl);
         row_text(s, y++, STYLE_DEFAULT, "b) keener: +1 to hit");
         row_text(s, y++, STYLE_DEFAULT, "c) warier: +1 defence");
         int sp = next_spell(g);
-        if (sp >= 0) screen_textf(s, 2, y++, STYLE_DEFAULT, "d) learn %s", RULES_SPELLS[sp].name);
+        if (sp >= 0)
+            screen_textf(s, 2, y++, STYLE_DEFAULT, "d) learn %s", RULES_SPELLS[sp].name);
         return;
     }
     bool race = g->prompt == PROMPT_RACE;
@@ -251,5 +292,6 @@ void chargen_render(game_t *g, screen_t *s)
     }
     y++;
     row_text(s, y, (style_t){8, SCREEN_DEFAULT_COLOR, 0},
-             race ? "Any other key: a random race and class.  Q quits." : "Any other key: a random class.");
+             race ? "Any other key: a random race and class.  Q quits."
+                  : "Any other key: a random class.");
 }

@@ -14,15 +14,23 @@ typedef struct {
 
 /* vi-keys, arrows, numpad (with and without num lock); (0,0) waits */
 static const keymove_t KEYMOVES[] = {
-    {'h', -1, 0}, {'j', 0, 1}, {'k', 0, -1}, {'l', 1, 0}, {'y', -1, -1}, {'u', 1, -1}, {'b', -1, 1},
-    {'n', 1, 1}, {'4', -1, 0}, {'2', 0, 1}, {'8', 0, -1}, {'6', 1, 0}, {'7', -1, -1}, {'9', 1, -1},
-    {'1', -1, 1}, {'3', 1, 1}, {'5', 0, 0}, {'.', 0, 0}, {'s', 0, 0}, {KEY_LEFT, -1, 0},
-    {KEY_DOWN, 0, 1}, {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0}, {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1},
-    {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}, {KEY_KP_CENTER, 0, 0},
+    {'h', -1, 0},      {'j', 0, 1},      {'k', 0, -1},      {'l', 1, 0},
+    {'y', -1, -1},     {'u', 1, -1},     {'b', -1, 1},      {'n', 1, 1},
+    {'4', -1, 0},      {'2', 0, 1},      {'8', 0, -1},      {'6', 1, 0},
+    {'7', -1, -1},     {'9', 1, -1},     {'1', -1, 1},      {'3', 1, 1},
+    {'5', 0, 0},       {'.', 0, 0},      {'s', 0, 0},       {KEY_LEFT, -1, 0},
+    {KEY_DOWN, 0, 1},  {KEY_UP, 0, -1},  {KEY_RIGHT, 1, 0}, {KEY_HOME, -1, -1},
+    {KEY_PGUP, 1, -1}, {KEY_END, -1, 1}, {KEY_PGDN, 1, 1},  {KEY_KP_CENTER, 0, 0},
 };
 
-static int cmd_descend(game_t *g) { return rules_stairs(g, 1); }
-static int cmd_climb(game_t *g) { return rules_stairs(g, -1); }
+static int cmd_descend(game_t *g)
+{
+    return rules_stairs(g, 1);
+}
+static int cmd_climb(game_t *g)
+{
+    return rules_stairs(g, -1);
+}
 
 static int cmd_quit(game_t *g)
 {
@@ -47,20 +55,28 @@ static int cmd_help(game_t *g)
 static int cursor_prompt(game_t *g, uint8_t prompt)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
-    if (!p) return 0;
+    if (!p)
+        return 0;
     g->cur_x = p->x, g->cur_y = p->y;
     g->prompt = prompt;
     return 0;
 }
 
-static int cmd_travel(game_t *g) { return cursor_prompt(g, PROMPT_TRAVEL); }
-static int cmd_look(game_t *g) { return cursor_prompt(g, PROMPT_LOOK); }
+static int cmd_travel(game_t *g)
+{
+    return cursor_prompt(g, PROMPT_TRAVEL);
+}
+static int cmd_look(game_t *g)
+{
+    return cursor_prompt(g, PROMPT_LOOK);
+}
 
 static int cmd_explore(game_t *g)
 {
     g->run = RUN_EXPLORE;
     int cost = travel_step(g, true);
-    if (cost <= 0) g->run = RUN_NONE;
+    if (cost <= 0)
+        g->run = RUN_NONE;
     return cost;
 }
 
@@ -123,22 +139,30 @@ static int cmd_answer_quit(game_t *g, key_event_t k)
 
 int rules_player_command(game_t *g, key_event_t k)
 {
-    if (g->prompt == PROMPT_QUIT) return cmd_answer_quit(g, k);
-    if (g->items.screen != ITEMUI_NONE) return itemui_answer(g, k);
-    if (status_player_stuck(g)) return SCHED_MOVE; /* paralysed: the turn is lost */
-    if (k.mods & (KEYMOD_ALT | KEYMOD_CTRL)) return 0;
+    if (g->prompt == PROMPT_QUIT)
+        return cmd_answer_quit(g, k);
+    if (g->items.screen != ITEMUI_NONE)
+        return itemui_answer(g, k);
+    if (status_player_stuck(g))
+        return SCHED_MOVE; /* paralysed: the turn is lost */
+    if (k.mods & (KEYMOD_ALT | KEYMOD_CTRL))
+        return 0;
     for (size_t i = 0; i < sizeof KEYMOVES / sizeof KEYMOVES[0]; i++) {
-        if (KEYMOVES[i].code != k.code) continue;
-        if (!KEYMOVES[i].dx && !KEYMOVES[i].dy) return SCHED_MOVE;
+        if (KEYMOVES[i].code != k.code)
+            continue;
+        if (!KEYMOVES[i].dx && !KEYMOVES[i].dy)
+            return SCHED_MOVE;
         int dx = KEYMOVES[i].dx, dy = KEYMOVES[i].dy;
         if (status_has(g, g->player, EFK_(CONFUSED)) && rng_percent(&g->play, 40)) {
-            const keymove_t *r = &KEYMOVES[rng_below(&g->play, 8)]; /* the first 8 are the directions */
+            const keymove_t *r =
+                &KEYMOVES[rng_below(&g->play, 8)]; /* the first 8 are the directions */
             dx = r->dx, dy = r->dy;
             world_msg(g, "You stumble.");
         }
         return rules_step(g, g->player, dx, dy);
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (COMMANDS[i].run && COMMANDS[i].code == k.code) return COMMANDS[i].run(g);
+        if (COMMANDS[i].run && COMMANDS[i].code == k.code)
+            return COMMANDS[i].run(g);
     return 0;
 }

@@ -14,13 +14,18 @@
 const spell_info_t RULES_SPELLS[SPELL_COUNT] = {SPELL_LIST(SPELL_INFO_)};
 #undef SPELL_INFO_
 
-static bool is_player(const game_t *g, handle_t h) { return h != HANDLE_NONE && h == g->player; }
+static bool is_player(const game_t *g, handle_t h)
+{
+    return h != HANDLE_NONE && h == g->player;
+}
 
 int unique_index(const content_t *c, uint16_t kind)
 {
-    if (kind >= c->n_creatures || !(c->creatures[kind].flags & CF_UNIQUE)) return -1;
+    if (kind >= c->n_creatures || !(c->creatures[kind].flags & CF_UNIQUE))
+        return -1;
     int n = 0;
-    for (uint16_t i = 0; i < kind; i++) n += (c->creatures[i].flags & CF_UNIQUE) != 0;
+    for (uint16_t i = 0; i < kind; i++)
+        n += (c->creatures[i].flags & CF_UNIQUE) != 0;
     return n < 64 ? n : -1;
 }
 
@@ -41,8 +46,10 @@ static int defence(const game_t *g, handle_t h, const obj_t *o)
 
 /* The player's blows read differently each time (cosmetic stream). */
 static const char *const PLAYER_HITS[] = {
-    "<Actor> hit<s:Actor> <victim>.", "<Actor> swing<s:Actor> low, hitting <victim>.",
-    "<Actor> strike<s:Actor> <victim>.", "<Actor> slash<es:Actor> at <victim> and connect<s:Actor>.",
+    "<Actor> hit<s:Actor> <victim>.",
+    "<Actor> swing<s:Actor> low, hitting <victim>.",
+    "<Actor> strike<s:Actor> <victim>.",
+    "<Actor> slash<es:Actor> at <victim> and connect<s:Actor>.",
     "<Actor> catch<es:Actor> <victim> with a quick blow.",
 };
 
@@ -54,11 +61,14 @@ static void hit_message(game_t *g, handle_t a, handle_t v, bool crit)
         return;
     }
     if (is_player(g, a)) {
-        world_say(g, PLAYER_HITS[rng_below(&g->cosmetic, sizeof PLAYER_HITS / sizeof PLAYER_HITS[0])], a, v);
+        world_say(g,
+                  PLAYER_HITS[rng_below(&g->cosmetic, sizeof PLAYER_HITS / sizeof PLAYER_HITS[0])],
+                  a, v);
         return;
     }
     const obj_t *o = reg_get(&g->reg, a);
-    snprintf(tmpl, sizeof tmpl, "<Actor> %s <victim>.", o ? world_ckind(g, o)->hits : "hit<s:Actor>");
+    snprintf(tmpl, sizeof tmpl, "<Actor> %s <victim>.",
+             o ? world_ckind(g, o)->hits : "hit<s:Actor>");
     world_say(g, tmpl, a, v);
 }
 
@@ -68,7 +78,8 @@ static int roll_damage(game_t *g, handle_t h, const obj_t *o)
 {
     gear_t s;
     status_stats(g, h, false, &s);
-    if (!is_player(g, h)) return dice_roll(s.armed ? &s.dmg : &world_ckind(g, o)->attack, &g->play) + s.damage;
+    if (!is_player(g, h))
+        return dice_roll(s.armed ? &s.dmg : &world_ckind(g, o)->attack, &g->play) + s.damage;
     const class_kind_t *k = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
     dice_t w = s.armed ? s.dmg : k ? k->weapon : (dice_t){1, 4, 0};
     return dice_roll(&w, &g->play) + chargen_mod(g->pc.ab[AB_STR]) + s.damage;
@@ -77,7 +88,8 @@ static int roll_damage(game_t *g, handle_t h, const obj_t *o)
 int combat_attack(game_t *g, ev_info_t *e)
 {
     obj_t *a = reg_get(&g->reg, e->actor), *v = reg_get(&g->reg, e->victim);
-    if (!a || !v) return EV_DONE;
+    if (!a || !v)
+        return EV_DONE;
     bool unaware = !is_player(g, e->victim) && !(v->flags & OF_AWAKE);
     int bonus = attack_bonus(g, e->actor, a) + (unaware ? 4 : 0), def = defence(g, e->victim, v);
     int roll = (int)rng_range(&g->play, 1, 20);
@@ -88,8 +100,10 @@ int combat_attack(game_t *g, ev_info_t *e)
     }
     bool crit = roll == 20 && (int)rng_range(&g->play, 1, 20) + bonus >= def;
     int dmg = roll_damage(g, e->actor, a);
-    if (crit) dmg += roll_damage(g, e->actor, a);
-    if (unaware && is_player(g, e->actor) && g->pc.cls < g->c->n_classes && g->c->classes[g->pc.cls].sneak) {
+    if (crit)
+        dmg += roll_damage(g, e->actor, a);
+    if (unaware && is_player(g, e->actor) && g->pc.cls < g->c->n_classes &&
+        g->c->classes[g->pc.cls].sneak) {
         dice_t sneak = {(g->pc.xl + 1) / 2, 6, 0};
         dmg += dice_roll(&sneak, &g->play);
         world_say(g, "<Actor> strike<s:Actor> <victim> unawares!", e->actor, e->victim);
@@ -98,8 +112,10 @@ int combat_attack(game_t *g, ev_info_t *e)
     hit.dtype = is_player(g, e->actor) ? DT_HIT : world_ckind(g, a)->dtype;
     hit.amount[0] = dmg > 1 ? dmg : 1;
     hit.amount[1] = crit;
-    if (!crit || !world_sees(g, e->victim)) hit_message(g, e->actor, e->victim, false);
-    else hit_message(g, e->actor, e->victim, true);
+    if (!crit || !world_sees(g, e->victim))
+        hit_message(g, e->actor, e->victim, false);
+    else
+        hit_message(g, e->actor, e->victim, true);
     event_throw(g, &hit);
     return EV_DONE;
 }
@@ -121,10 +137,14 @@ static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
     gear_t s;
     item_gear(g, vh, false, &s);
     armour += s.absorb;
-    if (immune & bit) return 0;
-    if (resist & bit) dmg /= 2;
-    if (vuln & bit) dmg += dmg / 2;
-    if (e->dtype == DT_HIT && armour > 0) dmg -= (int)rng_range(&g->play, 0, armour);
+    if (immune & bit)
+        return 0;
+    if (resist & bit)
+        dmg /= 2;
+    if (vuln & bit)
+        dmg += dmg / 2;
+    if (e->dtype == DT_HIT && armour > 0)
+        dmg -= (int)rng_range(&g->play, 0, armour);
     return dmg > 0 ? dmg : 0;
 }
 
@@ -133,9 +153,11 @@ static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
 static void drain_blow(game_t *g, const ev_info_t *e)
 {
     const obj_t *a = reg_get(&g->reg, e->actor);
-    if (!is_player(g, e->victim) || !a || is_player(g, e->actor) || a->type != OBJ_CREATURE) return;
+    if (!is_player(g, e->victim) || !a || is_player(g, e->actor) || a->type != OBJ_CREATURE)
+        return;
     const creature_kind_t *k = world_ckind(g, a);
-    if (!k->drain || (e->flags & EVF_SPELL) || e->dtype != k->dtype) return;
+    if (!k->drain || (e->flags & EVF_SPELL) || e->dtype != k->dtype)
+        return;
     pc_drain(g, k->drain - 1, 10 + k->level / 2);
 }
 
@@ -144,12 +166,15 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     handle_t vh = e->victim;
     int dmg = mitigate(g, vh, v, e);
     if (dmg == 0 && e->amount[0] > 0) {
-        world_say(g, e->dtype == DT_HIT ? "<Victim> shrug<s:Victim> off the blow." : "<Victim> <is:Victim> unharmed.",
+        world_say(g,
+                  e->dtype == DT_HIT ? "<Victim> shrug<s:Victim> off the blow."
+                                     : "<Victim> <is:Victim> unharmed.",
                   HANDLE_NONE, vh);
         return EV_DONE;
     }
     v = reg_get(&g->reg, vh);
-    if (!v) return EV_DONE;
+    if (!v)
+        return EV_DONE;
     v->hp -= dmg;
     if (v->hp > 0) {
         drain_blow(g, e);
@@ -169,8 +194,10 @@ void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
     }
     const creature_kind_t *ck = world_ckind(g, k);
     const char *art = (ck->flags & CF_PROPER) ? "" : (ck->flags & CF_UNIQUE) ? "the " : NULL;
-    if (!art) snprintf(out, n, "killed by %s %s on level %d", gram_article(ck->name), ck->name, g->depth);
-    else snprintf(out, n, "killed by %s%s on level %d", art, ck->name, g->depth);
+    if (!art)
+        snprintf(out, n, "killed by %s %s on level %d", gram_article(ck->name), ck->name, g->depth);
+    else
+        snprintf(out, n, "killed by %s%s on level %d", art, ck->name, g->depth);
 }
 
 static void monster_died(game_t *g, handle_t victim, handle_t killer)
@@ -202,13 +229,15 @@ static void monster_died(game_t *g, handle_t victim, handle_t killer)
 void combat_death(game_t *g, handle_t victim, handle_t killer)
 {
     obj_t *v = reg_get(&g->reg, victim);
-    if (!v) return;
+    if (!v)
+        return;
     if (!is_player(g, victim)) {
         monster_died(g, victim, killer);
         return;
     }
     v->hp = 0;
-    if (killer || !g->cause[0]) combat_cause(g, killer, g->cause, sizeof g->cause); /* starving sets its own */
+    if (killer || !g->cause[0])
+        combat_cause(g, killer, g->cause, sizeof g->cause); /* starving sets its own */
     world_msg(g, "You die...");
     g->state = GAME_DEAD;
     g->score = end_score(g);
@@ -221,9 +250,11 @@ bool combat_unique_seen(game_t *g)
     bool any = false;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || o->depth != g->depth) continue;
+        if (o->type != OBJ_CREATURE || o->depth != g->depth)
+            continue;
         int u = unique_index(g->c, o->kind);
-        if (u < 0 || (g->pc.uniques_seen >> u & 1) || !world_sees(g, h)) continue;
+        if (u < 0 || (g->pc.uniques_seen >> u & 1) || !world_sees(g, h))
+            continue;
         g->pc.uniques_seen |= 1ull << u;
         world_say(g, "You notice <a:actor>, and <he:actor> notice<s:actor> you.", h, HANDLE_NONE);
         world_milestone(g, "unique.seen", "noticed %s", world_ckind(g, o)->name);
@@ -240,16 +271,19 @@ static handle_t nearest_foe(game_t *g)
     int bestd = 1 << 30;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && p; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || h == g->player || !world_sees(g, h)) continue;
+        if (o->type != OBJ_CREATURE || h == g->player || !world_sees(g, h))
+            continue;
         int dx = o->x - p->x, dy = o->y - p->y, d = dx * dx + dy * dy;
-        if (d < bestd) bestd = d, best = h;
+        if (d < bestd)
+            bestd = d, best = h;
     }
     return best;
 }
 
 int combat_cast(game_t *g, int spell)
 {
-    if (spell < 0 || spell >= SPELL_COUNT || !(g->pc.spells & (1u << spell))) return 0;
+    if (spell < 0 || spell >= SPELL_COUNT || !(g->pc.spells & (1u << spell)))
+        return 0;
     const spell_info_t *s = &RULES_SPELLS[spell];
     if (g->pc.mana < s->mana) {
         world_msg(g, "You need %d mana to cast %s.", s->mana, s->name);
@@ -277,7 +311,11 @@ int combat_cast(game_t *g, int spell)
     world_say(g, tmpl, g->player, t);
     obj_t *v = reg_get(&g->reg, t);
     v->flags |= OF_AWAKE;
-    ev_info_t e = {.type = EV_DAMAGE, .actor = g->player, .victim = t, .map = -1, .dtype = s->dtype,
+    ev_info_t e = {.type = EV_DAMAGE,
+                   .actor = g->player,
+                   .victim = t,
+                   .map = -1,
+                   .dtype = s->dtype,
                    .flags = EVF_SPELL};
     e.amount[0] = dice_roll(&d, &g->play);
     event_throw(g, &e);

@@ -13,6 +13,12 @@ content_t *content_load(const char *dir, char *err, size_t errlen)
     return script_content_load(dir ? dir : WARREN_CONTENT_DIR, err, errlen);
 }
 
-void content_free(content_t *c) { script_content_free(c); }
+void content_free(content_t *c)
+{
+    script_content_free(c);
+}
 
-const char *content_version(const content_t *c) { return c->version; }
+const char *content_version(const content_t *c)
+{
+    return c->version;
+}

@@ -43,42 +43,51 @@ enum {
     CF_COWARD = 1 << 3,   /* flees early */
     CF_WARDEN = 1 << 4,   /* holds the Heartstone */
 };
-#define CREATURE_FLAG_NAMES {"unique", "proper", "mindless", "coward", "warden"}
-#define ABILITY_WORDS {"strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma"}
+#define CREATURE_FLAG_NAMES                                \
+    {                                                      \
+        "unique", "proper", "mindless", "coward", "warden" \
+    }
+#define ABILITY_WORDS                                                                 \
+    {                                                                                 \
+        "strength", "dexterity", "constitution", "intelligence", "wisdom", "charisma" \
+    }
 enum { SIZE_TINY = 0, SIZE_SMALL, SIZE_MEDIUM, SIZE_LARGE, SIZE_HUGE, SIZE_COUNT };
-#define SIZE_NAMES {"tiny", "small", "medium", "large", "huge"}
+#define SIZE_NAMES                                 \
+    {                                              \
+        "tiny", "small", "medium", "large", "huge" \
+    }
 
 typedef struct {
     char name[40];
     uint32_t glyph;
     uint16_t fg;
-    uint8_t gender;  /* grammar gender */
-    int16_t speed;   /* percent: 100 normal */
+    uint8_t gender; /* grammar gender */
+    int16_t speed;  /* percent: 100 normal */
     dice_t hp;
     dice_t attack;
     int16_t to_hit, defence;
     int16_t min_depth, max_depth, weight; /* generation */
-    uint16_t handlers[KIND_HANDLERS]; /* ids into content handlers; 0 = none */
-    uint8_t dtype;   /* damage type of its attack (DT_*) */
-    uint8_t armour;  /* a blow loses up to this much */
-    uint8_t size;    /* SIZE_* */
-    uint8_t level;   /* danger and experience */
-    uint8_t pack;    /* up to this many more of its kind come along */
-    uint16_t flags;  /* CF_* */
-    uint16_t resist, immune, vuln; /* bits 1 << DT_*: half, none, one and a half */
-    uint16_t spells; /* bits 1 << SPELL_* (rules.h) it casts */
-    uint8_t drain;   /* its blows may drain this ability: AB_* + 1; 0 none */
-    char hits[24];   /* its attack's verb: "bite<s:Actor>" (grammar template) */
-    char desc[128];  /* what look shows */
+    uint16_t handlers[KIND_HANDLERS];     /* ids into content handlers; 0 = none */
+    uint8_t dtype;                        /* damage type of its attack (DT_*) */
+    uint8_t armour;                       /* a blow loses up to this much */
+    uint8_t size;                         /* SIZE_* */
+    uint8_t level;                        /* danger and experience */
+    uint8_t pack;                         /* up to this many more of its kind come along */
+    uint16_t flags;                       /* CF_* */
+    uint16_t resist, immune, vuln;        /* bits 1 << DT_*: half, none, one and a half */
+    uint16_t spells;                      /* bits 1 << SPELL_* (rules.h) it casts */
+    uint8_t drain;                        /* its blows may drain this ability: AB_* + 1; 0 none */
+    char hits[24];  /* its attack's verb: "bite<s:Actor>" (grammar template) */
+    char desc[128]; /* what look shows */
 } creature_kind_t;
 
 /* Player races and classes (chargen.c reads them). */
 enum { AB_STR = 0, AB_DEX, AB_CON, AB_INT, AB_WIS, AB_CHA, AB_COUNT };
 typedef struct {
     char name[16];
-    int8_t ab[AB_COUNT];   /* ability adjustments */
+    int8_t ab[AB_COUNT]; /* ability adjustments */
     int8_t to_hit, defence;
-    uint16_t resist;       /* bits 1 << DT_* */
+    uint16_t resist; /* bits 1 << DT_* */
     char desc[96];
 } race_kind_t;
 
@@ -86,15 +95,15 @@ enum { SAVE_FORT = 1 << 0, SAVE_REF = 1 << 1, SAVE_WILL = 1 << 2 };
 #define CLASS_KIT_MAX 8
 typedef struct {
     char name[16];
-    uint8_t hit_die;       /* hit points per level: 1dN + Con */
-    uint8_t bab;           /* attack bonus per level, percent (100 fighter, 75, 50) */
-    uint8_t good_saves;    /* SAVE_* */
-    uint8_t armour;        /* starting kit: armour (absorbs) and defence bonus */
-    uint8_t sneak;         /* sneak attack on unaware foes */
-    uint8_t mana;          /* spell points per level (0: no spells) */
-    uint16_t spells;       /* bits: spells known from the start (SPELL_*) */
-    uint16_t learnable;    /* bits: spells a level-up choice may teach */
-    dice_t weapon;         /* starting kit: weapon damage */
+    uint8_t hit_die;    /* hit points per level: 1dN + Con */
+    uint8_t bab;        /* attack bonus per level, percent (100 fighter, 75, 50) */
+    uint8_t good_saves; /* SAVE_* */
+    uint8_t armour;     /* starting kit: armour (absorbs) and defence bonus */
+    uint8_t sneak;      /* sneak attack on unaware foes */
+    uint8_t mana;       /* spell points per level (0: no spells) */
+    uint16_t spells;    /* bits: spells known from the start (SPELL_*) */
+    uint16_t learnable; /* bits: spells a level-up choice may teach */
+    dice_t weapon;      /* starting kit: weapon damage */
     char weapon_name[24];
     char armour_name[24];
     /* The starting kit as item kind names, for the item rules to hand out
@@ -111,16 +120,16 @@ enum {
 #define EFK_ENUM_(n) EFK_BIT_##n,
     EFFECT_FLAG_LIST(EFK_ENUM_)
 #undef EFK_ENUM_
-    EFK_BITS
+        EFK_BITS
 };
 #define EFK_(n) (1u << EFK_BIT_##n)
 
 typedef struct {
     char name[24];
-    char tag[12];      /* status line word ("Poison") */
-    uint8_t stacking;  /* effect_stack_t */
-    int32_t interval;  /* ticks between tick hooks (>= 1) */
-    uint16_t hook[3];  /* start, tick, end: ids into content hooks; 0 = none */
+    char tag[12];     /* status line word ("Poison") */
+    uint8_t stacking; /* effect_stack_t */
+    int32_t interval; /* ticks between tick hooks (>= 1) */
+    uint16_t hook[3]; /* start, tick, end: ids into content hooks; 0 = none */
     /* What the generic "status" hook does (status.h): messages (grammar
      * templates about <Actor>, the affected one), bonuses while it lasts,
      * hit points healed per tick, and EFK_* conditions. */
@@ -152,13 +161,13 @@ struct content {
     uint16_t n_effects;
     const ev_handler_t *handlers; /* [0] unused */
     uint16_t n_handlers;
-    const effect_hook_t *hooks;   /* [0] unused */
+    const effect_hook_t *hooks; /* [0] unused */
     uint16_t n_hooks;
-    uint16_t builtin[OBJ_TYPES];  /* built-in handler per object type */
+    uint16_t builtin[OBJ_TYPES]; /* built-in handler per object type */
     uint16_t map_builtin;
     uint16_t map_handlers[KIND_HANDLERS]; /* the level kind's handlers */
-    uint16_t player_kind;         /* creature kind of the player */
-    uint16_t poison_effect;       /* effect kind ids the rules use */
+    uint16_t player_kind;                 /* creature kind of the player */
+    uint16_t poison_effect;               /* effect kind ids the rules use */
     uint16_t slow_effect;
     const race_kind_t *races;
     uint16_t n_races;

@@ -28,7 +28,8 @@ typedef void (*effect_hook_t)(game_t *g, handle_t eff, obj_t *e, effect_phase_t 
 
 /* Returns the effect's handle (new or the stacked one), or HANDLE_NONE when
  * the target or kind is bad, the stacking rule dropped it, or on OOM. */
-handle_t effect_apply(game_t *g, handle_t target, uint16_t kind, int32_t duration, int32_t magnitude);
+handle_t effect_apply(game_t *g, handle_t target, uint16_t kind, int32_t duration,
+                      int32_t magnitude);
 /* The scheduler function for an effect's tick (world's FN_EFFECT_TICK). */
 void effect_on_tick(game_t *g, const event_t *ev);
 /* Removes every effect on target without running hooks (the target died). */

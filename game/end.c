@@ -10,7 +10,8 @@
 int64_t end_score(const game_t *g)
 {
     int64_t s = 100 * (int64_t)g->max_depth + g->pc.xp + 10 * (int64_t)g->pc.kills;
-    if (g->pc.heartstone) s += 5000;
+    if (g->pc.heartstone)
+        s += 5000;
     if (g->state == GAME_WON) {
         int64_t turns = (int64_t)(g->sched.now / SCHED_MOVE), bonus = 20000 - turns / 5;
         s += bonus > 5000 ? bonus : 5000;
@@ -37,7 +38,8 @@ void game_status(const game_t *g, game_status_t *st)
     st->max_depth = g->max_depth;
     st->xl = g->pc.xl ? g->pc.xl : 1;
     const obj_t *p = reg_get(&g->reg, g->player);
-    if (p) st->hp = p->hp, st->hp_max = p->hp_max;
+    if (p)
+        st->hp = p->hp, st->hp_max = p->hp_max;
     st->turn = g->sched.now / SCHED_MOVE;
     st->state = (game_state_t)g->state;
     st->score = g->state == GAME_RUNNING ? end_score(g) : g->score;
@@ -45,31 +47,45 @@ void game_status(const game_t *g, game_status_t *st)
     st->level_changes = g->level_changes;
 }
 
-size_t game_milestone_count(const game_t *g) { return g->nms; }
-const game_milestone_t *game_milestone(const game_t *g, size_t i) { return i < g->nms ? &g->ms[i] : NULL; }
-uint64_t game_seed(const game_t *g) { return g->seed; }
+size_t game_milestone_count(const game_t *g)
+{
+    return g->nms;
+}
+const game_milestone_t *game_milestone(const game_t *g, size_t i)
+{
+    return i < g->nms ? &g->ms[i] : NULL;
+}
+uint64_t game_seed(const game_t *g)
+{
+    return g->seed;
+}
 
 static void dump_sheet(const game_t *g, buf_t *out)
 {
     static const char *const AB[AB_COUNT] = {"Str", "Dex", "Con", "Int", "Wis", "Cha"};
     game_status_t st;
     game_status(g, &st);
-    buf_printf(out, "%s the %s %s, experience level %d (%d xp)\n", st.name, st.race, st.cls, st.xl, g->pc.xp);
-    buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n", st.depth, st.max_depth,
-               st.hp, st.hp_max, g->pc.mana, g->pc.mana_max, (unsigned long long)st.turn, (long long)st.score);
+    buf_printf(out, "%s the %s %s, experience level %d (%d xp)\n", st.name, st.race, st.cls, st.xl,
+               g->pc.xp);
+    buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n",
+               st.depth, st.max_depth, st.hp, st.hp_max, g->pc.mana, g->pc.mana_max,
+               (unsigned long long)st.turn, (long long)st.score);
     for (int i = 0; i < AB_COUNT; i++) {
         buf_printf(out, "%s %d", AB[i], g->pc.ab[i]);
-        if (g->pc.drain[i]) buf_printf(out, " (drained from %d)", g->pc.ab[i] + g->pc.drain[i]);
+        if (g->pc.drain[i])
+            buf_printf(out, " (drained from %d)", g->pc.ab[i] + g->pc.drain[i]);
         buf_puts(out, i + 1 < AB_COUNT ? "  " : "\n");
     }
     gear_t k;
     status_stats(g, g->player, false, &k);
     buf_printf(out, "Attack %+d  Defence %d  Armour %d  Fort %+d  Ref %+d  Will %+d  Kills %u\n",
-               pc_attack_bonus(g) + k.to_hit, pc_defence(g) + k.defence, pc_armour(g) + k.absorb, pc_save(g, SAVE_FORT), pc_save(g, SAVE_REF),
-               pc_save(g, SAVE_WILL), g->pc.kills);
-    if (st.cause[0]) buf_printf(out, "%s\n", st.cause);
+               pc_attack_bonus(g) + k.to_hit, pc_defence(g) + k.defence, pc_armour(g) + k.absorb,
+               pc_save(g, SAVE_FORT), pc_save(g, SAVE_REF), pc_save(g, SAVE_WILL), g->pc.kills);
+    if (st.cause[0])
+        buf_printf(out, "%s\n", st.cause);
     item_dump(g, out);
-    if (g->pc.heartstone) buf_puts(out, "  the Heartstone\n");
+    if (g->pc.heartstone)
+        buf_puts(out, "  the Heartstone\n");
 }
 
 void game_dump(const game_t *g, buf_t *out)
@@ -77,19 +93,24 @@ void game_dump(const game_t *g, buf_t *out)
     dump_sheet(g, out);
     buf_puts(out, "\nLast messages:\n");
     uint32_t first = g->nmsg > 20 ? g->nmsg - 20 : 0;
-    for (uint32_t i = first; i < g->nmsg; i++) buf_printf(out, "  %s\n", g->log[i % MSG_LOG].text);
+    for (uint32_t i = first; i < g->nmsg; i++)
+        buf_printf(out, "  %s\n", g->log[i % MSG_LOG].text);
     buf_puts(out, "\nMilestones:\n");
     for (uint32_t i = 0; i < g->nms; i++)
-        buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn, g->ms[i].depth, g->ms[i].text);
+        buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn,
+                   g->ms[i].depth, g->ms[i].text);
     const level_t *lv = g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
-    if (!lv) return;
+    if (!lv)
+        return;
     buf_puts(out, "\nMap:\n");
     const obj_t *p = reg_get(&g->reg, g->player);
     for (int y = 0; y < lv->h; y++) {
         for (int x = 0; x < lv->w; x++) {
             uint8_t t = lv->terrain[y * lv->w + x];
-            uint32_t ch = lv->seen[y * lv->w + x] && t < g->c->n_terrain ? g->c->terrain[t].glyph : ' ';
-            if (p && p->x == x && p->y == y) ch = '@';
+            uint32_t ch =
+                lv->seen[y * lv->w + x] && t < g->c->n_terrain ? g->c->terrain[t].glyph : ' ';
+            if (p && p->x == x && p->y == y)
+                ch = '@';
             buf_put_utf8(out, ch);
         }
         buf_putc(out, '\n');
@@ -107,23 +128,29 @@ int world_start_hero(game_t *g)
     g->pc.pick_def = 25;
     int d = WORLD_MAX_DEPTH;
     level_t *from = world_level(g), *lv = level_new(g, from->w, from->h, d);
-    if (!lv) return -1;
+    if (!lv)
+        return -1;
     g->levels[d] = lv;
-    if (level_generate(g, lv) < 0 || rules_populate(g, lv) < 0) return -1;
+    if (level_generate(g, lv) < 0 || rules_populate(g, lv) < 0)
+        return -1;
     handle_t warden = HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !warden; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && o->depth == d && (world_ckind(g, o)->flags & CF_WARDEN)) warden = h;
+        if (o->type == OBJ_CREATURE && o->depth == d && (world_ckind(g, o)->flags & CF_WARDEN))
+            warden = h;
     }
     const obj_t *w = reg_get(&g->reg, warden);
     obj_t *p = reg_get(&g->reg, g->player);
-    if (!w || !p) return -1;
+    if (!w || !p)
+        return -1;
     int wx = w->x, wy = w->y, px = -1, py = -1;
     for (int dy = -1; dy <= 1 && px < 0; dy++)
         for (int dx = -1; dx <= 1 && px < 0; dx++)
-            if ((dx || dy) && world_passable(g, lv, wx + dx, wy + dy) && !world_creature_at(g, d, wx + dx, wy + dy))
+            if ((dx || dy) && world_passable(g, lv, wx + dx, wy + dy) &&
+                !world_creature_at(g, d, wx + dx, wy + dy))
                 px = wx + dx, py = wy + dy;
-    if (px < 0) return -1;
+    if (px < 0)
+        return -1;
     level_sleep(g, from);
     p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 3000;

@@ -37,7 +37,7 @@ typedef enum {
 #define EVENT_ENUM_(n) EV_##n,
     EVENT_LIST(EVENT_ENUM_)
 #undef EVENT_ENUM_
-    EV_TYPES
+        EV_TYPES
 } ev_type_t;
 
 typedef enum { PHASE_PRE = 0, PHASE_MAIN, PHASE_POST } ev_phase_t;
@@ -52,7 +52,7 @@ typedef enum {
 #define DAMAGE_ENUM_(n) DT_##n,
     DAMAGE_LIST(DAMAGE_ENUM_)
 #undef DAMAGE_ENUM_
-    DT_COUNT
+        DT_COUNT
 } damage_type_t;
 
 /* Event flags. EVF_SPELL: a direct spell (bolt, missile), which some
@@ -60,12 +60,12 @@ typedef enum {
 enum { EVF_SPELL = 1u << 0 };
 
 typedef struct {
-    uint16_t type;  /* ev_type_t */
-    uint8_t phase;  /* ev_phase_t, set by event_throw */
+    uint16_t type; /* ev_type_t */
+    uint8_t phase; /* ev_phase_t, set by event_throw */
     handle_t actor, victim, item, item2;
-    int16_t map;    /* level depth; -1 none */
-    int16_t x, y;   /* a place (moves) */
-    uint8_t dtype;  /* DT_* */
+    int16_t map;   /* level depth; -1 none */
+    int16_t x, y;  /* a place (moves) */
+    uint8_t dtype; /* DT_* */
     int32_t amount[3];
     uint32_t flags; /* EVF_* */
 } ev_info_t;

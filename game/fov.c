@@ -22,7 +22,7 @@ typedef struct {
     uint8_t *out; /* fov_compute: the visible array */
     int tx, ty;   /* fov_los: the target */
     int found;
-    int count;    /* fov_compute: cells newly marked */
+    int count; /* fov_compute: cells newly marked */
 } scan_t;
 
 static int floor_div(int a, int b) /* b > 0 */
@@ -37,37 +37,55 @@ static int ceil_div(int a, int b) /* b > 0 */
 
 int fov_in_radius(int dx, int dy, int radius)
 {
-    if (radius < 0) return 1;
+    if (radius < 0)
+        return 1;
     return dx * dx + dy * dy <= radius * (radius + 1);
 }
 
 static void quadrant_xy(const scan_t *s, int depth, int col, int *x, int *y)
 {
     switch (s->quadrant) {
-    case 0: *x = s->ox + col; *y = s->oy - depth; break; /* north */
-    case 1: *x = s->ox + col; *y = s->oy + depth; break; /* south */
-    case 2: *x = s->ox + depth; *y = s->oy + col; break; /* east */
-    default: *x = s->ox - depth; *y = s->oy + col; break; /* west */
+    case 0:
+        *x = s->ox + col;
+        *y = s->oy - depth;
+        break; /* north */
+    case 1:
+        *x = s->ox + col;
+        *y = s->oy + depth;
+        break; /* south */
+    case 2:
+        *x = s->ox + depth;
+        *y = s->oy + col;
+        break; /* east */
+    default:
+        *x = s->ox - depth;
+        *y = s->oy + col;
+        break; /* west */
     }
 }
 
 static int map_blocks(const fov_map_t *m, int x, int y)
 {
-    if (x < 0 || y < 0 || x >= m->w || y >= m->h) return 1;
-    if (m->opaque) return m->opaque[(size_t)y * (size_t)m->w + (size_t)x] != 0;
+    if (x < 0 || y < 0 || x >= m->w || y >= m->h)
+        return 1;
+    if (m->opaque)
+        return m->opaque[(size_t)y * (size_t)m->w + (size_t)x] != 0;
     return m->is_opaque(m->ctx, x, y) != 0;
 }
 
 static void reveal(scan_t *s, int x, int y)
 {
     const fov_map_t *m = s->m;
-    if (x < 0 || y < 0 || x >= m->w || y >= m->h) return;
+    if (x < 0 || y < 0 || x >= m->w || y >= m->h)
+        return;
     size_t i = (size_t)y * (size_t)m->w + (size_t)x;
-    if (!fov_in_radius(x - s->ox, y - s->oy, s->radius) && !(m->lit && m->lit[i])) return;
+    if (!fov_in_radius(x - s->ox, y - s->oy, s->radius) && !(m->lit && m->lit[i]))
+        return;
     if (s->out) {
         s->count += !s->out[i];
         s->out[i] = 1;
-    } else if (x == s->tx && y == s->ty) s->found = 1;
+    } else if (x == s->tx && y == s->ty)
+        s->found = 1;
 }
 
 /* The slope through the left edge of a cell: (2col - 1) / (2depth). */
@@ -88,12 +106,16 @@ static void scan_row(scan_t *s, int depth, frac_t start, frac_t end)
             quadrant_xy(s, depth, col, &x, &y);
             int wall = map_blocks(s->m, x, y);
             int centre_in = col * start.d >= depth * start.n && col * end.d <= depth * end.n;
-            if (wall || centre_in) reveal(s, x, y);
-            if (prev == 1 && !wall) start = cell_slope(depth, col);
-            if (prev == 0 && wall) scan_row(s, depth + 1, start, cell_slope(depth, col));
+            if (wall || centre_in)
+                reveal(s, x, y);
+            if (prev == 1 && !wall)
+                start = cell_slope(depth, col);
+            if (prev == 0 && wall)
+                scan_row(s, depth + 1, start, cell_slope(depth, col));
             prev = wall;
         }
-        if (prev != 0) return; /* the row ended in a wall (or was empty) */
+        if (prev != 0)
+            return; /* the row ended in a wall (or was empty) */
         depth++;
     }
 }
@@ -125,10 +147,12 @@ static int all_zero(const uint8_t *p, int n)
     for (; i + 8 <= n; i += 8) {
         uint64_t v;
         memcpy(&v, p + i, 8);
-        if (v) return 0;
+        if (v)
+            return 0;
     }
     for (; i < n; i++)
-        if (p[i]) return 0;
+        if (p[i])
+            return 0;
     return 1;
 }
 
@@ -137,13 +161,19 @@ static lit_box_t lit_box(const fov_map_t *m)
     lit_box_t b = {m->w, m->h, -1, -1};
     for (int y = 0; m->lit && y < m->h; y++) {
         const uint8_t *row = m->lit + (size_t)y * (size_t)m->w;
-        if (all_zero(row, m->w)) continue;
+        if (all_zero(row, m->w))
+            continue;
         int x0 = 0, x1 = m->w - 1;
-        while (!row[x0]) x0++;
-        while (!row[x1]) x1--;
-        if (x0 < b.x0) b.x0 = x0;
-        if (x1 > b.x1) b.x1 = x1;
-        if (y < b.y0) b.y0 = y;
+        while (!row[x0])
+            x0++;
+        while (!row[x1])
+            x1--;
+        if (x0 < b.x0)
+            b.x0 = x0;
+        if (x1 > b.x1)
+            b.x1 = x1;
+        if (y < b.y0)
+            b.y0 = y;
         b.y1 = y;
     }
     return b;
@@ -153,7 +183,8 @@ static lit_box_t lit_box(const fov_map_t *m)
 static int scan_depth(const fov_map_t *m, const lit_box_t *lb, int ox, int oy, int q, int radius)
 {
     int reach = quadrant_reach(m, ox, oy, q);
-    if (radius < 0) return reach;
+    if (radius < 0)
+        return reach;
     int lit_reach = 0;
     if (lb->x0 <= lb->x1) {
         switch (q) {
@@ -169,14 +200,17 @@ static int scan_depth(const fov_map_t *m, const lit_box_t *lb, int ox, int oy, i
 
 int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out)
 {
-    if (!map_ok(m) || !visible_out) return -1;
-    if (ox < 0 || oy < 0 || ox >= m->w || oy >= m->h) return -1;
+    if (!map_ok(m) || !visible_out)
+        return -1;
+    if (ox < 0 || oy < 0 || ox >= m->w || oy >= m->h)
+        return -1;
     memset(visible_out, 0, (size_t)m->w * (size_t)m->h);
     visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
     lit_box_t lb = lit_box(m);
     int count = 1;
     for (int q = 0; q < 4; q++) {
-        scan_t s = {m, ox, oy, radius, q, scan_depth(m, &lb, ox, oy, q, radius), visible_out, -1, -1, 0, 0};
+        scan_t s = {m,           ox, oy, radius, q, scan_depth(m, &lb, ox, oy, q, radius),
+                    visible_out, -1, -1, 0,      0};
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
         count += s.count;
     }
@@ -190,11 +224,15 @@ static int abs_int(int v)
 
 int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius)
 {
-    if (!map_ok(m)) return 0;
-    if (ax < 0 || ay < 0 || ax >= m->w || ay >= m->h) return 0;
-    if (bx < 0 || by < 0 || bx >= m->w || by >= m->h) return 0;
+    if (!map_ok(m))
+        return 0;
+    if (ax < 0 || ay < 0 || ax >= m->w || ay >= m->h)
+        return 0;
+    if (bx < 0 || by < 0 || bx >= m->w || by >= m->h)
+        return 0;
     int dx = bx - ax, dy = by - ay;
-    if (dx == 0 && dy == 0) return 1;
+    if (dx == 0 && dy == 0)
+        return 1;
     /* depth of B in each quadrant, or 0 when B is not in it */
     int depth[4] = {
         dy < 0 && abs_int(dx) <= -dy ? -dy : 0,
@@ -203,10 +241,12 @@ int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius)
         dx < 0 && abs_int(dy) <= -dx ? -dx : 0,
     };
     for (int q = 0; q < 4; q++) {
-        if (!depth[q]) continue;
+        if (!depth[q])
+            continue;
         scan_t s = {m, ax, ay, radius, q, depth[q], NULL, bx, by, 0, 0};
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
-        if (s.found) return 1;
+        if (s.found)
+            return 1;
     }
     return 0;
 }

@@ -26,7 +26,7 @@ typedef struct {
     /* used only when opaque is NULL: nonzero when (x, y) blocks sight */
     int (*is_opaque)(const void *ctx, int x, int y);
     const void *ctx;
-    const uint8_t *lit;    /* optional w*h bytes, nonzero = lit; borrowed; NULL = none */
+    const uint8_t *lit; /* optional w*h bytes, nonzero = lit; borrowed; NULL = none */
 } fov_map_t;
 
 /* Fills visible_out (w*h bytes, caller-owned) with 1 for every visible cell

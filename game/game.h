@@ -33,12 +33,12 @@ typedef enum { GAME_RUNNING = 0, GAME_DEAD, GAME_WON, GAME_QUIT } game_state_t;
 
 typedef struct {
     char name[32];
-    char race[16];   /* "" until the character is created */
+    char race[16]; /* "" until the character is created */
     char cls[16];
     int depth, max_depth;
-    int xl;          /* experience level */
+    int xl; /* experience level */
     int hp, hp_max;
-    uint64_t turn;   /* game time in turns (ticks / 100) */
+    uint64_t turn; /* game time in turns (ticks / 100) */
     game_state_t state;
     int64_t score;
     char cause[128]; /* "killed by a kobold on level 3", "quit", "escaped with the Heartstone" */
@@ -48,7 +48,7 @@ typedef struct {
 typedef struct {
     uint64_t turn;
     int depth;
-    char kind[16];   /* "start", "xl", "depth", "unique.seen", "unique.killed", "artifact", "end" */
+    char kind[16]; /* "start", "xl", "depth", "unique.seen", "unique.killed", "artifact", "end" */
     char text[128];
 } game_milestone_t;
 
@@ -81,8 +81,8 @@ void game_render(game_t *g, screen_t *s, const game_view_t *view);
 void game_status(const game_t *g, game_status_t *st);
 size_t game_milestone_count(const game_t *g);
 const game_milestone_t *game_milestone(const game_t *g, size_t i); /* borrowed */
-void game_dump(const game_t *g, buf_t *out); /* the text dump (any time) */
-uint64_t game_hash(const game_t *g);         /* 64-bit hash over the whole state */
+void game_dump(const game_t *g, buf_t *out);                       /* the text dump (any time) */
+uint64_t game_hash(const game_t *g); /* 64-bit hash over the whole state */
 uint64_t game_seed(const game_t *g);
 
 /* Snapshot: versioned, checksummed, compressed blob of the whole state.

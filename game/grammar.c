@@ -10,54 +10,66 @@
 #include <stdio.h>
 #include <string.h>
 
-#define TAG_MAX 96
+#define TAG_MAX  96
 #define WORD_MAX 256
 
 typedef enum {
-    OP_NOUN, OP_THE, OP_A, OP_NAME, OP_POSS,
-    OP_HE, OP_HIM, OP_HIS, OP_HIMSELF,
-    OP_S, OP_ES, OP_IS, OP_HAS, OP_WAS, OP_DOES, OP_V,
+    OP_NOUN,
+    OP_THE,
+    OP_A,
+    OP_NAME,
+    OP_POSS,
+    OP_HE,
+    OP_HIM,
+    OP_HIS,
+    OP_HIMSELF,
+    OP_S,
+    OP_ES,
+    OP_IS,
+    OP_HAS,
+    OP_WAS,
+    OP_DOES,
+    OP_V,
 } op_t;
 
 static const struct {
     const char *name;
     op_t op;
 } op_names[] = {
-    {"the", OP_THE}, {"a", OP_A}, {"an", OP_A}, {"name", OP_NAME}, {"poss", OP_POSS},
-    {"he", OP_HE}, {"him", OP_HIM}, {"his", OP_HIS}, {"himself", OP_HIMSELF},
-    {"s", OP_S}, {"es", OP_ES}, {"is", OP_IS}, {"has", OP_HAS}, {"was", OP_WAS},
-    {"does", OP_DOES}, {"v", OP_V},
+    {"the", OP_THE},         {"a", OP_A},     {"an", OP_A},      {"name", OP_NAME},
+    {"poss", OP_POSS},       {"he", OP_HE},   {"him", OP_HIM},   {"his", OP_HIS},
+    {"himself", OP_HIMSELF}, {"s", OP_S},     {"es", OP_ES},     {"is", OP_IS},
+    {"has", OP_HAS},         {"was", OP_WAS}, {"does", OP_DOES}, {"v", OP_V},
 };
 
 /* person index: you, he, she, it, they */
 enum { P_YOU, P_HE, P_SHE, P_IT, P_THEY };
 
 static const char *const pronouns[5][4] = {
-    {"you", "you", "your", "yourself"},
-    {"he", "him", "his", "himself"},
-    {"she", "her", "her", "herself"},
-    {"it", "it", "its", "itself"},
+    {"you", "you", "your", "yourself"},      {"he", "him", "his", "himself"},
+    {"she", "her", "her", "herself"},        {"it", "it", "its", "itself"},
     {"they", "them", "their", "themselves"},
 };
 
 /* singular / plural verb forms for the agreement tags */
 static const char *const verb_forms[][2] = {
-    [OP_S] = {"s", ""}, [OP_ES] = {"es", ""}, [OP_IS] = {"is", "are"},
+    [OP_S] = {"s", ""},         [OP_ES] = {"es", ""},       [OP_IS] = {"is", "are"},
     [OP_HAS] = {"has", "have"}, [OP_WAS] = {"was", "were"}, [OP_DOES] = {"does", "do"},
 };
 
 static const char *const irregular[][2] = {
-    {"loaf", "loaves"}, {"knife", "knives"}, {"wolf", "wolves"}, {"elf", "elves"},
-    {"dwarf", "dwarves"}, {"staff", "staves"}, {"thief", "thieves"}, {"leaf", "leaves"},
-    {"half", "halves"}, {"life", "lives"}, {"man", "men"}, {"woman", "women"},
-    {"foot", "feet"}, {"tooth", "teeth"}, {"mouse", "mice"}, {"louse", "lice"},
-    {"goose", "geese"}, {"child", "children"}, {"ox", "oxen"}, {"sheep", "sheep"},
-    {"fish", "fish"}, {"deer", "deer"}, {"fungus", "fungi"}, {"cyclops", "cyclopes"},
-    {"vortex", "vortices"}, {"larva", "larvae"}, {"die", "dice"},
+    {"loaf", "loaves"},     {"knife", "knives"},   {"wolf", "wolves"},   {"elf", "elves"},
+    {"dwarf", "dwarves"},   {"staff", "staves"},   {"thief", "thieves"}, {"leaf", "leaves"},
+    {"half", "halves"},     {"life", "lives"},     {"man", "men"},       {"woman", "women"},
+    {"foot", "feet"},       {"tooth", "teeth"},    {"mouse", "mice"},    {"louse", "lice"},
+    {"goose", "geese"},     {"child", "children"}, {"ox", "oxen"},       {"sheep", "sheep"},
+    {"fish", "fish"},       {"deer", "deer"},      {"fungus", "fungi"},  {"cyclops", "cyclopes"},
+    {"vortex", "vortices"}, {"larva", "larvae"},   {"die", "dice"},
 };
 
 /* words that start with a vowel letter but a consonant sound, and back */
-static const char *const a_before[] = {"uni", "use", "usu", "ure", "uti", "eu", "ewe", "one", "once"};
+static const char *const a_before[] = {"uni", "use", "usu", "ure", "uti",
+                                       "eu",  "ewe", "one", "once"};
 static const char *const an_before[] = {"hour", "honest", "honor", "honour", "heir"};
 
 static char lower(char c)
@@ -73,7 +85,8 @@ static char upper(char c)
 static int prefix_ci(const char *s, const char *p)
 {
     for (; *p; s++, p++)
-        if (lower(*s) != *p) return 0;
+        if (lower(*s) != *p)
+            return 0;
     return 1;
 }
 
@@ -81,17 +94,21 @@ static int eq_ci(const char *a, size_t alen, const char *b)
 {
     size_t i = 0;
     for (; i < alen && b[i]; i++)
-        if (lower(a[i]) != lower(b[i])) return 0;
+        if (lower(a[i]) != lower(b[i]))
+            return 0;
     return i == alen && b[i] == 0;
 }
 
 const char *gram_article(const char *word)
 {
-    if (!word) return "a";
+    if (!word)
+        return "a";
     for (size_t i = 0; i < sizeof a_before / sizeof a_before[0]; i++)
-        if (prefix_ci(word, a_before[i])) return "a";
+        if (prefix_ci(word, a_before[i]))
+            return "a";
     for (size_t i = 0; i < sizeof an_before / sizeof an_before[0]; i++)
-        if (prefix_ci(word, an_before[i])) return "an";
+        if (prefix_ci(word, an_before[i]))
+            return "an";
     return strchr("aeiou", lower(word[0])) && word[0] ? "an" : "a";
 }
 
@@ -106,7 +123,8 @@ static void plural_word(char *out, size_t cap, size_t *n, const char *w, size_t 
     char last = len ? lower(w[len - 1]) : 0, prev = len > 1 ? lower(w[len - 2]) : 0;
     if (last == 'y' && prev && !strchr("aeiou", prev)) {
         *n += (size_t)snprintf(out + *n, cap - *n, "%.*sies", (int)(len - 1), w);
-    } else if (last == 's' || last == 'x' || last == 'z' || ((last == 'h') && (prev == 'c' || prev == 's'))) {
+    } else if (last == 's' || last == 'x' || last == 'z' ||
+               ((last == 'h') && (prev == 'c' || prev == 's'))) {
         *n += (size_t)snprintf(out + *n, cap - *n, "%.*ses", (int)len, w);
     } else {
         *n += (size_t)snprintf(out + *n, cap - *n, "%.*ss", (int)len, w);
@@ -115,18 +133,24 @@ static void plural_word(char *out, size_t cap, size_t *n, const char *w, size_t 
 
 int gram_plural(char *out, size_t cap, const char *name)
 {
-    if (!out || cap == 0) return 0;
+    if (!out || cap == 0)
+        return 0;
     out[0] = 0;
-    if (!name) return 0;
+    if (!name)
+        return 0;
     /* the head is the part before " of ": "loaf of bread", "pair of boots" */
     const char *of = strstr(name, " of ");
     size_t head = of ? (size_t)(of - name) : strlen(name);
     size_t start = head;
-    while (start > 0 && name[start - 1] != ' ') start--;
+    while (start > 0 && name[start - 1] != ' ')
+        start--;
     size_t n = (size_t)snprintf(out, cap, "%.*s", (int)start, name);
-    if (n < cap) plural_word(out, cap, &n, name + start, head - start);
-    if (n < cap) n += (size_t)snprintf(out + n, cap - n, "%s", name + head);
-    if (n >= cap) n = cap - 1;
+    if (n < cap)
+        plural_word(out, cap, &n, name + start, head - start);
+    if (n < cap)
+        n += (size_t)snprintf(out + n, cap - n, "%s", name + head);
+    if (n >= cap)
+        n = cap - 1;
     return (int)n;
 }
 
@@ -139,10 +163,14 @@ static int perceived(const gram_noun_t *n)
 
 static int person(const gram_noun_t *n)
 {
-    if (n->flags & GRAM_PLAYER) return P_YOU;
-    if (!perceived(n)) return P_IT;
-    if (n->count > 1) return P_THEY;
-    static const int by_gender[] = {[GRAM_IT] = P_IT, [GRAM_HE] = P_HE, [GRAM_SHE] = P_SHE, [GRAM_THEY] = P_THEY};
+    if (n->flags & GRAM_PLAYER)
+        return P_YOU;
+    if (!perceived(n))
+        return P_IT;
+    if (n->count > 1)
+        return P_THEY;
+    static const int by_gender[] = {
+        [GRAM_IT] = P_IT, [GRAM_HE] = P_HE, [GRAM_SHE] = P_SHE, [GRAM_THEY] = P_THEY};
     return n->gender <= GRAM_THEY ? by_gender[n->gender] : P_IT;
 }
 
@@ -162,12 +190,15 @@ static void noun_phrase(const gram_noun_t *n, op_t op, char *buf, size_t cap)
         snprintf(buf, cap, "something");
     } else if (n->count > 1) {
         char pl[WORD_MAX - 20]; /* room for "the " and the count */
-        if (n->plural) snprintf(pl, sizeof pl, "%s", n->plural);
-        else gram_plural(pl, sizeof pl, name);
+        if (n->plural)
+            snprintf(pl, sizeof pl, "%s", n->plural);
+        else
+            gram_plural(pl, sizeof pl, name);
         snprintf(buf, cap, "%s%d %s", op == OP_THE ? "the " : "", n->count, pl);
     } else if ((n->flags & GRAM_PROPER) || op == OP_NAME) {
         snprintf(buf, cap, "%s", name);
-    } else if (op == OP_THE || (n->flags & GRAM_UNIQUE) || (op == OP_NOUN && !(n->flags & GRAM_INDEFINITE))) {
+    } else if (op == OP_THE || (n->flags & GRAM_UNIQUE) ||
+               (op == OP_NOUN && !(n->flags & GRAM_INDEFINITE))) {
         snprintf(buf, cap, "the %s", name);
     } else {
         snprintf(buf, cap, "%s %s", gram_article(name), name);
@@ -205,10 +236,13 @@ static void emit(writer_t *w, const char *s, size_t n, int capital)
             return;
         }
         char c = s[i];
-        if (capital && i == 0) c = upper(c);
+        if (capital && i == 0)
+            c = upper(c);
         w->out[w->len++] = c;
-        if (c == '.' || c == '!' || c == '?') w->sentence = 1;
-        else if (c != ' ' && c != '"' && c != '\'') w->sentence = 0;
+        if (c == '.' || c == '!' || c == '?')
+            w->sentence = 1;
+        else if (c != ' ' && c != '"' && c != '\'')
+            w->sentence = 0;
     }
 }
 
@@ -216,11 +250,14 @@ static void emit(writer_t *w, const char *s, size_t n, int capital)
 static void utf8_trim(writer_t *w)
 {
     size_t i = w->len;
-    while (i > 0 && ((unsigned char)w->out[i - 1] & 0xC0) == 0x80) i--;
-    if (i == 0) return;
+    while (i > 0 && ((unsigned char)w->out[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0)
+        return;
     unsigned char lead = (unsigned char)w->out[i - 1];
     size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    if ((i - 1) + need > w->len) w->len = i - 1;
+    if ((i - 1) + need > w->len)
+        w->len = i - 1;
 }
 
 /* ---- tags -------------------------------------------------------------------------- */
@@ -236,7 +273,8 @@ typedef struct {
 static const gram_noun_t *find_role(const gram_arg_t *args, int nargs, const char *s, size_t len)
 {
     for (int i = 0; i < nargs; i++)
-        if (args[i].role && eq_ci(s, len, args[i].role)) return &args[i].noun;
+        if (args[i].role && eq_ci(s, len, args[i].role))
+            return &args[i].noun;
     return NULL;
 }
 
@@ -254,13 +292,16 @@ static int tag_parse(const char *s, size_t len, const gram_arg_t *args, int narg
     }
     size_t oplen = (size_t)(c1 - s);
     size_t i = 0, nops = sizeof op_names / sizeof op_names[0];
-    while (i < nops && !eq_ci(s, oplen, op_names[i].name)) i++;
-    if (i == nops) return -1;
+    while (i < nops && !eq_ci(s, oplen, op_names[i].name))
+        i++;
+    if (i == nops)
+        return -1;
     t->op = op_names[i].op;
     const char *role = c1 + 1, *end = s + len;
     const char *c2 = memchr(role, ':', (size_t)(end - role));
     if (t->op == OP_V) {
-        if (!c2 || !memchr(c2, '/', (size_t)(end - c2))) return -1;
+        if (!c2 || !memchr(c2, '/', (size_t)(end - c2)))
+            return -1;
         t->extra = c2 + 1;
         t->extra_len = (size_t)(end - c2 - 1);
     } else if (c2) {
@@ -276,18 +317,22 @@ static void tag_render(const tag_t *t, char *buf, size_t cap)
     const gram_noun_t *n = t->noun;
     int pl = plural_verb(n);
     switch (t->op) {
-    case OP_NOUN: case OP_THE: case OP_A: case OP_NAME:
-        noun_phrase(n, t->op, buf, cap);
-        break;
+    case OP_NOUN:
+    case OP_THE:
+    case OP_A:
+    case OP_NAME: noun_phrase(n, t->op, buf, cap); break;
     case OP_POSS: possessive(n, buf, cap); break;
-    case OP_HE: case OP_HIM: case OP_HIS: case OP_HIMSELF:
-        snprintf(buf, cap, "%s", pronouns[person(n)][t->op - OP_HE]);
-        break;
+    case OP_HE:
+    case OP_HIM:
+    case OP_HIS:
+    case OP_HIMSELF: snprintf(buf, cap, "%s", pronouns[person(n)][t->op - OP_HE]); break;
     case OP_V: {
         const char *slash = memchr(t->extra, '/', t->extra_len);
         size_t a = (size_t)(slash - t->extra);
-        if (pl) snprintf(buf, cap, "%.*s", (int)(t->extra_len - a - 1), slash + 1);
-        else snprintf(buf, cap, "%.*s", (int)a, t->extra);
+        if (pl)
+            snprintf(buf, cap, "%.*s", (int)(t->extra_len - a - 1), slash + 1);
+        else
+            snprintf(buf, cap, "%.*s", (int)a, t->extra);
         break;
     }
     default: snprintf(buf, cap, "%s", verb_forms[t->op][pl]); break;
@@ -302,14 +347,17 @@ static int fail(char *out)
 
 int gram_format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args, int nargs)
 {
-    if (!out || cap == 0) return -1;
-    if (!tmpl) return fail(out);
+    if (!out || cap == 0)
+        return -1;
+    if (!tmpl)
+        return fail(out);
     writer_t w = {out, cap, 0, 0, 1};
     int named = 0, seen = 0, after_det = 0;
     for (const char *p = tmpl; *p;) {
         if (*p != '<') {
             const char *q = p;
-            while (*q && *q != '<') q++;
+            while (*q && *q != '<')
+                q++;
             emit(&w, p, (size_t)(q - p), 0);
             /* only spaces since a determiner keep it active */
             after_det = after_det && strspn(p, " ") == (size_t)(q - p);
@@ -323,13 +371,16 @@ int gram_format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args,
         }
         const char *close = strchr(p + 1, '>');
         tag_t t;
-        if (!close || close == p + 1 || close - p > TAG_MAX) return fail(out);
-        if (tag_parse(p + 1, (size_t)(close - p - 1), args, nargs, &t) < 0) return fail(out);
+        if (!close || close == p + 1 || close - p > TAG_MAX)
+            return fail(out);
+        if (tag_parse(p + 1, (size_t)(close - p - 1), args, nargs, &t) < 0)
+            return fail(out);
         named = 1;
         seen |= perceived(t.noun);
         char buf[WORD_MAX];
         /* "his loaf", not "his the loaf" */
-        if (after_det && t.op <= OP_A) t.op = OP_NAME;
+        if (after_det && t.op <= OP_A)
+            t.op = OP_NAME;
         after_det = t.op == OP_HIS || t.op == OP_POSS;
         tag_render(&t, buf, sizeof buf);
         emit(&w, buf, strlen(buf), t.capital || (w.sentence && t.op <= OP_HIMSELF));
@@ -339,7 +390,8 @@ int gram_format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args,
         out[0] = 0;
         return 0;
     }
-    if (w.truncated) utf8_trim(&w);
+    if (w.truncated)
+        utf8_trim(&w);
     out[w.len] = 0;
     return (int)w.len;
 }

@@ -62,7 +62,7 @@ typedef struct {
 } gram_noun_t;
 
 typedef struct {
-    const char *role;   /* "actor", "victim", "obj"...; borrowed */
+    const char *role; /* "actor", "victim", "obj"...; borrowed */
     gram_noun_t noun;
 } gram_arg_t;
 

@@ -19,7 +19,8 @@ bool ident_known(const game_t *g, uint16_t kind);
 /* Marks the kind known; true when it was not known before. */
 bool ident_learn(game_t *g, uint16_t kind);
 /* The unknown name and plural ("fizzing violet potion(s)"). */
-void ident_flavour_name(const game_t *g, uint16_t kind, char *name, size_t n, char *plural, size_t pn);
+void ident_flavour_name(const game_t *g, uint16_t kind, char *name, size_t n, char *plural,
+                        size_t pn);
 /* Someone used kind where the player saw it (user may be the player): if
  * its effect is obvious, the kind becomes known, with a message. */
 void ident_seen_use(game_t *g, handle_t user, uint16_t kind);

@@ -20,7 +20,10 @@ static obj_t *item_get(const game_t *g, handle_t h)
 }
 
 static handle_t worn_in(const game_t *g, handle_t who, int slot, int skip);
-static bool is_gear(const item_kind_t *k) { return k->slot != SLOT_NONE; }
+static bool is_gear(const item_kind_t *k)
+{
+    return k->slot != SLOT_NONE;
+}
 static bool has_plus(const item_kind_t *k)
 {
     return k->cls == IC_WEAPON || k->cls == IC_ARMOUR || k->cls == IC_SHIELD || k->cls == IC_HELM;
@@ -33,7 +36,8 @@ int item_state_init(game_t *g)
     size_t n = g->c->n_items ? g->c->n_items : 1;
     g->items.known = gcalloc(&g->al, n, 1);
     g->items.flavour = gcalloc(&g->al, n, 1);
-    if (!g->items.known || !g->items.flavour) return -1;
+    if (!g->items.known || !g->items.flavour)
+        return -1;
     g->items.food = FOOD_START;
     ident_deal(g);
     return 0;
@@ -48,7 +52,8 @@ void item_state_free(game_t *g)
 void item_state_save(const game_t *g, ser_t *s)
 {
     ser_u16(s, g->c->n_items);
-    for (uint16_t k = 0; k < g->c->n_items; k++) ser_u8(s, g->items.known[k]);
+    for (uint16_t k = 0; k < g->c->n_items; k++)
+        ser_u8(s, g->items.known[k]);
     ser_i32(s, g->items.food);
     ser_i32(s, g->items.gold);
     ser_u8(s, g->items.screen);
@@ -65,7 +70,8 @@ void item_state_load(game_t *g, rd_t *in)
     ident_deal(g); /* the flavours of the loaded seed */
     for (uint16_t k = 0; k < g->c->n_items && !in->bad; k++) {
         uint8_t v = rd_u8(in);
-        if (v > 1) rd_fail(in, "bad known flag");
+        if (v > 1)
+            rd_fail(in, "bad known flag");
         g->items.known[k] = v;
     }
     g->items.food = rd_i32(in);
@@ -73,7 +79,8 @@ void item_state_load(game_t *g, rd_t *in)
     g->items.screen = rd_u8(in);
     g->items.verb = rd_u8(in);
     g->items.chosen = rd_u32(in);
-    if (g->items.food < FOOD_DEAD || g->items.food > FOOD_MAX || g->items.gold < 0 || g->items.screen >= ITEMUI_COUNT)
+    if (g->items.food < FOOD_DEAD || g->items.food > FOOD_MAX || g->items.gold < 0 ||
+        g->items.screen >= ITEMUI_COUNT)
         rd_fail(in, "bad item state");
 }
 
@@ -83,10 +90,12 @@ void item_check(game_t *g, rd_t *in)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !in->bad; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_ITEM) continue;
+        if (o->type != OBJ_ITEM)
+            continue;
         const item_kind_t *k = item_kind(g, o);
-        if (!k || o->magnitude < 1 || o->magnitude > 100000 || (o->magnitude > 1 && !(k->flags & IKF_STACK)) ||
-            o->hp < -100 || o->hp > 100 || o->remaining < 0 || o->remaining > 1000) {
+        if (!k || o->magnitude < 1 || o->magnitude > 100000 ||
+            (o->magnitude > 1 && !(k->flags & IKF_STACK)) || o->hp < -100 || o->hp > 100 ||
+            o->remaining < 0 || o->remaining > 1000) {
             rd_fail(in, "bad item");
             return;
         }
@@ -96,11 +105,14 @@ void item_check(game_t *g, rd_t *in)
                 item_by_letter(g, o->target, 'a' + o->a[0]) != h)
                 rd_fail(in, "bad item holder");
         } else {
-            const level_t *lv = o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
-            if (!lv || !level_in(lv, o->x, o->y) || (o->flags & IF_EQUIPPED)) rd_fail(in, "bad item place");
+            const level_t *lv =
+                o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            if (!lv || !level_in(lv, o->x, o->y) || (o->flags & IF_EQUIPPED))
+                rd_fail(in, "bad item place");
         }
     }
-    if (g->items.chosen && !item_get(g, g->items.chosen)) rd_fail(in, "bad chosen item");
+    if (g->items.chosen && !item_get(g, g->items.chosen))
+        rd_fail(in, "bad chosen item");
     status_recount(g);
 }
 
@@ -109,9 +121,12 @@ void item_check(game_t *g, rd_t *in)
 /* Enchantment, curse and charges of a new item. */
 static void item_roll(const item_kind_t *k, obj_t *o, rng_t *r)
 {
-    if (k->flags & IKF_CURSED) o->flags |= IF_CURSED;
-    if (k->cls == IC_WAND) o->remaining = dice_roll(&k->charges, r);
-    if (!has_plus(k)) return;
+    if (k->flags & IKF_CURSED)
+        o->flags |= IF_CURSED;
+    if (k->cls == IC_WAND)
+        o->remaining = dice_roll(&k->charges, r);
+    if (!has_plus(k))
+        return;
     int roll = (int)rng_below(r, 100);
     if (roll < 20) {
         o->hp = (int32_t)rng_range(r, 1, 3);
@@ -124,8 +139,8 @@ static void item_roll(const item_kind_t *k, obj_t *o, rng_t *r)
 static bool stacks_with(const obj_t *a, const obj_t *b, const item_kind_t *k)
 {
     const uint8_t keep = IF_CURSED | IF_KNOWN | IF_CURSE_SEEN;
-    return (k->flags & IKF_STACK) && a->kind == b->kind && a->hp == b->hp && (a->flags & keep) == (b->flags & keep) &&
-           !((a->flags | b->flags) & IF_EQUIPPED);
+    return (k->flags & IKF_STACK) && a->kind == b->kind && a->hp == b->hp &&
+           (a->flags & keep) == (b->flags & keep) && !((a->flags | b->flags) & IF_EQUIPPED);
 }
 
 /* Puts a loose item (no holder) into holder's pack: merges it into a stack
@@ -145,9 +160,11 @@ static handle_t inv_add(game_t *g, handle_t h, handle_t holder)
         }
     }
     uint32_t used = 0;
-    for (int i = 0; i < n; i++) used |= 1u << item_get(g, inv[i])->a[0];
+    for (int i = 0; i < n; i++)
+        used |= 1u << item_get(g, inv[i])->a[0];
     for (int l = 0; l < INV_SLOTS; l++) {
-        if (used & (1u << l)) continue;
+        if (used & (1u << l))
+            continue;
         o->target = holder;
         o->a[0] = l;
         o->depth = -1;
@@ -157,24 +174,31 @@ static handle_t inv_add(game_t *g, handle_t h, handle_t holder)
     return HANDLE_NONE;
 }
 
-handle_t item_new(game_t *g, uint16_t kind, int count, handle_t holder, int depth, int x, int y, rng_t *r)
+handle_t item_new(game_t *g, uint16_t kind, int count, handle_t holder, int depth, int x, int y,
+                  rng_t *r)
 {
-    if (kind >= g->c->n_items) return HANDLE_NONE;
+    if (kind >= g->c->n_items)
+        return HANDLE_NONE;
     const item_kind_t *k = &g->c->items[kind];
     obj_t *o;
     handle_t h = reg_new(&g->reg, OBJ_ITEM, &o);
-    if (!h) return HANDLE_NONE;
+    if (!h)
+        return HANDLE_NONE;
     o->kind = kind;
     o->magnitude = (k->flags & IKF_STACK) && count > 1 ? count : 1;
     o->depth = (int16_t)depth;
     o->x = (int16_t)x;
     o->y = (int16_t)y;
-    if (r) item_roll(k, o, r);
-    if (k->flags & IKF_CURSED) o->flags |= IF_CURSED;
-    if (!holder) return h;
+    if (r)
+        item_roll(k, o, r);
+    if (k->flags & IKF_CURSED)
+        o->flags |= IF_CURSED;
+    if (!holder)
+        return h;
     const obj_t *c = reg_get(&g->reg, holder);
     handle_t in = c ? inv_add(g, h, holder) : HANDLE_NONE;
-    if (in) return in;
+    if (in)
+        return in;
     o = item_get(g, h); /* no room: it lands at the holder's feet */
     o->depth = c ? c->depth : (int16_t)depth;
     o->x = c ? c->x : (int16_t)x;
@@ -187,15 +211,19 @@ static int pick_kind(const game_t *g, rng_t *r, int depth)
     int total = 0;
     for (uint16_t i = 0; i < g->c->n_items; i++) {
         const item_kind_t *k = &g->c->items[i];
-        if (!(k->flags & IKF_UNIQUE) && k->min_depth <= depth && k->max_depth >= depth) total += k->freq;
+        if (!(k->flags & IKF_UNIQUE) && k->min_depth <= depth && k->max_depth >= depth)
+            total += k->freq;
     }
-    if (total <= 0) return -1;
+    if (total <= 0)
+        return -1;
     int roll = (int)rng_below(r, (uint32_t)total);
     for (uint16_t i = 0; i < g->c->n_items; i++) {
         const item_kind_t *k = &g->c->items[i];
-        if ((k->flags & IKF_UNIQUE) || k->min_depth > depth || k->max_depth < depth) continue;
+        if ((k->flags & IKF_UNIQUE) || k->min_depth > depth || k->max_depth < depth)
+            continue;
         roll -= k->freq;
-        if (roll < 0) return i;
+        if (roll < 0)
+            return i;
     }
     return -1;
 }
@@ -205,7 +233,8 @@ static int free_floor(game_t *g, const level_t *lv, rng_t *r, int *x, int *y)
     for (int tries = 0; tries < 500; tries++) {
         *x = (int)rng_below(r, (uint32_t)lv->w);
         *y = (int)rng_below(r, (uint32_t)lv->h);
-        if (level_terrain(lv, *x, *y) == MAP_FLOOR && !item_floor_at(g, lv->depth, *x, *y)) return 0;
+        if (level_terrain(lv, *x, *y) == MAP_FLOOR && !item_floor_at(g, lv->depth, *x, *y))
+            return 0;
     }
     return -1;
 }
@@ -214,14 +243,17 @@ static int free_floor(game_t *g, const level_t *lv, rng_t *r, int *x, int *y)
 int item_populate(game_t *g, int depth, rng_t *r)
 {
     const level_t *lv = depth >= 0 && depth <= WORLD_MAX_DEPTH ? g->levels[depth] : NULL;
-    if (!lv) return 0;
+    if (!lv)
+        return 0;
     int want = 6 + (int)rng_below(r, 4) + depth / 3, x, y;
     for (int i = 0; i < want; i++) {
         int k = pick_kind(g, r, depth);
-        if (k < 0 || free_floor(g, lv, r, &x, &y) < 0) break;
+        if (k < 0 || free_floor(g, lv, r, &x, &y) < 0)
+            break;
         const item_kind_t *ik = &g->c->items[k];
         int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + depth / 2) : 1;
-        if (!item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r)) return -1;
+        if (!item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r))
+            return -1;
     }
     return 0;
 }
@@ -231,14 +263,17 @@ int item_populate(game_t *g, int depth, rng_t *r)
 static int kit_item(game_t *g, const char *name, int count)
 {
     for (uint16_t k = 0; k < g->c->n_items; k++) {
-        if (strcmp(g->c->items[k].name, name) != 0) continue;
+        if (strcmp(g->c->items[k].name, name) != 0)
+            continue;
         handle_t h = item_new(g, k, count, g->player, 0, 0, 0, NULL);
         obj_t *o = reg_get(&g->reg, h);
-        if (!o) return -1;
+        if (!o)
+            return -1;
         o->flags |= IF_KNOWN;
         ident_learn(g, k);
         int slot = g->c->items[k].slot;
-        if (slot != SLOT_NONE && o->target == g->player && !worn_in(g, g->player, slot, 0)) o->flags |= IF_EQUIPPED;
+        if (slot != SLOT_NONE && o->target == g->player && !worn_in(g, g->player, slot, 0))
+            o->flags |= IF_EQUIPPED;
         return 0;
     }
     return 0;
@@ -250,7 +285,8 @@ int item_start_kit(game_t *g)
 {
     const class_kind_t *ck = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
     for (int i = 0; ck && i < CLASS_KIT_MAX && ck->kit[i][0]; i++)
-        if (kit_item(g, ck->kit[i], 1) < 0) return -1;
+        if (kit_item(g, ck->kit[i], 1) < 0)
+            return -1;
     return kit_item(g, "ration of food", 2);
 }
 
@@ -262,8 +298,10 @@ static void name_of(const game_t *g, const obj_t *o, bool reveal, item_name_t *o
     char base[64], pl[64];
     if (reveal || ident_known(g, o->kind)) {
         snprintf(base, sizeof base, "%s", k->name);
-        if (k->plural[0]) snprintf(pl, sizeof pl, "%s", k->plural);
-        else gram_plural(pl, sizeof pl, k->name);
+        if (k->plural[0])
+            snprintf(pl, sizeof pl, "%s", k->plural);
+        else
+            gram_plural(pl, sizeof pl, k->name);
     } else {
         ident_flavour_name(g, o->kind, base, sizeof base, pl, sizeof pl);
     }
@@ -290,7 +328,7 @@ void item_name(const game_t *g, handle_t h, item_name_t *out)
 }
 
 static const char *const WORN_AS[SLOT_COUNT] = {
-    [SLOT_WEAPON] = "wielded", [SLOT_BODY] = "worn", [SLOT_SHIELD] = "on arm",
+    [SLOT_WEAPON] = "wielded", [SLOT_BODY] = "worn",    [SLOT_SHIELD] = "on arm",
     [SLOT_HEAD] = "on head",   [SLOT_RING] = "on hand", [SLOT_NECK] = "around neck"};
 
 static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, size_t n)
@@ -299,24 +337,31 @@ static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, si
     name_of(g, o, reveal, &nm);
     const item_kind_t *k = item_kind(g, o);
     gram_noun_t noun = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED};
-    if (k->flags & IKF_UNIQUE) noun.flags |= GRAM_UNIQUE;
+    if (k->flags & IKF_UNIQUE)
+        noun.flags |= GRAM_UNIQUE;
     gram_arg_t a = {"obj", noun};
     int len = gram_format(out, n, "<a:obj>", &a, 1);
-    if (len < 0) len = 0;
-    if (out[0] >= 'A' && out[0] <= 'Z' && !(k->name[0] >= 'A' && k->name[0] <= 'Z' && !(k->flags & IKF_UNIQUE)))
+    if (len < 0)
+        len = 0;
+    if (out[0] >= 'A' && out[0] <= 'Z' &&
+        !(k->name[0] >= 'A' && k->name[0] <= 'Z' && !(k->flags & IKF_UNIQUE)))
         out[0] = (char)(out[0] + 32); /* a phrase, not a sentence */
     if (k->cls == IC_WAND && (reveal || (o->flags & IF_KNOWN)))
-        len += snprintf(out + len, n - (size_t)len, " (%d charge%s)", (int)o->remaining, o->remaining == 1 ? "" : "s");
+        len += snprintf(out + len, n - (size_t)len, " (%d charge%s)", (int)o->remaining,
+                        o->remaining == 1 ? "" : "s");
     if ((o->flags & IF_CURSED) && (reveal || (o->flags & IF_CURSE_SEEN)) && (size_t)len < n)
         len += snprintf(out + len, n - (size_t)len, " (cursed)");
-    if ((o->flags & IF_EQUIPPED) && (size_t)len < n) snprintf(out + len, n - (size_t)len, " (%s)", WORN_AS[k->slot]);
+    if ((o->flags & IF_EQUIPPED) && (size_t)len < n)
+        snprintf(out + len, n - (size_t)len, " (%s)", WORN_AS[k->slot]);
 }
 
 void item_describe(const game_t *g, handle_t h, char *out, size_t n)
 {
     const obj_t *o = item_get(g, h);
-    if (!o) snprintf(out, n, "nothing");
-    else describe(g, o, false, out, n);
+    if (!o)
+        snprintf(out, n, "nothing");
+    else
+        describe(g, o, false, out, n);
 }
 
 void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
@@ -325,9 +370,11 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
     int n = 0;
     if (actor) {
         const obj_t *a = reg_get(&g->reg, actor);
-        const creature_kind_t *ck = a && a->kind < g->c->n_creatures ? &g->c->creatures[a->kind] : NULL;
+        const creature_kind_t *ck =
+            a && a->kind < g->c->n_creatures ? &g->c->creatures[a->kind] : NULL;
         gram_noun_t cn = {ck ? ck->name : "thing", NULL, 1, ck ? ck->gender : GRAM_IT, 0};
-        if (actor == g->player) cn.flags |= GRAM_PLAYER;
+        if (actor == g->player)
+            cn.flags |= GRAM_PLAYER;
         const level_t *lv = world_level(g);
         if (a && lv && a->depth == g->depth && level_visible(lv, a->x, a->y))
             cn.flags |= GRAM_PERCEIVED;
@@ -339,11 +386,13 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
         const obj_t *o = item_get(g, it);
         const item_kind_t *k = item_kind(g, o);
         gram_noun_t on = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED | GRAM_INDEFINITE};
-        if (k && (k->flags & IKF_UNIQUE)) on.flags = GRAM_PERCEIVED | GRAM_UNIQUE;
+        if (k && (k->flags & IKF_UNIQUE))
+            on.flags = GRAM_PERCEIVED | GRAM_UNIQUE;
         args[n++] = (gram_arg_t){"obj", on};
     }
     char text[MSG_LEN];
-    if (gram_format(text, sizeof text, tmpl, args, n) > 0) world_msg(g, "%s", text);
+    if (gram_format(text, sizeof text, tmpl, args, n) > 0)
+        world_msg(g, "%s", text);
 }
 
 /* ---- where items are --------------------------------------------------------------- */
@@ -353,21 +402,25 @@ int item_inventory(const game_t *g, handle_t holder, handle_t out[INV_SLOTS])
     handle_t by[INV_SLOTS] = {0};
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_ITEM && o->target == holder && holder && o->a[0] >= 0 && o->a[0] < INV_SLOTS)
+        if (o->type == OBJ_ITEM && o->target == holder && holder && o->a[0] >= 0 &&
+            o->a[0] < INV_SLOTS)
             by[o->a[0]] = h;
     }
     int n = 0;
     for (int l = 0; l < INV_SLOTS; l++)
-        if (by[l]) out[n++] = by[l];
+        if (by[l])
+            out[n++] = by[l];
     return n;
 }
 
 handle_t item_by_letter(const game_t *g, handle_t holder, int letter)
 {
-    if (letter < 'a' || letter >= 'a' + INV_SLOTS || !holder) return HANDLE_NONE;
+    if (letter < 'a' || letter >= 'a' + INV_SLOTS || !holder)
+        return HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_ITEM && o->target == holder && o->a[0] == letter - 'a') return h;
+        if (o->type == OBJ_ITEM && o->target == holder && o->a[0] == letter - 'a')
+            return h;
     }
     return HANDLE_NONE;
 }
@@ -377,7 +430,8 @@ handle_t item_floor_at(const game_t *g, int depth, int x, int y)
     handle_t top = HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_ITEM && !o->target && o->depth == depth && o->x == x && o->y == y) top = h;
+        if (o->type == OBJ_ITEM && !o->target && o->depth == depth && o->x == x && o->y == y)
+            top = h;
     }
     return top;
 }
@@ -398,14 +452,16 @@ int item_carried_weight(const game_t *g, handle_t holder)
 handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
 {
     obj_t *o = item_get(g, it);
-    if (!o) return HANDLE_NONE;
+    if (!o)
+        return HANDLE_NONE;
     if (n <= 0 || n >= o->magnitude) {
         o->target = HANDLE_NONE;
         return inv_add(g, it, holder);
     }
     obj_t copy = *o, *p;
     handle_t h = reg_new(&g->reg, OBJ_ITEM, &p);
-    if (!h) return HANDLE_NONE;
+    if (!h)
+        return HANDLE_NONE;
     *p = copy;
     p->magnitude = n;
     p->target = HANDLE_NONE;
@@ -421,14 +477,17 @@ handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
 void item_use_up(game_t *g, handle_t it)
 {
     obj_t *o = item_get(g, it);
-    if (!o) return;
-    if (--o->magnitude <= 0) reg_del(&g->reg, it);
+    if (!o)
+        return;
+    if (--o->magnitude <= 0)
+        reg_del(&g->reg, it);
 }
 
 int item_pick_up(game_t *g, handle_t who, handle_t it)
 {
     obj_t *o = item_get(g, it);
-    if (!o || o->target) return -1;
+    if (!o || o->target)
+        return -1;
     const item_kind_t *k = item_kind(g, o);
     if (k->cls == IC_GOLD) {
         if (who == g->player) {
@@ -438,13 +497,15 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
         reg_del(&g->reg, it);
         return 0;
     }
-    if (who == g->player && item_carried_weight(g, who) + k->weight * o->magnitude > CARRY_CAPACITY) {
+    if (who == g->player &&
+        item_carried_weight(g, who) + k->weight * o->magnitude > CARRY_CAPACITY) {
         item_say(g, "<Obj> <is:Obj> too heavy for you to carry.", HANDLE_NONE, it);
         return -1;
     }
     handle_t in = item_give(g, it, who, 0);
     if (!in) {
-        if (who == g->player) world_msg(g, "Your pack is full.");
+        if (who == g->player)
+            world_msg(g, "Your pack is full.");
         return -1;
     }
     if (who != g->player) {
@@ -461,16 +522,19 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
 int item_drop(game_t *g, handle_t who, handle_t it, int count)
 {
     obj_t *o = item_get(g, it), *c = reg_get(&g->reg, who);
-    if (!o || !c || o->target != who) return -1;
+    if (!o || !c || o->target != who)
+        return -1;
     if (o->flags & IF_EQUIPPED) {
-        if (item_unequip(g, who, it) < 0) return -1;
+        if (item_unequip(g, who, it) < 0)
+            return -1;
         o = item_get(g, it);
     }
     handle_t h = it;
     if (count > 0 && count < o->magnitude) {
         obj_t copy = *o, *p;
         h = reg_new(&g->reg, OBJ_ITEM, &p);
-        if (!h) return -1;
+        if (!h)
+            return -1;
         *p = copy;
         p->magnitude = count;
         item_get(g, it)->magnitude -= count;
@@ -492,8 +556,8 @@ static handle_t worn_in(const game_t *g, handle_t who, int slot, int skip)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_ITEM && o->target == who && (o->flags & IF_EQUIPPED) && item_kind(g, o)->slot == slot &&
-            skip-- <= 0)
+        if (o->type == OBJ_ITEM && o->target == who && (o->flags & IF_EQUIPPED) &&
+            item_kind(g, o)->slot == slot && skip-- <= 0)
             return h;
     }
     return HANDLE_NONE;
@@ -502,7 +566,8 @@ static handle_t worn_in(const game_t *g, handle_t who, int slot, int skip)
 int item_equip(game_t *g, handle_t who, handle_t it)
 {
     obj_t *o = item_get(g, it);
-    if (!o || o->target != who) return -1;
+    if (!o || o->target != who)
+        return -1;
     const item_kind_t *k = item_kind(g, o);
     if (!is_gear(k)) {
         item_say(g, "You cannot wear or wield <obj>.", HANDLE_NONE, it);
@@ -513,20 +578,27 @@ int item_equip(game_t *g, handle_t who, handle_t it)
         return -1;
     }
     handle_t old = worn_in(g, who, k->slot, k->slot == SLOT_RING ? 1 : 0);
-    if (old && item_unequip(g, who, old) < 0) return -1;
+    if (old && item_unequip(g, who, old) < 0)
+        return -1;
     if (o->magnitude > 1) { /* one of a stack */
         it = item_give(g, it, who, 1);
         o = item_get(g, it);
-        if (!o) return -1;
+        if (!o)
+            return -1;
     }
     o->flags |= IF_EQUIPPED;
     obj_t *c = reg_get(&g->reg, who);
     c->speed = (int16_t)(c->speed + k->speed);
-    if (k->speed && who == g->player) ident_seen_use(g, who, o->kind);
-    item_say(g, k->slot == SLOT_WEAPON ? "<Actor> wield<s:Actor> <obj>." : "<Actor> put<s:Actor> on <obj>.", who, it);
+    if (k->speed && who == g->player)
+        ident_seen_use(g, who, o->kind);
+    item_say(g,
+             k->slot == SLOT_WEAPON ? "<Actor> wield<s:Actor> <obj>."
+                                    : "<Actor> put<s:Actor> on <obj>.",
+             who, it);
     if (o->flags & IF_CURSED) {
         o->flags |= IF_CURSE_SEEN;
-        if (who == g->player) world_msg(g, "It feels deathly cold: it is cursed!");
+        if (who == g->player)
+            world_msg(g, "It feels deathly cold: it is cursed!");
     }
     return 0;
 }
@@ -534,7 +606,8 @@ int item_equip(game_t *g, handle_t who, handle_t it)
 int item_unequip(game_t *g, handle_t who, handle_t it)
 {
     obj_t *o = item_get(g, it);
-    if (!o || o->target != who || !(o->flags & IF_EQUIPPED)) return -1;
+    if (!o || o->target != who || !(o->flags & IF_EQUIPPED))
+        return -1;
     if (o->flags & IF_CURSED) {
         o->flags |= IF_CURSE_SEEN;
         item_say(g, "<Actor> cannot let go of <obj>: it is cursed!", who, it);
@@ -555,7 +628,8 @@ void item_gear(const game_t *g, handle_t who, bool known_only, gear_t *out)
     memset(out, 0, sizeof *out);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_ITEM || o->target != who || !(o->flags & IF_EQUIPPED)) continue;
+        if (o->type != OBJ_ITEM || o->target != who || !(o->flags & IF_EQUIPPED))
+            continue;
         const item_kind_t *k = item_kind(g, o);
         bool kind_known = !known_only || ident_known(g, o->kind);
         int plus = !known_only || (o->flags & IF_KNOWN) ? o->hp : 0;
@@ -589,22 +663,27 @@ void item_dump(const game_t *g, buf_t *out)
     int worn = 0;
     for (int i = 0; i < n; i++) {
         const obj_t *o = item_get(g, inv[i]);
-        if (!(o->flags & IF_EQUIPPED)) continue;
+        if (!(o->flags & IF_EQUIPPED))
+            continue;
         describe(g, o, true, d, sizeof d);
         buf_printf(out, "  %c) %s\n", 'a' + o->a[0], d);
         worn++;
     }
-    if (!worn) buf_puts(out, "  (nothing)\n");
+    if (!worn)
+        buf_puts(out, "  (nothing)\n");
     buf_puts(out, "\nInventory:\n");
     int carried = 0;
     for (int i = 0; i < n; i++) {
         const obj_t *o = item_get(g, inv[i]);
-        if (o->flags & IF_EQUIPPED) continue;
+        if (o->flags & IF_EQUIPPED)
+            continue;
         describe(g, o, true, d, sizeof d);
         buf_printf(out, "  %c) %s\n", 'a' + o->a[0], d);
         carried++;
     }
-    if (!carried) buf_puts(out, "  (nothing)\n");
+    if (!carried)
+        buf_puts(out, "  (nothing)\n");
     buf_printf(out, "  %d gold pieces; carrying %d.%d of %d lb\n", (int)g->items.gold,
-               item_carried_weight(g, g->player) / 10, item_carried_weight(g, g->player) % 10, CARRY_CAPACITY / 10);
+               item_carried_weight(g, g->player) / 10, item_carried_weight(g, g->player) % 10,
+               CARRY_CAPACITY / 10);
 }

@@ -27,7 +27,13 @@
 enum { IF_EQUIPPED = 1 << 2, IF_CURSED = 1 << 3, IF_KNOWN = 1 << 4, IF_CURSE_SEEN = 1 << 5 };
 
 /* Hunger: nutrition counts down a point a turn (status.c). */
-enum { FOOD_MAX = 15000, FOOD_START = 4500, FOOD_HUNGRY = 1000, FOOD_WEAK = 300, FOOD_DEAD = -1500 };
+enum {
+    FOOD_MAX = 15000,
+    FOOD_START = 4500,
+    FOOD_HUNGRY = 1000,
+    FOOD_WEAK = 300,
+    FOOD_DEAD = -1500
+};
 
 /* Item screens and prompts (itemui.c). */
 enum {
@@ -40,18 +46,18 @@ enum {
     ITEMUI_COUNT
 };
 
-#define INV_SLOTS 26
+#define INV_SLOTS      26
 #define CARRY_CAPACITY 1500 /* tenths of a pound */
 
 typedef struct {
-    uint8_t *known;    /* [n_items] 1: the kind is identified */
-    uint8_t *flavour;  /* [n_items] flavour index in its class (from the seed) */
-    int32_t food;      /* nutrition left; hungry below FOOD_HUNGRY */
+    uint8_t *known;   /* [n_items] 1: the kind is identified */
+    uint8_t *flavour; /* [n_items] flavour index in its class (from the seed) */
+    int32_t food;     /* nutrition left; hungry below FOOD_HUNGRY */
     int32_t gold;
-    uint8_t screen;    /* ITEMUI_*: the open screen or prompt */
-    uint8_t verb;      /* the prompt's verb (itemui.c) */
-    handle_t chosen;   /* an item chosen, waiting for a direction */
-    uint32_t live;     /* effects with status hooks now running (derived, not saved) */
+    uint8_t screen;  /* ITEMUI_*: the open screen or prompt */
+    uint8_t verb;    /* the prompt's verb (itemui.c) */
+    handle_t chosen; /* an item chosen, waiting for a direction */
+    uint32_t live;   /* effects with status hooks now running (derived, not saved) */
 } item_state_t;
 
 /* Allocates and fills the per-game state (flavours from g->seed): 0 or -1. */
@@ -65,7 +71,8 @@ void item_check(game_t *g, rd_t *in);
 /* A new item of kind on the floor, or carried by holder when holder is set
  * (then x, y, depth are ignored). count > 1 only for stacking kinds.
  * Enchantment, curse and charges come from r. HANDLE_NONE on OOM. */
-handle_t item_new(game_t *g, uint16_t kind, int count, handle_t holder, int depth, int x, int y, rng_t *r);
+handle_t item_new(game_t *g, uint16_t kind, int count, handle_t holder, int depth, int x, int y,
+                  rng_t *r);
 const item_kind_t *item_kind(const game_t *g, const obj_t *it);
 /* The new character's kit (chargen): 0, or -1 on OOM. */
 int item_start_kit(game_t *g);

@@ -12,47 +12,89 @@
 #include "rng.h"
 
 #define ITEM_CLASS_LIST(X) \
-    X(WEAPON) X(ARMOUR) X(SHIELD) X(HELM) X(POTION) X(SCROLL) X(WAND) X(RING) X(AMULET) X(FOOD) X(GOLD)
+    X(WEAPON)              \
+    X(ARMOUR)              \
+    X(SHIELD)              \
+    X(HELM)                \
+    X(POTION)              \
+    X(SCROLL)              \
+    X(WAND)                \
+    X(RING)                \
+    X(AMULET)              \
+    X(FOOD)                \
+    X(GOLD)
 enum {
 #define ITEM_CLASS_ENUM_(n) IC_##n,
     ITEM_CLASS_LIST(ITEM_CLASS_ENUM_)
 #undef ITEM_CLASS_ENUM_
-    IC_COUNT
+        IC_COUNT
 };
 
 /* Where an equipped item sits; a slot holds one item (rings: two). */
-#define ITEM_SLOT_LIST(X) X(NONE) X(WEAPON) X(BODY) X(SHIELD) X(HEAD) X(RING) X(NECK)
+#define ITEM_SLOT_LIST(X) \
+    X(NONE)               \
+    X(WEAPON)             \
+    X(BODY)               \
+    X(SHIELD)             \
+    X(HEAD)               \
+    X(RING)               \
+    X(NECK)
 enum {
 #define ITEM_SLOT_ENUM_(n) SLOT_##n,
     ITEM_SLOT_LIST(ITEM_SLOT_ENUM_)
 #undef ITEM_SLOT_ENUM_
-    SLOT_COUNT
+        SLOT_COUNT
 };
 
 /* What using the kind does (itemuse.c's table). */
-#define ITEM_USE_LIST(X)                                                                                     \
-    X(NONE) X(HEAL) X(CURE) X(RESTORE) X(EFFECT) X(IDENTIFY) X(TELEPORT) X(MAP) X(ENCHANT_WEAPON)            \
-    X(ENCHANT_ARMOUR) X(REMOVE_CURSE) X(FEAR) X(EAT) X(BOLT) X(BOLT_EFFECT) X(LIGHT) X(CURSE) X(SUMMON)
+#define ITEM_USE_LIST(X) \
+    X(NONE)              \
+    X(HEAL)              \
+    X(CURE)              \
+    X(RESTORE)           \
+    X(EFFECT)            \
+    X(IDENTIFY)          \
+    X(TELEPORT)          \
+    X(MAP)               \
+    X(ENCHANT_WEAPON)    \
+    X(ENCHANT_ARMOUR)    \
+    X(REMOVE_CURSE)      \
+    X(FEAR)              \
+    X(EAT)               \
+    X(BOLT)              \
+    X(BOLT_EFFECT)       \
+    X(LIGHT)             \
+    X(CURSE)             \
+    X(SUMMON)
 enum {
 #define ITEM_USE_ENUM_(n) USE_##n,
     ITEM_USE_LIST(ITEM_USE_ENUM_)
 #undef ITEM_USE_ENUM_
-    USE_COUNT
+        USE_COUNT
 };
 
 /* Weapon damage types (event dtype is DT_HIT for all of them for now). */
-#define ITEM_DAMAGE_LIST(X) X(NONE) X(SLASH) X(PIERCE) X(BLUNT) X(FIRE) X(COLD) X(LIGHTNING) X(MAGIC)
+#define ITEM_DAMAGE_LIST(X) \
+    X(NONE)                 \
+    X(SLASH)                \
+    X(PIERCE)               \
+    X(BLUNT)                \
+    X(FIRE)                 \
+    X(COLD)                 \
+    X(LIGHTNING)            \
+    X(MAGIC)
 enum {
 #define ITEM_DMG_ENUM_(n) IDT_##n,
     ITEM_DAMAGE_LIST(ITEM_DMG_ENUM_)
 #undef ITEM_DMG_ENUM_
-    IDT_COUNT
+        IDT_COUNT
 };
 
 enum {
-    IKF_STACK = 1 << 0,    /* identical ones stack ("6 loaves of bread") */
-    IKF_CURSED = 1 << 1,   /* always made cursed */
-    IKF_OBVIOUS = 1 << 2,  /* its effect is plain to see: using it (or watching it used) identifies it */
+    IKF_STACK = 1 << 0,  /* identical ones stack ("6 loaves of bread") */
+    IKF_CURSED = 1 << 1, /* always made cursed */
+    IKF_OBVIOUS =
+        1 << 2, /* its effect is plain to see: using it (or watching it used) identifies it */
     IKF_UNIQUE = 1 << 3,   /* one of a kind ("the Heartstone"); never generated at random */
     IKF_NOFLAVOUR = 1 << 4 /* a potion/scroll/... known from the start (no random flavour) */
 };
@@ -64,21 +106,21 @@ typedef struct {
     char plural[ITEM_NAME_LEN]; /* "" : the grammar's regular plural */
     uint32_t glyph;
     uint16_t fg;
-    uint8_t cls;   /* IC_* */
-    uint8_t slot;  /* SLOT_* (equipment) */
-    uint8_t use;   /* USE_* */
-    uint8_t dtype; /* IDT_* (weapons, wands) */
-    uint8_t flags; /* IKF_* */
-    int16_t weight;   /* tenths of a pound, one item */
-    dice_t power;     /* weapons: damage; potions: hit points; wands: bolt damage; gold: amount */
+    uint8_t cls;    /* IC_* */
+    uint8_t slot;   /* SLOT_* (equipment) */
+    uint8_t use;    /* USE_* */
+    uint8_t dtype;  /* IDT_* (weapons, wands) */
+    uint8_t flags;  /* IKF_* */
+    int16_t weight; /* tenths of a pound, one item */
+    dice_t power;   /* weapons: damage; potions: hit points; wands: bolt damage; gold: amount */
     int16_t to_hit, damage, defence, absorb, speed; /* bonuses while equipped */
-    int16_t effect;    /* effect kind applied on use; -1 none */
-    dice_t duration;   /* of that effect, in turns (100 ticks) */
-    int16_t magnitude; /* of that effect */
-    int16_t nutrition; /* food */
-    dice_t charges;    /* wands */
-    int16_t min_depth, max_depth, freq; /* generation: weight freq between the depths */
-    int16_t value;     /* score for carrying it out */
+    int16_t effect;                                 /* effect kind applied on use; -1 none */
+    dice_t duration;                                /* of that effect, in turns (100 ticks) */
+    int16_t magnitude;                              /* of that effect */
+    int16_t nutrition;                              /* food */
+    dice_t charges;                                 /* wands */
+    int16_t min_depth, max_depth, freq;             /* generation: weight freq between the depths */
+    int16_t value;                                  /* score for carrying it out */
     uint16_t handlers[4];
 } item_kind_t;
 

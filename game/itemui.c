@@ -10,19 +10,50 @@
 
 typedef bool (*fits_fn_t)(const game_t *g, const obj_t *o);
 
-static bool fits_any(const game_t *g, const obj_t *o) { return (void)g, (void)o, true; }
+static bool fits_any(const game_t *g, const obj_t *o)
+{
+    return (void)g, (void)o, true;
+}
 static bool fits_gear(const game_t *g, const obj_t *o)
 {
     return item_kind(g, o)->slot != SLOT_NONE && !(o->flags & IF_EQUIPPED);
 }
-static bool fits_worn(const game_t *g, const obj_t *o) { return (void)g, (o->flags & IF_EQUIPPED) != 0; }
-static bool fits_potion(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_POTION; }
-static bool fits_scroll(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_SCROLL; }
-static bool fits_wand(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_WAND; }
-static bool fits_food(const game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_FOOD; }
-static bool fits_unknown(const game_t *g, const obj_t *o) { return itemuse_unidentified(g, o); }
+static bool fits_worn(const game_t *g, const obj_t *o)
+{
+    return (void)g, (o->flags & IF_EQUIPPED) != 0;
+}
+static bool fits_potion(const game_t *g, const obj_t *o)
+{
+    return item_kind(g, o)->cls == IC_POTION;
+}
+static bool fits_scroll(const game_t *g, const obj_t *o)
+{
+    return item_kind(g, o)->cls == IC_SCROLL;
+}
+static bool fits_wand(const game_t *g, const obj_t *o)
+{
+    return item_kind(g, o)->cls == IC_WAND;
+}
+static bool fits_food(const game_t *g, const obj_t *o)
+{
+    return item_kind(g, o)->cls == IC_FOOD;
+}
+static bool fits_unknown(const game_t *g, const obj_t *o)
+{
+    return itemuse_unidentified(g, o);
+}
 
-enum { VERB_NONE = 0, VERB_DROP, VERB_WEAR, VERB_REMOVE, VERB_QUAFF, VERB_READ, VERB_ZAP, VERB_EAT, VERB_COUNT };
+enum {
+    VERB_NONE = 0,
+    VERB_DROP,
+    VERB_WEAR,
+    VERB_REMOVE,
+    VERB_QUAFF,
+    VERB_READ,
+    VERB_ZAP,
+    VERB_EAT,
+    VERB_COUNT
+};
 
 typedef struct {
     uint32_t key;
@@ -45,7 +76,8 @@ static int count_fitting(const game_t *g, int verb)
 {
     handle_t inv[INV_SLOTS];
     int n = item_inventory(g, g->player, inv), fit = 0;
-    for (int i = 0; i < n; i++) fit += VERBS[verb].fits(g, reg_get(&g->reg, inv[i]));
+    for (int i = 0; i < n; i++)
+        fit += VERBS[verb].fits(g, reg_get(&g->reg, inv[i]));
     return fit;
 }
 
@@ -94,16 +126,19 @@ static int act(game_t *g, int verb, handle_t it)
 static const struct {
     uint32_t key;
     int8_t dx, dy;
-} DIRKEYS[] = {{'h', -1, 0}, {'j', 0, 1},   {'k', 0, -1},      {'l', 1, 0},       {'y', -1, -1},  {'u', 1, -1},
-               {'b', -1, 1}, {'n', 1, 1},   {'4', -1, 0},      {'2', 0, 1},       {'8', 0, -1},   {'6', 1, 0},
-               {'7', -1, -1}, {'9', 1, -1}, {'1', -1, 1},      {'3', 1, 1},       {KEY_LEFT, -1, 0}, {KEY_DOWN, 0, 1},
-               {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0}, {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1}, {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}};
+} DIRKEYS[] = {{'h', -1, 0},       {'j', 0, 1},       {'k', 0, -1},     {'l', 1, 0},
+               {'y', -1, -1},      {'u', 1, -1},      {'b', -1, 1},     {'n', 1, 1},
+               {'4', -1, 0},       {'2', 0, 1},       {'8', 0, -1},     {'6', 1, 0},
+               {'7', -1, -1},      {'9', 1, -1},      {'1', -1, 1},     {'3', 1, 1},
+               {KEY_LEFT, -1, 0},  {KEY_DOWN, 0, 1},  {KEY_UP, 0, -1},  {KEY_RIGHT, 1, 0},
+               {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1}, {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}};
 
 static int on_direction(game_t *g, key_event_t k)
 {
     handle_t it = g->items.chosen;
     for (size_t i = 0; i < sizeof DIRKEYS / sizeof DIRKEYS[0]; i++) {
-        if (DIRKEYS[i].key != k.code) continue;
+        if (DIRKEYS[i].key != k.code)
+            continue;
         close_ui(g);
         return itemuse_use(g, g->player, it, DIRKEYS[i].dx, DIRKEYS[i].dy);
     }
@@ -115,7 +150,8 @@ static int on_direction(game_t *g, key_event_t k)
 static int on_choose(game_t *g, key_event_t k)
 {
     int verb = g->items.verb;
-    handle_t it = k.code >= 'a' && k.code <= 'z' ? item_by_letter(g, g->player, (int)k.code) : HANDLE_NONE;
+    handle_t it =
+        k.code >= 'a' && k.code <= 'z' ? item_by_letter(g, g->player, (int)k.code) : HANDLE_NONE;
     const obj_t *o = reg_get(&g->reg, it);
     if (!o || verb <= VERB_NONE || verb >= VERB_COUNT || !VERBS[verb].fits(g, o)) {
         close_ui(g);
@@ -133,11 +169,13 @@ static int on_identify(game_t *g, key_event_t k)
     if (k.code == KEY_ESC) {
         int n = item_inventory(g, g->player, inv);
         for (int i = 0; i < n && !it; i++)
-            if (fits_unknown(g, reg_get(&g->reg, inv[i]))) it = inv[i];
+            if (fits_unknown(g, reg_get(&g->reg, inv[i])))
+                it = inv[i];
     } else if (k.code >= 'a' && k.code <= 'z') {
         it = item_by_letter(g, g->player, (int)k.code);
         const obj_t *o = reg_get(&g->reg, it);
-        if (o && !fits_unknown(g, o)) it = HANDLE_NONE;
+        if (o && !fits_unknown(g, o))
+            it = HANDLE_NONE;
     }
     if (!it) {
         world_msg(g, "Choose an item you do not know yet (a letter), or Escape for the first.");
@@ -169,14 +207,38 @@ int itemui_answer(game_t *g, key_event_t k)
     }
 }
 
-int itemui_pick_up(game_t *g) { return pick_up(g); }
-int itemui_drop(game_t *g) { return open_verb(g, VERB_DROP); }
-int itemui_wear(game_t *g) { return open_verb(g, VERB_WEAR); }
-int itemui_take_off(game_t *g) { return open_verb(g, VERB_REMOVE); }
-int itemui_quaff(game_t *g) { return open_verb(g, VERB_QUAFF); }
-int itemui_read(game_t *g) { return open_verb(g, VERB_READ); }
-int itemui_zap(game_t *g) { return open_verb(g, VERB_ZAP); }
-int itemui_eat(game_t *g) { return open_verb(g, VERB_EAT); }
+int itemui_pick_up(game_t *g)
+{
+    return pick_up(g);
+}
+int itemui_drop(game_t *g)
+{
+    return open_verb(g, VERB_DROP);
+}
+int itemui_wear(game_t *g)
+{
+    return open_verb(g, VERB_WEAR);
+}
+int itemui_take_off(game_t *g)
+{
+    return open_verb(g, VERB_REMOVE);
+}
+int itemui_quaff(game_t *g)
+{
+    return open_verb(g, VERB_QUAFF);
+}
+int itemui_read(game_t *g)
+{
+    return open_verb(g, VERB_READ);
+}
+int itemui_zap(game_t *g)
+{
+    return open_verb(g, VERB_ZAP);
+}
+int itemui_eat(game_t *g)
+{
+    return open_verb(g, VERB_EAT);
+}
 
 int itemui_inventory(game_t *g)
 {
@@ -204,7 +266,8 @@ static int list_items(game_t *g, screen_t *s, int row, fits_fn_t fits)
     int n = item_inventory(g, g->player, inv), shown = 0;
     for (int i = 0; i < n && row < s->h - 2; i++) {
         const obj_t *o = reg_get(&g->reg, inv[i]);
-        if (!fits(g, o)) continue;
+        if (!fits(g, o))
+            continue;
         char d[96];
         item_describe(g, inv[i], d, sizeof d);
         screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
@@ -237,8 +300,8 @@ static void abilities(game_t *g, screen_t *s, int row)
         drained += d;
     }
     screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
-    screen_textf(s, 1, row, drained ? (style_t){11, SCREEN_DEFAULT_COLOR, 0} : STYLE_DEFAULT, "%s%s", line,
-                 drained ? "(drained)" : "");
+    screen_textf(s, 1, row, drained ? (style_t){11, SCREEN_DEFAULT_COLOR, 0} : STYLE_DEFAULT,
+                 "%s%s", line, drained ? "(drained)" : "");
 }
 
 /* The character sheet line: what the player knows of their gear. */
@@ -250,22 +313,25 @@ static void sheet(game_t *g, screen_t *s, int row)
     const class_kind_t *ck = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
     char dmg[32];
     dice_t d = k.armed ? k.dmg : ck ? ck->weapon : (dice_t){1, 4, 0};
-    snprintf(dmg, sizeof dmg, "%dd%d%+d", d.n, d.sides, d.bonus + k.damage + chargen_mod(g->pc.ab[AB_STR]));
+    snprintf(dmg, sizeof dmg, "%dd%d%+d", d.n, d.sides,
+             d.bonus + k.damage + chargen_mod(g->pc.ab[AB_STR]));
     screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
     screen_textf(s, 1, row, STYLE_DEFAULT, "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d",
-                 pc_attack_bonus(g) + k.to_hit, dmg, pc_defence(g) + k.defence, pc_armour(g) + k.absorb, p->speed);
+                 pc_attack_bonus(g) + k.to_hit, dmg, pc_defence(g) + k.defence,
+                 pc_armour(g) + k.absorb, p->speed);
     abilities(g, s, row + 1);
 }
 
 bool itemui_render(game_t *g, screen_t *s)
 {
     int scr = g->items.screen, row = 2;
-    if (scr == ITEMUI_NONE || s->h < 6) return false;
+    if (scr == ITEMUI_NONE || s->h < 6)
+        return false;
     int w = item_carried_weight(g, g->player);
     char t[96];
     if (scr == ITEMUI_INVENTORY) {
-        snprintf(t, sizeof t, "Inventory: %d.%d of %d lb, %d gold (any key)", w / 10, w % 10, CARRY_CAPACITY / 10,
-                 (int)g->items.gold);
+        snprintf(t, sizeof t, "Inventory: %d.%d of %d lb, %d gold (any key)", w / 10, w % 10,
+                 CARRY_CAPACITY / 10, (int)g->items.gold);
         title(s, t);
         row = list_items(g, s, 1, fits_any);
     } else if (scr == ITEMUI_EQUIPMENT) {
@@ -273,12 +339,15 @@ bool itemui_render(game_t *g, screen_t *s)
         sheet(g, s, 1);
         row = list_items(g, s, 3, fits_worn);
     } else if (scr == ITEMUI_CHOOSE) {
-        snprintf(t, sizeof t, "%s [letter, Esc]", VERBS[g->items.verb < VERB_COUNT ? g->items.verb : 0].prompt
-                                                       ? VERBS[g->items.verb].prompt
-                                                       : "Which?");
+        snprintf(t, sizeof t, "%s [letter, Esc]",
+                 VERBS[g->items.verb < VERB_COUNT ? g->items.verb : 0].prompt
+                     ? VERBS[g->items.verb].prompt
+                     : "Which?");
         title(s, t);
-        row = list_items(g, s, 1, g->items.verb < VERB_COUNT && VERBS[g->items.verb].fits ? VERBS[g->items.verb].fits
-                                                                                           : fits_any);
+        row = list_items(g, s, 1,
+                         g->items.verb < VERB_COUNT && VERBS[g->items.verb].fits
+                             ? VERBS[g->items.verb].fits
+                             : fits_any);
     } else if (scr == ITEMUI_IDENTIFY) {
         title(s, "Identify which item? [letter, Esc: the first]");
         row = list_items(g, s, 1, fits_unknown);
@@ -295,10 +364,13 @@ void itemui_render_floor(game_t *g, screen_t *s, int ox, int oy, int vw, int vh,
     const level_t *lv = world_level(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_ITEM || o->target || o->depth != lv->depth || !level_in(lv, o->x, o->y)) continue;
-        if (!lv->seen[o->y * lv->w + o->x]) continue;
+        if (o->type != OBJ_ITEM || o->target || o->depth != lv->depth || !level_in(lv, o->x, o->y))
+            continue;
+        if (!lv->seen[o->y * lv->w + o->x])
+            continue;
         int sx = o->x - ox, sy = o->y - oy;
-        if (sx < 0 || sx >= vw || sy < 0 || sy >= vh) continue;
+        if (sx < 0 || sx >= vw || sy < 0 || sy >= vh)
+            continue;
         const item_kind_t *k = item_kind(g, o);
         bool vis = level_visible(lv, o->x, o->y);
         style_t st = {vis ? k->fg : 8, SCREEN_DEFAULT_COLOR, vis ? 0 : ATTR_DIM};
@@ -306,4 +378,7 @@ void itemui_render_floor(game_t *g, screen_t *s, int ox, int oy, int vw, int vh,
     }
 }
 
-const char *itemui_status_word(const game_t *g) { return status_hunger_word(g); }
+const char *itemui_status_word(const game_t *g)
+{
+    return status_hunger_word(g);
+}

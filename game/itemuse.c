@@ -10,7 +10,7 @@
 #include "status.h"
 #include "world.h"
 
-#define BOLT_RANGE 12
+#define BOLT_RANGE  12
 #define ENCHANT_MAX 5
 
 typedef struct {
@@ -25,14 +25,19 @@ typedef struct {
 typedef bool (*use_fn_t)(game_t *g, const use_t *u);
 
 /* An effect's duration: the kind's dice count turns. */
-static int32_t turns(game_t *g, const item_kind_t *k) { return dice_roll(&k->duration, &g->play) * SCHED_MOVE; }
+static int32_t turns(game_t *g, const item_kind_t *k)
+{
+    return dice_roll(&k->duration, &g->play) * SCHED_MOVE;
+}
 
 static void heal(game_t *g, handle_t who, int amount)
 {
     obj_t *o = reg_get(&g->reg, who);
-    if (!o) return;
+    if (!o)
+        return;
     o->hp += amount;
-    if (o->hp > o->hp_max) o->hp = o->hp_max;
+    if (o->hp > o->hp_max)
+        o->hp = o->hp_max;
 }
 
 static bool use_heal(game_t *g, const use_t *u)
@@ -55,7 +60,9 @@ static bool use_cure(game_t *g, const use_t *u)
 static bool use_restore(game_t *g, const use_t *u)
 {
     bool drained = u->player && pc_restore(g);
-    item_say(g, drained ? "<Actor> feel<s:Actor> <his:Actor> vigour restored." : "<Actor> feel<s:Actor> much the same.",
+    item_say(g,
+             drained ? "<Actor> feel<s:Actor> <his:Actor> vigour restored."
+                     : "<Actor> feel<s:Actor> much the same.",
              u->who, HANDLE_NONE);
     return drained;
 }
@@ -76,7 +83,8 @@ bool itemuse_unidentified(const game_t *g, const obj_t *o)
 void itemuse_identify(game_t *g, handle_t it)
 {
     obj_t *o = reg_get(&g->reg, it);
-    if (!o || o->type != OBJ_ITEM) return;
+    if (!o || o->type != OBJ_ITEM)
+        return;
     ident_learn(g, o->kind);
     o->flags |= IF_KNOWN | IF_CURSE_SEEN;
     char d[96];
@@ -91,12 +99,17 @@ static bool use_identify(game_t *g, const use_t *u)
     handle_t inv[INV_SLOTS], first = HANDLE_NONE;
     int n = item_inventory(g, u->who, inv), unknown = 0;
     for (int i = 0; i < n; i++) {
-        if (inv[i] == u->it || !itemuse_unidentified(g, reg_get(&g->reg, inv[i]))) continue;
-        if (!unknown++) first = inv[i];
+        if (inv[i] == u->it || !itemuse_unidentified(g, reg_get(&g->reg, inv[i])))
+            continue;
+        if (!unknown++)
+            first = inv[i];
     }
-    if (!unknown) world_msg(g, "You have nothing to identify.");
-    else if (unknown > 1 && u->player) g->items.screen = ITEMUI_IDENTIFY;
-    else itemuse_identify(g, first);
+    if (!unknown)
+        world_msg(g, "You have nothing to identify.");
+    else if (unknown > 1 && u->player)
+        g->items.screen = ITEMUI_IDENTIFY;
+    else
+        itemuse_identify(g, first);
     return true;
 }
 
@@ -105,12 +118,15 @@ static bool use_teleport(game_t *g, const use_t *u)
     obj_t *o = reg_get(&g->reg, u->who);
     const level_t *lv = o ? g->levels[o->depth] : NULL;
     for (int tries = 0; lv && tries < 1000; tries++) {
-        int x = (int)rng_below(&g->play, (uint32_t)lv->w), y = (int)rng_below(&g->play, (uint32_t)lv->h);
-        if (level_terrain(lv, x, y) != MAP_FLOOR || world_creature_at(g, o->depth, x, y)) continue;
+        int x = (int)rng_below(&g->play, (uint32_t)lv->w),
+            y = (int)rng_below(&g->play, (uint32_t)lv->h);
+        if (level_terrain(lv, x, y) != MAP_FLOOR || world_creature_at(g, o->depth, x, y))
+            continue;
         o->x = (int16_t)x;
         o->y = (int16_t)y;
         item_say(g, "<Actor> <v:Actor:blinks/blink> away.", u->who, HANDLE_NONE);
-        if (u->player) world_update_vision(g);
+        if (u->player)
+            world_update_vision(g);
         return true;
     }
     return false;
@@ -124,8 +140,10 @@ static bool use_map(game_t *g, const use_t *u)
         for (int x = 0; x < lv->w; x++) {
             bool near_open = false;
             for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) near_open |= world_passable(g, lv, x + dx, y + dy);
-            if (near_open) lv->seen[y * lv->w + x] = 1;
+                for (int dx = -1; dx <= 1; dx++)
+                    near_open |= world_passable(g, lv, x + dx, y + dy);
+            if (near_open)
+                lv->seen[y * lv->w + x] = 1;
         }
     world_msg(g, "A map of the level forms in your mind.");
     return true;
@@ -137,7 +155,8 @@ static bool use_light(game_t *g, const use_t *u)
     const obj_t *o = reg_get(&g->reg, u->who);
     for (int y = o->y - 10; lv && y <= o->y + 10; y++)
         for (int x = o->x - 10; x <= o->x + 10; x++)
-            if (level_in(lv, x, y)) lv->seen[y * lv->w + x] = 1;
+            if (level_in(lv, x, y))
+                lv->seen[y * lv->w + x] = 1;
     world_msg(g, "The area is lit up.");
     return true;
 }
@@ -151,7 +170,8 @@ static handle_t worn(game_t *g, handle_t who, bool weapon)
         const obj_t *o = reg_get(&g->reg, inv[i]);
         const item_kind_t *k = item_kind(g, o);
         bool armour = k->cls == IC_ARMOUR || k->cls == IC_SHIELD || k->cls == IC_HELM;
-        if ((o->flags & IF_EQUIPPED) && (weapon ? k->slot == SLOT_WEAPON : armour)) return inv[i];
+        if ((o->flags & IF_EQUIPPED) && (weapon ? k->slot == SLOT_WEAPON : armour))
+            return inv[i];
     }
     return HANDLE_NONE;
 }
@@ -164,14 +184,22 @@ static bool enchant(game_t *g, const use_t *u, bool weapon)
         world_msg(g, "Your hands tingle for a moment.");
         return true;
     }
-    if (o->hp < ENCHANT_MAX) o->hp++;
-    if (o->hp >= 0) o->flags &= (uint8_t)~IF_CURSED;
+    if (o->hp < ENCHANT_MAX)
+        o->hp++;
+    if (o->hp >= 0)
+        o->flags &= (uint8_t)~IF_CURSED;
     item_say(g, "<Obj> glow<s:Obj> blue for a moment.", HANDLE_NONE, h);
     return true;
 }
 
-static bool use_enchant_weapon(game_t *g, const use_t *u) { return enchant(g, u, true); }
-static bool use_enchant_armour(game_t *g, const use_t *u) { return enchant(g, u, false); }
+static bool use_enchant_weapon(game_t *g, const use_t *u)
+{
+    return enchant(g, u, true);
+}
+static bool use_enchant_armour(game_t *g, const use_t *u)
+{
+    return enchant(g, u, false);
+}
 
 static bool use_remove_curse(game_t *g, const use_t *u)
 {
@@ -184,14 +212,16 @@ static bool use_remove_curse(game_t *g, const use_t *u)
             freed++;
         }
     }
-    world_msg(g, freed ? "You feel as if someone is watching over you." : "You feel a moment of calm.");
+    world_msg(g, freed ? "You feel as if someone is watching over you."
+                       : "You feel a moment of calm.");
     return freed > 0;
 }
 
 static bool use_curse(game_t *g, const use_t *u)
 {
     handle_t h = worn(g, u->who, true);
-    if (!h) h = worn(g, u->who, false);
+    if (!h)
+        h = worn(g, u->who, false);
     obj_t *o = reg_get(&g->reg, h);
     if (!o) {
         world_msg(g, "You feel a malevolent aura pass you by.");
@@ -209,7 +239,8 @@ static bool use_fear(game_t *g, const use_t *u)
     world_msg(g, "You hear maniacal laughter.");
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || h == u->who || o->depth != g->depth || !level_visible(lv, o->x, o->y))
+        if (o->type != OBJ_CREATURE || h == u->who || o->depth != g->depth ||
+            !level_visible(lv, o->x, o->y))
             continue;
         status_apply(g, h, u->k->effect, turns(g, u->k), 1);
     }
@@ -222,16 +253,23 @@ static bool use_summon(game_t *g, const use_t *u)
     const level_t *lv = world_level(g);
     int made = 0, want = 2 + (int)rng_below(&g->play, 2);
     for (int i = 0; i < 8 && made < want; i++) {
-        static const int8_t D[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
+        static const int8_t D[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
+                                       {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
         int x = o->x + D[i][0], y = o->y + D[i][1];
-        if (!world_passable(g, lv, x, y) || world_creature_at(g, g->depth, x, y)) continue;
-        uint16_t kind = (uint16_t)(1 + rng_below(&g->play, g->c->n_creatures > 1 ? g->c->n_creatures - 1u : 1u));
-        if (kind == g->c->player_kind || g->c->creatures[kind].min_depth > g->depth + 2) continue;
+        if (!world_passable(g, lv, x, y) || world_creature_at(g, g->depth, x, y))
+            continue;
+        uint16_t kind =
+            (uint16_t)(1 +
+                       rng_below(&g->play, g->c->n_creatures > 1 ? g->c->n_creatures - 1u : 1u));
+        if (kind == g->c->player_kind || g->c->creatures[kind].min_depth > g->depth + 2)
+            continue;
         handle_t h = rules_spawn(g, kind, g->depth, x, y);
         obj_t *m = reg_get(&g->reg, h);
-        if (!m) break;
+        if (!m)
+            break;
         m->flags |= OF_AWAKE;
-        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, m->speed), FN_MONSTER_TURN, h, 0, 0);
+        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, m->speed), FN_MONSTER_TURN, h,
+                   0, 0);
         made++;
         o = reg_get(&g->reg, u->who);
     }
@@ -241,9 +279,11 @@ static bool use_summon(game_t *g, const use_t *u)
 
 static bool use_eat(game_t *g, const use_t *u)
 {
-    if (!u->player) return false;
+    if (!u->player)
+        return false;
     g->items.food += u->k->nutrition;
-    if (g->items.food > FOOD_MAX) g->items.food = FOOD_MAX;
+    if (g->items.food > FOOD_MAX)
+        g->items.food = FOOD_MAX;
     world_msg(g, g->items.food > FOOD_MAX - 2000 ? "You are full." : "That tastes good.");
     return true;
 }
@@ -256,9 +296,11 @@ static handle_t bolt_target(game_t *g, handle_t who, int dx, int dy)
     int x = o->x, y = o->y;
     for (int i = 0; i < BOLT_RANGE; i++) {
         x += dx, y += dy;
-        if (!world_passable(g, lv, x, y)) return HANDLE_NONE;
+        if (!world_passable(g, lv, x, y))
+            return HANDLE_NONE;
         handle_t h = world_creature_at(g, o->depth, x, y);
-        if (h) return h;
+        if (h)
+            return h;
     }
     return HANDLE_NONE;
 }
@@ -267,11 +309,20 @@ static handle_t bolt_target(game_t *g, handle_t who, int dx, int dy)
  * all hit; the elements and magic keep their own, for resistances and
  * handlers (the flesh golem) to see. */
 static const uint8_t ITEM_TO_DAMAGE[IDT_COUNT] = {
-    [IDT_NONE] = DT_HIT, [IDT_SLASH] = DT_HIT,  [IDT_PIERCE] = DT_HIT,        [IDT_BLUNT] = DT_HIT,
-    [IDT_FIRE] = DT_FIRE, [IDT_COLD] = DT_COLD, [IDT_LIGHTNING] = DT_LIGHTNING, [IDT_MAGIC] = DT_MAGIC,
+    [IDT_NONE] = DT_HIT,
+    [IDT_SLASH] = DT_HIT,
+    [IDT_PIERCE] = DT_HIT,
+    [IDT_BLUNT] = DT_HIT,
+    [IDT_FIRE] = DT_FIRE,
+    [IDT_COLD] = DT_COLD,
+    [IDT_LIGHTNING] = DT_LIGHTNING,
+    [IDT_MAGIC] = DT_MAGIC,
 };
 
-uint8_t itemuse_damage_type(uint8_t idt) { return idt < IDT_COUNT ? ITEM_TO_DAMAGE[idt] : DT_HIT; }
+uint8_t itemuse_damage_type(uint8_t idt)
+{
+    return idt < IDT_COUNT ? ITEM_TO_DAMAGE[idt] : DT_HIT;
+}
 
 /* A wand's bolt: a direct spell of the wand's damage type. */
 static bool use_bolt(game_t *g, const use_t *u)
@@ -282,8 +333,12 @@ static bool use_bolt(game_t *g, const use_t *u)
         return true;
     }
     item_say(g, "The bolt strikes <actor>.", t, HANDLE_NONE);
-    ev_info_t d = {.type = EV_DAMAGE, .actor = u->who, .victim = t, .map = -1,
-                   .dtype = itemuse_damage_type(u->k->dtype), .flags = EVF_SPELL};
+    ev_info_t d = {.type = EV_DAMAGE,
+                   .actor = u->who,
+                   .victim = t,
+                   .map = -1,
+                   .dtype = itemuse_damage_type(u->k->dtype),
+                   .flags = EVF_SPELL};
     d.amount[0] = dice_roll(&u->k->power, &g->play);
     event_throw(g, &d);
     return true;
@@ -296,33 +351,46 @@ static bool use_bolt_effect(game_t *g, const use_t *u)
         world_msg(g, "Nothing happens.");
         return false;
     }
-    return status_apply(g, t, u->k->effect, turns(g, u->k), u->k->magnitude ? u->k->magnitude : 1) != HANDLE_NONE;
+    return status_apply(g, t, u->k->effect, turns(g, u->k),
+                        u->k->magnitude ? u->k->magnitude : 1) != HANDLE_NONE;
 }
 
 static const use_fn_t USES[USE_COUNT] = {
-    [USE_HEAL] = use_heal,         [USE_CURE] = use_cure,
-    [USE_RESTORE] = use_restore,   [USE_EFFECT] = use_effect,
-    [USE_IDENTIFY] = use_identify, [USE_TELEPORT] = use_teleport,
-    [USE_MAP] = use_map,           [USE_ENCHANT_WEAPON] = use_enchant_weapon,
-    [USE_ENCHANT_ARMOUR] = use_enchant_armour, [USE_REMOVE_CURSE] = use_remove_curse,
-    [USE_FEAR] = use_fear,         [USE_EAT] = use_eat,
-    [USE_BOLT] = use_bolt,         [USE_BOLT_EFFECT] = use_bolt_effect,
-    [USE_LIGHT] = use_light,       [USE_CURSE] = use_curse,
+    [USE_HEAL] = use_heal,
+    [USE_CURE] = use_cure,
+    [USE_RESTORE] = use_restore,
+    [USE_EFFECT] = use_effect,
+    [USE_IDENTIFY] = use_identify,
+    [USE_TELEPORT] = use_teleport,
+    [USE_MAP] = use_map,
+    [USE_ENCHANT_WEAPON] = use_enchant_weapon,
+    [USE_ENCHANT_ARMOUR] = use_enchant_armour,
+    [USE_REMOVE_CURSE] = use_remove_curse,
+    [USE_FEAR] = use_fear,
+    [USE_EAT] = use_eat,
+    [USE_BOLT] = use_bolt,
+    [USE_BOLT_EFFECT] = use_bolt_effect,
+    [USE_LIGHT] = use_light,
+    [USE_CURSE] = use_curse,
     [USE_SUMMON] = use_summon,
 };
 
-static const char *const USE_VERB[IC_COUNT] = {
-    [IC_POTION] = "<Actor> drink<s:Actor> <obj>.", [IC_SCROLL] = "<Actor> read<s:Actor> <obj>.",
-    [IC_WAND] = "<Actor> zap<s:Actor> <obj>.",     [IC_FOOD] = "<Actor> eat<s:Actor> <obj>."};
+static const char *const USE_VERB[IC_COUNT] = {[IC_POTION] = "<Actor> drink<s:Actor> <obj>.",
+                                               [IC_SCROLL] = "<Actor> read<s:Actor> <obj>.",
+                                               [IC_WAND] = "<Actor> zap<s:Actor> <obj>.",
+                                               [IC_FOOD] = "<Actor> eat<s:Actor> <obj>."};
 
 int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
 {
     obj_t *o = reg_get(&g->reg, it);
-    if (!o || o->type != OBJ_ITEM || o->target != who) return 0;
+    if (!o || o->type != OBJ_ITEM || o->target != who)
+        return 0;
     use_t u = {who, it, o->kind, item_kind(g, o), dx, dy, who == g->player};
-    if (!u.k->use || !USES[u.k->use] || !USE_VERB[u.k->cls]) return 0;
+    if (!u.k->use || !USES[u.k->use] || !USE_VERB[u.k->cls])
+        return 0;
     if (u.k->cls == IC_WAND && o->remaining <= 0) {
-        if (u.player) world_msg(g, "Nothing happens: the wand is empty.");
+        if (u.player)
+            world_msg(g, "Nothing happens: the wand is empty.");
         o->flags |= IF_KNOWN;
         return SCHED_MOVE;
     }
@@ -332,13 +400,16 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
     item_say(g, USE_VERB[u.k->cls], who, it);
     o = reg_get(&g->reg, it);
     o->magnitude = saved.magnitude;
-    if (u.k->cls == IC_WAND) o->remaining--;
-    else item_use_up(g, it);
+    if (u.k->cls == IC_WAND)
+        o->remaining--;
+    else
+        item_use_up(g, it);
     bool seen = USES[u.k->use](g, &u);
     const level_t *lv = world_level(g);
     const obj_t *w = reg_get(&g->reg, who);
     bool visible = u.player || (w && lv && w->depth == g->depth && level_visible(lv, w->x, w->y));
-    if (seen && visible) ident_seen_use(g, who, u.kind);
+    if (seen && visible)
+        ident_seen_use(g, who, u.kind);
     return SCHED_MOVE;
 }
 
@@ -346,7 +417,8 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
  * hinder. */
 static bool monster_wants(const item_kind_t *k)
 {
-    if (k->cls == IC_POTION) return k->use == USE_HEAL || k->use == USE_CURE;
+    if (k->cls == IC_POTION)
+        return k->use == USE_HEAL || k->use == USE_CURE;
     return k->cls == IC_WAND && (k->use == USE_BOLT || k->use == USE_BOLT_EFFECT);
 }
 
@@ -362,9 +434,11 @@ static int zap_at_player(game_t *g, handle_t m, const obj_t *o, const handle_t *
     const obj_t *p = reg_get(&g->reg, g->player);
     int dx = p->x - o->x, dy = p->y - o->y, adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
     int d = adx > ady ? adx : ady;
-    if (p->depth != o->depth || d < 2 || d > BOLT_RANGE || (dx && dy && adx != ady)) return 0;
+    if (p->depth != o->depth || d < 2 || d > BOLT_RANGE || (dx && dy && adx != ady))
+        return 0;
     int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0);
-    if (bolt_target(g, m, sx, sy) != g->player) return 0;
+    if (bolt_target(g, m, sx, sy) != g->player)
+        return 0;
     for (int i = 0; i < n; i++) {
         const obj_t *w = reg_get(&g->reg, inv[i]);
         const item_kind_t *k = item_kind(g, w);
@@ -377,13 +451,15 @@ static int zap_at_player(game_t *g, handle_t m, const obj_t *o, const handle_t *
 int itemuse_monster(game_t *g, handle_t m, bool sees)
 {
     obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o)) return 0;
+    if (!o || !thinks(g, o))
+        return 0;
     handle_t inv[INV_SLOTS];
     int n = item_inventory(g, m, inv);
     if (o->hp * 3 <= o->hp_max)
         for (int i = 0; i < n; i++) {
             const item_kind_t *k = item_kind(g, reg_get(&g->reg, inv[i]));
-            if (k->cls == IC_POTION && monster_wants(k)) return itemuse_use(g, m, inv[i], 0, 0);
+            if (k->cls == IC_POTION && monster_wants(k))
+                return itemuse_use(g, m, inv[i], 0, 0);
         }
     return n && sees ? zap_at_player(g, m, o, inv, n) : 0;
 }
@@ -391,51 +467,64 @@ int itemuse_monster(game_t *g, handle_t m, bool sees)
 int itemuse_monster_pick_up(game_t *g, handle_t m)
 {
     const obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o)) return 0;
+    if (!o || !thinks(g, o))
+        return 0;
     handle_t it = itemuse_wanted_near(g, m, 0, NULL, NULL);
-    if (!it || item_pick_up(g, m, it) < 0) return 0;
+    if (!it || item_pick_up(g, m, it) < 0)
+        return 0;
     return SCHED_MOVE;
 }
 
 handle_t itemuse_wanted_near(const game_t *g, handle_t m, int radius, int *x, int *y)
 {
     const obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o)) return HANDLE_NONE;
+    if (!o || !thinks(g, o))
+        return HANDLE_NONE;
     handle_t best = HANDLE_NONE;
     int bd = radius + 1;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *it = reg_get(&g->reg, h);
-        if (it->type != OBJ_ITEM || it->target || it->depth != o->depth) continue;
+        if (it->type != OBJ_ITEM || it->target || it->depth != o->depth)
+            continue;
         int dx = it->x - o->x, dy = it->y - o->y;
-        int d = (dx < 0 ? -dx : dx) > (dy < 0 ? -dy : dy) ? (dx < 0 ? -dx : dx) : (dy < 0 ? -dy : dy);
-        if (d >= bd || !monster_wants(item_kind(g, it))) continue;
+        int d =
+            (dx < 0 ? -dx : dx) > (dy < 0 ? -dy : dy) ? (dx < 0 ? -dx : dx) : (dy < 0 ? -dy : dy);
+        if (d >= bd || !monster_wants(item_kind(g, it)))
+            continue;
         bd = d, best = h;
-        if (x) *x = it->x;
-        if (y) *y = it->y;
+        if (x)
+            *x = it->x;
+        if (y)
+            *y = it->y;
     }
     return best;
 }
 
 void itemuse_monster_kit(game_t *g, handle_t m, rng_t *r)
 {
-    if (!rng_percent(r, 12)) return;
+    if (!rng_percent(r, 12))
+        return;
     int pick = -1, seen = 0;
     for (uint16_t k = 0; k < g->c->n_items; k++) {
         const item_kind_t *ik = &g->c->items[k];
-        if (ik->cls == IC_POTION && (ik->use == USE_HEAL || ik->use == USE_CURE) && rng_below(r, (uint32_t)++seen) == 0)
+        if (ik->cls == IC_POTION && (ik->use == USE_HEAL || ik->use == USE_CURE) &&
+            rng_below(r, (uint32_t)++seen) == 0)
             pick = k;
     }
-    if (pick >= 0) item_new(g, (uint16_t)pick, 1, m, 0, 0, 0, r);
+    if (pick >= 0)
+        item_new(g, (uint16_t)pick, 1, m, 0, 0, 0, r);
 }
 
 void itemuse_drop_all(game_t *g, handle_t who)
 {
     const obj_t *c = reg_get(&g->reg, who);
-    if (!c) return;
+    if (!c)
+        return;
     int16_t depth = c->depth, x = c->x, y = c->y;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_ITEM || o->target != who) continue;
+        if (o->type != OBJ_ITEM || o->target != who)
+            continue;
         o->target = HANDLE_NONE;
         o->flags &= (uint8_t)~IF_EQUIPPED;
         o->a[0] = 0;

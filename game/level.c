@@ -8,7 +8,8 @@
 level_t *level_new(game_t *g, int w, int h, int depth)
 {
     level_t *lv = gcalloc(&g->al, 1, sizeof *lv);
-    if (!lv) return NULL;
+    if (!lv)
+        return NULL;
     lv->w = (int16_t)w;
     lv->h = (int16_t)h;
     lv->depth = (int16_t)depth;
@@ -26,7 +27,8 @@ level_t *level_new(game_t *g, int w, int h, int depth)
 
 void level_sleep(game_t *g, level_t *lv)
 {
-    if (!lv) return;
+    if (!lv)
+        return;
     gfree(&g->al, lv->vis);
     gfree(&g->al, lv->opaque);
     gfree(&g->al, lv->lit);
@@ -36,7 +38,8 @@ void level_sleep(game_t *g, level_t *lv)
 
 int level_live(game_t *g, level_t *lv)
 {
-    if (lv->vis) return 0;
+    if (lv->vis)
+        return 0;
     size_t n = (size_t)lv->w * (size_t)lv->h;
     lv->vis = gcalloc(&g->al, n, 1);
     lv->opaque = gcalloc(&g->al, n, 1);
@@ -51,7 +54,8 @@ int level_live(game_t *g, level_t *lv)
 
 void level_free(game_t *g, level_t *lv)
 {
-    if (!lv) return;
+    if (!lv)
+        return;
     level_sleep(g, lv);
     gfree(&g->al, lv->terrain);
     gfree(&g->al, lv->seen);
@@ -68,7 +72,10 @@ int level_set_regions(game_t *g, level_t *lv, int n)
     return n > 0 && !lv->regions ? -1 : 0;
 }
 
-bool level_in(const level_t *lv, int x, int y) { return x >= 0 && y >= 0 && x < lv->w && y < lv->h; }
+bool level_in(const level_t *lv, int x, int y)
+{
+    return x >= 0 && y >= 0 && x < lv->w && y < lv->h;
+}
 
 bool level_visible(const level_t *lv, int x, int y)
 {
@@ -82,9 +89,11 @@ uint8_t level_terrain(const level_t *lv, int x, int y)
 
 const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x, int y)
 {
-    if (!lv || !level_in(lv, x, y)) return NULL;
+    if (!lv || !level_in(lv, x, y))
+        return NULL;
     int r = lv->region[y * lv->w + x];
-    if (r < 1 || r > lv->nregions) return NULL;
+    if (r < 1 || r > lv->nregions)
+        return NULL;
     int k = lv->regions[r - 1].kind;
     return k >= 0 && k < g->c->n_regions ? &g->c->regions[k] : NULL;
 }
@@ -95,10 +104,17 @@ const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x
 mapgen_params_t level_params(const content_t *c, int w, int h, int depth)
 {
     bool rooms = false;
-    for (int i = 0; i < SHAPE_COUNT; i++) rooms |= c->room_weights[i] > 0;
-    return (mapgen_params_t){.w = w, .h = h, .depth = depth, .bottom = depth >= WORLD_MAX_DEPTH,
-                             .vaults = c->vaults, .nvaults = c->n_vaults, .rtypes = c->rtypes,
-                             .nrtypes = c->n_regions, .room_weights = rooms ? c->room_weights : NULL};
+    for (int i = 0; i < SHAPE_COUNT; i++)
+        rooms |= c->room_weights[i] > 0;
+    return (mapgen_params_t){.w = w,
+                             .h = h,
+                             .depth = depth,
+                             .bottom = depth >= WORLD_MAX_DEPTH,
+                             .vaults = c->vaults,
+                             .nvaults = c->n_vaults,
+                             .rtypes = c->rtypes,
+                             .nrtypes = c->n_regions,
+                             .room_weights = rooms ? c->room_weights : NULL};
 }
 
 int level_generate(game_t *g, level_t *lv)
@@ -106,24 +122,27 @@ int level_generate(game_t *g, level_t *lv)
     const content_t *c = g->c;
     rng_seed(&lv->gen, rng_hash2(g->seed, (uint64_t)lv->depth), 1);
     mapgen_level_t *m = mapgen_level_new(lv->w, lv->h);
-    if (!m) return -1;
+    if (!m)
+        return -1;
     mapgen_params_t p = level_params(c, lv->w, lv->h, lv->depth);
     int r = mapgen_generate(m, &p, &lv->gen, NULL, 0);
-    if (r == 0 && level_set_regions(g, lv, m->nregions) < 0) r = -1;
+    if (r == 0 && level_set_regions(g, lv, m->nregions) < 0)
+        r = -1;
     if (r == 0) {
         size_t n = (size_t)lv->w * (size_t)lv->h;
         memcpy(lv->terrain, m->terrain, n);
         memcpy(lv->region, m->region, n);
         for (int i = 0; i < m->nregions; i++)
-            lv->regions[i] = (level_region_t){c->rtypes ? m->regions[i].type : -1, m->regions[i].lit,
-                                              m->regions[i].shape};
+            lv->regions[i] = (level_region_t){c->rtypes ? m->regions[i].type : -1,
+                                              m->regions[i].lit, m->regions[i].shape};
         lv->up_x = (int16_t)m->up_x;
         lv->up_y = (int16_t)m->up_y;
         lv->down_x = (int16_t)m->down_x;
         lv->down_y = (int16_t)m->down_y;
     }
     mapgen_level_free(m);
-    if (r != 0) return -1;
+    if (r != 0)
+        return -1;
     /* treasure from a stream of its own: placed once, with the level */
     rng_t items;
     rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);

@@ -28,30 +28,30 @@
 
 /* 100x40 holds a 5x3 grid of rooms and caves; views smaller than the map
  * scroll or centre on the player. */
-#define MAPGEN_DEFAULT_W 100
-#define MAPGEN_DEFAULT_H 40
-#define MAPGEN_MIN_W 40
-#define MAPGEN_MIN_H 20
-#define MAPGEN_MAX_W 250
-#define MAPGEN_MAX_H 120
+#define MAPGEN_DEFAULT_W   100
+#define MAPGEN_DEFAULT_H   40
+#define MAPGEN_MIN_W       40
+#define MAPGEN_MIN_H       20
+#define MAPGEN_MAX_W       250
+#define MAPGEN_MAX_H       120
 #define MAPGEN_MAX_REGIONS 160
-#define MAPGEN_MAX_SPOTS 64
+#define MAPGEN_MAX_SPOTS   64
 
 /* Terrain: one byte per cell. Stable numbers (saved in snapshots). */
 typedef enum {
-    MAP_ROCK = 0,     /* solid, never seen as a wall face */
-    MAP_WALL,         /* a room or cave wall; also pillars */
+    MAP_ROCK = 0, /* solid, never seen as a wall face */
+    MAP_WALL,     /* a room or cave wall; also pillars */
     MAP_FLOOR,
     MAP_CORRIDOR,
     MAP_DOOR_CLOSED,
     MAP_DOOR_OPEN,
     MAP_STAIRS_UP,
     MAP_STAIRS_DOWN,
-    MAP_WATER,        /* shallow: passable, does not block sight */
-    MAP_DEEP_WATER,   /* impassable on foot, does not block sight */
-    MAP_GRASS,        /* town */
-    MAP_TREE,         /* town: impassable, blocks sight */
-    MAP_RUBBLE,       /* passable, blocks sight */
+    MAP_WATER,      /* shallow: passable, does not block sight */
+    MAP_DEEP_WATER, /* impassable on foot, does not block sight */
+    MAP_GRASS,      /* town */
+    MAP_TREE,       /* town: impassable, blocks sight */
+    MAP_RUBBLE,     /* passable, blocks sight */
     MAP_TERRAIN_COUNT
 } mapgen_terrain_t;
 
@@ -79,7 +79,7 @@ typedef enum {
  * floor spot, T a water spot); NULL for none. */
 typedef struct {
     const char *name;
-    const char *rows;   /* lines separated by '\n', all the same length */
+    const char *rows; /* lines separated by '\n', all the same length */
     const char *legend;
     int min_depth, max_depth, weight;
 } mapgen_vault_t;
@@ -97,31 +97,31 @@ typedef struct {
     int depth;  /* 0 = the town */
     int bottom; /* nonzero: no down stairs (the last level) */
     const mapgen_vault_t *vaults;
-    int nvaults;                      /* vaults NULL: built-in defaults */
+    int nvaults; /* vaults NULL: built-in defaults */
     const mapgen_region_type_t *rtypes;
-    int nrtypes;                      /* rtypes NULL: built-in defaults */
-    const int *room_weights;          /* [SHAPE_COUNT], rooms only; NULL: built-in */
+    int nrtypes;             /* rtypes NULL: built-in defaults */
+    const int *room_weights; /* [SHAPE_COUNT], rooms only; NULL: built-in */
 } mapgen_params_t;
 
 typedef struct {
-    uint8_t shape;    /* mapgen_shape_t */
-    uint8_t lit;      /* 1: seen from afar (fov lit array) */
-    int16_t type;     /* index into the region types used, -1 none */
-    int16_t vault;    /* index into the vaults used, -1 not a vault */
+    uint8_t shape;      /* mapgen_shape_t */
+    uint8_t lit;        /* 1: seen from afar (fov lit array) */
+    int16_t type;       /* index into the region types used, -1 none */
+    int16_t vault;      /* index into the vaults used, -1 not a vault */
     int16_t x, y, w, h; /* bounding box */
-    uint8_t orient;   /* vaults: 0-7, see mapgen_vault_render */
+    uint8_t orient;     /* vaults: 0-7, see mapgen_vault_render */
 } mapgen_region_t;
 
 typedef struct {
     int16_t x, y;
-    char glyph;       /* the vault glyph that marked it */
-    uint8_t region;   /* region index */
+    char glyph;     /* the vault glyph that marked it */
+    uint8_t region; /* region index */
 } mapgen_spot_t;
 
 typedef struct {
     int w, h, depth;
-    uint8_t *terrain;  /* w*h, mapgen_terrain_t */
-    uint8_t *region;   /* w*h, 0 = none, else index + 1 into regions */
+    uint8_t *terrain; /* w*h, mapgen_terrain_t */
+    uint8_t *region;  /* w*h, 0 = none, else index + 1 into regions */
     /* at most MAPGEN_MAX_REGIONS: on big maps the rest of the grid is
      * corridor junctions */
     mapgen_region_t regions[MAPGEN_MAX_REGIONS];

@@ -25,12 +25,14 @@ void world_msg(game_t *g, const char *fmt, ...)
     m->turn = turn;
     m->repeat = 1;
     g->nmsg++;
-    if (g->nmsg - g->msg_seen > MSG_LOG) g->msg_seen = g->nmsg - MSG_LOG; /* older ones are gone */
+    if (g->nmsg - g->msg_seen > MSG_LOG)
+        g->msg_seen = g->nmsg - MSG_LOG; /* older ones are gone */
 }
 
 int msg_format(const msg_t *m, char *out, size_t n)
 {
-    return m->repeat > 1 ? snprintf(out, n, "%s (x%u)", m->text, m->repeat) : snprintf(out, n, "%s", m->text);
+    return m->repeat > 1 ? snprintf(out, n, "%s (x%u)", m->text, m->repeat)
+                         : snprintf(out, n, "%s", m->text);
 }
 
 uint32_t msg_fit(const game_t *g, uint32_t from, bool *all)
@@ -41,10 +43,12 @@ uint32_t msg_fit(const game_t *g, uint32_t from, bool *all)
     for (; i < g->nmsg; i++) {
         char one[MSG_LEN + 16];
         int n = msg_format(&g->log[i % MSG_LOG], one, sizeof one) + (len ? 1 : 0);
-        if (len + n + more <= MSG_WIDTH) fit++;
+        if (len + n + more <= MSG_WIDTH)
+            fit++;
         len += n;
     }
-    if (len > MSG_WIDTH) *all = false;
+    if (len > MSG_WIDTH)
+        *all = false;
     return fit ? fit : (i > from ? 1 : 0);
 }
 
@@ -61,14 +65,17 @@ bool msg_key(game_t *g)
     bool all;
     g->msg_seen += msg_fit(g, g->msg_seen, &all);
     msg_fit(g, g->msg_seen, &all);
-    if (all) g->prompt = PROMPT_NONE;
+    if (all)
+        g->prompt = PROMPT_NONE;
     return true;
 }
 
 void msg_after_input(game_t *g)
 {
     bool all;
-    if (g->prompt != PROMPT_NONE) return;
+    if (g->prompt != PROMPT_NONE)
+        return;
     msg_fit(g, g->msg_seen, &all);
-    if (!all) g->prompt = PROMPT_MORE;
+    if (!all)
+        g->prompt = PROMPT_MORE;
 }

@@ -19,16 +19,22 @@ void reg_free(reg_t *r)
 
 static int reg_grow(reg_t *r, uint32_t want)
 {
-    if (want <= r->cap) return 0;
-    if (want > OBJ_MAX_SLOTS) return -1;
+    if (want <= r->cap)
+        return 0;
+    if (want > OBJ_MAX_SLOTS)
+        return -1;
     uint32_t cap = r->cap ? r->cap : 16;
-    while (cap < want) cap *= 2;
-    if (cap > OBJ_MAX_SLOTS) cap = OBJ_MAX_SLOTS;
+    while (cap < want)
+        cap *= 2;
+    if (cap > OBJ_MAX_SLOTS)
+        cap = OBJ_MAX_SLOTS;
     obj_t *s = grealloc(r->al, r->slot, cap * sizeof *s);
-    if (!s) return -1;
+    if (!s)
+        return -1;
     r->slot = s;
     uint16_t *g = grealloc(r->al, r->gen, cap * sizeof *g);
-    if (!g) return -1;
+    if (!g)
+        return -1;
     r->gen = g;
     for (uint32_t i = r->cap; i < cap; i++) {
         memset(&r->slot[i], 0, sizeof r->slot[i]);
@@ -38,33 +44,43 @@ static int reg_grow(reg_t *r, uint32_t want)
     return 0;
 }
 
-static handle_t reg_make(const reg_t *r, uint32_t i) { return ((uint32_t)r->gen[i] << OBJ_INDEX_BITS) | i; }
+static handle_t reg_make(const reg_t *r, uint32_t i)
+{
+    return ((uint32_t)r->gen[i] << OBJ_INDEX_BITS) | i;
+}
 
 handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out)
 {
     uint32_t i = 0;
-    while (i < r->n && r->slot[i].type != OBJ_FREE) i++;
-    if (i == r->n && reg_grow(r, r->n + 1) < 0) return HANDLE_NONE;
-    if (i == r->n) r->n++;
+    while (i < r->n && r->slot[i].type != OBJ_FREE)
+        i++;
+    if (i == r->n && reg_grow(r, r->n + 1) < 0)
+        return HANDLE_NONE;
+    if (i == r->n)
+        r->n++;
     memset(&r->slot[i], 0, sizeof r->slot[i]);
     r->slot[i].type = (uint8_t)type;
     r->live++;
-    if (out) *out = &r->slot[i];
+    if (out)
+        *out = &r->slot[i];
     return reg_make(r, i);
 }
 
 obj_t *reg_get(const reg_t *r, handle_t h)
 {
     uint32_t i = h & OBJ_INDEX_MASK;
-    if (h == HANDLE_NONE || i >= r->n) return NULL;
-    if (r->slot[i].type == OBJ_FREE || r->gen[i] != (h >> OBJ_INDEX_BITS)) return NULL;
+    if (h == HANDLE_NONE || i >= r->n)
+        return NULL;
+    if (r->slot[i].type == OBJ_FREE || r->gen[i] != (h >> OBJ_INDEX_BITS))
+        return NULL;
     return &r->slot[i];
 }
 
 void reg_del(reg_t *r, handle_t h)
 {
     obj_t *o = reg_get(r, h);
-    if (!o) return;
+    if (!o)
+        return;
     uint32_t i = h & OBJ_INDEX_MASK;
     memset(o, 0, sizeof *o);
     /* a new generation makes every old handle to this slot stale */
@@ -74,7 +90,8 @@ void reg_del(reg_t *r, handle_t h)
 
 handle_t reg_handle_at(const reg_t *r, uint32_t i)
 {
-    if (i >= r->n || r->slot[i].type == OBJ_FREE) return HANDLE_NONE;
+    if (i >= r->n || r->slot[i].type == OBJ_FREE)
+        return HANDLE_NONE;
     return reg_make(r, i);
 }
 
@@ -82,7 +99,8 @@ handle_t reg_next(const reg_t *r, handle_t after)
 {
     uint32_t i = after == HANDLE_NONE ? 0 : (after & OBJ_INDEX_MASK) + 1;
     for (; i < r->n; i++)
-        if (r->slot[i].type != OBJ_FREE) return reg_make(r, i);
+        if (r->slot[i].type != OBJ_FREE)
+            return reg_make(r, i);
     return HANDLE_NONE;
 }
 
@@ -128,14 +146,16 @@ void reg_save(const reg_t *r, ser_t *s)
     for (uint32_t i = 0; i < r->n; i++) {
         ser_u16(s, r->gen[i]);
         ser_u8(s, r->slot[i].type);
-        if (r->slot[i].type != OBJ_FREE) obj_save(&r->slot[i], s);
+        if (r->slot[i].type != OBJ_FREE)
+            obj_save(&r->slot[i], s);
     }
 }
 
 int reg_load(reg_t *r, rd_t *in)
 {
     uint32_t n = rd_u32(in);
-    if (in->bad) return -1;
+    if (in->bad)
+        return -1;
     /* every slot takes at least 3 bytes: reject counts the blob cannot hold */
     if (n > OBJ_MAX_SLOTS || n > (in->len - in->pos) / 3) {
         rd_fail(in, "bad object count");

@@ -18,11 +18,11 @@
 #include "ser.h"
 
 typedef uint32_t handle_t;
-#define HANDLE_NONE 0u
+#define HANDLE_NONE    0u
 #define OBJ_INDEX_BITS 20
 #define OBJ_INDEX_MASK ((1u << OBJ_INDEX_BITS) - 1u)
-#define OBJ_GEN_MAX 0xFFFu /* 12 bits of generation */
-#define OBJ_MAX_SLOTS 65536u /* a sane bound for loads; far above any level */
+#define OBJ_GEN_MAX    0xFFFu /* 12 bits of generation */
+#define OBJ_MAX_SLOTS  65536u /* a sane bound for loads; far above any level */
 
 typedef enum { OBJ_FREE = 0, OBJ_CREATURE, OBJ_ITEM, OBJ_EFFECT, OBJ_TYPES } obj_type_t;
 
@@ -65,7 +65,7 @@ void reg_free(reg_t *r);
  * Returns its handle, or HANDLE_NONE on OOM / full registry. */
 handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out);
 obj_t *reg_get(const reg_t *r, handle_t h); /* NULL: stale, forged or NONE */
-void reg_del(reg_t *r, handle_t h);        /* stale handles are ignored */
+void reg_del(reg_t *r, handle_t h);         /* stale handles are ignored */
 /* The first live handle after `after` in slot order (HANDLE_NONE starts);
  * HANDLE_NONE at the end. Deleting the current object while iterating is safe. */
 handle_t reg_next(const reg_t *r, handle_t after);

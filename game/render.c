@@ -6,7 +6,10 @@
 #include "itemui.h"
 #include "world.h"
 
-static style_t fg_style(uint16_t fg, uint8_t attr) { return (style_t){fg, SCREEN_DEFAULT_COLOR, attr}; }
+static style_t fg_style(uint16_t fg, uint8_t attr)
+{
+    return (style_t){fg, SCREEN_DEFAULT_COLOR, attr};
+}
 
 /* The message line: what came since the last key; behind --More-- only
  * the part that fits the logical line (msg.c decides, not the terminal). */
@@ -16,29 +19,35 @@ static void render_msgs(game_t *g, screen_t *s)
     size_t len = 0;
     bool all;
     uint32_t n = g->nmsg - g->msg_seen;
-    if (g->prompt == PROMPT_MORE) n = msg_fit(g, g->msg_seen, &all);
+    if (g->prompt == PROMPT_MORE)
+        n = msg_fit(g, g->msg_seen, &all);
     for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
         char one[MSG_LEN + 16];
         msg_format(&g->log[i % MSG_LOG], one, sizeof one);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
-        if (len >= sizeof line) break;
+        if (len >= sizeof line)
+            break;
     }
     int x = screen_text(s, 0, 0, STYLE_DEFAULT, line);
-    if (g->prompt == PROMPT_MORE) screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
+    if (g->prompt == PROMPT_MORE)
+        screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
 }
 
 /* Ctrl-P: the newest messages that fit, oldest at the top. */
 static void render_history(game_t *g, screen_t *s)
 {
-    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, "Message history (any key returns)");
+    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
+                "Message history (any key returns)");
     int rows = s->h - 2;
     uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
-    uint32_t shown = kept < (uint32_t)(rows > 0 ? rows : 0) ? kept : (uint32_t)(rows > 0 ? rows : 0);
+    uint32_t shown =
+        kept < (uint32_t)(rows > 0 ? rows : 0) ? kept : (uint32_t)(rows > 0 ? rows : 0);
     for (uint32_t i = 0; i < shown; i++) {
         const msg_t *m = &g->log[(g->nmsg - shown + i) % MSG_LOG];
         char one[MSG_LEN + 16];
         msg_format(m, one, sizeof one);
-        screen_textf(s, 0, 2 + (int)i, STYLE_DEFAULT, "%5llu  %s", (unsigned long long)m->turn, one);
+        screen_textf(s, 0, 2 + (int)i, STYLE_DEFAULT, "%5llu  %s", (unsigned long long)m->turn,
+                     one);
     }
 }
 
@@ -51,7 +60,8 @@ static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
     unsigned mask = 0;
     for (int d = 0; d < 8; d++) {
         int nx = x + dx[d], ny = y + dy[d];
-        if (!level_in(lv, nx, ny)) continue;
+        if (!level_in(lv, nx, ny))
+            continue;
         size_t i = (size_t)ny * (size_t)lv->w + (size_t)nx;
         uint8_t t = lv->terrain[i];
         if (lv->seen[i] && t < g->c->n_terrain && (g->c->terrain[t].flags & (TF_LINE | TF_EDGE)))
@@ -63,43 +73,53 @@ static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
 /* First map column/row shown: centred when the map fits, else follows p. */
 static int view_origin(int map, int view, int p)
 {
-    if (map <= view) return -(view - map) / 2;
+    if (map <= view)
+        return -(view - map) / 2;
     int o = p - view / 2;
-    if (o < 0) o = 0;
-    if (o > map - view) o = map - view;
+    if (o < 0)
+        o = 0;
+    if (o > map - view)
+        o = map - view;
     return o;
 }
 
 static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p, int tw)
 {
     int top = 1, vh = s->h - 3, vw = s->w / tw;
-    if (vh < 1) return;
+    if (vh < 1)
+        return;
     int ox = view_origin(lv->w, vw, p->x), oy = view_origin(lv->h, vh, p->y);
     /* only the part of each row that lies on the level (once per row) */
     int sx0 = ox < 0 ? -ox : 0, sx1 = lv->w - ox < vw ? lv->w - ox : vw;
     for (int sy = 0; sy < vh; sy++) {
         int y = oy + sy;
-        if (y < 0 || y >= lv->h) continue;
+        if (y < 0 || y >= lv->h)
+            continue;
         size_t row = (size_t)y * (size_t)lv->w;
         for (int sx = sx0; sx < sx1; sx++) {
             size_t i = row + (size_t)(ox + sx);
-            if (!lv->seen[i]) continue;
+            if (!lv->seen[i])
+                continue;
             uint8_t t = lv->terrain[i];
             const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
             bool vis = lv->vis && lv->vis[i];
-            uint32_t ch = k->flags & TF_LINE ? glyph_join(join_mask(g, lv, ox + sx, y), k->glyph) : k->glyph;
+            uint32_t ch =
+                k->flags & TF_LINE ? glyph_join(join_mask(g, lv, ox + sx, y), k->glyph) : k->glyph;
             screen_put(s, sx * tw, top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
         }
     }
     itemui_render_floor(g, s, ox, oy, vw, vh, top, tw);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y)) continue;
-        if (!level_visible(lv, o->x, o->y)) continue;
+        if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y))
+            continue;
+        if (!level_visible(lv, o->x, o->y))
+            continue;
         const creature_kind_t *k = &g->c->creatures[o->kind];
         int sx = o->x - ox, sy = o->y - oy;
         if (sx >= 0 && sx < vw && sy >= 0 && sy < vh)
-            screen_put(s, sx * tw, top + sy, k->glyph, fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
+            screen_put(s, sx * tw, top + sy, k->glyph,
+                       fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
     }
     bool cursor = g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK;
     int px = (cursor ? g->cur_x : p->x) - ox, py = (cursor ? g->cur_y : p->y) - oy;
@@ -112,7 +132,9 @@ static void render_help_line(game_t *g, screen_t *s)
 {
     if (g->state != GAME_RUNNING) {
         screen_text(s, 0, s->h - 1, fg_style(8, 0),
-                    g->state == GAME_DEAD ? "You are dead." : g->state == GAME_WON ? "You won!" : "You quit.");
+                    g->state == GAME_DEAD  ? "You are dead."
+                    : g->state == GAME_WON ? "You won!"
+                                           : "You quit.");
         return;
     }
     size_t n;
@@ -122,7 +144,8 @@ static void render_help_line(game_t *g, screen_t *s)
         const cmd_t *c = &t[(g->keys + i) % n];
         char one[96];
         int len = snprintf(one, sizeof one, "%s%s %s", x ? "  " : "", c->label, c->what);
-        if (x + len > s->w) break;
+        if (x + len > s->w)
+            break;
         x = screen_text(s, x, s->h - 1, fg_style(8, 0), one);
     }
 }
@@ -137,18 +160,22 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
             n += (size_t)snprintf(eff + n, sizeof eff - n, " %s", g->c->effects[e->kind].tag);
     }
     style_t st = p->hp * 3 <= p->hp_max ? fg_style(9, ATTR_BOLD) : STYLE_DEFAULT;
-    int x = screen_textf(s, 0, s->h - 2, STYLE_DEFAULT, "%s the %s %s  XL %d  ", g->name, pc_race_name(g),
-                         pc_class_name(g), g->pc.xl);
+    int x = screen_textf(s, 0, s->h - 2, STYLE_DEFAULT, "%s the %s %s  XL %d  ", g->name,
+                         pc_race_name(g), pc_class_name(g), g->pc.xl);
     x = screen_textf(s, x, s->h - 2, st, "HP %d/%d", p->hp, p->hp_max);
-    if (g->pc.mana_max) x = screen_textf(s, x, s->h - 2, fg_style(12, 0), "  MP %d/%d", g->pc.mana, g->pc.mana_max);
+    if (g->pc.mana_max)
+        x = screen_textf(s, x, s->h - 2, fg_style(12, 0), "  MP %d/%d", g->pc.mana, g->pc.mana_max);
     x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
                      (unsigned long long)(g->sched.now / SCHED_MOVE));
     const region_kind_t *rk = level_region_kind(g, world_level(g), p->x, p->y);
-    if (rk) x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);
+    if (rk)
+        x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);
     x = screen_text(s, x, s->h - 2, fg_style(10, ATTR_BOLD), eff);
     const char *hunger = itemui_status_word(g);
-    if (hunger[0]) x = screen_textf(s, x, s->h - 2, fg_style(11, ATTR_BOLD), " %s", hunger);
-    if (view && view->watchers > 0) screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
+    if (hunger[0])
+        x = screen_textf(s, x, s->h - 2, fg_style(11, ATTR_BOLD), " %s", hunger);
+    if (view && view->watchers > 0)
+        screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
     render_help_line(g, s);
 }
 
@@ -170,11 +197,16 @@ void world_render(game_t *g, screen_t *s, const game_view_t *view)
         return;
     }
     render_msgs(g, s);
-    if (!lv || !p) return;
+    if (!lv || !p)
+        return;
     render_map(g, s, lv, p, view && view->two_cell ? 2 : 1);
     render_status(g, s, p, view);
-    if (g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK) travel_render(g, s);
+    if (g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK)
+        travel_render(g, s);
     itemui_render(g, s);
 }
 
-void game_render(game_t *g, screen_t *s, const game_view_t *view) { world_render(g, s, view); }
+void game_render(game_t *g, screen_t *s, const game_view_t *view)
+{
+    world_render(g, s, view);
+}

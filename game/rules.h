@@ -16,7 +16,7 @@ enum {
 #define RULES_H_ENUM_(n) H_##n,
     RULES_HANDLER_LIST(RULES_H_ENUM_)
 #undef RULES_H_ENUM_
-    H_COUNT
+        H_COUNT
 };
 
 #define RULES_HOOK_LIST(X) \
@@ -33,24 +33,24 @@ enum {
 #define RULES_HK_ENUM_(n) HK_##n,
     RULES_HOOK_LIST(RULES_HK_ENUM_)
 #undef RULES_HK_ENUM_
-    HK_COUNT
+        HK_COUNT
 };
 
 /* Spells: (id, name, mana, damage type, damage dice; "" heals). Bits
  * 1 << SPELL_* name them in class kinds; content names them lower case. */
-#define SPELL_LIST(X)                                      \
-    X(MAGIC_MISSILE, "magic missile", 2, DT_MAGIC, "2d4")  \
-    X(FIRE_BOLT, "fire bolt", 4, DT_FIRE, "3d6")           \
-    X(FROST_BOLT, "frost bolt", 4, DT_COLD, "3d6")         \
+#define SPELL_LIST(X)                                           \
+    X(MAGIC_MISSILE, "magic missile", 2, DT_MAGIC, "2d4")       \
+    X(FIRE_BOLT, "fire bolt", 4, DT_FIRE, "3d6")                \
+    X(FROST_BOLT, "frost bolt", 4, DT_COLD, "3d6")              \
     X(LIGHTNING_BOLT, "lightning bolt", 6, DT_LIGHTNING, "5d6") \
-    X(CURE_WOUNDS, "cure wounds", 3, DT_NONE, "2d8")       \
+    X(CURE_WOUNDS, "cure wounds", 3, DT_NONE, "2d8")            \
     X(SMITE, "smite", 3, DT_MAGIC, "2d8")
 
 enum {
 #define SPELL_ENUM_(id, name, mana, dt, dice) SPELL_##id,
     SPELL_LIST(SPELL_ENUM_)
 #undef SPELL_ENUM_
-    SPELL_COUNT
+        SPELL_COUNT
 };
 
 typedef struct {

@@ -25,7 +25,8 @@ static void sift_up(event_t *h, uint32_t i)
     event_t e = h[i];
     while (i > 0) {
         uint32_t p = (i - 1) / 2;
-        if (!ev_before(&e, &h[p])) break;
+        if (!ev_before(&e, &h[p]))
+            break;
         h[i] = h[p];
         i = p;
     }
@@ -37,9 +38,12 @@ static void sift_down(event_t *h, uint32_t n, uint32_t i)
     event_t e = h[i];
     for (;;) {
         uint32_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && ev_before(&h[c + 1], &h[c])) c++;
-        if (!ev_before(&h[c], &e)) break;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ev_before(&h[c + 1], &h[c]))
+            c++;
+        if (!ev_before(&h[c], &e))
+            break;
         h[i] = h[c];
         i = c;
     }
@@ -48,12 +52,16 @@ static void sift_down(event_t *h, uint32_t n, uint32_t i)
 
 static int sched_reserve(sched_t *s, uint32_t want)
 {
-    if (want <= s->cap) return 0;
-    if (want > SCHED_MAX_EVENTS) return -1;
+    if (want <= s->cap)
+        return 0;
+    if (want > SCHED_MAX_EVENTS)
+        return -1;
     uint32_t cap = s->cap ? s->cap * 2 : 16;
-    while (cap < want) cap *= 2;
+    while (cap < want)
+        cap *= 2;
     event_t *h = grealloc(s->al, s->heap, cap * sizeof *h);
-    if (!h) return -1;
+    if (!h)
+        return -1;
     s->heap = h;
     s->cap = cap;
     return 0;
@@ -61,7 +69,8 @@ static int sched_reserve(sched_t *s, uint32_t want)
 
 static int sched_insert(sched_t *s, const event_t *e)
 {
-    if (sched_reserve(s, s->n + 1) < 0) return -1;
+    if (sched_reserve(s, s->n + 1) < 0)
+        return -1;
     s->heap[s->n] = *e;
     sift_up(s->heap, s->n);
     s->n++;
@@ -71,14 +80,16 @@ static int sched_insert(sched_t *s, const event_t *e)
 int sched_push(sched_t *s, uint64_t at, uint16_t fn, handle_t target, int32_t a0, int32_t a1)
 {
     event_t e = {at < s->now ? s->now : at, s->next_seq, fn, target, {a0, a1}};
-    if (sched_insert(s, &e) < 0) return -1;
+    if (sched_insert(s, &e) < 0)
+        return -1;
     s->next_seq++;
     return 0;
 }
 
 bool sched_pop(sched_t *s, event_t *out)
 {
-    if (s->n == 0) return false;
+    if (s->n == 0)
+        return false;
     *out = s->heap[0];
     s->n--;
     if (s->n) {
@@ -89,25 +100,31 @@ bool sched_pop(sched_t *s, event_t *out)
     return true;
 }
 
-const event_t *sched_peek(const sched_t *s) { return s->n ? &s->heap[0] : NULL; }
+const event_t *sched_peek(const sched_t *s)
+{
+    return s->n ? &s->heap[0] : NULL;
+}
 
 int sched_cancel(sched_t *s, handle_t h)
 {
     uint32_t kept = 0;
     for (uint32_t i = 0; i < s->n; i++)
-        if (s->heap[i].target != h) s->heap[kept++] = s->heap[i];
+        if (s->heap[i].target != h)
+            s->heap[kept++] = s->heap[i];
     int removed = (int)(s->n - kept);
     s->n = kept;
     /* rebuild only when something left: order of (tick, seq) is total, so the
      * pop sequence does not depend on the layout */
     if (removed)
-        for (uint32_t i = kept / 2; i-- > 0;) sift_down(s->heap, s->n, i);
+        for (uint32_t i = kept / 2; i-- > 0;)
+            sift_down(s->heap, s->n, i);
     return removed;
 }
 
 uint32_t sched_cost(uint32_t base, int speed)
 {
-    if (speed < 1) speed = 1;
+    if (speed < 1)
+        speed = 1;
     uint32_t c = (uint32_t)(((uint64_t)base * 100u + (uint64_t)speed / 2) / (uint64_t)speed);
     return c ? c : 1;
 }
@@ -133,7 +150,8 @@ int sched_load(sched_t *s, rd_t *in, uint16_t nfn)
     s->now = rd_u64(in);
     s->next_seq = rd_u64(in);
     uint32_t n = rd_u32(in);
-    if (in->bad) return -1;
+    if (in->bad)
+        return -1;
     if (n > SCHED_MAX_EVENTS || n > (in->len - in->pos) / 30) {
         rd_fail(in, "bad event count");
         return -1;
@@ -150,7 +168,8 @@ int sched_load(sched_t *s, rd_t *in, uint16_t nfn)
         e.target = rd_u32(in);
         e.arg[0] = rd_i32(in);
         e.arg[1] = rd_i32(in);
-        if (in->bad) return -1;
+        if (in->bad)
+            return -1;
         if (e.fn >= nfn || e.tick < s->now || e.seq >= s->next_seq) {
             rd_fail(in, "bad event");
             return -1;

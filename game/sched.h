@@ -17,8 +17,8 @@
 #include "obj.h"
 #include "ser.h"
 
-#define SCHED_MOVE 100
-#define SCHED_DIAG 141
+#define SCHED_MOVE       100
+#define SCHED_DIAG       141
 #define SCHED_MAX_EVENTS 65536u
 
 typedef struct {
@@ -32,9 +32,9 @@ typedef struct {
 typedef struct {
     event_t *heap;
     uint32_t n, cap;
-    uint64_t now;      /* tick of the last event popped */
+    uint64_t now; /* tick of the last event popped */
     uint64_t next_seq;
-    galloc_t *al;      /* borrowed */
+    galloc_t *al; /* borrowed */
 } sched_t;
 
 void sched_init(sched_t *s, galloc_t *al);

@@ -38,14 +38,16 @@ static const char *const EFFECT_FLAG_NAMES[EFK_BITS] = {EFFECT_FLAG_LIST(SCRIPT_
 static int name_find(const char *const *names, int n, const char *name)
 {
     for (int i = 1; i < n; i++)
-        if (names[i][0] && strcasecmp(names[i], name) == 0) return i;
+        if (names[i][0] && strcasecmp(names[i], name) == 0)
+            return i;
     return names[0][0] && strcasecmp(names[0], name) == 0 ? 0 : -1;
 }
 
 static void lower_copy(char *out, size_t n, const char *s)
 {
     size_t i = 0;
-    for (; s[i] && i + 1 < n; i++) out[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+    for (; s[i] && i + 1 < n; i++)
+        out[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
     out[i] = 0;
 }
 
@@ -70,7 +72,8 @@ static void *mem_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     void *p = realloc(ptr, nsize);
-    if (p) m->used = m->used - old + nsize;
+    if (p)
+        m->used = m->used - old + nsize;
     return p;
 }
 
@@ -100,9 +103,9 @@ static int sandbox_refuse(lua_State *L)
 /* Replaces the table on top by an empty proxy that reads it and refuses writes. */
 static void sandbox_proxy(lua_State *L)
 {
-    lua_newtable(L);               /* t proxy */
-    lua_createtable(L, 0, 3);      /* t proxy mt */
-    lua_rotate(L, -3, -1);         /* proxy mt t */
+    lua_newtable(L);          /* t proxy */
+    lua_createtable(L, 0, 3); /* t proxy mt */
+    lua_rotate(L, -3, -1);    /* proxy mt t */
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, sandbox_refuse);
     lua_setfield(L, -2, "__newindex");
@@ -111,9 +114,10 @@ static void sandbox_proxy(lua_State *L)
     lua_setmetatable(L, -2);
 }
 
-static const char *const SAFE_GLOBALS[] = {"assert", "error", "ipairs", "next", "pairs", "select",
-                                           "tonumber", "tostring", "type", "getmetatable",
-                                           "setmetatable", "rawequal", "rawlen", "rawget", NULL};
+static const char *const SAFE_GLOBALS[] = {
+    "assert",       "error",    "ipairs",   "next",   "pairs",
+    "select",       "tonumber", "tostring", "type",   "getmetatable",
+    "setmetatable", "rawequal", "rawlen",   "rawget", NULL};
 static const char *const SAFE_LIBS[] = {"math", "string", "table", "utf8", NULL};
 static const char *const UNSAFE_FIELDS[][2] = {
     {"string", "dump"}, {"math", "random"}, {"math", "randomseed"}, {NULL, NULL}};
@@ -191,7 +195,7 @@ typedef struct {
     mapgen_region_type_t *rtypes; /* built by load_check, names point into regions */
     mapgen_region_type_t *rdecl;  /* as declared (names unset until load_check) */
     vault_decl_t *vdecl;
-    mapgen_vault_t *vaults;       /* built by load_check */
+    mapgen_vault_t *vaults; /* built by load_check */
     uint16_t n_vdecl;
     uint16_t cap[8];
     int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + type]: fn ref */
@@ -209,8 +213,10 @@ static script_content_t *sc_of(const content_t *c)
 void script_content_free(content_t *c)
 {
     script_content_t *s = sc_of(c);
-    if (!s) return;
-    for (int i = 0; i < s->n_fns; i++) free(s->fns[i].code);
+    if (!s)
+        return;
+    for (int i = 0; i < s->n_fns; i++)
+        free(s->fns[i].code);
     free(s->fns);
     free(s->terrain);
     free(s->creatures);
@@ -221,18 +227,22 @@ void script_content_free(content_t *c)
     free(s->classes);
     free(s->rtypes);
     free(s->rdecl);
-    for (int i = 0; i < s->n_vdecl; i++) free(s->vdecl[i].rows), free(s->vdecl[i].legend);
+    for (int i = 0; i < s->n_vdecl; i++)
+        free(s->vdecl[i].rows), free(s->vdecl[i].legend);
     free(s->vdecl);
     free(s->vaults);
-    for (int i = 0; i < SCRIPT_KIND_CLASSES; i++) free(s->on[i]);
+    for (int i = 0; i < SCRIPT_KIND_CLASSES; i++)
+        free(s->on[i]);
     free(s);
 }
 
-int script_kind_handler(const content_t *c, script_kind_class_t cls, uint16_t kind, uint16_t ev_type)
+int script_kind_handler(const content_t *c, script_kind_class_t cls, uint16_t kind,
+                        uint16_t ev_type)
 {
     const script_content_t *s = sc_of(c);
     uint16_t n = cls == SCRIPT_KIND_CREATURE ? c->n_creatures : c->n_items;
-    if (!s || cls >= SCRIPT_KIND_CLASSES || kind >= n || ev_type >= EV_TYPES || !s->on[cls]) return 0;
+    if (!s || cls >= SCRIPT_KIND_CLASSES || kind >= n || ev_type >= EV_TYPES || !s->on[cls])
+        return 0;
     return s->on[cls][kind * EV_TYPES + ev_type];
 }
 
@@ -245,21 +255,25 @@ const char *script_handler_where(const content_t *c, int ref)
 /* Grows a kind array (and its `on` table) by one; returns the new index or -1. */
 static int sc_grow(void **arr, size_t elem, uint16_t *n, uint16_t *cap, int32_t **on)
 {
-    if (*n == UINT16_MAX) return -1;
+    if (*n == UINT16_MAX)
+        return -1;
     if (*n == *cap) {
         uint16_t nc = *cap ? (uint16_t)(*cap < 32768 ? *cap * 2 : UINT16_MAX) : 8;
         void *p = realloc(*arr, nc * elem);
-        if (!p) return -1;
+        if (!p)
+            return -1;
         *arr = p;
         if (on) {
             int32_t *q = realloc(*on, (size_t)nc * EV_TYPES * sizeof **on);
-            if (!q) return -1;
+            if (!q)
+                return -1;
             *on = q;
         }
         *cap = nc;
     }
     memset((char *)*arr + *n * elem, 0, elem);
-    if (on) memset(*on + (size_t)*n * EV_TYPES, 0, EV_TYPES * sizeof **on);
+    if (on)
+        memset(*on + (size_t)*n * EV_TYPES, 0, EV_TYPES * sizeof **on);
     return (*n)++;
 }
 
@@ -287,7 +301,8 @@ static int fld_int(lua_State *L, const decl_t *d, const char *f, int def, int lo
     int isint = 0;
     lua_Integer v = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 1);
-    if (t == LUA_TNIL) return def;
+    if (t == LUA_TNIL)
+        return def;
     if (!isint || v < lo || v > hi)
         return luaL_error(L, "%s: field '%s' must be an integer from %d to %d", d->what, f, lo, hi);
     return (int)v;
@@ -299,7 +314,8 @@ static int fld_str(lua_State *L, const decl_t *d, const char *f, char *out, size
     int t = lua_getfield(L, 1, f);
     if (t == LUA_TNIL) {
         lua_pop(L, 1);
-        if (required) luaL_error(L, "%s: field '%s' is required", d->what, f);
+        if (required)
+            luaL_error(L, "%s: field '%s' is required", d->what, f);
         return 0;
     }
     size_t len = 0;
@@ -313,12 +329,15 @@ static int fld_str(lua_State *L, const decl_t *d, const char *f, char *out, size
 
 static uint32_t utf8_first(const unsigned char *p, size_t len)
 {
-    if (len == 1 && p[0] < 0x80) return p[0];
+    if (len == 1 && p[0] < 0x80)
+        return p[0];
     int n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc0 ? 2 : 0;
-    if (n == 0 || (size_t)n != len) return 0;
+    if (n == 0 || (size_t)n != len)
+        return 0;
     uint32_t c = p[0] & (0x7f >> n);
     for (int i = 1; i < n; i++) {
-        if ((p[i] & 0xc0) != 0x80) return 0;
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
         c = c << 6 | (p[i] & 0x3f);
     }
     return c;
@@ -331,14 +350,18 @@ static uint32_t fld_glyph(lua_State *L, const decl_t *d, uint32_t def)
     const char *v = t == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
     uint32_t g = v ? utf8_first((const unsigned char *)v, len) : 0;
     lua_pop(L, 1);
-    if (t == LUA_TNIL) return def;
-    if (!g) luaL_error(L, "%s: field 'glyph' must be one character", d->what);
+    if (t == LUA_TNIL)
+        return def;
+    if (!g)
+        luaL_error(L, "%s: field 'glyph' must be one character", d->what);
     if (g >= 0x80 && !glyph_fallback(g)) {
         char u[16]; /* lua_pushfstring has no %X */
         snprintf(u, sizeof u, "U+%04X", (unsigned)g);
-        luaL_error(L, "%s: glyph %s has no ASCII fallback (add it to protocol/glyph.c)", d->what, u);
+        luaL_error(L, "%s: glyph %s has no ASCII fallback (add it to protocol/glyph.c)", d->what,
+                   u);
     }
-    if (g < 0x20 || g == 0x7F) luaL_error(L, "%s: field 'glyph' must be printable", d->what);
+    if (g < 0x20 || g == 0x7F)
+        luaL_error(L, "%s: field 'glyph' must be printable", d->what);
     return g;
 }
 
@@ -358,20 +381,25 @@ static int fld_bool(lua_State *L, const decl_t *d, const char *f, int def)
     int t = lua_getfield(L, 1, f);
     int v = lua_toboolean(L, -1);
     lua_pop(L, 1);
-    if (t == LUA_TNIL) return def;
-    if (t != LUA_TBOOLEAN) luaL_error(L, "%s: field '%s' must be true or false", d->what, f);
+    if (t == LUA_TNIL)
+        return def;
+    if (t != LUA_TBOOLEAN)
+        luaL_error(L, "%s: field '%s' must be true or false", d->what, f);
     return v;
 }
 
 /* A name out of a fixed table ("poison_bite", "add"), or an error. */
-static int fld_enum(lua_State *L, const decl_t *d, const char *f, const char *const *names, int n, int def)
+static int fld_enum(lua_State *L, const decl_t *d, const char *f, const char *const *names, int n,
+                    int def)
 {
     int t = lua_getfield(L, 1, f);
     const char *v = t == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
     int i = v ? name_find(names, n, v) : -1;
     lua_pop(L, 1);
-    if (t == LUA_TNIL) return def;
-    if (i < 0) luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v ? v : "(not a string)");
+    if (t == LUA_TNIL)
+        return def;
+    if (i < 0)
+        luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v ? v : "(not a string)");
     return i;
 }
 
@@ -380,24 +408,29 @@ static int fld_enum(lua_State *L, const decl_t *d, const char *f, const char *co
 static int find_creature(const script_content_t *s, const char *name)
 {
     for (int i = 0; i < s->c.n_creatures; i++)
-        if (strcmp(s->creatures[i].name, name) == 0) return i;
+        if (strcmp(s->creatures[i].name, name) == 0)
+            return i;
     return -1;
 }
 
 static int find_effect(const script_content_t *s, const char *name)
 {
     for (int i = 0; i < s->c.n_effects; i++)
-        if (strcmp(s->effects[i].name, name) == 0) return i;
+        if (strcmp(s->effects[i].name, name) == 0)
+            return i;
     return -1;
 }
 
 /* A field naming an earlier kind; -1 when absent, an error when unknown. */
-static int fld_kind(lua_State *L, const decl_t *d, const char *f, int (*find)(const script_content_t *, const char *))
+static int fld_kind(lua_State *L, const decl_t *d, const char *f,
+                    int (*find)(const script_content_t *, const char *))
 {
     char name[40] = {0};
-    if (!fld_str(L, d, f, name, sizeof name, 0)) return -1;
+    if (!fld_str(L, d, f, name, sizeof name, 0))
+        return -1;
     int k = find(d->s, name);
-    if (k < 0) luaL_error(L, "%s: field '%s': unknown kind '%s'", d->what, f, name);
+    if (k < 0)
+        luaL_error(L, "%s: field '%s': unknown kind '%s'", d->what, f, name);
     return k;
 }
 
@@ -409,15 +442,18 @@ static void fld_handlers(lua_State *L, const decl_t *d, uint16_t out[KIND_HANDLE
         lua_pop(L, 1);
         return;
     }
-    if (t != LUA_TTABLE) luaL_error(L, "%s: field 'handlers' must be a list of names", d->what);
+    if (t != LUA_TTABLE)
+        luaL_error(L, "%s: field 'handlers' must be a list of names", d->what);
     lua_Integer n = luaL_len(L, -1);
-    if (n > KIND_HANDLERS) luaL_error(L, "%s: at most %d handlers", d->what, KIND_HANDLERS);
+    if (n > KIND_HANDLERS)
+        luaL_error(L, "%s: at most %d handlers", d->what, KIND_HANDLERS);
     memset(out, 0, KIND_HANDLERS * sizeof *out);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, -1, i);
         const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         int id = v ? name_find(HANDLER_NAMES, H_COUNT, v) : -1;
-        if (id <= 0) luaL_error(L, "%s: unknown handler '%s'", d->what, v ? v : "(not a string)");
+        if (id <= 0)
+            luaL_error(L, "%s: unknown handler '%s'", d->what, v ? v : "(not a string)");
         out[i - 1] = (uint16_t)id;
         lua_pop(L, 1);
     }
@@ -436,9 +472,11 @@ static int dump_write(lua_State *L, const void *data, size_t len, void *ud)
     dumpbuf_t *b = ud;
     if (b->n + len > b->cap) {
         size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->n + len) nc *= 2;
+        while (nc < b->n + len)
+            nc *= 2;
         char *q = realloc(b->p, nc);
-        if (!q) return b->failed = 1;
+        if (!q)
+            return b->failed = 1;
         b->p = q;
         b->cap = nc;
     }
@@ -455,13 +493,14 @@ static int fn_keep(lua_State *L, const decl_t *d, const char *ev)
     for (int i = 1; (up = lua_getupvalue(L, -1, i)) != NULL; i++) {
         lua_pop(L, 1);
         if (strcmp(up, "_ENV") != 0)
-            luaL_error(L, "%s: handler '%s' uses the module's local '%s' (handlers keep no state)", d->what,
-                       ev, up);
+            luaL_error(L, "%s: handler '%s' uses the module's local '%s' (handlers keep no state)",
+                       d->what, ev, up);
     }
     if (s->n_fns == s->cap_fns) {
         int nc = s->cap_fns ? s->cap_fns * 2 : 8;
         script_fn_t *p = realloc(s->fns, (size_t)nc * sizeof *p);
-        if (!p) luaL_error(L, "out of memory");
+        if (!p)
+            luaL_error(L, "out of memory");
         s->fns = p;
         s->cap_fns = nc;
     }
@@ -488,12 +527,14 @@ static void fld_on(lua_State *L, const decl_t *d, int32_t *on)
         lua_pop(L, 1);
         return;
     }
-    if (t != LUA_TTABLE) luaL_error(L, "%s: field 'on' must be a table of functions", d->what);
+    if (t != LUA_TTABLE)
+        luaL_error(L, "%s: field 'on' must be a table of functions", d->what);
     lua_pushnil(L);
     while (lua_next(L, -2)) {
         const char *ev = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
         int type = ev ? name_find(EVENT_NAMES, EV_TYPES, ev) : -1;
-        if (type <= 0) luaL_error(L, "%s: 'on': unknown event '%s'", d->what, ev ? ev : "(not a string)");
+        if (type <= 0)
+            luaL_error(L, "%s: 'on': unknown event '%s'", d->what, ev ? ev : "(not a string)");
         if (!lua_isfunction(L, -1) || lua_iscfunction(L, -1))
             luaL_error(L, "%s: 'on.%s' must be a Lua function", d->what, ev);
         on[type] = fn_keep(L, d, ev);
@@ -508,7 +549,8 @@ static int decl_terrain(lua_State *L)
     decl_t d = decl_begin(L, "terrain");
     script_content_t *s = d.s;
     int k = sc_grow((void **)&s->terrain, sizeof *s->terrain, &s->c.n_terrain, &s->cap[0], NULL);
-    if (k < 0) return luaL_error(L, "out of memory");
+    if (k < 0)
+        return luaL_error(L, "out of memory");
     terrain_kind_t *t = &s->terrain[k];
     fld_str(L, &d, "name", t->name, sizeof t->name, 1);
     t->glyph = fld_glyph(L, &d, ' ');
@@ -522,20 +564,24 @@ static int decl_terrain(lua_State *L)
 }
 
 /* flags = {"unique", ...}: a bit per name of names (n of them). */
-static uint32_t fld_bits(lua_State *L, const decl_t *d, const char *f, const char *const *names, int n,
-                         uint32_t def)
+static uint32_t fld_bits(lua_State *L, const decl_t *d, const char *f, const char *const *names,
+                         int n, uint32_t def)
 {
     int t = lua_getfield(L, 1, f);
-    if (t == LUA_TNIL) return lua_pop(L, 1), def;
-    if (t != LUA_TTABLE) luaL_error(L, "%s: field '%s' must be a list of names", d->what, f);
+    if (t == LUA_TNIL)
+        return lua_pop(L, 1), def;
+    if (t != LUA_TTABLE)
+        luaL_error(L, "%s: field '%s' must be a list of names", d->what, f);
     uint32_t mask = 0;
     for (lua_Integer i = 1; i <= luaL_len(L, -1); i++) {
         lua_geti(L, -1, i);
         const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
         int k = -1;
         for (int j = 0; j < n && k < 0; j++)
-            if (names[j][0] && strcasecmp(names[j], v) == 0) k = j;
-        if (k < 0) luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v);
+            if (names[j][0] && strcasecmp(names[j], v) == 0)
+                k = j;
+        if (k < 0)
+            luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v);
         mask |= 1u << k;
         lua_pop(L, 1);
     }
@@ -544,7 +590,8 @@ static uint32_t fld_bits(lua_State *L, const decl_t *d, const char *f, const cha
 }
 
 static const char *const CREATURE_FLAGS[] = CREATURE_FLAG_NAMES;
-static const char *const DRAIN_NAMES[AB_COUNT + 1] = {"none", "str", "dex", "con", "int", "wis", "cha"};
+static const char *const DRAIN_NAMES[AB_COUNT + 1] = {"none", "str", "dex", "con",
+                                                      "int",  "wis", "cha"};
 static const char *const SIZES[] = SIZE_NAMES;
 #define SCRIPT_SPELL_NAME_(id, name, mana, dt, dice) name,
 static const char *const SPELL_NAMES[SPELL_COUNT] = {SPELL_LIST(SCRIPT_SPELL_NAME_)};
@@ -565,7 +612,8 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     c->vuln = (uint16_t)fld_bits(L, d, "vuln", DAMAGE_NAMES, DT_COUNT, c->vuln);
     c->spells = (uint16_t)fld_bits(L, d, "spells", SPELL_NAMES, SPELL_COUNT, c->spells);
     c->drain = (uint8_t)fld_enum(L, d, "drain", DRAIN_NAMES, AB_COUNT + 1, c->drain);
-    if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like) snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
+    if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like)
+        snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
     fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
 }
 
@@ -576,10 +624,12 @@ static int decl_race(lua_State *L)
     decl_t d = decl_begin(L, "race");
     script_content_t *s = d.s;
     int k = sc_grow((void **)&s->races, sizeof *s->races, &s->c.n_races, &s->cap[5 + 1], NULL);
-    if (k < 0) return luaL_error(L, "out of memory");
+    if (k < 0)
+        return luaL_error(L, "out of memory");
     race_kind_t *r = &s->races[k];
     fld_str(L, &d, "name", r->name, sizeof r->name, 1);
-    for (int i = 0; i < AB_COUNT; i++) r->ab[i] = (int8_t)fld_int(L, &d, AB[i], 0, -6, 6);
+    for (int i = 0; i < AB_COUNT; i++)
+        r->ab[i] = (int8_t)fld_int(L, &d, AB[i], 0, -6, 6);
     r->to_hit = (int8_t)fld_int(L, &d, "to_hit", 0, -5, 5);
     r->defence = (int8_t)fld_int(L, &d, "defence", 0, -5, 5);
     r->resist = (uint16_t)fld_bits(L, &d, "resist", DAMAGE_NAMES, DT_COUNT, 0);
@@ -591,15 +641,18 @@ static int decl_race(lua_State *L)
 static void fld_kit(lua_State *L, const decl_t *d, class_kind_t *c)
 {
     int t = lua_getfield(L, 1, "kit");
-    if (t != LUA_TNIL && t != LUA_TTABLE) luaL_error(L, "%s: field 'kit' must be a list of item names", d->what);
+    if (t != LUA_TNIL && t != LUA_TTABLE)
+        luaL_error(L, "%s: field 'kit' must be a list of item names", d->what);
     lua_Integer n = t == LUA_TTABLE ? luaL_len(L, -1) : 0;
-    if (n > CLASS_KIT_MAX) luaL_error(L, "%s: at most %d kit items", d->what, CLASS_KIT_MAX);
+    if (n > CLASS_KIT_MAX)
+        luaL_error(L, "%s: at most %d kit items", d->what, CLASS_KIT_MAX);
     for (lua_Integer i = 1; i <= n; i++) {
         lua_geti(L, -1, i);
         size_t len = 0;
         const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
         if (!v || len == 0 || len >= sizeof c->kit[0])
-            luaL_error(L, "%s: kit item %d must be a name of 1 to %d bytes", d->what, (int)i, (int)sizeof c->kit[0] - 1);
+            luaL_error(L, "%s: kit item %d must be a name of 1 to %d bytes", d->what, (int)i,
+                       (int)sizeof c->kit[0] - 1);
         memcpy(c->kit[i - 1], v, len + 1);
         lua_pop(L, 1);
     }
@@ -613,8 +666,10 @@ static int decl_class(lua_State *L)
     static const char *const SAVES[] = {"fort", "ref", "will"};
     decl_t d = decl_begin(L, "class");
     script_content_t *s = d.s;
-    int k = sc_grow((void **)&s->classes, sizeof *s->classes, &s->c.n_classes, &s->cap[5 + 2], NULL);
-    if (k < 0) return luaL_error(L, "out of memory");
+    int k =
+        sc_grow((void **)&s->classes, sizeof *s->classes, &s->c.n_classes, &s->cap[5 + 2], NULL);
+    if (k < 0)
+        return luaL_error(L, "out of memory");
     class_kind_t *c = &s->classes[k];
     fld_str(L, &d, "name", c->name, sizeof c->name, 1);
     c->hit_die = (uint8_t)fld_int(L, &d, "hit_die", 8, 4, 12);
@@ -642,10 +697,12 @@ static int decl_creature(lua_State *L)
     int like = fld_kind(L, &d, "like", find_creature);
     char name[40] = {0};
     fld_str(L, &d, "name", name, sizeof name, 1);
-    if (find_creature(s, name) >= 0) return luaL_error(L, "%s: declared twice", d.what);
+    if (find_creature(s, name) >= 0)
+        return luaL_error(L, "%s: declared twice", d.what);
     int k = sc_grow((void **)&s->creatures, sizeof *s->creatures, &s->c.n_creatures, &s->cap[1],
                     &s->on[SCRIPT_KIND_CREATURE]);
-    if (k < 0) return luaL_error(L, "out of memory");
+    if (k < 0)
+        return luaL_error(L, "out of memory");
     creature_kind_t *c = &s->creatures[k];
     if (like >= 0) { /* a variant starts as a copy of its base, `on` included */
         *c = s->creatures[like];
@@ -671,7 +728,8 @@ static int decl_creature(lua_State *L)
 static int find_item(const script_content_t *s, const char *name)
 {
     for (int i = 0; i < s->c.n_items; i++)
-        if (strcmp(s->items[i].name, name) == 0) return i;
+        if (strcmp(s->items[i].name, name) == 0)
+            return i;
     return -1;
 }
 
@@ -679,12 +737,15 @@ static int find_item(const script_content_t *s, const char *name)
 static int fld_flags(lua_State *L, const decl_t *d, const char *f, const char *const *names, int n)
 {
     int t = lua_getfield(L, 1, f), bits = 0;
-    if (t != LUA_TNIL && t != LUA_TTABLE) luaL_error(L, "%s: field '%s' must be a list of names", d->what, f);
+    if (t != LUA_TNIL && t != LUA_TTABLE)
+        luaL_error(L, "%s: field '%s' must be a list of names", d->what, f);
     for (lua_Integer i = 1; t == LUA_TTABLE && i <= luaL_len(L, -1); i++) {
         lua_geti(L, -1, i);
         const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
         int b = v ? name_find(names, n, v) : -1;
-        if (b < 0) luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f, v ? v : "(not a string)");
+        if (b < 0)
+            luaL_error(L, "%s: field '%s': unknown name '%s'", d->what, f,
+                       v ? v : "(not a string)");
         bits |= 1 << b;
         lua_pop(L, 1);
     }
@@ -712,7 +773,8 @@ static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
     it->absorb = (int16_t)fld_int(L, d, "absorb", it->absorb, 0, 50);
     it->speed = (int16_t)fld_int(L, d, "speed", it->speed, -90, 200);
     int e = fld_kind(L, d, "effect", find_effect);
-    if (e >= 0) it->effect = (int16_t)e;
+    if (e >= 0)
+        it->effect = (int16_t)e;
     it->duration = fld_dice(L, d, "duration", it->duration);
     it->magnitude = (int16_t)fld_int(L, d, "magnitude", it->magnitude, -1000, 1000);
     it->nutrition = (int16_t)fld_int(L, d, "nutrition", it->nutrition, 0, 20000);
@@ -731,9 +793,12 @@ static int decl_item(lua_State *L)
     int like = fld_kind(L, &d, "like", find_item);
     char name[ITEM_NAME_LEN] = {0};
     fld_str(L, &d, "name", name, sizeof name, 1);
-    if (find_item(s, name) >= 0) return luaL_error(L, "%s: declared twice", d.what);
-    int k = sc_grow((void **)&s->items, sizeof *s->items, &s->c.n_items, &s->cap[2], &s->on[SCRIPT_KIND_ITEM]);
-    if (k < 0) return luaL_error(L, "out of memory");
+    if (find_item(s, name) >= 0)
+        return luaL_error(L, "%s: declared twice", d.what);
+    int k = sc_grow((void **)&s->items, sizeof *s->items, &s->c.n_items, &s->cap[2],
+                    &s->on[SCRIPT_KIND_ITEM]);
+    if (k < 0)
+        return luaL_error(L, "out of memory");
     item_kind_t *it = &s->items[k];
     if (like >= 0) {
         *it = s->items[like];
@@ -745,7 +810,8 @@ static int decl_item(lua_State *L)
     memcpy(it->name, name, sizeof name);
     fld_str(L, &d, "plural", it->plural, sizeof it->plural, 0);
     item_fields(L, &d, it);
-    if (it->max_depth < it->min_depth) return luaL_error(L, "%s: max_depth below min_depth", d.what);
+    if (it->max_depth < it->min_depth)
+        return luaL_error(L, "%s: max_depth below min_depth", d.what);
     fld_handlers(L, &d, it->handlers);
     fld_on(L, &d, &s->on[SCRIPT_KIND_ITEM][k * EV_TYPES]);
     return 0;
@@ -756,7 +822,8 @@ static int decl_effect(lua_State *L)
     decl_t d = decl_begin(L, "effect");
     script_content_t *s = d.s;
     int k = sc_grow((void **)&s->effects, sizeof *s->effects, &s->c.n_effects, &s->cap[3], NULL);
-    if (k < 0) return luaL_error(L, "out of memory");
+    if (k < 0)
+        return luaL_error(L, "out of memory");
     effect_kind_t *e = &s->effects[k];
     fld_str(L, &d, "name", e->name, sizeof e->name, 1);
     fld_str(L, &d, "tag", e->tag, sizeof e->tag, 1);
@@ -782,12 +849,14 @@ static int decl_oddment(lua_State *L)
     decl_t d = decl_begin(L, "oddment");
     snprintf(d.what, sizeof d.what, "oddment");
     int k = fld_kind(L, &d, "creature", find_creature);
-    if (k < 0) return luaL_error(L, "oddment: field 'creature' is required");
+    if (k < 0)
+        return luaL_error(L, "oddment: field 'creature' is required");
     creature_kind_t *c = &d.s->creatures[k];
     c->min_depth = (int16_t)fld_int(L, &d, "min_depth", c->min_depth, 0, 100);
     c->max_depth = (int16_t)fld_int(L, &d, "max_depth", c->max_depth, c->min_depth, 100);
     c->weight = (int16_t)fld_int(L, &d, "weight", -1, 0, 10000);
-    if (c->weight < 0) return luaL_error(L, "oddment: field 'weight' is required");
+    if (c->weight < 0)
+        return luaL_error(L, "oddment: field 'weight' is required");
     return 0;
 }
 
@@ -798,14 +867,18 @@ static int decl_rules(lua_State *L)
     snprintf(d.what, sizeof d.what, "rules");
     content_t *c = &d.s->c;
     int k = fld_kind(L, &d, "player", find_creature);
-    if (k >= 0) c->player_kind = (uint16_t)k;
+    if (k >= 0)
+        c->player_kind = (uint16_t)k;
     k = fld_kind(L, &d, "poison", find_effect);
-    if (k >= 0) c->poison_effect = (uint16_t)k;
+    if (k >= 0)
+        c->poison_effect = (uint16_t)k;
     k = fld_kind(L, &d, "slow", find_effect);
-    if (k >= 0) c->slow_effect = (uint16_t)k;
+    if (k >= 0)
+        c->slow_effect = (uint16_t)k;
     c->builtin[OBJ_CREATURE] = (uint16_t)fld_enum(L, &d, "creature_builtin", HANDLER_NAMES, H_COUNT,
                                                   c->builtin[OBJ_CREATURE]);
-    c->map_builtin = (uint16_t)fld_enum(L, &d, "map_builtin", HANDLER_NAMES, H_COUNT, c->map_builtin);
+    c->map_builtin =
+        (uint16_t)fld_enum(L, &d, "map_builtin", HANDLER_NAMES, H_COUNT, c->map_builtin);
     fld_str(L, &d, "version", c->version, sizeof c->version, 0);
     return 0;
 }
@@ -816,17 +889,23 @@ static uint32_t fld_shapes(lua_State *L, const decl_t *d)
     static const uint32_t ROOMS = 0x3fu, CAVES = 1u << SHAPE_CAVE_LIFE | 1u << SHAPE_CAVE_ROUGH;
     int t = lua_getfield(L, 1, "shapes");
     uint32_t mask = 0;
-    if (t != LUA_TNIL && t != LUA_TTABLE) luaL_error(L, "%s: field 'shapes' must be a list of shape names", d->what);
+    if (t != LUA_TNIL && t != LUA_TTABLE)
+        luaL_error(L, "%s: field 'shapes' must be a list of shape names", d->what);
     for (lua_Integer i = 1; t == LUA_TTABLE && i <= luaL_len(L, -1); i++) {
         lua_geti(L, -1, i);
         const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
         int k = -1;
         for (int j = 0; j < SHAPE_COUNT && k < 0; j++)
-            if (strcmp(mapgen_shape_name((uint8_t)j), v) == 0) k = j;
-        if (k >= 0) mask |= 1u << k;
-        else if (strcmp(v, "rooms") == 0) mask |= ROOMS;
-        else if (strcmp(v, "caves") == 0) mask |= CAVES;
-        else luaL_error(L, "%s: unknown shape '%s'", d->what, v);
+            if (strcmp(mapgen_shape_name((uint8_t)j), v) == 0)
+                k = j;
+        if (k >= 0)
+            mask |= 1u << k;
+        else if (strcmp(v, "rooms") == 0)
+            mask |= ROOMS;
+        else if (strcmp(v, "caves") == 0)
+            mask |= CAVES;
+        else
+            luaL_error(L, "%s: unknown shape '%s'", d->what, v);
         lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -849,13 +928,15 @@ static int decl_region(lua_State *L)
     t->min_depth = fld_int(L, &d, "min_depth", 1, 0, 99);
     t->max_depth = fld_int(L, &d, "max_depth", 20, t->min_depth, 99);
     t->weight = fld_int(L, &d, "weight", -1, 0, 10000);
-    if (t->weight < 0) return luaL_error(L, "%s: field 'weight' is required", d.what);
+    if (t->weight < 0)
+        return luaL_error(L, "%s: field 'weight' is required", d.what);
     t->shapes = fld_shapes(L, &d);
     int lit = lua_getfield(L, 1, "lit");
     lua_pop(L, 1);
     t->lit = lit == LUA_TNIL ? -1 : fld_bool(L, &d, "lit", 0);
     r->flags = (uint8_t)(fld_bool(L, &d, "dark", 0) ? RF_DARK : 0);
-    if (r->flags & RF_DARK) t->lit = 0;
+    if (r->flags & RF_DARK)
+        t->lit = 0;
     fld_handlers(L, &d, r->handlers);
     return 0;
 }
@@ -864,11 +945,14 @@ static int decl_region(lua_State *L)
 static char *fld_strdup(lua_State *L, const decl_t *d, const char *f, int required)
 {
     int t = lua_getfield(L, 1, f);
-    if (t == LUA_TNIL && !required) return lua_pop(L, 1), NULL;
-    if (t != LUA_TSTRING) luaL_error(L, "%s: field '%s' must be a string", d->what, f);
+    if (t == LUA_TNIL && !required)
+        return lua_pop(L, 1), NULL;
+    if (t != LUA_TSTRING)
+        luaL_error(L, "%s: field '%s' must be a string", d->what, f);
     char *v = strdup(lua_tostring(L, -1));
     lua_pop(L, 1);
-    if (!v) luaL_error(L, "out of memory");
+    if (!v)
+        luaL_error(L, "out of memory");
     return v;
 }
 
@@ -878,7 +962,8 @@ static int decl_vault(lua_State *L)
     decl_t d = decl_begin(L, "vault");
     script_content_t *s = d.s;
     int k = sc_grow((void **)&s->vdecl, sizeof *s->vdecl, &s->n_vdecl, &s->cap[5], NULL);
-    if (k < 0) return luaL_error(L, "out of memory");
+    if (k < 0)
+        return luaL_error(L, "out of memory");
     vault_decl_t *v = &s->vdecl[k];
     fld_str(L, &d, "name", v->name, sizeof v->name, 1);
     v->rows = fld_strdup(L, &d, "rows", 1);
@@ -886,10 +971,12 @@ static int decl_vault(lua_State *L)
     v->min_depth = fld_int(L, &d, "min_depth", 1, 0, 99);
     v->max_depth = fld_int(L, &d, "max_depth", 20, v->min_depth, 99);
     v->weight = fld_int(L, &d, "weight", -1, 0, 10000);
-    if (v->weight < 0) return luaL_error(L, "%s: field 'weight' is required", d.what);
+    if (v->weight < 0)
+        return luaL_error(L, "%s: field 'weight' is required", d.what);
     char err[160];
     mapgen_vault_t mv = {v->name, v->rows, v->legend, v->min_depth, v->max_depth, v->weight};
-    if (mapgen_vault_check(&mv, err, sizeof err) < 0) return luaL_error(L, "vault %s", err); /* err names it */
+    if (mapgen_vault_check(&mv, err, sizeof err) < 0)
+        return luaL_error(L, "vault %s", err); /* err names it */
     return 0;
 }
 
@@ -908,17 +995,19 @@ static int decl_room(lua_State *L)
     return luaL_error(L, "room: unknown room shape '%s'", shape);
 }
 
-static const luaL_Reg DECLS[] = {{"terrain", decl_terrain}, {"creature", decl_creature}, {"item", decl_item},
-                                 {"effect", decl_effect},   {"oddment", decl_oddment},   {"rules", decl_rules},
-                                 {"region", decl_region},   {"vault", decl_vault},       {"room", decl_room},
-                                 {"race", decl_race},       {"class", decl_class},       {NULL, NULL}};
+static const luaL_Reg DECLS[] = {
+    {"terrain", decl_terrain}, {"creature", decl_creature}, {"item", decl_item},
+    {"effect", decl_effect},   {"oddment", decl_oddment},   {"rules", decl_rules},
+    {"region", decl_region},   {"vault", decl_vault},       {"room", decl_room},
+    {"race", decl_race},       {"class", decl_class},       {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 
 enum { LOAD_MEM_CAP = 64 << 20, LOAD_BUDGET = 20000000 };
 
 /* Loads and runs one file in the sandbox (env at index 1); leaves its results. */
-static int load_run(lua_State *L, script_mem_t *m, const char *path, int nres, char *err, size_t errlen)
+static int load_run(lua_State *L, script_mem_t *m, const char *path, int nres, char *err,
+                    size_t errlen)
 {
     int rc = luaL_loadfilex(L, path, "t");
     if (rc == LUA_OK) {
@@ -928,7 +1017,8 @@ static int load_run(lua_State *L, script_mem_t *m, const char *path, int nres, c
         rc = lua_pcall(L, 0, nres, 0);
         lua_sethook(L, NULL, 0, 0);
     }
-    if (rc == LUA_OK) return 0;
+    if (rc == LUA_OK)
+        return 0;
     const char *msg = lua_tostring(L, -1);
     if (rc == LUA_ERRMEM || m->mem_failed)
         snprintf(err, errlen, "%s: content memory cap exceeded", path);
@@ -943,7 +1033,8 @@ static int load_modules(lua_State *L, script_mem_t *m, const char *dir, char *er
 {
     char path[512];
     snprintf(path, sizeof path, "%s/modules.lua", dir);
-    if (load_run(L, m, path, 1, err, errlen) < 0) return -1;
+    if (load_run(L, m, path, 1, err, errlen) < 0)
+        return -1;
     if (!lua_istable(L, -1)) {
         snprintf(err, errlen, "%s:1: must return a list of module file names", path);
         return -1;
@@ -955,13 +1046,15 @@ static int load_modules(lua_State *L, script_mem_t *m, const char *dir, char *er
         const char *name = lua_tostring(L, -1);
         if (!lua_isstring(L, -1) || strchr(name, '/') || strlen(name) < 5 ||
             strcmp(name + strlen(name) - 4, ".lua") != 0) {
-            snprintf(err, errlen, "%s:1: entry %d must be a file name ending in .lua", path, (int)i);
+            snprintf(err, errlen, "%s:1: entry %d must be a file name ending in .lua", path,
+                     (int)i);
             return -1;
         }
         char mod[512];
         snprintf(mod, sizeof mod, "%s/%s", dir, name);
         lua_pop(L, 1);
-        if (load_run(L, m, mod, 0, err, errlen) < 0) return -1;
+        if (load_run(L, m, mod, 0, err, errlen) < 0)
+            return -1;
     }
     return 0;
 }
@@ -990,14 +1083,16 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
     size_t nr = s->c.n_regions ? s->c.n_regions : 1, nv = s->n_vdecl ? s->n_vdecl : 1;
     s->rtypes = calloc(nr, sizeof *s->rtypes);
     s->vaults = calloc(nv, sizeof *s->vaults);
-    if (!s->rtypes || !s->vaults) return snprintf(err, errlen, "content: out of memory"), -1;
+    if (!s->rtypes || !s->vaults)
+        return snprintf(err, errlen, "content: out of memory"), -1;
     for (int i = 0; i < s->c.n_regions; i++) {
         s->rtypes[i] = s->rdecl[i];
         s->rtypes[i].name = s->regions[i].name;
     }
     for (int i = 0; i < s->n_vdecl; i++) {
         const vault_decl_t *v = &s->vdecl[i];
-        s->vaults[i] = (mapgen_vault_t){v->name, v->rows, v->legend, v->min_depth, v->max_depth, v->weight};
+        s->vaults[i] =
+            (mapgen_vault_t){v->name, v->rows, v->legend, v->min_depth, v->max_depth, v->weight};
     }
     s->c.regions = s->regions;
     s->c.races = s->races;
@@ -1010,11 +1105,12 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
 
 /* paths NULL: dir's modules.lua names the files; else paths[0..n) in order.
  * where: what a whole-content error names ("dir/modules.lua:1"). */
-static content_t *load_common(const char *dir, const char *const *paths, int n, const char *where, char *err,
-                              size_t errlen)
+static content_t *load_common(const char *dir, const char *const *paths, int n, const char *where,
+                              char *err, size_t errlen)
 {
     char scratch[8];
-    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
+    if (!err || !errlen)
+        err = scratch, errlen = sizeof scratch;
     script_content_t *s = calloc(1, sizeof *s);
     script_mem_t m;
     lua_State *L = s ? state_new(&m, LOAD_MEM_CAP) : NULL;
@@ -1035,8 +1131,10 @@ static content_t *load_common(const char *dir, const char *const *paths, int n, 
     luaL_setfuncs(L, DECLS, 1);
     sandbox_proxy(L); /* index 1: the modules' environment */
     int rc = 0;
-    if (!paths) rc = load_modules(L, &m, dir, err, errlen);
-    for (int i = 0; paths && i < n && rc == 0; i++) rc = load_run(L, &m, paths[i], 0, err, errlen);
+    if (!paths)
+        rc = load_modules(L, &m, dir, err, errlen);
+    for (int i = 0; paths && i < n && rc == 0; i++)
+        rc = load_run(L, &m, paths[i], 0, err, errlen);
     lua_close(L);
     if (rc < 0 || load_check(s, where, err, errlen) < 0) {
         script_content_free(&s->c);
@@ -1055,7 +1153,7 @@ struct script_vm {
     const content_t *content; /* whose handlers `refs` caches */
     int *refs;                /* [ref - 1]: registry ref of the loaded function, 0 = not yet */
     int n_refs;
-    script_event_t *cur;      /* the event of the running call (for e.rand) */
+    script_event_t *cur; /* the event of the running call (for e.rand) */
 };
 
 static void keys_push(lua_State *L, int rand);
@@ -1064,8 +1162,10 @@ static int vm_rand(lua_State *L)
 {
     script_vm_t *vm = lua_touserdata(L, lua_upvalueindex(1));
     lua_Integer n = luaL_checkinteger(L, 1);
-    if (n < 1 || n > UINT32_MAX) return luaL_error(L, "rand: n must be from 1 to 2^32-1");
-    if (!vm->cur || !vm->cur->rand) return luaL_error(L, "rand: no random source for this event");
+    if (n < 1 || n > UINT32_MAX)
+        return luaL_error(L, "rand: n must be from 1 to 2^32-1");
+    if (!vm->cur || !vm->cur->rand)
+        return luaL_error(L, "rand: no random source for this event");
     lua_pushinteger(L, vm->cur->rand(vm->cur->rand_ctx, (uint32_t)n));
     return 1;
 }
@@ -1073,7 +1173,8 @@ static int vm_rand(lua_State *L)
 script_vm_t *script_vm_new(void)
 {
     script_vm_t *vm = calloc(1, sizeof *vm);
-    if (!vm) return NULL;
+    if (!vm)
+        return NULL;
     vm->L = state_new(&vm->mem, SIZE_MAX);
     if (!vm->L) {
         free(vm);
@@ -1093,8 +1194,10 @@ script_vm_t *script_vm_new(void)
 
 void script_vm_forget(script_vm_t *vm, const content_t *c)
 {
-    if (!vm || (c && c != vm->content)) return;
-    for (int i = 0; i < vm->n_refs; i++) luaL_unref(vm->L, LUA_REGISTRYINDEX, vm->refs[i]);
+    if (!vm || (c && c != vm->content))
+        return;
+    for (int i = 0; i < vm->n_refs; i++)
+        luaL_unref(vm->L, LUA_REGISTRYINDEX, vm->refs[i]);
     free(vm->refs);
     vm->refs = NULL;
     vm->n_refs = 0;
@@ -1103,7 +1206,8 @@ void script_vm_forget(script_vm_t *vm, const content_t *c)
 
 void script_vm_free(script_vm_t *vm)
 {
-    if (!vm) return;
+    if (!vm)
+        return;
     script_vm_forget(vm, NULL);
     lua_close(vm->L);
     free(vm);
@@ -1118,7 +1222,8 @@ static const char *fn_read(lua_State *L, void *ud, size_t *size)
 {
     (void)L;
     fnreader_t *r = ud;
-    if (r->done) return *size = 0, NULL;
+    if (r->done)
+        return *size = 0, NULL;
     r->done = 1;
     *size = r->fn->len;
     return r->fn->code;
@@ -1131,7 +1236,8 @@ static int vm_push_fn(script_vm_t *vm, const script_content_t *s, int ref)
     if (vm->content != &s->c) {
         script_vm_forget(vm, NULL);
         vm->refs = calloc((size_t)s->n_fns + 1, sizeof *vm->refs);
-        if (!vm->refs) return -1;
+        if (!vm->refs)
+            return -1;
         vm->n_refs = s->n_fns;
         vm->content = &s->c;
     }
@@ -1140,7 +1246,8 @@ static int vm_push_fn(script_vm_t *vm, const script_content_t *s, int ref)
         return 0;
     }
     fnreader_t r = {&s->fns[ref - 1], 0};
-    if (lua_load(L, fn_read, &r, s->fns[ref - 1].where, "b") != LUA_OK) return -1;
+    if (lua_load(L, fn_read, &r, s->fns[ref - 1].where, "b") != LUA_OK)
+        return -1;
     if (lua_getupvalue(L, -1, 1)) { /* its only upvalue is _ENV (checked at load) */
         lua_pop(L, 1);
         lua_rawgeti(L, LUA_REGISTRYINDEX, vm->env);
@@ -1153,11 +1260,27 @@ static int vm_push_fn(script_vm_t *vm, const script_content_t *s, int ref)
 
 /* The event view's field names and value strings, interned once per vm in
  * a table (vm->keys) so a call never hashes a C string. */
-enum { K_RAND = 1, K_TYPE, K_PHASE, K_DTYPE, K_AMOUNT, K_AMOUNT2, K_AMOUNT3, K_FLAGS, K_SPELL, K_HEAL, K_SLOW,
-       K_FIELDS, V_EVENT = K_FIELDS, V_PHASE = V_EVENT + EV_TYPES, V_DAMAGE = V_PHASE + 3,
-       V_END = V_DAMAGE + SCRIPT_DT_COUNT };
-static const char *const KEY_NAMES[K_FIELDS] = {"", "rand", "type", "phase", "dtype", "amount", "amount2",
-                                                "amount3", "flags", "spell", "heal", "slow"};
+enum {
+    K_RAND = 1,
+    K_TYPE,
+    K_PHASE,
+    K_DTYPE,
+    K_AMOUNT,
+    K_AMOUNT2,
+    K_AMOUNT3,
+    K_FLAGS,
+    K_SPELL,
+    K_HEAL,
+    K_SLOW,
+    K_FIELDS,
+    V_EVENT = K_FIELDS,
+    V_PHASE = V_EVENT + EV_TYPES,
+    V_DAMAGE = V_PHASE + 3,
+    V_END = V_DAMAGE + SCRIPT_DT_COUNT
+};
+static const char *const KEY_NAMES[K_FIELDS] = {"",      "rand",   "type",    "phase",
+                                                "dtype", "amount", "amount2", "amount3",
+                                                "flags", "spell",  "heal",    "slow"};
 
 /* Pushes the keys table: [K_*] field names, [V_*] lower-case value names. */
 static void keys_push(lua_State *L, int rand)
@@ -1190,8 +1313,10 @@ static void keys_push(lua_State *L, int rand)
 static void ev_set(lua_State *L, int kt, int t, int k, int v)
 {
     lua_rawgeti(L, kt, k);
-    if (v) lua_rawgeti(L, kt, v);
-    else lua_rotate(L, -2, 1);
+    if (v)
+        lua_rawgeti(L, kt, v);
+    else
+        lua_rotate(L, -2, 1);
     lua_rawset(L, t);
 }
 
@@ -1204,7 +1329,8 @@ static void ev_push(lua_State *L, int kt, const script_event_t *e)
     ev_set(L, kt, t, K_TYPE, V_EVENT + (e->type < EV_TYPES ? e->type : 0));
     ev_set(L, kt, t, K_PHASE, V_PHASE + (e->phase < 3 ? e->phase : 0));
     ev_set(L, kt, t, K_DTYPE, V_DAMAGE + (e->dtype < SCRIPT_DT_COUNT ? e->dtype : 0));
-    const int32_t nums[] = {e->amount[0], e->amount[1], e->amount[2], (int32_t)e->flags, e->heal, e->slow};
+    const int32_t nums[] = {e->amount[0],      e->amount[1], e->amount[2],
+                            (int32_t)e->flags, e->heal,      e->slow};
     const int keys[] = {K_AMOUNT, K_AMOUNT2, K_AMOUNT3, K_FLAGS, K_HEAL, K_SLOW};
     for (int i = 0; i < 6; i++) {
         lua_pushinteger(L, keys[i] == K_FLAGS ? (lua_Integer)e->flags : nums[i]);
@@ -1222,13 +1348,15 @@ static int ev_get(lua_State *L, int kt, int t, int k)
 }
 
 /* Reads a number field back; -1 when it is not an integer in range. */
-static int ev_int(lua_State *L, int kt, int t, int k, lua_Integer lo, lua_Integer hi, lua_Integer *out)
+static int ev_int(lua_State *L, int kt, int t, int k, lua_Integer lo, lua_Integer hi,
+                  lua_Integer *out)
 {
     int isint = 0;
     ev_get(L, kt, t, k);
     lua_Integer v = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 1);
-    if (!isint || v < lo || v > hi) return -1;
+    if (!isint || v < lo || v > hi)
+        return -1;
     *out = v;
     return 0;
 }
@@ -1247,19 +1375,23 @@ static int ev_read(lua_State *L, int kt, int t, script_event_t *out, char *err, 
     if (ev_int(L, kt, t, K_FLAGS, 0, UINT32_MAX, &v) < 0)
         return snprintf(err, errlen, "e.flags must be an integer"), -1;
     ev_get(L, kt, t, K_SPELL);
-    out->flags = ((uint32_t)v & ~(uint32_t)SCRIPT_EVF_SPELL) | (lua_toboolean(L, -1) ? SCRIPT_EVF_SPELL : 0);
+    out->flags =
+        ((uint32_t)v & ~(uint32_t)SCRIPT_EVF_SPELL) | (lua_toboolean(L, -1) ? SCRIPT_EVF_SPELL : 0);
     lua_pop(L, 1);
     ev_get(L, kt, t, K_DTYPE);
     int k = -1;
     for (int i = 0; i < SCRIPT_DT_COUNT && k < 0; i++) { /* interned: compare as Lua values */
         lua_rawgeti(L, kt, V_DAMAGE + i);
-        if (lua_rawequal(L, -1, -2)) k = i;
+        if (lua_rawequal(L, -1, -2))
+            k = i;
         lua_pop(L, 1);
     }
     const char *dt = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?";
-    if (k < 0) snprintf(err, errlen, "e.dtype: unknown damage type '%s'", dt);
+    if (k < 0)
+        snprintf(err, errlen, "e.dtype: unknown damage type '%s'", dt);
     lua_pop(L, 1);
-    if (k < 0) return -1;
+    if (k < 0)
+        return -1;
     out->dtype = (uint8_t)k;
     return 0;
 }
@@ -1267,10 +1399,13 @@ static int ev_read(lua_State *L, int kt, int t, script_event_t *out, char *err, 
 /* The handler's result: EV_NOTHING, EV_DONE, or -1 for anything else. */
 static int ev_result(lua_State *L, int idx)
 {
-    if (lua_isnil(L, idx)) return EV_NOTHING;
+    if (lua_isnil(L, idx))
+        return EV_NOTHING;
     const char *r = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
-    if (r && strcmp(r, "done") == 0) return EV_DONE;
-    if (r && strcmp(r, "nothing") == 0) return EV_NOTHING;
+    if (r && strcmp(r, "done") == 0)
+        return EV_DONE;
+    if (r && strcmp(r, "nothing") == 0)
+        return EV_NOTHING;
     return -1;
 }
 
@@ -1278,7 +1413,8 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
                         size_t errlen)
 {
     char scratch[8];
-    if (!err || !errlen) err = scratch, errlen = sizeof scratch;
+    if (!err || !errlen)
+        err = scratch, errlen = sizeof scratch;
     const script_content_t *s = sc_of(c);
     if (!vm || !s || !e || ref < 1 || ref > s->n_fns) {
         snprintf(err, errlen, "script: bad handler %d", ref);
@@ -1315,7 +1451,8 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
         }
     } else if ((out = ev_result(L, -1)) < 0) {
         out = SCRIPT_ERR_RUNTIME;
-        snprintf(err, errlen, "%s: a handler returns \"done\", \"nothing\" or nil", s->fns[ref - 1].where);
+        snprintf(err, errlen, "%s: a handler returns \"done\", \"nothing\" or nil",
+                 s->fns[ref - 1].where);
     } else if (ev_read(L, 1, 2, &next, err, errlen) < 0) {
         char m[160];
         snprintf(m, sizeof m, "%s", err);

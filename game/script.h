@@ -43,7 +43,11 @@
 #define SCRIPT_DAMAGE_LIST DAMAGE_LIST
 enum { SCRIPT_DT_COUNT = DT_COUNT, SCRIPT_EVF_SPELL = EVF_SPELL };
 
-typedef enum { SCRIPT_KIND_CREATURE = 0, SCRIPT_KIND_ITEM, SCRIPT_KIND_CLASSES } script_kind_class_t;
+typedef enum {
+    SCRIPT_KIND_CREATURE = 0,
+    SCRIPT_KIND_ITEM,
+    SCRIPT_KIND_CLASSES
+} script_kind_class_t;
 
 /* The plain-C view of an event a handler reads and may change. In Lua:
  * e.type, e.phase, e.dtype (names, lower case), e.amount (= amount[0]),
@@ -51,13 +55,13 @@ typedef enum { SCRIPT_KIND_CREATURE = 0, SCRIPT_KIND_ITEM, SCRIPT_KIND_CLASSES }
  * the engine applies to self), e.rand(n) -> 0..n-1. Only numbers and the
  * dtype name are read back. */
 typedef struct {
-    uint16_t type;   /* ev_type_t */
-    uint8_t phase;   /* ev_phase_t */
-    uint8_t dtype;   /* DT_* */
+    uint16_t type; /* ev_type_t */
+    uint8_t phase; /* ev_phase_t */
+    uint8_t dtype; /* DT_* */
     int32_t amount[3];
-    uint32_t flags;  /* EVF_* */
-    int32_t heal;    /* hit points self regains */
-    int32_t slow;    /* turns self is slowed */
+    uint32_t flags;                          /* EVF_* */
+    int32_t heal;                            /* hit points self regains */
+    int32_t slow;                            /* turns self is slowed */
     uint32_t (*rand)(void *ctx, uint32_t n); /* the engine's RNG; NULL: e.rand errors */
     void *rand_ctx;
 } script_event_t;
@@ -68,7 +72,8 @@ content_t *script_content_load(const char *dir, char *err, size_t errlen);
 content_t *script_content_load_files(const char *const *paths, int n, char *err, size_t errlen);
 void script_content_free(content_t *c);
 /* The `on` handler of a kind for an event type: a ref > 0, or 0 for none. */
-int script_kind_handler(const content_t *c, script_kind_class_t cls, uint16_t kind, uint16_t ev_type);
+int script_kind_handler(const content_t *c, script_kind_class_t cls, uint16_t kind,
+                        uint16_t ev_type);
 /* Where a handler was declared ("file:line"), for messages; "" if unknown. */
 const char *script_handler_where(const content_t *c, int ref);
 
@@ -81,7 +86,13 @@ void script_vm_free(script_vm_t *vm);
 /* Drops what vm cached for c; call before freeing a content vm has run. */
 void script_vm_forget(script_vm_t *vm, const content_t *c);
 
-enum { SCRIPT_OK = 0, SCRIPT_ERR_BAD = -1, SCRIPT_ERR_RUNTIME = -2, SCRIPT_ERR_BUDGET = -3, SCRIPT_ERR_MEMORY = -4 };
+enum {
+    SCRIPT_OK = 0,
+    SCRIPT_ERR_BAD = -1,
+    SCRIPT_ERR_RUNTIME = -2,
+    SCRIPT_ERR_BUDGET = -3,
+    SCRIPT_ERR_MEMORY = -4
+};
 /* Runs handler ref of content c on e. Returns EV_NOTHING or EV_DONE (the
  * handler returned "done"), or a SCRIPT_ERR_* with the message ("file:line:
  * ...") in err; on error e is left as it was (the event goes on as if the

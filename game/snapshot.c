@@ -16,15 +16,15 @@
 #include "ser.h"
 #include "world.h"
 
-#define SNAP_MAGIC "WRNS"
+#define SNAP_MAGIC   "WRNS"
 #define SNAP_VERSION GAME_SNAPSHOT_VERSION
-#define SNAP_HEADER 24
+#define SNAP_HEADER  24
 #define SNAP_MAX_RAW (8u << 20)
-#define LEVEL_MAX_W 250
-#define LEVEL_MAX_H 120
+#define LEVEL_MAX_W  250
+#define LEVEL_MAX_H  120
 /* bounds that keep every later sum far from overflow */
-#define STAT_MAX 1000000
-#define SCORE_MAX (1LL << 50)
+#define STAT_MAX     1000000
+#define SCORE_MAX    (1LL << 50)
 
 static void rng_save(const rng_t *r, ser_t *s)
 {
@@ -84,8 +84,10 @@ static void pc_write(const pc_t *pc, ser_t *s)
     ser_u8(s, pc->race);
     ser_u8(s, pc->cls);
     ser_u8(s, pc->created);
-    for (int i = 0; i < AB_COUNT; i++) ser_u8(s, (uint8_t)pc->ab[i]);
-    for (int i = 0; i < AB_COUNT; i++) ser_u8(s, (uint8_t)pc->drain[i]);
+    for (int i = 0; i < AB_COUNT; i++)
+        ser_u8(s, (uint8_t)pc->ab[i]);
+    for (int i = 0; i < AB_COUNT; i++)
+        ser_u8(s, (uint8_t)pc->drain[i]);
     ser_u8(s, pc->xl);
     ser_u8(s, pc->choices);
     ser_u8(s, pc->pick_hp);
@@ -107,8 +109,10 @@ static void pc_read(pc_t *pc, rd_t *in)
     pc->race = rd_u8(in);
     pc->cls = rd_u8(in);
     pc->created = rd_u8(in);
-    for (int i = 0; i < AB_COUNT; i++) pc->ab[i] = (int8_t)rd_u8(in);
-    for (int i = 0; i < AB_COUNT; i++) pc->drain[i] = (int8_t)rd_u8(in);
+    for (int i = 0; i < AB_COUNT; i++)
+        pc->ab[i] = (int8_t)rd_u8(in);
+    for (int i = 0; i < AB_COUNT; i++)
+        pc->drain[i] = (int8_t)rd_u8(in);
     pc->xl = rd_u8(in);
     pc->choices = rd_u8(in);
     pc->pick_hp = rd_u8(in);
@@ -147,7 +151,8 @@ void world_save(const game_t *g, ser_t *s)
     sched_save(&g->sched, s);
     for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
         ser_u8(s, g->levels[d] != NULL);
-        if (g->levels[d]) level_save(g->levels[d], s);
+        if (g->levels[d])
+            level_save(g->levels[d], s);
     }
     msgs_save(g, s);
     item_state_save(g, s);
@@ -174,13 +179,15 @@ static uint64_t content_id(const content_t *c)
 
 static void put_le(uint8_t *p, uint64_t v, int n)
 {
-    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static uint64_t get_le(const uint8_t *p, int n)
 {
     uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+    for (int i = n - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
     return v;
 }
 
@@ -190,7 +197,8 @@ static int snap_deflate(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t n
 {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 6, Z_DEFLATED, 12, 6, Z_DEFAULT_STRATEGY) != Z_OK) return Z_MEM_ERROR;
+    if (deflateInit2(&z, 6, Z_DEFLATED, 12, 6, Z_DEFAULT_STRATEGY) != Z_OK)
+        return Z_MEM_ERROR;
     z.next_in = (Bytef *)(uintptr_t)src;
     z.avail_in = (uInt)n;
     z.next_out = dst;
@@ -255,15 +263,18 @@ static level_t *level_load(game_t *g, int depth, rd_t *in)
     rd_bytes(in, lv->seen, n);
     rd_bytes(in, lv->region, n);
     int nr = rd_u16(in);
-    if (!in->bad && (nr > MAPGEN_MAX_REGIONS || level_set_regions(g, lv, nr) < 0)) rd_fail(in, "bad region count");
+    if (!in->bad && (nr > MAPGEN_MAX_REGIONS || level_set_regions(g, lv, nr) < 0))
+        rd_fail(in, "bad region count");
     for (int i = 0; i < nr && !in->bad; i++) {
         lv->regions[i].kind = (int16_t)rd_u16(in);
         lv->regions[i].lit = rd_u8(in);
         lv->regions[i].shape = rd_u8(in);
-        if (lv->regions[i].kind < -1 || lv->regions[i].lit > 1) rd_fail(in, "bad region");
+        if (lv->regions[i].kind < -1 || lv->regions[i].lit > 1)
+            rd_fail(in, "bad region");
     }
     for (size_t i = 0; i < n && !in->bad; i++)
-        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1 || lv->region[i] > nr) rd_fail(in, "bad level cell");
+        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1 || lv->region[i] > nr)
+            rd_fail(in, "bad level cell");
     return lv;
 }
 
@@ -271,7 +282,8 @@ static void msgs_load(game_t *g, rd_t *in)
 {
     g->nmsg = rd_u32(in);
     g->msg_seen = rd_u32(in);
-    if (g->msg_seen > g->nmsg) rd_fail(in, "bad message count");
+    if (g->msg_seen > g->nmsg)
+        rd_fail(in, "bad message count");
     uint32_t first = g->nmsg > MSG_LOG ? g->nmsg - MSG_LOG : 0;
     for (uint32_t i = first; i < g->nmsg && !in->bad; i++) {
         msg_t *m = &g->log[i % MSG_LOG];
@@ -305,7 +317,8 @@ static void world_check(game_t *g, rd_t *in)
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !in->bad; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE) {
-            const level_t *lv = o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            const level_t *lv =
+                o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
             if (o->kind >= g->c->n_creatures || !lv || !level_in(lv, o->x, o->y) || o->speed < 1 ||
                 o->hp_max < 1 || o->hp_max > STAT_MAX || o->hp > o->hp_max || o->hp < -STAT_MAX)
                 rd_fail(in, "bad creature");
@@ -318,18 +331,24 @@ static void world_check(game_t *g, rd_t *in)
         }
     }
     const obj_t *p = reg_get(&g->reg, g->player);
-    if (!p || p->type != OBJ_CREATURE || p->depth != g->depth) rd_fail(in, "bad player");
-    if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth]) rd_fail(in, "bad depth");
-    if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT) rd_fail(in, "bad game state");
-    if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 || g->score > SCORE_MAX)
+    if (!p || p->type != OBJ_CREATURE || p->depth != g->depth)
+        rd_fail(in, "bad player");
+    if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
+        rd_fail(in, "bad depth");
+    if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT)
+        rd_fail(in, "bad game state");
+    if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||
+        g->score > SCORE_MAX)
         rd_fail(in, "bad progress");
     const pc_t *pc = &g->pc;
-    if (pc->created > 1 || (pc->created && (pc->race >= g->c->n_races || pc->cls >= g->c->n_classes)) ||
-        pc->xl < 1 || pc->xl > 20 || pc->xp < 0 || pc->mana < 0 || pc->mana > pc->mana_max ||
+    if (pc->created > 1 ||
+        (pc->created && (pc->race >= g->c->n_races || pc->cls >= g->c->n_classes)) || pc->xl < 1 ||
+        pc->xl > 20 || pc->xp < 0 || pc->mana < 0 || pc->mana > pc->mana_max ||
         pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 20)
         rd_fail(in, "bad character");
     const level_t *lv = g->levels[g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->depth : 0];
-    if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h)) rd_fail(in, "bad cursor");
+    if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h))
+        rd_fail(in, "bad cursor");
     for (int i = 0; i < AB_COUNT && pc->created; i++)
         if (pc->ab[i] < 1 || pc->ab[i] > 30 || pc->drain[i] < 0 || pc->ab[i] + pc->drain[i] > 30)
             rd_fail(in, "bad ability");
@@ -353,24 +372,33 @@ static void world_load(game_t *g, rd_t *in)
     pc_read(&g->pc, in);
     g->cur_x = (int16_t)rd_u16(in);
     g->cur_y = (int16_t)rd_u16(in);
-    if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0) return;
+    if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0)
+        return;
     for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {
         uint8_t present = rd_u8(in);
-        if (present > 1) rd_fail(in, "bad level flag");
-        if (present == 1 && !in->bad) g->levels[d] = level_load(g, d, in);
+        if (present > 1)
+            rd_fail(in, "bad level flag");
+        if (present == 1 && !in->bad)
+            g->levels[d] = level_load(g, d, in);
     }
-    if (in->bad) return;
+    if (in->bad)
+        return;
     msgs_load(g, in);
-    if (in->bad) return;
+    if (in->bad)
+        return;
     item_state_load(g, in);
-    if (in->bad) return;
-    if (in->pos != in->len) rd_fail(in, "trailing bytes");
-    else world_check(g, in);
-    if (!in->bad) item_check(g, in);
+    if (in->bad)
+        return;
+    if (in->pos != in->len)
+        rd_fail(in, "trailing bytes");
+    else
+        world_check(g, in);
+    if (!in->bad)
+        item_check(g, in);
 }
 
-static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint32_t *rawlen, char *err,
-                       size_t errlen)
+static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint32_t *rawlen,
+                       char *err, size_t errlen)
 {
     if (!blob || len < SNAP_HEADER) {
         snprintf(err, errlen, "snapshot: truncated header (%zu bytes)", len);
@@ -400,9 +428,11 @@ static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint
 game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)
 {
     char dummy[1];
-    if (!err || !errlen) err = dummy, errlen = sizeof dummy;
+    if (!err || !errlen)
+        err = dummy, errlen = sizeof dummy;
     uint32_t rawlen;
-    if (!c || snap_header(c, blob, len, &rawlen, err, errlen) < 0) return NULL;
+    if (!c || snap_header(c, blob, len, &rawlen, err, errlen) < 0)
+        return NULL;
     game_t *g = world_new_empty(c, 0);
     uint8_t *raw = g ? galloc(&g->al, rawlen) : NULL;
     if (!raw) {
@@ -414,8 +444,11 @@ game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err
     int zr = Z_DATA_ERROR;
     if (snap_crc(blob, len) != (uint32_t)get_le(blob + 20, 4)) {
         snprintf(err, errlen, "snapshot: checksum mismatch (truncated or corrupt)");
-    } else if ((zr = uncompress(raw, &got, blob + SNAP_HEADER, (uLong)(len - SNAP_HEADER))) != Z_OK || got != rawlen) {
-        snprintf(err, errlen, "snapshot: corrupt data (%s)", zr == Z_OK ? "length mismatch" : zError(zr));
+    } else if ((zr = uncompress(raw, &got, blob + SNAP_HEADER, (uLong)(len - SNAP_HEADER))) !=
+                   Z_OK ||
+               got != rawlen) {
+        snprintf(err, errlen, "snapshot: corrupt data (%s)",
+                 zr == Z_OK ? "length mismatch" : zError(zr));
     } else {
         rd_t in;
         rd_init(&in, raw, rawlen);

@@ -9,50 +9,60 @@
 #include "world.h"
 
 #define REST_MAX_TURNS 1000
-#define WANDER_ONE_IN 80 /* a wandering monster per this many turns of rest */
+#define WANDER_ONE_IN  80 /* a wandering monster per this many turns of rest */
 
 static void say_about(game_t *g, const char *tmpl, handle_t who)
 {
-    if (tmpl[0]) item_say(g, tmpl, who, HANDLE_NONE);
+    if (tmpl[0])
+        item_say(g, tmpl, who, HANDLE_NONE);
 }
 
 void status_hook(game_t *g, handle_t eff, obj_t *e, effect_phase_t phase)
 {
     (void)eff;
-    if (e->kind >= g->c->n_effects) return;
+    if (e->kind >= g->c->n_effects)
+        return;
     const effect_kind_t *k = &g->c->effects[e->kind];
     handle_t who = e->target;
     obj_t *t = reg_get(&g->reg, who);
-    if (!t) return;
+    if (!t)
+        return;
     if (phase == HOOK_START) {
         g->items.live++;
         t->speed = (int16_t)(t->speed + k->speed);
-        if (t->speed < 10) t->speed = 10;
+        if (t->speed < 10)
+            t->speed = 10;
         say_about(g, k->start_msg, who);
     } else if (phase == HOOK_TICK && k->heal) {
         t->hp += k->heal * (e->magnitude > 0 ? e->magnitude : 1);
-        if (t->hp > t->hp_max) t->hp = t->hp_max;
+        if (t->hp > t->hp_max)
+            t->hp = t->hp_max;
     } else if (phase == HOOK_END) {
-        if (g->items.live) g->items.live--;
+        if (g->items.live)
+            g->items.live--;
         t->speed = (int16_t)(t->speed - k->speed);
-        if (t->speed < 10) t->speed = 10;
+        if (t->speed < 10)
+            t->speed = 10;
         say_about(g, k->end_msg, who);
     }
 }
 
 static void effects_of(const game_t *g, handle_t who, gear_t *out, unsigned *flags)
 {
-    if (!g->items.live) return;
+    if (!g->items.live)
+        return;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *e = reg_get(&g->reg, h);
-        if (e->type != OBJ_EFFECT || e->target != who || e->kind >= g->c->n_effects) continue;
+        if (e->type != OBJ_EFFECT || e->target != who || e->kind >= g->c->n_effects)
+            continue;
         const effect_kind_t *k = &g->c->effects[e->kind];
         if (out) {
             out->to_hit += k->to_hit;
             out->damage += k->damage;
             out->defence += k->defence;
         }
-        if (flags) *flags |= k->flags;
+        if (flags)
+            *flags |= k->flags;
     }
 }
 
@@ -64,7 +74,8 @@ void status_stats(const game_t *g, handle_t who, bool known_only, gear_t *out)
 
 bool status_has(const game_t *g, handle_t who, unsigned efk)
 {
-    if (!g->items.live) return false; /* the common case, without a walk */
+    if (!g->items.live)
+        return false; /* the common case, without a walk */
     unsigned f = 0;
     effects_of(g, who, NULL, &f);
     return (f & efk) != 0;
@@ -72,7 +83,8 @@ bool status_has(const game_t *g, handle_t who, unsigned efk)
 
 handle_t status_apply(game_t *g, handle_t who, int kind, int32_t duration, int32_t magnitude)
 {
-    if (kind < 0 || kind >= g->c->n_effects || !reg_get(&g->reg, who)) return HANDLE_NONE;
+    if (kind < 0 || kind >= g->c->n_effects || !reg_get(&g->reg, who))
+        return HANDLE_NONE;
     if ((g->c->effects[kind].flags & EFK_(PARALYSED)) && status_has(g, who, EFK_(FREE_ACTION))) {
         item_say(g, "<Actor> resist<s:Actor> the paralysis.", who, HANDLE_NONE);
         return HANDLE_NONE;
@@ -82,14 +94,16 @@ handle_t status_apply(game_t *g, handle_t who, int kind, int32_t duration, int32
 
 static bool is_status(const game_t *g, const obj_t *e)
 {
-    return e->type == OBJ_EFFECT && e->kind < g->c->n_effects && g->c->effects[e->kind].hook[HOOK_START] == HK_STATUS;
+    return e->type == OBJ_EFFECT && e->kind < g->c->n_effects &&
+           g->c->effects[e->kind].hook[HOOK_START] == HK_STATUS;
 }
 
 void status_forget(game_t *g, handle_t who)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *e = reg_get(&g->reg, h);
-        if (is_status(g, e) && e->target == who && g->items.live) g->items.live--;
+        if (is_status(g, e) && e->target == who && g->items.live)
+            g->items.live--;
     }
 }
 
@@ -104,11 +118,14 @@ void status_cure(game_t *g, handle_t who, unsigned efk_mask)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         obj_t *e = reg_get(&g->reg, h);
-        if (e->type != OBJ_EFFECT || e->target != who || e->kind >= g->c->n_effects) continue;
+        if (e->type != OBJ_EFFECT || e->target != who || e->kind >= g->c->n_effects)
+            continue;
         bool poison = e->kind == g->c->poison_effect && (efk_mask & EFK_(CONFUSED));
-        if (!(g->c->effects[e->kind].flags & efk_mask) && !poison) continue;
+        if (!(g->c->effects[e->kind].flags & efk_mask) && !poison)
+            continue;
         const effect_kind_t *k = &g->c->effects[e->kind];
-        if (k->hook[HOOK_END] && k->hook[HOOK_END] < g->c->n_hooks) g->c->hooks[k->hook[HOOK_END]](g, h, e, HOOK_END);
+        if (k->hook[HOOK_END] && k->hook[HOOK_END] < g->c->n_hooks)
+            g->c->hooks[k->hook[HOOK_END]](g, h, e, HOOK_END);
         sched_cancel(&g->sched, h);
         reg_del(&g->reg, h);
     }
@@ -117,7 +134,8 @@ void status_cure(game_t *g, handle_t who, unsigned efk_mask)
 static int find_effect_flag(const game_t *g, unsigned efk)
 {
     for (int i = 0; i < g->c->n_effects; i++)
-        if (g->c->effects[i].flags & efk) return i;
+        if (g->c->effects[i].flags & efk)
+            return i;
     return -1;
 }
 
@@ -137,19 +155,22 @@ const char *status_hunger_word(const game_t *g)
 void status_hunger_tick(game_t *g, const event_t *ev)
 {
     obj_t *p = reg_get(&g->reg, ev->target);
-    if (!p || ev->target != g->player) return;
+    if (!p || ev->target != g->player)
+        return;
     int before = hunger_level(g->items.food);
     g->items.food--;
     int after = hunger_level(g->items.food);
     static const char *const SAY[] = {"", "You are getting hungry.", "You are weak with hunger.",
                                       "You are fainting from hunger!"};
-    if (after > before) world_msg(g, "%s", SAY[after]);
+    if (after > before)
+        world_msg(g, "%s", SAY[after]);
     if (g->items.food <= FOOD_DEAD) {
         snprintf(g->cause, sizeof g->cause, "starved to death on level %d", g->depth);
         rules_kill(g, g->player, HANDLE_NONE);
         return;
     }
-    if (after == 3 && rng_percent(&g->play, 5)) status_apply(g, g->player, find_effect_flag(g, EFK_(PARALYSED)), 300, 1);
+    if (after == 3 && rng_percent(&g->play, 5))
+        status_apply(g, g->player, find_effect_flag(g, EFK_(PARALYSED)), 300, 1);
     sched_push(&g->sched, g->sched.now + SCHED_MOVE, FN_HUNGER, ev->target, 0, 0);
 }
 
@@ -160,7 +181,8 @@ static bool hostile_in_view(game_t *g)
     const level_t *lv = world_level(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && h != g->player && o->depth == g->depth && level_visible(lv, o->x, o->y))
+        if (o->type == OBJ_CREATURE && h != g->player && o->depth == g->depth &&
+            level_visible(lv, o->x, o->y))
             return true;
     }
     return false;
@@ -170,14 +192,19 @@ static int wander_kind(game_t *g)
 {
     int total = 0, roll = 0;
     for (int pass = 0; pass < 2; pass++) {
-        if (pass) roll = (int)rng_below(&g->play, (uint32_t)(total > 0 ? total : 1));
+        if (pass)
+            roll = (int)rng_below(&g->play, (uint32_t)(total > 0 ? total : 1));
         for (uint16_t i = 0; i < g->c->n_creatures; i++) {
             const creature_kind_t *k = &g->c->creatures[i];
-            if (i == g->c->player_kind || k->min_depth > g->depth || k->weight <= 0) continue;
-            if (!pass) total += k->weight;
-            else if ((roll -= k->weight) < 0) return i;
+            if (i == g->c->player_kind || k->min_depth > g->depth || k->weight <= 0)
+                continue;
+            if (!pass)
+                total += k->weight;
+            else if ((roll -= k->weight) < 0)
+                return i;
         }
-        if (total <= 0) return -1;
+        if (total <= 0)
+            return -1;
     }
     return -1;
 }
@@ -188,13 +215,18 @@ static void wander_spawn(game_t *g)
     const level_t *lv = world_level(g);
     int k = wander_kind(g);
     for (int tries = 0; lv && k >= 0 && tries < 200; tries++) {
-        int x = (int)rng_below(&g->play, (uint32_t)lv->w), y = (int)rng_below(&g->play, (uint32_t)lv->h);
-        if (!world_passable(g, lv, x, y) || level_visible(lv, x, y) || world_creature_at(g, g->depth, x, y)) continue;
+        int x = (int)rng_below(&g->play, (uint32_t)lv->w),
+            y = (int)rng_below(&g->play, (uint32_t)lv->h);
+        if (!world_passable(g, lv, x, y) || level_visible(lv, x, y) ||
+            world_creature_at(g, g->depth, x, y))
+            continue;
         handle_t h = rules_spawn(g, (uint16_t)k, g->depth, x, y);
         obj_t *o = reg_get(&g->reg, h);
-        if (!o) return;
+        if (!o)
+            return;
         o->flags |= OF_AWAKE;
-        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h, 0, 0);
+        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h,
+                   0, 0);
         return;
     }
 }
@@ -202,7 +234,8 @@ static void wander_spawn(game_t *g)
 void status_rest(game_t *g)
 {
     obj_t *p = reg_get(&g->reg, g->player);
-    if (!p) return;
+    if (!p)
+        return;
     if (hostile_in_view(g)) {
         world_msg(g, "You cannot rest with enemies in view.");
         return;
@@ -218,24 +251,31 @@ void status_rest(game_t *g)
     uint32_t nmsg = g->nmsg;
     int turns = 0;
     while (turns < REST_MAX_TURNS && g->state == GAME_RUNNING) {
-        if (rng_below(&g->play, WANDER_ONE_IN) == 0) wander_spawn(g);
-        if (sched_push(&g->sched, g->sched.now + SCHED_MOVE, FN_PLAYER_TURN, g->player, 0, 0) < 0) break;
+        if (rng_below(&g->play, WANDER_ONE_IN) == 0)
+            wander_spawn(g);
+        if (sched_push(&g->sched, g->sched.now + SCHED_MOVE, FN_PLAYER_TURN, g->player, 0, 0) < 0)
+            break;
         world_update_vision(g);
         world_run(g);
         world_update_vision(g);
         turns++;
         p = reg_get(&g->reg, g->player);
-        if (!p || p->hp >= p->hp_max || hostile_in_view(g) || g->nmsg != nmsg || hunger_level(g->items.food) >= 2)
+        if (!p || p->hp >= p->hp_max || hostile_in_view(g) || g->nmsg != nmsg ||
+            hunger_level(g->items.food) >= 2)
             break;
     }
-    if (g->state != GAME_RUNNING || !p) return;
-    if (p->hp >= p->hp_max) world_msg(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
-    else world_msg(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");
+    if (g->state != GAME_RUNNING || !p)
+        return;
+    if (p->hp >= p->hp_max)
+        world_msg(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
+    else
+        world_msg(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");
 }
 
 bool status_player_stuck(game_t *g)
 {
-    if (!status_has(g, g->player, EFK_(PARALYSED)) || status_has(g, g->player, EFK_(FREE_ACTION))) return false;
+    if (!status_has(g, g->player, EFK_(PARALYSED)) || status_has(g, g->player, EFK_(FREE_ACTION)))
+        return false;
     world_msg(g, "You cannot move!");
     return true;
 }

@@ -9,7 +9,8 @@
 #include "rules.h"
 #include "world.h"
 
-static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
+static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
+                                  {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
 
 static bool known_passable(game_t *g, const level_t *lv, int x, int y)
 {
@@ -19,10 +20,12 @@ static bool known_passable(game_t *g, const level_t *lv, int x, int y)
 /* Unexplored: a known open cell next to a cell never seen. */
 static bool frontier(game_t *g, const level_t *lv, int x, int y)
 {
-    if (!known_passable(g, lv, x, y)) return false;
+    if (!known_passable(g, lv, x, y))
+        return false;
     for (int i = 0; i < 8; i++) {
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
-        if (level_in(lv, nx, ny) && !lv->seen[ny * lv->w + nx]) return true;
+        if (level_in(lv, nx, ny) && !lv->seen[ny * lv->w + nx])
+            return true;
     }
     return false;
 }
@@ -32,10 +35,12 @@ static bool frontier(game_t *g, const level_t *lv, int x, int y)
 static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, bool explore)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
-    for (int i = 0; i < n; i++) dist[i] = -1;
+    for (int i = 0; i < n; i++)
+        dist[i] = -1;
     if (explore) {
         for (int i = 0; i < n; i++)
-            if (frontier(g, lv, i % lv->w, i / lv->w)) dist[i] = 0, q[tail++] = i;
+            if (frontier(g, lv, i % lv->w, i / lv->w))
+                dist[i] = 0, q[tail++] = i;
     } else if (known_passable(g, lv, g->goal_x, g->goal_y)) {
         int i = g->goal_y * lv->w + g->goal_x;
         dist[i] = 0, q[tail++] = i;
@@ -45,7 +50,8 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
         for (int k = 0; k < 8; k++) {
             int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1], nc = ny * lv->w + nx;
-            if (!known_passable(g, lv, nx, ny) || dist[nc] >= 0) continue;
+            if (!known_passable(g, lv, nx, ny) || dist[nc] >= 0)
+                continue;
             dist[nc] = (int16_t)(dist[c] + 1);
             q[tail++] = nc;
         }
@@ -60,7 +66,8 @@ static handle_t monster_in_view(game_t *g)
     ai_dmap_update(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && h != g->player && world_sees(g, h) && ai_dmap_at(g, o->x, o->y) >= 0)
+        if (o->type == OBJ_CREATURE && h != g->player && world_sees(g, h) &&
+            ai_dmap_at(g, o->x, o->y) >= 0)
             return h;
     }
     return HANDLE_NONE;
@@ -74,11 +81,14 @@ int travel_step(game_t *g, bool first)
 {
     level_t *lv = world_level(g);
     obj_t *p = reg_get(&g->reg, g->player);
-    if (!lv || !p || g->prompt != PROMPT_NONE) return 0;
+    if (!lv || !p || g->prompt != PROMPT_NONE)
+        return 0;
     handle_t seen = !first || g->run == RUN_EXPLORE ? monster_in_view(g) : HANDLE_NONE;
     if (seen) {
-        if (first) world_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
-        else world_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
+        if (first)
+            world_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
+        else
+            world_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
         return 0;
     }
     size_t n = (size_t)lv->w * (size_t)lv->h;
@@ -91,12 +101,16 @@ int travel_step(game_t *g, bool first)
         int here = dist[p->y * lv->w + p->x], best = -1, bd = here;
         for (int k = 0; k < 8 && here > 0; k++) {
             int nx = p->x + DIRS[k][0], ny = p->y + DIRS[k][1];
-            if (!level_in(lv, nx, ny) || world_creature_at(g, g->depth, nx, ny)) continue;
+            if (!level_in(lv, nx, ny) || world_creature_at(g, g->depth, nx, ny))
+                continue;
             int d = dist[ny * lv->w + nx];
-            if (d >= 0 && d < bd) bd = d, best = k;
+            if (d >= 0 && d < bd)
+                bd = d, best = k;
         }
-        if (best >= 0) cost = rules_step(g, g->player, DIRS[best][0], DIRS[best][1]);
-        else if (explore && (goals == 0 || here < 0)) world_msg(g, "There is nothing left to explore here.");
+        if (best >= 0)
+            cost = rules_step(g, g->player, DIRS[best][0], DIRS[best][1]);
+        else if (explore && (goals == 0 || here < 0))
+            world_msg(g, "There is nothing left to explore here.");
     }
     gfree(&g->al, dist);
     gfree(&g->al, q);
@@ -105,16 +119,19 @@ int travel_step(game_t *g, bool first)
 
 static bool floor_item_here(const level_t *lv, const obj_t *o)
 {
-    return o && o->type == OBJ_ITEM && !o->target && o->depth == lv->depth && level_in(lv, o->x, o->y);
+    return o && o->type == OBJ_ITEM && !o->target && o->depth == lv->depth &&
+           level_in(lv, o->x, o->y);
 }
 
 int travel_hidden_items(game_t *g, handle_t *out, int max)
 {
     const level_t *lv = world_level(g);
     int n = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv && n < max; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv && n < max;
+         h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (floor_item_here(lv, o) && !lv->seen[o->y * lv->w + o->x]) out[n++] = h;
+        if (floor_item_here(lv, o) && !lv->seen[o->y * lv->w + o->x])
+            out[n++] = h;
     }
     return n;
 }
@@ -136,14 +153,19 @@ bool travel_saw_item(game_t *g, const handle_t *hidden, int n)
 
 static bool cursor_move(game_t *g, key_event_t k)
 {
-    static const struct { uint32_t code; int8_t dx, dy; } M[] = {
-        {'h', -1, 0}, {'j', 0, 1}, {'k', 0, -1}, {'l', 1, 0}, {'y', -1, -1}, {'u', 1, -1}, {'b', -1, 1},
-        {'n', 1, 1}, {'H', -8, 0}, {'J', 0, 8}, {'K', 0, -8}, {'L', 8, 0}, {KEY_LEFT, -1, 0},
-        {KEY_DOWN, 0, 1}, {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0},
+    static const struct {
+        uint32_t code;
+        int8_t dx, dy;
+    } M[] = {
+        {'h', -1, 0},      {'j', 0, 1},      {'k', 0, -1},    {'l', 1, 0},
+        {'y', -1, -1},     {'u', 1, -1},     {'b', -1, 1},    {'n', 1, 1},
+        {'H', -8, 0},      {'J', 0, 8},      {'K', 0, -8},    {'L', 8, 0},
+        {KEY_LEFT, -1, 0}, {KEY_DOWN, 0, 1}, {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0},
     };
     level_t *lv = world_level(g);
     for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
-        if (M[i].code != k.code) continue;
+        if (M[i].code != k.code)
+            continue;
         int x = g->cur_x + M[i].dx, y = g->cur_y + M[i].dy;
         g->cur_x = (int16_t)(x < 0 ? 0 : x >= lv->w ? lv->w - 1 : x);
         g->cur_y = (int16_t)(y < 0 ? 0 : y >= lv->h ? lv->h - 1 : y);
@@ -151,13 +173,17 @@ static bool cursor_move(game_t *g, key_event_t k)
     }
     if ((k.code == '<' || k.code == '>') && lv) {
         int x = k.code == '<' ? lv->up_x : lv->down_x, y = k.code == '<' ? lv->up_y : lv->down_y;
-        if (level_in(lv, x, y) && lv->seen[y * lv->w + x]) g->cur_x = (int16_t)x, g->cur_y = (int16_t)y;
+        if (level_in(lv, x, y) && lv->seen[y * lv->w + x])
+            g->cur_x = (int16_t)x, g->cur_y = (int16_t)y;
         return true;
     }
     return false;
 }
 
-static bool confirm_key(key_event_t k) { return k.code == '.' || k.code == KEY_ENTER || k.code == '_' || k.code == ','; }
+static bool confirm_key(key_event_t k)
+{
+    return k.code == '.' || k.code == KEY_ENTER || k.code == '_' || k.code == ',';
+}
 
 bool travel_key(game_t *g, key_event_t k, int *cost)
 {
@@ -169,11 +195,14 @@ bool travel_key(game_t *g, key_event_t k, int *cost)
     if (g->prompt == PROMPT_CAST) {
         g->prompt = PROMPT_NONE;
         int i = (int)k.code - 'a';
-        if (i >= 0 && i < SPELL_COUNT) *cost = combat_cast(g, i);
+        if (i >= 0 && i < SPELL_COUNT)
+            *cost = combat_cast(g, i);
         return true;
     }
-    if (g->prompt != PROMPT_TRAVEL && g->prompt != PROMPT_LOOK) return false;
-    if (cursor_move(g, k)) return true;
+    if (g->prompt != PROMPT_TRAVEL && g->prompt != PROMPT_LOOK)
+        return false;
+    if (cursor_move(g, k))
+        return true;
     bool travel = g->prompt == PROMPT_TRAVEL;
     g->prompt = PROMPT_NONE;
     if (travel && confirm_key(k)) {
@@ -185,7 +214,8 @@ bool travel_key(game_t *g, key_event_t k, int *cost)
         g->goal_x = g->cur_x, g->goal_y = g->cur_y;
         g->run = RUN_TRAVEL;
         *cost = travel_step(g, true);
-        if (*cost <= 0) g->run = RUN_NONE;
+        if (*cost <= 0)
+            g->run = RUN_NONE;
     }
     return true;
 }
@@ -215,8 +245,8 @@ static void look_line(game_t *g, char *out, size_t n)
     }
     uint8_t t = level_terrain(lv, x, y);
     const region_kind_t *rk = level_region_kind(g, lv, x, y);
-    snprintf(out, n, "%s %s%s%s.", gram_article(g->c->terrain[t].name), g->c->terrain[t].name, rk ? " in " : "",
-             rk ? rk->name : "");
+    snprintf(out, n, "%s %s%s%s.", gram_article(g->c->terrain[t].name), g->c->terrain[t].name,
+             rk ? " in " : "", rk ? rk->name : "");
     out[0] = (char)(out[0] >= 'a' && out[0] <= 'z' ? out[0] - 32 : out[0]);
 }
 
@@ -234,21 +264,28 @@ static void help_render(game_t *g, screen_t *s)
 static void cast_render(game_t *g, screen_t *s)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
-    screen_textf(s, 2, 0, hi, "Cast which spell? Mana %d/%d (other keys cancel)", g->pc.mana, g->pc.mana_max);
+    screen_textf(s, 2, 0, hi, "Cast which spell? Mana %d/%d (other keys cancel)", g->pc.mana,
+                 g->pc.mana_max);
     int y = 2;
     for (int i = 0; i < SPELL_COUNT && y < s->h; i++)
         if (g->pc.spells & (1u << i))
-            screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-15s %d mana", 'a' + i, RULES_SPELLS[i].name,
-                         RULES_SPELLS[i].mana);
+            screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-15s %d mana", 'a' + i,
+                         RULES_SPELLS[i].name, RULES_SPELLS[i].mana);
 }
 
 void travel_render(game_t *g, screen_t *s)
 {
-    if (g->prompt == PROMPT_HELP) return help_render(g, s);
-    if (g->prompt == PROMPT_CAST) return cast_render(g, s);
+    if (g->prompt == PROMPT_HELP)
+        return help_render(g, s);
+    if (g->prompt == PROMPT_CAST)
+        return cast_render(g, s);
     char line[256];
-    if (g->prompt == PROMPT_LOOK) look_line(g, line, sizeof line);
-    else snprintf(line, sizeof line, "Travel where? Move the cursor (< > stairs), then . to go; other keys cancel.");
-    for (int x = 0; x < s->w; x++) screen_put(s, x, 0, ' ', STYLE_DEFAULT);
+    if (g->prompt == PROMPT_LOOK)
+        look_line(g, line, sizeof line);
+    else
+        snprintf(line, sizeof line,
+                 "Travel where? Move the cursor (< > stairs), then . to go; other keys cancel.");
+    for (int x = 0; x < s->w; x++)
+        screen_put(s, x, 0, ' ', STYLE_DEFAULT);
     screen_text(s, 0, 0, STYLE_DEFAULT, line);
 }

@@ -11,12 +11,18 @@
 #include "rules.h"
 #include "status.h"
 
-#define LEVEL_W MAPGEN_DEFAULT_W
-#define LEVEL_H MAPGEN_DEFAULT_H
+#define LEVEL_W   MAPGEN_DEFAULT_W
+#define LEVEL_H   MAPGEN_DEFAULT_H
 #define RUN_GUARD 100000 /* events per input: a runaway schedule cannot hang */
 
-static void fn_effect_tick(game_t *g, const event_t *ev) { effect_on_tick(g, ev); }
-static void fn_test(game_t *g, const event_t *ev) { (void)g, (void)ev; }
+static void fn_effect_tick(game_t *g, const event_t *ev)
+{
+    effect_on_tick(g, ev);
+}
+static void fn_test(game_t *g, const event_t *ev)
+{
+    (void)g, (void)ev;
+}
 
 const sched_fn_t WORLD_SCHED_FNS[FN_COUNT] = {
     [FN_PLAYER_TURN] = rules_player_turn,
@@ -31,7 +37,8 @@ game_t *world_new_empty(const content_t *c, uint64_t seed)
 {
     galloc_t al = {0};
     game_t *g = galloc(&al, sizeof *g);
-    if (!g) return NULL;
+    if (!g)
+        return NULL;
     memset(g, 0, sizeof *g);
     g->al = al;
     g->c = c;
@@ -53,8 +60,10 @@ game_t *world_new_empty(const content_t *c, uint64_t seed)
 
 void game_free(game_t *g)
 {
-    if (!g) return;
-    for (int i = 0; i <= WORLD_MAX_DEPTH; i++) level_free(g, g->levels[i]);
+    if (!g)
+        return;
+    for (int i = 0; i <= WORLD_MAX_DEPTH; i++)
+        level_free(g, g->levels[i]);
     reg_free(&g->reg);
     sched_free(&g->sched);
     gfree(&g->al, g->ms);
@@ -67,18 +76,24 @@ void game_free(game_t *g)
 int world_start(game_t *g)
 {
     level_t *lv = level_new(g, LEVEL_W, LEVEL_H, 1);
-    if (!lv) return -1;
+    if (!lv)
+        return -1;
     g->levels[1] = lv;
-    if (level_generate(g, lv) < 0) return -1;
+    if (level_generate(g, lv) < 0)
+        return -1;
     g->player = rules_spawn(g, g->c->player_kind, 1, lv->up_x, lv->up_y);
     obj_t *p = reg_get(&g->reg, g->player);
-    if (!p) return -1;
+    if (!p)
+        return -1;
     p->flags |= OF_PLAYER;
-    if (rules_populate(g, lv) < 0) return -1;
-    if (sched_push(&g->sched, 8 * SCHED_MOVE, FN_REGEN, g->player, 0, 0) < 0) return -1;
+    if (rules_populate(g, lv) < 0)
+        return -1;
+    if (sched_push(&g->sched, 8 * SCHED_MOVE, FN_REGEN, g->player, 0, 0) < 0)
+        return -1;
     p = reg_get(&g->reg, g->player);
     p->magnitude = -1;
-    if (sched_push(&g->sched, SCHED_MOVE, FN_HUNGER, g->player, 0, 0) < 0) return -1;
+    if (sched_push(&g->sched, SCHED_MOVE, FN_HUNGER, g->player, 0, 0) < 0)
+        return -1;
     chargen_begin(g);
     world_update_vision(g);
     return 0;
@@ -86,10 +101,13 @@ int world_start(game_t *g)
 
 game_t *game_new(const content_t *c, uint64_t seed, const game_options_t *opt)
 {
-    if (!c) return NULL;
+    if (!c)
+        return NULL;
     game_t *g = world_new_empty(c, seed);
-    if (!g) return NULL;
-    if (opt && opt->name[0]) snprintf(g->name, sizeof g->name, "%s", opt->name);
+    if (!g)
+        return NULL;
+    if (opt && opt->name[0])
+        snprintf(g->name, sizeof g->name, "%s", opt->name);
     if (world_start(g) < 0) {
         game_free(g);
         return NULL;
@@ -97,7 +115,10 @@ game_t *game_new(const content_t *c, uint64_t seed, const game_options_t *opt)
     return g;
 }
 
-level_t *world_level(game_t *g) { return g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL; }
+level_t *world_level(game_t *g)
+{
+    return g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
+}
 
 bool world_passable(game_t *g, const level_t *lv, int x, int y)
 {
@@ -109,18 +130,21 @@ handle_t world_creature_at(game_t *g, int depth, int x, int y)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && o->depth == depth && o->x == x && o->y == y) return h;
+        if (o->type == OBJ_CREATURE && o->depth == depth && o->x == x && o->y == y)
+            return h;
     }
     return HANDLE_NONE;
 }
 
 void world_milestone(game_t *g, const char *kind, const char *fmt, ...)
 {
-    if (g->nms >= MILESTONES_MAX) return;
+    if (g->nms >= MILESTONES_MAX)
+        return;
     if (g->nms == g->ms_cap) {
         uint32_t cap = g->ms_cap ? g->ms_cap * 2 : 4;
         game_milestone_t *ms = grealloc(&g->al, g->ms, cap * sizeof *ms);
-        if (!ms) return;
+        if (!ms)
+            return;
         g->ms = ms;
         g->ms_cap = cap;
     }
@@ -155,12 +179,16 @@ void world_update_vision(game_t *g)
 {
     level_t *lv = world_level(g);
     const obj_t *p = reg_get(&g->reg, g->player);
-    if (!lv || !p || level_live(g, lv) < 0) return;
-    if (!lv->opaque_ok) vision_derive(g, lv);
+    if (!lv || !p || level_live(g, lv) < 0)
+        return;
+    if (!lv->opaque_ok)
+        vision_derive(g, lv);
     const region_kind_t *rk = level_region_kind(g, lv, p->x, p->y);
-    int radius = (rk && (rk->flags & RF_DARK)) || status_has(g, g->player, EFK_(BLIND)) ? 1 : LIGHT_RADIUS;
+    int radius =
+        (rk && (rk->flags & RF_DARK)) || status_has(g, g->player, EFK_(BLIND)) ? 1 : LIGHT_RADIUS;
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
-    if (fov_compute(&m, p->x, p->y, radius, lv->vis) < 0) return;
+    if (fov_compute(&m, p->x, p->y, radius, lv->vis) < 0)
+        return;
     /* remember what is seen: both arrays hold 0 or 1, so eight cells OR at once */
     size_t n = (size_t)lv->w * (size_t)lv->h, i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -170,16 +198,20 @@ void world_update_vision(game_t *g)
         a |= b;
         memcpy(lv->seen + i, &a, 8);
     }
-    for (; i < n; i++) lv->seen[i] |= lv->vis[i];
+    for (; i < n; i++)
+        lv->seen[i] |= lv->vis[i];
 }
 
 void world_run(game_t *g)
 {
     event_t ev;
     for (int i = 0; i < RUN_GUARD && g->state == GAME_RUNNING; i++) {
-        if (!sched_pop(&g->sched, &ev)) return;
-        if (ev.fn == FN_PLAYER_TURN && ev.target == g->player) return;
-        if (ev.fn < FN_COUNT && WORLD_SCHED_FNS[ev.fn]) WORLD_SCHED_FNS[ev.fn](g, &ev);
+        if (!sched_pop(&g->sched, &ev))
+            return;
+        if (ev.fn == FN_PLAYER_TURN && ev.target == g->player)
+            return;
+        if (ev.fn < FN_COUNT && WORLD_SCHED_FNS[ev.fn])
+            WORLD_SCHED_FNS[ev.fn](g, &ev);
     }
 }
 
@@ -187,8 +219,10 @@ void world_run(game_t *g)
  * next turn. */
 static void world_advance(game_t *g, int cost)
 {
-    if (cost <= 0 || g->state != GAME_RUNNING) return;
-    if (sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_PLAYER_TURN, g->player, 0, 0) < 0) return;
+    if (cost <= 0 || g->state != GAME_RUNNING)
+        return;
+    if (sched_push(&g->sched, g->sched.now + (uint64_t)cost, FN_PLAYER_TURN, g->player, 0, 0) < 0)
+        return;
     world_update_vision(g);
     world_run(g);
     world_update_vision(g);
@@ -206,30 +240,39 @@ static void world_keep_running(game_t *g)
         int32_t hp = p ? p->hp : 0;
         uint32_t nmsg = g->nmsg;
         int cost = travel_step(g, false);
-        if (cost <= 0) break;
+        if (cost <= 0)
+            break;
         world_advance(g, cost);
         p = reg_get(&g->reg, g->player);
-        if (!p || p->hp < hp || g->nmsg != nmsg || g->prompt != PROMPT_NONE) break;
-        if (travel_saw_item(g, hidden, nh)) break;
-        if (g->run == RUN_TRAVEL && p->x == g->goal_x && p->y == g->goal_y) break;
+        if (!p || p->hp < hp || g->nmsg != nmsg || g->prompt != PROMPT_NONE)
+            break;
+        if (travel_saw_item(g, hidden, nh))
+            break;
+        if (g->run == RUN_TRAVEL && p->x == g->goal_x && p->y == g->goal_y)
+            break;
     }
     g->run = RUN_NONE;
 }
 
 game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
 {
-    if (g->state != GAME_RUNNING) return (game_state_t)g->state;
+    if (g->state != GAME_RUNNING)
+        return (game_state_t)g->state;
     g->keys++;
-    if (msg_key(g)) return (game_state_t)g->state; /* the key paged messages or closed a screen */
+    if (msg_key(g))
+        return (game_state_t)g->state; /* the key paged messages or closed a screen */
     g->vm = vm;
     int cost = 0;
-    if (!chargen_key(g, key) && !travel_key(g, key, &cost)) cost = rules_player_command(g, key);
+    if (!chargen_key(g, key) && !travel_key(g, key, &cost))
+        cost = rules_player_command(g, key);
     world_advance(g, cost); /* sees again after the world moved */
     world_keep_running(g);
     g->vm = NULL;
-    if (cost <= 0) world_update_vision(g);
+    if (cost <= 0)
+        world_update_vision(g);
     combat_unique_seen(g);
-    if (g->pc.choices && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING) g->prompt = PROMPT_LEVELUP;
+    if (g->pc.choices && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING)
+        g->prompt = PROMPT_LEVELUP;
     msg_after_input(g);
     return (game_state_t)g->state;
 }

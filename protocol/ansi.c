@@ -24,39 +24,34 @@
 #include <string.h>
 
 /* rendered cell: bits 0-20 code point, 21 DEC charset, 22-44 pen */
-#define RC_DEC ((uint64_t)1 << 21)
-#define RC_CH(r) ((uint32_t)((r) & 0x1FFFFF))
-#define RC_PEN(r) ((uint32_t)((r) >> 22))
-#define PEN_MAKE(fg, bg, a) ((uint32_t)(fg) | (uint32_t)(bg) << 9 | (uint32_t)(a) << 18)
-#define PEN_FG(p) ((p) & 0x1FF)
-#define PEN_BG(p) (((p) >> 9) & 0x1FF)
-#define PEN_ATTR(p) (((p) >> 18) & 0x1F)
-#define PEN_DEFAULT PEN_MAKE(SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, 0)
+#define RC_DEC                ((uint64_t)1 << 21)
+#define RC_CH(r)              ((uint32_t)((r)&0x1FFFFF))
+#define RC_PEN(r)             ((uint32_t)((r) >> 22))
+#define PEN_MAKE(fg, bg, a)   ((uint32_t)(fg) | (uint32_t)(bg) << 9 | (uint32_t)(a) << 18)
+#define PEN_FG(p)             ((p)&0x1FF)
+#define PEN_BG(p)             (((p) >> 9) & 0x1FF)
+#define PEN_ATTR(p)           (((p) >> 18) & 0x1F)
+#define PEN_DEFAULT           PEN_MAKE(SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, 0)
 #define RC_MAKE(ch, dec, pen) ((uint64_t)(ch) | ((dec) ? RC_DEC : 0) | (uint64_t)(pen) << 22)
-#define RC_BLANK RC_MAKE(' ', 0, PEN_DEFAULT)
+#define RC_BLANK              RC_MAKE(' ', 0, PEN_DEFAULT)
 
-#define GAP_MAX 10 /* no move costs more than this many cells' bytes */
+#define GAP_MAX   10 /* no move costs more than this many cells' bytes */
 #define CELL_ROOM 64 /* worst-case bytes for one cell with charset + SGR */
 
 /* Nearest of the 16 xterm colours (squared RGB distance, xterm's default
  * palette) for each 256-colour index. */
 static const uint8_t NEAREST16[256] = {
-    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
-    0,  0,  4,  4,  4,  4,  0,  0,  6,  4,  4,  12, 2,  2,  6,  6,
-    6,  6,  2,  2,  6,  6,  6,  6,  2,  2,  6,  6,  6,  14, 10, 10,
-    6,  6,  14, 14, 0,  0,  5,  4,  4,  12, 0,  8,  8,  8,  12, 12,
-    2,  8,  8,  8,  12, 12, 2,  8,  8,  8,  12, 12, 2,  8,  8,  6,
-    6,  14, 10, 10, 6,  6,  14, 14, 1,  1,  5,  5,  5,  5,  1,  8,
-    8,  8,  12, 12, 3,  8,  8,  8,  12, 12, 3,  8,  8,  8,  8,  12,
-    3,  8,  8,  8,  7,  7,  3,  3,  8,  7,  7,  7,  1,  1,  5,  5,
-    5,  5,  1,  8,  8,  8,  12, 12, 3,  8,  8,  8,  8,  12, 3,  8,
-    8,  8,  7,  7,  3,  3,  8,  7,  7,  7,  3,  3,  7,  7,  7,  7,
-    1,  1,  5,  5,  5,  13, 1,  8,  8,  5,  5,  13, 3,  8,  8,  8,
-    7,  7,  3,  3,  8,  7,  7,  7,  3,  3,  7,  7,  7,  7,  11, 11,
-    7,  7,  7,  7,  9,  9,  5,  5,  13, 13, 9,  9,  5,  5,  13, 13,
-    3,  3,  8,  7,  7,  7,  3,  3,  7,  7,  7,  7,  11, 11, 7,  7,
-    7,  7,  11, 11, 7,  7,  7,  15, 0,  0,  0,  0,  0,  0,  8,  8,
-    8,  8,  8,  8,  8,  8,  8,  8,  8,  7,  7,  7,  7,  7,  7,  7,
+    0, 1, 2,  3,  4,  5,  6, 7, 8,  9,  10, 11, 12, 13, 14, 15, 0, 0, 4, 4, 4,  4,  0,  0,
+    6, 4, 4,  12, 2,  2,  6, 6, 6,  6,  2,  2,  6,  6,  6,  6,  2, 2, 6, 6, 6,  14, 10, 10,
+    6, 6, 14, 14, 0,  0,  5, 4, 4,  12, 0,  8,  8,  8,  12, 12, 2, 8, 8, 8, 12, 12, 2,  8,
+    8, 8, 12, 12, 2,  8,  8, 6, 6,  14, 10, 10, 6,  6,  14, 14, 1, 1, 5, 5, 5,  5,  1,  8,
+    8, 8, 12, 12, 3,  8,  8, 8, 12, 12, 3,  8,  8,  8,  8,  12, 3, 8, 8, 8, 7,  7,  3,  3,
+    8, 7, 7,  7,  1,  1,  5, 5, 5,  5,  1,  8,  8,  8,  12, 12, 3, 8, 8, 8, 8,  12, 3,  8,
+    8, 8, 7,  7,  3,  3,  8, 7, 7,  7,  3,  3,  7,  7,  7,  7,  1, 1, 5, 5, 5,  13, 1,  8,
+    8, 5, 5,  13, 3,  8,  8, 8, 7,  7,  3,  3,  8,  7,  7,  7,  3, 3, 7, 7, 7,  7,  11, 11,
+    7, 7, 7,  7,  9,  9,  5, 5, 13, 13, 9,  9,  5,  5,  13, 13, 3, 3, 8, 7, 7,  7,  3,  3,
+    7, 7, 7,  7,  11, 11, 7, 7, 7,  7,  11, 11, 7,  7,  7,  15, 0, 0, 0, 0, 0,  0,  8,  8,
+    8, 8, 8,  8,  8,  8,  8, 8, 8,  7,  7,  7,  7,  7,  7,  7,
 };
 
 typedef struct {
@@ -67,25 +62,28 @@ typedef struct {
  * zero-width, East Asian wide, emoji): a grid cell is one column, so these
  * are shown as '?' rather than shifting the rest of the row. Sorted. */
 static const range_t NOT_SINGLE[] = {
-    {0x0300, 0x036F},   {0x0483, 0x0489},   {0x0591, 0x05C7},   {0x0610, 0x061A},
-    {0x064B, 0x065F},   {0x1100, 0x115F},   {0x1AB0, 0x1AFF},   {0x1DC0, 0x1DFF},
-    {0x200B, 0x200F},   {0x2028, 0x202E},   {0x2060, 0x206F},   {0x20D0, 0x20FF},
-    {0x231A, 0x231B},   {0x2329, 0x232A},   {0x23E9, 0x23EC},   {0x2E80, 0x303E},
-    {0x3041, 0x33FF},   {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0xA000, 0xA4CF},
-    {0xAC00, 0xD7A3},   {0xD800, 0xDFFF},   {0xF900, 0xFAFF},   {0xFE00, 0xFE0F},
-    {0xFE20, 0xFE2F},   {0xFE30, 0xFE4F},   {0xFEFF, 0xFEFF},   {0xFF00, 0xFF60},
-    {0xFFE0, 0xFFE6},   {0x1F000, 0x1FAFF}, {0x20000, 0x3FFFD}, {0xE0000, 0xE01EF},
+    {0x0300, 0x036F},   {0x0483, 0x0489},   {0x0591, 0x05C7}, {0x0610, 0x061A}, {0x064B, 0x065F},
+    {0x1100, 0x115F},   {0x1AB0, 0x1AFF},   {0x1DC0, 0x1DFF}, {0x200B, 0x200F}, {0x2028, 0x202E},
+    {0x2060, 0x206F},   {0x20D0, 0x20FF},   {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC},
+    {0x2E80, 0x303E},   {0x3041, 0x33FF},   {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xA000, 0xA4CF},
+    {0xAC00, 0xD7A3},   {0xD800, 0xDFFF},   {0xF900, 0xFAFF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F},
+    {0xFE30, 0xFE4F},   {0xFEFF, 0xFEFF},   {0xFF00, 0xFF60}, {0xFFE0, 0xFFE6}, {0x1F000, 0x1FAFF},
+    {0x20000, 0x3FFFD}, {0xE0000, 0xE01EF},
 };
 
 static bool single_width(uint32_t cp)
 {
-    if (cp < 0x300 || (cp >= 0x2500 && cp <= 0x25FF)) return true; /* Latin-1, box, blocks */
+    if (cp < 0x300 || (cp >= 0x2500 && cp <= 0x25FF))
+        return true; /* Latin-1, box, blocks */
     size_t lo = 0, hi = sizeof NOT_SINGLE / sizeof NOT_SINGLE[0];
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (cp < NOT_SINGLE[mid].lo) hi = mid;
-        else if (cp > NOT_SINGLE[mid].hi) lo = mid + 1;
-        else return false;
+        if (cp < NOT_SINGLE[mid].lo)
+            hi = mid;
+        else if (cp > NOT_SINGLE[mid].hi)
+            lo = mid + 1;
+        else
+            return false;
     }
     return true;
 }
@@ -97,14 +95,18 @@ static bool single_width(uint32_t cp)
 static uint32_t glyph_for(const ansi_profile_t *p, uint32_t cp, bool *dec)
 {
     *dec = false;
-    if (cp >= 0x20 && cp < 0x7F) return cp;
-    if (cp < 0xA0 || cp > 0x10FFFF) return '?';
+    if (cp >= 0x20 && cp < 0x7F)
+        return cp;
+    if (cp < 0xA0 || cp > 0x10FFFF)
+        return '?';
     const glyph_fallback_t *f = p->utf8 && !p->fallbacks ? NULL : glyph_fallback(cp);
     if (p->utf8) {
-        if (f) return f->dec ? glyph_dec_unicode(f->dec) : (uint32_t)f->ascii;
+        if (f)
+            return f->dec ? glyph_dec_unicode(f->dec) : (uint32_t)f->ascii;
         return single_width(cp) ? cp : '?';
     }
-    if (!f) return '?';
+    if (!f)
+        return '?';
     if (p->dec_graphics && f->dec) {
         *dec = true;
         return (uint32_t)f->dec;
@@ -114,7 +116,8 @@ static uint32_t glyph_for(const ansi_profile_t *p, uint32_t cp, bool *dec)
 
 static unsigned color_for(const ansi_profile_t *p, uint16_t c)
 {
-    if (c > 255 || p->colors == ANSI_COLORS_NONE) return SCREEN_DEFAULT_COLOR;
+    if (c > 255 || p->colors == ANSI_COLORS_NONE)
+        return SCREEN_DEFAULT_COLOR;
     return p->colors == ANSI_COLORS_16 ? NEAREST16[c] : c;
 }
 
@@ -149,8 +152,10 @@ static void render_row(const ansi_profile_t *p, const cell_t *row, int x0, int x
     bool rich = p->colors == ANSI_COLORS_256;
     for (int x = x0; x < x1; x++) {
         const cell_t *c = &row[x];
-        if (x > x0 && cell_same(c, c - 1)) dst[x] = dst[x - 1];
-        else dst[x] = render_fast(p, rich, c);
+        if (x > x0 && cell_same(c, c - 1))
+            dst[x] = dst[x - 1];
+        else
+            dst[x] = render_fast(p, rich, c);
     }
 }
 
@@ -164,8 +169,10 @@ static bool cell_blank(const cell_t *c)
 static char *put_num(char *o, unsigned v)
 {
     if (v < 1000) { /* every column, row and colour */
-        if (v >= 100) *o++ = (char)('0' + v / 100);
-        if (v >= 10) *o++ = (char)('0' + v / 10 % 10);
+        if (v >= 100)
+            *o++ = (char)('0' + v / 100);
+        if (v >= 10)
+            *o++ = (char)('0' + v / 10 % 10);
         *o++ = (char)('0' + v % 10);
         return o;
     }
@@ -175,7 +182,8 @@ static char *put_num(char *o, unsigned v)
         t[n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    while (n) *o++ = t[--n];
+    while (n)
+        *o++ = t[--n];
     return o;
 }
 
@@ -184,7 +192,8 @@ static char *put_csi_n(char *o, unsigned n, char final)
 {
     *o++ = '\033';
     *o++ = '[';
-    if (n != 1) o = put_num(o, n);
+    if (n != 1)
+        o = put_num(o, n);
     *o++ = final;
     return o;
 }
@@ -227,8 +236,10 @@ static char *put_color(char *o, unsigned c, char base)
         *o++ = base;
         *o++ = (char)('0' + c);
     } else if (c < 16) {
-        if (base == '4') *o++ = '1', *o++ = '0';
-        else *o++ = '9';
+        if (base == '4')
+            *o++ = '1', *o++ = '0';
+        else
+            *o++ = '9';
         *o++ = (char)('0' + c - 8);
     } else {
         *o++ = base;
@@ -244,14 +255,15 @@ typedef struct {
 } attr_code_t;
 
 static const attr_code_t ATTR_CODES[] = {
-    {ATTR_BOLD, '1', 0},      {ATTR_DIM, '2', 0},      {ATTR_UNDERLINE, '4', '4'},
-    {ATTR_BLINK, '5', '5'},   {ATTR_REVERSE, '7', '7'},
+    {ATTR_BOLD, '1', 0},    {ATTR_DIM, '2', 0},       {ATTR_UNDERLINE, '4', '4'},
+    {ATTR_BLINK, '5', '5'}, {ATTR_REVERSE, '7', '7'},
 };
 #define N_ATTR_CODES (sizeof ATTR_CODES / sizeof ATTR_CODES[0])
 
 static char *put_param_sep(char *o, const char *start)
 {
-    if (o != start) *o++ = ';';
+    if (o != start)
+        *o++ = ';';
     return o;
 }
 
@@ -269,35 +281,45 @@ static char *sgr_params_delta(char *o, uint32_t from, uint32_t to)
             o = put_param_sep(o, s), *o++ = '2', *o++ = ATTR_CODES[i].off;
     }
     for (size_t i = 0; i < N_ATTR_CODES; i++)
-        if (on & ATTR_CODES[i].bit) o = put_param_sep(o, s), *o++ = ATTR_CODES[i].on;
-    if (PEN_FG(from) != PEN_FG(to)) o = put_color(put_param_sep(o, s), PEN_FG(to), '3');
-    if (PEN_BG(from) != PEN_BG(to)) o = put_color(put_param_sep(o, s), PEN_BG(to), '4');
+        if (on & ATTR_CODES[i].bit)
+            o = put_param_sep(o, s), *o++ = ATTR_CODES[i].on;
+    if (PEN_FG(from) != PEN_FG(to))
+        o = put_color(put_param_sep(o, s), PEN_FG(to), '3');
+    if (PEN_BG(from) != PEN_BG(to))
+        o = put_color(put_param_sep(o, s), PEN_BG(to), '4');
     return o;
 }
 
 /* Parameters that reset and then set pen `to`. */
 static char *sgr_params_reset(char *o, uint32_t to)
 {
-    if (to == PEN_DEFAULT) return o; /* CSI m */
+    if (to == PEN_DEFAULT)
+        return o; /* CSI m */
     *o++ = '0';
     for (size_t i = 0; i < N_ATTR_CODES; i++)
-        if (PEN_ATTR(to) & ATTR_CODES[i].bit) *o++ = ';', *o++ = ATTR_CODES[i].on;
-    if (PEN_FG(to) != SCREEN_DEFAULT_COLOR) *o++ = ';', o = put_color(o, PEN_FG(to), '3');
-    if (PEN_BG(to) != SCREEN_DEFAULT_COLOR) *o++ = ';', o = put_color(o, PEN_BG(to), '4');
+        if (PEN_ATTR(to) & ATTR_CODES[i].bit)
+            *o++ = ';', *o++ = ATTR_CODES[i].on;
+    if (PEN_FG(to) != SCREEN_DEFAULT_COLOR)
+        *o++ = ';', o = put_color(o, PEN_FG(to), '3');
+    if (PEN_BG(to) != SCREEN_DEFAULT_COLOR)
+        *o++ = ';', o = put_color(o, PEN_BG(to), '4');
     return o;
 }
 
 /* Shortest SGR sequence from pen `from` to `to` (nothing when equal). */
 static char *put_sgr(char *o, uint32_t from, uint32_t to)
 {
-    if (from == to) return o;
+    if (from == to)
+        return o;
     char d[48], r[48];
     size_t nd = (size_t)(sgr_params_delta(d, from, to) - d);
     size_t nr = (size_t)(sgr_params_reset(r, to) - r);
     *o++ = '\033';
     *o++ = '[';
-    if (nd <= nr) memcpy(o, d, nd), o += nd;
-    else memcpy(o, r, nr), o += nr;
+    if (nd <= nr)
+        memcpy(o, d, nd), o += nd;
+    else
+        memcpy(o, r, nr), o += nr;
     *o++ = 'm';
     return o;
 }
@@ -316,9 +338,9 @@ typedef struct {
     buf_t *out;
     buf_t *scratch; /* dry runs for the erase-tail choice */
     int w;
-    int cx, cy;     /* cursor; -1 = unknown */
+    int cx, cy; /* cursor; -1 = unknown */
     uint32_t pen;
-    bool dec;       /* G0 holds DEC special graphics */
+    bool dec;         /* G0 holds DEC special graphics */
     sgr_memo_t *memo; /* SGR_MEMOS entries, read only when valid */
     uint64_t memo_valid[SGR_MEMOS / 64];
 } em_t;
@@ -347,7 +369,8 @@ static inline const sgr_memo_t *em_memo(em_t *e, uint32_t from, uint32_t to)
 
 static char *em_sgr(em_t *e, char *o, uint32_t from, uint32_t to)
 {
-    if (from == to) return o;
+    if (from == to)
+        return o;
     const sgr_memo_t *m = em_memo(e, from, to);
     memcpy(o, m->seq, sizeof m->seq); /* fixed size: no call; o has room */
     return o + m->n;
@@ -359,14 +382,19 @@ static int sgr_len(em_t *e, uint32_t from, uint32_t to)
     return from == to ? 0 : em_memo(e, from, to)->n;
 }
 
-static void em_raw(em_t *e, const char *p, size_t n) { buf_put(e->out, p, n); }
+static void em_raw(em_t *e, const char *p, size_t n)
+{
+    buf_put(e->out, p, n);
+}
 
 static char *put_cup(char *o, int x, int y)
 {
     *o++ = '\033';
     *o++ = '[';
-    if (x || y) o = put_num(o, (unsigned)y + 1);
-    if (x) *o++ = ';', o = put_num(o, (unsigned)x + 1);
+    if (x || y)
+        o = put_num(o, (unsigned)y + 1);
+    if (x)
+        *o++ = ';', o = put_num(o, (unsigned)x + 1);
     *o++ = 'H';
     return o;
 }
@@ -374,7 +402,8 @@ static char *put_cup(char *o, int x, int y)
 /* Relative horizontal move by dx != 0: forward, or back by BS / CUB. */
 static char *put_horiz(char *o, int dx)
 {
-    if (dx > 0) return put_csi_n(o, (unsigned)dx, 'C');
+    if (dx > 0)
+        return put_csi_n(o, (unsigned)dx, 'C');
     if (-dx <= 4) {
         memset(o, '\b', (size_t)-dx);
         return o - dx;
@@ -386,8 +415,10 @@ static char *put_horiz(char *o, int dx)
  * that turns LF into CR LF still lands on column 0). */
 static char *put_vert(char *o, int dy, bool col0)
 {
-    if (dy == 0) return o;
-    if (dy < 0) return put_csi_n(o, (unsigned)-dy, 'A');
+    if (dy == 0)
+        return o;
+    if (dy < 0)
+        return put_csi_n(o, (unsigned)-dy, 'A');
     if (col0 && dy <= 3) {
         memset(o, '\n', (size_t)dy);
         return o + dy;
@@ -396,22 +427,32 @@ static char *put_vert(char *o, int dy, bool col0)
 }
 
 /* Move lengths, worked out without writing the bytes. */
-static int ndig(unsigned v) { return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4; }
-static int csi_n_len(unsigned n) { return n == 1 ? 3 : 3 + ndig(n); }
+static int ndig(unsigned v)
+{
+    return v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4;
+}
+static int csi_n_len(unsigned n)
+{
+    return n == 1 ? 3 : 3 + ndig(n);
+}
 static int horiz_len(int dx)
 {
-    if (dx > 0) return csi_n_len((unsigned)dx);
+    if (dx > 0)
+        return csi_n_len((unsigned)dx);
     return -dx <= 4 ? -dx : csi_n_len((unsigned)-dx);
 }
 static int vert_len(int dy, bool col0)
 {
-    if (dy == 0) return 0;
-    if (dy < 0) return csi_n_len((unsigned)-dy);
+    if (dy == 0)
+        return 0;
+    if (dy < 0)
+        return csi_n_len((unsigned)-dy);
     return col0 && dy <= 3 ? dy : csi_n_len((unsigned)dy);
 }
 static int cup_len(int x, int y)
 {
-    if (!x && !y) return 3;
+    if (!x && !y)
+        return 3;
     return 3 + ndig((unsigned)y + 1) + (x ? 1 + ndig((unsigned)x + 1) : 0);
 }
 
@@ -419,7 +460,8 @@ typedef enum { MV_CUP, MV_CR, MV_CHA, MV_REL, MV_CR_DOWN, MV_VERT_REL, MV_VERT_C
 
 static void consider(int *best, move_kind_t *kind, int len, move_kind_t k)
 {
-    if (len < *best) *best = len, *kind = k;
+    if (len < *best)
+        *best = len, *kind = k;
 }
 
 /* Cheapest way from where the emitter knows the cursor is to (x, y):
@@ -429,15 +471,18 @@ static int move_plan(const em_t *e, int x, int y, move_kind_t *kind)
     int best = cup_len(x, y);
     *kind = MV_CUP;
     if (e->cy == y) {
-        if (x == 0) consider(&best, kind, 1, MV_CR);
+        if (x == 0)
+            consider(&best, kind, 1, MV_CR);
         consider(&best, kind, csi_n_len((unsigned)x + 1), MV_CHA);
-        if (e->cx >= 0 && e->cx != x) consider(&best, kind, horiz_len(x - e->cx), MV_REL);
+        if (e->cx >= 0 && e->cx != x)
+            consider(&best, kind, horiz_len(x - e->cx), MV_REL);
     } else if (e->cy >= 0) {
         int dy = y - e->cy;
         int fwd = x ? csi_n_len((unsigned)x) : 0;
         consider(&best, kind, (e->cx != 0) + vert_len(dy, true) + fwd, MV_CR_DOWN);
         if (e->cx >= 0)
-            consider(&best, kind, vert_len(dy, e->cx == 0) + (e->cx != x ? horiz_len(x - e->cx) : 0),
+            consider(&best, kind,
+                     vert_len(dy, e->cx == 0) + (e->cx != x ? horiz_len(x - e->cx) : 0),
                      MV_VERT_REL);
         consider(&best, kind, vert_len(dy, e->cx == 0) + csi_n_len((unsigned)x + 1), MV_VERT_CHA);
     }
@@ -453,14 +498,14 @@ static char *move_write(const em_t *e, int x, int y, move_kind_t kind, char *o)
     case MV_CHA: return put_csi_n(o, (unsigned)x + 1, 'G');
     case MV_REL: return put_horiz(o, x - e->cx);
     case MV_CR_DOWN:
-        if (e->cx != 0) *o++ = '\r';
+        if (e->cx != 0)
+            *o++ = '\r';
         o = put_vert(o, dy, true);
         return x ? put_csi_n(o, (unsigned)x, 'C') : o;
     case MV_VERT_REL:
         o = put_vert(o, dy, e->cx == 0);
         return e->cx != x ? put_horiz(o, x - e->cx) : o;
-    case MV_VERT_CHA:
-        return put_csi_n(put_vert(o, dy, e->cx == 0), (unsigned)x + 1, 'G');
+    case MV_VERT_CHA: return put_csi_n(put_vert(o, dy, e->cx == 0), (unsigned)x + 1, 'G');
     }
     return o;
 }
@@ -475,7 +520,8 @@ static int move_len(const em_t *e, int x, int y)
 static void em_move_by(em_t *e, int x, int y, move_kind_t k)
 {
     buf_t *out = e->out;
-    if (out->failed || (out->cap - out->len <= 40 && !buf_reserve(out, 40))) return;
+    if (out->failed || (out->cap - out->len <= 40 && !buf_reserve(out, 40)))
+        return;
     char *o = move_write(e, x, y, k, out->data + out->len);
     out->len = (size_t)(o - out->data);
     out->data[out->len] = 0;
@@ -485,7 +531,8 @@ static void em_move_by(em_t *e, int x, int y, move_kind_t k)
 
 static void em_move(em_t *e, int x, int y)
 {
-    if (e->cx == x && e->cy == y) return;
+    if (e->cx == x && e->cy == y)
+        return;
     move_kind_t k;
     move_plan(e, x, y, &k);
     em_move_by(e, x, y, k);
@@ -519,7 +566,8 @@ static inline char *em_switch(em_t *e, char *o, uint64_t rc)
 static void em_cell(em_t *e, uint64_t rc)
 {
     buf_t *out = e->out;
-    if (out->failed || (out->cap - out->len <= CELL_ROOM && !buf_reserve(out, CELL_ROOM))) return;
+    if (out->failed || (out->cap - out->len <= CELL_ROOM && !buf_reserve(out, CELL_ROOM)))
+        return;
     char *s = e->out->data + e->out->len;
     char *o = put_utf8(em_switch(e, s, rc), RC_CH(rc));
     e->out->len += (size_t)(o - s);
@@ -545,8 +593,10 @@ static int em_changed(em_t *e, const uint64_t *ra, const uint64_t *rb, int x, in
         out->len = (size_t)(put_utf8(out->data + out->len, RC_CH(rc)) - out->data);
         e->cx++;
     }
-    if (out->data) out->data[out->len] = 0;
-    if (e->cx >= e->w) e->cx = -1; /* pending wrap: column unknown */
+    if (out->data)
+        out->data[out->len] = 0;
+    if (e->cx >= e->w)
+        e->cx = -1; /* pending wrap: column unknown */
     return x;
 }
 
@@ -577,11 +627,13 @@ static bool gap_cheaper(em_t *e, const uint64_t *rb, int x, int y)
 static void encode_span(em_t *e, int y, const uint64_t *ra, const uint64_t *rb, int from, int to)
 {
     for (int x = from; x < to; x++) {
-        if (ra[x] == rb[x]) continue;
+        if (ra[x] == rb[x])
+            continue;
         if (e->cy != y || e->cx != x) {
             if (e->cy == y && e->cx >= 0 && e->cx < x && x - e->cx <= GAP_MAX &&
                 gap_cheaper(e, rb, x, y)) {
-                for (int i = e->cx; i < x; i++) em_cell(e, rb[i]);
+                for (int i = e->cx; i < x; i++)
+                    em_cell(e, rb[i]);
             } else {
                 em_move(e, x, y);
             }
@@ -621,22 +673,28 @@ static void encode_row(em_t *e, const ansi_profile_t *p, int y, const cell_t *ar
 {
     /* a gap overwrite may reach GAP_MAX cells left of the first change */
     int r0 = lo > GAP_MAX ? lo - GAP_MAX : 0;
-    if (arow) render_row(p, arow, r0, hi + 1, ra);
+    if (arow)
+        render_row(p, arow, r0, hi + 1, ra);
     render_row(p, brow, r0, hi + 1, rb);
     int t = e->w; /* b's blank tail starts at t (or before lo) */
-    while (t > lo && cell_blank(&brow[t - 1])) t--;
+    while (t > lo && cell_blank(&brow[t - 1]))
+        t--;
     int x0 = t; /* first changed cell in the tail */
-    while (x0 <= hi && ra[x0] == rb[x0]) x0++;
+    while (x0 <= hi && ra[x0] == rb[x0])
+        x0++;
     encode_span(e, y, ra, rb, lo, x0 <= hi ? x0 : hi + 1);
-    if (x0 <= hi) encode_tail(e, y, ra, rb, x0, hi + 1);
+    if (x0 <= hi)
+        encode_tail(e, y, ra, rb, x0, hi + 1);
 }
 
 /* Ends a frame: default pen, ASCII charset, cursor placed and shown or
  * hidden (always when vis_always, else only if visibility changed). */
 static void em_finish(em_t *e, const screen_t *b, bool vis_always, bool vis_before)
 {
-    if (e->pen != PEN_DEFAULT) em_pen(e, PEN_DEFAULT);
-    if (e->dec) em_raw(e, "\033(B", 3), e->dec = false;
+    if (e->pen != PEN_DEFAULT)
+        em_pen(e, PEN_DEFAULT);
+    if (e->dec)
+        em_raw(e, "\033(B", 3), e->dec = false;
     if (b->cur_visible) {
         int x = b->cur_x < 0 ? 0 : b->cur_x >= b->w ? b->w - 1 : b->cur_x;
         int y = b->cur_y < 0 ? 0 : b->cur_y >= b->h ? b->h - 1 : b->cur_y;
@@ -648,7 +706,8 @@ static void em_finish(em_t *e, const screen_t *b, bool vis_always, bool vis_befo
 
 static void frame_begin(const ansi_profile_t *p, buf_t *out)
 {
-    if (p->sync) buf_puts(out, "\033[?2026h");
+    if (p->sync)
+        buf_puts(out, "\033[?2026h");
 }
 
 /* Closes the sync bracket, or drops the frame when it drew nothing. */
@@ -657,10 +716,12 @@ static void frame_end(const ansi_profile_t *p, buf_t *out, size_t start)
     size_t open = start + (p->sync ? 8 : 0);
     if (out->len <= open) {
         out->len = start;
-        if (out->data) out->data[start] = 0;
+        if (out->data)
+            out->data[start] = 0;
         return;
     }
-    if (p->sync) buf_puts(out, "\033[?2026l");
+    if (p->sync)
+        buf_puts(out, "\033[?2026l");
 }
 
 /* ---- keyframes -------------------------------------------------------------- */
@@ -677,7 +738,8 @@ static void frame_end(const ansi_profile_t *p, buf_t *out, size_t start)
  * switch to rc? The same sums as gap_cheaper, with the gap known blank. */
 static bool key_gap_cheaper(em_t *e, uint64_t rc, int n, int mv)
 {
-    if (e->pen == PEN_DEFAULT && !e->dec) return n < mv; /* same switch both ways */
+    if (e->pen == PEN_DEFAULT && !e->dec)
+        return n < mv; /* same switch both ways */
     int ow = trans_len(e, e->pen, e->dec, RC_BLANK) + n + trans_len(e, PEN_DEFAULT, false, rc);
     return ow < mv + trans_len(e, e->pen, e->dec, rc);
 }
@@ -689,7 +751,8 @@ static void key_reach(em_t *e, uint64_t rc, int x, int y)
     move_kind_t k;
     int mv = move_plan(e, x, y, &k), n = x - e->cx;
     if (e->cy == y && e->cx >= 0 && n > 0 && n <= GAP_MAX && key_gap_cheaper(e, rc, n, mv)) {
-        for (int i = 0; i < n; i++) em_cell(e, RC_BLANK);
+        for (int i = 0; i < n; i++)
+            em_cell(e, RC_BLANK);
     } else {
         em_move_by(e, x, y, k);
     }
@@ -701,8 +764,8 @@ typedef struct {
     uint64_t key; /* ch, fg and bg, as cell_same compares them */
     uint64_t rc;
     uint8_t attr;
-    uint8_t gn;     /* bytes of glyph in use */
-    char glyph[4];  /* rc's code point in UTF-8 */
+    uint8_t gn;    /* bytes of glyph in use */
+    char glyph[4]; /* rc's code point in UTF-8 */
 } look_t;
 #define LOOKS 64 /* one bit each in looks_t.valid */
 
@@ -714,7 +777,8 @@ typedef struct {
     look_t e[LOOKS];
 } looks_t;
 
-__attribute__((noinline)) static void look_fill(looks_t *l, look_t *e, const cell_t *c, uint64_t key)
+__attribute__((noinline)) static void look_fill(looks_t *l, look_t *e, const cell_t *c,
+                                                uint64_t key)
 {
     e->key = key;
     e->attr = c->attr;
@@ -747,12 +811,17 @@ static inline int run_end(const cell_t *row, int x, int w, uint64_t key)
 {
     const uint8_t a = row[x].attr;
     for (x++; x + 4 <= w; x += 4) {
-        if (!cell_is(&row[x], key, a)) return x;
-        if (!cell_is(&row[x + 1], key, a)) return x + 1;
-        if (!cell_is(&row[x + 2], key, a)) return x + 2;
-        if (!cell_is(&row[x + 3], key, a)) return x + 3;
+        if (!cell_is(&row[x], key, a))
+            return x;
+        if (!cell_is(&row[x + 1], key, a))
+            return x + 1;
+        if (!cell_is(&row[x + 2], key, a))
+            return x + 2;
+        if (!cell_is(&row[x + 3], key, a))
+            return x + 3;
     }
-    while (x < w && cell_is(&row[x], key, a)) x++;
+    while (x < w && cell_is(&row[x], key, a))
+        x++;
     return x;
 }
 
@@ -771,7 +840,8 @@ static char *put_glyphs(char *o, const look_t *g, int n)
         memcpy(o, glyph, sizeof glyph);
         memcpy(o + gn, glyph, sizeof glyph);
     }
-    if (n) memcpy(o, glyph, sizeof glyph), o += gn;
+    if (n)
+        memcpy(o, glyph, sizeof glyph), o += gn;
     return o;
 }
 
@@ -782,22 +852,27 @@ static void key_row(em_t *e, looks_t *l, int y, const cell_t *row)
     buf_t *out = e->out;
     const int w = e->w;
     /* room for every cell with a switch; moves reserve their own */
-    if (!buf_reserve(out, (size_t)w * CELL_ROOM)) return;
+    if (!buf_reserve(out, (size_t)w * CELL_ROOM))
+        return;
     for (int x = 0, end; x < w; x = end) {
         uint64_t key;
         memcpy(&key, &row[x], sizeof key);
         end = run_end(row, x, w, key);
-        if (key == l->blank_key && row[x].attr == 0) continue;
+        if (key == l->blank_key && row[x].attr == 0)
+            continue;
         const look_t *g = look_up(l, &row[x], key);
-        if (g->rc == RC_BLANK) continue;
+        if (g->rc == RC_BLANK)
+            continue;
         if (e->cy != y || e->cx != x) {
             key_reach(e, g->rc, x, y);
             size_t room = (size_t)(w - x) * CELL_ROOM;
-            if (e->cx != x || out->failed || (out->cap - out->len <= room && !buf_reserve(out, room)))
+            if (e->cx != x || out->failed ||
+                (out->cap - out->len <= room && !buf_reserve(out, room)))
                 return;
         }
         char *o = out->data + out->len;
-        if ((g->rc >> 21) != ((uint64_t)e->pen << 1 | e->dec)) o = em_switch(e, o, g->rc);
+        if ((g->rc >> 21) != ((uint64_t)e->pen << 1 | e->dec))
+            o = em_switch(e, o, g->rc);
         o = put_glyphs(o, g, end - x);
         out->len = (size_t)(o - out->data);
         out->data[out->len] = 0;
@@ -819,9 +894,11 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
     looks.valid = 0;
     cell_t blank = screen_blank();
     memcpy(&looks.blank_key, &blank, sizeof looks.blank_key);
-    for (int y = 0; y < b->h; y++) key_row(&e, &looks, y, b->cells + (size_t)y * b->w);
+    for (int y = 0; y < b->h; y++)
+        key_row(&e, &looks, y, b->cells + (size_t)y * b->w);
     em_finish(&e, b, true, false);
-    if (p->sync) buf_puts(out, "\033[?2026l");
+    if (p->sync)
+        buf_puts(out, "\033[?2026l");
 }
 
 /* ---- diffs ------------------------------------------------------------------ */
@@ -838,17 +915,20 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     sgr_memo_t memo[SGR_MEMOS];
     size_t start = out->len;
     frame_begin(p, out);
-    bool known = a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 &&
-                 a->cur_y < a->h;
-    em_t e = {out, &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1,
-              PEN_DEFAULT, false, memo, {0}};
+    bool known =
+        a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 && a->cur_y < a->h;
+    em_t e = {out,   &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1, PEN_DEFAULT,
+              false, memo,     {0}};
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
     for (int y = 0; y < b->h; y++) {
         const cell_t *arow = a->cells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
-        if (!b->dirty[y] || memcmp(arow, brow, rowb) == 0) continue;
+        if (!b->dirty[y] || memcmp(arow, brow, rowb) == 0)
+            continue;
         int lo = 0, hi = b->w - 1;
-        while (cell_same(&arow[lo], &brow[lo]) && lo < hi) lo++;
-        while (cell_same(&arow[hi], &brow[hi]) && hi > lo) hi--;
+        while (cell_same(&arow[lo], &brow[lo]) && lo < hi)
+            lo++;
+        while (cell_same(&arow[hi], &brow[hi]) && hi > lo)
+            hi--;
         encode_row(&e, p, y, arow, brow, lo, hi, ra, rb);
     }
     em_finish(&e, b, false, a->cur_visible);
@@ -863,17 +943,26 @@ typedef struct {
     ansi_profile_t prof;
 } term_entry_t;
 
-#define P16_UTF8 {ANSI_COLORS_16, true, false, false, true}
-#define P16_DEC {ANSI_COLORS_16, false, true, false, false}
-#define P16_ASCII {ANSI_COLORS_16, false, false, false, false}
+#define P16_UTF8                                 \
+    {                                            \
+        ANSI_COLORS_16, true, false, false, true \
+    }
+#define P16_DEC                                   \
+    {                                             \
+        ANSI_COLORS_16, false, true, false, false \
+    }
+#define P16_ASCII                                  \
+    {                                              \
+        ANSI_COLORS_16, false, false, false, false \
+    }
 
 /* Matched against the whole name, then against its part before '-'. */
 static const term_entry_t TERMS[] = {
-    {"xterm", P16_UTF8},   {"linux", P16_UTF8},   {"screen", P16_UTF8}, {"tmux", P16_UTF8},
-    {"rxvt", P16_UTF8},    {"putty", P16_UTF8},   {"konsole", P16_UTF8}, {"gnome", P16_UTF8},
-    {"cygwin", P16_UTF8},  {"eterm", P16_UTF8},   {"vt220", P16_DEC},   {"vt320", P16_DEC},
-    {"vt420", P16_DEC},    {"vt520", P16_DEC},    {"vt100", P16_DEC},   {"vt102", P16_DEC},
-    {"ansi", P16_ASCII},   {"dumb", P16_ASCII},   {"ascii", P16_ASCII}, {"vt52", P16_ASCII},
+    {"xterm", P16_UTF8},  {"linux", P16_UTF8}, {"screen", P16_UTF8},  {"tmux", P16_UTF8},
+    {"rxvt", P16_UTF8},   {"putty", P16_UTF8}, {"konsole", P16_UTF8}, {"gnome", P16_UTF8},
+    {"cygwin", P16_UTF8}, {"eterm", P16_UTF8}, {"vt220", P16_DEC},    {"vt320", P16_DEC},
+    {"vt420", P16_DEC},   {"vt520", P16_DEC},  {"vt100", P16_DEC},    {"vt102", P16_DEC},
+    {"ansi", P16_ASCII},  {"dumb", P16_ASCII}, {"ascii", P16_ASCII},  {"vt52", P16_ASCII},
 };
 
 /* Names that promise 256 colours whatever their base. */
@@ -891,16 +980,21 @@ void ansi_profile_for_term(ansi_profile_t *p, const char *term)
 {
     ansi_profile_t def = {ANSI_COLORS_256, true, false, false, false};
     *p = def;
-    if (!term) return;
+    if (!term)
+        return;
     char low[64];
     size_t n = 0;
-    for (; term[n] && n < sizeof low - 1; n++) low[n] = (char)tolower((unsigned char)term[n]);
+    for (; term[n] && n < sizeof low - 1; n++)
+        low[n] = (char)tolower((unsigned char)term[n]);
     low[n] = 0;
     for (size_t i = 0; i < sizeof RICH / sizeof RICH[0]; i++)
-        if (strstr(low, RICH[i])) return;
+        if (strstr(low, RICH[i]))
+            return;
     const ansi_profile_t *hit = term_lookup(low, n);
-    if (!hit) hit = term_lookup(low, strcspn(low, "-"));
-    if (hit) *p = *hit;
+    if (!hit)
+        hit = term_lookup(low, strcspn(low, "-"));
+    if (hit)
+        *p = *hit;
 }
 
 int ansi_profile_id(const ansi_profile_t *p)

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void buf_init(buf_t *b) { memset(b, 0, sizeof *b); }
+void buf_init(buf_t *b)
+{
+    memset(b, 0, sizeof *b);
+}
 
 void buf_free(buf_t *b)
 {
@@ -21,10 +24,13 @@ void buf_reset(buf_t *b)
 
 bool buf_reserve(buf_t *b, size_t extra)
 {
-    if (b->failed) return false;
-    if (b->len + extra + 1 <= b->cap) return true;
+    if (b->failed)
+        return false;
+    if (b->len + extra + 1 <= b->cap)
+        return true;
     size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->len + extra + 1) cap *= 2;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
     char *p = realloc(b->data, cap);
     if (!p) {
         b->failed = true;
@@ -37,15 +43,22 @@ bool buf_reserve(buf_t *b, size_t extra)
 
 void buf_put(buf_t *b, const void *p, size_t n)
 {
-    if (!n || !buf_reserve(b, n)) return;
+    if (!n || !buf_reserve(b, n))
+        return;
     memcpy(b->data + b->len, p, n);
     b->len += n;
     b->data[b->len] = 0;
 }
 
-void buf_putc(buf_t *b, char c) { buf_put(b, &c, 1); }
+void buf_putc(buf_t *b, char c)
+{
+    buf_put(b, &c, 1);
+}
 
-void buf_puts(buf_t *b, const char *s) { buf_put(b, s, strlen(s)); }
+void buf_puts(buf_t *b, const char *s)
+{
+    buf_put(b, s, strlen(s));
+}
 
 void buf_printf(buf_t *b, const char *fmt, ...)
 {
@@ -53,7 +66,8 @@ void buf_printf(buf_t *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (n < 0 || !buf_reserve(b, (size_t)n)) return;
+    if (n < 0 || !buf_reserve(b, (size_t)n))
+        return;
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -64,7 +78,8 @@ void buf_put_utf8(buf_t *b, uint32_t cp)
 {
     char t[4];
     size_t n;
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        cp = 0xFFFD;
     if (cp < 0x80) {
         t[0] = (char)cp;
         n = 1;

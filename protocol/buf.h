@@ -21,7 +21,7 @@ void buf_put(buf_t *b, const void *p, size_t n);
 void buf_putc(buf_t *b, char c);
 void buf_puts(buf_t *b, const char *s);
 void buf_printf(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void buf_put_utf8(buf_t *b, uint32_t cp);  /* invalid code points become U+FFFD */
-void buf_put_uint(buf_t *b, uint64_t v);   /* decimal, fast */
+void buf_put_utf8(buf_t *b, uint32_t cp); /* invalid code points become U+FFFD */
+void buf_put_uint(buf_t *b, uint64_t v);  /* decimal, fast */
 
 #endif

@@ -44,24 +44,31 @@ const glyph_fallback_t *glyph_fallback(uint32_t cp)
     size_t lo = 0, hi = sizeof FALLBACK / sizeof FALLBACK[0];
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (cp < FALLBACK[mid].lo) hi = mid;
-        else if (cp > FALLBACK[mid].hi) lo = mid + 1;
-        else return &FALLBACK[mid];
+        if (cp < FALLBACK[mid].lo)
+            hi = mid;
+        else if (cp > FALLBACK[mid].hi)
+            lo = mid + 1;
+        else
+            return &FALLBACK[mid];
     }
     return NULL;
 }
 
 uint32_t glyph_dec_unicode(char dec)
 {
-    if (dec < '_' || dec > '~') return 0;
+    if (dec < '_' || dec > '~')
+        return 0;
     return DEC_CHART[dec - '_'];
 }
 
 uint32_t glyph_join(unsigned mask, uint32_t lone)
 {
-    if (mask & 15) return JOIN[mask & 15];
+    if (mask & 15)
+        return JOIN[mask & 15];
     bool rising = mask & (GLYPH_NE | GLYPH_SW), falling = mask & (GLYPH_NW | GLYPH_SE);
-    if (rising && !falling) return 0x2571;
-    if (falling && !rising) return 0x2572;
+    if (rising && !falling)
+        return 0x2571;
+    if (falling && !rising)
+        return 0x2572;
     return lone;
 }

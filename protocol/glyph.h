@@ -28,8 +28,14 @@ uint32_t glyph_dec_unicode(char dec);
  * decide; a cell joined only at corners along one diagonal (round rooms)
  * gets a diagonal line; any other cell gets `lone`. */
 enum {
-    GLYPH_N = 1, GLYPH_E = 2, GLYPH_S = 4, GLYPH_W = 8,
-    GLYPH_NE = 16, GLYPH_SE = 32, GLYPH_SW = 64, GLYPH_NW = 128
+    GLYPH_N = 1,
+    GLYPH_E = 2,
+    GLYPH_S = 4,
+    GLYPH_W = 8,
+    GLYPH_NE = 16,
+    GLYPH_SE = 32,
+    GLYPH_SW = 64,
+    GLYPH_NW = 128
 };
 uint32_t glyph_join(unsigned mask, uint32_t lone);
 

@@ -10,7 +10,10 @@
 /* Unchanged cells a run may swallow: a run header costs about 16 bytes. */
 #define GAP_MAX 8
 
-static bool safe_ascii(uint8_t c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+static bool safe_ascii(uint8_t c)
+{
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+}
 
 static void put_escaped_ascii(buf_t *out, uint8_t c)
 {
@@ -31,8 +34,10 @@ static void put_escaped_ascii(buf_t *out, uint8_t c)
 static void put_cp(buf_t *out, uint32_t cp)
 {
     if (cp < 0x80) {
-        if (safe_ascii((uint8_t)cp)) buf_putc(out, (char)cp);
-        else put_escaped_ascii(out, (uint8_t)cp);
+        if (safe_ascii((uint8_t)cp))
+            buf_putc(out, (char)cp);
+        else
+            put_escaped_ascii(out, (uint8_t)cp);
     } else if (cp == 0x2028) {
         buf_put(out, "\\u2028", 6);
     } else if (cp == 0x2029) {
@@ -49,9 +54,11 @@ void json_put_string(buf_t *out, const char *s, size_t len)
     buf_putc(out, '"');
     while (i < len) {
         size_t j = i;
-        while (j < len && safe_ascii(p[j])) j++;
+        while (j < len && safe_ascii(p[j]))
+            j++;
         buf_put(out, p + i, j - i);
-        if ((i = j) >= len) break;
+        if ((i = j) >= len)
+            break;
         size_t used = 1;
         uint32_t cp = p[i] < 0x80 ? p[i] : utf8_decode(p + i, len - i, &used);
         put_cp(out, cp);
@@ -64,7 +71,8 @@ void json_put_string(buf_t *out, const char *s, size_t len)
  * terminal would act on) show as '?', like the ANSI encoder. */
 static uint32_t cell_glyph(uint32_t ch)
 {
-    if (ch < 0x20 || (ch >= 0x7F && ch < 0xA0)) return '?';
+    if (ch < 0x20 || (ch >= 0x7F && ch < 0xA0))
+        return '?';
     return ch;
 }
 
@@ -89,7 +97,8 @@ static char *put_glyph(char *p, uint32_t ch)
 {
     ch = cell_glyph(ch);
     if (ch < 0x80) {
-        if (ch == '"' || ch == '\\') *p++ = '\\';
+        if (ch == '"' || ch == '\\')
+            *p++ = '\\';
         *p++ = (char)ch;
         return p;
     }
@@ -97,7 +106,8 @@ static char *put_glyph(char *p, uint32_t ch)
         memcpy(p, ch == 0x2028 ? "\\u2028" : "\\u2029", 6);
         return p + 6;
     }
-    if (ch > 0x10FFFF || (ch >= 0xD800 && ch <= 0xDFFF)) ch = 0xFFFD;
+    if (ch > 0x10FFFF || (ch >= 0xD800 && ch <= 0xDFFF))
+        ch = 0xFFFD;
     if (ch < 0x800) {
         *p++ = (char)(0xC0 | ch >> 6);
     } else {
@@ -127,7 +137,8 @@ static char *put_dec(char *p, unsigned v)
 
 static char *put_color_at(char *p, uint16_t c)
 {
-    if (c <= 255) return put_dec(p, c);
+    if (c <= 255)
+        return put_dec(p, c);
     memcpy(p, "-1", 2);
     return p + 2;
 }
@@ -136,9 +147,11 @@ static char *put_color_at(char *p, uint16_t c)
  * keyframe's time would otherwise go to per-byte buffer calls. */
 static void put_run(buf_t *out, const cell_t *row, int y, int x0, int x1, bool *first)
 {
-    if (!buf_reserve(out, (size_t)(x1 - x0) * 6 + 64)) return;
+    if (!buf_reserve(out, (size_t)(x1 - x0) * 6 + 64))
+        return;
     char *p = out->data + out->len;
-    if (!*first) *p++ = ',';
+    if (!*first)
+        *p++ = ',';
     *first = false;
     *p++ = '[';
     p = put_dec(p, (unsigned)y);
@@ -146,7 +159,8 @@ static void put_run(buf_t *out, const cell_t *row, int y, int x0, int x1, bool *
     p = put_dec(p, (unsigned)x0);
     *p++ = ',';
     *p++ = '"';
-    for (int x = x0; x < x1; x++) p = put_glyph(p, row[x].ch);
+    for (int x = x0; x < x1; x++)
+        p = put_glyph(p, row[x].ch);
     *p++ = '"';
     *p++ = ',';
     p = put_color_at(p, row[x0].fg);
@@ -162,7 +176,8 @@ static void put_run(buf_t *out, const cell_t *row, int y, int x0, int x1, bool *
 /* Cells of row b that differ from row a (a == NULL: from blank). */
 static bool changed(const cell_t *a, const cell_t *b, int x)
 {
-    if (a) return !cell_eq(&a[x], &b[x]);
+    if (a)
+        return !cell_eq(&a[x], &b[x]);
     cell_t blank = screen_blank();
     return !cell_eq(&blank, &b[x]);
 }
@@ -173,8 +188,10 @@ static int run_end(const cell_t *a, const cell_t *b, int w, int x0)
     int x = x0 + 1;
     for (;;) {
         int g = x;
-        while (g < w && g - x < GAP_MAX && !changed(a, b, g) && same_style(&b[g], &b[x0])) g++;
-        if (g >= w || !changed(a, b, g) || !same_style(&b[g], &b[x0])) return x;
+        while (g < w && g - x < GAP_MAX && !changed(a, b, g) && same_style(&b[g], &b[x0]))
+            g++;
+        if (g >= w || !changed(a, b, g) || !same_style(&b[g], &b[x0]))
+            return x;
         x = g + 1;
     }
 }
@@ -213,7 +230,8 @@ void json_frame(const screen_t *a, const screen_t *b, uint64_t seq, buf_t *out)
         const cell_t *brow = b->cells + (size_t)y * (size_t)b->w;
         const cell_t *arow = key ? NULL : a->cells + (size_t)y * (size_t)a->w;
         /* as ansi_diff: clean rows of b are unchanged from a */
-        if (!key && (!b->dirty[y] || memcmp(arow, brow, rowb) == 0)) continue;
+        if (!key && (!b->dirty[y] || memcmp(arow, brow, rowb) == 0))
+            continue;
         put_row(out, arow, brow, b->w, y, &first);
     }
     buf_puts(out, "]}");

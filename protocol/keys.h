@@ -14,16 +14,36 @@
 
 #define KEY_BASE 0x110000u
 #define KEY_LIST(X) \
-    X(UP) X(DOWN) X(LEFT) X(RIGHT) X(HOME) X(END) X(PGUP) X(PGDN) \
-    X(INSERT) X(DELETE) X(KP_CENTER) \
-    X(F1) X(F2) X(F3) X(F4) X(F5) X(F6) X(F7) X(F8) X(F9) X(F10) X(F11) X(F12)
+    X(UP)           \
+    X(DOWN)         \
+    X(LEFT)         \
+    X(RIGHT)        \
+    X(HOME)         \
+    X(END)          \
+    X(PGUP)         \
+    X(PGDN)         \
+    X(INSERT)       \
+    X(DELETE)       \
+    X(KP_CENTER)    \
+    X(F1)           \
+    X(F2)           \
+    X(F3)           \
+    X(F4)           \
+    X(F5)           \
+    X(F6)           \
+    X(F7)           \
+    X(F8)           \
+    X(F9)           \
+    X(F10)          \
+    X(F11)          \
+    X(F12)
 
 enum {
     KEY_FIRST_NAMED_ = KEY_BASE - 1,
 #define KEY_ENUM_(n) KEY_##n,
     KEY_LIST(KEY_ENUM_)
 #undef KEY_ENUM_
-    KEY_LAST_NAMED_
+        KEY_LAST_NAMED_
 };
 
 enum { KEYMOD_ALT = 1, KEYMOD_CTRL = 2, KEYMOD_SHIFT = 4 };
@@ -41,7 +61,7 @@ typedef void (*key_cb)(void *ud, key_event_t k);
 typedef struct {
     uint8_t pend[32]; /* bytes of an unfinished sequence */
     size_t npend;
-    bool after_cr;    /* swallow LF / NUL after CR (telnet CR LF, CR NUL) */
+    bool after_cr; /* swallow LF / NUL after CR (telnet CR LF, CR NUL) */
 } keydec_t;
 
 void keydec_init(keydec_t *d);

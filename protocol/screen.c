@@ -15,14 +15,17 @@ static bool size_ok(int w, int h)
 static void blank_cells(cell_t *c, size_t n)
 {
     cell_t b = screen_blank();
-    for (size_t i = 0; i < n; i++) c[i] = b;
+    for (size_t i = 0; i < n; i++)
+        c[i] = b;
 }
 
 screen_t *screen_new(int w, int h)
 {
-    if (!size_ok(w, h)) return NULL;
+    if (!size_ok(w, h))
+        return NULL;
     screen_t *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
+    if (!s)
+        return NULL;
     s->cells = malloc(sizeof(cell_t) * (size_t)w * (size_t)h);
     s->dirty = malloc((size_t)h);
     if (!s->cells || !s->dirty) {
@@ -39,7 +42,8 @@ screen_t *screen_new(int w, int h)
 
 void screen_free(screen_t *s)
 {
-    if (!s) return;
+    if (!s)
+        return;
     free(s->cells);
     free(s->dirty);
     free(s);
@@ -47,8 +51,10 @@ void screen_free(screen_t *s)
 
 int screen_resize(screen_t *s, int w, int h)
 {
-    if (!size_ok(w, h)) return -1;
-    if (w == s->w && h == s->h) return 0;
+    if (!size_ok(w, h))
+        return -1;
+    if (w == s->w && h == s->h)
+        return 0;
     cell_t *cells = malloc(sizeof(cell_t) * (size_t)w * (size_t)h);
     uint8_t *dirty = malloc((size_t)h);
     if (!cells || !dirty) {
@@ -67,15 +73,18 @@ int screen_resize(screen_t *s, int w, int h)
     s->w = w;
     s->h = h;
     memset(s->dirty, 1, (size_t)h);
-    if (s->cur_x >= w) s->cur_x = w - 1;
-    if (s->cur_y >= h) s->cur_y = h - 1;
+    if (s->cur_x >= w)
+        s->cur_x = w - 1;
+    if (s->cur_y >= h)
+        s->cur_y = h - 1;
     return 0;
 }
 
 int screen_copy(screen_t *dst, const screen_t *src)
 {
     if (dst->w != src->w || dst->h != src->h) {
-        if (screen_resize(dst, src->w, src->h) < 0) return -1;
+        if (screen_resize(dst, src->w, src->h) < 0)
+            return -1;
     }
     size_t rowb = sizeof(cell_t) * (size_t)src->w;
     for (int y = 0; y < src->h; y++) {
@@ -92,13 +101,20 @@ int screen_copy(screen_t *dst, const screen_t *src)
     return 0;
 }
 
-void screen_clean(screen_t *s) { memset(s->dirty, 0, (size_t)s->h); }
+void screen_clean(screen_t *s)
+{
+    memset(s->dirty, 0, (size_t)s->h);
+}
 
-void screen_touch_all(screen_t *s) { memset(s->dirty, 1, (size_t)s->h); }
+void screen_touch_all(screen_t *s)
+{
+    memset(s->dirty, 1, (size_t)s->h);
+}
 
 const cell_t *screen_at(const screen_t *s, int x, int y)
 {
-    if (x < 0 || y < 0 || x >= s->w || y >= s->h) return NULL;
+    if (x < 0 || y < 0 || x >= s->w || y >= s->h)
+        return NULL;
     return &s->cells[(size_t)y * s->w + x];
 }
 
@@ -133,7 +149,8 @@ void screen_clear(screen_t *s)
 {
     for (int y = 0; y < s->h; y++) {
         cell_t *row = s->cells + (size_t)y * s->w;
-        if (row_blank(row, s->w)) continue;
+        if (row_blank(row, s->w))
+            continue;
         row_fill_blank(row, s->w);
         s->dirty[y] = 1;
     }
@@ -141,7 +158,8 @@ void screen_clear(screen_t *s)
 
 void screen_put(screen_t *s, int x, int y, uint32_t ch, style_t st)
 {
-    if (x < 0 || y < 0 || x >= s->w || y >= s->h) return;
+    if (x < 0 || y < 0 || x >= s->w || y >= s->h)
+        return;
     cell_t c = {ch, st.fg, st.bg, (uint8_t)(st.attr & ATTR_ALL), {0, 0, 0}};
     set_cell(s, x, y, c);
 }
@@ -149,21 +167,36 @@ void screen_put(screen_t *s, int x, int y, uint32_t ch, style_t st)
 uint32_t utf8_decode(const uint8_t *p, size_t len, size_t *used)
 {
     *used = len ? 1 : 0;
-    if (!len) return 0xFFFD;
+    if (!len)
+        return 0xFFFD;
     uint8_t b = p[0];
-    if (b < 0x80) return b;
+    if (b < 0x80)
+        return b;
     size_t n;
     uint32_t cp, min;
-    if ((b & 0xE0) == 0xC0) { n = 2; cp = b & 0x1F; min = 0x80; }
-    else if ((b & 0xF0) == 0xE0) { n = 3; cp = b & 0x0F; min = 0x800; }
-    else if ((b & 0xF8) == 0xF0) { n = 4; cp = b & 0x07; min = 0x10000; }
-    else return 0xFFFD;
-    if (len < n) return 0xFFFD;
+    if ((b & 0xE0) == 0xC0) {
+        n = 2;
+        cp = b & 0x1F;
+        min = 0x80;
+    } else if ((b & 0xF0) == 0xE0) {
+        n = 3;
+        cp = b & 0x0F;
+        min = 0x800;
+    } else if ((b & 0xF8) == 0xF0) {
+        n = 4;
+        cp = b & 0x07;
+        min = 0x10000;
+    } else
+        return 0xFFFD;
+    if (len < n)
+        return 0xFFFD;
     for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80) return 0xFFFD;
+        if ((p[i] & 0xC0) != 0x80)
+            return 0xFFFD;
         cp = (cp << 6) | (p[i] & 0x3F);
     }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0xFFFD;
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0xFFFD;
     *used = n;
     return cp;
 }
@@ -176,7 +209,8 @@ int screen_text(screen_t *s, int x, int y, style_t st, const char *utf8)
         size_t used;
         uint32_t cp = utf8_decode(p + i, len - i, &used);
         i += used;
-        if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0)) continue;
+        if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0))
+            continue;
         screen_put(s, x, y, cp, st);
         x++;
     }
@@ -196,12 +230,14 @@ int screen_textf(screen_t *s, int x, int y, style_t st, const char *fmt, ...)
 void screen_fill(screen_t *s, int x, int y, int w, int h, uint32_t ch, style_t st)
 {
     for (int j = y; j < y + h; j++)
-        for (int i = x; i < x + w; i++) screen_put(s, i, j, ch, st);
+        for (int i = x; i < x + w; i++)
+            screen_put(s, i, j, ch, st);
 }
 
 void screen_box(screen_t *s, int x, int y, int w, int h, style_t st)
 {
-    if (w < 2 || h < 2) return;
+    if (w < 2 || h < 2)
+        return;
     int r = x + w - 1, b = y + h - 1;
     for (int i = x + 1; i < r; i++) {
         screen_put(s, i, y, 0x2500, st);

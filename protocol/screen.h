@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #define SCREEN_DEFAULT_COLOR 0x100 /* fg/bg value: the terminal's default */
-#define SCREEN_MAX_W 512
-#define SCREEN_MAX_H 256
+#define SCREEN_MAX_W         512
+#define SCREEN_MAX_H         256
 
 enum {
     ATTR_BOLD = 1 << 0,
@@ -29,8 +29,8 @@ enum {
 };
 
 typedef struct {
-    uint32_t ch;  /* Unicode code point; ' ' for blank */
-    uint16_t fg;  /* 0..255 palette index or SCREEN_DEFAULT_COLOR */
+    uint32_t ch; /* Unicode code point; ' ' for blank */
+    uint16_t fg; /* 0..255 palette index or SCREEN_DEFAULT_COLOR */
     uint16_t bg;
     uint8_t attr; /* ATTR_* bits */
     uint8_t pad_[3];
@@ -44,15 +44,15 @@ typedef struct {
 
 typedef struct {
     int w, h;
-    cell_t *cells;   /* w * h, row-major */
-    uint8_t *dirty;  /* h entries */
+    cell_t *cells;  /* w * h, row-major */
+    uint8_t *dirty; /* h entries */
     int cur_x, cur_y;
     bool cur_visible;
 } screen_t;
 
 extern const style_t STYLE_DEFAULT; /* const data, not state */
 
-screen_t *screen_new(int w, int h);   /* NULL on bad size or OOM */
+screen_t *screen_new(int w, int h); /* NULL on bad size or OOM */
 void screen_free(screen_t *s);
 /* Changes size keeping the overlapping content; new cells blank; all rows
  * dirty. Returns 0, or -1 on bad size/OOM (grid unchanged). */
@@ -75,7 +75,7 @@ static inline bool cell_eq(const cell_t *a, const cell_t *b)
 /* NULL when (x, y) is outside the grid. */
 const cell_t *screen_at(const screen_t *s, int x, int y);
 
-void screen_clear(screen_t *s);                                   /* all blank */
+void screen_clear(screen_t *s);                                      /* all blank */
 void screen_put(screen_t *s, int x, int y, uint32_t ch, style_t st); /* clipped */
 /* Writes UTF-8 text from (x, y) on one row, clipped at the right edge;
  * invalid bytes show as U+FFFD; control characters are skipped.

@@ -42,7 +42,8 @@ struct accounts {
 static uint32_t thr_hash(const char *s)
 {
     uint32_t h = 2166136261u;
-    for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
     return h % THR_BUCKETS;
 }
 
@@ -77,15 +78,20 @@ static thr_t *thr_get(accounts_t *a, char kind, const char *id, uint64_t now, bo
     snprintf(key, sizeof key, "%c:%s", kind, id ? id : "");
     uint32_t b = thr_hash(key);
     for (thr_t *t = a->buckets[b]; t; t = t->next)
-        if (strcmp(t->key, key) == 0) return t;
-    if (!create) return NULL;
+        if (strcmp(t->key, key) == 0)
+            return t;
+    if (!create)
+        return NULL;
     if (a->nthr >= a->cfg.max_tracked) {
         thr_sweep(a, now, false);
-        if (a->nthr >= a->cfg.max_tracked) thr_sweep(a, now, true);
-        if (a->nthr >= a->cfg.max_tracked) return NULL;
+        if (a->nthr >= a->cfg.max_tracked)
+            thr_sweep(a, now, true);
+        if (a->nthr >= a->cfg.max_tracked)
+            return NULL;
     }
     thr_t *t = calloc(1, sizeof *t);
-    if (!t) return NULL;
+    if (!t)
+        return NULL;
     memcpy(t->key, key, sizeof key);
     t->next = a->buckets[b];
     a->buckets[b] = t;
@@ -101,23 +107,29 @@ static uint64_t thr_wait(const accounts_t *a, const thr_t *t, uint64_t now)
 
 static void thr_fail(accounts_t *a, thr_t *t, unsigned allowance, uint64_t now)
 {
-    if (!t) return;
-    if (now - t->last >= a->cfg.forget_ms) t->fails = 0;
+    if (!t)
+        return;
+    if (now - t->last >= a->cfg.forget_ms)
+        t->fails = 0;
     t->fails++;
     t->last = now;
-    if (t->fails <= allowance) return;
+    if (t->fails <= allowance)
+        return;
     unsigned k = t->fails - allowance - 1;
     uint64_t w = a->cfg.backoff_base_ms << (k > 30 ? 30 : k);
-    if (w > a->cfg.backoff_max_ms || w < a->cfg.backoff_base_ms) w = a->cfg.backoff_max_ms;
+    if (w > a->cfg.backoff_max_ms || w < a->cfg.backoff_base_ms)
+        w = a->cfg.backoff_max_ms;
     t->until = now + w;
 }
 
 /* Takes back one pessimistic failure (the attempt succeeded). */
 static void thr_undo(thr_t *t, unsigned allowance)
 {
-    if (!t || t->fails == 0) return;
+    if (!t || t->fails == 0)
+        return;
     t->fails--;
-    if (t->fails <= allowance) t->until = 0;
+    if (t->fails <= allowance)
+        t->until = 0;
 }
 
 /* ---- rules -------------------------------------------------------------------- */
@@ -126,21 +138,28 @@ int accounts_check_name(const char *name, char *msg, size_t msglen)
 {
     size_t n = name ? strlen(name) : 0;
     const char *why = NULL;
-    if (n < ACCOUNTS_NAME_MIN || n > ACCOUNTS_NAME_MAX) why = "Names are 2 to 20 characters long.";
+    if (n < ACCOUNTS_NAME_MIN || n > ACCOUNTS_NAME_MAX)
+        why = "Names are 2 to 20 characters long.";
     for (size_t i = 0; !why && i < n; i++) {
         char c = name[i];
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-        if (!ok) why = "Names use only letters, digits, _ and -.";
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-';
+        if (!ok)
+            why = "Names use only letters, digits, _ and -.";
     }
-    if (!why) return 0;
-    if (msg && msglen) snprintf(msg, msglen, "%s", why);
+    if (!why)
+        return 0;
+    if (msg && msglen)
+        snprintf(msg, msglen, "%s", why);
     return -1;
 }
 
 int accounts_check_password(const char *pw, size_t len, char *msg, size_t msglen)
 {
-    if (pw && len >= ACCOUNTS_PASSWORD_MIN && len <= ACCOUNTS_PASSWORD_MAX) return 0;
-    if (msg && msglen) snprintf(msg, msglen, "Passwords are 8 to 128 bytes long.");
+    if (pw && len >= ACCOUNTS_PASSWORD_MIN && len <= ACCOUNTS_PASSWORD_MAX)
+        return 0;
+    if (msg && msglen)
+        snprintf(msg, msglen, "Passwords are 8 to 128 bytes long.");
     return -1;
 }
 
@@ -174,29 +193,41 @@ void accounts_config_default(accounts_config_t *cfg)
 
 static void fix_limits(accounts_config_t *c)
 {
-    if (!c->opslimit) c->opslimit = crypto_pwhash_OPSLIMIT_INTERACTIVE;
-    if (!c->memlimit) c->memlimit = crypto_pwhash_MEMLIMIT_INTERACTIVE;
-    if (c->opslimit < crypto_pwhash_OPSLIMIT_MIN) c->opslimit = crypto_pwhash_OPSLIMIT_MIN;
-    if (c->memlimit < crypto_pwhash_MEMLIMIT_MIN) c->memlimit = crypto_pwhash_MEMLIMIT_MIN;
-    if (c->backoff_base_ms == 0) c->backoff_base_ms = 1;
-    if (c->backoff_max_ms < c->backoff_base_ms) c->backoff_max_ms = c->backoff_base_ms;
-    if (c->max_tracked == 0) c->max_tracked = 1;
+    if (!c->opslimit)
+        c->opslimit = crypto_pwhash_OPSLIMIT_INTERACTIVE;
+    if (!c->memlimit)
+        c->memlimit = crypto_pwhash_MEMLIMIT_INTERACTIVE;
+    if (c->opslimit < crypto_pwhash_OPSLIMIT_MIN)
+        c->opslimit = crypto_pwhash_OPSLIMIT_MIN;
+    if (c->memlimit < crypto_pwhash_MEMLIMIT_MIN)
+        c->memlimit = crypto_pwhash_MEMLIMIT_MIN;
+    if (c->backoff_base_ms == 0)
+        c->backoff_base_ms = 1;
+    if (c->backoff_max_ms < c->backoff_base_ms)
+        c->backoff_max_ms = c->backoff_base_ms;
+    if (c->max_tracked == 0)
+        c->max_tracked = 1;
 }
 
 accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg)
 {
-    if (!loop || !db || sodium_init() < 0) return NULL;
+    if (!loop || !db || sodium_init() < 0)
+        return NULL;
     accounts_t *a = calloc(1, sizeof *a);
-    if (!a) return NULL;
+    if (!a)
+        return NULL;
     a->loop = loop;
     a->db = db;
-    if (cfg) a->cfg = *cfg;
-    else accounts_config_default(&a->cfg);
+    if (cfg)
+        a->cfg = *cfg;
+    else
+        accounts_config_default(&a->cfg);
     fix_limits(&a->cfg);
     /* The hash an unknown name is verified against, so it costs the same. */
     unsigned char rnd[16];
     randombytes_buf(rnd, sizeof rnd);
-    if (crypto_pwhash_str(a->dummy_hash, (const char *)rnd, sizeof rnd, a->cfg.opslimit, a->cfg.memlimit) != 0) {
+    if (crypto_pwhash_str(a->dummy_hash, (const char *)rnd, sizeof rnd, a->cfg.opslimit,
+                          a->cfg.memlimit) != 0) {
         free(a);
         return NULL;
     }
@@ -218,9 +249,11 @@ static void accounts_release(accounts_t *a)
 
 void accounts_free(accounts_t *a)
 {
-    if (!a) return;
+    if (!a)
+        return;
     a->closing = true;
-    if (a->inflight == 0) accounts_release(a);
+    if (a->inflight == 0)
+        accounts_release(a);
 }
 
 size_t accounts_pending(const accounts_t *a)
@@ -267,9 +300,11 @@ static bool req_alive(req_t *r)
 {
     accounts_t *a = r->a;
     a->inflight--;
-    if (!a->closing) return true;
+    if (!a->closing)
+        return true;
     req_free(r);
-    if (a->inflight == 0) accounts_release(a);
+    if (a->inflight == 0)
+        accounts_release(a);
     return false;
 }
 
@@ -291,14 +326,16 @@ static void req_deliver(req_t *r, int status, const char *msg)
 static void on_work(uv_work_t *w)
 {
     req_t *r = w->data;
-    if (r->work_fn) r->work_fn(r);
+    if (r->work_fn)
+        r->work_fn(r);
 }
 
 static void on_after_work(uv_work_t *w, int status)
 {
     (void)status;
     req_t *r = w->data;
-    if (req_alive(r)) r->then(r);
+    if (req_alive(r))
+        r->then(r);
 }
 
 /* Runs work on the pool (NULL: nothing), then `then` on the loop. */
@@ -329,18 +366,20 @@ static void req_finish_later(req_t *r, int status, const char *msg)
     req_queue(r, NULL, early_then);
 }
 
-static req_t *req_new(accounts_t *a, req_kind_t kind, const char *ip, const char *name, const char *pw,
-                      size_t pwlen, uint64_t now, accounts_cb cb, void *ud)
+static req_t *req_new(accounts_t *a, req_kind_t kind, const char *ip, const char *name,
+                      const char *pw, size_t pwlen, uint64_t now, accounts_cb cb, void *ud)
 {
     req_t *r = calloc(1, sizeof *r);
-    if (!r) return NULL;
+    if (!r)
+        return NULL;
     r->a = a;
     r->kind = kind;
     snprintf(r->ip, sizeof r->ip, "%s", ip ? ip : "");
     snprintf(r->name, sizeof r->name, "%s", name);
     accounts_name_key(name, r->key);
     r->pwlen = pwlen <= ACCOUNTS_PASSWORD_MAX ? pwlen : ACCOUNTS_PASSWORD_MAX + 1;
-    if (pw && r->pwlen <= ACCOUNTS_PASSWORD_MAX) memcpy(r->pw, pw, r->pwlen);
+    if (pw && r->pwlen <= ACCOUNTS_PASSWORD_MAX)
+        memcpy(r->pw, pw, r->pwlen);
     r->now = now;
     r->cb = cb;
     r->ud = ud;
@@ -357,7 +396,8 @@ static void work_verify(req_t *r)
     /* A hash made at an older cost is upgraded while the password is at hand. */
     if (r->ok && r->kind == REQ_LOGIN &&
         crypto_pwhash_str_needs_rehash(h, r->a->cfg.opslimit, r->a->cfg.memlimit) != 0)
-        r->rehashed = crypto_pwhash_str(r->hash, r->pw, r->pwlen, r->a->cfg.opslimit, r->a->cfg.memlimit) == 0;
+        r->rehashed = crypto_pwhash_str(r->hash, r->pw, r->pwlen, r->a->cfg.opslimit,
+                                        r->a->cfg.memlimit) == 0;
 }
 
 static void work_hash(req_t *r)
@@ -371,7 +411,8 @@ static void work_hash(req_t *r)
 
 static void throttled_msg(char *msg, size_t n, uint64_t wait_ms)
 {
-    snprintf(msg, n, "Too many attempts. Try again in %llu seconds.", (unsigned long long)((wait_ms + 999) / 1000));
+    snprintf(msg, n, "Too many attempts. Try again in %llu seconds.",
+             (unsigned long long)((wait_ms + 999) / 1000));
 }
 
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms)
@@ -394,7 +435,8 @@ static void login_verified(req_t *r)
         return;
     }
     thr_undo(ti, a->cfg.ip_free_failures);
-    if (ta) ta->fails = 0, ta->until = 0;
+    if (ta)
+        ta->fails = 0, ta->until = 0;
     if (r->user.locked) {
         req_deliver(r, ACCOUNTS_ELOCKED, "This account is locked.");
         return;
@@ -403,20 +445,23 @@ static void login_verified(req_t *r)
         req_queue(r, work_hash, chpw_store);
         return;
     }
-    if (r->rehashed) db_user_set_password(a->db, r->user.id, r->hash, NULL, NULL);
+    if (r->rehashed)
+        db_user_set_password(a->db, r->user.id, r->hash, NULL, NULL);
     req_deliver(r, ACCOUNTS_OK, "");
 }
 
 static void login_found(void *ud, int status, const db_user_t *u)
 {
     req_t *r = ud;
-    if (!req_alive(r)) return;
+    if (!req_alive(r))
+        return;
     if (status != DB_OK && status != DB_ENOTFOUND) {
         req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
         return;
     }
     r->found = status == DB_OK;
-    if (r->found) r->user = *u;
+    if (r->found)
+        r->user = *u;
     req_queue(r, work_verify, login_verified);
 }
 
@@ -445,13 +490,16 @@ static int login_start(req_t *r)
     return 0;
 }
 
-int accounts_login(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen, uint64_t now_ms,
-                   accounts_cb cb, void *ud)
+int accounts_login(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
+                   uint64_t now_ms, accounts_cb cb, void *ud)
 {
-    if (!a || a->closing) return ACCOUNTS_ECLOSED;
-    if (!name || !pw || !cb) return ACCOUNTS_EINVAL;
+    if (!a || a->closing)
+        return ACCOUNTS_ECLOSED;
+    if (!name || !pw || !cb)
+        return ACCOUNTS_EINVAL;
     req_t *r = req_new(a, REQ_LOGIN, ip, name, pw, pwlen, now_ms, cb, ud);
-    if (!r) return ACCOUNTS_EINTERNAL;
+    if (!r)
+        return ACCOUNTS_EINTERNAL;
     return login_start(r);
 }
 
@@ -461,9 +509,12 @@ static void chpw_stored(void *ud, int status, int64_t id)
 {
     (void)id;
     req_t *r = ud;
-    if (!req_alive(r)) return;
-    if (status != DB_OK) req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
-    else req_deliver(r, ACCOUNTS_OK, "");
+    if (!req_alive(r))
+        return;
+    if (status != DB_OK)
+        req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
+    else
+        req_deliver(r, ACCOUNTS_OK, "");
 }
 
 static void chpw_store(req_t *r)
@@ -476,13 +527,17 @@ static void chpw_store(req_t *r)
     db_user_set_password(r->a->db, r->user.id, r->hash, chpw_stored, r);
 }
 
-int accounts_change_password(accounts_t *a, const char *ip, const char *name, const char *old, size_t oldlen,
-                             const char *pw, size_t pwlen, uint64_t now_ms, accounts_cb cb, void *ud)
+int accounts_change_password(accounts_t *a, const char *ip, const char *name, const char *old,
+                             size_t oldlen, const char *pw, size_t pwlen, uint64_t now_ms,
+                             accounts_cb cb, void *ud)
 {
-    if (!a || a->closing) return ACCOUNTS_ECLOSED;
-    if (!name || !old || !pw || !cb) return ACCOUNTS_EINVAL;
+    if (!a || a->closing)
+        return ACCOUNTS_ECLOSED;
+    if (!name || !old || !pw || !cb)
+        return ACCOUNTS_EINVAL;
     req_t *r = req_new(a, REQ_CHPW, ip, name, old, oldlen, now_ms, cb, ud);
-    if (!r) return ACCOUNTS_EINTERNAL;
+    if (!r)
+        return ACCOUNTS_EINTERNAL;
     char msg[160];
     if (accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
@@ -498,7 +553,8 @@ int accounts_change_password(accounts_t *a, const char *ip, const char *name, co
 static void reset_found(void *ud, int status, const db_user_t *u)
 {
     req_t *r = ud;
-    if (!req_alive(r)) return;
+    if (!req_alive(r))
+        return;
     if (status == DB_ENOTFOUND) {
         req_deliver(r, ACCOUNTS_EDENIED, "No such account.");
         return;
@@ -514,10 +570,13 @@ static void reset_found(void *ud, int status, const db_user_t *u)
 int accounts_reset_password(accounts_t *a, const char *name, const char *pw, size_t pwlen,
                             accounts_cb cb, void *ud)
 {
-    if (!a || a->closing) return ACCOUNTS_ECLOSED;
-    if (!name || !pw || !cb) return ACCOUNTS_EINVAL;
+    if (!a || a->closing)
+        return ACCOUNTS_ECLOSED;
+    if (!name || !pw || !cb)
+        return ACCOUNTS_EINVAL;
     req_t *r = req_new(a, REQ_RESET, "", name, pw, pwlen, 0, cb, ud);
-    if (!r) return ACCOUNTS_EINTERNAL;
+    if (!r)
+        return ACCOUNTS_EINTERNAL;
     char msg[160];
     if (accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
@@ -533,7 +592,8 @@ int accounts_reset_password(accounts_t *a, const char *name, const char *pw, siz
 static void reg_created(void *ud, int status, int64_t id)
 {
     req_t *r = ud;
-    if (!req_alive(r)) return;
+    if (!req_alive(r))
+        return;
     if (status == DB_EEXISTS) {
         req_deliver(r, ACCOUNTS_EEXISTS, "That name is taken.");
         return;
@@ -564,30 +624,40 @@ static void reg_looked_up(void *ud, int status, const db_user_t *u)
 {
     (void)u;
     req_t *r = ud;
-    if (!req_alive(r)) return;
-    if (status == DB_OK) req_deliver(r, ACCOUNTS_EEXISTS, "That name is taken.");
-    else if (status != DB_ENOTFOUND) req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
-    else req_queue(r, work_hash, reg_hashed);
+    if (!req_alive(r))
+        return;
+    if (status == DB_OK)
+        req_deliver(r, ACCOUNTS_EEXISTS, "That name is taken.");
+    else if (status != DB_ENOTFOUND)
+        req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
+    else
+        req_queue(r, work_hash, reg_hashed);
 }
 
 int accounts_register(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
                       uint64_t now_ms, accounts_cb cb, void *ud)
 {
-    if (!a || a->closing) return ACCOUNTS_ECLOSED;
-    if (!name || !pw || !cb) return ACCOUNTS_EINVAL;
+    if (!a || a->closing)
+        return ACCOUNTS_ECLOSED;
+    if (!name || !pw || !cb)
+        return ACCOUNTS_EINVAL;
     req_t *r = req_new(a, REQ_REGISTER, ip, name, pw, pwlen, now_ms, cb, ud);
-    if (!r) return ACCOUNTS_EINTERNAL;
+    if (!r)
+        return ACCOUNTS_EINTERNAL;
     char msg[160];
-    if (accounts_check_name(name, msg, sizeof msg) != 0 || accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
+    if (accounts_check_name(name, msg, sizeof msg) != 0 ||
+        accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
         return 0;
     }
     thr_t *t = a->cfg.register_per_ip ? thr_get(a, 'r', r->ip, now_ms, true) : NULL;
     if (t) {
-        if (t->regs == 0 || now_ms - t->reg_start >= a->cfg.register_window_ms) t->regs = 0, t->reg_start = now_ms;
+        if (t->regs == 0 || now_ms - t->reg_start >= a->cfg.register_window_ms)
+            t->regs = 0, t->reg_start = now_ms;
         if (t->regs >= a->cfg.register_per_ip) {
             uint64_t wait = t->reg_start + a->cfg.register_window_ms - now_ms;
-            snprintf(msg, sizeof msg, "Too many new accounts from your address. Try again in %llu minutes.",
+            snprintf(msg, sizeof msg,
+                     "Too many new accounts from your address. Try again in %llu minutes.",
                      (unsigned long long)((wait + 59999) / 60000));
             req_finish_later(r, ACCOUNTS_ETHROTTLED, msg);
             return 0;

@@ -32,8 +32,8 @@
 #include <uv.h>
 #include "db.h"
 
-#define ACCOUNTS_NAME_MIN 2
-#define ACCOUNTS_NAME_MAX 20
+#define ACCOUNTS_NAME_MIN     2
+#define ACCOUNTS_NAME_MAX     20
 #define ACCOUNTS_PASSWORD_MIN 8
 #define ACCOUNTS_PASSWORD_MAX 128
 
@@ -63,9 +63,9 @@ typedef struct {
     uint64_t forget_ms;             /* default 30 min */
     /* registrations: at most register_per_ip in any register_window_ms
      * (0: no limit, for load tests). */
-    unsigned register_per_ip;       /* default 5 */
-    uint64_t register_window_ms;    /* default 1 hour */
-    size_t max_tracked;             /* throttle entries kept (oldest dropped); default 65536 */
+    unsigned register_per_ip;    /* default 5 */
+    uint64_t register_window_ms; /* default 1 hour */
+    size_t max_tracked;          /* throttle entries kept (oldest dropped); default 65536 */
 } accounts_config_t;
 
 typedef struct accounts accounts_t;
@@ -94,8 +94,8 @@ void accounts_name_key(const char *name, char key[DB_NAME_MAX]);
  * ACCOUNTS_ECLOSED/EINVAL for a NULL argument (cb will not run). Rule
  * breaks, throttling and denials come through cb. ip is any printable
  * address string (the key for IP throttling). */
-int accounts_register(accounts_t *a, const char *ip, const char *name, const char *pw,
-                      size_t pwlen, uint64_t now_ms, accounts_cb cb, void *ud);
+int accounts_register(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
+                      uint64_t now_ms, accounts_cb cb, void *ud);
 int accounts_login(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
                    uint64_t now_ms, accounts_cb cb, void *ud);
 /* Verifies old (counted like a login), then stores a hash of new. */

@@ -21,7 +21,8 @@ static const opt_t opts[] = {
     {"http", OPT_ADDR, S(http), 0, 0, "ADDR:PORT web listener (default 127.0.0.1:8080)"},
     {"socket", OPT_STR, S(socket), 0, 0, "PATH Unix socket for local clients (default off)"},
     {"db", OPT_STR, S(db), 0, 0, "PATH database file (default ./var/warren.db)"},
-    {"control", OPT_STR, S(control), 0, 0, "PATH admin control socket, mode 0600 (default: DB.ctl)"},
+    {"control", OPT_STR, S(control), 0, 0,
+     "PATH admin control socket, mode 0600 (default: DB.ctl)"},
     {"content", OPT_STR, S(content), 0, 0, "DIR game content (default: the built-in one)"},
     {"grace", OPT_INT, S(grace), 0, 86400 * 7, "SECONDS a detached game stays live (600)"},
     {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "N connections in total (5000)"},
@@ -106,7 +107,8 @@ static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size
         if (!strcmp(val, "") || !strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true") ||
             !strcmp(val, "on"))
             v = true;
-        else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "off"))
+        else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false") ||
+                 !strcmp(val, "off"))
             v = false;
         else {
             snprintf(err, errlen, "%s: expected yes or no, got \"%s\"", o->name, val);
@@ -212,7 +214,8 @@ int config_load_file(config_t *c, const char *path, char *err, size_t errlen)
 }
 
 /* "--name=value" or "--name value"; booleans take no value. */
-static int arg_take(int argc, char **argv, int *i, const char **name, size_t *nlen, const char **val)
+static int arg_take(int argc, char **argv, int *i, const char **name, size_t *nlen,
+                    const char **val)
 {
     const char *a = argv[*i] + 2;
     const char *eq = strchr(a, '=');
@@ -270,7 +273,8 @@ int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errle
 void config_print_usage(FILE *out)
 {
     fputs("usage: warrend [options]\n"
-          "  --config FILE       read settings from FILE (key = value lines)\n", out);
+          "  --config FILE       read settings from FILE (key = value lines)\n",
+          out);
     for (size_t i = 0; i < NOPTS; i++) {
         /* a valued option's help starts with its metavariable ("PATH ...") */
         const char *help = opts[i].help, *sp = strchr(help, ' ');

@@ -15,14 +15,14 @@
 #include <stdio.h>
 
 typedef struct {
-    char telnet[128];   /* ADDR:PORT, "" = off */
-    char http[128];     /* ADDR:PORT, "" = off */
-    char socket[256];   /* Unix socket path, "" = off */
+    char telnet[128]; /* ADDR:PORT, "" = off */
+    char http[128];   /* ADDR:PORT, "" = off */
+    char socket[256]; /* Unix socket path, "" = off */
     char db[256];
-    char control[256];  /* admin control socket; "" = the database path + ".ctl" */
-    char content[256];  /* "" = the built-in location */
-    int grace;          /* seconds a detached game stays live */
-    int max_conns;      /* connections in total */
+    char control[256]; /* admin control socket; "" = the database path + ".ctl" */
+    char content[256]; /* "" = the built-in location */
+    int grace;         /* seconds a detached game stays live */
+    int max_conns;     /* connections in total */
     int max_per_ip;
     int input_rate;     /* input bytes per second per connection (burst 4x) */
     int idle_timeout;   /* seconds of no input in menus before disconnect */

@@ -24,16 +24,16 @@
 typedef struct ctl ctl_t;
 struct ctl {
     server_t *srv;
-    ctl_t *next, *prev;  /* server's list, so shutdown can close idle ones */
+    ctl_t *next, *prev; /* server's list, so shutdown can close idle ones */
     uv_pipe_t pipe;
     char line[CTL_LINE_MAX];
     size_t len;
     bool started, closing;
     bool peer_done, shut_done; /* the peer's EOF came; our answer is out */
-    int refs;            /* the handle plus pending requests */
+    int refs;                  /* the handle plus pending requests */
     buf_t out;
     uv_shutdown_t shut;
-    int64_t user_id;     /* lock/unlock: the account */
+    int64_t user_id; /* lock/unlock: the account */
     bool lock;
 };
 
@@ -90,7 +90,8 @@ static void on_ctl_written(uv_write_t *w, int status)
     ctl_t *c = w->data;
     free(w);
     c->shut.data = c;
-    if (status < 0 || c->closing || uv_shutdown(&c->shut, (uv_stream_t *)&c->pipe, on_ctl_shutdown) < 0) {
+    if (status < 0 || c->closing ||
+        uv_shutdown(&c->shut, (uv_stream_t *)&c->pipe, on_ctl_shutdown) < 0) {
         ctl_close(c);
         return;
     }
@@ -136,7 +137,8 @@ static void on_users(void *ud, int status, const db_user_info_t *u, size_t n)
             if (gmtime_r(&t, &tm))
                 strftime(day, sizeof day, "%Y-%m-%d", &tm);
             buf_printf(&c->out, "%-20s %-10s %-6s %6lld %lld\n", u[i].name, day,
-                       u[i].locked ? "yes" : "no", (long long)u[i].games, (long long)u[i].live_game);
+                       u[i].locked ? "yes" : "no", (long long)u[i].games,
+                       (long long)u[i].live_game);
         }
     }
     ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
@@ -155,8 +157,8 @@ static void cmd_games(ctl_t *c, char *arg)
     (void)arg;
     server_t *srv = c->srv;
     uint64_t now = now_ms(srv);
-    buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN",
-               "IDLE", "WATCH", "TERM");
+    buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN", "IDLE",
+               "WATCH", "TERM");
     for (session_t *s = srv->sessions; s; s = s->next) {
         if (s->ended || s->broken)
             continue;
@@ -165,8 +167,8 @@ static void cmd_games(ctl_t *c, char *arg)
         char term[24] = "detached";
         if (s->player)
             snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
-        buf_printf(&c->out, "%-20s %8lld %5d %8llu %5llus %5d %s\n", s->user,
-                   (long long)s->game_id, st.depth, (unsigned long long)st.turn,
+        buf_printf(&c->out, "%-20s %8lld %5d %8llu %5llus %5d %s\n", s->user, (long long)s->game_id,
+                   st.depth, (unsigned long long)st.turn,
                    (unsigned long long)((now - s->last_key_ms) / 1000), s->nwatchers, term);
     }
     ctl_finish(c, NULL);
@@ -333,8 +335,8 @@ static void cmd_health(ctl_t *c, char *arg)
 /* ---- reading the command ------------------------------------------------------------------ */
 
 static const ctl_fn HANDLERS[CTL_NCMDS] = {
-    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,       [CTL_LOCK] = cmd_lock,
-    [CTL_UNLOCK] = cmd_unlock, [CTL_PASSWD] = cmd_passwd,     [CTL_ANNOUNCE] = cmd_announce,
+    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,   [CTL_LOCK] = cmd_lock,
+    [CTL_UNLOCK] = cmd_unlock, [CTL_PASSWD] = cmd_passwd, [CTL_ANNOUNCE] = cmd_announce,
     [CTL_HEALTH] = cmd_health,
 };
 
@@ -398,7 +400,8 @@ static void on_ctl_connection(uv_stream_t *ls, int status)
     buf_init(&c->out);
     uv_pipe_init(s->loop, &c->pipe, 0);
     c->pipe.data = c;
-    if (uv_accept(ls, (uv_stream_t *)&c->pipe) || uv_read_start((uv_stream_t *)&c->pipe, on_ctl_alloc, on_ctl_read)) {
+    if (uv_accept(ls, (uv_stream_t *)&c->pipe) ||
+        uv_read_start((uv_stream_t *)&c->pipe, on_ctl_alloc, on_ctl_read)) {
         ctl_close(c);
         return;
     }

@@ -44,7 +44,8 @@ int control_parse(const char *line, size_t len, ctl_cmd_t *cmd, char *arg, size_
     if (n > 0 && line[n - 1] == '\r')
         n--;
     if (n >= CTL_LINE_MAX || n >= argmax || memchr(line, '\0', n))
-        return fail(error, "unknown command (users, games, lock, unlock, passwd, announce, health)");
+        return fail(error,
+                    "unknown command (users, games, lock, unlock, passwd, announce, health)");
     const char *sp = memchr(line, ' ', n);
     size_t wl = sp ? (size_t)(sp - line) : n;
     for (int i = 0; i < CTL_NCMDS; i++) {

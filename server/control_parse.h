@@ -8,11 +8,18 @@
 #define WARREN_CONTROL_PARSE_H
 #include <stddef.h>
 
-#define CTL_LINE_MAX 1024
+#define CTL_LINE_MAX     1024
 #define CTL_ANNOUNCE_MAX 199 /* characters of an announcement */
 
 typedef enum {
-    CTL_USERS, CTL_GAMES, CTL_LOCK, CTL_UNLOCK, CTL_PASSWD, CTL_ANNOUNCE, CTL_HEALTH, CTL_NCMDS
+    CTL_USERS,
+    CTL_GAMES,
+    CTL_LOCK,
+    CTL_UNLOCK,
+    CTL_PASSWD,
+    CTL_ANNOUNCE,
+    CTL_HEALTH,
+    CTL_NCMDS
 } ctl_cmd_t;
 
 /* line[0..len) are the bytes received so far. Returns 1 with *cmd and arg

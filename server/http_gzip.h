@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include "buf.h"
 
-#define HTTP_GZIP_MIN 1024           /* smaller bodies are sent as they are */
+#define HTTP_GZIP_MIN      1024       /* smaller bodies are sent as they are */
 #define HTTP_GZIP_LOOP_MAX (64 << 10) /* the most the loop thread compresses (about 1 ms) */
 
 /* Appends the gzip of in[0..len) to out. Returns 0, or -1 (out of memory or

@@ -11,7 +11,7 @@
 #include "json.h"
 
 #define STY(fg, a) ((style_t){(fg), SCREEN_DEFAULT_COLOR, (a)})
-#define WL_ROWS 15
+#define WL_ROWS    15
 
 static const style_t st_title = {14, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
 static const style_t st_key = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
@@ -22,8 +22,10 @@ static int menu_ensure_screens(conn_t *c)
 {
     int w = c->too_small ? (c->raw_w > 0 ? c->raw_w : 1) : c->w;
     int h = c->too_small ? (c->raw_h > 0 ? c->raw_h : 1) : c->h;
-    if (w > TERM_MAX_W) w = TERM_MAX_W;
-    if (h > TERM_MAX_H) h = TERM_MAX_H;
+    if (w > TERM_MAX_W)
+        w = TERM_MAX_W;
+    if (h > TERM_MAX_H)
+        h = TERM_MAX_H;
     if (!c->scr && !(c->scr = screen_new(w, h)))
         return -1;
     if (!c->shown && !(c->shown = screen_new(w, h)))
@@ -44,7 +46,8 @@ void screen_send_diff(conn_t *c)
         return;
     }
     buf_reset(&s->scratch);
-    bool key = !c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h;
+    bool key =
+        !c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h;
     if (c->json)
         json_frame(key ? NULL : c->shown, c->scr, c->sess ? c->sess->frame_seq : 0, &s->scratch);
     else if (key)
@@ -64,8 +67,8 @@ void screen_send_diff(conn_t *c)
 /* Terminal below 80x24: a message drawn at the size it has. */
 static void draw_too_small(conn_t *c, screen_t *scr)
 {
-    static const char *const words[] = {"Please", "enlarge", "your", "terminal", "to", "at",
-                                        "least", "80x24.", NULL};
+    static const char *const words[] = {"Please", "enlarge", "your",   "terminal", "to",
+                                        "at",     "least",   "80x24.", NULL};
     char size[32];
     snprintf(size, sizeof size, "(now %dx%d)", c->raw_w, c->raw_h);
     int x = 0, y = 0;
@@ -100,11 +103,15 @@ static void draw_items(screen_t *scr, int y, const char *const *items)
     }
 }
 
-static const char *const anon_items[] = {"l) Log in", "r) Register", "w) Watch games",
-                                         "s) High scores", "q) Quit", NULL};
-static const char *const user_items[] = {"p) Play (new game or resume)", "w) Watch games",
-                                         "c) Change password", "o) Options", "s) High scores",
-                                         "q) Quit", NULL};
+static const char *const anon_items[] = {"l) Log in",      "r) Register", "w) Watch games",
+                                         "s) High scores", "q) Quit",     NULL};
+static const char *const user_items[] = {"p) Play (new game or resume)",
+                                         "w) Watch games",
+                                         "c) Change password",
+                                         "o) Options",
+                                         "s) High scores",
+                                         "q) Quit",
+                                         NULL};
 
 static void draw_main(conn_t *c, screen_t *scr)
 {
@@ -123,10 +130,14 @@ static void draw_main(conn_t *c, screen_t *scr)
 static const char *prompt_label(prompt_t p)
 {
     static const char *const labels[] = {
-        [PROMPT_LOGIN_NAME] = "Name: ",         [PROMPT_LOGIN_PASS] = "Password: ",
-        [PROMPT_REG_NAME] = "Name: ",           [PROMPT_REG_PASS] = "Password: ",
-        [PROMPT_REG_PASS2] = "Password again: ", [PROMPT_CHPW_OLD] = "Old password: ",
-        [PROMPT_CHPW_NEW] = "New password: ",   [PROMPT_CHPW_NEW2] = "New password again: ",
+        [PROMPT_LOGIN_NAME] = "Name: ",
+        [PROMPT_LOGIN_PASS] = "Password: ",
+        [PROMPT_REG_NAME] = "Name: ",
+        [PROMPT_REG_PASS] = "Password: ",
+        [PROMPT_REG_PASS2] = "Password again: ",
+        [PROMPT_CHPW_OLD] = "Old password: ",
+        [PROMPT_CHPW_NEW] = "New password: ",
+        [PROMPT_CHPW_NEW2] = "New password again: ",
     };
     return labels[p];
 }
@@ -140,9 +151,9 @@ static void draw_prompt(conn_t *c, screen_t *scr)
 {
     draw_header(c, scr);
     static const char *const titles[] = {
-        [PROMPT_LOGIN_NAME] = "Log in", [PROMPT_LOGIN_PASS] = "Log in",
-        [PROMPT_REG_NAME] = "Register", [PROMPT_REG_PASS] = "Register",
-        [PROMPT_REG_PASS2] = "Register", [PROMPT_CHPW_OLD] = "Change password",
+        [PROMPT_LOGIN_NAME] = "Log in",        [PROMPT_LOGIN_PASS] = "Log in",
+        [PROMPT_REG_NAME] = "Register",        [PROMPT_REG_PASS] = "Register",
+        [PROMPT_REG_PASS2] = "Register",       [PROMPT_CHPW_OLD] = "Change password",
         [PROMPT_CHPW_NEW] = "Change password", [PROMPT_CHPW_NEW2] = "Change password",
     };
     screen_text(scr, 2, 5, st_title, titles[c->prompt]);
@@ -190,7 +201,8 @@ static int wl_cmp_key(const wl_row_t *a, const wl_row_t *b, int key)
     switch (key) {
     case 1: return (b->st.depth > a->st.depth) - (b->st.depth < a->st.depth);
     case 2: return (b->st.turn > a->st.turn) - (b->st.turn < a->st.turn);
-    case 3: return (b->s->last_key_ms > a->s->last_key_ms) - (b->s->last_key_ms < a->s->last_key_ms);
+    case 3:
+        return (b->s->last_key_ms > a->s->last_key_ms) - (b->s->last_key_ms < a->s->last_key_ms);
     case 4: return b->s->nwatchers - a->s->nwatchers;
     default: return strcmp(a->s->user, b->s->user);
     }
@@ -429,14 +441,17 @@ static void options_save(conn_t *c)
 static void draw_options(conn_t *c, screen_t *scr)
 {
     screen_text(scr, 2, 1, st_title, "Options");
-    screen_text(scr, 2, 3, STYLE_DEFAULT, "Keys: vi keys (hjklyubn), arrows and the keypad all move.");
+    screen_text(scr, 2, 3, STYLE_DEFAULT,
+                "Keys: vi keys (hjklyubn), arrows and the keypad all move.");
     screen_put(scr, 4, 5, 't', st_key);
     screen_textf(scr, 5, 5, STYLE_DEFAULT, ") Two-cell map tiles: %s", c->two_cell ? "on" : "off");
     screen_put(scr, 4, 6, 'c', st_key);
     ansi_profile_t term;
     ansi_profile_for_term(&term, c->term[0] ? c->term : NULL);
     screen_textf(scr, 5, 6, STYLE_DEFAULT, ") Colours: %s%s", colour_modes[c->colors].label,
-                 c->colors ? "" : term.colors == ANSI_COLORS_16 ? " (16)" : " (256)");
+                 c->colors                       ? ""
+                 : term.colors == ANSI_COLORS_16 ? " (16)"
+                                                 : " (256)");
     screen_put(scr, 4, 7, 'g', st_key);
     screen_textf(scr, 5, 7, STYLE_DEFAULT, ") Map glyphs: %s", glyph_sets[c->glyphs].label);
     screen_put(scr, 4, 9, 'q', st_key);
@@ -455,8 +470,7 @@ static void options_key(conn_t *c, key_event_t k)
     else if (k.code == 'q' || k.code == KEY_ESC || k.code == KEY_ENTER) {
         menu_enter(c, NULL);
         return;
-    }
-    else
+    } else
         return;
     options_save(c);
     c->shown_valid = false; /* colours or glyphs changed: redraw all */
@@ -467,9 +481,8 @@ static void options_key(conn_t *c, key_event_t k)
 
 typedef void (*draw_fn)(conn_t *c, screen_t *scr);
 static const draw_fn drawers[] = {
-    [MODE_MAIN] = draw_main,       [MODE_PROMPT] = draw_prompt, [MODE_WAIT] = draw_wait,
-    [MODE_MESSAGE] = draw_message, [MODE_WATCHLIST] = draw_watchlist,
-    [MODE_OPTIONS] = draw_options,
+    [MODE_MAIN] = draw_main,       [MODE_PROMPT] = draw_prompt,       [MODE_WAIT] = draw_wait,
+    [MODE_MESSAGE] = draw_message, [MODE_WATCHLIST] = draw_watchlist, [MODE_OPTIONS] = draw_options,
 };
 
 void menu_redraw(conn_t *c)
@@ -589,8 +602,8 @@ static void account_submit(conn_t *c)
     else if (p == PROMPT_REG_PASS2)
         rc = accounts_register(a, c->ip, c->pend_name, c->line, c->line_len, now, on_account, c);
     else
-            rc = accounts_change_password(a, c->ip, c->user, c->pend_old, strlen(c->pend_old),
-                                      c->line, c->line_len, now, on_account, c);
+        rc = accounts_change_password(a, c->ip, c->user, c->pend_old, strlen(c->pend_old), c->line,
+                                      c->line_len, now, on_account, c);
     wipe_secrets(c);
     memset(c->pend_name, 0, sizeof c->pend_name);
     if (rc) {
@@ -646,8 +659,7 @@ static void prompt_done(conn_t *c)
             return;
         }
         break;
-    case PROMPT_LOGIN_PASS:
-        break;
+    case PROMPT_LOGIN_PASS: break;
     }
     account_submit(c);
 }

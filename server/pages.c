@@ -29,22 +29,22 @@
 #include "records_query.h"
 #include "replay.h"
 
-#define SCORES_MAX 100
+#define SCORES_MAX       100
 #define PLAYER_GAMES_MAX 100
-#define CAST_STEP 0.2 /* seconds between keys without a recorded time in the asciicast */
+#define CAST_STEP        0.2 /* seconds between keys without a recorded time in the asciicast */
 
 typedef struct {
     server_t *srv;
     web_t *web;
-    uint64_t id;     /* the web request */
+    uint64_t id; /* the web request */
     rq_t q;
     buf_t out;
-    bool gzip;       /* the client takes gzip */
-    bool zipped;     /* gz holds out gzipped */
+    bool gzip;   /* the client takes gzip */
+    bool zipped; /* gz holds out gzipped */
     buf_t gz;
     db_game_t game;
     int64_t user;
-    int status;      /* a job's failure */
+    int status; /* a job's failure */
     char err[200];
 } page_t;
 
@@ -75,7 +75,8 @@ static void page_zip(page_t *p, size_t max)
 static void page_send(page_t *p, int status, const char *ctype)
 {
     static const char *const plain[] = {"vary:", "Accept-Encoding", NULL};
-    static const char *const zipped[] = {"vary:", "Accept-Encoding", "content-encoding:", "gzip", NULL};
+    static const char *const zipped[] = {"vary:", "Accept-Encoding", "content-encoding:", "gzip",
+                                         NULL};
     web_t *w = p->web;
     if (p->out.failed) {
         buf_reset(&p->out);
@@ -98,16 +99,17 @@ static void html_head(buf_t *o, const char *title)
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
                 "<link rel=\"icon\" href=\"data:,\"><title>");
     html_escape_str(o, title);
-    buf_puts(o, " — Warren</title><style>"
-                "body{margin:0;background:#111;color:#ddd;font:15px/1.4 system-ui,sans-serif}"
-                "a{color:#8cf}header{display:flex;gap:1em;align-items:baseline;padding:.4em .8em;"
-                "background:#1b1b1b;border-bottom:1px solid #333}header h1{font-size:1.1em;margin:0}"
-                "main{padding:.8em}table{border-collapse:collapse}th,td{text-align:left;"
-                "padding:.25em .6em;border-bottom:1px solid #333}th{color:#aaa;font-weight:normal}"
-                "pre{background:#000;padding:.6em;overflow:auto}.verified{color:#6c6}"
-                ".mismatch{color:#f66;font-weight:bold}.unchecked{color:#999}"
-                "form *{font:inherit}</style></head><body><header><h1><a href=\"/\">Warren</a></h1>"
-                "<nav><a href=\"/scores\">Scores</a></nav></header><main>\n");
+    buf_puts(o,
+             " — Warren</title><style>"
+             "body{margin:0;background:#111;color:#ddd;font:15px/1.4 system-ui,sans-serif}"
+             "a{color:#8cf}header{display:flex;gap:1em;align-items:baseline;padding:.4em .8em;"
+             "background:#1b1b1b;border-bottom:1px solid #333}header h1{font-size:1.1em;margin:0}"
+             "main{padding:.8em}table{border-collapse:collapse}th,td{text-align:left;"
+             "padding:.25em .6em;border-bottom:1px solid #333}th{color:#aaa;font-weight:normal}"
+             "pre{background:#000;padding:.6em;overflow:auto}.verified{color:#6c6}"
+             ".mismatch{color:#f66;font-weight:bold}.unchecked{color:#999}"
+             "form *{font:inherit}</style></head><body><header><h1><a href=\"/\">Warren</a></h1>"
+             "<nav><a href=\"/scores\">Scores</a></nav></header><main>\n");
 }
 
 static void html_tail(buf_t *o)
@@ -173,8 +175,9 @@ static void game_json(buf_t *o, const db_game_t *g)
     json_key_str(o, "class", g->cls, true);
     buf_printf(o, ",\"seed\":\"%llu\"", (unsigned long long)g->seed);
     json_key_str(o, "content_version", g->content_version, true);
-    buf_printf(o, ",\"start_time\":%lld,\"end_time\":%lld,\"turns\":%lld,\"depth\":%d,"
-                  "\"max_depth\":%d,\"xl\":%d,\"score\":%lld",
+    buf_printf(o,
+               ",\"start_time\":%lld,\"end_time\":%lld,\"turns\":%lld,\"depth\":%d,"
+               "\"max_depth\":%d,\"xl\":%d,\"score\":%lld",
                (long long)g->start_time, (long long)g->end_time, (long long)g->turns, g->depth,
                g->max_depth, g->xl, (long long)g->score);
     json_key_str(o, "cause", g->cause, true);
@@ -189,7 +192,10 @@ static void verified_html(buf_t *o, int v)
     static const char *const text[] = {"✗ mismatch", "unchecked", "✓ verified"};
     const char *w = verified_word(v);
     buf_printf(o, "<span class=\"%s\" title=\"replay check: %s\">%s</span>", w, w,
-               text[(v < 0 ? -1 : v > 0 ? 1 : 0) + 1]);
+               text[(v < 0   ? -1
+                     : v > 0 ? 1
+                             : 0) +
+                    1]);
 }
 
 static void player_link(buf_t *o, const char *name)
@@ -229,9 +235,10 @@ static void game_row_html(buf_t *o, const db_game_t *g, size_t rank, bool with_p
 
 static void games_table_html(buf_t *o, const db_game_t *gs, size_t n, bool ranked, bool with_player)
 {
-    buf_printf(o, "<table class=\"games\"><thead><tr>%s%s<th>Score</th><th>Race</th><th>Class</th>"
-                  "<th>Turns</th><th>Depth (max)</th><th>Level</th><th>End</th><th>Date (UTC)</th>"
-                  "<th>Replay check</th><th></th></tr></thead><tbody>\n",
+    buf_printf(o,
+               "<table class=\"games\"><thead><tr>%s%s<th>Score</th><th>Race</th><th>Class</th>"
+               "<th>Turns</th><th>Depth (max)</th><th>Level</th><th>End</th><th>Date (UTC)</th>"
+               "<th>Replay check</th><th></th></tr></thead><tbody>\n",
                ranked ? "<th>#</th>" : "", with_player ? "<th>Player</th>" : "");
     for (size_t i = 0; i < n; i++)
         game_row_html(o, &gs[i], ranked ? i + 1 : 0, with_player);
@@ -298,26 +305,29 @@ static void scores_start(page_t *p)
 
 static void totals_html(buf_t *o, const db_player_totals_t *t)
 {
-    buf_printf(o, "<table class=\"totals\"><tr><th>Games</th><td>%lld</td></tr>"
-                  "<tr><th>Finished</th><td>%lld</td></tr><tr><th>Playing</th><td>%lld</td></tr>"
-                  "<tr><th>Best score</th><td>%lld",
+    buf_printf(o,
+               "<table class=\"totals\"><tr><th>Games</th><td>%lld</td></tr>"
+               "<tr><th>Finished</th><td>%lld</td></tr><tr><th>Playing</th><td>%lld</td></tr>"
+               "<tr><th>Best score</th><td>%lld",
                (long long)t->games, (long long)t->finished, (long long)t->live,
                (long long)t->best_score);
     if (t->best_game)
         buf_printf(o, " (<a href=\"/game/%lld\">game %lld</a>)", (long long)t->best_game,
                    (long long)t->best_game);
-    buf_printf(o, "</td></tr><tr><th>Turns played</th><td>%lld</td></tr>"
-                  "<tr><th>Deepest level</th><td>%d</td></tr>"
-                  "<tr><th>Replays verified</th><td>%lld</td></tr>"
-                  "<tr><th>Replay mismatches</th><td>%lld</td></tr></table>\n",
+    buf_printf(o,
+               "</td></tr><tr><th>Turns played</th><td>%lld</td></tr>"
+               "<tr><th>Deepest level</th><td>%d</td></tr>"
+               "<tr><th>Replays verified</th><td>%lld</td></tr>"
+               "<tr><th>Replay mismatches</th><td>%lld</td></tr></table>\n",
                (long long)t->turns, t->max_depth, (long long)t->verified, (long long)t->mismatched);
 }
 
 static void totals_json(buf_t *o, const db_player_totals_t *t)
 {
-    buf_printf(o, "\"totals\":{\"games\":%lld,\"finished\":%lld,\"live\":%lld,\"verified\":%lld,"
-                  "\"mismatched\":%lld,\"turns\":%lld,\"max_depth\":%d,\"first_start\":%lld,"
-                  "\"last_end\":%lld,\"best_score\":%lld,\"best_game\":",
+    buf_printf(o,
+               "\"totals\":{\"games\":%lld,\"finished\":%lld,\"live\":%lld,\"verified\":%lld,"
+               "\"mismatched\":%lld,\"turns\":%lld,\"max_depth\":%d,\"first_start\":%lld,"
+               "\"last_end\":%lld,\"best_score\":%lld,\"best_game\":",
                (long long)t->games, (long long)t->finished, (long long)t->live,
                (long long)t->verified, (long long)t->mismatched, (long long)t->turns, t->max_depth,
                (long long)t->first_start, (long long)t->last_end, (long long)t->best_score);
@@ -400,8 +410,10 @@ static void game_summary_html(buf_t *o, const db_game_t *g)
     buf_printf(o, "</td></tr><tr><th>State</th><td class=\"state\">%s</td></tr>",
                state_words[g->state % 3]);
     if (g->state == DB_GAME_FINISHED) {
-        buf_printf(o, "<tr><th>Score</th><td class=\"score\">%lld</td></tr><tr><th>End</th>"
-                      "<td class=\"cause\">", (long long)g->score);
+        buf_printf(o,
+                   "<tr><th>Score</th><td class=\"score\">%lld</td></tr><tr><th>End</th>"
+                   "<td class=\"cause\">",
+                   (long long)g->score);
         html_escape_str(o, g->cause);
         buf_puts(o, "</td></tr>");
     } else if (g->state == DB_GAME_BROKEN) {
@@ -409,9 +421,11 @@ static void game_summary_html(buf_t *o, const db_game_t *g)
         html_escape_str(o, g->broken_reason);
         buf_puts(o, "</td></tr>");
     }
-    buf_printf(o, "<tr><th>Turns</th><td class=\"turns\">%lld</td></tr><tr><th>Depth</th>"
-                  "<td>%d (deepest %d)</td></tr><tr><th>Level</th><td>%d</td></tr>"
-                  "<tr><th>Started</th><td>", (long long)g->turns, g->depth, g->max_depth, g->xl);
+    buf_printf(o,
+               "<tr><th>Turns</th><td class=\"turns\">%lld</td></tr><tr><th>Depth</th>"
+               "<td>%d (deepest %d)</td></tr><tr><th>Level</th><td>%d</td></tr>"
+               "<tr><th>Started</th><td>",
+               (long long)g->turns, g->depth, g->max_depth, g->xl);
     put_time(o, g->start_time);
     buf_puts(o, " UTC</td></tr><tr><th>Ended</th><td>");
     put_time(o, g->end_time);
@@ -422,9 +436,10 @@ static void game_summary_html(buf_t *o, const db_game_t *g)
     verified_html(o, g->verified);
     buf_puts(o, "</td></tr></table>\n");
     if (g->state == DB_GAME_FINISHED)
-        buf_printf(o, "<p class=\"links\"><a href=\"/game/%lld/replay\">Watch the replay</a> · "
-                      "<a href=\"/game/%lld.cast\">asciicast</a> · "
-                      "<a href=\"/game/%lld/dump\">dump (text)</a></p>\n",
+        buf_printf(o,
+                   "<p class=\"links\"><a href=\"/game/%lld/replay\">Watch the replay</a> · "
+                   "<a href=\"/game/%lld.cast\">asciicast</a> · "
+                   "<a href=\"/game/%lld/dump\">dump (text)</a></p>\n",
                    (long long)g->id, (long long)g->id, (long long)g->id);
 }
 
@@ -443,9 +458,11 @@ static void on_game_dump(void *ud, int status, const char *text, size_t len)
             buf_puts(o, "null");
         long long id = (long long)p->game.id;
         if (p->game.state == DB_GAME_FINISHED)
-            buf_printf(o, ",\"links\":{\"page\":\"/game/%lld\",\"replay\":\"/game/%lld/replay\","
-                          "\"frames\":\"/api/game/%lld/replay\",\"cast\":\"/game/%lld.cast\","
-                          "\"dump\":\"/game/%lld/dump\"}}\n", id, id, id, id, id);
+            buf_printf(o,
+                       ",\"links\":{\"page\":\"/game/%lld\",\"replay\":\"/game/%lld/replay\","
+                       "\"frames\":\"/api/game/%lld/replay\",\"cast\":\"/game/%lld.cast\","
+                       "\"dump\":\"/game/%lld/dump\"}}\n",
+                       id, id, id, id, id);
         else
             buf_printf(o, ",\"links\":{\"page\":\"/game/%lld\"}}\n", id);
         page_send(p, 200, "application/json");
@@ -473,8 +490,8 @@ static void on_game_milestones(void *ud, int status, const db_milestone_t *ms, s
                     "<th>Depth</th><th>What</th><th></th></tr></thead><tbody>\n");
     for (size_t i = 0; i < n; i++) {
         if (p->q.api) {
-            buf_printf(o, "%s{\"turn\":%lld,\"depth\":%d", i ? ",\n" : "\n",
-                       (long long)ms[i].turn, ms[i].depth);
+            buf_printf(o, "%s{\"turn\":%lld,\"depth\":%d", i ? ",\n" : "\n", (long long)ms[i].turn,
+                       ms[i].depth);
             json_key_str(o, "kind", ms[i].kind, true);
             json_key_str(o, "text", ms[i].text, true);
             buf_putc(o, '}');
@@ -539,8 +556,8 @@ static void replay_work(records_job_t *j)
         return;
     }
     char title[256];
-    snprintf(title, sizeof title, "Warren game %lld: %s, %s", (long long)j->game.id,
-             j->game.player, j->game.cause);
+    snprintf(title, sizeof title, "Warren game %lld: %s, %s", (long long)j->game.id, j->game.player,
+             j->game.cause);
     int rc = p->q.page == RQ_GAME_CAST
                  ? replay_asciicast(&in, NULL, CAST_STEP, title, &p->out, p->err, sizeof p->err)
                  : replay_frames_json(&in, NULL, &p->out, p->err, sizeof p->err);
@@ -573,8 +590,12 @@ static void replay_start(page_t *p)
         page_error(p, 500, "out of memory");
         return;
     }
-    *j = (records_job_t){.srv = p->srv, .game_id = p->q.id, .refusable = true,
-                         .work = replay_work, .done = replay_done, .ud = p};
+    *j = (records_job_t){.srv = p->srv,
+                         .game_id = p->q.id,
+                         .refusable = true,
+                         .work = replay_work,
+                         .done = replay_done,
+                         .ud = p};
     records_job_start(j);
 }
 

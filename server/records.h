@@ -17,7 +17,7 @@
 #include "server.h"
 #include "web.h"
 
-#define RECORDS_JOBS 2
+#define RECORDS_JOBS     2
 #define RECORDS_WAIT_MAX 64 /* page jobs waiting beyond this are refused (503) */
 
 typedef struct records records_t;
@@ -25,12 +25,12 @@ typedef struct records_job records_job_t;
 
 struct records {
     server_t *srv;
-    int running;                    /* jobs reading or on the thread pool */
+    int running; /* jobs reading or on the thread pool */
     records_job_t *wait_head, *wait_tail;
     int nwaiting;
-    int64_t backlog_after;          /* the backlog's next batch starts after this id */
+    int64_t backlog_after; /* the backlog's next batch starts after this id */
     bool backlog_more, backlog_reading;
-    char *replay_tpl;               /* web/dist/replay.html, read at start; NULL if not built */
+    char *replay_tpl; /* web/dist/replay.html, read at start; NULL if not built */
 };
 
 /* Reads the replay page template from web_root (NULL: no replay page). */
@@ -48,19 +48,19 @@ void records_verify_backlog(server_t *srv);
 typedef void (*records_job_fn)(records_job_t *j);
 struct records_job {
     server_t *srv;
-    records_job_t *next;    /* waiting list */
+    records_job_t *next; /* waiting list */
     int64_t game_id;
-    int status;             /* 0, or an HTTP-like status: 404 no such finished game, 503 busy/stopping, 500 */
+    int status; /* 0, or an HTTP-like status: 404 no such finished game, 503 busy/stopping, 500 */
     char err[200];
     db_game_t game;
     db_journal_row_t *rows; /* owned copies */
     size_t nrows;
-    char *dump;             /* the stored dump (with want_dump), owned */
+    char *dump; /* the stored dump (with want_dump), owned */
     size_t dump_len;
     bool want_dump;
-    bool refusable;         /* a page's job: refused with 503 when too many wait */
-    records_job_fn work;    /* thread pool: reads the fields above, writes its own */
-    records_job_fn done;    /* loop: always called once, then the job is freed */
+    bool refusable;      /* a page's job: refused with 503 when too many wait */
+    records_job_fn work; /* thread pool: reads the fields above, writes its own */
+    records_job_fn done; /* loop: always called once, then the job is freed */
     void *ud;
     uv_work_t req;
 };

@@ -55,8 +55,11 @@ static int parse_game(const char *rest, bool api, rq_t *q, char *err, size_t err
         bool api;
         rq_page_t page;
     } tails[] = {
-        {"", false, RQ_GAME}, {"", true, RQ_GAME},         {"/dump", false, RQ_GAME_DUMP},
-        {".cast", false, RQ_GAME_CAST}, {"/replay", false, RQ_GAME_REPLAY},
+        {"", false, RQ_GAME},
+        {"", true, RQ_GAME},
+        {"/dump", false, RQ_GAME_DUMP},
+        {".cast", false, RQ_GAME_CAST},
+        {"/replay", false, RQ_GAME_REPLAY},
         {"/replay", true, RQ_GAME_FRAMES},
     };
     for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++)
@@ -100,8 +103,8 @@ static int scores_arg(const char *a, rq_t *q, char *err, size_t errlen)
     } else
         return 0; /* unknown arguments are ignored */
     if (vl > 15 || !all_of(v, vl, "_-"))
-        return fail(err, errlen, 400, kl == 4 ? "bad race: up to 15 letters"
-                                              : "bad class: up to 15 letters");
+        return fail(err, errlen, 400,
+                    kl == 4 ? "bad race: up to 15 letters" : "bad class: up to 15 letters");
     memcpy(dst, v, vl + 1);
     return 0;
 }
@@ -145,8 +148,8 @@ int rq_parse(const char *path, const char *const *args, int nargs, rq_t *q, char
 
 void html_escape(buf_t *out, const char *s, size_t len)
 {
-    static const char *const ent[] = {['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
-                                      ['"'] = "&quot;", ['\''] = "&#39;"};
+    static const char *const ent[] = {
+        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;"};
     size_t start = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];

@@ -24,17 +24,17 @@ typedef enum {
     RQ_GAME,
     RQ_GAME_DUMP,
     RQ_GAME_CAST,
-    RQ_GAME_REPLAY,   /* the page */
-    RQ_GAME_FRAMES,   /* /api/game/ID/replay */
+    RQ_GAME_REPLAY, /* the page */
+    RQ_GAME_FRAMES, /* /api/game/ID/replay */
 } rq_page_t;
 
 typedef struct {
     rq_page_t page;
-    bool api;          /* under /api/: answer JSON */
+    bool api; /* under /api/: answer JSON */
     int64_t id;
     char name[24];
     char race[16], cls[16];
-    const char *period; /* static string from the period table */
+    const char *period;  /* static string from the period table */
     int64_t period_secs; /* 0 = all time */
 } rq_t;
 

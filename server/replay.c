@@ -15,8 +15,8 @@ typedef struct {
     ansi_profile_t prof;
     buf_t diff, key;
     uint64_t index, kf_turn, kf_index;
-    uint64_t ms;     /* the playback time of the frame being made */
-    int failed; /* the callback said stop */
+    uint64_t ms; /* the playback time of the frame being made */
+    int failed;  /* the callback said stop */
 } player_t;
 
 /* The options as given, with a default for every field left 0. */
@@ -46,7 +46,8 @@ static void emit_frame(player_t *p)
     game_status_t st;
     game_status(p->g, &st);
     uint64_t every = (uint64_t)p->opts.keyframe_turns;
-    bool key = p->index == 0 || st.turn >= p->kf_turn + every || p->index >= p->kf_index + 2 * every;
+    bool key =
+        p->index == 0 || st.turn >= p->kf_turn + every || p->index >= p->kf_index + 2 * every;
     buf_reset(&p->diff);
     buf_reset(&p->key);
     if (p->index == 0)
@@ -65,8 +66,13 @@ static void emit_frame(player_t *p)
         p->failed = 1;
         return;
     }
-    replay_frame_t f = {p->index, st.turn, p->ms, p->diff.data ? p->diff.data : "", p->diff.len,
-                        key ? p->key.data : NULL, key ? p->key.len : 0};
+    replay_frame_t f = {p->index,
+                        st.turn,
+                        p->ms,
+                        p->diff.data ? p->diff.data : "",
+                        p->diff.len,
+                        key ? p->key.data : NULL,
+                        key ? p->key.len : 0};
     if (p->cb(p->ud, &f))
         p->failed = 1;
 }
@@ -228,7 +234,8 @@ static int cast_frame_out(void *ud, const replay_frame_t *f)
     buf_t *out = ud;
     if (f->diff_len == 0)
         return 0;
-    buf_printf(out, "[%llu.%03u, \"o\", ", (unsigned long long)(f->ms / 1000), (unsigned)(f->ms % 1000));
+    buf_printf(out, "[%llu.%03u, \"o\", ", (unsigned long long)(f->ms / 1000),
+               (unsigned)(f->ms % 1000));
     json_put_string(out, f->diff, f->diff_len);
     buf_puts(out, "]\n");
     return out->failed ? -1 : 0;
@@ -239,8 +246,10 @@ int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double
 {
     replay_opts_t o = opts_or_defaults(opts);
     o.step_ms = step > 0 && step < 3600 ? (int)(step * 1000 + 0.5) : 200;
-    buf_printf(out, "{\"version\": 2, \"width\": %d, \"height\": %d, \"idle_time_limit\": %d.%03d, \"title\": ",
-               o.w, o.h, o.idle_ms / 1000, o.idle_ms % 1000);
+    buf_printf(
+        out,
+        "{\"version\": 2, \"width\": %d, \"height\": %d, \"idle_time_limit\": %d.%03d, \"title\": ",
+        o.w, o.h, o.idle_ms / 1000, o.idle_ms % 1000);
     json_put_string(out, title ? title : "", title ? strlen(title) : 0);
     buf_puts(out, ", \"env\": {\"TERM\": \"xterm-256color\"}}\n");
     replay_result_t res;

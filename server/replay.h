@@ -33,19 +33,19 @@
 #define REPLAY_STEP_MS 100  /* default gap for keys without a recorded time */
 
 typedef struct {
-    int w, h;            /* 20x5 .. SCREEN_MAX; 0 = 80x24 */
-    int keyframe_turns;  /* 0 = 50 */
-    int idle_ms;         /* longest gap between frames; 0 = REPLAY_IDLE_MS */
-    int step_ms;         /* gap for keys without a time; 0 = REPLAY_STEP_MS */
+    int w, h;           /* 20x5 .. SCREEN_MAX; 0 = 80x24 */
+    int keyframe_turns; /* 0 = 50 */
+    int idle_ms;        /* longest gap between frames; 0 = REPLAY_IDLE_MS */
+    int step_ms;        /* gap for keys without a time; 0 = REPLAY_STEP_MS */
 } replay_opts_t;
 
 typedef struct {
-    uint64_t index;      /* 0 = before any key */
-    uint64_t turn;       /* game turn after this frame's key */
-    uint64_t ms;         /* playback time: ms after frame 0, idle gaps capped */
-    const char *diff;    /* ANSI from the previous frame (may be empty) */
+    uint64_t index;   /* 0 = before any key */
+    uint64_t turn;    /* game turn after this frame's key */
+    uint64_t ms;      /* playback time: ms after frame 0, idle gaps capped */
+    const char *diff; /* ANSI from the previous frame (may be empty) */
     size_t diff_len;
-    const char *key;     /* full keyframe, or NULL */
+    const char *key; /* full keyframe, or NULL */
     size_t key_len;
 } replay_frame_t;
 
@@ -53,18 +53,18 @@ typedef struct {
 typedef int (*replay_frame_cb)(void *ud, const replay_frame_t *f);
 
 typedef struct {
-    game_status_t end;   /* status after the last key */
-    uint64_t hash;       /* game_hash after the last key */
-    uint64_t keys;       /* key events applied (= last frame index) */
+    game_status_t end;       /* status after the last key */
+    uint64_t hash;           /* game_hash after the last key */
+    uint64_t keys;           /* key events applied (= last frame index) */
     uint64_t keys_after_end; /* key events the journal holds after the game ended */
-    buf_t dump;          /* game_dump after the last key; caller frees (replay_result_free) */
+    buf_t dump;              /* game_dump after the last key; caller frees (replay_result_free) */
 } replay_result_t;
 
 /* The input of one replay; rows are borrowed (the journal as read from db). */
 typedef struct {
     const content_t *content;
     uint64_t seed;
-    const char *name;    /* the player's name: part of the game's state */
+    const char *name; /* the player's name: part of the game's state */
     const db_journal_row_t *rows;
     size_t nrows;
 } replay_input_t;
@@ -79,8 +79,8 @@ void replay_result_free(replay_result_t *res);
 /* The frames as one JSON document for the browser player (see
  * server/pages.c for the shape: each frame [turn, ms, diff(, keyframe)]);
  * appended to out. */
-int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out,
-                       char *err, size_t errlen);
+int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
+                       size_t errlen);
 /* An asciicast v2 recording: a header line (with idle_time_limit, the cap
  * in seconds), then one "o" event per frame that changes the screen, at the
  * frame's playback time; keys without a recorded time are `step` seconds

@@ -27,31 +27,36 @@
 #include "screen.h"
 
 #define WARREN_VERSION "0.1.0"
-#define TERM_MIN_W 80
-#define TERM_MIN_H 24
-#define TERM_MAX_W 400
-#define TERM_MAX_H 200
+#define TERM_MIN_W     80
+#define TERM_MIN_H     24
+#define TERM_MAX_W     400
+#define TERM_MAX_H     200
 
 typedef struct server server_t;
 typedef struct conn conn_t;
 typedef struct session session_t;
 
 typedef enum {
-    MODE_MAIN = 0,   /* the main menu (anonymous or logged in) */
-    MODE_PROMPT,     /* reading a line: name, password, ... */
-    MODE_WAIT,       /* waiting for an account check on the thread pool */
-    MODE_MESSAGE,    /* a message; any key goes back to the menu */
-    MODE_PLAY,       /* attached to a session as its player */
-    MODE_WATCH,      /* attached to a session as a watcher */
-    MODE_WATCHLIST,  /* the list of live games */
+    MODE_MAIN = 0,  /* the main menu (anonymous or logged in) */
+    MODE_PROMPT,    /* reading a line: name, password, ... */
+    MODE_WAIT,      /* waiting for an account check on the thread pool */
+    MODE_MESSAGE,   /* a message; any key goes back to the menu */
+    MODE_PLAY,      /* attached to a session as its player */
+    MODE_WATCH,     /* attached to a session as a watcher */
+    MODE_WATCHLIST, /* the list of live games */
     MODE_SCORES,
     MODE_OPTIONS,
 } conn_mode_t;
 
 typedef enum {
-    PROMPT_LOGIN_NAME, PROMPT_LOGIN_PASS,
-    PROMPT_REG_NAME, PROMPT_REG_PASS, PROMPT_REG_PASS2,
-    PROMPT_CHPW_OLD, PROMPT_CHPW_NEW, PROMPT_CHPW_NEW2,
+    PROMPT_LOGIN_NAME,
+    PROMPT_LOGIN_PASS,
+    PROMPT_REG_NAME,
+    PROMPT_REG_PASS,
+    PROMPT_REG_PASS2,
+    PROMPT_CHPW_OLD,
+    PROMPT_CHPW_NEW,
+    PROMPT_CHPW_NEW2,
 } prompt_t;
 
 /* A viewer's transport. Telnet connections have ops == NULL; other
@@ -72,10 +77,10 @@ typedef struct {
 
 struct conn {
     server_t *srv;
-    const conn_ops_t *ops;    /* NULL: telnet */
-    void *gw;                 /* the gateway's own state (ops != NULL) */
-    bool json;                /* frames as JSON (protocol/json.h) instead of ANSI */
-    conn_t *next, *prev;      /* server's list */
+    const conn_ops_t *ops; /* NULL: telnet */
+    void *gw;              /* the gateway's own state (ops != NULL) */
+    bool json;             /* frames as JSON (protocol/json.h) instead of ANSI */
+    conn_t *next, *prev;   /* server's list */
     uint64_t id;
     union {
         uv_handle_t handle;
@@ -84,8 +89,8 @@ struct conn {
         uv_pipe_t pipe;
     } io;
     uv_timer_t esc_timer;
-    int handles_open;         /* libuv handles not yet closed */
-    int refs;                 /* asynchronous requests that point at us */
+    int handles_open; /* libuv handles not yet closed */
+    int refs;         /* asynchronous requests that point at us */
     bool closing, is_unix, env_asked;
     telnet_t *tn;
     keydec_t kd;
@@ -93,12 +98,12 @@ struct conn {
     char term[40];
     ansi_profile_t prof;
     int prof_id;
-    int raw_w, raw_h;         /* as the client said (0 = unknown) */
-    int w, h;                 /* clamped size frames are drawn at */
+    int raw_w, raw_h; /* as the client said (0 = unknown) */
+    int w, h;         /* clamped size frames are drawn at */
     bool too_small;
     /* output */
-    size_t outq;              /* bytes handed to uv_write, not yet written */
-    bool need_key;            /* skipped frames: send a keyframe when drained */
+    size_t outq;   /* bytes handed to uv_write, not yet written */
+    bool need_key; /* skipped frames: send a keyframe when drained */
     /* menus: scr is drawn, shown is what the terminal shows */
     screen_t *scr, *shown;
     bool shown_valid;
@@ -108,18 +113,18 @@ struct conn {
     char line[136];
     size_t line_len;
     char pend_name[32], pend_pass[136], pend_old[136];
-    char msg[256];            /* one-line notice on the menu */
-    int64_t user_id;          /* 0 = anonymous */
+    char msg[256];   /* one-line notice on the menu */
+    int64_t user_id; /* 0 = anonymous */
     char user[32];
     bool two_cell;
-    uint8_t colors;           /* options: index into the menu's colour modes; 0 = from the terminal */
-    uint8_t glyphs;           /* options: index into the menu's glyph sets; 0 = from the terminal */
+    uint8_t colors; /* options: index into the menu's colour modes; 0 = from the terminal */
+    uint8_t glyphs; /* options: index into the menu's glyph sets; 0 = from the terminal */
     /* attached session */
     session_t *sess;
-    conn_t *wnext, *wprev;    /* session's watcher list */
-    screen_t *own;            /* watcher rendering at its own size */
+    conn_t *wnext, *wprev; /* session's watcher list */
+    screen_t *own;         /* watcher rendering at its own size */
     bool own_render;
-    bool hook_armed;          /* test hooks: Ctrl-] seen */
+    bool hook_armed; /* test hooks: Ctrl-] seen */
     /* watch list */
     int wl_page, wl_sort;
     /* limits */
@@ -134,33 +139,33 @@ struct session {
     char user[32];
     game_t *game;
     uint64_t seed;
-    uint64_t seq;             /* keys applied (journal length) */
-    uint64_t snap_seq;        /* seq of the newest snapshot written */
+    uint64_t seq;      /* keys applied (journal length) */
+    uint64_t snap_seq; /* seq of the newest snapshot written */
     uint64_t snap_turn;
     uint32_t level_changes;
     conn_t *player;
     conn_t *watchers;
     int nwatchers;
-    screen_t *grid, *sent;    /* current frame and the shared baseline */
+    screen_t *grid, *sent; /* current frame and the shared baseline */
     uint64_t started_ms, last_key_ms, detached_ms;
     bool ended, broken;
-    bool frame_due;           /* a frame waits for its keys to be durable */
-    int db_refs;              /* db callbacks that point at us */
-    int jpending;             /* journal appends not yet committed */
-    bool dead;                /* unlinked; freed when db_refs drops to 0 */
-    bool chat_off;            /* the player turned spectator chat off */
-    uint64_t frame_seq;       /* frames broadcast (JSON frames carry it) */
+    bool frame_due;     /* a frame waits for its keys to be durable */
+    int db_refs;        /* db callbacks that point at us */
+    int jpending;       /* journal appends not yet committed */
+    bool dead;          /* unlinked; freed when db_refs drops to 0 */
+    bool chat_off;      /* the player turned spectator chat off */
+    uint64_t frame_seq; /* frames broadcast (JSON frames carry it) */
 };
 
 struct server {
     uv_loop_t *loop;
     config_t cfg;
     content_t *content;
-    script_vm_t *vm;          /* the loop thread's script vm, lent to every game_input here */
+    script_vm_t *vm; /* the loop thread's script vm, lent to every game_input here */
     db_t *db;
     accounts_t *acc;
-    void *web;                /* web_t when the web gateway runs */
-    struct records *records;  /* score pages, replays, verification (records.h) */
+    void *web;               /* web_t when the web gateway runs */
+    struct records *records; /* score pages, replays, verification (records.h) */
     uv_tcp_t tcp_listener;
     uv_pipe_t unix_listener;
     bool tcp_on, unix_on;
@@ -175,12 +180,12 @@ struct server {
     /* admin: the control socket (control.c) and the announcement it sets */
     uv_pipe_t ctl_listener;
     bool ctl_on;
-    struct ctl *ctls;         /* open control connections */
+    struct ctl *ctls; /* open control connections */
     char announce[200];
-    uint64_t announce_until;  /* uv_now ms; shown while now < this */
-    buf_t scratch;            /* per-frame encode buffers (loop thread only) */
+    uint64_t announce_until; /* uv_now ms; shown while now < this */
+    buf_t scratch;           /* per-frame encode buffers (loop thread only) */
     buf_t enc[ANSI_PROFILE_IDS];
-    buf_t enc_json;           /* the JSON encoding of the same frame */
+    buf_t enc_json; /* the JSON encoding of the same frame */
 };
 
 uint64_t now_ms(const server_t *s);
@@ -188,14 +193,14 @@ uint64_t now_ms(const server_t *s);
 /* conn.c: listeners, telnet, output */
 int conn_listen(server_t *s);
 void conn_stop_listening(server_t *s);
-void conn_write(conn_t *c, const void *data, size_t len); /* telnet-escaped */
+void conn_write(conn_t *c, const void *data, size_t len);      /* telnet-escaped */
 void conn_write_text(conn_t *c, const char *json, size_t len); /* JSON message (web only) */
 size_t conn_rate_allow(conn_t *c, size_t n); /* input bytes allowed by the rate cap */
-bool conn_writable(const conn_t *c);   /* output queue below the limit */
+bool conn_writable(const conn_t *c);         /* output queue below the limit */
 void conn_close(conn_t *c, const char *why);
 void conn_ref(conn_t *c);
 void conn_unref(conn_t *c);
-void conn_tick(server_t *s);           /* idle timeouts */
+void conn_tick(server_t *s); /* idle timeouts */
 
 /* menu.c: everything a connection shows outside a game */
 void menu_enter(conn_t *c, const char *msg);
@@ -207,26 +212,26 @@ void menu_resized(conn_t *c);
 void menu_apply_profile(conn_t *c);
 /* The account's options (users.options) on c: two-cell tiles, colours, glyphs. */
 void menu_options_apply(conn_t *c, const char *opts);
-void menu_tick(server_t *s);           /* refresh watch lists */
-void screen_send_diff(conn_t *c);      /* diff scr against shown and send */
+void menu_tick(server_t *s);      /* refresh watch lists */
+void screen_send_diff(conn_t *c); /* diff scr against shown and send */
 
 /* session.c */
-void session_play(conn_t *c);          /* 'p': resume or start this user's game */
+void session_play(conn_t *c); /* 'p': resume or start this user's game */
 void session_watch(conn_t *c, session_t *s);
 void session_detach(conn_t *c, const char *why); /* player or watcher leaves */
 void session_key(conn_t *c, key_event_t k);
 void session_resized(conn_t *c);
-void session_drained(conn_t *c);       /* output queue emptied */
-void session_tick(server_t *s);        /* grace expiry */
-int session_recover_all(server_t *s);  /* at start: count of games resumed */
+void session_drained(conn_t *c);      /* output queue emptied */
+void session_tick(server_t *s);       /* grace expiry */
+int session_recover_all(server_t *s); /* at start: count of games resumed */
 void session_shutdown_all(server_t *s);
 session_t *session_find_user(server_t *s, int64_t user_id);
 session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */
 
 /* webgw.c: the daemon's side of the web gateway (web.h) */
-int webgw_start(server_t *s);          /* 0 also when http is off or unavailable */
-void webgw_stop(server_t *s);          /* step 1, on the loop (shutdown) */
-void webgw_free(server_t *s);          /* step 2, after uv_run returned */
+int webgw_start(server_t *s); /* 0 also when http is off or unavailable */
+void webgw_stop(server_t *s); /* step 1, on the loop (shutdown) */
+void webgw_free(server_t *s); /* step 2, after uv_run returned */
 
 /* The account's live game: its player is detached and told why (any
  * gateway), the game saved and freed, watchers sent back. Returns true if
@@ -237,9 +242,9 @@ void session_announce_all(server_t *s); /* redraw games for a new announcement *
 /* control.c: the admin control socket (mode 0600) and announcements */
 int control_listen(server_t *s);
 void control_stop(server_t *s);
-void control_tick(server_t *s);        /* an expired announcement is taken down */
+void control_tick(server_t *s); /* an expired announcement is taken down */
 /* Draws the current announcement over the bottom row of scr, if any. */
 void announce_draw(server_t *s, screen_t *scr);
-void menu_redraw_all(server_t *s);     /* every connection outside a game */
+void menu_redraw_all(server_t *s); /* every connection outside a game */
 
 #endif

@@ -431,16 +431,17 @@ static void session_finish(session_t *s)
     buf_t dump;
     buf_init(&dump);
     game_dump(s->game, &dump);
-    db_game_end_t end = {(int64_t)time(NULL), (int64_t)st.turn, st.depth, st.max_depth, st.xl,
-                         st.score, st.cause, kinds[st.state & 3], st.race, st.cls};
+    db_game_end_t end = {
+        (int64_t)time(NULL), (int64_t)st.turn, st.depth, st.max_depth, st.xl, st.score, st.cause,
+        kinds[st.state & 3], st.race,          st.cls};
     db_game_finish(srv->db, s->game_id, &end, ms, ms ? nms : 0, dump.data ? dump.data : "",
                    dump.len, NULL, NULL);
     buf_free(&dump);
     free(ms);
     records_verify(srv, s->game_id); /* reads after the finish write: sees it */
     log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
-             (long long)s->game_id, end.end_kind, (unsigned long long)st.turn,
-             (long long)st.score, st.cause);
+             (long long)s->game_id, end.end_kind, (unsigned long long)st.turn, (long long)st.score,
+             st.cause);
     char msg[256];
     snprintf(msg, sizeof msg, "Game over: %s. Score %lld after %llu turns.", st.cause,
              (long long)st.score, (unsigned long long)st.turn);
@@ -543,7 +544,7 @@ void session_key(conn_t *c, key_event_t k)
 
 typedef struct {
     server_t *srv;
-    conn_t *c;     /* the player who asked (NULL at recovery) */
+    conn_t *c; /* the player who asked (NULL at recovery) */
     int64_t user_id;
     char user[32];
 } load_req_t;
@@ -634,7 +635,8 @@ static void on_resume(void *ud, int status, const db_resume_t *r)
     game_t *g = game_restore(srv, r, &seq, err, sizeof err);
     if (!g) {
         mark_broken(srv, &r->game, err);
-        play_finish_load(rq, NULL, "Your saved game could not be restored; it was kept for the admins.");
+        play_finish_load(rq, NULL,
+                         "Your saved game could not be restored; it was kept for the admins.");
         return;
     }
     s = session_new(srv, r->game.id, rq->user_id, rq->user, g, seq);
@@ -680,8 +682,8 @@ static session_t *game_start(load_req_t *rq)
         return NULL;
     game_status_t st;
     game_status(g, &st);
-    db_game_new_t ng = {rq->user_id, seed, content_version(srv->content), st.race, st.cls,
-                        (int64_t)time(NULL)};
+    db_game_new_t ng = {rq->user_id, seed,   content_version(srv->content),
+                        st.race,     st.cls, (int64_t)time(NULL)};
     session_t *s = session_new(srv, 0, rq->user_id, rq->user, g, 0);
     if (!s) {
         game_free(g);
@@ -832,7 +834,8 @@ static void on_recover_one(void *ud, int status, const db_resume_t *r)
     }
     rc->ok++;
     /* a journal tail means a crash: fold it into a fresh snapshot now */
-    session_t *s = r->nrows ? session_new(srv, r->game.id, r->game.user, r->game.player, g, seq) : NULL;
+    session_t *s =
+        r->nrows ? session_new(srv, r->game.id, r->game.user, r->game.player, g, seq) : NULL;
     if (s) {
         s->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
         game_status_t st;

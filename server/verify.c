@@ -229,9 +229,12 @@ static const char *first_difference(const records_job_t *j, const replay_result_
     struct {
         const char *what;
         long long stored, replayed;
-    } nums[] = {{"turns", g->turns, (long long)e->turn}, {"depth", g->depth, e->depth},
-                {"max depth", g->max_depth, e->max_depth}, {"level", g->xl, e->xl},
-                {"score", g->score, e->score}, {"keys after the end", 0, (long long)res->keys_after_end}};
+    } nums[] = {{"turns", g->turns, (long long)e->turn},
+                {"depth", g->depth, e->depth},
+                {"max depth", g->max_depth, e->max_depth},
+                {"level", g->xl, e->xl},
+                {"score", g->score, e->score},
+                {"keys after the end", 0, (long long)res->keys_after_end}};
     if (e->state == GAME_RUNNING)
         return "the replay does not end";
     if (strcmp(g->end_kind, end_kinds[e->state & 3]) != 0)
@@ -239,7 +242,8 @@ static const char *first_difference(const records_job_t *j, const replay_result_
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (nums[i].stored != nums[i].replayed)
             return snprintf(buf, n, "%s %lld, replay %lld", nums[i].what, nums[i].stored,
-                            nums[i].replayed), buf;
+                            nums[i].replayed),
+                   buf;
     if (strcmp(g->cause, e->cause) != 0)
         return snprintf(buf, n, "cause \"%.80s\", replay \"%.80s\"", g->cause, e->cause), buf;
     if (j->dump && (j->dump_len != res->dump.len || memcmp(j->dump, res->dump.data, j->dump_len)))
@@ -330,8 +334,12 @@ void records_verify(server_t *srv, int64_t game_id)
         return;
     }
     buf_init(&v->res.dump);
-    *j = (records_job_t){.srv = srv, .game_id = game_id, .want_dump = true, .work = verify_work,
-                         .done = verify_done, .ud = v};
+    *j = (records_job_t){.srv = srv,
+                         .game_id = game_id,
+                         .want_dump = true,
+                         .work = verify_work,
+                         .done = verify_done,
+                         .ud = v};
     records_job_start(j);
 }
 

@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define WEB_OUTQ_DEFAULT 262144
-#define WEB_MSG_DEFAULT 65536
+#define WEB_OUTQ_DEFAULT  262144
+#define WEB_MSG_DEFAULT   65536
 #define WEB_STOP_GRACE_MS 500
-#define WEB_LATER_CHUNK 64 /* connections served by web_send_later per loop turn */
+#define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
 
 typedef struct web_msg {
     struct web_msg *next;
@@ -36,18 +36,18 @@ struct web_conn {
     struct lws *wsi;
     web_conn_t *next, *prev;
     web_conn_t *lnext, *lprev; /* the list of connections with later sends */
-    bool later;            /* on that list */
+    bool later;                /* on that list */
     web_kind_t kind;
     void *user;
-    bool accepted;         /* on_open said yes: on_close is owed */
+    bool accepted; /* on_open said yes: on_close is owed */
     bool closing;
-    bool refused;          /* web_send refused: on_drained is owed */
+    bool refused; /* web_send refused: on_drained is owed */
     int close_code;
     char close_reason[64];
     web_msg_t *head, *tail;
     size_t queued;
-    web_msg_t *inflight;   /* last written; lws may still read it */
-    unsigned char *rx;     /* the message being received */
+    web_msg_t *inflight; /* last written; lws may still read it */
+    unsigned char *rx;   /* the message being received */
     size_t rx_len, rx_cap;
     bool rx_text, rx_over;
 };
@@ -57,7 +57,7 @@ typedef struct web_req web_req_t;
 
 typedef struct {
     web_conn_t *wc;
-    web_req_t *req;        /* a dynamic HTTP request in progress */
+    web_req_t *req; /* a dynamic HTTP request in progress */
     web_kind_t kind;
     char name[WEB_NAME_MAX + 1];
 } web_pss_t;
@@ -79,7 +79,7 @@ struct web_req {
     size_t body_len;
     int status;
     char ctype[80];
-    char *hdrs;            /* "name:\0value\0" pairs, then an empty name */
+    char *hdrs; /* "name:\0value\0" pairs, then an empty name */
     size_t hdrs_len;
     unsigned char *out;
     size_t out_len, sent;
@@ -90,7 +90,7 @@ struct web {
     struct lws_context *ctx;
     struct lws_vhost *vh;
     web_hooks_t hooks;
-    bool hooks_off;        /* set in web_free: the daemon's state is gone */
+    bool hooks_off; /* set in web_free: the daemon's state is gone */
     char root[PATH_MAX];
     char iface[128];
     size_t outq_max, msg_max;
@@ -100,10 +100,10 @@ struct web {
     int nconns;
     web_req_t *reqs;
     uint64_t next_req_id;
-    unsigned char *wbuf;   /* LWS_PRE + message, for direct writes */
+    unsigned char *wbuf; /* LWS_PRE + message, for direct writes */
     size_t wbuf_cap;
     web_conn_t *later_head, *later_tail;
-    uv_idle_t later_idle;  /* serves the later list while it is not empty */
+    uv_idle_t later_idle; /* serves the later list while it is not empty */
     bool later_open, later_on;
     bool stopping, destroyed;
     uv_timer_t stop_timer;
@@ -318,7 +318,8 @@ static void later_drain(web_conn_t *wc)
             wc->tail = NULL;
         wc->queued -= m->len;
         size_t len = m->len;
-        int n = lws_write(wc->wsi, m->buf + LWS_PRE, len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
+        int n =
+            lws_write(wc->wsi, m->buf + LWS_PRE, len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
         free(m); /* no extension: lws copied what the socket did not take */
         if (n < (int)len) {
             web_close(wc, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "write failed");
@@ -391,10 +392,22 @@ void web_close(web_conn_t *wc, int code, const char *reason)
     lws_callback_on_writable(wc->wsi);
 }
 
-void web_conn_set_user(web_conn_t *wc, void *user) { wc->user = user; }
-void *web_conn_user(const web_conn_t *wc) { return wc->user; }
-web_kind_t web_conn_kind(const web_conn_t *wc) { return wc->kind; }
-int web_port(const web_t *w) { return w ? w->port : -1; }
+void web_conn_set_user(web_conn_t *wc, void *user)
+{
+    wc->user = user;
+}
+void *web_conn_user(const web_conn_t *wc)
+{
+    return wc->user;
+}
+web_kind_t web_conn_kind(const web_conn_t *wc)
+{
+    return wc->kind;
+}
+int web_port(const web_t *w)
+{
+    return w ? w->port : -1;
+}
 
 /* Writes the next queued message. Returns -1 to have lws close the socket. */
 static int conn_writeable(web_conn_t *wc)
@@ -423,7 +436,8 @@ static int conn_writeable(web_conn_t *wc)
     if (!wc->head)
         wc->tail = NULL;
     wc->queued -= m->len;
-    int n = lws_write(wc->wsi, m->buf + LWS_PRE, m->len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
+    int n =
+        lws_write(wc->wsi, m->buf + LWS_PRE, m->len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
     wc->inflight = m;
     if (n < (int)m->len)
         return -1;
@@ -460,7 +474,8 @@ static void get_cookie(struct lws *wsi, char *out, size_t outlen)
     char hdr[2048];
     out[0] = 0;
     int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_COOKIE);
-    if (n <= 0 || n >= (int)sizeof hdr || lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_COOKIE) < 0)
+    if (n <= 0 || n >= (int)sizeof hdr ||
+        lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_HTTP_COOKIE) < 0)
         return;
     web_cookie_find(hdr, out, outlen);
 }
@@ -700,9 +715,15 @@ static void req_collect_args(web_req_t *r, struct lws *wsi)
 static int req_dispatch(web_req_t *r)
 {
     web_t *w = r->w;
-    web_http_t info = {.id = r->id, .post = r->post, .path = r->path, .nargs = r->nargs,
-                       .cookie = r->cookie, .ip = r->ip, .body = r->body ? r->body : "",
-                       .body_len = r->body_len, .gzip = r->gzip};
+    web_http_t info = {.id = r->id,
+                       .post = r->post,
+                       .path = r->path,
+                       .nargs = r->nargs,
+                       .cookie = r->cookie,
+                       .ip = r->ip,
+                       .body = r->body ? r->body : "",
+                       .body_len = r->body_len,
+                       .gzip = r->gzip};
     memcpy(info.args, r->args, sizeof info.args);
     r->dispatched = true;
     struct lws *wsi = r->wsi;
@@ -792,7 +813,8 @@ int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
         memcpy(r->out, body, len);
     r->out_len = len;
     r->status = status;
-    web_copy_str(r->ctype, sizeof r->ctype, content_type ? content_type : "text/html; charset=utf-8");
+    web_copy_str(r->ctype, sizeof r->ctype,
+                 content_type ? content_type : "text/html; charset=utf-8");
     r->answered = true;
     lws_callback_on_writable(r->wsi);
     return 0;
@@ -800,7 +822,8 @@ int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
 
 static int req_write_headers(web_req_t *r)
 {
-    unsigned char buf[LWS_PRE + 4096], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    unsigned char buf[LWS_PRE + 4096], *start = buf + LWS_PRE, *p = start,
+                                       *end = buf + sizeof buf - 1;
     bool has_cc = false;
     if (lws_add_http_common_headers(r->wsi, (unsigned int)r->status, r->ctype, r->out_len, &p, end))
         return -1;
@@ -842,7 +865,8 @@ static int req_writeable(web_pss_t *pss)
             n = 8192;
         memcpy(buf + LWS_PRE, r->out + r->sent, n);
         bool last = r->sent + n == r->out_len;
-        if (lws_write(r->wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < (int)n)
+        if (lws_write(r->wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) <
+            (int)n)
             return -1;
         r->sent += n;
         if (!last) {
@@ -869,7 +893,8 @@ static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *p
         return http_static(w, wsi, rel, immutable);
     if ((get || post) && w->hooks.on_http && !w->stopping)
         return req_begin(w, wsi, pss, path, post);
-    return http_error(wsi, get || head || post ? HTTP_STATUS_NOT_FOUND : HTTP_STATUS_METHOD_NOT_ALLOWED);
+    return http_error(wsi,
+                      get || head || post ? HTTP_STATUS_NOT_FOUND : HTTP_STATUS_METHOD_NOT_ALLOWED);
 }
 
 /* ---- the lws callback ----------------------------------------------------------- */
@@ -882,43 +907,32 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     if (!w)
         return lws_callback_http_dummy(wsi, reason, user, in, len);
     switch (reason) {
-    case LWS_CALLBACK_HTTP:
-        return http_request(w, wsi, pss, in);
-    case LWS_CALLBACK_HTTP_BODY:
-        return pss && pss->req ? req_body(pss->req, in, len) : 0;
+    case LWS_CALLBACK_HTTP: return http_request(w, wsi, pss, in);
+    case LWS_CALLBACK_HTTP_BODY: return pss && pss->req ? req_body(pss->req, in, len) : 0;
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
         return pss && pss->req && !pss->req->dispatched ? req_dispatch(pss->req) : 0;
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        return pss ? req_writeable(pss) : 0;
+    case LWS_CALLBACK_HTTP_WRITEABLE: return pss ? req_writeable(pss) : 0;
     case LWS_CALLBACK_CLOSED_HTTP:
         if (pss && pss->req) { /* the client left before the answer */
             req_free(pss->req);
             pss->req = NULL;
         }
         break;
-    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION: return lws_http_transaction_completed(wsi) ? -1 : 0;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         char path[128];
         if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
             ws_route(path, pss) < 0 || !origin_ok(wsi) ||
             lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
-            return 1; /* refuses the upgrade */
+            return 1;                                       /* refuses the upgrade */
         return 0;
     }
-    case LWS_CALLBACK_ESTABLISHED:
-        return ws_established(w, wsi, pss);
-    case LWS_CALLBACK_RECEIVE:
-        return pss->wc ? ws_receive(pss->wc, in, len) : -1;
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        return pss->wc ? conn_writeable(pss->wc) : -1;
-    case LWS_CALLBACK_TIMER:
-        return pss->wc && pss->wc->closing ? -1 : 0;
-    case LWS_CALLBACK_CLOSED:
-        ws_closed(w, pss);
-        return 0;
-    default:
-        break;
+    case LWS_CALLBACK_ESTABLISHED: return ws_established(w, wsi, pss);
+    case LWS_CALLBACK_RECEIVE: return pss->wc ? ws_receive(pss->wc, in, len) : -1;
+    case LWS_CALLBACK_SERVER_WRITEABLE: return pss->wc ? conn_writeable(pss->wc) : -1;
+    case LWS_CALLBACK_TIMER: return pss->wc && pss->wc->closing ? -1 : 0;
+    case LWS_CALLBACK_CLOSED: ws_closed(w, pss); return 0;
+    default: break;
     }
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
@@ -954,7 +968,8 @@ static void web_setup_tables(web_t *w)
     };
     /* plain websocket clients (no subprotocol) land on "warren" */
     w->pvo_default = (struct lws_protocol_vhost_options){.name = "default", .value = "1"};
-    w->pvo = (struct lws_protocol_vhost_options){.name = "warren", .options = &w->pvo_default, .value = ""};
+    w->pvo = (struct lws_protocol_vhost_options){
+        .name = "warren", .options = &w->pvo_default, .value = ""};
 }
 
 static int web_resolve_root(web_t *w, const web_config_t *cfg, char *err, size_t errlen)

@@ -36,45 +36,45 @@
 #include <uv.h>
 
 typedef struct web web_t;
-typedef struct web_conn web_conn_t;   /* one websocket; owned by web */
+typedef struct web_conn web_conn_t; /* one websocket; owned by web */
 
 typedef enum { WEB_LOBBY = 1, WEB_PLAY = 2, WEB_WATCH = 3 } web_kind_t;
 
 #define WEB_COOKIE_NAME "warren_session"
-#define WEB_NAME_MAX 32
+#define WEB_NAME_MAX    32
 
 typedef struct {
-    const char *listen;   /* "ADDR:PORT", "[V6]:PORT"; "" or NULL = do not serve */
-    const char *root;     /* directory of the built client; NULL = web_default_root() */
-    size_t outq_max;      /* bytes queued per websocket before web_send refuses
+    const char *listen; /* "ADDR:PORT", "[V6]:PORT"; "" or NULL = do not serve */
+    const char *root;   /* directory of the built client; NULL = web_default_root() */
+    size_t outq_max;    /* bytes queued per websocket before web_send refuses
                              (0 = 262144) */
-    size_t msg_max;       /* largest websocket message accepted (0 = 65536) */
-    bool trust_proxy;     /* peer address from X-Forwarded-For (behind a proxy) */
+    size_t msg_max;     /* largest websocket message accepted (0 = 65536) */
+    bool trust_proxy;   /* peer address from X-Forwarded-For (behind a proxy) */
 } web_config_t;
 
 /* Info about a websocket as it opens; pointers valid during on_open only. */
 typedef struct {
     web_kind_t kind;
-    const char *name;     /* WEB_WATCH: the player's name, else "" */
-    const char *cookie;   /* value of the WEB_COOKIE_NAME cookie, "" when none */
-    const char *ip;       /* peer address */
+    const char *name;   /* WEB_WATCH: the player's name, else "" */
+    const char *cookie; /* value of the WEB_COOKIE_NAME cookie, "" when none */
+    const char *ip;     /* peer address */
 } web_open_t;
 
 /* A dynamic HTTP request (a path that is not one of the static routes
  * above, GET or POST). Pointers are valid during on_http only. */
 #define WEB_ARGS_MAX 16
-#define WEB_BODY_MAX 16384  /* larger POST bodies get 413 before any hook */
+#define WEB_BODY_MAX 16384 /* larger POST bodies get 413 before any hook */
 typedef struct {
-    uint64_t id;          /* pass to web_reply, now or later */
+    uint64_t id; /* pass to web_reply, now or later */
     bool post;
-    const char *path;     /* decoded, e.g. "/scores" */
+    const char *path;               /* decoded, e.g. "/scores" */
     const char *args[WEB_ARGS_MAX]; /* query arguments, decoded "name=value" */
     int nargs;
-    const char *cookie;   /* value of the WEB_COOKIE_NAME cookie, "" when none */
+    const char *cookie; /* value of the WEB_COOKIE_NAME cookie, "" when none */
     const char *ip;
-    const char *body;     /* POST body as sent (form-urlencoded), NUL-terminated */
+    const char *body; /* POST body as sent (form-urlencoded), NUL-terminated */
     size_t body_len;
-    bool gzip;            /* Accept-Encoding takes gzip (web_accepts_gzip): the
+    bool gzip; /* Accept-Encoding takes gzip (web_accepts_gzip): the
                              reply may carry content-encoding: gzip */
 } web_http_t;
 
@@ -102,8 +102,8 @@ typedef struct {
 /* Starts serving on loop. Returns NULL with a message in err when the
  * address is bad, the port is busy or the root has no index.html. hooks is
  * copied. When cfg->listen is empty, returns NULL with err = "". */
-web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks,
-                 char *err, size_t errlen);
+web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
+                 size_t errlen);
 /* Step 1 of teardown, on the loop: stops listening and closes every
  * websocket with 1001 "server shutting down" (on_close is called for each).
  * Let uv_run return, then call web_free. */

@@ -63,8 +63,9 @@ int web_http_route(const char *path, char *rel, size_t rellen, bool *immutable)
     if (strncmp(path, "/assets/", 8) == 0) {
         const char *f = path + 8;
         size_t n = strlen(f);
-        if (n == 0 || n > 100 || f[0] == '.' || strspn(f, "abcdefghijklmnopqrstuvwxyz"
-                                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
+        if (n == 0 || n > 100 || f[0] == '.' ||
+            strspn(f, "abcdefghijklmnopqrstuvwxyz"
+                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
             strstr(f, ".."))
             return -1;
         snprintf(rel, rellen, "assets/%s", f);
@@ -197,7 +198,8 @@ bool web_accepts_gzip(const char *hdr)
             s++, m--;
         size_t name = strcspn(s, ";, \t");
         name = name < m ? name : m;
-        if ((name == 4 && strncasecmp(s, "gzip", 4) == 0) || (name == 6 && strncasecmp(s, "x-gzip", 6) == 0))
+        if ((name == 4 && strncasecmp(s, "gzip", 4) == 0) ||
+            (name == 6 && strncasecmp(s, "x-gzip", 6) == 0))
             gzip = gzip > 0 ? gzip : coding_q(s + name, m - name);
         else if (name == 1 && s[0] == '*')
             star = star > 0 ? star : coding_q(s + name, m - name);

@@ -31,20 +31,20 @@
 #define LOBBY_MS 500
 
 #define COOKIE_DAYS 30
-#define CHAT_MAX 200           /* bytes of one chat line */
-#define CHAT_RATE 1.0          /* lines per second ... */
-#define CHAT_BURST 3.0         /* ... with this burst */
+#define CHAT_MAX    200 /* bytes of one chat line */
+#define CHAT_RATE   1.0 /* lines per second ... */
+#define CHAT_BURST  3.0 /* ... with this burst */
 #define TOKEN_BYTES 16
 
 /* One websocket. The conn comes first: ops get a conn_t *. */
 struct wsock {
     conn_t c;
     webgw_t *g;
-    web_conn_t *wc;            /* NULL once the websocket is gone */
+    web_conn_t *wc; /* NULL once the websocket is gone */
     struct wsock *next, *prev;
     web_kind_t kind;
     char watch[WEB_NAME_MAX + 1];
-    bool authed;               /* the cookie check is done (user_id may be 0) */
+    bool authed; /* the cookie check is done (user_id may be 0) */
     int last_watchers;
     bool last_chat_off;
     double chat_tokens;
@@ -54,7 +54,6 @@ struct wsock {
 static const conn_ops_t web_ops;
 
 /* ---- small helpers ---------------------------------------------------------- */
-
 
 static void send_json(wsock_t *ws, const char *json)
 {
@@ -102,8 +101,9 @@ static void op_write(conn_t *c, const void *data, size_t len, bool text)
     /* the player's own frames leave at once; everyone else's on the next
      * loop turns, so fanning out never holds up the player's next key */
     bool now = !c->sess || c == c->sess->player;
-    int rc = !ws->wc ? -1 : now ? web_send(ws->wc, data, len, text)
-                                : web_send_later(ws->wc, data, len, text);
+    int rc = !ws->wc ? -1
+             : now   ? web_send(ws->wc, data, len, text)
+                     : web_send_later(ws->wc, data, len, text);
     if (rc < 0)
         c->need_key = true; /* on_drained brings a keyframe */
 }
@@ -144,10 +144,14 @@ static void ws_apply_size(wsock_t *ws, int w, int h)
     c->raw_w = w;
     c->raw_h = h;
     c->too_small = !c->json && (w < TERM_MIN_W || h < TERM_MIN_H);
-    if (w < TERM_MIN_W) w = TERM_MIN_W;
-    if (h < TERM_MIN_H) h = TERM_MIN_H;
-    if (w > TERM_MAX_W) w = TERM_MAX_W;
-    if (h > TERM_MAX_H) h = TERM_MAX_H;
+    if (w < TERM_MIN_W)
+        w = TERM_MIN_W;
+    if (h < TERM_MIN_H)
+        h = TERM_MIN_H;
+    if (w > TERM_MAX_W)
+        w = TERM_MAX_W;
+    if (h > TERM_MAX_H)
+        h = TERM_MAX_H;
     c->w = w;
     c->h = h;
     if (c->sess)
@@ -358,7 +362,8 @@ static bool chat_allowed(wsock_t *ws)
 static void chat_state_send(session_t *s)
 {
     char m[64];
-    int n = snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
+    int n =
+        snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
     session_send_web(s, m, (size_t)n);
 }
 
@@ -432,8 +437,8 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
         }
         return;
     }
-    if (ws->kind == WEB_PLAY && (web_json_str_is(json, len, "t", "i") ||
-                                 web_json_str_is(json, len, "t", "k"))) {
+    if (ws->kind == WEB_PLAY &&
+        (web_json_str_is(json, len, "t", "i") || web_json_str_is(json, len, "t", "k"))) {
         if (keys_from_json(json, len, on_key, c) < 0)
             send_text_msg(ws, "error", "bad key message");
         return;
@@ -577,9 +582,14 @@ int webgw_start(server_t *srv)
     g->srv = srv;
     buf_init(&g->lobby);
     web_config_t wc = {.listen = srv->cfg.http, .outq_max = (size_t)srv->cfg.outq_max};
-    web_hooks_t hooks = {.ctx = g, .on_open = on_open, .on_input = on_input,
-                         .on_resize = on_resize, .on_message = on_message,
-                         .on_drained = on_drained, .on_close = on_close, .on_http = webgw_http};
+    web_hooks_t hooks = {.ctx = g,
+                         .on_open = on_open,
+                         .on_input = on_input,
+                         .on_resize = on_resize,
+                         .on_message = on_message,
+                         .on_drained = on_drained,
+                         .on_close = on_close,
+                         .on_http = webgw_http};
     char err[256] = "";
     g->web = web_start(srv->loop, &wc, &hooks, err, sizeof err);
     if (!g->web) {

@@ -9,7 +9,7 @@
 #include "server.h"
 #include "web.h"
 
-#define PREVIEW_MAX 24         /* games with a live preview in the lobby */
+#define PREVIEW_MAX 24 /* games with a live preview in the lobby */
 
 typedef struct wsock wsock_t;
 
@@ -21,10 +21,10 @@ typedef struct {
 typedef struct webgw {
     server_t *srv;
     web_t *web;
-    wsock_t *socks;            /* every open websocket */
+    wsock_t *socks; /* every open websocket */
     uv_timer_t lobby_timer;
     bool timer_on;
-    buf_t lobby;               /* the last game list sent */
+    buf_t lobby; /* the last game list sent */
     preview_t previews[PREVIEW_MAX];
     int npreviews;
 } webgw_t;

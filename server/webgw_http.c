@@ -17,7 +17,7 @@
 
 #define COOKIE_DAYS 30
 #define TOKEN_BYTES 16
-#define FIELD_MAX 256
+#define FIELD_MAX   256
 
 typedef struct {
     webgw_t *g;
@@ -44,8 +44,8 @@ void webgw_token_hash(const char *token, char out[65])
 
 void webgw_html_escape(buf_t *b, const char *s)
 {
-    static const char *const ent[128] = {['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
-                                         ['"'] = "&quot;", ['\''] = "&#39;"};
+    static const char *const ent[128] = {
+        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;"};
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch < 128 && ent[ch])
@@ -80,7 +80,8 @@ static void page_start(buf_t *b, const char *title)
 {
     buf_puts(b, page_head);
     buf_puts(b, title);
-    buf_puts(b, "</title></head><body><header><h1><a href=\"/\">Warren</a></h1></header><main><h2>");
+    buf_puts(b,
+             "</title></head><body><header><h1><a href=\"/\">Warren</a></h1></header><main><h2>");
     buf_puts(b, title);
     buf_puts(b, "</h2>");
 }
@@ -123,7 +124,8 @@ static void reply_form(webgw_t *g, uint64_t id, int status, bool reg, const char
         webgw_html_escape(&b, msg);
         buf_puts(&b, "</p>");
     }
-    buf_printf(&b, "<form method=\"post\" action=\"%s\"><input type=\"hidden\" name=\"next\" value=\"",
+    buf_printf(&b,
+               "<form method=\"post\" action=\"%s\"><input type=\"hidden\" name=\"next\" value=\"",
                reg ? "/register" : "/login");
     webgw_html_escape(&b, next);
     buf_puts(&b, "\">");
@@ -162,8 +164,8 @@ static void on_session_made(void *ud, int status, int64_t id)
     (void)id;
     if (status != DB_OK) {
         log_error("web session store failed: %d", status);
-        reply_form(ar->g, ar->id, 500, ar->reg, "The server could not log you in. Please try again.",
-                   ar->name, ar->next);
+        reply_form(ar->g, ar->id, 500, ar->reg,
+                   "The server could not log you in. Please try again.", ar->name, ar->next);
     } else {
         char cookie[160];
         snprintf(cookie, sizeof cookie, "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict",
@@ -193,8 +195,8 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
     sodium_memzero(raw, sizeof raw);
     char h[65];
     webgw_token_hash(ar->token, h);
-    db_session_create(g->srv->db, h, u->id, webgw_unix_now() + COOKIE_DAYS * 86400,
-                      on_session_made, ar);
+    db_session_create(g->srv->db, h, u->id, webgw_unix_now() + COOKIE_DAYS * 86400, on_session_made,
+                      ar);
 }
 
 /* A pending account request for req, or NULL after answering 503. */
@@ -235,8 +237,10 @@ static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
     int rc = -1;
     if (!err) {
         uint64_t now = now_ms(g->srv);
-        rc = reg ? accounts_register(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account, ar)
-                 : accounts_login(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account, ar);
+        rc = reg ? accounts_register(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now,
+                                     on_account, ar)
+                 : accounts_login(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account,
+                                  ar);
         if (rc != 0)
             err = "The server cannot check accounts right now.";
     }
@@ -269,7 +273,8 @@ static void logout(webgw_t *g, const web_http_t *req)
         buf_t b;
         buf_init(&b);
         page_start(&b, "Log out");
-        buf_puts(&b, "<form method=\"post\" action=\"/logout\"><button type=\"submit\">Log out</button></form>");
+        buf_puts(&b, "<form method=\"post\" action=\"/logout\"><button type=\"submit\">Log "
+                     "out</button></form>");
         page_end(&b);
         reply_page(g, req->id, 200, &b);
         buf_free(&b);
@@ -300,8 +305,14 @@ static void login_page(webgw_t *g, const web_http_t *req, bool reg)
     reply_form(g, req->id, 200, reg, "", "", safe);
 }
 
-static void page_login(webgw_t *g, const web_http_t *req) { login_page(g, req, false); }
-static void page_register(webgw_t *g, const web_http_t *req) { login_page(g, req, true); }
+static void page_login(webgw_t *g, const web_http_t *req)
+{
+    login_page(g, req, false);
+}
+static void page_register(webgw_t *g, const web_http_t *req)
+{
+    login_page(g, req, true);
+}
 
 static const struct {
     const char *path;

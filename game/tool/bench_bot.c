@@ -9,7 +9,7 @@
 #include "script.h"
 #include "tool.h"
 
-#define BENCH_SAMPLES 60000
+#define BENCH_SAMPLES  60000
 #define BENCH_MAX_KEYS 30000
 
 static double cpu_ns(void)
@@ -44,13 +44,15 @@ int bench_bot(const content_t *c, bench_bot_t *out)
         game_t *g = game_new(c, seed, NULL);
         bot_t b;
         bot_init(&b, seed);
-        for (int i = 0; g && g->state == GAME_RUNNING && i < BENCH_MAX_KEYS && g->depth <= 10; i++) {
+        for (int i = 0; g && g->state == GAME_RUNNING && i < BENCH_MAX_KEYS && g->depth <= 10;
+             i++) {
             key_event_t k = bot_next_key(&b, g);
             uint64_t now = g->sched.now;
             double t0 = cpu_ns();
             game_input(g, vm, k);
             double dt = cpu_ns() - t0;
-            if (n < BENCH_SAMPLES && g->sched.now != now) t[n++] = dt; /* a turn: game time passed */
+            if (n < BENCH_SAMPLES && g->sched.now != now)
+                t[n++] = dt; /* a turn: game time passed */
             if (out->heap < 0 && g->max_depth >= 10 && g->state == GAME_RUNNING) {
                 buf_t blob;
                 buf_init(&blob);

@@ -10,7 +10,8 @@
 
 #define EXPLORE_KEYS 500 /* keys on a level before heading for the stairs anyway */
 
-static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}};
+static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
+                                  {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
 static const char DIRKEY[8] = {'k', 'u', 'l', 'n', 'j', 'b', 'h', 'y'};
 
 void bot_init(bot_t *b, uint64_t seed)
@@ -38,10 +39,14 @@ static uint32_t bot_rand(bot_t *b, uint32_t n)
 
 static void push(bot_t *b, uint32_t k)
 {
-    if (b->nq < 4) b->queue[b->nq++] = k;
+    if (b->nq < 4)
+        b->queue[b->nq++] = k;
 }
 
-static bool visible(const level_t *lv, int x, int y) { return level_in(lv, x, y) && lv->vis[y * lv->w + x]; }
+static bool visible(const level_t *lv, int x, int y)
+{
+    return level_in(lv, x, y) && lv->vis[y * lv->w + x];
+}
 
 static handle_t adjacent_monster(game_t *g, const obj_t *p, int *dir)
 {
@@ -64,7 +69,8 @@ static int find_item(game_t *g, bool (*want)(game_t *, const obj_t *))
     int n = item_inventory(g, g->player, inv);
     for (int i = 0; i < n; i++) {
         const obj_t *o = reg_get(&g->reg, inv[i]);
-        if (want(g, o)) return 'a' + o->a[0];
+        if (want(g, o))
+            return 'a' + o->a[0];
     }
     return 0;
 }
@@ -72,7 +78,8 @@ static int find_item(game_t *g, bool (*want)(game_t *, const obj_t *))
 static bool is_healing(game_t *g, const obj_t *o)
 {
     const item_kind_t *k = item_kind(g, o);
-    return k->cls == IC_POTION && ident_known(g, o->kind) && (k->use == USE_HEAL || k->use == USE_CURE);
+    return k->cls == IC_POTION && ident_known(g, o->kind) &&
+           (k->use == USE_HEAL || k->use == USE_CURE);
 }
 static bool is_unknown_potion(game_t *g, const obj_t *o)
 {
@@ -82,7 +89,10 @@ static bool is_unknown_scroll(game_t *g, const obj_t *o)
 {
     return item_kind(g, o)->cls == IC_SCROLL && !ident_known(g, o->kind);
 }
-static bool is_food(game_t *g, const obj_t *o) { return item_kind(g, o)->cls == IC_FOOD; }
+static bool is_food(game_t *g, const obj_t *o)
+{
+    return item_kind(g, o)->cls == IC_FOOD;
+}
 static bool is_wand(game_t *g, const obj_t *o)
 {
     return item_kind(g, o)->cls == IC_WAND && (!(o->flags & IF_KNOWN) || o->remaining > 0);
@@ -92,16 +102,21 @@ static bool is_wand(game_t *g, const obj_t *o)
 static bool is_upgrade(game_t *g, const obj_t *o)
 {
     const item_kind_t *k = item_kind(g, o);
-    if (k->slot == SLOT_NONE || k->slot == SLOT_RING || k->slot == SLOT_NECK || (o->flags & IF_EQUIPPED)) return false;
-    if ((o->flags & IF_CURSE_SEEN) && (o->flags & IF_CURSED)) return false;
+    if (k->slot == SLOT_NONE || k->slot == SLOT_RING || k->slot == SLOT_NECK ||
+        (o->flags & IF_EQUIPPED))
+        return false;
+    if ((o->flags & IF_CURSE_SEEN) && (o->flags & IF_CURSED))
+        return false;
     gear_t cur;
     item_gear(g, g->player, true, &cur);
     handle_t inv[INV_SLOTS];
     int n = item_inventory(g, g->player, inv);
     for (int i = 0; i < n; i++) {
         const obj_t *w = reg_get(&g->reg, inv[i]);
-        if (!(w->flags & IF_EQUIPPED) || item_kind(g, w)->slot != k->slot) continue;
-        if (k->slot != SLOT_WEAPON) return false;
+        if (!(w->flags & IF_EQUIPPED) || item_kind(g, w)->slot != k->slot)
+            continue;
+        if (k->slot != SLOT_WEAPON)
+            return false;
         return dice_max(&k->power) + k->power.n > dice_max(&cur.dmg) + cur.dmg.n;
     }
     return true;
@@ -110,7 +125,8 @@ static bool is_upgrade(game_t *g, const obj_t *o)
 /* Breadth-first distances from the player over seen, passable cells. */
 static void bfs(bot_t *b, game_t *g, const level_t *lv, const obj_t *p)
 {
-    for (int i = 0; i < b->cells; i++) b->dist[i] = -1;
+    for (int i = 0; i < b->cells; i++)
+        b->dist[i] = -1;
     int head = 0, tail = 0, start = p->y * lv->w + p->x;
     b->dist[start] = 0;
     b->first[start] = -1;
@@ -119,11 +135,14 @@ static void bfs(bot_t *b, game_t *g, const level_t *lv, const obj_t *p)
         int c = b->open[head++], cx = c % lv->w, cy = c / lv->w;
         for (int i = 0; i < 8; i++) {
             int x = cx + DIRS[i][0], y = cy + DIRS[i][1];
-            if (!level_in(lv, x, y)) continue;
+            if (!level_in(lv, x, y))
+                continue;
             int n = y * lv->w + x;
             bool door = level_terrain(lv, x, y) == MAP_DOOR_CLOSED;
-            if (b->dist[n] >= 0 || !lv->seen[n] || !(door || world_passable(g, lv, x, y))) continue;
-            if (visible(lv, x, y) && world_creature_at(g, p->depth, x, y)) continue;
+            if (b->dist[n] >= 0 || !lv->seen[n] || !(door || world_passable(g, lv, x, y)))
+                continue;
+            if (visible(lv, x, y) && world_creature_at(g, p->depth, x, y))
+                continue;
             b->dist[n] = (int16_t)(b->dist[c] + 1);
             b->first[n] = c == start ? (int8_t)i : b->first[c];
             b->open[tail++] = n;
@@ -133,11 +152,13 @@ static void bfs(bot_t *b, game_t *g, const level_t *lv, const obj_t *p)
 
 static bool frontier(const bot_t *b, const level_t *lv, int c)
 {
-    if (b->visited[c]) return false;
+    if (b->visited[c])
+        return false;
     int x = c % lv->w, y = c / lv->w;
     for (int i = 0; i < 8; i++) {
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
-        if (level_in(lv, nx, ny) && !lv->seen[ny * lv->w + nx]) return true;
+        if (level_in(lv, nx, ny) && !lv->seen[ny * lv->w + nx])
+            return true;
     }
     return false;
 }
@@ -152,11 +173,13 @@ static int step_towards(bot_t *b, game_t *g, const level_t *lv, int want)
 {
     int best = -1, bestd = 1 << 30;
     for (int c = 0; c < b->cells; c++) {
-        if (b->dist[c] <= 0 || b->dist[c] >= bestd) continue;
+        if (b->dist[c] <= 0 || b->dist[c] >= bestd)
+            continue;
         bool ok = want == 0   ? has_item(g, b, lv, c)
-                : want == 1 ? frontier(b, lv, c)
-                            : (c == lv->down_y * lv->w + lv->down_x);
-        if (ok) best = c, bestd = b->dist[c];
+                  : want == 1 ? frontier(b, lv, c)
+                              : (c == lv->down_y * lv->w + lv->down_x);
+        if (ok)
+            best = c, bestd = b->dist[c];
     }
     return best >= 0 ? b->first[best] : -1;
 }
@@ -185,13 +208,18 @@ static bool bot_survive(bot_t *b, game_t *g, const obj_t *p)
     int dir = -1, l;
     handle_t m = adjacent_monster(g, p, &dir);
     bool low = p->hp * 3 < p->hp_max;
-    if (low && (l = find_item(g, is_healing))) return push(b, 'q'), push(b, (uint32_t)l), true;
-    if (low && m && (l = find_item(g, is_unknown_potion))) return push(b, 'q'), push(b, (uint32_t)l), true;
+    if (low && (l = find_item(g, is_healing)))
+        return push(b, 'q'), push(b, (uint32_t)l), true;
+    if (low && m && (l = find_item(g, is_unknown_potion)))
+        return push(b, 'q'), push(b, (uint32_t)l), true;
     if (m && p->hp * 2 < p->hp_max && (l = find_item(g, is_wand)))
         return push(b, 'z'), push(b, (uint32_t)l), push(b, (uint32_t)DIRKEY[dir]), true;
-    if (m && low && level_terrain(world_level(g), p->x, p->y) == MAP_STAIRS_DOWN) return push(b, '>'), true;
-    if (m) return push(b, (uint32_t)DIRKEY[dir]), true;
-    if (g->items.food < FOOD_HUNGRY && (l = find_item(g, is_food))) return push(b, 'E'), push(b, (uint32_t)l), true;
+    if (m && low && level_terrain(world_level(g), p->x, p->y) == MAP_STAIRS_DOWN)
+        return push(b, '>'), true;
+    if (m)
+        return push(b, (uint32_t)DIRKEY[dir]), true;
+    if (g->items.food < FOOD_HUNGRY && (l = find_item(g, is_food)))
+        return push(b, 'E'), push(b, (uint32_t)l), true;
     return false;
 }
 
@@ -199,7 +227,8 @@ static bool bot_survive(bot_t *b, game_t *g, const obj_t *p)
 static bool bot_tidy(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
 {
     int l, c = p->y * lv->w + p->x;
-    if ((l = find_item(g, is_upgrade))) return push(b, 'w'), push(b, (uint32_t)l), true;
+    if ((l = find_item(g, is_upgrade)))
+        return push(b, 'w'), push(b, (uint32_t)l), true;
     if (has_item(g, b, lv, c)) {
         b->ignore[c] = 1; /* one try per cell: a refusal must not loop */
         return push(b, 'g'), true;
@@ -207,32 +236,44 @@ static bool bot_tidy(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     bool hostile = false;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !hostile; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        hostile = o->type == OBJ_CREATURE && h != g->player && o->depth == p->depth && visible(lv, o->x, o->y);
+        hostile = o->type == OBJ_CREATURE && h != g->player && o->depth == p->depth &&
+                  visible(lv, o->x, o->y);
     }
-    if (hostile) return false;
-    if ((l = find_item(g, is_unknown_scroll)) && b->level_keys % 40 == 1) return push(b, 'r'), push(b, (uint32_t)l), true;
-    if (p->hp * 2 < p->hp_max && g->items.food >= FOOD_WEAK && b->level_keys % 8 == 0) return push(b, 'R'), true;
+    if (hostile)
+        return false;
+    if ((l = find_item(g, is_unknown_scroll)) && b->level_keys % 40 == 1)
+        return push(b, 'r'), push(b, (uint32_t)l), true;
+    if (p->hp * 2 < p->hp_max && g->items.food >= FOOD_WEAK && b->level_keys % 8 == 0)
+        return push(b, 'R'), true;
     return false;
 }
 
 static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
 {
-    if (p->x == lv->down_x && p->y == lv->down_y && (b->level_keys > EXPLORE_KEYS / 4 || p->hp * 2 > p->hp_max)) {
+    if (p->x == lv->down_x && p->y == lv->down_y &&
+        (b->level_keys > EXPLORE_KEYS / 4 || p->hp * 2 > p->hp_max)) {
         push(b, '>');
         return;
     }
     bfs(b, g, lv, p);
     int dir = -1;
-    bool go_down = b->level_keys > EXPLORE_KEYS && lv->down_x >= 0 && lv->seen[lv->down_y * lv->w + lv->down_x];
-    if (go_down) dir = step_towards(b, g, lv, 2);
-    if (dir < 0) dir = step_towards(b, g, lv, 0);
-    if (dir < 0) dir = step_towards(b, g, lv, 1);
-    if (dir < 0) dir = step_towards(b, g, lv, 2);
-    if (dir < 0 && b->idle == 0 && b->stuck <= 20) { /* nothing known to go for: the game's own explore */
+    bool go_down = b->level_keys > EXPLORE_KEYS && lv->down_x >= 0 &&
+                   lv->seen[lv->down_y * lv->w + lv->down_x];
+    if (go_down)
+        dir = step_towards(b, g, lv, 2);
+    if (dir < 0)
+        dir = step_towards(b, g, lv, 0);
+    if (dir < 0)
+        dir = step_towards(b, g, lv, 1);
+    if (dir < 0)
+        dir = step_towards(b, g, lv, 2);
+    if (dir < 0 && b->idle == 0 &&
+        b->stuck <= 20) { /* nothing known to go for: the game's own explore */
         push(b, 'o');
         return;
     }
-    if (dir < 0 || b->stuck > 20) dir = (int)bot_rand(b, 8);
+    if (dir < 0 || b->stuck > 20)
+        dir = (int)bot_rand(b, 8);
     push(b, (uint32_t)DIRKEY[dir]);
 }
 
@@ -256,26 +297,34 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
 {
     b->keys++;
     b->level_keys++;
-    if (g->prompt) return bot_answer(b, g);
+    if (g->prompt)
+        return bot_answer(b, g);
     if (b->nq) {
         key_event_t k = {b->queue[0], 0};
         memmove(b->queue, b->queue + 1, (size_t)--b->nq * sizeof b->queue[0]);
         return k;
     }
-    if (g->items.screen != ITEMUI_NONE) return (key_event_t){KEY_ESC, 0};
+    if (g->items.screen != ITEMUI_NONE)
+        return (key_event_t){KEY_ESC, 0};
     const obj_t *p = reg_get(&g->reg, g->player);
     const level_t *lv = world_level(g);
-    if (!p || !lv) return (key_event_t){'.', 0};
-    if (g->depth != b->depth || lv->w * lv->h != b->cells) new_level(b, lv, g->depth);
+    if (!p || !lv)
+        return (key_event_t){'.', 0};
+    if (g->depth != b->depth || lv->w * lv->h != b->cells)
+        new_level(b, lv, g->depth);
     b->stuck = p->x == b->last_x && p->y == b->last_y ? b->stuck + 1 : 0;
     b->last_x = p->x, b->last_y = p->y;
     uint8_t *here = &b->visited[p->y * lv->w + p->x];
-    if (*here < 255) (*here)++;
+    if (*here < 255)
+        (*here)++;
     /* decisions that take no time (a refused action) must not loop */
     b->idle = g->sched.now == b->last_now ? b->idle + 1 : 0;
     b->last_now = g->sched.now;
-    if (b->idle > 3 || (*here > 40 && bot_rand(b, 2))) push(b, (uint32_t)DIRKEY[bot_rand(b, 8)]);
-    else if (*here > 20 && *here % 4 == 0) push(b, 'o'); /* going round in circles: the game's explore */
-    else if (!bot_survive(b, g, p) && !bot_tidy(b, g, p, lv)) bot_move(b, g, p, lv);
+    if (b->idle > 3 || (*here > 40 && bot_rand(b, 2)))
+        push(b, (uint32_t)DIRKEY[bot_rand(b, 8)]);
+    else if (*here > 20 && *here % 4 == 0)
+        push(b, 'o'); /* going round in circles: the game's explore */
+    else if (!bot_survive(b, g, p) && !bot_tidy(b, g, p, lv))
+        bot_move(b, g, p, lv);
     return bot_next_key(b, g);
 }

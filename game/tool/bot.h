@@ -11,16 +11,16 @@
 typedef struct {
     uint32_t queue[4]; /* keys decided but not yet typed */
     int nq;
-    int16_t *dist;     /* BFS scratch, w*h */
-    int8_t *first;     /* first step's direction per cell */
+    int16_t *dist; /* BFS scratch, w*h */
+    int8_t *first; /* first step's direction per cell */
     int32_t *open;
-    uint8_t *ignore;   /* cells whose items we gave up on */
-    uint8_t *visited;  /* cells stood on (a frontier there reveals nothing more) */
+    uint8_t *ignore;  /* cells whose items we gave up on */
+    uint8_t *visited; /* cells stood on (a frontier there reveals nothing more) */
     int cells, depth;
     uint32_t level_keys, keys;
     int last_x, last_y, stuck, idle;
     uint64_t last_now;
-    uint64_t rng;      /* for unsticking; seeded per game */
+    uint64_t rng; /* for unsticking; seeded per game */
 } bot_t;
 
 void bot_init(bot_t *b, uint64_t seed);

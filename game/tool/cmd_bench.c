@@ -27,7 +27,8 @@ static void bench_sched(void)
     galloc_t al = {0};
     sched_t s;
     sched_init(&s, &al);
-    for (int i = 0; i < 64; i++) sched_push(&s, (uint64_t)(i * 37 % 100), 1, (handle_t)i + 1, 0, 0);
+    for (int i = 0; i < 64; i++)
+        sched_push(&s, (uint64_t)(i * 37 % 100), 1, (handle_t)i + 1, 0, 0);
     const int n = 2000000;
     double t0 = now_ns();
     event_t ev;
@@ -45,7 +46,8 @@ static void bench_dispatch(game_t *g)
     ev_info_t e = {.type = EV_TEST, .actor = g->player, .victim = other, .map = g->depth};
     const int n = 1000000;
     double t0 = now_ns();
-    for (int i = 0; i < n; i++) event_throw(g, &e);
+    for (int i = 0; i < n; i++)
+        event_throw(g, &e);
     bench_line("engine.dispatch.ns", (now_ns() - t0) / n, "ns");
 }
 
@@ -62,7 +64,8 @@ static void bench_snapshot(const content_t *c, game_t *g)
     double snap = (now_ns() - t0) / n;
     char err[128];
     t0 = now_ns();
-    for (int i = 0; i < n; i++) game_free(game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err));
+    for (int i = 0; i < n; i++)
+        game_free(game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err));
     double load = (now_ns() - t0) / n;
     bench_line("engine.snapshot.bytes", (double)b.len, "bytes");
     bench_line("engine.snapshot.ns", snap, "ns");
@@ -107,7 +110,8 @@ int cmd_bench(int argc, char **argv)
     bench_snapshot(c, g);
     bench_line("engine.game.heap.bytes", (double)g->al.bytes, "bytes");
     script_vm_t *vm = script_vm_new();
-    if (vm) bench_turn(c, vm);
+    if (vm)
+        bench_turn(c, vm);
     script_vm_free(vm);
     bench_line("engine.levelgen.us", levels_bench_levelgen_us(c), "us");
     bench_line("engine.fov.us", levels_bench_fov_us(c), "us");

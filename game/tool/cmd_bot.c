@@ -27,7 +27,8 @@ static int log_key(keylog_t *l, uint32_t k)
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 1024;
         uint32_t *p = realloc(l->keys, nc * sizeof *p);
-        if (!p) return -1;
+        if (!p)
+            return -1;
         l->keys = p;
         l->cap = nc;
     }
@@ -36,7 +37,8 @@ static int log_key(keylog_t *l, uint32_t k)
 }
 
 /* Plays one game with the bot; the keys typed go to kl. NULL on OOM. */
-static game_t *bot_play(const content_t *c, script_vm_t *vm, uint64_t seed, long max_keys, keylog_t *kl)
+static game_t *bot_play(const content_t *c, script_vm_t *vm, uint64_t seed, long max_keys,
+                        keylog_t *kl)
 {
     game_options_t opt = {"Bot"};
     game_t *g = game_new(c, seed, &opt);
@@ -44,11 +46,15 @@ static game_t *bot_play(const content_t *c, script_vm_t *vm, uint64_t seed, long
     bot_init(&b, seed);
     /* past max_keys the bot quits: Q, then y at the question */
     for (long i = 0; g && g->state == GAME_RUNNING && i < max_keys + 20; i++) {
-        key_event_t k = i < max_keys ? bot_next_key(&b, g) : (key_event_t){g->prompt == PROMPT_QUIT ? 'y'
-                                                                           : g->prompt           ? ' '
-                                                                                                 : 'Q', 0};
-        if (i >= max_keys && g->items.screen) k.code = KEY_ESC;
-        if (log_key(kl, k.code) < 0) break;
+        key_event_t k = i < max_keys ? bot_next_key(&b, g)
+                                     : (key_event_t){g->prompt == PROMPT_QUIT ? 'y'
+                                                     : g->prompt              ? ' '
+                                                                              : 'Q',
+                                                     0};
+        if (i >= max_keys && g->items.screen)
+            k.code = KEY_ESC;
+        if (log_key(kl, k.code) < 0)
+            break;
         game_input(g, vm, k);
     }
     bot_free(&b);
@@ -56,8 +62,8 @@ static game_t *bot_play(const content_t *c, script_vm_t *vm, uint64_t seed, long
 }
 
 /* The same keys with a snapshot round trip before key `cut`: same end? */
-static int replay_with_cut(const content_t *c, script_vm_t *vm, uint64_t seed, const keylog_t *kl, size_t cut,
-                           const game_t *ref)
+static int replay_with_cut(const content_t *c, script_vm_t *vm, uint64_t seed, const keylog_t *kl,
+                           size_t cut, const game_t *ref)
 {
     game_options_t opt = {"Bot"};
     game_t *g = game_new(c, seed, &opt);
@@ -66,14 +72,15 @@ static int replay_with_cut(const content_t *c, script_vm_t *vm, uint64_t seed, c
             buf_t blob;
             buf_init(&blob);
             char err[160] = "";
-            game_t *h = game_snapshot(g, &blob) == 0 ? game_load(c, (const uint8_t *)blob.data, blob.len, err, sizeof err)
-                                                      : NULL;
+            game_t *h = game_snapshot(g, &blob) == 0
+                            ? game_load(c, (const uint8_t *)blob.data, blob.len, err, sizeof err)
+                            : NULL;
             buf_free(&blob);
             game_free(g);
             g = h;
             if (!g) {
-                fprintf(stderr, "bot: seed %llu: snapshot at key %zu does not load: %s\n", (unsigned long long)seed,
-                        cut, err);
+                fprintf(stderr, "bot: seed %llu: snapshot at key %zu does not load: %s\n",
+                        (unsigned long long)seed, cut, err);
                 return -1;
             }
         }
@@ -81,11 +88,12 @@ static int replay_with_cut(const content_t *c, script_vm_t *vm, uint64_t seed, c
     }
     game_status_t a, b;
     game_status(ref, &a);
-    if (g) game_status(g, &b);
+    if (g)
+        game_status(g, &b);
     int same = g && game_hash(g) == game_hash(ref) && !strcmp(a.cause, b.cause) && a.turn == b.turn;
     if (!same)
-        fprintf(stderr, "bot: seed %llu: a snapshot at key %zu of %zu changes the end\n", (unsigned long long)seed, cut,
-                kl->n);
+        fprintf(stderr, "bot: seed %llu: a snapshot at key %zu of %zu changes the end\n",
+                (unsigned long long)seed, cut, kl->n);
     game_free(g);
     return same ? 0 : -1;
 }
@@ -96,16 +104,21 @@ static int bot_child(const content_t *c, uint64_t seed, long max_keys, int check
     keylog_t kl = {0};
     script_vm_t *vm = script_vm_new();
     game_t *g = vm ? bot_play(c, vm, seed, max_keys, &kl) : NULL;
-    if (!g) return 2;
+    if (!g)
+        return 2;
     game_status_t st;
     game_status(g, &st);
     char line[300];
     int n = snprintf(line, sizeof line, "seed %llu turns %llu depth %d xl %d score %lld cause %s\n",
-                     (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl, (long long)st.score,
-                     st.cause[0] ? st.cause : "none");
+                     (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl,
+                     (long long)st.score, st.cause[0] ? st.cause : "none");
     int rc = 0;
-    if (check && kl.n > 2) rc = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g) ? 3 : 0;
-    if (write(fd, line, (size_t)n) != n) rc = 2;
+    if (check && kl.n > 2)
+        rc = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
+                 ? 3
+                 : 0;
+    if (write(fd, line, (size_t)n) != n)
+        rc = 2;
     game_free(g);
     script_vm_forget(vm, c);
     script_vm_free(vm);
@@ -126,16 +139,18 @@ static void tally_line(tally_t *t, const char *line)
     int depth, xl;
     long long score;
     int at = 0;
-    if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns, &depth, &xl, &score, &at) <
-            5 ||
+    if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
+               &depth, &xl, &score, &at) < 5 ||
         !at)
         return;
     t->turns[t->games++] = turns;
-    if (depth > t->deepest) t->deepest = depth;
+    if (depth > t->deepest)
+        t->deepest = depth;
     char cause[128];
     snprintf(cause, sizeof cause, "%.*s", (int)strcspn(line + at, "\n"), line + at);
     for (long i = 0; i < t->ncauses; i++)
-        if (!strcmp(t->causes[i], cause)) return;
+        if (!strcmp(t->causes[i], cause))
+            return;
     memcpy(t->causes[t->ncauses++], cause, sizeof cause);
 }
 
@@ -162,19 +177,22 @@ static void run_one(const content_t *c, uint64_t seed, long max_keys, int check,
     close(fds[1]);
     char line[300] = "";
     size_t n = 0;
-    for (ssize_t r; pid > 0 && n + 1 < sizeof line && (r = read(fds[0], line + n, sizeof line - 1 - n)) > 0;)
+    for (ssize_t r;
+         pid > 0 && n + 1 < sizeof line && (r = read(fds[0], line + n, sizeof line - 1 - n)) > 0;)
         n += (size_t)r;
     line[n] = 0;
     close(fds[0]);
     int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0 || WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
-                                                                            WEXITSTATUS(status) != 3)) {
-        printf("seed %llu crashed (%s %d)\n", (unsigned long long)seed, WIFSIGNALED(status) ? "signal" : "exit",
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || WIFSIGNALED(status) ||
+        (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3)) {
+        printf("seed %llu crashed (%s %d)\n", (unsigned long long)seed,
+               WIFSIGNALED(status) ? "signal" : "exit",
                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
         t->crashes++;
         return;
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 3) t->mismatches++;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+        t->mismatches++;
     fputs(line, stdout);
     tally_line(t, line);
 }
@@ -194,9 +212,12 @@ int cmd_bot(int argc, char **argv)
             return 2;
         }
         const char *v = argv[++i];
-        if (!strcmp(argv[i - 1], "--games")) games = strtol(v, NULL, 10);
-        else if (!strcmp(argv[i - 1], "--seed")) seed = strtoull(v, NULL, 0);
-        else if (!strcmp(argv[i - 1], "--max-keys")) max_keys = strtol(v, NULL, 10);
+        if (!strcmp(argv[i - 1], "--games"))
+            games = strtol(v, NULL, 10);
+        else if (!strcmp(argv[i - 1], "--seed"))
+            seed = strtoull(v, NULL, 0);
+        else if (!strcmp(argv[i - 1], "--max-keys"))
+            max_keys = strtol(v, NULL, 10);
         else {
             fprintf(stderr, "bot: bad option %s\n", argv[i - 1]);
             return 2;
@@ -215,11 +236,13 @@ int cmd_bot(int argc, char **argv)
     tally_t t = {0};
     t.turns = calloc((size_t)games, sizeof *t.turns);
     t.causes = calloc((size_t)games, sizeof *t.causes);
-    for (long i = 0; t.turns && t.causes && i < games; i++) run_one(c, seed + (uint64_t)i, max_keys, check, &t);
+    for (long i = 0; t.turns && t.causes && i < games; i++)
+        run_one(c, seed + (uint64_t)i, max_keys, check, &t);
     qsort(t.turns, (size_t)t.games, sizeof *t.turns, cmp_ull);
-    if (check) printf("bot snapshots checked %ld mismatches %ld\n", t.games, t.mismatches);
-    printf("bot games %ld crashes %ld deepest %ld causes %ld median_turns %llu\n", games, t.crashes, t.deepest,
-           t.ncauses, t.games ? t.turns[t.games / 2] : 0ull);
+    if (check)
+        printf("bot snapshots checked %ld mismatches %ld\n", t.games, t.mismatches);
+    printf("bot games %ld crashes %ld deepest %ld causes %ld median_turns %llu\n", games, t.crashes,
+           t.deepest, t.ncauses, t.games ? t.turns[t.games / 2] : 0ull);
     free(t.turns);
     free(t.causes);
     content_free(c);

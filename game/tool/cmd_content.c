@@ -17,8 +17,10 @@ int cmd_content(int argc, char **argv)
     const char *dir = NULL;
     int stats = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--stats")) stats = 1;
-        else if (!strcmp(argv[i], "--dir") && i + 1 < argc) dir = argv[++i];
+        if (!strcmp(argv[i], "--stats"))
+            stats = 1;
+        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+            dir = argv[++i];
         else {
             fprintf(stderr, "content: bad option %s\n", argv[i]);
             return 2;
@@ -35,12 +37,16 @@ int cmd_content(int argc, char **argv)
         return 1;
     }
     int per[IC_COUNT] = {0}, uniques = 0;
-    for (uint16_t k = 0; k < c->n_items; k++) per[c->items[k].cls]++;
-    for (uint16_t k = 0; k < c->n_creatures; k++) uniques += (c->creatures[k].flags & CF_UNIQUE) != 0;
+    for (uint16_t k = 0; k < c->n_items; k++)
+        per[c->items[k].cls]++;
+    for (uint16_t k = 0; k < c->n_creatures; k++)
+        uniques += (c->creatures[k].flags & CF_UNIQUE) != 0;
     printf("content %s\n", content_version(c));
     printf("terrain %d effects %d\n", c->n_terrain, c->n_effects);
-    for (int i = 0; i < IC_COUNT; i++) printf("items.%s %d\n", CLASS_NAMES[i], per[i]);
-    printf("content creatures %d items %d uniques %d vaults %d\n", c->n_creatures, c->n_items, uniques, c->n_vaults);
+    for (int i = 0; i < IC_COUNT; i++)
+        printf("items.%s %d\n", CLASS_NAMES[i], per[i]);
+    printf("content creatures %d items %d uniques %d vaults %d\n", c->n_creatures, c->n_items,
+           uniques, c->n_vaults);
     content_free(c);
     return 0;
 }

@@ -33,8 +33,8 @@ static double now_us(void)
 }
 
 /* c: the game's content (its vaults, regions and rooms). */
-static int levels_make(const content_t *c, mapgen_level_t *lv, uint64_t game_seed, int depth, int w, int h,
-                       char *err, size_t errlen)
+static int levels_make(const content_t *c, mapgen_level_t *lv, uint64_t game_seed, int depth, int w,
+                       int h, char *err, size_t errlen)
 {
     rng_t r;
     rng_seed(&r, rng_hash2(game_seed, (uint64_t)depth), 1);
@@ -54,7 +54,8 @@ double levels_bench_levelgen_us(const content_t *c)
     double t[N];
     char err[128];
     mapgen_level_t *lv = mapgen_level_new(0, 0);
-    if (!lv) return -1;
+    if (!lv)
+        return -1;
     for (int i = 0; i < N; i++) {
         double t0 = now_us();
         levels_make(c, lv, 1000 + (uint64_t)i, 1 + i % 20, 0, 0, err, sizeof err);
@@ -70,14 +71,17 @@ static int cave_origin(const mapgen_level_t *lv)
 {
     for (int i = 0; i < lv->nregions; i++) {
         const mapgen_region_t *r = &lv->regions[i];
-        if (r->shape != SHAPE_CAVE_LIFE) continue;
+        if (r->shape != SHAPE_CAVE_LIFE)
+            continue;
         int cx = r->x + r->w / 2, cy = r->y + r->h / 2, best = -1, bestd = 1 << 30;
         for (int y = r->y; y < r->y + r->h; y++)
             for (int x = r->x; x < r->x + r->w; x++) {
                 int c = y * lv->w + x, d = (x - cx) * (x - cx) + (y - cy) * (y - cy);
-                if (lv->region[c] == i + 1 && mapgen_passable(lv->terrain[c]) && d < bestd) best = c, bestd = d;
+                if (lv->region[c] == i + 1 && mapgen_passable(lv->terrain[c]) && d < bestd)
+                    best = c, bestd = d;
             }
-        if (best >= 0) return best;
+        if (best >= 0)
+            return best;
     }
     return -1;
 }
@@ -93,21 +97,25 @@ double levels_bench_fov_us(const content_t *c)
     uint8_t *lit = malloc((size_t)(MAPGEN_DEFAULT_W * MAPGEN_DEFAULT_H));
     uint8_t *vis = malloc((size_t)(MAPGEN_DEFAULT_W * MAPGEN_DEFAULT_H));
     for (uint64_t seed = 1; lv && opaque && lit && vis && n < ORIGINS && seed < 5000; seed++) {
-        if (levels_make(c, lv, seed, 1 + (int)(seed % 20), 0, 0, err, sizeof err) < 0) continue;
+        if (levels_make(c, lv, seed, 1 + (int)(seed % 20), 0, 0, err, sizeof err) < 0)
+            continue;
         int o = cave_origin(lv);
-        if (o < 0) continue;
+        if (o < 0)
+            continue;
         mapgen_fill_opaque(lv, opaque);
         mapgen_fill_lit(lv, lit);
         fov_map_t m = {lv->w, lv->h, opaque, NULL, NULL, lit};
         double t0 = now_us();
-        for (int k = 0; k < REPS; k++) fov_compute(&m, o % lv->w, o / lv->w, 8, vis);
+        for (int k = 0; k < REPS; k++)
+            fov_compute(&m, o % lv->w, o / lv->w, 8, vis);
         t[n++] = (now_us() - t0) / REPS;
     }
     mapgen_level_free(lv);
     free(opaque);
     free(lit);
     free(vis);
-    if (n == 0) return -1;
+    if (n == 0)
+        return -1;
     qsort(t, (size_t)n, sizeof t[0], cmp_double);
     return t[n / 2];
 }
@@ -116,7 +124,8 @@ static void levels_show(const mapgen_level_t *lv)
 {
     char row[MAPGEN_MAX_W + 1];
     for (int y = 0; y < lv->h; y++) {
-        for (int x = 0; x < lv->w; x++) row[x] = mapgen_terrain_glyph(lv->terrain[y * lv->w + x]);
+        for (int x = 0; x < lv->w; x++)
+            row[x] = mapgen_terrain_glyph(lv->terrain[y * lv->w + x]);
         row[lv->w] = 0;
         printf("%s\n", row);
     }
@@ -132,12 +141,14 @@ static int levels_report(int k, uint64_t game_seed, const mapgen_level_t *lv)
     }
     mapgen_count_reachable(lv, &open, &reach);
     int pct = open ? (int)((int64_t)reach * 100 / open) : 0;
-    printf("level %d seed %llu depth %d size %dx%d rooms", k, (unsigned long long)game_seed, lv->depth, lv->w,
-           lv->h);
-    for (int s = SHAPE_RECT; s <= SHAPE_OVERLAP; s++) printf(" %s=%d", mapgen_shape_name((uint8_t)s), shapes[s]);
-    printf(" caves life=%d rough=%d vaults %d buildings %d regions %d named %d spots %d open %d reachable %d\n",
-           shapes[SHAPE_CAVE_LIFE], shapes[SHAPE_CAVE_ROUGH], shapes[SHAPE_VAULT], shapes[SHAPE_BUILDING],
-           lv->nregions, named, lv->nspots, open, pct);
+    printf("level %d seed %llu depth %d size %dx%d rooms", k, (unsigned long long)game_seed,
+           lv->depth, lv->w, lv->h);
+    for (int s = SHAPE_RECT; s <= SHAPE_OVERLAP; s++)
+        printf(" %s=%d", mapgen_shape_name((uint8_t)s), shapes[s]);
+    printf(" caves life=%d rough=%d vaults %d buildings %d regions %d named %d spots %d open %d "
+           "reachable %d\n",
+           shapes[SHAPE_CAVE_LIFE], shapes[SHAPE_CAVE_ROUGH], shapes[SHAPE_VAULT],
+           shapes[SHAPE_BUILDING], lv->nregions, named, lv->nspots, open, pct);
     return pct;
 }
 
@@ -146,14 +157,22 @@ static int levels_args(int argc, char **argv, levels_opts_t *o)
     *o = (levels_opts_t){1, LEVELS_PER_GAME, -1, 0, 0, 0, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--show")) o->show = 1;
-        else if (!strcmp(a, "--bench")) o->bench = 1;
-        else if (!v) return -1;
-        else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 10), i++;
-        else if (!strcmp(a, "--count")) o->count = atoi(v), i++;
-        else if (!strcmp(a, "--depth")) o->depth = atoi(v), i++;
-        else if (!strcmp(a, "--size") && sscanf(v, "%dx%d", &o->w, &o->h) == 2) i++;
-        else return -1;
+        if (!strcmp(a, "--show"))
+            o->show = 1;
+        else if (!strcmp(a, "--bench"))
+            o->bench = 1;
+        else if (!v)
+            return -1;
+        else if (!strcmp(a, "--seed"))
+            o->seed = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(a, "--count"))
+            o->count = atoi(v), i++;
+        else if (!strcmp(a, "--depth"))
+            o->depth = atoi(v), i++;
+        else if (!strcmp(a, "--size") && sscanf(v, "%dx%d", &o->w, &o->h) == 2)
+            i++;
+        else
+            return -1;
     }
     return o->count < 0 || o->depth > 99 ? -1 : 0;
 }
@@ -162,8 +181,9 @@ int cmd_levels(int argc, char **argv)
 {
     levels_opts_t o;
     if (levels_args(argc, argv, &o) < 0) {
-        fprintf(stderr, "usage: warren-engine levels [--seed S] [--count N] [--depth D] [--size WxH] "
-                        "[--show] [--bench]\n");
+        fprintf(stderr,
+                "usage: warren-engine levels [--seed S] [--count N] [--depth D] [--size WxH] "
+                "[--show] [--bench]\n");
         return 2;
     }
     char err[160];
@@ -189,14 +209,17 @@ int cmd_levels(int argc, char **argv)
         uint64_t game_seed = o.seed + (uint64_t)(k / LEVELS_PER_GAME);
         int depth = o.depth >= 0 ? o.depth : k % LEVELS_PER_GAME;
         if (levels_make(c, lv, game_seed, depth, o.w, o.h, err, sizeof err) < 0) {
-            printf("level %d seed %llu depth %d error %s\n", k, (unsigned long long)game_seed, depth, err);
+            printf("level %d seed %llu depth %d error %s\n", k, (unsigned long long)game_seed,
+                   depth, err);
             failed = 1;
             min = 0;
             continue;
         }
         int pct = levels_report(k, game_seed, lv);
-        if (pct < min) min = pct;
-        if (o.show) levels_show(lv);
+        if (pct < min)
+            min = pct;
+        if (o.show)
+            levels_show(lv);
     }
     printf("levels %d reachable_min %d\n", o.count, min);
     mapgen_level_free(lv);

@@ -39,7 +39,8 @@ static int play_roundtrip(play_t *p)
 static void play_key(void *ud, key_event_t k)
 {
     play_t *p = ud;
-    if (p->failed) return;
+    if (p->failed)
+        return;
     if (p->fed == p->snapshot_at && play_roundtrip(p) < 0) {
         p->failed = 1;
         return;
@@ -55,9 +56,11 @@ static int play_save(const game_t *g, const char *path)
     buf_init(&b);
     FILE *f = game_snapshot(g, &b) == 0 ? fopen(path, "wb") : NULL;
     int ok = f && fwrite(b.data, 1, b.len, f) == b.len;
-    if (f && fclose(f) != 0) ok = 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
     buf_free(&b);
-    if (!ok) fprintf(stderr, "play: cannot save %s\n", path);
+    if (!ok)
+        fprintf(stderr, "play: cannot save %s\n", path);
     return ok ? 0 : -1;
 }
 
@@ -67,8 +70,10 @@ static void print_screen(const screen_t *s)
     buf_init(&b);
     for (int y = 0; y < s->h; y++) {
         int end = s->w;
-        while (end > 0 && s->cells[y * s->w + end - 1].ch == ' ') end--;
-        for (int x = 0; x < end; x++) buf_put_utf8(&b, s->cells[y * s->w + x].ch);
+        while (end > 0 && s->cells[y * s->w + end - 1].ch == ' ')
+            end--;
+        for (int x = 0; x < end; x++)
+            buf_put_utf8(&b, s->cells[y * s->w + x].ch);
         buf_putc(&b, '\n');
     }
     fwrite(b.data, 1, b.len, stdout);
@@ -78,19 +83,23 @@ static void print_screen(const screen_t *s)
 static int read_file(const char *path, uint8_t **out, size_t *len)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) return -1;
+    if (!f)
+        return -1;
     size_t cap = 4096, n = 0;
     uint8_t *d = malloc(cap);
     for (size_t r; d && (r = fread(d + n, 1, cap - n, f)) > 0;) {
         n += r;
         if (n == cap) {
             uint8_t *nd = realloc(d, cap *= 2);
-            if (!nd) free(d);
+            if (!nd)
+                free(d);
             d = nd;
         }
     }
-    if (f != stdin) fclose(f);
-    if (!d) return -1;
+    if (f != stdin)
+        fclose(f);
+    if (!d)
+        return -1;
     *out = d;
     *len = n;
     return 0;
@@ -114,11 +123,16 @@ int cmd_play(int argc, char **argv)
             fprintf(stderr, "play: %s needs a value\n", argv[i]);
             return 2;
         }
-        if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 0);
-        else if (!strcmp(argv[i], "--keys")) keys = argv[i + 1];
-        else if (!strcmp(argv[i], "--snapshot-at")) snap = strtol(argv[i + 1], NULL, 10);
-        else if (!strcmp(argv[i], "--save")) save = argv[i + 1];
-        else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2) continue;
+        if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "--keys"))
+            keys = argv[i + 1];
+        else if (!strcmp(argv[i], "--snapshot-at"))
+            snap = strtol(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--save"))
+            save = argv[i + 1];
+        else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
+            continue;
         else {
             fprintf(stderr, "play: bad option %s\n", argv[i]);
             return 2;
@@ -142,14 +156,16 @@ int cmd_play(int argc, char **argv)
     keydec_init(&kd);
     keydec_feed(&kd, data, len, play_key, &p);
     keydec_timeout(&kd, play_key, &p);
-    if (!p.failed && p.fed == p.snapshot_at) p.failed = play_roundtrip(&p) < 0;
+    if (!p.failed && p.fed == p.snapshot_at)
+        p.failed = play_roundtrip(&p) < 0;
     int rc = p.failed ? 1 : 0;
     if (!p.failed) {
         game_render(p.g, s, NULL);
         print_screen(s);
         printf("hash %016llx\n", (unsigned long long)game_hash(p.g));
     }
-    if (!p.failed && save && play_save(p.g, save) < 0) rc = 1;
+    if (!p.failed && save && play_save(p.g, save) < 0)
+        rc = 1;
     if (!p.failed && dump) {
         buf_t b;
         buf_init(&b);

@@ -10,11 +10,14 @@ typedef struct {
     const char *help;
 } tool_cmd_t;
 
-#define TOOL_CMD_LIST(X)                                                                  \
-    X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump]: final screen + hash") \
-    X(bench, "bench: BENCH lines for the engine") \
-    X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: generated levels") \
-    X(bot, "bot [--games N] [--seed S] [--max-keys K] [--check-snapshots]: seeded games played to their end") \
+#define TOOL_CMD_LIST(X)                                                                         \
+    X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump]: "  \
+            "final screen + hash")                                                               \
+    X(bench, "bench: BENCH lines for the engine")                                                \
+    X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: "      \
+              "generated levels")                                                                \
+    X(bot, "bot [--games N] [--seed S] [--max-keys K] [--check-snapshots]: seeded games played " \
+           "to their end")                                                                       \
     X(content, "content --stats: counts of the content's kinds")
 
 #define TOOL_CMD_DECL_(n, h) int cmd_##n(int argc, char **argv);

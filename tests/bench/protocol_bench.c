@@ -33,11 +33,15 @@ typedef struct {
 } thing_t;
 
 static const thing_t THINGS[] = {
-    {'d', {1, SCREEN_DEFAULT_COLOR, 0}},      {'F', {2, SCREEN_DEFAULT_COLOR, 0}},
-    {'k', {12, SCREEN_DEFAULT_COLOR, 0}},     {'$', {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD}},
-    {')', {6, SCREEN_DEFAULT_COLOR, 0}},      {'{', {4, SCREEN_DEFAULT_COLOR, 0}},
+    {'d', {1, SCREEN_DEFAULT_COLOR, 0}},
+    {'F', {2, SCREEN_DEFAULT_COLOR, 0}},
+    {'k', {12, SCREEN_DEFAULT_COLOR, 0}},
+    {'$', {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD}},
+    {')', {6, SCREEN_DEFAULT_COLOR, 0}},
+    {'{', {4, SCREEN_DEFAULT_COLOR, 0}},
     {'>', {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, ATTR_BOLD}},
-    {'Z', {196, SCREEN_DEFAULT_COLOR, 0}},    {'!', {201, SCREEN_DEFAULT_COLOR, 0}},
+    {'Z', {196, SCREEN_DEFAULT_COLOR, 0}},
+    {'!', {201, SCREEN_DEFAULT_COLOR, 0}},
 };
 
 /* One room with walls, floor, a door and a thing or two inside. */
@@ -68,14 +72,16 @@ static void draw_status(screen_t *s, long turn)
 static screen_t *dungeon_new(int w, int h, long turn, int px, int py)
 {
     screen_t *s = screen_new(w, h);
-    if (!s) return NULL;
+    if (!s)
+        return NULL;
     screen_text(s, 0, 0, STYLE_DEFAULT, "You hear the footsteps of a guard on patrol.");
     int k = 0;
     for (int ry = 2; ry + 7 < h - 2; ry += 9)
         for (int rx = 2; rx + 16 < w; rx += 22, k++) {
             int rw = 10 + k % 7, rh = 5 + k % 3;
             draw_room(s, rx, ry, rw, rh, k);
-            for (int cx = rx + rw; cx < rx + 22 && cx < w; cx++) screen_put(s, cx, ry + rh / 2, '#', CORR);
+            for (int cx = rx + rw; cx < rx + 22 && cx < w; cx++)
+                screen_put(s, cx, ry + rh / 2, '#', CORR);
         }
     draw_status(s, turn);
     screen_put(s, px, py, '@', HERO);
@@ -162,12 +168,14 @@ static void bench_line(const char *name, double v, const char *unit)
 }
 
 /* Encodes one job n times (for valgrind --tool=callgrind). */
-static int repeat(const char *name, int n, const job_t *step, const job_t *key80, const job_t *key200)
+static int repeat(const char *name, int n, const job_t *step, const job_t *key80,
+                  const job_t *key200)
 {
     static const char *const NAMES[] = {"ansi.step", "ansi.key80x24", "ansi.key200x60"};
     const job_t *jobs[] = {step, key80, key200};
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++) {
-        if (strcmp(name, NAMES[i]) != 0) continue;
+        if (strcmp(name, NAMES[i]) != 0)
+            continue;
         buf_t out;
         buf_init(&out);
         for (int k = 0; k < n; k++) {
@@ -187,7 +195,8 @@ int main(int argc, char **argv)
     screen_t *a = dungeon_new(80, 24, 1234, px, py);
     screen_t *b = dungeon_new(80, 24, 1234, px, py);
     screen_t *big = dungeon_new(200, 60, 1234, px, py);
-    if (!a || !b || !big) return 1;
+    if (!a || !b || !big)
+        return 1;
     /* the step: b is a after the player moved one cell right */
     screen_clean(b);
     screen_put(b, px, py, 0xB7, FLOOR);

@@ -10,11 +10,16 @@ static void check_key(void *ud, key_event_t k)
 {
     (void)ud;
     bool ok;
-    if (k.code >= KEY_BASE) ok = k.code < KEY_LAST_NAMED_;
-    else if (k.code < 0x20 || k.code == 0x7F) ok = k.code != 0; /* control keys; NUL is padding */
-    else if (k.code < 0x7F) ok = true;
-    else ok = k.code >= 0xA0 && !(k.code >= 0xD800 && k.code <= 0xDFFF);
-    if (!ok || (k.mods & ~7u)) abort();
+    if (k.code >= KEY_BASE)
+        ok = k.code < KEY_LAST_NAMED_;
+    else if (k.code < 0x20 || k.code == 0x7F)
+        ok = k.code != 0; /* control keys; NUL is padding */
+    else if (k.code < 0x7F)
+        ok = true;
+    else
+        ok = k.code >= 0xA0 && !(k.code >= 0xD800 && k.code <= 0xDFFF);
+    if (!ok || (k.mods & ~7u))
+        abort();
     uint8_t packed[6];
     key_event_t back;
     size_t n = key_pack(k, packed);
@@ -38,13 +43,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (at < size) {
         size_t step = 1 + seed % 7;
         seed = seed * 1103515245u + 12345u;
-        if (step > size - at) step = size - at;
+        if (step > size - at)
+            step = size - at;
         keydec_feed(&d, data + at, step, check_key, NULL);
-        if (d.npend > sizeof d.pend) abort();
-        if ((seed >> 16) % 5 == 0 && keydec_pending(&d)) keydec_timeout(&d, check_key, NULL);
+        if (d.npend > sizeof d.pend)
+            abort();
+        if ((seed >> 16) % 5 == 0 && keydec_pending(&d))
+            keydec_timeout(&d, check_key, NULL);
         at += step;
     }
     keydec_timeout(&d, check_key, NULL);
-    if (keydec_pending(&d)) abort();
+    if (keydec_pending(&d))
+        abort();
     return 0;
 }

@@ -9,7 +9,8 @@ static void count_key(void *ud, key_event_t k)
     uint8_t packed[6];
     key_event_t back;
     size_t n = key_pack(k, packed); /* 0 for an invalid key */
-    if (!n || key_unpack(packed, n, &back) != n) abort();
+    if (!n || key_unpack(packed, n, &back) != n)
+        abort();
     (*(int *)ud)++;
 }
 
@@ -17,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int got = 0;
     int r = keys_from_json((const char *)data, size, count_key, &got);
-    if (r < 0 ? got != 0 || r != -1 : got != r) abort();
+    if (r < 0 ? got != 0 || r != -1 : got != r)
+        abort();
     return 0;
 }

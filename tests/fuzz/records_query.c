@@ -22,7 +22,8 @@ static void check_escaped(const char *s, size_t n)
     buf_reset(&b);
     url_escape(&b, s);
     for (size_t i = 0; i < b.len; i++)
-        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~%", b.data[i]))
+        if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~%",
+                    b.data[i]))
             __builtin_trap();
     buf_free(&b);
 }
@@ -55,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
         if (strlen(q.race) > 15 || strlen(q.cls) > 15 || strchr(q.race, '<') || strchr(q.cls, '<'))
             __builtin_trap();
-    } else if (rc > 0 && (rc != 400 && rc != 404) )
+    } else if (rc > 0 && (rc != 400 && rc != 404))
         __builtin_trap();
     else if (rc > 0 && !err[0])
         __builtin_trap();

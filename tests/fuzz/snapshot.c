@@ -14,12 +14,14 @@
 
 static void put_le(uint8_t *p, uint64_t v, int n)
 {
-    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static void fix_crc(uint8_t *b, size_t len)
 {
-    if (len < 24) return;
+    if (len < 24)
+        return;
     uLong c = crc32(0L, b, 20);
     c = crc32(c, b + 24, (uInt)(len - 24));
     put_le(b + 20, c, 4);
@@ -46,9 +48,11 @@ static uint8_t *wrap_raw(const content_t *c, const uint8_t *raw, size_t n, size_
 static void exercise(game_t *g, script_vm_t *vm)
 {
     static const char KEYS[] = "hjklyubn.><Qn";
-    for (int i = 0; KEYS[i]; i++) game_input(g, vm, (key_event_t){(uint32_t)KEYS[i], 0});
+    for (int i = 0; KEYS[i]; i++)
+        game_input(g, vm, (key_event_t){(uint32_t)KEYS[i], 0});
     screen_t *s = screen_new(80, 24);
-    if (s) game_render(g, s, NULL);
+    if (s)
+        game_render(g, s, NULL);
     screen_free(s);
     game_status_t st;
     game_status(g, &st);
@@ -64,22 +68,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static content_t *c;
     static script_vm_t *vm; /* kept for the whole run, like the content */
-    if (!c) c = content_load(NULL, NULL, 0);
-    if (!vm) vm = script_vm_new();
-    if (!c || !vm || size < 1 || size > (1u << 20)) return 0;
+    if (!c)
+        c = content_load(NULL, NULL, 0);
+    if (!vm)
+        vm = script_vm_new();
+    if (!c || !vm || size < 1 || size > (1u << 20))
+        return 0;
     size_t len = size - 1;
     uint8_t *blob = NULL;
     if (data[0] % 3 == 2) {
         blob = wrap_raw(c, data + 1, len, &len);
     } else {
         blob = malloc(len ? len : 1);
-        if (blob) memcpy(blob, data + 1, len);
-        if (blob && data[0] % 3 == 1) fix_crc(blob, len);
+        if (blob)
+            memcpy(blob, data + 1, len);
+        if (blob && data[0] % 3 == 1)
+            fix_crc(blob, len);
     }
-    if (!blob) return 0;
+    if (!blob)
+        return 0;
     char err[160];
     game_t *g = game_load(c, blob, len, err, sizeof err);
-    if (g) exercise(g, vm);
+    if (g)
+        exercise(g, vm);
     game_free(g);
     free(blob);
     return 0;

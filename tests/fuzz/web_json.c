@@ -18,8 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool b;
     static const char *keys[] = {"t", "w", "h", "text", ""};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        if (web_json_member(s, size, keys[i], &v, &vl) == 0 &&
-            (v < s || v + vl > s + size))
+        if (web_json_member(s, size, keys[i], &v, &vl) == 0 && (v < s || v + vl > s + size))
             __builtin_trap(); /* a value span must lie inside the input */
         (void)web_json_int(s, size, keys[i], -1000000, 1000000, &n);
         (void)web_json_str_is(s, size, keys[i], "resize");

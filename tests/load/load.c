@@ -22,7 +22,7 @@ typedef struct {
     int idx;
     bool watcher, connected;
     stage_t stage;
-    uint64_t sent_ns;   /* when the pending key went out; 0 = none */
+    uint64_t sent_ns; /* when the pending key went out; 0 = none */
     uint64_t last_rx_ns;
     uint64_t rx;
 } sess_t;
@@ -208,14 +208,21 @@ int main(int argc, char **argv)
     L.seconds = 10;
     L.tag = "";
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--port")) port = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--n")) L.n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--m")) L.m = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--seconds")) L.seconds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--tag")) L.tag = argv[i + 1];
-        else if (!strcmp(argv[i], "--pid")) L.pid = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "--port"))
+            port = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--n"))
+            L.n = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--m"))
+            L.m = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seconds"))
+            L.seconds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--tag"))
+            L.tag = argv[i + 1];
+        else if (!strcmp(argv[i], "--pid"))
+            L.pid = atoi(argv[i + 1]);
         else {
-            fprintf(stderr, "usage: warren-load --port P [--n N] [--m M] [--seconds S] [--tag T] [--pid PID]\n");
+            fprintf(stderr, "usage: warren-load --port P [--n N] [--m M] [--seconds S] [--tag T] "
+                            "[--pid PID]\n");
             return 2;
         }
     }
@@ -233,7 +240,8 @@ int main(int argc, char **argv)
     int live = 0;
     for (int i = 0; i < L.n; i++)
         live += L.s[i].rx > 0;
-    printf("# sessions %d answered, %zu latency samples, %zu watcher samples\n", live, L.nlat, L.nwdel);
+    printf("# sessions %d answered, %zu latency samples, %zu watcher samples\n", live, L.nlat,
+           L.nwdel);
     printf("BENCH server.latency.p50.us%s %.1f\n", L.tag, pct(L.lat, L.nlat, 0.50) / 1000.0);
     printf("BENCH server.latency.p99.us%s %.1f\n", L.tag, pct(L.lat, L.nlat, 0.99) / 1000.0);
     if (L.pid)

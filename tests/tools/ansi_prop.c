@@ -29,7 +29,10 @@ static uint64_t rng_next(rng_t *r)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static int rnd(rng_t *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
+static int rnd(rng_t *r, int n)
+{
+    return (int)(rng_next(r) % (uint64_t)n);
+}
 
 /* A code point and what each profile shows for it: UTF-8, UTF-8 with
  * fallbacks (few-glyph fonts), DEC graphics, plain ASCII. */
@@ -38,27 +41,26 @@ typedef struct {
 } glyph_t;
 
 static const glyph_t SPECIAL[] = {
-    {0x00E9, 0x00E9, 0x00E9, '?', '?'},       {0x03A9, 0x03A9, 0x03A9, '?', '?'},
-    {0x2500, 0x2500, 0x2500, 0x2500, '-'},    {0x2550, 0x2550, 0x2500, 0x2500, '-'},
-    {0x2502, 0x2502, 0x2502, 0x2502, '|'},    {0x2551, 0x2551, 0x2502, 0x2502, '|'},
-    {0x250C, 0x250C, 0x250C, 0x250C, '+'},    {0x255D, 0x255D, 0x2518, 0x2518, '+'},
-    {0x253C, 0x253C, 0x253C, 0x253C, '+'},    {0x2510, 0x2510, 0x2510, 0x2510, '+'},
-    {0x2514, 0x2514, 0x2514, 0x2514, '+'},    {0x251C, 0x251C, 0x251C, 0x251C, '+'},
-    {0x2588, 0x2588, 0x2592, 0x2592, '#'},    {0x2591, 0x2591, 0x2592, 0x2592, '#'},
-    {0x00B7, 0x00B7, 0x00B7, 0x00B7, '.'},    {0x00B0, 0x00B0, 0x00B0, 0x00B0, '?'},
-    {0x00A3, 0x00A3, 0x00A3, 0x00A3, '?'},    {0x2248, 0x2248, '~', '~', '~'},
-    {0x2663, 0x2663, '&', '&', '&'},          {0x4E2D, '?', '?', '?', '?'},
-    {0x0301, '?', '?', '?', '?'},             {0x0007, '?', '?', '?', '?'},
-    {0x001B, '?', '?', '?', '?'},             {0x009B, '?', '?', '?', '?'},
-    {0x1F600, '?', '?', '?', '?'},            {0x03BB, 0x03BB, 0x03BB, '?', '?'},
+    {0x00E9, 0x00E9, 0x00E9, '?', '?'},    {0x03A9, 0x03A9, 0x03A9, '?', '?'},
+    {0x2500, 0x2500, 0x2500, 0x2500, '-'}, {0x2550, 0x2550, 0x2500, 0x2500, '-'},
+    {0x2502, 0x2502, 0x2502, 0x2502, '|'}, {0x2551, 0x2551, 0x2502, 0x2502, '|'},
+    {0x250C, 0x250C, 0x250C, 0x250C, '+'}, {0x255D, 0x255D, 0x2518, 0x2518, '+'},
+    {0x253C, 0x253C, 0x253C, 0x253C, '+'}, {0x2510, 0x2510, 0x2510, 0x2510, '+'},
+    {0x2514, 0x2514, 0x2514, 0x2514, '+'}, {0x251C, 0x251C, 0x251C, 0x251C, '+'},
+    {0x2588, 0x2588, 0x2592, 0x2592, '#'}, {0x2591, 0x2591, 0x2592, 0x2592, '#'},
+    {0x00B7, 0x00B7, 0x00B7, 0x00B7, '.'}, {0x00B0, 0x00B0, 0x00B0, 0x00B0, '?'},
+    {0x00A3, 0x00A3, 0x00A3, 0x00A3, '?'}, {0x2248, 0x2248, '~', '~', '~'},
+    {0x2663, 0x2663, '&', '&', '&'},       {0x4E2D, '?', '?', '?', '?'},
+    {0x0301, '?', '?', '?', '?'},          {0x0007, '?', '?', '?', '?'},
+    {0x001B, '?', '?', '?', '?'},          {0x009B, '?', '?', '?', '?'},
+    {0x1F600, '?', '?', '?', '?'},         {0x03BB, 0x03BB, 0x03BB, '?', '?'},
 };
 #define N_SPECIAL (int)(sizeof SPECIAL / sizeof SPECIAL[0])
 
 static const int PALETTE16[16][3] = {
-    {0, 0, 0},       {205, 0, 0},     {0, 205, 0},     {205, 205, 0},
-    {0, 0, 238},     {205, 0, 205},   {0, 205, 205},   {229, 229, 229},
-    {127, 127, 127}, {255, 0, 0},     {0, 255, 0},     {255, 255, 0},
-    {92, 92, 255},   {255, 0, 255},   {0, 255, 255},   {255, 255, 255},
+    {0, 0, 0},     {205, 0, 0},     {0, 205, 0},     {205, 205, 0},   {0, 0, 238}, {205, 0, 205},
+    {0, 205, 205}, {229, 229, 229}, {127, 127, 127}, {255, 0, 0},     {0, 255, 0}, {255, 255, 0},
+    {92, 92, 255}, {255, 0, 255},   {0, 255, 255},   {255, 255, 255},
 };
 
 static void rgb_of(int i, int c[3])
@@ -75,14 +77,17 @@ static void rgb_of(int i, int c[3])
 
 static int nearest16(int i)
 {
-    if (i < 16) return i;
+    if (i < 16)
+        return i;
     int c[3], best = 0;
     long bd = -1;
     rgb_of(i, c);
     for (int j = 0; j < 16; j++) {
         long d = 0;
-        for (int k = 0; k < 3; k++) d += (long)(c[k] - PALETTE16[j][k]) * (c[k] - PALETTE16[j][k]);
-        if (bd < 0 || d < bd) bd = d, best = j;
+        for (int k = 0; k < 3; k++)
+            d += (long)(c[k] - PALETTE16[j][k]) * (c[k] - PALETTE16[j][k]);
+        if (bd < 0 || d < bd)
+            bd = d, best = j;
     }
     return best;
 }
@@ -90,8 +95,10 @@ static int nearest16(int i)
 static uint16_t rand_color(rng_t *r, int default_pct)
 {
     int k = rnd(r, 100);
-    if (k < default_pct) return SCREEN_DEFAULT_COLOR;
-    if (k < default_pct + (100 - default_pct) / 2) return (uint16_t)rnd(r, 16);
+    if (k < default_pct)
+        return SCREEN_DEFAULT_COLOR;
+    if (k < default_pct + (100 - default_pct) / 2)
+        return (uint16_t)rnd(r, 16);
     return (uint16_t)rnd(r, 256);
 }
 
@@ -99,19 +106,26 @@ static void rand_cell(rng_t *r, screen_t *s, int x, int y, bool keep_char)
 {
     uint32_t ch;
     int k = rnd(r, 100);
-    if (keep_char) ch = screen_at(s, x, y)->ch;
-    else if (k < 25) ch = ' ';
-    else if (k < 80) ch = (uint32_t)(0x21 + rnd(r, 94));
-    else ch = SPECIAL[rnd(r, N_SPECIAL)].cp;
+    if (keep_char)
+        ch = screen_at(s, x, y)->ch;
+    else if (k < 25)
+        ch = ' ';
+    else if (k < 80)
+        ch = (uint32_t)(0x21 + rnd(r, 94));
+    else
+        ch = SPECIAL[rnd(r, N_SPECIAL)].cp;
     style_t st = {rand_color(r, 40), rand_color(r, 70), 0};
-    if (rnd(r, 3) == 0) st.attr = (uint8_t)rnd(r, ATTR_ALL + 1);
-    if (rnd(r, 5) == 0) st = STYLE_DEFAULT;
+    if (rnd(r, 3) == 0)
+        st.attr = (uint8_t)rnd(r, ATTR_ALL + 1);
+    if (rnd(r, 5) == 0)
+        st = STYLE_DEFAULT;
     screen_put(s, x, y, ch, st);
 }
 
 static void blank_from(screen_t *s, int x0, int y)
 {
-    for (int x = x0; x < s->w; x++) screen_put(s, x, y, ' ', STYLE_DEFAULT);
+    for (int x = x0; x < s->w; x++)
+        screen_put(s, x, y, ' ', STYLE_DEFAULT);
 }
 
 static void fill_random(rng_t *r, screen_t *s)
@@ -119,8 +133,10 @@ static void fill_random(rng_t *r, screen_t *s)
     int dens = 20 + rnd(r, 80);
     for (int y = 0; y < s->h; y++) {
         for (int x = 0; x < s->w; x++)
-            if (rnd(r, 100) < dens) rand_cell(r, s, x, y, false);
-        if (rnd(r, 3) == 0) blank_from(s, rnd(r, s->w), y);
+            if (rnd(r, 100) < dens)
+                rand_cell(r, s, x, y, false);
+        if (rnd(r, 3) == 0)
+            blank_from(s, rnd(r, s->w), y);
     }
     screen_cursor(s, rnd(r, s->w), rnd(r, s->h), rnd(r, 4) != 0);
 }
@@ -133,30 +149,28 @@ static void mutate(rng_t *r, screen_t *s)
     switch (kind) {
     case 0:
         n = 1 + rnd(r, 6);
-        while (n--) rand_cell(r, s, rnd(r, s->w), rnd(r, s->h), false);
+        while (n--)
+            rand_cell(r, s, rnd(r, s->w), rnd(r, s->h), false);
         break;
     case 1:
         n = 1 + rnd(r, 3);
         while (n--) {
             int y = rnd(r, s->h);
-            for (int x = 0; x < s->w; x++) rand_cell(r, s, x, y, false);
+            for (int x = 0; x < s->w; x++)
+                rand_cell(r, s, x, y, false);
         }
         break;
     case 2:
         n = 1 + rnd(r, 8);
-        while (n--) rand_cell(r, s, rnd(r, s->w), rnd(r, s->h), true);
+        while (n--)
+            rand_cell(r, s, rnd(r, s->w), rnd(r, s->h), true);
         break;
-    case 3:
-        blank_from(s, rnd(r, s->w), rnd(r, s->h));
-        break;
-    case 4:
-        blank_from(s, 0, rnd(r, s->h));
-        break;
-    case 6:
-        screen_touch_all(s);
-        break;
+    case 3: blank_from(s, rnd(r, s->w), rnd(r, s->h)); break;
+    case 4: blank_from(s, 0, rnd(r, s->h)); break;
+    case 6: screen_touch_all(s); break;
     }
-    if (rnd(r, 2)) screen_cursor(s, rnd(r, s->w), rnd(r, s->h), rnd(r, 4) != 0);
+    if (rnd(r, 2))
+        screen_cursor(s, rnd(r, s->w), rnd(r, s->h), rnd(r, 4) != 0);
 }
 
 static void put_hex(const buf_t *b)
@@ -171,10 +185,13 @@ static void put_hex(const buf_t *b)
 
 static uint32_t shown_glyph(const ansi_profile_t *p, uint32_t cp)
 {
-    if (cp >= 0x20 && cp < 0x7F) return cp;
+    if (cp >= 0x20 && cp < 0x7F)
+        return cp;
     for (int i = 0; i < N_SPECIAL; i++) {
-        if (SPECIAL[i].cp != cp) continue;
-        if (p->utf8) return p->fallbacks ? SPECIAL[i].few : SPECIAL[i].utf8;
+        if (SPECIAL[i].cp != cp)
+            continue;
+        if (p->utf8)
+            return p->fallbacks ? SPECIAL[i].few : SPECIAL[i].utf8;
         return p->dec_graphics ? SPECIAL[i].dec : SPECIAL[i].ascii;
     }
     return '?';
@@ -182,7 +199,8 @@ static uint32_t shown_glyph(const ansi_profile_t *p, uint32_t cp)
 
 static int shown_color(const ansi_profile_t *p, uint16_t c)
 {
-    if (c > 255 || p->colors == ANSI_COLORS_NONE) return -1;
+    if (c > 255 || p->colors == ANSI_COLORS_NONE)
+        return -1;
     return p->colors == ANSI_COLORS_16 ? nearest16(c) : c;
 }
 
@@ -200,7 +218,8 @@ static void print_expected(const ansi_profile_t *p, const screen_t *s)
 static void one_case(rng_t *r, const ansi_profile_t *p)
 {
     int w = 1 + rnd(r, 30), h = 1 + rnd(r, 8);
-    if (rnd(r, 20) == 0) w = 80, h = 24;
+    if (rnd(r, 20) == 0)
+        w = 80, h = 24;
     int steps = 1 + rnd(r, 3);
     screen_t *g[4];
     buf_t all, last;
@@ -214,10 +233,12 @@ static void one_case(rng_t *r, const ansi_profile_t *p)
         screen_copy(g[k], g[k - 1]);
         screen_clean(g[k]);
         mutate(r, g[k]);
-        if (k == steps) ansi_keyframe(p, g[k - 1], &last);
+        if (k == steps)
+            ansi_keyframe(p, g[k - 1], &last);
         size_t before = all.len;
         ansi_diff(p, g[k - 1], g[k], &all);
-        if (k == steps) buf_put(&last, all.data + before, all.len - before);
+        if (k == steps)
+            buf_put(&last, all.data + before, all.len - before);
     }
     printf("{\"w\":%d,\"h\":%d,\"steps\":%d,\"bytes\":\"", w, h, steps);
     put_hex(&all);
@@ -226,7 +247,8 @@ static void one_case(rng_t *r, const ansi_profile_t *p)
     printf("\",");
     print_expected(p, g[steps]);
     printf("}\n");
-    for (int k = 0; k <= steps; k++) screen_free(g[k]);
+    for (int k = 0; k <= steps; k++)
+        screen_free(g[k]);
     buf_free(&all);
     buf_free(&last);
 }
@@ -261,6 +283,7 @@ int main(int argc, char **argv)
     }
     rng_t r = {strtoull(argv[1], NULL, 10)};
     int n = atoi(argv[2]);
-    for (int i = 0; i < n; i++) one_case(&r, &p);
+    for (int i = 0; i < n; i++)
+        one_case(&r, &p);
     return 0;
 }

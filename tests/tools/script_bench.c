@@ -59,7 +59,8 @@ int main(int argc, char **argv)
             bad += script_call_handler(vm, c, ref, &e, err, sizeof err) != EV_NOTHING;
         }
         double ns = (now_ns() - t0) / CALLS;
-        if (ns < call_ns) call_ns = ns;
+        if (ns < call_ns)
+            call_ns = ns;
     }
     script_vm_free(vm);
     script_content_free(c);

@@ -15,7 +15,7 @@
 static const struct {
     int dx, dy;
     char key;
-} DIRS[] = {{-1, 0, 'h'}, {1, 0, 'l'}, {0, -1, 'k'}, {0, 1, 'j'},
+} DIRS[] = {{-1, 0, 'h'},  {1, 0, 'l'},  {0, -1, 'k'}, {0, 1, 'j'},
             {-1, -1, 'y'}, {1, -1, 'u'}, {-1, 1, 'b'}, {1, 1, 'n'}};
 #define NDIRS (sizeof DIRS / sizeof DIRS[0])
 

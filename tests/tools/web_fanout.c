@@ -39,8 +39,8 @@ typedef struct {
     unsigned char *buf;
     size_t len, cap;
     long frames, keyframes;
-    bool playing;          /* a frame with the status line has come */
-    bool chooser;          /* the new game's character screen has come */
+    bool playing; /* a frame with the status line has come */
+    bool chooser; /* the new game's character screen has come */
 } peer_t;
 
 static double now_us(void)
@@ -60,11 +60,12 @@ static int ws_connect(int port, const char *path, const char *cookie)
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     char req[1024];
-    int n = snprintf(req, sizeof req,
-                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                     "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
-                     path, port, cookie ? "Cookie: " : "", cookie ? cookie : "", cookie ? "\r\n" : "");
+    int n =
+        snprintf(req, sizeof req,
+                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                 "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+                 path, port, cookie ? "Cookie: " : "", cookie ? cookie : "", cookie ? "\r\n" : "");
     if (write(fd, req, (size_t)n) != n)
         return -1;
     char head[2048];
@@ -218,15 +219,22 @@ int main(int argc, char **argv)
     int port = 0, nw = 1000, keys = 300, pace = 50;
     const char *cookie = NULL, *name = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--port")) port = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--cookie")) cookie = argv[i + 1];
-        else if (!strcmp(argv[i], "--name")) name = argv[i + 1];
-        else if (!strcmp(argv[i], "--watchers")) nw = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--keys")) keys = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--pace-ms")) pace = atoi(argv[i + 1]);
+        if (!strcmp(argv[i], "--port"))
+            port = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cookie"))
+            cookie = argv[i + 1];
+        else if (!strcmp(argv[i], "--name"))
+            name = argv[i + 1];
+        else if (!strcmp(argv[i], "--watchers"))
+            nw = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--keys"))
+            keys = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--pace-ms"))
+            pace = atoi(argv[i + 1]);
     }
     if (!port || !cookie || !name || nw < 0 || keys < 1) {
-        fprintf(stderr, "usage: web_fanout --port P --cookie C --name NAME [--watchers N] [--keys K]\n");
+        fprintf(stderr,
+                "usage: web_fanout --port P --cookie C --name NAME [--watchers N] [--keys K]\n");
         return 2;
     }
     peer_t *peers = calloc((size_t)nw + 1, sizeof *peers);
@@ -308,8 +316,8 @@ int main(int argc, char **argv)
         if (peers[i].frames - base[i] < keys && peers[i].keyframes == 0)
             short_++;
     qsort(lat, (size_t)keys, sizeof *lat, cmp_double);
-    printf("# paced: one key every %d ms; watchers short of frames without a keyframe: %ld\n",
-           pace, short_);
+    printf("# paced: one key every %d ms; watchers short of frames without a keyframe: %ld\n", pace,
+           short_);
     printf("BENCH web.fanout.player.p50.us %.0f\n", lat[keys / 2]);
     printf("BENCH web.fanout.player.p99.us %.0f\n", lat[keys * 99 / 100]);
     for (int i = 0; i <= nw; i++) {

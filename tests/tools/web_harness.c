@@ -37,7 +37,8 @@ typedef struct {
 static void render(fake_t *f, char *out, size_t cap, size_t *len)
 {
     size_t n = 0;
-    n += (size_t)snprintf(out + n, cap - n, "\x1b[H\x1b[2J\x1b[1;33mWarren harness\x1b[0m  size %dx%d  moves %d\r\n",
+    n += (size_t)snprintf(out + n, cap - n,
+                          "\x1b[H\x1b[2J\x1b[1;33mWarren harness\x1b[0m  size %dx%d  moves %d\r\n",
                           f->w, f->h, f->moves);
     n += (size_t)snprintf(out + n, cap - n, "typed: %s\r\n", f->typed);
     for (int y = 0; y < 10 && n < cap - 200; y++) {
@@ -66,9 +67,10 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
 {
     fake_t *f = ctx;
     if (info->kind == WEB_LOBBY) {
-        const char *games = "{\"t\":\"lobby\",\"games\":[{\"name\":\"<img src=x onerror=alert(1)>\","
-                            "\"race\":\"<b>elf</b>\",\"class\":\"wizard\",\"depth\":3,\"turn\":120,"
-                            "\"idle\":5,\"watchers\":1,\"w\":80,\"h\":24}]}";
+        const char *games =
+            "{\"t\":\"lobby\",\"games\":[{\"name\":\"<img src=x onerror=alert(1)>\","
+            "\"race\":\"<b>elf</b>\",\"class\":\"wizard\",\"depth\":3,\"turn\":120,"
+            "\"idle\":5,\"watchers\":1,\"w\":80,\"h\":24}]}";
         web_send(wc, games, strlen(games), true);
         return 0;
     }
@@ -97,10 +99,14 @@ static void on_input(void *ctx, web_conn_t *wc, const uint8_t *b, size_t len)
             c = a == 'A' ? 'k' : a == 'B' ? 'j' : a == 'C' ? 'l' : a == 'D' ? 'h' : 0;
             i += 2;
         }
-        if (c == 'h') dx = -1;
-        if (c == 'l') dx = 1;
-        if (c == 'k') dy = -1;
-        if (c == 'j') dy = 1;
+        if (c == 'h')
+            dx = -1;
+        if (c == 'l')
+            dx = 1;
+        if (c == 'k')
+            dy = -1;
+        if (c == 'j')
+            dy = 1;
         if (dx || dy) {
             f->x = (f->x + dx + 40) % 40;
             f->y = (f->y + dy + 10) % 10;
@@ -179,7 +185,10 @@ typedef struct {
     uint64_t id;
 } slow_t;
 
-static void slow_closed(uv_handle_t *h) { free(h->data); }
+static void slow_closed(uv_handle_t *h)
+{
+    free(h->data);
+}
 
 static void slow_fire(uv_timer_t *t)
 {
@@ -202,7 +211,8 @@ static int on_http(void *ctx, const web_http_t *req)
         return web_reply(f->web, req->id, 200, "text/plain; charset=utf-8", NULL, body, (size_t)n);
     }
     if (strcmp(req->path, "/api/cookie") == 0) {
-        const char *h[] = {"set-cookie:", WEB_COOKIE_NAME "=abc; HttpOnly; SameSite=Strict; Path=/", NULL};
+        const char *h[] = {"set-cookie:", WEB_COOKIE_NAME "=abc; HttpOnly; SameSite=Strict; Path=/",
+                           NULL};
         return web_reply(f->web, req->id, 303, "text/plain", h, "", 0) == 0 ? 0 : -1;
     }
     if (strcmp(req->path, "/api/big") == 0) {
@@ -246,7 +256,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--outq") == 0)
             cfg.outq_max = strtoul(argv[i + 1], NULL, 10);
         else {
-            fprintf(stderr, "usage: web_harness --listen ADDR:PORT [--root DIR] [--msg-max N] [--outq N]\n");
+            fprintf(
+                stderr,
+                "usage: web_harness --listen ADDR:PORT [--root DIR] [--msg-max N] [--outq N]\n");
             return 2;
         }
     }
@@ -254,8 +266,13 @@ int main(int argc, char **argv)
     uv_loop_t loop;
     uv_loop_init(&loop);
     static fake_t f = {.x = 5, .y = 5, .w = 80, .h = 24};
-    web_hooks_t hooks = {.ctx = &f, .on_open = on_open, .on_input = on_input, .on_resize = on_resize,
-                         .on_message = on_message, .on_drained = on_drained, .on_close = on_close,
+    web_hooks_t hooks = {.ctx = &f,
+                         .on_open = on_open,
+                         .on_input = on_input,
+                         .on_resize = on_resize,
+                         .on_message = on_message,
+                         .on_drained = on_drained,
+                         .on_close = on_close,
                          .on_http = on_http};
     f.loop = &loop;
     char err[256];

@@ -15,10 +15,12 @@ START_TEST(environ_requests)
     /* libtelnet 0.21 servers leave out SEND */
     ck_assert_int_eq(REQ("\x03REMOTE_ADDR"), 1);
     ck_assert_int_eq(REQ("\x01\x03USER"), 0);
-    ck_assert_int_eq(REQ("\x01\x03REMOTE_AD"), 0); /* cut short */
+    ck_assert_int_eq(REQ("\x01\x03REMOTE_AD"), 0);   /* cut short */
     ck_assert_int_eq(REQ("\x01\x01REMOTE_ADDR"), 0); /* a VALUE byte, not a name */
     /* IS and INFO come from clients, not servers */
-    ck_assert_int_eq(REQ("\x00\x03REMOTE_ADDR\x01" "1.2.3.4"), -1);
+    ck_assert_int_eq(REQ("\x00\x03REMOTE_ADDR\x01"
+                         "1.2.3.4"),
+                     -1);
     ck_assert_int_eq(REQ("\x02"), -1);
 }
 END_TEST

@@ -28,23 +28,27 @@ static char *read_schema_file(void)
 static char *describe(sqlite3 *h)
 {
     sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(h,
-                                        "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master "
-                                        "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(h,
+                           "SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master "
+                           "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name",
+                           -1, &st, NULL),
+        SQLITE_OK);
     size_t cap = 1 << 16, len = 0;
     char *out = calloc(1, cap);
     while (sqlite3_step(st) == SQLITE_ROW) {
         char line[4096];
-        snprintf(line, sizeof line, "%s %s %s %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
-                 sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+        snprintf(line, sizeof line, "%s %s %s %s\n", sqlite3_column_text(st, 0),
+                 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
+                 sqlite3_column_text(st, 3));
         /* one line per object: newlines inside the SQL count as spaces (a
          * column added by ALTER TABLE shares the line of the one before) */
         for (char *p = line; *p && len + 2 < cap; p++) {
             char c = isspace((unsigned char)*p) && p[1] ? ' ' : *p;
-            if (c == ' ' && len && (out[len - 1] == ' ' || out[len - 1] == '(')) continue;
-            if ((c == ')' || c == ',') && len && out[len - 1] == ' ') len--;
+            if (c == ' ' && len && (out[len - 1] == ' ' || out[len - 1] == '('))
+                continue;
+            if ((c == ')' || c == ',') && len && out[len - 1] == ' ')
+                len--;
             out[len++] = c;
         }
     }
@@ -85,7 +89,8 @@ START_TEST(migration_list_is_sane)
     ck_assert_int_ge(db_migration_count(), 1);
     ck_assert_ptr_null(db_migration_sql(0));
     ck_assert_ptr_null(db_migration_sql(db_migration_count() + 1));
-    for (int i = 1; i <= db_migration_count(); i++) ck_assert(sqlite3_complete(db_migration_sql(i)));
+    for (int i = 1; i <= db_migration_count(); i++)
+        ck_assert(sqlite3_complete(db_migration_sql(i)));
 }
 END_TEST
 

@@ -67,7 +67,8 @@ static void on_user(void *ud, int status, const db_user_t *u)
     user_res_t *r = ud;
     r->calls++;
     r->status = status;
-    if (u) r->u = *u;
+    if (u)
+        r->u = *u;
 }
 
 typedef struct {
@@ -82,7 +83,8 @@ static void on_games(void *ud, int status, const db_game_t *g, size_t n)
     r->calls++;
     r->status = status;
     r->n = n;
-    for (size_t i = 0; i < n && i < 16; i++) r->g[i] = g[i];
+    for (size_t i = 0; i < n && i < 16; i++)
+        r->g[i] = g[i];
 }
 
 static void on_game(void *ud, int status, const db_game_t *g)
@@ -127,12 +129,14 @@ static void on_resume(void *ud, int status, const db_resume_t *r)
     resume_res_t *x = ud;
     x->calls++;
     x->status = status;
-    if (!r) return;
+    if (!r)
+        return;
     x->has_snap = r->has_snapshot;
     x->snap_seq = r->snap_seq;
     x->snap_turn = r->snap_turn;
     x->game_id = r->game.id;
-    if (r->has_snapshot) snprintf(x->snap, sizeof x->snap, "%.*s", (int)r->snap_len, (const char *)r->snap);
+    if (r->has_snapshot)
+        snprintf(x->snap, sizeof x->snap, "%.*s", (int)r->snap_len, (const char *)r->snap);
     on_journal(&x->j, status, r->rows, r->nrows);
 }
 
@@ -140,7 +144,8 @@ static int64_t make_user(fx_t *f, const char *name)
 {
     char key[32];
     size_t i = 0;
-    for (; name[i] && i < 31; i++) key[i] = (char)(name[i] | (name[i] >= 'A' && name[i] <= 'Z' ? 0x20 : 0));
+    for (; name[i] && i < 31; i++)
+        key[i] = (char)(name[i] | (name[i] >= 'A' && name[i] <= 'Z' ? 0x20 : 0));
     key[i] = '\0';
     done_t d = {0};
     db_user_create(f->db, name, key, "$argon2id$fake", 1000, on_done, &d);
@@ -155,7 +160,11 @@ static int count_rows(const char *path, const char *sql);
 
 static int64_t make_game(fx_t *f, int64_t user, uint64_t seed)
 {
-    db_game_new_t g = {.user = user, .seed = seed, .content_version = "c1", .race = "human", .cls = "fighter",
+    db_game_new_t g = {.user = user,
+                       .seed = seed,
+                       .content_version = "c1",
+                       .race = "human",
+                       .cls = "fighter",
                        .start_time = 2000};
     done_t d = {0};
     int64_t id = db_game_create(f->db, &g, on_done, &d);
@@ -180,13 +189,16 @@ START_TEST(journal_rows_from_version_1_read_unknown_times)
     ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
     char *msg = NULL;
     ck_assert_msg(sqlite3_exec(h, db_migration_sql(1), NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
-    ck_assert_int_eq(sqlite3_exec(h,
-                                  "PRAGMA user_version = 1;"
-                                  "INSERT INTO users(id, name, name_key, pwhash, created) VALUES (1, 'o', 'o', '$h', 1);"
-                                  "INSERT INTO games(id, user, seed, content_version, start_time) VALUES (1, 1, 5, 'c1', 1);"
-                                  "INSERT INTO journal(game, seq, keys) VALUES (1, 1, x'61'), (1, 2, x'62');",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_exec(
+            h,
+            "PRAGMA user_version = 1;"
+            "INSERT INTO users(id, name, name_key, pwhash, created) VALUES (1, 'o', 'o', '$h', 1);"
+            "INSERT INTO games(id, user, seed, content_version, start_time) VALUES (1, 1, 5, 'c1', "
+            "1);"
+            "INSERT INTO journal(game, seq, keys) VALUES (1, 1, x'61'), (1, 2, x'62');",
+            NULL, NULL, NULL),
+        SQLITE_OK);
     sqlite3_close(h);
     ck_assert_int_eq(uv_loop_init(&f.loop), 0);
     char err[256];
@@ -244,7 +256,8 @@ START_TEST(group_commit_one_transaction_per_turn)
         db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
     }
     db_user_create(f.db, "BOB", "bob", "$h", 1, on_done, &dup);
-    db_game_progress(f.db, g, &(db_progress_t){.turns = 12, .depth = 2, .max_depth = 2, .xl = 1}, on_done, &prog);
+    db_game_progress(f.db, g, &(db_progress_t){.turns = 12, .depth = 2, .max_depth = 2, .xl = 1},
+                     on_done, &prog);
     ck_assert_uint_eq(d[0].calls, 0); /* never called back inside the call */
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_stats(f.db, &s1);
@@ -258,12 +271,16 @@ START_TEST(group_commit_one_transaction_per_turn)
     ck_assert_int_eq(dup.status, DB_EEXISTS);
     ck_assert_int_eq(prog.status, DB_OK);
     ck_assert_uint_eq(s1.pending, 0);
-    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM games WHERE race = 'human' AND class = 'fighter'"), 1);
+    ck_assert_int_eq(
+        count_rows(f.path, "SELECT count(*) FROM games WHERE race = 'human' AND class = 'fighter'"),
+        1);
     done_t prog2 = {0};
-    db_game_progress(f.db, g, &(db_progress_t){.turns = 13, .race = "elf", .cls = "rogue"}, on_done, &prog2);
+    db_game_progress(f.db, g, &(db_progress_t){.turns = 13, .race = "elf", .cls = "rogue"}, on_done,
+                     &prog2);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(prog2.status, DB_OK);
-    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM games WHERE race = 'elf' AND class = 'rogue'"), 1);
+    ck_assert_int_eq(
+        count_rows(f.path, "SELECT count(*) FROM games WHERE race = 'elf' AND class = 'rogue'"), 1);
     db_stats(f.db, &s1);
     /* Two turns with explicit flushes and autoflush off: two transactions. */
     db_set_autoflush(f.db, false);
@@ -316,7 +333,8 @@ START_TEST(journal_order_and_duplicates)
     for (int i = 0; i < 100; i++) {
         ck_assert_int_eq(all->seq[i], i + 1);
         ck_assert_uint_eq(all->len[i], (size_t)((i + 1) % 4));
-        if (all->len[i]) ck_assert_uint_eq(all->first[i], (uint8_t)(i + 1));
+        if (all->len[i])
+            ck_assert_uint_eq(all->first[i], (uint8_t)(i + 1));
         ck_assert_int_eq(all->ms[i], (i + 1) % 10 == 0 ? DB_MS_UNKNOWN : (int64_t)(i + 1) * 700);
     }
     ck_assert_uint_eq(tail->n, 60);
@@ -352,17 +370,20 @@ START_TEST(snapshot_and_later_journal)
     int64_t g = make_game(&f, make_user(&f, "dave"), 3);
     resume_res_t *r = calloc(1, sizeof *r);
     /* No snapshot yet: the whole journal. */
-    for (int i = 1; i <= 4; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 40, NULL, NULL);
+    for (int i = 1; i <= 4; i++)
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 40, NULL, NULL);
     db_game_resume(f.db, g, on_resume, r);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r->status, DB_OK);
     ck_assert(!r->has_snap);
     ck_assert_uint_eq(r->j.n, 4);
     db_snapshot_save(f.db, g, 2, 4, (const uint8_t *)"snapA", 5, NULL, NULL);
-    for (int i = 5; i <= 7; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 45, NULL, NULL);
+    for (int i = 5; i <= 7; i++)
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 45, NULL, NULL);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     db_snapshot_save(f.db, g, 5, 7, (const uint8_t *)"snapB", 5, NULL, NULL);
-    for (int i = 8; i <= 10; i++) db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 50, NULL, NULL);
+    for (int i = 8; i <= 10; i++)
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 50, NULL, NULL);
     memset(r, 0, sizeof *r);
     db_game_resume(f.db, g, on_resume, r); /* sees the writes queued before it */
     uv_run(&f.loop, UV_RUN_DEFAULT);
@@ -397,7 +418,8 @@ static void on_ms(void *ud, int status, const db_milestone_t *m, size_t n)
     r->calls++;
     r->status = status;
     r->n = n;
-    for (size_t i = 0; i < n && i < 8; i++) snprintf(r->kinds[i], 16, "%s", m[i].kind);
+    for (size_t i = 0; i < n && i < 8; i++)
+        snprintf(r->kinds[i], 16, "%s", m[i].kind);
 }
 
 static void on_text(void *ud, int status, const char *t, size_t len)
@@ -405,7 +427,8 @@ static void on_text(void *ud, int status, const char *t, size_t len)
     ms_res_t *r = ud;
     r->calls++;
     r->status = status;
-    if (t) snprintf(r->text, sizeof r->text, "%.*s", (int)len, t);
+    if (t)
+        snprintf(r->text, sizeof r->text, "%.*s", (int)len, t);
 }
 
 START_TEST(finish_unfinished_scores)
@@ -416,16 +439,24 @@ START_TEST(finish_unfinished_scores)
     int64_t g1 = make_game(&f, u1, 1), g2 = make_game(&f, u2, 2), g3 = make_game(&f, u3, 3);
     /* One live game per account. */
     done_t second = {0};
-    db_game_new_t ng = {.user = u1, .seed = 5, .content_version = "c1", .race = "elf", .cls = "mage"};
+    db_game_new_t ng = {
+        .user = u1, .seed = 5, .content_version = "c1", .race = "elf", .cls = "mage"};
     db_game_create(f.db, &ng, on_done, &second);
     db_snapshot_save(f.db, g1, 10, 0, (const uint8_t *)"s", 1, NULL, NULL);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(second.status, DB_EEXISTS);
 
     db_milestone_t ms[2] = {{1, 1, "start", "began"}, {40, 3, "end", "killed by a rat"}};
-    db_game_end_t end = {.end_time = 3000, .turns = 40, .depth = 3, .max_depth = 3, .xl = 2, .score = 500,
-                         .cause = "killed by a rat on level 3", .end_kind = "dead",
-                         .race = "dwarf", .cls = "cleric"}; /* chosen after the row was made */
+    db_game_end_t end = {.end_time = 3000,
+                         .turns = 40,
+                         .depth = 3,
+                         .max_depth = 3,
+                         .xl = 2,
+                         .score = 500,
+                         .cause = "killed by a rat on level 3",
+                         .end_kind = "dead",
+                         .race = "dwarf",
+                         .cls = "cleric"}; /* chosen after the row was made */
     done_t fin = {0}, brk = {0}, again = {0};
     db_game_finish(f.db, g1, &end, ms, 2, "DUMP TEXT", 9, on_done, &fin);
     db_game_mark_broken(f.db, g2, "bad snapshot", on_done, &brk);
@@ -436,7 +467,8 @@ START_TEST(finish_unfinished_scores)
     ck_assert_int_eq(again.status, DB_ENOTFOUND); /* finished once only */
     ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM snapshots"), 0);
 
-    games_res_t *live = calloc(1, sizeof *live), *top = calloc(1, sizeof *top), *one = calloc(1, sizeof *one);
+    games_res_t *live = calloc(1, sizeof *live), *top = calloc(1, sizeof *top),
+                *one = calloc(1, sizeof *one);
     ms_res_t msr = {0}, dump = {0};
     db_games_unfinished(f.db, on_games, live);
     db_scores_top(f.db, 10, 0, on_games, top);
@@ -564,7 +596,8 @@ START_TEST(open_failures)
     /* A corrupt file. */
     snprintf(p, sizeof p, "%s/corrupt.db", dir);
     fp = fopen(p, "w");
-    for (int i = 0; i < 8192; i++) fputc((i * 7919) & 0xff, fp);
+    for (int i = 0; i < 8192; i++)
+        fputc((i * 7919) & 0xff, fp);
     fclose(fp);
     expect_open_fails(p, "not a database");
     /* A file from a newer schema. */
@@ -608,9 +641,11 @@ typedef struct {
 static void crash_acked(void *ud, int status, int64_t id)
 {
     crash_t *c = ud;
-    if (status != DB_OK) _exit(3);
+    if (status != DB_OK)
+        _exit(3);
     int64_t v = id;
-    if (write(c->fd, &v, sizeof v) != sizeof v) _exit(4);
+    if (write(c->fd, &v, sizeof v) != sizeof v)
+        _exit(4);
 }
 
 static void crash_tick(uv_timer_t *t)
@@ -630,7 +665,8 @@ static void crash_child(const char *path, int fd)
     char err[256];
     crash_t c = {.fd = fd};
     c.db = db_open(&loop, path, err, sizeof err);
-    if (!c.db) _exit(2);
+    if (!c.db)
+        _exit(2);
     db_user_create(c.db, "kim", "kim", "h", 0, NULL, NULL);
     db_game_new_t g = {.user = 1, .seed = 1, .content_version = "c"};
     c.game = db_game_create(c.db, &g, NULL, NULL);
@@ -659,7 +695,8 @@ START_TEST(acknowledged_writes_survive_sigkill)
     close(p[1]);
     int64_t acked = 0, v;
     while (acked < 300 && read(p[0], &v, sizeof v) == sizeof v)
-        if (v > acked) acked = v;
+        if (v > acked)
+            acked = v;
     kill(pid, SIGKILL);
     int st;
     waitpid(pid, &st, 0);
@@ -674,7 +711,8 @@ START_TEST(acknowledged_writes_survive_sigkill)
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(j->status, DB_OK);
     ck_assert_int_ge((int64_t)j->n, acked);
-    for (size_t i = 0; i < j->n && i < 256; i++) ck_assert_int_eq(j->seq[i], (int64_t)i + 1);
+    for (size_t i = 0; i < j->n && i < 256; i++)
+        ck_assert_int_eq(j->seq[i], (int64_t)i + 1);
     free(j);
     fx_close(&f);
 }

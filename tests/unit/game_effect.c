@@ -14,8 +14,10 @@ static void hk(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
     (void)g, (void)eh;
     static const char *const N[] = {"start", "tick", "end"};
     char one[48];
-    snprintf(one, sizeof one, "%s%d@%llu ", N[phase], e->magnitude, (unsigned long long)g->sched.now);
-    if (strlen(trace) + strlen(one) < sizeof trace) strcat(trace, one);
+    snprintf(one, sizeof one, "%s%d@%llu ", N[phase], e->magnitude,
+             (unsigned long long)g->sched.now);
+    if (strlen(trace) + strlen(one) < sizeof trace)
+        strcat(trace, one);
 }
 
 static const effect_hook_t HOOKS[] = {NULL, hk};
@@ -61,7 +63,7 @@ START_TEST(ticks_by_interval)
     effect_apply(g, t, 0, 250, 1);
     world_run(g);
     ck_assert_str_eq(trace, "start1@0 tick1@100 tick1@200 tick1@250 end1@250 ");
-    ck_assert_uint_eq(effect_apply(g, t, 0, 0, 1), HANDLE_NONE); /* no time, no effect */
+    ck_assert_uint_eq(effect_apply(g, t, 0, 0, 1), HANDLE_NONE);      /* no time, no effect */
     ck_assert_uint_eq(effect_apply(g, t + 1, 0, 10, 1), HANDLE_NONE); /* forged target */
     game_free(g);
 }
@@ -89,12 +91,14 @@ START_TEST(stacking_rules)
     ck_assert_int_eq(reg_get(&g->reg, s)->remaining, 100);
     /* start ran once per effect, not per application */
     int starts = 0;
-    for (const char *p = trace; (p = strstr(p, "start")); p++) starts++;
+    for (const char *p = trace; (p = strstr(p, "start")); p++)
+        starts++;
     ck_assert_int_eq(starts, 3);
     trace[0] = 0;
     world_run(g);
     int ticks = 0;
-    for (const char *p = trace; (p = strstr(p, "tick1")); p++) ticks++;
+    for (const char *p = trace; (p = strstr(p, "tick1")); p++)
+        ticks++;
     ck_assert_int_eq(ticks, 5 + 8); /* refresh 500, add 800 at interval 100 */
     ck_assert(strstr(trace, "end3@100 "));
     ck_assert_uint_eq(g->reg.live, 1);

@@ -15,7 +15,8 @@ static int traced(const char *name, ev_info_t *e)
 {
     char one[32];
     snprintf(one, sizeof one, "%s:%s", name, PHASES[e->phase]);
-    if (e->type == EV_TEST) strcat(one, "/t");
+    if (e->type == EV_TEST)
+        strcat(one, "/t");
     if (strlen(trace) + strlen(one) + 2 < sizeof trace) {
         strcat(trace, one);
         strcat(trace, " ");
@@ -23,19 +24,26 @@ static int traced(const char *name, ev_info_t *e)
     return done_at && !strcmp(done_at, one) ? EV_DONE : EV_NOTHING;
 }
 
-#define TH(n)                                                          \
-    static int th_##n(game_t *g, ev_info_t *e, handle_t self)          \
-    {                                                                  \
-        (void)g, (void)self;                                           \
-        return traced(#n, e);                                          \
+#define TH(n)                                                 \
+    static int th_##n(game_t *g, ev_info_t *e, handle_t self) \
+    {                                                         \
+        (void)g, (void)self;                                  \
+        return traced(#n, e);                                 \
     }
-TH(map) TH(mapb) TH(item) TH(itemb) TH(k1) TH(k2) TH(cb)
+TH(map)
+TH(mapb)
+TH(item)
+TH(itemb)
+TH(k1)
+TH(k2)
+TH(cb)
 
 /* Throws a fresh EV_TEST and then the same info as EV_TEST from MAIN of a MOVE. */
 static int th_nest(game_t *g, ev_info_t *e, handle_t self)
 {
     (void)self;
-    if (e->type != EV_MOVE || e->phase != PHASE_MAIN) return traced("nest", e);
+    if (e->type != EV_MOVE || e->phase != PHASE_MAIN)
+        return traced("nest", e);
     strcat(trace, "[ ");
     ev_info_t f = {.type = EV_TEST, .map = -1};
     event_throw(g, &f);
@@ -55,12 +63,29 @@ static int th_loop(game_t *g, ev_info_t *e, handle_t self)
 }
 
 enum { T_MAP = 1, T_MAPB, T_ITEM, T_ITEMB, T_K1, T_K2, T_CB, T_NEST, T_LOOP, T_N };
-static const ev_handler_t HANDLERS[T_N] = {NULL, th_map, th_mapb, th_item, th_itemb, th_k1, th_k2, th_cb, th_nest, th_loop};
+static const ev_handler_t HANDLERS[T_N] = {NULL,  th_map, th_mapb, th_item, th_itemb,
+                                           th_k1, th_k2,  th_cb,   th_nest, th_loop};
 static const creature_kind_t KINDS[] = {
-    {.name = "victim", .glyph = 'v', .fg = 7, .speed = 100, .hp = {0, 1, 5}, .attack = {1, 2, 0}, .handlers = {T_K1}},
-    {.name = "actor", .glyph = 'a', .fg = 7, .speed = 100, .hp = {0, 1, 5}, .attack = {1, 2, 0},
+    {.name = "victim",
+     .glyph = 'v',
+     .fg = 7,
+     .speed = 100,
+     .hp = {0, 1, 5},
+     .attack = {1, 2, 0},
+     .handlers = {T_K1}},
+    {.name = "actor",
+     .glyph = 'a',
+     .fg = 7,
+     .speed = 100,
+     .hp = {0, 1, 5},
+     .attack = {1, 2, 0},
      .handlers = {T_K2, T_NEST}},
-    {.name = "looper", .glyph = 'l', .fg = 7, .speed = 100, .hp = {0, 1, 5}, .attack = {1, 2, 0},
+    {.name = "looper",
+     .glyph = 'l',
+     .fg = 7,
+     .speed = 100,
+     .hp = {0, 1, 5},
+     .attack = {1, 2, 0},
      .handlers = {T_LOOP}},
 };
 static const item_kind_t ITEMS[] = {{.name = "thing", .glyph = '*', .fg = 7, .handlers = {T_ITEM}}};
@@ -99,10 +124,11 @@ START_TEST(order_and_phases)
     done_at = NULL;
     ev_info_t e = {.type = EV_ATTACK, .actor = a, .victim = v, .item = it, .map = 1};
     ck_assert_int_eq(event_throw(g, &e), EV_NOTHING);
-    ck_assert_str_eq(trace,
-                     "map:pre mapb:pre item:pre itemb:pre k1:pre cb:pre k2:pre nest:pre cb:pre "
-                     "map:main mapb:main item:main itemb:main k1:main cb:main k2:main nest:main cb:main "
-                     "map:post mapb:post item:post itemb:post k1:post cb:post k2:post nest:post cb:post ");
+    ck_assert_str_eq(
+        trace,
+        "map:pre mapb:pre item:pre itemb:pre k1:pre cb:pre k2:pre nest:pre cb:pre "
+        "map:main mapb:main item:main itemb:main k1:main cb:main k2:main nest:main cb:main "
+        "map:post mapb:post item:post itemb:post k1:post cb:post k2:post nest:post cb:post ");
     ck_assert_uint_eq(g->ev_depth, 0);
     game_free(g);
 }
@@ -143,7 +169,8 @@ START_TEST(nested_fresh_and_shared)
     /* fresh: nobody takes part; shared: the actor's handlers see EV_TEST in
      * all phases; then the outer MOVE chain continues in MAIN */
     ck_assert_str_eq(trace, "k2:pre nest:pre cb:pre k2:main [ | "
-                            "k2:pre/t nest:pre/t cb:pre/t k2:main/t nest:main/t cb:main/t k2:post/t nest:post/t cb:post/t "
+                            "k2:pre/t nest:pre/t cb:pre/t k2:main/t nest:main/t cb:main/t "
+                            "k2:post/t nest:post/t cb:post/t "
                             "] nest:main cb:main k2:post nest:post cb:post ");
     ck_assert_uint_eq(e.type, EV_MOVE);
     ck_assert_uint_eq(g->ev_depth, 0);

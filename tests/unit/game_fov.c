@@ -84,10 +84,12 @@ START_TEST(corridor_and_its_walls)
     map_t *t = malloc(sizeof *t);
     memset(t, 0, sizeof *t);
     memset(t->opaque, 1, sizeof t->opaque);
-    for (int x = 2; x < 35; x++) t->opaque[10 * W + x] = 0; /* a corridor on row 10 */
+    for (int x = 2; x < 35; x++)
+        t->opaque[10 * W + x] = 0; /* a corridor on row 10 */
     t->m = (fov_map_t){W, H, t->opaque, NULL, NULL, NULL};
     fov_compute(&t->m, 2, 10, -1, t->vis);
-    for (int x = 2; x < 35; x++) ck_assert(seen(t, x, 10));
+    for (int x = 2; x < 35; x++)
+        ck_assert(seen(t, x, 10));
     ck_assert(seen(t, 35, 10)); /* the end wall */
     for (int x = 3; x < 35; x++) {
         ck_assert(seen(t, x, 9)); /* walls along both sides */
@@ -123,11 +125,12 @@ START_TEST(wall_with_door_gap)
     map_t *t = malloc(sizeof *t);
     map_open(t);
     for (int y = 1; y < H - 1; y++)
-        if (y != 12) wall(t, 15, y);
+        if (y != 12)
+            wall(t, 15, y);
     fov_compute(&t->m, 10, 12, -1, t->vis);
     ck_assert(seen(t, 15, 12));
-    ck_assert(seen(t, 30, 12)); /* straight through the gap */
-    ck_assert(seen(t, 30, 14)); /* a cone opens behind it */
+    ck_assert(seen(t, 30, 12));  /* straight through the gap */
+    ck_assert(seen(t, 30, 14));  /* a cone opens behind it */
     ck_assert(!seen(t, 16, 20)); /* right behind the wall is hidden */
     ck_assert(seen(t, 15, 5));   /* the wall's own face is seen */
     free(t);
@@ -162,16 +165,18 @@ START_TEST(lit_cells_seen_from_afar)
     map_open(t);
     /* a lit area far east, with a pillar in front of one of its cells */
     for (int y = 5; y <= 15; y++)
-        for (int x = 30; x <= 36; x++) t->lit[y * W + x] = 1;
-    for (int y = 8; y <= 10; y++) wall(t, 28, y);
+        for (int x = 30; x <= 36; x++)
+            t->lit[y * W + x] = 1;
+    for (int y = 8; y <= 10; y++)
+        wall(t, 28, y);
     t->m.lit = t->lit;
     fov_compute(&t->m, 5, 12, 3, t->vis);
     ck_assert(seen(t, 33, 12));  /* lit, in sight, far beyond the radius */
     ck_assert(!seen(t, 20, 12)); /* dark, beyond the radius */
     ck_assert(seen(t, 7, 12));
     ck_assert(!seen(t, 30, 9)); /* lit, but behind the short wall at x=28 */
-    ck_assert(!seen(t, 28, 9));  /* the wall itself is dark and far */
-    ck_assert(seen(t, 30, 6));   /* lit and clear of the wall */
+    ck_assert(!seen(t, 28, 9)); /* the wall itself is dark and far */
+    ck_assert(seen(t, 30, 6));  /* lit and clear of the wall */
     ck_assert_int_eq(fov_los(&t->m, 5, 12, 33, 12, 3), 1);
     ck_assert_int_eq(fov_los(&t->m, 5, 12, 20, 12, 3), 0);
     free(t);
@@ -182,7 +187,8 @@ static void random_map(map_t *t, rng_t *r, int pct)
 {
     map_open(t);
     for (int y = 1; y < H - 1; y++)
-        for (int x = 1; x < W - 1; x++) t->opaque[y * W + x] = rng_percent(r, pct);
+        for (int x = 1; x < W - 1; x++)
+            t->opaque[y * W + x] = rng_percent(r, pct);
 }
 
 START_TEST(symmetry_on_random_maps)
@@ -197,7 +203,8 @@ START_TEST(symmetry_on_random_maps)
         for (int i = 0; i < 400; i++) {
             int ax = 1 + (int)rng_below(&r, W - 2), ay = 1 + (int)rng_below(&r, H - 2);
             int bx = 1 + (int)rng_below(&r, W - 2), by = 1 + (int)rng_below(&r, H - 2);
-            if (t->opaque[ay * W + ax] || t->opaque[by * W + bx]) continue;
+            if (t->opaque[ay * W + ax] || t->opaque[by * W + bx])
+                continue;
             int ab = fov_los(&t->m, ax, ay, bx, by, radius);
             int ba = fov_los(&t->m, bx, by, ax, ay, radius);
             ck_assert_msg(ab == ba, "asymmetric (%d,%d)-(%d,%d) map %d", ax, ay, bx, by, k);
@@ -220,7 +227,8 @@ START_TEST(los_agrees_with_compute)
     for (int k = 0; k < 20; k++) {
         random_map(t, &r, 25);
         if (k & 1) {
-            for (int i = 0; i < W * H; i++) t->lit[i] = rng_percent(&r, 30);
+            for (int i = 0; i < W * H; i++)
+                t->lit[i] = rng_percent(&r, 30);
             t->m.lit = t->lit;
         }
         int ox = 1 + (int)rng_below(&r, W - 2), oy = 1 + (int)rng_below(&r, H - 2);
@@ -265,7 +273,8 @@ START_TEST(edges_and_tiny_maps)
     for (int k = 0; k < 40; k++) {
         int w = 1 + (int)rng_below(&r, 9), h = 1 + (int)rng_below(&r, 9);
         uint8_t opaque[81], vis[81];
-        for (int i = 0; i < w * h; i++) opaque[i] = rng_percent(&r, 30);
+        for (int i = 0; i < w * h; i++)
+            opaque[i] = rng_percent(&r, 30);
         fov_map_t m = {w, h, opaque, NULL, NULL, NULL};
         for (int oy = 0; oy < h; oy++)
             for (int ox = 0; ox < w; ox++) {

@@ -53,21 +53,29 @@ static const case_t cases[] = {
     {"<Actor> <v:Actor:flies/fly> at <victim>.", &fly, &you, NULL, "The fly flies at you."},
     {"<Actor> <v:Actor:flies/fly> at <victim>.", &flies, &you, NULL, "5 flies fly at you."},
     /* proper names and possessives */
-    {"<Victim> drops <his:Victim> <obj>.", NULL, &brandobis, &bread6, "Brandobis drops her 6 loaves of bread."},
-    {"<Victim> drops <his:Victim> <obj>.", NULL, &you, &bread6, "You drops your 6 loaves of bread."},
-    {"<Victim> drop<s:Victim> <his:Victim> <obj>.", NULL, &you, &bread1, "You drop your loaf of bread."},
-    {"<Victim> drop<s:Victim> <his:Victim> <obj>.", NULL, &orc, &bread1, "The orc drops his loaf of bread."},
+    {"<Victim> drops <his:Victim> <obj>.", NULL, &brandobis, &bread6,
+     "Brandobis drops her 6 loaves of bread."},
+    {"<Victim> drops <his:Victim> <obj>.", NULL, &you, &bread6,
+     "You drops your 6 loaves of bread."},
+    {"<Victim> drop<s:Victim> <his:Victim> <obj>.", NULL, &you, &bread1,
+     "You drop your loaf of bread."},
+    {"<Victim> drop<s:Victim> <his:Victim> <obj>.", NULL, &orc, &bread1,
+     "The orc drops his loaf of bread."},
     {"<Actor> kill<s:Actor> <victim>!", &grip, &kobold, NULL, "Grip the Jackal kills the kobold!"},
     {"<Poss:Actor> arrow hits <victim>.", &orc, &you, NULL, "The orc's arrow hits you."},
     {"<Poss:Actor> arrow hits <victim>.", &you, &orc, NULL, "Your arrow hits the orc."},
     {"<Poss:Actor> blood boils.", &brandobis, NULL, NULL, "Brandobis's blood boils."},
-    {"<Actor> wield<s:Actor> <poss:Victim> <obj>.", &you, &orc, &amulet, "You wield the orc's amulet."},
-    {"<Actor> eat<s:Actor> <his:Actor>  <the:obj>.", &orc, NULL, &bread1, "The orc eats his  loaf of bread."},
-    {"<Actor> take<s:Actor> <his:Actor>, <obj>.", &orc, NULL, &bread1, "The orc takes his, the loaf of bread."},
+    {"<Actor> wield<s:Actor> <poss:Victim> <obj>.", &you, &orc, &amulet,
+     "You wield the orc's amulet."},
+    {"<Actor> eat<s:Actor> <his:Actor>  <the:obj>.", &orc, NULL, &bread1,
+     "The orc eats his  loaf of bread."},
+    {"<Actor> take<s:Actor> <his:Actor>, <obj>.", &orc, NULL, &bread1,
+     "The orc takes his, the loaf of bread."},
     {"<Poss:Actor> eyes glow.", &rats, NULL, NULL, "3 giant rats' eyes glow."},
     /* pronouns */
     {"<Actor> hurt<s:Actor> <himself:Actor>.", &you, NULL, NULL, "You hurt yourself."},
-    {"<Actor> hurt<s:Actor> <himself:Actor>.", &priestess, NULL, NULL, "The priestess hurts herself."},
+    {"<Actor> hurt<s:Actor> <himself:Actor>.", &priestess, NULL, NULL,
+     "The priestess hurts herself."},
     {"<Actor> hurt<s:Actor> <himself:Actor>.", &wolves, NULL, NULL, "2 wolves hurt themselves."},
     {"<Actor> look<s:Actor> at <victim>. <He:Victim> snarls.", &you, &orc, NULL,
      "You look at the orc. He snarls."},
@@ -108,9 +116,12 @@ static int run_case(const case_t *c, char *out, size_t cap)
 {
     gram_arg_t args[3];
     int n = 0;
-    if (c->actor) args[n++] = (gram_arg_t){"actor", *c->actor};
-    if (c->victim) args[n++] = (gram_arg_t){"victim", *c->victim};
-    if (c->obj) args[n++] = (gram_arg_t){"obj", *c->obj};
+    if (c->actor)
+        args[n++] = (gram_arg_t){"actor", *c->actor};
+    if (c->victim)
+        args[n++] = (gram_arg_t){"victim", *c->victim};
+    if (c->obj)
+        args[n++] = (gram_arg_t){"obj", *c->obj};
     return gram_format(out, cap, c->tmpl, args, n);
 }
 
@@ -119,8 +130,8 @@ START_TEST(table_of_cases)
     const case_t *c = &cases[_i];
     char out[256];
     int n = run_case(c, out, sizeof out);
-    ck_assert_msg(strcmp(out, c->want) == 0, "case %d: \"%s\" gave \"%s\" want \"%s\"", _i, c->tmpl, out,
-                  c->want);
+    ck_assert_msg(strcmp(out, c->want) == 0, "case %d: \"%s\" gave \"%s\" want \"%s\"", _i, c->tmpl,
+                  out, c->want);
     ck_assert_int_eq(n, (int)strlen(c->want));
 }
 END_TEST
@@ -135,8 +146,8 @@ START_TEST(bad_templates)
 {
     char out[64];
     gram_arg_t a = {"actor", kobold};
-    const char *bad[] = {"<victim> runs.", "<Actor", "<>", "<zap:Actor>", "<v:Actor:runs>",
-                         "<his:Actor:x>", "<s:nobody>"};
+    const char *bad[] = {"<victim> runs.", "<Actor",        "<>",        "<zap:Actor>",
+                         "<v:Actor:runs>", "<his:Actor:x>", "<s:nobody>"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         strcpy(out, "junk");
         ck_assert_int_eq(gram_format(out, sizeof out, bad[i], &a, 1), -1);
@@ -173,10 +184,18 @@ START_TEST(plurals_and_articles)
 {
     char out[64];
     const char *pairs[][2] = {
-        {"kobold", "kobolds"}, {"loaf of bread", "loaves of bread"}, {"pair of boots", "pairs of boots"},
-        {"potion of healing", "potions of healing"}, {"ruby", "rubies"}, {"key", "keys"},
-        {"kobold shaman", "kobold shamans"}, {"wolf", "wolves"}, {"glass", "glasses"},
-        {"dwarf", "dwarves"}, {"brush", "brushes"}, {"sheep", "sheep"},
+        {"kobold", "kobolds"},
+        {"loaf of bread", "loaves of bread"},
+        {"pair of boots", "pairs of boots"},
+        {"potion of healing", "potions of healing"},
+        {"ruby", "rubies"},
+        {"key", "keys"},
+        {"kobold shaman", "kobold shamans"},
+        {"wolf", "wolves"},
+        {"glass", "glasses"},
+        {"dwarf", "dwarves"},
+        {"brush", "brushes"},
+        {"sheep", "sheep"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         gram_plural(out, sizeof out, pairs[i][0]);
@@ -197,9 +216,30 @@ END_TEST
 START_TEST(random_templates_stay_bounded)
 {
     static const char *const pieces[] = {
-        "<Actor>", "<victim>", "<obj>", "<his:Actor>", "<s:obj>", "<v:victim:is/are>", "<a:obj>",
-        "<poss:Victim>", "<<", ">", "<", ":", " ", ". ", "hit", "\xc3\xa9", "\xe2\x9c\x93", "<the:",
-        "<nobody>", "<himself:obj>", "<Is:Actor>", "!", "<>", "<v:actor:x>",
+        "<Actor>",
+        "<victim>",
+        "<obj>",
+        "<his:Actor>",
+        "<s:obj>",
+        "<v:victim:is/are>",
+        "<a:obj>",
+        "<poss:Victim>",
+        "<<",
+        ">",
+        "<",
+        ":",
+        " ",
+        ". ",
+        "hit",
+        "\xc3\xa9",
+        "\xe2\x9c\x93",
+        "<the:",
+        "<nobody>",
+        "<himself:obj>",
+        "<Is:Actor>",
+        "!",
+        "<>",
+        "<v:actor:x>",
     };
     gram_arg_t args[3] = {{"actor", kobold}, {"victim", you}, {"obj", bread6}};
     uint32_t state = 12345;
@@ -216,11 +256,13 @@ START_TEST(random_templates_stay_bounded)
         ck_assert_int_ge(n, -1);
         ck_assert_int_lt(n, (int)cap);
         ck_assert_int_eq((int)strlen(out), n < 0 ? 0 : n);
-        for (size_t i = cap; i < sizeof out; i++) ck_assert_int_eq(out[i], 'Z');
+        for (size_t i = cap; i < sizeof out; i++)
+            ck_assert_int_eq(out[i], 'Z');
         /* a cut never leaves half a UTF-8 character at the end */
         if (n > 0) {
             int i = n - 1, cont = 0;
-            while (i >= 0 && ((unsigned char)out[i] & 0xC0) == 0x80) i--, cont++;
+            while (i >= 0 && ((unsigned char)out[i] & 0xC0) == 0x80)
+                i--, cont++;
             unsigned char lead = i >= 0 ? (unsigned char)out[i] : 0;
             int want = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
             ck_assert_int_eq(cont, want);

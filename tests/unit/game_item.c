@@ -25,12 +25,16 @@ static void setup(void)
     ck_assert_msg(C != NULL, "%s", err);
 }
 
-static void teardown(void) { content_free(C); }
+static void teardown(void)
+{
+    content_free(C);
+}
 
 static uint16_t kind(const char *name)
 {
     for (uint16_t k = 0; k < C->n_items; k++)
-        if (!strcmp(C->items[k].name, name)) return k;
+        if (!strcmp(C->items[k].name, name))
+            return k;
     ck_abort_msg("no item kind '%s'", name);
     return 0;
 }
@@ -38,7 +42,8 @@ static uint16_t kind(const char *name)
 static int effect_kind(const char *name)
 {
     for (int k = 0; k < C->n_effects; k++)
-        if (!strcmp(C->effects[k].name, name)) return k;
+        if (!strcmp(C->effects[k].name, name))
+            return k;
     ck_abort_msg("no effect kind '%s'", name);
     return 0;
 }
@@ -47,7 +52,8 @@ static int effect_kind(const char *name)
 static void keys(game_t *g, const char *k)
 {
     for (; *k; k++) {
-        while (g->prompt == PROMPT_MORE) game_input(g, NULL, (key_event_t){' ', 0});
+        while (g->prompt == PROMPT_MORE)
+            game_input(g, NULL, (key_event_t){' ', 0});
         game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
     }
 }
@@ -56,7 +62,8 @@ static void keys(game_t *g, const char *k)
 static bool said(const game_t *g, const char *s)
 {
     for (uint32_t i = g->nmsg > 12 ? g->nmsg - 12 : 0; i < g->nmsg; i++)
-        if (strstr(g->log[i % MSG_LOG].text, s)) return true;
+        if (strstr(g->log[i % MSG_LOG].text, s))
+            return true;
     return false;
 }
 
@@ -77,7 +84,10 @@ static void screen_row_text(const screen_t *s, int y, char *out, size_t n)
     out[i] = 0;
 }
 
-static char letter(game_t *g, handle_t h) { return (char)('a' + reg_get(&g->reg, h)->a[0]); }
+static char letter(game_t *g, handle_t h)
+{
+    return (char)('a' + reg_get(&g->reg, h)->a[0]);
+}
 
 /* A game whose level 1 has no monsters: item behaviour without interference. */
 static game_t *quiet_game(uint64_t seed)
@@ -100,16 +110,34 @@ START_TEST(content_has_the_kinds)
 {
     ck_assert_int_ge(C->n_items, 60);
     int per[IC_COUNT] = {0};
-    for (uint16_t k = 0; k < C->n_items; k++) per[C->items[k].cls]++;
-    for (int c = 0; c < IC_COUNT; c++) ck_assert_int_gt(per[c], 0);
-    static const char *const NEED[] = {"potion of healing", "potion of extra healing", "potion of curing",
-                                       "potion of restore abilities", "potion of regeneration", "potion of speed",
-                                       "potion of free action", "potion of might", "potion of reflexes",
-                                       "potion of combat mastery", "potion of blindness", "potion of confusion",
-                                       "potion of paralysis", "scroll of identify", "scroll of teleportation",
-                                       "scroll of magic mapping", "scroll of enchant weapon", "scroll of remove curse",
-                                       "scroll of fear", "gold piece", "robe", "scale mail"};
-    for (size_t i = 0; i < sizeof NEED / sizeof NEED[0]; i++) kind(NEED[i]);
+    for (uint16_t k = 0; k < C->n_items; k++)
+        per[C->items[k].cls]++;
+    for (int c = 0; c < IC_COUNT; c++)
+        ck_assert_int_gt(per[c], 0);
+    static const char *const NEED[] = {"potion of healing",
+                                       "potion of extra healing",
+                                       "potion of curing",
+                                       "potion of restore abilities",
+                                       "potion of regeneration",
+                                       "potion of speed",
+                                       "potion of free action",
+                                       "potion of might",
+                                       "potion of reflexes",
+                                       "potion of combat mastery",
+                                       "potion of blindness",
+                                       "potion of confusion",
+                                       "potion of paralysis",
+                                       "scroll of identify",
+                                       "scroll of teleportation",
+                                       "scroll of magic mapping",
+                                       "scroll of enchant weapon",
+                                       "scroll of remove curse",
+                                       "scroll of fear",
+                                       "gold piece",
+                                       "robe",
+                                       "scale mail"};
+    for (size_t i = 0; i < sizeof NEED / sizeof NEED[0]; i++)
+        kind(NEED[i]);
     const item_kind_t *ls = &C->items[kind("long sword")];
     ck_assert_int_eq(ls->power.n, 1);
     ck_assert_int_eq(ls->power.sides, 10);
@@ -123,7 +151,8 @@ START_TEST(flavours_follow_the_seed)
     int differ = 0;
     char na[64], pa[64], nb[64], pb[64];
     for (uint16_t k = 0; k < C->n_items; k++) {
-        if (!ident_flavoured(a, k)) continue;
+        if (!ident_flavoured(a, k))
+            continue;
         ident_flavour_name(a, k, na, sizeof na, pa, sizeof pa);
         ident_flavour_name(b, k, nb, sizeof nb, pb, sizeof pb);
         ck_assert_str_eq(na, nb);
@@ -131,7 +160,8 @@ START_TEST(flavours_follow_the_seed)
         differ += strcmp(na, nb) != 0;
         /* within one game no two kinds look alike */
         for (uint16_t j = 0; j < k; j++) {
-            if (!ident_flavoured(a, j)) continue;
+            if (!ident_flavoured(a, j))
+                continue;
             ident_flavour_name(a, j, nb, sizeof nb, pb, sizeof pb);
             ck_assert_str_ne(na, nb);
         }
@@ -197,7 +227,8 @@ START_TEST(scroll_of_identify_asks_which)
     char cmd[3] = {'r', letter(g, s1), 0};
     keys(g, cmd);
     ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
-    ck_assert(!ident_known(g, kind("wand of fire")) && !ident_known(g, kind("potion of confusion")));
+    ck_assert(!ident_known(g, kind("wand of fire")) &&
+              !ident_known(g, kind("potion of confusion")));
     screen_t *sc = screen_new(80, 24);
     game_render(g, sc, NULL);
     char row[200], all[1200] = "";
@@ -209,7 +240,8 @@ START_TEST(scroll_of_identify_asks_which)
     }
     char wl[4] = {letter(g, w), ')', 0}, pl[4] = {letter(g, p), ')', 0};
     ck_assert_msg(strstr(all, wl) && strstr(all, pl), "%s", all);
-    ck_assert_msg(!strstr(all, "a) ") && !strstr(all, "ration"), "known items listed: %s", all); /* the kit is known */
+    ck_assert_msg(!strstr(all, "a) ") && !strstr(all, "ration"), "known items listed: %s",
+                  all); /* the kit is known */
     screen_free(sc);
     /* the open prompt is game state */
     buf_t b;
@@ -277,7 +309,8 @@ START_TEST(drain_and_restore_abilities)
     int x = p->x + 1, y = p->y;
     lv->terrain[y * lv->w + x] = MAP_FLOOR;
     uint16_t wk = 0;
-    while (wk < C->n_creatures && strcmp(C->creatures[wk].name, "wight")) wk++;
+    while (wk < C->n_creatures && strcmp(C->creatures[wk].name, "wight"))
+        wk++;
     ck_assert_uint_lt(wk, C->n_creatures);
     ck_assert_int_eq(C->creatures[wk].drain, AB_CON + 1);
     handle_t w = rules_spawn(g, wk, g->depth, x, y);
@@ -293,9 +326,15 @@ START_TEST(drain_and_restore_abilities)
     ck_assert_int_eq(g->pc.ab[AB_CON], con - 1);
     ck_assert(said(g, "You feel your constitution drain away!"));
     /* a wand in the wight's hands drains nothing: only its touch */
-    ev_info_t bolt = {.type = EV_DAMAGE, .actor = w, .victim = g->player, .map = -1, .dtype = DT_COLD,
-                      .amount = {5}, .flags = EVF_SPELL};
-    for (int i = 0; i < 50; i++) event_throw(g, &bolt);
+    ev_info_t bolt = {.type = EV_DAMAGE,
+                      .actor = w,
+                      .victim = g->player,
+                      .map = -1,
+                      .dtype = DT_COLD,
+                      .amount = {5},
+                      .flags = EVF_SPELL};
+    for (int i = 0; i < 50; i++)
+        event_throw(g, &bolt);
     ck_assert_int_eq(g->pc.drain[AB_CON], 1);
     /* the sheet and the dump */
     keys(g, "e");
@@ -433,7 +472,8 @@ START_TEST(speed_potion_messages_and_duration)
     ck_assert_int_ge(left, (d->n + d->bonus) * SCHED_MOVE - SCHED_MOVE);
     ck_assert_int_le(left, dice_max(d) * SCHED_MOVE);
     uint64_t t0 = g->sched.now;
-    while (effect_find(g, g->player, (uint16_t)effect_kind("haste")) && g->sched.now - t0 < 10000) keys(g, ".");
+    while (effect_find(g, g->player, (uint16_t)effect_kind("haste")) && g->sched.now - t0 < 10000)
+        keys(g, ".");
     ck_assert_uint_le(g->sched.now - t0, (uint64_t)left + 200);
     ck_assert(said(g, "You slow down."));
     ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed);
@@ -530,8 +570,10 @@ START_TEST(dump_lists_equipment_and_pack_identified)
     buf_init(&b);
     game_dump(g, &b);
     buf_putc(&b, 0);
-    ck_assert_msg(strstr(b.data, "Equipment:\n") && strstr(b.data, "+0 short sword (wielded)"), "%s", b.data);
-    ck_assert_msg(strstr(b.data, "Inventory:\n") && strstr(b.data, "3 potions of confusion"), "%s", b.data);
+    ck_assert_msg(strstr(b.data, "Equipment:\n") && strstr(b.data, "+0 short sword (wielded)"),
+                  "%s", b.data);
+    ck_assert_msg(strstr(b.data, "Inventory:\n") && strstr(b.data, "3 potions of confusion"), "%s",
+                  b.data);
     ck_assert(strstr(b.data, "2 rations of food"));
     buf_free(&b);
     game_free(g);

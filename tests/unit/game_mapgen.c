@@ -13,7 +13,8 @@ static int generate(mapgen_level_t *lv, uint64_t seed, int depth, const mapgen_p
     p.depth = depth;
     char err[128] = "";
     int rc = mapgen_generate(lv, &p, &r, err, sizeof err);
-    ck_assert_msg(rc == 0, "generate seed %llu depth %d: %d %s", (unsigned long long)seed, depth, rc, err);
+    ck_assert_msg(rc == 0, "generate seed %llu depth %d: %d %s", (unsigned long long)seed, depth,
+                  rc, err);
     return rc;
 }
 
@@ -22,7 +23,8 @@ static int *distances_from(const mapgen_level_t *lv, int x, int y)
 {
     int n = lv->w * lv->h, head = 0, tail = 0;
     int *d = malloc(sizeof *d * (size_t)n), *q = malloc(sizeof *q * (size_t)n);
-    for (int i = 0; i < n; i++) d[i] = -1;
+    for (int i = 0; i < n; i++)
+        d[i] = -1;
     d[y * lv->w + x] = 0;
     q[tail++] = y * lv->w + x;
     const int off[4] = {-lv->w, lv->w, -1, 1};
@@ -30,7 +32,8 @@ static int *distances_from(const mapgen_level_t *lv, int x, int y)
         int c = q[head++];
         for (int k = 0; k < 4; k++) {
             int nb = c + off[k];
-            if (nb < 0 || nb >= n || d[nb] >= 0 || !mapgen_passable(lv->terrain[nb])) continue;
+            if (nb < 0 || nb >= n || d[nb] >= 0 || !mapgen_passable(lv->terrain[nb]))
+                continue;
             d[nb] = d[c] + 1;
             q[tail++] = nb;
         }
@@ -48,8 +51,8 @@ START_TEST(every_open_cell_is_reachable)
             int open, reach;
             mapgen_count_reachable(lv, &open, &reach);
             ck_assert_int_gt(open, 200);
-            ck_assert_msg(open == reach, "seed %llu depth %d: %d of %d reachable", (unsigned long long)seed,
-                          depth, reach, open);
+            ck_assert_msg(open == reach, "seed %llu depth %d: %d of %d reachable",
+                          (unsigned long long)seed, depth, reach, open);
             /* the border never lets anyone out */
             for (int x = 0; x < lv->w; x++) {
                 ck_assert(!mapgen_passable(lv->terrain[x]));
@@ -76,7 +79,8 @@ START_TEST(stairs_are_far_apart)
             ck_assert_int_eq(lv->terrain[lv->down_y * lv->w + lv->down_x], MAP_STAIRS_DOWN);
             int *d = distances_from(lv, lv->up_x, lv->up_y), far = 0;
             for (int i = 0; i < lv->w * lv->h; i++)
-                if (d[i] > far) far = d[i];
+                if (d[i] > far)
+                    far = d[i];
             int apart = d[lv->down_y * lv->w + lv->down_x];
             ck_assert_msg(apart * 2 >= far, "seed %llu depth %d: stairs %d apart, farthest %d",
                           (unsigned long long)seed, depth, apart, far);
@@ -96,13 +100,15 @@ START_TEST(bottom_level_and_town)
     mapgen_params_t p = {.bottom = 1};
     generate(lv, 9, 20, &p);
     ck_assert_int_eq(lv->down_x, -1);
-    for (int i = 0; i < lv->w * lv->h; i++) ck_assert_int_ne(lv->terrain[i], MAP_STAIRS_DOWN);
+    for (int i = 0; i < lv->w * lv->h; i++)
+        ck_assert_int_ne(lv->terrain[i], MAP_STAIRS_DOWN);
     generate(lv, 9, 0, NULL);
     ck_assert_int_eq(lv->terrain[lv->down_y * lv->w + lv->down_x], MAP_STAIRS_DOWN);
     ck_assert(mapgen_passable(lv->terrain[lv->up_y * lv->w + lv->up_x]));
     ck_assert_int_eq(lv->regions[0].shape, SHAPE_TOWN);
     int buildings = 0;
-    for (int i = 0; i < lv->nregions; i++) buildings += lv->regions[i].shape == SHAPE_BUILDING;
+    for (int i = 0; i < lv->nregions; i++)
+        buildings += lv->regions[i].shape == SHAPE_BUILDING;
     ck_assert_int_ge(buildings, 2);
     mapgen_level_free(lv);
 }
@@ -143,7 +149,8 @@ START_TEST(same_seed_same_level)
         ck_assert_int_eq(memcmp(a->terrain, b->terrain, n), 0);
         ck_assert_int_eq(memcmp(a->region, b->region, n), 0);
         ck_assert_int_eq(a->nregions, b->nregions);
-        ck_assert_int_eq(memcmp(a->regions, b->regions, sizeof a->regions[0] * (size_t)a->nregions), 0);
+        ck_assert_int_eq(memcmp(a->regions, b->regions, sizeof a->regions[0] * (size_t)a->nregions),
+                         0);
         ck_assert_int_eq(a->nspots, b->nspots);
         ck_assert_int_eq(a->down_x, b->down_x);
         generate(b, 78, depth, NULL);
@@ -156,7 +163,8 @@ END_TEST
 
 START_TEST(other_sizes)
 {
-    const int sizes[][2] = {{80, 21}, {MAPGEN_MIN_W, MAPGEN_MIN_H}, {200, 100}, {MAPGEN_MAX_W, MAPGEN_MAX_H}};
+    const int sizes[][2] = {
+        {80, 21}, {MAPGEN_MIN_W, MAPGEN_MIN_H}, {200, 100}, {MAPGEN_MAX_W, MAPGEN_MAX_H}};
     for (size_t k = 0; k < 4; k++) {
         mapgen_level_t *lv = mapgen_level_new(sizes[k][0], sizes[k][1]);
         ck_assert_ptr_nonnull(lv);
@@ -188,8 +196,10 @@ START_TEST(biggest_maps)
             mapgen_count_reachable(lv, &open, &reach);
             ck_assert_int_eq(open, reach);
             ck_assert_int_le(lv->nregions, MAPGEN_MAX_REGIONS);
-            for (int i = 0; i < lv->w * lv->h; i++) ck_assert_int_le(lv->region[i], lv->nregions);
-            if (lv->nregions > most) most = lv->nregions;
+            for (int i = 0; i < lv->w * lv->h; i++)
+                ck_assert_int_le(lv->region[i], lv->nregions);
+            if (lv->nregions > most)
+                most = lv->nregions;
         }
     ck_assert_int_gt(most, 80);
     mapgen_level_free(lv);
@@ -224,16 +234,13 @@ START_TEST(vault_checks)
     int n;
     const mapgen_vault_t *v = mapgen_default_vaults(&n);
     ck_assert_int_ge(n, 4);
-    for (int i = 0; i < n; i++) ck_assert_msg(mapgen_vault_check(&v[i], err, sizeof err) == 0, "%s", err);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(mapgen_vault_check(&v[i], err, sizeof err) == 0, "%s", err);
     const mapgen_vault_t bad[] = {
-        {NULL, "...", NULL, 1, 5, 1},
-        {"empty", "", NULL, 1, 5, 1},
-        {"solid", "###\n###", NULL, 1, 5, 1},
-        {"glyph", "#.?", NULL, 1, 5, 1},
-        {"legend", "#.Q", "Q", 1, 5, 1},
-        {"legend2", "#.Q", "Q?", 1, 5, 1},
-        {"depth", "#.#", NULL, 7, 5, 1},
-        {"weight", "#.#", NULL, 1, 5, -1},
+        {NULL, "...", NULL, 1, 5, 1},         {"empty", "", NULL, 1, 5, 1},
+        {"solid", "###\n###", NULL, 1, 5, 1}, {"glyph", "#.?", NULL, 1, 5, 1},
+        {"legend", "#.Q", "Q", 1, 5, 1},      {"legend2", "#.Q", "Q?", 1, 5, 1},
+        {"depth", "#.#", NULL, 7, 5, 1},      {"weight", "#.#", NULL, 1, 5, -1},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(mapgen_vault_check(&bad[i], err, sizeof err) == -1, "vault %zu accepted", i);
@@ -252,14 +259,14 @@ START_TEST(vault_rotation_and_mirroring)
     mapgen_vault_t v = {"abc", "abc\ndef", NULL, 1, 5, 1};
     char out[256];
     const char *want[8] = {
-        "abc\ndef",       /* as is */
-        "cba\nfed",       /* mirrored */
-        "da\neb\nfc",     /* a quarter turn clockwise */
-        "fc\neb\nda",     /* mirrored, then a quarter turn */
-        "fed\ncba",       /* half turn */
-        "def\nabc",       /* mirrored, half turn: a vertical flip */
-        "cf\nbe\nad",     /* three quarters */
-        "ad\nbe\ncf",     /* mirrored, three quarters: the transpose */
+        "abc\ndef",   /* as is */
+        "cba\nfed",   /* mirrored */
+        "da\neb\nfc", /* a quarter turn clockwise */
+        "fc\neb\nda", /* mirrored, then a quarter turn */
+        "fed\ncba",   /* half turn */
+        "def\nabc",   /* mirrored, half turn: a vertical flip */
+        "cf\nbe\nad", /* three quarters */
+        "ad\nbe\ncf", /* mirrored, three quarters: the transpose */
     };
     for (int o = 0; o < 8; o++) {
         render(&v, o, out);
@@ -302,7 +309,8 @@ START_TEST(vaults_are_placed_as_oriented)
         const mapgen_vault_t *dv = mapgen_default_vaults(&nv);
         for (int i = 0; i < lv->nregions; i++) {
             const mapgen_region_t *r = &lv->regions[i];
-            if (r->shape != SHAPE_VAULT) continue;
+            if (r->shape != SHAPE_VAULT)
+                continue;
             char g[2048];
             ck_assert(r->vault >= 0 && r->vault < nv);
             ck_assert_int_ge(mapgen_vault_render(&dv[r->vault], r->orient, g, sizeof g), 0);
@@ -314,8 +322,9 @@ START_TEST(vaults_are_placed_as_oriented)
                 }
                 int cell = (r->y + y) * lv->w + r->x + x;
                 if (*c == '.' || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9')) {
-                    ck_assert_msg(mapgen_passable(lv->terrain[cell]), "seed %llu vault %s o%d at %d,%d",
-                                  (unsigned long long)seed, dv[r->vault].name, r->orient, x, y);
+                    ck_assert_msg(mapgen_passable(lv->terrain[cell]),
+                                  "seed %llu vault %s o%d at %d,%d", (unsigned long long)seed,
+                                  dv[r->vault].name, r->orient, x, y);
                     ck_assert_int_eq(lv->region[cell], i + 1);
                 }
                 x++;
@@ -380,21 +389,24 @@ START_TEST(doors_sit_in_walls)
         int w = lv->w;
         for (int i = 0; i < w * lv->h; i++) {
             uint8_t t = lv->terrain[i];
-            if (t != MAP_DOOR_CLOSED && t != MAP_DOOR_OPEN) continue;
+            if (t != MAP_DOOR_CLOSED && t != MAP_DOOR_OPEN)
+                continue;
             int ns = mapgen_passable(lv->terrain[i - w]) && mapgen_passable(lv->terrain[i + w]) &&
                      lv->terrain[i - 1] == MAP_WALL && lv->terrain[i + 1] == MAP_WALL;
             int ew = mapgen_passable(lv->terrain[i - 1]) && mapgen_passable(lv->terrain[i + 1]) &&
                      lv->terrain[i - w] == MAP_WALL && lv->terrain[i + w] == MAP_WALL;
-            ck_assert_msg(ns || ew, "seed %llu: a door at %d,%d not in a wall", (unsigned long long)seed,
-                          i % w, i / w);
+            ck_assert_msg(ns || ew, "seed %llu: a door at %d,%d not in a wall",
+                          (unsigned long long)seed, i % w, i / w);
             doors++;
         }
         /* no corridor dead ends are left */
         for (int i = 0; i < w * lv->h; i++) {
-            if (lv->terrain[i] != MAP_CORRIDOR) continue;
+            if (lv->terrain[i] != MAP_CORRIDOR)
+                continue;
             int open = mapgen_passable(lv->terrain[i - w]) + mapgen_passable(lv->terrain[i + w]) +
                        mapgen_passable(lv->terrain[i - 1]) + mapgen_passable(lv->terrain[i + 1]);
-            ck_assert_msg(open >= 2, "seed %llu: dead end at %d,%d", (unsigned long long)seed, i % w, i / w);
+            ck_assert_msg(open >= 2, "seed %llu: dead end at %d,%d", (unsigned long long)seed,
+                          i % w, i / w);
         }
     }
     ck_assert_int_gt(doors, 30);
@@ -405,11 +417,14 @@ END_TEST
 START_TEST(terrain_tables)
 {
     ck_assert(mapgen_opaque(MAP_WALL) && mapgen_opaque(MAP_ROCK) && mapgen_opaque(MAP_DOOR_CLOSED));
-    ck_assert(!mapgen_opaque(MAP_FLOOR) && !mapgen_opaque(MAP_DOOR_OPEN) && !mapgen_opaque(MAP_DEEP_WATER));
+    ck_assert(!mapgen_opaque(MAP_FLOOR) && !mapgen_opaque(MAP_DOOR_OPEN) &&
+              !mapgen_opaque(MAP_DEEP_WATER));
     ck_assert(mapgen_passable(MAP_DOOR_CLOSED) && !mapgen_passable(MAP_DEEP_WATER));
     ck_assert(!mapgen_passable(MAP_TERRAIN_COUNT) && mapgen_opaque(200));
-    for (int t = 0; t < MAP_TERRAIN_COUNT; t++) ck_assert_str_ne(mapgen_terrain_name((uint8_t)t), "?");
-    for (int s = 0; s < SHAPE_COUNT; s++) ck_assert_str_ne(mapgen_shape_name((uint8_t)s), "?");
+    for (int t = 0; t < MAP_TERRAIN_COUNT; t++)
+        ck_assert_str_ne(mapgen_terrain_name((uint8_t)t), "?");
+    for (int s = 0; s < SHAPE_COUNT; s++)
+        ck_assert_str_ne(mapgen_shape_name((uint8_t)s), "?");
     mapgen_level_t *lv = mapgen_level_new(0, 0);
     generate(lv, 4, 3, NULL);
     uint8_t *lit = malloc((size_t)(lv->w * lv->h)), *op = malloc((size_t)(lv->w * lv->h));
@@ -417,7 +432,8 @@ START_TEST(terrain_tables)
     mapgen_fill_opaque(lv, op);
     for (int i = 0; i < lv->w * lv->h; i++) {
         ck_assert_int_eq(op[i], mapgen_opaque(lv->terrain[i]));
-        if (lit[i]) ck_assert(lv->region[i] && lv->regions[lv->region[i] - 1].lit);
+        if (lit[i])
+            ck_assert(lv->region[i] && lv->regions[lv->region[i] - 1].lit);
     }
     free(lit);
     free(op);

@@ -18,17 +18,22 @@
 #include "script.h"
 #include "world.h"
 
-static void key(game_t *g, uint32_t code) { game_input(g, NULL, (key_event_t){code, 0}); }
+static void key(game_t *g, uint32_t code)
+{
+    game_input(g, NULL, (key_event_t){code, 0});
+}
 
 static void keys(game_t *g, const char *k)
 {
-    for (; *k; k++) key(g, (unsigned char)*k);
+    for (; *k; k++)
+        key(g, (unsigned char)*k);
 }
 
 static int kind_named(const content_t *c, const char *name)
 {
     for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0) return i;
+        if (strcmp(c->creatures[i].name, name) == 0)
+            return i;
     ck_abort_msg("no kind %s", name);
     return -1;
 }
@@ -82,10 +87,14 @@ static void open_room(game_t *g, int r)
 {
     obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = world_level(g);
-    if (p->x < r + 2) p->x = (int16_t)(r + 2);
-    if (p->y < r + 2) p->y = (int16_t)(r + 2);
-    if (p->x > lv->w - r - 3) p->x = (int16_t)(lv->w - r - 3);
-    if (p->y > lv->h - r - 3) p->y = (int16_t)(lv->h - r - 3);
+    if (p->x < r + 2)
+        p->x = (int16_t)(r + 2);
+    if (p->y < r + 2)
+        p->y = (int16_t)(r + 2);
+    if (p->x > lv->w - r - 3)
+        p->x = (int16_t)(lv->w - r - 3);
+    if (p->y > lv->h - r - 3)
+        p->y = (int16_t)(lv->h - r - 3);
     for (int y = p->y - r - 1; y <= p->y + r + 1; y++)
         for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
             bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
@@ -105,7 +114,8 @@ START_TEST(creation_choices_and_levels)
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
     char row[81];
-    for (int i = 0; i < 80; i++) row[i] = (char)s->cells[3 * 80 + i].ch;
+    for (int i = 0; i < 80; i++)
+        row[i] = (char)s->cells[3 * 80 + i].ch;
     row[80] = 0;
     ck_assert_msg(strstr(row, "a) human"), "%s", row);
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -119,11 +129,14 @@ START_TEST(creation_choices_and_levels)
     ck_assert_str_eq(st.cls, "wizard");
     p = reg_get(&g->reg, g->player);
     /* first level: the whole hit die (4) plus Con, plus the start's 8 */
-    ck_assert_int_eq(p->hp_max, (4 + chargen_mod(g->pc.ab[AB_CON]) > 0 ? 4 + chargen_mod(g->pc.ab[AB_CON]) : 1) + 8);
+    ck_assert_int_eq(
+        p->hp_max,
+        (4 + chargen_mod(g->pc.ab[AB_CON]) > 0 ? 4 + chargen_mod(g->pc.ab[AB_CON]) : 1) + 8);
     ck_assert(g->pc.spells & (1u << SPELL_MAGIC_MISSILE));
     ck_assert_str_eq(c->classes[g->pc.cls].kit[0], "dagger"); /* the kit hook the item rules read */
     ck_assert_int_gt(g->pc.mana_max, 0);
-    for (int i = 0; i < AB_COUNT; i++) ck_assert(g->pc.ab[i] >= 3 && g->pc.ab[i] <= 20);
+    for (int i = 0; i < AB_COUNT; i++)
+        ck_assert(g->pc.ab[i] >= 3 && g->pc.ab[i] <= 20);
     ck_assert_str_eq(game_milestone(g, 0)->kind, "start");
     /* experience: level 3 brings a choice; 'd' teaches the next spell */
     pc_gain_xp(g, pc_xp_for(3));
@@ -141,7 +154,8 @@ START_TEST(creation_choices_and_levels)
     pc_gain_xp(g, pc_xp_for(20) * 2);
     ck_assert_int_eq(g->pc.xl, 20);
     int xls = 0;
-    for (size_t i = 0; i < game_milestone_count(g); i++) xls += !strcmp(game_milestone(g, i)->kind, "xl");
+    for (size_t i = 0; i < game_milestone_count(g); i++)
+        xls += !strcmp(game_milestone(g, i)->kind, "xl");
     ck_assert_int_eq(xls, 19);
     game_free(g);
     /* any other key: a random race and class at once */
@@ -166,8 +180,10 @@ START_TEST(combat_hit_chance)
     o->flags |= OF_AWAKE;
     int bonus = pc_attack_bonus(g), def = 10 + world_ckind(g, o)->defence;
     double want = (21.0 + bonus - def) / 20.0;
-    if (want > 0.95) want = 0.95;
-    if (want < 0.05) want = 0.05;
+    if (want > 0.95)
+        want = 0.95;
+    if (want < 0.05)
+        want = 0.05;
     int hits = 0, n = 4000;
     long total = 0;
     for (int i = 0; i < n; i++) {
@@ -182,7 +198,8 @@ START_TEST(combat_hit_chance)
     }
     double got = (double)hits / n;
     /* armour can turn a hit into nothing: allow for it below, not above */
-    ck_assert_msg(got <= want + 0.03 && got >= want - 0.08, "hit rate %.3f, expected %.3f", got, want);
+    ck_assert_msg(got <= want + 0.03 && got >= want - 0.08, "hit rate %.3f, expected %.3f", got,
+                  want);
     ck_assert_int_gt(total, 0);
     game_free(g);
     content_free(c);
@@ -242,12 +259,15 @@ START_TEST(armour_counts_once)
     /* a blow hits on roll + to_hit >= defence (a 20 always, a 1 never); the
      * mail's absorb (0-3) rarely stops all of the ogre's 2d8 */
     double worn = ogre_hit_rate(g, h, n), expect = (21 - (bare + 4 - to_hit)) / 20.0;
-    ck_assert_msg(worn > expect - 0.05 && worn < expect + 0.03, "hit rate %.3f, expected %.3f", worn, expect);
+    ck_assert_msg(worn > expect - 0.05 && worn < expect + 0.03, "hit rate %.3f, expected %.3f",
+                  worn, expect);
     ck_assert_int_eq(item_unequip(g, g->player, mail), 0);
     double naked = ogre_hit_rate(g, h, n);
     expect = (21 - (bare - to_hit)) / 20.0;
-    if (expect > 0.95) expect = 0.95;
-    ck_assert_msg(naked > expect - 0.03 && naked < expect + 0.03, "hit rate %.3f, expected %.3f", naked, expect);
+    if (expect > 0.95)
+        expect = 0.95;
+    ck_assert_msg(naked > expect - 0.03 && naked < expect + 0.03, "hit rate %.3f, expected %.3f",
+                  naked, expect);
     game_free(g);
     content_free(c);
 }
@@ -279,14 +299,18 @@ START_TEST(resistances_and_sneak_attacks)
     for (int i = 0; i < 600; i++) {
         obj_t *o = reg_get(&g->reg, t);
         o->hp = o->hp_max = 100000;
-        if (i % 2) o->flags |= OF_AWAKE;
-        else o->flags &= (uint8_t)~OF_AWAKE;
+        if (i % 2)
+            o->flags |= OF_AWAKE;
+        else
+            o->flags &= (uint8_t)~OF_AWAKE;
         bool was_aware = i % 2;
         ev_info_t a = {.type = EV_ATTACK, .actor = g->player, .victim = t, .map = g->depth};
         event_throw(g, &a);
         long lost = 100000 - reg_get(&g->reg, t)->hp;
-        if (was_aware) aware += lost;
-        else unaware += lost;
+        if (was_aware)
+            aware += lost;
+        else
+            unaware += lost;
     }
     ck_assert_msg(unaware > aware * 3 / 2, "unaware %ld aware %ld", unaware, aware);
     game_free(g);
@@ -311,13 +335,15 @@ START_TEST(ai_flight_and_cornered)
     handle_t h = spawn_at(g, "orc", 1, 0);
     obj_t *o = reg_get(&g->reg, h);
     o->hp_max = 100, o->hp = 10; /* badly hurt */
-    for (int i = 0; i < 6; i++) key(g, '.');
+    for (int i = 0; i < 6; i++)
+        key(g, '.');
     o = reg_get(&g->reg, h);
     ck_assert_ptr_nonnull(o);
     ck_assert_int_ge(cheb(o, reg_get(&g->reg, g->player)), 4);
     /* healthy, it comes back to fight */
     o->hp = o->hp_max;
-    for (int i = 0; i < 12 && cheb(reg_get(&g->reg, h), reg_get(&g->reg, g->player)) > 1; i++) key(g, '.');
+    for (int i = 0; i < 12 && cheb(reg_get(&g->reg, h), reg_get(&g->reg, g->player)) > 1; i++)
+        key(g, '.');
     ck_assert_int_le(cheb(reg_get(&g->reg, h), reg_get(&g->reg, g->player)), 1);
     /* a friend to the north-east: the flight bends towards it */
     clear_monsters(g);
@@ -329,7 +355,8 @@ START_TEST(ai_flight_and_cornered)
     sched_cancel(&g->sched, ally);
     handle_t f = spawn_at(g, "orc", 2, 0);
     reg_get(&g->reg, f)->hp_max = 100, reg_get(&g->reg, f)->hp = 10;
-    for (int i = 0; i < 3; i++) key(g, '.');
+    for (int i = 0; i < 3; i++)
+        key(g, '.');
     const obj_t *fo = reg_get(&g->reg, f), *ao = reg_get(&g->reg, ally);
     ck_assert_int_lt(fo->y, py); /* went north, towards the friend, while getting away */
     ck_assert_int_le(cheb(fo, ao), 3);
@@ -347,9 +374,11 @@ START_TEST(ai_flight_and_cornered)
     level_t *lv = world_level(g);
     for (int y = p->y - 1; y <= p->y + 1; y++)
         for (int x = p->x - 1; x <= p->x + 1; x++)
-            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y)) lv->terrain[y * lv->w + x] = MAP_WALL;
+            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
+                lv->terrain[y * lv->w + x] = MAP_WALL;
     lv->opaque_ok = 0;
-    for (int i = 0; i < 30; i++) key(g, '.');
+    for (int i = 0; i < 30; i++)
+        key(g, '.');
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);
     game_free(g);
     content_free(c);
@@ -359,7 +388,8 @@ END_TEST
 static uint16_t item_named(const content_t *c, const char *name)
 {
     for (uint16_t k = 0; k < c->n_items; k++)
-        if (strcmp(c->items[k].name, name) == 0) return k;
+        if (strcmp(c->items[k].name, name) == 0)
+            return k;
     ck_abort_msg("no item kind %s", name);
     return 0;
 }
@@ -367,7 +397,8 @@ static uint16_t item_named(const content_t *c, const char *name)
 static bool said_since(const game_t *g, uint32_t from, const char *s)
 {
     for (uint32_t k = from; k < g->nmsg; k++)
-        if (strstr(g->log[k % MSG_LOG].text, s)) return true;
+        if (strstr(g->log[k % MSG_LOG].text, s))
+            return true;
     return false;
 }
 
@@ -403,7 +434,8 @@ START_TEST(ai_zaps_wands_and_picks_up)
 
     /* out of line (a knight's move away) it does not zap */
     obj_t *o = reg_get(&g->reg, h);
-    o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 4), o->y = (int16_t)(reg_get(&g->reg, g->player)->y + 2);
+    o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 4),
+    o->y = (int16_t)(reg_get(&g->reg, g->player)->y + 2);
     int32_t left = reg_get(&g->reg, w)->remaining;
     ck_assert_int_eq(itemuse_monster(g, h, true), 0);
     ck_assert_int_eq(reg_get(&g->reg, w)->remaining, left);
@@ -421,7 +453,8 @@ START_TEST(ai_zaps_wands_and_picks_up)
     h = spawn_at(g, "orc", 3, 3);
     o = reg_get(&g->reg, h);
     o->flags |= OF_AWAKE;
-    pot = item_new(g, item_named(c, "potion of healing"), 1, HANDLE_NONE, g->depth, o->x, o->y, NULL);
+    pot =
+        item_new(g, item_named(c, "potion of healing"), 1, HANDLE_NONE, g->depth, o->x, o->y, NULL);
     ai_monster_turn(g, h);
     ck_assert_uint_eq(reg_get(&g->reg, pot)->target, h);
     /* one lying near is wanted, one far is not; a wand is, a sword is not */
@@ -457,7 +490,8 @@ START_TEST(casters_by_purpose)
     for (int i = 0; i < 8; i++) {
         uint32_t n = g->nmsg;
         key(g, '.');
-        for (uint32_t k = n; k < g->nmsg; k++) bolts += strstr(g->log[k % MSG_LOG].text, "casts magic missile at you") != NULL;
+        for (uint32_t k = n; k < g->nmsg; k++)
+            bolts += strstr(g->log[k % MSG_LOG].text, "casts magic missile at you") != NULL;
         obj_t *o = reg_get(&g->reg, h);
         o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 5); /* keep it at range */
         o->y = reg_get(&g->reg, g->player)->y;
@@ -473,8 +507,10 @@ START_TEST(casters_by_purpose)
     for (int i = 0; i < 10 && reg_get(&g->reg, h); i++) {
         uint32_t n = g->nmsg;
         key(g, '.');
-        for (uint32_t k = n; k < g->nmsg; k++) cures += strstr(g->log[k % MSG_LOG].text, "casts cure wounds") != NULL;
-        if (cures) break;
+        for (uint32_t k = n; k < g->nmsg; k++)
+            cures += strstr(g->log[k % MSG_LOG].text, "casts cure wounds") != NULL;
+        if (cures)
+            break;
     }
     ck_assert_int_gt(cures, 0);
     ck_assert_int_gt(reg_get(&g->reg, h)->hp, 15);
@@ -500,10 +536,10 @@ START_TEST(travel_and_explore_stop)
     for (int i = 0; i < 200 && g->nmsg == 0 + g->nmsg; i++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
-        if (g->nmsg > n && strstr(last_msg(g), "nothing left")) break;
+        if (g->nmsg > n && strstr(last_msg(g), "nothing left"))
+            break;
     }
-    ck_assert_msg(strstr(last_msg(g), "nothing left"), "%s",
-                  last_msg(g));
+    ck_assert_msg(strstr(last_msg(g), "nothing left"), "%s", last_msg(g));
     ck_assert(lv->seen[lv->down_y * lv->w + lv->down_x]);
     /* travel to the down stairs: _ > . */
     keys(g, "_>.");
@@ -526,7 +562,8 @@ START_TEST(travel_and_explore_stop)
     for (int i = 0; i < 200; i++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
-        if (g->nmsg > n && strstr(last_msg(g), "nothing left")) break;
+        if (g->nmsg > n && strstr(last_msg(g), "nothing left"))
+            break;
     }
     keys(g, "_>.");
     /* a monster beside the path: the travel stops after its first step */
@@ -558,16 +595,19 @@ START_TEST(explore_stops_for_new_items)
     ck_assert(!lv->seen[lv->down_y * lv->w + lv->down_x]);
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_ITEM && !o->target) reg_del(&g->reg, h); /* the sword alone */
+        if (o->type == OBJ_ITEM && !o->target)
+            reg_del(&g->reg, h); /* the sword alone */
     }
-    item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, lv->down_x, lv->down_y, NULL);
+    item_new(g, item_named(c, "long sword"), 1, HANDLE_NONE, g->depth, lv->down_x, lv->down_y,
+             NULL);
     const char *last = "";
     int presses = 0;
     for (; presses < 300; presses++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
         last = g->nmsg > n ? last_msg(g) : "";
-        if (!strcmp(last, "You see a long sword.") || strstr(last, "nothing left")) break;
+        if (!strcmp(last, "You see a long sword.") || strstr(last, "nothing left"))
+            break;
     }
     ck_assert_str_eq(last, "You see a long sword.");
     ck_assert(level_visible(lv, lv->down_x, lv->down_y));
@@ -594,7 +634,8 @@ START_TEST(help_and_look)
     const cmd_t *t = cmd_table(&n);
     for (size_t i = 0; i < n; i++) {
         char row[101];
-        for (int x = 0; x < 100; x++) row[x] = (char)s->cells[(2 + (int)i) * 100 + x].ch;
+        for (int x = 0; x < 100; x++)
+            row[x] = (char)s->cells[(2 + (int)i) * 100 + x].ch;
         row[100] = 0;
         ck_assert_msg(strstr(row, t[i].what), "row %zu: %s", i, row);
     }
@@ -604,7 +645,8 @@ START_TEST(help_and_look)
     keys(g, ";ll");
     game_render(g, s, NULL);
     char row[101];
-    for (int x = 0; x < 100; x++) row[x] = (char)s->cells[x].ch;
+    for (int x = 0; x < 100; x++)
+        row[x] = (char)s->cells[x].ch;
     row[100] = 0;
     ck_assert_msg(strstr(row, "A kobold. A small scaly dog-faced thing"), "%s", row);
     ck_assert_int_eq(s->cur_x - (s->cur_x % 1), s->cur_x);
@@ -630,8 +672,8 @@ START_TEST(wall_lines_join_seen_neighbours)
     const int px = p->x, py = p->y, w = lv->w;
     lv->terrain[(py - 2) * w + px - 1] = MAP_WALL; /* two pillars on a diagonal */
     lv->terrain[(py - 1) * w + px - 2] = MAP_WALL;
-    lv->terrain[py * w + px + 5] = MAP_DOOR_OPEN;   /* outside: a door east... */
-    lv->terrain[(py - 4) * w + px - 5] = MAP_WALL;  /* ...and a wall west of a corner */
+    lv->terrain[py * w + px + 5] = MAP_DOOR_OPEN;  /* outside: a door east... */
+    lv->terrain[(py - 4) * w + px - 5] = MAP_WALL; /* ...and a wall west of a corner */
     lv->opaque_ok = 0;
     world_update_vision(g);
     ck_assert(!lv->seen[py * w + px + 5] && !lv->seen[(py - 4) * w + px - 5]);
@@ -645,9 +687,9 @@ START_TEST(wall_lines_join_seen_neighbours)
     ck_assert_uint_eq(AT(4, -4), 0x2510);
     ck_assert_uint_eq(AT(-4, 4), 0x2514);
     ck_assert_uint_eq(AT(4, 4), 0x2518);
-    ck_assert_uint_eq(AT(0, -4), 0x2500);  /* sides */
+    ck_assert_uint_eq(AT(0, -4), 0x2500); /* sides */
     ck_assert_uint_eq(AT(-4, 0), 0x2502);
-    ck_assert_uint_eq(AT(4, 0), 0x2502);   /* unseen door and wall: no arm toward them */
+    ck_assert_uint_eq(AT(4, 0), 0x2502); /* unseen door and wall: no arm toward them */
     ck_assert_uint_eq(AT(5, 0), ' ');
     ck_assert_uint_eq(AT(-1, -2), 0x2571); /* pillars meeting at a corner */
     ck_assert_uint_eq(AT(-2, -1), 0x2571);
@@ -672,11 +714,13 @@ START_TEST(creature_content)
     int kinds = 0, uniques = 0, wardens = 0, deep = 0, resists = 0;
     for (int i = 0; i < c->n_creatures; i++) {
         const creature_kind_t *k = &c->creatures[i];
-        if (i == c->player_kind) continue;
+        if (i == c->player_kind)
+            continue;
         kinds++;
         uniques += (k->flags & CF_UNIQUE) != 0;
         resists += (k->resist | k->immune | k->vuln) != 0;
-        if (k->flags & CF_WARDEN) wardens++, ck_assert(k->flags & CF_UNIQUE);
+        if (k->flags & CF_WARDEN)
+            wardens++, ck_assert(k->flags & CF_UNIQUE);
         deep += k->max_depth >= 15 && k->weight > 0;
         ck_assert_msg(k->desc[0], "%s has no look text", k->name);
     }
@@ -692,7 +736,8 @@ END_TEST
 static bool has_milestone(const game_t *g, const char *kind)
 {
     for (size_t i = 0; i < game_milestone_count(g); i++)
-        if (!strcmp(game_milestone(g, i)->kind, kind)) return true;
+        if (!strcmp(game_milestone(g, i)->kind, kind))
+            return true;
     return false;
 }
 
@@ -710,11 +755,14 @@ static handle_t visible_monster(game_t *g)
     int bd = 1 << 30;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (h == g->player || o->type != OBJ_CREATURE || !world_sees(g, h)) continue;
+        if (h == g->player || o->type != OBJ_CREATURE || !world_sees(g, h))
+            continue;
         ai_dmap_update(g);
-        if (ai_dmap_at(g, o->x, o->y) < 0) continue; /* out of reach */
+        if (ai_dmap_at(g, o->x, o->y) < 0)
+            continue; /* out of reach */
         int d = abs(o->x - p->x) + abs(o->y - p->y);
-        if (d < bd) bd = d, best = h;
+        if (d < bd)
+            bd = d, best = h;
     }
     return best;
 }
@@ -730,7 +778,8 @@ START_TEST(victory_through_the_rules)
     int dx, dy;
     handle_t warden = HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
-        if (reg_get(&g->reg, h)->type == OBJ_CREATURE && (world_ckind(g, reg_get(&g->reg, h))->flags & CF_WARDEN))
+        if (reg_get(&g->reg, h)->type == OBJ_CREATURE &&
+            (world_ckind(g, reg_get(&g->reg, h))->flags & CF_WARDEN))
             warden = h;
     ck_assert_uint_ne(warden, HANDLE_NONE);
     for (int i = 0; i < 600 && !g->pc.heartstone; i++) {
@@ -744,7 +793,8 @@ START_TEST(victory_through_the_rules)
             g->cur_x = w->x, g->cur_y = w->y;
             game_input(g, vm, (key_event_t){'.', 0});
         }
-        while (g->prompt != PROMPT_NONE) game_input(g, vm, (key_event_t){'a', 0});
+        while (g->prompt != PROMPT_NONE)
+            game_input(g, vm, (key_event_t){'a', 0});
     }
     ck_assert(g->pc.heartstone);
     ck_assert(has_milestone(g, "unique.seen"));
@@ -752,7 +802,8 @@ START_TEST(victory_through_the_rules)
     ck_assert(has_milestone(g, "artifact"));
     /* climb out: travel to each up staircase, fighting what comes in view */
     for (int i = 0; i < 6000 && g->state == GAME_RUNNING; i++) {
-        while (g->prompt != PROMPT_NONE) game_input(g, vm, (key_event_t){'a', 0});
+        while (g->prompt != PROMPT_NONE)
+            game_input(g, vm, (key_event_t){'a', 0});
         level_t *lv = world_level(g);
         const obj_t *p = reg_get(&g->reg, g->player), *m = reg_get(&g->reg, visible_monster(g));
         if (p->x == lv->up_x && p->y == lv->up_y) {
@@ -764,8 +815,10 @@ START_TEST(victory_through_the_rules)
             game_input(g, vm, (key_event_t){'_', 0});
             g->cur_x = m ? m->x : lv->up_x, g->cur_y = m ? m->y : lv->up_y;
             game_input(g, vm, (key_event_t){'.', 0});
-            if (g->sched.now == now) game_input(g, vm, (key_event_t){'o', 0}); /* no known way: explore */
-            if (g->sched.now == now) game_input(g, vm, (key_event_t){'s', 0}); /* or wait */
+            if (g->sched.now == now)
+                game_input(g, vm, (key_event_t){'o', 0}); /* no known way: explore */
+            if (g->sched.now == now)
+                game_input(g, vm, (key_event_t){'s', 0}); /* or wait */
         } else {
             game_input(g, vm, (key_event_t){'o', 0});
         }
@@ -805,7 +858,8 @@ START_TEST(death_cause_and_dump)
     handle_t h = spawn_at(g, "kobold shaman", 1, 0);
     reg_get(&g->reg, g->player)->hp = 1;
     reg_get(&g->reg, h)->flags |= OF_AWAKE;
-    for (int i = 0; i < 200 && g->state == GAME_RUNNING; i++) key(g, '.');
+    for (int i = 0; i < 200 && g->state == GAME_RUNNING; i++)
+        key(g, '.');
     ck_assert_int_eq(g->state, GAME_DEAD);
     ck_assert_str_eq(g->cause, "killed by a kobold shaman on level 1");
     buf_t b;

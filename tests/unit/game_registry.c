@@ -34,13 +34,14 @@ START_TEST(forged_handles_fail)
     reg_init(&r, &al);
     handle_t h = reg_new(&r, OBJ_CREATURE, NULL);
     ck_assert_ptr_null(reg_get(&r, HANDLE_NONE));
-    ck_assert_ptr_null(reg_get(&r, h + 1));                          /* index past the end */
-    ck_assert_ptr_null(reg_get(&r, h & OBJ_INDEX_MASK));             /* generation 0 */
-    ck_assert_ptr_null(reg_get(&r, h + (1u << OBJ_INDEX_BITS)));     /* wrong generation */
+    ck_assert_ptr_null(reg_get(&r, h + 1));                      /* index past the end */
+    ck_assert_ptr_null(reg_get(&r, h & OBJ_INDEX_MASK));         /* generation 0 */
+    ck_assert_ptr_null(reg_get(&r, h + (1u << OBJ_INDEX_BITS))); /* wrong generation */
     ck_assert_ptr_null(reg_get(&r, 0xFFFFFFFFu));
     for (uint32_t i = 0; i < 100000; i++) {
         handle_t f = i * 2654435761u;
-        if (f != h) ck_assert_ptr_null(reg_get(&r, f));
+        if (f != h)
+            ck_assert_ptr_null(reg_get(&r, f));
     }
     reg_free(&r);
 }
@@ -52,8 +53,10 @@ START_TEST(iteration_in_handle_order)
     reg_t r;
     reg_init(&r, &al);
     handle_t h[40];
-    for (int i = 0; i < 40; i++) h[i] = reg_new(&r, OBJ_CREATURE, NULL);
-    for (int i = 0; i < 40; i += 3) reg_del(&r, h[i]);
+    for (int i = 0; i < 40; i++)
+        h[i] = reg_new(&r, OBJ_CREATURE, NULL);
+    for (int i = 0; i < 40; i += 3)
+        reg_del(&r, h[i]);
     int n = 0;
     uint32_t last = 0;
     for (handle_t x = reg_next(&r, HANDLE_NONE); x; x = reg_next(&r, x)) {

@@ -7,8 +7,10 @@ START_TEST(pcg32_reference_values)
     /* The PCG32 reference: seed 42, stream 54 (pcg32-demo output). */
     rng_t r;
     rng_seed(&r, 42u, 54u);
-    const uint32_t want[6] = {0xa15c02b7, 0x7b47f409, 0xba1d3330, 0x83d2f293, 0xbfa4784b, 0xcbed606e};
-    for (int i = 0; i < 6; i++) ck_assert_uint_eq(rng_next(&r), want[i]);
+    const uint32_t want[6] = {0xa15c02b7, 0x7b47f409, 0xba1d3330,
+                              0x83d2f293, 0xbfa4784b, 0xcbed606e};
+    for (int i = 0; i < 6; i++)
+        ck_assert_uint_eq(rng_next(&r), want[i]);
 }
 END_TEST
 
@@ -41,7 +43,8 @@ START_TEST(dice_parse_and_roll)
     ck_assert_int_eq(dice_parse("5", &d), 0);
     ck_assert_int_eq(dice_max(&d), 5);
     const char *bad[] = {"", "d", "2d", "2d0", "x", "2d6+", "2d6x", "101d6", "1d1001", "-3"};
-    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++) ck_assert_int_eq(dice_parse(bad[i], &d), -1);
+    for (unsigned i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_int_eq(dice_parse(bad[i], &d), -1);
     rng_t r;
     rng_seed(&r, 1, 2);
     dice_parse("3d4+2", &d);

@@ -18,14 +18,16 @@
 /* A new game past the creation screen (one key: a random character). */
 static game_t *started(game_t *g)
 {
-    if (g) game_input(g, NULL, (key_event_t){'*', 0});
+    if (g)
+        game_input(g, NULL, (key_event_t){'*', 0});
     return g;
 }
 
 static int kind_named(const content_t *c, const char *name)
 {
     for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0) return i;
+        if (strcmp(c->creatures[i].name, name) == 0)
+            return i;
     ck_abort_msg("no kind %s", name);
     return -1;
 }
@@ -48,7 +50,12 @@ static void cell_near_player(game_t *g, int *x, int *y)
 
 static int damage(game_t *g, handle_t victim, uint8_t dtype, int amount, uint32_t flags)
 {
-    ev_info_t e = {.type = EV_DAMAGE, .victim = victim, .map = -1, .dtype = dtype, .amount = {amount}, .flags = flags};
+    ev_info_t e = {.type = EV_DAMAGE,
+                   .victim = victim,
+                   .map = -1,
+                   .dtype = dtype,
+                   .amount = {amount},
+                   .flags = flags};
     return event_throw(g, &e);
 }
 
@@ -77,14 +84,16 @@ START_TEST(flesh_golem_through_the_chain)
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, max - 6);
     ck_assert_uint_ne(effect_find(g, h, c->slow_effect), HANDLE_NONE);
     ck_assert_int_eq(reg_get(&g->reg, h)->speed, speed / 2);
-    ck_assert_int_eq(damage(g, h, DT_COLD, 9, 0), EV_ABORT); /* again: refreshed, not halved twice */
+    ck_assert_int_eq(damage(g, h, DT_COLD, 9, 0),
+                     EV_ABORT); /* again: refreshed, not halved twice */
     ck_assert_int_eq(reg_get(&g->reg, h)->speed, speed / 2);
     ck_assert_int_eq(damage(g, h, DT_LIGHTNING, 60, 0), EV_ABORT); /* never past its maximum */
     ck_assert_int_eq(reg_get(&g->reg, h)->hp, max);
     ck_assert_int_eq(g->script_errors, 0);
     /* the slowing wears off with game time */
     g->vm = NULL;
-    for (int i = 0; i < 12 && reg_get(&g->reg, h); i++) game_input(g, vm, (key_event_t){'.', 0});
+    for (int i = 0; i < 12 && reg_get(&g->reg, h); i++)
+        game_input(g, vm, (key_event_t){'.', 0});
     if (reg_get(&g->reg, h)) {
         ck_assert_uint_eq(effect_find(g, h, c->slow_effect), HANDLE_NONE);
         ck_assert_int_eq(reg_get(&g->reg, h)->speed, speed);
@@ -98,7 +107,8 @@ END_TEST
 static uint16_t item_named(const content_t *c, const char *name)
 {
     for (uint16_t k = 0; k < c->n_items; k++)
-        if (strcmp(c->items[k].name, name) == 0) return k;
+        if (strcmp(c->items[k].name, name) == 0)
+            return k;
     ck_abort_msg("no item kind %s", name);
     return 0;
 }
@@ -170,8 +180,9 @@ END_TEST
  * NOTHING: the damage lands. */
 START_TEST(handler_error_is_contained)
 {
-    const char *paths[] = {"game/content/terrain.lua", "game/content/creatures.lua", "game/content/effects.lua",
-                           "tests/content/bad/handlers.lua", "game/content/rules.lua"};
+    const char *paths[] = {"game/content/terrain.lua", "game/content/creatures.lua",
+                           "game/content/effects.lua", "tests/content/bad/handlers.lua",
+                           "game/content/rules.lua"};
     char err[256] = "";
     content_t *c = script_content_load_files(paths, 5, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
@@ -189,7 +200,8 @@ START_TEST(handler_error_is_contained)
         ck_assert_int_eq(reg_get(&g->reg, h)->hp, 40);
         ck_assert_uint_gt(g->script_errors, before); /* once per phase it ran in */
         before = g->script_errors;
-        ck_assert_msg(strstr(g->script_err, "tests/content/bad/handlers.lua:"), "%s", g->script_err);
+        ck_assert_msg(strstr(g->script_err, "tests/content/bad/handlers.lua:"), "%s",
+                      g->script_err);
     }
     game_free(g);
     script_vm_free(vm);
@@ -202,7 +214,8 @@ static int region_of_kind(game_t *g, level_t *lv, const char *name)
 {
     for (int i = 0; i < lv->nregions; i++) {
         int k = lv->regions[i].kind;
-        if (k >= 0 && strcmp(g->c->regions[k].name, name) == 0) return i;
+        if (k >= 0 && strcmp(g->c->regions[k].name, name) == 0)
+            return i;
     }
     return -1;
 }
@@ -277,7 +290,8 @@ START_TEST(dark_regions_and_names)
     screen_t *s = screen_new(100, 30);
     game_render(g, s, NULL);
     char line[128] = "";
-    for (int i = 0; i < 100 && i < (int)sizeof line - 1; i++) line[i] = (char)s->cells[(s->h - 2) * s->w + i].ch;
+    for (int i = 0; i < 100 && i < (int)sizeof line - 1; i++)
+        line[i] = (char)s->cells[(s->h - 2) * s->w + i].ch;
     ck_assert_msg(strstr(line, "a dark crypt"), "status: %s", line);
     screen_free(s);
     game_free(g);
@@ -297,15 +311,18 @@ START_TEST(lit_rooms_seen_from_afar)
     int spots = 0, with_far = 0;
     for (int y = 0; y < lv->h; y += 2)
         for (int x = 0; x < lv->w; x += 2) {
-            if (!world_passable(g, lv, x, y)) continue;
+            if (!world_passable(g, lv, x, y))
+                continue;
             p->x = (int16_t)x, p->y = (int16_t)y;
             world_update_vision(g);
             int beyond = 0;
             spots++;
             for (int yy = 0; yy < lv->h; yy++)
                 for (int xx = 0; xx < lv->w; xx++) {
-                    if (!level_visible(lv, xx, yy) || fov_in_radius(xx - x, yy - y, LIGHT_RADIUS)) continue;
-                    ck_assert_msg(lv->lit[yy * lv->w + xx], "unlit cell %d,%d seen from %d,%d", xx, yy, x, y);
+                    if (!level_visible(lv, xx, yy) || fov_in_radius(xx - x, yy - y, LIGHT_RADIUS))
+                        continue;
+                    ck_assert_msg(lv->lit[yy * lv->w + xx], "unlit cell %d,%d seen from %d,%d", xx,
+                                  yy, x, y);
                     beyond++;
                 }
             with_far += beyond > 0;
@@ -333,7 +350,8 @@ START_TEST(slippery_floor_slides)
             int ok = 1;
             for (int k = 0; k < 3; k++)
                 ok &= lv->region[yy * lv->w + xx + k] == r + 1 && world_passable(g, lv, xx + k, yy);
-            if (ok) x = xx, y = yy, found = 1;
+            if (ok)
+                x = xx, y = yy, found = 1;
         }
     ck_assert(found);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -342,9 +360,12 @@ START_TEST(slippery_floor_slides)
         p->x = (int16_t)x, p->y = (int16_t)y;
         ck_assert_int_gt(rules_step(g, g->player, 1, 0), 0);
         p = reg_get(&g->reg, g->player);
-        if (p->x >= x + 2 && p->y == y) slid++; /* a slide may go on sliding */
-        else if (p->x == x + 1 && p->y == y) plain++;
-        else ck_abort_msg("moved to %d from %d", p->x, x);
+        if (p->x >= x + 2 && p->y == y)
+            slid++; /* a slide may go on sliding */
+        else if (p->x == x + 1 && p->y == y)
+            plain++;
+        else
+            ck_abort_msg("moved to %d from %d", p->x, x);
     }
     ck_assert_int_gt(slid, 20);
     ck_assert_int_gt(plain, 100);
@@ -357,7 +378,8 @@ static void render_line(game_t *g, screen_t *s, int row, char *out, size_t n)
 {
     game_render(g, s, NULL);
     size_t i = 0;
-    for (; i + 1 < n && (int)i < s->w; i++) out[i] = (char)s->cells[row * s->w + i].ch;
+    for (; i + 1 < n && (int)i < s->w; i++)
+        out[i] = (char)s->cells[row * s->w + i].ch;
     out[i] = 0;
 }
 
@@ -371,7 +393,8 @@ START_TEST(more_history_and_help_line)
     screen_t *s = screen_new(120, 30);
     char line[256];
     game_input(g, NULL, (key_event_t){'.', 0});
-    for (int i = 0; i < 5; i++) world_msg(g, "Message number %d is long enough to need its own part of the line.", i);
+    for (int i = 0; i < 5; i++)
+        world_msg(g, "Message number %d is long enough to need its own part of the line.", i);
     msg_after_input(g);
     ck_assert_int_eq(g->prompt, PROMPT_MORE);
     render_line(g, s, 0, line, sizeof line);
@@ -399,7 +422,8 @@ START_TEST(more_history_and_help_line)
     for (int row = 0; row < s->h; row++) {
         render_line(g, s, row, line, sizeof line);
         found += strstr(line, "Message number") != NULL;
-        if (row == 0) ck_assert_msg(strstr(line, "Message history"), "%s", line);
+        if (row == 0)
+            ck_assert_msg(strstr(line, "Message history"), "%s", line);
     }
     ck_assert_int_eq(found, 5);
     game_input(g, NULL, (key_event_t){'l', 0});
@@ -410,7 +434,8 @@ START_TEST(more_history_and_help_line)
     const cmd_t *t = cmd_table(&n);
     for (size_t i = 0; i < n; i++) {
         render_line(g, s, s->h - 1, line, sizeof line);
-        ck_assert_msg(strncmp(line, t[g->keys % n].label, strlen(t[g->keys % n].label)) == 0, "%s", line);
+        ck_assert_msg(strncmp(line, t[g->keys % n].label, strlen(t[g->keys % n].label)) == 0, "%s",
+                      line);
         game_input(g, NULL, (key_event_t){'.', 0});
     }
     screen_free(s);

@@ -8,7 +8,8 @@ START_TEST(pops_in_tick_order_ties_by_push_order)
     sched_t s;
     sched_init(&s, &al);
     static const uint64_t ticks[] = {500, 100, 300, 100, 700, 300, 100, 0};
-    for (int i = 0; i < 8; i++) ck_assert_int_eq(sched_push(&s, ticks[i], 1, (handle_t)(i + 1), i, 0), 0);
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(sched_push(&s, ticks[i], 1, (handle_t)(i + 1), i, 0), 0);
     static const int want[] = {7, 1, 3, 6, 2, 5, 0, 4};
     event_t e;
     for (int i = 0; i < 8; i++) {
@@ -39,7 +40,8 @@ START_TEST(many_events_sorted)
     event_t e, prev = {0};
     for (int i = 0; i < 5000; i++) {
         ck_assert(sched_pop(&s, &e));
-        if (i) ck_assert(e.tick > prev.tick || (e.tick == prev.tick && e.seq > prev.seq));
+        if (i)
+            ck_assert(e.tick > prev.tick || (e.tick == prev.tick && e.seq > prev.seq));
         prev = e;
     }
     sched_free(&s);
@@ -51,14 +53,16 @@ START_TEST(cancel_by_handle)
     galloc_t al = {0};
     sched_t s;
     sched_init(&s, &al);
-    for (int i = 0; i < 30; i++) sched_push(&s, (uint64_t)(i * 7 % 13), 1, (handle_t)(i % 3 + 1), i, 0);
+    for (int i = 0; i < 30; i++)
+        sched_push(&s, (uint64_t)(i * 7 % 13), 1, (handle_t)(i % 3 + 1), i, 0);
     ck_assert_int_eq(sched_cancel(&s, 2), 10);
     ck_assert_int_eq(sched_cancel(&s, 2), 0);
     event_t e, prev = {0};
     int n = 0;
     while (sched_pop(&s, &e)) {
         ck_assert_uint_ne(e.target, 2);
-        if (n++) ck_assert(e.tick > prev.tick || (e.tick == prev.tick && e.seq > prev.seq));
+        if (n++)
+            ck_assert(e.tick > prev.tick || (e.tick == prev.tick && e.seq > prev.seq));
         prev = e;
     }
     ck_assert_int_eq(n, 20);
@@ -84,9 +88,11 @@ START_TEST(save_load_same_future)
     sched_t a, b;
     sched_init(&a, &al);
     sched_init(&b, &al);
-    for (int i = 0; i < 50; i++) sched_push(&a, (uint64_t)(i * 31 % 17) * 10, (uint16_t)(i % 4), (handle_t)i + 1, i, -i);
+    for (int i = 0; i < 50; i++)
+        sched_push(&a, (uint64_t)(i * 31 % 17) * 10, (uint16_t)(i % 4), (handle_t)i + 1, i, -i);
     event_t e;
-    for (int i = 0; i < 10; i++) sched_pop(&a, &e);
+    for (int i = 0; i < 10; i++)
+        sched_pop(&a, &e);
     buf_t buf;
     buf_init(&buf);
     ser_t s;

@@ -8,7 +8,8 @@
 #include "script.h"
 
 #define BASE "game/content/"
-static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "creatures.lua", BASE "effects.lua"};
+static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "creatures.lua",
+                                         BASE "effects.lua"};
 
 /* The shipped modules load whole: the kinds the rules name, and the
  * world's tables (regions, vaults, room shapes) mapgen reads. */
@@ -32,7 +33,8 @@ START_TEST(test_shipped_content)
         ck_assert_ptr_eq(c->rtypes[i].name, c->regions[i].name);
         slippery += c->regions[i].handlers[0] == H_SLIPPERY;
         dark += (c->regions[i].flags & RF_DARK) != 0;
-        if (c->regions[i].flags & RF_DARK) ck_assert_int_eq(c->rtypes[i].lit, 0);
+        if (c->regions[i].flags & RF_DARK)
+            ck_assert_int_eq(c->rtypes[i].lit, 0);
     }
     ck_assert_int_ge(slippery, 1);
     ck_assert_int_ge(dark, 1);
@@ -64,21 +66,29 @@ static void expect_load_error(const char *bad, const char *want)
 START_TEST(test_bad_files)
 {
     expect_load_error("tests/content/bad/syntax.lua", "tests/content/bad/syntax.lua:4:");
-    expect_load_error("tests/content/bad/unknown_kind.lua",
-                      "tests/content/bad/unknown_kind.lua:2: oddment: field 'creature': unknown kind 'dragon'");
-    expect_load_error("tests/content/bad/bad_weight.lua",
-                      "tests/content/bad/bad_weight.lua:2: oddment: field 'weight' must be an integer");
-    expect_load_error("tests/content/bad/wrong_type.lua",
-                      "tests/content/bad/wrong_type.lua:2: creature 'blob': field 'speed' must be an integer");
-    expect_load_error("tests/content/bad/captures_local.lua",
-                      "tests/content/bad/captures_local.lua:3: creature 'counter': handler 'damage' uses");
-    expect_load_error("tests/content/bad/bad_region.lua",
-                      "tests/content/bad/bad_region.lua:2: region 'a hexagonal hall': unknown shape 'hexagon'");
-    expect_load_error("tests/content/bad/bad_vault.lua", "tests/content/bad/bad_vault.lua:2: vault odd: unknown glyph in rows");
+    expect_load_error(
+        "tests/content/bad/unknown_kind.lua",
+        "tests/content/bad/unknown_kind.lua:2: oddment: field 'creature': unknown kind 'dragon'");
+    expect_load_error(
+        "tests/content/bad/bad_weight.lua",
+        "tests/content/bad/bad_weight.lua:2: oddment: field 'weight' must be an integer");
+    expect_load_error(
+        "tests/content/bad/wrong_type.lua",
+        "tests/content/bad/wrong_type.lua:2: creature 'blob': field 'speed' must be an integer");
+    expect_load_error(
+        "tests/content/bad/captures_local.lua",
+        "tests/content/bad/captures_local.lua:3: creature 'counter': handler 'damage' uses");
+    expect_load_error(
+        "tests/content/bad/bad_region.lua",
+        "tests/content/bad/bad_region.lua:2: region 'a hexagonal hall': unknown shape 'hexagon'");
+    expect_load_error("tests/content/bad/bad_vault.lua",
+                      "tests/content/bad/bad_vault.lua:2: vault odd: unknown glyph in rows");
     expect_load_error("tests/content/bad/no_fallback.lua",
-                      "tests/content/bad/no_fallback.lua:3: creature 'lambda': glyph U+03BB has no ASCII fallback");
-    expect_load_error("tests/content/bad/wide_glyph.lua",
-                      "tests/content/bad/wide_glyph.lua:2: creature 'wide': glyph U+4E2D has no ASCII fallback");
+                      "tests/content/bad/no_fallback.lua:3: creature 'lambda': glyph U+03BB has no "
+                      "ASCII fallback");
+    expect_load_error(
+        "tests/content/bad/wide_glyph.lua",
+        "tests/content/bad/wide_glyph.lua:2: creature 'wide': glyph U+4E2D has no ASCII fallback");
     expect_load_error("tests/content/bad/runaway_load.lua",
                       "tests/content/bad/runaway_load.lua:3: instruction budget exceeded");
     {
@@ -89,13 +99,15 @@ START_TEST(test_bad_files)
         ck_assert_ptr_null(script_content_load("tests/content/none", err, sizeof err));
         ck_assert_msg(strstr(err, "tests/content/none/modules.lua: cannot be read"), "%s", err);
     }
-    expect_load_error("tests/content/bad/missing.lua", "tests/content/bad/missing.lua: cannot be read");
+    expect_load_error("tests/content/bad/missing.lua",
+                      "tests/content/bad/missing.lua: cannot be read");
 }
 END_TEST
 
 static content_t *load_handlers(void)
 {
-    const char *paths[4] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], "tests/content/bad/handlers.lua"};
+    const char *paths[4] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2],
+                            "tests/content/bad/handlers.lua"};
     char err[256] = "";
     content_t *c = script_content_load_files(paths, 4, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
@@ -105,13 +117,15 @@ static content_t *load_handlers(void)
 static int kind_of(const content_t *c, const char *name)
 {
     for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0) return i;
+        if (strcmp(c->creatures[i].name, name) == 0)
+            return i;
     ck_abort_msg("no kind %s", name);
     return -1;
 }
 
 /* Calls name's damage handler on a 10-point hit; returns the status. */
-static int call_damage(script_vm_t *vm, const content_t *c, const char *name, script_event_t *e, char *err)
+static int call_damage(script_vm_t *vm, const content_t *c, const char *name, script_event_t *e,
+                       char *err)
 {
     int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, name), EV_DAMAGE);
     ck_assert_int_gt(ref, 0);
@@ -134,7 +148,8 @@ START_TEST(test_contained_errors)
     ck_assert_int_eq(call_damage(vm, c, "catcher", &e, err), SCRIPT_ERR_RUNTIME);
     ck_assert_int_eq(e.amount[0], 10); /* a failed handler changes nothing */
     /* a variant (like =) keeps its base's handler and fields it does not set */
-    const creature_kind_t *base = &c->creatures[kind_of(c, "faulty")], *twin = &c->creatures[kind_of(c, "faulty twin")];
+    const creature_kind_t *base = &c->creatures[kind_of(c, "faulty")],
+                          *twin = &c->creatures[kind_of(c, "faulty twin")];
     ck_assert_int_eq(twin->speed, 130);
     ck_assert_uint_eq(twin->glyph, 'F');
     ck_assert_mem_eq(&twin->hp, &base->hp, sizeof base->hp);
@@ -149,15 +164,15 @@ END_TEST
 
 START_TEST(test_sandbox_escapes)
 {
-    static const char *const ESCAPES[] = {"io", "os", "require", "load", "debug", "dump",
-                                          "libwrite", "strmeta", "pcall"};
+    static const char *const ESCAPES[] = {"io",   "os",       "require", "load", "debug",
+                                          "dump", "libwrite", "strmeta", "pcall"};
     content_t *c = load_handlers();
     script_vm_t *vm = script_vm_new();
     script_event_t e;
     char err[256];
     for (size_t i = 0; i < sizeof ESCAPES / sizeof ESCAPES[0]; i++)
-        ck_assert_msg(call_damage(vm, c, ESCAPES[i], &e, err) == SCRIPT_ERR_RUNTIME, "%s: %s", ESCAPES[i],
-                      err);
+        ck_assert_msg(call_damage(vm, c, ESCAPES[i], &e, err) == SCRIPT_ERR_RUNTIME, "%s: %s",
+                      ESCAPES[i], err);
     for (int i = 0; i < 2; i++) { /* the write fails every time: nothing persisted */
         ck_assert_int_eq(call_damage(vm, c, "global", &e, err), SCRIPT_ERR_RUNTIME);
         ck_assert_msg(strstr(err, "cannot set 'counter'"), "%s", err);
@@ -178,11 +193,13 @@ START_TEST(test_flesh_golem)
     char err[256] = "";
     content_t *c = script_content_load("game/content", err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
-    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, "flesh golem"), EV_DAMAGE);
+    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, "flesh golem"),
+                                  EV_DAMAGE);
     ck_assert_int_gt(ref, 0);
     ck_assert_int_eq(script_kind_handler(c, SCRIPT_KIND_CREATURE, 1, EV_DAMAGE), 0);
     script_vm_t *vm = script_vm_new();
-    script_event_t e = {.type = EV_DAMAGE, .dtype = DT_LIGHTNING, .amount = {12}, .flags = SCRIPT_EVF_SPELL};
+    script_event_t e = {
+        .type = EV_DAMAGE, .dtype = DT_LIGHTNING, .amount = {12}, .flags = SCRIPT_EVF_SPELL};
     ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
     ck_assert_int_eq(e.amount[0], 0);
     ck_assert_int_eq(e.heal, 4);
@@ -190,9 +207,11 @@ START_TEST(test_flesh_golem)
     ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
     ck_assert_int_eq(e.slow, 5);
     e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_COLD, .amount = {9}};
-    ck_assert_int_eq(script_call_handler(vm, c, ref, &e, err, sizeof err), SCRIPT_ERR_RUNTIME); /* no rng */
+    ck_assert_int_eq(script_call_handler(vm, c, ref, &e, err, sizeof err),
+                     SCRIPT_ERR_RUNTIME); /* no rng */
     ck_assert_int_eq(e.amount[0], 9);
-    e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_MAGIC, .amount = {7}, .flags = SCRIPT_EVF_SPELL};
+    e = (script_event_t){
+        .type = EV_DAMAGE, .dtype = DT_MAGIC, .amount = {7}, .flags = SCRIPT_EVF_SPELL};
     ck_assert_msg(script_call_handler(vm, c, ref, &e, err, sizeof err) == EV_DONE, "%s", err);
     ck_assert_int_eq(e.amount[0], 0);
     e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_HIT, .amount = {6}};

@@ -10,7 +10,8 @@ static game_t *played(const content_t *c, uint64_t seed, int keys)
 {
     game_t *g = game_new(c, seed, NULL);
     static const char K[] = "hjklyubn..";
-    for (int i = 0; i < keys; i++) game_input(g, NULL, (key_event_t){(uint32_t)K[(i * 7 + i / 3) % 10], 0});
+    for (int i = 0; i < keys; i++)
+        game_input(g, NULL, (key_event_t){(uint32_t)K[(i * 7 + i / 3) % 10], 0});
     return g;
 }
 
@@ -86,7 +87,8 @@ START_TEST(hash_tracks_state)
 {
     char err[128];
     content_t *c = content_load(NULL, err, sizeof err);
-    game_t *a = played(c, 9, 40), *b = played(c, 9, 40), *d = played(c, 10, 40), *e = played(c, 9, 41);
+    game_t *a = played(c, 9, 40), *b = played(c, 9, 40), *d = played(c, 10, 40),
+           *e = played(c, 9, 41);
     ck_assert_uint_eq(game_hash(a), game_hash(b));
     ck_assert_uint_ne(game_hash(a), game_hash(d));
     ck_assert_uint_ne(game_hash(a), game_hash(e));

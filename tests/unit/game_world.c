@@ -11,13 +11,15 @@
 /* A new game past the creation screen (one key: a random character). */
 static game_t *started(game_t *g)
 {
-    if (g) game_input(g, NULL, (key_event_t){'*', 0});
+    if (g)
+        game_input(g, NULL, (key_event_t){'*', 0});
     return g;
 }
 
 static void keys(game_t *g, const char *k)
 {
-    for (; *k; k++) game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
+    for (; *k; k++)
+        game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
 }
 
 static game_t *descend(game_t *g)
@@ -46,13 +48,15 @@ START_TEST(level_independent_of_play)
     int na = 0, nb = 0, sig_a = 0, sig_b = 0;
     for (handle_t h = reg_next(&a->reg, 0); h; h = reg_next(&a->reg, h)) {
         const obj_t *o = reg_get(&a->reg, h);
-        if (o->type != OBJ_CREATURE || o->depth != 2 || h == a->player) continue;
+        if (o->type != OBJ_CREATURE || o->depth != 2 || h == a->player)
+            continue;
         na++;
         sig_a += (o->kind + 1) * 1000 + o->hp_max;
     }
     for (handle_t h = reg_next(&b->reg, 0); h; h = reg_next(&b->reg, h)) {
         const obj_t *o = reg_get(&b->reg, h);
-        if (o->type != OBJ_CREATURE || o->depth != 2 || h == b->player) continue;
+        if (o->type != OBJ_CREATURE || o->depth != 2 || h == b->player)
+            continue;
         nb++;
         sig_b += (o->kind + 1) * 1000 + o->hp_max;
     }
@@ -90,7 +94,8 @@ START_TEST(stairs_persist_levels)
     keys(h, "<"); /* arrived on the up stairs: back to level 1 as we left it */
     ck_assert_int_eq(h->depth, 1);
     ck_assert_ptr_eq(world_level(h), h->levels[1]);
-    for (size_t i = 0; i < n; i++) ck_assert(h->levels[1]->seen[i] >= seen[i]);
+    for (size_t i = 0; i < n; i++)
+        ck_assert(h->levels[1]->seen[i] >= seen[i]);
     free(seen);
     buf_free(&b);
     game_free(g);
@@ -109,7 +114,8 @@ START_TEST(speeds_through_scheduler)
     /* every monster's next turn is at most one of its own move costs away */
     for (uint32_t i = 0; i < g->sched.n; i++) {
         const event_t *e = &g->sched.heap[i];
-        if (e->fn != FN_MONSTER_TURN) continue;
+        if (e->fn != FN_MONSTER_TURN)
+            continue;
         const obj_t *m = reg_get(&g->reg, e->target);
         ck_assert_ptr_nonnull(m);
         ck_assert_uint_le(e->tick - g->sched.now, sched_cost(SCHED_DIAG, m->speed));
@@ -128,7 +134,8 @@ START_TEST(quit_asks_first)
     keys(g, "Qy");
     ck_assert_int_eq(g->state, GAME_QUIT);
     uint64_t h = game_hash(g);
-    ck_assert_int_eq(game_input(g, NULL, (key_event_t){'h', 0}), GAME_QUIT); /* keys after the end are ignored */
+    ck_assert_int_eq(game_input(g, NULL, (key_event_t){'h', 0}),
+                     GAME_QUIT); /* keys after the end are ignored */
     ck_assert_uint_eq(game_hash(g), h);
     game_status_t st;
     game_status(g, &st);
@@ -145,9 +152,13 @@ START_TEST(walls_cost_nothing)
     level_t *lv = world_level(g);
     obj_t *p = reg_get(&g->reg, g->player);
     /* find a direction with a wall next to the player, if any */
-    static const struct { char k; int dx, dy; } D[] = {{'h', -1, 0}, {'l', 1, 0}, {'k', 0, -1}, {'j', 0, 1}};
+    static const struct {
+        char k;
+        int dx, dy;
+    } D[] = {{'h', -1, 0}, {'l', 1, 0}, {'k', 0, -1}, {'j', 0, 1}};
     for (int i = 0; i < 4; i++) {
-        if (world_passable(g, lv, p->x + D[i].dx, p->y + D[i].dy)) continue;
+        if (world_passable(g, lv, p->x + D[i].dx, p->y + D[i].dy))
+            continue;
         uint64_t t = g->sched.now;
         int x = p->x;
         keys(g, (char[]){D[i].k, 0});
@@ -170,10 +181,13 @@ START_TEST(out_of_memory_is_an_error)
     int failures = 0;
     for (size_t limit = 0; limit <= need + 64; limit += 97) {
         game_t *g = world_new_empty(c, 3);
-        if (!g) continue;
+        if (!g)
+            continue;
         g->al.limit = limit;
-        if (world_start(g) < 0) failures++;
-        else keys(g, "hjkl");
+        if (world_start(g) < 0)
+            failures++;
+        else
+            keys(g, "hjkl");
         game_free(g);
     }
     ck_assert_int_gt(failures, 0);

@@ -39,10 +39,10 @@ static void pair_commit(pair_t *p)
     screen_clean(p->b);
 }
 
-#define ck_assert_bytes(buf, lit)                                                           \
-    do {                                                                                    \
-        ck_assert_uint_eq((buf)->len, sizeof(lit) - 1);                                     \
-        ck_assert_mem_eq((buf)->data, lit, sizeof(lit) - 1);                                \
+#define ck_assert_bytes(buf, lit)                            \
+    do {                                                     \
+        ck_assert_uint_eq((buf)->len, sizeof(lit) - 1);      \
+        ck_assert_mem_eq((buf)->data, lit, sizeof(lit) - 1); \
     } while (0)
 
 static const style_t BOLD = {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
@@ -215,14 +215,15 @@ START_TEST(sixteen_colours_map_to_nearest)
 {
     ansi_profile_t p16 = {ANSI_COLORS_16, true, false, false, false};
     pair_t p = pair_new(4, 1);
-    screen_put(p.b, 0, 0, 'r', (style_t){196, 21, 0});   /* bright red on blue */
-    screen_put(p.b, 1, 0, 's', (style_t){9, 4, 0});      /* the same on 16 colours */
-    screen_put(p.b, 2, 0, 't', (style_t){244, 232, 0});  /* grey on near-black */
+    screen_put(p.b, 0, 0, 'r', (style_t){196, 21, 0});  /* bright red on blue */
+    screen_put(p.b, 1, 0, 's', (style_t){9, 4, 0});     /* the same on 16 colours */
+    screen_put(p.b, 2, 0, 't', (style_t){244, 232, 0}); /* grey on near-black */
     ansi_diff(&p16, p.a, p.b, &p.out);
     ck_assert_bytes(&p.out, "\033[H\033[91;44mrs\033[90;40mt\033[m");
     buf_reset(&p.out);
     ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\033[38;5;196;48;5;21mr\033[91;44ms\033[38;5;244;48;5;232mt\033[m");
+    ck_assert_bytes(&p.out,
+                    "\033[H\033[38;5;196;48;5;21mr\033[91;44ms\033[38;5;244;48;5;232mt\033[m");
     pair_free(&p);
 }
 END_TEST
@@ -232,7 +233,9 @@ START_TEST(ascii_fallbacks)
     ansi_profile_t dec = {ANSI_COLORS_16, false, true, false, false};
     ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false, false};
     pair_t p = pair_new(6, 1);
-    screen_text(p.b, 0, 0, STYLE_DEFAULT, "\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88" "a");
+    screen_text(p.b, 0, 0, STYLE_DEFAULT,
+                "\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88"
+                "a");
     screen_put(p.b, 5, 0, 0x1B, STYLE_DEFAULT); /* a raw ESC never reaches the terminal */
     ansi_diff(&dec, p.a, p.b, &p.out);
     ck_assert_bytes(&p.out, "\033[H\033(0qx\033(B?\033(0a\033(Ba?");
@@ -241,7 +244,8 @@ START_TEST(ascii_fallbacks)
     ck_assert_bytes(&p.out, "\033[H-|?#a?");
     buf_reset(&p.out);
     ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88" "a?");
+    ck_assert_bytes(&p.out, "\033[H\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88"
+                            "a?");
     pair_free(&p);
 }
 END_TEST
@@ -254,9 +258,11 @@ START_TEST(map_glyphs_per_profile)
     ansi_profile_t dec = {ANSI_COLORS_16, false, true, false, false};
     ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false, false};
     pair_t p = pair_new(6, 1);
-    screen_text(p.b, 0, 0, STYLE_DEFAULT, "\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
+    screen_text(p.b, 0, 0, STYLE_DEFAULT,
+                "\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
     ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
+    ck_assert_bytes(&p.out,
+                    "\033[H\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
     buf_reset(&p.out);
     /* few-glyph fonts: the DEC chart's own code points, else ASCII */
     ansi_diff(&p16, p.a, p.b, &p.out);
@@ -277,9 +283,9 @@ END_TEST
 START_TEST(wide_and_combining_become_placeholders)
 {
     pair_t p = pair_new(3, 1);
-    screen_put(p.b, 0, 0, 0x4E2D, STYLE_DEFAULT);  /* CJK: two columns */
-    screen_put(p.b, 1, 0, 0x0301, STYLE_DEFAULT);  /* combining acute */
-    screen_put(p.b, 2, 0, 0x3A9, STYLE_DEFAULT);   /* Omega: fine */
+    screen_put(p.b, 0, 0, 0x4E2D, STYLE_DEFAULT); /* CJK: two columns */
+    screen_put(p.b, 1, 0, 0x0301, STYLE_DEFAULT); /* combining acute */
+    screen_put(p.b, 2, 0, 0x3A9, STYLE_DEFAULT);  /* Omega: fine */
     ansi_diff(&P256, p.a, p.b, &p.out);
     ck_assert_bytes(&p.out, "\033[H??\xce\xa9");
     pair_free(&p);
@@ -349,7 +355,8 @@ START_TEST(profile_ids_are_small_and_distinct)
                         ck_assert_int_lt(id, ANSI_PROFILE_IDS);
                         /* DEC graphics mean nothing with UTF-8, fallbacks
                          * nothing without it: same frames */
-                        if ((u && d) || (!u && f)) continue;
+                        if ((u && d) || (!u && f))
+                            continue;
                         ck_assert_int_eq(seen[id], 0);
                         seen[id] = 1;
                     }
@@ -390,9 +397,9 @@ START_TEST(keyframe_gaps_overwrite_or_move)
     screen_t *s = screen_new(40, 3);
     screen_cursor(s, 0, 0, false);
     screen_text(s, 2, 0, STYLE_DEFAULT, "ab");
-    screen_text(s, 5, 0, STYLE_DEFAULT, "cd");   /* one blank: a space beats CUF */
-    screen_text(s, 20, 0, STYLE_DEFAULT, "ef");  /* far: a move (CHA, as short as CUF) */
-    screen_text(s, 0, 2, STYLE_DEFAULT, "gh");   /* next rows: CR and LFs */
+    screen_text(s, 5, 0, STYLE_DEFAULT, "cd");  /* one blank: a space beats CUF */
+    screen_text(s, 20, 0, STYLE_DEFAULT, "ef"); /* far: a move (CHA, as short as CUF) */
+    screen_text(s, 0, 2, STYLE_DEFAULT, "gh");  /* next rows: CR and LFs */
     buf_t out;
     buf_init(&out);
     key_of(&P256, s, &out);
@@ -419,9 +426,9 @@ START_TEST(keyframe_attributes_and_runs)
     key_of(&P256, s, &out);
     /* LF moves whatever the pen; the cursor goes back by two BS */
     ck_assert_bytes(&out, KEY_START "\033[4;7muuu\033[0;2;5;44mbb\033[0;1mB"
-                          "\r\n\033[m\xe2\x95\x90\xe2\x95\x90"
-                          "\033[38;5;250m\xe2\x95\x91\xe2\x95\x91\xe2\x95\x91"
-                          "\033[m\b\b\033[?25h");
+                                    "\r\n\033[m\xe2\x95\x90\xe2\x95\x90"
+                                    "\033[38;5;250m\xe2\x95\x91\xe2\x95\x91\xe2\x95\x91"
+                                    "\033[m\b\b\033[?25h");
     buf_free(&out);
     screen_free(s);
 }
@@ -438,19 +445,21 @@ START_TEST(keyframe_profiles)
     buf_init(&out);
     key_of(&P256, s, &out);
     /* a blank under a coloured pen: a move beats a pen reset and a space */
-    ck_assert_bytes(&out, KEY_START "\033[38;5;196m\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90"
-                          "\033[C\033[1;38;5;21;48;5;244m\xc3\xa9\033[m?"
-                          "\r\n\033[38;5;196m\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\033[m\033[?25l");
+    ck_assert_bytes(&out, KEY_START
+                    "\033[38;5;196m\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90"
+                    "\033[C\033[1;38;5;21;48;5;244m\xc3\xa9\033[m?"
+                    "\r\n\033[38;5;196m\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\033[m\033[?25l");
     key_of(&P16, s, &out);
-    ck_assert_bytes(&out, KEY_START "\033[91m\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90"
-                          "\033[C\033[1;34;100m\xc3\xa9\033[m?"
-                          "\r\n\033[91m\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\033[m\033[?25l");
+    ck_assert_bytes(&out,
+                    KEY_START "\033[91m\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90"
+                              "\033[C\033[1;34;100m\xc3\xa9\033[m?"
+                              "\r\n\033[91m\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\033[m\033[?25l");
     key_of(&PDEC, s, &out);
     ck_assert_bytes(&out, KEY_START "\033(0\033[91mlqk\033[C\033(B\033[1;34;100m?\033[m?"
-                          "\r\n\033(0\033[91mmqj\033[m\033(B\033[?25l");
+                                    "\r\n\033(0\033[91mmqj\033[m\033(B\033[?25l");
     key_of(&PASCII, s, &out);
     ck_assert_bytes(&out, KEY_START "\033[91m+-+\033[C\033[1;34;100m?\033[m?"
-                          "\r\n\033[91m+-+\033[m\033[?25l");
+                                    "\r\n\033[91m+-+\033[m\033[?25l");
     ansi_profile_t sync = P256;
     sync.sync = true;
     screen_clear(s);
@@ -487,11 +496,14 @@ static uint64_t rnd_next(uint64_t *s)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static int rnd(uint64_t *s, int n) { return (int)(rnd_next(s) % (uint64_t)n); }
+static int rnd(uint64_t *s, int n)
+{
+    return (int)(rnd_next(s) % (uint64_t)n);
+}
 
-static const uint32_t ODD_GLYPHS[] = {' ', ' ', ' ', 'a', '#', 0xB7, 0x2500, 0x2551, 0x2588,
-                                      0xE9, 0x3A9, 0x4E2D, 0x301, 0x1B, 0x9B, 0x7F, 0x1F600,
-                                      0x110000};
+static const uint32_t ODD_GLYPHS[] = {' ',    ' ',    ' ',    'a',  '#',     0xB7,
+                                      0x2500, 0x2551, 0x2588, 0xE9, 0x3A9,   0x4E2D,
+                                      0x301,  0x1B,   0x9B,   0x7F, 0x1F600, 0x110000};
 
 static screen_t *random_grid(uint64_t *r)
 {
@@ -500,15 +512,21 @@ static screen_t *random_grid(uint64_t *r)
     screen_t *s = screen_new(w, h);
     int dens = rnd(r, 101), rich = rnd(r, 4);
     for (int i = 0; i < w * h; i++) {
-        if (rnd(r, 100) >= dens) continue;
+        if (rnd(r, 100) >= dens)
+            continue;
         cell_t c = screen_blank();
         c.ch = ODD_GLYPHS[rnd(r, (int)(sizeof ODD_GLYPHS / sizeof ODD_GLYPHS[0]))];
-        if (rich >= 1 && rnd(r, 3) == 0) c.fg = (uint16_t)rnd(r, 258);
-        if (rich >= 2 && rnd(r, 4) == 0) c.bg = (uint16_t)rnd(r, 258);
-        if (rich >= 3 && rnd(r, 4) == 0) c.attr = (uint8_t)rnd(r, 256);
-        if (rnd(r, 40) == 0) c.fg = (uint16_t)rnd_next(r), c.pad_[1] = 7;
+        if (rich >= 1 && rnd(r, 3) == 0)
+            c.fg = (uint16_t)rnd(r, 258);
+        if (rich >= 2 && rnd(r, 4) == 0)
+            c.bg = (uint16_t)rnd(r, 258);
+        if (rich >= 3 && rnd(r, 4) == 0)
+            c.attr = (uint8_t)rnd(r, 256);
+        if (rnd(r, 40) == 0)
+            c.fg = (uint16_t)rnd_next(r), c.pad_[1] = 7;
         int len = rnd(r, 2) ? 1 + rnd(r, 6) : 1; /* runs of equal cells */
-        for (int j = i; j < i + len && j < w * h; j++) s->cells[j] = c;
+        for (int j = i; j < i + len && j < w * h; j++)
+            s->cells[j] = c;
         i += len - 1;
     }
     screen_cursor(s, rnd(r, w + 2) - 1, rnd(r, h + 2) - 1, rnd(r, 2));
@@ -533,7 +551,8 @@ START_TEST(keyframe_equals_diff_from_blank)
             buf_reset(&diff);
             buf_puts(&diff, KEY_START);
             ansi_diff(profiles[i], a, b, &diff);
-            if (b->cur_visible) buf_puts(&diff, "\033[?25h");
+            if (b->cur_visible)
+                buf_puts(&diff, "\033[?25h");
             ck_assert_uint_eq(key.len, diff.len);
             ck_assert_mem_eq(key.data, diff.data, key.len);
         }

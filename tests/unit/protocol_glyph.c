@@ -25,7 +25,8 @@ END_TEST
 
 START_TEST(no_fallback_outside_the_table)
 {
-    static const uint32_t none[] = {'a', 0x80, 0xE9, 0x3A9, 0x2247, 0x2249, 0x2662, 0x4E2D, 0x1F600, 0x10FFFF};
+    static const uint32_t none[] = {'a',    0x80,   0xE9,   0x3A9,   0x2247,
+                                    0x2249, 0x2662, 0x4E2D, 0x1F600, 0x10FFFF};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
         ck_assert_msg(!glyph_fallback(none[i]), "U+%04X", none[i]);
 }
@@ -37,13 +38,17 @@ START_TEST(every_entry_is_sound)
 {
     for (uint32_t cp = 0x80; cp < 0x10000; cp++) {
         const glyph_fallback_t *f = glyph_fallback(cp);
-        if (!f) continue;
+        if (!f)
+            continue;
         ck_assert(f->lo <= cp && cp <= f->hi);
         ck_assert_msg(f->ascii > 0x20 && f->ascii < 0x7F, "U+%04X", cp);
-        if (f->dec) ck_assert_msg(glyph_dec_unicode(f->dec) != 0, "U+%04X", cp);
+        if (f->dec)
+            ck_assert_msg(glyph_dec_unicode(f->dec) != 0, "U+%04X", cp);
         /* a DEC chart glyph falls back to itself */
-        if (f->dec && glyph_dec_unicode(f->dec) == cp) continue;
-        if (f->dec) ck_assert(glyph_fallback(glyph_dec_unicode(f->dec)) != NULL);
+        if (f->dec && glyph_dec_unicode(f->dec) == cp)
+            continue;
+        if (f->dec)
+            ck_assert(glyph_fallback(glyph_dec_unicode(f->dec)) != NULL);
     }
 }
 END_TEST
@@ -61,7 +66,8 @@ START_TEST(dec_chart)
     ck_assert_uint_eq(glyph_dec_unicode('A'), 0);
     ck_assert_uint_eq(glyph_dec_unicode(0), 0);
     for (char c = 'j'; c <= 'x'; c++) {
-        if (c == 'o' || c == 'p' || c == 'r' || c == 's') continue; /* scan lines */
+        if (c == 'o' || c == 'p' || c == 'r' || c == 's')
+            continue; /* scan lines */
         const glyph_fallback_t *f = glyph_fallback(glyph_dec_unicode(c));
         ck_assert_msg(f && f->dec == c, "DEC %c", c);
     }
@@ -71,14 +77,14 @@ END_TEST
 START_TEST(joined_walls)
 {
     ck_assert_uint_eq(glyph_join(0, '#'), '#');
-    ck_assert_uint_eq(glyph_join(1, '#'), 0x2502);   /* N */
-    ck_assert_uint_eq(glyph_join(5, '#'), 0x2502);   /* N S */
-    ck_assert_uint_eq(glyph_join(2, '#'), 0x2500);   /* E */
-    ck_assert_uint_eq(glyph_join(10, '#'), 0x2500);  /* E W */
-    ck_assert_uint_eq(glyph_join(6, '#'), 0x250C);   /* E S */
-    ck_assert_uint_eq(glyph_join(12, '#'), 0x2510);  /* S W */
-    ck_assert_uint_eq(glyph_join(3, '#'), 0x2514);   /* N E */
-    ck_assert_uint_eq(glyph_join(9, '#'), 0x2518);   /* N W */
+    ck_assert_uint_eq(glyph_join(1, '#'), 0x2502);  /* N */
+    ck_assert_uint_eq(glyph_join(5, '#'), 0x2502);  /* N S */
+    ck_assert_uint_eq(glyph_join(2, '#'), 0x2500);  /* E */
+    ck_assert_uint_eq(glyph_join(10, '#'), 0x2500); /* E W */
+    ck_assert_uint_eq(glyph_join(6, '#'), 0x250C);  /* E S */
+    ck_assert_uint_eq(glyph_join(12, '#'), 0x2510); /* S W */
+    ck_assert_uint_eq(glyph_join(3, '#'), 0x2514);  /* N E */
+    ck_assert_uint_eq(glyph_join(9, '#'), 0x2518);  /* N W */
     ck_assert_uint_eq(glyph_join(7, '#'), 0x251C);
     ck_assert_uint_eq(glyph_join(13, '#'), 0x2524);
     ck_assert_uint_eq(glyph_join(14, '#'), 0x252C);

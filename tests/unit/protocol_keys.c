@@ -44,7 +44,8 @@ static void decode_cut(const char *in, size_t len, const size_t *cuts, int ncuts
     if (keydec_pending(&d)) {
         names_mark(o, "|");
         keydec_timeout(&d, names_add, o);
-        if (keydec_pending(&d)) ck_abort_msg("still pending after the timeout");
+        if (keydec_pending(&d))
+            ck_abort_msg("still pending after the timeout");
     }
 }
 
@@ -53,63 +54,183 @@ typedef struct {
     size_t len;
     const char *want;
 } kcase_t;
-#define K(s, w) {s, sizeof(s) - 1, w}
+#define K(s, w)             \
+    {                       \
+        s, sizeof(s) - 1, w \
+    }
 
 static const kcase_t CASES[] = {
     /* plain and control */
-    K("a", "a"), K("hi!", "h i !"), K(" ", "Space"), K("\x01", "^A"), K("\t", "Tab"),
-    K("\x7f", "Backspace"), K("\x08", "^H"), K("\n", "^J"), K("\x1f", "^_"),
+    K("a", "a"),
+    K("hi!", "h i !"),
+    K(" ", "Space"),
+    K("\x01", "^A"),
+    K("\t", "Tab"),
+    K("\x7f", "Backspace"),
+    K("\x08", "^H"),
+    K("\n", "^J"),
+    K("\x1f", "^_"),
     /* telnet line ends: CR NUL and CR LF are one Enter */
-    K("\r", "Enter"), K("\r\n", "Enter"), K("\r\0", "Enter"), K("\r\r\n", "Enter Enter"),
-    K("\r\n\n", "Enter ^J"), K("\r\nx", "Enter x"), K("\0", ""), K("a\0b", "a b"),
+    K("\r", "Enter"),
+    K("\r\n", "Enter"),
+    K("\r\0", "Enter"),
+    K("\r\r\n", "Enter Enter"),
+    K("\r\n\n", "Enter ^J"),
+    K("\r\nx", "Enter x"),
+    K("\0", ""),
+    K("a\0b", "a b"),
     /* UTF-8, and invalid bytes that must give nothing */
-    K("\xc3\xa9", "\xc3\xa9"), K("\xe2\x82\xac", "\xe2\x82\xac"),
-    K("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"), K("\xe2\x82\xac\xc3\xa9", "\xe2\x82\xac \xc3\xa9"),
-    K("\xff", ""), K("\xfe\xc0\xc1\xf5", ""), K("\x80" "a", "a"), K("\xc3", ""), K("\xc3x", "x"),
-    K("\xe2\x82x", "x"), K("\xc0\xaf", ""), K("\xe0\x80\xaf", ""), K("\xed\xa0\x80", ""),
-    K("\xf4\x90\x80\x80", ""), K("\xc2\x9b", ""), K("\xc3\xc3\xa9", "\xc3\xa9"),
+    K("\xc3\xa9", "\xc3\xa9"),
+    K("\xe2\x82\xac", "\xe2\x82\xac"),
+    K("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80"),
+    K("\xe2\x82\xac\xc3\xa9", "\xe2\x82\xac \xc3\xa9"),
+    K("\xff", ""),
+    K("\xfe\xc0\xc1\xf5", ""),
+    K("\x80"
+      "a",
+      "a"),
+    K("\xc3", ""),
+    K("\xc3x", "x"),
+    K("\xe2\x82x", "x"),
+    K("\xc0\xaf", ""),
+    K("\xe0\x80\xaf", ""),
+    K("\xed\xa0\x80", ""),
+    K("\xf4\x90\x80\x80", ""),
+    K("\xc2\x9b", ""),
+    K("\xc3\xc3\xa9", "\xc3\xa9"),
     K("\xf0\x9f\x98\x1b[A", "Up"),
     /* Esc and Alt */
-    K("\x1b", "| Esc"), K("\x1bx", "M-x"), K("\x1b\x01", "M-^A"), K("\x1b\x1b", "| Esc Esc"),
-    K("\x1b\x1bx", "Esc M-x"), K("\x1b\xc3\xa9", "M-\xc3\xa9"), K("\x1b\r", "M-Enter"),
-    K("\x1b\r\n", "M-Enter"), K("\x1b\x7f", "M-Backspace"), K("\x1b\xff", "Esc"),
-    K("\x1b\0", "Esc"), K("\x1b\x1b[A", "M-Up"), K("\x1b\x1b\x1b", "Esc | Esc Esc"),
+    K("\x1b", "| Esc"),
+    K("\x1bx", "M-x"),
+    K("\x1b\x01", "M-^A"),
+    K("\x1b\x1b", "| Esc Esc"),
+    K("\x1b\x1bx", "Esc M-x"),
+    K("\x1b\xc3\xa9", "M-\xc3\xa9"),
+    K("\x1b\r", "M-Enter"),
+    K("\x1b\r\n", "M-Enter"),
+    K("\x1b\x7f", "M-Backspace"),
+    K("\x1b\xff", "Esc"),
+    K("\x1b\0", "Esc"),
+    K("\x1b\x1b[A", "M-Up"),
+    K("\x1b\x1b\x1b", "Esc | Esc Esc"),
     /* arrows and editing keys, CSI and SS3 */
-    K("\x1b[A", "Up"), K("\x1b[B", "Down"), K("\x1b[C", "Right"), K("\x1b[D", "Left"),
-    K("\x1bOA", "Up"), K("\x1bOB", "Down"), K("\x1bOC", "Right"), K("\x1bOD", "Left"),
-    K("\x1b[H", "Home"), K("\x1b[F", "End"), K("\x1bOH", "Home"), K("\x1bOF", "End"),
-    K("\x1b[1~", "Home"), K("\x1b[2~", "Insert"), K("\x1b[3~", "Delete"), K("\x1b[4~", "End"),
-    K("\x1b[5~", "PgUp"), K("\x1b[6~", "PgDn"), K("\x1b[7~", "Home"), K("\x1b[8~", "End"),
+    K("\x1b[A", "Up"),
+    K("\x1b[B", "Down"),
+    K("\x1b[C", "Right"),
+    K("\x1b[D", "Left"),
+    K("\x1bOA", "Up"),
+    K("\x1bOB", "Down"),
+    K("\x1bOC", "Right"),
+    K("\x1bOD", "Left"),
+    K("\x1b[H", "Home"),
+    K("\x1b[F", "End"),
+    K("\x1bOH", "Home"),
+    K("\x1bOF", "End"),
+    K("\x1b[1~", "Home"),
+    K("\x1b[2~", "Insert"),
+    K("\x1b[3~", "Delete"),
+    K("\x1b[4~", "End"),
+    K("\x1b[5~", "PgUp"),
+    K("\x1b[6~", "PgDn"),
+    K("\x1b[7~", "Home"),
+    K("\x1b[8~", "End"),
     /* modifiers: xterm, old SS3, rxvt */
-    K("\x1b[1;5A", "C-Up"), K("\x1b[1;2B", "S-Down"), K("\x1b[1;3C", "M-Right"),
-    K("\x1b[1;8D", "C-M-S-Left"), K("\x1b[1;9A", "M-Up"), K("\x1b[3;5~", "C-Delete"),
-    K("\x1b[5;2~", "S-PgUp"), K("\x1bO5A", "C-Up"), K("\x1b[1;5P", "C-F1"),
-    K("\x1b[15;2~", "S-F5"), K("\x1b[Z", "S-Tab"), K("\x1b[a", "S-Up"), K("\x1b[d", "S-Left"),
-    K("\x1bOa", "C-Up"), K("\x1bOc", "C-Right"), K("\x1b[2$", "S-Insert"),
-    K("\x1b[3^", "C-Delete"), K("\x1b[5@", "C-S-PgUp"), K("\x1b[27;5;97~", "^A"),
-    K("\x1b[27;3;120~", "M-x"), K("\x1b[27;5;13~", "C-Enter"), K("\x1b[97;5u", "^A"),
-    K("\x1b[233u", "\xc3\xa9"), K("\x1b[1;17A", ""), K("\x1b[27;5;55296~", ""),
-    K("\x1b[27;5;1114112~", ""), K("\x1b[150u", ""), K("\x1b[;5u", ""),
-    K("\x1b[64;5u", "C-@"), K("\x1b[27;5;0~", ""),
+    K("\x1b[1;5A", "C-Up"),
+    K("\x1b[1;2B", "S-Down"),
+    K("\x1b[1;3C", "M-Right"),
+    K("\x1b[1;8D", "C-M-S-Left"),
+    K("\x1b[1;9A", "M-Up"),
+    K("\x1b[3;5~", "C-Delete"),
+    K("\x1b[5;2~", "S-PgUp"),
+    K("\x1bO5A", "C-Up"),
+    K("\x1b[1;5P", "C-F1"),
+    K("\x1b[15;2~", "S-F5"),
+    K("\x1b[Z", "S-Tab"),
+    K("\x1b[a", "S-Up"),
+    K("\x1b[d", "S-Left"),
+    K("\x1bOa", "C-Up"),
+    K("\x1bOc", "C-Right"),
+    K("\x1b[2$", "S-Insert"),
+    K("\x1b[3^", "C-Delete"),
+    K("\x1b[5@", "C-S-PgUp"),
+    K("\x1b[27;5;97~", "^A"),
+    K("\x1b[27;3;120~", "M-x"),
+    K("\x1b[27;5;13~", "C-Enter"),
+    K("\x1b[97;5u", "^A"),
+    K("\x1b[233u", "\xc3\xa9"),
+    K("\x1b[1;17A", ""),
+    K("\x1b[27;5;55296~", ""),
+    K("\x1b[27;5;1114112~", ""),
+    K("\x1b[150u", ""),
+    K("\x1b[;5u", ""),
+    K("\x1b[64;5u", "C-@"),
+    K("\x1b[27;5;0~", ""),
     /* function keys: vt100 SS3, vt220 CSI n ~, linux console */
-    K("\x1bOP", "F1"), K("\x1bOQ", "F2"), K("\x1bOR", "F3"), K("\x1bOS", "F4"),
-    K("\x1b[11~", "F1"), K("\x1b[12~", "F2"), K("\x1b[13~", "F3"), K("\x1b[14~", "F4"),
-    K("\x1b[15~", "F5"), K("\x1b[17~", "F6"), K("\x1b[18~", "F7"), K("\x1b[19~", "F8"),
-    K("\x1b[20~", "F9"), K("\x1b[21~", "F10"), K("\x1b[23~", "F11"), K("\x1b[24~", "F12"),
-    K("\x1b[[A", "F1"), K("\x1b[[B", "F2"), K("\x1b[[C", "F3"), K("\x1b[[D", "F4"),
-    K("\x1b[[E", "F5"), K("\x1b[16~", ""), K("\x1b[[Z", ""), K("\x1b[[\rx", "Enter x"),
+    K("\x1bOP", "F1"),
+    K("\x1bOQ", "F2"),
+    K("\x1bOR", "F3"),
+    K("\x1bOS", "F4"),
+    K("\x1b[11~", "F1"),
+    K("\x1b[12~", "F2"),
+    K("\x1b[13~", "F3"),
+    K("\x1b[14~", "F4"),
+    K("\x1b[15~", "F5"),
+    K("\x1b[17~", "F6"),
+    K("\x1b[18~", "F7"),
+    K("\x1b[19~", "F8"),
+    K("\x1b[20~", "F9"),
+    K("\x1b[21~", "F10"),
+    K("\x1b[23~", "F11"),
+    K("\x1b[24~", "F12"),
+    K("\x1b[[A", "F1"),
+    K("\x1b[[B", "F2"),
+    K("\x1b[[C", "F3"),
+    K("\x1b[[D", "F4"),
+    K("\x1b[[E", "F5"),
+    K("\x1b[16~", ""),
+    K("\x1b[[Z", ""),
+    K("\x1b[[\rx", "Enter x"),
     /* keypad: application mode gives the characters; centre key */
-    K("\x1bOp", "0"), K("\x1bOq", "1"), K("\x1bOr", "2"), K("\x1bOs", "3"), K("\x1bOt", "4"),
-    K("\x1bOu", "5"), K("\x1bOv", "6"), K("\x1bOw", "7"), K("\x1bOx", "8"), K("\x1bOy", "9"),
-    K("\x1bOM", "Enter"), K("\x1bOj", "*"), K("\x1bOk", "+"), K("\x1bOl", ","),
-    K("\x1bOm", "-"), K("\x1bOn", "."), K("\x1bOo", "/"), K("\x1bOX", "="),
-    K("\x1b[E", "KP5"), K("\x1b[G", "KP5"), K("\x1bOE", "KP5"),
+    K("\x1bOp", "0"),
+    K("\x1bOq", "1"),
+    K("\x1bOr", "2"),
+    K("\x1bOs", "3"),
+    K("\x1bOt", "4"),
+    K("\x1bOu", "5"),
+    K("\x1bOv", "6"),
+    K("\x1bOw", "7"),
+    K("\x1bOx", "8"),
+    K("\x1bOy", "9"),
+    K("\x1bOM", "Enter"),
+    K("\x1bOj", "*"),
+    K("\x1bOk", "+"),
+    K("\x1bOl", ","),
+    K("\x1bOm", "-"),
+    K("\x1bOn", "."),
+    K("\x1bOo", "/"),
+    K("\x1bOX", "="),
+    K("\x1b[E", "KP5"),
+    K("\x1b[G", "KP5"),
+    K("\x1bOE", "KP5"),
     /* unknown, interrupted and partial sequences */
-    K("\x1b[99~", ""), K("\x1b[?1;2c", ""), K("\x1b[<0;1;2M", ""), K("\x1b[I", ""),
-    K("\x1b[1;2;3;4A", ""), K("\x1b[1:5A", ""), K("\x1b[ Ax", "x"), K("\x1b[Ax", "Up x"),
-    K("\x1b[1;5Xa", "a"), K("\x1bOz", ""), K("\x1b[1\r", "Enter"), K("\x1b[\x1b[A", "Up"),
-    K("\x1bO\x01", "^A"), K("\x1b[1\xc3\xa9", "\xc3\xa9"), K("\x1b[", "| Esc ["),
-    K("\x1b[1;", "| Esc [ 1 ;"), K("\x1bO", "| Esc O"), K("\x1b\x1b[", "| Esc Esc ["),
+    K("\x1b[99~", ""),
+    K("\x1b[?1;2c", ""),
+    K("\x1b[<0;1;2M", ""),
+    K("\x1b[I", ""),
+    K("\x1b[1;2;3;4A", ""),
+    K("\x1b[1:5A", ""),
+    K("\x1b[ Ax", "x"),
+    K("\x1b[Ax", "Up x"),
+    K("\x1b[1;5Xa", "a"),
+    K("\x1bOz", ""),
+    K("\x1b[1\r", "Enter"),
+    K("\x1b[\x1b[A", "Up"),
+    K("\x1bO\x01", "^A"),
+    K("\x1b[1\xc3\xa9", "\xc3\xa9"),
+    K("\x1b[", "| Esc ["),
+    K("\x1b[1;", "| Esc [ 1 ;"),
+    K("\x1bO", "| Esc O"),
+    K("\x1b\x1b[", "| Esc Esc ["),
     K("ab\x1b[Acd\x1b", "a b Up c d | Esc"),
 };
 
@@ -122,11 +243,13 @@ START_TEST(sequences_whole_and_split)
     /* every single cut, and byte by byte */
     for (size_t s = 1; s < c->len; s++) {
         decode_cut(c->in, c->len, &s, 1, &p);
-        if (strcmp(p.text, c->want)) ck_abort_msg("case %d cut %zu: '%s'", _i, s, p.text);
+        if (strcmp(p.text, c->want))
+            ck_abort_msg("case %d cut %zu: '%s'", _i, s, p.text);
     }
     size_t cuts[64];
     int n = 0;
-    for (size_t s = 1; s < c->len && n < 64; s++) cuts[n++] = s;
+    for (size_t s = 1; s < c->len && n < 64; s++)
+        cuts[n++] = s;
     decode_cut(c->in, c->len, cuts, n, &p);
     ck_assert_str_eq(p.text, c->want);
 }
@@ -138,19 +261,22 @@ START_TEST(overlong_sequences_are_dropped)
     names_t o;
     /* 100 parameter digits, then a final byte: all dropped, the next key stays */
     int n = snprintf(in, sizeof in, "\x1b[");
-    for (int i = 0; i < 100; i++) in[n++] = '1';
+    for (int i = 0; i < 100; i++)
+        in[n++] = '1';
     n += snprintf(in + n, sizeof in - (size_t)n, "Ax");
     decode_cut(in, (size_t)n, NULL, 0, &o);
     ck_assert_str_eq(o.text, "x");
     /* interrupted by a control: dropped, the control stays */
     n = snprintf(in, sizeof in, "\x1b[");
-    for (int i = 0; i < 40; i++) in[n++] = ';';
+    for (int i = 0; i < 40; i++)
+        in[n++] = ';';
     in[n++] = '\r';
     decode_cut(in, (size_t)n, NULL, 0, &o);
     ck_assert_str_eq(o.text, "Enter");
     /* still open at the timeout: nothing */
     n = snprintf(in, sizeof in, "\x1b\x1b[");
-    for (int i = 0; i < 60; i++) in[n++] = '9';
+    for (int i = 0; i < 60; i++)
+        in[n++] = '9';
     decode_cut(in, (size_t)n, NULL, 0, &o);
     ck_assert_str_eq(o.text, "|");
 }
@@ -187,16 +313,20 @@ END_TEST
 
 static bool event_ok(key_event_t k)
 {
-    if (k.mods & ~7u) return false;
-    if (k.code >= KEY_BASE) return k.code < KEY_LAST_NAMED_;
-    if (k.code < 0x20 || k.code == 0x7F) return k.code != 0;
+    if (k.mods & ~7u)
+        return false;
+    if (k.code >= KEY_BASE)
+        return k.code < KEY_LAST_NAMED_;
+    if (k.code < 0x20 || k.code == 0x7F)
+        return k.code != 0;
     return k.code >= 0xA0 ? !(k.code >= 0xD800 && k.code <= 0xDFFF) : k.code < 0x7F;
 }
 
 static void check_event(void *ud, key_event_t k)
 {
     /* plain if: ck_assert in a hot loop talks to the runner every call */
-    if (!event_ok(k)) ck_abort_msg("bad key %x mods %x", k.code, k.mods);
+    if (!event_ok(k))
+        ck_abort_msg("bad key %x mods %x", k.code, k.mods);
     (*(int *)ud)++;
 }
 
@@ -212,14 +342,18 @@ START_TEST(random_bytes_make_only_valid_keys)
         keydec_init(&d);
         size_t n = (size_t)(rand() % 200);
         for (size_t i = 0; i < n; i++)
-            in[i] = rand() % 2 ? (uint8_t)rand() : (uint8_t)alphabet[rand() % (sizeof alphabet - 1)];
+            in[i] =
+                rand() % 2 ? (uint8_t)rand() : (uint8_t)alphabet[rand() % (sizeof alphabet - 1)];
         size_t at = 0;
         while (at < n) {
             size_t step = 1 + (size_t)rand() % 8;
-            if (step > n - at) step = n - at;
+            if (step > n - at)
+                step = n - at;
             keydec_feed(&d, in + at, step, check_event, &keys);
-            if (d.npend > sizeof d.pend) ck_abort_msg("pend overflow");
-            if (rand() % 10 == 0) keydec_timeout(&d, check_event, &keys);
+            if (d.npend > sizeof d.pend)
+                ck_abort_msg("pend overflow");
+            if (rand() % 10 == 0)
+                keydec_timeout(&d, check_event, &keys);
             at += step;
         }
     }
@@ -257,8 +391,10 @@ END_TEST
 
 static bool valid_key(key_event_t k)
 {
-    if (k.mods & ~7u) return false;
-    if (k.code >= KEY_BASE) return k.code < KEY_LAST_NAMED_;
+    if (k.mods & ~7u)
+        return false;
+    if (k.code >= KEY_BASE)
+        return k.code < KEY_LAST_NAMED_;
     return !(k.code >= 0x80 && k.code < 0xA0) && !(k.code >= 0xD800 && k.code <= 0xDFFF);
 }
 
@@ -268,11 +404,13 @@ START_TEST(pack_round_trips_every_key)
     key_event_t r;
     for (uint32_t c = 0; c < KEY_LAST_NAMED_ + 3; c++) {
         for (uint8_t m = 0; m < 9; m++) {
-            if (m && m < 7 && c % 97) continue; /* all codes for mods 0 and 7 */
+            if (m && m < 7 && c % 97)
+                continue; /* all codes for mods 0 and 7 */
             key_event_t k = {c, m};
             size_t n = key_pack(k, b);
             if (!valid_key(k)) {
-                if (n) ck_abort_msg("packed invalid key %x/%u", c, m);
+                if (n)
+                    ck_abort_msg("packed invalid key %x/%u", c, m);
                 continue;
             }
             if (n < 1 || n > 5 || key_unpack(b, n, &r) != n || r.code != c || r.mods != m ||
@@ -296,7 +434,8 @@ START_TEST(unpack_rejects_malformed)
             in[1] = (uint8_t)v;
         } else {
             len = 3 + (size_t)rand() % 3;
-            for (size_t i = 0; i < len; i++) in[i] = (uint8_t)rand();
+            for (size_t i = 0; i < len; i++)
+                in[i] = (uint8_t)rand();
             in[0] = (uint8_t)(0x80 | (in[0] & 0x1F));
         }
         size_t n = key_unpack(in, len, &k);
@@ -304,10 +443,10 @@ START_TEST(unpack_rejects_malformed)
             ck_abort_msg("accepted non-canonical bytes %02x %02x", in[0], in[1]);
     }
     ck_assert_uint_eq(key_unpack(in, 0, &k), 0);
-    ck_assert_uint_eq(key_unpack((const uint8_t *)"\x80\x41", 2, &k), 0);    /* not shortest */
+    ck_assert_uint_eq(key_unpack((const uint8_t *)"\x80\x41", 2, &k), 0);     /* not shortest */
     ck_assert_uint_eq(key_unpack((const uint8_t *)"\x81\x00\xe9", 3, &k), 0); /* not shortest */
-    ck_assert_uint_eq(key_unpack((const uint8_t *)"\x80\x85", 2, &k), 0);    /* C1 */
-    ck_assert_uint_eq(key_unpack((const uint8_t *)"\xa0\x41", 2, &k), 0);    /* bad flags */
+    ck_assert_uint_eq(key_unpack((const uint8_t *)"\x80\x85", 2, &k), 0);     /* C1 */
+    ck_assert_uint_eq(key_unpack((const uint8_t *)"\xa0\x41", 2, &k), 0);     /* bad flags */
     ck_assert_uint_eq(key_unpack((const uint8_t *)"\x83\x00\x00\x41", 4, &k), 0);
 }
 END_TEST
@@ -320,7 +459,10 @@ typedef struct {
     int ret;
     const char *want;
 } jcase_t;
-#define J(s, r, w) {s, sizeof(s) - 1, r, w}
+#define J(s, r, w)             \
+    {                          \
+        s, sizeof(s) - 1, r, w \
+    }
 
 static const jcase_t JCASES[] = {
     J("{\"t\":\"k\",\"key\":\"ArrowUp\"}", 1, "Up"),
@@ -356,8 +498,14 @@ static const jcase_t JCASES[] = {
     J("{\"t\":\"i\",\"data\":\"\"}", 0, ""),
     J(" {\n \"data\" : \"x\" ,\t\"t\" : \"i\" } \r\n", 1, "x"),
     /* malformed: -1, nothing delivered */
-    J("", -1, ""), J("{", -1, ""), J("{}", -1, ""), J("[]", -1, ""), J("null", -1, ""),
-    J("{\"t\":\"x\"}", -1, ""), J("{\"t\":\"k\"}", -1, ""), J("{\"t\":\"i\"}", -1, ""),
+    J("", -1, ""),
+    J("{", -1, ""),
+    J("{}", -1, ""),
+    J("[]", -1, ""),
+    J("null", -1, ""),
+    J("{\"t\":\"x\"}", -1, ""),
+    J("{\"t\":\"k\"}", -1, ""),
+    J("{\"t\":\"i\"}", -1, ""),
     J("{\"t\":\"k\",\"key\":\"a\",\"data\":\"b\"}", -1, ""),
     J("{\"t\":\"i\",\"data\":\"a\",\"mods\":[]}", -1, ""),
     J("{\"t\":\"k\",\"t\":\"k\",\"key\":\"a\"}", -1, ""),
@@ -366,15 +514,24 @@ static const jcase_t JCASES[] = {
     J("{\"t\":\"k\",\"key\":\"a\",\"mods\":[\"alt\",\"alt\",\"alt\",\"alt\",\"alt\"]}", -1, ""),
     J("{\"t\":\"k\",\"key\":\"a\",\"mods\":[\"alt\",]}", -1, ""),
     J("{\"t\":\"k\",\"key\":\"a\",\"mods\":\"alt\"}", -1, ""),
-    J("{\"t\":\"k\",\"key\":\"a\"}x", -1, ""), J("{\"t\":\"k\",\"key\":\"a\",}", -1, ""),
-    J("{\"t\":\"k\" \"key\":\"a\"}", -1, ""), J("{\"t\":\"k\",\"key\":\"a\"", -1, ""),
-    J("{\"t\":\"k\",\"key\":\"a\nb\"}", -1, ""), J("{\"t\":\"k\",\"key\":\"\xff\"}", -1, ""),
-    J("{\"t\":\"k\",\"key\":\"\xc3\"}", -1, ""), J("{\"t\":\"k\",\"key\":\"\\ud800\"}", -1, ""),
-    J("{\"t\":\"k\",\"key\":\"\\udc00\"}", -1, ""), J("{\"t\":\"k\",\"key\":\"\\ud800\\u0041\"}", -1, ""),
-    J("{\"t\":\"k\",\"key\":\"\\x\"}", -1, ""), J("{\"t\":\"k\",\"key\":\"\\u12\"}", -1, ""),
-    J("{\"t\":\"k\",\"key\":\"\\u12g4\"}", -1, ""), J("{'t':'k','key':'a'}", -1, ""),
-    J("{\"t\":{\"t\":\"k\"},\"key\":\"a\"}", -1, ""), J("{\"t\":\"k\",\"key\":7}", -1, ""),
-    J("{\"t\":\"i\",\"data\":\"a\"}\0", -1, ""), J("{\"t\":\"i\"\0,\"data\":\"a\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"a\"}x", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"a\",}", -1, ""),
+    J("{\"t\":\"k\" \"key\":\"a\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"a\"", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"a\nb\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\xff\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\xc3\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\\ud800\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\\udc00\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\\ud800\\u0041\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\\x\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\\u12\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":\"\\u12g4\"}", -1, ""),
+    J("{'t':'k','key':'a'}", -1, ""),
+    J("{\"t\":{\"t\":\"k\"},\"key\":\"a\"}", -1, ""),
+    J("{\"t\":\"k\",\"key\":7}", -1, ""),
+    J("{\"t\":\"i\",\"data\":\"a\"}\0", -1, ""),
+    J("{\"t\":\"i\"\0,\"data\":\"a\"}", -1, ""),
     J("{\"t\":\"k\",\"key\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}", -1, ""),
 };
 
@@ -396,12 +553,14 @@ START_TEST(json_message_limits)
     names_t o;
     /* 1000 typed characters are fine; 2000 are too many */
     int n = snprintf(msg, sizeof msg, "{\"t\":\"i\",\"data\":\"");
-    for (int i = 0; i < 1000; i++) msg[n++] = 'z';
+    for (int i = 0; i < 1000; i++)
+        msg[n++] = 'z';
     n += snprintf(msg + n, sizeof msg - (size_t)n, "\"}");
     memset(&o, 0, sizeof o);
     ck_assert_int_eq(keys_from_json(msg, (size_t)n, names_add, &o), 1000);
     n = snprintf(msg, sizeof msg, "{\"t\":\"i\",\"data\":\"");
-    for (int i = 0; i < 2000; i++) msg[n++] = 'z';
+    for (int i = 0; i < 2000; i++)
+        msg[n++] = 'z';
     n += snprintf(msg + n, sizeof msg - (size_t)n, "\"}");
     memset(&o, 0, sizeof o);
     ck_assert_int_eq(keys_from_json(msg, (size_t)n, names_add, &o), -1);

@@ -8,7 +8,8 @@ START_TEST(new_is_blank_and_dirty)
     ck_assert_ptr_nonnull(s);
     for (int y = 0; y < 3; y++) {
         ck_assert(s->dirty[y]);
-        for (int x = 0; x < 10; x++) ck_assert_uint_eq(screen_at(s, x, y)->ch, ' ');
+        for (int x = 0; x < 10; x++)
+            ck_assert_uint_eq(screen_at(s, x, y)->ch, ' ');
     }
     ck_assert_ptr_null(screen_at(s, 10, 0));
     ck_assert_ptr_null(screen_at(s, -1, 0));
@@ -91,8 +92,8 @@ START_TEST(clear_dirties_only_rows_with_content)
     for (int w = 1; w <= 83; w += 41) {
         screen_t *s = screen_new(w, 5);
         ck_assert_ptr_nonnull(s);
-        screen_put(s, w - 1, 1, 'x', STYLE_DEFAULT);                       /* last cell */
-        screen_put(s, 0, 3, ' ', (style_t){1, SCREEN_DEFAULT_COLOR, 0});   /* a coloured blank */
+        screen_put(s, w - 1, 1, 'x', STYLE_DEFAULT);                     /* last cell */
+        screen_put(s, 0, 3, ' ', (style_t){1, SCREEN_DEFAULT_COLOR, 0}); /* a coloured blank */
         screen_clean(s);
         screen_clear(s);
         for (int y = 0; y < 5; y++) {

@@ -26,8 +26,10 @@ static void afx_open(afx_t *f, const accounts_config_t *cfg)
     f->db = db_open(&f->loop, path, err, sizeof err);
     ck_assert_msg(f->db != NULL, "%s", err);
     accounts_config_t c;
-    if (cfg) c = *cfg;
-    else accounts_config_default(&c);
+    if (cfg)
+        c = *cfg;
+    else
+        accounts_config_default(&c);
     c.opslimit = crypto_pwhash_OPSLIMIT_MIN;
     c.memlimit = crypto_pwhash_MEMLIMIT_MIN;
     f->acc = accounts_new(&f->loop, f->db, &c);
@@ -87,7 +89,9 @@ static res_t do_login(afx_t *f, const char *ip, const char *name, const char *pw
 START_TEST(name_and_password_rules)
 {
     const char *good[] = {"ab", "Zed", "a_b-9", "ABCDEFGHIJKLMNOPQRST", "--", "0_0"};
-    const char *bad[] = {"", "a", "ABCDEFGHIJKLMNOPQRSTU", "a b", "caf\xc3\xa9", "a.b", "a/b", "x\ty", "'; drop", "a\x01"};
+    const char *bad[] = {
+        "",        "a",    "ABCDEFGHIJKLMNOPQRSTU", "a b", "caf\xc3\xa9", "a.b", "a/b", "x\ty",
+        "'; drop", "a\x01"};
     char msg[160];
     for (unsigned i = 0; i < sizeof good / sizeof *good; i++)
         ck_assert_msg(accounts_check_name(good[i], msg, sizeof msg) == 0, "%s", good[i]);
@@ -154,7 +158,8 @@ static void on_user_hash(void *ud, int status, const db_user_t *u)
 {
     hash_res_t *h = ud;
     h->calls++;
-    if (status == DB_OK) snprintf(h->hash, sizeof h->hash, "%s", u->pwhash);
+    if (status == DB_OK)
+        snprintf(h->hash, sizeof h->hash, "%s", u->pwhash);
 }
 
 /* An unknown name costs a verify too: its time is close to a wrong password's. */
@@ -178,16 +183,21 @@ START_TEST(unknown_name_costs_a_verify)
     uint64_t best_wrong = UINT64_MAX, best_unknown = UINT64_MAX;
     for (int i = 0; i < 7; i++) {
         uint64_t t0 = uv_hrtime();
-        ck_assert_int_eq(do_login(&f, "ip", "timed", "not the password", 1).status, ACCOUNTS_EDENIED);
+        ck_assert_int_eq(do_login(&f, "ip", "timed", "not the password", 1).status,
+                         ACCOUNTS_EDENIED);
         uint64_t t1 = uv_hrtime();
-        ck_assert_int_eq(do_login(&f, "ip", "untimed", "not the password", 1).status, ACCOUNTS_EDENIED);
+        ck_assert_int_eq(do_login(&f, "ip", "untimed", "not the password", 1).status,
+                         ACCOUNTS_EDENIED);
         uint64_t t2 = uv_hrtime();
-        if (t1 - t0 < best_wrong) best_wrong = t1 - t0;
-        if (t2 - t1 < best_unknown) best_unknown = t2 - t1;
+        if (t1 - t0 < best_wrong)
+            best_wrong = t1 - t0;
+        if (t2 - t1 < best_unknown)
+            best_unknown = t2 - t1;
     }
     /* Loose bounds: the machine may be busy; skipping the verify is ~100x faster. */
-    ck_assert_msg(best_unknown * 10 > best_wrong && best_wrong * 10 > best_unknown, "wrong %llu ns, unknown %llu ns",
-                  (unsigned long long)best_wrong, (unsigned long long)best_unknown);
+    ck_assert_msg(best_unknown * 10 > best_wrong && best_wrong * 10 > best_unknown,
+                  "wrong %llu ns, unknown %llu ns", (unsigned long long)best_wrong,
+                  (unsigned long long)best_unknown);
     afx_close(&f);
 }
 END_TEST
@@ -239,17 +249,21 @@ START_TEST(change_password)
     afx_open(&f, NULL);
     ck_assert_int_eq(do_register(&f, "ip", "Cat", "first password", 1).status, ACCOUNTS_OK);
     res_t r = {0};
-    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "not it at all", 13, "second password", 15, 2,
-                                              on_acc, &r), 0);
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "not it at all", 13,
+                                              "second password", 15, 2, on_acc, &r),
+                     0);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, ACCOUNTS_EDENIED);
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14, "short", 5, 3, on_acc, &r), 0);
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14, "short", 5,
+                                              3, on_acc, &r),
+                     0);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, ACCOUNTS_EINVAL);
     memset(&r, 0, sizeof r);
-    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14, "second password", 15, 4,
-                                              on_acc, &r), 0);
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14,
+                                              "second password", 15, 4, on_acc, &r),
+                     0);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, ACCOUNTS_OK);
     ck_assert_int_eq(do_login(&f, "ip", "Cat", "first password", 5).status, ACCOUNTS_EDENIED);
@@ -312,8 +326,11 @@ START_TEST(ip_throttle)
     afx_open(&f, &c);
     ck_assert_int_eq(do_register(&f, "r", "eve", "eve password", 0).status, ACCOUNTS_OK);
     const char *names[] = {"u1", "u2", "u3", "u4"};
-    for (int i = 0; i < 4; i++) ck_assert_int_eq(do_login(&f, "6.6.6.6", names[i], "whatever!", 100).status, ACCOUNTS_EDENIED);
-    ck_assert_int_eq(do_login(&f, "6.6.6.6", "eve", "eve password", 200).status, ACCOUNTS_ETHROTTLED);
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(do_login(&f, "6.6.6.6", names[i], "whatever!", 100).status,
+                         ACCOUNTS_EDENIED);
+    ck_assert_int_eq(do_login(&f, "6.6.6.6", "eve", "eve password", 200).status,
+                     ACCOUNTS_ETHROTTLED);
     ck_assert_int_eq(do_login(&f, "7.7.7.7", "eve", "eve password", 200).status, ACCOUNTS_OK);
     ck_assert_int_eq(do_login(&f, "6.6.6.6", "eve", "eve password", 5100).status, ACCOUNTS_OK);
     afx_close(&f);
@@ -395,8 +412,11 @@ START_TEST(throttle_table_is_bounded)
     /* Long after: everything is forgotten and fresh keys are tracked again. */
     for (int i = 0; i < 20; i++) {
         snprintf(ip, sizeof ip, "10.1.0.%d", i);
-        ck_assert_int_eq(do_login(&f, ip, "ghost2", "password!", 100000 + (uint64_t)i * 10000).status, ACCOUNTS_EDENIED);
-        ck_assert_uint_gt(accounts_login_wait_ms(f.acc, ip, "other", 100000 + (uint64_t)i * 10000), 0);
+        ck_assert_int_eq(
+            do_login(&f, ip, "ghost2", "password!", 100000 + (uint64_t)i * 10000).status,
+            ACCOUNTS_EDENIED);
+        ck_assert_uint_gt(accounts_login_wait_ms(f.acc, ip, "other", 100000 + (uint64_t)i * 10000),
+                          0);
     }
     afx_close(&f);
 }

@@ -27,18 +27,29 @@ START_TEST(routes)
         bool api;
         int64_t id;
     } cases[] = {
-        {"/scores", 0, RQ_SCORES, false, 0},        {"/api/scores", 0, RQ_SCORES, true, 0},
-        {"/game/42", 0, RQ_GAME, false, 42},        {"/api/game/42", 0, RQ_GAME, true, 42},
-        {"/game/7/dump", 0, RQ_GAME_DUMP, false, 7}, {"/game/7.cast", 0, RQ_GAME_CAST, false, 7},
+        {"/scores", 0, RQ_SCORES, false, 0},
+        {"/api/scores", 0, RQ_SCORES, true, 0},
+        {"/game/42", 0, RQ_GAME, false, 42},
+        {"/api/game/42", 0, RQ_GAME, true, 42},
+        {"/game/7/dump", 0, RQ_GAME_DUMP, false, 7},
+        {"/game/7.cast", 0, RQ_GAME_CAST, false, 7},
         {"/game/7/replay", 0, RQ_GAME_REPLAY, false, 7},
         {"/api/game/7/replay", 0, RQ_GAME_FRAMES, true, 7},
         {"/game/999999999999999", 0, RQ_GAME, false, 999999999999999LL},
-        {"/game/1000000000000000", 400, 0, false, 0}, {"/game/0", 400, 0, false, 0},
-        {"/game/", 400, 0, false, 0},  {"/game/-3", 400, 0, false, 0}, {"/game/3a", 400, 0, false, 0},
-        {"/game/3/", 404, 0, false, 0}, {"/api/game/3.cast", 404, 0, false, 0},
-        {"/api/game/3/dump", 404, 0, false, 0}, {"/game/3/replay/x", 404, 0, false, 0},
-        {"/", -1, 0, false, 0}, {"/play", -1, 0, false, 0}, {"/api/other", -1, 0, false, 0},
-        {"/scoresx", -1, 0, false, 0}, {"", -1, 0, false, 0},
+        {"/game/1000000000000000", 400, 0, false, 0},
+        {"/game/0", 400, 0, false, 0},
+        {"/game/", 400, 0, false, 0},
+        {"/game/-3", 400, 0, false, 0},
+        {"/game/3a", 400, 0, false, 0},
+        {"/game/3/", 404, 0, false, 0},
+        {"/api/game/3.cast", 404, 0, false, 0},
+        {"/api/game/3/dump", 404, 0, false, 0},
+        {"/game/3/replay/x", 404, 0, false, 0},
+        {"/", -1, 0, false, 0},
+        {"/play", -1, 0, false, 0},
+        {"/api/other", -1, 0, false, 0},
+        {"/scoresx", -1, 0, false, 0},
+        {"", -1, 0, false, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         rq_t q;
@@ -65,8 +76,14 @@ START_TEST(players)
     ck_assert_int_eq(q.page, RQ_PLAYER);
     ck_assert_int_eq(parse("/api/player/ab", &q, err), 0);
     ck_assert(q.api);
-    const char *bad[] = {"/player/a", "/player/", "/player/abcdefghijklmnopqrstu", "/player/a b",
-                         "/player/a<b", "/player/a.b", "/player/ab/c", "/player/\xc3\xa9t\xc3\xa9"};
+    const char *bad[] = {"/player/a",
+                         "/player/",
+                         "/player/abcdefghijklmnopqrstu",
+                         "/player/a b",
+                         "/player/a<b",
+                         "/player/a.b",
+                         "/player/ab/c",
+                         "/player/\xc3\xa9t\xc3\xa9"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(parse(bad[i], &q, err) == 400, "%s", bad[i]);
 }
@@ -87,8 +104,8 @@ START_TEST(score_filters)
     ck_assert_str_eq(q.period, "all");
     ck_assert_int_eq(q.period_secs, 0);
     ck_assert_str_eq(q.race, "");
-    const char *bad[] = {"period=forever", "race=<b>", "race=elf1", "class=aaaaaaaaaaaaaaaa",
-                         "race=a b", "class=%00"};
+    const char *bad[] = {"period=forever",         "race=<b>", "race=elf1",
+                         "class=aaaaaaaaaaaaaaaa", "race=a b", "class=%00"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_msg(rq_parse("/scores", &bad[i], 1, &q, err, sizeof err) == 400, "%s", bad[i]);
         ck_assert(strlen(err) > 5);
@@ -162,12 +179,12 @@ static game_t *direct(const rfx_t *f, size_t nkeys, screen_t *s)
 }
 
 typedef struct {
-    screen_t *term;     /* what a terminal shows after the diffs (by re-rendering) */
+    screen_t *term; /* what a terminal shows after the diffs (by re-rendering) */
     size_t frames, keyframes;
     uint64_t last_turn;
     bool monotonic;
-    buf_t all;          /* every diff, in order */
-    buf_t lastkey;      /* the last keyframe's bytes */
+    buf_t all;     /* every diff, in order */
+    buf_t lastkey; /* the last keyframe's bytes */
     size_t lastkey_at;
 } sink_t;
 
@@ -282,15 +299,18 @@ START_TEST(frames_json_and_asciicast)
     ck_assert_int_eq(replay_asciicast(&in, NULL, 0.5, "a \"title\"\n", &c, err, sizeof err), 0);
     buf_putc(&j, '\0');
     buf_putc(&c, '\0');
-    const char *jhead = "{\"w\":80,\"h\":24,\"keyframe_turns\":50,\"idle_ms\":2000,\"frames\":[\n[0,0,\"";
+    const char *jhead =
+        "{\"w\":80,\"h\":24,\"keyframe_turns\":50,\"idle_ms\":2000,\"frames\":[\n[0,0,\"";
     ck_assert_msg(strncmp(j.data, jhead, strlen(jhead)) == 0, "%.60s", j.data);
     ck_assert_ptr_nonnull(strstr(j.data, "\"keys\":42,"));
-    ck_assert_ptr_nonnull(strstr(j.data, ",4200,\"")); /* frame 42: keys without times 100 ms apart */
+    ck_assert_ptr_nonnull(
+        strstr(j.data, ",4200,\""));            /* frame 42: keys without times 100 ms apart */
     ck_assert_ptr_null(strchr(j.data, '\x1b')); /* escaped as \u001b */
     ck_assert_ptr_nonnull(strstr(j.data, "\\u001b["));
-    const char *head = "{\"version\": 2, \"width\": 80, \"height\": 24, \"idle_time_limit\": 2.000, "
-                       "\"title\": \"a \\\"title\\\"\\n\", "
-                       "\"env\": {\"TERM\": \"xterm-256color\"}}\n[0.000, \"o\", \"";
+    const char *head =
+        "{\"version\": 2, \"width\": 80, \"height\": 24, \"idle_time_limit\": 2.000, "
+        "\"title\": \"a \\\"title\\\"\\n\", "
+        "\"env\": {\"TERM\": \"xterm-256color\"}}\n[0.000, \"o\", \"";
     ck_assert_msg(strncmp(c.data, head, strlen(head)) == 0, "%.120s", c.data);
     ck_assert_ptr_nonnull(strstr(c.data, "\n[21.000, \"o\", ")); /* frame 42 at 0.5 s each */
     buf_free(&j);
@@ -323,7 +343,8 @@ START_TEST(frame_times_follow_the_journal)
     static const int64_t ms[] = {300, 50, 9000, 1234, 400, DB_MS_UNKNOWN, DB_MS_UNKNOWN};
     db_journal_row_t rows[7];
     for (size_t i = 0; i < 7; i++)
-        rows[i] = (db_journal_row_t){(int64_t)i + 1, &f.keys[i < 5 ? i : i + 1], i == 4 ? 2 : 1, ms[i]};
+        rows[i] =
+            (db_journal_row_t){(int64_t)i + 1, &f.keys[i < 5 ? i : i + 1], i == 4 ? 2 : 1, ms[i]};
     replay_input_t in = {f.c, 99, "zed", rows, 7};
     times_t t = {{0}, 0};
     replay_result_t res;
@@ -355,7 +376,8 @@ START_TEST(frame_times_follow_the_journal)
     ck_assert_ptr_nonnull(strstr(j.data, ",3250,\""));
     ck_assert_ptr_nonnull(strstr(c.data, "\"idle_time_limit\": 1.000,"));
     ck_assert_ptr_nonnull(strstr(c.data, "\n[1.350, \"o\", "));
-    ck_assert_ptr_nonnull(strstr(c.data, "\n[3.750, \"o\", ")); /* untimed keys 0.5 s apart in the cast */
+    ck_assert_ptr_nonnull(
+        strstr(c.data, "\n[3.750, \"o\", ")); /* untimed keys 0.5 s apart in the cast */
     buf_free(&j);
     buf_free(&c);
     content_free(f.c);
@@ -428,7 +450,8 @@ START_TEST(filtered_scores_totals_and_backlog)
     db_scores_filtered(f.db, &(db_scores_filter_t){NULL, NULL, 0, 10, 0}, on_games, &all);
     db_scores_filtered(f.db, &(db_scores_filter_t){"ELF", "", 0, 10, 0}, on_games, &elves);
     db_scores_filtered(f.db, &(db_scores_filter_t){"", "", 4000, 10, 0}, on_games, &recent);
-    db_scores_filtered(f.db, &(db_scores_filter_t){"elf", "Fighter", 0, 10, 0}, on_games, &fighters);
+    db_scores_filtered(f.db, &(db_scores_filter_t){"elf", "Fighter", 0, 10, 0}, on_games,
+                       &fighters);
     db_scores_filtered(f.db, &(db_scores_filter_t){"", "", 0, 1, 1}, on_games, &page2);
     got_t ta = {0}, tn = {0}, back = {0}, back2 = {0};
     db_player_totals(f.db, 1, on_totals, &ta);

@@ -24,11 +24,11 @@ START_TEST(accepts_objects_only)
     ck_assert(!OBJ("{\"t\":tru}"));
     ck_assert(!OBJ("{\"t\":\"\\x\"}"));
     ck_assert(!OBJ("{\"t\":\"\\u12g4\"}"));
-    ck_assert(!OBJ("{\"t\":\"a\tb\"}"));     /* raw control character */
-    ck_assert(!OBJ("{\"t\":\"\xff\"}"));      /* not UTF-8 */
-    ck_assert(!OBJ("{\"t\":\"\xc0\xaf\"}"));  /* overlong */
+    ck_assert(!OBJ("{\"t\":\"a\tb\"}"));         /* raw control character */
+    ck_assert(!OBJ("{\"t\":\"\xff\"}"));         /* not UTF-8 */
+    ck_assert(!OBJ("{\"t\":\"\xc0\xaf\"}"));     /* overlong */
     ck_assert(!OBJ("{\"t\":\"\xed\xa0\x80\"}")); /* surrogate */
-    ck_assert(!OBJ("{\"t\":\"\xe2\x82\"}"));  /* truncated */
+    ck_assert(!OBJ("{\"t\":\"\xe2\x82\"}"));     /* truncated */
     ck_assert(!OBJ("{\"t\":\"abc"));
     const char nul[] = "{\"t\":\"a\0b\"}";
     ck_assert(!web_json_is_object(nul, sizeof nul - 1));
@@ -42,8 +42,10 @@ START_TEST(depth_is_limited)
     deep[n++] = '{';
     memcpy(deep + n, "\"a\":", 4);
     n += 4;
-    for (int i = 0; i < 40; i++) deep[n++] = '[';
-    for (int i = 0; i < 40; i++) deep[n++] = ']';
+    for (int i = 0; i < 40; i++)
+        deep[n++] = '[';
+    for (int i = 0; i < 40; i++)
+        deep[n++] = ']';
     deep[n++] = '}';
     ck_assert(!web_json_is_object(deep, n));
     ck_assert(OBJ("{\"a\":[[[[[[[[1]]]]]]]]}"));
@@ -52,7 +54,8 @@ END_TEST
 
 START_TEST(members)
 {
-    const char *m = "{\"x\":{\"t\":\"inner\"},\"t\":\"resize\",\"w\":120,\"h\":-3,\"big\":12345678901234}";
+    const char *m =
+        "{\"x\":{\"t\":\"inner\"},\"t\":\"resize\",\"w\":120,\"h\":-3,\"big\":12345678901234}";
     size_t n = strlen(m);
     ck_assert(web_json_is_object(m, n));
     const char *v;

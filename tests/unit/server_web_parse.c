@@ -118,7 +118,7 @@ START_TEST(form_fields)
     ck_assert_int_eq(web_form_get(f, strlen(f), "x", v, sizeof v), 3);
     ck_assert_str_eq(v, "%zz");
     ck_assert_int_eq(web_form_get(f, strlen(f), "nam", v, sizeof v), -1);
-    ck_assert_int_eq(web_form_get(f, 8, "password", v, sizeof v), -1); /* outside len */
+    ck_assert_int_eq(web_form_get(f, 8, "password", v, sizeof v), -1);            /* outside len */
     ck_assert_int_eq(web_form_get("name=12345678", 13, "name", v, sizeof v), -1); /* too long */
     ck_assert_int_eq(web_form_get("name=", 5, "name", v, sizeof v), 0);
 }
@@ -150,12 +150,29 @@ START_TEST(accept_encoding)
         const char *hdr;
         bool gzip;
     } cases[] = {
-        {"gzip", true}, {"gzip, deflate, br", true}, {"deflate, GZIP", true}, {"br;q=1.0, gzip;q=0.8", true},
-        {" x-gzip ", true}, {"*", true}, {"identity, *;q=0.5", true}, {"gzip ; q=1", true},
-        {"", false}, {"deflate", false}, {"br, identity", false}, {"gzip;q=0", false},
-        {"gzip;q=0.000", false}, {"gzip; Q=0.", false}, {"*;q=0", false}, {"gzip;q=0, *", false},
-        {"*, gzip;q=0", false}, {"gzipx", false}, {"xgzip, gzi", false}, {"gzip;level=0", true},
-        {"gzip;q=0.001", true}, {",,gzip,,", true}, {"identity;q=0", false},
+        {"gzip", true},
+        {"gzip, deflate, br", true},
+        {"deflate, GZIP", true},
+        {"br;q=1.0, gzip;q=0.8", true},
+        {" x-gzip ", true},
+        {"*", true},
+        {"identity, *;q=0.5", true},
+        {"gzip ; q=1", true},
+        {"", false},
+        {"deflate", false},
+        {"br, identity", false},
+        {"gzip;q=0", false},
+        {"gzip;q=0.000", false},
+        {"gzip; Q=0.", false},
+        {"*;q=0", false},
+        {"gzip;q=0, *", false},
+        {"*, gzip;q=0", false},
+        {"gzipx", false},
+        {"xgzip, gzi", false},
+        {"gzip;level=0", true},
+        {"gzip;q=0.001", true},
+        {",,gzip,,", true},
+        {"identity;q=0", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         ck_assert_msg(web_accepts_gzip(cases[i].hdr) == cases[i].gzip, "%s", cases[i].hdr);
