@@ -33,6 +33,8 @@ PKGLIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 REL_FLAGS  := -O2 -g
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_SECONDS ?= 60
+# make test runs every fuzz target briefly too
+TEST_FUZZ_SECONDS ?= 10
 # every C source and header of the project, for make format / format-check
 FORMAT_SRC = $(shell find protocol game db server client-term admin tests tools \
                -name '*.[ch]' -not -path '*/node_modules/*' 2>/dev/null)
@@ -137,6 +139,7 @@ run: build
 
 # Suites run in this order; the unit runner's summary line ends the output.
 test: format-check build build-asan
+	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
 
