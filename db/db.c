@@ -1,6 +1,7 @@
 /* db — open/close, the writer thread with group commit, the reader threads,
- * and delivery of results to the loop. The operations themselves (SQL and
- * result shapes) are in db_ops.c. */
+ * delivery of results to the loop, and the callbacks owed when an operation
+ * could not even be made. Building and running operations is db_query.c;
+ * the operations themselves are db_ops.c, db_records.c and db_admin.c. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,6 +15,16 @@
 typedef struct {
     db_op_t *head, *tail;
 } db_list_t;
+
+/* A callback owed a status with no operation behind it (no memory for one,
+ * or the db closing); count calls of the same callback in a row. */
+typedef struct {
+    db_cb_t cb;
+    int status;
+    uint32_t count;
+} db_owed_t;
+
+#define DB_OWED 256 /* owed callbacks kept between two loop turns */
 
 struct db {
     uv_loop_t *loop;
@@ -53,6 +64,10 @@ struct db {
     db_list_t done;
 
     _Atomic uint64_t commits, writes, failed, reads;
+
+    db_owed_t owed[DB_OWED]; /* loop only: a ring, oldest at owed_head */
+    size_t owed_head, owed_n;
+    int fail_after, fail_count; /* tests: allocations to let through, then to fail */
 };
 
 static void list_push(db_list_t *l, db_op_t *op)
@@ -90,26 +105,6 @@ char *db_strdup(const char *s)
 
 /* ---- connections ---------------------------------------------------------- */
 
-static const char *const stmt_sql[DB_STMT_COUNT] = {
-#define DB_STMT_SQL_(n, s) s,
-    DB_STMT_LIST(DB_STMT_SQL_)
-#undef DB_STMT_SQL_
-};
-
-sqlite3_stmt *db_stmt(db_conn_t *c, int id)
-{
-    sqlite3_stmt *st = c->st[id];
-    if (!st) {
-        if (sqlite3_prepare_v3(c->h, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &c->st[id],
-                               NULL) != SQLITE_OK)
-            return NULL;
-        return c->st[id];
-    }
-    sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
-    return st;
-}
-
 static void conn_close(db_conn_t *c)
 {
     for (int i = 0; i < DB_STMT_COUNT; i++)
@@ -127,14 +122,6 @@ static int conn_exec(db_conn_t *c, int id)
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
-}
-
-int db_op_fail(db_op_t *op, db_conn_t *c, int status)
-{
-    if (status == DB_ERR && !op->err)
-        op->err = db_strdup(sqlite3_errmsg(c->h));
-    op->status = status;
-    return status;
 }
 
 /* mkdir -p of path's directory part. */
@@ -219,7 +206,7 @@ static int open_writer(db_t *db, char *err, size_t errlen)
     }
     sqlite3_stmt *st = db_stmt(&db->wconn, DB_STMT_GAME_MAX_ID);
     if (!st || sqlite3_step(st) != SQLITE_ROW) {
-        snprintf(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(h));
+        snprintf(err, errlen, "database %s: %s", db->path, st ? sqlite3_errmsg(h) : db->wconn.err);
         return DB_ERR;
     }
     db->next_game_id = sqlite3_column_int64(st, 0) + 1;
@@ -255,14 +242,20 @@ static void post_done(db_t *db, db_list_t *l)
 }
 
 /* Each op in its own savepoint, so a failing op undoes only itself; an op
- * of one statement gets that from SQLite's statement rollback for free. */
+ * of one statement gets that from SQLite's statement rollback for free.
+ * An op that failed when it was built (a bad argument) runs nothing. */
 static int run_write(db_t *db, db_op_t *op)
 {
     db_conn_t *c = &db->wconn;
-    bool sp = !op->kind->single;
+    bool sp = op->nsteps > 1;
+    if (op->status != DB_OK) {
+        atomic_fetch_add(&db->failed, 1);
+        atomic_fetch_add(&db->writes, 1);
+        return op->status;
+    }
     if (sp && conn_exec(c, DB_STMT_SAVEPOINT) != SQLITE_OK)
         return db_op_fail(op, c, DB_ERR);
-    op->status = op->kind->run(c, op);
+    op->status = db_op_run(c, op);
     if (op->status != DB_OK) {
         if (op->status == DB_ERR && !op->err)
             db_op_fail(op, c, DB_ERR);
@@ -338,6 +331,22 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* One read transaction, so multi-query results are consistent. An op that
+ * failed when it was built (a bad argument) runs nothing. */
+static void run_read(db_conn_t *c, db_op_t *op)
+{
+    if (op->status != DB_OK)
+        return;
+    if (conn_exec(c, DB_STMT_BEGIN_READ) != SQLITE_OK) {
+        db_op_fail(op, c, DB_ERR);
+        return;
+    }
+    op->status = db_op_run(c, op);
+    if (op->status == DB_ERR && !op->err)
+        db_op_fail(op, c, DB_ERR);
+    conn_exec(c, DB_STMT_COMMIT);
+}
+
 typedef struct {
     db_t *db;
     db_conn_t *conn;
@@ -368,15 +377,7 @@ static void *reader_main(void *arg)
             pthread_cond_wait(&db->wdone, &db->wmu);
         pthread_mutex_unlock(&db->wmu);
 
-        /* One read transaction, so multi-query results are consistent. */
-        if (conn_exec(c, DB_STMT_BEGIN_READ) != SQLITE_OK)
-            db_op_fail(op, c, DB_ERR);
-        else {
-            op->status = op->kind->run(c, op);
-            if (op->status == DB_ERR && !op->err)
-                db_op_fail(op, c, DB_ERR);
-            conn_exec(c, DB_STMT_COMMIT);
-        }
+        run_read(c, op);
         atomic_fetch_add(&db->reads, 1);
         db_list_t one = {op, op};
         op->next = NULL;
@@ -400,6 +401,67 @@ static void update_ref(db_t *db)
     db->async_ref = want;
 }
 
+/* Pays the oldest owed callback (every call it is owed). */
+static void pay_oldest(db_t *db)
+{
+    db_owed_t o = db->owed[db->owed_head];
+    db->owed_head = (db->owed_head + 1) % DB_OWED;
+    db->owed_n--;
+    for (uint32_t i = 0; i < o.count; i++) {
+        db->outstanding--;
+        db_deliver_error(o.cb, o.status);
+    }
+}
+
+static bool same_cb(const db_cb_t *a, const db_cb_t *b)
+{
+    return a->kind == b->kind && a->ud == b->ud && memcmp(&a->fn, &b->fn, sizeof a->fn) == 0;
+}
+
+void db_owe(db_t *db, db_cb_t cb, int status)
+{
+    snprintf(db->errmsg, sizeof db->errmsg, "%s",
+             status == DB_ECLOSED ? "database closed"
+                                  : "out of memory queueing a database operation");
+    db_owed_t *last = db->owed_n ? &db->owed[(db->owed_head + db->owed_n - 1) % DB_OWED] : NULL;
+    if (last && last->status == status && last->count < UINT32_MAX && same_cb(&last->cb, &cb)) {
+        last->count++;
+    } else {
+        /* Full (memory gone and hundreds of callers in one turn): the oldest
+         * is paid now, inside this later call, never inside its own. */
+        if (db->owed_n == DB_OWED)
+            pay_oldest(db);
+        db->owed[(db->owed_head + db->owed_n++) % DB_OWED] = (db_owed_t){cb, status, 1};
+    }
+    db->outstanding++;
+    if (db->closing)
+        return; /* paid when the handles have closed */
+    update_ref(db);
+    uv_async_send(&db->async);
+}
+
+void *db_op_alloc(db_t *db, void *old, size_t n)
+{
+    if (db->fail_count > 0) {
+        if (db->fail_after > 0)
+            db->fail_after--;
+        else if (db->fail_count-- > 0)
+            return NULL;
+    }
+    return old ? realloc(old, n) : malloc(n);
+}
+
+void db_test_fail_allocs(db_t *db, int after, int count)
+{
+    db->fail_after = after;
+    db->fail_count = count;
+}
+
+bool db_is_stopping(const db_t *db)
+{
+    return db->stopping;
+}
+
 static void deliver_all(db_t *db)
 {
     pthread_mutex_lock(&db->dmu);
@@ -413,9 +475,12 @@ static void deliver_all(db_t *db)
             snprintf(db->errmsg, sizeof db->errmsg, "%s",
                      op->err ? op->err : "database operation failed");
         db->outstanding--;
-        op->kind->deliver(op);
+        db_op_deliver(op);
         db_op_free(op);
     }
+    /* Those owed now; any owed during these callbacks have their own wakeup. */
+    for (size_t n = db->owed_n; n > 0 && db->owed_n > 0; n--)
+        pay_oldest(db);
     update_ref(db);
 }
 
@@ -431,49 +496,19 @@ static void on_prepare(uv_prepare_t *h)
         db_flush(db);
 }
 
-db_op_t *db_op_new(const db_op_kind_t *kind, void *ud)
-{
-    db_op_t *op = calloc(1, sizeof *op);
-    if (!op)
-        return NULL;
-    op->kind = kind;
-    op->ud = ud;
-    return op;
-}
-
-void db_op_free(db_op_t *op)
-{
-    if (!op)
-        return;
-    if (op->kind->free_res)
-        op->kind->free_res(op);
-    for (int i = 0; i < 4; i++)
-        free(op->s[i]);
-    for (size_t i = 0; i < op->nms; i++) {
-        free((char *)op->ms[i].kind);
-        free((char *)op->ms[i].text);
-    }
-    free(op->ms);
-    free(op->blob);
-    free(op->err);
-    free(op);
-}
-
 void db_submit(db_t *db, db_op_t *op)
 {
-    if (!op) {
-        snprintf(db->errmsg, sizeof db->errmsg, "out of memory queueing a database operation");
-        return;
-    }
+    if (!op)
+        return; /* db_op_begin has already owed its callback */
     if (db->stopping) {
         /* Queued from a callback that db_close delivers: nobody is left to run it. */
-        snprintf(db->errmsg, sizeof db->errmsg, "database closed");
+        db_owe(db, op->cb, DB_ECLOSED);
         db_op_free(op);
         return;
     }
     db->outstanding++;
     update_ref(db);
-    if (op->kind->write) {
+    if (op->write) {
         list_push(&db->pending, op);
         /* A long loop turn (a burst of keys) hands its writes over in
          * slices, so the writer commits while the loop is still reading. */
@@ -561,8 +596,11 @@ int64_t db_next_game_id_(db_t *db)
 static void on_handle_closed(uv_handle_t *h)
 {
     db_t *db = h->data;
-    if (--db->handles_open == 0)
-        free(db);
+    if (--db->handles_open > 0)
+        return;
+    while (db->owed_n > 0) /* queued after db_close returned */
+        pay_oldest(db);
+    free(db);
 }
 
 static void teardown(db_t *db)
@@ -692,7 +730,10 @@ void db_close(db_t *db)
     db_flush(db);
     stop_threads(db);
     db->stopping = true;
-    deliver_all(db);
+    /* Callbacks may queue more: those are owed DB_ECLOSED, paid here too. */
+    do
+        deliver_all(db);
+    while (db->owed_n > 0);
     db->closing = true;
     sqlite3_exec(db->wconn.h, "PRAGMA optimize;", NULL, NULL, NULL); /* refresh planner stats */
     teardown(db);

@@ -25,11 +25,13 @@
  * before it (it waits for their commit), so create-then-read works in one
  * loop turn.
  *
- * Callbacks. Every callback (write completion or read result) runs later on
- * the loop thread, never inside the call that queued it (db_close excepted:
- * it delivers whatever is still pending). Pointers handed to a callback are
- * borrowed and valid only during the callback. Input buffers and strings are
- * copied when queued, so the caller may free them right after the call.
+ * Callbacks. Every callback (write completion or read result) comes exactly
+ * once, later, on the loop thread, never inside the call that queued it
+ * (db_close excepted: it delivers whatever is still pending) - even when
+ * there was no memory to queue the operation (DB_ENOMEM) or the db is
+ * closing (DB_ECLOSED). Pointers handed to a callback are borrowed and
+ * valid only during the callback. Input buffers and strings are copied when
+ * queued, so the caller may free them right after the call.
  *
  * Status codes are DB_OK or a negative DB_E* value; db_error() gives the
  * message of the last failure. Times are Unix seconds chosen by the caller.
@@ -181,7 +183,8 @@ typedef void (*db_resume_cb)(void *ud, int status, const db_resume_t *r);
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
 /* Flushes, waits for every queued operation, delivers the pending callbacks
  * (inside this call), stops the threads and closes the connections. The
- * memory goes when the loop next runs. NULL is a no-op. */
+ * memory goes when the loop next runs; calls made until then are answered
+ * DB_ECLOSED when it does. NULL is a no-op. */
 void db_close(db_t *db);
 
 /* Hands everything queued so far to the writer as one transaction. */
@@ -207,9 +210,10 @@ void db_user_set_options(db_t *db, int64_t user, const char *options, db_done_cb
 void db_user_set_locked(db_t *db, int64_t user, bool locked, db_done_cb cb, void *ud);
 
 /* Games. The id is assigned at once (returned, > 0; negative DB_E* on a bad
- * argument) so journal appends can follow in the same loop turn; the insert
- * itself fails with DB_EEXISTS if the user already has a live game, and then
- * everything later queued for that id fails too. */
+ * argument, and then cb never comes) so journal appends can follow in the
+ * same loop turn; the insert itself fails with DB_EEXISTS if the user
+ * already has a live game, and then everything later queued for that id
+ * fails too. */
 int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud);
 void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb cb, void *ud);
 /* Ends a game: the end record, state FINISHED, the milestones (replacing any

@@ -1,78 +1,35 @@
 /* db_admin — reads for the admin tools: the list of accounts and the
- * database's health. Rare requests, so their statements are prepared per
- * call rather than kept in the statement table. */
+ * database's health. The health check is a list of pragmas and counts
+ * run by one custom step, prepared per call (it is rare). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "db_internal.h"
 
-static void free_res_plain(db_op_t *op)
-{
-    free(op->res);
-}
-
 /* ---- users ------------------------------------------------------------------- */
 
-static const char USERS_SQL[] =
-    "SELECT u.id, u.name, u.created, u.locked, "
-    "(SELECT count(*) FROM games g WHERE g.user = u.id), "
-    "coalesce((SELECT g.id FROM games g WHERE g.user = u.id AND g.state = 'live'), 0) "
-    "FROM users u ORDER BY u.name_key";
-
-static int users_grow(db_op_t *op, size_t *cap)
+static int read_user_info(sqlite3_stmt *st, void *row)
 {
-    if (op->nres < *cap)
-        return 0;
-    *cap = *cap ? *cap * 2 : 32;
-    db_user_info_t *nv = realloc(op->res, *cap * sizeof *nv);
-    if (!nv)
-        return -1;
-    op->res = nv;
-    return 0;
+    db_user_info_t *u = row;
+    u->id = sqlite3_column_int64(st, 0);
+    db_col_copy(st, 1, u->name, sizeof u->name);
+    u->created = sqlite3_column_int64(st, 2);
+    u->locked = sqlite3_column_int(st, 3) != 0;
+    u->games = sqlite3_column_int64(st, 4);
+    u->live_game = sqlite3_column_int64(st, 5);
+    return DB_OK;
 }
 
-static int run_users_list(db_conn_t *c, db_op_t *op)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(c->h, USERS_SQL, -1, &st, NULL) != SQLITE_OK)
-        return db_op_fail(op, c, DB_ERR);
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (users_grow(op, &cap))
-            break;
-        db_user_info_t *u = (db_user_info_t *)op->res + op->nres++;
-        memset(u, 0, sizeof *u);
-        u->id = sqlite3_column_int64(st, 0);
-        const unsigned char *name = sqlite3_column_text(st, 1);
-        snprintf(u->name, sizeof u->name, "%s", name ? (const char *)name : "");
-        u->created = sqlite3_column_int64(st, 2);
-        u->locked = sqlite3_column_int(st, 3) != 0;
-        u->games = sqlite3_column_int64(st, 4);
-        u->live_game = sqlite3_column_int64(st, 5);
-    }
-    int status = rc == SQLITE_DONE  ? DB_OK
-                 : rc == SQLITE_ROW ? DB_ENOMEM
-                                    : db_op_fail(op, c, DB_ERR);
-    sqlite3_finalize(st);
-    return status;
-}
-
-static void deliver_users(db_op_t *op)
-{
-    bool ok = op->status == DB_OK;
-    op->cb.users(op->ud, op->status, ok ? op->res : NULL, ok ? op->nres : 0);
-}
-
-static const db_op_kind_t db_kind_users_list = {run_users_list, deliver_users, free_res_plain,
-                                                false};
+const db_row_t db_row_user_info = {sizeof(db_user_info_t), 6, read_user_info, NULL};
 
 void db_users_list(db_t *db, db_users_cb cb, void *ud)
 {
-    db_op_t *op = db_op_new(&db_kind_users_list, ud);
-    if (op)
-        op->cb.users = cb;
-    db_submit(db, op);
+    db_queue(db, DB_ON(users, cb, ud), 0, DB_STMT_USERS_LIST, DB_NOARGS);
+}
+
+void db_deliver_users(const db_op_t *op)
+{
+    op->cb.fn.users(op->cb.ud, op->status, db_op_first(op, 0), db_op_count(op, 0));
 }
 
 /* ---- health ------------------------------------------------------------------ */
@@ -126,12 +83,13 @@ static const struct {
     {offsetof(db_health_t, snapshot_bytes), "SELECT coalesce(sum(length(blob)), 0) FROM snapshots"},
 };
 
+static const db_row_t health_row = {sizeof(db_health_t), 0, NULL, NULL};
+
 static int run_health(db_conn_t *c, db_op_t *op)
 {
-    db_health_t *h = calloc(1, sizeof *h);
+    db_health_t *h = db_op_add_row(op, 0, &health_row);
     if (!h)
-        return DB_ENOMEM;
-    op->res = h;
+        return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
     if (integrity(c->h, h->integrity, sizeof h->integrity))
         return db_op_fail(op, c, DB_ERR);
     for (size_t i = 0; i < sizeof COUNTS / sizeof COUNTS[0]; i++) {
@@ -150,17 +108,15 @@ static int run_health(db_conn_t *c, db_op_t *op)
     return DB_OK;
 }
 
-static void deliver_health(db_op_t *op)
-{
-    op->cb.health(op->ud, op->status, op->status == DB_OK ? op->res : NULL);
-}
-
-static const db_op_kind_t db_kind_health = {run_health, deliver_health, free_res_plain, false};
-
 void db_health(db_t *db, db_health_cb cb, void *ud)
 {
-    db_op_t *op = db_op_new(&db_kind_health, ud);
+    db_op_t *op = db_op_begin(db, DB_ON(health, cb, ud), 0);
     if (op)
-        op->cb.health = cb;
+        op->run = run_health;
     db_submit(db, op);
+}
+
+void db_deliver_health(const db_op_t *op)
+{
+    op->cb.fn.health(op->cb.ud, op->status, db_op_first(op, 0));
 }

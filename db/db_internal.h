@@ -1,97 +1,156 @@
-/* db_internal — what db.c, db_ops.c and schema.c share. Not a contract:
- * nothing outside db/ includes it (tests may, for the migration list). */
+/* db_internal — what the db/ sources share. Not a contract: nothing outside
+ * db/ includes it (tests may).
+ *
+ * A query is one row of the statement table below plus one function.
+ *
+ *  1. The row: X(NAME, signature, outcome, row, SQL).
+ *     signature  one letter per ?N parameter of the SQL, in order:
+ *                i integer, t text, b blob ("" for none). A row whose
+ *                signature does not match its SQL fails when prepared (and
+ *                tests/unit/db_query.c prepares every row).
+ *     outcome    what running it yields:
+ *                RUN    nothing
+ *                CHANGE nothing, but DB_ENOTFOUND if no row changed
+ *                ROWID  the callback's id is the new row's rowid
+ *                COUNT  the callback's id is the number of rows changed
+ *                ROW    one row, DB_ENOTFOUND if none
+ *                ROWS   any number of rows
+ *     row        for ROW and ROWS, the reader of one result row: the
+ *                table refers to db_row_<row> (a db_row_t, below); none
+ *                for the others. Its column count is checked too.
+ *
+ *  2. The function, the public wrapper: it names the callback and fills the
+ *     statement's arguments, typed and in order; they are checked against
+ *     the signature and copied when queued:
+ *
+ *         void db_thing_get(db_t *db, int64_t id, db_thing_cb cb, void *ud)
+ *         {
+ *             db_queue(db, DB_ON(thing, cb, ud), 0, DB_STMT_THING_BY_ID,
+ *                      DB_ARGS(DB_INT(id)));
+ *         }
+ *
+ *     An operation of several statements (run in order in one savepoint on
+ *     the writer, or one read transaction on a reader) is db_op_begin, one
+ *     db_op_step per statement, db_submit.
+ *
+ *  3. Only for a new shape of result: its row reader (a const db_row_t
+ *     db_row_<row>) next to the wrapper, and for a new callback type one
+ *     line in DB_CALLBACKS and its db_deliver_<name>.
+ *
+ * Whether an operation is a write (writer thread, group commit) or a read
+ * (a reader thread) follows from its statements' outcomes. */
 #ifndef WARREN_DB_INTERNAL_H
 #define WARREN_DB_INTERNAL_H
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include "db.h"
+#include "db_records.h"
 
 /* ---- schema.c ---- */
 int db_migration_count(void);
 const char *db_migration_sql(int i); /* 1-based; NULL out of range */
 int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
 
-/* ---- statements: one table, prepared lazily per connection ---- */
-#define DB_STMT_LIST(X)                                                                            \
-    X(BEGIN, "BEGIN IMMEDIATE")                                                                    \
-    X(BEGIN_READ, "BEGIN")                                                                         \
-    X(COMMIT, "COMMIT")                                                                            \
-    X(ROLLBACK, "ROLLBACK")                                                                        \
-    X(SAVEPOINT, "SAVEPOINT op")                                                                   \
-    X(ROLLBACK_TO, "ROLLBACK TO op")                                                               \
-    X(RELEASE, "RELEASE op")                                                                       \
-    X(USER_INSERT, "INSERT INTO users(name, name_key, pwhash, created) VALUES (?1, ?2, ?3, ?4)")   \
-    X(USER_SET_PW, "UPDATE users SET pwhash = ?2 WHERE id = ?1")                                   \
-    X(USER_SET_OPTIONS, "UPDATE users SET options = ?2 WHERE id = ?1")                             \
-    X(USER_SET_LOCKED, "UPDATE users SET locked = ?2 WHERE id = ?1")                               \
-    X(USER_BY_KEY, "SELECT id, name, name_key, pwhash, created, locked, options FROM users WHERE " \
-                   "name_key = ?1")                                                                \
-    X(USER_BY_ID,                                                                                  \
-      "SELECT id, name, name_key, pwhash, created, locked, options FROM users WHERE id = ?1")      \
-    X(USER_BY_SESSION,                                                                             \
-      "SELECT u.id, u.name, u.name_key, u.pwhash, u.created, u.locked, u.options "                 \
-      "FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_hash = ?1 AND s.expires > ?2")  \
-    X(GAME_INSERT, "INSERT INTO games(id, user, seed, content_version, race, class, start_time) "  \
-                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")                                          \
-    X(GAME_PROGRESS,                                                                               \
-      "UPDATE games SET turns = ?2, depth = ?3, max_depth = ?4, xl = ?5, "                         \
-      "race = coalesce(nullif(?6, ''), race), class = coalesce(nullif(?7, ''), class) "            \
-      "WHERE id = ?1 AND state = 'live'")                                                          \
-    X(GAME_FINISH, "UPDATE games SET end_time = ?2, turns = ?3, depth = ?4, max_depth = ?5, xl = " \
-                   "?6, score = ?7, "                                                              \
-                   "cause = ?8, end_kind = ?9, race = coalesce(nullif(?10, ''), race), "           \
-                   "class = coalesce(nullif(?11, ''), class), state = 'finished' WHERE id = ?1 "   \
-                   "AND state = 'live'")                                                           \
-    X(GAME_BROKEN,                                                                                 \
-      "UPDATE games SET state = 'broken', broken_reason = ?2 WHERE id = ?1 AND state = 'live'")    \
-    X(GAME_VERIFIED, "UPDATE games SET verified = ?2 WHERE id = ?1")                               \
-    X(GAME_MAX_ID, "SELECT coalesce(max(id), 0) FROM games")                                       \
-    X(MILESTONES_CLEAR, "DELETE FROM milestones WHERE game = ?1")                                  \
-    X(MILESTONE_INSERT,                                                                            \
-      "INSERT INTO milestones(game, turn, depth, kind, text) VALUES (?1, ?2, ?3, ?4, ?5)")         \
-    X(DUMP_PUT, "INSERT OR REPLACE INTO dumps(game, text) VALUES (?1, ?2)")                        \
-    X(SNAPSHOTS_DELETE, "DELETE FROM snapshots WHERE game = ?1")                                   \
-    X(SNAPSHOTS_DELETE_OLDER, "DELETE FROM snapshots WHERE game = ?1 AND seq < ?2")                \
-    X(SNAPSHOT_PUT,                                                                                \
-      "INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) VALUES (?1, ?2, ?3, ?4)")           \
-    X(SNAPSHOT_NEWEST,                                                                             \
-      "SELECT turn, seq, blob FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1")           \
-    X(JOURNAL_INSERT, "INSERT INTO journal(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)")          \
-    X(JOURNAL_AFTER,                                                                               \
-      "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 ORDER BY seq")               \
-    X(SESSION_INSERT, "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)")       \
-    X(SESSION_DELETE, "DELETE FROM sessions WHERE token_hash = ?1")                                \
-    X(SESSION_PURGE, "DELETE FROM sessions WHERE expires <= ?1")                                   \
-    X(GAME_BY_ID, DB_GAME_COLS " WHERE g.id = ?1")                                                 \
-    X(GAME_LIVE_OF_USER, DB_GAME_COLS " WHERE g.user = ?1 AND g.state = 'live'")                   \
-    X(GAMES_TOP, DB_GAME_COLS                                                                      \
-      " WHERE g.state = 'finished' ORDER BY g.score DESC, g.end_time, g.id LIMIT ?1 OFFSET ?2")    \
-    X(GAMES_OF_USER, DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3")      \
-    X(GAMES_LIVE, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id")                            \
-    X(MILESTONES_OF,                                                                               \
-      "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid")             \
-    X(DUMP_OF, "SELECT text FROM dumps WHERE game = ?1")                                           \
-    DB_RECORDS_STMTS(X)
+/* ---- the statement table ---- */
+#define DB_STMT_LIST(X)                                                                           \
+    X(BEGIN, "", RUN, none, "BEGIN IMMEDIATE")                                                    \
+    X(BEGIN_READ, "", RUN, none, "BEGIN")                                                         \
+    X(COMMIT, "", RUN, none, "COMMIT")                                                            \
+    X(ROLLBACK, "", RUN, none, "ROLLBACK")                                                        \
+    X(SAVEPOINT, "", RUN, none, "SAVEPOINT op")                                                   \
+    X(ROLLBACK_TO, "", RUN, none, "ROLLBACK TO op")                                               \
+    X(RELEASE, "", RUN, none, "RELEASE op")                                                       \
+    X(USER_INSERT, "ttti", ROWID, none,                                                           \
+      "INSERT INTO users(name, name_key, pwhash, created) VALUES (?1, ?2, ?3, ?4)")               \
+    X(USER_SET_PW, "it", CHANGE, none, "UPDATE users SET pwhash = ?2 WHERE id = ?1")              \
+    X(USER_SET_OPTIONS, "it", CHANGE, none, "UPDATE users SET options = ?2 WHERE id = ?1")        \
+    X(USER_SET_LOCKED, "ii", CHANGE, none, "UPDATE users SET locked = ?2 WHERE id = ?1")          \
+    X(USER_BY_KEY, "t", ROW, user, DB_USER_COLS " WHERE name_key = ?1")                           \
+    X(USER_BY_ID, "i", ROW, user, DB_USER_COLS " WHERE id = ?1")                                  \
+    X(USER_BY_SESSION, "ti", ROW, user,                                                           \
+      "SELECT u.id, u.name, u.name_key, u.pwhash, u.created, u.locked, u.options "                \
+      "FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_hash = ?1 AND s.expires > ?2") \
+    X(GAME_INSERT, "iiittti", RUN, none,                                                          \
+      "INSERT INTO games(id, user, seed, content_version, race, class, start_time) "              \
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")                                                      \
+    X(GAME_PROGRESS, "iiiiitt", CHANGE, none,                                                     \
+      "UPDATE games SET turns = ?2, depth = ?3, max_depth = ?4, xl = ?5, "                        \
+      "race = coalesce(nullif(?6, ''), race), class = coalesce(nullif(?7, ''), class) "           \
+      "WHERE id = ?1 AND state = 'live'")                                                         \
+    X(GAME_FINISH, "iiiiiiitttt", CHANGE, none,                                                   \
+      "UPDATE games SET end_time = ?2, turns = ?3, depth = ?4, max_depth = ?5, xl = ?6, "         \
+      "score = ?7, cause = ?8, end_kind = ?9, race = coalesce(nullif(?10, ''), race), "           \
+      "class = coalesce(nullif(?11, ''), class), state = 'finished' "                             \
+      "WHERE id = ?1 AND state = 'live'")                                                         \
+    X(GAME_BROKEN, "it", CHANGE, none,                                                            \
+      "UPDATE games SET state = 'broken', broken_reason = ?2 WHERE id = ?1 AND state = 'live'")   \
+    X(GAME_VERIFIED, "ii", CHANGE, none, "UPDATE games SET verified = ?2 WHERE id = ?1")          \
+    X(GAME_MAX_ID, "", ROW, int, "SELECT coalesce(max(id), 0) FROM games")                        \
+    X(MILESTONES_CLEAR, "i", RUN, none, "DELETE FROM milestones WHERE game = ?1")                 \
+    X(MILESTONE_INSERT, "iiitt", RUN, none,                                                       \
+      "INSERT INTO milestones(game, turn, depth, kind, text) VALUES (?1, ?2, ?3, ?4, ?5)")        \
+    X(DUMP_PUT, "it", RUN, none, "INSERT OR REPLACE INTO dumps(game, text) VALUES (?1, ?2)")      \
+    X(SNAPSHOTS_DELETE, "i", RUN, none, "DELETE FROM snapshots WHERE game = ?1")                  \
+    X(SNAPSHOTS_DELETE_OLDER, "ii", RUN, none,                                                    \
+      "DELETE FROM snapshots WHERE game = ?1 AND seq < ?2")                                       \
+    X(SNAPSHOT_PUT, "iiib", RUN, none,                                                            \
+      "INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) VALUES (?1, ?2, ?3, ?4)")          \
+    X(SNAPSHOT_NEWEST, "i", ROWS, snapshot,                                                       \
+      "SELECT turn, seq, blob FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1")          \
+    X(JOURNAL_INSERT, "iibi", RUN, none,                                                          \
+      "INSERT INTO journal(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)")                         \
+    X(JOURNAL_AFTER, "ii", ROWS, journal,                                                         \
+      "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 ORDER BY seq")              \
+    X(JOURNAL_AFTER_SNAPSHOT, "i", ROWS, journal,                                                 \
+      "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > "                              \
+      "coalesce((SELECT max(seq) FROM snapshots WHERE game = ?1), 0) ORDER BY seq")               \
+    X(SESSION_INSERT, "tii", RUN, none,                                                           \
+      "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)")                      \
+    X(SESSION_DELETE, "t", RUN, none, "DELETE FROM sessions WHERE token_hash = ?1")               \
+    X(SESSION_PURGE, "i", COUNT, none, "DELETE FROM sessions WHERE expires <= ?1")                \
+    X(GAME_BY_ID, "i", ROW, game, DB_GAME_COLS " WHERE g.id = ?1")                                \
+    X(GAME_LIVE_OF_USER, "i", ROW, game, DB_GAME_COLS " WHERE g.user = ?1 AND g.state = 'live'")  \
+    X(GAMES_TOP, "ii", ROWS, game,                                                                \
+      DB_GAME_COLS                                                                                \
+      " WHERE g.state = 'finished' ORDER BY g.score DESC, g.end_time, g.id LIMIT ?1 OFFSET ?2")   \
+    X(GAMES_OF_USER, "iii", ROWS, game,                                                           \
+      DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3")                    \
+    X(GAMES_LIVE, "", ROWS, game, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id")           \
+    X(MILESTONES_OF, "i", ROWS, milestone,                                                        \
+      "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid")            \
+    X(DUMP_OF, "i", ROW, text, "SELECT text FROM dumps WHERE game = ?1")                          \
+    DB_RECORDS_STMTS(X)                                                                           \
+    DB_ADMIN_STMTS(X)
 
 /* Reads for score pages and verification (db_records.c). */
 #define DB_RECORDS_STMTS(X)                                                                       \
-    X(SCORES_FILTERED,                                                                            \
+    X(SCORES_FILTERED, "ttiii", ROWS, game,                                                       \
       DB_GAME_COLS " WHERE g.state = 'finished' AND (?1 = '' OR g.race = ?1 COLLATE NOCASE) "     \
                    "AND (?2 = '' OR g.class = ?2 COLLATE NOCASE) AND g.end_time >= ?3 "           \
                    "ORDER BY g.score DESC, g.end_time, g.id LIMIT ?4 OFFSET ?5")                  \
-    X(PLAYER_TOTALS,                                                                              \
+    X(PLAYER_TOTALS, "i", ROW, totals,                                                            \
       "SELECT count(*), coalesce(sum(state = 'finished'), 0), coalesce(sum(state = 'live'), 0), " \
       "coalesce(sum(verified = 1), 0), coalesce(sum(verified = -1), 0), "                         \
       "coalesce(sum(CASE WHEN state = 'finished' THEN turns END), 0), "                           \
       "coalesce(max(max_depth), 0), coalesce(min(start_time), 0), coalesce(max(end_time), 0) "    \
       "FROM games WHERE user = ?1")                                                               \
-    X(PLAYER_BEST, "SELECT id, score FROM games WHERE user = ?1 AND state = 'finished' "          \
-                   "ORDER BY score DESC, end_time, id LIMIT 1")                                   \
-    X(GAMES_UNVERIFIED,                                                                           \
+    X(PLAYER_BEST, "i", ROWS, best,                                                               \
+      "SELECT id, score FROM games WHERE user = ?1 AND state = 'finished' "                       \
+      "ORDER BY score DESC, end_time, id LIMIT 1")                                                \
+    X(GAMES_UNVERIFIED, "ii", ROWS, game,                                                         \
       DB_GAME_COLS " WHERE g.state = 'finished' AND g.verified = 0 AND g.id > ?1 "                \
                    "ORDER BY g.id LIMIT ?2")
 
+/* Reads for the admin tools (db_admin.c). */
+#define DB_ADMIN_STMTS(X)                                                                 \
+    X(USERS_LIST, "", ROWS, user_info,                                                    \
+      "SELECT u.id, u.name, u.created, u.locked, "                                        \
+      "(SELECT count(*) FROM games g WHERE g.user = u.id), "                              \
+      "coalesce((SELECT g.id FROM games g WHERE g.user = u.id AND g.state = 'live'), 0) " \
+      "FROM users u ORDER BY u.name_key")
+
+#define DB_USER_COLS "SELECT id, name, name_key, pwhash, created, locked, options FROM users"
 #define DB_GAME_COLS                                                                           \
     "SELECT g.id, g.user, u.name, g.seed, g.content_version, g.race, g.class, g.start_time, "  \
     "g.end_time, "                                                                             \
@@ -100,84 +159,199 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     "FROM games g JOIN users u ON u.id = g.user"
 
 enum {
-#define DB_STMT_ENUM_(n, s) DB_STMT_##n,
+#define DB_STMT_ENUM_(n, sig, out, row, sql) DB_STMT_##n,
     DB_STMT_LIST(DB_STMT_ENUM_)
 #undef DB_STMT_ENUM_
         DB_STMT_COUNT
 };
 
+typedef enum {
+    DB_OUT_RUN,
+    DB_OUT_CHANGE,
+    DB_OUT_ROWID,
+    DB_OUT_COUNT,
+    DB_OUT_ROW,
+    DB_OUT_ROWS
+} db_outcome_t;
+
+/* How one result row is read: size bytes, filled from ncols columns by
+ * read (DB_OK or DB_ENOMEM); free releases what read allocated inside a
+ * row (NULL when nothing). */
+typedef struct {
+    size_t size;
+    int ncols;
+    int (*read)(sqlite3_stmt *st, void *row);
+    void (*free)(void *row);
+} db_row_t;
+
+#define DB_ROW_DECL_(n, sig, out, row, sql) extern const db_row_t db_row_##row;
+DB_STMT_LIST(DB_ROW_DECL_)
+#undef DB_ROW_DECL_
+
+typedef struct {
+    const char *name; /* "JOURNAL_INSERT", for messages */
+    const char *sig;  /* see the top of this file */
+    size_t nparams;   /* strlen(sig) */
+    db_outcome_t outcome;
+    const db_row_t *row; /* db_row_none unless ROW or ROWS */
+    const char *sql;
+} db_stmt_def_t;
+
+extern const db_stmt_def_t db_stmt_defs[DB_STMT_COUNT];
+
 typedef struct {
     sqlite3 *h;
     sqlite3_stmt *st[DB_STMT_COUNT];
+    char err[200]; /* why the last db_stmt failed */
 } db_conn_t;
 
-/* The statement, reset and unbound; NULL on a prepare failure. */
+/* The statement, reset; prepared and checked against its row on first use.
+ * NULL on a failure, with the reason in c->err. */
 sqlite3_stmt *db_stmt(db_conn_t *c, int id);
+/* Prepares def's SQL on h and checks its signature, outcome and reader
+ * against it: DB_OK, or DB_ERR with the mismatch in err. */
+int db_stmt_verify(sqlite3 *h, const db_stmt_def_t *def, char *err, size_t errlen);
 
-/* ---- operations ---- */
-typedef struct db_op db_op_t;
+/* ---- arguments: typed, in the order of the SQL's ?N ---- */
 typedef struct {
-    int (*run)(db_conn_t *c, db_op_t *op); /* on a db thread: DB_OK or DB_E* */
-    void (*deliver)(db_op_t *op);          /* on the loop: call the callback */
-    void (*free_res)(db_op_t *op);         /* release op->res (may be NULL) */
-    bool write;
-    bool single; /* one SQL statement: atomic by itself, no savepoint needed */
-} db_op_kind_t;
-
-struct db_op {
-    db_op_t *next;
-    const db_op_kind_t *kind;
+    char type;    /* 'i', 't' or 'b': must be the signature's letter */
+    bool has_len; /* 't': len is given (DB_TEXT_LEN), else strlen */
+    uint32_t max; /* 't': DB_EINVAL unless its length < max; 0 = no limit */
     union {
-        db_done_cb done;
-        db_user_cb user;
-        db_game_cb game;
-        db_games_cb games;
-        db_milestones_cb ms;
-        db_text_cb text;
-        db_journal_cb journal;
-        db_resume_cb resume;
-        db_users_cb users;
-        db_health_cb health;
-    } cb;
-    void *ud;
-    int status;
-    int64_t id;    /* result id of a write */
-    int64_t i[8];  /* integer arguments */
-    char *s[4];    /* owned string arguments */
-    uint8_t *blob; /* owned blob argument */
-    size_t len;
-    db_milestone_t *ms; /* owned (with their strings) */
-    size_t nms;
-    char *err;      /* owned failure message */
-    uint64_t after; /* a read runs once this many writes are done */
-    void *res;      /* owned result, freed by kind->free_res */
-    size_t nres;
+        int64_t i;     /* 'i' */
+        const void *p; /* 't', 'b': borrowed, copied when queued (NULL: "" or empty) */
+    };
+    size_t len; /* 'b', and 't' with has_len */
+} db_arg_t;
+
+#define DB_INT(v)         ((db_arg_t){.type = 'i', .i = (int64_t)(v)})
+#define DB_TEXT(s)        ((db_arg_t){.type = 't', .p = (s)})
+#define DB_TEXT_MAX(s, m) ((db_arg_t){.type = 't', .max = (m), .p = (s)})
+#define DB_TEXT_LEN(s, n) ((db_arg_t){.type = 't', .has_len = true, .p = (s), .len = (n)})
+#define DB_BLOB(b, n)     ((db_arg_t){.type = 'b', .p = (b), .len = (n)})
+/* (args, count) for db_queue and db_op_step; DB_NOARGS for none. */
+#define DB_ARGS(...)      DB_ARGS_((db_arg_t[]){__VA_ARGS__})
+#define DB_ARGS_(...)     (__VA_ARGS__), sizeof(__VA_ARGS__) / sizeof(db_arg_t)
+#define DB_NOARGS         NULL, 0
+
+/* ---- callbacks: one line per callback type; db_deliver_<name> calls it ---- */
+#define DB_CALLBACKS(X)             \
+    X(done, db_done_cb)             \
+    X(user, db_user_cb)             \
+    X(game, db_game_cb)             \
+    X(games, db_games_cb)           \
+    X(milestones, db_milestones_cb) \
+    X(text, db_text_cb)             \
+    X(journal, db_journal_cb)       \
+    X(resume, db_resume_cb)         \
+    X(users, db_users_cb)           \
+    X(health, db_health_cb)         \
+    X(totals, db_totals_cb)
+
+enum {
+#define DB_CB_ENUM_(n, t) DB_CB_##n,
+    DB_CALLBACKS(DB_CB_ENUM_)
+#undef DB_CB_ENUM_
 };
 
-/* The kinds (db_ops.c). */
-extern const db_op_kind_t db_kind_user_create, db_kind_user_set_pw, db_kind_user_set_options,
-    db_kind_user_set_locked, db_kind_game_create, db_kind_game_progress, db_kind_game_finish,
-    db_kind_game_broken, db_kind_game_verified, db_kind_journal_append, db_kind_snapshot_save,
-    db_kind_session_create, db_kind_session_delete, db_kind_session_purge, db_kind_user_by_name,
-    db_kind_user_by_id, db_kind_session_user, db_kind_game_get, db_kind_game_live_of_user,
-    db_kind_scores_top, db_kind_games_of_user, db_kind_games_unfinished, db_kind_milestones_get,
-    db_kind_dump_get, db_kind_journal_read, db_kind_game_resume;
+typedef struct {
+    int kind; /* DB_CB_<name> */
+    union {
+#define DB_CB_MEMBER_(n, t) t n;
+        DB_CALLBACKS(DB_CB_MEMBER_)
+#undef DB_CB_MEMBER_
+    } fn;
+    void *ud;
+} db_cb_t;
 
-/* db_ops.c: collects every row of st (a DB_GAME_COLS query) into op->res
- * as a db_game_t array; deliver_games hands them to op->cb.games. */
-int db_read_games(db_conn_t *c, db_op_t *op, sqlite3_stmt *st);
-void db_deliver_games(db_op_t *op);
-void db_free_res_plain(db_op_t *op);
+/* The callback of kind name (checked by the compiler against its type). */
+#define DB_ON(name, f, u) ((db_cb_t){.kind = DB_CB_##name, .fn.name = (f), .ud = (u)})
 
-/* db.c: a zeroed op of that kind; the queue functions take ownership. */
-db_op_t *db_op_new(const db_op_kind_t *kind, void *ud);
-void db_op_free(db_op_t *op);
-/* Queues a write (until the next flush) or a read (at once). A NULL op
- * (allocation failed) is ignored: callers report DB_ENOMEM themselves. */
+/* ---- operations ---- */
+
+/* The rows one reading step collected; row says how to free them. */
+typedef struct {
+    void *v;
+    size_t n, cap;
+    const db_row_t *row;
+} db_rows_t;
+
+#define DB_RES_MAX   3   /* reading steps per operation */
+#define DB_OP_INLINE 256 /* bytes for the steps of an op begun with db_op_begin */
+
+typedef struct db_op db_op_t;
+struct db_op {
+    db_op_t *next;
+    db_t *db;
+    db_cb_t cb;
+    int status;     /* preset when building failed: then nothing runs */
+    bool write;     /* some step changes the database */
+    int nsteps;     /* a write of one step needs no savepoint */
+    int nread;      /* steps that read rows */
+    int64_t id;     /* a write's result id (preset, or from ROWID / COUNT) */
+    char *err;      /* owned failure message */
+    uint64_t after; /* a read runs once this many writes are done */
+    db_rows_t *res; /* DB_RES_MAX: what the reading steps returned, in order */
+    /* Instead of the steps, for a read that is no list of statements. */
+    int (*run)(db_conn_t *c, db_op_t *op);
+    /* The steps: in mem_inline (allocated with the op) or in owned memory. */
+    unsigned char *mem;
+    size_t used, cap;
+    _Alignas(8) unsigned char mem_inline[];
+};
+
+/* Starts an operation whose callback is cb and whose result id is id
+ * unless a step sets it. NULL when it cannot be made (out of memory, or
+ * the db is closing): cb is then already owed DB_ENOMEM or DB_ECLOSED, and
+ * db_op_step and db_submit take the NULL. */
+db_op_t *db_op_begin(db_t *db, db_cb_t cb, int64_t id);
+/* Adds one statement and its arguments (copied). A mismatch with the
+ * statement's signature, or text over its max, fails the operation with
+ * DB_EINVAL; no memory, with DB_ENOMEM: it is delivered in its turn. */
+void db_op_step(db_op_t *op, int stmt, const db_arg_t *args, size_t nargs);
+/* Queues op: a write until the next flush, a read at once. Takes ownership;
+ * the callback comes exactly once, later, on the loop thread. */
 void db_submit(db_t *db, db_op_t *op);
-/* Records the connection's message on op (thread side). */
-int db_op_fail(db_op_t *op, db_conn_t *c, int status);
+/* db_op_begin, one db_op_step, db_submit. */
+void db_queue(db_t *db, db_cb_t cb, int64_t id, int stmt, const db_arg_t *args, size_t nargs);
+void db_op_free(db_op_t *op);
+
+/* Runs op's steps on connection c (a db thread): DB_OK or DB_E*. */
+int db_op_run(db_conn_t *c, db_op_t *op);
+/* Calls op's callback with its status and results (loop thread). */
+void db_op_deliver(const db_op_t *op);
+/* cb with status and no result, as if from an operation that never ran. */
+void db_deliver_error(db_cb_t cb, int status);
+
+#define DB_DELIVER_DECL_(n, t) void db_deliver_##n(const db_op_t *op);
+DB_CALLBACKS(DB_DELIVER_DECL_)
+#undef DB_DELIVER_DECL_
+
+/* A result of a reading step: the first row, or NULL when op failed or
+ * there is none. db_op_count: its number of rows (0 when op failed). */
+const void *db_op_first(const db_op_t *op, int k);
+size_t db_op_count(const db_op_t *op, int k);
+/* For custom runs (a db thread): one more zeroed row in result k, NULL
+ * without memory. */
+void *db_op_add_row(db_op_t *op, int k, const db_row_t *row);
+
+/* ---- helpers shared by the readers ---- */
+int db_op_fail(db_op_t *op, db_conn_t *c, int status); /* the connection's message */
+int db_op_fail_msg(db_op_t *op, int status, const char *msg);
+void db_col_copy(sqlite3_stmt *st, int col, char *dst, size_t n); /* text, truncated */
+/* A malloc'd copy of the column's bytes plus a NUL; NULL without memory. */
+void *db_col_dup(sqlite3_stmt *st, int col, size_t *len);
 char *db_strdup(const char *s);
 int64_t db_next_game_id_(db_t *db); /* loop thread: the id for a new game */
+
+/* Tests only: after `after` more op allocations succeed, the next `count`
+ * fail, as if memory ran out. */
+void db_test_fail_allocs(db_t *db, int after, int count);
+/* db.c: an allocation for an op, honouring db_test_fail_allocs. */
+void *db_op_alloc(db_t *db, void *old, size_t n);
+/* db.c: owes cb the status (DB_ENOMEM, DB_ECLOSED), delivered on the loop
+ * later; never inside this call. */
+void db_owe(db_t *db, db_cb_t cb, int status);
+bool db_is_stopping(const db_t *db);
 
 #endif

@@ -13,35 +13,7 @@
 #include <uv.h>
 #include "db.h"
 #include "db_internal.h"
-
-typedef struct {
-    char dir[64];
-    char path[128];
-    uv_loop_t loop;
-    db_t *db;
-} fx_t;
-
-static void fx_open(fx_t *f)
-{
-    snprintf(f->dir, sizeof f->dir, "/tmp/warren-dbtest-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/sub/dir/w.db", f->dir);
-    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
-    char err[256];
-    f->db = db_open(&f->loop, f->path, err, sizeof err);
-    ck_assert_msg(f->db != NULL, "db_open: %s", err);
-}
-
-static void fx_close(fx_t *f)
-{
-    db_close(f->db);
-    f->db = NULL;
-    uv_run(&f->loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(uv_loop_close(&f->loop), 0);
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+#include "db_fixture.h"
 
 /* ---- callback recorders ---- */
 typedef struct {
@@ -155,8 +127,6 @@ static int64_t make_user(fx_t *f, const char *name)
     ck_assert_int_gt(d.id, 0);
     return d.id;
 }
-
-static int count_rows(const char *path, const char *sql);
 
 static int64_t make_game(fx_t *f, int64_t user, uint64_t seed)
 {
@@ -349,19 +319,6 @@ START_TEST(journal_order_and_duplicates)
     fx_close(&f);
 }
 END_TEST
-
-static int count_rows(const char *path, const char *sql)
-{
-    sqlite3 *h;
-    ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
-    int n = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return n;
-}
 
 START_TEST(snapshot_and_later_journal)
 {
@@ -559,10 +516,7 @@ START_TEST(close_delivers_pending)
     free(j);
     f.db = NULL;
     uv_run(&f.loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(uv_loop_close(&f.loop), 0);
-    char cmd[160];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f.dir);
-    ck_assert_int_eq(system(cmd), 0);
+    fx_remove(&f);
 }
 END_TEST
 

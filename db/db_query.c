@@ -1,0 +1,442 @@
+/* db_query — the machinery under every query: the statement table and its
+ * checks, building an operation from typed arguments (loop thread), running
+ * its steps with generic binding and row reading (a db thread), and handing
+ * results to the right callback type (loop thread). */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "db_internal.h"
+
+#define DB_PARAMS_MAX 16 /* parameters of one statement */
+
+const db_row_t db_row_none = {0, 0, NULL, NULL};
+
+static int read_int(sqlite3_stmt *st, void *row)
+{
+    *(int64_t *)row = sqlite3_column_int64(st, 0);
+    return DB_OK;
+}
+
+const db_row_t db_row_int = {sizeof(int64_t), 1, read_int, NULL};
+
+const db_stmt_def_t db_stmt_defs[DB_STMT_COUNT] = {
+#define DB_STMT_DEF_(n, sig, out, row, sql) \
+    {#n, sig, sizeof(sig) - 1, DB_OUT_##out, &db_row_##row, sql},
+    DB_STMT_LIST(DB_STMT_DEF_)
+#undef DB_STMT_DEF_
+};
+
+/* ---- failures and columns ------------------------------------------------- */
+
+int db_op_fail_msg(db_op_t *op, int status, const char *msg)
+{
+    free(op->err);
+    op->err = db_strdup(msg);
+    op->status = status;
+    return status;
+}
+
+int db_op_fail(db_op_t *op, db_conn_t *c, int status)
+{
+    if (status == DB_ERR && !op->err)
+        op->err = db_strdup(sqlite3_errmsg(c->h));
+    op->status = status;
+    return status;
+}
+
+static int fail_fmt(db_op_t *op, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail_fmt(db_op_t *op, int status, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return db_op_fail_msg(op, status, msg);
+}
+
+void db_col_copy(sqlite3_stmt *st, int col, char *dst, size_t n)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    snprintf(dst, n, "%s", t ? (const char *)t : "");
+}
+
+void *db_col_dup(sqlite3_stmt *st, int col, size_t *len)
+{
+    const void *b = sqlite3_column_blob(st, col);
+    size_t n = (size_t)sqlite3_column_bytes(st, col);
+    unsigned char *d = malloc(n + 1);
+    if (!d)
+        return NULL;
+    if (n)
+        memcpy(d, b, n);
+    d[n] = '\0';
+    if (len)
+        *len = n;
+    return d;
+}
+
+/* ---- statements: prepared once per connection, checked against their row ---- */
+
+static bool reads_rows(const db_stmt_def_t *d)
+{
+    return d->outcome == DB_OUT_ROW || d->outcome == DB_OUT_ROWS;
+}
+
+static int check_stmt(const db_stmt_def_t *d, sqlite3_stmt *st, char *err, size_t errlen)
+{
+    int params = sqlite3_bind_parameter_count(st);
+    if (d->nparams > DB_PARAMS_MAX || strspn(d->sig, "itb") != d->nparams) {
+        snprintf(err, errlen, "statement %s: bad signature \"%s\"", d->name, d->sig);
+        return DB_ERR;
+    }
+    if ((size_t)params != d->nparams) {
+        snprintf(err, errlen, "statement %s: signature \"%s\" has %zu parameters, its SQL %d",
+                 d->name, d->sig, d->nparams, params);
+        return DB_ERR;
+    }
+    int cols = sqlite3_column_count(st), want = reads_rows(d) ? d->row->ncols : 0;
+    if (reads_rows(d) != (d->row->read != NULL) || cols != want) {
+        snprintf(err, errlen, "statement %s: its SQL gives %d columns, its reader takes %d",
+                 d->name, cols, d->row->read ? d->row->ncols : 0);
+        return DB_ERR;
+    }
+    if (reads_rows(d) && !sqlite3_stmt_readonly(st)) {
+        snprintf(err, errlen, "statement %s: reads rows but changes the database", d->name);
+        return DB_ERR;
+    }
+    return DB_OK;
+}
+
+int db_stmt_verify(sqlite3 *h, const db_stmt_def_t *def, char *err, size_t errlen)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(h, def->sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "statement %s: %s", def->name, sqlite3_errmsg(h));
+        return DB_ERR;
+    }
+    int rc = check_stmt(def, st, err, errlen);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+sqlite3_stmt *db_stmt(db_conn_t *c, int id)
+{
+    sqlite3_stmt *st = c->st[id];
+    if (st) {
+        sqlite3_reset(st); /* every parameter is bound again before it runs */
+        return st;
+    }
+    const db_stmt_def_t *d = &db_stmt_defs[id];
+    if (sqlite3_prepare_v3(c->h, d->sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+        snprintf(c->err, sizeof c->err, "statement %s: %s", d->name, sqlite3_errmsg(c->h));
+        return NULL;
+    }
+    if (check_stmt(d, st, c->err, sizeof c->err) != DB_OK) {
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    c->st[id] = st;
+    return st;
+}
+
+/* ---- building an operation (loop thread) ------------------------------------ */
+
+/* One argument as stored in the op: the integer, or where its bytes are. */
+typedef struct {
+    int64_t i; /* 'i': the value; 't', 'b': offset of the bytes in op->mem */
+    uint32_t len;
+    char type;
+} db_val_t;
+
+/* One step: a statement and its values, then their bytes. */
+typedef struct {
+    uint32_t size; /* bytes of the whole record, 8-aligned */
+    uint16_t stmt, nvals;
+    db_val_t v[];
+} db_rec_t;
+
+/* An op with room for inline bytes of steps, all in one allocation. */
+static db_op_t *op_new(db_t *db, db_cb_t cb, int64_t id, size_t inline_bytes)
+{
+    if (db_is_stopping(db)) {
+        db_owe(db, cb, DB_ECLOSED);
+        return NULL;
+    }
+    db_op_t *op = db_op_alloc(db, NULL, sizeof *op + inline_bytes);
+    if (!op) {
+        db_owe(db, cb, DB_ENOMEM);
+        return NULL;
+    }
+    *op = (db_op_t){.db = db, .cb = cb, .id = id, .cap = inline_bytes};
+    op->mem = op->mem_inline;
+    return op;
+}
+
+db_op_t *db_op_begin(db_t *db, db_cb_t cb, int64_t id)
+{
+    return op_new(db, cb, id, DB_OP_INLINE);
+}
+
+/* The bytes a step of these arguments takes; their lengths in len. */
+static size_t step_size(const db_arg_t *a, size_t n, size_t *len)
+{
+    size_t size = sizeof(db_rec_t) + n * sizeof(db_val_t);
+    for (size_t i = 0; i < n; i++) {
+        len[i] = a[i].type == 'i'                    ? 0
+                 : !a[i].p                           ? 0
+                 : a[i].type == 't' && !a[i].has_len ? strlen(a[i].p)
+                                                     : a[i].len;
+        size += a[i].type == 't' ? len[i] + 1 : len[i];
+    }
+    return (size + 7) & ~(size_t)7;
+}
+
+/* Checks args, of byte lengths len, against the statement's signature. */
+static int check_args(db_op_t *op, const db_stmt_def_t *d, const db_arg_t *a, size_t n,
+                      const size_t *len)
+{
+    if (n != d->nparams)
+        return fail_fmt(op, DB_EINVAL, "%s: %zu arguments for %zu parameters", d->name, n,
+                        d->nparams);
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].type != d->sig[i])
+            return fail_fmt(op, DB_EINVAL, "%s: argument %zu is '%c', the signature says '%c'",
+                            d->name, i + 1, a[i].type, d->sig[i]);
+        if (a[i].type == 't' && a[i].max && len[i] >= a[i].max)
+            return fail_fmt(op, DB_EINVAL, "%s: argument %zu is too long (%zu bytes, under %zu)",
+                            d->name, i + 1, len[i], (size_t)a[i].max);
+        if (len[i] > UINT32_MAX)
+            return fail_fmt(op, DB_EINVAL, "%s: argument %zu is too big", d->name, i + 1);
+    }
+    return DB_OK;
+}
+
+static int reserve(db_op_t *op, size_t need)
+{
+    if (op->used + need <= op->cap)
+        return DB_OK;
+    size_t cap = op->cap * 2 > op->used + need ? op->cap * 2 : op->used + need;
+    bool inl = op->mem == op->mem_inline;
+    unsigned char *m = db_op_alloc(op->db, inl ? NULL : op->mem, cap);
+    if (!m)
+        return db_op_fail_msg(op, DB_ENOMEM, "out of memory queueing a database operation");
+    if (inl)
+        memcpy(m, op->mem_inline, op->used);
+    op->mem = m;
+    op->cap = cap;
+    return DB_OK;
+}
+
+/* Adds a step of size bytes whose arguments have byte lengths len. */
+static void add_step(db_op_t *op, int stmt, const db_arg_t *args, size_t nargs, const size_t *len,
+                     size_t size)
+{
+    const db_stmt_def_t *d = &db_stmt_defs[stmt];
+    if (!op || op->status != DB_OK)
+        return;
+    if (nargs > DB_PARAMS_MAX) {
+        fail_fmt(op, DB_EINVAL, "%s: too many arguments", d->name);
+        return;
+    }
+    if (check_args(op, d, args, nargs, len) != DB_OK)
+        return;
+    if (reads_rows(d) && op->nread == DB_RES_MAX) {
+        fail_fmt(op, DB_EINVAL, "%s: more than %d reading steps", d->name, DB_RES_MAX);
+        return;
+    }
+    if (size > UINT32_MAX || reserve(op, size) != DB_OK)
+        return;
+    db_rec_t *r = (db_rec_t *)(op->mem + op->used);
+    size_t at = op->used + sizeof(db_rec_t) + nargs * sizeof(db_val_t);
+    *r = (db_rec_t){(uint32_t)size, (uint16_t)stmt, (uint16_t)nargs};
+    for (size_t i = 0; i < nargs; i++) {
+        r->v[i] = (db_val_t){args[i].i, (uint32_t)len[i], args[i].type};
+        if (args[i].type == 'i')
+            continue;
+        r->v[i].i = (int64_t)at;
+        if (len[i])
+            memcpy(op->mem + at, args[i].p, len[i]);
+        at += len[i];
+        if (args[i].type == 't')
+            op->mem[at++] = '\0';
+    }
+    op->used += size;
+    op->nsteps++;
+    if (reads_rows(d))
+        op->nread++;
+    else
+        op->write = true;
+}
+
+void db_op_step(db_op_t *op, int stmt, const db_arg_t *args, size_t nargs)
+{
+    size_t len[DB_PARAMS_MAX], size = 0;
+    if (op && op->status == DB_OK && nargs <= DB_PARAMS_MAX)
+        size = step_size(args, nargs, len);
+    add_step(op, stmt, args, nargs, len, size);
+}
+
+void db_queue(db_t *db, db_cb_t cb, int64_t id, int stmt, const db_arg_t *args, size_t nargs)
+{
+    size_t len[DB_PARAMS_MAX], size = nargs <= DB_PARAMS_MAX ? step_size(args, nargs, len) : 0;
+    db_op_t *op = op_new(db, cb, id, size);
+    add_step(op, stmt, args, nargs, len, size);
+    db_submit(db, op);
+}
+
+void db_op_free(db_op_t *op)
+{
+    if (!op)
+        return;
+    for (int k = 0; op->res && k < DB_RES_MAX; k++) {
+        db_rows_t *r = &op->res[k];
+        for (size_t i = 0; r->row && r->row->free && i < r->n; i++)
+            r->row->free((char *)r->v + i * r->row->size);
+        free(r->v);
+    }
+    free(op->res);
+    if (op->mem != op->mem_inline)
+        free(op->mem);
+    free(op->err);
+    free(op);
+}
+
+/* ---- running an operation (a db thread) ------------------------------------- */
+
+/* Maps a finished step to a status; constraint kinds get their own codes. */
+static int step_status(db_conn_t *c, db_op_t *op, int rc)
+{
+    if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+        return DB_OK;
+    int ext = sqlite3_extended_errcode(c->h);
+    if (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY)
+        return db_op_fail_msg(op, DB_EEXISTS, sqlite3_errmsg(c->h));
+    if (ext == SQLITE_CONSTRAINT_FOREIGNKEY)
+        return db_op_fail_msg(op, DB_ENOTFOUND, sqlite3_errmsg(c->h));
+    if (ext == SQLITE_CONSTRAINT_CHECK || ext == SQLITE_CONSTRAINT_NOTNULL)
+        return db_op_fail_msg(op, DB_EINVAL, sqlite3_errmsg(c->h));
+    return db_op_fail(op, c, DB_ERR);
+}
+
+static int bind_rec(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_rec_t *r)
+{
+    for (int i = 0; i < r->nvals; i++) {
+        const db_val_t *v = &r->v[i];
+        const void *p = op->mem + v->i;
+        int rc = v->type == 'i' ? sqlite3_bind_int64(st, i + 1, v->i)
+                 : v->type == 't'
+                     ? sqlite3_bind_text64(st, i + 1, p, v->len, SQLITE_STATIC, SQLITE_UTF8)
+                     : sqlite3_bind_blob64(st, i + 1, p, v->len, SQLITE_STATIC);
+        if (rc != SQLITE_OK)
+            return db_op_fail(op, c, DB_ERR);
+    }
+    return DB_OK;
+}
+
+static int run_change(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_stmt_def_t *d)
+{
+    int rc = step_status(c, op, sqlite3_step(st));
+    if (rc != DB_OK)
+        return rc;
+    if (d->outcome == DB_OUT_CHANGE && sqlite3_changes(c->h) == 0)
+        return db_op_fail_msg(op, DB_ENOTFOUND, "no such row");
+    if (d->outcome == DB_OUT_ROWID)
+        op->id = sqlite3_last_insert_rowid(c->h);
+    if (d->outcome == DB_OUT_COUNT)
+        op->id = sqlite3_changes(c->h);
+    return DB_OK;
+}
+
+void *db_op_add_row(db_op_t *op, int k, const db_row_t *row)
+{
+    if (!op->res && !(op->res = calloc(DB_RES_MAX, sizeof *op->res)))
+        return NULL;
+    db_rows_t *r = &op->res[k];
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        void *v = realloc(r->v, cap * row->size);
+        if (!v)
+            return NULL;
+        r->v = v;
+        r->cap = cap;
+    }
+    r->row = row;
+    void *p = (char *)r->v + r->n++ * row->size;
+    memset(p, 0, row->size);
+    return p;
+}
+
+/* Collects the rows of st as result k. */
+static int run_read(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_stmt_def_t *d, int k)
+{
+    size_t max = d->outcome == DB_OUT_ROW ? 1 : SIZE_MAX, n = 0;
+    while (n < max) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            break;
+        if (rc != SQLITE_ROW)
+            return db_op_fail(op, c, DB_ERR);
+        void *row = db_op_add_row(op, k, d->row);
+        n++;
+        if (!row || d->row->read(st, row) != DB_OK)
+            return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
+    }
+    if (n == 0 && d->outcome == DB_OUT_ROW)
+        return db_op_fail_msg(op, DB_ENOTFOUND, "no such row");
+    return DB_OK;
+}
+
+int db_op_run(db_conn_t *c, db_op_t *op)
+{
+    if (op->run)
+        return op->run(c, op);
+    int k = 0;
+    for (size_t off = 0; off < op->used;) {
+        const db_rec_t *r = (const db_rec_t *)(op->mem + off);
+        const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
+        sqlite3_stmt *st = db_stmt(c, r->stmt);
+        if (!st)
+            return db_op_fail_msg(op, DB_ERR, c->err);
+        int rc = bind_rec(c, op, st, r);
+        if (rc == DB_OK)
+            rc = reads_rows(d) ? run_read(c, op, st, d, k++) : run_change(c, op, st, d);
+        sqlite3_reset(st);
+        if (rc != DB_OK)
+            return rc;
+        off += r->size;
+    }
+    return DB_OK;
+}
+
+/* ---- delivering (loop thread) ----------------------------------------------- */
+
+static void (*const deliver[])(const db_op_t *op) = {
+#define DB_DELIVER_(n, t) [DB_CB_##n] = db_deliver_##n,
+    DB_CALLBACKS(DB_DELIVER_)
+#undef DB_DELIVER_
+};
+
+void db_op_deliver(const db_op_t *op)
+{
+    deliver[op->cb.kind](op);
+}
+
+void db_deliver_error(db_cb_t cb, int status)
+{
+    db_op_t op = {.cb = cb, .status = status};
+    deliver[cb.kind](&op);
+}
+
+const void *db_op_first(const db_op_t *op, int k)
+{
+    return db_op_count(op, k) ? op->res[k].v : NULL;
+}
+
+size_t db_op_count(const db_op_t *op, int k)
+{
+    return op->status == DB_OK && op->res ? op->res[k].n : 0;
+}

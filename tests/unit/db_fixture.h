@@ -1,0 +1,63 @@
+/* db_fixture — what the db unit tests share: a database in a fresh
+ * temporary directory with its own libuv loop, and a row count read
+ * straight from the file. */
+#ifndef WARREN_TEST_DB_FIXTURE_H
+#define WARREN_TEST_DB_FIXTURE_H
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sqlite3.h>
+#include <uv.h>
+#include "db.h"
+
+typedef struct {
+    char dir[64];
+    char path[128];
+    uv_loop_t loop;
+    db_t *db;
+} fx_t;
+
+/* The database in a directory it has to create (db_open makes parents). */
+static inline void fx_open(fx_t *f)
+{
+    snprintf(f->dir, sizeof f->dir, "/tmp/warren-dbtest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/sub/dir/w.db", f->dir);
+    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
+    char err[256];
+    f->db = db_open(&f->loop, f->path, err, sizeof err);
+    ck_assert_msg(f->db != NULL, "db_open: %s", err);
+}
+
+/* After the db is gone: closes the loop, removes the directory. */
+static inline void fx_remove(fx_t *f)
+{
+    ck_assert_int_eq(uv_loop_close(&f->loop), 0);
+    char cmd[160];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static inline void fx_close(fx_t *f)
+{
+    db_close(f->db);
+    f->db = NULL;
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    fx_remove(f);
+}
+
+/* The single integer sql counts, read through a connection of its own. */
+static inline int count_rows(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+#endif
