@@ -10,7 +10,7 @@
  * scripted handlers run through a script_vm_t.
  *
  * Tests may build a content_t of their own (their own code tables) and run
- * a game on it with world_new_empty. */
+ * a game on it with start_empty (start.h). */
 #ifndef WARREN_CONTENT_H
 #define WARREN_CONTENT_H
 #include <stdint.h>
@@ -81,7 +81,7 @@ typedef struct {
     char desc[128]; /* what look shows */
 } creature_kind_t;
 
-/* Player races and classes (chargen.c reads them). */
+/* Player races and classes (pc.c and chargen.c read them). */
 enum { AB_STR = 0, AB_DEX, AB_CON, AB_INT, AB_WIS, AB_CHA, AB_COUNT };
 typedef struct {
     char name[16];

@@ -1,9 +1,11 @@
 /* rules — the code side of the rules: built-in event handlers, kind and
- * region handlers and effect hooks, which content names by id.
- * Ids are saved (in content and, through kinds, in snapshots): append only. */
+ * region handlers and effect hooks, which content names by id (lower
+ * case: "poison_bite", "poison_tick"). Ids are saved (in content and,
+ * through kinds, in snapshots): append only. */
 #ifndef WARREN_RULES_H
 #define WARREN_RULES_H
-#include "content.h"
+#include "effect.h"
+#include "event.h"
 
 #define RULES_HANDLER_LIST(X) \
     X(MAP)                    \
@@ -59,7 +61,7 @@ typedef struct {
     uint8_t dtype;
     const char *dice;
 } spell_info_t;
-extern const spell_info_t RULES_SPELLS[SPELL_COUNT];
+extern const spell_info_t RULES_SPELLS[SPELL_COUNT]; /* spell.c */
 
 extern const ev_handler_t RULES_HANDLERS[H_COUNT];
 extern const effect_hook_t RULES_HOOKS[HK_COUNT];

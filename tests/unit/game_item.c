@@ -4,16 +4,20 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
+#include "chargen.h"
 #include "content.h"
-#include "rules.h"
-#include "mapgen.h"
+#include "creature.h"
 #include "event.h"
 #include "ident.h"
 #include "item.h"
 #include "itemui.h"
 #include "itemuse.h"
+#include "level.h"
+#include "mapgen.h"
+#include "prompt.h"
 #include "script.h"
 #include "status.h"
+#include "vision.h"
 #include "world.h"
 
 static content_t *C;
@@ -274,21 +278,21 @@ START_TEST(watching_a_monster_quaff_identifies)
 {
     game_t *g = quiet_game(23);
     const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     int x = -1, y = -1;
     for (int dy = -1; dy <= 1 && x < 0; dy++)
         for (int dx = -1; dx <= 1; dx++)
-            if ((dx || dy) && world_passable(g, lv, p->x + dx, p->y + dy)) {
+            if ((dx || dy) && level_passable(g, lv, p->x + dx, p->y + dy)) {
                 x = p->x + dx, y = p->y + dy;
                 break;
             }
     ck_assert_int_ge(x, 0);
-    handle_t m = rules_spawn(g, 2, 1, x, y);
+    handle_t m = creature_spawn(g, 2, 1, x, y);
     obj_t *mo = reg_get(&g->reg, m);
     mo->hp_max = 50;
     mo->hp = 2;
     item_new(g, kind("potion of curing"), 1, m, 0, 0, 0, NULL);
-    world_update_vision(g);
+    vision_update(g);
     ck_assert(!ident_known(g, kind("potion of curing")));
     ck_assert_int_eq(itemuse_monster(g, m, true), SCHED_MOVE);
     ck_assert(ident_known(g, kind("potion of curing")));
@@ -305,7 +309,7 @@ START_TEST(drain_and_restore_abilities)
 {
     game_t *g = quiet_game(41);
     const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     int x = p->x + 1, y = p->y;
     lv->terrain[y * lv->w + x] = MAP_FLOOR;
     uint16_t wk = 0;
@@ -313,7 +317,7 @@ START_TEST(drain_and_restore_abilities)
         wk++;
     ck_assert_uint_lt(wk, C->n_creatures);
     ck_assert_int_eq(C->creatures[wk].drain, AB_CON + 1);
-    handle_t w = rules_spawn(g, wk, g->depth, x, y);
+    handle_t w = creature_spawn(g, wk, g->depth, x, y);
     ck_assert_uint_ne(w, HANDLE_NONE);
     int con = g->pc.ab[AB_CON];
     for (int i = 0; i < 400 && !g->pc.drain[AB_CON]; i++) {

@@ -7,15 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ai.h"
+#include "chargen.h"
+#include "cmd.h"
 #include "content.h"
+#include "creature.h"
 #include "effect.h"
+#include "end.h"
 #include "event.h"
 #include "ident.h"
 #include "item.h"
 #include "itemuse.h"
+#include "level.h"
 #include "mapgen.h"
+#include "pc.h"
+#include "prompt.h"
 #include "rules.h"
 #include "script.h"
+#include "start.h"
+#include "vision.h"
 #include "world.h"
 
 static void key(game_t *g, uint32_t code)
@@ -70,15 +80,15 @@ static game_t *alone(const content_t *c, uint64_t seed, int race, int cls)
 static handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
 {
     obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     int x = p->x + dx, y = p->y + dy;
     ck_assert(level_in(lv, x, y));
     lv->terrain[y * lv->w + x] = MAP_FLOOR;
     lv->opaque_ok = 0;
-    handle_t h = rules_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
+    handle_t h = creature_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
     ck_assert_uint_ne(h, HANDLE_NONE);
     sched_push(&g->sched, g->sched.now + 100, FN_MONSTER_TURN, h, 0, 0);
-    world_update_vision(g);
+    vision_update(g);
     return h;
 }
 
@@ -86,7 +96,7 @@ static handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
 static void open_room(game_t *g, int r)
 {
     obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     if (p->x < r + 2)
         p->x = (int16_t)(r + 2);
     if (p->y < r + 2)
@@ -101,7 +111,7 @@ static void open_room(game_t *g, int r)
             lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
         }
     lv->opaque_ok = 0;
-    world_update_vision(g);
+    vision_update(g);
 }
 
 START_TEST(creation_choices_and_levels)
@@ -129,9 +139,8 @@ START_TEST(creation_choices_and_levels)
     ck_assert_str_eq(st.cls, "wizard");
     p = reg_get(&g->reg, g->player);
     /* first level: the whole hit die (4) plus Con, plus the start's 8 */
-    ck_assert_int_eq(
-        p->hp_max,
-        (4 + chargen_mod(g->pc.ab[AB_CON]) > 0 ? 4 + chargen_mod(g->pc.ab[AB_CON]) : 1) + 8);
+    ck_assert_int_eq(p->hp_max,
+                     (4 + pc_mod(g->pc.ab[AB_CON]) > 0 ? 4 + pc_mod(g->pc.ab[AB_CON]) : 1) + 8);
     ck_assert(g->pc.spells & (1u << SPELL_MAGIC_MISSILE));
     ck_assert_str_eq(c->classes[g->pc.cls].kit[0], "dagger"); /* the kit hook the item rules read */
     ck_assert_int_gt(g->pc.mana_max, 0);
@@ -178,7 +187,7 @@ START_TEST(combat_hit_chance)
     handle_t h = spawn_at(g, "ogre", 1, 0);
     obj_t *o = reg_get(&g->reg, h);
     o->flags |= OF_AWAKE;
-    int bonus = pc_attack_bonus(g), def = 10 + world_ckind(g, o)->defence;
+    int bonus = pc_attack_bonus(g), def = 10 + creature_kind(g, o)->defence;
     double want = (21.0 + bonus - def) / 20.0;
     if (want > 0.95)
         want = 0.95;
@@ -242,7 +251,7 @@ START_TEST(armour_counts_once)
     handle_t mail = worn_body_armour(g);
     ck_assert_uint_ne(mail, HANDLE_NONE);
     ck_assert_str_eq(g->c->items[reg_get(&g->reg, mail)->kind].name, "chain mail");
-    int bare = 10 + chargen_mod(g->pc.ab[AB_DEX]) + g->c->races[0].defence + g->pc.pick_def;
+    int bare = 10 + pc_mod(g->pc.ab[AB_DEX]) + g->c->races[0].defence + g->pc.pick_def;
     ck_assert_int_eq(pc_defence(g), bare);
     ck_assert_int_eq(pc_armour(g), 0);
     buf_t d;
@@ -255,7 +264,7 @@ START_TEST(armour_counts_once)
     buf_free(&d);
 
     handle_t h = spawn_at(g, "ogre", 1, 0);
-    int to_hit = world_ckind(g, reg_get(&g->reg, h))->to_hit, n = 4000;
+    int to_hit = creature_kind(g, reg_get(&g->reg, h))->to_hit, n = 4000;
     /* a blow hits on roll + to_hit >= defence (a 20 always, a 1 never); the
      * mail's absorb (0-3) rarely stops all of the ogre's 2d8 */
     double worn = ogre_hit_rate(g, h, n), expect = (21 - (bare + 4 - to_hit)) / 20.0;
@@ -371,7 +380,7 @@ START_TEST(ai_flight_and_cornered)
     o->hp_max = 100, o->hp = 10;
     o->flags |= OF_AWAKE;
     /* fill the room but the orc's and the player's cells */
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (int y = p->y - 1; y <= p->y + 1; y++)
         for (int x = p->x - 1; x <= p->x + 1; x++)
             if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
@@ -524,7 +533,7 @@ START_TEST(travel_and_explore_stop)
 {
     content_t *c = content_load(NULL, NULL, 0);
     game_t *g = alone(c, 8, 0, 0);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     uint64_t t0 = g->sched.now;
     int x0 = p->x, y0 = p->y;
@@ -558,7 +567,7 @@ START_TEST(travel_and_explore_stop)
     g = game_new(c, 8, NULL);
     chargen_create(g, 0, 0);
     clear_monsters(g);
-    lv = world_level(g);
+    lv = level_current(g);
     for (int i = 0; i < 200; i++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
@@ -591,7 +600,7 @@ START_TEST(explore_stops_for_new_items)
 {
     content_t *c = content_load(NULL, NULL, 0);
     game_t *g = alone(c, 8, 0, 0);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     ck_assert(!lv->seen[lv->down_y * lv->w + lv->down_x]);
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
@@ -665,7 +674,7 @@ START_TEST(wall_lines_join_seen_neighbours)
 {
     content_t *c = content_load(NULL, NULL, 0);
     game_t *g = alone(c, 9, 0, 0);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
     open_room(g, 3); /* floor within 3 of the player, walls at 4 */
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -675,7 +684,7 @@ START_TEST(wall_lines_join_seen_neighbours)
     lv->terrain[py * w + px + 5] = MAP_DOOR_OPEN;  /* outside: a door east... */
     lv->terrain[(py - 4) * w + px - 5] = MAP_WALL; /* ...and a wall west of a corner */
     lv->opaque_ok = 0;
-    world_update_vision(g);
+    vision_update(g);
     ck_assert(!lv->seen[py * w + px + 5] && !lv->seen[(py - 4) * w + px - 5]);
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
@@ -755,7 +764,7 @@ static handle_t visible_monster(game_t *g)
     int bd = 1 << 30;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (h == g->player || o->type != OBJ_CREATURE || !world_sees(g, h))
+        if (h == g->player || o->type != OBJ_CREATURE || !vision_sees(g, h))
             continue;
         ai_dmap_update(g);
         if (ai_dmap_at(g, o->x, o->y) < 0)
@@ -773,13 +782,13 @@ START_TEST(victory_through_the_rules)
     content_t *c = content_load(NULL, NULL, 0);
     script_vm_t *vm = script_vm_new();
     game_t *g = game_new(c, 31, NULL);
-    ck_assert_int_eq(world_start_hero(g), 0);
+    ck_assert_int_eq(start_hero(g), 0);
     ck_assert_int_eq(g->depth, WORLD_MAX_DEPTH);
     int dx, dy;
     handle_t warden = HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
         if (reg_get(&g->reg, h)->type == OBJ_CREATURE &&
-            (world_ckind(g, reg_get(&g->reg, h))->flags & CF_WARDEN))
+            (creature_kind(g, reg_get(&g->reg, h))->flags & CF_WARDEN))
             warden = h;
     ck_assert_uint_ne(warden, HANDLE_NONE);
     for (int i = 0; i < 600 && !g->pc.heartstone; i++) {
@@ -804,7 +813,7 @@ START_TEST(victory_through_the_rules)
     for (int i = 0; i < 6000 && g->state == GAME_RUNNING; i++) {
         while (g->prompt != PROMPT_NONE)
             game_input(g, vm, (key_event_t){'a', 0});
-        level_t *lv = world_level(g);
+        level_t *lv = level_current(g);
         const obj_t *p = reg_get(&g->reg, g->player), *m = reg_get(&g->reg, visible_monster(g));
         if (p->x == lv->up_x && p->y == lv->up_y) {
             game_input(g, vm, (key_event_t){'<', 0});

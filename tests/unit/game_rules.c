@@ -4,15 +4,20 @@
  * message line's --More--, history screen and cycling help line. */
 #include <check.h>
 #include <string.h>
+#include "cmd.h"
 #include "content.h"
+#include "creature.h"
 #include "effect.h"
 #include "event.h"
 #include "fov.h"
 #include "item.h"
 #include "itemuse.h"
+#include "level.h"
 #include "mapgen.h"
-#include "rules.h"
+#include "msg.h"
+#include "prompt.h"
 #include "script.h"
+#include "vision.h"
 #include "world.h"
 
 /* A new game past the creation screen (one key: a random character). */
@@ -36,12 +41,12 @@ static int kind_named(const content_t *c, const char *name)
 static void cell_near_player(game_t *g, int *x, int *y)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (int r = 1; r < 30; r++)
         for (int dy = -r; dy <= r; dy++)
             for (int dx = -r; dx <= r; dx++)
-                if (world_passable(g, lv, p->x + dx, p->y + dy) &&
-                    !world_creature_at(g, g->depth, p->x + dx, p->y + dy)) {
+                if (level_passable(g, lv, p->x + dx, p->y + dy) &&
+                    !level_creature_at(g, g->depth, p->x + dx, p->y + dy)) {
                     *x = p->x + dx, *y = p->y + dy;
                     return;
                 }
@@ -68,7 +73,7 @@ START_TEST(flesh_golem_through_the_chain)
     game_t *g = started(game_new(c, 7, NULL));
     int x, y;
     cell_near_player(g, &x, &y);
-    handle_t h = rules_spawn(g, (uint16_t)kind_named(c, "flesh golem"), g->depth, x, y);
+    handle_t h = creature_spawn(g, (uint16_t)kind_named(c, "flesh golem"), g->depth, x, y);
     ck_assert_uint_ne(h, HANDLE_NONE);
     g->vm = vm; /* as game_input lends it */
     obj_t *o = reg_get(&g->reg, h);
@@ -117,15 +122,15 @@ static uint16_t item_named(const content_t *c, const char *name)
 static handle_t spawn_east(game_t *g, const char *name)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     int x = p->x + 1, y = p->y;
-    handle_t old = world_creature_at(g, g->depth, x, y);
+    handle_t old = level_creature_at(g, g->depth, x, y);
     if (old) {
         sched_cancel(&g->sched, old);
         reg_del(&g->reg, old);
     }
     lv->terrain[y * lv->w + x] = MAP_FLOOR;
-    handle_t h = rules_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
+    handle_t h = creature_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
     ck_assert_uint_ne(h, HANDLE_NONE);
     return h;
 }
@@ -194,7 +199,7 @@ START_TEST(handler_error_is_contained)
     for (int i = 0; i < 4; i++) {
         int x, y;
         cell_near_player(g, &x, &y);
-        handle_t h = rules_spawn(g, (uint16_t)kind_named(c, names[i]), g->depth, x, y);
+        handle_t h = creature_spawn(g, (uint16_t)kind_named(c, names[i]), g->depth, x, y);
         reg_get(&g->reg, h)->hp = reg_get(&g->reg, h)->hp_max = 50;
         ck_assert_int_eq(damage(g, h, DT_HIT, 10, 0), EV_DONE);
         ck_assert_int_eq(reg_get(&g->reg, h)->hp, 40);
@@ -245,11 +250,11 @@ static game_t *game_with_region(const content_t *c, const char *name, int depth,
 /* Moves the player (and only the player) to a cell of region r. */
 static bool put_player_in(game_t *g, int r, int *px, int *py)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (int y = 0; y < lv->h; y++)
         for (int x = 0; x < lv->w; x++)
             if (lv->region[y * lv->w + x] == r + 1 && level_terrain(lv, x, y) == MAP_FLOOR &&
-                !world_creature_at(g, 1, x, y)) {
+                !level_creature_at(g, 1, x, y)) {
                 obj_t *p = reg_get(&g->reg, g->player);
                 p->x = (int16_t)x, p->y = (int16_t)y;
                 *px = x, *py = y;
@@ -277,8 +282,8 @@ START_TEST(dark_regions_and_names)
     game_t *g = game_with_region(c, "a dark crypt", 8, &r);
     clear_monsters(g);
     ck_assert(put_player_in(g, r, &x, &y));
-    world_update_vision(g);
-    level_t *lv = world_level(g);
+    vision_update(g);
+    level_t *lv = level_current(g);
     int far = 0;
     for (int yy = 0; yy < lv->h; yy++)
         for (int xx = 0; xx < lv->w; xx++)
@@ -306,15 +311,15 @@ START_TEST(lit_rooms_seen_from_afar)
     content_t *c = content_load(NULL, NULL, 0);
     game_t *g = started(game_new(c, 11, NULL));
     clear_monsters(g);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     int spots = 0, with_far = 0;
     for (int y = 0; y < lv->h; y += 2)
         for (int x = 0; x < lv->w; x += 2) {
-            if (!world_passable(g, lv, x, y))
+            if (!level_passable(g, lv, x, y))
                 continue;
             p->x = (int16_t)x, p->y = (int16_t)y;
-            world_update_vision(g);
+            vision_update(g);
             int beyond = 0;
             spots++;
             for (int yy = 0; yy < lv->h; yy++)
@@ -341,7 +346,7 @@ START_TEST(slippery_floor_slides)
     int r, x, y, slid = 0, plain = 0;
     game_t *g = game_with_region(c, "a flooded hall", 10, &r);
     clear_monsters(g);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     ck_assert(put_player_in(g, r, &x, &y));
     /* a row of three floor cells of the region, starting at the player's */
     int found = 0;
@@ -349,7 +354,7 @@ START_TEST(slippery_floor_slides)
         for (int xx = 0; xx + 2 < lv->w && !found; xx++) {
             int ok = 1;
             for (int k = 0; k < 3; k++)
-                ok &= lv->region[yy * lv->w + xx + k] == r + 1 && world_passable(g, lv, xx + k, yy);
+                ok &= lv->region[yy * lv->w + xx + k] == r + 1 && level_passable(g, lv, xx + k, yy);
             if (ok)
                 x = xx, y = yy, found = 1;
         }
@@ -358,7 +363,7 @@ START_TEST(slippery_floor_slides)
     for (int i = 0; i < 200; i++) {
         p = reg_get(&g->reg, g->player);
         p->x = (int16_t)x, p->y = (int16_t)y;
-        ck_assert_int_gt(rules_step(g, g->player, 1, 0), 0);
+        ck_assert_int_gt(creature_step(g, g->player, 1, 0), 0);
         p = reg_get(&g->reg, g->player);
         if (p->x >= x + 2 && p->y == y)
             slid++; /* a slide may go on sliding */
@@ -394,7 +399,7 @@ START_TEST(more_history_and_help_line)
     char line[256];
     game_input(g, NULL, (key_event_t){'.', 0});
     for (int i = 0; i < 5; i++)
-        world_msg(g, "Message number %d is long enough to need its own part of the line.", i);
+        msg_add(g, "Message number %d is long enough to need its own part of the line.", i);
     msg_after_input(g);
     ck_assert_int_eq(g->prompt, PROMPT_MORE);
     render_line(g, s, 0, line, sizeof line);
