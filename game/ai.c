@@ -23,7 +23,6 @@
 #include "itemuse.h"
 #include "level.h"
 #include "mapgen.h"
-#include "rules.h"
 #include "spell.h"
 #include "vision.h"
 #include "world.h"
@@ -175,7 +174,7 @@ static bool cast_by_purpose(game_t *g, handle_t h, obj_t *m, bool sees, int d)
     const creature_kind_t *k = creature_kind(g, m);
     if (!k->spells || g->sched.now < m->t)
         return false; /* t: when it may cast again */
-    int cure = spell_first(k->spells, true), bolt = spell_first(k->spells, false);
+    int cure = spell_first(g->c, k->spells, true), bolt = spell_first(g->c, k->spells, false);
     int sp = -1;
     if (cure >= 0 && m->hp * 2 < m->hp_max && rng_percent(&g->play, 50))
         sp = cure;
@@ -184,9 +183,8 @@ static bool cast_by_purpose(game_t *g, handle_t h, obj_t *m, bool sees, int d)
     if (sp < 0)
         return false;
     m->t = g->sched.now + CAST_REST * SCHED_MOVE;
-    const spell_info_t *s = &RULES_SPELLS[sp];
-    dice_t dice;
-    dice_parse(s->dice, &dice);
+    const spell_kind_t *s = &g->c->spells[sp];
+    dice_t dice = s->dice;
     if (sp != cure)
         dice.n = (int16_t)(dice.n + k->level / 4); /* bolts grow with the caster */
     char tmpl[96];

@@ -6,7 +6,6 @@
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
-#include "rules.h"
 #include "world.h"
 
 /* 4d6, the lowest dropped. */
@@ -66,7 +65,7 @@ void chargen_create(game_t *g, int race, int cls)
 static int next_spell(const game_t *g)
 {
     uint16_t left = pc_class(g)->learnable & (uint16_t)~g->pc.spells;
-    for (int i = 0; i < SPELL_COUNT; i++)
+    for (int i = 0; i < g->c->n_spells; i++)
         if (left & (1u << i))
             return i;
     return -1;
@@ -94,7 +93,7 @@ int chargen_levelup_key(game_t *g, key_event_t k)
         msg_add(g, "You move more warily.");
     } else if (k.code == 'd' && spell >= 0) {
         pc->spells |= (uint16_t)(1u << spell);
-        msg_add(g, "You learn to cast %s.", RULES_SPELLS[spell].name);
+        msg_add(g, "You learn to cast %s.", g->c->spells[spell].name);
     } else {
         return 0; /* the choice waits */
     }
@@ -145,7 +144,7 @@ void chargen_levelup_draw(game_t *g, screen_t *s)
     row_text(s, y++, STYLE_DEFAULT, "c) warier: +1 defence");
     int sp = next_spell(g);
     if (sp >= 0)
-        screen_textf(s, 2, y++, STYLE_DEFAULT, "d) learn %s", RULES_SPELLS[sp].name);
+        screen_textf(s, 2, y++, STYLE_DEFAULT, "d) learn %s", g->c->spells[sp].name);
 }
 
 void chargen_draw(game_t *g, screen_t *s)

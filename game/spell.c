@@ -6,18 +6,13 @@
 #include "event.h"
 #include "msg.h"
 #include "prompt.h"
-#include "rules.h"
 #include "vision.h"
 #include "world.h"
 
-#define SPELL_INFO_(id, nm, mana, dt, dice) {nm, mana, dt, dice},
-const spell_info_t RULES_SPELLS[SPELL_COUNT] = {SPELL_LIST(SPELL_INFO_)};
-#undef SPELL_INFO_
-
-int spell_first(uint16_t set, bool heal)
+int spell_first(const content_t *c, uint16_t set, bool heal)
 {
-    for (int i = 0; i < SPELL_COUNT; i++)
-        if ((set & (1u << i)) && (RULES_SPELLS[i].dtype == DT_NONE) == heal)
+    for (int i = 0; i < c->n_spells; i++)
+        if ((set & (1u << i)) && (c->spells[i].effect == SPELL_HEAL) == heal)
             return i;
     return -1;
 }
@@ -41,18 +36,17 @@ static handle_t nearest_foe(game_t *g)
 
 int spell_cast(game_t *g, int spell)
 {
-    if (spell < 0 || spell >= SPELL_COUNT || !(g->pc.spells & (1u << spell)))
+    if (spell < 0 || spell >= g->c->n_spells || !(g->pc.spells & (1u << spell)))
         return 0;
-    const spell_info_t *s = &RULES_SPELLS[spell];
+    const spell_kind_t *s = &g->c->spells[spell];
     if (g->pc.mana < s->mana) {
         msg_add(g, "You need %d mana to cast %s.", s->mana, s->name);
         return 0;
     }
-    dice_t d;
-    dice_parse(s->dice, &d);
+    dice_t d = s->dice;
     d.n = d.n + (int16_t)(g->pc.xl / 4);
     obj_t *p = reg_get(&g->reg, g->player);
-    if (s->dtype == DT_NONE) {
+    if (s->effect == SPELL_HEAL) {
         g->pc.mana = (int16_t)(g->pc.mana - s->mana);
         int heal = dice_roll(&d, &g->play);
         p->hp = p->hp + heal > p->hp_max ? p->hp_max : p->hp + heal;
@@ -95,7 +89,7 @@ int spell_menu_key(game_t *g, key_event_t k)
 {
     g->prompt = PROMPT_NONE;
     int i = (int)k.code - 'a';
-    return i >= 0 && i < SPELL_COUNT ? spell_cast(g, i) : 0;
+    return i >= 0 && i < g->c->n_spells ? spell_cast(g, i) : 0;
 }
 
 void spell_menu_draw(game_t *g, screen_t *s)
@@ -104,8 +98,8 @@ void spell_menu_draw(game_t *g, screen_t *s)
     screen_textf(s, 2, 0, hi, "Cast which spell? Mana %d/%d (other keys cancel)", g->pc.mana,
                  g->pc.mana_max);
     int y = 2;
-    for (int i = 0; i < SPELL_COUNT && y < s->h; i++)
+    for (int i = 0; i < g->c->n_spells && y < s->h; i++)
         if (g->pc.spells & (1u << i))
             screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-15s %d mana", 'a' + i,
-                         RULES_SPELLS[i].name, RULES_SPELLS[i].mana);
+                         g->c->spells[i].name, g->c->spells[i].mana);
 }

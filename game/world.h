@@ -81,7 +81,7 @@ typedef struct {
     uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
     uint8_t heartstone;                  /* carrying it */
     int16_t mana, mana_max;
-    uint16_t spells; /* known spells (1 << SPELL_*) */
+    uint16_t spells; /* known spells: bit i is content spell i (spell.h) */
     int32_t xp;
     uint32_t kills;
     uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */

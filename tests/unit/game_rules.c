@@ -185,11 +185,11 @@ END_TEST
  * NOTHING: the damage lands. */
 START_TEST(handler_error_is_contained)
 {
-    const char *paths[] = {"game/content/terrain.lua", "game/content/creatures.lua",
-                           "game/content/effects.lua", "tests/content/bad/handlers.lua",
-                           "game/content/rules.lua"};
+    const char *paths[] = {"game/content/terrain.lua",       "game/content/spells.lua",
+                           "game/content/creatures.lua",     "game/content/effects.lua",
+                           "tests/content/bad/handlers.lua", "game/content/rules.lua"};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, 5, err, sizeof err);
+    content_t *c = script_content_load_files(paths, 6, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     script_vm_t *vm = script_vm_new();
     game_t *g = started(game_new(c, 3, NULL));
