@@ -5,6 +5,7 @@
 #include <string.h>
 #include "content.h"
 #include "effect.h"
+#include "helpers.h"
 #include "start.h"
 #include "turn.h"
 #include "world.h"
@@ -125,7 +126,7 @@ END_TEST
 START_TEST(effects_saved)
 {
     char err[128];
-    content_t *c = content_load(NULL, err, sizeof err);
+    content_t *c = shipped_content();
     game_t *g = game_new(c, 42, NULL);
     handle_t e = effect_apply(g, g->player, c->poison_effect, 350, 1);
     ck_assert_uint_ne(e, HANDLE_NONE);

@@ -8,13 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ai.h"
-#include "chargen.h"
 #include "cmd.h"
 #include "content.h"
 #include "creature.h"
-#include "effect.h"
 #include "end.h"
 #include "event.h"
+#include "helpers.h"
 #include "ident.h"
 #include "item.h"
 #include "itemuse.h"
@@ -26,79 +25,6 @@
 #include "start.h"
 #include "vision.h"
 #include "world.h"
-
-static void key(game_t *g, uint32_t code)
-{
-    game_input(g, NULL, (key_event_t){code, 0});
-}
-
-static void keys(game_t *g, const char *k)
-{
-    for (; *k; k++)
-        key(g, (unsigned char)*k);
-}
-
-static int kind_named(const content_t *c, const char *name)
-{
-    for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0)
-            return i;
-    ck_abort_msg("no kind %s", name);
-    return -1;
-}
-
-static int spell_named(const content_t *c, const char *name)
-{
-    for (int i = 0; i < c->n_spells; i++)
-        if (strcmp(c->spells[i].name, name) == 0)
-            return i;
-    ck_abort_msg("no spell %s", name);
-    return -1;
-}
-
-/* Every creature but the player leaves (tests place their own). */
-static void clear_monsters(game_t *g)
-{
-    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
-        if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE) {
-            sched_cancel(&g->sched, h);
-            effect_clear(g, h);
-            reg_del(&g->reg, h);
-        }
-}
-
-/* The newest message in the game's log. */
-static const char *last_msg(const game_t *g)
-{
-    return g->log[(g->nmsg - 1) % MSG_LOG].text;
-}
-
-/* A new game of seed with a made character (race, class indices) and no
- * monsters. */
-static game_t *alone(const content_t *c, uint64_t seed, int race, int cls)
-{
-    game_t *g = game_new(c, seed, NULL);
-    ck_assert_ptr_nonnull(g);
-    chargen_create(g, race, cls);
-    clear_monsters(g);
-    return g;
-}
-
-/* A creature of the named kind dx, dy from the player (the cell made floor). */
-static handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
-{
-    obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = level_current(g);
-    int x = p->x + dx, y = p->y + dy;
-    ck_assert(level_in(lv, x, y));
-    lv->terrain[y * lv->w + x] = MAP_FLOOR;
-    lv->opaque_ok = 0;
-    handle_t h = creature_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
-    ck_assert_uint_ne(h, HANDLE_NONE);
-    sched_push(&g->sched, g->sched.now + 100, FN_MONSTER_TURN, h, 0, 0);
-    vision_update(g);
-    return h;
-}
 
 /* An open room of floor around the player (radius r), walls beyond. */
 static void open_room(game_t *g, int r)
@@ -124,7 +50,7 @@ static void open_room(game_t *g, int r)
 
 START_TEST(creation_choices_and_levels)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     ck_assert_int_eq(c->n_races, 4);
     ck_assert_int_eq(c->n_classes, 4);
     game_t *g = game_new(c, 21, NULL);
@@ -189,7 +115,7 @@ END_TEST
 /* d20 + bonus against defence: the share of hits matches the maths. */
 START_TEST(combat_hit_chance)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 5, 0, 0); /* a human fighter */
     open_room(g, 3);
     handle_t h = spawn_at(g, "ogre", 1, 0);
@@ -253,7 +179,7 @@ static handle_t worn_body_armour(game_t *g)
  * it off takes all of it away. */
 START_TEST(armour_counts_once)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0); /* a human fighter in chain mail */
     open_room(g, 3);
     handle_t mail = worn_body_armour(g);
@@ -293,7 +219,7 @@ END_TEST
 /* Resistances: immune none, resist half, vulnerable one and a half. */
 START_TEST(resistances_and_sneak_attacks)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 6, 0, 1); /* a human rogue */
     open_room(g, 3);
     handle_t z = spawn_at(g, "zombie", 2, 0); /* immune poison, vulnerable to fire */
@@ -344,7 +270,7 @@ static int cheb(const obj_t *a, const obj_t *b)
 /* A badly hurt monster runs; cornered, it fights. */
 START_TEST(ai_flight_and_cornered)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 7, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -402,30 +328,13 @@ START_TEST(ai_flight_and_cornered)
 }
 END_TEST
 
-static uint16_t item_named(const content_t *c, const char *name)
-{
-    for (uint16_t k = 0; k < c->n_items; k++)
-        if (strcmp(c->items[k].name, name) == 0)
-            return k;
-    ck_abort_msg("no item kind %s", name);
-    return 0;
-}
-
-static bool said_since(const game_t *g, uint32_t from, const char *s)
-{
-    for (uint32_t k = from; k < g->nmsg; k++)
-        if (strstr(g->log[k % MSG_LOG].text, s))
-            return true;
-    return false;
-}
-
 /* Monsters use items: an orc in line zaps its wand at you, and watching
  * it identifies the wand; a hurt one quaffs healing; they pick up what
  * they want from their cell and go for it when it lies near; the
  * mindless leave items alone. */
 START_TEST(ai_zaps_wands_and_picks_up)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 21, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -496,7 +405,7 @@ END_TEST
 /* Casters pick spells by purpose: bolts from afar, cures when hurt. */
 START_TEST(casters_by_purpose)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 13, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -539,7 +448,7 @@ END_TEST
 /* Explore walks until a monster comes into view; travel goes to the stairs. */
 START_TEST(travel_and_explore_stop)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 8, 0, 0);
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -572,9 +481,7 @@ START_TEST(travel_and_explore_stop)
     keys(g, "_>.");
     /* a jackal waits a few steps along the way back, in plain sight */
     game_free(g);
-    g = game_new(c, 8, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
+    g = alone(c, 8, 0, 0);
     lv = level_current(g);
     for (int i = 0; i < 200; i++) {
         uint32_t n = g->nmsg;
@@ -606,7 +513,7 @@ END_TEST
  * says so; the next key explores on. */
 START_TEST(explore_stops_for_new_items)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 8, 0, 0);
     level_t *lv = level_current(g);
     ck_assert(!lv->seen[lv->down_y * lv->w + lv->down_x]);
@@ -641,7 +548,7 @@ END_TEST
 /* Help lists every command of the table; look reads a creature's text. */
 START_TEST(help_and_look)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0);
     open_room(g, 3);
     screen_t *s = screen_new(100, 40);
@@ -680,7 +587,7 @@ END_TEST
  * joins toward cells the player has not seen. */
 START_TEST(wall_lines_join_seen_neighbours)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0);
     level_t *lv = level_current(g);
     memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
@@ -727,7 +634,7 @@ END_TEST
 /* Content: 40 kinds and more across the depths, 5 uniques, the warden. */
 START_TEST(creature_content)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     int kinds = 0, uniques = 0, wardens = 0, deep = 0, resists = 0;
     for (int i = 0; i < c->n_creatures; i++) {
         const creature_kind_t *k = &c->creatures[i];
@@ -787,7 +694,7 @@ static handle_t visible_monster(game_t *g)
 /* The whole win through the real rules, from the test-only start. */
 START_TEST(victory_through_the_rules)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
     game_t *g = game_new(c, 31, NULL);
     ck_assert_int_eq(start_hero(g), 0);
@@ -869,7 +776,7 @@ END_TEST
 /* Death reads like a tombstone; the dump has the sheet and the map. */
 START_TEST(death_cause_and_dump)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 12, 2, 2);
     open_room(g, 2);
     handle_t h = spawn_at(g, "kobold shaman", 1, 0);

@@ -10,6 +10,7 @@
 #include "effect.h"
 #include "event.h"
 #include "fov.h"
+#include "helpers.h"
 #include "item.h"
 #include "itemuse.h"
 #include "level.h"
@@ -19,39 +20,6 @@
 #include "script.h"
 #include "vision.h"
 #include "world.h"
-
-/* A new game past the creation screen (one key: a random character). */
-static game_t *started(game_t *g)
-{
-    if (g)
-        game_input(g, NULL, (key_event_t){'*', 0});
-    return g;
-}
-
-static int kind_named(const content_t *c, const char *name)
-{
-    for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0)
-            return i;
-    ck_abort_msg("no kind %s", name);
-    return -1;
-}
-
-/* A free floor cell next to the player (the test places things there). */
-static void cell_near_player(game_t *g, int *x, int *y)
-{
-    const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = level_current(g);
-    for (int r = 1; r < 30; r++)
-        for (int dy = -r; dy <= r; dy++)
-            for (int dx = -r; dx <= r; dx++)
-                if (level_passable(g, lv, p->x + dx, p->y + dy) &&
-                    !level_creature_at(g, g->depth, p->x + dx, p->y + dy)) {
-                    *x = p->x + dx, *y = p->y + dy;
-                    return;
-                }
-    ck_abort_msg("no free cell");
-}
 
 static int damage(game_t *g, handle_t victim, uint8_t dtype, int amount, uint32_t flags)
 {
@@ -68,7 +36,7 @@ static int damage(game_t *g, handle_t victim, uint8_t dtype, int amount, uint32_
  * fire and cold slow it, other direct spells do nothing, blades hurt. */
 START_TEST(flesh_golem_through_the_chain)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
     game_t *g = started(game_new(c, 7, NULL));
     int x, y;
@@ -109,30 +77,17 @@ START_TEST(flesh_golem_through_the_chain)
 }
 END_TEST
 
-static uint16_t item_named(const content_t *c, const char *name)
-{
-    for (uint16_t k = 0; k < c->n_items; k++)
-        if (strcmp(c->items[k].name, name) == 0)
-            return k;
-    ck_abort_msg("no item kind %s", name);
-    return 0;
-}
-
-/* A creature of the named kind just east of the player (the cell made floor). */
+/* A creature of the named kind just east of the player, in place of
+ * any there before. */
 static handle_t spawn_east(game_t *g, const char *name)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = level_current(g);
-    int x = p->x + 1, y = p->y;
-    handle_t old = level_creature_at(g, g->depth, x, y);
+    handle_t old = level_creature_at(g, g->depth, p->x + 1, p->y);
     if (old) {
         sched_cancel(&g->sched, old);
         reg_del(&g->reg, old);
     }
-    lv->terrain[y * lv->w + x] = MAP_FLOOR;
-    handle_t h = creature_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
-    ck_assert_uint_ne(h, HANDLE_NONE);
-    return h;
+    return spawn_at(g, name, 1, 0);
 }
 
 /* The player zaps a fresh wand of the named kind east: the bolt's event. */
@@ -148,7 +103,7 @@ static void zap_east(game_t *g, const char *wand)
  * flesh golem's handler and creatures' immunities and weaknesses see it. */
 START_TEST(wand_bolts_carry_their_damage_type)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
     game_t *g = started(game_new(c, 7, NULL));
     g->vm = vm; /* as game_input lends it */
@@ -263,21 +218,11 @@ static bool put_player_in(game_t *g, int r, int *px, int *py)
     return false;
 }
 
-/* Monsters away, so only the region's rules act. */
-static void clear_monsters(game_t *g)
-{
-    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
-        if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE) {
-            sched_cancel(&g->sched, h);
-            reg_del(&g->reg, h);
-        }
-}
-
 /* Region kinds name the status line, and a dark one cuts sight to the
  * next cell while a lit room is seen whole from its doorway. */
 START_TEST(dark_regions_and_names)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     int r, x, y;
     game_t *g = game_with_region(c, "a dark crypt", 8, &r);
     clear_monsters(g);
@@ -308,7 +253,7 @@ END_TEST
  * from afar (some player spot shows cells beyond the radius). */
 START_TEST(lit_rooms_seen_from_afar)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 11, NULL));
     clear_monsters(g);
     level_t *lv = level_current(g);
@@ -342,7 +287,7 @@ END_TEST
 /* On a slippery floor some steps slide one cell further, not all. */
 START_TEST(slippery_floor_slides)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     int r, x, y, slid = 0, plain = 0;
     game_t *g = game_with_region(c, "a flooded hall", 10, &r);
     clear_monsters(g);
@@ -392,7 +337,7 @@ static void render_line(game_t *g, screen_t *s, int row, char *out, size_t n)
  * without acting; Ctrl-P shows the history; the help line cycles. */
 START_TEST(more_history_and_help_line)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     clear_monsters(g);
     screen_t *s = screen_new(120, 30);
@@ -452,7 +397,7 @@ END_TEST
 /* The same game played with the tiles two cells wide: same state, wider map. */
 START_TEST(two_cell_tiles)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     screen_t *s = screen_new(160, 40);
     game_view_t v = {0, true};

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "content.h"
 #include "event.h"
+#include "helpers.h"
 #include "rules.h"
 #include "script.h"
 
@@ -17,8 +18,7 @@ static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "spells.lua",
 START_TEST(test_shipped_content)
 {
     char err[256] = "";
-    content_t *c = content_load(NULL, err, sizeof err);
-    ck_assert_msg(c != NULL, "%s", err);
+    content_t *c = shipped_content();
     ck_assert_int_eq(c->n_terrain, MAP_TERRAIN_COUNT);
     ck_assert_str_eq(c->creatures[c->player_kind].name, "you");
     ck_assert_str_eq(c->effects[c->poison_effect].name, "poison");
@@ -106,25 +106,6 @@ START_TEST(test_bad_files)
 }
 END_TEST
 
-static content_t *load_handlers(void)
-{
-    const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
-                                     "tests/content/bad/handlers.lua"};
-    char err[256] = "";
-    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
-    ck_assert_msg(c != NULL, "%s", err);
-    return c;
-}
-
-static int kind_of(const content_t *c, const char *name)
-{
-    for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0)
-            return i;
-    ck_abort_msg("no kind %s", name);
-    return -1;
-}
-
 /* Broken spells fail like other content, at their line; so does a class
  * naming a spell nobody declared, and a 17th spell (sets are 16 bits). */
 START_TEST(test_bad_spells)
@@ -167,9 +148,7 @@ START_TEST(test_shipped_spells)
         {"cure wounds", 3, SPELL_HEAL, DT_NONE, {2, 8, 0}},
         {"smite", 3, SPELL_BOLT, DT_MAGIC, {2, 8, 0}},
     };
-    char err[256] = "";
-    content_t *c = content_load(NULL, err, sizeof err);
-    ck_assert_msg(c != NULL, "%s", err);
+    content_t *c = shipped_content();
     ck_assert_int_eq(c->n_spells, 6);
     for (int i = 0; i < 6; i++) {
         const spell_kind_t *s = &c->spells[i];
@@ -185,17 +164,28 @@ START_TEST(test_shipped_spells)
     ck_assert_uint_eq(wizard->learnable, 1u << 1 | 1u << 2 | 1u << 3);
     ck_assert_uint_eq(cleric->spells, 1u << 4);
     ck_assert_uint_eq(cleric->learnable, 1u << 5);
-    ck_assert_uint_eq(c->creatures[kind_of(c, "kobold shaman")].spells, 1u << 0);
-    ck_assert_uint_eq(c->creatures[kind_of(c, "dark elf")].spells, 1u << 0 | 1u << 4);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "kobold shaman")].spells, 1u << 0);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "dark elf")].spells, 1u << 0 | 1u << 4);
     content_free(c);
 }
 END_TEST
+
+static content_t *load_handlers(void)
+{
+    const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
+                                     "tests/content/bad/handlers.lua"};
+    char err[256] = "";
+    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    return c;
+}
 
 /* Calls name's damage handler on a 10-point hit; returns the status. */
 static int call_damage(script_vm_t *vm, const content_t *c, const char *name, script_event_t *e,
                        char *err)
 {
-    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, name), EV_DAMAGE);
+    int ref =
+        script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_named(c, name), EV_DAMAGE);
     ck_assert_int_gt(ref, 0);
     *e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_HIT, .amount = {10, 0, 0}};
     return script_call_handler(vm, c, ref, e, err, 256);
@@ -216,8 +206,8 @@ START_TEST(test_contained_errors)
     ck_assert_int_eq(call_damage(vm, c, "catcher", &e, err), SCRIPT_ERR_RUNTIME);
     ck_assert_int_eq(e.amount[0], 10); /* a failed handler changes nothing */
     /* a variant (like =) keeps its base's handler and fields it does not set */
-    const creature_kind_t *base = &c->creatures[kind_of(c, "faulty")],
-                          *twin = &c->creatures[kind_of(c, "faulty twin")];
+    const creature_kind_t *base = &c->creatures[kind_named(c, "faulty")],
+                          *twin = &c->creatures[kind_named(c, "faulty twin")];
     ck_assert_int_eq(twin->speed, 130);
     ck_assert_uint_eq(twin->glyph, 'F');
     ck_assert_mem_eq(&twin->hp, &base->hp, sizeof base->hp);
@@ -261,7 +251,7 @@ START_TEST(test_flesh_golem)
     char err[256] = "";
     content_t *c = script_content_load("game/content", err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
-    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, "flesh golem"),
+    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_named(c, "flesh golem"),
                                   EV_DAMAGE);
     ck_assert_int_gt(ref, 0);
     ck_assert_int_eq(script_kind_handler(c, SCRIPT_KIND_CREATURE, 1, EV_DAMAGE), 0);

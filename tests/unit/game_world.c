@@ -5,25 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "content.h"
+#include "helpers.h"
 #include "level.h"
 #include "mapgen.h"
 #include "prompt.h"
 #include "start.h"
 #include "world.h"
-
-/* A new game past the creation screen (one key: a random character). */
-static game_t *started(game_t *g)
-{
-    if (g)
-        game_input(g, NULL, (key_event_t){'*', 0});
-    return g;
-}
-
-static void keys(game_t *g, const char *k)
-{
-    for (; *k; k++)
-        game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
-}
 
 static game_t *descend(game_t *g)
 {
@@ -37,7 +24,7 @@ static game_t *descend(game_t *g)
 
 START_TEST(level_independent_of_play)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *a = started(game_new(c, 1234, NULL)), *b = started(game_new(c, 1234, NULL));
     keys(b, "hjklhjklyubn....hhhhllll");
     descend(a);
@@ -74,7 +61,7 @@ END_TEST
 
 START_TEST(stairs_persist_levels)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 99, NULL));
     level_t *l1 = g->levels[1];
     size_t n = (size_t)l1->w * (size_t)l1->h;
@@ -109,7 +96,7 @@ END_TEST
 
 START_TEST(speeds_through_scheduler)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     uint64_t t0 = g->sched.now;
     keys(g, ".");
@@ -130,7 +117,7 @@ END_TEST
 
 START_TEST(quit_asks_first)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     keys(g, "Qn");
     ck_assert_int_eq(g->state, GAME_RUNNING);
@@ -150,7 +137,7 @@ END_TEST
 
 START_TEST(walls_cost_nothing)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 8, NULL));
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -186,7 +173,7 @@ START_TEST(prompt_table_and_quit_from_creation)
             ck_assert_ptr_nonnull(row->draw);
     }
     ck_assert_ptr_null(prompt_row(PROMPT_COUNT));
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = game_new(c, 5, NULL);
     ck_assert_int_eq(g->prompt, PROMPT_RACE);
     keys(g, "Q");
@@ -205,7 +192,7 @@ END_TEST
  * never aborts or leaks (ASan checks the leaks). */
 START_TEST(out_of_memory_is_an_error)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *full = started(game_new(c, 3, NULL));
     size_t need = full->al.peak;
     game_free(full);
