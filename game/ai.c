@@ -15,11 +15,16 @@
  * made at most once per player move, when a monster first needs it, and
  * shared by every monster (derived, never saved: a load rebuilds the same
  * map, and when it is made never changes what it holds). */
+#include "ai.h"
 #include <stdio.h>
 #include <string.h>
+#include "creature.h"
+#include "event.h"
 #include "itemuse.h"
+#include "level.h"
 #include "mapgen.h"
-#include "rules.h"
+#include "spell.h"
+#include "vision.h"
 #include "world.h"
 
 #define DMAP_RADIUS  24 /* steps the map reaches; farther monsters go by memory */
@@ -41,7 +46,7 @@ static int cheb(int x0, int y0, int x1, int y1)
  * not block: they move). Bounded by DMAP_RADIUS. */
 void ai_dmap_update(game_t *g)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p)
         return;
@@ -125,12 +130,12 @@ static int score_cell(game_t *g, const gravity_t *gv, int x, int y)
 /* The best free neighbour by the gravities, or -1 to stay. */
 static int pick_step(game_t *g, const obj_t *m, const gravity_t *gv)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     int best = -1, bs = score_cell(g, gv, m->x, m->y);
     int first = (int)rng_below(&g->play, 8); /* ties broken at random, from the play stream */
     for (int k = 0; k < 8; k++) {
         int i = (first + k) % 8, nx = m->x + DIRS[i][0], ny = m->y + DIRS[i][1];
-        if (!world_walkable(g, lv, nx, ny) || world_creature_at(g, g->depth, nx, ny))
+        if (!level_walkable(g, lv, nx, ny) || level_creature_at(g, g->depth, nx, ny))
             continue;
         int sc = score_cell(g, gv, nx, ny);
         if (sc < bs)
@@ -141,7 +146,7 @@ static int pick_step(game_t *g, const obj_t *m, const gravity_t *gv)
 
 static bool wants_to_flee(game_t *g, const obj_t *m)
 {
-    const creature_kind_t *k = world_ckind(g, m);
+    const creature_kind_t *k = creature_kind(g, m);
     if (k->flags & CF_MINDLESS)
         return false;
     int pct = (k->flags & CF_COWARD) ? 50 : 25;
@@ -151,11 +156,11 @@ static bool wants_to_flee(game_t *g, const obj_t *m)
 /* A new wander point on the level (packed y * 256 + x into magnitude). */
 static void new_wander(game_t *g, obj_t *m)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (int t = 0; t < 20; t++) {
         int x = (int)rng_below(&g->play, (uint32_t)lv->w),
             y = (int)rng_below(&g->play, (uint32_t)lv->h);
-        if (world_passable(g, lv, x, y)) {
+        if (level_passable(g, lv, x, y)) {
             m->magnitude = y * 256 + x;
             return;
         }
@@ -163,22 +168,14 @@ static void new_wander(game_t *g, obj_t *m)
     m->magnitude = -1;
 }
 
-/* The first known spell of the kind whose damage type is (or is not) none. */
-static int known_spell(uint16_t spells, bool heal)
-{
-    for (int i = 0; i < SPELL_COUNT; i++)
-        if ((spells & (1u << i)) && (RULES_SPELLS[i].dtype == DT_NONE) == heal)
-            return i;
-    return -1;
-}
-
 /* A spell for a purpose, cast now: true when the turn went on it. */
 static bool cast_by_purpose(game_t *g, handle_t h, obj_t *m, bool sees, int d)
 {
-    const creature_kind_t *k = world_ckind(g, m);
+    const creature_kind_t *k = creature_kind(g, m);
     if (!k->spells || g->sched.now < m->t)
         return false; /* t: when it may cast again */
-    int cure = known_spell(k->spells, true), bolt = known_spell(k->spells, false), sp = -1;
+    int cure = spell_first(g->c, k->spells, true), bolt = spell_first(g->c, k->spells, false);
+    int sp = -1;
     if (cure >= 0 && m->hp * 2 < m->hp_max && rng_percent(&g->play, 50))
         sp = cure;
     else if (bolt >= 0 && sees && d >= 2 && d <= 8 && rng_percent(&g->play, 35))
@@ -186,8 +183,8 @@ static bool cast_by_purpose(game_t *g, handle_t h, obj_t *m, bool sees, int d)
     if (sp < 0)
         return false;
     m->t = g->sched.now + CAST_REST * SCHED_MOVE;
-    dice_t dice;
-    dice_parse(RULES_SPELLS[sp].dice, &dice);
+    const spell_kind_t *s = &g->c->spells[sp];
+    dice_t dice = s->dice;
     if (sp != cure)
         dice.n = (int16_t)(dice.n + k->level / 4); /* bolts grow with the caster */
     char tmpl[96];
@@ -195,17 +192,17 @@ static bool cast_by_purpose(game_t *g, handle_t h, obj_t *m, bool sees, int d)
         int heal = dice_roll(&dice, &g->play);
         m->hp = m->hp + heal > m->hp_max ? m->hp_max : m->hp + heal;
         snprintf(tmpl, sizeof tmpl, "<Actor> cast<s:Actor> %s and look<s:Actor> healthier.",
-                 RULES_SPELLS[sp].name);
-        world_say(g, tmpl, h, HANDLE_NONE);
+                 s->name);
+        creature_say(g, tmpl, h, HANDLE_NONE);
         return true;
     }
-    snprintf(tmpl, sizeof tmpl, "<Actor> cast<s:Actor> %s at <victim>.", RULES_SPELLS[sp].name);
-    world_say(g, tmpl, h, g->player);
+    snprintf(tmpl, sizeof tmpl, "<Actor> cast<s:Actor> %s at <victim>.", s->name);
+    creature_say(g, tmpl, h, g->player);
     ev_info_t e = {.type = EV_DAMAGE,
                    .actor = h,
                    .victim = g->player,
                    .map = -1,
-                   .dtype = RULES_SPELLS[sp].dtype,
+                   .dtype = s->dtype,
                    .flags = EVF_SPELL};
     e.amount[0] = dice_roll(&dice, &g->play);
     event_throw(g, &e);
@@ -240,7 +237,7 @@ static int wander(game_t *g, handle_t h, obj_t *m)
 static int decide(game_t *g, handle_t h, obj_t *m, const obj_t *p, bool *attack, int *busy)
 {
     gravity_t gv = {0, 0, 0, 0};
-    bool sees = world_sees(g, h); /* sight is symmetric */
+    bool sees = vision_sees(g, h); /* sight is symmetric */
     int d = cheb(m->x, m->y, p->x, p->y);
     if (sees || d <= 2) {
         m->flags |= OF_AWAKE;
@@ -305,9 +302,9 @@ void ai_monster_turn(game_t *g, handle_t h)
     if (busy > 0)
         cost = busy;
     else if (attack)
-        cost = rules_step(g, h, p->x - m->x, p->y - m->y);
+        cost = creature_step(g, h, p->x - m->x, p->y - m->y);
     else if (dir >= 0)
-        cost = rules_step(g, h, DIRS[dir][0], DIRS[dir][1]);
+        cost = creature_step(g, h, DIRS[dir][0], DIRS[dir][1]);
     m = reg_get(&g->reg, h);
     if (!m)
         return;

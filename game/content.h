@@ -2,15 +2,15 @@
  * read-only by every game (game.h's content_t).
  *
  * Content is plain tables: terrain kinds (indexed by mapgen's terrain
- * numbers), creature kinds, item kinds, effect kinds, region kinds, vault
- * prefabs and room shape weights. Behaviour is named by id: handler ids
+ * numbers), spells, creature kinds, item kinds, effect kinds, region kinds,
+ * vault prefabs and room shape weights. Behaviour is named by id: handler ids
  * into `handlers` (event.h), hook ids into `hooks` (effect.h); those two
  * are const code tables (rules.h). content_load fills the kind tables from
  * the Lua modules in game/content (script.h), whose kinds may also carry
  * scripted handlers run through a script_vm_t.
  *
  * Tests may build a content_t of their own (their own code tables) and run
- * a game on it with world_new_empty. */
+ * a game on it with start_empty (start.h). */
 #ifndef WARREN_CONTENT_H
 #define WARREN_CONTENT_H
 #include <stdint.h>
@@ -75,13 +75,31 @@ typedef struct {
     uint8_t pack;                         /* up to this many more of its kind come along */
     uint16_t flags;                       /* CF_* */
     uint16_t resist, immune, vuln;        /* bits 1 << DT_*: half, none, one and a half */
-    uint16_t spells;                      /* bits 1 << SPELL_* (rules.h) it casts */
+    uint16_t spells;                      /* bits 1 << spell id: the spells it casts */
     uint8_t drain;                        /* its blows may drain this ability: AB_* + 1; 0 none */
     char hits[24];  /* its attack's verb: "bite<s:Actor>" (grammar template) */
     char desc[128]; /* what look shows */
 } creature_kind_t;
 
-/* Player races and classes (chargen.c reads them). */
+/* Spells (spell.c casts them). Ids are declaration order and a spell set
+ * is a 16-bit mask of ids (class and creature kinds, the character's
+ * known spells in saves), so there are at most SPELLS_MAX and new ones go
+ * last. */
+#define SPELLS_MAX 16
+enum { SPELL_BOLT = 0, SPELL_HEAL, SPELL_EFFECTS };
+#define SPELL_EFFECT_NAMES \
+    {                      \
+        "bolt", "heal"     \
+    }
+typedef struct {
+    char name[24];
+    int16_t mana;   /* its cost */
+    uint8_t effect; /* SPELL_BOLT: damage to a foe in view; SPELL_HEAL: heals the caster */
+    uint8_t dtype;  /* a bolt's damage type (DT_*); DT_NONE for a heal */
+    dice_t dice;    /* damage or healing, parsed once at load */
+} spell_kind_t;
+
+/* Player races and classes (pc.c and chargen.c read them). */
 enum { AB_STR = 0, AB_DEX, AB_CON, AB_INT, AB_WIS, AB_CHA, AB_COUNT };
 typedef struct {
     char name[16];
@@ -101,8 +119,8 @@ typedef struct {
     uint8_t armour;     /* starting kit: armour (absorbs) and defence bonus */
     uint8_t sneak;      /* sneak attack on unaware foes */
     uint8_t mana;       /* spell points per level (0: no spells) */
-    uint16_t spells;    /* bits: spells known from the start (SPELL_*) */
-    uint16_t learnable; /* bits: spells a level-up choice may teach */
+    uint16_t spells;    /* bits 1 << spell id: spells known from the start */
+    uint16_t learnable; /* bits 1 << spell id: spells a level-up choice may teach */
     dice_t weapon;      /* starting kit: weapon damage */
     char weapon_name[24];
     char armour_name[24];
@@ -153,6 +171,8 @@ struct content {
     char version[32];
     const terrain_kind_t *terrain;
     uint16_t n_terrain;
+    const spell_kind_t *spells;
+    uint16_t n_spells; /* at most SPELLS_MAX */
     const creature_kind_t *creatures;
     uint16_t n_creatures;
     const item_kind_t *items;

@@ -1,9 +1,9 @@
 /* event — phases and the participant order of the dispatch chain, and the
  * bridge to scripted (Lua) kind handlers. */
 #include "event.h"
-#include <stdio.h>
 #include "content.h"
 #include "effect.h"
+#include "level.h"
 #include "script.h"
 #include "world.h"
 

@@ -4,7 +4,9 @@
 #include <string.h>
 #include "grammar.h"
 #include "ident.h"
+#include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "status.h"
 #include "world.h"
 
@@ -375,7 +377,7 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
         gram_noun_t cn = {ck ? ck->name : "thing", NULL, 1, ck ? ck->gender : GRAM_IT, 0};
         if (actor == g->player)
             cn.flags |= GRAM_PLAYER;
-        const level_t *lv = world_level(g);
+        const level_t *lv = level_current(g);
         if (a && lv && a->depth == g->depth && level_visible(lv, a->x, a->y))
             cn.flags |= GRAM_PERCEIVED;
         args[n++] = (gram_arg_t){"actor", cn};
@@ -392,7 +394,7 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
     }
     char text[MSG_LEN];
     if (gram_format(text, sizeof text, tmpl, args, n) > 0)
-        world_msg(g, "%s", text);
+        msg_add(g, "%s", text);
 }
 
 /* ---- where items are --------------------------------------------------------------- */
@@ -505,7 +507,7 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
     handle_t in = item_give(g, it, who, 0);
     if (!in) {
         if (who == g->player)
-            world_msg(g, "Your pack is full.");
+            msg_add(g, "Your pack is full.");
         return -1;
     }
     if (who != g->player) {
@@ -514,7 +516,7 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
     }
     char d[96];
     item_describe(g, in, d, sizeof d);
-    world_msg(g, "%c - %s.", 'a' + item_get(g, in)->a[0], d);
+    msg_add(g, "%c - %s.", 'a' + item_get(g, in)->a[0], d);
     return 0;
 }
 
@@ -574,7 +576,7 @@ int item_equip(game_t *g, handle_t who, handle_t it)
         return -1;
     }
     if (o->flags & IF_EQUIPPED) {
-        world_msg(g, "You are already using that.");
+        msg_add(g, "You are already using that.");
         return -1;
     }
     handle_t old = worn_in(g, who, k->slot, k->slot == SLOT_RING ? 1 : 0);
@@ -598,7 +600,7 @@ int item_equip(game_t *g, handle_t who, handle_t it)
     if (o->flags & IF_CURSED) {
         o->flags |= IF_CURSE_SEEN;
         if (who == g->player)
-            world_msg(g, "It feels deathly cold: it is cursed!");
+            msg_add(g, "It feels deathly cold: it is cursed!");
     }
     return 0;
 }

@@ -1,12 +1,12 @@
-/* msg — the message log: repeats fold into "(x2)", a key dismisses what
- * was shown, messages that overflow the line wait behind --More--, and
- * Ctrl-P opens the history screen (rules.c's command). */
+/* msg — the message log, --More--, the history screen and milestones
+ * (see msg.h). */
+#include "msg.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "world.h"
+#include "prompt.h"
 
-void world_msg(game_t *g, const char *fmt, ...)
+void msg_add(game_t *g, const char *fmt, ...)
 {
     char text[MSG_LEN];
     va_list ap;
@@ -27,6 +27,29 @@ void world_msg(game_t *g, const char *fmt, ...)
     g->nmsg++;
     if (g->nmsg - g->msg_seen > MSG_LOG)
         g->msg_seen = g->nmsg - MSG_LOG; /* older ones are gone */
+}
+
+void msg_milestone(game_t *g, const char *kind, const char *fmt, ...)
+{
+    if (g->nms >= MILESTONES_MAX)
+        return;
+    if (g->nms == g->ms_cap) {
+        uint32_t cap = g->ms_cap ? g->ms_cap * 2 : 4;
+        game_milestone_t *ms = grealloc(&g->al, g->ms, cap * sizeof *ms);
+        if (!ms)
+            return;
+        g->ms = ms;
+        g->ms_cap = cap;
+    }
+    game_milestone_t *m = &g->ms[g->nms++];
+    memset(m, 0, sizeof *m);
+    m->turn = g->sched.now / SCHED_MOVE;
+    m->depth = g->depth;
+    snprintf(m->kind, sizeof m->kind, "%s", kind);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->text, sizeof m->text, fmt, ap);
+    va_end(ap);
 }
 
 int msg_format(const msg_t *m, char *out, size_t n)
@@ -52,22 +75,9 @@ uint32_t msg_fit(const game_t *g, uint32_t from, bool *all)
     return fit ? fit : (i > from ? 1 : 0);
 }
 
-bool msg_key(game_t *g)
+void msg_dismiss(game_t *g)
 {
-    if (g->prompt == PROMPT_HISTORY) {
-        g->prompt = PROMPT_NONE;
-        return true;
-    }
-    if (g->prompt != PROMPT_MORE) {
-        g->msg_seen = g->nmsg; /* a key dismisses what was shown */
-        return false;
-    }
-    bool all;
-    g->msg_seen += msg_fit(g, g->msg_seen, &all);
-    msg_fit(g, g->msg_seen, &all);
-    if (all)
-        g->prompt = PROMPT_NONE;
-    return true;
+    g->msg_seen = g->nmsg;
 }
 
 void msg_after_input(game_t *g)
@@ -78,4 +88,40 @@ void msg_after_input(game_t *g)
     msg_fit(g, g->msg_seen, &all);
     if (!all)
         g->prompt = PROMPT_MORE;
+}
+
+int msg_history(game_t *g)
+{
+    g->prompt = PROMPT_HISTORY;
+    return 0;
+}
+
+/* Any key shows the next line's worth; the prompt closes on the last. */
+int msg_more_key(game_t *g, key_event_t k)
+{
+    (void)k;
+    bool all;
+    g->msg_seen += msg_fit(g, g->msg_seen, &all);
+    msg_fit(g, g->msg_seen, &all);
+    if (all)
+        g->prompt = PROMPT_NONE;
+    return 0;
+}
+
+/* The newest messages that fit, oldest at the top. */
+void msg_history_draw(game_t *g, screen_t *s)
+{
+    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
+                "Message history (any key returns)");
+    int rows = s->h - 2;
+    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
+    uint32_t shown =
+        kept < (uint32_t)(rows > 0 ? rows : 0) ? kept : (uint32_t)(rows > 0 ? rows : 0);
+    for (uint32_t i = 0; i < shown; i++) {
+        const msg_t *m = &g->log[(g->nmsg - shown + i) % MSG_LOG];
+        char one[MSG_LEN + 16];
+        msg_format(m, one, sizeof one);
+        screen_textf(s, 0, 2 + (int)i, STYLE_DEFAULT, "%5llu  %s", (unsigned long long)m->turn,
+                     one);
+    }
 }

@@ -1,9 +1,13 @@
-/* render — the view: message line, map (centred or scrolled to the player),
- * status line and help line, at any grid size. Reads state, never changes it. */
+/* render — the view (see render.h). */
+#include "render.h"
 #include <stdio.h>
-#include <string.h>
 #include "glyph.h"
+#include "help.h"
 #include "itemui.h"
+#include "level.h"
+#include "msg.h"
+#include "pc.h"
+#include "prompt.h"
 #include "world.h"
 
 static style_t fg_style(uint16_t fg, uint8_t attr)
@@ -31,24 +35,6 @@ static void render_msgs(game_t *g, screen_t *s)
     int x = screen_text(s, 0, 0, STYLE_DEFAULT, line);
     if (g->prompt == PROMPT_MORE)
         screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
-}
-
-/* Ctrl-P: the newest messages that fit, oldest at the top. */
-static void render_history(game_t *g, screen_t *s)
-{
-    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
-                "Message history (any key returns)");
-    int rows = s->h - 2;
-    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
-    uint32_t shown =
-        kept < (uint32_t)(rows > 0 ? rows : 0) ? kept : (uint32_t)(rows > 0 ? rows : 0);
-    for (uint32_t i = 0; i < shown; i++) {
-        const msg_t *m = &g->log[(g->nmsg - shown + i) % MSG_LOG];
-        char one[MSG_LEN + 16];
-        msg_format(m, one, sizeof one);
-        screen_textf(s, 0, 2 + (int)i, STYLE_DEFAULT, "%5llu  %s", (unsigned long long)m->turn,
-                     one);
-    }
 }
 
 /* GLYPH_* bits of the seen neighbours of (x, y) that a wall line joins:
@@ -83,7 +69,8 @@ static int view_origin(int map, int view, int p)
     return o;
 }
 
-static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p, int tw)
+static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p, int tw,
+                       bool cursor)
 {
     int top = 1, vh = s->h - 3, vw = s->w / tw;
     if (vh < 1)
@@ -121,33 +108,8 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
             screen_put(s, sx * tw, top + sy, k->glyph,
                        fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
     }
-    bool cursor = g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK;
     int px = (cursor ? g->cur_x : p->x) - ox, py = (cursor ? g->cur_y : p->y) - oy;
     screen_cursor(s, px * tw, top + py, px >= 0 && px < vw && py >= 0 && py < vh);
-}
-
-/* The bottom line cycles through the command table (Neohack): each key
- * starts it one command further, and it shows as many as fit. */
-static void render_help_line(game_t *g, screen_t *s)
-{
-    if (g->state != GAME_RUNNING) {
-        screen_text(s, 0, s->h - 1, fg_style(8, 0),
-                    g->state == GAME_DEAD  ? "You are dead."
-                    : g->state == GAME_WON ? "You won!"
-                                           : "You quit.");
-        return;
-    }
-    size_t n;
-    const cmd_t *t = cmd_table(&n);
-    int x = 0;
-    for (size_t i = 0; i < n; i++) {
-        const cmd_t *c = &t[(g->keys + i) % n];
-        char one[96];
-        int len = snprintf(one, sizeof one, "%s%s %s", x ? "  " : "", c->label, c->what);
-        if (x + len > s->w)
-            break;
-        x = screen_text(s, x, s->h - 1, fg_style(8, 0), one);
-    }
 }
 
 static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
@@ -167,7 +129,7 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
         x = screen_textf(s, x, s->h - 2, fg_style(12, 0), "  MP %d/%d", g->pc.mana, g->pc.mana_max);
     x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
                      (unsigned long long)(g->sched.now / SCHED_MOVE));
-    const region_kind_t *rk = level_region_kind(g, world_level(g), p->x, p->y);
+    const region_kind_t *rk = level_region_kind(g, level_current(g), p->x, p->y);
     if (rk)
         x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);
     x = screen_text(s, x, s->h - 2, fg_style(10, ATTR_BOLD), eff);
@@ -176,37 +138,25 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
         x = screen_textf(s, x, s->h - 2, fg_style(11, ATTR_BOLD), " %s", hunger);
     if (view && view->watchers > 0)
         screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
-    render_help_line(g, s);
+    help_line(g, s);
 }
 
-void world_render(game_t *g, screen_t *s, const game_view_t *view)
+void render_world(game_t *g, screen_t *s, const game_view_t *view)
 {
     screen_clear(s);
-    level_t *lv = world_level(g);
+    const prompt_t *pr = prompt_of(g);
+    if (pr->flags & PF_SCREEN) {
+        pr->draw(g, s);
+        return;
+    }
+    level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
-    if (g->prompt == PROMPT_HISTORY) {
-        render_history(g, s);
-        return;
-    }
-    if (g->prompt == PROMPT_RACE || g->prompt == PROMPT_CLASS || g->prompt == PROMPT_LEVELUP) {
-        chargen_render(g, s);
-        return;
-    }
-    if (g->prompt == PROMPT_HELP || g->prompt == PROMPT_CAST) {
-        travel_render(g, s);
-        return;
-    }
     render_msgs(g, s);
     if (!lv || !p)
         return;
-    render_map(g, s, lv, p, view && view->two_cell ? 2 : 1);
+    render_map(g, s, lv, p, view && view->two_cell ? 2 : 1, (pr->flags & PF_CURSOR) != 0);
     render_status(g, s, p, view);
-    if (g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK)
-        travel_render(g, s);
+    if (pr->draw)
+        pr->draw(g, s);
     itemui_render(g, s);
-}
-
-void game_render(game_t *g, screen_t *s, const game_view_t *view)
-{
-    world_render(g, s, view);
 }

@@ -1,11 +1,15 @@
 /* status — effect hooks, effect bonuses and conditions, hunger, resting. */
 #include "status.h"
 #include <stdio.h>
-#include <string.h>
+#include "combat.h"
 #include "content.h"
-#include "grammar.h"
+#include "creature.h"
+#include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "rules.h"
+#include "turn.h"
+#include "vision.h"
 #include "world.h"
 
 #define REST_MAX_TURNS 1000
@@ -163,10 +167,10 @@ void status_hunger_tick(game_t *g, const event_t *ev)
     static const char *const SAY[] = {"", "You are getting hungry.", "You are weak with hunger.",
                                       "You are fainting from hunger!"};
     if (after > before)
-        world_msg(g, "%s", SAY[after]);
+        msg_add(g, "%s", SAY[after]);
     if (g->items.food <= FOOD_DEAD) {
         snprintf(g->cause, sizeof g->cause, "starved to death on level %d", g->depth);
-        rules_kill(g, g->player, HANDLE_NONE);
+        combat_death(g, g->player, HANDLE_NONE);
         return;
     }
     if (after == 3 && rng_percent(&g->play, 5))
@@ -178,7 +182,7 @@ void status_hunger_tick(game_t *g, const event_t *ev)
 
 static bool hostile_in_view(game_t *g)
 {
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE && h != g->player && o->depth == g->depth &&
@@ -212,15 +216,15 @@ static int wander_kind(game_t *g)
 /* A monster that heard you rest: out of sight, awake, on its way. */
 static void wander_spawn(game_t *g)
 {
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     int k = wander_kind(g);
     for (int tries = 0; lv && k >= 0 && tries < 200; tries++) {
         int x = (int)rng_below(&g->play, (uint32_t)lv->w),
             y = (int)rng_below(&g->play, (uint32_t)lv->h);
-        if (!world_passable(g, lv, x, y) || level_visible(lv, x, y) ||
-            world_creature_at(g, g->depth, x, y))
+        if (!level_passable(g, lv, x, y) || level_visible(lv, x, y) ||
+            level_creature_at(g, g->depth, x, y))
             continue;
-        handle_t h = rules_spawn(g, (uint16_t)k, g->depth, x, y);
+        handle_t h = creature_spawn(g, (uint16_t)k, g->depth, x, y);
         obj_t *o = reg_get(&g->reg, h);
         if (!o)
             return;
@@ -237,15 +241,15 @@ void status_rest(game_t *g)
     if (!p)
         return;
     if (hostile_in_view(g)) {
-        world_msg(g, "You cannot rest with enemies in view.");
+        msg_add(g, "You cannot rest with enemies in view.");
         return;
     }
     if (p->hp >= p->hp_max) {
-        world_msg(g, "You are not hurt: there is no need to rest.");
+        msg_add(g, "You are not hurt: there is no need to rest.");
         return;
     }
     if (hunger_level(g->items.food) >= 2) {
-        world_msg(g, "You are too hungry to rest.");
+        msg_add(g, "You are too hungry to rest.");
         return;
     }
     uint32_t nmsg = g->nmsg;
@@ -255,9 +259,9 @@ void status_rest(game_t *g)
             wander_spawn(g);
         if (sched_push(&g->sched, g->sched.now + SCHED_MOVE, FN_PLAYER_TURN, g->player, 0, 0) < 0)
             break;
-        world_update_vision(g);
-        world_run(g);
-        world_update_vision(g);
+        vision_update(g);
+        turn_run(g);
+        vision_update(g);
         turns++;
         p = reg_get(&g->reg, g->player);
         if (!p || p->hp >= p->hp_max || hostile_in_view(g) || g->nmsg != nmsg ||
@@ -267,15 +271,15 @@ void status_rest(game_t *g)
     if (g->state != GAME_RUNNING || !p)
         return;
     if (p->hp >= p->hp_max)
-        world_msg(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
+        msg_add(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
     else
-        world_msg(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");
+        msg_add(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");
 }
 
 bool status_player_stuck(game_t *g)
 {
     if (!status_has(g, g->player, EFK_(PARALYSED)) || status_has(g, g->player, EFK_(FREE_ACTION)))
         return false;
-    world_msg(g, "You cannot move!");
+    msg_add(g, "You cannot move!");
     return true;
 }

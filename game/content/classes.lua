@@ -11,8 +11,8 @@ race { name = "halfling", dex = 2, cha = 1, str = -2, to_hit = 1, defence = 2,
 
 -- Classes: hit die, attack bonus per level (percent), good saves, starting
 -- kit (weapon dice and names for the rules; kit: item kinds the item rules
--- hand out at creation), sneak attacks, mana per level and spells (known
--- and learnable).
+-- hand out at creation), sneak attacks, mana per level and spells (of
+-- spells.lua: known and learnable).
 class { name = "fighter", hit_die = 10, bab = 100, saves = { "fort" }, armour = 4,
         weapon = "1d8", weapon_name = "long sword", armour_name = "chain mail",
         kit = { "long sword", "chain mail", "potion of healing" },

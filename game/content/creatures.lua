@@ -5,10 +5,10 @@
 -- absorbs: up to this much a blow), size (tiny small medium large huge),
 -- level (experience and danger), flags (unique, proper, mindless, coward,
 -- warden), resist / immune / vuln (damage types), pack (up to this many
--- more of its kind come along), spells (cast by purpose: bolts at you from
--- afar, cures when hurt), drain (the ability its blows may drain: str dex
--- con int wis cha; the potion of restore abilities gives it back), desc
--- (what look shows).
+-- more of its kind come along), spells (of spells.lua, cast by purpose:
+-- bolts at you from afar, cures when hurt), drain (the ability its blows
+-- may drain: str dex con int wis cha; the potion of restore abilities
+-- gives it back), desc (what look shows).
 creature { name = "you", glyph = "@", fg = 15, speed = 100, hp = "0d1+20", attack = "1d6+1",
            to_hit = 3, defence = 3, size = "medium", desc = "That is you." }
 

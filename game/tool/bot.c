@@ -6,7 +6,8 @@
 #include "ident.h"
 #include "item.h"
 #include "mapgen.h"
-#include "status.h"
+#include "level.h"
+#include "prompt.h"
 
 #define EXPLORE_KEYS 500 /* keys on a level before heading for the stairs anyway */
 
@@ -50,10 +51,10 @@ static bool visible(const level_t *lv, int x, int y)
 
 static handle_t adjacent_monster(game_t *g, const obj_t *p, int *dir)
 {
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     for (int i = 0; i < 8; i++) {
         int x = p->x + DIRS[i][0], y = p->y + DIRS[i][1];
-        handle_t h = visible(lv, x, y) ? world_creature_at(g, p->depth, x, y) : HANDLE_NONE;
+        handle_t h = visible(lv, x, y) ? level_creature_at(g, p->depth, x, y) : HANDLE_NONE;
         if (h && h != g->player) {
             *dir = i;
             return h;
@@ -139,9 +140,9 @@ static void bfs(bot_t *b, game_t *g, const level_t *lv, const obj_t *p)
                 continue;
             int n = y * lv->w + x;
             bool door = level_terrain(lv, x, y) == MAP_DOOR_CLOSED;
-            if (b->dist[n] >= 0 || !lv->seen[n] || !(door || world_passable(g, lv, x, y)))
+            if (b->dist[n] >= 0 || !lv->seen[n] || !(door || level_passable(g, lv, x, y)))
                 continue;
-            if (visible(lv, x, y) && world_creature_at(g, p->depth, x, y))
+            if (visible(lv, x, y) && level_creature_at(g, p->depth, x, y))
                 continue;
             b->dist[n] = (int16_t)(b->dist[c] + 1);
             b->first[n] = c == start ? (int8_t)i : b->first[c];
@@ -214,7 +215,7 @@ static bool bot_survive(bot_t *b, game_t *g, const obj_t *p)
         return push(b, 'q'), push(b, (uint32_t)l), true;
     if (m && p->hp * 2 < p->hp_max && (l = find_item(g, is_wand)))
         return push(b, 'z'), push(b, (uint32_t)l), push(b, (uint32_t)DIRKEY[dir]), true;
-    if (m && low && level_terrain(world_level(g), p->x, p->y) == MAP_STAIRS_DOWN)
+    if (m && low && level_terrain(level_current(g), p->x, p->y) == MAP_STAIRS_DOWN)
         return push(b, '>'), true;
     if (m)
         return push(b, (uint32_t)DIRKEY[dir]), true;
@@ -307,7 +308,7 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
     if (g->items.screen != ITEMUI_NONE)
         return (key_event_t){KEY_ESC, 0};
     const obj_t *p = reg_get(&g->reg, g->player);
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     if (!p || !lv)
         return (key_event_t){'.', 0};
     if (g->depth != b->depth || lv->w * lv->h != b->cells)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "bot.h"
 #include "game.h"
+#include "prompt.h"
 #include "script.h"
 #include "tool.h"
 

@@ -7,86 +7,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ai.h"
+#include "cmd.h"
 #include "content.h"
-#include "effect.h"
+#include "creature.h"
+#include "end.h"
 #include "event.h"
+#include "helpers.h"
 #include "ident.h"
 #include "item.h"
 #include "itemuse.h"
+#include "level.h"
 #include "mapgen.h"
-#include "rules.h"
+#include "pc.h"
+#include "prompt.h"
 #include "script.h"
+#include "start.h"
+#include "vision.h"
 #include "world.h"
-
-static void key(game_t *g, uint32_t code)
-{
-    game_input(g, NULL, (key_event_t){code, 0});
-}
-
-static void keys(game_t *g, const char *k)
-{
-    for (; *k; k++)
-        key(g, (unsigned char)*k);
-}
-
-static int kind_named(const content_t *c, const char *name)
-{
-    for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0)
-            return i;
-    ck_abort_msg("no kind %s", name);
-    return -1;
-}
-
-/* Every creature but the player leaves (tests place their own). */
-static void clear_monsters(game_t *g)
-{
-    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
-        if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE) {
-            sched_cancel(&g->sched, h);
-            effect_clear(g, h);
-            reg_del(&g->reg, h);
-        }
-}
-
-/* The newest message in the game's log. */
-static const char *last_msg(const game_t *g)
-{
-    return g->log[(g->nmsg - 1) % MSG_LOG].text;
-}
-
-/* A new game of seed with a made character (race, class indices) and no
- * monsters. */
-static game_t *alone(const content_t *c, uint64_t seed, int race, int cls)
-{
-    game_t *g = game_new(c, seed, NULL);
-    ck_assert_ptr_nonnull(g);
-    chargen_create(g, race, cls);
-    clear_monsters(g);
-    return g;
-}
-
-/* A creature of the named kind dx, dy from the player (the cell made floor). */
-static handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
-{
-    obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
-    int x = p->x + dx, y = p->y + dy;
-    ck_assert(level_in(lv, x, y));
-    lv->terrain[y * lv->w + x] = MAP_FLOOR;
-    lv->opaque_ok = 0;
-    handle_t h = rules_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
-    ck_assert_uint_ne(h, HANDLE_NONE);
-    sched_push(&g->sched, g->sched.now + 100, FN_MONSTER_TURN, h, 0, 0);
-    world_update_vision(g);
-    return h;
-}
 
 /* An open room of floor around the player (radius r), walls beyond. */
 static void open_room(game_t *g, int r)
 {
     obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     if (p->x < r + 2)
         p->x = (int16_t)(r + 2);
     if (p->y < r + 2)
@@ -101,12 +45,12 @@ static void open_room(game_t *g, int r)
             lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
         }
     lv->opaque_ok = 0;
-    world_update_vision(g);
+    vision_update(g);
 }
 
 START_TEST(creation_choices_and_levels)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     ck_assert_int_eq(c->n_races, 4);
     ck_assert_int_eq(c->n_classes, 4);
     game_t *g = game_new(c, 21, NULL);
@@ -129,10 +73,9 @@ START_TEST(creation_choices_and_levels)
     ck_assert_str_eq(st.cls, "wizard");
     p = reg_get(&g->reg, g->player);
     /* first level: the whole hit die (4) plus Con, plus the start's 8 */
-    ck_assert_int_eq(
-        p->hp_max,
-        (4 + chargen_mod(g->pc.ab[AB_CON]) > 0 ? 4 + chargen_mod(g->pc.ab[AB_CON]) : 1) + 8);
-    ck_assert(g->pc.spells & (1u << SPELL_MAGIC_MISSILE));
+    ck_assert_int_eq(p->hp_max,
+                     (4 + pc_mod(g->pc.ab[AB_CON]) > 0 ? 4 + pc_mod(g->pc.ab[AB_CON]) : 1) + 8);
+    ck_assert(g->pc.spells & (1u << spell_named(c, "magic missile")));
     ck_assert_str_eq(c->classes[g->pc.cls].kit[0], "dagger"); /* the kit hook the item rules read */
     ck_assert_int_gt(g->pc.mana_max, 0);
     for (int i = 0; i < AB_COUNT; i++)
@@ -145,7 +88,7 @@ START_TEST(creation_choices_and_levels)
     key(g, 'z'); /* not a choice: it waits */
     ck_assert_int_eq(g->prompt, PROMPT_LEVELUP);
     key(g, 'd');
-    ck_assert(g->pc.spells & (1u << SPELL_FIRE_BOLT));
+    ck_assert(g->pc.spells & (1u << spell_named(c, "fire bolt")));
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     g->prompt = PROMPT_LEVELUP; /* a prompt with nothing owed (a damaged save) just closes */
     key(g, 'a');
@@ -172,13 +115,13 @@ END_TEST
 /* d20 + bonus against defence: the share of hits matches the maths. */
 START_TEST(combat_hit_chance)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 5, 0, 0); /* a human fighter */
     open_room(g, 3);
     handle_t h = spawn_at(g, "ogre", 1, 0);
     obj_t *o = reg_get(&g->reg, h);
     o->flags |= OF_AWAKE;
-    int bonus = pc_attack_bonus(g), def = 10 + world_ckind(g, o)->defence;
+    int bonus = pc_attack_bonus(g), def = 10 + creature_kind(g, o)->defence;
     double want = (21.0 + bonus - def) / 20.0;
     if (want > 0.95)
         want = 0.95;
@@ -236,13 +179,13 @@ static handle_t worn_body_armour(game_t *g)
  * it off takes all of it away. */
 START_TEST(armour_counts_once)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0); /* a human fighter in chain mail */
     open_room(g, 3);
     handle_t mail = worn_body_armour(g);
     ck_assert_uint_ne(mail, HANDLE_NONE);
     ck_assert_str_eq(g->c->items[reg_get(&g->reg, mail)->kind].name, "chain mail");
-    int bare = 10 + chargen_mod(g->pc.ab[AB_DEX]) + g->c->races[0].defence + g->pc.pick_def;
+    int bare = 10 + pc_mod(g->pc.ab[AB_DEX]) + g->c->races[0].defence + g->pc.pick_def;
     ck_assert_int_eq(pc_defence(g), bare);
     ck_assert_int_eq(pc_armour(g), 0);
     buf_t d;
@@ -255,7 +198,7 @@ START_TEST(armour_counts_once)
     buf_free(&d);
 
     handle_t h = spawn_at(g, "ogre", 1, 0);
-    int to_hit = world_ckind(g, reg_get(&g->reg, h))->to_hit, n = 4000;
+    int to_hit = creature_kind(g, reg_get(&g->reg, h))->to_hit, n = 4000;
     /* a blow hits on roll + to_hit >= defence (a 20 always, a 1 never); the
      * mail's absorb (0-3) rarely stops all of the ogre's 2d8 */
     double worn = ogre_hit_rate(g, h, n), expect = (21 - (bare + 4 - to_hit)) / 20.0;
@@ -276,7 +219,7 @@ END_TEST
 /* Resistances: immune none, resist half, vulnerable one and a half. */
 START_TEST(resistances_and_sneak_attacks)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 6, 0, 1); /* a human rogue */
     open_room(g, 3);
     handle_t z = spawn_at(g, "zombie", 2, 0); /* immune poison, vulnerable to fire */
@@ -327,7 +270,7 @@ static int cheb(const obj_t *a, const obj_t *b)
 /* A badly hurt monster runs; cornered, it fights. */
 START_TEST(ai_flight_and_cornered)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 7, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -371,7 +314,7 @@ START_TEST(ai_flight_and_cornered)
     o->hp_max = 100, o->hp = 10;
     o->flags |= OF_AWAKE;
     /* fill the room but the orc's and the player's cells */
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (int y = p->y - 1; y <= p->y + 1; y++)
         for (int x = p->x - 1; x <= p->x + 1; x++)
             if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
@@ -385,30 +328,13 @@ START_TEST(ai_flight_and_cornered)
 }
 END_TEST
 
-static uint16_t item_named(const content_t *c, const char *name)
-{
-    for (uint16_t k = 0; k < c->n_items; k++)
-        if (strcmp(c->items[k].name, name) == 0)
-            return k;
-    ck_abort_msg("no item kind %s", name);
-    return 0;
-}
-
-static bool said_since(const game_t *g, uint32_t from, const char *s)
-{
-    for (uint32_t k = from; k < g->nmsg; k++)
-        if (strstr(g->log[k % MSG_LOG].text, s))
-            return true;
-    return false;
-}
-
 /* Monsters use items: an orc in line zaps its wand at you, and watching
  * it identifies the wand; a hurt one quaffs healing; they pick up what
  * they want from their cell and go for it when it lies near; the
  * mindless leave items alone. */
 START_TEST(ai_zaps_wands_and_picks_up)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 21, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -479,7 +405,7 @@ END_TEST
 /* Casters pick spells by purpose: bolts from afar, cures when hurt. */
 START_TEST(casters_by_purpose)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 13, 0, 0);
     open_room(g, 6);
     obj_t *p = reg_get(&g->reg, g->player);
@@ -522,9 +448,9 @@ END_TEST
 /* Explore walks until a monster comes into view; travel goes to the stairs. */
 START_TEST(travel_and_explore_stop)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 8, 0, 0);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     uint64_t t0 = g->sched.now;
     int x0 = p->x, y0 = p->y;
@@ -555,10 +481,8 @@ START_TEST(travel_and_explore_stop)
     keys(g, "_>.");
     /* a jackal waits a few steps along the way back, in plain sight */
     game_free(g);
-    g = game_new(c, 8, NULL);
-    chargen_create(g, 0, 0);
-    clear_monsters(g);
-    lv = world_level(g);
+    g = alone(c, 8, 0, 0);
+    lv = level_current(g);
     for (int i = 0; i < 200; i++) {
         uint32_t n = g->nmsg;
         key(g, 'o');
@@ -589,9 +513,9 @@ END_TEST
  * says so; the next key explores on. */
 START_TEST(explore_stops_for_new_items)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 8, 0, 0);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     ck_assert(!lv->seen[lv->down_y * lv->w + lv->down_x]);
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
@@ -624,7 +548,7 @@ END_TEST
 /* Help lists every command of the table; look reads a creature's text. */
 START_TEST(help_and_look)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0);
     open_room(g, 3);
     screen_t *s = screen_new(100, 40);
@@ -663,9 +587,9 @@ END_TEST
  * joins toward cells the player has not seen. */
 START_TEST(wall_lines_join_seen_neighbours)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
     open_room(g, 3); /* floor within 3 of the player, walls at 4 */
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -675,7 +599,7 @@ START_TEST(wall_lines_join_seen_neighbours)
     lv->terrain[py * w + px + 5] = MAP_DOOR_OPEN;  /* outside: a door east... */
     lv->terrain[(py - 4) * w + px - 5] = MAP_WALL; /* ...and a wall west of a corner */
     lv->opaque_ok = 0;
-    world_update_vision(g);
+    vision_update(g);
     ck_assert(!lv->seen[py * w + px + 5] && !lv->seen[(py - 4) * w + px - 5]);
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
@@ -710,7 +634,7 @@ END_TEST
 /* Content: 40 kinds and more across the depths, 5 uniques, the warden. */
 START_TEST(creature_content)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     int kinds = 0, uniques = 0, wardens = 0, deep = 0, resists = 0;
     for (int i = 0; i < c->n_creatures; i++) {
         const creature_kind_t *k = &c->creatures[i];
@@ -755,7 +679,7 @@ static handle_t visible_monster(game_t *g)
     int bd = 1 << 30;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (h == g->player || o->type != OBJ_CREATURE || !world_sees(g, h))
+        if (h == g->player || o->type != OBJ_CREATURE || !vision_sees(g, h))
             continue;
         ai_dmap_update(g);
         if (ai_dmap_at(g, o->x, o->y) < 0)
@@ -770,16 +694,16 @@ static handle_t visible_monster(game_t *g)
 /* The whole win through the real rules, from the test-only start. */
 START_TEST(victory_through_the_rules)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
     game_t *g = game_new(c, 31, NULL);
-    ck_assert_int_eq(world_start_hero(g), 0);
+    ck_assert_int_eq(start_hero(g), 0);
     ck_assert_int_eq(g->depth, WORLD_MAX_DEPTH);
     int dx, dy;
     handle_t warden = HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
         if (reg_get(&g->reg, h)->type == OBJ_CREATURE &&
-            (world_ckind(g, reg_get(&g->reg, h))->flags & CF_WARDEN))
+            (creature_kind(g, reg_get(&g->reg, h))->flags & CF_WARDEN))
             warden = h;
     ck_assert_uint_ne(warden, HANDLE_NONE);
     for (int i = 0; i < 600 && !g->pc.heartstone; i++) {
@@ -804,7 +728,7 @@ START_TEST(victory_through_the_rules)
     for (int i = 0; i < 6000 && g->state == GAME_RUNNING; i++) {
         while (g->prompt != PROMPT_NONE)
             game_input(g, vm, (key_event_t){'a', 0});
-        level_t *lv = world_level(g);
+        level_t *lv = level_current(g);
         const obj_t *p = reg_get(&g->reg, g->player), *m = reg_get(&g->reg, visible_monster(g));
         if (p->x == lv->up_x && p->y == lv->up_y) {
             game_input(g, vm, (key_event_t){'<', 0});
@@ -852,7 +776,7 @@ END_TEST
 /* Death reads like a tombstone; the dump has the sheet and the map. */
 START_TEST(death_cause_and_dump)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = alone(c, 12, 2, 2);
     open_room(g, 2);
     handle_t h = spawn_at(g, "kobold shaman", 1, 0);

@@ -4,49 +4,22 @@
  * message line's --More--, history screen and cycling help line. */
 #include <check.h>
 #include <string.h>
+#include "cmd.h"
 #include "content.h"
+#include "creature.h"
 #include "effect.h"
 #include "event.h"
 #include "fov.h"
+#include "helpers.h"
 #include "item.h"
 #include "itemuse.h"
+#include "level.h"
 #include "mapgen.h"
-#include "rules.h"
+#include "msg.h"
+#include "prompt.h"
 #include "script.h"
+#include "vision.h"
 #include "world.h"
-
-/* A new game past the creation screen (one key: a random character). */
-static game_t *started(game_t *g)
-{
-    if (g)
-        game_input(g, NULL, (key_event_t){'*', 0});
-    return g;
-}
-
-static int kind_named(const content_t *c, const char *name)
-{
-    for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0)
-            return i;
-    ck_abort_msg("no kind %s", name);
-    return -1;
-}
-
-/* A free floor cell next to the player (the test places things there). */
-static void cell_near_player(game_t *g, int *x, int *y)
-{
-    const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
-    for (int r = 1; r < 30; r++)
-        for (int dy = -r; dy <= r; dy++)
-            for (int dx = -r; dx <= r; dx++)
-                if (world_passable(g, lv, p->x + dx, p->y + dy) &&
-                    !world_creature_at(g, g->depth, p->x + dx, p->y + dy)) {
-                    *x = p->x + dx, *y = p->y + dy;
-                    return;
-                }
-    ck_abort_msg("no free cell");
-}
 
 static int damage(game_t *g, handle_t victim, uint8_t dtype, int amount, uint32_t flags)
 {
@@ -63,12 +36,12 @@ static int damage(game_t *g, handle_t victim, uint8_t dtype, int amount, uint32_
  * fire and cold slow it, other direct spells do nothing, blades hurt. */
 START_TEST(flesh_golem_through_the_chain)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
     game_t *g = started(game_new(c, 7, NULL));
     int x, y;
     cell_near_player(g, &x, &y);
-    handle_t h = rules_spawn(g, (uint16_t)kind_named(c, "flesh golem"), g->depth, x, y);
+    handle_t h = creature_spawn(g, (uint16_t)kind_named(c, "flesh golem"), g->depth, x, y);
     ck_assert_uint_ne(h, HANDLE_NONE);
     g->vm = vm; /* as game_input lends it */
     obj_t *o = reg_get(&g->reg, h);
@@ -104,30 +77,17 @@ START_TEST(flesh_golem_through_the_chain)
 }
 END_TEST
 
-static uint16_t item_named(const content_t *c, const char *name)
-{
-    for (uint16_t k = 0; k < c->n_items; k++)
-        if (strcmp(c->items[k].name, name) == 0)
-            return k;
-    ck_abort_msg("no item kind %s", name);
-    return 0;
-}
-
-/* A creature of the named kind just east of the player (the cell made floor). */
+/* A creature of the named kind just east of the player, in place of
+ * any there before. */
 static handle_t spawn_east(game_t *g, const char *name)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
-    int x = p->x + 1, y = p->y;
-    handle_t old = world_creature_at(g, g->depth, x, y);
+    handle_t old = level_creature_at(g, g->depth, p->x + 1, p->y);
     if (old) {
         sched_cancel(&g->sched, old);
         reg_del(&g->reg, old);
     }
-    lv->terrain[y * lv->w + x] = MAP_FLOOR;
-    handle_t h = rules_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
-    ck_assert_uint_ne(h, HANDLE_NONE);
-    return h;
+    return spawn_at(g, name, 1, 0);
 }
 
 /* The player zaps a fresh wand of the named kind east: the bolt's event. */
@@ -143,7 +103,7 @@ static void zap_east(game_t *g, const char *wand)
  * flesh golem's handler and creatures' immunities and weaknesses see it. */
 START_TEST(wand_bolts_carry_their_damage_type)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
     game_t *g = started(game_new(c, 7, NULL));
     g->vm = vm; /* as game_input lends it */
@@ -180,11 +140,11 @@ END_TEST
  * NOTHING: the damage lands. */
 START_TEST(handler_error_is_contained)
 {
-    const char *paths[] = {"game/content/terrain.lua", "game/content/creatures.lua",
-                           "game/content/effects.lua", "tests/content/bad/handlers.lua",
-                           "game/content/rules.lua"};
+    const char *paths[] = {"game/content/terrain.lua",       "game/content/spells.lua",
+                           "game/content/creatures.lua",     "game/content/effects.lua",
+                           "tests/content/bad/handlers.lua", "game/content/rules.lua"};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, 5, err, sizeof err);
+    content_t *c = script_content_load_files(paths, 6, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     script_vm_t *vm = script_vm_new();
     game_t *g = started(game_new(c, 3, NULL));
@@ -194,7 +154,7 @@ START_TEST(handler_error_is_contained)
     for (int i = 0; i < 4; i++) {
         int x, y;
         cell_near_player(g, &x, &y);
-        handle_t h = rules_spawn(g, (uint16_t)kind_named(c, names[i]), g->depth, x, y);
+        handle_t h = creature_spawn(g, (uint16_t)kind_named(c, names[i]), g->depth, x, y);
         reg_get(&g->reg, h)->hp = reg_get(&g->reg, h)->hp_max = 50;
         ck_assert_int_eq(damage(g, h, DT_HIT, 10, 0), EV_DONE);
         ck_assert_int_eq(reg_get(&g->reg, h)->hp, 40);
@@ -245,11 +205,11 @@ static game_t *game_with_region(const content_t *c, const char *name, int depth,
 /* Moves the player (and only the player) to a cell of region r. */
 static bool put_player_in(game_t *g, int r, int *px, int *py)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (int y = 0; y < lv->h; y++)
         for (int x = 0; x < lv->w; x++)
             if (lv->region[y * lv->w + x] == r + 1 && level_terrain(lv, x, y) == MAP_FLOOR &&
-                !world_creature_at(g, 1, x, y)) {
+                !level_creature_at(g, 1, x, y)) {
                 obj_t *p = reg_get(&g->reg, g->player);
                 p->x = (int16_t)x, p->y = (int16_t)y;
                 *px = x, *py = y;
@@ -258,27 +218,17 @@ static bool put_player_in(game_t *g, int r, int *px, int *py)
     return false;
 }
 
-/* Monsters away, so only the region's rules act. */
-static void clear_monsters(game_t *g)
-{
-    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
-        if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE) {
-            sched_cancel(&g->sched, h);
-            reg_del(&g->reg, h);
-        }
-}
-
 /* Region kinds name the status line, and a dark one cuts sight to the
  * next cell while a lit room is seen whole from its doorway. */
 START_TEST(dark_regions_and_names)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     int r, x, y;
     game_t *g = game_with_region(c, "a dark crypt", 8, &r);
     clear_monsters(g);
     ck_assert(put_player_in(g, r, &x, &y));
-    world_update_vision(g);
-    level_t *lv = world_level(g);
+    vision_update(g);
+    level_t *lv = level_current(g);
     int far = 0;
     for (int yy = 0; yy < lv->h; yy++)
         for (int xx = 0; xx < lv->w; xx++)
@@ -303,18 +253,18 @@ END_TEST
  * from afar (some player spot shows cells beyond the radius). */
 START_TEST(lit_rooms_seen_from_afar)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 11, NULL));
     clear_monsters(g);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     int spots = 0, with_far = 0;
     for (int y = 0; y < lv->h; y += 2)
         for (int x = 0; x < lv->w; x += 2) {
-            if (!world_passable(g, lv, x, y))
+            if (!level_passable(g, lv, x, y))
                 continue;
             p->x = (int16_t)x, p->y = (int16_t)y;
-            world_update_vision(g);
+            vision_update(g);
             int beyond = 0;
             spots++;
             for (int yy = 0; yy < lv->h; yy++)
@@ -337,11 +287,11 @@ END_TEST
 /* On a slippery floor some steps slide one cell further, not all. */
 START_TEST(slippery_floor_slides)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     int r, x, y, slid = 0, plain = 0;
     game_t *g = game_with_region(c, "a flooded hall", 10, &r);
     clear_monsters(g);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     ck_assert(put_player_in(g, r, &x, &y));
     /* a row of three floor cells of the region, starting at the player's */
     int found = 0;
@@ -349,7 +299,7 @@ START_TEST(slippery_floor_slides)
         for (int xx = 0; xx + 2 < lv->w && !found; xx++) {
             int ok = 1;
             for (int k = 0; k < 3; k++)
-                ok &= lv->region[yy * lv->w + xx + k] == r + 1 && world_passable(g, lv, xx + k, yy);
+                ok &= lv->region[yy * lv->w + xx + k] == r + 1 && level_passable(g, lv, xx + k, yy);
             if (ok)
                 x = xx, y = yy, found = 1;
         }
@@ -358,7 +308,7 @@ START_TEST(slippery_floor_slides)
     for (int i = 0; i < 200; i++) {
         p = reg_get(&g->reg, g->player);
         p->x = (int16_t)x, p->y = (int16_t)y;
-        ck_assert_int_gt(rules_step(g, g->player, 1, 0), 0);
+        ck_assert_int_gt(creature_step(g, g->player, 1, 0), 0);
         p = reg_get(&g->reg, g->player);
         if (p->x >= x + 2 && p->y == y)
             slid++; /* a slide may go on sliding */
@@ -387,14 +337,14 @@ static void render_line(game_t *g, screen_t *s, int row, char *out, size_t n)
  * without acting; Ctrl-P shows the history; the help line cycles. */
 START_TEST(more_history_and_help_line)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     clear_monsters(g);
     screen_t *s = screen_new(120, 30);
     char line[256];
     game_input(g, NULL, (key_event_t){'.', 0});
     for (int i = 0; i < 5; i++)
-        world_msg(g, "Message number %d is long enough to need its own part of the line.", i);
+        msg_add(g, "Message number %d is long enough to need its own part of the line.", i);
     msg_after_input(g);
     ck_assert_int_eq(g->prompt, PROMPT_MORE);
     render_line(g, s, 0, line, sizeof line);
@@ -447,7 +397,7 @@ END_TEST
 /* The same game played with the tiles two cells wide: same state, wider map. */
 START_TEST(two_cell_tiles)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     screen_t *s = screen_new(160, 40);
     game_view_t v = {0, true};

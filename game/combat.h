@@ -1,0 +1,22 @@
+/* combat — the attack chain's rules (attack -> hit -> damage -> death):
+ * d20 + attack bonus against defence (a natural 20 always hits and,
+ * confirmed, crits; a natural 1 misses), damage dice, sneak attacks,
+ * damage types and resistances, armour, drained abilities, death with its
+ * experience, the Heartstone and the tombstone's cause, and uniques. */
+#ifndef WARREN_COMBAT_H
+#define WARREN_COMBAT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "event.h"
+
+/* The parts the built-in creature handler (rules.c) plays: the attacker's
+ * MAIN ATTACK, the victim's MAIN DAMAGE and death. */
+int combat_attack(game_t *g, ev_info_t *e);
+int combat_damage(game_t *g, ev_info_t *e, obj_t *victim);
+void combat_death(game_t *g, handle_t victim, handle_t killer); /* killer NONE: no one */
+/* Milestones (and a message) for uniques coming into view the first time. */
+bool combat_unique_seen(game_t *g);
+/* "killed by a kobold on level 3" for the player's death by killer. */
+void combat_cause(game_t *g, handle_t killer, char *out, size_t n);
+
+#endif

@@ -1,0 +1,35 @@
+/* msg — what the game tells the player: the message log (the same words
+ * again before a key fold into "(x2)"), --More-- when the new messages
+ * overflow the line, the history screen (Ctrl-P), and milestones, the
+ * lasting record of a game (game.h's game_milestone_t).
+ *
+ * Paging decisions use a fixed line of MSG_WIDTH columns, never the
+ * terminal's, so a replay at any size takes the same keys the same way. */
+#ifndef WARREN_MSG_H
+#define WARREN_MSG_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "world.h"
+
+#define MSG_WIDTH 80
+#define MORE_TEXT " --More--"
+
+void msg_add(game_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A milestone of kind ("start", "xl", "depth", ...) at this turn and depth. */
+void msg_milestone(game_t *g, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int msg_format(const msg_t *m, char *out, size_t n); /* "text (x3)" */
+/* Messages from `from` that fit on one line with room for MORE_TEXT (at
+ * least one); *all set when every message up to the newest fits whole. */
+uint32_t msg_fit(const game_t *g, uint32_t from, bool *all);
+void msg_dismiss(game_t *g);     /* a key was pressed: what was shown is read */
+void msg_after_input(game_t *g); /* opens --More-- when the new messages overflow */
+
+/* Ctrl-P (the command table): opens the history screen; no time. */
+int msg_history(game_t *g);
+/* For the prompt table (prompt.c): a key pages --More--; the history screen. */
+int msg_more_key(game_t *g, key_event_t k);
+void msg_history_draw(game_t *g, screen_t *s);
+
+#endif
