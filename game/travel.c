@@ -2,12 +2,14 @@
 #include "travel.h"
 #include <stdio.h>
 #include "ai.h"
+#include "combat.h"
 #include "creature.h"
 #include "item.h"
 #include "level.h"
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
+#include "status.h"
 #include "turn.h"
 #include "vision.h"
 #include "world.h"
@@ -167,13 +169,13 @@ void travel_keep_going(game_t *g)
     for (int steps = 0; g->run && steps < 500 && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
-        uint32_t nmsg = g->nmsg;
+        uint32_t said = g->said;
         int cost = travel_step(g, false);
         if (cost <= 0)
             break;
         turn_advance(g, cost);
         p = reg_get(&g->reg, g->player);
-        if (!p || p->hp < hp || g->nmsg != nmsg || g->prompt != PROMPT_NONE)
+        if (!p || p->hp < hp || g->said != said || g->prompt != PROMPT_NONE)
             break;
         if (saw_item(g, hidden, nh))
             break;
@@ -278,7 +280,38 @@ int travel_look_key(game_t *g, key_event_t k)
     return 0;
 }
 
-/* What the look cursor is on: a creature's flavour text, else the place. */
+/* Conditions look shows, in this order. */
+static const struct {
+    unsigned efk;
+    const char *word;
+} LOOKS[] = {{EFK_(ASLEEP), "asleep"},
+             {EFK_(PARALYSED), "paralysed"},
+             {EFK_(CONFUSED), "confused"},
+             {EFK_(AFRAID), "afraid"},
+             {EFK_(BLIND), "blind"}};
+
+/* "a kobold (badly wounded, asleep)": its wounds and its conditions, or
+ * that it has not noticed you. */
+static size_t creature_looks(game_t *g, handle_t h, char *out, size_t n)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    gram_arg_t a = {"actor", creature_noun(g, h)};
+    int len = gram_format(out, n, "<a:actor>", &a, 1);
+    size_t at = len > 0 ? (size_t)len : 0;
+    at += (size_t)snprintf(out + at, n - at, " (%s", combat_wound_word(o));
+    unsigned f = status_conditions(g, h);
+    for (size_t i = 0; i < sizeof LOOKS / sizeof LOOKS[0] && at < n; i++)
+        if (f & LOOKS[i].efk)
+            at += (size_t)snprintf(out + at, n - at, ", %s", LOOKS[i].word);
+    if (!(o->flags & (OF_AWARE | OF_ASLEEP)) && at < n)
+        at += (size_t)snprintf(out + at, n - at, ", unaware of you");
+    if (at < n)
+        at += (size_t)snprintf(out + at, n - at, ")");
+    return at < n ? at : n - 1;
+}
+
+/* What the look cursor is on: a creature (how it is, what it stands on,
+ * its flavour text), else what lies there and the place. */
 static void look_line(game_t *g, char *out, size_t n)
 {
     level_t *lv = level_current(g);
@@ -292,19 +325,24 @@ static void look_line(game_t *g, char *out, size_t n)
         snprintf(out, n, "That is you, %s the %s %s.", g->name, pc_race_name(g), pc_class_name(g));
         return;
     }
-    if (h && vision_sees(g, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        const creature_kind_t *k = creature_kind(g, o);
-        char name[64];
-        gram_arg_t a = {"actor", creature_noun(g, h)};
-        gram_format(name, sizeof name, "<A:actor>", &a, 1);
-        snprintf(out, n, "%s%s %s", name, o->hp * 3 < o->hp_max ? " (badly hurt)." : ".", k->desc);
-        return;
-    }
+    char items[MSG_LEN * 2], place[96];
+    int nitems = item_floor_list(g, g->depth, x, y, items, sizeof items);
     uint8_t t = level_terrain(lv, x, y);
     const region_kind_t *rk = level_region_kind(g, lv, x, y);
-    snprintf(out, n, "%s %s%s%s.", gram_article(g->c->terrain[t].name), g->c->terrain[t].name,
-             rk ? " in " : "", rk ? rk->name : "");
+    snprintf(place, sizeof place, "%s %s%s%s", gram_article(g->c->terrain[t].name),
+             g->c->terrain[t].name, rk ? " in " : "", rk ? rk->name : "");
+    int len; /* the line is cut at n: a screen row shows what fits */
+    if (h && vision_sees(g, h)) {
+        size_t at = creature_looks(g, h, out, n);
+        len = snprintf(out + at, n - at, "%s%s. %s", nitems ? ", on " : "", nitems ? items : "",
+                       creature_kind(g, reg_get(&g->reg, h))->desc);
+    } else if (nitems) {
+        len = snprintf(out, n, "%s, on %s.", items, place);
+    } else {
+        len = snprintf(out, n, "%s.", place);
+    }
+    if (len < 0)
+        out[0] = 0;
     out[0] = (char)(out[0] >= 'a' && out[0] <= 'z' ? out[0] - 32 : out[0]);
 }
 
