@@ -66,31 +66,66 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
     return goals;
 }
 
-/* A monster in view that could reach you (one across deep water does not
- * stop a walk), or HANDLE_NONE. */
-static handle_t monster_in_view(game_t *g)
+/* Monsters in view that could reach you (one across deep water does not
+ * stop a walk): the first for which keep says no, or HANDLE_NONE. */
+static handle_t monster_in_view(game_t *g, bool (*keep)(game_t *g, handle_t h, const obj_t *o))
 {
     ai_dmap_update(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
-            ai_dmap_at(g, o->x, o->y) >= 0)
+            ai_dmap_at(g, o->x, o->y) >= 0 && !keep(g, h, o))
             return h;
     }
     return HANDLE_NONE;
 }
 
+/* A monster that has not noticed you and was in view when the walk began
+ * lets it go on (you saw it and walked anyway); one that hunts you, or
+ * one that comes into view, stops it. */
+static bool lets_walk(game_t *g, handle_t h, const obj_t *o)
+{
+    if (o->flags & OF_AWARE)
+        return false;
+    for (int i = 0; i < g->run_nknown; i++)
+        if (g->run_known[i] == h)
+            return true;
+    return false;
+}
+
+static bool unaware(game_t *g, handle_t h, const obj_t *o)
+{
+    (void)g, (void)h;
+    return !(o->flags & OF_AWARE);
+}
+
+/* A walk begins: the monsters in view that have not noticed you are known. */
+static void run_begin(game_t *g, uint8_t run)
+{
+    g->run = run;
+    g->run_nknown = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
+            !(o->flags & OF_AWARE) && g->run_nknown < sizeof g->run_known / sizeof g->run_known[0])
+            g->run_known[g->run_nknown++] = h;
+    }
+}
+
 /* One step of the running travel or exploration: its ticks, or 0 to stop.
  * The first step of a travel is taken even with a monster in view (you
- * asked for it); exploring, and every later step, stops for one and says
- * which. */
+ * asked for it); exploring will not start with a monster hunting you in
+ * view, and every later step stops for one, or for a monster coming into
+ * view, and says which. */
 static int travel_step(game_t *g, bool first)
 {
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p || g->prompt != PROMPT_NONE)
         return 0;
-    handle_t seen = !first || g->run == RUN_EXPLORE ? monster_in_view(g) : HANDLE_NONE;
+    handle_t seen = !first                  ? monster_in_view(g, lets_walk)
+                    : g->run == RUN_EXPLORE ? monster_in_view(g, unaware)
+                                            : HANDLE_NONE;
     if (seen) {
         if (first)
             creature_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
@@ -187,7 +222,7 @@ void travel_keep_going(game_t *g)
 
 int travel_explore(game_t *g)
 {
-    g->run = RUN_EXPLORE;
+    run_begin(g, RUN_EXPLORE);
     int cost = travel_step(g, true);
     if (cost <= 0)
         g->run = RUN_NONE;
@@ -265,7 +300,7 @@ int travel_key(game_t *g, key_event_t k)
         return 0;
     }
     g->goal_x = g->cur_x, g->goal_y = g->cur_y;
-    g->run = RUN_TRAVEL;
+    run_begin(g, RUN_TRAVEL);
     int cost = travel_step(g, true);
     if (cost <= 0)
         g->run = RUN_NONE;

@@ -177,7 +177,9 @@ START_TEST(repeats_collapse_everywhere)
     content_t *c = shipped_content();
     game_t *g = alone(c, 65, 0, 0);
     open_room(g, 4);
-    spawn_at(g, "giant newt", 3, 0);
+    handle_t newt = spawn_at(g, "giant newt", 3, 0);
+    reg_get(&g->reg, newt)->flags |= OF_AWARE; /* it hunts you: no exploring */
+    reg_get(&g->reg, newt)->speed = 1;         /* ...and it takes its time */
     uint32_t from = g->nmsg;
     for (int i = 0; i < 19; i++)
         key(g, 'o');

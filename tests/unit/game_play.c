@@ -470,10 +470,19 @@ START_TEST(travel_and_explore_stop)
             break;
     }
     keys(g, "_>.");
-    /* a monster beside the path: the travel stops after its first step */
+    /* a sleeping monster beside the path, seen as the walk begins, lets it go on */
     p = reg_get(&g->reg, g->player);
-    handle_t j = spawn_at(g, "giant newt", 0, 0 == 0 ? 2 : 0);
-    (void)j;
+    handle_t j = spawn_at(g, "giant newt", 0, 2);
+    reg_get(&g->reg, j)->flags |= OF_ASLEEP;
+    t0 = g->sched.now;
+    keys(g, "_<.");
+    ck_assert_uint_gt(g->sched.now - t0, 2 * SCHED_DIAG);
+    keys(g, "_>.");
+    /* one hunting you: the travel stops after its first step */
+    clear_monsters(g);
+    j = spawn_at(g, "giant newt", 0, 2);
+    reg_get(&g->reg, j)->flags |= OF_AWARE;
+    reg_get(&g->reg, j)->speed = 1; /* it stays put */
     t0 = g->sched.now;
     keys(g, "_<.");
     ck_assert_uint_lt(g->sched.now - t0, full);
