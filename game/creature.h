@@ -48,7 +48,7 @@ enum { MAKE_SLEEPY = 0, MAKE_AWARE };
 handle_t creature_make(game_t *g, uint16_t kind, int depth, int x, int y, rng_t *r, int how);
 /* Monsters for a new level (the warden on the bottom one, only there),
  * from its stream, none within POPULATE_CLEAR of the arrival: 0 or -1. */
-#define POPULATE_CLEAR 8
+#define POPULATE_CLEAR 10
 int creature_populate(game_t *g, level_t *lv);
 /* A creature gone without a trace: what it carries, its effects, its
  * turns (deaths drop the belongings first). */

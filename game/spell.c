@@ -105,11 +105,9 @@ bool spell_cast_at(game_t *g, handle_t caster, handle_t target, int spell)
     const spell_kind_t *s = &g->c->spells[spell];
     dice_t d = s->dice;
     bool player = caster == g->player;
-    /* the player's spells grow with experience; monsters' bolts and breath with their level */
-    if (player)
-        d.n = (int16_t)(d.n + g->pc.xl / 4);
-    else if (s->effect == SPELL_BOLT || s->effect == SPELL_BREATH)
-        d.n = (int16_t)(d.n + creature_kind(g, o)->level / 4);
+    /* bolts and breath grow a die every fourth level of the caster's; heals do not */
+    if (s->effect == SPELL_BOLT || s->effect == SPELL_BREATH)
+        d.n = (int16_t)(d.n + (player ? g->pc.xl : creature_kind(g, o)->level) / 4);
     obj_t *t = reg_get(&g->reg, target);
     if (t && target != caster)
         creature_disturb(g, target);

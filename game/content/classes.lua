@@ -19,7 +19,7 @@ class { name = "fighter", hit_die = 10, bab = 100, saves = { "fort" }, armour = 
         weapon = "1d8", weapon_name = "long sword", armour_name = "chain mail",
         kit = { "long sword", "chain mail", "potion of healing" },
         desc = "Fighters hit hardest and last longest." }
-class { name = "rogue", hit_die = 6, bab = 75, saves = { "ref" }, armour = 2, sneak = true, stealth = 6,
+class { name = "rogue", hit_die = 8, bab = 75, saves = { "ref" }, armour = 2, sneak = true, stealth = 6,
         weapon = "1d6", weapon_name = "short sword", armour_name = "leather armour",
         kit = { "short sword", "leather armour", "potion of healing" },
         desc = "Rogues strike unaware foes for dreadful wounds." }
@@ -28,7 +28,7 @@ class { name = "wizard", hit_die = 4, bab = 50, saves = { "will" }, armour = 0, 
         kit = { "dagger", "robe", "potion of healing" },
         spells = { "magic missile" }, learns = { "fire bolt", "frost bolt", "lightning bolt" },
         desc = "Wizards cast bolts from a pool of mana; they break easily." }
-class { name = "cleric", hit_die = 8, bab = 75, saves = { "fort", "will" }, armour = 3, mana = 3, stealth = 1,
+class { name = "cleric", hit_die = 8, bab = 75, saves = { "fort", "will" }, armour = 3, mana = 2, stealth = 1,
         weapon = "1d6+1", weapon_name = "mace", armour_name = "scale mail",
         kit = { "mace", "scale mail", "potion of healing" },
         spells = { "cure wounds" }, learns = { "smite" },

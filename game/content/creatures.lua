@@ -17,8 +17,9 @@ creature { name = "you", glyph = "@", fg = 15, speed = 100, hp = "0d1+20", attac
 
 -- depths 1-3
 creature { name = "jackal", glyph = "d", fg = 3, speed = 150, hp = "1d4+1", attack = "1d2", hits = "bite<s:Actor>",
-           to_hit = 0, defence = 1, size = "small", level = 1, pack = 3,
-           flags = { "animal" }, desc = "A lean yellow scavenger that hunts the burrow mouths in yapping packs." }
+           to_hit = 0, defence = 1, size = "small", level = 1, pack = 2,
+           flags = { "animal" },
+           desc = "A lean yellow scavenger that hunts the burrow mouths in yapping packs." }
 creature { name = "kobold", glyph = "k", fg = 2, gender = 1, hp = "2d4", attack = "1d4",
            to_hit = 1, defence = 2, size = "small", level = 1,
            desc = "A small scaly dog-faced thing with a rusty knife and a grudge against everything taller." }
@@ -70,7 +71,8 @@ creature { name = "fire beetle", glyph = "a", fg = 9, hp = "3d8", attack = "2d4"
            to_hit = 3, defence = 6, armour = 3, size = "small", level = 4, flags = { "mindless" }, immune = { "fire" },
            desc = "A beetle whose glands glow red through its shell." }
 creature { name = "giant frog", glyph = "F", fg = 10, speed = 110, hp = "3d8", attack = "1d8", hits = "bite<s:Actor>",
-           to_hit = 3, defence = 3, size = "medium", level = 3, flags = { "animal" }, desc = "A frog that could swallow a halfling, and has." }
+           to_hit = 3, defence = 3, size = "medium", level = 3, flags = { "animal" },
+           desc = "A frog that could swallow a halfling, and has." }
 creature { name = "Ulfang the Black", glyph = "O", fg = 8, gender = 1, hp = "10d8", attack = "2d6+2",
            to_hit = 7, defence = 8, armour = 4, size = "medium", level = 8, flags = { "unique", "proper" },
            desc = "The orc warlord of the middle halls, in black plate taken from a dead knight." }
@@ -80,9 +82,10 @@ creature { name = "ogre", glyph = "O", fg = 3, gender = 1, hp = "6d10", attack =
            to_hit = 5, defence = 4, armour = 2, size = "large", level = 6,
            desc = "Ten feet of hunger with a tree trunk for a club." }
 creature { name = "orc captain", glyph = "o", fg = 9, gender = 1, hp = "6d8", attack = "1d10+2", to_hit = 6, defence = 6,
-           armour = 4, size = "medium", level = 6, pack = 3, desc = "An orc with a whistle, a scar and soldiers." }
+           armour = 4, size = "medium", level = 6, pack = 1, desc = "An orc with a whistle, a scar and soldiers." }
 creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
-           to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, flags = { "animal" }, desc = "A wolf the size of a pony." }
+           to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, flags = { "animal" },
+           desc = "A wolf the size of a pony." }
 creature { name = "ghoul", glyph = "z", fg = 11, hp = "5d8", attack = "1d8", hits = "claw<s:Actor>", dtype = "cold",
            to_hit = 5, defence = 5, size = "medium", level = 6, immune = { "poison" }, resist = { "cold" },
            drain = "dex",
@@ -100,7 +103,8 @@ creature { name = "wight", glyph = "W", fg = 7, hp = "6d8", attack = "1d8+2", hi
            desc = "A barrow-dweller whose touch carries the chill of the grave." }
 creature { name = "hell hound", glyph = "C", fg = 9, speed = 130, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
            dtype = "fire", to_hit = 6, defence = 6, size = "medium", level = 8, pack = 2, immune = { "fire" },
-           vuln = { "cold" }, flags = { "animal" }, spells = { "fire breath" }, desc = "A black hound with embers for eyes and a furnace in its throat." }
+           vuln = { "cold" }, flags = { "animal" }, spells = { "fire breath" },
+           desc = "A black hound with embers for eyes and a furnace in its throat." }
 creature { name = "Old Mother Gnash", glyph = "Z", fg = 13, gender = 2, hp = "12d8", attack = "2d8", hits = "claw<s:Actor>",
            dtype = "cold", to_hit = 8, defence = 8, size = "medium", level = 10, flags = { "unique", "proper" },
            immune = { "poison" }, resist = { "cold" },
@@ -159,7 +163,8 @@ creature { name = "black pudding", glyph = "j", fg = 8, speed = 70, hp = "16d10"
            immune = { "acid", "poison", "cold", "lightning" }, desc = "A lake of black hunger that flows uphill." }
 creature { name = "young red dragon", glyph = "D", fg = 9, speed = 110, hp = "18d10", attack = "3d10",
            hits = "rake<s:Actor>", dtype = "fire", to_hit = 15, defence = 12, armour = 6, size = "huge", level = 18,
-           immune = { "fire" }, spells = { "fire breath" }, desc = "A dragon not yet grown, and already larger than a house." }
+           immune = { "fire" }, spells = { "fire breath" },
+           desc = "A dragon not yet grown, and already larger than a house." }
 creature { name = "lich", glyph = "L", fg = 5, gender = 1, hp = "16d8", attack = "3d6", hits = "blast<s:Actor>",
            dtype = "magic", to_hit = 15, defence = 12, armour = 2, size = "medium", level = 18,
            immune = { "poison", "cold" }, resist = { "magic", "lightning" },

@@ -12,8 +12,8 @@ spell { name = "magic missile", mana = 2, effect = "bolt", dtype = "magic", dice
 spell { name = "fire bolt", mana = 4, effect = "bolt", dtype = "fire", dice = "3d6" }
 spell { name = "frost bolt", mana = 4, effect = "bolt", dtype = "cold", dice = "3d6" }
 spell { name = "lightning bolt", mana = 6, effect = "bolt", dtype = "lightning", dice = "5d6" }
-spell { name = "cure wounds", mana = 3, effect = "heal", dice = "2d8" }
-spell { name = "smite", mana = 3, effect = "bolt", dtype = "magic", dice = "2d8" }
+spell { name = "cure wounds", mana = 4, effect = "heal", dice = "2d8" }
+spell { name = "smite", mana = 4, effect = "bolt", dtype = "magic", dice = "2d6" }
 spell { name = "fire breath", mana = 0, effect = "breath", dtype = "fire", dice = "3d6" }
 spell { name = "scare", mana = 3, effect = "hex", status = "fear", dice = "1d4+2" }
 spell { name = "confuse", mana = 3, effect = "hex", status = "confusion", dice = "1d4+2" }

@@ -362,6 +362,30 @@ static bool bot_tidy(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     return false;
 }
 
+/* A rogue stalks: the first step towards a monster in view that has not
+ * noticed it (look tells the player as much), to strike it unawares. */
+static bool bot_stalk(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
+{
+    int d;
+    const obj_t *m = reg_get(&g->reg, nearest_monster(g, p, &d));
+    if (!pc_class(g)->sneak || !m || (m->flags & OF_AWARE) || d > 8 || d < 2)
+        return false;
+    bfs(b, g, lv, p);
+    int best = -1, bestd = 1 << 30;
+    for (int i = 0; i < 8; i++) {
+        int x = m->x + DIRS[i][0], y = m->y + DIRS[i][1];
+        if (!level_in(lv, x, y))
+            continue;
+        int c = y * lv->w + x;
+        if (b->dist[c] > 0 && b->dist[c] < bestd)
+            bestd = b->dist[c], best = c;
+    }
+    if (best < 0)
+        return false;
+    push(b, (uint32_t)DIRKEY[b->first[best]]);
+    return true;
+}
+
 static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
 {
     if (p->x == lv->down_x && p->y == lv->down_y &&
@@ -445,7 +469,7 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
         push(b, (uint32_t)DIRKEY[bot_rand(b, 8)]);
     else if (*here > 20 && *here % 4 == 0)
         push(b, 'o'); /* going round in circles: the game's explore */
-    else if (!bot_survive(b, g, p) && !bot_tidy(b, g, p, lv))
+    else if (!bot_survive(b, g, p) && !bot_stalk(b, g, p, lv) && !bot_tidy(b, g, p, lv))
         bot_move(b, g, p, lv);
     return bot_next_key(b, g);
 }

@@ -21,10 +21,10 @@
 #include "vision.h"
 #include "world.h"
 
-#define ROOM_X 4
+#define ROOM_X 4 /* a room big enough to run in; they start 6 apart in its middle */
 #define ROOM_Y 3
-#define ROOM_W 17
-#define ROOM_H 7
+#define ROOM_W 31
+#define ROOM_H 11
 
 typedef struct {
     const char *a, *b, *effect;

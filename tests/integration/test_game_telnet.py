@@ -35,11 +35,16 @@ def test_character_screen_help_look_and_quit(daemon):
     t.wait_for("gimli the dwarf fighter")
     assert "HP " in t.text() and "Depth 1" in t.text()
     t.send("?")
-    t.wait_for("Commands (any key returns)")
+    t.wait_for("Commands, page 1 of 2")
     text = t.text()
     for what in ("explore: walk to the nearest unexplored place", "travel: choose a spot",
-                 "look at something", "message history", "quit the game for good"):
+                 "look at something", "S (or Ctrl-X): save and return to the menu",
+                 "Q: quit the game for good"):
         assert what in text, text
+    t.send(" ")
+    t.wait_for("Commands, page 2 of 2")
+    for what in ("message history", "save and return to the menu", "quit the game for good"):
+        assert what in t.text(), t.text()
     t.send(" ")
     t.wait_for("gimli the dwarf fighter")
     t.send(";")  # look at the player's own cell
