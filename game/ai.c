@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "creature.h"
+#include "effect.h"
 #include "event.h"
 #include "itemuse.h"
 #include "level.h"
@@ -283,8 +284,7 @@ static bool cast_by_purpose(game_t *g, const look_t *l, obj_t *m)
     int sp = -1;
     if (cure >= 0 && m->hp * 2 < m->hp_max && rng_percent(&g->play, 50))
         sp = cure;
-    else if (hex >= 0 && aim &&
-             !status_has(g, l->foe, g->c->effects[g->c->spells[hex].status].flags) &&
+    else if (hex >= 0 && aim && !effect_find(g, l->foe, (uint16_t)g->c->spells[hex].status) &&
              rng_percent(&g->play, 20))
         sp = hex;
     else if (bolt >= 0 && aim && l->d >= 2 && rng_percent(&g->play, 35))
@@ -345,6 +345,17 @@ static int stagger(game_t *g, const look_t *l)
     return step(g, l->h, (int)rng_below(&g->play, 8));
 }
 
+/* Unaware of its foe, it shuffles about now and then, bumping into no one. */
+static int shuffle(game_t *g, const look_t *l, const obj_t *m)
+{
+    if (!rng_percent(&g->play, 25))
+        return 0;
+    int dir = (int)rng_below(&g->play, 8);
+    if (level_creature_at(g, m->depth, m->x + DIRS[dir][0], m->y + DIRS[dir][1]))
+        return 0;
+    return step(g, l->h, dir);
+}
+
 /* Towards its foe in sight, else to where it last knew it to be, else
  * anywhere. */
 static int hunt(game_t *g, const look_t *l, obj_t *m)
@@ -368,8 +379,8 @@ static int hunt(game_t *g, const look_t *l, obj_t *m)
 static int decide(game_t *g, const look_t *l, obj_t *m)
 {
     notice(g, l, m);
-    if (!(m->flags & OF_AWARE)) /* unaware: it shuffles about */
-        return rng_percent(&g->play, 25) ? step(g, l->h, (int)rng_below(&g->play, 8)) : 0;
+    if (!(m->flags & OF_AWARE))
+        return shuffle(g, l, m);
     /* where its foe is: in sight, next to it, or heard by a blind one */
     const obj_t *f = reg_get(&g->reg, l->foe);
     if (f && (l->sees || l->d <= 1 || (l->c.blind && l->hears)))

@@ -116,16 +116,9 @@ START_TEST(afraid_monster_flees_and_fights_cornered)
     clear_monsters(g);
     open_room(g, 1);
     h = spawn_at(g, "dark elf", 1, 1);
-    obj_t *o = reg_get(&g->reg, h);
-    o->flags |= OF_AWARE;
+    reg_get(&g->reg, h)->flags |= OF_AWARE;
     a = (attacks_t){h, 0};
-    level_t *lv = level_current(g);
-    const obj_t *p = reg_get(&g->reg, g->player);
-    for (int y = p->y - 1; y <= p->y + 1; y++)
-        for (int x = p->x - 1; x <= p->x + 1; x++)
-            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
-                lv->terrain[y * lv->w + x] = MAP_WALL;
-    lv->opaque_ok = 0;
+    wall_in(g, h);
     effect_apply(g, h, fear, 50 * SCHED_MOVE, 1);
     for (int i = 0; i < 10; i++)
         key(g, '.');

@@ -293,13 +293,7 @@ START_TEST(ai_flight_and_cornered)
     o = reg_get(&g->reg, h);
     o->hp_max = 100, o->hp = 10;
     o->flags |= OF_AWARE;
-    /* fill the room but the orc's and the player's cells */
-    level_t *lv = level_current(g);
-    for (int y = p->y - 1; y <= p->y + 1; y++)
-        for (int x = p->x - 1; x <= p->x + 1; x++)
-            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
-                lv->terrain[y * lv->w + x] = MAP_WALL;
-    lv->opaque_ok = 0;
+    wall_in(g, h); /* fill the room but the orc's and the player's cells */
     for (int i = 0; i < 30; i++)
         key(g, '.');
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);

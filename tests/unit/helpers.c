@@ -139,6 +139,17 @@ void open_room(game_t *g, int r)
     vision_update(g);
 }
 
+void wall_in(game_t *g, handle_t h)
+{
+    const obj_t *p = reg_get(&g->reg, g->player), *o = reg_get(&g->reg, h);
+    level_t *lv = level_current(g);
+    for (int y = p->y - 1; y <= p->y + 1; y++)
+        for (int x = p->x - 1; x <= p->x + 1; x++)
+            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
+                lv->terrain[y * lv->w + x] = MAP_WALL;
+    lv->opaque_ok = 0;
+}
+
 void cell_near_player(game_t *g, int *x, int *y)
 {
     const obj_t *p = reg_get(&g->reg, g->player);

@@ -36,6 +36,8 @@ bool said_since(const game_t *g, uint32_t from, const char *s);
 /* An open room of floor around the player (radius r), walls beyond (the
  * player moved in from the map's edge when needed). */
 void open_room(game_t *g, int r);
+/* Walls on every cell round the player but the one h stands on. */
+void wall_in(game_t *g, handle_t h);
 /* A free floor cell near the player, nearest ring first. */
 void cell_near_player(game_t *g, int *x, int *y);
 /* A creature of the named kind dx, dy from the player (the cell made
