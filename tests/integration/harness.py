@@ -363,10 +363,10 @@ def new_game(daemon, t, name, pw=PW):
     return int(m.group(1)), int(m.group(2))
 
 
-def options_menu(port, name, term="xterm-256color", pw=PW, new=True):
-    """A telnet with that terminal type in the options menu of name's
-    account: registered first when new, else logged in."""
-    t = Telnet(port, term=term).connected()
+def options_menu(t, name, pw=PW, new=True):
+    """From a new connection t to the options menu of name's account:
+    registered first when new, else logged in."""
+    t.connected()
     (t.register if new else t.login)(name, pw)
     return t.options()
 
