@@ -77,8 +77,8 @@ class Daemon:
     the web listener on another free port (self.http), unix=True the Unix
     socket warren.sock (self.sock). test_flags adds --grace 600 (a dropped
     game stays live) and --test-hooks (F12 logs the game's hash). args
-    replaces all of these flags (the caller then sets self.port); extra
-    comes after them. exe: another warrend than the build's (sanitizer
+    replaces all of these flags (a config file then says where it
+    listens); extra comes after them. exe: another warrend than the build's (sanitizer
     first); wrap: a command prefix (taskset); popen: more Popen arguments."""
 
     def __init__(self, bindir, dir, *, http=False, unix=False, extra=(), args=None,
@@ -292,14 +292,18 @@ class Term:
         self.wait_for("Your choice")
         return self
 
+    def menu(self, key, *answers):
+        """From the main menu: presses key, then types each (prompt, text)
+        of answers, with Enter, once its prompt shows."""
+        self.wait_for("Your choice")
+        self.send(key)
+        for prompt, text in answers:
+            self.wait_for(prompt)
+            self.send(text + "\r")
+
     def try_login(self, name, pw=PW):
         """From the main menu: types a login; the caller waits for the answer."""
-        self.wait_for("Your choice")
-        self.send("l")
-        self.wait_for("Name:")
-        self.send(name + "\r")
-        self.wait_for("Password:")
-        self.send(pw + "\r")
+        self.menu("l", ("Name:", name), ("Password:", pw))
 
     def login(self, name, pw=PW):
         """From the main menu: logs in; returns the screen."""
@@ -308,14 +312,7 @@ class Term:
 
     def register(self, name, pw=PW):
         """From the main menu: registers an account, which logs it in."""
-        self.wait_for("Your choice")
-        self.send("r")
-        self.wait_for("Name:")
-        self.send(name + "\r")
-        self.wait_for("Password:")
-        self.send(pw + "\r")
-        self.wait_for("Password again:")
-        self.send(pw + "\r")
+        self.menu("r", ("Name:", name), ("Password:", pw), ("Password again:", pw))
         self.wait_for(f"Logged in as {name}", timeout=30)
 
     def play(self):
@@ -514,6 +511,17 @@ def raw(port, data, timeout=5.0):
         return b"".join(chunks)
     finally:
         s.close()
+
+
+def read_all(sock):
+    """Everything a socket receives until the peer closes; closes it."""
+    got = b""
+    with sock:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return got
+            got += chunk
 
 
 def status_of(resp):

@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from harness import CTRL_X, PW, Daemon, hook, new_game, program
+from harness import CTRL_X, PW, Daemon, hook, new_game, program, read_all
 
 
 def admin_path(bindir):
@@ -186,14 +186,7 @@ def test_bad_control_input(world):
         s.connect(world["ctl"])
         s.sendall(data)
         s.settimeout(10)
-        got = b""
-        while True:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            got += chunk
-        s.close()
-        return got.decode("utf-8", "replace")
+        return read_all(s).decode("utf-8", "replace")
     assert raw(b"x" * 5000).endswith("error: command line too long\n")
     assert raw(bytes(range(1, 10)) + b"\xff\xfe\n").startswith("error: unknown command")
     assert raw(b"lock\n").startswith("error: this command needs an argument")
@@ -204,13 +197,7 @@ def test_bad_control_input(world):
     s.sendall(b"health\n")
     s.shutdown(socket.SHUT_WR)
     s.settimeout(30)
-    got = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        got += chunk
-    s.close()
+    got = read_all(s)
     assert got.startswith(b"integrity: ok\n") and got.endswith(b"ok\n"), got
     # a client that connects and says nothing does not hold anything up
     idle = socket.socket(socket.AF_UNIX)

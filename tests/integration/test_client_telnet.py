@@ -4,7 +4,6 @@ TTYPE from $TERM, NEW-ENVIRON with the ssh address (both the RFC 1572 form
 of SEND and the one libtelnet 0.21 produces without the SEND byte), CR
 handling with and without BINARY. The daemon shows none of these bytes, so
 a peer that records them is the only way to check them."""
-import os
 import socket
 import threading
 import time

@@ -8,8 +8,6 @@ import re
 import shutil
 import subprocess
 
-import pytest
-
 from harness import ROOT, Web, daemon_exe, free_port, program, sbin, unique_name
 
 DEPLOY = ROOT / "deploy"

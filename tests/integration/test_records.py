@@ -14,8 +14,8 @@ import time
 import pyte
 import pytest
 
-from harness import (ARTIFACTS, Telnet, Web, browser_script, new_game, png_pixels, raw, replay,
-                     status_of)
+from harness import (ARTIFACTS, Telnet, Web, browser_script, new_game, png_pixels, raw, read_all,
+                     replay, status_of)
 
 # waits and moves: enough turns for several replay keyframes (every 50 turns)
 KEYS = ("." * 30 + "hjkl" + "." * 30 + "yubn" + "." * 30 + "lkjh")
@@ -419,16 +419,7 @@ def test_abuse_keeps_the_daemon_serving(daemon):
         s = socket.create_connection(("127.0.0.1", daemon.http), timeout=60)
         s.sendall(f"GET /game/{gid}.cast HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
         socks.append(s)
-    codes = []
-    for s in socks:
-        data = b""
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            data += b
-        s.close()
-        codes.append(int(data[9:12]))
+    codes = [int(read_all(s)[9:12]) for s in socks]
     assert set(codes) <= {200, 503} and codes.count(200) >= 2, codes
     st, s = web.json("/api/scores")
     assert st == 200 and s["scores"][0]["game"]["id"] == gid

@@ -106,11 +106,7 @@ def test_tcp_ignores_remote_addr(bindir, daemon, clients):
 
 
 def chpw(t, old, new, again):
-    t.send("c")
-    t.wait_for("Old password:")
-    t.send(old + "\r")
-    t.wait_for("New password:")
-    t.send(new + "\r")
+    t.menu("c", ("Old password:", old), ("New password:", new))
     if len(new) < 8:
         return
     t.wait_for("New password again:")
