@@ -2,21 +2,17 @@
 must not crash, every game must end with a cause, and a snapshot at a
 random cut point of each game must reproduce the same end. content --stats
 counts what the content declares."""
-import pathlib
 import re
 import subprocess
 
-import pytest
+from harness import program
 
 LINE = re.compile(r"^seed (\d+) turns (\d+) depth (\d+) xl (\d+) score (-?\d+) cause (.+)$")
 SUMMARY = re.compile(r"^bot games (\d+) crashes (\d+) deepest (\d+) causes (\d+) median_turns (\d+)$")
 
 
 def tool(bindir, sub=""):
-    path = pathlib.Path(bindir) / sub / "warren-engine"
-    if not path.exists():
-        pytest.fail(f"{path} is missing: build it (make, make build-asan) first")
-    return path
+    return program(bindir, f"{sub}/warren-engine" if sub else "warren-engine")
 
 
 def run_bot(exe, games, seed, *extra, timeout=900):
