@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../server/records_query.c"
+#include "../../server/records/records_query.c"
 
 static void check_escaped(const char *s, size_t n)
 {

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "../../server/web_json.c"
+#include "../../server/web/web_json.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
