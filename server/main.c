@@ -20,8 +20,9 @@ static void on_tick(uv_timer_t *t)
 static void server_close_all(server_t *s)
 {
     const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
-    for (conn_t *c = s->conns, *n; c; c = n) {
-        n = c->next;
+    LIST_EACH(it, &s->conns)
+    {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
         if (c->closing)
             continue;
         conn_write(c, bye, strlen(bye));
@@ -100,13 +101,12 @@ static void server_free(server_t *s)
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
     webgw_free(s);
     records_free(s->records);
-    while (s->sessions) {
-        session_t *n = s->sessions->next;
-        game_free(s->sessions->game);
-        screen_free(s->sessions->grid);
-        screen_free(s->sessions->sent);
-        free(s->sessions);
-        s->sessions = n;
+    for (list_t *it; (it = list_pop_front(&s->sessions));) {
+        session_t *ss = LIST_ITEM(it, session_t, node);
+        game_free(ss->game);
+        screen_free(ss->grid);
+        screen_free(ss->sent);
+        free(ss);
     }
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
@@ -138,6 +138,9 @@ int main(int argc, char **argv)
     uv_loop_t loop;
     uv_loop_init(&loop);
     srv.loop = &loop;
+    list_init(&srv.conns);
+    list_init(&srv.sessions);
+    list_init(&srv.ctls);
     buf_init(&srv.scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_init(&srv.enc[i]);

@@ -221,7 +221,11 @@ static size_t wl_collect(conn_t *c, wl_row_t **out)
     server_t *srv = c->srv;
     wl_row_t *rows = calloc((size_t)srv->nsessions + 1, sizeof *rows);
     size_t n = 0;
-    for (session_t *s = srv->sessions; s && rows; s = s->next) {
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (!rows)
+            break;
         if (s->ended || s->broken || !s->game)
             continue;
         rows[n].s = s;
@@ -512,9 +516,12 @@ void menu_redraw(conn_t *c)
 
 void menu_redraw_all(server_t *s)
 {
-    for (conn_t *c = s->conns; c; c = c->next)
+    LIST_EACH(it, &s->conns)
+    {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
         if (!c->closing && c->mode != MODE_PLAY && c->mode != MODE_WATCH)
             menu_redraw(c);
+    }
 }
 
 void menu_resized(conn_t *c)
@@ -737,9 +744,12 @@ void menu_key(conn_t *c, key_event_t k)
 
 void menu_tick(server_t *s)
 {
-    for (conn_t *c = s->conns; c; c = c->next)
+    LIST_EACH(it, &s->conns)
+    {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
         if (!c->closing && c->mode == MODE_WATCHLIST)
             menu_redraw(c);
+    }
 }
 
 void menu_message(conn_t *c, const char *msg)

@@ -24,6 +24,7 @@
 #include "db.h"
 #include "game.h"
 #include "keys.h"
+#include "list.h"
 #include "screen.h"
 
 #define WARREN_VERSION "0.1.0"
@@ -80,7 +81,7 @@ struct conn {
     const conn_ops_t *ops; /* NULL: telnet */
     void *gw;              /* the gateway's own state (ops != NULL) */
     bool json;             /* frames as JSON (protocol/json.h) instead of ANSI */
-    conn_t *next, *prev;   /* server's list */
+    list_t node;           /* server's conns (telnet only) */
     uint64_t id;
     union {
         uv_handle_t handle;
@@ -121,8 +122,8 @@ struct conn {
     uint8_t glyphs; /* options: index into the menu's glyph sets; 0 = from the terminal */
     /* attached session */
     session_t *sess;
-    conn_t *wnext, *wprev; /* session's watcher list */
-    screen_t *own;         /* watcher rendering at its own size */
+    list_t wnode;  /* session's watchers */
+    screen_t *own; /* watcher rendering at its own size */
     bool own_render;
     bool hook_armed; /* test hooks: Ctrl-] seen */
     /* watch list */
@@ -134,7 +135,7 @@ struct conn {
 
 struct session {
     server_t *srv;
-    session_t *next, *prev;
+    list_t node; /* server's sessions */
     int64_t game_id, user_id;
     char user[32];
     game_t *game;
@@ -144,7 +145,7 @@ struct session {
     uint64_t snap_turn;
     uint32_t level_changes;
     conn_t *player;
-    conn_t *watchers;
+    list_t watchers; /* conn_t.wnode */
     int nwatchers;
     screen_t *grid, *sent; /* current frame and the shared baseline */
     uint64_t started_ms, last_key_ms, detached_ms;
@@ -171,16 +172,16 @@ struct server {
     bool tcp_on, unix_on;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
-    conn_t *conns;
+    list_t conns; /* telnet conns (conn_t.node) */
     int nconns;
-    session_t *sessions;
+    list_t sessions; /* session_t.node */
     int nsessions;
     uint64_t next_conn_id;
     bool stopping;
     /* admin: the control socket (control.c) and the announcement it sets */
     uv_pipe_t ctl_listener;
     bool ctl_on;
-    struct ctl *ctls; /* open control connections */
+    list_t ctls; /* open control connections */
     char announce[200];
     uint64_t announce_until; /* uv_now ms; shown while now < this */
     buf_t scratch;           /* per-frame encode buffers (loop thread only) */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include "journal.h"
 #include "log.h"
 #include "records.h"
 #include "server.h"
@@ -30,25 +31,34 @@ static void session_broadcast(session_t *s);
 
 session_t *session_find_user(server_t *srv, int64_t user_id)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->user_id == user_id && !s->ended)
             return s;
+    }
     return NULL;
 }
 
 session_t *session_find_name(server_t *srv, const char *user)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (!s->ended && strcasecmp(s->user, user) == 0)
             return s;
+    }
     return NULL;
 }
 
 static session_t *session_find_game(server_t *srv, int64_t game_id)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->game_id == game_id)
             return s;
+    }
     return NULL;
 }
 
@@ -78,10 +88,8 @@ static session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, c
     s->snap_turn = st.turn;
     s->level_changes = st.level_changes;
     s->started_ms = s->last_key_ms = now_ms(srv);
-    s->next = srv->sessions;
-    if (srv->sessions)
-        srv->sessions->prev = s;
-    srv->sessions = s;
+    list_init(&s->watchers);
+    list_push_front(&srv->sessions, &s->node);
     srv->nsessions++;
     return s;
 }
@@ -101,12 +109,7 @@ static void session_free(session_t *s)
     if (s->dead)
         return;
     s->dead = true;
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        srv->sessions = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    list_remove(&s->node);
     srv->nsessions--;
     if (s->db_refs == 0)
         session_really_free(s);
@@ -235,42 +238,50 @@ static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
     conn_write_text(c, b->data, b->len);
 }
 
-/* Sends the change from sent to grid to every viewer, once per profile. */
+/* What one frame has encoded so far: each profile's ANSI and the JSON
+ * are made once and the same bytes go to every viewer that takes them. */
+typedef struct {
+    game_view_t v;
+    uint32_t encoded; /* bit per ANSI profile id */
+    bool json_encoded;
+} fanout_t;
+
+static void frame_send(session_t *s, conn_t *c, fanout_t *f)
+{
+    if (c->closing || c->too_small)
+        return;
+    if (c->own_render) {
+        session_render(s, c->scr, &f->v);
+        screen_send_diff(c);
+        return;
+    }
+    if (c->need_key || !conn_writable(c)) {
+        c->need_key = true; /* keyframe when it drains */
+        return;
+    }
+    if (c->json) {
+        frame_send_json(s, c, &f->json_encoded);
+        return;
+    }
+    int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
+    buf_t *b = &s->srv->enc[pid];
+    if (!(f->encoded & (1u << pid))) {
+        buf_reset(b);
+        ansi_diff(&c->prof, s->sent, s->grid, b);
+        f->encoded |= 1u << pid;
+    }
+    conn_write(c, b->data, b->len);
+}
+
+/* Sends the change from sent to grid to every viewer, the player first. */
 static void frames_send(session_t *s)
 {
-    server_t *srv = s->srv;
-    uint32_t encoded = 0;
-    bool json_encoded = false;
-    game_view_t v;
-    view_of(s, &v);
-    conn_t *viewers[2] = {s->player, s->watchers};
-    for (int list = 0; list < 2; list++) {
-        for (conn_t *c = viewers[list]; c; c = list ? c->wnext : NULL) {
-            if (c->closing || c->too_small)
-                continue;
-            if (c->own_render) {
-                session_render(s, c->scr, &v);
-                screen_send_diff(c);
-                continue;
-            }
-            if (c->need_key || !conn_writable(c)) {
-                c->need_key = true; /* keyframe when it drains */
-                continue;
-            }
-            if (c->json) {
-                frame_send_json(s, c, &json_encoded);
-                continue;
-            }
-            int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
-            buf_t *b = &srv->enc[pid];
-            if (!(encoded & (1u << pid))) {
-                buf_reset(b);
-                ansi_diff(&c->prof, s->sent, s->grid, b);
-                encoded |= 1u << pid;
-            }
-            conn_write(c, b->data, b->len);
-        }
-    }
+    fanout_t f = {.encoded = 0};
+    view_of(s, &f.v);
+    if (s->player)
+        frame_send(s, s->player, &f);
+    LIST_EACH(it, &s->watchers)
+    frame_send(s, LIST_ITEM(it, conn_t, wnode), &f);
 }
 
 static void session_broadcast(session_t *s)
@@ -305,12 +316,16 @@ static void session_layout(session_t *s)
     screen_copy(s->sent, s->grid);
     screen_clean(s->sent);
     screen_clean(s->grid);
-    conn_t *viewers[2] = {s->player, s->watchers};
-    for (int list = 0; list < 2; list++)
-        for (conn_t *c = viewers[list]; c; c = list ? c->wnext : NULL) {
-            c->own_render = c != s->player && !viewer_shares(s, c);
-            viewer_keyframe(s, c);
-        }
+    if (p) {
+        p->own_render = false;
+        viewer_keyframe(s, p);
+    }
+    LIST_EACH(it, &s->watchers)
+    {
+        conn_t *c = LIST_ITEM(it, conn_t, wnode);
+        c->own_render = !viewer_shares(s, c);
+        viewer_keyframe(s, c);
+    }
 }
 
 void session_resized(conn_t *c)
@@ -364,11 +379,7 @@ void session_watch(conn_t *c, session_t *s)
         session_detach(c, NULL);
     c->sess = s;
     c->mode = MODE_WATCH;
-    c->wprev = NULL;
-    c->wnext = s->watchers;
-    if (s->watchers)
-        s->watchers->wprev = c;
-    s->watchers = c;
+    list_push_front(&s->watchers, &c->wnode);
     s->nwatchers++;
     c->own_render = !viewer_shares(s, c);
     c->need_key = false;
@@ -381,13 +392,7 @@ void session_watch(conn_t *c, session_t *s)
 
 static void watcher_unlink(session_t *s, conn_t *c)
 {
-    if (c->wprev)
-        c->wprev->wnext = c->wnext;
-    else
-        s->watchers = c->wnext;
-    if (c->wnext)
-        c->wnext->wprev = c->wprev;
-    c->wnext = c->wprev = NULL;
+    list_remove(&c->wnode);
     s->nwatchers--;
 }
 
@@ -451,8 +456,8 @@ static void session_finish(session_t *s)
         s->player = NULL;
         menu_message(p, msg);
     }
-    while (s->watchers) {
-        conn_t *w = s->watchers;
+    for (list_t *it; (it = list_front(&s->watchers));) {
+        conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
         char wm[300];
@@ -549,48 +554,89 @@ typedef struct {
     char user[32];
 } load_req_t;
 
-/* Builds the game of r: newest snapshot plus the journal after it. */
-static game_t *game_restore(server_t *srv, const db_resume_t *r, uint64_t *seq, char *err,
-                            size_t errlen)
+/* A game brought back from the database: game_restore's answer. */
+typedef struct {
+    const db_game_t *row; /* borrowed during the callback */
+    game_t *g;            /* the callee owns it; NULL: not restored, err says why */
+    uint64_t seq;         /* keys applied */
+    uint64_t snap_seq;    /* seq of the newest snapshot this build loads (0: none) */
+    size_t replayed;      /* journal rows played */
+    bool rebuilt;         /* from the seed and every row: the snapshot was stale */
+    bool retry;           /* a read failed, not the game: do not mark it broken */
+    const char *err;
+} restored_t;
+
+typedef void (*restored_fn)(void *ud, const restored_t *r);
+
+/* A rebuild waits for the whole journal. */
+typedef struct {
+    server_t *srv;
+    db_game_t row;
+    unsigned version; /* the stale snapshot's */
+    restored_fn done;
+    void *ud;
+} rebuild_t;
+
+static void on_whole_journal(void *ud, int status, const db_journal_row_t *rows, size_t n)
 {
-    game_t *g;
+    rebuild_t *rb = ud;
+    server_t *srv = rb->srv;
+    char err[200] = "cannot read the journal";
+    restored_t res = {.row = &rb->row, .replayed = n, .rebuilt = true, .err = err};
+    res.retry = status != DB_OK;
+    if (status == DB_OK) {
+        journal_restore_t in = {.content = srv->content,
+                                .vm = srv->vm,
+                                .seed = rb->row.seed,
+                                .name = rb->row.player,
+                                .rows = rows,
+                                .nrows = n};
+        res.g = journal_restore(&in, &res.seq, err, sizeof err);
+    }
+    if (res.g)
+        log_info("game rebuilt game=%lld user=%s seq=%llu: snapshot format version %u, this build "
+                 "reads %u",
+                 (long long)rb->row.id, rb->row.player, (unsigned long long)res.seq, rb->version,
+                 GAME_SNAPSHOT_VERSION);
+    rb->done(rb->ud, &res);
+    free(rb);
+}
+
+static void rebuild_start(server_t *srv, const db_game_t *row, unsigned version, restored_fn done,
+                          void *ud)
+{
+    rebuild_t *rb = malloc(sizeof *rb);
+    if (!rb) {
+        restored_t res = {.row = row, .retry = true, .err = "out of memory"};
+        done(ud, &res);
+        return;
+    }
+    *rb = (rebuild_t){srv, *row, version, done, ud};
+    db_journal_read(srv->db, row->id, 0, on_whole_journal, rb);
+}
+
+/* Builds the game of r: its newest snapshot plus the journal after it; or,
+ * when the snapshot is of another format version, its seed plus the whole
+ * journal (read first). done is called once, now or after that read. */
+static void game_restore(server_t *srv, const db_resume_t *r, restored_fn done, void *ud)
+{
+    char err[200];
+    restored_t res = {.row = &r->game, .replayed = r->nrows, .err = err};
+    unsigned version;
     if (strcmp(r->game.content_version, content_version(srv->content)) != 0) {
-        snprintf(err, errlen, "content version %s, this server has %s", r->game.content_version,
+        snprintf(err, sizeof err, "content version %s, this server has %s", r->game.content_version,
                  content_version(srv->content));
-        return NULL;
-    }
-    if (r->has_snapshot) {
-        g = game_load(srv->content, r->snap, r->snap_len, err, errlen);
-        *seq = (uint64_t)r->snap_seq;
+    } else if (r->has_snapshot && journal_snapshot_stale(r->snap, r->snap_len, &version)) {
+        rebuild_start(srv, &r->game, version, done, ud);
+        return;
     } else {
-        game_options_t opt = {{0}};
-        snprintf(opt.name, sizeof opt.name, "%s", r->game.player);
-        g = game_new(srv->content, r->game.seed, &opt);
-        *seq = 0;
-        if (!g)
-            snprintf(err, errlen, "out of memory");
+        journal_restore_t in = {srv->content,    srv->vm, r->game.seed, r->game.player,
+                                r->has_snapshot, r->snap, r->snap_len,  (uint64_t)r->snap_seq,
+                                r->rows,         r->nrows};
+        res.g = journal_restore(&in, &res.seq, err, sizeof err);
+        res.snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
     }
-    for (size_t i = 0; g && i < r->nrows; i++) {
-        const db_journal_row_t *row = &r->rows[i];
-        if ((uint64_t)row->seq != *seq + 1) {
-            snprintf(err, errlen, "journal gap at seq %lld", (long long)row->seq);
-            game_free(g);
-            return NULL;
-        }
-        for (size_t off = 0; off < row->len;) {
-            key_event_t k;
-            size_t used = key_unpack(row->keys + off, row->len - off, &k);
-            if (!used) {
-                snprintf(err, errlen, "bad key bytes at seq %lld", (long long)row->seq);
-                game_free(g);
-                return NULL;
-            }
-            game_input(g, srv->vm, k);
-            off += used;
-        }
-        *seq = (uint64_t)row->seq;
-    }
-    return g;
+    done(ud, &res);
 }
 
 static void mark_broken(server_t *srv, const db_game_t *g, const char *why)
@@ -619,6 +665,51 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
     free(rq);
 }
 
+static bool game_over(const game_t *g)
+{
+    game_status_t st;
+    game_status(g, &st);
+    return st.state != GAME_RUNNING;
+}
+
+static void on_player_restored(void *ud, const restored_t *r)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    if (!r->g) {
+        if (!r->retry)
+            mark_broken(srv, r->row, r->err);
+        play_finish_load(rq, NULL,
+                         r->retry ? "Your game could not be loaded. Please try again."
+                                  : "Your saved game could not be restored; it was kept for the "
+                                    "admins.");
+        return;
+    }
+    session_t *s = session_find_user(srv, rq->user_id); /* made while a rebuild read */
+    if (s) {
+        game_free(r->g);
+        play_finish_load(rq, s, NULL);
+        return;
+    }
+    s = session_new(srv, r->row->id, rq->user_id, rq->user, r->g, r->seq);
+    if (!s) {
+        game_free(r->g);
+        play_finish_load(rq, NULL, "Out of memory.");
+        return;
+    }
+    s->snap_seq = r->snap_seq;
+    log_info("game resume user=%s game=%lld seq=%llu replayed=%zu", s->user, (long long)s->game_id,
+             (unsigned long long)r->seq, r->replayed);
+    bool over = game_over(s->game);
+    if (r->rebuilt && !over)
+        session_snapshot(s, "rebuild");
+    play_finish_load(rq, s, NULL);
+    if (over) { /* it ended just before a crash */
+        s->ended = true;
+        session_finish(s);
+    }
+}
+
 static void on_resume(void *ud, int status, const db_resume_t *r)
 {
     load_req_t *rq = ud;
@@ -630,31 +721,7 @@ static void on_resume(void *ud, int status, const db_resume_t *r)
         play_finish_load(rq, s, "Your game could not be loaded. Please try again.");
         return;
     }
-    char err[200];
-    uint64_t seq = 0;
-    game_t *g = game_restore(srv, r, &seq, err, sizeof err);
-    if (!g) {
-        mark_broken(srv, &r->game, err);
-        play_finish_load(rq, NULL,
-                         "Your saved game could not be restored; it was kept for the admins.");
-        return;
-    }
-    s = session_new(srv, r->game.id, rq->user_id, rq->user, g, seq);
-    if (!s) {
-        game_free(g);
-        play_finish_load(rq, NULL, "Out of memory.");
-        return;
-    }
-    s->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
-    log_info("game resume user=%s game=%lld seq=%llu replayed=%zu", s->user, (long long)s->game_id,
-             (unsigned long long)seq, r->nrows);
-    play_finish_load(rq, s, NULL);
-    game_status_t st;
-    game_status(s->game, &st);
-    if (st.state != GAME_RUNNING) { /* it ended just before a crash */
-        s->ended = true;
-        session_finish(s);
-    }
+    game_restore(srv, r, on_player_restored, rq);
 }
 
 static void on_game_created(void *ud, int status, int64_t id)
@@ -675,9 +742,7 @@ static session_t *game_start(load_req_t *rq)
     if (uv_random(NULL, NULL, &seed, sizeof seed, 0, NULL))
         seed = uv_hrtime() ^ (uint64_t)rq->user_id << 32;
     seed &= 0x7FFFFFFFFFFFFFFFull; /* fits SQLite's signed integers unchanged */
-    game_options_t opt = {{0}};
-    snprintf(opt.name, sizeof opt.name, "%s", rq->user);
-    game_t *g = game_new(srv->content, seed, &opt);
+    game_t *g = journal_new_game(srv->content, seed, rq->user);
     if (!g)
         return NULL;
     game_status_t st;
@@ -750,8 +815,8 @@ void session_play(conn_t *c)
 static void session_save_and_free(session_t *s, const char *why)
 {
     session_snapshot(s, why);
-    while (s->watchers) {
-        conn_t *w = s->watchers;
+    for (list_t *it; (it = list_front(&s->watchers));) {
+        conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
         menu_message(w, "The player left; the game is saved.");
@@ -764,8 +829,9 @@ static void session_save_and_free(session_t *s, const char *why)
 void session_tick(server_t *srv)
 {
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
-    for (session_t *s = srv->sessions, *n; s; s = n) {
-        n = s->next;
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->player || s->ended || !s->detached_ms || now - s->detached_ms < grace)
             continue;
         if (s->jpending > 0)
@@ -791,9 +857,12 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
  * announcement) until the commit; the others redraw now. */
 void session_announce_all(server_t *srv)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (!s->ended && !s->broken && s->jpending == 0)
             session_broadcast(s);
+    }
 }
 
 /* ---- recovery at start ------------------------------------------------------------------ */
@@ -813,6 +882,40 @@ static void recover_done_one(recover_t *rc)
     free(rc);
 }
 
+static void on_recovered(void *ud, const restored_t *r)
+{
+    recover_t *rc = ud;
+    server_t *srv = rc->srv;
+    if (!r->g) {
+        if (r->retry)
+            log_error("recovery read failed game=%lld: %s", (long long)r->row->id, r->err);
+        else {
+            mark_broken(srv, r->row, r->err);
+            rc->broken++;
+        }
+        recover_done_one(rc);
+        return;
+    }
+    rc->ok++;
+    /* a journal tail means a crash, a rebuild a stale snapshot: either way
+     * a fresh snapshot is written now */
+    session_t *s = (r->replayed || r->rebuilt) && !session_find_game(srv, r->row->id)
+                       ? session_new(srv, r->row->id, r->row->user, r->row->player, r->g, r->seq)
+                       : NULL;
+    if (!s) {
+        game_free(r->g);
+    } else if (game_over(s->game)) {
+        s->snap_seq = r->snap_seq;
+        s->ended = true;
+        session_finish(s);
+    } else {
+        s->snap_seq = r->snap_seq;
+        session_snapshot(s, "recovery");
+        session_free(s);
+    }
+    recover_done_one(rc);
+}
+
 static void on_recover_one(void *ud, int status, const db_resume_t *r)
 {
     recover_t *rc = ud;
@@ -823,33 +926,7 @@ static void on_recover_one(void *ud, int status, const db_resume_t *r)
         recover_done_one(rc);
         return;
     }
-    char err[200];
-    uint64_t seq = 0;
-    game_t *g = game_restore(srv, r, &seq, err, sizeof err);
-    if (!g) {
-        mark_broken(srv, &r->game, err);
-        rc->broken++;
-        recover_done_one(rc);
-        return;
-    }
-    rc->ok++;
-    /* a journal tail means a crash: fold it into a fresh snapshot now */
-    session_t *s =
-        r->nrows ? session_new(srv, r->game.id, r->game.user, r->game.player, g, seq) : NULL;
-    if (s) {
-        s->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
-        game_status_t st;
-        game_status(g, &st);
-        if (st.state != GAME_RUNNING) {
-            s->ended = true;
-            session_finish(s);
-        } else {
-            session_snapshot(s, "recovery");
-            session_free(s);
-        }
-    } else
-        game_free(g);
-    recover_done_one(rc);
+    game_restore(srv, r, on_recovered, rc);
 }
 
 static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n)
@@ -886,7 +963,9 @@ int session_recover_all(server_t *srv)
 
 void session_shutdown_all(server_t *srv)
 {
-    for (session_t *s = srv->sessions; s; s = s->next) {
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->frame_due && !s->ended)
             session_broadcast(s);
         session_snapshot(s, "shutdown");

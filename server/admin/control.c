@@ -24,7 +24,7 @@
 typedef struct ctl ctl_t;
 struct ctl {
     server_t *srv;
-    ctl_t *next, *prev; /* server's list, so shutdown can close idle ones */
+    list_t node; /* server's ctls, so shutdown can close idle ones */
     uv_pipe_t pipe;
     char line[CTL_LINE_MAX];
     size_t len;
@@ -49,16 +49,6 @@ static void ctl_unref(ctl_t *c)
     free(c);
 }
 
-static void ctl_unlink(ctl_t *c)
-{
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        c->srv->ctls = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-}
-
 static void on_ctl_closed(uv_handle_t *h)
 {
     ctl_unref(h->data);
@@ -69,7 +59,7 @@ static void ctl_close(ctl_t *c)
     if (c->closing)
         return;
     c->closing = true;
-    ctl_unlink(c);
+    list_remove(&c->node);
     uv_close((uv_handle_t *)&c->pipe, on_ctl_closed);
 }
 
@@ -159,7 +149,9 @@ static void cmd_games(ctl_t *c, char *arg)
     uint64_t now = now_ms(srv);
     buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN", "IDLE",
                "WATCH", "TERM");
-    for (session_t *s = srv->sessions; s; s = s->next) {
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
             continue;
         game_status_t st;
@@ -179,7 +171,9 @@ static void cmd_games(ctl_t *c, char *arg)
 /* Everyone logged in as the account goes back to the anonymous menu. */
 static void log_out_everywhere(server_t *srv, int64_t user_id)
 {
-    for (conn_t *k = srv->conns; k; k = k->next) {
+    LIST_EACH(it, &srv->conns)
+    {
+        conn_t *k = LIST_ITEM(it, conn_t, node);
         if (k->closing || k->user_id != user_id)
             continue;
         if (k->sess)
@@ -280,8 +274,8 @@ static void cmd_announce(ctl_t *c, char *arg)
     log_info("admin: announce \"%s\"", arg);
     announce_set(c->srv, arg);
     int n = 0;
-    for (conn_t *k = c->srv->conns; k; k = k->next)
-        n += !k->closing;
+    LIST_EACH(it, &c->srv->conns)
+    n += !LIST_ITEM(it, conn_t, node)->closing;
     buf_printf(&c->out, "shown to %d connections\n", n);
     ctl_finish(c, NULL);
 }
@@ -393,10 +387,7 @@ static void on_ctl_connection(uv_stream_t *ls, int status)
         return;
     c->srv = s;
     c->refs = 1;
-    c->next = s->ctls;
-    if (s->ctls)
-        s->ctls->prev = c;
-    s->ctls = c;
+    list_push_front(&s->ctls, &c->node);
     buf_init(&c->out);
     uv_pipe_init(s->loop, &c->pipe, 0);
     c->pipe.data = c;
@@ -431,8 +422,8 @@ int control_listen(server_t *s)
 void control_stop(server_t *s)
 {
     char path[300];
-    while (s->ctls) /* a request still running finishes quietly */
-        ctl_close(s->ctls);
+    for (list_t *it; (it = list_front(&s->ctls));) /* a request still running finishes quietly */
+        ctl_close(LIST_ITEM(it, ctl_t, node));
     if (!s->ctl_on || uv_is_closing((uv_handle_t *)&s->ctl_listener))
         return;
     uv_close((uv_handle_t *)&s->ctl_listener, NULL);

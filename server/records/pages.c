@@ -548,7 +548,7 @@ static void replay_work(records_job_t *j)
 {
     page_t *p = j->ud;
     server_t *srv = j->srv;
-    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->rows, j->nrows};
+    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
     if (strcmp(j->game.content_version, content_version(srv->content)) != 0) {
         p->status = 409;
         snprintf(p->err, sizeof p->err, "this game was played with other content (%s)",

@@ -28,14 +28,8 @@ void conn_ref(conn_t *c)
 
 static void conn_free(conn_t *c)
 {
-    server_t *s = c->srv;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        s->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    s->nconns--;
+    list_remove(&c->node);
+    c->srv->nconns--;
     if (c->tn)
         telnet_free(c->tn);
     screen_free(c->scr);
@@ -195,9 +189,12 @@ static void on_ttype(conn_t *c, const char *name)
 static int conn_count_ip(server_t *s, const char *ip)
 {
     int n = 0;
-    for (conn_t *c = s->conns; c; c = c->next)
+    LIST_EACH(it, &s->conns)
+    {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
         if (!c->closing && !strcmp(c->ip, ip))
             n++;
+    }
     return n;
 }
 
@@ -389,10 +386,8 @@ static void on_connection(uv_stream_t *ls, int status)
     c->io.handle.data = c;
     c->esc_timer.data = c;
     c->handles_open = 2;
-    c->next = s->conns;
-    if (s->conns)
-        s->conns->prev = c;
-    s->conns = c;
+    list_init(&c->wnode);
+    list_push_front(&s->conns, &c->node);
     s->nconns++;
     if (uv_accept(ls, &c->io.stream)) {
         c->closing = true;
@@ -480,8 +475,9 @@ void conn_stop_listening(server_t *s)
 void conn_tick(server_t *s)
 {
     uint64_t now = now_ms(s), idle = (uint64_t)s->cfg.idle_timeout * 1000;
-    for (conn_t *c = s->conns, *n; c; c = n) {
-        n = c->next;
+    LIST_EACH(it, &s->conns)
+    {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
         if (c->closing || c->mode == MODE_PLAY || c->mode == MODE_WATCH || c->mode == MODE_WAIT)
             continue;
         if (now - c->last_input_ms > idle) {

@@ -41,7 +41,7 @@ struct wsock {
     conn_t c;
     webgw_t *g;
     web_conn_t *wc; /* NULL once the websocket is gone */
-    struct wsock *next, *prev;
+    list_t node;    /* webgw_t.socks */
     web_kind_t kind;
     char watch[WEB_NAME_MAX + 1];
     bool authed; /* the cookie check is done (user_id may be 0) */
@@ -71,18 +71,6 @@ static void send_text_msg(wsock_t *ws, const char *t, const char *text)
     if (!b.failed)
         conn_write_text(&ws->c, b.data, b.len);
     buf_free(&b);
-}
-
-static void ws_unlink(wsock_t *ws)
-{
-    webgw_t *g = ws->g;
-    if (ws->prev)
-        ws->prev->next = ws->next;
-    else if (g->socks == ws)
-        g->socks = ws->next;
-    if (ws->next)
-        ws->next->prev = ws->prev;
-    ws->next = ws->prev = NULL;
 }
 
 static void ws_free(wsock_t *ws)
@@ -265,16 +253,14 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
         ws_free(ws);
         return -1;
     }
+    list_init(&c->wnode);
     ws->g = g;
     ws->wc = wc;
     ws->kind = info->kind;
     ws->last_watchers = -1;
     ws->chat_tokens = CHAT_BURST;
     snprintf(ws->watch, sizeof ws->watch, "%s", info->name);
-    ws->next = g->socks;
-    if (g->socks)
-        g->socks->prev = ws;
-    g->socks = ws;
+    list_push_front(&g->socks, &ws->node);
     web_conn_set_user(wc, ws);
     if (info->cookie[0]) {
         char h[65];
@@ -298,7 +284,7 @@ static void on_close(void *ctx, web_conn_t *wc)
     c->closing = true;
     if (c->sess)
         session_detach(c, NULL);
-    ws_unlink(ws);
+    list_remove(&ws->node);
     if (c->refs == 0)
         ws_free(ws);
 }
@@ -341,9 +327,12 @@ static void session_send_web(session_t *s, const char *json, size_t len)
 {
     if (s->player && s->player->ops)
         conn_write_text(s->player, json, len);
-    for (conn_t *w = s->watchers; w; w = w->wnext)
+    LIST_EACH(it, &s->watchers)
+    {
+        conn_t *w = LIST_ITEM(it, conn_t, wnode);
         if (w->ops)
             conn_write_text(w, json, len);
+    }
 }
 
 static bool chat_allowed(wsock_t *ws)
@@ -454,7 +443,9 @@ static void lobby_build(webgw_t *g, buf_t *b)
     uint64_t now = now_ms(srv);
     buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
     bool first = true;
-    for (session_t *s = srv->sessions; s; s = s->next) {
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken || !s->game)
             continue;
         game_status_t st;
@@ -480,9 +471,12 @@ static void lobby_build(webgw_t *g, buf_t *b)
 
 static void lobby_write(webgw_t *g, wsock_t *only, const char *data, size_t len)
 {
-    for (wsock_t *ws = g->socks; ws; ws = ws->next)
+    LIST_EACH(it, &g->socks)
+    {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         if (ws->kind == WEB_LOBBY && ws->authed && !ws->c.closing && (!only || ws == only))
             conn_write_text(&ws->c, data, len);
+    }
 }
 
 static bool preview_due(webgw_t *g, const session_t *s, preview_t *next, int *n)
@@ -502,7 +496,11 @@ static void lobby_previews(webgw_t *g, wsock_t *only)
     preview_t next[PREVIEW_MAX];
     int n = 0;
     buf_reset(&srv->scratch);
-    for (session_t *s = srv->sessions; s && n < PREVIEW_MAX; s = s->next) {
+    LIST_EACH(it, &srv->sessions)
+    {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (n >= PREVIEW_MAX)
+            break;
         if (s->ended || s->broken || !s->game)
             continue;
         if (!preview_due(g, s, next, &n) && !only)
@@ -546,7 +544,9 @@ static void lobby_send_all(webgw_t *g, wsock_t *only)
 /* Viewers hear the watcher count and the chat setting when they change. */
 static void viewers_status(webgw_t *g)
 {
-    for (wsock_t *ws = g->socks; ws; ws = ws->next) {
+    LIST_EACH(it, &g->socks)
+    {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         session_t *s = ws->c.sess;
         if (!s || ws->c.closing)
             continue;
@@ -580,6 +580,7 @@ int webgw_start(server_t *srv)
     if (!g)
         return 0;
     g->srv = srv;
+    list_init(&g->socks);
     buf_init(&g->lobby);
     web_config_t wc = {.listen = srv->cfg.http, .outq_max = (size_t)srv->cfg.outq_max};
     web_hooks_t hooks = {.ctx = g,
@@ -626,11 +627,8 @@ void webgw_free(server_t *srv)
     if (!g)
         return;
     web_free(g->web); /* closes what is left; on_close is not called any more */
-    while (g->socks) {
-        wsock_t *ws = g->socks;
-        ws_unlink(ws); /* sessions are freed next, without their viewers */
-        ws_free(ws);
-    }
+    for (list_t *it; (it = list_pop_front(&g->socks));)
+        ws_free(LIST_ITEM(it, wsock_t, node)); /* sessions are freed next, without their viewers */
     buf_free(&g->lobby);
     free(g);
     srv->web = NULL;

@@ -21,7 +21,7 @@ typedef struct {
 typedef struct webgw {
     server_t *srv;
     web_t *web;
-    wsock_t *socks; /* every open websocket */
+    list_t socks; /* every open websocket (wsock_t) */
     uv_timer_t lobby_timer;
     bool timer_on;
     buf_t lobby; /* the last game list sent */
