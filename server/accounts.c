@@ -59,8 +59,7 @@ static bool thr_stale(const accounts_t *a, const thr_t *t, uint64_t now)
 static void thr_sweep(accounts_t *a, uint64_t now, bool hard)
 {
     for (int b = 0; b < THR_BUCKETS; b++) {
-        LIST_EACH(it, &a->buckets[b])
-        {
+        LIST_EACH (it, &a->buckets[b]) {
             thr_t *t = LIST_ITEM(it, thr_t, node);
             if (thr_stale(a, t, now) || (hard && now >= t->until)) {
                 list_remove(&t->node);
@@ -76,8 +75,7 @@ static thr_t *thr_get(accounts_t *a, char kind, const char *id, uint64_t now, bo
     char key[THR_KEY_MAX];
     snprintf(key, sizeof key, "%c:%s", kind, id ? id : "");
     uint32_t b = thr_hash(key);
-    LIST_EACH(it, &a->buckets[b])
-    {
+    LIST_EACH (it, &a->buckets[b]) {
         thr_t *t = LIST_ITEM(it, thr_t, node);
         if (strcmp(t->key, key) == 0)
             return t;

@@ -11,7 +11,7 @@
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
-    conn_tick(s);
+    telnetgw_tick(s);
     session_tick(s);
     menu_tick(s);
     control_tick(s);
@@ -20,8 +20,7 @@ static void on_tick(uv_timer_t *t)
 static void server_close_all(server_t *s)
 {
     const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
-    LIST_EACH(it, &s->conns)
-    {
+    LIST_EACH (it, &s->conns) {
         conn_t *c = LIST_ITEM(it, conn_t, node);
         if (c->closing)
             continue;
@@ -37,7 +36,7 @@ static void on_signal(uv_signal_t *h, int signum)
         return;
     s->stopping = true;
     log_info("signal %d: shutting down", signum);
-    conn_stop_listening(s);
+    telnetgw_stop(s);
     control_stop(s);
     webgw_stop(s);
     session_shutdown_all(s);
@@ -78,7 +77,7 @@ static int server_open(server_t *s)
     s->records = records_new(s, web_default_root(root, sizeof root));
     if (!s->records)
         return log_error("records: out of memory"), -1;
-    if (conn_listen(s) || control_listen(s))
+    if (telnetgw_listen(s) || control_listen(s))
         return -1;
     webgw_start(s);
     uv_signal_init(s->loop, &s->sigterm);
@@ -100,14 +99,10 @@ static void server_free(server_t *s)
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
     webgw_free(s);
+    telnetgw_free(s);
+    control_free(s);
     records_free(s->records);
-    for (list_t *it; (it = list_pop_front(&s->sessions));) {
-        session_t *ss = LIST_ITEM(it, session_t, node);
-        game_free(ss->game);
-        screen_free(ss->grid);
-        screen_free(ss->sent);
-        free(ss);
-    }
+    session_free_all(s);
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
     buf_free(&s->scratch);
@@ -140,7 +135,6 @@ int main(int argc, char **argv)
     srv.loop = &loop;
     list_init(&srv.conns);
     list_init(&srv.sessions);
-    list_init(&srv.ctls);
     buf_init(&srv.scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_init(&srv.enc[i]);
@@ -150,7 +144,7 @@ int main(int argc, char **argv)
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);
     } else {
-        conn_stop_listening(&srv);
+        telnetgw_stop(&srv);
         control_stop(&srv);
         if (srv.tick.loop)
             uv_close((uv_handle_t *)&srv.tick, NULL);

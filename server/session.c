@@ -31,8 +31,7 @@ static void session_broadcast(session_t *s);
 
 session_t *session_find_user(server_t *srv, int64_t user_id)
 {
-    LIST_EACH(it, &srv->sessions)
-    {
+    LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->user_id == user_id && !s->ended)
             return s;
@@ -42,8 +41,7 @@ session_t *session_find_user(server_t *srv, int64_t user_id)
 
 session_t *session_find_name(server_t *srv, const char *user)
 {
-    LIST_EACH(it, &srv->sessions)
-    {
+    LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (!s->ended && strcasecmp(s->user, user) == 0)
             return s;
@@ -53,8 +51,7 @@ session_t *session_find_name(server_t *srv, const char *user)
 
 static session_t *session_find_game(server_t *srv, int64_t game_id)
 {
-    LIST_EACH(it, &srv->sessions)
-    {
+    LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->game_id == game_id)
             return s;
@@ -177,7 +174,7 @@ static bool viewer_shares(const session_t *s, const conn_t *c)
 
 static void watcher_footer(session_t *s, conn_t *c, buf_t *out)
 {
-    if (c == s->player || c->ops || c->h <= s->grid->h) /* web pages say it themselves */
+    if (c == s->player || c->ops->browser || c->h <= s->grid->h) /* pages say it themselves */
         return;
     buf_printf(out, "\033[%d;1H\033[m\033[2mWatching %s. Press q to leave.\033[m", s->grid->h + 1,
                s->user);
@@ -190,10 +187,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
 {
     server_t *srv = s->srv;
     if (c->too_small) {
-        c->shown_valid = false;
-        c->mode = MODE_MAIN; /* menu_redraw draws the enlarge message */
-        menu_redraw(c);
-        c->mode = c == s->player ? MODE_PLAY : MODE_WATCH;
+        menu_too_small(c);
         return;
     }
     if (!conn_writable(c)) {
@@ -212,7 +206,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
             return;
         session_render(s, c->scr, &v);
-        screen_send_diff(c);
+        conn_send_diff(c);
         return;
     }
     buf_reset(&srv->scratch);
@@ -252,7 +246,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
         return;
     if (c->own_render) {
         session_render(s, c->scr, &f->v);
-        screen_send_diff(c);
+        conn_send_diff(c);
         return;
     }
     if (c->need_key || !conn_writable(c)) {
@@ -280,8 +274,8 @@ static void frames_send(session_t *s)
     view_of(s, &f.v);
     if (s->player)
         frame_send(s, s->player, &f);
-    LIST_EACH(it, &s->watchers)
-    frame_send(s, LIST_ITEM(it, conn_t, wnode), &f);
+    LIST_EACH (it, &s->watchers)
+        frame_send(s, LIST_ITEM(it, conn_t, wnode), &f);
 }
 
 static void session_broadcast(session_t *s)
@@ -320,8 +314,7 @@ static void session_layout(session_t *s)
         p->own_render = false;
         viewer_keyframe(s, p);
     }
-    LIST_EACH(it, &s->watchers)
-    {
+    LIST_EACH (it, &s->watchers) {
         conn_t *c = LIST_ITEM(it, conn_t, wnode);
         c->own_render = !viewer_shares(s, c);
         viewer_keyframe(s, c);
@@ -365,7 +358,7 @@ static void player_attach(session_t *s, conn_t *c)
     s->player = c;
     s->detached_ms = 0;
     c->sess = s;
-    c->mode = MODE_PLAY;
+    c->place = CONN_PLAY;
     c->own_render = false;
     c->need_key = false;
     log_info("attach user=%s game=%lld conn=%llu turn-seq=%llu", s->user, (long long)s->game_id,
@@ -378,7 +371,7 @@ void session_watch(conn_t *c, session_t *s)
     if (c->sess)
         session_detach(c, NULL);
     c->sess = s;
-    c->mode = MODE_WATCH;
+    c->place = CONN_WATCH;
     list_push_front(&s->watchers, &c->wnode);
     s->nwatchers++;
     c->own_render = !viewer_shares(s, c);
@@ -648,7 +641,7 @@ static void mark_broken(server_t *srv, const db_game_t *g, const char *why)
 static bool req_conn_ok(load_req_t *rq)
 {
     conn_t *c = rq->c;
-    return c && !c->closing && c->mode == MODE_WAIT && c->user_id == rq->user_id;
+    return c && !c->closing && c->place == CONN_WAIT && c->user_id == rq->user_id;
 }
 
 static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
@@ -806,8 +799,7 @@ void session_play(conn_t *c)
     rq->user_id = c->user_id;
     snprintf(rq->user, sizeof rq->user, "%s", c->user);
     conn_ref(c);
-    c->mode = MODE_WAIT;
-    menu_redraw(c);
+    menu_wait(c);
     db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
 }
 
@@ -829,8 +821,7 @@ static void session_save_and_free(session_t *s, const char *why)
 void session_tick(server_t *srv)
 {
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
-    LIST_EACH(it, &srv->sessions)
-    {
+    LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->player || s->ended || !s->detached_ms || now - s->detached_ms < grace)
             continue;
@@ -857,8 +848,7 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
  * announcement) until the commit; the others redraw now. */
 void session_announce_all(server_t *srv)
 {
-    LIST_EACH(it, &srv->sessions)
-    {
+    LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (!s->ended && !s->broken && s->jpending == 0)
             session_broadcast(s);
@@ -959,15 +949,25 @@ int session_recover_all(server_t *srv)
     return 0;
 }
 
+void session_set_chat(session_t *s, bool off)
+{
+    s->chat_off = off;
+}
+
 /* ---- shutdown ------------------------------------------------------------------------------ */
 
 void session_shutdown_all(server_t *srv)
 {
-    LIST_EACH(it, &srv->sessions)
-    {
+    LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->frame_due && !s->ended)
             session_broadcast(s);
         session_snapshot(s, "shutdown");
     }
+}
+
+void session_free_all(server_t *srv)
+{
+    for (list_t *it; (it = list_pop_front(&srv->sessions));)
+        session_really_free(LIST_ITEM(it, session_t, node));
 }

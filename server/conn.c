@@ -1,0 +1,99 @@
+/* conn — what every connection shares, whatever carries it; see conn.h. */
+#include <stdio.h>
+#include "json.h"
+#include "ratelimit.h"
+#include "server.h"
+
+int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
+{
+    c->srv = srv;
+    c->ops = ops;
+    c->id = ++srv->next_conn_id;
+    list_init(&c->node);
+    list_init(&c->wnode);
+    double rate = srv->cfg.input_rate;
+    c->input_limit = ratelimit_new(rate, rate * 4, now_ms(srv));
+    c->menu = menu_state_new();
+    return c->input_limit && c->menu ? 0 : -1;
+}
+
+void conn_fini(conn_t *c)
+{
+    ratelimit_free(c->input_limit);
+    menu_state_free(c->menu);
+    screen_free(c->scr);
+    screen_free(c->shown);
+    c->input_limit = NULL;
+    c->menu = NULL;
+    c->scr = c->shown = NULL;
+}
+
+void conn_write(conn_t *c, const void *data, size_t len)
+{
+    if (!c->closing)
+        c->ops->write(c, data, len, false);
+}
+
+void conn_write_text(conn_t *c, const char *json, size_t len)
+{
+    if (!c->closing)
+        c->ops->write(c, json, len, true);
+}
+
+bool conn_writable(const conn_t *c)
+{
+    return c->ops->writable(c);
+}
+
+void conn_close(conn_t *c, const char *why)
+{
+    c->ops->close(c, why);
+}
+
+void conn_ref(conn_t *c)
+{
+    c->refs++;
+}
+
+void conn_unref(conn_t *c)
+{
+    if (--c->refs == 0 && c->closing)
+        c->ops->release(c);
+}
+
+size_t conn_rate_allow(conn_t *c, size_t n)
+{
+    return ratelimit_take(c->input_limit, n, now_ms(c->srv));
+}
+
+void conn_set_user(conn_t *c, int64_t user_id, const char *name)
+{
+    c->user_id = user_id;
+    snprintf(c->user, sizeof c->user, "%s", name);
+}
+
+void conn_send_diff(conn_t *c)
+{
+    server_t *s = c->srv;
+    if (!conn_writable(c)) {
+        c->need_key = true; /* redrawn in full once the queue drains */
+        return;
+    }
+    buf_reset(&s->scratch);
+    bool key =
+        !c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h;
+    if (c->json)
+        json_frame(key ? NULL : c->shown, c->scr, c->sess ? c->sess->frame_seq : 0, &s->scratch);
+    else if (key)
+        ansi_keyframe(&c->prof, c->scr, &s->scratch);
+    else
+        ansi_diff(&c->prof, c->shown, c->scr, &s->scratch);
+    c->need_key = false;
+    if (c->json)
+        conn_write_text(c, s->scratch.data, s->scratch.len);
+    else
+        conn_write(c, s->scratch.data, s->scratch.len);
+    screen_copy(c->shown, c->scr);
+    screen_clean(c->scr);
+    c->shown_valid = true;
+}
