@@ -74,10 +74,18 @@ void records_job_free(records_job_t *j);
 
 /* ---- pages (pages.c) ---- */
 
-/* The web gateway's on_http for the records URLs (records_query.h), called
- * from the daemon's dispatch (webgw_http). Answers through web, which must
- * outlive the loop run. Returns 0 when answered (now or later), -1 when the
- * path is not ours. */
-int records_http(server_t *srv, web_t *web, const web_http_t *req);
+/* The route table's handlers (web/routes.c) for the records URLs
+ * (records_query.h): gw is the webgw_t; req->route->arg is RECORDS_JSON for
+ * the /api/ rows. Each answers with web_reply, now or later (a POST gets
+ * 405 once the URL is checked), and returns 0, or -1 when out of memory. */
+enum { RECORDS_HTML = 0, RECORDS_JSON = 1 };
+int records_scores(void *gw, const web_http_t *req);   /* /scores */
+int records_player(void *gw, const web_http_t *req);   /* /player/NAME */
+int records_game(void *gw, const web_http_t *req);     /* /game/{id} */
+int records_dump(void *gw, const web_http_t *req);     /* /game/{id}/dump */
+int records_cast(void *gw, const web_http_t *req);     /* /game/{id}.cast */
+int records_replay(void *gw, const web_http_t *req);   /* /game/{id}/replay, the page */
+int records_frames(void *gw, const web_http_t *req);   /* /api/game/{id}/replay */
+int records_bad_game(void *gw, const web_http_t *req); /* any other /game/...: 400 or 404 */
 
 #endif

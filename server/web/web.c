@@ -62,15 +62,16 @@ typedef struct {
     char name[WEB_NAME_MAX + 1];
 } web_pss_t;
 
-/* A dynamic HTTP request: collected, handed to on_http, answered by
- * web_reply (maybe later), written from HTTP_WRITEABLE. */
+/* A dynamic HTTP request: collected, handed to its route's handler,
+ * answered by web_reply (maybe later), written from HTTP_WRITEABLE. */
 struct web_req {
     web_t *w;
     struct lws *wsi;
     list_t node; /* web_t.reqs */
     uint64_t id;
     bool post, dispatched, answered, headers_sent, gzip;
-    char path[256];
+    const web_route_t *route;
+    char path[256], param[256];
     char argbuf[1024];
     const char *args[WEB_ARGS_MAX];
     int nargs;
@@ -91,6 +92,8 @@ struct web {
     struct lws_vhost *vh;
     web_hooks_t hooks;
     bool hooks_off; /* set in web_free: the daemon's state is gone */
+    const web_route_t *routes;
+    size_t nroutes;
     char root[PATH_MAX];
     char iface[128];
     size_t outq_max, msg_max;
@@ -410,10 +413,16 @@ static int conn_writeable(web_conn_t *wc)
 
 /* ---- websocket setup -------------------------------------------------------- */
 
-/* Parses the upgrade path into kind and name. Returns 0 or -1. */
-static int ws_route(const char *path, web_pss_t *pss)
+/* The websocket row of the upgrade path: its kind, and the name in it.
+ * Returns 0 or -1. */
+static int ws_route(web_t *w, const char *path, web_pss_t *pss)
 {
-    return web_ws_route(path, &pss->kind, pss->name, sizeof pss->name);
+    const web_route_t *r =
+        web_route_find(w->routes, w->nroutes, WEB_WS, path, pss->name, sizeof pss->name);
+    if (!r)
+        return -1;
+    pss->kind = (web_kind_t)r->arg;
+    return 0;
 }
 
 /* Browsers always send Origin; its host must be the one the page came from,
@@ -646,8 +655,7 @@ static int http_static(web_t *w, struct lws *wsi, const char *rel, bool immutabl
 
 static web_req_t *req_find(web_t *w, uint64_t id)
 {
-    LIST_EACH(it, &w->reqs)
-    {
+    LIST_EACH (it, &w->reqs) {
         web_req_t *r = LIST_ITEM(it, web_req_t, node);
         if (r->id == id)
             return r;
@@ -683,6 +691,8 @@ static int req_dispatch(web_req_t *r)
     web_t *w = r->w;
     web_http_t info = {.id = r->id,
                        .post = r->post,
+                       .route = r->route,
+                       .param = r->param,
                        .path = r->path,
                        .nargs = r->nargs,
                        .cookie = r->cookie,
@@ -693,7 +703,7 @@ static int req_dispatch(web_req_t *r)
     memcpy(info.args, r->args, sizeof info.args);
     r->dispatched = true;
     struct lws *wsi = r->wsi;
-    if (w->hooks_off || w->hooks.on_http(w->hooks.ctx, &info) < 0) {
+    if (w->hooks_off || r->route->handler(w->hooks.ctx, &info) < 0) {
         if (r->answered)
             return 0; /* answered, then said no: the answer stands */
         web_pss_t *pss = lws_wsi_user(wsi);
@@ -705,7 +715,8 @@ static int req_dispatch(web_req_t *r)
     return 0;
 }
 
-static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path, bool post)
+static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path, bool post,
+                     const web_route_t *route, const char *param)
 {
     web_req_t *r = calloc(1, sizeof *r);
     if (!r)
@@ -714,7 +725,9 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     r->wsi = wsi;
     r->id = ++w->next_req_id;
     r->post = post;
+    r->route = route;
     web_copy_str(r->path, sizeof r->path, path);
+    web_copy_str(r->param, sizeof r->param, param);
     get_cookie(wsi, r->cookie, sizeof r->cookie);
     get_peer(w, wsi, r->ip, sizeof r->ip);
     r->gzip = accepts_gzip(wsi);
@@ -726,7 +739,7 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
         if (!r->body)
             return -1;
         r->body[0] = 0;
-        return 0; /* on_http once the body is in */
+        return 0; /* the handler runs once the body is in */
     }
     return req_dispatch(r);
 }
@@ -841,21 +854,43 @@ static int req_writeable(web_pss_t *pss)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
+static unsigned request_method(struct lws *wsi)
+{
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0)
+        return WEB_GET;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0)
+        return WEB_HEAD;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0)
+        return WEB_POST;
+    return 0;
+}
+
+/* A file row: the file under the root (a folder's: named by the parameter). */
+static int route_file(web_t *w, struct lws *wsi, const web_route_t *r, const char *param)
+{
+    char rel[160];
+    size_t n = strlen(r->file);
+    bool folder = n && r->file[n - 1] == '/';
+    if (snprintf(rel, sizeof rel, "%s%s", r->file, folder ? param : "") >= (int)sizeof rel ||
+        !mime_of(rel))
+        return http_error(wsi, HTTP_STATUS_NOT_FOUND);
+    return http_static(w, wsi, rel, r->immutable);
+}
+
 static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path)
 {
-    bool get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
-    bool head = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
-    bool post = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0;
-    char rel[160];
-    bool immutable;
+    unsigned method = request_method(wsi);
+    char param[256];
     if (!path)
         return http_error(wsi, HTTP_STATUS_BAD_REQUEST);
-    if ((get || head) && web_http_route(path, rel, sizeof rel, &immutable) == 0 && mime_of(rel))
-        return http_static(w, wsi, rel, immutable);
-    if ((get || post) && w->hooks.on_http && !w->stopping)
-        return req_begin(w, wsi, pss, path, post);
-    return http_error(wsi,
-                      get || head || post ? HTTP_STATUS_NOT_FOUND : HTTP_STATUS_METHOD_NOT_ALLOWED);
+    if (!method)
+        return http_error(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED);
+    const web_route_t *r = web_route_find(w->routes, w->nroutes, method, path, param, sizeof param);
+    if (r && r->file)
+        return route_file(w, wsi, r, param);
+    if (r && r->handler && !w->stopping)
+        return req_begin(w, wsi, pss, path, method == WEB_POST, r, param);
+    return http_error(wsi, HTTP_STATUS_NOT_FOUND);
 }
 
 /* ---- the lws callback ----------------------------------------------------------- */
@@ -883,7 +918,7 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         char path[128];
         if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
-            ws_route(path, pss) < 0 || !origin_ok(wsi) ||
+            ws_route(w, path, pss) < 0 || !origin_ok(wsi) ||
             lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
             return 1;                                       /* refuses the upgrade */
         return 0;
@@ -1001,6 +1036,8 @@ web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *ho
     w->outq_max = cfg->outq_max ? cfg->outq_max : WEB_OUTQ_DEFAULT;
     w->msg_max = cfg->msg_max ? cfg->msg_max : WEB_MSG_DEFAULT;
     w->trust_proxy = cfg->trust_proxy;
+    w->routes = cfg->routes;
+    w->nroutes = cfg->routes ? cfg->nroutes : 0;
     if (web_resolve_root(w, cfg, err, errlen) < 0) {
         free(w);
         return NULL;
@@ -1066,8 +1103,9 @@ void web_stop(web_t *w)
         uv_close((uv_handle_t *)&w->later_idle, NULL);
         w->later_open = w->later_on = false;
     }
-    LIST_EACH(it, &w->conns)
-    web_close(LIST_ITEM(it, web_conn_t, node), LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+    LIST_EACH (it, &w->conns)
+        web_close(LIST_ITEM(it, web_conn_t, node), LWS_CLOSE_STATUS_GOINGAWAY,
+                  "server shutting down");
     w->stop_deadline = uv_now(w->loop) + WEB_STOP_GRACE_MS;
     uv_timer_init(w->loop, &w->stop_timer);
     w->stop_timer.data = w;

@@ -24,6 +24,7 @@
 #include "json.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "routes.h"
 #include "server.h"
 #include "web.h"
 #include "web_json.h"
@@ -567,15 +568,17 @@ int webgw_start(server_t *srv)
     g->srv = srv;
     list_init(&g->socks);
     buf_init(&g->lobby);
-    web_config_t wc = {.listen = srv->cfg.http, .outq_max = (size_t)srv->cfg.outq_max};
+    web_config_t wc = {.listen = srv->cfg.http,
+                       .outq_max = (size_t)srv->cfg.outq_max,
+                       .routes = WEB_ROUTES,
+                       .nroutes = WEB_NROUTES};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
                          .on_input = on_input,
                          .on_resize = on_resize,
                          .on_message = on_message,
                          .on_drained = on_drained,
-                         .on_close = on_close,
-                         .on_http = webgw_http};
+                         .on_close = on_close};
     char err[256] = "";
     g->web = web_start(srv->loop, &wc, &hooks, err, sizeof err);
     if (!g->web) {
