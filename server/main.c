@@ -111,6 +111,31 @@ static void server_free(server_t *s)
     buf_free(&s->enc_json);
 }
 
+/* The context's lists and buffers, on loop. */
+static void server_init(server_t *s, uv_loop_t *loop)
+{
+    s->loop = loop;
+    list_init(&s->conns);
+    list_init(&s->sessions);
+    buf_init(&s->scratch);
+    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
+        buf_init(&s->enc[i]);
+    buf_init(&s->enc_json);
+}
+
+/* server_open failed part way: close what it opened before server_free. */
+static void server_unwind(server_t *s)
+{
+    telnetgw_stop(s);
+    control_stop(s);
+    if (s->tick.loop)
+        uv_close((uv_handle_t *)&s->tick, NULL);
+    if (s->sigterm.loop) {
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     server_t srv;
@@ -132,26 +157,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    srv.loop = &loop;
-    list_init(&srv.conns);
-    list_init(&srv.sessions);
-    buf_init(&srv.scratch);
-    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
-        buf_init(&srv.enc[i]);
-    buf_init(&srv.enc_json);
+    server_init(&srv, &loop);
     int rc = server_open(&srv);
     if (rc == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);
     } else {
-        telnetgw_stop(&srv);
-        control_stop(&srv);
-        if (srv.tick.loop)
-            uv_close((uv_handle_t *)&srv.tick, NULL);
-        if (srv.sigterm.loop) {
-            uv_close((uv_handle_t *)&srv.sigterm, NULL);
-            uv_close((uv_handle_t *)&srv.sigint, NULL);
-        }
+        server_unwind(&srv);
     }
     server_free(&srv);
     uv_loop_close(&loop);

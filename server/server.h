@@ -3,7 +3,8 @@
  * Everything runs on one libuv loop. Where things are:
  *   server.h, main.c   the context below, start, signals, shutdown
  *   conn.h, conn.c     a viewer's connection, whatever carries it
- *   session.h, .c      one live game, its viewers and its journal
+ *   session.h, .c      one live game, its viewers and its journal;
+ *   session_load.c     starting, resuming and recovering games
  *   menu.h, menu.c     what a terminal shows outside a game
  *   journal.h, .c      journal rows played into an engine; restoring games
  *   accounts, config, log, ratelimit, list.h

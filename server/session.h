@@ -3,9 +3,9 @@
  * its own engine, its viewers and the server's session list (so sessions
  * could later be spread over several loops).
  *
- * The fields of session_t are read-only outside session.c: the watch list
- * (menu.c), the lobby and chat (web/webgw.c) and the admin's list of games
- * (admin/control.c) read them; only session.c writes them.
+ * The fields of session_t are read-only outside the session module
+ * (session.c, session_load.c): the watch list (menu.c), the lobby and chat
+ * (web/webgw.c) and the admin's list of games (admin/control.c) read them.
  *
  * Ownership: the server owns every session. A session is freed when its
  * game ends, its grace period runs out or an admin closes it; its memory

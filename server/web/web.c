@@ -1010,18 +1010,10 @@ static int web_create_vhost(web_t *w, const char *host, int port, char *err, siz
     return 0;
 }
 
-web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
-                 size_t errlen)
+/* A web_t with cfg's settings and hooks (no lws yet), or NULL with err. */
+static web_t *web_new(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
+                      size_t errlen)
 {
-    set_err(err, errlen, "%s", "");
-    if (!cfg || !cfg->listen || !*cfg->listen)
-        return NULL;
-    char host[128];
-    int port;
-    if (split_listen(cfg->listen, host, sizeof host, &port) < 0) {
-        set_err(err, errlen, "web: bad listen address '%s'", cfg->listen);
-        return NULL;
-    }
     web_t *w = calloc(1, sizeof *w);
     if (!w) {
         set_err(err, errlen, "web: %s", "out of memory");
@@ -1043,11 +1035,14 @@ web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *ho
         return NULL;
     }
     web_setup_tables(w);
-    lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR, NULL);
+    return w;
+}
 
+static int web_create_context(web_t *w, char *err, size_t errlen)
+{
     struct lws_context_creation_info ci;
     memset(&ci, 0, sizeof ci);
-    void *loops[1] = {loop};
+    void *loops[1] = {w->loop};
     ci.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
                  LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
     ci.foreign_loops = loops;
@@ -1057,6 +1052,28 @@ web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *ho
     w->ctx = lws_create_context(&ci);
     if (!w->ctx) {
         set_err(err, errlen, "web: %s", "cannot create the libwebsockets context");
+        return -1;
+    }
+    return 0;
+}
+
+web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
+                 size_t errlen)
+{
+    set_err(err, errlen, "%s", "");
+    if (!cfg || !cfg->listen || !*cfg->listen)
+        return NULL;
+    char host[128];
+    int port;
+    if (split_listen(cfg->listen, host, sizeof host, &port) < 0) {
+        set_err(err, errlen, "web: bad listen address '%s'", cfg->listen);
+        return NULL;
+    }
+    web_t *w = web_new(loop, cfg, hooks, err, errlen);
+    if (!w)
+        return NULL;
+    lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR, NULL);
+    if (web_create_context(w, err, errlen) < 0) {
         free(w);
         return NULL;
     }

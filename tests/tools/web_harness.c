@@ -1,5 +1,5 @@
 /* web_harness — runs the web gateway on a libuv loop with a tiny fake game,
- * for tests of server/web.c without the daemon.
+ * for tests of server/web/web.c without the daemon.
  *
  *   web_harness --listen 127.0.0.1:PORT [--root DIR] [--msg-max N] [--outq N]
  *
