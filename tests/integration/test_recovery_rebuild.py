@@ -15,9 +15,7 @@ import zlib
 
 import pytest
 
-from server_harness import CTRL_X, Daemon, Telnet, hook
-
-PW = "correct-horse"
+from harness import CTRL_X, PW, hook
 
 # game/snapshot.c's blob header: "WRNS", u16 format version, u16 flags,
 # u64 content id, u32 raw length, u32 CRC-32 of every byte but the CRC's own.
@@ -36,13 +34,6 @@ def with_version(blob, version):
     crc = zlib.crc32(bytes(b[:CRC_AT]) + bytes(b[HEADER:])) & 0xFFFFFFFF
     struct.pack_into("<I", b, CRC_AT, crc)
     return bytes(b)
-
-
-def play_keys(t, keys):
-    for k in keys:
-        t.send(k, settle=False)
-        t.pump(quiet=0.03, limit=1)
-    t.pump()
 
 
 def make_snapshots_stale(dbpath, game):
@@ -65,24 +56,16 @@ def make_snapshots_stale(dbpath, game):
         con.close()
 
 
-def query(dbpath, sql, *args):
-    con = sqlite3.connect(f"file:{dbpath}?mode=ro", uri=True, timeout=10)
-    try:
-        return con.execute(sql, args).fetchall()
-    finally:
-        con.close()
+def game_state(d, game):
+    return d.db_rows("SELECT state FROM games WHERE id = ?", game)[0][0]
 
 
-def game_state(dbpath, game):
-    return query(dbpath, "SELECT state FROM games WHERE id = ?", game)[0][0]
-
-
-def wait_fresh_snapshot(dbpath, game, version, timeout=10):
+def wait_fresh_snapshot(d, game, version, timeout=10):
     """The rebuild writes a snapshot of the current format (on the writer
     thread, so it may land a moment after the log line)."""
     end = time.time() + timeout
     while time.time() < end:
-        rows = query(dbpath, "SELECT blob FROM snapshots WHERE game = ? ORDER BY seq DESC", game)
+        rows = d.db_rows("SELECT blob FROM snapshots WHERE game = ? ORDER BY seq DESC", game)
         if rows and blob_version(bytes(rows[0][0])) == version:
             return
         time.sleep(0.05)
@@ -90,51 +73,40 @@ def wait_fresh_snapshot(dbpath, game, version, timeout=10):
 
 
 @pytest.mark.parametrize("stop", ["kill", "term"])
-def test_stale_snapshot_is_rebuilt(bindir, tmp_path, stop):
-    d = Daemon(bindir, tmp_path).start()
-    clients = []
-    try:
-        t = Telnet(d.port)
-        clients.append(t)
-        t.connected()
-        t.register("rita", PW)
-        t.send("p")
-        game = int(d.wait_log(r"game start user=rita game=(\d+)").group(1))
-        play_keys(t, "llhhjjkk")
-        t.send(CTRL_X)  # detaching writes a snapshot
-        t.wait_for("Your game is saved")
-        t.send("p")
-        d.wait_log(r"attach user=rita")
-        play_keys(t, "lkyu..")  # a journal tail after that snapshot
-        before = hook(d, t, "rita")
-        screen = [ln.rstrip() for ln in t.screen.display]
-        assert before["seq"] == 14
-        if stop == "kill":
-            d.kill(signal.SIGKILL)
-        else:
-            assert d.stop() == 0
-        current, n = make_snapshots_stale(d.db, game)
-        assert n >= 1
+def test_stale_snapshot_is_rebuilt(daemon, clients, stop):
+    d = daemon
+    t = clients(d.port).connected()
+    t.register("rita")
+    t.send("p")
+    game = int(d.wait_log(r"game start user=rita game=(\d+)").group(1))
+    t.play_keys("llhhjjkk")
+    t.send(CTRL_X)  # detaching writes a snapshot
+    t.wait_for("Your game is saved")
+    t.send("p")
+    d.wait_log(r"attach user=rita")
+    t.play_keys("lkyu..")  # a journal tail after that snapshot
+    before = hook(d, t, "rita")
+    screen = [ln.rstrip() for ln in t.screen.display]
+    assert before["seq"] == 14
+    if stop == "kill":
+        d.kill(signal.SIGKILL)
+    else:
+        assert d.stop() == 0
+    current, n = make_snapshots_stale(d.db, game)
+    assert n >= 1
 
-        d.start()
-        d.wait_log(rf"game rebuilt game={game} user=rita seq=14: snapshot format version "
-                   rf"{current - 1}, this build reads {current}")
-        d.wait_log(r"recovery done: 1 games resumed, 0 broken")
-        assert "cannot be restored" not in d.text()
-        assert game_state(d.db, game) == "live"
-        wait_fresh_snapshot(d.db, game, current)
+    d.start()
+    d.wait_log(rf"game rebuilt game={game} user=rita seq=14: snapshot format version "
+               rf"{current - 1}, this build reads {current}")
+    d.wait_log(r"recovery done: 1 games resumed, 0 broken")
+    assert "cannot be restored" not in d.log()
+    assert game_state(d, game) == "live"
+    wait_fresh_snapshot(d, game, current)
 
-        t2 = Telnet(d.port)
-        clients.append(t2)
-        t2.connected()
-        t2.login("rita", PW)
-        t2.send("p")
-        d.wait_log(r"game resume user=rita")
-        t2.pump()
-        assert hook(d, t2, "rita") == before
-        assert [ln.rstrip() for ln in t2.screen.display] == screen
-    finally:
-        for c in clients:
-            c.close()
-        if d.alive():
-            assert d.stop() == 0, d.text()[-3000:]
+    t2 = clients(d.port).connected()
+    t2.login("rita")
+    t2.send("p")
+    d.wait_log(r"game resume user=rita")
+    t2.pump()
+    assert hook(d, t2, "rita") == before
+    assert [ln.rstrip() for ln in t2.screen.display] == screen
