@@ -5,7 +5,7 @@ import re
 import sqlite3
 import subprocess
 
-from server_harness import Daemon
+from harness import Daemon
 
 
 def load_path(bindir):
