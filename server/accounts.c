@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "accounts.h"
+#include "list.h"
 
 #define THR_BUCKETS 4096
 #define THR_KEY_MAX 72
@@ -20,7 +21,7 @@ static const char MSG_INTERNAL[] = "The account service failed; please try again
 /* ---- throttle table --------------------------------------------------------- */
 
 typedef struct thr {
-    struct thr *next;
+    list_t node;           /* its bucket */
     char key[THR_KEY_MAX]; /* "i:<ip>", "a:<name key>" or "r:<ip>" */
     unsigned fails;
     uint64_t last, until;
@@ -33,7 +34,7 @@ struct accounts {
     db_t *db;
     accounts_config_t cfg;
     char dummy_hash[crypto_pwhash_STRBYTES];
-    thr_t *buckets[THR_BUCKETS];
+    list_t buckets[THR_BUCKETS]; /* thr_t.node chains */
     size_t nthr;
     size_t inflight;
     bool closing;
@@ -58,15 +59,12 @@ static bool thr_stale(const accounts_t *a, const thr_t *t, uint64_t now)
 static void thr_sweep(accounts_t *a, uint64_t now, bool hard)
 {
     for (int b = 0; b < THR_BUCKETS; b++) {
-        thr_t **pp = &a->buckets[b];
-        while (*pp) {
-            thr_t *t = *pp;
+        LIST_EACH (it, &a->buckets[b]) {
+            thr_t *t = LIST_ITEM(it, thr_t, node);
             if (thr_stale(a, t, now) || (hard && now >= t->until)) {
-                *pp = t->next;
+                list_remove(&t->node);
                 free(t);
                 a->nthr--;
-            } else {
-                pp = &t->next;
             }
         }
     }
@@ -77,9 +75,11 @@ static thr_t *thr_get(accounts_t *a, char kind, const char *id, uint64_t now, bo
     char key[THR_KEY_MAX];
     snprintf(key, sizeof key, "%c:%s", kind, id ? id : "");
     uint32_t b = thr_hash(key);
-    for (thr_t *t = a->buckets[b]; t; t = t->next)
+    LIST_EACH (it, &a->buckets[b]) {
+        thr_t *t = LIST_ITEM(it, thr_t, node);
         if (strcmp(t->key, key) == 0)
             return t;
+    }
     if (!create)
         return NULL;
     if (a->nthr >= a->cfg.max_tracked) {
@@ -93,8 +93,7 @@ static thr_t *thr_get(accounts_t *a, char kind, const char *id, uint64_t now, bo
     if (!t)
         return NULL;
     memcpy(t->key, key, sizeof key);
-    t->next = a->buckets[b];
-    a->buckets[b] = t;
+    list_push_front(&a->buckets[b], &t->node);
     a->nthr++;
     return t;
 }
@@ -218,6 +217,8 @@ accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg
         return NULL;
     a->loop = loop;
     a->db = db;
+    for (int i = 0; i < THR_BUCKETS; i++)
+        list_init(&a->buckets[i]);
     if (cfg)
         a->cfg = *cfg;
     else
@@ -236,14 +237,9 @@ accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg
 
 static void accounts_release(accounts_t *a)
 {
-    for (int b = 0; b < THR_BUCKETS; b++) {
-        thr_t *t = a->buckets[b];
-        while (t) {
-            thr_t *n = t->next;
-            free(t);
-            t = n;
-        }
-    }
+    for (int b = 0; b < THR_BUCKETS; b++)
+        for (list_t *n; (n = list_pop_front(&a->buckets[b]));)
+            free(LIST_ITEM(n, thr_t, node));
     free(a);
 }
 

@@ -28,7 +28,7 @@ typedef struct {
     int idle_timeout;   /* seconds of no input in menus before disconnect */
     int snapshot_every; /* turns between periodic snapshots */
     int outq_max;       /* bytes queued per connection before frames are skipped */
-    bool test_hooks;    /* Ctrl-] then 'h' shows "hash <hex> seed <n> turn <n>" */
+    bool test_hooks;    /* F12 in a game logs "hook user=... hash=... seed=... turn=... seq=..." */
     bool help, version;
 } config_t;
 

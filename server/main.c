@@ -11,7 +11,7 @@
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
-    conn_tick(s);
+    telnetgw_tick(s);
     session_tick(s);
     menu_tick(s);
     control_tick(s);
@@ -20,8 +20,8 @@ static void on_tick(uv_timer_t *t)
 static void server_close_all(server_t *s)
 {
     const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
-    for (conn_t *c = s->conns, *n; c; c = n) {
-        n = c->next;
+    LIST_EACH (it, &s->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
         if (c->closing)
             continue;
         conn_write(c, bye, strlen(bye));
@@ -36,7 +36,7 @@ static void on_signal(uv_signal_t *h, int signum)
         return;
     s->stopping = true;
     log_info("signal %d: shutting down", signum);
-    conn_stop_listening(s);
+    telnetgw_stop(s);
     control_stop(s);
     webgw_stop(s);
     session_shutdown_all(s);
@@ -77,7 +77,7 @@ static int server_open(server_t *s)
     s->records = records_new(s, web_default_root(root, sizeof root));
     if (!s->records)
         return log_error("records: out of memory"), -1;
-    if (conn_listen(s) || control_listen(s))
+    if (telnetgw_listen(s) || control_listen(s))
         return -1;
     webgw_start(s);
     uv_signal_init(s->loop, &s->sigterm);
@@ -99,21 +99,41 @@ static void server_free(server_t *s)
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
     webgw_free(s);
+    telnetgw_free(s);
+    control_free(s);
     records_free(s->records);
-    while (s->sessions) {
-        session_t *n = s->sessions->next;
-        game_free(s->sessions->game);
-        screen_free(s->sessions->grid);
-        screen_free(s->sessions->sent);
-        free(s->sessions);
-        s->sessions = n;
-    }
+    session_free_all(s);
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
     buf_free(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_free(&s->enc[i]);
     buf_free(&s->enc_json);
+}
+
+/* The context's lists and buffers, on loop. */
+static void server_init(server_t *s, uv_loop_t *loop)
+{
+    s->loop = loop;
+    list_init(&s->conns);
+    list_init(&s->sessions);
+    buf_init(&s->scratch);
+    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
+        buf_init(&s->enc[i]);
+    buf_init(&s->enc_json);
+}
+
+/* server_open failed part way: close what it opened before server_free. */
+static void server_unwind(server_t *s)
+{
+    telnetgw_stop(s);
+    control_stop(s);
+    if (s->tick.loop)
+        uv_close((uv_handle_t *)&s->tick, NULL);
+    if (s->sigterm.loop) {
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+    }
 }
 
 int main(int argc, char **argv)
@@ -137,24 +157,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    srv.loop = &loop;
-    buf_init(&srv.scratch);
-    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
-        buf_init(&srv.enc[i]);
-    buf_init(&srv.enc_json);
+    server_init(&srv, &loop);
     int rc = server_open(&srv);
     if (rc == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);
     } else {
-        conn_stop_listening(&srv);
-        control_stop(&srv);
-        if (srv.tick.loop)
-            uv_close((uv_handle_t *)&srv.tick, NULL);
-        if (srv.sigterm.loop) {
-            uv_close((uv_handle_t *)&srv.sigterm, NULL);
-            uv_close((uv_handle_t *)&srv.sigint, NULL);
-        }
+        server_unwind(&srv);
     }
     server_free(&srv);
     uv_loop_close(&loop);

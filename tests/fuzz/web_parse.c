@@ -1,7 +1,8 @@
-/* Fuzz target: the web gateway's readers of request text (server/
- * web_parse.c): request and websocket paths, the session cookie, the
+/* Fuzz target: the web gateway's readers of request text
+ * (server/web/web_parse.c): request and websocket paths against warrend's
+ * route table (server/web/routes.c), the session cookie, the
  * X-Forwarded-For address, Origin against Host, Accept-Encoding, and form fields; and the
- * web pages' "next" redirect check and HTML escaping (server/webgw_http.c).
+ * web pages' "next" redirect check and HTML escaping (server/web/login.c).
  * The input is one text; each reader gets it whole (and Origin/Host split
  * at the first newline). What comes out must be safe to use: a route names
  * only a plain file under the root, a watch name and a cookie are plain
@@ -10,25 +11,36 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "routes.h"
 #include "web_parse.h"
 #include "webgw.h"
 
 #define TOKEN_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
+/* Every row warrend's table gives a path: a file row names a plain file
+ * under the root, a websocket row a known kind with a plain name, and the
+ * parameter is what the pattern allows. */
 static void check_routes(const char *path)
 {
-    char rel[160], name[WEB_NAME_MAX + 1];
-    bool immutable;
-    web_kind_t kind;
-    if (web_http_route(path, rel, sizeof rel, &immutable) == 0 &&
-        (rel[0] == '/' || rel[0] == '.' || strstr(rel, "..") || strchr(rel, '\\') ||
-         strlen(rel) >= sizeof rel - 1))
-        abort();
-    if (web_ws_route(path, &kind, name, sizeof name) == 0) {
-        if (kind != WEB_LOBBY && kind != WEB_PLAY && kind != WEB_WATCH)
+    static const unsigned methods[] = {WEB_GET, WEB_HEAD, WEB_POST, WEB_WS};
+    char param[256];
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        const web_route_t *r =
+            web_route_find(WEB_ROUTES, WEB_NROUTES, methods[i], path, param, sizeof param);
+        if (!r)
+            continue;
+        if (!(r->methods & methods[i]) || strlen(param) >= sizeof param)
             abort();
-        if ((kind == WEB_WATCH) != (name[0] != 0) || strspn(name, TOKEN_CHARS) != strlen(name))
+        if (r->file && strchr(r->file, '/') &&
+            (!web_file_ok(param, strlen(param)) || strchr(param, '/') || strstr(param, "..")))
             abort();
+        if (methods[i] == WEB_WS) {
+            if (r->arg != WEB_LOBBY && r->arg != WEB_PLAY && r->arg != WEB_WATCH)
+                abort();
+            if ((r->arg == WEB_WATCH) != (param[0] != 0) ||
+                strspn(param, TOKEN_CHARS) != strlen(param))
+                abort();
+        }
     }
 }
 

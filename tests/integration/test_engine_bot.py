@@ -3,11 +3,10 @@ must not crash, every game must end with a cause, and a snapshot at a
 random cut point of each game must reproduce the same end; it plays a
 chosen class, or only waits. arena sets two creature kinds on each other.
 content --stats counts what the content declares."""
-import pathlib
 import re
 import subprocess
 
-import pytest
+from harness import program
 
 LINE = re.compile(r"^seed (\d+) turns (\d+) depth (\d+) xl (\d+) score (-?\d+) cause (.+)$")
 SUMMARY_KEYS = ("games", "crashes", "wins", "deaths", "deepest", "mean_deepest", "causes", "median_turns",
@@ -25,10 +24,7 @@ def summary(line):
 
 
 def tool(bindir, sub=""):
-    path = pathlib.Path(bindir) / sub / "warren-engine"
-    if not path.exists():
-        pytest.fail(f"{path} is missing: build it (make, make build-asan) first")
-    return path
+    return program(bindir, f"{sub}/warren-engine" if sub else "warren-engine")
 
 
 def run_bot(exe, games, seed, *extra, timeout=900):

@@ -2,32 +2,18 @@
 (choices and the one-key random start), the help screen generated from the
 command table, look, the message history, and quitting with confirmation,
 which ends the game with its cause."""
-import pytest
-
-from server_harness import Daemon, Telnet
-
-PW = "correct-horse"
+from harness import new_game
 
 
-@pytest.fixture
-def daemon(bindir, tmp_path):
-    d = Daemon(bindir, tmp_path).start()
-    yield d
-    rc = d.stop()
-    assert rc == 0, d.text()[-3000:]
-
-
-def new_game(daemon, name, cols=100, rows=30):
-    t = Telnet(daemon.port, cols=cols, rows=rows).connected()
-    t.register(name, PW)
-    t.send("p")
-    daemon.wait_log(rf"game start user={name}")
+def character_screen(daemon, clients, name):
+    t = clients(daemon.port, cols=100, rows=30).connected()
+    new_game(daemon, t, name)
     t.wait_for("who are you? Choose a race.")
     return t
 
 
-def test_character_screen_help_look_and_quit(daemon):
-    t = new_game(daemon, "gimli")
+def test_character_screen_help_look_and_quit(daemon, clients):
+    t = character_screen(daemon, clients, "gimli")
     assert "a) human" in t.text() and "d) halfling" in t.text()
     t.send("b")  # a dwarf...
     t.wait_for("Choose a class.")
@@ -65,8 +51,8 @@ def test_character_screen_help_look_and_quit(daemon):
     t.wait_for("Game over: quit on level 1.")
 
 
-def test_any_other_key_is_a_random_character(daemon):
-    t = new_game(daemon, "frodo")
+def test_any_other_key_is_a_random_character(daemon, clients):
+    t = character_screen(daemon, clients, "frodo")
     t.send("l")  # not a choice: a random race and class at once
     t.wait_for("Welcome, frodo the ")
     assert any(f"frodo the {r} " in t.text() for r in ("human", "dwarf", "elf", "halfling"))

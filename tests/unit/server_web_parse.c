@@ -1,10 +1,11 @@
-/* Unit tests: server/web_parse — the web gateway's readers of request
- * text. */
+/* Unit tests: server/web/web_parse — the web gateway's readers of request
+ * text, and warrend's route table (server/web/routes.c) read through them. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include "http_gzip.h"
+#include "routes.h"
 #include "web_parse.h"
 #include "webgw.h"
 
@@ -23,44 +24,83 @@ START_TEST(names)
 }
 END_TEST
 
+/* The row warrend's route table gives path for method, with its parameter. */
+static const web_route_t *route(unsigned method, const char *path, char *param)
+{
+    return web_route_find(WEB_ROUTES, WEB_NROUTES, method, path, param, 64);
+}
+
 START_TEST(websocket_routes)
 {
-    web_kind_t k = 0;
-    char name[WEB_NAME_MAX + 1] = "junk";
-    ck_assert_int_eq(web_ws_route("/ws/lobby", &k, name, sizeof name), 0);
-    ck_assert_int_eq(k, WEB_LOBBY);
+    char name[64] = "junk";
+    const web_route_t *r = route(WEB_WS, "/ws/lobby", name);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->arg, WEB_LOBBY);
     ck_assert_str_eq(name, "");
-    ck_assert_int_eq(web_ws_route("/ws/play", &k, name, sizeof name), 0);
-    ck_assert_int_eq(k, WEB_PLAY);
-    ck_assert_int_eq(web_ws_route("/ws/watch/Agnes", &k, name, sizeof name), 0);
-    ck_assert_int_eq(k, WEB_WATCH);
+    ck_assert_int_eq(route(WEB_WS, "/ws/play", name)->arg, WEB_PLAY);
+    r = route(WEB_WS, "/ws/watch/Agnes", name);
+    ck_assert_int_eq(r->arg, WEB_WATCH);
     ck_assert_str_eq(name, "Agnes");
-    ck_assert_int_eq(web_ws_route("/ws/watch/", &k, name, sizeof name), -1);
-    ck_assert_int_eq(web_ws_route("/ws/watch/a/b", &k, name, sizeof name), -1);
-    ck_assert_int_eq(web_ws_route("/ws/play/", &k, name, sizeof name), -1);
-    ck_assert_int_eq(web_ws_route("/ws/lobbyx", &k, name, sizeof name), -1);
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/a/b", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/play/", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/lobbyx", name));
+    ck_assert_ptr_null(route(WEB_GET, "/ws/play", name)); /* not without the upgrade */
+    ck_assert_ptr_null(route(WEB_WS, "/play", name));
 }
 END_TEST
 
 START_TEST(http_routes_stay_under_the_root)
 {
-    char rel[160];
-    bool imm = true;
-    ck_assert_int_eq(web_http_route("/", rel, sizeof rel, &imm), 0);
-    ck_assert_str_eq(rel, "index.html");
-    ck_assert(!imm);
-    ck_assert_int_eq(web_http_route("/watch/bob", rel, sizeof rel, &imm), 0);
-    ck_assert_str_eq(rel, "watch.html");
-    ck_assert_int_eq(web_http_route("/assets/app-1a2b.js", rel, sizeof rel, &imm), 0);
-    ck_assert_str_eq(rel, "assets/app-1a2b.js");
-    ck_assert(imm);
-    ck_assert_int_eq(web_http_route("/assets/../../etc/passwd", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/..", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/.env", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/a/b.js", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/index.htm", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/watch/a b", rel, sizeof rel, &imm), -1);
+    char p[64];
+    const web_route_t *r = route(WEB_GET, "/", p);
+    ck_assert_str_eq(r->file, "index.html");
+    ck_assert(!r->immutable);
+    ck_assert_str_eq(route(WEB_HEAD, "/index.html", p)->file, "index.html");
+    ck_assert_str_eq(route(WEB_GET, "/watch/bob", p)->file, "watch.html");
+    r = route(WEB_GET, "/assets/app-1a2b.js", p);
+    ck_assert_str_eq(r->file, "assets/");
+    ck_assert_str_eq(p, "app-1a2b.js");
+    ck_assert(r->immutable);
+    static const char *const outside[] = {"/assets/../../etc/passwd",
+                                          "/assets/..",
+                                          "/assets/.env",
+                                          "/assets/a/b.js",
+                                          "/assets/",
+                                          "/index.htm",
+                                          "/watch/a b",
+                                          "/assets/a..b"};
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
+        ck_assert_msg(!route(WEB_GET, outside[i], p), "%s", outside[i]);
+    ck_assert_ptr_null(route(WEB_POST, "/", p));       /* files answer GET and HEAD only */
+    ck_assert_ptr_null(route(WEB_HEAD, "/scores", p)); /* handlers GET and POST */
+}
+END_TEST
+
+START_TEST(patterns)
+{
+    char p[8];
+    ck_assert(web_route_match("/a/{id}.x", "/a/12.x", p, sizeof p));
+    ck_assert_str_eq(p, "12");
+    ck_assert(!web_route_match("/a/{id}.x", "/a/012.x", p, sizeof p));
+    ck_assert(!web_route_match("/a/{id}.x", "/a/.x", p, sizeof p));
+    ck_assert(!web_route_match("/a/{id}/b", "/a/1", p, sizeof p));
+    ck_assert(web_route_match("/a/*", "/a/", p, sizeof p));
+    ck_assert_str_eq(p, "");
+    ck_assert(web_route_match("/a/*", "/a/long/rest", p, sizeof p)); /* cut to fit */
+    ck_assert_str_eq(p, "long/re");
+    ck_assert(!web_route_match("/a/*", "/a", p, sizeof p));
+    ck_assert(!web_route_match("/a/{what}", "/a/b", p, sizeof p)); /* no such kind */
+    ck_assert(!web_route_match("/a/{id", "/a/1", p, sizeof p));
+    ck_assert(web_route_match("/a", "/a", p, sizeof p));
+    ck_assert(!web_route_match("/a", "/a/", p, sizeof p));
+    int64_t id = 0;
+    ck_assert(web_parse_id("999999999999999", 15, &id));
+    ck_assert_int_eq(id, 999999999999999LL);
+    ck_assert(!web_parse_id("1000000000000000", 16, &id));
+    ck_assert(!web_parse_id("-3", 2, &id));
+    ck_assert(web_file_ok("a.b-c_d", 7));
+    ck_assert(!web_file_ok("a..b", 4));
 }
 END_TEST
 
@@ -227,6 +267,7 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, names);
     tcase_add_test(t, websocket_routes);
     tcase_add_test(t, http_routes_stay_under_the_root);
+    tcase_add_test(t, patterns);
     tcase_add_test(t, origin_against_host);
     tcase_add_test(t, session_cookie);
     tcase_add_test(t, forwarded_for_takes_the_last);

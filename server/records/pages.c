@@ -28,6 +28,8 @@
 #include "records.h"
 #include "records_query.h"
 #include "replay.h"
+#include "web_parse.h"
+#include "webgw.h"
 
 #define SCORES_MAX       100
 #define PLAYER_GAMES_MAX 100
@@ -36,8 +38,12 @@
 typedef struct {
     server_t *srv;
     web_t *web;
-    uint64_t id; /* the web request */
-    rq_t q;
+    uint64_t id;     /* the web request */
+    bool api;        /* under /api/: answer JSON */
+    bool cast;       /* a replay job makes the asciicast (else the frames) */
+    int64_t game_id; /* the game of /game/ID pages */
+    char name[24];
+    rq_filter_t filter;
     buf_t out;
     bool gzip;   /* the client takes gzip */
     bool zipped; /* gz holds out gzipped */
@@ -121,7 +127,7 @@ static void page_error(page_t *p, int status, const char *msg)
 {
     buf_reset(&p->out);
     p->zipped = false;
-    if (p->q.api) {
+    if (p->api) {
         buf_puts(&p->out, "{\"error\":");
         json_put_string(&p->out, msg, strlen(msg));
         buf_puts(&p->out, ",\"status\":");
@@ -249,7 +255,7 @@ static void games_table_html(buf_t *o, const db_game_t *gs, size_t n, bool ranke
 
 /* ---- /scores ------------------------------------------------------------------------- */
 
-static void scores_form(buf_t *o, const rq_t *q)
+static void scores_form(buf_t *o, const rq_filter_t *q)
 {
     static const char *const periods[] = {"all", "day", "week", "month", "year"};
     buf_puts(o, "<form method=\"get\" action=\"/scores\"><label>Race <input name=\"race\" "
@@ -270,11 +276,11 @@ static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
     if (db_failed(p, status, NULL))
         return;
     buf_t *o = &p->out;
-    if (p->q.api) {
+    if (p->api) {
         buf_puts(o, "{\"filter\":{");
-        json_key_str(o, "race", p->q.race, false);
-        json_key_str(o, "class", p->q.cls, true);
-        json_key_str(o, "period", p->q.period, true);
+        json_key_str(o, "race", p->filter.race, false);
+        json_key_str(o, "class", p->filter.cls, true);
+        json_key_str(o, "period", p->filter.period, true);
         buf_puts(o, "},\"scores\":[");
         for (size_t i = 0; i < n; i++) {
             buf_printf(o, "%s{\"rank\":%zu,\"game\":", i ? ",\n" : "\n", i + 1);
@@ -287,7 +293,7 @@ static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
     }
     html_head(o, "Scores");
     buf_puts(o, "<h2>High scores</h2>\n");
-    scores_form(o, &p->q);
+    scores_form(o, &p->filter);
     games_table_html(o, gs, n, true, true);
     html_tail(o);
     page_send(p, 200, "text/html; charset=utf-8");
@@ -296,8 +302,8 @@ static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
 static void scores_start(page_t *p)
 {
     int64_t now = (int64_t)time(NULL);
-    db_scores_filter_t f = {p->q.race, p->q.cls, p->q.period_secs ? now - p->q.period_secs : 0,
-                            SCORES_MAX, 0};
+    db_scores_filter_t f = {p->filter.race, p->filter.cls,
+                            p->filter.period_secs ? now - p->filter.period_secs : 0, SCORES_MAX, 0};
     db_scores_filtered(p->srv->db, &f, on_scores, p);
 }
 
@@ -343,7 +349,7 @@ static void on_player_games(void *ud, int status, const db_game_t *gs, size_t n)
     if (db_failed(p, status, NULL))
         return;
     buf_t *o = &p->out;
-    if (p->q.api) {
+    if (p->api) {
         buf_puts(o, ",\"games\":[");
         for (size_t i = 0; i < n; i++) {
             buf_puts(o, i ? ",\n" : "\n");
@@ -364,7 +370,7 @@ static void on_player_totals(void *ud, int status, const db_player_totals_t *t)
     page_t *p = ud;
     if (db_failed(p, status, NULL))
         return;
-    if (p->q.api)
+    if (p->api)
         totals_json(&p->out, t);
     else
         totals_html(&p->out, t);
@@ -381,7 +387,7 @@ static void on_player_user(void *ud, int status, const db_user_t *u)
         return;
     p->user = u->id;
     buf_t *o = &p->out;
-    if (p->q.api) {
+    if (p->api) {
         buf_putc(o, '{');
         json_key_str(o, "name", u->name, false);
         buf_putc(o, ',');
@@ -450,7 +456,7 @@ static void on_game_dump(void *ud, int status, const char *text, size_t len)
         return;
     buf_t *o = &p->out;
     bool have = status == DB_OK;
-    if (p->q.api) {
+    if (p->api) {
         buf_puts(o, ",\"dump\":");
         if (have)
             json_put_string(o, text, len);
@@ -483,13 +489,13 @@ static void on_game_milestones(void *ud, int status, const db_milestone_t *ms, s
     if (db_failed(p, status, NULL))
         return;
     buf_t *o = &p->out;
-    if (p->q.api)
+    if (p->api)
         buf_puts(o, ",\"milestones\":[");
     else
         buf_puts(o, "<h3>Milestones</h3>\n<table class=\"milestones\"><thead><tr><th>Turn</th>"
                     "<th>Depth</th><th>What</th><th></th></tr></thead><tbody>\n");
     for (size_t i = 0; i < n; i++) {
-        if (p->q.api) {
+        if (p->api) {
             buf_printf(o, "%s{\"turn\":%lld,\"depth\":%d", i ? ",\n" : "\n", (long long)ms[i].turn,
                        ms[i].depth);
             json_key_str(o, "kind", ms[i].kind, true);
@@ -503,7 +509,7 @@ static void on_game_milestones(void *ud, int status, const db_milestone_t *ms, s
         html_escape_str(o, ms[i].text);
         buf_puts(o, "</td></tr>\n");
     }
-    buf_puts(o, p->q.api ? "]" : "</tbody></table>\n");
+    buf_puts(o, p->api ? "]" : "</tbody></table>\n");
     if (p->srv->stopping)
         page_error(p, 503, "the server is stopping");
     else
@@ -516,7 +522,7 @@ static void on_game(void *ud, int status, const db_game_t *g)
     if (db_failed(p, status, "no such game"))
         return;
     p->game = *g;
-    if (p->q.api) {
+    if (p->api) {
         buf_puts(&p->out, "{\"game\":");
         game_json(&p->out, g);
     } else {
@@ -548,7 +554,7 @@ static void replay_work(records_job_t *j)
 {
     page_t *p = j->ud;
     server_t *srv = j->srv;
-    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->rows, j->nrows};
+    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
     if (strcmp(j->game.content_version, content_version(srv->content)) != 0) {
         p->status = 409;
         snprintf(p->err, sizeof p->err, "this game was played with other content (%s)",
@@ -558,9 +564,8 @@ static void replay_work(records_job_t *j)
     char title[256];
     snprintf(title, sizeof title, "Warren game %lld: %s, %s", (long long)j->game.id, j->game.player,
              j->game.cause);
-    int rc = p->q.page == RQ_GAME_CAST
-                 ? replay_asciicast(&in, NULL, CAST_STEP, title, &p->out, p->err, sizeof p->err)
-                 : replay_frames_json(&in, NULL, &p->out, p->err, sizeof p->err);
+    int rc = p->cast ? replay_asciicast(&in, NULL, CAST_STEP, title, &p->out, p->err, sizeof p->err)
+                     : replay_frames_json(&in, NULL, &p->out, p->err, sizeof p->err);
     if (rc)
         p->status = 500;
     else
@@ -576,11 +581,11 @@ static void replay_done(records_job_t *j)
     records_job_free(j);
     if (status) {
         if (status == 500)
-            log_error("replay of game %lld failed: %s", (long long)p->q.id, p->err);
+            log_error("replay of game %lld failed: %s", (long long)p->game_id, p->err);
         page_error(p, status, p->err);
         return;
     }
-    page_send(p, 200, p->q.page == RQ_GAME_CAST ? "application/x-asciicast" : "application/json");
+    page_send(p, 200, p->cast ? "application/x-asciicast" : "application/json");
 }
 
 static void replay_start(page_t *p)
@@ -591,7 +596,7 @@ static void replay_start(page_t *p)
         return;
     }
     *j = (records_job_t){.srv = p->srv,
-                         .game_id = p->q.id,
+                         .game_id = p->game_id,
                          .refusable = true,
                          .work = replay_work,
                          .done = replay_done,
@@ -646,46 +651,129 @@ static void on_replay_game(void *ud, int status, const db_game_t *g)
     page_send(p, 200, "text/html; charset=utf-8");
 }
 
-/* ---- dispatch ------------------------------------------------------------------------------ */
+/* ---- the route table's handlers ----------------------------------------------------- */
 
-static void page_start(page_t *p)
+/* A page for req, or NULL when out of memory. */
+static page_t *page_new(webgw_t *g, const web_http_t *req)
 {
-    db_t *db = p->srv->db;
-    switch (p->q.page) {
-    case RQ_SCORES: scores_start(p); break;
-    case RQ_PLAYER: db_user_by_name(db, p->q.name, on_player_user, p); break;
-    case RQ_GAME: db_game_get(db, p->q.id, on_game, p); break;
-    case RQ_GAME_DUMP: db_dump_get(db, p->q.id, on_dump_only, p); break;
-    case RQ_GAME_CAST:
-    case RQ_GAME_FRAMES: replay_start(p); break;
-    case RQ_GAME_REPLAY: db_game_get(db, p->q.id, on_replay_game, p); break;
-    }
-}
-
-int records_http(server_t *srv, web_t *web, const web_http_t *req)
-{
-    rq_t q;
-    char err[160];
-    int rc = rq_parse(req->path, req->args, req->nargs, &q, err, sizeof err);
-    if (rc < 0)
-        return -1;
     page_t *p = calloc(1, sizeof *p);
     if (!p)
-        return -1;
-    p->srv = srv;
-    p->web = web;
+        return NULL;
+    p->srv = g->srv;
+    p->web = g->web;
     p->id = req->id;
-    p->q = q;
+    p->api = req->route->arg == RECORDS_JSON;
     p->gzip = req->gzip;
     buf_init(&p->out);
     buf_init(&p->gz);
-    if (rc > 0)
-        page_error(p, rc, err);
+    return p;
+}
+
+/* Answers p at once when it cannot go on: a bad URL (status, why), a POST
+ * (these pages only answer GET) or a stopping server. */
+static bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
+{
+    if (status)
+        page_error(p, status, why);
     else if (req->post)
         page_error(p, 405, "these pages only answer GET");
-    else if (srv->stopping || !srv->db)
+    else if (p->srv->stopping || !p->srv->db)
         page_error(p, 503, "the server is stopping");
     else
-        page_start(p);
+        return false;
+    return true;
+}
+
+/* A /game/{id} row's page with its game id, not yet answered; NULL when
+ * answered already (a POST, a stopping server) or out of memory (*rc -1). */
+static page_t *game_page(void *gw, const web_http_t *req, int *rc)
+{
+    page_t *p = page_new(gw, req);
+    *rc = p ? 0 : -1;
+    if (!p)
+        return NULL;
+    /* the pattern's {id} has been checked: this cannot fail */
+    (void)web_parse_id(req->param, strlen(req->param), &p->game_id);
+    return page_refused(p, req, 0, NULL) ? NULL : p;
+}
+
+int records_scores(void *gw, const web_http_t *req)
+{
+    page_t *p = page_new(gw, req);
+    char err[160];
+    if (!p)
+        return -1;
+    int status = rq_scores_filter(req->args, req->nargs, &p->filter, err, sizeof err);
+    if (!page_refused(p, req, status, err))
+        scores_start(p);
+    return 0;
+}
+
+int records_player(void *gw, const web_http_t *req)
+{
+    page_t *p = page_new(gw, req);
+    char err[160];
+    if (!p)
+        return -1;
+    int status = rq_player_name(req->param, p->name, err, sizeof err);
+    if (!page_refused(p, req, status, err))
+        db_user_by_name(p->srv->db, p->name, on_player_user, p);
+    return 0;
+}
+
+int records_game(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        db_game_get(p->srv->db, p->game_id, on_game, p);
+    return rc;
+}
+
+int records_dump(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        db_dump_get(p->srv->db, p->game_id, on_dump_only, p);
+    return rc;
+}
+
+int records_cast(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p) {
+        p->cast = true;
+        replay_start(p);
+    }
+    return rc;
+}
+
+int records_frames(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        replay_start(p);
+    return rc;
+}
+
+int records_replay(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        db_game_get(p->srv->db, p->game_id, on_replay_game, p);
+    return rc;
+}
+
+int records_bad_game(void *gw, const web_http_t *req)
+{
+    page_t *p = page_new(gw, req);
+    char err[160];
+    if (!p)
+        return -1;
+    page_refused(p, req, rq_game_error(req->param, err, sizeof err), err);
     return 0;
 }

@@ -23,6 +23,8 @@
 #include <sodium.h>
 #include "json.h"
 #include "log.h"
+#include "ratelimit.h"
+#include "routes.h"
 #include "server.h"
 #include "web.h"
 #include "web_json.h"
@@ -41,15 +43,21 @@ struct wsock {
     conn_t c;
     webgw_t *g;
     web_conn_t *wc; /* NULL once the websocket is gone */
-    struct wsock *next, *prev;
+    list_t node;    /* webgw_t.socks */
     web_kind_t kind;
     char watch[WEB_NAME_MAX + 1];
     bool authed; /* the cookie check is done (user_id may be 0) */
+    keydec_t kd; /* terminal input bytes (/ws/play) */
     int last_watchers;
     bool last_chat_off;
-    double chat_tokens;
-    uint64_t chat_ms;
+    ratelimit_t *chat; /* chat lines */
 };
+
+/* Every conn of web_ops is a wsock_t, whose first member it is. */
+static wsock_t *wsock_of(const conn_t *c)
+{
+    return (wsock_t *)c;
+}
 
 static const conn_ops_t web_ops;
 
@@ -73,23 +81,10 @@ static void send_text_msg(wsock_t *ws, const char *t, const char *text)
     buf_free(&b);
 }
 
-static void ws_unlink(wsock_t *ws)
-{
-    webgw_t *g = ws->g;
-    if (ws->prev)
-        ws->prev->next = ws->next;
-    else if (g->socks == ws)
-        g->socks = ws->next;
-    if (ws->next)
-        ws->next->prev = ws->prev;
-    ws->next = ws->prev = NULL;
-}
-
 static void ws_free(wsock_t *ws)
 {
-    screen_free(ws->c.scr);
-    screen_free(ws->c.shown);
-    screen_free(ws->c.own);
+    conn_fini(&ws->c);
+    ratelimit_free(ws->chat);
     free(ws);
 }
 
@@ -97,7 +92,7 @@ static void ws_free(wsock_t *ws)
 
 static void op_write(conn_t *c, const void *data, size_t len, bool text)
 {
-    wsock_t *ws = c->gw;
+    wsock_t *ws = wsock_of(c);
     /* the player's own frames leave at once; everyone else's on the next
      * loop turns, so fanning out never holds up the player's next key */
     bool now = !c->sess || c == c->sess->player;
@@ -110,20 +105,20 @@ static void op_write(conn_t *c, const void *data, size_t len, bool text)
 
 static bool op_writable(const conn_t *c)
 {
-    const wsock_t *ws = c->gw;
+    const wsock_t *ws = wsock_of(c);
     return ws->wc && !c->closing && web_queued(ws->wc) < (size_t)c->srv->cfg.outq_max;
 }
 
 static void op_close(conn_t *c, const char *why)
 {
-    wsock_t *ws = c->gw;
+    wsock_t *ws = wsock_of(c);
     if (ws->wc)
         web_close(ws->wc, 1000, why);
 }
 
 static void op_leave(conn_t *c, const char *msg)
 {
-    wsock_t *ws = c->gw;
+    wsock_t *ws = wsock_of(c);
     send_text_msg(ws, "left", msg);
     if (ws->wc)
         web_close(ws->wc, 1000, "left the game");
@@ -131,10 +126,15 @@ static void op_leave(conn_t *c, const char *msg)
 
 static void op_release(conn_t *c)
 {
-    ws_free(c->gw);
+    ws_free(wsock_of(c));
 }
 
-static const conn_ops_t web_ops = {op_write, op_writable, op_close, op_leave, op_release};
+static const conn_ops_t web_ops = {.browser = true,
+                                   .write = op_write,
+                                   .writable = op_writable,
+                                   .close = op_close,
+                                   .leave = op_leave,
+                                   .release = op_release};
 
 /* ---- sizes and keys ------------------------------------------------------------- */
 
@@ -161,7 +161,7 @@ static void ws_apply_size(wsock_t *ws, int w, int h)
 static void on_key(void *ud, key_event_t k)
 {
     conn_t *c = ud;
-    if (!c->closing && c->sess && (c->mode == MODE_PLAY || c->mode == MODE_WATCH))
+    if (!c->closing && c->sess && (c->place == CONN_PLAY || c->place == CONN_WATCH))
         session_key(c, k);
 }
 
@@ -226,8 +226,7 @@ static void on_session_user(void *ud, int status, const db_user_t *u)
     conn_t *c = &ws->c;
     if (!c->closing) {
         if (status == DB_OK && u && !u->locked) {
-            c->user_id = u->id;
-            snprintf(c->user, sizeof c->user, "%s", u->name);
+            conn_set_user(c, u->id, u->name);
             menu_options_apply(c, u->options);
         }
         ws_ready(ws);
@@ -245,23 +244,17 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     if (!ws)
         return -1;
     conn_t *c = &ws->c;
-    c->srv = srv;
-    c->ops = &web_ops;
-    c->gw = ws;
-    c->id = ++srv->next_conn_id;
+    int rc = conn_init(c, srv, &web_ops);
     snprintf(c->ip, sizeof c->ip, "%s", info->ip);
     snprintf(c->term, sizeof c->term, "xterm-256color");
-    ansi_profile_for_term(&c->prof, c->term);
-    c->prof_id = ansi_profile_id(&c->prof);
-    keydec_init(&c->kd);
-    c->tokens = srv->cfg.input_rate * 4.0;
-    c->last_fill_ms = c->last_input_ms = now_ms(srv);
+    menu_apply_profile(c);
+    keydec_init(&ws->kd);
     c->w = TERM_MIN_W;
     c->h = TERM_MIN_H;
-    c->mode = MODE_MAIN;
     c->scr = screen_new(c->w, c->h); /* sessions draw into these at once */
     c->shown = screen_new(c->w, c->h);
-    if (!c->scr || !c->shown) {
+    ws->chat = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(srv));
+    if (rc || !c->scr || !c->shown || !ws->chat) {
         ws_free(ws);
         return -1;
     }
@@ -269,12 +262,8 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     ws->wc = wc;
     ws->kind = info->kind;
     ws->last_watchers = -1;
-    ws->chat_tokens = CHAT_BURST;
     snprintf(ws->watch, sizeof ws->watch, "%s", info->name);
-    ws->next = g->socks;
-    if (g->socks)
-        g->socks->prev = ws;
-    g->socks = ws;
+    list_push_front(&g->socks, &ws->node);
     web_conn_set_user(wc, ws);
     if (info->cookie[0]) {
         char h[65];
@@ -298,7 +287,7 @@ static void on_close(void *ctx, web_conn_t *wc)
     c->closing = true;
     if (c->sess)
         session_detach(c, NULL);
-    ws_unlink(ws);
+    list_remove(&ws->node);
     if (c->refs == 0)
         ws_free(ws);
 }
@@ -312,12 +301,11 @@ static void on_input(void *ctx, web_conn_t *wc, const uint8_t *bytes, size_t len
     conn_t *c = &ws->c;
     if (ws->kind != WEB_PLAY || c->closing)
         return;
-    c->last_input_ms = now_ms(c->srv);
     size_t ok = conn_rate_allow(c, len);
-    keydec_feed(&c->kd, bytes, ok, on_key, c);
+    keydec_feed(&ws->kd, bytes, ok, on_key, c);
     /* a message is complete: a lone Esc at its end is the Esc key */
-    if (!c->closing && keydec_pending(&c->kd))
-        keydec_timeout(&c->kd, on_key, c);
+    if (!c->closing && keydec_pending(&ws->kd))
+        keydec_timeout(&ws->kd, on_key, c);
 }
 
 static void on_resize(void *ctx, web_conn_t *wc, int w, int h)
@@ -336,27 +324,18 @@ static void on_drained(void *ctx, web_conn_t *wc)
         session_drained(&ws->c);
 }
 
-/* The viewers of s that speak JSON messages (web ones). */
+/* The viewers of s that take JSON messages (web ones; telnet drops them). */
 static void session_send_web(session_t *s, const char *json, size_t len)
 {
-    if (s->player && s->player->ops)
+    if (s->player)
         conn_write_text(s->player, json, len);
-    for (conn_t *w = s->watchers; w; w = w->wnext)
-        if (w->ops)
-            conn_write_text(w, json, len);
+    LIST_EACH (it, &s->watchers)
+        conn_write_text(LIST_ITEM(it, conn_t, wnode), json, len);
 }
 
 static bool chat_allowed(wsock_t *ws)
 {
-    uint64_t now = now_ms(ws->c.srv);
-    ws->chat_tokens += (double)(now - ws->chat_ms) * CHAT_RATE / 1000.0;
-    if (ws->chat_tokens > CHAT_BURST)
-        ws->chat_tokens = CHAT_BURST;
-    ws->chat_ms = now;
-    if (ws->chat_tokens < 1.0)
-        return false;
-    ws->chat_tokens -= 1.0;
-    return true;
+    return ratelimit_take(ws->chat, 1, now_ms(ws->c.srv)) == 1;
 }
 
 static void chat_state_send(session_t *s)
@@ -432,7 +411,7 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
     if (ws->kind == WEB_PLAY && web_json_str_is(json, len, "t", "chat_off")) {
         bool off;
         if (c->sess && c == c->sess->player && web_json_bool(json, len, "off", &off) == 0) {
-            c->sess->chat_off = off;
+            session_set_chat(c->sess, off);
             chat_state_send(c->sess);
         }
         return;
@@ -454,7 +433,8 @@ static void lobby_build(webgw_t *g, buf_t *b)
     uint64_t now = now_ms(srv);
     buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
     bool first = true;
-    for (session_t *s = srv->sessions; s; s = s->next) {
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken || !s->game)
             continue;
         game_status_t st;
@@ -480,9 +460,11 @@ static void lobby_build(webgw_t *g, buf_t *b)
 
 static void lobby_write(webgw_t *g, wsock_t *only, const char *data, size_t len)
 {
-    for (wsock_t *ws = g->socks; ws; ws = ws->next)
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         if (ws->kind == WEB_LOBBY && ws->authed && !ws->c.closing && (!only || ws == only))
             conn_write_text(&ws->c, data, len);
+    }
 }
 
 static bool preview_due(webgw_t *g, const session_t *s, preview_t *next, int *n)
@@ -502,7 +484,10 @@ static void lobby_previews(webgw_t *g, wsock_t *only)
     preview_t next[PREVIEW_MAX];
     int n = 0;
     buf_reset(&srv->scratch);
-    for (session_t *s = srv->sessions; s && n < PREVIEW_MAX; s = s->next) {
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (n >= PREVIEW_MAX)
+            break;
         if (s->ended || s->broken || !s->game)
             continue;
         if (!preview_due(g, s, next, &n) && !only)
@@ -546,7 +531,8 @@ static void lobby_send_all(webgw_t *g, wsock_t *only)
 /* Viewers hear the watcher count and the chat setting when they change. */
 static void viewers_status(webgw_t *g)
 {
-    for (wsock_t *ws = g->socks; ws; ws = ws->next) {
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         session_t *s = ws->c.sess;
         if (!s || ws->c.closing)
             continue;
@@ -580,16 +566,19 @@ int webgw_start(server_t *srv)
     if (!g)
         return 0;
     g->srv = srv;
+    list_init(&g->socks);
     buf_init(&g->lobby);
-    web_config_t wc = {.listen = srv->cfg.http, .outq_max = (size_t)srv->cfg.outq_max};
+    web_config_t wc = {.listen = srv->cfg.http,
+                       .outq_max = (size_t)srv->cfg.outq_max,
+                       .routes = WEB_ROUTES,
+                       .nroutes = WEB_NROUTES};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
                          .on_input = on_input,
                          .on_resize = on_resize,
                          .on_message = on_message,
                          .on_drained = on_drained,
-                         .on_close = on_close,
-                         .on_http = webgw_http};
+                         .on_close = on_close};
     char err[256] = "";
     g->web = web_start(srv->loop, &wc, &hooks, err, sizeof err);
     if (!g->web) {
@@ -626,11 +615,8 @@ void webgw_free(server_t *srv)
     if (!g)
         return;
     web_free(g->web); /* closes what is left; on_close is not called any more */
-    while (g->socks) {
-        wsock_t *ws = g->socks;
-        ws_unlink(ws); /* sessions are freed next, without their viewers */
-        ws_free(ws);
-    }
+    for (list_t *it; (it = list_pop_front(&g->socks));)
+        ws_free(LIST_ITEM(it, wsock_t, node)); /* sessions are freed next, without their viewers */
     buf_free(&g->lobby);
     free(g);
     srv->web = NULL;

@@ -1,7 +1,8 @@
 /* webgw — internals shared by the files of the daemon's web glue:
- * webgw.c (websockets, viewers, chat, lobby) and webgw_http.c (the HTML
- * pages: login, register, logout). The daemon itself only sees the
- * webgw_* calls in server.h. Loop thread only. */
+ * webgw.c (websockets, viewers, chat, lobby), login.c (the HTML pages: log
+ * in, register, log out), routes.c (every URL) and the records pages
+ * (records/pages.c). The daemon itself only sees the webgw_* calls in
+ * server.h. Loop thread only. */
 #ifndef WARREN_WEBGW_H
 #define WARREN_WEBGW_H
 #include <stdint.h>
@@ -21,7 +22,7 @@ typedef struct {
 typedef struct webgw {
     server_t *srv;
     web_t *web;
-    wsock_t *socks; /* every open websocket */
+    list_t socks; /* every open websocket (wsock_t) */
     uv_timer_t lobby_timer;
     bool timer_on;
     buf_t lobby; /* the last game list sent */
@@ -29,9 +30,12 @@ typedef struct webgw {
     int npreviews;
 } webgw_t;
 
-/* on_http: the pages. Returns 0 (answered now or later with web_reply) or
- * -1 (404). */
-int webgw_http(void *ctx, const web_http_t *req);
+/* The route table's handlers (web/routes.c) for the account pages
+ * (login.c): ctx is the webgw_t. Each answers with web_reply, now or
+ * later, and returns 0. */
+int webgw_login(void *ctx, const web_http_t *req);    /* /login */
+int webgw_register(void *ctx, const web_http_t *req); /* /register */
+int webgw_logout(void *ctx, const web_http_t *req);   /* /logout */
 
 /* A cookie token's BLAKE2b-256 hash in hex: what the database keeps. */
 void webgw_token_hash(const char *token, char out[65]);

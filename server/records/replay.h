@@ -77,7 +77,7 @@ int replay_run(const replay_input_t *in, const replay_opts_t *opts, replay_frame
 void replay_result_free(replay_result_t *res);
 
 /* The frames as one JSON document for the browser player (see
- * server/pages.c for the shape: each frame [turn, ms, diff(, keyframe)]);
+ * server/records/pages.c for the shape: each frame [turn, ms, diff(, keyframe)]);
  * appended to out. */
 int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
                        size_t errlen);

@@ -26,53 +26,79 @@ bool web_name_ok(const char *s, size_t n)
     return true;
 }
 
-int web_ws_route(const char *path, web_kind_t *kind, char *name, size_t namelen)
+bool web_parse_id(const char *s, size_t n, int64_t *id)
 {
-    name[0] = 0;
-    if (strcmp(path, "/ws/lobby") == 0) {
-        *kind = WEB_LOBBY;
-        return 0;
+    if (n == 0 || n > 15 || s[0] == '0')
+        return false;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (s[i] - '0');
     }
-    if (strcmp(path, "/ws/play") == 0) {
-        *kind = WEB_PLAY;
-        return 0;
-    }
-    if (strncmp(path, "/ws/watch/", 10) == 0 && web_name_ok(path + 10, strlen(path + 10))) {
-        *kind = WEB_WATCH;
-        web_copy_str(name, namelen, path + 10);
-        return 0;
-    }
-    return -1;
+    *id = v;
+    return true;
 }
 
-int web_http_route(const char *path, char *rel, size_t rellen, bool *immutable)
+bool web_file_ok(const char *s, size_t n)
 {
-    *immutable = false;
-    if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0) {
-        snprintf(rel, rellen, "index.html");
-        return 0;
-    }
-    if (strcmp(path, "/play") == 0) {
-        snprintf(rel, rellen, "play.html");
-        return 0;
-    }
-    if (strncmp(path, "/watch/", 7) == 0 && web_name_ok(path + 7, strlen(path + 7))) {
-        snprintf(rel, rellen, "watch.html");
-        return 0;
-    }
-    if (strncmp(path, "/assets/", 8) == 0) {
-        const char *f = path + 8;
-        size_t n = strlen(f);
-        if (n == 0 || n > 100 || f[0] == '.' ||
-            strspn(f, "abcdefghijklmnopqrstuvwxyz"
-                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n ||
-            strstr(f, ".."))
-            return -1;
-        snprintf(rel, rellen, "assets/%s", f);
-        *immutable = true; /* names carry a content hash */
-        return 0;
-    }
-    return -1;
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+    if (n == 0 || n > 100 || s[0] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!s[i] || !strchr(ok, s[i]) || (s[i] == '.' && i + 1 < n && s[i + 1] == '.'))
+            return false;
+    return true;
+}
+
+/* Whether s[0..n) is a parameter of the kind named kind[0..klen). */
+static bool param_ok(const char *kind, size_t klen, const char *s, size_t n)
+{
+    int64_t id;
+    if (klen == 1 && kind[0] == '*')
+        return true;
+    if (klen == 4 && memcmp(kind, "name", 4) == 0)
+        return web_name_ok(s, n);
+    if (klen == 2 && memcmp(kind, "id", 2) == 0)
+        return web_parse_id(s, n, &id);
+    if (klen == 4 && memcmp(kind, "file", 4) == 0)
+        return web_file_ok(s, n);
+    return false; /* a pattern with an unknown kind matches nothing */
+}
+
+bool web_route_match(const char *pattern, const char *path, char *param, size_t cap)
+{
+    param[0] = 0;
+    size_t pre = strcspn(pattern, "{*");
+    if (!pattern[pre])
+        return strcmp(pattern, path) == 0;
+    const char *kind = pattern + pre + (pattern[pre] == '{');
+    size_t klen = pattern[pre] == '{' ? strcspn(kind, "}") : 1;
+    if (pattern[pre] == '{' && kind[klen] != '}')
+        return false; /* not a pattern */
+    const char *suffix = kind + klen + (pattern[pre] == '{');
+    size_t plen = strlen(path), slen = strlen(suffix);
+    if (plen < pre + slen || strncmp(path, pattern, pre) != 0 ||
+        strcmp(path + plen - slen, suffix) != 0)
+        return false;
+    size_t n = plen - pre - slen;
+    if (!param_ok(kind, klen, path + pre, n))
+        return false;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(param, path + pre, n);
+    param[n] = 0;
+    return true;
+}
+
+const web_route_t *web_route_find(const web_route_t *routes, size_t n, unsigned method,
+                                  const char *path, char *param, size_t cap)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((routes[i].methods & method) && web_route_match(routes[i].pattern, path, param, cap))
+            return &routes[i];
+    param[0] = 0;
+    return NULL;
 }
 
 bool web_origin_matches(const char *origin, const char *host)

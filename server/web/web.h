@@ -1,16 +1,13 @@
 /* web — warrend's HTTP and websocket gateway (libwebsockets on the daemon's
  * libuv loop). It serves the built browser client (web/dist) and carries
  * terminal streams over websockets. It knows nothing of games, sessions or
- * accounts: the daemon fills a web_hooks_t and decides what a connection is.
+ * accounts: the daemon fills a web_hooks_t, decides what a connection is,
+ * and passes the route table (web_route_t) that says what each URL is.
  *
- * URLs
- *   /  /play  /watch/NAME      the lobby, play and watch pages (static HTML)
- *   /assets/...                 bundled scripts and styles (long cache)
- *   /ws/lobby                   websocket: live game list
- *   /ws/play                    websocket: the caller's own game
- *   /ws/watch/NAME              websocket: watch NAME's game
- *   anything else               on_http (GET, POST), else 404
- * NAME is 1-32 of [A-Za-z0-9_-]; anything else is refused before any hook.
+ * URLs: a request is matched against the route table, first row first; a
+ * path no row takes gets 404 (a method other than GET, HEAD or POST 405).
+ * warrend's table is web/routes.c. Parameters are checked by the pattern
+ * before any hook runs, so a {name} is always 1-32 of [A-Za-z0-9_-].
  * A websocket whose Origin header does not match its Host is refused.
  *
  * Websocket messages (one message = one unit, both directions)
@@ -43,13 +40,44 @@ typedef enum { WEB_LOBBY = 1, WEB_PLAY = 2, WEB_WATCH = 3 } web_kind_t;
 #define WEB_COOKIE_NAME "warren_session"
 #define WEB_NAME_MAX    32
 
+typedef struct web_http web_http_t;
+
+/* What a route answers (web_route_t.methods, any of them). */
+#define WEB_GET  1u
+#define WEB_HEAD 2u
+#define WEB_POST 4u
+#define WEB_WS   8u /* a websocket upgrade */
+
+/* One URL of the site: a row of the route table. pattern is a path with at
+ * most one parameter:
+ *   {name}   1..WEB_NAME_MAX of [A-Za-z0-9_-]
+ *   {id}     a decimal id: 1-15 digits, no leading zero
+ *   {file}   an asset's name (web_file_ok): a plain file, no folders
+ *   *        the rest of the path, whatever it is (last in the pattern)
+ * A row does one of three things:
+ *   file     a file of the client's root, for GET and HEAD; a file ending in
+ *            '/' is a folder and the parameter names the file in it
+ *   WEB_WS   a websocket of kind arg (web_kind_t); on_open takes it or not
+ *   handler  a dynamic request (GET, POST): handler(ctx, req) answers with
+ *            web_reply, now or later, and returns 0; -1 means 404 */
+typedef struct web_route {
+    unsigned methods;
+    const char *pattern;
+    const char *file;
+    bool immutable; /* file: the names carry a content hash, cache for good */
+    int (*handler)(void *ctx, const web_http_t *req);
+    int arg; /* WEB_WS: the web_kind_t; a handler's own (req->route->arg) */
+} web_route_t;
+
 typedef struct {
-    const char *listen; /* "ADDR:PORT", "[V6]:PORT"; "" or NULL = do not serve */
-    const char *root;   /* directory of the built client; NULL = web_default_root() */
-    size_t outq_max;    /* bytes queued per websocket before web_send refuses
+    const char *listen;        /* "ADDR:PORT", "[V6]:PORT"; "" or NULL = do not serve */
+    const char *root;          /* directory of the built client; NULL = web_default_root() */
+    size_t outq_max;           /* bytes queued per websocket before web_send refuses
                              (0 = 262144) */
-    size_t msg_max;     /* largest websocket message accepted (0 = 65536) */
-    bool trust_proxy;   /* peer address from X-Forwarded-For (behind a proxy) */
+    size_t msg_max;            /* largest websocket message accepted (0 = 65536) */
+    bool trust_proxy;          /* peer address from X-Forwarded-For (behind a proxy) */
+    const web_route_t *routes; /* every URL served; borrowed for the gateway's life */
+    size_t nroutes;
 } web_config_t;
 
 /* Info about a websocket as it opens; pointers valid during on_open only. */
@@ -60,13 +88,15 @@ typedef struct {
     const char *ip;     /* peer address */
 } web_open_t;
 
-/* A dynamic HTTP request (a path that is not one of the static routes
- * above, GET or POST). Pointers are valid during on_http only. */
+/* A dynamic HTTP request (a handler row's, GET or POST). Pointers are
+ * valid during the handler only. */
 #define WEB_ARGS_MAX 16
 #define WEB_BODY_MAX 16384 /* larger POST bodies get 413 before any hook */
-typedef struct {
+struct web_http {
     uint64_t id; /* pass to web_reply, now or later */
     bool post;
+    const web_route_t *route;       /* the row that took it */
+    const char *param;              /* the pattern's parameter, "" when none */
     const char *path;               /* decoded, e.g. "/scores" */
     const char *args[WEB_ARGS_MAX]; /* query arguments, decoded "name=value" */
     int nargs;
@@ -76,7 +106,7 @@ typedef struct {
     size_t body_len;
     bool gzip; /* Accept-Encoding takes gzip (web_accepts_gzip): the
                              reply may carry content-encoding: gzip */
-} web_http_t;
+};
 
 /* Filled by the daemon; every hook is optional (NULL). ctx is passed back. */
 typedef struct {
@@ -94,9 +124,6 @@ typedef struct {
     void (*on_drained)(void *ctx, web_conn_t *wc);
     /* The websocket is gone; wc is invalid after this returns. */
     void (*on_close)(void *ctx, web_conn_t *wc);
-    /* A dynamic HTTP request. Return 0 and answer with web_reply (now or
-     * later, e.g. after a database read), or -1 for 404. */
-    int (*on_http)(void *ctx, const web_http_t *req);
 } web_hooks_t;
 
 /* Starts serving on loop. Returns NULL with a message in err when the

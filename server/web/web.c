@@ -6,6 +6,7 @@
 #include <uv.h> /* before libwebsockets.h: the libuv prototypes need it */
 #include <libwebsockets.h>
 
+#include "list.h"
 #include "web.h"
 #include "web_json.h"
 #include "web_parse.h"
@@ -25,7 +26,7 @@
 #define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
 
 typedef struct web_msg {
-    struct web_msg *next;
+    list_t node; /* web_conn_t.queue */
     size_t len;
     bool text;
     unsigned char buf[]; /* LWS_PRE bytes of room, then the payload */
@@ -34,9 +35,8 @@ typedef struct web_msg {
 struct web_conn {
     web_t *w;
     struct lws *wsi;
-    web_conn_t *next, *prev;
-    web_conn_t *lnext, *lprev; /* the list of connections with later sends */
-    bool later;                /* on that list */
+    list_t node;  /* web_t.conns */
+    list_t lnode; /* web_t.later while it has later sends (linked = on it) */
     web_kind_t kind;
     void *user;
     bool accepted; /* on_open said yes: on_close is owed */
@@ -44,7 +44,7 @@ struct web_conn {
     bool refused; /* web_send refused: on_drained is owed */
     int close_code;
     char close_reason[64];
-    web_msg_t *head, *tail;
+    list_t queue; /* web_msg_t, oldest first */
     size_t queued;
     web_msg_t *inflight; /* last written; lws may still read it */
     unsigned char *rx;   /* the message being received */
@@ -62,15 +62,16 @@ typedef struct {
     char name[WEB_NAME_MAX + 1];
 } web_pss_t;
 
-/* A dynamic HTTP request: collected, handed to on_http, answered by
- * web_reply (maybe later), written from HTTP_WRITEABLE. */
+/* A dynamic HTTP request: collected, handed to its route's handler,
+ * answered by web_reply (maybe later), written from HTTP_WRITEABLE. */
 struct web_req {
     web_t *w;
     struct lws *wsi;
-    web_req_t *next, *prev;
+    list_t node; /* web_t.reqs */
     uint64_t id;
     bool post, dispatched, answered, headers_sent, gzip;
-    char path[256];
+    const web_route_t *route;
+    char path[256], param[256];
     char argbuf[1024];
     const char *args[WEB_ARGS_MAX];
     int nargs;
@@ -91,18 +92,20 @@ struct web {
     struct lws_vhost *vh;
     web_hooks_t hooks;
     bool hooks_off; /* set in web_free: the daemon's state is gone */
+    const web_route_t *routes;
+    size_t nroutes;
     char root[PATH_MAX];
     char iface[128];
     size_t outq_max, msg_max;
     bool trust_proxy;
     int port;
-    web_conn_t *conns;
+    list_t conns; /* web_conn_t */
     int nconns;
-    web_req_t *reqs;
+    list_t reqs; /* web_req_t */
     uint64_t next_req_id;
     unsigned char *wbuf; /* LWS_PRE + message, for direct writes */
     size_t wbuf_cap;
-    web_conn_t *later_head, *later_tail;
+    list_t later;         /* web_conn_t.lnode: served by later_run, in order */
     uv_idle_t later_idle; /* serves the later list while it is not empty */
     bool later_open, later_on;
     bool stopping, destroyed;
@@ -188,44 +191,28 @@ char *web_default_root(char *out, size_t outlen)
 
 /* ---- connection list and send queue ------------------------------------------ */
 
-static void later_unlink(web_conn_t *wc)
-{
-    web_t *w = wc->w;
-    if (!wc->later)
-        return;
-    if (wc->lprev)
-        wc->lprev->lnext = wc->lnext;
-    else
-        w->later_head = wc->lnext;
-    if (wc->lnext)
-        wc->lnext->lprev = wc->lprev;
-    else
-        w->later_tail = wc->lprev;
-    wc->lnext = wc->lprev = NULL;
-    wc->later = false;
-}
-
 static void conn_unlink(web_conn_t *wc)
 {
-    web_t *w = wc->w;
-    later_unlink(wc);
-    if (wc->prev)
-        wc->prev->next = wc->next;
-    else
-        w->conns = wc->next;
-    if (wc->next)
-        wc->next->prev = wc->prev;
-    w->nconns--;
+    list_remove(&wc->lnode);
+    list_remove(&wc->node);
+    wc->w->nconns--;
+}
+
+/* The oldest queued message, taken off the queue; NULL when it is empty. */
+static web_msg_t *queue_pop(web_conn_t *wc)
+{
+    list_t *n = list_pop_front(&wc->queue);
+    if (!n)
+        return NULL;
+    web_msg_t *m = LIST_ITEM(n, web_msg_t, node);
+    wc->queued -= m->len;
+    return m;
 }
 
 static void conn_free(web_conn_t *wc)
 {
-    web_msg_t *m = wc->head;
-    while (m) {
-        web_msg_t *n = m->next;
+    for (web_msg_t *m; (m = queue_pop(wc));)
         free(m);
-        m = n;
-    }
     free(wc->inflight);
     free(wc->rx);
     free(wc);
@@ -242,7 +229,7 @@ static void conn_free(web_conn_t *wc)
 static int send_direct(web_conn_t *wc, const void *data, size_t len, bool text)
 {
     web_t *w = wc->w;
-    if (wc->head || !wc->accepted || lws_partial_buffered(wc->wsi))
+    if (!list_empty(&wc->queue) || !wc->accepted || lws_partial_buffered(wc->wsi))
         return 1;
     if (LWS_PRE + len > w->wbuf_cap) {
         size_t cap = (LWS_PRE + len) * 2;
@@ -266,7 +253,7 @@ static int queue_push(web_conn_t *wc, const void *data, size_t len, bool text)
 {
     /* An empty queue always takes a message, so a keyframe bigger than the
      * limit can still be delivered. */
-    if (wc->head && wc->queued + len > wc->w->outq_max) {
+    if (!list_empty(&wc->queue) && wc->queued + len > wc->w->outq_max) {
         wc->refused = true;
         return -1;
     }
@@ -275,16 +262,11 @@ static int queue_push(web_conn_t *wc, const void *data, size_t len, bool text)
         wc->refused = true;
         return -1;
     }
-    m->next = NULL;
     m->len = len;
     m->text = text;
     if (len)
         memcpy(m->buf + LWS_PRE, data, len);
-    if (wc->tail)
-        wc->tail->next = m;
-    else
-        wc->head = m;
-    wc->tail = m;
+    list_push_back(&wc->queue, &m->node);
     wc->queued += len;
     return 0;
 }
@@ -307,16 +289,12 @@ int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
 static void later_drain(web_conn_t *wc)
 {
     web_t *w = wc->w;
-    while (wc->head && !wc->closing) {
+    while (!list_empty(&wc->queue) && !wc->closing) {
         if (lws_partial_buffered(wc->wsi)) {
             lws_callback_on_writable(wc->wsi);
             return;
         }
-        web_msg_t *m = wc->head;
-        wc->head = m->next;
-        if (!wc->head)
-            wc->tail = NULL;
-        wc->queued -= m->len;
+        web_msg_t *m = queue_pop(wc);
         size_t len = m->len;
         int n =
             lws_write(wc->wsi, m->buf + LWS_PRE, len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
@@ -326,7 +304,7 @@ static void later_drain(web_conn_t *wc)
             return;
         }
     }
-    if (!wc->head && wc->refused && !wc->closing) {
+    if (list_empty(&wc->queue) && wc->refused && !wc->closing) {
         wc->refused = false;
         if (wc->accepted && w->hooks.on_drained && !w->hooks_off)
             w->hooks.on_drained(w->hooks.ctx, wc);
@@ -336,12 +314,10 @@ static void later_drain(web_conn_t *wc)
 static void later_run(uv_idle_t *h)
 {
     web_t *w = h->data;
-    for (int i = 0; i < WEB_LATER_CHUNK && w->later_head; i++) {
-        web_conn_t *wc = w->later_head;
-        later_unlink(wc);
-        later_drain(wc);
-    }
-    if (!w->later_head && w->later_on) {
+    list_t *n;
+    for (int i = 0; i < WEB_LATER_CHUNK && (n = list_pop_front(&w->later)); i++)
+        later_drain(LIST_ITEM(n, web_conn_t, lnode));
+    if (list_empty(&w->later) && w->later_on) {
         uv_idle_stop(&w->later_idle);
         w->later_on = false;
     }
@@ -356,15 +332,8 @@ int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text)
         return web_send(wc, data, len, text);
     if (queue_push(wc, data, len, text) < 0)
         return -1;
-    if (!wc->later) {
-        wc->later = true;
-        wc->lprev = w->later_tail;
-        if (w->later_tail)
-            w->later_tail->lnext = wc;
-        else
-            w->later_head = wc;
-        w->later_tail = wc;
-    }
+    if (!list_linked(&wc->lnode))
+        list_push_back(&w->later, &wc->lnode);
     if (!w->later_open) {
         uv_idle_init(w->loop, &w->later_idle);
         w->later_idle.data = w;
@@ -414,7 +383,7 @@ static int conn_writeable(web_conn_t *wc)
 {
     free(wc->inflight); /* lws is done with it once it asks for more */
     wc->inflight = NULL;
-    web_msg_t *m = wc->head;
+    web_msg_t *m = queue_pop(wc);
     if (!m) {
         if (wc->closing) {
             /* On a libuv loop, -1 from WRITEABLE drops the socket without
@@ -432,26 +401,28 @@ static int conn_writeable(web_conn_t *wc)
         }
         return 0;
     }
-    wc->head = m->next;
-    if (!wc->head)
-        wc->tail = NULL;
-    wc->queued -= m->len;
     int n =
         lws_write(wc->wsi, m->buf + LWS_PRE, m->len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
     wc->inflight = m;
     if (n < (int)m->len)
         return -1;
-    if (wc->head || wc->closing || wc->refused)
+    if (!list_empty(&wc->queue) || wc->closing || wc->refused)
         lws_callback_on_writable(wc->wsi);
     return 0;
 }
 
 /* ---- websocket setup -------------------------------------------------------- */
 
-/* Parses the upgrade path into kind and name. Returns 0 or -1. */
-static int ws_route(const char *path, web_pss_t *pss)
+/* The websocket row of the upgrade path: its kind, and the name in it.
+ * Returns 0 or -1. */
+static int ws_route(web_t *w, const char *path, web_pss_t *pss)
 {
-    return web_ws_route(path, &pss->kind, pss->name, sizeof pss->name);
+    const web_route_t *r =
+        web_route_find(w->routes, w->nroutes, WEB_WS, path, pss->name, sizeof pss->name);
+    if (!r)
+        return -1;
+    pss->kind = (web_kind_t)r->arg;
+    return 0;
 }
 
 /* Browsers always send Origin; its host must be the one the page came from,
@@ -502,10 +473,9 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
     wc->w = w;
     wc->wsi = wsi;
     wc->kind = pss->kind;
-    wc->next = w->conns;
-    if (w->conns)
-        w->conns->prev = wc;
-    w->conns = wc;
+    list_init(&wc->lnode);
+    list_init(&wc->queue);
+    list_push_front(&w->conns, &wc->node);
     w->nconns++;
     pss->wc = wc;
     if (w->stopping) {
@@ -683,15 +653,19 @@ static int http_static(web_t *w, struct lws *wsi, const char *rel, bool immutabl
 
 /* ---- dynamic requests ------------------------------------------------------------ */
 
+static web_req_t *req_find(web_t *w, uint64_t id)
+{
+    LIST_EACH (it, &w->reqs) {
+        web_req_t *r = LIST_ITEM(it, web_req_t, node);
+        if (r->id == id)
+            return r;
+    }
+    return NULL;
+}
+
 static void req_free(web_req_t *r)
 {
-    web_t *w = r->w;
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        w->reqs = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
+    list_remove(&r->node);
     free(r->body);
     free(r->hdrs);
     free(r->out);
@@ -717,6 +691,8 @@ static int req_dispatch(web_req_t *r)
     web_t *w = r->w;
     web_http_t info = {.id = r->id,
                        .post = r->post,
+                       .route = r->route,
+                       .param = r->param,
                        .path = r->path,
                        .nargs = r->nargs,
                        .cookie = r->cookie,
@@ -727,7 +703,7 @@ static int req_dispatch(web_req_t *r)
     memcpy(info.args, r->args, sizeof info.args);
     r->dispatched = true;
     struct lws *wsi = r->wsi;
-    if (w->hooks_off || w->hooks.on_http(w->hooks.ctx, &info) < 0) {
+    if (w->hooks_off || r->route->handler(w->hooks.ctx, &info) < 0) {
         if (r->answered)
             return 0; /* answered, then said no: the answer stands */
         web_pss_t *pss = lws_wsi_user(wsi);
@@ -739,7 +715,8 @@ static int req_dispatch(web_req_t *r)
     return 0;
 }
 
-static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path, bool post)
+static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path, bool post,
+                     const web_route_t *route, const char *param)
 {
     web_req_t *r = calloc(1, sizeof *r);
     if (!r)
@@ -748,22 +725,21 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     r->wsi = wsi;
     r->id = ++w->next_req_id;
     r->post = post;
+    r->route = route;
     web_copy_str(r->path, sizeof r->path, path);
+    web_copy_str(r->param, sizeof r->param, param);
     get_cookie(wsi, r->cookie, sizeof r->cookie);
     get_peer(w, wsi, r->ip, sizeof r->ip);
     r->gzip = accepts_gzip(wsi);
     req_collect_args(r, wsi);
-    r->next = w->reqs;
-    if (w->reqs)
-        w->reqs->prev = r;
-    w->reqs = r;
+    list_push_front(&w->reqs, &r->node);
     pss->req = r;
     if (post) {
         r->body = malloc(WEB_BODY_MAX + 1);
         if (!r->body)
             return -1;
         r->body[0] = 0;
-        return 0; /* on_http once the body is in */
+        return 0; /* the handler runs once the body is in */
     }
     return req_dispatch(r);
 }
@@ -789,9 +765,7 @@ static int req_body(web_req_t *r, const void *in, size_t len)
 int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
               const char *const *headers, const void *body, size_t len)
 {
-    web_req_t *r = w ? w->reqs : NULL;
-    while (r && r->id != id)
-        r = r->next;
+    web_req_t *r = w ? req_find(w, id) : NULL;
     if (!r || r->answered || status < 100 || status > 599)
         return -1;
     size_t hl = 0;
@@ -880,21 +854,43 @@ static int req_writeable(web_pss_t *pss)
     return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
+static unsigned request_method(struct lws *wsi)
+{
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0)
+        return WEB_GET;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0)
+        return WEB_HEAD;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0)
+        return WEB_POST;
+    return 0;
+}
+
+/* A file row: the file under the root (a folder's: named by the parameter). */
+static int route_file(web_t *w, struct lws *wsi, const web_route_t *r, const char *param)
+{
+    char rel[160];
+    size_t n = strlen(r->file);
+    bool folder = n && r->file[n - 1] == '/';
+    if (snprintf(rel, sizeof rel, "%s%s", r->file, folder ? param : "") >= (int)sizeof rel ||
+        !mime_of(rel))
+        return http_error(wsi, HTTP_STATUS_NOT_FOUND);
+    return http_static(w, wsi, rel, r->immutable);
+}
+
 static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path)
 {
-    bool get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
-    bool head = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
-    bool post = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0;
-    char rel[160];
-    bool immutable;
+    unsigned method = request_method(wsi);
+    char param[256];
     if (!path)
         return http_error(wsi, HTTP_STATUS_BAD_REQUEST);
-    if ((get || head) && web_http_route(path, rel, sizeof rel, &immutable) == 0 && mime_of(rel))
-        return http_static(w, wsi, rel, immutable);
-    if ((get || post) && w->hooks.on_http && !w->stopping)
-        return req_begin(w, wsi, pss, path, post);
-    return http_error(wsi,
-                      get || head || post ? HTTP_STATUS_NOT_FOUND : HTTP_STATUS_METHOD_NOT_ALLOWED);
+    if (!method)
+        return http_error(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED);
+    const web_route_t *r = web_route_find(w->routes, w->nroutes, method, path, param, sizeof param);
+    if (r && r->file)
+        return route_file(w, wsi, r, param);
+    if (r && r->handler && !w->stopping)
+        return req_begin(w, wsi, pss, path, method == WEB_POST, r, param);
+    return http_error(wsi, HTTP_STATUS_NOT_FOUND);
 }
 
 /* ---- the lws callback ----------------------------------------------------------- */
@@ -922,7 +918,7 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         char path[128];
         if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
-            ws_route(path, pss) < 0 || !origin_ok(wsi) ||
+            ws_route(w, path, pss) < 0 || !origin_ok(wsi) ||
             lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
             return 1;                                       /* refuses the upgrade */
         return 0;
@@ -1014,6 +1010,53 @@ static int web_create_vhost(web_t *w, const char *host, int port, char *err, siz
     return 0;
 }
 
+/* A web_t with cfg's settings and hooks (no lws yet), or NULL with err. */
+static web_t *web_new(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
+                      size_t errlen)
+{
+    web_t *w = calloc(1, sizeof *w);
+    if (!w) {
+        set_err(err, errlen, "web: %s", "out of memory");
+        return NULL;
+    }
+    w->loop = loop;
+    list_init(&w->conns);
+    list_init(&w->reqs);
+    list_init(&w->later);
+    if (hooks)
+        w->hooks = *hooks;
+    w->outq_max = cfg->outq_max ? cfg->outq_max : WEB_OUTQ_DEFAULT;
+    w->msg_max = cfg->msg_max ? cfg->msg_max : WEB_MSG_DEFAULT;
+    w->trust_proxy = cfg->trust_proxy;
+    w->routes = cfg->routes;
+    w->nroutes = cfg->routes ? cfg->nroutes : 0;
+    if (web_resolve_root(w, cfg, err, errlen) < 0) {
+        free(w);
+        return NULL;
+    }
+    web_setup_tables(w);
+    return w;
+}
+
+static int web_create_context(web_t *w, char *err, size_t errlen)
+{
+    struct lws_context_creation_info ci;
+    memset(&ci, 0, sizeof ci);
+    void *loops[1] = {w->loop};
+    ci.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
+                 LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
+    ci.foreign_loops = loops;
+    ci.max_http_header_data = 4096;
+    ci.protocols = w->protocols;
+    ci.user = w;
+    w->ctx = lws_create_context(&ci);
+    if (!w->ctx) {
+        set_err(err, errlen, "web: %s", "cannot create the libwebsockets context");
+        return -1;
+    }
+    return 0;
+}
+
 web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
                  size_t errlen)
 {
@@ -1026,36 +1069,11 @@ web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *ho
         set_err(err, errlen, "web: bad listen address '%s'", cfg->listen);
         return NULL;
     }
-    web_t *w = calloc(1, sizeof *w);
-    if (!w) {
-        set_err(err, errlen, "web: %s", "out of memory");
+    web_t *w = web_new(loop, cfg, hooks, err, errlen);
+    if (!w)
         return NULL;
-    }
-    w->loop = loop;
-    if (hooks)
-        w->hooks = *hooks;
-    w->outq_max = cfg->outq_max ? cfg->outq_max : WEB_OUTQ_DEFAULT;
-    w->msg_max = cfg->msg_max ? cfg->msg_max : WEB_MSG_DEFAULT;
-    w->trust_proxy = cfg->trust_proxy;
-    if (web_resolve_root(w, cfg, err, errlen) < 0) {
-        free(w);
-        return NULL;
-    }
-    web_setup_tables(w);
     lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR, NULL);
-
-    struct lws_context_creation_info ci;
-    memset(&ci, 0, sizeof ci);
-    void *loops[1] = {loop};
-    ci.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
-                 LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
-    ci.foreign_loops = loops;
-    ci.max_http_header_data = 4096;
-    ci.protocols = w->protocols;
-    ci.user = w;
-    w->ctx = lws_create_context(&ci);
-    if (!w->ctx) {
-        set_err(err, errlen, "web: %s", "cannot create the libwebsockets context");
+    if (web_create_context(w, err, errlen) < 0) {
         free(w);
         return NULL;
     }
@@ -1096,16 +1114,15 @@ void web_stop(web_t *w)
         return;
     w->stopping = true;
     if (w->later_open) { /* what waits goes out through WRITEABLE */
-        for (web_conn_t *wc = w->later_head; wc; wc = wc->lnext)
-            lws_callback_on_writable(wc->wsi);
-        while (w->later_head)
-            later_unlink(w->later_head);
+        for (list_t *n; (n = list_pop_front(&w->later));)
+            lws_callback_on_writable(LIST_ITEM(n, web_conn_t, lnode)->wsi);
         uv_idle_stop(&w->later_idle);
         uv_close((uv_handle_t *)&w->later_idle, NULL);
         w->later_open = w->later_on = false;
     }
-    for (web_conn_t *wc = w->conns; wc; wc = wc->next)
-        web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
+    LIST_EACH (it, &w->conns)
+        web_close(LIST_ITEM(it, web_conn_t, node), LWS_CLOSE_STATUS_GOINGAWAY,
+                  "server shutting down");
     w->stop_deadline = uv_now(w->loop) + WEB_STOP_GRACE_MS;
     uv_timer_init(w->loop, &w->stop_timer);
     w->stop_timer.data = w;
@@ -1125,11 +1142,11 @@ void web_free(web_t *w)
         lws_context_destroy(w->ctx);
     }
     lws_context_destroy(w->ctx); /* step 2: frees the context */
-    while (w->reqs)
-        req_free(w->reqs);
+    for (list_t *n; (n = list_front(&w->reqs));)
+        req_free(LIST_ITEM(n, web_req_t, node));
     free(w->wbuf);
-    while (w->conns) {
-        web_conn_t *wc = w->conns;
+    for (list_t *n; (n = list_front(&w->conns));) {
+        web_conn_t *wc = LIST_ITEM(n, web_conn_t, node);
         conn_unlink(wc);
         conn_free(wc);
     }

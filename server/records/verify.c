@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "db_records.h"
+#include "journal.h"
 #include "log.h"
 #include "records.h"
 #include "replay.h"
@@ -36,6 +37,7 @@ records_t *records_new(server_t *srv, const char *web_root)
     if (!r)
         return NULL;
     r->srv = srv;
+    list_init(&r->waiting);
     if (web_root) {
         char path[4200];
         snprintf(path, sizeof path, "%s/replay.html", web_root);
@@ -52,9 +54,8 @@ void records_free(records_t *r)
         return;
     /* normally empty: while the loop ran down, each finishing job started
      * the next, which ended at once (stopping) */
-    while (r->wait_head) {
-        records_job_t *j = r->wait_head;
-        r->wait_head = j->next;
+    for (list_t *n; (n = list_pop_front(&r->waiting));) {
+        records_job_t *j = LIST_ITEM(n, records_job_t, node);
         j->status = 503;
         j->done(j);
     }
@@ -66,9 +67,7 @@ void records_job_free(records_job_t *j)
 {
     if (!j)
         return;
-    for (size_t i = 0; i < j->nrows; i++)
-        free((void *)j->rows[i].keys);
-    free(j->rows);
+    journal_free(&j->journal);
     free(j->dump);
     free(j);
 }
@@ -122,25 +121,10 @@ static void on_job_dump(void *ud, int status, const char *text, size_t len)
         job_queue_work(j);
 }
 
-static bool copy_rows(records_job_t *j, const db_journal_row_t *rows, size_t n)
-{
-    j->rows = calloc(n ? n : 1, sizeof *j->rows);
-    if (!j->rows)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t *k = malloc(rows[i].len ? rows[i].len : 1);
-        if (!k)
-            return false;
-        memcpy(k, rows[i].keys, rows[i].len);
-        j->rows[j->nrows++] = (db_journal_row_t){rows[i].seq, k, rows[i].len, rows[i].ms};
-    }
-    return true;
-}
-
 static void on_job_journal(void *ud, int status, const db_journal_row_t *rows, size_t n)
 {
     records_job_t *j = ud;
-    if (status != DB_OK || !copy_rows(j, rows, n))
+    if (status != DB_OK || journal_copy(&j->journal, rows, n))
         job_finish(j, 500, "cannot read the journal");
     else if (j->srv->stopping)
         job_finish(j, 503, "the server is stopping");
@@ -179,15 +163,12 @@ static void backlog_read(records_t *r);
 
 static void job_next(records_t *r)
 {
-    while (r->running < RECORDS_JOBS && r->wait_head) {
-        records_job_t *j = r->wait_head;
-        if (!(r->wait_head = j->next))
-            r->wait_tail = NULL;
-        j->next = NULL;
+    list_t *n;
+    while (r->running < RECORDS_JOBS && (n = list_pop_front(&r->waiting))) {
         r->nwaiting--;
-        job_begin(j);
+        job_begin(LIST_ITEM(n, records_job_t, node));
     }
-    if (!r->running && !r->wait_head && r->backlog_more && !r->srv->stopping)
+    if (!r->running && list_empty(&r->waiting) && r->backlog_more && !r->srv->stopping)
         backlog_read(r);
 }
 
@@ -201,11 +182,7 @@ void records_job_start(records_job_t *j)
         return;
     }
     r->nwaiting++;
-    if (r->wait_tail)
-        r->wait_tail->next = j;
-    else
-        r->wait_head = j;
-    r->wait_tail = j;
+    list_push_back(&r->waiting, &j->node);
     job_next(r);
 }
 
@@ -261,7 +238,7 @@ static void verify_work(records_job_t *j)
                  j->game.content_version, content_version(srv->content));
         return;
     }
-    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->rows, j->nrows};
+    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
     v->rc = replay_run(&in, NULL, NULL, NULL, &v->res, v->why, sizeof v->why);
     if (v->rc == 0) {
         const char *d = first_difference(j, &v->res, v->why, sizeof v->why);

@@ -1,6 +1,7 @@
-/* records_query — reads the URLs of the score pages (what a request asks
- * for) and escapes text for HTML. Pure functions over outside input, fuzzed
- * by tests/fuzz/records_query.c.
+/* records_query — reads what a score page's URL asks for (its parameter
+ * and query arguments; web/routes.c has the URLs) and escapes text for
+ * HTML. Pure functions over outside input, fuzzed by
+ * tests/fuzz/records_query.c.
  *
  *   /scores  /api/scores        ?race=R&class=C&period=all|day|week|month|year
  *   /player/NAME  /api/player/NAME
@@ -10,7 +11,9 @@
  *   /game/ID/replay              the browser player
  *   /api/game/ID/replay          its frames (JSON)
  * ID is a decimal game id (1..10^15); NAME is 2-20 of [A-Za-z0-9_-]; R and
- * C are 0-15 of [A-Za-z_-]; unknown query arguments are ignored. */
+ * C are 0-15 of [A-Za-z_-]; unknown query arguments are ignored. Each
+ * reader returns 0, or an HTTP status (400, 404) with a one-line message
+ * in err. */
 #ifndef WARREN_RECORDS_QUERY_H
 #define WARREN_RECORDS_QUERY_H
 #include <stdbool.h>
@@ -18,32 +21,20 @@
 #include <stdint.h>
 #include "buf.h"
 
-typedef enum {
-    RQ_SCORES = 1,
-    RQ_PLAYER,
-    RQ_GAME,
-    RQ_GAME_DUMP,
-    RQ_GAME_CAST,
-    RQ_GAME_REPLAY, /* the page */
-    RQ_GAME_FRAMES, /* /api/game/ID/replay */
-} rq_page_t;
-
+/* What /scores filters on. */
 typedef struct {
-    rq_page_t page;
-    bool api; /* under /api/: answer JSON */
-    int64_t id;
-    char name[24];
     char race[16], cls[16];
     const char *period;  /* static string from the period table */
     int64_t period_secs; /* 0 = all time */
-} rq_t;
+} rq_filter_t;
 
-/* Fills q from a decoded path and "name=value" query arguments.
- * Returns 0 when the request is a records page, -1 when the path is not
- * one of ours (nothing written to err), or an HTTP status (400, 404) with
- * a one-line message in err. */
-int rq_parse(const char *path, const char *const *args, int nargs, rq_t *q, char *err,
-             size_t errlen);
+/* The "name=value" query arguments of /scores into f. */
+int rq_scores_filter(const char *const *args, int nargs, rq_filter_t *f, char *err, size_t errlen);
+/* The NAME of /player/NAME (everything after "/player/") into name. */
+int rq_player_name(const char *rest, char name[24], char *err, size_t errlen);
+/* Why a /game/ URL no route took is refused (rest: after "/game/"): 400
+ * when it does not start with an ID, else 404 (no such page). */
+int rq_game_error(const char *rest, char *err, size_t errlen);
 
 /* Appends s (len bytes) escaped for HTML text and attribute values: & < > "
  * ' become entities; control characters other than tab and newline are

@@ -21,10 +21,17 @@
 
 #define ANNOUNCE_MS (5 * 60 * 1000)
 
+/* The control socket (server_t.control). */
+struct control {
+    uv_pipe_t listener;
+    bool on;
+    list_t ctls; /* open control connections (ctl_t.node) */
+};
+
 typedef struct ctl ctl_t;
 struct ctl {
     server_t *srv;
-    ctl_t *next, *prev; /* server's list, so shutdown can close idle ones */
+    list_t node; /* struct control's ctls, so shutdown can close idle ones */
     uv_pipe_t pipe;
     char line[CTL_LINE_MAX];
     size_t len;
@@ -49,16 +56,6 @@ static void ctl_unref(ctl_t *c)
     free(c);
 }
 
-static void ctl_unlink(ctl_t *c)
-{
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        c->srv->ctls = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-}
-
 static void on_ctl_closed(uv_handle_t *h)
 {
     ctl_unref(h->data);
@@ -69,7 +66,7 @@ static void ctl_close(ctl_t *c)
     if (c->closing)
         return;
     c->closing = true;
-    ctl_unlink(c);
+    list_remove(&c->node);
     uv_close((uv_handle_t *)&c->pipe, on_ctl_closed);
 }
 
@@ -159,7 +156,8 @@ static void cmd_games(ctl_t *c, char *arg)
     uint64_t now = now_ms(srv);
     buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN", "IDLE",
                "WATCH", "TERM");
-    for (session_t *s = srv->sessions; s; s = s->next) {
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
             continue;
         game_status_t st;
@@ -179,14 +177,10 @@ static void cmd_games(ctl_t *c, char *arg)
 /* Everyone logged in as the account goes back to the anonymous menu. */
 static void log_out_everywhere(server_t *srv, int64_t user_id)
 {
-    for (conn_t *k = srv->conns; k; k = k->next) {
-        if (k->closing || k->user_id != user_id)
-            continue;
-        if (k->sess)
-            session_detach(k, NULL);
-        k->user_id = 0;
-        k->user[0] = '\0';
-        menu_enter(k, "This account has been locked.");
+    LIST_EACH (it, &srv->conns) {
+        conn_t *k = LIST_ITEM(it, conn_t, node);
+        if (!k->closing && k->user_id == user_id)
+            menu_log_out(k, "This account has been locked.");
     }
 }
 
@@ -280,8 +274,8 @@ static void cmd_announce(ctl_t *c, char *arg)
     log_info("admin: announce \"%s\"", arg);
     announce_set(c->srv, arg);
     int n = 0;
-    for (conn_t *k = c->srv->conns; k; k = k->next)
-        n += !k->closing;
+    LIST_EACH (it, &c->srv->conns)
+        n += !LIST_ITEM(it, conn_t, node)->closing;
     buf_printf(&c->out, "shown to %d connections\n", n);
     ctl_finish(c, NULL);
 }
@@ -393,10 +387,7 @@ static void on_ctl_connection(uv_stream_t *ls, int status)
         return;
     c->srv = s;
     c->refs = 1;
-    c->next = s->ctls;
-    if (s->ctls)
-        s->ctls->prev = c;
-    s->ctls = c;
+    list_push_front(&s->control->ctls, &c->node);
     buf_init(&c->out);
     uv_pipe_init(s->loop, &c->pipe, 0);
     c->pipe.data = c;
@@ -413,15 +404,19 @@ int control_listen(server_t *s)
     char path[300];
     if (config_control_path(&s->cfg, path, sizeof path))
         return log_error("control socket path too long"), -1;
-    uv_pipe_init(s->loop, &s->ctl_listener, 0);
-    s->ctl_listener.data = s;
-    s->ctl_on = true;
+    struct control *ctl = s->control = calloc(1, sizeof *s->control);
+    if (!ctl)
+        return log_error("control socket: out of memory"), -1;
+    list_init(&ctl->ctls);
+    uv_pipe_init(s->loop, &ctl->listener, 0);
+    ctl->listener.data = s;
+    ctl->on = true;
     unlink(path); /* a stale socket from a crash */
-    int rc = uv_pipe_bind(&s->ctl_listener, path);
+    int rc = uv_pipe_bind(&ctl->listener, path);
     if (!rc && chmod(path, 0600) != 0)
         rc = UV_EPERM;
     if (!rc)
-        rc = uv_listen((uv_stream_t *)&s->ctl_listener, 16, on_ctl_connection);
+        rc = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
     if (rc)
         return log_error("control socket %s: %s", path, uv_strerror(rc)), -1;
     log_info("listening control %s", path);
@@ -431,11 +426,20 @@ int control_listen(server_t *s)
 void control_stop(server_t *s)
 {
     char path[300];
-    while (s->ctls) /* a request still running finishes quietly */
-        ctl_close(s->ctls);
-    if (!s->ctl_on || uv_is_closing((uv_handle_t *)&s->ctl_listener))
+    struct control *ctl = s->control;
+    if (!ctl)
         return;
-    uv_close((uv_handle_t *)&s->ctl_listener, NULL);
+    for (list_t *it; (it = list_front(&ctl->ctls));) /* a request still running finishes quietly */
+        ctl_close(LIST_ITEM(it, ctl_t, node));
+    if (!ctl->on || uv_is_closing((uv_handle_t *)&ctl->listener))
+        return;
+    uv_close((uv_handle_t *)&ctl->listener, NULL);
     if (config_control_path(&s->cfg, path, sizeof path) == 0)
         unlink(path);
+}
+
+void control_free(server_t *s)
+{
+    free(s->control);
+    s->control = NULL;
 }

@@ -1,4 +1,4 @@
-/* webgw_http — the daemon's HTML pages: log in, register, log out.
+/* login — the daemon's account pages: log in, register, log out.
  *
  * Plain forms that work without JavaScript. They go through the same
  * accounts_t as telnet (same name and password rules, same throttles per IP
@@ -12,7 +12,6 @@
 #include <sodium.h>
 #include "accounts.h"
 #include "log.h"
-#include "records.h"
 #include "webgw.h"
 
 #define COOKIE_DAYS 30
@@ -289,13 +288,13 @@ static void logout(webgw_t *g, const web_http_t *req)
     db_session_delete(g->srv->db, h, on_logged_out, ar);
 }
 
-/* ---- dispatch ------------------------------------------------------------------------- */
+/* ---- the route table's handlers ---------------------------------------------------- */
 
-static void login_page(webgw_t *g, const web_http_t *req, bool reg)
+static int login_page(webgw_t *g, const web_http_t *req, bool reg)
 {
     if (req->post) {
         auth_post(g, req, reg);
-        return;
+        return 0;
     }
     char next[128] = "/", safe[128];
     for (int i = 0; i < req->nargs; i++)
@@ -303,33 +302,21 @@ static void login_page(webgw_t *g, const web_http_t *req, bool reg)
             snprintf(next, sizeof next, "%s", req->args[i] + 5);
     webgw_safe_next(next, safe, sizeof safe);
     reply_form(g, req->id, 200, reg, "", "", safe);
+    return 0;
 }
 
-static void page_login(webgw_t *g, const web_http_t *req)
+int webgw_login(void *ctx, const web_http_t *req)
 {
-    login_page(g, req, false);
-}
-static void page_register(webgw_t *g, const web_http_t *req)
-{
-    login_page(g, req, true);
+    return login_page(ctx, req, false);
 }
 
-static const struct {
-    const char *path;
-    void (*fn)(webgw_t *g, const web_http_t *req);
-} routes[] = {
-    {"/login", page_login},
-    {"/register", page_register},
-    {"/logout", logout},
-};
-
-int webgw_http(void *ctx, const web_http_t *req)
+int webgw_register(void *ctx, const web_http_t *req)
 {
-    webgw_t *g = ctx;
-    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-        if (strcmp(req->path, routes[i].path) == 0) {
-            routes[i].fn(g, req);
-            return 0;
-        }
-    return records_http(g->srv, g->web, req); /* scores, games, replays */
+    return login_page(ctx, req, true);
+}
+
+int webgw_logout(void *ctx, const web_http_t *req)
+{
+    logout(ctx, req);
+    return 0;
 }

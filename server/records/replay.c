@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ansi.h"
+#include "journal.h"
 #include "json.h"
 #include "replay.h"
 
@@ -17,6 +18,7 @@ typedef struct {
     uint64_t index, kf_turn, kf_index;
     uint64_t ms; /* the playback time of the frame being made */
     int failed;  /* the callback said stop */
+    replay_result_t *res;
 } player_t;
 
 /* The options as given, with a default for every field left 0. */
@@ -88,40 +90,26 @@ static uint64_t key_gap(const player_t *p, const db_journal_row_t *row, size_t o
     return (uint64_t)row->ms < idle ? (uint64_t)row->ms : idle;
 }
 
-static int play_row(player_t *p, const db_journal_row_t *row, replay_result_t *res, char *err,
-                    size_t errlen)
+/* One journal key: played, counted and drawn (journal_key_fn). */
+static const char *play_key(void *ud, const db_journal_row_t *row, size_t off, key_event_t k)
 {
-    for (size_t off = 0; off < row->len;) {
-        key_event_t k;
-        size_t used = key_unpack(row->keys + off, row->len - off, &k);
-        if (!used) {
-            snprintf(err, errlen, "bad key bytes at seq %lld", (long long)row->seq);
-            return -1;
-        }
-        game_status_t st;
-        game_status(p->g, &st);
-        if (st.state != GAME_RUNNING)
-            res->keys_after_end++;
-        game_input(p->g, p->vm, k);
-        res->keys++;
-        p->index++;
-        p->ms += key_gap(p, row, off);
-        emit_frame(p);
-        if (p->failed) {
-            snprintf(err, errlen, "frame output failed at seq %lld", (long long)row->seq);
-            return -1;
-        }
-        off += used;
-    }
-    return 0;
+    player_t *p = ud;
+    game_status_t st;
+    game_status(p->g, &st);
+    if (st.state != GAME_RUNNING)
+        p->res->keys_after_end++;
+    game_input(p->g, p->vm, k);
+    p->res->keys++;
+    p->index++;
+    p->ms += key_gap(p, row, off);
+    emit_frame(p);
+    return p->failed ? "frame output failed" : NULL;
 }
 
 static int player_open(player_t *p, const replay_input_t *in, char *err, size_t errlen)
 {
     int w = p->opts.w, h = p->opts.h;
-    game_options_t opt = {{0}};
-    snprintf(opt.name, sizeof opt.name, "%s", in->name ? in->name : "");
-    p->g = game_new(in->content, in->seed, &opt);
+    p->g = journal_new_game(in->content, in->seed, in->name);
     p->vm = script_vm_new();
     p->cur = screen_new(w, h);
     p->prev = screen_new(w, h);
@@ -150,20 +138,13 @@ int replay_run(const replay_input_t *in, const replay_opts_t *opts, replay_frame
 {
     memset(res, 0, sizeof *res);
     buf_init(&res->dump);
-    player_t p = {.opts = opts_or_defaults(opts), .cb = cb, .ud = ud};
+    player_t p = {.opts = opts_or_defaults(opts), .cb = cb, .ud = ud, .res = res};
     int rc = player_open(&p, in, err, errlen);
     if (rc == 0)
         emit_frame(&p);
-    int64_t seq = 0;
-    for (size_t i = 0; rc == 0 && i < in->nrows; i++) {
-        if (in->rows[i].seq != seq + 1) {
-            snprintf(err, errlen, "journal gap at seq %lld", (long long)in->rows[i].seq);
-            rc = -1;
-            break;
-        }
-        seq = in->rows[i].seq;
-        rc = play_row(&p, &in->rows[i], res, err, errlen);
-    }
+    uint64_t seq = 0;
+    if (rc == 0)
+        rc = journal_play(in->rows, in->nrows, &seq, play_key, &p, err, errlen);
     if (rc == 0 && p.failed) {
         snprintf(err, errlen, "frame output failed");
         rc = -1;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "records_query.h"
+#include "web_parse.h"
 
 typedef struct {
     const char *name;
@@ -29,59 +30,26 @@ static int fail(char *err, size_t errlen, int status, const char *msg)
     return status;
 }
 
-/* A decimal id of 1..15 digits, no sign, no leading zero; n bytes of s. */
-static bool parse_id(const char *s, size_t n, int64_t *id)
+int rq_game_error(const char *rest, char *err, size_t errlen)
 {
-    if (n == 0 || n > 15 || s[0] == '0')
-        return false;
-    int64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (s[i] - '0');
-    }
-    *id = v;
-    return true;
-}
-
-static int parse_game(const char *rest, bool api, rq_t *q, char *err, size_t errlen)
-{
-    size_t n = strcspn(rest, "/.");
-    if (!parse_id(rest, n, &q->id))
+    int64_t id;
+    if (!web_parse_id(rest, strcspn(rest, "/."), &id))
         return fail(err, errlen, 400, "bad game id: a game id is a positive decimal number");
-    const char *tail = rest + n;
-    static const struct {
-        const char *tail;
-        bool api;
-        rq_page_t page;
-    } tails[] = {
-        {"", false, RQ_GAME},
-        {"", true, RQ_GAME},
-        {"/dump", false, RQ_GAME_DUMP},
-        {".cast", false, RQ_GAME_CAST},
-        {"/replay", false, RQ_GAME_REPLAY},
-        {"/replay", true, RQ_GAME_FRAMES},
-    };
-    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++)
-        if (tails[i].api == api && strcmp(tail, tails[i].tail) == 0) {
-            q->page = tails[i].page;
-            return 0;
-        }
     return fail(err, errlen, 404, "no such page");
 }
 
-static int parse_player(const char *rest, rq_t *q, char *err, size_t errlen)
+int rq_player_name(const char *rest, char name[24], char *err, size_t errlen)
 {
     size_t n = strlen(rest);
+    name[0] = '\0';
     if (n < 2 || n > 20 || !all_of(rest, n, "0123456789_-"))
         return fail(err, errlen, 400, "bad player name: 2-20 letters, digits, _ or -");
-    memcpy(q->name, rest, n + 1);
-    q->page = RQ_PLAYER;
+    memcpy(name, rest, n + 1);
     return 0;
 }
 
 /* One "name=value" query argument of /scores. */
-static int scores_arg(const char *a, rq_t *q, char *err, size_t errlen)
+static int scores_arg(const char *a, rq_filter_t *q, char *err, size_t errlen)
 {
     const char *eq = strchr(a, '=');
     size_t kl = eq ? (size_t)(eq - a) : strlen(a);
@@ -109,41 +77,18 @@ static int scores_arg(const char *a, rq_t *q, char *err, size_t errlen)
     return 0;
 }
 
-static bool starts(const char *s, const char *prefix, const char **rest)
+int rq_scores_filter(const char *const *args, int nargs, rq_filter_t *f, char *err, size_t errlen)
 {
-    size_t n = strlen(prefix);
-    if (strncmp(s, prefix, n) != 0)
-        return false;
-    *rest = s + n;
-    return true;
-}
-
-int rq_parse(const char *path, const char *const *args, int nargs, rq_t *q, char *err,
-             size_t errlen)
-{
-    memset(q, 0, sizeof *q);
-    q->period = periods[0].name;
+    memset(f, 0, sizeof *f);
+    f->period = periods[0].name;
     if (err && errlen)
         err[0] = '\0';
-    const char *p = path ? path : "", *rest;
-    if (starts(p, "/api/", &rest)) {
-        q->api = true;
-        p = rest - 1;
+    for (int i = 0; i < nargs; i++) {
+        int rc = args && args[i] ? scores_arg(args[i], f, err, errlen) : 0;
+        if (rc)
+            return rc;
     }
-    if (strcmp(p, "/scores") == 0) {
-        q->page = RQ_SCORES;
-        for (int i = 0; i < nargs; i++) {
-            int rc = args && args[i] ? scores_arg(args[i], q, err, errlen) : 0;
-            if (rc)
-                return rc;
-        }
-        return 0;
-    }
-    if (starts(p, "/player/", &rest))
-        return parse_player(rest, q, err, errlen);
-    if (starts(p, "/game/", &rest))
-        return parse_game(rest, q->api, q, err, errlen);
-    return -1;
+    return 0;
 }
 
 void html_escape(buf_t *out, const char *s, size_t len)

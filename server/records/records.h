@@ -14,6 +14,8 @@
 #define WARREN_RECORDS_H
 #include <stdint.h>
 #include "db.h"
+#include "journal.h"
+#include "list.h"
 #include "server.h"
 #include "web.h"
 
@@ -25,8 +27,8 @@ typedef struct records_job records_job_t;
 
 struct records {
     server_t *srv;
-    int running; /* jobs reading or on the thread pool */
-    records_job_t *wait_head, *wait_tail;
+    int running;    /* jobs reading or on the thread pool */
+    list_t waiting; /* records_job_t.node, first come first served */
     int nwaiting;
     int64_t backlog_after; /* the backlog's next batch starts after this id */
     bool backlog_more, backlog_reading;
@@ -48,14 +50,13 @@ void records_verify_backlog(server_t *srv);
 typedef void (*records_job_fn)(records_job_t *j);
 struct records_job {
     server_t *srv;
-    records_job_t *next; /* waiting list */
+    list_t node; /* records_t.waiting */
     int64_t game_id;
     int status; /* 0, or an HTTP-like status: 404 no such finished game, 503 busy/stopping, 500 */
     char err[200];
     db_game_t game;
-    db_journal_row_t *rows; /* owned copies */
-    size_t nrows;
-    char *dump; /* the stored dump (with want_dump), owned */
+    journal_t journal; /* the game's, owned */
+    char *dump;        /* the stored dump (with want_dump), owned */
     size_t dump_len;
     bool want_dump;
     bool refusable;      /* a page's job: refused with 503 when too many wait */
@@ -73,10 +74,18 @@ void records_job_free(records_job_t *j);
 
 /* ---- pages (pages.c) ---- */
 
-/* The web gateway's on_http for the records URLs (records_query.h), called
- * from the daemon's dispatch (webgw_http). Answers through web, which must
- * outlive the loop run. Returns 0 when answered (now or later), -1 when the
- * path is not ours. */
-int records_http(server_t *srv, web_t *web, const web_http_t *req);
+/* The route table's handlers (web/routes.c) for the records URLs
+ * (records_query.h): gw is the webgw_t; req->route->arg is RECORDS_JSON for
+ * the /api/ rows. Each answers with web_reply, now or later (a POST gets
+ * 405 once the URL is checked), and returns 0, or -1 when out of memory. */
+enum { RECORDS_HTML = 0, RECORDS_JSON = 1 };
+int records_scores(void *gw, const web_http_t *req);   /* /scores */
+int records_player(void *gw, const web_http_t *req);   /* /player/NAME */
+int records_game(void *gw, const web_http_t *req);     /* /game/{id} */
+int records_dump(void *gw, const web_http_t *req);     /* /game/{id}/dump */
+int records_cast(void *gw, const web_http_t *req);     /* /game/{id}.cast */
+int records_replay(void *gw, const web_http_t *req);   /* /game/{id}/replay, the page */
+int records_frames(void *gw, const web_http_t *req);   /* /api/game/{id}/replay */
+int records_bad_game(void *gw, const web_http_t *req); /* any other /game/...: 400 or 404 */
 
 #endif
