@@ -84,16 +84,19 @@ handle_t creature_spawn(game_t *g, uint16_t kind, int depth, int x, int y)
 }
 
 /* What each kind of mind does: thinking (the default), animal, mindless. */
-static const mind_t MINDS[] = {
-    {.uses_items = true, .flees = true, .sleeps = 50},
-    {.flees = true, .sleeps = 60, .perception = 3},
-    {.perception = -2, .immune = EFK_(AFRAID) | EFK_(CONFUSED) | EFK_(ASLEEP)},
+enum { MIND_THINKING = 0, MIND_ANIMAL, MIND_MINDLESS, MIND_COUNT };
+static const mind_t MINDS[MIND_COUNT] = {
+    [MIND_THINKING] = {.uses_items = true, .flees = true, .sleeps = 50},
+    [MIND_ANIMAL] = {.flees = true, .sleeps = 60, .perception = 3},
+    [MIND_MINDLESS] = {.perception = -2, .immune = EFK_(AFRAID) | EFK_(CONFUSED) | EFK_(ASLEEP)},
 };
 
 const mind_t *creature_mind(const game_t *g, const obj_t *o)
 {
     unsigned f = o ? creature_kind(g, o)->flags : 0;
-    return &MINDS[(f & CF_MINDLESS) ? 2 : (f & CF_ANIMAL) ? 1 : 0];
+    return &MINDS[(f & CF_MINDLESS) ? MIND_MINDLESS
+                  : (f & CF_ANIMAL) ? MIND_ANIMAL
+                                    : MIND_THINKING];
 }
 
 /* Whether kind i may be made at depth: within its depths, by weight, a
