@@ -3,6 +3,7 @@
  * rules (slippery floors, darkness, names), lit rooms in vision, and the
  * message line's --More--, history screen and cycling help line. */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 #include "cmd.h"
 #include "content.h"
@@ -395,6 +396,34 @@ START_TEST(more_history_and_help_line)
 }
 END_TEST
 
+/* The status line never overflows: with a long name the watcher count
+ * keeps its own whole cell at the right end, the race and place give way
+ * and the turn stays; with the longest name, hit points still show. */
+START_TEST(status_line_fits_with_watchers)
+{
+    content_t *c = shipped_content();
+    game_t *g = started(game_new(c, 5, NULL));
+    screen_t *s = screen_new(80, 24);
+    game_view_t v = {.watchers = 12};
+    char line[81];
+    const char *names[] = {"Abcdefghijklmnopqrst", "Abcdefghijklmnopqrstuvwxyzabcde"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(g->name, sizeof g->name, "%s", names[k]);
+        game_render(g, s, &v);
+        for (int i = 0; i < 80; i++)
+            line[i] = (char)(s->cells[22 * 80 + i].ch ? s->cells[22 * 80 + i].ch : ' ');
+        line[80] = 0;
+        ck_assert_msg(strncmp(line, names[k], strlen(names[k])) == 0, "%s", line);
+        ck_assert_msg(strstr(line, "HP ") != NULL, "%s", line);
+        ck_assert_msg(k == 1 || strstr(line, "Turn ") != NULL, "%s", line);
+        ck_assert_msg(strcmp(line + 80 - 14, " [12 watching]") == 0, "%s", line);
+    }
+    screen_free(s);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* The same game played with the tiles two cells wide: same state, wider map. */
 START_TEST(two_cell_tiles)
 {
@@ -423,6 +452,7 @@ Suite *suite_game_rules(void)
     TCase *t = tcase_create("core");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, flesh_golem_through_the_chain);
+    tcase_add_test(t, status_line_fits_with_watchers);
     tcase_add_test(t, wand_bolts_carry_their_damage_type);
     tcase_add_test(t, handler_error_is_contained);
     tcase_add_test(t, dark_regions_and_names);
