@@ -44,6 +44,7 @@ struct server {
     void *web;               /* webgw_t when the web gateway runs (web/webgw.c) */
     struct records *records; /* score pages, replays, verification (records/records.h) */
     struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
+    struct budget *budget;   /* connections in all and per address, every gateway's */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     list_t conns; /* telnet conns (conn_t.node): telnet.c */

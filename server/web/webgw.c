@@ -165,6 +165,15 @@ static void on_key(void *ud, key_event_t k)
         session_key(c, k);
 }
 
+/* A key from a JSON message: one unit of the same input limit as a byte
+ * from the terminal (conn_rate_allow), so neither form floods the game. */
+static void on_json_key(void *ud, key_event_t k)
+{
+    conn_t *c = ud;
+    if (conn_rate_allow(c, 1) == 1)
+        on_key(c, k);
+}
+
 /* ---- opening: who is it ------------------------------------------------------------ */
 
 static void lobby_send_all(webgw_t *g, wsock_t *only);
@@ -418,7 +427,7 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
     }
     if (ws->kind == WEB_PLAY &&
         (web_json_str_is(json, len, "t", "i") || web_json_str_is(json, len, "t", "k"))) {
-        if (keys_from_json(json, len, on_key, c) < 0)
+        if (keys_from_json(json, len, on_json_key, c) < 0)
             send_text_msg(ws, "error", "bad key message");
         return;
     }
@@ -571,7 +580,9 @@ int webgw_start(server_t *srv)
     web_config_t wc = {.listen = srv->cfg.http,
                        .outq_max = (size_t)srv->cfg.outq_max,
                        .routes = WEB_ROUTES,
-                       .nroutes = WEB_NROUTES};
+                       .nroutes = WEB_NROUTES,
+                       .budget = srv->budget,
+                       .trust_proxy = srv->cfg.trust_proxy};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
                          .on_input = on_input,
