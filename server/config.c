@@ -96,6 +96,8 @@ int config_check_ips(const char *list)
         one[n] = 0;
         if (inet_pton(AF_INET, one, bin) != 1 && inet_pton(AF_INET6, one, bin) != 1)
             return -1;
+        if (p[n] == ',' && !p[n + 1])
+            return -1; /* a trailing comma: an empty entry */
         p += n + (p[n] == ',');
     }
     return 0;

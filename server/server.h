@@ -73,6 +73,9 @@ void telnetgw_tick(server_t *s); /* idle timeouts */
 int webgw_start(server_t *s); /* 0 also when http is off or unavailable */
 void webgw_stop(server_t *s); /* step 1, on the loop (shutdown) */
 void webgw_free(server_t *s); /* step 2, after uv_run returned */
+/* The account's password changed: its websockets opened with another web
+ * session than keep (a token hash; NULL: all) are told and closed. */
+void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
 
 /* admin/control.c: the admin control socket (mode 0600) and announcements */
 int control_listen(server_t *s);

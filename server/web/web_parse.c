@@ -243,13 +243,13 @@ int web_head_check(const char *buf, size_t len)
         size_t end = nl ? (size_t)(nl - buf) : len;
         if (memchr(buf + at, 0, end - at))
             return WEB_HEAD_BAD;
+        if (fields >= 0 && (buf[at] == ' ' || buf[at] == '\t'))
+            return WEB_HEAD_BAD; /* obs-fold: a field continued on the next line */
         if (!nl)
             break;
         size_t n = end - at - (end > at && buf[end - 1] == '\r');
         if (n == 0)
             return end + 1 > WEB_HEAD_MAX ? WEB_HEAD_TOO_LARGE : (int)(end + 1);
-        if (fields >= 0 && (buf[at] == ' ' || buf[at] == '\t'))
-            return WEB_HEAD_BAD; /* obs-fold: a field continued on the next line */
         if (fields >= 0 && !memchr(buf + at, ':', n))
             return WEB_HEAD_BAD;
         if (++fields > WEB_HEAD_FIELDS)

@@ -46,8 +46,9 @@ struct wsock {
     list_t node;    /* webgw_t.socks */
     web_kind_t kind;
     char watch[WEB_NAME_MAX + 1];
-    bool authed; /* the cookie check is done (user_id may be 0) */
-    keydec_t kd; /* terminal input bytes (/ws/play) */
+    bool authed;         /* the cookie check is done (user_id may be 0) */
+    char token_hash[65]; /* of the session cookie it opened with, "" none */
+    keydec_t kd;         /* terminal input bytes (/ws/play) */
     int last_watchers;
     bool last_chat_off;
     ratelimit_t *chat; /* chat lines */
@@ -275,10 +276,9 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     list_push_front(&g->socks, &ws->node);
     web_conn_set_user(wc, ws);
     if (info->cookie[0]) {
-        char h[65];
-        webgw_token_hash(info->cookie, h);
+        webgw_token_hash(info->cookie, ws->token_hash);
         conn_ref(c);
-        db_session_user(srv->db, h, webgw_unix_now(), on_session_user, ws);
+        db_session_user(srv->db, ws->token_hash, webgw_unix_now(), on_session_user, ws);
     } else {
         ws_ready(ws);
     }
@@ -561,6 +561,22 @@ static void on_lobby_timer(uv_timer_t *t)
     webgw_t *g = t->data;
     lobby_send_all(g, NULL);
     viewers_status(g);
+}
+
+void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
+{
+    webgw_t *g = srv->web;
+    if (!g)
+        return;
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        conn_t *c = &ws->c;
+        if (c->closing || c->user_id != user_id || !ws->wc ||
+            (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
+            continue;
+        send_text_msg(ws, "left", "Your password was changed: log in again.");
+        web_close(ws->wc, 1008, "password changed");
+    }
 }
 
 /* ---- start and stop ------------------------------------------------------------------- */

@@ -36,6 +36,7 @@ typedef struct webgw {
 int webgw_login(void *ctx, const web_http_t *req);    /* /login */
 int webgw_register(void *ctx, const web_http_t *req); /* /register */
 int webgw_logout(void *ctx, const web_http_t *req);   /* /logout */
+int webgw_password(void *ctx, const web_http_t *req); /* /password */
 
 /* A cookie token's BLAKE2b-256 hash in hex: what the database keeps. */
 void webgw_token_hash(const char *token, char out[65]);
