@@ -53,8 +53,9 @@ static void on_signal(uv_signal_t *h, int signum)
 }
 
 /* Descriptors kept out of the connection budget: the database, the loop,
- * listeners, files being served, sockets being turned away politely. */
-#define FD_RESERVE 128
+ * listeners, files being served, and the sockets being turned away politely
+ * (web_door.h: WEB_DOOR_REFUSING_MAX). */
+#define FD_RESERVE 256
 
 /* The connection budget: max-connections, but never more than the
  * descriptors allow once the soft limit is raised to the hard one, so the

@@ -7,10 +7,13 @@
  *   session_load.c     starting, resuming and recovering games
  *   menu.h, menu.c     what a terminal shows outside a game
  *   journal.h, .c      journal rows played into an engine; restoring games
- *   accounts, config, log, ratelimit, list.h
- *   telnet/            the telnet gateway: listeners, libtelnet, line editor
- *   web/               the web gateway: lws, HTTP parsing, the route table
- *                      (routes.c), websockets, accounts pages, JSON, gzip
+ *   accounts, hashq    accounts; argon2 on a fair, bounded, low-priority queue
+ *   listener, budget   accepting sockets; the connection budget of every door
+ *   config, log, ratelimit, list.h
+ *   telnet/            the telnet gateway: libtelnet, line editor
+ *   web/               the web gateway: lws, the door (web_door.c), HTTP
+ *                      parsing, the route table (routes.c), websockets,
+ *                      accounts pages, JSON, gzip
  *   records/           score pages, replays, verification, their URLs
  *   admin/             the control socket warren-admin talks to
  *

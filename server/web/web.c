@@ -625,11 +625,28 @@ static bool accepts_gzip(struct lws *wsi)
     return web_accepts_gzip(ae);
 }
 
-/* lws writes a small HTML page with the status (and text, if any); the
- * connection closes after it, like after every answer. */
+/* A small HTML page with the status (and text, if any; HEAD: the headers
+ * only). The connection closes after it, like after every answer. */
 static int http_status(struct lws *wsi, unsigned int code, const char *text)
 {
-    lws_return_http_status(wsi, code, text);
+    unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start,
+                                       *end = buf + sizeof buf - 1;
+    char body[512];
+    int n = snprintf(body, sizeof body, "<!doctype html><title>%u</title><h1>%u</h1>%s%s%s\n", code,
+                     code, text ? "<p>" : "", text ? text : "", text ? "</p>" : "");
+    if (n < 0 || n >= (int)sizeof body ||
+        lws_add_http_common_headers(wsi, code, "text/html; charset=utf-8", (lws_filepos_t)n, &p,
+                                    end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                    (const unsigned char *)"no-store", 8, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
+                                    (const unsigned char *)"close", 5, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) <= 0) {
+        memcpy(start, body, (size_t)n);
+        lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP_FINAL);
+    }
     return -1;
 }
 

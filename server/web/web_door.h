@@ -25,7 +25,7 @@
 #include "budget.h"
 
 #define WEB_DOOR_HEAD_MS      10000 /* to send a complete head */
-#define WEB_DOOR_REFUSING_MAX 32    /* refused sockets waiting for their answer */
+#define WEB_DOOR_REFUSING_MAX 128   /* refused sockets waiting for their answer */
 
 typedef struct web_door web_door_t;
 

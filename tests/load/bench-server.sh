@@ -1,8 +1,9 @@
 #!/bin/bash
 # bench-server — warrend under load. Usage: tests/load/bench-server.sh BINDIR
 # Prints BENCH lines: keystroke-to-frame latency and RSS per session for
-# N=100 and N=1000 sessions (one key per second each), watcher delay, and the
-# time to resume 1,000 unfinished games after a restart.
+# N=100 and N=1000 sessions (one key per second each), watcher delay, the
+# time to resume 1,000 unfinished games after a restart, web fan-out, and
+# the limits (tests/load/bench_limits.py: a login storm, a key flood).
 set -u
 BIN=$(cd "${1:-bin}" && pwd)
 TMP=$(mktemp -d)
@@ -21,7 +22,7 @@ free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("12
 
 start() { # start DBFILE LOGFILE
     PORT=$(free_port)
-    $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$1" --test-hooks \
+    $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$1" --test-hooks --register-per-hour 0 \
         --max-connections 5000 --max-per-ip 5000 --grace 600 2>"$2" &
     PID=$!
     for _ in $(seq 100); do grep -q "recovery done" "$2" 2>/dev/null && return 0; sleep 0.1; done
@@ -49,3 +50,6 @@ stop
 
 # web: one game played over /ws/play and watched by 1,000 websocket clients
 /usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300
+
+# limits: a 40-address login storm and a websocket key flood, another player's latency
+/usr/bin/python3 "$(dirname "$0")/bench_limits.py" "$BIN" 10
