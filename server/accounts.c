@@ -194,8 +194,8 @@ void accounts_config_default(accounts_config_t *cfg)
         .register_window_ms = 60 * 60 * 1000,
         .max_tracked = 65536,
         .hash_threads = 0,
-        .queue_max = 64,
-        .queue_per_addr = 4,
+        .queue_max = 32,
+        .queue_per_addr = 2,
     };
 }
 
@@ -543,7 +543,7 @@ static int login_start(req_t *r)
         req_finish_later(r, ACCOUNTS_ETHROTTLED, msg);
         return 0;
     }
-    if (!hashq_room(a->hq, r->ip)) { /* fail fast: no database read either */
+    if (!hashq_room(a->hq, r->ip, req_suspect(r))) { /* fail fast: no database read either */
         req_finish_later(r, ACCOUNTS_EBUSY, MSG_BUSY);
         return 0;
     }

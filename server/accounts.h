@@ -78,8 +78,8 @@ typedef struct {
     /* the hashing queue: threads (0: one less than the cores, 1 to 4),
      * requests in it at most, and from one address */
     int hash_threads;
-    int queue_max;      /* default 64 */
-    int queue_per_addr; /* default 4 */
+    int queue_max;      /* default 32 (about 3 s of INTERACTIVE hashes on one thread) */
+    int queue_per_addr; /* default 2 */
 } accounts_config_t;
 
 typedef struct accounts accounts_t;

@@ -12,8 +12,9 @@
 #include <unistd.h>
 #include "list.h"
 
-#define HASHQ_ADDR_MAX 64
-#define HASHQ_NICE     19
+#define HASHQ_ADDR_MAX    64
+#define HASHQ_NICE        19
+#define HASHQ_FRESH_SHARE 4 /* a quarter of the queue only new, clean addresses may use */
 
 typedef struct line {
     list_t node;    /* hashq_t.lines */
@@ -58,10 +59,15 @@ static line_t *line_find(const hashq_t *q, const char *addr)
     return NULL;
 }
 
-static bool room_locked(const hashq_t *q, const char *addr)
+/* The last HASHQ_FRESH_SHARE of the queue is kept for addresses with no
+ * job in it and no failures: someone arriving in the middle of a storm
+ * still gets in. */
+static bool room_locked(const hashq_t *q, const char *addr, bool suspect)
 {
     const line_t *l = line_find(q, addr);
-    return q->jobs < q->max_jobs && (!l || l->count < q->per_addr);
+    bool fresh = !l && !suspect;
+    int cap = fresh ? q->max_jobs : q->max_jobs - q->max_jobs / HASHQ_FRESH_SHARE;
+    return q->jobs < cap && (!l || l->count < q->per_addr);
 }
 
 /* The next job in turn, taken off its line; NULL when none waits. */
@@ -81,8 +87,9 @@ static job_t *take_next(hashq_t *q)
 }
 
 /* A finished job leaves its line; a line with nothing left goes. */
-static void line_done(hashq_t *q, line_t *l)
+static void line_done(hashq_t *q, job_t *j)
 {
+    line_t *l = j->line;
     q->jobs--;
     if (--l->count == 0) {
         list_remove(&l->node);
@@ -131,7 +138,7 @@ static void deliver(hashq_t *q, bool all)
     for (list_t *n; (n = list_pop_front(&done));) {
         job_t *j = LIST_ITEM(n, job_t, node);
         uv_mutex_lock(&q->mu);
-        line_done(q, j->line);
+        line_done(q, j);
         bool idle = q->jobs == 0;
         uv_mutex_unlock(&q->mu);
         if (idle)
@@ -213,7 +220,7 @@ int hashq_submit(hashq_t *q, const char *addr, bool suspect, hashq_fn work, hash
     *j = (job_t){.work = work, .done = done, .ud = ud};
     uv_mutex_lock(&q->mu);
     line_t *l = line_find(q, addr);
-    if (!room_locked(q, addr) || (!l && !(l = calloc(1, sizeof *l)))) {
+    if (!room_locked(q, addr, suspect) || (!l && !(l = calloc(1, sizeof *l)))) {
         uv_mutex_unlock(&q->mu);
         free(j);
         return -1;
@@ -238,10 +245,10 @@ int hashq_submit(hashq_t *q, const char *addr, bool suspect, hashq_fn work, hash
     return 0;
 }
 
-bool hashq_room(hashq_t *q, const char *addr)
+bool hashq_room(hashq_t *q, const char *addr, bool suspect)
 {
     uv_mutex_lock(&q->mu);
-    bool ok = room_locked(q, addr);
+    bool ok = room_locked(q, addr, suspect);
     uv_mutex_unlock(&q->mu);
     return ok;
 }

@@ -7,8 +7,10 @@
  * robin), lines of addresses that have failed before only when no other
  * line waits, so a person logging in from a clean address is served next
  * even while strangers hammer the door. The queue holds at most max_jobs
- * jobs (waiting or running) and per_addr from one address: past either,
- * hashq_submit refuses at once ("busy, try again").
+ * jobs (waiting or running) and per_addr from one address; its last
+ * quarter only takes addresses with no job in it that are not suspect, so
+ * a newcomer gets in during a storm. Past that, hashq_submit refuses at
+ * once ("busy, try again").
  *
  * Threads: submit and free on the loop thread; work runs on a queue thread
  * (it must touch nothing the loop owns), done on the loop thread after it.
@@ -34,7 +36,7 @@ void hashq_free(hashq_t *q);
 int hashq_submit(hashq_t *q, const char *addr, bool suspect, hashq_fn work, hashq_fn done,
                  void *job);
 /* Whether a job from addr would be taken now. */
-bool hashq_room(hashq_t *q, const char *addr);
+bool hashq_room(hashq_t *q, const char *addr, bool suspect);
 /* Jobs waiting or running. */
 int hashq_pending(hashq_t *q);
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <sodium.h>
 #include "accounts.h"
+#include "listener.h"
 #include "log.h"
 #include "webgw.h"
 
@@ -194,7 +195,17 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
     auth_req_t *ar = ud;
     webgw_t *g = ar->g;
     if (status != ACCOUNTS_OK || !u) {
-        log_info("web %s failed ip=%s status=%d", ar->reg ? "register" : "login", ar->ip, status);
+        unsigned held = 0;
+        /* throttled and busy answers cost nothing and can come by the
+         * thousand: a line now and then; failed checks a line each */
+        bool cheap = status == ACCOUNTS_ETHROTTLED || status == ACCOUNTS_EBUSY;
+        const char *what = ar->reg ? "register" : "login";
+        if (!cheap)
+            log_info("web %s failed ip=%s status=%d", what, ar->ip, status);
+        else if (log_every(&g->refused_log, (unsigned long long)now_ms(g->srv), LISTENER_LOG_MS,
+                           &held))
+            log_info("web %s refused ip=%s status=%d (%u more refused since the last line)", what,
+                     ar->ip, status, held);
         reply_form(g, ar->id, status_of(status), ar->reg, msg[0] ? msg : "That did not work.",
                    ar->name, ar->next);
         free(ar);

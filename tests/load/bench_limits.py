@@ -7,10 +7,12 @@
    loopback) post wrong passwords to /login as fast as they are answered,
    two at a time each, for SECONDS (default 10). Meanwhile another player,
    in a game over /ws/play, presses a key and waits for its frame, again
-   and again; and once, a real login from a fresh address is timed.
+   and again; and once, halfway, a real login from a fresh address is
+   timed.
      server.storm.player.p50.ms / .p99.ms   the other player's key latency
      server.storm.quiet.p50.ms / .p99.ms    the same before the storm
-     server.storm.login.ms                  the real login during the storm
+     server.storm.login.ms                  the real login during the storm (503
+                                            "busy" means: try again a second later)
      server.storm.answers_per_s             storm requests answered
 2. Key flood: one websocket sends {"t":"i",...} key messages as fast as it
    can for SECONDS against the default --input-rate (2000 a second).
@@ -44,9 +46,14 @@ def pinned(core):
     return ["taskset", "-c", str(core)] if ok else []
 
 
-def pin_self(core):
+def pin_self(core, nice=0):
+    """This process on core (with two cores or more); nice: the load
+    generators yield to the measuring client on the same core, so the
+    figures are the daemon's latency, not this machine's scheduling."""
     if (os.cpu_count() or 1) >= 2:
         os.sched_setaffinity(0, {core})
+    if nice:
+        os.nice(nice)
 
 
 def register(port, name):
@@ -90,7 +97,7 @@ def post_login(port, source, name, pw):
 
 def storm(port, seconds, counts):
     """40 addresses, two requests in flight each; counts[status] += 1."""
-    pin_self(1)
+    pin_self(1, nice=19)
     stop_at = time.time() + seconds
 
     def one(addr, k):
@@ -108,7 +115,7 @@ def storm(port, seconds, counts):
 
 
 def flood(port, session, seconds, sent):
-    pin_self(1)
+    pin_self(1, nice=19)
     ws = play_socket(port, session)
     stop_at = time.time() + seconds
     n = 0
@@ -142,9 +149,17 @@ def bench_storm(d, seconds):
     busy, login = [], {}
 
     def real_login():
-        time.sleep(2.0)
+        """Halfway through, a person logs in from a fresh address; told
+        "busy, try again in a moment" (503), they try again a second later."""
+        time.sleep(seconds / 2)
         t0 = time.perf_counter()
-        login["status"] = post_login(port, "127.0.2.1", "owner", PW)
+        login["tries"] = 0
+        while True:
+            login["tries"] += 1
+            login["status"] = post_login(port, "127.0.2.1", "owner", PW)
+            if login["status"] != 503 or time.perf_counter() - t0 > seconds:
+                break
+            time.sleep(1.0)
         login["ms"] = (time.perf_counter() - t0) * 1000
     t = threading.Thread(target=real_login)
     t.start()
@@ -153,7 +168,8 @@ def bench_storm(d, seconds):
     proc.join()
     answered = sum(v for k, v in counts.items() if k)
     print(f"# login storm: 40 addresses x 2 in flight, {seconds} s; answers by status "
-          f"{dict(sorted(counts.items()))}; the real login: {login.get('status')}")
+          f"{dict(sorted(counts.items()))}; the real login: {login.get('status')} after "
+          f"{login.get('tries')} tries")
     print(f"BENCH server.storm.quiet.p50.ms {pct(quiet, 0.5):.2f}")
     print(f"BENCH server.storm.quiet.p99.ms {pct(quiet, 0.99):.2f}")
     print(f"BENCH server.storm.player.p50.ms {pct(busy, 0.5):.2f}")
@@ -172,13 +188,19 @@ def bench_flood(d, seconds):
     proc.start()
     time.sleep(1.0)
     busy = []
-    latencies(player, time.time() + seconds - 1.5, busy)
+    half = time.time() + seconds / 2 - 1.0
+    latencies(player, half, busy)
+    mid, t_mid = journal_rows(d.db, "flooder"), time.time()
+    latencies(player, half + seconds / 2 - 0.5, busy)
+    end, t_end = journal_rows(d.db, "flooder"), time.time()
     proc.join()
     time.sleep(1.0)  # the last rows are committed
     keys = journal_rows(d.db, "flooder") - before
-    print(f"# key flood: one websocket, {seconds} s, --input-rate 2000 (bursts of 8000)")
+    print(f"# key flood: one websocket, {seconds} s, --input-rate 2000 (bursts of 8000); "
+          f"{keys} keys journalled in all")
     print(f"BENCH server.flood.sent_per_s {sent.value / seconds:.0f}")
     print(f"BENCH server.flood.keys_per_s {keys / seconds:.0f}")
+    print(f"BENCH server.flood.keys_per_s.steady {(end - mid) / (t_end - t_mid):.0f}")
     print(f"BENCH server.flood.player.p50.ms {pct(busy, 0.5):.2f}")
     print(f"BENCH server.flood.player.p99.ms {pct(busy, 0.99):.2f}")
 

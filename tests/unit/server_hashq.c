@@ -86,9 +86,9 @@ START_TEST(bounded_per_address_and_in_all)
         j[i] = (job_t){&log, (char)('a' + i)};
     ck_assert_int_eq(hashq_submit(q, "A", false, work, done, &j[0]), 0);
     ck_assert_int_eq(hashq_submit(q, "A", false, work, done, &j[1]), 0);
-    ck_assert(!hashq_room(q, "A"));
+    ck_assert(!hashq_room(q, "A", false));
     ck_assert_int_eq(hashq_submit(q, "A", false, work, done, &j[2]), -1); /* per address */
-    ck_assert(hashq_room(q, "B"));
+    ck_assert(hashq_room(q, "B", false));
     ck_assert_int_eq(hashq_submit(q, "B", false, work, done, &j[3]), 0);
     ck_assert_int_eq(hashq_submit(q, "C", false, work, done, &j[4]), 0);
     ck_assert_int_eq(hashq_submit(q, "D", false, work, done, &j[5]), 0);
@@ -107,12 +107,47 @@ START_TEST(bounded_per_address_and_in_all)
 }
 END_TEST
 
+/* The last quarter of the queue is for newcomers: addresses with no job
+ * in it and no failures. */
+START_TEST(room_kept_for_newcomers)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    log_t log = {0};
+    log.loop_thread = uv_thread_self();
+    hashq_t *q = hashq_new(&loop, 1, 8, 8);
+    job_t j[9];
+    for (int i = 0; i < 9; i++)
+        j[i] = (job_t){&log, (char)('a' + i)};
+    for (int i = 0; i < 6; i++) /* two lines, three jobs each */
+        ck_assert_int_eq(hashq_submit(q, i % 2 ? "s1" : "s2", true, work, done, &j[i]), 0);
+    ck_assert(!hashq_room(q, "s1", true)); /* in the queue already */
+    ck_assert(!hashq_room(q, "s3", true)); /* suspect */
+    ck_assert_int_eq(hashq_submit(q, "s1", false, work, done, &j[6]), -1);
+    ck_assert(hashq_room(q, "fresh", false));
+    ck_assert_int_eq(hashq_submit(q, "fresh", false, work, done, &j[6]), 0);
+    ck_assert_int_eq(hashq_submit(q, "fresh2", false, work, done, &j[7]), 0);
+    ck_assert(!hashq_room(q, "fresh3", false)); /* 8: full for everyone */
+    atomic_store(&log.gate, 1);
+    while (log.done < 8)
+        uv_run(&loop, UV_RUN_ONCE);
+    /* the newcomers jumped the queue: right after whatever was in hand */
+    const char *gh = strstr(log.order, "gh");
+    ck_assert_ptr_nonnull(gh);
+    ck_assert_int_le((int)(gh - log.order), 1);
+    hashq_free(q);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *suite_server_hashq(void)
 {
     Suite *s = suite_create("server_hashq");
     TCase *t = tcase_create("hashq");
     tcase_add_test(t, round_robin_clean_first);
     tcase_add_test(t, bounded_per_address_and_in_all);
+    tcase_add_test(t, room_kept_for_newcomers);
     suite_add_tcase(s, t);
     return s;
 }
