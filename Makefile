@@ -184,6 +184,7 @@ bench-engine: build
 bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 	$(BIN)/tools/replay_bench
+	$(BIN)/tools/db_bench
 
 # one dialect: .clang-format
 format: deps

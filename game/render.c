@@ -27,7 +27,7 @@ static void render_msgs(game_t *g, screen_t *s)
         n = msg_fit(g, g->msg_seen, &all);
     for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
         char one[MSG_LEN + 16];
-        msg_format(&g->log[i % MSG_LOG], one, sizeof one);
+        msg_format(msg_at(g, i), one, sizeof one);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
         if (len >= sizeof line)
             break;
@@ -127,8 +127,8 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
     x = screen_textf(s, x, s->h - 2, st, "HP %d/%d", p->hp, p->hp_max);
     if (g->pc.mana_max)
         x = screen_textf(s, x, s->h - 2, fg_style(12, 0), "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
-                     (unsigned long long)(g->sched.now / SCHED_MOVE));
+    x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  $%d  Turn %llu", g->depth,
+                     (int)g->items.gold, (unsigned long long)(g->sched.now / SCHED_MOVE));
     const region_kind_t *rk = level_region_kind(g, level_current(g), p->x, p->y);
     if (rk)
         x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);

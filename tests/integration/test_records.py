@@ -226,7 +226,8 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
         sizes[path] = (len(plain), len(zipped))
     print("gzip sizes", sizes)
     frames_plain, frames_zipped = sizes[f"/api/game/{gid}/replay"]
-    assert frames_plain > 5000 and frames_zipped * 5 < frames_plain, sizes  # sizes vary with the seed
+    # sizes vary with the seed: about 4.9 to 8 times smaller seen
+    assert frames_plain > 5000 and frames_zipped * 4 < frames_plain, sizes
     cast_plain, cast_zipped = sizes[f"/game/{gid}.cast"]
     assert cast_zipped * 3 < cast_plain, sizes
 

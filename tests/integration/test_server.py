@@ -191,7 +191,7 @@ def test_crash_at_level_change(bindir, tmp_path, daemon, clients, when):
     was seen (after: the level-change snapshot is on its way); the restarted
     game equals the same keys played without interruption."""
     d = daemon
-    for attempt in range(6):  # some characters die on the way: a new one tries
+    for attempt in range(12):  # some characters die on the way: a new one tries
         name = f"down{attempt}"
         t = clients(d.port).connected()
         _, seed = new_game(d, t, name)
