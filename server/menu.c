@@ -47,7 +47,7 @@ struct menu_state {
     char line[136]; /* what is typed at the prompt */
     size_t line_len;
     char pend_name[32], pend_pass[136], pend_old[136];
-    char msg[256]; /* one-line notice */
+    char msg[640]; /* a notice: lines split by "\n" on MENU_MESSAGE */
     int wl_page, wl_sort;
     uint8_t colors; /* options: index into colour_modes; 0 = from the terminal */
     uint8_t glyphs; /* options: index into glyph_sets; 0 = from the terminal */
@@ -139,8 +139,15 @@ static void draw_item(screen_t *scr, int y, char key, const char *label, const c
 static void draw_message(conn_t *c, screen_t *scr)
 {
     draw_header(c, scr);
-    screen_text(scr, 2, 5, st_msg, c->menu->msg);
-    screen_text(scr, 2, 7, st_dim, "Press any key.");
+    int y = 5;
+    for (const char *p = c->menu->msg; y < scr->h - 3; y++) {
+        size_t n = strcspn(p, "\n");
+        screen_textf(scr, 2, y, y == 5 ? st_msg : STYLE_DEFAULT, "%.*s", (int)n, p);
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    screen_text(scr, 2, y + 2, st_dim, "Press any key.");
     screen_cursor(scr, 0, 0, false);
 }
 
@@ -314,6 +321,23 @@ static void act_change_password(conn_t *c)
     prompt_open(c, PROMPT_CHPW_OLD);
 }
 
+/* Registration's name lookup came back: a taken name is asked again. */
+static void on_reg_name(void *ud, int status, const db_user_t *u)
+{
+    conn_t *c = ud;
+    (void)u;
+    if (!c->closing && c->place == CONN_WAIT) {
+        menu_show(c, MENU_PROMPT);
+        if (status == DB_OK)
+            prompt_again(c, "That name is taken.");
+        else if (status == DB_ENOTFOUND)
+            prompt_next(c, PROMPT_REG_PASS);
+        else
+            menu_enter(c, "The account service is not available.");
+    }
+    conn_unref(c);
+}
+
 static void name_done(conn_t *c)
 {
     menu_state_t *m = c->menu;
@@ -327,7 +351,16 @@ static void name_done(conn_t *c)
         return;
     }
     snprintf(m->pend_name, sizeof m->pend_name, "%.31s", m->line);
-    prompt_next(c, m->prompt == PROMPT_LOGIN_NAME ? PROMPT_LOGIN_PASS : PROMPT_REG_PASS);
+    if (m->prompt == PROMPT_REG_NAME) { /* a taken name is refused before any password */
+        char key[DB_NAME_MAX];
+        accounts_name_key(m->pend_name, key);
+        c->place = CONN_WAIT;
+        conn_ref(c);
+        db_user_by_name(c->srv->db, key, on_reg_name, c);
+        menu_redraw(c);
+        return;
+    }
+    prompt_next(c, PROMPT_LOGIN_PASS);
 }
 
 static void new_password_done(conn_t *c)
