@@ -301,4 +301,12 @@ void db_users_list(db_t *db, db_users_cb cb, void *ud);
  * big database takes a while but never holds up the loop or the writer. */
 void db_health(db_t *db, db_health_cb cb, void *ud);
 
+/* ---- players among themselves (db_social.c) ---- */
+
+typedef void (*db_number_cb)(void *ud, int status, int64_t n);
+
+/* A finished game's place on the all-time scores (1 = best), ordered as
+ * the score pages are; DB_ENOTFOUND unless it is finished. */
+void db_game_rank(db_t *db, int64_t game, db_number_cb cb, void *ud);
+
 #endif

@@ -122,6 +122,10 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(MILESTONES_OF, "i", ROWS, milestone,                                                        \
       "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid")            \
     X(DUMP_OF, "i", ROW, text, "SELECT text FROM dumps WHERE game = ?1")                          \
+    X(GAME_RANK, "i", ROW, int,                                                                   \
+      "SELECT 1 + (SELECT count(*) FROM games g WHERE g.state = 'finished' "                      \
+      "AND (-g.score, g.end_time, g.id) < (-me.score, me.end_time, me.id)) "                      \
+      "FROM games me WHERE me.id = ?1 AND me.state = 'finished'")                                 \
     DB_RECORDS_STMTS(X)                                                                           \
     DB_ADMIN_STMTS(X)
 
@@ -248,7 +252,8 @@ typedef struct {
     X(resume, db_resume_cb)         \
     X(users, db_users_cb)           \
     X(health, db_health_cb)         \
-    X(totals, db_totals_cb)
+    X(totals, db_totals_cb)         \
+    X(number, db_number_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

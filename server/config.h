@@ -31,6 +31,7 @@ typedef struct {
     /* limits: who the web listener believes, how many accounts an address makes */
     char trust_proxy[256]; /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
     int register_per_hour; /* new accounts per address per hour (0 = no limit) */
+    char public_url[200];  /* the site's address as players reach it, for links */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... seed=... turn=... seq=..." */
     bool help, version;
 } config_t;

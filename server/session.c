@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include "gameover.h"
 #include "log.h"
 #include "records.h"
 #include "server.h"
@@ -443,6 +444,7 @@ void session_finish(session_t *s)
     log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
              (long long)s->game_id, end.end_kind, (unsigned long long)st.turn, (long long)st.score,
              st.cause);
+    gameover_t *go = gameover_new(srv, s->game_id, s->user, &st, s->nwatchers);
     char msg[256];
     snprintf(msg, sizeof msg, "Game over: %s. Score %lld after %llu turns.", st.cause,
              (long long)st.score, (unsigned long long)st.turn);
@@ -450,16 +452,22 @@ void session_finish(session_t *s)
         conn_t *p = s->player;
         p->sess = NULL;
         s->player = NULL;
-        menu_message(p, msg);
+        if (go)
+            gameover_add(go, p, true);
+        else
+            menu_message(p, msg);
     }
     for (list_t *it; (it = list_front(&s->watchers));) {
         conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
-        char wm[300];
-        snprintf(wm, sizeof wm, "The game you watched has ended. %s", msg);
-        menu_message(w, wm);
+        if (go)
+            gameover_add(go, w, false);
+        else
+            menu_message(w, "The game you watched has ended.");
     }
+    if (go)
+        gameover_start(go);
     session_free(s);
 }
 
