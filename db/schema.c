@@ -71,6 +71,26 @@ static const char *const migrations[] = {
     "CREATE INDEX sessions_by_expiry ON sessions(expires);\n",
     /* 2: the time of each journal row (rows written before read DB_MS_UNKNOWN) */
     "ALTER TABLE journal ADD COLUMN ms INTEGER NOT NULL DEFAULT -1;\n",
+    /* 3: mail between players, address bans, chat mutes */
+    "CREATE TABLE mail (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    recipient INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    sender INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    sent INTEGER NOT NULL,\n"
+    "    text TEXT NOT NULL,\n"
+    "    seen INTEGER NOT NULL DEFAULT 0\n"
+    ");\n"
+    "CREATE INDEX mail_unseen ON mail(recipient, seen, id);\n"
+    "CREATE INDEX mail_by_sender ON mail(sender, sent);\n"
+    "CREATE TABLE bans (\n"
+    "    net TEXT PRIMARY KEY,\n"
+    "    until INTEGER NOT NULL,\n"
+    "    created INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE mutes (\n"
+    "    user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    until INTEGER NOT NULL\n"
+    ");\n",
 };
 
 int db_migration_count(void)

@@ -10,6 +10,8 @@
  *   accounts, hashq    accounts; argon2 on a fair, bounded, low-priority queue
  *   listener, budget   accepting sockets; the connection budget of every door
  *   config, log, ratelimit, list.h
+ *   moderation         the administrator's bans and chat mutes
+ *   gameover           the last screen of a game
  *   telnet/            the telnet gateway: libtelnet, line editor
  *   web/               the web gateway: lws, the door (web_door.c), HTTP
  *                      parsing, the route table (routes.c), websockets,
@@ -33,6 +35,7 @@
 #include "game.h"
 #include "list.h"
 #include "menu.h"
+#include "moderation.h"
 #include "session.h"
 
 #define WARREN_VERSION "0.1.0"
@@ -48,6 +51,7 @@ struct server {
     struct records *records; /* score pages, replays, verification (records/records.h) */
     struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
     struct budget *budget;   /* connections in all and per address, every gateway's */
+    struct moderation *mod;  /* bans and chat mutes (moderation.c) */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     list_t conns; /* telnet conns (conn_t.node): telnet.c */
@@ -79,6 +83,8 @@ void webgw_free(server_t *s); /* step 2, after uv_run returned */
 /* The account's password changed: its websockets opened with another web
  * session than keep (a token hash; NULL: all) are told and closed. */
 void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
+/* The account's websockets are told msg and closed; returns how many. */
+int webgw_kick(server_t *s, int64_t user_id, const char *msg);
 
 /* admin/control.c: the admin control socket (mode 0600) and announcements */
 int control_listen(server_t *s);

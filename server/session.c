@@ -553,16 +553,22 @@ void session_key(conn_t *c, key_event_t k)
         session_detach(c, "");
 }
 
-/* Snapshots the game and frees the session; watchers go back to the menu. */
-static void session_save_and_free(session_t *s, const char *why)
+/* Every watcher goes back to the menu, told msg. */
+static void watchers_leave(session_t *s, const char *msg)
 {
-    session_snapshot(s, why);
     for (list_t *it; (it = list_front(&s->watchers));) {
         conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
-        menu_message(w, "The player left; the game is saved.");
+        menu_message(w, msg);
     }
+}
+
+/* Snapshots the game and frees the session; watchers go back to the menu. */
+static void session_save_and_free(session_t *s, const char *why)
+{
+    session_snapshot(s, why);
+    watchers_leave(s, "The player left; the game is saved.");
     session_free(s);
 }
 
@@ -592,6 +598,22 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
     log_info("game closed user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
     session_save_and_free(s, "closed");
     return true;
+}
+
+int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
+{
+    session_t *s = session_find_user(srv, user_id);
+    if (!s)
+        return 0;
+    int64_t id = s->game_id;
+    if (s->player)
+        session_detach(s->player, why);
+    session_snapshot(s, "abandoned"); /* the journal's end is kept with the record */
+    db_game_mark_broken(srv->db, id, reason, NULL, NULL);
+    watchers_leave(s, why);
+    log_info("game abandoned user=%s game=%lld: %s", s->user, (long long)id, reason);
+    session_free(s);
+    return id;
 }
 
 /* Keys waiting for their journal rows keep their frame (and the

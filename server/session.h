@@ -59,6 +59,10 @@ session_t *session_find_name(server_t *s, const char *user); /* live, ignoring c
  * gateway), the game saved and freed, watchers sent back. Returns true if
  * there was one. */
 bool session_close_user(server_t *s, int64_t user_id, const char *why);
+/* The account's live game ends as abandoned: marked broken with reason
+ * (its journal, snapshots and record kept), its player and watchers sent
+ * to the menu with why. Returns the game's id, 0 if there was none. */
+int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
 void session_announce_all(server_t *s); /* redraw games for a new announcement */
 void session_tick(server_t *s);         /* grace expiry */
 int session_recover_all(server_t *s);   /* at start: resume every unfinished game */

@@ -563,20 +563,36 @@ static void on_lobby_timer(uv_timer_t *t)
     viewers_status(g);
 }
 
-void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
+/* Closes the account's websockets but those opened with keep_hash; n of them. */
+static int close_user(server_t *srv, int64_t user_id, const char *keep_hash, const char *msg,
+                      const char *why)
 {
     webgw_t *g = srv->web;
+    int n = 0;
     if (!g)
-        return;
+        return 0;
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         conn_t *c = &ws->c;
         if (c->closing || c->user_id != user_id || !ws->wc ||
             (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
             continue;
-        send_text_msg(ws, "left", "Your password was changed: log in again.");
-        web_close(ws->wc, 1008, "password changed");
+        send_text_msg(ws, "left", msg);
+        web_close(ws->wc, 1008, why);
+        n++;
     }
+    return n;
+}
+
+void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
+{
+    close_user(srv, user_id, keep_hash, "Your password was changed: log in again.",
+               "password changed");
+}
+
+int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
+{
+    return close_user(srv, user_id, NULL, msg, "closed by the administrator");
 }
 
 /* ---- start and stop ------------------------------------------------------------------- */
