@@ -12,6 +12,8 @@
  *   config, log, ratelimit, list.h
  *   moderation         the administrator's bans and chat mutes
  *   gameover           the last screen of a game
+ *   chat, watch        spectator chat (one stream); a terminal watcher's keys
+ *                      and overlays
  *   telnet/            the telnet gateway: libtelnet, line editor
  *   web/               the web gateway: lws, the door (web_door.c), HTTP
  *                      parsing, the route table (routes.c), websockets,
@@ -29,6 +31,7 @@
 #include "accounts.h"
 #include "ansi.h"
 #include "buf.h"
+#include "chat.h"
 #include "config.h"
 #include "conn.h"
 #include "db.h"
@@ -37,6 +40,7 @@
 #include "menu.h"
 #include "moderation.h"
 #include "session.h"
+#include "watch.h"
 
 #define WARREN_VERSION "0.1.0"
 

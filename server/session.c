@@ -97,6 +97,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 
 static void session_really_free(session_t *s)
 {
+    chat_free(s->chat);
     game_free(s->game);
     screen_free(s->grid);
     screen_free(s->sent);
@@ -161,6 +162,7 @@ void session_snapshot(session_t *s, const char *why)
 static void session_render(const session_t *s, screen_t *scr, const game_view_t *v)
 {
     game_render(s->game, scr, v);
+    chat_draw((session_t *)s, scr);
     announce_draw(s->srv, scr);
 }
 
@@ -173,17 +175,32 @@ static void view_of(const session_t *s, game_view_t *v)
 /* A watcher shares the player's frames when its terminal can hold them. */
 static bool viewer_shares(const session_t *s, const conn_t *c)
 {
+    if (c != s->player && watch_overlay(c))
+        return false; /* help, a chat line being typed: its own frames meanwhile */
     return c->json || (c->w >= s->grid->w && c->h >= s->grid->h);
 }
 
-static void watcher_footer(session_t *s, conn_t *c, buf_t *out)
+/* Below the game on a taller terminal: whom it watches and the keys
+ * (watch.c); written again only when it changed. */
+static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
 {
     if (c == s->player || c->ops->browser || c->h <= s->grid->h) /* pages say it themselves */
         return;
-    buf_printf(out, "\033[%d;1H\033[m\033[2mWatching %s. Press q to leave.\033[m", s->grid->h + 1,
-               s->user);
+    char line[TERM_MAX_W + 1];
+    if (!watch_footer(s, c, line, sizeof line, key))
+        return;
+    buf_printf(out, "\033[%d;1H\033[m\033[K\033[2m%s\033[m", s->grid->h + 1, line);
     if (s->sent->cur_visible)
         buf_printf(out, "\033[%d;%dH", s->sent->cur_y + 1, s->sent->cur_x + 1);
+}
+
+/* A watcher drawn at its own size: the game, then its overlays. */
+static void own_frame(session_t *s, conn_t *c, const game_view_t *v)
+{
+    session_render(s, c->scr, v);
+    if (c != s->player)
+        watch_draw(s, c, c->scr);
+    conn_send_diff(c);
 }
 
 /* A keyframe of the shared baseline for one viewer (new, resized or behind). */
@@ -209,8 +226,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         }
         if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
             return;
-        session_render(s, c->scr, &v);
-        conn_send_diff(c);
+        own_frame(s, c, &v);
         return;
     }
     buf_reset(&srv->scratch);
@@ -220,7 +236,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         return;
     }
     ansi_keyframe(&c->prof, s->sent, &srv->scratch);
-    watcher_footer(s, c, &srv->scratch);
+    watcher_footer(s, c, &srv->scratch, true);
     conn_write(c, srv->scratch.data, srv->scratch.len);
 }
 
@@ -249,8 +265,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     if (c->closing || c->too_small)
         return;
     if (c->own_render) {
-        session_render(s, c->scr, &f->v);
-        conn_send_diff(c);
+        own_frame(s, c, &f->v);
         return;
     }
     if (c->need_key || !conn_writable(c)) {
@@ -269,6 +284,13 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
         f->encoded |= 1u << pid;
     }
     conn_write(c, b->data, b->len);
+    if (c != s->player && !c->ops->browser && c->h > s->grid->h) {
+        buf_t *own = &s->srv->scratch;
+        buf_reset(own);
+        watcher_footer(s, c, own, false);
+        if (own->len)
+            conn_write(c, own->data, own->len);
+    }
 }
 
 /* Sends the change from sent to grid to every viewer, the player first. */
@@ -335,6 +357,22 @@ void session_resized(conn_t *c)
         return;
     }
     c->own_render = !viewer_shares(s, c);
+    viewer_keyframe(s, c);
+}
+
+void session_view_changed(conn_t *c)
+{
+    session_t *s = c->sess;
+    if (!s || c == s->player || c->closing)
+        return;
+    bool own = !viewer_shares(s, c);
+    if (own && c->own_render && c->scr && c->shown && !c->too_small) {
+        game_view_t v;
+        view_of(s, &v);
+        own_frame(s, c, &v);
+        return;
+    }
+    c->own_render = own;
     viewer_keyframe(s, c);
 }
 
@@ -506,6 +544,8 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
         session_detach(c, DETACH_SAID);
         return;
     }
+    if (chat_player_key(c, s, k))
+        return;
     if (srv->cfg.test_hooks && k.code == KEY_F12) {
         test_hook(c, s);
         return;
@@ -549,6 +589,8 @@ void session_key(conn_t *c, key_event_t k)
         player_key(c, s, k);
         return;
     }
+    if (watch_key(c, s, k))
+        return;
     if (k.code == 'q' || k.code == 'Q')
         session_detach(c, "");
 }
@@ -576,6 +618,8 @@ static void session_save_and_free(session_t *s, const char *why)
 
 void session_tick(server_t *srv)
 {
+    chat_tick(srv);
+    watch_tick(srv);
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
@@ -616,15 +660,18 @@ int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason,
     return id;
 }
 
+void session_redraw(session_t *s)
+{
+    if (!s->ended && !s->broken && !s->dead && s->jpending == 0)
+        session_broadcast(s);
+}
+
 /* Keys waiting for their journal rows keep their frame (and the
  * announcement) until the commit; the others redraw now. */
 void session_announce_all(server_t *srv)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
-        if (!s->ended && !s->broken && s->jpending == 0)
-            session_broadcast(s);
-    }
+    LIST_EACH (it, &srv->sessions)
+        session_redraw(LIST_ITEM(it, session_t, node));
 }
 
 void session_set_chat(session_t *s, bool off)

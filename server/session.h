@@ -37,12 +37,13 @@ struct session {
     screen_t *grid, *sent; /* current frame and the shared baseline */
     uint64_t started_ms, last_key_ms, detached_ms;
     bool ended, broken;
-    bool frame_due;     /* a frame waits for its keys to be durable */
-    int db_refs;        /* db callbacks that point at us */
-    int jpending;       /* journal appends not yet committed */
-    bool dead;          /* unlinked; freed when db_refs drops to 0 */
-    bool chat_off;      /* the player turned spectator chat off */
-    uint64_t frame_seq; /* frames broadcast (JSON frames carry it) */
+    bool frame_due;       /* a frame waits for its keys to be durable */
+    int db_refs;          /* db callbacks that point at us */
+    int jpending;         /* journal appends not yet committed */
+    bool dead;            /* unlinked; freed when db_refs drops to 0 */
+    bool chat_off;        /* the player turned spectator chat off */
+    uint64_t frame_seq;   /* frames broadcast (JSON frames carry it) */
+    struct chatlog *chat; /* chat.c's: recent lines, the strip; NULL until used */
 };
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
@@ -50,6 +51,8 @@ void session_watch(conn_t *c, session_t *s);
 void session_detach(conn_t *c, const char *why); /* player or watcher leaves */
 void session_key(conn_t *c, key_event_t k);
 void session_resized(conn_t *c);
+/* A watcher's overlay changed (watch.c): its own frame, or the shared one again. */
+void session_view_changed(conn_t *c);
 void session_drained(conn_t *c); /* output queue emptied */
 void session_set_chat(session_t *s, bool off);
 session_t *session_find_user(server_t *s, int64_t user_id);
@@ -64,8 +67,11 @@ bool session_close_user(server_t *s, int64_t user_id, const char *why);
  * to the menu with why. Returns the game's id, 0 if there was none. */
 int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
 void session_announce_all(server_t *s); /* redraw games for a new announcement */
-void session_tick(server_t *s);         /* grace expiry */
-int session_recover_all(server_t *s);   /* at start: resume every unfinished game */
+/* Sends s's frame again now (an overlay changed), unless keys wait for
+ * their journal rows: their frame comes with the commit. */
+void session_redraw(session_t *s);
+void session_tick(server_t *s);       /* grace expiry */
+int session_recover_all(server_t *s); /* at start: resume every unfinished game */
 void session_shutdown_all(server_t *s);
 void session_free_all(server_t *s); /* after the loop ran down: without viewers */
 

@@ -3,13 +3,35 @@
 before any password, the final screen of a game (score, cause, place on the
 high scores, the address of its page), watching with a header of who, what
 and how many, moving between live games from the watch view."""
+import json
 import re
+import subprocess
+import time
 
 import pytest
 
-from harness import PW, new_game
+from harness import PW, WS, Web, new_game, program
 
-pytestmark = pytest.mark.daemon(extra=["--public-url", "https://warren.example/"])
+pytestmark = pytest.mark.daemon(http=True, extra=["--public-url", "https://warren.example/"])
+CTRL_T, CTRL_W = "\x14", "\x17"
+
+
+def started(d, t, name):
+    """A new account on t playing a new character; returns the game id."""
+    gid, _ = new_game(d, t, name)
+    t.wait_for("Choose a race.")
+    t.send("l")
+    t.wait_for(f"Welcome, {name} the ")
+    return gid
+
+
+def watch(d, t, name):
+    """From t's menu: watches name's game."""
+    t.send("w")
+    t.wait_for(name)
+    row = [ln for ln in t.lines() if re.search(rf"\) {name} ", ln)][0]
+    t.send(row.strip()[0])
+    d.wait_log(rf"watch conn=\d+ user={name} ")
 
 
 def quit_game(t):
@@ -58,3 +80,115 @@ def test_final_screen_has_score_place_and_page(daemon, clients):
     rows = daemon.db_rows("SELECT id FROM games WHERE state = 'finished' "
                           "ORDER BY score DESC, end_time, id")
     assert len(rows) == 2 and place == [r[0] for r in rows].index(kid) + 1
+
+
+def test_watch_footer_help_and_other_games(daemon, clients):
+    d = daemon
+    a = clients(d.port).connected()
+    ga = started(d, a, "olga")
+    b = clients(d.port).connected()
+    gb = started(d, b, "pete")
+    w = clients(d.port, cols=100, rows=30).connected()
+    watch(d, w, "olga")
+    w.wait_for(f"Watching olga, game {ga}, depth 1, 1 watching.  Press q to leave, ? for help.")
+    w.send("?")
+    screen = w.wait_for("the previous / next live game")
+    assert "stop watching" in screen and "say something to the player" in screen
+    w.send(" ")  # any key closes the help
+    w.pump(quiet=0.3)
+    assert "stop watching" not in w.text()
+    w.send(">")
+    d.wait_log(r"watch conn=\d+ user=pete ")
+    w.wait_for(f"Watching pete, game {gb}, depth 1, 1 watching.")
+    a.pump(quiet=0.3)
+    assert "[1 watching]" not in a.text()  # it left olga's game
+    w.send("<")
+    d.wait_log(r"watch conn=\d+ user=olga ")
+    w.wait_for("Watching olga")
+    # same size as the player: the same screen, help over it on demand
+    s = clients(d.port).connected()
+    watch(d, s, "pete")
+    s.pump(quiet=0.3)
+    b.pump(quiet=0.3)
+    assert s.text() == b.text()
+    s.send("?")
+    s.wait_for(f"Watching pete, game {gb}, depth 1, 1 watching.")
+    s.send("q")  # q leaves even from the help
+    s.wait_for("Your choice")
+
+
+def test_chat_both_ways_on_telnet_and_web(daemon, clients):
+    d = daemon
+    p = clients(d.port).connected()
+    started(d, p, "quinn")
+    w = clients(d.port).connected()
+    w.register("rosa", PW)
+    watch(d, w, "quinn")
+    anon = clients(d.port).connected()
+    watch(d, anon, "quinn")
+    # a browser watcher on the same game: one stream
+    r = Web(d.http).register("sam", PW, next="/")
+    tok = re.search(r"warren_session=([A-Za-z0-9_-]+)", r.head).group(1)
+    web = WS(d.http, "/ws/watch/quinn", session=tok)
+    d.wait_log(r"watch conn=\d+ user=quinn game=\d+ watchers=3")
+
+    w.send(":")
+    w.wait_for("Say:")
+    w.send("hello <there>\r")
+    p.wait_for("rosa: hello <there>")
+    w.wait_for("rosa: hello <there>")
+    m = web.json_until(lambda m: m["t"] == "chat")
+    assert m == {"t": "chat", "from": "rosa", "player": False, "text": "hello <there>"}
+    web.text(json.dumps({"t": "chat", "text": "from the web"}))
+    p.wait_for("sam: from the web")
+    anon.wait_for("sam: from the web")
+    anon.send(":")
+    anon.wait_for("Log in to chat")
+    # the player lists the watchers
+    p.send(CTRL_W)
+    p.wait_for("Watching (3): ")
+    line = [ln for ln in p.lines() if "Watching (3)" in ln][0]
+    assert "rosa" in line and "sam" in line and "+1 not logged in" in line
+    # Ctrl-T hides the strip: watchers still talk, the player's screen stays clean
+    p.send(CTRL_T)
+    p.wait_for("Chat hidden")
+    w.send(":")
+    w.send("second line\r")
+    assert web.json_until(lambda m: m["t"] == "chat" and m["text"] == "second line")
+    p.pump(quiet=0.5)
+    assert "second line" not in p.text()
+    # ... and again turns chat off: watchers are refused on both doors
+    p.send(CTRL_T)
+    p.wait_for("Chat off")
+    assert web.json_until(lambda m: m["t"] == "watchers")["chat"] is False
+    w.send(":")
+    w.send("anyone?\r")
+    w.wait_for("The player turned chat off.")
+    p.send(CTRL_T)
+    p.wait_for("Chat on")
+    # the player's chat keys are not game keys: nothing journalled
+    assert d.db_rows("SELECT count(*) FROM journal j JOIN games g ON g.id = j.game "
+                     "JOIN users u ON u.id = g.user WHERE u.name = 'quinn'")[0][0] == 1
+    # lines leave the strip after a while
+    end = time.time() + 20
+    while time.time() < end and "from the web" in p.text():
+        p.pump(quiet=0.5, limit=1)
+    assert "from the web" not in p.text()
+
+
+def test_muted_chatter_is_refused(daemon, clients, bindir):
+    d = daemon
+    p = clients(d.port).connected()
+    started(d, p, "tara")
+    w = clients(d.port).connected()
+    w.register("ugo", PW)
+    admin = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(admin), "--control", f"{d.db}.ctl", "mute", "ugo", "1h"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    watch(d, w, "tara")
+    w.send(":")
+    w.send("let me talk\r")
+    w.wait_for("muted by the administrator")
+    p.pump(quiet=0.3)
+    assert "let me talk" not in p.text()
