@@ -64,9 +64,9 @@ static void send_json_line(session_t *s, const conn_t *from, const char *text, s
     buf_free(&b);
 }
 
-const char *chat_say(conn_t *from, const char *text, size_t n)
+const char *chat_check(const conn_t *from, size_t n)
 {
-    session_t *s = from->sess;
+    const session_t *s = from->sess;
     if (!from->user_id)
         return "Log in to chat.";
     if (!s)
@@ -77,6 +77,15 @@ const char *chat_say(conn_t *from, const char *text, size_t n)
         return "The player turned chat off.";
     if (moderation_muted(from->srv->mod, from->user_id, (int64_t)time(NULL)))
         return "You may not chat: muted by the administrator.";
+    return NULL;
+}
+
+const char *chat_say(conn_t *from, const char *text, size_t n)
+{
+    session_t *s = from->sess;
+    const char *why = chat_check(from, n);
+    if (why)
+        return why;
     char clean[CHAT_MAX + 1];
     for (size_t i = 0; i < n; i++) /* text only: no control characters */
         clean[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? ' ' : text[i];

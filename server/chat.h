@@ -29,6 +29,8 @@ typedef struct chatlog chatlog_t;
  * long, the player turned chat off, muted by the administrator. Rate
  * limits are the caller's. */
 const char *chat_say(conn_t *from, const char *text, size_t n);
+/* chat_say's checks alone (for a rate limit that comes after them). */
+const char *chat_check(const conn_t *from, size_t n);
 /* The strip (and the player's notices) over the game's frame. */
 void chat_draw(session_t *s, screen_t *scr);
 /* A telnet player's chat key: true when k was one (it is not the game's). */

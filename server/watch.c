@@ -83,10 +83,10 @@ static void send_line(conn_t *c, watchview_t *w)
     w->typing = false;
     if (!w->rate)
         w->rate = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(c->srv));
-    const char *why = NULL;
-    if (!w->rate || ratelimit_take(w->rate, 1, now_ms(c->srv)) != 1)
+    const char *why = chat_check(c, w->len);
+    if (!why && (!w->rate || ratelimit_take(w->rate, 1, now_ms(c->srv)) != 1))
         why = "Too fast: wait a moment.";
-    else
+    if (!why)
         why = chat_say(c, w->line, w->len);
     if (why)
         say(c, why);

@@ -353,7 +353,9 @@ static void chat_line(wsock_t *ws, const char *json, size_t len)
     char text[CHAT_MAX * 4 + 1];
     int n = web_json_string(json, len, "text", text, sizeof text);
     const char *why = n < 0 ? "A chat line is at most 200 bytes of text." : NULL;
-    if (!why && c->user_id && c->sess && !chat_allowed(ws))
+    if (!why)
+        why = chat_check(c, (size_t)n);
+    if (!why && !chat_allowed(ws))
         why = "Too fast: wait a moment.";
     if (!why)
         why = chat_say(c, text, (size_t)n);

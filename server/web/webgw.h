@@ -39,6 +39,7 @@ int webgw_login(void *ctx, const web_http_t *req);    /* /login */
 int webgw_register(void *ctx, const web_http_t *req); /* /register */
 int webgw_logout(void *ctx, const web_http_t *req);   /* /logout */
 int webgw_password(void *ctx, const web_http_t *req); /* /password */
+int webgw_mail(void *ctx, const web_http_t *req);     /* /mail (mail_page.c) */
 
 /* A cookie token's BLAKE2b-256 hash in hex: what the database keeps. */
 void webgw_token_hash(const char *token, char out[65]);

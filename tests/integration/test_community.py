@@ -192,3 +192,72 @@ def test_muted_chatter_is_refused(daemon, clients, bindir):
     w.wait_for("muted by the administrator")
     p.pump(quiet=0.3)
     assert "let me talk" not in p.text()
+
+
+def web_account(d, name):
+    r = Web(d.http).register(name, PW, next="/")
+    assert r.status == 303, r.head
+    return Web(d.http, session=r.session)
+
+
+def test_mail_from_telnet_and_the_web(daemon, clients):
+    d = daemon
+    a = clients(d.port).connected()
+    a.register("vera", PW)
+    b = clients(d.port).connected()
+    b.register("walt", PW)
+    # telnet to telnet: the recipient waiting at the menu sees it at once
+    a.menu("m", ("To:", "walt"), ("Message:", "meet me at <depth 5> & bring food"))
+    a.wait_for("Message left for walt.")
+    screen = b.wait_for("Mail from vera, ")
+    assert "meet me at <depth 5> & bring food" in screen and "UTC:" in screen
+    b.send(" ")
+    b.wait_for("Your choice")
+    b.send("q")  # walt is away: he reads at his next login
+    a.menu("m", ("To:", "nobody_here"), ("Message:", "hello?"))
+    a.wait_for("No such player.")
+    # the web page: escaped both ways
+    x = web_account(d, "xena")
+    status, _, body = x.get("/mail")
+    assert status == 200 and b"No new messages." in body
+    r = x.post("/mail", {"to": "vera", "text": "<script>alert(1)</script>\x07ok"})
+    assert r.status == 200 and b"Message left for vera." in r.body, r.body
+    assert d.db_rows("SELECT text FROM mail WHERE text LIKE '<script>%'") == \
+        [("<script>alert(1)</script> ok",)]
+    a.wait_for("Mail from xena, ")  # vera waits at the menu
+    assert "<script>alert(1)</script> ok" in a.text()
+    a.send(" ")
+    a.wait_for("Your choice")
+    a.menu("m", ("To:", "XENA"), ("Message:", "<b>bold</b> & co"))
+    a.wait_for("Message left for xena.")
+    status, _, body = x.get("/mail")
+    assert status == 200 and b"&lt;b&gt;bold&lt;/b&gt; &amp; co" in body and b"<b>bold" not in body
+    assert b"From <b>vera</b>" in body
+    status, _, body = x.get("/mail")
+    assert b"No new messages." in body  # shown once, then marked seen
+    # limits: length, then so many an hour
+    r = x.post("/mail", {"to": "walt", "text": "y" * 201})
+    assert r.status == 400 and b"at most 200" in r.body
+    for i in range(9):
+        r = x.post("/mail", {"to": "walt", "text": f"note {i}"})
+        assert r.status == 200 and b"Message left" in r.body, (i, r.body)
+    r = x.post("/mail", {"to": "walt", "text": "one too many"})
+    assert r.status == 400 and b"Not sent" in r.body
+    assert d.db_rows("SELECT count(*) FROM mail m JOIN users u ON u.id = m.sender "
+                     "WHERE u.name = 'xena'")[0][0] == 10
+    # walt logs in: the oldest that fit on the screen, the rest next time
+    c = clients(d.port).connected()
+    c.login("walt")
+    screen = c.wait_for("Mail from xena, ")
+    assert "note 0" in screen and "one too many" not in screen
+    seen = d.db_rows("SELECT count(*) FROM mail m JOIN users u ON u.id = m.recipient "
+                     "WHERE u.name = 'walt' AND seen = 1")[0][0]
+    assert 1 < seen < 11
+    c.send(" ")
+    c.wait_for("Your choice")
+    # not logged in, or from another site
+    status, _, body = Web(d.http).get("/mail")
+    assert status == 403 and b"Log in first" in body
+    r = x.post("/mail", {"to": "walt", "text": "forged"}, headers={"Origin": "http://evil.example"})
+    assert r.status == 403
+    assert not d.db_rows("SELECT 1 FROM mail WHERE text = 'forged'")
