@@ -26,7 +26,7 @@ static void notify(server_t *srv, int64_t user)
 {
     LIST_EACH (it, &srv->conns) {
         conn_t *c = LIST_ITEM(it, conn_t, node);
-        if (!c->closing && c->user_id == user && c->place == CONN_MENU)
+        if (!c->closing && c->user_id == user && menu_at_main(c))
             mail_show(c);
     }
 }
@@ -121,7 +121,7 @@ static size_t format_one(const db_mail_t *m, bool first, char *out, size_t n)
 static void on_unseen(void *ud, int status, const db_mail_t *m, size_t n)
 {
     conn_t *c = ud;
-    if (status == DB_OK && n > 0 && !c->closing && c->place == CONN_MENU && c->user_id) {
+    if (status == DB_OK && n > 0 && !c->closing && menu_at_main(c) && c->user_id) {
         char text[640];
         size_t len = 0;
         int64_t upto = 0;

@@ -933,6 +933,11 @@ void menu_redraw(conn_t *c)
     menu_draw(c);
 }
 
+bool menu_at_main(const conn_t *c)
+{
+    return c->place == CONN_MENU && c->menu->screen == MENU_MAIN;
+}
+
 void menu_too_small(conn_t *c)
 {
     c->shown_valid = false;
