@@ -7,6 +7,8 @@
  *   session_load.c     starting, resuming and recovering games
  *   menu.h, menu.c     what a terminal shows outside a game
  *   journal.h, .c      journal rows played into an engine; restoring games
+ *   jqueue.h, .c       a game's journal rows until stored; pausing, retrying
+ *   storage.h, .c      the database's health: cap, failing, paused games
  *   accounts, config, log, ratelimit, list.h
  *   telnet/            the telnet gateway: listeners, libtelnet, line editor
  *   web/               the web gateway: lws, HTTP parsing, the route table
@@ -31,6 +33,7 @@
 #include "list.h"
 #include "menu.h"
 #include "session.h"
+#include "storage.h"
 
 #define WARREN_VERSION "0.1.0"
 
@@ -50,6 +53,7 @@ struct server {
     int nconns;
     list_t sessions; /* session_t.node: session.c */
     int nsessions;
+    storage_t storage;     /* storage.c */
     uint64_t next_conn_id; /* conn_init */
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */
