@@ -103,12 +103,12 @@ int chargen_levelup_key(game_t *g, key_event_t k)
     return 0;
 }
 
-/* A race's letter goes on to the class; Q asks to quit (the command
- * table's Q); any other key makes a random character at once. */
+/* A race's letter goes on to the class; Q asks to quit and S to save and
+ * leave (the command table's); any other key makes a random character. */
 int chargen_race_key(game_t *g, key_event_t k)
 {
     int r = (int)k.code - 'a';
-    if (k.code == 'Q')
+    if (k.code == 'Q' || k.code == 'S')
         return cmd_key(g, k);
     if (r >= 0 && r < g->c->n_races) {
         g->pc.race = (uint8_t)r;
@@ -162,6 +162,6 @@ void chargen_draw(game_t *g, screen_t *s)
     }
     y++;
     row_text(s, y, (style_t){8, SCREEN_DEFAULT_COLOR, 0},
-             race ? "Any other key: a random race and class.  Q quits."
+             race ? "Any other key: a random race and class.  S saves and leaves, Q quits."
                   : "Any other key: a random class.");
 }

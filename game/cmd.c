@@ -40,6 +40,23 @@ static int cmd_climb(game_t *g)
     return level_stairs(g, -1);
 }
 
+/* Asks the host to save the game and return to its menu: nothing in the
+ * game changes (game_status_t.leave, read once after this key). */
+static int cmd_leave(game_t *g)
+{
+    g->leave = 1;
+    return 0;
+}
+
+/* Whether walking onto gold picks it up; a key, so a replay agrees. */
+static int cmd_gold_toggle(game_t *g)
+{
+    g->gold_by_hand = !g->gold_by_hand;
+    msg_add(g, g->gold_by_hand ? "Gold now stays where it lies until you pick it up (g)."
+                               : "Walking onto gold now picks it up.");
+    return 0;
+}
+
 static int cmd_quit(game_t *g)
 {
     g->prompt = PROMPT_QUIT;
@@ -70,7 +87,9 @@ static const cmd_t COMMANDS[] = {
     {'z', "z", "zap a wand", itemui_zap},
     {'E', "E", "eat", itemui_eat},
     {'R', "R", "rest until healed", itemui_rest},
-    {0x10, "^P", "message history", msg_history},
+    {'@', "@", "gold picked up by walking: on/off", cmd_gold_toggle},
+    {0x10, "^P", "message history (paged)", msg_history},
+    {'S', "S", "save and return to the menu (also Ctrl-X)", cmd_leave},
     {'Q', "Q", "quit the game for good", cmd_quit},
 };
 
@@ -108,7 +127,9 @@ int cmd_key(game_t *g, key_event_t k)
         if (!KEYMOVES[i].dx && !KEYMOVES[i].dy)
             return SCHED_MOVE;
         int dx = KEYMOVES[i].dx, dy = KEYMOVES[i].dy;
-        if (status_has(g, g->player, EFK_(CONFUSED)) && rng_percent(&g->play, 40)) {
+        conduct_t c;
+        status_conduct(g, g->player, &c);
+        if (c.stagger && rng_percent(&g->play, c.stagger)) {
             const keymove_t *r =
                 &KEYMOVES[rng_below(&g->play, 8)]; /* the first 8 are the directions */
             dx = r->dx, dy = r->dy;

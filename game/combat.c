@@ -1,7 +1,8 @@
 /* combat — the attack chain's rules: d20 + attack bonus against defence
  * (a natural 20 always hits and, confirmed, crits; a natural 1 misses),
- * damage dice, sneak attacks by rogues on unaware foes, damage types and
- * resistances, armour absorbing blows, death, experience and uniques. */
+ * damage dice, sneak attacks on unaware foes (rogues' great ones), saving
+ * throws, damage types and resistances, armour absorbing blows, wounds
+ * told, death, experience, the Heartstone and uniques. */
 #include "combat.h"
 #include <stdio.h>
 #include "creature.h"
@@ -74,15 +75,27 @@ static int roll_damage(game_t *g, handle_t h, const obj_t *o)
     return dice_roll(&w, &g->play) + pc_mod(g->pc.ab[AB_STR]) + s.damage;
 }
 
+/* Extra damage on a foe that had not noticed its attacker: the class's
+ * great sneak attack (rogues: a d6 for every two levels), a small one for
+ * everyone else. */
+static int sneak_damage(game_t *g, handle_t a)
+{
+    if (!is_player(g, a))
+        return 0;
+    dice_t d =
+        pc_class(g)->sneak ? (dice_t){(int16_t)((g->pc.xl + 1) / 2 + 1), 6, 0} : (dice_t){1, 4, 0};
+    return dice_roll(&d, &g->play);
+}
+
 int combat_attack(game_t *g, ev_info_t *e)
 {
     obj_t *a = reg_get(&g->reg, e->actor), *v = reg_get(&g->reg, e->victim);
     if (!a || !v)
         return EV_DONE;
-    bool unaware = !is_player(g, e->victim) && !(v->flags & OF_AWAKE);
+    bool unaware = !is_player(g, e->victim) && !(v->flags & OF_AWARE);
     int bonus = attack_bonus(g, e->actor, a) + (unaware ? 4 : 0), def = defence(g, e->victim, v);
     int roll = (int)rng_range(&g->play, 1, 20);
-    v->flags |= OF_AWAKE;
+    creature_disturb(g, e->victim);
     if (roll == 1 || (roll != 20 && roll + bonus < def)) {
         creature_say(g, "<Actor> miss<es:Actor> <victim>.", e->actor, e->victim);
         return EV_DONE;
@@ -91,11 +104,9 @@ int combat_attack(game_t *g, ev_info_t *e)
     int dmg = roll_damage(g, e->actor, a);
     if (crit)
         dmg += roll_damage(g, e->actor, a);
-    if (unaware && is_player(g, e->actor) && g->pc.cls < g->c->n_classes &&
-        g->c->classes[g->pc.cls].sneak) {
-        dice_t sneak = {(g->pc.xl + 1) / 2, 6, 0};
-        dmg += dice_roll(&sneak, &g->play);
-        creature_say(g, "<Actor> strike<s:Actor> <victim> unawares!", e->actor, e->victim);
+    if (unaware && is_player(g, e->actor)) {
+        dmg += sneak_damage(g, e->actor);
+        creature_say(g, "<Actor> catch<es:Actor> <victim> unawares!", e->actor, e->victim);
     }
     ev_info_t hit = {.type = EV_HIT, .actor = e->actor, .victim = e->victim, .map = -1};
     hit.dtype = is_player(g, e->actor) ? DT_HIT : creature_kind(g, a)->dtype;
@@ -109,10 +120,63 @@ int combat_attack(game_t *g, ev_info_t *e)
     return EV_DONE;
 }
 
+/* ---- saving throws ---------------------------------------------------------- */
+
+/* Abilities that steel a save against a condition: Cha against fear. */
+static const struct {
+    unsigned efk;
+    int ab;
+} STEELED_BY[] = {{EFK_(AFRAID), AB_CHA}};
+
+static int save_bonus(const game_t *g, handle_t who, int save, unsigned efk)
+{
+    const obj_t *o = reg_get(&g->reg, who);
+    if (!is_player(g, who))
+        return o ? (creature_kind(g, o)->level + 1) / 2 : 0;
+    int bonus = pc_save(g, save);
+    for (size_t i = 0; i < sizeof STEELED_BY / sizeof STEELED_BY[0]; i++)
+        if (efk & STEELED_BY[i].efk)
+            bonus += pc_mod(g->pc.ab[STEELED_BY[i].ab]);
+    return bonus;
+}
+
+bool combat_save(game_t *g, handle_t who, int save, int dc, unsigned efk)
+{
+    return (int)rng_range(&g->play, 1, 20) + save_bonus(g, who, save, efk) >= dc;
+}
+
+int combat_dc(const game_t *g, handle_t actor)
+{
+    const obj_t *o = reg_get(&g->reg, actor);
+    if (!o)
+        return 10;
+    if (!is_player(g, actor))
+        return 10 + creature_kind(g, o)->level / 2;
+    int mind = g->pc.ab[AB_INT] > g->pc.ab[AB_WIS] ? g->pc.ab[AB_INT] : g->pc.ab[AB_WIS];
+    return 10 + g->pc.xl / 2 + pc_mod(mind);
+}
+
+/* Damage types a Ref save halves when a bolt or a breath brings them:
+ * the elements (magic never misses). */
+static const bool DODGED[DT_COUNT] = {
+    [DT_FIRE] = true, [DT_COLD] = true, [DT_LIGHTNING] = true, [DT_ACID] = true};
+
+/* A bolt's or a breath's damage after the victim's Ref save. */
+static int dodge(game_t *g, const ev_info_t *e)
+{
+    int dmg = e->amount[0];
+    if (!(e->flags & (EVF_SPELL | EVF_BREATH)) || e->dtype >= DT_COUNT || !DODGED[e->dtype] ||
+        dmg < 2 || !combat_save(g, e->victim, SAVE_REF, combat_dc(g, e->actor), 0))
+        return dmg;
+    creature_say(g, "<Victim> dodge<s:Victim> part of it.", HANDLE_NONE, e->victim);
+    return dmg / 2;
+}
+
 /* Resistances and armour of the victim for one blow. */
 static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
 {
-    int dmg = e->amount[0];
+    int dmg = dodge(g, e);
+    v = reg_get(&g->reg, vh);
     uint16_t bit = (uint16_t)(1u << (e->dtype < DT_COUNT ? e->dtype : 0));
     uint16_t resist = 0, immune = 0, vuln = 0;
     int armour = 0;
@@ -150,6 +214,36 @@ static void drain_blow(game_t *g, const ev_info_t *e)
     pc_drain(g, k->drain - 1, 10 + k->level / 2);
 }
 
+/* How hurt a creature looks, from its share of hit points left. */
+static const struct {
+    int pct; /* this share or more */
+    const char *looks;
+} WOUNDS[] = {{100, "unhurt"}, {90, "barely scratched"}, {60, "lightly wounded"},
+              {35, "wounded"}, {15, "badly wounded"},    {0, "almost dead"}};
+
+const char *combat_wound_word(const obj_t *o)
+{
+    int pct = o->hp_max > 0 ? (int)((int64_t)o->hp * 100 / o->hp_max) : 0;
+    size_t i = 0;
+    while (i + 1 < sizeof WOUNDS / sizeof WOUNDS[0] && pct < WOUNDS[i].pct)
+        i++;
+    return WOUNDS[i].looks;
+}
+
+/* What a wound looks like: a monster the player hurt and sees ("The orc
+ * is badly wounded."); what a bolt or a breath did to the player. */
+static void tell_wound(game_t *g, const ev_info_t *e, int dmg)
+{
+    const obj_t *v = reg_get(&g->reg, e->victim);
+    char tmpl[64];
+    if (is_player(g, e->victim) && (e->flags & (EVF_SPELL | EVF_BREATH))) {
+        msg_add(g, "You take %d damage.", dmg);
+    } else if (v && is_player(g, e->actor) && !is_player(g, e->victim)) {
+        snprintf(tmpl, sizeof tmpl, "<Victim> <is:Victim> %s.", combat_wound_word(v));
+        creature_say(g, tmpl, HANDLE_NONE, e->victim);
+    }
+}
+
 int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
 {
     handle_t vh = e->victim;
@@ -167,6 +261,8 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     v->hp -= dmg;
     if (v->hp > 0) {
         drain_blow(g, e);
+        creature_disturb(g, vh);
+        tell_wound(g, e, dmg);
         return EV_DONE;
     }
     ev_info_t d = {.type = EV_DEATH, .actor = e->actor, .victim = vh, .map = -1, .dtype = e->dtype};
@@ -189,11 +285,24 @@ void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
         snprintf(out, n, "killed by %s%s on level %d", art, ck->name, g->depth);
 }
 
+/* Only the warden, on the bottom level, dying by the player's hand (or
+ * poison, anyone's) gives up the Heartstone. */
+static void heartstone(game_t *g, const obj_t *v, handle_t killer)
+{
+    if (!(creature_kind(g, v)->flags & CF_WARDEN) || v->depth != WORLD_MAX_DEPTH ||
+        (killer && !is_player(g, killer)) || g->pc.heartstone)
+        return;
+    g->pc.heartstone = 1;
+    msg_add(g, "You pry the Heartstone from the warden's chest. Now climb out!");
+    msg_milestone(g, "artifact", "took the Heartstone");
+}
+
 static void monster_died(game_t *g, handle_t victim, handle_t killer)
 {
     obj_t *v = reg_get(&g->reg, victim);
     const creature_kind_t *k = creature_kind(g, v);
     creature_say(g, "<Actor> die<s:Actor>.", victim, HANDLE_NONE);
+    heartstone(g, v, killer);
     if (is_player(g, killer)) {
         g->pc.kills++;
         int u = creature_unique_index(g->c, v->kind);
@@ -201,18 +310,10 @@ static void monster_died(game_t *g, handle_t victim, handle_t killer)
             g->pc.uniques_killed |= 1ull << u;
             msg_milestone(g, "unique.killed", "killed %s", k->name);
         }
-        if (k->flags & CF_WARDEN) {
-            g->pc.heartstone = 1;
-            msg_add(g, "You pry the Heartstone from the warden's chest. Now climb out!");
-            msg_milestone(g, "artifact", "took the Heartstone");
-        }
         pc_gain_xp(g, 5 * k->level * k->level + 5);
     }
     itemuse_drop_all(g, victim);
-    status_forget(g, victim);
-    effect_clear(g, victim);
-    sched_cancel(&g->sched, victim);
-    reg_del(&g->reg, victim);
+    creature_remove(g, victim);
 }
 
 void combat_death(game_t *g, handle_t victim, handle_t killer)

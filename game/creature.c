@@ -1,7 +1,9 @@
 /* creature — creatures: kinds, names, making, peopling a level, a step
  * and regeneration (see creature.h). */
 #include "creature.h"
+#include "effect.h"
 #include "event.h"
+#include "item.h"
 #include "itemuse.h"
 #include "level.h"
 #include "msg.h"
@@ -81,17 +83,36 @@ handle_t creature_spawn(game_t *g, uint16_t kind, int depth, int x, int y)
     return h;
 }
 
+/* What each kind of mind does: thinking (the default), animal, mindless. */
+enum { MIND_THINKING = 0, MIND_ANIMAL, MIND_MINDLESS, MIND_COUNT };
+static const mind_t MINDS[MIND_COUNT] = {
+    [MIND_THINKING] = {.uses_items = true, .flees = true, .sleeps = 50},
+    [MIND_ANIMAL] = {.flees = true, .sleeps = 60, .perception = 3},
+    [MIND_MINDLESS] = {.perception = -2, .immune = EFK_(AFRAID) | EFK_(CONFUSED) | EFK_(ASLEEP)},
+};
+
+const mind_t *creature_mind(const game_t *g, const obj_t *o)
+{
+    unsigned f = o ? creature_kind(g, o)->flags : 0;
+    return &MINDS[(f & CF_MINDLESS) ? MIND_MINDLESS
+                  : (f & CF_ANIMAL) ? MIND_ANIMAL
+                                    : MIND_THINKING];
+}
+
+/* Whether kind i may be made at depth: within its depths, by weight, a
+ * unique once a game, never the player's kind nor the warden (he is put on
+ * the bottom level, place_warden). */
 static bool kind_fits(const game_t *g, uint16_t i, int depth)
 {
     const creature_kind_t *k = &g->c->creatures[i];
-    if (i == g->c->player_kind || k->min_depth > depth || k->max_depth < depth || k->weight <= 0)
+    if (i == g->c->player_kind || k->min_depth > depth || k->max_depth < depth || k->weight <= 0 ||
+        (k->flags & CF_WARDEN))
         return false;
     int u = creature_unique_index(g->c, i);
-    return u < 0 || !(g->pc.uniques_made >> u & 1); /* a unique once a game */
+    return u < 0 || !(g->pc.uniques_made >> u & 1);
 }
 
-/* A kind by generation weight at this depth; -1 when none fits. */
-static int pick_kind(game_t *g, rng_t *r, int depth)
+int creature_pick_kind(game_t *g, rng_t *r, int depth)
 {
     int total = 0;
     for (uint16_t i = 0; i < g->c->n_creatures; i++)
@@ -116,21 +137,32 @@ static int dist(int x0, int y0, int x1, int y1)
     return dx > dy ? dx : dy;
 }
 
-/* One creature and its first turn; HANDLE_NONE on OOM. */
-static handle_t place(game_t *g, level_t *lv, uint16_t kind, int x, int y)
+handle_t creature_make(game_t *g, uint16_t kind, int depth, int x, int y, rng_t *r, int how)
 {
-    handle_t h = creature_spawn(g, kind, lv->depth, x, y);
-    const obj_t *o = reg_get(&g->reg, h);
+    handle_t h = creature_spawn(g, kind, depth, x, y);
+    obj_t *o = reg_get(&g->reg, h);
     if (!o)
         return HANDLE_NONE;
     int u = creature_unique_index(g->c, kind);
     if (u >= 0)
         g->pc.uniques_made |= 1ull << u;
-    if (sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h,
-                   0, 0) < 0)
+    const mind_t *mind = creature_mind(g, o);
+    if (how == MAKE_AWARE)
+        o->flags |= OF_AWARE;
+    else if (mind->sleeps && rng_percent(r, mind->sleeps))
+        o->flags |= OF_ASLEEP;
+    if (sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, status_speed(g, h)),
+                   FN_MONSTER_TURN, h, 0, 0) < 0)
         return HANDLE_NONE;
-    itemuse_monster_kit(g, h, &lv->gen); /* last: it may move the registry under o */
+    if (mind->uses_items)
+        itemuse_monster_kit(g, h, r); /* last: it may move the registry under o */
     return h;
+}
+
+/* One creature of a new level, from the level's stream; HANDLE_NONE on OOM. */
+static handle_t place(game_t *g, level_t *lv, uint16_t kind, int x, int y)
+{
+    return creature_make(g, kind, lv->depth, x, y, &lv->gen, MAKE_SLEEPY);
 }
 
 /* The rest of a pack on free floor around (x, y). */
@@ -148,11 +180,13 @@ static int place_pack(game_t *g, level_t *lv, uint16_t kind, int x, int y)
     return 0;
 }
 
-/* The warden waits on the bottom level, as far from the stairs as it can. */
+/* The warden waits on the bottom level, as far from the stairs as it can;
+ * once a game, like any unique, and nowhere else. */
 static int place_warden(game_t *g, level_t *lv)
 {
     for (uint16_t i = 0; i < g->c->n_creatures; i++) {
-        if (!(g->c->creatures[i].flags & CF_WARDEN))
+        int u = creature_unique_index(g->c, i);
+        if (!(g->c->creatures[i].flags & CF_WARDEN) || (u >= 0 && (g->pc.uniques_made >> u & 1)))
             continue;
         int bx = -1, by = -1, bd = -1;
         for (int y = 0; y < lv->h; y++)
@@ -166,20 +200,21 @@ static int place_warden(game_t *g, level_t *lv)
     return 0;
 }
 
-/* Monsters on free floor away from the arrival point, from the level's stream. */
+/* Monsters on free floor away from the arrival point (out of its light),
+ * from the level's stream. */
 int creature_populate(game_t *g, level_t *lv)
 {
-    if (lv->depth >= WORLD_MAX_DEPTH && place_warden(g, lv) < 0)
+    if (lv->depth == WORLD_MAX_DEPTH && place_warden(g, lv) < 0)
         return -1;
     int want = 5 + (int)rng_below(&lv->gen, 4) + lv->depth / 2;
     for (int n = 0, tries = 0; n < want && tries < 2000; tries++) {
         int x = (int)rng_below(&lv->gen, (uint32_t)lv->w),
             y = (int)rng_below(&lv->gen, (uint32_t)lv->h);
-        if (level_terrain(lv, x, y) != MAP_FLOOR || dist(x, y, lv->up_x, lv->up_y) < 6)
+        if (level_terrain(lv, x, y) != MAP_FLOOR || dist(x, y, lv->up_x, lv->up_y) < POPULATE_CLEAR)
             continue;
         if (level_creature_at(g, lv->depth, x, y))
             continue;
-        int kind = pick_kind(g, &lv->gen, lv->depth);
+        int kind = creature_pick_kind(g, &lv->gen, lv->depth);
         if (kind < 0)
             break;
         if (!place(g, lv, (uint16_t)kind, x, y))
@@ -191,7 +226,27 @@ int creature_populate(game_t *g, level_t *lv)
     return 0;
 }
 
+void creature_remove(game_t *g, handle_t h)
+{
+    for (handle_t i = reg_next(&g->reg, HANDLE_NONE); i; i = reg_next(&g->reg, i)) {
+        const obj_t *o = reg_get(&g->reg, i);
+        if (o->type == OBJ_ITEM && o->target == h)
+            reg_del(&g->reg, i);
+    }
+    status_forget(g, h);
+    effect_clear(g, h);
+    sched_cancel(&g->sched, h);
+    reg_del(&g->reg, h);
+}
+
 /* ---- acting ------------------------------------------------------------------ */
+
+/* Whether h may strike other: the player anyone, a monster the player or
+ * the foe it hunts (no infighting otherwise). */
+static bool may_attack(game_t *g, handle_t h, const obj_t *o, handle_t other)
+{
+    return is_player(g, h) || is_player(g, other) || (o->target && o->target == other);
+}
 
 /* Moves or attacks; returns ticks spent (0 when the move was refused).
  * The move carries its direction (amount 0 and 1) for the region rules. */
@@ -200,10 +255,10 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
     obj_t *o = reg_get(&g->reg, h);
     if (!o)
         return 0;
-    int x = o->x + dx, y = o->y + dy, speed = o->speed;
+    int x = o->x + dx, y = o->y + dy, speed = status_speed(g, h);
     handle_t other = level_creature_at(g, o->depth, x, y);
-    if (other && other != h && !is_player(g, h) && !is_player(g, other))
-        return 0; /* no infighting */
+    if (other && other != h && !may_attack(g, h, o, other))
+        return 0;
     if (other && other != h && is_player(g, h) && status_has(g, h, EFK_(AFRAID))) {
         msg_add(g, "You are too afraid to attack!");
         return 0;
@@ -234,17 +289,42 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
                    .amount = {dx, dy}};
     if (event_throw(g, &m) != EV_DONE)
         return 0;
+    if (is_player(g, h))
+        item_arrive(g); /* what lies where the player stands now (a slide included) */
     return (int)sched_cost(dx && dy ? SCHED_DIAG : SCHED_MOVE, speed);
 }
 
+void creature_disturb(game_t *g, handle_t h)
+{
+    obj_t *o = reg_get(&g->reg, h);
+    if (!o || is_player(g, h))
+        return;
+    o->flags = (uint8_t)((o->flags & ~OF_ASLEEP) | OF_AWARE);
+    if (o->hp >= o->hp_max || (o->flags & OF_REGEN))
+        return;
+    if (sched_push(&g->sched, g->sched.now + MONSTER_REGEN_TICKS, FN_REGEN, h, 0, 0) == 0)
+        o->flags |= OF_REGEN;
+}
+
+/* The player: a hit point (and a mana point) every 8 turns; a monster,
+ * while hurt, a twentieth of its hit points (at least one) every
+ * MONSTER_REGEN_TICKS. */
 void creature_regen(game_t *g, const event_t *ev)
 {
     obj_t *p = reg_get(&g->reg, ev->target);
     if (!p)
         return;
-    if (p->hp < p->hp_max)
-        p->hp++;
-    if (ev->target == g->player && g->pc.mana < g->pc.mana_max)
-        g->pc.mana++;
-    sched_push(&g->sched, g->sched.now + 8 * SCHED_MOVE, FN_REGEN, ev->target, 0, 0);
+    if (ev->target == g->player) {
+        if (p->hp < p->hp_max)
+            p->hp++;
+        if (g->pc.mana < g->pc.mana_max)
+            g->pc.mana++;
+        sched_push(&g->sched, g->sched.now + 8 * SCHED_MOVE, FN_REGEN, ev->target, 0, 0);
+        return;
+    }
+    int gain = p->hp_max / 20 > 1 ? p->hp_max / 20 : 1;
+    p->hp = p->hp + gain < p->hp_max ? p->hp + gain : p->hp_max;
+    if (p->hp >= p->hp_max ||
+        sched_push(&g->sched, g->sched.now + MONSTER_REGEN_TICKS, FN_REGEN, ev->target, 0, 0) < 0)
+        p->flags &= (uint8_t)~OF_REGEN;
 }

@@ -48,6 +48,7 @@ void end_status(const game_t *g, game_status_t *st)
     st->score = g->state == GAME_RUNNING ? end_score(g) : g->score;
     snprintf(st->cause, sizeof st->cause, "%s", g->cause);
     st->level_changes = g->level_changes;
+    st->leave = g->leave != 0;
 }
 
 static void dump_sheet(const game_t *g, buf_t *out)
@@ -83,8 +84,11 @@ void end_dump(const game_t *g, buf_t *out)
     dump_sheet(g, out);
     buf_puts(out, "\nLast messages:\n");
     uint32_t first = g->nmsg > 20 ? g->nmsg - 20 : 0;
-    for (uint32_t i = first; i < g->nmsg; i++)
-        buf_printf(out, "  %s\n", g->log[i % MSG_LOG].text);
+    for (uint32_t i = first; i < g->nmsg; i++) {
+        char one[MSG_LEN + 16];
+        msg_format(msg_at(g, i), one, sizeof one);
+        buf_printf(out, "  %s\n", one);
+    }
     buf_puts(out, "\nMilestones:\n");
     for (uint32_t i = 0; i < g->nms; i++)
         buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn,

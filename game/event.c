@@ -134,6 +134,8 @@ int event_throw(game_t *g, ev_info_t *e)
 {
     if (g->ev_depth >= EV_MAX_DEPTH || e->type == EV_NONE || e->type >= EV_TYPES)
         return EV_ERROR;
+    if (g->watch)
+        g->watch(g->watch_ctx, e);
     uint16_t type = e->type;
     uint8_t phase = e->phase;
     g->ev_depth++;

@@ -25,6 +25,7 @@ game_t *game_new(const content_t *c, uint64_t seed, const game_options_t *opt)
         return NULL;
     if (opt && opt->name[0])
         snprintf(g->name, sizeof g->name, "%s", opt->name);
+    g->gold_by_hand = opt && opt->gold_by_hand;
     if (start_world(g) < 0) {
         game_free(g);
         return NULL;
@@ -41,6 +42,7 @@ void game_free(game_t *g)
     reg_free(&g->reg);
     sched_free(&g->sched);
     gfree(&g->al, g->ms);
+    gfree(&g->al, g->log);
     gfree(&g->al, g->dmap);
     item_state_free(g);
     galloc_t al = g->al;
@@ -53,6 +55,7 @@ void game_free(game_t *g)
  * level-up gift owed, --More--. */
 game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
 {
+    g->leave = 0;
     if (g->state != GAME_RUNNING)
         return (game_state_t)g->state;
     g->keys++;

@@ -341,6 +341,8 @@ static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, si
     gram_noun_t noun = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED};
     if (k->flags & IKF_UNIQUE)
         noun.flags |= GRAM_UNIQUE;
+    if (k->flags & IKF_MASS)
+        noun.flags |= GRAM_MASS;
     gram_arg_t a = {"obj", noun};
     int len = gram_format(out, n, "<a:obj>", &a, 1);
     if (len < 0)
@@ -390,6 +392,8 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
         gram_noun_t on = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED | GRAM_INDEFINITE};
         if (k && (k->flags & IKF_UNIQUE))
             on.flags = GRAM_PERCEIVED | GRAM_UNIQUE;
+        if (k && (k->flags & IKF_MASS))
+            on.flags |= GRAM_MASS;
         args[n++] = (gram_arg_t){"obj", on};
     }
     char text[MSG_LEN];
@@ -447,6 +451,59 @@ int item_carried_weight(const game_t *g, handle_t holder)
         w += item_kind(g, o)->weight * o->magnitude;
     }
     return w;
+}
+
+/* The items on a cell, top first, at most max (how many there are). */
+static int floor_items(const game_t *g, int depth, int x, int y, handle_t *out, int max)
+{
+    int n = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_ITEM || o->target || o->depth != depth || o->x != x || o->y != y)
+            continue;
+        if (n < max) { /* newest on top: shift the others down */
+            for (int i = n; i > 0; i--)
+                out[i] = out[i - 1];
+            out[0] = h;
+        }
+        n++;
+    }
+    return n;
+}
+
+int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t n)
+{
+    handle_t top[ITEM_LIST_MAX + 1];
+    int count = floor_items(g, depth, x, y, top, ITEM_LIST_MAX + 1);
+    size_t len = 0;
+    out[0] = 0;
+    if (count > ITEM_LIST_MAX) {
+        snprintf(out, n, "%d things", count);
+        return count;
+    }
+    for (int i = 0; i < count && len < n; i++) {
+        char d[96];
+        item_describe(g, top[i], d, sizeof d);
+        const char *sep = i == 0 ? "" : i == count - 1 ? " and " : ", ";
+        len += (size_t)snprintf(out + len, n - len, "%s%s", sep, d);
+    }
+    return count;
+}
+
+void item_arrive(game_t *g)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p)
+        return;
+    int depth = p->depth, x = p->x, y = p->y;
+    handle_t here[ITEM_LIST_MAX + 1];
+    int n = floor_items(g, depth, x, y, here, ITEM_LIST_MAX + 1);
+    for (int i = 0; i < n && i <= ITEM_LIST_MAX && !g->gold_by_hand; i++)
+        if (item_kind(g, reg_get(&g->reg, here[i]))->cls == IC_GOLD)
+            item_pick_up(g, g->player, here[i]); /* deletes only that one */
+    char what[MSG_LEN];
+    if (item_floor_list(g, depth, x, y, what, sizeof what) > 0)
+        msg_add(g, "You see here %s.", what);
 }
 
 /* ---- moving items ------------------------------------------------------------------ */
@@ -589,8 +646,6 @@ int item_equip(game_t *g, handle_t who, handle_t it)
             return -1;
     }
     o->flags |= IF_EQUIPPED;
-    obj_t *c = reg_get(&g->reg, who);
-    c->speed = (int16_t)(c->speed + k->speed);
     if (k->speed && who == g->player)
         ident_seen_use(g, who, o->kind);
     item_say(g,
@@ -616,8 +671,6 @@ int item_unequip(game_t *g, handle_t who, handle_t it)
         return -1;
     }
     o->flags &= (uint8_t)~IF_EQUIPPED;
-    obj_t *c = reg_get(&g->reg, who);
-    c->speed = (int16_t)(c->speed - item_kind(g, o)->speed);
     item_say(g, "<Actor> take<s:Actor> off <obj>.", who, it);
     /* back into a stack it matches, if any */
     o->target = HANDLE_NONE;

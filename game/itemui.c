@@ -310,16 +310,16 @@ static void sheet(game_t *g, screen_t *s, int row)
 {
     gear_t k;
     status_stats(g, g->player, true, &k);
-    const obj_t *p = reg_get(&g->reg, g->player);
     const class_kind_t *ck = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
     char dmg[32];
     dice_t d = k.armed ? k.dmg : ck ? ck->weapon : (dice_t){1, 4, 0};
     snprintf(dmg, sizeof dmg, "%dd%d%+d", d.n, d.sides,
              d.bonus + k.damage + pc_mod(g->pc.ab[AB_STR]));
     screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
-    screen_textf(s, 1, row, STYLE_DEFAULT, "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d",
+    screen_textf(s, 1, row, STYLE_DEFAULT,
+                 "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d  Stealth %+d",
                  pc_attack_bonus(g) + k.to_hit, dmg, pc_defence(g) + k.defence,
-                 pc_armour(g) + k.absorb, p->speed);
+                 pc_armour(g) + k.absorb, status_speed(g, g->player), pc_stealth(g));
     abilities(g, s, row + 1);
 }
 

@@ -1,5 +1,7 @@
-/* itemuse — the use table: potions, scrolls, wands, food. */
+/* itemuse — the use table: potions, scrolls, wands, food; what monsters
+ * whose mind uses items do with them. */
 #include "itemuse.h"
+#include "combat.h"
 #include "content.h"
 #include "creature.h"
 #include "ident.h"
@@ -71,7 +73,7 @@ static bool use_restore(game_t *g, const use_t *u)
 
 static bool use_effect(game_t *g, const use_t *u)
 {
-    handle_t e = status_apply(g, u->who, u->k->effect, turns(g, u->k), u->k->magnitude);
+    handle_t e = status_apply(g, u->who, u->k->effect, turns(g, u->k), u->k->magnitude, 0);
     return e != HANDLE_NONE;
 }
 
@@ -244,36 +246,28 @@ static bool use_fear(game_t *g, const use_t *u)
         if (o->type != OBJ_CREATURE || h == u->who || o->depth != g->depth ||
             !level_visible(lv, o->x, o->y))
             continue;
-        status_apply(g, h, u->k->effect, turns(g, u->k), 1);
+        status_apply(g, h, u->k->effect, turns(g, u->k), 1, combat_dc(g, u->who));
     }
     return true;
 }
 
+/* Monsters of this depth around the reader, by the level's own tables
+ * (creature_pick_kind: a unique once a game, within its depths). */
 static bool use_summon(game_t *g, const use_t *u)
 {
-    const obj_t *o = reg_get(&g->reg, u->who);
     const level_t *lv = level_current(g);
     int made = 0, want = 2 + (int)rng_below(&g->play, 2);
     for (int i = 0; i < 8 && made < want; i++) {
         static const int8_t D[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                        {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
+        const obj_t *o = reg_get(&g->reg, u->who);
         int x = o->x + D[i][0], y = o->y + D[i][1];
         if (!level_passable(g, lv, x, y) || level_creature_at(g, g->depth, x, y))
             continue;
-        uint16_t kind =
-            (uint16_t)(1 +
-                       rng_below(&g->play, g->c->n_creatures > 1 ? g->c->n_creatures - 1u : 1u));
-        if (kind == g->c->player_kind || g->c->creatures[kind].min_depth > g->depth + 2)
-            continue;
-        handle_t h = creature_spawn(g, kind, g->depth, x, y);
-        obj_t *m = reg_get(&g->reg, h);
-        if (!m)
+        int kind = creature_pick_kind(g, &g->play, g->depth);
+        if (kind < 0 || !creature_make(g, (uint16_t)kind, g->depth, x, y, &g->play, MAKE_AWARE))
             break;
-        m->flags |= OF_AWAKE;
-        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, m->speed), FN_MONSTER_TURN, h,
-                   0, 0);
         made++;
-        o = reg_get(&g->reg, u->who);
     }
     msg_add(g, made ? "Monsters appear out of thin air!" : "You hear a distant howl.");
     return made > 0;
@@ -353,8 +347,9 @@ static bool use_bolt_effect(game_t *g, const use_t *u)
         msg_add(g, "Nothing happens.");
         return false;
     }
-    return status_apply(g, t, u->k->effect, turns(g, u->k),
-                        u->k->magnitude ? u->k->magnitude : 1) != HANDLE_NONE;
+    creature_disturb(g, t);
+    return status_apply(g, t, u->k->effect, turns(g, u->k), u->k->magnitude ? u->k->magnitude : 1,
+                        combat_dc(g, u->who)) != HANDLE_NONE;
 }
 
 static const use_fn_t USES[USE_COUNT] = {
@@ -424,9 +419,11 @@ static bool monster_wants(const item_kind_t *k)
     return k->cls == IC_WAND && (k->use == USE_BOLT || k->use == USE_BOLT_EFFECT);
 }
 
-static bool thinks(const game_t *g, const obj_t *m)
+/* Only a mind that uses items reads, quaffs, zaps or picks up (no beast,
+ * no mindless thing). */
+static bool uses_items(const game_t *g, const obj_t *m)
 {
-    return m->type == OBJ_CREATURE && !(creature_kind(g, m)->flags & CF_MINDLESS);
+    return m->type == OBJ_CREATURE && creature_mind(g, m)->uses_items;
 }
 
 /* A charged wand aimed at the player: only along one of the eight lines,
@@ -453,7 +450,7 @@ static int zap_at_player(game_t *g, handle_t m, const obj_t *o, const handle_t *
 int itemuse_monster(game_t *g, handle_t m, bool sees)
 {
     obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o))
+    if (!o || !uses_items(g, o))
         return 0;
     handle_t inv[INV_SLOTS];
     int n = item_inventory(g, m, inv);
@@ -469,7 +466,7 @@ int itemuse_monster(game_t *g, handle_t m, bool sees)
 int itemuse_monster_pick_up(game_t *g, handle_t m)
 {
     const obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o))
+    if (!o || !uses_items(g, o))
         return 0;
     handle_t it = itemuse_wanted_near(g, m, 0, NULL, NULL);
     if (!it || item_pick_up(g, m, it) < 0)
@@ -480,7 +477,7 @@ int itemuse_monster_pick_up(game_t *g, handle_t m)
 handle_t itemuse_wanted_near(const game_t *g, handle_t m, int radius, int *x, int *y)
 {
     const obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o))
+    if (!o || !uses_items(g, o))
         return HANDLE_NONE;
     handle_t best = HANDLE_NONE;
     int bd = radius + 1;

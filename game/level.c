@@ -6,6 +6,7 @@
 #include "end.h"
 #include "item.h"
 #include "msg.h"
+#include "status.h"
 
 level_t *level_new(game_t *g, int w, int h, int depth)
 {
@@ -190,8 +191,8 @@ static void wake_level(game_t *g, int depth)
         for (uint32_t i = 0; i < g->sched.n && !pending; i++)
             pending = g->sched.heap[i].target == h;
         if (!pending)
-            sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN,
-                       h, 0, 0);
+            sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, status_speed(g, h)),
+                       FN_MONSTER_TURN, h, 0, 0);
     }
 }
 

@@ -6,6 +6,28 @@
 #include <string.h>
 #include "prompt.h"
 
+int msg_reserve(game_t *g, uint32_t n)
+{
+    if (n > MSG_LOG)
+        n = MSG_LOG;
+    if (n <= g->log_cap)
+        return 0;
+    uint32_t cap = g->log_cap ? g->log_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    msg_t *log = grealloc(&g->al, g->log, cap * sizeof *log);
+    if (!log)
+        return -1;
+    g->log = log;
+    g->log_cap = cap;
+    return 0;
+}
+
+const msg_t *msg_at(const game_t *g, uint32_t i)
+{
+    return &g->log[i % MSG_LOG]; /* below MSG_LOG messages the ring is still a plain array */
+}
+
 void msg_add(game_t *g, const char *fmt, ...)
 {
     char text[MSG_LEN];
@@ -13,16 +35,21 @@ void msg_add(game_t *g, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    uint64_t turn = g->sched.now / SCHED_MOVE;
+    g->said++;
     msg_t *last = g->nmsg ? &g->log[(g->nmsg - 1) % MSG_LOG] : NULL;
-    /* the same words again before a key fold into "(x2)" */
-    if (last && g->nmsg > g->msg_seen && !strcmp(last->text, text) && last->repeat < 999) {
+    /* the same words again fold into "(x2)"; a folded message already
+     * read shows again */
+    if (last && !strcmp(last->text, text) && last->repeat < 9999) {
         last->repeat++;
+        if (g->msg_seen == g->nmsg)
+            g->msg_seen--;
         return;
     }
+    if (msg_reserve(g, g->nmsg + 1) < 0)
+        return;
     msg_t *m = &g->log[g->nmsg % MSG_LOG];
     memcpy(m->text, text, sizeof text);
-    m->turn = turn;
+    m->turn = g->sched.now / SCHED_MOVE;
     m->repeat = 1;
     g->nmsg++;
     if (g->nmsg - g->msg_seen > MSG_LOG)
@@ -65,7 +92,7 @@ uint32_t msg_fit(const game_t *g, uint32_t from, bool *all)
     *all = true;
     for (; i < g->nmsg; i++) {
         char one[MSG_LEN + 16];
-        int n = msg_format(&g->log[i % MSG_LOG], one, sizeof one) + (len ? 1 : 0);
+        int n = msg_format(msg_at(g, i), one, sizeof one) + (len ? 1 : 0);
         if (len + n + more <= MSG_WIDTH)
             fit++;
         len += n;
@@ -93,6 +120,20 @@ void msg_after_input(game_t *g)
 int msg_history(game_t *g)
 {
     g->prompt = PROMPT_HISTORY;
+    g->page = 0;
+    return 0;
+}
+
+static int history_pages(const game_t *g)
+{
+    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
+    return kept ? (int)((kept + PAGE_ROWS - 1) / PAGE_ROWS) : 1;
+}
+
+/* Pages go back in time: the newest first. */
+int msg_history_key(game_t *g, key_event_t k)
+{
+    prompt_page_key(g, k, history_pages(g));
     return 0;
 }
 
@@ -108,20 +149,21 @@ int msg_more_key(game_t *g, key_event_t k)
     return 0;
 }
 
-/* The newest messages that fit, oldest at the top. */
+/* A page of PAGE_ROWS messages, oldest at the top; page 0 the newest. */
 void msg_history_draw(game_t *g, screen_t *s)
 {
-    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
-                "Message history (any key returns)");
-    int rows = s->h - 2;
-    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
-    uint32_t shown =
-        kept < (uint32_t)(rows > 0 ? rows : 0) ? kept : (uint32_t)(rows > 0 ? rows : 0);
-    for (uint32_t i = 0; i < shown; i++) {
-        const msg_t *m = &g->log[(g->nmsg - shown + i) % MSG_LOG];
+    int pages = history_pages(g);
+    screen_textf(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
+                 "Message history, page %d of %d (space: older, <: newer, other keys return)",
+                 g->page + 1, pages);
+    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG, back = (uint32_t)g->page * PAGE_ROWS;
+    uint32_t end = g->nmsg - (back < kept ? back : kept), first = g->nmsg - kept;
+    uint32_t start = end - first > PAGE_ROWS ? end - PAGE_ROWS : first;
+    for (uint32_t i = start; i < end; i++) {
+        const msg_t *m = msg_at(g, i);
         char one[MSG_LEN + 16];
         msg_format(m, one, sizeof one);
-        screen_textf(s, 0, 2 + (int)i, STYLE_DEFAULT, "%5llu  %s", (unsigned long long)m->turn,
-                     one);
+        screen_textf(s, 0, 2 + (int)(i - start), STYLE_DEFAULT, "%5llu  %s",
+                     (unsigned long long)m->turn, one);
     }
 }

@@ -1,7 +1,7 @@
-/* msg — what the game tells the player: the message log (the same words
- * again before a key fold into "(x2)"), --More-- when the new messages
- * overflow the line, the history screen (Ctrl-P), and milestones, the
- * lasting record of a game (game.h's game_milestone_t).
+/* msg — what the game tells the player: the message log (MSG_LOG kept
+ * and saved; the same words again fold into "(x2)"), --More-- when the
+ * new messages overflow the line, the history screen (Ctrl-P, paged), and
+ * milestones, the lasting record of a game (game.h's game_milestone_t).
  *
  * Paging decisions use a fixed line of MSG_WIDTH columns, never the
  * terminal's, so a replay at any size takes the same keys the same way. */
@@ -15,7 +15,13 @@
 #define MSG_WIDTH 80
 #define MORE_TEXT " --More--"
 
+/* A message. The same words as the newest message fold into it, read or
+ * not ("Not with a kobold in view. (x19)"), and show again. */
 void msg_add(game_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Message number i (of all ever logged); only the newest MSG_LOG are kept. */
+const msg_t *msg_at(const game_t *g, uint32_t i);
+/* Room for n messages (at most MSG_LOG) in the log: 0 or -1 (OOM). */
+int msg_reserve(game_t *g, uint32_t n);
 /* A milestone of kind ("start", "xl", "depth", ...) at this turn and depth. */
 void msg_milestone(game_t *g, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -28,8 +34,10 @@ void msg_after_input(game_t *g); /* opens --More-- when the new messages overflo
 
 /* Ctrl-P (the command table): opens the history screen; no time. */
 int msg_history(game_t *g);
-/* For the prompt table (prompt.c): a key pages --More--; the history screen. */
+/* For the prompt table (prompt.c): a key pages --More--; the history
+ * screen, PAGE_ROWS messages a page, newest first. */
 int msg_more_key(game_t *g, key_event_t k);
+int msg_history_key(game_t *g, key_event_t k);
 void msg_history_draw(game_t *g, screen_t *s);
 
 #endif

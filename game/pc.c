@@ -1,7 +1,9 @@
 /* pc — the character's numbers (see pc.h). */
 #include "pc.h"
+#include "item.h"
 #include "msg.h"
 #include "prompt.h"
+#include "status.h"
 #include "world.h"
 
 int pc_mod(int score)
@@ -89,6 +91,34 @@ int pc_save(const game_t *g, int save)
     int ab = save == SAVE_FORT ? AB_CON : save == SAVE_REF ? AB_DEX : AB_WIS;
     int base = (pc_class(g)->good_saves & save) ? 2 + g->pc.xl / 2 : g->pc.xl / 3;
     return base + pc_mod(g->pc.ab[ab]);
+}
+
+/* Tenths of a pound of worn armour, shields and helms: what clanks. */
+static int armour_weight(const game_t *g)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), w = 0;
+    for (int i = 0; i < n; i++) {
+        const obj_t *o = reg_get(&g->reg, inv[i]);
+        const item_kind_t *k = item_kind(g, o);
+        if ((o->flags & IF_EQUIPPED) &&
+            (k->cls == IC_ARMOUR || k->cls == IC_SHIELD || k->cls == IC_HELM))
+            w += k->weight;
+    }
+    return w;
+}
+
+int pc_stealth(const game_t *g)
+{
+    int speed = status_speed(g, g->player);
+    return pc_class(g)->stealth + pc_mod(g->pc.ab[AB_DEX]) - armour_weight(g) / STEALTH_CLANK +
+           (speed - 100) / STEALTH_QUICK;
+}
+
+int pc_price(const game_t *g, int base)
+{
+    int price = (int)((int64_t)base * (100 - 5 * pc_mod(g->pc.ab[AB_CHA])) / 100);
+    return price > 0 ? price : 1;
 }
 
 int32_t pc_xp_for(int xl)

@@ -8,25 +8,36 @@
 #include "travel.h"
 #include "world.h"
 
-/* A screen that any key closes (help, history). */
-static int close_key(game_t *g, key_event_t k)
+void prompt_page_key(game_t *g, key_event_t k, int pages)
 {
-    (void)k;
+    static const uint32_t ON[] = {' ', '>', 'j', KEY_PGDN, KEY_DOWN},
+                          BACK[] = {'<', 'k', KEY_PGUP, KEY_UP};
+    for (size_t i = 0; i < sizeof ON / sizeof ON[0]; i++)
+        if (k.code == ON[i] && g->page + 1 < pages) {
+            g->page++;
+            return;
+        }
+    for (size_t i = 0; i < sizeof BACK / sizeof BACK[0]; i++)
+        if (k.code == BACK[i]) {
+            if (g->page > 0)
+                g->page--;
+            return;
+        }
+    g->page = 0;
     g->prompt = PROMPT_NONE;
-    return 0;
 }
 
 static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_NONE, 0, cmd_key, NULL},
     {PROMPT_QUIT, 0, cmd_quit_key, NULL},
     {PROMPT_MORE, PF_PAGING, msg_more_key, NULL}, /* the message line shows --More-- */
-    {PROMPT_HISTORY, PF_PAGING | PF_SCREEN, close_key, msg_history_draw},
+    {PROMPT_HISTORY, PF_PAGING | PF_SCREEN, msg_history_key, msg_history_draw},
     {PROMPT_RACE, PF_SCREEN, chargen_race_key, chargen_draw},
     {PROMPT_CLASS, PF_SCREEN, chargen_class_key, chargen_draw},
     {PROMPT_LEVELUP, PF_SCREEN, chargen_levelup_key, chargen_levelup_draw},
     {PROMPT_TRAVEL, PF_CURSOR, travel_key, travel_draw},
     {PROMPT_LOOK, PF_CURSOR, travel_look_key, travel_look_draw},
-    {PROMPT_HELP, PF_SCREEN, close_key, help_draw},
+    {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
 };
 

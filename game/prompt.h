@@ -43,6 +43,14 @@ typedef struct {
     void (*draw)(game_t *g, screen_t *s);
 } prompt_t;
 
+/* Paged screens (help, history) show PAGE_ROWS rows a page whatever the
+ * terminal, so a replay at any size takes the same keys the same way
+ * (an 80x24 screen shows a whole page with its title and footer). A key
+ * on one: space, >, j, Page Down or Down goes on (the last page closes),
+ * <, k, Page Up or Up goes back; any other key closes. */
+#define PAGE_ROWS 20
+void prompt_page_key(game_t *g, key_event_t k, int pages);
+
 /* The row of the prompt g waits on (never NULL: ids are checked on load). */
 const prompt_t *prompt_of(const game_t *g);
 /* Row id (tests check that every id has a row and a key handler). */

@@ -1,6 +1,8 @@
 /* render — the view (see render.h). */
 #include "render.h"
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include "glyph.h"
 #include "help.h"
 #include "itemui.h"
@@ -27,7 +29,7 @@ static void render_msgs(game_t *g, screen_t *s)
         n = msg_fit(g, g->msg_seen, &all);
     for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
         char one[MSG_LEN + 16];
-        msg_format(&g->log[i % MSG_LOG], one, sizeof one);
+        msg_format(msg_at(g, i), one, sizeof one);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
         if (len >= sizeof line)
             break;
@@ -112,32 +114,82 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
     screen_cursor(s, px * tw, top + py, px >= 0 && px < vw && py >= 0 && py < vh);
 }
 
-static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
+/* One piece of the status line; the line drops the pieces of lowest keep
+ * first until it fits its width (the watcher count, when shown, keeps its
+ * own cell at the right end). */
+typedef struct {
+    char text[64];
+    style_t st;
+    int keep; /* 0 dropped first */
+} status_part_t;
+
+enum { STATUS_PARTS = 11 };
+
+static int status_add(status_part_t *pt, int n, style_t st, int keep, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int status_add(status_part_t *pt, int n, style_t st, int keep, const char *fmt, ...)
 {
-    char eff[64] = "";
-    size_t n = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
-        const obj_t *e = reg_get(&g->reg, h);
-        if (e->type == OBJ_EFFECT && e->target == g->player && n + 14 < sizeof eff)
-            n += (size_t)snprintf(eff + n, sizeof eff - n, " %s", g->c->effects[e->kind].tag);
-    }
-    style_t st = p->hp * 3 <= p->hp_max ? fg_style(9, ATTR_BOLD) : STYLE_DEFAULT;
-    int x = screen_textf(s, 0, s->h - 2, STYLE_DEFAULT, "%s the %s %s  XL %d  ", g->name,
-                         pc_race_name(g), pc_class_name(g), g->pc.xl);
-    x = screen_textf(s, x, s->h - 2, st, "HP %d/%d", p->hp, p->hp_max);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pt[n].text, sizeof pt[n].text, fmt, ap);
+    va_end(ap);
+    pt[n].st = st;
+    pt[n].keep = keep;
+    return n + 1;
+}
+
+static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
+{
+    int n = status_add(pt, 0, STYLE_DEFAULT, 9, "%s", g->name);
+    n = status_add(pt, n, STYLE_DEFAULT, 1, " the %s %s", pc_race_name(g), pc_class_name(g));
+    n = status_add(pt, n, STYLE_DEFAULT, 3, "  XL %d", g->pc.xl);
+    style_t hp = p->hp * 3 <= p->hp_max ? fg_style(9, ATTR_BOLD) : STYLE_DEFAULT;
+    n = status_add(pt, n, hp, 9, "  HP %d/%d", p->hp, p->hp_max);
     if (g->pc.mana_max)
-        x = screen_textf(s, x, s->h - 2, fg_style(12, 0), "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
-                     (unsigned long long)(g->sched.now / SCHED_MOVE));
-    const region_kind_t *rk = level_region_kind(g, level_current(g), p->x, p->y);
-    if (rk)
-        x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);
-    x = screen_text(s, x, s->h - 2, fg_style(10, ATTR_BOLD), eff);
+        n = status_add(pt, n, fg_style(12, 0), 8, "  MP %d/%d", g->pc.mana, g->pc.mana_max);
+    n = status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth);
+    n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
+    n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
+                   (unsigned long long)(g->sched.now / SCHED_MOVE));
+    size_t e = 0;
+    char eff[64] = "";
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_EFFECT && o->target == g->player && e + 14 < sizeof eff)
+            e += (size_t)snprintf(eff + e, sizeof eff - e, " %s", g->c->effects[o->kind].tag);
+    }
+    n = status_add(pt, n, fg_style(10, ATTR_BOLD), 8, "%s", eff);
     const char *hunger = itemui_status_word(g);
     if (hunger[0])
-        x = screen_textf(s, x, s->h - 2, fg_style(11, ATTR_BOLD), " %s", hunger);
+        n = status_add(pt, n, fg_style(11, ATTR_BOLD), 8, " %s", hunger);
+    const region_kind_t *rk = level_region_kind(g, level_current(g), p->x, p->y);
+    if (rk)
+        n = status_add(pt, n, fg_style(14, 0), 0, "  %s", rk->name);
+    return n;
+}
+
+static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
+{
+    status_part_t pt[STATUS_PARTS];
+    int n = status_parts(g, p, pt), width = 0;
+    char cell[32] = "";
     if (view && view->watchers > 0)
-        screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
+        snprintf(cell, sizeof cell, " [%d watching]", view->watchers);
+    for (int i = 0; i < n; i++)
+        width += (int)strlen(pt[i].text);
+    int room = s->w - (int)strlen(cell);
+    for (int keep = 0; keep < 9 && width > room; keep++)
+        for (int i = 0; i < n; i++)
+            if (pt[i].keep == keep && pt[i].text[0]) {
+                width -= (int)strlen(pt[i].text);
+                pt[i].text[0] = 0;
+            }
+    int x = 0;
+    for (int i = 0; i < n; i++)
+        x = screen_text(s, x, s->h - 2, pt[i].st, pt[i].text);
+    if (cell[0])
+        screen_text(s, s->w - (int)strlen(cell), s->h - 2, fg_style(6, 0), cell);
     help_line(g, s);
 }
 

@@ -63,7 +63,7 @@ static int h_poison_bite(game_t *g, ev_info_t *e, handle_t self)
         return EV_NOTHING;
     /* the player may shrug it off: Fort against 10 + the biter's level */
     int dc = 10 + creature_kind(g, a)->level;
-    if (e->victim == g->player && (int)rng_range(&g->play, 1, 20) + pc_save(g, SAVE_FORT) >= dc)
+    if (combat_save(g, e->victim, SAVE_FORT, dc, 0))
         return EV_NOTHING;
     effect_apply(g, e->victim, g->c->poison_effect, 300 + 100 * creature_kind(g, a)->level, 1);
     return EV_NOTHING;
@@ -112,26 +112,9 @@ static void hk_poison(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
     event_throw(g, &d);
 }
 
-/* Slowed: half speed from start to end (the start does not run again
- * when a refresh stacks, so halving happens once). */
-static void hk_slow(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
-{
-    (void)eh;
-    handle_t t = e->target;
-    obj_t *o = reg_get(&g->reg, t);
-    if (!o || phase == HOOK_TICK)
-        return;
-    if (phase == HOOK_START) {
-        o->speed = (int16_t)(o->speed > 1 ? o->speed / 2 : 1);
-        creature_say(g, "<Actor> slow<s:Actor> down.", t, HANDLE_NONE);
-    } else {
-        o->speed = (int16_t)(o->speed * 2);
-        creature_say(g, "<Actor> speed<s:Actor> up again.", t, HANDLE_NONE);
-    }
-}
-
 const effect_hook_t RULES_HOOKS[HK_COUNT] = {
-    [HK_POISON_START] = hk_poison, [HK_POISON_TICK] = hk_poison, [HK_POISON_END] = hk_poison,
-    [HK_SLOW_START] = hk_slow,     [HK_SLOW_TICK] = hk_slow,     [HK_SLOW_END] = hk_slow,
+    [HK_POISON_START] = hk_poison,
+    [HK_POISON_TICK] = hk_poison,
+    [HK_POISON_END] = hk_poison,
     [HK_STATUS] = status_hook,
 };

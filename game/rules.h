@@ -1,7 +1,8 @@
 /* rules — the code side of the rules: built-in event handlers, kind and
- * region handlers and effect hooks, which content names by id (lower
- * case: "poison_bite", "poison_tick"). Ids are saved (in content and,
- * through kinds, in snapshots): append only. */
+ * region handlers and effect hooks, which content names by name (lower
+ * case: "poison_bite", "poison_tick") and holds by id once loaded.
+ * Snapshots keep kinds, never these ids, and a snapshot only loads with
+ * the content it was made with. */
 #ifndef WARREN_RULES_H
 #define WARREN_RULES_H
 #include "effect.h"
@@ -25,9 +26,6 @@ enum {
     X(POISON_START)        \
     X(POISON_TICK)         \
     X(POISON_END)          \
-    X(SLOW_START)          \
-    X(SLOW_TICK)           \
-    X(SLOW_END)            \
     X(STATUS)
 
 enum {

@@ -631,10 +631,14 @@ static int decl_spell(lua_State *L)
         return luaL_error(L, "%s: field 'mana' is required", d.what);
     sp->effect = (uint8_t)fld_enum(L, &d, "effect", EFFECTS, SPELL_EFFECTS, SPELL_BOLT);
     sp->dtype = (uint8_t)fld_enum(L, &d, "dtype", DAMAGE_NAMES, DT_COUNT, DT_NONE);
-    if (sp->effect == SPELL_BOLT && sp->dtype == DT_NONE)
-        return luaL_error(L, "%s: a bolt needs a damage type (field 'dtype')", d.what);
-    if (sp->effect == SPELL_HEAL && sp->dtype != DT_NONE)
-        return luaL_error(L, "%s: a heal has no damage type (field 'dtype')", d.what);
+    bool hurts = sp->effect == SPELL_BOLT || sp->effect == SPELL_BREATH;
+    if (hurts && sp->dtype == DT_NONE)
+        return luaL_error(L, "%s: a bolt or breath needs a damage type (field 'dtype')", d.what);
+    if (!hurts && sp->dtype != DT_NONE)
+        return luaL_error(L, "%s: only a bolt or breath has a damage type (field 'dtype')", d.what);
+    sp->status = (int16_t)fld_kind(L, &d, "status", find_effect);
+    if ((sp->effect == SPELL_HEX) != (sp->status >= 0))
+        return luaL_error(L, "%s: a hex, and only a hex, names an effect (field 'status')", d.what);
     int t = lua_getfield(L, 1, "dice");
     lua_pop(L, 1);
     if (t == LUA_TNIL)
@@ -657,7 +661,10 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     c->size = (uint8_t)fld_enum(L, d, "size", SIZES, SIZE_COUNT, like ? c->size : SIZE_MEDIUM);
     c->level = (uint8_t)fld_int(L, d, "level", like ? c->level : 1, 0, 50);
     c->pack = (uint8_t)fld_int(L, d, "pack", c->pack, 0, 12);
-    c->flags = (uint16_t)fld_bits(L, d, "flags", CREATURE_FLAGS, 5, c->flags);
+    c->flags =
+        (uint16_t)fld_bits(L, d, "flags", CREATURE_FLAGS,
+                           (int)(sizeof CREATURE_FLAGS / sizeof CREATURE_FLAGS[0]), c->flags);
+    c->perception = (int8_t)fld_int(L, d, "perception", c->perception, -20, 20);
     c->resist = (uint16_t)fld_bits(L, d, "resist", DAMAGE_NAMES, DT_COUNT, c->resist);
     c->immune = (uint16_t)fld_bits(L, d, "immune", DAMAGE_NAMES, DT_COUNT, c->immune);
     c->vuln = (uint16_t)fld_bits(L, d, "vuln", DAMAGE_NAMES, DT_COUNT, c->vuln);
@@ -728,6 +735,7 @@ static int decl_class(lua_State *L)
     c->good_saves = (uint8_t)fld_bits(L, &d, "saves", SAVES, 3, 0);
     c->armour = (uint8_t)fld_int(L, &d, "armour", 0, 0, 20);
     c->sneak = (uint8_t)fld_bool(L, &d, "sneak", 0);
+    c->stealth = (int8_t)fld_int(L, &d, "stealth", 0, -10, 10);
     c->mana = (uint8_t)fld_int(L, &d, "mana", 0, 0, 20);
     c->spells = fld_spells(L, &d, "spells", 0);
     c->learnable = fld_spells(L, &d, "learns", 0);
@@ -804,7 +812,8 @@ static int fld_flags(lua_State *L, const decl_t *d, const char *f, const char *c
     return bits;
 }
 
-static const char *const ITEM_FLAG_NAMES[] = {"stack", "cursed", "obvious", "unique", "known"};
+static const char *const ITEM_FLAG_NAMES[] = {"stack",  "cursed", "obvious",
+                                              "unique", "known",  "mass"};
 
 /* The numbers of an item kind (everything but names, handlers and `on`). */
 static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
@@ -815,7 +824,9 @@ static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
     it->slot = (uint8_t)fld_enum(L, d, "slot", ITEM_SLOT_NAMES, SLOT_COUNT, it->slot);
     it->use = (uint8_t)fld_enum(L, d, "use", ITEM_USE_NAMES, USE_COUNT, it->use);
     it->dtype = (uint8_t)fld_enum(L, d, "dtype", ITEM_DAMAGE_NAMES, IDT_COUNT, it->dtype);
-    it->flags = (uint8_t)(it->flags | fld_flags(L, d, "flags", ITEM_FLAG_NAMES, 5));
+    it->flags =
+        (uint8_t)(it->flags | fld_flags(L, d, "flags", ITEM_FLAG_NAMES,
+                                        (int)(sizeof ITEM_FLAG_NAMES / sizeof ITEM_FLAG_NAMES[0])));
     it->weight = (int16_t)fld_int(L, d, "weight", it->weight, 0, 10000);
     it->power = fld_dice(L, d, "power", it->power);
     it->to_hit = (int16_t)fld_int(L, d, "to_hit", it->to_hit, -50, 50);
@@ -889,8 +900,12 @@ static int decl_effect(lua_State *L)
     e->damage = (int16_t)fld_int(L, &d, "damage", 0, -50, 50);
     e->defence = (int16_t)fld_int(L, &d, "defence", 0, -50, 50);
     e->speed = (int16_t)fld_int(L, &d, "speed", 0, -90, 200);
+    e->speed_pct = (int16_t)fld_int(L, &d, "speed_pct", 100, 10, 1000);
     e->heal = (int16_t)fld_int(L, &d, "heal", 0, -1000, 1000);
     e->flags = (uint8_t)fld_flags(L, &d, "flags", EFFECT_FLAG_NAMES, EFK_BITS);
+    static const char *const SAVES[] = {"none", "fort", "ref", "will"};
+    static const uint8_t SAVE_BITS[] = {0, SAVE_FORT, SAVE_REF, SAVE_WILL};
+    e->save = SAVE_BITS[fld_enum(L, &d, "save", SAVES, 4, 0)];
     return 0;
 }
 

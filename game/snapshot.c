@@ -14,6 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "level.h"
+#include "msg.h"
 #include "prompt.h"
 #include "start.h"
 #include "vision.h"
@@ -68,7 +69,7 @@ static void save_msgs(const game_t *g, ser_t *s)
     ser_u32(s, g->msg_seen);
     uint32_t first = g->nmsg > MSG_LOG ? g->nmsg - MSG_LOG : 0;
     for (uint32_t i = first; i < g->nmsg; i++) {
-        const msg_t *m = &g->log[i % MSG_LOG];
+        const msg_t *m = msg_at(g, i);
         ser_str(s, m->text);
         ser_u64(s, m->turn);
         ser_u16(s, m->repeat);
@@ -147,6 +148,8 @@ void snapshot_save(const game_t *g, ser_t *s)
     ser_u64(s, (uint64_t)g->score);
     ser_str(s, g->name);
     ser_str(s, g->cause);
+    ser_u8(s, g->gold_by_hand);
+    ser_u8(s, g->page);
     save_pc(&g->pc, s);
     ser_u16(s, (uint16_t)g->cur_x);
     ser_u16(s, (uint16_t)g->cur_y);
@@ -288,6 +291,8 @@ static void load_msgs(game_t *g, rd_t *in)
     if (g->msg_seen > g->nmsg)
         rd_fail(in, "bad message count");
     uint32_t first = g->nmsg > MSG_LOG ? g->nmsg - MSG_LOG : 0;
+    if (!in->bad && msg_reserve(g, g->nmsg - first) < 0)
+        rd_fail(in, "out of memory");
     for (uint32_t i = first; i < g->nmsg && !in->bad; i++) {
         msg_t *m = &g->log[i % MSG_LOG];
         rd_str(in, m->text, sizeof m->text);
@@ -322,8 +327,10 @@ static void state_check(game_t *g, rd_t *in)
         if (o->type == OBJ_CREATURE) {
             const level_t *lv =
                 o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            const obj_t *foe = reg_get(&g->reg, o->target);
             if (o->kind >= g->c->n_creatures || !lv || !level_in(lv, o->x, o->y) || o->speed < 1 ||
-                o->hp_max < 1 || o->hp_max > STAT_MAX || o->hp > o->hp_max || o->hp < -STAT_MAX)
+                o->hp_max < 1 || o->hp_max > STAT_MAX || o->hp > o->hp_max || o->hp < -STAT_MAX ||
+                (o->target && (!foe || foe->type != OBJ_CREATURE)))
                 rd_fail(in, "bad creature");
         } else if (o->type == OBJ_EFFECT) {
             if (o->kind >= g->c->n_effects || o->remaining < 0 || o->magnitude > STAT_MAX ||
@@ -338,7 +345,8 @@ static void state_check(game_t *g, rd_t *in)
         rd_fail(in, "bad player");
     if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
         rd_fail(in, "bad depth");
-    if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT)
+    if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
+        g->page > MSG_LOG / PAGE_ROWS)
         rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||
         g->score > SCORE_MAX)
@@ -372,6 +380,8 @@ static void state_load(game_t *g, rd_t *in)
     g->score = (int64_t)rd_u64(in);
     rd_str(in, g->name, sizeof g->name);
     rd_str(in, g->cause, sizeof g->cause);
+    g->gold_by_hand = rd_u8(in);
+    g->page = rd_u8(in);
     load_pc(&g->pc, in);
     g->cur_x = (int16_t)rd_u16(in);
     g->cur_y = (int16_t)rd_u16(in);

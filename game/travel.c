@@ -2,12 +2,14 @@
 #include "travel.h"
 #include <stdio.h>
 #include "ai.h"
+#include "combat.h"
 #include "creature.h"
 #include "item.h"
 #include "level.h"
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
+#include "status.h"
 #include "turn.h"
 #include "vision.h"
 #include "world.h"
@@ -64,31 +66,66 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
     return goals;
 }
 
-/* A monster in view that could reach you (one across deep water does not
- * stop a walk), or HANDLE_NONE. */
-static handle_t monster_in_view(game_t *g)
+/* Monsters in view that could reach you (one across deep water does not
+ * stop a walk): the first for which keep says no, or HANDLE_NONE. */
+static handle_t monster_in_view(game_t *g, bool (*keep)(game_t *g, handle_t h, const obj_t *o))
 {
     ai_dmap_update(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
-            ai_dmap_at(g, o->x, o->y) >= 0)
+            ai_dmap_at(g, o->x, o->y) >= 0 && !keep(g, h, o))
             return h;
     }
     return HANDLE_NONE;
 }
 
+/* A monster that has not noticed you and was in view when the walk began
+ * lets it go on (you saw it and walked anyway); one that hunts you, or
+ * one that comes into view, stops it. */
+static bool lets_walk(game_t *g, handle_t h, const obj_t *o)
+{
+    if (o->flags & OF_AWARE)
+        return false;
+    for (int i = 0; i < g->run_nknown; i++)
+        if (g->run_known[i] == h)
+            return true;
+    return false;
+}
+
+static bool unaware(game_t *g, handle_t h, const obj_t *o)
+{
+    (void)g, (void)h;
+    return !(o->flags & OF_AWARE);
+}
+
+/* A walk begins: the monsters in view that have not noticed you are known. */
+static void run_begin(game_t *g, uint8_t run)
+{
+    g->run = run;
+    g->run_nknown = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
+            !(o->flags & OF_AWARE) && g->run_nknown < sizeof g->run_known / sizeof g->run_known[0])
+            g->run_known[g->run_nknown++] = h;
+    }
+}
+
 /* One step of the running travel or exploration: its ticks, or 0 to stop.
  * The first step of a travel is taken even with a monster in view (you
- * asked for it); exploring, and every later step, stops for one and says
- * which. */
+ * asked for it); exploring will not start with a monster hunting you in
+ * view, and every later step stops for one, or for a monster coming into
+ * view, and says which. */
 static int travel_step(game_t *g, bool first)
 {
     level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p || g->prompt != PROMPT_NONE)
         return 0;
-    handle_t seen = !first || g->run == RUN_EXPLORE ? monster_in_view(g) : HANDLE_NONE;
+    handle_t seen = !first                  ? monster_in_view(g, lets_walk)
+                    : g->run == RUN_EXPLORE ? monster_in_view(g, unaware)
+                                            : HANDLE_NONE;
     if (seen) {
         if (first)
             creature_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
@@ -167,13 +204,13 @@ void travel_keep_going(game_t *g)
     for (int steps = 0; g->run && steps < 500 && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
-        uint32_t nmsg = g->nmsg;
+        uint32_t said = g->said;
         int cost = travel_step(g, false);
         if (cost <= 0)
             break;
         turn_advance(g, cost);
         p = reg_get(&g->reg, g->player);
-        if (!p || p->hp < hp || g->nmsg != nmsg || g->prompt != PROMPT_NONE)
+        if (!p || p->hp < hp || g->said != said || g->prompt != PROMPT_NONE)
             break;
         if (saw_item(g, hidden, nh))
             break;
@@ -185,7 +222,7 @@ void travel_keep_going(game_t *g)
 
 int travel_explore(game_t *g)
 {
-    g->run = RUN_EXPLORE;
+    run_begin(g, RUN_EXPLORE);
     int cost = travel_step(g, true);
     if (cost <= 0)
         g->run = RUN_NONE;
@@ -263,7 +300,7 @@ int travel_key(game_t *g, key_event_t k)
         return 0;
     }
     g->goal_x = g->cur_x, g->goal_y = g->cur_y;
-    g->run = RUN_TRAVEL;
+    run_begin(g, RUN_TRAVEL);
     int cost = travel_step(g, true);
     if (cost <= 0)
         g->run = RUN_NONE;
@@ -278,7 +315,38 @@ int travel_look_key(game_t *g, key_event_t k)
     return 0;
 }
 
-/* What the look cursor is on: a creature's flavour text, else the place. */
+/* Conditions look shows, in this order. */
+static const struct {
+    unsigned efk;
+    const char *word;
+} LOOKS[] = {{EFK_(ASLEEP), "asleep"},
+             {EFK_(PARALYSED), "paralysed"},
+             {EFK_(CONFUSED), "confused"},
+             {EFK_(AFRAID), "afraid"},
+             {EFK_(BLIND), "blind"}};
+
+/* "a kobold (badly wounded, asleep)": its wounds and its conditions, or
+ * that it has not noticed you. */
+static size_t creature_looks(game_t *g, handle_t h, char *out, size_t n)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    gram_arg_t a = {"actor", creature_noun(g, h)};
+    int len = gram_format(out, n, "<a:actor>", &a, 1);
+    size_t at = len > 0 ? (size_t)len : 0;
+    at += (size_t)snprintf(out + at, n - at, " (%s", combat_wound_word(o));
+    unsigned f = status_conditions(g, h);
+    for (size_t i = 0; i < sizeof LOOKS / sizeof LOOKS[0] && at < n; i++)
+        if (f & LOOKS[i].efk)
+            at += (size_t)snprintf(out + at, n - at, ", %s", LOOKS[i].word);
+    if (!(o->flags & (OF_AWARE | OF_ASLEEP)) && at < n)
+        at += (size_t)snprintf(out + at, n - at, ", unaware of you");
+    if (at < n)
+        at += (size_t)snprintf(out + at, n - at, ")");
+    return at < n ? at : n - 1;
+}
+
+/* What the look cursor is on: a creature (how it is, what it stands on,
+ * its flavour text), else what lies there and the place. */
 static void look_line(game_t *g, char *out, size_t n)
 {
     level_t *lv = level_current(g);
@@ -292,19 +360,24 @@ static void look_line(game_t *g, char *out, size_t n)
         snprintf(out, n, "That is you, %s the %s %s.", g->name, pc_race_name(g), pc_class_name(g));
         return;
     }
-    if (h && vision_sees(g, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        const creature_kind_t *k = creature_kind(g, o);
-        char name[64];
-        gram_arg_t a = {"actor", creature_noun(g, h)};
-        gram_format(name, sizeof name, "<A:actor>", &a, 1);
-        snprintf(out, n, "%s%s %s", name, o->hp * 3 < o->hp_max ? " (badly hurt)." : ".", k->desc);
-        return;
-    }
+    char items[MSG_LEN * 2], place[96];
+    int nitems = item_floor_list(g, g->depth, x, y, items, sizeof items);
     uint8_t t = level_terrain(lv, x, y);
     const region_kind_t *rk = level_region_kind(g, lv, x, y);
-    snprintf(out, n, "%s %s%s%s.", gram_article(g->c->terrain[t].name), g->c->terrain[t].name,
-             rk ? " in " : "", rk ? rk->name : "");
+    snprintf(place, sizeof place, "%s %s%s%s", gram_article(g->c->terrain[t].name),
+             g->c->terrain[t].name, rk ? " in " : "", rk ? rk->name : "");
+    int len; /* the line is cut at n: a screen row shows what fits */
+    if (h && vision_sees(g, h)) {
+        size_t at = creature_looks(g, h, out, n);
+        len = snprintf(out + at, n - at, "%s%s. %s", nitems ? ", on " : "", nitems ? items : "",
+                       creature_kind(g, reg_get(&g->reg, h))->desc);
+    } else if (nitems) {
+        len = snprintf(out, n, "%s, on %s.", items, place);
+    } else {
+        len = snprintf(out, n, "%s.", place);
+    }
+    if (len < 0)
+        out[0] = 0;
     out[0] = (char)(out[0] >= 'a' && out[0] <= 'z' ? out[0] - 32 : out[0]);
 }
 

@@ -1,9 +1,11 @@
 /* travel — many steps with one key: travel `_` to a spot chosen with a
  * cursor and explore `o` to the nearest unexplored place. Both walk the
  * known map by a breadth-first search from their goal and stop when a
- * monster is in view, when an item comes into sight for the first time,
- * when something new is said or hurts, or when there is nothing left to
- * do. Also the look cursor (`;`, `x`): what a creature or a place is. */
+ * monster hunting you is in view or one comes into view (one that has not
+ * noticed you and was in view as the walk began does not stop it), when
+ * an item comes into sight for the first time, when something new is said
+ * or hurts, or when there is nothing left to do. Also the look cursor
+ * (`;`, `x`): what a creature, an item or a place is. */
 #ifndef WARREN_TRAVEL_H
 #define WARREN_TRAVEL_H
 #include "game.h"

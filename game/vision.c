@@ -54,3 +54,17 @@ bool vision_sees(game_t *g, handle_t h)
         return false;
     return (h != HANDLE_NONE && h == g->player) || level_visible(lv, o->x, o->y);
 }
+
+bool vision_between(game_t *g, handle_t a, handle_t b)
+{
+    if (a == g->player || b == g->player)
+        return vision_sees(g, a == g->player ? b : a);
+    const obj_t *oa = reg_get(&g->reg, a), *ob = reg_get(&g->reg, b);
+    level_t *lv = level_current(g);
+    if (!oa || !ob || !lv || !lv->opaque || oa->depth != g->depth || ob->depth != g->depth)
+        return false;
+    if (!lv->opaque_ok)
+        vision_derive(g, lv);
+    fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
+    return fov_los(&m, oa->x, oa->y, ob->x, ob->y, LIGHT_RADIUS) == 1;
+}

@@ -14,5 +14,9 @@
 void vision_update(game_t *g);
 /* True when the player sees h now (the player always sees itself). */
 bool vision_sees(game_t *g, handle_t h);
+/* True when a sees b on the current level: the player's view when either
+ * is the player (sight is symmetric), else a line of sight within the
+ * light radius or into a lit region. */
+bool vision_between(game_t *g, handle_t a, handle_t b);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "alloc.h"
 #include "content.h"
+#include "event.h"
 #include "game.h"
 #include "item.h"
 #include "obj.h"
@@ -35,7 +36,7 @@ enum {
 };
 
 #define WORLD_MAX_DEPTH 20
-#define MSG_LOG         32
+#define MSG_LOG         512 /* messages kept (history, saves); a power of two */
 #define MSG_LEN         100
 #define MILESTONES_MAX  64
 
@@ -108,9 +109,12 @@ struct game {
     int64_t score;
     char name[32];
     char cause[128];
-    msg_t log[MSG_LOG]; /* ring */
-    uint32_t nmsg;      /* messages ever logged */
-    uint32_t msg_seen;  /* nmsg when the player last pressed a key */
+    uint8_t gold_by_hand; /* the option (game_options_t): walking picks up no gold */
+    uint8_t page;         /* the page of the open help or history screen */
+    msg_t *log;           /* ring of MSG_LOG, grown as messages come (msg.c) */
+    uint32_t log_cap;     /* entries allocated */
+    uint32_t nmsg;        /* messages ever logged */
+    uint32_t msg_seen;    /* nmsg when the player last pressed a key */
     game_milestone_t *ms;
     uint32_t nms, ms_cap;
     pc_t pc;
@@ -118,6 +122,13 @@ struct game {
     /* within one input only (zero between inputs): a running travel/explore */
     uint8_t run;            /* travel.c's RUN_* */
     int16_t goal_x, goal_y; /* travel's goal */
+    handle_t run_known[16]; /* unaware monsters in view when it began: they do not stop it */
+    uint8_t run_nknown;
+    /* transient, never saved nor hashed */
+    uint8_t leave;    /* the last key asked to save and leave (game_status_t.leave) */
+    uint32_t said;    /* every msg_add, a repeat folded or not: "was anything said?" */
+    ev_watch_t watch; /* tests and tools: sees every event thrown (event.h); NULL in play */
+    void *watch_ctx;  /* borrowed, for watch */
     /* derived, never saved: the distance map from the player (ai.c) */
     int16_t *dmap;
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */

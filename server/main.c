@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include "budget.h"
 #include "log.h"
 #include "records.h"
 #include "server.h"
@@ -56,6 +58,34 @@ static void on_signal(uv_signal_t *h, int signum)
     storage_shutdown(s, shutdown_finish);
 }
 
+/* Descriptors kept out of the connection budget: the database, the loop,
+ * listeners, files being served, and the sockets being turned away politely
+ * (web_door.h: WEB_DOOR_REFUSING_MAX). */
+#define FD_RESERVE 256
+
+/* The connection budget: max-connections, but never more than the
+ * descriptors allow once the soft limit is raised to the hard one, so the
+ * daemon refuses politely before accept() starts failing. */
+static budget_t *budget_open(const config_t *cfg)
+{
+    struct rlimit rl;
+    long long fds = -1;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            struct rlimit up = {rl.rlim_max, rl.rlim_max};
+            if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+                rl = up;
+        }
+        fds = rl.rlim_cur == RLIM_INFINITY ? -1 : (long long)rl.rlim_cur;
+    }
+    int total = cfg->max_conns;
+    if (fds >= 0 && fds - FD_RESERVE < total)
+        total = fds - FD_RESERVE > 1 ? (int)(fds - FD_RESERVE) : 1;
+    log_info("connections: at most %d, %d per address (descriptors %lld)", total, cfg->max_per_ip,
+             fds);
+    return budget_new(total, cfg->max_per_ip);
+}
+
 static int server_open(server_t *s)
 {
     char err[512];
@@ -77,11 +107,14 @@ static int server_open(server_t *s)
     if (s->cfg.test_hooks) { /* cheap hashes keep the test suites fast */
         ac.opslimit = 1;
         ac.memlimit = 8192;
-        ac.register_per_ip = 0; /* tests and load runs register many names */
     }
+    ac.register_per_ip = (unsigned)s->cfg.register_per_hour;
     s->acc = accounts_new(s->loop, s->db, &ac);
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
+    s->budget = budget_open(&s->cfg);
+    if (!s->budget)
+        return log_error("connections: out of memory"), -1;
     char root[4096];
     s->records = records_new(s, web_default_root(root, sizeof root));
     if (!s->records)
@@ -118,6 +151,7 @@ static void server_free(server_t *s)
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_free(&s->enc[i]);
     buf_free(&s->enc_json);
+    budget_free(s->budget); /* last: the gateways release their slots as they close */
 }
 
 /* The context's lists and buffers, on loop. */
@@ -137,6 +171,7 @@ static void server_unwind(server_t *s)
 {
     telnetgw_stop(s);
     control_stop(s);
+    webgw_stop(s);
     storage_close(s);
     if (s->tick.loop)
         uv_close((uv_handle_t *)&s->tick, NULL);

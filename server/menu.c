@@ -380,6 +380,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
             session_login_notice(c);
     } else if (status == ACCOUNTS_OK) {
         log_info("password changed user=%s", c->user);
+        webgw_revoke(c->srv, c->user_id, NULL); /* its browsers log in again */
         menu_enter(c, "Password changed.");
     } else {
         log_info("login failed conn=%llu ip=%s status=%d", (unsigned long long)c->id, c->ip,
@@ -404,7 +405,7 @@ static void account_submit(conn_t *c)
         rc = accounts_register(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
     else
         rc = accounts_change_password(a, c->ip, c->user, m->pend_old, strlen(m->pend_old), m->line,
-                                      m->line_len, now, on_account, c);
+                                      m->line_len, NULL, now, on_account, c);
     wipe_secrets(m);
     memset(m->pend_name, 0, sizeof m->pend_name);
     if (rc) {

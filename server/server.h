@@ -7,12 +7,15 @@
  *   session_load.c     starting, resuming and recovering games
  *   menu.h, menu.c     what a terminal shows outside a game
  *   journal.h, .c      journal rows played into an engine; restoring games
+ *   accounts, hashq    accounts; argon2 on a fair, bounded, low-priority queue
+ *   listener, budget   accepting sockets; the connection budget of every door
  *   jqueue.h, .c       a game's journal rows until stored; pausing, retrying
  *   storage.h, .c      the database's health: cap, failing, paused games
- *   accounts, config, log, ratelimit, list.h
- *   telnet/            the telnet gateway: listeners, libtelnet, line editor
- *   web/               the web gateway: lws, HTTP parsing, the route table
- *                      (routes.c), websockets, accounts pages, JSON, gzip
+ *   config, log, ratelimit, list.h
+ *   telnet/            the telnet gateway: libtelnet, line editor
+ *   web/               the web gateway: lws, the door (web_door.c), HTTP
+ *                      parsing, the route table (routes.c), websockets,
+ *                      accounts pages, JSON, gzip
  *   records/           score pages, replays, verification, their URLs
  *   admin/             the control socket warren-admin talks to
  *
@@ -47,6 +50,7 @@ struct server {
     void *web;               /* webgw_t when the web gateway runs (web/webgw.c) */
     struct records *records; /* score pages, replays, verification (records/records.h) */
     struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
+    struct budget *budget;   /* connections in all and per address, every gateway's */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     list_t conns; /* telnet conns (conn_t.node): telnet.c */
@@ -76,6 +80,9 @@ void telnetgw_tick(server_t *s); /* idle timeouts */
 int webgw_start(server_t *s); /* 0 also when http is off or unavailable */
 void webgw_stop(server_t *s); /* step 1, on the loop (shutdown) */
 void webgw_free(server_t *s); /* step 2, after uv_run returned */
+/* The account's password changed: its websockets opened with another web
+ * session than keep (a token hash; NULL: all) are told and closed. */
+void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
 
 /* admin/control.c: the admin control socket (mode 0600) and announcements */
 int control_listen(server_t *s);

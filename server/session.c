@@ -32,7 +32,8 @@
 #include "session_impl.h"
 #include "json.h"
 
-#define KEY_DETACH 0x18 /* Ctrl-X: leave the game, it stays saved */
+#define KEY_DETACH  0x18 /* Ctrl-X: leave the game, it stays saved */
+#define DETACH_SAID "Your game is saved. Press p to continue it."
 
 /* Over the top rows of a paused game. */
 static const char *const PAUSE_NOTICE[] = {
@@ -638,7 +639,7 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
 {
     server_t *srv = c->srv;
     if (k.code == KEY_DETACH && !k.mods) {
-        session_detach(c, "Your game is saved. Press p to continue it.");
+        session_detach(c, DETACH_SAID);
         return;
     }
     if (srv->cfg.test_hooks && k.code == KEY_F12) {
@@ -666,6 +667,10 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
     }
     game_status_t st;
     game_status(s->game, &st);
+    if (st.leave) { /* the game's own S (journalled like any key): as Ctrl-X */
+        session_detach(c, DETACH_SAID);
+        return;
+    }
     if (st.level_changes != s->level_changes) {
         s->level_changes = st.level_changes;
         session_snapshot(s, "level");

@@ -233,9 +233,11 @@ static void cmd_unlock(ctl_t *c, char *arg)
 static void on_reset(void *ud, int status, const db_user_t *u, const char *msg)
 {
     ctl_t *c = ud;
-    (void)u;
-    if (status == ACCOUNTS_OK)
+    if (status == ACCOUNTS_OK) {
         log_info("admin: password reset");
+        if (u)
+            webgw_revoke(c->srv, u->id, NULL); /* its open browsers log in again */
+    }
     ctl_finish(c, status == ACCOUNTS_OK ? NULL : msg);
     ctl_unref(c);
 }

@@ -7,7 +7,11 @@
  * transport's own state, which no other file sees. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "budget.h"
 #include "input.h"
+#include "listener.h"
 #include "log.h"
 #include "server.h"
 
@@ -28,13 +32,13 @@ typedef struct {
     keydec_t kd;
     size_t outq; /* bytes handed to uv_write, not yet written */
     uint64_t last_input_ms;
+    budget_slot_t slot; /* its place in the connection budget (server_t.budget) */
 } tconn_t;
 
 /* The listeners (server_t.telnet). */
 struct telnetgw {
-    uv_tcp_t tcp;
-    uv_pipe_t unix_sock;
-    bool tcp_on, unix_on;
+    listener_t *tcp, *unix_sock;
+    log_every_t refused_log; /* connections turned away at the door */
 };
 
 typedef struct {
@@ -60,6 +64,7 @@ static void tconn_free(tconn_t *t)
 {
     list_remove(&t->c.node);
     t->c.srv->nconns--;
+    budget_release(t->c.srv->budget, &t->slot);
     if (t->tn)
         telnet_free(t->tn);
     conn_fini(&t->c);
@@ -213,17 +218,6 @@ static void on_ttype(conn_t *c, const char *name)
         menu_redraw(c);
 }
 
-static int count_ip(server_t *s, const char *ip)
-{
-    int n = 0;
-    LIST_EACH (it, &s->conns) {
-        conn_t *c = LIST_ITEM(it, conn_t, node);
-        if (!c->closing && !strcmp(c->ip, ip))
-            n++;
-    }
-    return n;
-}
-
 /* The remote address that `warren --ssh` passes on the Unix socket only. */
 static void on_environ(tconn_t *t, const telnet_event_t *ev)
 {
@@ -239,7 +233,7 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
             log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit applies once the address is known */
-            if (count_ip(c->srv, ip) > c->srv->cfg.max_per_ip) {
+            if (budget_move(c->srv->budget, &t->slot, ip) != BUDGET_OK) {
                 const char *m = "\r\nToo many connections from your address.\r\n";
                 conn_write(c, m, strlen(m));
                 conn_close(c, "limit");
@@ -368,20 +362,6 @@ static void tconn_start(tconn_t *t)
     menu_enter(c, NULL);
 }
 
-static void peer_ip(tconn_t *t)
-{
-    conn_t *c = &t->c;
-    struct sockaddr_storage ss;
-    int len = sizeof ss;
-    snprintf(c->ip, sizeof c->ip, "local");
-    if (t->is_unix || uv_tcp_getpeername(&t->io.tcp, (struct sockaddr *)&ss, &len))
-        return;
-    if (ss.ss_family == AF_INET)
-        uv_ip4_name((struct sockaddr_in *)&ss, c->ip, sizeof c->ip);
-    else if (ss.ss_family == AF_INET6)
-        uv_ip6_name((struct sockaddr_in6 *)&ss, c->ip, sizeof c->ip);
-}
-
 /* A new tconn on the server's list with its two handles open, or NULL. */
 static tconn_t *tconn_new(server_t *s, bool is_unix)
 {
@@ -407,97 +387,87 @@ static tconn_t *tconn_new(server_t *s, bool is_unix)
     return t;
 }
 
-/* Why a new connection is turned away, or NULL. */
-static const char *refusal(server_t *s, tconn_t *t)
+/* Turns a connection away before anything is made for it: one line for
+ * the person, at most one log line per interval for a flood of them. */
+static void refuse(server_t *s, int fd, const char *peer, int why)
 {
-    /* Unix-socket peers are counted per address once `warren --ssh` has
-     * named it (on_environ): at accept they all look "local". */
-    if (s->nconns > s->cfg.max_conns)
-        return "The server is full. Please try again later.\n";
-    if (!t->is_unix && count_ip(s, t->c.ip) > s->cfg.max_per_ip)
-        return "Too many connections from your address.\n";
-    return NULL;
+    const char *m = why == BUDGET_ADDR ? "Too many connections from your address.\r\n"
+                                       : "The server is full. Please try again later.\r\n";
+    ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n; /* best effort: the socket closes either way */
+    close(fd);
+    unsigned held;
+    if (log_every(&s->telnet->refused_log, now_ms(s), LISTENER_LOG_MS, &held))
+        log_info("refused telnet ip=%s reason=%s (%u more refused since the last line)", peer,
+                 why == BUDGET_ADDR ? "per-address limit" : "server full", held);
 }
 
-static void on_connection(uv_stream_t *ls, int status)
+/* A socket from a listener: counted in the budget, or turned away. Unix
+ * socket peers count toward the total only until `warren --ssh` names their
+ * address (on_environ): at accept they all look "local". */
+static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
 {
-    server_t *s = ls->data;
-    if (status < 0 || s->stopping)
+    budget_slot_t slot;
+    int rc = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
+    if (rc != BUDGET_OK) {
+        refuse(s, fd, peer, rc);
         return;
-    tconn_t *t = tconn_new(s, ls == (uv_stream_t *)&s->telnet->unix_sock);
-    if (!t)
+    }
+    tconn_t *t = tconn_new(s, is_unix);
+    if (!t) {
+        budget_release(s->budget, &slot);
+        close(fd);
         return;
+    }
+    t->slot = slot;
     conn_t *c = &t->c;
-    if (uv_accept(ls, &t->io.stream)) {
+    int err = is_unix ? uv_pipe_open(&t->io.pipe, fd) : uv_tcp_open(&t->io.tcp, fd);
+    if (err) {
+        close(fd);
         c->closing = true;
         close_handles(t);
         return;
     }
-    if (!t->is_unix)
+    if (!is_unix)
         uv_tcp_nodelay(&t->io.tcp, 1);
-    peer_ip(t);
+    snprintf(c->ip, sizeof c->ip, "%s", peer);
     log_info("connect conn=%llu ip=%s via=%s", (unsigned long long)c->id, c->ip,
-             t->is_unix ? "unix" : "tcp");
-    const char *full = refusal(s, t);
-    if (full) {
-        uv_buf_t b = uv_buf_init((char *)full, (unsigned)strlen(full));
-        uv_try_write(&t->io.stream, &b, 1);
-        conn_close(c, "limit");
-        return;
-    }
+             is_unix ? "unix" : "tcp");
     tconn_start(t);
+}
+
+static void on_tcp_socket(void *ud, int fd, const char *peer)
+{
+    on_socket(ud, fd, peer, false);
+}
+
+static void on_unix_socket(void *ud, int fd, const char *peer)
+{
+    on_socket(ud, fd, peer, true);
 }
 
 /* ---- listening ---------------------------------------------------------------------------- */
 
-static int listen_tcp(server_t *s)
-{
-    char host[128];
-    int port;
-    struct sockaddr_storage ss;
-    uv_tcp_t *l = &s->telnet->tcp;
-    if (config_split_addr(s->cfg.telnet, host, sizeof host, &port))
-        return log_error("bad telnet address %s", s->cfg.telnet), -1;
-    if (uv_ip4_addr(host, port, (struct sockaddr_in *)&ss) &&
-        uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss))
-        return log_error("bad telnet address %s", s->cfg.telnet), -1;
-    uv_tcp_init(s->loop, l);
-    l->data = s;
-    s->telnet->tcp_on = true;
-    int rc = uv_tcp_bind(l, (struct sockaddr *)&ss, 0);
-    if (!rc)
-        rc = uv_listen((uv_stream_t *)l, 511, on_connection);
-    if (rc)
-        return log_error("telnet listen %s: %s", s->cfg.telnet, uv_strerror(rc)), -1;
-    log_info("listening telnet %s", s->cfg.telnet);
-    return 0;
-}
-
-static int listen_unix(server_t *s)
-{
-    uv_pipe_t *l = &s->telnet->unix_sock;
-    uv_pipe_init(s->loop, l, 0);
-    l->data = s;
-    s->telnet->unix_on = true;
-    unlink(s->cfg.socket); /* a stale socket from a crash */
-    int rc = uv_pipe_bind(l, s->cfg.socket);
-    if (!rc)
-        rc = uv_listen((uv_stream_t *)l, 511, on_connection);
-    if (rc)
-        return log_error("socket listen %s: %s", s->cfg.socket, uv_strerror(rc)), -1;
-    log_info("listening socket %s", s->cfg.socket);
-    return 0;
-}
-
 int telnetgw_listen(server_t *s)
 {
+    char err[512];
     s->telnet = calloc(1, sizeof *s->telnet);
     if (!s->telnet)
         return log_error("telnet: out of memory"), -1;
-    if (s->cfg.telnet[0] && listen_tcp(s))
-        return -1;
-    if (s->cfg.socket[0] && listen_unix(s))
-        return -1;
+    if (s->cfg.telnet[0]) {
+        s->telnet->tcp =
+            listener_tcp(s->loop, "telnet", s->cfg.telnet, on_tcp_socket, s, err, sizeof err);
+        if (!s->telnet->tcp)
+            return log_error("%s", err), -1;
+        log_info("listening telnet %s", s->cfg.telnet);
+    }
+    if (s->cfg.socket[0]) {
+        s->telnet->unix_sock =
+            listener_unix(s->loop, "socket", s->cfg.socket, on_unix_socket, s, err, sizeof err);
+        if (!s->telnet->unix_sock)
+            return log_error("%s", err), -1;
+        log_info("listening socket %s", s->cfg.socket);
+    }
     return 0;
 }
 
@@ -506,12 +476,9 @@ void telnetgw_stop(server_t *s)
     struct telnetgw *tl = s->telnet;
     if (!tl)
         return;
-    if (tl->tcp_on && !uv_is_closing((uv_handle_t *)&tl->tcp))
-        uv_close((uv_handle_t *)&tl->tcp, NULL);
-    if (tl->unix_on && !uv_is_closing((uv_handle_t *)&tl->unix_sock)) {
-        uv_close((uv_handle_t *)&tl->unix_sock, NULL);
-        unlink(s->cfg.socket);
-    }
+    listener_close(tl->tcp);
+    listener_close(tl->unix_sock);
+    tl->tcp = tl->unix_sock = NULL;
 }
 
 void telnetgw_free(server_t *s)

@@ -1,16 +1,21 @@
-/* login — the daemon's account pages: log in, register, log out.
+/* login — the daemon's account pages: log in, register, log out, change
+ * the password.
  *
  * Plain forms that work without JavaScript. They go through the same
- * accounts_t as telnet (same name and password rules, same throttles per IP
- * and per account). A successful login or registration makes a session:
- * a random 128-bit token in the cookie (HttpOnly, SameSite=Strict, expires
- * after COOKIE_DAYS), its hash in the database. Everything a person typed
- * that is shown again is HTML-escaped. */
+ * accounts_t as telnet (same name and password rules, same throttles per
+ * address and per name and address). A successful login or registration
+ * makes a session: a random 128-bit token in the cookie (HttpOnly,
+ * SameSite=Strict, Secure when the request came over https through a
+ * trusted proxy, expires after COOKIE_DAYS), its hash in the database. A
+ * password change ends the account's other sessions. Forms posted from
+ * another site never get here (web.c answers 403). Everything a person
+ * typed that is shown again is HTML-escaped. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sodium.h>
 #include "accounts.h"
+#include "listener.h"
 #include "log.h"
 #include "webgw.h"
 
@@ -21,10 +26,11 @@
 typedef struct {
     webgw_t *g;
     uint64_t id;
-    bool reg;
+    bool reg, https;
     char name[FIELD_MAX];
     char next[128];
     char token[48];
+    char ip[64];
 } auth_req_t;
 
 /* ---- helpers ------------------------------------------------------------------- */
@@ -151,8 +157,17 @@ static int status_of(int acc_status)
     case ACCOUNTS_EDENIED:
     case ACCOUNTS_ELOCKED: return 403;
     case ACCOUNTS_ETHROTTLED: return 429;
+    case ACCOUNTS_EBUSY: return 503;
     default: return 500;
     }
+}
+
+/* The session cookie's Set-Cookie value: token ("" clears it), Secure when
+ * the browser came over https. */
+static void cookie_value(char *out, size_t n, const char *token, bool https)
+{
+    snprintf(out, n, "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict%s", WEB_COOKIE_NAME,
+             token, token[0] ? COOKIE_DAYS * 86400 : 0, https ? "; Secure" : "");
 }
 
 /* ---- login and registration ------------------------------------------------------ */
@@ -167,8 +182,7 @@ static void on_session_made(void *ud, int status, int64_t id)
                    "The server could not log you in. Please try again.", ar->name, ar->next);
     } else {
         char cookie[160];
-        snprintf(cookie, sizeof cookie, "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict",
-                 WEB_COOKIE_NAME, ar->token, COOKIE_DAYS * 86400);
+        cookie_value(cookie, sizeof cookie, ar->token, ar->https);
         const char *hdrs[] = {"location:", ar->next, "set-cookie:", cookie, NULL};
         web_reply(ar->g->web, ar->id, 303, "text/plain; charset=utf-8", hdrs, "", 0);
     }
@@ -181,12 +195,23 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
     auth_req_t *ar = ud;
     webgw_t *g = ar->g;
     if (status != ACCOUNTS_OK || !u) {
+        unsigned held = 0;
+        /* throttled and busy answers cost nothing and can come by the
+         * thousand: a line now and then; failed checks a line each */
+        bool cheap = status == ACCOUNTS_ETHROTTLED || status == ACCOUNTS_EBUSY;
+        const char *what = ar->reg ? "register" : "login";
+        if (!cheap)
+            log_info("web %s failed ip=%s status=%d", what, ar->ip, status);
+        else if (log_every(&g->refused_log, (unsigned long long)now_ms(g->srv), LISTENER_LOG_MS,
+                           &held))
+            log_info("web %s refused ip=%s status=%d (%u more refused since the last line)", what,
+                     ar->ip, status, held);
         reply_form(g, ar->id, status_of(status), ar->reg, msg[0] ? msg : "That did not work.",
                    ar->name, ar->next);
         free(ar);
         return;
     }
-    log_info("web %s user=%s", ar->reg ? "register" : "login", u->name);
+    log_info("web %s user=%s ip=%s", ar->reg ? "register" : "login", u->name, ar->ip);
     unsigned char raw[TOKEN_BYTES];
     randombytes_buf(raw, sizeof raw);
     sodium_bin2base64(ar->token, sizeof ar->token, raw, sizeof raw,
@@ -208,6 +233,8 @@ static auth_req_t *auth_req_new(webgw_t *g, const web_http_t *req)
     }
     ar->g = g;
     ar->id = req->id;
+    ar->https = req->https;
+    snprintf(ar->ip, sizeof ar->ip, "%s", req->ip);
     return ar;
 }
 
@@ -258,9 +285,8 @@ static void on_logged_out(void *ud, int status, int64_t id)
     auth_req_t *ar = ud;
     (void)status;
     (void)id;
-    char cookie[96];
-    snprintf(cookie, sizeof cookie, "%s=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict",
-             WEB_COOKIE_NAME);
+    char cookie[128];
+    cookie_value(cookie, sizeof cookie, "", ar->https);
     const char *hdrs[] = {"location:", "/", "set-cookie:", cookie, NULL};
     web_reply(ar->g->web, ar->id, 303, "text/plain; charset=utf-8", hdrs, "", 0);
     free(ar);
@@ -286,6 +312,122 @@ static void logout(webgw_t *g, const web_http_t *req)
     if (req->cookie[0])
         webgw_token_hash(req->cookie, h);
     db_session_delete(g->srv->db, h, on_logged_out, ar);
+}
+
+/* ---- password change ------------------------------------------------------------------ */
+
+typedef struct {
+    webgw_t *g;
+    uint64_t id;
+    char hash[65]; /* the session the change comes from: the one kept */
+    char ip[64];
+    char user[DB_NAME_MAX];
+    int64_t user_id;
+    char old[FIELD_MAX], pw[FIELD_MAX];
+    int oldlen, pwlen;
+} pw_req_t;
+
+static void pw_req_free(pw_req_t *pr)
+{
+    sodium_memzero(pr, sizeof *pr);
+    free(pr);
+}
+
+static void reply_pw_form(webgw_t *g, uint64_t id, int status, const char *msg)
+{
+    buf_t b;
+    buf_init(&b);
+    page_start(&b, "Change password");
+    if (msg[0]) {
+        buf_puts(&b, "<p class=\"msg\" id=\"msg\">");
+        webgw_html_escape(&b, msg);
+        buf_puts(&b, "</p>");
+    }
+    buf_puts(&b, "<form method=\"post\" action=\"/password\">");
+    field(&b, "Password now", "old", "password", NULL, "current-password");
+    field(&b, "New password", "password", "password", NULL, "new-password");
+    field(&b, "New password again", "password2", "password", NULL, "new-password");
+    buf_puts(&b, "<button type=\"submit\">Change</button></form><p>Your other sessions, "
+                 "in other browsers, will be logged out.</p>");
+    page_end(&b);
+    reply_page(g, id, status, &b);
+    buf_free(&b);
+}
+
+static void on_pw_changed(void *ud, int status, const db_user_t *u, const char *msg)
+{
+    pw_req_t *pr = ud;
+    (void)u;
+    if (status != ACCOUNTS_OK) {
+        reply_pw_form(pr->g, pr->id, status_of(status), msg[0] ? msg : "That did not work.");
+        pw_req_free(pr);
+        return;
+    }
+    log_info("password changed user=%s ip=%s (web)", pr->user, pr->ip);
+    webgw_revoke(pr->g->srv, pr->user_id, pr->hash);
+    buf_t b;
+    buf_init(&b);
+    page_start(&b, "Password changed");
+    buf_puts(&b, "<p id=\"msg\">Your password is changed; your other sessions are logged out."
+                 "</p><p><a href=\"/\">Back to the lobby</a></p>");
+    page_end(&b);
+    reply_page(pr->g, pr->id, 200, &b);
+    buf_free(&b);
+    pw_req_free(pr);
+}
+
+/* The session's account is known: verify the old password, store the new. */
+static void on_pw_user(void *ud, int status, const db_user_t *u)
+{
+    pw_req_t *pr = ud;
+    webgw_t *g = pr->g;
+    if (status != DB_OK || !u || u->locked) {
+        reply_pw_form(g, pr->id, 403, "Log in first.");
+        pw_req_free(pr);
+        return;
+    }
+    pr->user_id = u->id;
+    snprintf(pr->user, sizeof pr->user, "%s", u->name);
+    int rc =
+        accounts_change_password(g->srv->acc, pr->ip, u->name, pr->old, (size_t)pr->oldlen, pr->pw,
+                                 (size_t)pr->pwlen, pr->hash, now_ms(g->srv), on_pw_changed, pr);
+    sodium_memzero(pr->old, sizeof pr->old); /* accounts keeps its own copies */
+    sodium_memzero(pr->pw, sizeof pr->pw);
+    if (rc != 0) {
+        reply_pw_form(g, pr->id, 503, "The server cannot check accounts right now.");
+        pw_req_free(pr);
+    }
+}
+
+static void password_post(webgw_t *g, const web_http_t *req)
+{
+    char pw2[FIELD_MAX];
+    pw_req_t *pr = calloc(1, sizeof *pr);
+    if (!pr) {
+        web_reply(g->web, req->id, 503, "text/plain; charset=utf-8", NULL, "busy", 4);
+        return;
+    }
+    pr->g = g;
+    pr->id = req->id;
+    snprintf(pr->ip, sizeof pr->ip, "%s", req->ip);
+    pr->oldlen = web_form_get(req->body, req->body_len, "old", pr->old, sizeof pr->old);
+    pr->pwlen = web_form_get(req->body, req->body_len, "password", pr->pw, sizeof pr->pw);
+    int p2 = web_form_get(req->body, req->body_len, "password2", pw2, sizeof pw2);
+    const char *err = NULL;
+    if (!req->cookie[0])
+        err = "Log in first.";
+    else if (pr->oldlen < 0 || pr->pwlen < 0)
+        err = "Give your password and a new one.";
+    else if (p2 != pr->pwlen || memcmp(pr->pw, pw2, (size_t)p2) != 0)
+        err = "The two new passwords differ.";
+    sodium_memzero(pw2, sizeof pw2);
+    if (err) {
+        reply_pw_form(g, req->id, req->cookie[0] ? 400 : 403, err);
+        pw_req_free(pr);
+        return;
+    }
+    webgw_token_hash(req->cookie, pr->hash);
+    db_session_user(g->srv->db, pr->hash, webgw_unix_now(), on_pw_user, pr);
 }
 
 /* ---- the route table's handlers ---------------------------------------------------- */
@@ -318,5 +460,14 @@ int webgw_register(void *ctx, const web_http_t *req)
 int webgw_logout(void *ctx, const web_http_t *req)
 {
     logout(ctx, req);
+    return 0;
+}
+
+int webgw_password(void *ctx, const web_http_t *req)
+{
+    if (req->post)
+        password_post(ctx, req);
+    else
+        reply_pw_form(ctx, req->id, 200, "");
     return 0;
 }

@@ -4,7 +4,7 @@
 #include "webgw.h"
 
 #define PAGE (WEB_GET | WEB_HEAD) /* a file of the built client (web/dist) */
-#define CALL (WEB_GET | WEB_POST) /* a handler: forms post, records answer 405 */
+#define CALL (WEB_GET | WEB_POST) /* a handler (HEAD too): forms post, records answer 405 */
 
 const web_route_t WEB_ROUTES[] = {
     /* the browser client's pages and bundles */
@@ -21,6 +21,7 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/login", .handler = webgw_login},
     {CALL, "/register", .handler = webgw_register},
     {CALL, "/logout", .handler = webgw_logout},
+    {CALL, "/password", .handler = webgw_password},
     /* finished games (records/pages.c): HTML, and JSON under /api/ */
     {CALL, "/scores", .handler = records_scores},
     {CALL, "/api/scores", .handler = records_scores, .arg = RECORDS_JSON},

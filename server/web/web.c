@@ -1,13 +1,19 @@
 /* web — HTTP and websockets on the daemon's libuv loop; see web.h.
  *
- * One lws context with a foreign (the daemon's) loop and one explicit vhost.
+ * One lws context with a foreign (the daemon's) loop and one explicit vhost
+ * that listens on nothing: the door (web_door.c) accepts the sockets and
+ * hands them over once it has checked their first head (lws_adopt_socket_vhost).
+ * Each connection carries its door ticket as lws's opaque user data, from
+ * adoption to LWS_CALLBACK_WSI_DESTROY, where it is released.
  * One protocol handles both plain HTTP (static files from the built client)
  * and the websockets, so clients that ask for no subprotocol land on it. */
 #include <uv.h> /* before libwebsockets.h: the libuv prototypes need it */
 #include <libwebsockets.h>
 
 #include "list.h"
+#include "log.h"
 #include "web.h"
+#include "web_door.h"
 #include "web_json.h"
 #include "web_parse.h"
 
@@ -18,12 +24,16 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WEB_OUTQ_DEFAULT  262144
 #define WEB_MSG_DEFAULT   65536
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
+#define WEB_LWS_LOG_MS    10000
+#define WEB_CLOSE_TRY_AGAIN \
+    1013 /* RFC 6455 7.4.1; lws 4.1 has no name for it */ /* lws's own error lines: at most a few per interval */
 
 typedef struct web_msg {
     list_t node; /* web_conn_t.queue */
@@ -59,6 +69,7 @@ typedef struct {
     web_conn_t *wc;
     web_req_t *req; /* a dynamic HTTP request in progress */
     web_kind_t kind;
+    bool refused; /* a websocket over the budget: closed with 1013 once open */
     char name[WEB_NAME_MAX + 1];
 } web_pss_t;
 
@@ -69,7 +80,7 @@ struct web_req {
     struct lws *wsi;
     list_t node; /* web_t.reqs */
     uint64_t id;
-    bool post, dispatched, answered, headers_sent, gzip;
+    bool post, head, dispatched, answered, headers_sent, gzip, https;
     const web_route_t *route;
     char path[256], param[256];
     char argbuf[1024];
@@ -95,11 +106,11 @@ struct web {
     const web_route_t *routes;
     size_t nroutes;
     char root[PATH_MAX];
-    char iface[128];
     size_t outq_max, msg_max;
-    bool trust_proxy;
-    int port;
-    list_t conns; /* web_conn_t */
+    char trusted[256];      /* proxies whose X-Forwarded-* are believed */
+    web_door_t *door;       /* accepts; NULL once closed */
+    web_ticket_t *adopting; /* the ticket of the socket lws is adopting now */
+    list_t conns;           /* web_conn_t */
     int nconns;
     list_t reqs; /* web_req_t */
     uint64_t next_req_id;
@@ -123,31 +134,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *arg)
 {
     if (err && errlen)
         snprintf(err, errlen, fmt, arg ? arg : "");
-}
-
-/* "host:port", "[v6]:port", ":port" (all addresses). */
-static int split_listen(const char *s, char *host, size_t hostlen, int *port)
-{
-    const char *colon = strrchr(s, ':');
-    if (!colon)
-        return -1;
-    size_t hl = (size_t)(colon - s);
-    const char *h = s;
-    if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
-        h++;
-        hl -= 2;
-    }
-    if (hl >= hostlen)
-        return -1;
-    memcpy(host, h, hl);
-    host[hl] = 0;
-    char *end;
-    errno = 0;
-    long p = strtol(colon + 1, &end, 10);
-    if (errno || *end || end == colon + 1 || p < 0 || p > 65535)
-        return -1;
-    *port = (int)p;
-    return 0;
 }
 
 static bool file_exists(const char *dir, const char *name)
@@ -375,7 +361,7 @@ web_kind_t web_conn_kind(const web_conn_t *wc)
 }
 int web_port(const web_t *w)
 {
-    return w ? w->port : -1;
+    return w ? web_door_port(w->door) : -1;
 }
 
 /* Writes the next queued message. Returns -1 to have lws close the socket. */
@@ -451,18 +437,39 @@ static void get_cookie(struct lws *wsi, char *out, size_t outlen)
     web_cookie_find(hdr, out, outlen);
 }
 
-static void get_peer(web_t *w, struct lws *wsi, char *out, size_t outlen)
+/* The door's ticket of the connection wsi belongs to (NULL only for a
+ * socket lws made itself, which this gateway never asks for). */
+static web_ticket_t *ticket_of(struct lws *wsi)
 {
-    out[0] = 0;
-    if (w->trust_proxy) {
-        char xff[256];
-        if (lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0) {
-            web_forwarded_for(xff, out, outlen);
-            return;
-        }
+    return lws_get_opaque_user_data(lws_get_network_wsi(wsi));
+}
+
+/* The request's client: the peer the door accepted, or whom a trusted
+ * proxy names in X-Forwarded-For; *https when that proxy says https. */
+static void get_client(web_t *w, struct lws *wsi, char *out, size_t outlen, bool *https)
+{
+    web_ticket_t *t = ticket_of(wsi);
+    *https = false;
+    if (!t) {
+        if (!lws_get_peer_simple(wsi, out, outlen))
+            snprintf(out, outlen, "?");
+        return;
     }
-    if (!lws_get_peer_simple(wsi, out, outlen))
-        snprintf(out, outlen, "?");
+    char xff[512], proto[32];
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
+    bool have = t->proxied && n > 0 && n < (int)sizeof xff &&
+                lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
+    web_client_addr(t->peer, have ? xff : NULL, w->trusted, out, outlen);
+    *https = t->proxied &&
+             lws_hdr_custom_copy(wsi, proto, sizeof proto, "x-forwarded-proto:", 18) > 0 &&
+             web_forwarded_https(proto);
+}
+
+/* Charges the connection to the request's client. False: over the budget. */
+static bool admit(struct lws *wsi, const char *client)
+{
+    web_ticket_t *t = ticket_of(wsi);
+    return !t || web_door_charge(t, client) == 0;
 }
 
 static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
@@ -482,9 +489,14 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
         web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
     }
+    if (pss->refused) {
+        web_close(wc, WEB_CLOSE_TRY_AGAIN, "try again later");
+        return 0;
+    }
     char cookie[160], ip[64];
+    bool https;
     get_cookie(wsi, cookie, sizeof cookie);
-    get_peer(w, wsi, ip, sizeof ip);
+    get_client(w, wsi, ip, sizeof ip, &https);
     web_open_t info = {.kind = pss->kind, .name = pss->name, .cookie = cookie, .ip = ip};
     /* without an on_open hook nobody decides who may play: refuse */
     int rc = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : -1;
@@ -613,12 +625,34 @@ static bool accepts_gzip(struct lws *wsi)
     return web_accepts_gzip(ae);
 }
 
+/* A small HTML page with the status (and text, if any; HEAD: the headers
+ * only). The connection closes after it, like after every answer. */
+static int http_status(struct lws *wsi, unsigned int code, const char *text)
+{
+    unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start,
+                                       *end = buf + sizeof buf - 1;
+    char body[512];
+    int n = snprintf(body, sizeof body, "<!doctype html><title>%u</title><h1>%u</h1>%s%s%s\n", code,
+                     code, text ? "<p>" : "", text ? text : "", text ? "</p>" : "");
+    if (n < 0 || n >= (int)sizeof body ||
+        lws_add_http_common_headers(wsi, code, "text/html; charset=utf-8", (lws_filepos_t)n, &p,
+                                    end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                    (const unsigned char *)"no-store", 8, &p, end) ||
+        lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
+                                    (const unsigned char *)"close", 5, &p, end) ||
+        lws_finalize_write_http_header(wsi, start, &p, end))
+        return -1;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) <= 0) {
+        memcpy(start, body, (size_t)n);
+        lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP_FINAL);
+    }
+    return -1;
+}
+
 static int http_error(struct lws *wsi, unsigned int code)
 {
-    /* lws writes a small HTML page with the status; close after it. */
-    if (lws_return_http_status(wsi, code, NULL))
-        return -1;
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return http_status(wsi, code, NULL);
 }
 
 static int http_static(web_t *w, struct lws *wsi, const char *rel, bool immutable)
@@ -640,15 +674,16 @@ static int http_static(web_t *w, struct lws *wsi, const char *rel, bool immutabl
     if (lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)cc, (int)strlen(cc), &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"vary:",
-                                    (const unsigned char *)"accept-encoding", 15, &p, end))
+                                    (const unsigned char *)"accept-encoding", 15, &p, end) ||
+        lws_add_http_header_by_name(
+            wsi, (const unsigned char *)"connection:", (const unsigned char *)"close", 5, &p, end))
         return -1;
     if (gz && lws_add_http_header_by_name(wsi, (const unsigned char *)"content-encoding:",
                                           (const unsigned char *)"gzip", 4, &p, end))
         return -1;
     int n = lws_serve_http_file(wsi, file, mime_of(rel), (const char *)hdr, (int)(p - hdr));
-    if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
-        return -1;
-    return 0;
+    /* the body follows through FILE_COMPLETION; HEAD has none: done */
+    return n != 0 || lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0 ? -1 : 0;
 }
 
 /* ---- dynamic requests ------------------------------------------------------------ */
@@ -697,6 +732,7 @@ static int req_dispatch(web_req_t *r)
                        .nargs = r->nargs,
                        .cookie = r->cookie,
                        .ip = r->ip,
+                       .https = r->https,
                        .body = r->body ? r->body : "",
                        .body_len = r->body_len,
                        .gzip = r->gzip};
@@ -715,9 +751,10 @@ static int req_dispatch(web_req_t *r)
     return 0;
 }
 
-static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path, bool post,
+static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path, unsigned method,
                      const web_route_t *route, const char *param)
 {
+    bool post = method == WEB_POST;
     web_req_t *r = calloc(1, sizeof *r);
     if (!r)
         return -1;
@@ -725,11 +762,12 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     r->wsi = wsi;
     r->id = ++w->next_req_id;
     r->post = post;
+    r->head = method == WEB_HEAD;
     r->route = route;
     web_copy_str(r->path, sizeof r->path, path);
     web_copy_str(r->param, sizeof r->param, param);
     get_cookie(wsi, r->cookie, sizeof r->cookie);
-    get_peer(w, wsi, r->ip, sizeof r->ip);
+    get_client(w, wsi, r->ip, sizeof r->ip, &r->https);
     r->gzip = accepts_gzip(wsi);
     req_collect_args(r, wsi);
     list_push_front(&w->reqs, &r->node);
@@ -812,13 +850,17 @@ static int req_write_headers(web_req_t *r)
     if (!has_cc && lws_add_http_header_by_name(r->wsi, (const unsigned char *)"cache-control:",
                                                (const unsigned char *)"no-store", 8, &p, end))
         return -1;
+    if (lws_add_http_header_by_name(r->wsi, (const unsigned char *)"connection:",
+                                    (const unsigned char *)"close", 5, &p, end))
+        return -1;
     if (lws_finalize_write_http_header(r->wsi, start, &p, end))
         return -1;
     r->headers_sent = true;
     return 0;
 }
 
-/* Writes the answer in pieces; returns -1 to close. */
+/* Writes the answer in pieces (HEAD: the headers only); returns -1 to
+ * close, which it does once the answer is out. */
 static int req_writeable(web_pss_t *pss)
 {
     web_req_t *r = pss->req;
@@ -827,7 +869,9 @@ static int req_writeable(web_pss_t *pss)
     if (!r->headers_sent) {
         if (req_write_headers(r) < 0)
             return -1;
-        if (r->out_len) {
+        if (r->head)
+            r->sent = r->out_len;
+        else if (r->out_len) {
             lws_callback_on_writable(r->wsi);
             return 0;
         }
@@ -848,10 +892,9 @@ static int req_writeable(web_pss_t *pss)
             return 0;
         }
     }
-    struct lws *wsi = r->wsi;
     pss->req = NULL;
     req_free(r);
-    return lws_http_transaction_completed(wsi) ? -1 : 0;
+    return -1;
 }
 
 static unsigned request_method(struct lws *wsi)
@@ -877,20 +920,65 @@ static int route_file(web_t *w, struct lws *wsi, const web_route_t *r, const cha
     return http_static(w, wsi, rel, r->immutable);
 }
 
+/* A form posted from another site (login CSRF and the like): its Origin,
+ * or without one its Referer, names a host other than the one it was sent
+ * to. A client that sends neither is no browser, so no one's victim. */
+static bool post_foreign(struct lws *wsi)
+{
+    char v[512], host[256];
+    enum lws_token_indexes h = WSI_TOKEN_ORIGIN;
+    int n = lws_hdr_total_length(wsi, h);
+    if (n <= 0) {
+        h = WSI_TOKEN_HTTP_REFERER;
+        n = lws_hdr_total_length(wsi, h);
+    }
+    if (n <= 0)
+        return false;
+    if (n >= (int)sizeof v || lws_hdr_copy(wsi, v, sizeof v, h) < 0 ||
+        lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) <= 0)
+        return true;
+    return h == WSI_TOKEN_ORIGIN ? !web_origin_matches(v, host) : !web_referer_matches(v, host);
+}
+
 static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path)
 {
     unsigned method = request_method(wsi);
-    char param[256];
+    char param[256], client[64];
+    bool https;
     if (!path)
         return http_error(wsi, HTTP_STATUS_BAD_REQUEST);
+    get_client(w, wsi, client, sizeof client, &https);
+    if (!admit(wsi, client))
+        return http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
+                           "The server is busy. Please try again in a moment.");
     if (!method)
         return http_error(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED);
-    const web_route_t *r = web_route_find(w->routes, w->nroutes, method, path, param, sizeof param);
+    if (method == WEB_POST && post_foreign(wsi))
+        return http_status(wsi, HTTP_STATUS_FORBIDDEN, "A form from another site was refused.");
+    /* HEAD is GET without the body, on every row */
+    const web_route_t *r = web_route_find(
+        w->routes, w->nroutes, method == WEB_HEAD ? WEB_GET : method, path, param, sizeof param);
     if (r && r->file)
         return route_file(w, wsi, r, param);
     if (r && r->handler && !w->stopping)
-        return req_begin(w, wsi, pss, path, method == WEB_POST, r, param);
+        return req_begin(w, wsi, pss, path, method, r, param);
     return http_error(wsi, HTTP_STATUS_NOT_FOUND);
+}
+
+/* A websocket upgrade: refused (no 101) for a path no row takes, a foreign
+ * Origin or a bad key; over the budget it is let through to be closed with
+ * 1013 once open, which browsers report, unlike a failed handshake. */
+static int ws_filter(web_t *w, struct lws *wsi, web_pss_t *pss)
+{
+    char path[128], client[64];
+    bool https;
+    if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
+        ws_route(w, path, pss) < 0 || !origin_ok(wsi) ||
+        lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
+        return 1;                                       /* refuses the upgrade */
+    get_client(w, wsi, client, sizeof client, &https);
+    pss->refused = !admit(wsi, client);
+    return 0;
 }
 
 /* ---- the lws callback ----------------------------------------------------------- */
@@ -914,14 +1002,21 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
             pss->req = NULL;
         }
         break;
-    case LWS_CALLBACK_HTTP_FILE_COMPLETION: return lws_http_transaction_completed(wsi) ? -1 : 0;
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
-        char path[128];
-        if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
-            ws_route(w, path, pss) < 0 || !origin_ok(wsi) ||
-            lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
-            return 1;                                       /* refuses the upgrade */
-        return 0;
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION: return -1; /* every answer closes */
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: return ws_filter(w, wsi, pss);
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        if (w->adopting) { /* web_adopt's socket: its ticket rides along */
+            lws_set_opaque_user_data(wsi, w->adopting);
+            w->adopting = NULL;
+        }
+        break;
+    case LWS_CALLBACK_WSI_DESTROY: {
+        web_ticket_t *t = lws_get_opaque_user_data(wsi);
+        if (t) {
+            lws_set_opaque_user_data(wsi, NULL);
+            web_door_release(t);
+        }
+        break;
     }
     case LWS_CALLBACK_ESTABLISHED: return ws_established(w, wsi, pss);
     case LWS_CALLBACK_RECEIVE: return pss->wc ? ws_receive(pss->wc, in, len) : -1;
@@ -982,32 +1077,41 @@ static int web_resolve_root(web_t *w, const web_config_t *cfg, char *err, size_t
     return 0;
 }
 
-static int web_create_vhost(web_t *w, const char *host, int port, char *err, size_t errlen)
+/* The vhost listens on nothing: the door accepts (CONTEXT_PORT_NO_LISTEN_SERVER
+ * is a server vhost for adopted sockets). */
+static int web_create_vhost(web_t *w, char *err, size_t errlen)
 {
     struct lws_context_creation_info vi;
     memset(&vi, 0, sizeof vi);
     vi.vhost_name = "warren";
-    vi.port = port;
+    vi.port = CONTEXT_PORT_NO_LISTEN_SERVER;
     vi.protocols = w->protocols;
     vi.pvo = &w->pvo;
     vi.headers = w->headers;
     vi.user = w;
     vi.keepalive_timeout = 30;
     vi.timeout_secs = 20;
-    /* An IPv4 address only binds to itself with IPv6 off; with IPv6 on, lws
-     * quietly listens on every interface. */
-    bool v6 = strchr(host, ':') != NULL;
-    vi.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
-                 (v6 ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6);
-    snprintf(w->iface, sizeof w->iface, "%s", host);
-    vi.iface = *w->iface && strcmp(w->iface, "0.0.0.0") != 0 ? w->iface : NULL;
+    vi.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
     w->vh = lws_create_vhost(w->ctx, &vi);
     if (!w->vh) {
-        set_err(err, errlen, "web: cannot listen on %s (address busy or invalid)", w->iface);
+        set_err(err, errlen, "web: %s", "cannot create the libwebsockets vhost");
         return -1;
     }
-    w->port = lws_get_vhost_listen_port(w->vh);
     return 0;
+}
+
+/* The door passes a socket on: lws serves it from now on, its ticket kept
+ * as the connection's opaque data (set in NEW_CLIENT_INSTANTIATED, within
+ * this call). */
+static void web_adopt(void *ud, int fd, web_ticket_t *t)
+{
+    web_t *w = ud;
+    w->adopting = t;
+    lws_adopt_socket_vhost(w->vh, fd); /* on failure: fd closed */
+    if (w->adopting) {                 /* lws gave up before it made the connection */
+        w->adopting = NULL;
+        web_door_release(t);
+    }
 }
 
 /* A web_t with cfg's settings and hooks (no lws yet), or NULL with err. */
@@ -1027,7 +1131,7 @@ static web_t *web_new(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_
         w->hooks = *hooks;
     w->outq_max = cfg->outq_max ? cfg->outq_max : WEB_OUTQ_DEFAULT;
     w->msg_max = cfg->msg_max ? cfg->msg_max : WEB_MSG_DEFAULT;
-    w->trust_proxy = cfg->trust_proxy;
+    web_copy_str(w->trusted, sizeof w->trusted, cfg->trust_proxy ? cfg->trust_proxy : "");
     w->routes = cfg->routes;
     w->nroutes = cfg->routes ? cfg->nroutes : 0;
     if (web_resolve_root(w, cfg, err, errlen) < 0) {
@@ -1046,7 +1150,7 @@ static int web_create_context(web_t *w, char *err, size_t errlen)
     ci.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_EXPLICIT_VHOSTS |
                  LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
     ci.foreign_loops = loops;
-    ci.max_http_header_data = 4096;
+    ci.max_http_header_data = 2 * WEB_HEAD_MAX; /* whatever the door lets in fits */
     ci.protocols = w->protocols;
     ci.user = w;
     w->ctx = lws_create_context(&ci);
@@ -1057,27 +1161,52 @@ static int web_create_context(web_t *w, char *err, size_t errlen)
     return 0;
 }
 
+/* lws's own error and warning lines go to the daemon's log, at most a few
+ * per interval, so nothing lws repeats can flood it. lws passes no context
+ * to its log callback: the state is this file's. */
+static void lws_log_line(int level, const char *line)
+{
+    static log_every_t every;
+    static int burst;
+    struct timespec ts;
+    unsigned held;
+    (void)level;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    unsigned long long now =
+        (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+    if (log_every(&every, now, WEB_LWS_LOG_MS, &held))
+        burst = 0;
+    else if (++burst > 5)
+        return;
+    log_warn("lws: %.*s", (int)strcspn(line, "\n"), line);
+}
+
+static web_door_t *web_open_door(web_t *w, const web_config_t *cfg, char *err, size_t errlen)
+{
+    web_door_config_t dc = {.listen = cfg->listen,
+                            .budget = cfg->budget,
+                            .trusted = w->trusted,
+                            .pass = web_adopt,
+                            .ud = w};
+    return web_door_new(w->loop, &dc, err, errlen);
+}
+
 web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *hooks, char *err,
                  size_t errlen)
 {
     set_err(err, errlen, "%s", "");
     if (!cfg || !cfg->listen || !*cfg->listen)
         return NULL;
-    char host[128];
-    int port;
-    if (split_listen(cfg->listen, host, sizeof host, &port) < 0) {
-        set_err(err, errlen, "web: bad listen address '%s'", cfg->listen);
-        return NULL;
-    }
     web_t *w = web_new(loop, cfg, hooks, err, errlen);
     if (!w)
         return NULL;
-    lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR, NULL);
+    lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR | LLL_WARN,
+                      getenv("WARREN_LWS_DEBUG") ? NULL : lws_log_line);
     if (web_create_context(w, err, errlen) < 0) {
         free(w);
         return NULL;
     }
-    if (web_create_vhost(w, host, port, err, errlen) < 0) {
+    if (web_create_vhost(w, err, errlen) < 0 || !(w->door = web_open_door(w, cfg, err, errlen))) {
         /* nothing is listening yet: both steps at once are safe here */
         lws_context_destroy(w->ctx);
         lws_context_destroy(w->ctx);
@@ -1113,6 +1242,8 @@ void web_stop(web_t *w)
     if (!w || w->stopping)
         return;
     w->stopping = true;
+    web_door_close(w->door); /* the door frees itself once every ticket is back */
+    w->door = NULL;
     if (w->later_open) { /* what waits goes out through WRITEABLE */
         for (list_t *n; (n = list_pop_front(&w->later));)
             lws_callback_on_writable(LIST_ITEM(n, web_conn_t, lnode)->wsi);
@@ -1138,6 +1269,8 @@ void web_free(web_t *w)
     if (!w->stopping) {
         /* web_stop was skipped: nothing more can run on the loop */
         w->stopping = true;
+        web_door_close(w->door);
+        w->door = NULL;
         w->destroyed = true;
         lws_context_destroy(w->ctx);
     }

@@ -8,7 +8,15 @@
  * path no row takes gets 404 (a method other than GET, HEAD or POST 405).
  * warrend's table is web/routes.c. Parameters are checked by the pattern
  * before any hook runs, so a {name} is always 1-32 of [A-Za-z0-9_-].
- * A websocket whose Origin header does not match its Host is refused.
+ * HEAD is answered like GET without the body. A websocket whose Origin
+ * header does not match its Host is refused; so is a POST (403) whose
+ * Origin, or without one whose Referer, names another site.
+ *
+ * Connections: the door (web_door.h) accepts them, charges them to the
+ * budget and checks each request's head (431, 400) before libwebsockets
+ * reads it; every HTTP answer closes its connection ("connection: close"),
+ * so every request passes the door. Over the budget: 503, or a websocket
+ * closed with 1013 "try again later".
  *
  * Websocket messages (one message = one unit, both directions)
  *   client -> server, binary   terminal input bytes (what xterm.js emits);
@@ -75,9 +83,14 @@ typedef struct {
     size_t outq_max;           /* bytes queued per websocket before web_send refuses
                              (0 = 262144) */
     size_t msg_max;            /* largest websocket message accepted (0 = 65536) */
-    bool trust_proxy;          /* peer address from X-Forwarded-For (behind a proxy) */
     const web_route_t *routes; /* every URL served; borrowed for the gateway's life */
     size_t nroutes;
+    /* Limits (web_door.h). budget: the connection budget every socket is
+     * charged to (borrowed; NULL = none). trust_proxy: comma-separated
+     * addresses of proxies whose X-Forwarded-For (the client) and
+     * X-Forwarded-Proto (https) are believed; NULL or "" = none. */
+    struct budget *budget;
+    const char *trust_proxy;
 } web_config_t;
 
 /* Info about a websocket as it opens; pointers valid during on_open only. */
@@ -101,8 +114,9 @@ struct web_http {
     const char *args[WEB_ARGS_MAX]; /* query arguments, decoded "name=value" */
     int nargs;
     const char *cookie; /* value of the WEB_COOKIE_NAME cookie, "" when none */
-    const char *ip;
-    const char *body; /* POST body as sent (form-urlencoded), NUL-terminated */
+    const char *ip;     /* the client (from a trusted proxy: X-Forwarded-For) */
+    bool https;         /* a trusted proxy says it came over https */
+    const char *body;   /* POST body as sent (form-urlencoded), NUL-terminated */
     size_t body_len;
     bool gzip; /* Accept-Encoding takes gzip (web_accepts_gzip): the
                              reply may carry content-encoding: gzip */

@@ -1,5 +1,7 @@
 /* web_parse — request text readers for the web gateway; see web_parse.h. */
 #include "web_parse.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -146,6 +148,115 @@ void web_forwarded_for(const char *xff, char *out, size_t outlen)
     while (*last == ' ')
         last++;
     web_copy_str(out, outlen, last);
+}
+
+bool web_addr_canon(const char *s, size_t n, char *out, size_t outlen)
+{
+    char in[INET6_ADDRSTRLEN + 1];
+    unsigned char bin[16];
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    if (n == 0 || n >= sizeof in || outlen < INET6_ADDRSTRLEN)
+        return false;
+    memcpy(in, s, n);
+    in[n] = 0;
+    if (inet_pton(AF_INET, in, bin) == 1)
+        return inet_ntop(AF_INET, bin, out, (socklen_t)outlen) != NULL;
+    if (inet_pton(AF_INET6, in, bin) != 1)
+        return false;
+    if (IN6_IS_ADDR_V4MAPPED((struct in6_addr *)bin))
+        return inet_ntop(AF_INET, bin + 12, out, (socklen_t)outlen) != NULL;
+    return inet_ntop(AF_INET6, bin, out, (socklen_t)outlen) != NULL;
+}
+
+bool web_addr_listed(const char *addr, const char *list)
+{
+    char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+    if (!list || !web_addr_canon(addr, strlen(addr), a, sizeof a))
+        return false;
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        if (web_addr_canon(p, n, b, sizeof b) && strcmp(a, b) == 0)
+            return true;
+        p += n + (p[n] == ',');
+    }
+    return false;
+}
+
+bool web_client_addr(const char *peer, const char *xff, const char *trusted, char *out,
+                     size_t outlen)
+{
+    web_copy_str(out, outlen, peer);
+    if (!xff || !web_addr_listed(peer, trusted))
+        return false;
+    /* right to left: each trusted hop vouches for the one before it */
+    char addr[INET6_ADDRSTRLEN];
+    for (size_t end = strlen(xff); end > 0;) {
+        size_t start = end;
+        while (start > 0 && xff[start - 1] != ',')
+            start--;
+        if (!web_addr_canon(xff + start, end - start, addr, sizeof addr))
+            return false; /* not an address: believe nothing of it */
+        if (!web_addr_listed(addr, trusted) || start == 0) {
+            web_copy_str(out, outlen, addr);
+            return true;
+        }
+        end = start - 1;
+    }
+    return false;
+}
+
+bool web_forwarded_https(const char *proto)
+{
+    const char *last = proto ? strrchr(proto, ',') : NULL;
+    last = last ? last + 1 : proto;
+    if (!last)
+        return false;
+    while (*last == ' ' || *last == '\t')
+        last++;
+    size_t n = strcspn(last, " \t");
+    return n == 5 && strncasecmp(last, "https", 5) == 0 && last[n + strspn(last + n, " \t")] == 0;
+}
+
+bool web_referer_matches(const char *referer, const char *host)
+{
+    const char *o = strstr(referer, "://");
+    if (!o)
+        return false;
+    o += 3;
+    size_t n = strcspn(o, "/?#");
+    return strlen(host) == n && strncmp(o, host, n) == 0;
+}
+
+/* ---- the head of a request ------------------------------------------------------- */
+
+int web_head_check(const char *buf, size_t len)
+{
+    size_t at = 0;
+    while (at < len && (buf[at] == '\r' || buf[at] == '\n'))
+        at++;        /* empty lines before the request line are allowed (RFC 9112 2.2) */
+    int fields = -1; /* the request line is not a field */
+    while (at < len) {
+        const char *nl = memchr(buf + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - buf) : len;
+        if (memchr(buf + at, 0, end - at))
+            return WEB_HEAD_BAD;
+        if (fields >= 0 && (buf[at] == ' ' || buf[at] == '\t'))
+            return WEB_HEAD_BAD; /* obs-fold: a field continued on the next line */
+        if (!nl)
+            break;
+        size_t n = end - at - (end > at && buf[end - 1] == '\r');
+        if (n == 0)
+            return end + 1 > WEB_HEAD_MAX ? WEB_HEAD_TOO_LARGE : (int)(end + 1);
+        if (fields >= 0 && !memchr(buf + at, ':', n))
+            return WEB_HEAD_BAD;
+        if (++fields > WEB_HEAD_FIELDS)
+            return WEB_HEAD_TOO_LARGE;
+        at = end + 1;
+    }
+    return len >= WEB_HEAD_MAX ? WEB_HEAD_TOO_LARGE : WEB_HEAD_MORE;
 }
 
 static int hexval(char c)

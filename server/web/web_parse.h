@@ -36,6 +36,35 @@ void web_cookie_find(const char *hdr, char *out, size_t outlen);
 /* The last address of an X-Forwarded-For list (the one our proxy added),
  * leading spaces dropped, truncated to outlen - 1 bytes. */
 void web_forwarded_for(const char *xff, char *out, size_t outlen);
+/* An IPv4 or IPv6 address in its canonical text (an IPv4 address mapped
+ * into IPv6 as IPv4) into out; false when s is not an address. */
+bool web_addr_canon(const char *s, size_t n, char *out, size_t outlen);
+/* addr is one of a comma-separated list of addresses (compared as
+ * addresses, not as text). */
+bool web_addr_listed(const char *addr, const char *list);
+/* The client of a request: peer itself, unless peer is a trusted proxy
+ * (listed in trusted); then the rightmost X-Forwarded-For address that is
+ * not itself trusted (xff may be NULL; a list of only trusted addresses
+ * gives the leftmost; an entry that is not an address, or none, gives
+ * peer). Returns whether a forwarded address was believed. */
+bool web_client_addr(const char *peer, const char *xff, const char *trusted, char *out,
+                     size_t outlen);
+/* X-Forwarded-Proto says https (its rightmost value, ignoring case). */
+bool web_forwarded_https(const char *proto);
+/* A Referer's "scheme://host[:port]" names host exactly. */
+bool web_referer_matches(const char *referer, const char *host);
+
+/* The head of a request (the request line and header fields, up to the
+ * blank line), checked before libwebsockets sees it. */
+#define WEB_HEAD_MAX       8192   /* bytes, the blank line included */
+#define WEB_HEAD_FIELDS    100    /* header field lines */
+#define WEB_HEAD_MORE      0      /* not complete yet */
+#define WEB_HEAD_TOO_LARGE (-431) /* too many bytes or too many fields */
+#define WEB_HEAD_BAD       (-400) /* a folded line (obs-fold), a NUL, a field without ':' */
+/* len bytes read so far of a connection: the head's length when it is
+ * complete and well formed, else WEB_HEAD_MORE, _TOO_LARGE or _BAD (a
+ * verdict that no further bytes could change). */
+int web_head_check(const char *buf, size_t len);
 /* An Accept-Encoding header says the client takes gzip: "gzip" (or
  * "x-gzip") is listed with a q-value above 0, or it is not listed and "*"
  * is, with a q-value above 0. Names ignore case; NULL is false. */

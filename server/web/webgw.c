@@ -46,8 +46,9 @@ struct wsock {
     list_t node;    /* webgw_t.socks */
     web_kind_t kind;
     char watch[WEB_NAME_MAX + 1];
-    bool authed; /* the cookie check is done (user_id may be 0) */
-    keydec_t kd; /* terminal input bytes (/ws/play) */
+    bool authed;         /* the cookie check is done (user_id may be 0) */
+    char token_hash[65]; /* of the session cookie it opened with, "" none */
+    keydec_t kd;         /* terminal input bytes (/ws/play) */
     int last_watchers;
     bool last_chat_off;
     ratelimit_t *chat; /* chat lines */
@@ -165,6 +166,15 @@ static void on_key(void *ud, key_event_t k)
         session_key(c, k);
 }
 
+/* A key from a JSON message: one unit of the same input limit as a byte
+ * from the terminal (conn_rate_allow), so neither form floods the game. */
+static void on_json_key(void *ud, key_event_t k)
+{
+    conn_t *c = ud;
+    if (conn_rate_allow(c, 1) == 1)
+        on_key(c, k);
+}
+
 /* ---- opening: who is it ------------------------------------------------------------ */
 
 static void lobby_send_all(webgw_t *g, wsock_t *only);
@@ -266,10 +276,9 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     list_push_front(&g->socks, &ws->node);
     web_conn_set_user(wc, ws);
     if (info->cookie[0]) {
-        char h[65];
-        webgw_token_hash(info->cookie, h);
+        webgw_token_hash(info->cookie, ws->token_hash);
         conn_ref(c);
-        db_session_user(srv->db, h, webgw_unix_now(), on_session_user, ws);
+        db_session_user(srv->db, ws->token_hash, webgw_unix_now(), on_session_user, ws);
     } else {
         ws_ready(ws);
     }
@@ -418,7 +427,7 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
     }
     if (ws->kind == WEB_PLAY &&
         (web_json_str_is(json, len, "t", "i") || web_json_str_is(json, len, "t", "k"))) {
-        if (keys_from_json(json, len, on_key, c) < 0)
+        if (keys_from_json(json, len, on_json_key, c) < 0)
             send_text_msg(ws, "error", "bad key message");
         return;
     }
@@ -554,6 +563,22 @@ static void on_lobby_timer(uv_timer_t *t)
     viewers_status(g);
 }
 
+void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
+{
+    webgw_t *g = srv->web;
+    if (!g)
+        return;
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        conn_t *c = &ws->c;
+        if (c->closing || c->user_id != user_id || !ws->wc ||
+            (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
+            continue;
+        send_text_msg(ws, "left", "Your password was changed: log in again.");
+        web_close(ws->wc, 1008, "password changed");
+    }
+}
+
 /* ---- start and stop ------------------------------------------------------------------- */
 
 int webgw_start(server_t *srv)
@@ -571,7 +596,9 @@ int webgw_start(server_t *srv)
     web_config_t wc = {.listen = srv->cfg.http,
                        .outq_max = (size_t)srv->cfg.outq_max,
                        .routes = WEB_ROUTES,
-                       .nroutes = WEB_NROUTES};
+                       .nroutes = WEB_NROUTES,
+                       .budget = srv->budget,
+                       .trust_proxy = srv->cfg.trust_proxy};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
                          .on_input = on_input,

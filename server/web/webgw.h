@@ -7,6 +7,7 @@
 #define WARREN_WEBGW_H
 #include <stdint.h>
 #include "buf.h"
+#include "log.h"
 #include "server.h"
 #include "web.h"
 
@@ -28,6 +29,7 @@ typedef struct webgw {
     buf_t lobby; /* the last game list sent */
     preview_t previews[PREVIEW_MAX];
     int npreviews;
+    log_every_t refused_log; /* throttled and busy logins (login.c) */
 } webgw_t;
 
 /* The route table's handlers (web/routes.c) for the account pages
@@ -36,6 +38,7 @@ typedef struct webgw {
 int webgw_login(void *ctx, const web_http_t *req);    /* /login */
 int webgw_register(void *ctx, const web_http_t *req); /* /register */
 int webgw_logout(void *ctx, const web_http_t *req);   /* /logout */
+int webgw_password(void *ctx, const web_http_t *req); /* /password */
 
 /* A cookie token's BLAKE2b-256 hash in hex: what the database keeps. */
 void webgw_token_hash(const char *token, char out[65]);

@@ -76,7 +76,8 @@ class Daemon:
     on a free port, stdout and stderr appended to warrend.log. http=True adds
     the web listener on another free port (self.http), unix=True the Unix
     socket warren.sock (self.sock). test_flags adds --grace 600 (a dropped
-    game stays live) and --test-hooks (F12 logs the game's hash). args
+    game stays live), --test-hooks (F12 logs the game's hash, cheap
+    password hashes) and --register-per-hour 0. args
     replaces all of these flags (a config file then says where it
     listens); extra comes after them. exe: another warrend than the build's (sanitizer
     first); wrap: a command prefix (taskset); popen: more Popen arguments."""
@@ -94,7 +95,8 @@ class Daemon:
             args = ["--db", self.db, "--telnet", f"127.0.0.1:{self.port}",
                     "--http", f"127.0.0.1:{self.http}" if http else ""]
             args += ["--socket", self.sock] if unix else []
-            args += ["--grace", "600", "--test-hooks"] if test_flags else []
+            # tests register many names from 127.0.0.1
+            args += ["--grace", "600", "--test-hooks", "--register-per-hour", "0"] if test_flags else []
             args += list(extra)
         self.argv = [*wrap, str(exe or daemon_exe(bindir)), *map(str, args)]
         self.env = dict(os.environ, ASAN_OPTIONS=ASAN_OPTIONS)
@@ -345,10 +347,13 @@ class Term:
 
 
 class Telnet(Term):
-    """Debian's telnet connected to a daemon's telnet port."""
+    """Debian's telnet connected to a daemon's telnet port; source: the local
+    address to connect from (any 127.x.y.z is this machine on Linux)."""
 
-    def __init__(self, port, cols=80, rows=24, term="xterm-256color"):
-        super().__init__(["telnet", "127.0.0.1", str(port)], cols=cols, rows=rows, term=term)
+    def __init__(self, port, cols=80, rows=24, term="xterm-256color", source=None):
+        bind = ["-b", source] if source else []
+        super().__init__(["telnet", *bind, "127.0.0.1", str(port)], cols=cols, rows=rows,
+                         term=term)
 
 
 def new_game(daemon, t, name, pw=PW):
@@ -429,12 +434,14 @@ class Response(collections.namedtuple("Response", "status headers body")):
 
 class Web:
     """An HTTP client for 127.0.0.1:port, one connection a request, no
-    redirects followed; session: a login token sent as the cookie."""
+    redirects followed; session: a login token sent as the cookie; source:
+    the local address to connect from."""
 
-    def __init__(self, port, session=None, timeout=30):
+    def __init__(self, port, session=None, timeout=30, source=None):
         self.port = port
         self.session = session
         self.timeout = timeout
+        self.source = (source, 0) if source else None
 
     def request(self, method, path, body=None, headers=None):
         """body: bytes, or a dict sent as a form."""
@@ -445,7 +452,8 @@ class Web:
             body = urllib.parse.urlencode(body).encode()
             h["Content-Type"] = FORM
         h.update(headers or {})
-        con = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        con = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout,
+                                         source_address=self.source)
         try:
             con.request(method, path, body=body, headers=h)
             r = con.getresponse()
@@ -485,10 +493,11 @@ class Web:
         assert status == 200 and b"<title>Warren</title>" in body, (status, body[:200])
 
 
-def raw(port, data, timeout=5.0):
+def raw(port, data, timeout=5.0, source=None):
     """Sends bytes as they are; returns everything the server sends until it
     closes, goes quiet or has sent a whole response with a length."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout,
+                                 source_address=(source, 0) if source else None)
     try:
         try:
             s.sendall(data)
@@ -533,12 +542,16 @@ def status_of(resp):
 class WS:
     """A minimal RFC 6455 client: enough to send odd frames on purpose.
     session: a login token sent as the cookie; rcvbuf: a receive buffer
-    size set before connecting (a watcher that falls behind)."""
+    size set before connecting (a watcher that falls behind); source: the
+    local address to connect from; headers: more request header lines."""
 
-    def __init__(self, port, path, origin=None, session=None, rcvbuf=None, timeout=5):
+    def __init__(self, port, path, origin=None, session=None, rcvbuf=None, timeout=5,
+                 source=None, headers=None):
         self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        if source:
+            self.s.bind((source, 0))
         self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # keys go out at once
         self.s.settimeout(timeout)
         self.s.connect(("127.0.0.1", port))
@@ -549,6 +562,8 @@ class WS:
             req += f"Origin: {origin}\r\n"
         if session:
             req += f"Cookie: warren_session={session}\r\n"
+        for name, value in (headers or {}).items():
+            req += f"{name}: {value}\r\n"
         self.s.sendall((req + "\r\n").encode())
         head = b""
         while b"\r\n\r\n" not in head:

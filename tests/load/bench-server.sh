@@ -5,10 +5,12 @@
 # session for N=100 (with 10 watchers: watcher delay), N=1000 and N=10000
 # players keying once a second; the daemon's maximum keys/s (N=100,
 # saturated); the time to resume 1,000 unfinished games after a restart;
-# web fan-out. N=10000 takes about 30 s, 1.3 GB for the daemon and 10,200
-# descriptors each side; WARREN_BENCH_10K=0 skips it. Exits 1 when a run
-# fails (a session that never played, a key never answered), after
-# printing that run's whole report.
+# web fan-out; the limits (tests/load/bench_limits.py: another player's
+# latency in a 40-address login storm and a websocket key flood). N=10000
+# takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
+# WARREN_BENCH_10K=0 skips it. Exits 1 when a run fails (a session that
+# never played, a key never answered), after printing that run's whole
+# report.
 set -u
 BIN=$(cd "${1:-bin}" && pwd)
 TMP=$(mktemp -d)
@@ -31,7 +33,7 @@ start() { # start DBFILE LOGFILE [DAEMON FLAGS...]
     local db=$1 log=$2
     shift 2
     PORT=$(free_port)
-    $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$db" --test-hooks \
+    $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$db" --test-hooks --register-per-hour 0 \
         --max-connections 20000 --max-per-ip 20000 --grace 600 "$@" 2>"$log" &
     PID=$!
     for _ in $(seq 100); do grep -q "recovery done" "$log" 2>/dev/null && return 0; sleep 0.1; done
@@ -74,4 +76,7 @@ stop
 
 # web: one game played over /ws/play and watched by 1,000 websocket clients
 /usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300 || FAILED=1
+
+# limits: a 40-address login storm and a websocket key flood, another player's latency
+/usr/bin/python3 "$(dirname "$0")/bench_limits.py" "$BIN" 10 || FAILED=1
 exit $FAILED

@@ -424,11 +424,12 @@ START_TEST(speed_potion_messages_and_duration)
     game_t *g = rogue_alone(27);
     ident_learn(g, item_named(C, "potion of speed"));
     handle_t h = give(g, "potion of speed", 1);
-    int speed = reg_get(&g->reg, g->player)->speed;
+    int speed = status_speed(g, g->player);
     char cmd[3] = {'q', letter(g, h), 0};
     keys_paged(g, cmd);
     ck_assert(said(g, "You speed up."));
-    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed + 100);
+    ck_assert_int_eq(status_speed(g, g->player), speed + 100);
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed); /* the base never changes */
     handle_t e = effect_find(g, g->player, (uint16_t)effect_kind("haste"));
     ck_assert_uint_ne(e, HANDLE_NONE);
     int32_t left = reg_get(&g->reg, e)->remaining;
@@ -440,7 +441,7 @@ START_TEST(speed_potion_messages_and_duration)
         keys_paged(g, ".");
     ck_assert_uint_le(g->sched.now - t0, (uint64_t)left + 200);
     ck_assert(said(g, "You slow down."));
-    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed);
+    ck_assert_int_eq(status_speed(g, g->player), speed);
     game_free(g);
 }
 END_TEST
@@ -448,14 +449,15 @@ END_TEST
 START_TEST(paralysis_and_free_action)
 {
     game_t *g = rogue_alone(28);
-    status_apply(g, g->player, effect_kind("free action"), 1000, 1);
-    ck_assert_uint_eq(status_apply(g, g->player, effect_kind("paralysis"), 300, 1), HANDLE_NONE);
+    status_apply(g, g->player, effect_kind("free action"), 1000, 1, 0);
+    ck_assert_uint_eq(status_apply(g, g->player, effect_kind("paralysis"), 300, 1, 0), HANDLE_NONE);
     ck_assert(said(g, "You resist the paralysis."));
     game_free(g);
     g = rogue_alone(28);
     const obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, y = p->y;
-    ck_assert_uint_ne(status_apply(g, g->player, effect_kind("paralysis"), 1000, 1), HANDLE_NONE);
+    ck_assert_uint_ne(status_apply(g, g->player, effect_kind("paralysis"), 1000, 1, 0),
+                      HANDLE_NONE);
     ck_assert(said(g, "You are paralysed!"));
     keys_paged(g, "hjkl");
     p = reg_get(&g->reg, g->player);

@@ -26,28 +26,6 @@
 #include "vision.h"
 #include "world.h"
 
-/* An open room of floor around the player (radius r), walls beyond. */
-static void open_room(game_t *g, int r)
-{
-    obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = level_current(g);
-    if (p->x < r + 2)
-        p->x = (int16_t)(r + 2);
-    if (p->y < r + 2)
-        p->y = (int16_t)(r + 2);
-    if (p->x > lv->w - r - 3)
-        p->x = (int16_t)(lv->w - r - 3);
-    if (p->y > lv->h - r - 3)
-        p->y = (int16_t)(lv->h - r - 3);
-    for (int y = p->y - r - 1; y <= p->y + r + 1; y++)
-        for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
-            bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
-            lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
-        }
-    lv->opaque_ok = 0;
-    vision_update(g);
-}
-
 START_TEST(creation_choices_and_levels)
 {
     content_t *c = shipped_content();
@@ -120,7 +98,7 @@ START_TEST(combat_hit_chance)
     open_room(g, 3);
     handle_t h = spawn_at(g, "ogre", 1, 0);
     obj_t *o = reg_get(&g->reg, h);
-    o->flags |= OF_AWAKE;
+    o->flags |= OF_AWARE;
     int bonus = pc_attack_bonus(g), def = 10 + creature_kind(g, o)->defence;
     double want = (21.0 + bonus - def) / 20.0;
     if (want > 0.95)
@@ -132,7 +110,7 @@ START_TEST(combat_hit_chance)
     for (int i = 0; i < n; i++) {
         o = reg_get(&g->reg, h);
         o->hp = o->hp_max = 100000;
-        o->flags |= OF_AWAKE;
+        o->flags |= OF_AWARE;
         ev_info_t a = {.type = EV_ATTACK, .actor = g->player, .victim = h, .map = g->depth};
         event_throw(g, &a);
         int lost = 100000 - reg_get(&g->reg, h)->hp;
@@ -243,9 +221,9 @@ START_TEST(resistances_and_sneak_attacks)
         obj_t *o = reg_get(&g->reg, t);
         o->hp = o->hp_max = 100000;
         if (i % 2)
-            o->flags |= OF_AWAKE;
+            o->flags |= OF_AWARE;
         else
-            o->flags &= (uint8_t)~OF_AWAKE;
+            o->flags &= (uint8_t)~OF_AWARE;
         bool was_aware = i % 2;
         ev_info_t a = {.type = EV_ATTACK, .actor = g->player, .victim = t, .map = g->depth};
         event_throw(g, &a);
@@ -278,6 +256,7 @@ START_TEST(ai_flight_and_cornered)
     handle_t h = spawn_at(g, "orc", 1, 0);
     obj_t *o = reg_get(&g->reg, h);
     o->hp_max = 100, o->hp = 10; /* badly hurt */
+    o->flags |= OF_AWARE;
     for (int i = 0; i < 6; i++)
         key(g, '.');
     o = reg_get(&g->reg, h);
@@ -298,6 +277,7 @@ START_TEST(ai_flight_and_cornered)
     sched_cancel(&g->sched, ally);
     handle_t f = spawn_at(g, "orc", 2, 0);
     reg_get(&g->reg, f)->hp_max = 100, reg_get(&g->reg, f)->hp = 10;
+    reg_get(&g->reg, f)->flags |= OF_AWARE;
     for (int i = 0; i < 3; i++)
         key(g, '.');
     const obj_t *fo = reg_get(&g->reg, f), *ao = reg_get(&g->reg, ally);
@@ -312,14 +292,8 @@ START_TEST(ai_flight_and_cornered)
     h = spawn_at(g, "orc", 1, 1);
     o = reg_get(&g->reg, h);
     o->hp_max = 100, o->hp = 10;
-    o->flags |= OF_AWAKE;
-    /* fill the room but the orc's and the player's cells */
-    level_t *lv = level_current(g);
-    for (int y = p->y - 1; y <= p->y + 1; y++)
-        for (int x = p->x - 1; x <= p->x + 1; x++)
-            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
-                lv->terrain[y * lv->w + x] = MAP_WALL;
-    lv->opaque_ok = 0;
+    o->flags |= OF_AWARE;
+    wall_in(g, h); /* fill the room but the orc's and the player's cells */
     for (int i = 0; i < 30; i++)
         key(g, '.');
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);
@@ -342,7 +316,7 @@ START_TEST(ai_zaps_wands_and_picks_up)
     uint16_t mm = item_named(c, "wand of magic missile");
     ck_assert(!ident_known(g, mm));
     handle_t h = spawn_at(g, "orc", 4, 0);
-    reg_get(&g->reg, h)->flags |= OF_AWAKE;
+    reg_get(&g->reg, h)->flags |= OF_AWARE;
     handle_t w = item_new(g, mm, 1, h, 0, 0, 0, NULL);
     reg_get(&g->reg, w)->remaining = 6;
     uint32_t from = g->nmsg;
@@ -378,7 +352,7 @@ START_TEST(ai_zaps_wands_and_picks_up)
     clear_monsters(g);
     h = spawn_at(g, "orc", 3, 3);
     o = reg_get(&g->reg, h);
-    o->flags |= OF_AWAKE;
+    o->flags |= OF_AWARE;
     pot =
         item_new(g, item_named(c, "potion of healing"), 1, HANDLE_NONE, g->depth, o->x, o->y, NULL);
     ai_monster_turn(g, h);
@@ -411,9 +385,9 @@ START_TEST(casters_by_purpose)
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = p->hp_max = 10000;
     handle_t h = spawn_at(g, "kobold shaman", 5, 0);
-    reg_get(&g->reg, h)->flags |= OF_AWAKE;
+    reg_get(&g->reg, h)->flags |= OF_AWARE;
     int bolts = 0;
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 30 && !bolts; i++) {
         uint32_t n = g->nmsg;
         key(g, '.');
         for (uint32_t k = n; k < g->nmsg; k++)
@@ -428,7 +402,7 @@ START_TEST(casters_by_purpose)
     h = spawn_at(g, "dark elf", 3, 0);
     obj_t *o = reg_get(&g->reg, h);
     o->hp_max = 40, o->hp = 15; /* hurt, but not enough to run */
-    o->flags |= OF_AWAKE;
+    o->flags |= OF_AWARE;
     int cures = 0;
     for (int i = 0; i < 10 && reg_get(&g->reg, h); i++) {
         uint32_t n = g->nmsg;
@@ -490,10 +464,19 @@ START_TEST(travel_and_explore_stop)
             break;
     }
     keys(g, "_>.");
-    /* a monster beside the path: the travel stops after its first step */
+    /* a sleeping monster beside the path, seen as the walk begins, lets it go on */
     p = reg_get(&g->reg, g->player);
-    handle_t j = spawn_at(g, "giant newt", 0, 0 == 0 ? 2 : 0);
-    (void)j;
+    handle_t j = spawn_at(g, "giant newt", 0, 2);
+    reg_get(&g->reg, j)->flags |= OF_ASLEEP;
+    t0 = g->sched.now;
+    keys(g, "_<.");
+    ck_assert_uint_gt(g->sched.now - t0, 2 * SCHED_DIAG);
+    keys(g, "_>.");
+    /* one hunting you: the travel stops after its first step */
+    clear_monsters(g);
+    j = spawn_at(g, "giant newt", 0, 2);
+    reg_get(&g->reg, j)->flags |= OF_AWARE;
+    reg_get(&g->reg, j)->speed = 1; /* it stays put */
     t0 = g->sched.now;
     keys(g, "_<.");
     ck_assert_uint_lt(g->sched.now - t0, full);
@@ -545,36 +528,56 @@ START_TEST(explore_stops_for_new_items)
 }
 END_TEST
 
-/* Help lists every command of the table; look reads a creature's text. */
-START_TEST(help_and_look)
+/* The text of row y of s. */
+static void row_of(const screen_t *s, int y, char *out)
+{
+    for (int x = 0; x < s->w; x++)
+        out[x] = s->cells[y * s->w + x].ch < 128 ? (char)s->cells[y * s->w + x].ch : '?';
+    out[s->w] = 0;
+}
+
+/* Help fits 80x24: page after page, every command of the table whole on
+ * its row, and on every page the footer naming S (save and return to the
+ * menu) and Q (quit for good); the last page closes on space. */
+START_TEST(help_pages_fit_80x24)
 {
     content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0);
-    open_room(g, 3);
-    screen_t *s = screen_new(100, 40);
-    key(g, '?');
-    game_render(g, s, NULL);
+    screen_t *s = screen_new(80, 24);
     size_t n;
     const cmd_t *t = cmd_table(&n);
-    for (size_t i = 0; i < n; i++) {
-        char row[101];
-        for (int x = 0; x < 100; x++)
-            row[x] = (char)s->cells[(2 + (int)i) * 100 + x].ch;
-        row[100] = 0;
-        ck_assert_msg(strstr(row, t[i].what), "row %zu: %s", i, row);
+    ck_assert_uint_gt(n, PAGE_ROWS); /* more than one page: the case that lost its last line */
+    int found[64] = {0}, pages = 0;
+    ck_assert_uint_le(n, 64);
+    key(g, '?');
+    for (; g->prompt == PROMPT_HELP && pages < 10; pages++) {
+        game_render(g, s, NULL);
+        char row[81];
+        row_of(s, 23, row);
+        ck_assert_msg(strstr(row, "S (or Ctrl-X): save and return to the menu") &&
+                          strstr(row, "Q: quit the game for good"),
+                      "footer: %s", row);
+        for (int y = 1; y < 23; y++) {
+            row_of(s, y, row);
+            for (size_t i = 0; i < n; i++)
+                if (strstr(row, t[i].what) && !strncmp(row, t[i].label, strlen(t[i].label)))
+                    found[i]++;
+        }
+        key(g, ' ');
     }
-    key(g, ' ');
+    ck_assert_int_eq(pages, (int)((n + PAGE_ROWS - 1) / PAGE_ROWS));
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
-    spawn_at(g, "kobold", 2, 0);
-    keys(g, ";ll");
-    game_render(g, s, NULL);
-    char row[101];
-    for (int x = 0; x < 100; x++)
-        row[x] = (char)s->cells[x].ch;
-    row[100] = 0;
-    ck_assert_msg(strstr(row, "A kobold. A small scaly dog-faced thing"), "%s", row);
-    ck_assert_int_eq(s->cur_x - (s->cur_x % 1), s->cur_x);
-    key(g, KEY_ESC);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(found[i] == 1, "%s %s shown %d times", t[i].label, t[i].what, found[i]);
+    bool quit = false, leave = false; /* both ways out are commands */
+    for (size_t i = 0; i < n; i++)
+        quit |= !strcmp(t[i].label, "Q"), leave |= !strcmp(t[i].label, "S");
+    ck_assert(quit && leave);
+    /* back a page, and any other key closes */
+    keys(g, "? <");
+    ck_assert_int_eq(g->prompt, PROMPT_HELP);
+    ck_assert_int_eq(g->page, 0);
+    key(g, 'x');
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     screen_free(s);
     game_free(g);
@@ -781,7 +784,7 @@ START_TEST(death_cause_and_dump)
     open_room(g, 2);
     handle_t h = spawn_at(g, "kobold shaman", 1, 0);
     reg_get(&g->reg, g->player)->hp = 1;
-    reg_get(&g->reg, h)->flags |= OF_AWAKE;
+    reg_get(&g->reg, h)->flags |= OF_AWARE;
     for (int i = 0; i < 200 && g->state == GAME_RUNNING; i++)
         key(g, '.');
     ck_assert_int_eq(g->state, GAME_DEAD);
@@ -812,7 +815,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, explore_stops_for_new_items);
-    tcase_add_test(t, help_and_look);
+    tcase_add_test(t, help_pages_fit_80x24);
     tcase_add_test(t, wall_lines_join_seen_neighbours);
     tcase_add_test(t, creature_content);
     tcase_add_test(t, victory_through_the_rules);

@@ -9,8 +9,8 @@
 #include "script.h"
 
 #define BASE "game/content/"
-static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "spells.lua",
-                                         BASE "creatures.lua", BASE "effects.lua"};
+static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "effects.lua", BASE "spells.lua",
+                                         BASE "creatures.lua"};
 #define N_BASE ((int)(sizeof BASE_FILES / sizeof BASE_FILES[0]))
 
 /* The shipped modules load whole: the kinds the rules name, and the
@@ -94,9 +94,10 @@ START_TEST(test_bad_files)
     expect_load_error("tests/content/bad/runaway_load.lua",
                       "tests/content/bad/runaway_load.lua:3: instruction budget exceeded");
     {
-        const char *only[2] = {BASE_FILES[1], BASE_FILES[2]}; /* creatures without terrain */
+        const char *only[3] = {BASE_FILES[1], BASE_FILES[2],
+                               BASE_FILES[3]}; /* creatures without terrain */
         char err[256] = "";
-        ck_assert_ptr_null(script_content_load_files(only, 2, err, sizeof err));
+        ck_assert_ptr_null(script_content_load_files(only, 3, err, sizeof err));
         ck_assert_msg(strstr(err, "creatures.lua:1: 0 terrain kinds declared"), "%s", err);
         ck_assert_ptr_null(script_content_load("tests/content/none", err, sizeof err));
         ck_assert_msg(strstr(err, "tests/content/none/modules.lua: cannot be read"), "%s", err);
@@ -115,20 +116,27 @@ START_TEST(test_bad_spells)
         "tests/content/bad/bad_spell.lua:2: spell 'sleet': field 'dice' must be dice");
     expect_load_error(
         "tests/content/bad/heal_dtype.lua",
-        "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': a heal has no damage type");
-    expect_load_error(
-        "tests/content/bad/bolt_no_dtype.lua",
-        "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': a bolt needs a damage type");
+        "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': only a bolt or breath has a "
+        "damage type");
+    expect_load_error("tests/content/bad/bolt_no_dtype.lua",
+                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': a bolt or "
+                      "breath needs a damage type");
+    expect_load_error("tests/content/bad/hex_no_status.lua",
+                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': a hex, and only a "
+                      "hex, names an effect");
+    expect_load_error("tests/content/bad/hex_unknown_status.lua",
+                      "tests/content/bad/hex_unknown_status.lua:2: spell 'cold eye': field "
+                      "'status': unknown kind 'chill'");
     expect_load_error(
         "tests/content/bad/unknown_spell.lua",
         "tests/content/bad/unknown_spell.lua:2: class 'bard': field 'spells': unknown name "
         "'lullaby'");
     expect_load_error("tests/content/bad/too_many_spells.lua",
-                      "tests/content/bad/too_many_spells.lua:12: spell 'extra 11': at most 16");
-    const char *twice[2] = {BASE_FILES[1], BASE_FILES[1]};
+                      "tests/content/bad/too_many_spells.lua:8: spell 'extra 7': at most 16");
+    const char *twice[3] = {BASE_FILES[1], BASE_FILES[2], BASE_FILES[2]};
     char err[256] = "";
-    ck_assert_ptr_null(script_content_load_files(twice, 2, err, sizeof err));
-    ck_assert_msg(strstr(err, "spells.lua:8: spell 'magic missile': declared twice"), "%s", err);
+    ck_assert_ptr_null(script_content_load_files(twice, 3, err, sizeof err));
+    ck_assert_msg(strstr(err, "spells.lua:11: spell 'magic missile': declared twice"), "%s", err);
 }
 END_TEST
 
@@ -145,27 +153,37 @@ START_TEST(test_shipped_spells)
         {"fire bolt", 4, SPELL_BOLT, DT_FIRE, {3, 6, 0}},
         {"frost bolt", 4, SPELL_BOLT, DT_COLD, {3, 6, 0}},
         {"lightning bolt", 6, SPELL_BOLT, DT_LIGHTNING, {5, 6, 0}},
-        {"cure wounds", 3, SPELL_HEAL, DT_NONE, {2, 8, 0}},
-        {"smite", 3, SPELL_BOLT, DT_MAGIC, {2, 8, 0}},
+        {"cure wounds", 4, SPELL_HEAL, DT_NONE, {2, 8, 0}},
+        {"smite", 4, SPELL_BOLT, DT_MAGIC, {2, 6, 0}},
+        {"fire breath", 0, SPELL_BREATH, DT_FIRE, {3, 6, 0}},
+        {"scare", 3, SPELL_HEX, DT_NONE, {1, 4, 2}},
+        {"confuse", 3, SPELL_HEX, DT_NONE, {1, 4, 2}},
+        {"hold", 5, SPELL_HEX, DT_NONE, {1, 2, 1}},
     };
+    static const char *const HEXES[] = {"scare",     "fear", "confuse",
+                                        "confusion", "hold", "paralysis"};
     content_t *c = shipped_content();
-    ck_assert_int_eq(c->n_spells, 6);
-    for (int i = 0; i < 6; i++) {
+    ck_assert_int_eq(c->n_spells, 10);
+    for (int i = 0; i < 10; i++) {
         const spell_kind_t *s = &c->spells[i];
         ck_assert_str_eq(s->name, WANT[i].name);
         ck_assert_int_eq(s->mana, WANT[i].mana);
         ck_assert_int_eq(s->effect, WANT[i].effect);
         ck_assert_int_eq(s->dtype, WANT[i].dtype);
         ck_assert_mem_eq(&s->dice, &WANT[i].dice, sizeof s->dice);
+        ck_assert_int_eq(s->status >= 0, s->effect == SPELL_HEX);
     }
+    for (int i = 0; i < 6; i += 2) /* a hex names the effect it puts on */
+        ck_assert_str_eq(c->effects[c->spells[spell_named(c, HEXES[i])].status].name, HEXES[i + 1]);
     const class_kind_t *wizard = &c->classes[2], *cleric = &c->classes[3];
     ck_assert_str_eq(wizard->name, "wizard");
     ck_assert_uint_eq(wizard->spells, 1u << 0);
     ck_assert_uint_eq(wizard->learnable, 1u << 1 | 1u << 2 | 1u << 3);
     ck_assert_uint_eq(cleric->spells, 1u << 4);
     ck_assert_uint_eq(cleric->learnable, 1u << 5);
-    ck_assert_uint_eq(c->creatures[kind_named(c, "kobold shaman")].spells, 1u << 0);
-    ck_assert_uint_eq(c->creatures[kind_named(c, "dark elf")].spells, 1u << 0 | 1u << 4);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "kobold shaman")].spells, 1u << 0 | 1u << 7);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "dark elf")].spells, 1u << 0 | 1u << 4 | 1u << 8);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "hell hound")].spells, 1u << 6);
     content_free(c);
 }
 END_TEST

@@ -2,12 +2,14 @@
  * its own: the unit runner lists only files that define one. */
 #include "helpers.h"
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 #include "chargen.h"
 #include "creature.h"
 #include "effect.h"
 #include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "prompt.h"
 #include "vision.h"
 
@@ -105,15 +107,47 @@ void keys_paged(game_t *g, const char *k)
 
 const char *last_msg(const game_t *g)
 {
-    return g->log[(g->nmsg - 1) % MSG_LOG].text;
+    return msg_at(g, g->nmsg - 1)->text;
 }
 
 bool said_since(const game_t *g, uint32_t from, const char *s)
 {
     for (uint32_t k = from; k < g->nmsg; k++)
-        if (strstr(g->log[k % MSG_LOG].text, s))
+        if (strstr(msg_at(g, k)->text, s))
             return true;
     return false;
+}
+
+void open_room(game_t *g, int r)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    if (p->x < r + 2)
+        p->x = (int16_t)(r + 2);
+    if (p->y < r + 2)
+        p->y = (int16_t)(r + 2);
+    if (p->x > lv->w - r - 3)
+        p->x = (int16_t)(lv->w - r - 3);
+    if (p->y > lv->h - r - 3)
+        p->y = (int16_t)(lv->h - r - 3);
+    for (int y = p->y - r - 1; y <= p->y + r + 1; y++)
+        for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
+            bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
+            lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
+        }
+    lv->opaque_ok = 0;
+    vision_update(g);
+}
+
+void wall_in(game_t *g, handle_t h)
+{
+    const obj_t *p = reg_get(&g->reg, g->player), *o = reg_get(&g->reg, h);
+    level_t *lv = level_current(g);
+    for (int y = p->y - 1; y <= p->y + 1; y++)
+        for (int x = p->x - 1; x <= p->x + 1; x++)
+            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
+                lv->terrain[y * lv->w + x] = MAP_WALL;
+    lv->opaque_ok = 0;
 }
 
 void cell_near_player(game_t *g, int *x, int *y)

@@ -1,7 +1,8 @@
 /* helpers — what the game suites share: the shipped content, kinds by
  * name, games set up the usual ways (past the creation screen; a made
- * character alone on level 1), keys, the message log, and creatures put
- * next to the player. Each failure aborts the calling test (Check). */
+ * character alone on level 1), keys, the message log, rooms, and
+ * creatures put next to the player. Each failure aborts the calling test
+ * (Check). */
 #ifndef WARREN_TEST_HELPERS_H
 #define WARREN_TEST_HELPERS_H
 #include <stdbool.h>
@@ -32,6 +33,11 @@ const char *last_msg(const game_t *g); /* the newest message */
 /* True when a message since the from-th (of all ever logged) contains s. */
 bool said_since(const game_t *g, uint32_t from, const char *s);
 
+/* An open room of floor around the player (radius r), walls beyond (the
+ * player moved in from the map's edge when needed). */
+void open_room(game_t *g, int r);
+/* Walls on every cell round the player but the one h stands on. */
+void wall_in(game_t *g, handle_t h);
 /* A free floor cell near the player, nearest ring first. */
 void cell_near_player(game_t *g, int *x, int *y);
 /* A creature of the named kind dx, dy from the player (the cell made

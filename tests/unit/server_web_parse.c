@@ -147,6 +147,88 @@ START_TEST(forwarded_for_takes_the_last)
 }
 END_TEST
 
+/* Only a trusted peer's X-Forwarded-For is believed, and of it the
+ * rightmost address that is not itself a trusted proxy. */
+START_TEST(client_behind_trusted_proxies)
+{
+    char ip[64];
+    const char *trusted = "127.0.0.1,::1,10.0.0.5";
+    ck_assert(web_client_addr("127.0.0.1", "203.0.113.9", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "203.0.113.9");
+    /* a client-sent entry on the left is not believed: the proxy appended the peer */
+    ck_assert(web_client_addr("127.0.0.1", "6.6.6.6, 203.0.113.9", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "203.0.113.9");
+    /* trusted hops on the right are skipped */
+    ck_assert(web_client_addr("::1", "198.51.100.7 , 10.0.0.5,127.0.0.1", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "198.51.100.7");
+    /* from an untrusted peer, the header means nothing */
+    ck_assert(!web_client_addr("192.0.2.1", "203.0.113.9", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "192.0.2.1");
+    ck_assert(!web_client_addr("127.0.0.1", "203.0.113.9", "", ip, sizeof ip));
+    ck_assert_str_eq(ip, "127.0.0.1");
+    /* no header, junk, or a junk hop on the right: the peer */
+    ck_assert(!web_client_addr("127.0.0.1", NULL, trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "127.0.0.1");
+    ck_assert(!web_client_addr("127.0.0.1", "1.2.3.4, evil", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "127.0.0.1");
+    ck_assert(!web_client_addr("127.0.0.1", "", trusted, ip, sizeof ip));
+    /* addresses compare as addresses: mapped IPv4, IPv6 spellings */
+    ck_assert(web_client_addr("::ffff:127.0.0.1", "2001:DB8::0:1", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "2001:db8::1");
+    ck_assert(web_addr_listed("0:0:0:0:0:0:0:1", trusted));
+    ck_assert(!web_addr_listed("127.0.0.2", trusted));
+    ck_assert(!web_addr_listed("127.0.0.1", NULL));
+}
+END_TEST
+
+START_TEST(forwarded_proto_and_referer)
+{
+    ck_assert(web_forwarded_https("https"));
+    ck_assert(web_forwarded_https("HTTPS "));
+    ck_assert(web_forwarded_https("http, https"));
+    ck_assert(!web_forwarded_https("https, http"));
+    ck_assert(!web_forwarded_https("httpsx"));
+    ck_assert(!web_forwarded_https(""));
+    ck_assert(!web_forwarded_https(NULL));
+    ck_assert(web_referer_matches("https://play.example:8443/login?next=/", "play.example:8443"));
+    ck_assert(web_referer_matches("http://h", "h"));
+    ck_assert(!web_referer_matches("https://play.example.evil/", "play.example"));
+    ck_assert(!web_referer_matches("https://evil/play.example", "play.example"));
+    ck_assert(!web_referer_matches("/login", "play.example"));
+}
+END_TEST
+
+/* The head of a request as the door judges it. */
+START_TEST(request_heads)
+{
+    const char *ok = "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\r\nbody";
+    ck_assert_int_eq(web_head_check(ok, strlen(ok)), (int)strlen(ok) - 4);
+    const char *bare = "\r\nGET / HTTP/1.1\nHost: x\n\n";
+    ck_assert_int_eq(web_head_check(bare, strlen(bare)), (int)strlen(bare));
+    const char *part = "GET / HTTP/1.1\r\nHost: x\r\nX-A: b";
+    ck_assert_int_eq(web_head_check(part, strlen(part)), WEB_HEAD_MORE);
+    const char *fold = "GET / HTTP/1.1\r\nX-A: b\r\n c\r\n\r\n";
+    ck_assert_int_eq(web_head_check(fold, strlen(fold)), WEB_HEAD_BAD);
+    const char *tab = "GET / HTTP/1.1\r\nX-A: b\r\n\tc";
+    ck_assert_int_eq(web_head_check(tab, strlen(tab)), WEB_HEAD_BAD); /* before the end, too */
+    const char *nocolon = "GET / HTTP/1.1\r\nHost x\r\n\r\n";
+    ck_assert_int_eq(web_head_check(nocolon, strlen(nocolon)), WEB_HEAD_BAD);
+    ck_assert_int_eq(web_head_check("GET /\0 HTTP/1.1\r\n", 18), WEB_HEAD_BAD);
+    static char big[WEB_HEAD_MAX + 64];
+    int n = snprintf(big, sizeof big, "GET / HTTP/1.1\r\nX-Big: ");
+    memset(big + n, 'b', sizeof big - (size_t)n);
+    ck_assert_int_eq(web_head_check(big, WEB_HEAD_MAX - 1), WEB_HEAD_MORE);
+    ck_assert_int_eq(web_head_check(big, WEB_HEAD_MAX), WEB_HEAD_TOO_LARGE);
+    /* many small fields: too many well before too many bytes */
+    n = snprintf(big, sizeof big, "GET / HTTP/1.1\r\n");
+    for (int i = 0; i <= WEB_HEAD_FIELDS; i++)
+        n += snprintf(big + n, sizeof big - (size_t)n, "X: %d\r\n", i);
+    ck_assert_int_lt(n, 2048);
+    ck_assert_int_eq(web_head_check(big, (size_t)n), WEB_HEAD_TOO_LARGE);
+    ck_assert_int_eq(web_head_check(big, (size_t)n - 9), WEB_HEAD_MORE); /* exactly the limit */
+}
+END_TEST
+
 START_TEST(form_fields)
 {
     char v[8];
@@ -271,6 +353,9 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, origin_against_host);
     tcase_add_test(t, session_cookie);
     tcase_add_test(t, forwarded_for_takes_the_last);
+    tcase_add_test(t, client_behind_trusted_proxies);
+    tcase_add_test(t, forwarded_proto_and_referer);
+    tcase_add_test(t, request_heads);
     tcase_add_test(t, form_fields);
     tcase_add_test(t, redirects_stay_on_this_site);
     tcase_add_test(t, accept_encoding);
