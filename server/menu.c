@@ -422,6 +422,8 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
                  p == PROMPT_REG_PASS2 ? " (registered)" : "");
         session_t *s = session_find_user(c->srv, c->user_id);
         menu_enter(c, s ? "Your game is waiting: press p to continue it." : "");
+        if (!s)
+            session_login_notice(c);
         mail_show(c); /* unseen mail, if any, over the menu */
     } else if (status == ACCOUNTS_OK) {
         log_info("password changed user=%s", c->user);

@@ -1,6 +1,7 @@
 /* control_parse — the admin request line (see control_parse.h). */
 #include <string.h>
 #include "control_parse.h"
+#include "config.h"
 
 /* Each command with the number of space-separated words its argument
  * takes (max -1: any, the rest of the line) and its usage. */
@@ -16,6 +17,8 @@ static const struct {
     [CTL_PASSWD] = {"passwd", 2, -1, "usage: passwd NAME PASSWORD"},
     [CTL_ANNOUNCE] = {"announce", 0, -1, "usage: announce [TEXT]"},
     [CTL_HEALTH] = {"health", 0, 0, "usage: health"},
+    [CTL_DB_MAX_SIZE] = {"db-max-size", 1, 1,
+                         "usage: db-max-size BYTES (K, M or G; 0 lifts the cap)"},
     [CTL_KICK] = {"kick", 1, 1, "usage: kick NAME"},
     [CTL_BAN] = {"ban", 1, 2, "usage: ban ADDR[/PREFIX] [DURATION]"},
     [CTL_UNBAN] = {"unban", 1, 1, "usage: unban ADDR[/PREFIX]"},
@@ -27,9 +30,9 @@ static const struct {
     [CTL_UNMUTE] = {"unmute", 1, 1, "usage: unmute NAME"},
 };
 
-#define UNKNOWN                                                                                 \
-    "unknown command (users, games, lock, unlock, passwd, announce, health, kick, ban, unban, " \
-    "bans, end, delete, rename, mute, unmute)"
+#define UNKNOWN                                                                                  \
+    "unknown command (users, games, lock, unlock, passwd, announce, health, db-max-size, kick, " \
+    "ban, unban, bans, end, delete, rename, mute, unmute)"
 
 static int fail(const char **error, const char *msg)
 {
@@ -64,6 +67,8 @@ static int check_arg(ctl_cmd_t cmd, char *arg, const char **error)
                 *p = '?'; /* it is drawn on every terminal */
     } else if (cmd == CTL_DELETE && strcmp(strchr(arg, ' '), " --yes") != 0)
         return fail(error, "delete removes the account and its games: add --yes to confirm");
+    else if (cmd == CTL_DB_MAX_SIZE && config_parse_size(arg, &(int64_t){0}))
+        return fail(error, "usage: db-max-size BYTES (K, M or G; 0 lifts the cap)");
     return 0;
 }
 
