@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "input.h"
 #include "json.h"
 #include "log.h"
 #include "server.h"
@@ -12,6 +13,7 @@
 #define STRIP_W    56   /* widest strip, in cells */
 #define KEY_WHO    0x17 /* Ctrl-W */
 #define KEY_TOGGLE 0x14 /* Ctrl-T */
+#define KEY_SAY    0x05 /* Ctrl-E */
 
 typedef struct {
     char from[32];
@@ -26,6 +28,9 @@ struct chatlog {
     char notice[160];    /* for the player: who watches, what Ctrl-T did */
     uint64_t notice_end; /* uv_now ms */
     int drawn;           /* strip rows last drawn: chat_tick redraws when fewer are due */
+    bool typing;         /* the player writes a line (Ctrl-E) */
+    char line[CHAT_MAX + 1];
+    size_t len;
 };
 
 void chat_free(chatlog_t *log)
@@ -131,11 +136,26 @@ static void strip_row(screen_t *scr, int y, const char *who, const char *text, s
         screen_text(scr, cx, y, st, cut);
 }
 
+/* The player's line being typed, over the bottom row, the cursor in it. */
+static void draw_typing(const chatlog_t *log, screen_t *scr)
+{
+    int y = scr->h - 1;
+    screen_fill(scr, 0, y, scr->w, 1, ' ', st_note);
+    int x = screen_text(scr, 0, y, st_note, "Say (Enter sends, Esc cancels): ");
+    const char *shown = log->line; /* the end of a long line */
+    if ((int)log->len > scr->w - x - 1)
+        shown += log->len - (size_t)(scr->w - x - 1);
+    x = screen_text(scr, x, y, st_note, shown);
+    screen_cursor(scr, x, y, true);
+}
+
 void chat_draw(session_t *s, screen_t *scr)
 {
     chatlog_t *log = s->chat;
     if (!log)
         return;
+    if (log->typing)
+        draw_typing(log, scr);
     uint64_t now = now_ms(s->srv);
     int y = 1;
     if (log->notice[0] && now < log->notice_end)
@@ -225,14 +245,41 @@ static void toggle(session_t *s)
     notice(s, say);
 }
 
+/* A key while the player types a line: every key is the line's. */
+static void typing_key(conn_t *c, session_t *s, chatlog_t *log, key_event_t k)
+{
+    line_action_t a = input_line_key(log->line, &log->len, CHAT_MAX, k);
+    if (a == LINE_IGNORED)
+        return;
+    if (a == LINE_ENTER || a == LINE_CANCEL) {
+        log->typing = false;
+        const char *why = a == LINE_ENTER ? chat_say(c, log->line, log->len) : NULL;
+        memset(log->line, 0, sizeof log->line);
+        log->len = 0;
+        if (why) {
+            notice(s, why);
+            return;
+        }
+    }
+    session_redraw(s);
+}
+
 bool chat_player_key(conn_t *c, session_t *s, key_event_t k)
 {
-    (void)c;
-    if (k.mods || (k.code != KEY_WHO && k.code != KEY_TOGGLE))
+    chatlog_t *log = s->chat;
+    if (log && log->typing) {
+        typing_key(c, s, log, k);
+        return true;
+    }
+    if (k.mods || (k.code != KEY_WHO && k.code != KEY_TOGGLE && k.code != KEY_SAY))
         return false;
     if (k.code == KEY_WHO)
         who_watches(s);
-    else
+    else if (k.code == KEY_TOGGLE)
         toggle(s);
+    else if ((log = log_of(s))) {
+        log->typing = true;
+        session_redraw(s);
+    }
     return true;
 }

@@ -6,6 +6,7 @@
  * and watchers read it too.
  *
  * The telnet player's keys (never journalled, never seen by the game):
+ *   Ctrl-E  say a line (typed over the bottom row: Enter sends, Esc cancels)
  *   Ctrl-W  who is watching (a notice in the strip)
  *   Ctrl-T  chat: strip shown -> strip hidden -> chat off -> shown
  *

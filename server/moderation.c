@@ -42,6 +42,21 @@ void moderation_free(moderation_t *m)
     free(m);
 }
 
+/* An array *v of n items of size bytes, with room for *cap, grown (doubled)
+ * so that one more fits: 0, or -1 when out of memory (*v unchanged). */
+static int room_for_one(void **v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t want = *cap ? *cap * 2 : 8;
+    void *nv = realloc(*v, want * size);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = want;
+    return 0;
+}
+
 /* ---- addresses ------------------------------------------------------------------ */
 
 /* text as 16 bytes (IPv4 v4-mapped); *v4 says which. 0 or -1. */
@@ -104,14 +119,8 @@ int moderation_ban(moderation_t *m, const char *net, int64_t until)
     if (moderation_parse_net(net, canon) || strcmp(canon, net) != 0)
         return -1;
     moderation_unban(m, net);
-    if (m->nbans == m->capbans) {
-        size_t cap = m->capbans ? m->capbans * 2 : 8;
-        ban_t *nb = realloc(m->bans, cap * sizeof *nb);
-        if (!nb)
-            return -1;
-        m->bans = nb;
-        m->capbans = cap;
-    }
+    if (room_for_one((void **)&m->bans, &m->capbans, m->nbans, sizeof *m->bans))
+        return -1;
     ban_t *b = &m->bans[m->nbans++];
     bool v4;
     const char *slash = strchr(net, '/');
@@ -158,14 +167,8 @@ bool moderation_banned(const moderation_t *m, const char *addr, int64_t now)
 int moderation_mute(moderation_t *m, int64_t user, int64_t until)
 {
     moderation_unmute(m, user);
-    if (m->nmutes == m->capmutes) {
-        size_t cap = m->capmutes ? m->capmutes * 2 : 8;
-        mute_t *nm = realloc(m->mutes, cap * sizeof *nm);
-        if (!nm)
-            return -1;
-        m->mutes = nm;
-        m->capmutes = cap;
-    }
+    if (room_for_one((void **)&m->mutes, &m->capmutes, m->nmutes, sizeof *m->mutes))
+        return -1;
     m->mutes[m->nmutes++] = (mute_t){user, until};
     return 0;
 }

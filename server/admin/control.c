@@ -186,15 +186,8 @@ static void on_locked(void *ud, int status, int64_t id)
     ctl_unref(c);
 }
 
-static void on_lock_user(void *ud, int status, const db_user_t *u)
+static void lock_user(ctl_t *c, const db_user_t *u)
 {
-    ctl_t *c = ud;
-    if (status != DB_OK) {
-        ctl_finish(c, db_msg(c->srv, status));
-        ctl_unref(c);
-        return;
-    }
-    c->user_id = u->id;
     log_info("admin: %s user=%s", c->lock ? "lock" : "unlock", u->name);
     db_user_set_locked(c->srv->db, u->id, c->lock, on_locked, c);
 }
@@ -202,8 +195,7 @@ static void on_lock_user(void *ud, int status, const db_user_t *u)
 static void lock_start(ctl_t *c, char *name, bool lock)
 {
     c->lock = lock;
-    c->refs++;
-    db_user_by_name(c->srv->db, name, on_lock_user, c);
+    ctl_with_user(c, name, lock_user);
 }
 
 static void cmd_lock(ctl_t *c, char *arg)

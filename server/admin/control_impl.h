@@ -35,6 +35,9 @@ struct ctl {
 void ctl_finish(ctl_t *c, const char *error);
 void ctl_unref(ctl_t *c);
 const char *db_msg(server_t *s, int status); /* "no such account" for DB_ENOTFOUND */
+/* Looks the account up by name, then then(c, account) with c->user_id and
+ * c->name set; a missing one is the answer. then finishes and unrefs. */
+void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then);
 
 /* control_mod.c's commands */
 void cmd_kick(ctl_t *c, char *arg);

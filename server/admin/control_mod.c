@@ -1,7 +1,7 @@
 /* control_mod — the administrator's commands on people: kick, ban, unban,
  * bans, end, delete, rename, mute, unmute (see control.c for the socket).
  * Each is logged as "admin: COMMAND ...". A command on an account looks it
- * up first (with_user), then acts on what is live and writes what stays. */
+ * up first (ctl_with_user), then acts on what is live and writes what stays. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,8 +23,7 @@ static void on_user(void *ud, int status, const db_user_t *u)
     c->then(c, u); /* it finishes and unrefs */
 }
 
-/* Looks name up, then then(c, account); a missing one is the answer. */
-static void with_user(ctl_t *c, const char *name, ctl_user_fn then)
+void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then)
 {
     c->then = then;
     c->refs++;
@@ -111,7 +110,7 @@ static void kick_user(ctl_t *c, const db_user_t *u)
 
 void cmd_kick(ctl_t *c, char *arg)
 {
-    with_user(c, arg, kick_user);
+    ctl_with_user(c, arg, kick_user);
 }
 
 /* ---- bans ------------------------------------------------------------------------------ */
@@ -226,7 +225,7 @@ static void end_user(ctl_t *c, const db_user_t *u)
 
 void cmd_end(ctl_t *c, char *arg)
 {
-    with_user(c, arg, end_user);
+    ctl_with_user(c, arg, end_user);
 }
 
 /* ---- delete ---------------------------------------------------------------------------- */
@@ -252,7 +251,7 @@ static void delete_user(ctl_t *c, const db_user_t *u)
 void cmd_delete(ctl_t *c, char *arg)
 {
     *strchr(arg, ' ') = '\0'; /* "NAME --yes": control_parse checked */
-    with_user(c, arg, delete_user);
+    ctl_with_user(c, arg, delete_user);
 }
 
 /* ---- rename ---------------------------------------------------------------------------- */
@@ -303,7 +302,7 @@ void cmd_rename(ctl_t *c, char *arg)
     if (accounts_check_name(to, why, sizeof why))
         return ctl_finish(c, why);
     snprintf(c->name2, sizeof c->name2, "%s", to);
-    with_user(c, arg, rename_user);
+    ctl_with_user(c, arg, rename_user);
 }
 
 /* ---- mute ------------------------------------------------------------------------------ */
@@ -326,7 +325,7 @@ void cmd_mute(ctl_t *c, char *arg)
 {
     if (parse_until(c, arg))
         return ctl_finish(c, "bad duration (e.g. 90s, 30m, 12h, 7d, 2w)");
-    with_user(c, arg, mute_user);
+    ctl_with_user(c, arg, mute_user);
 }
 
 static void unmute_user(ctl_t *c, const db_user_t *u)
@@ -339,5 +338,5 @@ static void unmute_user(ctl_t *c, const db_user_t *u)
 
 void cmd_unmute(ctl_t *c, char *arg)
 {
-    with_user(c, arg, unmute_user);
+    ctl_with_user(c, arg, unmute_user);
 }

@@ -13,7 +13,7 @@ import pytest
 from harness import PW, WS, Web, new_game, program
 
 pytestmark = pytest.mark.daemon(http=True, extra=["--public-url", "https://warren.example/"])
-CTRL_T, CTRL_W = "\x14", "\x17"
+CTRL_E, CTRL_T, CTRL_W = "\x05", "\x14", "\x17"
 
 
 def started(d, t, name):
@@ -166,6 +166,17 @@ def test_chat_both_ways_on_telnet_and_web(daemon, clients):
     w.wait_for("The player turned chat off.")
     p.send(CTRL_T)
     p.wait_for("Chat on")
+    # the player answers from the terminal
+    p.send(CTRL_E)
+    p.wait_for("Say (Enter sends, Esc cancels):")
+    p.send("thanks, all\r")
+    w.wait_for("quinn: thanks, all")
+    m = web.json_until(lambda m: m["t"] == "chat" and m["from"] == "quinn")
+    assert m["player"] is True and m["text"] == "thanks, all"
+    p.send(CTRL_E)
+    p.send("never mind\x1b")
+    p.pump(quiet=0.5)
+    assert "Say (" not in p.text() and "never mind" not in p.text()
     # the player's chat keys are not game keys: nothing journalled
     assert d.db_rows("SELECT count(*) FROM journal j JOIN games g ON g.id = j.game "
                      "JOIN users u ON u.id = g.user WHERE u.name = 'quinn'")[0][0] == 1
