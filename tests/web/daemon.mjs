@@ -176,19 +176,21 @@ try {
   await page.waitForTimeout(200);
   out.dialogs = dialogs;
 
-  // --- the lobby lists the game with a preview drawn from JSON frames
+  // --- the lobby lists the game with a preview: its screen as text, small but readable
   const lp = await wctx.newPage();
   watch(lp, 'lobby');
   await lp.goto(`${base}/`);
   await lp.waitForSelector(`#games a[href="/watch/${name}"]`, { timeout: 10000 });
-  await lp.waitForSelector('#previews canvas', { timeout: 10000 });
-  out.previewLit = await lp.evaluate(() => {
-    const cv = document.querySelector('#previews canvas');
-    const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 0) n++;
-    return n;
+  await lp.waitForFunction((n) => (document.querySelector('#previews pre')?.textContent ?? '').includes(`${n} the`),
+    name, { timeout: 10000 });
+  out.preview = await lp.evaluate(() => {
+    const pre = document.querySelector('#previews pre');
+    const r = pre.getBoundingClientRect();
+    return { text: pre.textContent, font: parseFloat(getComputedStyle(pre).fontSize),
+      rows: pre.textContent.split('\n').length - 1, w: r.width, h: r.height,
+      href: pre.closest('a').getAttribute('href') };
   });
+  await lp.locator('#previews figure').first().screenshot({ path: `${artifacts}/daemon-preview.png` });
   out.lobbyRow = await lp.locator('#games tr').first().textContent();
   await lp.screenshot({ path: `${artifacts}/daemon-lobby.png` });
 
