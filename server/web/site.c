@@ -379,19 +379,18 @@ static void on_options_saved(void *ud, int status, int64_t id)
 static void on_options_viewer(void *ud, const db_user_t *u)
 {
     opt_req_t *r = ud;
-    if (!u) {
-        const char *hdrs[] = {"location:", "/login?next=/options", NULL};
-        web_reply(r->g->web, r->id, r->post ? 403 : 303, "text/plain; charset=utf-8", hdrs,
-                  "Log in first.\n", 14);
+    static const char *const to_login[] = {"location:", "/login?next=/options", NULL};
+    if (!u) { /* a visitor: off to log in (a form post is refused) */
+        web_reply(r->g->web, r->id, r->post ? 403 : 303, "text/plain; charset=utf-8",
+                  r->post ? NULL : to_login, "Log in first.\n", 14);
         free(r);
         return;
     }
     web_copy_str(r->user, sizeof r->user, u->name);
-    if (!r->post || r->g->srv->stopping) {
+    if (!r->post) {
         account_options_t cur;
         account_options_parse(u->options, &cur);
-        options_page(r, u->name, &cur, r->post ? 503 : 200,
-                     r->post ? "The server is stopping." : NULL, false);
+        options_page(r, u->name, &cur, 200, NULL, false);
         return;
     }
     char text[96];
