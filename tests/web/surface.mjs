@@ -7,35 +7,19 @@
 //   node tests/web/surface.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD WATCHED
 // NAME is a registered account without a game; WATCHED plays at 80x24
 // (the Python side keeps its game open). Prints one JSON object.
-import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
-
-const require = createRequire(new URL('../../web/package.json', import.meta.url));
-const { chromium } = require('playwright-core');
+import { launch, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password, watched] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const out = { errors: [] };
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  timeout: 30000,
-});
+const browser = await launch();
 
 const listen = (page, tag) => {
   page.on('pageerror', (e) => out.errors.push(`${tag}: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') out.errors.push(`${tag} console: ${m.text()}`); });
 };
-const waitText = (page, text, timeout = 15000) => page.waitForFunction((s) => {
-  const w = window.warren;
-  if (!w || !w.term) return false;
-  const b = w.term.buffer.active;
-  for (let i = 0; i < w.term.rows; i++) if ((b.getLine(i)?.translateToString(true) ?? '').includes(s)) return true;
-  return false;
-}, text, { timeout });
 // Where the terminal's drawn cells are against the box they live in.
 const geometry = (page) => page.evaluate(() => {
   const box = document.getElementById('term').getBoundingClientRect();
