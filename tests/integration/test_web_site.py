@@ -200,6 +200,9 @@ def test_times_say_utc_scores_say_what_they_show_and_totals_count_live_games(dae
     times = re.findall(r"<tr><th>(Started|Ended)</th><td>([^<]*)</td>", body)
     assert [k for k, _ in times] == ["Started", "Ended"]
     assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", v) for _, v in times), times
+    # the replay page carries the navigation too
+    status, _, body = Web(d.http, session=tok).get(f"/game/{gid}/replay")
+    assert status == 200 and 'href="/player/Rhea">Rhea</a>' in nav(body)
     status, body = web.html("/player/Rhea")
     dates = re.findall(r"<td>(\d{4}-\d\d-\d\d \d\d:\d\d[^<]*)</td>", body)
     assert dates and all(v.endswith(" UTC") for v in dates), dates
