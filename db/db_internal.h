@@ -153,7 +153,7 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(PLAYER_TOTALS, "i", ROW, totals,                                                            \
       "SELECT count(*), coalesce(sum(state = 'finished'), 0), coalesce(sum(state = 'live'), 0), " \
       "coalesce(sum(verified = 1), 0), coalesce(sum(verified = -1), 0), "                         \
-      "coalesce(sum(CASE WHEN state = 'finished' THEN turns END), 0), "                           \
+      "coalesce(sum(CASE WHEN state IN ('finished', 'live') THEN turns END), 0), "                \
       "coalesce(max(max_depth), 0), coalesce(min(start_time), 0), coalesce(max(end_time), 0) "    \
       "FROM games WHERE user = ?1")                                                               \
     X(PLAYER_BEST, "i", ROWS, best,                                                               \

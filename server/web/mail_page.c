@@ -1,9 +1,9 @@
 /* mail_page — /mail: the signed-in player's unseen messages (then marked
  * seen) and a form to leave one for another player (mail.c does the
- * rest). Minimal HTML; everything a person wrote is escaped. */
+ * rest), in the site's shell (site.c). Everything a person wrote is
+ * escaped. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "mail.h"
 #include "webgw.h"
 
@@ -15,6 +15,8 @@ typedef struct {
     char text[MAIL_MAX * 2 + 1]; /* a longer one is refused by mail_send */
     int textlen;
     int64_t user_id;
+    bool gzip; /* the request takes gzip */
+    char viewer[DB_NAME_MAX];
     char result[200]; /* what sending did */
     bool sent;
 } mail_page_t;
@@ -23,9 +25,8 @@ static void page(mail_page_t *p, int status, const db_mail_t *m, size_t n)
 {
     buf_t b;
     buf_init(&b);
-    buf_puts(&b, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                 "<title>Warren - Mail</title></head><body><main><h1>Mail</h1>");
+    webgw_page_open(&b, "Mail", p->viewer, "/mail", NULL);
+    buf_puts(&b, "<h2>Mail</h2>");
     if (p->result[0]) {
         buf_printf(&b, "<p id=\"result\" class=\"%s\">", p->sent ? "ok" : "msg");
         webgw_html_escape(&b, p->result);
@@ -34,14 +35,11 @@ static void page(mail_page_t *p, int status, const db_mail_t *m, size_t n)
     if (n == 0 && !p->post)
         buf_puts(&b, "<p id=\"none\">No new messages.</p>");
     for (size_t i = 0; i < n; i++) {
-        char when[32];
-        time_t t = (time_t)m[i].sent;
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
         buf_puts(&b, "<article class=\"mail\"><p>From <b>");
         webgw_html_escape(&b, m[i].from);
-        buf_printf(&b, "</b>, %s</p><p>", when);
+        buf_puts(&b, "</b>, ");
+        webgw_put_time(&b, m[i].sent);
+        buf_puts(&b, "</p><p>");
         webgw_html_escape(&b, m[i].text);
         buf_puts(&b, "</p></article>");
     }
@@ -49,19 +47,14 @@ static void page(mail_page_t *p, int status, const db_mail_t *m, size_t n)
                  "<label>To <input name=\"to\" required maxlength=\"20\" value=\"");
     if (!p->sent)
         webgw_html_escape(&b, p->to);
-    buf_printf(&b,
-               "\"></label><label>Message <textarea name=\"text\" required "
-               "maxlength=\"%d\">",
+    buf_printf(&b, "\"></label><label>Message <textarea name=\"text\" required maxlength=\"%d\">",
                MAIL_MAX);
     if (!p->sent)
         webgw_html_escape(&b, p->text);
-    buf_puts(&b,
-             "</textarea></label><button type=\"submit\">Send</button></form>"
-             "<p>Shown at their next visit; at most 200 characters.</p></main></body></html>\n");
-    if (b.failed)
-        web_reply(p->g->web, p->id, 500, "text/plain; charset=utf-8", NULL, "out of memory", 13);
-    else
-        web_reply(p->g->web, p->id, status, NULL, NULL, b.data, b.len);
+    buf_puts(&b, "</textarea></label><button type=\"submit\">Send</button></form>"
+                 "<p>Shown at their next visit; at most 200 characters.</p>");
+    webgw_page_close(&b);
+    webgw_reply_html(p->g, p->id, status, &b, p->gzip);
     buf_free(&b);
 }
 
@@ -84,17 +77,22 @@ static void on_sent(void *ud, bool ok, const char *msg)
     db_mail_unseen(p->g->srv->db, p->user_id, on_unseen, p);
 }
 
-static void on_user(void *ud, int status, const db_user_t *u)
+static void on_viewer(void *ud, const db_user_t *u)
 {
     mail_page_t *p = ud;
-    if (status != DB_OK || !u || u->locked) {
-        const char *body = "<!doctype html><title>Warren - Mail</title>"
-                           "<p>Log in first: <a href=\"/login?next=/mail\">log in</a>.</p>\n";
-        web_reply(p->g->web, p->id, 403, NULL, NULL, body, strlen(body));
+    if (!u) {
+        buf_t b;
+        buf_init(&b);
+        webgw_page_open(&b, "Mail", NULL, "/mail", NULL);
+        buf_puts(&b, "<h2>Mail</h2><p>Log in first: <a href=\"/login?next=/mail\">log in</a>.</p>");
+        webgw_page_close(&b);
+        webgw_reply_html(p->g, p->id, 403, &b, p->gzip);
+        buf_free(&b);
         free(p);
         return;
     }
     p->user_id = u->id;
+    snprintf(p->viewer, sizeof p->viewer, "%s", u->name);
     if (p->post)
         mail_send(p->g->srv, u->id, p->to, p->text, (size_t)p->textlen, on_sent, p);
     else
@@ -112,6 +110,7 @@ int webgw_mail(void *ctx, const web_http_t *req)
     p->g = g;
     p->id = req->id;
     p->post = req->post;
+    p->gzip = req->gzip;
     if (p->post) {
         if (web_form_get(req->body, req->body_len, "to", p->to, sizeof p->to) < 0)
             p->to[0] = '\0';
@@ -121,8 +120,6 @@ int webgw_mail(void *ctx, const web_http_t *req)
             p->text[0] = '\0';
         }
     }
-    char hash[65];
-    webgw_token_hash(req->cookie, hash);
-    db_session_user(g->srv->db, hash, webgw_unix_now(), on_user, p);
+    webgw_viewer(g, req->cookie, on_viewer, p);
     return 0;
 }
