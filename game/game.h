@@ -64,6 +64,11 @@ typedef struct {
 typedef struct {
     int watchers;  /* shown on the status line when > 0 */
     bool two_cell; /* draw each map tile two cells wide */
+    /* The host's idle clock: it may count up every several seconds while
+     * the player types nothing, and the help line turns one command
+     * further with each count (and by itself every HELP_TURNS game turns,
+     * never on a key that spends no time). 0 in replays. */
+    uint32_t hint_tick;
 } game_view_t;
 
 /* Content kinds may carry Lua handlers; they run in a script vm. A vm

@@ -58,12 +58,16 @@ static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
     return mask;
 }
 
-/* First map column/row shown: centred when the map fits, else follows p. */
+/* First map column/row shown: centred when the map fits, else in jumps of
+ * half the view, so that p stays in its middle half away from the map's
+ * edges. A step scrolls nothing until p crosses into the next half: the
+ * map does not slide (and resend itself) under every move. */
 static int view_origin(int map, int view, int p)
 {
     if (map <= view)
         return -(view - map) / 2;
-    int o = p - view / 2;
+    int step = view / 2 > 0 ? view / 2 : 1, at = p - view / 4;
+    int o = (at >= 0 ? at / step : -((-at + step - 1) / step)) * step;
     if (o < 0)
         o = 0;
     if (o > map - view)
@@ -190,7 +194,7 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
         x = screen_text(s, x, s->h - 2, pt[i].st, pt[i].text);
     if (cell[0])
         screen_text(s, s->w - (int)strlen(cell), s->h - 2, fg_style(6, 0), cell);
-    help_line(g, s);
+    help_line(g, s, view);
 }
 
 void render_world(game_t *g, screen_t *s, const game_view_t *view)
