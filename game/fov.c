@@ -217,6 +217,19 @@ int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible
     return count;
 }
 
+int fov_reach(const fov_map_t *m, int ox, int oy, int radius)
+{
+    if (!map_ok(m))
+        return 0;
+    lit_box_t lb = lit_box(m);
+    int reach = 0;
+    for (int q = 0; q < 4; q++) {
+        int d = scan_depth(m, &lb, ox, oy, q, radius);
+        reach = d > reach ? d : reach;
+    }
+    return reach;
+}
+
 static int abs_int(int v)
 {
     return v < 0 ? -v : v;

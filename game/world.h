@@ -62,7 +62,12 @@ typedef struct {
     uint8_t *opaque;   /* w*h: blocks sight (live only, derived from terrain) */
     uint8_t *lit;      /* w*h: lit by its region (live only, derived) */
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
-    rng_t gen;         /* this level's own stream: rng_hash2(seed, depth) */
+    /* vis is the view from (fov_x, fov_y) at fov_radius while fov_ok: it
+     * is reused until the viewer moves, the radius changes or a cell
+     * within fov_reach (the scan's Chebyshev distance) changes opacity */
+    uint8_t fov_ok;
+    int16_t fov_x, fov_y, fov_radius, fov_reach;
+    rng_t gen; /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;
 
 typedef struct {
