@@ -45,6 +45,7 @@ void game_free(game_t *g)
     gfree(&g->al, g->log);
     gfree(&g->al, g->dmap);
     item_state_free(g);
+    render_free(g);
     galloc_t al = g->al;
     gfree(&al, g);
 }

@@ -52,16 +52,14 @@ size_t help_line_first(const game_t *g, const game_view_t *view)
 /* The line starts one command further as time passes (game turns or the
  * host's idle clock), never on a key alone: a key that changes nothing
  * else costs no bytes. It shows as many commands as fit. */
-void help_line(game_t *g, screen_t *s, const game_view_t *view)
+int help_line(game_t *g, screen_t *s, const game_view_t *view)
 {
     style_t dim = {8, SCREEN_DEFAULT_COLOR, 0};
-    if (g->state != GAME_RUNNING) {
-        screen_text(s, 0, s->h - 1, dim,
-                    g->state == GAME_DEAD  ? "You are dead."
-                    : g->state == GAME_WON ? "You won!"
-                                           : "You quit.");
-        return;
-    }
+    if (g->state != GAME_RUNNING)
+        return screen_text(s, 0, s->h - 1, dim,
+                           g->state == GAME_DEAD  ? "You are dead."
+                           : g->state == GAME_WON ? "You won!"
+                                                  : "You quit.");
     size_t n;
     const cmd_t *t = cmd_table(&n);
     size_t first = help_line_first(g, view);
@@ -74,4 +72,5 @@ void help_line(game_t *g, screen_t *s, const game_view_t *view)
             break;
         x = screen_text(s, x, s->h - 1, dim, one);
     }
+    return x;
 }

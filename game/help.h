@@ -16,7 +16,8 @@ void help_draw(game_t *g, screen_t *s);
 #define HELP_TURNS 8
 /* The first command the help line shows (an index into cmd_table). */
 size_t help_line_first(const game_t *g, const game_view_t *view);
-/* The help line on the bottom row, or how the game ended. */
-void help_line(game_t *g, screen_t *s, const game_view_t *view);
+/* The help line on the bottom row, or how the game ended; returns the
+ * column after its text. */
+int help_line(game_t *g, screen_t *s, const game_view_t *view);
 
 #endif

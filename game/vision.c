@@ -51,13 +51,14 @@ void vision_update(game_t *g)
     if (lv->fov_ok && lv->fov_x == p->x && lv->fov_y == p->y && lv->fov_radius == radius)
         return; /* nothing the view depends on changed: vis and seen stand */
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
-    if (fov_compute(&m, p->x, p->y, radius, lv->vis) < 0)
+    int reach;
+    if (fov_compute_reach(&m, p->x, p->y, radius, lv->vis, &reach) < 0)
         return;
     lv->fov_ok = 1;
     lv->fov_x = p->x;
     lv->fov_y = p->y;
     lv->fov_radius = (int16_t)radius;
-    lv->fov_reach = (int16_t)fov_reach(&m, p->x, p->y, radius);
+    lv->fov_reach = (int16_t)reach;
     /* remember what is seen: both arrays hold 0 or 1, so eight cells OR at once */
     size_t n = (size_t)lv->w * (size_t)lv->h, i = 0;
     for (; i + 8 <= n; i += 8) {

@@ -93,6 +93,8 @@ typedef struct {
     uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
 } pc_t;
 
+typedef struct render_cache render_cache_t;
+
 struct game {
     galloc_t al;
     const content_t *c;
@@ -139,6 +141,7 @@ struct game {
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
     item_state_t items; /* identification, hunger, gold, item screens (item.h) */
+    render_cache_t *rc; /* derived, never saved: the last frame drawn (render.c) */
 };
 
 #endif
