@@ -13,7 +13,7 @@ int help_open(game_t *g); /* ? (the command table): no time */
 #define HELP_FOOTER "S (or Ctrl-X): save and return to the menu.  Q: quit the game for good."
 int help_key(game_t *g, key_event_t k);
 void help_draw(game_t *g, screen_t *s);
-#define HELP_TURNS 8
+#define HELP_TURNS 25
 /* The first command the help line shows (an index into cmd_table). */
 size_t help_line_first(const game_t *g, const game_view_t *view);
 /* The help line on the bottom row, or how the game ended; returns the
