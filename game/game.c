@@ -85,6 +85,11 @@ void game_render(game_t *g, screen_t *s, const game_view_t *view)
     render_world(g, s, view);
 }
 
+const screen_t *game_frame(game_t *g, int w, int h, const game_view_t *view)
+{
+    return render_frame(g, w, h, view);
+}
+
 void game_status(const game_t *g, game_status_t *st)
 {
     end_status(g, st);

@@ -13,6 +13,34 @@
 #include "prompt.h"
 #include "world.h"
 
+enum { STATUS_SIG = 768 }; /* bytes of a status line's signature */
+
+/* The frame kept between calls (game_t.rc): derived from the state, never
+ * saved nor hashed. Each call redraws only what changed since the last:
+ * tiles whose terrain, memory or visibility changed (and their neighbours,
+ * whose wall lines join them), tiles objects stood on or stand on, and the
+ * text lines; the whole frame when the layout moved or a screen or overlay
+ * was up. */
+struct render_cache {
+    screen_t *frame;
+    bool valid; /* frame holds a whole frame of the layout below */
+    bool over;  /* the last frame had a screen or an overlay on it */
+    int tw, depth, ox, oy;
+    bool help_ok; /* the help line shows help_first for help_state */
+    size_t help_first;
+    int help_state;
+    int misses;      /* calls at another size since the last at this one */
+    uint8_t *shadow; /* 3 planes of w*h: terrain, seen, vis under each tile */
+    int32_t *objs;   /* level cells under objects last frame */
+    int nobjs, cap;
+    /* the text lines as last drawn: drawn again only when they would differ */
+    bool msg_ok, status_ok;
+    uint32_t msg_said, msg_seen, msg_n;
+    uint8_t msg_prompt;
+    uint16_t status_len;
+    uint8_t status_sig[STATUS_SIG];
+};
+
 static style_t fg_style(uint16_t fg, uint8_t attr)
 {
     return (style_t){fg, SCREEN_DEFAULT_COLOR, attr};
@@ -28,8 +56,18 @@ static void blank_rest(screen_t *s, int x, int y, int end)
 
 /* The message line: what came since the last key; behind --More-- only
  * the part that fits the logical line (msg.c decides, not the terminal). */
-static void render_msgs(game_t *g, screen_t *s)
+static void render_msgs(game_t *g, screen_t *s, render_cache_t *rc)
 {
+    if (rc && rc->msg_ok && rc->msg_said == g->said && rc->msg_seen == g->msg_seen &&
+        rc->msg_n == g->nmsg && rc->msg_prompt == g->prompt)
+        return;
+    if (rc) {
+        rc->msg_ok = true;
+        rc->msg_said = g->said;
+        rc->msg_seen = g->msg_seen;
+        rc->msg_n = g->nmsg;
+        rc->msg_prompt = g->prompt;
+    }
     char line[MSG_WIDTH * 2] = "";
     size_t len = 0;
     bool all;
@@ -215,7 +253,36 @@ static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
     return n;
 }
 
-static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
+/* Whether the status line would show what rc's frame shows (its parts,
+ * their styles and the watcher cell, as bytes); remembers it if not. */
+static bool status_same(render_cache_t *rc, const status_part_t *pt, int n, const char *cell)
+{
+    if (!rc)
+        return false;
+    uint8_t sig[STATUS_SIG];
+    size_t len = 0;
+    for (int i = 0; i <= n; i++) {
+        const char *t = i < n ? pt[i].text : cell;
+        style_t st = i < n ? pt[i].st : STYLE_DEFAULT;
+        size_t tl = strlen(t) + 1;
+        if (len + tl + 5 > sizeof sig)
+            return rc->status_ok = false;
+        uint8_t head[5] = {(uint8_t)st.fg, (uint8_t)(st.fg >> 8), (uint8_t)st.bg,
+                           (uint8_t)(st.bg >> 8), st.attr};
+        memcpy(sig + len, head, 5);
+        memcpy(sig + len + 5, t, tl);
+        len += 5 + tl;
+    }
+    if (rc->status_ok && rc->status_len == len && memcmp(rc->status_sig, sig, len) == 0)
+        return true;
+    rc->status_ok = true;
+    rc->status_len = (uint16_t)len;
+    memcpy(rc->status_sig, sig, len);
+    return false;
+}
+
+static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view,
+                          render_cache_t *rc)
 {
     status_part_t pt[STATUS_PARTS];
     int n = status_parts(g, p, pt), width = 0;
@@ -231,6 +298,8 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
                 width -= (int)strlen(pt[i].text);
                 pt[i].text[0] = 0;
             }
+    if (status_same(rc, pt, n, cell))
+        return;
     int x = 0;
     for (int i = 0; i < n; i++)
         x = screen_text(s, x, s->h - 2, pt[i].st, pt[i].text);
@@ -240,26 +309,6 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
 }
 
 /* ---- the kept frame ------------------------------------------------------- */
-
-/* The frame kept between calls (game_t.rc): derived from the state, never
- * saved nor hashed. Each call redraws only what changed since the last:
- * tiles whose terrain, memory or visibility changed (and their neighbours,
- * whose wall lines join them), tiles objects stood on or stand on, and the
- * text lines; the whole frame when the layout moved or a screen or overlay
- * was up. */
-struct render_cache {
-    screen_t *frame;
-    bool valid; /* frame holds a whole frame of the layout below */
-    bool over;  /* the last frame had a screen or an overlay on it */
-    int tw, depth, ox, oy;
-    bool help_ok; /* the help line shows help_first for help_state */
-    size_t help_first;
-    int help_state;
-    int misses;      /* calls at another size since the last at this one */
-    uint8_t *shadow; /* 3 planes of w*h: terrain, seen, vis under each tile */
-    int32_t *objs;   /* level cells under objects last frame */
-    int nobjs, cap;
-};
 
 enum { FRAME_REKEY_MISSES = 4 };
 
@@ -418,7 +467,7 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
     }
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
-    render_msgs(g, s);
+    render_msgs(g, s, rc);
     if (!lv || !p)
         return true;
     map_view_t m = map_view(s, lv, p, view && view->two_cell ? 2 : 1);
@@ -426,10 +475,8 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
         rc->valid = false;
     if (m.vh >= 1)
         map_cursor(g, s, p, &m, (pr->flags & PF_CURSOR) != 0);
-    render_status(g, s, p, view);
-    help_row(g, s, view, full ? NULL : rc);
-    if (rc && full)
-        help_row(g, s, view, rc);
+    render_status(g, s, p, view, rc);
+    help_row(g, s, view, rc);
     bool over = pr->draw != NULL;
     if (pr->draw)
         pr->draw(g, s);
@@ -477,7 +524,7 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
                 (prompt_of(g)->flags & PF_SCREEN);
     if (full) {
         screen_clear(rc->frame);
-        rc->help_ok = false;
+        rc->help_ok = rc->msg_ok = rc->status_ok = false;
     }
     rc->valid = true;
     rc->tw = tw;

@@ -3,6 +3,8 @@
  * xterm-256color terminal), as a player's session does it: render into the
  * grid, diff against what the terminal shows, the grid becomes the baseline. */
 #include <stdlib.h>
+#include <string.h>
+#include <stdbool.h>
 #include <time.h>
 #include "ansi.h"
 #include "game.h"
@@ -31,9 +33,47 @@ static void walk_keys(char *keys, int n)
     }
 }
 
-/* One walk from a fresh game of seed 1; adds the bytes sent and the CPU
- * spent rendering and diffing to out. -1 when the game cannot start. */
-static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, bench_walk_t *out)
+/* The same frame the way a host can take it without a copy: the game's
+ * kept frame (game_frame) diffed against what the terminal shows, and
+ * only its changed rows copied there. CPU ns; the bytes go to b. */
+static double frame_step(game_t *g, const ansi_profile_t *prof, const game_view_t *v,
+                         screen_t *shown, buf_t *b)
+{
+    buf_reset(b);
+    double t0 = cpu_ns();
+    const screen_t *f = game_frame(g, shown->w, shown->h, v);
+    if (!f)
+        return 0;
+    ansi_diff(prof, shown, f, b);
+    for (int y = 0; y < f->h; y++)
+        if (f->dirty[y])
+            memcpy(shown->cells + (size_t)y * (size_t)f->w, f->cells + (size_t)y * (size_t)f->w,
+                   sizeof(cell_t) * (size_t)f->w);
+    screen_cursor(shown, f->cur_x, f->cur_y, f->cur_visible);
+    return cpu_ns() - t0;
+}
+
+/* The frame after a key the way a session takes it: rendered into the
+ * grid, diffed against what the terminal shows, the grid becomes that. */
+static void grid_step(game_t *g, const ansi_profile_t *prof, const game_view_t *v, screen_t *grid,
+                      screen_t *sent, buf_t *b, bench_walk_t *out)
+{
+    double t0 = cpu_ns();
+    game_render(g, grid, v);
+    double t1 = cpu_ns();
+    ansi_diff(prof, sent, grid, b);
+    screen_copy(sent, grid);
+    screen_clean(sent);
+    screen_clean(grid);
+    out->render_ns += t1 - t0;
+    out->diff_ns += cpu_ns() - t1;
+}
+
+/* One walk from a fresh game of seed 1, each frame taken through the grid
+ * (game_render) or the kept frame (by_frame: game_frame); adds the bytes
+ * sent and the CPU spent to out. -1 when the game cannot start. */
+static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, bool by_frame,
+                     bench_walk_t *out)
 {
     ansi_profile_t prof;
     ansi_profile_for_term(&prof, "xterm-256color");
@@ -54,16 +94,10 @@ static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, benc
     for (int i = 0; rc == 0 && i < WALK_KEYS; i++) {
         game_input(g, vm, (key_event_t){(uint32_t)keys[i], 0});
         buf_reset(&b);
-        double t0 = cpu_ns();
-        game_render(g, grid, &v);
-        double t1 = cpu_ns();
-        ansi_diff(&prof, sent, grid, &b);
-        screen_copy(sent, grid);
-        screen_clean(sent);
-        screen_clean(grid);
-        double t2 = cpu_ns();
-        out->render_ns += t1 - t0;
-        out->diff_ns += t2 - t1;
+        if (by_frame)
+            out->frame_ns += frame_step(g, &prof, &v, sent, &b);
+        else
+            grid_step(g, &prof, &v, grid, sent, &b, out);
         out->bytes += (double)b.len;
         out->keys++;
     }
@@ -78,16 +112,17 @@ int bench_walk(const content_t *c, script_vm_t *vm, bench_walk_t *out)
 {
     char keys[WALK_KEYS];
     walk_keys(keys, WALK_KEYS);
-    bench_walk_t sum = {0};
-    if (walk_once(c, vm, keys, &sum) < 0)
+    bench_walk_t grid = {0}, frame = {0};
+    if (walk_once(c, vm, keys, false, &grid) < 0)
         return -1;
-    out->bytes = sum.bytes / sum.keys;
-    sum = (bench_walk_t){0};
+    out->bytes = grid.bytes / grid.keys;
+    grid = (bench_walk_t){0};
     for (int r = 0; r < WALK_ROUNDS; r++)
-        if (walk_once(c, vm, keys, &sum) < 0)
+        if (walk_once(c, vm, keys, false, &grid) < 0 || walk_once(c, vm, keys, true, &frame) < 0)
             return -1;
-    out->render_ns = sum.render_ns / sum.keys;
-    out->diff_ns = sum.diff_ns / sum.keys;
+    out->render_ns = grid.render_ns / grid.keys;
+    out->diff_ns = grid.diff_ns / grid.keys;
+    out->frame_ns = frame.frame_ns / frame.keys;
     out->keys = WALK_KEYS;
     return 0;
 }

@@ -116,6 +116,8 @@ int cmd_bench(int argc, char **argv)
         bench_line("walk.render.ns", w.render_ns, "ns");
         bench_line("walk.diff.ns", w.diff_ns, "ns");
         bench_line("walk.render_diff.ns", w.render_ns + w.diff_ns, "ns");
+        if (w.frame_ns > 0)
+            bench_line("walk.frame_diff.ns", w.frame_ns, "ns");
     }
     if (vm)
         bench_turn(c, vm);
