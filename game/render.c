@@ -30,7 +30,7 @@ struct render_cache {
     size_t help_first;
     int help_state;
     int misses;      /* calls at another size since the last at this one */
-    uint8_t *shadow; /* 3 planes of w*h: terrain, seen, vis under each tile */
+    uint8_t *shadow; /* 3 planes: terrain, seen, vis under each tile (plane) */
     int32_t *objs;   /* level cells under objects last frame */
     int nobjs, cap;
     /* the text lines as last drawn: drawn again only when they would differ */
@@ -324,17 +324,37 @@ void render_free(game_t *g)
     g->rc = NULL;
 }
 
+/* The shadow covers the view and a margin of one cell round it, whose
+ * memory and terrain the wall lines at the view's edge join. */
 static uint8_t *plane(render_cache_t *rc, int k)
 {
-    return rc->shadow + (size_t)k * (size_t)rc->frame->w * (size_t)rc->frame->h;
+    return rc->shadow + (size_t)k * (size_t)(rc->frame->w + 2) * (size_t)(rc->frame->h + 2);
 }
 
-/* Copies terrain, memory and visibility under the view's row sy. */
+static size_t shadow_at(const map_view_t *m, int sx, int sy)
+{
+    return (size_t)(sy + 1) * (size_t)(m->vw + 2) + (size_t)(sx + 1);
+}
+
+/* The shadow's columns [*x0, *x1) that lie on the level (view columns,
+ * -1 and vw being the margin). */
+static void shadow_span(const level_t *lv, const map_view_t *m, int *x0, int *x1)
+{
+    *x0 = -m->ox > -1 ? -m->ox : -1;
+    *x1 = lv->w - m->ox < m->vw + 1 ? lv->w - m->ox : m->vw + 1;
+}
+
+static bool shadow_row_on_level(const level_t *lv, const map_view_t *m, int sy)
+{
+    return sy >= -1 && sy <= m->vh && map_row_on_level(lv, m, sy);
+}
+
+/* Copies terrain, memory and visibility under the shadow's row sy. */
 static void shadow_row(render_cache_t *rc, const level_t *lv, const map_view_t *m, int sy)
 {
     int x0, x1;
-    map_span(lv, m, &x0, &x1);
-    size_t at = (size_t)sy * (size_t)m->vw + (size_t)x0, n = (size_t)(x1 - x0);
+    shadow_span(lv, m, &x0, &x1);
+    size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0);
     size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
     memcpy(plane(rc, 0) + at, lv->terrain + li, n);
     memcpy(plane(rc, 1) + at, lv->seen + li, n);
@@ -344,43 +364,48 @@ static void shadow_row(render_cache_t *rc, const level_t *lv, const map_view_t *
 static bool row_same(render_cache_t *rc, const level_t *lv, const map_view_t *m, int sy)
 {
     int x0, x1;
-    map_span(lv, m, &x0, &x1);
-    size_t at = (size_t)sy * (size_t)m->vw + (size_t)x0, n = (size_t)(x1 - x0);
+    shadow_span(lv, m, &x0, &x1);
+    size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0);
     size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
     return memcmp(plane(rc, 0) + at, lv->terrain + li, n) == 0 &&
            memcmp(plane(rc, 1) + at, lv->seen + li, n) == 0 &&
            memcmp(plane(rc, 2) + at, lv->vis + li, n) == 0;
 }
 
+static bool on_view(const level_t *lv, const map_view_t *m, int sx, int sy)
+{
+    int x0, x1;
+    map_span(lv, m, &x0, &x1);
+    return sy >= 0 && sy < m->vh && map_row_on_level(lv, m, sy) && sx >= x0 && sx < x1;
+}
+
 /* Redraws the tile (sx, sy) and its eight neighbours that are on view. */
 static void redraw_around(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx,
                           int sy)
 {
-    int x0, x1;
-    map_span(lv, m, &x0, &x1);
     for (int y = sy - 1; y <= sy + 1; y++)
         for (int x = sx - 1; x <= sx + 1; x++)
-            if (y >= 0 && y < m->vh && map_row_on_level(lv, m, y) && x >= x0 && x < x1)
+            if (on_view(lv, m, x, y))
                 map_tile(g, s, lv, m, x, y);
 }
 
-/* Tiles whose terrain, memory or visibility changed, with their neighbours. */
+/* Tiles whose terrain, memory or visibility changed, with the neighbours
+ * whose wall lines join them (the margin's cells only for those). */
 static void map_changes(game_t *g, render_cache_t *rc, const level_t *lv, const map_view_t *m)
 {
     int x0, x1;
-    map_span(lv, m, &x0, &x1);
-    for (int sy = 0; sy < m->vh; sy++) {
-        if (!map_row_on_level(lv, m, sy) || row_same(rc, lv, m, sy))
+    shadow_span(lv, m, &x0, &x1);
+    for (int sy = -1; sy <= m->vh; sy++) {
+        if (!shadow_row_on_level(lv, m, sy) || row_same(rc, lv, m, sy))
             continue;
-        size_t at = (size_t)sy * (size_t)m->vw;
-        size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)m->ox;
+        size_t row = (size_t)(m->oy + sy) * (size_t)lv->w;
         for (int sx = x0; sx < x1; sx++) {
+            size_t at = shadow_at(m, sx, sy), i = row + (size_t)(m->ox + sx);
             /* wall lines join seen terrain: only a change of those touches
              * the neighbours; a change of visibility is the tile's own */
-            if (plane(rc, 0)[at + sx] != lv->terrain[li + sx] ||
-                plane(rc, 1)[at + sx] != lv->seen[li + sx])
+            if (plane(rc, 0)[at] != lv->terrain[i] || plane(rc, 1)[at] != lv->seen[i])
                 redraw_around(g, rc->frame, lv, m, sx, sy);
-            else if (plane(rc, 2)[at + sx] != lv->vis[li + sx])
+            else if (plane(rc, 2)[at] != lv->vis[i] && on_view(lv, m, sx, sy))
                 map_tile(g, rc->frame, lv, m, sx, sy);
         }
         shadow_row(rc, lv, m, sy);
@@ -446,10 +471,10 @@ static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t 
         objs_erase(g, rc, lv, m);
     }
     map_objects(g, s, lv, m);
-    if (!rc)
-        return 0;
-    for (int sy = 0; full && sy < m->vh; sy++)
-        if (map_row_on_level(lv, m, sy))
+    if (!rc || !lv->vis)
+        return rc ? -1 : 0; /* no view to remember: drawn whole next time */
+    for (int sy = -1; full && sy <= m->vh; sy++)
+        if (shadow_row_on_level(lv, m, sy))
             shadow_row(rc, lv, m, sy);
     return objs_record(g, rc, lv, m);
 }
@@ -500,7 +525,7 @@ static int frame_size(render_cache_t *rc, int w, int h)
         return -1;
     screen_free(rc->frame);
     free(rc->shadow);
-    rc->shadow = malloc((size_t)w * (size_t)h * 3);
+    rc->shadow = malloc((size_t)(w + 2) * (size_t)(h + 2) * 3);
     rc->frame = rc->shadow ? screen_new(w, h) : NULL;
     rc->valid = false;
     rc->misses = 0;
