@@ -45,6 +45,7 @@ void game_free(game_t *g)
     gfree(&g->al, g->log);
     gfree(&g->al, g->dmap);
     item_state_free(g);
+    render_free(g);
     galloc_t al = g->al;
     gfree(&al, g);
 }
@@ -82,6 +83,11 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
 void game_render(game_t *g, screen_t *s, const game_view_t *view)
 {
     render_world(g, s, view);
+}
+
+const screen_t *game_frame(game_t *g, int w, int h, const game_view_t *view)
+{
+    return render_frame(g, w, h, view);
 }
 
 void game_status(const game_t *g, game_status_t *st)

@@ -36,7 +36,7 @@ void level_sleep(game_t *g, level_t *lv)
     gfree(&g->al, lv->opaque);
     gfree(&g->al, lv->lit);
     lv->vis = lv->opaque = lv->lit = NULL;
-    lv->opaque_ok = 0;
+    lv->opaque_ok = lv->fov_ok = 0;
 }
 
 int level_live(game_t *g, level_t *lv)
@@ -51,7 +51,7 @@ int level_live(game_t *g, level_t *lv)
         level_sleep(g, lv);
         return -1;
     }
-    lv->opaque_ok = 0;
+    lv->opaque_ok = lv->fov_ok = 0;
     return 0;
 }
 

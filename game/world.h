@@ -62,7 +62,12 @@ typedef struct {
     uint8_t *opaque;   /* w*h: blocks sight (live only, derived from terrain) */
     uint8_t *lit;      /* w*h: lit by its region (live only, derived) */
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
-    rng_t gen;         /* this level's own stream: rng_hash2(seed, depth) */
+    /* vis is the view from (fov_x, fov_y) at fov_radius while fov_ok: it
+     * is reused until the viewer moves, the radius changes or a cell
+     * within fov_reach (the scan's Chebyshev distance) changes opacity */
+    uint8_t fov_ok;
+    int16_t fov_x, fov_y, fov_radius, fov_reach;
+    rng_t gen; /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;
 
 typedef struct {
@@ -87,6 +92,8 @@ typedef struct {
     uint32_t kills;
     uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
 } pc_t;
+
+typedef struct render_cache render_cache_t;
 
 struct game {
     galloc_t al;
@@ -134,6 +141,7 @@ struct game {
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
     item_state_t items; /* identification, hunger, gold, item screens (item.h) */
+    render_cache_t *rc; /* derived, never saved: the last frame drawn (render.c) */
 };
 
 #endif

@@ -220,10 +220,12 @@ static void session_render(const session_t *s, screen_t *scr, const game_view_t 
     announce_draw(s->srv, scr);
 }
 
+/* Every field set (the rest zero: no idle clock yet), so that a view's
+ * frame is the same for every caller. */
 static void view_of(const session_t *s, game_view_t *v)
 {
-    v->watchers = s->nwatchers;
-    v->two_cell = s->player ? s->player->two_cell : false;
+    *v = (game_view_t){.watchers = s->nwatchers,
+                       .two_cell = s->player ? s->player->two_cell : false};
 }
 
 /* A watcher shares the player's frames when its terminal can hold them. */
