@@ -328,6 +328,10 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients)
     assert out["blipReconnects"] >= 1
     # the watcher saw the player's screen and the count
     assert out["watchSame"] and out["watchersText"] == "1 watching"
+    # the end of the game: its last words in the lobby, the page a link
+    assert "Your game is over." in out["endNotice"], out["endNotice"]
+    assert "Game over: quit" in out["endNotice"], out["endNotice"]
+    assert re.fullmatch(rf"http://127\.0\.0\.1:{d.http}/game/\d+", out["endLink"]), out["endLink"]
     # chat: the anonymous watcher may not write; markup arrived as text
     assert out["watcherChatDisabled"]
     assert out["chatSeen"] == f"{name} (player): <img src=x onerror=alert(1)> hello"
