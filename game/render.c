@@ -10,6 +10,7 @@
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
+#include "trap.h"
 #include "world.h"
 
 static style_t fg_style(uint16_t fg, uint8_t attr)
@@ -97,6 +98,7 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
             screen_put(s, sx * tw, top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
         }
     }
+    trap_render(g, s, ox, oy, vw, vh, top, tw);
     itemui_render_floor(g, s, ox, oy, vw, vh, top, tw);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);

@@ -134,6 +134,7 @@ void open_room(game_t *g, int r)
         for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
             bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
             lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
+            lv->trap[y * lv->w + x] = 0;
         }
     lv->opaque_ok = 0;
     vision_update(g);

@@ -34,7 +34,7 @@ const char *last_msg(const game_t *g); /* the newest message */
 bool said_since(const game_t *g, uint32_t from, const char *s);
 
 /* An open room of floor around the player (radius r), walls beyond (the
- * player moved in from the map's edge when needed). */
+ * player moved in from the map's edge when needed), no traps in it. */
 void open_room(game_t *g, int r);
 /* Walls on every cell round the player but the one h stands on. */
 void wall_in(game_t *g, handle_t h);
