@@ -179,7 +179,7 @@ int level_generate(game_t *g, level_t *lv)
     /* treasure from a stream of its own: placed once, with the level */
     rng_t items;
     rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);
-    return g->levels[lv->depth] == lv ? item_populate(g, lv->depth, &items) : 0;
+    return g->levels[lv->depth] == lv && lv->depth > 0 ? item_populate(g, lv->depth, &items) : 0;
 }
 
 /* ---- stairs ----------------------------------------------------------------- */
@@ -213,14 +213,14 @@ int level_stairs(game_t *g, int dir)
         end_win(g);
         return SCHED_MOVE;
     }
-    if (nd < 1 || nd > WORLD_MAX_DEPTH) {
-        msg_add(g, nd < 1 ? "You will not leave the Warren without the Heartstone."
-                          : "The stairs end here.");
+    if (nd < 0 || nd > WORLD_MAX_DEPTH) {
+        msg_add(g, "The stairs end here.");
         return 0;
     }
     if (level_enter(g, nd) < 0)
         return 0;
-    msg_add(g, "You %s the stairs.", dir > 0 ? "descend" : "climb");
+    msg_add(g, nd ? "You %s the stairs." : "You %s the stairs into the daylight of the town.",
+            dir > 0 ? "descend" : "climb");
     return SCHED_MOVE;
 }
 
@@ -234,7 +234,7 @@ int level_enter(game_t *g, int nd)
         if (!n)
             return -1;
         g->levels[nd] = n;
-        if (level_generate(g, n) < 0 || creature_populate(g, n) < 0)
+        if (level_generate(g, n) < 0 || (nd > 0 && creature_populate(g, n) < 0))
             return -1;
     }
     level_t *to = g->levels[nd];

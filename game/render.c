@@ -150,7 +150,8 @@ static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
     n = status_add(pt, n, hp, 9, "  HP %d/%d", p->hp, p->hp_max);
     if (g->pc.mana_max)
         n = status_add(pt, n, fg_style(12, 0), 8, "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    n = status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth);
+    n = g->depth ? status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth)
+                 : status_add(pt, n, STYLE_DEFAULT, 7, "  Town");
     n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
     n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
                    (unsigned long long)(g->sched.now / SCHED_MOVE));

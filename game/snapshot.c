@@ -348,7 +348,7 @@ static void state_check(game_t *g, rd_t *in)
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p || p->type != OBJ_CREATURE || p->depth != g->depth)
         rd_fail(in, "bad player");
-    if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
+    if (g->depth < 0 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
         rd_fail(in, "bad depth");
     if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
         g->door_cmd >= DOOR_CMDS || g->page > MSG_LOG / PAGE_ROWS)
