@@ -112,7 +112,7 @@ uint64_t game_seed(const game_t *g);
  * The version goes up whenever the saved state's layout changes; a blob
  * of another version is refused (game_load says which), and the host
  * rebuilds that game from its seed and journal instead. */
-#define GAME_SNAPSHOT_VERSION 5
+#define GAME_SNAPSHOT_VERSION 6
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
 /* NULL and a message in err for a truncated, corrupt, wrong-version or
  * wrong-content blob; never crashes. */

@@ -11,6 +11,7 @@
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
+#include "trap.h"
 #include "world.h"
 
 enum { STATUS_SIG = 768 }; /* bytes of a status line's signature */
@@ -174,9 +175,11 @@ static void map_terrain(game_t *g, screen_t *s, const level_t *lv, const map_vie
             map_tile(g, s, lv, m, sx, sy);
 }
 
-/* Items on the floor, then the creatures in view, over the terrain. */
+/* Known traps, items on the floor, then the creatures in view, over the
+ * terrain (drawn every frame: they are few). */
 static void map_objects(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m)
 {
+    trap_render(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
     itemui_render_floor(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
@@ -232,7 +235,8 @@ static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
     n = status_add(pt, n, hp, 9, "  HP %d/%d", p->hp, p->hp_max);
     if (g->pc.mana_max)
         n = status_add(pt, n, fg_style(12, 0), 8, "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    n = status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth);
+    n = g->depth ? status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth)
+                 : status_add(pt, n, STYLE_DEFAULT, 7, "  Town");
     n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
     n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
                    (unsigned long long)(g->sched.now / SCHED_MOVE));

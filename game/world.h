@@ -56,6 +56,7 @@ typedef struct {
     uint8_t *terrain; /* w*h terrain ids (content terrain table) */
     uint8_t *seen;    /* w*h: 1 once the player has seen the cell */
     uint8_t *region;  /* w*h: 0 none, else index + 1 into regions */
+    uint8_t *trap;    /* w*h: 0 none, else trap kind + 1, | TRAP_FOUND once found (trap.h) */
     level_region_t *regions;
     uint16_t nregions;
     uint8_t *vis;      /* w*h: visible now (live only, derived, not saved) */
@@ -126,6 +127,7 @@ struct game {
     uint32_t nms, ms_cap;
     pc_t pc;
     int16_t cur_x, cur_y; /* the travel / look cursor while its prompt is up */
+    uint8_t door_cmd;     /* the door command whose direction PROMPT_DOOR asks (trap.h) */
     /* within one input only (zero between inputs): a running travel/explore */
     uint8_t run;            /* travel.c's RUN_* */
     int16_t goal_x, goal_y; /* travel's goal */
