@@ -31,6 +31,7 @@
 #include "conn.h"
 #include "db.h"
 #include "game.h"
+#include "hmap.h"
 #include "list.h"
 #include "menu.h"
 #include "session.h"
@@ -54,7 +55,8 @@ struct server {
     int nconns;
     list_t sessions; /* session_t.node: session.c */
     int nsessions;
-    uint64_t next_conn_id; /* conn_init */
+    hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
+    uint64_t next_conn_id;                           /* conn_init */
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */
     char announce[200];      /* the admin's announcement: control.c */

@@ -32,10 +32,13 @@ static void session_broadcast(session_t *s);
 
 /* ---- lifetime ------------------------------------------------------------------- */
 
+/* Lookups go through the server's indexes: a login or a game start costs
+ * the same with 10 sessions or 10,000. */
 session_t *session_find_user(server_t *srv, int64_t user_id)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_user);
         if (s->user_id == user_id && !s->ended)
             return s;
     }
@@ -44,8 +47,9 @@ session_t *session_find_user(server_t *srv, int64_t user_id)
 
 session_t *session_find_name(server_t *srv, const char *user)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    HMAP_EACH(it, &srv->sess_by_name, hmap_hash_nocase(user))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_name);
         if (!s->ended && strcasecmp(s->user, user) == 0)
             return s;
     }
@@ -54,12 +58,37 @@ session_t *session_find_name(server_t *srv, const char *user)
 
 session_t *session_find_game(server_t *srv, int64_t game_id)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    HMAP_EACH(it, &srv->sess_by_game, hmap_hash_u64((uint64_t)game_id))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_game);
         if (s->game_id == game_id)
             return s;
     }
     return NULL;
+}
+
+/* Puts s in the three indexes, or in none (out of memory: -1). */
+static int session_index(server_t *srv, session_t *s)
+{
+    if (hmap_add(&srv->sess_by_user, &s->by_user, hmap_hash_u64((uint64_t)s->user_id)) < 0)
+        return -1;
+    if (hmap_add(&srv->sess_by_name, &s->by_name, hmap_hash_nocase(s->user)) < 0) {
+        hmap_del(&srv->sess_by_user, &s->by_user);
+        return -1;
+    }
+    if (hmap_add(&srv->sess_by_game, &s->by_game, hmap_hash_u64((uint64_t)s->game_id)) < 0) {
+        hmap_del(&srv->sess_by_user, &s->by_user);
+        hmap_del(&srv->sess_by_name, &s->by_name);
+        return -1;
+    }
+    return 0;
+}
+
+static void session_unindex(server_t *srv, session_t *s)
+{
+    hmap_del(&srv->sess_by_user, &s->by_user);
+    hmap_del(&srv->sess_by_name, &s->by_name);
+    hmap_del(&srv->sess_by_game, &s->by_game);
 }
 
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user, game_t *g,
@@ -70,16 +99,16 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
         return NULL;
     s->grid = screen_new(TERM_MIN_W, TERM_MIN_H);
     s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
-    if (!s->grid || !s->sent) {
+    s->game_id = game_id;
+    s->user_id = user_id;
+    snprintf(s->user, sizeof s->user, "%s", user);
+    if (!s->grid || !s->sent || session_index(srv, s) < 0) {
         screen_free(s->grid);
         screen_free(s->sent);
         free(s);
         return NULL;
     }
     s->srv = srv;
-    s->game_id = game_id;
-    s->user_id = user_id;
-    snprintf(s->user, sizeof s->user, "%s", user);
     s->game = g;
     s->seed = game_seed(g);
     s->seq = s->snap_seq = seq;
@@ -110,6 +139,7 @@ void session_free(session_t *s)
         return;
     s->dead = true;
     list_remove(&s->node);
+    session_unindex(srv, s);
     srv->nsessions--;
     if (s->db_refs == 0)
         session_really_free(s);
@@ -618,4 +648,7 @@ void session_free_all(server_t *srv)
 {
     for (list_t *it; (it = list_pop_front(&srv->sessions));)
         session_really_free(LIST_ITEM(it, session_t, node));
+    hmap_fini(&srv->sess_by_user);
+    hmap_fini(&srv->sess_by_name);
+    hmap_fini(&srv->sess_by_game);
 }

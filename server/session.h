@@ -16,13 +16,15 @@
 #include <stdint.h>
 #include "conn.h"
 #include "game.h"
+#include "hmap.h"
 #include "keys.h"
 #include "list.h"
 #include "screen.h"
 
 struct session {
     server_t *srv;
-    list_t node; /* server's sessions */
+    list_t node;                       /* server's sessions */
+    hnode_t by_user, by_name, by_game; /* the server's indexes of them */
     int64_t game_id, user_id;
     char user[32];
     game_t *game;
