@@ -198,6 +198,7 @@ static void on_menu_anon(sess_t *s)
 void sess_retry(sess_t *s)
 {
     s->retry_ns = 0;
+    s->actions = 0; /* the screens of a retry are not a session going round in circles */
     s->L->busy++;
     type(s, "r");
 }
