@@ -594,6 +594,7 @@ int webgw_start(server_t *srv)
     list_init(&g->socks);
     buf_init(&g->lobby);
     web_config_t wc = {.listen = srv->cfg.http,
+                       .backlog = srv->cfg.listen_backlog,
                        .outq_max = (size_t)srv->cfg.outq_max,
                        .routes = WEB_ROUTES,
                        .nroutes = WEB_NROUTES,
