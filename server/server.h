@@ -51,12 +51,16 @@ struct server {
     struct budget *budget;   /* connections in all and per address, every gateway's */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
-    list_t conns; /* telnet conns (conn_t.node): telnet.c */
+    uv_timer_t probe;      /* the stall probe (main.c) */
+    uint64_t probe_due_ns; /* when it should fire next, uv_hrtime */
+    list_t conns;          /* telnet conns (conn_t.node): telnet.c */
     int nconns;
     list_t sessions; /* session_t.node: session.c */
     int nsessions;
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
-    uint64_t next_conn_id;                           /* conn_init */
+    list_t snaps_due;      /* session_t.snap_node: detach snapshots not taken yet (session.c) */
+    uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
+    uint64_t next_conn_id; /* conn_init */
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */
     char announce[200];      /* the admin's announcement: control.c */

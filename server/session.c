@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "log.h"
 #include "records.h"
 #include "server.h"
@@ -118,6 +121,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     s->level_changes = st.level_changes;
     s->started_ms = s->last_key_ms = now_ms(srv);
     list_init(&s->watchers);
+    list_init(&s->snap_node);
     list_push_front(&srv->sessions, &s->node);
     srv->nsessions++;
     return s;
@@ -139,6 +143,7 @@ void session_free(session_t *s)
         return;
     s->dead = true;
     list_remove(&s->node);
+    list_remove(&s->snap_node);
     session_unindex(srv, s);
     srv->nsessions--;
     if (s->db_refs == 0)
@@ -162,26 +167,134 @@ static void on_snapshot_saved(void *ud, int status, int64_t id)
     session_db_done(s);
 }
 
+/* A snapshot on its way: the state is copied on the loop (cheap), packed
+ * (deflate: the expensive part) on libuv's thread pool, and handed to the
+ * writer back on the loop, so detaching thousands of players at once
+ * does not stop every other game. The job holds a db_ref on its session. */
+typedef struct {
+    uv_work_t req;
+    session_t *s;
+    buf_t state, blob;
+    int64_t turn;
+    uint64_t seq;
+    int rc;
+} snap_job_t;
+
+/* Hands a packed snapshot to the writer, unless a newer one went first
+ * (jobs finish in any order) or the game ended meanwhile (its end deletes
+ * its snapshots: a late one must not come back). A session freed since
+ * (detached, grace over) still saves: the job kept its memory. */
+static void snapshot_put(session_t *s, int64_t turn, uint64_t seq, const buf_t *blob)
+{
+    if (s->ended || seq <= s->snap_put)
+        return;
+    s->snap_put = seq;
+    s->db_refs++;
+    db_snapshot_save(s->srv->db, s->game_id, turn, (int64_t)seq, (const uint8_t *)blob->data,
+                     blob->len, on_snapshot_saved, s);
+}
+
+/* Packing yields to the loop: on a busy core the games come first (the
+ * pool's other work, replays and big gzips, is background work too). */
+#define SNAP_NICE 10
+
+static void snap_pack(uv_work_t *w)
+{
+    snap_job_t *j = w->data;
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), SNAP_NICE);
+    j->rc = game_snapshot_pack(&j->state, &j->blob);
+}
+
+static void snap_packed(uv_work_t *w, int status)
+{
+    snap_job_t *j = w->data;
+    session_t *s = j->s;
+    if (status == 0 && j->rc == 0)
+        snapshot_put(s, j->turn, j->seq, &j->blob);
+    else
+        log_error("snapshot encode failed game=%lld", (long long)s->game_id);
+    buf_free(&j->state);
+    buf_free(&j->blob);
+    free(j);
+    session_db_done(s);
+}
+
+/* Packs on the thread pool; inline at shutdown (the final flush must find
+ * every snapshot queued) or when the pool cannot take the job. */
+static int snapshot_start(session_t *s, int64_t turn)
+{
+    snap_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return -1;
+    j->s = s;
+    j->turn = turn;
+    j->seq = s->seq;
+    j->req.data = j;
+    buf_init(&j->state);
+    buf_init(&j->blob);
+    int rc = game_snapshot_state(s->game, &j->state);
+    s->db_refs++;
+    if (rc == 0 && !s->srv->stopping &&
+        uv_queue_work(s->srv->loop, &j->req, snap_pack, snap_packed) == 0)
+        return 0;
+    if (rc == 0)
+        snap_pack(&j->req);
+    else
+        j->rc = -1;
+    snap_packed(&j->req, 0);
+    return 0;
+}
+
 void session_snapshot(session_t *s, const char *why)
 {
     if (s->ended || s->broken || s->seq == s->snap_seq)
         return;
     server_t *srv = s->srv;
-    buf_reset(&srv->scratch);
-    if (game_snapshot(s->game, &srv->scratch) < 0) {
-        log_error("snapshot encode failed game=%lld", (long long)s->game_id);
-        return;
-    }
     game_status_t st;
     game_status(s->game, &st);
-    s->db_refs++;
-    db_snapshot_save(srv->db, s->game_id, (int64_t)st.turn, (int64_t)s->seq,
-                     (const uint8_t *)srv->scratch.data, srv->scratch.len, on_snapshot_saved, s);
+    if (snapshot_start(s, (int64_t)st.turn) < 0) {
+        log_error("snapshot: out of memory game=%lld", (long long)s->game_id);
+        return;
+    }
     db_progress_t p = {(int64_t)st.turn, st.depth, st.max_depth, st.xl, st.race, st.cls};
     db_game_progress(srv->db, s->game_id, &p, NULL, NULL);
     s->snap_seq = s->seq;
     s->snap_turn = st.turn;
     (void)why;
+}
+
+/* A detach's snapshot waits on snaps_due and is taken a few per loop turn:
+ * ten thousand players leaving at once (a network cut) then costs every
+ * other game a few short turns, not one long one. */
+#define SNAPS_PER_TURN 32
+
+static void on_snap_idle(uv_idle_t *h)
+{
+    server_t *srv = h->data;
+    for (int i = 0; i < SNAPS_PER_TURN; i++) {
+        list_t *n = list_pop_front(&srv->snaps_due);
+        if (!n)
+            break;
+        session_snapshot(LIST_ITEM(n, session_t, snap_node), "detach");
+    }
+    if (list_empty(&srv->snaps_due))
+        uv_idle_stop(h);
+}
+
+static void snapshot_soon(session_t *s)
+{
+    server_t *srv = s->srv;
+    if (srv->stopping) {
+        session_snapshot(s, "detach");
+        return;
+    }
+    if (!srv->snap_idle.loop) {
+        uv_idle_init(srv->loop, &srv->snap_idle);
+        srv->snap_idle.data = srv;
+    }
+    if (!list_linked(&s->snap_node))
+        list_push_back(&srv->snaps_due, &s->snap_node);
+    uv_idle_start(&srv->snap_idle, on_snap_idle);
 }
 
 /* ---- viewers and frames ------------------------------------------------------------ */
@@ -435,7 +548,7 @@ void session_detach(conn_t *c, const char *why)
             s->detached_ms = 1;
         log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                  (unsigned long long)s->seq);
-        session_snapshot(s, "detach");
+        snapshot_soon(s);
     } else {
         watcher_unlink(s, c);
         if (!s->ended)
@@ -636,6 +749,10 @@ void session_set_chat(session_t *s, bool off)
 
 void session_shutdown_all(server_t *srv)
 {
+    while (list_pop_front(&srv->snaps_due))
+        continue; /* every game is saved below */
+    if (srv->snap_idle.loop)
+        uv_close((uv_handle_t *)&srv->snap_idle, NULL);
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->frame_due && !s->ended)

@@ -25,12 +25,14 @@ struct session {
     server_t *srv;
     list_t node;                       /* server's sessions */
     hnode_t by_user, by_name, by_game; /* the server's indexes of them */
+    list_t snap_node;                  /* server's snaps_due while a snapshot waits */
     int64_t game_id, user_id;
     char user[32];
     game_t *game;
     uint64_t seed;
     uint64_t seq;      /* keys applied (journal length) */
-    uint64_t snap_seq; /* seq of the newest snapshot written */
+    uint64_t snap_seq; /* seq of the newest snapshot taken */
+    uint64_t snap_put; /* seq of the newest snapshot handed to the writer */
     uint64_t snap_turn;
     uint32_t level_changes;
     conn_t *player;
