@@ -337,6 +337,8 @@ static void answered(sess_t *s, uint64_t now)
         samples_push(&L->lat, now - s->sent_ns);
         L->answered++;
     }
+    if (L->phase == PH_DETACH && s->idx == 0)
+        load_detach_answer(L, now - s->sent_ns);
     L->outstanding--;
     s->sent_ns = 0;
     if (s->idx == 0) {
