@@ -9,6 +9,8 @@
  *   journal.h, .c      journal rows played into an engine; restoring games
  *   accounts, hashq    accounts; argon2 on a fair, bounded, low-priority queue
  *   listener, budget   accepting sockets; the connection budget of every door
+ *   jqueue.h, .c       a game's journal rows until stored; pausing, retrying
+ *   storage.h, .c      the database's health: cap, failing, paused games
  *   config, log, ratelimit, list.h
  *   telnet/            the telnet gateway: libtelnet, line editor
  *   web/               the web gateway: lws, the door (web_door.c), HTTP
@@ -35,6 +37,7 @@
 #include "list.h"
 #include "menu.h"
 #include "session.h"
+#include "storage.h"
 
 #define WARREN_VERSION "0.1.0"
 
@@ -60,6 +63,7 @@ struct server {
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
     list_t snaps_due;      /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
+    storage_t storage;     /* storage.c */
     uint64_t next_conn_id; /* conn_init */
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */
