@@ -45,6 +45,7 @@ static const char *const PAUSE_NOTICE[] = {
 };
 
 static void session_broadcast(session_t *s);
+static void session_broadcast_once(session_t *s);
 
 /* ---- lifetime ------------------------------------------------------------------- */
 
@@ -472,18 +473,51 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     conn_write(c, b->data, b->len);
 }
 
-/* Sends the change from sent to grid to every viewer, the player first. */
+/* Sends the change from sent to grid to every viewer, the player first.
+ * A failed write closes its conn at once, and that may detach any number
+ * of watchers (a mass disconnect): the walk goes over a copy of the list,
+ * each conn held by a ref, and skips those no longer watching. */
 static void frames_send(session_t *s)
 {
     fanout_t f = {.encoded = 0};
     view_of(s, &f.v);
     if (s->player)
         frame_send(s, s->player, &f);
-    LIST_EACH (it, &s->watchers)
-        frame_send(s, LIST_ITEM(it, conn_t, wnode), &f);
+    conn_t *few[16], **w = few;
+    int n = 0;
+    if (s->nwatchers > 16 && !(w = malloc(sizeof *w * (size_t)s->nwatchers)))
+        return; /* out of memory: they get a keyframe with the next frame */
+    LIST_EACH (it, &s->watchers) {
+        w[n] = LIST_ITEM(it, conn_t, wnode);
+        conn_ref(w[n++]);
+    }
+    for (int i = 0; i < n; i++) {
+        if (w[i]->sess == s && w[i] != s->player)
+            frame_send(s, w[i], &f);
+    }
+    for (int i = 0; i < n; i++)
+        conn_unref(w[i]);
+    if (w != few)
+        free(w);
 }
 
+/* Not re-entered: a watcher leaving during a broadcast (its write failed)
+ * asks for another, which runs once this one is done. */
 static void session_broadcast(session_t *s)
+{
+    if (s->broadcasting) {
+        s->broadcast_again = true;
+        return;
+    }
+    s->broadcasting = true;
+    do {
+        s->broadcast_again = false;
+        session_broadcast_once(s);
+    } while (s->broadcast_again && !s->dead);
+    s->broadcasting = false;
+}
+
+static void session_broadcast_once(session_t *s)
 {
     game_view_t v;
     view_of(s, &v);

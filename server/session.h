@@ -54,6 +54,7 @@ struct session {
     bool dead;          /* unlinked; freed when db_refs drops to 0 */
     bool chat_off;      /* the player turned spectator chat off */
     uint64_t frame_seq; /* frames broadcast (JSON frames carry it) */
+    bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
 };
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
