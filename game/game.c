@@ -125,6 +125,16 @@ int game_snapshot(const game_t *g, buf_t *out)
     return snapshot_write(g, out);
 }
 
+int game_snapshot_state(const game_t *g, buf_t *state)
+{
+    return snapshot_state(g, state);
+}
+
+int game_snapshot_pack(const buf_t *state, buf_t *out)
+{
+    return snapshot_pack(state, out);
+}
+
 game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)
 {
     return snapshot_read(c, blob, len, err, errlen);

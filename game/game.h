@@ -114,6 +114,13 @@ uint64_t game_seed(const game_t *g);
  * rebuilds that game from its seed and journal instead. */
 #define GAME_SNAPSHOT_VERSION 6
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
+/* game_snapshot in two halves, so a host can compress off its game thread:
+ * game_snapshot_state copies the state into state (replacing its bytes; a
+ * fraction of the cost), game_snapshot_pack makes from that copy the very
+ * blob game_snapshot would have (any thread: it reads nothing else). Each
+ * 0 or -1. */
+int game_snapshot_state(const game_t *g, buf_t *state);
+int game_snapshot_pack(const buf_t *state, buf_t *out);
 /* NULL and a message in err for a truncated, corrupt, wrong-version or
  * wrong-content blob; never crashes. */
 game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen);

@@ -218,16 +218,28 @@ static int snap_deflate(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t n
     return zr == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
 }
 
-int snapshot_write(const game_t *g, buf_t *out)
+/* The state copy: the content id (8 bytes), then the raw state. */
+#define STATE_ID 8
+
+int snapshot_state(const game_t *g, buf_t *state)
 {
-    buf_t raw;
-    buf_init(&raw);
+    uint8_t id[STATE_ID];
+    put_le(id, content_id(g->c), STATE_ID);
+    buf_reset(state);
+    buf_put(state, id, sizeof id);
     ser_t s;
-    ser_init(&s, &raw);
+    ser_init(&s, state);
     snapshot_save(g, &s);
-    uLongf bound = compressBound((uLong)raw.len);
-    if (raw.failed || raw.len > SNAP_MAX_RAW || !buf_reserve(out, SNAP_HEADER + bound)) {
-        buf_free(&raw);
+    return state->failed || state->len - STATE_ID > SNAP_MAX_RAW ? -1 : 0;
+}
+
+int snapshot_pack(const buf_t *state, buf_t *out)
+{
+    const uint8_t *raw = (const uint8_t *)state->data + STATE_ID;
+    size_t n = state->len >= STATE_ID ? state->len - STATE_ID : 0;
+    uLongf bound = compressBound((uLong)n);
+    if (state->failed || state->len < STATE_ID || n > SNAP_MAX_RAW ||
+        !buf_reserve(out, SNAP_HEADER + bound)) {
         out->failed = true;
         return -1;
     }
@@ -235,17 +247,26 @@ int snapshot_write(const game_t *g, buf_t *out)
     memcpy(h, SNAP_MAGIC, 4);
     put_le(h + 4, SNAP_VERSION, 2);
     put_le(h + 6, 0, 2);
-    put_le(h + 8, content_id(g->c), 8);
-    put_le(h + 16, raw.len, 4);
-    int zr = snap_deflate(h + SNAP_HEADER, &bound, (const uint8_t *)raw.data, raw.len);
-    buf_free(&raw);
-    if (zr != Z_OK) {
+    memcpy(h + 8, state->data, STATE_ID); /* the content id, as put_le wrote it */
+    put_le(h + 16, n, 4);
+    if (snap_deflate(h + SNAP_HEADER, &bound, raw, n) != Z_OK) {
         out->failed = true;
         return -1;
     }
     put_le(h + 20, snap_crc(h, SNAP_HEADER + bound), 4);
     out->len += SNAP_HEADER + bound;
     return 0;
+}
+
+int snapshot_write(const game_t *g, buf_t *out)
+{
+    buf_t state;
+    buf_init(&state);
+    int rc = snapshot_state(g, &state) < 0 ? -1 : snapshot_pack(&state, out);
+    if (rc < 0)
+        out->failed = true;
+    buf_free(&state);
+    return rc;
 }
 
 /* ---- loading ------------------------------------------------------------------ */

@@ -198,6 +198,7 @@ static void on_menu_anon(sess_t *s)
 void sess_retry(sess_t *s)
 {
     s->retry_ns = 0;
+    s->actions = 0; /* the screens of a retry are not a session going round in circles */
     s->L->busy++;
     type(s, "r");
 }
@@ -340,6 +341,8 @@ static void answered(sess_t *s, uint64_t now)
         samples_push(&L->lat, now - s->sent_ns);
         L->answered++;
     }
+    if (L->phase == PH_DETACH && s->idx == 0)
+        load_detach_answer(L, now - s->sent_ns);
     L->outstanding--;
     s->sent_ns = 0;
     if (s->idx == 0) {
