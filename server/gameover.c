@@ -65,12 +65,13 @@ static void gameover_text(const gameover_t *g, bool player, int64_t rank, char *
     gameover_game_url(g->srv, g->game_id, url, sizeof url);
     if (rank > 0)
         snprintf(place, sizeof place, "Place on the high scores: #%lld.\n", (long long)rank);
-    snprintf(out, n,
-             "%s\nGame over: %s.\n%s the %s %s: score %lld after %llu turns, deepest level "
-             "%d.\n%s%s%s",
+    char deepest[32] = "never left the town";
+    if (st->max_depth > 0)
+        snprintf(deepest, sizeof deepest, "deepest level %d", st->max_depth);
+    snprintf(out, n, "%s\nGame over: %s.\n%s the %s %s: score %lld after %llu turns, %s.\n%s%s%s",
              player ? "Your game is over." : "The game you watched has ended.", st->cause,
              g->player, st->race, st->cls, (long long)st->score, (unsigned long long)st->turn,
-             st->max_depth, place, url[0] ? "Its page: " : "", url);
+             deepest, place, url[0] ? "Its page: " : "", url);
 }
 
 static void on_rank(void *ud, int status, int64_t rank)
