@@ -160,7 +160,8 @@ void screen_put(screen_t *s, int x, int y, uint32_t ch, style_t st)
 {
     if (x < 0 || y < 0 || x >= s->w || y >= s->h)
         return;
-    cell_t c = {ch, st.fg, st.bg, (uint8_t)(st.attr & ATTR_ALL), {0, 0, 0}};
+    cell_t c = {
+        .ch = ch <= 0x10FFFF ? ch : 0xFFFD, .attr = st.attr & ATTR_ALL, .fg = st.fg, .bg = st.bg};
     set_cell(s, x, y, c);
 }
 

@@ -28,12 +28,13 @@ enum {
     ATTR_ALL = 0x1F
 };
 
+/* Eight bytes, every bit named, so rows compare with memcmp: a grid is the
+ * bulk of a session's memory (three or more 80x24 grids per game). */
 typedef struct {
-    uint32_t ch; /* Unicode code point; ' ' for blank */
-    uint16_t fg; /* 0..255 palette index or SCREEN_DEFAULT_COLOR */
+    uint32_t ch : 21;   /* Unicode code point; ' ' for blank */
+    uint32_t attr : 11; /* ATTR_* bits; the rest ignored */
+    uint16_t fg;        /* 0..255 palette index or SCREEN_DEFAULT_COLOR */
     uint16_t bg;
-    uint8_t attr; /* ATTR_* bits */
-    uint8_t pad_[3];
 } cell_t;
 
 /* A drawing style: colours and attributes for the helpers. */
@@ -65,7 +66,7 @@ void screen_touch_all(screen_t *s); /* every row dirty (forces a full diff) */
 
 static inline cell_t screen_blank(void)
 {
-    cell_t c = {' ', SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, 0, {0, 0, 0}};
+    cell_t c = {.ch = ' ', .attr = 0, .fg = SCREEN_DEFAULT_COLOR, .bg = SCREEN_DEFAULT_COLOR};
     return c;
 }
 static inline bool cell_eq(const cell_t *a, const cell_t *b)

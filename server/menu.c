@@ -89,8 +89,11 @@ static int menu_ensure_screens(conn_t *c)
         h = TERM_MAX_H;
     if (!c->scr && !(c->scr = screen_new(w, h)))
         return -1;
-    if (!c->shown && !(c->shown = screen_new(w, h)))
-        return -1;
+    if (!c->shown) {
+        if (!(c->shown = screen_new(w, h)))
+            return -1;
+        c->shown_valid = false;
+    }
     if (c->scr->w != w || c->scr->h != h) {
         if (screen_resize(c->scr, w, h))
             return -1;

@@ -652,6 +652,13 @@ void session_attach_player(session_t *s, conn_t *c)
     c->place = CONN_PLAY;
     c->own_render = false;
     c->need_key = false;
+    /* The player's frames come from the session's grids; the menu's pair is
+     * made again when a menu draws (two 80x24 grids: a quarter of a
+     * session's memory). */
+    screen_free(c->scr);
+    screen_free(c->shown);
+    c->scr = c->shown = NULL;
+    c->shown_valid = false;
     log_info("attach user=%s game=%lld conn=%llu turn-seq=%llu", s->user, (long long)s->game_id,
              (unsigned long long)c->id, (unsigned long long)s->seq);
     session_layout(s);

@@ -523,7 +523,7 @@ static screen_t *random_grid(uint64_t *r)
         if (rich >= 3 && rnd(r, 4) == 0)
             c.attr = (uint8_t)rnd(r, 256);
         if (rnd(r, 40) == 0)
-            c.fg = (uint16_t)rnd_next(r), c.pad_[1] = 7;
+            c.fg = (uint16_t)rnd_next(r), c.attr |= 0x400;
         int len = rnd(r, 2) ? 1 + rnd(r, 6) : 1; /* runs of equal cells */
         for (int j = i; j < i + len && j < w * h; j++)
             s->cells[j] = c;
