@@ -171,8 +171,9 @@ typedef struct {
 
 /* Region kinds: mapgen names regions from `rtypes` (same index); the
  * rules read the rest. RF_DARK: light does not reach past the next cell
- * inside it. */
-enum { RF_DARK = 1 << 0 };
+ * inside it. RF_SKY: open sky in daylight: its terrain, once seen, keeps
+ * its colours out of view (creatures and items still show only in view). */
+enum { RF_DARK = 1 << 0, RF_SKY = 1 << 1 };
 
 typedef struct {
     char name[40];

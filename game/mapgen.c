@@ -1208,10 +1208,9 @@ static void town_layout(gen_t *g)
     box_t all = {1, 1, g->w - 2, g->h - 2};
     int town = region_add(g, SHAPE_TOWN, all, -1, 0), mid = g->h / 2;
     for (int y = 0; y < g->h; y++)
-        for (int x = 0; x < g->w; x++) {
-            *cell(g, x, y) = MAP_TREE;
-            if (inside(g, x, y))
-                put(g, x, y, MAP_GRASS, town);
+        for (int x = 0; x < g->w; x++) { /* grass in a ring of trees, all under the sky */
+            *cell(g, x, y) = inside(g, x, y) ? MAP_GRASS : MAP_TREE;
+            g->lv->region[idx(g, x, y)] = (uint8_t)town;
         }
     int houses = rng_range(g->rng, 5, 8);
     for (int i = 0; i < houses; i++)

@@ -138,6 +138,32 @@ static map_view_t map_view(const screen_t *s, const level_t *lv, const obj_t *p,
     return m;
 }
 
+/* Whether origin o still suits p: p at least an eighth of the view from
+ * either edge of a view that lies on the map. */
+static bool origin_keeps(int map, int view, int o, int p)
+{
+    int margin = view / 8 > 0 ? view / 8 : 1;
+    return map > view && o >= 0 && o <= map - view && p - o >= margin && o + view - 1 - p >= margin;
+}
+
+/* The view the kept frame showed, while the player stays well inside it:
+ * a walk to and fro over view_origin's half-view line scrolls once, not at
+ * every crossing. A whole frame of the kept frame's size shows the same
+ * view (rc may be NULL: no kept frame yet). */
+static map_view_t kept_view(const render_cache_t *rc, const screen_t *s, const level_t *lv,
+                            const obj_t *p, int tw)
+{
+    map_view_t m = map_view(s, lv, p, tw);
+    if (!rc || !rc->valid || !rc->frame || rc->frame->w != s->w || rc->frame->h != s->h ||
+        rc->depth != lv->depth || rc->tw != tw)
+        return m;
+    if (origin_keeps(lv->w, m.vw, rc->ox, p->x))
+        m.ox = rc->ox;
+    if (origin_keeps(lv->h, m.vh, rc->oy, p->y))
+        m.oy = rc->oy;
+    return m;
+}
+
 /* The terrain of the view's tile (sx, sy): blank unless seen. */
 static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx, int sy)
 {
@@ -150,6 +176,10 @@ static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t
     uint8_t t = lv->terrain[i];
     const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
     bool vis = lv->vis && lv->vis[i];
+    if (!vis) {
+        const region_kind_t *rk = level_region_kind(g, lv, x, y);
+        vis = rk && (rk->flags & RF_SKY);
+    }
     uint32_t ch = k->flags & TF_LINE ? glyph_join(join_mask(g, lv, x, y), k->glyph) : k->glyph;
     screen_put(s, sx * m->tw, m->top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
 }
@@ -499,7 +529,7 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
     render_msgs(g, s, rc);
     if (!lv || !p)
         return true;
-    map_view_t m = map_view(s, lv, p, view && view->two_cell ? 2 : 1);
+    map_view_t m = kept_view(g->rc, s, lv, p, view && view->two_cell ? 2 : 1);
     if (m.vh >= 1 && draw_map(g, s, lv, &m, rc, full) < 0 && rc)
         rc->valid = false;
     if (m.vh >= 1)
@@ -547,7 +577,7 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     int tw = view && view->two_cell ? 2 : 1;
-    map_view_t m = lv && p ? map_view(rc->frame, lv, p, tw) : (map_view_t){0};
+    map_view_t m = lv && p ? kept_view(rc, rc->frame, lv, p, tw) : (map_view_t){0};
     bool full = !rc->valid || rc->over || !lv || !p || !lv->vis || lv->depth != rc->depth ||
                 m.ox != rc->ox || m.oy != rc->oy || tw != rc->tw ||
                 (prompt_of(g)->flags & PF_SCREEN);

@@ -1002,7 +1002,8 @@ static int decl_region(lua_State *L)
     int lit = lua_getfield(L, 1, "lit");
     lua_pop(L, 1);
     t->lit = lit == LUA_TNIL ? -1 : fld_bool(L, &d, "lit", 0);
-    r->flags = (uint8_t)(fld_bool(L, &d, "dark", 0) ? RF_DARK : 0);
+    r->flags = (uint8_t)((fld_bool(L, &d, "dark", 0) ? RF_DARK : 0) |
+                         (fld_bool(L, &d, "sky", 0) ? RF_SKY : 0));
     if (r->flags & RF_DARK)
         t->lit = 0;
     fld_handlers(L, &d, r->handlers);

@@ -37,6 +37,8 @@ typedef struct {
     uint16_t bg;
 } cell_t;
 
+_Static_assert(sizeof(cell_t) == 8, "a cell is eight bytes, every bit named");
+
 /* A drawing style: colours and attributes for the helpers. */
 typedef struct {
     uint16_t fg, bg;

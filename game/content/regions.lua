@@ -1,12 +1,15 @@
 -- Region kinds: what a room, cave or vault is called, where it appears,
 -- whether it is lit (absent: by depth), and the rules it brings.
 -- dark: light reaches only the next cell inside it.
+-- sky: open sky in daylight: ground once seen keeps its colours out of view
+-- (a step does not repaint every shadow cast by trees and houses).
 -- handlers: the engine's region handlers by name ("slippery": you may
 -- slide one step further on its wet floor).
-region { name = "the town of Burrowmouth", min_depth = 0, max_depth = 0, weight = 1, shapes = { "town" }, lit = true }
-region { name = "a cottage", min_depth = 0, max_depth = 0, weight = 4, shapes = { "building" }, lit = true }
-region { name = "the general store", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true }
-region { name = "the temple", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true }
+region { name = "the town of Burrowmouth", min_depth = 0, max_depth = 0, weight = 1, shapes = { "town" }, lit = true,
+         sky = true }
+region { name = "a cottage", min_depth = 0, max_depth = 0, weight = 4, shapes = { "building" }, lit = true, sky = true }
+region { name = "the general store", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true, sky = true }
+region { name = "the temple", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true, sky = true }
 region { name = "a dusty room", min_depth = 1, max_depth = 20, weight = 10, shapes = { "rooms" } }
 region { name = "a guard room", min_depth = 2, max_depth = 14, weight = 5, shapes = { "rect", "octagon", "cross" } }
 region { name = "a pillared hall", min_depth = 1, max_depth = 20, weight = 8, shapes = { "pillared" } }

@@ -205,6 +205,127 @@ START_TEST(kept_frame_equals_whole_frame)
 }
 END_TEST
 
+/* Where the map starts on the kept frame: the player's level column (or
+ * row) less the screen column (row) its '@' is drawn at. */
+static void frame_origin(game_t *g, const screen_t *f, int *ox, int *oy)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    for (int y = 1; y < f->h - 2; y++)
+        for (int x = 0; x < f->w; x++)
+            if (screen_at(f, x, y)->ch == '@') {
+                *ox = p->x - x;
+                *oy = p->y - (y - 1);
+                return;
+            }
+    ck_abort_msg("no @ on the frame");
+}
+
+/* One key, then the kept frame's map origin. */
+static int step_origin(game_t *g, uint32_t k)
+{
+    key(g, k);
+    game_view_t v = {0};
+    const screen_t *f = render_frame(g, 80, 24, &v);
+    ck_assert_ptr_nonnull(f);
+    int ox, oy;
+    frame_origin(g, f, &ox, &oy);
+    return ox;
+}
+
+/* A corridor across a level wider than the view: walking its length
+ * scrolls the map; stepping to and fro where it last scrolled does not
+ * scroll it again (the view stays while the player is well inside). */
+START_TEST(view_stays_put_on_a_walk_to_and_fro)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, 0, 0);
+    level_t *lv = level_current(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert_int_gt(lv->w, 80);
+    p->y = (int16_t)(lv->h / 2);
+    for (int x = 1; x < lv->w - 1; x++) {
+        lv->terrain[p->y * lv->w + x] = MAP_FLOOR;
+        lv->trap[p->y * lv->w + x] = 0;
+    }
+    p->x = 1;
+    lv->opaque_ok = 0;
+    vision_update(g);
+    int o = step_origin(g, '.'), scrolls = 0;
+    while (p->x < lv->w - 2) {
+        int n = step_origin(g, 'l');
+        scrolls += n != o;
+        o = n;
+    }
+    ck_assert_int_ge(scrolls, 1);
+    scrolls = 0;
+    while (p->x > 1 && !scrolls) { /* back west to where the map scrolls */
+        int n = step_origin(g, 'h');
+        scrolls += n != o;
+        o = n;
+    }
+    ck_assert_int_eq(scrolls, 1);
+    for (int i = 0; i < 20; i++) {
+        int n = step_origin(g, i % 2 ? 'h' : 'l');
+        ck_assert_msg(n == o, "step %d: the map scrolled from %d to %d", i, o, n);
+    }
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The terrain cell of the kept frame showing level cell i. */
+static const cell_t *drawn(game_t *g, const screen_t *f, size_t i)
+{
+    level_t *lv = level_current(g);
+    int ox, oy;
+    frame_origin(g, f, &ox, &oy);
+    int x = (int)(i % (size_t)lv->w) - ox, y = (int)(i / (size_t)lv->w) - oy + 1;
+    return x >= 0 && x < f->w && y >= 1 && y < f->h - 2 ? screen_at(f, x, y) : NULL;
+}
+
+/* A cell seen before and out of view now, on the frame: the first such
+ * cell of terrain t; NULL when there is none on view. */
+static const cell_t *remembered(game_t *g, const screen_t *f, uint8_t t)
+{
+    level_t *lv = level_current(g);
+    for (size_t i = 0; i < (size_t)lv->w * (size_t)lv->h; i++)
+        if (lv->seen[i] && !lv->vis[i] && lv->terrain[i] == t && drawn(g, f, i))
+            return drawn(g, f, i);
+    return NULL;
+}
+
+/* Under the town's open sky, ground once seen keeps its colours out of
+ * view; in the dungeon it is drawn dim grey. */
+START_TEST(town_ground_keeps_its_colours_out_of_view)
+{
+    content_t *c = shipped_content();
+    game_t *g = game_new(c, 7, NULL);
+    key(g, 'x');
+    ck_assert_int_eq(g->depth, 0);
+    game_view_t v = {0};
+    const cell_t *cl = NULL;
+    for (int i = 0; i < 40 && !cl; i++) {
+        key(g, (uint32_t) "lljjkkhh"[i % 8]);
+        cl = remembered(g, render_frame(g, 80, 24, &v), MAP_GRASS);
+    }
+    ck_assert_ptr_nonnull(cl);
+    ck_assert_int_eq(cl->ch, '"');
+    ck_assert_int_eq(cl->fg, c->terrain[MAP_GRASS].fg);
+    ck_assert_int_eq(cl->attr & ATTR_DIM, 0);
+    down_from_town(g);
+    cl = NULL;
+    for (int i = 0; i < 200 && !cl; i++) {
+        key(g, (uint32_t) "hjklyubn"[(i / 5) % 8]);
+        cl = remembered(g, render_frame(g, 80, 24, &v), MAP_FLOOR);
+    }
+    ck_assert_ptr_nonnull(cl);
+    ck_assert_int_eq(cl->fg, 8);
+    ck_assert_int_ne(cl->attr & ATTR_DIM, 0);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_view(void)
 {
     Suite *s = suite_create("game_view");
@@ -212,6 +333,8 @@ Suite *suite_game_view(void)
     tcase_add_test(t, kept_view_equals_fresh_on_random_walks);
     tcase_add_test(t, opacity_change_in_reach_sees_again);
     tcase_add_test(t, kept_frame_equals_whole_frame);
+    tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
+    tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
     suite_add_tcase(s, t);
     return s;
 }
