@@ -33,12 +33,16 @@ typedef struct {
     size_t outq; /* bytes handed to uv_write, not yet written */
     uint64_t last_input_ms;
     budget_slot_t slot; /* its place in the connection budget (server_t.budget) */
+    list_t eof_node;    /* on telnetgw.eofs while its end waits (close_soon) */
+    const char *eof_why;
 } tconn_t;
 
 /* The listeners (server_t.telnet). */
 struct telnetgw {
     listener_t *tcp, *unix_sock;
     log_every_t refused_log; /* connections turned away at the door */
+    list_t eofs;             /* tconn_t.eof_node: ended by the peer, not closed yet */
+    uv_idle_t eof_idle;      /* closes them a few per loop turn */
 };
 
 typedef struct {
@@ -316,13 +320,48 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
     b->len = b->base ? 4096 : 0;
 }
 
+/* A connection the peer ended waits on eofs and is closed a few per loop
+ * turn: each close costs the kernel's TCP teardown, a detach and log
+ * lines, and ten thousand ends in one turn (a network cut) would stall
+ * every other game for half a second. */
+#define CLOSES_PER_TURN 64
+
+static void on_eof_idle(uv_idle_t *h)
+{
+    struct telnetgw *tl = h->data;
+    for (int i = 0; i < CLOSES_PER_TURN; i++) {
+        list_t *n = list_pop_front(&tl->eofs);
+        if (!n)
+            break;
+        tconn_t *t = LIST_ITEM(n, tconn_t, eof_node);
+        conn_close(&t->c, t->eof_why); /* nothing when closed meanwhile */
+        conn_unref(&t->c);
+    }
+    if (list_empty(&tl->eofs))
+        uv_idle_stop(h);
+}
+
+static void close_soon(tconn_t *t, const char *why)
+{
+    struct telnetgw *tl = t->c.srv->telnet;
+    if (!tl || t->c.srv->stopping || list_linked(&t->eof_node)) {
+        conn_close(&t->c, why);
+        return;
+    }
+    uv_read_stop(&t->io.stream);
+    t->eof_why = why;
+    conn_ref(&t->c);
+    list_push_back(&tl->eofs, &t->eof_node);
+    uv_idle_start(&tl->eof_idle, on_eof_idle);
+}
+
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     tconn_t *t = st->data;
     conn_t *c = &t->c;
     if (n < 0) {
         free(b->base);
-        conn_close(c, n == UV_EOF ? "closed by peer" : uv_strerror((int)n));
+        close_soon(t, n == UV_EOF ? "closed by peer" : uv_strerror((int)n));
         return;
     }
     if (n > 0 && !c->closing) {
@@ -371,6 +410,7 @@ static tconn_t *tconn_new(server_t *s, bool is_unix)
     tconn_t *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
+    list_init(&t->eof_node);
     if (conn_init(&t->c, s, &telnet_ops)) {
         conn_fini(&t->c);
         free(t);
@@ -461,6 +501,9 @@ int telnetgw_listen(server_t *s)
     s->telnet = calloc(1, sizeof *s->telnet);
     if (!s->telnet)
         return log_error("telnet: out of memory"), -1;
+    list_init(&s->telnet->eofs);
+    uv_idle_init(s->loop, &s->telnet->eof_idle);
+    s->telnet->eof_idle.data = s->telnet;
     if (s->cfg.telnet[0]) {
         s->telnet->tcp = listener_tcp(s->loop, "telnet", s->cfg.telnet, s->cfg.listen_backlog,
                                       on_tcp_socket, s, err, sizeof err);
@@ -487,6 +530,10 @@ void telnetgw_stop(server_t *s)
     listener_close(tl->tcp);
     listener_close(tl->unix_sock);
     tl->tcp = tl->unix_sock = NULL;
+    while (!list_empty(&tl->eofs))
+        on_eof_idle(&tl->eof_idle);
+    if (!uv_is_closing((uv_handle_t *)&tl->eof_idle))
+        uv_close((uv_handle_t *)&tl->eof_idle, NULL);
 }
 
 void telnetgw_free(server_t *s)

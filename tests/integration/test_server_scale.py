@@ -1,6 +1,8 @@
 """warrend at scale: the listen backlog it asks the kernel for; many
-players leaving at once."""
+players leaving at once; many connections ending in the same moment."""
 import pathlib
+import re
+import socket
 import subprocess
 import time
 
@@ -80,3 +82,36 @@ def test_players_leaving_at_once_leave_every_game_saved(daemon, clients, bindir,
         keys = journal_bytes(d, gid)
         assert snapshot_hash(bindir, tmp_path, blob) == live["hash"], name
         assert replay(bindir, tmp_path, seed, name, keys)[1] == live["hash"], name
+
+
+def test_connections_ending_at_once_are_all_closed(start_daemon, clients):
+    """Two hundred connections end in the same moment (their ends are closed
+    a few per loop turn): every one is closed, the budget gets every slot
+    back, and the player meanwhile keeps getting answers."""
+    d = start_daemon(extra=["--max-connections", "202", "--max-per-ip", "500"])
+    player = clients(d.port).connected()
+    gid, _ = new_game(d, player, "stays")
+
+    def stored():
+        return d.db_rows("SELECT count(*) FROM journal WHERE game = ?", gid)[0][0]
+
+    socks = [socket.create_connection(("127.0.0.1", d.port)) for _ in range(200)]
+    for s in socks:
+        assert s.recv(1), "not greeted"
+    before = stored()
+    for s in socks:
+        s.close()
+    player.play_keys("hjklhjkl")
+    gone = r"disconnect conn=\d+ ip=127\.0\.0\.1 user=- reason=(?:closed|connection reset) by peer"
+    end = time.time() + 30
+    while len(re.findall(gone, d.log())) < 200 and time.time() < end:
+        time.sleep(0.1)
+    assert len(re.findall(gone, d.log())) == 200
+    end = time.time() + 10
+    while stored() <= before and time.time() < end:
+        time.sleep(0.1)
+    assert stored() > before, "the player's keys were not stored"
+    again = [socket.create_connection(("127.0.0.1", d.port)) for _ in range(200)]
+    for s in again:
+        assert b"refused" not in s.recv(200), "a slot was not given back"
+        s.close()
