@@ -202,11 +202,11 @@ static void grow_territories(gen_t *g)
     worldmap_t *w = g->w;
     int32_t *f = g->queue; /* entries: cell * 32 + territory */
     int nf = 0;
-    for (int c = 0; c < w->w * w->h; c++)
-        if (w->terr[c]) {
-            int t = w->terr[c];
-            w->terr[c] = 0;
-            f[nf++] = c * 32 + t;
+    for (int c = 0; c < w->w * w->h; c++) /* the seeds hold their own cells */
+        for (int d = 0; d < 4 && w->terr[c]; d++) {
+            int nx = c % w->w + DX8[d], ny = c / w->w + DY8[d], nc = ny * w->w + nx;
+            if (in_map(w, nx, ny) && w->kind[nc] == WM_LAND && !w->terr[nc])
+                f[nf++] = nc * 32 + w->terr[c];
         }
     while (nf > 0) {
         int i = (int)rng_below(&g->r, (uint32_t)nf), e = f[i], c = e / 32, t = e % 32;
@@ -442,30 +442,52 @@ static int town_spaced(const worldmap_t *w, int x, int y)
     return 1;
 }
 
+/* The best cell of territory t for a town; strict 0: spaced from the
+ * others and off the rivers, 1: off the rivers, 2: anywhere. -1: none. */
+static int town_site(gen_t *g, int t, int strict)
+{
+    const worldmap_t *w = g->w;
+    int best = -1, bs = -1;
+    for (int c = 0; c < w->w * w->h; c++) {
+        if (w->terr[c] != t + 1 || (strict < 2 && w->river[c]) ||
+            (strict < 1 && !town_spaced(w, c % w->w, c / w->w)))
+            continue;
+        int s = town_score(g, c);
+        if (s > bs)
+            bs = s, best = c;
+    }
+    return best;
+}
+
+static void town_add(worldmap_t *w, int t, int c)
+{
+    w->towns[w->n_towns++] = (worldmap_town_t){.x = (int16_t)(c % w->w),
+                                               .y = (int16_t)(c / w->w),
+                                               .territory = (uint8_t)t,
+                                               .port = (uint8_t)next_to(w, c, WM_SEA)};
+}
+
+/* Every territory its seat first (closer to others if it must be), then
+ * the towns it wants beyond that, where there is room. */
 static void place_towns(gen_t *g)
 {
     worldmap_t *w = g->w;
+    int want[WORLD_TERR_MAX];
     for (int t = 0; t < w->n_terrs; t++) {
-        int want = rng_range(&g->r, g->p->towns[0], g->p->towns[1]);
-        for (int i = 0; i < want && w->n_towns < WORLD_TOWN_MAX; i++) {
-            int best = -1, bs = -1;
-            for (int c = 0; c < w->w * w->h; c++) {
-                if (w->terr[c] != t + 1 || w->river[c] || !town_spaced(w, c % w->w, c / w->w))
-                    continue;
-                int s = town_score(g, c);
-                if (s > bs)
-                    bs = s, best = c;
-            }
-            if (best < 0)
-                break;
-            if (i == 0)
-                w->terrs[t].seat = (uint8_t)w->n_towns;
-            w->towns[w->n_towns++] = (worldmap_town_t){.x = (int16_t)(best % w->w),
-                                                       .y = (int16_t)(best / w->w),
-                                                       .territory = (uint8_t)t,
-                                                       .port = (uint8_t)next_to(w, best, WM_SEA)};
-        }
+        want[t] = rng_range(&g->r, g->p->towns[0], g->p->towns[1]) - 1;
+        int c = -1;
+        for (int strict = 0; strict < 3 && c < 0; strict++)
+            c = town_site(g, t, strict);
+        w->terrs[t].seat = (uint8_t)w->n_towns;
+        town_add(w, t, c); /* a territory has a cell at least */
     }
+    for (int t = 0; t < w->n_terrs; t++)
+        for (int i = 0; i < want[t] && w->n_towns < WORLD_TOWN_MAX; i++) {
+            int c = town_site(g, t, 0);
+            if (c < 0)
+                break;
+            town_add(w, t, c);
+        }
 }
 
 /* The player's town is a border town: the one with most other
