@@ -289,6 +289,8 @@ static int64_t heap_pop(heap_t *h)
 
 #define KEY(hgt, c) ((int64_t)((hgt) + 100000) << 20 | (c))
 
+#define MEANDER 40 /* how far from the steepest way a river may wander */
+
 /* Where water on each land cell runs (flow[c], a neighbour; -1 on water):
  * flooding inward from the sea, lowest first, so every land cell drains
  * to the sea even out of a pit; fillh[c] is the level its pit fills to. */
@@ -315,15 +317,17 @@ static void drainage(gen_t *g, int32_t *flow, int32_t *fillh, int64_t *keys)
             heap_push(&h, KEY(fillh[nc], nc));
         }
     }
-    /* down the steepest way where the land falls; the flood's way on a
-     * filled pit's flat */
+    /* downhill where the land falls, a little astray so rivers wind; the
+     * flood's way on a filled pit's flat */
     for (int c = 0; c < n; c++) {
-        int best = -1, x = c % w->w, y = c / w->w;
+        int best = -1, bv = 0, x = c % w->w, y = c / w->w;
         for (int d = 0; d < 8 && flow[c] >= 0; d++) {
             int nx = x + DX8[d], ny = y + DY8[d], nc = ny * w->w + nx;
-            if (in_map(w, nx, ny) && w->kind[nc] == WM_LAND && fillh[nc] < fillh[c] &&
-                (best < 0 || fillh[nc] < fillh[best]))
-                best = nc;
+            if (!in_map(w, nx, ny) || w->kind[nc] != WM_LAND || fillh[nc] >= fillh[c])
+                continue;
+            int v = fillh[nc] + (int)rng_below(&g->r, MEANDER);
+            if (best < 0 || v < bv)
+                best = nc, bv = v;
         }
         if (best >= 0)
             flow[c] = best;
