@@ -10,6 +10,7 @@
 #include <strings.h>
 #include "helpers.h"
 #include "prompt.h"
+#include "script.h"
 #include "worldmap.h"
 
 #define SEEDS 60
@@ -252,6 +253,33 @@ START_TEST(no_world_without_syllables)
 }
 END_TEST
 
+/* A broken world declaration stops the load with file:line and why; the
+ * shipped one names the town the town level is named for. */
+START_TEST(world_declarations_are_checked)
+{
+    static const char *const BAD[][2] = {
+        {"tests/content/bad/bad_world.lua",
+         "bad_world.lua:2: world: 'onsets' entry 2 must be 0 to 7 small letters"},
+        {"tests/content/bad/bad_world_range.lua",
+         "bad_world_range.lua:2: world: field 'territories' must be {min, max}"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        const char *paths[] = {"game/content/terrain.lua", "game/content/effects.lua",
+                               "game/content/spells.lua", "game/content/creatures.lua", BAD[i][0]};
+        char err[256] = "";
+        content_t *c = script_content_load_files(paths, 5, err, sizeof err);
+        ck_assert_ptr_null(c);
+        ck_assert_msg(strstr(err, BAD[i][1]) != NULL, "got '%s'", err);
+    }
+    content_t *c = shipped_content();
+    int named = 0;
+    for (int i = 0; i < c->n_regions; i++)
+        named += strstr(c->regions[i].name, c->world.home) != NULL;
+    ck_assert_int_eq(named, 1);
+    content_free(c);
+}
+END_TEST
+
 /* M shows the world of the game's seed and any key returns; neither
  * moves time nor draws from the game's streams. */
 START_TEST(m_shows_the_world_and_changes_nothing)
@@ -303,6 +331,7 @@ Suite *suite_game_worldmap(void)
     tcase_add_test(t, names_are_well_formed_and_unique);
     tcase_add_test(t, counts_keep_to_the_content);
     tcase_add_test(t, no_world_without_syllables);
+    tcase_add_test(t, world_declarations_are_checked);
     tcase_add_test(t, m_shows_the_world_and_changes_nothing);
     suite_add_tcase(s, t);
     return s;
