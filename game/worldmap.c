@@ -1,11 +1,14 @@
 /* worldmap — the surface world (see worldmap.h). The steps, in order:
  * land (noise less a fall-off from the centre, cut at the sea level that
  * leaves land_pct of the map dry; only the largest land mass is kept and
- * water the sea cannot reach becomes lakes), territories (random flood
- * growth from spaced seed points, slowed on highland, so borders wander),
- * rivers (steepest descent from highland springs; a pit becomes a lake),
- * towns (coast and riverside first), water routes, and names last, from a
- * stream of their own so the syllable tables never move the land. */
+ * water the sea cannot reach becomes lakes), rivers (from highland springs
+ * down the drainage of a flood from the sea, so each finds the sea, a lake
+ * or another river; a deep pit on the way becomes a lake), territories
+ * (random flood growth from spaced seed points, slowed on highland, so
+ * borders wander), towns (a seat in every territory, coast and riverside
+ * first), water routes (along rivers across borders, and sea lanes joining
+ * every territory's port), and names last, from a stream of their own so
+ * the syllable tables never move the land. */
 #include "worldmap.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +136,8 @@ static void make_land(gen_t *g, uint8_t *mark)
 {
     worldmap_t *w = g->w;
     int n = w->w * w->h;
-    raise_heights(g, rng_next(&g->r) | (uint64_t)rng_next(&g->r) << 32);
+    uint64_t lo = rng_next(&g->r), hi = rng_next(&g->r); /* in this order, always */
+    raise_heights(g, lo | hi << 32);
     int32_t sea = level_at(g, n, g->p->land_pct);
     for (int y = 0; y < w->h; y++)
         for (int x = 0; x < w->w; x++) {
