@@ -15,6 +15,7 @@
 #include "trap.h"
 #include "travel.h"
 #include "world.h"
+#include "worldui.h"
 
 typedef struct {
     uint32_t code;
@@ -93,6 +94,7 @@ static const cmd_t COMMANDS[] = {
     {'R', "R", "rest until healed", itemui_rest},
     {'@', "@", "gold picked up by walking: on/off", cmd_gold_toggle},
     {0x10, "^P", "message history (paged)", msg_history},
+    {'M', "M", "the world map: the continent your town lies on", worldui_open},
     {'S', "S", "save and return to the menu (also Ctrl-X)", cmd_leave},
     {'Q', "Q", "quit the game for good", cmd_quit},
 };

@@ -20,6 +20,7 @@
 #include "itemkind.h"
 #include "mapgen.h"
 #include "rng.h"
+#include "worldmap.h"
 
 #define KIND_HANDLERS 4
 
@@ -233,6 +234,7 @@ struct content {
     const mapgen_vault_t *vaults;
     uint16_t n_vaults;
     int room_weights[SHAPE_COUNT]; /* mapgen's room shapes; all 0: mapgen's own */
+    worldmap_params_t world;       /* the surface world (worldmap.h); no vowels: none */
     const void *scripts; /* script.c's own (handlers): set by its loader, NULL otherwise */
 };
 

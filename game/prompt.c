@@ -8,6 +8,7 @@
 #include "trap.h"
 #include "travel.h"
 #include "world.h"
+#include "worldui.h"
 
 void prompt_page_key(game_t *g, key_event_t k, int pages)
 {
@@ -41,6 +42,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
     {PROMPT_DOOR, 0, trap_door_key, NULL}, /* the message line asks the direction */
+    {PROMPT_WORLD, PF_PAGING | PF_SCREEN, worldui_key, worldui_draw},
 };
 
 const prompt_t *prompt_row(int id)

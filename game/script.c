@@ -1090,13 +1090,79 @@ static int decl_room(lua_State *L)
     return luaL_error(L, "room: unknown room shape '%s'", shape);
 }
 
-static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},   {"spell", decl_spell},
-                                 {"creature", decl_creature}, {"item", decl_item},
-                                 {"effect", decl_effect},     {"oddment", decl_oddment},
-                                 {"rules", decl_rules},       {"region", decl_region},
-                                 {"vault", decl_vault},       {"room", decl_room},
-                                 {"trap", decl_trap},         {"race", decl_race},
-                                 {"class", decl_class},       {NULL, NULL}};
+/* A list of syllables (each 0 to WORLD_SYL_LEN - 1 small letters) into p. */
+static void fld_syllables(lua_State *L, const decl_t *d, const char *f, worldmap_params_t *p,
+                          int list)
+{
+    int t = lua_getfield(L, 1, f);
+    lua_Integer n = t == LUA_TTABLE ? luaL_len(L, -1) : 0;
+    if (n < 1 || n > WORLD_SYL_MAX)
+        luaL_error(L, "%s: field '%s' must be a list of 1 to %d syllables", d->what, f,
+                   WORLD_SYL_MAX);
+    for (lua_Integer i = 1; i <= n; i++) {
+        lua_geti(L, -1, i);
+        size_t len = 0;
+        const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        int ok = v && len < WORLD_SYL_LEN && (len > 0 || list != WSYL_vowels);
+        for (size_t k = 0; ok && k < len; k++)
+            ok = v[k] >= 'a' && v[k] <= 'z';
+        if (!ok)
+            luaL_error(L, "%s: '%s' entry %d must be %s small letters", d->what, f, (int)i,
+                       list == WSYL_vowels ? "1 to 7" : "0 to 7");
+        memcpy(p->syl[list][i - 1], v, len + 1);
+        lua_pop(L, 1);
+    }
+    p->n_syl[list] = (uint8_t)n;
+    lua_pop(L, 1);
+}
+
+/* A {min, max} pair of small counts into out. */
+static void fld_pair(lua_State *L, const decl_t *d, const char *f, uint8_t out[2], int lo, int hi)
+{
+    int t = lua_getfield(L, 1, f);
+    lua_Integer v[2] = {-1, -1};
+    for (int i = 0; i < 2 && t == LUA_TTABLE; i++) {
+        lua_geti(L, -1, i + 1);
+        v[i] = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+        lua_pop(L, 1);
+    }
+    if (v[0] < lo || v[1] < v[0] || v[1] > hi)
+        luaL_error(L, "%s: field '%s' must be {min, max} within %d to %d", d->what, f, lo, hi);
+    out[0] = (uint8_t)v[0], out[1] = (uint8_t)v[1];
+    lua_pop(L, 1);
+}
+
+/* world { width=, height=, land=, territories={min,max}, towns=, rivers=,
+ * home=, onsets=, vowels=, codas=, territory_ends=, town_ends=, river_ends= } */
+static int decl_world(lua_State *L)
+{
+    static const char *const LISTS[WSYL_LISTS] = {
+#define WORLD_SYL_NAME_(n) #n,
+        WORLD_SYL_LIST(WORLD_SYL_NAME_)
+#undef WORLD_SYL_NAME_
+    };
+    decl_t d = decl_begin(L, "world");
+    snprintf(d.what, sizeof d.what, "world");
+    worldmap_params_t *p = &d.s->c.world;
+    memset(p, 0, sizeof *p);
+    p->w = (uint8_t)fld_int(L, &d, "width", 56, 16, 200);
+    p->h = (uint8_t)fld_int(L, &d, "height", 21, 8, 100);
+    p->land_pct = (uint8_t)fld_int(L, &d, "land", 40, 10, 80);
+    fld_pair(L, &d, "territories", p->territories, 1, WORLD_TERR_MAX);
+    fld_pair(L, &d, "towns", p->towns, 1, WORLD_TOWN_MAX / WORLD_TERR_MAX);
+    fld_pair(L, &d, "rivers", p->rivers, 0, WORLD_RIVER_MAX);
+    fld_str(L, &d, "home", p->home, sizeof p->home, 0);
+    for (int i = 0; i < WSYL_LISTS; i++)
+        fld_syllables(L, &d, LISTS[i], p, i);
+    return 0;
+}
+
+static const luaL_Reg DECLS[] = {
+    {"terrain", decl_terrain}, {"spell", decl_spell},   {"creature", decl_creature},
+    {"item", decl_item},       {"effect", decl_effect}, {"oddment", decl_oddment},
+    {"rules", decl_rules},     {"region", decl_region}, {"vault", decl_vault},
+    {"room", decl_room},       {"trap", decl_trap},     {"race", decl_race},
+    {"class", decl_class},     {"world", decl_world},   {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 

@@ -20,7 +20,8 @@ typedef struct {
            "[--max-keys K] [--check-snapshots]: seeded games played to their end")               \
     X(arena, "arena --a KIND --b KIND [--a-effect EFFECT] [--fights N] [--seed S] [--turns T]: " \
              "two creature kinds fight in an empty room")                                        \
-    X(content, "content --stats: counts of the content's kinds")
+    X(content, "content --stats: counts of the content's kinds")                                 \
+    X(world, "world --seed S [--dir DIR]: the surface world of a seed, its map and names")
 
 #define TOOL_CMD_DECL_(n, h) int cmd_##n(int argc, char **argv);
 TOOL_CMD_LIST(TOOL_CMD_DECL_)

@@ -30,6 +30,7 @@
 #include "replay.h"
 #include "web_parse.h"
 #include "webgw.h"
+#include "worldmap.h"
 
 #define SCORES_MAX       100
 #define PLAYER_GAMES_MAX 100
@@ -479,6 +480,24 @@ static void game_summary_html(buf_t *o, const db_game_t *g)
                    (long long)g->id, (long long)g->id, (long long)g->id);
 }
 
+/* The surface world of the game's seed (worldmap.h), as this server's
+ * content makes it: the map and its legend as text. Nothing without one. */
+static void world_html(buf_t *o, const content_t *c, uint64_t seed)
+{
+    char err[96];
+    worldmap_t *w = c ? worldmap_new(c, seed, err, sizeof err) : NULL;
+    if (!w)
+        return;
+    buf_t t;
+    buf_init(&t);
+    worldmap_text(w, &t);
+    buf_puts(o, "<h3>The world</h3>\n<pre class=\"world\">");
+    html_escape(o, t.data, t.len);
+    buf_puts(o, "</pre>\n");
+    buf_free(&t);
+    worldmap_free(w);
+}
+
 static void on_game_dump(void *ud, int status, const char *text, size_t len)
 {
     page_t *p = ud;
@@ -560,6 +579,7 @@ static void on_game(void *ud, int status, const db_game_t *g)
         snprintf(title, sizeof title, "Game %lld", (long long)g->id);
         html_head(p, title);
         game_summary_html(&p->out, g);
+        world_html(&p->out, p->srv->content, g->seed);
     }
     if (p->srv->stopping)
         page_error(p, 503, "the server is stopping");

@@ -5,10 +5,12 @@ file and against an independent replay of the same keys
 (bin/tools/server_replay). The browser replay runs in Debian's Chromium
 (tests/web/replay.mjs)."""
 import gzip
+import html
 import json
 import pathlib
 import re
 import socket
+import subprocess
 import time
 
 import pyte
@@ -140,6 +142,13 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
     assert 'class="verified"' in page and f'href="/game/{gid}/replay"' in page
     assert "<pre class=\"dump\">" in page and dump.splitlines()[0].replace("&", "&amp;") in page
     assert all(m[3].replace("&", "&amp;").replace("<", "&lt;") in page for m in ms)
+    # the surface world of the game's seed: what warren-engine world prints
+    world = subprocess.run([f"{bindir}/warren-engine", "world", "--seed", str(seed)], check=True,
+                           capture_output=True, text=True).stdout.splitlines()
+    assert re.fullmatch(r"world seed \d+ territories \d+ rivers \d+ towns \d+", world[-1])
+    shown = re.search(r'<h3>The world</h3>\n<pre class="world">(.*?)</pre>', page, re.S)
+    assert shown and html.unescape(shown.group(1)) == "\n".join(world[:-1]) + "\n"
+    assert "@" in shown.group(1) and "Your town: Burrowmouth" in shown.group(1)
 
     # ---- the dump as text
     st, headers, body = web.get(f"/game/{gid}/dump")
