@@ -130,37 +130,21 @@ typedef struct {
     int ox, oy, vw, vh, tw, top;
 } map_view_t;
 
-static map_view_t map_view(const screen_t *s, const level_t *lv, const obj_t *p, int tw)
+/* The origin on one axis: placed for the view's anchor (which follows the
+ * player a few cells behind, vision.h), or for the player when a small
+ * view would leave it out. */
+static int view_axis(int map, int view, int anchor, int p)
+{
+    int o = view_origin(map, view, anchor);
+    return p >= o && p < o + view ? o : view_origin(map, view, p);
+}
+
+static map_view_t map_view(const game_t *g, const screen_t *s, const level_t *lv, const obj_t *p,
+                           int tw)
 {
     map_view_t m = {0, 0, s->w / tw, s->h - 3, tw, 1};
-    m.ox = view_origin(lv->w, m.vw, p->x);
-    m.oy = view_origin(lv->h, m.vh, p->y);
-    return m;
-}
-
-/* Whether origin o still suits p: p at least an eighth of the view from
- * either edge of a view that lies on the map. */
-static bool origin_keeps(int map, int view, int o, int p)
-{
-    int margin = view / 8 > 0 ? view / 8 : 1;
-    return map > view && o >= 0 && o <= map - view && p - o >= margin && o + view - 1 - p >= margin;
-}
-
-/* The view the kept frame showed, while the player stays well inside it:
- * a walk to and fro over view_origin's half-view line scrolls once, not at
- * every crossing. A whole frame of the kept frame's size shows the same
- * view (rc may be NULL: no kept frame yet). */
-static map_view_t kept_view(const render_cache_t *rc, const screen_t *s, const level_t *lv,
-                            const obj_t *p, int tw)
-{
-    map_view_t m = map_view(s, lv, p, tw);
-    if (!rc || !rc->valid || !rc->frame || rc->frame->w != s->w || rc->frame->h != s->h ||
-        rc->depth != lv->depth || rc->tw != tw)
-        return m;
-    if (origin_keeps(lv->w, m.vw, rc->ox, p->x))
-        m.ox = rc->ox;
-    if (origin_keeps(lv->h, m.vh, rc->oy, p->y))
-        m.oy = rc->oy;
+    m.ox = view_axis(lv->w, m.vw, g->view_x, p->x);
+    m.oy = view_axis(lv->h, m.vh, g->view_y, p->y);
     return m;
 }
 
@@ -529,7 +513,7 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
     render_msgs(g, s, rc);
     if (!lv || !p)
         return true;
-    map_view_t m = kept_view(g->rc, s, lv, p, view && view->two_cell ? 2 : 1);
+    map_view_t m = map_view(g, s, lv, p, view && view->two_cell ? 2 : 1);
     if (m.vh >= 1 && draw_map(g, s, lv, &m, rc, full) < 0 && rc)
         rc->valid = false;
     if (m.vh >= 1)
@@ -577,7 +561,7 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     int tw = view && view->two_cell ? 2 : 1;
-    map_view_t m = lv && p ? kept_view(rc, rc->frame, lv, p, tw) : (map_view_t){0};
+    map_view_t m = lv && p ? map_view(g, rc->frame, lv, p, tw) : (map_view_t){0};
     bool full = !rc->valid || rc->over || !lv || !p || !lv->vis || lv->depth != rc->depth ||
                 m.ox != rc->ox || m.oy != rc->oy || tw != rc->tw ||
                 (prompt_of(g)->flags & PF_SCREEN);

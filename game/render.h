@@ -1,10 +1,9 @@
 /* render — the view at any grid size from 20x5 up: the message line, the
- * map (centred, or scrolled in half views to keep the player in its middle;
- * the view stays put while the player is well inside it), the status line
- * and the help line, or the current prompt's screen (prompt.h). A pure
- * function of the state, the view and the view last shown: it never
- * changes the state; the frame it keeps to draw only what changed is
- * derived. */
+ * map (centred, or scrolled in half views to keep the view's anchor, a
+ * few cells behind the player, in its middle), the status line and the
+ * help line, or the current prompt's screen (prompt.h). A pure function of
+ * the state and the view: it never changes the state; the frame it keeps to
+ * draw only what changed is derived. */
 #ifndef WARREN_RENDER_H
 #define WARREN_RENDER_H
 #include "game.h"
@@ -19,8 +18,7 @@ void render_world(game_t *g, screen_t *s, const game_view_t *view);
  * render_free. NULL when the frame keeps another size (a few calls in a
  * row at a new size move it) or out of memory. */
 const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view);
-/* The reference: everything drawn from nothing into s (cleared first),
- * showing the part of the map the kept frame shows when s has its size. */
+/* The reference: everything drawn from nothing into s (cleared first). */
 void render_full(game_t *g, screen_t *s, const game_view_t *view);
 /* Frees the kept frame (game_free does; it is made again when needed). */
 void render_free(game_t *g);

@@ -156,6 +156,8 @@ void snapshot_save(const game_t *g, ser_t *s)
     ser_u16(s, (uint16_t)g->cur_x);
     ser_u16(s, (uint16_t)g->cur_y);
     ser_u8(s, g->door_cmd);
+    ser_u16(s, (uint16_t)g->view_x);
+    ser_u16(s, (uint16_t)g->view_y);
     reg_save(&g->reg, s);
     sched_save(&g->sched, s);
     for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
@@ -386,6 +388,8 @@ static void state_check(game_t *g, rd_t *in)
     const level_t *lv = g->levels[g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->depth : 0];
     if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h))
         rd_fail(in, "bad cursor");
+    if (lv && (g->view_x < 0 || g->view_y < 0 || g->view_x >= lv->w || g->view_y >= lv->h))
+        rd_fail(in, "bad view anchor");
     for (int i = 0; i < AB_COUNT && pc->created; i++)
         if (pc->ab[i] < 1 || pc->ab[i] > 30 || pc->drain[i] < 0 || pc->ab[i] + pc->drain[i] > 30)
             rd_fail(in, "bad ability");
@@ -412,6 +416,8 @@ static void state_load(game_t *g, rd_t *in)
     g->cur_x = (int16_t)rd_u16(in);
     g->cur_y = (int16_t)rd_u16(in);
     g->door_cmd = rd_u8(in);
+    g->view_x = (int16_t)rd_u16(in);
+    g->view_y = (int16_t)rd_u16(in);
     if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0)
         return;
     for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {

@@ -1,5 +1,6 @@
 /* vision — the player's view of the live level (see vision.h). */
 #include "vision.h"
+#include <stdlib.h>
 #include <string.h>
 #include "effect.h"
 #include "fov.h"
@@ -36,6 +37,20 @@ static void vision_derive(game_t *g, level_t *lv)
     lv->opaque_ok = 1;
 }
 
+/* The map view's anchor follows the player only when it strays a few cells
+ * from it: stepping to and fro over the line where the map scrolls by half
+ * a view does not scroll it each time (render.c places the view). */
+#define ANCHOR_SLACK_X 8
+#define ANCHOR_SLACK_Y 3
+
+static void anchor_follow(game_t *g, const level_t *lv, const obj_t *p)
+{
+    if (abs(p->x - g->view_x) > ANCHOR_SLACK_X || g->view_x >= lv->w)
+        g->view_x = p->x;
+    if (abs(p->y - g->view_y) > ANCHOR_SLACK_Y || g->view_y >= lv->h)
+        g->view_y = p->y;
+}
+
 /* Sees again only when something the view depends on changed. */
 void vision_update(game_t *g)
 {
@@ -43,6 +58,7 @@ void vision_update(game_t *g)
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p || level_live(g, lv) < 0)
         return;
+    anchor_follow(g, lv, p);
     if (!lv->opaque_ok)
         vision_derive(g, lv);
     const region_kind_t *rk = level_region_kind(g, lv, p->x, p->y);

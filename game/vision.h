@@ -10,7 +10,9 @@
 
 #define LIGHT_RADIUS 7
 
-/* Recomputes the current level's view (after the player or the map moved). */
+/* Recomputes the current level's view (after the player or the map moved)
+ * and moves the map view's anchor (game_t.view_x/y) to the player when it
+ * strayed more than a few cells from it. */
 void vision_update(game_t *g);
 /* True when the player sees h now (the player always sees itself). */
 bool vision_sees(game_t *g, handle_t h);

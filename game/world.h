@@ -126,8 +126,9 @@ struct game {
     game_milestone_t *ms;
     uint32_t nms, ms_cap;
     pc_t pc;
-    int16_t cur_x, cur_y; /* the travel / look cursor while its prompt is up */
-    uint8_t door_cmd;     /* the door command whose direction PROMPT_DOOR asks (trap.h) */
+    int16_t cur_x, cur_y;   /* the travel / look cursor while its prompt is up */
+    uint8_t door_cmd;       /* the door command whose direction PROMPT_DOOR asks (trap.h) */
+    int16_t view_x, view_y; /* the map view's anchor: follows the player loosely (vision.c) */
     /* within one input only (zero between inputs): a running travel/explore */
     uint8_t run;            /* travel.c's RUN_* */
     int16_t goal_x, goal_y; /* travel's goal */

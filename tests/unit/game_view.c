@@ -234,7 +234,8 @@ static int step_origin(game_t *g, uint32_t k)
 
 /* A corridor across a level wider than the view: walking its length
  * scrolls the map; stepping to and fro where it last scrolled does not
- * scroll it again (the view stays while the player is well inside). */
+ * scroll it again (the view's anchor follows the player a few cells
+ * behind). */
 START_TEST(view_stays_put_on_a_walk_to_and_fro)
 {
     content_t *c = shipped_content();
