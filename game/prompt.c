@@ -5,6 +5,7 @@
 #include "help.h"
 #include "msg.h"
 #include "spell.h"
+#include "target.h"
 #include "trap.h"
 #include "travel.h"
 #include "world.h"
@@ -41,6 +42,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
     {PROMPT_DOOR, 0, trap_door_key, NULL}, /* the message line asks the direction */
+    {PROMPT_TARGET, PF_CURSOR, target_key, target_draw},
 };
 
 const prompt_t *prompt_row(int id)

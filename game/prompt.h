@@ -26,6 +26,7 @@ enum {
     PROMPT_HELP,
     PROMPT_CAST,
     PROMPT_DOOR,
+    PROMPT_TARGET,
     PROMPT_COUNT
 };
 
