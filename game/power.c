@@ -55,13 +55,38 @@ static int find_effect(const game_t *g, const char *name)
     return -1;
 }
 
-/* Destroys a weak undead outright: damage of no type, all it has. */
-static void destroy(game_t *g, handle_t h)
+/* Holy damage of no type to an undead (all it has: it crumbles). */
+static void sear(game_t *g, handle_t h, int amount, bool crumble)
 {
-    creature_say(g, "<Actor> crumble<s:Actor> to dust!", h, HANDLE_NONE);
+    creature_say(g, crumble ? "<Actor> crumble<s:Actor> to dust!" : "<Actor> <is:Actor> seared!", h,
+                 HANDLE_NONE);
     ev_info_t e = {.type = EV_DAMAGE, .actor = g->player, .victim = h, .map = -1, .dtype = DT_NONE};
-    e.amount[0] = reg_get(&g->reg, h)->hp;
+    e.amount[0] = crumble ? reg_get(&g->reg, h)->hp : amount;
     event_throw(g, &e);
+}
+
+/* One undead turned: the weak crumble; the rest save or flee, and those
+ * that cannot fear (the mindless) are seared instead. */
+static void turn_one(game_t *g, handle_t h, int fear, int dc)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    creature_disturb(g, h);
+    if (creature_kind(g, o)->level * 2 < g->pc.xl) {
+        sear(g, h, 0, true);
+        return;
+    }
+    if (combat_save(g, h, SAVE_WILL, dc, EFK_(AFRAID))) {
+        creature_say(g, "<Actor> stand<s:Actor> firm.", h, HANDLE_NONE);
+        return;
+    }
+    if (creature_mind(g, o)->immune & EFK_(AFRAID)) {
+        dice_t d = {2, 6, 0};
+        sear(g, h, dice_roll(&d, &g->play) + g->pc.xl, false);
+        return;
+    }
+    if (fear >= 0) /* the save is made: no second one */
+        status_apply(g, h, fear, (int32_t)(rng_range(&g->play, 3, 8) + g->pc.xl) * SCHED_MOVE, 1,
+                     0);
 }
 
 static int turn_undead(game_t *g)
@@ -83,17 +108,9 @@ static int turn_undead(game_t *g)
     }
     if (!n)
         msg_add(g, "Nothing here fears it.");
-    for (int i = 0; i < n; i++) {
-        const obj_t *o = reg_get(&g->reg, seen[i]);
-        if (!o)
-            continue;
-        creature_disturb(g, seen[i]);
-        if (creature_kind(g, o)->level * 2 < g->pc.xl)
-            destroy(g, seen[i]);
-        else if (fear >= 0)
-            status_apply(g, seen[i], fear,
-                         (int32_t)(rng_range(&g->play, 3, 8) + g->pc.xl) * SCHED_MOVE, 1, dc);
-    }
+    for (int i = 0; i < n; i++)
+        if (reg_get(&g->reg, seen[i]))
+            turn_one(g, seen[i], fear, dc);
     return TURN_COST;
 }
 

@@ -5,9 +5,10 @@
  *   rogue    hide: every monster in view that is not next to the rogue
  *            loses track of it unless it wins a perception roll against
  *            the rogue's stealth, so its next blow is a sneak attack
- *   cleric   turn undead (2 mana): the undead in view make a Will save
- *            or flee in fear; those of less than half the cleric's level
- *            crumble to dust
+ *   cleric   turn undead (2 mana): the undead in view of less than half
+ *            the cleric's level crumble to dust; the rest make a Will
+ *            save or flee in fear (the mindless, who cannot fear, are
+ *            seared for 2d6 + the cleric's level)
  *   wizard   arcane spark: a bolt of 1d4 + level/3 magic at a target
  *            (the cursor), free of mana
  *

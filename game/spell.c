@@ -302,11 +302,23 @@ int spell_menu(game_t *g)
     return 0;
 }
 
+int spell_letter(const game_t *g, int spell)
+{
+    if (spell < 0 || spell >= g->c->n_spells || !(g->pc.spells & (1u << spell)))
+        return 0;
+    int n = 0;
+    for (int i = 0; i < spell; i++)
+        n += (g->pc.spells >> i) & 1;
+    return n < 26 ? 'a' + n : 0;
+}
+
 int spell_menu_key(game_t *g, key_event_t k)
 {
     g->prompt = PROMPT_NONE;
-    int i = (int)k.code - 'a';
-    return i >= 0 && i < g->c->n_spells ? spell_cast(g, i) : 0;
+    for (int i = 0; i < g->c->n_spells; i++)
+        if (k.code && (uint32_t)spell_letter(g, i) == k.code)
+            return spell_cast(g, i);
+    return 0;
 }
 
 void spell_menu_draw(game_t *g, screen_t *s)
@@ -316,7 +328,8 @@ void spell_menu_draw(game_t *g, screen_t *s)
                  g->pc.mana_max);
     int y = 2;
     for (int i = 0; i < g->c->n_spells && y < s->h; i++)
-        if (g->pc.spells & (1u << i))
-            screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-15s %d mana", 'a' + i,
-                         g->c->spells[i].name, g->c->spells[i].mana);
+        if (spell_letter(g, i))
+            screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-15s %d mana%s", spell_letter(g, i),
+                         g->c->spells[i].name, g->c->spells[i].mana,
+                         spell_aims(&g->c->spells[i]) ? " (aims)" : "");
 }

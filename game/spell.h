@@ -12,6 +12,9 @@
 
 /* Z (the command table): opens the spell menu, or says there is none. No time. */
 int spell_menu(game_t *g);
+/* A known spell's letter in the menu: the known spells in id order are
+ * a, b, c...; 0 when the spell is not known (or past z). */
+int spell_letter(const game_t *g, int spell);
 /* The menu's prompt row (prompt.c): a spell's letter casts it, any other
  * key cancels. */
 int spell_menu_key(game_t *g, key_event_t k);

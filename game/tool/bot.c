@@ -13,6 +13,7 @@
 #include "missile.h"
 #include "pc.h"
 #include "power.h"
+#include "spell.h"
 #include "prompt.h"
 #include "status.h"
 #include "target.h"
@@ -245,9 +246,9 @@ static int spell_to_cast(game_t *g, unsigned effects, int reserve)
     return best;
 }
 
-static int cast_key(int spell)
+static int cast_key(const game_t *g, int spell)
 {
-    return 'a' + spell;
+    return spell_letter(g, spell);
 }
 
 /* The first creature on the line from p to o is o, within range. */
@@ -335,7 +336,7 @@ static bool bot_magic(bot_t *b, game_t *g, const obj_t *p)
     int d, l, heal = spell_to_cast(g, 1u << SPELL_HEAL, 0);
     bool low = p->hp * 2 < p->hp_max;
     if (low && heal >= 0)
-        return push(b, 'Z'), push(b, (uint32_t)cast_key(heal)), true;
+        return push(b, 'Z'), push(b, (uint32_t)cast_key(g, heal)), true;
     handle_t m = nearest_monster(g, p, &d);
     if (!m || d > 8)
         return bot_power(b, g, p, HANDLE_NONE, HANDLE_NONE, d, false);
@@ -348,9 +349,9 @@ static bool bot_magic(bot_t *b, game_t *g, const obj_t *p)
     int bolt = spell_to_cast(g, 1u << SPELL_BOLT | 1u << SPELL_AREA, caster ? 0 : reserve);
     int buff = buff_to_cast(g, reserve + (bolt >= 0 ? g->c->spells[bolt].mana : 0));
     if (buff >= 0 && d <= 3 && !low)
-        return push(b, 'Z'), push(b, (uint32_t)cast_key(buff)), true;
+        return push(b, 'Z'), push(b, (uint32_t)cast_key(g, buff)), true;
     if (bolt >= 0 && clear && (caster || d >= 2 || low))
-        return push(b, 'Z'), push(b, (uint32_t)cast_key(bolt)), push(b, '.'), true;
+        return push(b, 'Z'), push(b, (uint32_t)cast_key(g, bolt)), push(b, '.'), true;
     if (bot_power(b, g, p, m, clear ? aim : HANDLE_NONE, d, bolt >= 0))
         return true;
     if (clear && (d >= 2 || low) && (l = find_item(g, is_wand_to_zap)))
