@@ -589,24 +589,22 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
     return 0;
 }
 
-handle_t item_detach(game_t *g, handle_t it)
+/* n of it (all when n is 0 or more), carried by who, split off as a loose
+ * item at who's feet: its handle, NONE on OOM. */
+static handle_t loose_at_feet(game_t *g, handle_t it, int n, handle_t who)
 {
-    obj_t *o = item_get(g, it);
-    const obj_t *c = o ? reg_get(&g->reg, o->target) : NULL;
-    if (!o || !c || (o->flags & IF_EQUIPPED))
-        return HANDLE_NONE;
     handle_t h = it;
-    if (o->magnitude > 1) {
-        obj_t copy = *o, *p;
+    if (n > 0 && n < item_get(g, it)->magnitude) {
+        obj_t copy = *item_get(g, it), *p;
         h = reg_new(&g->reg, OBJ_ITEM, &p);
         if (!h)
             return HANDLE_NONE;
         *p = copy;
-        p->magnitude = 1;
-        item_get(g, it)->magnitude--;
-        c = reg_get(&g->reg, item_get(g, it)->target);
+        p->magnitude = n;
+        item_get(g, it)->magnitude -= n;
     }
-    o = item_get(g, h);
+    const obj_t *c = reg_get(&g->reg, who);
+    obj_t *o = item_get(g, h);
     o->target = HANDLE_NONE;
     o->a[0] = 0;
     o->depth = c->depth;
@@ -615,34 +613,25 @@ handle_t item_detach(game_t *g, handle_t it)
     return h;
 }
 
+handle_t item_detach(game_t *g, handle_t it)
+{
+    const obj_t *o = item_get(g, it);
+    if (!o || !reg_get(&g->reg, o->target) || (o->flags & IF_EQUIPPED))
+        return HANDLE_NONE;
+    return loose_at_feet(g, it, 1, o->target);
+}
+
 /* Drops n of it at who's feet (loose, no letter). */
 int item_drop(game_t *g, handle_t who, handle_t it, int count)
 {
-    obj_t *o = item_get(g, it), *c = reg_get(&g->reg, who);
-    if (!o || !c || o->target != who)
+    obj_t *o = item_get(g, it);
+    if (!o || !reg_get(&g->reg, who) || o->target != who)
         return -1;
-    if (o->flags & IF_EQUIPPED) {
-        if (item_unequip(g, who, it) < 0)
-            return -1;
-        o = item_get(g, it);
-    }
-    handle_t h = it;
-    if (count > 0 && count < o->magnitude) {
-        obj_t copy = *o, *p;
-        h = reg_new(&g->reg, OBJ_ITEM, &p);
-        if (!h)
-            return -1;
-        *p = copy;
-        p->magnitude = count;
-        item_get(g, it)->magnitude -= count;
-        c = reg_get(&g->reg, who);
-    }
-    o = item_get(g, h);
-    o->target = HANDLE_NONE;
-    o->a[0] = 0;
-    o->depth = c->depth;
-    o->x = c->x;
-    o->y = c->y;
+    if ((o->flags & IF_EQUIPPED) && item_unequip(g, who, it) < 0)
+        return -1;
+    handle_t h = loose_at_feet(g, it, count, who);
+    if (!h)
+        return -1;
     item_say(g, "<Actor> drop<s:Actor> <obj>.", who, h);
     return 0;
 }
