@@ -181,7 +181,7 @@ int target_key(game_t *g, key_event_t k)
         g->aim_arg = 0;
         return 0;
     }
-    if (k.code == KEY_ENTER || k.code == '.' || k.code == 't' || k.code == 'f')
+    if (k.code == KEY_ENTER || k.code == '\n' || k.code == '.' || k.code == 't' || k.code == 'f')
         return confirm(g);
     if (k.code == '\t' || k.code == '+' || k.code == '-') {
         cycle(g, k.code == '-' ? -1 : 1);

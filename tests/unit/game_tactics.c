@@ -229,6 +229,33 @@ START_TEST(throwing_and_firing)
 }
 END_TEST
 
+/* Something not made for throwing (a ration) does 1d2 at most (twice on
+ * a crit), and lands unbroken. */
+START_TEST(throwing_anything)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 14, 0, FIGHTER);
+    open_room(g, 6);
+    handle_t m = dummy(g, "kobold", 0, 3); /* no armour to soak 1d2 */
+    uint16_t food = item_named(c, "ration of food");
+    int lying = on_floor(g, food), hits = 0;
+    handle_t r = item_new(g, food, 20, g->player, 0, 0, 0, NULL);
+    for (int i = 0; i < 20; i++) {
+        int hp = reg_get(&g->reg, m)->hp;
+        const obj_t *o = reg_get(&g->reg, m);
+        int cost = missile_throw(g, g->player, r, o->x, o->y);
+        ck_assert_msg(cost > 0, "throw %d: %s", i, last_msg(g));
+        int dealt = hp - reg_get(&g->reg, m)->hp;
+        ck_assert_int_le(dealt, 4);
+        hits += dealt > 0;
+    }
+    ck_assert_int_gt(hits, 0);
+    ck_assert_int_eq(on_floor(g, food), lying + 20); /* breaks 0 */
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* v chooses the quiver; f fires it before anything else; the inventory
  * says which it is; darts are thrown from the quiver with no launcher. */
 START_TEST(quiver)
@@ -478,6 +505,7 @@ Suite *suite_game_tactics(void)
     tcase_add_test(t, missile_line);
     tcase_add_test(t, target_cursor);
     tcase_add_test(t, throwing_and_firing);
+    tcase_add_test(t, throwing_anything);
     tcase_add_test(t, quiver);
     tcase_add_test(t, monsters_shoot);
     tcase_add_test(t, area_buff_and_wide_sets);
