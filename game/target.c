@@ -13,7 +13,7 @@
 #include "spell.h"
 #include "vision.h"
 
-/* n * num / den rounded to the nearest, halves away from zero. */
+/* num / den rounded to the nearest, halves away from zero. */
 static int round_div(int num, int den)
 {
     return num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den));
