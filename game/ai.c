@@ -31,6 +31,7 @@
 #include "itemuse.h"
 #include "level.h"
 #include "mapgen.h"
+#include "missile.h"
 #include "pc.h"
 #include "spell.h"
 #include "status.h"
@@ -40,11 +41,12 @@
 #define DMAP_RADIUS  24 /* steps the map reaches; farther monsters go by memory */
 #define MEMORY_TURNS 25 /* how long a monster hunts where it last knew you to be */
 #define ALLY_RANGE   8
-#define CAST_REST    4 /* turns between a monster's spells */
-#define WANT_RANGE   6 /* how far a wandering monster goes for an item it wants */
-#define HEAR_RANGE   8 /* steps along the passages a monster hears its foe from */
-#define UNSEEN_MALUS 4 /* to notice a foe only heard */
-#define ASLEEP_MALUS 8 /* to notice anything in one's sleep */
+#define CAST_REST    4  /* turns between a monster's spells */
+#define SHOOT_CHANCE 60 /* percent: a ranged attacker in range shoots rather than closes in */
+#define WANT_RANGE   6  /* how far a wandering monster goes for an item it wants */
+#define HEAR_RANGE   8  /* steps along the passages a monster hears its foe from */
+#define UNSEEN_MALUS 4  /* to notice a foe only heard */
+#define ASLEEP_MALUS 8  /* to notice anything in one's sleep */
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                   {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
@@ -392,6 +394,9 @@ static int decide(game_t *g, const look_t *l, obj_t *m)
     int busy = l->c.no_magic ? 0 : itemuse_monster(g, l->h, l->sees && !l->c.flee);
     if (busy > 0)
         return busy;
+    if (l->sees && !l->c.flee && l->d >= 2 && rng_percent(&g->play, SHOOT_CHANCE) &&
+        (busy = missile_monster(g, l->h, l->foe)) > 0)
+        return (int)sched_cost((uint32_t)busy, status_speed(g, l->h));
     m = reg_get(&g->reg, l->h); /* an item may have moved the registry */
     if (!m)
         return 0;

@@ -64,7 +64,7 @@ void chargen_create(game_t *g, int race, int cls)
 /* The first spell the class could learn and does not know, or -1. */
 static int next_spell(const game_t *g)
 {
-    uint16_t left = pc_class(g)->learnable & (uint16_t)~g->pc.spells;
+    uint32_t left = pc_class(g)->learnable & ~g->pc.spells;
     for (int i = 0; i < g->c->n_spells; i++)
         if (left & (1u << i))
             return i;
@@ -92,7 +92,7 @@ int chargen_levelup_key(game_t *g, key_event_t k)
         pc->pick_def++;
         msg_add(g, "You move more warily.");
     } else if (k.code == 'd' && spell >= 0) {
-        pc->spells |= (uint16_t)(1u << spell);
+        pc->spells |= 1u << spell;
         msg_add(g, "You learn to cast %s.", g->c->spells[spell].name);
     } else {
         return 0; /* the choice waits */

@@ -8,7 +8,9 @@
 #include "help.h"
 #include "itemui.h"
 #include "level.h"
+#include "missile.h"
 #include "msg.h"
+#include "power.h"
 #include "prompt.h"
 #include "spell.h"
 #include "status.h"
@@ -79,13 +81,19 @@ static const cmd_t COMMANDS[] = {
     {'L', "L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
     {'K', "K", "kick a door in", trap_cmd_kick},
     {'x', "x", "look at something", travel_look},
-    {'Z', "Z", "cast a spell (wizards, clerics)", spell_menu},
+    {'Z', "Z", "cast a spell (wizards, clerics); bolts and areas aim", spell_menu},
+    {0x01, "^A", "class power: power attack, hide, turn undead, arcane spark", power_use},
     {'?', "?", "this list of commands", help_open},
     {'g', "g", "pick up what lies here", itemui_pick_up},
     {'i', "i", "inventory", itemui_inventory},
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},
     {'w', "w", "wear or wield", itemui_wear},
-    {'t', "t", "take off", itemui_take_off},
+    {'T', "T", "take off", itemui_take_off},
+    {'t', "t", "throw something: pick it, then aim", itemui_throw},
+    {'f', "f", "fire the quiver from your bow or sling (or throw darts, daggers)",
+     missile_cmd_fire},
+    {'v', "v", "choose what the quiver holds", itemui_quiver},
+    {0, "aiming", "the cursor: dirs move, Tab + - next target, Enter . t f go, Esc", NULL},
     {'d', "d", "drop", itemui_drop},
     {'q', "q", "quaff a potion", itemui_quaff},
     {'r', "r", "read a scroll", itemui_read},

@@ -87,29 +87,59 @@ static int sneak_damage(game_t *g, handle_t a)
     return dice_roll(&d, &g->play);
 }
 
+/* The fighter's power attack (power.h): blows trade aim for weight. */
+#define POWER_TO_HIT (-2)
+static int power_damage(const game_t *g)
+{
+    return 2 + g->pc.xl / 4;
+}
+
+/* A blow's or a missile's damage (EVF_MISSILE: rolled by its sender). */
+static int blow_damage(game_t *g, const ev_info_t *e, const obj_t *a)
+{
+    if (e->flags & EVF_MISSILE)
+        return e->amount[1];
+    int dmg = roll_damage(g, e->actor, a);
+    if (is_player(g, e->actor) && g->pc.power_attack)
+        dmg += power_damage(g);
+    return dmg;
+}
+
+static int attack_modifier(const game_t *g, const ev_info_t *e)
+{
+    if (e->flags & EVF_MISSILE)
+        return e->amount[0];
+    return is_player(g, e->actor) && g->pc.power_attack ? POWER_TO_HIT : 0;
+}
+
 int combat_attack(game_t *g, ev_info_t *e)
 {
     obj_t *a = reg_get(&g->reg, e->actor), *v = reg_get(&g->reg, e->victim);
     if (!a || !v)
         return EV_DONE;
     bool unaware = !is_player(g, e->victim) && !(v->flags & OF_AWARE);
-    int bonus = attack_bonus(g, e->actor, a) + (unaware ? 4 : 0), def = defence(g, e->victim, v);
+    int bonus = attack_bonus(g, e->actor, a) + (unaware ? 4 : 0) + attack_modifier(g, e),
+        def = defence(g, e->victim, v);
     int roll = (int)rng_range(&g->play, 1, 20);
     creature_disturb(g, e->victim);
     if (roll == 1 || (roll != 20 && roll + bonus < def)) {
         creature_say(g, "<Actor> miss<es:Actor> <victim>.", e->actor, e->victim);
         return EV_DONE;
     }
+    e->amount[2] = 1;
     bool crit = roll == 20 && (int)rng_range(&g->play, 1, 20) + bonus >= def;
-    int dmg = roll_damage(g, e->actor, a);
+    int dmg = blow_damage(g, e, a);
     if (crit)
-        dmg += roll_damage(g, e->actor, a);
+        dmg += blow_damage(g, e, a);
     if (unaware && is_player(g, e->actor)) {
         dmg += sneak_damage(g, e->actor);
         creature_say(g, "<Actor> catch<es:Actor> <victim> unawares!", e->actor, e->victim);
     }
     ev_info_t hit = {.type = EV_HIT, .actor = e->actor, .victim = e->victim, .map = -1};
-    hit.dtype = is_player(g, e->actor) ? DT_HIT : creature_kind(g, a)->dtype;
+    hit.dtype = (e->flags & EVF_MISSILE) ? e->dtype
+                : is_player(g, e->actor) ? DT_HIT
+                                         : creature_kind(g, a)->dtype;
+    hit.flags = e->flags & EVF_MISSILE;
     hit.amount[0] = dmg > 1 ? dmg : 1;
     hit.amount[1] = crit;
     if (!crit || !vision_sees(g, e->victim))
@@ -209,7 +239,7 @@ static void drain_blow(game_t *g, const ev_info_t *e)
     if (!is_player(g, e->victim) || !a || is_player(g, e->actor) || a->type != OBJ_CREATURE)
         return;
     const creature_kind_t *k = creature_kind(g, a);
-    if (!k->drain || (e->flags & EVF_SPELL) || e->dtype != k->dtype)
+    if (!k->drain || (e->flags & (EVF_SPELL | EVF_MISSILE)) || e->dtype != k->dtype)
         return;
     pc_drain(g, k->drain - 1, 10 + k->level / 2);
 }

@@ -44,10 +44,11 @@ enum {
     CF_COWARD = 1 << 3,   /* flees early */
     CF_WARDEN = 1 << 4,   /* holds the Heartstone: only on the bottom level, never elsewhere */
     CF_ANIMAL = 1 << 5,   /* a beast's mind: keen senses, never reads, quaffs or zaps */
+    CF_UNDEAD = 1 << 6,   /* walking dead: a cleric's turning drives it off or destroys it */
 };
-#define CREATURE_FLAG_NAMES                                          \
-    {                                                                \
-        "unique", "proper", "mindless", "coward", "warden", "animal" \
+#define CREATURE_FLAG_NAMES                                                    \
+    {                                                                          \
+        "unique", "proper", "mindless", "coward", "warden", "animal", "undead" \
     }
 #define ABILITY_WORDS                                                                 \
     {                                                                                 \
@@ -77,9 +78,15 @@ typedef struct {
     uint8_t pack;                         /* up to this many more of its kind come along */
     uint16_t flags;                       /* CF_* */
     uint16_t resist, immune, vuln;        /* bits 1 << DT_*: half, none, one and a half */
-    uint16_t spells;                      /* bits 1 << spell id: the spells it casts */
+    uint32_t spells;                      /* bits 1 << spell id: the spells it casts */
     uint8_t drain;                        /* its blows may drain this ability: AB_* + 1; 0 none */
     int8_t perception;                    /* added to its rolls to notice the player */
+    /* A ranged attack (missile.c; range 0: none): damage dice, reach in
+     * steps, damage type and its verb ("shoot<s:Actor> an arrow"). */
+    dice_t missile;
+    uint8_t range;
+    uint8_t missile_dtype;
+    char shoots[32];
     char hits[24];  /* its attack's verb: "bite<s:Actor>" (grammar template) */
     char desc[128]; /* what look shows */
 } creature_kind_t;
@@ -88,24 +95,44 @@ typedef struct {
  * is a 16-bit mask of ids (class and creature kinds, the character's
  * known spells in saves), so there are at most SPELLS_MAX and new ones go
  * last. */
-#define SPELLS_MAX 16
-/* SPELL_BOLT: damage to a foe in view (a Ref save halves an element's);
- * SPELL_HEAL: heals the caster; SPELL_BREATH: a monster's breath, damage
- * a Ref save halves (not a spell: what shrugs off spells does not shrug
- * it off); SPELL_HEX: puts a timed effect on a foe in view (the effect's
- * own save resists it). */
-enum { SPELL_BOLT = 0, SPELL_HEAL, SPELL_BREATH, SPELL_HEX, SPELL_EFFECTS };
-#define SPELL_EFFECT_NAMES              \
-    {                                   \
-        "bolt", "heal", "breath", "hex" \
+#define SPELLS_MAX 32
+/* SPELL_BOLT: damage to the first creature on the line to the target (a
+ * Ref save halves an element's); SPELL_HEAL: heals the caster;
+ * SPELL_BREATH: a monster's breath, damage a Ref save halves (not a
+ * spell: what shrugs off spells does not shrug it off); SPELL_HEX: puts a
+ * timed effect on the first creature on the line (the effect's own save
+ * resists it); SPELL_AREA: damage to every creature within radius of
+ * where the line ends, the caster spared; SPELL_BUFF: a timed effect on
+ * the caster, no save; SPELL_SUMMON: creatures of the depth around the
+ * caster; SPELL_POWER: what an item use does (use: identify, map, light,
+ * teleport, remove_curse, cure) for the caster; SPELL_DETECT: traps and
+ * secret doors within radius of the caster are found. Bolts, hexes and
+ * areas aim (target.h); the rest do not. */
+enum {
+    SPELL_BOLT = 0,
+    SPELL_HEAL,
+    SPELL_BREATH,
+    SPELL_HEX,
+    SPELL_AREA,
+    SPELL_BUFF,
+    SPELL_SUMMON,
+    SPELL_POWER,
+    SPELL_DETECT,
+    SPELL_EFFECTS
+};
+#define SPELL_EFFECT_NAMES                                                           \
+    {                                                                                \
+        "bolt", "heal", "breath", "hex", "area", "buff", "summon", "power", "detect" \
     }
 typedef struct {
     char name[24];
     int16_t mana;   /* its cost */
     uint8_t effect; /* SPELL_* */
-    uint8_t dtype;  /* a bolt's or breath's damage type (DT_*); DT_NONE otherwise */
-    dice_t dice;    /* damage or healing (parsed once at load); a hex: its turns */
-    int16_t status; /* a hex's effect kind (content effects); -1 none */
+    uint8_t dtype;  /* a bolt's, breath's or area's damage type (DT_*); DT_NONE otherwise */
+    dice_t dice;    /* damage or healing (parsed once at load); a hex or buff: its turns */
+    int16_t status; /* a hex's or buff's effect kind (content effects); -1 none */
+    uint8_t radius; /* an area's or a detection's reach */
+    uint8_t use;    /* a power's item use (USE_*, itemkind.h) */
 } spell_kind_t;
 
 /* Player races and classes (pc.c and chargen.c read them). */
@@ -129,8 +156,8 @@ typedef struct {
     uint8_t sneak;      /* the great sneak attack on unaware foes (others strike a little harder) */
     int8_t stealth;     /* added to the character's stealth */
     uint8_t mana;       /* spell points per level (0: no spells) */
-    uint16_t spells;    /* bits 1 << spell id: spells known from the start */
-    uint16_t learnable; /* bits 1 << spell id: spells a level-up choice may teach */
+    uint32_t spells;    /* bits 1 << spell id: spells known from the start */
+    uint32_t learnable; /* bits 1 << spell id: spells a level-up choice may teach */
     dice_t weapon;      /* starting kit: weapon damage */
     char weapon_name[24];
     char armour_name[24];

@@ -57,8 +57,11 @@ typedef enum {
 
 /* Event flags. EVF_SPELL: a direct spell (bolt, missile), which some
  * creatures shrug off whatever its damage type; EVF_BREATH: a breath.
- * Either lets the victim's Ref save halve an element's damage (combat.c). */
-enum { EVF_SPELL = 1u << 0, EVF_BREATH = 1u << 1 };
+ * Either lets the victim's Ref save halve an element's damage (combat.c).
+ * EVF_MISSILE: an attack by something thrown or shot (missile.h): amount[0]
+ * adjusts the to-hit, amount[1] is the damage, and the attack sets
+ * amount[2] to 1 when it hits. */
+enum { EVF_SPELL = 1u << 0, EVF_BREATH = 1u << 1, EVF_MISSILE = 1u << 2 };
 
 typedef struct {
     uint16_t type; /* ev_type_t */

@@ -282,13 +282,20 @@ static int kit_item(game_t *g, const char *name, int count)
 }
 
 /* The kit a new character starts with: the class's (content's class kit
- * list) and two rations of food. */
+ * list; "24 arrow" is a stack of 24) and two rations of food. */
 int item_start_kit(game_t *g)
 {
     const class_kind_t *ck = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
-    for (int i = 0; ck && i < CLASS_KIT_MAX && ck->kit[i][0]; i++)
-        if (kit_item(g, ck->kit[i], 1) < 0)
+    for (int i = 0; ck && i < CLASS_KIT_MAX && ck->kit[i][0]; i++) {
+        const char *name = ck->kit[i];
+        int count = 0; /* "24 arrow": a stack */
+        while (*name >= '0' && *name <= '9')
+            count = count * 10 + (*name++ - '0');
+        while (*name == ' ')
+            name++;
+        if (kit_item(g, name, count > 0 ? count : 1) < 0)
             return -1;
+    }
     return kit_item(g, "ration of food", 2);
 }
 
@@ -331,7 +338,8 @@ void item_name(const game_t *g, handle_t h, item_name_t *out)
 
 static const char *const WORN_AS[SLOT_COUNT] = {
     [SLOT_WEAPON] = "wielded", [SLOT_BODY] = "worn",    [SLOT_SHIELD] = "on arm",
-    [SLOT_HEAD] = "on head",   [SLOT_RING] = "on hand", [SLOT_NECK] = "around neck"};
+    [SLOT_HEAD] = "on head",   [SLOT_RING] = "on hand", [SLOT_NECK] = "around neck",
+    [SLOT_LAUNCHER] = "ready"};
 
 static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, size_t n)
 {
@@ -362,10 +370,14 @@ static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, si
 void item_describe(const game_t *g, handle_t h, char *out, size_t n)
 {
     const obj_t *o = item_get(g, h);
-    if (!o)
+    if (!o) {
         snprintf(out, n, "nothing");
-    else
-        describe(g, o, false, out, n);
+        return;
+    }
+    describe(g, o, false, out, n);
+    size_t len = strlen(out);
+    if (h == g->quiver && o->target == g->player && len < n)
+        snprintf(out + len, n - len, " (in quiver)");
 }
 
 void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
@@ -577,34 +589,49 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
     return 0;
 }
 
-/* Drops n of it at who's feet (loose, no letter). */
-int item_drop(game_t *g, handle_t who, handle_t it, int count)
+/* n of it (all when n is 0 or more), carried by who, split off as a loose
+ * item at who's feet: its handle, NONE on OOM. */
+static handle_t loose_at_feet(game_t *g, handle_t it, int n, handle_t who)
 {
-    obj_t *o = item_get(g, it), *c = reg_get(&g->reg, who);
-    if (!o || !c || o->target != who)
-        return -1;
-    if (o->flags & IF_EQUIPPED) {
-        if (item_unequip(g, who, it) < 0)
-            return -1;
-        o = item_get(g, it);
-    }
     handle_t h = it;
-    if (count > 0 && count < o->magnitude) {
-        obj_t copy = *o, *p;
+    if (n > 0 && n < item_get(g, it)->magnitude) {
+        obj_t copy = *item_get(g, it), *p;
         h = reg_new(&g->reg, OBJ_ITEM, &p);
         if (!h)
-            return -1;
+            return HANDLE_NONE;
         *p = copy;
-        p->magnitude = count;
-        item_get(g, it)->magnitude -= count;
-        c = reg_get(&g->reg, who);
+        p->magnitude = n;
+        item_get(g, it)->magnitude -= n;
     }
-    o = item_get(g, h);
+    const obj_t *c = reg_get(&g->reg, who);
+    obj_t *o = item_get(g, h);
     o->target = HANDLE_NONE;
     o->a[0] = 0;
     o->depth = c->depth;
     o->x = c->x;
     o->y = c->y;
+    return h;
+}
+
+handle_t item_detach(game_t *g, handle_t it)
+{
+    const obj_t *o = item_get(g, it);
+    if (!o || !reg_get(&g->reg, o->target) || (o->flags & IF_EQUIPPED))
+        return HANDLE_NONE;
+    return loose_at_feet(g, it, 1, o->target);
+}
+
+/* Drops n of it at who's feet (loose, no letter). */
+int item_drop(game_t *g, handle_t who, handle_t it, int count)
+{
+    obj_t *o = item_get(g, it);
+    if (!o || !reg_get(&g->reg, who) || o->target != who)
+        return -1;
+    if ((o->flags & IF_EQUIPPED) && item_unequip(g, who, it) < 0)
+        return -1;
+    handle_t h = loose_at_feet(g, it, count, who);
+    if (!h)
+        return -1;
     item_say(g, "<Actor> drop<s:Actor> <obj>.", who, h);
     return 0;
 }
@@ -649,8 +676,8 @@ int item_equip(game_t *g, handle_t who, handle_t it)
     if (k->speed && who == g->player)
         ident_seen_use(g, who, o->kind);
     item_say(g,
-             k->slot == SLOT_WEAPON ? "<Actor> wield<s:Actor> <obj>."
-                                    : "<Actor> put<s:Actor> on <obj>.",
+             k->slot == SLOT_WEAPON || k->slot == SLOT_LAUNCHER ? "<Actor> wield<s:Actor> <obj>."
+                                                                : "<Actor> put<s:Actor> on <obj>.",
              who, it);
     if (o->flags & IF_CURSED) {
         o->flags |= IF_CURSE_SEEN;
@@ -686,6 +713,8 @@ void item_gear(const game_t *g, handle_t who, bool known_only, gear_t *out)
         if (o->type != OBJ_ITEM || o->target != who || !(o->flags & IF_EQUIPPED))
             continue;
         const item_kind_t *k = item_kind(g, o);
+        if (k->slot == SLOT_LAUNCHER)
+            continue; /* a bow adds to its shots only (missile.c) */
         bool kind_known = !known_only || ident_known(g, o->kind);
         int plus = !known_only || (o->flags & IF_KNOWN) ? o->hp : 0;
         if (kind_known) {

@@ -41,8 +41,8 @@ enum {
     ITEMUI_INVENTORY,
     ITEMUI_EQUIPMENT,
     ITEMUI_CHOOSE,
-    ITEMUI_DIRECTION,
-    ITEMUI_IDENTIFY, /* a scroll of identify was read: which item? */
+    ITEMUI_DIRECTION, /* unused: wands aim with the target cursor (target.h); the id stays */
+    ITEMUI_IDENTIFY,  /* a scroll of identify was read: which item? */
     ITEMUI_COUNT
 };
 
@@ -114,6 +114,10 @@ int item_pick_up(game_t *g, handle_t who, handle_t it);
 int item_drop(game_t *g, handle_t who, handle_t it, int count);
 int item_equip(game_t *g, handle_t who, handle_t it);
 int item_unequip(game_t *g, handle_t who, handle_t it);
+/* One of a carried, unequipped stack taken out of the pack, loose at its
+ * holder's feet without a word (a throw; the caller moves it on):
+ * HANDLE_NONE when it is equipped, not carried, or on OOM. */
+handle_t item_detach(game_t *g, handle_t it);
 /* Takes one off a stack (deleting the item when it was the last one). */
 void item_use_up(game_t *g, handle_t it);
 /* Moves n of it to holder (merging into a stack); the handle that holds them. */

@@ -22,7 +22,8 @@
     X(RING)                \
     X(AMULET)              \
     X(FOOD)                \
-    X(GOLD)
+    X(GOLD)                \
+    X(MISSILE)
 enum {
 #define ITEM_CLASS_ENUM_(n) IC_##n,
     ITEM_CLASS_LIST(ITEM_CLASS_ENUM_)
@@ -38,7 +39,8 @@ enum {
     X(SHIELD)             \
     X(HEAD)               \
     X(RING)               \
-    X(NECK)
+    X(NECK)               \
+    X(LAUNCHER)
 enum {
 #define ITEM_SLOT_ENUM_(n) SLOT_##n,
     ITEM_SLOT_LIST(ITEM_SLOT_ENUM_)
@@ -90,6 +92,20 @@ enum {
         IDT_COUNT
 };
 
+/* Ammunition: what a launcher shoots and what a missile is (missile.c);
+ * a launcher fires only its own kind. */
+#define ITEM_AMMO_LIST(X) \
+    X(NONE)               \
+    X(ARROW)              \
+    X(BOLT)               \
+    X(STONE)
+enum {
+#define ITEM_AMMO_ENUM_(n) AMMO_##n,
+    ITEM_AMMO_LIST(ITEM_AMMO_ENUM_)
+#undef ITEM_AMMO_ENUM_
+        AMMO_COUNT
+};
+
 enum {
     IKF_STACK = 1 << 0,  /* identical ones stack ("6 loaves of bread") */
     IKF_CURSED = 1 << 1, /* always made cursed */
@@ -97,7 +113,8 @@ enum {
         1 << 2, /* its effect is plain to see: using it (or watching it used) identifies it */
     IKF_UNIQUE = 1 << 3,    /* one of a kind ("the Heartstone"); never generated at random */
     IKF_NOFLAVOUR = 1 << 4, /* a potion/scroll/... known from the start (no random flavour) */
-    IKF_MASS = 1 << 5       /* a mass noun: "some leather armour", never "a leather armour" */
+    IKF_MASS = 1 << 5,      /* a mass noun: "some leather armour", never "a leather armour" */
+    IKF_THROW = 1 << 6 /* made to be thrown (darts, daggers, spears): its own dice, no penalty */
 };
 
 #define ITEM_NAME_LEN 32
@@ -122,6 +139,9 @@ typedef struct {
     dice_t charges;                                 /* wands */
     int16_t min_depth, max_depth, freq;             /* generation: weight freq between the depths */
     int16_t value;                                  /* score for carrying it out */
+    uint8_t ammo;   /* AMMO_*: what a launcher shoots, or what a missile is */
+    uint8_t range;  /* a launcher's or thrown missile's reach in steps; 0: the rules' own */
+    uint8_t breaks; /* percent: a missile that hits breaks */
     uint16_t handlers[4];
 } item_kind_t;
 

@@ -4,9 +4,11 @@
 #include "item.h"
 #include "itemuse.h"
 #include "level.h"
+#include "missile.h"
 #include "msg.h"
 #include "pc.h"
 #include "status.h"
+#include "target.h"
 #include "world.h"
 
 typedef bool (*fits_fn_t)(const game_t *g, const obj_t *o);
@@ -39,6 +41,14 @@ static bool fits_food(const game_t *g, const obj_t *o)
 {
     return item_kind(g, o)->cls == IC_FOOD;
 }
+static bool fits_throw(const game_t *g, const obj_t *o)
+{
+    return (void)g, !(o->flags & IF_EQUIPPED);
+}
+static bool fits_quiver(const game_t *g, const obj_t *o)
+{
+    return missile_quiverable(g, o);
+}
 static bool fits_unknown(const game_t *g, const obj_t *o)
 {
     return itemuse_unidentified(g, o);
@@ -53,6 +63,8 @@ enum {
     VERB_READ,
     VERB_ZAP,
     VERB_EAT,
+    VERB_THROW,
+    VERB_QUIVER,
     VERB_COUNT
 };
 
@@ -66,11 +78,14 @@ typedef struct {
 static const verb_t VERBS[VERB_COUNT] = {
     [VERB_DROP] = {'d', "Drop what?", "You have nothing to drop.", fits_any},
     [VERB_WEAR] = {'w', "Wear or wield what?", "You have nothing to wear or wield.", fits_gear},
-    [VERB_REMOVE] = {'t', "Take off what?", "You are not wearing anything.", fits_worn},
+    [VERB_REMOVE] = {'T', "Take off what?", "You are not wearing anything.", fits_worn},
     [VERB_QUAFF] = {'q', "Quaff which potion?", "You have no potions.", fits_potion},
     [VERB_READ] = {'r', "Read which scroll?", "You have no scrolls.", fits_scroll},
     [VERB_ZAP] = {'z', "Zap which wand?", "You have no wands.", fits_wand},
     [VERB_EAT] = {'E', "Eat what?", "You have nothing to eat.", fits_food},
+    [VERB_THROW] = {'t', "Throw what?", "You have nothing to throw.", fits_throw},
+    [VERB_QUIVER] = {'v', "Quiver what?", "You have no missiles: arrows, bolts, stones, darts.",
+                     fits_quiver},
 };
 
 static int count_fitting(const game_t *g, int verb)
@@ -115,37 +130,17 @@ static int act(game_t *g, int verb, handle_t it)
             return 0;
         }
         return itemuse_use(g, g->player, it, 0, 0);
-    case VERB_ZAP:
-        g->items.screen = ITEMUI_DIRECTION;
-        g->items.verb = VERB_ZAP;
-        g->items.chosen = it;
+    case VERB_ZAP: return target_begin(g, AIM_ZAP, it);
+    case VERB_THROW: return target_begin(g, AIM_THROW, it);
+    case VERB_QUIVER: {
+        g->quiver = it;
+        char d[96];
+        item_describe(g, it, d, sizeof d);
+        msg_add(g, "%c - %s.", 'a' + reg_get(&g->reg, it)->a[0], d);
         return 0;
+    }
     default: return itemuse_use(g, g->player, it, 0, 0);
     }
-}
-
-static const struct {
-    uint32_t key;
-    int8_t dx, dy;
-} DIRKEYS[] = {{'h', -1, 0},       {'j', 0, 1},       {'k', 0, -1},     {'l', 1, 0},
-               {'y', -1, -1},      {'u', 1, -1},      {'b', -1, 1},     {'n', 1, 1},
-               {'4', -1, 0},       {'2', 0, 1},       {'8', 0, -1},     {'6', 1, 0},
-               {'7', -1, -1},      {'9', 1, -1},      {'1', -1, 1},     {'3', 1, 1},
-               {KEY_LEFT, -1, 0},  {KEY_DOWN, 0, 1},  {KEY_UP, 0, -1},  {KEY_RIGHT, 1, 0},
-               {KEY_HOME, -1, -1}, {KEY_PGUP, 1, -1}, {KEY_END, -1, 1}, {KEY_PGDN, 1, 1}};
-
-static int on_direction(game_t *g, key_event_t k)
-{
-    handle_t it = g->items.chosen;
-    for (size_t i = 0; i < sizeof DIRKEYS / sizeof DIRKEYS[0]; i++) {
-        if (DIRKEYS[i].key != k.code)
-            continue;
-        close_ui(g);
-        return itemuse_use(g, g->player, it, DIRKEYS[i].dx, DIRKEYS[i].dy);
-    }
-    close_ui(g);
-    msg_add(g, "Never mind.");
-    return 0;
 }
 
 static int on_choose(game_t *g, key_event_t k)
@@ -202,7 +197,6 @@ int itemui_answer(game_t *g, key_event_t k)
 {
     switch (g->items.screen) {
     case ITEMUI_CHOOSE: return on_choose(g, k);
-    case ITEMUI_DIRECTION: return on_direction(g, k);
     case ITEMUI_IDENTIFY: return on_identify(g, k);
     default: return close_ui(g);
     }
@@ -235,6 +229,14 @@ int itemui_read(game_t *g)
 int itemui_zap(game_t *g)
 {
     return open_verb(g, VERB_ZAP);
+}
+int itemui_throw(game_t *g)
+{
+    return open_verb(g, VERB_THROW);
+}
+int itemui_quiver(game_t *g)
+{
+    return open_verb(g, VERB_QUIVER);
 }
 int itemui_eat(game_t *g)
 {
@@ -353,8 +355,7 @@ bool itemui_render(game_t *g, screen_t *s)
         title(s, "Identify which item? [letter, Esc: the first]");
         row = list_items(g, s, 1, fits_unknown);
     } else {
-        title(s, "Zap in which direction? [hjklyubn, Esc]");
-        return true;
+        return false;
     }
     (void)row;
     return true;

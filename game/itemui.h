@@ -1,6 +1,6 @@
 /* itemui — the item commands and screens: pick up (g ,), drop (d), wear or
- * wield (w), take off (t), quaff (q), read (r), zap (z, then a direction),
- * eat (E), rest (R), the inventory (i) and equipment (e) screens. A prompt
+ * wield (w), take off (T), quaff (q), read (r), zap (z, then the target
+ * cursor), throw (t, then the cursor), quiver (v), eat (E), rest (R), the inventory (i) and equipment (e) screens. A prompt
  * lists what fits and takes a letter; Escape cancels. A scroll of identify
  * read with several unknown items asks which (Escape: the first). The open screen is
  * game state (item_state_t), so it is saved and redrawn like the rest. */
@@ -22,6 +22,8 @@ int itemui_quaff(game_t *g);
 int itemui_read(game_t *g);
 int itemui_zap(game_t *g);
 int itemui_eat(game_t *g);
+int itemui_throw(game_t *g);  /* t: what to throw, then the target cursor */
+int itemui_quiver(game_t *g); /* v: what the quiver holds */
 int itemui_inventory(game_t *g);
 int itemui_equipment(game_t *g);
 int itemui_rest(game_t *g);

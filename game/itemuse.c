@@ -410,6 +410,16 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
     return SCHED_MOVE;
 }
 
+bool itemuse_power(game_t *g, handle_t who, int use, const dice_t *power)
+{
+    if (use <= USE_NONE || use >= USE_COUNT || !USES[use] || use == USE_BOLT ||
+        use == USE_BOLT_EFFECT || use == USE_EAT)
+        return false;
+    item_kind_t k = {.use = (uint8_t)use, .power = *power, .effect = -1};
+    use_t u = {who, HANDLE_NONE, 0, &k, 0, 0, who == g->player};
+    return USES[use](g, &u);
+}
+
 /* What a monster wants: healing and curing potions, wands that hurt or
  * hinder. */
 static bool monster_wants(const item_kind_t *k)

@@ -11,6 +11,11 @@
 /* who uses it (aimed at dx, dy for wands). Consumes it (potions, scrolls,
  * food) or a charge. Returns the ticks spent, 0 when nothing happened. */
 int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy);
+/* What an item use does (USE_*: identify, map, light, teleport,
+ * remove_curse, heal, cure...), done by who without an item, power its
+ * dice (a spell's power, spell.c). True when its effect was plain to see;
+ * false for uses that need an item (wands, food). */
+bool itemuse_power(game_t *g, handle_t who, int use, const dice_t *power);
 /* A monster's turn with items (only a mind that uses items: no beast, no
  * mindless thing; creature.h's mind table): quaffs healing or
  * curing when badly hurt, else, when it sees the player, may zap a charged

@@ -5,6 +5,7 @@
 #include "help.h"
 #include "msg.h"
 #include "spell.h"
+#include "target.h"
 #include "trap.h"
 #include "travel.h"
 #include "world.h"
@@ -43,6 +44,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
     {PROMPT_DOOR, 0, trap_door_key, NULL}, /* the message line asks the direction */
     {PROMPT_WORLD, PF_PAGING | PF_SCREEN, worldui_key, worldui_draw},
+    {PROMPT_TARGET, PF_CURSOR, target_key, target_draw},
 };
 
 const prompt_t *prompt_row(int id)

@@ -27,6 +27,7 @@ enum {
     PROMPT_CAST,
     PROMPT_DOOR,
     PROMPT_WORLD,
+    PROMPT_TARGET,
     PROMPT_COUNT
 };
 

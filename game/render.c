@@ -11,6 +11,7 @@
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
+#include "target.h"
 #include "trap.h"
 #include "world.h"
 
@@ -516,6 +517,8 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
     map_view_t m = map_view(g, s, lv, p, view && view->two_cell ? 2 : 1);
     if (m.vh >= 1 && draw_map(g, s, lv, &m, rc, full) < 0 && rc)
         rc->valid = false;
+    if (m.vh >= 1 && g->prompt == PROMPT_TARGET)
+        target_render_path(g, s, m.ox, m.oy, m.vw, m.vh, m.top, m.tw);
     if (m.vh >= 1)
         map_cursor(g, s, p, &m, (pr->flags & PF_CURSOR) != 0);
     render_status(g, s, p, view, rc);

@@ -30,6 +30,7 @@ static const char *const STACK_NAMES[] = {"refresh", "add", "strongest"};
 static const char *const ITEM_CLASS_NAMES[IC_COUNT] = {ITEM_CLASS_LIST(SCRIPT_NAME_)};
 static const char *const ITEM_SLOT_NAMES[SLOT_COUNT] = {ITEM_SLOT_LIST(SCRIPT_NAME_)};
 static const char *const ITEM_USE_NAMES[USE_COUNT] = {ITEM_USE_LIST(SCRIPT_NAME_)};
+static const char *const ITEM_AMMO_NAMES[AMMO_COUNT] = {ITEM_AMMO_LIST(SCRIPT_NAME_)};
 static const char *const ITEM_DAMAGE_NAMES[IDT_COUNT] = {ITEM_DAMAGE_LIST(SCRIPT_NAME_)};
 static const char *const EFFECT_FLAG_NAMES[EFK_BITS] = {EFFECT_FLAG_LIST(SCRIPT_NAME_)};
 #undef SCRIPT_NAME_
@@ -602,12 +603,12 @@ static int find_spell(const script_content_t *s, const char *name)
 }
 
 /* spells = {"magic missile", ...}: a set of declared spells (bit = id). */
-static uint16_t fld_spells(lua_State *L, const decl_t *d, const char *f, uint16_t def)
+static uint32_t fld_spells(lua_State *L, const decl_t *d, const char *f, uint32_t def)
 {
     const char *names[SPELLS_MAX];
     for (int i = 0; i < d->s->c.n_spells; i++)
         names[i] = d->s->spells[i].name;
-    return (uint16_t)fld_bits(L, d, f, names, d->s->c.n_spells, def);
+    return fld_bits(L, d, f, names, d->s->c.n_spells, def);
 }
 
 /* spell { name=, mana=, effect="bolt"|"heal", dtype= (a bolt's), dice= } */
@@ -633,14 +634,25 @@ static int decl_spell(lua_State *L)
         return luaL_error(L, "%s: field 'mana' is required", d.what);
     sp->effect = (uint8_t)fld_enum(L, &d, "effect", EFFECTS, SPELL_EFFECTS, SPELL_BOLT);
     sp->dtype = (uint8_t)fld_enum(L, &d, "dtype", DAMAGE_NAMES, DT_COUNT, DT_NONE);
-    bool hurts = sp->effect == SPELL_BOLT || sp->effect == SPELL_BREATH;
+    bool hurts = sp->effect == SPELL_BOLT || sp->effect == SPELL_BREATH || sp->effect == SPELL_AREA;
     if (hurts && sp->dtype == DT_NONE)
-        return luaL_error(L, "%s: a bolt or breath needs a damage type (field 'dtype')", d.what);
+        return luaL_error(L, "%s: a bolt, breath or area needs a damage type (field 'dtype')",
+                          d.what);
     if (!hurts && sp->dtype != DT_NONE)
-        return luaL_error(L, "%s: only a bolt or breath has a damage type (field 'dtype')", d.what);
+        return luaL_error(L, "%s: only a bolt, breath or area has a damage type (field 'dtype')",
+                          d.what);
     sp->status = (int16_t)fld_kind(L, &d, "status", find_effect);
-    if ((sp->effect == SPELL_HEX) != (sp->status >= 0))
-        return luaL_error(L, "%s: a hex, and only a hex, names an effect (field 'status')", d.what);
+    bool timed = sp->effect == SPELL_HEX || sp->effect == SPELL_BUFF;
+    if (timed != (sp->status >= 0))
+        return luaL_error(L, "%s: a hex or buff, and only those, names an effect (field 'status')",
+                          d.what);
+    sp->radius = (uint8_t)fld_int(L, &d, "radius", 0, 0, 20);
+    if ((sp->effect == SPELL_AREA || sp->effect == SPELL_DETECT) != (sp->radius > 0))
+        return luaL_error(L, "%s: an area or detection, and only those, has a radius", d.what);
+    sp->use = (uint8_t)fld_enum(L, &d, "use", ITEM_USE_NAMES, USE_COUNT, USE_NONE);
+    if ((sp->effect == SPELL_POWER) != (sp->use != USE_NONE))
+        return luaL_error(L, "%s: a power, and only a power, names an item use (field 'use')",
+                          d.what);
     int t = lua_getfield(L, 1, "dice");
     lua_pop(L, 1);
     if (t == LUA_TNIL)
@@ -672,6 +684,15 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     c->vuln = (uint16_t)fld_bits(L, d, "vuln", DAMAGE_NAMES, DT_COUNT, c->vuln);
     c->spells = fld_spells(L, d, "spells", c->spells);
     c->drain = (uint8_t)fld_enum(L, d, "drain", DRAIN_NAMES, AB_COUNT + 1, c->drain);
+    c->missile = fld_dice(L, d, "missile", c->missile);
+    c->range = (uint8_t)fld_int(L, d, "range", c->range, 0, 20);
+    c->missile_dtype = (uint8_t)fld_enum(L, d, "missile_dtype", DAMAGE_NAMES, DT_COUNT,
+                                         like ? c->missile_dtype : DT_HIT);
+    if (!fld_str(L, d, "shoots", c->shoots, sizeof c->shoots, 0) && !like)
+        snprintf(c->shoots, sizeof c->shoots, "shoot<s:Actor>");
+    if (c->range && !c->missile.n)
+        luaL_error(L, "%s: a ranged attack (field 'range') needs its dice (field 'missile')",
+                   d->what);
     if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like)
         snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
     fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
@@ -814,8 +835,8 @@ static int fld_flags(lua_State *L, const decl_t *d, const char *f, const char *c
     return bits;
 }
 
-static const char *const ITEM_FLAG_NAMES[] = {"stack",  "cursed", "obvious",
-                                              "unique", "known",  "mass"};
+static const char *const ITEM_FLAG_NAMES[] = {"stack", "cursed", "obvious", "unique",
+                                              "known", "mass",   "throw"};
 
 /* The numbers of an item kind (everything but names, handlers and `on`). */
 static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
@@ -847,6 +868,9 @@ static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
     it->max_depth = (int16_t)fld_int(L, d, "max_depth", it->max_depth, 0, 100);
     it->freq = (int16_t)fld_int(L, d, "freq", it->freq, 0, 10000);
     it->value = (int16_t)fld_int(L, d, "value", it->value, 0, 30000);
+    it->ammo = (uint8_t)fld_enum(L, d, "ammo", ITEM_AMMO_NAMES, AMMO_COUNT, it->ammo);
+    it->range = (uint8_t)fld_int(L, d, "range", it->range, 0, 30);
+    it->breaks = (uint8_t)fld_int(L, d, "breaks", it->breaks, 0, 100);
 }
 
 /* item { name=, plural=, class=, slot=, use=, power="1d8", like="dagger", ... } */

@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "prompt.h"
 #include "start.h"
+#include "target.h"
 #include "trap.h"
 #include "vision.h"
 #include "world.h"
@@ -102,12 +103,13 @@ static void save_pc(const pc_t *pc, ser_t *s)
     ser_u8(s, pc->heartstone);
     ser_u16(s, (uint16_t)pc->mana);
     ser_u16(s, (uint16_t)pc->mana_max);
-    ser_u16(s, pc->spells);
+    ser_u32(s, pc->spells);
     ser_i32(s, pc->xp);
     ser_u32(s, pc->kills);
     ser_u64(s, pc->uniques_made);
     ser_u64(s, pc->uniques_seen);
     ser_u64(s, pc->uniques_killed);
+    ser_u8(s, pc->power_attack);
 }
 
 static void load_pc(pc_t *pc, rd_t *in)
@@ -127,12 +129,13 @@ static void load_pc(pc_t *pc, rd_t *in)
     pc->heartstone = rd_u8(in);
     pc->mana = (int16_t)rd_u16(in);
     pc->mana_max = (int16_t)rd_u16(in);
-    pc->spells = rd_u16(in);
+    pc->spells = rd_u32(in);
     pc->xp = rd_i32(in);
     pc->kills = rd_u32(in);
     pc->uniques_made = rd_u64(in);
     pc->uniques_seen = rd_u64(in);
     pc->uniques_killed = rd_u64(in);
+    pc->power_attack = rd_u8(in);
 }
 
 void snapshot_save(const game_t *g, ser_t *s)
@@ -158,6 +161,10 @@ void snapshot_save(const game_t *g, ser_t *s)
     ser_u8(s, g->door_cmd);
     ser_u16(s, (uint16_t)g->view_x);
     ser_u16(s, (uint16_t)g->view_y);
+    ser_u8(s, g->aim);
+    ser_u32(s, g->aim_arg);
+    ser_u32(s, g->target);
+    ser_u32(s, g->quiver);
     reg_save(&g->reg, s);
     sched_save(&g->sched, s);
     for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
@@ -374,7 +381,8 @@ static void state_check(game_t *g, rd_t *in)
     if (g->depth < 0 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
         rd_fail(in, "bad depth");
     if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
-        g->door_cmd >= DOOR_CMDS || g->page > MSG_LOG / PAGE_ROWS)
+        g->door_cmd >= DOOR_CMDS || g->page > MSG_LOG / PAGE_ROWS || g->aim >= AIM_COUNT ||
+        (g->prompt == PROMPT_TARGET) != (g->aim != AIM_NONE))
         rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||
         g->score > SCORE_MAX)
@@ -383,7 +391,7 @@ static void state_check(game_t *g, rd_t *in)
     if (pc->created > 1 ||
         (pc->created && (pc->race >= g->c->n_races || pc->cls >= g->c->n_classes)) || pc->xl < 1 ||
         pc->xl > 20 || pc->xp < 0 || pc->mana < 0 || pc->mana > pc->mana_max ||
-        pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 20)
+        pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 20 || pc->power_attack > 1)
         rd_fail(in, "bad character");
     const level_t *lv = g->levels[g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->depth : 0];
     if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h))
@@ -418,6 +426,10 @@ static void state_load(game_t *g, rd_t *in)
     g->door_cmd = rd_u8(in);
     g->view_x = (int16_t)rd_u16(in);
     g->view_y = (int16_t)rd_u16(in);
+    g->aim = rd_u8(in);
+    g->aim_arg = rd_u32(in);
+    g->target = rd_u32(in);
+    g->quiver = rd_u32(in);
     if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0)
         return;
     for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {

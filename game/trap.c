@@ -168,13 +168,15 @@ static bool hidden_at(const level_t *lv, int i)
            ((lv->trap[i] & TRAP_KIND) && !(lv->trap[i] & TRAP_FOUND));
 }
 
-int trap_search(game_t *g, int chance)
+/* Searches the cells within radius of the player, each hidden thing
+ * found with chance percent. */
+static int search_around(game_t *g, int radius, int chance)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = level_current(g);
     int found = 0;
-    for (int dy = -1; dy <= 1 && lv; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
+    for (int dy = -radius; dy <= radius && lv; dy++)
+        for (int dx = -radius; dx <= radius; dx++) {
             int x = p->x + dx, y = p->y + dy;
             if (!level_in(lv, x, y) || !hidden_at(lv, y * lv->w + x))
                 continue;
@@ -184,6 +186,16 @@ int trap_search(game_t *g, int chance)
     if (found)
         vision_update(g);
     return found;
+}
+
+int trap_search(game_t *g, int chance)
+{
+    return search_around(g, 1, chance);
+}
+
+int trap_detect(game_t *g, int radius)
+{
+    return search_around(g, radius, 100);
 }
 
 /* ---- springing them ------------------------------------------------------------ */

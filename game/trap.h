@@ -29,6 +29,9 @@ int trap_at(const level_t *lv, int x, int y, bool known);
 /* Searches the cells around the player, each hidden thing found with
  * chance percent: how many were found. */
 int trap_search(game_t *g, int chance);
+/* Finds every hidden trap and door within radius of the player (a
+ * detection spell): how many. */
+int trap_detect(game_t *g, int radius);
 /* The player's chance to find a hidden thing next to them, in percent:
  * searching (waiting) or a passing glance. */
 int trap_search_chance(const game_t *g, bool searching);

@@ -87,8 +87,9 @@ typedef struct {
     uint8_t choices;        /* level-up choices owed */
     uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
     uint8_t heartstone;                  /* carrying it */
+    uint8_t power_attack;                /* the fighter's stance: harder, wilder blows (power.h) */
     int16_t mana, mana_max;
-    uint16_t spells; /* known spells: bit i is content spell i (spell.h) */
+    uint32_t spells; /* known spells: bit i is content spell i (spell.h) */
     int32_t xp;
     uint32_t kills;
     uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
@@ -128,6 +129,10 @@ struct game {
     pc_t pc;
     int16_t cur_x, cur_y;   /* the travel / look cursor while its prompt is up */
     uint8_t door_cmd;       /* the door command whose direction PROMPT_DOOR asks (trap.h) */
+    uint8_t aim;            /* what PROMPT_TARGET aims (target.h's AIM_*) */
+    uint32_t aim_arg;       /* its item handle or spell id */
+    handle_t target;        /* the creature last aimed at (target.h) */
+    handle_t quiver;        /* the missiles f fires (missile.h); checked when used */
     int16_t view_x, view_y; /* the map view's anchor: follows the player loosely (vision.c) */
     /* within one input only (zero between inputs): a running travel/explore */
     uint8_t run;            /* travel.c's RUN_* */

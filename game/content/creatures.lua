@@ -60,10 +60,10 @@ creature { name = "wolf", glyph = "C", fg = 7, speed = 130, hp = "3d6", attack =
            to_hit = 3, defence = 4, size = "medium", level = 3, pack = 3,
            flags = { "animal" }, desc = "A grey wolf; where there is one there are more." }
 creature { name = "skeleton", glyph = "z", fg = 15, hp = "3d8", attack = "1d6", to_hit = 2, defence = 4, armour = 2,
-           size = "medium", level = 4, flags = { "mindless" }, resist = { "cold", "hit" }, immune = { "poison" },
+           size = "medium", level = 4, flags = { "undead", "mindless" }, resist = { "cold", "hit" }, immune = { "poison" },
            desc = "Old bones held together by an older spite." }
 creature { name = "zombie", glyph = "z", fg = 2, speed = 60, hp = "4d8", attack = "1d8", hits = "claw<s:Actor>",
-           to_hit = 1, defence = 1, size = "medium", level = 3, flags = { "mindless" }, immune = { "poison" },
+           to_hit = 1, defence = 1, size = "medium", level = 3, flags = { "undead", "mindless" }, immune = { "poison" },
            vuln = { "fire" }, desc = "A shambling corpse, patient as the grave it left." }
 creature { name = "gnoll", glyph = "h", fg = 3, gender = 1, hp = "4d8", attack = "2d4", to_hit = 3, defence = 4, armour = 1,
            size = "medium", level = 4, pack = 2, desc = "A hyena-headed brute that laughs as it fights." }
@@ -89,7 +89,7 @@ creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", att
 creature { name = "ghoul", glyph = "z", fg = 11, hp = "5d8", attack = "1d8", hits = "claw<s:Actor>", dtype = "cold",
            to_hit = 5, defence = 5, size = "medium", level = 6, immune = { "poison" }, resist = { "cold" },
            drain = "dex",
-           desc = "A grey-skinned eater of the dead with a cold and numbing touch." }
+           flags = { "undead" }, desc = "A grey-skinned eater of the dead with a cold and numbing touch." }
 creature { name = "giant scorpion", glyph = "S", fg = 1, hp = "6d8", attack = "1d10", hits = "sting<s:Actor>",
            to_hit = 6, defence = 7, armour = 3, size = "large", level = 7, handlers = { "poison_bite" },
            flags = { "mindless" }, desc = "Black armour, a raised tail and a drop of venom on its tip." }
@@ -100,13 +100,13 @@ creature { name = "dark elf", glyph = "h", fg = 5, gender = 2, speed = 110, hp =
 creature { name = "wight", glyph = "W", fg = 7, hp = "6d8", attack = "1d8+2", hits = "touch<es:Actor>", dtype = "cold",
            to_hit = 6, defence = 6, size = "medium", level = 8, immune = { "poison", "cold" },
            drain = "con",
-           desc = "A barrow-dweller whose touch carries the chill of the grave." }
+           flags = { "undead" }, desc = "A barrow-dweller whose touch carries the chill of the grave." }
 creature { name = "hell hound", glyph = "C", fg = 9, speed = 130, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
            dtype = "fire", to_hit = 6, defence = 6, size = "medium", level = 8, pack = 2, immune = { "fire" },
            vuln = { "cold" }, flags = { "animal" }, spells = { "fire breath" },
            desc = "A black hound with embers for eyes and a furnace in its throat." }
 creature { name = "Old Mother Gnash", glyph = "Z", fg = 13, gender = 2, hp = "12d8", attack = "2d8", hits = "claw<s:Actor>",
-           dtype = "cold", to_hit = 8, defence = 8, size = "medium", level = 10, flags = { "unique", "proper" },
+           dtype = "cold", to_hit = 8, defence = 8, size = "medium", level = 10, flags = { "undead", "unique", "proper" },
            immune = { "poison" }, resist = { "cold" },
            desc = "The oldest ghoul of the crypts, mother of the hungry dead, grinning with iron teeth." }
 
@@ -123,7 +123,7 @@ creature { name = "basilisk", glyph = "R", fg = 2, speed = 80, hp = "8d10", atta
 creature { name = "wraith", glyph = "W", fg = 8, speed = 110, hp = "8d8", attack = "2d6", hits = "touch<es:Actor>",
            dtype = "cold", to_hit = 9, defence = 9, size = "medium", level = 12, immune = { "poison", "cold" },
            resist = { "hit" }, drain = "str",
-           desc = "A shadow shaped like a man, with the cold of the void in its hands." }
+           flags = { "undead" }, desc = "A shadow shaped like a man, with the cold of the void in its hands." }
 creature { name = "minotaur", glyph = "H", fg = 3, gender = 1, speed = 110, hp = "10d10", attack = "3d6",
            hits = "gore<s:Actor>", to_hit = 10, defence = 7, armour = 3, size = "large", level = 12,
            desc = "A bull-headed giant of the labyrinths, snorting and stamping." }
@@ -148,7 +148,7 @@ creature { name = "vampire", glyph = "V", fg = 1, gender = 1, speed = 120, hp = 
            hits = "bite<s:Actor>", to_hit = 12, defence = 11, armour = 2, size = "medium", level = 15,
            immune = { "poison" }, resist = { "cold" }, vuln = { "fire" },
            drain = "con",
-           desc = "A pale noble of the night, courteous until it is hungry." }
+           flags = { "undead" }, desc = "A pale noble of the night, courteous until it is hungry." }
 creature { name = "clay golem", glyph = "'", fg = 3, speed = 80, hp = "14d10", attack = "3d8", hits = "slam<s:Actor>",
            to_hit = 12, defence = 8, armour = 7, size = "large", level = 15, flags = { "mindless" },
            immune = { "poison", "magic" }, desc = "A giant of fired clay with a name written under its tongue." }
@@ -169,10 +169,10 @@ creature { name = "lich", glyph = "L", fg = 5, gender = 1, hp = "16d8", attack =
            dtype = "magic", to_hit = 15, defence = 12, armour = 2, size = "medium", level = 18,
            immune = { "poison", "cold" }, resist = { "magic", "lightning" },
            spells = { "frost bolt", "lightning bolt", "hold" },
-           desc = "A dead wizard who refused to stop, wrapped in rotting silk." }
+           flags = { "undead" }, desc = "A dead wizard who refused to stop, wrapped in rotting silk." }
 creature { name = "Sethra the Pale", glyph = "V", fg = 13, gender = 2, speed = 130, hp = "24d8", attack = "3d8+3",
            hits = "bite<s:Actor>", to_hit = 16, defence = 14, armour = 4, size = "medium", level = 19,
-           flags = { "unique", "proper" }, immune = { "poison" }, resist = { "cold", "magic" }, vuln = { "fire" },
+           flags = { "undead", "unique", "proper" }, immune = { "poison" }, resist = { "cold", "magic" }, vuln = { "fire" },
            spells = { "cure wounds", "frost bolt", "scare" },
            desc = "The vampire queen of the lower halls, older than the town above." }
 creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gender = 1, hp = "30d10",
@@ -180,6 +180,20 @@ creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gende
            flags = { "unique", "proper", "warden" }, resist = { "fire", "cold", "lightning", "magic" },
            immune = { "poison" },
            desc = "A horned giant of black stone set to guard the Heartstone forever. It holds the stone in its chest." }
+
+-- ranged attackers: they shoot along the same line a thrown dagger flies
+-- (missile dice, range in steps, missile_dtype, the verb in `shoots`)
+creature { name = "kobold archer", like = "kobold", fg = 6, hp = "2d4+1", missile = "1d6", range = 7,
+           shoots = "shoot<s:Actor> an arrow",
+           desc = "A kobold with a short bow of bent bone, happiest at a distance." }
+creature { name = "goblin slinger", like = "goblin", fg = 2, pack = 1, missile = "1d4+1", range = 6,
+           shoots = "sling<s:Actor> a stone", desc = "A goblin whirling a sling loaded with sharp pebbles." }
+creature { name = "spitting cobra", glyph = "S", fg = 10, speed = 110, hp = "3d6", attack = "1d4", hits = "bite<s:Actor>",
+           to_hit = 3, defence = 4, size = "small", level = 3, flags = { "animal" }, handlers = { "poison_bite" },
+           missile = "1d6", range = 5, missile_dtype = "poison", shoots = "spit<s:Actor> venom",
+           desc = "A hooded snake that spits burning venom at the eyes from a safe distance." }
+creature { name = "orc archer", like = "orc", fg = 3, missile = "1d8+1", range = 9, pack = 1,
+           shoots = "loose<s:Actor> an arrow", desc = "An orc with a black longbow and a full quiver." }
 
 -- where they appear (min_depth, max_depth, weight); uniques once a game
 oddment { creature = "jackal", min_depth = 1, max_depth = 4, weight = 30 }
@@ -227,3 +241,7 @@ oddment { creature = "black pudding", min_depth = 15, max_depth = 20, weight = 8
 oddment { creature = "young red dragon", min_depth = 17, max_depth = 20, weight = 6 }
 oddment { creature = "lich", min_depth = 17, max_depth = 20, weight = 6 }
 oddment { creature = "Sethra the Pale", min_depth = 16, max_depth = 19, weight = 5 }
+oddment { creature = "kobold archer", min_depth = 1, max_depth = 6, weight = 12 }
+oddment { creature = "goblin slinger", min_depth = 2, max_depth = 8, weight = 10 }
+oddment { creature = "spitting cobra", min_depth = 3, max_depth = 9, weight = 8 }
+oddment { creature = "orc archer", min_depth = 5, max_depth = 12, weight = 10 }

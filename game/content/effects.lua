@@ -46,3 +46,10 @@ effect { name = "slowness", tag = "Slowed", interval = 100, start = "status", ti
          finish = "status", speed_pct = 50, save = "will",
          start_msg = "<Actor> <v:Actor:slows/slow> down.",
          end_msg = "<Actor> <v:Actor:speeds/speed> up again." }
+-- What buff spells put on the caster.
+effect { name = "shield", tag = "Shield", interval = 100, start = "status", tick = "status", finish = "status",
+         defence = 4, start_msg = "<Actor> <is:Actor> wrapped in a shimmering shield.",
+         end_msg = "<Actor> <v:Actor:loses/lose> <his:Actor> shimmering shield." }
+effect { name = "blessing", tag = "Blessed", interval = 100, start = "status", tick = "status", finish = "status",
+         to_hit = 2, defence = 2, start_msg = "<Actor> feel<s:Actor> righteous.",
+         end_msg = "<Actor> feel<s:Actor> less righteous." }

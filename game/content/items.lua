@@ -4,26 +4,56 @@
 -- random flavour per game until identified; "obvious" ones identify
 -- themselves when used where the player can see.
 
--- weapons
-item { name = "dagger", class = "weapon", slot = "weapon", glyph = ")", fg = 7, weight = 10,
-       power = "1d4", dtype = "pierce", to_hit = 1, min_depth = 1, freq = 12 }
-item { name = "short sword", like = "dagger", weight = 50, power = "1d6", dtype = "slash", to_hit = 0, freq = 12 }
-item { name = "club", like = "dagger", weight = 30, power = "1d6", dtype = "blunt", to_hit = 0, freq = 10 }
-item { name = "spear", like = "dagger", weight = 50, power = "1d8", dtype = "pierce", to_hit = 0, freq = 10 }
-item { name = "mace", like = "dagger", weight = 80, power = "1d8+1", dtype = "blunt", to_hit = 0, min_depth = 2,
+-- weapons ("throw": made for throwing too, t or f: its own dice, no penalty)
+item { name = "short sword", class = "weapon", slot = "weapon", glyph = ")", fg = 7, weight = 50,
+       power = "1d6", dtype = "slash", min_depth = 1, freq = 12 }
+item { name = "dagger", like = "short sword", weight = 10, power = "1d4", dtype = "pierce", to_hit = 1,
+       flags = { "throw" }, freq = 12 }
+item { name = "club", like = "short sword", weight = 30, power = "1d6", dtype = "blunt", to_hit = 0, freq = 10 }
+item { name = "spear", like = "short sword", weight = 50, power = "1d8", dtype = "pierce", to_hit = 0, range = 6,
+       flags = { "throw" }, freq = 10 }
+item { name = "mace", like = "short sword", weight = 80, power = "1d8+1", dtype = "blunt", to_hit = 0, min_depth = 2,
        freq = 8 }
-item { name = "long sword", like = "dagger", weight = 40, power = "1d10", dtype = "slash", to_hit = 0,
+item { name = "long sword", like = "short sword", weight = 40, power = "1d10", dtype = "slash", to_hit = 0,
        min_depth = 3, freq = 8 }
-item { name = "battle axe", like = "dagger", weight = 70, power = "1d12", dtype = "slash", to_hit = -1,
+item { name = "battle axe", like = "short sword", weight = 70, power = "1d12", dtype = "slash", to_hit = -1,
        min_depth = 4, freq = 6 }
-item { name = "war hammer", like = "dagger", weight = 90, power = "2d6", dtype = "blunt", to_hit = -1,
+item { name = "war hammer", like = "short sword", weight = 90, power = "2d6", dtype = "blunt", to_hit = -1,
        min_depth = 5, freq = 5 }
-item { name = "morning star", like = "dagger", weight = 100, power = "2d5+1", dtype = "blunt", to_hit = 0,
+item { name = "morning star", like = "short sword", weight = 100, power = "2d5+1", dtype = "blunt", to_hit = 0,
        min_depth = 7, freq = 4 }
-item { name = "great sword", like = "dagger", weight = 150, power = "2d8", dtype = "slash", to_hit = -1,
+item { name = "great sword", like = "short sword", weight = 150, power = "2d8", dtype = "slash", to_hit = -1,
        min_depth = 9, freq = 3 }
-item { name = "rune blade", like = "dagger", weight = 40, power = "2d6+2", dtype = "slash", to_hit = 3,
+item { name = "rune blade", like = "short sword", weight = 40, power = "2d6+2", dtype = "slash", to_hit = 3,
        min_depth = 12, freq = 2 }
+
+-- launchers (slot "launcher": beside the weapon in hand) fire their `ammo`
+-- (f, from the quiver); a shot's damage is the missile's dice plus the
+-- launcher's damage; range in steps
+item { name = "sling", class = "weapon", slot = "launcher", glyph = "}", fg = 3, weight = 5, ammo = "stone",
+       power = "0", damage = 1, range = 8, min_depth = 1, freq = 6 }
+item { name = "short bow", like = "sling", fg = 3, weight = 30, ammo = "arrow", damage = 2, range = 10,
+       min_depth = 1, freq = 6 }
+item { name = "long bow", like = "sling", fg = 6, weight = 30, ammo = "arrow", damage = 3, to_hit = 1, range = 12,
+       min_depth = 4, freq = 4 }
+item { name = "light crossbow", like = "sling", fg = 7, weight = 60, ammo = "bolt", damage = 4, range = 11,
+       min_depth = 3, freq = 4 }
+item { name = "heavy crossbow", like = "sling", fg = 8, weight = 120, ammo = "bolt", damage = 6, to_hit = -1,
+       range = 12, min_depth = 8, freq = 2 }
+
+-- ammunition and darts (class "missile", glyph {): stacks; `breaks` is
+-- the percent that break when they hit, the rest can be picked up again
+item { name = "arrow", class = "missile", glyph = "{", fg = 3, weight = 1, ammo = "arrow", power = "1d6",
+       dtype = "pierce", breaks = 35, flags = { "stack", "known" }, min_depth = 1, freq = 10 }
+item { name = "silver arrow", like = "arrow", fg = 15, power = "1d8", to_hit = 2, breaks = 20, min_depth = 6,
+       freq = 2 }
+item { name = "crossbow bolt", like = "arrow", fg = 7, weight = 2, ammo = "bolt", power = "1d8", breaks = 25,
+       min_depth = 3, freq = 6 }
+item { name = "sling stone", like = "arrow", fg = 8, weight = 4, ammo = "stone", power = "1d4", dtype = "blunt",
+       breaks = 10, freq = 8 }
+item { name = "iron shot", like = "sling stone", fg = 7, power = "1d6", breaks = 5, min_depth = 4, freq = 3 }
+item { name = "dart", like = "arrow", fg = 6, weight = 1, ammo = "none", power = "1d3", to_hit = 1, breaks = 20,
+       range = 8, flags = { "stack", "known", "throw" }, freq = 8 }
 
 -- armour, shields, helms
 -- body armour is a mass noun ("some chain mail"), a robe is not

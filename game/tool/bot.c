@@ -4,13 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include "content.h"
+#include "creature.h"
 #include "ident.h"
 #include "item.h"
 #include "level.h"
+#include "effect.h"
 #include "mapgen.h"
+#include "missile.h"
 #include "pc.h"
+#include "power.h"
+#include "spell.h"
 #include "prompt.h"
 #include "status.h"
+#include "target.h"
 #include "trap.h"
 
 #define EXPLORE_KEYS 500 /* keys on a level before heading for the stairs anyway */
@@ -222,34 +228,16 @@ static handle_t nearest_monster(game_t *g, const obj_t *p, int *dist)
     return best;
 }
 
-/* The direction of the line from p to o (one of the eight) when nothing
- * stands between them within range; -1 otherwise. */
-static int line_to(game_t *g, const obj_t *p, const obj_t *o, int range)
-{
-    int dx = o->x - p->x, dy = o->y - p->y, adx = abs(dx), ady = abs(dy);
-    int d = adx > ady ? adx : ady;
-    if (d < 1 || d > range || (dx && dy && adx != ady))
-        return -1;
-    int sx = (dx > 0) - (dx < 0), sy = (dy > 0) - (dy < 0);
-    const level_t *lv = level_current(g);
-    for (int i = 1; i < d; i++)
-        if (!level_passable(g, lv, p->x + sx * i, p->y + sy * i) ||
-            level_creature_at(g, p->depth, p->x + sx * i, p->y + sy * i))
-            return -1;
-    for (int i = 0; i < 8; i++)
-        if (DIRS[i][0] == sx && DIRS[i][1] == sy)
-            return i;
-    return -1;
-}
-
-/* A known spell with this effect the mana pays for, keeping reserve
- * mana: the one with the most damage; -1 when none. */
-static int spell_to_cast(game_t *g, int effect, int reserve)
+/* A known spell with one of these effects (bits 1 << SPELL_*) the mana
+ * pays for, keeping reserve mana: the one with the most damage; -1 when
+ * none. */
+static int spell_to_cast(game_t *g, unsigned effects, int reserve)
 {
     int best = -1, most = -1;
     for (int i = 0; i < g->c->n_spells; i++) {
         const spell_kind_t *s = &g->c->spells[i];
-        if (!(g->pc.spells & (1u << i)) || s->effect != effect || g->pc.mana - s->mana < reserve)
+        if (!(g->pc.spells & (1u << i)) || !(effects & (1u << s->effect)) ||
+            g->pc.mana - s->mana < reserve)
             continue;
         int dmg = dice_max(&s->dice);
         if (dmg > most)
@@ -258,9 +246,62 @@ static int spell_to_cast(game_t *g, int effect, int reserve)
     return best;
 }
 
-static int cast_key(int spell)
+static int cast_key(const game_t *g, int spell)
 {
-    return 'a' + spell;
+    return spell_letter(g, spell);
+}
+
+/* The first creature on the line from p to o is o, within range. */
+static bool clear_shot(game_t *g, const obj_t *p, handle_t m, int range)
+{
+    const obj_t *o = reg_get(&g->reg, m);
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = target_path(g, p->x, p->y, o->x, o->y, range, path);
+    return target_first(g, p->depth, g->player, path, n, NULL) == m;
+}
+
+/* A buff it knows and lacks, paid for above reserve; -1 when none. */
+static int buff_to_cast(game_t *g, int reserve)
+{
+    for (int i = 0; i < g->c->n_spells; i++) {
+        const spell_kind_t *s = &g->c->spells[i];
+        if ((g->pc.spells & (1u << i)) && s->effect == SPELL_BUFF &&
+            g->pc.mana - s->mana >= reserve && !effect_find(g, g->player, (uint16_t)s->status))
+            return i;
+    }
+    return -1;
+}
+
+/* The class power when it helps: the fighter's stance on, the cleric's
+ * turning at undead near by (m, the nearest), the rogue hiding from a
+ * watcher at a distance (to strike it unawares), the wizard's spark at
+ * aim (a clear line) when no bolt is paid for. */
+static bool bot_power(bot_t *b, game_t *g, const obj_t *p, handle_t m, handle_t aim, int d,
+                      bool bolt)
+{
+    const char *cls = pc_class(g)->name;
+    const obj_t *mo = reg_get(&g->reg, m);
+    (void)p;
+    if (!strcmp(cls, "fighter") && !g->pc.power_attack)
+        return push(b, 0x01), true;
+    if (!mo)
+        return false;
+    if (!strcmp(cls, "cleric") && (creature_kind(g, mo)->flags & CF_UNDEAD) && d <= 6 &&
+        g->pc.mana >= TURN_MANA + 4)
+        return push(b, 0x01), true;
+    if (!strcmp(cls, "rogue") && (mo->flags & OF_AWARE) && d >= 3 && b->level_keys % 6 == 0)
+        return push(b, 0x01), true;
+    if (!strcmp(cls, "wizard") && !bolt && d >= 2 && aim)
+        return push(b, 0x01), push(b, '.'), true;
+    return false;
+}
+
+/* Fires or throws what is ready at the aim, d steps off (a clear line). */
+static bool bot_shoot(bot_t *b, game_t *g, int d)
+{
+    if (d < 2 || d > 8 || !missile_ready(g))
+        return false;
+    return push(b, 'f'), push(b, '.'), true;
 }
 
 static bool is_wand_to_zap(game_t *g, const obj_t *o)
@@ -292,22 +333,31 @@ static bool is_teleport(game_t *g, const obj_t *o)
  * a fighting potion when a fight goes badly. */
 static bool bot_magic(bot_t *b, game_t *g, const obj_t *p)
 {
-    int d, l, heal = spell_to_cast(g, SPELL_HEAL, 0);
+    int d, l, heal = spell_to_cast(g, 1u << SPELL_HEAL, 0);
     bool low = p->hp * 2 < p->hp_max;
     if (low && heal >= 0)
-        return push(b, 'Z'), push(b, (uint32_t)cast_key(heal)), true;
+        return push(b, 'Z'), push(b, (uint32_t)cast_key(g, heal)), true;
     handle_t m = nearest_monster(g, p, &d);
-    const obj_t *mo = reg_get(&g->reg, m);
-    if (!mo || d > 8)
-        return false;
-    bool caster = pc_class(g)->bab <= 50;
+    if (!m || d > 8)
+        return bot_power(b, g, p, HANDLE_NONE, HANDLE_NONE, d, false);
+    handle_t aim = target_default(g); /* where the cursor starts */
+    const obj_t *ao = reg_get(&g->reg, aim);
+    int ad =
+        ao ? (abs(ao->x - p->x) > abs(ao->y - p->y) ? abs(ao->x - p->x) : abs(ao->y - p->y)) : d;
+    bool caster = pc_class(g)->bab <= 50, clear = ao && clear_shot(g, p, aim, 12);
     int reserve = heal >= 0 ? g->c->spells[heal].mana : 0;
-    int bolt = spell_to_cast(g, SPELL_BOLT, caster ? 0 : reserve);
-    if (bolt >= 0 && (caster || d >= 2 || low))
-        return push(b, 'Z'), push(b, (uint32_t)cast_key(bolt)), true;
-    int dir = line_to(g, p, mo, 8);
-    if (dir >= 0 && (d >= 2 || low) && (l = find_item(g, is_wand_to_zap)))
-        return push(b, 'z'), push(b, (uint32_t)l), push(b, (uint32_t)DIRKEY[dir]), true;
+    int bolt = spell_to_cast(g, 1u << SPELL_BOLT | 1u << SPELL_AREA, caster ? 0 : reserve);
+    int buff = buff_to_cast(g, reserve + (bolt >= 0 ? g->c->spells[bolt].mana : 0));
+    if (buff >= 0 && d <= 3 && !low)
+        return push(b, 'Z'), push(b, (uint32_t)cast_key(g, buff)), true;
+    if (bolt >= 0 && clear && (caster || d >= 2 || low))
+        return push(b, 'Z'), push(b, (uint32_t)cast_key(g, bolt)), push(b, '.'), true;
+    if (bot_power(b, g, p, m, clear ? aim : HANDLE_NONE, d, bolt >= 0))
+        return true;
+    if (clear && (d >= 2 || low) && (l = find_item(g, is_wand_to_zap)))
+        return push(b, 'z'), push(b, (uint32_t)l), push(b, '.'), true;
+    if (clear && bot_shoot(b, g, ad))
+        return true;
     if (d <= 1 && p->hp * 3 < p->hp_max * 2 && !g->items.live &&
         (l = find_item(g, is_fight_potion)))
         return push(b, 'q'), push(b, (uint32_t)l), true;
@@ -427,7 +477,7 @@ static key_event_t bot_answer(bot_t *b, game_t *g)
     case PROMPT_RACE: return (key_event_t){b->cls >= 0 ? 'a' + bot_rand(b, g->c->n_races) : ' ', 0};
     case PROMPT_CLASS: return (key_event_t){b->cls >= 0 ? 'a' + (uint32_t)b->cls : ' ', 0};
     case PROMPT_LEVELUP:
-        if (pc_class(g)->learnable & (uint16_t)~g->pc.spells)
+        if (pc_class(g)->learnable & ~g->pc.spells)
             return (key_event_t){'d', 0};
         return (key_event_t){g->pc.xl % 2 ? 'a' : 'b', 0};
     case PROMPT_MORE:
@@ -444,7 +494,8 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
     if (g->pc.mana < b->mana_before)
         b->casts++; /* what the last keys cast */
     b->mana_before = g->pc.mana;
-    if (g->prompt && !(g->prompt == PROMPT_CAST && b->nq)) /* the spell menu it opened */
+    if (g->prompt && !((g->prompt == PROMPT_CAST || g->prompt == PROMPT_TARGET) &&
+                       b->nq)) /* the spell menu or cursor it opened */
         return bot_answer(b, g);
     if (b->nq) {
         key_event_t k = {b->queue[0], 0};

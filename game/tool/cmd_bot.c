@@ -3,7 +3,7 @@
  * One line per game and a summary line of key-value pairs:
  *   seed S turns T depth D xl X score P cause C
  *   bot games N crashes C wins W deaths D deepest D mean_deepest M causes K
- *       median_turns T sneak_attacks S spells_cast X unique_repeats U
+ *       median_turns T sneak_attacks S spells_cast X missiles M unique_repeats U
  *       warden_off_depth Z
  * --class NAME plays that class (any race); --policy wait only waits
  * (--turns N of them, default 20: how often a character that does nothing
@@ -11,7 +11,7 @@
  * round trip at a random cut point and requires the same end (hash and
  * status). What it counts comes from watching the game: a sneak attack
  * is a blow of the player's that lands on a monster that had not noticed
- * it; a unique repeat, a second creature of a unique kind; the warden off
+ * it; a missile, an attack of the player's by something thrown or shot; a unique repeat, a second creature of a unique kind; the warden off
  * depth, the warden anywhere but the bottom level. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,7 @@ static int log_key(keylog_t *l, uint32_t k)
 typedef struct {
     game_t *g;
     handle_t unaware; /* the victim of the player's blow under way, when it had not noticed */
-    int sneaks, repeats, warden_off;
+    int sneaks, missiles, repeats, warden_off;
     handle_t uniques[64]; /* the first creature seen of each unique kind */
 } watch_t;
 
@@ -68,6 +68,8 @@ static void watch_event(void *ctx, const ev_info_t *e)
 {
     watch_t *w = ctx;
     const obj_t *v = reg_get(&w->g->reg, e->victim);
+    if (e->type == EV_ATTACK && e->actor == w->g->player && (e->flags & EVF_MISSILE))
+        w->missiles++;
     if (e->type == EV_ATTACK && e->actor == w->g->player)
         w->unaware = v && !(v->flags & OF_AWARE) ? e->victim : HANDLE_NONE;
     else if (e->type == EV_HIT && e->actor == w->g->player && e->victim == w->unaware) {
@@ -193,10 +195,11 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
     char line[400];
     int n = snprintf(line, sizeof line,
                      "seed %llu turns %llu depth %d xl %d score %lld cause %s\n"
-                     "counts won %d dead %d sneaks %d casts %d repeats %d warden_off %d\n",
+                     "counts won %d dead %d sneaks %d casts %d missiles %d repeats %d "
+                     "warden_off %d\n",
                      (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl,
                      (long long)st.score, st.cause[0] ? st.cause : "none", st.state == GAME_WON,
-                     st.state == GAME_DEAD, w.sneaks, b.casts, w.repeats, w.warden_off);
+                     st.state == GAME_DEAD, w.sneaks, b.casts, w.missiles, w.repeats, w.warden_off);
     int rc = 0;
     if (o->check && kl.n > 2)
         rc = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
@@ -214,7 +217,7 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
 
 typedef struct {
     long games, crashes, mismatches, deepest, depth_sum;
-    long wins, deaths, sneaks, casts, repeats, warden_off;
+    long wins, deaths, sneaks, casts, missiles, repeats, warden_off;
     unsigned long long *turns;
     char (*causes)[128];
     long ncauses;
@@ -234,7 +237,7 @@ static void tally_cause(tally_t *t, const char *line, int at)
 static void tally_lines(tally_t *t, const char *line)
 {
     unsigned long long seed, turns;
-    int depth, xl, at = 0, won, dead, sneaks, casts, repeats, off;
+    int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off;
     long long score;
     if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
                &depth, &xl, &score, &at) < 5 ||
@@ -248,9 +251,11 @@ static void tally_lines(tally_t *t, const char *line)
     tally_cause(t, line, at);
     const char *counts = strstr(line, "\ncounts ");
     if (counts &&
-        sscanf(counts, "\ncounts won %d dead %d sneaks %d casts %d repeats %d warden_off %d", &won,
-               &dead, &sneaks, &casts, &repeats, &off) == 6) {
+        sscanf(counts,
+               "\ncounts won %d dead %d sneaks %d casts %d missiles %d repeats %d warden_off %d",
+               &won, &dead, &sneaks, &casts, &missiles, &repeats, &off) == 7) {
         t->wins += won, t->deaths += dead, t->sneaks += sneaks, t->casts += casts;
+        t->missiles += missiles;
         t->repeats += repeats, t->warden_off += off;
     }
 }
@@ -347,11 +352,11 @@ static int parse(int argc, char **argv, bot_opts_t *o, const char **cls)
 static void summary(const tally_t *t, long games)
 {
     printf("bot games %ld crashes %ld wins %ld deaths %ld deepest %ld mean_deepest %.2f causes %ld "
-           "median_turns %llu sneak_attacks %ld spells_cast %ld unique_repeats %ld "
+           "median_turns %llu sneak_attacks %ld spells_cast %ld missiles %ld unique_repeats %ld "
            "warden_off_depth %ld\n",
            games, t->crashes, t->wins, t->deaths, t->deepest,
            t->games ? (double)t->depth_sum / (double)t->games : 0.0, t->ncauses,
-           t->games ? t->turns[t->games / 2] : 0ull, t->sneaks, t->casts, t->repeats,
+           t->games ? t->turns[t->games / 2] : 0ull, t->sneaks, t->casts, t->missiles, t->repeats,
            t->warden_off);
 }
 

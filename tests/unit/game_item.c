@@ -401,7 +401,7 @@ START_TEST(curses_hold_until_removed)
     ck_assert_int_eq(after.to_hit, before.to_hit - 3); /* rules use the actual value */
     status_stats(g, g->player, true, &sheet);
     ck_assert_int_eq(sheet.to_hit, before.to_hit); /* the sheet shows what is known */
-    cmd[0] = 't';
+    cmd[0] = 'T';
     keys_paged(g, cmd);
     ck_assert(said(g, "cannot let go"));
     ck_assert(reg_get(&g->reg, r)->flags & IF_EQUIPPED);
@@ -409,7 +409,7 @@ START_TEST(curses_hold_until_removed)
     cmd[0] = 'r';
     cmd[1] = letter(g, s);
     keys_paged(g, cmd);
-    cmd[0] = 't';
+    cmd[0] = 'T';
     cmd[1] = letter(g, r);
     keys_paged(g, cmd);
     ck_assert(!(reg_get(&g->reg, r)->flags & IF_EQUIPPED));

@@ -715,10 +715,15 @@ START_TEST(victory_through_the_rules)
         dx = w->x - p->x, dy = w->y - p->y;
         if (abs(dx) <= 1 && abs(dy) <= 1) {
             game_input(g, vm, (key_event_t){dir_key(dx, dy), 0});
-        } else { /* it ran: travel after it (the cursor put on it) */
-            game_input(g, vm, (key_event_t){'_', 0});
-            g->cur_x = w->x, g->cur_y = w->y;
-            game_input(g, vm, (key_event_t){'.', 0});
+        } else { /* it ran: a step after it, else travel (the cursor put on it) */
+            int px = p->x, py = p->y;
+            game_input(g, vm, (key_event_t){dir_key((dx > 0) - (dx < 0), (dy > 0) - (dy < 0)), 0});
+            p = reg_get(&g->reg, g->player);
+            if (p->x == px && p->y == py && (w = reg_get(&g->reg, warden))) {
+                game_input(g, vm, (key_event_t){'_', 0});
+                g->cur_x = w->x, g->cur_y = w->y;
+                game_input(g, vm, (key_event_t){'.', 0});
+            }
         }
         while (g->prompt != PROMPT_NONE)
             game_input(g, vm, (key_event_t){'a', 0});

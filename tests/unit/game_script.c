@@ -108,7 +108,7 @@ START_TEST(test_bad_files)
 END_TEST
 
 /* Broken spells fail like other content, at their line; so does a class
- * naming a spell nobody declared, and a 17th spell (sets are 16 bits). */
+ * naming a spell nobody declared, and a 33rd spell (sets are 32 bits). */
 START_TEST(test_bad_spells)
 {
     expect_load_error(
@@ -116,14 +116,20 @@ START_TEST(test_bad_spells)
         "tests/content/bad/bad_spell.lua:2: spell 'sleet': field 'dice' must be dice");
     expect_load_error(
         "tests/content/bad/heal_dtype.lua",
-        "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': only a bolt or breath has a "
-        "damage type");
+        "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': only a bolt, breath or area has "
+        "a damage type");
     expect_load_error("tests/content/bad/bolt_no_dtype.lua",
-                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': a bolt or "
-                      "breath needs a damage type");
+                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': a bolt, "
+                      "breath or area needs a damage type");
     expect_load_error("tests/content/bad/hex_no_status.lua",
-                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': a hex, and only a "
-                      "hex, names an effect");
+                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': a hex or buff, "
+                      "and only those, names an effect");
+    expect_load_error("tests/content/bad/area_no_radius.lua",
+                      "tests/content/bad/area_no_radius.lua:2: spell 'damp squib': an area or "
+                      "detection, and only those, has a radius");
+    expect_load_error("tests/content/bad/power_no_use.lua",
+                      "tests/content/bad/power_no_use.lua:2: spell 'blank page': a power, and "
+                      "only a power, names an item use");
     expect_load_error("tests/content/bad/hex_unknown_status.lua",
                       "tests/content/bad/hex_unknown_status.lua:2: spell 'cold eye': field "
                       "'status': unknown kind 'chill'");
@@ -132,11 +138,11 @@ START_TEST(test_bad_spells)
         "tests/content/bad/unknown_spell.lua:2: class 'bard': field 'spells': unknown name "
         "'lullaby'");
     expect_load_error("tests/content/bad/too_many_spells.lua",
-                      "tests/content/bad/too_many_spells.lua:8: spell 'extra 7': at most 16");
+                      "': at most 32 spells (a spell set is 32 bits)");
     const char *twice[3] = {BASE_FILES[1], BASE_FILES[2], BASE_FILES[2]};
     char err[256] = "";
     ck_assert_ptr_null(script_content_load_files(twice, 3, err, sizeof err));
-    ck_assert_msg(strstr(err, "spells.lua:11: spell 'magic missile': declared twice"), "%s", err);
+    ck_assert_msg(strstr(err, "spells.lua:19: spell 'magic missile': declared twice"), "%s", err);
 }
 END_TEST
 
@@ -163,7 +169,7 @@ START_TEST(test_shipped_spells)
     static const char *const HEXES[] = {"scare",     "fear", "confuse",
                                         "confusion", "hold", "paralysis"};
     content_t *c = shipped_content();
-    ck_assert_int_eq(c->n_spells, 10);
+    ck_assert_int_ge(c->n_spells, 20); /* the first ten keep their ids */
     for (int i = 0; i < 10; i++) {
         const spell_kind_t *s = &c->spells[i];
         ck_assert_str_eq(s->name, WANT[i].name);
@@ -178,9 +184,14 @@ START_TEST(test_shipped_spells)
     const class_kind_t *wizard = &c->classes[2], *cleric = &c->classes[3];
     ck_assert_str_eq(wizard->name, "wizard");
     ck_assert_uint_eq(wizard->spells, 1u << 0);
-    ck_assert_uint_eq(wizard->learnable, 1u << 1 | 1u << 2 | 1u << 3);
+    ck_assert_uint_eq(wizard->learnable & 0xffu, 1u << 1 | 1u << 2 | 1u << 3);
+    ck_assert(wizard->learnable & 1u << spell_named(c, "fireball")); /* past the old 16 bits */
     ck_assert_uint_eq(cleric->spells, 1u << 4);
-    ck_assert_uint_eq(cleric->learnable, 1u << 5);
+    ck_assert(cleric->learnable & 1u << 5);
+    ck_assert(cleric->learnable & 1u << spell_named(c, "cure poison"));
+    /* at least 20 spells the two casting classes know or learn */
+    uint32_t both = wizard->spells | wizard->learnable | cleric->spells | cleric->learnable;
+    ck_assert_int_ge(__builtin_popcount(both), 20);
     ck_assert_uint_eq(c->creatures[kind_named(c, "kobold shaman")].spells, 1u << 0 | 1u << 7);
     ck_assert_uint_eq(c->creatures[kind_named(c, "dark elf")].spells, 1u << 0 | 1u << 4 | 1u << 8);
     ck_assert_uint_eq(c->creatures[kind_named(c, "hell hound")].spells, 1u << 6);

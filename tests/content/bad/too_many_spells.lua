@@ -1,4 +1,4 @@
--- spell sets are 16 bits: the shipped ten and six more fit, the next does not
+-- spell sets are 32 bits: whatever the shipped spells number, 32 more cannot all fit
 spell { name = "extra 1", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
 spell { name = "extra 2", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
 spell { name = "extra 3", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
@@ -6,3 +6,28 @@ spell { name = "extra 4", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2
 spell { name = "extra 5", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
 spell { name = "extra 6", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
 spell { name = "extra 7", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 8", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 9", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 10", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 11", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 12", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 13", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 14", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 15", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 16", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 17", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 18", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 19", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 20", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 21", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 22", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 23", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 24", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 25", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 26", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 27", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 28", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 29", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 30", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 31", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }
+spell { name = "extra 32", mana = 1, effect = "bolt", dtype = "fire", dice = "1d2" }

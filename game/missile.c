@@ -1,0 +1,249 @@
+/* missile — throws, shots, the quiver and monsters' ranged attacks (see
+ * missile.h). */
+#include "missile.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include "creature.h"
+#include "event.h"
+#include "item.h"
+#include "level.h"
+#include "msg.h"
+#include "pc.h"
+#include "status.h"
+#include "target.h"
+#include "vision.h"
+
+#define FIRE_RANGE      10 /* a launcher's reach when its kind names none */
+#define THROW_PENALTY   4  /* to hit with something not made for throwing */
+#define STEPS_PER_MINUS 3  /* a point off the to-hit for every this many steps */
+
+/* One missile's numbers, from whoever sends it. */
+typedef struct {
+    handle_t who, it; /* it: the missile item (NONE: a monster's shot) */
+    int to_hit, range;
+    dice_t dice;
+    int bonus; /* added to the damage roll */
+    uint8_t dtype;
+    uint8_t breaks;
+} shot_t;
+
+handle_t missile_launcher(const game_t *g, handle_t who)
+{
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, who, inv);
+    for (int i = 0; i < n; i++) {
+        const obj_t *o = reg_get(&g->reg, inv[i]);
+        if ((o->flags & IF_EQUIPPED) && item_kind(g, o)->slot == SLOT_LAUNCHER)
+            return inv[i];
+    }
+    return HANDLE_NONE;
+}
+
+/* Ammunition for the launcher at hand, or a thing made for throwing. */
+static bool fires(const game_t *g, const obj_t *o, const item_kind_t *bow)
+{
+    const item_kind_t *k = item_kind(g, o);
+    if (o->flags & IF_EQUIPPED)
+        return false;
+    if (k->ammo != AMMO_NONE)
+        return bow && bow->ammo == k->ammo;
+    return (k->flags & IKF_THROW) != 0;
+}
+
+bool missile_quiverable(const game_t *g, const obj_t *it)
+{
+    const item_kind_t *k = item_kind(g, it);
+    return !(it->flags & IF_EQUIPPED) && (k->ammo != AMMO_NONE || (k->flags & IKF_THROW));
+}
+
+handle_t missile_ready(const game_t *g)
+{
+    handle_t bh = missile_launcher(g, g->player);
+    const obj_t *b = reg_get(&g->reg, bh);
+    const item_kind_t *bow = b ? item_kind(g, b) : NULL;
+    const obj_t *q = reg_get(&g->reg, g->quiver);
+    if (q && q->type == OBJ_ITEM && q->target == g->player && fires(g, q, bow))
+        return g->quiver;
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv);
+    for (int pass = 0; pass < 2; pass++) /* ammunition for the bow first */
+        for (int i = 0; i < n; i++) {
+            const obj_t *o = reg_get(&g->reg, inv[i]);
+            if (fires(g, o, bow) && (pass || item_kind(g, o)->ammo != AMMO_NONE))
+                return inv[i];
+        }
+    return HANDLE_NONE;
+}
+
+/* The numbers of who sending it, shot from bow when bow is set. */
+static shot_t shot_of(const game_t *g, handle_t who, handle_t it, handle_t bow)
+{
+    const obj_t *o = reg_get(&g->reg, it), *b = reg_get(&g->reg, bow);
+    const item_kind_t *k = item_kind(g, o);
+    bool player = who == g->player;
+    shot_t s = {who, it, 0, 0, {1, 2, 0}, 0, DT_HIT, k->breaks};
+    s.to_hit = player ? pc_mod(g->pc.ab[AB_DEX]) : 0;
+    if (b) {
+        const item_kind_t *bk = item_kind(g, b);
+        s.dice = k->power;
+        s.to_hit += bk->to_hit + k->to_hit + b->hp + o->hp;
+        s.bonus = bk->damage + k->damage + b->hp + o->hp;
+        s.range = bk->range ? bk->range : FIRE_RANGE;
+    } else if (k->flags & IKF_THROW) {
+        s.dice = k->power;
+        s.to_hit += k->to_hit + o->hp;
+        s.bonus = k->damage + o->hp + (player ? pc_mod(g->pc.ab[AB_STR]) : 0);
+        s.range = k->range ? k->range : 8;
+    } else {
+        s.to_hit -= THROW_PENALTY;
+        s.range = k->range ? k->range : k->weight <= 50 ? 8 : k->weight <= 150 ? 5 : 3;
+    }
+    return s;
+}
+
+/* One attack of the shot on victim, step steps out: true on a hit. */
+static bool strike(game_t *g, const shot_t *s, handle_t victim, int step)
+{
+    ev_info_t e = {.type = EV_ATTACK,
+                   .actor = s->who,
+                   .victim = victim,
+                   .item = s->it,
+                   .map = -1,
+                   .dtype = s->dtype,
+                   .flags = EVF_MISSILE};
+    e.amount[0] = s->to_hit - step / STEPS_PER_MINUS;
+    int dmg = dice_roll(&s->dice, &g->play) + s->bonus;
+    e.amount[1] = dmg > 1 ? dmg : 1;
+    event_throw(g, &e);
+    return e.amount[2] != 0;
+}
+
+/* The path from who towards (x, y), cut at the aimed cell. */
+static int flight(game_t *g, handle_t who, int x, int y, int range,
+                  target_cell_t path[TARGET_RANGE_MAX])
+{
+    const obj_t *o = reg_get(&g->reg, who);
+    int n = target_path(g, o->x, o->y, x, y, range, path);
+    for (int i = 0; i < n; i++)
+        if (path[i].x == x && path[i].y == y)
+            return i + 1;
+    return n;
+}
+
+/* Sends the shot along the line: each creature on it is attacked until
+ * one is hit. The index of the cell where it stopped (-1: it never left
+ * the thrower's cell), and whether it hit. */
+static int fly(game_t *g, const shot_t *s, const target_cell_t *path, int n, bool *hit)
+{
+    int depth = reg_get(&g->reg, s->who)->depth;
+    *hit = false;
+    for (int i = 0; i < n; i++) {
+        handle_t v = level_creature_at(g, depth, path[i].x, path[i].y);
+        if (v && v != s->who && strike(g, s, v, i + 1)) {
+            *hit = true;
+            return i;
+        }
+        if (g->state != GAME_RUNNING || !reg_get(&g->reg, s->who))
+            return i;
+    }
+    return n - 1;
+}
+
+/* Where the missile ends: broken when it hit and its kind breaks, else on
+ * the floor where it stopped. */
+static void land(game_t *g, handle_t it, int depth, int x, int y, bool hit)
+{
+    obj_t *o = reg_get(&g->reg, it);
+    if (!o)
+        return;
+    if (hit && rng_percent(&g->play, item_kind(g, o)->breaks)) {
+        const level_t *lv = level_current(g);
+        if (depth == g->depth && lv && level_visible(lv, x, y))
+            item_say(g, "<Obj> breaks.", HANDLE_NONE, it);
+        reg_del(&g->reg, it);
+        return;
+    }
+    o->depth = (int16_t)depth;
+    o->x = (int16_t)x;
+    o->y = (int16_t)y;
+}
+
+/* who sends one of it, from bow (NONE: thrown), towards (x, y). */
+static int send(game_t *g, handle_t who, handle_t it, handle_t bow, int x, int y)
+{
+    shot_t s = shot_of(g, who, it, bow);
+    handle_t one = item_detach(g, it);
+    if (!one)
+        return 0;
+    s.it = one;
+    item_say(g, bow ? "<Actor> shoot<s:Actor> <obj>." : "<Actor> throw<s:Actor> <obj>.", who, one);
+    const obj_t *w = reg_get(&g->reg, who);
+    int depth = w->depth, wx = w->x, wy = w->y;
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = flight(g, who, x, y, s.range, path);
+    bool hit;
+    int at = fly(g, &s, path, n, &hit);
+    if (at >= 0 && at < n)
+        land(g, one, depth, path[at].x, path[at].y, hit);
+    else
+        land(g, one, depth, wx, wy, false);
+    return SCHED_MOVE;
+}
+
+int missile_throw(game_t *g, handle_t who, handle_t it, int x, int y)
+{
+    const obj_t *o = reg_get(&g->reg, it);
+    if (!o || o->type != OBJ_ITEM || o->target != who)
+        return 0;
+    if (o->flags & IF_EQUIPPED) {
+        msg_add(g, "You are using that: take it off first.");
+        return 0;
+    }
+    return send(g, who, it, HANDLE_NONE, x, y);
+}
+
+int missile_fire(game_t *g, int x, int y)
+{
+    handle_t it = missile_ready(g);
+    if (!it)
+        return missile_cmd_fire(g);
+    g->quiver = it;
+    const obj_t *o = reg_get(&g->reg, it);
+    bool shot = item_kind(g, o)->ammo != AMMO_NONE;
+    return send(g, g->player, it, shot ? missile_launcher(g, g->player) : HANDLE_NONE, x, y);
+}
+
+int missile_cmd_fire(game_t *g)
+{
+    handle_t it = missile_ready(g);
+    if (!it) {
+        msg_add(g, missile_launcher(g, g->player)
+                       ? "You have no ammunition for your launcher."
+                       : "You have nothing to fire: wield a bow or sling, or quiver darts (v).");
+        return 0;
+    }
+    g->quiver = it;
+    return target_begin(g, AIM_FIRE, 0);
+}
+
+int missile_monster(game_t *g, handle_t m, handle_t foe)
+{
+    const obj_t *o = reg_get(&g->reg, m), *f = reg_get(&g->reg, foe);
+    if (!o || !f || o->type != OBJ_CREATURE || f->depth != o->depth)
+        return 0;
+    const creature_kind_t *k = creature_kind(g, o);
+    int d = abs(f->x - o->x) > abs(f->y - o->y) ? abs(f->x - o->x) : abs(f->y - o->y);
+    if (!k->range || d < 2 || d > k->range)
+        return 0;
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = flight(g, m, f->x, f->y, k->range, path);
+    if (target_first(g, o->depth, m, path, n, NULL) != foe)
+        return 0;
+    char tmpl[64];
+    snprintf(tmpl, sizeof tmpl, "<Actor> %s at <victim>.", k->shoots);
+    creature_say(g, tmpl, m, foe);
+    shot_t s = {m, HANDLE_NONE, 0, k->range, k->missile, 0, k->missile_dtype, 0};
+    bool hit;
+    fly(g, &s, path, n, &hit);
+    return SCHED_MOVE;
+}

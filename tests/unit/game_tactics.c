@@ -1,0 +1,519 @@
+/* Unit tests: tactics with the shipped content — the missile line, the
+ * target cursor and the remembered target, throwing, firing from a
+ * launcher and the quiver, breakage and missiles landing, monsters that
+ * shoot, the new spells (areas, buffs, powers, detection, summons, sets
+ * past 16 bits) and the class powers. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "content.h"
+#include "creature.h"
+#include "effect.h"
+#include "helpers.h"
+#include "item.h"
+#include "level.h"
+#include "missile.h"
+#include "power.h"
+#include "prompt.h"
+#include "spell.h"
+#include "status.h"
+#include "target.h"
+#include "trap.h"
+#include "vision.h"
+#include "world.h"
+
+enum { FIGHTER = 0, ROGUE, WIZARD, CLERIC };
+
+/* How many of kind lie on the floor of the current level, and are carried by who. */
+static int on_floor(game_t *g, uint16_t kind)
+{
+    int n = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target && o->kind == kind && o->depth == g->depth)
+            n += o->magnitude;
+    }
+    return n;
+}
+
+static int carried(game_t *g, uint16_t kind)
+{
+    int n = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && o->target == g->player && o->kind == kind)
+            n += o->magnitude;
+    }
+    return n;
+}
+
+static handle_t carried_handle(game_t *g, uint16_t kind)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && o->target == g->player && o->kind == kind)
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
+static int effect_named(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_effects; i++)
+        if (!strcmp(c->effects[i].name, name))
+            return i;
+    ck_abort_msg("no effect %s", name);
+    return -1;
+}
+
+/* A monster that neither dies nor moves while a test shoots at it: held
+ * fast (paralysed, no save) and aware. */
+static handle_t dummy(game_t *g, const char *name, int dx, int dy)
+{
+    handle_t h = spawn_at(g, name, dx, dy);
+    obj_t *o = reg_get(&g->reg, h);
+    o->hp = o->hp_max = 100000;
+    o->flags |= OF_AWARE;
+    ck_assert_uint_ne(status_apply(g, h, effect_named(g->c, "paralysis"), 1000000, 1, 0),
+                      HANDLE_NONE);
+    return h;
+}
+
+static void cast_key(game_t *g, int spell)
+{
+    key(g, 'Z');
+    ck_assert_int_ne(spell_letter(g, spell), 0);
+    key(g, (uint32_t)spell_letter(g, spell));
+}
+
+/* The line: straight and diagonal lines are the eight directions, a line
+ * goes on past its target to the range, and stops before a wall. */
+START_TEST(missile_line)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 3, 0, FIGHTER);
+    open_room(g, 6);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, y = p->y;
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = target_path(g, x, y, x + 2, y + 2, 4, path);
+    ck_assert_int_eq(n, 4);
+    for (int i = 0; i < n; i++)
+        ck_assert(path[i].x == x + i + 1 && path[i].y == y + i + 1);
+    n = target_path(g, x, y, x + 4, y + 2, 4, path); /* a knight's slope: every other row */
+    ck_assert_int_eq(n, 4);
+    ck_assert(path[1].x == x + 2 && path[1].y == y + 1);
+    ck_assert(path[3].x == x + 4 && path[3].y == y + 2);
+    level_t *lv = level_current(g);
+    lv->terrain[y * lv->w + x + 3] = MAP_WALL;
+    n = target_path(g, x, y, x + 1, y, 10, path);
+    ck_assert_int_eq(n, 2); /* stops before the wall */
+    ck_assert_int_eq(target_path(g, x, y, x, y, 10, path), 0);
+    handle_t a = spawn_at(g, "kobold", 0, 2), b = spawn_at(g, "kobold", 0, 4);
+    n = target_path(g, x, y, x, y + 4, 6, path);
+    int at = -1;
+    ck_assert_uint_eq(target_first(g, g->depth, g->player, path, n, &at), a);
+    ck_assert_int_eq(at, 1);
+    ck_assert_uint_eq(target_first(g, g->depth, a, path, n, NULL), b);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The cursor starts on the nearest creature in view, Tab and - cycle,
+ * Escape cancels without time, and the last target is where it starts
+ * next time, even when another is nearer; it is saved. */
+START_TEST(target_cursor)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 4, 0, FIGHTER);
+    open_room(g, 6);
+    handle_t near = dummy(g, "kobold", 2, 0), far = dummy(g, "kobold", -4, 0);
+    const obj_t *n = reg_get(&g->reg, near), *f = reg_get(&g->reg, far);
+    uint64_t t0 = g->sched.now;
+    key(g, 'f');
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    ck_assert_int_eq(g->aim, AIM_FIRE);
+    ck_assert(g->cur_x == n->x && g->cur_y == n->y);
+    key(g, '\t');
+    ck_assert(g->cur_x == f->x && g->cur_y == f->y);
+    key(g, '-');
+    ck_assert(g->cur_x == n->x && g->cur_y == n->y);
+    key(g, '+');
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_uint_eq(g->sched.now, t0);
+    ck_assert_uint_eq(g->target, HANDLE_NONE); /* cancelled: nothing remembered */
+    key(g, 'f');
+    key(g, '\t'); /* the far one, confirmed with f: a shot, and the target remembered */
+    key(g, 'f');
+    ck_assert_int_ne(g->prompt, PROMPT_TARGET);
+    g->prompt = PROMPT_NONE; /* past any --More-- */
+    ck_assert_uint_gt(g->sched.now, t0);
+    ck_assert_uint_eq(g->target, far);
+    key(g, 'f');
+    ck_assert(g->cur_x == f->x && g->cur_y == f->y); /* the last target, not the nearest */
+    /* a direction key moves the cursor one cell */
+    key(g, 'k');
+    ck_assert(g->cur_x == f->x && g->cur_y == f->y - 1);
+    /* the open cursor, its aim and the target survive a save */
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[160] = "";
+    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h, "%s", err);
+    ck_assert_int_eq(h->prompt, PROMPT_TARGET);
+    ck_assert_int_eq(h->aim, AIM_FIRE);
+    ck_assert_uint_eq(h->target, far);
+    ck_assert_uint_eq(h->quiver, g->quiver);
+    ck_assert_uint_eq(game_hash(h), game_hash(g));
+    buf_free(&b);
+    game_free(h);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Thrown daggers hurt, never break and land where they stopped; a
+ * fighter's arrows from the bow hurt, some break, the rest land and can
+ * be picked up; with no launcher, arrows cannot be fired. */
+START_TEST(throwing_and_firing)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, 0, FIGHTER);
+    open_room(g, 6);
+    handle_t m = dummy(g, "orc", 4, 0);
+    uint16_t dagger = item_named(c, "dagger"), arrow = item_named(c, "arrow");
+    item_new(g, dagger, 1, g->player, 0, 0, 0, NULL);
+    handle_t d = carried_handle(g, dagger);
+    ck_assert_uint_ne(d, HANDLE_NONE);
+    int letter = 'a' + reg_get(&g->reg, d)->a[0], lying = on_floor(g, dagger);
+    key(g, 't');
+    key(g, (uint32_t)letter);
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    key(g, KEY_ENTER);
+    ck_assert_int_eq(carried(g, dagger), 0);
+    ck_assert_int_eq(on_floor(g, dagger), lying + 1); /* "breaks" 0: it always lands */
+    int arrows = carried(g, arrow), hits = 0, lying_arrows = on_floor(g, arrow);
+    ck_assert_int_gt(arrows, 10);
+    for (int i = 0; i < 20; i++) {
+        int hp = reg_get(&g->reg, m)->hp;
+        keys_paged(g, "f.");
+        hits += reg_get(&g->reg, m)->hp < hp;
+    }
+    ck_assert_int_eq(carried(g, arrow), arrows - 20);
+    int landed = on_floor(g, arrow) - lying_arrows;
+    ck_assert_int_gt(hits, 0);
+    ck_assert_int_lt(landed, 20);        /* some that hit broke (35 %) */
+    ck_assert_int_ge(landed, 20 - hits); /* every miss landed */
+    ck_assert_int_gt(landed, 0);
+    /* they lie on the line behind the orc or under it, to be picked up */
+    const obj_t *p = reg_get(&g->reg, g->player), *o = reg_get(&g->reg, m);
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *it = reg_get(&g->reg, h);
+        if (it->type == OBJ_ITEM && !it->target && it->kind == arrow && it->depth == g->depth &&
+            abs(it->x - o->x) + abs(it->y - o->y) < 12)
+            ck_assert(it->y == p->y && it->x > p->x && it->x >= o->x);
+    }
+    /* no bow: the arrows stay put and f says why */
+    handle_t bow = missile_launcher(g, g->player);
+    ck_assert_uint_ne(bow, HANDLE_NONE);
+    ck_assert_int_eq(item_unequip(g, g->player, bow), 0);
+    uint32_t from = g->nmsg;
+    key(g, 'f');
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert(said_since(g, from, "nothing to fire"));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Something not made for throwing (a ration) does 1d2 at most (twice on
+ * a crit), and lands unbroken. */
+START_TEST(throwing_anything)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 14, 0, FIGHTER);
+    open_room(g, 6);
+    handle_t m = dummy(g, "kobold", 0, 3); /* no armour to soak 1d2 */
+    uint16_t food = item_named(c, "ration of food");
+    int lying = on_floor(g, food), hits = 0;
+    handle_t r = item_new(g, food, 20, g->player, 0, 0, 0, NULL);
+    for (int i = 0; i < 20; i++) {
+        int hp = reg_get(&g->reg, m)->hp;
+        const obj_t *o = reg_get(&g->reg, m);
+        int cost = missile_throw(g, g->player, r, o->x, o->y);
+        ck_assert_msg(cost > 0, "throw %d: %s", i, last_msg(g));
+        int dealt = hp - reg_get(&g->reg, m)->hp;
+        ck_assert_int_le(dealt, 4);
+        hits += dealt > 0;
+    }
+    ck_assert_int_gt(hits, 0);
+    ck_assert_int_eq(on_floor(g, food), lying + 20); /* breaks 0 */
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* v chooses the quiver; f fires it before anything else; the inventory
+ * says which it is; darts are thrown from the quiver with no launcher. */
+START_TEST(quiver)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 6, 0, WIZARD);
+    open_room(g, 6);
+    uint16_t dart = item_named(c, "dart");
+    handle_t h = carried_handle(g, dart);
+    ck_assert_uint_ne(h, HANDLE_NONE); /* the wizard's kit */
+    item_new(g, item_named(c, "arrow"), 5, g->player, 0, 0, 0, NULL);
+    ck_assert_uint_eq(missile_ready(g), h); /* arrows need a bow: darts are ready */
+    key(g, 'v');
+    key(g, (uint32_t)('a' + reg_get(&g->reg, h)->a[0]));
+    ck_assert_uint_eq(g->quiver, h);
+    char d[96];
+    item_describe(g, h, d, sizeof d);
+    ck_assert_msg(strstr(d, "(in quiver)"), "%s", d);
+    int darts = carried(g, dart);
+    dummy(g, "kobold", 0, 3);
+    keys_paged(g, "f.");
+    ck_assert_int_eq(carried(g, dart), darts - 1);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* A kobold archer shoots from afar along the line, through the attack
+ * chain; with a kobold in the way it does not. */
+START_TEST(monsters_shoot)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 7, 0, FIGHTER);
+    open_room(g, 6);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 10000;
+    handle_t a = spawn_at(g, "kobold archer", 5, 0);
+    reg_get(&g->reg, a)->flags |= OF_AWARE;
+    int shots = 0;
+    for (int i = 0; i < 20; i++) {
+        uint32_t n = g->nmsg;
+        key(g, '.');
+        shots += said_since(g, n, "shoots an arrow at you");
+        obj_t *o = reg_get(&g->reg, a); /* keep it at range */
+        o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 5);
+        o->y = reg_get(&g->reg, g->player)->y;
+    }
+    ck_assert_int_gt(shots, 0);
+    ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 10000);
+    /* a friend in the way: no shot */
+    handle_t k = spawn_at(g, "kobold", 2, 0);
+    reg_get(&g->reg, k)->hp = reg_get(&g->reg, k)->hp_max = 100000;
+    ck_assert_int_eq(missile_monster(g, a, g->player), 0);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* A fireball bursts on the first creature on the line and hurts all
+ * within its radius but the caster; a buff lasts on the caster; a spell
+ * past bit 16 is known and cast, and saved. */
+START_TEST(area_buff_and_wide_sets)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 8, 0, WIZARD);
+    open_room(g, 6);
+    int fb = spell_named(c, "fireball"), sh = spell_named(c, "bless");
+    ck_assert_int_ge(fb, 0);
+    ck_assert_int_ge(sh, 16);
+    g->pc.spells |= 1u << fb | 1u << sh;
+    g->pc.mana = g->pc.mana_max = 100;
+    handle_t a = dummy(g, "orc", 4, 0), b = dummy(g, "orc", 5, 1), far = dummy(g, "orc", 0, -5);
+    cast_key(g, fb);
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    key(g, '.');
+    ck_assert_int_eq(g->pc.mana, 100 - c->spells[fb].mana);
+    ck_assert_int_lt(reg_get(&g->reg, a)->hp, 100000);
+    ck_assert_int_lt(reg_get(&g->reg, b)->hp, 100000);
+    ck_assert_int_eq(reg_get(&g->reg, far)->hp, 100000);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->hp, p->hp_max);
+    cast_key(g, sh);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE); /* a buff does not aim */
+    ck_assert_uint_ne(effect_find(g, g->player, (uint16_t)c->spells[sh].status), HANDLE_NONE);
+    buf_t buf;
+    buf_init(&buf);
+    ck_assert_int_eq(game_snapshot(g, &buf), 0);
+    char err[160] = "";
+    game_t *h = game_load(c, (const uint8_t *)buf.data, buf.len, err, sizeof err);
+    ck_assert_msg(h, "%s", err);
+    ck_assert_uint_eq(h->pc.spells, g->pc.spells);
+    buf_free(&buf);
+    game_free(h);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Powers do what an item does (identify), detection finds a hidden
+ * trap, and a summoner's spell brings creatures around it. */
+START_TEST(power_detect_summon)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 9, 0, CLERIC);
+    open_room(g, 6);
+    g->pc.mana = g->pc.mana_max = 100;
+    int id = spell_named(c, "identify"), ft = spell_named(c, "find traps"),
+        sk = spell_named(c, "summon kin");
+    g->pc.spells |= 1u << id | 1u << ft;
+    handle_t it = item_new(g, item_named(c, "ring of protection"), 1, g->player, 0, 0, 0, NULL);
+    ck_assert(!(reg_get(&g->reg, it)->flags & IF_KNOWN));
+    cast_key(g, id);
+    ck_assert(reg_get(&g->reg, it)->flags & IF_KNOWN);
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int cell = (p->y + 3) * lv->w + p->x + 3;
+    lv->trap[cell] = 1; /* a hidden trap of the first kind */
+    cast_key(g, ft);
+    ck_assert(lv->trap[cell] & TRAP_FOUND);
+    handle_t shaman = spawn_at(g, "kobold shaman", -3, 0);
+    int before = 0, after = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h))
+        before += reg_get(&g->reg, h)->type == OBJ_CREATURE;
+    ck_assert(spell_cast_at(g, shaman, g->player, sk));
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h))
+        after += reg_get(&g->reg, h)->type == OBJ_CREATURE;
+    ck_assert_int_gt(after, before);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Power attack: a stance that costs no time and makes the blows that
+ * land land harder: the damage per hit of 300 blows, in tenths. */
+static long blows(content_t *c, bool power)
+{
+    game_t *g = alone(c, 10, 0, FIGHTER);
+    open_room(g, 3);
+    handle_t m = dummy(g, "kobold", 1, 0);
+    if (power) {
+        uint64_t t0 = g->sched.now;
+        key(g, 0x01);
+        ck_assert_uint_eq(g->sched.now, t0);
+        ck_assert_int_eq(g->pc.power_attack, 1);
+    }
+    long dealt = 0, hits = 0;
+    for (int i = 0; i < 300; i++) {
+        int hp = reg_get(&g->reg, m)->hp;
+        ev_info_t e = {.type = EV_ATTACK, .actor = g->player, .victim = m, .map = -1};
+        event_throw(g, &e);
+        dealt += hp - reg_get(&g->reg, m)->hp;
+        hits += e.amount[2];
+    }
+    game_free(g);
+    ck_assert_int_gt(hits, 30);
+    return dealt * 10 / hits;
+}
+
+START_TEST(fighter_power_attack)
+{
+    content_t *c = shipped_content();
+    long plain = blows(c, false), power = blows(c, true);
+    ck_assert_int_ge(power, plain + 15); /* 2 more a hit */
+    content_free(c);
+}
+END_TEST
+
+/* A rogue hides: a watcher at a distance loses it (so the next blow is a
+ * sneak attack); one next to it does not. */
+START_TEST(rogue_hides)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 11, 0, ROGUE);
+    open_room(g, 6);
+    handle_t far = dummy(g, "kobold", 4, 0), near = dummy(g, "kobold", -1, 0);
+    int lost = 0;
+    for (int i = 0; i < 20 && !lost; i++) {
+        reg_get(&g->reg, far)->flags |= OF_AWARE;
+        uint64_t t0 = g->sched.now;
+        int cost = power_use(g); /* the time it takes: game_input spends it */
+        ck_assert_int_eq(cost, 2 * SCHED_MOVE);
+        ck_assert_uint_eq(g->sched.now, t0);
+        lost = !(reg_get(&g->reg, far)->flags & OF_AWARE);
+        ck_assert(reg_get(&g->reg, near)->flags & OF_AWARE);
+    }
+    ck_assert(lost);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Turning: a weak undead crumbles, a strong one flees or stands firm,
+ * the living do not care; it costs mana. */
+START_TEST(cleric_turns_undead)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 12, 0, CLERIC);
+    open_room(g, 6);
+    g->pc.mana = g->pc.mana_max = 100;
+    g->pc.xl = 10;
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 10000;
+    handle_t sk = spawn_at(g, "skeleton", 3, 0), orc = spawn_at(g, "orc", -3, 0);
+    uint32_t from = g->nmsg;
+    key(g, 0x01);
+    ck_assert_int_eq(g->pc.mana, 100 - TURN_MANA);
+    ck_assert_ptr_null(reg_get(&g->reg, sk)); /* level 4: under half of 10 */
+    ck_assert(said_since(g, from, "crumbles to dust"));
+    ck_assert_ptr_nonnull(reg_get(&g->reg, orc));
+    g->pc.xl = 1;
+    handle_t gh = spawn_at(g, "ghoul", 0, 3);
+    int afraid = 0;
+    for (int i = 0; i < 30 && !afraid; i++) {
+        key(g, 0x01);
+        afraid = status_has(g, gh, EFK_(AFRAID));
+    }
+    ck_assert(afraid);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The wizard's spark: at a target, free of mana. */
+START_TEST(wizard_spark)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 13, 0, WIZARD);
+    open_room(g, 6);
+    handle_t m = dummy(g, "orc", 3, 0);
+    int mana = g->pc.mana;
+    key(g, 0x01);
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    key(g, '.');
+    ck_assert_int_lt(reg_get(&g->reg, m)->hp, 100000);
+    ck_assert_int_eq(g->pc.mana, mana);
+    ck_assert_uint_eq(g->target, m);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_tactics(void)
+{
+    Suite *s = suite_create("game_tactics");
+    TCase *t = tcase_create("tactics");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, missile_line);
+    tcase_add_test(t, target_cursor);
+    tcase_add_test(t, throwing_and_firing);
+    tcase_add_test(t, throwing_anything);
+    tcase_add_test(t, quiver);
+    tcase_add_test(t, monsters_shoot);
+    tcase_add_test(t, area_buff_and_wide_sets);
+    tcase_add_test(t, power_detect_summon);
+    tcase_add_test(t, fighter_power_attack);
+    tcase_add_test(t, rogue_hides);
+    tcase_add_test(t, cleric_turns_undead);
+    tcase_add_test(t, wizard_spark);
+    suite_add_tcase(s, t);
+    return s;
+}
