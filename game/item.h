@@ -126,6 +126,8 @@ typedef struct {
     bool armed;
     dice_t dmg; /* the wielded weapon's dice */
     uint8_t dtype;
+    uint16_t resist; /* bits 1 << DT_*: halved (rings, runic armour) */
+    int stealth;     /* added to the wearer's stealth (runic armour) */
 } gear_t;
 void item_gear(const game_t *g, handle_t who, bool known_only, gear_t *out);
 

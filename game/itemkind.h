@@ -97,7 +97,8 @@ enum {
         1 << 2, /* its effect is plain to see: using it (or watching it used) identifies it */
     IKF_UNIQUE = 1 << 3,    /* one of a kind ("the Heartstone"); never generated at random */
     IKF_NOFLAVOUR = 1 << 4, /* a potion/scroll/... known from the start (no random flavour) */
-    IKF_MASS = 1 << 5       /* a mass noun: "some leather armour", never "a leather armour" */
+    IKF_MASS = 1 << 5,      /* a mass noun: "some leather armour", never "a leather armour" */
+    IKF_ARTIFACT = 1 << 6   /* named and one of a kind: made at most once a game, at random */
 };
 
 #define ITEM_NAME_LEN 32
@@ -122,6 +123,8 @@ typedef struct {
     dice_t charges;                                 /* wands */
     int16_t min_depth, max_depth, freq;             /* generation: weight freq between the depths */
     int16_t value;                                  /* score for carrying it out */
+    uint16_t resist;                                /* bits 1 << DT_*: halved while equipped */
+    uint16_t ego;                                   /* its fixed ego (artifacts) + 1; 0 none */
     uint16_t handlers[4];
 } item_kind_t;
 
