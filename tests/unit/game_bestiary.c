@@ -18,6 +18,7 @@
 #include "item.h"
 #include "level.h"
 #include "msg.h"
+#include "script.h"
 #include "status.h"
 #include "vision.h"
 #include "world.h"
@@ -444,6 +445,30 @@ START_TEST(content_bands)
 }
 END_TEST
 
+/* Broken abilities, egos and artifacts fail to load, at their line. */
+static void expect_error(const char *bad, const char *want)
+{
+    const char *paths[] = {"game/content/terrain.lua", "game/content/effects.lua",
+                           "game/content/spells.lua", "game/content/creatures.lua", bad};
+    char err[256] = "";
+    content_t *c = script_content_load_files(paths, 5, err, sizeof err);
+    ck_assert_ptr_null(c);
+    ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err, want);
+}
+
+START_TEST(bad_abilities_and_egos)
+{
+    expect_error("tests/content/bad/breath_no_dtype.lua",
+                 "breath_no_dtype.lua:2: creature 'wheezer': a breath needs breath_dtype");
+    expect_error("tests/content/bad/summon_unknown.lua",
+                 "summon_unknown.lua:2: creature 'caller': field 'summon': unknown kind 'nobody'");
+    expect_error("tests/content/bad/ego_no_classes.lua",
+                 "ego_no_classes.lua:2: ego 'of nothing': field 'classes' names what it comes on");
+    expect_error("tests/content/bad/artifact_no_slot.lua",
+                 "artifact_no_slot.lua:2: item 'Everfull Cup': an artifact is worn or wielded");
+}
+END_TEST
+
 Suite *suite_game_bestiary(void)
 {
     Suite *s = suite_create("game_bestiary");
@@ -464,6 +489,7 @@ Suite *suite_game_bestiary(void)
     tcase_add_test(t, artifacts_are_made_once);
     tcase_add_test(t, artifact_found_is_a_milestone);
     tcase_add_test(t, content_bands);
+    tcase_add_test(t, bad_abilities_and_egos);
     suite_add_tcase(s, t);
     return s;
 }
