@@ -1,6 +1,8 @@
 /* ego — runic properties and artifacts (see ego.h). */
 #include "ego.h"
+#include <stdio.h>
 #include "creature.h"
+#include "status.h"
 
 int ego_of(const game_t *g, const obj_t *it)
 {
@@ -128,4 +130,20 @@ bool ego_artifact_made(const game_t *g, uint16_t kind)
 {
     int a = ego_artifact_index(g->c, kind);
     return a >= 0 && (g->pc.artifacts_made >> a & 1);
+}
+
+void ego_resist_words(const game_t *g, bool known_only, char *out, size_t n)
+{
+    static const char *const WORDS[DT_COUNT] = {
+        [DT_HIT] = "blows",  [DT_POISON] = "poison",       [DT_FIRE] = "fire",
+        [DT_COLD] = "cold",  [DT_LIGHTNING] = "lightning", [DT_ACID] = "acid",
+        [DT_MAGIC] = "magic"};
+    gear_t k;
+    status_stats(g, g->player, known_only, &k);
+    uint16_t bits = k.resist | (g->pc.race < g->c->n_races ? g->c->races[g->pc.race].resist : 0);
+    size_t len = 0;
+    out[0] = 0;
+    for (int i = 0; i < DT_COUNT && len < n; i++)
+        if ((bits >> i & 1) && WORDS[i])
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? " " : "", WORDS[i]);
 }

@@ -25,6 +25,9 @@ int ego_roll(game_t *g, handle_t it, int depth, rng_t *r);
 void ego_gear(const game_t *g, const obj_t *it, bool known_only, gear_t *out);
 /* Extra damage of attacker's blow on victim from its wielded weapon's ego. */
 int ego_blow_damage(game_t *g, handle_t attacker, handle_t victim);
+/* The character's resistances (race and gear; known_only: what the
+ * sheet shows) as words, "fire cold", into out; "" when none. */
+void ego_resist_words(const game_t *g, bool known_only, char *out, size_t n);
 /* An artifact kind's order among the content's artifacts, or -1 (or past 64). */
 int ego_artifact_index(const content_t *c, uint16_t kind);
 /* Whether artifact kind was made already this game (false for other kinds). */

@@ -6,6 +6,7 @@
  * classes, names), artifacts made at most once a game and found as a
  * milestone; and the content's counts and depth bands. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ability.h"
@@ -119,7 +120,9 @@ START_TEST(breath_hurts_all_in_it_and_recharges)
     reg_get(&g->reg, in)->hp = reg_get(&g->reg, in)->hp_max = 1000;
     reg_get(&g->reg, out)->hp = reg_get(&g->reg, out)->hp_max = 1000;
     int dragon_hp = reg_get(&g->reg, d)->hp;
+    uint32_t from = g->nmsg;
     ck_assert(ability_breathe(g, d, px, py));
+    ck_assert(said_since(g, from, "The young white dragon breathes frost!"));
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp0);
     ck_assert_int_lt(reg_get(&g->reg, in)->hp, 1000);
     ck_assert_int_eq(reg_get(&g->reg, out)->hp, 1000);
@@ -182,9 +185,13 @@ START_TEST(thief_takes_gold_and_flees)
     game_t *g = arena(8);
     handle_t t = spawn_at(g, "cutpurse", 1, 0);
     g->items.gold = 100;
+    uint32_t from = g->nmsg;
     for (int i = 0; i < 200 && g->items.gold == 100; i++)
         ability_after_blow(g, t, g->player);
     int taken = 100 - g->items.gold;
+    char want[64];
+    snprintf(want, sizeof want, "The cutpurse grabs %d gold pieces from your purse!", taken);
+    ck_assert_msg(said_since(g, from, want), "%s", last_msg(g));
     ck_assert_int_ge(taken, 25);
     ck_assert_int_le(taken, 50);
     handle_t inv[INV_SLOTS];
@@ -208,9 +215,11 @@ START_TEST(thief_takes_an_item)
     handle_t inv[INV_SLOTS];
     int before = item_inventory(g, g->player, inv);
     ck_assert_int_gt(before, 0);
+    uint32_t from = g->nmsg;
     for (int i = 0; i < 200 && item_inventory(g, t, inv) == 0; i++)
         ability_after_blow(g, t, g->player);
     ck_assert_int_eq(item_inventory(g, t, inv), 1);
+    ck_assert(said_since(g, from, "The goblin sneak snatches "));
     ck_assert(!(reg_get(&g->reg, inv[0])->flags & IF_EQUIPPED));
     int left = item_inventory(g, g->player, inv);
     for (int i = 0; i < left; i++)
@@ -304,6 +313,10 @@ START_TEST(resistance_is_worn)
     ck_assert(s.resist & (1u << DT_FIRE));
     ck_assert(s.resist & (1u << DT_COLD));
     ck_assert(!(s.resist & (1u << DT_LIGHTNING)));
+    char words[64];
+    ego_resist_words(g, false, words, sizeof words); /* the sheet and the dump say so */
+    ck_assert_msg(strstr(words, "fire") && strstr(words, "cold") && !strstr(words, "lightning"),
+                  "%s", words);
     /* the sheet's view knows the helm's rune once its enchantment is known */
     item_gear(g, g->player, true, &s);
     ck_assert(!(s.resist & (1u << DT_FIRE)) == !(reg_get(&g->reg, cap)->flags & IF_KNOWN));
