@@ -18,6 +18,7 @@
 #define CALL_REST   8 /* turns between calls for help */
 #define BOON_TURNS  20
 #define THIEF_FLEES 30 /* turns a thief runs with its loot */
+#define BLINK_REST  6  /* turns after a hop before it hops, breathes, calls or casts again */
 
 static int cheb(int x0, int y0, int x1, int y1)
 {
@@ -183,9 +184,12 @@ bool ability_turn(game_t *g, handle_t h, handle_t foe, int d, bool sees, bool fl
     const ability_t *ab = &k->ab;
     bool ready = g->sched.now >= m->t, hurt = m->hp * 2 < m->hp_max;
     /* a hurt one, or one that does better from afar, hops away from blows */
-    if (ab->blink && d <= 1 && (hurt || ab->breath || ab->summon || k->spells) &&
-        rng_percent(&g->play, 50) && ability_blink(g, h, foe))
+    if (ab->blink && ready && d <= 1 && (hurt || ab->breath || ab->summon || k->spells) &&
+        rng_percent(&g->play, 40) && ability_blink(g, h, foe)) {
+        m = reg_get(&g->reg, h);
+        m->t = g->sched.now + BLINK_REST * SCHED_MOVE;
         return true;
+    }
     if (ab->summon && sees && ready && rng_percent(&g->play, 25))
         return ability_summon(g, h) >= 0;
     if (ab->breath && sees && !flee && ready && d <= ab->breath_range &&
