@@ -428,6 +428,39 @@ START_TEST(artifact_found_is_a_milestone)
 }
 END_TEST
 
+/* A snapshot keeps which artifacts were made and found, and items' egos. */
+START_TEST(snapshot_keeps_artifacts_and_egos)
+{
+    game_t *g = arena(26);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    handle_t art =
+        item_new(g, item_named(g->c, "Orcbane"), 1, HANDLE_NONE, g->depth, p->x, p->y, NULL);
+    ck_assert_int_eq(item_pick_up(g, g->player, art), 0);
+    handle_t sw = item_new(g, item_named(g->c, "rapier"), 1, g->player, 0, 0, 0, NULL);
+    reg_get(&g->reg, sw)->a[1] = ego_named(g->c, "of venom") + 1;
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128];
+    game_t *h = game_load(g->c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_uint_eq(h->pc.artifacts_made, g->pc.artifacts_made);
+    ck_assert_uint_eq(h->pc.artifacts_found, g->pc.artifacts_found);
+    ck_assert_uint_ne(h->pc.artifacts_found, 0);
+    ck_assert_int_eq(ego_of(h, reg_get(&h->reg, sw)), ego_named(g->c, "of venom"));
+    ck_assert_uint_eq(game_hash(g), game_hash(h));
+    /* an ego past the content's is refused */
+    reg_get(&g->reg, sw)->a[1] = g->c->n_egos + 1;
+    buf_free(&b);
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    ck_assert_ptr_null(game_load(g->c, (const uint8_t *)b.data, b.len, err, sizeof err));
+    buf_free(&b);
+    game_free(h);
+    done(g);
+}
+END_TEST
+
 /* ---- the content -------------------------------------------------------------------------- */
 
 /* At least 80 creatures and 120 item kinds; every depth from 1 to 20 has
@@ -501,6 +534,7 @@ Suite *suite_game_bestiary(void)
     tcase_add_test(t, egos_come_on_their_classes);
     tcase_add_test(t, artifacts_are_made_once);
     tcase_add_test(t, artifact_found_is_a_milestone);
+    tcase_add_test(t, snapshot_keeps_artifacts_and_egos);
     tcase_add_test(t, content_bands);
     tcase_add_test(t, bad_abilities_and_egos);
     suite_add_tcase(s, t);
