@@ -671,6 +671,8 @@ static void decl_creature_abilities(lua_State *L, const decl_t *d, ability_t *ab
     if (buff >= 0)
         ab->buff = (uint16_t)(buff + 1);
     int kin = fld_kind(L, d, "summon", find_creature);
+    if (kin >= 0 && (d->s->creatures[kin].flags & (CF_UNIQUE | CF_WARDEN)))
+        luaL_error(L, "%s: a unique is never called (field 'summon')", d->what);
     if (kin >= 0)
         ab->summon = (uint16_t)(kin + 1);
     ab->summon_max = (uint8_t)fld_int(L, d, "summon_max", ab->summon ? 4 : 0, 0, 20);

@@ -508,6 +508,8 @@ START_TEST(bad_abilities_and_egos)
                  "breath_no_dtype.lua:2: creature 'wheezer': a breath needs breath_dtype");
     expect_error("tests/content/bad/summon_unknown.lua",
                  "summon_unknown.lua:2: creature 'caller': field 'summon': unknown kind 'nobody'");
+    expect_error("tests/content/bad/summon_unique.lua",
+                 "summon_unique.lua:2: creature 'herald': a unique is never called");
     expect_error("tests/content/bad/ego_no_classes.lua",
                  "ego_no_classes.lua:2: ego 'of nothing': field 'classes' names what it comes on");
     expect_error("tests/content/bad/artifact_no_slot.lua",
