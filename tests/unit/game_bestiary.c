@@ -19,6 +19,7 @@
 #include "item.h"
 #include "level.h"
 #include "msg.h"
+#include "pc.h"
 #include "script.h"
 #include "status.h"
 #include "vision.h"
@@ -228,6 +229,27 @@ START_TEST(thief_takes_an_item)
 }
 END_TEST
 
+/* An orc shaman that sees its foe puts might on itself once, and not again
+ * while it lasts. */
+START_TEST(boon_before_a_fight)
+{
+    game_t *g = arena(27);
+    handle_t o = spawn_at(g, "orc shaman", 4, 0);
+    uint16_t might = 0;
+    while (strcmp(g->c->effects[might].name, "might"))
+        might++;
+    int took = 0;
+    for (int i = 0; i < 40; i++) {
+        bool had = effect_find(g, o, might) != HANDLE_NONE;
+        if (ability_turn(g, o, g->player, 4, true, false))
+            took++, ck_assert(!had);
+    }
+    ck_assert_int_eq(took, 1);
+    ck_assert_uint_ne(effect_find(g, o, might), HANDLE_NONE);
+    done(g);
+}
+END_TEST
+
 /* A wolf of a pack closing in takes the cell beside no packmate when
  * another is as near its foe. */
 START_TEST(pack_spreads_round_its_foe)
@@ -320,6 +342,23 @@ START_TEST(resistance_is_worn)
     /* the sheet's view knows the helm's rune once its enchantment is known */
     item_gear(g, g->player, true, &s);
     ck_assert(!(s.resist & (1u << DT_FIRE)) == !(reg_get(&g->reg, cap)->flags & IF_KNOWN));
+    done(g);
+}
+END_TEST
+
+/* Runic armour of stealth makes its wearer quieter. */
+START_TEST(stealth_is_worn)
+{
+    game_t *g = arena(28);
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv);
+    for (int i = 0; i < n; i++)
+        reg_get(&g->reg, inv[i])->flags &= (uint8_t)~IF_EQUIPPED;
+    handle_t robe = item_new(g, item_named(g->c, "robe"), 1, g->player, 0, 0, 0, NULL);
+    ck_assert_int_eq(item_equip(g, g->player, robe), 0);
+    int before = pc_stealth(g);
+    reg_get(&g->reg, robe)->a[1] = ego_named(g->c, "of stealth") + 1;
+    ck_assert_int_eq(pc_stealth(g), before + 3);
     done(g);
 }
 END_TEST
@@ -529,10 +568,12 @@ Suite *suite_game_bestiary(void)
     tcase_add_test(t, thief_takes_gold_and_flees);
     tcase_add_test(t, thief_takes_an_item);
     tcase_add_test(t, pack_spreads_round_its_foe);
+    tcase_add_test(t, boon_before_a_fight);
     suite_add_tcase(s, t);
     t = tcase_create("egos");
     tcase_add_test(t, brands_and_slaying);
     tcase_add_test(t, resistance_is_worn);
+    tcase_add_test(t, stealth_is_worn);
     tcase_add_test(t, egos_come_on_their_classes);
     tcase_add_test(t, artifacts_are_made_once);
     tcase_add_test(t, artifact_found_is_a_milestone);
