@@ -60,7 +60,8 @@ creature { name = "wolf", glyph = "C", fg = 7, speed = 130, hp = "3d6", attack =
            to_hit = 3, defence = 4, size = "medium", level = 3, pack = 3,
            flags = { "pack", "animal" }, desc = "A grey wolf; where there is one there are more." }
 creature { name = "skeleton", glyph = "z", fg = 15, hp = "3d8", attack = "1d6", to_hit = 2, defence = 4, armour = 2,
-           size = "medium", level = 4, flags = { "undead", "mindless" }, resist = { "cold", "hit" }, immune = { "poison" },
+           size = "medium", level = 4,
+           flags = { "undead", "mindless" }, resist = { "cold", "hit" }, immune = { "poison" },
            desc = "Old bones held together by an older spite." }
 creature { name = "zombie", glyph = "z", fg = 2, speed = 60, hp = "4d8", attack = "1d8", hits = "claw<s:Actor>",
            to_hit = 1, defence = 1, size = "medium", level = 3, flags = { "undead", "mindless" }, immune = { "poison" },
@@ -82,7 +83,8 @@ creature { name = "ogre", glyph = "O", fg = 3, gender = 1, hp = "6d10", attack =
            to_hit = 5, defence = 4, armour = 2, size = "large", level = 6,
            desc = "Ten feet of hunger with a tree trunk for a club." }
 creature { name = "orc captain", glyph = "o", fg = 9, gender = 1, hp = "6d8", attack = "1d10+2", to_hit = 6, defence = 6,
-           armour = 4, size = "medium", level = 6, pack = 1, flags = { "orc" }, desc = "An orc with a whistle, a scar and soldiers." }
+           armour = 4, size = "medium", level = 6, pack = 1,
+           flags = { "orc" }, desc = "An orc with a whistle, a scar and soldiers." }
 creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
            to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, flags = { "pack", "animal" },
            desc = "A wolf the size of a pony." }
