@@ -7,6 +7,7 @@
  *   hp         its enchantment (+1, -2...), known once IF_KNOWN
  *   remaining  charges (wands)
  *   a[0]       inventory letter (0 = 'a') while carried
+ *   a[1]       its ego (runic kind, ego.h) + 1; 0 none
  *   flags      IF_* below
  * Identical items stack: same kind, enchantment, curse and knowledge.
  *
