@@ -15,8 +15,10 @@
  * flees when afraid, or badly hurt when its mind flees (early when
  * cowardly); it turns to fight when cornered. Without sight of its foe it
  * walks to where it last knew it to be, then wanders towards random
- * points. Casters pick a spell by purpose: a cure when hurt, a hex or a
- * bolt or a breath when they see their foe. Monsters whose mind uses
+ * points. Abilities come first (ability.h: a hop away, kin called, a
+ * breath, a boon); casters pick a spell by purpose: a cure when hurt, a
+ * hex or a bolt or a breath when they see their foe. A pack spreads out
+ * as it closes in, so that it surrounds its foe. Monsters whose mind uses
  * items quaff healing when badly hurt, zap wands at the player along a
  * line, pick up what they want and, with nothing to hunt, walk to it.
  *
@@ -24,6 +26,7 @@
  * target: the arena's fights). */
 #include "ai.h"
 #include <stdio.h>
+#include "ability.h"
 #include <string.h>
 #include "creature.h"
 #include "effect.h"
@@ -176,7 +179,31 @@ static handle_t nearest_ally(game_t *g, const look_t *l, const obj_t *m)
 typedef struct {
     int hunt;                   /* weight of the foe's pull (negative: push) */
     int goal_x, goal_y, goal_w; /* a point's pull (memory, wander, ally) */
+    int crowd;                  /* push of each packmate next to a cell (a pack spreads out) */
+    int nmates;                 /* packmates near by, for crowd */
+    int16_t mate[8][2];
 } gravity_t;
+
+/* Its packmates (its own kind) within two steps, into gv. */
+static void find_packmates(game_t *g, handle_t h, const obj_t *m, gravity_t *gv)
+{
+    gv->nmates = 0;
+    for (handle_t o = reg_next(&g->reg, HANDLE_NONE); o && gv->nmates < 8;
+         o = reg_next(&g->reg, o)) {
+        const obj_t *c = reg_get(&g->reg, o);
+        if (o != h && c->type == OBJ_CREATURE && c->kind == m->kind && c->depth == m->depth &&
+            cheb(c->x, c->y, m->x, m->y) <= 2)
+            gv->mate[gv->nmates][0] = c->x, gv->mate[gv->nmates++][1] = c->y;
+    }
+}
+
+static int packmates_next_to(const gravity_t *gv, int x, int y)
+{
+    int n = 0;
+    for (int i = 0; i < gv->nmates; i++)
+        n += cheb(x, y, gv->mate[i][0], gv->mate[i][1]) == 1;
+    return n;
+}
 
 /* Score of standing at (x, y): lower is better. */
 static int score_cell(game_t *g, const look_t *l, const gravity_t *gv, int x, int y)
@@ -188,6 +215,8 @@ static int score_cell(game_t *g, const look_t *l, const gravity_t *gv, int x, in
     }
     if (gv->goal_w)
         s += gv->goal_w * cheb(x, y, gv->goal_x, gv->goal_y);
+    if (gv->crowd)
+        s += gv->crowd * packmates_next_to(gv, x, y);
     return s;
 }
 
@@ -301,7 +330,7 @@ static bool cast_by_purpose(game_t *g, const look_t *l, obj_t *m)
 /* With nothing to hunt: towards a wanted item near by, else a wander point. */
 static int wander(game_t *g, const look_t *l, obj_t *m)
 {
-    gravity_t gv = {0, 0, 0, 0};
+    gravity_t gv = {0};
     int x, y;
     if (itemuse_wanted_near(g, l->h, WANT_RANGE, &x, &y)) {
         gv.goal_x = x, gv.goal_y = y, gv.goal_w = 1;
@@ -330,7 +359,7 @@ static int strike(game_t *g, const look_t *l, const obj_t *m)
 /* Runs from its foe towards friends; cornered, it fights. */
 static int flee(game_t *g, const look_t *l, const obj_t *m)
 {
-    gravity_t gv = {-3, 0, 0, 0}; /* pushed away from its foe... */
+    gravity_t gv = {.hunt = -3}; /* pushed away from its foe... */
     const obj_t *a = reg_get(&g->reg, nearest_ally(g, l, m));
     if (a)
         gv.goal_x = a->x, gv.goal_y = a->y, gv.goal_w = 1; /* ...and pulled towards friends */
@@ -362,9 +391,13 @@ static int shuffle(game_t *g, const look_t *l, const obj_t *m)
  * anywhere. */
 static int hunt(game_t *g, const look_t *l, obj_t *m)
 {
-    gravity_t gv = {0, 0, 0, 0};
+    gravity_t gv = {0};
     if (l->sees && foe_steps(g, l, m->x, m->y) >= 0) {
-        gv.hunt = 1;
+        /* a pack closes in spread out, round its foe rather than in a queue */
+        bool pack = (creature_kind(g, m)->flags & CF_PACK) != 0;
+        gv.hunt = pack ? 4 : 1, gv.crowd = pack;
+        if (pack)
+            find_packmates(g, l->h, m, &gv);
         return step(g, l->h, pick_step(g, l, m, &gv));
     }
     if (m->remaining > 0) {
@@ -389,6 +422,11 @@ static int decide(game_t *g, const look_t *l, obj_t *m)
         m->a[0] = f->x, m->a[1] = f->y, m->remaining = MEMORY_TURNS;
     if (l->c.stagger && rng_percent(&g->play, l->c.stagger))
         return stagger(g, l);
+    if (!l->c.no_magic && ability_turn(g, l->h, l->foe, l->d, l->sees, l->c.flee))
+        return (int)sched_cost(SCHED_MOVE, status_speed(g, l->h));
+    m = reg_get(&g->reg, l->h);
+    if (!m)
+        return 0;
     if (!l->c.no_magic && cast_by_purpose(g, l, m))
         return (int)sched_cost(SCHED_MOVE, status_speed(g, l->h));
     int busy = l->c.no_magic ? 0 : itemuse_monster(g, l->h, l->sees && !l->c.flee);

@@ -5,7 +5,9 @@
  * told, death, experience, the Heartstone and uniques. */
 #include "combat.h"
 #include <stdio.h>
+#include "ability.h"
 #include "creature.h"
+#include "ego.h"
 #include "effect.h"
 #include "end.h"
 #include "itemuse.h"
@@ -131,6 +133,8 @@ int combat_attack(game_t *g, ev_info_t *e)
     int dmg = blow_damage(g, e, a);
     if (crit)
         dmg += blow_damage(g, e, a);
+    if (!(e->flags & EVF_MISSILE))
+        dmg += ego_blow_damage(g, e->actor, e->victim); /* the weapon's brands and slaying */
     if (unaware && is_player(g, e->actor)) {
         dmg += sneak_damage(g, e->actor);
         creature_say(g, "<Actor> catch<es:Actor> <victim> unawares!", e->actor, e->victim);
@@ -220,6 +224,7 @@ static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
     gear_t s;
     item_gear(g, vh, false, &s);
     armour += s.absorb;
+    resist |= s.resist; /* rings, runic armour */
     if (immune & bit)
         return 0;
     if (resist & bit)
@@ -291,6 +296,8 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     v->hp -= dmg;
     if (v->hp > 0) {
         drain_blow(g, e);
+        if (!(e->flags & (EVF_SPELL | EVF_BREATH)))
+            ability_after_blow(g, e->actor, vh); /* a thief's hand in the purse */
         creature_disturb(g, vh);
         tell_wound(g, e, dmg);
         return EV_DONE;

@@ -44,11 +44,18 @@ enum {
     CF_COWARD = 1 << 3,   /* flees early */
     CF_WARDEN = 1 << 4,   /* holds the Heartstone: only on the bottom level, never elsewhere */
     CF_ANIMAL = 1 << 5,   /* a beast's mind: keen senses, never reads, quaffs or zaps */
-    CF_UNDEAD = 1 << 6,   /* walking dead: a cleric's turning drives it off or destroys it */
+    CF_PACK = 1 << 6,     /* hunts as a pack: spreads out round its foe (ai.c) */
+    /* what it is, for weapons that slay one sort (ego_kind_t.slays) */
+    CF_UNDEAD = 1 << 7,
+    CF_ORC = 1 << 8,
+    CF_GIANT = 1 << 9,
+    CF_DRAGON = 1 << 10,
+    CF_DEMON = 1 << 11,
 };
-#define CREATURE_FLAG_NAMES                                                    \
-    {                                                                          \
-        "unique", "proper", "mindless", "coward", "warden", "animal", "undead" \
+#define CREATURE_FLAG_NAMES                                                                    \
+    {                                                                                          \
+        "unique", "proper", "mindless", "coward", "warden", "animal", "pack", "undead", "orc", \
+            "giant", "dragon", "demon"                                                         \
     }
 #define ABILITY_WORDS                                                                 \
     {                                                                                 \
@@ -59,6 +66,33 @@ enum { SIZE_TINY = 0, SIZE_SMALL, SIZE_MEDIUM, SIZE_LARGE, SIZE_HUGE, SIZE_COUNT
     {                                              \
         "tiny", "small", "medium", "large", "huge" \
     }
+
+/* What a monster does besides blows and spells (ability.h): a breath in
+ * a cone or a line that must recharge, a boon it puts on itself, kin it
+ * calls (bounded), a hop away from a foe beside it, theft. Kinds are
+ * stored + 1 so that a zeroed kind has none. */
+enum { BREATH_NONE = 0, BREATH_CONE, BREATH_LINE, BREATH_SHAPES };
+#define BREATH_SHAPE_NAMES     \
+    {                          \
+        "none", "cone", "line" \
+    }
+enum { STEAL_NONE = 0, STEAL_GOLD, STEAL_ITEM, STEAL_KINDS };
+#define STEAL_NAMES            \
+    {                          \
+        "none", "gold", "item" \
+    }
+typedef struct {
+    uint8_t breath;       /* BREATH_* */
+    uint8_t breath_dtype; /* DT_* */
+    uint8_t breath_range; /* cells */
+    uint8_t recharge;     /* turns after a breath before it breathes or casts again */
+    dice_t breath_dice;
+    uint16_t buff;      /* effect kind + 1 it puts on itself before a fight; 0 none */
+    uint16_t summon;    /* creature kind + 1 it calls to its side; 0 none */
+    uint8_t summon_max; /* it calls none while this many of that kind are on the level */
+    uint8_t blink;      /* 1: hops away from a foe beside it */
+    uint8_t steal;      /* STEAL_*: what its blows take, before it hops away and flees */
+} ability_t;
 
 typedef struct {
     char name[40];
@@ -87,6 +121,7 @@ typedef struct {
     uint8_t range;
     uint8_t missile_dtype;
     char shoots[32];
+    ability_t ab;   /* breath, boon, kin, blink, theft */
     char hits[24];  /* its attack's verb: "bite<s:Actor>" (grammar template) */
     char desc[128]; /* what look shows */
 } creature_kind_t;
@@ -227,6 +262,23 @@ typedef struct {
     char msg[64]; /* what the player reads as it springs */
 } trap_kind_t;
 
+/* Ego (runic) properties of weapons and armour (ego.h): made with some
+ * items as treasure, fixed on artifacts. A brand adds its element's dice
+ * to every blow (none to what is immune, half to what resists); slaying
+ * adds its dice against creatures of those sorts. */
+#define EGO_NAME_LEN 24
+typedef struct {
+    char name[EGO_NAME_LEN]; /* "of flame": follows the item's name */
+    uint16_t classes;        /* bits 1 << IC_*: what it comes on */
+    uint8_t brand;           /* DT_* its blows add; DT_NONE none */
+    dice_t brand_dice;
+    uint16_t slays; /* CF_* sorts its blows hurt more */
+    dice_t slay_dice;
+    uint16_t resist; /* bits 1 << DT_*: halved while it is equipped */
+    int16_t to_hit, damage, defence, speed, stealth;
+    int16_t min_depth, freq; /* generation: weight freq from min_depth down */
+} ego_kind_t;
+
 struct content {
     char version[32];
     const terrain_kind_t *terrain;
@@ -255,6 +307,8 @@ struct content {
     uint16_t n_classes;
     const trap_kind_t *traps;
     uint16_t n_traps;
+    const ego_kind_t *egos;
+    uint16_t n_egos;
     const region_kind_t *regions; /* [n_regions], parallel to rtypes */
     const mapgen_region_type_t *rtypes;
     uint16_t n_regions;

@@ -3,6 +3,7 @@
 #include "end.h"
 #include <stdio.h>
 #include <string.h>
+#include "ego.h"
 #include "msg.h"
 #include "pc.h"
 #include "status.h"
@@ -72,6 +73,10 @@ static void dump_sheet(const game_t *g, buf_t *out)
     buf_printf(out, "Attack %+d  Defence %d  Armour %d  Fort %+d  Ref %+d  Will %+d  Kills %u\n",
                pc_attack_bonus(g) + k.to_hit, pc_defence(g) + k.defence, pc_armour(g) + k.absorb,
                pc_save(g, SAVE_FORT), pc_save(g, SAVE_REF), pc_save(g, SAVE_WILL), g->pc.kills);
+    char resist[64];
+    ego_resist_words(g, false, resist, sizeof resist);
+    if (resist[0])
+        buf_printf(out, "Resists %s\n", resist);
     if (st.cause[0])
         buf_printf(out, "%s\n", st.cause);
     item_dump(g, out);

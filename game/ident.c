@@ -11,14 +11,18 @@ static const char *const POTION_LOOKS[] = {
     "milky white",    "glowing green", "oily yellow",  "sparkling blue", "thick grey",
     "cloudy pink",    "golden",        "silvery",      "icy cyan",       "fuming orange",
     "viscous purple", "shimmering",    "coppery",      "inky",           "amber",
-    "speckled",       "effervescent"};
-static const char *const WAND_LOOKS[] = {"oak",    "ebony", "iron",  "copper",  "bone",   "glass",
-                                         "silver", "brass", "ivory", "crystal", "willow", "yew"};
-static const char *const RING_LOOKS[] = {"ruby",   "jade",    "opal",     "onyx",
-                                         "garnet", "topaz",   "sapphire", "moonstone",
-                                         "agate",  "emerald", "pearl",    "coral"};
+    "speckled",       "effervescent",  "foaming",      "swirling",       "dark green",
+    "pearly",         "tarry"};
+static const char *const WAND_LOOKS[] = {"oak",    "ebony", "iron",  "copper",   "bone",   "glass",
+                                         "silver", "brass", "ivory", "crystal",  "willow", "yew",
+                                         "maple",  "pine",  "steel", "obsidian", "bamboo", "runed"};
+static const char *const RING_LOOKS[] = {"ruby",   "jade",     "opal",      "onyx",     "garnet",
+                                         "topaz",  "sapphire", "moonstone", "agate",    "emerald",
+                                         "pearl",  "coral",    "diamond",   "amethyst", "tiger-eye",
+                                         "quartz", "granite",  "bloodstone"};
 static const char *const AMULET_LOOKS[] = {"triangular", "oval",      "square",   "star-shaped",
-                                           "spherical",  "hexagonal", "crescent", "twisted"};
+                                           "spherical",  "hexagonal", "crescent", "twisted",
+                                           "wooden",     "jewelled",  "spiked",   "knotted"};
 static const char *const SYLLABLES[] = {"zel", "go",  "mer", "ab",  "ra",  "ka", "dab", "ra",
                                         "xu",  "fo",  "nim", "tor", "ve",  "la", "ix",  "pru",
                                         "dos", "am",  "bel", "quo", "sni", "ha", "rok", "ul",

@@ -2,6 +2,7 @@
 #include "item.h"
 #include <stdio.h>
 #include <string.h>
+#include "ego.h"
 #include "grammar.h"
 #include "ident.h"
 #include "level.h"
@@ -97,7 +98,7 @@ void item_check(game_t *g, rd_t *in)
         const item_kind_t *k = item_kind(g, o);
         if (!k || o->magnitude < 1 || o->magnitude > 100000 ||
             (o->magnitude > 1 && !(k->flags & IKF_STACK)) || o->hp < -100 || o->hp > 100 ||
-            o->remaining < 0 || o->remaining > 1000) {
+            o->remaining < 0 || o->remaining > 1000 || o->a[1] < 0 || o->a[1] > g->c->n_egos) {
             rd_fail(in, "bad item");
             return;
         }
@@ -195,6 +196,12 @@ handle_t item_new(game_t *g, uint16_t kind, int count, handle_t holder, int dept
         item_roll(k, o, r);
     if (k->flags & IKF_CURSED)
         o->flags |= IF_CURSED;
+    int art = ego_artifact_index(g->c, kind);
+    if (art >= 0) { /* an artifact: known as it is, made once */
+        g->pc.artifacts_made |= 1ull << art;
+        o->hp = 0;
+        o->flags |= IF_KNOWN;
+    }
     if (!holder)
         return h;
     const obj_t *c = reg_get(&g->reg, holder);
@@ -213,7 +220,8 @@ static int pick_kind(const game_t *g, rng_t *r, int depth)
     int total = 0;
     for (uint16_t i = 0; i < g->c->n_items; i++) {
         const item_kind_t *k = &g->c->items[i];
-        if (!(k->flags & IKF_UNIQUE) && k->min_depth <= depth && k->max_depth >= depth)
+        if (!(k->flags & IKF_UNIQUE) && k->min_depth <= depth && k->max_depth >= depth &&
+            !ego_artifact_made(g, i))
             total += k->freq;
     }
     if (total <= 0)
@@ -221,7 +229,8 @@ static int pick_kind(const game_t *g, rng_t *r, int depth)
     int roll = (int)rng_below(r, (uint32_t)total);
     for (uint16_t i = 0; i < g->c->n_items; i++) {
         const item_kind_t *k = &g->c->items[i];
-        if ((k->flags & IKF_UNIQUE) || k->min_depth > depth || k->max_depth < depth)
+        if ((k->flags & IKF_UNIQUE) || k->min_depth > depth || k->max_depth < depth ||
+            ego_artifact_made(g, i))
             continue;
         roll -= k->freq;
         if (roll < 0)
@@ -254,8 +263,10 @@ int item_populate(game_t *g, int depth, rng_t *r)
             break;
         const item_kind_t *ik = &g->c->items[k];
         int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + depth / 2) : 1;
-        if (!item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r))
+        handle_t it = item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r);
+        if (!it)
             return -1;
+        ego_roll(g, it, depth, r);
     }
     return 0;
 }
@@ -315,7 +326,13 @@ static void name_of(const game_t *g, const obj_t *o, bool reveal, item_name_t *o
         ident_flavour_name(g, o->kind, base, sizeof base, pl, sizeof pl);
     }
     out->count = o->magnitude;
-    if (has_plus(k) && (reveal || (o->flags & IF_KNOWN))) {
+    int e = ego_of(g, o);
+    if (e >= 0 && !(k->flags & IKF_ARTIFACT) && (reveal || (o->flags & IF_KNOWN))) {
+        size_t bl = strlen(base), pl_len = strlen(pl); /* "long sword of flame" */
+        snprintf(base + bl, sizeof base - bl, " %s", g->c->egos[e].name);
+        snprintf(pl + pl_len, sizeof pl - pl_len, " %s", g->c->egos[e].name);
+    }
+    if (has_plus(k) && !(k->flags & IKF_ARTIFACT) && (reveal || (o->flags & IF_KNOWN))) {
         snprintf(out->name, sizeof out->name, "%+d %s", (int)o->hp, base);
         snprintf(out->plural, sizeof out->plural, "%+d %s", (int)o->hp, pl);
     } else {
@@ -349,6 +366,8 @@ static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, si
     gram_noun_t noun = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED};
     if (k->flags & IKF_UNIQUE)
         noun.flags |= GRAM_UNIQUE;
+    if (k->flags & IKF_ARTIFACT)
+        noun.flags |= GRAM_PROPER;
     if (k->flags & IKF_MASS)
         noun.flags |= GRAM_MASS;
     gram_arg_t a = {"obj", noun};
@@ -586,6 +605,11 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
     char d[96];
     item_describe(g, in, d, sizeof d);
     msg_add(g, "%c - %s.", 'a' + item_get(g, in)->a[0], d);
+    int art = ego_artifact_index(g->c, item_get(g, in)->kind);
+    if (art >= 0 && !(g->pc.artifacts_found >> art & 1)) {
+        g->pc.artifacts_found |= 1ull << art;
+        msg_milestone(g, "artifact", "found %s", k->name);
+    }
     return 0;
 }
 
@@ -717,7 +741,9 @@ void item_gear(const game_t *g, handle_t who, bool known_only, gear_t *out)
             continue; /* a bow adds to its shots only (missile.c) */
         bool kind_known = !known_only || ident_known(g, o->kind);
         int plus = !known_only || (o->flags & IF_KNOWN) ? o->hp : 0;
+        ego_gear(g, o, known_only, out);
         if (kind_known) {
+            out->resist |= k->resist;
             out->to_hit += k->to_hit;
             out->damage += k->damage;
             out->defence += k->defence;

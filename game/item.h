@@ -7,6 +7,7 @@
  *   hp         its enchantment (+1, -2...), known once IF_KNOWN
  *   remaining  charges (wands)
  *   a[0]       inventory letter (0 = 'a') while carried
+ *   a[1]       its ego (runic kind, ego.h) + 1; 0 none
  *   flags      IF_* below
  * Identical items stack: same kind, enchantment, curse and knowledge.
  *
@@ -130,6 +131,8 @@ typedef struct {
     bool armed;
     dice_t dmg; /* the wielded weapon's dice */
     uint8_t dtype;
+    uint16_t resist; /* bits 1 << DT_*: halved (rings, runic armour) */
+    int stealth;     /* added to the wearer's stealth (runic armour) */
 } gear_t;
 void item_gear(const game_t *g, handle_t who, bool known_only, gear_t *out);
 

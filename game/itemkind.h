@@ -114,7 +114,8 @@ enum {
     IKF_UNIQUE = 1 << 3,    /* one of a kind ("the Heartstone"); never generated at random */
     IKF_NOFLAVOUR = 1 << 4, /* a potion/scroll/... known from the start (no random flavour) */
     IKF_MASS = 1 << 5,      /* a mass noun: "some leather armour", never "a leather armour" */
-    IKF_THROW = 1 << 6 /* made to be thrown (darts, daggers, spears): its own dice, no penalty */
+    IKF_THROW = 1 << 6,   /* made to be thrown (darts, daggers, spears): its own dice, no penalty */
+    IKF_ARTIFACT = 1 << 7 /* named and one of a kind: made at most once a game, at random */
 };
 
 #define ITEM_NAME_LEN 32
@@ -139,9 +140,11 @@ typedef struct {
     dice_t charges;                                 /* wands */
     int16_t min_depth, max_depth, freq;             /* generation: weight freq between the depths */
     int16_t value;                                  /* score for carrying it out */
-    uint8_t ammo;   /* AMMO_*: what a launcher shoots, or what a missile is */
-    uint8_t range;  /* a launcher's or thrown missile's reach in steps; 0: the rules' own */
-    uint8_t breaks; /* percent: a missile that hits breaks */
+    uint8_t ammo;    /* AMMO_*: what a launcher shoots, or what a missile is */
+    uint8_t range;   /* a launcher's or thrown missile's reach in steps; 0: the rules' own */
+    uint8_t breaks;  /* percent: a missile that hits breaks */
+    uint16_t resist; /* bits 1 << DT_*: halved while equipped */
+    uint16_t ego;    /* its fixed ego (artifacts) + 1; 0 none */
     uint16_t handlers[4];
 } item_kind_t;
 

@@ -1,6 +1,7 @@
 /* itemui — item commands, prompts and screens (see itemui.h). */
 #include "itemui.h"
 #include <stdio.h>
+#include "ego.h"
 #include "item.h"
 #include "itemuse.h"
 #include "level.h"
@@ -302,9 +303,12 @@ static void abilities(game_t *g, screen_t *s, int row)
                : snprintf(line + n, (size_t)left, "%s %d  ", AB[i], g->pc.ab[i]);
         drained += d;
     }
+    char resist[64];
+    ego_resist_words(g, true, resist, sizeof resist);
     screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
     screen_textf(s, 1, row, drained ? (style_t){11, SCREEN_DEFAULT_COLOR, 0} : STYLE_DEFAULT,
-                 "%s%s", line, drained ? "(drained)" : "");
+                 "%s%s%s%s", line, drained ? "(drained)" : "", resist[0] ? "  Resist " : "",
+                 resist);
 }
 
 /* The character sheet line: what the player knows of their gear. */

@@ -111,8 +111,10 @@ static int armour_weight(const game_t *g)
 int pc_stealth(const game_t *g)
 {
     int speed = status_speed(g, g->player);
-    return pc_class(g)->stealth + pc_mod(g->pc.ab[AB_DEX]) - armour_weight(g) / STEALTH_CLANK +
-           (speed - 100) / STEALTH_QUICK;
+    gear_t gear;
+    item_gear(g, g->player, false, &gear);
+    return gear.stealth + pc_class(g)->stealth + pc_mod(g->pc.ab[AB_DEX]) -
+           armour_weight(g) / STEALTH_CLANK + (speed - 100) / STEALTH_QUICK;
 }
 
 int pc_price(const game_t *g, int base)

@@ -200,7 +200,8 @@ typedef struct {
     vault_decl_t *vdecl;
     mapgen_vault_t *vaults; /* built by load_check */
     uint16_t n_vdecl;
-    uint16_t cap[10];
+    ego_kind_t *egos;
+    uint16_t cap[12];
     int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + type]: fn ref */
     script_fn_t *fns;                 /* [ref - 1] */
     int n_fns, cap_fns;
@@ -230,6 +231,7 @@ void script_content_free(content_t *c)
     free(s->races);
     free(s->classes);
     free(s->traps);
+    free(s->egos);
     free(s->rtypes);
     free(s->rdecl);
     for (int i = 0; i < s->n_vdecl; i++)
@@ -662,6 +664,33 @@ static int decl_spell(lua_State *L)
 }
 
 static const char *const CREATURE_FLAGS[] = CREATURE_FLAG_NAMES;
+
+/* breath = "cone"|"line", breath_dtype=, breath_dice=, breath_range=, recharge=,
+ * buff = "haste", summon = "jackal", summon_max=, blink = true, steal = "gold"|"item" */
+static void decl_creature_abilities(lua_State *L, const decl_t *d, ability_t *ab)
+{
+    static const char *const SHAPES[BREATH_SHAPES] = BREATH_SHAPE_NAMES;
+    static const char *const STEALS[STEAL_KINDS] = STEAL_NAMES;
+    ab->breath = (uint8_t)fld_enum(L, d, "breath", SHAPES, BREATH_SHAPES, ab->breath);
+    ab->breath_dtype =
+        (uint8_t)fld_enum(L, d, "breath_dtype", DAMAGE_NAMES, DT_COUNT, ab->breath_dtype);
+    ab->breath_dice = fld_dice(L, d, "breath_dice", ab->breath_dice);
+    ab->breath_range = (uint8_t)fld_int(L, d, "breath_range", ab->breath_range, 0, 20);
+    ab->recharge = (uint8_t)fld_int(L, d, "recharge", ab->recharge, 0, 100);
+    if (ab->breath && (ab->breath_dtype == DT_NONE || ab->breath_range == 0 || !ab->breath_dice.n))
+        luaL_error(L, "%s: a breath needs breath_dtype, breath_dice and breath_range", d->what);
+    int buff = fld_kind(L, d, "buff", find_effect);
+    if (buff >= 0)
+        ab->buff = (uint16_t)(buff + 1);
+    int kin = fld_kind(L, d, "summon", find_creature);
+    if (kin >= 0 && (d->s->creatures[kin].flags & (CF_UNIQUE | CF_WARDEN)))
+        luaL_error(L, "%s: a unique is never called (field 'summon')", d->what);
+    if (kin >= 0)
+        ab->summon = (uint16_t)(kin + 1);
+    ab->summon_max = (uint8_t)fld_int(L, d, "summon_max", ab->summon ? 4 : 0, 0, 20);
+    ab->blink = (uint8_t)fld_bool(L, d, "blink", ab->blink);
+    ab->steal = (uint8_t)fld_enum(L, d, "steal", STEALS, STEAL_KINDS, ab->steal);
+}
 static const char *const DRAIN_NAMES[AB_COUNT + 1] = {"none", "str", "dex", "con",
                                                       "int",  "wis", "cha"};
 static const char *const SIZES[] = SIZE_NAMES;
@@ -693,6 +722,7 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     if (c->range && !c->missile.n)
         luaL_error(L, "%s: a ranged attack (field 'range') needs its dice (field 'missile')",
                    d->what);
+    decl_creature_abilities(L, d, &c->ab);
     if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like)
         snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
     fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
@@ -836,7 +866,15 @@ static int fld_flags(lua_State *L, const decl_t *d, const char *f, const char *c
 }
 
 static const char *const ITEM_FLAG_NAMES[] = {"stack", "cursed", "obvious", "unique",
-                                              "known", "mass",   "throw"};
+                                              "known", "mass",   "throw",   "artifact"};
+
+static int find_ego(const script_content_t *s, const char *name)
+{
+    for (int i = 0; i < s->c.n_egos; i++)
+        if (strcmp(s->egos[i].name, name) == 0)
+            return i;
+    return -1;
+}
 
 /* The numbers of an item kind (everything but names, handlers and `on`). */
 static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
@@ -871,6 +909,12 @@ static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
     it->ammo = (uint8_t)fld_enum(L, d, "ammo", ITEM_AMMO_NAMES, AMMO_COUNT, it->ammo);
     it->range = (uint8_t)fld_int(L, d, "range", it->range, 0, 30);
     it->breaks = (uint8_t)fld_int(L, d, "breaks", it->breaks, 0, 100);
+    it->resist = (uint16_t)fld_bits(L, d, "resist", DAMAGE_NAMES, DT_COUNT, it->resist);
+    int ego = fld_kind(L, d, "ego", find_ego);
+    if (ego >= 0)
+        it->ego = (uint16_t)(ego + 1);
+    if ((it->flags & IKF_ARTIFACT) && it->slot == SLOT_NONE)
+        luaL_error(L, "%s: an artifact is worn or wielded (field 'slot')", d->what);
 }
 
 /* item { name=, plural=, class=, slot=, use=, power="1d8", like="dagger", ... } */
@@ -1181,12 +1225,49 @@ static int decl_world(lua_State *L)
     return 0;
 }
 
-static const luaL_Reg DECLS[] = {
-    {"terrain", decl_terrain}, {"spell", decl_spell},   {"creature", decl_creature},
-    {"item", decl_item},       {"effect", decl_effect}, {"oddment", decl_oddment},
-    {"rules", decl_rules},     {"region", decl_region}, {"vault", decl_vault},
-    {"room", decl_room},       {"trap", decl_trap},     {"race", decl_race},
-    {"class", decl_class},     {"world", decl_world},   {NULL, NULL}};
+/* ego { name = "of flame", classes = {"weapon"}, brand = "fire", brand_dice = "1d6",
+ *       slays = {"undead"}, slay_dice = "2d6", resist = {"fire"}, to_hit=, damage=,
+ *       defence=, speed=, stealth=, min_depth=, freq= } */
+static int decl_ego(lua_State *L)
+{
+    decl_t d = decl_begin(L, "ego");
+    script_content_t *s = d.s;
+    char name[EGO_NAME_LEN] = {0};
+    fld_str(L, &d, "name", name, sizeof name, 1);
+    if (find_ego(s, name) >= 0)
+        return luaL_error(L, "%s: declared twice", d.what);
+    int k = sc_grow((void **)&s->egos, sizeof *s->egos, &s->c.n_egos, &s->cap[11], NULL);
+    if (k < 0)
+        return luaL_error(L, "out of memory");
+    ego_kind_t *e = &s->egos[k];
+    memcpy(e->name, name, sizeof name);
+    e->classes = (uint16_t)fld_bits(L, &d, "classes", ITEM_CLASS_NAMES, IC_COUNT, 0);
+    if (!e->classes)
+        return luaL_error(L, "%s: field 'classes' names what it comes on", d.what);
+    e->brand = (uint8_t)fld_enum(L, &d, "brand", DAMAGE_NAMES, DT_COUNT, DT_NONE);
+    e->brand_dice = fld_dice(L, &d, "brand_dice", (dice_t){1, 6, 0});
+    e->slays = (uint16_t)fld_bits(L, &d, "slays", CREATURE_FLAGS,
+                                  (int)(sizeof CREATURE_FLAGS / sizeof CREATURE_FLAGS[0]), 0);
+    e->slay_dice = fld_dice(L, &d, "slay_dice", (dice_t){2, 6, 0});
+    e->resist = (uint16_t)fld_bits(L, &d, "resist", DAMAGE_NAMES, DT_COUNT, 0);
+    e->to_hit = (int16_t)fld_int(L, &d, "to_hit", 0, -20, 20);
+    e->damage = (int16_t)fld_int(L, &d, "damage", 0, -20, 20);
+    e->defence = (int16_t)fld_int(L, &d, "defence", 0, -20, 20);
+    e->speed = (int16_t)fld_int(L, &d, "speed", 0, -50, 100);
+    e->stealth = (int16_t)fld_int(L, &d, "stealth", 0, -20, 20);
+    e->min_depth = (int16_t)fld_int(L, &d, "min_depth", 1, 0, 100);
+    e->freq = (int16_t)fld_int(L, &d, "freq", 10, 0, 10000);
+    return 0;
+}
+
+static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},   {"spell", decl_spell},
+                                 {"creature", decl_creature}, {"item", decl_item},
+                                 {"effect", decl_effect},     {"oddment", decl_oddment},
+                                 {"rules", decl_rules},       {"region", decl_region},
+                                 {"vault", decl_vault},       {"room", decl_room},
+                                 {"trap", decl_trap},         {"race", decl_race},
+                                 {"class", decl_class},       {"world", decl_world},
+                                 {"ego", decl_ego},           {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 
@@ -1286,6 +1367,7 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
     s->c.races = s->races;
     s->c.classes = s->classes;
     s->c.traps = s->traps;
+    s->c.egos = s->egos;
     s->c.rtypes = s->c.n_regions ? s->rtypes : NULL;
     s->c.vaults = s->n_vdecl ? s->vaults : NULL;
     s->c.n_vaults = s->n_vdecl;

@@ -110,6 +110,8 @@ static void save_pc(const pc_t *pc, ser_t *s)
     ser_u64(s, pc->uniques_seen);
     ser_u64(s, pc->uniques_killed);
     ser_u8(s, pc->power_attack);
+    ser_u64(s, pc->artifacts_made);
+    ser_u64(s, pc->artifacts_found);
 }
 
 static void load_pc(pc_t *pc, rd_t *in)
@@ -136,6 +138,8 @@ static void load_pc(pc_t *pc, rd_t *in)
     pc->uniques_seen = rd_u64(in);
     pc->uniques_killed = rd_u64(in);
     pc->power_attack = rd_u8(in);
+    pc->artifacts_made = rd_u64(in);
+    pc->artifacts_found = rd_u64(in);
 }
 
 void snapshot_save(const game_t *g, ser_t *s)

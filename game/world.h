@@ -93,6 +93,7 @@ typedef struct {
     int32_t xp;
     uint32_t kills;
     uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
+    uint64_t artifacts_made, artifacts_found;            /* bits by artifact order (ego.h) */
 } pc_t;
 
 typedef struct render_cache render_cache_t;

@@ -18,7 +18,7 @@ creature { name = "you", glyph = "@", fg = 15, speed = 100, hp = "0d1+20", attac
 -- depths 1-3
 creature { name = "jackal", glyph = "d", fg = 3, speed = 150, hp = "1d4+1", attack = "1d2", hits = "bite<s:Actor>",
            to_hit = 0, defence = 1, size = "small", level = 1, pack = 2,
-           flags = { "animal" },
+           flags = { "pack", "animal" },
            desc = "A lean yellow scavenger that hunts the burrow mouths in yapping packs." }
 creature { name = "kobold", glyph = "k", fg = 2, gender = 1, hp = "2d4", attack = "1d4",
            to_hit = 1, defence = 2, size = "small", level = 1,
@@ -52,15 +52,16 @@ creature { name = "Skarg the Kobold King", glyph = "K", fg = 11, gender = 1, hp 
 -- depths 3-6
 creature { name = "orc", glyph = "o", fg = 2, gender = 1, hp = "3d8", attack = "1d8", to_hit = 3, defence = 4,
            armour = 2, size = "medium", level = 3, pack = 2,
-           desc = "A heavy-browed orc in blackened mail, smelling of smoke and old meat." }
+           flags = { "orc" }, desc = "A heavy-browed orc in blackened mail, smelling of smoke and old meat." }
 creature { name = "giant centipede", glyph = "c", fg = 3, speed = 120, hp = "3d6", attack = "1d6", hits = "sting<s:Actor>",
            to_hit = 3, defence = 4, size = "medium", level = 3, handlers = { "poison_bite" }, flags = { "mindless" },
            desc = "Forty legs, two feelers and a venomous pair of jaws." }
 creature { name = "wolf", glyph = "C", fg = 7, speed = 130, hp = "3d6", attack = "1d6+1", hits = "bite<s:Actor>",
            to_hit = 3, defence = 4, size = "medium", level = 3, pack = 3,
-           flags = { "animal" }, desc = "A grey wolf; where there is one there are more." }
+           flags = { "pack", "animal" }, desc = "A grey wolf; where there is one there are more." }
 creature { name = "skeleton", glyph = "z", fg = 15, hp = "3d8", attack = "1d6", to_hit = 2, defence = 4, armour = 2,
-           size = "medium", level = 4, flags = { "undead", "mindless" }, resist = { "cold", "hit" }, immune = { "poison" },
+           size = "medium", level = 4,
+           flags = { "undead", "mindless" }, resist = { "cold", "hit" }, immune = { "poison" },
            desc = "Old bones held together by an older spite." }
 creature { name = "zombie", glyph = "z", fg = 2, speed = 60, hp = "4d8", attack = "1d8", hits = "claw<s:Actor>",
            to_hit = 1, defence = 1, size = "medium", level = 3, flags = { "undead", "mindless" }, immune = { "poison" },
@@ -74,7 +75,7 @@ creature { name = "giant frog", glyph = "F", fg = 10, speed = 110, hp = "3d8", a
            to_hit = 3, defence = 3, size = "medium", level = 3, flags = { "animal" },
            desc = "A frog that could swallow a halfling, and has." }
 creature { name = "Ulfang the Black", glyph = "O", fg = 8, gender = 1, hp = "10d8", attack = "2d6+2",
-           to_hit = 7, defence = 8, armour = 4, size = "medium", level = 8, flags = { "unique", "proper" },
+           to_hit = 7, defence = 8, armour = 4, size = "medium", level = 8, flags = { "orc", "unique", "proper" },
            desc = "The orc warlord of the middle halls, in black plate taken from a dead knight." }
 
 -- depths 6-10
@@ -82,9 +83,10 @@ creature { name = "ogre", glyph = "O", fg = 3, gender = 1, hp = "6d10", attack =
            to_hit = 5, defence = 4, armour = 2, size = "large", level = 6,
            desc = "Ten feet of hunger with a tree trunk for a club." }
 creature { name = "orc captain", glyph = "o", fg = 9, gender = 1, hp = "6d8", attack = "1d10+2", to_hit = 6, defence = 6,
-           armour = 4, size = "medium", level = 6, pack = 1, desc = "An orc with a whistle, a scar and soldiers." }
+           armour = 4, size = "medium", level = 6, pack = 1,
+           flags = { "orc" }, desc = "An orc with a whistle, a scar and soldiers." }
 creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
-           to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, flags = { "animal" },
+           to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, flags = { "pack", "animal" },
            desc = "A wolf the size of a pony." }
 creature { name = "ghoul", glyph = "z", fg = 11, hp = "5d8", attack = "1d8", hits = "claw<s:Actor>", dtype = "cold",
            to_hit = 5, defence = 5, size = "medium", level = 6, immune = { "poison" }, resist = { "cold" },
@@ -103,7 +105,7 @@ creature { name = "wight", glyph = "W", fg = 7, hp = "6d8", attack = "1d8+2", hi
            flags = { "undead" }, desc = "A barrow-dweller whose touch carries the chill of the grave." }
 creature { name = "hell hound", glyph = "C", fg = 9, speed = 130, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
            dtype = "fire", to_hit = 6, defence = 6, size = "medium", level = 8, pack = 2, immune = { "fire" },
-           vuln = { "cold" }, flags = { "animal" }, spells = { "fire breath" },
+           vuln = { "cold" }, flags = { "pack", "animal" }, spells = { "fire breath" },
            desc = "A black hound with embers for eyes and a furnace in its throat." }
 creature { name = "Old Mother Gnash", glyph = "Z", fg = 13, gender = 2, hp = "12d8", attack = "2d8", hits = "claw<s:Actor>",
            dtype = "cold", to_hit = 8, defence = 8, size = "medium", level = 10, flags = { "undead", "unique", "proper" },
@@ -116,7 +118,7 @@ creature { name = "troll", glyph = "T", fg = 2, gender = 1, hp = "8d10", attack 
            desc = "A green-grey troll, all knuckles and appetite." }
 creature { name = "stone giant", glyph = "P", fg = 7, gender = 1, speed = 90, hp = "10d10", attack = "3d6",
            hits = "pound<s:Actor>", to_hit = 9, defence = 8, armour = 5, size = "huge", level = 12,
-           desc = "A giant whose skin is the grey of the rock it sleeps in." }
+           flags = { "giant" }, desc = "A giant whose skin is the grey of the rock it sleeps in." }
 creature { name = "basilisk", glyph = "R", fg = 2, speed = 80, hp = "8d10", attack = "2d6", hits = "bite<s:Actor>",
            to_hit = 8, defence = 9, armour = 4, size = "large", level = 11, resist = { "poison" },
            flags = { "animal" }, desc = "An eight-legged lizard whose gaze you would rather not meet." }
@@ -154,17 +156,17 @@ creature { name = "clay golem", glyph = "'", fg = 3, speed = 80, hp = "14d10", a
            immune = { "poison", "magic" }, desc = "A giant of fired clay with a name written under its tongue." }
 creature { name = "frost giant", glyph = "P", fg = 12, gender = 1, hp = "14d10", attack = "3d8+3", dtype = "cold",
            to_hit = 13, defence = 9, armour = 5, size = "huge", level = 16, immune = { "cold" }, vuln = { "fire" },
-           desc = "A giant of the high glaciers, bearded with icicles." }
+           flags = { "giant" }, desc = "A giant of the high glaciers, bearded with icicles." }
 creature { name = "fire giant", glyph = "P", fg = 9, gender = 1, hp = "15d10", attack = "3d8+4", dtype = "fire",
            to_hit = 14, defence = 10, armour = 6, size = "huge", level = 17, immune = { "fire" }, vuln = { "cold" },
-           desc = "A giant of the forges below, skin like cooling iron." }
+           flags = { "giant" }, desc = "A giant of the forges below, skin like cooling iron." }
 creature { name = "black pudding", glyph = "j", fg = 8, speed = 70, hp = "16d10", attack = "3d8", hits = "dissolve<s:Actor>",
            dtype = "acid", to_hit = 11, defence = 5, size = "huge", level = 16, flags = { "mindless" },
            immune = { "acid", "poison", "cold", "lightning" }, desc = "A lake of black hunger that flows uphill." }
 creature { name = "young red dragon", glyph = "D", fg = 9, speed = 110, hp = "18d10", attack = "3d10",
            hits = "rake<s:Actor>", dtype = "fire", to_hit = 15, defence = 12, armour = 6, size = "huge", level = 18,
            immune = { "fire" }, spells = { "fire breath" },
-           desc = "A dragon not yet grown, and already larger than a house." }
+           flags = { "dragon" }, desc = "A dragon not yet grown, and already larger than a house." }
 creature { name = "lich", glyph = "L", fg = 5, gender = 1, hp = "16d8", attack = "3d6", hits = "blast<s:Actor>",
            dtype = "magic", to_hit = 15, defence = 12, armour = 2, size = "medium", level = 18,
            immune = { "poison", "cold" }, resist = { "magic", "lightning" },

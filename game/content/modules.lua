@@ -2,4 +2,6 @@
 -- the modules before it (spells name effects; creatures and classes name
 -- spells; items and traps name effects).
 return { "terrain.lua", "rooms.lua", "regions.lua", "vaults.lua", "effects.lua", "traps.lua", "spells.lua",
-         "creatures.lua", "classes.lua", "items.lua", "golems.lua", "rules.lua", "world.lua" }
+         "creatures.lua", "classes.lua", "items.lua", "golems.lua", "bestiary.lua",
+         "egos.lua", "treasure.lua", "rules.lua",
+         "world.lua" }

@@ -45,6 +45,10 @@ int cmd_content(int argc, char **argv)
     printf("terrain %d effects %d spells %d\n", c->n_terrain, c->n_effects, c->n_spells);
     for (int i = 0; i < IC_COUNT; i++)
         printf("items.%s %d\n", CLASS_NAMES[i], per[i]);
+    int artifacts = 0;
+    for (uint16_t k = 0; k < c->n_items; k++)
+        artifacts += (c->items[k].flags & IKF_ARTIFACT) != 0;
+    printf("egos %d artifacts %d\n", c->n_egos, artifacts);
     /* special levels: none declared by this content yet */
     printf(
         "content creatures %d items %d uniques %d vaults %d spells %d traps %d special_levels %d\n",

@@ -115,6 +115,9 @@ def test_content_stats(bindir):
     assert int(m.group(2)) >= 60 and int(m.group(1)) >= 40 and int(m.group(3)) >= 5 and int(m.group(4)) >= 1
     assert int(m.group(5)) >= 20 and int(m.group(6)) >= 8
     assert re.search(r"^items\.POTION (\d+)$", out.stdout, re.M)
+    assert int(m.group(1)) >= 80 and int(m.group(2)) >= 120
+    egos = re.search(r"^egos (\d+) artifacts (\d+)$", out.stdout, re.M)
+    assert egos and int(egos.group(1)) >= 10 and int(egos.group(2)) >= 5, out.stdout
     bad = subprocess.run([str(tool(bindir)), "content", "--stats", "--dir", "/nonexistent"], capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode != 0 and "/nonexistent" in bad.stderr

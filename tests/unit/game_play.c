@@ -23,6 +23,7 @@
 #include "prompt.h"
 #include "script.h"
 #include "start.h"
+#include "status.h"
 #include "vision.h"
 #include "world.h"
 
@@ -741,7 +742,8 @@ START_TEST(victory_through_the_rules)
         if (p->x == lv->up_x && p->y == lv->up_y) {
             game_input(g, vm, (key_event_t){'<', 0});
         } else if (m && abs(m->x - p->x) <= 1 && abs(m->y - p->y) <= 1) {
-            game_input(g, vm, (key_event_t){dir_key(m->x - p->x, m->y - p->y), 0});
+            bool afraid = status_has(g, g->player, EFK_(AFRAID)); /* a bump would take no time */
+            game_input(g, vm, (key_event_t){afraid ? 's' : dir_key(m->x - p->x, m->y - p->y), 0});
         } else if (m || lv->seen[lv->up_y * lv->w + lv->up_x]) {
             uint64_t now = g->sched.now;
             game_input(g, vm, (key_event_t){'_', 0});

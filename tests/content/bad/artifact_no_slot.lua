@@ -1,0 +1,2 @@
+-- an artifact is worn or wielded
+item { name = "Everfull Cup", class = "food", flags = { "artifact" } }
