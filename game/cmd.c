@@ -10,6 +10,7 @@
 #include "level.h"
 #include "msg.h"
 #include "prompt.h"
+#include "shop.h"
 #include "spell.h"
 #include "status.h"
 #include "trap.h"
@@ -77,6 +78,7 @@ static const cmd_t COMMANDS[] = {
     {'c', "c", "close a door", trap_cmd_close},
     {'L', "L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
     {'K', "K", "kick a door in", trap_cmd_kick},
+    {'p', "p", "trade: buy, sell and services (or bump the keeper)", shop_cmd_trade},
     {'x', "x", "look at something", travel_look},
     {'Z', "Z", "cast a spell (wizards, clerics)", spell_menu},
     {'?', "?", "this list of commands", help_open},

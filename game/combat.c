@@ -8,6 +8,7 @@
 #include "creature.h"
 #include "effect.h"
 #include "end.h"
+#include "escape.h"
 #include "itemuse.h"
 #include "msg.h"
 #include "pc.h"
@@ -295,6 +296,7 @@ static void heartstone(game_t *g, const obj_t *v, handle_t killer)
     g->pc.heartstone = 1;
     msg_add(g, "You pry the Heartstone from the warden's chest. Now climb out!");
     msg_milestone(g, "artifact", "took the Heartstone");
+    escape_wake(g);
 }
 
 static void monster_died(game_t *g, handle_t victim, handle_t killer)

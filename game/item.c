@@ -140,7 +140,7 @@ static void item_roll(const item_kind_t *k, obj_t *o, rng_t *r)
 
 static bool stacks_with(const obj_t *a, const obj_t *b, const item_kind_t *k)
 {
-    const uint8_t keep = IF_CURSED | IF_KNOWN | IF_CURSE_SEEN;
+    const uint8_t keep = IF_CURSED | IF_KNOWN | IF_CURSE_SEEN | IF_UNPAID;
     return (k->flags & IKF_STACK) && a->kind == b->kind && a->hp == b->hp &&
            (a->flags & keep) == (b->flags & keep) && !((a->flags | b->flags) & IF_EQUIPPED);
 }

@@ -22,9 +22,16 @@
 #include "obj.h"
 #include "ser.h"
 
-/* Item flags (obj_t.flags; bits 0-1 and 6-7 are creature bits). IF_KNOWN: the
- * enchantment and charges are known; IF_CURSE_SEEN: the curse is known. */
-enum { IF_EQUIPPED = 1 << 2, IF_CURSED = 1 << 3, IF_KNOWN = 1 << 4, IF_CURSE_SEEN = 1 << 5 };
+/* Item flags (obj_t.flags; creatures read their own bits). IF_KNOWN: the
+ * enchantment and charges are known; IF_CURSE_SEEN: the curse is known;
+ * IF_UNPAID: a shop's stock, not yet paid for (shop.h). */
+enum {
+    IF_EQUIPPED = 1 << 2,
+    IF_CURSED = 1 << 3,
+    IF_KNOWN = 1 << 4,
+    IF_CURSE_SEEN = 1 << 5,
+    IF_UNPAID = 1 << 6
+};
 
 /* Hunger: nutrition counts down a point a turn (status.c). */
 enum {

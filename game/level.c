@@ -3,9 +3,11 @@
 #include "level.h"
 #include <string.h>
 #include "creature.h"
-#include "end.h"
+#include "escape.h"
 #include "item.h"
 #include "msg.h"
+#include "shop.h"
+#include "special.h"
 #include "status.h"
 #include "trap.h"
 
@@ -175,11 +177,15 @@ int level_generate(game_t *g, level_t *lv)
     mapgen_level_free(m);
     if (r != 0)
         return -1;
+    if (special_apply(g, lv) < 0) /* a special level's terrain: before doors and traps */
+        return -1;
     trap_hide(g, lv); /* locked and secret doors, traps: a stream of their own */
     /* treasure from a stream of its own: placed once, with the level */
     rng_t items;
     rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);
-    return g->levels[lv->depth] == lv && lv->depth > 0 ? item_populate(g, lv->depth, &items) : 0;
+    if (g->levels[lv->depth] == lv && lv->depth > 0 && item_populate(g, lv->depth, &items) < 0)
+        return -1;
+    return shop_populate(g, lv); /* the town's keepers, maybe a dungeon shop */
 }
 
 /* ---- stairs ----------------------------------------------------------------- */
@@ -209,10 +215,6 @@ int level_stairs(game_t *g, int dir)
         return 0;
     }
     int nd = g->depth + dir;
-    if (nd < 1 && g->pc.heartstone) {
-        end_win(g);
-        return SCHED_MOVE;
-    }
     if (nd < 0 || nd > WORLD_MAX_DEPTH) {
         msg_add(g, "The stairs end here.");
         return 0;
@@ -221,6 +223,8 @@ int level_stairs(game_t *g, int dir)
         return 0;
     msg_add(g, nd ? "You %s the stairs." : "You %s the stairs into the daylight of the town.",
             dir > 0 ? "descend" : "climb");
+    if (nd == 0 && g->pc.heartstone)
+        escape_win(g);
     return SCHED_MOVE;
 }
 
@@ -251,5 +255,6 @@ int level_enter(game_t *g, int nd)
         msg_milestone(g, "depth", "reached level %d", nd);
     }
     wake_level(g, nd);
-    return 0;
+    special_arrive(g);
+    return dir < 0 && nd > 0 && g->pc.heartstone ? escape_arrive(g) : 0;
 }

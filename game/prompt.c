@@ -2,8 +2,10 @@
 #include "prompt.h"
 #include "chargen.h"
 #include "cmd.h"
+#include "escape.h"
 #include "help.h"
 #include "msg.h"
+#include "shop.h"
 #include "spell.h"
 #include "trap.h"
 #include "travel.h"
@@ -41,6 +43,8 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
     {PROMPT_DOOR, 0, trap_door_key, NULL}, /* the message line asks the direction */
+    {PROMPT_SHOP, PF_SCREEN, shop_key, shop_draw},
+    {PROMPT_VICTORY, PF_SCREEN, escape_victory_key, escape_victory_draw},
 };
 
 const prompt_t *prompt_row(int id)

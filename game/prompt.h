@@ -26,6 +26,8 @@ enum {
     PROMPT_HELP,
     PROMPT_CAST,
     PROMPT_DOOR,
+    PROMPT_SHOP,    /* the trade screen (shop.h) */
+    PROMPT_VICTORY, /* the game is won (escape.h) */
     PROMPT_COUNT
 };
 

@@ -126,8 +126,11 @@ struct game {
     game_milestone_t *ms;
     uint32_t nms, ms_cap;
     pc_t pc;
-    int16_t cur_x, cur_y; /* the travel / look cursor while its prompt is up */
-    uint8_t door_cmd;     /* the door command whose direction PROMPT_DOOR asks (trap.h) */
+    int16_t cur_x, cur_y;   /* the travel / look cursor while its prompt is up */
+    uint8_t door_cmd;       /* the door command whose direction PROMPT_DOOR asks (trap.h) */
+    uint8_t shop_mode;      /* the trade screen's mode (shop.h SHOP_*) */
+    handle_t shop_keeper;   /* whose trade screen is open */
+    uint32_t specials_told; /* bit d: the special level at depth d has been announced */
     /* within one input only (zero between inputs): a running travel/explore */
     uint8_t run;            /* travel.c's RUN_* */
     int16_t goal_x, goal_y; /* travel's goal */

@@ -45,10 +45,10 @@ int cmd_content(int argc, char **argv)
     printf("terrain %d effects %d spells %d\n", c->n_terrain, c->n_effects, c->n_spells);
     for (int i = 0; i < IC_COUNT; i++)
         printf("items.%s %d\n", CLASS_NAMES[i], per[i]);
-    /* special levels: none declared by this content yet */
+    printf("shops %d\n", c->n_shops);
     printf(
         "content creatures %d items %d uniques %d vaults %d spells %d traps %d special_levels %d\n",
-        c->n_creatures, c->n_items, uniques, c->n_vaults, c->n_spells, c->n_traps, 0);
+        c->n_creatures, c->n_items, uniques, c->n_vaults, c->n_spells, c->n_traps, c->n_specials);
     content_free(c);
     return 0;
 }
