@@ -361,7 +361,6 @@ Suite *suite_game_town(void)
 {
     Suite *s = suite_create("game_town");
     TCase *t = tcase_create("town");
-    tcase_set_timeout(t, 60);
     tcase_add_test(t, the_town_has_its_shops);
     tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
     tcase_add_test(t, buying_and_selling);
