@@ -20,7 +20,7 @@ void escape_wake(game_t *g)
 
 int escape_pursuers(int depth)
 {
-    return 2 + (WORLD_MAX_DEPTH - depth) / 5;
+    return 1 + (WORLD_MAX_DEPTH - depth) / 5;
 }
 
 /* A floor cell at a pursuer's distance from the player, or false. */
@@ -77,7 +77,7 @@ int escape_arrive(game_t *g)
 void escape_win(game_t *g)
 {
     end_win(g);
-    g->prompt = PROMPT_VICTORY;
+    g->prompt = PROMPT_NONE; /* prompt_of shows the victory screen from now on */
 }
 
 int escape_victory_key(game_t *g, key_event_t k)

@@ -1,6 +1,7 @@
 /* escape — the endgame: taking the Heartstone wakes the Warren, every
  * level climbed with it collapses behind the climber and sends pursuers,
- * and reaching the town with it wins (the victory screen, PROMPT_VICTORY).
+ * and reaching the town with it wins (the victory screen: prompt_of gives
+ * a won game PROMPT_VICTORY's row).
  *
  * Pursuers come from the one monster table (creature.h) as of a level
  * ESCAPE_DEEPER below, awake and hunting, ESCAPE_NEAR_MIN to
@@ -10,7 +11,7 @@
 #define WARREN_ESCAPE_H
 #include "world.h"
 
-#define ESCAPE_DEEPER   3
+#define ESCAPE_DEEPER   1
 #define ESCAPE_NEAR_MIN 4
 #define ESCAPE_NEAR_MAX 12
 

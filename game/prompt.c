@@ -54,5 +54,7 @@ const prompt_t *prompt_row(int id)
 
 const prompt_t *prompt_of(const game_t *g)
 {
+    if (g->state == GAME_WON)
+        return &PROMPTS[PROMPT_VICTORY]; /* the last screen, whatever was asked before */
     return &PROMPTS[g->prompt < PROMPT_COUNT ? g->prompt : PROMPT_NONE];
 }

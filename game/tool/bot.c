@@ -437,7 +437,7 @@ static bool bot_temple(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
         if (g->c->shops[i].service[SERVICE_HEAL] && g->c->shops[i].max_depth == 0)
             temple = &g->c->shops[i];
     bool can_pay = temple && g->items.gold >= pc_price(g, temple->service[SERVICE_HEAL]);
-    if (!b->heal && can_pay && g->depth == 1 && p->hp * 2 < p->hp_max && !g->pc.heartstone)
+    if (!b->heal && can_pay && g->depth == 1 && p->hp * 3 < p->hp_max * 2 && !g->pc.heartstone)
         b->heal = 1;
     if (!b->heal || !can_pay || p->hp >= p->hp_max || g->depth > 1) {
         b->heal = 0;

@@ -294,7 +294,7 @@ START_TEST(reaching_the_town_with_the_heartstone_wins)
     key(g, '<');
     ck_assert_int_eq(g->state, GAME_WON);
     ck_assert_int_eq(g->depth, 0);
-    ck_assert_int_eq(g->prompt, PROMPT_VICTORY);
+    ck_assert_int_eq(prompt_of(g)->id, PROMPT_VICTORY);
     ck_assert_str_eq(g->cause, "escaped with the Heartstone");
     bool end = false;
     for (size_t i = ms; i < g->nms; i++)
