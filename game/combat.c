@@ -12,6 +12,7 @@
 #include "itemuse.h"
 #include "msg.h"
 #include "pc.h"
+#include "shop.h"
 #include "status.h"
 #include "vision.h"
 
@@ -259,6 +260,9 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     v = reg_get(&g->reg, vh);
     if (!v)
         return EV_DONE;
+    if (e->actor && is_player(g, e->actor))
+        shop_provoke(g, vh); /* a keeper hurt by the player trades no more */
+    v = reg_get(&g->reg, vh);
     v->hp -= dmg;
     if (v->hp > 0) {
         drain_blow(g, e);

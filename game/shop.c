@@ -435,6 +435,16 @@ void shop_draw(game_t *g, screen_t *s)
 
 /* ---- thieves ------------------------------------------------------------------- */
 
+void shop_provoke(game_t *g, handle_t h)
+{
+    obj_t *o = reg_get(&g->reg, h);
+    if (!shop_peaceful(g, o))
+        return;
+    o->flags |= OF_ANGRY;
+    creature_disturb(g, h);
+    creature_say(g, "<Actor> shout<s:Actor>: \"You will pay for that!\"", h, HANDLE_NONE);
+}
+
 void shop_left(game_t *g, int ox, int oy)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -454,9 +464,8 @@ void shop_left(game_t *g, int ox, int oy)
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         obj_t *o = reg_get(&g->reg, h);
         if (shop_peaceful(g, o) && o->depth == g->depth && shop_at(g, lv, o->x, o->y) == sh) {
-            o->flags |= OF_ANGRY;
-            creature_disturb(g, h);
-            creature_say(g, "<Actor> shout<s:Actor>: \"Thief! Pay or die!\"", h, HANDLE_NONE);
+            creature_say(g, "<Actor> shout<s:Actor>: \"Thief! Stop!\"", h, HANDLE_NONE);
+            shop_provoke(g, h);
         }
     }
     msg_milestone(g, "theft", "stole from %s", g->c->regions[sh->region].name);

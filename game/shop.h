@@ -35,6 +35,8 @@ int shop_cmd_trade(game_t *g);
 /* After the player's step from (ox, oy): leaving a shop with unpaid goods
  * angers its keeper (the goods are the thief's now). */
 void shop_left(game_t *g, int ox, int oy);
+/* The player hurt h: a keeper turns on the player (nothing otherwise). */
+void shop_provoke(game_t *g, handle_t h);
 /* The trade screen (prompt.h's PROMPT_SHOP row). */
 int shop_key(game_t *g, key_event_t k);
 void shop_draw(game_t *g, screen_t *s);

@@ -9,6 +9,7 @@
 #include "chargen.h"
 #include "creature.h"
 #include "content.h"
+#include "event.h"
 #include "helpers.h"
 #include "ident.h"
 #include "item.h"
@@ -300,6 +301,25 @@ START_TEST(walking_out_with_unpaid_goods_angers_the_keeper)
 }
 END_TEST
 
+START_TEST(a_keeper_hurt_by_the_player_fights)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 10);
+    handle_t k = keeper_of(g, "the temple");
+    ev_info_t e = {
+        .type = EV_DAMAGE, .actor = HANDLE_NONE, .victim = k, .map = -1, .dtype = DT_HIT};
+    e.amount[0] = 1;
+    event_throw(g, &e); /* not the player's doing: still peaceful */
+    ck_assert(shop_peaceful(g, reg_get(&g->reg, k)));
+    e.actor = g->player;
+    event_throw(g, &e);
+    ck_assert(!shop_peaceful(g, reg_get(&g->reg, k)));
+    ck_assert(reg_get(&g->reg, k)->flags & OF_AWARE);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 START_TEST(shops_appear_in_the_dungeon)
 {
     content_t *c = shipped_content();
@@ -368,6 +388,7 @@ Suite *suite_game_town(void)
     tcase_add_test(t, the_temple_heals_and_lifts_curses_for_gold);
     tcase_add_test(t, the_sage_identifies_for_gold);
     tcase_add_test(t, walking_out_with_unpaid_goods_angers_the_keeper);
+    tcase_add_test(t, a_keeper_hurt_by_the_player_fights);
     tcase_add_test(t, shops_appear_in_the_dungeon);
     tcase_add_test(t, the_trade_screen_is_saved);
     suite_add_tcase(s, t);
