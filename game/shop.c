@@ -52,24 +52,24 @@ static int region_floor(const level_t *lv, int r, int16_t *xs, int16_t *ys, int 
 }
 
 /* A kind the shop stocks, by generation weight; -1 when none. */
+static int stock_weight(const shop_kind_t *sh, const item_kind_t *ik)
+{
+    bool sold = (sh->classes & (1u << ik->cls)) && !(ik->flags & IKF_UNIQUE) &&
+                ik->cls != IC_GOLD && ik->min_depth <= sh->stock_depth;
+    return sold ? ik->freq : 0;
+}
+
 static int stock_kind(const game_t *g, const shop_kind_t *sh, rng_t *r)
 {
     int total = 0;
-    for (uint16_t k = 0; k < g->c->n_items; k++) {
-        const item_kind_t *ik = &g->c->items[k];
-        if ((sh->classes & (1u << ik->cls)) && !(ik->flags & IKF_UNIQUE) && ik->cls != IC_GOLD &&
-            ik->min_depth <= sh->stock_depth)
-            total += ik->freq;
-    }
+    for (uint16_t k = 0; k < g->c->n_items; k++)
+        total += stock_weight(sh, &g->c->items[k]);
     if (total <= 0)
         return -1;
     int pick = (int)rng_below(r, (uint32_t)total);
-    for (uint16_t k = 0; k < g->c->n_items; k++) {
-        const item_kind_t *ik = &g->c->items[k];
-        if ((sh->classes & (1u << ik->cls)) && !(ik->flags & IKF_UNIQUE) && ik->cls != IC_GOLD &&
-            ik->min_depth <= sh->stock_depth && (pick -= ik->freq) < 0)
+    for (uint16_t k = 0; k < g->c->n_items; k++)
+        if ((pick -= stock_weight(sh, &g->c->items[k])) < 0)
             return k;
-    }
     return -1;
 }
 

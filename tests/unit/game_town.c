@@ -56,6 +56,13 @@ static handle_t keeper_of(game_t *g, const char *region)
     return HANDLE_NONE;
 }
 
+/* The shop keeper k keeps. */
+static const shop_kind_t *shop_of(game_t *g, handle_t k)
+{
+    const obj_t *o = reg_get(&g->reg, k);
+    return shop_at(g, level_current(g), o->x, o->y);
+}
+
 /* The player moves next to keeper k, inside its shop. */
 static void beside(game_t *g, handle_t k)
 {
@@ -156,8 +163,7 @@ START_TEST(buying_and_selling)
     /* sell it back: the list is what the shop deals in, not worn */
     key(g, 's');
     ck_assert_int_eq(g->shop_mode, SHOP_SELL);
-    const shop_kind_t *sh =
-        shop_at(g, level_current(g), reg_get(&g->reg, k)->x, reg_get(&g->reg, k)->y);
+    const shop_kind_t *sh = shop_of(g, k);
     handle_t inv[INV_SLOTS];
     int n = item_inventory(g, g->player, inv), at = -1, fits = 0;
     for (int i = 0; i < n; i++) {
@@ -204,8 +210,7 @@ START_TEST(the_temple_heals_and_lifts_curses_for_gold)
     content_t *c = shipped_content();
     game_t *g = in_town(c, 6);
     handle_t k = keeper_of(g, "the temple");
-    const shop_kind_t *sh =
-        shop_at(g, level_current(g), reg_get(&g->reg, k)->x, reg_get(&g->reg, k)->y);
+    const shop_kind_t *sh = shop_of(g, k);
     beside(g, k);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = 1;
@@ -259,8 +264,7 @@ START_TEST(the_sage_identifies_for_gold)
     ck_assert_int_ge(at, 0);
     key(g, (uint32_t)('a' + at));
     ck_assert(ident_known(g, kind));
-    const shop_kind_t *sh =
-        shop_at(g, level_current(g), reg_get(&g->reg, k)->x, reg_get(&g->reg, k)->y);
+    const shop_kind_t *sh = shop_of(g, k);
     ck_assert_int_eq(g->items.gold, 500 - pc_price(g, sh->service[SERVICE_IDENTIFY]));
     game_free(g);
     content_free(c);
