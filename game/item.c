@@ -241,6 +241,16 @@ static int free_floor(game_t *g, const level_t *lv, rng_t *r, int *x, int *y)
     return -1;
 }
 
+int item_treasure_at(game_t *g, int depth, int as_deep, int x, int y, rng_t *r)
+{
+    int k = pick_kind(g, r, as_deep);
+    if (k < 0)
+        return 0;
+    const item_kind_t *ik = &g->c->items[k];
+    int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + as_deep / 2) : 1;
+    return item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r) ? 0 : -1;
+}
+
 /* Treasure comes with the level, once: resting never makes more. */
 int item_populate(game_t *g, int depth, rng_t *r)
 {

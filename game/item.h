@@ -85,6 +85,9 @@ const item_kind_t *item_kind(const game_t *g, const obj_t *it);
 int item_start_kit(game_t *g);
 /* Treasure for a new level, from the level's own stream; once per level. */
 int item_populate(game_t *g, int depth, rng_t *r);
+/* One thing of treasure at (x, y) of level depth, of the kinds found as
+ * deep as `as_deep` (a vault's is richer): 0, or -1 (OOM). */
+int item_treasure_at(game_t *g, int depth, int as_deep, int x, int y, rng_t *r);
 
 /* The item's name as the player knows it, for the grammar: "potion of
  * healing" or "fizzing violet potion", "+1 long sword", with count. */

@@ -151,6 +151,31 @@ mapgen_params_t level_params(const content_t *c, int w, int h, int depth)
                              .room_weights = rooms ? c->room_weights : NULL};
 }
 
+/* A vault's marks: a letter is treasure (as from two levels deeper), a
+ * digit a monster asleep at its post (from the level's own streams). */
+static int vault_spots(game_t *g, level_t *lv, const mapgen_level_t *m)
+{
+    rng_t r;
+    rng_seed(&r, rng_hash2(g->seed, 0x5000u + (uint64_t)lv->depth), 6);
+    for (int i = 0; i < m->nspots && lv->depth > 0; i++) {
+        const mapgen_spot_t *s = &m->spots[i];
+        int ux = s->x - lv->up_x, uy = s->y - lv->up_y;
+        if (lv->terrain[s->y * lv->w + s->x] != MAP_FLOOR)
+            continue;
+        bool near = ux * ux + uy * uy < POPULATE_CLEAR * POPULATE_CLEAR;
+        if (s->glyph >= 'a' && s->glyph <= 'z' &&
+            item_treasure_at(g, lv->depth, lv->depth + 2, s->x, s->y, &r) < 0)
+            return -1;
+        int kind = s->glyph >= '0' && s->glyph <= '9' && !near &&
+                           !level_creature_at(g, lv->depth, s->x, s->y)
+                       ? creature_pick_kind(g, &r, lv->depth)
+                       : -1;
+        if (kind >= 0 && !creature_make(g, (uint16_t)kind, lv->depth, s->x, s->y, &r, MAKE_SLEEPY))
+            return -1;
+    }
+    return 0;
+}
+
 int level_generate(game_t *g, level_t *lv)
 {
     const content_t *c = g->c;
@@ -174,6 +199,8 @@ int level_generate(game_t *g, level_t *lv)
         lv->down_x = (int16_t)m->down_x;
         lv->down_y = (int16_t)m->down_y;
     }
+    if (r == 0 && g->levels[lv->depth] == lv && vault_spots(g, lv, m) < 0)
+        r = -1;
     mapgen_level_free(m);
     if (r != 0)
         return -1;

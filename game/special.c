@@ -6,8 +6,6 @@
 #include "level.h"
 #include "msg.h"
 
-#define SPECIAL_STREAM 0x4000u /* a stream per level, apart from the map's */
-
 const special_level_t *special_of(const content_t *c, int depth)
 {
     for (uint16_t i = 0; i < c->n_specials; i++)

@@ -236,6 +236,43 @@ START_TEST(every_vault_fits_a_level)
 }
 END_TEST
 
+START_TEST(vault_marks_hold_treasure_and_guards)
+{
+    content_t *c = shipped_content();
+    int treasure = 0, guards = 0, letters = 0, digits = 0;
+    mapgen_level_t *m = mapgen_level_new(0, 0);
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        game_t *g = game_new(c, seed, NULL);
+        for (int d = 2; d <= 12; d++) {
+            level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, d);
+            g->levels[d] = lv;
+            ck_assert_int_eq(level_generate(g, lv), 0);
+            /* the same map again, for its marks */
+            mapgen_params_t p = level_params(c, lv->w, lv->h, d);
+            rng_t r;
+            rng_seed(&r, rng_hash2(seed, (uint64_t)d), 1);
+            ck_assert_int_eq(mapgen_generate(m, &p, &r, NULL, 0), 0);
+            for (int i = 0; i < m->nspots; i++) {
+                const mapgen_spot_t *s = &m->spots[i];
+                if (lv->terrain[s->y * lv->w + s->x] != MAP_FLOOR)
+                    continue;
+                bool letter = s->glyph >= 'a' && s->glyph <= 'z',
+                     digit = s->glyph >= '0' && s->glyph <= '9';
+                letters += letter, digits += digit;
+                treasure += letter && item_floor_at(g, d, s->x, s->y);
+                guards += digit && level_creature_at(g, d, s->x, s->y);
+            }
+        }
+        game_free(g);
+    }
+    mapgen_level_free(m);
+    ck_assert_int_gt(letters, 0);
+    ck_assert_int_eq(treasure, letters);  /* every treasure mark holds something */
+    ck_assert_int_gt(guards, digits / 2); /* guards, but none by the arrival */
+    content_free(c);
+}
+END_TEST
+
 /* The character on level 2's up stairs, carrying the Heartstone. */
 static game_t *escaping(content_t *c, uint64_t seed)
 {
@@ -331,6 +368,7 @@ Suite *suite_game_special(void)
     tcase_add_test(t, lava_burns_and_a_chasm_drops_you);
     tcase_add_test(t, monsters_keep_out_of_hazards_and_rubble_is_slow);
     tcase_add_test(t, every_vault_fits_a_level);
+    tcase_add_test(t, vault_marks_hold_treasure_and_guards);
     tcase_add_test(t, the_climb_with_the_heartstone_is_a_chase);
     tcase_add_test(t, reaching_the_town_with_the_heartstone_wins);
     suite_add_tcase(s, t);
