@@ -36,6 +36,7 @@
 #include "mapgen.h"
 #include "missile.h"
 #include "pc.h"
+#include "shop.h"
 #include "spell.h"
 #include "status.h"
 #include "vision.h"
@@ -453,7 +454,11 @@ void ai_monster_turn(game_t *g, handle_t h)
     if (!m || m->type != OBJ_CREATURE || !reg_get(&g->reg, g->player))
         return;
     if (m->depth != g->depth)
-        return; /* frozen off-level; woken on arrival */
+        return;                /* frozen off-level; woken on arrival */
+    if (shop_peaceful(g, m)) { /* a keeper minds its shop */
+        sched_push(&g->sched, g->sched.now + SCHED_MOVE, FN_MONSTER_TURN, h, 0, 0);
+        return;
+    }
     look_t l;
     observe(g, h, m, &l);
     int cost = 0;

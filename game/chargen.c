@@ -55,6 +55,7 @@ void chargen_create(game_t *g, int race, int cls)
         p->hp = p->hp_max = pc_level_hp(g, true) + 8; /* a start that survives a jackal */
     g->prompt = PROMPT_NONE;
     item_start_kit(g);
+    g->items.gold += g->c->prices.start_gold; /* for the town's shops */
     msg_milestone(g, "start", "%s the %s %s entered the Warren", g->name, pc_race_name(g),
                   pc_class_name(g));
     msg_add(g, "Welcome, %s the %s %s! Find the stairs down (>).", g->name, pc_race_name(g),

@@ -12,6 +12,7 @@
 #include "msg.h"
 #include "power.h"
 #include "prompt.h"
+#include "shop.h"
 #include "spell.h"
 #include "status.h"
 #include "trap.h"
@@ -80,6 +81,7 @@ static const cmd_t COMMANDS[] = {
     {'c', "c", "close a door", trap_cmd_close},
     {'L', "L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
     {'K', "K", "kick a door in", trap_cmd_kick},
+    {'p', "p", "trade: buy, sell and services (or bump the keeper)", shop_cmd_trade},
     {'x', "x", "look at something", travel_look},
     {'Z', "Z", "cast a spell (wizards, clerics); bolts and areas aim", spell_menu},
     {0x01, "^A", "class power: power attack, hide, turn undead, arcane spark", power_use},

@@ -10,9 +10,11 @@
 #include "ego.h"
 #include "effect.h"
 #include "end.h"
+#include "escape.h"
 #include "itemuse.h"
 #include "msg.h"
 #include "pc.h"
+#include "shop.h"
 #include "status.h"
 #include "vision.h"
 
@@ -293,6 +295,9 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     v = reg_get(&g->reg, vh);
     if (!v)
         return EV_DONE;
+    if (e->actor && is_player(g, e->actor))
+        shop_provoke(g, vh); /* a keeper hurt by the player trades no more */
+    v = reg_get(&g->reg, vh);
     v->hp -= dmg;
     if (v->hp > 0) {
         drain_blow(g, e);
@@ -332,6 +337,7 @@ static void heartstone(game_t *g, const obj_t *v, handle_t killer)
     g->pc.heartstone = 1;
     msg_add(g, "You pry the Heartstone from the warden's chest. Now climb out!");
     msg_milestone(g, "artifact", "took the Heartstone");
+    escape_wake(g);
 }
 
 static void monster_died(game_t *g, handle_t victim, handle_t killer)

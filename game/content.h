@@ -29,11 +29,24 @@
  * join it (doors). */
 enum { TF_PASSABLE = 1 << 0, TF_OPAQUE = 1 << 1, TF_LINE = 1 << 2, TF_EDGE = 1 << 3 };
 
+/* What stepping into a terrain does (special.c): HAZARD_SWIM (deep water:
+ * the player swims, a heavy pack drags, items sink), HAZARD_BURN (lava:
+ * fire damage of its dice), HAZARD_FALL (a chasm: down to the next level,
+ * hurt by its dice). Monsters never enter a hazard; the player may. */
+enum { HAZARD_NONE = 0, HAZARD_SWIM, HAZARD_BURN, HAZARD_FALL, HAZARDS };
+#define HAZARD_NAMES                   \
+    {                                  \
+        "none", "swim", "burn", "fall" \
+    }
+
 typedef struct {
     char name[24];
     uint32_t glyph;
     uint16_t fg;
-    uint8_t flags; /* TF_* */
+    uint8_t flags;  /* TF_* */
+    uint8_t hazard; /* HAZARD_* */
+    dice_t dice;    /* a hazard's damage */
+    int16_t move;   /* percent of a step's ticks to enter it (rubble: more); 100 */
 } terrain_kind_t;
 
 /* Creature flags. */
@@ -51,11 +64,12 @@ enum {
     CF_GIANT = 1 << 9,
     CF_DRAGON = 1 << 10,
     CF_DEMON = 1 << 11,
+    CF_PEACEFUL = 1 << 12, /* a keeper: stays put and trades until angered (shop.h) */
 };
 #define CREATURE_FLAG_NAMES                                                                    \
     {                                                                                          \
         "unique", "proper", "mindless", "coward", "warden", "animal", "pack", "undead", "orc", \
-            "giant", "dragon", "demon"                                                         \
+            "giant", "dragon", "demon", "peaceful"                                             \
     }
 #define ABILITY_WORDS                                                                 \
     {                                                                                 \
@@ -278,6 +292,51 @@ typedef struct {
     int16_t to_hit, damage, defence, speed, stealth;
     int16_t min_depth, freq; /* generation: weight freq from min_depth down */
 } ego_kind_t;
+/* Shops and services (shop.c): a keeper in a region of the town (its
+ * region kind's name) or, with a chance per level, a room in the dungeon.
+ * It stocks item kinds of its classes and buys them; its services cost
+ * gold (0: not offered). Prices are by Cha (pc_price). */
+enum { SERVICE_HEAL = 0, SERVICE_UNCURSE, SERVICE_IDENTIFY, SERVICES };
+#define SERVICE_NAMES                 \
+    {                                 \
+        "heal", "uncurse", "identify" \
+    }
+typedef struct {
+    int16_t region;               /* region kind it occupies */
+    int16_t keeper;               /* creature kind of its keeper */
+    uint16_t classes;             /* bits 1 << IC_*: what it sells and buys */
+    uint8_t stock;                /* items on its floor when made */
+    uint8_t chance;               /* dungeon shops: percent of levels within the depths */
+    int16_t stock_depth;          /* stocks kinds from at most this deep */
+    int16_t min_depth, max_depth; /* 0 0: the town */
+    int16_t service[SERVICES];    /* gold; 0: not offered */
+} shop_kind_t;
+/* What items are worth: a kind's own value, else its class's base, more
+ * for deeper kinds and each plus; a shop buys at sell percent of it. */
+typedef struct {
+    int16_t base[IC_COUNT];
+    int16_t per_depth;  /* percent more per level of the kind's min_depth */
+    int16_t per_plus;   /* gold per point of enchantment */
+    int16_t sell;       /* percent of the price a shop pays */
+    int16_t start_gold; /* a new character's purse */
+} price_table_t;
+
+/* Special levels (special.c): on its depth, after the generator, the
+ * level's rooms take region kind `region`, blobs of terrain are laid
+ * (never cutting a level apart) and creatures of a kind come extra. */
+typedef struct {
+    char name[40];
+    int16_t depth;
+    int16_t region;   /* region kind for every room and cave; -1: keep */
+    uint8_t water;    /* blobs of shallow water */
+    uint8_t deep;     /* of deep water */
+    uint8_t lava;     /* of lava */
+    uint8_t chasm;    /* of chasm */
+    uint8_t rubble;   /* of rubble */
+    int16_t creature; /* extra creatures of this kind; -1 none */
+    uint8_t extra;    /* how many */
+    char msg[96];     /* what the player reads on first arrival */
+} special_level_t;
 
 struct content {
     char version[32];
@@ -316,6 +375,11 @@ struct content {
     uint16_t n_vaults;
     int room_weights[SHAPE_COUNT]; /* mapgen's room shapes; all 0: mapgen's own */
     worldmap_params_t world;       /* the surface world (worldmap.h); no vowels: none */
+    const shop_kind_t *shops;
+    uint16_t n_shops;
+    price_table_t prices;
+    const special_level_t *specials;
+    uint16_t n_specials;
     const void *scripts; /* script.c's own (handlers): set by its loader, NULL otherwise */
 };
 

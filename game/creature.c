@@ -7,6 +7,8 @@
 #include "itemuse.h"
 #include "level.h"
 #include "msg.h"
+#include "shop.h"
+#include "special.h"
 #include "status.h"
 #include "trap.h"
 #include "vision.h"
@@ -224,7 +226,7 @@ int creature_populate(game_t *g, level_t *lv)
             return -1;
         n++;
     }
-    return 0;
+    return special_populate(g, lv);
 }
 
 void creature_remove(game_t *g, handle_t h)
@@ -258,6 +260,8 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
         return 0;
     int x = o->x + dx, y = o->y + dy, speed = status_speed(g, h);
     handle_t other = level_creature_at(g, o->depth, x, y);
+    if (other && other != h && is_player(g, h) && shop_peaceful(g, reg_get(&g->reg, other)))
+        return shop_open(g, other); /* a keeper: trade, never a blow */
     if (other && other != h && !may_attack(g, h, o, other))
         return 0;
     if (other && other != h && is_player(g, h) && status_has(g, h, EFK_(AFRAID))) {
@@ -294,11 +298,16 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
                    .amount = {dx, dy}};
     if (event_throw(g, &m) != EV_DONE)
         return 0;
+    int cost = (int)sched_cost(dx && dy ? SCHED_DIAG : SCHED_MOVE, speed);
+    o = reg_get(&g->reg, h);
+    cost = special_step_cost(g, cost, o->x, o->y);
     if (is_player(g, h)) {
+        shop_left(g, x - dx, y - dy);
         item_arrive(g); /* what lies where the player stands now (a slide included) */
         trap_arrive(g);
+        special_underfoot(g); /* deep water, lava, a chasm */
     }
-    return (int)sched_cost(dx && dy ? SCHED_DIAG : SCHED_MOVE, speed);
+    return cost;
 }
 
 void creature_disturb(game_t *g, handle_t h)

@@ -141,7 +141,7 @@ static void item_roll(const item_kind_t *k, obj_t *o, rng_t *r)
 
 static bool stacks_with(const obj_t *a, const obj_t *b, const item_kind_t *k)
 {
-    const uint8_t keep = IF_CURSED | IF_KNOWN | IF_CURSE_SEEN;
+    const uint8_t keep = IF_CURSED | IF_KNOWN | IF_CURSE_SEEN | IF_UNPAID;
     return (k->flags & IKF_STACK) && a->kind == b->kind && a->hp == b->hp &&
            (a->flags & keep) == (b->flags & keep) && !((a->flags | b->flags) & IF_EQUIPPED);
 }
@@ -248,6 +248,16 @@ static int free_floor(game_t *g, const level_t *lv, rng_t *r, int *x, int *y)
             return 0;
     }
     return -1;
+}
+
+int item_treasure_at(game_t *g, int depth, int as_deep, int x, int y, rng_t *r)
+{
+    int k = pick_kind(g, r, as_deep);
+    if (k < 0)
+        return 0;
+    const item_kind_t *ik = &g->c->items[k];
+    int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + as_deep / 2) : 1;
+    return item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r) ? 0 : -1;
 }
 
 /* Treasure comes with the level, once: resting never makes more. */

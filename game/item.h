@@ -23,9 +23,16 @@
 #include "obj.h"
 #include "ser.h"
 
-/* Item flags (obj_t.flags; bits 0-1 and 6-7 are creature bits). IF_KNOWN: the
- * enchantment and charges are known; IF_CURSE_SEEN: the curse is known. */
-enum { IF_EQUIPPED = 1 << 2, IF_CURSED = 1 << 3, IF_KNOWN = 1 << 4, IF_CURSE_SEEN = 1 << 5 };
+/* Item flags (obj_t.flags; creatures read their own bits). IF_KNOWN: the
+ * enchantment and charges are known; IF_CURSE_SEEN: the curse is known;
+ * IF_UNPAID: a shop's stock, not yet paid for (shop.h). */
+enum {
+    IF_EQUIPPED = 1 << 2,
+    IF_CURSED = 1 << 3,
+    IF_KNOWN = 1 << 4,
+    IF_CURSE_SEEN = 1 << 5,
+    IF_UNPAID = 1 << 6
+};
 
 /* Hunger: nutrition counts down a point a turn (status.c). */
 enum {
@@ -79,6 +86,9 @@ const item_kind_t *item_kind(const game_t *g, const obj_t *it);
 int item_start_kit(game_t *g);
 /* Treasure for a new level, from the level's own stream; once per level. */
 int item_populate(game_t *g, int depth, rng_t *r);
+/* One thing of treasure at (x, y) of level depth, of the kinds found as
+ * deep as `as_deep` (a vault's is richer): 0, or -1 (OOM). */
+int item_treasure_at(game_t *g, int depth, int as_deep, int x, int y, rng_t *r);
 
 /* The item's name as the player knows it, for the grammar: "potion of
  * healing" or "fizzing violet potion", "+1 long sword", with count. */

@@ -3,9 +3,11 @@
 #include "level.h"
 #include <string.h>
 #include "creature.h"
-#include "end.h"
+#include "escape.h"
 #include "item.h"
 #include "msg.h"
+#include "shop.h"
+#include "special.h"
 #include "status.h"
 #include "trap.h"
 
@@ -149,6 +151,31 @@ mapgen_params_t level_params(const content_t *c, int w, int h, int depth)
                              .room_weights = rooms ? c->room_weights : NULL};
 }
 
+/* A vault's marks: a letter is treasure (as from two levels deeper), a
+ * digit a monster asleep at its post (from the level's own streams). */
+static int vault_spots(game_t *g, level_t *lv, const mapgen_level_t *m)
+{
+    rng_t r;
+    rng_seed(&r, rng_hash2(g->seed, 0x5000u + (uint64_t)lv->depth), 6);
+    for (int i = 0; i < m->nspots && lv->depth > 0; i++) {
+        const mapgen_spot_t *s = &m->spots[i];
+        int ux = s->x - lv->up_x, uy = s->y - lv->up_y;
+        if (lv->terrain[s->y * lv->w + s->x] != MAP_FLOOR)
+            continue;
+        bool near = ux * ux + uy * uy < POPULATE_CLEAR * POPULATE_CLEAR;
+        if (s->glyph >= 'a' && s->glyph <= 'z' &&
+            item_treasure_at(g, lv->depth, lv->depth + 2, s->x, s->y, &r) < 0)
+            return -1;
+        int kind = s->glyph >= '0' && s->glyph <= '9' && !near &&
+                           !level_creature_at(g, lv->depth, s->x, s->y)
+                       ? creature_pick_kind(g, &r, lv->depth)
+                       : -1;
+        if (kind >= 0 && !creature_make(g, (uint16_t)kind, lv->depth, s->x, s->y, &r, MAKE_SLEEPY))
+            return -1;
+    }
+    return 0;
+}
+
 int level_generate(game_t *g, level_t *lv)
 {
     const content_t *c = g->c;
@@ -172,14 +199,20 @@ int level_generate(game_t *g, level_t *lv)
         lv->down_x = (int16_t)m->down_x;
         lv->down_y = (int16_t)m->down_y;
     }
+    if (r == 0 && g->levels[lv->depth] == lv && vault_spots(g, lv, m) < 0)
+        r = -1;
     mapgen_level_free(m);
     if (r != 0)
+        return -1;
+    if (special_apply(g, lv) < 0) /* a special level's terrain: before doors and traps */
         return -1;
     trap_hide(g, lv); /* locked and secret doors, traps: a stream of their own */
     /* treasure from a stream of its own: placed once, with the level */
     rng_t items;
     rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);
-    return g->levels[lv->depth] == lv && lv->depth > 0 ? item_populate(g, lv->depth, &items) : 0;
+    if (g->levels[lv->depth] == lv && lv->depth > 0 && item_populate(g, lv->depth, &items) < 0)
+        return -1;
+    return shop_populate(g, lv); /* the town's keepers, maybe a dungeon shop */
 }
 
 /* ---- stairs ----------------------------------------------------------------- */
@@ -209,10 +242,6 @@ int level_stairs(game_t *g, int dir)
         return 0;
     }
     int nd = g->depth + dir;
-    if (nd < 1 && g->pc.heartstone) {
-        end_win(g);
-        return SCHED_MOVE;
-    }
     if (nd < 0 || nd > WORLD_MAX_DEPTH) {
         msg_add(g, "The stairs end here.");
         return 0;
@@ -221,6 +250,8 @@ int level_stairs(game_t *g, int dir)
         return 0;
     msg_add(g, nd ? "You %s the stairs." : "You %s the stairs into the daylight of the town.",
             dir > 0 ? "descend" : "climb");
+    if (nd == 0 && g->pc.heartstone)
+        escape_win(g);
     return SCHED_MOVE;
 }
 
@@ -251,5 +282,6 @@ int level_enter(game_t *g, int nd)
         msg_milestone(g, "depth", "reached level %d", nd);
     }
     wake_level(g, nd);
-    return 0;
+    special_arrive(g);
+    return dir < 0 && nd > 0 && g->pc.heartstone ? escape_arrive(g) : 0;
 }

@@ -47,6 +47,8 @@ static const terrain_info_t terrain_info[MAP_TERRAIN_COUNT] = {
     [MAP_DOOR_LOCKED] = {"locked door", 0, 1, '+'},
     [MAP_DOOR_SECRET] = {"wall", 0, 1, '#'},
     [MAP_DOOR_BROKEN] = {"broken door", 1, 0, '\''},
+    [MAP_LAVA] = {"lava", 0, 0, '='},
+    [MAP_CHASM] = {"chasm", 0, 0, '0'},
 };
 
 static const char *const shape_names[SHAPE_COUNT] = {

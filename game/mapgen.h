@@ -56,6 +56,9 @@ typedef enum {
     MAP_DOOR_LOCKED, /* a closed door that only a kick opens */
     MAP_DOOR_SECRET, /* looks like wall until found */
     MAP_DOOR_BROKEN, /* kicked in: open for good */
+    /* never made by mapgen: special levels (special.c) */
+    MAP_LAVA,  /* impassable to monsters; burns the player who steps in */
+    MAP_CHASM, /* impassable to monsters; the player who steps in falls */
     MAP_TERRAIN_COUNT
 } mapgen_terrain_t;
 

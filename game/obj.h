@@ -30,7 +30,15 @@ typedef enum { OBJ_FREE = 0, OBJ_CREATURE, OBJ_ITEM, OBJ_EFFECT, OBJ_TYPES } obj
  * OF_AWARE: it has noticed its foe and hunts it; OF_ASLEEP: it sleeps
  * (its turns pass until it wakes); OF_REGEN: its regeneration is
  * scheduled (creature.c). */
-enum { OF_PLAYER = 1 << 0, OF_AWARE = 1 << 1, OF_ASLEEP = 1 << 6, OF_REGEN = 1 << 7 };
+/* OF_ANGRY: a peaceful kind's keeper turned hostile (shop.h; bit 2 is an
+ * item bit too, never both on one object). */
+enum {
+    OF_PLAYER = 1 << 0,
+    OF_AWARE = 1 << 1,
+    OF_ANGRY = 1 << 2,
+    OF_ASLEEP = 1 << 6,
+    OF_REGEN = 1 << 7
+};
 
 /* One object. Fields are plain integers so saving is field by field.
  * Creatures: kind indexes content creatures; pos, hp, speed (its base

@@ -2,8 +2,10 @@
 #include "prompt.h"
 #include "chargen.h"
 #include "cmd.h"
+#include "escape.h"
 #include "help.h"
 #include "msg.h"
+#include "shop.h"
 #include "spell.h"
 #include "target.h"
 #include "trap.h"
@@ -45,6 +47,8 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_DOOR, 0, trap_door_key, NULL}, /* the message line asks the direction */
     {PROMPT_WORLD, PF_PAGING | PF_SCREEN, worldui_key, worldui_draw},
     {PROMPT_TARGET, PF_CURSOR, target_key, target_draw},
+    {PROMPT_SHOP, PF_SCREEN, shop_key, shop_draw},
+    {PROMPT_VICTORY, PF_SCREEN, escape_victory_key, escape_victory_draw},
 };
 
 const prompt_t *prompt_row(int id)
@@ -54,5 +58,7 @@ const prompt_t *prompt_row(int id)
 
 const prompt_t *prompt_of(const game_t *g)
 {
+    if (g->state == GAME_WON)
+        return &PROMPTS[PROMPT_VICTORY]; /* the last screen, whatever was asked before */
     return &PROMPTS[g->prompt < PROMPT_COUNT ? g->prompt : PROMPT_NONE];
 }

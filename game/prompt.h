@@ -28,6 +28,8 @@ enum {
     PROMPT_DOOR,
     PROMPT_WORLD,
     PROMPT_TARGET,
+    PROMPT_SHOP,    /* the trade screen (shop.h) */
+    PROMPT_VICTORY, /* the game is won (escape.h): shown, never waited on */
     PROMPT_COUNT
 };
 
@@ -54,7 +56,8 @@ typedef struct {
 #define PAGE_ROWS 20
 void prompt_page_key(game_t *g, key_event_t k, int pages);
 
-/* The row of the prompt g waits on (never NULL: ids are checked on load). */
+/* The row of the prompt g waits on (never NULL: ids are checked on load);
+ * a won game shows PROMPT_VICTORY's screen (g->prompt is never set to it). */
 const prompt_t *prompt_of(const game_t *g);
 /* Row id (tests check that every id has a row and a key handler). */
 const prompt_t *prompt_row(int id);

@@ -7,6 +7,7 @@
 #include "creature.h"
 #include "level.h"
 #include "pc.h"
+#include "special.h"
 #include "status.h"
 
 /* ---- handlers ------------------------------------------------------------- */
@@ -17,8 +18,9 @@ static int h_map(game_t *g, ev_info_t *e, handle_t self)
     if (e->type != EV_MOVE || e->phase != PHASE_PRE)
         return EV_NOTHING;
     level_t *lv = g->levels[e->map];
-    if (!lv || !level_passable(g, lv, e->x, e->y))
-        return EV_DONE; /* veto: walls */
+    if (!lv || (!level_passable(g, lv, e->x, e->y) &&
+                !special_may_enter(g, e->actor, level_terrain(lv, e->x, e->y))))
+        return EV_DONE; /* veto: walls; only the player steps into a hazard */
     if (level_creature_at(g, e->map, e->x, e->y))
         return EV_DONE;
     return EV_NOTHING;

@@ -195,6 +195,9 @@ typedef struct {
     race_kind_t *races;
     class_kind_t *classes;
     trap_kind_t *traps;
+    shop_kind_t *shops;
+    special_level_t *specials;
+    uint16_t cap_shops, cap_specials;
     mapgen_region_type_t *rtypes; /* built by load_check, names point into regions */
     mapgen_region_type_t *rdecl;  /* as declared (names unset until load_check) */
     vault_decl_t *vdecl;
@@ -232,6 +235,8 @@ void script_content_free(content_t *c)
     free(s->classes);
     free(s->traps);
     free(s->egos);
+    free(s->shops);
+    free(s->specials);
     free(s->rtypes);
     free(s->rdecl);
     for (int i = 0; i < s->n_vdecl; i++)
@@ -567,6 +572,12 @@ static int decl_terrain(lua_State *L)
     int join = fld_enum(L, &d, "join", joins, 3, 0);
     t->flags = (uint8_t)((fld_bool(L, &d, "passable", 0) ? TF_PASSABLE : 0) |
                          (fld_bool(L, &d, "opaque", 0) ? TF_OPAQUE : 0) | join_flags[join]);
+    static const char *const hazards[HAZARDS] = HAZARD_NAMES;
+    t->hazard = (uint8_t)fld_enum(L, &d, "hazard", hazards, HAZARDS, HAZARD_NONE);
+    if (t->hazard && (t->flags & TF_PASSABLE))
+        return luaL_error(L, "%s: a hazard is not passable (monsters keep out)", d.what);
+    t->dice = fld_dice(L, &d, "dice", (dice_t){0, 0, 0});
+    t->move = (int16_t)fld_int(L, &d, "move", 100, 50, 1000);
     return 0;
 }
 
@@ -1260,14 +1271,126 @@ static int decl_ego(lua_State *L)
     return 0;
 }
 
-static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},   {"spell", decl_spell},
-                                 {"creature", decl_creature}, {"item", decl_item},
-                                 {"effect", decl_effect},     {"oddment", decl_oddment},
-                                 {"rules", decl_rules},       {"region", decl_region},
-                                 {"vault", decl_vault},       {"room", decl_room},
-                                 {"trap", decl_trap},         {"race", decl_race},
-                                 {"class", decl_class},       {"world", decl_world},
-                                 {"ego", decl_ego},           {NULL, NULL}};
+static int find_region(const script_content_t *s, const char *name)
+{
+    for (int i = 0; i < s->c.n_regions; i++)
+        if (strcmp(s->regions[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* A table field of name = integer pairs, each name one of names: out[i]
+ * gets the value (others keep theirs). */
+static void fld_named_ints(lua_State *L, const decl_t *d, const char *f, const char *const *names,
+                           int n, int16_t *out, int lo, int hi)
+{
+    int t = lua_getfield(L, 1, f);
+    if (t == LUA_TNIL)
+        return (void)lua_pop(L, 1);
+    if (t != LUA_TTABLE)
+        luaL_error(L, "%s: field '%s' must be a table of name = number", d->what, f);
+    for (lua_pushnil(L); lua_next(L, -2); lua_pop(L, 1)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        int i = -1;
+        for (int j = 0; k && j < n && i < 0; j++)
+            i = strcasecmp(names[j], k) == 0 ? j : -1;
+        int isint = 0;
+        lua_Integer v = lua_tointegerx(L, -1, &isint);
+        if (i < 0 || !isint || v < lo || v > hi)
+            luaL_error(L, "%s: field '%s': '%s' must be a known name with a number from %d to %d",
+                       d->what, f, k ? k : "?", lo, hi);
+        out[i] = (int16_t)v;
+    }
+    lua_pop(L, 1);
+}
+
+/* shop { region=, keeper=, classes={...}, stock=, stock_depth=,
+ * services={heal=, uncurse=, identify=}, min_depth=, max_depth=, chance= } */
+static int decl_shop(lua_State *L)
+{
+    static const char *const SERVICE[SERVICES] = SERVICE_NAMES;
+    decl_t d = decl_begin(L, "shop");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->shops, sizeof *s->shops, &s->c.n_shops, &s->cap_shops, NULL);
+    if (k < 0)
+        return luaL_error(L, "out of memory");
+    shop_kind_t *sh = &s->shops[k];
+    snprintf(d.what, sizeof d.what, "shop %d", k + 1);
+    sh->region = (int16_t)fld_kind(L, &d, "region", find_region);
+    sh->keeper = (int16_t)fld_kind(L, &d, "keeper", find_creature);
+    if (sh->region < 0 || sh->keeper < 0)
+        return luaL_error(L, "%s: fields 'region' and 'keeper' are required", d.what);
+    sh->classes = (uint16_t)fld_bits(L, &d, "classes", ITEM_CLASS_NAMES, IC_COUNT, 0);
+    sh->stock = (uint8_t)fld_int(L, &d, "stock", 0, 0, 30);
+    sh->stock_depth = (int16_t)fld_int(L, &d, "stock_depth", 5, 0, 99);
+    sh->min_depth = (int16_t)fld_int(L, &d, "min_depth", 0, 0, 99);
+    sh->max_depth = (int16_t)fld_int(L, &d, "max_depth", sh->min_depth, sh->min_depth, 99);
+    sh->chance = (uint8_t)fld_int(L, &d, "chance", 0, 0, 100);
+    fld_named_ints(L, &d, "services", SERVICE, SERVICES, sh->service, 0, 30000);
+    return 0;
+}
+
+/* prices { base = { weapon = 12, ... }, per_depth=, per_plus=, sell= } */
+static int decl_prices(lua_State *L)
+{
+    decl_t d = decl_begin(L, "prices");
+    snprintf(d.what, sizeof d.what, "prices");
+    price_table_t *p = &d.s->c.prices;
+    fld_named_ints(L, &d, "base", ITEM_CLASS_NAMES, IC_COUNT, p->base, 0, 30000);
+    p->per_depth = (int16_t)fld_int(L, &d, "per_depth", 10, 0, 1000);
+    p->per_plus = (int16_t)fld_int(L, &d, "per_plus", 30, 0, 10000);
+    p->sell = (int16_t)fld_int(L, &d, "sell", 40, 1, 100);
+    p->start_gold = (int16_t)fld_int(L, &d, "start_gold", 0, 0, 30000);
+    return 0;
+}
+
+/* special_level { name=, depth=, region=, water=, deep=, lava=, chasm=,
+ * rubble=, creature=, extra=, msg= } */
+static int decl_special(lua_State *L)
+{
+    decl_t d = decl_begin(L, "special_level");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->specials, sizeof *s->specials, &s->c.n_specials, &s->cap_specials,
+                    NULL);
+    if (k < 0)
+        return luaL_error(L, "out of memory");
+    special_level_t *sp = &s->specials[k];
+    fld_str(L, &d, "name", sp->name, sizeof sp->name, 1);
+    sp->depth = (int16_t)fld_int(L, &d, "depth", -1, 1, 99);
+    for (int i = 0; i < k; i++)
+        if (s->specials[i].depth == sp->depth)
+            return luaL_error(L, "%s: depth %d has a special level already", d.what, sp->depth);
+    sp->region = (int16_t)fld_kind(L, &d, "region", find_region);
+    sp->water = (uint8_t)fld_int(L, &d, "water", 0, 0, 60);
+    sp->deep = (uint8_t)fld_int(L, &d, "deep", 0, 0, 60);
+    sp->lava = (uint8_t)fld_int(L, &d, "lava", 0, 0, 60);
+    sp->chasm = (uint8_t)fld_int(L, &d, "chasm", 0, 0, 60);
+    sp->rubble = (uint8_t)fld_int(L, &d, "rubble", 0, 0, 60);
+    sp->creature = (int16_t)fld_kind(L, &d, "creature", find_creature);
+    sp->extra = (uint8_t)fld_int(L, &d, "extra", 0, 0, 40);
+    fld_str(L, &d, "msg", sp->msg, sizeof sp->msg, 0);
+    return 0;
+}
+
+static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},
+                                 {"spell", decl_spell},
+                                 {"creature", decl_creature},
+                                 {"item", decl_item},
+                                 {"effect", decl_effect},
+                                 {"oddment", decl_oddment},
+                                 {"rules", decl_rules},
+                                 {"region", decl_region},
+                                 {"vault", decl_vault},
+                                 {"room", decl_room},
+                                 {"trap", decl_trap},
+                                 {"race", decl_race},
+                                 {"class", decl_class},
+                                 {"world", decl_world},
+                                 {"ego", decl_ego},
+                                 {"shop", decl_shop},
+                                 {"prices", decl_prices},
+                                 {"special_level", decl_special},
+                                 {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 
@@ -1368,6 +1491,8 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
     s->c.classes = s->classes;
     s->c.traps = s->traps;
     s->c.egos = s->egos;
+    s->c.shops = s->shops;
+    s->c.specials = s->specials;
     s->c.rtypes = s->c.n_regions ? s->rtypes : NULL;
     s->c.vaults = s->n_vdecl ? s->vaults : NULL;
     s->c.n_vaults = s->n_vdecl;

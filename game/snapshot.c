@@ -16,6 +16,7 @@
 #include "level.h"
 #include "msg.h"
 #include "prompt.h"
+#include "shop.h"
 #include "start.h"
 #include "target.h"
 #include "trap.h"
@@ -169,6 +170,9 @@ void snapshot_save(const game_t *g, ser_t *s)
     ser_u32(s, g->aim_arg);
     ser_u32(s, g->target);
     ser_u32(s, g->quiver);
+    ser_u8(s, g->shop_mode);
+    ser_u32(s, g->shop_keeper);
+    ser_u32(s, g->specials_told);
     reg_save(&g->reg, s);
     sched_save(&g->sched, s);
     for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
@@ -386,7 +390,8 @@ static void state_check(game_t *g, rd_t *in)
         rd_fail(in, "bad depth");
     if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
         g->door_cmd >= DOOR_CMDS || g->page > MSG_LOG / PAGE_ROWS || g->aim >= AIM_COUNT ||
-        (g->prompt == PROMPT_TARGET) != (g->aim != AIM_NONE))
+        (g->prompt == PROMPT_TARGET) != (g->aim != AIM_NONE) || g->shop_mode >= SHOP_MODES ||
+        (g->prompt == PROMPT_SHOP && !reg_get(&g->reg, g->shop_keeper)))
         rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||
         g->score > SCORE_MAX)
@@ -434,6 +439,9 @@ static void state_load(game_t *g, rd_t *in)
     g->aim_arg = rd_u32(in);
     g->target = rd_u32(in);
     g->quiver = rd_u32(in);
+    g->shop_mode = rd_u8(in);
+    g->shop_keeper = rd_u32(in);
+    g->specials_told = rd_u32(in);
     if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0)
         return;
     for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {

@@ -1,5 +1,6 @@
 /* travel — many steps with one key, and the look cursor (see travel.h). */
 #include "travel.h"
+#include <stdint.h>
 #include <stdio.h>
 #include "ai.h"
 #include "combat.h"
@@ -150,8 +151,10 @@ static int travel_step(game_t *g, bool first)
     if (dist && q) {
         bool explore = g->run == RUN_EXPLORE;
         int goals = goal_map(g, lv, dist, q, explore);
-        int here = dist[p->y * lv->w + p->x], best = -1, bd = here;
-        for (int k = 0; k < 8 && here > 0; k++) {
+        int here = dist[p->y * lv->w + p->x], best = -1;
+        bool off = here < 0; /* where no walk goes (swimming): any way back will do */
+        int bd = off ? INT16_MAX : here;
+        for (int k = 0; k < 8 && (off || here > 0); k++) {
             int nx = p->x + DIRS[k][0], ny = p->y + DIRS[k][1];
             if (!level_in(lv, nx, ny) || level_creature_at(g, g->depth, nx, ny))
                 continue;
@@ -161,7 +164,7 @@ static int travel_step(game_t *g, bool first)
         }
         if (best >= 0)
             cost = creature_step(g, g->player, DIRS[best][0], DIRS[best][1]);
-        else if (explore && (goals == 0 || here < 0))
+        else if (explore && (goals == 0 || off))
             msg_add(g, "There is nothing left to explore here.");
     }
     gfree(&g->al, dist);

@@ -135,6 +135,9 @@ struct game {
     handle_t target;        /* the creature last aimed at (target.h) */
     handle_t quiver;        /* the missiles f fires (missile.h); checked when used */
     int16_t view_x, view_y; /* the map view's anchor: follows the player loosely (vision.c) */
+    uint8_t shop_mode;      /* the trade screen's mode (shop.h SHOP_*) */
+    handle_t shop_keeper;   /* whose trade screen is open */
+    uint32_t specials_told; /* bit d: the special level at depth d has been announced */
     /* within one input only (zero between inputs): a running travel/explore */
     uint8_t run;            /* travel.c's RUN_* */
     int16_t goal_x, goal_y; /* travel's goal */

@@ -8,8 +8,18 @@
 region { name = "the town of Burrowmouth", min_depth = 0, max_depth = 0, weight = 1, shapes = { "town" }, lit = true,
          sky = true }
 region { name = "a cottage", min_depth = 0, max_depth = 0, weight = 4, shapes = { "building" }, lit = true, sky = true }
-region { name = "the general store", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true, sky = true }
-region { name = "the temple", min_depth = 0, max_depth = 0, weight = 1, shapes = { "building" }, lit = true, sky = true }
+-- The shops' regions (weight 0: town.lua's shops give them to buildings
+-- and dungeon rooms, the generator never picks them).
+region { name = "the general store", min_depth = 0, max_depth = 0, weight = 0, shapes = { "building" }, lit = true, sky = true }
+region { name = "the temple", min_depth = 0, max_depth = 0, weight = 0, shapes = { "building" }, lit = true, sky = true }
+region { name = "the sage's house", min_depth = 0, max_depth = 0, weight = 0, shapes = { "building" }, lit = true, sky = true }
+region { name = "a trader's den", min_depth = 1, max_depth = 20, weight = 0, lit = true }
+region { name = "a hermit's chapel", min_depth = 1, max_depth = 20, weight = 0, lit = true }
+-- Special levels' regions (special.lua), never picked by the generator.
+region { name = "the drowned halls", min_depth = 1, max_depth = 20, weight = 0, lit = false,
+         handlers = { "slippery" } }
+region { name = "the broken deeps", min_depth = 1, max_depth = 20, weight = 0, lit = false }
+region { name = "the warden's lair", min_depth = 20, max_depth = 20, weight = 0, lit = true }
 region { name = "a dusty room", min_depth = 1, max_depth = 20, weight = 10, shapes = { "rooms" } }
 region { name = "a guard room", min_depth = 2, max_depth = 14, weight = 5, shapes = { "rect", "octagon", "cross" } }
 region { name = "a pillared hall", min_depth = 1, max_depth = 20, weight = 8, shapes = { "pillared" } }

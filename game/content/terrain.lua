@@ -12,12 +12,19 @@ terrain { name = "open door", glyph = "'", fg = 3, passable = true, join = "edge
 terrain { name = "staircase up", glyph = "<", fg = 15, passable = true }
 terrain { name = "staircase down", glyph = ">", fg = 15, passable = true }
 terrain { name = "shallow water", glyph = "≈", fg = 12, passable = true }
-terrain { name = "deep water", glyph = "≈", fg = 4 }
+terrain { name = "deep water", glyph = "≈", fg = 4, hazard = "swim", dice = "1d6" }
 terrain { name = "grass", glyph = '"', fg = 2, passable = true }
 terrain { name = "tree", glyph = "♣", fg = 2, opaque = true }
-terrain { name = "rubble", glyph = ":", fg = 8, passable = true, opaque = true }
+terrain { name = "rubble", glyph = ":", fg = 8, passable = true, opaque = true, move = 300 }
+-- hazard: what stepping in does ("swim": deep water, a heavy pack drags
+-- you under and things sink; "burn": its dice of fire; "fall": to the
+-- level below, hurt by its dice). Monsters keep out of hazards. move:
+-- percent of a step's time to enter (rubble is slow going).
 -- Not made by the map generator: the door pass of each level. A secret
 -- door looks like wall (joined as one) until it is found.
 terrain { name = "locked door", glyph = "+", fg = 11, opaque = true, join = "edge" }
 terrain { name = "wall", glyph = "#", fg = 7, opaque = true, join = "line" }
 terrain { name = "broken door", glyph = "'", fg = 8, passable = true, join = "edge" }
+-- Not made by the map generator either: special levels lay them.
+terrain { name = "lava", glyph = "≈", fg = 9, hazard = "burn", dice = "4d6" }
+terrain { name = "chasm", glyph = "▒", fg = 8, hazard = "fall", dice = "2d6" }

@@ -15,6 +15,8 @@
 #include "power.h"
 #include "spell.h"
 #include "prompt.h"
+#include "shop.h"
+#include "special.h"
 #include "status.h"
 #include "target.h"
 #include "trap.h"
@@ -66,7 +68,7 @@ static handle_t adjacent_monster(game_t *g, const obj_t *p, int *dir)
     for (int i = 0; i < 8; i++) {
         int x = p->x + DIRS[i][0], y = p->y + DIRS[i][1];
         handle_t h = visible(lv, x, y) ? level_creature_at(g, p->depth, x, y) : HANDLE_NONE;
-        if (h && h != g->player) {
+        if (h && h != g->player && !shop_peaceful(g, reg_get(&g->reg, h))) {
             *dir = i;
             return h;
         }
@@ -146,8 +148,8 @@ static void bfs(bot_t *b, game_t *g, const level_t *lv, const obj_t *p)
                 continue;
             int n = y * lv->w + x;
             bool door = level_terrain(lv, x, y) == MAP_DOOR_CLOSED;
-            if (b->dist[n] >= 0 || !lv->seen[n] || !(door || level_passable(g, lv, x, y)) ||
-                trap_at(lv, x, y, true) >= 0)
+            if (b->dist[n] >= 0 || (!lv->seen[n] && lv->depth > 0) ||
+                !(door || level_passable(g, lv, x, y)) || trap_at(lv, x, y, true) >= 0)
                 continue;
             if (visible(lv, x, y) && level_creature_at(g, p->depth, x, y))
                 continue;
@@ -173,10 +175,35 @@ static bool frontier(const bot_t *b, const level_t *lv, int c)
 
 static bool has_item(game_t *g, bot_t *b, const level_t *lv, int c)
 {
-    return !b->ignore[c] && lv->seen[c] && item_floor_at(g, lv->depth, c % lv->w, c / lv->w);
+    handle_t it = !b->ignore[c] && lv->seen[c] ? item_floor_at(g, lv->depth, c % lv->w, c / lv->w)
+                                               : HANDLE_NONE;
+    const obj_t *o = reg_get(&g->reg, it);
+    return o && !(o->flags & IF_UNPAID); /* a shop's goods are not for the taking */
 }
 
-/* The direction of the first step towards the nearest wanted cell, or -1. */
+/* The temple's keeper, peaceful, on this level; NONE when none. */
+static handle_t healer(game_t *g, const level_t *lv)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        const shop_kind_t *sh =
+            shop_peaceful(g, o) && o->depth == lv->depth ? shop_at(g, lv, o->x, o->y) : NULL;
+        if (sh && sh->service[SERVICE_HEAL])
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
+static bool beside_healer(game_t *g, const level_t *lv, int c)
+{
+    const obj_t *o = reg_get(&g->reg, healer(g, lv));
+    int dx = o ? abs(o->x - c % lv->w) : 9, dy = o ? abs(o->y - c / lv->w) : 9;
+    return dx <= 1 && dy <= 1;
+}
+
+/* The direction of the first step towards the nearest wanted cell, or -1
+ * (want: 0 an item, 1 the unexplored, 2 the down stairs, 3 the up
+ * stairs, 4 the temple's keeper). */
 static int step_towards(bot_t *b, game_t *g, const level_t *lv, int want)
 {
     int best = -1, bestd = 1 << 30;
@@ -185,7 +212,9 @@ static int step_towards(bot_t *b, game_t *g, const level_t *lv, int want)
             continue;
         bool ok = want == 0   ? has_item(g, b, lv, c)
                   : want == 1 ? frontier(b, lv, c)
-                              : (c == lv->down_y * lv->w + lv->down_x);
+                  : want == 2 ? (c == lv->down_y * lv->w + lv->down_x)
+                  : want == 3 ? (c == lv->up_y * lv->w + lv->up_x)
+                              : beside_healer(g, lv, c);
         if (ok)
             best = c, bestd = b->dist[c];
     }
@@ -219,7 +248,7 @@ static handle_t nearest_monster(game_t *g, const obj_t *p, int *dist)
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || h == g->player || o->depth != p->depth ||
-            !visible(lv, o->x, o->y))
+            !visible(lv, o->x, o->y) || shop_peaceful(g, o))
             continue;
         int dx = abs(o->x - p->x), dy = abs(o->y - p->y), d = dx > dy ? dx : dy;
         if (d < *dist)
@@ -401,7 +430,7 @@ static bool bot_tidy(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !hostile; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         hostile = o->type == OBJ_CREATURE && h != g->player && o->depth == p->depth &&
-                  visible(lv, o->x, o->y);
+                  visible(lv, o->x, o->y) && !shop_peaceful(g, o);
     }
     if (hostile)
         return false;
@@ -438,8 +467,62 @@ static bool bot_stalk(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     return true;
 }
 
+/* A random direction that does not step into a hazard. */
+static int safe_dir(bot_t *b, game_t *g, const obj_t *p)
+{
+    const level_t *lv = level_current(g);
+    int dir = (int)bot_rand(b, 8);
+    for (int i = 0; i < 8; i++, dir = (dir + 1) % 8)
+        if (!special_hazard(g, level_terrain(lv, p->x + DIRS[dir][0], p->y + DIRS[dir][1])))
+            break;
+    return dir;
+}
+
+/* Hurt on level 1 with gold for the temple: up to the town; in the
+ * town, to the priest and pay. True when it chose a key. */
+static bool bot_temple(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
+{
+    const shop_kind_t *temple = NULL;
+    for (uint16_t i = 0; i < g->c->n_shops && !temple; i++)
+        if (g->c->shops[i].service[SERVICE_HEAL] && g->c->shops[i].max_depth == 0)
+            temple = &g->c->shops[i];
+    bool can_pay = temple && g->items.gold >= pc_price(g, temple->service[SERVICE_HEAL]);
+    if (!b->heal && can_pay && g->depth == 1 && p->hp * 3 < p->hp_max * 2 && !g->pc.heartstone)
+        b->heal = 1;
+    if (!b->heal || !can_pay || p->hp >= p->hp_max || g->depth > 1) {
+        b->heal = 0;
+        return false;
+    }
+    if (g->depth == 1 && p->x == lv->up_x && p->y == lv->up_y)
+        return push(b, '<'), true;
+    bfs(b, g, lv, p);
+    if (g->depth == 0 && beside_healer(g, lv, p->y * lv->w + p->x)) {
+        b->temple++;
+        b->heal = 0;
+        return push(b, 'p'), push(b, '1'), true;
+    }
+    int dir = step_towards(b, g, lv, g->depth ? 3 : 4);
+    if (dir < 0) {
+        b->heal = 0;
+        return false;
+    }
+    return push(b, (uint32_t)DIRKEY[dir]), true;
+}
+
 static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
 {
+    if (g->pc.heartstone) { /* out with it: up every stair */
+        if (p->x == lv->up_x && p->y == lv->up_y) {
+            push(b, '<');
+            return;
+        }
+        bfs(b, g, lv, p);
+        int dir = step_towards(b, g, lv, 3);
+        if (dir < 0)
+            dir = step_towards(b, g, lv, 1);
+        push(b, (uint32_t)DIRKEY[dir >= 0 ? dir : safe_dir(b, g, p)]);
+        return;
+    }
     if (p->x == lv->down_x && p->y == lv->down_y &&
         (b->level_keys > EXPLORE_KEYS / 4 || p->hp * 2 > p->hp_max)) {
         push(b, '>');
@@ -463,7 +546,7 @@ static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
         return;
     }
     if (dir < 0 || b->stuck > 20)
-        dir = (int)bot_rand(b, 8);
+        dir = safe_dir(b, g, p);
     push(b, (uint32_t)DIRKEY[dir]);
 }
 
@@ -494,8 +577,9 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
     if (g->pc.mana < b->mana_before)
         b->casts++; /* what the last keys cast */
     b->mana_before = g->pc.mana;
-    if (g->prompt && !((g->prompt == PROMPT_CAST || g->prompt == PROMPT_TARGET) &&
-                       b->nq)) /* the spell menu or cursor it opened */
+    if (g->prompt &&
+        !((g->prompt == PROMPT_CAST || g->prompt == PROMPT_TARGET || g->prompt == PROMPT_SHOP) &&
+          b->nq)) /* the spell menu, cursor or temple it opened */
         return bot_answer(b, g);
     if (b->nq) {
         key_event_t k = {b->queue[0], 0};
@@ -519,10 +603,11 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
     b->idle = g->sched.now == b->last_now ? b->idle + 1 : 0;
     b->last_now = g->sched.now;
     if (b->idle > 3 || (*here > 40 && bot_rand(b, 2)))
-        push(b, (uint32_t)DIRKEY[bot_rand(b, 8)]);
+        push(b, (uint32_t)DIRKEY[safe_dir(b, g, p)]);
     else if (*here > 20 && *here % 4 == 0)
         push(b, 'o'); /* going round in circles: the game's explore */
-    else if (!bot_survive(b, g, p) && !bot_stalk(b, g, p, lv) && !bot_tidy(b, g, p, lv))
+    else if (!bot_survive(b, g, p) && !bot_temple(b, g, p, lv) && !bot_stalk(b, g, p, lv) &&
+             !bot_tidy(b, g, p, lv))
         bot_move(b, g, p, lv);
     return bot_next_key(b, g);
 }

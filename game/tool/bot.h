@@ -3,7 +3,10 @@
  * spells (bolts at what it sees, a heal when hurt), zap wands along a
  * line, drink healing or a fighting potion, read teleportation when
  * cornered and unknown scrolls when safe, eat when hungry, rest when
- * hurt, descend. It reads the game's state (world.h) and answers with
+ * hurt, descend; it keeps out of deep water, lava and chasms, leaves
+ * shops' unpaid goods alone, climbs to the town's temple to be healed
+ * when it is hurt on level 1 with gold to pay, and carries the
+ * Heartstone up the stairs. It reads the game's state (world.h) and answers with
  * keys, as a player would type. */
 #ifndef WARREN_BOT_H
 #define WARREN_BOT_H
@@ -27,6 +30,8 @@ typedef struct {
     int cls;      /* the class it makes (content index); -1: a random character */
     int casts;    /* spells it cast (its mana went down) */
     int16_t mana_before;
+    int temple;   /* times it was healed at the temple */
+    uint8_t heal; /* 1: heading for the temple to be healed */
 } bot_t;
 
 /* cls: the class to play (content index), -1 for a random character. */

@@ -4,15 +4,17 @@
  *   seed S turns T depth D xl X score P cause C
  *   bot games N crashes C wins W deaths D deepest D mean_deepest M causes K
  *       median_turns T sneak_attacks S spells_cast X missiles M unique_repeats U
- *       warden_off_depth Z
+ *       warden_off_depth Z temple_heals H
  * --class NAME plays that class (any race); --policy wait only waits
  * (--turns N of them, default 20: how often a character that does nothing
  * dies). --check-snapshots also replays each game's keys with a snapshot
  * round trip at a random cut point and requires the same end (hash and
  * status). What it counts comes from watching the game: a sneak attack
  * is a blow of the player's that lands on a monster that had not noticed
- * it; a missile, an attack of the player's by something thrown or shot; a unique repeat, a second creature of a unique kind; the warden off
- * depth, the warden anywhere but the bottom level. */
+ * it; a missile, an attack of the player's by something thrown or shot; a
+ * unique repeat, a second creature of a unique kind; the warden off depth,
+ * the warden anywhere but the bottom level; temple heals, the times the bot
+ * paid the temple to heal it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,10 +198,11 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
     int n = snprintf(line, sizeof line,
                      "seed %llu turns %llu depth %d xl %d score %lld cause %s\n"
                      "counts won %d dead %d sneaks %d casts %d missiles %d repeats %d "
-                     "warden_off %d\n",
+                     "warden_off %d temple %d\n",
                      (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl,
                      (long long)st.score, st.cause[0] ? st.cause : "none", st.state == GAME_WON,
-                     st.state == GAME_DEAD, w.sneaks, b.casts, w.missiles, w.repeats, w.warden_off);
+                     st.state == GAME_DEAD, w.sneaks, b.casts, w.missiles, w.repeats, w.warden_off,
+                     b.temple);
     int rc = 0;
     if (o->check && kl.n > 2)
         rc = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
@@ -217,7 +220,7 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
 
 typedef struct {
     long games, crashes, mismatches, deepest, depth_sum;
-    long wins, deaths, sneaks, casts, missiles, repeats, warden_off;
+    long wins, deaths, sneaks, casts, missiles, repeats, warden_off, temple;
     unsigned long long *turns;
     char (*causes)[128];
     long ncauses;
@@ -237,7 +240,7 @@ static void tally_cause(tally_t *t, const char *line, int at)
 static void tally_lines(tally_t *t, const char *line)
 {
     unsigned long long seed, turns;
-    int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off;
+    int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off, temple;
     long long score;
     if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
                &depth, &xl, &score, &at) < 5 ||
@@ -252,11 +255,12 @@ static void tally_lines(tally_t *t, const char *line)
     const char *counts = strstr(line, "\ncounts ");
     if (counts &&
         sscanf(counts,
-               "\ncounts won %d dead %d sneaks %d casts %d missiles %d repeats %d warden_off %d",
-               &won, &dead, &sneaks, &casts, &missiles, &repeats, &off) == 7) {
+               "\ncounts won %d dead %d sneaks %d casts %d missiles %d repeats %d warden_off %d "
+               "temple %d",
+               &won, &dead, &sneaks, &casts, &missiles, &repeats, &off, &temple) == 8) {
         t->wins += won, t->deaths += dead, t->sneaks += sneaks, t->casts += casts;
         t->missiles += missiles;
-        t->repeats += repeats, t->warden_off += off;
+        t->repeats += repeats, t->warden_off += off, t->temple += temple;
     }
 }
 
@@ -353,11 +357,11 @@ static void summary(const tally_t *t, long games)
 {
     printf("bot games %ld crashes %ld wins %ld deaths %ld deepest %ld mean_deepest %.2f causes %ld "
            "median_turns %llu sneak_attacks %ld spells_cast %ld missiles %ld unique_repeats %ld "
-           "warden_off_depth %ld\n",
+           "warden_off_depth %ld temple_heals %ld\n",
            games, t->crashes, t->wins, t->deaths, t->deepest,
            t->games ? (double)t->depth_sum / (double)t->games : 0.0, t->ncauses,
            t->games ? t->turns[t->games / 2] : 0ull, t->sneaks, t->casts, t->missiles, t->repeats,
-           t->warden_off);
+           t->warden_off, t->temple);
 }
 
 int cmd_bot(int argc, char **argv)

@@ -49,10 +49,10 @@ int cmd_content(int argc, char **argv)
     for (uint16_t k = 0; k < c->n_items; k++)
         artifacts += (c->items[k].flags & IKF_ARTIFACT) != 0;
     printf("egos %d artifacts %d\n", c->n_egos, artifacts);
-    /* special levels: none declared by this content yet */
+    printf("shops %d\n", c->n_shops);
     printf(
         "content creatures %d items %d uniques %d vaults %d spells %d traps %d special_levels %d\n",
-        c->n_creatures, c->n_items, uniques, c->n_vaults, c->n_spells, c->n_traps, 0);
+        c->n_creatures, c->n_items, uniques, c->n_vaults, c->n_spells, c->n_traps, c->n_specials);
     content_free(c);
     return 0;
 }

@@ -10,7 +10,8 @@ from harness import program
 
 LINE = re.compile(r"^seed (\d+) turns (\d+) depth (\d+) xl (\d+) score (-?\d+) cause (.+)$")
 SUMMARY_KEYS = ("games", "crashes", "wins", "deaths", "deepest", "mean_deepest", "causes", "median_turns",
-                "sneak_attacks", "spells_cast", "missiles", "unique_repeats", "warden_off_depth")
+                "sneak_attacks", "spells_cast", "missiles", "unique_repeats", "warden_off_depth",
+                "temple_heals")
 ARENA = re.compile(r"^arena fights (\d+) a_wins (\d+) b_wins (\d+) a_attacks (\d+) b_attacks (\d+)$")
 
 
@@ -113,7 +114,10 @@ def test_content_stats(bindir):
                  r" special_levels (\d+)$", last)
     assert m, last
     assert int(m.group(2)) >= 60 and int(m.group(1)) >= 40 and int(m.group(3)) >= 5 and int(m.group(4)) >= 1
-    assert int(m.group(5)) >= 20 and int(m.group(6)) >= 8
+    assert int(m.group(1)) >= 80 and int(m.group(2)) >= 120  # creatures, items
+    assert int(m.group(5)) >= 20 and int(m.group(6)) >= 8  # spells, traps
+    assert int(m.group(4)) >= 20 and int(m.group(7)) >= 3  # vaults, special levels
+    assert int(re.search(r"^shops (\d+)$", out.stdout, re.M).group(1)) >= 3  # store, temple, sage
     assert re.search(r"^items\.POTION (\d+)$", out.stdout, re.M)
     assert int(m.group(1)) >= 80 and int(m.group(2)) >= 120
     egos = re.search(r"^egos (\d+) artifacts (\d+)$", out.stdout, re.M)

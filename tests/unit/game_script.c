@@ -42,7 +42,7 @@ START_TEST(test_shipped_content)
     /* the vaults are the generator's built-in ones, now as content */
     int nd;
     const mapgen_vault_t *def = mapgen_default_vaults(&nd);
-    ck_assert_int_eq(c->n_vaults, nd);
+    ck_assert_int_ge(c->n_vaults, nd); /* and more of the content's own after them */
     for (int i = 0; i < nd; i++) {
         ck_assert_str_eq(c->vaults[i].name, def[i].name);
         ck_assert_str_eq(c->vaults[i].rows, def[i].rows);

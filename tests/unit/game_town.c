@@ -1,0 +1,400 @@
+/* Unit tests: the town and shops — keepers and stock in the town's
+ * buildings, buying and selling for gold at prices set by Cha, the
+ * temple's healing and uncursing, the sage's identification, keepers that
+ * trade when bumped and turn on thieves, shops in the dungeon, and the
+ * trade screen kept in saves. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "chargen.h"
+#include "creature.h"
+#include "content.h"
+#include "event.h"
+#include "helpers.h"
+#include "ident.h"
+#include "item.h"
+#include "itemuse.h"
+#include "level.h"
+#include "mapgen.h"
+#include "pc.h"
+#include "prompt.h"
+#include "shop.h"
+#include "vision.h"
+#include "world.h"
+
+static int region_named(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_regions; i++)
+        if (!strcmp(c->regions[i].name, name))
+            return i;
+    ck_abort_msg("no region %s", name);
+    return -1;
+}
+
+/* A new character (human fighter) standing in the town. */
+static game_t *in_town(const content_t *c, uint64_t seed)
+{
+    game_t *g = game_new(c, seed, NULL);
+    ck_assert_ptr_nonnull(g);
+    chargen_create(g, 0, 0);
+    ck_assert_int_eq(g->depth, 0);
+    return g;
+}
+
+/* The keeper of the shop whose region is named, on the current level. */
+static handle_t keeper_of(game_t *g, const char *region)
+{
+    int r = region_named(g->c, region);
+    const level_t *lv = level_current(g);
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        const shop_kind_t *sh =
+            shop_peaceful(g, o) && o->depth == g->depth ? shop_at(g, lv, o->x, o->y) : NULL;
+        if (sh && sh->region == r)
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
+/* The shop keeper k keeps. */
+static const shop_kind_t *shop_of(game_t *g, handle_t k)
+{
+    const obj_t *o = reg_get(&g->reg, k);
+    return shop_at(g, level_current(g), o->x, o->y);
+}
+
+/* The player moves next to keeper k, inside its shop. */
+static void beside(game_t *g, handle_t k)
+{
+    const obj_t *o = reg_get(&g->reg, k);
+    const level_t *lv = level_current(g);
+    const shop_kind_t *sh = shop_at(g, lv, o->x, o->y);
+    obj_t *p = reg_get(&g->reg, g->player);
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            int x = o->x + dx, y = o->y + dy;
+            if ((dx || dy) && level_terrain(lv, x, y) == MAP_FLOOR && shop_at(g, lv, x, y) == sh &&
+                !level_creature_at(g, g->depth, x, y)) {
+                p->x = (int16_t)x, p->y = (int16_t)y;
+                vision_update(g);
+                return;
+            }
+        }
+    ck_abort_msg("no room beside the keeper");
+}
+
+/* The first unpaid thing on the floor of k's shop, in registry order. */
+static handle_t first_ware(game_t *g, handle_t k)
+{
+    const obj_t *ko = reg_get(&g->reg, k);
+    const level_t *lv = level_current(g);
+    const shop_kind_t *sh = shop_at(g, lv, ko->x, ko->y);
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_ITEM && !o->target && (o->flags & IF_UNPAID) &&
+            shop_at(g, lv, o->x, o->y) == sh)
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
+START_TEST(the_town_has_its_shops)
+{
+    content_t *c = shipped_content();
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        game_t *g = in_town(c, seed);
+        ck_assert_int_eq(g->items.gold, c->prices.start_gold);
+        ck_assert(c->prices.start_gold > 0);
+        handle_t store = keeper_of(g, "the general store");
+        ck_assert_msg(store && keeper_of(g, "the temple") && keeper_of(g, "the sage's house"),
+                      "seed %d: a town shop without its keeper", (int)seed);
+        int wares = 0;
+        const level_t *lv = level_current(g);
+        for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+            const obj_t *o = reg_get(&g->reg, h);
+            if (o->type != OBJ_ITEM || !(o->flags & IF_UNPAID))
+                continue;
+            ck_assert_ptr_nonnull(shop_at(g, lv, o->x, o->y)); /* stock lies in shops only */
+            wares++;
+        }
+        ck_assert_int_ge(wares, 5);
+        ck_assert(first_ware(g, store));
+        game_free(g);
+    }
+    content_free(c);
+}
+END_TEST
+
+START_TEST(bumping_a_keeper_opens_the_trade_screen)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 3);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    const obj_t *ko = reg_get(&g->reg, k), *p = reg_get(&g->reg, g->player);
+    int hp = ko->hp;
+    creature_step(g, g->player, ko->x - p->x, ko->y - p->y);
+    ck_assert_int_eq(g->prompt, PROMPT_SHOP);
+    ck_assert_int_eq(reg_get(&g->reg, k)->hp, hp); /* no blow */
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    key(g, 'p'); /* the command too, from beside it */
+    ck_assert_int_eq(g->prompt, PROMPT_SHOP);
+    ck_assert(g->shop_keeper == k);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(buying_and_selling)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 4);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    g->items.gold = 5000;
+    handle_t it = first_ware(g, k);
+    int price = shop_buy_price(g, it);
+    ck_assert_int_eq(price, pc_price(g, shop_value(g, it)));
+    keys(g, "pa");
+    ck_assert_int_eq(g->items.gold, 5000 - price);
+    const obj_t *o = reg_get(&g->reg, it);
+    ck_assert(o && o->target == g->player && !(o->flags & IF_UNPAID));
+    /* sell it back: the list is what the shop deals in, not worn */
+    key(g, 's');
+    ck_assert_int_eq(g->shop_mode, SHOP_SELL);
+    const shop_kind_t *sh = shop_of(g, k);
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), at = -1, fits = 0;
+    for (int i = 0; i < n; i++) {
+        const obj_t *x = reg_get(&g->reg, inv[i]);
+        if (!(sh->classes & (1u << item_kind(g, x)->cls)) || (x->flags & IF_EQUIPPED))
+            continue;
+        if (inv[i] == it)
+            at = fits;
+        fits++;
+    }
+    ck_assert_int_ge(at, 0);
+    int gold = g->items.gold, paid = shop_sell_price(g, it);
+    ck_assert_int_lt(paid, price);
+    int count = reg_get(&g->reg, it)->magnitude;
+    key(g, (uint32_t)('a' + at));
+    ck_assert_int_eq(g->items.gold, gold + paid);
+    const obj_t *after = reg_get(&g->reg, it);
+    ck_assert(count > 1 ? after && after->magnitude == count - 1 : after == NULL);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(charisma_sets_prices)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 5);
+    handle_t it = first_ware(g, keeper_of(g, "the general store"));
+    itemuse_identify(g, it);
+    g->pc.ab[AB_CHA] = 18;
+    int buy_hi = shop_buy_price(g, it), sell_hi = shop_sell_price(g, it);
+    g->pc.ab[AB_CHA] = 5;
+    int buy_lo = shop_buy_price(g, it), sell_lo = shop_sell_price(g, it);
+    ck_assert_int_lt(buy_hi, buy_lo);
+    ck_assert_int_ge(sell_hi, sell_lo);
+    ck_assert_int_lt(sell_hi, buy_hi); /* a shop never pays what it asks */
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(the_temple_heals_and_lifts_curses_for_gold)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 6);
+    handle_t k = keeper_of(g, "the temple");
+    const shop_kind_t *sh = shop_of(g, k);
+    beside(g, k);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = 1;
+    g->items.gold = 0;
+    uint32_t from = g->nmsg;
+    keys(g, "p1");
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->hp, 1);
+    ck_assert(said_since(g, from, "cannot afford"));
+    g->items.gold = 1000;
+    key(g, '1');
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->hp, p->hp_max);
+    ck_assert_int_eq(g->items.gold, 1000 - pc_price(g, sh->service[SERVICE_HEAL]));
+    /* a cursed cap held on */
+    handle_t cap = item_new(g, item_named(c, "leather cap"), 1, g->player, 0, 0, 0, &g->play);
+    ck_assert_int_eq(item_equip(g, g->player, cap), 0);
+    reg_get(&g->reg, cap)->flags |= IF_CURSED;
+    int gold = g->items.gold;
+    key(g, '2');
+    ck_assert(!(reg_get(&g->reg, cap)->flags & IF_CURSED));
+    ck_assert_int_eq(g->items.gold, gold - pc_price(g, sh->service[SERVICE_UNCURSE]));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(the_sage_identifies_for_gold)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 7);
+    handle_t k = keeper_of(g, "the sage's house");
+    beside(g, k);
+    uint16_t kind = 0;
+    while (kind < c->n_items && (c->items[kind].cls != IC_POTION || ident_known(g, kind)))
+        kind++;
+    ck_assert_int_lt(kind, c->n_items); /* some potion is still a flavour */
+    handle_t pot = item_new(g, kind, 1, g->player, 0, 0, 0, &g->play);
+    ck_assert(!ident_known(g, kind));
+    g->items.gold = 500;
+    keys(g, "p3");
+    ck_assert_int_eq(g->shop_mode, SHOP_IDENTIFY);
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), at = -1, unknown = 0;
+    for (int i = 0; i < n; i++) {
+        if (!itemuse_unidentified(g, reg_get(&g->reg, inv[i])))
+            continue;
+        if (inv[i] == pot)
+            at = unknown;
+        unknown++;
+    }
+    ck_assert_int_ge(at, 0);
+    key(g, (uint32_t)('a' + at));
+    ck_assert(ident_known(g, kind));
+    const shop_kind_t *sh = shop_of(g, k);
+    ck_assert_int_eq(g->items.gold, 500 - pc_price(g, sh->service[SERVICE_IDENTIFY]));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(walking_out_with_unpaid_goods_angers_the_keeper)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 8);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    handle_t it = first_ware(g, k);
+    ck_assert_int_eq(item_pick_up(g, g->player, it), 0);
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), unpaid = 0;
+    for (int i = 0; i < n; i++)
+        unpaid += (reg_get(&g->reg, inv[i])->flags & IF_UNPAID) != 0;
+    ck_assert_int_eq(unpaid, 1); /* carried, still the shop's */
+    obj_t *p = reg_get(&g->reg, g->player);
+    int ox = p->x, oy = p->y;
+    const level_t *lv = level_current(g);
+    /* out on the road (the arrival spot), as a step out would leave it */
+    p->x = lv->up_x, p->y = lv->up_y;
+    ck_assert_ptr_null(shop_at(g, lv, p->x, p->y));
+    size_t ms = g->nms;
+    shop_left(g, ox, oy);
+    const obj_t *ko = reg_get(&g->reg, k);
+    ck_assert(ko->flags & OF_ANGRY);
+    ck_assert(!shop_peaceful(g, ko));
+    n = item_inventory(g, g->player, inv);
+    for (int i = 0; i < n; i++)
+        ck_assert(!(reg_get(&g->reg, inv[i])->flags & IF_UNPAID));
+    ck_assert_uint_eq(g->nms, ms + 1);
+    ck_assert_str_eq(g->ms[ms].kind, "theft");
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(a_keeper_hurt_by_the_player_fights)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 10);
+    handle_t k = keeper_of(g, "the temple");
+    ev_info_t e = {
+        .type = EV_DAMAGE, .actor = HANDLE_NONE, .victim = k, .map = -1, .dtype = DT_HIT};
+    e.amount[0] = 1;
+    event_throw(g, &e); /* not the player's doing: still peaceful */
+    ck_assert(shop_peaceful(g, reg_get(&g->reg, k)));
+    e.actor = g->player;
+    event_throw(g, &e);
+    ck_assert(!shop_peaceful(g, reg_get(&g->reg, k)));
+    ck_assert(reg_get(&g->reg, k)->flags & OF_AWARE);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(shops_appear_in_the_dungeon)
+{
+    content_t *c = shipped_content();
+    int den = region_named(c, "a trader's den"), found = 0;
+    for (uint64_t seed = 1; seed <= 8 && !found; seed++) {
+        game_t *g = game_new(c, seed, NULL);
+        for (int d = 3; d <= 16; d++) {
+            level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, d);
+            g->levels[d] = lv;
+            ck_assert_int_eq(level_generate(g, lv), 0);
+            for (int r = 0; r < lv->nregions; r++)
+                found += lv->regions[r].kind == den;
+        }
+        if (found) { /* its keeper stands in it, peaceful, with wares around */
+            int keepers = 0, wares = 0;
+            for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+                const obj_t *o = reg_get(&g->reg, h);
+                const level_t *lv = o->depth > 0 ? g->levels[o->depth] : NULL;
+                const shop_kind_t *sh = lv ? shop_at(g, lv, o->x, o->y) : NULL;
+                keepers +=
+                    o->type == OBJ_CREATURE && shop_peaceful(g, o) && sh && sh->region == den;
+                wares += o->type == OBJ_ITEM && (o->flags & IF_UNPAID) && sh;
+            }
+            ck_assert_int_ge(keepers, 1);
+            ck_assert_int_ge(wares, 1);
+        }
+        game_free(g);
+    }
+    ck_assert_int_ge(found, 1);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(the_trade_screen_is_saved)
+{
+    content_t *c = shipped_content();
+    game_t *g = in_town(c, 9);
+    handle_t k = keeper_of(g, "the general store");
+    beside(g, k);
+    keys(g, "ps");
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0);
+    char err[128];
+    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_int_eq(h->prompt, PROMPT_SHOP);
+    ck_assert_int_eq(h->shop_mode, SHOP_SELL);
+    ck_assert(h->shop_keeper == k);
+    ck_assert_uint_eq(game_hash(h), game_hash(g));
+    buf_free(&b);
+    game_free(h);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_town(void)
+{
+    Suite *s = suite_create("game_town");
+    TCase *t = tcase_create("town");
+    tcase_add_test(t, the_town_has_its_shops);
+    tcase_add_test(t, bumping_a_keeper_opens_the_trade_screen);
+    tcase_add_test(t, buying_and_selling);
+    tcase_add_test(t, charisma_sets_prices);
+    tcase_add_test(t, the_temple_heals_and_lifts_curses_for_gold);
+    tcase_add_test(t, the_sage_identifies_for_gold);
+    tcase_add_test(t, walking_out_with_unpaid_goods_angers_the_keeper);
+    tcase_add_test(t, a_keeper_hurt_by_the_player_fights);
+    tcase_add_test(t, shops_appear_in_the_dungeon);
+    tcase_add_test(t, the_trade_screen_is_saved);
+    suite_add_tcase(s, t);
+    return s;
+}
