@@ -12,7 +12,7 @@ B        ?= .
 OBJ      := $(B)/build
 BIN      := $(B)/bin
 CC       ?= cc
-PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets
+PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets vterm
 # the content a build loads when no --content is given: this tree's
 CONTENT_DIR := $(abspath game/content)
 WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE \
@@ -47,6 +47,8 @@ protocol_SRC := $(wildcard protocol/*.c)
 game_SRC     := $(wildcard game/*.c)
 db_SRC       := $(wildcard db/*.c)
 server_SRC   := $(filter-out server/main.c,$(wildcard server/*.c))
+# hosted terminal games (pty + libvterm); sorted so a wider wildcard above merges
+server_SRC   := $(sort $(server_SRC) $(wildcard server/hosted/*.c))
 client_SRC   := $(filter-out client-term/main.c,$(wildcard client-term/*.c))
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
