@@ -129,6 +129,8 @@ $(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$
                   $(OBJ)/asan/libclient.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_FLAGS) -o $@ $^ $(shell pkg-config --libs check) $(PKGLIBS)
+# hosted-game tests run the release ptytoy: no sanitizer runtime in the child
+$(BIN)/asan/unit: | $(BIN)/tools/ptytoy
 
 # ---- web client --------------------------------------------------------------
 web:
