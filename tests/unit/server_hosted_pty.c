@@ -1,6 +1,9 @@
 /* Unit tests: server/hosted/ptyproc — real programs under real ptys on a
- * real libuv loop: bin/tools/ptytoy in its misbehaving modes. */
+ * real libuv loop: bin/tools/ptytoy in its misbehaving modes, and Debian's
+ * NetHack (nethack-console) from its opening screen through a hangup save,
+ * a restore and a quit that writes an xlogfile row. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -9,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hosted/gamecfg.h"
 #include "hosted/ptyproc.h"
+#include "hosted/xlog.h"
 
 typedef struct {
     uv_loop_t *loop;
@@ -545,6 +551,194 @@ START_TEST(closing_a_running_program_reaps_it)
 }
 END_TEST
 
+/* ---- NetHack ------------------------------------------------------------------------- */
+
+/* NetHack's prompts and what a player answers, as seen on the grid. */
+static const struct {
+    const char *seen, *keys;
+} NH_ANSWERS[] = {
+    {"Shall I pick", "y"},
+    {"Is this ok?", "y"},
+    {"Really quit?", "y"},
+    {"--More--", "\r"},
+};
+
+typedef struct {
+    toy_t *t;
+    const char *goal_keys; /* sent once the map shows; NULL: stop there */
+    bool goal_sent, at_goal;
+    uint64_t seen_out, sent_at;
+} nh_play_t;
+
+/* One step of play: answer what the screen asks, once output followed the
+ * last key (or a second passed). Holds when the map shows (no goal) or
+ * the game ended. */
+static bool nh_step(void *arg)
+{
+    nh_play_t *n = arg;
+    toy_t *t = n->t;
+    if (t->exits)
+        return true;
+    uint64_t now = uv_now(t->loop);
+    if (t->total == n->seen_out && now - n->sent_at < 1000)
+        return false;
+    for (size_t i = 0; i < sizeof NH_ANSWERS / sizeof NH_ANSWERS[0]; i++) {
+        if (grid_has(t, NH_ANSWERS[i].seen)) {
+            ptyproc_write(t->p, NH_ANSWERS[i].keys, strlen(NH_ANSWERS[i].keys));
+            n->seen_out = t->total;
+            n->sent_at = now;
+            return false;
+        }
+    }
+    if (!grid_has(t, "Dlvl:1"))
+        return false;
+    if (!n->goal_keys)
+        return n->at_goal = true;
+    if (!n->goal_sent || now - n->sent_at > 3000) { /* retry a lost command */
+        ptyproc_write(t->p, n->goal_keys, strlen(n->goal_keys));
+        n->goal_sent = true;
+        n->seen_out = t->total;
+        n->sent_at = now;
+    }
+    return false;
+}
+
+typedef struct {
+    char pg[64], dir[128];
+    gamecfg_list_t games;
+} nethack_t;
+
+/* A private playground (NetHack's data linked, its score files empty) and a
+ * player directory with an rc file, so the test needs no setgid games. */
+static void nethack_setup(nethack_t *nh)
+{
+    snprintf(nh->pg, sizeof nh->pg, "/tmp/warren-nh-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(nh->pg));
+    char p[256], q[256];
+    const char *data[] = {"nhdat", "symbols", "license"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "/usr/lib/games/nethack/%s", data[i]);
+        snprintf(q, sizeof q, "%s/%s", nh->pg, data[i]);
+        ck_assert_msg(symlink(p, q) == 0, "%s: %s", q, strerror(errno));
+    }
+    const char *files[] = {"record", "logfile", "xlogfile", "perm"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(q, sizeof q, "%s/%s", nh->pg, files[i]);
+        FILE *f = fopen(q, "w");
+        ck_assert_ptr_nonnull(f);
+        fclose(f);
+    }
+    snprintf(q, sizeof q, "%s/save", nh->pg);
+    ck_assert_int_eq(mkdir(q, 0700), 0);
+    snprintf(q, sizeof q, "%s/players", nh->pg);
+    ck_assert_int_eq(mkdir(q, 0700), 0);
+    snprintf(nh->dir, sizeof nh->dir, "%s/players/hostedtest", nh->pg);
+    ck_assert_int_eq(mkdir(nh->dir, 0700), 0);
+    snprintf(q, sizeof q, "%s/nethackrc", nh->dir);
+    FILE *f = fopen(q, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopickup\n"
+          "OPTIONS=disclose:-i -a -v -g -c -o\n",
+          f);
+    fclose(f);
+    char cfg[1024], err[256];
+    snprintf(cfg, sizeof cfg,
+             "[game nethack]\n"
+             "name = NetHack 3.6.6\n"
+             "command = /usr/games/nethack -d %s -u %%n\n"
+             "env = NETHACKOPTIONS=@%%r\n"
+             "rcfile = %%d/nethackrc\n"
+             "xlogfile = %s/xlogfile\n",
+             nh->pg, nh->pg);
+    memset(&nh->games, 0, sizeof nh->games);
+    ck_assert_msg(gamecfg_parse(&nh->games, cfg, strlen(cfg), 1, err, sizeof err) == 0, "%s", err);
+}
+
+static void nethack_start(nethack_t *nh, toy_t *t, uv_loop_t *loop)
+{
+    gamecfg_launch_t la;
+    char err[256];
+    ck_assert_msg(gamecfg_launch(&nh->games.games[0], "hostedtest", nh->dir, 80, 24, &la, err,
+                                 sizeof err) == 0,
+                  "%s", err);
+    toy_start(t, loop, &la.opts);
+    gamecfg_launch_free(&la); /* spawn copied what it needed */
+}
+
+static void nethack_play(toy_t *t, const char *goal_keys)
+{
+    nh_play_t n = {t, goal_keys, false, false, 0, 0};
+    ck_assert_msg(run_until(t->loop, nh_step, &n, 30000), "stuck; output: %s", t->out);
+}
+
+/* The last row of the playground's xlogfile. */
+static void nethack_xlog(const nethack_t *nh, xlog_row_t *row)
+{
+    char line[XLOG_LINE_MAX + 2], last[XLOG_LINE_MAX + 2] = "", err[128];
+    FILE *f = fopen(nh->games.games[0].xlogfile, "r");
+    ck_assert_ptr_nonnull(f);
+    while (fgets(line, sizeof line, f))
+        memcpy(last, line, sizeof line);
+    fclose(f);
+    ck_assert_msg(xlog_parse(last, strlen(last), row, err, sizeof err) == 0, "%s: %s", err, last);
+}
+
+/* Whether NetHack's save directory holds a file. */
+static bool saved(const nethack_t *nh)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/save", nh->pg);
+    DIR *d = opendir(path);
+    ck_assert_ptr_nonnull(d);
+    struct dirent *e;
+    bool any = false;
+    while ((e = readdir(d)))
+        any = any || e->d_name[0] != '.';
+    closedir(d);
+    return any;
+}
+
+START_TEST(nethack_plays_hangs_up_restores_and_quits)
+{
+    nethack_t nh;
+    nethack_setup(&nh);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    toy_t t;
+    nethack_start(&nh, &t, &loop);
+    wait_grid(&t, "NetHack, Copyright 1985-2020");
+    wait_grid(&t, "Shall I pick character's race, role, gender and alignment");
+    nethack_play(&t, NULL); /* through character creation to the map */
+    ck_assert(grid_has(&t, "Dlvl:1"));
+    ck_assert(!saved(&nh));
+    /* a detached game's end: SIGHUP, and NetHack saves */
+    ptyproc_hangup(t.p);
+    ck_assert(run_until(&loop, toy_exited, &t, 15000));
+    ck_assert_msg(!WIFSIGNALED(t.status) || WTERMSIG(t.status) != SIGKILL, "killed, not saved");
+    ck_assert(saved(&nh));
+    toy_finish(&t);
+    /* the next start restores the save, then the player quits */
+    nethack_start(&nh, &t, &loop);
+    nethack_play(&t, "#quit\r");
+    ck_assert(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0);
+    ck_assert(!saved(&nh));
+    toy_finish(&t);
+    xlog_row_t row;
+    nethack_xlog(&nh, &row);
+    ck_assert_str_eq(row.version, "3.6.6");
+    ck_assert_str_eq(row.name, "hostedtest");
+    ck_assert_str_eq(row.death, "quit");
+    ck_assert_int_eq(row.deathlev, 1);
+    ck_assert(row.role[0] && row.race[0] && row.gender[0] && row.align[0]);
+    ck_assert_int_ge(row.endtime, row.starttime);
+    gamecfg_list_free(&nh.games);
+    loop_done(&loop);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", nh.pg);
+    ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *suite_server_hosted_pty(void)
 {
     Suite *s = suite_create("server.hosted_pty");
@@ -560,6 +754,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, the_child_runs_as_the_configured_user);
     tcase_add_test(t, a_drawn_screen_lands_in_the_grid);
     tcase_add_test(t, closing_a_running_program_reaps_it);
+    tcase_add_test(t, nethack_plays_hangs_up_restores_and_quits);
     suite_add_tcase(s, t);
     return s;
 }
