@@ -185,6 +185,7 @@ bench-engine: build
 bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 	$(BIN)/tools/replay_bench
+	$(BIN)/tools/hosted_bench
 
 # one dialect: .clang-format
 format: deps
