@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <vterm.h>
+#include "buf.h"
 #include "vtguard.h"
 
 /* libvterm marks the second column of a wide character with this value */
@@ -167,33 +168,6 @@ void vtgrid_free(vtgrid_t *g)
     free(g);
 }
 
-/* UTF-8 for a code point (U+FFFD for one that is not); returns its length. */
-static size_t utf8_put(uint32_t cp, char *out)
-{
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        cp = 0xFFFD;
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | cp >> 6);
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | cp >> 12);
-        out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | cp >> 18);
-    out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-    out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* REP, done here rather than by libvterm (vtguard.h): the glyph left of
  * the cursor again, count columns' worth, not past the end of the row. */
 static void repeat_glyph(vtgrid_t *g, unsigned count)
@@ -209,14 +183,15 @@ static void repeat_glyph(vtgrid_t *g, unsigned count)
     }
     if (at.col < 0 || c.chars[0] == 0 || c.chars[0] == VT_CONTINUATION)
         return;
-    char glyph[VTERM_MAX_CHARS_PER_CELL * 4];
-    size_t len = 0;
+    buf_t glyph;
+    buf_init(&glyph);
     for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && c.chars[i]; i++)
-        len += utf8_put(c.chars[i], glyph + len);
+        buf_put_utf8(&glyph, c.chars[i]);
     int width = c.width > 1 ? 2 : 1;
     long end = pos.col + (long)count < g->w ? pos.col + (long)count : g->w;
-    for (long col = pos.col; col + width <= end; col += width)
-        vterm_input_write(g->vt, glyph, len);
+    for (long col = pos.col; !glyph.failed && col + width <= end; col += width)
+        vterm_input_write(g->vt, glyph.data, glyph.len);
+    buf_free(&glyph);
 }
 
 static void emit(const char *bytes, size_t len, void *user)

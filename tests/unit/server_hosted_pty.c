@@ -67,12 +67,23 @@ static void on_exited(ptyproc_t *p, int status, void *user)
 
 static const ptyproc_cbs_t CBS = {on_output, on_exited};
 
-static ptyproc_opts_t toy_opts(char **argv, char *path)
+/* What a test runs: ptytoy MODE [ARG] in /tmp, 80x24, TOY_ENV. */
+typedef struct {
+    char path[4096];
+    char *argv[4];
+    ptyproc_opts_t o;
+} toy_spec_t;
+
+static ptyproc_opts_t *toy_spec(toy_spec_t *s, const char *mode, const char *arg)
 {
-    toy_path(path, 4096);
-    argv[0] = path;
-    ptyproc_opts_t o = {argv, TOY_ENV, "/tmp", 80, 24, {0, 0, 0, 0, 0}, NULL, 0};
-    return o;
+    toy_path(s->path, sizeof s->path);
+    s->argv[0] = s->path;
+    s->argv[1] = (char *)mode;
+    s->argv[2] = (char *)arg;
+    s->argv[3] = NULL;
+    ptyproc_opts_t o = {s->argv, TOY_ENV, "/tmp", 80, 24, {0, 0, 0, 0, 0}, NULL, 0};
+    s->o = o;
+    return &s->o;
 }
 
 static void toy_start(toy_t *t, uv_loop_t *loop, const ptyproc_opts_t *o)
@@ -167,6 +178,14 @@ static void wait_grid(toy_t *t, const char *text)
     ck_assert_msg(run_until(t->loop, grid_seek, &s, 15000), "no \"%s\" on the screen", text);
 }
 
+/* 'q' ends the interactive modes with status 0. */
+static void toy_quit(toy_t *t)
+{
+    ck_assert_uint_eq(ptyproc_write(t->p, "q", 1), 1);
+    ck_assert(run_until(t->loop, toy_exited, t, 10000));
+    ck_assert(WIFEXITED(t->status) && WEXITSTATUS(t->status) == 0);
+}
+
 static bool reaped(void *arg)
 {
     return kill(*(pid_t *)arg, 0) < 0 && errno == ESRCH;
@@ -198,10 +217,9 @@ START_TEST(exit_at_once_is_reported_and_reaped)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "exit", "7", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
+    toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, &o);
+    toy_start(&t, &loop, toy_spec(&spec, "exit", "7"));
     ck_assert(run_until(&loop, toy_exited, &t, 10000));
     ck_assert_int_eq(t.exits, 1);
     ck_assert(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 7);
@@ -225,22 +243,23 @@ START_TEST(spawn_failures_say_why)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "exit", "0", NULL}, err[256];
-    ptyproc_opts_t o = toy_opts(argv, path);
+    toy_spec_t spec;
+    ptyproc_opts_t *o = toy_spec(&spec, "exit", "0");
     ptyproc_t *p = NULL;
-    argv[0] = "ptytoy";
-    ck_assert_int_eq(ptyproc_spawn(&loop, &o, &CBS, NULL, &p, err, sizeof err), -1);
+    char err[256];
+    spec.argv[0] = "ptytoy";
+    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "argv[0] must be an absolute path");
-    argv[0] = "/nonexistent/ptytoy";
-    ck_assert_int_eq(ptyproc_spawn(&loop, &o, &CBS, NULL, &p, err, sizeof err), -1);
+    spec.argv[0] = "/nonexistent/ptytoy";
+    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "exec: No such file or directory");
-    argv[0] = path;
-    o.dir = "/nonexistent-dir";
-    ck_assert_int_eq(ptyproc_spawn(&loop, &o, &CBS, NULL, &p, err, sizeof err), -1);
+    spec.argv[0] = spec.path;
+    o->dir = "/nonexistent-dir";
+    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "chdir: No such file or directory");
-    o.dir = "/tmp";
-    o.w = 0;
-    ck_assert_int_eq(ptyproc_spawn(&loop, &o, &CBS, NULL, &p, err, sizeof err), -1);
+    o->dir = "/tmp";
+    o->w = 0;
+    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "bad window size");
     ck_assert_ptr_null(p);
     ptyproc_user_t u;
@@ -286,12 +305,10 @@ START_TEST(a_flood_cannot_starve_the_loop)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], path2[4096], *fargv[] = {NULL, "flood", NULL};
-    char *wargv[] = {NULL, "winsize", NULL};
-    ptyproc_opts_t fo = toy_opts(fargv, path), wo = toy_opts(wargv, path2);
+    toy_spec_t fspec, qspec;
     toy_t flood, quiet;
-    toy_start(&flood, &loop, &fo);
-    toy_start(&quiet, &loop, &wo);
+    toy_start(&flood, &loop, toy_spec(&fspec, "flood", NULL));
+    toy_start(&quiet, &loop, toy_spec(&qspec, "winsize", NULL));
     uv_prepare_t prep;
     uv_check_t check;
     uv_timer_t timer;
@@ -316,9 +333,7 @@ START_TEST(a_flood_cannot_starve_the_loop)
     ptyproc_hangup(flood.p);
     ck_assert(run_until(&loop, toy_exited, &flood, 10000));
     ck_assert(WIFSIGNALED(flood.status) && WTERMSIG(flood.status) == SIGHUP);
-    ck_assert_uint_eq(ptyproc_write(quiet.p, "q", 1), 1);
-    ck_assert(run_until(&loop, toy_exited, &quiet, 10000));
-    ck_assert(WIFEXITED(quiet.status) && WEXITSTATUS(quiet.status) == 0);
+    toy_quit(&quiet);
     uv_close((uv_handle_t *)&prep, NULL);
     uv_close((uv_handle_t *)&check, NULL);
     uv_close((uv_handle_t *)&timer, NULL);
@@ -332,11 +347,11 @@ START_TEST(ignoring_sighup_gets_sigkill)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "nohup", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
-    o.kill_after_ms = 300;
+    toy_spec_t spec;
+    ptyproc_opts_t *o = toy_spec(&spec, "nohup", NULL);
+    o->kill_after_ms = 300;
     toy_t t;
-    toy_start(&t, &loop, &o);
+    toy_start(&t, &loop, o);
     wait_output(&t, "nohup ready");
     uint64_t t0 = uv_hrtime();
     ptyproc_hangup(t.p);
@@ -355,10 +370,9 @@ START_TEST(a_program_that_never_reads_cannot_block_writes)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "noread", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
+    toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, &o);
+    toy_start(&t, &loop, toy_spec(&spec, "noread", NULL));
     wait_output(&t, "noread ready");
     char chunk[1024];
     memset(chunk, 'k', sizeof chunk);
@@ -386,19 +400,16 @@ START_TEST(resizes_reach_the_program)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "winsize", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
+    toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, &o);
+    toy_start(&t, &loop, toy_spec(&spec, "winsize", NULL));
     wait_output(&t, "size 80x24");
     ck_assert_int_eq(ptyproc_resize(t.p, 0, 10), -1);
     ck_assert_int_eq(ptyproc_resize(t.p, 132, 43), 0);
     wait_output(&t, "size 132x43");
     vtgrid_sync(ptyproc_grid(t.p), t.screen, false);
     ck_assert(t.screen->w == 132 && t.screen->h == 43);
-    ptyproc_write(t.p, "q", 1);
-    ck_assert(run_until(&loop, toy_exited, &t, 10000));
-    ck_assert(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0);
+    toy_quit(&t);
     toy_finish(&t);
     loop_done(&loop);
 }
@@ -439,16 +450,16 @@ START_TEST(the_child_gets_only_what_is_configured)
     ck_assert_int_ge(leak, 3);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "report", NULL};
     char *env[] = {"TERM=xterm-256color", "HOME=/tmp", "FOO=bar baz", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
-    o.envp = env;
-    o.limits.cpu_seconds = 100;
-    o.limits.memory_bytes = 1ull << 30;
-    o.limits.files = 64;
-    o.limits.file_bytes = 10 << 20;
+    toy_spec_t spec;
+    ptyproc_opts_t *o = toy_spec(&spec, "report", NULL);
+    o->envp = env;
+    o->limits.cpu_seconds = 100;
+    o->limits.memory_bytes = 1ull << 30;
+    o->limits.files = 64;
+    o->limits.file_bytes = 10 << 20;
     toy_t t;
-    run_report(&t, &loop, &o);
+    run_report(&t, &loop, o);
     char got[1024];
     report_lines(t.out, "env ", got, sizeof got);
     ck_assert_str_eq(got, "env TERM=xterm-256color|env HOME=/tmp|env FOO=bar baz");
@@ -485,12 +496,12 @@ START_TEST(the_child_runs_as_the_configured_user)
     ck_assert_int_ne(nobody.uid, 0);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "report", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
-    o.user = &nobody;
-    o.dir = "/";
+    toy_spec_t spec;
+    ptyproc_opts_t *o = toy_spec(&spec, "report", NULL);
+    o->user = &nobody;
+    o->dir = "/";
     toy_t t;
-    run_report(&t, &loop, &o);
+    run_report(&t, &loop, o);
     char got[256], want[256];
     report_lines(t.out, "uid ", got, sizeof got);
     /* only root can switch; anyone else runs the program as itself */
@@ -510,10 +521,9 @@ START_TEST(a_drawn_screen_lands_in_the_grid)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "draw", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
+    toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, &o);
+    toy_start(&t, &loop, toy_spec(&spec, "draw", NULL));
     wait_grid(&t, "cpr:10;20"); /* the terminal's answer reached the program */
     const screen_t *s = t.screen;
     ck_assert_uint_eq(screen_at(s, 0, 0)->ch, 'R');
@@ -529,9 +539,7 @@ START_TEST(a_drawn_screen_lands_in_the_grid)
     ck_assert(s->cur_x == 19 && s->cur_y == 9 && !s->cur_visible);
     ptyproc_write(t.p, "a", 1);
     wait_grid(&t, "key:a");
-    ptyproc_write(t.p, "q", 1);
-    ck_assert(run_until(&loop, toy_exited, &t, 10000));
-    ck_assert(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0);
+    toy_quit(&t);
     toy_finish(&t);
     loop_done(&loop);
 }
@@ -541,10 +549,9 @@ START_TEST(closing_a_running_program_reaps_it)
 {
     uv_loop_t loop;
     uv_loop_init(&loop);
-    char path[4096], *argv[] = {NULL, "noread", NULL};
-    ptyproc_opts_t o = toy_opts(argv, path);
+    toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, &o);
+    toy_start(&t, &loop, toy_spec(&spec, "noread", NULL));
     toy_finish(&t);               /* at once, before it printed anything */
     ck_assert_int_eq(t.exits, 0); /* no callback after close */
     loop_done(&loop);
