@@ -152,8 +152,9 @@ vtgrid_t *vtgrid_new(int w, int h, vtgrid_reply_fn *reply, void *user)
     vterm_output_set_callback(g->vt, on_output, g);
     g->vs = vterm_obtain_screen(g->vt);
     vterm_screen_set_callbacks(g->vs, &SCREEN_CBS, g);
-    /* one damage rectangle per row run instead of one per glyph */
-    vterm_screen_set_damage_merge(g->vs, VTERM_DAMAGE_ROW);
+    /* damage per glyph (the default): libvterm 0.1.4's row merging loses a
+     * glyph's damage after an empty rectangle (ED 1 on the top row) */
+    vterm_screen_set_damage_merge(g->vs, VTERM_DAMAGE_CELL);
     vterm_screen_enable_altscreen(g->vs, 1);
     vterm_screen_reset(g->vs, 1);
     damage_rows(g, 0, h, 0, w);

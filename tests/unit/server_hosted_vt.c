@@ -96,6 +96,11 @@ START_TEST(vtgrid_copies_only_damage)
     feed(g, "\x1b[6;11HZ"); /* the same cell again: damaged, not changed */
     vtgrid_sync(g, s, false);
     ck_assert(!s->dirty[5]);
+    /* an erase of nothing (ED 1 on the top row) then a glyph: still copied */
+    feed(g, "\x1b[H\x1b[1JJ");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 0)->ch, 'J');
+    feed(g, "\x1b[1;1Hh");
     /* a scroll moves every row: all of them are copied */
     feed(g, "\x1b[24;1H\n");
     vtgrid_sync(g, s, false);
