@@ -12,6 +12,8 @@
  *   BENCH hosted.move.us X us              (vtgrid_write + vtgrid_sync)
  *   BENCH hosted.move.cells X cells        (cells read back from libvterm)
  *   BENCH hosted.parse.mb_per_s X MB/s     (coloured lines, as a flood)
+ *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true, wall clock:
+ *                                          fork of this small process, exec)
  *   BENCH hosted.memory80x24.bytes X bytes (ptyproc with its libvterm, a grid)
  *   BENCH hosted.memory200x60.bytes X bytes */
 #include <stdio.h>
@@ -180,11 +182,45 @@ static void bench_memory(int w, int h)
     uv_loop_close(&loop);
 }
 
+static double wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* The loop thread's cost of starting a game: openpty, fork, the child's
+ * set-up until exec (ptyproc_spawn waits for it). */
+static void bench_spawn(void)
+{
+    enum { N = 51 };
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char *argv[] = {"/bin/true", NULL}, *envp[] = {NULL}, err[200];
+    ptyproc_opts_t o = {argv, envp, "/", 80, 24, {0, 0, 0, 0, 0}, NULL, 0};
+    ptyproc_cbs_t cbs = {NULL, NULL};
+    double t[N];
+    for (int i = 0; i < N; i++) {
+        ptyproc_t *p;
+        double t0 = wall_us();
+        if (ptyproc_spawn(&loop, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
+            fprintf(stderr, "hosted_bench: %s\n", err);
+            exit(1);
+        }
+        t[i] = wall_us() - t0;
+        ptyproc_close(p);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    }
+    printf("BENCH hosted.spawn.us %.0f us\n", median(t, N));
+    uv_loop_close(&loop);
+}
+
 int main(void)
 {
     bench_full();
     bench_move();
     bench_parse();
+    bench_spawn();
     bench_memory(80, 24);
     bench_memory(200, 60);
     return 0;
