@@ -23,7 +23,10 @@ WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GN
 INC_protocol := -iquote protocol
 INC_game     := $(INC_protocol) -iquote game
 INC_db       := $(INC_game) -iquote db
-INC_server   := $(INC_db) -iquote server
+# server/ has a folder per gateway or concern (telnet/, web/, records/,
+# admin/); its headers keep plain names, found through one path per folder.
+SERVER_DIRS  := server $(patsubst %/,%,$(sort $(dir $(wildcard server/*/*.[ch]))))
+INC_server   := $(INC_db) $(addprefix -iquote ,$(SERVER_DIRS))
 INC_client-term := -iquote client-term $(INC_protocol)
 INC_admin    := -iquote admin $(INC_server)
 # tests, benchmarks, tools and the engine's command-line tool
@@ -46,9 +49,7 @@ LAYERS := protocol game db server
 protocol_SRC := $(wildcard protocol/*.c)
 game_SRC     := $(wildcard game/*.c)
 db_SRC       := $(wildcard db/*.c)
-server_SRC   := $(filter-out server/main.c,$(wildcard server/*.c))
-# hosted terminal games (pty + libvterm); sorted so a wider wildcard above merges
-server_SRC   := $(sort $(server_SRC) $(wildcard server/hosted/*.c))
+server_SRC   := $(filter-out server/main.c,$(wildcard $(addsuffix /*.c,$(SERVER_DIRS))))
 client_SRC   := $(filter-out client-term/main.c,$(wildcard client-term/*.c))
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
@@ -185,6 +186,7 @@ bench-engine: build
 bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 	$(BIN)/tools/replay_bench
+	$(BIN)/tools/db_bench
 	$(BIN)/tools/hosted_bench
 
 # one dialect: .clang-format

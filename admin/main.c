@@ -1,7 +1,7 @@
 /* warren-admin — the administrator's tool. Talks to the running warrend
  * through its control socket (a Unix socket of mode 0600, so it runs as the
  * daemon's user): one command line out, the answer back. See
- * server/control.c for the commands and deploy/RUNNING.md for its use. */
+ * server/admin/control.c for the commands and deploy/RUNNING.md for its use. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

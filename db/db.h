@@ -239,6 +239,9 @@ void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const u
 void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t expires,
                        db_done_cb cb, void *ud);
 void db_session_delete(db_t *db, const char *token_hash, db_done_cb cb, void *ud);
+/* Deletes every session of user but the one whose hash is keep (NULL or
+ * "": all of them): a password change logs the account out elsewhere. */
+void db_session_delete_user(db_t *db, int64_t user, const char *keep, db_done_cb cb, void *ud);
 /* Deletes sessions that expired at or before now. */
 void db_session_purge(db_t *db, int64_t now, db_done_cb cb, void *ud);
 

@@ -108,6 +108,8 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(SESSION_INSERT, "tii", RUN, none,                                                           \
       "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)")                      \
     X(SESSION_DELETE, "t", RUN, none, "DELETE FROM sessions WHERE token_hash = ?1")               \
+    X(SESSIONS_DELETE_USER, "it", RUN, none,                                                      \
+      "DELETE FROM sessions WHERE user = ?1 AND token_hash <> ?2")                                \
     X(SESSION_PURGE, "i", COUNT, none, "DELETE FROM sessions WHERE expires <= ?1")                \
     X(GAME_BY_ID, "i", ROW, game, DB_GAME_COLS " WHERE g.id = ?1")                                \
     X(GAME_LIVE_OF_USER, "i", ROW, game, DB_GAME_COLS " WHERE g.user = ?1 AND g.state = 'live'")  \

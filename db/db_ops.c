@@ -128,6 +128,12 @@ void db_session_delete(db_t *db, const char *token_hash, db_done_cb cb, void *ud
     db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_SESSION_DELETE, DB_ARGS(DB_TEXT(token_hash)));
 }
 
+void db_session_delete_user(db_t *db, int64_t user, const char *keep, db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_SESSIONS_DELETE_USER,
+             DB_ARGS(DB_INT(user), DB_TEXT(keep ? keep : "")));
+}
+
 void db_session_purge(db_t *db, int64_t now, db_done_cb cb, void *ud)
 {
     db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_SESSION_PURGE, DB_ARGS(DB_INT(now)));

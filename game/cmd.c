@@ -1,10 +1,18 @@
 /* cmd — the player's commands: one const table (key, label, what it does,
  * function) that the dispatcher, the cycling help line and the help screen
- * all read, plus the movement keys. */
+ * all read, plus the movement keys (see cmd.h). */
+#include "cmd.h"
 #include <stdio.h>
+#include "creature.h"
+#include "end.h"
+#include "help.h"
 #include "itemui.h"
-#include "rules.h"
+#include "level.h"
+#include "msg.h"
+#include "prompt.h"
+#include "spell.h"
 #include "status.h"
+#include "travel.h"
 #include "world.h"
 
 typedef struct {
@@ -25,68 +33,25 @@ static const keymove_t KEYMOVES[] = {
 
 static int cmd_descend(game_t *g)
 {
-    return rules_stairs(g, 1);
+    return level_stairs(g, 1);
 }
 static int cmd_climb(game_t *g)
 {
-    return rules_stairs(g, -1);
+    return level_stairs(g, -1);
+}
+
+/* Asks the host to save the game and return to its menu: nothing in the
+ * game changes (game_status_t.leave, read once after this key). */
+static int cmd_leave(game_t *g)
+{
+    g->leave = 1;
+    return 0;
 }
 
 static int cmd_quit(game_t *g)
 {
     g->prompt = PROMPT_QUIT;
-    world_msg(g, "Really quit? This ends the game for good. (y/n)");
-    return 0;
-}
-
-static int cmd_history(game_t *g)
-{
-    g->prompt = PROMPT_HISTORY;
-    return 0;
-}
-
-static int cmd_help(game_t *g)
-{
-    g->prompt = PROMPT_HELP;
-    return 0;
-}
-
-/* A cursor prompt (travel or look) starting on the player. */
-static int cursor_prompt(game_t *g, uint8_t prompt)
-{
-    const obj_t *p = reg_get(&g->reg, g->player);
-    if (!p)
-        return 0;
-    g->cur_x = p->x, g->cur_y = p->y;
-    g->prompt = prompt;
-    return 0;
-}
-
-static int cmd_travel(game_t *g)
-{
-    return cursor_prompt(g, PROMPT_TRAVEL);
-}
-static int cmd_look(game_t *g)
-{
-    return cursor_prompt(g, PROMPT_LOOK);
-}
-
-static int cmd_explore(game_t *g)
-{
-    g->run = RUN_EXPLORE;
-    int cost = travel_step(g, true);
-    if (cost <= 0)
-        g->run = RUN_NONE;
-    return cost;
-}
-
-static int cmd_cast(game_t *g)
-{
-    if (!g->pc.spells) {
-        world_msg(g, "You know no spells.");
-        return 0;
-    }
-    g->prompt = PROMPT_CAST;
+    msg_add(g, "Really quit? This ends the game for good. (y/n)");
     return 0;
 }
 
@@ -96,12 +61,12 @@ static const cmd_t COMMANDS[] = {
     {0, ".", "wait a turn (also s, 5)", NULL},
     {'>', ">", "go down a staircase", cmd_descend},
     {'<', "<", "go up a staircase (out, with the Heartstone)", cmd_climb},
-    {'o', "o", "explore: walk to the nearest unexplored place", cmd_explore},
-    {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", cmd_travel},
-    {';', ";", "look at something (also x)", cmd_look},
-    {'x', "x", "look at something", cmd_look},
-    {'Z', "Z", "cast a spell (wizards, clerics)", cmd_cast},
-    {'?', "?", "this list of commands", cmd_help},
+    {'o', "o", "explore: walk to the nearest unexplored place", travel_explore},
+    {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
+    {';', ";", "look at something (also x)", travel_look},
+    {'x', "x", "look at something", travel_look},
+    {'Z', "Z", "cast a spell (wizards, clerics)", spell_menu},
+    {'?', "?", "this list of commands", help_open},
     {'g', "g", "pick up what lies here", itemui_pick_up},
     {'i', "i", "inventory", itemui_inventory},
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},
@@ -113,7 +78,8 @@ static const cmd_t COMMANDS[] = {
     {'z', "z", "zap a wand", itemui_zap},
     {'E', "E", "eat", itemui_eat},
     {'R', "R", "rest until healed", itemui_rest},
-    {0x10, "^P", "message history", cmd_history},
+    {0x10, "^P", "message history (paged)", msg_history},
+    {'S', "S", "save and return to the menu (also Ctrl-X)", cmd_leave},
     {'Q', "Q", "quit the game for good", cmd_quit},
 };
 
@@ -123,24 +89,22 @@ const cmd_t *cmd_table(size_t *n)
     return COMMANDS;
 }
 
-static int cmd_answer_quit(game_t *g, key_event_t k)
+int cmd_quit_key(game_t *g, key_event_t k)
 {
     g->prompt = g->pc.created ? PROMPT_NONE : PROMPT_RACE;
     if (k.code == 'y' || k.code == 'Y') {
         g->state = GAME_QUIT;
         snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
         g->score = end_score(g);
-        world_milestone(g, "end", "quit");
+        msg_milestone(g, "end", "quit");
     } else {
-        world_msg(g, "Never mind.");
+        msg_add(g, "Never mind.");
     }
     return 0;
 }
 
-int rules_player_command(game_t *g, key_event_t k)
+int cmd_key(game_t *g, key_event_t k)
 {
-    if (g->prompt == PROMPT_QUIT)
-        return cmd_answer_quit(g, k);
     if (g->items.screen != ITEMUI_NONE)
         return itemui_answer(g, k);
     if (status_player_stuck(g))
@@ -153,13 +117,15 @@ int rules_player_command(game_t *g, key_event_t k)
         if (!KEYMOVES[i].dx && !KEYMOVES[i].dy)
             return SCHED_MOVE;
         int dx = KEYMOVES[i].dx, dy = KEYMOVES[i].dy;
-        if (status_has(g, g->player, EFK_(CONFUSED)) && rng_percent(&g->play, 40)) {
+        conduct_t c;
+        status_conduct(g, g->player, &c);
+        if (c.stagger && rng_percent(&g->play, c.stagger)) {
             const keymove_t *r =
                 &KEYMOVES[rng_below(&g->play, 8)]; /* the first 8 are the directions */
             dx = r->dx, dy = r->dy;
-            world_msg(g, "You stumble.");
+            msg_add(g, "You stumble.");
         }
-        return rules_step(g, g->player, dx, dy);
+        return creature_step(g, g->player, dx, dy);
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && COMMANDS[i].code == k.code)

@@ -1,32 +1,22 @@
 /* combat — the attack chain's rules: d20 + attack bonus against defence
  * (a natural 20 always hits and, confirmed, crits; a natural 1 misses),
- * damage dice, sneak attacks by rogues on unaware foes, damage types and
- * resistances, armour absorbing blows, death, experience and uniques. */
+ * damage dice, sneak attacks on unaware foes (rogues' great ones), saving
+ * throws, damage types and resistances, armour absorbing blows, wounds
+ * told, death, experience, the Heartstone and uniques. */
+#include "combat.h"
 #include <stdio.h>
-#include <string.h>
+#include "creature.h"
 #include "effect.h"
+#include "end.h"
 #include "itemuse.h"
-#include "rules.h"
+#include "msg.h"
+#include "pc.h"
 #include "status.h"
-#include "world.h"
-
-#define SPELL_INFO_(id, nm, mana, dt, dice) {nm, mana, dt, dice},
-const spell_info_t RULES_SPELLS[SPELL_COUNT] = {SPELL_LIST(SPELL_INFO_)};
-#undef SPELL_INFO_
+#include "vision.h"
 
 static bool is_player(const game_t *g, handle_t h)
 {
     return h != HANDLE_NONE && h == g->player;
-}
-
-int unique_index(const content_t *c, uint16_t kind)
-{
-    if (kind >= c->n_creatures || !(c->creatures[kind].flags & CF_UNIQUE))
-        return -1;
-    int n = 0;
-    for (uint16_t i = 0; i < kind; i++)
-        n += (c->creatures[i].flags & CF_UNIQUE) != 0;
-    return n < 64 ? n : -1;
 }
 
 /* Equipment and timed effects add to everyone's figures (status.h). */
@@ -34,14 +24,14 @@ static int attack_bonus(const game_t *g, handle_t h, const obj_t *o)
 {
     gear_t s;
     status_stats(g, h, false, &s);
-    return (is_player(g, h) ? pc_attack_bonus(g) : world_ckind(g, o)->to_hit) + s.to_hit;
+    return (is_player(g, h) ? pc_attack_bonus(g) : creature_kind(g, o)->to_hit) + s.to_hit;
 }
 
 static int defence(const game_t *g, handle_t h, const obj_t *o)
 {
     gear_t s;
     status_stats(g, h, false, &s);
-    return (is_player(g, h) ? pc_defence(g) : 10 + world_ckind(g, o)->defence) + s.defence;
+    return (is_player(g, h) ? pc_defence(g) : 10 + creature_kind(g, o)->defence) + s.defence;
 }
 
 /* The player's blows read differently each time (cosmetic stream). */
@@ -57,19 +47,19 @@ static void hit_message(game_t *g, handle_t a, handle_t v, bool crit)
 {
     char tmpl[96];
     if (crit) {
-        world_say(g, "<Actor> land<s:Actor> a crushing blow on <victim>!", a, v);
+        creature_say(g, "<Actor> land<s:Actor> a crushing blow on <victim>!", a, v);
         return;
     }
     if (is_player(g, a)) {
-        world_say(g,
-                  PLAYER_HITS[rng_below(&g->cosmetic, sizeof PLAYER_HITS / sizeof PLAYER_HITS[0])],
-                  a, v);
+        creature_say(
+            g, PLAYER_HITS[rng_below(&g->cosmetic, sizeof PLAYER_HITS / sizeof PLAYER_HITS[0])], a,
+            v);
         return;
     }
     const obj_t *o = reg_get(&g->reg, a);
     snprintf(tmpl, sizeof tmpl, "<Actor> %s <victim>.",
-             o ? world_ckind(g, o)->hits : "hit<s:Actor>");
-    world_say(g, tmpl, a, v);
+             o ? creature_kind(g, o)->hits : "hit<s:Actor>");
+    creature_say(g, tmpl, a, v);
 }
 
 /* Damage dice of the attacker (player: the wielded weapon, else the
@@ -79,10 +69,22 @@ static int roll_damage(game_t *g, handle_t h, const obj_t *o)
     gear_t s;
     status_stats(g, h, false, &s);
     if (!is_player(g, h))
-        return dice_roll(s.armed ? &s.dmg : &world_ckind(g, o)->attack, &g->play) + s.damage;
+        return dice_roll(s.armed ? &s.dmg : &creature_kind(g, o)->attack, &g->play) + s.damage;
     const class_kind_t *k = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
     dice_t w = s.armed ? s.dmg : k ? k->weapon : (dice_t){1, 4, 0};
-    return dice_roll(&w, &g->play) + chargen_mod(g->pc.ab[AB_STR]) + s.damage;
+    return dice_roll(&w, &g->play) + pc_mod(g->pc.ab[AB_STR]) + s.damage;
+}
+
+/* Extra damage on a foe that had not noticed its attacker: the class's
+ * great sneak attack (rogues: a d6 for every two levels), a small one for
+ * everyone else. */
+static int sneak_damage(game_t *g, handle_t a)
+{
+    if (!is_player(g, a))
+        return 0;
+    dice_t d =
+        pc_class(g)->sneak ? (dice_t){(int16_t)((g->pc.xl + 1) / 2 + 1), 6, 0} : (dice_t){1, 4, 0};
+    return dice_roll(&d, &g->play);
 }
 
 int combat_attack(game_t *g, ev_info_t *e)
@@ -90,29 +92,27 @@ int combat_attack(game_t *g, ev_info_t *e)
     obj_t *a = reg_get(&g->reg, e->actor), *v = reg_get(&g->reg, e->victim);
     if (!a || !v)
         return EV_DONE;
-    bool unaware = !is_player(g, e->victim) && !(v->flags & OF_AWAKE);
+    bool unaware = !is_player(g, e->victim) && !(v->flags & OF_AWARE);
     int bonus = attack_bonus(g, e->actor, a) + (unaware ? 4 : 0), def = defence(g, e->victim, v);
     int roll = (int)rng_range(&g->play, 1, 20);
-    v->flags |= OF_AWAKE;
+    creature_disturb(g, e->victim);
     if (roll == 1 || (roll != 20 && roll + bonus < def)) {
-        world_say(g, "<Actor> miss<es:Actor> <victim>.", e->actor, e->victim);
+        creature_say(g, "<Actor> miss<es:Actor> <victim>.", e->actor, e->victim);
         return EV_DONE;
     }
     bool crit = roll == 20 && (int)rng_range(&g->play, 1, 20) + bonus >= def;
     int dmg = roll_damage(g, e->actor, a);
     if (crit)
         dmg += roll_damage(g, e->actor, a);
-    if (unaware && is_player(g, e->actor) && g->pc.cls < g->c->n_classes &&
-        g->c->classes[g->pc.cls].sneak) {
-        dice_t sneak = {(g->pc.xl + 1) / 2, 6, 0};
-        dmg += dice_roll(&sneak, &g->play);
-        world_say(g, "<Actor> strike<s:Actor> <victim> unawares!", e->actor, e->victim);
+    if (unaware && is_player(g, e->actor)) {
+        dmg += sneak_damage(g, e->actor);
+        creature_say(g, "<Actor> catch<es:Actor> <victim> unawares!", e->actor, e->victim);
     }
     ev_info_t hit = {.type = EV_HIT, .actor = e->actor, .victim = e->victim, .map = -1};
-    hit.dtype = is_player(g, e->actor) ? DT_HIT : world_ckind(g, a)->dtype;
+    hit.dtype = is_player(g, e->actor) ? DT_HIT : creature_kind(g, a)->dtype;
     hit.amount[0] = dmg > 1 ? dmg : 1;
     hit.amount[1] = crit;
-    if (!crit || !world_sees(g, e->victim))
+    if (!crit || !vision_sees(g, e->victim))
         hit_message(g, e->actor, e->victim, false);
     else
         hit_message(g, e->actor, e->victim, true);
@@ -120,10 +120,63 @@ int combat_attack(game_t *g, ev_info_t *e)
     return EV_DONE;
 }
 
+/* ---- saving throws ---------------------------------------------------------- */
+
+/* Abilities that steel a save against a condition: Cha against fear. */
+static const struct {
+    unsigned efk;
+    int ab;
+} STEELED_BY[] = {{EFK_(AFRAID), AB_CHA}};
+
+static int save_bonus(const game_t *g, handle_t who, int save, unsigned efk)
+{
+    const obj_t *o = reg_get(&g->reg, who);
+    if (!is_player(g, who))
+        return o ? (creature_kind(g, o)->level + 1) / 2 : 0;
+    int bonus = pc_save(g, save);
+    for (size_t i = 0; i < sizeof STEELED_BY / sizeof STEELED_BY[0]; i++)
+        if (efk & STEELED_BY[i].efk)
+            bonus += pc_mod(g->pc.ab[STEELED_BY[i].ab]);
+    return bonus;
+}
+
+bool combat_save(game_t *g, handle_t who, int save, int dc, unsigned efk)
+{
+    return (int)rng_range(&g->play, 1, 20) + save_bonus(g, who, save, efk) >= dc;
+}
+
+int combat_dc(const game_t *g, handle_t actor)
+{
+    const obj_t *o = reg_get(&g->reg, actor);
+    if (!o)
+        return 10;
+    if (!is_player(g, actor))
+        return 10 + creature_kind(g, o)->level / 2;
+    int mind = g->pc.ab[AB_INT] > g->pc.ab[AB_WIS] ? g->pc.ab[AB_INT] : g->pc.ab[AB_WIS];
+    return 10 + g->pc.xl / 2 + pc_mod(mind);
+}
+
+/* Damage types a Ref save halves when a bolt or a breath brings them:
+ * the elements (magic never misses). */
+static const bool DODGED[DT_COUNT] = {
+    [DT_FIRE] = true, [DT_COLD] = true, [DT_LIGHTNING] = true, [DT_ACID] = true};
+
+/* A bolt's or a breath's damage after the victim's Ref save. */
+static int dodge(game_t *g, const ev_info_t *e)
+{
+    int dmg = e->amount[0];
+    if (!(e->flags & (EVF_SPELL | EVF_BREATH)) || e->dtype >= DT_COUNT || !DODGED[e->dtype] ||
+        dmg < 2 || !combat_save(g, e->victim, SAVE_REF, combat_dc(g, e->actor), 0))
+        return dmg;
+    creature_say(g, "<Victim> dodge<s:Victim> part of it.", HANDLE_NONE, e->victim);
+    return dmg / 2;
+}
+
 /* Resistances and armour of the victim for one blow. */
 static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
 {
-    int dmg = e->amount[0];
+    int dmg = dodge(g, e);
+    v = reg_get(&g->reg, vh);
     uint16_t bit = (uint16_t)(1u << (e->dtype < DT_COUNT ? e->dtype : 0));
     uint16_t resist = 0, immune = 0, vuln = 0;
     int armour = 0;
@@ -131,7 +184,7 @@ static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
         resist = g->pc.race < g->c->n_races ? g->c->races[g->pc.race].resist : 0;
         armour = pc_armour(g);
     } else {
-        const creature_kind_t *k = world_ckind(g, v);
+        const creature_kind_t *k = creature_kind(g, v);
         resist = k->resist, immune = k->immune, vuln = k->vuln, armour = k->armour;
     }
     gear_t s;
@@ -155,10 +208,40 @@ static void drain_blow(game_t *g, const ev_info_t *e)
     const obj_t *a = reg_get(&g->reg, e->actor);
     if (!is_player(g, e->victim) || !a || is_player(g, e->actor) || a->type != OBJ_CREATURE)
         return;
-    const creature_kind_t *k = world_ckind(g, a);
+    const creature_kind_t *k = creature_kind(g, a);
     if (!k->drain || (e->flags & EVF_SPELL) || e->dtype != k->dtype)
         return;
     pc_drain(g, k->drain - 1, 10 + k->level / 2);
+}
+
+/* How hurt a creature looks, from its share of hit points left. */
+static const struct {
+    int pct; /* this share or more */
+    const char *looks;
+} WOUNDS[] = {{100, "unhurt"}, {90, "barely scratched"}, {60, "lightly wounded"},
+              {35, "wounded"}, {15, "badly wounded"},    {0, "almost dead"}};
+
+const char *combat_wound_word(const obj_t *o)
+{
+    int pct = o->hp_max > 0 ? (int)((int64_t)o->hp * 100 / o->hp_max) : 0;
+    size_t i = 0;
+    while (i + 1 < sizeof WOUNDS / sizeof WOUNDS[0] && pct < WOUNDS[i].pct)
+        i++;
+    return WOUNDS[i].looks;
+}
+
+/* What a wound looks like: a monster the player hurt and sees ("The orc
+ * is badly wounded."); what a bolt or a breath did to the player. */
+static void tell_wound(game_t *g, const ev_info_t *e, int dmg)
+{
+    const obj_t *v = reg_get(&g->reg, e->victim);
+    char tmpl[64];
+    if (is_player(g, e->victim) && (e->flags & (EVF_SPELL | EVF_BREATH))) {
+        msg_add(g, "You take %d damage.", dmg);
+    } else if (v && is_player(g, e->actor) && !is_player(g, e->victim)) {
+        snprintf(tmpl, sizeof tmpl, "<Victim> <is:Victim> %s.", combat_wound_word(v));
+        creature_say(g, tmpl, HANDLE_NONE, e->victim);
+    }
 }
 
 int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
@@ -166,10 +249,10 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     handle_t vh = e->victim;
     int dmg = mitigate(g, vh, v, e);
     if (dmg == 0 && e->amount[0] > 0) {
-        world_say(g,
-                  e->dtype == DT_HIT ? "<Victim> shrug<s:Victim> off the blow."
-                                     : "<Victim> <is:Victim> unharmed.",
-                  HANDLE_NONE, vh);
+        creature_say(g,
+                     e->dtype == DT_HIT ? "<Victim> shrug<s:Victim> off the blow."
+                                        : "<Victim> <is:Victim> unharmed.",
+                     HANDLE_NONE, vh);
         return EV_DONE;
     }
     v = reg_get(&g->reg, vh);
@@ -178,6 +261,8 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     v->hp -= dmg;
     if (v->hp > 0) {
         drain_blow(g, e);
+        creature_disturb(g, vh);
+        tell_wound(g, e, dmg);
         return EV_DONE;
     }
     ev_info_t d = {.type = EV_DEATH, .actor = e->actor, .victim = vh, .map = -1, .dtype = e->dtype};
@@ -192,7 +277,7 @@ void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
         snprintf(out, n, "died of poison on level %d", g->depth);
         return;
     }
-    const creature_kind_t *ck = world_ckind(g, k);
+    const creature_kind_t *ck = creature_kind(g, k);
     const char *art = (ck->flags & CF_PROPER) ? "" : (ck->flags & CF_UNIQUE) ? "the " : NULL;
     if (!art)
         snprintf(out, n, "killed by %s %s on level %d", gram_article(ck->name), ck->name, g->depth);
@@ -200,30 +285,35 @@ void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
         snprintf(out, n, "killed by %s%s on level %d", art, ck->name, g->depth);
 }
 
+/* Only the warden, on the bottom level, dying by the player's hand (or
+ * poison, anyone's) gives up the Heartstone. */
+static void heartstone(game_t *g, const obj_t *v, handle_t killer)
+{
+    if (!(creature_kind(g, v)->flags & CF_WARDEN) || v->depth != WORLD_MAX_DEPTH ||
+        (killer && !is_player(g, killer)) || g->pc.heartstone)
+        return;
+    g->pc.heartstone = 1;
+    msg_add(g, "You pry the Heartstone from the warden's chest. Now climb out!");
+    msg_milestone(g, "artifact", "took the Heartstone");
+}
+
 static void monster_died(game_t *g, handle_t victim, handle_t killer)
 {
     obj_t *v = reg_get(&g->reg, victim);
-    const creature_kind_t *k = world_ckind(g, v);
-    world_say(g, "<Actor> die<s:Actor>.", victim, HANDLE_NONE);
+    const creature_kind_t *k = creature_kind(g, v);
+    creature_say(g, "<Actor> die<s:Actor>.", victim, HANDLE_NONE);
+    heartstone(g, v, killer);
     if (is_player(g, killer)) {
         g->pc.kills++;
-        int u = unique_index(g->c, v->kind);
+        int u = creature_unique_index(g->c, v->kind);
         if (u >= 0) {
             g->pc.uniques_killed |= 1ull << u;
-            world_milestone(g, "unique.killed", "killed %s", k->name);
-        }
-        if (k->flags & CF_WARDEN) {
-            g->pc.heartstone = 1;
-            world_msg(g, "You pry the Heartstone from the warden's chest. Now climb out!");
-            world_milestone(g, "artifact", "took the Heartstone");
+            msg_milestone(g, "unique.killed", "killed %s", k->name);
         }
         pc_gain_xp(g, 5 * k->level * k->level + 5);
     }
     itemuse_drop_all(g, victim);
-    status_forget(g, victim);
-    effect_clear(g, victim);
-    sched_cancel(&g->sched, victim);
-    reg_del(&g->reg, victim);
+    creature_remove(g, victim);
 }
 
 void combat_death(game_t *g, handle_t victim, handle_t killer)
@@ -238,10 +328,10 @@ void combat_death(game_t *g, handle_t victim, handle_t killer)
     v->hp = 0;
     if (killer || !g->cause[0])
         combat_cause(g, killer, g->cause, sizeof g->cause); /* starving sets its own */
-    world_msg(g, "You die...");
+    msg_add(g, "You die...");
     g->state = GAME_DEAD;
     g->score = end_score(g);
-    world_milestone(g, "end", "%s", g->cause);
+    msg_milestone(g, "end", "%s", g->cause);
 }
 
 /* Uniques coming into view for the first time are milestones. */
@@ -252,72 +342,14 @@ bool combat_unique_seen(game_t *g)
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || o->depth != g->depth)
             continue;
-        int u = unique_index(g->c, o->kind);
-        if (u < 0 || (g->pc.uniques_seen >> u & 1) || !world_sees(g, h))
+        int u = creature_unique_index(g->c, o->kind);
+        if (u < 0 || (g->pc.uniques_seen >> u & 1) || !vision_sees(g, h))
             continue;
         g->pc.uniques_seen |= 1ull << u;
-        world_say(g, "You notice <a:actor>, and <he:actor> notice<s:actor> you.", h, HANDLE_NONE);
-        world_milestone(g, "unique.seen", "noticed %s", world_ckind(g, o)->name);
+        creature_say(g, "You notice <a:actor>, and <he:actor> notice<s:actor> you.", h,
+                     HANDLE_NONE);
+        msg_milestone(g, "unique.seen", "noticed %s", creature_kind(g, o)->name);
         any = true;
     }
     return any;
-}
-
-/* The nearest creature the player sees, for bolts; HANDLE_NONE if none. */
-static handle_t nearest_foe(game_t *g)
-{
-    const obj_t *p = reg_get(&g->reg, g->player);
-    handle_t best = HANDLE_NONE;
-    int bestd = 1 << 30;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && p; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || h == g->player || !world_sees(g, h))
-            continue;
-        int dx = o->x - p->x, dy = o->y - p->y, d = dx * dx + dy * dy;
-        if (d < bestd)
-            bestd = d, best = h;
-    }
-    return best;
-}
-
-int combat_cast(game_t *g, int spell)
-{
-    if (spell < 0 || spell >= SPELL_COUNT || !(g->pc.spells & (1u << spell)))
-        return 0;
-    const spell_info_t *s = &RULES_SPELLS[spell];
-    if (g->pc.mana < s->mana) {
-        world_msg(g, "You need %d mana to cast %s.", s->mana, s->name);
-        return 0;
-    }
-    dice_t d;
-    dice_parse(s->dice, &d);
-    d.n = d.n + (int16_t)(g->pc.xl / 4);
-    obj_t *p = reg_get(&g->reg, g->player);
-    if (s->dtype == DT_NONE) {
-        g->pc.mana = (int16_t)(g->pc.mana - s->mana);
-        int heal = dice_roll(&d, &g->play);
-        p->hp = p->hp + heal > p->hp_max ? p->hp_max : p->hp + heal;
-        world_msg(g, "You cast %s and feel better.", s->name);
-        return SCHED_MOVE;
-    }
-    handle_t t = nearest_foe(g);
-    if (!t) {
-        world_msg(g, "You see nothing to cast %s at.", s->name);
-        return 0;
-    }
-    g->pc.mana = (int16_t)(g->pc.mana - s->mana);
-    char tmpl[96];
-    snprintf(tmpl, sizeof tmpl, "<Actor> cast<s:Actor> %s at <victim>.", s->name);
-    world_say(g, tmpl, g->player, t);
-    obj_t *v = reg_get(&g->reg, t);
-    v->flags |= OF_AWAKE;
-    ev_info_t e = {.type = EV_DAMAGE,
-                   .actor = g->player,
-                   .victim = t,
-                   .map = -1,
-                   .dtype = s->dtype,
-                   .flags = EVF_SPELL};
-    e.amount[0] = dice_roll(&d, &g->play);
-    event_throw(g, &e);
-    return SCHED_MOVE;
 }

@@ -1,5 +1,4 @@
 /* content — loading the shared content: the Lua modules (script.h). */
-#include <stdio.h>
 #include <stdlib.h>
 #include "content.h"
 #include "script.h"

@@ -2,15 +2,15 @@
  * read-only by every game (game.h's content_t).
  *
  * Content is plain tables: terrain kinds (indexed by mapgen's terrain
- * numbers), creature kinds, item kinds, effect kinds, region kinds, vault
- * prefabs and room shape weights. Behaviour is named by id: handler ids
+ * numbers), spells, creature kinds, item kinds, effect kinds, region kinds,
+ * vault prefabs and room shape weights. Behaviour is named by id: handler ids
  * into `handlers` (event.h), hook ids into `hooks` (effect.h); those two
  * are const code tables (rules.h). content_load fills the kind tables from
  * the Lua modules in game/content (script.h), whose kinds may also carry
  * scripted handlers run through a script_vm_t.
  *
  * Tests may build a content_t of their own (their own code tables) and run
- * a game on it with world_new_empty. */
+ * a game on it with start_empty (start.h). */
 #ifndef WARREN_CONTENT_H
 #define WARREN_CONTENT_H
 #include <stdint.h>
@@ -37,15 +37,16 @@ typedef struct {
 
 /* Creature flags. */
 enum {
-    CF_UNIQUE = 1 << 0,   /* one of a kind: appears once a game, a milestone */
+    CF_UNIQUE = 1 << 0,   /* one of a kind: appears once a game, within its depths, a milestone */
     CF_PROPER = 1 << 1,   /* a proper name: no article */
-    CF_MINDLESS = 1 << 2, /* never flees */
+    CF_MINDLESS = 1 << 2, /* no mind: never flees, sleeps, fears, is confused or uses items */
     CF_COWARD = 1 << 3,   /* flees early */
-    CF_WARDEN = 1 << 4,   /* holds the Heartstone */
+    CF_WARDEN = 1 << 4,   /* holds the Heartstone: only on the bottom level, never elsewhere */
+    CF_ANIMAL = 1 << 5,   /* a beast's mind: keen senses, never reads, quaffs or zaps */
 };
-#define CREATURE_FLAG_NAMES                                \
-    {                                                      \
-        "unique", "proper", "mindless", "coward", "warden" \
+#define CREATURE_FLAG_NAMES                                          \
+    {                                                                \
+        "unique", "proper", "mindless", "coward", "warden", "animal" \
     }
 #define ABILITY_WORDS                                                                 \
     {                                                                                 \
@@ -75,13 +76,38 @@ typedef struct {
     uint8_t pack;                         /* up to this many more of its kind come along */
     uint16_t flags;                       /* CF_* */
     uint16_t resist, immune, vuln;        /* bits 1 << DT_*: half, none, one and a half */
-    uint16_t spells;                      /* bits 1 << SPELL_* (rules.h) it casts */
+    uint16_t spells;                      /* bits 1 << spell id: the spells it casts */
     uint8_t drain;                        /* its blows may drain this ability: AB_* + 1; 0 none */
+    int8_t perception;                    /* added to its rolls to notice the player */
     char hits[24];  /* its attack's verb: "bite<s:Actor>" (grammar template) */
     char desc[128]; /* what look shows */
 } creature_kind_t;
 
-/* Player races and classes (chargen.c reads them). */
+/* Spells (spell.c casts them). Ids are declaration order and a spell set
+ * is a 16-bit mask of ids (class and creature kinds, the character's
+ * known spells in saves), so there are at most SPELLS_MAX and new ones go
+ * last. */
+#define SPELLS_MAX 16
+/* SPELL_BOLT: damage to a foe in view (a Ref save halves an element's);
+ * SPELL_HEAL: heals the caster; SPELL_BREATH: a monster's breath, damage
+ * a Ref save halves (not a spell: what shrugs off spells does not shrug
+ * it off); SPELL_HEX: puts a timed effect on a foe in view (the effect's
+ * own save resists it). */
+enum { SPELL_BOLT = 0, SPELL_HEAL, SPELL_BREATH, SPELL_HEX, SPELL_EFFECTS };
+#define SPELL_EFFECT_NAMES              \
+    {                                   \
+        "bolt", "heal", "breath", "hex" \
+    }
+typedef struct {
+    char name[24];
+    int16_t mana;   /* its cost */
+    uint8_t effect; /* SPELL_* */
+    uint8_t dtype;  /* a bolt's or breath's damage type (DT_*); DT_NONE otherwise */
+    dice_t dice;    /* damage or healing (parsed once at load); a hex: its turns */
+    int16_t status; /* a hex's effect kind (content effects); -1 none */
+} spell_kind_t;
+
+/* Player races and classes (pc.c and chargen.c read them). */
 enum { AB_STR = 0, AB_DEX, AB_CON, AB_INT, AB_WIS, AB_CHA, AB_COUNT };
 typedef struct {
     char name[16];
@@ -99,10 +125,11 @@ typedef struct {
     uint8_t bab;        /* attack bonus per level, percent (100 fighter, 75, 50) */
     uint8_t good_saves; /* SAVE_* */
     uint8_t armour;     /* starting kit: armour (absorbs) and defence bonus */
-    uint8_t sneak;      /* sneak attack on unaware foes */
+    uint8_t sneak;      /* the great sneak attack on unaware foes (others strike a little harder) */
+    int8_t stealth;     /* added to the character's stealth */
     uint8_t mana;       /* spell points per level (0: no spells) */
-    uint16_t spells;    /* bits: spells known from the start (SPELL_*) */
-    uint16_t learnable; /* bits: spells a level-up choice may teach */
+    uint16_t spells;    /* bits 1 << spell id: spells known from the start */
+    uint16_t learnable; /* bits 1 << spell id: spells a level-up choice may teach */
     dice_t weapon;      /* starting kit: weapon damage */
     char weapon_name[24];
     char armour_name[24];
@@ -114,8 +141,10 @@ typedef struct {
 
 /* item_kind_t: itemkind.h (item modules) */
 
-/* Conditions a timed effect puts on its target (status.h reads them). */
-#define EFFECT_FLAG_LIST(X) X(BLIND) X(CONFUSED) X(PARALYSED) X(FREE_ACTION) X(AFRAID)
+/* Conditions a timed effect puts on its target (status.h reads them, and
+ * what each does to a turn is status.c's table). ASLEEP is also a
+ * monster's natural sleep (OF_ASLEEP). */
+#define EFFECT_FLAG_LIST(X) X(BLIND) X(CONFUSED) X(PARALYSED) X(FREE_ACTION) X(AFRAID) X(ASLEEP)
 enum {
 #define EFK_ENUM_(n) EFK_BIT_##n,
     EFFECT_FLAG_LIST(EFK_ENUM_)
@@ -135,7 +164,9 @@ typedef struct {
      * hit points healed per tick, and EFK_* conditions. */
     char start_msg[64], end_msg[64];
     int16_t to_hit, damage, defence, speed, heal;
+    int16_t speed_pct; /* speed is multiplied by this percent while it lasts (100: none) */
     uint8_t flags;
+    uint8_t save; /* SAVE_* that resists it when something else puts it on you; 0 none */
 } effect_kind_t;
 
 /* Region kinds: mapgen names regions from `rtypes` (same index); the
@@ -153,6 +184,8 @@ struct content {
     char version[32];
     const terrain_kind_t *terrain;
     uint16_t n_terrain;
+    const spell_kind_t *spells;
+    uint16_t n_spells; /* at most SPELLS_MAX */
     const creature_kind_t *creatures;
     uint16_t n_creatures;
     const item_kind_t *items;

@@ -1,7 +1,10 @@
 /* end — how a game ends and what it leaves: victory (climbing out with
  * the Heartstone), the score, the status a lobby shows, and the dump. */
+#include "end.h"
 #include <stdio.h>
 #include <string.h>
+#include "msg.h"
+#include "pc.h"
 #include "status.h"
 #include "world.h"
 
@@ -23,12 +26,12 @@ void end_win(game_t *g)
 {
     g->state = GAME_WON;
     snprintf(g->cause, sizeof g->cause, "escaped with the Heartstone");
-    world_msg(g, "You climb into the daylight with the Heartstone. You have won!");
+    msg_add(g, "You climb into the daylight with the Heartstone. You have won!");
     g->score = end_score(g);
-    world_milestone(g, "end", "escaped with the Heartstone");
+    msg_milestone(g, "end", "escaped with the Heartstone");
 }
 
-void game_status(const game_t *g, game_status_t *st)
+void end_status(const game_t *g, game_status_t *st)
 {
     memset(st, 0, sizeof *st);
     snprintf(st->name, sizeof st->name, "%s", g->name);
@@ -45,26 +48,14 @@ void game_status(const game_t *g, game_status_t *st)
     st->score = g->state == GAME_RUNNING ? end_score(g) : g->score;
     snprintf(st->cause, sizeof st->cause, "%s", g->cause);
     st->level_changes = g->level_changes;
-}
-
-size_t game_milestone_count(const game_t *g)
-{
-    return g->nms;
-}
-const game_milestone_t *game_milestone(const game_t *g, size_t i)
-{
-    return i < g->nms ? &g->ms[i] : NULL;
-}
-uint64_t game_seed(const game_t *g)
-{
-    return g->seed;
+    st->leave = g->leave != 0;
 }
 
 static void dump_sheet(const game_t *g, buf_t *out)
 {
     static const char *const AB[AB_COUNT] = {"Str", "Dex", "Con", "Int", "Wis", "Cha"};
     game_status_t st;
-    game_status(g, &st);
+    end_status(g, &st);
     buf_printf(out, "%s the %s %s, experience level %d (%d xp)\n", st.name, st.race, st.cls, st.xl,
                g->pc.xp);
     buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n",
@@ -88,13 +79,16 @@ static void dump_sheet(const game_t *g, buf_t *out)
         buf_puts(out, "  the Heartstone\n");
 }
 
-void game_dump(const game_t *g, buf_t *out)
+void end_dump(const game_t *g, buf_t *out)
 {
     dump_sheet(g, out);
     buf_puts(out, "\nLast messages:\n");
     uint32_t first = g->nmsg > 20 ? g->nmsg - 20 : 0;
-    for (uint32_t i = first; i < g->nmsg; i++)
-        buf_printf(out, "  %s\n", g->log[i % MSG_LOG].text);
+    for (uint32_t i = first; i < g->nmsg; i++) {
+        char one[MSG_LEN + 16];
+        msg_format(msg_at(g, i), one, sizeof one);
+        buf_printf(out, "  %s\n", one);
+    }
     buf_puts(out, "\nMilestones:\n");
     for (uint32_t i = 0; i < g->nms; i++)
         buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn,
@@ -115,49 +109,4 @@ void game_dump(const game_t *g, buf_t *out)
         }
         buf_putc(out, '\n');
     }
-}
-
-/* Test-only start (world.h, not game.h: the server cannot reach it): a
- * strong human fighter beside the warden on the bottom level. */
-int world_start_hero(game_t *g)
-{
-    chargen_create(g, 0, 0);
-    g->pc.xl = 20;
-    g->pc.xp = pc_xp_for(20);
-    g->pc.pick_hit = 15;
-    g->pc.pick_def = 25;
-    int d = WORLD_MAX_DEPTH;
-    level_t *from = world_level(g), *lv = level_new(g, from->w, from->h, d);
-    if (!lv)
-        return -1;
-    g->levels[d] = lv;
-    if (level_generate(g, lv) < 0 || rules_populate(g, lv) < 0)
-        return -1;
-    handle_t warden = HANDLE_NONE;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !warden; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && o->depth == d && (world_ckind(g, o)->flags & CF_WARDEN))
-            warden = h;
-    }
-    const obj_t *w = reg_get(&g->reg, warden);
-    obj_t *p = reg_get(&g->reg, g->player);
-    if (!w || !p)
-        return -1;
-    int wx = w->x, wy = w->y, px = -1, py = -1;
-    for (int dy = -1; dy <= 1 && px < 0; dy++)
-        for (int dx = -1; dx <= 1 && px < 0; dx++)
-            if ((dx || dy) && world_passable(g, lv, wx + dx, wy + dy) &&
-                !world_creature_at(g, d, wx + dx, wy + dy))
-                px = wx + dx, py = wy + dy;
-    if (px < 0)
-        return -1;
-    level_sleep(g, from);
-    p = reg_get(&g->reg, g->player);
-    p->hp = p->hp_max = 3000;
-    g->items.food = FOOD_MAX; /* the climb out is long */
-    p->depth = (int16_t)d, p->x = (int16_t)px, p->y = (int16_t)py;
-    g->depth = g->max_depth = (int16_t)d;
-    g->level_changes++;
-    world_update_vision(g);
-    return 0;
 }

@@ -1,9 +1,9 @@
 /* event — phases and the participant order of the dispatch chain, and the
  * bridge to scripted (Lua) kind handlers. */
 #include "event.h"
-#include <stdio.h>
 #include "content.h"
 #include "effect.h"
+#include "level.h"
 #include "script.h"
 #include "world.h"
 
@@ -134,6 +134,8 @@ int event_throw(game_t *g, ev_info_t *e)
 {
     if (g->ev_depth >= EV_MAX_DEPTH || e->type == EV_NONE || e->type >= EV_TYPES)
         return EV_ERROR;
+    if (g->watch)
+        g->watch(g->watch_ctx, e);
     uint16_t type = e->type;
     uint8_t phase = e->phase;
     g->ev_depth++;

@@ -56,8 +56,9 @@ typedef enum {
 } damage_type_t;
 
 /* Event flags. EVF_SPELL: a direct spell (bolt, missile), which some
- * creatures shrug off whatever its damage type. */
-enum { EVF_SPELL = 1u << 0 };
+ * creatures shrug off whatever its damage type; EVF_BREATH: a breath.
+ * Either lets the victim's Ref save halve an element's damage (combat.c). */
+enum { EVF_SPELL = 1u << 0, EVF_BREATH = 1u << 1 };
 
 typedef struct {
     uint16_t type; /* ev_type_t */
@@ -72,6 +73,11 @@ typedef struct {
 
 /* self: the participant whose handler runs (HANDLE_NONE for the map). */
 typedef int (*ev_handler_t)(game_t *g, ev_info_t *e, handle_t self);
+
+/* A watcher of events for tests and tools (the arena counts attacks):
+ * called once for every event thrown, before its phases. Lent through
+ * game_t.watch, never saved; the rules never read it. */
+typedef void (*ev_watch_t)(void *ctx, const ev_info_t *e);
 
 int event_throw(game_t *g, ev_info_t *e);
 const char *event_name(uint16_t type);

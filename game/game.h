@@ -25,8 +25,11 @@ content_t *content_load(const char *dir, char *err, size_t errlen);
 void content_free(content_t *c);
 const char *content_version(const content_t *c); /* stable id of this content */
 
+/* Fixed when the game is made and kept with it (a replay makes the game
+ * with the same options). Zero is every default. */
 typedef struct {
-    char name[32]; /* the player's name (from the account) */
+    char name[32];     /* the player's name (from the account) */
+    bool gold_by_hand; /* false (the default): walking onto gold picks it up */
 } game_options_t;
 
 typedef enum { GAME_RUNNING = 0, GAME_DEAD, GAME_WON, GAME_QUIT } game_state_t;
@@ -43,6 +46,11 @@ typedef struct {
     int64_t score;
     char cause[128]; /* "killed by a kobold on level 3", "quit", "escaped with the Heartstone" */
     uint32_t level_changes; /* bumps on every level change: a cue to snapshot */
+    /* The last key asked the host to save the game and return to its menu
+     * (the game's S): a request, not state. It changed nothing in the game,
+     * is never saved nor hashed, and the next game_input clears it; a
+     * replay of the journal ignores it. */
+    bool leave;
 } game_status_t;
 
 typedef struct {
@@ -86,8 +94,10 @@ uint64_t game_hash(const game_t *g); /* 64-bit hash over the whole state */
 uint64_t game_seed(const game_t *g);
 
 /* Snapshot: versioned, checksummed, compressed blob of the whole state.
- * The version goes up whenever the saved state's layout changes. */
-#define GAME_SNAPSHOT_VERSION 4
+ * The version goes up whenever the saved state's layout changes; a blob
+ * of another version is refused (game_load says which), and the host
+ * rebuilds that game from its seed and journal instead. */
+#define GAME_SNAPSHOT_VERSION 5
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
 /* NULL and a message in err for a truncated, corrupt, wrong-version or
  * wrong-content blob; never crashes. */

@@ -201,7 +201,7 @@ static void noun_phrase(const gram_noun_t *n, op_t op, char *buf, size_t cap)
                (op == OP_NOUN && !(n->flags & GRAM_INDEFINITE))) {
         snprintf(buf, cap, "the %s", name);
     } else {
-        snprintf(buf, cap, "%s %s", gram_article(name), name);
+        snprintf(buf, cap, "%s %s", (n->flags & GRAM_MASS) ? "some" : gram_article(name), name);
     }
 }
 

@@ -27,7 +27,8 @@
  * prints the count and the plural ("6 loaves of bread"); the plural is
  * the noun's own (irregulars come from content) or the regular English one
  * made from the name (the head word before " of " is the one pluralised).
- * "a"/"an" follow the sound of the next word (an orc, a unicorn, an hour).
+ * "a"/"an" follow the sound of the next word (an orc, a unicorn, an hour);
+ * a mass noun takes "some" instead ("some leather armour").
  * A noun tag right after <his:X> or <poss:X> (only spaces between) drops
  * its article: "<his:Victim> <obj>" gives "her loaf of bread".
  *
@@ -46,11 +47,12 @@
 typedef enum { GRAM_IT = 0, GRAM_HE, GRAM_SHE, GRAM_THEY } gram_gender_t;
 
 enum {
-    GRAM_PERCEIVED = 1u << 0, /* the player can see/sense it */
-    GRAM_PLAYER = 1u << 1,    /* the player: "you" */
-    GRAM_PROPER = 1u << 2,    /* a proper name: no article ("Brandobis") */
-    GRAM_UNIQUE = 1u << 3,    /* one of a kind: always "the" ("the Heartstone") */
-    GRAM_INDEFINITE = 1u << 4 /* <Role> prints "a kobold" instead of "the kobold" */
+    GRAM_PERCEIVED = 1u << 0,  /* the player can see/sense it */
+    GRAM_PLAYER = 1u << 1,     /* the player: "you" */
+    GRAM_PROPER = 1u << 2,     /* a proper name: no article ("Brandobis") */
+    GRAM_UNIQUE = 1u << 3,     /* one of a kind: always "the" ("the Heartstone") */
+    GRAM_INDEFINITE = 1u << 4, /* <Role> prints "a kobold" instead of "the kobold" */
+    GRAM_MASS = 1u << 5        /* a mass noun: "some leather armour" where others take "a" */
 };
 
 typedef struct {

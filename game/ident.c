@@ -1,9 +1,9 @@
 /* ident — flavours dealt from the seed, and what the player knows. */
 #include "ident.h"
 #include <stdio.h>
-#include <string.h>
 #include "grammar.h"
 #include "item.h"
+#include "msg.h"
 #include "world.h"
 
 static const char *const POTION_LOOKS[] = {
@@ -143,8 +143,8 @@ void ident_seen_use(game_t *g, handle_t user, uint16_t kind)
     ident_learn(g, kind);
     const char *now = g->c->items[kind].name;
     if (user == g->player)
-        world_msg(g, "That was %s %s: %s %s.", gram_article(was), was, gram_article(now), now);
+        msg_add(g, "That was %s %s: %s %s.", gram_article(was), was, gram_article(now), now);
     else
-        world_msg(g, "You recognise %s %s: it is %s %s.", gram_article(was), was, gram_article(now),
-                  now);
+        msg_add(g, "You recognise %s %s: it is %s %s.", gram_article(was), was, gram_article(now),
+                now);
 }

@@ -4,7 +4,9 @@
 #include <string.h>
 #include "grammar.h"
 #include "ident.h"
+#include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "status.h"
 #include "world.h"
 
@@ -339,6 +341,8 @@ static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, si
     gram_noun_t noun = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED};
     if (k->flags & IKF_UNIQUE)
         noun.flags |= GRAM_UNIQUE;
+    if (k->flags & IKF_MASS)
+        noun.flags |= GRAM_MASS;
     gram_arg_t a = {"obj", noun};
     int len = gram_format(out, n, "<a:obj>", &a, 1);
     if (len < 0)
@@ -375,7 +379,7 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
         gram_noun_t cn = {ck ? ck->name : "thing", NULL, 1, ck ? ck->gender : GRAM_IT, 0};
         if (actor == g->player)
             cn.flags |= GRAM_PLAYER;
-        const level_t *lv = world_level(g);
+        const level_t *lv = level_current(g);
         if (a && lv && a->depth == g->depth && level_visible(lv, a->x, a->y))
             cn.flags |= GRAM_PERCEIVED;
         args[n++] = (gram_arg_t){"actor", cn};
@@ -388,11 +392,13 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
         gram_noun_t on = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED | GRAM_INDEFINITE};
         if (k && (k->flags & IKF_UNIQUE))
             on.flags = GRAM_PERCEIVED | GRAM_UNIQUE;
+        if (k && (k->flags & IKF_MASS))
+            on.flags |= GRAM_MASS;
         args[n++] = (gram_arg_t){"obj", on};
     }
     char text[MSG_LEN];
     if (gram_format(text, sizeof text, tmpl, args, n) > 0)
-        world_msg(g, "%s", text);
+        msg_add(g, "%s", text);
 }
 
 /* ---- where items are --------------------------------------------------------------- */
@@ -445,6 +451,59 @@ int item_carried_weight(const game_t *g, handle_t holder)
         w += item_kind(g, o)->weight * o->magnitude;
     }
     return w;
+}
+
+/* The items on a cell, top first, at most max (how many there are). */
+static int floor_items(const game_t *g, int depth, int x, int y, handle_t *out, int max)
+{
+    int n = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_ITEM || o->target || o->depth != depth || o->x != x || o->y != y)
+            continue;
+        if (n < max) { /* newest on top: shift the others down */
+            for (int i = n; i > 0; i--)
+                out[i] = out[i - 1];
+            out[0] = h;
+        }
+        n++;
+    }
+    return n;
+}
+
+int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t n)
+{
+    handle_t top[ITEM_LIST_MAX + 1];
+    int count = floor_items(g, depth, x, y, top, ITEM_LIST_MAX + 1);
+    size_t len = 0;
+    out[0] = 0;
+    if (count > ITEM_LIST_MAX) {
+        snprintf(out, n, "%d things", count);
+        return count;
+    }
+    for (int i = 0; i < count && len < n; i++) {
+        char d[96];
+        item_describe(g, top[i], d, sizeof d);
+        const char *sep = i == 0 ? "" : i == count - 1 ? " and " : ", ";
+        len += (size_t)snprintf(out + len, n - len, "%s%s", sep, d);
+    }
+    return count;
+}
+
+void item_arrive(game_t *g)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p)
+        return;
+    int depth = p->depth, x = p->x, y = p->y;
+    handle_t here[ITEM_LIST_MAX + 1];
+    int n = floor_items(g, depth, x, y, here, ITEM_LIST_MAX + 1);
+    for (int i = 0; i < n && i <= ITEM_LIST_MAX && !g->gold_by_hand; i++)
+        if (item_kind(g, reg_get(&g->reg, here[i]))->cls == IC_GOLD)
+            item_pick_up(g, g->player, here[i]); /* deletes only that one */
+    char what[MSG_LEN];
+    if (item_floor_list(g, depth, x, y, what, sizeof what) > 0)
+        msg_add(g, "You see here %s.", what);
 }
 
 /* ---- moving items ------------------------------------------------------------------ */
@@ -505,7 +564,7 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
     handle_t in = item_give(g, it, who, 0);
     if (!in) {
         if (who == g->player)
-            world_msg(g, "Your pack is full.");
+            msg_add(g, "Your pack is full.");
         return -1;
     }
     if (who != g->player) {
@@ -514,7 +573,7 @@ int item_pick_up(game_t *g, handle_t who, handle_t it)
     }
     char d[96];
     item_describe(g, in, d, sizeof d);
-    world_msg(g, "%c - %s.", 'a' + item_get(g, in)->a[0], d);
+    msg_add(g, "%c - %s.", 'a' + item_get(g, in)->a[0], d);
     return 0;
 }
 
@@ -574,7 +633,7 @@ int item_equip(game_t *g, handle_t who, handle_t it)
         return -1;
     }
     if (o->flags & IF_EQUIPPED) {
-        world_msg(g, "You are already using that.");
+        msg_add(g, "You are already using that.");
         return -1;
     }
     handle_t old = worn_in(g, who, k->slot, k->slot == SLOT_RING ? 1 : 0);
@@ -587,8 +646,6 @@ int item_equip(game_t *g, handle_t who, handle_t it)
             return -1;
     }
     o->flags |= IF_EQUIPPED;
-    obj_t *c = reg_get(&g->reg, who);
-    c->speed = (int16_t)(c->speed + k->speed);
     if (k->speed && who == g->player)
         ident_seen_use(g, who, o->kind);
     item_say(g,
@@ -598,7 +655,7 @@ int item_equip(game_t *g, handle_t who, handle_t it)
     if (o->flags & IF_CURSED) {
         o->flags |= IF_CURSE_SEEN;
         if (who == g->player)
-            world_msg(g, "It feels deathly cold: it is cursed!");
+            msg_add(g, "It feels deathly cold: it is cursed!");
     }
     return 0;
 }
@@ -614,8 +671,6 @@ int item_unequip(game_t *g, handle_t who, handle_t it)
         return -1;
     }
     o->flags &= (uint8_t)~IF_EQUIPPED;
-    obj_t *c = reg_get(&g->reg, who);
-    c->speed = (int16_t)(c->speed - item_kind(g, o)->speed);
     item_say(g, "<Actor> take<s:Actor> off <obj>.", who, it);
     /* back into a stack it matches, if any */
     o->target = HANDLE_NONE;

@@ -22,7 +22,7 @@
 #include "obj.h"
 #include "ser.h"
 
-/* Item flags (obj_t.flags; bits 0-1 are creature bits). IF_KNOWN: the
+/* Item flags (obj_t.flags; bits 0-1 and 6-7 are creature bits). IF_KNOWN: the
  * enchantment and charges are known; IF_CURSE_SEEN: the curse is known. */
 enum { IF_EQUIPPED = 1 << 2, IF_CURSED = 1 << 3, IF_KNOWN = 1 << 4, IF_CURSE_SEEN = 1 << 5 };
 
@@ -97,6 +97,15 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it);
 int item_inventory(const game_t *g, handle_t holder, handle_t out[INV_SLOTS]);
 handle_t item_by_letter(const game_t *g, handle_t holder, int letter);
 handle_t item_floor_at(const game_t *g, int depth, int x, int y); /* the top one */
+/* What lies on a cell, top first, as a phrase into out: "a dagger",
+ * "a dagger and 12 gold pieces", "some leather armour, a dagger and an
+ * apple", past ITEM_LIST_MAX "7 things". Returns how many lie there. */
+#define ITEM_LIST_MAX 4
+int item_floor_list(const game_t *g, int depth, int x, int y, char *out, size_t n);
+/* The player has stepped onto a cell: gold there is picked up unless the
+ * game's option says by hand (game_options_t), and what else lies there
+ * is said ("You see here a long sword."). */
+void item_arrive(game_t *g);
 int item_carried_weight(const game_t *g, handle_t holder);
 
 /* Actions: 0 on success (the message said what happened), -1 refused (the

@@ -95,8 +95,9 @@ enum {
     IKF_CURSED = 1 << 1, /* always made cursed */
     IKF_OBVIOUS =
         1 << 2, /* its effect is plain to see: using it (or watching it used) identifies it */
-    IKF_UNIQUE = 1 << 3,   /* one of a kind ("the Heartstone"); never generated at random */
-    IKF_NOFLAVOUR = 1 << 4 /* a potion/scroll/... known from the start (no random flavour) */
+    IKF_UNIQUE = 1 << 3,    /* one of a kind ("the Heartstone"); never generated at random */
+    IKF_NOFLAVOUR = 1 << 4, /* a potion/scroll/... known from the start (no random flavour) */
+    IKF_MASS = 1 << 5       /* a mass noun: "some leather armour", never "a leather armour" */
 };
 
 #define ITEM_NAME_LEN 32

@@ -1,10 +1,11 @@
 /* itemui — item commands, prompts and screens (see itemui.h). */
 #include "itemui.h"
 #include <stdio.h>
-#include <string.h>
-#include "ident.h"
 #include "item.h"
 #include "itemuse.h"
+#include "level.h"
+#include "msg.h"
+#include "pc.h"
 #include "status.h"
 #include "world.h"
 
@@ -94,7 +95,7 @@ static int pick_up(game_t *g)
     const obj_t *p = reg_get(&g->reg, g->player);
     handle_t it = item_floor_at(g, p->depth, p->x, p->y);
     if (!it) {
-        world_msg(g, "There is nothing here to pick up.");
+        msg_add(g, "There is nothing here to pick up.");
         return 0;
     }
     return item_pick_up(g, g->player, it) == 0 ? SCHED_MOVE : 0;
@@ -110,7 +111,7 @@ static int act(game_t *g, int verb, handle_t it)
     case VERB_REMOVE: return item_unequip(g, g->player, it) == 0 ? SCHED_MOVE : 0;
     case VERB_READ:
         if (status_has(g, g->player, EFK_(BLIND))) {
-            world_msg(g, "You cannot see to read.");
+            msg_add(g, "You cannot see to read.");
             return 0;
         }
         return itemuse_use(g, g->player, it, 0, 0);
@@ -143,7 +144,7 @@ static int on_direction(game_t *g, key_event_t k)
         return itemuse_use(g, g->player, it, DIRKEYS[i].dx, DIRKEYS[i].dy);
     }
     close_ui(g);
-    world_msg(g, "Never mind.");
+    msg_add(g, "Never mind.");
     return 0;
 }
 
@@ -155,7 +156,7 @@ static int on_choose(game_t *g, key_event_t k)
     const obj_t *o = reg_get(&g->reg, it);
     if (!o || verb <= VERB_NONE || verb >= VERB_COUNT || !VERBS[verb].fits(g, o)) {
         close_ui(g);
-        world_msg(g, it ? "You cannot do that with that." : "Never mind.");
+        msg_add(g, it ? "You cannot do that with that." : "Never mind.");
         return 0;
     }
     return act(g, verb, it);
@@ -178,7 +179,7 @@ static int on_identify(game_t *g, key_event_t k)
             it = HANDLE_NONE;
     }
     if (!it) {
-        world_msg(g, "Choose an item you do not know yet (a letter), or Escape for the first.");
+        msg_add(g, "Choose an item you do not know yet (a letter), or Escape for the first.");
         return 0;
     }
     close_ui(g);
@@ -189,7 +190,7 @@ static int on_identify(game_t *g, key_event_t k)
 static int open_verb(game_t *g, int verb)
 {
     if (!count_fitting(g, verb)) {
-        world_msg(g, "%s", VERBS[verb].none);
+        msg_add(g, "%s", VERBS[verb].none);
         return 0;
     }
     g->items.screen = ITEMUI_CHOOSE;
@@ -309,16 +310,16 @@ static void sheet(game_t *g, screen_t *s, int row)
 {
     gear_t k;
     status_stats(g, g->player, true, &k);
-    const obj_t *p = reg_get(&g->reg, g->player);
     const class_kind_t *ck = g->pc.cls < g->c->n_classes ? &g->c->classes[g->pc.cls] : NULL;
     char dmg[32];
     dice_t d = k.armed ? k.dmg : ck ? ck->weapon : (dice_t){1, 4, 0};
     snprintf(dmg, sizeof dmg, "%dd%d%+d", d.n, d.sides,
-             d.bonus + k.damage + chargen_mod(g->pc.ab[AB_STR]));
+             d.bonus + k.damage + pc_mod(g->pc.ab[AB_STR]));
     screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
-    screen_textf(s, 1, row, STYLE_DEFAULT, "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d",
+    screen_textf(s, 1, row, STYLE_DEFAULT,
+                 "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d  Stealth %+d",
                  pc_attack_bonus(g) + k.to_hit, dmg, pc_defence(g) + k.defence,
-                 pc_armour(g) + k.absorb, p->speed);
+                 pc_armour(g) + k.absorb, status_speed(g, g->player), pc_stealth(g));
     abilities(g, s, row + 1);
 }
 
@@ -361,7 +362,7 @@ bool itemui_render(game_t *g, screen_t *s)
 
 void itemui_render_floor(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top, int tw)
 {
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_ITEM || o->target || o->depth != lv->depth || !level_in(lv, o->x, o->y))

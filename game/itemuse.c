@@ -1,13 +1,17 @@
-/* itemuse — the use table: potions, scrolls, wands, food. */
+/* itemuse — the use table: potions, scrolls, wands, food; what monsters
+ * whose mind uses items do with them. */
 #include "itemuse.h"
-#include <stdio.h>
-#include <string.h>
+#include "combat.h"
 #include "content.h"
+#include "creature.h"
 #include "ident.h"
 #include "item.h"
+#include "level.h"
 #include "mapgen.h"
-#include "rules.h"
+#include "msg.h"
+#include "pc.h"
 #include "status.h"
+#include "vision.h"
 #include "world.h"
 
 #define BOLT_RANGE  12
@@ -69,7 +73,7 @@ static bool use_restore(game_t *g, const use_t *u)
 
 static bool use_effect(game_t *g, const use_t *u)
 {
-    handle_t e = status_apply(g, u->who, u->k->effect, turns(g, u->k), u->k->magnitude);
+    handle_t e = status_apply(g, u->who, u->k->effect, turns(g, u->k), u->k->magnitude, 0);
     return e != HANDLE_NONE;
 }
 
@@ -89,7 +93,7 @@ void itemuse_identify(game_t *g, handle_t it)
     o->flags |= IF_KNOWN | IF_CURSE_SEEN;
     char d[96];
     item_describe(g, it, d, sizeof d);
-    world_msg(g, "%c - %s.", 'a' + o->a[0], d);
+    msg_add(g, "%c - %s.", 'a' + o->a[0], d);
 }
 
 /* One unknown item made known: the only one at once; with more, the
@@ -105,7 +109,7 @@ static bool use_identify(game_t *g, const use_t *u)
             first = inv[i];
     }
     if (!unknown)
-        world_msg(g, "You have nothing to identify.");
+        msg_add(g, "You have nothing to identify.");
     else if (unknown > 1 && u->player)
         g->items.screen = ITEMUI_IDENTIFY;
     else
@@ -120,13 +124,13 @@ static bool use_teleport(game_t *g, const use_t *u)
     for (int tries = 0; lv && tries < 1000; tries++) {
         int x = (int)rng_below(&g->play, (uint32_t)lv->w),
             y = (int)rng_below(&g->play, (uint32_t)lv->h);
-        if (level_terrain(lv, x, y) != MAP_FLOOR || world_creature_at(g, o->depth, x, y))
+        if (level_terrain(lv, x, y) != MAP_FLOOR || level_creature_at(g, o->depth, x, y))
             continue;
         o->x = (int16_t)x;
         o->y = (int16_t)y;
         item_say(g, "<Actor> <v:Actor:blinks/blink> away.", u->who, HANDLE_NONE);
         if (u->player)
-            world_update_vision(g);
+            vision_update(g);
         return true;
     }
     return false;
@@ -135,29 +139,29 @@ static bool use_teleport(game_t *g, const use_t *u)
 static bool use_map(game_t *g, const use_t *u)
 {
     (void)u;
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (int y = 0; lv && y < lv->h; y++)
         for (int x = 0; x < lv->w; x++) {
             bool near_open = false;
             for (int dy = -1; dy <= 1; dy++)
                 for (int dx = -1; dx <= 1; dx++)
-                    near_open |= world_passable(g, lv, x + dx, y + dy);
+                    near_open |= level_passable(g, lv, x + dx, y + dy);
             if (near_open)
                 lv->seen[y * lv->w + x] = 1;
         }
-    world_msg(g, "A map of the level forms in your mind.");
+    msg_add(g, "A map of the level forms in your mind.");
     return true;
 }
 
 static bool use_light(game_t *g, const use_t *u)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     const obj_t *o = reg_get(&g->reg, u->who);
     for (int y = o->y - 10; lv && y <= o->y + 10; y++)
         for (int x = o->x - 10; x <= o->x + 10; x++)
             if (level_in(lv, x, y))
                 lv->seen[y * lv->w + x] = 1;
-    world_msg(g, "The area is lit up.");
+    msg_add(g, "The area is lit up.");
     return true;
 }
 
@@ -181,7 +185,7 @@ static bool enchant(game_t *g, const use_t *u, bool weapon)
     handle_t h = worn(g, u->who, weapon);
     obj_t *o = reg_get(&g->reg, h);
     if (!o) {
-        world_msg(g, "Your hands tingle for a moment.");
+        msg_add(g, "Your hands tingle for a moment.");
         return true;
     }
     if (o->hp < ENCHANT_MAX)
@@ -212,8 +216,8 @@ static bool use_remove_curse(game_t *g, const use_t *u)
             freed++;
         }
     }
-    world_msg(g, freed ? "You feel as if someone is watching over you."
-                       : "You feel a moment of calm.");
+    msg_add(g,
+            freed ? "You feel as if someone is watching over you." : "You feel a moment of calm.");
     return freed > 0;
 }
 
@@ -224,7 +228,7 @@ static bool use_curse(game_t *g, const use_t *u)
         h = worn(g, u->who, false);
     obj_t *o = reg_get(&g->reg, h);
     if (!o) {
-        world_msg(g, "You feel a malevolent aura pass you by.");
+        msg_add(g, "You feel a malevolent aura pass you by.");
         return false;
     }
     o->flags |= IF_CURSED | IF_CURSE_SEEN;
@@ -235,45 +239,37 @@ static bool use_curse(game_t *g, const use_t *u)
 
 static bool use_fear(game_t *g, const use_t *u)
 {
-    const level_t *lv = world_level(g);
-    world_msg(g, "You hear maniacal laughter.");
+    const level_t *lv = level_current(g);
+    msg_add(g, "You hear maniacal laughter.");
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || h == u->who || o->depth != g->depth ||
             !level_visible(lv, o->x, o->y))
             continue;
-        status_apply(g, h, u->k->effect, turns(g, u->k), 1);
+        status_apply(g, h, u->k->effect, turns(g, u->k), 1, combat_dc(g, u->who));
     }
     return true;
 }
 
+/* Monsters of this depth around the reader, by the level's own tables
+ * (creature_pick_kind: a unique once a game, within its depths). */
 static bool use_summon(game_t *g, const use_t *u)
 {
-    const obj_t *o = reg_get(&g->reg, u->who);
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     int made = 0, want = 2 + (int)rng_below(&g->play, 2);
     for (int i = 0; i < 8 && made < want; i++) {
         static const int8_t D[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                        {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
+        const obj_t *o = reg_get(&g->reg, u->who);
         int x = o->x + D[i][0], y = o->y + D[i][1];
-        if (!world_passable(g, lv, x, y) || world_creature_at(g, g->depth, x, y))
+        if (!level_passable(g, lv, x, y) || level_creature_at(g, g->depth, x, y))
             continue;
-        uint16_t kind =
-            (uint16_t)(1 +
-                       rng_below(&g->play, g->c->n_creatures > 1 ? g->c->n_creatures - 1u : 1u));
-        if (kind == g->c->player_kind || g->c->creatures[kind].min_depth > g->depth + 2)
-            continue;
-        handle_t h = rules_spawn(g, kind, g->depth, x, y);
-        obj_t *m = reg_get(&g->reg, h);
-        if (!m)
+        int kind = creature_pick_kind(g, &g->play, g->depth);
+        if (kind < 0 || !creature_make(g, (uint16_t)kind, g->depth, x, y, &g->play, MAKE_AWARE))
             break;
-        m->flags |= OF_AWAKE;
-        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, m->speed), FN_MONSTER_TURN, h,
-                   0, 0);
         made++;
-        o = reg_get(&g->reg, u->who);
     }
-    world_msg(g, made ? "Monsters appear out of thin air!" : "You hear a distant howl.");
+    msg_add(g, made ? "Monsters appear out of thin air!" : "You hear a distant howl.");
     return made > 0;
 }
 
@@ -284,7 +280,7 @@ static bool use_eat(game_t *g, const use_t *u)
     g->items.food += u->k->nutrition;
     if (g->items.food > FOOD_MAX)
         g->items.food = FOOD_MAX;
-    world_msg(g, g->items.food > FOOD_MAX - 2000 ? "You are full." : "That tastes good.");
+    msg_add(g, g->items.food > FOOD_MAX - 2000 ? "You are full." : "That tastes good.");
     return true;
 }
 
@@ -296,9 +292,9 @@ static handle_t bolt_target(game_t *g, handle_t who, int dx, int dy)
     int x = o->x, y = o->y;
     for (int i = 0; i < BOLT_RANGE; i++) {
         x += dx, y += dy;
-        if (!world_passable(g, lv, x, y))
+        if (!level_passable(g, lv, x, y))
             return HANDLE_NONE;
-        handle_t h = world_creature_at(g, o->depth, x, y);
+        handle_t h = level_creature_at(g, o->depth, x, y);
         if (h)
             return h;
     }
@@ -329,7 +325,7 @@ static bool use_bolt(game_t *g, const use_t *u)
 {
     handle_t t = bolt_target(g, u->who, u->dx, u->dy);
     if (!t) {
-        world_msg(g, "The bolt flies off into the distance.");
+        msg_add(g, "The bolt flies off into the distance.");
         return true;
     }
     item_say(g, "The bolt strikes <actor>.", t, HANDLE_NONE);
@@ -348,11 +344,12 @@ static bool use_bolt_effect(game_t *g, const use_t *u)
 {
     handle_t t = bolt_target(g, u->who, u->dx, u->dy);
     if (!t) {
-        world_msg(g, "Nothing happens.");
+        msg_add(g, "Nothing happens.");
         return false;
     }
-    return status_apply(g, t, u->k->effect, turns(g, u->k),
-                        u->k->magnitude ? u->k->magnitude : 1) != HANDLE_NONE;
+    creature_disturb(g, t);
+    return status_apply(g, t, u->k->effect, turns(g, u->k), u->k->magnitude ? u->k->magnitude : 1,
+                        combat_dc(g, u->who)) != HANDLE_NONE;
 }
 
 static const use_fn_t USES[USE_COUNT] = {
@@ -390,7 +387,7 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
         return 0;
     if (u.k->cls == IC_WAND && o->remaining <= 0) {
         if (u.player)
-            world_msg(g, "Nothing happens: the wand is empty.");
+            msg_add(g, "Nothing happens: the wand is empty.");
         o->flags |= IF_KNOWN;
         return SCHED_MOVE;
     }
@@ -405,7 +402,7 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
     else
         item_use_up(g, it);
     bool seen = USES[u.k->use](g, &u);
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     const obj_t *w = reg_get(&g->reg, who);
     bool visible = u.player || (w && lv && w->depth == g->depth && level_visible(lv, w->x, w->y));
     if (seen && visible)
@@ -422,9 +419,11 @@ static bool monster_wants(const item_kind_t *k)
     return k->cls == IC_WAND && (k->use == USE_BOLT || k->use == USE_BOLT_EFFECT);
 }
 
-static bool thinks(const game_t *g, const obj_t *m)
+/* Only a mind that uses items reads, quaffs, zaps or picks up (no beast,
+ * no mindless thing). */
+static bool uses_items(const game_t *g, const obj_t *m)
 {
-    return m->type == OBJ_CREATURE && !(world_ckind(g, m)->flags & CF_MINDLESS);
+    return m->type == OBJ_CREATURE && creature_mind(g, m)->uses_items;
 }
 
 /* A charged wand aimed at the player: only along one of the eight lines,
@@ -451,7 +450,7 @@ static int zap_at_player(game_t *g, handle_t m, const obj_t *o, const handle_t *
 int itemuse_monster(game_t *g, handle_t m, bool sees)
 {
     obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o))
+    if (!o || !uses_items(g, o))
         return 0;
     handle_t inv[INV_SLOTS];
     int n = item_inventory(g, m, inv);
@@ -467,7 +466,7 @@ int itemuse_monster(game_t *g, handle_t m, bool sees)
 int itemuse_monster_pick_up(game_t *g, handle_t m)
 {
     const obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o))
+    if (!o || !uses_items(g, o))
         return 0;
     handle_t it = itemuse_wanted_near(g, m, 0, NULL, NULL);
     if (!it || item_pick_up(g, m, it) < 0)
@@ -478,7 +477,7 @@ int itemuse_monster_pick_up(game_t *g, handle_t m)
 handle_t itemuse_wanted_near(const game_t *g, handle_t m, int radius, int *x, int *y)
 {
     const obj_t *o = reg_get(&g->reg, m);
-    if (!o || !thinks(g, o))
+    if (!o || !uses_items(g, o))
         return HANDLE_NONE;
     handle_t best = HANDLE_NONE;
     int bd = radius + 1;

@@ -11,7 +11,8 @@
 /* who uses it (aimed at dx, dy for wands). Consumes it (potions, scrolls,
  * food) or a charge. Returns the ticks spent, 0 when nothing happened. */
 int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy);
-/* A monster's turn with items (mindless ones use none): quaffs healing or
+/* A monster's turn with items (only a mind that uses items: no beast, no
+ * mindless thing; creature.h's mind table): quaffs healing or
  * curing when badly hurt, else, when it sees the player, may zap a charged
  * wand at the player if the player is the first creature along one of the
  * eight lines. Returns

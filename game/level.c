@@ -1,9 +1,12 @@
-/* level — one level's arrays, its regions, and its generation from the
- * level's own seed. */
+/* level — one level's arrays, regions and generation, what stands on a
+ * cell, and the stairs (see level.h). */
+#include "level.h"
 #include <string.h>
+#include "creature.h"
+#include "end.h"
 #include "item.h"
-#include "mapgen.h"
-#include "world.h"
+#include "msg.h"
+#include "status.h"
 
 level_t *level_new(game_t *g, int w, int h, int depth)
 {
@@ -87,6 +90,32 @@ uint8_t level_terrain(const level_t *lv, int x, int y)
     return level_in(lv, x, y) ? lv->terrain[y * lv->w + x] : MAP_ROCK;
 }
 
+level_t *level_current(game_t *g)
+{
+    return g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
+}
+
+bool level_passable(game_t *g, const level_t *lv, int x, int y)
+{
+    uint8_t t = level_terrain(lv, x, y);
+    return t < g->c->n_terrain && (g->c->terrain[t].flags & TF_PASSABLE);
+}
+
+bool level_walkable(game_t *g, const level_t *lv, int x, int y)
+{
+    return level_passable(g, lv, x, y) || level_terrain(lv, x, y) == MAP_DOOR_CLOSED;
+}
+
+handle_t level_creature_at(game_t *g, int depth, int x, int y)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && o->depth == depth && o->x == x && o->y == y)
+            return h;
+    }
+    return HANDLE_NONE;
+}
+
 const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x, int y)
 {
     if (!lv || !level_in(lv, x, y))
@@ -147,4 +176,67 @@ int level_generate(game_t *g, level_t *lv)
     rng_t items;
     rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);
     return g->levels[lv->depth] == lv ? item_populate(g, lv->depth, &items) : 0;
+}
+
+/* ---- stairs ----------------------------------------------------------------- */
+
+/* Creatures of the arrival level get turns again (they froze when we left). */
+static void wake_level(game_t *g, int depth)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || o->depth != depth || h == g->player)
+            continue;
+        bool pending = false;
+        for (uint32_t i = 0; i < g->sched.n && !pending; i++)
+            pending = g->sched.heap[i].target == h;
+        if (!pending)
+            sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, status_speed(g, h)),
+                       FN_MONSTER_TURN, h, 0, 0);
+    }
+}
+
+int level_stairs(game_t *g, int dir)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    uint8_t t = level_terrain(lv, p->x, p->y);
+    if (t != (dir > 0 ? MAP_STAIRS_DOWN : MAP_STAIRS_UP)) {
+        msg_add(g, "There is no staircase %s here.", dir > 0 ? "down" : "up");
+        return 0;
+    }
+    int nd = g->depth + dir;
+    if (nd < 1 && g->pc.heartstone) {
+        end_win(g);
+        return SCHED_MOVE;
+    }
+    if (nd < 1 || nd > WORLD_MAX_DEPTH) {
+        msg_add(g, nd < 1 ? "You will not leave the Warren without the Heartstone."
+                          : "The stairs end here.");
+        return 0;
+    }
+    if (!g->levels[nd]) {
+        level_t *n = level_new(g, lv->w, lv->h, nd);
+        if (!n)
+            return 0;
+        g->levels[nd] = n;
+        if (level_generate(g, n) < 0 || creature_populate(g, n) < 0)
+            return 0;
+    }
+    level_t *to = g->levels[nd];
+    level_sleep(g, lv);              /* only the current level stays live */
+    p = reg_get(&g->reg, g->player); /* populating may have moved the registry */
+    g->depth = (int16_t)nd;
+    p->depth = (int16_t)nd;
+    p->x = dir > 0 ? to->up_x : to->down_x;
+    p->y = dir > 0 ? to->up_y : to->down_y;
+    g->level_changes++;
+    if (nd > g->max_depth) {
+        g->max_depth = (int16_t)nd;
+        g->score += 50;
+        msg_milestone(g, "depth", "reached level %d", nd);
+    }
+    wake_level(g, nd);
+    msg_add(g, "You %s the stairs.", dir > 0 ? "descend" : "climb");
+    return SCHED_MOVE;
 }

@@ -1,32 +1,82 @@
-/* msg — the message log: repeats fold into "(x2)", a key dismisses what
- * was shown, messages that overflow the line wait behind --More--, and
- * Ctrl-P opens the history screen (rules.c's command). */
+/* msg — the message log, --More--, the history screen and milestones
+ * (see msg.h). */
+#include "msg.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "world.h"
+#include "prompt.h"
 
-void world_msg(game_t *g, const char *fmt, ...)
+int msg_reserve(game_t *g, uint32_t n)
+{
+    if (n > MSG_LOG)
+        n = MSG_LOG;
+    if (n <= g->log_cap)
+        return 0;
+    uint32_t cap = g->log_cap ? g->log_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    msg_t *log = grealloc(&g->al, g->log, cap * sizeof *log);
+    if (!log)
+        return -1;
+    g->log = log;
+    g->log_cap = cap;
+    return 0;
+}
+
+const msg_t *msg_at(const game_t *g, uint32_t i)
+{
+    return &g->log[i % MSG_LOG]; /* below MSG_LOG messages the ring is still a plain array */
+}
+
+void msg_add(game_t *g, const char *fmt, ...)
 {
     char text[MSG_LEN];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    uint64_t turn = g->sched.now / SCHED_MOVE;
+    g->said++;
     msg_t *last = g->nmsg ? &g->log[(g->nmsg - 1) % MSG_LOG] : NULL;
-    /* the same words again before a key fold into "(x2)" */
-    if (last && g->nmsg > g->msg_seen && !strcmp(last->text, text) && last->repeat < 999) {
+    /* the same words again fold into "(x2)"; a folded message already
+     * read shows again */
+    if (last && !strcmp(last->text, text) && last->repeat < 9999) {
         last->repeat++;
+        if (g->msg_seen == g->nmsg)
+            g->msg_seen--;
         return;
     }
+    if (msg_reserve(g, g->nmsg + 1) < 0)
+        return;
     msg_t *m = &g->log[g->nmsg % MSG_LOG];
     memcpy(m->text, text, sizeof text);
-    m->turn = turn;
+    m->turn = g->sched.now / SCHED_MOVE;
     m->repeat = 1;
     g->nmsg++;
     if (g->nmsg - g->msg_seen > MSG_LOG)
         g->msg_seen = g->nmsg - MSG_LOG; /* older ones are gone */
+}
+
+void msg_milestone(game_t *g, const char *kind, const char *fmt, ...)
+{
+    if (g->nms >= MILESTONES_MAX)
+        return;
+    if (g->nms == g->ms_cap) {
+        uint32_t cap = g->ms_cap ? g->ms_cap * 2 : 4;
+        game_milestone_t *ms = grealloc(&g->al, g->ms, cap * sizeof *ms);
+        if (!ms)
+            return;
+        g->ms = ms;
+        g->ms_cap = cap;
+    }
+    game_milestone_t *m = &g->ms[g->nms++];
+    memset(m, 0, sizeof *m);
+    m->turn = g->sched.now / SCHED_MOVE;
+    m->depth = g->depth;
+    snprintf(m->kind, sizeof m->kind, "%s", kind);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->text, sizeof m->text, fmt, ap);
+    va_end(ap);
 }
 
 int msg_format(const msg_t *m, char *out, size_t n)
@@ -42,7 +92,7 @@ uint32_t msg_fit(const game_t *g, uint32_t from, bool *all)
     *all = true;
     for (; i < g->nmsg; i++) {
         char one[MSG_LEN + 16];
-        int n = msg_format(&g->log[i % MSG_LOG], one, sizeof one) + (len ? 1 : 0);
+        int n = msg_format(msg_at(g, i), one, sizeof one) + (len ? 1 : 0);
         if (len + n + more <= MSG_WIDTH)
             fit++;
         len += n;
@@ -52,22 +102,9 @@ uint32_t msg_fit(const game_t *g, uint32_t from, bool *all)
     return fit ? fit : (i > from ? 1 : 0);
 }
 
-bool msg_key(game_t *g)
+void msg_dismiss(game_t *g)
 {
-    if (g->prompt == PROMPT_HISTORY) {
-        g->prompt = PROMPT_NONE;
-        return true;
-    }
-    if (g->prompt != PROMPT_MORE) {
-        g->msg_seen = g->nmsg; /* a key dismisses what was shown */
-        return false;
-    }
-    bool all;
-    g->msg_seen += msg_fit(g, g->msg_seen, &all);
-    msg_fit(g, g->msg_seen, &all);
-    if (all)
-        g->prompt = PROMPT_NONE;
-    return true;
+    g->msg_seen = g->nmsg;
 }
 
 void msg_after_input(game_t *g)
@@ -78,4 +115,55 @@ void msg_after_input(game_t *g)
     msg_fit(g, g->msg_seen, &all);
     if (!all)
         g->prompt = PROMPT_MORE;
+}
+
+int msg_history(game_t *g)
+{
+    g->prompt = PROMPT_HISTORY;
+    g->page = 0;
+    return 0;
+}
+
+static int history_pages(const game_t *g)
+{
+    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
+    return kept ? (int)((kept + PAGE_ROWS - 1) / PAGE_ROWS) : 1;
+}
+
+/* Pages go back in time: the newest first. */
+int msg_history_key(game_t *g, key_event_t k)
+{
+    prompt_page_key(g, k, history_pages(g));
+    return 0;
+}
+
+/* Any key shows the next line's worth; the prompt closes on the last. */
+int msg_more_key(game_t *g, key_event_t k)
+{
+    (void)k;
+    bool all;
+    g->msg_seen += msg_fit(g, g->msg_seen, &all);
+    msg_fit(g, g->msg_seen, &all);
+    if (all)
+        g->prompt = PROMPT_NONE;
+    return 0;
+}
+
+/* A page of PAGE_ROWS messages, oldest at the top; page 0 the newest. */
+void msg_history_draw(game_t *g, screen_t *s)
+{
+    int pages = history_pages(g);
+    screen_textf(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
+                 "Message history, page %d of %d (space: older, <: newer, other keys return)",
+                 g->page + 1, pages);
+    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG, back = (uint32_t)g->page * PAGE_ROWS;
+    uint32_t end = g->nmsg - (back < kept ? back : kept), first = g->nmsg - kept;
+    uint32_t start = end - first > PAGE_ROWS ? end - PAGE_ROWS : first;
+    for (uint32_t i = start; i < end; i++) {
+        const msg_t *m = msg_at(g, i);
+        char one[MSG_LEN + 16];
+        msg_format(m, one, sizeof one);
+        screen_textf(s, 0, 2 + (int)(i - start), STYLE_DEFAULT, "%5llu  %s",
+                     (unsigned long long)m->turn, one);
+    }
 }

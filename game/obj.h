@@ -26,12 +26,18 @@ typedef uint32_t handle_t;
 
 typedef enum { OBJ_FREE = 0, OBJ_CREATURE, OBJ_ITEM, OBJ_EFFECT, OBJ_TYPES } obj_type_t;
 
-enum { OF_PLAYER = 1 << 0, OF_AWAKE = 1 << 1 };
+/* Creature flags (bits 0-1 and 6-7; items use bits 2-5, item.h).
+ * OF_AWARE: it has noticed its foe and hunts it; OF_ASLEEP: it sleeps
+ * (its turns pass until it wakes); OF_REGEN: its regeneration is
+ * scheduled (creature.c). */
+enum { OF_PLAYER = 1 << 0, OF_AWARE = 1 << 1, OF_ASLEEP = 1 << 6, OF_REGEN = 1 << 7 };
 
 /* One object. Fields are plain integers so saving is field by field.
- * Creatures: kind indexes content creatures; pos, hp, speed (percent);
- * a[0..1], remaining and magnitude are AI memory (ai.c), t the tick before
- * which it casts no spell.
+ * Creatures: kind indexes content creatures; pos, hp, speed (its base
+ * speed in percent: what it moves at is derived, status.h); target is the
+ * creature it hunts (HANDLE_NONE: the player); a[0..1], remaining and
+ * magnitude are AI memory (ai.c), t the tick before which it casts no
+ * spell.
  * Effects: kind indexes content effects; target is the affected object,
  * magnitude and remaining (ticks) its strength and time left, t the tick of
  * its last accounting. */

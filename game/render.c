@@ -1,9 +1,15 @@
-/* render — the view: message line, map (centred or scrolled to the player),
- * status line and help line, at any grid size. Reads state, never changes it. */
+/* render — the view (see render.h). */
+#include "render.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "glyph.h"
+#include "help.h"
 #include "itemui.h"
+#include "level.h"
+#include "msg.h"
+#include "pc.h"
+#include "prompt.h"
 #include "world.h"
 
 static style_t fg_style(uint16_t fg, uint8_t attr)
@@ -23,7 +29,7 @@ static void render_msgs(game_t *g, screen_t *s)
         n = msg_fit(g, g->msg_seen, &all);
     for (uint32_t i = g->msg_seen; i < g->msg_seen + n; i++) {
         char one[MSG_LEN + 16];
-        msg_format(&g->log[i % MSG_LOG], one, sizeof one);
+        msg_format(msg_at(g, i), one, sizeof one);
         len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? " " : "", one);
         if (len >= sizeof line)
             break;
@@ -31,24 +37,6 @@ static void render_msgs(game_t *g, screen_t *s)
     int x = screen_text(s, 0, 0, STYLE_DEFAULT, line);
     if (g->prompt == PROMPT_MORE)
         screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
-}
-
-/* Ctrl-P: the newest messages that fit, oldest at the top. */
-static void render_history(game_t *g, screen_t *s)
-{
-    screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
-                "Message history (any key returns)");
-    int rows = s->h - 2;
-    uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG;
-    uint32_t shown =
-        kept < (uint32_t)(rows > 0 ? rows : 0) ? kept : (uint32_t)(rows > 0 ? rows : 0);
-    for (uint32_t i = 0; i < shown; i++) {
-        const msg_t *m = &g->log[(g->nmsg - shown + i) % MSG_LOG];
-        char one[MSG_LEN + 16];
-        msg_format(m, one, sizeof one);
-        screen_textf(s, 0, 2 + (int)i, STYLE_DEFAULT, "%5llu  %s", (unsigned long long)m->turn,
-                     one);
-    }
 }
 
 /* GLYPH_* bits of the seen neighbours of (x, y) that a wall line joins:
@@ -83,7 +71,8 @@ static int view_origin(int map, int view, int p)
     return o;
 }
 
-static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p, int tw)
+static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p, int tw,
+                       bool cursor)
 {
     int top = 1, vh = s->h - 3, vw = s->w / tw;
     if (vh < 1)
@@ -121,92 +110,105 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
             screen_put(s, sx * tw, top + sy, k->glyph,
                        fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
     }
-    bool cursor = g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK;
     int px = (cursor ? g->cur_x : p->x) - ox, py = (cursor ? g->cur_y : p->y) - oy;
     screen_cursor(s, px * tw, top + py, px >= 0 && px < vw && py >= 0 && py < vh);
 }
 
-/* The bottom line cycles through the command table (Neohack): each key
- * starts it one command further, and it shows as many as fit. */
-static void render_help_line(game_t *g, screen_t *s)
+/* One piece of the status line; the line drops the pieces of lowest keep
+ * first until it fits its width (the watcher count, when shown, keeps its
+ * own cell at the right end). */
+typedef struct {
+    char text[64];
+    style_t st;
+    int keep; /* 0 dropped first */
+} status_part_t;
+
+enum { STATUS_PARTS = 11 };
+
+static int status_add(status_part_t *pt, int n, style_t st, int keep, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int status_add(status_part_t *pt, int n, style_t st, int keep, const char *fmt, ...)
 {
-    if (g->state != GAME_RUNNING) {
-        screen_text(s, 0, s->h - 1, fg_style(8, 0),
-                    g->state == GAME_DEAD  ? "You are dead."
-                    : g->state == GAME_WON ? "You won!"
-                                           : "You quit.");
-        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pt[n].text, sizeof pt[n].text, fmt, ap);
+    va_end(ap);
+    pt[n].st = st;
+    pt[n].keep = keep;
+    return n + 1;
+}
+
+static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
+{
+    int n = status_add(pt, 0, STYLE_DEFAULT, 9, "%s", g->name);
+    n = status_add(pt, n, STYLE_DEFAULT, 1, " the %s %s", pc_race_name(g), pc_class_name(g));
+    n = status_add(pt, n, STYLE_DEFAULT, 3, "  XL %d", g->pc.xl);
+    style_t hp = p->hp * 3 <= p->hp_max ? fg_style(9, ATTR_BOLD) : STYLE_DEFAULT;
+    n = status_add(pt, n, hp, 9, "  HP %d/%d", p->hp, p->hp_max);
+    if (g->pc.mana_max)
+        n = status_add(pt, n, fg_style(12, 0), 8, "  MP %d/%d", g->pc.mana, g->pc.mana_max);
+    n = status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth);
+    n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
+    n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
+                   (unsigned long long)(g->sched.now / SCHED_MOVE));
+    size_t e = 0;
+    char eff[64] = "";
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_EFFECT && o->target == g->player && e + 14 < sizeof eff)
+            e += (size_t)snprintf(eff + e, sizeof eff - e, " %s", g->c->effects[o->kind].tag);
     }
-    size_t n;
-    const cmd_t *t = cmd_table(&n);
-    int x = 0;
-    for (size_t i = 0; i < n; i++) {
-        const cmd_t *c = &t[(g->keys + i) % n];
-        char one[96];
-        int len = snprintf(one, sizeof one, "%s%s %s", x ? "  " : "", c->label, c->what);
-        if (x + len > s->w)
-            break;
-        x = screen_text(s, x, s->h - 1, fg_style(8, 0), one);
-    }
+    n = status_add(pt, n, fg_style(10, ATTR_BOLD), 8, "%s", eff);
+    const char *hunger = itemui_status_word(g);
+    if (hunger[0])
+        n = status_add(pt, n, fg_style(11, ATTR_BOLD), 8, " %s", hunger);
+    const region_kind_t *rk = level_region_kind(g, level_current(g), p->x, p->y);
+    if (rk)
+        n = status_add(pt, n, fg_style(14, 0), 0, "  %s", rk->name);
+    return n;
 }
 
 static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
 {
-    char eff[64] = "";
-    size_t n = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
-        const obj_t *e = reg_get(&g->reg, h);
-        if (e->type == OBJ_EFFECT && e->target == g->player && n + 14 < sizeof eff)
-            n += (size_t)snprintf(eff + n, sizeof eff - n, " %s", g->c->effects[e->kind].tag);
-    }
-    style_t st = p->hp * 3 <= p->hp_max ? fg_style(9, ATTR_BOLD) : STYLE_DEFAULT;
-    int x = screen_textf(s, 0, s->h - 2, STYLE_DEFAULT, "%s the %s %s  XL %d  ", g->name,
-                         pc_race_name(g), pc_class_name(g), g->pc.xl);
-    x = screen_textf(s, x, s->h - 2, st, "HP %d/%d", p->hp, p->hp_max);
-    if (g->pc.mana_max)
-        x = screen_textf(s, x, s->h - 2, fg_style(12, 0), "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    x = screen_textf(s, x, s->h - 2, STYLE_DEFAULT, "  Depth %d  Turn %llu", g->depth,
-                     (unsigned long long)(g->sched.now / SCHED_MOVE));
-    const region_kind_t *rk = level_region_kind(g, world_level(g), p->x, p->y);
-    if (rk)
-        x = screen_textf(s, x, s->h - 2, fg_style(14, 0), "  %s", rk->name);
-    x = screen_text(s, x, s->h - 2, fg_style(10, ATTR_BOLD), eff);
-    const char *hunger = itemui_status_word(g);
-    if (hunger[0])
-        x = screen_textf(s, x, s->h - 2, fg_style(11, ATTR_BOLD), " %s", hunger);
+    status_part_t pt[STATUS_PARTS];
+    int n = status_parts(g, p, pt), width = 0;
+    char cell[32] = "";
     if (view && view->watchers > 0)
-        screen_textf(s, x, s->h - 2, fg_style(6, 0), "  [%d watching]", view->watchers);
-    render_help_line(g, s);
+        snprintf(cell, sizeof cell, " [%d watching]", view->watchers);
+    for (int i = 0; i < n; i++)
+        width += (int)strlen(pt[i].text);
+    int room = s->w - (int)strlen(cell);
+    for (int keep = 0; keep < 9 && width > room; keep++)
+        for (int i = 0; i < n; i++)
+            if (pt[i].keep == keep && pt[i].text[0]) {
+                width -= (int)strlen(pt[i].text);
+                pt[i].text[0] = 0;
+            }
+    int x = 0;
+    for (int i = 0; i < n; i++)
+        x = screen_text(s, x, s->h - 2, pt[i].st, pt[i].text);
+    if (cell[0])
+        screen_text(s, s->w - (int)strlen(cell), s->h - 2, fg_style(6, 0), cell);
+    help_line(g, s);
 }
 
-void world_render(game_t *g, screen_t *s, const game_view_t *view)
+void render_world(game_t *g, screen_t *s, const game_view_t *view)
 {
     screen_clear(s);
-    level_t *lv = world_level(g);
+    const prompt_t *pr = prompt_of(g);
+    if (pr->flags & PF_SCREEN) {
+        pr->draw(g, s);
+        return;
+    }
+    level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
-    if (g->prompt == PROMPT_HISTORY) {
-        render_history(g, s);
-        return;
-    }
-    if (g->prompt == PROMPT_RACE || g->prompt == PROMPT_CLASS || g->prompt == PROMPT_LEVELUP) {
-        chargen_render(g, s);
-        return;
-    }
-    if (g->prompt == PROMPT_HELP || g->prompt == PROMPT_CAST) {
-        travel_render(g, s);
-        return;
-    }
     render_msgs(g, s);
     if (!lv || !p)
         return;
-    render_map(g, s, lv, p, view && view->two_cell ? 2 : 1);
+    render_map(g, s, lv, p, view && view->two_cell ? 2 : 1, (pr->flags & PF_CURSOR) != 0);
     render_status(g, s, p, view);
-    if (g->prompt == PROMPT_TRAVEL || g->prompt == PROMPT_LOOK)
-        travel_render(g, s);
+    if (pr->draw)
+        pr->draw(g, s);
     itemui_render(g, s);
-}
-
-void game_render(game_t *g, screen_t *s, const game_view_t *view)
-{
-    world_render(g, s, view);
 }

@@ -186,6 +186,7 @@ typedef struct {
     content_t c; /* first: a content_t * is a script_content_t * */
     uint32_t magic;
     terrain_kind_t *terrain;
+    spell_kind_t *spells;
     creature_kind_t *creatures;
     item_kind_t *items;
     effect_kind_t *effects;
@@ -197,7 +198,7 @@ typedef struct {
     vault_decl_t *vdecl;
     mapgen_vault_t *vaults; /* built by load_check */
     uint16_t n_vdecl;
-    uint16_t cap[8];
+    uint16_t cap[9];
     int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + type]: fn ref */
     script_fn_t *fns;                 /* [ref - 1] */
     int n_fns, cap_fns;
@@ -219,6 +220,7 @@ void script_content_free(content_t *c)
         free(s->fns[i].code);
     free(s->fns);
     free(s->terrain);
+    free(s->spells);
     free(s->creatures);
     free(s->items);
     free(s->effects);
@@ -589,13 +591,66 @@ static uint32_t fld_bits(lua_State *L, const decl_t *d, const char *f, const cha
     return mask;
 }
 
+static int find_spell(const script_content_t *s, const char *name)
+{
+    for (int i = 0; i < s->c.n_spells; i++)
+        if (strcasecmp(s->spells[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* spells = {"magic missile", ...}: a set of declared spells (bit = id). */
+static uint16_t fld_spells(lua_State *L, const decl_t *d, const char *f, uint16_t def)
+{
+    const char *names[SPELLS_MAX];
+    for (int i = 0; i < d->s->c.n_spells; i++)
+        names[i] = d->s->spells[i].name;
+    return (uint16_t)fld_bits(L, d, f, names, d->s->c.n_spells, def);
+}
+
+/* spell { name=, mana=, effect="bolt"|"heal", dtype= (a bolt's), dice= } */
+static int decl_spell(lua_State *L)
+{
+    static const char *const EFFECTS[SPELL_EFFECTS] = SPELL_EFFECT_NAMES;
+    decl_t d = decl_begin(L, "spell");
+    script_content_t *s = d.s;
+    char name[sizeof s->spells->name] = {0};
+    fld_str(L, &d, "name", name, sizeof name, 1);
+    if (find_spell(s, name) >= 0)
+        return luaL_error(L, "%s: declared twice", d.what);
+    if (s->c.n_spells >= SPELLS_MAX)
+        return luaL_error(L, "%s: at most %d spells (a spell set is %d bits)", d.what, SPELLS_MAX,
+                          SPELLS_MAX);
+    int k = sc_grow((void **)&s->spells, sizeof *s->spells, &s->c.n_spells, &s->cap[8], NULL);
+    if (k < 0)
+        return luaL_error(L, "out of memory");
+    spell_kind_t *sp = &s->spells[k];
+    memcpy(sp->name, name, sizeof name);
+    sp->mana = (int16_t)fld_int(L, &d, "mana", -1, 0, 1000);
+    if (sp->mana < 0)
+        return luaL_error(L, "%s: field 'mana' is required", d.what);
+    sp->effect = (uint8_t)fld_enum(L, &d, "effect", EFFECTS, SPELL_EFFECTS, SPELL_BOLT);
+    sp->dtype = (uint8_t)fld_enum(L, &d, "dtype", DAMAGE_NAMES, DT_COUNT, DT_NONE);
+    bool hurts = sp->effect == SPELL_BOLT || sp->effect == SPELL_BREATH;
+    if (hurts && sp->dtype == DT_NONE)
+        return luaL_error(L, "%s: a bolt or breath needs a damage type (field 'dtype')", d.what);
+    if (!hurts && sp->dtype != DT_NONE)
+        return luaL_error(L, "%s: only a bolt or breath has a damage type (field 'dtype')", d.what);
+    sp->status = (int16_t)fld_kind(L, &d, "status", find_effect);
+    if ((sp->effect == SPELL_HEX) != (sp->status >= 0))
+        return luaL_error(L, "%s: a hex, and only a hex, names an effect (field 'status')", d.what);
+    int t = lua_getfield(L, 1, "dice");
+    lua_pop(L, 1);
+    if (t == LUA_TNIL)
+        return luaL_error(L, "%s: field 'dice' is required", d.what);
+    sp->dice = fld_dice(L, &d, "dice", sp->dice);
+    return 0;
+}
+
 static const char *const CREATURE_FLAGS[] = CREATURE_FLAG_NAMES;
 static const char *const DRAIN_NAMES[AB_COUNT + 1] = {"none", "str", "dex", "con",
                                                       "int",  "wis", "cha"};
 static const char *const SIZES[] = SIZE_NAMES;
-#define SCRIPT_SPELL_NAME_(id, name, mana, dt, dice) name,
-static const char *const SPELL_NAMES[SPELL_COUNT] = {SPELL_LIST(SCRIPT_SPELL_NAME_)};
-#undef SCRIPT_SPELL_NAME_
 
 /* The fields of #5: combat, resistances, size, flags, packs, look text. */
 static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c, int like)
@@ -606,11 +661,14 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     c->size = (uint8_t)fld_enum(L, d, "size", SIZES, SIZE_COUNT, like ? c->size : SIZE_MEDIUM);
     c->level = (uint8_t)fld_int(L, d, "level", like ? c->level : 1, 0, 50);
     c->pack = (uint8_t)fld_int(L, d, "pack", c->pack, 0, 12);
-    c->flags = (uint16_t)fld_bits(L, d, "flags", CREATURE_FLAGS, 5, c->flags);
+    c->flags =
+        (uint16_t)fld_bits(L, d, "flags", CREATURE_FLAGS,
+                           (int)(sizeof CREATURE_FLAGS / sizeof CREATURE_FLAGS[0]), c->flags);
+    c->perception = (int8_t)fld_int(L, d, "perception", c->perception, -20, 20);
     c->resist = (uint16_t)fld_bits(L, d, "resist", DAMAGE_NAMES, DT_COUNT, c->resist);
     c->immune = (uint16_t)fld_bits(L, d, "immune", DAMAGE_NAMES, DT_COUNT, c->immune);
     c->vuln = (uint16_t)fld_bits(L, d, "vuln", DAMAGE_NAMES, DT_COUNT, c->vuln);
-    c->spells = (uint16_t)fld_bits(L, d, "spells", SPELL_NAMES, SPELL_COUNT, c->spells);
+    c->spells = fld_spells(L, d, "spells", c->spells);
     c->drain = (uint8_t)fld_enum(L, d, "drain", DRAIN_NAMES, AB_COUNT + 1, c->drain);
     if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like)
         snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
@@ -677,9 +735,10 @@ static int decl_class(lua_State *L)
     c->good_saves = (uint8_t)fld_bits(L, &d, "saves", SAVES, 3, 0);
     c->armour = (uint8_t)fld_int(L, &d, "armour", 0, 0, 20);
     c->sneak = (uint8_t)fld_bool(L, &d, "sneak", 0);
+    c->stealth = (int8_t)fld_int(L, &d, "stealth", 0, -10, 10);
     c->mana = (uint8_t)fld_int(L, &d, "mana", 0, 0, 20);
-    c->spells = (uint16_t)fld_bits(L, &d, "spells", SPELL_NAMES, SPELL_COUNT, 0);
-    c->learnable = (uint16_t)fld_bits(L, &d, "learns", SPELL_NAMES, SPELL_COUNT, 0);
+    c->spells = fld_spells(L, &d, "spells", 0);
+    c->learnable = fld_spells(L, &d, "learns", 0);
     c->weapon = fld_dice(L, &d, "weapon", (dice_t){1, 6, 0});
     if (!fld_str(L, &d, "weapon_name", c->weapon_name, sizeof c->weapon_name, 0))
         snprintf(c->weapon_name, sizeof c->weapon_name, "club");
@@ -753,7 +812,8 @@ static int fld_flags(lua_State *L, const decl_t *d, const char *f, const char *c
     return bits;
 }
 
-static const char *const ITEM_FLAG_NAMES[] = {"stack", "cursed", "obvious", "unique", "known"};
+static const char *const ITEM_FLAG_NAMES[] = {"stack",  "cursed", "obvious",
+                                              "unique", "known",  "mass"};
 
 /* The numbers of an item kind (everything but names, handlers and `on`). */
 static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
@@ -764,7 +824,9 @@ static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
     it->slot = (uint8_t)fld_enum(L, d, "slot", ITEM_SLOT_NAMES, SLOT_COUNT, it->slot);
     it->use = (uint8_t)fld_enum(L, d, "use", ITEM_USE_NAMES, USE_COUNT, it->use);
     it->dtype = (uint8_t)fld_enum(L, d, "dtype", ITEM_DAMAGE_NAMES, IDT_COUNT, it->dtype);
-    it->flags = (uint8_t)(it->flags | fld_flags(L, d, "flags", ITEM_FLAG_NAMES, 5));
+    it->flags =
+        (uint8_t)(it->flags | fld_flags(L, d, "flags", ITEM_FLAG_NAMES,
+                                        (int)(sizeof ITEM_FLAG_NAMES / sizeof ITEM_FLAG_NAMES[0])));
     it->weight = (int16_t)fld_int(L, d, "weight", it->weight, 0, 10000);
     it->power = fld_dice(L, d, "power", it->power);
     it->to_hit = (int16_t)fld_int(L, d, "to_hit", it->to_hit, -50, 50);
@@ -838,8 +900,12 @@ static int decl_effect(lua_State *L)
     e->damage = (int16_t)fld_int(L, &d, "damage", 0, -50, 50);
     e->defence = (int16_t)fld_int(L, &d, "defence", 0, -50, 50);
     e->speed = (int16_t)fld_int(L, &d, "speed", 0, -90, 200);
+    e->speed_pct = (int16_t)fld_int(L, &d, "speed_pct", 100, 10, 1000);
     e->heal = (int16_t)fld_int(L, &d, "heal", 0, -1000, 1000);
     e->flags = (uint8_t)fld_flags(L, &d, "flags", EFFECT_FLAG_NAMES, EFK_BITS);
+    static const char *const SAVES[] = {"none", "fort", "ref", "will"};
+    static const uint8_t SAVE_BITS[] = {0, SAVE_FORT, SAVE_REF, SAVE_WILL};
+    e->save = SAVE_BITS[fld_enum(L, &d, "save", SAVES, 4, 0)];
     return 0;
 }
 
@@ -995,11 +1061,19 @@ static int decl_room(lua_State *L)
     return luaL_error(L, "room: unknown room shape '%s'", shape);
 }
 
-static const luaL_Reg DECLS[] = {
-    {"terrain", decl_terrain}, {"creature", decl_creature}, {"item", decl_item},
-    {"effect", decl_effect},   {"oddment", decl_oddment},   {"rules", decl_rules},
-    {"region", decl_region},   {"vault", decl_vault},       {"room", decl_room},
-    {"race", decl_race},       {"class", decl_class},       {NULL, NULL}};
+static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},
+                                 {"spell", decl_spell},
+                                 {"creature", decl_creature},
+                                 {"item", decl_item},
+                                 {"effect", decl_effect},
+                                 {"oddment", decl_oddment},
+                                 {"rules", decl_rules},
+                                 {"region", decl_region},
+                                 {"vault", decl_vault},
+                                 {"room", decl_room},
+                                 {"race", decl_race},
+                                 {"class", decl_class},
+                                 {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 
@@ -1076,6 +1150,7 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
         return -1;
     }
     s->c.terrain = s->terrain;
+    s->c.spells = s->spells;
     s->c.creatures = s->creatures;
     s->c.items = s->items;
     s->c.effects = s->effects;

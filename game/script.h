@@ -6,6 +6,8 @@
  *
  *     terrain  { name=, glyph=, fg=, passable=, opaque=, join="line"|"edge" }
  *                                               -- mapgen order
+ *     spell    { name=, mana=, effect="bolt"|"heal", dtype="fire", dice="3d6" }
+ *                                               -- id order (saved sets)
  *     creature { name=, glyph=, fg=, gender=, speed=, hp="1d4+1",
  *                attack="1d2", to_hit=, defence=, like="kobold",
  *                handlers = {"poison_bite"}, on = { damage = function(e) end } }
@@ -18,9 +20,10 @@
  *     room     { shape="circle", weight=10 }            -- room shape weights
  *     rules    { player="you", poison="poison", slow="slow" }
  *
- * A later module may name earlier kinds (like=, oddment, rules). Code
- * handler and hook ids are named as in rules.h's lists, lower case
- * ("poison_bite", "poison_tick"). The result is freshly allocated plain C
+ * A later module may name earlier kinds (like=, oddment, rules, and the
+ * spells= and learns= of creatures and classes). Code handler and hook
+ * ids are named as in rules.h's lists, lower case ("poison_bite",
+ * "poison_tick"). The result is freshly allocated plain C
  * tables (content.h) plus the compiled `on` handlers; on any error nothing
  * is kept, NULL is returned and err holds "file:line: what is wrong".
  * Free with script_content_free (not content_free).

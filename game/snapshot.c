@@ -7,13 +7,17 @@
  *   zlib stream of the raw bytes
  * The CRC covers the compressed bytes too: zlib ignores the padding bits of
  * its last byte, and a flipped bit must never load.
- * The raw bytes are world_save's output; the hash is the same walk folded
+ * The raw bytes are snapshot_save's output; the hash is the same walk folded
  * into FNV-1a, so hash and snapshot can never disagree on what state is. */
+#include "snapshot.h"
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>
-#include "effect.h"
-#include "ser.h"
+#include "level.h"
+#include "msg.h"
+#include "prompt.h"
+#include "start.h"
+#include "vision.h"
 #include "world.h"
 
 #define SNAP_MAGIC   "WRNS"
@@ -26,19 +30,19 @@
 #define STAT_MAX     1000000
 #define SCORE_MAX    (1LL << 50)
 
-static void rng_save(const rng_t *r, ser_t *s)
+static void save_rng(const rng_t *r, ser_t *s)
 {
     ser_u64(s, r->state);
     ser_u64(s, r->inc);
 }
 
-static void rng_load(rng_t *r, rd_t *in)
+static void load_rng(rng_t *r, rd_t *in)
 {
     r->state = rd_u64(in);
     r->inc = rd_u64(in) | 1u;
 }
 
-static void level_save(const level_t *lv, ser_t *s)
+static void save_level(const level_t *lv, ser_t *s)
 {
     ser_u16(s, (uint16_t)lv->w);
     ser_u16(s, (uint16_t)lv->h);
@@ -46,7 +50,7 @@ static void level_save(const level_t *lv, ser_t *s)
     ser_u16(s, (uint16_t)lv->up_y);
     ser_u16(s, (uint16_t)lv->down_x);
     ser_u16(s, (uint16_t)lv->down_y);
-    rng_save(&lv->gen, s);
+    save_rng(&lv->gen, s);
     size_t n = (size_t)lv->w * (size_t)lv->h;
     ser_bytes(s, lv->terrain, n);
     ser_bytes(s, lv->seen, n);
@@ -59,13 +63,13 @@ static void level_save(const level_t *lv, ser_t *s)
     }
 }
 
-static void msgs_save(const game_t *g, ser_t *s)
+static void save_msgs(const game_t *g, ser_t *s)
 {
     ser_u32(s, g->nmsg);
     ser_u32(s, g->msg_seen);
     uint32_t first = g->nmsg > MSG_LOG ? g->nmsg - MSG_LOG : 0;
     for (uint32_t i = first; i < g->nmsg; i++) {
-        const msg_t *m = &g->log[i % MSG_LOG];
+        const msg_t *m = msg_at(g, i);
         ser_str(s, m->text);
         ser_u64(s, m->turn);
         ser_u16(s, m->repeat);
@@ -79,7 +83,7 @@ static void msgs_save(const game_t *g, ser_t *s)
     }
 }
 
-static void pc_write(const pc_t *pc, ser_t *s)
+static void save_pc(const pc_t *pc, ser_t *s)
 {
     ser_u8(s, pc->race);
     ser_u8(s, pc->cls);
@@ -104,7 +108,7 @@ static void pc_write(const pc_t *pc, ser_t *s)
     ser_u64(s, pc->uniques_killed);
 }
 
-static void pc_read(pc_t *pc, rd_t *in)
+static void load_pc(pc_t *pc, rd_t *in)
 {
     pc->race = rd_u8(in);
     pc->cls = rd_u8(in);
@@ -129,11 +133,11 @@ static void pc_read(pc_t *pc, rd_t *in)
     pc->uniques_killed = rd_u64(in);
 }
 
-void world_save(const game_t *g, ser_t *s)
+void snapshot_save(const game_t *g, ser_t *s)
 {
     ser_u64(s, g->seed);
-    rng_save(&g->play, s);
-    rng_save(&g->cosmetic, s);
+    save_rng(&g->play, s);
+    save_rng(&g->cosmetic, s);
     ser_u16(s, (uint16_t)g->depth);
     ser_u16(s, (uint16_t)g->max_depth);
     ser_u32(s, g->player);
@@ -144,7 +148,9 @@ void world_save(const game_t *g, ser_t *s)
     ser_u64(s, (uint64_t)g->score);
     ser_str(s, g->name);
     ser_str(s, g->cause);
-    pc_write(&g->pc, s);
+    ser_u8(s, g->gold_by_hand);
+    ser_u8(s, g->page);
+    save_pc(&g->pc, s);
     ser_u16(s, (uint16_t)g->cur_x);
     ser_u16(s, (uint16_t)g->cur_y);
     reg_save(&g->reg, s);
@@ -152,17 +158,17 @@ void world_save(const game_t *g, ser_t *s)
     for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
         ser_u8(s, g->levels[d] != NULL);
         if (g->levels[d])
-            level_save(g->levels[d], s);
+            save_level(g->levels[d], s);
     }
-    msgs_save(g, s);
+    save_msgs(g, s);
     item_state_save(g, s);
 }
 
-uint64_t game_hash(const game_t *g)
+uint64_t snapshot_hash(const game_t *g)
 {
     ser_t s;
     ser_init(&s, NULL);
-    world_save(g, &s);
+    snapshot_save(g, &s);
     return s.hash;
 }
 
@@ -209,13 +215,13 @@ static int snap_deflate(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t n
     return zr == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
 }
 
-int game_snapshot(const game_t *g, buf_t *out)
+int snapshot_write(const game_t *g, buf_t *out)
 {
     buf_t raw;
     buf_init(&raw);
     ser_t s;
     ser_init(&s, &raw);
-    world_save(g, &s);
+    snapshot_save(g, &s);
     uLongf bound = compressBound((uLong)raw.len);
     if (raw.failed || raw.len > SNAP_MAX_RAW || !buf_reserve(out, SNAP_HEADER + bound)) {
         buf_free(&raw);
@@ -241,7 +247,7 @@ int game_snapshot(const game_t *g, buf_t *out)
 
 /* ---- loading ------------------------------------------------------------------ */
 
-static level_t *level_load(game_t *g, int depth, rd_t *in)
+static level_t *load_level(game_t *g, int depth, rd_t *in)
 {
     int w = rd_u16(in), h = rd_u16(in);
     if (in->bad || w < 1 || h < 1 || w > LEVEL_MAX_W || h > LEVEL_MAX_H) {
@@ -257,7 +263,7 @@ static level_t *level_load(game_t *g, int depth, rd_t *in)
     lv->up_y = (int16_t)rd_u16(in);
     lv->down_x = (int16_t)rd_u16(in);
     lv->down_y = (int16_t)rd_u16(in);
-    rng_load(&lv->gen, in);
+    load_rng(&lv->gen, in);
     size_t n = (size_t)w * (size_t)h;
     rd_bytes(in, lv->terrain, n);
     rd_bytes(in, lv->seen, n);
@@ -278,13 +284,15 @@ static level_t *level_load(game_t *g, int depth, rd_t *in)
     return lv;
 }
 
-static void msgs_load(game_t *g, rd_t *in)
+static void load_msgs(game_t *g, rd_t *in)
 {
     g->nmsg = rd_u32(in);
     g->msg_seen = rd_u32(in);
     if (g->msg_seen > g->nmsg)
         rd_fail(in, "bad message count");
     uint32_t first = g->nmsg > MSG_LOG ? g->nmsg - MSG_LOG : 0;
+    if (!in->bad && msg_reserve(g, g->nmsg - first) < 0)
+        rd_fail(in, "out of memory");
     for (uint32_t i = first; i < g->nmsg && !in->bad; i++) {
         msg_t *m = &g->log[i % MSG_LOG];
         rd_str(in, m->text, sizeof m->text);
@@ -312,15 +320,17 @@ static void msgs_load(game_t *g, rd_t *in)
 
 /* Cross-checks that make every later lookup safe: kinds in range, creatures
  * inside existing levels, the player alive and where the game says. */
-static void world_check(game_t *g, rd_t *in)
+static void state_check(game_t *g, rd_t *in)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !in->bad; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE) {
             const level_t *lv =
                 o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            const obj_t *foe = reg_get(&g->reg, o->target);
             if (o->kind >= g->c->n_creatures || !lv || !level_in(lv, o->x, o->y) || o->speed < 1 ||
-                o->hp_max < 1 || o->hp_max > STAT_MAX || o->hp > o->hp_max || o->hp < -STAT_MAX)
+                o->hp_max < 1 || o->hp_max > STAT_MAX || o->hp > o->hp_max || o->hp < -STAT_MAX ||
+                (o->target && (!foe || foe->type != OBJ_CREATURE)))
                 rd_fail(in, "bad creature");
         } else if (o->type == OBJ_EFFECT) {
             if (o->kind >= g->c->n_effects || o->remaining < 0 || o->magnitude > STAT_MAX ||
@@ -335,7 +345,8 @@ static void world_check(game_t *g, rd_t *in)
         rd_fail(in, "bad player");
     if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
         rd_fail(in, "bad depth");
-    if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT)
+    if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
+        g->page > MSG_LOG / PAGE_ROWS)
         rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||
         g->score > SCORE_MAX)
@@ -354,11 +365,11 @@ static void world_check(game_t *g, rd_t *in)
             rd_fail(in, "bad ability");
 }
 
-static void world_load(game_t *g, rd_t *in)
+static void state_load(game_t *g, rd_t *in)
 {
     g->seed = rd_u64(in);
-    rng_load(&g->play, in);
-    rng_load(&g->cosmetic, in);
+    load_rng(&g->play, in);
+    load_rng(&g->cosmetic, in);
     g->depth = (int16_t)rd_u16(in);
     g->max_depth = (int16_t)rd_u16(in);
     g->player = rd_u32(in);
@@ -369,7 +380,9 @@ static void world_load(game_t *g, rd_t *in)
     g->score = (int64_t)rd_u64(in);
     rd_str(in, g->name, sizeof g->name);
     rd_str(in, g->cause, sizeof g->cause);
-    pc_read(&g->pc, in);
+    g->gold_by_hand = rd_u8(in);
+    g->page = rd_u8(in);
+    load_pc(&g->pc, in);
     g->cur_x = (int16_t)rd_u16(in);
     g->cur_y = (int16_t)rd_u16(in);
     if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0)
@@ -379,11 +392,11 @@ static void world_load(game_t *g, rd_t *in)
         if (present > 1)
             rd_fail(in, "bad level flag");
         if (present == 1 && !in->bad)
-            g->levels[d] = level_load(g, d, in);
+            g->levels[d] = load_level(g, d, in);
     }
     if (in->bad)
         return;
-    msgs_load(g, in);
+    load_msgs(g, in);
     if (in->bad)
         return;
     item_state_load(g, in);
@@ -392,7 +405,7 @@ static void world_load(game_t *g, rd_t *in)
     if (in->pos != in->len)
         rd_fail(in, "trailing bytes");
     else
-        world_check(g, in);
+        state_check(g, in);
     if (!in->bad)
         item_check(g, in);
 }
@@ -425,7 +438,7 @@ static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint
     return 0;
 }
 
-game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)
+game_t *snapshot_read(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)
 {
     char dummy[1];
     if (!err || !errlen)
@@ -433,7 +446,7 @@ game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err
     uint32_t rawlen;
     if (!c || snap_header(c, blob, len, &rawlen, err, errlen) < 0)
         return NULL;
-    game_t *g = world_new_empty(c, 0);
+    game_t *g = start_empty(c, 0);
     uint8_t *raw = g ? galloc(&g->al, rawlen) : NULL;
     if (!raw) {
         snprintf(err, errlen, "snapshot: out of memory");
@@ -452,10 +465,10 @@ game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err
     } else {
         rd_t in;
         rd_init(&in, raw, rawlen);
-        world_load(g, &in);
+        state_load(g, &in);
         if (!in.bad) {
             gfree(&g->al, raw);
-            world_update_vision(g);
+            vision_update(g);
             return g;
         }
         snprintf(err, errlen, "snapshot: bad state at byte %zu: %s", in.pos, in.why);

@@ -2,10 +2,15 @@
 #include "status.h"
 #include <stdio.h>
 #include <string.h>
+#include "combat.h"
 #include "content.h"
-#include "grammar.h"
+#include "creature.h"
+#include "level.h"
 #include "mapgen.h"
+#include "msg.h"
 #include "rules.h"
+#include "turn.h"
+#include "vision.h"
 #include "world.h"
 
 #define REST_MAX_TURNS 1000
@@ -29,9 +34,6 @@ void status_hook(game_t *g, handle_t eff, obj_t *e, effect_phase_t phase)
         return;
     if (phase == HOOK_START) {
         g->items.live++;
-        t->speed = (int16_t)(t->speed + k->speed);
-        if (t->speed < 10)
-            t->speed = 10;
         say_about(g, k->start_msg, who);
     } else if (phase == HOOK_TICK && k->heal) {
         t->hp += k->heal * (e->magnitude > 0 ? e->magnitude : 1);
@@ -40,14 +42,13 @@ void status_hook(game_t *g, handle_t eff, obj_t *e, effect_phase_t phase)
     } else if (phase == HOOK_END) {
         if (g->items.live)
             g->items.live--;
-        t->speed = (int16_t)(t->speed - k->speed);
-        if (t->speed < 10)
-            t->speed = 10;
         say_about(g, k->end_msg, who);
     }
 }
 
-static void effects_of(const game_t *g, handle_t who, gear_t *out, unsigned *flags)
+/* What the effects on who add: bonuses into out, conditions into flags,
+ * speed multipliers into pct (each may be NULL). */
+static void effects_of(const game_t *g, handle_t who, gear_t *out, unsigned *flags, int *pct)
 {
     if (!g->items.live)
         return;
@@ -60,35 +61,106 @@ static void effects_of(const game_t *g, handle_t who, gear_t *out, unsigned *fla
             out->to_hit += k->to_hit;
             out->damage += k->damage;
             out->defence += k->defence;
+            out->speed += k->speed;
         }
         if (flags)
             *flags |= k->flags;
+        if (pct)
+            *pct = *pct * k->speed_pct / 100;
     }
 }
 
 void status_stats(const game_t *g, handle_t who, bool known_only, gear_t *out)
 {
     item_gear(g, who, known_only, out);
-    effects_of(g, who, out, NULL);
+    effects_of(g, who, out, NULL, NULL);
+}
+
+int status_speed(const game_t *g, handle_t who)
+{
+    const obj_t *o = reg_get(&g->reg, who);
+    if (!o)
+        return SPEED_MIN;
+    gear_t s;
+    int pct = 100;
+    item_gear(g, who, false, &s);
+    effects_of(g, who, &s, NULL, &pct);
+    int v = (o->speed + s.speed) * pct / 100;
+    return v < SPEED_MIN ? SPEED_MIN : v;
+}
+
+unsigned status_conditions(const game_t *g, handle_t who)
+{
+    const obj_t *o = reg_get(&g->reg, who);
+    unsigned f = o && (o->flags & OF_ASLEEP) ? EFK_(ASLEEP) : 0;
+    effects_of(g, who, NULL, &f, NULL);
+    if (f & EFK_(FREE_ACTION))
+        f &= ~EFK_(PARALYSED);
+    return f;
 }
 
 bool status_has(const game_t *g, handle_t who, unsigned efk)
 {
-    if (!g->items.live)
-        return false; /* the common case, without a walk */
-    unsigned f = 0;
-    effects_of(g, who, NULL, &f);
-    return (f & efk) != 0;
+    return (status_conditions(g, who) & efk) != 0;
 }
 
-handle_t status_apply(game_t *g, handle_t who, int kind, int32_t duration, int32_t magnitude)
+/* What each condition does to a turn: whoever has several gets all of
+ * it (the monsters' AI and the player's commands read the same rows). */
+static const struct {
+    unsigned efk;
+    conduct_t does;
+} CONDUCT[] = {
+    {EFK_(PARALYSED), {.lose_turn = true}},
+    {EFK_(ASLEEP), {.lose_turn = true}},
+    {EFK_(CONFUSED), {.stagger = 40, .no_magic = true}},
+    {EFK_(AFRAID), {.flee = true}},
+    {EFK_(BLIND), {.blind = true}},
+};
+
+void status_conduct(const game_t *g, handle_t who, conduct_t *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned f = status_conditions(g, who);
+    for (size_t i = 0; i < sizeof CONDUCT / sizeof CONDUCT[0]; i++) {
+        if (!(f & CONDUCT[i].efk))
+            continue;
+        const conduct_t *d = &CONDUCT[i].does;
+        out->lose_turn |= d->lose_turn;
+        out->stagger = d->stagger > out->stagger ? d->stagger : out->stagger;
+        out->flee |= d->flee;
+        out->blind |= d->blind;
+        out->no_magic |= d->no_magic;
+    }
+}
+
+/* Whether who shakes off an effect of kind k that something put on it
+ * (dc > 0): its mind's immunities, free action, then the kind's save. */
+static bool resists(game_t *g, handle_t who, const effect_kind_t *k, int dc)
+{
+    const obj_t *o = reg_get(&g->reg, who);
+    if (who != g->player && (creature_mind(g, o)->immune & k->flags)) {
+        item_say(g, "<Actor> <is:Actor> unaffected.", who, HANDLE_NONE);
+        return true;
+    }
+    if ((k->flags & EFK_(PARALYSED)) && status_has(g, who, EFK_(FREE_ACTION))) {
+        item_say(g, "<Actor> resist<s:Actor> the paralysis.", who, HANDLE_NONE);
+        return true;
+    }
+    if (dc <= 0 || !k->save || !combat_save(g, who, k->save, dc, k->flags))
+        return false;
+    char tmpl[96];
+    snprintf(tmpl, sizeof tmpl, "<Actor> resist<s:Actor> the %s.", k->name);
+    item_say(g, tmpl, who, HANDLE_NONE);
+    return true;
+}
+
+handle_t status_apply(game_t *g, handle_t who, int kind, int32_t duration, int32_t magnitude,
+                      int dc)
 {
     if (kind < 0 || kind >= g->c->n_effects || !reg_get(&g->reg, who))
         return HANDLE_NONE;
-    if ((g->c->effects[kind].flags & EFK_(PARALYSED)) && status_has(g, who, EFK_(FREE_ACTION))) {
-        item_say(g, "<Actor> resist<s:Actor> the paralysis.", who, HANDLE_NONE);
+    if (resists(g, who, &g->c->effects[kind], dc))
         return HANDLE_NONE;
-    }
     return effect_apply(g, who, (uint16_t)kind, duration, magnitude);
 }
 
@@ -163,70 +235,46 @@ void status_hunger_tick(game_t *g, const event_t *ev)
     static const char *const SAY[] = {"", "You are getting hungry.", "You are weak with hunger.",
                                       "You are fainting from hunger!"};
     if (after > before)
-        world_msg(g, "%s", SAY[after]);
+        msg_add(g, "%s", SAY[after]);
     if (g->items.food <= FOOD_DEAD) {
         snprintf(g->cause, sizeof g->cause, "starved to death on level %d", g->depth);
-        rules_kill(g, g->player, HANDLE_NONE);
+        combat_death(g, g->player, HANDLE_NONE);
         return;
     }
     if (after == 3 && rng_percent(&g->play, 5))
-        status_apply(g, g->player, find_effect_flag(g, EFK_(PARALYSED)), 300, 1);
+        status_apply(g, g->player, find_effect_flag(g, EFK_(PARALYSED)), 300, 1, 0);
     sched_push(&g->sched, g->sched.now + SCHED_MOVE, FN_HUNGER, ev->target, 0, 0);
 }
 
 /* ---- resting -------------------------------------------------------------------------- */
 
+/* An enemy that hunts you, in view: no rest with one about (a sleeping
+ * or unaware monster in view does not stop you). */
 static bool hostile_in_view(game_t *g)
 {
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE && h != g->player && o->depth == g->depth &&
-            level_visible(lv, o->x, o->y))
+            (o->flags & OF_AWARE) && level_visible(lv, o->x, o->y))
             return true;
     }
     return false;
 }
 
-static int wander_kind(game_t *g)
-{
-    int total = 0, roll = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass)
-            roll = (int)rng_below(&g->play, (uint32_t)(total > 0 ? total : 1));
-        for (uint16_t i = 0; i < g->c->n_creatures; i++) {
-            const creature_kind_t *k = &g->c->creatures[i];
-            if (i == g->c->player_kind || k->min_depth > g->depth || k->weight <= 0)
-                continue;
-            if (!pass)
-                total += k->weight;
-            else if ((roll -= k->weight) < 0)
-                return i;
-        }
-        if (total <= 0)
-            return -1;
-    }
-    return -1;
-}
-
-/* A monster that heard you rest: out of sight, awake, on its way. */
+/* A monster that heard you rest: out of sight, from the level's tables
+ * (its depths, a unique once a game), awake and on its way. */
 static void wander_spawn(game_t *g)
 {
-    const level_t *lv = world_level(g);
-    int k = wander_kind(g);
+    const level_t *lv = level_current(g);
+    int k = creature_pick_kind(g, &g->play, g->depth);
     for (int tries = 0; lv && k >= 0 && tries < 200; tries++) {
         int x = (int)rng_below(&g->play, (uint32_t)lv->w),
             y = (int)rng_below(&g->play, (uint32_t)lv->h);
-        if (!world_passable(g, lv, x, y) || level_visible(lv, x, y) ||
-            world_creature_at(g, g->depth, x, y))
+        if (!level_passable(g, lv, x, y) || level_visible(lv, x, y) ||
+            level_creature_at(g, g->depth, x, y))
             continue;
-        handle_t h = rules_spawn(g, (uint16_t)k, g->depth, x, y);
-        obj_t *o = reg_get(&g->reg, h);
-        if (!o)
-            return;
-        o->flags |= OF_AWAKE;
-        sched_push(&g->sched, g->sched.now + sched_cost(SCHED_MOVE, o->speed), FN_MONSTER_TURN, h,
-                   0, 0);
+        creature_make(g, (uint16_t)k, g->depth, x, y, &g->play, MAKE_AWARE);
         return;
     }
 }
@@ -237,45 +285,47 @@ void status_rest(game_t *g)
     if (!p)
         return;
     if (hostile_in_view(g)) {
-        world_msg(g, "You cannot rest with enemies in view.");
+        msg_add(g, "You cannot rest with enemies in view.");
         return;
     }
     if (p->hp >= p->hp_max) {
-        world_msg(g, "You are not hurt: there is no need to rest.");
+        msg_add(g, "You are not hurt: there is no need to rest.");
         return;
     }
     if (hunger_level(g->items.food) >= 2) {
-        world_msg(g, "You are too hungry to rest.");
+        msg_add(g, "You are too hungry to rest.");
         return;
     }
-    uint32_t nmsg = g->nmsg;
+    uint32_t said = g->said;
     int turns = 0;
     while (turns < REST_MAX_TURNS && g->state == GAME_RUNNING) {
         if (rng_below(&g->play, WANDER_ONE_IN) == 0)
             wander_spawn(g);
         if (sched_push(&g->sched, g->sched.now + SCHED_MOVE, FN_PLAYER_TURN, g->player, 0, 0) < 0)
             break;
-        world_update_vision(g);
-        world_run(g);
-        world_update_vision(g);
+        vision_update(g);
+        turn_run(g);
+        vision_update(g);
         turns++;
         p = reg_get(&g->reg, g->player);
-        if (!p || p->hp >= p->hp_max || hostile_in_view(g) || g->nmsg != nmsg ||
+        if (!p || p->hp >= p->hp_max || hostile_in_view(g) || g->said != said ||
             hunger_level(g->items.food) >= 2)
             break;
     }
     if (g->state != GAME_RUNNING || !p)
         return;
     if (p->hp >= p->hp_max)
-        world_msg(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
+        msg_add(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
     else
-        world_msg(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");
+        msg_add(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");
 }
 
 bool status_player_stuck(game_t *g)
 {
-    if (!status_has(g, g->player, EFK_(PARALYSED)) || status_has(g, g->player, EFK_(FREE_ACTION)))
+    conduct_t c;
+    status_conduct(g, g->player, &c);
+    if (!c.lose_turn)
         return false;
-    world_msg(g, "You cannot move!");
+    msg_add(g, "You cannot move!");
     return true;
 }

@@ -1,20 +1,27 @@
-/* travel — moving many steps with one key: travel `_` to a chosen spot
- * and autoexplore `o` to the nearest unexplored place. Both walk the
- * known map by a breadth-first search from their goal and stop when a
- * monster is in view, when an item comes into sight for the first time,
- * when something new is said, or when there is nothing left to do. Also the look cursor (`;`, `x`), the help screen
- * (`?`, from the command table) and the spell menu (`Z`). */
+/* travel — many steps with one key, and the look cursor (see travel.h). */
+#include "travel.h"
 #include <stdio.h>
-#include <string.h>
-#include "rules.h"
+#include "ai.h"
+#include "combat.h"
+#include "creature.h"
+#include "item.h"
+#include "level.h"
+#include "msg.h"
+#include "pc.h"
+#include "prompt.h"
+#include "status.h"
+#include "turn.h"
+#include "vision.h"
 #include "world.h"
+
+enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE }; /* game_t.run, within one input */
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                   {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
 
 static bool known_passable(game_t *g, const level_t *lv, int x, int y)
 {
-    return level_in(lv, x, y) && lv->seen[y * lv->w + x] && world_walkable(g, lv, x, y);
+    return level_in(lv, x, y) && lv->seen[y * lv->w + x] && level_walkable(g, lv, x, y);
 }
 
 /* Unexplored: a known open cell next to a cell never seen. */
@@ -59,36 +66,71 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
     return goals;
 }
 
-/* A monster in view that could reach you (one across deep water does not
- * stop a walk), or HANDLE_NONE. */
-static handle_t monster_in_view(game_t *g)
+/* Monsters in view that could reach you (one across deep water does not
+ * stop a walk): the first for which keep says no, or HANDLE_NONE. */
+static handle_t monster_in_view(game_t *g, bool (*keep)(game_t *g, handle_t h, const obj_t *o))
 {
     ai_dmap_update(g);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && h != g->player && world_sees(g, h) &&
-            ai_dmap_at(g, o->x, o->y) >= 0)
+        if (o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
+            ai_dmap_at(g, o->x, o->y) >= 0 && !keep(g, h, o))
             return h;
     }
     return HANDLE_NONE;
 }
 
+/* A monster that has not noticed you and was in view when the walk began
+ * lets it go on (you saw it and walked anyway); one that hunts you, or
+ * one that comes into view, stops it. */
+static bool lets_walk(game_t *g, handle_t h, const obj_t *o)
+{
+    if (o->flags & OF_AWARE)
+        return false;
+    for (int i = 0; i < g->run_nknown; i++)
+        if (g->run_known[i] == h)
+            return true;
+    return false;
+}
+
+static bool unaware(game_t *g, handle_t h, const obj_t *o)
+{
+    (void)g, (void)h;
+    return !(o->flags & OF_AWARE);
+}
+
+/* A walk begins: the monsters in view that have not noticed you are known. */
+static void run_begin(game_t *g, uint8_t run)
+{
+    g->run = run;
+    g->run_nknown = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && h != g->player && vision_sees(g, h) &&
+            !(o->flags & OF_AWARE) && g->run_nknown < sizeof g->run_known / sizeof g->run_known[0])
+            g->run_known[g->run_nknown++] = h;
+    }
+}
+
 /* One step of the running travel or exploration: its ticks, or 0 to stop.
  * The first step of a travel is taken even with a monster in view (you
- * asked for it); exploring, and every later step, stops for one and says
- * which. */
-int travel_step(game_t *g, bool first)
+ * asked for it); exploring will not start with a monster hunting you in
+ * view, and every later step stops for one, or for a monster coming into
+ * view, and says which. */
+static int travel_step(game_t *g, bool first)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p || g->prompt != PROMPT_NONE)
         return 0;
-    handle_t seen = !first || g->run == RUN_EXPLORE ? monster_in_view(g) : HANDLE_NONE;
+    handle_t seen = !first                  ? monster_in_view(g, lets_walk)
+                    : g->run == RUN_EXPLORE ? monster_in_view(g, unaware)
+                                            : HANDLE_NONE;
     if (seen) {
         if (first)
-            world_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
+            creature_say(g, "Not with <a:actor> in view.", seen, HANDLE_NONE);
         else
-            world_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
+            creature_say(g, "You see <a:actor>.", seen, HANDLE_NONE);
         return 0;
     }
     size_t n = (size_t)lv->w * (size_t)lv->h;
@@ -101,16 +143,16 @@ int travel_step(game_t *g, bool first)
         int here = dist[p->y * lv->w + p->x], best = -1, bd = here;
         for (int k = 0; k < 8 && here > 0; k++) {
             int nx = p->x + DIRS[k][0], ny = p->y + DIRS[k][1];
-            if (!level_in(lv, nx, ny) || world_creature_at(g, g->depth, nx, ny))
+            if (!level_in(lv, nx, ny) || level_creature_at(g, g->depth, nx, ny))
                 continue;
             int d = dist[ny * lv->w + nx];
             if (d >= 0 && d < bd)
                 bd = d, best = k;
         }
         if (best >= 0)
-            cost = rules_step(g, g->player, DIRS[best][0], DIRS[best][1]);
+            cost = creature_step(g, g->player, DIRS[best][0], DIRS[best][1]);
         else if (explore && (goals == 0 || here < 0))
-            world_msg(g, "There is nothing left to explore here.");
+            msg_add(g, "There is nothing left to explore here.");
     }
     gfree(&g->al, dist);
     gfree(&g->al, q);
@@ -123,9 +165,10 @@ static bool floor_item_here(const level_t *lv, const obj_t *o)
            level_in(lv, o->x, o->y);
 }
 
-int travel_hidden_items(game_t *g, handle_t *out, int max)
+/* Items on this level on cells never seen (at most max handles). */
+static int hidden_items(game_t *g, handle_t *out, int max)
 {
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     int n = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv && n < max;
          h = reg_next(&g->reg, h)) {
@@ -136,9 +179,11 @@ int travel_hidden_items(game_t *g, handle_t *out, int max)
     return n;
 }
 
-bool travel_saw_item(game_t *g, const handle_t *hidden, int n)
+/* After a step: whether one of the hidden items came into sight (said:
+ * "You see a dagger."). */
+static bool saw_item(game_t *g, const handle_t *hidden, int n)
 {
-    const level_t *lv = world_level(g);
+    const level_t *lv = level_current(g);
     for (int i = 0; i < n && lv; i++) {
         const obj_t *o = reg_get(&g->reg, hidden[i]);
         if (floor_item_here(lv, o) && level_visible(lv, o->x, o->y)) {
@@ -149,7 +194,63 @@ bool travel_saw_item(game_t *g, const handle_t *hidden, int n)
     return false;
 }
 
-/* ---- prompts -------------------------------------------------------------------- */
+/* Travel and exploration go on step by step while nothing new happens:
+ * no monster in view (travel_step checks), no item seen for the first
+ * time, no new message, no lost hit point, no prompt. */
+void travel_keep_going(game_t *g)
+{
+    handle_t hidden[128]; /* once per run: each step looks only at these */
+    int nh = hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
+    for (int steps = 0; g->run && steps < 500 && g->state == GAME_RUNNING; steps++) {
+        const obj_t *p = reg_get(&g->reg, g->player);
+        int32_t hp = p ? p->hp : 0;
+        uint32_t said = g->said;
+        int cost = travel_step(g, false);
+        if (cost <= 0)
+            break;
+        turn_advance(g, cost);
+        p = reg_get(&g->reg, g->player);
+        if (!p || p->hp < hp || g->said != said || g->prompt != PROMPT_NONE)
+            break;
+        if (saw_item(g, hidden, nh))
+            break;
+        if (g->run == RUN_TRAVEL && p->x == g->goal_x && p->y == g->goal_y)
+            break;
+    }
+    g->run = RUN_NONE;
+}
+
+int travel_explore(game_t *g)
+{
+    run_begin(g, RUN_EXPLORE);
+    int cost = travel_step(g, true);
+    if (cost <= 0)
+        g->run = RUN_NONE;
+    return cost;
+}
+
+/* ---- the cursor prompts ----------------------------------------------------------- */
+
+/* A cursor prompt (travel or look) starting on the player. */
+static int cursor_prompt(game_t *g, uint8_t prompt)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p)
+        return 0;
+    g->cur_x = p->x, g->cur_y = p->y;
+    g->prompt = prompt;
+    return 0;
+}
+
+int travel_choose(game_t *g)
+{
+    return cursor_prompt(g, PROMPT_TRAVEL);
+}
+
+int travel_look(game_t *g)
+{
+    return cursor_prompt(g, PROMPT_LOOK);
+}
 
 static bool cursor_move(game_t *g, key_event_t k)
 {
@@ -162,7 +263,7 @@ static bool cursor_move(game_t *g, key_event_t k)
         {'H', -8, 0},      {'J', 0, 8},      {'K', 0, -8},    {'L', 8, 0},
         {KEY_LEFT, -1, 0}, {KEY_DOWN, 0, 1}, {KEY_UP, 0, -1}, {KEY_RIGHT, 1, 0},
     };
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
         if (M[i].code != k.code)
             continue;
@@ -185,107 +286,118 @@ static bool confirm_key(key_event_t k)
     return k.code == '.' || k.code == KEY_ENTER || k.code == '_' || k.code == ',';
 }
 
-bool travel_key(game_t *g, key_event_t k, int *cost)
+/* Cursor keys move it; a confirming key travels there; others cancel. */
+int travel_key(game_t *g, key_event_t k)
 {
-    *cost = 0;
-    if (g->prompt == PROMPT_HELP) {
-        g->prompt = PROMPT_NONE;
-        return true;
-    }
-    if (g->prompt == PROMPT_CAST) {
-        g->prompt = PROMPT_NONE;
-        int i = (int)k.code - 'a';
-        if (i >= 0 && i < SPELL_COUNT)
-            *cost = combat_cast(g, i);
-        return true;
-    }
-    if (g->prompt != PROMPT_TRAVEL && g->prompt != PROMPT_LOOK)
-        return false;
     if (cursor_move(g, k))
-        return true;
-    bool travel = g->prompt == PROMPT_TRAVEL;
+        return 0;
     g->prompt = PROMPT_NONE;
-    if (travel && confirm_key(k)) {
-        level_t *lv = world_level(g);
-        if (!lv->seen[g->cur_y * lv->w + g->cur_x]) {
-            world_msg(g, "You do not know the way there.");
-            return true;
-        }
-        g->goal_x = g->cur_x, g->goal_y = g->cur_y;
-        g->run = RUN_TRAVEL;
-        *cost = travel_step(g, true);
-        if (*cost <= 0)
-            g->run = RUN_NONE;
+    if (!confirm_key(k))
+        return 0;
+    level_t *lv = level_current(g);
+    if (!lv->seen[g->cur_y * lv->w + g->cur_x]) {
+        msg_add(g, "You do not know the way there.");
+        return 0;
     }
-    return true;
+    g->goal_x = g->cur_x, g->goal_y = g->cur_y;
+    run_begin(g, RUN_TRAVEL);
+    int cost = travel_step(g, true);
+    if (cost <= 0)
+        g->run = RUN_NONE;
+    return cost;
 }
 
-/* What the look cursor is on: a creature's flavour text, else the place. */
+/* Cursor keys move it; any other key closes it. */
+int travel_look_key(game_t *g, key_event_t k)
+{
+    if (!cursor_move(g, k))
+        g->prompt = PROMPT_NONE;
+    return 0;
+}
+
+/* Conditions look shows, in this order. */
+static const struct {
+    unsigned efk;
+    const char *word;
+} LOOKS[] = {{EFK_(ASLEEP), "asleep"},
+             {EFK_(PARALYSED), "paralysed"},
+             {EFK_(CONFUSED), "confused"},
+             {EFK_(AFRAID), "afraid"},
+             {EFK_(BLIND), "blind"}};
+
+/* "a kobold (badly wounded, asleep)": its wounds and its conditions, or
+ * that it has not noticed you. */
+static size_t creature_looks(game_t *g, handle_t h, char *out, size_t n)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    gram_arg_t a = {"actor", creature_noun(g, h)};
+    int len = gram_format(out, n, "<a:actor>", &a, 1);
+    size_t at = len > 0 ? (size_t)len : 0;
+    at += (size_t)snprintf(out + at, n - at, " (%s", combat_wound_word(o));
+    unsigned f = status_conditions(g, h);
+    for (size_t i = 0; i < sizeof LOOKS / sizeof LOOKS[0] && at < n; i++)
+        if (f & LOOKS[i].efk)
+            at += (size_t)snprintf(out + at, n - at, ", %s", LOOKS[i].word);
+    if (!(o->flags & (OF_AWARE | OF_ASLEEP)) && at < n)
+        at += (size_t)snprintf(out + at, n - at, ", unaware of you");
+    if (at < n)
+        at += (size_t)snprintf(out + at, n - at, ")");
+    return at < n ? at : n - 1;
+}
+
+/* What the look cursor is on: a creature (how it is, what it stands on,
+ * its flavour text), else what lies there and the place. */
 static void look_line(game_t *g, char *out, size_t n)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     int x = g->cur_x, y = g->cur_y;
     if (!lv->seen[y * lv->w + x]) {
         snprintf(out, n, "You have not seen that place.");
         return;
     }
-    handle_t h = world_creature_at(g, g->depth, x, y);
+    handle_t h = level_creature_at(g, g->depth, x, y);
     if (h && h == g->player) {
         snprintf(out, n, "That is you, %s the %s %s.", g->name, pc_race_name(g), pc_class_name(g));
         return;
     }
-    if (h && world_sees(g, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        const creature_kind_t *k = world_ckind(g, o);
-        char name[64];
-        gram_arg_t a = {"actor", world_noun(g, h)};
-        gram_format(name, sizeof name, "<A:actor>", &a, 1);
-        snprintf(out, n, "%s%s %s", name, o->hp * 3 < o->hp_max ? " (badly hurt)." : ".", k->desc);
-        return;
-    }
+    char items[MSG_LEN * 2], place[96];
+    int nitems = item_floor_list(g, g->depth, x, y, items, sizeof items);
     uint8_t t = level_terrain(lv, x, y);
     const region_kind_t *rk = level_region_kind(g, lv, x, y);
-    snprintf(out, n, "%s %s%s%s.", gram_article(g->c->terrain[t].name), g->c->terrain[t].name,
-             rk ? " in " : "", rk ? rk->name : "");
+    snprintf(place, sizeof place, "%s %s%s%s", gram_article(g->c->terrain[t].name),
+             g->c->terrain[t].name, rk ? " in " : "", rk ? rk->name : "");
+    int len; /* the line is cut at n: a screen row shows what fits */
+    if (h && vision_sees(g, h)) {
+        size_t at = creature_looks(g, h, out, n);
+        len = snprintf(out + at, n - at, "%s%s. %s", nitems ? ", on " : "", nitems ? items : "",
+                       creature_kind(g, reg_get(&g->reg, h))->desc);
+    } else if (nitems) {
+        len = snprintf(out, n, "%s, on %s.", items, place);
+    } else {
+        len = snprintf(out, n, "%s.", place);
+    }
+    if (len < 0)
+        out[0] = 0;
     out[0] = (char)(out[0] >= 'a' && out[0] <= 'z' ? out[0] - 32 : out[0]);
 }
 
-static void help_render(game_t *g, screen_t *s)
+/* The prompt's top line (the map below shows the cursor). */
+static void top_line(screen_t *s, const char *line)
 {
-    style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
-    size_t n;
-    const cmd_t *t = cmd_table(&n);
-    screen_text(s, 2, 0, hi, "Commands (any key returns)");
-    for (size_t i = 0; i < n && (int)i + 2 < s->h; i++)
-        screen_textf(s, 2, (int)i + 2, STYLE_DEFAULT, "%-9s %s", t[i].label, t[i].what);
-    (void)g;
-}
-
-static void cast_render(game_t *g, screen_t *s)
-{
-    style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
-    screen_textf(s, 2, 0, hi, "Cast which spell? Mana %d/%d (other keys cancel)", g->pc.mana,
-                 g->pc.mana_max);
-    int y = 2;
-    for (int i = 0; i < SPELL_COUNT && y < s->h; i++)
-        if (g->pc.spells & (1u << i))
-            screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-15s %d mana", 'a' + i,
-                         RULES_SPELLS[i].name, RULES_SPELLS[i].mana);
-}
-
-void travel_render(game_t *g, screen_t *s)
-{
-    if (g->prompt == PROMPT_HELP)
-        return help_render(g, s);
-    if (g->prompt == PROMPT_CAST)
-        return cast_render(g, s);
-    char line[256];
-    if (g->prompt == PROMPT_LOOK)
-        look_line(g, line, sizeof line);
-    else
-        snprintf(line, sizeof line,
-                 "Travel where? Move the cursor (< > stairs), then . to go; other keys cancel.");
     for (int x = 0; x < s->w; x++)
         screen_put(s, x, 0, ' ', STYLE_DEFAULT);
     screen_text(s, 0, 0, STYLE_DEFAULT, line);
+}
+
+void travel_draw(game_t *g, screen_t *s)
+{
+    (void)g;
+    top_line(s, "Travel where? Move the cursor (< > stairs), then . to go; other keys cancel.");
+}
+
+void travel_look_draw(game_t *g, screen_t *s)
+{
+    char line[256];
+    look_line(g, line, sizeof line);
+    top_line(s, line);
 }

@@ -9,19 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "accounts.h"
+#include "hashq.h"
+#include "list.h"
 
 #define THR_BUCKETS 4096
-#define THR_KEY_MAX 72
+#define THR_KEY_MAX 96
 
 static const char MSG_DENIED[] = "Unknown name or wrong password.";
 static const char MSG_INTERNAL[] = "The account service failed; please try again.";
+static const char MSG_BUSY[] = "The server is busy. Please try again in a moment.";
 
 /* ---- throttle table --------------------------------------------------------- */
 
 typedef struct thr {
-    struct thr *next;
-    char key[THR_KEY_MAX]; /* "i:<ip>", "a:<name key>" or "r:<ip>" */
+    list_t node;           /* its bucket */
+    char key[THR_KEY_MAX]; /* "i:<ip>", "a:<ip> <name key>" or "r:<ip>" */
     unsigned fails;
     uint64_t last, until;
     unsigned regs;
@@ -33,7 +37,8 @@ struct accounts {
     db_t *db;
     accounts_config_t cfg;
     char dummy_hash[crypto_pwhash_STRBYTES];
-    thr_t *buckets[THR_BUCKETS];
+    hashq_t *hq;                 /* argon2 work: fair, bounded, low priority */
+    list_t buckets[THR_BUCKETS]; /* thr_t.node chains */
     size_t nthr;
     size_t inflight;
     bool closing;
@@ -58,28 +63,29 @@ static bool thr_stale(const accounts_t *a, const thr_t *t, uint64_t now)
 static void thr_sweep(accounts_t *a, uint64_t now, bool hard)
 {
     for (int b = 0; b < THR_BUCKETS; b++) {
-        thr_t **pp = &a->buckets[b];
-        while (*pp) {
-            thr_t *t = *pp;
+        LIST_EACH (it, &a->buckets[b]) {
+            thr_t *t = LIST_ITEM(it, thr_t, node);
             if (thr_stale(a, t, now) || (hard && now >= t->until)) {
-                *pp = t->next;
+                list_remove(&t->node);
                 free(t);
                 a->nthr--;
-            } else {
-                pp = &t->next;
             }
         }
     }
 }
 
-static thr_t *thr_get(accounts_t *a, char kind, const char *id, uint64_t now, bool create)
+/* The entry of kind for ip (and name: the pair's), made when create. */
+static thr_t *thr_get(accounts_t *a, char kind, const char *ip, const char *name, uint64_t now,
+                      bool create)
 {
     char key[THR_KEY_MAX];
-    snprintf(key, sizeof key, "%c:%s", kind, id ? id : "");
+    snprintf(key, sizeof key, "%c:%s%s%s", kind, ip ? ip : "", name ? " " : "", name ? name : "");
     uint32_t b = thr_hash(key);
-    for (thr_t *t = a->buckets[b]; t; t = t->next)
+    LIST_EACH (it, &a->buckets[b]) {
+        thr_t *t = LIST_ITEM(it, thr_t, node);
         if (strcmp(t->key, key) == 0)
             return t;
+    }
     if (!create)
         return NULL;
     if (a->nthr >= a->cfg.max_tracked) {
@@ -93,8 +99,7 @@ static thr_t *thr_get(accounts_t *a, char kind, const char *id, uint64_t now, bo
     if (!t)
         return NULL;
     memcpy(t->key, key, sizeof key);
-    t->next = a->buckets[b];
-    a->buckets[b] = t;
+    list_push_front(&a->buckets[b], &t->node);
     a->nthr++;
     return t;
 }
@@ -188,6 +193,9 @@ void accounts_config_default(accounts_config_t *cfg)
         .register_per_ip = 5,
         .register_window_ms = 60 * 60 * 1000,
         .max_tracked = 65536,
+        .hash_threads = 0,
+        .queue_max = 32,
+        .queue_per_addr = 2,
     };
 }
 
@@ -207,6 +215,10 @@ static void fix_limits(accounts_config_t *c)
         c->backoff_max_ms = c->backoff_base_ms;
     if (c->max_tracked == 0)
         c->max_tracked = 1;
+    if (c->hash_threads <= 0) { /* leave a core to the loop: games first */
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        c->hash_threads = n > 2 ? (int)(n - 1 < 4 ? n - 1 : 4) : 1;
+    }
 }
 
 accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg)
@@ -218,6 +230,8 @@ accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg
         return NULL;
     a->loop = loop;
     a->db = db;
+    for (int i = 0; i < THR_BUCKETS; i++)
+        list_init(&a->buckets[i]);
     if (cfg)
         a->cfg = *cfg;
     else
@@ -231,19 +245,19 @@ accounts_t *accounts_new(uv_loop_t *loop, db_t *db, const accounts_config_t *cfg
         free(a);
         return NULL;
     }
+    a->hq = hashq_new(loop, a->cfg.hash_threads, a->cfg.queue_max, a->cfg.queue_per_addr);
+    if (!a->hq) {
+        free(a);
+        return NULL;
+    }
     return a;
 }
 
 static void accounts_release(accounts_t *a)
 {
-    for (int b = 0; b < THR_BUCKETS; b++) {
-        thr_t *t = a->buckets[b];
-        while (t) {
-            thr_t *n = t->next;
-            free(t);
-            t = n;
-        }
-    }
+    for (int b = 0; b < THR_BUCKETS; b++)
+        for (list_t *n; (n = list_pop_front(&a->buckets[b]));)
+            free(LIST_ITEM(n, thr_t, node));
     free(a);
 }
 
@@ -252,7 +266,13 @@ void accounts_free(accounts_t *a)
     if (!a)
         return;
     a->closing = true;
-    if (a->inflight == 0)
+    /* Jobs still queued come back at once and are dropped (req_alive); the
+     * extra count keeps a from being released under hashq_free. */
+    hashq_t *q = a->hq;
+    a->hq = NULL;
+    a->inflight++;
+    hashq_free(q);
+    if (--a->inflight == 0)
         accounts_release(a);
 }
 
@@ -281,6 +301,8 @@ struct req {
     char hash[crypto_pwhash_STRBYTES];
     db_user_t user;
     bool found, ok, rehashed;
+    bool counted;  /* login_start counted it as a failure until it proves right */
+    char keep[80]; /* the web session (token hash) a password change keeps; "" none */
     uint64_t now;
     req_step_fn work_fn, then;
     accounts_cb cb;
@@ -323,11 +345,9 @@ static void req_deliver(req_t *r, int status, const char *msg)
     cb(ud, status, u, msg ? msg : "");
 }
 
-static void on_work(uv_work_t *w)
+static void on_no_work(uv_work_t *w)
 {
-    req_t *r = w->data;
-    if (r->work_fn)
-        r->work_fn(r);
+    (void)w;
 }
 
 static void on_after_work(uv_work_t *w, int status)
@@ -338,17 +358,61 @@ static void on_after_work(uv_work_t *w, int status)
         r->then(r);
 }
 
-/* Runs work on the pool (NULL: nothing), then `then` on the loop. */
+static void on_hash_work(void *job)
+{
+    req_t *r = job;
+    r->work_fn(r);
+}
+
+/* Also for jobs the queue never ran (hashq_free): then a->closing. */
+static void on_hash_done(void *job)
+{
+    req_t *r = job;
+    if (req_alive(r))
+        r->then(r);
+}
+
+/* The queue had no room: the attempt did not happen, so it is not counted
+ * against the address or the name, nor as a registration. */
+static void req_busy(req_t *r)
+{
+    accounts_t *a = r->a;
+    if (r->counted) {
+        thr_undo(thr_get(a, 'i', r->ip, NULL, r->now, false), a->cfg.ip_free_failures);
+        thr_undo(thr_get(a, 'a', r->ip, r->key, r->now, false), a->cfg.account_free_failures);
+    }
+    thr_t *t = r->kind == REQ_REGISTER ? thr_get(a, 'r', r->ip, NULL, r->now, false) : NULL;
+    if (t && t->regs)
+        t->regs--;
+    req_deliver(r, ACCOUNTS_EBUSY, MSG_BUSY);
+}
+
+/* An address with failures other than this request's own waits behind
+ * the clean ones in the hashing queue. */
+static bool req_suspect(const req_t *r)
+{
+    thr_t *t = thr_get(r->a, 'i', r->ip, NULL, r->now, false);
+    return t && t->fails > (r->counted ? 1u : 0u);
+}
+
+/* Runs work (argon2) on the hashing queue, then `then` on the loop; with
+ * no work, only defers `then` to a later loop turn. */
 static void req_queue(req_t *r, req_step_fn work, req_step_fn then)
 {
+    accounts_t *a = r->a;
     r->work_fn = work;
     r->then = then;
     r->work.data = r;
-    r->a->inflight++;
-    if (uv_queue_work(r->a->loop, &r->work, on_work, on_after_work) != 0) {
-        r->a->inflight--;
+    a->inflight++;
+    int rc = work ? hashq_submit(a->hq, r->ip, req_suspect(r), on_hash_work, on_hash_done, r)
+                  : uv_queue_work(a->loop, &r->work, on_no_work, on_after_work);
+    if (rc == 0)
+        return;
+    a->inflight--;
+    if (work)
+        req_busy(r);
+    else
         req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
-    }
 }
 
 /* A finish decided inside the API call: delivered from the loop later. */
@@ -419,8 +483,8 @@ uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name,
 {
     char key[DB_NAME_MAX];
     accounts_name_key(name, key);
-    uint64_t w1 = thr_wait(a, thr_get(a, 'i', ip, now_ms, false), now_ms);
-    uint64_t w2 = thr_wait(a, thr_get(a, 'a', key, now_ms, false), now_ms);
+    uint64_t w1 = thr_wait(a, thr_get(a, 'i', ip, NULL, now_ms, false), now_ms);
+    uint64_t w2 = thr_wait(a, thr_get(a, 'a', ip, key, now_ms, false), now_ms);
     return w1 > w2 ? w1 : w2;
 }
 
@@ -429,7 +493,8 @@ static void chpw_store(req_t *r);
 static void login_verified(req_t *r)
 {
     accounts_t *a = r->a;
-    thr_t *ti = thr_get(a, 'i', r->ip, r->now, false), *ta = thr_get(a, 'a', r->key, r->now, false);
+    thr_t *ti = thr_get(a, 'i', r->ip, NULL, r->now, false);
+    thr_t *ta = thr_get(a, 'a', r->ip, r->key, r->now, false);
     if (!r->ok) {
         req_deliver(r, ACCOUNTS_EDENIED, MSG_DENIED); /* the failure was counted up front */
         return;
@@ -437,6 +502,7 @@ static void login_verified(req_t *r)
     thr_undo(ti, a->cfg.ip_free_failures);
     if (ta)
         ta->fails = 0, ta->until = 0;
+    r->counted = false; /* taken back */
     if (r->user.locked) {
         req_deliver(r, ACCOUNTS_ELOCKED, "This account is locked.");
         return;
@@ -477,8 +543,13 @@ static int login_start(req_t *r)
         req_finish_later(r, ACCOUNTS_ETHROTTLED, msg);
         return 0;
     }
-    thr_fail(a, thr_get(a, 'i', r->ip, r->now, true), a->cfg.ip_free_failures, r->now);
-    thr_fail(a, thr_get(a, 'a', r->key, r->now, true), a->cfg.account_free_failures, r->now);
+    if (!hashq_room(a->hq, r->ip, req_suspect(r))) { /* fail fast: no database read either */
+        req_finish_later(r, ACCOUNTS_EBUSY, MSG_BUSY);
+        return 0;
+    }
+    thr_fail(a, thr_get(a, 'i', r->ip, NULL, r->now, true), a->cfg.ip_free_failures, r->now);
+    thr_fail(a, thr_get(a, 'a', r->ip, r->key, r->now, true), a->cfg.account_free_failures, r->now);
+    r->counted = true;
     if (accounts_check_name(r->name, NULL, 0) != 0 || r->pwlen > ACCOUNTS_PASSWORD_MAX) {
         /* Cannot exist: same answer as a wrong password, and the same cost. */
         r->found = false;
@@ -505,16 +576,29 @@ int accounts_login(accounts_t *a, const char *ip, const char *name, const char *
 
 /* ---- password change ------------------------------------------------------------------ */
 
+static void chpw_revoked(void *ud, int status, int64_t id)
+{
+    (void)status; /* the password is changed either way */
+    (void)id;
+    req_t *r = ud;
+    if (req_alive(r))
+        req_deliver(r, ACCOUNTS_OK, "");
+}
+
+/* The new hash is stored: whoever knew the old password is logged out of
+ * the web (every session but the one the change came from). */
 static void chpw_stored(void *ud, int status, int64_t id)
 {
     (void)id;
     req_t *r = ud;
     if (!req_alive(r))
         return;
-    if (status != DB_OK)
+    if (status != DB_OK) {
         req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
-    else
-        req_deliver(r, ACCOUNTS_OK, "");
+        return;
+    }
+    r->a->inflight++;
+    db_session_delete_user(r->a->db, r->user.id, r->keep, chpw_revoked, r);
 }
 
 static void chpw_store(req_t *r)
@@ -528,8 +612,8 @@ static void chpw_store(req_t *r)
 }
 
 int accounts_change_password(accounts_t *a, const char *ip, const char *name, const char *old,
-                             size_t oldlen, const char *pw, size_t pwlen, uint64_t now_ms,
-                             accounts_cb cb, void *ud)
+                             size_t oldlen, const char *pw, size_t pwlen, const char *keep,
+                             uint64_t now_ms, accounts_cb cb, void *ud)
 {
     if (!a || a->closing)
         return ACCOUNTS_ECLOSED;
@@ -545,6 +629,7 @@ int accounts_change_password(accounts_t *a, const char *ip, const char *name, co
     }
     memcpy(r->newpw, pw, pwlen);
     r->newlen = pwlen;
+    snprintf(r->keep, sizeof r->keep, "%s", keep ? keep : "");
     return login_start(r);
 }
 
@@ -650,7 +735,7 @@ int accounts_register(accounts_t *a, const char *ip, const char *name, const cha
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
         return 0;
     }
-    thr_t *t = a->cfg.register_per_ip ? thr_get(a, 'r', r->ip, now_ms, true) : NULL;
+    thr_t *t = a->cfg.register_per_ip ? thr_get(a, 'r', r->ip, NULL, now_ms, true) : NULL;
     if (t) {
         if (t->regs == 0 || now_ms - t->reg_start >= a->cfg.register_window_ms)
             t->regs = 0, t->reg_start = now_ms;

@@ -7,15 +7,23 @@
  * an unknown name still costs one verify (against a dummy hash) so timing
  * does not tell them apart.
  *
- * Throttling: failed logins are counted per IP and per account name; past a
- * free allowance each further failure closes that key for a window that
- * doubles (base .. max); failures are forgotten after a quiet period and a
- * successful login clears the account's count. Registrations are limited per
- * IP per window. All state lives in accounts_t; the caller passes the time
- * (uv_now, milliseconds) so tests can drive it.
+ * Throttling: failed logins are counted per address and per (name,
+ * address) pair, never per name alone, so a stranger's failures cannot
+ * lock the owner out from another address. Past a free allowance each
+ * further failure closes that key for a window that doubles (base .. max);
+ * failures are forgotten after a quiet period and a successful login clears
+ * the pair's count. Registrations are limited per address per window. All
+ * state lives in accounts_t; the caller passes the time (uv_now,
+ * milliseconds) so tests can drive it.
+ *
+ * Hashing and verifying run on a queue of their own (hashq.h): low-priority
+ * threads, one line per address served in turn, addresses with failures
+ * last, at most queue_max requests waiting and queue_per_addr from one
+ * address; past that a request is answered ACCOUNTS_EBUSY at once.
  *
  * A successful login whose stored hash was made at another cost stores a
- * new hash at the configured cost.
+ * new hash at the configured cost. A password change or reset ends the
+ * account's web sessions (all but the one it was made from).
  *
  * Passwords are copied into request memory, wiped after use and never
  * logged. Storage goes through db/.
@@ -46,6 +54,7 @@ enum {
     ACCOUNTS_ELOCKED = -5,    /* right password, account locked by an admin */
     ACCOUNTS_EINTERNAL = -6,  /* database or hashing failure */
     ACCOUNTS_ECLOSED = -7,    /* accounts_free was called */
+    ACCOUNTS_EBUSY = -8,      /* the hashing queue is full: try again soon */
 };
 
 typedef struct {
@@ -53,11 +62,11 @@ typedef struct {
      * minimums (crypto_pwhash_OPSLIMIT_MIN / MEMLIMIT_MIN). */
     unsigned long long opslimit;
     size_t memlimit;
-    /* failed logins: free allowance per IP and per account, then windows of
-     * backoff_base_ms doubling up to backoff_max_ms; counts forgotten after
-     * forget_ms without a failure. */
+    /* failed logins: free allowance per IP and per (name, IP), then windows
+     * of backoff_base_ms doubling up to backoff_max_ms; counts forgotten
+     * after forget_ms without a failure. */
     unsigned ip_free_failures;      /* default 10 */
-    unsigned account_free_failures; /* default 5 */
+    unsigned account_free_failures; /* default 5, per name from one address */
     uint64_t backoff_base_ms;       /* default 2000 */
     uint64_t backoff_max_ms;        /* default 15 min */
     uint64_t forget_ms;             /* default 30 min */
@@ -66,6 +75,11 @@ typedef struct {
     unsigned register_per_ip;    /* default 5 */
     uint64_t register_window_ms; /* default 1 hour */
     size_t max_tracked;          /* throttle entries kept (oldest dropped); default 65536 */
+    /* the hashing queue: threads (0: one less than the cores, 1 to 4),
+     * requests in it at most, and from one address */
+    int hash_threads;
+    int queue_max;      /* default 32 (about 3 s of INTERACTIVE hashes on one thread) */
+    int queue_per_addr; /* default 2 */
 } accounts_config_t;
 
 typedef struct accounts accounts_t;
@@ -98,13 +112,15 @@ int accounts_register(accounts_t *a, const char *ip, const char *name, const cha
                       uint64_t now_ms, accounts_cb cb, void *ud);
 int accounts_login(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
                    uint64_t now_ms, accounts_cb cb, void *ud);
-/* Verifies old (counted like a login), then stores a hash of new. */
+/* Verifies old (counted like a login), then stores a hash of new and ends
+ * the account's web sessions but keep (a session token hash, db_session_*;
+ * NULL or "" ends them all). */
 int accounts_change_password(accounts_t *a, const char *ip, const char *name, const char *old,
-                             size_t oldlen, const char *pw, size_t pwlen, uint64_t now_ms,
-                             accounts_cb cb, void *ud);
+                             size_t oldlen, const char *pw, size_t pwlen, const char *keep,
+                             uint64_t now_ms, accounts_cb cb, void *ud);
 
 /* An admin's reset: stores a hash of pw for name without the old password
- * and without throttling. ACCOUNTS_EDENIED with "No such account." for an
+ * and without throttling, and ends all the account's web sessions. ACCOUNTS_EDENIED with "No such account." for an
  * unknown name; rule breaks as ACCOUNTS_EINVAL. */
 int accounts_reset_password(accounts_t *a, const char *name, const char *pw, size_t pwlen,
                             accounts_cb cb, void *ud);

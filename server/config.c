@@ -1,11 +1,12 @@
 /* config — a table of settings shared by the file parser and the flags. */
 #include "config.h"
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR } opt_kind_t;
+typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR, OPT_IPS } opt_kind_t;
 
 typedef struct {
     const char *name;
@@ -31,6 +32,11 @@ static const opt_t opts[] = {
     {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
     {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "TURNS between snapshots (200)"},
     {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "BYTES queued per connection (262144)"},
+    /* limits */
+    {"trust-proxy", OPT_IPS, S(trust_proxy), 0, 0,
+     "ADDR[,ADDR] proxies whose X-Forwarded-For/-Proto are believed (none)"},
+    {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000,
+     "N new accounts per address per hour, 0 = no limit (5)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
 };
 #undef S
@@ -49,6 +55,7 @@ void config_defaults(config_t *c)
     c->idle_timeout = 900;
     c->snapshot_every = 200;
     c->outq_max = 262144;
+    c->register_per_hour = 5; /* limits */
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
@@ -77,6 +84,25 @@ int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
     return 0;
 }
 
+int config_check_ips(const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        char one[64];
+        unsigned char bin[16];
+        if (n == 0 || n >= sizeof one)
+            return -1;
+        memcpy(one, p, n);
+        one[n] = 0;
+        if (inet_pton(AF_INET, one, bin) != 1 && inet_pton(AF_INET6, one, bin) != 1)
+            return -1;
+        if (p[n] == ',' && !p[n + 1])
+            return -1; /* a trailing comma: an empty entry */
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
 static const opt_t *opt_find(const char *name)
 {
     for (size_t i = 0; i < NOPTS; i++)
@@ -88,9 +114,14 @@ static const opt_t *opt_find(const char *name)
 static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size_t errlen)
 {
     char *field = (char *)c + o->off;
-    if (o->kind == OPT_STR || o->kind == OPT_ADDR) {
+    if (o->kind == OPT_STR || o->kind == OPT_ADDR || o->kind == OPT_IPS) {
         if (strlen(val) >= o->size) {
             snprintf(err, errlen, "%s: value too long", o->name);
+            return -1;
+        }
+        if (o->kind == OPT_IPS && config_check_ips(val)) {
+            snprintf(err, errlen, "%s: expected addresses like 127.0.0.1,::1, got \"%s\"", o->name,
+                     val);
             return -1;
         }
         char host[128];

@@ -28,7 +28,10 @@ typedef struct {
     int idle_timeout;   /* seconds of no input in menus before disconnect */
     int snapshot_every; /* turns between periodic snapshots */
     int outq_max;       /* bytes queued per connection before frames are skipped */
-    bool test_hooks;    /* Ctrl-] then 'h' shows "hash <hex> seed <n> turn <n>" */
+    /* limits: who the web listener believes, how many accounts an address makes */
+    char trust_proxy[256]; /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
+    int register_per_hour; /* new accounts per address per hour (0 = no limit) */
+    bool test_hooks; /* F12 in a game logs "hook user=... hash=... seed=... turn=... seq=..." */
     bool help, version;
 } config_t;
 
@@ -48,6 +51,9 @@ int config_parse(config_t *c, const char *text, size_t len, const char *name, ch
 /* Splits "host:port" ("[v6]:port" too). Returns 0 or -1. */
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port);
 void config_print_usage(FILE *out);
+/* A comma-separated list of IPv4 or IPv6 addresses, no spaces ("" is an
+ * empty list): 0, else -1. */
+int config_check_ips(const char *list);
 /* The admin control socket's path: cfg.control, else cfg.db + ".ctl".
  * Returns 0, or -1 if it does not fit in out. */
 int config_control_path(const config_t *c, char *out, size_t outlen);

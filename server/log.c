@@ -24,3 +24,17 @@ void log_msg(log_level_t lvl, const char *fmt, ...)
     /* one write per line so concurrent threads never interleave inside it */
     fprintf(stderr, "%s\n", line);
 }
+
+int log_every(log_every_t *e, unsigned long long now_ms, unsigned long long interval_ms,
+              unsigned *held)
+{
+    if (e->started && now_ms - e->last_ms < interval_ms) {
+        e->held++;
+        return 0;
+    }
+    *held = e->held;
+    e->held = 0;
+    e->last_ms = now_ms;
+    e->started = 1;
+    return 1;
+}

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include "budget.h"
 #include "log.h"
 #include "records.h"
 #include "server.h"
@@ -11,7 +13,7 @@
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
-    conn_tick(s);
+    telnetgw_tick(s);
     session_tick(s);
     menu_tick(s);
     control_tick(s);
@@ -20,8 +22,8 @@ static void on_tick(uv_timer_t *t)
 static void server_close_all(server_t *s)
 {
     const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
-    for (conn_t *c = s->conns, *n; c; c = n) {
-        n = c->next;
+    LIST_EACH (it, &s->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
         if (c->closing)
             continue;
         conn_write(c, bye, strlen(bye));
@@ -36,7 +38,7 @@ static void on_signal(uv_signal_t *h, int signum)
         return;
     s->stopping = true;
     log_info("signal %d: shutting down", signum);
-    conn_stop_listening(s);
+    telnetgw_stop(s);
     control_stop(s);
     webgw_stop(s);
     session_shutdown_all(s);
@@ -48,6 +50,34 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_close((uv_handle_t *)&s->tick, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
+}
+
+/* Descriptors kept out of the connection budget: the database, the loop,
+ * listeners, files being served, and the sockets being turned away politely
+ * (web_door.h: WEB_DOOR_REFUSING_MAX). */
+#define FD_RESERVE 256
+
+/* The connection budget: max-connections, but never more than the
+ * descriptors allow once the soft limit is raised to the hard one, so the
+ * daemon refuses politely before accept() starts failing. */
+static budget_t *budget_open(const config_t *cfg)
+{
+    struct rlimit rl;
+    long long fds = -1;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        if (rl.rlim_cur < rl.rlim_max) {
+            struct rlimit up = {rl.rlim_max, rl.rlim_max};
+            if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+                rl = up;
+        }
+        fds = rl.rlim_cur == RLIM_INFINITY ? -1 : (long long)rl.rlim_cur;
+    }
+    int total = cfg->max_conns;
+    if (fds >= 0 && fds - FD_RESERVE < total)
+        total = fds - FD_RESERVE > 1 ? (int)(fds - FD_RESERVE) : 1;
+    log_info("connections: at most %d, %d per address (descriptors %lld)", total, cfg->max_per_ip,
+             fds);
+    return budget_new(total, cfg->max_per_ip);
 }
 
 static int server_open(server_t *s)
@@ -68,16 +98,19 @@ static int server_open(server_t *s)
     if (s->cfg.test_hooks) { /* cheap hashes keep the test suites fast */
         ac.opslimit = 1;
         ac.memlimit = 8192;
-        ac.register_per_ip = 0; /* tests and load runs register many names */
     }
+    ac.register_per_ip = (unsigned)s->cfg.register_per_hour;
     s->acc = accounts_new(s->loop, s->db, &ac);
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
+    s->budget = budget_open(&s->cfg);
+    if (!s->budget)
+        return log_error("connections: out of memory"), -1;
     char root[4096];
     s->records = records_new(s, web_default_root(root, sizeof root));
     if (!s->records)
         return log_error("records: out of memory"), -1;
-    if (conn_listen(s) || control_listen(s))
+    if (telnetgw_listen(s) || control_listen(s))
         return -1;
     webgw_start(s);
     uv_signal_init(s->loop, &s->sigterm);
@@ -99,21 +132,43 @@ static void server_free(server_t *s)
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
     webgw_free(s);
+    telnetgw_free(s);
+    control_free(s);
     records_free(s->records);
-    while (s->sessions) {
-        session_t *n = s->sessions->next;
-        game_free(s->sessions->game);
-        screen_free(s->sessions->grid);
-        screen_free(s->sessions->sent);
-        free(s->sessions);
-        s->sessions = n;
-    }
+    session_free_all(s);
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
     buf_free(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_free(&s->enc[i]);
     buf_free(&s->enc_json);
+    budget_free(s->budget); /* last: the gateways release their slots as they close */
+}
+
+/* The context's lists and buffers, on loop. */
+static void server_init(server_t *s, uv_loop_t *loop)
+{
+    s->loop = loop;
+    list_init(&s->conns);
+    list_init(&s->sessions);
+    buf_init(&s->scratch);
+    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
+        buf_init(&s->enc[i]);
+    buf_init(&s->enc_json);
+}
+
+/* server_open failed part way: close what it opened before server_free. */
+static void server_unwind(server_t *s)
+{
+    telnetgw_stop(s);
+    control_stop(s);
+    webgw_stop(s);
+    if (s->tick.loop)
+        uv_close((uv_handle_t *)&s->tick, NULL);
+    if (s->sigterm.loop) {
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+    }
 }
 
 int main(int argc, char **argv)
@@ -137,24 +192,13 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     uv_loop_t loop;
     uv_loop_init(&loop);
-    srv.loop = &loop;
-    buf_init(&srv.scratch);
-    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
-        buf_init(&srv.enc[i]);
-    buf_init(&srv.enc_json);
+    server_init(&srv, &loop);
     int rc = server_open(&srv);
     if (rc == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);
     } else {
-        conn_stop_listening(&srv);
-        control_stop(&srv);
-        if (srv.tick.loop)
-            uv_close((uv_handle_t *)&srv.tick, NULL);
-        if (srv.sigterm.loop) {
-            uv_close((uv_handle_t *)&srv.sigterm, NULL);
-            uv_close((uv_handle_t *)&srv.sigint, NULL);
-        }
+        server_unwind(&srv);
     }
     server_free(&srv);
     uv_loop_close(&loop);

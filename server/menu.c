@@ -1,14 +1,16 @@
-/* menu — what a connection shows outside a game: the main menus, the Name:
- * and Password: prompts, scores, options and the list of live games. Every
- * screen is drawn into the connection's grid and sent as an ANSI diff, like
- * game frames. Account checks run on the thread pool (accounts.h); while
- * one is out the connection is in MODE_WAIT and keys are ignored. */
+/* menu — what a terminal shows outside a game; see menu.h.
+ *
+ * Each screen (main menu, prompt, message, watch list, scores, options) is
+ * a row of `screens`: how it is drawn and what its keys do. The main menu
+ * and the options are tables of items whose rows draw the menu and dispatch
+ * its keys; the prompts are a table too. Account checks run on the thread
+ * pool (accounts.h); while one is out the conn is in CONN_WAIT and keys are
+ * ignored. */
 #include <stdlib.h>
 #include <string.h>
 #include "input.h"
 #include "log.h"
 #include "server.h"
-#include "json.h"
 
 #define STY(fg, a) ((style_t){(fg), SCREEN_DEFAULT_COLOR, (a)})
 #define WL_ROWS    15
@@ -17,6 +19,61 @@ static const style_t st_title = {14, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
 static const style_t st_key = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
 static const style_t st_msg = {9, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
 static const style_t st_dim = {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, ATTR_DIM};
+
+typedef enum {
+    MENU_MAIN = 0,
+    MENU_PROMPT,    /* reading a line: name, password, ... */
+    MENU_MESSAGE,   /* a notice; any key goes back to the menu */
+    MENU_WATCHLIST, /* the list of live games */
+    MENU_SCORES,
+    MENU_OPTIONS,
+} menu_screen_t;
+
+typedef enum {
+    PROMPT_LOGIN_NAME,
+    PROMPT_LOGIN_PASS,
+    PROMPT_REG_NAME,
+    PROMPT_REG_PASS,
+    PROMPT_REG_PASS2,
+    PROMPT_CHPW_OLD,
+    PROMPT_CHPW_NEW,
+    PROMPT_CHPW_NEW2,
+} prompt_t;
+
+/* Per conn, private to this file (menu.h). */
+struct menu_state {
+    menu_screen_t screen;
+    prompt_t prompt;
+    char line[136]; /* what is typed at the prompt */
+    size_t line_len;
+    char pend_name[32], pend_pass[136], pend_old[136];
+    char msg[256]; /* one-line notice */
+    int wl_page, wl_sort;
+    uint8_t colors; /* options: index into colour_modes; 0 = from the terminal */
+    uint8_t glyphs; /* options: index into glyph_sets; 0 = from the terminal */
+    bool held;      /* a read is being handled: redraws wait (menu_hold) */
+    bool redraw_due;
+};
+
+menu_state_t *menu_state_new(void)
+{
+    return calloc(1, sizeof(menu_state_t));
+}
+
+void menu_state_free(menu_state_t *m)
+{
+    if (m) /* it may hold a password */
+        memset(m, 0, sizeof *m);
+    free(m);
+}
+
+static void menu_show(conn_t *c, menu_screen_t screen)
+{
+    c->place = CONN_MENU;
+    c->menu->screen = screen;
+}
+
+/* ---- drawing pieces ----------------------------------------------------------- */
 
 static int menu_ensure_screens(conn_t *c)
 {
@@ -36,32 +93,6 @@ static int menu_ensure_screens(conn_t *c)
         c->shown_valid = false;
     }
     return 0;
-}
-
-void screen_send_diff(conn_t *c)
-{
-    server_t *s = c->srv;
-    if (!conn_writable(c)) {
-        c->need_key = true; /* redrawn in full once the queue drains */
-        return;
-    }
-    buf_reset(&s->scratch);
-    bool key =
-        !c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h;
-    if (c->json)
-        json_frame(key ? NULL : c->shown, c->scr, c->sess ? c->sess->frame_seq : 0, &s->scratch);
-    else if (key)
-        ansi_keyframe(&c->prof, c->scr, &s->scratch);
-    else
-        ansi_diff(&c->prof, c->shown, c->scr, &s->scratch);
-    c->need_key = false;
-    if (c->json)
-        conn_write_text(c, s->scratch.data, s->scratch.len);
-    else
-        conn_write(c, s->scratch.data, s->scratch.len);
-    screen_copy(c->shown, c->scr);
-    screen_clean(c->scr);
-    c->shown_valid = true;
 }
 
 /* Terminal below 80x24: a message drawn at the size it has. */
@@ -95,86 +126,20 @@ static void draw_header(conn_t *c, screen_t *scr)
         screen_text(scr, 2, 3, STYLE_DEFAULT, "Not logged in.");
 }
 
-static void draw_items(screen_t *scr, int y, const char *const *items)
+/* A menu item at row y: its key, then ") label" and an optional value. */
+static void draw_item(screen_t *scr, int y, char key, const char *label, const char *value)
 {
-    for (int i = 0; items[i]; i++) {
-        screen_put(scr, 4, y + i, (unsigned char)items[i][0], st_key);
-        screen_text(scr, 5, y + i, STYLE_DEFAULT, items[i] + 1);
-    }
-}
-
-static const char *const anon_items[] = {"l) Log in",      "r) Register", "w) Watch games",
-                                         "s) High scores", "q) Quit",     NULL};
-static const char *const user_items[] = {"p) Play (new game or resume)",
-                                         "w) Watch games",
-                                         "c) Change password",
-                                         "o) Options",
-                                         "s) High scores",
-                                         "q) Quit",
-                                         NULL};
-
-static void draw_main(conn_t *c, screen_t *scr)
-{
-    draw_header(c, scr);
-    const char *const *items = c->user_id ? user_items : anon_items;
-    draw_items(scr, 5, items);
-    int n = 0;
-    while (items[n])
-        n++;
-    if (c->msg[0])
-        screen_text(scr, 2, 6 + n, st_msg, c->msg);
-    screen_text(scr, 2, 8 + n, STYLE_DEFAULT, "Your choice: ");
-    screen_cursor(scr, 15, 8 + n, true);
-}
-
-static const char *prompt_label(prompt_t p)
-{
-    static const char *const labels[] = {
-        [PROMPT_LOGIN_NAME] = "Name: ",
-        [PROMPT_LOGIN_PASS] = "Password: ",
-        [PROMPT_REG_NAME] = "Name: ",
-        [PROMPT_REG_PASS] = "Password: ",
-        [PROMPT_REG_PASS2] = "Password again: ",
-        [PROMPT_CHPW_OLD] = "Old password: ",
-        [PROMPT_CHPW_NEW] = "New password: ",
-        [PROMPT_CHPW_NEW2] = "New password again: ",
-    };
-    return labels[p];
-}
-
-static bool prompt_secret(prompt_t p)
-{
-    return p != PROMPT_LOGIN_NAME && p != PROMPT_REG_NAME;
-}
-
-static void draw_prompt(conn_t *c, screen_t *scr)
-{
-    draw_header(c, scr);
-    static const char *const titles[] = {
-        [PROMPT_LOGIN_NAME] = "Log in",        [PROMPT_LOGIN_PASS] = "Log in",
-        [PROMPT_REG_NAME] = "Register",        [PROMPT_REG_PASS] = "Register",
-        [PROMPT_REG_PASS2] = "Register",       [PROMPT_CHPW_OLD] = "Change password",
-        [PROMPT_CHPW_NEW] = "Change password", [PROMPT_CHPW_NEW2] = "Change password",
-    };
-    screen_text(scr, 2, 5, st_title, titles[c->prompt]);
-    if (c->prompt == PROMPT_REG_NAME)
-        screen_text(scr, 2, 6, st_dim, "2-20 letters, digits, _ or -. Esc cancels.");
-    else if (c->prompt == PROMPT_REG_PASS || c->prompt == PROMPT_CHPW_NEW)
-        screen_text(scr, 2, 6, st_dim, "8-128 characters. Esc cancels.");
+    screen_put(scr, 4, y, (unsigned char)key, st_key);
+    if (value)
+        screen_textf(scr, 5, y, STYLE_DEFAULT, ") %s: %s", label, value);
     else
-        screen_text(scr, 2, 6, st_dim, "Esc cancels.");
-    if (c->msg[0])
-        screen_text(scr, 2, 10, st_msg, c->msg);
-    int x = screen_text(scr, 2, 8, STYLE_DEFAULT, prompt_label(c->prompt));
-    if (!prompt_secret(c->prompt))
-        x = screen_text(scr, x, 8, st_key, c->line);
-    screen_cursor(scr, x, 8, true);
+        screen_textf(scr, 5, y, STYLE_DEFAULT, ") %s", label);
 }
 
 static void draw_message(conn_t *c, screen_t *scr)
 {
     draw_header(c, scr);
-    screen_text(scr, 2, 5, st_msg, c->msg);
+    screen_text(scr, 2, 5, st_msg, c->menu->msg);
     screen_text(scr, 2, 7, st_dim, "Press any key.");
     screen_cursor(scr, 0, 0, false);
 }
@@ -184,6 +149,285 @@ static void draw_wait(conn_t *c, screen_t *scr)
     draw_header(c, scr);
     screen_text(scr, 2, 5, STYLE_DEFAULT, "One moment...");
     screen_cursor(scr, 0, 0, false);
+}
+
+/* ---- the main menu ----------------------------------------------------------------- */
+
+typedef enum { FOR_ALL, FOR_ANON, FOR_USER } menu_who_t;
+
+/* One row of a menu: its keys (the first is shown), its label, who sees it
+ * (logged in or not) and what choosing it does. */
+typedef struct {
+    const char *keys;
+    const char *label;
+    menu_who_t who;
+    void (*action)(conn_t *c);
+} menu_item_t;
+
+static void act_login(conn_t *c);
+static void act_register(conn_t *c);
+static void act_watch(conn_t *c);
+static void act_change_password(conn_t *c);
+static void act_options(conn_t *c);
+static void act_scores(conn_t *c);
+static void act_quit(conn_t *c);
+
+/* The main menu, in the order it is drawn. */
+static const menu_item_t main_menu[] = {
+    {"l", "Log in", FOR_ANON, act_login},
+    {"r", "Register", FOR_ANON, act_register},
+    {"p", "Play (new game or resume)", FOR_USER, session_play},
+    {"w", "Watch games", FOR_ALL, act_watch},
+    {"c", "Change password", FOR_USER, act_change_password},
+    {"o", "Options", FOR_USER, act_options},
+    {"s", "High scores", FOR_ALL, act_scores},
+    {"qQ", "Quit", FOR_ALL, act_quit},
+};
+#define MAIN_ITEMS (sizeof main_menu / sizeof main_menu[0])
+
+static bool item_shown(const conn_t *c, const menu_item_t *it)
+{
+    return it->who == FOR_ALL || (it->who == FOR_USER) == (c->user_id != 0);
+}
+
+static void draw_main(conn_t *c, screen_t *scr)
+{
+    draw_header(c, scr);
+    int n = 0;
+    for (size_t i = 0; i < MAIN_ITEMS; i++)
+        if (item_shown(c, &main_menu[i]))
+            draw_item(scr, 5 + n++, main_menu[i].keys[0], main_menu[i].label, NULL);
+    if (c->menu->msg[0])
+        screen_text(scr, 2, 6 + n, st_msg, c->menu->msg);
+    screen_text(scr, 2, 8 + n, STYLE_DEFAULT, "Your choice: ");
+    screen_cursor(scr, 15, 8 + n, true);
+}
+
+static void main_key(conn_t *c, key_event_t k)
+{
+    c->menu->msg[0] = 0;
+    for (size_t i = 0; i < MAIN_ITEMS; i++) {
+        const menu_item_t *it = &main_menu[i];
+        if (k.code < 0x80 && k.code && strchr(it->keys, (int)k.code) && item_shown(c, it)) {
+            it->action(c);
+            return;
+        }
+    }
+    menu_redraw(c);
+}
+
+static void act_quit(conn_t *c)
+{
+    const char *bye = "\033[m\033[H\033[2J\033[?25hGoodbye.\n";
+    conn_write(c, bye, strlen(bye));
+    conn_close(c, "quit");
+}
+
+/* ---- prompts and accounts ----------------------------------------------------------- */
+
+typedef struct {
+    const char *title, *label, *hint;
+    bool secret;             /* a password: not echoed */
+    void (*done)(conn_t *c); /* Enter */
+} prompt_info_t;
+
+static void name_done(conn_t *c);
+static void new_password_done(conn_t *c);
+static void old_password_done(conn_t *c);
+static void confirm_done(conn_t *c);
+static void account_submit(conn_t *c);
+
+static const prompt_info_t prompts[] = {
+    [PROMPT_LOGIN_NAME] = {"Log in", "Name: ", "Esc cancels.", false, name_done},
+    [PROMPT_LOGIN_PASS] = {"Log in", "Password: ", "Esc cancels.", true, account_submit},
+    [PROMPT_REG_NAME] = {"Register", "Name: ", "2-20 letters, digits, _ or -. Esc cancels.", false,
+                         name_done},
+    [PROMPT_REG_PASS] = {"Register", "Password: ", "8-128 characters. Esc cancels.", true,
+                         new_password_done},
+    [PROMPT_REG_PASS2] = {"Register", "Password again: ", "Esc cancels.", true, confirm_done},
+    [PROMPT_CHPW_OLD] = {"Change password", "Old password: ", "Esc cancels.", true,
+                         old_password_done},
+    [PROMPT_CHPW_NEW] = {"Change password", "New password: ", "8-128 characters. Esc cancels.",
+                         true, new_password_done},
+    [PROMPT_CHPW_NEW2] = {"Change password", "New password again: ", "Esc cancels.", true,
+                          confirm_done},
+};
+
+static void draw_prompt(conn_t *c, screen_t *scr)
+{
+    menu_state_t *m = c->menu;
+    const prompt_info_t *p = &prompts[m->prompt];
+    draw_header(c, scr);
+    screen_text(scr, 2, 5, st_title, p->title);
+    screen_text(scr, 2, 6, st_dim, p->hint);
+    if (m->msg[0])
+        screen_text(scr, 2, 10, st_msg, m->msg);
+    int x = screen_text(scr, 2, 8, STYLE_DEFAULT, p->label);
+    if (!p->secret)
+        x = screen_text(scr, x, 8, st_key, m->line);
+    screen_cursor(scr, x, 8, true);
+}
+
+static void prompt_open(conn_t *c, prompt_t p)
+{
+    menu_show(c, MENU_PROMPT);
+    c->menu->prompt = p;
+    c->menu->line_len = 0;
+    c->menu->line[0] = 0;
+    menu_redraw(c);
+}
+
+/* The next prompt, with no notice. */
+static void prompt_next(conn_t *c, prompt_t p)
+{
+    c->menu->msg[0] = 0;
+    prompt_open(c, p);
+}
+
+/* The same prompt again, saying what was wrong. */
+static void prompt_again(conn_t *c, const char *why)
+{
+    snprintf(c->menu->msg, sizeof c->menu->msg, "%s", why);
+    prompt_open(c, c->menu->prompt);
+}
+
+static void wipe_secrets(menu_state_t *m)
+{
+    memset(m->pend_pass, 0, sizeof m->pend_pass);
+    memset(m->pend_old, 0, sizeof m->pend_old);
+    memset(m->line, 0, sizeof m->line);
+    m->line_len = 0;
+}
+
+static void act_login(conn_t *c)
+{
+    prompt_open(c, PROMPT_LOGIN_NAME);
+}
+
+static void act_register(conn_t *c)
+{
+    prompt_open(c, PROMPT_REG_NAME);
+}
+
+static void act_change_password(conn_t *c)
+{
+    prompt_open(c, PROMPT_CHPW_OLD);
+}
+
+static void name_done(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    char why[160];
+    if (m->line_len == 0) {
+        menu_enter(c, NULL);
+        return;
+    }
+    if (m->prompt == PROMPT_REG_NAME && accounts_check_name(m->line, why, sizeof why)) {
+        prompt_again(c, why);
+        return;
+    }
+    snprintf(m->pend_name, sizeof m->pend_name, "%.31s", m->line);
+    prompt_next(c, m->prompt == PROMPT_LOGIN_NAME ? PROMPT_LOGIN_PASS : PROMPT_REG_PASS);
+}
+
+static void new_password_done(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    char why[160];
+    if (accounts_check_password(m->line, m->line_len, why, sizeof why)) {
+        wipe_secrets(m);
+        prompt_again(c, why);
+        return;
+    }
+    memcpy(m->pend_pass, m->line, m->line_len + 1);
+    prompt_next(c, m->prompt == PROMPT_REG_PASS ? PROMPT_REG_PASS2 : PROMPT_CHPW_NEW2);
+}
+
+static void old_password_done(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    memcpy(m->pend_old, m->line, m->line_len + 1);
+    prompt_next(c, PROMPT_CHPW_NEW);
+}
+
+static void confirm_done(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    if (strcmp(m->line, m->pend_pass) != 0) {
+        wipe_secrets(m);
+        menu_enter(c, "The passwords did not match.");
+        return;
+    }
+    account_submit(c);
+}
+
+static void on_account(void *ud, int status, const db_user_t *u, const char *msg)
+{
+    conn_t *c = ud;
+    prompt_t p = c->menu->prompt; /* which request this answers */
+    if (c->closing || c->place != CONN_WAIT) {
+        conn_unref(c);
+        return;
+    }
+    if (status == ACCOUNTS_OK && u && p != PROMPT_CHPW_NEW2) {
+        conn_set_user(c, u->id, u->name);
+        menu_options_apply(c, u->options);
+        log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
+                 p == PROMPT_REG_PASS2 ? " (registered)" : "");
+        session_t *s = session_find_user(c->srv, c->user_id);
+        menu_enter(c, s ? "Your game is waiting: press p to continue it." : "");
+    } else if (status == ACCOUNTS_OK) {
+        log_info("password changed user=%s", c->user);
+        webgw_revoke(c->srv, c->user_id, NULL); /* its browsers log in again */
+        menu_enter(c, "Password changed.");
+    } else {
+        log_info("login failed conn=%llu ip=%s status=%d", (unsigned long long)c->id, c->ip,
+                 status);
+        menu_enter(c, msg && msg[0] ? msg : "That did not work.");
+    }
+    conn_unref(c);
+}
+
+/* The prompts are done: log in, register or change the password. */
+static void account_submit(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    accounts_t *a = c->srv->acc;
+    uint64_t now = now_ms(c->srv);
+    int rc;
+    c->place = CONN_WAIT;
+    conn_ref(c);
+    if (m->prompt == PROMPT_LOGIN_PASS)
+        rc = accounts_login(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
+    else if (m->prompt == PROMPT_REG_PASS2)
+        rc = accounts_register(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
+    else
+        rc = accounts_change_password(a, c->ip, c->user, m->pend_old, strlen(m->pend_old), m->line,
+                                      m->line_len, NULL, now, on_account, c);
+    wipe_secrets(m);
+    memset(m->pend_name, 0, sizeof m->pend_name);
+    if (rc) {
+        conn_unref(c);
+        menu_enter(c, "The account service is not available.");
+        return;
+    }
+    menu_redraw(c);
+}
+
+static void prompt_key(conn_t *c, key_event_t k)
+{
+    menu_state_t *m = c->menu;
+    const prompt_info_t *p = &prompts[m->prompt];
+    size_t max = p->secret ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
+    switch (input_line_key(m->line, &m->line_len, max, k)) {
+    case LINE_CANCEL:
+        wipe_secrets(m);
+        menu_enter(c, NULL);
+        return;
+    case LINE_ENTER: p->done(c); return;
+    case LINE_EDITED: menu_redraw(c); return;
+    case LINE_IGNORED: return;
+    }
 }
 
 /* ---- watch list -------------------------------------------------------------- */
@@ -221,17 +465,21 @@ static size_t wl_collect(conn_t *c, wl_row_t **out)
     server_t *srv = c->srv;
     wl_row_t *rows = calloc((size_t)srv->nsessions + 1, sizeof *rows);
     size_t n = 0;
-    for (session_t *s = srv->sessions; s && rows; s = s->next) {
+    if (!rows) {
+        *out = NULL;
+        return 0;
+    }
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken || !s->game)
             continue;
         rows[n].s = s;
         game_status(s->game, &rows[n].st);
         n++;
     }
-    if (rows)
-        qsort_r(rows, n, sizeof *rows, wl_cmp, &c->wl_sort);
+    qsort_r(rows, n, sizeof *rows, wl_cmp, &c->menu->wl_sort);
     *out = rows;
-    return rows ? n : 0;
+    return n;
 }
 
 static char wl_letter(int i)
@@ -239,35 +487,40 @@ static char wl_letter(int i)
     return (char)('a' + i + (i >= 'q' - 'a')); /* skip q: it leaves */
 }
 
+static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
+{
+    uint64_t idle = (now - r->s->last_key_ms) / 1000;
+    char rc[40], term[16];
+    snprintf(rc, sizeof rc, "%s %s", r->st.race, r->st.cls);
+    if (r->s->player)
+        snprintf(term, sizeof term, "%dx%d", r->s->grid->w, r->s->grid->h);
+    else
+        snprintf(term, sizeof term, "detached");
+    screen_put(scr, 2, 4 + i, (uint32_t)wl_letter(i), st_key);
+    screen_textf(scr, 3, 4 + i, STYLE_DEFAULT, ") %-20.20s %-16.16s %5d %7llu %5llum %6d  %s",
+                 r->s->user, rc, r->st.depth, (unsigned long long)r->st.turn,
+                 (unsigned long long)(idle / 60), r->s->nwatchers, term);
+}
+
 static void draw_watchlist(conn_t *c, screen_t *scr)
 {
+    menu_state_t *m = c->menu;
     wl_row_t *rows;
     size_t n = wl_collect(c, &rows);
     int pages = (int)((n + WL_ROWS - 1) / WL_ROWS);
-    if (c->wl_page >= pages)
-        c->wl_page = pages ? pages - 1 : 0;
+    if (m->wl_page >= pages)
+        m->wl_page = pages ? pages - 1 : 0;
     screen_text(scr, 2, 1, st_title, "Live games");
     screen_textf(scr, 16, 1, st_dim, "%zu playing, sorted by %s, page %d/%d", n,
-                 sort_names[c->wl_sort], c->wl_page + 1, pages ? pages : 1);
+                 sort_names[m->wl_sort], m->wl_page + 1, pages ? pages : 1);
     screen_text(scr, 2, 3, STY(SCREEN_DEFAULT_COLOR, ATTR_UNDERLINE),
                 "   Player               Race/class       Depth    Turn   Idle  Watch  Term");
     uint64_t now = now_ms(c->srv);
     for (int i = 0; i < WL_ROWS; i++) {
-        size_t k = (size_t)c->wl_page * WL_ROWS + (size_t)i;
+        size_t k = (size_t)m->wl_page * WL_ROWS + (size_t)i;
         if (k >= n)
             break;
-        wl_row_t *r = &rows[k];
-        uint64_t idle = (now - r->s->last_key_ms) / 1000;
-        char rc[40], term[16];
-        snprintf(rc, sizeof rc, "%s %s", r->st.race, r->st.cls);
-        if (r->s->player)
-            snprintf(term, sizeof term, "%dx%d", r->s->grid->w, r->s->grid->h);
-        else
-            snprintf(term, sizeof term, "detached");
-        screen_put(scr, 2, 4 + i, (uint32_t)wl_letter(i), st_key);
-        screen_textf(scr, 3, 4 + i, STYLE_DEFAULT, ") %-20.20s %-16.16s %5d %7llu %5llum %6d  %s",
-                     r->s->user, rc, r->st.depth, (unsigned long long)r->st.turn,
-                     (unsigned long long)(idle / 60), r->s->nwatchers, term);
+        draw_wl_row(scr, i, &rows[k], now);
     }
     if (n == 0)
         screen_text(scr, 5, 5, st_dim, "Nobody is playing right now.");
@@ -277,28 +530,35 @@ static void draw_watchlist(conn_t *c, screen_t *scr)
     free(rows);
 }
 
+/* The game on the shown page under letter key, or NULL. */
+static session_t *wl_pick(conn_t *c, uint32_t key)
+{
+    int i = (int)(key - 'a') - (key > 'q');
+    wl_row_t *rows;
+    size_t n = wl_collect(c, &rows);
+    size_t idx = (size_t)c->menu->wl_page * WL_ROWS + (size_t)i;
+    session_t *s = (i < WL_ROWS && idx < n) ? rows[idx].s : NULL;
+    free(rows);
+    return s;
+}
+
 static void watchlist_key(conn_t *c, key_event_t k)
 {
+    menu_state_t *m = c->menu;
     if (k.code == 'q' || k.code == KEY_ESC) {
         menu_enter(c, NULL);
         return;
     }
     if (k.code == '>' || k.code == KEY_PGDN || k.code == ' ')
-        c->wl_page++;
-    else if ((k.code == '<' || k.code == KEY_PGUP) && c->wl_page > 0)
-        c->wl_page--;
+        m->wl_page++;
+    else if ((k.code == '<' || k.code == KEY_PGUP) && m->wl_page > 0)
+        m->wl_page--;
     else if (k.code == '.')
-        c->wl_sort = (c->wl_sort + 1) % NSORTS;
+        m->wl_sort = (m->wl_sort + 1) % NSORTS;
     else if (k.code >= 'a' && k.code <= 'z') {
-        int i = (int)(k.code - 'a') - (k.code > 'q');
-        wl_row_t *rows;
-        size_t n = wl_collect(c, &rows);
-        size_t idx = (size_t)c->wl_page * WL_ROWS + (size_t)i;
-        session_t *s = (i < WL_ROWS && idx < n) ? rows[idx].s : NULL;
-        free(rows);
+        session_t *s = wl_pick(c, k.code);
         if (s && s->user_id == c->user_id) {
-            snprintf(c->msg, sizeof c->msg, "That is your own game: press p to play it.");
-            menu_enter(c, c->msg);
+            menu_enter(c, "That is your own game: press p to play it.");
             return;
         }
         if (s) {
@@ -309,11 +569,14 @@ static void watchlist_key(conn_t *c, key_event_t k)
     menu_redraw(c);
 }
 
-/* ---- scores ------------------------------------------------------------------ */
+static void act_watch(conn_t *c)
+{
+    menu_show(c, MENU_WATCHLIST);
+    c->menu->wl_page = 0;
+    menu_redraw(c);
+}
 
-typedef struct {
-    conn_t *c;
-} scores_req_t;
+/* ---- scores ------------------------------------------------------------------ */
 
 static void draw_scores_rows(screen_t *scr, const db_game_t *g, size_t n)
 {
@@ -328,27 +591,33 @@ static void draw_scores_rows(screen_t *scr, const db_game_t *g, size_t n)
         screen_text(scr, 4, 5, st_dim, "No finished games yet.");
 }
 
+/* Until the scores come, and whenever the screen is redrawn. */
+static void draw_scores_loading(conn_t *c, screen_t *scr)
+{
+    (void)c;
+    screen_text(scr, 2, 1, STYLE_DEFAULT, "Loading scores...");
+}
+
 static void on_scores(void *ud, int status, const db_game_t *games, size_t n)
 {
     conn_t *c = ud;
-    if (!c->closing && c->mode == MODE_SCORES) {
-        if (menu_ensure_screens(c) == 0 && !c->too_small) {
-            screen_clear(c->scr);
-            if (status == DB_OK)
-                draw_scores_rows(c->scr, games, n);
-            else
-                screen_text(c->scr, 2, 1, st_msg, "Scores are not available right now.");
-            screen_text(c->scr, 2, c->scr->h - 2, st_dim, "Press any key.");
-            screen_cursor(c->scr, 0, 0, false);
-            screen_send_diff(c);
-        }
+    bool showing = !c->closing && c->place == CONN_MENU && c->menu->screen == MENU_SCORES;
+    if (showing && menu_ensure_screens(c) == 0 && !c->too_small) {
+        screen_clear(c->scr);
+        if (status == DB_OK)
+            draw_scores_rows(c->scr, games, n);
+        else
+            screen_text(c->scr, 2, 1, st_msg, "Scores are not available right now.");
+        screen_text(c->scr, 2, c->scr->h - 2, st_dim, "Press any key.");
+        screen_cursor(c->scr, 0, 0, false);
+        conn_send_diff(c);
     }
     conn_unref(c);
 }
 
-static void scores_open(conn_t *c)
+static void act_scores(conn_t *c)
 {
-    c->mode = MODE_SCORES;
+    menu_show(c, MENU_SCORES);
     menu_redraw(c);
     conn_ref(c);
     db_scores_top(c->srv->db, 15, 0, on_scores, c);
@@ -409,10 +678,11 @@ static uint8_t option_index(const char *opts, const char *key, const char *const
 
 void menu_apply_profile(conn_t *c)
 {
+    menu_state_t *m = c->menu;
     ansi_profile_for_term(&c->prof, c->term[0] ? c->term : NULL);
-    if (colour_modes[c->colors].colors >= 0)
-        c->prof.colors = (ansi_colors_t)colour_modes[c->colors].colors;
-    const glyph_set_t *g = &glyph_sets[c->glyphs];
+    if (colour_modes[m->colors].colors >= 0)
+        c->prof.colors = (ansi_colors_t)colour_modes[m->colors].colors;
+    const glyph_set_t *g = &glyph_sets[m->glyphs];
     if (g->utf8 >= 0) {
         c->prof.utf8 = g->utf8;
         c->prof.fallbacks = g->fallbacks;
@@ -424,8 +694,8 @@ void menu_apply_profile(conn_t *c)
 void menu_options_apply(conn_t *c, const char *opts)
 {
     c->two_cell = strstr(opts, "two_cell=1") != NULL;
-    c->colors = OPTION_INDEX(opts, "colors=", colour_modes);
-    c->glyphs = OPTION_INDEX(opts, "glyphs=", glyph_sets);
+    c->menu->colors = OPTION_INDEX(opts, "colors=", colour_modes);
+    c->menu->glyphs = OPTION_INDEX(opts, "glyphs=", glyph_sets);
     menu_apply_profile(c);
 }
 
@@ -433,67 +703,130 @@ static void options_save(conn_t *c)
 {
     char opts[96];
     snprintf(opts, sizeof opts, "two_cell=%d\ncolors=%s\nglyphs=%s\n", c->two_cell ? 1 : 0,
-             colour_modes[c->colors].key, glyph_sets[c->glyphs].key);
+             colour_modes[c->menu->colors].key, glyph_sets[c->menu->glyphs].key);
     db_user_set_options(c->srv->db, c->user_id, opts, NULL, NULL);
     menu_options_apply(c, opts);
 }
+
+static void two_cell_value(const conn_t *c, char *out, size_t n)
+{
+    snprintf(out, n, "%s", c->two_cell ? "on" : "off");
+}
+
+static void two_cell_next(conn_t *c)
+{
+    c->two_cell = !c->two_cell;
+}
+
+static void colours_value(const conn_t *c, char *out, size_t n)
+{
+    uint8_t i = c->menu->colors;
+    ansi_profile_t term;
+    ansi_profile_for_term(&term, c->term[0] ? c->term : NULL);
+    snprintf(out, n, "%s%s", colour_modes[i].label,
+             i                               ? ""
+             : term.colors == ANSI_COLORS_16 ? " (16)"
+                                             : " (256)");
+}
+
+static void colours_next(conn_t *c)
+{
+    c->menu->colors = (uint8_t)((c->menu->colors + 1) % COLOUR_MODES);
+}
+
+static void glyphs_value(const conn_t *c, char *out, size_t n)
+{
+    snprintf(out, n, "%s", glyph_sets[c->menu->glyphs].label);
+}
+
+static void glyphs_next(conn_t *c)
+{
+    c->menu->glyphs = (uint8_t)((c->menu->glyphs + 1) % GLYPH_SETS);
+}
+
+/* One row of the options menu: its key and label, its value now, and the
+ * next value (each key steps through the choices). */
+typedef struct {
+    char key;
+    const char *label;
+    void (*value)(const conn_t *c, char *out, size_t n);
+    void (*next)(conn_t *c);
+} option_item_t;
+
+static const option_item_t options_menu[] = {
+    {'t', "Two-cell map tiles", two_cell_value, two_cell_next},
+    {'c', "Colours", colours_value, colours_next},
+    {'g', "Map glyphs", glyphs_value, glyphs_next},
+};
+#define OPTION_ITEMS (sizeof options_menu / sizeof options_menu[0])
 
 static void draw_options(conn_t *c, screen_t *scr)
 {
     screen_text(scr, 2, 1, st_title, "Options");
     screen_text(scr, 2, 3, STYLE_DEFAULT,
                 "Keys: vi keys (hjklyubn), arrows and the keypad all move.");
-    screen_put(scr, 4, 5, 't', st_key);
-    screen_textf(scr, 5, 5, STYLE_DEFAULT, ") Two-cell map tiles: %s", c->two_cell ? "on" : "off");
-    screen_put(scr, 4, 6, 'c', st_key);
-    ansi_profile_t term;
-    ansi_profile_for_term(&term, c->term[0] ? c->term : NULL);
-    screen_textf(scr, 5, 6, STYLE_DEFAULT, ") Colours: %s%s", colour_modes[c->colors].label,
-                 c->colors                       ? ""
-                 : term.colors == ANSI_COLORS_16 ? " (16)"
-                                                 : " (256)");
-    screen_put(scr, 4, 7, 'g', st_key);
-    screen_textf(scr, 5, 7, STYLE_DEFAULT, ") Map glyphs: %s", glyph_sets[c->glyphs].label);
-    screen_put(scr, 4, 9, 'q', st_key);
-    screen_text(scr, 5, 9, STYLE_DEFAULT, ") Back");
+    for (size_t i = 0; i < OPTION_ITEMS; i++) {
+        char value[80];
+        options_menu[i].value(c, value, sizeof value);
+        draw_item(scr, 5 + (int)i, options_menu[i].key, options_menu[i].label, value);
+    }
+    draw_item(scr, 6 + (int)OPTION_ITEMS, 'q', "Back", NULL);
     screen_cursor(scr, 0, 0, false);
 }
 
 static void options_key(conn_t *c, key_event_t k)
 {
-    if (k.code == 't')
-        c->two_cell = !c->two_cell;
-    else if (k.code == 'c')
-        c->colors = (uint8_t)((c->colors + 1) % COLOUR_MODES);
-    else if (k.code == 'g')
-        c->glyphs = (uint8_t)((c->glyphs + 1) % GLYPH_SETS);
-    else if (k.code == 'q' || k.code == KEY_ESC || k.code == KEY_ENTER) {
+    if (k.code == 'q' || k.code == KEY_ESC || k.code == KEY_ENTER) {
         menu_enter(c, NULL);
         return;
-    } else
-        return;
-    options_save(c);
-    c->shown_valid = false; /* colours or glyphs changed: redraw all */
+    }
+    for (size_t i = 0; i < OPTION_ITEMS; i++)
+        if (k.code == (uint32_t)options_menu[i].key) {
+            options_menu[i].next(c);
+            options_save(c);
+            c->shown_valid = false; /* colours or glyphs changed: redraw all */
+            menu_redraw(c);
+            return;
+        }
+}
+
+static void act_options(conn_t *c)
+{
+    menu_show(c, MENU_OPTIONS);
     menu_redraw(c);
 }
 
-/* ---- drawing dispatch ---------------------------------------------------------- */
+/* ---- the screens ---------------------------------------------------------------- */
 
-typedef void (*draw_fn)(conn_t *c, screen_t *scr);
-static const draw_fn drawers[] = {
-    [MODE_MAIN] = draw_main,       [MODE_PROMPT] = draw_prompt,       [MODE_WAIT] = draw_wait,
-    [MODE_MESSAGE] = draw_message, [MODE_WATCHLIST] = draw_watchlist, [MODE_OPTIONS] = draw_options,
+static void back_key(conn_t *c, key_event_t k)
+{
+    (void)k;
+    menu_enter(c, NULL);
+}
+
+typedef struct {
+    void (*draw)(conn_t *c, screen_t *scr);
+    void (*key)(conn_t *c, key_event_t k);
+} screen_ops_t;
+
+static const screen_ops_t screens[] = {
+    [MENU_MAIN] = {draw_main, main_key},
+    [MENU_PROMPT] = {draw_prompt, prompt_key},
+    [MENU_MESSAGE] = {draw_message, back_key},
+    [MENU_WATCHLIST] = {draw_watchlist, watchlist_key},
+    [MENU_SCORES] = {draw_scores_loading, back_key},
+    [MENU_OPTIONS] = {draw_options, options_key},
 };
 
-void menu_redraw(conn_t *c)
+/* Draws what c should show now (held: once the read is handled). */
+static void menu_draw(conn_t *c)
 {
-    if (c->closing || c->mode == MODE_PLAY || c->mode == MODE_WATCH)
-        return;
-    if (c->in_input) { /* one redraw after the whole read, however many keys */
-        c->redraw_due = true;
+    menu_state_t *m = c->menu;
+    if (m->held) { /* one redraw after the whole read, however many keys */
+        m->redraw_due = true;
         return;
     }
-    c->redraw_due = false;
+    m->redraw_due = false;
     if (menu_ensure_screens(c)) {
         conn_close(c, "out of memory");
         return;
@@ -501,20 +834,36 @@ void menu_redraw(conn_t *c)
     screen_clear(c->scr);
     if (c->too_small)
         draw_too_small(c, c->scr);
-    else if (c->mode == MODE_SCORES)
-        screen_text(c->scr, 2, 1, STYLE_DEFAULT, "Loading scores...");
-    else if (drawers[c->mode])
-        drawers[c->mode](c, c->scr);
+    else if (c->place == CONN_WAIT)
+        draw_wait(c, c->scr);
+    else
+        screens[m->screen].draw(c, c->scr);
     if (!c->too_small)
         announce_draw(c->srv, c->scr);
-    screen_send_diff(c);
+    conn_send_diff(c);
+}
+
+void menu_redraw(conn_t *c)
+{
+    if (c->closing || c->place == CONN_PLAY || c->place == CONN_WATCH)
+        return;
+    menu_draw(c);
+}
+
+void menu_too_small(conn_t *c)
+{
+    c->shown_valid = false;
+    if (!c->closing)
+        menu_draw(c);
 }
 
 void menu_redraw_all(server_t *s)
 {
-    for (conn_t *c = s->conns; c; c = c->next)
-        if (!c->closing && c->mode != MODE_PLAY && c->mode != MODE_WATCH)
+    LIST_EACH (it, &s->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        if (!c->closing && c->place != CONN_PLAY && c->place != CONN_WATCH)
             menu_redraw(c);
+    }
 }
 
 void menu_resized(conn_t *c)
@@ -523,230 +872,71 @@ void menu_resized(conn_t *c)
     menu_redraw(c);
 }
 
+void menu_hold(conn_t *c)
+{
+    c->menu->held = true;
+}
+
+void menu_release(conn_t *c)
+{
+    c->menu->held = false;
+    if (c->menu->redraw_due)
+        menu_redraw(c);
+}
+
 void menu_enter(conn_t *c, const char *msg)
 {
-    if (c->ops) { /* not a telnet terminal: its gateway sends it home */
-        c->mode = MODE_MAIN;
+    menu_state_t *m = c->menu;
+    menu_show(c, MENU_MAIN);
+    if (c->ops->browser) { /* no menu: its gateway sends it home */
         c->ops->leave(c, msg ? msg : "");
         return;
     }
-    c->mode = MODE_MAIN;
     c->shown_valid = false; /* coming back from a game: redraw everything */
-    if (msg != c->msg)
-        snprintf(c->msg, sizeof c->msg, "%s", msg ? msg : "");
+    if (msg != m->msg)
+        snprintf(m->msg, sizeof m->msg, "%s", msg ? msg : "");
     menu_redraw(c);
 }
 
-static void message_show(conn_t *c, const char *msg)
+void menu_message(conn_t *c, const char *msg)
 {
-    c->mode = MODE_MESSAGE;
+    if (c->ops->browser) {
+        menu_enter(c, msg);
+        return;
+    }
+    menu_show(c, MENU_MESSAGE);
     c->shown_valid = false; /* it may come straight from a game screen */
-    snprintf(c->msg, sizeof c->msg, "%s", msg);
+    snprintf(c->menu->msg, sizeof c->menu->msg, "%s", msg);
     menu_redraw(c);
 }
 
-/* ---- prompts and accounts ------------------------------------------------------- */
-
-static void prompt_open(conn_t *c, prompt_t p)
+void menu_wait(conn_t *c)
 {
-    c->mode = MODE_PROMPT;
-    c->prompt = p;
-    c->line_len = 0;
-    c->line[0] = 0;
+    c->place = CONN_WAIT;
     menu_redraw(c);
 }
 
-static void wipe_secrets(conn_t *c)
+void menu_log_out(conn_t *c, const char *msg)
 {
-    memset(c->pend_pass, 0, sizeof c->pend_pass);
-    memset(c->pend_old, 0, sizeof c->pend_old);
-    memset(c->line, 0, sizeof c->line);
-    c->line_len = 0;
-}
-
-static void on_account(void *ud, int status, const db_user_t *u, const char *msg)
-{
-    conn_t *c = ud;
-    if (!c->closing && c->mode == MODE_WAIT) {
-        if (status == ACCOUNTS_OK && u && c->prompt != PROMPT_CHPW_NEW2) {
-            c->user_id = u->id;
-            snprintf(c->user, sizeof c->user, "%s", u->name);
-            menu_options_apply(c, u->options);
-            log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
-                     c->prompt == PROMPT_REG_PASS2 ? " (registered)" : "");
-            session_t *s = session_find_user(c->srv, c->user_id);
-            menu_enter(c, s ? "Your game is waiting: press p to continue it." : "");
-        } else if (status == ACCOUNTS_OK) {
-            log_info("password changed user=%s", c->user);
-            menu_enter(c, "Password changed.");
-        } else {
-            log_info("login failed conn=%llu ip=%s status=%d", (unsigned long long)c->id, c->ip,
-                     status);
-            menu_enter(c, msg && msg[0] ? msg : "That did not work.");
-        }
-    }
-    conn_unref(c);
-}
-
-static void account_submit(conn_t *c)
-{
-    server_t *s = c->srv;
-    accounts_t *a = s->acc;
-    uint64_t now = now_ms(s);
-    int rc;
-    prompt_t p = c->prompt;
-    c->mode = MODE_WAIT;
-    conn_ref(c);
-    if (p == PROMPT_LOGIN_PASS)
-        rc = accounts_login(a, c->ip, c->pend_name, c->line, c->line_len, now, on_account, c);
-    else if (p == PROMPT_REG_PASS2)
-        rc = accounts_register(a, c->ip, c->pend_name, c->line, c->line_len, now, on_account, c);
-    else
-        rc = accounts_change_password(a, c->ip, c->user, c->pend_old, strlen(c->pend_old), c->line,
-                                      c->line_len, now, on_account, c);
-    wipe_secrets(c);
-    memset(c->pend_name, 0, sizeof c->pend_name);
-    if (rc) {
-        conn_unref(c);
-        menu_enter(c, "The account service is not available.");
-        return;
-    }
-    menu_redraw(c);
-}
-
-/* Enter on a prompt: move to the next prompt or submit. */
-static void prompt_done(conn_t *c)
-{
-    char msg[160];
-    switch (c->prompt) {
-    case PROMPT_LOGIN_NAME:
-    case PROMPT_REG_NAME:
-        if (c->line_len == 0) {
-            menu_enter(c, NULL);
-            return;
-        }
-        if (c->prompt == PROMPT_REG_NAME && accounts_check_name(c->line, msg, sizeof msg)) {
-            snprintf(c->msg, sizeof c->msg, "%s", msg);
-            prompt_open(c, PROMPT_REG_NAME);
-            return;
-        }
-        snprintf(c->pend_name, sizeof c->pend_name, "%.31s", c->line);
-        c->msg[0] = 0;
-        prompt_open(c, c->prompt == PROMPT_LOGIN_NAME ? PROMPT_LOGIN_PASS : PROMPT_REG_PASS);
-        return;
-    case PROMPT_REG_PASS:
-    case PROMPT_CHPW_NEW:
-        if (accounts_check_password(c->line, c->line_len, msg, sizeof msg)) {
-            snprintf(c->msg, sizeof c->msg, "%s", msg);
-            wipe_secrets(c);
-            prompt_open(c, c->prompt);
-            return;
-        }
-        memcpy(c->pend_pass, c->line, c->line_len + 1);
-        c->msg[0] = 0;
-        prompt_open(c, c->prompt == PROMPT_REG_PASS ? PROMPT_REG_PASS2 : PROMPT_CHPW_NEW2);
-        return;
-    case PROMPT_CHPW_OLD:
-        memcpy(c->pend_old, c->line, c->line_len + 1);
-        c->msg[0] = 0;
-        prompt_open(c, PROMPT_CHPW_NEW);
-        return;
-    case PROMPT_REG_PASS2:
-    case PROMPT_CHPW_NEW2:
-        if (strcmp(c->line, c->pend_pass) != 0) {
-            wipe_secrets(c);
-            menu_enter(c, "The passwords did not match.");
-            return;
-        }
-        break;
-    case PROMPT_LOGIN_PASS: break;
-    }
-    account_submit(c);
-}
-
-static void prompt_key(conn_t *c, key_event_t k)
-{
-    size_t max = prompt_secret(c->prompt) ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
-    switch (input_line_key(c->line, &c->line_len, max, k)) {
-    case LINE_CANCEL:
-        wipe_secrets(c);
-        menu_enter(c, NULL);
-        return;
-    case LINE_ENTER: prompt_done(c); return;
-    case LINE_EDITED: menu_redraw(c); return;
-    case LINE_IGNORED: return;
-    }
-}
-
-/* ---- main menu ------------------------------------------------------------------- */
-
-static void main_key(conn_t *c, key_event_t k)
-{
-    uint32_t ch = k.code;
-    c->msg[0] = 0;
-    if (ch == 'q' || ch == 'Q') {
-        const char *bye = "\033[m\033[H\033[2J\033[?25hGoodbye.\n";
-        conn_write(c, bye, strlen(bye));
-        conn_close(c, "quit");
-        return;
-    }
-    if (ch == 'w') {
-        c->mode = MODE_WATCHLIST;
-        c->wl_page = 0;
-        menu_redraw(c);
-        return;
-    }
-    if (ch == 's') {
-        scores_open(c);
-        return;
-    }
-    if (!c->user_id) {
-        if (ch == 'l')
-            prompt_open(c, PROMPT_LOGIN_NAME);
-        else if (ch == 'r')
-            prompt_open(c, PROMPT_REG_NAME);
-        else
-            menu_redraw(c);
-        return;
-    }
-    if (ch == 'p')
-        session_play(c);
-    else if (ch == 'c')
-        prompt_open(c, PROMPT_CHPW_OLD);
-    else if (ch == 'o') {
-        c->mode = MODE_OPTIONS;
-        menu_redraw(c);
-    } else
-        menu_redraw(c);
+    if (c->sess)
+        session_detach(c, NULL);
+    conn_set_user(c, 0, "");
+    menu_enter(c, msg);
 }
 
 void menu_key(conn_t *c, key_event_t k)
 {
     if (c->too_small && k.code != 'q')
         return;
-    switch (c->mode) {
-    case MODE_MAIN: main_key(c, k); break;
-    case MODE_PROMPT: prompt_key(c, k); break;
-    case MODE_MESSAGE:
-    case MODE_SCORES: menu_enter(c, NULL); break;
-    case MODE_WATCHLIST: watchlist_key(c, k); break;
-    case MODE_OPTIONS: options_key(c, k); break;
-    default: break;
-    }
+    if (c->place == CONN_MENU)
+        screens[c->menu->screen].key(c, k);
 }
 
 void menu_tick(server_t *s)
 {
-    for (conn_t *c = s->conns; c; c = c->next)
-        if (!c->closing && c->mode == MODE_WATCHLIST)
+    LIST_EACH (it, &s->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        if (!c->closing && c->place == CONN_MENU && c->menu->screen == MENU_WATCHLIST)
             menu_redraw(c);
-}
-
-void menu_message(conn_t *c, const char *msg)
-{
-    if (c->ops) {
-        menu_enter(c, msg);
-        return;
     }
-    message_show(c, msg);
 }

@@ -12,7 +12,9 @@
  * of its own; a watcher whose terminal is smaller renders at its own size.
  *
  * Snapshots: on level change, every cfg.snapshot_every turns, when the
- * player detaches, at the end of the grace period and at shutdown. */
+ * player detaches, at the end of the grace period and at shutdown.
+ *
+ * Bringing a game into memory (start, resume, recovery) is session_load.c. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,9 +22,11 @@
 #include "log.h"
 #include "records.h"
 #include "server.h"
+#include "session_impl.h"
 #include "json.h"
 
-#define KEY_DETACH 0x18 /* Ctrl-X: leave the game, it stays saved */
+#define KEY_DETACH  0x18 /* Ctrl-X: leave the game, it stays saved */
+#define DETACH_SAID "Your game is saved. Press p to continue it."
 
 static void session_broadcast(session_t *s);
 
@@ -30,30 +34,36 @@ static void session_broadcast(session_t *s);
 
 session_t *session_find_user(server_t *srv, int64_t user_id)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->user_id == user_id && !s->ended)
             return s;
+    }
     return NULL;
 }
 
 session_t *session_find_name(server_t *srv, const char *user)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (!s->ended && strcasecmp(s->user, user) == 0)
             return s;
+    }
     return NULL;
 }
 
-static session_t *session_find_game(server_t *srv, int64_t game_id)
+session_t *session_find_game(server_t *srv, int64_t game_id)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->game_id == game_id)
             return s;
+    }
     return NULL;
 }
 
-static session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
-                              game_t *g, uint64_t seq)
+session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user, game_t *g,
+                       uint64_t seq)
 {
     session_t *s = calloc(1, sizeof *s);
     if (!s)
@@ -78,10 +88,8 @@ static session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, c
     s->snap_turn = st.turn;
     s->level_changes = st.level_changes;
     s->started_ms = s->last_key_ms = now_ms(srv);
-    s->next = srv->sessions;
-    if (srv->sessions)
-        srv->sessions->prev = s;
-    srv->sessions = s;
+    list_init(&s->watchers);
+    list_push_front(&srv->sessions, &s->node);
     srv->nsessions++;
     return s;
 }
@@ -95,24 +103,19 @@ static void session_really_free(session_t *s)
 }
 
 /* Unlinks now; the memory goes once no db callback points at it. */
-static void session_free(session_t *s)
+void session_free(session_t *s)
 {
     server_t *srv = s->srv;
     if (s->dead)
         return;
     s->dead = true;
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        srv->sessions = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    list_remove(&s->node);
     srv->nsessions--;
     if (s->db_refs == 0)
         session_really_free(s);
 }
 
-static void session_db_done(session_t *s)
+void session_db_done(session_t *s)
 {
     if (--s->db_refs == 0 && s->dead)
         session_really_free(s);
@@ -129,7 +132,7 @@ static void on_snapshot_saved(void *ud, int status, int64_t id)
     session_db_done(s);
 }
 
-static void session_snapshot(session_t *s, const char *why)
+void session_snapshot(session_t *s, const char *why)
 {
     if (s->ended || s->broken || s->seq == s->snap_seq)
         return;
@@ -174,7 +177,7 @@ static bool viewer_shares(const session_t *s, const conn_t *c)
 
 static void watcher_footer(session_t *s, conn_t *c, buf_t *out)
 {
-    if (c == s->player || c->ops || c->h <= s->grid->h) /* web pages say it themselves */
+    if (c == s->player || c->ops->browser || c->h <= s->grid->h) /* pages say it themselves */
         return;
     buf_printf(out, "\033[%d;1H\033[m\033[2mWatching %s. Press q to leave.\033[m", s->grid->h + 1,
                s->user);
@@ -187,10 +190,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
 {
     server_t *srv = s->srv;
     if (c->too_small) {
-        c->shown_valid = false;
-        c->mode = MODE_MAIN; /* menu_redraw draws the enlarge message */
-        menu_redraw(c);
-        c->mode = c == s->player ? MODE_PLAY : MODE_WATCH;
+        menu_too_small(c);
         return;
     }
     if (!conn_writable(c)) {
@@ -209,7 +209,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
             return;
         session_render(s, c->scr, &v);
-        screen_send_diff(c);
+        conn_send_diff(c);
         return;
     }
     buf_reset(&srv->scratch);
@@ -235,42 +235,50 @@ static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
     conn_write_text(c, b->data, b->len);
 }
 
-/* Sends the change from sent to grid to every viewer, once per profile. */
+/* What one frame has encoded so far: each profile's ANSI and the JSON
+ * are made once and the same bytes go to every viewer that takes them. */
+typedef struct {
+    game_view_t v;
+    uint32_t encoded; /* bit per ANSI profile id */
+    bool json_encoded;
+} fanout_t;
+
+static void frame_send(session_t *s, conn_t *c, fanout_t *f)
+{
+    if (c->closing || c->too_small)
+        return;
+    if (c->own_render) {
+        session_render(s, c->scr, &f->v);
+        conn_send_diff(c);
+        return;
+    }
+    if (c->need_key || !conn_writable(c)) {
+        c->need_key = true; /* keyframe when it drains */
+        return;
+    }
+    if (c->json) {
+        frame_send_json(s, c, &f->json_encoded);
+        return;
+    }
+    int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
+    buf_t *b = &s->srv->enc[pid];
+    if (!(f->encoded & (1u << pid))) {
+        buf_reset(b);
+        ansi_diff(&c->prof, s->sent, s->grid, b);
+        f->encoded |= 1u << pid;
+    }
+    conn_write(c, b->data, b->len);
+}
+
+/* Sends the change from sent to grid to every viewer, the player first. */
 static void frames_send(session_t *s)
 {
-    server_t *srv = s->srv;
-    uint32_t encoded = 0;
-    bool json_encoded = false;
-    game_view_t v;
-    view_of(s, &v);
-    conn_t *viewers[2] = {s->player, s->watchers};
-    for (int list = 0; list < 2; list++) {
-        for (conn_t *c = viewers[list]; c; c = list ? c->wnext : NULL) {
-            if (c->closing || c->too_small)
-                continue;
-            if (c->own_render) {
-                session_render(s, c->scr, &v);
-                screen_send_diff(c);
-                continue;
-            }
-            if (c->need_key || !conn_writable(c)) {
-                c->need_key = true; /* keyframe when it drains */
-                continue;
-            }
-            if (c->json) {
-                frame_send_json(s, c, &json_encoded);
-                continue;
-            }
-            int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
-            buf_t *b = &srv->enc[pid];
-            if (!(encoded & (1u << pid))) {
-                buf_reset(b);
-                ansi_diff(&c->prof, s->sent, s->grid, b);
-                encoded |= 1u << pid;
-            }
-            conn_write(c, b->data, b->len);
-        }
-    }
+    fanout_t f = {.encoded = 0};
+    view_of(s, &f.v);
+    if (s->player)
+        frame_send(s, s->player, &f);
+    LIST_EACH (it, &s->watchers)
+        frame_send(s, LIST_ITEM(it, conn_t, wnode), &f);
 }
 
 static void session_broadcast(session_t *s)
@@ -305,12 +313,15 @@ static void session_layout(session_t *s)
     screen_copy(s->sent, s->grid);
     screen_clean(s->sent);
     screen_clean(s->grid);
-    conn_t *viewers[2] = {s->player, s->watchers};
-    for (int list = 0; list < 2; list++)
-        for (conn_t *c = viewers[list]; c; c = list ? c->wnext : NULL) {
-            c->own_render = c != s->player && !viewer_shares(s, c);
-            viewer_keyframe(s, c);
-        }
+    if (p) {
+        p->own_render = false;
+        viewer_keyframe(s, p);
+    }
+    LIST_EACH (it, &s->watchers) {
+        conn_t *c = LIST_ITEM(it, conn_t, wnode);
+        c->own_render = !viewer_shares(s, c);
+        viewer_keyframe(s, c);
+    }
 }
 
 void session_resized(conn_t *c)
@@ -337,7 +348,7 @@ void session_drained(conn_t *c)
 
 /* ---- attaching and leaving ------------------------------------------------------------ */
 
-static void player_attach(session_t *s, conn_t *c)
+void session_attach_player(session_t *s, conn_t *c)
 {
     conn_t *old = s->player;
     if (old && old != c) {
@@ -350,7 +361,7 @@ static void player_attach(session_t *s, conn_t *c)
     s->player = c;
     s->detached_ms = 0;
     c->sess = s;
-    c->mode = MODE_PLAY;
+    c->place = CONN_PLAY;
     c->own_render = false;
     c->need_key = false;
     log_info("attach user=%s game=%lld conn=%llu turn-seq=%llu", s->user, (long long)s->game_id,
@@ -363,12 +374,8 @@ void session_watch(conn_t *c, session_t *s)
     if (c->sess)
         session_detach(c, NULL);
     c->sess = s;
-    c->mode = MODE_WATCH;
-    c->wprev = NULL;
-    c->wnext = s->watchers;
-    if (s->watchers)
-        s->watchers->wprev = c;
-    s->watchers = c;
+    c->place = CONN_WATCH;
+    list_push_front(&s->watchers, &c->wnode);
     s->nwatchers++;
     c->own_render = !viewer_shares(s, c);
     c->need_key = false;
@@ -381,13 +388,7 @@ void session_watch(conn_t *c, session_t *s)
 
 static void watcher_unlink(session_t *s, conn_t *c)
 {
-    if (c->wprev)
-        c->wprev->wnext = c->wnext;
-    else
-        s->watchers = c->wnext;
-    if (c->wnext)
-        c->wnext->wprev = c->wprev;
-    c->wnext = c->wprev = NULL;
+    list_remove(&c->wnode);
     s->nwatchers--;
 }
 
@@ -416,7 +417,7 @@ void session_detach(conn_t *c, const char *why)
 
 /* ---- game end ---------------------------------------------------------------------- */
 
-static void session_finish(session_t *s)
+void session_finish(session_t *s)
 {
     server_t *srv = s->srv;
     game_status_t st;
@@ -451,8 +452,8 @@ static void session_finish(session_t *s)
         s->player = NULL;
         menu_message(p, msg);
     }
-    while (s->watchers) {
-        conn_t *w = s->watchers;
+    for (list_t *it; (it = list_front(&s->watchers));) {
+        conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
         char wm[300];
@@ -494,7 +495,7 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
 {
     server_t *srv = c->srv;
     if (k.code == KEY_DETACH && !k.mods) {
-        session_detach(c, "Your game is saved. Press p to continue it.");
+        session_detach(c, DETACH_SAID);
         return;
     }
     if (srv->cfg.test_hooks && k.code == KEY_F12) {
@@ -520,6 +521,10 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
     }
     game_status_t st;
     game_status(s->game, &st);
+    if (st.leave) { /* the game's own S (journalled like any key): as Ctrl-X */
+        session_detach(c, DETACH_SAID);
+        return;
+    }
     if (st.level_changes != s->level_changes) {
         s->level_changes = st.level_changes;
         session_snapshot(s, "level");
@@ -540,218 +545,12 @@ void session_key(conn_t *c, key_event_t k)
         session_detach(c, "");
 }
 
-/* ---- restoring games ---------------------------------------------------------------- */
-
-typedef struct {
-    server_t *srv;
-    conn_t *c; /* the player who asked (NULL at recovery) */
-    int64_t user_id;
-    char user[32];
-} load_req_t;
-
-/* Builds the game of r: newest snapshot plus the journal after it. */
-static game_t *game_restore(server_t *srv, const db_resume_t *r, uint64_t *seq, char *err,
-                            size_t errlen)
-{
-    game_t *g;
-    if (strcmp(r->game.content_version, content_version(srv->content)) != 0) {
-        snprintf(err, errlen, "content version %s, this server has %s", r->game.content_version,
-                 content_version(srv->content));
-        return NULL;
-    }
-    if (r->has_snapshot) {
-        g = game_load(srv->content, r->snap, r->snap_len, err, errlen);
-        *seq = (uint64_t)r->snap_seq;
-    } else {
-        game_options_t opt = {{0}};
-        snprintf(opt.name, sizeof opt.name, "%s", r->game.player);
-        g = game_new(srv->content, r->game.seed, &opt);
-        *seq = 0;
-        if (!g)
-            snprintf(err, errlen, "out of memory");
-    }
-    for (size_t i = 0; g && i < r->nrows; i++) {
-        const db_journal_row_t *row = &r->rows[i];
-        if ((uint64_t)row->seq != *seq + 1) {
-            snprintf(err, errlen, "journal gap at seq %lld", (long long)row->seq);
-            game_free(g);
-            return NULL;
-        }
-        for (size_t off = 0; off < row->len;) {
-            key_event_t k;
-            size_t used = key_unpack(row->keys + off, row->len - off, &k);
-            if (!used) {
-                snprintf(err, errlen, "bad key bytes at seq %lld", (long long)row->seq);
-                game_free(g);
-                return NULL;
-            }
-            game_input(g, srv->vm, k);
-            off += used;
-        }
-        *seq = (uint64_t)row->seq;
-    }
-    return g;
-}
-
-static void mark_broken(server_t *srv, const db_game_t *g, const char *why)
-{
-    log_error("game cannot be restored game=%lld user=%s: %s", (long long)g->id, g->player, why);
-    db_game_mark_broken(srv->db, g->id, why, NULL, NULL);
-}
-
-static bool req_conn_ok(load_req_t *rq)
-{
-    conn_t *c = rq->c;
-    return c && !c->closing && c->mode == MODE_WAIT && c->user_id == rq->user_id;
-}
-
-static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
-{
-    conn_t *c = rq->c;
-    if (req_conn_ok(rq)) {
-        if (s)
-            player_attach(s, c);
-        else
-            menu_enter(c, fail);
-    }
-    if (c)
-        conn_unref(c);
-    free(rq);
-}
-
-static void on_resume(void *ud, int status, const db_resume_t *r)
-{
-    load_req_t *rq = ud;
-    server_t *srv = rq->srv;
-    session_t *s = session_find_user(srv, rq->user_id);
-    if (s || status != DB_OK) {
-        if (!s)
-            log_error("resume read failed user=%s: %d", rq->user, status);
-        play_finish_load(rq, s, "Your game could not be loaded. Please try again.");
-        return;
-    }
-    char err[200];
-    uint64_t seq = 0;
-    game_t *g = game_restore(srv, r, &seq, err, sizeof err);
-    if (!g) {
-        mark_broken(srv, &r->game, err);
-        play_finish_load(rq, NULL,
-                         "Your saved game could not be restored; it was kept for the admins.");
-        return;
-    }
-    s = session_new(srv, r->game.id, rq->user_id, rq->user, g, seq);
-    if (!s) {
-        game_free(g);
-        play_finish_load(rq, NULL, "Out of memory.");
-        return;
-    }
-    s->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
-    log_info("game resume user=%s game=%lld seq=%llu replayed=%zu", s->user, (long long)s->game_id,
-             (unsigned long long)seq, r->nrows);
-    play_finish_load(rq, s, NULL);
-    game_status_t st;
-    game_status(s->game, &st);
-    if (st.state != GAME_RUNNING) { /* it ended just before a crash */
-        s->ended = true;
-        session_finish(s);
-    }
-}
-
-static void on_game_created(void *ud, int status, int64_t id)
-{
-    session_t *s = ud;
-    if (status != DB_OK && !s->dead) {
-        log_error("game create failed game=%lld user=%s: %d %s", (long long)id, s->user, status,
-                  db_error(s->srv->db));
-        s->broken = true;
-    }
-    session_db_done(s);
-}
-
-static session_t *game_start(load_req_t *rq)
-{
-    server_t *srv = rq->srv;
-    uint64_t seed = 0;
-    if (uv_random(NULL, NULL, &seed, sizeof seed, 0, NULL))
-        seed = uv_hrtime() ^ (uint64_t)rq->user_id << 32;
-    seed &= 0x7FFFFFFFFFFFFFFFull; /* fits SQLite's signed integers unchanged */
-    game_options_t opt = {{0}};
-    snprintf(opt.name, sizeof opt.name, "%s", rq->user);
-    game_t *g = game_new(srv->content, seed, &opt);
-    if (!g)
-        return NULL;
-    game_status_t st;
-    game_status(g, &st);
-    db_game_new_t ng = {rq->user_id, seed,   content_version(srv->content),
-                        st.race,     st.cls, (int64_t)time(NULL)};
-    session_t *s = session_new(srv, 0, rq->user_id, rq->user, g, 0);
-    if (!s) {
-        game_free(g);
-        return NULL;
-    }
-    s->db_refs++;
-    int64_t id = db_game_create(srv->db, &ng, on_game_created, s);
-    if (id <= 0) {
-        s->db_refs--;
-        session_free(s);
-        return NULL;
-    }
-    s->game_id = id;
-    log_info("game start user=%s game=%lld seed=%llu", s->user, (long long)id,
-             (unsigned long long)seed);
-    return s;
-}
-
-static void on_live_game(void *ud, int status, const db_game_t *g)
-{
-    load_req_t *rq = ud;
-    session_t *s = session_find_user(rq->srv, rq->user_id);
-    if (s) {
-        play_finish_load(rq, s, NULL);
-        return;
-    }
-    if (status == DB_OK) {
-        db_game_resume(rq->srv->db, g->id, on_resume, rq);
-        return;
-    }
-    if (status != DB_ENOTFOUND) {
-        log_error("live game lookup failed user=%s: %d", rq->user, status);
-        play_finish_load(rq, NULL, "The game store is not available. Please try again.");
-        return;
-    }
-    s = game_start(rq);
-    play_finish_load(rq, s, "A new game could not be started.");
-}
-
-void session_play(conn_t *c)
-{
-    server_t *srv = c->srv;
-    session_t *s = session_find_user(srv, c->user_id);
-    if (s) {
-        player_attach(s, c);
-        return;
-    }
-    load_req_t *rq = calloc(1, sizeof *rq);
-    if (!rq) {
-        menu_enter(c, "Out of memory.");
-        return;
-    }
-    rq->srv = srv;
-    rq->c = c;
-    rq->user_id = c->user_id;
-    snprintf(rq->user, sizeof rq->user, "%s", c->user);
-    conn_ref(c);
-    c->mode = MODE_WAIT;
-    menu_redraw(c);
-    db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
-}
-
 /* Snapshots the game and frees the session; watchers go back to the menu. */
 static void session_save_and_free(session_t *s, const char *why)
 {
     session_snapshot(s, why);
-    while (s->watchers) {
-        conn_t *w = s->watchers;
+    for (list_t *it; (it = list_front(&s->watchers));) {
+        conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
         menu_message(w, "The player left; the game is saved.");
@@ -764,8 +563,8 @@ static void session_save_and_free(session_t *s, const char *why)
 void session_tick(server_t *srv)
 {
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
-    for (session_t *s = srv->sessions, *n; s; s = n) {
-        n = s->next;
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->player || s->ended || !s->detached_ms || now - s->detached_ms < grace)
             continue;
         if (s->jpending > 0)
@@ -791,104 +590,32 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
  * announcement) until the commit; the others redraw now. */
 void session_announce_all(server_t *srv)
 {
-    for (session_t *s = srv->sessions; s; s = s->next)
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (!s->ended && !s->broken && s->jpending == 0)
             session_broadcast(s);
+    }
 }
 
-/* ---- recovery at start ------------------------------------------------------------------ */
-
-typedef struct {
-    server_t *srv;
-    size_t left, ok, broken;
-    uint64_t t0;
-} recover_t;
-
-static void recover_done_one(recover_t *rc)
+void session_set_chat(session_t *s, bool off)
 {
-    if (--rc->left > 0)
-        return;
-    log_info("recovery done: %zu games resumed, %zu broken, %llu ms", rc->ok, rc->broken,
-             (unsigned long long)(uv_hrtime() - rc->t0) / 1000000ull);
-    free(rc);
-}
-
-static void on_recover_one(void *ud, int status, const db_resume_t *r)
-{
-    recover_t *rc = ud;
-    server_t *srv = rc->srv;
-    if (status != DB_OK || session_find_game(srv, r->game.id)) {
-        if (status != DB_OK)
-            log_error("recovery read failed: %d", status);
-        recover_done_one(rc);
-        return;
-    }
-    char err[200];
-    uint64_t seq = 0;
-    game_t *g = game_restore(srv, r, &seq, err, sizeof err);
-    if (!g) {
-        mark_broken(srv, &r->game, err);
-        rc->broken++;
-        recover_done_one(rc);
-        return;
-    }
-    rc->ok++;
-    /* a journal tail means a crash: fold it into a fresh snapshot now */
-    session_t *s =
-        r->nrows ? session_new(srv, r->game.id, r->game.user, r->game.player, g, seq) : NULL;
-    if (s) {
-        s->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
-        game_status_t st;
-        game_status(g, &st);
-        if (st.state != GAME_RUNNING) {
-            s->ended = true;
-            session_finish(s);
-        } else {
-            session_snapshot(s, "recovery");
-            session_free(s);
-        }
-    } else
-        game_free(g);
-    recover_done_one(rc);
-}
-
-static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n)
-{
-    recover_t *rc = ud;
-    if (status != DB_OK) {
-        log_error("recovery: cannot list unfinished games: %d", status);
-        free(rc);
-        return;
-    }
-    log_info("recovery: %zu unfinished games", n);
-    if (n == 0) {
-        rc->left = 1;
-        recover_done_one(rc);
-        return;
-    }
-    rc->left = n;
-    for (size_t i = 0; i < n; i++)
-        db_game_resume(rc->srv->db, games[i].id, on_recover_one, rc);
-}
-
-int session_recover_all(server_t *srv)
-{
-    recover_t *rc = calloc(1, sizeof *rc);
-    if (!rc)
-        return -1;
-    rc->srv = srv;
-    rc->t0 = uv_hrtime();
-    db_games_unfinished(srv->db, on_unfinished, rc);
-    return 0;
+    s->chat_off = off;
 }
 
 /* ---- shutdown ------------------------------------------------------------------------------ */
 
 void session_shutdown_all(server_t *srv)
 {
-    for (session_t *s = srv->sessions; s; s = s->next) {
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
         if (s->frame_due && !s->ended)
             session_broadcast(s);
         session_snapshot(s, "shutdown");
     }
+}
+
+void session_free_all(server_t *srv)
+{
+    for (list_t *it; (it = list_pop_front(&srv->sessions));)
+        session_really_free(LIST_ITEM(it, session_t, node));
 }

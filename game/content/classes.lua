@@ -11,22 +11,24 @@ race { name = "halfling", dex = 2, cha = 1, str = -2, to_hit = 1, defence = 2,
 
 -- Classes: hit die, attack bonus per level (percent), good saves, starting
 -- kit (weapon dice and names for the rules; kit: item kinds the item rules
--- hand out at creation), sneak attacks, mana per level and spells (known
--- and learnable).
-class { name = "fighter", hit_die = 10, bab = 100, saves = { "fort" }, armour = 4,
+-- hand out at creation), the great sneak attack (everyone else strikes an
+-- unaware foe a little harder), stealth (added to Dex, less worn armour,
+-- against monsters' perception), mana per level and spells (of
+-- spells.lua: known and learnable).
+class { name = "fighter", hit_die = 10, bab = 100, saves = { "fort" }, armour = 4, stealth = 0,
         weapon = "1d8", weapon_name = "long sword", armour_name = "chain mail",
         kit = { "long sword", "chain mail", "potion of healing" },
         desc = "Fighters hit hardest and last longest." }
-class { name = "rogue", hit_die = 6, bab = 75, saves = { "ref" }, armour = 2, sneak = true,
+class { name = "rogue", hit_die = 8, bab = 75, saves = { "ref" }, armour = 2, sneak = true, stealth = 6,
         weapon = "1d6", weapon_name = "short sword", armour_name = "leather armour",
         kit = { "short sword", "leather armour", "potion of healing" },
         desc = "Rogues strike unaware foes for dreadful wounds." }
-class { name = "wizard", hit_die = 4, bab = 50, saves = { "will" }, armour = 0, mana = 4,
+class { name = "wizard", hit_die = 4, bab = 50, saves = { "will" }, armour = 0, mana = 4, stealth = 2,
         weapon = "1d4", weapon_name = "dagger", armour_name = "robe",
         kit = { "dagger", "robe", "potion of healing" },
         spells = { "magic missile" }, learns = { "fire bolt", "frost bolt", "lightning bolt" },
         desc = "Wizards cast bolts from a pool of mana; they break easily." }
-class { name = "cleric", hit_die = 8, bab = 75, saves = { "fort", "will" }, armour = 3, mana = 3,
+class { name = "cleric", hit_die = 8, bab = 75, saves = { "fort", "will" }, armour = 3, mana = 2, stealth = 1,
         weapon = "1d6+1", weapon_name = "mace", armour_name = "scale mail",
         kit = { "mace", "scale mail", "potion of healing" },
         spells = { "cure wounds" }, learns = { "smite" },

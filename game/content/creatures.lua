@@ -4,33 +4,37 @@
 -- dtype (damage type of the attack), to_hit, defence, armour (damage it
 -- absorbs: up to this much a blow), size (tiny small medium large huge),
 -- level (experience and danger), flags (unique, proper, mindless, coward,
--- warden), resist / immune / vuln (damage types), pack (up to this many
--- more of its kind come along), spells (cast by purpose: bolts at you from
--- afar, cures when hurt), drain (the ability its blows may drain: str dex
--- con int wis cha; the potion of restore abilities gives it back), desc
--- (what look shows).
+-- warden, animal: a beast's mind, keen-sensed, that uses no items;
+-- mindless: no fear, sleep, confusion or items), resist / immune / vuln
+-- (damage types), pack (up to this many more of its kind come along),
+-- spells (of spells.lua, cast by purpose: hexes and bolts and breath at
+-- you from afar, cures when hurt), drain (the ability its blows may
+-- drain: str dex con int wis cha; the potion of restore abilities gives
+-- it back), perception (added to its rolls to notice you), desc (what
+-- look shows).
 creature { name = "you", glyph = "@", fg = 15, speed = 100, hp = "0d1+20", attack = "1d6+1",
            to_hit = 3, defence = 3, size = "medium", desc = "That is you." }
 
 -- depths 1-3
 creature { name = "jackal", glyph = "d", fg = 3, speed = 150, hp = "1d4+1", attack = "1d2", hits = "bite<s:Actor>",
-           to_hit = 0, defence = 1, size = "small", level = 1, pack = 3,
+           to_hit = 0, defence = 1, size = "small", level = 1, pack = 2,
+           flags = { "animal" },
            desc = "A lean yellow scavenger that hunts the burrow mouths in yapping packs." }
 creature { name = "kobold", glyph = "k", fg = 2, gender = 1, hp = "2d4", attack = "1d4",
            to_hit = 1, defence = 2, size = "small", level = 1,
            desc = "A small scaly dog-faced thing with a rusty knife and a grudge against everything taller." }
 creature { name = "cave spider", glyph = "s", fg = 8, speed = 120, hp = "1d3+1", attack = "1d2", hits = "bite<s:Actor>",
            to_hit = 1, defence = 2, size = "tiny", level = 1, handlers = { "poison_bite" }, pack = 2,
-           desc = "A pale spider the size of a fist. Its bite burns for a long while." }
+           flags = { "animal" }, desc = "A pale spider the size of a fist. Its bite burns for a long while." }
 creature { name = "giant newt", glyph = ":", fg = 11, speed = 50, hp = "1d4+2", attack = "1d3", hits = "bite<s:Actor>",
            size = "small", level = 1, flags = { "mindless" },
            desc = "A slow, damp, yellow newt as long as your arm." }
 creature { name = "giant rat", glyph = "r", fg = 3, speed = 110, hp = "1d4", attack = "1d3", hits = "bite<s:Actor>",
-           to_hit = 0, defence = 2, size = "tiny", level = 1, pack = 4, flags = { "coward" },
+           to_hit = 0, defence = 2, size = "tiny", level = 1, pack = 4, flags = { "animal", "coward" },
            desc = "A rat grown fat on what falls down the burrows." }
 creature { name = "cave bat", glyph = "b", fg = 8, speed = 180, hp = "1d6", attack = "1d3", hits = "bite<s:Actor>",
            to_hit = 2, defence = 4, size = "tiny", level = 2,
-           desc = "A leathery flutter in the dark, quicker than your eye." }
+           flags = { "animal" }, desc = "A leathery flutter in the dark, quicker than your eye." }
 creature { name = "green slime", glyph = "j", fg = 10, speed = 60, hp = "3d6", attack = "1d6", hits = "burn<s:Actor>",
            dtype = "acid", to_hit = 1, defence = 0, size = "medium", level = 2, flags = { "mindless" },
            immune = { "acid", "poison" }, desc = "A quivering green mass that dissolves what it touches." }
@@ -39,7 +43,7 @@ creature { name = "goblin", glyph = "g", fg = 10, gender = 1, hp = "2d6", attack
            desc = "A wiry goblin in scraps of leather, all teeth and bad intentions." }
 creature { name = "kobold shaman", glyph = "k", fg = 13, gender = 1, hp = "2d6", attack = "1d4+1", hits = "zap<s:Actor>",
            dtype = "magic", to_hit = 3, defence = 3, size = "small", level = 3, flags = { "coward" },
-           spells = { "magic missile" },
+           spells = { "magic missile", "scare" },
            desc = "A kobold hung with bones and feathers; sparks crawl over its claws." }
 creature { name = "Skarg the Kobold King", glyph = "K", fg = 11, gender = 1, hp = "6d8", attack = "2d4+1",
            to_hit = 4, defence = 5, armour = 2, size = "medium", level = 5, flags = { "unique", "proper" },
@@ -54,7 +58,7 @@ creature { name = "giant centipede", glyph = "c", fg = 3, speed = 120, hp = "3d6
            desc = "Forty legs, two feelers and a venomous pair of jaws." }
 creature { name = "wolf", glyph = "C", fg = 7, speed = 130, hp = "3d6", attack = "1d6+1", hits = "bite<s:Actor>",
            to_hit = 3, defence = 4, size = "medium", level = 3, pack = 3,
-           desc = "A grey wolf; where there is one there are more." }
+           flags = { "animal" }, desc = "A grey wolf; where there is one there are more." }
 creature { name = "skeleton", glyph = "z", fg = 15, hp = "3d8", attack = "1d6", to_hit = 2, defence = 4, armour = 2,
            size = "medium", level = 4, flags = { "mindless" }, resist = { "cold", "hit" }, immune = { "poison" },
            desc = "Old bones held together by an older spite." }
@@ -67,7 +71,8 @@ creature { name = "fire beetle", glyph = "a", fg = 9, hp = "3d8", attack = "2d4"
            to_hit = 3, defence = 6, armour = 3, size = "small", level = 4, flags = { "mindless" }, immune = { "fire" },
            desc = "A beetle whose glands glow red through its shell." }
 creature { name = "giant frog", glyph = "F", fg = 10, speed = 110, hp = "3d8", attack = "1d8", hits = "bite<s:Actor>",
-           to_hit = 3, defence = 3, size = "medium", level = 3, desc = "A frog that could swallow a halfling, and has." }
+           to_hit = 3, defence = 3, size = "medium", level = 3, flags = { "animal" },
+           desc = "A frog that could swallow a halfling, and has." }
 creature { name = "Ulfang the Black", glyph = "O", fg = 8, gender = 1, hp = "10d8", attack = "2d6+2",
            to_hit = 7, defence = 8, armour = 4, size = "medium", level = 8, flags = { "unique", "proper" },
            desc = "The orc warlord of the middle halls, in black plate taken from a dead knight." }
@@ -77,9 +82,10 @@ creature { name = "ogre", glyph = "O", fg = 3, gender = 1, hp = "6d10", attack =
            to_hit = 5, defence = 4, armour = 2, size = "large", level = 6,
            desc = "Ten feet of hunger with a tree trunk for a club." }
 creature { name = "orc captain", glyph = "o", fg = 9, gender = 1, hp = "6d8", attack = "1d10+2", to_hit = 6, defence = 6,
-           armour = 4, size = "medium", level = 6, pack = 3, desc = "An orc with a whistle, a scar and soldiers." }
+           armour = 4, size = "medium", level = 6, pack = 1, desc = "An orc with a whistle, a scar and soldiers." }
 creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
-           to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, desc = "A wolf the size of a pony." }
+           to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, flags = { "animal" },
+           desc = "A wolf the size of a pony." }
 creature { name = "ghoul", glyph = "z", fg = 11, hp = "5d8", attack = "1d8", hits = "claw<s:Actor>", dtype = "cold",
            to_hit = 5, defence = 5, size = "medium", level = 6, immune = { "poison" }, resist = { "cold" },
            drain = "dex",
@@ -89,7 +95,7 @@ creature { name = "giant scorpion", glyph = "S", fg = 1, hp = "6d8", attack = "1
            flags = { "mindless" }, desc = "Black armour, a raised tail and a drop of venom on its tip." }
 creature { name = "dark elf", glyph = "h", fg = 5, gender = 2, speed = 110, hp = "5d8", attack = "1d8+1",
            to_hit = 7, defence = 8, armour = 1, size = "medium", level = 7, pack = 2, resist = { "magic" },
-           spells = { "magic missile", "cure wounds" },
+           spells = { "magic missile", "cure wounds", "confuse" }, perception = 2,
            desc = "A pale-eyed elf of the deep roads, silent and quick." }
 creature { name = "wight", glyph = "W", fg = 7, hp = "6d8", attack = "1d8+2", hits = "touch<es:Actor>", dtype = "cold",
            to_hit = 6, defence = 6, size = "medium", level = 8, immune = { "poison", "cold" },
@@ -97,7 +103,8 @@ creature { name = "wight", glyph = "W", fg = 7, hp = "6d8", attack = "1d8+2", hi
            desc = "A barrow-dweller whose touch carries the chill of the grave." }
 creature { name = "hell hound", glyph = "C", fg = 9, speed = 130, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
            dtype = "fire", to_hit = 6, defence = 6, size = "medium", level = 8, pack = 2, immune = { "fire" },
-           vuln = { "cold" }, desc = "A black hound with embers for eyes and a furnace in its throat." }
+           vuln = { "cold" }, flags = { "animal" }, spells = { "fire breath" },
+           desc = "A black hound with embers for eyes and a furnace in its throat." }
 creature { name = "Old Mother Gnash", glyph = "Z", fg = 13, gender = 2, hp = "12d8", attack = "2d8", hits = "claw<s:Actor>",
            dtype = "cold", to_hit = 8, defence = 8, size = "medium", level = 10, flags = { "unique", "proper" },
            immune = { "poison" }, resist = { "cold" },
@@ -112,7 +119,7 @@ creature { name = "stone giant", glyph = "P", fg = 7, gender = 1, speed = 90, hp
            desc = "A giant whose skin is the grey of the rock it sleeps in." }
 creature { name = "basilisk", glyph = "R", fg = 2, speed = 80, hp = "8d10", attack = "2d6", hits = "bite<s:Actor>",
            to_hit = 8, defence = 9, armour = 4, size = "large", level = 11, resist = { "poison" },
-           desc = "An eight-legged lizard whose gaze you would rather not meet." }
+           flags = { "animal" }, desc = "An eight-legged lizard whose gaze you would rather not meet." }
 creature { name = "wraith", glyph = "W", fg = 8, speed = 110, hp = "8d8", attack = "2d6", hits = "touch<es:Actor>",
            dtype = "cold", to_hit = 9, defence = 9, size = "medium", level = 12, immune = { "poison", "cold" },
            resist = { "hit" }, drain = "str",
@@ -156,16 +163,17 @@ creature { name = "black pudding", glyph = "j", fg = 8, speed = 70, hp = "16d10"
            immune = { "acid", "poison", "cold", "lightning" }, desc = "A lake of black hunger that flows uphill." }
 creature { name = "young red dragon", glyph = "D", fg = 9, speed = 110, hp = "18d10", attack = "3d10",
            hits = "rake<s:Actor>", dtype = "fire", to_hit = 15, defence = 12, armour = 6, size = "huge", level = 18,
-           immune = { "fire" }, desc = "A dragon not yet grown, and already larger than a house." }
+           immune = { "fire" }, spells = { "fire breath" },
+           desc = "A dragon not yet grown, and already larger than a house." }
 creature { name = "lich", glyph = "L", fg = 5, gender = 1, hp = "16d8", attack = "3d6", hits = "blast<s:Actor>",
            dtype = "magic", to_hit = 15, defence = 12, armour = 2, size = "medium", level = 18,
            immune = { "poison", "cold" }, resist = { "magic", "lightning" },
-           spells = { "frost bolt", "lightning bolt" },
+           spells = { "frost bolt", "lightning bolt", "hold" },
            desc = "A dead wizard who refused to stop, wrapped in rotting silk." }
 creature { name = "Sethra the Pale", glyph = "V", fg = 13, gender = 2, speed = 130, hp = "24d8", attack = "3d8+3",
            hits = "bite<s:Actor>", to_hit = 16, defence = 14, armour = 4, size = "medium", level = 19,
            flags = { "unique", "proper" }, immune = { "poison" }, resist = { "cold", "magic" }, vuln = { "fire" },
-           spells = { "cure wounds", "frost bolt" },
+           spells = { "cure wounds", "frost bolt", "scare" },
            desc = "The vampire queen of the lower halls, older than the town above." }
 creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gender = 1, hp = "30d10",
            attack = "4d8+4", hits = "smite<s:Actor>", to_hit = 17, defence = 14, armour = 8, size = "huge", level = 20,

@@ -1,13 +1,17 @@
 -- Timed effects; hooks are the engine's, by name.
 effect { name = "poison", tag = "Poison", stacking = "add", interval = 100,
          start = "poison_start", tick = "poison_tick", finish = "poison_end" }
+-- What potions, scrolls, wands and spells put on a creature. The "status"
+-- hook prints start_msg and end_msg (about <Actor>, the one affected) and
+-- heals `heal` hit points a tick; the bonuses, speed (added, in percent
+-- points) and speed_pct (a multiplier, in percent) and the conditions
+-- (flags) are read by the rules while it lasts, so several compose and
+-- wear off exactly. save: what resists it when something else puts it on
+-- you (fort, ref or will; none when you drink it).
 -- Slowed: half speed while it lasts (fire and cold on a flesh golem).
-effect { name = "slow", tag = "Slow", stacking = "refresh", interval = 100,
-         start = "slow_start", tick = "slow_tick", finish = "slow_end" }
--- What potions, scrolls and wands put on a creature. The "status" hook
--- prints start_msg and end_msg (about <Actor>, the one affected), applies
--- the speed change while it lasts and heals `heal` hit points a tick; the
--- other bonuses and conditions are read by the rules while it lasts.
+effect { name = "slow", tag = "Slow", stacking = "refresh", interval = 100, start = "status",
+         tick = "status", finish = "status", speed_pct = 50,
+         start_msg = "<Actor> slow<s:Actor> down.", end_msg = "<Actor> speed<s:Actor> up again." }
 effect { name = "regeneration", tag = "Regen", interval = 100, start = "status", tick = "status",
          finish = "status", heal = 1, start_msg = "<Actor> feel<s:Actor> <his:Actor> wounds knitting.",
          end_msg = "<Actor> <v:Actor:stops/stop> regenerating." }
@@ -27,17 +31,18 @@ effect { name = "combat mastery", tag = "Master", interval = 100, start = "statu
          start_msg = "<Actor> feel<s:Actor> like a seasoned warrior.",
          end_msg = "<Actor> <v:Actor:loses/lose> <his:Actor> fighting edge." }
 effect { name = "blindness", tag = "Blind", interval = 100, start = "status", tick = "status",
-         finish = "status", flags = { "blind" }, to_hit = -4,
+         finish = "status", flags = { "blind" }, to_hit = -4, save = "fort",
          start_msg = "<Actor> <is:Actor> blinded!", end_msg = "<Actor> can see again." }
 effect { name = "confusion", tag = "Confused", interval = 100, start = "status", tick = "status",
-         finish = "status", flags = { "confused" }, start_msg = "<Actor> <is:Actor> confused.",
+         finish = "status", flags = { "confused" }, save = "will", start_msg = "<Actor> <is:Actor> confused.",
          end_msg = "<Actor> <v:Actor:feels/feel> less confused." }
 effect { name = "paralysis", tag = "Paralysed", interval = 100, start = "status", tick = "status",
-         finish = "status", flags = { "paralysed" }, start_msg = "<Actor> <is:Actor> paralysed!",
+         finish = "status", flags = { "paralysed" }, save = "will", start_msg = "<Actor> <is:Actor> paralysed!",
          end_msg = "<Actor> can move again." }
 effect { name = "fear", tag = "Afraid", interval = 100, start = "status", tick = "status", finish = "status",
-         flags = { "afraid" }, start_msg = "<Actor> <is:Actor> terrified!",
+         flags = { "afraid" }, save = "will", start_msg = "<Actor> <is:Actor> terrified!",
          end_msg = "<Actor> <v:Actor:regains/regain> <his:Actor> courage." }
 effect { name = "slowness", tag = "Slowed", interval = 100, start = "status", tick = "status",
-         finish = "status", speed = -50, start_msg = "<Actor> <v:Actor:slows/slow> down.",
+         finish = "status", speed_pct = 50, save = "will",
+         start_msg = "<Actor> <v:Actor:slows/slow> down.",
          end_msg = "<Actor> <v:Actor:speeds/speed> up again." }

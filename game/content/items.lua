@@ -26,9 +26,11 @@ item { name = "rune blade", like = "dagger", weight = 40, power = "2d6+2", dtype
        min_depth = 12, freq = 2 }
 
 -- armour, shields, helms
+-- body armour is a mass noun ("some chain mail"), a robe is not
 item { name = "leather armour", class = "armour", slot = "body", glyph = "[", fg = 3, weight = 150,
-       defence = 2, absorb = 1, min_depth = 1, freq = 10 }
-item { name = "studded leather", like = "leather armour", weight = 200, defence = 3, absorb = 1, freq = 8 }
+       defence = 2, absorb = 1, flags = { "mass" }, min_depth = 1, freq = 10 }
+item { name = "studded leather armour", like = "leather armour", weight = 200, defence = 3, absorb = 1,
+       freq = 8 }
 item { name = "ring mail", like = "leather armour", fg = 7, weight = 250, defence = 3, absorb = 2,
        min_depth = 2, freq = 7 }
 item { name = "chain mail", like = "leather armour", fg = 7, weight = 300, defence = 4, absorb = 3,
@@ -45,7 +47,8 @@ item { name = "large shield", like = "buckler", fg = 7, weight = 120, defence = 
        freq = 5 }
 item { name = "tower shield", like = "buckler", fg = 15, weight = 200, defence = 3, absorb = 2, min_depth = 8,
        freq = 2 }
-item { name = "robe", like = "leather armour", fg = 5, weight = 20, defence = 1, absorb = 0, freq = 4 }
+item { name = "robe", class = "armour", slot = "body", glyph = "[", fg = 5, weight = 20, defence = 1,
+       min_depth = 1, freq = 4 }
 item { name = "scale mail", like = "leather armour", fg = 7, weight = 350, defence = 4, absorb = 3,
        min_depth = 5, freq = 4 }
 item { name = "leather cap", class = "helm", slot = "head", glyph = "[", fg = 3, weight = 15, defence = 1,

@@ -43,7 +43,7 @@ int bench_bot(const content_t *c, bench_bot_t *out)
     for (uint64_t seed = 1; seed < 200 && (n < BENCH_SAMPLES || out->heap < 0); seed++) {
         game_t *g = game_new(c, seed, NULL);
         bot_t b;
-        bot_init(&b, seed);
+        bot_init(&b, seed, -1);
         for (int i = 0; g && g->state == GAME_RUNNING && i < BENCH_MAX_KEYS && g->depth <= 10;
              i++) {
             key_event_t k = bot_next_key(&b, g);

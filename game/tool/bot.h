@@ -1,7 +1,10 @@
 /* bot — a simple, sensible player for warren-engine's bot and bench
- * commands: explore, pick things up, fight what is adjacent, flee or quaff
- * healing when low, eat when hungry, rest when hurt, descend. It reads the
- * game's state (world.h) and answers with keys, as a player would type. */
+ * commands: explore, pick things up, fight what is adjacent, cast its
+ * spells (bolts at what it sees, a heal when hurt), zap wands along a
+ * line, drink healing or a fighting potion, read teleportation when
+ * cornered and unknown scrolls when safe, eat when hungry, rest when
+ * hurt, descend. It reads the game's state (world.h) and answers with
+ * keys, as a player would type. */
 #ifndef WARREN_BOT_H
 #define WARREN_BOT_H
 #include <stdint.h>
@@ -21,9 +24,13 @@ typedef struct {
     int last_x, last_y, stuck, idle;
     uint64_t last_now;
     uint64_t rng; /* for unsticking; seeded per game */
+    int cls;      /* the class it makes (content index); -1: a random character */
+    int casts;    /* spells it cast (its mana went down) */
+    int16_t mana_before;
 } bot_t;
 
-void bot_init(bot_t *b, uint64_t seed);
+/* cls: the class to play (content index), -1 for a random character. */
+void bot_init(bot_t *b, uint64_t seed, int cls);
 void bot_free(bot_t *b);
 /* The next key for g. */
 key_event_t bot_next_key(bot_t *b, game_t *g);

@@ -1,21 +1,40 @@
 /* warren-engine bot — plays seeded games to their end with the bot policy
  * (bot.h), each in a child process so that a crash is counted, not fatal.
- * One line per game and a summary line:
+ * One line per game and a summary line of key-value pairs:
  *   seed S turns T depth D xl X score P cause C
- *   bot games N crashes C deepest D causes K median_turns T
- * --check-snapshots also replays each game's keys with a snapshot round
- * trip at a random cut point and requires the same end (hash and status). */
+ *   bot games N crashes C wins W deaths D deepest D mean_deepest M causes K
+ *       median_turns T sneak_attacks S spells_cast X unique_repeats U
+ *       warden_off_depth Z
+ * --class NAME plays that class (any race); --policy wait only waits
+ * (--turns N of them, default 20: how often a character that does nothing
+ * dies). --check-snapshots also replays each game's keys with a snapshot
+ * round trip at a random cut point and requires the same end (hash and
+ * status). What it counts comes from watching the game: a sneak attack
+ * is a blow of the player's that lands on a monster that had not noticed
+ * it; a unique repeat, a second creature of a unique kind; the warden off
+ * depth, the warden anywhere but the bottom level. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "bot.h"
+#include "creature.h"
 #include "game.h"
+#include "prompt.h"
 #include "script.h"
 #include "tool.h"
 
 #define BOT_MAX_KEYS_DEFAULT 30000
+
+enum { POLICY_EXPLORE = 0, POLICY_WAIT };
+
+typedef struct {
+    long games, max_keys, turns;
+    uint64_t seed;
+    int check, cls, policy;
+} bot_opts_t;
 
 typedef struct {
     uint32_t *keys;
@@ -36,28 +55,87 @@ static int log_key(keylog_t *l, uint32_t k)
     return 0;
 }
 
-/* Plays one game with the bot; the keys typed go to kl. NULL on OOM. */
-static game_t *bot_play(const content_t *c, script_vm_t *vm, uint64_t seed, long max_keys,
-                        keylog_t *kl)
+/* What watching one game counts. */
+typedef struct {
+    game_t *g;
+    handle_t unaware; /* the victim of the player's blow under way, when it had not noticed */
+    int sneaks, repeats, warden_off;
+    handle_t uniques[64]; /* the first creature seen of each unique kind */
+} watch_t;
+
+/* A blow of the player's at an unaware monster, landing, is a sneak attack. */
+static void watch_event(void *ctx, const ev_info_t *e)
+{
+    watch_t *w = ctx;
+    const obj_t *v = reg_get(&w->g->reg, e->victim);
+    if (e->type == EV_ATTACK && e->actor == w->g->player)
+        w->unaware = v && !(v->flags & OF_AWARE) ? e->victim : HANDLE_NONE;
+    else if (e->type == EV_HIT && e->actor == w->g->player && e->victim == w->unaware) {
+        w->sneaks++;
+        w->unaware = HANDLE_NONE;
+    }
+}
+
+/* Uniques made twice and wardens off the bottom level, from the registry. */
+static void census(watch_t *w)
+{
+    game_t *g = w->g;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || h == g->player)
+            continue;
+        int u = creature_unique_index(g->c, o->kind);
+        if (u < 0)
+            continue;
+        if ((creature_kind(g, o)->flags & CF_WARDEN) && o->depth != WORLD_MAX_DEPTH)
+            w->warden_off++;
+        if (!w->uniques[u])
+            w->uniques[u] = h;
+        else if (w->uniques[u] != h)
+            w->repeats++, w->uniques[u] = h;
+    }
+}
+
+/* The key of the wait policy: make the character as the bot would, then
+ * wait (paging any --More--) until `turns` turns have passed. */
+static key_event_t wait_key(bot_t *b, game_t *g, uint64_t *start, long turns, bool *done)
+{
+    if (!g->pc.created || g->prompt != PROMPT_NONE)
+        return bot_next_key(b, g);
+    if (!*start)
+        *start = g->sched.now / SCHED_MOVE + 1;
+    *done = g->sched.now / SCHED_MOVE + 1 >= *start + (uint64_t)turns;
+    return (key_event_t){'.', 0};
+}
+
+/* Plays one game; the keys typed go to kl. NULL on OOM. */
+static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o, uint64_t seed,
+                        keylog_t *kl, watch_t *w, bot_t *b)
 {
     game_options_t opt = {"Bot"};
     game_t *g = game_new(c, seed, &opt);
-    bot_t b;
-    bot_init(&b, seed);
+    bot_init(b, seed, o->cls);
+    w->g = g;
+    uint64_t start = 0;
+    bool done = false;
     /* past max_keys the bot quits: Q, then y at the question */
-    for (long i = 0; g && g->state == GAME_RUNNING && i < max_keys + 20; i++) {
-        key_event_t k = i < max_keys ? bot_next_key(&b, g)
-                                     : (key_event_t){g->prompt == PROMPT_QUIT ? 'y'
-                                                     : g->prompt              ? ' '
-                                                                              : 'Q',
-                                                     0};
-        if (i >= max_keys && g->items.screen)
+    for (long i = 0; g && g->state == GAME_RUNNING && i < o->max_keys + 20 && !done; i++) {
+        key_event_t k = i < o->max_keys
+                            ? (o->policy == POLICY_WAIT ? wait_key(b, g, &start, o->turns, &done)
+                                                        : bot_next_key(b, g))
+                            : (key_event_t){g->prompt == PROMPT_QUIT ? 'y'
+                                            : g->prompt              ? ' '
+                                                                     : 'Q',
+                                            0};
+        if (i >= o->max_keys && g->items.screen)
             k.code = KEY_ESC;
-        if (log_key(kl, k.code) < 0)
+        if (done || log_key(kl, k.code) < 0)
             break;
+        g->watch = watch_event, g->watch_ctx = w;
         game_input(g, vm, k);
+        g->watch = NULL;
+        census(w);
     }
-    bot_free(&b);
     return g;
 }
 
@@ -98,27 +176,34 @@ static int replay_with_cut(const content_t *c, script_vm_t *vm, uint64_t seed, c
     return same ? 0 : -1;
 }
 
-/* The child: one game, its line on fd; exit 0, or 3 on a snapshot mismatch. */
-static int bot_child(const content_t *c, uint64_t seed, long max_keys, int check, int fd)
+/* The child: one game, its line and its counts on fd; exit 0, or 3 on a
+ * snapshot mismatch. */
+static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int fd)
 {
     keylog_t kl = {0};
+    watch_t w = {0};
+    bot_t b;
     script_vm_t *vm = script_vm_new();
-    game_t *g = vm ? bot_play(c, vm, seed, max_keys, &kl) : NULL;
+    game_t *g = vm ? bot_play(c, vm, o, seed, &kl, &w, &b) : NULL;
     if (!g)
         return 2;
     game_status_t st;
     game_status(g, &st);
-    char line[300];
-    int n = snprintf(line, sizeof line, "seed %llu turns %llu depth %d xl %d score %lld cause %s\n",
+    char line[400];
+    int n = snprintf(line, sizeof line,
+                     "seed %llu turns %llu depth %d xl %d score %lld cause %s\n"
+                     "counts won %d dead %d sneaks %d casts %d repeats %d warden_off %d\n",
                      (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl,
-                     (long long)st.score, st.cause[0] ? st.cause : "none");
+                     (long long)st.score, st.cause[0] ? st.cause : "none", st.state == GAME_WON,
+                     st.state == GAME_DEAD, w.sneaks, b.casts, w.repeats, w.warden_off);
     int rc = 0;
-    if (check && kl.n > 2)
+    if (o->check && kl.n > 2)
         rc = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
                  ? 3
                  : 0;
     if (write(fd, line, (size_t)n) != n)
         rc = 2;
+    bot_free(&b);
     game_free(g);
     script_vm_forget(vm, c);
     script_vm_free(vm);
@@ -127,25 +212,15 @@ static int bot_child(const content_t *c, uint64_t seed, long max_keys, int check
 }
 
 typedef struct {
-    long games, crashes, mismatches, deepest;
+    long games, crashes, mismatches, deepest, depth_sum;
+    long wins, deaths, sneaks, casts, repeats, warden_off;
     unsigned long long *turns;
     char (*causes)[128];
     long ncauses;
 } tally_t;
 
-static void tally_line(tally_t *t, const char *line)
+static void tally_cause(tally_t *t, const char *line, int at)
 {
-    unsigned long long seed, turns;
-    int depth, xl;
-    long long score;
-    int at = 0;
-    if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
-               &depth, &xl, &score, &at) < 5 ||
-        !at)
-        return;
-    t->turns[t->games++] = turns;
-    if (depth > t->deepest)
-        t->deepest = depth;
     char cause[128];
     snprintf(cause, sizeof cause, "%.*s", (int)strcspn(line + at, "\n"), line + at);
     for (long i = 0; i < t->ncauses; i++)
@@ -154,14 +229,39 @@ static void tally_line(tally_t *t, const char *line)
     memcpy(t->causes[t->ncauses++], cause, sizeof cause);
 }
 
+/* Adds a child's two lines to the tally; the first goes to stdout. */
+static void tally_lines(tally_t *t, const char *line)
+{
+    unsigned long long seed, turns;
+    int depth, xl, at = 0, won, dead, sneaks, casts, repeats, off;
+    long long score;
+    if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
+               &depth, &xl, &score, &at) < 5 ||
+        !at)
+        return;
+    printf("%.*s\n", (int)strcspn(line, "\n"), line);
+    t->turns[t->games++] = turns;
+    t->depth_sum += depth;
+    if (depth > t->deepest)
+        t->deepest = depth;
+    tally_cause(t, line, at);
+    const char *counts = strstr(line, "\ncounts ");
+    if (counts &&
+        sscanf(counts, "\ncounts won %d dead %d sneaks %d casts %d repeats %d warden_off %d", &won,
+               &dead, &sneaks, &casts, &repeats, &off) == 6) {
+        t->wins += won, t->deaths += dead, t->sneaks += sneaks, t->casts += casts;
+        t->repeats += repeats, t->warden_off += off;
+    }
+}
+
 static int cmp_ull(const void *a, const void *b)
 {
     unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
     return x < y ? -1 : x > y;
 }
 
-/* Runs game i in a child and reads its line back. */
-static void run_one(const content_t *c, uint64_t seed, long max_keys, int check, tally_t *t)
+/* Runs one game in a child and reads its lines back. */
+static void run_one(const content_t *c, const bot_opts_t *o, uint64_t seed, tally_t *t)
 {
     int fds[2];
     if (pipe(fds) < 0) {
@@ -172,10 +272,10 @@ static void run_one(const content_t *c, uint64_t seed, long max_keys, int check,
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        _exit(bot_child(c, seed, max_keys, check, fds[1]));
+        _exit(bot_child(c, o, seed, fds[1]));
     }
     close(fds[1]);
-    char line[300] = "";
+    char line[400] = "";
     size_t n = 0;
     for (ssize_t r;
          pid > 0 && n + 1 < sizeof line && (r = read(fds[0], line + n, sizeof line - 1 - n)) > 0;)
@@ -193,56 +293,94 @@ static void run_one(const content_t *c, uint64_t seed, long max_keys, int check,
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
         t->mismatches++;
-    fputs(line, stdout);
-    tally_line(t, line);
+    tally_lines(t, line);
 }
 
-int cmd_bot(int argc, char **argv)
+static int class_named(const content_t *c, const char *name)
 {
-    long games = 10, max_keys = BOT_MAX_KEYS_DEFAULT;
-    uint64_t seed = 1;
-    int check = 0;
+    for (int i = 0; i < c->n_classes; i++)
+        if (!strcasecmp(c->classes[i].name, name))
+            return i;
+    return -1;
+}
+
+/* Options into o; 0, or 2 on a bad one (said on stderr). Content names
+ * the classes, so --class is checked by the caller. */
+static int parse(int argc, char **argv, bot_opts_t *o, const char **cls)
+{
+    *o = (bot_opts_t){10, BOT_MAX_KEYS_DEFAULT, 20, 1, 0, -1, POLICY_EXPLORE};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--check-snapshots")) {
-            check = 1;
+            o->check = 1;
             continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "bot: %s needs a value\n", argv[i]);
             return 2;
         }
-        const char *v = argv[++i];
-        if (!strcmp(argv[i - 1], "--games"))
-            games = strtol(v, NULL, 10);
-        else if (!strcmp(argv[i - 1], "--seed"))
-            seed = strtoull(v, NULL, 0);
-        else if (!strcmp(argv[i - 1], "--max-keys"))
-            max_keys = strtol(v, NULL, 10);
+        const char *k = argv[i], *v = argv[++i];
+        if (!strcmp(k, "--games"))
+            o->games = strtol(v, NULL, 10);
+        else if (!strcmp(k, "--seed"))
+            o->seed = strtoull(v, NULL, 0);
+        else if (!strcmp(k, "--max-keys"))
+            o->max_keys = strtol(v, NULL, 10);
+        else if (!strcmp(k, "--turns"))
+            o->turns = strtol(v, NULL, 10);
+        else if (!strcmp(k, "--class"))
+            *cls = v;
+        else if (!strcmp(k, "--policy") && (!strcmp(v, "explore") || !strcmp(v, "wait")))
+            o->policy = !strcmp(v, "wait") ? POLICY_WAIT : POLICY_EXPLORE;
         else {
-            fprintf(stderr, "bot: bad option %s\n", argv[i - 1]);
+            fprintf(stderr, "bot: bad option %s %s\n", k, v);
             return 2;
         }
     }
-    if (games < 1 || games > 100000 || max_keys < 1) {
-        fprintf(stderr, "bot: --games must be 1 to 100000 and --max-keys positive\n");
+    if (o->games < 1 || o->games > 100000 || o->max_keys < 1 || o->turns < 1) {
+        fprintf(stderr, "bot: --games must be 1 to 100000, --max-keys and --turns positive\n");
         return 2;
     }
+    return 0;
+}
+
+static void summary(const tally_t *t, long games)
+{
+    printf("bot games %ld crashes %ld wins %ld deaths %ld deepest %ld mean_deepest %.2f causes %ld "
+           "median_turns %llu sneak_attacks %ld spells_cast %ld unique_repeats %ld "
+           "warden_off_depth %ld\n",
+           games, t->crashes, t->wins, t->deaths, t->deepest,
+           t->games ? (double)t->depth_sum / (double)t->games : 0.0, t->ncauses,
+           t->games ? t->turns[t->games / 2] : 0ull, t->sneaks, t->casts, t->repeats,
+           t->warden_off);
+}
+
+int cmd_bot(int argc, char **argv)
+{
+    bot_opts_t o;
+    const char *cls = NULL;
+    int rc = parse(argc, argv, &o, &cls);
+    if (rc)
+        return rc;
     char err[256];
     content_t *c = content_load(NULL, err, sizeof err);
     if (!c) {
         fprintf(stderr, "bot: %s\n", err);
         return 1;
     }
+    if (cls && (o.cls = class_named(c, cls)) < 0) {
+        fprintf(stderr, "bot: no class '%s'\n", cls);
+        content_free(c);
+        return 2;
+    }
     tally_t t = {0};
-    t.turns = calloc((size_t)games, sizeof *t.turns);
-    t.causes = calloc((size_t)games, sizeof *t.causes);
-    for (long i = 0; t.turns && t.causes && i < games; i++)
-        run_one(c, seed + (uint64_t)i, max_keys, check, &t);
+    t.turns = calloc((size_t)o.games, sizeof *t.turns);
+    t.causes = calloc((size_t)o.games, sizeof *t.causes);
+    for (long i = 0; t.turns && t.causes && i < o.games; i++)
+        run_one(c, &o, o.seed + (uint64_t)i, &t);
     qsort(t.turns, (size_t)t.games, sizeof *t.turns, cmp_ull);
-    if (check)
+    if (o.check)
         printf("bot snapshots checked %ld mismatches %ld\n", t.games, t.mismatches);
-    printf("bot games %ld crashes %ld deepest %ld causes %ld median_turns %llu\n", games, t.crashes,
-           t.deepest, t.ncauses, t.games ? t.turns[t.games / 2] : 0ull);
+    summary(&t, o.games);
     free(t.turns);
     free(t.causes);
     content_free(c);

@@ -42,7 +42,7 @@ int cmd_content(int argc, char **argv)
     for (uint16_t k = 0; k < c->n_creatures; k++)
         uniques += (c->creatures[k].flags & CF_UNIQUE) != 0;
     printf("content %s\n", content_version(c));
-    printf("terrain %d effects %d\n", c->n_terrain, c->n_effects);
+    printf("terrain %d effects %d spells %d\n", c->n_terrain, c->n_effects, c->n_spells);
     for (int i = 0; i < IC_COUNT; i++)
         printf("items.%s %d\n", CLASS_NAMES[i], per[i]);
     printf("content creatures %d items %d uniques %d vaults %d\n", c->n_creatures, c->n_items,

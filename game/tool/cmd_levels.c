@@ -14,9 +14,9 @@
 #include <time.h>
 
 #include "fov.h"
+#include "level.h"
 #include "mapgen.h"
 #include "tool.h"
-#include "world.h"
 
 #define LEVELS_PER_GAME 21
 

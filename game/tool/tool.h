@@ -16,8 +16,10 @@ typedef struct {
     X(bench, "bench: BENCH lines for the engine")                                                \
     X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: "      \
               "generated levels")                                                                \
-    X(bot, "bot [--games N] [--seed S] [--max-keys K] [--check-snapshots]: seeded games played " \
-           "to their end")                                                                       \
+    X(bot, "bot [--games N] [--seed S] [--class NAME] [--policy explore|wait] [--turns N] "      \
+           "[--max-keys K] [--check-snapshots]: seeded games played to their end")               \
+    X(arena, "arena --a KIND --b KIND [--a-effect EFFECT] [--fights N] [--seed S] [--turns T]: " \
+             "two creature kinds fight in an empty room")                                        \
     X(content, "content --stats: counts of the content's kinds")
 
 #define TOOL_CMD_DECL_(n, h) int cmd_##n(int argc, char **argv);

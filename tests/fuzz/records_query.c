@@ -1,14 +1,13 @@
-/* Fuzz target: the score pages' URL reader and escapers
- * (server/records_query.c): every request path and query argument under
- * /scores, /player/ and /game/ goes through rq_parse, and every stored text
- * through html_escape. The fuzz build links only protocol/ and game/, so the
- * source is included. Input: a path, then query arguments, separated by
- * newlines. */
+/* Fuzz target: the score pages' URL readers and escapers
+ * (server/records/records_query.c): every query argument of /scores, every
+ * /player/ name and every /game/ URL no route takes goes through them, and
+ * every stored text through html_escape. Input: a path, then query
+ * arguments, separated by newlines. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../server/records_query.c"
+#include "records_query.h"
 
 static void check_escaped(const char *s, size_t n)
 {
@@ -28,6 +27,16 @@ static void check_escaped(const char *s, size_t n)
     buf_free(&b);
 }
 
+/* What follows prefix in path (and "/api/" before it), else all of path:
+ * what the route table hands the player and bad-game pages as their parameter. */
+static const char *after(const char *path, const char *prefix)
+{
+    if (strncmp(path, "/api/", 5) == 0)
+        path += 4;
+    size_t n = strlen(prefix);
+    return strncmp(path, prefix, n) == 0 ? path + n : path;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *s = malloc(size + 1);
@@ -44,21 +53,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         *nl = '\0';
     }
-    rq_t q;
-    char err[160];
-    int rc = rq_parse(parts[0], parts + 1, n - 1, &q, err, sizeof err);
-    if (rc == 0) {
-        if (q.page < RQ_SCORES || q.page > RQ_GAME_FRAMES || !q.period)
-            __builtin_trap();
-        if ((q.page == RQ_PLAYER) != (q.name[0] != '\0'))
-            __builtin_trap();
-        if (q.page >= RQ_GAME && (q.id <= 0 || q.id >= 1000000000000000LL))
-            __builtin_trap();
-        if (strlen(q.race) > 15 || strlen(q.cls) > 15 || strchr(q.race, '<') || strchr(q.cls, '<'))
-            __builtin_trap();
-    } else if (rc > 0 && (rc != 400 && rc != 404))
+    rq_filter_t f;
+    char err[160], name[24];
+    int rc = rq_scores_filter(parts + 1, n - 1, &f, err, sizeof err);
+    if (rc == 0 && (!f.period || strlen(f.race) > 15 || strlen(f.cls) > 15 || strchr(f.race, '<') ||
+                    strchr(f.cls, '<')))
         __builtin_trap();
-    else if (rc > 0 && !err[0])
+    if (rc && (rc != 400 || !err[0]))
+        __builtin_trap();
+    rc = rq_player_name(after(parts[0], "/player/"), name, err, sizeof err);
+    if (rc == 0 && (strlen(name) < 2 || strlen(name) > 20 || strpbrk(name, "<>&/. \"'")))
+        __builtin_trap();
+    if (rc && (rc != 400 || !err[0] || name[0]))
+        __builtin_trap();
+    rc = rq_game_error(after(parts[0], "/game/"), err, sizeof err);
+    if ((rc != 400 && rc != 404) || !err[0])
         __builtin_trap();
     free(s);
     return 0;

@@ -1,6 +1,6 @@
 /* Fuzz target: what a telnet client sends warrend, past libtelnet. The
  * bytes go through libtelnet with the daemon's option table (INPUT_TELOPTS),
- * as conn.c does; the values it hands over go to the daemon's readers
+ * as server/telnet/telnet.c does; the values it hands over go to the daemon's readers
  * (input_naws, input_term_name, input_remote_addr, ansi_profile_for_term),
  * data bytes to the key decoder, and the keys to the menu's line editor
  * and the name and password checks, as on the Name: and Password: prompts.

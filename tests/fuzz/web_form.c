@@ -1,4 +1,4 @@
-/* Fuzz target: web_form_get (server/web_parse.c), which reads every form
+/* Fuzz target: web_form_get (server/web/web_parse.c), which reads every form
  * field and query argument a browser posts (login, register, pages). */
 #include <stddef.h>
 #include <stdint.h>

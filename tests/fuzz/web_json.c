@@ -1,10 +1,9 @@
-/* Fuzz target: the web gateway's JSON envelope checker (server/web_json.c),
- * which reads every websocket text message before anything else does. The
- * fuzz build links only protocol/ and game/, so the source is included. */
+/* Fuzz target: the web gateway's JSON envelope checker (server/web/web_json.c),
+ * which reads every websocket text message before anything else does. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "../../server/web_json.c"
+#include "web_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,34 +1,49 @@
-/* Fuzz target: the web gateway's readers of request text (server/
- * web_parse.c): request and websocket paths, the session cookie, the
- * X-Forwarded-For address, Origin against Host, Accept-Encoding, and form fields; and the
- * web pages' "next" redirect check and HTML escaping (server/webgw_http.c).
+/* Fuzz target: the web gateway's readers of request text
+ * (server/web/web_parse.c): request and websocket paths against warrend's
+ * route table (server/web/routes.c), the session cookie, the
+ * X-Forwarded-For address and the client behind trusted proxies,
+ * X-Forwarded-Proto, Origin and Referer against Host, Accept-Encoding, the
+ * head of a request as the door judges it, and form fields; and the web
+ * pages' "next" redirect check and HTML escaping (server/web/login.c).
  * The input is one text; each reader gets it whole (and Origin/Host split
  * at the first newline). What comes out must be safe to use: a route names
  * only a plain file under the root, a watch name and a cookie are plain
  * tokens, form values fit their buffers, a redirect stays on this site,
- * escaped text holds no markup. */
+ * escaped text holds no markup, a client address is the peer or a real
+ * address, a head's verdict fits what was given. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "routes.h"
 #include "web_parse.h"
 #include "webgw.h"
 
 #define TOKEN_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
+/* Every row warrend's table gives a path: a file row names a plain file
+ * under the root, a websocket row a known kind with a plain name, and the
+ * parameter is what the pattern allows. */
 static void check_routes(const char *path)
 {
-    char rel[160], name[WEB_NAME_MAX + 1];
-    bool immutable;
-    web_kind_t kind;
-    if (web_http_route(path, rel, sizeof rel, &immutable) == 0 &&
-        (rel[0] == '/' || rel[0] == '.' || strstr(rel, "..") || strchr(rel, '\\') ||
-         strlen(rel) >= sizeof rel - 1))
-        abort();
-    if (web_ws_route(path, &kind, name, sizeof name) == 0) {
-        if (kind != WEB_LOBBY && kind != WEB_PLAY && kind != WEB_WATCH)
+    static const unsigned methods[] = {WEB_GET, WEB_HEAD, WEB_POST, WEB_WS};
+    char param[256];
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        const web_route_t *r =
+            web_route_find(WEB_ROUTES, WEB_NROUTES, methods[i], path, param, sizeof param);
+        if (!r)
+            continue;
+        if (!(r->methods & methods[i]) || strlen(param) >= sizeof param)
             abort();
-        if ((kind == WEB_WATCH) != (name[0] != 0) || strspn(name, TOKEN_CHARS) != strlen(name))
+        if (r->file && strchr(r->file, '/') &&
+            (!web_file_ok(param, strlen(param)) || strchr(param, '/') || strstr(param, "..")))
             abort();
+        if (methods[i] == WEB_WS) {
+            if (r->arg != WEB_LOBBY && r->arg != WEB_PLAY && r->arg != WEB_WATCH)
+                abort();
+            if ((r->arg == WEB_WATCH) != (param[0] != 0) ||
+                strspn(param, TOKEN_CHARS) != strlen(param))
+                abort();
+        }
     }
 }
 
@@ -42,10 +57,31 @@ static void check_headers(const char *text)
     if (strlen(ip) >= sizeof ip || strchr(ip, ','))
         abort();
     const char *nl = strchr(text, '\n');
-    if (nl)
-        (void)web_origin_matches(nl + 1, text); /* Host before the newline, Origin after */
+    if (nl) { /* Host before the newline, Origin or Referer after */
+        (void)web_origin_matches(nl + 1, text);
+        (void)web_referer_matches(nl + 1, text);
+    }
+    (void)web_forwarded_https(text);
+    /* the client is the peer, or an address in canonical form */
+    char client[64], canon[64];
+    bool believed = web_client_addr("127.0.0.1", text, "127.0.0.1,::1", client, sizeof client);
+    if (!believed ? strcmp(client, "127.0.0.1") != 0
+                  : !web_addr_canon(client, strlen(client), canon, sizeof canon) ||
+                        strcmp(client, canon) != 0)
+        abort();
+    if (web_client_addr("192.0.2.1", text, "127.0.0.1", client, sizeof client))
+        abort(); /* an untrusted peer is never looked past */
     /* gzip is only ever taken when the header names it or "*" */
     if (web_accepts_gzip(text) && !strcasestr(text, "gzip") && !strchr(text, '*'))
+        abort();
+}
+
+/* A complete head is never longer than what was given, nor the limit. */
+static void check_head(const char *text, size_t len)
+{
+    int v = web_head_check(text, len);
+    if (v > (int)len || v > WEB_HEAD_MAX ||
+        (v != WEB_HEAD_MORE && v != WEB_HEAD_BAD && v != WEB_HEAD_TOO_LARGE && v <= 0))
         abort();
 }
 
@@ -94,6 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_routes(text);
     check_headers(text);
     check_form(text, size);
+    check_head((const char *)data, size);
     check_pages(text);
     (void)web_name_ok(text, strlen(text));
     free(text);

@@ -1,12 +1,64 @@
-"""Shared fixtures for integration tests: where the binaries are."""
+"""Fixtures every suite shares: where the binaries are, a started warrend
+that is stopped and checked after the test, and terminal sessions closed
+after it. Options for the daemon fixture come from a marker, e.g.
+`pytestmark = pytest.mark.daemon(http=True)` (see harness.Daemon)."""
 import os
 import pathlib
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from harness import ROOT, Daemon, Telnet, Term
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "daemon(**options): how the daemon fixture starts warrend")
 
 
 @pytest.fixture(scope="session")
 def bindir():
     return pathlib.Path(os.environ.get("WARREN_BIN", ROOT / "bin"))
+
+
+@pytest.fixture
+def start_daemon(bindir, tmp_path):
+    """start_daemon(**options) starts a Daemon in a directory of its own under
+    tmp_path; each one must end cleanly (status 0, no sanitizer report)."""
+    made = []
+
+    def start(**options):
+        d = Daemon(bindir, tmp_path / f"daemon{len(made) or ''}", **options)
+        made.append(d)
+        return d.start()
+    yield start
+    for d in made:
+        d.stop()
+    for d in made:
+        d.stop_clean()
+
+
+@pytest.fixture
+def daemon(request, start_daemon):
+    marker = request.node.get_closest_marker("daemon")
+    return start_daemon(**(marker.kwargs if marker else {}))
+
+
+@pytest.fixture
+def clients():
+    """clients(port, **kw) is a Telnet, clients.spawn(argv, **kw) any program
+    in a pty; every one is closed after the test."""
+    made = []
+
+    class Clients:
+        def __call__(self, port, **kw):
+            return self.add(Telnet(port, **kw))
+
+        def spawn(self, argv, **kw):
+            return self.add(Term(argv, **kw))
+
+        @staticmethod
+        def add(t):
+            made.append(t)
+            return t
+    yield Clients()
+    for t in made:
+        t.close()

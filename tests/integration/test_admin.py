@@ -13,61 +13,33 @@ import tempfile
 
 import pytest
 
-from server_harness import CTRL_X, Daemon, Telnet, hook
-
-PW = "correct-horse"
+from harness import CTRL_X, PW, Daemon, hook, new_game, program, read_all
 
 
 def admin_path(bindir):
-    for p in (bindir / "asan" / "warren-admin", bindir / "warren-admin"):
-        if p.exists():
-            return p
-    raise AssertionError(f"warren-admin not built in {bindir}")
+    return program(bindir, "asan/warren-admin", "warren-admin")
 
 
 @pytest.fixture
-def world(bindir):
+def world(bindir, clients):
     # a directory others may enter, so only the socket's own mode keeps them out
     top = tempfile.mkdtemp(prefix="warren-admin-")
     os.chmod(top, 0o755)
     ctl = os.path.join(top, "warrend.ctl")
-    d = Daemon(bindir, _tmp(top), extra=["--control", ctl]).start()
-    clients = []
+    d = Daemon(bindir, pathlib.Path(top) / "d", extra=["--control", ctl])
+    try:
+        d.start()
 
-    def client(**kw):
-        t = Telnet(d.port, **kw).connected()
-        clients.append(t)
-        return t
-
-    def admin(*args, stdin="", user=None):
-        r = subprocess.run([str(admin_path(bindir)), "--control", ctl, *args], input=stdin,
-                           capture_output=True, text=True, timeout=60, user=user)
-        return r.returncode, r.stdout, r.stderr
-    yield {"d": d, "ctl": ctl, "client": client, "admin": admin}
-    for t in clients:
-        t.close()
-    rc = d.stop()
-    shutil.rmtree(top, ignore_errors=True)
-    assert rc == 0, d.text()[-3000:]
-
-
-def _tmp(top):
-    p = pathlib.Path(top) / "d"
-    p.mkdir()
-    return p
-
-
-def start_game(d, t, name):
-    t.register(name, PW)
-    t.send("p")
-    d.wait_log(rf"game start user={name} game=(\d+)")
-
-
-def play(t, keys):
-    for k in keys:
-        t.send(k, settle=False)
-        t.pump(quiet=0.03, limit=1)
-    t.pump()
+        def admin(*args, stdin="", user=None):
+            r = subprocess.run([str(admin_path(bindir)), "--control", ctl, *args], input=stdin,
+                               capture_output=True, text=True, timeout=60, user=user)
+            return r.returncode, r.stdout, r.stderr
+        yield {"d": d, "ctl": ctl, "client": lambda **kw: clients(d.port, **kw).connected(),
+               "admin": admin}
+        d.stop_clean()
+    finally:
+        d.stop()
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def test_control_socket_is_private(world, bindir):
@@ -77,7 +49,7 @@ def test_control_socket_is_private(world, bindir):
     assert st.st_uid == os.getuid()
     rc, out, err = world["admin"]("users", user="nobody")
     assert rc == 1 and "Permission denied" in err, err
-    assert "admin:" not in world["d"].text()
+    assert "admin:" not in world["d"].log()
     # no daemon on a socket: a clear message
     r = subprocess.run([str(admin_path(bindir)), "--control", "/nonexistent/x.ctl", "games"],
                        capture_output=True, text=True, timeout=30)
@@ -90,8 +62,8 @@ def test_control_socket_is_private(world, bindir):
 def test_users_games_lock_unlock(world):
     d, admin = world["d"], world["admin"]
     a = world["client"]()
-    start_game(d, a, "alice")
-    play(a, "llkkjh")
+    new_game(d, a, "alice")
+    a.play_keys("llkkjh")
     before = hook(d, a, "alice")
     b = world["client"]()
     b.register("bob", PW)
@@ -120,11 +92,7 @@ def test_users_games_lock_unlock(world):
     rc, out, _ = admin("users")
     assert [ln for ln in out.splitlines() if ln.startswith("alice")][0].split()[2] == "yes"
     # a locked account cannot log in and is told so
-    a.send("l")
-    a.wait_for("Name:")
-    a.send("alice\r")
-    a.wait_for("Password:")
-    a.send(PW + "\r")
+    a.try_login("alice", PW)
     a.wait_for("This account is locked.")
 
     rc, out, err = admin("unlock", "alice")
@@ -152,13 +120,9 @@ def test_passwd_reset(world):
     assert rc == 1 and "8 to 128" in err
     rc, out, err = admin("passwd", "nobodyhere", stdin="long enough pw\n")
     assert rc == 1 and "No such account." in err
-    assert new not in d.text() and "long enough pw" not in d.text()
+    assert new not in d.log() and "long enough pw" not in d.log()
     t2 = world["client"]()
-    t2.send("l")
-    t2.wait_for("Name:")
-    t2.send("carol\r")
-    t2.wait_for("Password:")
-    t2.send(PW + "\r")
+    t2.try_login("carol", PW)
     t2.wait_for("Unknown name or wrong password.")
     t2.login("carol", new)
 
@@ -166,8 +130,8 @@ def test_passwd_reset(world):
 def test_announce_everywhere(world):
     d, admin = world["d"], world["admin"]
     p = world["client"]()
-    start_game(d, p, "dave")
-    play(p, "ll")
+    new_game(d, p, "dave")
+    p.play_keys("ll")
     w = world["client"]()
     w.send("w")
     w.wait_for("dave")
@@ -183,13 +147,13 @@ def test_announce_everywhere(world):
     assert p.screen.display[-1].startswith(" Announcement: " + text)
     assert "Your choice" in m.text()
     # the game goes on under it, and the watcher still sees what the player sees
-    play(p, "h")
+    p.play_keys("h")
     p.wait_for("Announcement: " + text)
     rc, _, err = admin("announce")
     assert rc == 0, err
     m.pump(quiet=0.3)
     assert "Announcement" not in m.text()
-    play(p, "l")
+    p.play_keys("l")
     assert "Announcement" not in p.text()
     w.pump(quiet=0.3)
     assert "Announcement" not in w.text()
@@ -198,8 +162,8 @@ def test_announce_everywhere(world):
 def test_health(world):
     d, admin = world["d"], world["admin"]
     t = world["client"]()
-    start_game(d, t, "erin")
-    play(t, "jjkkl")
+    new_game(d, t, "erin")
+    t.play_keys("jjkkl")
     seq = hook(d, t, "erin")["seq"]
     t.send(CTRL_X)
     t.wait_for("Your game is saved")
@@ -222,14 +186,7 @@ def test_bad_control_input(world):
         s.connect(world["ctl"])
         s.sendall(data)
         s.settimeout(10)
-        got = b""
-        while True:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            got += chunk
-        s.close()
-        return got.decode("utf-8", "replace")
+        return read_all(s).decode("utf-8", "replace")
     assert raw(b"x" * 5000).endswith("error: command line too long\n")
     assert raw(bytes(range(1, 10)) + b"\xff\xfe\n").startswith("error: unknown command")
     assert raw(b"lock\n").startswith("error: this command needs an argument")
@@ -240,13 +197,7 @@ def test_bad_control_input(world):
     s.sendall(b"health\n")
     s.shutdown(socket.SHUT_WR)
     s.settimeout(30)
-    got = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        got += chunk
-    s.close()
+    got = read_all(s)
     assert got.startswith(b"integrity: ok\n") and got.endswith(b"ok\n"), got
     # a client that connects and says nothing does not hold anything up
     idle = socket.socket(socket.AF_UNIX)

@@ -26,6 +26,8 @@ import pyte
 import pyte.graphics as g
 import pytest
 
+from harness import program
+
 NAMES = ["black", "red", "green", "brown", "blue", "magenta", "cyan", "white"]
 BOLD, DIM, UNDERLINE, REVERSE, BLINK = 1, 2, 4, 8, 16
 DEFAULT_PEN = pyte.screens.Char(" ")
@@ -65,7 +67,7 @@ def pyte_colour(index):
 
 
 def cases(bindir, profile, seed, count):
-    tool = bindir / "tools" / "ansi_prop"
+    tool = program(bindir, "tools/ansi_prop")
     out = subprocess.run([str(tool), str(seed), str(count), profile],
                          check=True, capture_output=True, timeout=60).stdout
     return [json.loads(line) for line in out.splitlines()]

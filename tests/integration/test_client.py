@@ -11,16 +11,13 @@ import time
 
 import pytest
 
-from test_client_harness import (Daemon, Term, lowest_text_row, need_client, need_daemon,
-                                 register, start_game, unique_name)
+from harness import program, unique_name
+
+pytestmark = pytest.mark.daemon(unix=True)
 
 
-@pytest.fixture
-def daemon(bindir, tmp_path):
-    need_daemon(bindir)
-    d = Daemon(bindir, tmp_path / "d").start()
-    yield d
-    d.stop()
+def need_client(bindir):
+    return program(bindir, "warren")
 
 
 def test_help_and_version(bindir):
@@ -56,45 +53,47 @@ def _status_row(t):
 def _wait_status_row(t, row, timeout=10):
     end = time.time() + timeout
     while _status_row(t) != row and time.time() < end:
-        t.pump(0.2)
+        t.pump(quiet=0.2, limit=0.2)
     assert _status_row(t) == row, "status line not on row %d:\n%s" % (row, t.text())
 
 
-def test_play_and_resize(bindir, daemon):
+def _lowest_text_row(t):
+    rows = [i for i, line in enumerate(t.screen.display) if line.strip()]
+    return max(rows) if rows else -1
+
+
+def test_play_and_resize(bindir, daemon, clients):
     exe = need_client(bindir)
-    t = Term([str(exe), "--socket", str(daemon.sock)], rows=24, cols=80)
-    try:
-        name = unique_name("rz")
-        register(t, name)
-        # Smaller than 80x24 at the menu: the daemon asks to enlarge and says
-        # the size it got through NAWS after SIGWINCH.
-        t.resize(20, 60)
-        t.wait(r"\(now 60x20\)")
-        t.resize(24, 80)
-        t.wait("Your choice")
-        start_game(t)
-        for key in "hjkl":
-            t.send(key)
-            t.settle(0.2)
-        _wait_status_row(t, 22)  # the status sits above the help line
-        # Bigger: the game re-lays out to the new size, and back again.
-        t.resize(40, 120)
-        _wait_status_row(t, 38)
-        assert lowest_text_row(t) == 39
-        t.resize(30, 100)
-        _wait_status_row(t, 28)
-        t.send("l")
-        t.settle()
-        _wait_status_row(t, 28)
-    finally:
-        t.close()
+    t = clients.spawn([exe, "--socket", daemon.sock], cols=80, rows=24)
+    name = unique_name("rz")
+    t.register(name)
+    # Smaller than 80x24 at the menu: the daemon asks to enlarge and says
+    # the size it got through NAWS after SIGWINCH.
+    t.resize(cols=60, rows=20)
+    t.wait_for("(now 60x20)")
+    t.resize(cols=80, rows=24)
+    t.wait_for("Your choice")
+    t.play()
+    for key in "hjkl":
+        t.send(key, settle=False)
+        t.pump(quiet=0.2, limit=5)
+    _wait_status_row(t, 22)  # the status sits above the help line
+    # Bigger: the game re-lays out to the new size, and back again.
+    t.resize(cols=120, rows=40)
+    _wait_status_row(t, 38)
+    assert _lowest_text_row(t) == 39
+    t.resize(cols=100, rows=30)
+    _wait_status_row(t, 28)
+    t.send("l", settle=False)
+    t.pump(quiet=0.3, limit=5)
+    _wait_status_row(t, 28)
+    t.close()
     assert "login conn=" in daemon.log() and name in daemon.log()
 
 
-def test_tcp_address_and_quit(bindir, daemon):
+def test_tcp_address_and_quit(bindir, daemon, clients):
     exe = need_client(bindir)
-    t = Term([str(exe), "127.0.0.1:%d" % daemon.port])
-    t.wait("Your choice")
+    t = clients.spawn([exe, "127.0.0.1:%d" % daemon.port]).connected()
     t.send("q")
     status, sig = t.wait_exit()
     assert status == 0, t.raw[-300:]
@@ -102,12 +101,12 @@ def test_tcp_address_and_quit(bindir, daemon):
     assert b"the server closed the connection" in t.raw
 
 
-def _shell_run(tmp, exe, sock):
+def _shell_run(clients, tmp, exe, sock):
     """sh in a pty records stty -a, runs warren, records stty -a again."""
     script = ('tty > {d}/tty; stty -a > {d}/before; echo $$ > {d}/shpid; '
               '"{exe}" --socket "{sock}"; echo "rc=$?"; stty -a > {d}/after; '
               'echo DONE; sleep 30').format(d=tmp, exe=exe, sock=sock)
-    return Term(["/bin/sh", "-c", script])
+    return clients.spawn(["/bin/sh", "-c", script])
 
 
 def _client_pid(tmp):
@@ -127,40 +126,34 @@ def _tty_settings(tmp):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM])
-def test_signal_restores_terminal(bindir, daemon, tmp_path, sig):
+def test_signal_restores_terminal(bindir, daemon, clients, tmp_path, sig):
     exe = need_client(bindir)
-    t = _shell_run(tmp_path, exe, daemon.sock)
-    try:
-        t.wait("Your choice")
-        pid = _client_pid(tmp_path)
-        during = _tty_settings(tmp_path)
-        # Raw mode really is on while playing, so the restore is observable.
-        assert "-icanon" in during and "-echo " in during and "-isig" in during, during
-        os.kill(pid, sig)
-        t.wait_raw(rb"DONE")
-        assert ("rc=%d" % (128 + sig)).encode() in t.raw
-        assert ("stopped by").encode() in t.raw
-        before = (tmp_path / "before").read_text()
-        after = (tmp_path / "after").read_text()
-        assert "icanon" in before and "-icanon" not in before
-        assert before == after
-    finally:
-        t.close()
+    t = _shell_run(clients, tmp_path, exe, daemon.sock)
+    t.wait_for("Your choice")
+    pid = _client_pid(tmp_path)
+    during = _tty_settings(tmp_path)
+    # Raw mode really is on while playing, so the restore is observable.
+    assert "-icanon" in during and "-echo " in during and "-isig" in during, during
+    os.kill(pid, sig)
+    t.wait_raw(rb"DONE")
+    assert ("rc=%d" % (128 + sig)).encode() in t.raw
+    assert ("stopped by").encode() in t.raw
+    before = (tmp_path / "before").read_text()
+    after = (tmp_path / "after").read_text()
+    assert "icanon" in before and "-icanon" not in before
+    assert before == after
 
 
-def test_daemon_goes_away(bindir, daemon, tmp_path):
+def test_daemon_goes_away(bindir, daemon, clients, tmp_path):
     exe = need_client(bindir)
-    t = _shell_run(tmp_path, exe, daemon.sock)
-    try:
-        t.wait("Your choice")
-        # SIGTERM, as systemd stops it (KillSignal=SIGTERM): a clean exit 0
-        assert daemon.stop() == 0, daemon.log()
-        t.wait_raw(rb"DONE", timeout=30)
-        assert b"the server closed the connection" in t.raw
-        assert b"rc=0" in t.raw
-        assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
-    finally:
-        t.close()
+    t = _shell_run(clients, tmp_path, exe, daemon.sock)
+    t.wait_for("Your choice")
+    # SIGTERM, as systemd stops it (KillSignal=SIGTERM): a clean exit 0
+    assert daemon.stop() == 0, daemon.log()
+    t.wait_raw(rb"DONE", timeout=30)
+    assert b"the server closed the connection" in t.raw
+    assert b"rc=0" in t.raw
+    assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
 
 
 @pytest.mark.parametrize("addr,code,msg", [

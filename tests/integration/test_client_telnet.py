@@ -4,14 +4,13 @@ TTYPE from $TERM, NEW-ENVIRON with the ssh address (both the RFC 1572 form
 of SEND and the one libtelnet 0.21 produces without the SEND byte), CR
 handling with and without BINARY. The daemon shows none of these bytes, so
 a peer that records them is the only way to check them."""
-import os
 import socket
 import threading
 import time
 
 import pytest
 
-from test_client_harness import Term, need_client
+from harness import program
 
 IAC, SB, SE, WILL, WONT, DO, DONT = 255, 250, 240, 251, 252, 253, 254
 BINARY, ECHO, SGA, TTYPE, NAWS, NEW_ENVIRON = 0, 1, 3, 24, 31, 39
@@ -88,13 +87,14 @@ def sockpath(tmp_path):
 
 
 @pytest.mark.parametrize("request_bytes", [ENV_SEND, ENV_SEND_NO_CMD], ids=["rfc", "no-send-byte"])
-def test_ssh_negotiation(bindir, sockpath, request_bytes):
-    exe = need_client(bindir)
+def test_ssh_negotiation(bindir, clients, sockpath, request_bytes):
+    exe = program(bindir, "warren")
     peer = Peer(sockpath, [OPEN, 0.2, TTYPE_SEND, request_bytes, b"ready\r\n"])
-    t = Term([str(exe), "--ssh", "--socket", sockpath], rows=30, cols=100,
-             env={"TERM": "xterm-256color", "SSH_CONNECTION": "198.51.100.7 40000 10.0.0.1 22"})
+    t = clients.spawn([exe, "--ssh", "--socket", sockpath], cols=100, rows=30,
+                      env={"TERM": "xterm-256color",
+                           "SSH_CONNECTION": "198.51.100.7 40000 10.0.0.1 22"})
     try:
-        t.wait("ready")
+        t.wait_for("ready")
         for want in (bytes([IAC, WILL, NAWS]), naws(100, 30), bytes([IAC, WILL, TTYPE]),
                      bytes([IAC, DO, ECHO]), bytes([IAC, DO, SGA]),
                      bytes([IAC, WILL, NEW_ENVIRON]),
@@ -102,24 +102,23 @@ def test_ssh_negotiation(bindir, sockpath, request_bytes):
                      env_is("198.51.100.7")):
             peer.wait_for(want)
         # SIGWINCH -> a new NAWS
-        t.resize(40, 132)
+        t.resize(cols=132, rows=40)
         peer.wait_for(naws(132, 40))
         # Not in BINARY mode: Enter goes out as CR NUL, IAC doubled
         t.send(b"a\r\xffb")
         peer.wait_for(b"a\r\x00\xff\xffb")
     finally:
-        t.close()
         peer.close()
 
 
-def test_plain_client_refuses_environ_and_sends_bare_cr_in_binary(bindir, sockpath):
-    exe = need_client(bindir)
+def test_plain_client_refuses_environ_and_sends_bare_cr_in_binary(bindir, clients, sockpath):
+    exe = program(bindir, "warren")
     peer = Peer(sockpath, [OPEN, bytes([IAC, DO, BINARY, IAC, WILL, BINARY]), 0.2, ENV_SEND,
                            b"ready\r\n"])
-    t = Term([str(exe), "--socket", sockpath],
-             env={"SSH_CONNECTION": "198.51.100.7 40000 10.0.0.1 22"})
+    t = clients.spawn([exe, "--socket", sockpath],
+                      env={"SSH_CONNECTION": "198.51.100.7 40000 10.0.0.1 22"})
     try:
-        t.wait("ready")
+        t.wait_for("ready")
         peer.wait_for(bytes([IAC, WONT, NEW_ENVIRON]))
         peer.wait_for(bytes([IAC, WILL, BINARY]))
         peer.wait_for(bytes([IAC, DO, BINARY]))
@@ -129,19 +128,17 @@ def test_plain_client_refuses_environ_and_sends_bare_cr_in_binary(bindir, sockpa
         # never the address without --ssh
         assert b"198.51.100.7" not in peer.got and b"REMOTE_ADDR" not in peer.got
     finally:
-        t.close()
         peer.close()
 
 
-def test_bogus_ssh_connection_is_not_sent(bindir, sockpath):
-    exe = need_client(bindir)
+def test_bogus_ssh_connection_is_not_sent(bindir, clients, sockpath):
+    exe = program(bindir, "warren")
     peer = Peer(sockpath, [OPEN, 0.2, ENV_SEND, b"ready\r\n"])
-    t = Term([str(exe), "--ssh", "--socket", sockpath],
-             env={"SSH_CONNECTION": "not-an-address 1 2 3"})
+    t = clients.spawn([exe, "--ssh", "--socket", sockpath],
+                      env={"SSH_CONNECTION": "not-an-address 1 2 3"})
     try:
-        t.wait("ready")
+        t.wait_for("ready")
         peer.wait_for(bytes([IAC, SB, NEW_ENVIRON, 0, IAC, SE]))  # an empty IS
         assert b"not-an-address" not in peer.got
     finally:
-        t.close()
         peer.close()

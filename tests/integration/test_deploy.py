@@ -8,10 +8,7 @@ import re
 import shutil
 import subprocess
 
-import pytest
-
-from test_client_harness import (ROOT, Daemon, Term, need_daemon, register, start_game,
-                                 tool, unique_name)
+from harness import ROOT, Web, daemon_exe, free_port, program, sbin, unique_name
 
 DEPLOY = ROOT / "deploy"
 
@@ -32,11 +29,11 @@ def test_sshd_snippet_in_debian_config(tmp_path):
     conf = tmp_path / "sshd_config"
     conf.write_text("HostKey %s\n" % key +
                     base.replace("/etc/ssh/sshd_config.d/*.conf", "%s/d/*.conf" % tmp_path))
-    r = run([tool("sshd"), "-t", "-f", conf])
+    r = run([sbin("sshd"), "-t", "-f", conf])
     assert r.returncode == 0, r.stderr
 
     def effective(user):
-        r = run([tool("sshd"), "-T", "-f", conf, "-C", "user=%s,host=h,addr=192.0.2.1" % user])
+        r = run([sbin("sshd"), "-T", "-f", conf, "-C", "user=%s,host=h,addr=192.0.2.1" % user])
         assert r.returncode == 0, r.stderr
         return dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
 
@@ -71,7 +68,7 @@ def test_nginx_site(tmp_path):
         "  access_log off;\n  client_body_temp_path {t}/body;\n  proxy_temp_path {t}/proxy;\n"
         "  fastcgi_temp_path {t}/fcgi;\n  uwsgi_temp_path {t}/uwsgi;\n  scgi_temp_path {t}/scgi;\n"
         "  include {t}/warren.conf;\n}}\n".format(t=t))
-    r = run([tool("nginx"), "-t", "-p", t, "-e", t / "error.log", "-c", t / "nginx.conf"])
+    r = run([sbin("nginx"), "-t", "-p", t, "-e", t / "error.log", "-c", t / "nginx.conf"])
     assert r.returncode == 0, r.stderr
     assert "syntax is ok" in r.stderr and "test is successful" in r.stderr
 
@@ -101,22 +98,21 @@ def daemon_settings(exe):
     return [n for n in names if n not in ("config", "help", "version")]
 
 
-def test_sample_config_lists_every_setting(bindir, tmp_path):
-    exe = need_daemon(bindir)
+def test_sample_config_lists_every_setting(bindir, start_daemon, tmp_path):
+    exe = daemon_exe(bindir)
     conf = (DEPLOY / "warren.conf").read_text()
     keys = re.findall(r"^([a-z][a-z0-9-]*)\s*=", conf, re.M)
     settings = daemon_settings(exe)
     assert settings, "warrend --help lists no settings"
     assert sorted(keys) == sorted(settings), (keys, settings)
     # and the daemon accepts the file as written (paths overridden to stay here)
-    d = Daemon(bindir, tmp_path / "d", extra=["--config", str(DEPLOY / "warren.conf"),
-                                              "--content=", "--control", str(tmp_path / "ctl")])
-    d.start()
-    d.stop()
+    start_daemon(http=True, unix=True, test_flags=False,
+                 extra=["--config", DEPLOY / "warren.conf", "--content=",
+                        "--control", tmp_path / "ctl"])
 
 
-def test_make_install_destdir(bindir, tmp_path):
-    need_daemon(bindir)
+def test_make_install_destdir(bindir, start_daemon, clients, tmp_path):
+    program(bindir, "warrend")
     dest = tmp_path / "root"
     b = pathlib.Path(bindir).resolve().parent
     bvar = [] if b == ROOT.resolve() else ["B=%s" % b]  # the default build dir is B=.
@@ -146,27 +142,21 @@ def test_make_install_destdir(bindir, tmp_path):
     # The installed daemon, from the installed tree, with its installed config,
     # serves a game to the real telnet program.
     web = pre / "share" / "warren" / "web"
-    d = Daemon(bindir, tmp_path / "run", exe=pre / "bin" / "warrend",
-               extra=["--config", str(pre / "etc/warren/warren.conf"), "--content", str(content),
-                      "--control", str(tmp_path / "run" / "warrend.ctl")],
-               env={"WARREN_WEB_ROOT": str(web)})  # as the unit sets it
-    d.start()
-    t = Term(["/usr/bin/telnet", "127.0.0.1", str(d.port)])
-    try:
-        register(t, unique_name("in"))
-        start_game(t)
-        # the installed admin tool reaches the installed daemon
-        r = run([str(pre / "bin" / "warren-admin"), "--control", str(tmp_path / "run" / "warrend.ctl"),
-                 "health"])
-        assert r.returncode == 0 and "integrity: ok" in r.stdout, r.stdout + r.stderr
-        if (ROOT / "web" / "dist" / "index.html").exists():
-            import urllib.request
-            with urllib.request.urlopen("http://127.0.0.1:%d/" % d.http, timeout=10) as r:
-                assert r.status == 200
-                assert r.read() == (web / "index.html").read_bytes()
-    finally:
-        t.close()
-        d.stop()
+    ctl = tmp_path / "warrend.ctl"
+    d = start_daemon(exe=pre / "bin" / "warrend", http=True, unix=True, test_flags=False,
+                     extra=["--config", pre / "etc/warren/warren.conf", "--content", content,
+                            "--control", ctl],
+                     env={"WARREN_WEB_ROOT": str(web)})  # as the unit sets it
+    t = clients(d.port)
+    t.register(unique_name("in"))
+    t.play()
+    # the installed admin tool reaches the installed daemon
+    r = run([str(pre / "bin" / "warren-admin"), "--control", str(ctl), "health"])
+    assert r.returncode == 0 and "integrity: ok" in r.stdout, r.stdout + r.stderr
+    if (ROOT / "web" / "dist" / "index.html").exists():
+        status, _, body = Web(d.http).get("/")
+        assert status == 200
+        assert body == (web / "index.html").read_bytes()
 
 
 def _nginx_conf(t, site):
@@ -194,13 +184,11 @@ def _https(port, request):
             return data
 
 
-def test_nginx_proxies_http_and_websockets(bindir, tmp_path):
+def test_nginx_proxies_http_and_websockets(start_daemon, tmp_path):
     """The site really runs: TLS on a free port, pages and a websocket
     upgrade reach warrend through it."""
     import time
-    need_daemon(bindir)
-    from test_client_harness import free_port
-    d = Daemon(bindir, tmp_path / "d").start()
+    d = start_daemon(http=True)
     nginx = None
     try:
         t = tmp_path
@@ -217,7 +205,7 @@ def test_nginx_proxies_http_and_websockets(bindir, tmp_path):
         site = site.replace("listen 443 ssl;", "listen 127.0.0.1:%d ssl;" % https)
         (t / "site.conf").write_text(site)
         (t / "nginx.conf").write_text(_nginx_conf(t, "site.conf"))
-        nginx = subprocess.Popen([tool("nginx"), "-p", str(t), "-e", str(t / "error.log"),
+        nginx = subprocess.Popen([sbin("nginx"), "-p", str(t), "-e", str(t / "error.log"),
                                   "-c", str(t / "nginx.conf"), "-g", "daemon off;"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         host = "127.0.0.1:%d" % https
@@ -240,4 +228,3 @@ def test_nginx_proxies_http_and_websockets(bindir, tmp_path):
         if nginx:
             nginx.terminate()
             nginx.wait(10)
-        d.stop()

@@ -1,22 +1,30 @@
 """warren-engine bot plays seeded games to their end; the sanitizer build
 must not crash, every game must end with a cause, and a snapshot at a
-random cut point of each game must reproduce the same end. content --stats
-counts what the content declares."""
-import pathlib
+random cut point of each game must reproduce the same end; it plays a
+chosen class, or only waits. arena sets two creature kinds on each other.
+content --stats counts what the content declares."""
 import re
 import subprocess
 
-import pytest
+from harness import program
 
 LINE = re.compile(r"^seed (\d+) turns (\d+) depth (\d+) xl (\d+) score (-?\d+) cause (.+)$")
-SUMMARY = re.compile(r"^bot games (\d+) crashes (\d+) deepest (\d+) causes (\d+) median_turns (\d+)$")
+SUMMARY_KEYS = ("games", "crashes", "wins", "deaths", "deepest", "mean_deepest", "causes", "median_turns",
+                "sneak_attacks", "spells_cast", "unique_repeats", "warden_off_depth")
+ARENA = re.compile(r"^arena fights (\d+) a_wins (\d+) b_wins (\d+) a_attacks (\d+) b_attacks (\d+)$")
+
+
+def summary(line):
+    """The bot's last line: 'bot' then key value pairs, every key present."""
+    words = line.split()
+    assert words and words[0] == "bot" and len(words) % 2 == 1, line
+    pairs = dict(zip(words[1::2], words[2::2]))
+    assert set(SUMMARY_KEYS) <= set(pairs), line
+    return {k: float(v) if "." in v else int(v) for k, v in pairs.items()}
 
 
 def tool(bindir, sub=""):
-    path = pathlib.Path(bindir) / sub / "warren-engine"
-    if not path.exists():
-        pytest.fail(f"{path} is missing: build it (make, make build-asan) first")
-    return path
+    return program(bindir, f"{sub}/warren-engine" if sub else "warren-engine")
 
 
 def run_bot(exe, games, seed, *extra, timeout=900):
@@ -36,22 +44,64 @@ def test_bot_sanitizer_build_with_snapshot_cuts(bindir):
         assert int(m.group(2)) > 0 and int(m.group(3)) >= 1
         assert m.group(6) != "none", m.group(0)  # every game ended: death or quit
     assert lines[-2] == "bot snapshots checked 4 mismatches 0", lines
-    s = SUMMARY.match(lines[-1])
-    assert s and s.group(1) == "4" and s.group(2) == "0", lines[-1]
+    s = summary(lines[-1])
+    assert (s["games"], s["crashes"]) == (4, 0), lines[-1]
 
 
 def test_bot_reaches_depth_and_many_ends(bindir):
     out, lines = run_bot(tool(bindir), 24, 1)
     assert out.returncode == 0, out.stderr
-    s = SUMMARY.match(lines[-1])
-    assert s, lines[-1]
-    games, crashes, deepest, causes, median = map(int, s.groups())
-    assert (games, crashes) == (24, 0)
-    assert deepest >= 5, lines
-    assert causes >= 4, lines
+    s = summary(lines[-1])
+    assert (s["games"], s["crashes"]) == (24, 0)
+    assert s["deepest"] >= 5, lines
+    assert s["causes"] >= 4, lines
+    games = [LINE.match(l) for l in lines if l.startswith("seed ")]
+    assert len(games) == 24 and all(games)
+    assert abs(s["mean_deepest"] - sum(int(m.group(3)) for m in games) / 24) < 0.01
+    # uniques once, the warden at home, and sneak attacks happen
+    assert s["unique_repeats"] == 0 and s["warden_off_depth"] == 0, lines[-1]
+    assert s["sneak_attacks"] > 0, lines[-1]
     # the same seeds give the same games
     again = run_bot(tool(bindir), 3, 1)[1]
     assert again[:3] == lines[:3]
+
+
+def test_bot_plays_a_class_and_casts(bindir):
+    out, lines = run_bot(tool(bindir), 4, 7, "--class", "wizard")
+    assert out.returncode == 0, out.stderr
+    s = summary(lines[-1])
+    assert s["games"] == 4 and s["spells_cast"] > 0, lines[-1]
+    bad = subprocess.run([str(tool(bindir)), "bot", "--class", "bard"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2 and "bard" in bad.stderr
+
+
+def test_bot_that_only_waits(bindir):
+    out, lines = run_bot(tool(bindir), 50, 1, "--policy", "wait", "--turns", "20")
+    assert out.returncode == 0, out.stderr
+    s = summary(lines[-1])
+    assert s["games"] == 50 and s["deepest"] == 1 and s["spells_cast"] == 0, lines[-1]
+    assert s["deaths"] <= 2, lines[-1]
+    for m in (LINE.match(l) for l in lines if l.startswith("seed ")):
+        assert m and (int(m.group(2)) >= 20 or m.group(6) != "none"), m.group(0) if m else lines
+
+
+def test_arena(bindir):
+    def arena(*args):
+        out = subprocess.run([str(tool(bindir)), "arena", *args], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        m = ARENA.match(out.stdout.rstrip("\n").split("\n")[-1])
+        assert m, out.stdout
+        return list(map(int, m.groups()))
+    fights, a_wins, b_wins, a_att, b_att = arena("--a", "kobold", "--b", "jackal", "--fights", "20")
+    assert fights == 20 and a_wins + b_wins <= 20 and a_att > 0 and b_att > 0
+    # a paralysed kobold never strikes, and loses
+    fights, a_wins, b_wins, a_att, b_att = arena("--a", "kobold", "--b", "jackal", "--a-effect", "paralysis",
+                                                 "--fights", "10")
+    assert (a_att, a_wins) == (0, 0) and b_wins == 10 and b_att > 0
+    bad = subprocess.run([str(tool(bindir)), "arena", "--a", "kobold", "--b", "unicorn"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "unicorn" in bad.stderr
 
 
 def test_content_stats(bindir):

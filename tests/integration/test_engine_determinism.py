@@ -6,7 +6,7 @@ import pathlib
 import random
 import subprocess
 
-import pytest
+from harness import program
 
 HERE = pathlib.Path(__file__).resolve().parent
 GOLDEN = HERE.parent / "golden"
@@ -15,10 +15,7 @@ MOVES = [b"h", b"j", b"k", b"l", b"y", b"u", b"b", b"n", b".", b"\x1b[A", b"\x1b
 
 
 def engine(bindir):
-    path = pathlib.Path(bindir) / "warren-engine"
-    if not path.exists():
-        pytest.fail("warren-engine is missing: build it (make) first")
-    return path
+    return program(bindir, "warren-engine")
 
 
 def play(bindir, seed, keyfile, *extra):

@@ -1,33 +1,20 @@
 """The game through warrend and Debian's telnet: the character screen
 (choices and the one-key random start), the help screen generated from the
-command table, look, the message history, and quitting with confirmation,
-which ends the game with its cause."""
-import pytest
-
-from server_harness import Daemon, Telnet
-
-PW = "correct-horse"
+command table, look, the message history, saving and leaving with the
+game's S, and quitting with confirmation, which ends the game with its
+cause."""
+from harness import hook, new_game
 
 
-@pytest.fixture
-def daemon(bindir, tmp_path):
-    d = Daemon(bindir, tmp_path).start()
-    yield d
-    rc = d.stop()
-    assert rc == 0, d.text()[-3000:]
-
-
-def new_game(daemon, name, cols=100, rows=30):
-    t = Telnet(daemon.port, cols=cols, rows=rows).connected()
-    t.register(name, PW)
-    t.send("p")
-    daemon.wait_log(rf"game start user={name}")
+def character_screen(daemon, clients, name):
+    t = clients(daemon.port, cols=100, rows=30).connected()
+    new_game(daemon, t, name)
     t.wait_for("who are you? Choose a race.")
     return t
 
 
-def test_character_screen_help_look_and_quit(daemon):
-    t = new_game(daemon, "gimli")
+def test_character_screen_help_look_and_quit(daemon, clients):
+    t = character_screen(daemon, clients, "gimli")
     assert "a) human" in t.text() and "d) halfling" in t.text()
     t.send("b")  # a dwarf...
     t.wait_for("Choose a class.")
@@ -35,11 +22,16 @@ def test_character_screen_help_look_and_quit(daemon):
     t.wait_for("gimli the dwarf fighter")
     assert "HP " in t.text() and "Depth 1" in t.text()
     t.send("?")
-    t.wait_for("Commands (any key returns)")
+    t.wait_for("Commands, page 1 of 2")
     text = t.text()
     for what in ("explore: walk to the nearest unexplored place", "travel: choose a spot",
-                 "look at something", "message history", "quit the game for good"):
+                 "look at something", "S (or Ctrl-X): save and return to the menu",
+                 "Q: quit the game for good"):
         assert what in text, text
+    t.send(" ")
+    t.wait_for("Commands, page 2 of 2")
+    for what in ("message history", "save and return to the menu", "quit the game for good"):
+        assert what in t.text(), t.text()
     t.send(" ")
     t.wait_for("gimli the dwarf fighter")
     t.send(";")  # look at the player's own cell
@@ -60,8 +52,26 @@ def test_character_screen_help_look_and_quit(daemon):
     t.wait_for("Game over: quit on level 1.")
 
 
-def test_any_other_key_is_a_random_character(daemon):
-    t = new_game(daemon, "frodo")
+def test_any_other_key_is_a_random_character(daemon, clients):
+    t = character_screen(daemon, clients, "frodo")
     t.send("l")  # not a choice: a random race and class at once
     t.wait_for("Welcome, frodo the ")
     assert any(f"frodo the {r} " in t.text() for r in ("human", "dwarf", "elf", "halfling"))
+
+
+def test_s_saves_and_returns_to_the_menu(daemon, clients):
+    """The game's S does what the daemon's Ctrl-X does: the game is saved
+    and the menu comes back. The key is journalled and changes nothing
+    else: the resumed game is one key further, at the same turn."""
+    t = character_screen(daemon, clients, "samwise")
+    t.send("l")
+    t.wait_for("Welcome, samwise the ")
+    t.play_keys("..")
+    before = hook(daemon, t, "samwise")
+    t.send("S")
+    t.wait_for("Your game is saved. Press p to continue it.")
+    daemon.wait_log(r"detach user=samwise")
+    t.send("p")
+    daemon.wait_log(r"attach user=samwise")
+    after = hook(daemon, t, "samwise")
+    assert after["seq"] == before["seq"] + 1 and after["turn"] == before["turn"], (before, after)

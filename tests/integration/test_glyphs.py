@@ -4,34 +4,17 @@ a VT100 gets only ASCII bytes, with the walls in DEC line drawing; an
 ASCII terminal ("ansi") gets plain ASCII fallbacks and no charset switch."""
 import re
 
-import pytest
-
-from server_harness import Daemon, Telnet
-
-PW = "correct-horse"
 BOX = set("─│┌┐└┘├┤┬┴┼")
 
 
-@pytest.fixture
-def daemon(bindir, tmp_path):
-    d = Daemon(bindir, tmp_path).start()
-    yield d
-    rc = d.stop()
-    assert rc == 0, d.text()[-3000:]
-
-
-def play(daemon, name, term, utf8=True):
+def play(daemon, clients, name, term, utf8=True):
     """Registers, starts a random character; returns the client on the map."""
-    t = Telnet(daemon.port, cols=80, rows=24, term=term)
+    t = clients(daemon.port, cols=80, rows=24, term=term)
     # pyte honours DEC graphics designation only outside UTF-8 mode, as a VT100
     t.stream.use_utf8 = utf8
     t.connected()
-    t.register(name, PW)
-    t.send("p")
-    t.wait_for("Choose a race.")
-    t.send("l")  # a random race and class
-    t.wait_for(f"Welcome, {name} the ")
-    t.pump(quiet=0.3)
+    t.register(name)
+    t.random_character(name)
     return t
 
 
@@ -39,8 +22,8 @@ def map_rows(t):
     return t.screen.display[1:t.rows - 2]
 
 
-def test_xterm_256color_sees_unicode_glyphs(daemon):
-    t = play(daemon, "uni", "xterm-256color")
+def test_xterm_256color_sees_unicode_glyphs(daemon, clients):
+    t = play(daemon, clients, "uni", "xterm-256color")
     cells = "".join(map_rows(t))
     assert "@" in cells
     assert "·" in cells, "\n".join(map_rows(t))  # floor
@@ -49,8 +32,8 @@ def test_xterm_256color_sees_unicode_glyphs(daemon):
     t.close()
 
 
-def test_vt100_sees_only_ascii_and_dec_lines(daemon):
-    t = play(daemon, "vee", "vt100", utf8=False)
+def test_vt100_sees_only_ascii_and_dec_lines(daemon, clients):
+    t = play(daemon, clients, "vee", "vt100", utf8=False)
     assert all(b < 0x80 for b in t.raw), "a byte above 0x7F went to a VT100"
     assert b"\x1b(0" in t.raw  # walls and floor through DEC line drawing
     cells = "".join(map_rows(t))
@@ -60,8 +43,8 @@ def test_vt100_sees_only_ascii_and_dec_lines(daemon):
     t.close()
 
 
-def test_ascii_terminal_sees_plain_ascii(daemon):
-    t = play(daemon, "asc", "ansi")
+def test_ascii_terminal_sees_plain_ascii(daemon, clients):
+    t = play(daemon, clients, "asc", "ansi")
     assert all(b < 0x80 for b in t.raw), "a byte above 0x7F went to an ASCII terminal"
     assert b"\x1b(0" not in t.raw
     rows = map_rows(t)

@@ -2,7 +2,7 @@
 import re
 import subprocess
 
-import pytest
+from harness import program
 
 LINE = re.compile(
     r"level (\d+) seed (\d+) depth (\d+) size (\d+)x(\d+) rooms rect=(\d+) octagon=(\d+) "
@@ -12,9 +12,7 @@ LINE = re.compile(
 
 
 def run_levels(bindir, *args, timeout=120):
-    exe = bindir / "warren-engine"
-    if not exe.exists():
-        pytest.fail("warren-engine is missing: build it (make) first")
+    exe = program(bindir, "warren-engine")
     return subprocess.run([str(exe), "levels", *args], capture_output=True, text=True, timeout=timeout)
 
 

@@ -2,44 +2,15 @@
 set change what the game draws, every choice is kept with the account and
 comes back at the next login."""
 import re
-import sqlite3
 
-import pytest
+from harness import colour_params, options_menu
 
-from server_harness import Daemon, Telnet
-
-PW = "correct-horse"
 GLYPH_LABELS = ["from the terminal type", "Unicode", "line drawing and ASCII",
                 "DEC graphics, no UTF-8", "plain ASCII"]
 
 
-@pytest.fixture
-def daemon(bindir, tmp_path):
-    d = Daemon(bindir, tmp_path).start()
-    yield d
-    rc = d.stop()
-    log = d.text()
-    assert rc == 0, log[-3000:]
-    assert "AddressSanitizer" not in log and "runtime error" not in log, log[-3000:]
-
-
 def options_of(daemon, name):
-    con = sqlite3.connect(f"file:{daemon.db}?mode=ro", uri=True, timeout=10)
-    try:
-        return con.execute("SELECT options FROM users WHERE name_key = ?", (name,)).fetchone()[0]
-    finally:
-        con.close()
-
-
-def options_menu(daemon, name, term="xterm-256color", pw=PW, new=True):
-    """An account on a telnet with that terminal type, in the options menu:
-    registered first when new, else logged in."""
-    t = Telnet(daemon.port, term=term)
-    t.connected()
-    (t.register if new else t.login)(name, pw)
-    t.send("o")
-    t.wait_for("Options")
-    return t
+    return daemon.db_rows("SELECT options FROM users WHERE name_key = ?", name)[0][0]
 
 
 def play_drawn(t, name):
@@ -47,16 +18,12 @@ def play_drawn(t, name):
     t.send("q")
     t.wait_for(f"Logged in as {name}")
     mark = len(t.raw)
-    t.send("p")
-    t.wait_for("Choose a race.")
-    t.send("l")  # a random race and class
-    t.wait_for(f"Welcome, {name} the ")
-    t.pump(quiet=0.3)
+    t.random_character(name)
     return t.raw[mark:]
 
 
-def test_options_change_the_game_and_stay_with_the_account(daemon):
-    t = options_menu(daemon, "opt", "xterm-256color")
+def test_options_change_the_game_and_stay_with_the_account(daemon, clients):
+    t = options_menu(clients(daemon.port, term="xterm-256color"), "opt")
     for line in ("Two-cell map tiles: off", "Colours: from the terminal type (256)",
                  "Map glyphs: " + GLYPH_LABELS[0]):
         t.wait_for(line)
@@ -81,7 +48,7 @@ def test_options_change_the_game_and_stay_with_the_account(daemon):
     t.close()
 
     # a new connection: the same choices after login; the glyph set cycles round
-    t = options_menu(daemon, "opt", new=False)
+    t = options_menu(clients(daemon.port), "opt", new=False)
     for line in ("Two-cell map tiles: on", "Colours: 16", "Map glyphs: plain ASCII"):
         t.wait_for(line)
     t.send("g")
@@ -92,27 +59,11 @@ def test_options_change_the_game_and_stay_with_the_account(daemon):
     t.close()
 
 
-def colour_params(drawn):
-    """The colour parameters of every SGR sequence in drawn (39 and 49, the
-    default colours, left out)."""
-    found = []
-    for m in re.finditer(rb"\x1b\[([0-9;]*)m", drawn):
-        ps = [int(p) for p in m.group(1).split(b";") if p]
-        while ps:
-            p = ps.pop(0)
-            if p in (38, 48):
-                found.append(tuple([p] + ps[:2]))
-                del ps[:2]
-            elif 30 <= p <= 37 or 40 <= p <= 47 or 90 <= p <= 97 or 100 <= p <= 107:
-                found.append(p)
-    return found
-
-
-def test_colours_off_draws_attributes_only(daemon):
+def test_colours_off_draws_attributes_only(daemon, clients):
     """Colours off: the game draws with bold, dim and reverse only (the
     test above sees colours with 16). An older account's colors=256 still
     means the terminal's colours."""
-    t = options_menu(daemon, "mono", "xterm-256color")
+    t = options_menu(clients(daemon.port, term="xterm-256color"), "mono")
     t.wait_for("Colours: from the terminal type (256)")
     t.send("c")
     t.wait_for("Colours: 16")
@@ -124,20 +75,16 @@ def test_colours_off_draws_attributes_only(daemon):
     assert re.search(rb"\x1b\[[0-9;]*\b1[;m]", drawn), "the player is no longer bold"
     t.close()
 
-    con = sqlite3.connect(str(daemon.db), timeout=10)
-    try:
-        con.execute("UPDATE users SET options = 'two_cell=0\ncolors=256\n' WHERE name_key = 'mono'")
-        con.commit()
-    finally:
-        con.close()
-    t = options_menu(daemon, "mono", term="xterm", new=False)
+    daemon.db_write(("UPDATE users SET options = 'two_cell=0\ncolors=256\n' WHERE name_key = 'mono'",
+                     ()))
+    t = options_menu(clients(daemon.port, term="xterm"), "mono", new=False)
     t.wait_for("Colours: from the terminal type (16)")
     t.close()
 
 
-def test_a_vt100_can_choose_unicode(daemon):
+def test_a_vt100_can_choose_unicode(daemon, clients):
     """The terminal type only sets the default: a VT100 name, chosen Unicode."""
-    t = options_menu(daemon, "uni", "vt100")
+    t = options_menu(clients(daemon.port, term="vt100"), "uni")
     t.send("g")
     t.wait_for("Map glyphs: Unicode")
     drawn = play_drawn(t, "uni")

@@ -10,31 +10,9 @@ import time
 
 import pytest
 
-from server_harness import CTRL_X, Daemon, Telnet, free_port, hook, replay, daemon_path
+from harness import CTRL_X, PW, daemon_exe, free_port, hook, new_game, program, replay
 
-PW = "correct-horse"
 MOVES = "hjklyubn"
-
-
-@pytest.fixture
-def daemon(bindir, tmp_path):
-    d = Daemon(bindir, tmp_path).start()
-    yield d
-    rc = d.stop()
-    assert rc == 0, d.text()[-3000:]
-
-
-@pytest.fixture
-def clients():
-    made = []
-
-    def make(port, **kw):
-        t = Telnet(port, **kw)
-        made.append(t)
-        return t
-    yield make
-    for t in made:
-        t.close()
 
 
 def screens_converge(a, b, timeout=3.0):
@@ -50,15 +28,8 @@ def screens_converge(a, b, timeout=3.0):
     return False
 
 
-def play_keys(t, keys):
-    for k in keys:
-        t.send(k, settle=False)
-        t.pump(quiet=0.03, limit=1)
-    t.pump()
-
-
 def test_help_version_and_bad_config(bindir, tmp_path):
-    exe = str(daemon_path(bindir))
+    exe = str(daemon_exe(bindir))
     out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=20)
     assert out.returncode == 0 and "--telnet" in out.stdout and "--config" in out.stdout
     out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=20)
@@ -74,30 +45,15 @@ def test_help_version_and_bad_config(bindir, tmp_path):
     assert out.returncode != 0 and "grace" in out.stderr
 
 
-def test_config_file_sets_port(bindir, tmp_path, clients):
+def test_config_file_sets_port(start_daemon, tmp_path, clients):
     port = free_port()
     cfg = tmp_path / "w.conf"
     cfg.write_text(f"# a test config\ntelnet = 127.0.0.1:{port}   # trailing comment\nhttp =\n"
                    f"db = {tmp_path / 'c.db'}\n")
-    d = Daemon(bindir, tmp_path)
-    d.port = 1  # overridden below: the file decides
-    d.extra = ["--config", str(cfg)]
-    # --telnet on the command line would override the file, so start by hand
-    log = open(tmp_path / "c.log", "wb")
-    p = subprocess.Popen([str(daemon_path(bindir)), "--config", str(cfg)], stderr=log)
-    try:
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        t = clients(port).connected()
-        assert "Not logged in" in t.text()
-    finally:
-        p.send_signal(signal.SIGTERM)
-        assert p.wait(timeout=30) == 0
+    # no other flag: --telnet on the command line would override the file
+    start_daemon(args=["--config", cfg])
+    t = clients(port).connected()
+    assert "Not logged in" in t.text()
 
 
 def test_register_play_quit_resume(daemon, clients):
@@ -107,14 +63,14 @@ def test_register_play_quit_resume(daemon, clients):
     assert PW not in t.text() and PW.encode() not in t.raw  # never echoed
     t.send("p")
     daemon.wait_log(r"game start user=alice")
-    play_keys(t, "llhhjjkk..")
+    t.play_keys("llhhjjkk..")
     before = hook(daemon, t, "alice")
     assert before["seq"] == 10
     t.send(CTRL_X)
     t.wait_for("Your game is saved")
     t.send("q")
     t.close()
-    assert PW not in daemon.text()
+    assert PW not in daemon.log()
     t2 = clients(daemon.port).connected()
     t2.login("alice", PW)
     t2.wait_for("Your game is waiting")
@@ -126,10 +82,8 @@ def test_register_play_quit_resume(daemon, clients):
 
 def test_takeover(daemon, clients):
     a = clients(daemon.port).connected()
-    a.register("bob", PW)
-    a.send("p")
-    daemon.wait_log(r"game start user=bob")
-    play_keys(a, "lll")
+    new_game(daemon, a, "bob")
+    a.play_keys("lll")
     screen_a = a.text()
     b = clients(daemon.port).connected()
     b.login("bob", PW)
@@ -138,7 +92,7 @@ def test_takeover(daemon, clients):
     a.wait_for("taken over")
     b.pump()
     assert b.text() == screen_a
-    play_keys(b, "h")
+    b.play_keys("h")
     assert hook(daemon, b, "bob")["seq"] == 4
 
 
@@ -160,138 +114,114 @@ def run_until_kill(daemon, t, user, rng, nkeys):
             daemon.kill(signal.SIGKILL)
             return typed, acked
         t.pump(quiet=0.01, limit=0.5)
-        if re.search(rf"game end user={user} ", daemon.text()):
+        if re.search(rf"game end user={user} ", daemon.log()):
             return None
     return typed, acked
 
 
+def resumed(d, clients, name):
+    """After a restart: recovery finds no broken game, name logs in and
+    takes its game up again; returns the client and the game's hook."""
+    d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
+    t = clients(d.port).connected()
+    t.login(name, PW)
+    t.send("p")
+    d.wait_log(rf"attach user={name}")
+    t.pump()
+    return t, hook(d, t, name)
+
+
 @pytest.mark.parametrize("nkeys,seed", [(5, 1), (30, 2), (80, 3)])
-def test_crash_recovery(bindir, tmp_path, clients, nkeys, seed):
+def test_crash_recovery(bindir, tmp_path, daemon, clients, nkeys, seed):
     """Games get random seeds, and a random walk can die before the kill:
     such a try is discarded and the next account starts a new game."""
     rng = random.Random(seed)
-    d = Daemon(bindir, tmp_path).start()
-    try:
-        for attempt in range(6):
-            user = f"carol{attempt}"
-            t = clients(d.port).connected()
-            t.register(user, PW)
-            t.send("p")
-            gseed = int(d.wait_log(rf"game start user={user} game=\d+ seed=(\d+)").group(1))
-            run = run_until_kill(d, t, user, rng, nkeys)
-            t.close()
-            if run is not None:
-                break
-        assert run is not None, "every try died before the kill"
-        typed, acked = run
-        d.start()
-        d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
-        t2 = clients(d.port).connected()
-        t2.login(user, PW)
-        t2.send("p")
-        d.wait_log(rf"attach user={user}")
-        t2.pump()
-        got = hook(d, t2, user)
-        assert got["seq"] >= acked
-        assert got["seq"] <= len(typed)
-        lines, h = replay(bindir, tmp_path, gseed, user, typed[:got["seq"]])
-        assert got["hash"] == h
-        assert [ln.rstrip() for ln in t2.screen.display] == [ln.rstrip() for ln in lines]
-    finally:
-        assert d.stop() == 0, d.text()[-3000:]
+    d = daemon
+    for attempt in range(6):
+        user = f"carol{attempt}"
+        t = clients(d.port).connected()
+        _, gseed = new_game(d, t, user)
+        run = run_until_kill(d, t, user, rng, nkeys)
+        t.close()
+        if run is not None:
+            break
+    assert run is not None, "every try died before the kill"
+    typed, acked = run
+    d.start()
+    t2, got = resumed(d, clients, user)
+    assert got["seq"] >= acked
+    assert got["seq"] <= len(typed)
+    lines, h = replay(bindir, tmp_path, gseed, user, typed[:got["seq"]])
+    assert got["hash"] == h
+    assert t2.lines() == lines
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.02, 0.3])
-def test_crash_during_level_generation(bindir, tmp_path, clients, delay):
+def test_crash_during_level_generation(bindir, tmp_path, daemon, clients, delay):
     """SIGKILL while 'p' creates the game (its first level is generated on
     the loop): after the restart the account has one game, with no key lost
     or invented, equal to its seed played with no keys."""
-    d = Daemon(bindir, tmp_path).start()
-    try:
-        t = clients(d.port).connected()
-        t.register("gena", PW)
-        t.send("p", settle=False)
-        time.sleep(delay)
-        d.kill(signal.SIGKILL)
-        t.close()
-        d.start()
-        d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
-        t2 = clients(d.port).connected()
-        t2.login("gena", PW)
-        t2.send("p")
-        d.wait_log(r"attach user=gena")
-        t2.pump()
-        got = hook(d, t2, "gena")
-        assert got["seq"] == 0 and got["turn"] == 0
-        lines, h = replay(bindir, tmp_path, got["seed"], "gena", b"")
-        assert got["hash"] == h
-        assert [ln.rstrip() for ln in t2.screen.display] == [ln.rstrip() for ln in lines]
-        assert d.text().count("game start user=gena") <= 2
-    finally:
-        assert d.stop() == 0, d.text()[-3000:]
+    d = daemon
+    t = clients(d.port).connected()
+    t.register("gena", PW)
+    t.send("p", settle=False)
+    time.sleep(delay)
+    d.kill(signal.SIGKILL)
+    t.close()
+    d.start()
+    t2, got = resumed(d, clients, "gena")
+    assert got["seq"] == 0 and got["turn"] == 0
+    lines, h = replay(bindir, tmp_path, got["seed"], "gena", b"")
+    assert got["hash"] == h
+    assert t2.lines() == lines
+    assert d.log().count("game start user=gena") <= 2
 
 
 def stairs_keys(bindir, seed, name):
     """Keys that take this game down its first stairs (bin/tools/stairs_path), or None."""
-    tool = bindir / "tools" / "stairs_path"
-    if not tool.exists():
-        tool = bindir / "asan" / "tools" / "stairs_path"
-    assert tool.exists(), f"{tool} not built"
+    tool = program(bindir, "tools/stairs_path", "asan/tools/stairs_path")
     r = subprocess.run([str(tool), "--seed", str(seed), "--name", name], capture_output=True,
                        timeout=120)
     return r.stdout if r.returncode == 0 else None
 
 
 @pytest.mark.parametrize("when", ["during", "after"])
-def test_crash_at_level_change(bindir, tmp_path, clients, when):
+def test_crash_at_level_change(bindir, tmp_path, daemon, clients, when):
     """SIGKILL as '>' generates the next level (during), or once its frame
     was seen (after: the level-change snapshot is on its way); the restarted
     game equals the same keys played without interruption."""
-    d = Daemon(bindir, tmp_path).start()
-    try:
-        for attempt in range(6):  # some characters die on the way: a new one tries
-            name = f"down{attempt}"
-            t = clients(d.port).connected()
-            t.register(name, PW)
-            t.send("p")
-            seed = int(d.wait_log(rf"game start user={name} game=\d+ seed=(\d+)").group(1))
-            keys = stairs_keys(bindir, seed, name)
-            if keys:
-                break
-            t.close()
-        assert keys, "no character reached the stairs"
-        assert keys.endswith(b">")
-        play_keys(t, keys[:-1].decode())
-        assert hook(d, t, name)["seq"] == len(keys) - 1
-        t.send(">", settle=False)
-        if when == "after":
-            assert hook(d, t, name)["seq"] == len(keys)
-        d.kill(signal.SIGKILL)
+    d = daemon
+    for attempt in range(12):  # some characters die on the way: a new one tries
+        name = f"down{attempt}"
+        t = clients(d.port).connected()
+        _, seed = new_game(d, t, name)
+        keys = stairs_keys(bindir, seed, name)
+        if keys:
+            break
         t.close()
-        d.start()
-        d.wait_log(r"recovery done: \d+ games resumed, 0 broken")
-        t2 = clients(d.port).connected()
-        t2.login(name, PW)
-        t2.send("p")
-        d.wait_log(rf"attach user={name}")
-        t2.pump()
-        got = hook(d, t2, name)
-        assert got["seq"] in ((len(keys),) if when == "after" else (len(keys) - 1, len(keys)))
-        lines, h = replay(bindir, tmp_path, seed, name, keys[:got["seq"]])
-        assert got["hash"] == h
-        assert [ln.rstrip() for ln in t2.screen.display] == [ln.rstrip() for ln in lines]
-        if got["seq"] == len(keys):
-            assert "Depth 2 " in t2.text(), t2.text()
-    finally:
-        assert d.stop() == 0, d.text()[-3000:]
+    assert keys, "no character reached the stairs"
+    assert keys.endswith(b">")
+    t.play_keys(keys[:-1].decode())
+    assert hook(d, t, name)["seq"] == len(keys) - 1
+    t.send(">", settle=False)
+    if when == "after":
+        assert hook(d, t, name)["seq"] == len(keys)
+    d.kill(signal.SIGKILL)
+    t.close()
+    d.start()
+    t2, got = resumed(d, clients, name)
+    assert got["seq"] in ((len(keys),) if when == "after" else (len(keys) - 1, len(keys)))
+    lines, h = replay(bindir, tmp_path, seed, name, keys[:got["seq"]])
+    assert got["hash"] == h
+    assert t2.lines() == lines
+    if got["seq"] == len(keys):
+        assert "Depth 2 " in t2.text(), t2.text()
 
 
 def test_spectate_matches_player(daemon, clients):
     p = clients(daemon.port).connected()
-    p.register("dave", PW)
-    p.send("p")
-    daemon.wait_log(r"game start user=dave")
-    play_keys(p, "ll")
+    new_game(daemon, p, "dave")
+    p.play_keys("ll")
     w = clients(daemon.port).connected()
     w.send("w")
     w.wait_for("Live games")
@@ -310,20 +240,18 @@ def test_spectate_matches_player(daemon, clients):
 
 def test_watchers_of_other_sizes(daemon, clients):
     p = clients(daemon.port).connected()
-    p.register("ivan", PW)
-    p.send("p")
-    daemon.wait_log(r"game start user=ivan")
-    play_keys(p, "l")
+    new_game(daemon, p, "ivan")
+    p.play_keys("l")
     big = clients(daemon.port, cols=100, rows=30).connected()
     big.send("w")
     big.wait_for("ivan")
     big.send("a")
     big.wait_for("Press q to leave")
-    play_keys(p, "h")
+    p.play_keys("h")
     assert screens_converge_region(p, big)
     # a smaller watcher (still at least 80x24) renders at its own size
     p.resize(100, 30)
-    play_keys(p, "j")
+    p.play_keys("j")
     small = clients(daemon.port, cols=80, rows=24).connected()
     small.send("w")
     small.wait_for("ivan")
@@ -349,9 +277,7 @@ def screens_converge_region(p, big, timeout=3.0):
 
 def test_watcher_told_game_ended(daemon, clients):
     p = clients(daemon.port).connected()
-    p.register("erin", PW)
-    p.send("p")
-    daemon.wait_log(r"game start user=erin")
+    new_game(daemon, p, "erin")
     w = clients(daemon.port).connected()
     w.send("w")
     w.wait_for("erin")
@@ -366,9 +292,7 @@ def test_watcher_told_game_ended(daemon, clients):
 
 def test_bad_input_keeps_serving(daemon, clients):
     good = clients(daemon.port).connected()
-    good.register("frank", PW)
-    good.send("p")
-    daemon.wait_log(r"game start user=frank")
+    new_game(daemon, good, "frank")
     IAC, SB, SE, WILL = 255, 250, 240, 251
     abuse = [
         bytes([IAC, SB, 31, 0, 0, 0, 0, IAC, SE]),                 # NAWS 0x0
@@ -384,7 +308,7 @@ def test_bad_input_keeps_serving(daemon, clients):
         s = socket.create_connection(("127.0.0.1", daemon.port))
         s.sendall(blob)
         socks.append(s)
-        play_keys(good, "l")
+        good.play_keys("l")
     # a client that never reads while it floods a watch list
     slow = socket.create_connection(("127.0.0.1", daemon.port))
     slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -397,7 +321,7 @@ def test_bad_input_keeps_serving(daemon, clients):
     assert b"Your choice" in read_for(socks[0], b"Your choice")
     assert b"Your choice" in read_for(socks[1], b"Your choice")
     before = hook(daemon, good, "frank")["seq"]
-    play_keys(good, "hjkl")
+    good.play_keys("hjkl")
     assert hook(daemon, good, "frank")["seq"] == before + 4
     assert daemon.alive()
     for s in socks + [slow]:
@@ -426,23 +350,19 @@ def test_small_terminal_told_to_enlarge(daemon, clients):
     t.wait_for("Your choice")
 
 
-def test_sigterm_saves_and_restart_resumes(bindir, tmp_path, clients):
-    d = Daemon(bindir, tmp_path).start()
+def test_sigterm_saves_and_restart_resumes(daemon, clients):
+    d = daemon
     t1 = clients(d.port).connected()
-    t1.register("gina", PW)
-    t1.send("p")
-    d.wait_log(r"game start user=gina")
-    play_keys(t1, "llkk")
+    new_game(d, t1, "gina")
+    t1.play_keys("llkk")
     h1 = hook(d, t1, "gina")
     t2 = clients(d.port).connected()
-    t2.register("hank", PW)
-    t2.send("p")
-    d.wait_log(r"game start user=hank")
-    play_keys(t2, "jjh")
+    new_game(d, t2, "hank")
+    t2.play_keys("jjh")
     h2 = hook(d, t2, "hank")
     assert d.stop() == 0
     t1.wait_for("shutting down")
-    assert "recovery" in d.text()
+    assert "recovery" in d.log()
     d.start()
     d.wait_log(r"recovery done: 2 games resumed, 0 broken")
     for name, h in (("gina", h1), ("hank", h2)):
@@ -451,4 +371,3 @@ def test_sigterm_saves_and_restart_resumes(bindir, tmp_path, clients):
         t.send("p")
         d.wait_log(rf"game resume user={name}")
         assert hook(d, t, name) == h
-    assert d.stop() == 0

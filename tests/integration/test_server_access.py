@@ -8,72 +8,46 @@ import time
 
 import pyte
 
-from server_harness import Daemon, Telnet
-from test_client_harness import Term, need_client
+from harness import PW, program
 
-PW = "correct-horse"
 SSH_ADDR = "203.0.113.7"
 OTHER_ADDR = "198.51.100.4"
 IAC, SB, SE, WILL = 255, 250, 240, 251
 NEW_ENVIRON, IS, VAR, VALUE, USERVAR = 39, 0, 0, 1, 3
 
 
-def ssh_client(bindir, target, addr):
+def ssh_client(clients, bindir, target, addr):
     """bin/warren --ssh as sshd would start it for a user from addr."""
-    exe = need_client(bindir)
     env = {"SSH_CONNECTION": f"{addr} 40022 127.0.0.1 22"}
-    return Term([str(exe), "--ssh", target], env=env)
+    return clients.spawn([program(bindir, "warren"), "--ssh", target], env=env)
 
 
 def conn_id(daemon, via):
     return daemon.wait_log(rf"connect conn=(\d+) ip=\S+ via={via}").group(1)
 
 
-def test_unix_socket_trusts_remote_addr_and_limits_it(bindir, tmp_path):
-    sock = tmp_path / "warrend.sock"
-    d = Daemon(bindir, tmp_path, extra=["--socket", str(sock), "--max-per-ip", "2"]).start()
-    terms = []
-    try:
-        a = ssh_client(bindir, str(sock), SSH_ADDR)
-        terms.append(a)
-        cid = conn_id(d, "unix")
-        d.wait_log(rf"remote-addr conn={cid} ip={SSH_ADDR}")
-        a.wait("Your choice")
-        a.send("r")
-        a.wait("Name: ")
-        a.send("sshuser\r")
-        a.wait("Password: ")
-        a.send(PW + "\r")
-        a.wait("Password again: ")
-        a.send(PW + "\r")
-        a.wait("Logged in as sshuser")
-        d.wait_log(rf"login conn={cid} ip={SSH_ADDR} user=sshuser")
-        # a second session from that address is fine, a third is over the limit
-        b = ssh_client(bindir, str(sock), SSH_ADDR)
-        terms.append(b)
-        b.wait("Your choice")
-        c = ssh_client(bindir, str(sock), SSH_ADDR)
-        terms.append(c)
-        c.wait("Too many connections from your address")
-        assert c.wait_exit()[0] is not None
-        d.wait_log(rf"disconnect conn=\d+ ip={SSH_ADDR} user=- reason=limit")
-        # other addresses, on the socket or by telnet, are not affected
-        e = ssh_client(bindir, str(sock), OTHER_ADDR)
-        terms.append(e)
-        e.wait("Your choice")
-        t = Telnet(d.port).connected()
-        t.close()
-        # a local client that names no address stays "local"
-        plain = Term([str(need_client(bindir)), "--socket", str(sock)])
-        terms.append(plain)
-        plain.wait("Your choice")
-        time.sleep(0.3)
-        pid = re.findall(r"connect conn=(\d+) ip=local via=unix", d.text())[-1]
-        assert f"remote-addr conn={pid} " not in d.text()
-    finally:
-        for t in terms:
-            t.close()
-        assert d.stop() == 0, d.text()[-3000:]
+def test_unix_socket_trusts_remote_addr_and_limits_it(bindir, start_daemon, clients):
+    d = start_daemon(unix=True, extra=["--max-per-ip", "2"])
+    sock = str(d.sock)
+    a = ssh_client(clients, bindir, sock, SSH_ADDR)
+    cid = conn_id(d, "unix")
+    d.wait_log(rf"remote-addr conn={cid} ip={SSH_ADDR}")
+    a.register("sshuser")
+    d.wait_log(rf"login conn={cid} ip={SSH_ADDR} user=sshuser")
+    # a second session from that address is fine, a third is over the limit
+    ssh_client(clients, bindir, sock, SSH_ADDR).connected()
+    c = ssh_client(clients, bindir, sock, SSH_ADDR)
+    c.wait_for("Too many connections from your address")
+    assert c.wait_exit()[0] is not None
+    d.wait_log(rf"disconnect conn=\d+ ip={SSH_ADDR} user=- reason=limit")
+    # other addresses, on the socket or by telnet, are not affected
+    ssh_client(clients, bindir, sock, OTHER_ADDR).connected()
+    clients(d.port).connected().close()
+    # a local client that names no address stays "local"
+    clients.spawn([program(bindir, "warren"), "--socket", sock]).connected()
+    time.sleep(0.3)
+    pid = re.findall(r"connect conn=(\d+) ip=local via=unix", d.log())[-1]
+    assert f"remote-addr conn={pid} " not in d.log()
 
 
 def environ_is(addr):
@@ -107,96 +81,66 @@ class RawClient:
         assert needle in "\n".join(self.screen.display), "\n".join(self.screen.display)
 
 
-def test_tcp_ignores_remote_addr(bindir, tmp_path):
-    d = Daemon(bindir, tmp_path).start()
-    term = None
-    try:
-        # the real client with --ssh over TCP: the daemon never asks for it
-        term = ssh_client(bindir, f"127.0.0.1:{d.port}", SSH_ADDR)
-        cid = conn_id(d, "tcp")
-        term.wait("Your choice")
-        term.send("r")
-        term.wait("Name: ")
-        term.send("tcpuser\r")
-        term.wait("Password: ")
-        term.send(PW + "\r")
-        term.wait("Password again: ")
-        term.send(PW + "\r")
-        term.wait("Logged in as tcpuser")
-        d.wait_log(rf"login conn={cid} ip=127\.0\.0\.1 user=tcpuser")
-        # a forged, unsolicited REMOTE_ADDR on TCP changes nothing either
-        s = RawClient(d.port)
-        fid = conn_id(d, "tcp")
-        s.send(environ_is("192.0.2.99"))
-        s.wait("Your choice")
-        s.send(b"l")
-        s.wait("Name: ")
-        s.send(b"tcpuser\r")
-        s.wait("Password: ")
-        s.send(PW.encode() + b"\r")
-        s.wait("Logged in as tcpuser")
-        d.wait_log(rf"login conn={fid} ip=127\.0\.0\.1 user=tcpuser")
-        s.s.close()
-        assert SSH_ADDR not in d.text() and "192.0.2.99" not in d.text()
-        assert "remote-addr" not in d.text()
-    finally:
-        if term:
-            term.close()
-        assert d.stop() == 0, d.text()[-3000:]
+def test_tcp_ignores_remote_addr(bindir, daemon, clients):
+    d = daemon
+    # the real client with --ssh over TCP: the daemon never asks for it
+    term = ssh_client(clients, bindir, f"127.0.0.1:{d.port}", SSH_ADDR)
+    cid = conn_id(d, "tcp")
+    term.register("tcpuser")
+    d.wait_log(rf"login conn={cid} ip=127\.0\.0\.1 user=tcpuser")
+    # a forged, unsolicited REMOTE_ADDR on TCP changes nothing either
+    s = RawClient(d.port)
+    fid = conn_id(d, "tcp")
+    s.send(environ_is("192.0.2.99"))
+    s.wait("Your choice")
+    s.send(b"l")
+    s.wait("Name: ")
+    s.send(b"tcpuser\r")
+    s.wait("Password: ")
+    s.send(PW.encode() + b"\r")
+    s.wait("Logged in as tcpuser")
+    d.wait_log(rf"login conn={fid} ip=127\.0\.0\.1 user=tcpuser")
+    s.s.close()
+    assert SSH_ADDR not in d.log() and "192.0.2.99" not in d.log()
+    assert "remote-addr" not in d.log()
 
 
 def chpw(t, old, new, again):
-    t.send("c")
-    t.wait_for("Old password:")
-    t.send(old + "\r")
-    t.wait_for("New password:")
-    t.send(new + "\r")
+    t.menu("c", ("Old password:", old), ("New password:", new))
     if len(new) < 8:
         return
     t.wait_for("New password again:")
     t.send(again + "\r")
 
 
-def test_change_password_screen(bindir, tmp_path):
-    d = Daemon(bindir, tmp_path).start()
-    clients = []
-    try:
-        t = Telnet(d.port).connected()
-        clients.append(t)
-        t.register("pwuser", PW)
-        new = "battery-staple-9"
-        # wrong old password: refused with the login message, nothing changed
-        chpw(t, "not-the-password", new, new)
-        t.wait_for("Unknown name or wrong password.")
-        # the two new passwords differ
-        chpw(t, PW, new, new + "x")
-        t.wait_for("The passwords did not match.")
-        # too short: told the rule, asked again
-        chpw(t, PW, "short", "")
-        t.wait_for("Passwords are 8 to 128 bytes long.")
-        t.wait_for("New password:")
-        t.send("\x1b")  # Esc cancels
-        t.wait_for("Your choice")
-        # the real change
-        chpw(t, PW, new, new)
-        t.wait_for("Password changed.")
-        d.wait_log(r"password changed user=pwuser")
-        for secret in (PW, new, "not-the-password"):
-            assert secret.encode() not in t.raw  # never echoed
-            assert secret not in d.text()        # never logged
-        t.send("q")
-        t.close()
-        # the old password no longer works, the new one does
-        t2 = Telnet(d.port).connected()
-        clients.append(t2)
-        t2.send("l")
-        t2.wait_for("Name:")
-        t2.send("pwuser\r")
-        t2.wait_for("Password:")
-        t2.send(PW + "\r")
-        t2.wait_for("Unknown name or wrong password.")
-        t2.login("pwuser", new)
-    finally:
-        for c in clients:
-            c.close()
-        assert d.stop() == 0, d.text()[-3000:]
+def test_change_password_screen(daemon, clients):
+    d = daemon
+    t = clients(d.port).connected()
+    t.register("pwuser", PW)
+    new = "battery-staple-9"
+    # wrong old password: refused with the login message, nothing changed
+    chpw(t, "not-the-password", new, new)
+    t.wait_for("Unknown name or wrong password.")
+    # the two new passwords differ
+    chpw(t, PW, new, new + "x")
+    t.wait_for("The passwords did not match.")
+    # too short: told the rule, asked again
+    chpw(t, PW, "short", "")
+    t.wait_for("Passwords are 8 to 128 bytes long.")
+    t.wait_for("New password:")
+    t.send("\x1b")  # Esc cancels
+    t.wait_for("Your choice")
+    # the real change
+    chpw(t, PW, new, new)
+    t.wait_for("Password changed.")
+    d.wait_log(r"password changed user=pwuser")
+    for secret in (PW, new, "not-the-password"):
+        assert secret.encode() not in t.raw  # never echoed
+        assert secret not in d.log()        # never logged
+    t.send("q")
+    t.close()
+    # the old password no longer works, the new one does
+    t2 = clients(d.port).connected()
+    t2.try_login("pwuser", PW)
+    t2.wait_for("Unknown name or wrong password.")
+    t2.login("pwuser", new)

@@ -7,7 +7,6 @@ import os
 import pathlib
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -15,8 +14,7 @@ import time
 
 import pytest
 
-from test_client_harness import (ROOT, Daemon, Term, free_port, login, need_client,
-                                 need_daemon, register, start_game, tool, unique_name)
+from harness import ROOT, Daemon, free_port, program, sbin, unique_name
 
 SNIPPET = ROOT / "deploy" / "sshd" / "warren.conf"
 # ssh binds this loopback source address, so the daemon's log can only show
@@ -36,8 +34,7 @@ def make_snippet(user, client, sock):
 
 @pytest.fixture
 def world(bindir):
-    need_daemon(bindir)
-    client = need_client(bindir)
+    client = program(bindir, "warren")
     # Not under pytest's 0700 tmp: the game account must reach the socket.
     top = pathlib.Path(tempfile.mkdtemp(prefix="warren-ssh-", dir="/tmp"))
     os.chmod(top, 0o755)
@@ -49,7 +46,8 @@ def world(bindir):
     try:
         # As deploy/warrend.service runs it: group shared with the ssh account
         # and UMask=0007, so the socket is srwxrwx--- and nobody else gets in.
-        daemon = Daemon(bindir, top / "d", popen={"group": user, "umask": 0o007}).start()
+        daemon = Daemon(bindir, top / "d", unix=True, popen={"group": user, "umask": 0o007})
+        daemon.start()
         os.chmod(top / "d", 0o755)
         assert (os.stat(daemon.sock).st_mode & 0o777) == 0o770
         os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation dir
@@ -63,10 +61,10 @@ def world(bindir):
         conf.write_text(
             "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s/sshd.pid\n"
             "UsePAM yes\nLogLevel VERBOSE\nInclude %s/warren.conf\n" % (port, hostkey, top, top))
-        check = subprocess.run([tool("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
+        check = subprocess.run([sbin("sshd"), "-t", "-f", str(conf)], capture_output=True, text=True)
         assert check.returncode == 0, check.stderr
         sshlog = open(top / "sshd.log", "wb")
-        sshd = subprocess.Popen([tool("sshd"), "-D", "-e", "-f", str(conf)], stdout=sshlog,
+        sshd = subprocess.Popen([sbin("sshd"), "-D", "-e", "-f", str(conf)], stdout=sshlog,
                                 stderr=sshlog)
         sshlog.close()
         end = time.time() + 10
@@ -78,6 +76,7 @@ def world(bindir):
                 assert time.time() < end and sshd.poll() is None, (top / "sshd.log").read_text()
                 time.sleep(0.05)
         yield {"user": user, "port": port, "daemon": daemon, "top": top, "client": client}
+        daemon.stop_clean()
     finally:
         if sshd:
             sshd.terminate()
@@ -88,11 +87,12 @@ def world(bindir):
         shutil.rmtree(top, ignore_errors=True)
 
 
-def ssh_term(w):
-    return Term(["/usr/bin/ssh", "-F", "/dev/null", "-p", str(w["port"]), "-b", SSH_SOURCE,
-                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                 "-o", "PubkeyAuthentication=no", "-o", "LogLevel=ERROR",
-                 "%s@127.0.0.1" % w["user"]], rows=24, cols=80)
+def ssh_term(clients, w):
+    return clients.spawn(["/usr/bin/ssh", "-F", "/dev/null", "-p", str(w["port"]),
+                          "-b", SSH_SOURCE,
+                          "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                          "-o", "PubkeyAuthentication=no", "-o", "LogLevel=ERROR",
+                          "%s@127.0.0.1" % w["user"]], cols=80, rows=24)
 
 
 def map_rows(t):
@@ -100,40 +100,36 @@ def map_rows(t):
     return t.screen.display[1:18]
 
 
-def test_ssh_play_detach_resume(world):
+def test_ssh_play_detach_resume(world, clients):
     name = unique_name("ssh")
     daemon = world["daemon"]
-    t = ssh_term(world)
-    try:
-        register(t, name)
-        # The address ssh saw, passed through SSH_CONNECTION and NEW-ENVIRON,
-        # is the one the daemon logs and limits by.
-        log = daemon.log()
-        assert re.search(r"remote-addr conn=\d+ ip=%s" % re.escape(SSH_SOURCE), log), log
-        assert re.search(r"login conn=\d+ ip=%s user=%s" % (re.escape(SSH_SOURCE), name), log), log
-        start_game(t)
-        for key in "lljjhk":
-            t.send(key)
-            t.settle(0.2)
-        t.settle()
-        before = map_rows(t)
-        assert any(r.strip() for r in before)
-    finally:
-        t.close()  # detach: the line drops mid-game
+    t = ssh_term(clients, world)
+    t.register(name)
+    # The address ssh saw, passed through SSH_CONNECTION and NEW-ENVIRON,
+    # is the one the daemon logs and limits by.
+    log = daemon.log()
+    assert re.search(r"remote-addr conn=\d+ ip=%s" % re.escape(SSH_SOURCE), log), log
+    assert re.search(r"login conn=\d+ ip=%s user=%s" % (re.escape(SSH_SOURCE), name), log), log
+    t.play()
+    for key in "lljjhk":
+        t.send(key, settle=False)
+        t.pump(quiet=0.2, limit=5)
+    t.pump(quiet=0.3, limit=5)
+    before = map_rows(t)
+    assert any(r.strip() for r in before)
+    t.close()  # detach: the line drops mid-game
     end = time.time() + 10
     while "disconnect" not in daemon.log().split("login conn=")[-1] and time.time() < end:
         time.sleep(0.1)
 
-    t = ssh_term(world)
-    try:
-        text = login(t, name)
-        assert "waiting" in text  # "Your game is waiting: press p to continue it."
-        start_game(t)
-        t.settle()
-        assert map_rows(t) == before, "resumed screen differs:\n%s\n---\n%s" % (
-            "\n".join(before), "\n".join(map_rows(t)))
-    finally:
-        t.close()
+    t = ssh_term(clients, world)
+    text = t.login(name)
+    assert "waiting" in text  # "Your game is waiting: press p to continue it."
+    t.play()
+    t.pump(quiet=0.3, limit=5)
+    assert map_rows(t) == before, "resumed screen differs:\n%s\n---\n%s" % (
+        "\n".join(before), "\n".join(map_rows(t)))
+    t.close()
 
     log = daemon.log()
     assert re.search(r"remote-addr conn=\d+ ip=%s" % re.escape(SSH_SOURCE), log), log

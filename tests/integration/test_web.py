@@ -2,30 +2,22 @@
 on a libuv loop with a tiny fake game: static files and headers, websockets
 (raw, from a minimal client here), abuse of both, clean shutdown, and a real
 browser (Debian's Chromium via playwright-core, tests/web/browser.mjs)."""
-import base64
 import gzip
 import json
-import os
-import pathlib
 import re
 import signal
 import socket
-import struct
 import subprocess
 import time
-import zlib
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DIST = ROOT / "web" / "dist"
-ARTIFACTS = ROOT / "tests" / "artifacts"
+from harness import ARTIFACTS, WEB_DIST as DIST, WS, Web, browser_script, png_pixels, program, raw
 
 
 class Harness:
     def __init__(self, bindir, *extra):
-        exe = pathlib.Path(bindir) / "tools" / "web_harness"
-        assert exe.exists(), f"{exe} missing: build with make"
+        exe = program(bindir, "tools/web_harness")
         assert (DIST / "index.html").exists(), "web/dist missing: run make (web target)"
         self.proc = subprocess.Popen(
             [str(exe), "--listen", "127.0.0.1:0", "--root", str(DIST), *extra],
@@ -34,6 +26,7 @@ class Harness:
         m = re.match(r"listening (\d+)", line)
         assert m, f"harness did not start: {line!r} {self.proc.stderr.read()}"
         self.port = int(m.group(1))
+        self.web = Web(self.port)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -59,53 +52,9 @@ def harness(bindir):
 
 # ---- plain HTTP over raw sockets ------------------------------------------------
 
-def raw(port, data, timeout=5.0):
-    """Sends bytes, returns everything the server sends until it closes or
-    goes quiet."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    try:
-        s.sendall(data)
-        chunks = []
-        while True:
-            try:
-                b = s.recv(65536)
-            except (socket.timeout, ConnectionResetError):
-                break
-            if not b:
-                break
-            chunks.append(b)
-            if b"\r\n\r\n" in b"".join(chunks):
-                head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
-                m = re.search(rb"content-length: *(\d+)", head, re.I)
-                if m and len(body) >= int(m.group(1)):
-                    break
-        return b"".join(chunks)
-    finally:
-        s.close()
-
-
-def get(port, path, headers=()):
-    req = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n"
-    req += "".join(f"{k}: {v}\r\n" for k, v in headers) + "\r\n"
-    resp = raw(port, req.encode())
-    head, _, body = resp.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split()[1]) if lines and lines[0].startswith("HTTP/") else 0
-    hdrs = {}
-    for line in lines[1:]:
-        k, _, v = line.partition(":")
-        hdrs[k.strip().lower()] = v.strip()
-    return status, hdrs, body
-
-
-def still_serving(port):
-    status, _, body = get(port, "/")
-    assert status == 200 and b"<title>Warren</title>" in body
-
-
 def test_static_pages_types_and_security_headers(harness):
-    p = harness.port
-    status, h, body = get(p, "/")
+    web = harness.web
+    status, h, body = web.get("/")
     assert status == 200
     assert h["content-type"] == "text/html; charset=utf-8"
     assert h["cache-control"] == "no-cache"
@@ -115,14 +64,14 @@ def test_static_pages_types_and_security_headers(harness):
     assert h["x-content-type-options"] == "nosniff"
     assert h["x-frame-options"] == "DENY"
     for page in ("/play", "/watch/some_one-2"):
-        status, h, body = get(p, page)
+        status, h, body = web.get(page)
         assert status == 200 and b"<div id=\"term\">" in body
     # every asset the pages name is served with its type and a long cache
-    html = b"".join(get(p, x)[2] for x in ("/", "/play", "/watch/x"))
+    html = b"".join(web.get(x)[2] for x in ("/", "/play", "/watch/x"))
     assets = sorted(set(re.findall(rb'(/assets/[A-Za-z0-9._-]+)"', html)))
     assert any(a.endswith(b".js") for a in assets) and any(a.endswith(b".css") for a in assets)
     for a in assets:
-        status, h, body = get(p, a.decode())
+        status, h, body = web.get(a.decode())
         assert status == 200 and len(body) > 100
         want = "text/javascript" if a.endswith(b".js") else "text/css"
         assert h["content-type"].startswith(want)
@@ -130,13 +79,13 @@ def test_static_pages_types_and_security_headers(harness):
 
 
 def test_gzip_when_accepted(harness):
-    p = harness.port
-    _, _, plain = get(p, "/play")
-    status, h, body = get(p, "/play", [("Accept-Encoding", "gzip, deflate")])
+    web = harness.web
+    _, _, plain = web.get("/play")
+    status, h, body = web.get("/play", headers={"Accept-Encoding": "gzip, deflate"})
     assert status == 200 and h.get("content-encoding") == "gzip"
     assert "accept-encoding" in h["vary"]
     assert gzip.decompress(body) == plain
-    status, h, _ = get(p, "/play")
+    status, h, _ = web.get("/play")
     assert "content-encoding" not in h
 
 
@@ -155,7 +104,7 @@ def test_path_traversal_is_refused(harness, path):
     status = int(resp.split()[1]) if resp.startswith(b"HTTP/") else 0
     # lws folds "x/.." before routing, so a path may land on one of our pages
     assert status in (0, 400, 403, 404) or (status == 200 and b"<title>Warren" in resp), resp[:200]
-    still_serving(harness.port)
+    harness.web.assert_serving()
 
 
 @pytest.mark.parametrize("data", [
@@ -176,7 +125,7 @@ def test_malformed_requests_get_clean_errors(harness, data):
         assert resp.startswith(b"HTTP/1.1 4") or resp.startswith(b"HTTP/1.1 5") or \
             resp.startswith(b"HTTP/1.0 4"), resp[:120]
         assert not resp.startswith(b"HTTP/1.1 200")
-    still_serving(harness.port)
+    harness.web.assert_serving()
 
 
 @pytest.mark.parametrize("data", [
@@ -190,14 +139,14 @@ def test_odd_but_parseable_requests_are_answered(harness, data):
     # matters is a well-formed answer and a server that keeps serving
     resp = raw(harness.port, data)
     assert resp == b"" or re.match(rb"HTTP/1\.[01] [2-5]\d\d ", resp), resp[:80]
-    still_serving(harness.port)
+    harness.web.assert_serving()
 
 
 def test_methods_other_than_get_are_refused(harness):
     for m in ("POST", "PUT", "DELETE", "OPTIONS"):
         resp = raw(harness.port, f"{m} / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
         assert resp.startswith(b"HTTP/1.1 4"), (m, resp[:80])
-    still_serving(harness.port)
+    harness.web.assert_serving()
 
 
 def test_slow_and_half_requests_do_not_block_others(harness):
@@ -205,7 +154,7 @@ def test_slow_and_half_requests_do_not_block_others(harness):
     for s in idle:
         s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never finished
     try:
-        still_serving(harness.port)
+        harness.web.assert_serving()
     finally:
         for s in idle:
             s.close()
@@ -213,39 +162,33 @@ def test_slow_and_half_requests_do_not_block_others(harness):
 
 # ---- dynamic requests (on_http / web_reply) ---------------------------------------------
 
-def post(port, path, body, ctype="application/x-www-form-urlencoded"):
-    req = (f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: {ctype}\r\n"
-           f"Content-Length: {len(body)}\r\n\r\n").encode() + body
-    resp = raw(port, req)
-    head, _, rest = resp.partition(b"\r\n\r\n")
-    return (int(head.split()[1]) if head.startswith(b"HTTP/") else 0), head, rest
-
-
 def test_dynamic_get_post_and_cookie(harness):
-    p = harness.port
-    status, h, body = get(p, "/api/echo?a=1&b=x%20y", [("Cookie", "other=1; warren_session=tok_123-x")])
+    web = harness.web
+    status, h, body = web.get("/api/echo?a=1&b=x%20y",
+                              headers={"Cookie": "other=1; warren_session=tok_123-x"})
     assert status == 200 and h["content-type"] == "text/plain; charset=utf-8"
     assert h["cache-control"] == "no-store" and "content-security-policy" in h
     lines = body.decode().splitlines()
     assert "method=GET" in lines and "cookie=tok_123-x" in lines
     assert "arg=a=1" in lines and "arg=b=x y" in lines
     # a cookie with odd characters is not passed on
-    _, _, body = get(p, "/api/echo", [("Cookie", "warren_session=a\"b<c>")])
+    _, _, body = web.get("/api/echo", headers={"Cookie": "warren_session=a\"b<c>"})
     assert "cookie=\n" in body.decode()
-    status, _, body = post(p, "/api/echo", "name=J%C3%B6rg+x&z=1".encode())
+    status, _, body = web.post("/api/echo", "name=J%C3%B6rg+x&z=1".encode())
     assert status == 200 and "name=Jörg x" in body.decode() and "method=POST" in body.decode()
-    status, h, _ = get(p, "/api/cookie")
+    status, h, _ = web.get("/api/cookie")
     assert status == 303
     assert h["set-cookie"] == "warren_session=abc; HttpOnly; SameSite=Strict; Path=/"
-    status, h, body = get(p, "/api/big")
+    status, h, body = web.get("/api/big")
     assert status == 200 and len(body) == 300000 and set(body) == {ord("z")}
-    assert get(p, "/no/such/page")[0] == 404
+    assert web.get("/no/such/page")[0] == 404
 
 
 def test_dynamic_async_reply_and_client_leaving(harness):
+    web = harness.web
     p = harness.port
     t = time.time()
-    status, _, body = get(p, "/api/slow")
+    status, _, body = web.get("/api/slow")
     assert status == 200 and body == b"slow done" and time.time() - t >= 0.09
     # a client that leaves before the answer: the late web_reply is refused quietly
     for _ in range(5):
@@ -253,111 +196,19 @@ def test_dynamic_async_reply_and_client_leaving(harness):
         s.sendall(b"GET /api/slow HTTP/1.1\r\nHost: x\r\n\r\n")
         s.close()
     time.sleep(0.3)
-    still_serving(p)
+    harness.web.assert_serving()
 
 
 def test_post_body_limit(harness):
-    p = harness.port
-    status, _, _ = post(p, "/api/echo", b"name=" + b"a" * 20000)
+    web = harness.web
+    status, _, _ = web.post("/api/echo", b"name=" + b"a" * 20000)
     assert status in (0, 413)
-    status, _, body = post(p, "/api/echo", b"name=" + b"a" * 100)
+    status, _, body = web.post("/api/echo", b"name=" + b"a" * 100)
     assert status == 200 and b"body=105" in body
-    still_serving(p)
+    harness.web.assert_serving()
 
 
 # ---- websockets ---------------------------------------------------------------------
-
-class WS:
-    """A minimal RFC 6455 client: enough to send odd frames on purpose."""
-
-    def __init__(self, port, path, origin=None, cookie=None):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=5)
-        key = base64.b64encode(os.urandom(16)).decode()
-        req = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-               f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n")
-        if origin:
-            req += f"Origin: {origin}\r\n"
-        if cookie:
-            req += f"Cookie: {cookie}\r\n"
-        self.s.sendall((req + "\r\n").encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            b = self.s.recv(1)
-            if not b:
-                break
-            head += b
-        self.status = int(head.split()[1]) if head.startswith(b"HTTP/") else 0
-        self.buf = b""
-
-    def send_frame(self, opcode, payload, fin=True):
-        mask = os.urandom(4)
-        hdr = bytes([(0x80 if fin else 0) | opcode])
-        n = len(payload)
-        if n < 126:
-            hdr += bytes([0x80 | n])
-        elif n < 65536:
-            hdr += bytes([0x80 | 126]) + struct.pack(">H", n)
-        else:
-            hdr += bytes([0x80 | 127]) + struct.pack(">Q", n)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        try:
-            self.s.sendall(hdr + mask + masked)
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-
-    def text(self, s):
-        self.send_frame(1, s.encode() if isinstance(s, str) else s)
-
-    def binary(self, b):
-        self.send_frame(2, b)
-
-    def _need(self, n):
-        while len(self.buf) < n:
-            b = self.s.recv(65536)
-            if not b:
-                raise EOFError
-            self.buf += b
-
-    def recv(self):
-        """Returns (opcode, payload); raises EOFError when the socket ends."""
-        self._need(2)
-        op, n = self.buf[0] & 0x0F, self.buf[1] & 0x7F
-        off = 2
-        if n == 126:
-            self._need(4)
-            n = struct.unpack(">H", self.buf[2:4])[0]
-            off = 4
-        elif n == 127:
-            self._need(10)
-            n = struct.unpack(">Q", self.buf[2:10])[0]
-            off = 10
-        self._need(off + n)
-        payload = self.buf[off:off + n]
-        self.buf = self.buf[off + n:]
-        return op, payload
-
-    def until(self, pred, timeout=5.0):
-        end = time.time() + timeout
-        while time.time() < end:
-            op, p = self.recv()
-            if pred(op, p):
-                return op, p
-        raise AssertionError("timed out waiting for a frame")
-
-    def close_code(self, timeout=5.0):
-        """Reads until the server's close frame; returns its code."""
-        self.s.settimeout(timeout)
-        try:
-            while True:
-                op, p = self.recv()
-                if op == 8:
-                    return struct.unpack(">H", p[:2])[0] if len(p) >= 2 else 1005
-        except (EOFError, ConnectionResetError):
-            return None
-
-    def close(self):
-        self.s.close()
-
 
 def screen_has(text):
     return lambda op, p: op == 2 and text.encode() in p
@@ -398,7 +249,7 @@ def test_refusals(harness):
     nobody = WS(p, "/ws/watch/nobody")  # the hook says no
     assert nobody.status == 101
     assert nobody.close_code() == 1008
-    still_serving(p)
+    harness.web.assert_serving()
 
 
 @pytest.mark.parametrize("payload,code", [
@@ -420,7 +271,7 @@ def test_bad_json_closes_with_invalid_payload(harness, payload, code):
     ws.until(screen_has("Warren harness"))
     ws.text(payload)
     assert ws.close_code() == code
-    still_serving(harness.port)
+    harness.web.assert_serving()
 
 
 def test_oversized_messages_close_with_too_large(harness):
@@ -440,7 +291,7 @@ def test_oversized_messages_close_with_too_large(harness):
     ws.binary(b"l")
     ws.until(screen_has("moves 1"))
     ws.close()
-    still_serving(p)
+    harness.web.assert_serving()
 
 
 def test_send_queue_is_bounded_then_drains(harness):
@@ -477,7 +328,7 @@ def test_sigterm_closes_websockets_with_going_away(bindir):
 
 
 def test_busy_port_is_an_error(bindir, harness):
-    exe = pathlib.Path(bindir) / "tools" / "web_harness"
+    exe = program(bindir, "tools/web_harness")
     r = subprocess.run([str(exe), "--listen", f"127.0.0.1:{harness.port}", "--root", str(DIST)],
                        capture_output=True, text=True, timeout=10)
     assert r.returncode == 1 and "cannot listen" in r.stderr
@@ -489,7 +340,7 @@ def test_busy_port_is_an_error(bindir, harness):
 def test_listens_on_the_given_address_only(harness):
     # bound to 127.0.0.1 alone: other loopback addresses and IPv6 are refused
     # (lws with IPv6 on would quietly listen on every interface)
-    still_serving(harness.port)
+    harness.web.assert_serving()
     for family, addr in ((socket.AF_INET, "127.0.0.2"), (socket.AF_INET6, "::1")):
         s = socket.socket(family, socket.SOCK_STREAM)
         s.settimeout(2)
@@ -502,54 +353,8 @@ def test_listens_on_the_given_address_only(harness):
 
 # ---- a real browser -------------------------------------------------------------------
 
-def png_pixels(path):
-    """Decodes an 8-bit RGB/RGBA PNG (what Chromium writes) into rows of tuples."""
-    data = pathlib.Path(path).read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and ctype in (2, 6)
-            bpp = 3 if ctype == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw_rows = zlib.decompress(idat)
-    stride = w * bpp
-    rows, prev = [], bytearray(stride)
-    for y in range(h):
-        f = raw_rows[y * (stride + 1)]
-        line = bytearray(raw_rows[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[i] = (line[i] + pr) & 255
-        rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
-        prev = line
-    return rows
-
-
 def test_browser_play_watch_reconnect_phone_lobby(harness):
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["node", str(ROOT / "tests" / "web" / "browser.mjs"),
-                        f"http://127.0.0.1:{harness.port}", str(ARTIFACTS)],
-                       capture_output=True, text=True, timeout=180)
-    lines = [x for x in r.stdout.splitlines() if x.startswith("{")]
-    assert lines, f"no result: {r.stdout} {r.stderr}"
-    out = json.loads(lines[-1])
+    r, out = browser_script("browser.mjs", f"http://127.0.0.1:{harness.port}", ARTIFACTS)
     assert r.returncode == 0 and not out["errors"], out["errors"]
     # keys moved the '@' two right and one down; the game saw the page's size
     assert out["after"] == [out["before"][0] + 2, out["before"][1] + 1]
@@ -582,7 +387,7 @@ def test_ipv6_address_binds_only_itself(bindir):
         pytest.skip("no IPv6 loopback here")
     finally:
         probe.close()
-    exe = pathlib.Path(bindir) / "tools" / "web_harness"
+    exe = program(bindir, "tools/web_harness")
     proc = subprocess.Popen([str(exe), "--listen", "[::1]:0", "--root", str(DIST)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

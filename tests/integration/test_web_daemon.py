@@ -6,186 +6,128 @@ game with the real telnet program."""
 import hashlib
 import json
 import re
-import sqlite3
 import subprocess
 import time
 
 import pytest
 
-from server_harness import Daemon, Telnet, free_port
-from test_web import ARTIFACTS, ROOT, WS, get, png_pixels, post, raw
+from harness import (ARTIFACTS, ROOT, WS, Web, colour_params, options_menu, play_socket,
+                     png_pixels, raw)
 
 PW = "correct horse"
-
-
-@pytest.fixture
-def web(bindir, tmp_path):
-    hp = free_port()
-    d = Daemon(bindir, tmp_path, extra=["--http", f"127.0.0.1:{hp}"]).start()
-    d.http = hp
-    yield d
-    rc = d.stop()
-    log = d.text()
-    assert rc == 0, log[-3000:]
-    assert "runtime error" not in log and "AddressSanitizer" not in log, log[-3000:]
+pytestmark = pytest.mark.daemon(http=True)
 
 
 def serving(d):
-    status, _, body = get(d.http, "/")
-    assert status == 200 and b"<title>Warren</title>" in body
+    Web(d.http).assert_serving()
     assert d.alive()
 
 
 def register(d, name, pw=PW):
-    body = f"name={name}&password={pw}&password2={pw}&next=/play".encode()
-    status, head, _ = post(d.http, "/register", body)
-    assert status == 303, head
-    m = re.search(rb"set-cookie: warren_session=([A-Za-z0-9_-]+);([^\r\n]*)", head, re.I)
-    assert m, head
-    return m.group(1).decode(), m.group(2).decode(), head
-
-
-def cookie(tok):
-    return f"warren_session={tok}"
-
-
-def text_msgs(ws, pred, timeout=10.0):
-    """Reads until a text message satisfies pred(dict); returns it."""
-    end = time.time() + timeout
-    ws.s.settimeout(timeout)
-    while time.time() < end:
-        op, p = ws.recv()
-        if op == 1:
-            m = json.loads(p)
-            if pred(m):
-                return m
-    raise AssertionError("no such message")
-
-
-def play_ready(d, tok, w=100, h=30):
-    ws = WS(d.http, "/ws/play", cookie=cookie(tok))
-    assert ws.status == 101
-    ws.text(json.dumps({"t": "resize", "w": w, "h": h}))
-    op, p = ws.until(lambda op, p: op == 2 and (b"Turn" in p or b"who are you" in p), timeout=10)
-    if b"Turn" not in p:  # a new game: any key but a-d picks a random character
-        ws.binary(b"*")
-        ws.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)
-    return ws
+    r = Web(d.http).register(name, pw, next="/play")
+    assert r.status == 303, r.head
+    m = re.search(r"set-cookie: warren_session=([A-Za-z0-9_-]+);([^\r\n]*)", r.head, re.I)
+    assert m, r.head
+    return m.group(1), m.group(2), r.head
 
 
 # ---- accounts ----------------------------------------------------------------------
 
-def test_register_login_logout_with_forms(web):
-    d = web
-    status, h, body = get(d.http, "/login?next=/play")
+def test_register_login_logout_with_forms(daemon):
+    d = daemon
+    web = Web(d.http)
+    status, h, body = web.get("/login?next=/play")
     assert status == 200 and b'<form method="post" action="/login">' in body
     assert b'name="next" value="/play"' in body
     tok, flags, head = register(d, "Alice")
-    assert re.search(rb"location: /play", head, re.I)
+    assert re.search(r"location: /play", head, re.I)
     assert "HttpOnly" in flags and "SameSite=Strict" in flags and "Max-Age=2592000" in flags
     assert len(tok) == 22  # 128 bits, base64url
     # the database holds the token's hash, never the token
-    db = sqlite3.connect(d.db)
-    rows = db.execute("SELECT token_hash, expires FROM sessions").fetchall()
-    db.close()
+    rows = d.db_rows("SELECT token_hash, expires FROM sessions")
     assert rows and all(tok not in str(r) for r in rows)
     assert rows[0][0] == hashlib.blake2b(tok.encode(), digest_size=32).hexdigest()
     assert rows[0][1] > time.time() + 29 * 86400
     # the same name in another case is taken, as on telnet
-    status, _, body = post(d.http, "/register", f"name=alice&password={PW}&password2={PW}".encode())
+    status, _, body = web.post("/register", f"name=alice&password={PW}&password2={PW}".encode())
     assert status == 409 and b"taken" in body.lower()
     # wrong password and unknown name: one message, no cookie
-    st1, h1, b1 = post(d.http, "/login", f"name=Alice&password=wrongwrong".encode())
-    st2, h2, b2 = post(d.http, "/login", f"name=Nobody&password=wrongwrong".encode())
-    assert st1 == st2 == 403 and b"set-cookie" not in h1.lower() + h2.lower()
+    r1 = web.post("/login", b"name=Alice&password=wrongwrong")
+    r2 = web.post("/login", b"name=Nobody&password=wrongwrong")
+    assert r1.status == r2.status == 403 and "set-cookie" not in (r1.head + r2.head).lower()
     msg = lambda b: re.search(rb'<p class="msg" id="msg">([^<]*)</p>', b).group(1)
-    assert msg(b1) == msg(b2)
+    assert msg(r1.body) == msg(r2.body)
     # a right login gives a second working session
-    status, head, _ = post(d.http, "/login", f"name=alice&password={PW}&next=//evil.example".encode())
-    assert status == 303 and re.search(rb"location: /\r\n", head, re.I)  # no open redirect
-    tok2 = re.search(rb"warren_session=([A-Za-z0-9_-]+)", head).group(1).decode()
-    lobby = WS(d.http, "/ws/lobby", cookie=cookie(tok2))
-    assert text_msgs(lobby, lambda m: m["t"] == "hello")["user"] == "Alice"
+    r = web.post("/login", f"name=alice&password={PW}&next=//evil.example".encode())
+    assert r.status == 303 and re.search(r"location: /\r\n", r.head, re.I)  # no open redirect
+    tok2 = r.session
+    lobby = WS(d.http, "/ws/lobby", session=tok2)
+    assert lobby.json_until(lambda m: m["t"] == "hello")["user"] == "Alice"
     lobby.close()
     # logout forgets the token: the websocket no longer knows us
-    status, head, _ = post_cookie(d.http, "/logout", b"", tok2)
-    assert status == 303 and re.search(rb"warren_session=; [^\r\n]*Max-Age=0", head, re.I)
-    lobby = WS(d.http, "/ws/lobby", cookie=cookie(tok2))
-    assert text_msgs(lobby, lambda m: m["t"] == "hello")["user"] is None
+    r = Web(d.http, session=tok2).post("/logout", b"")
+    assert r.status == 303 and re.search(r"warren_session=; [^\r\n]*Max-Age=0", r.head, re.I)
+    lobby = WS(d.http, "/ws/lobby", session=tok2)
+    assert lobby.json_until(lambda m: m["t"] == "hello")["user"] is None
     lobby.close()
     serving(d)
 
 
-def post_cookie(port, path, body, tok):
-    req = (f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-           f"Content-Type: application/x-www-form-urlencoded\r\nCookie: {cookie(tok)}\r\n"
-           f"Content-Length: {len(body)}\r\n\r\n").encode() + body
-    resp = raw(port, req)
-    head, _, rest = resp.partition(b"\r\n\r\n")
-    return int(head.split()[1]), head, rest
-
-
-def test_form_errors_and_markup_in_names_are_inert(web):
-    d = web
+def test_form_errors_and_markup_in_names_are_inert(daemon):
+    d = daemon
+    web = Web(d.http)
     evil = "<script>alert(1)</script>"
-    status, _, body = post(d.http, "/register",
-                           f"name={evil}&password={PW}&password2={PW}".encode())
+    status, _, body = web.post("/register",
+                               f"name={evil}&password={PW}&password2={PW}".encode())
     assert status == 400 and b"<script>alert" not in body
     assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in body
-    status, _, body = post(d.http, "/register", f"name=bob&password={PW}&password2=other".encode())
+    status, _, body = web.post("/register", f"name=bob&password={PW}&password2=other".encode())
     assert status == 400 and b"differ" in body
-    status, _, body = post(d.http, "/register", b"name=bob&password=short&password2=short")
+    status, _, body = web.post("/register", b"name=bob&password=short&password2=short")
     assert status == 400
-    status, _, body = post(d.http, "/login", b"password=x")
+    status, _, body = web.post("/login", b"password=x")
     assert status == 400
-    status, _, body = get(d.http, '/login?next="><script>x</script>')
+    status, _, body = web.get('/login?next="><script>x</script>')
     assert status == 200 and b"<script>x" not in body
     serving(d)
 
 
-def test_login_throttle_is_shared_with_telnet(web):
-    d = web
+def test_login_throttle_is_shared_with_telnet(daemon, clients):
+    d = daemon
     register(d, "carol")
-    codes = [post(d.http, "/login", b"name=carol&password=wrongwrong")[0] for _ in range(12)]
+    codes = [Web(d.http).post("/login", b"name=carol&password=wrongwrong")[0] for _ in range(12)]
     assert codes[0] == 403 and 429 in codes, codes
     # telnet from the same address is throttled by the same accounts
-    t = Telnet(d.port).connected()
-    try:
-        t.send("l")
-        t.wait_for("Name:")
-        t.send("carol\r")
-        t.wait_for("Password:")
-        t.send(PW + "\r")
-        t.wait_for(re.compile(r"(?i)too many|wait|try again"))
-    finally:
-        t.close()
+    t = clients(d.port).connected()
+    t.try_login("carol", PW)
+    t.wait_for(re.compile(r"(?i)too many|wait|try again"))
     serving(d)
 
 
 # ---- websockets ----------------------------------------------------------------------
 
-def test_play_needs_a_valid_cookie(web):
-    d = web
-    for c in (None, cookie("A" * 22), cookie("not-a-real-token")):
-        ws = WS(d.http, "/ws/play", cookie=c)
+def test_play_needs_a_valid_cookie(daemon):
+    d = daemon
+    for c in (None, "A" * 22, "not-a-real-token"):
+        ws = WS(d.http, "/ws/play", session=c)
         assert ws.status == 101
-        assert text_msgs(ws, lambda m: m["t"] == "login")
+        assert ws.json_until(lambda m: m["t"] == "login")
         assert ws.close_code() == 1008
     ws = WS(d.http, "/ws/watch/nobody_here")
-    m = text_msgs(ws, lambda m: m["t"] == "left")
+    m = ws.json_until(lambda m: m["t"] == "left")
     assert "not playing" in m["text"] and ws.close_code() == 1008
     serving(d)
 
 
-def test_play_watch_json_frames_lobby_and_chat(web):
-    d = web
+def test_play_watch_json_frames_lobby_and_chat(daemon):
+    d = daemon
     tok, _, _ = register(d, "dora")
     wtok, _, _ = register(d, "eve")
-    play = play_ready(d, tok)
+    play = play_socket(d.http, tok)
     # a watcher asking for JSON frames gets a keyframe at the player's size
-    watch = WS(d.http, "/ws/watch/DORA", cookie=cookie(wtok))
+    watch = WS(d.http, "/ws/watch/DORA", session=wtok)
     watch.text(json.dumps({"t": "frames", "format": "json"}))
-    key = text_msgs(watch, lambda m: m["t"] == "f" and m["key"])
+    key = watch.json_until(lambda m: m["t"] == "f" and m["key"])
     assert key["w"] == 100 and key["h"] == 30
     grid = {}
     for y, x, txt, *_ in key["runs"]:
@@ -193,75 +135,72 @@ def test_play_watch_json_frames_lobby_and_chat(web):
             grid[(x + i, y)] = ch
     assert "@" in grid.values()
     play.binary(b".")
-    f = text_msgs(watch, lambda m: m["t"] == "f" and not m["key"])
+    f = watch.json_until(lambda m: m["t"] == "f" and not m["key"])
     assert f["seq"] > key["seq"] and f["runs"]
-    status = text_msgs(watch, lambda m: m["t"] == "watchers")
+    status = watch.json_until(lambda m: m["t"] == "watchers")
     assert status["n"] == 1 and status["chat"] is True
     # the lobby lists the game and sends a preview keyframe
     lobby = WS(d.http, "/ws/lobby")
-    games = text_msgs(lobby, lambda m: m["t"] == "lobby")["games"]
+    games = lobby.json_until(lambda m: m["t"] == "lobby")["games"]
     g = [g for g in games if g["name"] == "dora"][0]
     assert g["watchers"] == 1 and g["w"] == 100 and g["h"] == 30 and g["depth"] >= 1
     assert set(g) >= {"race", "class", "turn", "idle"}
-    pv = text_msgs(lobby, lambda m: m["t"] == "preview")
+    pv = lobby.json_until(lambda m: m["t"] == "preview")
     assert pv["name"] == "dora" and pv["frame"]["key"] is True
     # chat: logged-in watcher to everyone; text is passed as text
     watch.text(json.dumps({"t": "chat", "text": "<b>hi</b>\u0007"}))
-    m = text_msgs(play, lambda m: m["t"] == "chat")
+    m = play.json_until(lambda m: m["t"] == "chat")
     assert m == {"t": "chat", "from": "eve", "player": False, "text": "<b>hi</b> "}
     watch.text(json.dumps({"t": "chat", "text": "x" * 201}))
-    assert "200" in text_msgs(watch, lambda m: m["t"] == "chat_error")["text"]
+    assert "200" in watch.json_until(lambda m: m["t"] == "chat_error")["text"]
     for i in range(5):
         watch.text(json.dumps({"t": "chat", "text": f"spam {i}"}))
-    assert "fast" in text_msgs(watch, lambda m: m["t"] == "chat_error")["text"].lower()
+    assert "fast" in watch.json_until(lambda m: m["t"] == "chat_error")["text"].lower()
     # an anonymous watcher cannot chat
     anon = WS(d.http, "/ws/watch/dora")
     anon.text(json.dumps({"t": "chat", "text": "hello"}))
-    assert "Log in" in text_msgs(anon, lambda m: m["t"] == "chat_error")["text"]
+    assert "Log in" in anon.json_until(lambda m: m["t"] == "chat_error")["text"]
     # the player turns chat off: watchers are refused, everyone is told
     play.text(json.dumps({"t": "chat_off", "off": True}))
-    assert text_msgs(watch, lambda m: m["t"] == "chat_state")["on"] is False
+    assert watch.json_until(lambda m: m["t"] == "chat_state")["on"] is False
     watch.text(json.dumps({"t": "chat", "text": "still there?"}))
-    assert "off" in text_msgs(watch, lambda m: m["t"] == "chat_error")["text"]
+    assert "off" in watch.json_until(lambda m: m["t"] == "chat_error")["text"]
     # keys from watchers do nothing; JSON keys from the player work
     anon.binary(b"q")
     play.text(json.dumps({"t": "i", "data": "."}))
-    text_msgs(watch, lambda m: m["t"] == "f" and not m["key"])
+    watch.json_until(lambda m: m["t"] == "f" and not m["key"])
     for ws in (play, watch, lobby, anon):
         ws.close()
     serving(d)
 
 
-def test_game_end_and_detach_send_the_browser_home(web):
-    d = web
+def test_game_end_and_detach_send_the_browser_home(daemon):
+    d = daemon
     tok, _, _ = register(d, "fred")
-    play = play_ready(d, tok)
+    play = play_socket(d.http, tok)
     play.binary(b"\x18")  # Ctrl-X: leave, the game stays saved
-    m = text_msgs(play, lambda m: m["t"] == "left")
+    m = play.json_until(lambda m: m["t"] == "left")
     assert "saved" in m["text"]
     assert play.close_code() == 1000
     # a new socket resumes the same game
-    play = play_ready(d, tok)
+    play = play_socket(d.http, tok)
     play.close()
     serving(d)
 
 
-def test_the_accounts_options_reach_the_browser(web):
+def test_the_accounts_options_reach_the_browser(daemon, clients):
     """Options chosen over telnet (colours off, plain ASCII glyphs) apply to
     the same account's game in the browser too."""
-    from test_options import colour_params, options_menu
-    d = web
+    d = daemon
     tok, _, _ = register(d, "opal")
-    t = options_menu(d, "opal", pw=PW, new=False)
-    try:
-        t.send("cc")
-        t.wait_for("Colours: off")
-        for _ in range(4):
-            t.send("g")
-        t.wait_for("Map glyphs: plain ASCII")
-    finally:
-        t.close()
-    ws = WS(d.http, "/ws/play", cookie=cookie(tok))
+    t = options_menu(clients(d.port), "opal", pw=PW, new=False)
+    t.send("cc")
+    t.wait_for("Colours: off")
+    for _ in range(4):
+        t.send("g")
+    t.wait_for("Map glyphs: plain ASCII")
+    t.close()
+    ws = WS(d.http, "/ws/play", session=tok)
     assert ws.status == 101
     ws.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
     drawn = b""
@@ -298,13 +237,13 @@ def test_the_accounts_options_reach_the_browser(web):
     b"GET /ws/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\n\r\n",
 ], ids=lambda v: repr(v[:28]))
-def test_http_abuse_gets_clean_errors(web, data):
-    resp = raw(web.http, data)
+def test_http_abuse_gets_clean_errors(daemon, data):
+    resp = raw(daemon.http, data)
     assert b"root:" not in resp
     if resp:
         assert re.match(rb"HTTP/1\.[01] [2-5]\d\d ", resp), resp[:120]
         assert not (resp.startswith(b"HTTP/1.1 200") and b"root:" in resp)
-    serving(web)
+    serving(daemon)
 
 
 @pytest.mark.parametrize("payload,code", [
@@ -314,26 +253,26 @@ def test_http_abuse_gets_clean_errors(web, data):
     (b'{"t":"resize","w":"x","h":1}', 1007),
     (b"[" * 5000, 1007),
 ])
-def test_bad_websocket_messages_close_cleanly(web, payload, code):
-    d = web
+def test_bad_websocket_messages_close_cleanly(daemon, payload, code):
+    d = daemon
     tok, _, _ = register(d, "gina")
-    play = play_ready(d, tok)
+    play = play_socket(d.http, tok)
     play.text(payload)
     assert play.close_code() == code
     serving(d)
 
 
-def test_oversized_and_odd_websocket_messages(web):
-    d = web
+def test_oversized_and_odd_websocket_messages(daemon):
+    d = daemon
     tok, _, _ = register(d, "hank")
-    play = play_ready(d, tok)
+    play = play_socket(d.http, tok)
     play.binary(b"x" * 200000)
     assert play.close_code() == 1009
-    play = play_ready(d, tok)
+    play = play_socket(d.http, tok)
     for msg in ({"t": "i", "data": 5}, {"t": "k", "key": "Nope", "extra": 1}, {"t": "frames", "format": "x"},
                 {"t": "chat_off", "off": "yes"}, {"t": "whatever"}):
         play.text(json.dumps(msg))
-    errs = [text_msgs(play, lambda m: m["t"] == "error") for _ in range(4)]
+    errs = [play.json_until(lambda m: m["t"] == "error") for _ in range(4)]
     assert all(e["text"] for e in errs)
     play.binary(b".")  # still playing
     play.until(lambda op, p: op == 2)
@@ -343,8 +282,8 @@ def test_oversized_and_odd_websocket_messages(web):
 
 # ---- the browser -------------------------------------------------------------------------
 
-def test_browser_register_play_reload_watch_and_telnet_takeover(web):
-    d = web
+def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients):
+    d = daemon
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     name = "Wendy"
     proc = subprocess.Popen(["node", str(ROOT / "tests" / "web" / "daemon.mjs"),
@@ -357,7 +296,7 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(web):
     try:
         for line in proc.stdout:
             if line.startswith("STEP telnet-take"):
-                tel = Telnet(d.port, cols=100, rows=30).connected()
+                tel = clients(d.port, cols=100, rows=30).connected()
                 tel.login(name, PW)
                 tel.send("p")
                 tel.wait_for(f"{name} the")
@@ -376,8 +315,6 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(web):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        if tel:
-            tel.close()
     assert out, proc.stderr.read()
     assert proc.returncode == 0 and not out["errors"], out["errors"]
     # the cookie: HttpOnly (scripts cannot read it), SameSite=Strict
@@ -409,72 +346,54 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(web):
     serving(d)
 
 
-def test_a_watcher_that_falls_behind_gets_a_keyframe_and_the_same_screen(bindir, tmp_path):
+def test_a_watcher_that_falls_behind_gets_a_keyframe_and_the_same_screen(start_daemon):
     import pyte
     import socket as so
-    hp = free_port()
-    d = Daemon(bindir, tmp_path, extra=["--http", f"127.0.0.1:{hp}", "--output-queue", "4096",
-                                        "--input-rate", "1000000"]).start()
-    d.http = hp
-    try:
-        tok, _, _ = register(d, "ivy")
-        play = play_ready(d, tok, 80, 24)
-        # a watcher with a tiny receive window that does not read for a while
-        orig = so.create_connection
-
-        def small(addr, timeout=None):
-            s = so.socket(so.AF_INET, so.SOCK_STREAM)
-            s.setsockopt(so.SOL_SOCKET, so.SO_RCVBUF, 2048)
-            s.settimeout(timeout)
-            s.connect(addr)
-            return s
-        so.create_connection = small
+    d = start_daemon(http=True, extra=["--output-queue", "4096", "--input-rate", "1000000"])
+    tok, _, _ = register(d, "ivy")
+    play = play_socket(d.http, tok, 80, 24)
+    # a watcher with a tiny receive window that does not read for a while
+    watch = WS(d.http, "/ws/watch/ivy", rcvbuf=2048)
+    time.sleep(0.3)
+    # big frames: every resize is a keyframe for everyone
+    for i in range(60):
+        w, h = (200, 60) if i % 2 else (120, 40)
+        play.text(json.dumps({"t": "resize", "w": w, "h": h}))
+    play.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+    play.binary(b"\x10")
+    time.sleep(1.0)
+    # the player's final screen: a fresh socket resumes with a keyframe
+    play.close()
+    fresh = WS(d.http, "/ws/play", session=tok)
+    fresh.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+    pscr = pyte.Screen(100, 30)
+    pst = pyte.ByteStream(pscr)
+    end = time.time() + 3
+    fresh.s.settimeout(0.5)
+    while time.time() < end:
         try:
-            watch = WS(d.http, "/ws/watch/ivy")
-        finally:
-            so.create_connection = orig
-        time.sleep(0.3)
-        # big frames: every resize is a keyframe for everyone
-        for i in range(60):
-            w, h = (200, 60) if i % 2 else (120, 40)
-            play.text(json.dumps({"t": "resize", "w": w, "h": h}))
-        play.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
-        play.binary(b"\x10")
-        time.sleep(1.0)
-        # the player's final screen: a fresh socket resumes with a keyframe
-        play.close()
-        fresh = WS(d.http, "/ws/play", cookie=cookie(tok))
-        fresh.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
-        pscr = pyte.Screen(100, 30)
-        pst = pyte.ByteStream(pscr)
-        end = time.time() + 3
-        fresh.s.settimeout(0.5)
-        while time.time() < end:
-            try:
-                op, p = fresh.recv()
-            except (TimeoutError, so.timeout):
-                break
-            if op == 2:
-                pst.feed(p)
-        # the watcher now reads everything it was sent
-        wscr = pyte.Screen(100, 30)
-        wst = pyte.ByteStream(wscr)
-        keyframes = 0
-        watch.s.settimeout(1.0)
-        while True:
-            try:
-                op, p = watch.recv()
-            except (TimeoutError, so.timeout):
-                break
-            if op == 2:
-                keyframes += b"\x1b[H\x1b[2J" in p
-                wst.feed(p)
-        assert keyframes >= 2, keyframes
-        # what it sees at the end is the player's screen (its status line
-        # counts one watcher less: the fresh player socket is not watching)
-        assert wscr.display[:28] == pscr.display[:28]
-        log = d.text()
-        assert "runtime error" not in log and "AddressSanitizer" not in log
-        serving(d)
-    finally:
-        assert d.stop() == 0
+            op, p = fresh.recv()
+        except (TimeoutError, so.timeout):
+            break
+        if op == 2:
+            pst.feed(p)
+    # the watcher now reads everything it was sent
+    wscr = pyte.Screen(100, 30)
+    wst = pyte.ByteStream(wscr)
+    keyframes = 0
+    watch.s.settimeout(1.0)
+    while True:
+        try:
+            op, p = watch.recv()
+        except (TimeoutError, so.timeout):
+            break
+        if op == 2:
+            keyframes += b"\x1b[H\x1b[2J" in p
+            wst.feed(p)
+    assert keyframes >= 2, keyframes
+    # what it sees at the end is the player's screen (its status line
+    # counts one watcher less: the fresh player socket is not watching)
+    assert wscr.display[:28] == pscr.display[:28]
+    log = d.log()
+    assert "runtime error" not in log and "AddressSanitizer" not in log
+    serving(d)

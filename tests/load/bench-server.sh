@@ -1,15 +1,25 @@
 #!/bin/bash
 # bench-server — warrend under load. Usage: tests/load/bench-server.sh BINDIR
-# Prints BENCH lines: keystroke-to-frame latency and RSS per session for
-# N=100 and N=1000 sessions (one key per second each), watcher delay, and the
-# time to resume 1,000 unfinished games after a restart.
+# Prints BENCH lines from bin/warren-load (see its --help): keystroke-to-frame
+# latency, keys/s, late keys, failed sessions, ramp-up time and RSS per
+# session for N=100 (with 10 watchers: watcher delay), N=1000 and N=10000
+# players keying once a second; the daemon's maximum keys/s (N=100,
+# saturated); the time to resume 1,000 unfinished games after a restart;
+# web fan-out; the limits (tests/load/bench_limits.py: another player's
+# latency in a 40-address login storm and a websocket key flood). N=10000
+# takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
+# WARREN_BENCH_10K=0 skips it. Exits 1 when a run fails (a session that
+# never played, a key never answered), after printing that run's whole
+# report.
 set -u
 BIN=$(cd "${1:-bin}" && pwd)
 TMP=$(mktemp -d)
 PID=
+FAILED=0
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"; }
 trap cleanup EXIT
-ulimit -n 8192 2>/dev/null || true
+# each side holds one socket per session
+ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 # With two cores or more the daemon runs on core 0 and the load tool on core 1,
 # as on a real server whose players are other machines; sharing a core, the
@@ -19,27 +29,44 @@ if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then PIN0="taskset -c 
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-start() { # start DBFILE LOGFILE
+start() { # start DBFILE LOGFILE [DAEMON FLAGS...]
+    local db=$1 log=$2
+    shift 2
     PORT=$(free_port)
-    $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$1" --test-hooks \
-        --max-connections 5000 --max-per-ip 5000 --grace 600 2>"$2" &
+    $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$db" --test-hooks --register-per-hour 0 \
+        --max-connections 20000 --max-per-ip 20000 --grace 600 "$@" 2>"$log" &
     PID=$!
-    for _ in $(seq 100); do grep -q "recovery done" "$2" 2>/dev/null && return 0; sleep 0.1; done
-    echo "bench-server: warrend did not start" >&2; cat "$2" >&2; exit 1
+    for _ in $(seq 100); do grep -q "recovery done" "$log" 2>/dev/null && return 0; sleep 0.1; done
+    echo "bench-server: warrend did not start" >&2; cat "$log" >&2; exit 1
 }
 stop() { kill -TERM "$PID"; wait "$PID"; PID=; }
 
-run() { # run N M TAG SECONDS
-    start "$TMP/n$1.db" "$TMP/n$1.log"
-    $PIN1 "$BIN/warren-load" --port "$PORT" --n "$1" --m "$2" --tag "$3" --seconds "$4" --pid "$PID" \
-        | grep -v '^#' | grep -v '^$' | { if [ "$2" = 0 ]; then grep -v watch; else cat; fi; }
+run() { # run N M TAG SECONDS [--saturate]: one daemon, one warren-load run
+    local n=$1 m=$2 tag=$3 secs=$4 daemon=() only=.
+    shift 4
+    if [ "${1:-}" = --saturate ]; then
+        daemon=(--input-rate 10000000) # the default 2,000 bytes/s would cap each player
+        only='max|saturated'           # the paced run of this N reports the rest
+    fi
+    start "$TMP/n$n${1:-}.db" "$TMP/n$n${1:-}.log" "${daemon[@]}"
+    $PIN1 "$BIN/warren-load" --port "$PORT" --n "$n" --m "$m" --tag "$tag" --seconds "$secs" \
+        --pid "$PID" "$@" >"$TMP/out" || { FAILED=1; cat "$TMP/out"; }
+    grep '^BENCH' "$TMP/out" | grep -E "$only"
     stop
 }
 
 run 100 10 .n100 10
-run 1000 0 .n1000 10 | grep -v watch
+run 1000 0 .n1000 10
+run 100 0 .n100 5 --saturate
+if [ "${WARREN_BENCH_10K:-1}" != 1 ]; then
+    echo "# N=10000 skipped (WARREN_BENCH_10K=${WARREN_BENCH_10K})"
+elif [ "$(ulimit -n)" -lt 10200 ]; then
+    echo "# N=10000 skipped: ulimit -n is $(ulimit -n), it needs 10,200"
+else
+    run 10000 0 .n10000 10
+fi
 
-# recovery: the 1,000 games of the last run are unfinished; restart and time it
+# recovery: the 1,000 games of the N=1000 run are unfinished; restart and time it
 start "$TMP/n1000.db" "$TMP/recover.log"
 ms=$(grep -o 'recovery done: [0-9]* games resumed, [0-9]* broken, [0-9]* ms' "$TMP/recover.log" | awk '{print $8}')
 n=$(grep -o 'recovery done: [0-9]*' "$TMP/recover.log" | awk '{print $3}')
@@ -48,4 +75,8 @@ echo "BENCH server.recover.ms ${ms:-nan}"
 stop
 
 # web: one game played over /ws/play and watched by 1,000 websocket clients
-/usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300
+/usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300 || FAILED=1
+
+# limits: a 40-address login storm and a websocket key flood, another player's latency
+/usr/bin/python3 "$(dirname "$0")/bench_limits.py" "$BIN" 10 || FAILED=1
+exit $FAILED

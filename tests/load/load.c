@@ -1,132 +1,168 @@
-/* warren-load — opens N telnet sessions against warrend that register, start
- * a game and press one key per second each, plus M watchers of the first
- * game, and measures keystroke-to-frame latency (key sent -> first bytes of
- * the answer) and watcher delay (player's frame -> watcher's frame; both
- * read in this process, so one clock). Prints BENCH lines.
- *   warren-load --port P [--n N] [--m M] [--seconds S] [--tag TAG] [--pid PID]
- * With --pid, also reports the daemon's RSS growth per session. The daemon
- * should run with --test-hooks so registration uses cheap password hashes. */
-#include <stdbool.h>
+/* warren-load — N telnet players and M watchers against a running warrend,
+ * each session driven by what its screen shows (sess.c). The run:
+ *   ramp-up   at most --inflight sessions at a time connect, register and
+ *             start a game (watchers start once player 0 plays);
+ *   warm-up   once every session plays, keys for --warmup seconds;
+ *   window    keys for --seconds, measured; then outstanding keys drain.
+ * Each player keys once per --interval at its own offset in the interval
+ * (the offsets spread evenly), and only once its last key was answered; a
+ * key that falls due before that is late, counted, and sent on the answer.
+ * With --saturate each player keys again as soon as it is answered. The
+ * daemon should run with --test-hooks (cheap password hashes). */
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <uv.h>
+#include "load.h"
 
-typedef enum { ST_CONNECT, ST_MENU, ST_PLAY } stage_t;
+#define TICK_MS  1   /* key pacing */
+#define SWEEP_MS 100 /* time-outs */
+#define NS       1000000000.0
 
-typedef struct load load_t;
+/* ---- options ------------------------------------------------------------------------ */
+
+typedef enum { OPT_INT, OPT_NUM, OPT_STR, OPT_FLAG } opt_kind_t;
+
 typedef struct {
-    load_t *L;
-    uv_tcp_t tcp;
-    uv_connect_t creq;
-    int idx;
-    bool watcher, connected;
-    stage_t stage;
-    uint64_t sent_ns; /* when the pending key went out; 0 = none */
-    uint64_t last_rx_ns;
-    uint64_t rx;
-} sess_t;
+    const char *name, *arg;
+    opt_kind_t kind;
+    size_t off;
+    double lo, hi;
+    const char *help;
+} opt_t;
 
-struct load {
-    uv_loop_t *loop;
-    struct sockaddr_in addr;
-    int n, m, seconds;
-    sess_t *s;
-    uint64_t *lat, *wdel;
-    size_t nlat, caplat, nwdel, capwdel;
-    uint64_t frame0_ns; /* last frame seen by player 0 */
-    uv_timer_t tick;
-    int ticks;
-    bool measuring;
-    const char *tag;
-    int pid;
-    long rss0;
-    int run_id; /* names sort in session order: watchers pick session 0 */
-    char rbuf[65536];
+#define O(f) offsetof(load_opts_t, f)
+static const opt_t OPTS[] = {
+    {"--host", "ADDR", OPT_STR, O(host), 0, 0, "the daemon's IPv4 address (127.0.0.1)"},
+    {"--port", "PORT", OPT_INT, O(port), 1, 65535, "its telnet port (2323)"},
+    {"--n", "N", OPT_INT, O(n), 1, 1000000, "players (100)"},
+    {"--m", "M", OPT_INT, O(m), 0, 1000000, "watchers of player 0's game (0)"},
+    {"--seconds", "S", OPT_NUM, O(seconds), 0.1, 86400, "the measured window (10)"},
+    {"--warmup", "S", OPT_NUM, O(warmup), 0, 3600, "keys before the window, not measured (1)"},
+    {"--interval", "S", OPT_NUM, O(interval), 0.001, 3600, "time between one player's keys (1)"},
+    {"--saturate", NULL, OPT_FLAG, O(saturate), 0, 0,
+     "key again as soon as answered: the daemon's maximum keys/s"},
+    {"--inflight", "K", OPT_INT, O(inflight), 1, 1000000,
+     "sessions connecting and registering at once (64)"},
+    {"--tag", "TAG", OPT_STR, O(tag), 0, 0, "suffix of the BENCH names, e.g. .n1000"},
+    {"--pid", "PID", OPT_INT, O(pid), 1, INT_MAX, "the daemon's pid: report its RSS per player"},
+    {"--term", "NAME", OPT_STR, O(term), 0, 0, "terminal type to report (xterm-256color)"},
+    {"--key-timeout", "S", OPT_NUM, O(key_timeout), 0.1, 3600,
+     "a key with no frame after S seconds is lost (10)"},
+    {"--ramp-timeout", "S", OPT_NUM, O(ramp_timeout), 1, 3600,
+     "a session with no new screen for S seconds in the menus fails (30)"},
+    {"--help", NULL, OPT_FLAG, O(help), 0, 0, "this text"},
 };
+#define NOPTS (sizeof OPTS / sizeof OPTS[0])
 
-static void push(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+static void usage(FILE *f)
 {
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 1024;
-        *a = realloc(*a, *cap * sizeof **a);
-    }
-    (*a)[(*n)++] = v;
-}
-
-static void on_written(uv_write_t *w, int status)
-{
-    (void)status;
-    free(w);
-}
-
-static void sess_send(sess_t *s, const char *txt)
-{
-    size_t len = strlen(txt);
-    uv_write_t *w = malloc(sizeof *w + len);
-    memcpy(w + 1, txt, len);
-    uv_buf_t b = uv_buf_init((char *)(w + 1), (unsigned)len);
-    uv_write(w, (uv_stream_t *)&s->tcp, &b, 1, on_written);
-}
-
-static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
-{
-    (void)hint;
-    sess_t *s = h->data;
-    b->base = s->L->rbuf; /* consumed at once in on_read */
-    b->len = sizeof s->L->rbuf;
-}
-
-static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
-{
-    sess_t *s = st->data;
-    load_t *L = s->L;
-    (void)b;
-    if (n <= 0) {
-        if (n < 0)
-            s->connected = false;
-        return;
-    }
-    uint64_t now = uv_hrtime();
-    s->rx += (uint64_t)n;
-    s->last_rx_ns = now;
-    if (!L->measuring)
-        return;
-    if (s->sent_ns) {
-        push(&L->lat, &L->nlat, &L->caplat, now - s->sent_ns);
-        s->sent_ns = 0;
-        if (s->idx == 0)
-            L->frame0_ns = now;
-    }
-    if (s->watcher && L->frame0_ns) {
-        push(&L->wdel, &L->nwdel, &L->capwdel, now - L->frame0_ns);
-        L->frame0_ns = 0;
+    fprintf(f, "usage: warren-load [options]\n"
+               "Drives telnet players (and watchers) against warrend and prints BENCH lines:\n"
+               "key-to-frame latency, keys/s, late keys, failed sessions, ramp-up time,\n"
+               "watcher delay, RSS per player. Exit 0 only when every session played and\n"
+               "every key was answered; 1 otherwise; 2 for bad options.\n\n");
+    for (size_t i = 0; i < NOPTS; i++) {
+        char left[32];
+        snprintf(left, sizeof left, "%s%s%s", OPTS[i].name, OPTS[i].arg ? " " : "",
+                 OPTS[i].arg ? OPTS[i].arg : "");
+        fprintf(f, "  %-20s %s\n", left, OPTS[i].help);
     }
 }
 
-static void on_connect(uv_connect_t *req, int status)
+static int opt_set(load_opts_t *o, const opt_t *d, const char *v)
 {
-    sess_t *s = req->data;
-    if (status < 0) {
-        fprintf(stderr, "warren-load: connect %d: %s\n", s->idx, uv_strerror(status));
-        return;
+    char *end = NULL;
+    void *field = (char *)o + d->off;
+    if (d->kind == OPT_STR) {
+        *(const char **)field = v;
+        return 0;
     }
-    s->connected = true;
-    s->stage = ST_MENU;
-    uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+    double x = strtod(v, &end);
+    if (end == v || *end || x < d->lo || x > d->hi)
+        return -1;
+    if (d->kind == OPT_INT) {
+        if (x != (double)(int)x)
+            return -1;
+        *(int *)field = (int)x;
+    } else {
+        *(double *)field = x;
+    }
+    return 0;
 }
 
-static void sess_open(load_t *L, int i, bool watcher)
+/* 0: go on; else the exit status. */
+static int parse_args(load_opts_t *o, int argc, char **argv)
 {
-    sess_t *s = &L->s[i];
-    s->L = L;
-    s->idx = i;
-    s->watcher = watcher;
-    uv_tcp_init(L->loop, &s->tcp);
-    uv_tcp_nodelay(&s->tcp, 1);
-    s->tcp.data = s;
-    s->creq.data = s;
-    uv_tcp_connect(&s->creq, &s->tcp, (struct sockaddr *)&L->addr, on_connect);
+    *o = (load_opts_t){.host = "127.0.0.1",
+                       .tag = "",
+                       .term = "xterm-256color",
+                       .port = 2323,
+                       .n = 100,
+                       .inflight = 64,
+                       .seconds = 10,
+                       .warmup = 1,
+                       .interval = 1,
+                       .key_timeout = 10,
+                       .ramp_timeout = 30};
+    for (int i = 1; i < argc; i++) {
+        const opt_t *d = NULL;
+        for (size_t k = 0; k < NOPTS && !d; k++)
+            if (!strcmp(argv[i], OPTS[k].name))
+                d = &OPTS[k];
+        if (!d) {
+            fprintf(stderr, "warren-load: unknown option %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+        if (d->kind == OPT_FLAG) {
+            *(int *)((char *)o + d->off) = 1;
+            continue;
+        }
+        if (i + 1 >= argc || opt_set(o, d, argv[i + 1])) {
+            if (d->kind == OPT_STR)
+                fprintf(stderr, "warren-load: %s needs %s\n", d->name, d->arg);
+            else
+                fprintf(stderr, "warren-load: %s needs %s from %.10g to %.10g\n", d->name, d->arg,
+                        d->lo, d->hi);
+            fprintf(stderr, "(warren-load --help lists the options)\n");
+            return 2;
+        }
+        i++;
+    }
+    if (o->help) {
+        usage(stdout);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- figures ---------------------------------------------------------------------------- */
+
+void samples_push(samples_t *a, uint64_t v)
+{
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 4096;
+        uint64_t *nv = realloc(a->v, cap * sizeof *nv);
+        if (!nv)
+            return; /* a sample short, not a crash */
+        a->v = nv;
+        a->cap = cap;
+    }
+    a->v[a->n++] = v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The p-quantile in microseconds; a must be sorted. */
+static double pct_us(const samples_t *a, double p)
+{
+    return a->n ? (double)a->v[(size_t)(p * (double)(a->n - 1))] / 1000.0 : 0;
 }
 
 static long rss_of(int pid)
@@ -143,114 +179,284 @@ static long rss_of(int pid)
     return kb * 1024;
 }
 
-/* Script by seconds: 0 register, 2 play, 4.. keys once a second, watchers
- * join the first game at 4. Each player has its own slot within the second
- * (players press keys independently, not in step), so at N = 1,000 about ten
- * keys leave in each 10 ms slot. */
-#define SLOTS 100 /* timer ticks per second */
+static void finish(load_t *L);
+
+/* ---- ramp-up ------------------------------------------------------------------------------ */
+
+static void begin_run(load_t *L)
+{
+    uint64_t now = uv_hrtime();
+    L->ramp_ns = now - L->ramp_t0;
+    printf("# ramp-up: %d of %d sessions in play after %.0f ms (%d at once), %d failed\n", L->ready,
+           L->total, (double)L->ramp_ns / 1e6, L->o.inflight, L->failed);
+    if (L->o.pid)
+        printf("# rss at play %ld\n", rss_of(L->o.pid));
+    fflush(stdout);
+    L->t0 = now + TICK_MS * 1000000ull;
+    L->t_meas = L->t0 + (uint64_t)(L->o.warmup * NS);
+    L->t_end = L->t_meas + (uint64_t)(L->o.seconds * NS);
+    L->interval_ns = (uint64_t)(L->o.interval * NS);
+    L->phase = PH_RUN;
+    if (L->ready == 0)
+        finish(L); /* nobody to key */
+}
+
+/* Starts sessions while fewer than --inflight are on their way to play;
+ * watchers wait for player 0's game. Ends the ramp-up when none is left. */
+static void start_more(load_t *L)
+{
+    while (L->phase == PH_RAMP && L->inflight < L->o.inflight && L->next_start < L->total) {
+        sess_t *s = &L->s[L->next_start];
+        if (s->watcher && L->s[0].state == SS_FAILED) {
+            L->next_start++;
+            sess_fail(s, "player 0 never played: nothing to watch");
+            continue;
+        }
+        if (s->watcher && L->s[0].state != SS_PLAY)
+            break;
+        L->next_start++;
+        L->inflight++;
+        s->in_ramp = true;
+        sess_start(s);
+    }
+    if (L->phase == PH_RAMP && L->ready + L->failed == L->total)
+        begin_run(L);
+}
+
+void load_playing(load_t *L, sess_t *s)
+{
+    if (s->reached) { /* back from the menus after a game ended */
+        if (L->o.saturate && L->phase == PH_RUN && L->kicked && !s->watcher)
+            sess_key(s, 0);
+        return;
+    }
+    s->reached = true;
+    s->in_ramp = false;
+    L->inflight--;
+    L->ready++;
+    start_more(L);
+}
+
+void load_failed(load_t *L, sess_t *s)
+{
+    if (s->sent_ns) {
+        L->outstanding--;
+        s->sent_ns = 0;
+    }
+    if (s->reached) {
+        L->dropped++;
+        return;
+    }
+    L->failed++;
+    if (s->in_ramp) {
+        s->in_ramp = false;
+        L->inflight--;
+    }
+    start_more(L);
+}
+
+/* ---- keys ----------------------------------------------------------------------------------- */
+
+static bool keying(const load_t *L, uint64_t now)
+{
+    return L->phase == PH_RUN && now < L->t_end;
+}
+
+void load_answered(load_t *L, sess_t *s)
+{
+    uint64_t due = s->late_due;
+    s->late_due = 0;
+    if (!keying(L, uv_hrtime()))
+        return;
+    if (due || L->o.saturate)
+        sess_key(s, due);
+}
+
+/* Player i's k-th key falls due now: send it, or count it late. */
+static void key_due(load_t *L, sess_t *s, uint64_t due)
+{
+    if (s->state != SS_PLAY) {
+        L->skipped += s->state == SS_MENU && due >= L->t_meas; /* its game ended */
+        return;
+    }
+    if (s->sent_ns) {
+        L->late += due >= L->t_meas;
+        if (!s->late_due)
+            s->late_due = due;
+        return;
+    }
+    sess_key(s, due);
+}
+
+/* Walks the players in due order: player i keys at t0 + k * interval +
+ * i * interval / n. */
+static void pace(load_t *L, uint64_t now)
+{
+    uint64_t n = (uint64_t)L->o.n;
+    for (;;) {
+        uint64_t due = L->t0 + L->cur_k * L->interval_ns + L->interval_ns * (uint64_t)L->cur_i / n;
+        if (due > now || due >= L->t_end)
+            return;
+        key_due(L, &L->s[L->cur_i], due);
+        if (++L->cur_i == L->o.n) {
+            L->cur_i = 0;
+            L->cur_k++;
+        }
+    }
+}
+
+static void finish(load_t *L)
+{
+    L->phase = PH_DONE;
+    if (L->o.pid)
+        L->rss_end = rss_of(L->o.pid);
+    uv_close((uv_handle_t *)&L->tick, NULL);
+    uv_close((uv_handle_t *)&L->sweep, NULL);
+    for (int i = 0; i < L->total; i++)
+        sess_close(&L->s[i]);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     load_t *L = t->data;
-    int sec = L->ticks++ / SLOTS, sub = (L->ticks - 1) % SLOTS;
-    for (int i = 0; i < L->n + L->m; i++) {
+    uint64_t now = uv_hrtime();
+    if (L->phase == PH_RUN && now >= L->t0) {
+        if (!L->o.saturate)
+            pace(L, now);
+        else if (!L->kicked)
+            for (int i = 0; i < L->o.n; i++)
+                if (L->s[i].state == SS_PLAY)
+                    sess_key(&L->s[i], 0);
+        L->kicked = true;
+        if (now >= L->t_end)
+            L->phase = PH_DRAIN;
+    }
+    if (L->phase == PH_DRAIN &&
+        (L->outstanding == 0 || now - L->t_end > (uint64_t)(L->o.key_timeout * NS)))
+        finish(L);
+}
+
+/* Keys that never got a frame, and sessions stuck in the menus. */
+static void on_sweep(uv_timer_t *t)
+{
+    load_t *L = t->data;
+    uint64_t now = uv_hrtime();
+    uint64_t key_to = (uint64_t)(L->o.key_timeout * NS),
+             ramp_to = (uint64_t)(L->o.ramp_timeout * NS);
+    for (int i = 0; i < L->total && L->phase != PH_DONE; i++) {
         sess_t *s = &L->s[i];
-        if (!s->connected)
-            continue;
-        bool mine = (i * 37) % SLOTS == sub; /* 37 is prime to SLOTS: neighbours apart */
-        if (!s->watcher && sec == 1 && sub == 0) {
-            char buf[96];
-            snprintf(buf, sizeof buf, "rld%05d_%05d\rload-pass-1\rload-pass-1\r", L->run_id, i);
-            sess_send(s, buf);
-        } else if (!s->watcher && sec == 3 && sub == 0)
-            sess_send(s, "p");
-        else if (s->watcher && sec == 5 && sub == 0)
-            sess_send(s, "w");
-        else if (s->watcher && sec == 6 && sub == 0)
-            sess_send(s, "a");
-        else if (!s->watcher && sec >= 6 && mine) {
-            L->measuring = sec >= 7;
-            s->sent_ns = uv_hrtime();
-            sess_send(s, (sec & 1) ? "l" : "h");
+        if (s->sent_ns && now - s->sent_ns > key_to) {
+            L->unanswered++;
+            L->outstanding--;
+            s->sent_ns = 0;
         }
-    }
-    if (sec == 6 && sub == 0 && L->pid)
-        printf("# rss at play %ld\n", rss_of(L->pid));
-    if (sec >= 7 + L->seconds) {
-        uv_timer_stop(t);
-        for (int i = 0; i < L->n + L->m; i++)
-            if (L->s[i].connected)
-                uv_close((uv_handle_t *)&L->s[i].tcp, NULL);
-        uv_close((uv_handle_t *)t, NULL);
+        if (s->state == SS_MENU && now - s->progress_ns > ramp_to)
+            sess_fail(s, "no new screen in the menus");
     }
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* ---- report --------------------------------------------------------------------------------- */
+
+/* Times with a decimal, counts and bytes without. */
+static void bench(const load_t *L, const char *name, double v)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    printf("BENCH server.%s%s %.1f\n", name, L->o.tag, v);
 }
 
-static uint64_t pct(uint64_t *a, size_t n, double p)
+static void bench_count(const load_t *L, const char *name, long long v)
 {
-    if (!n)
-        return 0;
-    qsort(a, n, sizeof *a, cmp_u64);
-    size_t i = (size_t)(p * (double)(n - 1));
-    return a[i];
+    printf("BENCH server.%s%s %lld\n", name, L->o.tag, v);
+}
+
+static void report_keys(load_t *L)
+{
+    qsort(L->lat.v, L->lat.n, sizeof *L->lat.v, cmp_u64);
+    printf("# window %.1f s: keys sent %llu, answered %llu, late %llu, unanswered %llu; "
+           "%llu due in the menus, %llu games ended\n",
+           L->o.seconds, (unsigned long long)L->sent, (unsigned long long)L->answered,
+           (unsigned long long)L->late, (unsigned long long)L->unanswered,
+           (unsigned long long)L->skipped, (unsigned long long)L->games_ended);
+    printf("# latency us: p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f (%zu keys)\n",
+           pct_us(&L->lat, 0.5), pct_us(&L->lat, 0.9), pct_us(&L->lat, 0.99),
+           pct_us(&L->lat, 0.999), pct_us(&L->lat, 1), L->lat.n);
+    double kps = (double)L->answered / L->o.seconds;
+    if (L->o.saturate) {
+        bench(L, "keys_per_s.max", kps);
+        bench(L, "latency.saturated.p50.us", pct_us(&L->lat, 0.5));
+        bench(L, "latency.saturated.p99.us", pct_us(&L->lat, 0.99));
+    } else {
+        bench(L, "latency.p50.us", pct_us(&L->lat, 0.5));
+        bench(L, "latency.p99.us", pct_us(&L->lat, 0.99));
+        bench(L, "keys_per_s", kps);
+        bench_count(L, "keys.late", (long long)L->late);
+    }
+}
+
+static void report(load_t *L)
+{
+    if (L->dropped)
+        printf("# %d sessions lost after they had played\n", L->dropped);
+    bench(L, "rampup.ms", (double)L->ramp_ns / 1e6);
+    bench_count(L, "sessions.failed", L->failed + L->dropped);
+    report_keys(L);
+    if (L->o.pid)
+        bench_count(L, "rss.per_session.bytes", (L->rss_end - L->rss0) / L->o.n);
+    if (L->o.m) {
+        qsort(L->wdel.v, L->wdel.n, sizeof *L->wdel.v, cmp_u64);
+        printf("# watcher delay us: p50 %.1f p99 %.1f max %.1f (%zu frames)\n",
+               pct_us(&L->wdel, 0.5), pct_us(&L->wdel, 0.99), pct_us(&L->wdel, 1), L->wdel.n);
+        printf("BENCH server.watch.delay.p99.us %.1f\n", pct_us(&L->wdel, 0.99));
+    }
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+static int load_init(load_t *L)
+{
+    L->loop = uv_default_loop();
+    if (uv_ip4_addr(L->o.host, L->o.port, &L->addr)) {
+        fprintf(stderr, "warren-load: bad address %s\n", L->o.host);
+        return 2;
+    }
+    L->total = L->o.n + L->o.m;
+    L->s = calloc((size_t)L->total, sizeof *L->s);
+    if (!L->s)
+        return 1;
+    /* names sort in player order within a run, and differ between runs */
+    int run = (int)(uv_hrtime() / 1000 % 100000);
+    for (int i = 0; i < L->total; i++) {
+        sess_t *s = &L->s[i];
+        s->L = L;
+        s->idx = i;
+        s->watcher = i >= L->o.n;
+        vt_init(&s->vt);
+        snprintf(s->name, sizeof s->name, "ld%05d_%06d", run, i);
+    }
+    uv_timer_init(L->loop, &L->tick);
+    uv_timer_init(L->loop, &L->sweep);
+    L->tick.data = L->sweep.data = L;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    static load_t L; /* large (read buffer); zeroed */
-    int port = 2323;
-    L.n = 100;
-    L.m = 0;
-    L.seconds = 10;
-    L.tag = "";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--port"))
-            port = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--n"))
-            L.n = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--m"))
-            L.m = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--seconds"))
-            L.seconds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--tag"))
-            L.tag = argv[i + 1];
-        else if (!strcmp(argv[i], "--pid"))
-            L.pid = atoi(argv[i + 1]);
-        else {
-            fprintf(stderr, "usage: warren-load --port P [--n N] [--m M] [--seconds S] [--tag T] "
-                            "[--pid PID]\n");
-            return 2;
-        }
-    }
-    L.loop = uv_default_loop();
-    L.run_id = (int)(uv_hrtime() / 1000 % 100000);
-    uv_ip4_addr("127.0.0.1", port, &L.addr);
-    L.s = calloc((size_t)(L.n + L.m), sizeof *L.s);
-    long rss0 = L.pid ? rss_of(L.pid) : 0;
-    for (int i = 0; i < L.n + L.m; i++)
-        sess_open(&L, i, i >= L.n);
-    uv_timer_init(L.loop, &L.tick);
-    L.tick.data = &L;
-    uv_timer_start(&L.tick, on_tick, 1000 / SLOTS, 1000 / SLOTS);
+    static load_t L; /* large (the read buffer); zeroed */
+    int rc = parse_args(&L.o, argc, argv);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if ((rc = load_init(&L)))
+        return rc;
+    L.rss0 = L.o.pid ? rss_of(L.o.pid) : 0;
+    L.ramp_t0 = uv_hrtime();
+    uv_timer_start(&L.tick, on_tick, TICK_MS, TICK_MS);
+    uv_timer_start(&L.sweep, on_sweep, SWEEP_MS, SWEEP_MS);
+    start_more(&L);
     uv_run(L.loop, UV_RUN_DEFAULT);
-    int live = 0;
-    for (int i = 0; i < L.n; i++)
-        live += L.s[i].rx > 0;
-    printf("# sessions %d answered, %zu latency samples, %zu watcher samples\n", live, L.nlat,
-           L.nwdel);
-    printf("BENCH server.latency.p50.us%s %.1f\n", L.tag, pct(L.lat, L.nlat, 0.50) / 1000.0);
-    printf("BENCH server.latency.p99.us%s %.1f\n", L.tag, pct(L.lat, L.nlat, 0.99) / 1000.0);
-    if (L.pid)
-        printf("BENCH server.rss.per_session.bytes%s %ld\n", L.tag,
-               (rss_of(L.pid) - rss0) / (L.n > 0 ? L.n : 1));
-    if (L.m)
-        printf("BENCH server.watch.delay.p99.us%s %.1f\n", "", pct(L.wdel, L.nwdel, 0.99) / 1000.0);
+    report(&L);
+    bool ok = L.failed == 0 && L.dropped == 0 && L.unanswered == 0 && L.lat.n > 0;
     free(L.s);
-    free(L.lat);
-    free(L.wdel);
-    return L.nlat ? 0 : 1;
+    free(L.lat.v);
+    free(L.wdel.v);
+    uv_loop_close(L.loop);
+    return ok ? 0 : 1;
 }

@@ -21,7 +21,7 @@ for tool in valgrind callgrind_annotate; do
 done
 PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$BIN/warrend" \
-    --telnet "127.0.0.1:$PORT" --http "" --db "$TMP/p.db" --test-hooks \
+    --telnet "127.0.0.1:$PORT" --http "" --db "$TMP/p.db" --test-hooks --register-per-hour 0 \
     --max-connections 5000 --max-per-ip 5000 2>"$TMP/log" &
 PID=$!
 for _ in $(seq 300); do grep -q "recovery done" "$TMP/log" 2>/dev/null && break; sleep 0.1; done

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "level.h"
+#include "prompt.h"
+#include "vision.h"
 #include "world.h"
 
 static const struct {
@@ -21,7 +24,7 @@ static const struct {
 
 static bool known_walkable(game_t *g, level_t *lv, int x, int y)
 {
-    return level_in(lv, x, y) && lv->seen[y * lv->w + x] && world_walkable(g, lv, x, y);
+    return level_in(lv, x, y) && lv->seen[y * lv->w + x] && level_walkable(g, lv, x, y);
 }
 
 /* Steps from the down stairs over known walkable cells (-1: no way). */
@@ -48,8 +51,8 @@ static void distances(game_t *g, level_t *lv, int *dist, int *queue)
 static char attack_key(game_t *g, const obj_t *p)
 {
     for (size_t d = 0; d < NDIRS; d++) {
-        handle_t h = world_creature_at(g, g->depth, p->x + DIRS[d].dx, p->y + DIRS[d].dy);
-        if (h && h != g->player && world_sees(g, h))
+        handle_t h = level_creature_at(g, g->depth, p->x + DIRS[d].dx, p->y + DIRS[d].dy);
+        if (h && h != g->player && vision_sees(g, h))
             return DIRS[d].key;
     }
     return 0;
@@ -77,7 +80,7 @@ static char path_key(game_t *g, level_t *lv, const obj_t *p)
 
 static char next_key(game_t *g, char last)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     switch (g->prompt) {
     case PROMPT_NONE: break;

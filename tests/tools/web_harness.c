@@ -1,5 +1,5 @@
 /* web_harness — runs the web gateway on a libuv loop with a tiny fake game,
- * for tests of server/web.c without the daemon.
+ * for tests of server/web/web.c without the daemon.
  *
  *   web_harness --listen 127.0.0.1:PORT [--root DIR] [--msg-max N] [--outq N]
  *
@@ -12,7 +12,7 @@
  * limit test); once the queue drains, {"t":"drained","refused":R} follows. {"t":"kick"} closes
  * the socket with 1012 as a restarting server would. SIGTERM/SIGINT stop
  * the gateway; exits 0 when the loop closed cleanly. Dynamic routes: see
- * on_http. */
+ * routes[]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,41 +198,66 @@ static void slow_fire(uv_timer_t *t)
     uv_close((uv_handle_t *)t, slow_closed);
 }
 
-static int on_http(void *ctx, const web_http_t *req)
+static int h_echo(void *ctx, const web_http_t *req)
 {
     fake_t *f = ctx;
-    if (strcmp(req->path, "/api/echo") == 0) {
-        char body[2048], name[128] = "";
-        web_form_get(req->body, req->body_len, "name", name, sizeof name);
-        int n = snprintf(body, sizeof body, "method=%s\npath=%s\ncookie=%s\nname=%s\nbody=%zu\n",
-                         req->post ? "POST" : "GET", req->path, req->cookie, name, req->body_len);
-        for (int i = 0; i < req->nargs && n < (int)sizeof body - 100; i++)
-            n += snprintf(body + n, sizeof body - (size_t)n, "arg=%s\n", req->args[i]);
-        return web_reply(f->web, req->id, 200, "text/plain; charset=utf-8", NULL, body, (size_t)n);
-    }
-    if (strcmp(req->path, "/api/cookie") == 0) {
-        const char *h[] = {"set-cookie:", WEB_COOKIE_NAME "=abc; HttpOnly; SameSite=Strict; Path=/",
-                           NULL};
-        return web_reply(f->web, req->id, 303, "text/plain", h, "", 0) == 0 ? 0 : -1;
-    }
-    if (strcmp(req->path, "/api/big") == 0) {
-        static char big[300000];
-        memset(big, 'z', sizeof big);
-        return web_reply(f->web, req->id, 200, "text/plain", NULL, big, sizeof big);
-    }
-    if (strcmp(req->path, "/api/slow") == 0) {
-        slow_t *s = calloc(1, sizeof *s);
-        if (!s)
-            return -1;
-        s->web = f->web;
-        s->id = req->id;
-        uv_timer_init(f->loop, &s->t);
-        s->t.data = s;
-        uv_timer_start(&s->t, slow_fire, 100, 0);
-        return 0;
-    }
-    return -1;
+    char body[2048], name[128] = "";
+    web_form_get(req->body, req->body_len, "name", name, sizeof name);
+    int n = snprintf(body, sizeof body, "method=%s\npath=%s\ncookie=%s\nname=%s\nbody=%zu\n",
+                     req->post ? "POST" : "GET", req->path, req->cookie, name, req->body_len);
+    for (int i = 0; i < req->nargs && n < (int)sizeof body - 100; i++)
+        n += snprintf(body + n, sizeof body - (size_t)n, "arg=%s\n", req->args[i]);
+    return web_reply(f->web, req->id, 200, "text/plain; charset=utf-8", NULL, body, (size_t)n);
 }
+
+static int h_cookie(void *ctx, const web_http_t *req)
+{
+    fake_t *f = ctx;
+    const char *h[] = {"set-cookie:", WEB_COOKIE_NAME "=abc; HttpOnly; SameSite=Strict; Path=/",
+                       NULL};
+    return web_reply(f->web, req->id, 303, "text/plain", h, "", 0) == 0 ? 0 : -1;
+}
+
+static int h_big(void *ctx, const web_http_t *req)
+{
+    fake_t *f = ctx;
+    static char big[300000];
+    memset(big, 'z', sizeof big);
+    return web_reply(f->web, req->id, 200, "text/plain", NULL, big, sizeof big);
+}
+
+static int h_slow(void *ctx, const web_http_t *req)
+{
+    fake_t *f = ctx;
+    slow_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    s->web = f->web;
+    s->id = req->id;
+    uv_timer_init(f->loop, &s->t);
+    s->t.data = s;
+    uv_timer_start(&s->t, slow_fire, 100, 0);
+    return 0;
+}
+
+/* The harness's URLs: the client's pages and websockets as warrend serves
+ * them (server/web/routes.c), then the pages above. */
+#define PAGE (WEB_GET | WEB_HEAD)
+#define CALL (WEB_GET | WEB_POST)
+static const web_route_t routes[] = {
+    {PAGE, "/", .file = "index.html"},
+    {PAGE, "/index.html", .file = "index.html"},
+    {PAGE, "/play", .file = "play.html"},
+    {PAGE, "/watch/{name}", .file = "watch.html"},
+    {PAGE, "/assets/{file}", .file = "assets/", .immutable = true},
+    {WEB_WS, "/ws/lobby", .arg = WEB_LOBBY},
+    {WEB_WS, "/ws/play", .arg = WEB_PLAY},
+    {WEB_WS, "/ws/watch/{name}", .arg = WEB_WATCH},
+    {CALL, "/api/echo", .handler = h_echo},
+    {CALL, "/api/cookie", .handler = h_cookie},
+    {CALL, "/api/big", .handler = h_big},
+    {CALL, "/api/slow", .handler = h_slow},
+};
 
 static void on_signal(uv_signal_t *s, int signum)
 {
@@ -245,7 +270,8 @@ static void on_signal(uv_signal_t *s, int signum)
 
 int main(int argc, char **argv)
 {
-    web_config_t cfg = {.listen = "127.0.0.1:0"};
+    web_config_t cfg = {
+        .listen = "127.0.0.1:0", .routes = routes, .nroutes = sizeof routes / sizeof routes[0]};
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--listen") == 0)
             cfg.listen = argv[i + 1];
@@ -272,8 +298,7 @@ int main(int argc, char **argv)
                          .on_resize = on_resize,
                          .on_message = on_message,
                          .on_drained = on_drained,
-                         .on_close = on_close,
-                         .on_http = on_http};
+                         .on_close = on_close};
     f.loop = &loop;
     char err[256];
     f.web = web_start(&loop, &cfg, &hooks, err, sizeof err);

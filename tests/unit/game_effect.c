@@ -5,6 +5,9 @@
 #include <string.h>
 #include "content.h"
 #include "effect.h"
+#include "helpers.h"
+#include "start.h"
+#include "turn.h"
 #include "world.h"
 
 static char trace[1024];
@@ -34,7 +37,7 @@ static game_t *test_game(content_t *c, handle_t *target)
     c->n_effects = 3;
     c->hooks = HOOKS;
     c->n_hooks = 2;
-    game_t *g = world_new_empty(c, 1);
+    game_t *g = start_empty(c, 1);
     *target = reg_new(&g->reg, OBJ_CREATURE, NULL);
     trace[0] = 0;
     return g;
@@ -47,7 +50,7 @@ START_TEST(duration_one_runs_all_hooks)
     game_t *g = test_game(&c, &t);
     handle_t e = effect_apply(g, t, 0, 1, 3);
     ck_assert_uint_ne(e, HANDLE_NONE);
-    world_run(g);
+    turn_run(g);
     ck_assert_str_eq(trace, "start3@0 tick3@1 end3@1 ");
     ck_assert_ptr_null(reg_get(&g->reg, e));
     ck_assert_uint_eq(g->sched.n, 0);
@@ -61,7 +64,7 @@ START_TEST(ticks_by_interval)
     handle_t t;
     game_t *g = test_game(&c, &t);
     effect_apply(g, t, 0, 250, 1);
-    world_run(g);
+    turn_run(g);
     ck_assert_str_eq(trace, "start1@0 tick1@100 tick1@200 tick1@250 end1@250 ");
     ck_assert_uint_eq(effect_apply(g, t, 0, 0, 1), HANDLE_NONE);      /* no time, no effect */
     ck_assert_uint_eq(effect_apply(g, t + 1, 0, 10, 1), HANDLE_NONE); /* forged target */
@@ -95,7 +98,7 @@ START_TEST(stacking_rules)
         starts++;
     ck_assert_int_eq(starts, 3);
     trace[0] = 0;
-    world_run(g);
+    turn_run(g);
     int ticks = 0;
     for (const char *p = trace; (p = strstr(p, "tick1")); p++)
         ticks++;
@@ -123,7 +126,7 @@ END_TEST
 START_TEST(effects_saved)
 {
     char err[128];
-    content_t *c = content_load(NULL, err, sizeof err);
+    content_t *c = shipped_content();
     game_t *g = game_new(c, 42, NULL);
     handle_t e = effect_apply(g, g->player, c->poison_effect, 350, 1);
     ck_assert_uint_ne(e, HANDLE_NONE);

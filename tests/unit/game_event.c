@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "content.h"
+#include "event.h"
+#include "start.h"
 #include "world.h"
 
 static char trace[2048];
@@ -118,7 +120,7 @@ static handle_t make(game_t *g, obj_type_t type, uint16_t kind)
 START_TEST(order_and_phases)
 {
     content_t c = test_content();
-    game_t *g = world_new_empty(&c, 1);
+    game_t *g = start_empty(&c, 1);
     handle_t v = make(g, OBJ_CREATURE, 0), a = make(g, OBJ_CREATURE, 1), it = make(g, OBJ_ITEM, 0);
     trace[0] = 0;
     done_at = NULL;
@@ -137,7 +139,7 @@ END_TEST
 START_TEST(done_ends_chain_and_pre_vetoes)
 {
     content_t c = test_content();
-    game_t *g = world_new_empty(&c, 1);
+    game_t *g = start_empty(&c, 1);
     handle_t v = make(g, OBJ_CREATURE, 0), a = make(g, OBJ_CREATURE, 1);
     ev_info_t e = {.type = EV_ATTACK, .actor = a, .victim = v, .map = -1};
     trace[0] = 0;
@@ -160,7 +162,7 @@ END_TEST
 START_TEST(nested_fresh_and_shared)
 {
     content_t c = test_content();
-    game_t *g = world_new_empty(&c, 1);
+    game_t *g = start_empty(&c, 1);
     handle_t a = make(g, OBJ_CREATURE, 1);
     ev_info_t e = {.type = EV_MOVE, .actor = a, .map = -1};
     trace[0] = 0;
@@ -181,7 +183,7 @@ END_TEST
 START_TEST(depth_is_bounded)
 {
     content_t c = test_content();
-    game_t *g = world_new_empty(&c, 1);
+    game_t *g = start_empty(&c, 1);
     handle_t l = make(g, OBJ_CREATURE, 2);
     ev_info_t e = {.type = EV_TEST, .actor = l, .map = -1};
     trace[0] = 0;

@@ -5,38 +5,31 @@
 #include <stdio.h>
 #include <string.h>
 #include "content.h"
-#include "rules.h"
-#include "mapgen.h"
+#include "creature.h"
 #include "event.h"
+#include "helpers.h"
 #include "ident.h"
 #include "item.h"
 #include "itemui.h"
 #include "itemuse.h"
+#include "level.h"
+#include "mapgen.h"
+#include "prompt.h"
 #include "script.h"
 #include "status.h"
+#include "vision.h"
 #include "world.h"
 
 static content_t *C;
 
 static void setup(void)
 {
-    char err[256] = "";
-    C = content_load(NULL, err, sizeof err);
-    ck_assert_msg(C != NULL, "%s", err);
+    C = shipped_content();
 }
 
 static void teardown(void)
 {
     content_free(C);
-}
-
-static uint16_t kind(const char *name)
-{
-    for (uint16_t k = 0; k < C->n_items; k++)
-        if (!strcmp(C->items[k].name, name))
-            return k;
-    ck_abort_msg("no item kind '%s'", name);
-    return 0;
 }
 
 static int effect_kind(const char *name)
@@ -48,28 +41,22 @@ static int effect_kind(const char *name)
     return 0;
 }
 
-/* Types k, paging through any --More-- first, as a player would. */
-static void keys(game_t *g, const char *k)
-{
-    for (; *k; k++) {
-        while (g->prompt == PROMPT_MORE)
-            game_input(g, NULL, (key_event_t){' ', 0});
-        game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
-    }
-}
-
 /* True when one of the last n messages contains s. */
 static bool said(const game_t *g, const char *s)
 {
-    for (uint32_t i = g->nmsg > 12 ? g->nmsg - 12 : 0; i < g->nmsg; i++)
-        if (strstr(g->log[i % MSG_LOG].text, s))
-            return true;
-    return false;
+    return said_since(g, g->nmsg > 12 ? g->nmsg - 12 : 0, s);
+}
+
+/* A human rogue (short sword, leather armour) alone on level 1: item
+ * behaviour without interference. */
+static game_t *rogue_alone(uint64_t seed)
+{
+    return alone(C, seed, 0, 1);
 }
 
 static handle_t give(game_t *g, const char *name, int count)
 {
-    handle_t h = item_new(g, kind(name), count, g->player, 0, 0, 0, NULL);
+    handle_t h = item_new(g, item_named(C, name), count, g->player, 0, 0, 0, NULL);
     ck_assert_uint_ne(h, HANDLE_NONE);
     return h;
 }
@@ -87,23 +74,6 @@ static void screen_row_text(const screen_t *s, int y, char *out, size_t n)
 static char letter(game_t *g, handle_t h)
 {
     return (char)('a' + reg_get(&g->reg, h)->a[0]);
-}
-
-/* A game whose level 1 has no monsters: item behaviour without interference. */
-static game_t *quiet_game(uint64_t seed)
-{
-    game_t *g = game_new(C, seed, NULL);
-    ck_assert_ptr_nonnull(g);
-    chargen_create(g, 0, 1); /* a human rogue: short sword, leather armour */
-    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && h != g->player) {
-            itemuse_drop_all(g, h);
-            sched_cancel(&g->sched, h);
-            reg_del(&g->reg, h);
-        }
-    }
-    return g;
 }
 
 START_TEST(content_has_the_kinds)
@@ -137,8 +107,8 @@ START_TEST(content_has_the_kinds)
                                        "robe",
                                        "scale mail"};
     for (size_t i = 0; i < sizeof NEED / sizeof NEED[0]; i++)
-        kind(NEED[i]);
-    const item_kind_t *ls = &C->items[kind("long sword")];
+        item_named(C, NEED[i]);
+    const item_kind_t *ls = &C->items[item_named(C, "long sword")];
     ck_assert_int_eq(ls->power.n, 1);
     ck_assert_int_eq(ls->power.sides, 10);
     ck_assert_int_eq(ls->dtype, IDT_SLASH);
@@ -167,7 +137,7 @@ START_TEST(flavours_follow_the_seed)
         }
     }
     ck_assert_int_gt(differ, 10);
-    ck_assert(!ident_flavoured(a, kind("ration of food")));
+    ck_assert(!ident_flavoured(a, item_named(C, "ration of food")));
     game_free(a);
     game_free(b);
     game_free(c);
@@ -176,8 +146,8 @@ END_TEST
 
 START_TEST(quaffing_identifies_obvious_kinds)
 {
-    game_t *g = quiet_game(21);
-    uint16_t k = kind("potion of extra healing");
+    game_t *g = rogue_alone(21);
+    uint16_t k = item_named(C, "potion of extra healing");
     ck_assert(!ident_known(g, k));
     handle_t h = give(g, "potion of extra healing", 2);
     char d[96], flav[64], pl[64];
@@ -187,7 +157,7 @@ START_TEST(quaffing_identifies_obvious_kinds)
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = 1;
     char cmd[3] = {'q', letter(g, h), 0};
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert(ident_known(g, k));
     ck_assert_int_gt(reg_get(&g->reg, g->player)->hp, 1);
     ck_assert(said(g, "That was"));
@@ -199,14 +169,14 @@ END_TEST
 
 START_TEST(scroll_of_identify_names_an_item)
 {
-    game_t *g = quiet_game(22);
+    game_t *g = rogue_alone(22);
     handle_t s = give(g, "scroll of identify", 1);
     handle_t w = give(g, "wand of fire", 1);
-    ck_assert(!ident_known(g, kind("wand of fire")));
-    ident_learn(g, kind("scroll of identify"));
+    ck_assert(!ident_known(g, item_named(C, "wand of fire")));
+    ident_learn(g, item_named(C, "scroll of identify"));
     char cmd[3] = {'r', letter(g, s), 0};
-    keys(g, cmd);
-    ck_assert(ident_known(g, kind("wand of fire")));
+    keys_paged(g, cmd);
+    ck_assert(ident_known(g, item_named(C, "wand of fire")));
     char d[96];
     item_describe(g, w, d, sizeof d);
     ck_assert_msg(strstr(d, "wand of fire (") && strstr(d, "charge"), "%s", d);
@@ -220,15 +190,15 @@ END_TEST
  * no other; the prompt survives a snapshot. */
 START_TEST(scroll_of_identify_asks_which)
 {
-    game_t *g = quiet_game(27);
-    ident_learn(g, kind("scroll of identify"));
+    game_t *g = rogue_alone(27);
+    ident_learn(g, item_named(C, "scroll of identify"));
     handle_t s1 = give(g, "scroll of identify", 2);
     handle_t w = give(g, "wand of fire", 1), p = give(g, "potion of confusion", 1);
     char cmd[3] = {'r', letter(g, s1), 0};
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
-    ck_assert(!ident_known(g, kind("wand of fire")) &&
-              !ident_known(g, kind("potion of confusion")));
+    ck_assert(!ident_known(g, item_named(C, "wand of fire")) &&
+              !ident_known(g, item_named(C, "potion of confusion")));
     screen_t *sc = screen_new(80, 24);
     game_render(g, sc, NULL);
     char row[200], all[1200] = "";
@@ -253,45 +223,37 @@ START_TEST(scroll_of_identify_asks_which)
     ck_assert_msg(r != NULL, "%s", err);
     ck_assert_int_eq(r->items.screen, ITEMUI_IDENTIFY);
     game_free(r);
-    keys(g, "a"); /* the known sword: asks again */
+    keys_paged(g, "a"); /* the known sword: asks again */
     ck_assert_int_eq(g->items.screen, ITEMUI_IDENTIFY);
     ck_assert(said(g, "Choose an item you do not know yet"));
     char pick[2] = {letter(g, p), 0};
-    keys(g, pick);
+    keys_paged(g, pick);
     ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
-    ck_assert(ident_known(g, kind("potion of confusion")));
-    ck_assert(!ident_known(g, kind("wand of fire")));
+    ck_assert(ident_known(g, item_named(C, "potion of confusion")));
+    ck_assert(!ident_known(g, item_named(C, "wand of fire")));
     ck_assert(said(g, "potion of confusion"));
     /* the second scroll: one unknown left, named at once */
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
-    ck_assert(ident_known(g, kind("wand of fire")));
+    ck_assert(ident_known(g, item_named(C, "wand of fire")));
     game_free(g);
 }
 END_TEST
 
 START_TEST(watching_a_monster_quaff_identifies)
 {
-    game_t *g = quiet_game(23);
-    const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
-    int x = -1, y = -1;
-    for (int dy = -1; dy <= 1 && x < 0; dy++)
-        for (int dx = -1; dx <= 1; dx++)
-            if ((dx || dy) && world_passable(g, lv, p->x + dx, p->y + dy)) {
-                x = p->x + dx, y = p->y + dy;
-                break;
-            }
-    ck_assert_int_ge(x, 0);
-    handle_t m = rules_spawn(g, 2, 1, x, y);
+    game_t *g = rogue_alone(23);
+    int x, y;
+    cell_near_player(g, &x, &y);
+    handle_t m = creature_spawn(g, 2, 1, x, y);
     obj_t *mo = reg_get(&g->reg, m);
     mo->hp_max = 50;
     mo->hp = 2;
-    item_new(g, kind("potion of curing"), 1, m, 0, 0, 0, NULL);
-    world_update_vision(g);
-    ck_assert(!ident_known(g, kind("potion of curing")));
+    item_new(g, item_named(C, "potion of curing"), 1, m, 0, 0, 0, NULL);
+    vision_update(g);
+    ck_assert(!ident_known(g, item_named(C, "potion of curing")));
     ck_assert_int_eq(itemuse_monster(g, m, true), SCHED_MOVE);
-    ck_assert(ident_known(g, kind("potion of curing")));
+    ck_assert(ident_known(g, item_named(C, "potion of curing")));
     ck_assert(said(g, "You recognise"));
     ck_assert_int_gt(reg_get(&g->reg, m)->hp, 2);
     game_free(g);
@@ -303,9 +265,9 @@ END_TEST
  * abilities gives it back (and is known by it). */
 START_TEST(drain_and_restore_abilities)
 {
-    game_t *g = quiet_game(41);
+    game_t *g = rogue_alone(41);
     const obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     int x = p->x + 1, y = p->y;
     lv->terrain[y * lv->w + x] = MAP_FLOOR;
     uint16_t wk = 0;
@@ -313,7 +275,7 @@ START_TEST(drain_and_restore_abilities)
         wk++;
     ck_assert_uint_lt(wk, C->n_creatures);
     ck_assert_int_eq(C->creatures[wk].drain, AB_CON + 1);
-    handle_t w = rules_spawn(g, wk, g->depth, x, y);
+    handle_t w = creature_spawn(g, wk, g->depth, x, y);
     ck_assert_uint_ne(w, HANDLE_NONE);
     int con = g->pc.ab[AB_CON];
     for (int i = 0; i < 400 && !g->pc.drain[AB_CON]; i++) {
@@ -337,14 +299,14 @@ START_TEST(drain_and_restore_abilities)
         event_throw(g, &bolt);
     ck_assert_int_eq(g->pc.drain[AB_CON], 1);
     /* the sheet and the dump */
-    keys(g, "e");
+    keys_paged(g, "e");
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
     char row[200], want[32];
     screen_row_text(s, 2, row, sizeof row);
     snprintf(want, sizeof want, "Con %d/%d", con - 1, con);
     ck_assert_msg(strstr(row, want) && strstr(row, "(drained)"), "%s", row);
-    keys(g, "\x1b");
+    keys_paged(g, "\x1b");
     screen_free(s);
     buf_t b;
     buf_init(&b);
@@ -365,17 +327,17 @@ START_TEST(drain_and_restore_abilities)
     game_free(r);
     /* the potion gives it back and is recognised */
     handle_t pot = give(g, "potion of restore abilities", 1);
-    ck_assert(!ident_known(g, kind("potion of restore abilities")));
+    ck_assert(!ident_known(g, item_named(C, "potion of restore abilities")));
     char cmd[3] = {'q', letter(g, pot), 0};
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert_int_eq(g->pc.ab[AB_CON], con);
     ck_assert_int_eq(g->pc.drain[AB_CON], 0);
     ck_assert(said(g, "vigour restored"));
-    ck_assert(ident_known(g, kind("potion of restore abilities")));
+    ck_assert(ident_known(g, item_named(C, "potion of restore abilities")));
     /* with nothing drained it does nothing to show */
     pot = give(g, "potion of restore abilities", 1);
     cmd[1] = letter(g, pot);
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert_int_eq(g->pc.ab[AB_CON], con);
     ck_assert(said(g, "much the same"));
     game_free(g);
@@ -384,7 +346,7 @@ END_TEST
 
 START_TEST(stacks_and_grammar)
 {
-    game_t *g = quiet_game(24);
+    game_t *g = rogue_alone(24);
     handle_t a = give(g, "loaf of bread", 4);
     handle_t b = give(g, "loaf of bread", 2);
     ck_assert_uint_eq(a, b); /* merged into one stack */
@@ -407,15 +369,17 @@ END_TEST
 
 START_TEST(weight_limits_the_pack)
 {
-    game_t *g = quiet_game(25);
+    game_t *g = rogue_alone(25);
     int base = item_carried_weight(g, g->player);
     const obj_t *p = reg_get(&g->reg, g->player);
-    int plate = C->items[kind("plate armour")].weight, n = 0;
+    int plate = C->items[item_named(C, "plate armour")].weight, n = 0;
     for (; base + (n + 1) * plate <= CARRY_CAPACITY; n++) {
-        handle_t h = item_new(g, kind("plate armour"), 1, HANDLE_NONE, p->depth, p->x, p->y, NULL);
+        handle_t h =
+            item_new(g, item_named(C, "plate armour"), 1, HANDLE_NONE, p->depth, p->x, p->y, NULL);
         ck_assert_int_eq(item_pick_up(g, g->player, h), 0);
     }
-    handle_t h = item_new(g, kind("plate armour"), 1, HANDLE_NONE, p->depth, p->x, p->y, NULL);
+    handle_t h =
+        item_new(g, item_named(C, "plate armour"), 1, HANDLE_NONE, p->depth, p->x, p->y, NULL);
     ck_assert_int_eq(item_pick_up(g, g->player, h), -1);
     ck_assert(said(g, "too heavy"));
     ck_assert_int_eq(item_carried_weight(g, g->player), base + n * plate);
@@ -425,12 +389,12 @@ END_TEST
 
 START_TEST(curses_hold_until_removed)
 {
-    game_t *g = quiet_game(26);
+    game_t *g = rogue_alone(26);
     handle_t r = give(g, "ring of weakness", 1);
     gear_t before, after, sheet;
     status_stats(g, g->player, false, &before);
     char cmd[3] = {'w', letter(g, r), 0};
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert(said(g, "cursed"));
     ck_assert(reg_get(&g->reg, r)->flags & IF_EQUIPPED);
     status_stats(g, g->player, false, &after);
@@ -438,16 +402,16 @@ START_TEST(curses_hold_until_removed)
     status_stats(g, g->player, true, &sheet);
     ck_assert_int_eq(sheet.to_hit, before.to_hit); /* the sheet shows what is known */
     cmd[0] = 't';
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert(said(g, "cannot let go"));
     ck_assert(reg_get(&g->reg, r)->flags & IF_EQUIPPED);
     handle_t s = give(g, "scroll of remove curse", 1);
     cmd[0] = 'r';
     cmd[1] = letter(g, s);
-    keys(g, cmd);
+    keys_paged(g, cmd);
     cmd[0] = 't';
     cmd[1] = letter(g, r);
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert(!(reg_get(&g->reg, r)->flags & IF_EQUIPPED));
     game_free(g);
 }
@@ -457,43 +421,45 @@ END_TEST
  * message when its time is up, and speed back. */
 START_TEST(speed_potion_messages_and_duration)
 {
-    game_t *g = quiet_game(27);
-    ident_learn(g, kind("potion of speed"));
+    game_t *g = rogue_alone(27);
+    ident_learn(g, item_named(C, "potion of speed"));
     handle_t h = give(g, "potion of speed", 1);
-    int speed = reg_get(&g->reg, g->player)->speed;
+    int speed = status_speed(g, g->player);
     char cmd[3] = {'q', letter(g, h), 0};
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert(said(g, "You speed up."));
-    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed + 100);
+    ck_assert_int_eq(status_speed(g, g->player), speed + 100);
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed); /* the base never changes */
     handle_t e = effect_find(g, g->player, (uint16_t)effect_kind("haste"));
     ck_assert_uint_ne(e, HANDLE_NONE);
     int32_t left = reg_get(&g->reg, e)->remaining;
-    const dice_t *d = &C->items[kind("potion of speed")].duration;
+    const dice_t *d = &C->items[item_named(C, "potion of speed")].duration;
     ck_assert_int_ge(left, (d->n + d->bonus) * SCHED_MOVE - SCHED_MOVE);
     ck_assert_int_le(left, dice_max(d) * SCHED_MOVE);
     uint64_t t0 = g->sched.now;
     while (effect_find(g, g->player, (uint16_t)effect_kind("haste")) && g->sched.now - t0 < 10000)
-        keys(g, ".");
+        keys_paged(g, ".");
     ck_assert_uint_le(g->sched.now - t0, (uint64_t)left + 200);
     ck_assert(said(g, "You slow down."));
-    ck_assert_int_eq(reg_get(&g->reg, g->player)->speed, speed);
+    ck_assert_int_eq(status_speed(g, g->player), speed);
     game_free(g);
 }
 END_TEST
 
 START_TEST(paralysis_and_free_action)
 {
-    game_t *g = quiet_game(28);
-    status_apply(g, g->player, effect_kind("free action"), 1000, 1);
-    ck_assert_uint_eq(status_apply(g, g->player, effect_kind("paralysis"), 300, 1), HANDLE_NONE);
+    game_t *g = rogue_alone(28);
+    status_apply(g, g->player, effect_kind("free action"), 1000, 1, 0);
+    ck_assert_uint_eq(status_apply(g, g->player, effect_kind("paralysis"), 300, 1, 0), HANDLE_NONE);
     ck_assert(said(g, "You resist the paralysis."));
     game_free(g);
-    g = quiet_game(28);
+    g = rogue_alone(28);
     const obj_t *p = reg_get(&g->reg, g->player);
     int x = p->x, y = p->y;
-    ck_assert_uint_ne(status_apply(g, g->player, effect_kind("paralysis"), 1000, 1), HANDLE_NONE);
+    ck_assert_uint_ne(status_apply(g, g->player, effect_kind("paralysis"), 1000, 1, 0),
+                      HANDLE_NONE);
     ck_assert(said(g, "You are paralysed!"));
-    keys(g, "hjkl");
+    keys_paged(g, "hjkl");
     p = reg_get(&g->reg, g->player);
     ck_assert(said(g, "You cannot move!"));
     ck_assert(p->x == x && p->y == y);
@@ -503,21 +469,21 @@ END_TEST
 
 START_TEST(hunger_counts_down_and_food_fills)
 {
-    game_t *g = quiet_game(29);
+    game_t *g = rogue_alone(29);
     int32_t f0 = g->items.food;
-    keys(g, "..........");
+    keys_paged(g, "..........");
     ck_assert_int_eq(g->items.food, f0 - 10);
     g->items.food = FOOD_HUNGRY + 1;
-    keys(g, "..");
+    keys_paged(g, "..");
     ck_assert(said(g, "You are getting hungry."));
     ck_assert_str_eq(itemui_status_word(g), "Hungry");
     handle_t r = give(g, "ration of food", 1);
     char cmd[3] = {'E', letter(g, r), 0};
-    keys(g, cmd);
+    keys_paged(g, cmd);
     ck_assert_int_ge(g->items.food, FOOD_HUNGRY + 2500);
     ck_assert_str_eq(itemui_status_word(g), "");
     g->items.food = FOOD_DEAD + 2;
-    keys(g, "....");
+    keys_paged(g, "....");
     ck_assert_int_eq(g->state, GAME_DEAD);
     game_status_t st;
     game_status(g, &st);
@@ -528,11 +494,11 @@ END_TEST
 
 START_TEST(rest_heals_and_costs_food)
 {
-    game_t *g = quiet_game(30);
+    game_t *g = rogue_alone(30);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = 3;
     int32_t f0 = g->items.food;
-    keys(g, "R");
+    keys_paged(g, "R");
     p = reg_get(&g->reg, g->player);
     ck_assert(p->hp == p->hp_max || said(g, "interrupted"));
     ck_assert_int_lt(g->items.food, f0);
@@ -542,7 +508,7 @@ END_TEST
 
 START_TEST(treasure_once_per_level)
 {
-    game_t *g = quiet_game(31);
+    game_t *g = rogue_alone(31);
     int n = 0;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
@@ -551,7 +517,7 @@ START_TEST(treasure_once_per_level)
     ck_assert_int_ge(n, 6);
     obj_t *p = reg_get(&g->reg, g->player);
     p->hp = 1;
-    keys(g, "R");
+    keys_paged(g, "R");
     int m = 0;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
@@ -564,7 +530,7 @@ END_TEST
 
 START_TEST(dump_lists_equipment_and_pack_identified)
 {
-    game_t *g = quiet_game(32);
+    game_t *g = rogue_alone(32);
     give(g, "potion of confusion", 3);
     buf_t b;
     buf_init(&b);
@@ -582,10 +548,10 @@ END_TEST
 
 START_TEST(items_survive_a_snapshot)
 {
-    game_t *g = quiet_game(33);
+    game_t *g = rogue_alone(33);
     give(g, "wand of frost", 1);
-    ident_learn(g, kind("wand of frost"));
-    keys(g, "i");
+    ident_learn(g, item_named(C, "wand of frost"));
+    keys_paged(g, "i");
     ck_assert_int_eq(g->items.screen, ITEMUI_INVENTORY);
     buf_t b;
     buf_init(&b);
@@ -594,9 +560,9 @@ START_TEST(items_survive_a_snapshot)
     game_t *h = game_load(C, (const uint8_t *)b.data, b.len, err, sizeof err);
     ck_assert_msg(h != NULL, "%s", err);
     ck_assert_uint_eq(game_hash(g), game_hash(h));
-    ck_assert(ident_known(h, kind("wand of frost")));
+    ck_assert(ident_known(h, item_named(C, "wand of frost")));
     ck_assert_int_eq(h->items.screen, ITEMUI_INVENTORY);
-    keys(g, " ");
+    keys_paged(g, " ");
     keys(h, " ");
     ck_assert_uint_eq(game_hash(g), game_hash(h));
     buf_free(&b);
@@ -607,22 +573,22 @@ END_TEST
 
 START_TEST(screens_draw_and_close)
 {
-    game_t *g = quiet_game(34);
+    game_t *g = rogue_alone(34);
     screen_t *s = screen_new(80, 24);
-    keys(g, "i");
+    keys_paged(g, "i");
     game_render(g, s, NULL);
     char row[200];
     screen_row_text(s, 0, row, sizeof row);
     ck_assert_msg(strstr(row, "Inventory"), "%s", row);
     screen_row_text(s, 1, row, sizeof row);
     ck_assert_msg(strstr(row, "a) a +0 short sword (wielded)"), "%s", row);
-    keys(g, "x");
+    keys_paged(g, "x");
     ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
-    keys(g, "q");
+    keys_paged(g, "q");
     game_render(g, s, NULL);
     screen_row_text(s, 0, row, sizeof row);
     ck_assert_msg(strstr(row, "Quaff which potion?"), "%s", row);
-    keys(g, "\x1b");
+    keys_paged(g, "\x1b");
     ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
     screen_free(s);
     game_free(g);

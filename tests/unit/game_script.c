@@ -4,20 +4,21 @@
 #include <string.h>
 #include "content.h"
 #include "event.h"
+#include "helpers.h"
 #include "rules.h"
 #include "script.h"
 
 #define BASE "game/content/"
-static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "creatures.lua",
-                                         BASE "effects.lua"};
+static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "effects.lua", BASE "spells.lua",
+                                         BASE "creatures.lua"};
+#define N_BASE ((int)(sizeof BASE_FILES / sizeof BASE_FILES[0]))
 
 /* The shipped modules load whole: the kinds the rules name, and the
  * world's tables (regions, vaults, room shapes) mapgen reads. */
 START_TEST(test_shipped_content)
 {
     char err[256] = "";
-    content_t *c = content_load(NULL, err, sizeof err);
-    ck_assert_msg(c != NULL, "%s", err);
+    content_t *c = shipped_content();
     ck_assert_int_eq(c->n_terrain, MAP_TERRAIN_COUNT);
     ck_assert_str_eq(c->creatures[c->player_kind].name, "you");
     ck_assert_str_eq(c->effects[c->poison_effect].name, "poison");
@@ -56,9 +57,10 @@ END_TEST
 
 static void expect_load_error(const char *bad, const char *want)
 {
-    const char *paths[4] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], bad};
+    const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
+                                     bad};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, 4, err, sizeof err);
+    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
     ck_assert_ptr_null(c);
     ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err, want);
 }
@@ -92,9 +94,10 @@ START_TEST(test_bad_files)
     expect_load_error("tests/content/bad/runaway_load.lua",
                       "tests/content/bad/runaway_load.lua:3: instruction budget exceeded");
     {
-        const char *only[1] = {BASE_FILES[1]}; /* creatures without terrain */
+        const char *only[3] = {BASE_FILES[1], BASE_FILES[2],
+                               BASE_FILES[3]}; /* creatures without terrain */
         char err[256] = "";
-        ck_assert_ptr_null(script_content_load_files(only, 1, err, sizeof err));
+        ck_assert_ptr_null(script_content_load_files(only, 3, err, sizeof err));
         ck_assert_msg(strstr(err, "creatures.lua:1: 0 terrain kinds declared"), "%s", err);
         ck_assert_ptr_null(script_content_load("tests/content/none", err, sizeof err));
         ck_assert_msg(strstr(err, "tests/content/none/modules.lua: cannot be read"), "%s", err);
@@ -104,30 +107,103 @@ START_TEST(test_bad_files)
 }
 END_TEST
 
+/* Broken spells fail like other content, at their line; so does a class
+ * naming a spell nobody declared, and a 17th spell (sets are 16 bits). */
+START_TEST(test_bad_spells)
+{
+    expect_load_error(
+        "tests/content/bad/bad_spell.lua",
+        "tests/content/bad/bad_spell.lua:2: spell 'sleet': field 'dice' must be dice");
+    expect_load_error(
+        "tests/content/bad/heal_dtype.lua",
+        "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': only a bolt or breath has a "
+        "damage type");
+    expect_load_error("tests/content/bad/bolt_no_dtype.lua",
+                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': a bolt or "
+                      "breath needs a damage type");
+    expect_load_error("tests/content/bad/hex_no_status.lua",
+                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': a hex, and only a "
+                      "hex, names an effect");
+    expect_load_error("tests/content/bad/hex_unknown_status.lua",
+                      "tests/content/bad/hex_unknown_status.lua:2: spell 'cold eye': field "
+                      "'status': unknown kind 'chill'");
+    expect_load_error(
+        "tests/content/bad/unknown_spell.lua",
+        "tests/content/bad/unknown_spell.lua:2: class 'bard': field 'spells': unknown name "
+        "'lullaby'");
+    expect_load_error("tests/content/bad/too_many_spells.lua",
+                      "tests/content/bad/too_many_spells.lua:8: spell 'extra 7': at most 16");
+    const char *twice[3] = {BASE_FILES[1], BASE_FILES[2], BASE_FILES[2]};
+    char err[256] = "";
+    ck_assert_ptr_null(script_content_load_files(twice, 3, err, sizeof err));
+    ck_assert_msg(strstr(err, "spells.lua:11: spell 'magic missile': declared twice"), "%s", err);
+}
+END_TEST
+
+/* The shipped spells keep their ids (saved sets name spells by id), with
+ * their dice parsed once at load; classes and creatures name them. */
+START_TEST(test_shipped_spells)
+{
+    static const struct {
+        const char *name;
+        int mana, effect, dtype;
+        dice_t dice;
+    } WANT[] = {
+        {"magic missile", 2, SPELL_BOLT, DT_MAGIC, {2, 4, 0}},
+        {"fire bolt", 4, SPELL_BOLT, DT_FIRE, {3, 6, 0}},
+        {"frost bolt", 4, SPELL_BOLT, DT_COLD, {3, 6, 0}},
+        {"lightning bolt", 6, SPELL_BOLT, DT_LIGHTNING, {5, 6, 0}},
+        {"cure wounds", 4, SPELL_HEAL, DT_NONE, {2, 8, 0}},
+        {"smite", 4, SPELL_BOLT, DT_MAGIC, {2, 6, 0}},
+        {"fire breath", 0, SPELL_BREATH, DT_FIRE, {3, 6, 0}},
+        {"scare", 3, SPELL_HEX, DT_NONE, {1, 4, 2}},
+        {"confuse", 3, SPELL_HEX, DT_NONE, {1, 4, 2}},
+        {"hold", 5, SPELL_HEX, DT_NONE, {1, 2, 1}},
+    };
+    static const char *const HEXES[] = {"scare",     "fear", "confuse",
+                                        "confusion", "hold", "paralysis"};
+    content_t *c = shipped_content();
+    ck_assert_int_eq(c->n_spells, 10);
+    for (int i = 0; i < 10; i++) {
+        const spell_kind_t *s = &c->spells[i];
+        ck_assert_str_eq(s->name, WANT[i].name);
+        ck_assert_int_eq(s->mana, WANT[i].mana);
+        ck_assert_int_eq(s->effect, WANT[i].effect);
+        ck_assert_int_eq(s->dtype, WANT[i].dtype);
+        ck_assert_mem_eq(&s->dice, &WANT[i].dice, sizeof s->dice);
+        ck_assert_int_eq(s->status >= 0, s->effect == SPELL_HEX);
+    }
+    for (int i = 0; i < 6; i += 2) /* a hex names the effect it puts on */
+        ck_assert_str_eq(c->effects[c->spells[spell_named(c, HEXES[i])].status].name, HEXES[i + 1]);
+    const class_kind_t *wizard = &c->classes[2], *cleric = &c->classes[3];
+    ck_assert_str_eq(wizard->name, "wizard");
+    ck_assert_uint_eq(wizard->spells, 1u << 0);
+    ck_assert_uint_eq(wizard->learnable, 1u << 1 | 1u << 2 | 1u << 3);
+    ck_assert_uint_eq(cleric->spells, 1u << 4);
+    ck_assert_uint_eq(cleric->learnable, 1u << 5);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "kobold shaman")].spells, 1u << 0 | 1u << 7);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "dark elf")].spells, 1u << 0 | 1u << 4 | 1u << 8);
+    ck_assert_uint_eq(c->creatures[kind_named(c, "hell hound")].spells, 1u << 6);
+    content_free(c);
+}
+END_TEST
+
 static content_t *load_handlers(void)
 {
-    const char *paths[4] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2],
-                            "tests/content/bad/handlers.lua"};
+    const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
+                                     "tests/content/bad/handlers.lua"};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, 4, err, sizeof err);
+    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     return c;
-}
-
-static int kind_of(const content_t *c, const char *name)
-{
-    for (int i = 0; i < c->n_creatures; i++)
-        if (strcmp(c->creatures[i].name, name) == 0)
-            return i;
-    ck_abort_msg("no kind %s", name);
-    return -1;
 }
 
 /* Calls name's damage handler on a 10-point hit; returns the status. */
 static int call_damage(script_vm_t *vm, const content_t *c, const char *name, script_event_t *e,
                        char *err)
 {
-    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, name), EV_DAMAGE);
+    int ref =
+        script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_named(c, name), EV_DAMAGE);
     ck_assert_int_gt(ref, 0);
     *e = (script_event_t){.type = EV_DAMAGE, .dtype = DT_HIT, .amount = {10, 0, 0}};
     return script_call_handler(vm, c, ref, e, err, 256);
@@ -148,8 +224,8 @@ START_TEST(test_contained_errors)
     ck_assert_int_eq(call_damage(vm, c, "catcher", &e, err), SCRIPT_ERR_RUNTIME);
     ck_assert_int_eq(e.amount[0], 10); /* a failed handler changes nothing */
     /* a variant (like =) keeps its base's handler and fields it does not set */
-    const creature_kind_t *base = &c->creatures[kind_of(c, "faulty")],
-                          *twin = &c->creatures[kind_of(c, "faulty twin")];
+    const creature_kind_t *base = &c->creatures[kind_named(c, "faulty")],
+                          *twin = &c->creatures[kind_named(c, "faulty twin")];
     ck_assert_int_eq(twin->speed, 130);
     ck_assert_uint_eq(twin->glyph, 'F');
     ck_assert_mem_eq(&twin->hp, &base->hp, sizeof base->hp);
@@ -193,7 +269,7 @@ START_TEST(test_flesh_golem)
     char err[256] = "";
     content_t *c = script_content_load("game/content", err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
-    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_of(c, "flesh golem"),
+    int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_named(c, "flesh golem"),
                                   EV_DAMAGE);
     ck_assert_int_gt(ref, 0);
     ck_assert_int_eq(script_kind_handler(c, SCRIPT_KIND_CREATURE, 1, EV_DAMAGE), 0);
@@ -230,6 +306,8 @@ Suite *suite_game_script(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_shipped_content);
     tcase_add_test(tc, test_bad_files);
+    tcase_add_test(tc, test_bad_spells);
+    tcase_add_test(tc, test_shipped_spells);
     tcase_add_test(tc, test_contained_errors);
     tcase_add_test(tc, test_sandbox_escapes);
     tcase_add_test(tc, test_flesh_golem);

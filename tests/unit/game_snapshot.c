@@ -4,6 +4,7 @@
 #include <check.h>
 #include <string.h>
 #include "content.h"
+#include "helpers.h"
 #include "world.h"
 
 static game_t *played(const content_t *c, uint64_t seed, int keys)
@@ -18,7 +19,7 @@ static game_t *played(const content_t *c, uint64_t seed, int keys)
 START_TEST(round_trip_same_hash_and_screen)
 {
     char err[128];
-    content_t *c = content_load(NULL, err, sizeof err);
+    content_t *c = shipped_content();
     for (uint64_t seed = 1; seed <= 20; seed++) {
         game_t *g = played(c, seed, (int)seed * 5);
         buf_t b;
@@ -45,7 +46,7 @@ END_TEST
 START_TEST(every_truncation_and_bit_flip_fails)
 {
     char err[128];
-    content_t *c = content_load(NULL, err, sizeof err);
+    content_t *c = shipped_content();
     game_t *g = played(c, 3, 30);
     buf_t b;
     buf_init(&b);
@@ -85,8 +86,7 @@ END_TEST
 
 START_TEST(hash_tracks_state)
 {
-    char err[128];
-    content_t *c = content_load(NULL, err, sizeof err);
+    content_t *c = shipped_content();
     game_t *a = played(c, 9, 40), *b = played(c, 9, 40), *d = played(c, 10, 40),
            *e = played(c, 9, 41);
     ck_assert_uint_eq(game_hash(a), game_hash(b));
@@ -103,8 +103,7 @@ END_TEST
 
 START_TEST(heap_counted_and_small)
 {
-    char err[128];
-    content_t *c = content_load(NULL, err, sizeof err);
+    content_t *c = shipped_content();
     game_t *g = played(c, 5, 100);
     ck_assert_uint_gt(g->al.bytes, sizeof(game_t));
     ck_assert_uint_le(g->al.bytes, 64 * 1024);
@@ -125,8 +124,7 @@ END_TEST
 
 START_TEST(render_any_size)
 {
-    char err[128];
-    content_t *c = content_load(NULL, err, sizeof err);
+    content_t *c = shipped_content();
     game_t *g = played(c, 11, 20);
     static const int sizes[][2] = {{20, 5}, {80, 24}, {132, 50}, {300, 120}, {21, 7}};
     for (int i = 0; i < 5; i++) {

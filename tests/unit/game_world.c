@@ -5,26 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include "content.h"
+#include "helpers.h"
+#include "level.h"
 #include "mapgen.h"
+#include "prompt.h"
+#include "start.h"
 #include "world.h"
-
-/* A new game past the creation screen (one key: a random character). */
-static game_t *started(game_t *g)
-{
-    if (g)
-        game_input(g, NULL, (key_event_t){'*', 0});
-    return g;
-}
-
-static void keys(game_t *g, const char *k)
-{
-    for (; *k; k++)
-        game_input(g, NULL, (key_event_t){(uint32_t)(unsigned char)*k, 0});
-}
 
 static game_t *descend(game_t *g)
 {
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     p->x = lv->down_x;
     p->y = lv->down_y;
@@ -34,7 +24,7 @@ static game_t *descend(game_t *g)
 
 START_TEST(level_independent_of_play)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *a = started(game_new(c, 1234, NULL)), *b = started(game_new(c, 1234, NULL));
     keys(b, "hjklhjklyubn....hhhhllll");
     descend(a);
@@ -71,7 +61,7 @@ END_TEST
 
 START_TEST(stairs_persist_levels)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 99, NULL));
     level_t *l1 = g->levels[1];
     size_t n = (size_t)l1->w * (size_t)l1->h;
@@ -93,7 +83,7 @@ START_TEST(stairs_persist_levels)
     ck_assert_uint_eq(game_hash(g), game_hash(h));
     keys(h, "<"); /* arrived on the up stairs: back to level 1 as we left it */
     ck_assert_int_eq(h->depth, 1);
-    ck_assert_ptr_eq(world_level(h), h->levels[1]);
+    ck_assert_ptr_eq(level_current(h), h->levels[1]);
     for (size_t i = 0; i < n; i++)
         ck_assert(h->levels[1]->seen[i] >= seen[i]);
     free(seen);
@@ -106,7 +96,7 @@ END_TEST
 
 START_TEST(speeds_through_scheduler)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     uint64_t t0 = g->sched.now;
     keys(g, ".");
@@ -127,7 +117,7 @@ END_TEST
 
 START_TEST(quit_asks_first)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     keys(g, "Qn");
     ck_assert_int_eq(g->state, GAME_RUNNING);
@@ -147,9 +137,9 @@ END_TEST
 
 START_TEST(walls_cost_nothing)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *g = started(game_new(c, 8, NULL));
-    level_t *lv = world_level(g);
+    level_t *lv = level_current(g);
     obj_t *p = reg_get(&g->reg, g->player);
     /* find a direction with a wall next to the player, if any */
     static const struct {
@@ -157,7 +147,7 @@ START_TEST(walls_cost_nothing)
         int dx, dy;
     } D[] = {{'h', -1, 0}, {'l', 1, 0}, {'k', 0, -1}, {'j', 0, 1}};
     for (int i = 0; i < 4; i++) {
-        if (world_passable(g, lv, p->x + D[i].dx, p->y + D[i].dy))
+        if (level_passable(g, lv, p->x + D[i].dx, p->y + D[i].dy))
             continue;
         uint64_t t = g->sched.now;
         int x = p->x;
@@ -170,21 +160,49 @@ START_TEST(walls_cost_nothing)
 }
 END_TEST
 
+/* Every prompt id has its row: a key handler, and a screen to draw when
+ * it replaces the map. The creation screen's Q asks like the command. */
+START_TEST(prompt_table_and_quit_from_creation)
+{
+    for (int id = 0; id < PROMPT_COUNT; id++) {
+        const prompt_t *row = prompt_row(id);
+        ck_assert_ptr_nonnull(row);
+        ck_assert_int_eq(row->id, id);
+        ck_assert_ptr_nonnull(row->key);
+        if (row->flags & PF_SCREEN)
+            ck_assert_ptr_nonnull(row->draw);
+    }
+    ck_assert_ptr_null(prompt_row(PROMPT_COUNT));
+    content_t *c = shipped_content();
+    game_t *g = game_new(c, 5, NULL);
+    ck_assert_int_eq(g->prompt, PROMPT_RACE);
+    keys(g, "Q");
+    ck_assert_int_eq(g->prompt, PROMPT_QUIT);
+    keys(g, "n");
+    ck_assert_int_eq(g->prompt, PROMPT_RACE);
+    ck_assert(!g->pc.created);
+    keys(g, "Qy");
+    ck_assert_int_eq(g->state, GAME_QUIT);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* Allocation failure at every point of a game's start returns an error,
  * never aborts or leaks (ASan checks the leaks). */
 START_TEST(out_of_memory_is_an_error)
 {
-    content_t *c = content_load(NULL, NULL, 0);
+    content_t *c = shipped_content();
     game_t *full = started(game_new(c, 3, NULL));
     size_t need = full->al.peak;
     game_free(full);
     int failures = 0;
     for (size_t limit = 0; limit <= need + 64; limit += 97) {
-        game_t *g = world_new_empty(c, 3);
+        game_t *g = start_empty(c, 3);
         if (!g)
             continue;
         g->al.limit = limit;
-        if (world_start(g) < 0)
+        if (start_world(g) < 0)
             failures++;
         else
             keys(g, "hjkl");
@@ -203,6 +221,7 @@ Suite *suite_game_world(void)
     tcase_add_test(t, stairs_persist_levels);
     tcase_add_test(t, speeds_through_scheduler);
     tcase_add_test(t, quit_asks_first);
+    tcase_add_test(t, prompt_table_and_quit_from_creation);
     tcase_add_test(t, walls_cost_nothing);
     tcase_add_test(t, out_of_memory_is_an_error);
     suite_add_tcase(s, t);

@@ -30,8 +30,10 @@ static void afx_open(afx_t *f, const accounts_config_t *cfg)
         c = *cfg;
     else
         accounts_config_default(&c);
-    c.opslimit = crypto_pwhash_OPSLIMIT_MIN;
-    c.memlimit = crypto_pwhash_MEMLIMIT_MIN;
+    if (!c.opslimit) { /* cheap hashes unless the test sets a cost */
+        c.opslimit = crypto_pwhash_OPSLIMIT_MIN;
+        c.memlimit = crypto_pwhash_MEMLIMIT_MIN;
+    }
     f->acc = accounts_new(&f->loop, f->db, &c);
     ck_assert_ptr_nonnull(f->acc);
 }
@@ -250,19 +252,19 @@ START_TEST(change_password)
     ck_assert_int_eq(do_register(&f, "ip", "Cat", "first password", 1).status, ACCOUNTS_OK);
     res_t r = {0};
     ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "not it at all", 13,
-                                              "second password", 15, 2, on_acc, &r),
+                                              "second password", 15, NULL, 2, on_acc, &r),
                      0);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, ACCOUNTS_EDENIED);
     memset(&r, 0, sizeof r);
     ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14, "short", 5,
-                                              3, on_acc, &r),
+                                              NULL, 3, on_acc, &r),
                      0);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, ACCOUNTS_EINVAL);
     memset(&r, 0, sizeof r);
     ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14,
-                                              "second password", 15, 4, on_acc, &r),
+                                              "second password", 15, NULL, 4, on_acc, &r),
                      0);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.status, ACCOUNTS_OK);
@@ -272,6 +274,7 @@ START_TEST(change_password)
 }
 END_TEST
 
+/* Failures close a (name, address) pair, never the name alone. */
 START_TEST(account_throttle_backs_off)
 {
     accounts_config_t c;
@@ -286,31 +289,55 @@ START_TEST(account_throttle_backs_off)
     ck_assert_int_eq(do_register(&f, "r", "dora", "the password", 0).status, ACCOUNTS_OK);
     uint64_t t = 10000;
     ck_assert_int_eq(do_login(&f, "a", "dora", "guess one!", t).status, ACCOUNTS_EDENIED);
-    ck_assert_int_eq(do_login(&f, "b", "dora", "guess two!", t).status, ACCOUNTS_EDENIED);
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "c", "dora", t), 0);
-    ck_assert_int_eq(do_login(&f, "c", "DORA", "guess three", t).status, ACCOUNTS_EDENIED);
-    /* Third failure: closed for the base window, from every IP, even with the right password. */
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t), 1000);
-    res_t th = do_login(&f, "d", "dora", "the password", t + 999);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "guess two!", t).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "dora", t), 0);
+    ck_assert_int_eq(do_login(&f, "a", "DORA", "guess three", t).status, ACCOUNTS_EDENIED);
+    /* Third failure: closed for the base window from that address, even with
+     * the right password; from any other address the owner logs in. */
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "dora", t), 1000);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t), 0);
+    res_t th = do_login(&f, "a", "dora", "the password", t + 999);
     ck_assert_int_eq(th.status, ACCOUNTS_ETHROTTLED);
     ck_assert_msg(strstr(th.msg, "1 second") != NULL, "%s", th.msg);
+    ck_assert_int_eq(do_login(&f, "d", "dora", "the password", t + 999).status, ACCOUNTS_OK);
     /* Windows double, up to the maximum. */
-    ck_assert_int_eq(do_login(&f, "d", "dora", "guess four", t + 1000).status, ACCOUNTS_EDENIED);
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t + 1000), 2000);
-    ck_assert_int_eq(do_login(&f, "d", "dora", "guess five", t + 3000).status, ACCOUNTS_EDENIED);
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t + 3000), 4000);
-    ck_assert_int_eq(do_login(&f, "d", "dora", "guess six!", t + 7000).status, ACCOUNTS_EDENIED);
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "z", "dora", t + 7000), 4000);
-    /* Another account is not affected. */
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "d", "other", t + 7000), 0);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "guess four", t + 1000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "dora", t + 1000), 2000);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "guess five", t + 3000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "dora", t + 3000), 4000);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "guess six!", t + 7000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "dora", t + 7000), 4000);
+    /* Another account from that address is not affected. */
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "other", t + 7000), 0);
     /* After the window the right password works and clears the count. */
-    ck_assert_int_eq(do_login(&f, "d", "dora", "the password", t + 11000).status, ACCOUNTS_OK);
-    ck_assert_int_eq(do_login(&f, "d", "dora", "oops wrong", t + 11000).status, ACCOUNTS_EDENIED);
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "d", "dora", t + 11000), 0);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "the password", t + 11000).status, ACCOUNTS_OK);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "oops wrong", t + 11000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "dora", t + 11000), 0);
     /* Failures are forgotten after a quiet period. */
-    ck_assert_int_eq(do_login(&f, "d", "dora", "oops again", t + 11001).status, ACCOUNTS_EDENIED);
-    ck_assert_int_eq(do_login(&f, "d", "dora", "oops thrice", t + 80000).status, ACCOUNTS_EDENIED);
-    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "d", "dora", t + 80000), 0);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "oops again", t + 11001).status, ACCOUNTS_EDENIED);
+    ck_assert_int_eq(do_login(&f, "a", "dora", "oops thrice", t + 80000).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "a", "dora", t + 80000), 0);
+    afx_close(&f);
+}
+END_TEST
+
+/* The attack of the issue: twenty failures from one address, with the
+ * defaults; the owner from another address is let in at once. */
+START_TEST(a_stranger_cannot_lock_the_owner_out)
+{
+    afx_t f;
+    afx_open(&f, NULL);
+    ck_assert_int_eq(do_register(&f, "r", "owner", "owner password", 0).status, ACCOUNTS_OK);
+    int throttled = 0;
+    for (int i = 0; i < 20; i++) {
+        int st = do_login(&f, "6.6.6.6", "owner", "bad guess!", 1000).status;
+        ck_assert(st == ACCOUNTS_EDENIED || st == ACCOUNTS_ETHROTTLED);
+        throttled += st == ACCOUNTS_ETHROTTLED;
+    }
+    ck_assert_int_gt(throttled, 0);
+    ck_assert_int_eq(do_login(&f, "6.6.6.6", "owner", "owner password", 1000).status,
+                     ACCOUNTS_ETHROTTLED);
+    ck_assert_int_eq(do_login(&f, "7.7.7.7", "owner", "owner password", 1000).status, ACCOUNTS_OK);
     afx_close(&f);
 }
 END_TEST
@@ -370,6 +397,7 @@ START_TEST(parallel_guesses_are_counted)
     accounts_config_t c;
     accounts_config_default(&c);
     c.account_free_failures = 3;
+    c.queue_per_addr = 10; /* the throttle is counted here, not the queue */
     afx_t f;
     afx_open(&f, &c);
     ck_assert_int_eq(do_register(&f, "r", "fay", "fay password", 0).status, ACCOUNTS_OK);
@@ -396,28 +424,62 @@ START_TEST(throttle_table_is_bounded)
     accounts_config_t c;
     accounts_config_default(&c);
     c.max_tracked = 8;
-    c.ip_free_failures = 0; /* every failure closes the IP for a while */
+    c.account_free_failures = 0; /* every failure closes its pair for a while */
+    c.ip_free_failures = 1000;
     c.backoff_base_ms = 1000;
     c.forget_ms = 5000;
     afx_t f;
     afx_open(&f, &c);
+    ck_assert_int_eq(do_login(&f, "10.0.0.1", "ghost", "password!", 100).status, ACCOUNTS_EDENIED);
     char ip[32];
     for (int i = 0; i < 20; i++) {
-        snprintf(ip, sizeof ip, "10.0.0.%d", i);
-        /* Each IP closes itself; the account closes after its 5 free failures,
-         * and stays closed though the table is full of blocking entries. */
-        int want = i < 6 ? ACCOUNTS_EDENIED : ACCOUNTS_ETHROTTLED;
-        ck_assert_int_eq(do_login(&f, ip, "ghost", "password!", 100).status, want);
+        snprintf(ip, sizeof ip, "10.0.1.%d", i);
+        ck_assert_int_eq(do_login(&f, ip, "ghost", "password!", 100).status, ACCOUNTS_EDENIED);
     }
+    /* The first pair stays closed though the table is full of closed pairs. */
+    ck_assert_int_eq(do_login(&f, "10.0.0.1", "ghost", "password!", 100).status,
+                     ACCOUNTS_ETHROTTLED);
     /* Long after: everything is forgotten and fresh keys are tracked again. */
     for (int i = 0; i < 20; i++) {
         snprintf(ip, sizeof ip, "10.1.0.%d", i);
-        ck_assert_int_eq(
-            do_login(&f, ip, "ghost2", "password!", 100000 + (uint64_t)i * 10000).status,
-            ACCOUNTS_EDENIED);
-        ck_assert_uint_gt(accounts_login_wait_ms(f.acc, ip, "other", 100000 + (uint64_t)i * 10000),
-                          0);
+        uint64_t t = 100000 + (uint64_t)i * 10000;
+        ck_assert_int_eq(do_login(&f, ip, "ghost2", "password!", t).status, ACCOUNTS_EDENIED);
+        ck_assert_uint_gt(accounts_login_wait_ms(f.acc, ip, "ghost2", t), 0);
     }
+    afx_close(&f);
+}
+END_TEST
+
+/* Past the hashing queue's room a request is "busy" at once, and that
+ * attempt is not counted against the address. */
+START_TEST(full_queue_answers_busy)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.queue_per_addr = 1;
+    c.ip_free_failures = 2; /* three counted would close the address */
+    c.opslimit = 3;
+    c.memlimit = 16u << 20; /* a hash takes longer than the next request's lookup */
+    afx_t f;
+    afx_open(&f, &c);
+    ck_assert_int_eq(do_register(&f, "r", "hal", "hal password", 0).status, ACCOUNTS_OK);
+    res_t r[3] = {{0}};
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(accounts_login(f.acc, "q", "hal", "a wrong one", 11, 50, on_acc, &r[i]),
+                         0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    int denied = 0, busy = 0;
+    for (int i = 0; i < 3; i++) {
+        denied += r[i].status == ACCOUNTS_EDENIED;
+        busy += r[i].status == ACCOUNTS_EBUSY;
+    }
+    ck_assert_int_eq(denied, 1);
+    ck_assert_int_eq(busy, 2);
+    ck_assert_str_eq(r[0].status == ACCOUNTS_EBUSY ? r[0].msg : r[1].msg,
+                     "The server is busy. Please try again in a moment.");
+    /* the two busy ones were taken back: one failure stands, within the
+     * allowance, so the right password works at once */
+    ck_assert_int_eq(do_login(&f, "q", "hal", "hal password", 60).status, ACCOUNTS_OK);
     afx_close(&f);
 }
 END_TEST
@@ -455,6 +517,8 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, change_password);
     tcase_add_test(tc, login_upgrades_old_hash_cost);
     tcase_add_test(tc, account_throttle_backs_off);
+    tcase_add_test(tc, a_stranger_cannot_lock_the_owner_out);
+    tcase_add_test(tc, full_queue_answers_busy);
     tcase_add_test(tc, ip_throttle);
     tcase_add_test(tc, registration_throttle);
     tcase_add_test(tc, parallel_guesses_are_counted);

@@ -45,6 +45,26 @@ START_TEST(errors_name_file_and_line)
 }
 END_TEST
 
+START_TEST(limit_settings)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.register_per_hour, 5);
+    ck_assert_str_eq(c.trust_proxy, "");
+    ck_assert_int_eq(PARSE(&c, "trust-proxy = 127.0.0.1,::1\nregister-per-hour = 0\n", err), 0);
+    ck_assert_str_eq(c.trust_proxy, "127.0.0.1,::1");
+    ck_assert_int_eq(c.register_per_hour, 0);
+    ck_assert_int_eq(PARSE(&c, "trust-proxy = localhost\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:1: trust-proxy: expected addresses like 127.0.0.1,::1, got "
+                          "\"localhost\"");
+    ck_assert_int_eq(PARSE(&c, "trust-proxy = 127.0.0.1,\n", err), -1);
+    ck_assert_int_eq(PARSE(&c, "register-per-hour = -1\n", err), -1);
+    ck_assert_int_eq(PARSE(&c, "trust-proxy =\n", err), 0); /* none */
+    ck_assert_str_eq(c.trust_proxy, "");
+}
+END_TEST
+
 START_TEST(long_lines_and_nul_bytes_are_errors)
 {
     config_t c;
@@ -86,6 +106,7 @@ Suite *suite_server_config(void)
     TCase *t = tcase_create("core");
     tcase_add_test(t, settings_comments_and_blank_lines);
     tcase_add_test(t, errors_name_file_and_line);
+    tcase_add_test(t, limit_settings);
     tcase_add_test(t, long_lines_and_nul_bytes_are_errors);
     tcase_add_test(t, string_values_must_fit);
     suite_add_tcase(s, t);

@@ -1,5 +1,5 @@
-/* Unit tests: server/input — telnet option values and the menu's line
- * editor, as conn.c and menu.c use them. */
+/* Unit tests: server/telnet/input — telnet option values and the menu's line
+ * editor, as telnet/telnet.c and menu.c use them. */
 #include <check.h>
 #include <string.h>
 #include "input.h"

@@ -1,4 +1,5 @@
-/* Unit tests: server/records_query (URLs, escaping), server/replay (frames,
+/* Unit tests: the records URLs (route table rows, records_query), escaping,
+ * server/records/replay (frames,
  * asciicast, errors) and db/db_records (filtered scores, totals, the
  * verification backlog) on a real SQLite file and libuv loop. */
 #include <check.h>
@@ -8,74 +9,104 @@
 #include <uv.h>
 #include "ansi.h"
 #include "db_records.h"
+#include "records.h"
 #include "records_query.h"
 #include "replay.h"
+#include "routes.h"
+#include "web_parse.h"
 
-/* ---- records_query ---------------------------------------------------------------- */
+/* ---- records URLs: the route table's rows and records_query ---------------------- */
 
-static int parse(const char *path, rq_t *q, char *err)
+typedef int (*handler_t)(void *, const web_http_t *);
+
+/* What warrend's route table does with a GET of path: the handler, whether
+ * it answers JSON, and the parameter. */
+static handler_t route_of(const char *path, bool *api, char *param)
 {
-    return rq_parse(path, NULL, 0, q, err, 160);
+    const web_route_t *r = web_route_find(WEB_ROUTES, WEB_NROUTES, WEB_GET, path, param, 64);
+    *api = r && r->arg == RECORDS_JSON;
+    return r ? r->handler : NULL;
+}
+
+/* The status the records pages give path before any database read: 0 when
+ * it goes on, 400 or 404 with a message, -1 when no records row takes it. */
+static int url_status(const char *path, char *err)
+{
+    bool api;
+    char param[64], name[24];
+    handler_t h = route_of(path, &api, param);
+    if (h == records_bad_game)
+        return rq_game_error(param, err, 160);
+    if (h == records_player)
+        return rq_player_name(param, name, err, 160);
+    return h ? 0 : -1;
 }
 
 START_TEST(routes)
 {
     static const struct {
         const char *path;
-        int rc;
-        rq_page_t page;
+        handler_t handler;
         bool api;
-        int64_t id;
+        const char *param;
     } cases[] = {
-        {"/scores", 0, RQ_SCORES, false, 0},
-        {"/api/scores", 0, RQ_SCORES, true, 0},
-        {"/game/42", 0, RQ_GAME, false, 42},
-        {"/api/game/42", 0, RQ_GAME, true, 42},
-        {"/game/7/dump", 0, RQ_GAME_DUMP, false, 7},
-        {"/game/7.cast", 0, RQ_GAME_CAST, false, 7},
-        {"/game/7/replay", 0, RQ_GAME_REPLAY, false, 7},
-        {"/api/game/7/replay", 0, RQ_GAME_FRAMES, true, 7},
-        {"/game/999999999999999", 0, RQ_GAME, false, 999999999999999LL},
-        {"/game/1000000000000000", 400, 0, false, 0},
-        {"/game/0", 400, 0, false, 0},
-        {"/game/", 400, 0, false, 0},
-        {"/game/-3", 400, 0, false, 0},
-        {"/game/3a", 400, 0, false, 0},
-        {"/game/3/", 404, 0, false, 0},
-        {"/api/game/3.cast", 404, 0, false, 0},
-        {"/api/game/3/dump", 404, 0, false, 0},
-        {"/game/3/replay/x", 404, 0, false, 0},
-        {"/", -1, 0, false, 0},
-        {"/play", -1, 0, false, 0},
-        {"/api/other", -1, 0, false, 0},
-        {"/scoresx", -1, 0, false, 0},
-        {"", -1, 0, false, 0},
+        {"/scores", records_scores, false, ""},
+        {"/api/scores", records_scores, true, ""},
+        {"/game/42", records_game, false, "42"},
+        {"/api/game/42", records_game, true, "42"},
+        {"/game/7/dump", records_dump, false, "7"},
+        {"/game/7.cast", records_cast, false, "7"},
+        {"/game/7/replay", records_replay, false, "7"},
+        {"/api/game/7/replay", records_frames, true, "7"},
+        {"/game/999999999999999", records_game, false, "999999999999999"},
+        {"/player/Bob", records_player, false, "Bob"},
+        {"/api/player/ab", records_player, true, "ab"},
+        {"/game/0", records_bad_game, false, "0"},
+        {"/api/game/3.cast", records_bad_game, true, "3.cast"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rq_t q;
-        char err[160];
-        int rc = parse(cases[i].path, &q, err);
-        ck_assert_msg(rc == cases[i].rc, "%s: %d", cases[i].path, rc);
-        if (rc == 0) {
-            ck_assert_int_eq(q.page, cases[i].page);
-            ck_assert_int_eq(q.api, cases[i].api);
-            ck_assert_int_eq(q.id, cases[i].id);
-        } else if (rc > 0)
-            ck_assert_msg(err[0], "%s: no message", cases[i].path);
+        bool api;
+        char param[64];
+        ck_assert_msg(route_of(cases[i].path, &api, param) == cases[i].handler, "%s",
+                      cases[i].path);
+        ck_assert_int_eq(api, cases[i].api);
+        ck_assert_str_eq(param, cases[i].param);
     }
-    ck_assert_int_eq(rq_parse(NULL, NULL, 0, &(rq_t){0}, NULL, 0), -1);
+    static const struct {
+        const char *path;
+        int status;
+    } refused[] = {
+        {"/game/1000000000000000", 400},
+        {"/game/0", 400},
+        {"/game/", 400},
+        {"/game/-3", 400},
+        {"/game/3a", 400},
+        {"/game/3/", 404},
+        {"/api/game/3.cast", 404},
+        {"/api/game/3/dump", 404},
+        {"/game/3/replay/x", 404},
+        {"/", -1},
+        {"/play", -1},
+        {"/api/other", -1},
+        {"/scoresx", -1},
+        {"", -1},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char err[160] = "";
+        int rc = url_status(refused[i].path, err);
+        ck_assert_msg(rc == refused[i].status, "%s: %d", refused[i].path, rc);
+        if (rc > 0)
+            ck_assert_msg(err[0], "%s: no message", refused[i].path);
+    }
 }
 END_TEST
 
 START_TEST(players)
 {
-    rq_t q;
-    char err[160];
-    ck_assert_int_eq(parse("/player/Bob_the-2nd", &q, err), 0);
-    ck_assert_str_eq(q.name, "Bob_the-2nd");
-    ck_assert_int_eq(q.page, RQ_PLAYER);
-    ck_assert_int_eq(parse("/api/player/ab", &q, err), 0);
-    ck_assert(q.api);
+    char err[160], name[24];
+    ck_assert_int_eq(rq_player_name("Bob_the-2nd", name, err, sizeof err), 0);
+    ck_assert_str_eq(name, "Bob_the-2nd");
+    ck_assert_int_eq(url_status("/api/player/ab", err), 0);
     const char *bad[] = {"/player/a",
                          "/player/",
                          "/player/abcdefghijklmnopqrstu",
@@ -85,29 +116,29 @@ START_TEST(players)
                          "/player/ab/c",
                          "/player/\xc3\xa9t\xc3\xa9"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(parse(bad[i], &q, err) == 400, "%s", bad[i]);
+        ck_assert_msg(url_status(bad[i], err) == 400, "%s", bad[i]);
 }
 END_TEST
 
 START_TEST(score_filters)
 {
-    rq_t q;
+    rq_filter_t q;
     char err[160];
     const char *ok[] = {"race=Elf", "class=rogue", "period=week", "other=<x>", "flag"};
-    ck_assert_int_eq(rq_parse("/scores", ok, 5, &q, err, sizeof err), 0);
+    ck_assert_int_eq(rq_scores_filter(ok, 5, &q, err, sizeof err), 0);
     ck_assert_str_eq(q.race, "Elf");
     ck_assert_str_eq(q.cls, "rogue");
     ck_assert_str_eq(q.period, "week");
     ck_assert_int_eq(q.period_secs, 7 * 86400);
     const char *none[] = {"period=", "race="};
-    ck_assert_int_eq(rq_parse("/scores", none, 2, &q, err, sizeof err), 0);
+    ck_assert_int_eq(rq_scores_filter(none, 2, &q, err, sizeof err), 0);
     ck_assert_str_eq(q.period, "all");
     ck_assert_int_eq(q.period_secs, 0);
     ck_assert_str_eq(q.race, "");
     const char *bad[] = {"period=forever",         "race=<b>", "race=elf1",
                          "class=aaaaaaaaaaaaaaaa", "race=a b", "class=%00"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ck_assert_msg(rq_parse("/scores", &bad[i], 1, &q, err, sizeof err) == 400, "%s", bad[i]);
+        ck_assert_msg(rq_scores_filter(&bad[i], 1, &q, err, sizeof err) == 400, "%s", bad[i]);
         ck_assert(strlen(err) > 5);
     }
 }

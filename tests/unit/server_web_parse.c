@@ -1,10 +1,11 @@
-/* Unit tests: server/web_parse — the web gateway's readers of request
- * text. */
+/* Unit tests: server/web/web_parse — the web gateway's readers of request
+ * text, and warrend's route table (server/web/routes.c) read through them. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include "http_gzip.h"
+#include "routes.h"
 #include "web_parse.h"
 #include "webgw.h"
 
@@ -23,44 +24,83 @@ START_TEST(names)
 }
 END_TEST
 
+/* The row warrend's route table gives path for method, with its parameter. */
+static const web_route_t *route(unsigned method, const char *path, char *param)
+{
+    return web_route_find(WEB_ROUTES, WEB_NROUTES, method, path, param, 64);
+}
+
 START_TEST(websocket_routes)
 {
-    web_kind_t k = 0;
-    char name[WEB_NAME_MAX + 1] = "junk";
-    ck_assert_int_eq(web_ws_route("/ws/lobby", &k, name, sizeof name), 0);
-    ck_assert_int_eq(k, WEB_LOBBY);
+    char name[64] = "junk";
+    const web_route_t *r = route(WEB_WS, "/ws/lobby", name);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(r->arg, WEB_LOBBY);
     ck_assert_str_eq(name, "");
-    ck_assert_int_eq(web_ws_route("/ws/play", &k, name, sizeof name), 0);
-    ck_assert_int_eq(k, WEB_PLAY);
-    ck_assert_int_eq(web_ws_route("/ws/watch/Agnes", &k, name, sizeof name), 0);
-    ck_assert_int_eq(k, WEB_WATCH);
+    ck_assert_int_eq(route(WEB_WS, "/ws/play", name)->arg, WEB_PLAY);
+    r = route(WEB_WS, "/ws/watch/Agnes", name);
+    ck_assert_int_eq(r->arg, WEB_WATCH);
     ck_assert_str_eq(name, "Agnes");
-    ck_assert_int_eq(web_ws_route("/ws/watch/", &k, name, sizeof name), -1);
-    ck_assert_int_eq(web_ws_route("/ws/watch/a/b", &k, name, sizeof name), -1);
-    ck_assert_int_eq(web_ws_route("/ws/play/", &k, name, sizeof name), -1);
-    ck_assert_int_eq(web_ws_route("/ws/lobbyx", &k, name, sizeof name), -1);
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/a/b", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/play/", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/lobbyx", name));
+    ck_assert_ptr_null(route(WEB_GET, "/ws/play", name)); /* not without the upgrade */
+    ck_assert_ptr_null(route(WEB_WS, "/play", name));
 }
 END_TEST
 
 START_TEST(http_routes_stay_under_the_root)
 {
-    char rel[160];
-    bool imm = true;
-    ck_assert_int_eq(web_http_route("/", rel, sizeof rel, &imm), 0);
-    ck_assert_str_eq(rel, "index.html");
-    ck_assert(!imm);
-    ck_assert_int_eq(web_http_route("/watch/bob", rel, sizeof rel, &imm), 0);
-    ck_assert_str_eq(rel, "watch.html");
-    ck_assert_int_eq(web_http_route("/assets/app-1a2b.js", rel, sizeof rel, &imm), 0);
-    ck_assert_str_eq(rel, "assets/app-1a2b.js");
-    ck_assert(imm);
-    ck_assert_int_eq(web_http_route("/assets/../../etc/passwd", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/..", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/.env", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/a/b.js", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/assets/", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/index.htm", rel, sizeof rel, &imm), -1);
-    ck_assert_int_eq(web_http_route("/watch/a b", rel, sizeof rel, &imm), -1);
+    char p[64];
+    const web_route_t *r = route(WEB_GET, "/", p);
+    ck_assert_str_eq(r->file, "index.html");
+    ck_assert(!r->immutable);
+    ck_assert_str_eq(route(WEB_HEAD, "/index.html", p)->file, "index.html");
+    ck_assert_str_eq(route(WEB_GET, "/watch/bob", p)->file, "watch.html");
+    r = route(WEB_GET, "/assets/app-1a2b.js", p);
+    ck_assert_str_eq(r->file, "assets/");
+    ck_assert_str_eq(p, "app-1a2b.js");
+    ck_assert(r->immutable);
+    static const char *const outside[] = {"/assets/../../etc/passwd",
+                                          "/assets/..",
+                                          "/assets/.env",
+                                          "/assets/a/b.js",
+                                          "/assets/",
+                                          "/index.htm",
+                                          "/watch/a b",
+                                          "/assets/a..b"};
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
+        ck_assert_msg(!route(WEB_GET, outside[i], p), "%s", outside[i]);
+    ck_assert_ptr_null(route(WEB_POST, "/", p));       /* files answer GET and HEAD only */
+    ck_assert_ptr_null(route(WEB_HEAD, "/scores", p)); /* handlers GET and POST */
+}
+END_TEST
+
+START_TEST(patterns)
+{
+    char p[8];
+    ck_assert(web_route_match("/a/{id}.x", "/a/12.x", p, sizeof p));
+    ck_assert_str_eq(p, "12");
+    ck_assert(!web_route_match("/a/{id}.x", "/a/012.x", p, sizeof p));
+    ck_assert(!web_route_match("/a/{id}.x", "/a/.x", p, sizeof p));
+    ck_assert(!web_route_match("/a/{id}/b", "/a/1", p, sizeof p));
+    ck_assert(web_route_match("/a/*", "/a/", p, sizeof p));
+    ck_assert_str_eq(p, "");
+    ck_assert(web_route_match("/a/*", "/a/long/rest", p, sizeof p)); /* cut to fit */
+    ck_assert_str_eq(p, "long/re");
+    ck_assert(!web_route_match("/a/*", "/a", p, sizeof p));
+    ck_assert(!web_route_match("/a/{what}", "/a/b", p, sizeof p)); /* no such kind */
+    ck_assert(!web_route_match("/a/{id", "/a/1", p, sizeof p));
+    ck_assert(web_route_match("/a", "/a", p, sizeof p));
+    ck_assert(!web_route_match("/a", "/a/", p, sizeof p));
+    int64_t id = 0;
+    ck_assert(web_parse_id("999999999999999", 15, &id));
+    ck_assert_int_eq(id, 999999999999999LL);
+    ck_assert(!web_parse_id("1000000000000000", 16, &id));
+    ck_assert(!web_parse_id("-3", 2, &id));
+    ck_assert(web_file_ok("a.b-c_d", 7));
+    ck_assert(!web_file_ok("a..b", 4));
 }
 END_TEST
 
@@ -104,6 +144,88 @@ START_TEST(forwarded_for_takes_the_last)
     ck_assert_str_eq(ip, "");
     web_forwarded_for("1111:2222:3333:4444:5555", ip, sizeof ip);
     ck_assert_str_eq(ip, "1111:2222:3333:"); /* truncated to the buffer */
+}
+END_TEST
+
+/* Only a trusted peer's X-Forwarded-For is believed, and of it the
+ * rightmost address that is not itself a trusted proxy. */
+START_TEST(client_behind_trusted_proxies)
+{
+    char ip[64];
+    const char *trusted = "127.0.0.1,::1,10.0.0.5";
+    ck_assert(web_client_addr("127.0.0.1", "203.0.113.9", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "203.0.113.9");
+    /* a client-sent entry on the left is not believed: the proxy appended the peer */
+    ck_assert(web_client_addr("127.0.0.1", "6.6.6.6, 203.0.113.9", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "203.0.113.9");
+    /* trusted hops on the right are skipped */
+    ck_assert(web_client_addr("::1", "198.51.100.7 , 10.0.0.5,127.0.0.1", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "198.51.100.7");
+    /* from an untrusted peer, the header means nothing */
+    ck_assert(!web_client_addr("192.0.2.1", "203.0.113.9", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "192.0.2.1");
+    ck_assert(!web_client_addr("127.0.0.1", "203.0.113.9", "", ip, sizeof ip));
+    ck_assert_str_eq(ip, "127.0.0.1");
+    /* no header, junk, or a junk hop on the right: the peer */
+    ck_assert(!web_client_addr("127.0.0.1", NULL, trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "127.0.0.1");
+    ck_assert(!web_client_addr("127.0.0.1", "1.2.3.4, evil", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "127.0.0.1");
+    ck_assert(!web_client_addr("127.0.0.1", "", trusted, ip, sizeof ip));
+    /* addresses compare as addresses: mapped IPv4, IPv6 spellings */
+    ck_assert(web_client_addr("::ffff:127.0.0.1", "2001:DB8::0:1", trusted, ip, sizeof ip));
+    ck_assert_str_eq(ip, "2001:db8::1");
+    ck_assert(web_addr_listed("0:0:0:0:0:0:0:1", trusted));
+    ck_assert(!web_addr_listed("127.0.0.2", trusted));
+    ck_assert(!web_addr_listed("127.0.0.1", NULL));
+}
+END_TEST
+
+START_TEST(forwarded_proto_and_referer)
+{
+    ck_assert(web_forwarded_https("https"));
+    ck_assert(web_forwarded_https("HTTPS "));
+    ck_assert(web_forwarded_https("http, https"));
+    ck_assert(!web_forwarded_https("https, http"));
+    ck_assert(!web_forwarded_https("httpsx"));
+    ck_assert(!web_forwarded_https(""));
+    ck_assert(!web_forwarded_https(NULL));
+    ck_assert(web_referer_matches("https://play.example:8443/login?next=/", "play.example:8443"));
+    ck_assert(web_referer_matches("http://h", "h"));
+    ck_assert(!web_referer_matches("https://play.example.evil/", "play.example"));
+    ck_assert(!web_referer_matches("https://evil/play.example", "play.example"));
+    ck_assert(!web_referer_matches("/login", "play.example"));
+}
+END_TEST
+
+/* The head of a request as the door judges it. */
+START_TEST(request_heads)
+{
+    const char *ok = "GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n\r\nbody";
+    ck_assert_int_eq(web_head_check(ok, strlen(ok)), (int)strlen(ok) - 4);
+    const char *bare = "\r\nGET / HTTP/1.1\nHost: x\n\n";
+    ck_assert_int_eq(web_head_check(bare, strlen(bare)), (int)strlen(bare));
+    const char *part = "GET / HTTP/1.1\r\nHost: x\r\nX-A: b";
+    ck_assert_int_eq(web_head_check(part, strlen(part)), WEB_HEAD_MORE);
+    const char *fold = "GET / HTTP/1.1\r\nX-A: b\r\n c\r\n\r\n";
+    ck_assert_int_eq(web_head_check(fold, strlen(fold)), WEB_HEAD_BAD);
+    const char *tab = "GET / HTTP/1.1\r\nX-A: b\r\n\tc";
+    ck_assert_int_eq(web_head_check(tab, strlen(tab)), WEB_HEAD_BAD); /* before the end, too */
+    const char *nocolon = "GET / HTTP/1.1\r\nHost x\r\n\r\n";
+    ck_assert_int_eq(web_head_check(nocolon, strlen(nocolon)), WEB_HEAD_BAD);
+    ck_assert_int_eq(web_head_check("GET /\0 HTTP/1.1\r\n", 18), WEB_HEAD_BAD);
+    static char big[WEB_HEAD_MAX + 64];
+    int n = snprintf(big, sizeof big, "GET / HTTP/1.1\r\nX-Big: ");
+    memset(big + n, 'b', sizeof big - (size_t)n);
+    ck_assert_int_eq(web_head_check(big, WEB_HEAD_MAX - 1), WEB_HEAD_MORE);
+    ck_assert_int_eq(web_head_check(big, WEB_HEAD_MAX), WEB_HEAD_TOO_LARGE);
+    /* many small fields: too many well before too many bytes */
+    n = snprintf(big, sizeof big, "GET / HTTP/1.1\r\n");
+    for (int i = 0; i <= WEB_HEAD_FIELDS; i++)
+        n += snprintf(big + n, sizeof big - (size_t)n, "X: %d\r\n", i);
+    ck_assert_int_lt(n, 2048);
+    ck_assert_int_eq(web_head_check(big, (size_t)n), WEB_HEAD_TOO_LARGE);
+    ck_assert_int_eq(web_head_check(big, (size_t)n - 9), WEB_HEAD_MORE); /* exactly the limit */
 }
 END_TEST
 
@@ -227,9 +349,13 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, names);
     tcase_add_test(t, websocket_routes);
     tcase_add_test(t, http_routes_stay_under_the_root);
+    tcase_add_test(t, patterns);
     tcase_add_test(t, origin_against_host);
     tcase_add_test(t, session_cookie);
     tcase_add_test(t, forwarded_for_takes_the_last);
+    tcase_add_test(t, client_behind_trusted_proxies);
+    tcase_add_test(t, forwarded_proto_and_referer);
+    tcase_add_test(t, request_heads);
     tcase_add_test(t, form_fields);
     tcase_add_test(t, redirects_stay_on_this_site);
     tcase_add_test(t, accept_encoding);

@@ -1,0 +1,25 @@
+/* cmd — the player's commands: one const table (key, label, what it does,
+ * function) that key dispatch, the help screen and the cycling help line
+ * all read. A row with run NULL documents keys handled elsewhere
+ * (movement: vi-keys, arrows, numpad). Adding a command is adding a row. */
+#ifndef WARREN_CMD_H
+#define WARREN_CMD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "game.h"
+
+typedef struct {
+    uint32_t code;
+    const char *label; /* what help shows ("^P") */
+    const char *what;
+    int (*run)(game_t *g); /* ticks spent; 0: no time */
+} cmd_t;
+const cmd_t *cmd_table(size_t *n);
+
+/* PROMPT_NONE's row (prompt.c): a key in play, to an open item screen, a
+ * move or the table's command; ticks spent. */
+int cmd_key(game_t *g, key_event_t k);
+/* PROMPT_QUIT's row: y ends the game for good, any other key goes back. */
+int cmd_quit_key(game_t *g, key_event_t k);
+
+#endif

@@ -1,0 +1,66 @@
+/* help — the help screen and the cycling help line (see help.h). */
+#include "help.h"
+#include <stdio.h>
+#include "cmd.h"
+#include "prompt.h"
+#include "world.h"
+
+int help_open(game_t *g)
+{
+    g->prompt = PROMPT_HELP;
+    g->page = 0;
+    return 0;
+}
+
+static int help_pages(void)
+{
+    size_t n;
+    cmd_table(&n);
+    return (int)((n + PAGE_ROWS - 1) / PAGE_ROWS);
+}
+
+int help_key(game_t *g, key_event_t k)
+{
+    prompt_page_key(g, k, help_pages());
+    return 0;
+}
+
+/* A page of commands between a title and a footer that every page
+ * repeats: how to leave, for now or for good. */
+void help_draw(game_t *g, screen_t *s)
+{
+    style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    int pages = help_pages();
+    screen_textf(s, 0, 0, hi, "Commands, page %d of %d (%s)", g->page + 1, pages,
+                 g->page + 1 < pages ? "space: more, other keys return" : "any key returns");
+    for (size_t i = (size_t)g->page * PAGE_ROWS, row = 2; i < n && row < 2 + PAGE_ROWS; i++, row++)
+        screen_textf(s, 0, (int)row, STYLE_DEFAULT, "%-9s %s", t[i].label, t[i].what);
+    screen_text(s, 0, s->h - 1, hi, HELP_FOOTER);
+}
+
+/* Neohack's: each key starts the line one command further, and it shows
+ * as many as fit. */
+void help_line(game_t *g, screen_t *s)
+{
+    style_t dim = {8, SCREEN_DEFAULT_COLOR, 0};
+    if (g->state != GAME_RUNNING) {
+        screen_text(s, 0, s->h - 1, dim,
+                    g->state == GAME_DEAD  ? "You are dead."
+                    : g->state == GAME_WON ? "You won!"
+                                           : "You quit.");
+        return;
+    }
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    int x = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cmd_t *c = &t[(g->keys + i) % n];
+        char one[96];
+        int len = snprintf(one, sizeof one, "%s%s %s", x ? "  " : "", c->label, c->what);
+        if (x + len > s->w)
+            break;
+        x = screen_text(s, x, s->h - 1, dim, one);
+    }
+}

@@ -1,0 +1,39 @@
+/* level — one level of the Warren: its arrays and regions, its generation
+ * from the level's own seed (the same whatever the player did before),
+ * what stands on a cell, and the stairs between levels.
+ *
+ * Only the current level is live: level_live allocates its derived arrays
+ * (vis, opaque, lit) and level_sleep drops them when the player leaves. */
+#ifndef WARREN_LEVEL_H
+#define WARREN_LEVEL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "mapgen.h"
+#include "world.h"
+
+level_t *level_new(game_t *g, int w, int h, int depth); /* NULL on OOM */
+void level_free(game_t *g, level_t *lv);
+/* Terrain, regions and treasure from the level's streams: 0 or -1 (OOM). */
+int level_generate(game_t *g, level_t *lv);
+/* What mapgen gets for a level of this content (vaults, regions, rooms). */
+mapgen_params_t level_params(const content_t *c, int w, int h, int depth);
+/* Sets the region table to n entries (zeroed); 0 or -1 (OOM). */
+int level_set_regions(game_t *g, level_t *lv, int n);
+int level_live(game_t *g, level_t *lv); /* allocates vis/opaque/lit: 0 or -1 */
+void level_sleep(game_t *g, level_t *lv);
+
+level_t *level_current(game_t *g); /* the player's level */
+bool level_in(const level_t *lv, int x, int y);
+uint8_t level_terrain(const level_t *lv, int x, int y); /* rock outside */
+bool level_visible(const level_t *lv, int x, int y);    /* in view now */
+bool level_passable(game_t *g, const level_t *lv, int x, int y);
+bool level_walkable(game_t *g, const level_t *lv, int x, int y); /* passable or a closed door */
+handle_t level_creature_at(game_t *g, int depth, int x, int y);  /* HANDLE_NONE: none */
+/* The region kind at (x, y), or NULL (none, or content without regions). */
+const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x, int y);
+
+/* The player takes the stairs here (+1 down, -1 up; out with the
+ * Heartstone wins): ticks spent, 0 refused (a message says why). */
+int level_stairs(game_t *g, int dir);
+
+#endif

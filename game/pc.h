@@ -1,0 +1,42 @@
+/* pc — the player's character in numbers (d20): ability modifiers, attack
+ * bonus, defence, armour, saves, stealth, prices, drained abilities, hit
+ * points by hit die, experience and levels (each third owes a gift:
+ * chargen.h's prompt). The character itself is game_t.pc (world.h). */
+#ifndef WARREN_PC_H
+#define WARREN_PC_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "content.h"
+
+int pc_mod(int score); /* the d20 ability modifier */
+/* The character's race and class kinds (neutral ones before creation). */
+const race_kind_t *pc_race(const game_t *g);
+const class_kind_t *pc_class(const game_t *g);
+const char *pc_race_name(const game_t *g); /* "" before creation */
+const char *pc_class_name(const game_t *g);
+int pc_attack_bonus(const game_t *g);
+int pc_defence(const game_t *g);
+int pc_armour(const game_t *g);         /* damage absorbed: up to this much */
+int pc_save(const game_t *g, int save); /* SAVE_FORT, SAVE_REF or SAVE_WILL */
+/* How hard the character is to notice (monsters roll d20 + perception
+ * against 10 + this): the class's stealth, plus Dex, less a point for
+ * every STEALTH_CLANK tenths of a pound of worn armour, plus a point for
+ * every STEALTH_QUICK points of speed over 100 (gone before one looks). */
+#define STEALTH_CLANK 100
+#define STEALTH_QUICK 25
+int pc_stealth(const game_t *g);
+/* What a thing of base value costs the character: 5% less for every point
+ * of Cha bonus (5% more for every point of malus), at least 1. For the
+ * town's store. */
+int pc_price(const game_t *g, int base);
+/* A blow that drains ability ab (AB_*): Fort against dc or lose a point
+ * (never below 3). True when drained. */
+bool pc_drain(game_t *g, int ab, int dc);
+bool pc_restore(game_t *g); /* gives back every drained point; true when any */
+/* Hit points for a level: the class's hit die (all of it for the first)
+ * plus Con and the toughness gifts, at least 1. */
+int pc_level_hp(game_t *g, bool first);
+void pc_gain_xp(game_t *g, int32_t xp); /* levels up, owing gifts */
+int32_t pc_xp_for(int xl);              /* experience needed for level xl */
+
+#endif

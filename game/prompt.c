@@ -1,0 +1,52 @@
+/* prompt — the prompt table (see prompt.h). */
+#include "prompt.h"
+#include "chargen.h"
+#include "cmd.h"
+#include "help.h"
+#include "msg.h"
+#include "spell.h"
+#include "travel.h"
+#include "world.h"
+
+void prompt_page_key(game_t *g, key_event_t k, int pages)
+{
+    static const uint32_t ON[] = {' ', '>', 'j', KEY_PGDN, KEY_DOWN},
+                          BACK[] = {'<', 'k', KEY_PGUP, KEY_UP};
+    for (size_t i = 0; i < sizeof ON / sizeof ON[0]; i++)
+        if (k.code == ON[i] && g->page + 1 < pages) {
+            g->page++;
+            return;
+        }
+    for (size_t i = 0; i < sizeof BACK / sizeof BACK[0]; i++)
+        if (k.code == BACK[i]) {
+            if (g->page > 0)
+                g->page--;
+            return;
+        }
+    g->page = 0;
+    g->prompt = PROMPT_NONE;
+}
+
+static const prompt_t PROMPTS[PROMPT_COUNT] = {
+    {PROMPT_NONE, 0, cmd_key, NULL},
+    {PROMPT_QUIT, 0, cmd_quit_key, NULL},
+    {PROMPT_MORE, PF_PAGING, msg_more_key, NULL}, /* the message line shows --More-- */
+    {PROMPT_HISTORY, PF_PAGING | PF_SCREEN, msg_history_key, msg_history_draw},
+    {PROMPT_RACE, PF_SCREEN, chargen_race_key, chargen_draw},
+    {PROMPT_CLASS, PF_SCREEN, chargen_class_key, chargen_draw},
+    {PROMPT_LEVELUP, PF_SCREEN, chargen_levelup_key, chargen_levelup_draw},
+    {PROMPT_TRAVEL, PF_CURSOR, travel_key, travel_draw},
+    {PROMPT_LOOK, PF_CURSOR, travel_look_key, travel_look_draw},
+    {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
+    {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
+};
+
+const prompt_t *prompt_row(int id)
+{
+    return id >= 0 && id < PROMPT_COUNT ? &PROMPTS[id] : NULL;
+}
+
+const prompt_t *prompt_of(const game_t *g)
+{
+    return &PROMPTS[g->prompt < PROMPT_COUNT ? g->prompt : PROMPT_NONE];
+}

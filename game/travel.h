@@ -1,0 +1,27 @@
+/* travel — many steps with one key: travel `_` to a spot chosen with a
+ * cursor and explore `o` to the nearest unexplored place. Both walk the
+ * known map by a breadth-first search from their goal and stop when a
+ * monster hunting you is in view or one comes into view (one that has not
+ * noticed you and was in view as the walk began does not stop it), when
+ * an item comes into sight for the first time, when something new is said
+ * or hurts, or when there is nothing left to do. Also the look cursor
+ * (`;`, `x`): what a creature, an item or a place is. */
+#ifndef WARREN_TRAVEL_H
+#define WARREN_TRAVEL_H
+#include "game.h"
+
+/* Commands (cmd.c's table): ticks spent by the first step (explore), or
+ * 0 when a cursor prompt opened (travel, look). */
+int travel_explore(game_t *g);
+int travel_choose(game_t *g);
+int travel_look(game_t *g);
+/* Prompt rows (prompt.c): the travel and look cursors. */
+int travel_key(game_t *g, key_event_t k);
+void travel_draw(game_t *g, screen_t *s);
+int travel_look_key(game_t *g, key_event_t k);
+void travel_look_draw(game_t *g, screen_t *s);
+/* After the first step of a travel or exploration (within one input):
+ * step on while nothing new happens. */
+void travel_keep_going(game_t *g);
+
+#endif

@@ -1,0 +1,22 @@
+/* vision — what the player sees: symmetric shadowcasting (fov.h) from the
+ * player over the live level, as far as the light radius (one cell in a
+ * dark region, or blind) and farther only into lit regions; what is seen
+ * is remembered (level_t.seen). */
+#ifndef WARREN_VISION_H
+#define WARREN_VISION_H
+#include <stdbool.h>
+#include "game.h"
+#include "obj.h"
+
+#define LIGHT_RADIUS 7
+
+/* Recomputes the current level's view (after the player or the map moved). */
+void vision_update(game_t *g);
+/* True when the player sees h now (the player always sees itself). */
+bool vision_sees(game_t *g, handle_t h);
+/* True when a sees b on the current level: the player's view when either
+ * is the player (sight is symmetric), else a line of sight within the
+ * light radius or into a lit region. */
+bool vision_between(game_t *g, handle_t a, handle_t b);
+
+#endif

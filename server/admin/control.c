@@ -1,0 +1,447 @@
+/* control — the admin control socket. warren-admin connects to a Unix
+ * socket that only the daemon's user can open (mode 0600), sends one line
+ * "COMMAND ARGS" and reads the answer: lines of text, then "ok" or
+ * "error: MESSAGE", then the daemon closes. Commands that need the database
+ * go through db/ and accounts/ (threads), so the loop never waits.
+ *
+ *   users                 every account: name, created, locked, games, live game
+ *   games                 live games: player, game, depth, turn, idle, watchers
+ *   lock NAME, unlock NAME
+ *   passwd NAME PASSWORD  the rest of the line is the password
+ *   announce TEXT         shown on every menu and game for ANNOUNCE_MS; "" clears
+ *   health                integrity check, sizes, unfinished games, journal rows
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "control_parse.h"
+#include "log.h"
+#include "server.h"
+
+#define ANNOUNCE_MS (5 * 60 * 1000)
+
+/* The control socket (server_t.control). */
+struct control {
+    uv_pipe_t listener;
+    bool on;
+    list_t ctls; /* open control connections (ctl_t.node) */
+};
+
+typedef struct ctl ctl_t;
+struct ctl {
+    server_t *srv;
+    list_t node; /* struct control's ctls, so shutdown can close idle ones */
+    uv_pipe_t pipe;
+    char line[CTL_LINE_MAX];
+    size_t len;
+    bool started, closing;
+    bool peer_done, shut_done; /* the peer's EOF came; our answer is out */
+    int refs;                  /* the handle plus pending requests */
+    buf_t out;
+    uv_shutdown_t shut;
+    int64_t user_id; /* lock/unlock: the account */
+    bool lock;
+};
+
+typedef void (*ctl_fn)(ctl_t *c, char *arg);
+
+/* ---- lifetime and replies -------------------------------------------------------- */
+
+static void ctl_unref(ctl_t *c)
+{
+    if (--c->refs > 0)
+        return;
+    buf_free(&c->out);
+    free(c);
+}
+
+static void on_ctl_closed(uv_handle_t *h)
+{
+    ctl_unref(h->data);
+}
+
+static void ctl_close(ctl_t *c)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    list_remove(&c->node);
+    uv_close((uv_handle_t *)&c->pipe, on_ctl_closed);
+}
+
+static void on_ctl_shutdown(uv_shutdown_t *req, int status)
+{
+    ctl_t *c = req->data;
+    c->shut_done = true;
+    if (status < 0 || c->peer_done)
+        ctl_close(c);
+    ctl_unref(c);
+}
+
+/* The answer is out: end our side and read (and drop) until the peer
+ * closes, so unread input never turns the close into a reset that could
+ * swallow the answer. */
+static void on_ctl_written(uv_write_t *w, int status)
+{
+    ctl_t *c = w->data;
+    free(w);
+    c->shut.data = c;
+    if (status < 0 || c->closing ||
+        uv_shutdown(&c->shut, (uv_stream_t *)&c->pipe, on_ctl_shutdown) < 0) {
+        ctl_close(c);
+        return;
+    }
+    c->refs++;
+}
+
+/* Sends what was collected in c->out plus the last line, then closes. */
+static void ctl_finish(ctl_t *c, const char *error)
+{
+    if (c->closing)
+        return;
+    if (error)
+        buf_printf(&c->out, "error: %s\n", error);
+    else
+        buf_puts(&c->out, "ok\n");
+    uv_write_t *w = malloc(sizeof *w);
+    uv_buf_t b = uv_buf_init(c->out.data, (unsigned)c->out.len);
+    if (w)
+        w->data = c;
+    if (!w || uv_write(w, (uv_stream_t *)&c->pipe, &b, 1, on_ctl_written) < 0) {
+        free(w);
+        ctl_close(c);
+    }
+}
+
+static const char *db_msg(server_t *s, int status)
+{
+    return status == DB_ENOTFOUND ? "no such account" : db_error(s->db);
+}
+
+/* ---- users and games ------------------------------------------------------------------ */
+
+static void on_users(void *ud, int status, const db_user_info_t *u, size_t n)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK) {
+        buf_printf(&c->out, "%-20s %-10s %-6s %6s %s\n", "NAME", "CREATED", "LOCKED", "GAMES",
+                   "LIVE-GAME");
+        for (size_t i = 0; i < n; i++) {
+            char day[16] = "-";
+            time_t t = (time_t)u[i].created;
+            struct tm tm;
+            if (gmtime_r(&t, &tm))
+                strftime(day, sizeof day, "%Y-%m-%d", &tm);
+            buf_printf(&c->out, "%-20s %-10s %-6s %6lld %lld\n", u[i].name, day,
+                       u[i].locked ? "yes" : "no", (long long)u[i].games,
+                       (long long)u[i].live_game);
+        }
+    }
+    ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
+    ctl_unref(c);
+}
+
+static void cmd_users(ctl_t *c, char *arg)
+{
+    (void)arg;
+    c->refs++;
+    db_users_list(c->srv->db, on_users, c);
+}
+
+static void cmd_games(ctl_t *c, char *arg)
+{
+    (void)arg;
+    server_t *srv = c->srv;
+    uint64_t now = now_ms(srv);
+    buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN", "IDLE",
+               "WATCH", "TERM");
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->ended || s->broken)
+            continue;
+        game_status_t st;
+        game_status(s->game, &st);
+        char term[24] = "detached";
+        if (s->player)
+            snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
+        buf_printf(&c->out, "%-20s %8lld %5d %8llu %5llus %5d %s\n", s->user, (long long)s->game_id,
+                   st.depth, (unsigned long long)st.turn,
+                   (unsigned long long)((now - s->last_key_ms) / 1000), s->nwatchers, term);
+    }
+    ctl_finish(c, NULL);
+}
+
+/* ---- lock, unlock, passwd ------------------------------------------------------------------ */
+
+/* Everyone logged in as the account goes back to the anonymous menu. */
+static void log_out_everywhere(server_t *srv, int64_t user_id)
+{
+    LIST_EACH (it, &srv->conns) {
+        conn_t *k = LIST_ITEM(it, conn_t, node);
+        if (!k->closing && k->user_id == user_id)
+            menu_log_out(k, "This account has been locked.");
+    }
+}
+
+static void on_locked(void *ud, int status, int64_t id)
+{
+    ctl_t *c = ud;
+    (void)id;
+    if (status == DB_OK && c->lock) {
+        bool had = session_close_user(c->srv, c->user_id, "This account has been locked.");
+        log_out_everywhere(c->srv, c->user_id);
+        buf_printf(&c->out, "%s\n", had ? "its live game was saved and detached" : "no live game");
+    }
+    ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
+    ctl_unref(c);
+}
+
+static void on_lock_user(void *ud, int status, const db_user_t *u)
+{
+    ctl_t *c = ud;
+    if (status != DB_OK) {
+        ctl_finish(c, db_msg(c->srv, status));
+        ctl_unref(c);
+        return;
+    }
+    c->user_id = u->id;
+    log_info("admin: %s user=%s", c->lock ? "lock" : "unlock", u->name);
+    db_user_set_locked(c->srv->db, u->id, c->lock, on_locked, c);
+}
+
+static void lock_start(ctl_t *c, char *name, bool lock)
+{
+    c->lock = lock;
+    c->refs++;
+    db_user_by_name(c->srv->db, name, on_lock_user, c);
+}
+
+static void cmd_lock(ctl_t *c, char *arg)
+{
+    lock_start(c, arg, true);
+}
+
+static void cmd_unlock(ctl_t *c, char *arg)
+{
+    lock_start(c, arg, false);
+}
+
+static void on_reset(void *ud, int status, const db_user_t *u, const char *msg)
+{
+    ctl_t *c = ud;
+    if (status == ACCOUNTS_OK) {
+        log_info("admin: password reset");
+        if (u)
+            webgw_revoke(c->srv, u->id, NULL); /* its open browsers log in again */
+    }
+    ctl_finish(c, status == ACCOUNTS_OK ? NULL : msg);
+    ctl_unref(c);
+}
+
+static void cmd_passwd(ctl_t *c, char *arg)
+{
+    char *pw = strchr(arg, ' '); /* control_parse checked there is one */
+    *pw++ = '\0';
+    c->refs++;
+    if (accounts_reset_password(c->srv->acc, arg, pw, strlen(pw), on_reset, c) != 0) {
+        ctl_finish(c, "the account service is not available");
+        ctl_unref(c);
+    }
+}
+
+/* ---- announcements ---------------------------------------------------------------------- */
+
+void announce_draw(server_t *s, screen_t *scr)
+{
+    static const style_t st = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD | ATTR_REVERSE};
+    if (!s->announce[0] || now_ms(s) >= s->announce_until)
+        return;
+    int y = scr->h - 1;
+    screen_fill(scr, 0, y, scr->w, 1, ' ', STYLE_DEFAULT);
+    int x = screen_text(scr, 0, y, st, " Announcement: ");
+    screen_text(scr, x, y, st, s->announce);
+}
+
+static void announce_set(server_t *s, const char *text)
+{
+    snprintf(s->announce, sizeof s->announce, "%s", text);
+    s->announce_until = text[0] ? now_ms(s) + ANNOUNCE_MS : 0;
+    menu_redraw_all(s);
+    session_announce_all(s);
+}
+
+static void cmd_announce(ctl_t *c, char *arg)
+{
+    log_info("admin: announce \"%s\"", arg);
+    announce_set(c->srv, arg);
+    int n = 0;
+    LIST_EACH (it, &c->srv->conns)
+        n += !LIST_ITEM(it, conn_t, node)->closing;
+    buf_printf(&c->out, "shown to %d connections\n", n);
+    ctl_finish(c, NULL);
+}
+
+void control_tick(server_t *s)
+{
+    if (s->announce[0] && now_ms(s) >= s->announce_until)
+        announce_set(s, "");
+}
+
+/* ---- health --------------------------------------------------------------------------------- */
+
+static void on_health(void *ud, int status, const db_health_t *h)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK) {
+        db_stats_t st;
+        db_stats(c->srv->db, &st);
+        buf_printf(&c->out, "integrity: %s\n", h->integrity);
+        buf_printf(&c->out, "schema: version %d\n", h->schema_version);
+        buf_printf(&c->out, "database: %lld bytes (%lld pages of %lld, %lld free)\n",
+                   (long long)(h->page_count * h->page_size), (long long)h->page_count,
+                   (long long)h->page_size, (long long)h->freelist_pages);
+        buf_printf(&c->out, "wal: %lld bytes\n", (long long)h->wal_bytes);
+        buf_printf(&c->out, "users: %lld (%lld locked)\n", (long long)h->users,
+                   (long long)h->locked_users);
+        buf_printf(&c->out, "games: %lld unfinished, %lld finished, %lld broken\n",
+                   (long long)h->games_live, (long long)h->games_finished,
+                   (long long)h->games_broken);
+        buf_printf(&c->out, "journal: %lld rows, %lld key bytes\n", (long long)h->journal_rows,
+                   (long long)h->journal_bytes);
+        buf_printf(&c->out, "snapshots: %lld, %lld bytes\n", (long long)h->snapshots,
+                   (long long)h->snapshot_bytes);
+        buf_printf(&c->out, "live: %d sessions, %d connections\n", c->srv->nsessions,
+                   c->srv->nconns);
+        buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
+                   (unsigned long long)st.commits, (unsigned long long)st.writes,
+                   (unsigned long long)st.failed, (unsigned long long)st.pending);
+    }
+    ctl_finish(c, status == DB_OK ? NULL : db_error(c->srv->db));
+    ctl_unref(c);
+}
+
+static void cmd_health(ctl_t *c, char *arg)
+{
+    (void)arg;
+    c->refs++;
+    db_health(c->srv->db, on_health, c);
+}
+
+/* ---- reading the command ------------------------------------------------------------------ */
+
+static const ctl_fn HANDLERS[CTL_NCMDS] = {
+    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,   [CTL_LOCK] = cmd_lock,
+    [CTL_UNLOCK] = cmd_unlock, [CTL_PASSWD] = cmd_passwd, [CTL_ANNOUNCE] = cmd_announce,
+    [CTL_HEALTH] = cmd_health,
+};
+
+/* Until the line is complete, bytes go after what came; then c->line is
+ * only a place to drop the rest. */
+static void on_ctl_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+    ctl_t *c = h->data;
+    (void)hint;
+    size_t at = c->started ? 0 : c->len;
+    b->base = c->line + at;
+    b->len = CTL_LINE_MAX - at;
+}
+
+static void on_ctl_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    ctl_t *c = st->data;
+    (void)b;
+    if (n < 0) {
+        /* The peer is done sending. Before a whole command that is the end;
+         * after one, its answer still goes out (echo health | socat ...). */
+        if (!c->started || c->shut_done)
+            ctl_close(c);
+        else
+            c->peer_done = true;
+        return;
+    }
+    if (n == 0 || c->started || c->closing)
+        return;
+    c->len += (size_t)n;
+    ctl_cmd_t cmd;
+    char arg[CTL_LINE_MAX];
+    const char *err = NULL;
+    int rc = control_parse(c->line, c->len, &cmd, arg, sizeof arg, &err);
+    if (rc == 0)
+        return;
+    c->started = true;
+    /* the line may hold a password: wipe it as soon as it is parsed */
+    memset(c->line, 0, sizeof c->line);
+    if (rc < 0)
+        ctl_finish(c, err);
+    else
+        HANDLERS[cmd](c, arg);
+    memset(arg, 0, sizeof arg);
+}
+
+static void on_ctl_connection(uv_stream_t *ls, int status)
+{
+    server_t *s = ls->data;
+    if (status < 0 || s->stopping)
+        return;
+    ctl_t *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    c->srv = s;
+    c->refs = 1;
+    list_push_front(&s->control->ctls, &c->node);
+    buf_init(&c->out);
+    uv_pipe_init(s->loop, &c->pipe, 0);
+    c->pipe.data = c;
+    if (uv_accept(ls, (uv_stream_t *)&c->pipe) ||
+        uv_read_start((uv_stream_t *)&c->pipe, on_ctl_alloc, on_ctl_read)) {
+        ctl_close(c);
+        return;
+    }
+}
+
+/* bind, then chmod 0600, then listen: nobody else can connect in between. */
+int control_listen(server_t *s)
+{
+    char path[300];
+    if (config_control_path(&s->cfg, path, sizeof path))
+        return log_error("control socket path too long"), -1;
+    struct control *ctl = s->control = calloc(1, sizeof *s->control);
+    if (!ctl)
+        return log_error("control socket: out of memory"), -1;
+    list_init(&ctl->ctls);
+    uv_pipe_init(s->loop, &ctl->listener, 0);
+    ctl->listener.data = s;
+    ctl->on = true;
+    unlink(path); /* a stale socket from a crash */
+    int rc = uv_pipe_bind(&ctl->listener, path);
+    if (!rc && chmod(path, 0600) != 0)
+        rc = UV_EPERM;
+    if (!rc)
+        rc = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
+    if (rc)
+        return log_error("control socket %s: %s", path, uv_strerror(rc)), -1;
+    log_info("listening control %s", path);
+    return 0;
+}
+
+void control_stop(server_t *s)
+{
+    char path[300];
+    struct control *ctl = s->control;
+    if (!ctl)
+        return;
+    for (list_t *it; (it = list_front(&ctl->ctls));) /* a request still running finishes quietly */
+        ctl_close(LIST_ITEM(it, ctl_t, node));
+    if (!ctl->on || uv_is_closing((uv_handle_t *)&ctl->listener))
+        return;
+    uv_close((uv_handle_t *)&ctl->listener, NULL);
+    if (config_control_path(&s->cfg, path, sizeof path) == 0)
+        unlink(path);
+}
+
+void control_free(server_t *s)
+{
+    free(s->control);
+    s->control = NULL;
+}

@@ -1,0 +1,47 @@
+/* menu — what a terminal shows outside a game: the main menu, the Name:
+ * and Password: prompts, scores, options and the list of live games.
+ * Every screen is drawn into the conn's grid and sent as a diff, like game
+ * frames. Each menu is one table of rows {keys, label, who, action}
+ * (menu.c): the same rows draw the menu and dispatch its keys.
+ *
+ * A browser's conn has no menu: menu_enter and menu_message send it home
+ * through its gateway (conn_ops_t.leave). Account options (two-cell tiles,
+ * colours, glyphs) apply to every conn.
+ *
+ * The menu keeps its own state per conn (menu_state_t: the screen shown,
+ * the prompt's line, pending name and passwords, the watch list's page and
+ * sort, the options' indices), made by conn_init and opaque outside menu.c.
+ * Loop thread only. */
+#ifndef WARREN_MENU_H
+#define WARREN_MENU_H
+#include "conn.h"
+#include "keys.h"
+
+menu_state_t *menu_state_new(void); /* NULL when out of memory */
+void menu_state_free(menu_state_t *m);
+
+void menu_enter(conn_t *c, const char *msg);   /* the main menu, with a notice */
+void menu_message(conn_t *c, const char *msg); /* a notice; any key returns */
+void menu_key(conn_t *c, key_event_t k);
+void menu_redraw(conn_t *c);
+void menu_resized(conn_t *c);
+/* "One moment...": c waits for a game to load (place CONN_WAIT). */
+void menu_wait(conn_t *c);
+/* The "enlarge your terminal" notice, for a conn in a game whose terminal
+ * became too small. */
+void menu_too_small(conn_t *c);
+/* While a read is handled, redraws wait; menu_release draws once. */
+void menu_hold(conn_t *c);
+void menu_release(conn_t *c);
+/* An admin locked the account: c is logged out and told msg. */
+void menu_log_out(conn_t *c, const char *msg);
+
+/* prof from the terminal type and the account's options (colours, glyphs). */
+void menu_apply_profile(conn_t *c);
+/* The account's options (users.options) on c: two-cell tiles, colours, glyphs. */
+void menu_options_apply(conn_t *c, const char *opts);
+
+void menu_tick(server_t *s);       /* refresh watch lists */
+void menu_redraw_all(server_t *s); /* every telnet conn outside a game */
+
+#endif

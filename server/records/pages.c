@@ -1,0 +1,779 @@
+/* pages — the score pages, player and game pages, their JSON under /api/,
+ * the dump, the asciicast export and the browser replay (records_query.h
+ * lists the URLs). Every page is built from database reads (reader
+ * threads) or a replay job (thread pool); the loop only formats text.
+ * Everything a player or the content wrote is escaped (html_escape,
+ * json_put_string). Bodies of HTTP_GZIP_MIN bytes and more go gzipped to
+ * clients that take it: a replay's on the thread pool where it is built,
+ * the others (at most HTTP_GZIP_LOOP_MAX) on the loop.
+ *
+ * JSON shapes (documented in README.md, "Scores and replays"):
+ *   game object  {"id","player","race","class","seed" (string),"content_version",
+ *                 "start_time","end_time","turns","depth","max_depth","xl",
+ *                 "score","cause","end_kind","state","verified"}
+ *   /api/scores  {"filter":{"race","class","period"},"scores":[game + "rank"]}
+ *   /api/player/NAME {"name","totals":{...},"games":[game]}
+ *   /api/game/ID {"game":game,"milestones":[{"turn","depth","kind","text"}],
+ *                 "dump":text|null,"links":{...}}
+ *   /api/game/ID/replay {"w","h","keyframe_turns","idle_ms",
+ *                 "frames":[[turn,ms,"ansi diff"(,"keyframe")]],"turns","keys","hash"}
+ *                 (ms: the frame's playback time, replay.h "Times") */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "db_records.h"
+#include "http_gzip.h"
+#include "json.h"
+#include "log.h"
+#include "records.h"
+#include "records_query.h"
+#include "replay.h"
+#include "web_parse.h"
+#include "webgw.h"
+
+#define SCORES_MAX       100
+#define PLAYER_GAMES_MAX 100
+#define CAST_STEP        0.2 /* seconds between keys without a recorded time in the asciicast */
+
+typedef struct {
+    server_t *srv;
+    web_t *web;
+    uint64_t id;     /* the web request */
+    bool api;        /* under /api/: answer JSON */
+    bool cast;       /* a replay job makes the asciicast (else the frames) */
+    int64_t game_id; /* the game of /game/ID pages */
+    char name[24];
+    rq_filter_t filter;
+    buf_t out;
+    bool gzip;   /* the client takes gzip */
+    bool zipped; /* gz holds out gzipped */
+    buf_t gz;
+    db_game_t game;
+    int64_t user;
+    int status; /* a job's failure */
+    char err[200];
+} page_t;
+
+static const char *const verified_words[] = {"mismatch", "unchecked", "verified"};
+static const char *const state_words[] = {"live", "finished", "broken"};
+
+static const char *verified_word(int v)
+{
+    return verified_words[(v < 0 ? -1 : v > 0 ? 1 : 0) + 1];
+}
+
+/* ---- replies -------------------------------------------------------------------- */
+
+static void page_free(page_t *p)
+{
+    buf_free(&p->out);
+    buf_free(&p->gz);
+    free(p);
+}
+
+/* Gzips the body for a client that takes it, when it is worth it. */
+static void page_zip(page_t *p, size_t max)
+{
+    if (p->gzip && !p->zipped && !p->out.failed && p->out.len >= HTTP_GZIP_MIN && p->out.len <= max)
+        p->zipped = http_gzip(p->out.data, p->out.len, &p->gz) == 0;
+}
+
+static void page_send(page_t *p, int status, const char *ctype)
+{
+    static const char *const plain[] = {"vary:", "Accept-Encoding", NULL};
+    static const char *const zipped[] = {"vary:", "Accept-Encoding", "content-encoding:", "gzip",
+                                         NULL};
+    web_t *w = p->web;
+    if (p->out.failed) {
+        buf_reset(&p->out);
+        buf_puts(&p->out, "out of memory\n");
+        status = 500;
+        ctype = "text/plain; charset=utf-8";
+        p->zipped = false;
+    }
+    page_zip(p, HTTP_GZIP_LOOP_MAX);
+    const buf_t *body = p->zipped ? &p->gz : &p->out;
+    if (w)
+        web_reply(w, p->id, status, ctype, p->zipped ? zipped : plain, body->data ? body->data : "",
+                  body->len);
+    page_free(p);
+}
+
+static void html_head(buf_t *o, const char *title)
+{
+    buf_puts(o, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+                "<link rel=\"icon\" href=\"data:,\"><title>");
+    html_escape_str(o, title);
+    buf_puts(o,
+             " — Warren</title><style>"
+             "body{margin:0;background:#111;color:#ddd;font:15px/1.4 system-ui,sans-serif}"
+             "a{color:#8cf}header{display:flex;gap:1em;align-items:baseline;padding:.4em .8em;"
+             "background:#1b1b1b;border-bottom:1px solid #333}header h1{font-size:1.1em;margin:0}"
+             "main{padding:.8em}table{border-collapse:collapse}th,td{text-align:left;"
+             "padding:.25em .6em;border-bottom:1px solid #333}th{color:#aaa;font-weight:normal}"
+             "pre{background:#000;padding:.6em;overflow:auto}.verified{color:#6c6}"
+             ".mismatch{color:#f66;font-weight:bold}.unchecked{color:#999}"
+             "form *{font:inherit}</style></head><body><header><h1><a href=\"/\">Warren</a></h1>"
+             "<nav><a href=\"/scores\">Scores</a></nav></header><main>\n");
+}
+
+static void html_tail(buf_t *o)
+{
+    buf_puts(o, "</main></body></html>\n");
+}
+
+static void page_error(page_t *p, int status, const char *msg)
+{
+    buf_reset(&p->out);
+    p->zipped = false;
+    if (p->api) {
+        buf_puts(&p->out, "{\"error\":");
+        json_put_string(&p->out, msg, strlen(msg));
+        buf_puts(&p->out, ",\"status\":");
+        buf_put_uint(&p->out, (uint64_t)status);
+        buf_puts(&p->out, "}\n");
+        page_send(p, status, "application/json");
+        return;
+    }
+    html_head(&p->out, status == 404 ? "Not found" : "Error");
+    buf_puts(&p->out, "<h2>");
+    html_escape_str(&p->out, msg);
+    buf_puts(&p->out, "</h2><p><a href=\"/scores\">Scores</a></p>\n");
+    html_tail(&p->out);
+    page_send(p, status, "text/html; charset=utf-8");
+}
+
+static bool db_failed(page_t *p, int status, const char *what_missing)
+{
+    if (status == DB_OK)
+        return false;
+    if (status == DB_ENOTFOUND && what_missing)
+        page_error(p, 404, what_missing);
+    else
+        page_error(p, 500, "the database is not available");
+    return true;
+}
+
+/* ---- shared pieces ------------------------------------------------------------------ */
+
+static void put_time(buf_t *o, int64_t t)
+{
+    char s[32] = "";
+    struct tm tm;
+    time_t tt = (time_t)t;
+    if (t > 0 && gmtime_r(&tt, &tm))
+        strftime(s, sizeof s, "%Y-%m-%d %H:%M", &tm);
+    buf_puts(o, s);
+}
+
+static void json_key_str(buf_t *o, const char *key, const char *v, bool comma)
+{
+    buf_printf(o, "%s\"%s\":", comma ? "," : "", key);
+    json_put_string(o, v, strlen(v));
+}
+
+static void game_json(buf_t *o, const db_game_t *g)
+{
+    buf_printf(o, "{\"id\":%lld", (long long)g->id);
+    json_key_str(o, "player", g->player, true);
+    json_key_str(o, "race", g->race, true);
+    json_key_str(o, "class", g->cls, true);
+    buf_printf(o, ",\"seed\":\"%llu\"", (unsigned long long)g->seed);
+    json_key_str(o, "content_version", g->content_version, true);
+    buf_printf(o,
+               ",\"start_time\":%lld,\"end_time\":%lld,\"turns\":%lld,\"depth\":%d,"
+               "\"max_depth\":%d,\"xl\":%d,\"score\":%lld",
+               (long long)g->start_time, (long long)g->end_time, (long long)g->turns, g->depth,
+               g->max_depth, g->xl, (long long)g->score);
+    json_key_str(o, "cause", g->cause, true);
+    json_key_str(o, "end_kind", g->end_kind, true);
+    json_key_str(o, "state", state_words[g->state % 3], true);
+    json_key_str(o, "verified", verified_word(g->verified), true);
+    buf_putc(o, '}');
+}
+
+static void verified_html(buf_t *o, int v)
+{
+    static const char *const text[] = {"✗ mismatch", "unchecked", "✓ verified"};
+    const char *w = verified_word(v);
+    buf_printf(o, "<span class=\"%s\" title=\"replay check: %s\">%s</span>", w, w,
+               text[(v < 0   ? -1
+                     : v > 0 ? 1
+                             : 0) +
+                    1]);
+}
+
+static void player_link(buf_t *o, const char *name)
+{
+    buf_puts(o, "<a href=\"/player/");
+    url_escape(o, name);
+    buf_puts(o, "\">");
+    html_escape_str(o, name);
+    buf_puts(o, "</a>");
+}
+
+/* One row of a games table; rank 0 = no rank column. */
+static void game_row_html(buf_t *o, const db_game_t *g, size_t rank, bool with_player)
+{
+    buf_puts(o, "<tr>");
+    if (rank)
+        buf_printf(o, "<td>%zu</td>", rank);
+    if (with_player) {
+        buf_puts(o, "<td class=\"player\">");
+        player_link(o, g->player);
+        buf_puts(o, "</td>");
+    }
+    buf_printf(o, "<td class=\"score\">%lld</td><td>", (long long)g->score);
+    html_escape_str(o, g->race);
+    buf_puts(o, "</td><td>");
+    html_escape_str(o, g->cls);
+    buf_printf(o, "</td><td>%lld</td><td>%d (%d)</td><td>%d</td><td class=\"cause\">",
+               (long long)g->turns, g->depth, g->max_depth, g->xl);
+    html_escape_str(o, g->state == DB_GAME_FINISHED ? g->cause : state_words[g->state % 3]);
+    buf_puts(o, "</td><td>");
+    put_time(o, g->end_time ? g->end_time : g->start_time);
+    buf_puts(o, "</td><td>");
+    verified_html(o, g->verified);
+    buf_printf(o, "</td><td><a href=\"/game/%lld\">game %lld</a></td></tr>\n", (long long)g->id,
+               (long long)g->id);
+}
+
+static void games_table_html(buf_t *o, const db_game_t *gs, size_t n, bool ranked, bool with_player)
+{
+    buf_printf(o,
+               "<table class=\"games\"><thead><tr>%s%s<th>Score</th><th>Race</th><th>Class</th>"
+               "<th>Turns</th><th>Depth (max)</th><th>Level</th><th>End</th><th>Date (UTC)</th>"
+               "<th>Replay check</th><th></th></tr></thead><tbody>\n",
+               ranked ? "<th>#</th>" : "", with_player ? "<th>Player</th>" : "");
+    for (size_t i = 0; i < n; i++)
+        game_row_html(o, &gs[i], ranked ? i + 1 : 0, with_player);
+    buf_puts(o, "</tbody></table>\n");
+    if (n == 0)
+        buf_puts(o, "<p class=\"empty\">No games yet.</p>\n");
+}
+
+/* ---- /scores ------------------------------------------------------------------------- */
+
+static void scores_form(buf_t *o, const rq_filter_t *q)
+{
+    static const char *const periods[] = {"all", "day", "week", "month", "year"};
+    buf_puts(o, "<form method=\"get\" action=\"/scores\"><label>Race <input name=\"race\" "
+                "maxlength=\"15\" value=\"");
+    html_escape_str(o, q->race);
+    buf_puts(o, "\"></label> <label>Class <input name=\"class\" maxlength=\"15\" value=\"");
+    html_escape_str(o, q->cls);
+    buf_puts(o, "\"></label> <label>Period <select name=\"period\">");
+    for (size_t i = 0; i < sizeof periods / sizeof periods[0]; i++)
+        buf_printf(o, "<option%s>%s</option>", strcmp(q->period, periods[i]) ? "" : " selected",
+                   periods[i]);
+    buf_puts(o, "</select></label> <button>Show</button></form>\n");
+}
+
+static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, NULL))
+        return;
+    buf_t *o = &p->out;
+    if (p->api) {
+        buf_puts(o, "{\"filter\":{");
+        json_key_str(o, "race", p->filter.race, false);
+        json_key_str(o, "class", p->filter.cls, true);
+        json_key_str(o, "period", p->filter.period, true);
+        buf_puts(o, "},\"scores\":[");
+        for (size_t i = 0; i < n; i++) {
+            buf_printf(o, "%s{\"rank\":%zu,\"game\":", i ? ",\n" : "\n", i + 1);
+            game_json(o, &gs[i]);
+            buf_putc(o, '}');
+        }
+        buf_puts(o, "]}\n");
+        page_send(p, 200, "application/json");
+        return;
+    }
+    html_head(o, "Scores");
+    buf_puts(o, "<h2>High scores</h2>\n");
+    scores_form(o, &p->filter);
+    games_table_html(o, gs, n, true, true);
+    html_tail(o);
+    page_send(p, 200, "text/html; charset=utf-8");
+}
+
+static void scores_start(page_t *p)
+{
+    int64_t now = (int64_t)time(NULL);
+    db_scores_filter_t f = {p->filter.race, p->filter.cls,
+                            p->filter.period_secs ? now - p->filter.period_secs : 0, SCORES_MAX, 0};
+    db_scores_filtered(p->srv->db, &f, on_scores, p);
+}
+
+/* ---- /player/NAME ----------------------------------------------------------------------- */
+
+static void totals_html(buf_t *o, const db_player_totals_t *t)
+{
+    buf_printf(o,
+               "<table class=\"totals\"><tr><th>Games</th><td>%lld</td></tr>"
+               "<tr><th>Finished</th><td>%lld</td></tr><tr><th>Playing</th><td>%lld</td></tr>"
+               "<tr><th>Best score</th><td>%lld",
+               (long long)t->games, (long long)t->finished, (long long)t->live,
+               (long long)t->best_score);
+    if (t->best_game)
+        buf_printf(o, " (<a href=\"/game/%lld\">game %lld</a>)", (long long)t->best_game,
+                   (long long)t->best_game);
+    buf_printf(o,
+               "</td></tr><tr><th>Turns played</th><td>%lld</td></tr>"
+               "<tr><th>Deepest level</th><td>%d</td></tr>"
+               "<tr><th>Replays verified</th><td>%lld</td></tr>"
+               "<tr><th>Replay mismatches</th><td>%lld</td></tr></table>\n",
+               (long long)t->turns, t->max_depth, (long long)t->verified, (long long)t->mismatched);
+}
+
+static void totals_json(buf_t *o, const db_player_totals_t *t)
+{
+    buf_printf(o,
+               "\"totals\":{\"games\":%lld,\"finished\":%lld,\"live\":%lld,\"verified\":%lld,"
+               "\"mismatched\":%lld,\"turns\":%lld,\"max_depth\":%d,\"first_start\":%lld,"
+               "\"last_end\":%lld,\"best_score\":%lld,\"best_game\":",
+               (long long)t->games, (long long)t->finished, (long long)t->live,
+               (long long)t->verified, (long long)t->mismatched, (long long)t->turns, t->max_depth,
+               (long long)t->first_start, (long long)t->last_end, (long long)t->best_score);
+    if (t->best_game)
+        buf_printf(o, "%lld}", (long long)t->best_game);
+    else
+        buf_puts(o, "null}");
+}
+
+static void on_player_games(void *ud, int status, const db_game_t *gs, size_t n)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, NULL))
+        return;
+    buf_t *o = &p->out;
+    if (p->api) {
+        buf_puts(o, ",\"games\":[");
+        for (size_t i = 0; i < n; i++) {
+            buf_puts(o, i ? ",\n" : "\n");
+            game_json(o, &gs[i]);
+        }
+        buf_puts(o, "]}\n");
+        page_send(p, 200, "application/json");
+        return;
+    }
+    buf_puts(o, "<h3>Games</h3>\n");
+    games_table_html(o, gs, n, false, false);
+    html_tail(o);
+    page_send(p, 200, "text/html; charset=utf-8");
+}
+
+static void on_player_totals(void *ud, int status, const db_player_totals_t *t)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, NULL))
+        return;
+    if (p->api)
+        totals_json(&p->out, t);
+    else
+        totals_html(&p->out, t);
+    if (p->srv->stopping)
+        page_error(p, 503, "the server is stopping");
+    else
+        db_games_of_user(p->srv->db, p->user, PLAYER_GAMES_MAX, 0, on_player_games, p);
+}
+
+static void on_player_user(void *ud, int status, const db_user_t *u)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, "no such player"))
+        return;
+    p->user = u->id;
+    buf_t *o = &p->out;
+    if (p->api) {
+        buf_putc(o, '{');
+        json_key_str(o, "name", u->name, false);
+        buf_putc(o, ',');
+    } else {
+        html_head(o, u->name);
+        buf_puts(o, "<h2 class=\"name\">");
+        html_escape_str(o, u->name);
+        buf_puts(o, "</h2>\n");
+    }
+    if (p->srv->stopping)
+        page_error(p, 503, "the server is stopping");
+    else
+        db_player_totals(p->srv->db, u->id, on_player_totals, p);
+}
+
+/* ---- /game/ID -------------------------------------------------------------------------- */
+
+static void game_summary_html(buf_t *o, const db_game_t *g)
+{
+    buf_printf(o, "<h2>Game %lld: ", (long long)g->id);
+    player_link(o, g->player);
+    buf_puts(o, "</h2>\n<table class=\"summary\"><tr><th>Character</th><td>");
+    html_escape_str(o, g->race);
+    buf_putc(o, ' ');
+    html_escape_str(o, g->cls);
+    buf_printf(o, "</td></tr><tr><th>State</th><td class=\"state\">%s</td></tr>",
+               state_words[g->state % 3]);
+    if (g->state == DB_GAME_FINISHED) {
+        buf_printf(o,
+                   "<tr><th>Score</th><td class=\"score\">%lld</td></tr><tr><th>End</th>"
+                   "<td class=\"cause\">",
+                   (long long)g->score);
+        html_escape_str(o, g->cause);
+        buf_puts(o, "</td></tr>");
+    } else if (g->state == DB_GAME_BROKEN) {
+        buf_puts(o, "<tr><th>Problem</th><td>");
+        html_escape_str(o, g->broken_reason);
+        buf_puts(o, "</td></tr>");
+    }
+    buf_printf(o,
+               "<tr><th>Turns</th><td class=\"turns\">%lld</td></tr><tr><th>Depth</th>"
+               "<td>%d (deepest %d)</td></tr><tr><th>Level</th><td>%d</td></tr>"
+               "<tr><th>Started</th><td>",
+               (long long)g->turns, g->depth, g->max_depth, g->xl);
+    put_time(o, g->start_time);
+    buf_puts(o, " UTC</td></tr><tr><th>Ended</th><td>");
+    put_time(o, g->end_time);
+    buf_printf(o, "</td></tr><tr><th>Seed</th><td>%llu</td></tr><tr><th>Content</th><td>",
+               (unsigned long long)g->seed);
+    html_escape_str(o, g->content_version);
+    buf_puts(o, "</td></tr><tr><th>Replay check</th><td class=\"check\">");
+    verified_html(o, g->verified);
+    buf_puts(o, "</td></tr></table>\n");
+    if (g->state == DB_GAME_FINISHED)
+        buf_printf(o,
+                   "<p class=\"links\"><a href=\"/game/%lld/replay\">Watch the replay</a> · "
+                   "<a href=\"/game/%lld.cast\">asciicast</a> · "
+                   "<a href=\"/game/%lld/dump\">dump (text)</a></p>\n",
+                   (long long)g->id, (long long)g->id, (long long)g->id);
+}
+
+static void on_game_dump(void *ud, int status, const char *text, size_t len)
+{
+    page_t *p = ud;
+    if (status != DB_ENOTFOUND && db_failed(p, status, NULL))
+        return;
+    buf_t *o = &p->out;
+    bool have = status == DB_OK;
+    if (p->api) {
+        buf_puts(o, ",\"dump\":");
+        if (have)
+            json_put_string(o, text, len);
+        else
+            buf_puts(o, "null");
+        long long id = (long long)p->game.id;
+        if (p->game.state == DB_GAME_FINISHED)
+            buf_printf(o,
+                       ",\"links\":{\"page\":\"/game/%lld\",\"replay\":\"/game/%lld/replay\","
+                       "\"frames\":\"/api/game/%lld/replay\",\"cast\":\"/game/%lld.cast\","
+                       "\"dump\":\"/game/%lld/dump\"}}\n",
+                       id, id, id, id, id);
+        else
+            buf_printf(o, ",\"links\":{\"page\":\"/game/%lld\"}}\n", id);
+        page_send(p, 200, "application/json");
+        return;
+    }
+    if (have) {
+        buf_puts(o, "<h3>Dump</h3>\n<pre class=\"dump\">");
+        html_escape(o, text, len);
+        buf_puts(o, "</pre>\n");
+    }
+    html_tail(o);
+    page_send(p, 200, "text/html; charset=utf-8");
+}
+
+static void on_game_milestones(void *ud, int status, const db_milestone_t *ms, size_t n)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, NULL))
+        return;
+    buf_t *o = &p->out;
+    if (p->api)
+        buf_puts(o, ",\"milestones\":[");
+    else
+        buf_puts(o, "<h3>Milestones</h3>\n<table class=\"milestones\"><thead><tr><th>Turn</th>"
+                    "<th>Depth</th><th>What</th><th></th></tr></thead><tbody>\n");
+    for (size_t i = 0; i < n; i++) {
+        if (p->api) {
+            buf_printf(o, "%s{\"turn\":%lld,\"depth\":%d", i ? ",\n" : "\n", (long long)ms[i].turn,
+                       ms[i].depth);
+            json_key_str(o, "kind", ms[i].kind, true);
+            json_key_str(o, "text", ms[i].text, true);
+            buf_putc(o, '}');
+            continue;
+        }
+        buf_printf(o, "<tr><td>%lld</td><td>%d</td><td>", (long long)ms[i].turn, ms[i].depth);
+        html_escape_str(o, ms[i].kind);
+        buf_puts(o, "</td><td class=\"text\">");
+        html_escape_str(o, ms[i].text);
+        buf_puts(o, "</td></tr>\n");
+    }
+    buf_puts(o, p->api ? "]" : "</tbody></table>\n");
+    if (p->srv->stopping)
+        page_error(p, 503, "the server is stopping");
+    else
+        db_dump_get(p->srv->db, p->game.id, on_game_dump, p);
+}
+
+static void on_game(void *ud, int status, const db_game_t *g)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, "no such game"))
+        return;
+    p->game = *g;
+    if (p->api) {
+        buf_puts(&p->out, "{\"game\":");
+        game_json(&p->out, g);
+    } else {
+        char title[64];
+        snprintf(title, sizeof title, "Game %lld", (long long)g->id);
+        html_head(&p->out, title);
+        game_summary_html(&p->out, g);
+    }
+    if (p->srv->stopping)
+        page_error(p, 503, "the server is stopping");
+    else
+        db_milestones_get(p->srv->db, g->id, on_game_milestones, p);
+}
+
+/* ---- /game/ID/dump ---------------------------------------------------------------------- */
+
+static void on_dump_only(void *ud, int status, const char *text, size_t len)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, "no dump for this game (it has not finished)"))
+        return;
+    buf_put(&p->out, text, len);
+    page_send(p, 200, "text/plain; charset=utf-8");
+}
+
+/* ---- replays: /game/ID.cast and /api/game/ID/replay ------------------------------------------ */
+
+static void replay_work(records_job_t *j)
+{
+    page_t *p = j->ud;
+    server_t *srv = j->srv;
+    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
+    if (strcmp(j->game.content_version, content_version(srv->content)) != 0) {
+        p->status = 409;
+        snprintf(p->err, sizeof p->err, "this game was played with other content (%s)",
+                 j->game.content_version);
+        return;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "Warren game %lld: %s, %s", (long long)j->game.id, j->game.player,
+             j->game.cause);
+    int rc = p->cast ? replay_asciicast(&in, NULL, CAST_STEP, title, &p->out, p->err, sizeof p->err)
+                     : replay_frames_json(&in, NULL, &p->out, p->err, sizeof p->err);
+    if (rc)
+        p->status = 500;
+    else
+        page_zip(p, SIZE_MAX); /* here, off the loop: replays run to megabytes */
+}
+
+static void replay_done(records_job_t *j)
+{
+    page_t *p = j->ud;
+    int status = j->status ? j->status : p->status;
+    if (j->status)
+        snprintf(p->err, sizeof p->err, "%s", j->err);
+    records_job_free(j);
+    if (status) {
+        if (status == 500)
+            log_error("replay of game %lld failed: %s", (long long)p->game_id, p->err);
+        page_error(p, status, p->err);
+        return;
+    }
+    page_send(p, 200, p->cast ? "application/x-asciicast" : "application/json");
+}
+
+static void replay_start(page_t *p)
+{
+    records_job_t *j = calloc(1, sizeof *j);
+    if (!j) {
+        page_error(p, 500, "out of memory");
+        return;
+    }
+    *j = (records_job_t){.srv = p->srv,
+                         .game_id = p->game_id,
+                         .refusable = true,
+                         .work = replay_work,
+                         .done = replay_done,
+                         .ud = p};
+    records_job_start(j);
+}
+
+/* ---- /game/ID/replay: the browser player -------------------------------------------------- */
+
+/* The template with {{id}} and {{game}} (an escaped one-line summary) filled. */
+static void replay_page(buf_t *o, const char *tpl, const db_game_t *g)
+{
+    for (const char *s = tpl; *s;) {
+        const char *m = strstr(s, "{{");
+        if (!m) {
+            buf_puts(o, s);
+            break;
+        }
+        buf_put(o, s, (size_t)(m - s));
+        if (strncmp(m, "{{id}}", 6) == 0) {
+            buf_printf(o, "%lld", (long long)g->id);
+            s = m + 6;
+        } else if (strncmp(m, "{{game}}", 8) == 0) {
+            buf_printf(o, "game <a href=\"/game/%lld\">%lld</a> of ", (long long)g->id,
+                       (long long)g->id);
+            player_link(o, g->player);
+            buf_puts(o, ": ");
+            html_escape_str(o, g->cause);
+            s = m + 8;
+        } else {
+            buf_puts(o, "{{");
+            s = m + 2;
+        }
+    }
+}
+
+static void on_replay_game(void *ud, int status, const db_game_t *g)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, "no such game"))
+        return;
+    const char *tpl = p->srv->records ? p->srv->records->replay_tpl : NULL;
+    if (g->state != DB_GAME_FINISHED) {
+        page_error(p, 404, "this game has not finished");
+        return;
+    }
+    if (!tpl) {
+        page_error(p, 503, "the replay player is not built on this server");
+        return;
+    }
+    replay_page(&p->out, tpl, g);
+    page_send(p, 200, "text/html; charset=utf-8");
+}
+
+/* ---- the route table's handlers ----------------------------------------------------- */
+
+/* A page for req, or NULL when out of memory. */
+static page_t *page_new(webgw_t *g, const web_http_t *req)
+{
+    page_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->srv = g->srv;
+    p->web = g->web;
+    p->id = req->id;
+    p->api = req->route->arg == RECORDS_JSON;
+    p->gzip = req->gzip;
+    buf_init(&p->out);
+    buf_init(&p->gz);
+    return p;
+}
+
+/* Answers p at once when it cannot go on: a bad URL (status, why), a POST
+ * (these pages only answer GET) or a stopping server. */
+static bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
+{
+    if (status)
+        page_error(p, status, why);
+    else if (req->post)
+        page_error(p, 405, "these pages only answer GET");
+    else if (p->srv->stopping || !p->srv->db)
+        page_error(p, 503, "the server is stopping");
+    else
+        return false;
+    return true;
+}
+
+/* A /game/{id} row's page with its game id, not yet answered; NULL when
+ * answered already (a POST, a stopping server) or out of memory (*rc -1). */
+static page_t *game_page(void *gw, const web_http_t *req, int *rc)
+{
+    page_t *p = page_new(gw, req);
+    *rc = p ? 0 : -1;
+    if (!p)
+        return NULL;
+    /* the pattern's {id} has been checked: this cannot fail */
+    (void)web_parse_id(req->param, strlen(req->param), &p->game_id);
+    return page_refused(p, req, 0, NULL) ? NULL : p;
+}
+
+int records_scores(void *gw, const web_http_t *req)
+{
+    page_t *p = page_new(gw, req);
+    char err[160];
+    if (!p)
+        return -1;
+    int status = rq_scores_filter(req->args, req->nargs, &p->filter, err, sizeof err);
+    if (!page_refused(p, req, status, err))
+        scores_start(p);
+    return 0;
+}
+
+int records_player(void *gw, const web_http_t *req)
+{
+    page_t *p = page_new(gw, req);
+    char err[160];
+    if (!p)
+        return -1;
+    int status = rq_player_name(req->param, p->name, err, sizeof err);
+    if (!page_refused(p, req, status, err))
+        db_user_by_name(p->srv->db, p->name, on_player_user, p);
+    return 0;
+}
+
+int records_game(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        db_game_get(p->srv->db, p->game_id, on_game, p);
+    return rc;
+}
+
+int records_dump(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        db_dump_get(p->srv->db, p->game_id, on_dump_only, p);
+    return rc;
+}
+
+int records_cast(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p) {
+        p->cast = true;
+        replay_start(p);
+    }
+    return rc;
+}
+
+int records_frames(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        replay_start(p);
+    return rc;
+}
+
+int records_replay(void *gw, const web_http_t *req)
+{
+    int rc;
+    page_t *p = game_page(gw, req, &rc);
+    if (p)
+        db_game_get(p->srv->db, p->game_id, on_replay_game, p);
+    return rc;
+}
+
+int records_bad_game(void *gw, const web_http_t *req)
+{
+    page_t *p = page_new(gw, req);
+    char err[160];
+    if (!p)
+        return -1;
+    page_refused(p, req, rq_game_error(req->param, err, sizeof err), err);
+    return 0;
+}

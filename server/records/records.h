@@ -1,0 +1,91 @@
+/* records — finished games inside warrend: verification by replay, the
+ * score pages and their JSON API, the browser replay's frames and the
+ * asciicast export. Loop thread only; database reads go to db's reader
+ * threads and replays to libuv's thread pool (at most RECORDS_JOBS at once,
+ * so logins still find a free thread).
+ *
+ * Verification: when a game ends, and at start for every finished game not
+ * yet checked, its journal is replayed from the seed and the result (end
+ * kind, cause, turns, depths, level, score and the dump) compared with the
+ * stored record: games.verified becomes 1 (agrees) or -1 (mismatch, logged
+ * with the first difference). A game from another content version is left
+ * unchecked (0). */
+#ifndef WARREN_RECORDS_H
+#define WARREN_RECORDS_H
+#include <stdint.h>
+#include "db.h"
+#include "journal.h"
+#include "list.h"
+#include "server.h"
+#include "web.h"
+
+#define RECORDS_JOBS     2
+#define RECORDS_WAIT_MAX 64 /* page jobs waiting beyond this are refused (503) */
+
+typedef struct records records_t;
+typedef struct records_job records_job_t;
+
+struct records {
+    server_t *srv;
+    int running;    /* jobs reading or on the thread pool */
+    list_t waiting; /* records_job_t.node, first come first served */
+    int nwaiting;
+    int64_t backlog_after; /* the backlog's next batch starts after this id */
+    bool backlog_more, backlog_reading;
+    char *replay_tpl; /* web/dist/replay.html, read at start; NULL if not built */
+};
+
+/* Reads the replay page template from web_root (NULL: no replay page). */
+records_t *records_new(server_t *srv, const char *web_root); /* NULL on OOM */
+/* After uv_run has returned (every job has finished by then). NULL is fine. */
+void records_free(records_t *r);
+
+/* A finished game: queue its verification. */
+void records_verify(server_t *srv, int64_t game_id);
+/* At start: verifies every finished game still unchecked, a batch at a time. */
+void records_verify_backlog(server_t *srv);
+
+/* ---- replay jobs (verify.c), shared with the pages ---- */
+
+typedef void (*records_job_fn)(records_job_t *j);
+struct records_job {
+    server_t *srv;
+    list_t node; /* records_t.waiting */
+    int64_t game_id;
+    int status; /* 0, or an HTTP-like status: 404 no such finished game, 503 busy/stopping, 500 */
+    char err[200];
+    db_game_t game;
+    journal_t journal; /* the game's, owned */
+    char *dump;        /* the stored dump (with want_dump), owned */
+    size_t dump_len;
+    bool want_dump;
+    bool refusable;      /* a page's job: refused with 503 when too many wait */
+    records_job_fn work; /* thread pool: reads the fields above, writes its own */
+    records_job_fn done; /* loop: always called once, then the job is freed */
+    void *ud;
+    uv_work_t req;
+};
+
+/* Reads game_id and its journal (and dump), runs work off the loop, then
+ * done on the loop. j is owned by the caller until done returns; the caller
+ * frees it there with records_job_free. */
+void records_job_start(records_job_t *j);
+void records_job_free(records_job_t *j);
+
+/* ---- pages (pages.c) ---- */
+
+/* The route table's handlers (web/routes.c) for the records URLs
+ * (records_query.h): gw is the webgw_t; req->route->arg is RECORDS_JSON for
+ * the /api/ rows. Each answers with web_reply, now or later (a POST gets
+ * 405 once the URL is checked), and returns 0, or -1 when out of memory. */
+enum { RECORDS_HTML = 0, RECORDS_JSON = 1 };
+int records_scores(void *gw, const web_http_t *req);   /* /scores */
+int records_player(void *gw, const web_http_t *req);   /* /player/NAME */
+int records_game(void *gw, const web_http_t *req);     /* /game/{id} */
+int records_dump(void *gw, const web_http_t *req);     /* /game/{id}/dump */
+int records_cast(void *gw, const web_http_t *req);     /* /game/{id}.cast */
+int records_replay(void *gw, const web_http_t *req);   /* /game/{id}/replay, the page */
+int records_frames(void *gw, const web_http_t *req);   /* /api/game/{id}/replay */
+int records_bad_game(void *gw, const web_http_t *req); /* any other /game/...: 400 or 404 */
+
+#endif

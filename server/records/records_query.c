@@ -1,0 +1,127 @@
+/* records_query — score page URLs and HTML escaping (records_query.h). */
+#include <stdio.h>
+#include <string.h>
+#include "records_query.h"
+#include "web_parse.h"
+
+typedef struct {
+    const char *name;
+    int64_t secs;
+} period_t;
+
+static const period_t periods[] = {
+    {"all", 0}, {"day", 86400}, {"week", 7 * 86400}, {"month", 30 * 86400}, {"year", 365 * 86400},
+};
+
+static bool all_of(const char *s, size_t n, const char *extra)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || strchr(extra, c);
+        if (!ok || c == '\0')
+            return false;
+    }
+    return true;
+}
+
+static int fail(char *err, size_t errlen, int status, const char *msg)
+{
+    snprintf(err, errlen, "%s", msg);
+    return status;
+}
+
+int rq_game_error(const char *rest, char *err, size_t errlen)
+{
+    int64_t id;
+    if (!web_parse_id(rest, strcspn(rest, "/."), &id))
+        return fail(err, errlen, 400, "bad game id: a game id is a positive decimal number");
+    return fail(err, errlen, 404, "no such page");
+}
+
+int rq_player_name(const char *rest, char name[24], char *err, size_t errlen)
+{
+    size_t n = strlen(rest);
+    name[0] = '\0';
+    if (n < 2 || n > 20 || !all_of(rest, n, "0123456789_-"))
+        return fail(err, errlen, 400, "bad player name: 2-20 letters, digits, _ or -");
+    memcpy(name, rest, n + 1);
+    return 0;
+}
+
+/* One "name=value" query argument of /scores. */
+static int scores_arg(const char *a, rq_filter_t *q, char *err, size_t errlen)
+{
+    const char *eq = strchr(a, '=');
+    size_t kl = eq ? (size_t)(eq - a) : strlen(a);
+    const char *v = eq ? eq + 1 : "";
+    size_t vl = strlen(v);
+    char *dst = NULL;
+    if (kl == 4 && memcmp(a, "race", 4) == 0)
+        dst = q->race;
+    else if (kl == 5 && memcmp(a, "class", 5) == 0)
+        dst = q->cls;
+    else if (kl == 6 && memcmp(a, "period", 6) == 0) {
+        for (size_t i = 0; i < sizeof periods / sizeof periods[0]; i++)
+            if (strcmp(v, periods[i].name) == 0 || (vl == 0 && i == 0)) {
+                q->period = periods[i].name;
+                q->period_secs = periods[i].secs;
+                return 0;
+            }
+        return fail(err, errlen, 400, "bad period: one of all, day, week, month, year");
+    } else
+        return 0; /* unknown arguments are ignored */
+    if (vl > 15 || !all_of(v, vl, "_-"))
+        return fail(err, errlen, 400,
+                    kl == 4 ? "bad race: up to 15 letters" : "bad class: up to 15 letters");
+    memcpy(dst, v, vl + 1);
+    return 0;
+}
+
+int rq_scores_filter(const char *const *args, int nargs, rq_filter_t *f, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    f->period = periods[0].name;
+    if (err && errlen)
+        err[0] = '\0';
+    for (int i = 0; i < nargs; i++) {
+        int rc = args && args[i] ? scores_arg(args[i], f, err, errlen) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void html_escape(buf_t *out, const char *s, size_t len)
+{
+    static const char *const ent[] = {
+        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;"};
+    size_t start = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool special = c < sizeof ent / sizeof ent[0] && ent[c];
+        bool drop = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7F;
+        if (!special && !drop)
+            continue;
+        buf_put(out, s + start, i - start);
+        if (special)
+            buf_puts(out, ent[c]);
+        start = i + 1;
+    }
+    buf_put(out, s + start, len - start);
+}
+
+void url_escape(buf_t *out, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~') {
+            buf_putc(out, (char)c);
+            continue;
+        }
+        buf_putc(out, '%');
+        buf_putc(out, hex[c >> 4]);
+        buf_putc(out, hex[c & 15]);
+    }
+}

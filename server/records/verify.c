@@ -1,0 +1,354 @@
+/* verify — replay jobs (a finished game's row, journal and dump read off
+ * the loop, then replayed on the thread pool) and the verification of
+ * every finished game built on them. See records.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "db_records.h"
+#include "journal.h"
+#include "log.h"
+#include "records.h"
+#include "replay.h"
+
+#define BACKLOG_BATCH 64
+
+/* The whole file, NUL-terminated; NULL when missing or unreadable. */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *d = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && n < (1 << 20) && fseek(f, 0, SEEK_SET) == 0 && (d = malloc((size_t)n + 1))) {
+        if (fread(d, 1, (size_t)n, f) != (size_t)n) {
+            free(d);
+            d = NULL;
+        } else
+            d[n] = '\0';
+    }
+    fclose(f);
+    return d;
+}
+
+records_t *records_new(server_t *srv, const char *web_root)
+{
+    records_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->srv = srv;
+    list_init(&r->waiting);
+    if (web_root) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/replay.html", web_root);
+        r->replay_tpl = read_file(path);
+        if (!r->replay_tpl)
+            log_warn("replay page: %s not found (build web/)", path);
+    }
+    return r;
+}
+
+void records_free(records_t *r)
+{
+    if (!r)
+        return;
+    /* normally empty: while the loop ran down, each finishing job started
+     * the next, which ended at once (stopping) */
+    for (list_t *n; (n = list_pop_front(&r->waiting));) {
+        records_job_t *j = LIST_ITEM(n, records_job_t, node);
+        j->status = 503;
+        j->done(j);
+    }
+    free(r->replay_tpl);
+    free(r);
+}
+
+void records_job_free(records_job_t *j)
+{
+    if (!j)
+        return;
+    journal_free(&j->journal);
+    free(j->dump);
+    free(j);
+}
+
+/* ---- the job pipeline ---------------------------------------------------------- */
+
+static void job_next(records_t *r);
+
+static void job_finish(records_job_t *j, int status, const char *msg)
+{
+    records_t *r = j->srv->records;
+    if (status && !j->status) {
+        j->status = status;
+        snprintf(j->err, sizeof j->err, "%s", msg);
+    }
+    r->running--;
+    j->done(j);
+    job_next(r);
+}
+
+static void on_work(uv_work_t *w)
+{
+    records_job_t *j = w->data;
+    j->work(j);
+}
+
+static void on_work_done(uv_work_t *w, int status)
+{
+    records_job_t *j = w->data;
+    job_finish(j, status ? 503 : 0, "cancelled");
+}
+
+static void job_queue_work(records_job_t *j)
+{
+    j->req.data = j;
+    if (uv_queue_work(j->srv->loop, &j->req, on_work, on_work_done))
+        job_finish(j, 500, "cannot queue the replay");
+}
+
+static void on_job_dump(void *ud, int status, const char *text, size_t len)
+{
+    records_job_t *j = ud;
+    if (status == DB_OK && (j->dump = malloc(len + 1))) {
+        memcpy(j->dump, text, len);
+        j->dump[len] = '\0';
+        j->dump_len = len;
+    }
+    if (j->srv->stopping)
+        job_finish(j, 503, "the server is stopping");
+    else
+        job_queue_work(j);
+}
+
+static void on_job_journal(void *ud, int status, const db_journal_row_t *rows, size_t n)
+{
+    records_job_t *j = ud;
+    if (status != DB_OK || journal_copy(&j->journal, rows, n))
+        job_finish(j, 500, "cannot read the journal");
+    else if (j->srv->stopping)
+        job_finish(j, 503, "the server is stopping");
+    else if (j->want_dump)
+        db_dump_get(j->srv->db, j->game_id, on_job_dump, j);
+    else
+        job_queue_work(j);
+}
+
+static void on_job_game(void *ud, int status, const db_game_t *g)
+{
+    records_job_t *j = ud;
+    if (status == DB_ENOTFOUND || (status == DB_OK && g->state != DB_GAME_FINISHED))
+        job_finish(j, 404, status == DB_OK ? "this game has not finished" : "no such game");
+    else if (status != DB_OK)
+        job_finish(j, 500, "cannot read the game");
+    else if (j->srv->stopping)
+        job_finish(j, 503, "the server is stopping");
+    else {
+        j->game = *g;
+        db_journal_read(j->srv->db, j->game_id, 0, on_job_journal, j);
+    }
+}
+
+static void job_begin(records_job_t *j)
+{
+    j->srv->records->running++;
+    if (j->srv->stopping) {
+        job_finish(j, 503, "the server is stopping");
+        return;
+    }
+    db_game_get(j->srv->db, j->game_id, on_job_game, j);
+}
+
+static void backlog_read(records_t *r);
+
+static void job_next(records_t *r)
+{
+    list_t *n;
+    while (r->running < RECORDS_JOBS && (n = list_pop_front(&r->waiting))) {
+        r->nwaiting--;
+        job_begin(LIST_ITEM(n, records_job_t, node));
+    }
+    if (!r->running && list_empty(&r->waiting) && r->backlog_more && !r->srv->stopping)
+        backlog_read(r);
+}
+
+void records_job_start(records_job_t *j)
+{
+    records_t *r = j->srv->records;
+    if (!r || (j->refusable && r->nwaiting >= RECORDS_WAIT_MAX)) {
+        j->status = 503;
+        snprintf(j->err, sizeof j->err, "too many replays asked for at once; try again soon");
+        j->done(j);
+        return;
+    }
+    r->nwaiting++;
+    list_push_back(&r->waiting, &j->node);
+    job_next(r);
+}
+
+/* ---- verification ------------------------------------------------------------------- */
+
+typedef struct {
+    replay_result_t res;
+    int rc;
+    bool skipped;
+    char why[240];
+} verdict_t;
+
+static const char *const end_kinds[] = {"", "dead", "won", "quit"};
+
+/* The first difference between the stored record and the replay, or NULL. */
+static const char *first_difference(const records_job_t *j, const replay_result_t *res, char *buf,
+                                    size_t n)
+{
+    const db_game_t *g = &j->game;
+    const game_status_t *e = &res->end;
+    struct {
+        const char *what;
+        long long stored, replayed;
+    } nums[] = {{"turns", g->turns, (long long)e->turn},
+                {"depth", g->depth, e->depth},
+                {"max depth", g->max_depth, e->max_depth},
+                {"level", g->xl, e->xl},
+                {"score", g->score, e->score},
+                {"keys after the end", 0, (long long)res->keys_after_end}};
+    if (e->state == GAME_RUNNING)
+        return "the replay does not end";
+    if (strcmp(g->end_kind, end_kinds[e->state & 3]) != 0)
+        return snprintf(buf, n, "end %s, replay %s", g->end_kind, end_kinds[e->state & 3]), buf;
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        if (nums[i].stored != nums[i].replayed)
+            return snprintf(buf, n, "%s %lld, replay %lld", nums[i].what, nums[i].stored,
+                            nums[i].replayed),
+                   buf;
+    if (strcmp(g->cause, e->cause) != 0)
+        return snprintf(buf, n, "cause \"%.80s\", replay \"%.80s\"", g->cause, e->cause), buf;
+    if (j->dump && (j->dump_len != res->dump.len || memcmp(j->dump, res->dump.data, j->dump_len)))
+        return "the dump differs";
+    return NULL;
+}
+
+static void verify_work(records_job_t *j)
+{
+    verdict_t *v = j->ud;
+    server_t *srv = j->srv;
+    if (strcmp(j->game.content_version, content_version(srv->content)) != 0) {
+        v->skipped = true;
+        snprintf(v->why, sizeof v->why, "content version %s, this server has %s",
+                 j->game.content_version, content_version(srv->content));
+        return;
+    }
+    replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
+    v->rc = replay_run(&in, NULL, NULL, NULL, &v->res, v->why, sizeof v->why);
+    if (v->rc == 0) {
+        const char *d = first_difference(j, &v->res, v->why, sizeof v->why);
+        if (d && d != v->why)
+            snprintf(v->why, sizeof v->why, "%s", d);
+        v->rc = d ? 1 : 0;
+    }
+}
+
+/* The verdict is logged once it is stored, so "ok" in the log means the
+ * games row says so too. */
+typedef struct {
+    server_t *srv;
+    int64_t game_id;
+    int verdict;
+    uint64_t keys, hash;
+    char why[240];
+} verdict_saved_t;
+
+static void on_verdict_saved(void *ud, int status, int64_t id)
+{
+    verdict_saved_t *s = ud;
+    (void)id;
+    if (status != DB_OK)
+        log_warn("verify game=%lld %s, not stored: %s", (long long)s->game_id,
+                 s->verdict > 0 ? "ok" : "mismatch", db_error(s->srv->db));
+    else if (s->verdict > 0)
+        log_info("verify game=%lld ok keys=%llu hash=%016llx", (long long)s->game_id,
+                 (unsigned long long)s->keys, (unsigned long long)s->hash);
+    else
+        log_warn("verify game=%lld mismatch: %s", (long long)s->game_id, s->why);
+    free(s);
+}
+
+static void store_verdict(server_t *srv, int64_t game_id, const verdict_t *v)
+{
+    verdict_saved_t *s = calloc(1, sizeof *s);
+    if (!s) {
+        log_error("verify game=%lld: out of memory storing the verdict", (long long)game_id);
+        return;
+    }
+    *s = (verdict_saved_t){srv, game_id, v->rc == 0 ? 1 : -1, v->res.keys, v->res.hash, ""};
+    snprintf(s->why, sizeof s->why, "%s", v->why);
+    db_game_set_verified(srv->db, game_id, s->verdict, on_verdict_saved, s);
+}
+
+static void verify_done(records_job_t *j)
+{
+    verdict_t *v = j->ud;
+    server_t *srv = j->srv;
+    if (j->status)
+        log_warn("verify game=%lld not done: %s", (long long)j->game_id, j->err);
+    else if (v->skipped)
+        log_warn("verify game=%lld skipped: %s", (long long)j->game_id, v->why);
+    else if (!srv->stopping)
+        store_verdict(srv, j->game_id, v);
+    replay_result_free(&v->res);
+    free(v);
+    records_job_free(j);
+}
+
+void records_verify(server_t *srv, int64_t game_id)
+{
+    records_job_t *j = calloc(1, sizeof *j);
+    verdict_t *v = calloc(1, sizeof *v);
+    if (!j || !v) {
+        free(j);
+        free(v);
+        log_error("verify game=%lld: out of memory", (long long)game_id);
+        return;
+    }
+    buf_init(&v->res.dump);
+    *j = (records_job_t){.srv = srv,
+                         .game_id = game_id,
+                         .want_dump = true,
+                         .work = verify_work,
+                         .done = verify_done,
+                         .ud = v};
+    records_job_start(j);
+}
+
+/* ---- the backlog at start ------------------------------------------------------------- */
+
+static void on_backlog(void *ud, int status, const db_game_t *games, size_t n)
+{
+    records_t *r = ud;
+    r->backlog_reading = false;
+    r->backlog_more = status == DB_OK && n == BACKLOG_BATCH;
+    if (status != DB_OK)
+        log_error("verify backlog: cannot list games: %d", status);
+    else if (n)
+        log_info("verify backlog: %zu finished games to check", n);
+    for (size_t i = 0; i < n; i++) {
+        r->backlog_after = games[i].id;
+        records_verify(r->srv, games[i].id);
+    }
+}
+
+static void backlog_read(records_t *r)
+{
+    if (r->backlog_reading)
+        return;
+    r->backlog_reading = true;
+    r->backlog_more = false;
+    db_games_unverified(r->srv->db, r->backlog_after, BACKLOG_BATCH, on_backlog, r);
+}
+
+void records_verify_backlog(server_t *srv)
+{
+    records_t *r = srv->records;
+    if (r && !srv->stopping)
+        backlog_read(r);
+}

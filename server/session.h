@@ -1,0 +1,68 @@
+/* session — one live game, its journal position and its viewers: at most
+ * one player connection and any number of watchers. A session touches only
+ * its own engine, its viewers and the server's session list (so sessions
+ * could later be spread over several loops).
+ *
+ * The fields of session_t are read-only outside the session module
+ * (session.c, session_load.c): the watch list (menu.c), the lobby and chat
+ * (web/webgw.c) and the admin's list of games (admin/control.c) read them.
+ *
+ * Ownership: the server owns every session. A session is freed when its
+ * game ends, its grace period runs out or an admin closes it; its memory
+ * stays until no database callback points at it. Loop thread only. */
+#ifndef WARREN_SESSION_H
+#define WARREN_SESSION_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "conn.h"
+#include "game.h"
+#include "keys.h"
+#include "list.h"
+#include "screen.h"
+
+struct session {
+    server_t *srv;
+    list_t node; /* server's sessions */
+    int64_t game_id, user_id;
+    char user[32];
+    game_t *game;
+    uint64_t seed;
+    uint64_t seq;      /* keys applied (journal length) */
+    uint64_t snap_seq; /* seq of the newest snapshot written */
+    uint64_t snap_turn;
+    uint32_t level_changes;
+    conn_t *player;
+    list_t watchers; /* conn_t.wnode */
+    int nwatchers;
+    screen_t *grid, *sent; /* current frame and the shared baseline */
+    uint64_t started_ms, last_key_ms, detached_ms;
+    bool ended, broken;
+    bool frame_due;     /* a frame waits for its keys to be durable */
+    int db_refs;        /* db callbacks that point at us */
+    int jpending;       /* journal appends not yet committed */
+    bool dead;          /* unlinked; freed when db_refs drops to 0 */
+    bool chat_off;      /* the player turned spectator chat off */
+    uint64_t frame_seq; /* frames broadcast (JSON frames carry it) */
+};
+
+void session_play(conn_t *c); /* 'p': resume or start this user's game */
+void session_watch(conn_t *c, session_t *s);
+void session_detach(conn_t *c, const char *why); /* player or watcher leaves */
+void session_key(conn_t *c, key_event_t k);
+void session_resized(conn_t *c);
+void session_drained(conn_t *c); /* output queue emptied */
+void session_set_chat(session_t *s, bool off);
+session_t *session_find_user(server_t *s, int64_t user_id);
+session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */
+
+/* The account's live game: its player is detached and told why (any
+ * gateway), the game saved and freed, watchers sent back. Returns true if
+ * there was one. */
+bool session_close_user(server_t *s, int64_t user_id, const char *why);
+void session_announce_all(server_t *s); /* redraw games for a new announcement */
+void session_tick(server_t *s);         /* grace expiry */
+int session_recover_all(server_t *s);   /* at start: resume every unfinished game */
+void session_shutdown_all(server_t *s);
+void session_free_all(server_t *s); /* after the loop ran down: without viewers */
+
+#endif

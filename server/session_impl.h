@@ -1,0 +1,22 @@
+/* session_impl — session.c's calls that session_load.c needs, private to
+ * those two files (everyone else uses session.h). */
+#ifndef WARREN_SESSION_IMPL_H
+#define WARREN_SESSION_IMPL_H
+#include "session.h"
+
+/* A live session on the server's list for game g (now owned by it) at
+ * journal length seq. NULL when out of memory (g is not freed). */
+session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user, game_t *g,
+                       uint64_t seq);
+/* Unlinks s now; its memory goes once no db callback points at it. */
+void session_free(session_t *s);
+void session_db_done(session_t *s); /* a db callback that held s returned */
+session_t *session_find_game(server_t *srv, int64_t game_id);
+/* Writes a snapshot when keys came since the last one (why: for the log). */
+void session_snapshot(session_t *s, const char *why);
+/* c becomes the player of s (a previous player is told it was taken over). */
+void session_attach_player(session_t *s, conn_t *c);
+/* The game ended: its record is stored, viewers told, s freed. */
+void session_finish(session_t *s);
+
+#endif

@@ -1,0 +1,504 @@
+/* telnet — the telnet gateway: listeners on TCP and the Unix socket,
+ * libtelnet negotiation, terminal size and type, and the bounded output
+ * queue. Bytes become key events here and nothing else; what keys mean is
+ * menu.c's and session.c's business.
+ *
+ * A telnet conn is a tconn_t: the shared conn_t (conn.h) first, then the
+ * transport's own state, which no other file sees. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "budget.h"
+#include "input.h"
+#include "listener.h"
+#include "log.h"
+#include "server.h"
+
+#define ESC_DELAY_MS 50
+
+typedef struct {
+    conn_t c; /* first: the ops get a conn_t * */
+    union {
+        uv_handle_t handle;
+        uv_stream_t stream;
+        uv_tcp_t tcp;
+        uv_pipe_t pipe;
+    } io;
+    uv_timer_t esc_timer;
+    int handles_open; /* libuv handles not yet closed */
+    bool is_unix, env_asked;
+    telnet_t *tn;
+    keydec_t kd;
+    size_t outq; /* bytes handed to uv_write, not yet written */
+    uint64_t last_input_ms;
+    budget_slot_t slot; /* its place in the connection budget (server_t.budget) */
+} tconn_t;
+
+/* The listeners (server_t.telnet). */
+struct telnetgw {
+    listener_t *tcp, *unix_sock;
+    log_every_t refused_log; /* connections turned away at the door */
+};
+
+typedef struct {
+    uv_write_t req;
+    size_t len;
+    char data[];
+} wreq_t;
+
+/* Every conn of telnet_ops is a tconn_t, whose first member it is. */
+static tconn_t *tconn_of(const conn_t *c)
+{
+    return (tconn_t *)c;
+}
+
+uint64_t now_ms(const server_t *s)
+{
+    return uv_now(s->loop);
+}
+
+/* ---- lifetime ------------------------------------------------------------------- */
+
+static void tconn_free(tconn_t *t)
+{
+    list_remove(&t->c.node);
+    t->c.srv->nconns--;
+    budget_release(t->c.srv->budget, &t->slot);
+    if (t->tn)
+        telnet_free(t->tn);
+    conn_fini(&t->c);
+    free(t);
+}
+
+static void on_handle_closed(uv_handle_t *h)
+{
+    tconn_t *t = h->data;
+    if (--t->handles_open == 0 && t->c.refs == 0)
+        tconn_free(t);
+}
+
+static void close_handles(tconn_t *t)
+{
+    uv_close((uv_handle_t *)&t->esc_timer, on_handle_closed);
+    uv_close(&t->io.handle, on_handle_closed);
+}
+
+static void op_close(conn_t *c, const char *why)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    log_info("disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id, c->ip,
+             c->user[0] ? c->user : "-", why);
+    if (c->sess)
+        session_detach(c, NULL);
+    close_handles(tconn_of(c));
+}
+
+static void op_release(conn_t *c)
+{
+    tconn_t *t = tconn_of(c);
+    if (t->handles_open == 0)
+        tconn_free(t);
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+static bool op_writable(const conn_t *c)
+{
+    return !c->closing && tconn_of(c)->outq < (size_t)c->srv->cfg.outq_max;
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    wreq_t *w = (wreq_t *)req;
+    tconn_t *t = req->data;
+    conn_t *c = &t->c;
+    t->outq -= w->len;
+    free(w);
+    if (status < 0 && !c->closing)
+        conn_close(c, uv_strerror(status));
+    else if (!c->closing && t->outq == 0 && c->need_key)
+        session_drained(c);
+    conn_unref(c);
+}
+
+/* Raw bytes to the socket (already telnet-encoded). Most frames fit in the
+ * socket buffer: they are written straight from the caller's buffer and only
+ * what the kernel did not take is copied into a queued write. */
+static void send_raw(tconn_t *t, const char *data, size_t len)
+{
+    conn_t *c = &t->c;
+    if (c->closing || len == 0)
+        return;
+    if (t->outq == 0) {
+        uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+        int n = uv_try_write(&t->io.stream, &b, 1);
+        if (n == (int)len)
+            return;
+        if (n > 0) {
+            data += n;
+            len -= (size_t)n;
+        } else if (n != UV_EAGAIN && n != UV_ENOSYS) {
+            conn_close(c, uv_strerror(n));
+            return;
+        }
+    }
+    wreq_t *w = malloc(sizeof *w + len);
+    if (!w) {
+        conn_close(c, "out of memory");
+        return;
+    }
+    memcpy(w->data, data, len);
+    w->len = len;
+    w->req.data = t;
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+    int rc = uv_write(&w->req, &t->io.stream, &b, 1, on_written);
+    if (rc < 0) {
+        free(w);
+        conn_close(c, uv_strerror(rc));
+        return;
+    }
+    t->outq += w->len;
+    conn_ref(c);
+}
+
+/* A terminal has no JSON messages: text writes are dropped. */
+static void op_write(conn_t *c, const void *data, size_t len, bool text)
+{
+    tconn_t *t = tconn_of(c);
+    if (!text && t->tn)
+        telnet_send(t->tn, data, len); /* escapes IAC; comes back as TELNET_EV_SEND */
+}
+
+static const conn_ops_t telnet_ops = {
+    .write = op_write, .writable = op_writable, .close = op_close, .release = op_release};
+
+/* ---- what the client tells us --------------------------------------------------------- */
+
+static bool in_game(const conn_t *c)
+{
+    return c->place == CONN_PLAY || c->place == CONN_WATCH;
+}
+
+static void apply_size(conn_t *c)
+{
+    int w = c->raw_w > 0 ? c->raw_w : TERM_MIN_W;
+    int h = c->raw_h > 0 ? c->raw_h : TERM_MIN_H;
+    c->too_small = w < TERM_MIN_W || h < TERM_MIN_H;
+    if (w > TERM_MAX_W)
+        w = TERM_MAX_W;
+    if (h > TERM_MAX_H)
+        h = TERM_MAX_H;
+    if (c->w == w && c->h == h)
+        return;
+    c->w = w;
+    c->h = h;
+    if (in_game(c))
+        session_resized(c);
+    else
+        menu_resized(c);
+}
+
+static void on_naws(conn_t *c, const unsigned char *b, size_t n)
+{
+    if (input_naws(b, n, &c->raw_w, &c->raw_h) == 0)
+        apply_size(c);
+}
+
+static void on_ttype(conn_t *c, const char *name)
+{
+    input_term_name(name, c->term, sizeof c->term);
+    menu_apply_profile(c);
+    /* a new profile means a full redraw in it */
+    if (in_game(c))
+        session_resized(c);
+    else
+        menu_redraw(c);
+}
+
+/* The remote address that `warren --ssh` passes on the Unix socket only. */
+static void on_environ(tconn_t *t, const telnet_event_t *ev)
+{
+    conn_t *c = &t->c;
+    if (!t->is_unix || ev->environ.cmd != TELNET_ENVIRON_IS)
+        return;
+    for (size_t i = 0; i < ev->environ.size; i++) {
+        const struct telnet_environ_t *v = &ev->environ.values[i];
+        if (v->var && !strcmp(v->var, "REMOTE_ADDR") && v->value && v->value[0]) {
+            char ip[sizeof c->ip];
+            if (input_remote_addr(v->value, ip, sizeof ip))
+                return;
+            log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
+            snprintf(c->ip, sizeof c->ip, "%s", ip);
+            /* the per-address limit applies once the address is known */
+            if (budget_move(c->srv->budget, &t->slot, ip) != BUDGET_OK) {
+                const char *m = "\r\nToo many connections from your address.\r\n";
+                conn_write(c, m, strlen(m));
+                conn_close(c, "limit");
+            }
+            return;
+        }
+    }
+}
+
+static void on_key(void *ud, key_event_t k)
+{
+    conn_t *c = ud;
+    if (c->closing)
+        return;
+    if (in_game(c))
+        session_key(c, k);
+    else
+        menu_key(c, k);
+}
+
+static void on_esc_timer(uv_timer_t *timer)
+{
+    tconn_t *t = timer->data;
+    keydec_timeout(&t->kd, on_key, &t->c);
+}
+
+static void on_data(tconn_t *t, const char *buf, size_t n)
+{
+    keydec_feed(&t->kd, (const uint8_t *)buf, n, on_key, &t->c);
+    if (!t->c.closing && keydec_pending(&t->kd))
+        uv_timer_start(&t->esc_timer, on_esc_timer, ESC_DELAY_MS, 0);
+}
+
+static void on_will(tconn_t *t, unsigned char opt)
+{
+    if (opt == TELNET_TELOPT_TTYPE)
+        telnet_ttype_send(t->tn);
+    else if (opt == TELNET_TELOPT_NEW_ENVIRON && t->is_unix && !t->env_asked) {
+        t->env_asked = true;
+        telnet_begin_newenviron(t->tn, TELNET_ENVIRON_SEND);
+        telnet_newenviron_value(t->tn, TELNET_ENVIRON_USERVAR, "REMOTE_ADDR");
+        telnet_finish_newenviron(t->tn);
+    }
+}
+
+static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
+{
+    tconn_t *t = ud;
+    conn_t *c = &t->c;
+    (void)tn;
+    switch (ev->type) {
+    case TELNET_EV_DATA: on_data(t, ev->data.buffer, ev->data.size); break;
+    case TELNET_EV_SEND: send_raw(t, ev->data.buffer, ev->data.size); break;
+    case TELNET_EV_WILL: on_will(t, ev->neg.telopt); break;
+    case TELNET_EV_SUBNEGOTIATION:
+        if (ev->sub.telopt == TELNET_TELOPT_NAWS)
+            on_naws(c, (const unsigned char *)ev->sub.buffer, ev->sub.size);
+        break;
+    case TELNET_EV_TTYPE:
+        if (ev->ttype.cmd == TELNET_TTYPE_IS)
+            on_ttype(c, ev->ttype.name);
+        break;
+    case TELNET_EV_ENVIRON: on_environ(t, ev); break;
+    case TELNET_EV_ERROR:
+        log_warn("telnet error conn=%llu: %s", (unsigned long long)c->id, ev->error.msg);
+        conn_close(c, "telnet protocol error");
+        break;
+    default: break;
+    }
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+    (void)h;
+    (void)hint;
+    b->base = malloc(4096);
+    b->len = b->base ? 4096 : 0;
+}
+
+static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    tconn_t *t = st->data;
+    conn_t *c = &t->c;
+    if (n < 0) {
+        free(b->base);
+        conn_close(c, n == UV_EOF ? "closed by peer" : uv_strerror((int)n));
+        return;
+    }
+    if (n > 0 && !c->closing) {
+        t->last_input_ms = now_ms(c->srv);
+        size_t ok = conn_rate_allow(c, (size_t)n);
+        conn_ref(c); /* handlers may close c; keep the memory until we return */
+        menu_hold(c);
+        if (ok > 0)
+            telnet_recv(t->tn, b->base, ok);
+        menu_release(c);
+        conn_unref(c);
+    }
+    free(b->base);
+}
+
+/* ---- accepting ------------------------------------------------------------------------- */
+
+static void tconn_start(tconn_t *t)
+{
+    conn_t *c = &t->c;
+    t->tn = telnet_init(INPUT_TELOPTS, on_telnet, 0, t);
+    if (!t->tn) {
+        conn_close(c, "out of memory");
+        return;
+    }
+    keydec_init(&t->kd);
+    menu_apply_profile(c); /* no terminal type or options yet: the default */
+    t->last_input_ms = now_ms(c->srv);
+    telnet_negotiate(t->tn, TELNET_WILL, TELNET_TELOPT_ECHO);
+    telnet_negotiate(t->tn, TELNET_WILL, TELNET_TELOPT_SGA);
+    telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_SGA);
+    telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_NAWS);
+    telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_TTYPE);
+    telnet_negotiate(t->tn, TELNET_WILL, TELNET_TELOPT_BINARY);
+    telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_BINARY);
+    if (t->is_unix)
+        telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_NEW_ENVIRON);
+    uv_read_start(&t->io.stream, on_alloc, on_read);
+    apply_size(c);
+    menu_enter(c, NULL);
+}
+
+/* A new tconn on the server's list with its two handles open, or NULL. */
+static tconn_t *tconn_new(server_t *s, bool is_unix)
+{
+    tconn_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    if (conn_init(&t->c, s, &telnet_ops)) {
+        conn_fini(&t->c);
+        free(t);
+        return NULL;
+    }
+    t->is_unix = is_unix;
+    if (is_unix)
+        uv_pipe_init(s->loop, &t->io.pipe, 0);
+    else
+        uv_tcp_init(s->loop, &t->io.tcp);
+    uv_timer_init(s->loop, &t->esc_timer);
+    t->io.handle.data = t;
+    t->esc_timer.data = t;
+    t->handles_open = 2;
+    list_push_front(&s->conns, &t->c.node);
+    s->nconns++;
+    return t;
+}
+
+/* Turns a connection away before anything is made for it: one line for
+ * the person, at most one log line per interval for a flood of them. */
+static void refuse(server_t *s, int fd, const char *peer, int why)
+{
+    const char *m = why == BUDGET_ADDR ? "Too many connections from your address.\r\n"
+                                       : "The server is full. Please try again later.\r\n";
+    ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n; /* best effort: the socket closes either way */
+    close(fd);
+    unsigned held;
+    if (log_every(&s->telnet->refused_log, now_ms(s), LISTENER_LOG_MS, &held))
+        log_info("refused telnet ip=%s reason=%s (%u more refused since the last line)", peer,
+                 why == BUDGET_ADDR ? "per-address limit" : "server full", held);
+}
+
+/* A socket from a listener: counted in the budget, or turned away. Unix
+ * socket peers count toward the total only until `warren --ssh` names their
+ * address (on_environ): at accept they all look "local". */
+static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
+{
+    budget_slot_t slot;
+    int rc = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
+    if (rc != BUDGET_OK) {
+        refuse(s, fd, peer, rc);
+        return;
+    }
+    tconn_t *t = tconn_new(s, is_unix);
+    if (!t) {
+        budget_release(s->budget, &slot);
+        close(fd);
+        return;
+    }
+    t->slot = slot;
+    conn_t *c = &t->c;
+    int err = is_unix ? uv_pipe_open(&t->io.pipe, fd) : uv_tcp_open(&t->io.tcp, fd);
+    if (err) {
+        close(fd);
+        c->closing = true;
+        close_handles(t);
+        return;
+    }
+    if (!is_unix)
+        uv_tcp_nodelay(&t->io.tcp, 1);
+    snprintf(c->ip, sizeof c->ip, "%s", peer);
+    log_info("connect conn=%llu ip=%s via=%s", (unsigned long long)c->id, c->ip,
+             is_unix ? "unix" : "tcp");
+    tconn_start(t);
+}
+
+static void on_tcp_socket(void *ud, int fd, const char *peer)
+{
+    on_socket(ud, fd, peer, false);
+}
+
+static void on_unix_socket(void *ud, int fd, const char *peer)
+{
+    on_socket(ud, fd, peer, true);
+}
+
+/* ---- listening ---------------------------------------------------------------------------- */
+
+int telnetgw_listen(server_t *s)
+{
+    char err[512];
+    s->telnet = calloc(1, sizeof *s->telnet);
+    if (!s->telnet)
+        return log_error("telnet: out of memory"), -1;
+    if (s->cfg.telnet[0]) {
+        s->telnet->tcp =
+            listener_tcp(s->loop, "telnet", s->cfg.telnet, on_tcp_socket, s, err, sizeof err);
+        if (!s->telnet->tcp)
+            return log_error("%s", err), -1;
+        log_info("listening telnet %s", s->cfg.telnet);
+    }
+    if (s->cfg.socket[0]) {
+        s->telnet->unix_sock =
+            listener_unix(s->loop, "socket", s->cfg.socket, on_unix_socket, s, err, sizeof err);
+        if (!s->telnet->unix_sock)
+            return log_error("%s", err), -1;
+        log_info("listening socket %s", s->cfg.socket);
+    }
+    return 0;
+}
+
+void telnetgw_stop(server_t *s)
+{
+    struct telnetgw *tl = s->telnet;
+    if (!tl)
+        return;
+    listener_close(tl->tcp);
+    listener_close(tl->unix_sock);
+    tl->tcp = tl->unix_sock = NULL;
+}
+
+void telnetgw_free(server_t *s)
+{
+    free(s->telnet);
+    s->telnet = NULL;
+}
+
+void telnetgw_tick(server_t *s)
+{
+    uint64_t now = now_ms(s), idle = (uint64_t)s->cfg.idle_timeout * 1000;
+    LIST_EACH (it, &s->conns) {
+        tconn_t *t = tconn_of(LIST_ITEM(it, conn_t, node));
+        conn_t *c = &t->c;
+        if (c->closing || c->place != CONN_MENU)
+            continue;
+        if (now - t->last_input_ms > idle) {
+            const char *m = "\r\n\nIdle too long: goodbye.\r\n";
+            conn_write(c, m, strlen(m));
+            conn_close(c, "idle");
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/* routes — the route table; see routes.h. Handlers get the webgw_t. */
+#include "records.h"
+#include "routes.h"
+#include "webgw.h"
+
+#define PAGE (WEB_GET | WEB_HEAD) /* a file of the built client (web/dist) */
+#define CALL (WEB_GET | WEB_POST) /* a handler (HEAD too): forms post, records answer 405 */
+
+const web_route_t WEB_ROUTES[] = {
+    /* the browser client's pages and bundles */
+    {PAGE, "/", .file = "index.html"},
+    {PAGE, "/index.html", .file = "index.html"},
+    {PAGE, "/play", .file = "play.html"},
+    {PAGE, "/watch/{name}", .file = "watch.html"},
+    {PAGE, "/assets/{file}", .file = "assets/", .immutable = true},
+    /* websockets (webgw.c): the lobby, your own game, someone's game */
+    {WEB_WS, "/ws/lobby", .arg = WEB_LOBBY},
+    {WEB_WS, "/ws/play", .arg = WEB_PLAY},
+    {WEB_WS, "/ws/watch/{name}", .arg = WEB_WATCH},
+    /* accounts (login.c) */
+    {CALL, "/login", .handler = webgw_login},
+    {CALL, "/register", .handler = webgw_register},
+    {CALL, "/logout", .handler = webgw_logout},
+    {CALL, "/password", .handler = webgw_password},
+    /* finished games (records/pages.c): HTML, and JSON under /api/ */
+    {CALL, "/scores", .handler = records_scores},
+    {CALL, "/api/scores", .handler = records_scores, .arg = RECORDS_JSON},
+    {CALL, "/player/*", .handler = records_player},
+    {CALL, "/api/player/*", .handler = records_player, .arg = RECORDS_JSON},
+    {CALL, "/game/{id}", .handler = records_game},
+    {CALL, "/api/game/{id}", .handler = records_game, .arg = RECORDS_JSON},
+    {CALL, "/game/{id}/dump", .handler = records_dump},
+    {CALL, "/game/{id}.cast", .handler = records_cast},
+    {CALL, "/game/{id}/replay", .handler = records_replay},
+    {CALL, "/api/game/{id}/replay", .handler = records_frames, .arg = RECORDS_JSON},
+    {CALL, "/game/*", .handler = records_bad_game},
+    {CALL, "/api/game/*", .handler = records_bad_game, .arg = RECORDS_JSON},
+};
+
+const size_t WEB_NROUTES = sizeof WEB_ROUTES / sizeof WEB_ROUTES[0];

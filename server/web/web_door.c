@@ -1,0 +1,316 @@
+/* web_door — accept, charge, check the head, pass on; see web_door.h.
+ *
+ * The head is only looked at (recv with MSG_PEEK): libwebsockets then reads
+ * the socket from its first byte, as if it had accepted it. (Handing lws
+ * bytes already read, lws_adopt_socket_vhost_readbuf, makes lws 4.1.6 loop
+ * forever on a POST whose body came with the head.) An incomplete head
+ * stays in the socket, so polling it again would report it readable at
+ * once: the door waits a little, longer each time nothing new came, before
+ * it looks again. A socket waits here on a uv_poll_t of its own; the poll
+ * is closed (which takes the descriptor out of epoll at once) before lws
+ * polls the same descriptor. */
+#include "web_door.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "list.h"
+#include "listener.h"
+#include "log.h"
+#include "web_parse.h"
+
+#define DOOR_REFUSED_HEAD_MS 2000    /* a refused socket's head comes soon or never */
+#define DOOR_LINGER_MS       1000    /* after a 400/431: read what was sent, then close */
+#define DOOR_LINGER_BYTES    1048576 /* ... but no more than this */
+#define DOOR_RELOOK_MS       5       /* first wait before looking at a head again */
+#define DOOR_RELOOK_MAX_MS   250     /* the longest (doubling while nothing new comes) */
+
+struct web_door {
+    uv_loop_t *loop;
+    listener_t *listener;
+    budget_t *budget;
+    char trusted[256];
+    web_door_pass_cb pass;
+    void *ud;
+    list_t waiting; /* door_conn_t.node: sockets still at the door */
+    int conns;      /* door_conn_t not yet freed */
+    int tickets;    /* tickets not yet released */
+    int refusing;   /* refused tickets among them */
+    bool closed;
+    log_every_t refused_log;
+    char head[WEB_HEAD_MAX]; /* what a head looks like, one socket at a time */
+};
+
+/* A socket at the door: its head awaited, or a 400/431 lingering. */
+typedef struct {
+    web_door_t *d;
+    list_t node;
+    uv_poll_t poll;
+    uv_timer_t timer;
+    int fd;
+    int handles;
+    web_ticket_t *t;   /* NULL once passed on or released */
+    uint64_t deadline; /* uv_now: the head is complete by then, or the socket goes */
+    uint64_t relook;   /* ms to wait before looking at an incomplete head again */
+    size_t seen;       /* bytes of head there were last time */
+    bool answered;     /* 400/431 sent: reading the rest away */
+    size_t drained;
+} door_conn_t;
+
+static void door_maybe_free(web_door_t *d)
+{
+    if (d->closed && d->conns == 0 && d->tickets == 0)
+        free(d);
+}
+
+/* ---- tickets ------------------------------------------------------------------------- */
+
+static void log_refusal(web_door_t *d, const char *peer, const char *why)
+{
+    unsigned held;
+    if (log_every(&d->refused_log, uv_now(d->loop), LISTENER_LOG_MS, &held))
+        log_info("refused http ip=%s reason=%s (%u more refused since the last line)", peer, why,
+                 held);
+}
+
+static void ticket_refuse(web_ticket_t *t, const char *peer, int why)
+{
+    t->refused = true;
+    t->door->refusing++;
+    log_refusal(t->door, peer, why == BUDGET_ADDR ? "per-address limit" : "server full");
+}
+
+/* A ticket for a new socket from peer, or NULL when it is to be closed at
+ * once (out of memory, or too many refused sockets waiting already). */
+static web_ticket_t *ticket_new(web_door_t *d, const char *peer)
+{
+    web_ticket_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->door = d;
+    snprintf(t->peer, sizeof t->peer, "%s", peer);
+    t->proxied = web_addr_listed(peer, d->trusted);
+    int rc = d->budget ? budget_take(d->budget, &t->slot, t->proxied ? NULL : peer) : BUDGET_OK;
+    if (rc != BUDGET_OK && d->refusing >= WEB_DOOR_REFUSING_MAX) {
+        log_refusal(d, peer, "closed at the door");
+        free(t);
+        return NULL;
+    }
+    d->tickets++;
+    if (rc != BUDGET_OK)
+        ticket_refuse(t, peer, rc);
+    return t;
+}
+
+int web_door_charge(web_ticket_t *t, const char *client)
+{
+    if (t->refused)
+        return -1;
+    if (!t->proxied || !t->door->budget)
+        return 0; /* charged to the peer at the door: that is the client */
+    int rc = budget_move(t->door->budget, &t->slot, client);
+    if (rc == BUDGET_OK)
+        return 0;
+    ticket_refuse(t, client, rc);
+    return -1;
+}
+
+void web_door_release(web_ticket_t *t)
+{
+    web_door_t *d = t->door;
+    if (d->budget)
+        budget_release(d->budget, &t->slot);
+    if (t->refused)
+        d->refusing--;
+    d->tickets--;
+    free(t);
+    door_maybe_free(d);
+}
+
+/* ---- a socket at the door ------------------------------------------------------------ */
+
+static void on_conn_closed(uv_handle_t *h)
+{
+    door_conn_t *dc = h->data;
+    if (--dc->handles > 0)
+        return;
+    web_door_t *d = dc->d;
+    free(dc);
+    d->conns--;
+    door_maybe_free(d);
+}
+
+/* Leaves the door: stops watching the socket; keep_fd when it goes on. */
+static void conn_leave(door_conn_t *dc, bool keep_fd)
+{
+    list_remove(&dc->node);
+    uv_close((uv_handle_t *)&dc->poll, on_conn_closed); /* out of epoll now */
+    uv_close((uv_handle_t *)&dc->timer, on_conn_closed);
+    if (!keep_fd)
+        close(dc->fd);
+    if (dc->t && !keep_fd)
+        web_door_release(dc->t);
+    dc->t = NULL;
+}
+
+static void conn_pass(door_conn_t *dc)
+{
+    web_door_t *d = dc->d;
+    web_ticket_t *t = dc->t;
+    dc->t = NULL;
+    conn_leave(dc, true);
+    d->pass(d->ud, dc->fd, t);
+}
+
+static void on_readable(uv_poll_t *h, int status, int events);
+
+/* Lingering is over, or no head came in time: the socket goes. Else it is
+ * time to look at the head again. */
+static void on_timer(uv_timer_t *h)
+{
+    door_conn_t *dc = h->data;
+    uint64_t now = uv_now(dc->d->loop);
+    if (dc->answered || now >= dc->deadline)
+        return conn_leave(dc, false);
+    uv_poll_start(&dc->poll, UV_READABLE, on_readable);
+    uv_timer_start(&dc->timer, on_timer, dc->deadline - now, 0);
+}
+
+/* The head is not all there: look again later (it stays in the socket). */
+static void conn_relook(door_conn_t *dc, size_t seen)
+{
+    uint64_t now = uv_now(dc->d->loop);
+    dc->relook = seen > dc->seen ? DOOR_RELOOK_MS : dc->relook * 2;
+    if (dc->relook > DOOR_RELOOK_MAX_MS)
+        dc->relook = DOOR_RELOOK_MAX_MS;
+    dc->seen = seen;
+    uv_poll_stop(&dc->poll);
+    uint64_t left = dc->deadline > now ? dc->deadline - now : 0;
+    uv_timer_start(&dc->timer, on_timer, dc->relook < left ? dc->relook : left, 0);
+}
+
+/* 400 or 431, then the rest of what the client sends is read away for a
+ * moment: closing with unread bytes would reset the connection and the
+ * client could lose the answer. */
+static void conn_answer(door_conn_t *dc, int status)
+{
+    static const char big[] = "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                              "Content-Type: text/plain; charset=utf-8\r\n"
+                              "X-Content-Type-Options: nosniff\r\nContent-Length: 33\r\n"
+                              "Connection: close\r\n\r\nRequest header fields too large.\n";
+    static const char bad[] = "HTTP/1.1 400 Bad Request\r\n"
+                              "Content-Type: text/plain; charset=utf-8\r\n"
+                              "X-Content-Type-Options: nosniff\r\nContent-Length: 13\r\n"
+                              "Connection: close\r\n\r\nBad request.\n";
+    const char *m = status == WEB_HEAD_TOO_LARGE ? big : bad;
+    ssize_t n = send(dc->fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n; /* a few hundred bytes into an empty socket buffer */
+    shutdown(dc->fd, SHUT_WR);
+    dc->answered = true;
+    uv_timer_start(&dc->timer, on_timer, DOOR_LINGER_MS, 0);
+}
+
+static void conn_drain(door_conn_t *dc)
+{
+    char sink[16384];
+    ssize_t n = recv(dc->fd, sink, sizeof sink, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    dc->drained += n > 0 ? (size_t)n : 0;
+    if (n <= 0 || dc->drained > DOOR_LINGER_BYTES)
+        conn_leave(dc, false);
+}
+
+static void on_readable(uv_poll_t *h, int status, int events)
+{
+    door_conn_t *dc = h->data;
+    web_door_t *d = dc->d;
+    (void)events;
+    if (status < 0)
+        return conn_leave(dc, false);
+    if (dc->answered)
+        return conn_drain(dc);
+    ssize_t n = recv(dc->fd, d->head, sizeof d->head, MSG_PEEK);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0)
+        return conn_leave(dc, false); /* gone before it asked anything */
+    int v = web_head_check(d->head, (size_t)n);
+    if (v > 0)
+        conn_pass(dc);
+    else if (v == WEB_HEAD_MORE)
+        conn_relook(dc, (size_t)n);
+    else
+        conn_answer(dc, v);
+}
+
+static void on_socket(void *ud, int fd, const char *peer)
+{
+    web_door_t *d = ud;
+    web_ticket_t *t = d->closed ? NULL : ticket_new(d, peer);
+    door_conn_t *dc = t ? calloc(1, sizeof *dc) : NULL;
+    if (!dc || uv_poll_init_socket(d->loop, &dc->poll, fd) < 0) {
+        free(dc);
+        if (t)
+            web_door_release(t);
+        close(fd);
+        return;
+    }
+    dc->d = d;
+    dc->fd = fd;
+    dc->t = t;
+    dc->poll.data = dc;
+    uv_timer_init(d->loop, &dc->timer);
+    dc->timer.data = dc;
+    dc->handles = 2;
+    d->conns++;
+    list_push_back(&d->waiting, &dc->node);
+    uint64_t wait = t->refused ? DOOR_REFUSED_HEAD_MS : WEB_DOOR_HEAD_MS;
+    dc->deadline = uv_now(d->loop) + wait;
+    dc->relook = DOOR_RELOOK_MS;
+    uv_timer_start(&dc->timer, on_timer, wait, 0);
+    uv_poll_start(&dc->poll, UV_READABLE, on_readable);
+}
+
+/* ---- the door ---------------------------------------------------------------------- */
+
+web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *err, size_t errlen)
+{
+    web_door_t *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "web: out of memory");
+        return NULL;
+    }
+    d->loop = loop;
+    d->budget = cfg->budget;
+    snprintf(d->trusted, sizeof d->trusted, "%s", cfg->trusted ? cfg->trusted : "");
+    d->pass = cfg->pass;
+    d->ud = cfg->ud;
+    list_init(&d->waiting);
+    d->listener = listener_tcp(loop, "http", cfg->listen, on_socket, d, err, errlen);
+    if (!d->listener) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+int web_door_port(const web_door_t *d)
+{
+    return d ? listener_port(d->listener) : -1;
+}
+
+void web_door_close(web_door_t *d)
+{
+    if (!d || d->closed)
+        return;
+    d->closed = true;
+    listener_close(d->listener);
+    d->listener = NULL;
+    for (list_t *n; (n = list_front(&d->waiting));)
+        conn_leave(LIST_ITEM(n, door_conn_t, node), false);
+    door_maybe_free(d);
+}

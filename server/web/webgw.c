@@ -1,0 +1,650 @@
+/* webgw — the daemon's side of the web gateway (web.h): who a websocket is,
+ * what it views, web accounts and the lobby.
+ *
+ * Every /ws/play and /ws/watch/NAME websocket is a conn_t with web ops
+ * (server.h), so sessions treat it like a telnet viewer: same takeover,
+ * same shared frames, same bounded queue (web_send refuses past outq_max;
+ * the drained hook brings a keyframe). A browser that leaves its game is
+ * told why ({"t":"left"}) and the socket closes with 1000; the page goes
+ * back to the lobby.
+ *
+ * Accounts: /login, /register and /logout are plain HTML forms (no script
+ * needed) using the same accounts_t as telnet, so the rules and throttles
+ * are the same. A login sets a cookie holding a random 128-bit token; the
+ * database stores only its BLAKE2b hash with an expiry. The cookie is what
+ * authenticates /ws/play and chat.
+ *
+ * The lobby (/ws/lobby) gets the live game list whenever it changes, and
+ * small previews: a JSON keyframe of each game that moved, at most every
+ * LOBBY_MS. All protocol messages are listed in protocol/README.md. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sodium.h>
+#include "json.h"
+#include "log.h"
+#include "ratelimit.h"
+#include "routes.h"
+#include "server.h"
+#include "web.h"
+#include "web_json.h"
+#include "webgw.h"
+
+#define LOBBY_MS 500
+
+#define COOKIE_DAYS 30
+#define CHAT_MAX    200 /* bytes of one chat line */
+#define CHAT_RATE   1.0 /* lines per second ... */
+#define CHAT_BURST  3.0 /* ... with this burst */
+#define TOKEN_BYTES 16
+
+/* One websocket. The conn comes first: ops get a conn_t *. */
+struct wsock {
+    conn_t c;
+    webgw_t *g;
+    web_conn_t *wc; /* NULL once the websocket is gone */
+    list_t node;    /* webgw_t.socks */
+    web_kind_t kind;
+    char watch[WEB_NAME_MAX + 1];
+    bool authed;         /* the cookie check is done (user_id may be 0) */
+    char token_hash[65]; /* of the session cookie it opened with, "" none */
+    keydec_t kd;         /* terminal input bytes (/ws/play) */
+    int last_watchers;
+    bool last_chat_off;
+    ratelimit_t *chat; /* chat lines */
+};
+
+/* Every conn of web_ops is a wsock_t, whose first member it is. */
+static wsock_t *wsock_of(const conn_t *c)
+{
+    return (wsock_t *)c;
+}
+
+static const conn_ops_t web_ops;
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+static void send_json(wsock_t *ws, const char *json)
+{
+    conn_write_text(&ws->c, json, strlen(json));
+}
+
+/* {"t":T,"text":TEXT} */
+static void send_text_msg(wsock_t *ws, const char *t, const char *text)
+{
+    buf_t b;
+    buf_init(&b);
+    buf_printf(&b, "{\"t\":\"%s\",\"text\":", t);
+    json_put_string(&b, text, strlen(text));
+    buf_putc(&b, '}');
+    if (!b.failed)
+        conn_write_text(&ws->c, b.data, b.len);
+    buf_free(&b);
+}
+
+static void ws_free(wsock_t *ws)
+{
+    conn_fini(&ws->c);
+    ratelimit_free(ws->chat);
+    free(ws);
+}
+
+/* ---- the conn ops ------------------------------------------------------------- */
+
+static void op_write(conn_t *c, const void *data, size_t len, bool text)
+{
+    wsock_t *ws = wsock_of(c);
+    /* the player's own frames leave at once; everyone else's on the next
+     * loop turns, so fanning out never holds up the player's next key */
+    bool now = !c->sess || c == c->sess->player;
+    int rc = !ws->wc ? -1
+             : now   ? web_send(ws->wc, data, len, text)
+                     : web_send_later(ws->wc, data, len, text);
+    if (rc < 0)
+        c->need_key = true; /* on_drained brings a keyframe */
+}
+
+static bool op_writable(const conn_t *c)
+{
+    const wsock_t *ws = wsock_of(c);
+    return ws->wc && !c->closing && web_queued(ws->wc) < (size_t)c->srv->cfg.outq_max;
+}
+
+static void op_close(conn_t *c, const char *why)
+{
+    wsock_t *ws = wsock_of(c);
+    if (ws->wc)
+        web_close(ws->wc, 1000, why);
+}
+
+static void op_leave(conn_t *c, const char *msg)
+{
+    wsock_t *ws = wsock_of(c);
+    send_text_msg(ws, "left", msg);
+    if (ws->wc)
+        web_close(ws->wc, 1000, "left the game");
+}
+
+static void op_release(conn_t *c)
+{
+    ws_free(wsock_of(c));
+}
+
+static const conn_ops_t web_ops = {.browser = true,
+                                   .write = op_write,
+                                   .writable = op_writable,
+                                   .close = op_close,
+                                   .leave = op_leave,
+                                   .release = op_release};
+
+/* ---- sizes and keys ------------------------------------------------------------- */
+
+static void ws_apply_size(wsock_t *ws, int w, int h)
+{
+    conn_t *c = &ws->c;
+    c->raw_w = w;
+    c->raw_h = h;
+    c->too_small = !c->json && (w < TERM_MIN_W || h < TERM_MIN_H);
+    if (w < TERM_MIN_W)
+        w = TERM_MIN_W;
+    if (h < TERM_MIN_H)
+        h = TERM_MIN_H;
+    if (w > TERM_MAX_W)
+        w = TERM_MAX_W;
+    if (h > TERM_MAX_H)
+        h = TERM_MAX_H;
+    c->w = w;
+    c->h = h;
+    if (c->sess)
+        session_resized(c);
+}
+
+static void on_key(void *ud, key_event_t k)
+{
+    conn_t *c = ud;
+    if (!c->closing && c->sess && (c->place == CONN_PLAY || c->place == CONN_WATCH))
+        session_key(c, k);
+}
+
+/* A key from a JSON message: one unit of the same input limit as a byte
+ * from the terminal (conn_rate_allow), so neither form floods the game. */
+static void on_json_key(void *ud, key_event_t k)
+{
+    conn_t *c = ud;
+    if (conn_rate_allow(c, 1) == 1)
+        on_key(c, k);
+}
+
+/* ---- opening: who is it ------------------------------------------------------------ */
+
+static void lobby_send_all(webgw_t *g, wsock_t *only);
+
+static void send_hello(wsock_t *ws)
+{
+    buf_t b;
+    buf_init(&b);
+    buf_puts(&b, "{\"t\":\"hello\",\"user\":");
+    if (ws->c.user_id)
+        json_put_string(&b, ws->c.user, strlen(ws->c.user));
+    else
+        buf_puts(&b, "null");
+    buf_putc(&b, '}');
+    if (!b.failed)
+        conn_write_text(&ws->c, b.data, b.len);
+    buf_free(&b);
+}
+
+static void ws_refuse(wsock_t *ws, const char *t, const char *text, const char *reason)
+{
+    send_text_msg(ws, t, text);
+    if (ws->wc)
+        web_close(ws->wc, 1008, reason);
+}
+
+/* The cookie is checked: start what the socket is for. */
+static void ws_ready(wsock_t *ws)
+{
+    conn_t *c = &ws->c;
+    ws->authed = true;
+    send_hello(ws);
+    if (ws->kind == WEB_LOBBY) {
+        lobby_send_all(ws->g, ws);
+        return;
+    }
+    if (ws->kind == WEB_PLAY) {
+        if (!c->user_id) {
+            ws_refuse(ws, "login", "Log in to play.", "login required");
+            return;
+        }
+        log_info("web play user=%s conn=%llu ip=%s", c->user, (unsigned long long)c->id, c->ip);
+        session_play(c);
+        return;
+    }
+    session_t *s = session_find_name(c->srv, ws->watch);
+    if (!s) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s is not playing now.", ws->watch);
+        ws_refuse(ws, "left", msg, "not playing");
+        return;
+    }
+    session_watch(c, s);
+}
+
+static void on_session_user(void *ud, int status, const db_user_t *u)
+{
+    wsock_t *ws = ud;
+    conn_t *c = &ws->c;
+    if (!c->closing) {
+        if (status == DB_OK && u && !u->locked) {
+            conn_set_user(c, u->id, u->name);
+            menu_options_apply(c, u->options);
+        }
+        ws_ready(ws);
+    }
+    conn_unref(c);
+}
+
+static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
+{
+    webgw_t *g = ctx;
+    server_t *srv = g->srv;
+    if (srv->stopping)
+        return -1;
+    wsock_t *ws = calloc(1, sizeof *ws);
+    if (!ws)
+        return -1;
+    conn_t *c = &ws->c;
+    int rc = conn_init(c, srv, &web_ops);
+    snprintf(c->ip, sizeof c->ip, "%s", info->ip);
+    snprintf(c->term, sizeof c->term, "xterm-256color");
+    menu_apply_profile(c);
+    keydec_init(&ws->kd);
+    c->w = TERM_MIN_W;
+    c->h = TERM_MIN_H;
+    c->scr = screen_new(c->w, c->h); /* sessions draw into these at once */
+    c->shown = screen_new(c->w, c->h);
+    ws->chat = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(srv));
+    if (rc || !c->scr || !c->shown || !ws->chat) {
+        ws_free(ws);
+        return -1;
+    }
+    ws->g = g;
+    ws->wc = wc;
+    ws->kind = info->kind;
+    ws->last_watchers = -1;
+    snprintf(ws->watch, sizeof ws->watch, "%s", info->name);
+    list_push_front(&g->socks, &ws->node);
+    web_conn_set_user(wc, ws);
+    if (info->cookie[0]) {
+        webgw_token_hash(info->cookie, ws->token_hash);
+        conn_ref(c);
+        db_session_user(srv->db, ws->token_hash, webgw_unix_now(), on_session_user, ws);
+    } else {
+        ws_ready(ws);
+    }
+    return 0;
+}
+
+static void on_close(void *ctx, web_conn_t *wc)
+{
+    (void)ctx;
+    wsock_t *ws = web_conn_user(wc);
+    if (!ws)
+        return;
+    conn_t *c = &ws->c;
+    ws->wc = NULL;
+    c->closing = true;
+    if (c->sess)
+        session_detach(c, NULL);
+    list_remove(&ws->node);
+    if (c->refs == 0)
+        ws_free(ws);
+}
+
+/* ---- input ------------------------------------------------------------------------ */
+
+static void on_input(void *ctx, web_conn_t *wc, const uint8_t *bytes, size_t len)
+{
+    (void)ctx;
+    wsock_t *ws = web_conn_user(wc);
+    conn_t *c = &ws->c;
+    if (ws->kind != WEB_PLAY || c->closing)
+        return;
+    size_t ok = conn_rate_allow(c, len);
+    keydec_feed(&ws->kd, bytes, ok, on_key, c);
+    /* a message is complete: a lone Esc at its end is the Esc key */
+    if (!c->closing && keydec_pending(&ws->kd))
+        keydec_timeout(&ws->kd, on_key, c);
+}
+
+static void on_resize(void *ctx, web_conn_t *wc, int w, int h)
+{
+    (void)ctx;
+    wsock_t *ws = web_conn_user(wc);
+    if (ws->kind != WEB_LOBBY && !ws->c.closing)
+        ws_apply_size(ws, w, h);
+}
+
+static void on_drained(void *ctx, web_conn_t *wc)
+{
+    (void)ctx;
+    wsock_t *ws = web_conn_user(wc);
+    if (ws->c.sess && !ws->c.closing)
+        session_drained(&ws->c);
+}
+
+/* The viewers of s that take JSON messages (web ones; telnet drops them). */
+static void session_send_web(session_t *s, const char *json, size_t len)
+{
+    if (s->player)
+        conn_write_text(s->player, json, len);
+    LIST_EACH (it, &s->watchers)
+        conn_write_text(LIST_ITEM(it, conn_t, wnode), json, len);
+}
+
+static bool chat_allowed(wsock_t *ws)
+{
+    return ratelimit_take(ws->chat, 1, now_ms(ws->c.srv)) == 1;
+}
+
+static void chat_state_send(session_t *s)
+{
+    char m[64];
+    int n =
+        snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
+    session_send_web(s, m, (size_t)n);
+}
+
+/* {"t":"chat","text":...}: a line to everyone viewing the same game. */
+static void chat_line(wsock_t *ws, const char *json, size_t len)
+{
+    conn_t *c = &ws->c;
+    session_t *s = c->sess;
+    char text[CHAT_MAX * 4 + 1];
+    int n = web_json_string(json, len, "text", text, sizeof text);
+    if (!c->user_id)
+        return send_text_msg(ws, "chat_error", "Log in to chat.");
+    if (!s)
+        return send_text_msg(ws, "chat_error", "You are not viewing a game.");
+    if (n < 0 || n > CHAT_MAX)
+        return send_text_msg(ws, "chat_error", "A chat line is at most 200 bytes of text.");
+    if (s->chat_off && c != s->player)
+        return send_text_msg(ws, "chat_error", "The player turned chat off.");
+    if (!chat_allowed(ws))
+        return send_text_msg(ws, "chat_error", "Too fast: wait a moment.");
+    for (int i = 0; i < n; i++) /* text only: no control characters */
+        if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+            text[i] = ' ';
+    if (n == 0)
+        return;
+    buf_t b;
+    buf_init(&b);
+    buf_puts(&b, "{\"t\":\"chat\",\"from\":");
+    json_put_string(&b, c->user, strlen(c->user));
+    buf_puts(&b, ",\"player\":");
+    buf_puts(&b, c == s->player ? "true" : "false");
+    buf_puts(&b, ",\"text\":");
+    json_put_string(&b, text, (size_t)n);
+    buf_putc(&b, '}');
+    if (!b.failed)
+        session_send_web(s, b.data, b.len);
+    buf_free(&b);
+}
+
+static void set_frames(wsock_t *ws, const char *json, size_t len)
+{
+    conn_t *c = &ws->c;
+    if (web_json_str_is(json, len, "format", "json"))
+        c->json = true;
+    else if (web_json_str_is(json, len, "format", "ansi"))
+        c->json = false;
+    else
+        return send_text_msg(ws, "error", "format is \"json\" or \"ansi\".");
+    c->shown_valid = false;
+    ws_apply_size(ws, c->raw_w ? c->raw_w : c->w, c->raw_h ? c->raw_h : c->h);
+    if (c->sess && !c->too_small)
+        session_resized(c); /* a keyframe in the new format */
+}
+
+static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
+{
+    (void)ctx;
+    wsock_t *ws = web_conn_user(wc);
+    conn_t *c = &ws->c;
+    if (c->closing)
+        return;
+    if (ws->kind != WEB_LOBBY && web_json_str_is(json, len, "t", "frames"))
+        return set_frames(ws, json, len);
+    if (ws->kind != WEB_LOBBY && web_json_str_is(json, len, "t", "chat"))
+        return chat_line(ws, json, len);
+    if (ws->kind == WEB_PLAY && web_json_str_is(json, len, "t", "chat_off")) {
+        bool off;
+        if (c->sess && c == c->sess->player && web_json_bool(json, len, "off", &off) == 0) {
+            session_set_chat(c->sess, off);
+            chat_state_send(c->sess);
+        }
+        return;
+    }
+    if (ws->kind == WEB_PLAY &&
+        (web_json_str_is(json, len, "t", "i") || web_json_str_is(json, len, "t", "k"))) {
+        if (keys_from_json(json, len, on_json_key, c) < 0)
+            send_text_msg(ws, "error", "bad key message");
+        return;
+    }
+    send_text_msg(ws, "error", "unknown message");
+}
+
+/* ---- the lobby ---------------------------------------------------------------------- */
+
+static void lobby_build(webgw_t *g, buf_t *b)
+{
+    server_t *srv = g->srv;
+    uint64_t now = now_ms(srv);
+    buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
+    bool first = true;
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->ended || s->broken || !s->game)
+            continue;
+        game_status_t st;
+        game_status(s->game, &st);
+        buf_puts(b, first ? "{\"name\":" : ",{\"name\":");
+        first = false;
+        json_put_string(b, s->user, strlen(s->user));
+        buf_puts(b, ",\"race\":");
+        json_put_string(b, st.race, strlen(st.race));
+        buf_puts(b, ",\"class\":");
+        json_put_string(b, st.cls, strlen(st.cls));
+        buf_printf(b, ",\"depth\":%d,\"turn\":%llu,\"idle\":%llu,\"watchers\":%d,", st.depth,
+                   (unsigned long long)st.turn, (unsigned long long)((now - s->last_key_ms) / 1000),
+                   s->nwatchers);
+        if (s->player)
+            buf_printf(b, "\"w\":%d,\"h\":%d,\"chat\":%s}", s->grid->w, s->grid->h,
+                       s->chat_off ? "false" : "true");
+        else
+            buf_printf(b, "\"w\":0,\"h\":0,\"chat\":%s}", s->chat_off ? "false" : "true");
+    }
+    buf_puts(b, "]}");
+}
+
+static void lobby_write(webgw_t *g, wsock_t *only, const char *data, size_t len)
+{
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        if (ws->kind == WEB_LOBBY && ws->authed && !ws->c.closing && (!only || ws == only))
+            conn_write_text(&ws->c, data, len);
+    }
+}
+
+static bool preview_due(webgw_t *g, const session_t *s, preview_t *next, int *n)
+{
+    bool due = true;
+    for (int i = 0; i < g->npreviews; i++)
+        if (g->previews[i].game_id == s->game_id && g->previews[i].seq == s->frame_seq)
+            due = false;
+    next[(*n)++] = (preview_t){s->game_id, s->frame_seq};
+    return due;
+}
+
+/* A JSON keyframe of every game that changed (or of all, for a newcomer). */
+static void lobby_previews(webgw_t *g, wsock_t *only)
+{
+    server_t *srv = g->srv;
+    preview_t next[PREVIEW_MAX];
+    int n = 0;
+    buf_reset(&srv->scratch);
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (n >= PREVIEW_MAX)
+            break;
+        if (s->ended || s->broken || !s->game)
+            continue;
+        if (!preview_due(g, s, next, &n) && !only)
+            continue;
+        buf_reset(&srv->scratch);
+        buf_puts(&srv->scratch, "{\"t\":\"preview\",\"name\":");
+        json_put_string(&srv->scratch, s->user, strlen(s->user));
+        buf_puts(&srv->scratch, ",\"frame\":");
+        json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
+        buf_putc(&srv->scratch, '}');
+        if (!srv->scratch.failed)
+            lobby_write(g, only, srv->scratch.data, srv->scratch.len);
+    }
+    if (!only) {
+        memcpy(g->previews, next, sizeof next[0] * (size_t)n);
+        g->npreviews = n;
+    }
+}
+
+static void lobby_send_all(webgw_t *g, wsock_t *only)
+{
+    if (!only) {
+        buf_t b;
+        buf_init(&b);
+        lobby_build(g, &b);
+        bool same = b.len == g->lobby.len && memcmp(b.data, g->lobby.data, b.len) == 0;
+        if (!same && !b.failed) {
+            buf_reset(&g->lobby);
+            buf_put(&g->lobby, b.data, b.len);
+            lobby_write(g, NULL, b.data, b.len);
+        }
+        buf_free(&b);
+    } else {
+        if (!g->lobby.len)
+            lobby_build(g, &g->lobby);
+        lobby_write(g, only, g->lobby.data, g->lobby.len);
+    }
+    lobby_previews(g, only);
+}
+
+/* Viewers hear the watcher count and the chat setting when they change. */
+static void viewers_status(webgw_t *g)
+{
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        session_t *s = ws->c.sess;
+        if (!s || ws->c.closing)
+            continue;
+        if (ws->last_watchers == s->nwatchers && ws->last_chat_off == s->chat_off)
+            continue;
+        ws->last_watchers = s->nwatchers;
+        ws->last_chat_off = s->chat_off;
+        char m[96];
+        snprintf(m, sizeof m, "{\"t\":\"watchers\",\"n\":%d,\"chat\":%s}", s->nwatchers,
+                 s->chat_off ? "false" : "true");
+        send_json(ws, m);
+    }
+}
+
+static void on_lobby_timer(uv_timer_t *t)
+{
+    webgw_t *g = t->data;
+    lobby_send_all(g, NULL);
+    viewers_status(g);
+}
+
+void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
+{
+    webgw_t *g = srv->web;
+    if (!g)
+        return;
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        conn_t *c = &ws->c;
+        if (c->closing || c->user_id != user_id || !ws->wc ||
+            (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
+            continue;
+        send_text_msg(ws, "left", "Your password was changed: log in again.");
+        web_close(ws->wc, 1008, "password changed");
+    }
+}
+
+/* ---- start and stop ------------------------------------------------------------------- */
+
+int webgw_start(server_t *srv)
+{
+    if (!srv->cfg.http[0])
+        return 0;
+    if (sodium_init() < 0)
+        return log_error("web: libsodium failed to start"), 0;
+    webgw_t *g = calloc(1, sizeof *g);
+    if (!g)
+        return 0;
+    g->srv = srv;
+    list_init(&g->socks);
+    buf_init(&g->lobby);
+    web_config_t wc = {.listen = srv->cfg.http,
+                       .outq_max = (size_t)srv->cfg.outq_max,
+                       .routes = WEB_ROUTES,
+                       .nroutes = WEB_NROUTES,
+                       .budget = srv->budget,
+                       .trust_proxy = srv->cfg.trust_proxy};
+    web_hooks_t hooks = {.ctx = g,
+                         .on_open = on_open,
+                         .on_input = on_input,
+                         .on_resize = on_resize,
+                         .on_message = on_message,
+                         .on_drained = on_drained,
+                         .on_close = on_close};
+    char err[256] = "";
+    g->web = web_start(srv->loop, &wc, &hooks, err, sizeof err);
+    if (!g->web) {
+        log_warn("web gateway off: %s", err[0] ? err : "not available");
+        buf_free(&g->lobby);
+        free(g);
+        return 0;
+    }
+    srv->web = g;
+    uv_timer_init(srv->loop, &g->lobby_timer);
+    g->lobby_timer.data = g;
+    g->timer_on = true;
+    uv_timer_start(&g->lobby_timer, on_lobby_timer, LOBBY_MS, LOBBY_MS);
+    log_info("listening http %s (port %d)", srv->cfg.http, web_port(g->web));
+    return 0;
+}
+
+void webgw_stop(server_t *srv)
+{
+    webgw_t *g = srv->web;
+    if (!g)
+        return;
+    if (g->timer_on) {
+        g->timer_on = false;
+        uv_timer_stop(&g->lobby_timer);
+        uv_close((uv_handle_t *)&g->lobby_timer, NULL);
+    }
+    web_stop(g->web);
+}
+
+void webgw_free(server_t *srv)
+{
+    webgw_t *g = srv->web;
+    if (!g)
+        return;
+    web_free(g->web); /* closes what is left; on_close is not called any more */
+    for (list_t *it; (it = list_pop_front(&g->socks));)
+        ws_free(LIST_ITEM(it, wsock_t, node)); /* sessions are freed next, without their viewers */
+    buf_free(&g->lobby);
+    free(g);
+    srv->web = NULL;
+}

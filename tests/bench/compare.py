@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Two builds side by side in one run: the ratios of their benchmark figures.
+
+  tests/bench/compare.py OLD_BINDIR NEW_BINDIR [--rounds R] [--n N] [--seconds S]
+
+Runs, alternately for each build and R rounds: bench-protocol, warren-engine
+bench, and NEW_BINDIR's warren-load against that build's warrend (N players,
+one key a second, S seconds measured; the load tool is the same for both, so
+only the daemon differs). Prints every figure's median per build and the
+ratio new / old. Alternating rounds spread the machine's noise over both
+builds; compare ratios, not absolute figures across runs.
+"""
+import argparse
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = re.compile(r"^BENCH (\S+) ([-0-9.e+]+)")
+
+
+def bench_lines(text):
+    return {m.group(1): float(m.group(2)) for m in map(BENCH.match, text.splitlines()) if m}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pinned(core):
+    if os.cpu_count() and os.cpu_count() >= 2 and os.path.exists("/usr/bin/taskset"):
+        return ["taskset", "-c", str(core)]
+    return []
+
+
+def server_figures(bindir, loadtool, n, seconds, tmp):
+    port = free_port()
+    log = open(os.path.join(tmp, "warrend.log"), "wb")
+    db = os.path.join(tmp, f"w{time.time_ns()}.db")
+    d = subprocess.Popen(pinned(0) + [os.path.join(bindir, "warrend"), "--telnet",
+                                      f"127.0.0.1:{port}", "--http", "", "--db", db,
+                                      "--test-hooks", "--grace", "600", "--max-connections",
+                                      str(n + 100), "--max-per-ip", str(n + 100)],
+                         stdout=log, stderr=log)
+    try:
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        r = subprocess.run(pinned(1) + [loadtool, "--port", str(port), "--n", str(n), "--seconds",
+                                        str(seconds), "--tag", f".n{n}", "--pid", str(d.pid)],
+                           capture_output=True, text=True, timeout=600)
+        return bench_lines(r.stdout)
+    finally:
+        d.terminate()
+        d.wait(30)
+
+
+def one_round(bindir, loadtool, args, tmp):
+    figs = bench_lines(subprocess.run([os.path.join(bindir, "bench-protocol")],
+                                      capture_output=True, text=True).stdout)
+    figs.update(bench_lines(subprocess.run([os.path.join(bindir, "warren-engine"), "bench"],
+                                           capture_output=True, text=True).stdout))
+    figs.update(server_figures(bindir, loadtool, args.n, args.seconds, tmp))
+    return figs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--seconds", type=int, default=10)
+    args = ap.parse_args()
+    loadtool = os.path.join(args.new, "warren-load")
+    runs = {"old": [], "new": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.rounds):
+            for which in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                runs[which].append(one_round(getattr(args, which), loadtool, args, tmp))
+                print(f"# round {r + 1} {which} done", file=sys.stderr, flush=True)
+    names = sorted(set().union(*runs["old"]) & set().union(*runs["new"]))
+    print(f"{'figure':44} {'old':>12} {'new':>12} {'new/old':>8}")
+    for name in names:
+        old = statistics.median(f[name] for f in runs["old"] if name in f)
+        new = statistics.median(f[name] for f in runs["new"] if name in f)
+        ratio = f"{new / old:8.2f}" if old else "     n/a"
+        print(f"{name:44} {old:12.1f} {new:12.1f} {ratio}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,333 @@
+"""Limits of the real warrend, tried as an attacker would, with real
+sockets from several loopback addresses (any 127.x.y.z is this machine):
+one connection budget for telnet and the web (503, websocket close 1013),
+the input rate for websocket JSON keys (journal rows in SQLite), running
+out of file descriptors under prlimit, X-Forwarded-For and -Proto from
+trusted and untrusted peers, login throttles a stranger cannot turn
+against the owner, foreign form posts (login CSRF), a password change
+ending the other web sessions, and what the door does with odd HTTP."""
+import json
+import os
+import re
+import socket
+import subprocess
+import time
+
+import pytest
+
+from harness import PW, WS, Web, play_socket, raw, status_of
+
+A, B, C = "127.0.0.2", "127.0.0.3", "127.0.0.4"
+
+
+def register(port, name, source=None, pw=PW):
+    r = Web(port, source=source).register(name, pw)
+    assert r.status == 303 and r.session, (r.status, r.head)
+    return r.session
+
+
+def hello_user(port, session, **kw):
+    """Who the lobby socket says the session belongs to (None: nobody)."""
+    ws = WS(port, "/ws/lobby", session=session, **kw)
+    assert ws.status == 101
+    m = ws.json_until(lambda m: m["t"] == "hello")
+    ws.close()
+    return m["user"]
+
+
+def eventually(pred, timeout=10.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return pred()
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def round_trip(t):
+    """Seconds for the menu to answer a telnet player twice (w, then q)."""
+    t0 = time.time()
+    t.send("w", settle=False)
+    t.wait_for("Live games", timeout=5)
+    t.send("q", settle=False)
+    t.wait_for("Your choice", timeout=5)
+    return time.time() - t0
+
+
+# ---- one budget ------------------------------------------------------------------------
+
+@pytest.mark.daemon(http=True, extra=["--max-per-ip", "3"])
+def test_one_budget_for_telnet_and_web(daemon, clients):
+    d = daemon
+    t1 = clients(d.port).connected()
+    clients(d.port).connected()
+    lobby = WS(d.http, "/ws/lobby")
+    assert lobby.status == 101
+    lobby.json_until(lambda m: m["t"] == "hello")
+    # the fourth connection from this address, whichever door it takes
+    ws = WS(d.http, "/ws/lobby")
+    assert ws.status == 101 and ws.close_code() == 1013
+    r = Web(d.http).get("/")
+    assert r.status == 503 and b"try again" in r.body, r
+    clients(d.port).wait_for("Too many connections from your address")
+    # another address has its own budget
+    assert hello_user(d.http, None, source=A) is None
+    Web(d.http, source=A).assert_serving()
+    # a telnet player leaves: a page fits again
+    t1.send("q")
+    assert eventually(lambda: Web(d.http).get("/").status == 200)
+    lobby.close()
+    assert re.search(r"refused http ip=127\.0\.0\.1 reason=per-address limit", d.log())
+    assert re.search(r"refused telnet ip=127\.0\.0\.1 reason=per-address limit", d.log())
+
+
+# ---- input rate --------------------------------------------------------------------------
+
+def journal_rows(d, name):
+    return d.db_rows("SELECT count(*) FROM journal j JOIN games g ON g.id = j.game "
+                     "JOIN users u ON u.id = g.user WHERE u.name = ?", name)[0][0]
+
+
+@pytest.mark.daemon(http=True, extra=["--input-rate", "50"])
+def test_websocket_key_flood_obeys_the_input_rate(daemon):
+    d = daemon
+    play = play_socket(d.http, register(d.http, "flooder"))
+    time.sleep(1.0)  # the bucket refills to its burst (4 x 50 keys)
+    before = journal_rows(d, "flooder")
+    msg = b'{"t":"i","data":"i"}'  # the inventory, open and shut: no game time passes
+    sent, t0 = 0, time.time()
+    while time.time() - t0 < 2.0:
+        for _ in range(200):
+            play.text(msg)
+        sent += 200
+    elapsed = time.time() - t0
+    time.sleep(1.0)  # the journal's last rows are committed
+    added = journal_rows(d, "flooder") - before
+    cap = 4 * 50 + 50 * (elapsed + 1.0) + 5
+    assert sent > 10 * cap, sent
+    assert 150 <= added <= cap, (added, cap, sent)
+    play.close()
+    Web(d.http).assert_serving()
+
+
+# ---- descriptors ---------------------------------------------------------------------------
+
+def open_sockets(port, n):
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.settimeout(2)
+        try:
+            s.connect(("127.0.0.1", port))
+        except OSError:
+            s.close()
+            continue
+        socks.append(s)
+    return socks
+
+
+def set_nofile(pid, soft, hard):
+    subprocess.run(["prlimit", "--pid", str(pid), f"--nofile={soft}:{hard}"], check=True)
+
+
+def test_out_of_descriptors(start_daemon, clients):
+    """Under prlimit the budget stays below the descriptor limit: a flood of
+    web sockets is turned away and a player from another address is served.
+    With the limit lowered under the running daemon, accept fails (EMFILE):
+    it pauses, says so rarely, spins not, and serves the open connections."""
+    nofile = 400
+    d = start_daemon(http=True, wrap=["prlimit", f"--nofile={nofile}"],
+                     extra=["--max-per-ip", "1000"])
+    pid = d.proc.pid
+    assert f"connections: at most {nofile - 256}," in d.log()
+    t = clients(d.port, source=A).connected()
+    t.register("keeper")
+    lines = len(d.log().splitlines())
+
+    flood = open_sockets(d.http, 450)
+    time.sleep(0.5)
+    cpu0 = cpu_seconds(pid)
+    time.sleep(2.0)
+    assert cpu_seconds(pid) - cpu0 < 0.5, "the daemon spins"
+    assert round_trip(t) < 1.0
+    # the budget ran out before the descriptors did
+    assert re.search(r"refused http ip=127\.0\.0\.1 reason=server full", d.log())
+    for s in flood:
+        s.close()
+    assert eventually(lambda: Web(d.http).get("/").status == 200)
+    clients(d.port, source=B).connected()
+
+    # descriptors run out under the daemon: accept fails
+    open_now = len(os.listdir(f"/proc/{pid}/fd"))
+    set_nofile(pid, open_now, nofile)
+    flood = open_sockets(d.http, 20) + open_sockets(d.port, 20)
+    time.sleep(0.5)
+    cpu0 = cpu_seconds(pid)
+    time.sleep(2.0)
+    assert cpu_seconds(pid) - cpu0 < 0.5, "the daemon spins at EMFILE"
+    assert round_trip(t) < 1.0
+    pauses = re.findall(r"WARN (telnet|http) \S+: cannot accept \(Too many open files\); pausing",
+                        d.log())
+    assert 1 <= len(pauses) <= 4, pauses
+    set_nofile(pid, nofile, nofile)
+    for s in flood:
+        s.close()
+    clients(d.port, source=C).connected()
+    assert eventually(lambda: Web(d.http).get("/").status == 200)
+    grown = len(d.log().splitlines()) - lines
+    assert grown < 60, d.log()[-4000:]  # the log stays small: no line per refusal
+
+
+# ---- trusted proxies -------------------------------------------------------------------------
+
+@pytest.mark.daemon(http=True, extra=["--trust-proxy", "127.0.0.1", "--max-per-ip", "2"])
+def test_forwarded_for_from_a_trusted_proxy(daemon):
+    d = daemon
+    web = Web(d.http)
+    r = web.post("/login", {"name": "nobody", "password": "wrongwrong"},
+                 headers={"X-Forwarded-For": "6.6.6.6, 203.0.113.5"})
+    assert r.status == 403
+    d.wait_log(r"web login failed ip=203\.0\.113\.5 ")
+    # the budget counts the forwarded client, not the proxy
+    xa, xb = {"X-Forwarded-For": "198.51.100.1"}, {"X-Forwarded-For": "198.51.100.2"}
+    held = [WS(d.http, "/ws/lobby", headers=xa) for _ in range(2)]
+    for ws in held:
+        ws.json_until(lambda m: m["t"] == "hello")
+    third = WS(d.http, "/ws/lobby", headers=xa)
+    assert third.status == 101 and third.close_code() == 1013
+    assert web.get("/", headers=xa).status == 503
+    assert hello_user(d.http, None, headers=xb) is None
+    assert web.get("/").status == 200  # the proxy itself is not limited by them
+    # https at the proxy: the cookie is Secure
+    r = web.register("secure1", PW)
+    assert r.status == 303 and "Secure" not in r.headers["set-cookie"]
+    r = web.post("/register", {"name": "secure2", "password": PW, "password2": PW},
+                 headers={"X-Forwarded-Proto": "https"})
+    assert r.status == 303 and "; Secure" in r.headers["set-cookie"], r.head
+    for ws in held:
+        ws.close()
+
+
+@pytest.mark.daemon(http=True, extra=["--trust-proxy", A])
+def test_forwarded_for_from_an_untrusted_peer_is_ignored(daemon):
+    d = daemon
+    forged = {"X-Forwarded-For": "203.0.113.77", "X-Forwarded-Proto": "https"}
+    r = Web(d.http).post("/login", {"name": "nobody", "password": "wrongwrong"}, headers=forged)
+    assert r.status == 403
+    d.wait_log(r"web login failed ip=127\.0\.0\.1 ")
+    r = Web(d.http).post("/register", {"name": "plain", "password": PW, "password2": PW},
+                         headers=forged)
+    assert r.status == 303 and "Secure" not in r.headers["set-cookie"]
+    # the trusted one is believed
+    r = Web(d.http, source=A).post("/login", {"name": "nobody", "password": "wrongwrong"},
+                                   headers=forged)
+    d.wait_log(r"web login failed ip=203\.0\.113\.77 ")
+    assert "203.0.113.77" not in d.log().split("web login failed ip=203.0.113.77")[0]
+
+
+# ---- throttles ---------------------------------------------------------------------------------
+
+@pytest.mark.daemon(http=True)
+def test_a_stranger_cannot_lock_the_owner_out(daemon, clients):
+    d = daemon
+    register(d.http, "owner", source=C)
+    stranger = Web(d.http, source=A)
+    codes = [stranger.post("/login", {"name": "owner", "password": "guess-%d" % i}).status
+             for i in range(20)]
+    assert codes[0] == 403 and codes[-1] == 429, codes
+    assert stranger.post("/login", {"name": "owner", "password": PW}).status == 429
+    # the owner, from another address: over the web and over telnet
+    r = Web(d.http, source=B).post("/login", {"name": "owner", "password": PW})
+    assert r.status == 303 and r.session
+    clients(d.port, source=B).connected().login("owner")
+    t = clients(d.port, source=A).connected()
+    t.try_login("owner")
+    t.wait_for("Too many attempts")
+
+
+# ---- forms from other sites ---------------------------------------------------------------------
+
+@pytest.mark.daemon(http=True)
+def test_forms_posted_from_another_site_are_refused(daemon):
+    d = daemon
+    register(d.http, "victim")
+    form = {"name": "victim", "password": PW}
+    here = f"http://127.0.0.1:{d.http}"
+    for h in ({"Origin": "http://evil.example"}, {"Origin": "null"},
+              {"Referer": "http://evil.example/page"},
+              {"Origin": f"http://127.0.0.1:{d.http}.evil.example"}):
+        r = Web(d.http).post("/login", form, headers=h)
+        assert r.status == 403 and r.session is None, (h, r.status)
+    assert Web(d.http).post("/register", {"name": "x1", "password": PW, "password2": PW},
+                            headers={"Origin": "http://evil.example"}).status == 403
+    assert Web(d.http).post("/logout", {}, headers={"Origin": "http://evil.example"}).status == 403
+    for h in ({"Origin": here}, {"Referer": here + "/login?next=/play"}, {}):
+        r = Web(d.http).post("/login", form, headers=h)
+        assert r.status == 303 and r.session, (h, r.status)
+
+
+# ---- password change -----------------------------------------------------------------------------
+
+@pytest.mark.daemon(http=True)
+def test_password_change_logs_out_the_other_sessions(daemon, clients):
+    d = daemon
+    a = register(d.http, "pat")
+    b = Web(d.http).post("/login", {"name": "pat", "password": PW}).session
+    assert hello_user(d.http, a) == hello_user(d.http, b) == "pat"
+    open_b = WS(d.http, "/ws/lobby", session=b)
+    open_b.json_until(lambda m: m["t"] == "hello")
+    new = "a-new-password"
+    here = {"Origin": f"http://127.0.0.1:{d.http}"}
+    r = Web(d.http, session=a).post("/password", {"old": "wrong-one", "password": new,
+                                                  "password2": new}, headers=here)
+    assert r.status == 403
+    r = Web(d.http, session=a).post("/password", {"old": PW, "password": new, "password2": new},
+                                    headers=here)
+    assert r.status == 200 and b"Password changed" in r.body
+    m = open_b.json_until(lambda m: m["t"] == "left")
+    assert "password" in m["text"] and open_b.close_code() == 1008
+    assert hello_user(d.http, b) is None
+    assert hello_user(d.http, a) == "pat"
+    assert Web(d.http).post("/login", {"name": "pat", "password": PW}).status == 403
+    # by telnet: every web session ends
+    t = clients(d.port).connected()
+    t.login("pat", new)
+    t.menu("c", ("Old password:", new), ("New password:", PW), ("New password again:", PW))
+    t.wait_for("Password changed.")
+    assert eventually(lambda: hello_user(d.http, a) is None)
+
+
+# ---- HTTP at the door ------------------------------------------------------------------------------
+
+@pytest.mark.daemon(http=True)
+def test_odd_http_gets_its_status(daemon):
+    d = daemon
+    big = b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 100000 + b"\r\n\r\n"
+    many = b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X-A: b\r\n" * 2000 + b"\r\n"
+    some = b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X-A: b\r\n" * 150 + b"\r\n"
+    for req in (big, many, some):
+        resp = raw(d.http, req)
+        assert status_of(resp) == 431, resp[:200]
+    t0 = time.time()
+    resp = raw(d.http, b"GET / HTTP/1.1\r\nHost: x\r\nX-A: b\r\n folded\r\n\r\n")
+    assert status_of(resp) == 400 and time.time() - t0 < 2, resp[:200]
+    # HEAD is GET without the body, on every route
+    for path in ("/", "/login", "/scores", "/api/scores", "/api/player/nobody", "/game/1",
+                 "/api/game/1/replay", "/nowhere"):
+        get = raw(d.http, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        head = raw(d.http, f"HEAD {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        assert status_of(head) == status_of(get) != 0, (path, head[:100], get[:100])
+        assert head.endswith(b"\r\n\r\n"), (path, head[-100:])  # no body
+        if status_of(get) == 200:
+            length = re.search(rb"(?i)content-length: *(\d+)", head)
+            body = get.split(b"\r\n\r\n", 1)[1]
+            assert length and int(length.group(1)) == len(body), (path, head)
+    Web(d.http).assert_serving()
+    assert json.loads(Web(d.http).get("/api/scores").body)["scores"] == []

@@ -1,0 +1,104 @@
+"""bin/warren-load against the real daemon: every session gets to play, the
+keys it counts as answered are keys the daemon journalled, failures are
+counted, and its command line behaves."""
+import re
+import sqlite3
+import subprocess
+
+from harness import Daemon
+
+
+def load_path(bindir):
+    asan = bindir / "asan" / "warren-load"
+    return asan if asan.exists() else bindir / "warren-load"
+
+
+def run_load(bindir, daemon, *args):
+    cmd = [str(load_path(bindir)), "--port", str(daemon.port), "--tag", ".t", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+
+
+def bench(out):
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"^BENCH (\S+) (\S+)$", out, re.M)}
+
+
+def window(out):
+    m = re.search(r"^# window .*: keys sent (\d+), answered (\d+), late (\d+), unanswered (\d+)",
+                  out, re.M)
+    assert m, out
+    return [int(g) for g in m.groups()]
+
+
+def journal_rows(db):
+    with sqlite3.connect(db) as c:
+        return c.execute("select count(*), count(distinct game) from journal").fetchone()
+
+
+def test_players_and_watchers_play(bindir, tmp_path):
+    d = Daemon(bindir, tmp_path).start()
+    try:
+        r = run_load(bindir, d, "--n", "6", "--m", "2", "--seconds", "2", "--warmup", "0",
+                     "--interval", "0.2", "--pid", str(d.proc.pid))
+    finally:
+        d.stop()
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert re.search(r"^# ramp-up: 8 of 8 sessions in play", r.stdout, re.M), out
+    b = bench(r.stdout)
+    assert b["server.sessions.failed.t"] == 0
+    assert b["server.rampup.ms.t"] > 0
+    sent, answered, _late, unanswered = window(r.stdout)
+    assert answered > 0 and answered == sent and unanswered == 0, out
+    assert b["server.keys_per_s.t"] == answered / 2
+    assert 0 < b["server.latency.p50.us.t"] <= b["server.latency.p99.us.t"]
+    assert "server.keys.late.t" in b and "server.rss.per_session.bytes.t" in b
+    assert "server.watch.delay.p99.us" in b
+    assert re.search(r"^# watcher delay .*\((\d+) frames\)", r.stdout, re.M).group(1) != "0", out
+    # With no warm-up every key is in the window: the journal holds one
+    # character key per game and exactly the keys the tool saw answered
+    # (a menu's echo would be an answer without a row).
+    rows, games = journal_rows(d.db)
+    assert games >= 6
+    assert rows == answered + games
+
+
+def test_saturate_reports_max_keys_per_second(bindir, tmp_path):
+    d = Daemon(bindir, tmp_path, extra=["--input-rate", "1000000"]).start()
+    try:
+        r = run_load(bindir, d, "--n", "3", "--seconds", "1", "--warmup", "0", "--saturate")
+    finally:
+        d.stop()
+    assert r.returncode == 0, r.stdout + r.stderr
+    b = bench(r.stdout)
+    sent, answered, _late, unanswered = window(r.stdout)
+    assert answered > 3 and unanswered == 0
+    assert b["server.keys_per_s.max.t"] == answered
+    assert b["server.latency.saturated.p99.us.t"] > 0
+    rows, games = journal_rows(d.db)  # games end and start again when saturated
+    assert rows == answered + games
+
+
+def test_sessions_that_cannot_play_fail_the_run(bindir, tmp_path):
+    d = Daemon(bindir, tmp_path, extra=["--max-per-ip", "3"]).start()
+    try:
+        r = run_load(bindir, d, "--n", "5", "--seconds", "0.5", "--warmup", "0")
+    finally:
+        d.stop()
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert re.search(r"^# ramp-up: 3 of 5 sessions in play", r.stdout, re.M), r.stdout
+    assert bench(r.stdout)["server.sessions.failed.t"] == 2
+    assert "Too many connections" in r.stderr
+
+
+def test_help_and_bad_options(bindir):
+    r = subprocess.run([str(load_path(bindir)), "--help"], capture_output=True, text=True,
+                       timeout=10)
+    assert r.returncode == 0
+    for opt in ("--n", "--m", "--interval", "--saturate", "--inflight", "--seconds", "--pid"):
+        assert opt in r.stdout
+    r = subprocess.run([str(load_path(bindir)), "--bogus"], capture_output=True, text=True,
+                       timeout=10)
+    assert r.returncode == 2 and "unknown option --bogus" in r.stderr and "usage:" in r.stderr
+    r = subprocess.run([str(load_path(bindir)), "--n", "zero"], capture_output=True, text=True,
+                       timeout=10)
+    assert r.returncode == 2 and "--n" in r.stderr

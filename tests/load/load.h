@@ -1,0 +1,99 @@
+/* load — what warren-load's two halves share: the run (load.c: options,
+ * ramp-up, pacing, figures) and one telnet session (sess.c: the stream,
+ * what the session sees and what it types). A tool, not a library: the
+ * run owns every session and both halves read each other's fields as
+ * marked below. */
+#ifndef WARREN_LOAD_H
+#define WARREN_LOAD_H
+
+#include <libtelnet.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+#include "vt.h"
+
+typedef struct load load_t;
+
+typedef enum {
+    SS_IDLE,   /* not connected yet */
+    SS_MENU,   /* connected, working through the menus to a game */
+    SS_PLAY,   /* a player in its game, or a watcher watching */
+    SS_FAILED, /* closed: never got to play, or lost */
+} sess_state_t;
+
+typedef struct {
+    /* set by load.c before sess_start */
+    load_t *L;
+    int idx;
+    bool watcher;
+    char name[24];
+    /* written by sess.c, read by load.c */
+    sess_state_t state;
+    bool reached;         /* has played (or watched) once */
+    bool in_ramp;         /* counted in load_t.inflight */
+    uint64_t progress_ns; /* last frame while in the menus */
+    uint64_t sent_ns;     /* when the key awaiting its frame went out; 0: none */
+    bool measured;        /* that key went out inside the measured window */
+    /* written by load.c */
+    uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
+    /* private to sess.c */
+    uv_tcp_t tcp;
+    uv_connect_t creq;
+    telnet_t *tn;
+    bool open, framed, picked;
+    int acted, tries, actions;
+    unsigned keyno;
+    uint64_t seen_seq;
+    vt_t vt;
+} sess_t;
+
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+} samples_t;
+
+typedef struct {
+    const char *host, *tag, *term;
+    int port, n, m, inflight, pid, saturate, help;
+    double seconds, warmup, interval, key_timeout, ramp_timeout;
+} load_opts_t;
+
+typedef enum { PH_RAMP, PH_RUN, PH_DRAIN, PH_DONE } phase_t;
+
+struct load {
+    load_opts_t o;
+    uv_loop_t *loop;
+    struct sockaddr_in addr;
+    sess_t *s;
+    int total;
+    phase_t phase;
+    /* ramp-up */
+    int next_start, inflight, ready, failed, dropped, reported;
+    uint64_t ramp_t0, ramp_ns;
+    /* the run: key times and counts (keys sent inside the window) */
+    uint64_t t0, t_meas, t_end, interval_ns, cur_k;
+    int cur_i, outstanding;
+    bool kicked;
+    uint64_t sent, answered, late, unanswered, skipped, games_ended;
+    uint64_t frame0_ns, frame0_seq; /* player 0's last answer, for watchers */
+    samples_t lat, wdel;
+    long rss0, rss_end;
+    uv_timer_t tick, sweep;
+    char rbuf[65536]; /* every read lands here and is consumed at once */
+};
+
+/* sess.c */
+void sess_start(sess_t *s); /* connect; the menus follow by themselves */
+/* The next game key, timed; due: when it was meant to go (0: now), which
+ * decides whether it belongs to the measured window. */
+void sess_key(sess_t *s, uint64_t due);
+void sess_fail(sess_t *s, const char *why);
+void sess_close(sess_t *s);
+
+/* load.c: what a session tells the run */
+void load_playing(load_t *L, sess_t *s);  /* in play (or watching), first time or again */
+void load_failed(load_t *L, sess_t *s);   /* after sess_fail */
+void load_answered(load_t *L, sess_t *s); /* a key's frame came and s still plays */
+void samples_push(samples_t *a, uint64_t v);
+
+#endif

@@ -1,0 +1,461 @@
+/* sess — one telnet session of warren-load, driven by what it sees. The
+ * daemon's stream goes through libtelnet (negotiation is answered: NAWS
+ * 80x24 and the terminal type; it never counts as a frame), terminal bytes
+ * go to the session's screen (vt.h), and each new screen gets its answer:
+ * a player registers, starts a game and takes a random character (again
+ * when its game ends); a watcher opens the watch list and picks player 0's
+ * game. In play a key is timed from its send to the first read carrying
+ * terminal bytes after it: the daemon writes a key's frame in one piece
+ * once the key's journal row has committed, and every key sent here
+ * changes the screen (sess_key). A player also gets one frame nobody keyed
+ * for when a watcher joins (its status line counts watchers); watchers
+ * join before the keys start, or again after player 0's game ended. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "load.h"
+
+#define PASSWORD     "load-pass-1"
+#define MENU_ACTIONS 40 /* more answers than the menus need: stuck */
+
+/* What each screen of server/menu.c and the game shows at 80x24. */
+typedef enum {
+    SEEN_NOTHING,
+    SEEN_OVER, /* the game's last frame: the menus come next */
+    SEEN_GAME,
+    SEEN_CHARGEN,
+    SEEN_LEVELUP,
+    SEEN_WATCHLIST,
+    SEEN_PASS2,
+    SEEN_PASS,
+    SEEN_NAME,
+    SEEN_WAIT,
+    SEEN_MESSAGE,
+    SEEN_MENU_ANON,
+    SEEN_MENU_USER,
+} seen_t;
+
+/* A text on a row identifies a screen; the first match wins (the menu
+ * header on row 3 shows under the prompts too, so it comes last). */
+static const struct {
+    int row;
+    const char *text;
+    seen_t seen;
+} SCREENS[] = {
+    {VT_H - 1, "You are dead.", SEEN_OVER}, /* where the help line was */
+    {VT_H - 1, "You won!", SEEN_OVER},
+    {VT_H - 1, "You quit.", SEEN_OVER},
+    {VT_H - 2, "  Turn ", SEEN_GAME}, /* the status line */
+    {1, "who are you? Choose a", SEEN_CHARGEN},
+    {1, "choose a gift", SEEN_LEVELUP},
+    {1, "Live games", SEEN_WATCHLIST},
+    {8, "Password again: ", SEEN_PASS2},
+    {8, "Password: ", SEEN_PASS},
+    {8, "Name: ", SEEN_NAME},
+    {5, "One moment...", SEEN_WAIT},
+    {7, "Press any key.", SEEN_MESSAGE},
+    {3, "Not logged in.", SEEN_MENU_ANON},
+    {3, "Logged in as ", SEEN_MENU_USER},
+};
+#define MSG_ROW_MENU   11 /* the main menu's message, logged out */
+#define MSG_ROW_PROMPT 10
+#define WL_FIRST_ROW   4
+#define WL_ROWS        15
+
+static seen_t seen_now(const sess_t *s)
+{
+    for (size_t i = 0; i < sizeof SCREENS / sizeof SCREENS[0]; i++)
+        if (strstr(vt_row(&s->vt, SCREENS[i].row), SCREENS[i].text))
+            return SCREENS[i].seen;
+    return SEEN_NOTHING;
+}
+
+/* ---- output ------------------------------------------------------------------- */
+
+static void on_written(uv_write_t *w, int status)
+{
+    (void)status; /* a failed write shows up as a read error */
+    free(w);
+}
+
+/* Telnet-encoded bytes to the socket: at once if the kernel takes them,
+ * else the rest is queued. */
+static void raw_write(sess_t *s, const char *p, size_t n)
+{
+    if (!s->open || n == 0)
+        return;
+    uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+    int r = uv_try_write((uv_stream_t *)&s->tcp, &b, 1);
+    if (r == (int)n)
+        return;
+    if (r < 0 && r != UV_EAGAIN) {
+        sess_fail(s, uv_strerror(r));
+        return;
+    }
+    if (r > 0)
+        p += r, n -= (size_t)r;
+    uv_write_t *w = malloc(sizeof *w + n);
+    if (!w) {
+        sess_fail(s, "out of memory");
+        return;
+    }
+    memcpy(w + 1, p, n);
+    b = uv_buf_init((char *)(w + 1), (unsigned)n);
+    if (uv_write(w, (uv_stream_t *)&s->tcp, &b, 1, on_written) < 0) {
+        free(w);
+        sess_fail(s, "write failed");
+    }
+}
+
+static void type(sess_t *s, const char *text)
+{
+    telnet_send(s->tn, text, strlen(text));
+}
+
+static void type_line(sess_t *s, const char *text)
+{
+    char line[64];
+    snprintf(line, sizeof line, "%s\r", text);
+    type(s, line);
+}
+
+/* ---- closing ------------------------------------------------------------------- */
+
+static void on_closed(uv_handle_t *h)
+{
+    sess_t *s = h->data;
+    if (s->tn)
+        telnet_free(s->tn);
+    s->tn = NULL;
+}
+
+void sess_close(sess_t *s)
+{
+    if (!s->open)
+        return;
+    s->open = false;
+    uv_close((uv_handle_t *)&s->tcp, on_closed);
+}
+
+/* The screen's non-blank rows, for a failure report. */
+static void print_screen(const sess_t *s)
+{
+    for (int y = 0; y < VT_H; y++) {
+        const char *r = vt_row(&s->vt, y);
+        int n = VT_W;
+        while (n > 0 && r[n - 1] == ' ')
+            n--;
+        if (n)
+            fprintf(stderr, "  | %.*s\n", n, r);
+    }
+}
+
+void sess_fail(sess_t *s, const char *why)
+{
+    if (s->state == SS_FAILED)
+        return;
+    load_t *L = s->L;
+    if (L->reported++ < 3) {
+        fprintf(stderr, "warren-load: %s %d %s: %s; its screen:\n",
+                s->watcher ? "watcher" : "player", s->idx, s->reached ? "dropped" : "failed", why);
+        print_screen(s);
+    }
+    s->state = SS_FAILED;
+    sess_close(s);
+    load_failed(L, s);
+}
+
+/* ---- menus: each screen gets one answer ------------------------------------------ */
+
+static const char *row_text(const sess_t *s, int y, char *out, size_t n)
+{
+    const char *r = vt_row(&s->vt, y);
+    while (*r == ' ')
+        r++;
+    snprintf(out, n, "%s", r);
+    for (size_t k = strlen(out); k > 0 && out[k - 1] == ' '; k--)
+        out[k - 1] = 0;
+    return out;
+}
+
+static void on_menu_anon(sess_t *s)
+{
+    char msg[VT_W + 1];
+    if (s->watcher)
+        type(s, "w");
+    else if (s->tries++ == 0)
+        type(s, "r");
+    else
+        sess_fail(s, row_text(s, MSG_ROW_MENU, msg, sizeof msg)); /* registration refused */
+}
+
+/* A prompt repeated with a message means the daemon refused what we typed. */
+static bool prompt_refused(sess_t *s)
+{
+    char msg[VT_W + 1];
+    if (!row_text(s, MSG_ROW_PROMPT, msg, sizeof msg)[0])
+        return false;
+    sess_fail(s, msg);
+    return true;
+}
+
+static void on_name(sess_t *s)
+{
+    if (!prompt_refused(s))
+        type_line(s, s->name);
+}
+
+static void on_password(sess_t *s)
+{
+    if (!prompt_refused(s))
+        type_line(s, PASSWORD);
+}
+
+/* Each screen's answer: its keys, or a function for the screens that need
+ * more than keys. */
+static const struct {
+    seen_t seen;
+    const char *keys;
+    void (*answer)(sess_t *s);
+} ANSWERS[] = {
+    {SEEN_MENU_ANON, NULL, on_menu_anon},
+    {SEEN_NAME, NULL, on_name},
+    {SEEN_PASS, NULL, on_password},
+    {SEEN_PASS2, NULL, on_password},
+    {SEEN_MENU_USER, "p", NULL},
+    {SEEN_CHARGEN, "*", NULL}, /* not a choice: a random race and class */
+    {SEEN_LEVELUP, "a", NULL},
+    {SEEN_MESSAGE, " ", NULL},
+};
+
+/* The watch list: the row of player 0's game, or the next page. */
+static void pick_game(sess_t *s)
+{
+    const char *name = s->L->s[0].name;
+    size_t len = strlen(name);
+    for (int y = WL_FIRST_ROW; y < WL_FIRST_ROW + WL_ROWS; y++) {
+        const char *r = vt_row(&s->vt, y);
+        if (r[3] == ')' && !strncmp(r + 5, name, len) && r[5 + len] == ' ') {
+            char key[2] = {r[2], 0};
+            type(s, key);
+            s->picked = true;
+            return;
+        }
+    }
+    int page, pages;
+    const char *p = strstr(vt_row(&s->vt, 1), "page ");
+    if (p && sscanf(p, "page %d/%d", &page, &pages) == 2 && page < pages)
+        type(s, ">"); /* not on this page; redraws of the list come by themselves */
+}
+
+static void to_play(sess_t *s)
+{
+    s->state = SS_PLAY;
+    s->acted = SEEN_GAME;
+    s->actions = 0;
+    load_playing(s->L, s);
+}
+
+static void menu_frame(sess_t *s)
+{
+    seen_t seen = seen_now(s);
+    if (seen == SEEN_GAME && (!s->watcher || s->picked)) {
+        to_play(s);
+        return;
+    }
+    if (seen == SEEN_WATCHLIST && s->watcher && !s->picked) {
+        pick_game(s);
+        return;
+    }
+    if (seen == (seen_t)s->acted)
+        return;
+    s->acted = seen;
+    if (seen != SEEN_NOTHING && seen != SEEN_WAIT && ++s->actions > MENU_ACTIONS) {
+        sess_fail(s, "stuck in the menus");
+        return;
+    }
+    for (size_t i = 0; i < sizeof ANSWERS / sizeof ANSWERS[0]; i++)
+        if (ANSWERS[i].seen == seen) {
+            if (ANSWERS[i].answer)
+                ANSWERS[i].answer(s);
+            else
+                type(s, ANSWERS[i].keys);
+            return;
+        }
+}
+
+/* ---- play --------------------------------------------------------------------------- */
+
+/* Moves and waits: each key is a turn, and every key the game takes also
+ * turns the help line, so every one changes the screen and gets a frame. */
+static const char KEYS[] = "h.l.";
+
+void sess_key(sess_t *s, uint64_t due)
+{
+    load_t *L = s->L;
+    char key[2] = {KEYS[s->keyno++ % (sizeof KEYS - 1)], 0};
+    if (seen_now(s) == SEEN_LEVELUP)
+        key[0] = 'a'; /* the gift screen takes only its choices */
+    s->sent_ns = uv_hrtime();
+    if (!due)
+        due = s->sent_ns;
+    s->measured = due >= L->t_meas && due < L->t_end;
+    L->sent += s->measured;
+    L->outstanding++;
+    type(s, key);
+}
+
+/* Back to the menus (the game ended): no key until in play again, since
+ * a key now would be answered by the menu. */
+static void leave_play(sess_t *s)
+{
+    s->state = SS_MENU;
+    s->picked = false;
+    s->progress_ns = uv_hrtime();
+    s->L->games_ended += !s->watcher;
+    menu_frame(s);
+}
+
+static void answered(sess_t *s, uint64_t now)
+{
+    load_t *L = s->L;
+    if (s->measured) {
+        samples_push(&L->lat, now - s->sent_ns);
+        L->answered++;
+    }
+    L->outstanding--;
+    s->sent_ns = 0;
+    if (s->idx == 0) {
+        L->frame0_ns = now;
+        L->frame0_seq++;
+    }
+}
+
+/* A watcher's frame, timed from player 0's. Read before player 0's own
+ * (both in the same poll), it counts as no delay. */
+static void watched(sess_t *s, uint64_t now)
+{
+    load_t *L = s->L;
+    const sess_t *p0 = &L->s[0];
+    if (L->frame0_seq != s->seen_seq) {
+        if (L->frame0_ns >= L->t_meas && L->phase != PH_RAMP)
+            samples_push(&L->wdel, now - L->frame0_ns);
+        s->seen_seq = L->frame0_seq;
+    } else if (p0->sent_ns && p0->measured) {
+        samples_push(&L->wdel, 0);
+        s->seen_seq = L->frame0_seq + 1;
+    }
+}
+
+static void play_frame(sess_t *s, uint64_t now)
+{
+    bool was_key = s->sent_ns != 0;
+    if (was_key && !s->watcher)
+        answered(s, now);
+    seen_t seen = seen_now(s);
+    if (seen != SEEN_GAME && seen != SEEN_LEVELUP) {
+        leave_play(s);
+        return;
+    }
+    if (s->watcher)
+        watched(s, now);
+    else if (was_key)
+        load_answered(s->L, s);
+}
+
+/* ---- input ----------------------------------------------------------------------------- */
+
+static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
+{
+    sess_t *s = ud;
+    static const char naws[4] = {0, VT_W, 0, VT_H};
+    switch (ev->type) {
+    case TELNET_EV_DATA:
+        vt_feed(&s->vt, ev->data.buffer, ev->data.size);
+        s->framed |= ev->data.size > 0;
+        break;
+    case TELNET_EV_SEND: raw_write(s, ev->data.buffer, ev->data.size); break;
+    case TELNET_EV_DO:
+        if (ev->neg.telopt == TELNET_TELOPT_NAWS)
+            telnet_subnegotiation(tn, TELNET_TELOPT_NAWS, naws, sizeof naws);
+        break;
+    case TELNET_EV_TTYPE:
+        if (ev->ttype.cmd == TELNET_TTYPE_SEND)
+            telnet_ttype_is(tn, s->L->o.term);
+        break;
+    case TELNET_EV_ERROR: sess_fail(s, ev->error.msg); break;
+    default: break;
+    }
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+    sess_t *s = h->data;
+    (void)hint;
+    b->base = s->L->rbuf;
+    b->len = sizeof s->L->rbuf;
+}
+
+static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+    sess_t *s = st->data;
+    if (n < 0) {
+        sess_fail(s, n == UV_EOF ? "closed by the daemon" : uv_strerror((int)n));
+        return;
+    }
+    uint64_t now = uv_hrtime();
+    s->framed = false;
+    telnet_recv(s->tn, b->base, (size_t)n);
+    if (!s->framed || s->state == SS_FAILED)
+        return;
+    if (s->state == SS_PLAY) {
+        play_frame(s, now);
+    } else {
+        s->progress_ns = now;
+        menu_frame(s);
+    }
+}
+
+/* ---- connecting ---------------------------------------------------------------------------- */
+
+/* What we agree to: our window size and terminal type; the daemon echoes
+ * and suppresses go-ahead; 8-bit both ways. */
+static const telnet_telopt_t TELOPTS[] = {
+    {TELNET_TELOPT_NAWS, TELNET_WILL, TELNET_DONT}, {TELNET_TELOPT_TTYPE, TELNET_WILL, TELNET_DONT},
+    {TELNET_TELOPT_ECHO, TELNET_WONT, TELNET_DO},   {TELNET_TELOPT_SGA, TELNET_WILL, TELNET_DO},
+    {TELNET_TELOPT_BINARY, TELNET_WILL, TELNET_DO}, {-1, 0, 0},
+};
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    sess_t *s = req->data;
+    if (status < 0) {
+        sess_fail(s, uv_strerror(status));
+        return;
+    }
+    if (s->state == SS_FAILED)
+        return;
+    uv_tcp_nodelay(&s->tcp, 1);
+    uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+}
+
+void sess_start(sess_t *s)
+{
+    load_t *L = s->L;
+    vt_init(&s->vt);
+    s->acted = SEEN_NOTHING;
+    s->state = SS_MENU;
+    s->progress_ns = uv_hrtime();
+    s->tn = telnet_init(TELOPTS, on_telnet, 0, s);
+    uv_tcp_init(L->loop, &s->tcp);
+    s->tcp.data = s;
+    s->creq.data = s;
+    s->open = true;
+    if (!s->tn) {
+        sess_fail(s, "out of memory");
+        return;
+    }
+    int rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&L->addr, on_connect);
+    if (rc < 0)
+        sess_fail(s, uv_strerror(rc));
+}

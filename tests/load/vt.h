@@ -1,0 +1,34 @@
+/* vt — the terminal controls warrend's frames use (cursor moves, erases,
+ * SGR, charset switches, UTF-8), applied to an 80x24 grid of characters so
+ * that warren-load can read what a player would see. Colours and
+ * attributes are dropped; a character outside ASCII is stored as '?'. */
+#ifndef WARREN_LOAD_VT_H
+#define WARREN_LOAD_VT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_W      80
+#define VT_H      24
+#define VT_PARAMS 8
+
+/* Plain data, owned by whoever embeds it; vt_init before use. */
+typedef struct {
+    char row[VT_H][VT_W + 1]; /* read-only: each row NUL-terminated */
+    /* private */
+    int x, y;
+    bool wrap; /* a glyph went into the last column: the next one wraps */
+    uint8_t state;
+    bool priv; /* CSI with a private marker (?, <, =, >) */
+    int npar;
+    int par[VT_PARAMS];
+} vt_t;
+
+void vt_init(vt_t *v);
+/* Applies n bytes of terminal output (telnet already removed). */
+void vt_feed(vt_t *v, const char *p, size_t n);
+/* Row y (0 <= y < VT_H) as text, VT_W characters. */
+const char *vt_row(const vt_t *v, int y);
+
+#endif

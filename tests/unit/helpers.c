@@ -1,0 +1,181 @@
+/* helpers — the game suites' shared fixtures (see helpers.h). No suite of
+ * its own: the unit runner lists only files that define one. */
+#include "helpers.h"
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "chargen.h"
+#include "creature.h"
+#include "effect.h"
+#include "level.h"
+#include "mapgen.h"
+#include "msg.h"
+#include "prompt.h"
+#include "vision.h"
+
+content_t *shipped_content(void)
+{
+    char err[256] = "";
+    content_t *c = content_load(NULL, err, sizeof err);
+    ck_assert_msg(c != NULL, "%s", err);
+    return c;
+}
+
+int kind_named(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_creatures; i++)
+        if (strcmp(c->creatures[i].name, name) == 0)
+            return i;
+    ck_abort_msg("no creature kind '%s'", name);
+    return -1;
+}
+
+uint16_t item_named(const content_t *c, const char *name)
+{
+    for (uint16_t k = 0; k < c->n_items; k++)
+        if (strcmp(c->items[k].name, name) == 0)
+            return k;
+    ck_abort_msg("no item kind '%s'", name);
+    return 0;
+}
+
+int spell_named(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_spells; i++)
+        if (strcmp(c->spells[i].name, name) == 0)
+            return i;
+    ck_abort_msg("no spell '%s'", name);
+    return -1;
+}
+
+game_t *started(game_t *g)
+{
+    if (g)
+        game_input(g, NULL, (key_event_t){'*', 0});
+    return g;
+}
+
+/* What h carries goes with it. */
+static void delete_belongings(game_t *g, handle_t h)
+{
+    for (handle_t i = reg_next(&g->reg, 0); i; i = reg_next(&g->reg, i)) {
+        const obj_t *o = reg_get(&g->reg, i);
+        if (o->type == OBJ_ITEM && o->target == h)
+            reg_del(&g->reg, i);
+    }
+}
+
+void clear_monsters(game_t *g)
+{
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
+        if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE) {
+            delete_belongings(g, h);
+            sched_cancel(&g->sched, h);
+            effect_clear(g, h);
+            reg_del(&g->reg, h);
+        }
+}
+
+game_t *alone(const content_t *c, uint64_t seed, int race, int cls)
+{
+    game_t *g = game_new(c, seed, NULL);
+    ck_assert_ptr_nonnull(g);
+    chargen_create(g, race, cls);
+    clear_monsters(g);
+    return g;
+}
+
+void key(game_t *g, uint32_t code)
+{
+    game_input(g, NULL, (key_event_t){code, 0});
+}
+
+void keys(game_t *g, const char *k)
+{
+    for (; *k; k++)
+        key(g, (unsigned char)*k);
+}
+
+void keys_paged(game_t *g, const char *k)
+{
+    for (; *k; k++) {
+        while (g->prompt == PROMPT_MORE)
+            key(g, ' ');
+        key(g, (unsigned char)*k);
+    }
+}
+
+const char *last_msg(const game_t *g)
+{
+    return msg_at(g, g->nmsg - 1)->text;
+}
+
+bool said_since(const game_t *g, uint32_t from, const char *s)
+{
+    for (uint32_t k = from; k < g->nmsg; k++)
+        if (strstr(msg_at(g, k)->text, s))
+            return true;
+    return false;
+}
+
+void open_room(game_t *g, int r)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    if (p->x < r + 2)
+        p->x = (int16_t)(r + 2);
+    if (p->y < r + 2)
+        p->y = (int16_t)(r + 2);
+    if (p->x > lv->w - r - 3)
+        p->x = (int16_t)(lv->w - r - 3);
+    if (p->y > lv->h - r - 3)
+        p->y = (int16_t)(lv->h - r - 3);
+    for (int y = p->y - r - 1; y <= p->y + r + 1; y++)
+        for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
+            bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
+            lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
+        }
+    lv->opaque_ok = 0;
+    vision_update(g);
+}
+
+void wall_in(game_t *g, handle_t h)
+{
+    const obj_t *p = reg_get(&g->reg, g->player), *o = reg_get(&g->reg, h);
+    level_t *lv = level_current(g);
+    for (int y = p->y - 1; y <= p->y + 1; y++)
+        for (int x = p->x - 1; x <= p->x + 1; x++)
+            if (!(x == p->x && y == p->y) && !(x == o->x && y == o->y))
+                lv->terrain[y * lv->w + x] = MAP_WALL;
+    lv->opaque_ok = 0;
+}
+
+void cell_near_player(game_t *g, int *x, int *y)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    for (int r = 1; r < 30; r++)
+        for (int dy = -r; dy <= r; dy++)
+            for (int dx = -r; dx <= r; dx++)
+                if (level_passable(g, lv, p->x + dx, p->y + dy) &&
+                    !level_creature_at(g, g->depth, p->x + dx, p->y + dy)) {
+                    *x = p->x + dx, *y = p->y + dy;
+                    return;
+                }
+    ck_abort_msg("no free cell");
+}
+
+handle_t spawn_at(game_t *g, const char *name, int dx, int dy)
+{
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    int x = p->x + dx, y = p->y + dy;
+    ck_assert(level_in(lv, x, y));
+    lv->terrain[y * lv->w + x] = MAP_FLOOR;
+    lv->opaque_ok = 0;
+    handle_t h = creature_spawn(g, (uint16_t)kind_named(g->c, name), g->depth, x, y);
+    ck_assert_uint_ne(h, HANDLE_NONE);
+    sched_push(&g->sched, g->sched.now + 100, FN_MONSTER_TURN, h, 0, 0);
+    vision_update(g);
+    return h;
+}

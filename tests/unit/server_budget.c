@@ -1,0 +1,94 @@
+/* Unit tests: server/budget — one connection budget for every gateway:
+ * the total, the per-address cap, slots charged to the total only until
+ * their address is known, and moves between addresses. */
+#include <check.h>
+#include <stdio.h>
+#include "budget.h"
+
+START_TEST(total_and_per_address)
+{
+    budget_t *b = budget_new(5, 2);
+    budget_slot_t s[8];
+    ck_assert_int_eq(budget_take(b, &s[0], "10.0.0.1"), BUDGET_OK);
+    ck_assert_int_eq(budget_take(b, &s[1], "10.0.0.1"), BUDGET_OK);
+    ck_assert_int_eq(budget_take(b, &s[2], "10.0.0.1"), BUDGET_ADDR); /* a third from one address */
+    ck_assert(!s[2].held);
+    budget_release(b, &s[2]); /* not held: nothing happens */
+    ck_assert_int_eq(budget_count(b, "10.0.0.1"), 2);
+    ck_assert_int_eq(budget_take(b, &s[3], "10.0.0.2"), BUDGET_OK);
+    ck_assert_int_eq(budget_take(b, &s[4], NULL), BUDGET_OK); /* total only */
+    ck_assert_int_eq(budget_take(b, &s[5], ""), BUDGET_OK);
+    ck_assert_int_eq(budget_total(b), 5);
+    ck_assert_int_eq(budget_take(b, &s[6], "10.0.0.3"), BUDGET_FULL);
+    budget_release(b, &s[0]);
+    budget_release(b, &s[0]); /* twice is once */
+    ck_assert_int_eq(budget_total(b), 4);
+    ck_assert_int_eq(budget_count(b, "10.0.0.1"), 1);
+    ck_assert_int_eq(budget_take(b, &s[6], "10.0.0.1"), BUDGET_OK);
+    for (int i = 1; i < 7; i++)
+        budget_release(b, &s[i]);
+    ck_assert_int_eq(budget_total(b), 0);
+    ck_assert_int_eq(budget_count(b, "10.0.0.1"), 0);
+    budget_free(b);
+    budget_free(NULL);
+}
+END_TEST
+
+/* A Unix-socket client or a proxied request: counted in the total first,
+ * then charged to the address it names, if that address has room. */
+START_TEST(moving_a_slot)
+{
+    budget_t *b = budget_new(10, 1);
+    budget_slot_t proxy[3], direct;
+    ck_assert_int_eq(budget_take(b, &direct, "192.0.2.7"), BUDGET_OK);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(budget_take(b, &proxy[i], NULL), BUDGET_OK);
+    ck_assert_int_eq(budget_move(b, &proxy[0], "198.51.100.1"), BUDGET_OK);
+    ck_assert_int_eq(budget_move(b, &proxy[0], "198.51.100.1"), BUDGET_OK); /* same: fine */
+    ck_assert_int_eq(budget_move(b, &proxy[1], "198.51.100.1"), BUDGET_ADDR);
+    ck_assert_str_eq(proxy[1].addr, ""); /* keeps its old charge */
+    ck_assert_int_eq(budget_move(b, &proxy[2], "192.0.2.7"), BUDGET_ADDR);
+    ck_assert_int_eq(budget_move(b, &proxy[2], "198.51.100.2"), BUDGET_OK);
+    ck_assert_int_eq(budget_count(b, "198.51.100.2"), 1);
+    ck_assert_int_eq(budget_move(b, &proxy[2], "198.51.100.3"), BUDGET_OK); /* a new address */
+    ck_assert_int_eq(budget_count(b, "198.51.100.2"), 0);
+    ck_assert_int_eq(budget_count(b, "198.51.100.3"), 1);
+    ck_assert_int_eq(budget_total(b), 4);
+    budget_release(b, &direct);
+    for (int i = 0; i < 3; i++)
+        budget_release(b, &proxy[i]);
+    ck_assert_int_eq(budget_total(b), 0);
+    ck_assert_int_eq(budget_count(b, "198.51.100.3"), 0);
+    budget_free(b);
+}
+END_TEST
+
+/* Many addresses at once: each keeps its own count. */
+START_TEST(many_addresses)
+{
+    budget_t *b = budget_new(100000, 3);
+    static budget_slot_t s[3000];
+    char a[32];
+    for (int i = 0; i < 3000; i++) {
+        snprintf(a, sizeof a, "10.%d.%d.1", i / 250, i % 250);
+        ck_assert_int_eq(budget_take(b, &s[i], a), BUDGET_OK);
+    }
+    ck_assert_int_eq(budget_count(b, "10.3.10.1"), 1);
+    for (int i = 0; i < 3000; i++)
+        budget_release(b, &s[i]);
+    ck_assert_int_eq(budget_total(b), 0);
+    ck_assert_int_eq(budget_max_total(b), 100000);
+    budget_free(b);
+}
+END_TEST
+
+Suite *suite_server_budget(void)
+{
+    Suite *s = suite_create("server_budget");
+    TCase *t = tcase_create("budget");
+    tcase_add_test(t, total_and_per_address);
+    tcase_add_test(t, moving_a_slot);
+    tcase_add_test(t, many_addresses);
+    suite_add_tcase(s, t);
+    return s;
+}
