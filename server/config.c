@@ -37,6 +37,8 @@ static const opt_t opts[] = {
      "ADDR[,ADDR] proxies whose X-Forwarded-For/-Proto are believed (none)"},
     {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000,
      "N new accounts per address per hour, 0 = no limit (5)"},
+    {"games-dir", OPT_STR, S(games_dir), 0, 0,
+     "DIR players' directories for hosted games (default: DB's dir/games)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
 };
 #undef S
@@ -193,6 +195,22 @@ static int config_line(config_t *c, char *line, char *err, size_t errlen)
     return opt_set(c, o, val, err, errlen);
 }
 
+void config_free(config_t *c)
+{
+    gamecfg_list_free(&c->games);
+}
+
+/* The rest of the file, from its first section on, is hosted games. */
+static int config_games(config_t *c, const char *text, size_t len, const char *name, int lineno,
+                        char *err, size_t errlen)
+{
+    char msg[512];
+    if (gamecfg_parse(&c->games, text, len, lineno, msg, sizeof msg) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", name, msg);
+    return -1;
+}
+
 int config_parse(config_t *c, const char *text, size_t len, const char *name, char *err,
                  size_t errlen)
 {
@@ -203,6 +221,8 @@ int config_parse(config_t *c, const char *text, size_t len, const char *name, ch
         size_t n = (nl ? (size_t)(nl - text) : len) - at;
         lineno++;
         const char *why = NULL;
+        if (text[at] == '[')
+            return config_games(c, text + at, len - at, name, lineno, err, errlen);
         if (n > CONFIG_LINE_MAX)
             why = "line too long";
         else if (memchr(text + at, 0, n))

@@ -8,6 +8,7 @@
  * ignored. */
 #include <stdlib.h>
 #include <string.h>
+#include "hostgame.h"
 #include "input.h"
 #include "log.h"
 #include "server.h"
@@ -190,13 +191,28 @@ static bool item_shown(const conn_t *c, const menu_item_t *it)
     return it->who == FOR_ALL || (it->who == FOR_USER) == (c->user_id != 0);
 }
 
+/* Hosted games ([game ID] sections) take the keys 1-9, after Warren's own. */
+#define HOSTED_KEYS 9
+
+static int hosted_count(const conn_t *c)
+{
+    int n = c->srv->cfg.games.n;
+    return c->user_id && n > HOSTED_KEYS ? HOSTED_KEYS : c->user_id ? n : 0;
+}
+
 static void draw_main(conn_t *c, screen_t *scr)
 {
     draw_header(c, scr);
     int n = 0;
-    for (size_t i = 0; i < MAIN_ITEMS; i++)
+    for (size_t i = 0; i < MAIN_ITEMS; i++) {
         if (item_shown(c, &main_menu[i]))
             draw_item(scr, 5 + n++, main_menu[i].keys[0], main_menu[i].label, NULL);
+        for (int g = 0; main_menu[i].action == session_play && g < hosted_count(c); g++) {
+            char label[80];
+            snprintf(label, sizeof label, "Play %s", c->srv->cfg.games.games[g].name);
+            draw_item(scr, 5 + n++, (char)('1' + g), label, NULL);
+        }
+    }
     if (c->menu->msg[0])
         screen_text(scr, 2, 6 + n, st_msg, c->menu->msg);
     screen_text(scr, 2, 8 + n, STYLE_DEFAULT, "Your choice: ");
@@ -206,6 +222,10 @@ static void draw_main(conn_t *c, screen_t *scr)
 static void main_key(conn_t *c, key_event_t k)
 {
     c->menu->msg[0] = 0;
+    if (k.code >= '1' && k.code < '1' + (uint32_t)hosted_count(c) && !k.mods) {
+        hostgame_play(c, &c->srv->cfg.games.games[k.code - '1']);
+        return;
+    }
     for (size_t i = 0; i < MAIN_ITEMS; i++) {
         const menu_item_t *it = &main_menu[i];
         if (k.code < 0x80 && k.code && strchr(it->keys, (int)k.code) && item_shown(c, it)) {
@@ -471,10 +491,11 @@ static size_t wl_collect(conn_t *c, wl_row_t **out)
     }
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken || !s->game)
+        if (s->ended || s->broken)
             continue;
         rows[n].s = s;
-        game_status(s->game, &rows[n].st);
+        if (s->game)
+            game_status(s->game, &rows[n].st);
         n++;
     }
     qsort_r(rows, n, sizeof *rows, wl_cmp, &c->menu->wl_sort);
@@ -491,7 +512,10 @@ static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
 {
     uint64_t idle = (now - r->s->last_key_ms) / 1000;
     char rc[40], term[16];
-    snprintf(rc, sizeof rc, "%s %s", r->st.race, r->st.cls);
+    if (r->s->game)
+        snprintf(rc, sizeof rc, "%s %s", r->st.race, r->st.cls);
+    else /* a hosted game: its name */
+        snprintf(rc, sizeof rc, "%.39s", r->s->kind_name);
     if (r->s->player)
         snprintf(term, sizeof term, "%dx%d", r->s->grid->w, r->s->grid->h);
     else

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "records.h"
 #include "server.h"
+#include "backend.h"
 #include "session_impl.h"
 #include "json.h"
 
@@ -37,6 +38,16 @@ session_t *session_find_user(server_t *srv, int64_t user_id)
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->user_id == user_id && !s->ended)
+            return s;
+    }
+    return NULL;
+}
+
+session_t *session_find_kind(server_t *srv, int64_t user_id, const char *kind)
+{
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->user_id == user_id && !s->ended && strcmp(s->kind, kind) == 0)
             return s;
     }
     return NULL;
@@ -80,13 +91,18 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     s->game_id = game_id;
     s->user_id = user_id;
     snprintf(s->user, sizeof s->user, "%s", user);
+    s->ops = &backend_warren;
+    snprintf(s->kind, sizeof s->kind, "warren");
+    snprintf(s->kind_name, sizeof s->kind_name, "Warren");
     s->game = g;
-    s->seed = game_seed(g);
     s->seq = s->snap_seq = seq;
-    game_status_t st;
-    game_status(g, &st);
-    s->snap_turn = st.turn;
-    s->level_changes = st.level_changes;
+    if (g) {
+        s->seed = game_seed(g);
+        game_status_t st;
+        game_status(g, &st);
+        s->snap_turn = st.turn;
+        s->level_changes = st.level_changes;
+    }
     s->started_ms = s->last_key_ms = now_ms(srv);
     list_init(&s->watchers);
     list_push_front(&srv->sessions, &s->node);
@@ -96,7 +112,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 
 static void session_really_free(session_t *s)
 {
-    game_free(s->game);
+    s->ops->free(s);
     screen_free(s->grid);
     screen_free(s->sent);
     free(s);
@@ -132,6 +148,11 @@ static void on_snapshot_saved(void *ud, int status, int64_t id)
     session_db_done(s);
 }
 
+static void warren_save(session_t *s, const char *why)
+{
+    session_snapshot(s, why);
+}
+
 void session_snapshot(session_t *s, const char *why)
 {
     if (s->ended || s->broken || s->seq == s->snap_seq)
@@ -159,7 +180,7 @@ void session_snapshot(session_t *s, const char *why)
 /* The game's frame, with the admin's announcement over its bottom row. */
 static void session_render(const session_t *s, screen_t *scr, const game_view_t *v)
 {
-    game_render(s->game, scr, v);
+    s->ops->draw(s, scr, v);
     announce_draw(s->srv, scr);
 }
 
@@ -306,6 +327,8 @@ static void session_layout(session_t *s)
     if (p && !p->too_small && (p->w != s->grid->w || p->h != s->grid->h)) {
         screen_resize(s->grid, p->w, p->h);
         screen_resize(s->sent, p->w, p->h);
+        if (s->ops->resize)
+            s->ops->resize(s, p->w, p->h);
     }
     game_view_t v;
     view_of(s, &v);
@@ -405,7 +428,7 @@ void session_detach(conn_t *c, const char *why)
             s->detached_ms = 1;
         log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                  (unsigned long long)s->seq);
-        session_snapshot(s, "detach");
+        s->ops->save(s, "detach");
     } else {
         watcher_unlink(s, c);
         if (!s->ended)
@@ -417,7 +440,8 @@ void session_detach(conn_t *c, const char *why)
 
 /* ---- game end ---------------------------------------------------------------------- */
 
-void session_finish(session_t *s)
+/* Warren's own game ended: its record, milestones and dump are stored. */
+static void warren_finish(session_t *s, char *msg, size_t msglen)
 {
     server_t *srv = s->srv;
     game_status_t st;
@@ -443,9 +467,14 @@ void session_finish(session_t *s)
     log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
              (long long)s->game_id, end.end_kind, (unsigned long long)st.turn, (long long)st.score,
              st.cause);
-    char msg[256];
-    snprintf(msg, sizeof msg, "Game over: %s. Score %lld after %llu turns.", st.cause,
+    snprintf(msg, msglen, "Game over: %s. Score %lld after %llu turns.", st.cause,
              (long long)st.score, (unsigned long long)st.turn);
+}
+
+void session_finish(session_t *s)
+{
+    char msg[256] = "";
+    s->ops->finish(s, msg, sizeof msg);
     if (s->player) {
         conn_t *p = s->player;
         p->sess = NULL;
@@ -491,19 +520,10 @@ static void test_hook(conn_t *c, session_t *s)
     (void)c;
 }
 
-static void player_key(conn_t *c, session_t *s, key_event_t k)
+/* A key for Warren's own game: applied, journalled, answered once durable. */
+static void warren_key(conn_t *c, session_t *s, key_event_t k)
 {
     server_t *srv = c->srv;
-    if (k.code == KEY_DETACH && !k.mods) {
-        session_detach(c, DETACH_SAID);
-        return;
-    }
-    if (srv->cfg.test_hooks && k.code == KEY_F12) {
-        test_hook(c, s);
-        return;
-    }
-    if (s->ended || s->broken || c->too_small)
-        return;
     uint8_t packed[6];
     size_t n = key_pack(k, packed);
     game_state_t state = game_input(s->game, srv->vm, k);
@@ -532,6 +552,21 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
         session_snapshot(s, "turns");
 }
 
+static void player_key(conn_t *c, session_t *s, key_event_t k)
+{
+    if (k.code == KEY_DETACH && !k.mods) {
+        session_detach(c, DETACH_SAID);
+        return;
+    }
+    if (c->srv->cfg.test_hooks && k.code == KEY_F12 && s->game) {
+        test_hook(c, s);
+        return;
+    }
+    if (s->ended || s->broken || c->too_small)
+        return;
+    s->ops->key(c, s, k);
+}
+
 void session_key(conn_t *c, key_event_t k)
 {
     session_t *s = c->sess;
@@ -548,14 +583,15 @@ void session_key(conn_t *c, key_event_t k)
 /* Snapshots the game and frees the session; watchers go back to the menu. */
 static void session_save_and_free(session_t *s, const char *why)
 {
-    session_snapshot(s, why);
+    s->ops->save(s, why);
     for (list_t *it; (it = list_front(&s->watchers));) {
         conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
         menu_message(w, "The player left; the game is saved.");
     }
-    session_free(s);
+    if (!s->ops->stop || !s->ops->stop(s))
+        session_free(s);
 }
 
 /* ---- time ------------------------------------------------------------------------------ */
@@ -610,7 +646,9 @@ void session_shutdown_all(server_t *srv)
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->frame_due && !s->ended)
             session_broadcast(s);
-        session_snapshot(s, "shutdown");
+        s->ops->save(s, "shutdown");
+        if (s->ops->stop) /* a hosted program saves and exits: the loop runs down after */
+            s->ops->stop(s);
     }
 }
 
@@ -619,3 +657,30 @@ void session_free_all(server_t *srv)
     for (list_t *it; (it = list_pop_front(&srv->sessions));)
         session_really_free(LIST_ITEM(it, session_t, node));
 }
+
+/* ---- Warren's own engine as a backend ---------------------------------------------------- */
+
+static void warren_draw(const session_t *s, screen_t *scr, const game_view_t *v)
+{
+    game_render(s->game, scr, v);
+}
+
+static void warren_free(session_t *s)
+{
+    game_free(s->game);
+}
+
+void session_output(session_t *s)
+{
+    if (!s->dead && !s->ended && s->jpending == 0)
+        session_broadcast(s);
+}
+
+const backend_ops_t backend_warren = {
+    .kind = "warren",
+    .key = warren_key,
+    .draw = warren_draw,
+    .save = warren_save,
+    .finish = warren_finish,
+    .free = warren_free,
+};

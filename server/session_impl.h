@@ -16,6 +16,9 @@ session_t *session_find_game(server_t *srv, int64_t game_id);
 void session_snapshot(session_t *s, const char *why);
 /* c becomes the player of s (a previous player is told it was taken over). */
 void session_attach_player(session_t *s, conn_t *c);
+/* The game's screen changed on its own (a hosted program wrote): a frame
+ * to every viewer. */
+void session_output(session_t *s);
 /* The game ended: its record is stored, viewers told, s freed. */
 void session_finish(session_t *s);
 

@@ -153,7 +153,7 @@ static void on_player_restored(void *ud, const restored_t *r)
                                     "admins.");
         return;
     }
-    session_t *s = session_find_user(srv, rq->user_id); /* made while a rebuild read */
+    session_t *s = session_find_kind(srv, rq->user_id, "warren"); /* made while a rebuild read */
     if (s) {
         game_free(r->g);
         play_finish_load(rq, s, NULL);
@@ -182,7 +182,7 @@ static void on_resume(void *ud, int status, const db_resume_t *r)
 {
     load_req_t *rq = ud;
     server_t *srv = rq->srv;
-    session_t *s = session_find_user(srv, rq->user_id);
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
     if (s || status != DB_OK) {
         if (!s)
             log_error("resume read failed user=%s: %d", rq->user, status);
@@ -238,7 +238,7 @@ static session_t *game_start(load_req_t *rq)
 static void on_live_game(void *ud, int status, const db_game_t *g)
 {
     load_req_t *rq = ud;
-    session_t *s = session_find_user(rq->srv, rq->user_id);
+    session_t *s = session_find_kind(rq->srv, rq->user_id, "warren");
     if (s) {
         play_finish_load(rq, s, NULL);
         return;
@@ -259,7 +259,7 @@ static void on_live_game(void *ud, int status, const db_game_t *g)
 void session_play(conn_t *c)
 {
     server_t *srv = c->srv;
-    session_t *s = session_find_user(srv, c->user_id);
+    session_t *s = session_find_kind(srv, c->user_id, "warren");
     if (s) {
         session_attach_player(s, c);
         return;
