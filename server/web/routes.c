@@ -11,11 +11,13 @@ const web_route_t WEB_ROUTES[] = {
     {PAGE, "/", .file = "index.html"},
     {PAGE, "/index.html", .file = "index.html"},
     {PAGE, "/play", .file = "play.html"},
+    {PAGE, "/play/{name}", .file = "play.html"}, /* a hosted game: [game ID] */
     {PAGE, "/watch/{name}", .file = "watch.html"},
     {PAGE, "/assets/{file}", .file = "assets/", .immutable = true},
     /* websockets (webgw.c): the lobby, your own game, someone's game */
     {WEB_WS, "/ws/lobby", .arg = WEB_LOBBY},
     {WEB_WS, "/ws/play", .arg = WEB_PLAY},
+    {WEB_WS, "/ws/play/{name}", .arg = WEB_PLAY},
     {WEB_WS, "/ws/watch/{name}", .arg = WEB_WATCH},
     /* accounts (login.c) */
     {CALL, "/login", .handler = webgw_login},

@@ -1,0 +1,203 @@
+"""Hosted games with the real daemon and Debian's NetHack (nethack-console):
+chosen from the telnet menu, played, watched, resized, brought back after
+warrend is SIGKILLed, and ended with its xlogfile row."""
+import os
+import pathlib
+import re
+import time
+
+import pytest
+
+from harness import ARTIFACTS, CTRL_X, Daemon, browser_script, unique_name
+
+NETHACK = pathlib.Path("/usr/games/nethack")
+pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
+
+RC = ("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopickup\n"
+      "OPTIONS=disclose:-i -a -v -g -c -o\n")
+
+
+TOYS = ("winsize", "exit 0", "flood", "nohup", "noread")  # keys 2.. after NetHack's 1
+
+
+def toy_sections(bindir):
+    """ptytoy's misbehaving modes as games of their own."""
+    toy = bindir / "tools" / "ptytoy"
+    return "".join(f"[game {m.split()[0]}]\ncommand = {toy} {m}\nhangup-timeout = 1\n"
+                   for m in TOYS)
+
+
+def toy_key(mode):
+    return str(2 + [m.split()[0] for m in TOYS].index(mode))
+
+
+def playground(root, bindir):
+    """NetHack's data linked, its score files empty: no setgid games needed."""
+    pg = root / "nethack"
+    (pg / "save").mkdir(parents=True)
+    for f in ("nhdat", "symbols", "license"):
+        os.symlink(f"/usr/lib/games/nethack/{f}", pg / f)
+    for f in ("record", "logfile", "xlogfile", "perm"):
+        (pg / f).write_text("")
+    (root / "nethackrc").write_text(RC)
+    conf = root / "warren.conf"
+    conf.write_text("grace = 600\n"
+                    "[game nethack]\n"
+                    "name = NetHack 3.6.6\n"
+                    f"command = /usr/games/nethack -d {pg} -u %n\n"
+                    "env = NETHACKOPTIONS=@%r\n"
+                    "rcfile = %d/nethackrc\n"
+                    f"rc-default = {root / 'nethackrc'}\n"
+                    f"xlogfile = {pg / 'xlogfile'}\n" + toy_sections(bindir))
+    return pg, conf
+
+
+@pytest.fixture
+def nethack(bindir, tmp_path):
+    pg, conf = playground(tmp_path, bindir)
+    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf, "--grace", "2"])
+    d.start()
+    yield d, pg
+    d.stop()
+    d.stop_clean()
+
+
+def answer_until(t, goal, timeout=20):
+    """Answers NetHack's questions (a random character, --More--) until the
+    screen shows goal."""
+    end = time.time() + timeout
+    while goal not in t.text():
+        assert time.time() < end, t.text()
+        text = t.text()
+        if "Shall I pick" in text or "Is this ok?" in text:
+            t.send("y")
+        elif "--More--" in text:
+            t.send("\r")
+        t.pump(quiet=0.1, limit=0.5)
+    t.pump(quiet=0.3)
+    return t.text()
+
+
+def to_map(t):
+    """From NetHack's first question to the map of level 1."""
+    t.wait_for("Shall I pick", timeout=20)
+    return answer_until(t, "Dlvl:1")
+
+
+def start_nethack(t, name):
+    t.register(name)
+    assert "1) Play NetHack 3.6.6" in t.wait_for("Your choice")
+    t.send("1")
+    return to_map(t)
+
+
+def test_menu_play_watch_resize(nethack, clients):
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("nh")
+    start_nethack(t, name)
+    t.play_keys("s" * 3)  # search: turns pass, the map stays
+    w = clients(d.port)
+    w.register(unique_name("w"))
+    w.send("w")
+    assert "NetHack 3.6.6" in w.wait_for(name)
+    w.send("a")
+    w.wait_for("Dlvl:1")
+    t.play_keys("s")
+    w.pump(quiet=0.3)
+    assert w.lines()[:24] == t.lines()[:24]
+    assert d.wait_log(rf"hosted start user={name} game=nethack pid=\d+")
+
+
+def test_resize_goes_to_the_program(nethack, clients):
+    d, _ = nethack
+    t = clients(d.port)
+    t.register(unique_name("rs"))
+    t.send(toy_key("winsize"))
+    t.wait_for("size 80x24")
+    t.resize(100, 30)
+    t.wait_for("size 100x30")
+    t.send("q")
+    t.wait_for("has ended")
+
+
+def test_misbehaving_programs_hurt_no_one(nethack, clients):
+    d, _ = nethack
+    other = clients(d.port)
+    other.register(unique_name("ok"))
+    t = clients(d.port)
+    t.register(unique_name("bad"))
+    t.send(toy_key("exit"))  # exits at once: back to the menu, told
+    t.wait_for("has ended")
+    t.send(" ")
+    t.wait_for("Your choice")
+    t.send(toy_key("flood"))
+    t.wait_for("flood")
+    other.send("w")  # the daemon answers others while the program floods
+    other.wait_for("Live games", timeout=5)
+    other.send("q")
+    other.wait_for("Your choice", timeout=5)
+    t.send(CTRL_X)
+    t.wait_for("Your choice", timeout=10)
+    t.send(toy_key("noread"))
+    t.wait_for("noread ready")
+    t.send("x" * 2000, settle=False)  # never read: queued, then dropped
+    t.send(CTRL_X)
+    t.wait_for("Your choice", timeout=10)
+    t.send(toy_key("nohup"))
+    t.wait_for("nohup ready")
+    t.send(CTRL_X)
+    t.wait_for("Your choice")
+    # grace (2 s) over: SIGHUP, ignored; SIGKILL after hangup-timeout (1 s)
+    d.wait_log(r"hangup user=bad\S* game=nohup", timeout=15)
+    d.wait_log(r"program exited user=bad\S* game=nohup pid=\d+ status=9", timeout=15)
+    other.send("w")
+    other.wait_for("Live games", timeout=5)
+
+
+def test_sigkill_daemon_then_same_game(nethack, clients):
+    d, pg = nethack
+    t = clients(d.port)
+    name = unique_name("nh")
+    start_nethack(t, name)
+    t.play_keys("s" * 5)
+    d.kill()
+    end = time.time() + 20  # the pty closed: NetHack hangup-saves
+    while not any((pg / "save").iterdir()):
+        assert time.time() < end, "no save file after the daemon died"
+        time.sleep(0.1)
+    d.start()
+    t = clients(d.port)
+    t.login(name)
+    t.send("1")
+    answer_until(t, "Dlvl:1")
+    assert re.search(r"welcome back|Restoring", t.raw.decode("utf-8", "replace"))
+
+
+def test_detach_keeps_running_then_quit_ends_with_xlog_row(nethack, clients):
+    d, pg = nethack
+    t = clients(d.port)
+    name = unique_name("nh")
+    start_nethack(t, name)
+    t.send(CTRL_X)
+    t.wait_for("Your choice")
+    t.send("1")  # the same program, still running
+    t.wait_for("Dlvl:1")
+    assert d.log().count(f"hosted start user={name}") == 1
+    t.play_keys("\x1b#quit\r")
+    t.wait_for("Really quit?")
+    t.send("y")
+    answer_until(t, "is over")
+    assert re.search(r"NetHack 3\.6\.6 is over: quit\. \d+ points after \d+ turns", t.text())
+    rows = (pg / "xlogfile").read_text().splitlines()
+    assert rows and f"name={name}" in rows[-1]
+
+
+def test_play_in_chromium(nethack):
+    d, _ = nethack
+    r, out = browser_script("hosted.mjs", f"http://127.0.0.1:{d.http}", ARTIFACTS,
+                            unique_name("web"), "correct horse")
+    assert not out["errors"], out["errors"]
+    assert out["link"] == {"text": "Play NetHack 3.6.6", "href": "/play/nethack"}
+    assert any("Dlvl:1" in ln for ln in out["lines"]), out["lines"]
+    assert any("@" in ln for ln in out["lines"]), out["lines"]
