@@ -86,6 +86,10 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(GAME_BROKEN, "it", CHANGE, none,                                                            \
       "UPDATE games SET state = 'broken', broken_reason = ?2 WHERE id = ?1 AND state = 'live'")   \
     X(GAME_VERIFIED, "ii", CHANGE, none, "UPDATE games SET verified = ?2 WHERE id = ?1")          \
+    X(HOSTED_SCORE_INSERT, "ittttttitiiiii", ROWID, none,                                         \
+      "INSERT OR IGNORE INTO hosted_scores (user, game, name, role, race, gender, align, "        \
+      "max_depth, death, points, turns, realtime, start_time, end_time) "                         \
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")                     \
     X(GAME_MAX_ID, "", ROW, int, "SELECT coalesce(max(id), 0) FROM games")                        \
     X(MILESTONES_CLEAR, "i", RUN, none, "DELETE FROM milestones WHERE game = ?1")                 \
     X(MILESTONE_INSERT, "iiitt", RUN, none,                                                       \

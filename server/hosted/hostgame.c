@@ -165,6 +165,10 @@ static void pty_finish(session_t *s, char *msg, size_t n)
     hostgame_t *hg = hg_of(s);
     xlog_row_t row;
     if (xlog_last(hg, s->user, &row)) {
+        db_hosted_score_t r = {s->user_id, s->kind,      row.name,      row.role,   row.race,
+                               row.gender, row.align,    row.death,     row.maxlvl, row.points,
+                               row.turns,  row.realtime, row.starttime, row.endtime};
+        db_hosted_score_add(s->srv->db, &r, NULL, NULL);
         log_info("game end user=%s game=%s kind=xlog turns=%lld score=%lld cause=\"%s\"", s->user,
                  s->kind, (long long)row.turns, (long long)row.points, row.death);
         snprintf(msg, n, "%s is over: %s. %lld points after %lld turns.", s->kind_name, row.death,

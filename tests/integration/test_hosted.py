@@ -191,6 +191,13 @@ def test_detach_keeps_running_then_quit_ends_with_xlog_row(nethack, clients):
     assert re.search(r"NetHack 3\.6\.6 is over: quit\. \d+ points after \d+ turns", t.text())
     rows = (pg / "xlogfile").read_text().splitlines()
     assert rows and f"name={name}" in rows[-1]
+    xl = dict(f.split("=", 1) for f in rows[-1].split("\t"))
+    got = d.db_rows("SELECT h.game, h.name, role, race, gender, align, max_depth, death, points, "
+                    "turns, realtime FROM hosted_scores h JOIN users u ON u.id = h.user "
+                    "WHERE u.name = ?", name)
+    assert got == [("nethack", name, xl["role"], xl["race"], xl["gender"], xl["align"],
+                    int(xl["maxlvl"]), xl["death"], int(xl["points"]), int(xl["turns"]),
+                    int(xl["realtime"]))]
 
 
 def test_play_in_chromium(nethack):
