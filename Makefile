@@ -188,6 +188,7 @@ bench-server: build
 	$(BIN)/tools/replay_bench
 	$(BIN)/tools/db_bench
 	$(BIN)/tools/hosted_bench
+	@if [ -x /usr/games/nethack ]; then /usr/bin/python3 tests/load/pty_watch.py $(BIN); fi
 
 # one dialect: .clang-format
 format: deps

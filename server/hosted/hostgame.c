@@ -123,10 +123,14 @@ static void pty_draw(const session_t *s, screen_t *scr, const game_view_t *v)
     blit(scr, hg->tmp);
 }
 
+/* The program saves itself when hung up; this logs what it wrote so far. */
 static void pty_save(session_t *s, const char *why)
 {
-    (void)s; /* the program saves itself when hung up */
-    (void)why;
+    ptyproc_stats_t st;
+    ptyproc_stats(hg_of(s)->proc, &st);
+    log_info("hosted %s user=%s game=%s bytes_out=%llu bytes_in=%llu dropped=%llu", why, s->user,
+             s->kind, (unsigned long long)st.bytes_out, (unsigned long long)st.bytes_in,
+             (unsigned long long)st.bytes_dropped);
 }
 
 static bool pty_stop(session_t *s)
