@@ -26,7 +26,12 @@ static void usage(FILE *out)
                  "  passwd NAME      set a new password, read from the terminal or stdin\n"
                  "  announce TEXT    show TEXT on every menu and game for 5 minutes\n"
                  "                   (\"announce\" with no text takes it down)\n"
-                 "  health           integrity check, sizes, unfinished games, journal rows\n"
+                 "  health           integrity check, sizes, unfinished games, journal rows,\n"
+                 "                   storage (ok, or failing since when and why), the\n"
+                 "                   database cap, broken games\n"
+                 "  db-max-size SIZE cap the database now (bytes, or with K, M, G; 0 lifts\n"
+                 "                   the cap) until warrend restarts: `db-max-size` in the\n"
+                 "                   config sets it at start\n"
                  "The control socket is --control PATH, else the config file's\n"
                  "`control` setting, else the database path with \".ctl\" added\n"
                  "(default ./var/warren.db.ctl). It has mode 0600: run as warrend's user.\n");
@@ -60,8 +65,8 @@ static int build_line(int argc, char **argv, int i, char *line, size_t n)
     static const struct {
         const char *name;
         int args; /* -1: any (joined with spaces) */
-    } CMDS[] = {{"users", 0},  {"games", 0},  {"lock", 1},     {"unlock", 1},
-                {"passwd", 1}, {"health", 0}, {"announce", -1}};
+    } CMDS[] = {{"users", 0},  {"games", 0},  {"lock", 1},      {"unlock", 1},
+                {"passwd", 1}, {"health", 0}, {"announce", -1}, {"db-max-size", 1}};
     const char *cmd = argv[i];
     int nargs = argc - i - 1;
     for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0]; k++) {

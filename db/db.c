@@ -35,6 +35,7 @@ struct db {
     char *path;
     int version;
     int64_t next_game_id;
+    int64_t max_pages; /* the writer's page limit before any cap (SQLite's) */
     char errmsg[256];
 
     db_list_t pending; /* loop only: writes since the last flush */
@@ -211,6 +212,12 @@ static int open_writer(db_t *db, char *err, size_t errlen)
     }
     db->next_game_id = sqlite3_column_int64(st, 0) + 1;
     sqlite3_reset(st);
+    char max[32];
+    if (pragma_text(h, "PRAGMA max_page_count", max, sizeof max) != SQLITE_OK) {
+        snprintf(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(h));
+        return DB_ERR;
+    }
+    db->max_pages = strtoll(max, NULL, 10);
     return DB_OK;
 }
 
@@ -274,11 +281,16 @@ static int write_batch(db_t *db, db_list_t *batch)
 {
     db_conn_t *c = &db->wconn;
     int rc = conn_exec(c, DB_STMT_BEGIN);
-    for (db_op_t *op = batch->head; op; op = op->next) {
-        if (rc != SQLITE_OK)
-            db_op_fail(op, c, DB_ERR);
-        else
-            run_write(db, op);
+    char msg[200] = "";
+    for (db_op_t *op = batch->head; op && rc == SQLITE_OK; op = op->next) {
+        run_write(db, op);
+        /* Some failures (a full disk, I/O) may make SQLite roll the whole
+         * transaction back: then nothing of the batch is stored, and what
+         * would run next must not run outside a transaction. */
+        if (sqlite3_get_autocommit(c->h)) {
+            snprintf(msg, sizeof msg, "%s", op->err ? op->err : "transaction rolled back");
+            rc = SQLITE_ABORT;
+        }
     }
     if (rc == SQLITE_OK)
         rc = conn_exec(c, DB_STMT_COMMIT);
@@ -287,7 +299,8 @@ static int write_batch(db_t *db, db_list_t *batch)
         return DB_OK;
     }
     /* The whole transaction is lost: every op reports it. */
-    const char *msg = sqlite3_errmsg(c->h);
+    if (!msg[0])
+        snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(c->h));
     for (db_op_t *op = batch->head; op; op = op->next) {
         if (op->status == DB_OK) {
             op->status = DB_ERR;
@@ -295,7 +308,8 @@ static int write_batch(db_t *db, db_list_t *batch)
             op->err = db_strdup(msg);
         }
     }
-    conn_exec(c, DB_STMT_ROLLBACK);
+    if (!sqlite3_get_autocommit(c->h))
+        conn_exec(c, DB_STMT_ROLLBACK);
     return DB_ERR;
 }
 
@@ -584,6 +598,35 @@ void db_stats(const db_t *db, db_stats_t *out)
 int db_schema_version(const db_t *db)
 {
     return db->version;
+}
+
+/* The writer's op of db_set_max_size: op->id holds the bytes asked for,
+ * then the cap in force. */
+static int run_max_size(db_conn_t *c, db_op_t *op)
+{
+    char v[32], sql[64];
+    if (pragma_text(c->h, "PRAGMA page_size", v, sizeof v) != SQLITE_OK)
+        return db_op_fail(op, c, DB_ERR);
+    int64_t page = strtoll(v, NULL, 10), bytes = op->id;
+    if (page <= 0)
+        return db_op_fail_msg(op, DB_ERR, "no page size");
+    int64_t pages = bytes > 0 ? (bytes / page > 0 ? bytes / page : 1) : op->db->max_pages;
+    snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld", (long long)pages);
+    if (pragma_text(c->h, sql, v, sizeof v) != SQLITE_OK)
+        return db_op_fail(op, c, DB_ERR);
+    op->id = bytes > 0 ? strtoll(v, NULL, 10) * page : 0;
+    return DB_OK;
+}
+
+void db_set_max_size(db_t *db, int64_t bytes, db_done_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), bytes > 0 ? bytes : 0);
+    if (op) {
+        op->run = run_max_size;
+        op->write = true;
+        op->nsteps = 1;
+    }
+    db_submit(db, op);
 }
 
 int64_t db_next_game_id_(db_t *db)

@@ -94,6 +94,7 @@ typedef struct {
     int verified;                /* 0 not checked, 1 replay agrees, -1 replay disagrees */
     db_game_state_t state;
     char broken_reason[DB_CAUSE_MAX]; /* why it could not be restored (state BROKEN) */
+    bool broken_told;                 /* its player has been told so */
 } db_game_t;
 
 /* Fields of a new game; copied. */
@@ -195,6 +196,12 @@ void db_flush(db_t *db);
 int db_flush_sync(db_t *db);
 /* Turn the per-loop-turn flush off (then the caller calls db_flush). */
 void db_set_autoflush(db_t *db, bool on);
+/* Caps the database at bytes (whole pages, never below its size now; 0
+ * lifts the cap), queued in write order. A write that needs more room then
+ * fails as on a full disk (DB_ERR, "database or disk is full") and works
+ * again once the cap is raised. cb's id is the cap in force, in bytes (0:
+ * none). */
+void db_set_max_size(db_t *db, int64_t bytes, db_done_cb cb, void *ud);
 
 const char *db_error(const db_t *db); /* message of the last failure, "" if none */
 void db_stats(const db_t *db, db_stats_t *out);
@@ -223,6 +230,8 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
                     size_t nms, const char *dump, size_t dumplen, db_done_cb cb, void *ud);
 /* A game that could not be restored: state BROKEN, kept with its data. */
 void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud);
+/* Its player has been told that the BROKEN game could not be restored. */
+void db_game_broken_told(db_t *db, int64_t game, db_done_cb cb, void *ud);
 void db_game_set_verified(db_t *db, int64_t game, int verified, db_done_cb cb, void *ud);
 
 /* A hosted game's end row (an xlogfile row); a row already stored (same
@@ -237,13 +246,20 @@ void db_hosted_score_add(db_t *db, const db_hosted_score_t *r, db_done_cb cb, vo
 
 /* Journal: one row (keys copied). len may be 0. ms: milliseconds since the
  * previous row (>= 0; a negative value is stored as DB_MS_UNKNOWN).
- * DB_EEXISTS on a repeated seq. */
+ * DB_EEXISTS on a repeated seq; DB_ENOTFOUND unless seq is 1 or row seq-1
+ * is stored, so a journal never has a gap. */
 void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len,
                        int64_t ms, db_done_cb cb, void *ud);
 /* Snapshot covering the journal up to and including seq; older snapshots of
- * the game are deleted in the same transaction. */
+ * the game are deleted in the same transaction. DB_ENOTFOUND unless journal
+ * row seq is stored (or seq is 0): a snapshot never gets ahead of the
+ * journal. */
 void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const uint8_t *blob,
                       size_t len, db_done_cb cb, void *ud);
+/* A journal with a gap goes on from its part before the gap: rows after
+ * seq move to the journal_aside table (kept, never played) and snapshots
+ * after seq are deleted. cb's id is the number of rows moved. */
+void db_journal_set_aside(db_t *db, int64_t game, int64_t seq, db_done_cb cb, void *ud);
 
 /* Web sessions: token_hash is a hash of the cookie (never the cookie). */
 void db_session_create(db_t *db, const char *token_hash, int64_t user, int64_t expires,
@@ -273,6 +289,8 @@ void db_games_of_user(db_t *db, int64_t user, size_t limit, size_t offset, db_ga
                       void *ud);
 /* Every LIVE game (for recovery at start), by id. */
 void db_games_unfinished(db_t *db, db_games_cb cb, void *ud);
+/* The newest BROKEN games, newest first. */
+void db_games_broken(db_t *db, size_t limit, db_games_cb cb, void *ud);
 void db_milestones_get(db_t *db, int64_t game, db_milestones_cb cb, void *ud);
 void db_dump_get(db_t *db, int64_t game, db_text_cb cb, void *ud);
 /* Journal rows with seq > after_seq in order (after_seq 0: the whole game). */
@@ -299,6 +317,7 @@ typedef struct {
     int64_t users, locked_users;
     int64_t games_live, games_finished, games_broken;
     int64_t journal_rows, journal_bytes; /* journal rows and their key bytes */
+    int64_t journal_aside;               /* rows after a gap, kept aside */
     int64_t snapshots, snapshot_bytes;
 } db_health_t;
 

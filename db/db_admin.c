@@ -79,6 +79,7 @@ static const struct {
     {offsetof(db_health_t, games_broken), "SELECT count(*) FROM games WHERE state = 'broken'"},
     {offsetof(db_health_t, journal_rows), "SELECT count(*) FROM journal"},
     {offsetof(db_health_t, journal_bytes), "SELECT coalesce(sum(length(keys)), 0) FROM journal"},
+    {offsetof(db_health_t, journal_aside), "SELECT count(*) FROM journal_aside"},
     {offsetof(db_health_t, snapshots), "SELECT count(*) FROM snapshots"},
     {offsetof(db_health_t, snapshot_bytes), "SELECT coalesce(sum(length(blob)), 0) FROM snapshots"},
 };

@@ -85,6 +85,8 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
       "WHERE id = ?1 AND state = 'live'")                                                         \
     X(GAME_BROKEN, "it", CHANGE, none,                                                            \
       "UPDATE games SET state = 'broken', broken_reason = ?2 WHERE id = ?1 AND state = 'live'")   \
+    X(GAME_BROKEN_TOLD, "i", CHANGE, none,                                                        \
+      "UPDATE games SET broken_told = 1 WHERE id = ?1 AND state = 'broken'")                      \
     X(GAME_VERIFIED, "ii", CHANGE, none, "UPDATE games SET verified = ?2 WHERE id = ?1")          \
     X(HOSTED_SCORE_INSERT, "ittttttitiiiii", ROWID, none,                                         \
       "INSERT OR IGNORE INTO hosted_scores (user, game, name, role, race, gender, align, "        \
@@ -98,12 +100,22 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(SNAPSHOTS_DELETE, "i", RUN, none, "DELETE FROM snapshots WHERE game = ?1")                  \
     X(SNAPSHOTS_DELETE_OLDER, "ii", RUN, none,                                                    \
       "DELETE FROM snapshots WHERE game = ?1 AND seq < ?2")                                       \
-    X(SNAPSHOT_PUT, "iiib", RUN, none,                                                            \
-      "INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) VALUES (?1, ?2, ?3, ?4)")          \
+    /* only over a stored journal row: a snapshot never gets ahead of the journal */              \
+    X(SNAPSHOT_PUT, "iiib", CHANGE, none,                                                         \
+      "INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) SELECT ?1, ?2, ?3, ?4 "            \
+      "WHERE ?3 = 0 OR EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)")              \
+    X(SNAPSHOTS_DELETE_AFTER, "ii", RUN, none,                                                    \
+      "DELETE FROM snapshots WHERE game = ?1 AND seq > ?2")                                       \
     X(SNAPSHOT_NEWEST, "i", ROWS, snapshot,                                                       \
       "SELECT turn, seq, blob FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1")          \
-    X(JOURNAL_INSERT, "iibi", RUN, none,                                                          \
-      "INSERT INTO journal(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)")                         \
+    /* only after the row before it: a journal never has a gap */                                 \
+    X(JOURNAL_INSERT, "iibi", CHANGE, none,                                                       \
+      "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE ?2 = 1 OR "           \
+      "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)")                          \
+    X(JOURNAL_SET_ASIDE, "ii", COUNT, none,                                                       \
+      "INSERT OR IGNORE INTO journal_aside(game, after_seq, seq, keys, ms) "                      \
+      "SELECT game, ?2, seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2")                 \
+    X(JOURNAL_DELETE_AFTER, "ii", RUN, none, "DELETE FROM journal WHERE game = ?1 AND seq > ?2")  \
     X(JOURNAL_AFTER, "ii", ROWS, journal,                                                         \
       "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 ORDER BY seq")              \
     X(JOURNAL_AFTER_SNAPSHOT, "i", ROWS, journal,                                                 \
@@ -123,6 +135,8 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(GAMES_OF_USER, "iii", ROWS, game,                                                           \
       DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3")                    \
     X(GAMES_LIVE, "", ROWS, game, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id")           \
+    X(GAMES_BROKEN, "i", ROWS, game,                                                              \
+      DB_GAME_COLS " WHERE g.state = 'broken' ORDER BY g.id DESC LIMIT ?1")                       \
     X(MILESTONES_OF, "i", ROWS, milestone,                                                        \
       "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid")            \
     X(DUMP_OF, "i", ROW, text, "SELECT text FROM dumps WHERE game = ?1")                          \
@@ -138,7 +152,7 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(PLAYER_TOTALS, "i", ROW, totals,                                                            \
       "SELECT count(*), coalesce(sum(state = 'finished'), 0), coalesce(sum(state = 'live'), 0), " \
       "coalesce(sum(verified = 1), 0), coalesce(sum(verified = -1), 0), "                         \
-      "coalesce(sum(CASE WHEN state = 'finished' THEN turns END), 0), "                           \
+      "coalesce(sum(CASE WHEN state IN ('finished', 'live') THEN turns END), 0), "                \
       "coalesce(max(max_depth), 0), coalesce(min(start_time), 0), coalesce(max(end_time), 0) "    \
       "FROM games WHERE user = ?1")                                                               \
     X(PLAYER_BEST, "i", ROWS, best,                                                               \
@@ -161,7 +175,7 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     "SELECT g.id, g.user, u.name, g.seed, g.content_version, g.race, g.class, g.start_time, "  \
     "g.end_time, "                                                                             \
     "g.turns, g.depth, g.max_depth, g.xl, g.score, g.cause, g.end_kind, g.verified, g.state, " \
-    "g.broken_reason "                                                                         \
+    "g.broken_reason, g.broken_told "                                                          \
     "FROM games g JOIN users u ON u.id = g.user"
 
 enum {

@@ -88,6 +88,11 @@ void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb 
              DB_ARGS(DB_INT(game), DB_TEXT(reason)));
 }
 
+void db_game_broken_told(db_t *db, int64_t game, db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), game, DB_STMT_GAME_BROKEN_TOLD, DB_ARGS(DB_INT(game)));
+}
+
 void db_game_set_verified(db_t *db, int64_t game, int verified, db_done_cb cb, void *ud)
 {
     db_queue(db, DB_ON(done, cb, ud), game, DB_STMT_GAME_VERIFIED,
@@ -120,6 +125,15 @@ void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const u
     db_op_step(op, DB_STMT_SNAPSHOT_PUT,
                DB_ARGS(DB_INT(game), DB_INT(turn), DB_INT(seq), DB_BLOB(blob, len)));
     db_op_step(op, DB_STMT_SNAPSHOTS_DELETE_OLDER, DB_ARGS(DB_INT(game), DB_INT(seq)));
+    db_submit(db, op);
+}
+
+void db_journal_set_aside(db_t *db, int64_t game, int64_t seq, db_done_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), 0);
+    db_op_step(op, DB_STMT_JOURNAL_SET_ASIDE, DB_ARGS(DB_INT(game), DB_INT(seq)));
+    db_op_step(op, DB_STMT_JOURNAL_DELETE_AFTER, DB_ARGS(DB_INT(game), DB_INT(seq)));
+    db_op_step(op, DB_STMT_SNAPSHOTS_DELETE_AFTER, DB_ARGS(DB_INT(game), DB_INT(seq)));
     db_submit(db, op);
 }
 
@@ -227,10 +241,11 @@ static int read_game(sqlite3_stmt *st, void *row)
         if (s && strcmp(s, state_names[i]) == 0)
             g->state = (db_game_state_t)i;
     db_col_copy(st, 18, g->broken_reason, sizeof g->broken_reason);
+    g->broken_told = sqlite3_column_int(st, 19) != 0;
     return DB_OK;
 }
 
-const db_row_t db_row_game = {sizeof(db_game_t), 19, read_game, NULL};
+const db_row_t db_row_game = {sizeof(db_game_t), 20, read_game, NULL};
 
 void db_game_get(db_t *db, int64_t game, db_game_cb cb, void *ud)
 {
@@ -257,6 +272,11 @@ void db_games_of_user(db_t *db, int64_t user, size_t limit, size_t offset, db_ga
 void db_games_unfinished(db_t *db, db_games_cb cb, void *ud)
 {
     db_queue(db, DB_ON(games, cb, ud), 0, DB_STMT_GAMES_LIVE, DB_NOARGS);
+}
+
+void db_games_broken(db_t *db, size_t limit, db_games_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(games, cb, ud), 0, DB_STMT_GAMES_BROKEN, DB_ARGS(DB_INT(limit)));
 }
 
 void db_deliver_game(const db_op_t *op)

@@ -19,7 +19,8 @@ typedef struct {
     int64_t games; /* every game the user started */
     int64_t finished, live;
     int64_t verified, mismatched; /* finished games whose replay agreed / disagreed */
-    int64_t turns;                /* summed over finished games */
+    int64_t turns;                /* summed over finished and live games (a live
+                                     game's as of its last snapshot) */
     int max_depth;                /* deepest level reached in any game */
     int64_t first_start, last_end;
     int64_t best_game; /* id of the best finished game, 0 when none */

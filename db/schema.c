@@ -71,7 +71,17 @@ static const char *const migrations[] = {
     "CREATE INDEX sessions_by_expiry ON sessions(expires);\n",
     /* 2: the time of each journal row (rows written before read DB_MS_UNKNOWN) */
     "ALTER TABLE journal ADD COLUMN ms INTEGER NOT NULL DEFAULT -1;\n",
-    /* 3: hosted games' end rows (a NetHack xlogfile row, imported once) */
+    /* 3: telling players of broken games; journal rows after a gap kept aside */
+    "ALTER TABLE games ADD COLUMN broken_told INTEGER NOT NULL DEFAULT 0;\n"
+    "CREATE TABLE journal_aside (\n"
+    "    game INTEGER NOT NULL REFERENCES games(id),\n"
+    "    after_seq INTEGER NOT NULL,\n"
+    "    seq INTEGER NOT NULL,\n"
+    "    keys BLOB NOT NULL,\n"
+    "    ms INTEGER NOT NULL DEFAULT -1,\n"
+    "    PRIMARY KEY (game, after_seq, seq)\n"
+    ") WITHOUT ROWID;\n",
+    /* 4: hosted games' end rows (a NetHack xlogfile row, imported once) */
     "CREATE TABLE hosted_scores (\n"
     "    id INTEGER PRIMARY KEY,\n"
     "    user INTEGER NOT NULL REFERENCES users(id),\n"

@@ -16,6 +16,8 @@ CREATE TABLE users (
 
 -- One row per game ever started. state: live (playing or saved), finished
 -- (ended: the end fields are set) or broken (could not be restored; kept).
+-- broken_told: the player of a broken game has been told (a new game then
+-- starts without asking again).
 CREATE TABLE games (
     id INTEGER PRIMARY KEY,
     user INTEGER NOT NULL REFERENCES users(id),
@@ -34,14 +36,16 @@ CREATE TABLE games (
     end_kind TEXT NOT NULL DEFAULT '' CHECK (end_kind IN ('', 'dead', 'won', 'quit')),
     verified INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (-1, 0, 1)),
     state TEXT NOT NULL DEFAULT 'live' CHECK (state IN ('live', 'finished', 'broken')),
-    broken_reason TEXT NOT NULL DEFAULT ''
+    broken_reason TEXT NOT NULL DEFAULT '',
+    broken_told INTEGER NOT NULL DEFAULT 0
 );
 -- At most one live game per account.
 CREATE UNIQUE INDEX games_live_user ON games(user) WHERE state = 'live';
 CREATE INDEX games_by_score ON games(score DESC, end_time) WHERE state = 'finished';
 CREATE INDEX games_by_user ON games(user, id);
 
--- Input of every game: key bytes in the daemon's encoding, in seq order.
+-- Input of every game: key bytes in the daemon's encoding, in seq order
+-- from 1 with no gaps (a row is inserted only after the row before it).
 -- ms: when the row's keys arrived, in milliseconds since the game's previous
 -- row (the first row: since the game started; the first row after a restore:
 -- since the game was restored). Real times, detached pauses included: players
@@ -56,7 +60,20 @@ CREATE TABLE journal (
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 
--- Serialized game state covering the journal up to and including seq.
+-- Journal rows found after a gap when a game was restored: the game goes
+-- on from the rows before the gap (after_seq), these are kept for the
+-- admins and never played.
+CREATE TABLE journal_aside (
+    game INTEGER NOT NULL REFERENCES games(id),
+    after_seq INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    keys BLOB NOT NULL,
+    ms INTEGER NOT NULL DEFAULT -1,
+    PRIMARY KEY (game, after_seq, seq)
+) WITHOUT ROWID;
+
+-- Serialized game state covering the journal up to and including seq
+-- (stored only once journal row seq is: never ahead of the journal).
 CREATE TABLE snapshots (
     game INTEGER NOT NULL REFERENCES games(id),
     turn INTEGER NOT NULL,

@@ -48,6 +48,15 @@ static int cmd_leave(game_t *g)
     return 0;
 }
 
+/* Whether walking onto gold picks it up; a key, so a replay agrees. */
+static int cmd_gold_toggle(game_t *g)
+{
+    g->gold_by_hand = !g->gold_by_hand;
+    msg_add(g, g->gold_by_hand ? "Gold now stays where it lies until you pick it up (g)."
+                               : "Walking onto gold now picks it up.");
+    return 0;
+}
+
 static int cmd_quit(game_t *g)
 {
     g->prompt = PROMPT_QUIT;
@@ -78,6 +87,7 @@ static const cmd_t COMMANDS[] = {
     {'z', "z", "zap a wand", itemui_zap},
     {'E', "E", "eat", itemui_eat},
     {'R', "R", "rest until healed", itemui_rest},
+    {'@', "@", "gold picked up by walking: on/off", cmd_gold_toggle},
     {0x10, "^P", "message history (paged)", msg_history},
     {'S', "S", "save and return to the menu (also Ctrl-X)", cmd_leave},
     {'Q', "Q", "quit the game for good", cmd_quit},

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR, OPT_IPS } opt_kind_t;
+typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR, OPT_IPS, OPT_SIZE } opt_kind_t;
 
 typedef struct {
     const char *name;
@@ -40,6 +40,9 @@ static const opt_t opts[] = {
     {"games-dir", OPT_STR, S(games_dir), 0, 0,
      "DIR players' directories for hosted games (default: DB's dir/games)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
+    /* storage */
+    {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
+     "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},
 };
 #undef S
 #define NOPTS (sizeof opts / sizeof opts[0])
@@ -105,6 +108,28 @@ int config_check_ips(const char *list)
     return 0;
 }
 
+int config_parse_size(const char *s, int64_t *bytes)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    int shift = 0;
+    if (*end) {
+        static const char units[] = "kmg";
+        char u = (char)(*end | 0x20);
+        const char *at = u >= 'a' && u <= 'z' ? strchr(units, u) : NULL;
+        if (!at || end[1])
+            return -1;
+        shift = (int)(at - units + 1) * 10;
+    }
+    if (errno || v > INT64_MAX >> shift)
+        return -1;
+    *bytes = (int64_t)v << shift;
+    return 0;
+}
+
 static const opt_t *opt_find(const char *name)
 {
     for (size_t i = 0; i < NOPTS; i++)
@@ -133,6 +158,13 @@ static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size
             return -1;
         }
         memcpy(field, val, strlen(val) + 1);
+        return 0;
+    }
+    if (o->kind == OPT_SIZE) {
+        if (config_parse_size(val, (int64_t *)field)) {
+            snprintf(err, errlen, "%s: expected bytes with K, M or G, got \"%s\"", o->name, val);
+            return -1;
+        }
         return 0;
     }
     if (o->kind == OPT_BOOL) {

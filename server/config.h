@@ -14,6 +14,7 @@
 #define WARREN_CONFIG_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "gamecfg.h"
 
@@ -36,7 +37,9 @@ typedef struct {
     int register_per_hour; /* new accounts per address per hour (0 = no limit) */
     char games_dir[256];   /* players' directories of hosted games; "" = DB's dir/games */
     gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
-    bool test_hooks; /* F12 in a game logs "hook user=... hash=... seed=... turn=... seq=..." */
+    /* storage */
+    int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
+    bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
     bool help, version;
 } config_t;
 
@@ -54,6 +57,9 @@ int config_load_file(config_t *c, const char *path, char *err, size_t errlen);
 #define CONFIG_FILE_MAX (1 << 20)
 int config_parse(config_t *c, const char *text, size_t len, const char *name, char *err,
                  size_t errlen);
+/* A size in bytes: digits with an optional K, M or G (powers of 1024).
+ * Returns 0 with *bytes, or -1. */
+int config_parse_size(const char *s, int64_t *bytes);
 /* Splits "host:port" ("[v6]:port" too). Returns 0 or -1. */
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port);
 void config_print_usage(FILE *out);

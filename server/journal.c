@@ -98,22 +98,43 @@ static const char *restore_key(void *ud, const db_journal_row_t *row, size_t off
     return NULL;
 }
 
-game_t *journal_restore(const journal_restore_t *in, uint64_t *seq, char *err, size_t errlen)
+/* Rows from the first one that follow each other from seq + 1. */
+static size_t contiguous(const db_journal_row_t *rows, size_t n, uint64_t seq)
 {
+    size_t i = 0;
+    while (i < n && (uint64_t)rows[i].seq == seq + 1 + i)
+        i++;
+    return i;
+}
+
+game_t *journal_restore(const journal_restore_t *in, journal_restored_t *out, char *err,
+                        size_t errlen)
+{
+    *out = (journal_restored_t){.seq = in->has_snap ? in->snap_seq : 0};
+    size_t n = contiguous(in->rows, in->nrows, out->seq);
+    if (n < in->nrows) {
+        out->gap_seq = (uint64_t)in->rows[n].seq;
+        out->unplayed = in->nrows - n;
+        if (!in->has_snap && n == 0) {
+            snprintf(err, errlen, "journal gap at seq %llu with no row before it",
+                     (unsigned long long)out->gap_seq);
+            return NULL;
+        }
+    }
     game_t *g;
     if (in->has_snap) {
         g = game_load(in->content, in->snap, in->snap_len, err, errlen);
-        *seq = in->snap_seq;
+        out->snap_invalid = !g;
     } else {
         g = journal_new_game(in->content, in->seed, in->name);
-        *seq = 0;
         if (!g)
             snprintf(err, errlen, "out of memory");
     }
     restore_play_t rp = {g, in->vm};
-    if (g && journal_play(in->rows, in->nrows, seq, restore_key, &rp, err, errlen)) {
+    if (g && journal_play(in->rows, n, &out->seq, restore_key, &rp, err, errlen)) {
         game_free(g);
         return NULL;
     }
+    out->played = n;
     return g;
 }

@@ -11,7 +11,9 @@
  * A game is restored from its newest snapshot plus the rows after it. A
  * snapshot made by another format version (game.h GAME_SNAPSHOT_VERSION)
  * cannot be loaded; such a game is rebuilt from its seed and every row
- * instead, since the journal holds each key since the start.
+ * instead, since the journal holds each key since the start. A journal
+ * with a gap (written before rows were stored only after the one before
+ * them) restores up to the gap: the rows after it are not played.
  *
  * Pure and thread-safe over its arguments (replays run on the thread
  * pool); nothing here logs. */
@@ -68,8 +70,20 @@ typedef struct {
     size_t nrows;
 } journal_restore_t;
 
-/* The snapshot (or a new game) with the rows after it played. Returns the
- * game with *seq its last seq, or NULL with the reason in err. */
-game_t *journal_restore(const journal_restore_t *in, uint64_t *seq, char *err, size_t errlen);
+/* What a restore found. */
+typedef struct {
+    uint64_t seq;      /* the last row played (the snapshot's seq, or 0) */
+    size_t played;     /* rows played */
+    uint64_t gap_seq;  /* 0, or the first row after a gap: it and the rest were not played */
+    size_t unplayed;   /* rows from the gap on */
+    bool snap_invalid; /* the snapshot does not load (err says why) */
+} journal_restored_t;
+
+/* The snapshot (or a new game) with the rows after it played up to a gap,
+ * if there is one. Returns the game, or NULL with the reason in err: a
+ * snapshot that does not load, bad key bytes, or a gap with neither a
+ * snapshot nor a row before it (nothing of the game to go on from). */
+game_t *journal_restore(const journal_restore_t *in, journal_restored_t *out, char *err,
+                        size_t errlen);
 
 #endif

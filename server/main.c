@@ -31,6 +31,19 @@ static void server_close_all(server_t *s)
     }
 }
 
+/* Every game's keys are stored, or given up after a few retries. */
+static void shutdown_finish(server_t *s)
+{
+    server_close_all(s);
+    int rc = db_flush_sync(s->db);
+    if (rc != DB_OK)
+        log_error("final flush failed: %s", db_error(s->db));
+    uv_timer_stop(&s->tick);
+    uv_close((uv_handle_t *)&s->tick, NULL);
+    uv_close((uv_handle_t *)&s->sigterm, NULL);
+    uv_close((uv_handle_t *)&s->sigint, NULL);
+}
+
 static void on_signal(uv_signal_t *h, int signum)
 {
     server_t *s = h->data;
@@ -42,14 +55,7 @@ static void on_signal(uv_signal_t *h, int signum)
     control_stop(s);
     webgw_stop(s);
     session_shutdown_all(s);
-    server_close_all(s);
-    int rc = db_flush_sync(s->db);
-    if (rc != DB_OK)
-        log_error("final flush failed: %s", db_error(s->db));
-    uv_timer_stop(&s->tick);
-    uv_close((uv_handle_t *)&s->tick, NULL);
-    uv_close((uv_handle_t *)&s->sigterm, NULL);
-    uv_close((uv_handle_t *)&s->sigint, NULL);
+    storage_shutdown(s, shutdown_finish);
 }
 
 /* Descriptors kept out of the connection budget: the database, the loop,
@@ -93,6 +99,9 @@ static int server_open(server_t *s)
     s->db = db_open(s->loop, s->cfg.db, err, sizeof err);
     if (!s->db)
         return log_error("database %s: %s", s->cfg.db, err), -1;
+    storage_init(s);
+    if (s->cfg.db_max_size > 0) /* before any other write */
+        storage_set_cap(s, s->cfg.db_max_size, NULL, NULL);
     accounts_config_t ac;
     accounts_config_default(&ac);
     if (s->cfg.test_hooks) { /* cheap hashes keep the test suites fast */
@@ -163,6 +172,7 @@ static void server_unwind(server_t *s)
     telnetgw_stop(s);
     control_stop(s);
     webgw_stop(s);
+    storage_close(s);
     if (s->tick.loop)
         uv_close((uv_handle_t *)&s->tick, NULL);
     if (s->sigterm.loop) {

@@ -11,6 +11,7 @@
 #include "hostgame.h"
 #include "input.h"
 #include "log.h"
+#include "options.h"
 #include "server.h"
 
 #define STY(fg, a) ((style_t){(fg), SCREEN_DEFAULT_COLOR, (a)})
@@ -50,8 +51,8 @@ struct menu_state {
     char pend_name[32], pend_pass[136], pend_old[136];
     char msg[256]; /* one-line notice */
     int wl_page, wl_sort;
-    uint8_t colors; /* options: index into colour_modes; 0 = from the terminal */
-    uint8_t glyphs; /* options: index into glyph_sets; 0 = from the terminal */
+    uint8_t colors; /* options: index into COLOUR_MODES; 0 = from the terminal */
+    uint8_t glyphs; /* options: index into GLYPH_SETS; 0 = from the terminal */
     bool held;      /* a read is being handled: redraws wait (menu_hold) */
     bool redraw_due;
 };
@@ -396,6 +397,8 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
                  p == PROMPT_REG_PASS2 ? " (registered)" : "");
         session_t *s = session_find_user(c->srv, c->user_id);
         menu_enter(c, s ? "Your game is waiting: press p to continue it." : "");
+        if (!s)
+            session_login_notice(c);
     } else if (status == ACCOUNTS_OK) {
         log_info("password changed user=%s", c->user);
         webgw_revoke(c->srv, c->user_id, NULL); /* its browsers log in again */
@@ -649,64 +652,13 @@ static void act_scores(conn_t *c)
 
 /* ---- options ------------------------------------------------------------------ */
 
-/* Map glyph sets a player may pick over what the terminal type says (a
- * UTF-8 terminal whose font lacks the map's glyphs, a terminal that says
- * xterm but is not). utf8 < 0: the terminal type decides. */
-typedef struct {
-    const char *key, *label;
-    int utf8;
-    bool fallbacks, dec_graphics;
-} glyph_set_t;
-
-static const glyph_set_t glyph_sets[] = {
-    {"auto", "from the terminal type", -1, false, false},
-    {"unicode", "Unicode", 1, false, false},
-    {"lines", "line drawing and ASCII", 1, true, false},
-    {"dec", "DEC graphics, no UTF-8", 0, false, true},
-    {"ascii", "plain ASCII", 0, false, false},
-};
-#define GLYPH_SETS (sizeof glyph_sets / sizeof glyph_sets[0])
-
-/* Colour modes over what the terminal type says; colors < 0: as it says. */
-typedef struct {
-    const char *key, *label;
-    int colors;
-} colour_mode_t;
-
-static const colour_mode_t colour_modes[] = {
-    {"auto", "from the terminal type", -1},
-    {"16", "16", ANSI_COLORS_16},
-    {"off", "off (bold, dim and reverse only)", ANSI_COLORS_NONE},
-};
-#define COLOUR_MODES (sizeof colour_modes / sizeof colour_modes[0])
-
-/* The value of "key=" in opts as an index into table (an array of structs
- * whose first member is the value's name); 0 if absent or unknown (so an
- * older "colors=256" means the terminal's colours). */
-#define OPTION_INDEX(opts, field, table) \
-    option_index(opts, field, &(table)[0].key, sizeof(table)[0], sizeof(table) / sizeof(table)[0])
-
-static uint8_t option_index(const char *opts, const char *key, const char *const *names,
-                            size_t stride, size_t n)
-{
-    const char *v = strstr(opts, key);
-    size_t k = strlen(key);
-    for (size_t i = 1; v && i < n; i++) {
-        const char *name = *(const char *const *)((const char *)names + i * stride);
-        size_t len = strlen(name);
-        if (strncmp(v + k, name, len) == 0 && (v[k + len] == '\n' || !v[k + len]))
-            return (uint8_t)i;
-    }
-    return 0;
-}
-
 void menu_apply_profile(conn_t *c)
 {
     menu_state_t *m = c->menu;
     ansi_profile_for_term(&c->prof, c->term[0] ? c->term : NULL);
-    if (colour_modes[m->colors].colors >= 0)
-        c->prof.colors = (ansi_colors_t)colour_modes[m->colors].colors;
-    const glyph_set_t *g = &glyph_sets[m->glyphs];
+    if (COLOUR_MODES[m->colors].colors >= 0)
+        c->prof.colors = (ansi_colors_t)COLOUR_MODES[m->colors].colors;
+    const glyph_set_t *g = &GLYPH_SETS[m->glyphs];
     if (g->utf8 >= 0) {
         c->prof.utf8 = g->utf8;
         c->prof.fallbacks = g->fallbacks;
@@ -717,17 +669,19 @@ void menu_apply_profile(conn_t *c)
 
 void menu_options_apply(conn_t *c, const char *opts)
 {
-    c->two_cell = strstr(opts, "two_cell=1") != NULL;
-    c->menu->colors = OPTION_INDEX(opts, "colors=", colour_modes);
-    c->menu->glyphs = OPTION_INDEX(opts, "glyphs=", glyph_sets);
+    account_options_t o;
+    account_options_parse(opts, &o);
+    c->two_cell = o.two_cell;
+    c->menu->colors = o.colors;
+    c->menu->glyphs = o.glyphs;
     menu_apply_profile(c);
 }
 
 static void options_save(conn_t *c)
 {
     char opts[96];
-    snprintf(opts, sizeof opts, "two_cell=%d\ncolors=%s\nglyphs=%s\n", c->two_cell ? 1 : 0,
-             colour_modes[c->menu->colors].key, glyph_sets[c->menu->glyphs].key);
+    account_options_t o = {c->two_cell, c->menu->colors, c->menu->glyphs};
+    account_options_format(&o, opts, sizeof opts);
     db_user_set_options(c->srv->db, c->user_id, opts, NULL, NULL);
     menu_options_apply(c, opts);
 }
@@ -747,7 +701,7 @@ static void colours_value(const conn_t *c, char *out, size_t n)
     uint8_t i = c->menu->colors;
     ansi_profile_t term;
     ansi_profile_for_term(&term, c->term[0] ? c->term : NULL);
-    snprintf(out, n, "%s%s", colour_modes[i].label,
+    snprintf(out, n, "%s%s", COLOUR_MODES[i].label,
              i                               ? ""
              : term.colors == ANSI_COLORS_16 ? " (16)"
                                              : " (256)");
@@ -755,17 +709,17 @@ static void colours_value(const conn_t *c, char *out, size_t n)
 
 static void colours_next(conn_t *c)
 {
-    c->menu->colors = (uint8_t)((c->menu->colors + 1) % COLOUR_MODES);
+    c->menu->colors = (uint8_t)((c->menu->colors + 1) % NCOLOUR_MODES);
 }
 
 static void glyphs_value(const conn_t *c, char *out, size_t n)
 {
-    snprintf(out, n, "%s", glyph_sets[c->menu->glyphs].label);
+    snprintf(out, n, "%s", GLYPH_SETS[c->menu->glyphs].label);
 }
 
 static void glyphs_next(conn_t *c)
 {
-    c->menu->glyphs = (uint8_t)((c->menu->glyphs + 1) % GLYPH_SETS);
+    c->menu->glyphs = (uint8_t)((c->menu->glyphs + 1) % NGLYPH_SETS);
 }
 
 /* One row of the options menu: its key and label, its value now, and the

@@ -9,6 +9,8 @@
  *   journal.h, .c      journal rows played into an engine; restoring games
  *   accounts, hashq    accounts; argon2 on a fair, bounded, low-priority queue
  *   listener, budget   accepting sockets; the connection budget of every door
+ *   jqueue.h, .c       a game's journal rows until stored; pausing, retrying
+ *   storage.h, .c      the database's health: cap, failing, paused games
  *   config, log, ratelimit, list.h
  *   telnet/            the telnet gateway: libtelnet, line editor
  *   web/               the web gateway: lws, the door (web_door.c), HTTP
@@ -34,6 +36,7 @@
 #include "list.h"
 #include "menu.h"
 #include "session.h"
+#include "storage.h"
 
 #define WARREN_VERSION "0.1.0"
 
@@ -54,6 +57,7 @@ struct server {
     int nconns;
     list_t sessions; /* session_t.node: session.c */
     int nsessions;
+    storage_t storage;     /* storage.c */
     uint64_t next_conn_id; /* conn_init */
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */

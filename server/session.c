@@ -5,6 +5,13 @@
  * committed (db callback), so no keystroke a player saw answered is ever
  * lost. Keys typed in the same loop turn commit together and give one frame.
  *
+ * When storage fails (a full disk, the db-max-size cap) a frame cannot be
+ * an acknowledgement: the game pauses (jqueue.h). No frame goes out for the
+ * keys not stored, keys typed meanwhile are dropped (never applied, never
+ * acknowledged), and every viewer sees the last frame with a notice over
+ * its top rows. The game stays in memory; storage.c retries the held rows
+ * with backoff and the game goes on by itself once they are stored.
+ *
  * Frames: the session renders into `grid` at the player's size and keeps
  * `sent`, the baseline every in-step viewer's terminal shows. Each change is
  * encoded once per ANSI profile and the same bytes go to every viewer of
@@ -28,6 +35,12 @@
 
 #define KEY_DETACH  0x18 /* Ctrl-X: leave the game, it stays saved */
 #define DETACH_SAID "Your game is saved. Press p to continue it."
+
+/* Over the top rows of a paused game. */
+static const char *const PAUSE_NOTICE[] = {
+    "The server cannot save right now. Your game is paused and safe;",
+    "it goes on by itself when saving works again.",
+};
 
 static void session_broadcast(session_t *s);
 
@@ -104,6 +117,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
         s->level_changes = st.level_changes;
     }
     s->started_ms = s->last_key_ms = now_ms(srv);
+    jqueue_init(&s->jq);
     list_init(&s->watchers);
     list_push_front(&srv->sessions, &s->node);
     srv->nsessions++;
@@ -115,10 +129,13 @@ static void session_really_free(session_t *s)
     s->ops->free(s);
     screen_free(s->grid);
     screen_free(s->sent);
+    screen_free(s->frozen);
+    jqueue_free(&s->jq);
     free(s);
 }
 
-/* Unlinks now; the memory goes once no db callback points at it. */
+/* Unlinks now; the memory goes once no db callback points at it. Rows
+ * still held go with it: they were never acknowledged. */
 void session_free(session_t *s)
 {
     server_t *srv = s->srv;
@@ -127,6 +144,12 @@ void session_free(session_t *s)
     s->dead = true;
     list_remove(&s->node);
     srv->nsessions--;
+    if (jqueue_paused(&s->jq)) {
+        log_info("game closed while paused user=%s game=%lld: %zu keys not stored (none was "
+                 "answered)",
+                 s->user, (long long)s->game_id, jqueue_unstored(&s->jq));
+        storage_unpause(srv, false);
+    }
     if (s->db_refs == 0)
         session_really_free(s);
 }
@@ -143,8 +166,15 @@ static void on_snapshot_saved(void *ud, int status, int64_t id)
 {
     session_t *s = ud;
     (void)id;
-    if (status != DB_OK)
-        log_error("snapshot failed game=%lld: %s", (long long)s->game_id, db_error(s->srv->db));
+    if (status != DB_OK) {
+        const char *why =
+            status == DB_ENOTFOUND ? "its journal rows are not stored" : db_error(s->srv->db);
+        log_error("snapshot not stored game=%lld: %s", (long long)s->game_id, why);
+        if (status != DB_ENOTFOUND)
+            storage_failed(s->srv, why);
+        if (!s->dead)
+            s->snap_seq = 0; /* the next occasion takes one */
+    }
     session_db_done(s);
 }
 
@@ -153,9 +183,11 @@ static void warren_save(session_t *s, const char *why)
     session_snapshot(s, why);
 }
 
+/* Never while paused: a snapshot must not get ahead of the stored journal
+ * (the database refuses one over a row it does not hold, too). */
 void session_snapshot(session_t *s, const char *why)
 {
-    if (s->ended || s->broken || s->seq == s->snap_seq)
+    if (s->ended || s->broken || s->seq == s->snap_seq || jqueue_paused(&s->jq))
         return;
     server_t *srv = s->srv;
     buf_reset(&srv->scratch);
@@ -177,10 +209,31 @@ void session_snapshot(session_t *s, const char *why)
 
 /* ---- viewers and frames ------------------------------------------------------------ */
 
-/* The game's frame, with the admin's announcement over its bottom row. */
+/* A paused game: the last frame sent, at scr's size, the notice on top. */
+static void render_paused(const screen_t *frozen, screen_t *scr)
+{
+    static const style_t st = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD | ATTR_REVERSE};
+    screen_clear(scr);
+    for (int y = 0; y < scr->h && y < frozen->h; y++)
+        for (int x = 0; x < scr->w && x < frozen->w; x++) {
+            const cell_t *c = screen_at(frozen, x, y);
+            screen_put(scr, x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
+        }
+    for (int i = 0; i < 2 && i < scr->h; i++) {
+        screen_fill(scr, 0, i, scr->w, 1, ' ', st);
+        screen_text(scr, 1, i, st, PAUSE_NOTICE[i]);
+    }
+    screen_cursor(scr, 0, 0, false);
+}
+
+/* The game's frame (or, paused, the last one with the notice), with the
+ * admin's announcement over its bottom row. */
 static void session_render(const session_t *s, screen_t *scr, const game_view_t *v)
 {
-    s->ops->draw(s, scr, v);
+    if (s->frozen)
+        render_paused(s->frozen, scr);
+    else
+        s->ops->draw(s, scr, v);
     announce_draw(s->srv, scr);
 }
 
@@ -320,6 +373,16 @@ static void session_broadcast(session_t *s)
     screen_touch_all(s->grid);
 }
 
+/* A frame now when it shows only stored keys (or the paused notice), else
+ * with the commit of the keys on their way. */
+static void session_refresh(session_t *s)
+{
+    if (jqueue_empty(&s->jq) || s->frozen)
+        session_broadcast(s);
+    else
+        s->frame_due = true;
+}
+
 /* The grid follows the player's terminal; everyone gets a keyframe. */
 static void session_layout(session_t *s)
 {
@@ -405,7 +468,7 @@ void session_watch(conn_t *c, session_t *s)
     log_info("watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id, s->user,
              (long long)s->game_id, s->nwatchers);
     /* the player's status shows the count: everyone gets that frame first */
-    session_broadcast(s);
+    session_refresh(s);
     viewer_keyframe(s, c);
 }
 
@@ -432,7 +495,7 @@ void session_detach(conn_t *c, const char *why)
     } else {
         watcher_unlink(s, c);
         if (!s->ended)
-            session_broadcast(s); /* the watcher count changed */
+            session_refresh(s); /* the watcher count changed */
     }
     if (why && !c->closing)
         menu_enter(c, why);
@@ -492,31 +555,112 @@ void session_finish(session_t *s)
     session_free(s);
 }
 
-/* ---- keys ---------------------------------------------------------------------------- */
+/* ---- keys and their journal rows ------------------------------------------------------ */
+
+static void on_journaled(void *ud, int status, int64_t id);
+
+static void journal_submit(session_t *s, const jqueue_row_t *r)
+{
+    s->db_refs++;
+    db_journal_append(s->srv->db, s->game_id, (int64_t)r->seq, r->keys, r->len, r->ms, on_journaled,
+                      s);
+}
+
+/* The first row that could not be stored: no more keys, no frames; every
+ * viewer sees the last frame under the notice until a retry stores it. */
+static void session_pause(session_t *s)
+{
+    storage_pause(s->srv);
+    log_info("game paused user=%s game=%lld seq=%llu: its keys wait to be stored", s->user,
+             (long long)s->game_id, (unsigned long long)s->seq);
+    s->frozen = screen_new(s->sent->w, s->sent->h);
+    if (s->frozen && screen_copy(s->frozen, s->sent) == 0)
+        session_broadcast(s);
+}
+
+static void session_resume(session_t *s)
+{
+    screen_free(s->frozen);
+    s->frozen = NULL;
+    log_info("game resumed user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
+             (unsigned long long)s->seq);
+    storage_unpause(s->srv, true);
+    s->frame_due = true;
+}
+
+static void journal_outcome(session_t *s, int status)
+{
+    server_t *srv = s->srv;
+    if (status != DB_OK && status != DB_ENOTFOUND) /* not found: an earlier row failed */
+        storage_failed(srv, db_error(srv->db));
+    jqueue_event_t ev = jqueue_done(&s->jq, status == DB_OK);
+    if (ev == JQ_PAUSED)
+        session_pause(s);
+    else if (ev == JQ_RESUMED)
+        session_resume(s);
+    if (ev == JQ_STORED || ev == JQ_RESUMED) { /* the frame of the keys just stored */
+        if (s->frame_due) {
+            session_broadcast(s);
+            if (s->ended)
+                session_finish(s);
+        }
+        return;
+    }
+    if (jqueue_retry_due(&s->jq))
+        storage_retry_later(srv);
+}
 
 static void on_journaled(void *ud, int status, int64_t id)
 {
     session_t *s = ud;
     (void)id;
-    if (status != DB_OK && !s->dead)
-        log_error("journal append failed game=%lld: %s", (long long)s->game_id,
-                  db_error(s->srv->db));
-    s->jpending--;
-    if (!s->dead && s->jpending == 0 && s->frame_due) {
-        session_broadcast(s);
-        if (s->ended)
-            session_finish(s);
-    }
+    if (!s->dead)
+        journal_outcome(s, status);
     session_db_done(s);
 }
 
+void session_retry_paused(server_t *srv)
+{
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        size_t n;
+        const jqueue_row_t *r = jqueue_retry_due(&s->jq) ? jqueue_take_held(&s->jq, &n) : NULL;
+        for (size_t i = 0; r && i < n; i++)
+            journal_submit(s, &r[i]);
+    }
+}
+
+size_t session_unstored(server_t *srv)
+{
+    size_t n = 0;
+    LIST_EACH (it, &srv->sessions)
+        n += jqueue_unstored(&LIST_ITEM(it, session_t, node)->jq);
+    return n;
+}
+
+void session_give_up(server_t *srv)
+{
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        uint64_t from = s->seq - jqueue_unstored(&s->jq); /* the unstored rows are the last */
+        size_t n = jqueue_drop_held(&s->jq);
+        if (n)
+            log_error("shutdown: game=%lld user=%s: %zu keys could not be stored (none was "
+                      "answered); the game resumes from seq %llu",
+                      (long long)s->game_id, s->user, n, (unsigned long long)from);
+    }
+}
+
+/* The game in memory; stored: how many of its keys are in the journal
+ * (fewer while some are on their way or the game is paused). */
 static void test_hook(conn_t *c, session_t *s)
 {
     game_status_t st;
     game_status(s->game, &st);
-    log_info("hook user=%s game=%lld hash=%016llx seed=%llu turn=%llu seq=%llu", s->user,
-             (long long)s->game_id, (unsigned long long)game_hash(s->game),
-             (unsigned long long)s->seed, (unsigned long long)st.turn, (unsigned long long)s->seq);
+    log_info("hook user=%s game=%lld hash=%016llx seed=%llu turn=%llu seq=%llu stored=%llu",
+             s->user, (long long)s->game_id, (unsigned long long)game_hash(s->game),
+             (unsigned long long)s->seed, (unsigned long long)st.turn, (unsigned long long)s->seq,
+             (unsigned long long)(s->seq - jqueue_unstored(&s->jq)));
     (void)c;
 }
 
@@ -524,16 +668,20 @@ static void test_hook(conn_t *c, session_t *s)
 static void warren_key(conn_t *c, session_t *s, key_event_t k)
 {
     server_t *srv = c->srv;
-    uint8_t packed[6];
+    /* paused or shutting down: the key is dropped, never applied nor acknowledged */
+    if (jqueue_paused(&s->jq) || srv->stopping)
+        return;
+    uint8_t packed[JQUEUE_KEYS_MAX];
     size_t n = key_pack(k, packed);
-    game_state_t state = game_input(s->game, srv->vm, k);
-    s->seq++;
     uint64_t now = now_ms(srv);
     int64_t since = (int64_t)(now - s->last_key_ms); /* the key's time, for replays */
+    const jqueue_row_t *row = jqueue_push(&s->jq, s->seq + 1, packed, n, since);
+    if (!row)
+        return; /* out of memory: dropped like a paused key */
+    s->seq++;
     s->last_key_ms = now;
-    s->db_refs++;
-    s->jpending++;
-    db_journal_append(srv->db, s->game_id, (int64_t)s->seq, packed, n, since, on_journaled, s);
+    journal_submit(s, row);
+    game_state_t state = game_input(s->game, srv->vm, k);
     s->frame_due = true;
     if (state != GAME_RUNNING) {
         s->ended = true;
@@ -603,8 +751,8 @@ void session_tick(server_t *srv)
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->player || s->ended || !s->detached_ms || now - s->detached_ms < grace)
             continue;
-        if (s->jpending > 0)
-            continue; /* a frame is still on its way */
+        if (!jqueue_empty(&s->jq))
+            continue; /* keys wait to be stored (a frame, or a pause) */
         log_info("grace over user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
         session_save_and_free(s, "grace");
     }
@@ -628,8 +776,8 @@ void session_announce_all(server_t *srv)
 {
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (!s->ended && !s->broken && s->jpending == 0)
-            session_broadcast(s);
+        if (!s->ended && !s->broken)
+            session_refresh(s);
     }
 }
 
@@ -640,12 +788,12 @@ void session_set_chat(session_t *s, bool off)
 
 /* ---- shutdown ------------------------------------------------------------------------------ */
 
+/* Frames of keys on their way go out with their commit (storage_shutdown
+ * waits for it); a paused game takes no snapshot. */
 void session_shutdown_all(server_t *srv)
 {
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->frame_due && !s->ended)
-            session_broadcast(s);
         s->ops->save(s, "shutdown");
         if (s->ops->stop) /* a hosted program saves and exits: the loop runs down after */
             s->ops->stop(s);
@@ -672,7 +820,7 @@ static void warren_free(session_t *s)
 
 void session_output(session_t *s)
 {
-    if (!s->dead && !s->ended && s->jpending == 0)
+    if (!s->dead && !s->ended && jqueue_empty(&s->jq))
         session_broadcast(s);
 }
 

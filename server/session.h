@@ -3,6 +3,10 @@
  * its own engine, its viewers and the server's session list (so sessions
  * could later be spread over several loops).
  *
+ * A frame goes out only for keys whose journal rows are stored. When rows
+ * cannot be stored the game pauses (jqueue.h): keys are dropped, viewers see
+ * the last frame under a notice, and storage.c's retries resume it.
+ *
  * The fields of session_t are read-only outside the session module
  * (session.c, session_load.c): the watch list (menu.c), the lobby and chat
  * (web/webgw.c) and the admin's list of games (admin/control.c) read them.
@@ -16,6 +20,7 @@
 #include <stdint.h>
 #include "conn.h"
 #include "game.h"
+#include "jqueue.h"
 #include "keys.h"
 #include "list.h"
 #include "screen.h"
@@ -40,16 +45,21 @@ struct session {
     int nwatchers;
     screen_t *grid, *sent; /* current frame and the shared baseline */
     uint64_t started_ms, last_key_ms, detached_ms;
-    bool ended, broken;
-    bool frame_due;     /* a frame waits for its keys to be durable */
+    bool ended;
+    bool broken;        /* never set: a game that cannot be made or restored gets no session */
+    bool frame_due;     /* a frame waits for its keys to be stored */
     int db_refs;        /* db callbacks that point at us */
-    int jpending;       /* journal appends not yet committed */
+    jqueue_t jq;        /* journal rows not yet stored (jqueue.h) */
+    screen_t *frozen;   /* paused: the last frame sent, shown under the notice */
     bool dead;          /* unlinked; freed when db_refs drops to 0 */
     bool chat_off;      /* the player turned spectator chat off */
     uint64_t frame_seq; /* frames broadcast (JSON frames carry it) */
 };
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
+/* Just logged in with no live game: if the newest game could not be
+ * restored and its player was not told yet, the menu says so (once). */
+void session_login_notice(conn_t *c);
 void session_watch(conn_t *c, session_t *s);
 void session_detach(conn_t *c, const char *why); /* player or watcher leaves */
 void session_key(conn_t *c, key_event_t k);
@@ -68,7 +78,14 @@ bool session_close_user(server_t *s, int64_t user_id, const char *why);
 void session_announce_all(server_t *s); /* redraw games for a new announcement */
 void session_tick(server_t *s);         /* grace expiry */
 int session_recover_all(server_t *s);   /* at start: resume every unfinished game */
+/* Snapshots every live game; storage_shutdown then waits for their keys. */
 void session_shutdown_all(server_t *s);
 void session_free_all(server_t *s); /* after the loop ran down: without viewers */
+
+/* For storage.c: paused games submit their held rows again; the rows of
+ * every game not stored yet; dropping the held ones (shutdown gave up). */
+void session_retry_paused(server_t *s);
+size_t session_unstored(server_t *s);
+void session_give_up(server_t *s);
 
 #endif

@@ -2,9 +2,16 @@
  * else the saved one restored, else a new game), and at start the recovery
  * of every unfinished game. Restoring is written once (game_restore): the
  * newest snapshot plus the journal after it, or, when the snapshot is of
- * another format version, the seed plus the whole journal (a rebuild,
- * logged as "game rebuilt"). A game that cannot be restored is marked
- * broken and kept for the admins. See session.h. */
+ * another format version or does not load, the seed plus the whole journal
+ * (a rebuild, logged as "game rebuilt"). A journal with a gap restores up
+ * to the gap; the rows after it are logged and set aside, never played.
+ *
+ * Recovery never silently replaces a game: one that cannot be restored is
+ * marked broken and kept for the admins (the log, `warren-admin health`),
+ * and its player is told (at login, else at 'p') before a new game can
+ * start. A new game starts only once its row is stored: while storage is
+ * failing, or when the row cannot be stored, the player is told so and
+ * stays in the menu. See session.h. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,7 +27,13 @@ typedef struct {
     conn_t *c; /* the player who asked (NULL at recovery) */
     int64_t user_id;
     char user[32];
+    game_t *g; /* a new game while its row is being stored */
 } load_req_t;
+
+static const char MSG_BROKEN[] =
+    "Your last game could not be restored (kept for the admins). p: a new game.";
+static const char MSG_NO_SAVE[] =
+    "The server cannot save a new game right now. Please try again later.";
 
 /* A game brought back from the database: game_restore's answer. */
 typedef struct {
@@ -29,6 +42,8 @@ typedef struct {
     uint64_t seq;         /* keys applied */
     uint64_t snap_seq;    /* seq of the newest snapshot this build loads (0: none) */
     size_t replayed;      /* journal rows played */
+    uint64_t gap_seq;     /* 0, or the first row after a gap (not played) */
+    size_t unplayed;      /* rows from the gap on */
     bool rebuilt;         /* from the seed and every row: the snapshot was stale */
     bool retry;           /* a read failed, not the game: do not mark it broken */
     const char *err;
@@ -36,11 +51,20 @@ typedef struct {
 
 typedef void (*restored_fn)(void *ud, const restored_t *r);
 
+/* The answer of journal_restore in a restored_t. */
+static void restored_from(restored_t *res, const journal_restored_t *out)
+{
+    res->seq = out->seq;
+    res->replayed = out->played;
+    res->gap_seq = out->gap_seq;
+    res->unplayed = out->unplayed;
+}
+
 /* A rebuild waits for the whole journal. */
 typedef struct {
     server_t *srv;
     db_game_t row;
-    unsigned version; /* the stale snapshot's */
+    char why[200]; /* what was wrong with the snapshot */
     restored_fn done;
     void *ud;
 } rebuild_t;
@@ -50,7 +74,7 @@ static void on_whole_journal(void *ud, int status, const db_journal_row_t *rows,
     rebuild_t *rb = ud;
     server_t *srv = rb->srv;
     char err[200] = "cannot read the journal";
-    restored_t res = {.row = &rb->row, .replayed = n, .rebuilt = true, .err = err};
+    restored_t res = {.row = &rb->row, .rebuilt = true, .err = err};
     res.retry = status != DB_OK;
     if (status == DB_OK) {
         journal_restore_t in = {.content = srv->content,
@@ -59,18 +83,18 @@ static void on_whole_journal(void *ud, int status, const db_journal_row_t *rows,
                                 .name = rb->row.player,
                                 .rows = rows,
                                 .nrows = n};
-        res.g = journal_restore(&in, &res.seq, err, sizeof err);
+        journal_restored_t out;
+        res.g = journal_restore(&in, &out, err, sizeof err);
+        restored_from(&res, &out);
     }
     if (res.g)
-        log_info("game rebuilt game=%lld user=%s seq=%llu: snapshot format version %u, this build "
-                 "reads %u",
-                 (long long)rb->row.id, rb->row.player, (unsigned long long)res.seq, rb->version,
-                 GAME_SNAPSHOT_VERSION);
+        log_info("game rebuilt game=%lld user=%s seq=%llu: %s", (long long)rb->row.id,
+                 rb->row.player, (unsigned long long)res.seq, rb->why);
     rb->done(rb->ud, &res);
     free(rb);
 }
 
-static void rebuild_start(server_t *srv, const db_game_t *row, unsigned version, restored_fn done,
+static void rebuild_start(server_t *srv, const db_game_t *row, const char *why, restored_fn done,
                           void *ud)
 {
     rebuild_t *rb = malloc(sizeof *rb);
@@ -79,38 +103,75 @@ static void rebuild_start(server_t *srv, const db_game_t *row, unsigned version,
         done(ud, &res);
         return;
     }
-    *rb = (rebuild_t){srv, *row, version, done, ud};
+    *rb = (rebuild_t){.srv = srv, .row = *row, .done = done, .ud = ud};
+    snprintf(rb->why, sizeof rb->why, "%s", why);
     db_journal_read(srv->db, row->id, 0, on_whole_journal, rb);
 }
 
 /* Builds the game of r: its newest snapshot plus the journal after it; or,
- * when the snapshot is of another format version, its seed plus the whole
- * journal (read first). done is called once, now or after that read. */
+ * when the snapshot is of another format version or does not load, its
+ * seed plus the whole journal (read first). done is called once, now or
+ * after that read. */
 static void game_restore(server_t *srv, const db_resume_t *r, restored_fn done, void *ud)
 {
-    char err[200];
-    restored_t res = {.row = &r->game, .replayed = r->nrows, .err = err};
+    char err[200], why[200];
+    restored_t res = {.row = &r->game, .err = err};
     unsigned version;
     if (strcmp(r->game.content_version, content_version(srv->content)) != 0) {
         snprintf(err, sizeof err, "content version %s, this server has %s", r->game.content_version,
                  content_version(srv->content));
     } else if (r->has_snapshot && journal_snapshot_stale(r->snap, r->snap_len, &version)) {
-        rebuild_start(srv, &r->game, version, done, ud);
+        snprintf(why, sizeof why, "snapshot format version %u, this build reads %u", version,
+                 GAME_SNAPSHOT_VERSION);
+        rebuild_start(srv, &r->game, why, done, ud);
         return;
     } else {
         journal_restore_t in = {srv->content,    srv->vm, r->game.seed, r->game.player,
                                 r->has_snapshot, r->snap, r->snap_len,  (uint64_t)r->snap_seq,
                                 r->rows,         r->nrows};
-        res.g = journal_restore(&in, &res.seq, err, sizeof err);
+        journal_restored_t out;
+        res.g = journal_restore(&in, &out, err, sizeof err);
+        if (!res.g && out.snap_invalid) { /* the journal holds every key since the start */
+            snprintf(why, sizeof why, "snapshot unreadable (%.150s)", err);
+            rebuild_start(srv, &r->game, why, done, ud);
+            return;
+        }
+        restored_from(&res, &out);
         res.snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
     }
     done(ud, &res);
 }
 
+/* Rows after a gap are never played: logged, and moved aside so the game
+ * goes on from the part before it. */
+static void set_aside_gap(server_t *srv, const restored_t *r)
+{
+    if (!r->gap_seq)
+        return;
+    log_error("journal gap at seq %llu game=%lld user=%s: restored to seq %llu; %zu rows after "
+              "the gap kept aside, not played",
+              (unsigned long long)r->gap_seq, (long long)r->row->id, r->row->player,
+              (unsigned long long)r->seq, r->unplayed);
+    db_journal_set_aside(srv->db, r->row->id, (int64_t)r->seq, NULL, NULL);
+}
+
 static void mark_broken(server_t *srv, const db_game_t *g, const char *why)
 {
-    log_error("game cannot be restored game=%lld user=%s: %s", (long long)g->id, g->player, why);
+    log_error("game cannot be restored game=%lld user=%s: %s (kept as broken)", (long long)g->id,
+              g->player, why);
     db_game_mark_broken(srv->db, g->id, why, NULL, NULL);
+}
+
+static bool broken_untold(const db_game_t *g)
+{
+    return g->state == DB_GAME_BROKEN && !g->broken_told;
+}
+
+/* The player is being told that game g could not be restored. */
+static void tell_broken(server_t *srv, int64_t game, const char *user)
+{
+    log_info("told user=%s game=%lld could not be restored", user, (long long)game);
+    db_game_broken_told(srv->db, game, NULL, NULL);
 }
 
 static bool req_conn_ok(load_req_t *rq)
@@ -127,6 +188,8 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
             session_attach_player(s, c);
         else
             menu_enter(c, fail);
+    } else if (s && !s->player && !s->detached_ms) {
+        s->detached_ms = now_ms(rq->srv); /* nobody took it: its grace period runs */
     }
     if (c)
         conn_unref(c);
@@ -145,12 +208,12 @@ static void on_player_restored(void *ud, const restored_t *r)
     load_req_t *rq = ud;
     server_t *srv = rq->srv;
     if (!r->g) {
-        if (!r->retry)
+        if (!r->retry) {
             mark_broken(srv, r->row, r->err);
-        play_finish_load(rq, NULL,
-                         r->retry ? "Your game could not be loaded. Please try again."
-                                  : "Your saved game could not be restored; it was kept for the "
-                                    "admins.");
+            tell_broken(srv, r->row->id, rq->user);
+        }
+        play_finish_load(
+            rq, NULL, r->retry ? "Your game could not be loaded. Please try again." : MSG_BROKEN);
         return;
     }
     session_t *s = session_find_kind(srv, rq->user_id, "warren"); /* made while a rebuild read */
@@ -159,6 +222,7 @@ static void on_player_restored(void *ud, const restored_t *r)
         play_finish_load(rq, s, NULL);
         return;
     }
+    set_aside_gap(srv, r); /* before any new row of this game */
     s = session_new(srv, r->row->id, rq->user_id, rq->user, r->g, r->seq);
     if (!s) {
         game_free(r->g);
@@ -192,47 +256,90 @@ static void on_resume(void *ud, int status, const db_resume_t *r)
     game_restore(srv, r, on_player_restored, rq);
 }
 
+/* The new game's row is stored (or not): only then does the player get it. */
 static void on_game_created(void *ud, int status, int64_t id)
 {
-    session_t *s = ud;
-    if (status != DB_OK && !s->dead) {
-        log_error("game create failed game=%lld user=%s: %d %s", (long long)id, s->user, status,
-                  db_error(s->srv->db));
-        s->broken = true;
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    game_t *g = rq->g;
+    rq->g = NULL;
+    /* made or resumed meanwhile from another connection (whose game then
+     * won the one live game: ours failed with DB_EEXISTS, or is that one) */
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
+    if (s) {
+        game_free(g);
+        play_finish_load(rq, s, NULL);
+        return;
     }
-    session_db_done(s);
+    if (status != DB_OK) {
+        log_error("game create failed user=%s game=%lld: %s", rq->user, (long long)id,
+                  db_error(srv->db));
+        if (status != DB_EEXISTS)
+            storage_failed(srv, db_error(srv->db));
+        game_free(g);
+        play_finish_load(rq, NULL,
+                         status == DB_EEXISTS ? "Your game could not be loaded. Please try again."
+                                              : MSG_NO_SAVE);
+        return;
+    }
+    s = session_new(srv, id, rq->user_id, rq->user, g, 0);
+    if (!s) {
+        game_free(g);
+        play_finish_load(rq, NULL, "Out of memory.");
+        return;
+    }
+    log_info("game start user=%s game=%lld seed=%llu", s->user, (long long)id,
+             (unsigned long long)s->seed);
+    play_finish_load(rq, s, NULL);
 }
 
-static session_t *game_start(load_req_t *rq)
+/* A new game for rq's player, once its row is stored; none while storage
+ * is failing (its keys could not be stored either). */
+static void game_start(load_req_t *rq)
 {
     server_t *srv = rq->srv;
+    if (srv->storage.npaused > 0) {
+        log_info("game start refused user=%s: storage failing", rq->user);
+        play_finish_load(rq, NULL, MSG_NO_SAVE);
+        return;
+    }
     uint64_t seed = 0;
     if (uv_random(NULL, NULL, &seed, sizeof seed, 0, NULL))
         seed = uv_hrtime() ^ (uint64_t)rq->user_id << 32;
     seed &= 0x7FFFFFFFFFFFFFFFull; /* fits SQLite's signed integers unchanged */
-    game_t *g = journal_new_game(srv->content, seed, rq->user);
-    if (!g)
-        return NULL;
+    rq->g = journal_new_game(srv->content, seed, rq->user);
+    if (!rq->g) {
+        play_finish_load(rq, NULL, "A new game could not be started.");
+        return;
+    }
     game_status_t st;
-    game_status(g, &st);
+    game_status(rq->g, &st);
     db_game_new_t ng = {rq->user_id, seed,   content_version(srv->content),
                         st.race,     st.cls, (int64_t)time(NULL)};
-    session_t *s = session_new(srv, 0, rq->user_id, rq->user, g, 0);
-    if (!s) {
-        game_free(g);
-        return NULL;
+    if (db_game_create(srv->db, &ng, on_game_created, rq) <= 0) {
+        game_free(rq->g);
+        rq->g = NULL;
+        play_finish_load(rq, NULL, "A new game could not be started.");
     }
-    s->db_refs++;
-    int64_t id = db_game_create(srv->db, &ng, on_game_created, s);
-    if (id <= 0) {
-        s->db_refs--;
-        session_free(s);
-        return NULL;
+}
+
+/* No live game: the newest one decides whether the player is told of a
+ * broken game first (then a later 'p' starts one) or a new game starts. */
+static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
+{
+    load_req_t *rq = ud;
+    session_t *s = session_find_kind(rq->srv, rq->user_id, "warren");
+    if (s) {
+        play_finish_load(rq, s, NULL);
+    } else if (status != DB_OK) {
+        log_error("games lookup failed user=%s: %d", rq->user, status);
+        play_finish_load(rq, NULL, "The game store is not available. Please try again.");
+    } else if (n == 1 && broken_untold(g)) {
+        tell_broken(rq->srv, g->id, rq->user);
+        play_finish_load(rq, NULL, MSG_BROKEN);
+    } else {
+        game_start(rq);
     }
-    s->game_id = id;
-    log_info("game start user=%s game=%lld seed=%llu", s->user, (long long)id,
-             (unsigned long long)seed);
-    return s;
 }
 
 static void on_live_game(void *ud, int status, const db_game_t *g)
@@ -252,13 +359,47 @@ static void on_live_game(void *ud, int status, const db_game_t *g)
         play_finish_load(rq, NULL, "The game store is not available. Please try again.");
         return;
     }
-    s = game_start(rq);
-    play_finish_load(rq, s, "A new game could not be started.");
+    db_games_of_user(rq->srv->db, rq->user_id, 1, 0, on_newest_game, rq);
+}
+
+/* ---- telling a player at login ------------------------------------------------------------ */
+
+typedef struct {
+    server_t *srv;
+    conn_t *c;
+    int64_t user_id;
+} login_req_t;
+
+static void on_login_newest(void *ud, int status, const db_game_t *g, size_t n)
+{
+    login_req_t *rq = ud;
+    conn_t *c = rq->c;
+    bool still = !c->closing && c->place == CONN_MENU && c->user_id == rq->user_id && !c->sess;
+    if (status == DB_OK && n == 1 && broken_untold(g) && still) {
+        tell_broken(rq->srv, g->id, c->user);
+        menu_enter(c, MSG_BROKEN);
+    }
+    conn_unref(c);
+    free(rq);
+}
+
+void session_login_notice(conn_t *c)
+{
+    login_req_t *rq = malloc(sizeof *rq);
+    if (!rq)
+        return; /* 'p' tells them instead */
+    *rq = (login_req_t){c->srv, c, c->user_id};
+    conn_ref(c);
+    db_games_of_user(c->srv->db, c->user_id, 1, 0, on_login_newest, rq);
 }
 
 void session_play(conn_t *c)
 {
     server_t *srv = c->srv;
+    if (srv->stopping) {
+        menu_enter(c, "The server is shutting down.");
+        return;
+    }
     session_t *s = session_find_kind(srv, c->user_id, "warren");
     if (s) {
         session_attach_player(s, c);
@@ -310,9 +451,15 @@ static void on_recovered(void *ud, const restored_t *r)
         return;
     }
     rc->ok++;
+    if (session_find_game(srv, r->row->id)) { /* its player took it up meanwhile */
+        game_free(r->g);
+        recover_done_one(rc);
+        return;
+    }
+    set_aside_gap(srv, r);
     /* a journal tail means a crash, a rebuild a stale snapshot: either way
      * a fresh snapshot is written now */
-    session_t *s = (r->replayed || r->rebuilt) && !session_find_game(srv, r->row->id)
+    session_t *s = r->replayed || r->rebuilt
                        ? session_new(srv, r->row->id, r->row->user, r->row->player, r->g, r->seq)
                        : NULL;
     if (!s) {

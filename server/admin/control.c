@@ -9,7 +9,9 @@
  *   lock NAME, unlock NAME
  *   passwd NAME PASSWORD  the rest of the line is the password
  *   announce TEXT         shown on every menu and game for ANNOUNCE_MS; "" clears
- *   health                integrity check, sizes, unfinished games, journal rows
+ *   health                integrity check, sizes, unfinished games, journal rows,
+ *                         storage (ok / failing since T, last error, cap), broken games
+ *   db-max-size BYTES     caps the database now (K, M, G; 0 lifts it), until restart
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@
 #include "log.h"
 #include "server.h"
 
-#define ANNOUNCE_MS (5 * 60 * 1000)
+#define ANNOUNCE_MS       (5 * 60 * 1000)
+#define HEALTH_BROKEN_MAX 20 /* broken games listed, newest first */
 
 /* The control socket (server_t.control). */
 struct control {
@@ -290,6 +293,49 @@ void control_tick(server_t *s)
 
 /* ---- health --------------------------------------------------------------------------------- */
 
+/* "2026-01-02 03:04:05 UTC" */
+static void utc_time(int64_t t, char *out, size_t n)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm) || !strftime(out, n, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(out, n, "%lld", (long long)t);
+}
+
+/* Whether journal appends work, since when they fail, the last error. */
+static void health_storage(ctl_t *c)
+{
+    const storage_t *st = &c->srv->storage;
+    char when[40];
+    if (st->npaused > 0) {
+        utc_time(st->since, when, sizeof when);
+        buf_printf(&c->out, "storage: failing since %s (%lld s), %d games paused\n", when,
+                   (long long)(time(NULL) - st->since), st->npaused);
+    } else {
+        buf_puts(&c->out, "storage: ok\n");
+    }
+    if (st->error[0]) {
+        utc_time(st->error_at, when, sizeof when);
+        buf_printf(&c->out, "storage last error: %s (%s)\n", st->error, when);
+    }
+    if (st->cap > 0)
+        buf_printf(&c->out, "database cap: %lld bytes\n", (long long)st->cap);
+    else
+        buf_puts(&c->out, "database cap: none\n");
+}
+
+static void on_broken(void *ud, int status, const db_game_t *g, size_t n)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK) {
+        for (size_t i = 0; i < n; i++)
+            buf_printf(&c->out, "broken game %lld user=%s%s: %s\n", (long long)g[i].id, g[i].player,
+                       g[i].broken_told ? " (told)" : "", g[i].broken_reason);
+    }
+    ctl_finish(c, status == DB_OK ? NULL : db_error(c->srv->db));
+    ctl_unref(c);
+}
+
 static void on_health(void *ud, int status, const db_health_t *h)
 {
     ctl_t *c = ud;
@@ -307,8 +353,9 @@ static void on_health(void *ud, int status, const db_health_t *h)
         buf_printf(&c->out, "games: %lld unfinished, %lld finished, %lld broken\n",
                    (long long)h->games_live, (long long)h->games_finished,
                    (long long)h->games_broken);
-        buf_printf(&c->out, "journal: %lld rows, %lld key bytes\n", (long long)h->journal_rows,
-                   (long long)h->journal_bytes);
+        buf_printf(&c->out, "journal: %lld rows, %lld key bytes, %lld set aside after gaps\n",
+                   (long long)h->journal_rows, (long long)h->journal_bytes,
+                   (long long)h->journal_aside);
         buf_printf(&c->out, "snapshots: %lld, %lld bytes\n", (long long)h->snapshots,
                    (long long)h->snapshot_bytes);
         buf_printf(&c->out, "live: %d sessions, %d connections\n", c->srv->nsessions,
@@ -316,8 +363,11 @@ static void on_health(void *ud, int status, const db_health_t *h)
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);
+        health_storage(c);
+        db_games_broken(c->srv->db, HEALTH_BROKEN_MAX, on_broken, c); /* finishes the answer */
+        return;
     }
-    ctl_finish(c, status == DB_OK ? NULL : db_error(c->srv->db));
+    ctl_finish(c, db_error(c->srv->db));
     ctl_unref(c);
 }
 
@@ -330,10 +380,33 @@ static void cmd_health(ctl_t *c, char *arg)
 
 /* ---- reading the command ------------------------------------------------------------------ */
 
+/* ---- the database cap ----------------------------------------------------------------------- */
+
+static void on_cap_set(void *ud, int status, int64_t cap)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK && cap > 0)
+        buf_printf(&c->out, "database cap: %lld bytes\n", (long long)cap);
+    else if (status == DB_OK)
+        buf_puts(&c->out, "database cap: none\n");
+    ctl_finish(c, status == DB_OK ? NULL : db_error(c->srv->db));
+    ctl_unref(c);
+}
+
+static void cmd_db_max_size(ctl_t *c, char *arg)
+{
+    int64_t bytes = 0;
+    config_parse_size(arg, &bytes); /* control_parse checked it */
+    log_info("admin: db-max-size %s", arg);
+    c->refs++;
+    storage_set_cap(c->srv, bytes, on_cap_set, c);
+}
+
 static const ctl_fn HANDLERS[CTL_NCMDS] = {
-    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,   [CTL_LOCK] = cmd_lock,
-    [CTL_UNLOCK] = cmd_unlock, [CTL_PASSWD] = cmd_passwd, [CTL_ANNOUNCE] = cmd_announce,
-    [CTL_HEALTH] = cmd_health,
+    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,
+    [CTL_LOCK] = cmd_lock,     [CTL_UNLOCK] = cmd_unlock,
+    [CTL_PASSWD] = cmd_passwd, [CTL_ANNOUNCE] = cmd_announce,
+    [CTL_HEALTH] = cmd_health, [CTL_DB_MAX_SIZE] = cmd_db_max_size,
 };
 
 /* Until the line is complete, bytes go after what came; then c->line is

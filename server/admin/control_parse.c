@@ -1,15 +1,20 @@
 /* control_parse — the admin request line (see control_parse.h). */
 #include <string.h>
 #include "control_parse.h"
+#include "config.h"
 
 static const struct {
     const char *name;
     int arg; /* 0 none, 1 required, 2 optional */
 } CMDS[CTL_NCMDS] = {
-    [CTL_USERS] = {"users", 0},   [CTL_GAMES] = {"games", 0},   [CTL_LOCK] = {"lock", 1},
-    [CTL_UNLOCK] = {"unlock", 1}, [CTL_PASSWD] = {"passwd", 1}, [CTL_ANNOUNCE] = {"announce", 2},
-    [CTL_HEALTH] = {"health", 0},
+    [CTL_USERS] = {"users", 0},   [CTL_GAMES] = {"games", 0},
+    [CTL_LOCK] = {"lock", 1},     [CTL_UNLOCK] = {"unlock", 1},
+    [CTL_PASSWD] = {"passwd", 1}, [CTL_ANNOUNCE] = {"announce", 2},
+    [CTL_HEALTH] = {"health", 0}, [CTL_DB_MAX_SIZE] = {"db-max-size", 1},
 };
+
+static const char UNKNOWN[] =
+    "unknown command (users, games, lock, unlock, passwd, announce, health, db-max-size)";
 
 static int fail(const char **error, const char *msg)
 {
@@ -31,6 +36,8 @@ static int check_arg(ctl_cmd_t cmd, char *arg, const char **error)
         return fail(error, "usage: passwd NAME PASSWORD");
     else if ((cmd == CTL_LOCK || cmd == CTL_UNLOCK) && strchr(arg, ' '))
         return fail(error, "usage: lock|unlock NAME");
+    else if (cmd == CTL_DB_MAX_SIZE && config_parse_size(arg, &(int64_t){0}))
+        return fail(error, "usage: db-max-size BYTES (K, M or G; 0 lifts the cap)");
     return 0;
 }
 
@@ -44,8 +51,7 @@ int control_parse(const char *line, size_t len, ctl_cmd_t *cmd, char *arg, size_
     if (n > 0 && line[n - 1] == '\r')
         n--;
     if (n >= CTL_LINE_MAX || n >= argmax || memchr(line, '\0', n))
-        return fail(error,
-                    "unknown command (users, games, lock, unlock, passwd, announce, health)");
+        return fail(error, UNKNOWN);
     const char *sp = memchr(line, ' ', n);
     size_t wl = sp ? (size_t)(sp - line) : n;
     for (int i = 0; i < CTL_NCMDS; i++) {
@@ -61,5 +67,5 @@ int control_parse(const char *line, size_t len, ctl_cmd_t *cmd, char *arg, size_
         *cmd = (ctl_cmd_t)i;
         return check_arg(*cmd, arg, error) ? -1 : 1;
     }
-    return fail(error, "unknown command (users, games, lock, unlock, passwd, announce, health)");
+    return fail(error, UNKNOWN);
 }

@@ -19,6 +19,7 @@ typedef enum {
     CTL_PASSWD,
     CTL_ANNOUNCE,
     CTL_HEALTH,
+    CTL_DB_MAX_SIZE,
     CTL_NCMDS
 } ctl_cmd_t;
 

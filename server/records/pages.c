@@ -35,9 +35,11 @@
 #define PLAYER_GAMES_MAX 100
 #define CAST_STEP        0.2 /* seconds between keys without a recorded time in the asciicast */
 
-typedef struct {
+typedef struct page page_t;
+struct page {
     server_t *srv;
     web_t *web;
+    webgw_t *gw;
     uint64_t id;     /* the web request */
     bool api;        /* under /api/: answer JSON */
     bool cast;       /* a replay job makes the asciicast (else the frames) */
@@ -52,7 +54,11 @@ typedef struct {
     int64_t user;
     int status; /* a job's failure */
     char err[200];
-} page_t;
+    char viewer[DB_NAME_MAX];  /* the account looking, "" for a visitor */
+    db_player_totals_t totals; /* /player/NAME: shown with the games */
+    char here[128];            /* the page's path, for the navigation's log-in link */
+    void (*start)(page_t *p);  /* what to read once the viewer is known */
+};
 
 static const char *const verified_words[] = {"mismatch", "unchecked", "verified"};
 static const char *const state_words[] = {"live", "finished", "broken"};
@@ -99,28 +105,14 @@ static void page_send(page_t *p, int status, const char *ctype)
     page_free(p);
 }
 
-static void html_head(buf_t *o, const char *title)
+static void html_head(page_t *p, const char *title)
 {
-    buf_puts(o, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                "<link rel=\"icon\" href=\"data:,\"><title>");
-    html_escape_str(o, title);
-    buf_puts(o,
-             " — Warren</title><style>"
-             "body{margin:0;background:#111;color:#ddd;font:15px/1.4 system-ui,sans-serif}"
-             "a{color:#8cf}header{display:flex;gap:1em;align-items:baseline;padding:.4em .8em;"
-             "background:#1b1b1b;border-bottom:1px solid #333}header h1{font-size:1.1em;margin:0}"
-             "main{padding:.8em}table{border-collapse:collapse}th,td{text-align:left;"
-             "padding:.25em .6em;border-bottom:1px solid #333}th{color:#aaa;font-weight:normal}"
-             "pre{background:#000;padding:.6em;overflow:auto}.verified{color:#6c6}"
-             ".mismatch{color:#f66;font-weight:bold}.unchecked{color:#999}"
-             "form *{font:inherit}</style></head><body><header><h1><a href=\"/\">Warren</a></h1>"
-             "<nav><a href=\"/scores\">Scores</a></nav></header><main>\n");
+    webgw_page_open(&p->out, title, p->viewer, p->here, NULL);
 }
 
 static void html_tail(buf_t *o)
 {
-    buf_puts(o, "</main></body></html>\n");
+    webgw_page_close(o);
 }
 
 static void page_error(page_t *p, int status, const char *msg)
@@ -136,7 +128,7 @@ static void page_error(page_t *p, int status, const char *msg)
         page_send(p, status, "application/json");
         return;
     }
-    html_head(&p->out, status == 404 ? "Not found" : "Error");
+    html_head(p, status == 404 ? "Not found" : "Error");
     buf_puts(&p->out, "<h2>");
     html_escape_str(&p->out, msg);
     buf_puts(&p->out, "</h2><p><a href=\"/scores\">Scores</a></p>\n");
@@ -156,16 +148,6 @@ static bool db_failed(page_t *p, int status, const char *what_missing)
 }
 
 /* ---- shared pieces ------------------------------------------------------------------ */
-
-static void put_time(buf_t *o, int64_t t)
-{
-    char s[32] = "";
-    struct tm tm;
-    time_t tt = (time_t)t;
-    if (t > 0 && gmtime_r(&tt, &tm))
-        strftime(s, sizeof s, "%Y-%m-%d %H:%M", &tm);
-    buf_puts(o, s);
-}
 
 static void json_key_str(buf_t *o, const char *key, const char *v, bool comma)
 {
@@ -232,7 +214,7 @@ static void game_row_html(buf_t *o, const db_game_t *g, size_t rank, bool with_p
                (long long)g->turns, g->depth, g->max_depth, g->xl);
     html_escape_str(o, g->state == DB_GAME_FINISHED ? g->cause : state_words[g->state % 3]);
     buf_puts(o, "</td><td>");
-    put_time(o, g->end_time ? g->end_time : g->start_time);
+    webgw_put_time(o, g->end_time ? g->end_time : g->start_time);
     buf_puts(o, "</td><td>");
     verified_html(o, g->verified);
     buf_printf(o, "</td><td><a href=\"/game/%lld\">game %lld</a></td></tr>\n", (long long)g->id,
@@ -243,7 +225,7 @@ static void games_table_html(buf_t *o, const db_game_t *gs, size_t n, bool ranke
 {
     buf_printf(o,
                "<table class=\"games\"><thead><tr>%s%s<th>Score</th><th>Race</th><th>Class</th>"
-               "<th>Turns</th><th>Depth (max)</th><th>Level</th><th>End</th><th>Date (UTC)</th>"
+               "<th>Turns</th><th>Depth (max)</th><th>Level</th><th>End</th><th>Date</th>"
                "<th>Replay check</th><th></th></tr></thead><tbody>\n",
                ranked ? "<th>#</th>" : "", with_player ? "<th>Player</th>" : "");
     for (size_t i = 0; i < n; i++)
@@ -270,6 +252,22 @@ static void scores_form(buf_t *o, const rq_filter_t *q)
     buf_puts(o, "</select></label> <button>Show</button></form>\n");
 }
 
+/* What the table shows, in words: "High scores: elf rogue, the last 7 days". */
+static void scores_heading(buf_t *o, const rq_filter_t *q, size_t n)
+{
+    buf_puts(o, "<h2 class=\"scores\">High scores: ");
+    if (q->race[0] || q->cls[0]) {
+        html_escape_str(o, q->race[0] ? q->race : "every race");
+        buf_puts(o, q->cls[0] ? " " : ", ");
+        html_escape_str(o, q->cls[0] ? q->cls : "every class");
+    } else {
+        buf_puts(o, "every race and class");
+    }
+    buf_printf(o,
+               ", %s</h2>\n<p>%zu finished game%s, best first (at most %d); times are UTC.</p>\n",
+               q->period_words, n, n == 1 ? "" : "s", SCORES_MAX);
+}
+
 static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
 {
     page_t *p = ud;
@@ -291,8 +289,8 @@ static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
         page_send(p, 200, "application/json");
         return;
     }
-    html_head(o, "Scores");
-    buf_puts(o, "<h2>High scores</h2>\n");
+    html_head(p, "High scores");
+    scores_heading(o, &p->filter, n);
     scores_form(o, &p->filter);
     games_table_html(o, gs, n, true, true);
     html_tail(o);
@@ -343,24 +341,59 @@ static void totals_json(buf_t *o, const db_player_totals_t *t)
         buf_puts(o, "null}");
 }
 
+/* The player's live game, if it is in gs, as it is now rather than at its
+ * last snapshot: its row in the copy games and the turns it adds to t. */
+static void live_overlay(page_t *p, db_game_t *games, size_t n, db_player_totals_t *t)
+{
+    session_t *s = session_find_name(p->srv, p->name);
+    if (!s || s->ended || s->broken || !s->game)
+        return;
+    game_status_t st;
+    game_status(s->game, &st);
+    for (size_t i = 0; i < n; i++) {
+        db_game_t *g = &games[i];
+        if (g->id != s->game_id || g->state != DB_GAME_LIVE)
+            continue;
+        t->turns += (int64_t)st.turn - g->turns;
+        if (st.max_depth > t->max_depth)
+            t->max_depth = st.max_depth;
+        g->turns = (int64_t)st.turn;
+        g->depth = st.depth;
+        g->max_depth = st.max_depth;
+        g->xl = st.xl;
+    }
+}
+
 static void on_player_games(void *ud, int status, const db_game_t *gs, size_t n)
 {
     page_t *p = ud;
     if (db_failed(p, status, NULL))
         return;
+    db_game_t *games = n ? malloc(n * sizeof *games) : NULL;
+    if (n && !games) {
+        page_error(p, 500, "out of memory");
+        return;
+    }
+    if (n)
+        memcpy(games, gs, n * sizeof *games);
+    live_overlay(p, games, n, &p->totals);
     buf_t *o = &p->out;
     if (p->api) {
+        totals_json(o, &p->totals);
         buf_puts(o, ",\"games\":[");
         for (size_t i = 0; i < n; i++) {
             buf_puts(o, i ? ",\n" : "\n");
-            game_json(o, &gs[i]);
+            game_json(o, &games[i]);
         }
         buf_puts(o, "]}\n");
+        free(games);
         page_send(p, 200, "application/json");
         return;
     }
+    totals_html(o, &p->totals);
     buf_puts(o, "<h3>Games</h3>\n");
-    games_table_html(o, gs, n, false, false);
+    games_table_html(o, games, n, false, false);
+    free(games);
     html_tail(o);
     page_send(p, 200, "text/html; charset=utf-8");
 }
@@ -370,10 +403,7 @@ static void on_player_totals(void *ud, int status, const db_player_totals_t *t)
     page_t *p = ud;
     if (db_failed(p, status, NULL))
         return;
-    if (p->api)
-        totals_json(&p->out, t);
-    else
-        totals_html(&p->out, t);
+    p->totals = *t;
     if (p->srv->stopping)
         page_error(p, 503, "the server is stopping");
     else
@@ -392,7 +422,7 @@ static void on_player_user(void *ud, int status, const db_user_t *u)
         json_key_str(o, "name", u->name, false);
         buf_putc(o, ',');
     } else {
-        html_head(o, u->name);
+        html_head(p, u->name);
         buf_puts(o, "<h2 class=\"name\">");
         html_escape_str(o, u->name);
         buf_puts(o, "</h2>\n");
@@ -432,9 +462,9 @@ static void game_summary_html(buf_t *o, const db_game_t *g)
                "<td>%d (deepest %d)</td></tr><tr><th>Level</th><td>%d</td></tr>"
                "<tr><th>Started</th><td>",
                (long long)g->turns, g->depth, g->max_depth, g->xl);
-    put_time(o, g->start_time);
-    buf_puts(o, " UTC</td></tr><tr><th>Ended</th><td>");
-    put_time(o, g->end_time);
+    webgw_put_time(o, g->start_time);
+    buf_puts(o, "</td></tr><tr><th>Ended</th><td>");
+    webgw_put_time(o, g->end_time);
     buf_printf(o, "</td></tr><tr><th>Seed</th><td>%llu</td></tr><tr><th>Content</th><td>",
                (unsigned long long)g->seed);
     html_escape_str(o, g->content_version);
@@ -528,7 +558,7 @@ static void on_game(void *ud, int status, const db_game_t *g)
     } else {
         char title[64];
         snprintf(title, sizeof title, "Game %lld", (long long)g->id);
-        html_head(&p->out, title);
+        html_head(p, title);
         game_summary_html(&p->out, g);
     }
     if (p->srv->stopping)
@@ -606,9 +636,11 @@ static void replay_start(page_t *p)
 
 /* ---- /game/ID/replay: the browser player -------------------------------------------------- */
 
-/* The template with {{id}} and {{game}} (an escaped one-line summary) filled. */
-static void replay_page(buf_t *o, const char *tpl, const db_game_t *g)
+/* The template with {{id}}, {{game}} (an escaped one-line summary) and
+ * {{nav}} filled. */
+static void replay_page(page_t *p, const char *tpl, const db_game_t *g)
 {
+    buf_t *o = &p->out;
     for (const char *s = tpl; *s;) {
         const char *m = strstr(s, "{{");
         if (!m) {
@@ -626,6 +658,9 @@ static void replay_page(buf_t *o, const char *tpl, const db_game_t *g)
             buf_puts(o, ": ");
             html_escape_str(o, g->cause);
             s = m + 8;
+        } else if (strncmp(m, "{{nav}}", 7) == 0) {
+            webgw_nav(o, p->viewer, p->here);
+            s = m + 7;
         } else {
             buf_puts(o, "{{");
             s = m + 2;
@@ -647,11 +682,26 @@ static void on_replay_game(void *ud, int status, const db_game_t *g)
         page_error(p, 503, "the replay player is not built on this server");
         return;
     }
-    replay_page(&p->out, tpl, g);
+    replay_page(p, tpl, g);
     page_send(p, 200, "text/html; charset=utf-8");
 }
 
 /* ---- the route table's handlers ----------------------------------------------------- */
+
+static void player_start(page_t *p)
+{
+    db_user_by_name(p->srv->db, p->name, on_player_user, p);
+}
+
+static void game_start(page_t *p)
+{
+    db_game_get(p->srv->db, p->game_id, on_game, p);
+}
+
+static void replay_page_start(page_t *p)
+{
+    db_game_get(p->srv->db, p->game_id, on_replay_game, p);
+}
 
 /* A page for req, or NULL when out of memory. */
 static page_t *page_new(webgw_t *g, const web_http_t *req)
@@ -661,7 +711,9 @@ static page_t *page_new(webgw_t *g, const web_http_t *req)
         return NULL;
     p->srv = g->srv;
     p->web = g->web;
+    p->gw = g;
     p->id = req->id;
+    web_copy_str(p->here, sizeof p->here, req->path);
     p->api = req->route->arg == RECORDS_JSON;
     p->gzip = req->gzip;
     buf_init(&p->out);
@@ -682,6 +734,27 @@ static bool page_refused(page_t *p, const web_http_t *req, int status, const cha
     else
         return false;
     return true;
+}
+
+static void on_viewer(void *ud, const db_user_t *u)
+{
+    page_t *p = ud;
+    if (u)
+        web_copy_str(p->viewer, sizeof p->viewer, u->name);
+    if (p->srv->stopping)
+        page_error(p, 503, "the server is stopping");
+    else
+        p->start(p);
+}
+
+/* Goes on with start(p), for an HTML page once it knows who is looking. */
+static void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p))
+{
+    p->start = start;
+    if (p->api)
+        start(p);
+    else
+        webgw_viewer(p->gw, req->cookie, on_viewer, p);
 }
 
 /* A /game/{id} row's page with its game id, not yet answered; NULL when
@@ -705,7 +778,7 @@ int records_scores(void *gw, const web_http_t *req)
         return -1;
     int status = rq_scores_filter(req->args, req->nargs, &p->filter, err, sizeof err);
     if (!page_refused(p, req, status, err))
-        scores_start(p);
+        page_go(p, req, scores_start);
     return 0;
 }
 
@@ -717,7 +790,7 @@ int records_player(void *gw, const web_http_t *req)
         return -1;
     int status = rq_player_name(req->param, p->name, err, sizeof err);
     if (!page_refused(p, req, status, err))
-        db_user_by_name(p->srv->db, p->name, on_player_user, p);
+        page_go(p, req, player_start);
     return 0;
 }
 
@@ -726,7 +799,7 @@ int records_game(void *gw, const web_http_t *req)
     int rc;
     page_t *p = game_page(gw, req, &rc);
     if (p)
-        db_game_get(p->srv->db, p->game_id, on_game, p);
+        page_go(p, req, game_start);
     return rc;
 }
 
@@ -764,7 +837,7 @@ int records_replay(void *gw, const web_http_t *req)
     int rc;
     page_t *p = game_page(gw, req, &rc);
     if (p)
-        db_game_get(p->srv->db, p->game_id, on_replay_game, p);
+        page_go(p, req, replay_page_start);
     return rc;
 }
 

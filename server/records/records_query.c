@@ -7,10 +7,15 @@
 typedef struct {
     const char *name;
     int64_t secs;
+    const char *words;
 } period_t;
 
 static const period_t periods[] = {
-    {"all", 0}, {"day", 86400}, {"week", 7 * 86400}, {"month", 30 * 86400}, {"year", 365 * 86400},
+    {"all", 0, "all time"},
+    {"day", 86400, "the last 24 hours"},
+    {"week", 7 * 86400, "the last 7 days"},
+    {"month", 30 * 86400, "the last 30 days"},
+    {"year", 365 * 86400, "the last 365 days"},
 };
 
 static bool all_of(const char *s, size_t n, const char *extra)
@@ -65,6 +70,7 @@ static int scores_arg(const char *a, rq_filter_t *q, char *err, size_t errlen)
             if (strcmp(v, periods[i].name) == 0 || (vl == 0 && i == 0)) {
                 q->period = periods[i].name;
                 q->period_secs = periods[i].secs;
+                q->period_words = periods[i].words;
                 return 0;
             }
         return fail(err, errlen, 400, "bad period: one of all, day, week, month, year");
@@ -81,6 +87,7 @@ int rq_scores_filter(const char *const *args, int nargs, rq_filter_t *f, char *e
 {
     memset(f, 0, sizeof *f);
     f->period = periods[0].name;
+    f->period_words = periods[0].words;
     if (err && errlen)
         err[0] = '\0';
     for (int i = 0; i < nargs; i++) {

@@ -24,8 +24,9 @@
 /* What /scores filters on. */
 typedef struct {
     char race[16], cls[16];
-    const char *period;  /* static string from the period table */
-    int64_t period_secs; /* 0 = all time */
+    const char *period;       /* static string from the period table */
+    int64_t period_secs;      /* 0 = all time */
+    const char *period_words; /* "all time", "the last 7 days", ... */
 } rq_filter_t;
 
 /* The "name=value" query arguments of /scores into f. */

@@ -9,27 +9,9 @@
 #include "log.h"
 #include "records.h"
 #include "replay.h"
+#include "webgw.h"
 
 #define BACKLOG_BATCH 64
-
-/* The whole file, NUL-terminated; NULL when missing or unreadable. */
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *d = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n >= 0 && n < (1 << 20) && fseek(f, 0, SEEK_SET) == 0 && (d = malloc((size_t)n + 1))) {
-        if (fread(d, 1, (size_t)n, f) != (size_t)n) {
-            free(d);
-            d = NULL;
-        } else
-            d[n] = '\0';
-    }
-    fclose(f);
-    return d;
-}
 
 records_t *records_new(server_t *srv, const char *web_root)
 {
@@ -39,11 +21,9 @@ records_t *records_new(server_t *srv, const char *web_root)
     r->srv = srv;
     list_init(&r->waiting);
     if (web_root) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/replay.html", web_root);
-        r->replay_tpl = read_file(path);
+        r->replay_tpl = webgw_read_file(web_root, "replay.html");
         if (!r->replay_tpl)
-            log_warn("replay page: %s not found (build web/)", path);
+            log_warn("replay page: %s/replay.html not found (build web/)", web_root);
     }
     return r;
 }

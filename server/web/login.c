@@ -17,6 +17,7 @@
 #include "accounts.h"
 #include "listener.h"
 #include "log.h"
+#include "records_query.h"
 #include "webgw.h"
 
 #define COOKIE_DAYS 30
@@ -69,31 +70,23 @@ void webgw_safe_next(const char *in, char *out, size_t cap)
     snprintf(out, cap, "%s", ok ? in : "/");
 }
 
-static const char page_head[] =
-    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    "<link rel=\"icon\" href=\"data:,\"><style>"
-    ":root{color-scheme:dark}body{margin:0;background:#111;color:#ddd;"
-    "font:15px/1.4 system-ui,sans-serif}a{color:#8cf}header{padding:.5em 1em;background:#1b1b1b}"
-    "header h1{display:inline;font-size:1.2em;margin:0}main{padding:1em;max-width:30em}"
-    "label{display:block;margin:.6em 0}input{display:block;width:100%;padding:.4em;"
-    "font:inherit;background:#222;color:#eee;border:1px solid #444}"
-    "button{margin-top:.8em;padding:.4em 1.2em;font:inherit}.msg{color:#f88}"
-    "</style><title>Warren - ";
-
-static void page_start(buf_t *b, const char *title)
+/* A form page's start for viewer (NULL: a visitor): the shell and its title. */
+static void page_start_for(buf_t *b, const char *title, const char *viewer)
 {
-    buf_puts(b, page_head);
-    buf_puts(b, title);
-    buf_puts(b,
-             "</title></head><body><header><h1><a href=\"/\">Warren</a></h1></header><main><h2>");
+    webgw_page_open(b, title, viewer, "/", "form");
+    buf_puts(b, "<h2>");
     buf_puts(b, title);
     buf_puts(b, "</h2>");
 }
 
+static void page_start(buf_t *b, const char *title)
+{
+    page_start_for(b, title, NULL);
+}
+
 static void page_end(buf_t *b)
 {
-    buf_puts(b, "</main></body></html>\n");
+    webgw_page_close(b);
 }
 
 static void reply_page(webgw_t *g, uint64_t id, int status, buf_t *b)
@@ -139,11 +132,11 @@ static void reply_form(webgw_t *g, uint64_t id, int status, bool reg, const char
     if (reg)
         field(&b, "Password again", "password2", "password", NULL, "new-password");
     buf_printf(&b, "<button type=\"submit\">%s</button></form>", reg ? "Register" : "Log in");
-    if (reg)
-        buf_puts(&b, "<p>Names are 2-20 letters, digits, _ or -. Passwords are 8-128 bytes. "
-                     "Already registered? <a href=\"/login\">Log in</a></p>");
-    else
-        buf_puts(&b, "<p>No account yet? <a href=\"/register\">Register</a></p>");
+    buf_puts(&b, reg ? "<p>Names are 2-20 letters, digits, _ or -. Passwords are 8-128 bytes. "
+                       "Already registered? <a href=\"/login?next="
+                     : "<p>No account yet? <a href=\"/register?next=");
+    url_escape(&b, next);
+    buf_puts(&b, reg ? "\">Log in</a></p>" : "\">Register</a></p>");
     page_end(&b);
     reply_page(g, id, status, &b);
     buf_free(&b);
@@ -333,11 +326,11 @@ static void pw_req_free(pw_req_t *pr)
     free(pr);
 }
 
-static void reply_pw_form(webgw_t *g, uint64_t id, int status, const char *msg)
+static void reply_pw_form(webgw_t *g, uint64_t id, int status, const char *msg, const char *viewer)
 {
     buf_t b;
     buf_init(&b);
-    page_start(&b, "Change password");
+    page_start_for(&b, "Change password", viewer);
     if (msg[0]) {
         buf_puts(&b, "<p class=\"msg\" id=\"msg\">");
         webgw_html_escape(&b, msg);
@@ -359,7 +352,8 @@ static void on_pw_changed(void *ud, int status, const db_user_t *u, const char *
     pw_req_t *pr = ud;
     (void)u;
     if (status != ACCOUNTS_OK) {
-        reply_pw_form(pr->g, pr->id, status_of(status), msg[0] ? msg : "That did not work.");
+        reply_pw_form(pr->g, pr->id, status_of(status), msg[0] ? msg : "That did not work.",
+                      pr->user);
         pw_req_free(pr);
         return;
     }
@@ -367,7 +361,7 @@ static void on_pw_changed(void *ud, int status, const db_user_t *u, const char *
     webgw_revoke(pr->g->srv, pr->user_id, pr->hash);
     buf_t b;
     buf_init(&b);
-    page_start(&b, "Password changed");
+    page_start_for(&b, "Password changed", pr->user);
     buf_puts(&b, "<p id=\"msg\">Your password is changed; your other sessions are logged out."
                  "</p><p><a href=\"/\">Back to the lobby</a></p>");
     page_end(&b);
@@ -382,7 +376,7 @@ static void on_pw_user(void *ud, int status, const db_user_t *u)
     pw_req_t *pr = ud;
     webgw_t *g = pr->g;
     if (status != DB_OK || !u || u->locked) {
-        reply_pw_form(g, pr->id, 403, "Log in first.");
+        reply_pw_form(g, pr->id, 403, "Log in first.", NULL);
         pw_req_free(pr);
         return;
     }
@@ -394,7 +388,7 @@ static void on_pw_user(void *ud, int status, const db_user_t *u)
     sodium_memzero(pr->old, sizeof pr->old); /* accounts keeps its own copies */
     sodium_memzero(pr->pw, sizeof pr->pw);
     if (rc != 0) {
-        reply_pw_form(g, pr->id, 503, "The server cannot check accounts right now.");
+        reply_pw_form(g, pr->id, 503, "The server cannot check accounts right now.", pr->user);
         pw_req_free(pr);
     }
 }
@@ -422,7 +416,7 @@ static void password_post(webgw_t *g, const web_http_t *req)
         err = "The two new passwords differ.";
     sodium_memzero(pw2, sizeof pw2);
     if (err) {
-        reply_pw_form(g, req->id, req->cookie[0] ? 400 : 403, err);
+        reply_pw_form(g, req->id, req->cookie[0] ? 400 : 403, err, NULL);
         pw_req_free(pr);
         return;
     }
@@ -438,7 +432,12 @@ static int login_page(webgw_t *g, const web_http_t *req, bool reg)
         auth_post(g, req, reg);
         return 0;
     }
+    /* back to the page that sent you: the link's next=, else the Referer
+     * when it is a page of this site other than the account forms */
     char next[128] = "/", safe[128];
+    const char *ref = req->referer;
+    if (strncmp(ref, "/login", 6) != 0 && strncmp(ref, "/register", 9) != 0)
+        snprintf(next, sizeof next, "%s", ref[0] ? ref : "/");
     for (int i = 0; i < req->nargs; i++)
         if (strncmp(req->args[i], "next=", 5) == 0)
             snprintf(next, sizeof next, "%s", req->args[i] + 5);
@@ -463,11 +462,35 @@ int webgw_logout(void *ctx, const web_http_t *req)
     return 0;
 }
 
+typedef struct {
+    webgw_t *g;
+    uint64_t id;
+} pw_page_t;
+
+/* GET /password: the form for an account, else off to log in first. */
+static void on_pw_viewer(void *ud, const db_user_t *u)
+{
+    pw_page_t pp = *(pw_page_t *)ud;
+    free(ud);
+    if (u) {
+        reply_pw_form(pp.g, pp.id, 200, "", u->name);
+        return;
+    }
+    const char *hdrs[] = {"location:", "/login?next=/password", NULL};
+    web_reply(pp.g->web, pp.id, 303, "text/plain; charset=utf-8", hdrs, "", 0);
+}
+
 int webgw_password(void *ctx, const web_http_t *req)
 {
-    if (req->post)
-        password_post(ctx, req);
-    else
-        reply_pw_form(ctx, req->id, 200, "");
+    webgw_t *g = ctx;
+    if (req->post) {
+        password_post(g, req);
+        return 0;
+    }
+    pw_page_t *pp = malloc(sizeof *pp);
+    if (!pp)
+        return -1;
+    *pp = (pw_page_t){g, req->id};
+    webgw_viewer(g, req->cookie, on_pw_viewer, pp);
     return 0;
 }

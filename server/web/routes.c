@@ -5,14 +5,15 @@
 
 #define PAGE (WEB_GET | WEB_HEAD) /* a file of the built client (web/dist) */
 #define CALL (WEB_GET | WEB_POST) /* a handler (HEAD too): forms post, records answer 405 */
+#define SHOW WEB_GET              /* a page of the client filled in by site.c (HEAD too) */
 
 const web_route_t WEB_ROUTES[] = {
     /* the browser client's pages and bundles */
-    {PAGE, "/", .file = "index.html"},
-    {PAGE, "/index.html", .file = "index.html"},
-    {PAGE, "/play", .file = "play.html"},
-    {PAGE, "/play/{name}", .file = "play.html"}, /* a hosted game: [game ID] */
-    {PAGE, "/watch/{name}", .file = "watch.html"},
+    {SHOW, "/", .handler = webgw_page, .arg = WEBGW_LOBBY_PAGE},
+    {SHOW, "/index.html", .handler = webgw_page, .arg = WEBGW_LOBBY_PAGE},
+    {SHOW, "/play", .handler = webgw_page, .arg = WEBGW_PLAY_PAGE},
+    {SHOW, "/play/{name}", .handler = webgw_page, .arg = WEBGW_PLAY_PAGE}, /* [game ID] */
+    {SHOW, "/watch/{name}", .handler = webgw_page, .arg = WEBGW_WATCH_PAGE},
     {PAGE, "/assets/{file}", .file = "assets/", .immutable = true},
     /* websockets (webgw.c): the lobby, your own game, someone's game */
     {WEB_WS, "/ws/lobby", .arg = WEB_LOBBY},
@@ -24,6 +25,7 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/register", .handler = webgw_register},
     {CALL, "/logout", .handler = webgw_logout},
     {CALL, "/password", .handler = webgw_password},
+    {CALL, "/options", .handler = webgw_options},
     /* finished games (records/pages.c): HTML, and JSON under /api/ */
     {CALL, "/scores", .handler = records_scores},
     {CALL, "/api/scores", .handler = records_scores, .arg = RECORDS_JSON},

@@ -87,6 +87,7 @@ struct web_req {
     const char *args[WEB_ARGS_MAX];
     int nargs;
     char cookie[160], ip[64];
+    char referer[160]; /* the path of a same-site Referer, "" when none */
     char *body;
     size_t body_len;
     int status;
@@ -437,6 +438,17 @@ static void get_cookie(struct lws *wsi, char *out, size_t outlen)
     web_cookie_find(hdr, out, outlen);
 }
 
+/* The path of the page that sent the request when it is on this site. */
+static void get_referer(struct lws *wsi, char *out, size_t outlen)
+{
+    char v[512], host[256];
+    out[0] = 0;
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_REFERER);
+    if (n > 0 && n < (int)sizeof v && lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP_REFERER) >= 0 &&
+        lws_hdr_copy(wsi, host, sizeof host, WSI_TOKEN_HOST) > 0)
+        web_referer_path(v, host, out, outlen);
+}
+
 /* The door's ticket of the connection wsi belongs to (NULL only for a
  * socket lws made itself, which this gateway never asks for). */
 static web_ticket_t *ticket_of(struct lws *wsi)
@@ -731,6 +743,7 @@ static int req_dispatch(web_req_t *r)
                        .path = r->path,
                        .nargs = r->nargs,
                        .cookie = r->cookie,
+                       .referer = r->referer,
                        .ip = r->ip,
                        .https = r->https,
                        .body = r->body ? r->body : "",
@@ -767,6 +780,7 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     web_copy_str(r->path, sizeof r->path, path);
     web_copy_str(r->param, sizeof r->param, param);
     get_cookie(wsi, r->cookie, sizeof r->cookie);
+    get_referer(wsi, r->referer, sizeof r->referer);
     get_client(w, wsi, r->ip, sizeof r->ip, &r->https);
     r->gzip = accepts_gzip(wsi);
     req_collect_args(r, wsi);

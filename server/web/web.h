@@ -113,10 +113,12 @@ struct web_http {
     const char *path;               /* decoded, e.g. "/scores" */
     const char *args[WEB_ARGS_MAX]; /* query arguments, decoded "name=value" */
     int nargs;
-    const char *cookie; /* value of the WEB_COOKIE_NAME cookie, "" when none */
-    const char *ip;     /* the client (from a trusted proxy: X-Forwarded-For) */
-    bool https;         /* a trusted proxy says it came over https */
-    const char *body;   /* POST body as sent (form-urlencoded), NUL-terminated */
+    const char *cookie;  /* value of the WEB_COOKIE_NAME cookie, "" when none */
+    const char *referer; /* the path (and query) of the page on this site that
+                            sent the request (its Referer), "" when none */
+    const char *ip;      /* the client (from a trusted proxy: X-Forwarded-For) */
+    bool https;          /* a trusted proxy says it came over https */
+    const char *body;    /* POST body as sent (form-urlencoded), NUL-terminated */
     size_t body_len;
     bool gzip; /* Accept-Encoding takes gzip (web_accepts_gzip): the
                              reply may carry content-encoding: gzip */

@@ -230,6 +230,17 @@ bool web_referer_matches(const char *referer, const char *host)
     return strlen(host) == n && strncmp(o, host, n) == 0;
 }
 
+void web_referer_path(const char *referer, const char *host, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (!web_referer_matches(referer, host))
+        return;
+    const char *p = strstr(referer, "://") + 3;
+    p += strcspn(p, "/?#");
+    if (*p == '/' && strcspn(p, "#") < cap)
+        snprintf(out, cap, "%.*s", (int)strcspn(p, "#"), p);
+}
+
 /* ---- the head of a request ------------------------------------------------------- */
 
 int web_head_check(const char *buf, size_t len)

@@ -53,6 +53,9 @@ bool web_client_addr(const char *peer, const char *xff, const char *trusted, cha
 bool web_forwarded_https(const char *proto);
 /* A Referer's "scheme://host[:port]" names host exactly. */
 bool web_referer_matches(const char *referer, const char *host);
+/* When the Referer names host: its path and query (no fragment) into out;
+ * else, or when that is longer than cap - 1 bytes, out is "". */
+void web_referer_path(const char *referer, const char *host, char *out, size_t cap);
 
 /* The head of a request (the request line and header fields, up to the
  * blank line), checked before libwebsockets sees it. */

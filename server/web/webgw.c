@@ -52,7 +52,8 @@ struct wsock {
     keydec_t kd;         /* terminal input bytes (/ws/play) */
     int last_watchers;
     bool last_chat_off;
-    ratelimit_t *chat; /* chat lines */
+    int last_w, last_h; /* the game's size last told ({"t":"size"}) */
+    ratelimit_t *chat;  /* chat lines */
 };
 
 /* Every conn of web_ops is a wsock_t, whose first member it is. */
@@ -444,12 +445,9 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
 
 /* ---- the lobby ---------------------------------------------------------------------- */
 
-static void lobby_build(webgw_t *g, buf_t *b)
+void webgw_each_live(server_t *srv, void (*fn)(void *ud, const webgw_live_t *l), void *ud)
 {
-    server_t *srv = g->srv;
     uint64_t now = now_ms(srv);
-    buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
-    bool first = true;
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
@@ -457,29 +455,57 @@ static void lobby_build(webgw_t *g, buf_t *b)
         game_status_t st = {0};
         if (s->game)
             game_status(s->game, &st);
-        buf_puts(b, first ? "{\"name\":" : ",{\"name\":");
-        first = false;
-        json_put_string(b, s->user, strlen(s->user));
-        buf_puts(b, ",\"game\":"); /* "warren" or a hosted game's id */
-        json_put_string(b, s->kind, strlen(s->kind));
-        buf_puts(b, ",\"game_name\":");
-        json_put_string(b, s->kind_name, strlen(s->kind_name));
-        buf_puts(b, ",\"race\":");
-        json_put_string(b, st.race, strlen(st.race));
-        buf_puts(b, ",\"class\":");
-        json_put_string(b, st.cls, strlen(st.cls));
-        buf_printf(b, ",\"depth\":%d,\"turn\":%llu,\"idle\":%llu,\"watchers\":%d,", st.depth,
-                   (unsigned long long)st.turn, (unsigned long long)((now - s->last_key_ms) / 1000),
-                   s->nwatchers);
-        if (s->player)
-            buf_printf(b, "\"w\":%d,\"h\":%d,\"chat\":%s}", s->grid->w, s->grid->h,
-                       s->chat_off ? "false" : "true");
-        else
-            buf_printf(b, "\"w\":0,\"h\":0,\"chat\":%s}", s->chat_off ? "false" : "true");
+        webgw_live_t l = {.name = s->user,
+                          .game = s->kind,
+                          .game_name = s->kind_name,
+                          .race = st.race,
+                          .cls = st.cls,
+                          .depth = st.depth,
+                          .watchers = s->nwatchers,
+                          .w = s->player ? s->grid->w : 0,
+                          .h = s->player ? s->grid->h : 0,
+                          .turn = st.turn,
+                          .idle_s = (now - s->last_key_ms) / 1000,
+                          .chat = !s->chat_off};
+        fn(ud, &l);
     }
+}
+
+typedef struct {
+    buf_t *b;
+    bool more; /* a game is in already */
+} lobby_json_t;
+
+static void lobby_game_json(void *ud, const webgw_live_t *l)
+{
+    lobby_json_t *lj = ud;
+    buf_t *b = lj->b;
+    buf_puts(b, lj->more ? ",{\"name\":" : "{\"name\":");
+    lj->more = true;
+    json_put_string(b, l->name, strlen(l->name));
+    buf_puts(b, ",\"game\":"); /* "warren" or a hosted game's id */
+    json_put_string(b, l->game, strlen(l->game));
+    buf_puts(b, ",\"game_name\":");
+    json_put_string(b, l->game_name, strlen(l->game_name));
+    buf_puts(b, ",\"race\":");
+    json_put_string(b, l->race, strlen(l->race));
+    buf_puts(b, ",\"class\":");
+    json_put_string(b, l->cls, strlen(l->cls));
+    buf_printf(b,
+               ",\"depth\":%d,\"turn\":%llu,\"idle\":%llu,\"watchers\":%d,\"w\":%d,\"h\":%d,"
+               "\"chat\":%s}",
+               l->depth, (unsigned long long)l->turn, (unsigned long long)l->idle_s, l->watchers,
+               l->w, l->h, l->chat ? "true" : "false");
+}
+
+static void lobby_build(webgw_t *g, buf_t *b)
+{
+    lobby_json_t lj = {b, false};
+    buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
+    webgw_each_live(g->srv, lobby_game_json, &lj);
     buf_puts(b, "],\"hosted\":["); /* the games one can start besides Warren's own */
-    for (int i = 0; i < srv->cfg.games.n; i++) {
-        const gamecfg_t *h = &srv->cfg.games.games[i];
+    for (int i = 0; i < g->srv->cfg.games.n; i++) {
+        const gamecfg_t *h = &g->srv->cfg.games.games[i];
         buf_puts(b, i ? ",{\"id\":" : "{\"id\":");
         json_put_string(b, h->id, strlen(h->id));
         buf_puts(b, ",\"name\":");
@@ -559,7 +585,8 @@ static void lobby_send_all(webgw_t *g, wsock_t *only)
     lobby_previews(g, only);
 }
 
-/* Viewers hear the watcher count and the chat setting when they change. */
+/* Viewers hear the watcher count and the chat setting, watch pages the
+ * game's size, when they change. */
 static void viewers_status(webgw_t *g)
 {
     LIST_EACH (it, &g->socks) {
@@ -567,6 +594,14 @@ static void viewers_status(webgw_t *g)
         session_t *s = ws->c.sess;
         if (!s || ws->c.closing)
             continue;
+        if (ws->kind == WEB_WATCH && (ws->last_w != s->grid->w || ws->last_h != s->grid->h)) {
+            /* the page sizes its terminal to the game's and scales the font */
+            ws->last_w = s->grid->w;
+            ws->last_h = s->grid->h;
+            char m[64];
+            snprintf(m, sizeof m, "{\"t\":\"size\",\"w\":%d,\"h\":%d}", ws->last_w, ws->last_h);
+            send_json(ws, m);
+        }
         if (ws->last_watchers == s->nwatchers && ws->last_chat_off == s->chat_off)
             continue;
         ws->last_watchers = s->nwatchers;
@@ -583,6 +618,20 @@ static void on_lobby_timer(uv_timer_t *t)
     webgw_t *g = t->data;
     lobby_send_all(g, NULL);
     viewers_status(g);
+}
+
+void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)
+{
+    LIST_EACH (it, &g->socks) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        conn_t *c = &ws->c;
+        if (c->closing || c->user_id != user_id || ws->kind == WEB_LOBBY)
+            continue;
+        menu_options_apply(c, options);
+        c->shown_valid = false;
+        if (c->sess)
+            session_resized(c); /* a keyframe drawn with the new options */
+    }
 }
 
 void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
@@ -615,6 +664,8 @@ int webgw_start(server_t *srv)
     g->srv = srv;
     list_init(&g->socks);
     buf_init(&g->lobby);
+    char root[4096];
+    webgw_templates_load(g, web_default_root(root, sizeof root));
     web_config_t wc = {.listen = srv->cfg.http,
                        .outq_max = (size_t)srv->cfg.outq_max,
                        .routes = WEB_ROUTES,
@@ -632,6 +683,7 @@ int webgw_start(server_t *srv)
     g->web = web_start(srv->loop, &wc, &hooks, err, sizeof err);
     if (!g->web) {
         log_warn("web gateway off: %s", err[0] ? err : "not available");
+        webgw_templates_free(g);
         buf_free(&g->lobby);
         free(g);
         return 0;
@@ -666,6 +718,7 @@ void webgw_free(server_t *srv)
     web_free(g->web); /* closes what is left; on_close is not called any more */
     for (list_t *it; (it = list_pop_front(&g->socks));)
         ws_free(LIST_ITEM(it, wsock_t, node)); /* sessions are freed next, without their viewers */
+    webgw_templates_free(g);
     buf_free(&g->lobby);
     free(g);
     srv->web = NULL;

@@ -1,7 +1,8 @@
 /* webgw — internals shared by the files of the daemon's web glue:
- * webgw.c (websockets, viewers, chat, lobby), login.c (the HTML pages: log
- * in, register, log out), routes.c (every URL) and the records pages
- * (records/pages.c). The daemon itself only sees the webgw_* calls in
+ * webgw.c (websockets, viewers, chat, lobby), site.c (the page shell and
+ * navigation, the client's pages, /options), login.c (the HTML pages: log
+ * in, register, log out, password), routes.c (every URL) and the records
+ * pages (records/pages.c). The daemon itself only sees the webgw_* calls in
  * server.h. Loop thread only. */
 #ifndef WARREN_WEBGW_H
 #define WARREN_WEBGW_H
@@ -12,6 +13,9 @@
 #include "web.h"
 
 #define PREVIEW_MAX 24 /* games with a live preview in the lobby */
+
+/* The client's pages served as templates (site.c): a route's arg. */
+enum { WEBGW_LOBBY_PAGE, WEBGW_PLAY_PAGE, WEBGW_WATCH_PAGE, WEBGW_TEMPLATES };
 
 typedef struct wsock wsock_t;
 
@@ -29,7 +33,8 @@ typedef struct webgw {
     buf_t lobby; /* the last game list sent */
     preview_t previews[PREVIEW_MAX];
     int npreviews;
-    log_every_t refused_log; /* throttled and busy logins (login.c) */
+    log_every_t refused_log;    /* throttled and busy logins (login.c) */
+    char *tpl[WEBGW_TEMPLATES]; /* the client's pages (site.c); NULL when not built */
 } webgw_t;
 
 /* The route table's handlers (web/routes.c) for the account pages
@@ -39,6 +44,53 @@ int webgw_login(void *ctx, const web_http_t *req);    /* /login */
 int webgw_register(void *ctx, const web_http_t *req); /* /register */
 int webgw_logout(void *ctx, const web_http_t *req);   /* /logout */
 int webgw_password(void *ctx, const web_http_t *req); /* /password */
+/* site.c: the lobby, /play and /watch/NAME from their templates
+ * (req->route->arg is a WEBGW_*_PAGE), and /options. */
+int webgw_page(void *ctx, const web_http_t *req);
+int webgw_options(void *ctx, const web_http_t *req);
+
+/* ---- the page shell (site.c) ---- */
+
+/* The navigation bar: Lobby, Play, Scores, then for a viewer (an account
+ * name) their page, Options and a Log out form; for a visitor (NULL or "")
+ * Log in and Register links that come back to here (a local path). */
+void webgw_nav(buf_t *b, const char *viewer, const char *here);
+/* Everything before a page's content: head, styles, header with the
+ * navigation, and <main> (with class main_class when not NULL). */
+void webgw_page_open(buf_t *b, const char *title, const char *viewer, const char *here,
+                     const char *main_class);
+void webgw_page_close(buf_t *b);
+/* A time as every page shows it: "2026-11-24 11:32 UTC" ("" for 0). */
+void webgw_put_time(buf_t *b, int64_t t);
+/* Answers with b as text/html, gzipped when the client takes it and it is
+ * worth it; b is not freed. */
+void webgw_reply_html(webgw_t *g, uint64_t id, int status, buf_t *b, bool gzip);
+/* Looks up the account of a session cookie (copied at once) and calls
+ * cb(ud, user), user NULL for none, an expired session or a locked
+ * account; now when there is no cookie. */
+typedef void (*webgw_viewer_cb)(void *ud, const db_user_t *user);
+void webgw_viewer(webgw_t *g, const char *cookie, webgw_viewer_cb cb, void *ud);
+/* A file of the client's root (at most 1 MB), NUL-terminated; NULL when
+ * missing. The caller frees it. */
+char *webgw_read_file(const char *root, const char *name);
+void webgw_templates_load(webgw_t *g, const char *root);
+void webgw_templates_free(webgw_t *g);
+
+/* ---- live games (webgw.c) ---- */
+
+/* One live game as the lobby shows it; strings borrowed for the call. */
+typedef struct {
+    const char *name, *race, *cls;
+    const char *game, *game_name; /* "warren" or a [game ID]; the game's name */
+    int depth, watchers, w, h;    /* w, h: 0 while nobody plays it */
+    uint64_t turn, idle_s;
+    bool chat;
+} webgw_live_t;
+/* Calls fn for every live game, newest first. */
+void webgw_each_live(server_t *srv, void (*fn)(void *ud, const webgw_live_t *l), void *ud);
+/* The account's options changed (users.options text): its open browser
+ * games and watch pages draw with them from now on. */
+void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options);
 
 /* A cookie token's BLAKE2b-256 hash in hex: what the database keeps. */
 void webgw_token_hash(const char *token, char out[65]);

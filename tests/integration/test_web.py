@@ -360,7 +360,9 @@ def test_browser_play_watch_reconnect_phone_lobby(harness):
     assert out["after"] == [out["before"][0] + 2, out["before"][1] + 1]
     assert out["typed"] == "typed: llj"
     assert f"size {out['size'][0]}x{out['size'][1]}" in out["sizeLine"]
-    assert out["resized"][0] < out["size"][0]
+    # a smaller window: fewer rows, and never under the game's 80x24 (the font shrinks)
+    assert out["resized"][1] < out["size"][1]
+    assert out["resized"][0] >= 80 and out["resized"][1] >= 24
     assert out["watchSame"] and out["watchWho"] == "bob"
     assert out["reconnected"]
     assert out["keyRowVisible"] and out["phoneTyped"].endswith("<Esc>l")

@@ -333,7 +333,15 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients)
     assert out["chatSeen"] == f"{name} (player): <img src=x onerror=alert(1)> hello"
     assert out["chatImgs"] == 0 and out["dialogs"] == 0
     # the lobby row and a lit preview
-    assert name in out["lobbyRow"] and out["previewLit"] > 50
+    assert name in out["lobbyRow"]
+    # the preview is the game's screen as text at a small but real font size
+    pv = out["preview"]
+    assert f"{name} the" in pv["text"] and f"Turn {out['turnAfter'] + 1}" in pv["text"], pv["text"]
+    assert 7 <= pv["font"] <= 10 and pv["rows"] == out["size"][1], pv
+    assert pv["href"] == f"/watch/{name}"
+    px = png_pixels(ARTIFACTS / "daemon-preview.png")
+    lit = sum(1 for row in px for (r_, g, b, *_) in row if r_ + g + b > 200)
+    assert lit > 300, "the preview screenshot is blank"
     # telnet took the game at the browser's turn; the browser was told and sent home
     assert seen["telnet_turn"] == out["turnAfter"] + 1
     assert "taken over" in out["takenNotice"]

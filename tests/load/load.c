@@ -16,8 +16,8 @@
 #include <string.h>
 #include "load.h"
 
-#define TICK_MS  1   /* key pacing */
-#define SWEEP_MS 100 /* time-outs */
+#define TICK_MS  1  /* key pacing */
+#define SWEEP_MS 25 /* time-outs, retries */
 #define NS       1000000000.0
 
 /* ---- options ------------------------------------------------------------------------ */
@@ -350,6 +350,8 @@ static void on_sweep(uv_timer_t *t)
             L->outstanding--;
             s->sent_ns = 0;
         }
+        if (s->state == SS_MENU && s->retry_ns && now >= s->retry_ns)
+            sess_retry(s);
         if (s->state == SS_MENU && now - s->progress_ns > ramp_to)
             sess_fail(s, "no new screen in the menus");
     }
@@ -370,7 +372,8 @@ static void bench_count(const load_t *L, const char *name, long long v)
 
 static void report_keys(load_t *L)
 {
-    qsort(L->lat.v, L->lat.n, sizeof *L->lat.v, cmp_u64);
+    if (L->lat.n)
+        qsort(L->lat.v, L->lat.n, sizeof *L->lat.v, cmp_u64);
     printf("# window %.1f s: keys sent %llu, answered %llu, late %llu, unanswered %llu; "
            "%llu due in the menus, %llu games ended\n",
            L->o.seconds, (unsigned long long)L->sent, (unsigned long long)L->answered,
@@ -396,13 +399,16 @@ static void report(load_t *L)
 {
     if (L->dropped)
         printf("# %d sessions lost after they had played\n", L->dropped);
+    if (L->busy)
+        printf("# %d registrations refused as busy, tried again\n", L->busy);
     bench(L, "rampup.ms", (double)L->ramp_ns / 1e6);
     bench_count(L, "sessions.failed", L->failed + L->dropped);
     report_keys(L);
     if (L->o.pid)
         bench_count(L, "rss.per_session.bytes", (L->rss_end - L->rss0) / L->o.n);
     if (L->o.m) {
-        qsort(L->wdel.v, L->wdel.n, sizeof *L->wdel.v, cmp_u64);
+        if (L->wdel.n)
+            qsort(L->wdel.v, L->wdel.n, sizeof *L->wdel.v, cmp_u64);
         printf("# watcher delay us: p50 %.1f p99 %.1f max %.1f (%zu frames)\n",
                pct_us(&L->wdel, 0.5), pct_us(&L->wdel, 0.99), pct_us(&L->wdel, 1), L->wdel.n);
         printf("BENCH server.watch.delay.p99.us %.1f\n", pct_us(&L->wdel, 0.99));

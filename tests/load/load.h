@@ -36,12 +36,14 @@ typedef struct {
     bool measured;        /* that key went out inside the measured window */
     /* written by load.c */
     uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
+    /* written by sess.c, acted on by load.c's sweep through sess_retry */
+    uint64_t retry_ns; /* the daemon was busy: register again from then (0: no) */
     /* private to sess.c */
     uv_tcp_t tcp;
     uv_connect_t creq;
     telnet_t *tn;
     bool open, framed, picked;
-    int acted, tries, actions;
+    int acted, tries, busy, actions;
     unsigned keyno;
     uint64_t seen_seq;
     vt_t vt;
@@ -68,7 +70,7 @@ struct load {
     int total;
     phase_t phase;
     /* ramp-up */
-    int next_start, inflight, ready, failed, dropped, reported;
+    int next_start, inflight, ready, failed, dropped, reported, busy;
     uint64_t ramp_t0, ramp_ns;
     /* the run: key times and counts (keys sent inside the window) */
     uint64_t t0, t_meas, t_end, interval_ns, cur_k;
@@ -89,6 +91,7 @@ void sess_start(sess_t *s); /* connect; the menus follow by themselves */
 void sess_key(sess_t *s, uint64_t due);
 void sess_fail(sess_t *s, const char *why);
 void sess_close(sess_t *s);
+void sess_retry(sess_t *s); /* registers again after a busy refusal */
 
 /* load.c: what a session tells the run */
 void load_playing(load_t *L, sess_t *s);  /* in play (or watching), first time or again */

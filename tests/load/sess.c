@@ -178,6 +178,10 @@ static const char *row_text(const sess_t *s, int y, char *out, size_t n)
     return out;
 }
 
+/* A refusal for a busy password queue is polite: a person would try again
+ * in a moment, and so does the session (a while, then it counts as failed). */
+enum { BUSY_TRIES = 100 };
+
 static void on_menu_anon(sess_t *s)
 {
     char msg[VT_W + 1];
@@ -185,8 +189,17 @@ static void on_menu_anon(sess_t *s)
         type(s, "w");
     else if (s->tries++ == 0)
         type(s, "r");
+    else if (strstr(row_text(s, MSG_ROW_MENU, msg, sizeof msg), "busy") && s->busy++ < BUSY_TRIES)
+        s->retry_ns = uv_hrtime() + (uint64_t)(20 + s->idx % 80) * 1000000u;
     else
-        sess_fail(s, row_text(s, MSG_ROW_MENU, msg, sizeof msg)); /* registration refused */
+        sess_fail(s, msg); /* registration refused */
+}
+
+void sess_retry(sess_t *s)
+{
+    s->retry_ns = 0;
+    s->L->busy++;
+    type(s, "r");
 }
 
 /* A prompt repeated with a message means the daemon refused what we typed. */

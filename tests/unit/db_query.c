@@ -109,7 +109,7 @@ START_TEST(mismatched_rows_fail_loudly)
                     "bad signature");
     /* a reader of the wrong width; rows from a statement said to return none */
     expect_rejected(h, (db_stmt_def_t){"WIDTH", "ii", 0, DB_OUT_ROWS, &db_row_game, sel->sql},
-                    "gives 3 columns, its reader takes 19");
+                    "gives 3 columns, its reader takes 20");
     expect_rejected(h, (db_stmt_def_t){"NOREADER", "ii", 0, DB_OUT_RUN, &db_row_none, sel->sql},
                     "columns");
     /* a write said to return rows */

@@ -672,6 +672,152 @@ START_TEST(acknowledged_writes_survive_sigkill)
 }
 END_TEST
 
+/* ---- storage faults: no gaps, snapshots behind the journal, a cap ---- */
+
+/* Runs sql on the file through a connection of its own (what the db
+ * refuses to do, to make a damaged journal). */
+static void exec_sql(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+    sqlite3_busy_timeout(h, 5000);
+    char *msg = NULL;
+    ck_assert_msg(sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+    sqlite3_close(h);
+}
+
+START_TEST(journal_has_no_gaps_and_snapshots_follow_it)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "hal"), 9);
+    done_t a = {0}, gap = {0}, ahead = {0}, b = {0}, snap = {0}, c = {0}, none = {0};
+    db_journal_append(f.db, g, 1, (const uint8_t *)"a", 1, 0, on_done, &a);
+    db_journal_append(f.db, g, 3, (const uint8_t *)"c", 1, 0, on_done, &gap);
+    db_snapshot_save(f.db, g, 1, 2, (const uint8_t *)"s", 1, on_done, &ahead);
+    db_journal_append(f.db, g, 2, (const uint8_t *)"b", 1, 0, on_done, &b);
+    db_snapshot_save(f.db, g, 1, 2, (const uint8_t *)"s", 1, on_done, &snap);
+    db_journal_append(f.db, g, 3, (const uint8_t *)"c", 1, 0, on_done, &c);
+    db_snapshot_save(f.db, g, 1, 0, (const uint8_t *)"z", 1, on_done, &none); /* covers no row */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(a.status, DB_OK);
+    ck_assert_int_eq(gap.status, DB_ENOTFOUND); /* row 2 was not there yet */
+    ck_assert_int_eq(ahead.status, DB_ENOTFOUND);
+    ck_assert_int_eq(b.status, DB_OK);
+    ck_assert_int_eq(snap.status, DB_OK);
+    ck_assert_int_eq(c.status, DB_OK);
+    ck_assert_int_eq(none.status, DB_OK);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM journal"), 3);
+    ck_assert_int_eq(count_rows(f.path, "SELECT max(seq) FROM snapshots WHERE game = 1"), 2);
+    fx_close(&f);
+}
+END_TEST
+
+#define FILL_ROWS 3000
+
+/* A cap at the database's size: appends fill what room is left, the first
+ * that needs a page fails as on a full disk, every later one finds the gap
+ * and fails too; lifting the cap lets the same rows in. */
+START_TEST(max_size_fails_like_a_full_disk)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "ivy"), 11);
+    done_t cap = {0}, lift = {0};
+    db_set_max_size(f.db, 1, on_done, &cap); /* never below the size now */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(cap.status, DB_OK);
+    int size = count_rows(f.path, "SELECT page_count * page_size FROM pragma_page_count(), "
+                                  "pragma_page_size()");
+    ck_assert_int_eq(cap.id, size);
+    done_t *d = calloc(FILL_ROWS + 1, sizeof *d);
+    for (int i = 1; i <= FILL_ROWS; i++)
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 5, on_done, &d[i]);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    int first = 0;
+    for (int i = 1; i <= FILL_ROWS && !first; i++)
+        if (d[i].status != DB_OK)
+            first = i;
+    ck_assert_int_gt(first, 1);
+    ck_assert_int_eq(d[first].status, DB_ERR);
+    ck_assert_ptr_nonnull(strstr(db_error(f.db), "full"));
+    for (int i = first + 1; i <= FILL_ROWS; i++)
+        ck_assert_int_eq(d[i].status, DB_ENOTFOUND);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM journal"), first - 1);
+    ck_assert_int_eq(count_rows(f.path, "SELECT page_count * page_size FROM pragma_page_count(), "
+                                        "pragma_page_size()"),
+                     size);
+    db_set_max_size(f.db, 0, on_done, &lift);
+    memset(d, 0, (FILL_ROWS + 1) * sizeof *d);
+    for (int i = first; i <= FILL_ROWS; i++)
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 5, on_done, &d[i]);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(lift.status, DB_OK);
+    ck_assert_int_eq(lift.id, 0);
+    for (int i = first; i <= FILL_ROWS; i++)
+        ck_assert_int_eq(d[i].status, DB_OK);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM journal"), FILL_ROWS);
+    free(d);
+    fx_close(&f);
+}
+END_TEST
+
+/* A journal damaged before the rows were guarded (row 4 missing): the rows
+ * after the gap move aside, snapshots past it go, and the journal goes on. */
+START_TEST(rows_after_a_gap_set_aside)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "jo"), 12);
+    for (int i = 1; i <= 3; i++)
+        db_journal_append(f.db, g, i, (const uint8_t *)"k", 1, 5, NULL, NULL);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    exec_sql(f.path, "INSERT INTO journal(game, seq, keys, ms) VALUES (1, 5, x'65', 7), "
+                     "(1, 6, x'66', 8); INSERT INTO snapshots VALUES (1, 9, 6, x'00');");
+    done_t aside = {0}, next = {0};
+    db_journal_set_aside(f.db, g, 3, on_done, &aside);
+    db_journal_append(f.db, g, 4, (const uint8_t *)"d", 1, 5, on_done, &next);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(aside.status, DB_OK);
+    ck_assert_int_eq(aside.id, 2);
+    ck_assert_int_eq(next.status, DB_OK);
+    ck_assert_int_eq(count_rows(f.path, "SELECT max(seq) FROM journal"), 4);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM journal_aside WHERE game = 1 AND "
+                                        "after_seq = 3 AND seq IN (5, 6) AND ms > 6"),
+                     2);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM snapshots"), 0);
+    fx_close(&f);
+}
+END_TEST
+
+/* A broken game is listed for the admins; its player is told once. */
+START_TEST(broken_games_listed_and_told)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "kim"), 13);
+    int64_t live = make_game(&f, make_user(&f, "lou"), 14);
+    done_t brk = {0}, told = {0}, not_broken = {0};
+    db_game_mark_broken(f.db, g, "journal gap at seq 1", on_done, &brk);
+    db_game_broken_told(f.db, g, on_done, &told);
+    db_game_broken_told(f.db, live, on_done, &not_broken);
+    games_res_t *r = calloc(1, sizeof *r);
+    db_games_broken(f.db, 10, on_games, r);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(brk.status, DB_OK);
+    ck_assert_int_eq(told.status, DB_OK);
+    ck_assert_int_eq(not_broken.status, DB_ENOTFOUND);
+    ck_assert_int_eq(r->status, DB_OK);
+    ck_assert_uint_eq(r->n, 1);
+    ck_assert_int_eq(r->g[0].id, g);
+    ck_assert_int_eq(r->g[0].state, DB_GAME_BROKEN);
+    ck_assert(r->g[0].broken_told);
+    ck_assert_str_eq(r->g[0].broken_reason, "journal gap at seq 1");
+    free(r);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_store(void)
 {
     Suite *s = suite_create("db_store");
@@ -689,5 +835,12 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);
     suite_add_tcase(s, tc);
+    TCase *faults = tcase_create("storage faults");
+    tcase_set_timeout(faults, 30);
+    tcase_add_test(faults, journal_has_no_gaps_and_snapshots_follow_it);
+    tcase_add_test(faults, max_size_fails_like_a_full_disk);
+    tcase_add_test(faults, rows_after_a_gap_set_aside);
+    tcase_add_test(faults, broken_games_listed_and_told);
+    suite_add_tcase(s, faults);
     return s;
 }

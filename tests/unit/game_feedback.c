@@ -115,6 +115,11 @@ START_TEST(gold_by_walking_and_items_underfoot)
         ck_assert_uint_eq(game_hash(h), game_hash(g));
         game_free(h);
         buf_free(&blob);
+        /* @ turns the option over in play, and says so */
+        from = g->nmsg;
+        key(g, '@');
+        ck_assert_int_eq(g->gold_by_hand, !by_hand);
+        ck_assert(said_since(g, from, by_hand ? "picks it up" : "stays where it lies"));
         game_free(g);
     }
     content_free(c);

@@ -100,6 +100,53 @@ START_TEST(string_values_must_fit)
 }
 END_TEST
 
+START_TEST(sizes_take_k_m_g)
+{
+    static const struct {
+        const char *text;
+        int64_t bytes;
+    } ok[] = {{"0", 0},
+              {"4096", 4096},
+              {"64K", 65536},
+              {"64k", 65536},
+              {"10M", 10485760},
+              {"2G", 2147483648LL},
+              {"8589934591G", 8589934591LL << 30}};
+    static const char *const bad[] = {"",
+                                      "-1",
+                                      "+5",
+                                      " 5",
+                                      "5 ",
+                                      "5KB",
+                                      "5T",
+                                      "M",
+                                      "1.5G",
+                                      "8589934592G",
+                                      "99999999999999999999"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        int64_t v = -1;
+        ck_assert_msg(config_parse_size(ok[i].text, &v) == 0, "%s", ok[i].text);
+        ck_assert_int_eq(v, ok[i].bytes);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int64_t v = 7;
+        ck_assert_msg(config_parse_size(bad[i], &v) == -1, "%s", bad[i]);
+        ck_assert_int_eq(v, 7);
+    }
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.db_max_size, 0); /* no cap unless asked */
+    ck_assert_int_eq(PARSE(&c, "db-max-size = 512M\n", err), 0);
+    ck_assert_int_eq(c.db_max_size, 512LL << 20);
+    ck_assert_int_eq(PARSE(&c, "db-max-size = lots\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:1: db-max-size: expected bytes with K, M or G, got \"lots\"");
+    char *argv[] = {"warrend", "--db-max-size", "3K", NULL};
+    ck_assert_int_eq(config_from_args(&c, 3, argv, err, sizeof err), 0);
+    ck_assert_int_eq(c.db_max_size, 3072);
+}
+END_TEST
+
 Suite *suite_server_config(void)
 {
     Suite *s = suite_create("server.config");
@@ -109,6 +156,7 @@ Suite *suite_server_config(void)
     tcase_add_test(t, limit_settings);
     tcase_add_test(t, long_lines_and_nul_bytes_are_errors);
     tcase_add_test(t, string_values_must_fit);
+    tcase_add_test(t, sizes_take_k_m_g);
     suite_add_tcase(s, t);
     return s;
 }

@@ -25,6 +25,9 @@ START_TEST(commands_and_arguments)
     ck_assert_int_eq(parse("announce\n", &cmd, arg, &err), 1); /* takes it down */
     ck_assert_int_eq(cmd, CTL_ANNOUNCE);
     ck_assert_str_eq(arg, "");
+    ck_assert_int_eq(parse("db-max-size 20G\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_DB_MAX_SIZE);
+    ck_assert_str_eq(arg, "20G");
     ck_assert_int_eq(parse("announce caf\xc3\xa9\x1b[2J\n", &cmd, arg, &err), 1);
     ck_assert_str_eq(arg, "caf??\?[2J");
 }
@@ -43,6 +46,9 @@ START_TEST(partial_and_bad_lines)
     ck_assert_int_eq(parse("users now\n", &cmd, arg, &err), -1);
     ck_assert_int_eq(parse("passwd bob\n", &cmd, arg, &err), -1);
     ck_assert_int_eq(parse("unlock a b\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(parse("db-max-size\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(parse("db-max-size lots\n", &cmd, arg, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "usage: db-max-size BYTES"));
     ck_assert_int_eq(control_parse("users\0x\n", 8, &cmd, arg, sizeof arg, &err), -1);
     char big[CTL_LINE_MAX + 8];
     memset(big, 'x', sizeof big);

@@ -157,19 +157,31 @@ START_TEST(restores_snapshot_plus_tail)
     ck_assert_uint_eq(v, GAME_SNAPSHOT_VERSION);
     game_t *whole = played(&f, f.n);
     char err[200];
-    uint64_t seq = 0;
+    journal_restored_t out;
     journal_restore_t in = {f.c,      f.vm, SEED,        NAME,    true, (const uint8_t *)snap.data,
                             snap.len, at,   f.rows + at, f.n - at};
-    game_t *g = journal_restore(&in, &seq, err, sizeof err);
+    game_t *g = journal_restore(&in, &out, err, sizeof err);
     ck_assert_msg(g != NULL, "%s", err);
-    ck_assert_uint_eq(seq, f.n);
+    ck_assert_uint_eq(out.seq, f.n);
+    ck_assert_uint_eq(out.played, f.n - at);
+    ck_assert_uint_eq(out.gap_seq, 0);
     ck_assert_uint_eq(game_hash(g), game_hash(whole));
     game_free(g);
-    /* a tail that does not follow the snapshot */
+    /* a tail that does not follow the snapshot: the snapshot alone */
     in.rows = f.rows + at + 1;
     in.nrows = f.n - at - 1;
-    ck_assert_ptr_null(journal_restore(&in, &seq, err, sizeof err));
-    ck_assert_str_eq(err, "journal gap at seq 10");
+    g = journal_restore(&in, &out, err, sizeof err);
+    ck_assert_msg(g != NULL, "%s", err);
+    ck_assert_uint_eq(out.seq, at);
+    ck_assert_uint_eq(out.played, 0);
+    ck_assert_uint_eq(out.gap_seq, at + 2);
+    ck_assert_uint_eq(out.unplayed, f.n - at - 1);
+    ck_assert_uint_eq(game_hash(g), game_hash(mid));
+    game_free(g);
+    /* a snapshot that does not load is said so: the caller rebuilds */
+    in.snap_len = 10;
+    ck_assert_ptr_null(journal_restore(&in, &out, err, sizeof err));
+    ck_assert(out.snap_invalid);
     game_free(whole);
     game_free(mid);
     buf_free(&snap);
@@ -196,18 +208,52 @@ START_TEST(stale_snapshot_rebuilds_from_seed)
     ck_assert(!journal_snapshot_stale(blob, 5, &v));                     /* too short to say */
     ck_assert(!journal_snapshot_stale((const uint8_t *)"NOPE\x03\x00", 6, &v));
     /* the rebuild: no snapshot, every row */
-    uint64_t seq = 99;
+    journal_restored_t out;
     journal_restore_t in = {
         .content = f.c, .vm = f.vm, .seed = SEED, .name = NAME, .rows = f.rows, .nrows = f.n};
-    game_t *g = journal_restore(&in, &seq, err, sizeof err);
+    game_t *g = journal_restore(&in, &out, err, sizeof err);
     ck_assert_msg(g != NULL, "%s", err);
-    ck_assert_uint_eq(seq, f.n);
+    ck_assert_uint_eq(out.seq, f.n);
+    ck_assert(!out.snap_invalid);
     game_t *whole = played(&f, f.n);
     ck_assert_uint_eq(game_hash(g), game_hash(whole));
     game_free(whole);
     game_free(g);
     game_free(mid);
     buf_free(&snap);
+    jfx_close(&f);
+}
+END_TEST
+
+/* A journal with a gap (a row missing in the middle) restores the game to
+ * the row before the gap, the same game as played that far; one missing
+ * its first row, with no snapshot, cannot be restored at all. */
+START_TEST(gap_restores_the_part_before_it)
+{
+    jfx_t f;
+    jfx_open(&f);
+    db_journal_row_t rows[64];
+    size_t gap = 11; /* rows[gap] has seq 12: it goes, so 13 follows 11 */
+    memcpy(rows, f.rows, gap * sizeof *rows);
+    memcpy(rows + gap, f.rows + gap + 1, (f.n - gap - 1) * sizeof *rows);
+    journal_restore_t in = {
+        .content = f.c, .vm = f.vm, .seed = SEED, .name = NAME, .rows = rows, .nrows = f.n - 1};
+    journal_restored_t out;
+    char err[200];
+    game_t *g = journal_restore(&in, &out, err, sizeof err);
+    ck_assert_msg(g != NULL, "%s", err);
+    ck_assert_uint_eq(out.seq, gap);
+    ck_assert_uint_eq(out.played, gap);
+    ck_assert_uint_eq(out.gap_seq, gap + 2);
+    ck_assert_uint_eq(out.unplayed, f.n - 1 - gap);
+    game_t *before = played(&f, gap);
+    ck_assert_uint_eq(game_hash(g), game_hash(before));
+    game_free(before);
+    game_free(g);
+    in.rows = f.rows + 1;
+    in.nrows = f.n - 1;
+    ck_assert_ptr_null(journal_restore(&in, &out, err, sizeof err));
+    ck_assert_str_eq(err, "journal gap at seq 2 with no row before it");
     jfx_close(&f);
 }
 END_TEST
@@ -221,6 +267,7 @@ Suite *suite_server_journal(void)
     tcase_add_test(t, copies_are_owned);
     tcase_add_test(t, restores_snapshot_plus_tail);
     tcase_add_test(t, stale_snapshot_rebuilds_from_seed);
+    tcase_add_test(t, gap_restores_the_part_before_it);
     suite_add_tcase(s, t);
     return s;
 }

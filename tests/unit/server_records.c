@@ -14,6 +14,7 @@
 #include "replay.h"
 #include "routes.h"
 #include "web_parse.h"
+#include "webgw.h"
 
 /* ---- records URLs: the route table's rows and records_query ---------------------- */
 
@@ -39,7 +40,7 @@ static int url_status(const char *path, char *err)
         return rq_game_error(param, err, 160);
     if (h == records_player)
         return rq_player_name(param, name, err, 160);
-    return h ? 0 : -1;
+    return h && h != webgw_page ? 0 : -1; /* the lobby and /play are the site's */
 }
 
 START_TEST(routes)

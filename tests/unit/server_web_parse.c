@@ -53,11 +53,16 @@ END_TEST
 START_TEST(http_routes_stay_under_the_root)
 {
     char p[64];
+    /* the client's pages are templates the daemon fills (site.c) */
     const web_route_t *r = route(WEB_GET, "/", p);
-    ck_assert_str_eq(r->file, "index.html");
-    ck_assert(!r->immutable);
-    ck_assert_str_eq(route(WEB_HEAD, "/index.html", p)->file, "index.html");
-    ck_assert_str_eq(route(WEB_GET, "/watch/bob", p)->file, "watch.html");
+    ck_assert(r->handler && !r->file);
+    ck_assert_int_eq(r->arg, WEBGW_LOBBY_PAGE);
+    ck_assert_int_eq(route(WEB_GET, "/index.html", p)->arg, WEBGW_LOBBY_PAGE);
+    r = route(WEB_GET, "/watch/bob", p);
+    ck_assert_int_eq(r->arg, WEBGW_WATCH_PAGE);
+    ck_assert_str_eq(p, "bob");
+    ck_assert_int_eq(route(WEB_GET, "/play", p)->arg, WEBGW_PLAY_PAGE);
+    ck_assert_ptr_null(route(WEB_POST, "/play", p)); /* pages answer GET and HEAD only */
     r = route(WEB_GET, "/assets/app-1a2b.js", p);
     ck_assert_str_eq(r->file, "assets/");
     ck_assert_str_eq(p, "app-1a2b.js");
@@ -72,7 +77,7 @@ START_TEST(http_routes_stay_under_the_root)
                                           "/assets/a..b"};
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
         ck_assert_msg(!route(WEB_GET, outside[i], p), "%s", outside[i]);
-    ck_assert_ptr_null(route(WEB_POST, "/", p));       /* files answer GET and HEAD only */
+    ck_assert_ptr_null(route(WEB_POST, "/", p));
     ck_assert_ptr_null(route(WEB_HEAD, "/scores", p)); /* handlers GET and POST */
 }
 END_TEST
@@ -195,6 +200,17 @@ START_TEST(forwarded_proto_and_referer)
     ck_assert(!web_referer_matches("https://play.example.evil/", "play.example"));
     ck_assert(!web_referer_matches("https://evil/play.example", "play.example"));
     ck_assert(!web_referer_matches("/login", "play.example"));
+    /* the page that sent a request, only from this site */
+    char path[32];
+    web_referer_path("https://play.example/watch/bob?x=1#top", "play.example", path, sizeof path);
+    ck_assert_str_eq(path, "/watch/bob?x=1");
+    web_referer_path("https://play.example", "play.example", path, sizeof path);
+    ck_assert_str_eq(path, "");
+    web_referer_path("https://evil.example/watch/bob", "play.example", path, sizeof path);
+    ck_assert_str_eq(path, "");
+    web_referer_path("https://play.example/a-very-long-path-that-does-not-fit", "play.example",
+                     path, sizeof path);
+    ck_assert_str_eq(path, ""); /* a cut path would be another page */
 }
 END_TEST
 

@@ -5,24 +5,14 @@
 // lobby names stays text.
 //   node tests/web/browser.mjs BASE_URL ARTIFACT_DIR
 // Prints one JSON object with what it saw; exits non-zero on failure.
-import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
-
-const require = createRequire(new URL('../../web/package.json', import.meta.url));
-const { chromium } = require('playwright-core');
+import { launch, waitText } from './chromium.mjs';
 
 const [base, artifacts] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const out = { errors: [] };
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  // playwright adds its own fresh --user-data-dir for each launch
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  timeout: 30000,
-});
+const browser = await launch();
 
 const lines = (page) => page.evaluate(() => {
   const b = window.warren.term.buffer.active;
@@ -30,13 +20,6 @@ const lines = (page) => page.evaluate(() => {
   for (let i = 0; i < window.warren.term.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
   return r;
 });
-const waitText = (page, text, timeout = 10000) => page.waitForFunction((t) => {
-  const w = window.warren;
-  if (!w) return false;
-  const b = w.term.buffer.active;
-  for (let i = 0; i < w.term.rows; i++) if ((b.getLine(i)?.translateToString(true) ?? '').includes(t)) return true;
-  return false;
-}, text, { timeout });
 const atPos = (ls) => {
   for (let y = 0; y < ls.length; y++) { const x = ls[y].indexOf('@'); if (x >= 0 && ls[y].startsWith('.') || ls[y].startsWith('@')) if (x >= 0) return [x, y]; }
   return null;

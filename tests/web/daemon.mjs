@@ -5,12 +5,9 @@
 //   node tests/web/daemon.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD
 // Steps that need the telnet side print "STEP name" and wait for one line
 // on stdin. The last line printed is one JSON object with what it saw.
-import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-
-const require = createRequire(new URL('../../web/package.json', import.meta.url));
-const { chromium } = require('playwright-core');
+import { launch, waitText } from './chromium.mjs';
 
 const [base, artifacts, name, password] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
@@ -24,13 +21,7 @@ const step = (what) => {
   return inbox.length ? Promise.resolve(inbox.shift()) : new Promise((r) => { waiter = r; });
 };
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  timeout: 30000,
-});
+const browser = await launch();
 
 const lines = (page) => page.evaluate(() => {
   const t = window.warren.term;
@@ -39,13 +30,6 @@ const lines = (page) => page.evaluate(() => {
   for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
   return r;
 });
-const waitText = (page, text, timeout = 15000) => page.waitForFunction((s) => {
-  const w = window.warren;
-  if (!w || !w.term) return false;
-  const b = w.term.buffer.active;
-  for (let i = 0; i < w.term.rows; i++) if ((b.getLine(i)?.translateToString(true) ?? '').includes(s)) return true;
-  return false;
-}, text, { timeout });
 // Waits until no frame has come for 400 ms: every key typed so far is answered.
 const settle = async (page) => {
   for (let i = 0; i < 50; i++) {
@@ -176,19 +160,21 @@ try {
   await page.waitForTimeout(200);
   out.dialogs = dialogs;
 
-  // --- the lobby lists the game with a preview drawn from JSON frames
+  // --- the lobby lists the game with a preview: its screen as text, small but readable
   const lp = await wctx.newPage();
   watch(lp, 'lobby');
   await lp.goto(`${base}/`);
   await lp.waitForSelector(`#games a[href="/watch/${name}"]`, { timeout: 10000 });
-  await lp.waitForSelector('#previews canvas', { timeout: 10000 });
-  out.previewLit = await lp.evaluate(() => {
-    const cv = document.querySelector('#previews canvas');
-    const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] > 0) n++;
-    return n;
+  await lp.waitForFunction((n) => (document.querySelector('#previews pre')?.textContent ?? '').includes(`${n} the`),
+    name, { timeout: 10000 });
+  out.preview = await lp.evaluate(() => {
+    const pre = document.querySelector('#previews pre');
+    const r = pre.getBoundingClientRect();
+    return { text: pre.textContent, font: parseFloat(getComputedStyle(pre).fontSize),
+      rows: pre.textContent.split('\n').length - 1, w: r.width, h: r.height,
+      href: pre.closest('a').getAttribute('href') };
   });
+  await lp.locator('#previews figure').first().screenshot({ path: `${artifacts}/daemon-preview.png` });
   out.lobbyRow = await lp.locator('#games tr').first().textContent();
   await lp.screenshot({ path: `${artifacts}/daemon-lobby.png` });
 

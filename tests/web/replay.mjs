@@ -5,23 +5,14 @@
 // At 1x it times the wait before GAP_FRAME, a frame recorded after a pause.
 //   node tests/web/replay.mjs BASE_URL GAME_ID SEEK_FRAME ARTIFACT_DIR GAP_FRAME
 // Prints one JSON object with what it saw; exits non-zero on failure.
-import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
-
-const require = createRequire(new URL('../../web/package.json', import.meta.url));
-const { chromium } = require('playwright-core');
+import { launch } from './chromium.mjs';
 
 const [base, game, seekTo, artifacts, gapFrame] = process.argv.slice(2);
 mkdirSync(artifacts, { recursive: true });
 const out = { errors: [] };
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  timeout: 30000,
-});
+const browser = await launch();
 
 const lines = (page) => page.evaluate(() => {
   const t = window.warren.term;

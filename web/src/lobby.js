@@ -5,7 +5,6 @@ import './style.css';
 
 const body = document.getElementById('games');
 const status = document.getElementById('status');
-const user = document.getElementById('user');
 const previews = document.getElementById('previews');
 const notice = document.getElementById('notice');
 try {
@@ -13,31 +12,9 @@ try {
   if (n) { notice.textContent = n; sessionStorage.removeItem('warren.notice'); }
 } catch { /* private mode */ }
 
-// Who is logged in: links to log in and register, or a log-out form.
-function showUser(name) {
-  user.replaceChildren();
-  if (typeof name === 'string') {
-    user.append(`${name} · `);
-    const f = document.createElement('form');
-    f.method = 'post';
-    f.action = '/logout';
-    const b = document.createElement('button');
-    b.type = 'submit';
-    b.textContent = 'Log out';
-    f.append(b);
-    user.append(f);
-    return;
-  }
-  for (const [href, text] of [['/login', 'Log in'], ['/register', 'Register']]) {
-    const a = document.createElement('a');
-    a.href = href;
-    a.textContent = text;
-    user.append(a, ' ');
-  }
-}
-
-// Small live pictures of the games, drawn from JSON keyframes: one 2x3
-// pixel block per cell that is not blank, in its foreground colour.
+// Small live pictures of the games, drawn from JSON keyframes as the real
+// text at a small font: a <pre> of the game's screen, one span per run of
+// cells in the same colours, every character put in as text.
 const PALETTE16 = ['#000', '#a00', '#0a0', '#a50', '#00a', '#a0a', '#0aa', '#aaa',
   '#555', '#f55', '#5f5', '#ff5', '#55f', '#f5f', '#5ff', '#fff'];
 function colour(n) {
@@ -47,42 +24,67 @@ function colour(n) {
   const i = n - 16; const c = (x) => (x ? 55 + x * 40 : 0);
   return `rgb(${c(Math.floor(i / 36))},${c(Math.floor(i / 6) % 6)},${c(i % 6)})`;
 }
-const canvases = new Map();
-function drawPreview(name, f) {
-  if (typeof name !== 'string' || !f || !Array.isArray(f.runs)) return;
-  let fig = canvases.get(name);
-  if (!fig) {
-    fig = document.createElement('figure');
-    const a = document.createElement('a');
-    a.href = `/watch/${encodeURIComponent(name)}`;
-    const cv = document.createElement('canvas');
-    a.append(cv);
-    const cap = document.createElement('figcaption');
-    cap.textContent = name;
-    fig.append(a, cap);
-    previews.append(fig);
-    canvases.set(name, fig);
-  }
-  const cv = fig.querySelector('canvas');
-  const W = Math.min(f.w | 0, 200), H = Math.min(f.h | 0, 100);
-  cv.width = W * 2; cv.height = H * 3;
-  const g = cv.getContext('2d');
-  g.fillStyle = '#000';
-  g.fillRect(0, 0, cv.width, cv.height);
+const figures = new Map();
+function previewFigure(name) {
+  let fig = figures.get(name);
+  if (fig) return fig;
+  fig = document.createElement('figure');
+  const a = document.createElement('a');
+  a.href = `/watch/${encodeURIComponent(name)}`;
+  a.title = `watch ${name}`;
+  const pre = document.createElement('pre');
+  pre.setAttribute('aria-label', `${name}'s screen`);
+  a.append(pre);
+  const cap = document.createElement('figcaption');
+  cap.textContent = name;
+  fig.append(a, cap);
+  previews.append(fig);
+  figures.set(name, fig);
+  return fig;
+}
+// A w x h grid of [char, fg, bg, attr] from a keyframe's runs.
+function gridOf(f) {
+  const W = Math.min(f.w | 0, 400), H = Math.min(f.h | 0, 200);
+  const rows = Array.from({ length: H }, () => Array.from({ length: W }, () => [' ', -1, -1, 0]));
   for (const r of f.runs) {
-    const [y, x, text, fg] = r;
-    if (typeof text !== 'string') continue;
-    g.fillStyle = colour(fg);
-    let i = 0;
+    const [y, x, text, fg, bg, attr] = r;
+    if (typeof text !== 'string' || !(y >= 0 && y < H)) continue;
+    let i = x | 0;
     for (const ch of text) {
-      if (ch !== ' ') g.fillRect((x + i) * 2, y * 3, 2, 3);
+      if (i >= 0 && i < W) rows[y][i] = [ch, fg | 0, bg | 0, attr | 0];
       i++;
     }
   }
+  return rows;
+}
+function styleKey(c) { return `${c[1]},${c[2]},${c[3]}`; }
+function span(cell, text) {
+  const s = document.createElement('span');
+  let [, fg, bg, attr] = cell;
+  if (attr & 8) [fg, bg] = [bg < 0 ? 0 : bg, fg < 0 ? 7 : fg]; // reverse
+  if (fg >= 0) s.style.color = colour(fg);
+  if (bg >= 0) s.style.backgroundColor = colour(bg);
+  s.className = [attr & 1 ? 'b' : '', attr & 2 ? 'd' : '', attr & 4 ? 'u' : ''].join(' ').trim();
+  s.textContent = text;
+  return s;
+}
+function drawPreview(name, f) {
+  if (typeof name !== 'string' || !f || !Array.isArray(f.runs)) return;
+  const pre = previewFigure(name).querySelector('pre');
+  const out = [];
+  for (const row of gridOf(f)) {
+    let run = '', at = row[0];
+    for (const c of row) {
+      if (styleKey(c) !== styleKey(at)) { out.push(span(at, run)); run = ''; at = c; }
+      run += c[0];
+    }
+    out.push(span(at, run + '\n'));
+  }
+  pre.replaceChildren(...out);
 }
 function prunePreviews(games) {
   const live = new Set(games.map((g) => String(g.name)));
-  for (const [name, fig] of canvases) if (!live.has(name)) { fig.remove(); canvases.delete(name); }
+  for (const [name, fig] of figures) if (!live.has(name)) { fig.remove(); figures.delete(name); }
 }
 const COLS = ['name', 'race', 'class', 'depth', 'turn', 'idle', 'watchers', 'size'];
 
@@ -154,7 +156,6 @@ function connect() {
     if (m.t === 'lobby' && Array.isArray(m.games)) { render(m.games); prunePreviews(m.games); }
     if (m.t === 'lobby' && Array.isArray(m.hosted)) playLinks(m.hosted);
     if (m.t === 'preview') drawPreview(m.name, m.frame);
-    if (m.t === 'hello') showUser(m.user);
   };
   ws.onclose = (ev) => {
     if (ev.code === 1008) { status.textContent = ev.reason || 'refused'; return; }

@@ -8,8 +8,12 @@ import './style.css';
 import { wsUrl } from './ws.js';
 
 const enc = new TextEncoder();
-const FONT = 15;
-const MIN_COLS = 80;
+const FONT = 15;     // the font size a desktop window starts from
+const MIN_FONT = 4;
+const MAX_FONT = 32;
+const MIN_COLS = 80; // the game needs at least 80x24
+const MIN_ROWS = 24;
+const MAX_COLS = 160; // past this a big window gets a bigger font, not more cells
 
 export { wsUrl };
 
@@ -17,6 +21,10 @@ export { wsUrl };
 // opts.readOnly: watchers do not type into the game.
 // opts.onNotice(msg): JSON text messages from the server.
 // opts.onState(text): connection state for the status line.
+// The terminal always fills `el`: a player's is as many cells as fit at a
+// font between MIN_FONT and MAX_FONT (at least 80x24, at most about 160
+// columns); a watcher's is the game's size (setGameSize) at the largest
+// font that fits, centred.
 export function openTerminal(el, path, opts = {}) {
   const term = new Terminal({
     cursorBlink: !opts.readOnly,
@@ -29,16 +37,36 @@ export function openTerminal(el, path, opts = {}) {
   const fit = new FitAddon();
   term.loadAddon(fit);
   term.open(el);
-  // The game needs 80 columns: on narrow screens (phones) the font shrinks
-  // until 80 fit, rather than showing "please enlarge".
+  let game = null; // [w, h] a watcher shows, null: as many cells as fit
+
+  // Cells that fit in el at font size f (the fit addon's proposal).
+  const cellsAt = (f) => {
+    if (term.options.fontSize !== f) term.options.fontSize = f;
+    return fit.proposeDimensions() || { cols: 0, rows: 0 };
+  };
+  const clampFont = (f) => Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(f)));
+  // The largest font at which w x h cells fit, from a first guess down.
+  const fontFor = (w, h) => {
+    const at = cellsAt(FONT);
+    if (!at.cols || !at.rows) return FONT;
+    let f = clampFont(FONT * Math.min(at.cols / w, at.rows / h));
+    for (let d = cellsAt(f); f > MIN_FONT && (d.cols < w || d.rows < h); d = cellsAt(f)) f--;
+    for (let d = cellsAt(f + 1); f < MAX_FONT && d.cols >= w && d.rows >= h; d = cellsAt(f + 1)) f++;
+    return f;
+  };
   const fitTerm = () => {
-    if (term.options.fontSize !== FONT) term.options.fontSize = FONT;
-    fit.fit();
-    if (term.cols < MIN_COLS) {
-      const size = Math.max(4, Math.floor((FONT * term.cols) / MIN_COLS));
-      term.options.fontSize = size;
-      fit.fit();
+    if (game) {
+      term.options.fontSize = fontFor(game[0], game[1]);
+      if (term.cols !== game[0] || term.rows !== game[1]) term.resize(game[0], game[1]);
+      return;
     }
+    const at = cellsAt(FONT);
+    // small screens (phones): shrink until 80x24 fit; big ones: grow past 160 columns
+    let f = at.cols < MIN_COLS || at.rows < MIN_ROWS ? fontFor(MIN_COLS, MIN_ROWS)
+      : at.cols > MAX_COLS ? Math.min(fontFor(MIN_COLS, MIN_ROWS), clampFont(FONT * at.cols / MAX_COLS))
+        : FONT;
+    term.options.fontSize = f;
+    fit.fit();
   };
   fitTerm();
 
@@ -117,6 +145,12 @@ export function openTerminal(el, path, opts = {}) {
     get ctrlArmed() { return ctrlArmed; },
     get ws() { return ws; }, // the current socket (tests drop it to fake a blip)
     fit: fitTerm,
+    // A watcher's terminal takes the game's size; the font scales to fill.
+    setGameSize(w, h) {
+      if (!(w > 0 && h > 0) || (game && game[0] === w && game[1] === h)) return;
+      game = [w, h];
+      fitTerm();
+    },
   };
 }
 

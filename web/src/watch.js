@@ -18,6 +18,7 @@ t = openTerminal(document.getElementById('term'), `/ws/watch/${encodeURIComponen
       document.getElementById('notice').textContent = m.text;
     }
     if (m.t === 'chat_state') chat.setOn(!!m.on);
+    if (m.t === 'size' && Number.isInteger(m.w) && Number.isInteger(m.h)) t.setGameSize(m.w, m.h);
     if (m.t === 'watchers' && Number.isInteger(m.n)) {
       document.getElementById('watchers').textContent = `${m.n} watching`;
       chat.setOn(m.chat !== false);

@@ -1,0 +1,58 @@
+/* storage — what the daemon knows of its database's health: the size cap
+ * (db-max-size), whether journal appends are failing (since when, the
+ * last error), how many games are paused until their keys can be stored,
+ * and the one timer that retries them (100 ms doubling to 5 s, jqueue.h).
+ * The log says when storage starts failing and when it recovers, once per
+ * change, never per key; `warren-admin health` shows the state.
+ *
+ * Sessions (session.c) pause and resume through the calls below; the
+ * retry timer hands the held rows back through session_retry_paused. At
+ * shutdown, storage_shutdown retries a few times and gives up after about
+ * two seconds: what was stored stays, what was not was never shown
+ * answered, and the journal has no gap either way.
+ *
+ * storage_t is server_t.storage: readable by every server file, written
+ * only here. Loop thread only. */
+#ifndef WARREN_STORAGE_H
+#define WARREN_STORAGE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct server server_t;
+
+typedef struct {
+    /* read-only outside storage.c */
+    int npaused;      /* games paused: their keys wait to be stored */
+    int64_t since;    /* Unix time appends began failing; 0 while they work */
+    char error[200];  /* the last storage error, "" if none */
+    int64_t error_at; /* its Unix time */
+    int64_t cap;      /* the database cap in force, bytes; 0 none */
+    /* private */
+    uv_timer_t retry, wait;
+    bool on;           /* the timers are initialized and not closed */
+    uint32_t delay_ms; /* the next retry's delay (0: the first) */
+    uint64_t wait_until;
+    void (*stopped)(server_t *s);
+} storage_t;
+
+void storage_init(server_t *s);
+/* Caps the database at bytes (0 lifts the cap; never below its size now),
+ * logs the cap in force and calls cb with it (bytes) unless cb is NULL. */
+typedef void (*storage_cap_cb)(void *ud, int status, int64_t cap);
+void storage_set_cap(server_t *s, int64_t bytes, storage_cap_cb cb, void *ud);
+/* A write failed: error is kept for health (not logged here). */
+void storage_failed(server_t *s, const char *error);
+/* A game paused (the first makes storage failing, logged) or stopped being
+ * paused: its keys were stored (the last makes storage recover, logged) or
+ * it went away with them unstored. */
+void storage_pause(server_t *s);
+void storage_unpause(server_t *s, bool stored);
+/* Held rows wait: the retry timer runs (if it does not already). */
+void storage_retry_later(server_t *s);
+/* Waits until every session's rows are stored or about two seconds have
+ * passed (then they are dropped), closes the timers, then calls stopped. */
+void storage_shutdown(server_t *s, void (*stopped)(server_t *s));
+void storage_close(server_t *s); /* the timers, at once (a failed start) */
+
+#endif

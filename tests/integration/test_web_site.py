@@ -1,0 +1,276 @@
+"""What a visitor meets on warrend's web site, over real HTTP and in
+Debian's Chromium (tests/web/surface.mjs): the lobby's list without
+JavaScript, one navigation on every page, logging in back to the page
+that sent you (never to another site), /options (the telnet options menu's
+choices) and the password page, times in UTC, score headers, player totals
+that count a live game, terminals that fill the window and readable lobby
+previews."""
+import re
+import time
+
+import pytest
+
+from harness import (ARTIFACTS, WS, Web, browser_script, colour_params, options_menu, play_socket,
+                     png_pixels)
+
+PW = "correct horse"
+pytestmark = pytest.mark.daemon(http=True)
+
+
+def register(d, name):
+    r = Web(d.http).register(name, PW)
+    assert r.status == 303 and r.session, r.head
+    return r.session
+
+
+def here(d):
+    return {"Origin": f"http://127.0.0.1:{d.http}"}
+
+
+def nav(body):
+    m = re.search(rb'<nav class="site">(.*?)</nav>', body, re.S)
+    assert m, body[:400]
+    return m.group(1).decode()
+
+
+def hello_user(d, session):
+    ws = WS(d.http, "/ws/lobby", session=session)
+    user = ws.json_until(lambda m: m["t"] == "hello")["user"]
+    ws.close()
+    return user
+
+
+def test_lobby_lists_live_games_without_javascript(daemon):
+    d = daemon
+    web = Web(d.http)
+    status, h, body = web.get("/")
+    assert status == 200 and b"No games right now." in body
+    tok = register(d, "Lena")
+    play = play_socket(d.http, tok, 90, 28)
+    status, h, body = web.get("/")
+    assert status == 200 and h["content-type"].startswith("text/html")
+    rows = re.findall(rb"<tr><td>(.*?)</tr>", body, re.S)
+    assert len(rows) == 1 and rows[0].startswith(b"Lena</td>"), rows
+    cells = re.findall(rb"<td>(.*?)</td>", b"<td>" + rows[0])
+    assert cells[7] == b"90x28" and cells[3] == b"1", cells
+    assert b'<a href="/watch/Lena">watch</a>' in rows[0]
+    # without scripts the page reloads itself now and then
+    assert b'<noscript><meta http-equiv="refresh" content="30"></noscript>' in body
+    # gzip when asked, with the same rows
+    status, h, zbody = web.get("/", headers={"Accept-Encoding": "gzip"})
+    assert status == 200 and h.get("vary") == "Accept-Encoding"
+    play.close()
+
+
+def test_one_navigation_on_every_page(daemon):
+    d = daemon
+    tok = register(d, "Nico")
+    play_socket(d.http, tok).close()
+    gid = d.db_rows("SELECT id FROM games")[0][0]
+    pages = ["/", "/play", "/watch/Nico", "/scores", "/player/Nico", f"/game/{gid}", "/options",
+             "/password", "/login", "/logout"]
+    for who, session in (("visitor", None), ("Nico", tok)):
+        web = Web(d.http, session=session)
+        for path in pages:
+            status, _, body = web.get(path)
+            if who == "visitor" and path in ("/options", "/password"):
+                assert status == 303, path  # off to log in first
+                continue
+            assert status == 200, (who, path, status)
+            n = nav(body)
+            for link in ('href="/">Lobby', 'href="/play">Play', 'href="/scores">Scores'):
+                assert link in n, (who, path, n)
+            if who == "Nico" and path not in ("/login", "/logout"):
+                assert 'href="/player/Nico">Nico</a>' in n and 'href="/options">Options' in n
+                assert '<form method="post" action="/logout"><button type="submit">Log out' in n
+            elif who == "visitor":
+                assert ">Log in</a>" in n and ">Register</a>" in n and "Log out" not in n
+
+
+def test_login_returns_to_the_page_that_sent_you(daemon):
+    d = daemon
+    register(d, "Olga")
+    web = Web(d.http)
+    # the navigation's link carries the page it is on
+    _, _, body = web.get("/player/Olga")
+    assert 'href="/login?next=%2Fplayer%2FOlga">Log in' in nav(body)
+    # a link without next=: the Referer of a page of this site decides
+    origin = f"http://127.0.0.1:{d.http}"
+    cases = [({"Referer": f"{origin}/watch/Olga"}, "/watch/Olga"),
+             ({"Referer": f"{origin}/scores?race=elf&period=week"}, "/scores?race=elf&amp;period=week"),
+             ({"Referer": "http://evil.example/watch/Olga"}, "/"),
+             ({"Referer": f"{origin}/login?next=/play"}, "/"),
+             ({}, "/")]
+    for headers, want in cases:
+        status, _, body = web.get("/login", headers=headers)
+        assert status == 200
+        got = re.search(rb'name="next" value="([^"]*)"', body).group(1).decode()
+        assert got == want, (headers, got)
+    # the form posts it back and the login goes there; anything but a local path goes home
+    for nxt, loc in (("/watch/Olga", "/watch/Olga"), ("/game/5", "/game/5"),
+                     ("//evil.example/x", "/"), ("https://evil.example/", "/"),
+                     ("/\\evil.example", "/"), ("/a\r\nSet-Cookie: x=1", "/")):
+        r = web.post("/login", {"name": "Olga", "password": PW, "next": nxt}, headers=here(d))
+        assert r.status == 303 and r.headers["location"] == loc, (nxt, r.head)
+        assert "x=1" not in r.head
+
+
+def test_options_page_offers_and_keeps_the_telnet_options(daemon, clients):
+    d = daemon
+    # a visitor is sent to log in first, and comes back here
+    r = Web(d.http).get("/options")
+    assert r.status == 303 and r.headers["location"] == "/login?next=/options"
+    tok = register(d, "Pia")
+    web = Web(d.http, session=tok)
+    status, _, body = web.get("/options")
+    assert status == 200 and b'<form method="post" action="/options">' in body
+    radios = re.findall(rb'<input type="radio" name="(\w+)" value="([\w-]+)"( checked)?>', body)
+    by = {}
+    for field, value, checked in radios:
+        by.setdefault(field.decode(), []).append((value.decode(), bool(checked)))
+    assert [v for v, _ in by["two_cell"]] == ["0", "1"]
+    assert [v for v, _ in by["colors"]] == ["auto", "16", "off"]
+    assert [v for v, _ in by["glyphs"]] == ["auto", "unicode", "lines", "dec", "ascii"]
+    assert all(c == (v in ("0", "auto")) for opts in by.values() for v, c in opts)
+    # a game open in the browser takes the change at once
+    play = play_socket(d.http, tok)
+    form = {"two_cell": "0", "colors": "off", "glyphs": "ascii"}
+    assert web.post("/options", form, headers={"Origin": "http://evil.example"}).status == 403
+    assert web.post("/options", {**form, "colors": "mauve"}, headers=here(d)).status == 400
+    assert web.post("/options", {"colors": "off"}, headers=here(d)).status == 400
+    assert Web(d.http).post("/options", form, headers=here(d)).status == 403  # not logged in
+    r = web.post("/options", form, headers=here(d))
+    assert r.status == 200 and b'<p class="ok" id="msg">Saved.</p>' in r.body
+    assert b'name="colors" value="off" checked' in r.body
+    assert d.db_rows("SELECT options FROM users WHERE name = 'Pia'")[0][0] == \
+        "two_cell=0\ncolors=off\nglyphs=ascii\n"
+    drawn = play.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)[1]
+    play.binary(b".")
+    drawn += play.until(lambda op, p: op == 2, timeout=10)[1]
+    assert colour_params(drawn) == [] and all(b < 0x80 for b in drawn), drawn[-300:]
+    play.close()
+    # telnet's options menu shows what the web saved
+    t = options_menu(clients(d.port), "Pia", pw=PW, new=False)
+    t.wait_for("Colours: off")
+    t.wait_for("Map glyphs: plain ASCII")
+    t.close()
+
+
+def test_password_page_changes_it_and_logs_out_elsewhere(daemon):
+    d = daemon
+    r = Web(d.http).get("/password")
+    assert r.status == 303 and r.headers["location"] == "/login?next=/password"
+    a = register(d, "Quin")
+    b = Web(d.http).post("/login", {"name": "Quin", "password": PW}).session
+    status, _, body = Web(d.http, session=a).get("/password")
+    assert status == 200 and b'action="/password"' in body and 'href="/player/Quin"' in nav(body)
+    # the options page links to it
+    assert b'<a href="/password">Change your password</a>' in Web(d.http, session=a).get("/options").body
+    new = {"old": PW, "password": "another one", "password2": "another one"}
+    assert Web(d.http, session=a).post("/password", new,
+                                       headers={"Origin": "http://evil.example"}).status == 403
+    r = Web(d.http, session=a).post("/password", new, headers=here(d))
+    assert r.status == 200 and b"your other sessions are logged out" in r.body
+    assert hello_user(d, b) is None and hello_user(d, a) == "Quin"
+    assert Web(d.http).post("/login", {"name": "Quin", "password": "another one"}).status == 303
+
+
+def test_times_say_utc_scores_say_what_they_show_and_totals_count_live_games(daemon):
+    d = daemon
+    tok = register(d, "Rhea")
+    play = play_socket(d.http, tok)
+    for _ in range(12):
+        play.binary(b".")
+        play.until(lambda op, p: op == 2, timeout=10)
+    time.sleep(0.3)
+    web = Web(d.http)
+    # the live game at its turn now, not at its last snapshot
+    status, api = web.json("/api/player/Rhea")
+    live = [g for g in api["games"] if g["state"] == "live"]
+    assert len(live) == 1 and live[0]["turns"] >= 12, live
+    assert api["totals"]["turns"] == live[0]["turns"] and api["totals"]["live"] == 1
+    status, body = web.html("/player/Rhea")
+    assert f"<tr><th>Turns played</th><td>{live[0]['turns']}</td></tr>" in body
+    # end it: every time on the game page says UTC, in one format
+    play.binary(b"Q")
+    play.binary(b"y")
+    d.wait_log(r"game end user=Rhea")
+    gid = live[0]["id"]
+    status, body = web.html(f"/game/{gid}")
+    times = re.findall(r"<tr><th>(Started|Ended)</th><td>([^<]*)</td>", body)
+    assert [k for k, _ in times] == ["Started", "Ended"]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", v) for _, v in times), times
+    # the replay page carries the navigation too
+    status, _, body = Web(d.http, session=tok).get(f"/game/{gid}/replay")
+    assert status == 200 and 'href="/player/Rhea">Rhea</a>' in nav(body)
+    status, body = web.html("/player/Rhea")
+    dates = re.findall(r"<td>(\d{4}-\d\d-\d\d \d\d:\d\d[^<]*)</td>", body)
+    assert dates and all(v.endswith(" UTC") for v in dates), dates
+    # the score page's header says what it lists
+    status, body = web.html("/scores?race=&class=&period=week")
+    assert re.search(r"<h2 class=\"scores\">High scores: every race and class, the last 7 days</h2>",
+                     body), body[:2000]
+    assert "1 finished game, best first" in body and "times are UTC" in body
+    status, body = web.html("/scores?race=elf&class=rogue")
+    assert "High scores: elf rogue, all time" in body
+
+
+def test_terminals_fill_the_window_and_previews_are_readable(daemon):
+    d = daemon
+    register(d, "Sam")
+    watched = register(d, "Tess")
+    play = play_socket(d.http, watched, 80, 24)  # as a telnet player would
+    proc, out = browser_script("surface.mjs", f"http://127.0.0.1:{d.http}", ARTIFACTS, "Sam", PW,
+                               "Tess")
+    play.close()
+    assert proc.returncode == 0 and not out["errors"], (out["errors"], proc.stderr[-2000:])
+    # logging in from the scores page lands back on it
+    assert out["loginUrl"] == "/login?next=%2Fscores" and out["loginLanded"] == "/scores"
+    for path, n in out["navs"].items():
+        assert n, path
+        texts = [t for t, _ in n["links"]]
+        assert texts[:3] == ["Lobby", "Play", "Scores"], (path, texts)
+        if path == "/watch":  # another browser, not logged in
+            assert ["Log in", "/login?next=%2Fwatch%2FTess"] in n["links"] and not n["logout"]
+            continue
+        assert "Sam" in texts and "Options" in texts and n["logout"], (path, n)
+
+    def fills(g):
+        """The drawn cells cover the terminal's box but for less than a cell."""
+        bw, bh = g["box"][2], g["box"][3]
+        sw, sh = g["screen"][2], g["screen"][3]
+        cw, ch = sw / g["cols"], sh / g["rows"]
+        return 0 <= bw - sw < cw + 1 and 0 <= bh - sh < ch + 1
+
+    for g in (out["playDesktop"], out["playPhone"]):
+        assert fills(g), g
+        assert g["cols"] >= 80 and g["rows"] >= 24, g
+    assert out["playDesktop"]["cols"] > out["playPhone"]["cols"] == 80
+    assert out["playPhone"]["font"] < out["playDesktop"]["font"]
+
+    # the watcher shows the 80x24 game scaled to fill one side, centred
+    for g in (out["watchWide"], out["watchPhone"]):
+        assert (g["cols"], g["rows"]) == (80, 24), g
+        bx, by, bw, bh = g["box"]
+        sx, sy, sw, sh = g["screen"]
+        assert sw <= bw + 1 and sh <= bh + 1, g
+        assert sw >= 0.93 * bw or sh >= 0.93 * bh, g
+        assert abs((sx - bx) - (bx + bw - sx - sw)) <= 2, g  # centred across
+    assert out["watchWide"]["font"] >= 20 and out["watchPhone"]["font"] < 10
+    # and in the picture: text reaches the box's right and bottom edges
+    px = png_pixels(ARTIFACTS / "surface-watch-wide.png")
+    h, w = len(px), len(px[0])
+    lit = [(x, y) for y, row in enumerate(px) for x, p in enumerate(row) if sum(p[:3]) > 250]
+    assert lit, "the watch screenshot is blank"
+    assert max(x for x, _ in lit) > 0.85 * w and max(y for _, y in lit) > 0.85 * h, (w, h)
+    px = png_pixels(ARTIFACTS / "surface-play-desktop.png")
+    assert sum(1 for row in px for p in row if sum(p[:3]) > 250) > 500
+
+    # previews: the game's real text, small but readable
+    pv = [p for p in out["previews"] if p["name"] == "Tess"]
+    assert pv and "Tess the" in pv[0]["text"] and "Turn" in pv[0]["text"], out["previews"]
+    assert 7 <= pv[0]["font"] <= 10 and pv[0]["width"] > 300, pv
+
+    # without JavaScript the lobby still lists the games, with watch links
+    assert any(r.startswith("Tess") for r in out["noJsRows"]), out["noJsRows"]
+    assert "/watch/Tess" in out["noJsWatch"] and "/watch/Sam" in out["noJsWatch"]
