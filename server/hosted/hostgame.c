@@ -31,42 +31,20 @@ static const char *const NAMED[] = {
     "\033[17~", "\033[18~", "\033[19~", "\033[20~", "\033[21~", "\033[23~", "\033[24~",
 };
 
-static size_t utf8_put(uint32_t cp, char *o)
+void hostgame_key_bytes(key_event_t k, buf_t *out)
 {
-    if (cp < 0x80)
-        return o[0] = (char)cp, 1;
-    if (cp < 0x800)
-        return o[0] = (char)(0xC0 | cp >> 6), o[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | cp >> 12);
-        o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | cp >> 18);
-    o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-size_t hostgame_key_bytes(key_event_t k, char out[16])
-{
-    size_t n = 0;
     if (k.mods & KEYMOD_ALT)
-        out[n++] = '\033'; /* Meta sends Esc first */
+        buf_putc(out, '\033'); /* Meta sends Esc first */
     if (k.code >= KEY_BASE) {
         size_t i = k.code - KEY_BASE;
-        if (i >= sizeof NAMED / sizeof NAMED[0])
-            return 0;
-        size_t len = strlen(NAMED[i]);
-        memcpy(out + n, NAMED[i], len);
-        return n + len;
+        if (i < sizeof NAMED / sizeof NAMED[0])
+            buf_puts(out, NAMED[i]);
+        return;
     }
     uint32_t cp = k.code;
     if ((k.mods & KEYMOD_CTRL) && cp >= '@' && cp < 0x80)
         cp &= 0x1F;
-    return n + utf8_put(cp, out + n);
+    buf_put_utf8(out, cp);
 }
 
 /* ---- the backend ------------------------------------------------------------------- */
@@ -78,11 +56,12 @@ static hostgame_t *hg_of(const session_t *s)
 
 static void pty_key(conn_t *c, session_t *s, key_event_t k)
 {
-    char b[16];
-    size_t n = hostgame_key_bytes(k, b);
+    buf_t *b = &s->srv->scratch;
     (void)c;
-    if (n && hg_of(s)->proc)
-        ptyproc_write(hg_of(s)->proc, b, n);
+    buf_reset(b);
+    hostgame_key_bytes(k, b);
+    if (b->len && !b->failed)
+        ptyproc_write(hg_of(s)->proc, b->data, b->len);
     s->last_key_ms = now_ms(s->srv);
 }
 

@@ -10,6 +10,7 @@
  * how the game ended. */
 #ifndef WARREN_HOSTGAME_H
 #define WARREN_HOSTGAME_H
+#include "buf.h"
 #include "conn.h"
 #include "gamecfg.h"
 #include "keys.h"
@@ -18,7 +19,7 @@
  * run of the program. On failure the player is back in the menu, told. */
 void hostgame_play(conn_t *c, const gamecfg_t *g);
 
-/* Bytes of a key as a terminal sends them (xterm); returns the length. */
-size_t hostgame_key_bytes(key_event_t k, char out[16]);
+/* Appends the bytes of a key as a terminal sends them (xterm). */
+void hostgame_key_bytes(key_event_t k, buf_t *out);
 
 #endif
