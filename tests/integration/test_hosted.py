@@ -4,11 +4,12 @@ warrend is SIGKILLed, and ended with its xlogfile row."""
 import os
 import pathlib
 import re
+import subprocess
 import time
 
 import pytest
 
-from harness import ARTIFACTS, CTRL_X, Daemon, browser_script, unique_name
+from harness import ARTIFACTS, CTRL_X, Daemon, browser_script, program, unique_name
 
 NETHACK = pathlib.Path("/usr/games/nethack")
 pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
@@ -91,7 +92,7 @@ def start_nethack(t, name):
     return to_map(t)
 
 
-def test_menu_play_watch_resize(nethack, clients):
+def test_menu_play_watch(nethack, clients, bindir):
     d, _ = nethack
     t = clients(d.port)
     name = unique_name("nh")
@@ -107,6 +108,10 @@ def test_menu_play_watch_resize(nethack, clients):
     w.pump(quiet=0.3)
     assert w.lines()[:24] == t.lines()[:24]
     assert d.wait_log(rf"hosted start user={name} game=nethack pid=\d+")
+    admin = program(bindir, "asan/warren-admin", "warren-admin")  # lists hosted games too
+    r = subprocess.run([str(admin), "--control", str(d.db) + ".ctl", "games"], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0 and name in r.stdout, (r.stdout, r.stderr)
 
 
 def test_resize_goes_to_the_program(nethack, clients):
