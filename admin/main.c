@@ -18,20 +18,35 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: warren-admin [--config FILE] [--db PATH] [--control PATH] COMMAND [ARGS]\n"
-                 "Commands (sent to the running warrend):\n"
-                 "  users            list accounts: name, created, locked, games, live game\n"
-                 "  games            list live games: player, game, depth, turn, idle, watchers\n"
-                 "  lock NAME        lock an account: it cannot log in; its live game is saved\n"
-                 "  unlock NAME      unlock it again\n"
-                 "  passwd NAME      set a new password, read from the terminal or stdin\n"
-                 "  announce TEXT    show TEXT on every menu and game for 5 minutes\n"
-                 "                   (\"announce\" with no text takes it down)\n"
-                 "  health           integrity check, sizes, unfinished games, journal rows,\n"
-                 "                   storage (ok, or failing since when and why), the\n"
-                 "                   database cap, broken games\n"
-                 "  db-max-size SIZE cap the database now (bytes, or with K, M, G; 0 lifts\n"
-                 "                   the cap) until warrend restarts: `db-max-size` in the\n"
-                 "                   config sets it at start\n"
+                 "Commands (sent to the running warrend; each is logged by it):\n"
+                 "  users              list accounts: name, created, locked, games, live game\n"
+                 "  games              list live games: player, game, depth, turn, idle, watchers\n"
+                 "  lock NAME          lock an account: it cannot log in; its live game is saved\n"
+                 "  unlock NAME        unlock it again\n"
+                 "  passwd NAME        set a new password, read from the terminal or stdin\n"
+                 "  announce TEXT      show TEXT on every menu and game for 5 minutes\n"
+                 "                     (\"announce\" with no text takes it down)\n"
+                 "  health             integrity check, sizes, unfinished games, journal rows,\n"
+                 "                     storage (ok, or failing since when and why), the\n"
+                 "                     database cap, broken games\n"
+                 "  db-max-size SIZE   cap the database now (bytes, or with K, M, G; 0 lifts\n"
+                 "                     the cap) until warrend restarts: `db-max-size` in the\n"
+                 "                     config sets it at start\n"
+                 "  kick NAME          close the account's connections (not locked; its game\n"
+                 "                     waits for its player as after any disconnection)\n"
+                 "  ban ADDR[/PREFIX] [DURATION]\n"
+                 "                     refuse connections from an address or network (IPv4 or\n"
+                 "                     IPv6) on every door, for DURATION (90s, 30m, 12h, 7d,\n"
+                 "                     2w) or until lifted; its open telnet connections close\n"
+                 "  unban ADDR[/PREFIX] lift a ban\n"
+                 "  bans               list bans and chat mutes in force\n"
+                 "  end NAME           end the account's live game as abandoned (its record,\n"
+                 "                     journal and page are kept)\n"
+                 "  delete NAME --yes  delete the account and all its games from every page\n"
+                 "  rename OLD NEW     rename an account (its games follow; it logs in again)\n"
+                 "  mute NAME [DURATION]\n"
+                 "                     keep the account out of spectator chat\n"
+                 "  unmute NAME        let it chat again\n"
                  "The control socket is --control PATH, else the config file's\n"
                  "`control` setting, else the database path with \".ctl\" added\n"
                  "(default ./var/warren.db.ctl). It has mode 0600: run as warrend's user.\n");
@@ -64,17 +79,25 @@ static int build_line(int argc, char **argv, int i, char *line, size_t n)
 {
     static const struct {
         const char *name;
-        int args; /* -1: any (joined with spaces) */
-    } CMDS[] = {{"users", 0},  {"games", 0},  {"lock", 1},      {"unlock", 1},
-                {"passwd", 1}, {"health", 0}, {"announce", -1}, {"db-max-size", 1}};
+        int min, max; /* words after the command; max -1: any (joined with spaces) */
+    } CMDS[] = {{"users", 0, 0},      {"games", 0, 0},  {"lock", 1, 1},      {"unlock", 1, 1},
+                {"passwd", 1, 1},     {"health", 0, 0}, {"announce", 0, -1}, {"kick", 1, 1},
+                {"ban", 1, 2},        {"unban", 1, 1},  {"bans", 0, 0},      {"end", 1, 1},
+                {"delete", 2, 2},     {"rename", 2, 2}, {"mute", 1, 2},      {"unmute", 1, 1},
+                {"db-max-size", 1, 1}};
     const char *cmd = argv[i];
     int nargs = argc - i - 1;
     for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0]; k++) {
         if (strcmp(cmd, CMDS[k].name) != 0)
             continue;
-        if (CMDS[k].args >= 0 && nargs != CMDS[k].args) {
-            fprintf(stderr, "warren-admin: %s takes %d argument%s\n", cmd, CMDS[k].args,
-                    CMDS[k].args == 1 ? "" : "s");
+        if (!strcmp(cmd, "delete") && (nargs != 2 || strcmp(argv[i + 2], "--yes") != 0)) {
+            fprintf(stderr, "warren-admin: delete removes the account and all its games: "
+                            "confirm with delete NAME --yes\n");
+            return -1;
+        }
+        if (nargs < CMDS[k].min || (CMDS[k].max >= 0 && nargs > CMDS[k].max)) {
+            fprintf(stderr, "warren-admin: wrong arguments for %s (see warren-admin --help)\n",
+                    cmd);
             return -1;
         }
         size_t len = (size_t)snprintf(line, n, "%s", cmd);

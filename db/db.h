@@ -330,4 +330,54 @@ void db_users_list(db_t *db, db_users_cb cb, void *ud);
  * big database takes a while but never holds up the loop or the writer. */
 void db_health(db_t *db, db_health_cb cb, void *ud);
 
+/* ---- players among themselves (db_social.c) ---- */
+
+typedef void (*db_number_cb)(void *ud, int status, int64_t n);
+
+#define DB_MAIL_MAX 200 /* bytes of one message */
+
+typedef struct {
+    int64_t id;
+    char from[DB_NAME_MAX];
+    int64_t sent; /* Unix seconds */
+    char text[DB_MAIL_MAX + 1];
+} db_mail_t;
+
+/* An admin's sanction: a ban (net "ADDR/PREFIX", user 0) or a chat mute
+ * (net the account's name, user its id); until a Unix time, 0 = until lifted. */
+typedef struct {
+    char net[64];
+    int64_t user;
+    int64_t until;
+} db_sanction_t;
+
+typedef void (*db_mail_cb)(void *ud, int status, const db_mail_t *m, size_t n);
+typedef void (*db_sanctions_cb)(void *ud, int status, const db_sanction_t *s, size_t n);
+
+/* Leaves text (under DB_MAIL_MAX bytes) for user to from; DB_ENOTFOUND
+ * when from sent per_hour messages in the hour before now or 20 wait
+ * unseen for to. */
+void db_mail_send(db_t *db, int64_t to, int64_t from, int64_t now, const char *text, int per_hour,
+                  db_done_cb cb, void *ud);
+void db_mail_unseen(db_t *db, int64_t user, db_mail_cb cb, void *ud); /* oldest first, <= 20 */
+void db_mail_seen(db_t *db, int64_t user, int64_t upto_id, db_done_cb cb, void *ud);
+
+void db_ban_put(db_t *db, const char *net, int64_t until, int64_t now, db_done_cb cb, void *ud);
+void db_ban_delete(db_t *db, const char *net, db_done_cb cb, void *ud); /* DB_ENOTFOUND: none */
+void db_bans_list(db_t *db, db_sanctions_cb cb, void *ud);
+void db_mute_put(db_t *db, int64_t user, int64_t until, db_done_cb cb, void *ud);
+void db_mute_delete(db_t *db, int64_t user, db_done_cb cb, void *ud); /* DB_ENOTFOUND: none */
+void db_mutes_list(db_t *db, db_sanctions_cb cb, void *ud);
+
+/* A new name (and its lowercased key) for an account; DB_ERR when taken. */
+void db_user_rename(db_t *db, int64_t user, const char *name, const char *key, db_done_cb cb,
+                    void *ud);
+/* The account, its games and everything recorded of them, gone in one
+ * transaction; DB_ENOTFOUND when there was no such account. */
+void db_user_delete(db_t *db, int64_t user, db_done_cb cb, void *ud);
+
+/* A finished game's place on the all-time scores (1 = best), ordered as
+ * the score pages are; DB_ENOTFOUND unless it is finished. */
+void db_game_rank(db_t *db, int64_t game, db_number_cb cb, void *ud);
+
 #endif

@@ -140,8 +140,13 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(MILESTONES_OF, "i", ROWS, milestone,                                                        \
       "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid")            \
     X(DUMP_OF, "i", ROW, text, "SELECT text FROM dumps WHERE game = ?1")                          \
+    X(GAME_RANK, "i", ROW, int,                                                                   \
+      "SELECT 1 + (SELECT count(*) FROM games g WHERE g.state = 'finished' "                      \
+      "AND (-g.score, g.end_time, g.id) < (-me.score, me.end_time, me.id)) "                      \
+      "FROM games me WHERE me.id = ?1 AND me.state = 'finished'")                                 \
     DB_RECORDS_STMTS(X)                                                                           \
-    DB_ADMIN_STMTS(X)
+    DB_ADMIN_STMTS(X)                                                                             \
+    DB_SOCIAL_STMTS(X)
 
 /* Reads for score pages and verification (db_records.c). */
 #define DB_RECORDS_STMTS(X)                                                                       \
@@ -169,6 +174,38 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
       "(SELECT count(*) FROM games g WHERE g.user = u.id), "                              \
       "coalesce((SELECT g.id FROM games g WHERE g.user = u.id AND g.state = 'live'), 0) " \
       "FROM users u ORDER BY u.name_key")
+
+/* Mail, bans, mutes, renames and deletions (db_social.c). */
+#define DB_SOCIAL_STMTS(X)                                                                         \
+    X(MAIL_INSERT, "iiiti", CHANGE, none,                                                          \
+      "INSERT INTO mail(recipient, sender, sent, text) SELECT ?1, ?2, ?3, ?4 "                     \
+      "WHERE (SELECT count(*) FROM mail WHERE sender = ?2 AND sent > ?3 - 3600) < ?5 "             \
+      "AND (SELECT count(*) FROM mail WHERE recipient = ?1 AND seen = 0) < 20")                    \
+    X(MAIL_UNSEEN, "i", ROWS, mail,                                                                \
+      "SELECT m.id, u.name, m.sent, m.text FROM mail m JOIN users u ON u.id = m.sender "           \
+      "WHERE m.recipient = ?1 AND m.seen = 0 ORDER BY m.id LIMIT 20")                              \
+    X(MAIL_SEEN, "ii", RUN, none, "UPDATE mail SET seen = 1 WHERE recipient = ?1 AND id <= ?2")    \
+    X(BAN_PUT, "tii", RUN, none,                                                                   \
+      "INSERT OR REPLACE INTO bans(net, until, created) VALUES (?1, ?2, ?3)")                      \
+    X(BAN_DELETE, "t", CHANGE, none, "DELETE FROM bans WHERE net = ?1")                            \
+    X(BANS_ALL, "", ROWS, sanction, "SELECT net, 0, until FROM bans ORDER BY net")                 \
+    X(MUTE_PUT, "ii", RUN, none, "INSERT OR REPLACE INTO mutes(user, until) VALUES (?1, ?2)")      \
+    X(MUTE_DELETE, "i", CHANGE, none, "DELETE FROM mutes WHERE user = ?1")                         \
+    X(MUTES_ALL, "", ROWS, sanction,                                                               \
+      "SELECT u.name, m.user, m.until FROM mutes m JOIN users u ON u.id = m.user")                 \
+    X(USER_RENAME, "itt", CHANGE, none, "UPDATE users SET name = ?2, name_key = ?3 WHERE id = ?1") \
+    X(USER_GAMES_JOURNAL_DELETE, "i", RUN, none,                                                   \
+      "DELETE FROM journal WHERE game IN (SELECT id FROM games WHERE user = ?1)")                  \
+    X(USER_GAMES_ASIDE_DELETE, "i", RUN, none,                                                     \
+      "DELETE FROM journal_aside WHERE game IN (SELECT id FROM games WHERE user = ?1)")            \
+    X(USER_GAMES_SNAPSHOTS_DELETE, "i", RUN, none,                                                 \
+      "DELETE FROM snapshots WHERE game IN (SELECT id FROM games WHERE user = ?1)")                \
+    X(USER_GAMES_MILESTONES_DELETE, "i", RUN, none,                                                \
+      "DELETE FROM milestones WHERE game IN (SELECT id FROM games WHERE user = ?1)")               \
+    X(USER_GAMES_DUMPS_DELETE, "i", RUN, none,                                                     \
+      "DELETE FROM dumps WHERE game IN (SELECT id FROM games WHERE user = ?1)")                    \
+    X(USER_GAMES_DELETE, "i", RUN, none, "DELETE FROM games WHERE user = ?1")                      \
+    X(USER_DELETE, "i", CHANGE, none, "DELETE FROM users WHERE id = ?1")
 
 #define DB_USER_COLS "SELECT id, name, name_key, pwhash, created, locked, options FROM users"
 #define DB_GAME_COLS                                                                           \
@@ -266,7 +303,10 @@ typedef struct {
     X(resume, db_resume_cb)         \
     X(users, db_users_cb)           \
     X(health, db_health_cb)         \
-    X(totals, db_totals_cb)
+    X(totals, db_totals_cb)         \
+    X(number, db_number_cb)         \
+    X(mail, db_mail_cb)             \
+    X(sanctions, db_sanctions_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

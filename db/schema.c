@@ -81,7 +81,27 @@ static const char *const migrations[] = {
     "    ms INTEGER NOT NULL DEFAULT -1,\n"
     "    PRIMARY KEY (game, after_seq, seq)\n"
     ") WITHOUT ROWID;\n",
-    /* 4: hosted games' end rows (a NetHack xlogfile row, imported once) */
+    /* 4: mail between players, address bans, chat mutes */
+    "CREATE TABLE mail (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    recipient INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    sender INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    sent INTEGER NOT NULL,\n"
+    "    text TEXT NOT NULL,\n"
+    "    seen INTEGER NOT NULL DEFAULT 0\n"
+    ");\n"
+    "CREATE INDEX mail_unseen ON mail(recipient, seen, id);\n"
+    "CREATE INDEX mail_by_sender ON mail(sender, sent);\n"
+    "CREATE TABLE bans (\n"
+    "    net TEXT PRIMARY KEY,\n"
+    "    until INTEGER NOT NULL,\n"
+    "    created INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE TABLE mutes (\n"
+    "    user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    until INTEGER NOT NULL\n"
+    ");\n",
+    /* 5: hosted games' end rows (a NetHack xlogfile row, imported once) */
     "CREATE TABLE hosted_scores (\n"
     "    id INTEGER PRIMARY KEY,\n"
     "    user INTEGER NOT NULL REFERENCES users(id),\n"

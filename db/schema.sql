@@ -104,6 +104,35 @@ CREATE TABLE sessions (
 );
 CREATE INDEX sessions_by_expiry ON sessions(expires);
 
+-- Messages players leave for each other (shown at the recipient's next
+-- menu or game start, then marked seen). Sender and recipient go with
+-- their accounts.
+CREATE TABLE mail (
+    id INTEGER PRIMARY KEY,
+    recipient INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    sender INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    sent INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    seen INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX mail_unseen ON mail(recipient, seen, id);
+CREATE INDEX mail_by_sender ON mail(sender, sent);
+
+-- Addresses refused by the administrator: "ADDR/PREFIX", until a Unix
+-- time (0 = until lifted).
+CREATE TABLE bans (
+    net TEXT PRIMARY KEY,
+    until INTEGER NOT NULL,
+    created INTEGER NOT NULL
+);
+
+-- Accounts whose spectator chat the administrator muted, until a Unix
+-- time (0 = until lifted).
+CREATE TABLE mutes (
+    user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+    until INTEGER NOT NULL
+);
+
 -- A hosted game's end (warren.conf [game ID]): its xlogfile row, imported
 -- once when the program ends. max_depth is NetHack's deepest level.
 CREATE TABLE hosted_scores (

@@ -32,8 +32,9 @@ typedef struct backend_ops {
      * later (a program given time to save); false: free it now. */
     bool (*stop)(session_t *s);
     /* The game ended: its end state and score row are stored, msg (n
-     * bytes) says it to the player. */
-    void (*finish)(session_t *s, char *msg, size_t n);
+     * bytes) says it to the player. Returns the end screen to show its
+     * viewers (gameover.h), or NULL: then msg is shown. */
+    struct gameover *(*finish)(session_t *s, char *msg, size_t n);
     void (*free)(session_t *s); /* the game's state, once the session goes */
 } backend_ops_t;
 

@@ -17,6 +17,8 @@ typedef struct {
 struct budget {
     int max_total, max_per_addr;
     int total;
+    bool (*refused)(void *ud, const char *addr); /* budget_set_refuse */
+    void *refused_ud;
     list_t buckets[BUDGET_BUCKETS];
 };
 
@@ -85,6 +87,12 @@ void budget_free(budget_t *b)
     free(b);
 }
 
+void budget_set_refuse(budget_t *b, bool (*refused)(void *ud, const char *addr), void *ud)
+{
+    b->refused = refused;
+    b->refused_ud = ud;
+}
+
 /* Whether one more connection from addr fits (the total aside). */
 static bool addr_room(const budget_t *b, const char *addr)
 {
@@ -105,6 +113,8 @@ int budget_take(budget_t *b, budget_slot_t *slot, const char *addr)
 {
     slot->held = false;
     slot_set(slot, addr ? addr : "");
+    if (slot->addr[0] && b->refused && b->refused(b->refused_ud, slot->addr))
+        return BUDGET_BANNED;
     if (b->total >= b->max_total)
         return BUDGET_FULL;
     if (slot->addr[0]) {
@@ -124,6 +134,8 @@ int budget_move(budget_t *b, budget_slot_t *slot, const char *addr)
 {
     budget_slot_t to;
     slot_set(&to, addr ? addr : "");
+    if (to.addr[0] && b->refused && b->refused(b->refused_ud, to.addr))
+        return BUDGET_BANNED;
     if (!slot->held || strcmp(slot->addr, to.addr) == 0)
         return BUDGET_OK;
     if (to.addr[0] && !addr_room(b, to.addr))

@@ -18,8 +18,9 @@
 
 enum {
     BUDGET_OK = 0,
-    BUDGET_FULL = -1, /* max_total reached */
-    BUDGET_ADDR = -2, /* max_per_addr reached for that address */
+    BUDGET_FULL = -1,   /* max_total reached */
+    BUDGET_ADDR = -2,   /* max_per_addr reached for that address */
+    BUDGET_BANNED = -3, /* the address is refused outright (budget_set_refuse) */
 };
 
 typedef struct budget budget_t;
@@ -41,6 +42,11 @@ int budget_take(budget_t *b, budget_slot_t *slot, const char *addr);
 int budget_move(budget_t *b, budget_slot_t *slot, const char *addr);
 /* Uncounts a held slot; a slot not held is ignored. */
 void budget_release(budget_t *b, budget_slot_t *slot);
+
+/* Addresses turned away whatever the counts (the administrator's bans):
+ * budget_take and budget_move answer BUDGET_BANNED when refused(ud, addr)
+ * is true. NULL: none. */
+void budget_set_refuse(budget_t *b, bool (*refused)(void *ud, const char *addr), void *ud);
 
 int budget_total(const budget_t *b);
 int budget_count(const budget_t *b, const char *addr); /* slots charged to addr */

@@ -37,6 +37,8 @@ static const opt_t opts[] = {
      "ADDR[,ADDR] proxies whose X-Forwarded-For/-Proto are believed (none)"},
     {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000,
      "N new accounts per address per hour, 0 = no limit (5)"},
+    {"public-url", OPT_STR, S(public_url), 0, 0,
+     "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
     {"games-dir", OPT_STR, S(games_dir), 0, 0,
      "DIR players' directories for hosted games (default: DB's dir/games)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},

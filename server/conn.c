@@ -21,6 +21,8 @@ void conn_fini(conn_t *c)
 {
     ratelimit_free(c->input_limit);
     menu_state_free(c->menu);
+    watch_free(c->watch);
+    c->watch = NULL;
     screen_free(c->scr);
     screen_free(c->shown);
     c->input_limit = NULL;

@@ -28,6 +28,7 @@ typedef struct conn conn_t;
 typedef struct session session_t;
 typedef struct menu_state menu_state_t; /* menu.c's */
 typedef struct ratelimit ratelimit_t;   /* ratelimit.c's */
+typedef struct watchview watchview_t;   /* watch.c's */
 
 #define TERM_MIN_W 80
 #define TERM_MIN_H 24
@@ -99,6 +100,7 @@ struct conn {
     list_t wnode;             /* its session's watchers (session.c) */
     menu_state_t *menu;       /* menu.c */
     ratelimit_t *input_limit; /* input bytes per second (conn.c, ratelimit.c) */
+    watchview_t *watch;       /* a terminal watcher's help, chat line, footer (watch.c) */
 };
 
 /* Sets up the fields every gateway shares: a new id, empty lists, menu

@@ -113,8 +113,9 @@ static int server_open(server_t *s)
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
     s->budget = budget_open(&s->cfg);
-    if (!s->budget)
+    if (!s->budget || !(s->mod = moderation_new()))
         return log_error("connections: out of memory"), -1;
+    moderation_load(s); /* bans and mutes, before the first connection */
     char root[4096];
     s->records = records_new(s, web_default_root(root, sizeof root));
     if (!s->records)
@@ -152,6 +153,7 @@ static void server_free(server_t *s)
         buf_free(&s->enc[i]);
     buf_free(&s->enc_json);
     budget_free(s->budget); /* last: the gateways release their slots as they close */
+    moderation_free(s->mod);
 }
 
 /* The context's lists and buffers, on loop. */

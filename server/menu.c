@@ -11,6 +11,7 @@
 #include "hostgame.h"
 #include "input.h"
 #include "log.h"
+#include "mail.h"
 #include "options.h"
 #include "server.h"
 
@@ -40,16 +41,18 @@ typedef enum {
     PROMPT_CHPW_OLD,
     PROMPT_CHPW_NEW,
     PROMPT_CHPW_NEW2,
+    PROMPT_MAIL_TO,
+    PROMPT_MAIL_TEXT,
 } prompt_t;
 
 /* Per conn, private to this file (menu.h). */
 struct menu_state {
     menu_screen_t screen;
     prompt_t prompt;
-    char line[136]; /* what is typed at the prompt */
+    char line[208]; /* what is typed at the prompt */
     size_t line_len;
     char pend_name[32], pend_pass[136], pend_old[136];
-    char msg[256]; /* one-line notice */
+    char msg[640]; /* a notice: lines split by "\n" on MENU_MESSAGE */
     int wl_page, wl_sort;
     uint8_t colors; /* options: index into COLOUR_MODES; 0 = from the terminal */
     uint8_t glyphs; /* options: index into GLYPH_SETS; 0 = from the terminal */
@@ -141,8 +144,15 @@ static void draw_item(screen_t *scr, int y, char key, const char *label, const c
 static void draw_message(conn_t *c, screen_t *scr)
 {
     draw_header(c, scr);
-    screen_text(scr, 2, 5, st_msg, c->menu->msg);
-    screen_text(scr, 2, 7, st_dim, "Press any key.");
+    int y = 5;
+    for (const char *p = c->menu->msg; y < scr->h - 3; y++) {
+        size_t n = strcspn(p, "\n");
+        screen_textf(scr, 2, y, y == 5 ? st_msg : STYLE_DEFAULT, "%.*s", (int)n, p);
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    screen_text(scr, 2, y + 2, st_dim, "Press any key.");
     screen_cursor(scr, 0, 0, false);
 }
 
@@ -171,6 +181,7 @@ static void act_register(conn_t *c);
 static void act_watch(conn_t *c);
 static void act_change_password(conn_t *c);
 static void act_options(conn_t *c);
+static void act_mail(conn_t *c);
 static void act_scores(conn_t *c);
 static void act_quit(conn_t *c);
 
@@ -182,6 +193,7 @@ static const menu_item_t main_menu[] = {
     {"w", "Watch games", FOR_ALL, act_watch},
     {"c", "Change password", FOR_USER, act_change_password},
     {"o", "Options", FOR_USER, act_options},
+    {"m", "Mail a player", FOR_USER, act_mail},
     {"s", "High scores", FOR_ALL, act_scores},
     {"qQ", "Quit", FOR_ALL, act_quit},
 };
@@ -250,6 +262,7 @@ typedef struct {
     const char *title, *label, *hint;
     bool secret;             /* a password: not echoed */
     void (*done)(conn_t *c); /* Enter */
+    size_t max;              /* bytes typed at most; 0: a name's or a password's */
 } prompt_info_t;
 
 static void name_done(conn_t *c);
@@ -257,6 +270,8 @@ static void new_password_done(conn_t *c);
 static void old_password_done(conn_t *c);
 static void confirm_done(conn_t *c);
 static void account_submit(conn_t *c);
+static void mail_to_done(conn_t *c);
+static void mail_text_done(conn_t *c);
 
 static const prompt_info_t prompts[] = {
     [PROMPT_LOGIN_NAME] = {"Log in", "Name: ", "Esc cancels.", false, name_done},
@@ -272,6 +287,10 @@ static const prompt_info_t prompts[] = {
                          true, new_password_done},
     [PROMPT_CHPW_NEW2] = {"Change password", "New password again: ", "Esc cancels.", true,
                           confirm_done},
+    [PROMPT_MAIL_TO] = {"Mail a player", "To: ", "Shown at their next menu. Esc cancels.", false,
+                        mail_to_done},
+    [PROMPT_MAIL_TEXT] = {"Mail a player", "Message: ", "At most 200 characters. Esc cancels.",
+                          false, mail_text_done, MAIL_MAX},
 };
 
 static void draw_prompt(conn_t *c, screen_t *scr)
@@ -284,8 +303,9 @@ static void draw_prompt(conn_t *c, screen_t *scr)
     if (m->msg[0])
         screen_text(scr, 2, 10, st_msg, m->msg);
     int x = screen_text(scr, 2, 8, STYLE_DEFAULT, p->label);
+    size_t room = (size_t)(scr->w - x - 1); /* a long line shows its end */
     if (!p->secret)
-        x = screen_text(scr, x, 8, st_key, m->line);
+        x = screen_text(scr, x, 8, st_key, m->line + (m->line_len > room ? m->line_len - room : 0));
     screen_cursor(scr, x, 8, true);
 }
 
@@ -335,6 +355,23 @@ static void act_change_password(conn_t *c)
     prompt_open(c, PROMPT_CHPW_OLD);
 }
 
+/* Registration's name lookup came back: a taken name is asked again. */
+static void on_reg_name(void *ud, int status, const db_user_t *u)
+{
+    conn_t *c = ud;
+    (void)u;
+    if (!c->closing && c->place == CONN_WAIT) {
+        menu_show(c, MENU_PROMPT);
+        if (status == DB_OK)
+            prompt_again(c, "That name is taken.");
+        else if (status == DB_ENOTFOUND)
+            prompt_next(c, PROMPT_REG_PASS);
+        else
+            menu_enter(c, "The account service is not available.");
+    }
+    conn_unref(c);
+}
+
 static void name_done(conn_t *c)
 {
     menu_state_t *m = c->menu;
@@ -348,7 +385,16 @@ static void name_done(conn_t *c)
         return;
     }
     snprintf(m->pend_name, sizeof m->pend_name, "%.31s", m->line);
-    prompt_next(c, m->prompt == PROMPT_LOGIN_NAME ? PROMPT_LOGIN_PASS : PROMPT_REG_PASS);
+    if (m->prompt == PROMPT_REG_NAME) { /* a taken name is refused before any password */
+        char key[DB_NAME_MAX];
+        accounts_name_key(m->pend_name, key);
+        c->place = CONN_WAIT;
+        conn_ref(c);
+        db_user_by_name(c->srv->db, key, on_reg_name, c);
+        menu_redraw(c);
+        return;
+    }
+    prompt_next(c, PROMPT_LOGIN_PASS);
 }
 
 static void new_password_done(conn_t *c)
@@ -399,6 +445,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         menu_enter(c, s ? "Your game is waiting: press p to continue it." : "");
         if (!s)
             session_login_notice(c);
+        mail_show(c); /* unseen mail, if any, over the menu */
     } else if (status == ACCOUNTS_OK) {
         log_info("password changed user=%s", c->user);
         webgw_revoke(c->srv, c->user_id, NULL); /* its browsers log in again */
@@ -441,7 +488,7 @@ static void prompt_key(conn_t *c, key_event_t k)
 {
     menu_state_t *m = c->menu;
     const prompt_info_t *p = &prompts[m->prompt];
-    size_t max = p->secret ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
+    size_t max = p->max ? p->max : p->secret ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
     switch (input_line_key(m->line, &m->line_len, max, k)) {
     case LINE_CANCEL:
         wipe_secrets(m);
@@ -451,6 +498,42 @@ static void prompt_key(conn_t *c, key_event_t k)
     case LINE_EDITED: menu_redraw(c); return;
     case LINE_IGNORED: return;
     }
+}
+
+/* ---- mail ---------------------------------------------------------------------- */
+
+static void act_mail(conn_t *c)
+{
+    prompt_open(c, PROMPT_MAIL_TO);
+}
+
+static void mail_to_done(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    if (m->line_len == 0) {
+        menu_enter(c, NULL);
+        return;
+    }
+    snprintf(m->pend_name, sizeof m->pend_name, "%.31s", m->line);
+    prompt_next(c, PROMPT_MAIL_TEXT);
+}
+
+static void on_mail_sent(void *ud, bool ok, const char *msg)
+{
+    conn_t *c = ud;
+    (void)ok;
+    if (!c->closing && c->place == CONN_WAIT)
+        menu_enter(c, msg);
+    conn_unref(c);
+}
+
+static void mail_text_done(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    c->place = CONN_WAIT;
+    conn_ref(c);
+    mail_send(c->srv, c->user_id, m->pend_name, m->line, m->line_len, on_mail_sent, c);
+    menu_redraw(c);
 }
 
 /* ---- watch list -------------------------------------------------------------- */
@@ -826,6 +909,11 @@ void menu_redraw(conn_t *c)
     if (c->closing || c->place == CONN_PLAY || c->place == CONN_WATCH)
         return;
     menu_draw(c);
+}
+
+bool menu_at_main(const conn_t *c)
+{
+    return c->place == CONN_MENU && c->menu->screen == MENU_MAIN;
 }
 
 void menu_too_small(conn_t *c)

@@ -24,6 +24,8 @@ void menu_enter(conn_t *c, const char *msg);   /* the main menu, with a notice *
 void menu_message(conn_t *c, const char *msg); /* a notice; any key returns */
 void menu_key(conn_t *c, key_event_t k);
 void menu_redraw(conn_t *c);
+/* c shows the main menu (not a prompt, a notice or a list). */
+bool menu_at_main(const conn_t *c);
 void menu_resized(conn_t *c);
 /* "One moment...": c waits for a game to load (place CONN_WAIT). */
 void menu_wait(conn_t *c);

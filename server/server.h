@@ -12,6 +12,10 @@
  *   jqueue.h, .c       a game's journal rows until stored; pausing, retrying
  *   storage.h, .c      the database's health: cap, failing, paused games
  *   config, log, ratelimit, list.h
+ *   moderation         the administrator's bans and chat mutes
+ *   gameover           the last screen of a game
+ *   chat, watch        spectator chat (one stream); a terminal watcher's keys
+ *                      and overlays
  *   telnet/            the telnet gateway: libtelnet, line editor
  *   web/               the web gateway: lws, the door (web_door.c), HTTP
  *                      parsing, the route table (routes.c), websockets,
@@ -29,14 +33,17 @@
 #include "accounts.h"
 #include "ansi.h"
 #include "buf.h"
+#include "chat.h"
 #include "config.h"
 #include "conn.h"
 #include "db.h"
 #include "game.h"
 #include "list.h"
 #include "menu.h"
+#include "moderation.h"
 #include "session.h"
 #include "storage.h"
+#include "watch.h"
 
 #define WARREN_VERSION "0.1.0"
 
@@ -51,6 +58,7 @@ struct server {
     struct records *records; /* score pages, replays, verification (records/records.h) */
     struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
     struct budget *budget;   /* connections in all and per address, every gateway's */
+    struct moderation *mod;  /* bans and chat mutes (moderation.c) */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     list_t conns; /* telnet conns (conn_t.node): telnet.c */
@@ -83,6 +91,8 @@ void webgw_free(server_t *s); /* step 2, after uv_run returned */
 /* The account's password changed: its websockets opened with another web
  * session than keep (a token hash; NULL: all) are told and closed. */
 void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
+/* The account's websockets are told msg and closed; returns how many. */
+int webgw_kick(server_t *s, int64_t user_id, const char *msg);
 
 /* admin/control.c: the admin control socket (mode 0600) and announcements */
 int control_listen(server_t *s);

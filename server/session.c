@@ -26,6 +26,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include "gameover.h"
 #include "log.h"
 #include "records.h"
 #include "server.h"
@@ -126,6 +127,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 
 static void session_really_free(session_t *s)
 {
+    chat_free(s->chat);
     s->ops->free(s);
     screen_free(s->grid);
     screen_free(s->sent);
@@ -232,8 +234,10 @@ static void session_render(const session_t *s, screen_t *scr, const game_view_t 
 {
     if (s->frozen)
         render_paused(s->frozen, scr);
-    else
+    else {
         s->ops->draw(s, scr, v);
+        chat_draw((session_t *)s, scr);
+    }
     announce_draw(s->srv, scr);
 }
 
@@ -246,17 +250,32 @@ static void view_of(const session_t *s, game_view_t *v)
 /* A watcher shares the player's frames when its terminal can hold them. */
 static bool viewer_shares(const session_t *s, const conn_t *c)
 {
+    if (c != s->player && watch_overlay(c))
+        return false; /* help, a chat line being typed: its own frames meanwhile */
     return c->json || (c->w >= s->grid->w && c->h >= s->grid->h);
 }
 
-static void watcher_footer(session_t *s, conn_t *c, buf_t *out)
+/* Below the game on a taller terminal: whom it watches and the keys
+ * (watch.c); written again only when it changed. */
+static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
 {
     if (c == s->player || c->ops->browser || c->h <= s->grid->h) /* pages say it themselves */
         return;
-    buf_printf(out, "\033[%d;1H\033[m\033[2mWatching %s. Press q to leave.\033[m", s->grid->h + 1,
-               s->user);
+    char line[TERM_MAX_W + 1];
+    if (!watch_footer(s, c, line, sizeof line, key))
+        return;
+    buf_printf(out, "\033[%d;1H\033[m\033[K\033[2m%s\033[m", s->grid->h + 1, line);
     if (s->sent->cur_visible)
         buf_printf(out, "\033[%d;%dH", s->sent->cur_y + 1, s->sent->cur_x + 1);
+}
+
+/* A watcher drawn at its own size: the game, then its overlays. */
+static void own_frame(session_t *s, conn_t *c, const game_view_t *v)
+{
+    session_render(s, c->scr, v);
+    if (c != s->player)
+        watch_draw(s, c, c->scr);
+    conn_send_diff(c);
 }
 
 /* A keyframe of the shared baseline for one viewer (new, resized or behind). */
@@ -282,8 +301,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         }
         if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
             return;
-        session_render(s, c->scr, &v);
-        conn_send_diff(c);
+        own_frame(s, c, &v);
         return;
     }
     buf_reset(&srv->scratch);
@@ -293,7 +311,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
         return;
     }
     ansi_keyframe(&c->prof, s->sent, &srv->scratch);
-    watcher_footer(s, c, &srv->scratch);
+    watcher_footer(s, c, &srv->scratch, true);
     conn_write(c, srv->scratch.data, srv->scratch.len);
 }
 
@@ -322,8 +340,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     if (c->closing || c->too_small)
         return;
     if (c->own_render) {
-        session_render(s, c->scr, &f->v);
-        conn_send_diff(c);
+        own_frame(s, c, &f->v);
         return;
     }
     if (c->need_key || !conn_writable(c)) {
@@ -342,6 +359,13 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
         f->encoded |= 1u << pid;
     }
     conn_write(c, b->data, b->len);
+    if (c != s->player && !c->ops->browser && c->h > s->grid->h) {
+        buf_t *own = &s->srv->scratch;
+        buf_reset(own);
+        watcher_footer(s, c, own, false);
+        if (own->len)
+            conn_write(c, own->data, own->len);
+    }
 }
 
 /* Sends the change from sent to grid to every viewer, the player first. */
@@ -420,6 +444,22 @@ void session_resized(conn_t *c)
         return;
     }
     c->own_render = !viewer_shares(s, c);
+    viewer_keyframe(s, c);
+}
+
+void session_view_changed(conn_t *c)
+{
+    session_t *s = c->sess;
+    if (!s || c == s->player || c->closing)
+        return;
+    bool own = !viewer_shares(s, c);
+    if (own && c->own_render && c->scr && c->shown && !c->too_small) {
+        game_view_t v;
+        view_of(s, &v);
+        own_frame(s, c, &v);
+        return;
+    }
+    c->own_render = own;
     viewer_keyframe(s, c);
 }
 
@@ -503,8 +543,9 @@ void session_detach(conn_t *c, const char *why)
 
 /* ---- game end ---------------------------------------------------------------------- */
 
-/* Warren's own game ended: its record, milestones and dump are stored. */
-static void warren_finish(session_t *s, char *msg, size_t msglen)
+/* Warren's own game ended: its record, milestones and dump are stored; its
+ * end screen is returned. */
+static gameover_t *warren_finish(session_t *s, char *msg, size_t msglen)
 {
     server_t *srv = s->srv;
     game_status_t st;
@@ -530,28 +571,36 @@ static void warren_finish(session_t *s, char *msg, size_t msglen)
     log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
              (long long)s->game_id, end.end_kind, (unsigned long long)st.turn, (long long)st.score,
              st.cause);
+    gameover_t *go = gameover_new(srv, s->game_id, s->user, &st, s->nwatchers);
     snprintf(msg, msglen, "Game over: %s. Score %lld after %llu turns.", st.cause,
              (long long)st.score, (unsigned long long)st.turn);
+    return go;
 }
 
 void session_finish(session_t *s)
 {
     char msg[256] = "";
-    s->ops->finish(s, msg, sizeof msg);
+    gameover_t *go = s->ops->finish(s, msg, sizeof msg);
     if (s->player) {
         conn_t *p = s->player;
         p->sess = NULL;
         s->player = NULL;
-        menu_message(p, msg);
+        if (go)
+            gameover_add(go, p, true);
+        else
+            menu_message(p, msg);
     }
     for (list_t *it; (it = list_front(&s->watchers));) {
         conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
-        char wm[300];
-        snprintf(wm, sizeof wm, "The game you watched has ended. %s", msg);
-        menu_message(w, wm);
+        if (go)
+            gameover_add(go, w, false);
+        else
+            menu_message(w, "The game you watched has ended.");
     }
+    if (go)
+        gameover_start(go);
     session_free(s);
 }
 
@@ -706,6 +755,8 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
         session_detach(c, DETACH_SAID);
         return;
     }
+    if (chat_player_key(c, s, k))
+        return;
     if (c->srv->cfg.test_hooks && k.code == KEY_F12 && s->game) {
         test_hook(c, s);
         return;
@@ -724,20 +775,28 @@ void session_key(conn_t *c, key_event_t k)
         player_key(c, s, k);
         return;
     }
+    if (watch_key(c, s, k))
+        return;
     if (k.code == 'q' || k.code == 'Q')
         session_detach(c, "");
+}
+
+/* Every watcher goes back to the menu, told msg. */
+static void watchers_leave(session_t *s, const char *msg)
+{
+    for (list_t *it; (it = list_front(&s->watchers));) {
+        conn_t *w = LIST_ITEM(it, conn_t, wnode);
+        watcher_unlink(s, w);
+        w->sess = NULL;
+        menu_message(w, msg);
+    }
 }
 
 /* Snapshots the game and frees the session; watchers go back to the menu. */
 static void session_save_and_free(session_t *s, const char *why)
 {
     s->ops->save(s, why);
-    for (list_t *it; (it = list_front(&s->watchers));) {
-        conn_t *w = LIST_ITEM(it, conn_t, wnode);
-        watcher_unlink(s, w);
-        w->sess = NULL;
-        menu_message(w, "The player left; the game is saved.");
-    }
+    watchers_leave(s, "The player left; the game is saved.");
     if (!s->ops->stop || !s->ops->stop(s))
         session_free(s);
 }
@@ -746,6 +805,8 @@ static void session_save_and_free(session_t *s, const char *why)
 
 void session_tick(server_t *srv)
 {
+    chat_tick(srv);
+    watch_tick(srv);
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
@@ -770,15 +831,35 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
     return true;
 }
 
+int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
+{
+    session_t *s = session_find_user(srv, user_id);
+    if (!s)
+        return 0;
+    int64_t id = s->game_id;
+    if (s->player)
+        session_detach(s->player, why);
+    session_snapshot(s, "abandoned"); /* the journal's end is kept with the record */
+    db_game_mark_broken(srv->db, id, reason, NULL, NULL);
+    db_game_broken_told(srv->db, id, NULL, NULL); /* why is said now, not at the next login */
+    watchers_leave(s, why);
+    log_info("game abandoned user=%s game=%lld: %s", s->user, (long long)id, reason);
+    session_free(s);
+    return id;
+}
+
+void session_redraw(session_t *s)
+{
+    if (!s->ended && !s->broken && !s->dead)
+        session_refresh(s);
+}
+
 /* Keys waiting for their journal rows keep their frame (and the
  * announcement) until the commit; the others redraw now. */
 void session_announce_all(server_t *srv)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
-        if (!s->ended && !s->broken)
-            session_refresh(s);
-    }
+    LIST_EACH (it, &srv->sessions)
+        session_redraw(LIST_ITEM(it, session_t, node));
 }
 
 void session_set_chat(session_t *s, bool off)

@@ -46,14 +46,15 @@ struct session {
     screen_t *grid, *sent; /* current frame and the shared baseline */
     uint64_t started_ms, last_key_ms, detached_ms;
     bool ended;
-    bool broken;        /* never set: a game that cannot be made or restored gets no session */
-    bool frame_due;     /* a frame waits for its keys to be stored */
-    int db_refs;        /* db callbacks that point at us */
-    jqueue_t jq;        /* journal rows not yet stored (jqueue.h) */
-    screen_t *frozen;   /* paused: the last frame sent, shown under the notice */
-    bool dead;          /* unlinked; freed when db_refs drops to 0 */
-    bool chat_off;      /* the player turned spectator chat off */
-    uint64_t frame_seq; /* frames broadcast (JSON frames carry it) */
+    bool broken;          /* never set: a game that cannot be made or restored gets no session */
+    bool frame_due;       /* a frame waits for its keys to be stored */
+    int db_refs;          /* db callbacks that point at us */
+    jqueue_t jq;          /* journal rows not yet stored (jqueue.h) */
+    screen_t *frozen;     /* paused: the last frame sent, shown under the notice */
+    bool dead;            /* unlinked; freed when db_refs drops to 0 */
+    bool chat_off;        /* the player turned spectator chat off */
+    uint64_t frame_seq;   /* frames broadcast (JSON frames carry it) */
+    struct chatlog *chat; /* chat.c's: recent lines, the strip; NULL until used */
 };
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
@@ -64,6 +65,8 @@ void session_watch(conn_t *c, session_t *s);
 void session_detach(conn_t *c, const char *why); /* player or watcher leaves */
 void session_key(conn_t *c, key_event_t k);
 void session_resized(conn_t *c);
+/* A watcher's overlay changed (watch.c): its own frame, or the shared one again. */
+void session_view_changed(conn_t *c);
 void session_drained(conn_t *c); /* output queue emptied */
 void session_set_chat(session_t *s, bool off);
 session_t *session_find_user(server_t *s, int64_t user_id); /* any kind */
@@ -75,9 +78,16 @@ session_t *session_find_name(server_t *s, const char *user); /* live, ignoring c
  * gateway), the game saved and freed, watchers sent back. Returns true if
  * there was one. */
 bool session_close_user(server_t *s, int64_t user_id, const char *why);
+/* The account's live game ends as abandoned: marked broken with reason
+ * (its journal, snapshots and record kept), its player and watchers sent
+ * to the menu with why. Returns the game's id, 0 if there was none. */
+int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
 void session_announce_all(server_t *s); /* redraw games for a new announcement */
-void session_tick(server_t *s);         /* grace expiry */
-int session_recover_all(server_t *s);   /* at start: resume every unfinished game */
+/* Sends s's frame again now (an overlay changed), unless keys wait for
+ * their journal rows: their frame comes with the commit. */
+void session_redraw(session_t *s);
+void session_tick(server_t *s);       /* grace expiry */
+int session_recover_all(server_t *s); /* at start: resume every unfinished game */
 /* Snapshots every live game; storage_shutdown then waits for their keys. */
 void session_shutdown_all(server_t *s);
 void session_free_all(server_t *s); /* after the loop ran down: without viewers */

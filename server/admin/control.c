@@ -12,11 +12,13 @@
  *   health                integrity check, sizes, unfinished games, journal rows,
  *                         storage (ok / failing since T, last error, cap), broken games
  *   db-max-size BYTES     caps the database now (K, M, G; 0 lifts it), until restart
+ *   kick, ban, unban, bans, end, delete, rename, mute, unmute: control_mod.c
  */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "control_impl.h"
 #include "control_parse.h"
 #include "log.h"
 #include "server.h"
@@ -31,27 +33,9 @@ struct control {
     list_t ctls; /* open control connections (ctl_t.node) */
 };
 
-typedef struct ctl ctl_t;
-struct ctl {
-    server_t *srv;
-    list_t node; /* struct control's ctls, so shutdown can close idle ones */
-    uv_pipe_t pipe;
-    char line[CTL_LINE_MAX];
-    size_t len;
-    bool started, closing;
-    bool peer_done, shut_done; /* the peer's EOF came; our answer is out */
-    int refs;                  /* the handle plus pending requests */
-    buf_t out;
-    uv_shutdown_t shut;
-    int64_t user_id; /* lock/unlock: the account */
-    bool lock;
-};
-
-typedef void (*ctl_fn)(ctl_t *c, char *arg);
-
 /* ---- lifetime and replies -------------------------------------------------------- */
 
-static void ctl_unref(ctl_t *c)
+void ctl_unref(ctl_t *c)
 {
     if (--c->refs > 0)
         return;
@@ -99,7 +83,7 @@ static void on_ctl_written(uv_write_t *w, int status)
 }
 
 /* Sends what was collected in c->out plus the last line, then closes. */
-static void ctl_finish(ctl_t *c, const char *error)
+void ctl_finish(ctl_t *c, const char *error)
 {
     if (c->closing)
         return;
@@ -117,9 +101,11 @@ static void ctl_finish(ctl_t *c, const char *error)
     }
 }
 
-static const char *db_msg(server_t *s, int status)
+const char *db_msg(server_t *s, int status)
 {
-    return status == DB_ENOTFOUND ? "no such account" : db_error(s->db);
+    return status == DB_ENOTFOUND ? "no such account"
+           : status == DB_EEXISTS ? "that name is taken"
+                                  : db_error(s->db);
 }
 
 /* ---- users and games ------------------------------------------------------------------ */
@@ -201,15 +187,8 @@ static void on_locked(void *ud, int status, int64_t id)
     ctl_unref(c);
 }
 
-static void on_lock_user(void *ud, int status, const db_user_t *u)
+static void lock_user(ctl_t *c, const db_user_t *u)
 {
-    ctl_t *c = ud;
-    if (status != DB_OK) {
-        ctl_finish(c, db_msg(c->srv, status));
-        ctl_unref(c);
-        return;
-    }
-    c->user_id = u->id;
     log_info("admin: %s user=%s", c->lock ? "lock" : "unlock", u->name);
     db_user_set_locked(c->srv->db, u->id, c->lock, on_locked, c);
 }
@@ -217,8 +196,7 @@ static void on_lock_user(void *ud, int status, const db_user_t *u)
 static void lock_start(ctl_t *c, char *name, bool lock)
 {
     c->lock = lock;
-    c->refs++;
-    db_user_by_name(c->srv->db, name, on_lock_user, c);
+    ctl_with_user(c, name, lock_user);
 }
 
 static void cmd_lock(ctl_t *c, char *arg)
@@ -235,9 +213,11 @@ static void on_reset(void *ud, int status, const db_user_t *u, const char *msg)
 {
     ctl_t *c = ud;
     if (status == ACCOUNTS_OK) {
-        log_info("admin: password reset");
+        log_info("admin: passwd user=%s", u ? u->name : c->name);
         if (u)
             webgw_revoke(c->srv, u->id, NULL); /* its open browsers log in again */
+        buf_printf(&c->out, "password of %s changed; its browsers must log in again\n",
+                   u ? u->name : c->name);
     }
     ctl_finish(c, status == ACCOUNTS_OK ? NULL : msg);
     ctl_unref(c);
@@ -247,6 +227,7 @@ static void cmd_passwd(ctl_t *c, char *arg)
 {
     char *pw = strchr(arg, ' '); /* control_parse checked there is one */
     *pw++ = '\0';
+    snprintf(c->name, sizeof c->name, "%s", arg);
     c->refs++;
     if (accounts_reset_password(c->srv->acc, arg, pw, strlen(pw), on_reset, c) != 0) {
         ctl_finish(c, "the account service is not available");
@@ -404,10 +385,23 @@ static void cmd_db_max_size(ctl_t *c, char *arg)
 }
 
 static const ctl_fn HANDLERS[CTL_NCMDS] = {
-    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,
-    [CTL_LOCK] = cmd_lock,     [CTL_UNLOCK] = cmd_unlock,
-    [CTL_PASSWD] = cmd_passwd, [CTL_ANNOUNCE] = cmd_announce,
-    [CTL_HEALTH] = cmd_health, [CTL_DB_MAX_SIZE] = cmd_db_max_size,
+    [CTL_USERS] = cmd_users,
+    [CTL_GAMES] = cmd_games,
+    [CTL_LOCK] = cmd_lock,
+    [CTL_UNLOCK] = cmd_unlock,
+    [CTL_PASSWD] = cmd_passwd,
+    [CTL_ANNOUNCE] = cmd_announce,
+    [CTL_HEALTH] = cmd_health,
+    [CTL_KICK] = cmd_kick,
+    [CTL_BAN] = cmd_ban,
+    [CTL_UNBAN] = cmd_unban,
+    [CTL_BANS] = cmd_bans,
+    [CTL_END] = cmd_end,
+    [CTL_DELETE] = cmd_delete,
+    [CTL_RENAME] = cmd_rename,
+    [CTL_MUTE] = cmd_mute,
+    [CTL_UNMUTE] = cmd_unmute,
+    [CTL_DB_MAX_SIZE] = cmd_db_max_size,
 };
 
 /* Until the line is complete, bytes go after what came; then c->line is

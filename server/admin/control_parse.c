@@ -3,18 +3,36 @@
 #include "control_parse.h"
 #include "config.h"
 
+/* Each command with the number of space-separated words its argument
+ * takes (max -1: any, the rest of the line) and its usage. */
 static const struct {
     const char *name;
-    int arg; /* 0 none, 1 required, 2 optional */
+    int min, max;
+    const char *usage;
 } CMDS[CTL_NCMDS] = {
-    [CTL_USERS] = {"users", 0},   [CTL_GAMES] = {"games", 0},
-    [CTL_LOCK] = {"lock", 1},     [CTL_UNLOCK] = {"unlock", 1},
-    [CTL_PASSWD] = {"passwd", 1}, [CTL_ANNOUNCE] = {"announce", 2},
-    [CTL_HEALTH] = {"health", 0}, [CTL_DB_MAX_SIZE] = {"db-max-size", 1},
+    [CTL_USERS] = {"users", 0, 0, "usage: users"},
+    [CTL_GAMES] = {"games", 0, 0, "usage: games"},
+    [CTL_LOCK] = {"lock", 1, 1, "usage: lock NAME"},
+    [CTL_UNLOCK] = {"unlock", 1, 1, "usage: unlock NAME"},
+    [CTL_PASSWD] = {"passwd", 2, -1, "usage: passwd NAME PASSWORD"},
+    [CTL_ANNOUNCE] = {"announce", 0, -1, "usage: announce [TEXT]"},
+    [CTL_HEALTH] = {"health", 0, 0, "usage: health"},
+    [CTL_DB_MAX_SIZE] = {"db-max-size", 1, 1,
+                         "usage: db-max-size BYTES (K, M or G; 0 lifts the cap)"},
+    [CTL_KICK] = {"kick", 1, 1, "usage: kick NAME"},
+    [CTL_BAN] = {"ban", 1, 2, "usage: ban ADDR[/PREFIX] [DURATION]"},
+    [CTL_UNBAN] = {"unban", 1, 1, "usage: unban ADDR[/PREFIX]"},
+    [CTL_BANS] = {"bans", 0, 0, "usage: bans"},
+    [CTL_END] = {"end", 1, 1, "usage: end NAME"},
+    [CTL_DELETE] = {"delete", 2, 2, "usage: delete NAME --yes"},
+    [CTL_RENAME] = {"rename", 2, 2, "usage: rename OLD NEW"},
+    [CTL_MUTE] = {"mute", 1, 2, "usage: mute NAME [DURATION]"},
+    [CTL_UNMUTE] = {"unmute", 1, 1, "usage: unmute NAME"},
 };
 
-static const char UNKNOWN[] =
-    "unknown command (users, games, lock, unlock, passwd, announce, health, db-max-size)";
+#define UNKNOWN                                                                                  \
+    "unknown command (users, games, lock, unlock, passwd, announce, health, db-max-size, kick, " \
+    "ban, unban, bans, end, delete, rename, mute, unmute)"
 
 static int fail(const char **error, const char *msg)
 {
@@ -22,20 +40,33 @@ static int fail(const char **error, const char *msg)
     return -1;
 }
 
+/* Words of a non-empty argument: spaces plus one. */
+static int words(const char *arg)
+{
+    int n = arg[0] ? 1 : 0;
+    for (const char *p = arg; *p; p++)
+        n += *p == ' ';
+    return n;
+}
+
 /* The checks one command's argument needs; 0 or -1 with *error. */
 static int check_arg(ctl_cmd_t cmd, char *arg, const char **error)
 {
     size_t n = strlen(arg);
+    int w = words(arg);
+    if (w < CMDS[cmd].min || (CMDS[cmd].max >= 0 && w > CMDS[cmd].max)) {
+        if (CMDS[cmd].min == 0 && CMDS[cmd].max == 0)
+            return fail(error, "this command takes no argument");
+        return fail(error, w == 0 ? "this command needs an argument" : CMDS[cmd].usage);
+    }
     if (cmd == CTL_ANNOUNCE) {
         if (n > CTL_ANNOUNCE_MAX)
             return fail(error, "announcement too long (at most 199 characters)");
         for (char *p = arg; *p; p++)
             if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7E)
                 *p = '?'; /* it is drawn on every terminal */
-    } else if (cmd == CTL_PASSWD && !strchr(arg, ' '))
-        return fail(error, "usage: passwd NAME PASSWORD");
-    else if ((cmd == CTL_LOCK || cmd == CTL_UNLOCK) && strchr(arg, ' '))
-        return fail(error, "usage: lock|unlock NAME");
+    } else if (cmd == CTL_DELETE && strcmp(strchr(arg, ' '), " --yes") != 0)
+        return fail(error, "delete removes the account and its games: add --yes to confirm");
     else if (cmd == CTL_DB_MAX_SIZE && config_parse_size(arg, &(int64_t){0}))
         return fail(error, "usage: db-max-size BYTES (K, M or G; 0 lifts the cap)");
     return 0;
@@ -58,10 +89,6 @@ int control_parse(const char *line, size_t len, ctl_cmd_t *cmd, char *arg, size_
         if (strlen(CMDS[i].name) != wl || memcmp(line, CMDS[i].name, wl) != 0)
             continue;
         size_t al = sp ? n - wl - 1 : 0;
-        if (CMDS[i].arg == 0 && al > 0)
-            return fail(error, "this command takes no argument");
-        if (CMDS[i].arg == 1 && al == 0)
-            return fail(error, "this command needs an argument");
         memcpy(arg, sp ? sp + 1 : "", al);
         arg[al] = '\0';
         *cmd = (ctl_cmd_t)i;

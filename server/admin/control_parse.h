@@ -20,6 +20,15 @@ typedef enum {
     CTL_ANNOUNCE,
     CTL_HEALTH,
     CTL_DB_MAX_SIZE,
+    CTL_KICK,
+    CTL_BAN,
+    CTL_UNBAN,
+    CTL_BANS,
+    CTL_END,
+    CTL_DELETE,
+    CTL_RENAME,
+    CTL_MUTE,
+    CTL_UNMUTE,
     CTL_NCMDS
 } ctl_cmd_t;
 
@@ -27,7 +36,9 @@ typedef enum {
  * (NUL-terminated, "" when there is none; argmax >= CTL_LINE_MAX) when a
  * whole request is there, 0 when more bytes are needed, -1 with *error (a
  * static message) for a bad request. Announcements come back as printable
- * ASCII ('?' for anything else); passwd's argument is "NAME PASSWORD". */
+ * ASCII ('?' for anything else); passwd's argument is "NAME PASSWORD". Each
+ * command's words are counted (ban "ADDR [DURATION]", rename "OLD NEW"),
+ * and delete needs "NAME --yes". */
 int control_parse(const char *line, size_t len, ctl_cmd_t *cmd, char *arg, size_t argmax,
                   const char **error);
 

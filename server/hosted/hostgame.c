@@ -143,7 +143,7 @@ static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out)
     return found;
 }
 
-static void pty_finish(session_t *s, char *msg, size_t n)
+static struct gameover *pty_finish(session_t *s, char *msg, size_t n)
 {
     hostgame_t *hg = hg_of(s);
     xlog_row_t row;
@@ -156,10 +156,11 @@ static void pty_finish(session_t *s, char *msg, size_t n)
                  s->kind, (long long)row.turns, (long long)row.points, row.death);
         snprintf(msg, n, "%s is over: %s. %lld points after %lld turns.", s->kind_name, row.death,
                  (long long)row.points, (long long)row.turns);
-        return;
+        return NULL; /* the message says it: no end screen of Warren's */
     }
     log_info("game end user=%s game=%s: the program exited", s->user, s->kind);
     snprintf(msg, n, "%s has ended.", s->kind_name);
+    return NULL;
 }
 
 static void pty_free(session_t *s)

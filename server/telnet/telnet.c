@@ -233,8 +233,11 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
             log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit applies once the address is known */
-            if (budget_move(c->srv->budget, &t->slot, ip) != BUDGET_OK) {
-                const char *m = "\r\nToo many connections from your address.\r\n";
+            int rc = budget_move(c->srv->budget, &t->slot, ip);
+            if (rc != BUDGET_OK) {
+                const char *m = rc == BUDGET_BANNED
+                                    ? "\r\nConnections from your address are refused.\r\n"
+                                    : "\r\nToo many connections from your address.\r\n";
                 conn_write(c, m, strlen(m));
                 conn_close(c, "limit");
             }
@@ -391,15 +394,19 @@ static tconn_t *tconn_new(server_t *s, bool is_unix)
  * the person, at most one log line per interval for a flood of them. */
 static void refuse(server_t *s, int fd, const char *peer, int why)
 {
-    const char *m = why == BUDGET_ADDR ? "Too many connections from your address.\r\n"
-                                       : "The server is full. Please try again later.\r\n";
+    const char *m = why == BUDGET_ADDR     ? "Too many connections from your address.\r\n"
+                    : why == BUDGET_BANNED ? "Connections from your address are refused.\r\n"
+                                           : "The server is full. Please try again later.\r\n";
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* best effort: the socket closes either way */
     close(fd);
     unsigned held;
     if (log_every(&s->telnet->refused_log, now_ms(s), LISTENER_LOG_MS, &held))
         log_info("refused telnet ip=%s reason=%s (%u more refused since the last line)", peer,
-                 why == BUDGET_ADDR ? "per-address limit" : "server full", held);
+                 why == BUDGET_ADDR     ? "per-address limit"
+                 : why == BUDGET_BANNED ? "banned"
+                                        : "server full",
+                 held);
 }
 
 /* A socket from a listener: counted in the budget, or turned away. Unix

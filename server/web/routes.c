@@ -26,6 +26,8 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/logout", .handler = webgw_logout},
     {CALL, "/password", .handler = webgw_password},
     {CALL, "/options", .handler = webgw_options},
+    /* mail between players (mail_page.c) */
+    {CALL, "/mail", .handler = webgw_mail},
     /* finished games (records/pages.c): HTML, and JSON under /api/ */
     {CALL, "/scores", .handler = records_scores},
     {CALL, "/api/scores", .handler = records_scores, .arg = RECORDS_JSON},

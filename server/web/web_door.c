@@ -80,7 +80,10 @@ static void ticket_refuse(web_ticket_t *t, const char *peer, int why)
 {
     t->refused = true;
     t->door->refusing++;
-    log_refusal(t->door, peer, why == BUDGET_ADDR ? "per-address limit" : "server full");
+    log_refusal(t->door, peer,
+                why == BUDGET_ADDR     ? "per-address limit"
+                : why == BUDGET_BANNED ? "banned"
+                                       : "server full");
 }
 
 /* A ticket for a new socket from peer, or NULL when it is to be closed at

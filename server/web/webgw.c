@@ -34,7 +34,6 @@
 #define LOBBY_MS 500
 
 #define COOKIE_DAYS 30
-#define CHAT_MAX    200 /* bytes of one chat line */
 #define CHAT_RATE   1.0 /* lines per second ... */
 #define CHAT_BURST  3.0 /* ... with this burst */
 #define TOKEN_BYTES 16
@@ -342,15 +341,6 @@ static void on_drained(void *ctx, web_conn_t *wc)
         session_drained(&ws->c);
 }
 
-/* The viewers of s that take JSON messages (web ones; telnet drops them). */
-static void session_send_web(session_t *s, const char *json, size_t len)
-{
-    if (s->player)
-        conn_write_text(s->player, json, len);
-    LIST_EACH (it, &s->watchers)
-        conn_write_text(LIST_ITEM(it, conn_t, wnode), json, len);
-}
-
 static bool chat_allowed(wsock_t *ws)
 {
     return ratelimit_take(ws->chat, 1, now_ms(ws->c.srv)) == 1;
@@ -361,43 +351,25 @@ static void chat_state_send(session_t *s)
     char m[64];
     int n =
         snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
-    session_send_web(s, m, (size_t)n);
+    chat_send_web(s, m, (size_t)n);
 }
 
-/* {"t":"chat","text":...}: a line to everyone viewing the same game. */
+/* {"t":"chat","text":...}: a line to everyone viewing the same game
+ * (chat.c: browsers and terminals alike). */
 static void chat_line(wsock_t *ws, const char *json, size_t len)
 {
     conn_t *c = &ws->c;
-    session_t *s = c->sess;
     char text[CHAT_MAX * 4 + 1];
     int n = web_json_string(json, len, "text", text, sizeof text);
-    if (!c->user_id)
-        return send_text_msg(ws, "chat_error", "Log in to chat.");
-    if (!s)
-        return send_text_msg(ws, "chat_error", "You are not viewing a game.");
-    if (n < 0 || n > CHAT_MAX)
-        return send_text_msg(ws, "chat_error", "A chat line is at most 200 bytes of text.");
-    if (s->chat_off && c != s->player)
-        return send_text_msg(ws, "chat_error", "The player turned chat off.");
-    if (!chat_allowed(ws))
-        return send_text_msg(ws, "chat_error", "Too fast: wait a moment.");
-    for (int i = 0; i < n; i++) /* text only: no control characters */
-        if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
-            text[i] = ' ';
-    if (n == 0)
-        return;
-    buf_t b;
-    buf_init(&b);
-    buf_puts(&b, "{\"t\":\"chat\",\"from\":");
-    json_put_string(&b, c->user, strlen(c->user));
-    buf_puts(&b, ",\"player\":");
-    buf_puts(&b, c == s->player ? "true" : "false");
-    buf_puts(&b, ",\"text\":");
-    json_put_string(&b, text, (size_t)n);
-    buf_putc(&b, '}');
-    if (!b.failed)
-        session_send_web(s, b.data, b.len);
-    buf_free(&b);
+    const char *why = n < 0 ? "A chat line is at most 200 bytes of text." : NULL;
+    if (!why)
+        why = chat_check(c, (size_t)n);
+    if (!why && !chat_allowed(ws))
+        why = "Too fast: wait a moment.";
+    if (!why)
+        why = chat_say(c, text, (size_t)n);
+    if (why)
+        send_text_msg(ws, "chat_error", why);
 }
 
 static void set_frames(wsock_t *ws, const char *json, size_t len)
@@ -634,20 +606,36 @@ void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)
     }
 }
 
-void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
+/* Closes the account's websockets but those opened with keep_hash; n of them. */
+static int close_user(server_t *srv, int64_t user_id, const char *keep_hash, const char *msg,
+                      const char *why)
 {
     webgw_t *g = srv->web;
+    int n = 0;
     if (!g)
-        return;
+        return 0;
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         conn_t *c = &ws->c;
         if (c->closing || c->user_id != user_id || !ws->wc ||
             (keep_hash && strcmp(ws->token_hash, keep_hash) == 0))
             continue;
-        send_text_msg(ws, "left", "Your password was changed: log in again.");
-        web_close(ws->wc, 1008, "password changed");
+        send_text_msg(ws, "left", msg);
+        web_close(ws->wc, 1008, why);
+        n++;
     }
+    return n;
+}
+
+void webgw_revoke(server_t *srv, int64_t user_id, const char *keep_hash)
+{
+    close_user(srv, user_id, keep_hash, "Your password was changed: log in again.",
+               "password changed");
+}
+
+int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
+{
+    return close_user(srv, user_id, NULL, msg, "closed by the administrator");
 }
 
 /* ---- start and stop ------------------------------------------------------------------- */

@@ -30,6 +30,45 @@ START_TEST(commands_and_arguments)
     ck_assert_str_eq(arg, "20G");
     ck_assert_int_eq(parse("announce caf\xc3\xa9\x1b[2J\n", &cmd, arg, &err), 1);
     ck_assert_str_eq(arg, "caf??\?[2J");
+    ck_assert_int_eq(parse("ban 10.0.0.0/8 7d\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_BAN);
+    ck_assert_str_eq(arg, "10.0.0.0/8 7d");
+    ck_assert_int_eq(parse("ban ::1\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(parse("rename old new\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_RENAME);
+    ck_assert_int_eq(parse("delete bob --yes\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_DELETE);
+    ck_assert_str_eq(arg, "bob --yes");
+    ck_assert_int_eq(parse("mute bob\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_MUTE);
+    ck_assert_int_eq(parse("bans\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_BANS);
+    for (const char *const *p =
+             (const char *const[]){"kick a\n", "unban a\n", "end a\n", "unmute a\n", NULL};
+         *p; p++)
+        ck_assert_int_eq(parse(*p, &cmd, arg, &err), 1);
+}
+END_TEST
+
+/* Each command's words are counted; delete needs its confirmation. */
+START_TEST(word_counts_and_confirmation)
+{
+    ctl_cmd_t cmd;
+    char arg[CTL_LINE_MAX];
+    const char *err = NULL;
+    ck_assert_int_eq(parse("delete bob\n", &cmd, arg, &err), -1);
+    ck_assert_str_eq(err, "usage: delete NAME --yes");
+    ck_assert_int_eq(parse("delete bob yes\n", &cmd, arg, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "--yes"));
+    ck_assert_int_eq(parse("delete bob --yes now\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(parse("rename old\n", &cmd, arg, &err), -1);
+    ck_assert_str_eq(err, "usage: rename OLD NEW");
+    ck_assert_int_eq(parse("ban a b c\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(parse("kick a b\n", &cmd, arg, &err), -1);
+    ck_assert_int_eq(parse("bans all\n", &cmd, arg, &err), -1);
+    ck_assert_str_eq(err, "this command takes no argument");
+    ck_assert_int_eq(parse("mute\n", &cmd, arg, &err), -1);
+    ck_assert_str_eq(err, "this command needs an argument");
 }
 END_TEST
 
@@ -67,6 +106,7 @@ Suite *suite_server_control(void)
     TCase *t = tcase_create("parse");
     tcase_add_test(t, commands_and_arguments);
     tcase_add_test(t, partial_and_bad_lines);
+    tcase_add_test(t, word_counts_and_confirmation);
     suite_add_tcase(s, t);
     return s;
 }

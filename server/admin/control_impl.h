@@ -1,0 +1,53 @@
+/* control_impl — what control.c (the socket, the first commands) and
+ * control_mod.c (kick, bans, end, delete, rename, mutes) share; nothing
+ * else includes it. */
+#ifndef WARREN_CONTROL_IMPL_H
+#define WARREN_CONTROL_IMPL_H
+#include "control_parse.h"
+#include "server.h"
+
+typedef struct ctl ctl_t;
+typedef void (*ctl_fn)(ctl_t *c, char *arg);
+/* An account looked up by name, for the command that asked (control_mod.c). */
+typedef void (*ctl_user_fn)(ctl_t *c, const db_user_t *u);
+
+/* One control connection: one request, its answer. */
+struct ctl {
+    server_t *srv;
+    list_t node; /* struct control's ctls, so shutdown can close idle ones */
+    uv_pipe_t pipe;
+    char line[CTL_LINE_MAX];
+    size_t len;
+    bool started, closing;
+    bool peer_done, shut_done; /* the peer's EOF came; our answer is out */
+    int refs;                  /* the handle plus pending requests */
+    buf_t out;
+    uv_shutdown_t shut;
+    int64_t user_id; /* lock/unlock and the others: the account */
+    bool lock;
+    ctl_user_fn then;                           /* control_mod.c: what to do with the account */
+    char name[DB_NAME_MAX], name2[DB_NAME_MAX]; /* the account's name; a new one */
+    char net[MOD_NET_MAX];                      /* ban, unban */
+    int64_t until;                              /* ban, mute: Unix seconds, 0 = until lifted */
+};
+
+/* Sends what was collected in c->out plus "ok" or "error: MSG", then closes. */
+void ctl_finish(ctl_t *c, const char *error);
+void ctl_unref(ctl_t *c);
+const char *db_msg(server_t *s, int status); /* "no such account" for DB_ENOTFOUND */
+/* Looks the account up by name, then then(c, account) with c->user_id and
+ * c->name set; a missing one is the answer. then finishes and unrefs. */
+void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then);
+
+/* control_mod.c's commands */
+void cmd_kick(ctl_t *c, char *arg);
+void cmd_ban(ctl_t *c, char *arg);
+void cmd_unban(ctl_t *c, char *arg);
+void cmd_bans(ctl_t *c, char *arg);
+void cmd_end(ctl_t *c, char *arg);
+void cmd_delete(ctl_t *c, char *arg);
+void cmd_rename(ctl_t *c, char *arg);
+void cmd_mute(ctl_t *c, char *arg);
+void cmd_unmute(ctl_t *c, char *arg);
+
+#endif

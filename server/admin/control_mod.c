@@ -1,0 +1,342 @@
+/* control_mod — the administrator's commands on people: kick, ban, unban,
+ * bans, end, delete, rename, mute, unmute (see control.c for the socket).
+ * Each is logged as "admin: COMMAND ...". A command on an account looks it
+ * up first (ctl_with_user), then acts on what is live and writes what stays. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "control_impl.h"
+#include "log.h"
+
+/* ---- shared steps -------------------------------------------------------------------- */
+
+static void on_user(void *ud, int status, const db_user_t *u)
+{
+    ctl_t *c = ud;
+    if (status != DB_OK) {
+        ctl_finish(c, db_msg(c->srv, status));
+        ctl_unref(c);
+        return;
+    }
+    c->user_id = u->id;
+    snprintf(c->name, sizeof c->name, "%s", u->name);
+    c->then(c, u); /* it finishes and unrefs */
+}
+
+void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then)
+{
+    c->then = then;
+    c->refs++;
+    db_user_by_name(c->srv->db, name, on_user, c);
+}
+
+/* A write is done: the answer, then the reference the request held. */
+static void on_written(void *ud, int status, int64_t id)
+{
+    ctl_t *c = ud;
+    (void)id;
+    ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
+    ctl_unref(c);
+}
+
+/* Every telnet conn of the account is told msg and closed; how many. */
+static int close_conns(server_t *srv, int64_t user_id, const char *msg)
+{
+    int n = 0;
+    LIST_EACH (it, &srv->conns) {
+        conn_t *k = LIST_ITEM(it, conn_t, node);
+        if (k->closing || k->user_id != user_id)
+            continue;
+        char line[200];
+        int len = snprintf(line, sizeof line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
+        conn_write(k, line, (size_t)len);
+        conn_close(k, "kicked");
+        n++;
+    }
+    return n + webgw_kick(srv, user_id, msg);
+}
+
+/* Everyone logged in as the account goes back to the anonymous menu. */
+static void log_out_all(server_t *srv, int64_t user_id, const char *msg)
+{
+    LIST_EACH (it, &srv->conns) {
+        conn_t *k = LIST_ITEM(it, conn_t, node);
+        if (!k->closing && k->user_id == user_id)
+            menu_log_out(k, msg);
+    }
+    webgw_kick(srv, user_id, msg);
+}
+
+/* "[DURATION]" after the first word of arg: *until (0 = until lifted). */
+static int parse_until(ctl_t *c, char *arg)
+{
+    char *sp = strchr(arg, ' ');
+    int64_t secs = 0;
+    c->until = 0;
+    if (!sp)
+        return 0;
+    *sp++ = '\0';
+    if (moderation_parse_duration(sp, &secs))
+        return -1;
+    c->until = (int64_t)time(NULL) + secs;
+    return 0;
+}
+
+static void say_until(ctl_t *c, const char *what)
+{
+    if (!c->until) {
+        buf_printf(&c->out, "%s until lifted\n", what);
+        return;
+    }
+    char when[32];
+    time_t t = (time_t)c->until;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    buf_printf(&c->out, "%s until %s\n", what, when);
+}
+
+/* ---- kick ---------------------------------------------------------------------------- */
+
+static void kick_user(ctl_t *c, const db_user_t *u)
+{
+    int n = close_conns(c->srv, u->id, "You were disconnected by the administrator.");
+    log_info("admin: kick user=%s connections=%d", u->name, n);
+    buf_printf(&c->out, "closed %d connection%s of %s; a live game waits for its player\n", n,
+               n == 1 ? "" : "s", u->name);
+    ctl_finish(c, NULL);
+    ctl_unref(c);
+}
+
+void cmd_kick(ctl_t *c, char *arg)
+{
+    ctl_with_user(c, arg, kick_user);
+}
+
+/* ---- bans ------------------------------------------------------------------------------ */
+
+/* Telnet conns from an address the new ban covers are closed. */
+static int close_banned(server_t *srv)
+{
+    int n = 0;
+    int64_t now = (int64_t)time(NULL);
+    LIST_EACH (it, &srv->conns) {
+        conn_t *k = LIST_ITEM(it, conn_t, node);
+        if (!k->closing && moderation_banned(srv->mod, k->ip, now)) {
+            const char *m = "\r\nConnections from your address are refused.\r\n";
+            conn_write(k, m, strlen(m));
+            conn_close(k, "banned");
+            n++;
+        }
+    }
+    return n;
+}
+
+void cmd_ban(ctl_t *c, char *arg)
+{
+    if (parse_until(c, arg))
+        return ctl_finish(c, "bad duration (e.g. 90s, 30m, 12h, 7d, 2w)");
+    if (moderation_parse_net(arg, c->net))
+        return ctl_finish(c, "usage: ban ADDR[/PREFIX] [DURATION]");
+    if (moderation_ban(c->srv->mod, c->net, c->until))
+        return ctl_finish(c, "out of memory");
+    int n = close_banned(c->srv);
+    log_info("admin: ban net=%s until=%lld closed=%d", c->net, (long long)c->until, n);
+    char what[128];
+    snprintf(what, sizeof what, "banned %s (%d connection%s closed)", c->net, n, n == 1 ? "" : "s");
+    say_until(c, what);
+    c->refs++;
+    db_ban_put(c->srv->db, c->net, c->until, (int64_t)time(NULL), on_written, c);
+}
+
+void cmd_unban(ctl_t *c, char *arg)
+{
+    if (moderation_parse_net(arg, c->net))
+        return ctl_finish(c, "usage: unban ADDR[/PREFIX]");
+    if (!moderation_unban(c->srv->mod, c->net))
+        return ctl_finish(c, "no such ban (see bans)");
+    log_info("admin: unban net=%s", c->net);
+    buf_printf(&c->out, "lifted the ban on %s\n", c->net);
+    c->refs++;
+    db_ban_delete(c->srv->db, c->net, on_written, c);
+}
+
+static void list_sanctions(ctl_t *c, const char *kind, const db_sanction_t *s, size_t n)
+{
+    int64_t now = (int64_t)time(NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].until && s[i].until <= now)
+            continue;
+        char when[32] = "until lifted";
+        time_t t = (time_t)s[i].until;
+        struct tm tm;
+        if (s[i].until && gmtime_r(&t, &tm))
+            strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        buf_printf(&c->out, "%-5s %-43s %s\n", kind, s[i].net, when);
+    }
+}
+
+static void on_mutes_listed(void *ud, int status, const db_sanction_t *s, size_t n)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK)
+        list_sanctions(c, "mute", s, n);
+    ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
+    ctl_unref(c);
+}
+
+static void on_bans_listed(void *ud, int status, const db_sanction_t *s, size_t n)
+{
+    ctl_t *c = ud;
+    if (status != DB_OK) {
+        ctl_finish(c, db_msg(c->srv, status));
+        ctl_unref(c);
+        return;
+    }
+    buf_printf(&c->out, "%-5s %-43s %s\n", "KIND", "ADDRESS-OR-NAME", "UNTIL");
+    list_sanctions(c, "ban", s, n);
+    db_mutes_list(c->srv->db, on_mutes_listed, c);
+}
+
+void cmd_bans(ctl_t *c, char *arg)
+{
+    (void)arg;
+    c->refs++;
+    db_bans_list(c->srv->db, on_bans_listed, c);
+}
+
+/* ---- end ------------------------------------------------------------------------------- */
+
+static void end_user(ctl_t *c, const db_user_t *u)
+{
+    int64_t id = session_abandon_user(c->srv, u->id, "abandoned: ended by the administrator",
+                                      "The game was ended by the administrator.");
+    if (!id) {
+        ctl_finish(c, "no live game");
+        ctl_unref(c);
+        return;
+    }
+    log_info("admin: end user=%s game=%lld", u->name, (long long)id);
+    buf_printf(&c->out, "ended game %lld of %s as abandoned; its record is kept\n", (long long)id,
+               u->name);
+    ctl_finish(c, NULL);
+    ctl_unref(c);
+}
+
+void cmd_end(ctl_t *c, char *arg)
+{
+    ctl_with_user(c, arg, end_user);
+}
+
+/* ---- delete ---------------------------------------------------------------------------- */
+
+static void on_deleted(void *ud, int status, int64_t id)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK) {
+        moderation_unmute(c->srv->mod, c->user_id);
+        buf_printf(&c->out, "deleted %s and every game of it\n", c->name);
+    }
+    on_written(ud, status, id);
+}
+
+static void delete_user(ctl_t *c, const db_user_t *u)
+{
+    session_close_user(c->srv, u->id, "This account has been deleted.");
+    close_conns(c->srv, u->id, "This account has been deleted.");
+    log_info("admin: delete user=%s", u->name);
+    db_user_delete(c->srv->db, u->id, on_deleted, c);
+}
+
+void cmd_delete(ctl_t *c, char *arg)
+{
+    *strchr(arg, ' ') = '\0'; /* "NAME --yes": control_parse checked */
+    ctl_with_user(c, arg, delete_user);
+}
+
+/* ---- rename ---------------------------------------------------------------------------- */
+
+static void on_renamed(void *ud, int status, int64_t id)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK) {
+        log_info("admin: rename user=%s to=%s", c->name, c->name2);
+        buf_printf(&c->out, "renamed %s to %s; it logs in again under the new name\n", c->name,
+                   c->name2);
+    }
+    on_written(ud, status, id);
+}
+
+/* The new name's owner, if any: another account's name is refused. */
+static void on_new_name(void *ud, int status, const db_user_t *u)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK && u->id != c->user_id) {
+        ctl_finish(c, "that name is taken");
+        ctl_unref(c);
+        return;
+    }
+    if (status != DB_OK && status != DB_ENOTFOUND) {
+        ctl_finish(c, db_error(c->srv->db));
+        ctl_unref(c);
+        return;
+    }
+    char key[DB_NAME_MAX];
+    accounts_name_key(c->name2, key);
+    session_close_user(c->srv, c->user_id, "Your account was renamed: log in again.");
+    log_out_all(c->srv, c->user_id, "Your account was renamed: log in again.");
+    db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
+}
+
+static void rename_user(ctl_t *c, const db_user_t *u)
+{
+    (void)u; /* c->user_id is its id */
+    db_user_by_name(c->srv->db, c->name2, on_new_name, c);
+}
+
+void cmd_rename(ctl_t *c, char *arg)
+{
+    char *to = strchr(arg, ' '); /* "OLD NEW": control_parse checked */
+    *to++ = '\0';
+    char why[160];
+    if (accounts_check_name(to, why, sizeof why))
+        return ctl_finish(c, why);
+    snprintf(c->name2, sizeof c->name2, "%s", to);
+    ctl_with_user(c, arg, rename_user);
+}
+
+/* ---- mute ------------------------------------------------------------------------------ */
+
+static void mute_user(ctl_t *c, const db_user_t *u)
+{
+    if (moderation_mute(c->srv->mod, u->id, c->until)) {
+        ctl_finish(c, "out of memory");
+        ctl_unref(c);
+        return;
+    }
+    log_info("admin: mute user=%s until=%lld", u->name, (long long)c->until);
+    char what[80];
+    snprintf(what, sizeof what, "%s may not chat", u->name);
+    say_until(c, what);
+    db_mute_put(c->srv->db, u->id, c->until, on_written, c);
+}
+
+void cmd_mute(ctl_t *c, char *arg)
+{
+    if (parse_until(c, arg))
+        return ctl_finish(c, "bad duration (e.g. 90s, 30m, 12h, 7d, 2w)");
+    ctl_with_user(c, arg, mute_user);
+}
+
+static void unmute_user(ctl_t *c, const db_user_t *u)
+{
+    moderation_unmute(c->srv->mod, u->id);
+    log_info("admin: unmute user=%s", u->name);
+    buf_printf(&c->out, "%s may chat again\n", u->name);
+    db_mute_delete(c->srv->db, u->id, on_written, c);
+}
+
+void cmd_unmute(ctl_t *c, char *arg)
+{
+    ctl_with_user(c, arg, unmute_user);
+}

@@ -1,0 +1,45 @@
+/* chat — spectator chat of a live game: one stream whatever the viewers
+ * use. A line said in a browser (web/webgw.c) or typed after ':' by a
+ * telnet watcher (watch.c) goes to every browser viewing the game as a
+ * {"t":"chat"} message and onto the game's screen as a strip of the newest
+ * lines, shown for CHAT_SHOW_MS over the map's top right, so telnet players
+ * and watchers read it too.
+ *
+ * The telnet player's keys (never journalled, never seen by the game):
+ *   Ctrl-E  say a line (typed over the bottom row: Enter sends, Esc cancels)
+ *   Ctrl-W  who is watching (a notice in the strip)
+ *   Ctrl-T  chat: strip shown -> strip hidden -> chat off -> shown
+ *
+ * The log (struct chatlog) is the session's, made on the first line and
+ * freed with it (chat_free). Loop thread only. */
+#ifndef WARREN_CHAT_H
+#define WARREN_CHAT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "conn.h"
+#include "keys.h"
+#include "screen.h"
+
+#define CHAT_MAX     200   /* bytes of one line */
+#define CHAT_SHOW_MS 12000 /* a line stays on the strip this long */
+
+typedef struct chatlog chatlog_t;
+
+/* from says text (n bytes, UTF-8) to the game it views. Returns NULL when
+ * it was said (or was empty), else why not: not logged in, not viewing, too
+ * long, the player turned chat off, muted by the administrator. Rate
+ * limits are the caller's. */
+const char *chat_say(conn_t *from, const char *text, size_t n);
+/* chat_say's checks alone (for a rate limit that comes after them). */
+const char *chat_check(const conn_t *from, size_t n);
+/* The strip (and the player's notices) over the game's frame. */
+void chat_draw(session_t *s, screen_t *scr);
+/* A telnet player's chat key: true when k was one (it is not the game's). */
+bool chat_player_key(conn_t *c, session_t *s, key_event_t k);
+/* Lines and notices that went stale come off the screens. */
+void chat_tick(server_t *srv);
+/* Every browser viewing s gets json (a JSON message). */
+void chat_send_web(session_t *s, const char *json, size_t len);
+void chat_free(chatlog_t *log);
+
+#endif

@@ -1,0 +1,29 @@
+/* mail — short messages players leave for each other (as dgamelaunch
+ * has): written from the telnet menu (m) or the /mail page, kept in the
+ * database, shown to the recipient at the next menu (login, or at once
+ * when it waits at the main menu) or on the /mail page, then marked seen.
+ *
+ * Limits: MAIL_MAX bytes of text (control characters become spaces),
+ * MAIL_PER_HOUR messages per sender per hour, 20 unseen per recipient.
+ * Loop thread only. */
+#ifndef WARREN_MAIL_H
+#define WARREN_MAIL_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "conn.h"
+
+#define MAIL_MAX      200
+#define MAIL_PER_HOUR 10
+
+/* msg says what happened, for the sender (ok: the message was left). */
+typedef void (*mail_sent_cb)(void *ud, bool ok, const char *msg);
+
+/* from (an account) leaves text (n bytes) for the account named to; cb
+ * is called once, maybe before mail_send returns. */
+void mail_send(server_t *srv, int64_t from, const char *to, const char *text, size_t n,
+               mail_sent_cb cb, void *ud);
+/* A telnet conn at the main menu: its unseen mail, if any, as a notice. */
+void mail_show(conn_t *c);
+
+#endif

@@ -1,0 +1,244 @@
+/* moderation — bans and mutes (see moderation.h). The lists are short (an
+ * administrator's hand-made entries): plain arrays searched in order. */
+#include "moderation.h"
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "budget.h"
+#include "log.h"
+#include "server.h"
+
+typedef struct {
+    uint8_t addr[16]; /* IPv4 as v4-mapped IPv6 */
+    int bits;         /* prefix over the 128 */
+    char net[MOD_NET_MAX];
+    int64_t until;
+} ban_t;
+
+typedef struct {
+    int64_t user, until;
+} mute_t;
+
+struct moderation {
+    ban_t *bans;
+    size_t nbans, capbans;
+    mute_t *mutes;
+    size_t nmutes, capmutes;
+};
+
+moderation_t *moderation_new(void)
+{
+    return calloc(1, sizeof(moderation_t));
+}
+
+void moderation_free(moderation_t *m)
+{
+    if (!m)
+        return;
+    free(m->bans);
+    free(m->mutes);
+    free(m);
+}
+
+/* An array *v of n items of size bytes, with room for *cap, grown (doubled)
+ * so that one more fits: 0, or -1 when out of memory (*v unchanged). */
+static int room_for_one(void **v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t want = *cap ? *cap * 2 : 8;
+    void *nv = realloc(*v, want * size);
+    if (!nv)
+        return -1;
+    *v = nv;
+    *cap = want;
+    return 0;
+}
+
+/* ---- addresses ------------------------------------------------------------------ */
+
+/* text as 16 bytes (IPv4 v4-mapped); *v4 says which. 0 or -1. */
+static int addr_parse(const char *text, uint8_t out[16], bool *v4)
+{
+    struct in_addr a4;
+    if (inet_pton(AF_INET, text, &a4) == 1) {
+        memset(out, 0, 10);
+        out[10] = out[11] = 0xff;
+        memcpy(out + 12, &a4, 4);
+        *v4 = true;
+        return 0;
+    }
+    if (inet_pton(AF_INET6, text, out) != 1)
+        return -1;
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    *v4 = memcmp(out, mapped, 12) == 0;
+    return 0;
+}
+
+static void mask(uint8_t a[16], int bits)
+{
+    for (int i = 0; i < 16; i++) {
+        int keep = bits - i * 8;
+        a[i] &= keep >= 8 ? 0xff : keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
+    }
+}
+
+int moderation_parse_net(const char *text, char out[MOD_NET_MAX])
+{
+    char host[MOD_NET_MAX];
+    const char *slash = strchr(text, '/');
+    size_t hl = slash ? (size_t)(slash - text) : strlen(text);
+    if (hl == 0 || hl >= sizeof host)
+        return -1;
+    memcpy(host, text, hl);
+    host[hl] = 0;
+    uint8_t a[16];
+    bool v4;
+    if (addr_parse(host, a, &v4))
+        return -1;
+    int max = v4 ? 32 : 128, bits = max;
+    if (slash) {
+        char *end;
+        long b = strtol(slash + 1, &end, 10);
+        if (!slash[1] || *end || b < 0 || b > max)
+            return -1;
+        bits = (int)b;
+    }
+    mask(a, v4 ? bits + 96 : bits);
+    char shown[INET6_ADDRSTRLEN];
+    inet_ntop(v4 ? AF_INET : AF_INET6, v4 ? (const void *)(a + 12) : a, shown, sizeof shown);
+    snprintf(out, MOD_NET_MAX, "%s/%d", shown, bits);
+    return 0;
+}
+
+int moderation_ban(moderation_t *m, const char *net, int64_t until)
+{
+    char canon[MOD_NET_MAX];
+    if (moderation_parse_net(net, canon) || strcmp(canon, net) != 0)
+        return -1;
+    moderation_unban(m, net);
+    if (room_for_one((void **)&m->bans, &m->capbans, m->nbans, sizeof *m->bans))
+        return -1;
+    ban_t *b = &m->bans[m->nbans++];
+    bool v4;
+    const char *slash = strchr(net, '/');
+    char host[MOD_NET_MAX];
+    snprintf(host, sizeof host, "%.*s", (int)(slash - net), net);
+    addr_parse(host, b->addr, &v4);
+    b->bits = atoi(slash + 1) + (v4 ? 96 : 0);
+    snprintf(b->net, sizeof b->net, "%s", net);
+    b->until = until;
+    return 0;
+}
+
+bool moderation_unban(moderation_t *m, const char *net)
+{
+    for (size_t i = 0; i < m->nbans; i++)
+        if (strcmp(m->bans[i].net, net) == 0) {
+            m->bans[i] = m->bans[--m->nbans];
+            return true;
+        }
+    return false;
+}
+
+bool moderation_banned(const moderation_t *m, const char *addr, int64_t now)
+{
+    uint8_t a[16];
+    bool v4;
+    if (!m || m->nbans == 0 || addr_parse(addr, a, &v4))
+        return false;
+    for (size_t i = 0; i < m->nbans; i++) {
+        const ban_t *b = &m->bans[i];
+        if (b->until && b->until <= now)
+            continue;
+        uint8_t x[16];
+        memcpy(x, a, 16);
+        mask(x, b->bits);
+        if (memcmp(x, b->addr, 16) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* ---- mutes -------------------------------------------------------------------------- */
+
+int moderation_mute(moderation_t *m, int64_t user, int64_t until)
+{
+    moderation_unmute(m, user);
+    if (room_for_one((void **)&m->mutes, &m->capmutes, m->nmutes, sizeof *m->mutes))
+        return -1;
+    m->mutes[m->nmutes++] = (mute_t){user, until};
+    return 0;
+}
+
+bool moderation_unmute(moderation_t *m, int64_t user)
+{
+    for (size_t i = 0; i < m->nmutes; i++)
+        if (m->mutes[i].user == user) {
+            m->mutes[i] = m->mutes[--m->nmutes];
+            return true;
+        }
+    return false;
+}
+
+bool moderation_muted(const moderation_t *m, int64_t user, int64_t now)
+{
+    for (size_t i = 0; m && i < m->nmutes; i++)
+        if (m->mutes[i].user == user)
+            return !m->mutes[i].until || m->mutes[i].until > now;
+    return false;
+}
+
+int moderation_parse_duration(const char *text, int64_t *secs)
+{
+    static const struct {
+        char unit;
+        int64_t mult;
+    } UNITS[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}, {0, 1}};
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || v <= 0 || v > 100LL * 365 * 86400)
+        return -1;
+    for (size_t i = 0; i < sizeof UNITS / sizeof UNITS[0]; i++)
+        if (*end == UNITS[i].unit && (!*end || !end[1])) {
+            *secs = v * UNITS[i].mult;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- loading -------------------------------------------------------------------------- */
+
+static bool refused(void *ud, const char *addr)
+{
+    server_t *s = ud;
+    return moderation_banned(s->mod, addr, (int64_t)time(NULL));
+}
+
+static void on_bans(void *ud, int status, const db_sanction_t *b, size_t n)
+{
+    server_t *s = ud;
+    for (size_t i = 0; status == DB_OK && i < n; i++)
+        if (moderation_ban(s->mod, b[i].net, b[i].until))
+            log_error("ban %s not loaded", b[i].net);
+    if (status != DB_OK)
+        log_error("bans not loaded: %s", db_error(s->db));
+}
+
+static void on_mutes(void *ud, int status, const db_sanction_t *m, size_t n)
+{
+    server_t *s = ud;
+    for (size_t i = 0; status == DB_OK && i < n; i++)
+        moderation_mute(s->mod, m[i].user, m[i].until);
+    if (status != DB_OK)
+        log_error("mutes not loaded: %s", db_error(s->db));
+}
+
+void moderation_load(server_t *s)
+{
+    budget_set_refuse(s->budget, refused, s);
+    db_bans_list(s->db, on_bans, s);
+    db_mutes_list(s->db, on_mutes, s);
+}

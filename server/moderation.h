@@ -1,0 +1,41 @@
+/* moderation — the administrator's sanctions: addresses refused at every
+ * door (bans, "ADDR/PREFIX", IPv4 or IPv6) and accounts kept out of
+ * spectator chat (mutes), each until a time or until lifted. They live
+ * here for the checks and in the database (bans, mutes) so that they
+ * survive a restart: moderation_load reads them back at start.
+ *
+ * Ownership: server_t.mod, made and freed by main.c. Loop thread only. */
+#ifndef WARREN_MODERATION_H
+#define WARREN_MODERATION_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct server server_t;
+typedef struct moderation moderation_t;
+
+#define MOD_NET_MAX 64 /* "ADDR/PREFIX" with its NUL */
+
+moderation_t *moderation_new(void); /* NULL when out of memory */
+void moderation_free(moderation_t *m);
+/* Reads the stored bans and mutes (asynchronously) and makes the budget
+ * refuse banned addresses. */
+void moderation_load(server_t *s);
+
+/* "ADDR" or "ADDR/PREFIX" as its canonical network ("1.2.3.0/24", the host
+ * bits cleared); 0, or -1 when it is no address. */
+int moderation_parse_net(const char *text, char out[MOD_NET_MAX]);
+/* Adds or replaces a ban (until: Unix seconds, 0 = until lifted). -1 when
+ * out of memory or net is not canonical. */
+int moderation_ban(moderation_t *m, const char *net, int64_t until);
+bool moderation_unban(moderation_t *m, const char *net);
+bool moderation_banned(const moderation_t *m, const char *addr, int64_t now);
+
+int moderation_mute(moderation_t *m, int64_t user, int64_t until);
+bool moderation_unmute(moderation_t *m, int64_t user);
+bool moderation_muted(const moderation_t *m, int64_t user, int64_t now);
+
+/* "30m", "2h", "7d", "90s" or plain seconds: 0 and *secs, else -1. */
+int moderation_parse_duration(const char *text, int64_t *secs);
+
+#endif

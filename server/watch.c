@@ -1,0 +1,226 @@
+/* watch — a terminal watcher's keys and overlays (see watch.h). */
+#include "watch.h"
+#include <stdlib.h>
+#include <string.h>
+#include "input.h"
+#include "ratelimit.h"
+#include "server.h"
+
+#define NOTICE_MS  5000
+#define CHAT_RATE  1.0 /* lines per second ... */
+#define CHAT_BURST 3.0 /* ... with this burst */
+
+struct watchview {
+    bool help, typing;
+    char line[CHAT_MAX + 1]; /* the chat line being typed */
+    size_t len;
+    char notice[120];
+    uint64_t notice_end;         /* uv_now ms */
+    char footer[TERM_MAX_W + 1]; /* the footer last written */
+    ratelimit_t *rate;           /* chat lines */
+};
+
+static const style_t st_box = {15, 4, 0};
+static const style_t st_key = {11, 4, ATTR_BOLD};
+static const style_t st_bar = {0, 14, 0};
+
+void watch_free(watchview_t *w)
+{
+    if (w)
+        ratelimit_free(w->rate);
+    free(w);
+}
+
+static watchview_t *view_of_conn(conn_t *c)
+{
+    if (!c->watch)
+        c->watch = calloc(1, sizeof *c->watch);
+    return c->watch;
+}
+
+bool watch_overlay(const conn_t *c)
+{
+    const watchview_t *w = c->watch;
+    return w && (w->help || w->typing || w->notice[0]);
+}
+
+static void say(conn_t *c, const char *text)
+{
+    watchview_t *w = c->watch;
+    snprintf(w->notice, sizeof w->notice, "%s", text);
+    w->notice_end = now_ms(c->srv) + NOTICE_MS;
+}
+
+/* ---- other games ---------------------------------------------------------------------- */
+
+static bool watchable(const session_t *t, const conn_t *c)
+{
+    return !t->ended && !t->broken && t->game && t->user_id != c->user_id;
+}
+
+/* The live game whose player comes next (dir > 0) or before, by name,
+ * around the end; s itself when it is the only one. */
+static session_t *neighbour(conn_t *c, session_t *s, int dir)
+{
+    session_t *best = NULL, *wrap = NULL;
+    LIST_EACH (it, &c->srv->sessions) {
+        session_t *t = LIST_ITEM(it, session_t, node);
+        if (t == s || !watchable(t, c))
+            continue;
+        int d = strcmp(t->user, s->user) * dir;
+        if (d > 0 && (!best || strcmp(t->user, best->user) * dir < 0))
+            best = t;
+        if (!wrap || strcmp(t->user, wrap->user) * dir < 0)
+            wrap = t;
+    }
+    return best ? best : wrap ? wrap : s;
+}
+
+/* ---- keys ------------------------------------------------------------------------------ */
+
+static void send_line(conn_t *c, watchview_t *w)
+{
+    w->typing = false;
+    if (!w->rate)
+        w->rate = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(c->srv));
+    const char *why = chat_check(c, w->len);
+    if (!why && (!w->rate || ratelimit_take(w->rate, 1, now_ms(c->srv)) != 1))
+        why = "Too fast: wait a moment.";
+    if (!why)
+        why = chat_say(c, w->line, w->len);
+    if (why)
+        say(c, why);
+    memset(w->line, 0, sizeof w->line);
+    w->len = 0;
+}
+
+static bool typing_key(conn_t *c, watchview_t *w, key_event_t k)
+{
+    switch (input_line_key(w->line, &w->len, CHAT_MAX, k)) {
+    case LINE_CANCEL:
+        w->typing = false;
+        w->len = 0;
+        w->line[0] = 0;
+        break;
+    case LINE_ENTER: send_line(c, w); break;
+    case LINE_EDITED: break;
+    case LINE_IGNORED: return true;
+    }
+    session_view_changed(c);
+    return true;
+}
+
+bool watch_key(conn_t *c, session_t *s, key_event_t k)
+{
+    watchview_t *w = view_of_conn(c);
+    if (!w)
+        return false;
+    if (w->typing)
+        return typing_key(c, w, k);
+    if (w->help) { /* any key closes help; q still leaves */
+        w->help = false;
+        session_view_changed(c);
+        return k.code != 'q' && k.code != 'Q';
+    }
+    if (k.code == '?')
+        w->help = true;
+    else if (k.code == ':' && !c->user_id)
+        say(c, "Log in to chat: q, then l at the menu.");
+    else if (k.code == ':')
+        w->typing = true;
+    else if (k.code == '<' || k.code == '>') {
+        session_t *t = neighbour(c, s, k.code == '>' ? 1 : -1);
+        if (t != s) {
+            session_watch(c, t);
+            return true;
+        }
+        say(c, "No other game is being played.");
+    } else
+        return false;
+    session_view_changed(c);
+    return true;
+}
+
+/* ---- drawing ------------------------------------------------------------------------------ */
+
+static void who_line(session_t *s, char *out, size_t n)
+{
+    game_status_t st;
+    game_status(s->game, &st);
+    snprintf(out, n, "Watching %s, game %lld, depth %d, %d watching.", s->user,
+             (long long)s->game_id, st.depth, s->nwatchers);
+}
+
+static void draw_help(session_t *s, screen_t *scr)
+{
+    static const char *const rows[][2] = {
+        {"q", "stop watching"},
+        {"?", "this help (any key closes it)"},
+        {"< >", "the previous / next live game"},
+        {":", "say something to the player and the watchers"},
+        {"", "(Enter sends, Esc cancels; logged in only)"},
+    };
+    int n = (int)(sizeof rows / sizeof rows[0]);
+    int w = 62, x = (scr->w - w) / 2, y = (scr->h - n - 4) / 2;
+    char who[120];
+    who_line(s, who, sizeof who);
+    screen_fill(scr, x, y, w, n + 4, ' ', st_box);
+    screen_textf(scr, x + 2, y + 1, st_box, "%.58s", who);
+    for (int i = 0; i < n; i++) {
+        screen_text(scr, x + 2, y + 3 + i, st_key, rows[i][0]);
+        screen_text(scr, x + 8, y + 3 + i, st_box, rows[i][1]);
+    }
+}
+
+void watch_draw(session_t *s, conn_t *c, screen_t *scr)
+{
+    watchview_t *w = c->watch;
+    if (!w)
+        return;
+    if (w->help)
+        draw_help(s, scr);
+    int y = scr->h - 1;
+    if (w->typing) {
+        screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
+        int x = screen_text(scr, 0, y, st_bar, "Say: ");
+        const char *shown = w->line; /* the end of a long line */
+        if ((int)w->len > scr->w - 7)
+            shown += w->len - (size_t)(scr->w - 7);
+        x = screen_text(scr, x, y, st_bar, shown);
+        screen_cursor(scr, x, y, true);
+    } else if (w->notice[0]) {
+        screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
+        screen_text(scr, 1, y, st_bar, w->notice);
+    }
+}
+
+bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force)
+{
+    char who[120];
+    who_line(s, who, sizeof who);
+    int room = c->w < (int)n - 1 ? c->w : (int)n - 1;
+    snprintf(out, n, "%.*s", room, who);
+    size_t len = strlen(out);
+    snprintf(out + len, n - len, "%.*s", room - (int)len, "  Press q to leave, ? for help.");
+    watchview_t *w = view_of_conn(c);
+    if (!w)
+        return true;
+    if (!force && strcmp(w->footer, out) == 0)
+        return false;
+    snprintf(w->footer, sizeof w->footer, "%s", out);
+    return true;
+}
+
+void watch_tick(server_t *srv)
+{
+    uint64_t now = now_ms(srv);
+    LIST_EACH (it, &srv->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        watchview_t *w = c->watch;
+        if (c->closing || !w || !w->notice[0] || now < w->notice_end)
+            continue;
+        w->notice[0] = 0;
+        if (c->place == CONN_WATCH && c->sess)
+            session_view_changed(c);
+    }
+}

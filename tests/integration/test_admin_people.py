@@ -1,0 +1,202 @@
+"""warren-admin's commands on people, against the real daemon: kick,
+ban/unban (refused at the door, kept over a restart), end (the game
+abandoned, its record kept), delete (needs --yes; gone from every table),
+rename, mute; passwd saying what it did; every action logged; --help
+listing every command."""
+import socket
+import subprocess
+import time
+
+from harness import PW, hook, new_game
+from test_admin import admin_path, world  # noqa: F401 (the fixture)
+
+COMMANDS = ["users", "games", "lock", "unlock", "passwd", "announce", "health", "kick", "ban",
+            "unban", "bans", "end", "delete", "rename", "mute", "unmute"]
+
+
+def test_help_lists_every_command(bindir):
+    r = subprocess.run([str(admin_path(bindir)), "--help"], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 0
+    listed = {ln.split()[0] for ln in r.stdout.splitlines() if ln.startswith("  ")}
+    assert set(COMMANDS) <= listed, listed
+
+
+def test_passwd_says_what_it_did(world):
+    d, admin = world["d"], world["admin"]
+    world["client"]().register("gail", PW)
+    rc, out, err = admin("passwd", "gail", stdin="another passphrase\n")
+    assert rc == 0, err
+    assert "password of gail changed" in out
+    d.wait_log(r"admin: passwd user=gail")
+
+
+def test_kick_closes_without_locking(world):
+    d, admin = world["d"], world["admin"]
+    a = world["client"]()
+    new_game(d, a, "hank")
+    a.play_keys("ll")
+    before = hook(d, a, "hank")
+    rc, out, err = admin("kick", "hank")
+    assert rc == 0, err
+    assert "closed 1 connection of hank" in out
+    a.wait_for("You were disconnected by the administrator.")
+    a.wait_exit()
+    d.wait_log(r"admin: kick user=hank connections=1")
+    rc, out, _ = admin("games")
+    assert "hank" in out  # the game waits for its player
+    b = world["client"]()
+    b.login("hank", PW)  # not locked
+    b.send("p")
+    d.wait_log(r"attach user=hank")
+    assert hook(d, b, "hank") == before
+    rc, out, err = admin("kick", "nobody")
+    assert rc == 1 and "no such account" in err
+
+
+def test_end_abandons_and_keeps_the_record(world):
+    d, admin = world["d"], world["admin"]
+    a = world["client"]()
+    gid, _ = new_game(d, a, "iris")
+    a.play_keys("lljj")
+    w = world["client"]()
+    w.send("w")
+    w.wait_for("iris")
+    w.send("a")
+    d.wait_log(r"watch conn=\d+ user=iris")
+    rc, out, err = admin("end", "iris")
+    assert rc == 0, err
+    assert f"ended game {gid} of iris as abandoned" in out
+    a.wait_for("The game was ended by the administrator.")
+    w.wait_for("The game was ended by the administrator.")
+    d.wait_log(rf"admin: end user=iris game={gid}")
+    time.sleep(0.5)
+    state, reason = d.db_rows("SELECT state, broken_reason FROM games WHERE id = ?", gid)[0]
+    assert state == "broken" and reason.startswith("abandoned")
+    assert d.db_rows("SELECT count(*) FROM journal WHERE game = ?", gid)[0][0] >= 4
+    rc, out, _ = admin("games")
+    assert "iris" not in out
+    rc, out, err = admin("end", "iris")
+    assert rc == 1 and "no live game" in err
+    # the player starts afresh
+    a.send(" ")
+    a.wait_for("Your choice")
+    a.send("p")
+    m = d.wait_log(r"game start user=iris game=(\d+)")
+    assert int(m.group(1)) != gid
+
+
+def test_delete_needs_yes_and_removes_everything(world):
+    d, admin = world["d"], world["admin"]
+    a = world["client"]()
+    gid, _ = new_game(d, a, "jack")
+    a.play_keys("ll")
+    rc, out, err = admin("delete", "jack")
+    assert rc == 2 and "--yes" in err
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(world["ctl"])
+    s.sendall(b"delete jack\n")
+    assert s.recv(4096).startswith(b"error: usage: delete NAME --yes")
+    s.close()
+    assert d.db_rows("SELECT count(*) FROM users WHERE name = 'jack'")[0][0] == 1
+    rc, out, err = admin("delete", "jack", "--yes")
+    assert rc == 0, err
+    assert "deleted jack" in out
+    a.wait_for("This account has been deleted.")
+    d.wait_log(r"admin: delete user=jack")
+    for table, col in (("games", "id"), ("journal", "game"), ("snapshots", "game")):
+        assert d.db_rows(f"SELECT count(*) FROM {table} WHERE {col} = ?", gid)[0][0] == 0
+    assert d.db_rows("SELECT count(*) FROM users WHERE name_key = 'jack'")[0][0] == 0
+    b = world["client"]()
+    b.try_login("jack", PW)
+    b.wait_for("Unknown name or wrong password.")
+
+
+def test_rename(world):
+    d, admin = world["d"], world["admin"]
+    a = world["client"]()
+    gid, _ = new_game(d, a, "kate")
+    world["client"]().register("liam", PW)
+    rc, out, err = admin("rename", "kate", "liam")
+    assert rc == 1 and "taken" in err
+    rc, out, err = admin("rename", "kate", "bad name!")
+    assert rc != 0
+    rc, out, err = admin("rename", "kate", "Katrin")
+    assert rc == 0, err
+    assert "renamed kate to Katrin" in out
+    a.wait_for("Your account was renamed: log in again.")
+    d.wait_log(r"admin: rename user=kate to=Katrin")
+    assert d.db_rows("SELECT u.name FROM games g JOIN users u ON u.id = g.user WHERE g.id = ?",
+                     gid)[0][0] == "Katrin"
+    b = world["client"]()
+    b.login("Katrin", PW)
+    b.send("p")
+    d.wait_log(r"game resume user=Katrin")
+
+
+def test_ban_refuses_at_the_door_until_lifted(world):
+    d, admin = world["d"], world["admin"]
+    a = world["client"]()
+    a.register("mona", PW)
+    rc, out, err = admin("ban", "127.0.0.0/8", "1h")
+    assert rc == 0, err
+    assert "banned 127.0.0.0/8 (1 connection closed) until " in out and "UTC" in out
+    a.wait_for("Connections from your address are refused.")
+    d.wait_log(r"admin: ban net=127.0.0.0/8")
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+    got = b""
+    while b"refused" not in got:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        got += chunk
+    s.close()
+    assert b"Connections from your address are refused." in got
+    rc, out, _ = admin("bans")
+    assert "127.0.0.0/8" in out
+    assert d.db_rows("SELECT net FROM bans") == [("127.0.0.0/8",)]
+    # kept over a restart
+    d.stop_clean()
+    d.start()
+    time.sleep(0.3)
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+    assert b"refused" in s.recv(4096)
+    s.close()
+    rc, out, err = admin("unban", "127.0.0.1/8")  # the same network, written another way
+    assert rc == 0, err
+    assert "lifted the ban on 127.0.0.0/8" in out
+    world["client"]().login("mona", PW)
+    rc, out, err = admin("unban", "127.0.0.0/8")
+    assert rc == 1 and "no such ban" in err
+    rc, out, err = admin("ban", "::1/64")
+    assert rc == 0 and "banned ::/64" in out, err
+    rc, out, err = admin("ban", "300.1.1.1")
+    assert rc == 1
+    rc, out, err = admin("ban", "10.0.0.1", "soon")
+    assert rc == 1 and "bad duration" in err
+
+
+def test_ban_with_duration_expires(world):
+    d, admin = world["d"], world["admin"]
+    rc, out, err = admin("ban", "127.0.0.1", "2s")
+    assert rc == 0, err
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+    assert b"refused" in s.recv(4096)
+    s.close()
+    time.sleep(2.5)
+    world["client"]()  # connected() waits for the menu
+
+
+def test_mute_is_listed_and_lifted(world):
+    d, admin = world["d"], world["admin"]
+    world["client"]().register("nina", PW)
+    rc, out, err = admin("mute", "nina", "30m")
+    assert rc == 0, err
+    assert "nina may not chat until" in out
+    d.wait_log(r"admin: mute user=nina")
+    rc, out, _ = admin("bans")
+    assert [ln for ln in out.splitlines() if ln.startswith("mute") and "nina" in ln]
+    rc, out, err = admin("unmute", "nina")
+    assert rc == 0 and "nina may chat again" in out, err
+    rc, out, _ = admin("bans")
+    assert "nina" not in out

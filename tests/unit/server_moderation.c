@@ -1,0 +1,74 @@
+/* Unit tests: server/moderation — networks, bans, mutes and durations. */
+#include <check.h>
+#include "moderation.h"
+
+START_TEST(networks_are_canonical)
+{
+    char net[MOD_NET_MAX];
+    ck_assert_int_eq(moderation_parse_net("10.1.2.3", net), 0);
+    ck_assert_str_eq(net, "10.1.2.3/32");
+    ck_assert_int_eq(moderation_parse_net("10.1.2.3/8", net), 0);
+    ck_assert_str_eq(net, "10.0.0.0/8");
+    ck_assert_int_eq(moderation_parse_net("2001:db8::1/32", net), 0);
+    ck_assert_str_eq(net, "2001:db8::/32");
+    ck_assert_int_eq(moderation_parse_net("0.0.0.0/0", net), 0);
+    ck_assert_str_eq(net, "0.0.0.0/0");
+    const char *bad[] = {"",        "/8",        "10.1.2.3/33",  "10.1.2.3/",  "10.1.2.3/x",
+                         "::1/129", "300.1.1.1", "host.example", "10.1.2.3/-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(moderation_parse_net(bad[i], net) == -1, "%s", bad[i]);
+}
+END_TEST
+
+START_TEST(bans_match_their_network_until_they_end)
+{
+    moderation_t *m = moderation_new();
+    ck_assert_int_eq(moderation_ban(m, "10.0.0.0/8", 0), 0);
+    ck_assert_int_eq(moderation_ban(m, "2001:db8::/32", 100), 0);
+    ck_assert_int_eq(moderation_ban(m, "10.0.0.1/8", 0), -1); /* not canonical */
+    ck_assert(moderation_banned(m, "10.200.3.4", 50));
+    ck_assert(moderation_banned(m, "::ffff:10.9.9.9", 50)); /* v4-mapped */
+    ck_assert(!moderation_banned(m, "11.0.0.1", 50));
+    ck_assert(moderation_banned(m, "2001:db8:1::5", 99));
+    ck_assert(!moderation_banned(m, "2001:db8:1::5", 100)); /* ended */
+    ck_assert(!moderation_banned(m, "2001:db9::5", 50));
+    ck_assert(!moderation_banned(m, "local", 50));
+    ck_assert(moderation_unban(m, "10.0.0.0/8"));
+    ck_assert(!moderation_unban(m, "10.0.0.0/8"));
+    ck_assert(!moderation_banned(m, "10.200.3.4", 50));
+    moderation_free(m);
+}
+END_TEST
+
+START_TEST(mutes_and_durations)
+{
+    moderation_t *m = moderation_new();
+    ck_assert_int_eq(moderation_mute(m, 7, 0), 0);
+    ck_assert_int_eq(moderation_mute(m, 8, 100), 0);
+    ck_assert(moderation_muted(m, 7, 1000000));
+    ck_assert(moderation_muted(m, 8, 99) && !moderation_muted(m, 8, 100));
+    ck_assert(!moderation_muted(m, 9, 0));
+    ck_assert(moderation_unmute(m, 7) && !moderation_muted(m, 7, 0));
+    moderation_free(m);
+    int64_t s = 0;
+    ck_assert(moderation_parse_duration("90", &s) == 0 && s == 90);
+    ck_assert(moderation_parse_duration("30m", &s) == 0 && s == 1800);
+    ck_assert(moderation_parse_duration("2d", &s) == 0 && s == 172800);
+    ck_assert(moderation_parse_duration("1w", &s) == 0 && s == 604800);
+    ck_assert_int_eq(moderation_parse_duration("0", &s), -1);
+    ck_assert_int_eq(moderation_parse_duration("5x", &s), -1);
+    ck_assert_int_eq(moderation_parse_duration("5mm", &s), -1);
+    ck_assert_int_eq(moderation_parse_duration("m", &s), -1);
+}
+END_TEST
+
+Suite *suite_server_moderation(void)
+{
+    Suite *s = suite_create("server_moderation");
+    TCase *t = tcase_create("moderation");
+    tcase_add_test(t, networks_are_canonical);
+    tcase_add_test(t, bans_match_their_network_until_they_end);
+    tcase_add_test(t, mutes_and_durations);
+    suite_add_tcase(s, t);
+    return s;
+}
