@@ -52,6 +52,7 @@ struct db {
     pthread_t writer;
     bool writer_started, stopping;
     db_conn_t wconn;
+    int wal_pages; /* writer only: the WAL's length after the last commit */
 
     pthread_mutex_t rmu;
     pthread_cond_t rcv;
@@ -171,6 +172,22 @@ static int pragma_text(sqlite3 *h, const char *sql, char *out, size_t outlen)
     return rc;
 }
 
+/* Checkpoints are the writer's, not SQLite's: its automatic one runs
+ * inside the commit that crosses the mark, so every key of that batch
+ * waited for it. Here a PASSIVE checkpoint runs after the batch's
+ * callbacks went out, once the WAL holds DB_CKPT_PAGES and no batch waits
+ * (or, under a load that never pauses, at DB_CKPT_MAX_PAGES regardless). */
+#define DB_CKPT_PAGES     1000 /* SQLite's own default mark */
+#define DB_CKPT_MAX_PAGES 8000 /* about 32 MB of WAL */
+
+static int on_wal_commit(void *ud, sqlite3 *h, const char *name, int pages)
+{
+    (void)h;
+    (void)name;
+    ((db_t *)ud)->wal_pages = pages;
+    return SQLITE_OK;
+}
+
 static int open_writer(db_t *db, char *err, size_t errlen)
 {
     sqlite3 *h = NULL;
@@ -187,6 +204,7 @@ static int open_writer(db_t *db, char *err, size_t errlen)
         return DB_ERR;
     }
     sqlite3_busy_timeout(h, DB_BUSY_MS);
+    sqlite3_wal_hook(h, on_wal_commit, db); /* also turns SQLite's own checkpoints off */
     char mode[32];
     /* The first real read of the file: a corrupt or foreign file fails here. */
     if (pragma_text(h, "PRAGMA journal_mode = WAL", mode, sizeof mode) != SQLITE_OK ||
@@ -313,6 +331,21 @@ static int write_batch(db_t *db, db_list_t *batch)
     return DB_ERR;
 }
 
+static void checkpoint_if_due(db_t *db)
+{
+    if (db->wal_pages < DB_CKPT_PAGES)
+        return;
+    pthread_mutex_lock(&db->wmu);
+    bool busy = db->wq.head != NULL;
+    pthread_mutex_unlock(&db->wmu);
+    if (busy && db->wal_pages < DB_CKPT_MAX_PAGES)
+        return; /* the next idle moment */
+    int log = 0, done = 0;
+    sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
+    if (log == done) /* all copied: the next commit starts the WAL over */
+        db->wal_pages = 0;
+}
+
 static void *writer_main(void *arg)
 {
     db_t *db = arg;
@@ -334,6 +367,7 @@ static void *writer_main(void *arg)
             n++;
         int rc = write_batch(db, &batch);
         post_done(db, &batch);
+        checkpoint_if_due(db);
 
         pthread_mutex_lock(&db->wmu);
         db->written += n;

@@ -12,6 +12,7 @@
 #include "prompt.h"
 #include "spell.h"
 #include "status.h"
+#include "trap.h"
 #include "travel.h"
 #include "world.h"
 
@@ -67,12 +68,15 @@ static int cmd_quit(game_t *g)
 /* Movement first: the help line and the help screen list them as rows too. */
 static const cmd_t COMMANDS[] = {
     {0, "hjklyubn", "move or attack (also arrows and numpad)", NULL},
-    {0, ".", "wait a turn (also s, 5)", NULL},
+    {0, ".", "wait a turn and search around you (also s, 5)", NULL},
     {'>', ">", "go down a staircase", cmd_descend},
     {'<', "<", "go up a staircase (out, with the Heartstone)", cmd_climb},
     {'o', "o", "explore: walk to the nearest unexplored place", travel_explore},
     {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
     {';', ";", "look at something (also x)", travel_look},
+    {'c', "c", "close a door", trap_cmd_close},
+    {'L', "L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
+    {'K', "K", "kick a door in", trap_cmd_kick},
     {'x', "x", "look at something", travel_look},
     {'Z', "Z", "cast a spell (wizards, clerics)", spell_menu},
     {'?', "?", "this list of commands", help_open},
@@ -104,13 +108,29 @@ int cmd_quit_key(game_t *g, key_event_t k)
     g->prompt = g->pc.created ? PROMPT_NONE : PROMPT_RACE;
     if (k.code == 'y' || k.code == 'Y') {
         g->state = GAME_QUIT;
-        snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
+        if (g->depth)
+            snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
+        else
+            snprintf(g->cause, sizeof g->cause, "quit in the town");
         g->score = end_score(g);
         msg_milestone(g, "end", "quit");
     } else {
         msg_add(g, "Never mind.");
     }
     return 0;
+}
+
+bool cmd_direction(key_event_t k, int *dx, int *dy)
+{
+    if (k.mods & (KEYMOD_ALT | KEYMOD_CTRL))
+        return false;
+    for (size_t i = 0; i < sizeof KEYMOVES / sizeof KEYMOVES[0]; i++)
+        if (KEYMOVES[i].code == k.code && (KEYMOVES[i].dx || KEYMOVES[i].dy)) {
+            *dx = KEYMOVES[i].dx;
+            *dy = KEYMOVES[i].dy;
+            return true;
+        }
+    return false;
 }
 
 int cmd_key(game_t *g, key_event_t k)
@@ -124,8 +144,10 @@ int cmd_key(game_t *g, key_event_t k)
     for (size_t i = 0; i < sizeof KEYMOVES / sizeof KEYMOVES[0]; i++) {
         if (KEYMOVES[i].code != k.code)
             continue;
-        if (!KEYMOVES[i].dx && !KEYMOVES[i].dy)
+        if (!KEYMOVES[i].dx && !KEYMOVES[i].dy) {
+            trap_search(g, trap_search_chance(g, true)); /* waiting searches */
             return SCHED_MOVE;
+        }
         int dx = KEYMOVES[i].dx, dy = KEYMOVES[i].dy;
         conduct_t c;
         status_conduct(g, g->player, &c);

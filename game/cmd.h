@@ -4,6 +4,7 @@
  * (movement: vi-keys, arrows, numpad). Adding a command is adding a row. */
 #ifndef WARREN_CMD_H
 #define WARREN_CMD_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "game.h"
@@ -19,6 +20,8 @@ const cmd_t *cmd_table(size_t *n);
 /* PROMPT_NONE's row (prompt.c): a key in play, to an open item screen, a
  * move or the table's command; ticks spent. */
 int cmd_key(game_t *g, key_event_t k);
+/* A move key's direction (false: not one, or a wait key). */
+bool cmd_direction(key_event_t k, int *dx, int *dy);
 /* PROMPT_QUIT's row: y ends the game for good, any other key goes back. */
 int cmd_quit_key(game_t *g, key_event_t k);
 

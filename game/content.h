@@ -180,6 +180,24 @@ typedef struct {
     uint16_t handlers[KIND_HANDLERS]; /* run for events that take place inside */
 } region_kind_t;
 
+/* Traps (trap.c): hidden on a level until searching or perception finds
+ * them; what one does when the player steps on it is its action. */
+enum { TRAP_DAMAGE = 0, TRAP_EFFECT, TRAP_TELEPORT, TRAP_FALL, TRAP_ALARM, TRAP_ACTIONS };
+#define TRAP_ACTION_NAMES                               \
+    {                                                   \
+        "damage", "effect", "teleport", "fall", "alarm" \
+    }
+typedef struct {
+    char name[24];
+    uint8_t action; /* TRAP_* */
+    uint8_t dtype;  /* damage: its type (DT_*) */
+    dice_t dice;    /* damage: hit points; effect: turns */
+    int16_t effect; /* effect: the effect kind (content effects); -1 none */
+    int16_t min_depth, max_depth, weight;
+    uint16_t fg;  /* the colour of its ^ once found */
+    char msg[64]; /* what the player reads as it springs */
+} trap_kind_t;
+
 struct content {
     char version[32];
     const terrain_kind_t *terrain;
@@ -206,6 +224,8 @@ struct content {
     uint16_t n_races;
     const class_kind_t *classes;
     uint16_t n_classes;
+    const trap_kind_t *traps;
+    uint16_t n_traps;
     const region_kind_t *regions; /* [n_regions], parallel to rtypes */
     const mapgen_region_type_t *rtypes;
     uint16_t n_regions;

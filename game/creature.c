@@ -8,6 +8,7 @@
 #include "level.h"
 #include "msg.h"
 #include "status.h"
+#include "trap.h"
 #include "vision.h"
 
 static bool is_player(game_t *g, handle_t h)
@@ -281,6 +282,10 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
             creature_say(g, "<Actor> open<s:Actor> a door.", h, HANDLE_NONE);
         return (int)sched_cost(SCHED_MOVE, speed);
     }
+    if (level_terrain(lv, x, y) == MAP_DOOR_LOCKED && h == g->player) {
+        msg_add(g, "This door is locked (K kicks, L picks the lock).");
+        return 0;
+    }
     ev_info_t m = {.type = EV_MOVE,
                    .actor = h,
                    .map = o->depth,
@@ -289,8 +294,10 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
                    .amount = {dx, dy}};
     if (event_throw(g, &m) != EV_DONE)
         return 0;
-    if (is_player(g, h))
+    if (is_player(g, h)) {
         item_arrive(g); /* what lies where the player stands now (a slide included) */
+        trap_arrive(g);
+    }
     return (int)sched_cost(dx && dy ? SCHED_DIAG : SCHED_MOVE, speed);
 }
 

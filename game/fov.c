@@ -200,6 +200,14 @@ static int scan_depth(const fov_map_t *m, const lit_box_t *lb, int ox, int oy, i
 
 int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out)
 {
+    int reach;
+    return fov_compute_reach(m, ox, oy, radius, visible_out, &reach);
+}
+
+int fov_compute_reach(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out,
+                      int *reach)
+{
+    *reach = 0;
     if (!map_ok(m) || !visible_out)
         return -1;
     if (ox < 0 || oy < 0 || ox >= m->w || oy >= m->h)
@@ -209,8 +217,9 @@ int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible
     lit_box_t lb = lit_box(m);
     int count = 1;
     for (int q = 0; q < 4; q++) {
-        scan_t s = {m,           ox, oy, radius, q, scan_depth(m, &lb, ox, oy, q, radius),
-                    visible_out, -1, -1, 0,      0};
+        int depth = scan_depth(m, &lb, ox, oy, q, radius);
+        *reach = depth > *reach ? depth : *reach;
+        scan_t s = {m, ox, oy, radius, q, depth, visible_out, -1, -1, 0, 0};
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
         count += s.count;
     }

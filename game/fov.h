@@ -39,6 +39,12 @@ int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible
  * row). Returns 1 or 0; 0 for points outside the map. */
 int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius);
 
+/* fov_compute that also tells (in *reach) how far, in Chebyshev distance,
+ * it read the map: the opacity of a cell farther away cannot change its
+ * answer, so the view stays right until a cell within reach changes. */
+int fov_compute_reach(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out,
+                      int *reach);
+
 /* The radius test used above, exposed so callers agree on it. */
 int fov_in_radius(int dx, int dy, int radius);
 

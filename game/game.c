@@ -45,6 +45,7 @@ void game_free(game_t *g)
     gfree(&g->al, g->log);
     gfree(&g->al, g->dmap);
     item_state_free(g);
+    render_free(g);
     galloc_t al = g->al;
     gfree(&al, g);
 }
@@ -84,6 +85,11 @@ void game_render(game_t *g, screen_t *s, const game_view_t *view)
     render_world(g, s, view);
 }
 
+const screen_t *game_frame(game_t *g, int w, int h, const game_view_t *view)
+{
+    return render_frame(g, w, h, view);
+}
+
 void game_status(const game_t *g, game_status_t *st)
 {
     end_status(g, st);
@@ -117,6 +123,16 @@ uint64_t game_hash(const game_t *g)
 int game_snapshot(const game_t *g, buf_t *out)
 {
     return snapshot_write(g, out);
+}
+
+int game_snapshot_state(const game_t *g, buf_t *state)
+{
+    return snapshot_state(g, state);
+}
+
+int game_snapshot_pack(const buf_t *state, buf_t *out)
+{
+    return snapshot_pack(state, out);
 }
 
 game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)

@@ -64,6 +64,11 @@ typedef struct {
 typedef struct {
     int watchers;  /* shown on the status line when > 0 */
     bool two_cell; /* draw each map tile two cells wide */
+    /* The host's idle clock: it may count up every several seconds while
+     * the player types nothing, and the help line turns one command
+     * further with each count (and by itself every HELP_TURNS game turns,
+     * never on a key that spends no time). 0 in replays. */
+    uint32_t hint_tick;
 } game_view_t;
 
 /* Content kinds may carry Lua handlers; they run in a script vm. A vm
@@ -84,8 +89,18 @@ void game_free(game_t *g);
  * handlers (NULL: they are skipped, for tests of the code rules only).
  * Keys after the end are ignored. Returns the state. */
 game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key);
-/* Draws the whole view into s at s's size (any size from 20x5 up). */
+/* Draws the whole view into s at s's size (any size from 20x5 up); rows
+ * of s that change become dirty. The game keeps its last frame and draws
+ * only what changed since it, then copies it into s. */
 void game_render(game_t *g, screen_t *s, const game_view_t *view);
+/* That kept frame itself, brought up to date at w x h, for a host that
+ * diffs it against what its terminals show without a copy: its dirty rows
+ * are exactly the rows that changed since the game's last frame (all rows
+ * when the size changed). Borrowed until the next game_frame, game_render
+ * or game_free. NULL when the game keeps a frame of another size (a few
+ * calls in a row at a new size move it; game_render draws any size) or
+ * out of memory. */
+const screen_t *game_frame(game_t *g, int w, int h, const game_view_t *view);
 void game_status(const game_t *g, game_status_t *st);
 size_t game_milestone_count(const game_t *g);
 const game_milestone_t *game_milestone(const game_t *g, size_t i); /* borrowed */
@@ -97,8 +112,15 @@ uint64_t game_seed(const game_t *g);
  * The version goes up whenever the saved state's layout changes; a blob
  * of another version is refused (game_load says which), and the host
  * rebuilds that game from its seed and journal instead. */
-#define GAME_SNAPSHOT_VERSION 5
+#define GAME_SNAPSHOT_VERSION 6
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
+/* game_snapshot in two halves, so a host can compress off its game thread:
+ * game_snapshot_state copies the state into state (replacing its bytes; a
+ * fraction of the cost), game_snapshot_pack makes from that copy the very
+ * blob game_snapshot would have (any thread: it reads nothing else). Each
+ * 0 or -1. */
+int game_snapshot_state(const game_t *g, buf_t *state);
+int game_snapshot_pack(const buf_t *state, buf_t *out);
 /* NULL and a message in err for a truncated, corrupt, wrong-version or
  * wrong-content blob; never crashes. */
 game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen);

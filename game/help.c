@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include "cmd.h"
 #include "prompt.h"
+#include "sched.h"
 #include "world.h"
 
 int help_open(game_t *g)
@@ -40,27 +41,36 @@ void help_draw(game_t *g, screen_t *s)
     screen_text(s, 0, s->h - 1, hi, HELP_FOOTER);
 }
 
-/* Neohack's: each key starts the line one command further, and it shows
- * as many as fit. */
-void help_line(game_t *g, screen_t *s)
+size_t help_line_first(const game_t *g, const game_view_t *view)
+{
+    size_t n;
+    cmd_table(&n);
+    uint64_t step = g->sched.now / SCHED_MOVE / HELP_TURNS + (view ? view->hint_tick : 0);
+    return (size_t)(step % n);
+}
+
+/* The line starts one command further as time passes (game turns or the
+ * host's idle clock), never on a key alone: a key that changes nothing
+ * else costs no bytes. It shows as many commands as fit. */
+int help_line(game_t *g, screen_t *s, const game_view_t *view)
 {
     style_t dim = {8, SCREEN_DEFAULT_COLOR, 0};
-    if (g->state != GAME_RUNNING) {
-        screen_text(s, 0, s->h - 1, dim,
-                    g->state == GAME_DEAD  ? "You are dead."
-                    : g->state == GAME_WON ? "You won!"
-                                           : "You quit.");
-        return;
-    }
+    if (g->state != GAME_RUNNING)
+        return screen_text(s, 0, s->h - 1, dim,
+                           g->state == GAME_DEAD  ? "You are dead."
+                           : g->state == GAME_WON ? "You won!"
+                                                  : "You quit.");
     size_t n;
     const cmd_t *t = cmd_table(&n);
+    size_t first = help_line_first(g, view);
     int x = 0;
     for (size_t i = 0; i < n; i++) {
-        const cmd_t *c = &t[(g->keys + i) % n];
+        const cmd_t *c = &t[(first + i) % n];
         char one[96];
         int len = snprintf(one, sizeof one, "%s%s %s", x ? "  " : "", c->label, c->what);
         if (x + len > s->w)
             break;
         x = screen_text(s, x, s->h - 1, dim, one);
     }
+    return x;
 }

@@ -7,6 +7,7 @@
 #include "item.h"
 #include "msg.h"
 #include "status.h"
+#include "trap.h"
 
 level_t *level_new(game_t *g, int w, int h, int depth)
 {
@@ -20,7 +21,8 @@ level_t *level_new(game_t *g, int w, int h, int depth)
     lv->terrain = gcalloc(&g->al, n, 1);
     lv->seen = gcalloc(&g->al, n, 1);
     lv->region = gcalloc(&g->al, n, 1);
-    if (!lv->terrain || !lv->seen || !lv->region) {
+    lv->trap = gcalloc(&g->al, n, 1);
+    if (!lv->terrain || !lv->seen || !lv->region || !lv->trap) {
         level_free(g, lv);
         return NULL;
     }
@@ -36,7 +38,7 @@ void level_sleep(game_t *g, level_t *lv)
     gfree(&g->al, lv->opaque);
     gfree(&g->al, lv->lit);
     lv->vis = lv->opaque = lv->lit = NULL;
-    lv->opaque_ok = 0;
+    lv->opaque_ok = lv->fov_ok = 0;
 }
 
 int level_live(game_t *g, level_t *lv)
@@ -51,7 +53,7 @@ int level_live(game_t *g, level_t *lv)
         level_sleep(g, lv);
         return -1;
     }
-    lv->opaque_ok = 0;
+    lv->opaque_ok = lv->fov_ok = 0;
     return 0;
 }
 
@@ -63,6 +65,7 @@ void level_free(game_t *g, level_t *lv)
     gfree(&g->al, lv->terrain);
     gfree(&g->al, lv->seen);
     gfree(&g->al, lv->region);
+    gfree(&g->al, lv->trap);
     gfree(&g->al, lv->regions);
     gfree(&g->al, lv);
 }
@@ -172,10 +175,11 @@ int level_generate(game_t *g, level_t *lv)
     mapgen_level_free(m);
     if (r != 0)
         return -1;
+    trap_hide(g, lv); /* locked and secret doors, traps: a stream of their own */
     /* treasure from a stream of its own: placed once, with the level */
     rng_t items;
     rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);
-    return g->levels[lv->depth] == lv ? item_populate(g, lv->depth, &items) : 0;
+    return g->levels[lv->depth] == lv && lv->depth > 0 ? item_populate(g, lv->depth, &items) : 0;
 }
 
 /* ---- stairs ----------------------------------------------------------------- */
@@ -198,9 +202,8 @@ static void wake_level(game_t *g, int depth)
 
 int level_stairs(game_t *g, int dir)
 {
-    obj_t *p = reg_get(&g->reg, g->player);
-    level_t *lv = level_current(g);
-    uint8_t t = level_terrain(lv, p->x, p->y);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    uint8_t t = level_terrain(level_current(g), p->x, p->y);
     if (t != (dir > 0 ? MAP_STAIRS_DOWN : MAP_STAIRS_UP)) {
         msg_add(g, "There is no staircase %s here.", dir > 0 ? "down" : "up");
         return 0;
@@ -210,18 +213,29 @@ int level_stairs(game_t *g, int dir)
         end_win(g);
         return SCHED_MOVE;
     }
-    if (nd < 1 || nd > WORLD_MAX_DEPTH) {
-        msg_add(g, nd < 1 ? "You will not leave the Warren without the Heartstone."
-                          : "The stairs end here.");
+    if (nd < 0 || nd > WORLD_MAX_DEPTH) {
+        msg_add(g, "The stairs end here.");
         return 0;
     }
+    if (level_enter(g, nd) < 0)
+        return 0;
+    msg_add(g, nd ? "You %s the stairs." : "You %s the stairs into the daylight of the town.",
+            dir > 0 ? "descend" : "climb");
+    return SCHED_MOVE;
+}
+
+int level_enter(game_t *g, int nd)
+{
+    obj_t *p;
+    level_t *lv = level_current(g);
+    int dir = nd > g->depth ? 1 : -1;
     if (!g->levels[nd]) {
         level_t *n = level_new(g, lv->w, lv->h, nd);
         if (!n)
-            return 0;
+            return -1;
         g->levels[nd] = n;
-        if (level_generate(g, n) < 0 || creature_populate(g, n) < 0)
-            return 0;
+        if (level_generate(g, n) < 0 || (nd > 0 && creature_populate(g, n) < 0))
+            return -1;
     }
     level_t *to = g->levels[nd];
     level_sleep(g, lv);              /* only the current level stays live */
@@ -237,6 +251,5 @@ int level_stairs(game_t *g, int dir)
         msg_milestone(g, "depth", "reached level %d", nd);
     }
     wake_level(g, nd);
-    msg_add(g, "You %s the stairs.", dir > 0 ? "descend" : "climb");
-    return SCHED_MOVE;
+    return 0;
 }

@@ -35,5 +35,8 @@ const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x
 /* The player takes the stairs here (+1 down, -1 up; out with the
  * Heartstone wins): ticks spent, 0 refused (a message says why). */
 int level_stairs(game_t *g, int dir);
+/* The player arrives on level nd (made when new) at its up stairs when
+ * going down, its down stairs when going up: 0, or -1 (OOM). */
+int level_enter(game_t *g, int nd);
 
 #endif

@@ -44,6 +44,9 @@ static const terrain_info_t terrain_info[MAP_TERRAIN_COUNT] = {
     [MAP_GRASS] = {"grass", 1, 0, '"'},
     [MAP_TREE] = {"tree", 0, 1, 'T'},
     [MAP_RUBBLE] = {"rubble", 1, 1, ':'},
+    [MAP_DOOR_LOCKED] = {"locked door", 0, 1, '+'},
+    [MAP_DOOR_SECRET] = {"wall", 0, 1, '#'},
+    [MAP_DOOR_BROKEN] = {"broken door", 1, 0, '\''},
 };
 
 static const char *const shape_names[SHAPE_COUNT] = {

@@ -52,6 +52,10 @@ typedef enum {
     MAP_GRASS,      /* town */
     MAP_TREE,       /* town: impassable, blocks sight */
     MAP_RUBBLE,     /* passable, blocks sight */
+    /* never made by mapgen: the engine's door pass (trap.c) */
+    MAP_DOOR_LOCKED, /* a closed door that only a kick opens */
+    MAP_DOOR_SECRET, /* looks like wall until found */
+    MAP_DOOR_BROKEN, /* kicked in: open for good */
     MAP_TERRAIN_COUNT
 } mapgen_terrain_t;
 

@@ -5,6 +5,7 @@
 #include "help.h"
 #include "msg.h"
 #include "spell.h"
+#include "trap.h"
 #include "travel.h"
 #include "world.h"
 
@@ -39,6 +40,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_LOOK, PF_CURSOR, travel_look_key, travel_look_draw},
     {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
+    {PROMPT_DOOR, 0, trap_door_key, NULL}, /* the message line asks the direction */
 };
 
 const prompt_t *prompt_row(int id)

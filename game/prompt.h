@@ -25,6 +25,7 @@ enum {
     PROMPT_LOOK,
     PROMPT_HELP,
     PROMPT_CAST,
+    PROMPT_DOOR,
     PROMPT_COUNT
 };
 

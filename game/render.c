@@ -2,6 +2,7 @@
 #include "render.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "glyph.h"
 #include "help.h"
@@ -10,17 +11,64 @@
 #include "msg.h"
 #include "pc.h"
 #include "prompt.h"
+#include "trap.h"
 #include "world.h"
+
+enum { STATUS_SIG = 768 }; /* bytes of a status line's signature */
+
+/* The frame kept between calls (game_t.rc): derived from the state, never
+ * saved nor hashed. Each call redraws only what changed since the last:
+ * tiles whose terrain, memory or visibility changed (and their neighbours,
+ * whose wall lines join them), tiles objects stood on or stand on, and the
+ * text lines; the whole frame when the layout moved or a screen or overlay
+ * was up. */
+struct render_cache {
+    screen_t *frame;
+    bool valid; /* frame holds a whole frame of the layout below */
+    bool over;  /* the last frame had a screen or an overlay on it */
+    int tw, depth, ox, oy;
+    bool help_ok; /* the help line shows help_first for help_state */
+    size_t help_first;
+    int help_state;
+    int misses;      /* calls at another size since the last at this one */
+    uint8_t *shadow; /* 3 planes: terrain, seen, vis under each tile (plane) */
+    int32_t *objs;   /* level cells under objects last frame */
+    int nobjs, cap;
+    /* the text lines as last drawn: drawn again only when they would differ */
+    bool msg_ok, status_ok;
+    uint32_t msg_said, msg_seen, msg_n;
+    uint8_t msg_prompt;
+    uint16_t status_len;
+    uint8_t status_sig[STATUS_SIG];
+};
 
 static style_t fg_style(uint16_t fg, uint8_t attr)
 {
     return (style_t){fg, SCREEN_DEFAULT_COLOR, attr};
 }
 
+/* Blanks row y from x up to end: a line drawn over the last frame's
+ * leaves nothing of a longer one behind (cells already blank stay clean). */
+static void blank_rest(screen_t *s, int x, int y, int end)
+{
+    for (; x < end; x++)
+        screen_put(s, x, y, ' ', STYLE_DEFAULT);
+}
+
 /* The message line: what came since the last key; behind --More-- only
  * the part that fits the logical line (msg.c decides, not the terminal). */
-static void render_msgs(game_t *g, screen_t *s)
+static void render_msgs(game_t *g, screen_t *s, render_cache_t *rc)
 {
+    if (rc && rc->msg_ok && rc->msg_said == g->said && rc->msg_seen == g->msg_seen &&
+        rc->msg_n == g->nmsg && rc->msg_prompt == g->prompt)
+        return;
+    if (rc) {
+        rc->msg_ok = true;
+        rc->msg_said = g->said;
+        rc->msg_seen = g->msg_seen;
+        rc->msg_n = g->nmsg;
+        rc->msg_prompt = g->prompt;
+    }
     char line[MSG_WIDTH * 2] = "";
     size_t len = 0;
     bool all;
@@ -36,7 +84,8 @@ static void render_msgs(game_t *g, screen_t *s)
     }
     int x = screen_text(s, 0, 0, STYLE_DEFAULT, line);
     if (g->prompt == PROMPT_MORE)
-        screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
+        x = screen_text(s, x, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, MORE_TEXT);
+    blank_rest(s, x, 0, s->w);
 }
 
 /* GLYPH_* bits of the seen neighbours of (x, y) that a wall line joins:
@@ -58,12 +107,16 @@ static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
     return mask;
 }
 
-/* First map column/row shown: centred when the map fits, else follows p. */
+/* First map column/row shown: centred when the map fits, else in jumps of
+ * half the view, so that p stays in its middle half away from the map's
+ * edges. A step scrolls nothing until p crosses into the next half: the
+ * map does not slide (and resend itself) under every move. */
 static int view_origin(int map, int view, int p)
 {
     if (map <= view)
         return -(view - map) / 2;
-    int o = p - view / 2;
+    int step = view / 2 > 0 ? view / 2 : 1, at = p - view / 4;
+    int o = (at >= 0 ? at / step : -((-at + step - 1) / step)) * step;
     if (o < 0)
         o = 0;
     if (o > map - view)
@@ -71,33 +124,63 @@ static int view_origin(int map, int view, int p)
     return o;
 }
 
-static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p, int tw,
-                       bool cursor)
+/* Where the map sits on the screen: the first level column and row shown,
+ * the view's size in tiles, the tile width and the first screen row. */
+typedef struct {
+    int ox, oy, vw, vh, tw, top;
+} map_view_t;
+
+static map_view_t map_view(const screen_t *s, const level_t *lv, const obj_t *p, int tw)
 {
-    int top = 1, vh = s->h - 3, vw = s->w / tw;
-    if (vh < 1)
+    map_view_t m = {0, 0, s->w / tw, s->h - 3, tw, 1};
+    m.ox = view_origin(lv->w, m.vw, p->x);
+    m.oy = view_origin(lv->h, m.vh, p->y);
+    return m;
+}
+
+/* The terrain of the view's tile (sx, sy): blank unless seen. */
+static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx, int sy)
+{
+    int x = m->ox + sx, y = m->oy + sy;
+    size_t i = (size_t)y * (size_t)lv->w + (size_t)x;
+    if (!lv->seen[i]) {
+        screen_put(s, sx * m->tw, m->top + sy, ' ', STYLE_DEFAULT);
         return;
-    int ox = view_origin(lv->w, vw, p->x), oy = view_origin(lv->h, vh, p->y);
-    /* only the part of each row that lies on the level (once per row) */
-    int sx0 = ox < 0 ? -ox : 0, sx1 = lv->w - ox < vw ? lv->w - ox : vw;
-    for (int sy = 0; sy < vh; sy++) {
-        int y = oy + sy;
-        if (y < 0 || y >= lv->h)
-            continue;
-        size_t row = (size_t)y * (size_t)lv->w;
-        for (int sx = sx0; sx < sx1; sx++) {
-            size_t i = row + (size_t)(ox + sx);
-            if (!lv->seen[i])
-                continue;
-            uint8_t t = lv->terrain[i];
-            const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
-            bool vis = lv->vis && lv->vis[i];
-            uint32_t ch =
-                k->flags & TF_LINE ? glyph_join(join_mask(g, lv, ox + sx, y), k->glyph) : k->glyph;
-            screen_put(s, sx * tw, top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
-        }
     }
-    itemui_render_floor(g, s, ox, oy, vw, vh, top, tw);
+    uint8_t t = lv->terrain[i];
+    const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
+    bool vis = lv->vis && lv->vis[i];
+    uint32_t ch = k->flags & TF_LINE ? glyph_join(join_mask(g, lv, x, y), k->glyph) : k->glyph;
+    screen_put(s, sx * m->tw, m->top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
+}
+
+/* The view's tiles that lie on the level: columns [*x0, *x1). */
+static void map_span(const level_t *lv, const map_view_t *m, int *x0, int *x1)
+{
+    *x0 = m->ox < 0 ? -m->ox : 0;
+    *x1 = lv->w - m->ox < m->vw ? lv->w - m->ox : m->vw;
+}
+
+static bool map_row_on_level(const level_t *lv, const map_view_t *m, int sy)
+{
+    return m->oy + sy >= 0 && m->oy + sy < lv->h;
+}
+
+static void map_terrain(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m)
+{
+    int x0, x1;
+    map_span(lv, m, &x0, &x1);
+    for (int sy = 0; sy < m->vh; sy++)
+        for (int sx = x0; map_row_on_level(lv, m, sy) && sx < x1; sx++)
+            map_tile(g, s, lv, m, sx, sy);
+}
+
+/* Known traps, items on the floor, then the creatures in view, over the
+ * terrain (drawn every frame: they are few). */
+static void map_objects(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m)
+{
+    trap_render(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
+    itemui_render_floor(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y))
@@ -105,13 +188,17 @@ static void render_map(game_t *g, screen_t *s, const level_t *lv, const obj_t *p
         if (!level_visible(lv, o->x, o->y))
             continue;
         const creature_kind_t *k = &g->c->creatures[o->kind];
-        int sx = o->x - ox, sy = o->y - oy;
-        if (sx >= 0 && sx < vw && sy >= 0 && sy < vh)
-            screen_put(s, sx * tw, top + sy, k->glyph,
+        int sx = o->x - m->ox, sy = o->y - m->oy;
+        if (sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh)
+            screen_put(s, sx * m->tw, m->top + sy, k->glyph,
                        fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
     }
-    int px = (cursor ? g->cur_x : p->x) - ox, py = (cursor ? g->cur_y : p->y) - oy;
-    screen_cursor(s, px * tw, top + py, px >= 0 && px < vw && py >= 0 && py < vh);
+}
+
+static void map_cursor(game_t *g, screen_t *s, const obj_t *p, const map_view_t *m, bool cursor)
+{
+    int px = (cursor ? g->cur_x : p->x) - m->ox, py = (cursor ? g->cur_y : p->y) - m->oy;
+    screen_cursor(s, px * m->tw, m->top + py, px >= 0 && px < m->vw && py >= 0 && py < m->vh);
 }
 
 /* One piece of the status line; the line drops the pieces of lowest keep
@@ -148,7 +235,8 @@ static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
     n = status_add(pt, n, hp, 9, "  HP %d/%d", p->hp, p->hp_max);
     if (g->pc.mana_max)
         n = status_add(pt, n, fg_style(12, 0), 8, "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    n = status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth);
+    n = g->depth ? status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth)
+                 : status_add(pt, n, STYLE_DEFAULT, 7, "  Town");
     n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
     n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
                    (unsigned long long)(g->sched.now / SCHED_MOVE));
@@ -169,7 +257,36 @@ static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
     return n;
 }
 
-static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view)
+/* Whether the status line would show what rc's frame shows (its parts,
+ * their styles and the watcher cell, as bytes); remembers it if not. */
+static bool status_same(render_cache_t *rc, const status_part_t *pt, int n, const char *cell)
+{
+    if (!rc)
+        return false;
+    uint8_t sig[STATUS_SIG];
+    size_t len = 0;
+    for (int i = 0; i <= n; i++) {
+        const char *t = i < n ? pt[i].text : cell;
+        style_t st = i < n ? pt[i].st : STYLE_DEFAULT;
+        size_t tl = strlen(t) + 1;
+        if (len + tl + 5 > sizeof sig)
+            return rc->status_ok = false;
+        uint8_t head[5] = {(uint8_t)st.fg, (uint8_t)(st.fg >> 8), (uint8_t)st.bg,
+                           (uint8_t)(st.bg >> 8), st.attr};
+        memcpy(sig + len, head, 5);
+        memcpy(sig + len + 5, t, tl);
+        len += 5 + tl;
+    }
+    if (rc->status_ok && rc->status_len == len && memcmp(rc->status_sig, sig, len) == 0)
+        return true;
+    rc->status_ok = true;
+    rc->status_len = (uint16_t)len;
+    memcpy(rc->status_sig, sig, len);
+    return false;
+}
+
+static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view,
+                          render_cache_t *rc)
 {
     status_part_t pt[STATUS_PARTS];
     int n = status_parts(g, p, pt), width = 0;
@@ -185,30 +302,273 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
                 width -= (int)strlen(pt[i].text);
                 pt[i].text[0] = 0;
             }
+    if (status_same(rc, pt, n, cell))
+        return;
     int x = 0;
     for (int i = 0; i < n; i++)
         x = screen_text(s, x, s->h - 2, pt[i].st, pt[i].text);
+    blank_rest(s, x, s->h - 2, s->w - (int)strlen(cell));
     if (cell[0])
         screen_text(s, s->w - (int)strlen(cell), s->h - 2, fg_style(6, 0), cell);
-    help_line(g, s);
+}
+
+/* ---- the kept frame ------------------------------------------------------- */
+
+enum { FRAME_REKEY_MISSES = 4 };
+
+void render_free(game_t *g)
+{
+    render_cache_t *rc = g->rc;
+    if (!rc)
+        return;
+    screen_free(rc->frame);
+    free(rc->shadow);
+    free(rc->objs);
+    free(rc);
+    g->rc = NULL;
+}
+
+/* The shadow covers the view and a margin of one cell round it, whose
+ * memory and terrain the wall lines at the view's edge join. */
+static uint8_t *plane(render_cache_t *rc, int k)
+{
+    return rc->shadow + (size_t)k * (size_t)(rc->frame->w + 2) * (size_t)(rc->frame->h + 2);
+}
+
+static size_t shadow_at(const map_view_t *m, int sx, int sy)
+{
+    return (size_t)(sy + 1) * (size_t)(m->vw + 2) + (size_t)(sx + 1);
+}
+
+/* The shadow's columns [*x0, *x1) that lie on the level (view columns,
+ * -1 and vw being the margin). */
+static void shadow_span(const level_t *lv, const map_view_t *m, int *x0, int *x1)
+{
+    *x0 = -m->ox > -1 ? -m->ox : -1;
+    *x1 = lv->w - m->ox < m->vw + 1 ? lv->w - m->ox : m->vw + 1;
+}
+
+static bool shadow_row_on_level(const level_t *lv, const map_view_t *m, int sy)
+{
+    return sy >= -1 && sy <= m->vh && map_row_on_level(lv, m, sy);
+}
+
+/* Copies terrain, memory and visibility under the shadow's row sy. */
+static void shadow_row(render_cache_t *rc, const level_t *lv, const map_view_t *m, int sy)
+{
+    int x0, x1;
+    shadow_span(lv, m, &x0, &x1);
+    size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0);
+    size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
+    memcpy(plane(rc, 0) + at, lv->terrain + li, n);
+    memcpy(plane(rc, 1) + at, lv->seen + li, n);
+    memcpy(plane(rc, 2) + at, lv->vis + li, n);
+}
+
+static bool row_same(render_cache_t *rc, const level_t *lv, const map_view_t *m, int sy)
+{
+    int x0, x1;
+    shadow_span(lv, m, &x0, &x1);
+    size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0);
+    size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
+    return memcmp(plane(rc, 0) + at, lv->terrain + li, n) == 0 &&
+           memcmp(plane(rc, 1) + at, lv->seen + li, n) == 0 &&
+           memcmp(plane(rc, 2) + at, lv->vis + li, n) == 0;
+}
+
+static bool on_view(const level_t *lv, const map_view_t *m, int sx, int sy)
+{
+    int x0, x1;
+    map_span(lv, m, &x0, &x1);
+    return sy >= 0 && sy < m->vh && map_row_on_level(lv, m, sy) && sx >= x0 && sx < x1;
+}
+
+/* Redraws the tile (sx, sy) and its eight neighbours that are on view. */
+static void redraw_around(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx,
+                          int sy)
+{
+    for (int y = sy - 1; y <= sy + 1; y++)
+        for (int x = sx - 1; x <= sx + 1; x++)
+            if (on_view(lv, m, x, y))
+                map_tile(g, s, lv, m, x, y);
+}
+
+/* Tiles whose terrain, memory or visibility changed, with the neighbours
+ * whose wall lines join them (the margin's cells only for those). */
+static void map_changes(game_t *g, render_cache_t *rc, const level_t *lv, const map_view_t *m)
+{
+    int x0, x1;
+    shadow_span(lv, m, &x0, &x1);
+    for (int sy = -1; sy <= m->vh; sy++) {
+        if (!shadow_row_on_level(lv, m, sy) || row_same(rc, lv, m, sy))
+            continue;
+        size_t row = (size_t)(m->oy + sy) * (size_t)lv->w;
+        for (int sx = x0; sx < x1; sx++) {
+            size_t at = shadow_at(m, sx, sy), i = row + (size_t)(m->ox + sx);
+            /* wall lines join seen terrain: only a change of those touches
+             * the neighbours; a change of visibility is the tile's own */
+            if (plane(rc, 0)[at] != lv->terrain[i] || plane(rc, 1)[at] != lv->seen[i])
+                redraw_around(g, rc->frame, lv, m, sx, sy);
+            else if (plane(rc, 2)[at] != lv->vis[i] && on_view(lv, m, sx, sy))
+                map_tile(g, rc->frame, lv, m, sx, sy);
+        }
+        shadow_row(rc, lv, m, sy);
+    }
+}
+
+/* Remembers the level cells of every item and creature on view (a
+ * superset of what was drawn): next frame redraws their terrain. */
+static int objs_record(game_t *g, render_cache_t *rc, const level_t *lv, const map_view_t *m)
+{
+    rc->nobjs = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if ((o->type != OBJ_CREATURE && o->type != OBJ_ITEM) || o->depth != lv->depth)
+            continue;
+        int sx = o->x - m->ox, sy = o->y - m->oy;
+        if (!level_in(lv, o->x, o->y) || sx < 0 || sx >= m->vw || sy < 0 || sy >= m->vh)
+            continue;
+        if (rc->nobjs == rc->cap) {
+            int cap = rc->cap ? rc->cap * 2 : 32;
+            int32_t *n = realloc(rc->objs, sizeof *n * (size_t)cap);
+            if (!n)
+                return -1;
+            rc->objs = n;
+            rc->cap = cap;
+        }
+        rc->objs[rc->nobjs++] = (int32_t)(o->y * lv->w + o->x);
+    }
+    return 0;
+}
+
+static void objs_erase(game_t *g, render_cache_t *rc, const level_t *lv, const map_view_t *m)
+{
+    for (int i = 0; i < rc->nobjs; i++) {
+        int sx = rc->objs[i] % lv->w - m->ox, sy = rc->objs[i] / lv->w - m->oy;
+        if (sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh)
+            map_tile(g, rc->frame, lv, m, sx, sy);
+    }
+}
+
+/* The help line, unless it already shows what it would show now. */
+static void help_row(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *rc)
+{
+    size_t first = help_line_first(g, view);
+    if (rc && rc->help_ok && rc->help_first == first && rc->help_state == g->state)
+        return;
+    blank_rest(s, help_line(g, s, view), s->h - 1, s->w);
+    if (rc) {
+        rc->help_ok = true;
+        rc->help_first = first;
+        rc->help_state = g->state;
+    }
+}
+
+/* The map's layers: everything (full), or what changed since rc's frame. */
+static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m,
+                    render_cache_t *rc, bool full)
+{
+    if (full)
+        map_terrain(g, s, lv, m);
+    else {
+        map_changes(g, rc, lv, m);
+        objs_erase(g, rc, lv, m);
+    }
+    map_objects(g, s, lv, m);
+    if (!rc || !lv->vis)
+        return rc ? -1 : 0; /* no view to remember: drawn whole next time */
+    for (int sy = -1; full && sy <= m->vh; sy++)
+        if (shadow_row_on_level(lv, m, sy))
+            shadow_row(rc, lv, m, sy);
+    return objs_record(g, rc, lv, m);
+}
+
+/* Draws the view into s: all of it when full (s cleared), else only what
+ * changed since rc's frame, which s is. Returns whether a screen or an
+ * overlay went over the map. */
+static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *rc,
+                      bool full)
+{
+    const prompt_t *pr = prompt_of(g);
+    if (pr->flags & PF_SCREEN) {
+        pr->draw(g, s);
+        return true;
+    }
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    render_msgs(g, s, rc);
+    if (!lv || !p)
+        return true;
+    map_view_t m = map_view(s, lv, p, view && view->two_cell ? 2 : 1);
+    if (m.vh >= 1 && draw_map(g, s, lv, &m, rc, full) < 0 && rc)
+        rc->valid = false;
+    if (m.vh >= 1)
+        map_cursor(g, s, p, &m, (pr->flags & PF_CURSOR) != 0);
+    render_status(g, s, p, view, rc);
+    help_row(g, s, view, rc);
+    bool over = pr->draw != NULL;
+    if (pr->draw)
+        pr->draw(g, s);
+    return itemui_render(g, s) || over;
+}
+
+void render_full(game_t *g, screen_t *s, const game_view_t *view)
+{
+    screen_clear(s);
+    draw_view(g, s, view, NULL, true);
+}
+
+/* A frame of another size: after a few in a row the kept frame takes it. */
+static int frame_size(render_cache_t *rc, int w, int h)
+{
+    if (rc->frame && rc->frame->w == w && rc->frame->h == h) {
+        rc->misses = 0;
+        return 0;
+    }
+    if (rc->frame && ++rc->misses < FRAME_REKEY_MISSES)
+        return -1;
+    screen_free(rc->frame);
+    free(rc->shadow);
+    rc->shadow = malloc((size_t)(w + 2) * (size_t)(h + 2) * 3);
+    rc->frame = rc->shadow ? screen_new(w, h) : NULL;
+    rc->valid = false;
+    rc->misses = 0;
+    return rc->frame ? 0 : -1;
+}
+
+const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
+{
+    if (!g->rc && !(g->rc = calloc(1, sizeof *g->rc)))
+        return NULL;
+    render_cache_t *rc = g->rc;
+    if (frame_size(rc, w, h) < 0)
+        return NULL;
+    screen_clean(rc->frame);
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int tw = view && view->two_cell ? 2 : 1;
+    map_view_t m = lv && p ? map_view(rc->frame, lv, p, tw) : (map_view_t){0};
+    bool full = !rc->valid || rc->over || !lv || !p || !lv->vis || lv->depth != rc->depth ||
+                m.ox != rc->ox || m.oy != rc->oy || tw != rc->tw ||
+                (prompt_of(g)->flags & PF_SCREEN);
+    if (full) {
+        screen_clear(rc->frame);
+        rc->help_ok = rc->msg_ok = rc->status_ok = false;
+    }
+    rc->valid = true;
+    rc->tw = tw;
+    rc->depth = lv ? lv->depth : -1;
+    rc->ox = m.ox;
+    rc->oy = m.oy;
+    rc->over = draw_view(g, rc->frame, view, rc, full);
+    return rc->frame;
 }
 
 void render_world(game_t *g, screen_t *s, const game_view_t *view)
 {
-    screen_clear(s);
-    const prompt_t *pr = prompt_of(g);
-    if (pr->flags & PF_SCREEN) {
-        pr->draw(g, s);
-        return;
-    }
-    level_t *lv = level_current(g);
-    const obj_t *p = reg_get(&g->reg, g->player);
-    render_msgs(g, s);
-    if (!lv || !p)
-        return;
-    render_map(g, s, lv, p, view && view->two_cell ? 2 : 1, (pr->flags & PF_CURSOR) != 0);
-    render_status(g, s, p, view);
-    if (pr->draw)
-        pr->draw(g, s);
-    itemui_render(g, s);
+    const screen_t *f = render_frame(g, s->w, s->h, view);
+    if (f)
+        screen_copy(s, f);
+    else
+        render_full(g, s, view);
 }

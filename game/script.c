@@ -193,12 +193,13 @@ typedef struct {
     region_kind_t *regions;
     race_kind_t *races;
     class_kind_t *classes;
+    trap_kind_t *traps;
     mapgen_region_type_t *rtypes; /* built by load_check, names point into regions */
     mapgen_region_type_t *rdecl;  /* as declared (names unset until load_check) */
     vault_decl_t *vdecl;
     mapgen_vault_t *vaults; /* built by load_check */
     uint16_t n_vdecl;
-    uint16_t cap[9];
+    uint16_t cap[10];
     int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + type]: fn ref */
     script_fn_t *fns;                 /* [ref - 1] */
     int n_fns, cap_fns;
@@ -227,6 +228,7 @@ void script_content_free(content_t *c)
     free(s->regions);
     free(s->races);
     free(s->classes);
+    free(s->traps);
     free(s->rtypes);
     free(s->rdecl);
     for (int i = 0; i < s->n_vdecl; i++)
@@ -1046,6 +1048,32 @@ static int decl_vault(lua_State *L)
     return 0;
 }
 
+/* trap { name=, action="damage"|"effect"|"teleport"|"fall"|"alarm", dtype=,
+ * dice=, effect=, min_depth=, max_depth=, weight=, msg= } */
+static int decl_trap(lua_State *L)
+{
+    static const char *const ACTIONS[TRAP_ACTIONS] = TRAP_ACTION_NAMES;
+    decl_t d = decl_begin(L, "trap");
+    script_content_t *s = d.s;
+    int k = sc_grow((void **)&s->traps, sizeof *s->traps, &s->c.n_traps, &s->cap[9], NULL);
+    if (k < 0)
+        return luaL_error(L, "out of memory");
+    trap_kind_t *t = &s->traps[k];
+    fld_str(L, &d, "name", t->name, sizeof t->name, 1);
+    t->action = (uint8_t)fld_enum(L, &d, "action", ACTIONS, TRAP_ACTIONS, TRAP_DAMAGE);
+    t->dtype = (uint8_t)fld_enum(L, &d, "dtype", DAMAGE_NAMES, DT_COUNT, DT_HIT);
+    t->dice = fld_dice(L, &d, "dice", (dice_t){1, 6, 0});
+    t->effect = (int16_t)fld_kind(L, &d, "effect", find_effect);
+    if ((t->action == TRAP_EFFECT) != (t->effect >= 0))
+        return luaL_error(L, "%s: an effect trap, and only one, names an 'effect'", d.what);
+    t->min_depth = (int16_t)fld_int(L, &d, "min_depth", 1, 1, 99);
+    t->max_depth = (int16_t)fld_int(L, &d, "max_depth", 99, t->min_depth, 99);
+    t->weight = (int16_t)fld_int(L, &d, "weight", 10, 0, 10000);
+    t->fg = (uint16_t)fld_int(L, &d, "fg", 13, 0, 255);
+    fld_str(L, &d, "msg", t->msg, sizeof t->msg, 1);
+    return 0;
+}
+
 /* room { shape = "circle", weight = 10 }: how often a room takes a shape. */
 static int decl_room(lua_State *L)
 {
@@ -1061,19 +1089,13 @@ static int decl_room(lua_State *L)
     return luaL_error(L, "room: unknown room shape '%s'", shape);
 }
 
-static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},
-                                 {"spell", decl_spell},
-                                 {"creature", decl_creature},
-                                 {"item", decl_item},
-                                 {"effect", decl_effect},
-                                 {"oddment", decl_oddment},
-                                 {"rules", decl_rules},
-                                 {"region", decl_region},
-                                 {"vault", decl_vault},
-                                 {"room", decl_room},
-                                 {"race", decl_race},
-                                 {"class", decl_class},
-                                 {NULL, NULL}};
+static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},   {"spell", decl_spell},
+                                 {"creature", decl_creature}, {"item", decl_item},
+                                 {"effect", decl_effect},     {"oddment", decl_oddment},
+                                 {"rules", decl_rules},       {"region", decl_region},
+                                 {"vault", decl_vault},       {"room", decl_room},
+                                 {"trap", decl_trap},         {"race", decl_race},
+                                 {"class", decl_class},       {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 
@@ -1172,6 +1194,7 @@ static int load_check(script_content_t *s, const char *where, char *err, size_t 
     s->c.regions = s->regions;
     s->c.races = s->races;
     s->c.classes = s->classes;
+    s->c.traps = s->traps;
     s->c.rtypes = s->c.n_regions ? s->rtypes : NULL;
     s->c.vaults = s->n_vdecl ? s->vaults : NULL;
     s->c.n_vaults = s->n_vdecl;

@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "prompt.h"
 #include "start.h"
+#include "trap.h"
 #include "vision.h"
 #include "world.h"
 
@@ -55,6 +56,7 @@ static void save_level(const level_t *lv, ser_t *s)
     ser_bytes(s, lv->terrain, n);
     ser_bytes(s, lv->seen, n);
     ser_bytes(s, lv->region, n);
+    ser_bytes(s, lv->trap, n);
     ser_u16(s, lv->nregions);
     for (int i = 0; i < lv->nregions; i++) {
         ser_u16(s, (uint16_t)lv->regions[i].kind);
@@ -153,6 +155,7 @@ void snapshot_save(const game_t *g, ser_t *s)
     save_pc(&g->pc, s);
     ser_u16(s, (uint16_t)g->cur_x);
     ser_u16(s, (uint16_t)g->cur_y);
+    ser_u8(s, g->door_cmd);
     reg_save(&g->reg, s);
     sched_save(&g->sched, s);
     for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
@@ -215,16 +218,28 @@ static int snap_deflate(uint8_t *dst, uLongf *dlen, const uint8_t *src, size_t n
     return zr == Z_STREAM_END ? Z_OK : Z_BUF_ERROR;
 }
 
-int snapshot_write(const game_t *g, buf_t *out)
+/* The state copy: the content id (8 bytes), then the raw state. */
+#define STATE_ID 8
+
+int snapshot_state(const game_t *g, buf_t *state)
 {
-    buf_t raw;
-    buf_init(&raw);
+    uint8_t id[STATE_ID];
+    put_le(id, content_id(g->c), STATE_ID);
+    buf_reset(state);
+    buf_put(state, id, sizeof id);
     ser_t s;
-    ser_init(&s, &raw);
+    ser_init(&s, state);
     snapshot_save(g, &s);
-    uLongf bound = compressBound((uLong)raw.len);
-    if (raw.failed || raw.len > SNAP_MAX_RAW || !buf_reserve(out, SNAP_HEADER + bound)) {
-        buf_free(&raw);
+    return state->failed || state->len - STATE_ID > SNAP_MAX_RAW ? -1 : 0;
+}
+
+int snapshot_pack(const buf_t *state, buf_t *out)
+{
+    const uint8_t *raw = (const uint8_t *)state->data + STATE_ID;
+    size_t n = state->len >= STATE_ID ? state->len - STATE_ID : 0;
+    uLongf bound = compressBound((uLong)n);
+    if (state->failed || state->len < STATE_ID || n > SNAP_MAX_RAW ||
+        !buf_reserve(out, SNAP_HEADER + bound)) {
         out->failed = true;
         return -1;
     }
@@ -232,17 +247,26 @@ int snapshot_write(const game_t *g, buf_t *out)
     memcpy(h, SNAP_MAGIC, 4);
     put_le(h + 4, SNAP_VERSION, 2);
     put_le(h + 6, 0, 2);
-    put_le(h + 8, content_id(g->c), 8);
-    put_le(h + 16, raw.len, 4);
-    int zr = snap_deflate(h + SNAP_HEADER, &bound, (const uint8_t *)raw.data, raw.len);
-    buf_free(&raw);
-    if (zr != Z_OK) {
+    memcpy(h + 8, state->data, STATE_ID); /* the content id, as put_le wrote it */
+    put_le(h + 16, n, 4);
+    if (snap_deflate(h + SNAP_HEADER, &bound, raw, n) != Z_OK) {
         out->failed = true;
         return -1;
     }
     put_le(h + 20, snap_crc(h, SNAP_HEADER + bound), 4);
     out->len += SNAP_HEADER + bound;
     return 0;
+}
+
+int snapshot_write(const game_t *g, buf_t *out)
+{
+    buf_t state;
+    buf_init(&state);
+    int rc = snapshot_state(g, &state) < 0 ? -1 : snapshot_pack(&state, out);
+    if (rc < 0)
+        out->failed = true;
+    buf_free(&state);
+    return rc;
 }
 
 /* ---- loading ------------------------------------------------------------------ */
@@ -268,6 +292,7 @@ static level_t *load_level(game_t *g, int depth, rd_t *in)
     rd_bytes(in, lv->terrain, n);
     rd_bytes(in, lv->seen, n);
     rd_bytes(in, lv->region, n);
+    rd_bytes(in, lv->trap, n);
     int nr = rd_u16(in);
     if (!in->bad && (nr > MAPGEN_MAX_REGIONS || level_set_regions(g, lv, nr) < 0))
         rd_fail(in, "bad region count");
@@ -279,7 +304,8 @@ static level_t *load_level(game_t *g, int depth, rd_t *in)
             rd_fail(in, "bad region");
     }
     for (size_t i = 0; i < n && !in->bad; i++)
-        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1 || lv->region[i] > nr)
+        if (lv->terrain[i] >= g->c->n_terrain || lv->seen[i] > 1 || lv->region[i] > nr ||
+            (lv->trap[i] & TRAP_KIND) > g->c->n_traps)
             rd_fail(in, "bad level cell");
     return lv;
 }
@@ -343,10 +369,10 @@ static void state_check(game_t *g, rd_t *in)
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p || p->type != OBJ_CREATURE || p->depth != g->depth)
         rd_fail(in, "bad player");
-    if (g->depth < 1 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
+    if (g->depth < 0 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
         rd_fail(in, "bad depth");
     if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
-        g->page > MSG_LOG / PAGE_ROWS)
+        g->door_cmd >= DOOR_CMDS || g->page > MSG_LOG / PAGE_ROWS)
         rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||
         g->score > SCORE_MAX)
@@ -385,6 +411,7 @@ static void state_load(game_t *g, rd_t *in)
     load_pc(&g->pc, in);
     g->cur_x = (int16_t)rd_u16(in);
     g->cur_y = (int16_t)rd_u16(in);
+    g->door_cmd = rd_u8(in);
     if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0)
         return;
     for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {

@@ -11,9 +11,11 @@
 #include "game.h"
 #include "ser.h"
 
-void snapshot_save(const game_t *g, ser_t *s);   /* the raw state, field by field */
-uint64_t snapshot_hash(const game_t *g);         /* game_hash */
-int snapshot_write(const game_t *g, buf_t *out); /* game_snapshot: 0 or -1 */
+void snapshot_save(const game_t *g, ser_t *s);     /* the raw state, field by field */
+uint64_t snapshot_hash(const game_t *g);           /* game_hash */
+int snapshot_write(const game_t *g, buf_t *out);   /* game_snapshot: 0 or -1 */
+int snapshot_state(const game_t *g, buf_t *state); /* game_snapshot_state */
+int snapshot_pack(const buf_t *state, buf_t *out); /* game_snapshot_pack */
 /* game_load: NULL and a message in err for a bad blob; never crashes. */
 game_t *snapshot_read(const content_t *c, const uint8_t *blob, size_t len, char *err,
                       size_t errlen);

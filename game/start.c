@@ -37,21 +37,22 @@ game_t *start_empty(const content_t *c, uint64_t seed)
     return g;
 }
 
+/* A game begins in the town on the surface (depth 0): no monsters, no
+ * treasure; its down stairs lead to level 1. */
 int start_world(game_t *g)
 {
-    level_t *lv = level_new(g, LEVEL_W, LEVEL_H, 1);
+    level_t *lv = level_new(g, LEVEL_W, LEVEL_H, 0);
     if (!lv)
         return -1;
-    g->levels[1] = lv;
+    g->levels[0] = lv;
+    g->depth = g->max_depth = 0;
     if (level_generate(g, lv) < 0)
         return -1;
-    g->player = creature_spawn(g, g->c->player_kind, 1, lv->up_x, lv->up_y);
+    g->player = creature_spawn(g, g->c->player_kind, 0, lv->up_x, lv->up_y);
     obj_t *p = reg_get(&g->reg, g->player);
     if (!p)
         return -1;
     p->flags |= OF_PLAYER;
-    if (creature_populate(g, lv) < 0)
-        return -1;
     if (sched_push(&g->sched, 8 * SCHED_MOVE, FN_REGEN, g->player, 0, 0) < 0)
         return -1;
     p = reg_get(&g->reg, g->player);

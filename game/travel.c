@@ -12,6 +12,7 @@
 #include "status.h"
 #include "turn.h"
 #include "vision.h"
+#include "trap.h"
 #include "world.h"
 
 enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE }; /* game_t.run, within one input */
@@ -24,10 +25,19 @@ static bool known_passable(game_t *g, const level_t *lv, int x, int y)
     return level_in(lv, x, y) && lv->seen[y * lv->w + x] && level_walkable(g, lv, x, y);
 }
 
+/* A cell a walk crosses: known traps are walked round (only the goal, or
+ * where the player stands, may be one). */
+static bool on_route(game_t *g, const level_t *lv, int x, int y)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    return known_passable(g, lv, x, y) &&
+           (trap_at(lv, x, y, true) < 0 || (p && p->x == x && p->y == y));
+}
+
 /* Unexplored: a known open cell next to a cell never seen. */
 static bool frontier(game_t *g, const level_t *lv, int x, int y)
 {
-    if (!known_passable(g, lv, x, y))
+    if (!on_route(g, lv, x, y))
         return false;
     for (int i = 0; i < 8; i++) {
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
@@ -57,7 +67,7 @@ static int goal_map(game_t *g, const level_t *lv, int16_t *dist, int32_t *q, boo
         int c = q[head++], cx = c % lv->w, cy = c / lv->w;
         for (int k = 0; k < 8; k++) {
             int nx = cx + DIRS[k][0], ny = cy + DIRS[k][1], nc = ny * lv->w + nx;
-            if (!known_passable(g, lv, nx, ny) || dist[nc] >= 0)
+            if (!on_route(g, lv, nx, ny) || dist[nc] >= 0)
                 continue;
             dist[nc] = (int16_t)(dist[c] + 1);
             q[tail++] = nc;
@@ -360,11 +370,16 @@ static void look_line(game_t *g, char *out, size_t n)
         snprintf(out, n, "That is you, %s the %s %s.", g->name, pc_race_name(g), pc_class_name(g));
         return;
     }
-    char items[MSG_LEN * 2], place[96];
+    char items[MSG_LEN * 2], place[160];
     int nitems = item_floor_list(g, g->depth, x, y, items, sizeof items);
     uint8_t t = level_terrain(lv, x, y);
     const region_kind_t *rk = level_region_kind(g, lv, x, y);
-    snprintf(place, sizeof place, "%s %s%s%s", gram_article(g->c->terrain[t].name),
+    int trap = trap_at(lv, x, y, true);
+    const char *tn = trap >= 0 && trap < g->c->n_traps ? g->c->traps[trap].name : NULL;
+    char tp[48] = "";
+    if (tn)
+        snprintf(tp, sizeof tp, "%s %s on ", gram_article(tn), tn);
+    snprintf(place, sizeof place, "%s%s %s%s%s", tp, gram_article(g->c->terrain[t].name),
              g->c->terrain[t].name, rk ? " in " : "", rk ? rk->name : "");
     int len; /* the line is cut at n: a screen row shows what fits */
     if (h && vision_sees(g, h)) {

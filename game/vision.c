@@ -6,19 +6,37 @@
 #include "level.h"
 #include "status.h"
 
+/* Whether (x, y) lies within the last view's reach (fov_reach). */
+static bool in_reach(const level_t *lv, int x, int y)
+{
+    int dx = x - lv->fov_x, dy = y - lv->fov_y;
+    return dx >= -lv->fov_reach && dx <= lv->fov_reach && dy >= -lv->fov_reach &&
+           dy <= lv->fov_reach;
+}
+
 /* Rebuilds the live level's derived arrays: what blocks sight, what is
- * lit (lit regions; never a dark one). */
+ * lit (lit regions; never a dark one). The view in vis stays good unless
+ * a cell its scan could read now blocks sight differently, or the light
+ * changed. */
 static void vision_derive(game_t *g, level_t *lv)
 {
-    size_t n = (size_t)lv->w * (size_t)lv->h;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t t = lv->terrain[i], r = lv->region[i];
-        lv->opaque[i] = t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
-        lv->lit[i] = r && r <= lv->nregions && lv->regions[r - 1].lit;
-    }
+    bool keep = lv->fov_ok;
+    for (int y = 0; y < lv->h; y++)
+        for (int x = 0; x < lv->w; x++) {
+            size_t i = (size_t)y * (size_t)lv->w + (size_t)x;
+            uint8_t t = lv->terrain[i], r = lv->region[i];
+            uint8_t op = t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
+            uint8_t lit = r && r <= lv->nregions && lv->regions[r - 1].lit;
+            if (keep && (lit != lv->lit[i] || (op != lv->opaque[i] && in_reach(lv, x, y))))
+                keep = false;
+            lv->opaque[i] = op;
+            lv->lit[i] = lit;
+        }
+    lv->fov_ok = keep;
     lv->opaque_ok = 1;
 }
 
+/* Sees again only when something the view depends on changed. */
 void vision_update(game_t *g)
 {
     level_t *lv = level_current(g);
@@ -30,9 +48,17 @@ void vision_update(game_t *g)
     const region_kind_t *rk = level_region_kind(g, lv, p->x, p->y);
     int radius =
         (rk && (rk->flags & RF_DARK)) || status_has(g, g->player, EFK_(BLIND)) ? 1 : LIGHT_RADIUS;
+    if (lv->fov_ok && lv->fov_x == p->x && lv->fov_y == p->y && lv->fov_radius == radius)
+        return; /* nothing the view depends on changed: vis and seen stand */
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
-    if (fov_compute(&m, p->x, p->y, radius, lv->vis) < 0)
+    int reach;
+    if (fov_compute_reach(&m, p->x, p->y, radius, lv->vis, &reach) < 0)
         return;
+    lv->fov_ok = 1;
+    lv->fov_x = p->x;
+    lv->fov_y = p->y;
+    lv->fov_radius = (int16_t)radius;
+    lv->fov_reach = (int16_t)reach;
     /* remember what is seen: both arrays hold 0 or 1, so eight cells OR at once */
     size_t n = (size_t)lv->w * (size_t)lv->h, i = 0;
     for (; i + 8 <= n; i += 8) {

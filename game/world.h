@@ -56,13 +56,19 @@ typedef struct {
     uint8_t *terrain; /* w*h terrain ids (content terrain table) */
     uint8_t *seen;    /* w*h: 1 once the player has seen the cell */
     uint8_t *region;  /* w*h: 0 none, else index + 1 into regions */
+    uint8_t *trap;    /* w*h: 0 none, else trap kind + 1, | TRAP_FOUND once found (trap.h) */
     level_region_t *regions;
     uint16_t nregions;
     uint8_t *vis;      /* w*h: visible now (live only, derived, not saved) */
     uint8_t *opaque;   /* w*h: blocks sight (live only, derived from terrain) */
     uint8_t *lit;      /* w*h: lit by its region (live only, derived) */
     uint8_t opaque_ok; /* 0: opaque must be rebuilt (terrain changed) */
-    rng_t gen;         /* this level's own stream: rng_hash2(seed, depth) */
+    /* vis is the view from (fov_x, fov_y) at fov_radius while fov_ok: it
+     * is reused until the viewer moves, the radius changes or a cell
+     * within fov_reach (the scan's Chebyshev distance) changes opacity */
+    uint8_t fov_ok;
+    int16_t fov_x, fov_y, fov_radius, fov_reach;
+    rng_t gen; /* this level's own stream: rng_hash2(seed, depth) */
 } level_t;
 
 typedef struct {
@@ -87,6 +93,8 @@ typedef struct {
     uint32_t kills;
     uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
 } pc_t;
+
+typedef struct render_cache render_cache_t;
 
 struct game {
     galloc_t al;
@@ -119,6 +127,7 @@ struct game {
     uint32_t nms, ms_cap;
     pc_t pc;
     int16_t cur_x, cur_y; /* the travel / look cursor while its prompt is up */
+    uint8_t door_cmd;     /* the door command whose direction PROMPT_DOOR asks (trap.h) */
     /* within one input only (zero between inputs): a running travel/explore */
     uint8_t run;            /* travel.c's RUN_* */
     int16_t goal_x, goal_y; /* travel's goal */
@@ -134,6 +143,7 @@ struct game {
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
     item_state_t items; /* identification, hunger, gold, item screens (item.h) */
+    render_cache_t *rc; /* derived, never saved: the last frame drawn (render.c) */
 };
 
 #endif

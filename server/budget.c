@@ -1,15 +1,13 @@
 /* budget — connection counts in all and per address; see budget.h.
- * Addresses with connections live in a small hash table; an address whose
- * count drops to zero is forgotten. */
+ * Addresses with connections live in a hash table that grows with them;
+ * an address whose count drops to zero is forgotten. */
 #include "budget.h"
 #include <stdlib.h>
 #include <string.h>
-#include "list.h"
-
-#define BUDGET_BUCKETS 1024
+#include "hmap.h"
 
 typedef struct {
-    list_t node; /* its bucket */
+    hnode_t hn; /* budget_t.addrs */
     int count;
     char addr[BUDGET_ADDR_MAX];
 } addr_count_t;
@@ -19,22 +17,14 @@ struct budget {
     int total;
     bool (*refused)(void *ud, const char *addr); /* budget_set_refuse */
     void *refused_ud;
-    list_t buckets[BUDGET_BUCKETS];
+    hmap_t addrs; /* addr_count_t by address */
 };
-
-static unsigned addr_hash(const char *s)
-{
-    unsigned h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h % BUDGET_BUCKETS;
-}
 
 static addr_count_t *addr_find(const budget_t *b, const char *addr)
 {
-    const list_t *head = &b->buckets[addr_hash(addr)];
-    LIST_EACH (it, head) {
-        addr_count_t *e = LIST_ITEM(it, addr_count_t, node);
+    HMAP_EACH(it, &b->addrs, hmap_hash_str(addr))
+    {
+        addr_count_t *e = HMAP_ITEM(it, addr_count_t, hn);
         if (strcmp(e->addr, addr) == 0)
             return e;
     }
@@ -52,7 +42,10 @@ static addr_count_t *addr_get(budget_t *b, const char *addr)
         return NULL;
     size_t n = strlen(addr); /* a slot's address: shorter than e->addr */
     memcpy(e->addr, addr, n < sizeof e->addr ? n : sizeof e->addr - 1);
-    list_push_front(&b->buckets[addr_hash(addr)], &e->node);
+    if (hmap_add(&b->addrs, &e->hn, hmap_hash_str(e->addr)) < 0) {
+        free(e);
+        return NULL;
+    }
     return e;
 }
 
@@ -60,7 +53,7 @@ static void addr_drop(budget_t *b, const char *addr)
 {
     addr_count_t *e = addr_find(b, addr);
     if (e && --e->count <= 0) {
-        list_remove(&e->node);
+        hmap_del(&b->addrs, &e->hn);
         free(e);
     }
 }
@@ -72,8 +65,7 @@ budget_t *budget_new(int max_total, int max_per_addr)
         return NULL;
     b->max_total = max_total;
     b->max_per_addr = max_per_addr;
-    for (int i = 0; i < BUDGET_BUCKETS; i++)
-        list_init(&b->buckets[i]);
+    hmap_init(&b->addrs);
     return b;
 }
 
@@ -81,9 +73,9 @@ void budget_free(budget_t *b)
 {
     if (!b)
         return;
-    for (int i = 0; i < BUDGET_BUCKETS; i++)
-        for (list_t *n; (n = list_pop_front(&b->buckets[i]));)
-            free(LIST_ITEM(n, addr_count_t, node));
+    for (hnode_t *n; (n = hmap_pop(&b->addrs));)
+        free(HMAP_ITEM(n, addr_count_t, hn));
+    hmap_fini(&b->addrs);
     free(b);
 }
 

@@ -32,6 +32,8 @@ static const opt_t opts[] = {
     {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
     {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "TURNS between snapshots (200)"},
     {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "BYTES queued per connection (262144)"},
+    {"listen-backlog", OPT_INT, S(listen_backlog), 1, 1 << 20,
+     "N connections waiting to be accepted, at most net.core.somaxconn (4096)"},
     /* limits */
     {"trust-proxy", OPT_IPS, S(trust_proxy), 0, 0,
      "ADDR[,ADDR] proxies whose X-Forwarded-For/-Proto are believed (none)"},
@@ -62,6 +64,7 @@ void config_defaults(config_t *c)
     c->idle_timeout = 900;
     c->snapshot_every = 200;
     c->outq_max = 262144;
+    c->listen_backlog = 4096;
     c->register_per_hour = 5; /* limits */
 }
 

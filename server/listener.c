@@ -14,7 +14,6 @@
 #include <unistd.h>
 #include "log.h"
 
-#define LISTENER_BACKLOG   511
 #define LISTENER_BATCH     64 /* accepts per wake-up, so one door cannot hog the loop */
 #define LISTENER_ADDR_TEXT 256
 
@@ -25,6 +24,7 @@ struct listener {
     int fd;
     int open_handles;
     bool is_unix, closing;
+    int backlog; /* as asked; listener_start clamps it */
     char name[16];
     char where[LISTENER_ADDR_TEXT]; /* the address or path, for logs and unlink */
     int port;
@@ -105,7 +105,7 @@ static void on_readable(uv_poll_t *h, int status, int events)
 
 /* ---- making one ------------------------------------------------------------------------ */
 
-static listener_t *listener_alloc(uv_loop_t *loop, const char *name, const char *where,
+static listener_t *listener_alloc(uv_loop_t *loop, const char *name, const char *where, int backlog,
                                   listener_cb cb, void *ud)
 {
     listener_t *l = calloc(1, sizeof *l);
@@ -113,6 +113,7 @@ static listener_t *listener_alloc(uv_loop_t *loop, const char *name, const char 
         return NULL;
     l->loop = loop;
     l->fd = -1;
+    l->backlog = backlog;
     l->cb = cb;
     l->ud = ud;
     snprintf(l->name, sizeof l->name, "%s", name);
@@ -120,10 +121,33 @@ static listener_t *listener_alloc(uv_loop_t *loop, const char *name, const char 
     return l;
 }
 
+int listener_backlog(int want, int somaxconn)
+{
+    if (want <= 0)
+        want = LISTENER_BACKLOG;
+    return somaxconn > 0 && want > somaxconn ? somaxconn : want;
+}
+
+int listener_somaxconn(void)
+{
+    FILE *f = fopen("/proc/sys/net/core/somaxconn", "r");
+    int v = -1;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
 /* Starts polling the bound socket l->fd. Returns 0 or an errno. */
 static int listener_start(listener_t *l)
 {
-    if (listen(l->fd, LISTENER_BACKLOG) < 0)
+    int max = listener_somaxconn(), backlog = listener_backlog(l->backlog, max);
+    if (backlog < l->backlog)
+        log_warn("%s %s: listen-backlog %d is over net.core.somaxconn: %d", l->name, l->where,
+                 l->backlog, backlog);
+    if (listen(l->fd, backlog) < 0)
         return errno;
     if (uv_poll_init_socket(l->loop, &l->poll, l->fd) < 0)
         return EINVAL;
@@ -168,10 +192,10 @@ static bool parse_addr(const char *addr, struct sockaddr_storage *ss)
            uv_ip6_addr(host, (int)port, (struct sockaddr_in6 *)ss) == 0;
 }
 
-listener_t *listener_tcp(uv_loop_t *loop, const char *name, const char *addr, listener_cb cb,
-                         void *ud, char *err, size_t errlen)
+listener_t *listener_tcp(uv_loop_t *loop, const char *name, const char *addr, int backlog,
+                         listener_cb cb, void *ud, char *err, size_t errlen)
 {
-    listener_t *l = listener_alloc(loop, name, addr, cb, ud);
+    listener_t *l = listener_alloc(loop, name, addr, backlog, cb, ud);
     struct sockaddr_storage ss;
     if (!l)
         return snprintf(err, errlen, "%s: out of memory", name), NULL;
@@ -199,10 +223,10 @@ listener_t *listener_tcp(uv_loop_t *loop, const char *name, const char *addr, li
     return e ? listener_fail(l, err, errlen, e) : l;
 }
 
-listener_t *listener_unix(uv_loop_t *loop, const char *name, const char *path, listener_cb cb,
-                          void *ud, char *err, size_t errlen)
+listener_t *listener_unix(uv_loop_t *loop, const char *name, const char *path, int backlog,
+                          listener_cb cb, void *ud, char *err, size_t errlen)
 {
-    listener_t *l = listener_alloc(loop, name, path, cb, ud);
+    listener_t *l = listener_alloc(loop, name, path, backlog, cb, ud);
     struct sockaddr_un sun;
     if (!l)
         return snprintf(err, errlen, "%s: out of memory", name), NULL;

@@ -22,20 +22,30 @@
 #define LISTENER_PAUSE_MS 250
 #define LISTENER_LOG_MS   10000
 #define LISTENER_PEER_MAX 64
+#define LISTENER_BACKLOG  4096 /* the listen-backlog default */
 
 typedef struct listener listener_t;
 typedef void (*listener_cb)(void *ud, int fd, const char *peer);
 
 /* Listens on "host:port" ("[v6]:port"; port 0 picks a free one). name is
- * what log lines call it ("telnet", "http"). NULL with a message in err. */
-listener_t *listener_tcp(uv_loop_t *loop, const char *name, const char *addr, listener_cb cb,
-                         void *ud, char *err, size_t errlen);
+ * what log lines call it ("telnet", "http"); backlog is how many
+ * connections the kernel may hold for us (0: LISTENER_BACKLOG; clamped by
+ * listener_backlog). NULL with a message in err. */
+listener_t *listener_tcp(uv_loop_t *loop, const char *name, const char *addr, int backlog,
+                         listener_cb cb, void *ud, char *err, size_t errlen);
 /* Listens on a Unix socket at path (a stale socket file is replaced; the
  * file is removed by listener_close). */
-listener_t *listener_unix(uv_loop_t *loop, const char *name, const char *path, listener_cb cb,
-                          void *ud, char *err, size_t errlen);
+listener_t *listener_unix(uv_loop_t *loop, const char *name, const char *path, int backlog,
+                          listener_cb cb, void *ud, char *err, size_t errlen);
 int listener_port(const listener_t *l); /* the TCP port listened on, else 0 */
 void listener_close(listener_t *l);     /* NULL is fine */
+
+/* The backlog listen() gets for want (0: LISTENER_BACKLOG): at most
+ * somaxconn, the kernel's cap (net.core.somaxconn; <= 0: unknown, no cap),
+ * which would otherwise cut it silently. */
+int listener_backlog(int want, int somaxconn);
+/* net.core.somaxconn as the kernel says it, or -1. */
+int listener_somaxconn(void);
 
 /* The peer of an accepted socket as listener_cb gives it. */
 void listener_peer_name(const struct sockaddr_storage *ss, char *out, size_t outlen);

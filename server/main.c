@@ -19,6 +19,30 @@ static void on_tick(uv_timer_t *t)
     control_tick(s);
 }
 
+/* The stall probe: a timer every LOOP_PROBE_MS that notes how late it
+ * fired. A turn of the loop that ran LOOP_STALL_MS or longer (every game
+ * waited that long) is logged, so an operator and the benchmarks see it. */
+#define LOOP_PROBE_MS 10
+#define LOOP_STALL_MS 50
+
+static void on_probe(uv_timer_t *t)
+{
+    server_t *s = t->data;
+    uint64_t now = uv_hrtime();
+    if (now > s->probe_due_ns && now - s->probe_due_ns >= LOOP_STALL_MS * 1000000ull)
+        log_warn("loop stalled %llu ms", (unsigned long long)(now - s->probe_due_ns) / 1000000);
+    s->probe_due_ns = now + LOOP_PROBE_MS * 1000000ull;
+}
+
+static void probe_start(server_t *s)
+{
+    uv_timer_init(s->loop, &s->probe);
+    s->probe.data = s;
+    uv_unref((uv_handle_t *)&s->probe); /* it never keeps the loop alive */
+    s->probe_due_ns = uv_hrtime() + LOOP_PROBE_MS * 1000000ull;
+    uv_timer_start(&s->probe, on_probe, LOOP_PROBE_MS, LOOP_PROBE_MS);
+}
+
 static void server_close_all(server_t *s)
 {
     const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
@@ -40,6 +64,7 @@ static void shutdown_finish(server_t *s)
         log_error("final flush failed: %s", db_error(s->db));
     uv_timer_stop(&s->tick);
     uv_close((uv_handle_t *)&s->tick, NULL);
+    uv_close((uv_handle_t *)&s->probe, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
 }
@@ -131,6 +156,7 @@ static int server_open(server_t *s)
     uv_timer_init(s->loop, &s->tick);
     s->tick.data = s;
     uv_timer_start(&s->tick, on_tick, 1000, 1000);
+    probe_start(s);
     int rc = session_recover_all(s);
     records_verify_backlog(s); /* after recovery: games it finishes are queued too */
     return rc;
@@ -162,6 +188,7 @@ static void server_init(server_t *s, uv_loop_t *loop)
     s->loop = loop;
     list_init(&s->conns);
     list_init(&s->sessions);
+    list_init(&s->snaps_due);
     buf_init(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_init(&s->enc[i]);
@@ -177,6 +204,8 @@ static void server_unwind(server_t *s)
     storage_close(s);
     if (s->tick.loop)
         uv_close((uv_handle_t *)&s->tick, NULL);
+    if (s->probe.loop)
+        uv_close((uv_handle_t *)&s->probe, NULL);
     if (s->sigterm.loop) {
         uv_close((uv_handle_t *)&s->sigterm, NULL);
         uv_close((uv_handle_t *)&s->sigint, NULL);

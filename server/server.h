@@ -38,6 +38,7 @@
 #include "conn.h"
 #include "db.h"
 #include "game.h"
+#include "hmap.h"
 #include "list.h"
 #include "menu.h"
 #include "moderation.h"
@@ -61,10 +62,15 @@ struct server {
     struct moderation *mod;  /* bans and chat mutes (moderation.c) */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
-    list_t conns; /* telnet conns (conn_t.node): telnet.c */
+    uv_timer_t probe;      /* the stall probe (main.c) */
+    uint64_t probe_due_ns; /* when it should fire next, uv_hrtime */
+    list_t conns;          /* telnet conns (conn_t.node): telnet.c */
     int nconns;
     list_t sessions; /* session_t.node: session.c */
     int nsessions;
+    hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
+    list_t snaps_due;      /* session_t.snap_node: detach snapshots not taken yet (session.c) */
+    uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
     storage_t storage;     /* storage.c */
     uint64_t next_conn_id; /* conn_init */
     bool stopping;

@@ -25,7 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "gameover.h"
 #include "log.h"
 #include "records.h"
@@ -44,13 +47,17 @@ static const char *const PAUSE_NOTICE[] = {
 };
 
 static void session_broadcast(session_t *s);
+static void session_broadcast_once(session_t *s);
 
 /* ---- lifetime ------------------------------------------------------------------- */
 
+/* Lookups go through the server's indexes: a login or a game start costs
+ * the same with 10 sessions or 10,000. */
 session_t *session_find_user(server_t *srv, int64_t user_id)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_user);
         if (s->user_id == user_id && !s->ended)
             return s;
     }
@@ -59,8 +66,9 @@ session_t *session_find_user(server_t *srv, int64_t user_id)
 
 session_t *session_find_kind(server_t *srv, int64_t user_id, const char *kind)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_user);
         if (s->user_id == user_id && !s->ended && strcmp(s->kind, kind) == 0)
             return s;
     }
@@ -69,8 +77,9 @@ session_t *session_find_kind(server_t *srv, int64_t user_id, const char *kind)
 
 session_t *session_find_name(server_t *srv, const char *user)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    HMAP_EACH(it, &srv->sess_by_name, hmap_hash_nocase(user))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_name);
         if (!s->ended && strcasecmp(s->user, user) == 0)
             return s;
     }
@@ -79,12 +88,45 @@ session_t *session_find_name(server_t *srv, const char *user)
 
 session_t *session_find_game(server_t *srv, int64_t game_id)
 {
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    HMAP_EACH(it, &srv->sess_by_game, hmap_hash_u64((uint64_t)game_id))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_game);
         if (s->game_id == game_id)
             return s;
     }
     return NULL;
+}
+
+/* Puts s in the three indexes, or in none (out of memory: -1). */
+static int session_index(server_t *srv, session_t *s)
+{
+    if (hmap_add(&srv->sess_by_user, &s->by_user, hmap_hash_u64((uint64_t)s->user_id)) < 0)
+        return -1;
+    if (hmap_add(&srv->sess_by_name, &s->by_name, hmap_hash_nocase(s->user)) < 0) {
+        hmap_del(&srv->sess_by_user, &s->by_user);
+        return -1;
+    }
+    if (hmap_add(&srv->sess_by_game, &s->by_game, hmap_hash_u64((uint64_t)s->game_id)) < 0) {
+        hmap_del(&srv->sess_by_user, &s->by_user);
+        hmap_del(&srv->sess_by_name, &s->by_name);
+        return -1;
+    }
+    return 0;
+}
+
+static void session_unindex(server_t *srv, session_t *s)
+{
+    hmap_del(&srv->sess_by_user, &s->by_user);
+    hmap_del(&srv->sess_by_name, &s->by_name);
+    hmap_del(&srv->sess_by_game, &s->by_game);
+}
+
+void session_set_game_id(session_t *s, int64_t game_id)
+{
+    hmap_del(&s->srv->sess_by_game, &s->by_game);
+    s->game_id = game_id;
+    (void)hmap_add(&s->srv->sess_by_game, &s->by_game, hmap_hash_u64((uint64_t)game_id));
+    /* cannot fail: the slot array is kept and one entry just left it */
 }
 
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user, game_t *g,
@@ -95,16 +137,16 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
         return NULL;
     s->grid = screen_new(TERM_MIN_W, TERM_MIN_H);
     s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
-    if (!s->grid || !s->sent) {
+    s->game_id = game_id;
+    s->user_id = user_id;
+    snprintf(s->user, sizeof s->user, "%s", user);
+    if (!s->grid || !s->sent || session_index(srv, s) < 0) {
         screen_free(s->grid);
         screen_free(s->sent);
         free(s);
         return NULL;
     }
     s->srv = srv;
-    s->game_id = game_id;
-    s->user_id = user_id;
-    snprintf(s->user, sizeof s->user, "%s", user);
     s->ops = &backend_warren;
     snprintf(s->kind, sizeof s->kind, "warren");
     snprintf(s->kind_name, sizeof s->kind_name, "Warren");
@@ -120,6 +162,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     s->started_ms = s->last_key_ms = now_ms(srv);
     jqueue_init(&s->jq);
     list_init(&s->watchers);
+    list_init(&s->snap_node);
     list_push_front(&srv->sessions, &s->node);
     srv->nsessions++;
     return s;
@@ -145,6 +188,8 @@ void session_free(session_t *s)
         return;
     s->dead = true;
     list_remove(&s->node);
+    list_remove(&s->snap_node);
+    session_unindex(srv, s);
     srv->nsessions--;
     if (jqueue_paused(&s->jq)) {
         log_info("game closed while paused user=%s game=%lld: %zu keys not stored (none was "
@@ -176,13 +221,92 @@ static void on_snapshot_saved(void *ud, int status, int64_t id)
             storage_failed(s->srv, why);
         if (!s->dead)
             s->snap_seq = 0; /* the next occasion takes one */
+        s->snap_put = 0;     /* and may store the same seq again */
     }
     session_db_done(s);
 }
 
-static void warren_save(session_t *s, const char *why)
+/* A snapshot on its way: the state is copied on the loop (cheap), packed
+ * (deflate: the expensive part) on libuv's thread pool, and handed to the
+ * writer back on the loop, so detaching thousands of players at once
+ * does not stop every other game. The job holds a db_ref on its session. */
+typedef struct {
+    uv_work_t req;
+    session_t *s;
+    buf_t state, blob;
+    int64_t turn;
+    uint64_t seq;
+    int rc;
+} snap_job_t;
+
+/* Hands a packed snapshot to the writer, unless a newer one went first
+ * (jobs finish in any order) or the game ended meanwhile (its end deletes
+ * its snapshots: a late one must not come back). A session freed since
+ * (detached, grace over) still saves: the job kept its memory. */
+static void snapshot_put(session_t *s, int64_t turn, uint64_t seq, const buf_t *blob)
 {
-    session_snapshot(s, why);
+    if (s->ended || seq <= s->snap_put)
+        return;
+    if (jqueue_paused(&s->jq)) { /* its journal may now be behind it */
+        if (!s->dead)
+            s->snap_seq = 0; /* the next occasion takes one */
+        return;
+    }
+    s->snap_put = seq;
+    s->db_refs++;
+    db_snapshot_save(s->srv->db, s->game_id, turn, (int64_t)seq, (const uint8_t *)blob->data,
+                     blob->len, on_snapshot_saved, s);
+}
+
+/* Packing yields to the loop: on a busy core the games come first (the
+ * pool's other work, replays and big gzips, is background work too). */
+#define SNAP_NICE 10
+
+static void snap_pack(uv_work_t *w)
+{
+    snap_job_t *j = w->data;
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), SNAP_NICE);
+    j->rc = game_snapshot_pack(&j->state, &j->blob);
+}
+
+static void snap_packed(uv_work_t *w, int status)
+{
+    snap_job_t *j = w->data;
+    session_t *s = j->s;
+    if (status == 0 && j->rc == 0)
+        snapshot_put(s, j->turn, j->seq, &j->blob);
+    else
+        log_error("snapshot encode failed game=%lld", (long long)s->game_id);
+    buf_free(&j->state);
+    buf_free(&j->blob);
+    free(j);
+    session_db_done(s);
+}
+
+/* Packs on the thread pool; inline at shutdown (the final flush must find
+ * every snapshot queued) or when the pool cannot take the job. */
+static int snapshot_start(session_t *s, int64_t turn)
+{
+    snap_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return -1;
+    j->s = s;
+    j->turn = turn;
+    j->seq = s->seq;
+    j->req.data = j;
+    buf_init(&j->state);
+    buf_init(&j->blob);
+    int rc = game_snapshot_state(s->game, &j->state);
+    s->db_refs++;
+    if (rc == 0 && !s->srv->stopping &&
+        uv_queue_work(s->srv->loop, &j->req, snap_pack, snap_packed) == 0)
+        return 0;
+    if (rc == 0)
+        snap_pack(&j->req);
+    else
+        j->rc = -1;
+    snap_packed(&j->req, 0);
+    return 0;
 }
 
 /* Never while paused: a snapshot must not get ahead of the stored journal
@@ -192,21 +316,61 @@ void session_snapshot(session_t *s, const char *why)
     if (s->ended || s->broken || s->seq == s->snap_seq || jqueue_paused(&s->jq))
         return;
     server_t *srv = s->srv;
-    buf_reset(&srv->scratch);
-    if (game_snapshot(s->game, &srv->scratch) < 0) {
-        log_error("snapshot encode failed game=%lld", (long long)s->game_id);
-        return;
-    }
     game_status_t st;
     game_status(s->game, &st);
-    s->db_refs++;
-    db_snapshot_save(srv->db, s->game_id, (int64_t)st.turn, (int64_t)s->seq,
-                     (const uint8_t *)srv->scratch.data, srv->scratch.len, on_snapshot_saved, s);
+    if (snapshot_start(s, (int64_t)st.turn) < 0) {
+        log_error("snapshot: out of memory game=%lld", (long long)s->game_id);
+        return;
+    }
     db_progress_t p = {(int64_t)st.turn, st.depth, st.max_depth, st.xl, st.race, st.cls};
     db_game_progress(srv->db, s->game_id, &p, NULL, NULL);
     s->snap_seq = s->seq;
     s->snap_turn = st.turn;
     (void)why;
+}
+
+/* A detach's snapshot waits on snaps_due and is taken a few per loop turn:
+ * ten thousand players leaving at once (a network cut) then costs every
+ * other game a few short turns, not one long one. */
+#define SNAPS_PER_TURN 32
+
+static void on_snap_idle(uv_idle_t *h)
+{
+    server_t *srv = h->data;
+    for (int i = 0; i < SNAPS_PER_TURN; i++) {
+        list_t *n = list_pop_front(&srv->snaps_due);
+        if (!n)
+            break;
+        session_snapshot(LIST_ITEM(n, session_t, snap_node), "detach");
+    }
+    if (list_empty(&srv->snaps_due))
+        uv_idle_stop(h);
+}
+
+static void snapshot_soon(session_t *s)
+{
+    server_t *srv = s->srv;
+    if (srv->stopping) {
+        session_snapshot(s, "detach");
+        return;
+    }
+    if (!srv->snap_idle.loop) {
+        uv_idle_init(srv->loop, &srv->snap_idle);
+        srv->snap_idle.data = srv;
+    }
+    if (!list_linked(&s->snap_node))
+        list_push_back(&srv->snaps_due, &s->snap_node);
+    uv_idle_start(&srv->snap_idle, on_snap_idle);
+}
+
+/* Warren's game made durable: a detach's snapshot waits its turn (see
+ * above), any other is taken now. */
+static void warren_save(session_t *s, const char *why)
+{
+    if (strcmp(why, "detach") == 0)
+        snapshot_soon(s);
+    else
+        session_snapshot(s, why);
 }
 
 /* ---- viewers and frames ------------------------------------------------------------ */
@@ -241,10 +405,12 @@ static void session_render(const session_t *s, screen_t *scr, const game_view_t 
     announce_draw(s->srv, scr);
 }
 
+/* Every field set (the rest zero: no idle clock yet), so that a view's
+ * frame is the same for every caller. */
 static void view_of(const session_t *s, game_view_t *v)
 {
-    v->watchers = s->nwatchers;
-    v->two_cell = s->player ? s->player->two_cell : false;
+    *v = (game_view_t){.watchers = s->nwatchers,
+                       .two_cell = s->player ? s->player->two_cell : false};
 }
 
 /* A watcher shares the player's frames when its terminal can hold them. */
@@ -368,18 +534,51 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     }
 }
 
-/* Sends the change from sent to grid to every viewer, the player first. */
+/* Sends the change from sent to grid to every viewer, the player first.
+ * A failed write closes its conn at once, and that may detach any number
+ * of watchers (a mass disconnect): the walk goes over a copy of the list,
+ * each conn held by a ref, and skips those no longer watching. */
 static void frames_send(session_t *s)
 {
     fanout_t f = {.encoded = 0};
     view_of(s, &f.v);
     if (s->player)
         frame_send(s, s->player, &f);
-    LIST_EACH (it, &s->watchers)
-        frame_send(s, LIST_ITEM(it, conn_t, wnode), &f);
+    conn_t *few[16], **w = few;
+    int n = 0;
+    if (s->nwatchers > 16 && !(w = malloc(sizeof *w * (size_t)s->nwatchers)))
+        return; /* out of memory: they get a keyframe with the next frame */
+    LIST_EACH (it, &s->watchers) {
+        w[n] = LIST_ITEM(it, conn_t, wnode);
+        conn_ref(w[n++]);
+    }
+    for (int i = 0; i < n; i++) {
+        if (w[i]->sess == s && w[i] != s->player)
+            frame_send(s, w[i], &f);
+    }
+    for (int i = 0; i < n; i++)
+        conn_unref(w[i]);
+    if (w != few)
+        free(w);
 }
 
+/* Not re-entered: a watcher leaving during a broadcast (its write failed)
+ * asks for another, which runs once this one is done. */
 static void session_broadcast(session_t *s)
+{
+    if (s->broadcasting) {
+        s->broadcast_again = true;
+        return;
+    }
+    s->broadcasting = true;
+    do {
+        s->broadcast_again = false;
+        session_broadcast_once(s);
+    } while (s->broadcast_again && !s->dead);
+    s->broadcasting = false;
+}
+
+static void session_broadcast_once(session_t *s)
 {
     game_view_t v;
     view_of(s, &v);
@@ -833,7 +1032,7 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
 
 int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
 {
-    session_t *s = session_find_user(srv, user_id);
+    session_t *s = session_find_kind(srv, user_id, "warren"); /* only Warren's have records */
     if (!s)
         return 0;
     int64_t id = s->game_id;
@@ -873,6 +1072,10 @@ void session_set_chat(session_t *s, bool off)
  * waits for it); a paused game takes no snapshot. */
 void session_shutdown_all(server_t *srv)
 {
+    while (list_pop_front(&srv->snaps_due))
+        continue; /* every game is saved below */
+    if (srv->snap_idle.loop)
+        uv_close((uv_handle_t *)&srv->snap_idle, NULL);
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         s->ops->save(s, "shutdown");
@@ -885,6 +1088,9 @@ void session_free_all(server_t *srv)
 {
     for (list_t *it; (it = list_pop_front(&srv->sessions));)
         session_really_free(LIST_ITEM(it, session_t, node));
+    hmap_fini(&srv->sess_by_user);
+    hmap_fini(&srv->sess_by_name);
+    hmap_fini(&srv->sess_by_game);
 }
 
 /* ---- Warren's own engine as a backend ---------------------------------------------------- */

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "conn.h"
 #include "game.h"
+#include "hmap.h"
 #include "jqueue.h"
 #include "keys.h"
 #include "list.h"
@@ -27,7 +28,9 @@
 
 struct session {
     server_t *srv;
-    list_t node; /* server's sessions */
+    list_t node;                       /* server's sessions */
+    hnode_t by_user, by_name, by_game; /* the server's indexes of them */
+    list_t snap_node;                  /* server's snaps_due while a snapshot waits */
     int64_t game_id, user_id;
     char user[32];
     game_t *game;                  /* Warren's own game; NULL for a hosted one */
@@ -37,7 +40,8 @@ struct session {
     char kind_name[64];            /* the game's name, for lists */
     uint64_t seed;
     uint64_t seq;      /* keys applied (journal length) */
-    uint64_t snap_seq; /* seq of the newest snapshot written */
+    uint64_t snap_seq; /* seq of the newest snapshot taken */
+    uint64_t snap_put; /* seq of the newest snapshot handed to the writer */
     uint64_t snap_turn;
     uint32_t level_changes;
     conn_t *player;
@@ -55,6 +59,7 @@ struct session {
     bool chat_off;        /* the player turned spectator chat off */
     uint64_t frame_seq;   /* frames broadcast (JSON frames carry it) */
     struct chatlog *chat; /* chat.c's: recent lines, the strip; NULL until used */
+    bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
 };
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */

@@ -16,3 +16,8 @@ terrain { name = "deep water", glyph = "≈", fg = 4 }
 terrain { name = "grass", glyph = '"', fg = 2, passable = true }
 terrain { name = "tree", glyph = "♣", fg = 2, opaque = true }
 terrain { name = "rubble", glyph = ":", fg = 8, passable = true, opaque = true }
+-- Not made by the map generator: the door pass of each level. A secret
+-- door looks like wall (joined as one) until it is found.
+terrain { name = "locked door", glyph = "+", fg = 11, opaque = true, join = "edge" }
+terrain { name = "wall", glyph = "#", fg = 7, opaque = true, join = "line" }
+terrain { name = "broken door", glyph = "'", fg = 8, passable = true, join = "edge" }

@@ -11,6 +11,7 @@
 #include "pc.h"
 #include "prompt.h"
 #include "status.h"
+#include "trap.h"
 
 #define EXPLORE_KEYS 500 /* keys on a level before heading for the stairs anyway */
 
@@ -139,7 +140,8 @@ static void bfs(bot_t *b, game_t *g, const level_t *lv, const obj_t *p)
                 continue;
             int n = y * lv->w + x;
             bool door = level_terrain(lv, x, y) == MAP_DOOR_CLOSED;
-            if (b->dist[n] >= 0 || !lv->seen[n] || !(door || level_passable(g, lv, x, y)))
+            if (b->dist[n] >= 0 || !lv->seen[n] || !(door || level_passable(g, lv, x, y)) ||
+                trap_at(lv, x, y, true) >= 0)
                 continue;
             if (visible(lv, x, y) && level_creature_at(g, p->depth, x, y))
                 continue;

@@ -90,6 +90,10 @@ static int fight(const content_t *c, script_vm_t *vm, const arena_opts_t *o, uin
     if (!g)
         return -1;
     chargen_create(g, 0, 0);
+    if (level_enter(g, 1) < 0) { /* down from the town: the arena is level 1 */
+        game_free(g);
+        return -1;
+    }
     build_arena(g);
     int mid = ROOM_Y + ROOM_H / 2;
     w->a =

@@ -110,6 +110,15 @@ int cmd_bench(int argc, char **argv)
     bench_snapshot(c, g);
     bench_line("engine.game.heap.bytes", (double)g->al.bytes, "bytes");
     script_vm_t *vm = script_vm_new();
+    bench_walk_t w;
+    if (vm && bench_walk(c, vm, &w) == 0) {
+        bench_line("walk.bytes_per_key", w.bytes, "bytes");
+        bench_line("walk.render.ns", w.render_ns, "ns");
+        bench_line("walk.diff.ns", w.diff_ns, "ns");
+        bench_line("walk.render_diff.ns", w.render_ns + w.diff_ns, "ns");
+        if (w.frame_ns > 0)
+            bench_line("walk.frame_diff.ns", w.frame_ns, "ns");
+    }
     if (vm)
         bench_turn(c, vm);
     script_vm_free(vm);

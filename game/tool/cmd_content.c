@@ -1,6 +1,6 @@
 /* warren-engine content --stats — what the content declares, by kind and
  * item class; the last line is
- *   content creatures C items I uniques U vaults V */
+ *   content creatures C items I uniques U vaults V spells S traps T special_levels L */
 #include <stdio.h>
 #include <string.h>
 #include "content.h"
@@ -45,8 +45,10 @@ int cmd_content(int argc, char **argv)
     printf("terrain %d effects %d spells %d\n", c->n_terrain, c->n_effects, c->n_spells);
     for (int i = 0; i < IC_COUNT; i++)
         printf("items.%s %d\n", CLASS_NAMES[i], per[i]);
-    printf("content creatures %d items %d uniques %d vaults %d\n", c->n_creatures, c->n_items,
-           uniques, c->n_vaults);
+    /* special levels: none declared by this content yet */
+    printf(
+        "content creatures %d items %d uniques %d vaults %d spells %d traps %d special_levels %d\n",
+        c->n_creatures, c->n_items, uniques, c->n_vaults, c->n_spells, c->n_traps, 0);
     content_free(c);
     return 0;
 }

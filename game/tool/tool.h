@@ -41,4 +41,13 @@ typedef struct {
 } bench_bot_t;
 int bench_bot(const content_t *c, bench_bot_t *out);
 
+/* bench_walk.c: the seeded 200-key walk at 80x24 (walk.*): bytes per key
+ * over the ANSI encoder, CPU per key to render (game_render) and to diff,
+ * and CPU per key for both through the kept frame (game_frame). */
+typedef struct script_vm script_vm_t;
+typedef struct {
+    double bytes, render_ns, diff_ns, frame_ns, keys;
+} bench_walk_t;
+int bench_walk(const content_t *c, script_vm_t *vm, bench_walk_t *out);
+
 #endif

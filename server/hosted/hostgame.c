@@ -310,7 +310,7 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
         menu_enter(c, "The game cannot start now; the admins can see why in the log.");
         return;
     }
-    s->game_id = -(int64_t)ptyproc_pid(hg->proc); /* live only: no record yet */
+    session_set_game_id(s, -(int64_t)ptyproc_pid(hg->proc)); /* live only: no record yet */
     log_info("hosted start user=%s game=%s pid=%d", c->user, g->id, (int)ptyproc_pid(hg->proc));
     session_attach_player(s, c);
 }

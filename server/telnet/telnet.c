@@ -462,15 +462,16 @@ int telnetgw_listen(server_t *s)
     if (!s->telnet)
         return log_error("telnet: out of memory"), -1;
     if (s->cfg.telnet[0]) {
-        s->telnet->tcp =
-            listener_tcp(s->loop, "telnet", s->cfg.telnet, on_tcp_socket, s, err, sizeof err);
+        s->telnet->tcp = listener_tcp(s->loop, "telnet", s->cfg.telnet, s->cfg.listen_backlog,
+                                      on_tcp_socket, s, err, sizeof err);
         if (!s->telnet->tcp)
             return log_error("%s", err), -1;
         log_info("listening telnet %s", s->cfg.telnet);
     }
     if (s->cfg.socket[0]) {
         s->telnet->unix_sock =
-            listener_unix(s->loop, "socket", s->cfg.socket, on_unix_socket, s, err, sizeof err);
+            listener_unix(s->loop, "socket", s->cfg.socket, s->cfg.listen_backlog, on_unix_socket,
+                          s, err, sizeof err);
         if (!s->telnet->unix_sock)
             return log_error("%s", err), -1;
         log_info("listening socket %s", s->cfg.socket);

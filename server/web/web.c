@@ -1198,6 +1198,7 @@ static void lws_log_line(int level, const char *line)
 static web_door_t *web_open_door(web_t *w, const web_config_t *cfg, char *err, size_t errlen)
 {
     web_door_config_t dc = {.listen = cfg->listen,
+                            .backlog = cfg->backlog,
                             .budget = cfg->budget,
                             .trusted = w->trusted,
                             .pass = web_adopt,

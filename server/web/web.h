@@ -79,6 +79,7 @@ typedef struct web_route {
 
 typedef struct {
     const char *listen;        /* "ADDR:PORT", "[V6]:PORT"; "" or NULL = do not serve */
+    int backlog;               /* listen() backlog (0 = the listener's default) */
     const char *root;          /* directory of the built client; NULL = web_default_root() */
     size_t outq_max;           /* bytes queued per websocket before web_send refuses
                              (0 = 262144) */

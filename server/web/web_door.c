@@ -293,7 +293,7 @@ web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *er
     d->pass = cfg->pass;
     d->ud = cfg->ud;
     list_init(&d->waiting);
-    d->listener = listener_tcp(loop, "http", cfg->listen, on_socket, d, err, errlen);
+    d->listener = listener_tcp(loop, "http", cfg->listen, cfg->backlog, on_socket, d, err, errlen);
     if (!d->listener) {
         free(d);
         return NULL;

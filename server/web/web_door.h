@@ -44,6 +44,7 @@ typedef void (*web_door_pass_cb)(void *ud, int fd, web_ticket_t *t);
 
 typedef struct {
     const char *listen;  /* "ADDR:PORT" */
+    int backlog;         /* listen() backlog; 0 = LISTENER_BACKLOG */
     budget_t *budget;    /* borrowed; NULL = no limits */
     const char *trusted; /* comma-separated proxy addresses, NULL = none */
     web_door_pass_cb pass;

@@ -655,6 +655,7 @@ int webgw_start(server_t *srv)
     char root[4096];
     webgw_templates_load(g, web_default_root(root, sizeof root));
     web_config_t wc = {.listen = srv->cfg.http,
+                       .backlog = srv->cfg.listen_backlog,
                        .outq_max = (size_t)srv->cfg.outq_max,
                        .routes = WEB_ROUTES,
                        .nroutes = WEB_NROUTES,

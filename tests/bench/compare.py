@@ -2,17 +2,20 @@
 """Two builds side by side in one run: the ratios of their benchmark figures.
 
   tests/bench/compare.py OLD_BINDIR NEW_BINDIR [--rounds R] [--n N] [--seconds S]
+                         [--load-args "ARGS"]
 
 Runs, alternately for each build and R rounds: bench-protocol, warren-engine
 bench, and NEW_BINDIR's warren-load against that build's warrend (N players,
 one key a second, S seconds measured; the load tool is the same for both, so
 only the daemon differs). Prints every figure's median per build and the
 ratio new / old. Alternating rounds spread the machine's noise over both
-builds; compare ratios, not absolute figures across runs.
+builds; compare ratios, not absolute figures across runs. --load-args adds
+options to every warren-load run (e.g. "--detach-all 3").
 """
 import argparse
 import os
 import re
+import resource
 import socket
 import statistics
 import subprocess
@@ -39,13 +42,14 @@ def pinned(core):
     return []
 
 
-def server_figures(bindir, loadtool, n, seconds, tmp):
+def server_figures(bindir, loadtool, n, seconds, tmp, extra=()):
     port = free_port()
     log = open(os.path.join(tmp, "warrend.log"), "wb")
     db = os.path.join(tmp, f"w{time.time_ns()}.db")
     d = subprocess.Popen(pinned(0) + [os.path.join(bindir, "warrend"), "--telnet",
                                       f"127.0.0.1:{port}", "--http", "", "--db", db,
-                                      "--test-hooks", "--grace", "600", "--max-connections",
+                                      "--test-hooks", "--register-per-hour", "0",
+                                      "--grace", "600", "--max-connections",
                                       str(n + 100), "--max-per-ip", str(n + 100)],
                          stdout=log, stderr=log)
     try:
@@ -56,7 +60,8 @@ def server_figures(bindir, loadtool, n, seconds, tmp):
             except OSError:
                 time.sleep(0.05)
         r = subprocess.run(pinned(1) + [loadtool, "--port", str(port), "--n", str(n), "--seconds",
-                                        str(seconds), "--tag", f".n{n}", "--pid", str(d.pid)],
+                                        str(seconds), "--tag", f".n{n}", "--pid", str(d.pid),
+                                        *extra],
                            capture_output=True, text=True, timeout=600)
         return bench_lines(r.stdout)
     finally:
@@ -69,7 +74,8 @@ def one_round(bindir, loadtool, args, tmp):
                                       capture_output=True, text=True).stdout)
     figs.update(bench_lines(subprocess.run([os.path.join(bindir, "warren-engine"), "bench"],
                                            capture_output=True, text=True).stdout))
-    figs.update(server_figures(bindir, loadtool, args.n, args.seconds, tmp))
+    figs.update(server_figures(bindir, loadtool, args.n, args.seconds, tmp,
+                               args.load_args.split()))
     return figs
 
 
@@ -80,7 +86,12 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--seconds", type=int, default=10)
+    ap.add_argument("--load-args", default="", help="more warren-load options")
     args = ap.parse_args()
+    # each side holds a socket per session (as bench-server.sh's ulimit -n)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, max(soft, args.n + 1000)) if hard != resource.RLIM_INFINITY else args.n + 1000
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
     loadtool = os.path.join(args.new, "warren-load")
     runs = {"old": [], "new": []}
     with tempfile.TemporaryDirectory() as tmp:

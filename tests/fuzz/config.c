@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_addr(c.telnet);
     check_addr(c.http);
     if (c.grace < 0 || c.grace > 86400 * 7 || c.max_conns < 1 || c.max_per_ip < 1 ||
-        c.input_rate < 1 || c.idle_timeout < 1 || c.snapshot_every < 1 || c.outq_max < 4096)
+        c.input_rate < 1 || c.idle_timeout < 1 || c.snapshot_every < 1 || c.outq_max < 4096 ||
+        c.listen_backlog < 1)
         abort();
     return 0;
 }

@@ -63,8 +63,8 @@ def test_final_screen_has_score_place_and_page(daemon, clients):
     quit_game(t)
     screen = t.wait_for("Place on the high scores: #1.")
     assert "Your game is over." in screen
-    assert "Game over: quit on level 1." in screen
-    assert re.search(r"jade the \w+ \w+: score \d+ after \d+ turns, deepest level 1\.", screen)
+    assert "Game over: quit in the town." in screen
+    assert re.search(r"jade the \w+ \w+: score \d+ after \d+ turns, deepest level 0\.", screen)
     assert f"Its page: https://warren.example/game/{gid}" in screen
     t.send(" ")
     t.wait_for("Your choice")
@@ -90,7 +90,7 @@ def test_watch_footer_help_and_other_games(daemon, clients):
     gb = started(d, b, "pete")
     w = clients(d.port, cols=100, rows=30).connected()
     watch(d, w, "olga")
-    w.wait_for(f"Watching olga, game {ga}, depth 1, 1 watching.  Press q to leave, ? for help.")
+    w.wait_for(f"Watching olga, game {ga}, depth 0, 1 watching.  Press q to leave, ? for help.")
     w.send("?")
     screen = w.wait_for("the previous / next live game")
     assert "stop watching" in screen and "say something to the player" in screen
@@ -99,7 +99,7 @@ def test_watch_footer_help_and_other_games(daemon, clients):
     assert "stop watching" not in w.text()
     w.send(">")
     d.wait_log(r"watch conn=\d+ user=pete ")
-    w.wait_for(f"Watching pete, game {gb}, depth 1, 1 watching.")
+    w.wait_for(f"Watching pete, game {gb}, depth 0, 1 watching.")
     a.pump(quiet=0.3)
     assert "[1 watching]" not in a.text()  # it left olga's game
     w.send("<")
@@ -112,7 +112,7 @@ def test_watch_footer_help_and_other_games(daemon, clients):
     b.pump(quiet=0.3)
     assert s.text() == b.text()
     s.send("?")
-    s.wait_for(f"Watching pete, game {gb}, depth 1, 1 watching.")
+    s.wait_for(f"Watching pete, game {gb}, depth 0, 1 watching.")
     s.send("q")  # q leaves even from the help
     s.wait_for("Your choice")
 

@@ -108,9 +108,11 @@ def test_content_stats(bindir):
     out = subprocess.run([str(tool(bindir)), "content", "--stats"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     last = out.stdout.rstrip("\n").split("\n")[-1]
-    m = re.match(r"^content creatures (\d+) items (\d+) uniques (\d+) vaults (\d+)$", last)
+    m = re.match(r"^content creatures (\d+) items (\d+) uniques (\d+) vaults (\d+) spells (\d+) traps (\d+)"
+                 r" special_levels (\d+)$", last)
     assert m, last
     assert int(m.group(2)) >= 60 and int(m.group(1)) >= 40 and int(m.group(3)) >= 5 and int(m.group(4)) >= 1
+    assert int(m.group(5)) >= 6 and int(m.group(6)) >= 8
     assert re.search(r"^items\.POTION (\d+)$", out.stdout, re.M)
     bad = subprocess.run([str(tool(bindir)), "content", "--stats", "--dir", "/nonexistent"], capture_output=True,
                          text=True, timeout=60)

@@ -20,7 +20,7 @@ def test_character_screen_help_look_and_quit(daemon, clients):
     t.wait_for("Choose a class.")
     t.send("a")  # ...fighter
     t.wait_for("gimli the dwarf fighter")
-    assert "HP " in t.text() and "Depth 1" in t.text()
+    assert "HP " in t.text() and "Town" in t.text()
     t.send("?")
     t.wait_for("Commands, page 1 of 2")
     text = t.text()
@@ -49,7 +49,7 @@ def test_character_screen_help_look_and_quit(daemon, clients):
     t.wait_for("Really quit?")
     t.send("y")
     daemon.wait_log(r"game end user=gimli")
-    t.wait_for("Game over: quit on level 1.")
+    t.wait_for("Game over: quit in the town.")
 
 
 def test_any_other_key_is_a_random_character(daemon, clients):

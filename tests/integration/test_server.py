@@ -215,7 +215,7 @@ def test_crash_at_level_change(bindir, tmp_path, daemon, clients, when):
     assert got["hash"] == h
     assert t2.lines() == lines
     if got["seq"] == len(keys):
-        assert "Depth 2 " in t2.text(), t2.text()
+        assert "Depth 1 " in t2.text(), t2.text()
 
 
 def test_spectate_matches_player(daemon, clients):

@@ -143,7 +143,7 @@ def test_play_watch_json_frames_lobby_and_chat(daemon):
     lobby = WS(d.http, "/ws/lobby")
     games = lobby.json_until(lambda m: m["t"] == "lobby")["games"]
     g = [g for g in games if g["name"] == "dora"][0]
-    assert g["watchers"] == 1 and g["w"] == 100 and g["h"] == 30 and g["depth"] >= 1
+    assert g["watchers"] == 1 and g["w"] == 100 and g["h"] == 30 and g["depth"] == 0  # the town
     assert set(g) >= {"race", "class", "turn", "idle"}
     pv = lobby.json_until(lambda m: m["t"] == "preview")
     assert pv["name"] == "dora" and pv["frame"]["key"] is True
@@ -328,6 +328,10 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients)
     assert out["blipReconnects"] >= 1
     # the watcher saw the player's screen and the count
     assert out["watchSame"] and out["watchersText"] == "1 watching"
+    # the end of the game: its last words in the lobby, the page a link
+    assert "Your game is over." in out["endNotice"], out["endNotice"]
+    assert "Game over: quit" in out["endNotice"], out["endNotice"]
+    assert re.fullmatch(rf"http://127\.0\.0\.1:{d.http}/game/\d+", out["endLink"]), out["endLink"]
     # chat: the anonymous watcher may not write; markup arrived as text
     assert out["watcherChatDisabled"]
     assert out["chatSeen"] == f"{name} (player): <img src=x onerror=alert(1)> hello"

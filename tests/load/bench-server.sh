@@ -3,8 +3,10 @@
 # Prints BENCH lines from bin/warren-load (see its --help): keystroke-to-frame
 # latency, keys/s, late keys, failed sessions, ramp-up time and RSS per
 # session for N=100 (with 10 watchers: watcher delay), N=1000 and N=10000
-# players keying once a second; the daemon's maximum keys/s (N=100,
-# saturated); the time to resume 1,000 unfinished games after a restart;
+# players keying once a second, then every player but one leaving at once
+# (detach_all.stall: the survivor's slowest answer meanwhile, and the
+# daemon's own longest loop turn, loop.stall); the daemon's maximum keys/s
+# (N=100, saturated); the time to resume 1,000 unfinished games after a restart;
 # web fan-out; the limits (tests/load/bench_limits.py: another player's
 # latency in a 40-address login storm and a websocket key flood). N=10000
 # takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
@@ -41,29 +43,34 @@ start() { # start DBFILE LOGFILE [DAEMON FLAGS...]
 }
 stop() { kill -TERM "$PID"; wait "$PID"; PID=; }
 
-run() { # run N M TAG SECONDS [--saturate]: one daemon, one warren-load run
-    local n=$1 m=$2 tag=$3 secs=$4 daemon=() only=.
+run() { # run N M TAG SECONDS [--saturate | --detach-all S]: one daemon, one warren-load run
+    local n=$1 m=$2 tag=$3 secs=$4 daemon=() only=. name=n$1
     shift 4
     if [ "${1:-}" = --saturate ]; then
         daemon=(--input-rate 10000000) # the default 2,000 bytes/s would cap each player
         only='max|saturated'           # the paced run of this N reports the rest
+        name=n$n-saturate
     fi
-    start "$TMP/n$n${1:-}.db" "$TMP/n$n${1:-}.log" "${daemon[@]}"
+    start "$TMP/$name.db" "$TMP/$name.log" "${daemon[@]}"
     $PIN1 "$BIN/warren-load" --port "$PORT" --n "$n" --m "$m" --tag "$tag" --seconds "$secs" \
         --pid "$PID" "$@" >"$TMP/out" || { FAILED=1; cat "$TMP/out"; }
     grep '^BENCH' "$TMP/out" | grep -E "$only"
+    if [ "${1:-}" = --detach-all ]; then # the daemon's longest turn from the first detach on
+        awk '/ detach user=/ { on = 1 } on && / loop stalled / { ms = $5 > ms ? $5 : ms }
+             END { printf "BENCH server.loop.stall.ms%s %d\n", tag, ms }' tag="$tag" "$TMP/$name.log"
+    fi
     stop
 }
 
 run 100 10 .n100 10
-run 1000 0 .n1000 10
+run 1000 0 .n1000 10 --detach-all 3
 run 100 0 .n100 5 --saturate
 if [ "${WARREN_BENCH_10K:-1}" != 1 ]; then
     echo "# N=10000 skipped (WARREN_BENCH_10K=${WARREN_BENCH_10K})"
 elif [ "$(ulimit -n)" -lt 10200 ]; then
     echo "# N=10000 skipped: ulimit -n is $(ulimit -n), it needs 10,200"
 else
-    run 10000 0 .n10000 10
+    run 10000 0 .n10000 10 --detach-all 3
 fi
 
 # recovery: the 1,000 games of the N=1000 run are unfinished; restart and time it

@@ -7,8 +7,11 @@
  * Each player keys once per --interval at its own offset in the interval
  * (the offsets spread evenly), and only once its last key was answered; a
  * key that falls due before that is late, counted, and sent on the answer.
- * With --saturate each player keys again as soon as it is answered. The
- * daemon should run with --test-hooks (cheap password hashes). */
+ * With --saturate each player keys again as soon as it is answered. With
+ * --detach-all, every session but player 0 then closes at once while
+ * player 0 keys back to back: its slowest answer is the daemon's longest
+ * stall while it detaches and saves those games. The daemon should run
+ * with --test-hooks (cheap password hashes). */
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -52,6 +55,8 @@ static const opt_t OPTS[] = {
      "a key with no frame after S seconds is lost (10)"},
     {"--ramp-timeout", "S", OPT_NUM, O(ramp_timeout), 1, 3600,
      "a session with no new screen for S seconds in the menus fails (30)"},
+    {"--detach-all", "S", OPT_NUM, O(detach_all), 0, 600,
+     "after the window, close all but player 0 at once; time its keys for S s (0: off)"},
     {"--help", NULL, OPT_FLAG, O(help), 0, 0, "this text"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -266,6 +271,11 @@ void load_answered(load_t *L, sess_t *s)
 {
     uint64_t due = s->late_due;
     s->late_due = 0;
+    if (L->phase == PH_DETACH) {
+        if (uv_hrtime() < L->detach_end)
+            sess_key(s, 0);
+        return;
+    }
     if (!keying(L, uv_hrtime()))
         return;
     if (due || L->o.saturate)
@@ -316,6 +326,35 @@ static void finish(load_t *L)
         sess_close(&L->s[i]);
 }
 
+/* --detach-all: every session but player 0 closes now; player 0 keys on. */
+static void detach_all(load_t *L, uint64_t now)
+{
+    L->phase = PH_DETACH;
+    L->detach_end = now + (uint64_t)(L->o.detach_all * NS);
+    for (int i = 1; i < L->total; i++)
+        sess_close(&L->s[i]);
+    sess_key(&L->s[0], 0);
+}
+
+/* A key of player 0 during --detach-all came back after took ns. */
+void load_detach_answer(load_t *L, uint64_t took)
+{
+    L->detach_keys++;
+    if (took > L->stall_ns)
+        L->stall_ns = took;
+}
+
+static void detach_tick(load_t *L, uint64_t now)
+{
+    const sess_t *p = &L->s[0];
+    if (p->sent_ns && p->sent_ns < now && now - p->sent_ns > L->stall_ns)
+        L->stall_ns = now - p->sent_ns; /* still waiting: at least this long */
+    bool waiting =
+        p->sent_ns && p->state == SS_PLAY && now - p->sent_ns < (uint64_t)(L->o.key_timeout * NS);
+    if (now >= L->detach_end && !waiting)
+        finish(L);
+}
+
 static void on_tick(uv_timer_t *t)
 {
     load_t *L = t->data;
@@ -332,8 +371,14 @@ static void on_tick(uv_timer_t *t)
             L->phase = PH_DRAIN;
     }
     if (L->phase == PH_DRAIN &&
-        (L->outstanding == 0 || now - L->t_end > (uint64_t)(L->o.key_timeout * NS)))
-        finish(L);
+        (L->outstanding == 0 || now - L->t_end > (uint64_t)(L->o.key_timeout * NS))) {
+        if (L->o.detach_all > 0 && L->s[0].state == SS_PLAY && !L->s[0].sent_ns)
+            detach_all(L, now);
+        else
+            finish(L);
+    }
+    if (L->phase == PH_DETACH)
+        detach_tick(L, now);
 }
 
 /* Keys that never got a frame, and sessions stuck in the menus. */
@@ -406,6 +451,12 @@ static void report(load_t *L)
     report_keys(L);
     if (L->o.pid)
         bench_count(L, "rss.per_session.bytes", (L->rss_end - L->rss0) / L->o.n);
+    if (L->o.detach_all > 0) {
+        printf("# detach-all: %d sessions closed at once; player 0's keys: %llu answered, "
+               "slowest %.1f ms\n",
+               L->total - 1, (unsigned long long)L->detach_keys, (double)L->stall_ns / 1e6);
+        bench(L, "detach_all.stall.ms", (double)L->stall_ns / 1e6);
+    }
     if (L->o.m) {
         if (L->wdel.n)
             qsort(L->wdel.v, L->wdel.n, sizeof *L->wdel.v, cmp_u64);

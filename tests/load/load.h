@@ -57,10 +57,10 @@ typedef struct {
 typedef struct {
     const char *host, *tag, *term;
     int port, n, m, inflight, pid, saturate, help;
-    double seconds, warmup, interval, key_timeout, ramp_timeout;
+    double seconds, warmup, interval, key_timeout, ramp_timeout, detach_all;
 } load_opts_t;
 
-typedef enum { PH_RAMP, PH_RUN, PH_DRAIN, PH_DONE } phase_t;
+typedef enum { PH_RAMP, PH_RUN, PH_DRAIN, PH_DETACH, PH_DONE } phase_t;
 
 struct load {
     load_opts_t o;
@@ -79,6 +79,8 @@ struct load {
     uint64_t sent, answered, late, unanswered, skipped, games_ended;
     uint64_t frame0_ns, frame0_seq; /* player 0's last answer, for watchers */
     samples_t lat, wdel;
+    /* --detach-all: player 0 keys on while every other session closes */
+    uint64_t detach_end, stall_ns, detach_keys;
     long rss0, rss_end;
     uv_timer_t tick, sweep;
     char rbuf[65536]; /* every read lands here and is consumed at once */
@@ -94,9 +96,10 @@ void sess_close(sess_t *s);
 void sess_retry(sess_t *s); /* registers again after a busy refusal */
 
 /* load.c: what a session tells the run */
-void load_playing(load_t *L, sess_t *s);  /* in play (or watching), first time or again */
-void load_failed(load_t *L, sess_t *s);   /* after sess_fail */
-void load_answered(load_t *L, sess_t *s); /* a key's frame came and s still plays */
+void load_playing(load_t *L, sess_t *s);           /* in play (or watching), first time or again */
+void load_failed(load_t *L, sess_t *s);            /* after sess_fail */
+void load_answered(load_t *L, sess_t *s);          /* a key's frame came and s still plays */
+void load_detach_answer(load_t *L, uint64_t took); /* --detach-all: player 0's key took ns */
 void samples_push(samples_t *a, uint64_t v);
 
 #endif

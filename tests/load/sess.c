@@ -198,6 +198,7 @@ static void on_menu_anon(sess_t *s)
 void sess_retry(sess_t *s)
 {
     s->retry_ns = 0;
+    s->actions = 0; /* the screens of a retry are not a session going round in circles */
     s->L->busy++;
     type(s, "r");
 }
@@ -299,14 +300,18 @@ static void menu_frame(sess_t *s)
 
 /* ---- play --------------------------------------------------------------------------- */
 
-/* Moves and waits: each key is a turn, and every key the game takes also
- * turns the help line, so every one changes the screen and gets a frame. */
+/* Moves and waits, so that every key gets a frame: a move only onto the
+ * floor beside the player (the cursor), where it spends time and moves the
+ * @; else a wait, which spends a whole turn and so changes the turn count.
+ * (A step into a wall would change nothing and get no frame.) */
 static const char KEYS[] = "h.l.";
 
 void sess_key(sess_t *s, uint64_t due)
 {
     load_t *L = s->L;
     char key[2] = {KEYS[s->keyno++ % (sizeof KEYS - 1)], 0};
+    if (key[0] != '.' && vt_near_cursor(&s->vt, key[0] == 'h' ? -1 : 1, 0) != '.')
+        key[0] = '.';
     if (seen_now(s) == SEEN_LEVELUP)
         key[0] = 'a'; /* the gift screen takes only its choices */
     s->sent_ns = uv_hrtime();
@@ -336,6 +341,8 @@ static void answered(sess_t *s, uint64_t now)
         samples_push(&L->lat, now - s->sent_ns);
         L->answered++;
     }
+    if (L->phase == PH_DETACH && s->idx == 0)
+        load_detach_answer(L, now - s->sent_ns);
     L->outstanding--;
     s->sent_ns = 0;
     if (s->idx == 0) {

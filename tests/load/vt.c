@@ -183,7 +183,9 @@ static void ground_byte(vt_t *v, unsigned char c)
     if (c >= 0x20 && c < 0x7F)
         put_glyph(v, (char)c);
     else if (c >= 0xC0)
-        put_glyph(v, '?'); /* a UTF-8 lead byte: one cell */
+        v->lead = c, put_glyph(v, '?'); /* a UTF-8 lead byte: one cell */
+    else if (c == 0xB7 && v->lead == 0xC2 && !v->wrap && v->x > 0)
+        v->row[v->y][v->x - 1] = '.'; /* the floor's middle dot */
     else if (c == 0x1B)
         v->state = ST_ESC;
     else if (c == '\r')
@@ -208,4 +210,10 @@ void vt_feed(vt_t *v, const char *p, size_t n)
         default: v->state = ST_GROUND; break; /* ST_CHARSET: its one byte */
         }
     }
+}
+
+char vt_near_cursor(const vt_t *v, int dx, int dy)
+{
+    int x = v->x + dx, y = v->y + dy;
+    return x >= 0 && x < VT_W && y >= 0 && y < VT_H ? v->row[y][x] : 0;
 }

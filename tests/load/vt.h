@@ -1,7 +1,8 @@
 /* vt — the terminal controls warrend's frames use (cursor moves, erases,
  * SGR, charset switches, UTF-8), applied to an 80x24 grid of characters so
  * that warren-load can read what a player would see. Colours and
- * attributes are dropped; a character outside ASCII is stored as '?'. */
+ * attributes are dropped; a character outside ASCII is stored as '?',
+ * but for the map's floor (U+00B7, the middle dot), stored as '.'. */
 #ifndef WARREN_LOAD_VT_H
 #define WARREN_LOAD_VT_H
 
@@ -20,7 +21,8 @@ typedef struct {
     int x, y;
     bool wrap; /* a glyph went into the last column: the next one wraps */
     uint8_t state;
-    bool priv; /* CSI with a private marker (?, <, =, >) */
+    uint8_t lead; /* the last UTF-8 lead byte */
+    bool priv;    /* CSI with a private marker (?, <, =, >) */
     int npar;
     int par[VT_PARAMS];
 } vt_t;
@@ -30,5 +32,7 @@ void vt_init(vt_t *v);
 void vt_feed(vt_t *v, const char *p, size_t n);
 /* Row y (0 <= y < VT_H) as text, VT_W characters. */
 const char *vt_row(const vt_t *v, int y);
+/* The character at x, y beside the cursor (dx, dy from it); 0 off the grid. */
+char vt_near_cursor(const vt_t *v, int dx, int dy);
 
 #endif

@@ -280,6 +280,38 @@ START_TEST(group_commit_one_transaction_per_turn)
 }
 END_TEST
 
+/* The writer checkpoints the WAL itself (SQLite's automatic checkpoint is
+ * off): 300 snapshots of 64 KB, about 20 MB of pages, one per loop turn,
+ * leave a WAL of a few MB, not one that grows with everything written. */
+START_TEST(wal_checkpointed_by_the_writer)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "wal"), 9);
+    enum { BLOB = 65536, SNAPS = 300 };
+    uint8_t *blob = malloc(BLOB);
+    ck_assert_ptr_nonnull(blob);
+    for (int i = 0; i < SNAPS; i++) {
+        for (int k = 0; k < BLOB; k++)
+            blob[k] = (uint8_t)(k * 31 + i);
+        done_t d = {0};
+        /* a snapshot covers stored journal rows only */
+        db_journal_append(f.db, g, i + 1, (const uint8_t *)"l", 1, 5, NULL, NULL);
+        db_snapshot_save(f.db, g, i, i + 1, blob, BLOB, on_done, &d);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_int_eq(d.status, DB_OK);
+    }
+    char wal[160];
+    snprintf(wal, sizeof wal, "%s-wal", f.path);
+    struct stat sb;
+    ck_assert_int_eq(stat(wal, &sb), 0);
+    ck_assert_int_lt(sb.st_size, 12 << 20);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM snapshots"), 1);
+    free(blob);
+    fx_close(&f);
+}
+END_TEST
+
 START_TEST(journal_order_and_duplicates)
 {
     fx_t f;
@@ -826,6 +858,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, open_migrates_and_reopens);
     tcase_add_test(tc, journal_rows_from_version_1_read_unknown_times);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
+    tcase_add_test(tc, wal_checkpointed_by_the_writer);
     tcase_add_test(tc, journal_order_and_duplicates);
     tcase_add_test(tc, snapshot_and_later_journal);
     tcase_add_test(tc, finish_unfinished_scores);

@@ -266,7 +266,7 @@ START_TEST(beasts_use_no_items)
     /* new levels' monsters carry a kit only when their mind uses items */
     int kits = 0;
     for (uint64_t seed = 1; seed <= 40; seed++) {
-        g = game_new(c, seed, NULL);
+        g = down_from_town(game_new(c, seed, NULL));
         for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
             const obj_t *it = reg_get(&g->reg, h);
             const obj_t *holder = it->type == OBJ_ITEM ? reg_get(&g->reg, it->target) : NULL;

@@ -9,6 +9,7 @@
 #include "level.h"
 #include "mapgen.h"
 #include "prompt.h"
+#include "screen.h"
 #include "start.h"
 #include "world.h"
 
@@ -72,7 +73,7 @@ START_TEST(stairs_persist_levels)
     game_status(g, &st);
     ck_assert_int_eq(st.depth, 2);
     ck_assert_int_eq(st.max_depth, 2);
-    ck_assert_uint_eq(st.level_changes, 1);
+    ck_assert_uint_eq(st.level_changes, 2); /* the town to 1, 1 to 2 */
     ck_assert_str_eq(game_milestone(g, game_milestone_count(g) - 1)->kind, "depth");
     buf_t b;
     buf_init(&b);
@@ -90,6 +91,66 @@ START_TEST(stairs_persist_levels)
     buf_free(&b);
     game_free(g);
     game_free(h);
+    content_free(c);
+}
+END_TEST
+
+/* The status line's place word, from a rendered screen. */
+static bool status_says(game_t *g, const char *what)
+{
+    screen_t *s = screen_new(100, 30);
+    game_render(g, s, NULL);
+    char row[101];
+    for (int y = 0; y < s->h; y++) {
+        for (int x = 0; x < 100; x++)
+            row[x] = (char)s->cells[y * 100 + x].ch;
+        row[100] = 0;
+        if (strstr(row, what)) {
+            screen_free(s);
+            return true;
+        }
+    }
+    screen_free(s);
+    return false;
+}
+
+START_TEST(a_game_begins_in_the_town)
+{
+    content_t *c = shipped_content();
+    game_t *g = game_new(c, 42, NULL);
+    keys(g, "*");
+    ck_assert_int_eq(g->depth, 0);
+    ck_assert(status_says(g, "Town"));
+    ck_assert_ptr_null(g->levels[1]);
+    for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h); /* no monsters, no treasure lying about */
+        ck_assert(h == g->player || o->type != OBJ_CREATURE);
+        ck_assert(o->type != OBJ_ITEM || o->target);
+    }
+    keys(g, "<");
+    ck_assert_int_eq(g->depth, 0); /* no way up from the town */
+    level_t *town = level_current(g);
+    descend(g);
+    ck_assert_int_eq(g->depth, 1);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, g->levels[1]->up_x);
+    ck_assert(status_says(g, "Depth 1"));
+    keys(g, "<"); /* level 1's up stairs lead back to the town's down stairs */
+    ck_assert_int_eq(g->depth, 0);
+    ck_assert_ptr_eq(level_current(g), town);
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, town->down_x);
+    ck_assert_int_eq(p->y, town->down_y);
+    buf_t b;
+    buf_init(&b);
+    ck_assert_int_eq(game_snapshot(g, &b), 0); /* a game in the town saves and loads */
+    char err[128];
+    game_t *h = game_load(c, (const uint8_t *)b.data, b.len, err, sizeof err);
+    ck_assert_msg(h != NULL, "%s", err);
+    ck_assert_uint_eq(game_hash(g), game_hash(h));
+    buf_free(&b);
+    game_free(h);
+    game_free(g);
     content_free(c);
 }
 END_TEST
@@ -219,6 +280,7 @@ Suite *suite_game_world(void)
     TCase *t = tcase_create("core");
     tcase_add_test(t, level_independent_of_play);
     tcase_add_test(t, stairs_persist_levels);
+    tcase_add_test(t, a_game_begins_in_the_town);
     tcase_add_test(t, speeds_through_scheduler);
     tcase_add_test(t, quit_asks_first);
     tcase_add_test(t, prompt_table_and_quit_from_creation);

@@ -52,6 +52,15 @@ game_t *started(game_t *g)
 {
     if (g)
         game_input(g, NULL, (key_event_t){'*', 0});
+    return down_from_town(g);
+}
+
+game_t *down_from_town(game_t *g)
+{
+    if (!g || g->depth != 0)
+        return g;
+    ck_assert_int_eq(level_enter(g, 1), 0);
+    vision_update(g);
     return g;
 }
 
@@ -81,6 +90,7 @@ game_t *alone(const content_t *c, uint64_t seed, int race, int cls)
     game_t *g = game_new(c, seed, NULL);
     ck_assert_ptr_nonnull(g);
     chargen_create(g, race, cls);
+    down_from_town(g);
     clear_monsters(g);
     return g;
 }
@@ -134,6 +144,7 @@ void open_room(game_t *g, int r)
         for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
             bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
             lv->terrain[y * lv->w + x] = edge ? MAP_WALL : MAP_FLOOR;
+            lv->trap[y * lv->w + x] = 0;
         }
     lv->opaque_ok = 0;
     vision_update(g);

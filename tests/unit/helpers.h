@@ -16,13 +16,16 @@ int kind_named(const content_t *c, const char *name);      /* a creature kind */
 uint16_t item_named(const content_t *c, const char *name); /* an item kind */
 int spell_named(const content_t *c, const char *name);     /* a spell's id */
 
-/* g past the creation screen (one key: a random character); g may be NULL. */
+/* g past the creation screen (one key: a random character) and down from
+ * the town to level 1, where most rules live; g may be NULL. */
 game_t *started(game_t *g);
+/* The player, in the town, goes down to level 1 (as its stairs would). */
+game_t *down_from_town(game_t *g);
 /* Every creature but the player leaves, with what it carries and its
  * effects (tests place their own). */
 void clear_monsters(game_t *g);
-/* A new game of seed with a made character (race, class indices) and no
- * monsters. */
+/* A new game of seed with a made character (race, class indices) on
+ * level 1 and no monsters. */
 game_t *alone(const content_t *c, uint64_t seed, int race, int cls);
 
 void key(game_t *g, uint32_t code);        /* one key, no script vm */
@@ -34,7 +37,7 @@ const char *last_msg(const game_t *g); /* the newest message */
 bool said_since(const game_t *g, uint32_t from, const char *s);
 
 /* An open room of floor around the player (radius r), walls beyond (the
- * player moved in from the map's edge when needed). */
+ * player moved in from the map's edge when needed), no traps in it. */
 void open_room(game_t *g, int r);
 /* Walls on every cell round the player but the one h stands on. */
 void wall_in(game_t *g, handle_t h);

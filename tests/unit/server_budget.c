@@ -82,6 +82,48 @@ START_TEST(many_addresses)
 }
 END_TEST
 
+/* Connects and disconnects in a shuffled order over 500 addresses, the
+ * table growing and shrinking under them: every address's count and the
+ * per-address cap stay exact (a lost or doubled entry would show). */
+START_TEST(churn_keeps_counts_exact)
+{
+    enum { ADDRS = 500, SLOTS = 4000, ROUNDS = 60000, CAP = 4 };
+    budget_t *b = budget_new(SLOTS, CAP);
+    static budget_slot_t s[SLOTS];
+    static int owner[SLOTS], want[ADDRS];
+    char a[32];
+    unsigned r = 12345;
+    for (int i = 0; i < ROUNDS; i++) {
+        r = r * 1103515245u + 12345u;
+        int k = (int)((r >> 8) % SLOTS), addr = (int)((r >> 4) % ADDRS);
+        if (s[k].held) {
+            budget_release(b, &s[k]);
+            want[owner[k]]--;
+            continue;
+        }
+        snprintf(a, sizeof a, "2001:db8::%x", addr);
+        int rc = budget_take(b, &s[k], a);
+        ck_assert_int_eq(rc, want[addr] < CAP ? BUDGET_OK : BUDGET_ADDR);
+        if (rc == BUDGET_OK) {
+            owner[k] = addr;
+            want[addr]++;
+        }
+    }
+    int total = 0;
+    for (int i = 0; i < ADDRS; i++) {
+        snprintf(a, sizeof a, "2001:db8::%x", i);
+        ck_assert_int_eq(budget_count(b, a), want[i]);
+        total += want[i];
+    }
+    ck_assert_int_eq(budget_total(b), total);
+    for (int k = 0; k < SLOTS; k++)
+        budget_release(b, &s[k]);
+    ck_assert_int_eq(budget_total(b), 0);
+    ck_assert_int_eq(budget_count(b, "2001:db8::1"), 0);
+    budget_free(b);
+}
+END_TEST
+
 Suite *suite_server_budget(void)
 {
     Suite *s = suite_create("server_budget");
@@ -89,6 +131,7 @@ Suite *suite_server_budget(void)
     tcase_add_test(t, total_and_per_address);
     tcase_add_test(t, moving_a_slot);
     tcase_add_test(t, many_addresses);
+    tcase_add_test(t, churn_keeps_counts_exact);
     suite_add_tcase(s, t);
     return s;
 }

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <string.h>
 #include "config.h"
+#include "listener.h"
 
 #define PARSE(c, text, err) config_parse((c), (text), strlen(text), "w.conf", (err), sizeof(err))
 
@@ -42,6 +43,28 @@ START_TEST(errors_name_file_and_line)
     ck_assert_int_eq(PARSE(&c, "just words\n", err), -1);
     ck_assert_str_eq(err, "w.conf:1: expected \"key = value\"");
     ck_assert_int_eq(PARSE(&c, "help = 1\n", err), -1);
+}
+END_TEST
+
+/* listen-backlog: 4096 unless said, a positive number, and what listen()
+ * gets is at most the kernel's somaxconn. */
+START_TEST(listen_backlog_parsed_and_clamped)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.listen_backlog, 4096);
+    ck_assert_int_eq(PARSE(&c, "listen-backlog = 128\n", err), 0);
+    ck_assert_int_eq(c.listen_backlog, 128);
+    ck_assert_int_eq(PARSE(&c, "listen-backlog = 0\n", err), -1);
+    ck_assert_str_eq(err,
+                     "w.conf:1: listen-backlog: expected a number from 1 to 1048576, got \"0\"");
+    ck_assert_int_eq(c.listen_backlog, 128);
+    ck_assert_int_eq(listener_backlog(0, 4096), LISTENER_BACKLOG);
+    ck_assert_int_eq(listener_backlog(8192, 4096), 4096);
+    ck_assert_int_eq(listener_backlog(100, 4096), 100);
+    ck_assert_int_eq(listener_backlog(8192, -1), 8192); /* no /proc: the kernel clamps */
+    ck_assert_int_eq(LISTENER_BACKLOG, 4096);
 }
 END_TEST
 
@@ -154,6 +177,7 @@ Suite *suite_server_config(void)
     tcase_add_test(t, settings_comments_and_blank_lines);
     tcase_add_test(t, errors_name_file_and_line);
     tcase_add_test(t, limit_settings);
+    tcase_add_test(t, listen_backlog_parsed_and_clamped);
     tcase_add_test(t, long_lines_and_nul_bytes_are_errors);
     tcase_add_test(t, string_values_must_fit);
     tcase_add_test(t, sizes_take_k_m_g);

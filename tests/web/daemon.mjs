@@ -189,6 +189,17 @@ try {
   out.takenBackTurn = turnOf(await lines(page));
   await step('browser-took');
   await page.screenshot({ path: `${artifacts}/daemon-takeback.png` });
+  // --- the game ends in the browser: the lobby shows the last words, with
+  // a link to the game's page
+  await page.keyboard.press('Escape');
+  await page.keyboard.type('Q');
+  await waitText(page, 'Really quit');
+  await page.keyboard.type('y');
+  await page.waitForURL(`${base}/`, { timeout: 15000 });
+  await page.waitForSelector('#notice a', { timeout: 5000 });
+  out.endNotice = await page.locator('#notice').innerText();
+  out.endLink = await page.locator('#notice a').getAttribute('href');
+  await page.screenshot({ path: `${artifacts}/daemon-gameover.png` });
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
   if (shown) out.errors.push(`screen:\n${(await lines(shown).catch(() => [])).join('\n')}`);

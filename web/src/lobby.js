@@ -1,6 +1,7 @@
 // The lobby: live games pushed over /ws/lobby as {"t":"lobby","games":[...]}.
 // Every field is put in with textContent, so names can never become markup.
 import { wsUrl } from './ws.js';
+import { showNotice } from './notice.js';
 import './style.css';
 
 const body = document.getElementById('games');
@@ -9,7 +10,7 @@ const previews = document.getElementById('previews');
 const notice = document.getElementById('notice');
 try {
   const n = sessionStorage.getItem('warren.notice');
-  if (n) { notice.textContent = n; sessionStorage.removeItem('warren.notice'); }
+  if (n) { showNotice(notice, n); sessionStorage.removeItem('warren.notice'); }
 } catch { /* private mode */ }
 
 // Small live pictures of the games, drawn from JSON keyframes as the real

@@ -1,5 +1,6 @@
 import { openTerminal, keyRow } from './term.js';
 import { chatPanel } from './chat.js';
+import { showNotice } from './notice.js';
 
 const status = document.getElementById('status');
 const watchers = document.getElementById('watchers');
@@ -23,7 +24,7 @@ t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { /
     if (m.t === 'left' && typeof m.text === 'string') {
       // the game went elsewhere (taken over, ended, saved): back to the lobby
       status.textContent = m.text;
-      document.getElementById('notice').textContent = m.text;
+      showNotice(document.getElementById('notice'), m.text);
       try { sessionStorage.setItem('warren.notice', m.text); } catch { /* private mode */ }
       setTimeout(() => { location.href = '/'; }, 1500);
     }

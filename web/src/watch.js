@@ -1,5 +1,6 @@
 import { openTerminal } from './term.js';
 import { chatPanel } from './chat.js';
+import { showNotice } from './notice.js';
 
 const name = decodeURIComponent(location.pathname.split('/')[2] || '');
 const status = document.getElementById('status');
@@ -15,7 +16,7 @@ t = openTerminal(document.getElementById('term'), `/ws/watch/${encodeURIComponen
     if (m.t === 'status' && typeof m.text === 'string') status.textContent = m.text;
     if (m.t === 'left' && typeof m.text === 'string') {
       status.textContent = m.text;
-      document.getElementById('notice').textContent = m.text;
+      showNotice(document.getElementById('notice'), m.text);
     }
     if (m.t === 'chat_state') chat.setOn(!!m.on);
     if (m.t === 'size' && Number.isInteger(m.w) && Number.isInteger(m.h)) t.setGameSize(m.w, m.h);

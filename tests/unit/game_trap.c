@@ -1,0 +1,256 @@
+/* Unit tests: doors and traps — locked and secret doors and traps laid
+ * on new levels never cut a level apart, searching finds what is hidden,
+ * traps spring under the player (each action does what it says), and the
+ * door commands close, lock, pick and kick. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "content.h"
+#include "helpers.h"
+#include "level.h"
+#include "mapgen.h"
+#include "prompt.h"
+#include "snapshot.h"
+#include "start.h"
+#include "trap.h"
+#include "world.h"
+
+static int trap_named(const content_t *c, const char *name)
+{
+    for (int i = 0; i < c->n_traps; i++)
+        if (!strcmp(c->traps[i].name, name))
+            return i;
+    ck_abort_msg("no trap kind %s", name);
+    return -1;
+}
+
+/* Walkable cells without a trap reached from the up stairs without
+ * stepping on a trap, against all of them. */
+static bool level_whole(game_t *g, const level_t *lv)
+{
+    int n = lv->w * lv->h, open = 0, reached = 0, head = 0, tail = 0;
+    ck_assert(n > 0 && n <= MAPGEN_MAX_W * MAPGEN_MAX_H);
+    int *q = calloc((size_t)n, sizeof *q);
+    char *seen = calloc((size_t)n, 1);
+    ck_assert(q && seen);
+    for (int i = 0; i < n; i++)
+        open += !lv->trap[i] && level_walkable(g, lv, i % lv->w, i / lv->w);
+    q[tail++] = lv->up_y * lv->w + lv->up_x;
+    seen[q[0]] = 1;
+    while (head < tail) {
+        int c = q[head++];
+        reached++;
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int x = c % lv->w + dx, y = c / lv->w + dy, nc = y * lv->w + x;
+                if (level_in(lv, x, y) && !seen[nc] && !lv->trap[nc] && level_walkable(g, lv, x, y))
+                    seen[nc] = 1, q[tail++] = nc;
+            }
+    }
+    free(q);
+    free(seen);
+    return reached == open;
+}
+
+START_TEST(hidden_doors_and_traps_keep_levels_whole)
+{
+    content_t *c = shipped_content();
+    int locked = 0, secret = 0, traps = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        game_t *g = game_new(c, seed, NULL);
+        ck_assert_ptr_nonnull(g);
+        for (int d = 1; d <= 12; d++) {
+            level_t *lv = level_new(g, MAPGEN_DEFAULT_W, MAPGEN_DEFAULT_H, d);
+            ck_assert_int_eq(level_generate(g, lv), 0);
+            for (int i = 0; i < lv->w * lv->h; i++) {
+                locked += lv->terrain[i] == MAP_DOOR_LOCKED;
+                secret += lv->terrain[i] == MAP_DOOR_SECRET;
+                if (lv->trap[i]) {
+                    traps++;
+                    ck_assert(!(lv->trap[i] & TRAP_FOUND));
+                    ck_assert(lv->terrain[i] == MAP_FLOOR || lv->terrain[i] == MAP_CORRIDOR);
+                    int k = (lv->trap[i] & TRAP_KIND) - 1;
+                    ck_assert(d >= c->traps[k].min_depth && d <= c->traps[k].max_depth);
+                }
+            }
+            ck_assert_msg(level_whole(g, lv), "seed %d depth %d cut apart", (int)seed, d);
+            level_free(g, lv);
+        }
+        game_free(g);
+    }
+    ck_assert_int_gt(locked, 0);
+    ck_assert_int_gt(secret, 0);
+    ck_assert_int_gt(traps, 4 * 12 * 2);
+    ck_assert_int_ge(c->n_traps, 8);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(searching_finds_secret_doors_and_traps)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 7, 0, 0);
+    open_room(g, 3);
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    int door = p->y * lv->w + p->x + 1, trap = (p->y + 1) * lv->w + p->x;
+    lv->terrain[door] = MAP_DOOR_SECRET;
+    lv->trap[trap] = (uint8_t)(trap_named(c, "dart trap") + 1);
+    ck_assert_int_eq(trap_search(g, 0), 0);
+    ck_assert_int_eq(lv->terrain[door], MAP_DOOR_SECRET);
+    ck_assert_int_eq(trap_at(lv, p->x, p->y + 1, true), -1);
+    ck_assert_int_eq(trap_search(g, 100), 2);
+    ck_assert_int_eq(lv->terrain[door], MAP_DOOR_CLOSED);
+    ck_assert_int_eq(trap_at(lv, p->x, p->y + 1, true), trap_named(c, "dart trap"));
+    /* waiting searches: a trap beside the player is found in time */
+    lv->trap[trap] &= TRAP_KIND;
+    ck_assert_int_gt(trap_search_chance(g, true), trap_search_chance(g, false));
+    for (int i = 0; i < 200 && !(lv->trap[trap] & TRAP_FOUND); i++)
+        keys_paged(g, ".");
+    ck_assert(lv->trap[trap] & TRAP_FOUND);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The player, in an open room, steps right onto a trap of the named kind. */
+static game_t *step_on(content_t *c, const char *name, bool found, uint64_t seed)
+{
+    game_t *g = alone(c, seed, 0, 0);
+    open_room(g, 3);
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    lv->trap[p->y * lv->w + p->x + 1] =
+        (uint8_t)((trap_named(c, name) + 1) | (found ? TRAP_FOUND : 0));
+    return g;
+}
+
+START_TEST(traps_spring)
+{
+    content_t *c = shipped_content();
+    game_t *g = step_on(c, "fire rune", false, 11);
+    obj_t *p = reg_get(&g->reg, g->player);
+    int x = p->x, hp = p->hp;
+    uint32_t from = g->nmsg;
+    keys_paged(g, "l");
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, x + 1);
+    ck_assert(said_since(g, from, "bursts into flame"));
+    ck_assert(p->hp < hp || g->state == GAME_DEAD);
+    ck_assert_int_ge(trap_at(level_current(g), p->x, p->y, true), 0); /* now known */
+    game_free(g);
+
+    g = step_on(c, "trap door", false, 11);
+    keys_paged(g, "l");
+    ck_assert_int_eq(g->depth, 2);
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->depth, 2);
+    game_free(g);
+
+    g = step_on(c, "teleport trap", false, 11);
+    p = reg_get(&g->reg, g->player);
+    x = p->x;
+    int y = p->y;
+    keys_paged(g, "l");
+    p = reg_get(&g->reg, g->player);
+    ck_assert(p->x != x + 1 || p->y != y);
+    game_free(g);
+
+    g = step_on(c, "confusion gas", false, 11);
+    keys_paged(g, "l");
+    ck_assert(said_since(g, 0, "purple gas"));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(known_traps_are_stepped_over_sometimes)
+{
+    content_t *c = shipped_content();
+    int over = 0, sprung = 0;
+    for (int i = 0; i < 40; i++) {
+        game_t *g = step_on(c, "alarm", true, 100 + (uint64_t)i);
+        uint32_t from = g->nmsg;
+        keys_paged(g, "l");
+        over += said_since(g, from, "step carefully");
+        sprung += said_since(g, from, "alarm rings");
+        game_free(g);
+    }
+    ck_assert_int_eq(over + sprung, 40);
+    ck_assert_int_gt(over, 0);
+    ck_assert_int_gt(sprung, 0);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(door_commands)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, 0, 0);
+    open_room(g, 3);
+    obj_t *p = reg_get(&g->reg, g->player);
+    level_t *lv = level_current(g);
+    int x = p->x, i = p->y * lv->w + p->x + 1;
+    lv->terrain[i] = MAP_DOOR_OPEN;
+    keys_paged(g, "cl");
+    ck_assert_int_eq(lv->terrain[i], MAP_DOOR_CLOSED);
+    keys_paged(g, "Ll");
+    ck_assert_int_eq(lv->terrain[i], MAP_DOOR_LOCKED);
+    uint64_t now = g->sched.now;
+    keys_paged(g, "l"); /* a locked door: no way through, no time lost */
+    p = reg_get(&g->reg, g->player);
+    ck_assert_int_eq(p->x, x);
+    ck_assert_uint_eq(g->sched.now, now);
+    ck_assert(said_since(g, 0, "locked"));
+    keys_paged(g, "cz"); /* not a direction: cancelled */
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    for (int k = 0; k < 60 && lv->terrain[i] == MAP_DOOR_LOCKED; k++)
+        keys_paged(g, "Kl");
+    ck_assert_int_eq(lv->terrain[i], MAP_DOOR_BROKEN);
+    keys_paged(g, "cl"); /* broken for good */
+    ck_assert_int_eq(lv->terrain[i], MAP_DOOR_BROKEN);
+    keys_paged(g, "l");
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->x, x + 1);
+    game_free(g);
+
+    g = alone(c, 5, 0, 1); /* a rogue picks locks */
+    open_room(g, 3);
+    p = reg_get(&g->reg, g->player);
+    lv = level_current(g);
+    i = p->y * lv->w + p->x + 1;
+    lv->terrain[i] = MAP_DOOR_LOCKED;
+    for (int k = 0; k < 60 && lv->terrain[i] == MAP_DOOR_LOCKED; k++)
+        keys_paged(g, "Ll");
+    ck_assert_int_eq(lv->terrain[i], MAP_DOOR_CLOSED);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+START_TEST(traps_are_saved)
+{
+    content_t *c = shipped_content();
+    game_t *g = step_on(c, "pit", false, 11);
+    uint64_t h = snapshot_hash(g);
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    lv->trap[p->y * lv->w + p->x + 1] |= TRAP_FOUND;
+    ck_assert_uint_ne(snapshot_hash(g), h);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_trap(void)
+{
+    Suite *s = suite_create("game_trap");
+    TCase *t = tcase_create("trap");
+    tcase_add_test(t, hidden_doors_and_traps_keep_levels_whole);
+    tcase_add_test(t, searching_finds_secret_doors_and_traps);
+    tcase_add_test(t, traps_spring);
+    tcase_add_test(t, known_traps_are_stepped_over_sometimes);
+    tcase_add_test(t, door_commands);
+    tcase_add_test(t, traps_are_saved);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,217 @@
+/* game_view — what the view reuses between keys: the field of view (kept
+ * until the viewer moves, the light changes or a cell in its reach changes
+ * opacity) must equal a fresh one every time. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fov.h"
+#include "game.h"
+#include "helpers.h"
+#include "level.h"
+#include "mapgen.h"
+#include "render.h"
+#include "vision.h"
+#include "world.h"
+
+/* A fresh view of the live level (the cache forgotten), into vis. */
+static void fresh_view(game_t *g, uint8_t *vis, uint8_t *seen)
+{
+    level_t *lv = level_current(g);
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    lv->fov_ok = 0;
+    vision_update(g);
+    memcpy(vis, lv->vis, n);
+    memcpy(seen, lv->seen, n);
+}
+
+/* Random walks (moves, waits, searches, stairs) on many seeds: after every
+ * key the kept view and memory equal a fresh computation; a good share
+ * of the keys left the viewer where it was (the view kept). */
+START_TEST(kept_view_equals_fresh_on_random_walks)
+{
+    static const char KEYS[] = "hjklyubnhjklyubn.s><";
+    content_t *c = shipped_content();
+    int kept = 0, total = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        uint32_t r = (uint32_t)seed * 2654435761u;
+        for (int i = 0; i < 400 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            level_t *lv = level_current(g);
+            const obj_t *p = reg_get(&g->reg, g->player);
+            int px = p->x, py = p->y, depth = g->depth;
+            key(g, (uint32_t)KEYS[(r >> 16) % (sizeof KEYS - 1)]);
+            lv = level_current(g);
+            p = reg_get(&g->reg, g->player);
+            if (!lv || !lv->vis || !p)
+                continue;
+            size_t n = (size_t)lv->w * (size_t)lv->h;
+            uint8_t *vis = malloc(n), *seen = malloc(n), *vis2 = malloc(n), *seen2 = malloc(n);
+            memcpy(vis, lv->vis, n);
+            memcpy(seen, lv->seen, n);
+            kept += lv->fov_ok && p->x == px && p->y == py && g->depth == depth;
+            total++;
+            fresh_view(g, vis2, seen2);
+            ck_assert_msg(memcmp(vis, vis2, n) == 0, "seed %llu key %d: kept view differs",
+                          (unsigned long long)seed, i);
+            ck_assert_msg(memcmp(seen, seen2, n) == 0, "seed %llu key %d: memory differs",
+                          (unsigned long long)seed, i);
+            free(vis), free(seen), free(vis2), free(seen2);
+        }
+        game_free(g);
+    }
+    ck_assert_int_gt(total, 2000);
+    ck_assert_int_gt(kept, total / 20);
+    content_free(c);
+}
+END_TEST
+
+/* A mark no computation makes (2) on a cell out of view tells whether
+ * vision_update kept vis or computed it again. */
+static size_t plant(level_t *lv)
+{
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    for (size_t i = 0; i < n; i++)
+        if (!lv->vis[i]) {
+            lv->vis[i] = 2;
+            return i;
+        }
+    ck_abort_msg("no cell out of view");
+    return 0;
+}
+
+START_TEST(opacity_change_in_reach_sees_again)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 3, 0, 0);
+    open_room(g, 3);
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert(lv->fov_ok);
+    int reach = lv->fov_reach;
+    ck_assert_int_ge(reach, 4);
+    /* nothing changed: kept */
+    size_t mark = plant(lv);
+    vision_update(g);
+    ck_assert_int_eq(lv->vis[mark], 2);
+    /* a cell beyond the reach changes opacity: kept */
+    int fx = p->x + reach + 1 < lv->w ? p->x + reach + 1 : p->x - reach - 1;
+    size_t far = (size_t)p->y * (size_t)lv->w + (size_t)fx;
+    lv->terrain[far] = lv->terrain[far] == MAP_WALL ? MAP_FLOOR : MAP_WALL;
+    lv->opaque_ok = 0;
+    vision_update(g);
+    ck_assert_int_eq(lv->vis[mark], 2);
+    /* the room's wall east of the player becomes an open door: seen again,
+     * and the cell behind it comes into view */
+    size_t door = (size_t)p->y * (size_t)lv->w + (size_t)(p->x + 4);
+    size_t behind = door + 1;
+    lv->terrain[behind] = MAP_FLOOR;
+    ck_assert(!lv->vis[behind]);
+    lv->terrain[door] = MAP_DOOR_OPEN;
+    lv->opaque_ok = 0;
+    vision_update(g);
+    ck_assert_int_ne(lv->vis[mark], 2);
+    ck_assert(lv->vis[behind]);
+    /* and closed again: seen again, the cell behind gone from view */
+    mark = plant(lv);
+    lv->terrain[door] = MAP_DOOR_CLOSED;
+    lv->opaque_ok = 0;
+    vision_update(g);
+    ck_assert_int_ne(lv->vis[mark], 2);
+    ck_assert(!lv->vis[behind]);
+    /* a view made with another light radius (as when blind) is not kept */
+    mark = plant(lv);
+    lv->fov_radius = 1;
+    vision_update(g);
+    ck_assert_int_ne(lv->vis[mark], 2);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Whether two grids show the same: every cell and the cursor. */
+static void same_screen(const screen_t *a, const screen_t *b, uint64_t seed, int i)
+{
+    ck_assert_int_eq(a->w, b->w);
+    ck_assert_int_eq(a->h, b->h);
+    for (int y = 0; y < a->h; y++) {
+        if (memcmp(a->cells + y * a->w, b->cells + y * a->w, sizeof(cell_t) * (size_t)a->w) == 0)
+            continue; /* the same bytes (padding included): the same cells */
+        for (int x = 0; x < a->w; x++)
+            ck_assert_msg(cell_eq(screen_at(a, x, y), screen_at(b, x, y)),
+                          "seed %llu key %d: cell %d,%d is U+%04X, drawn whole U+%04X",
+                          (unsigned long long)seed, i, x, y, (unsigned)screen_at(a, x, y)->ch,
+                          (unsigned)screen_at(b, x, y)->ch);
+    }
+    ck_assert_int_eq(a->cur_visible, b->cur_visible);
+    if (a->cur_visible) {
+        ck_assert_int_eq(a->cur_x, b->cur_x);
+        ck_assert_int_eq(a->cur_y, b->cur_y);
+    }
+}
+
+/* Long random games (moves, waits, stairs, item screens, help, history,
+ * travel, the look cursor, Esc), watched now and then by a second viewer
+ * at another size and with two-cell tiles: every frame drawn from the
+ * kept one equals the frame drawn whole, and the kept frame's clean rows
+ * are rows that did not change. */
+START_TEST(kept_frame_equals_whole_frame)
+{
+    static const char KEYS[] = "hjklyubnhjklyubnhjklyubn..s><oiq\x1b?\x1b\x10 _\x1b;\x1bgedrEwtzZR";
+    content_t *c = shipped_content();
+    int frames = 0, full = 0;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        screen_t *kept = screen_new(80, 24), *whole = screen_new(80, 24);
+        screen_t *other = screen_new(100, 30), *other_whole = screen_new(100, 30);
+        screen_t *before = screen_new(80, 24);
+        uint32_t r = (uint32_t)seed * 2654435761u;
+        for (int i = 0; i < 1000 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            key(g, (uint32_t)(unsigned char)KEYS[(r >> 16) % (sizeof KEYS - 1)]);
+            game_view_t v = {.watchers = (int)(i / 200 % 2), .hint_tick = (uint32_t)i / 300};
+            const screen_t *f = render_frame(g, 80, 24, &v);
+            ck_assert_ptr_nonnull(f);
+            render_full(g, whole, &v);
+            same_screen(f, whole, seed, i);
+            for (int y = 0; y < f->h; y++)
+                if (!f->dirty[y])
+                    ck_assert_msg(memcmp(f->cells + y * f->w, before->cells + y * f->w,
+                                         sizeof(cell_t) * (size_t)f->w) == 0,
+                                  "seed %llu key %d: row %d changed but is clean",
+                                  (unsigned long long)seed, i, y);
+            int changed = 0;
+            for (int y = 0; y < f->h; y++)
+                changed += f->dirty[y] != 0;
+            full += changed == f->h;
+            frames++;
+            screen_copy(before, f);
+            game_render(g, kept, &v);
+            same_screen(kept, whole, seed, i);
+            if ((r >> 8) % 7 == 0) { /* a watcher of another size, now and then */
+                game_view_t two = {.two_cell = (r >> 4) % 2 == 0};
+                game_render(g, other, &two);
+                render_full(g, other_whole, &two);
+                same_screen(other, other_whole, seed, i);
+            }
+        }
+        screen_free(kept), screen_free(whole), screen_free(other), screen_free(other_whole);
+        screen_free(before);
+        game_free(g);
+    }
+    ck_assert_int_gt(frames, 3000);
+    ck_assert_int_lt(full, frames / 4); /* most frames redraw only a few rows */
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_view(void)
+{
+    Suite *s = suite_create("game_view");
+    TCase *t = tcase_create("view");
+    tcase_add_test(t, kept_view_equals_fresh_on_random_walks);
+    tcase_add_test(t, opacity_change_in_reach_sees_again);
+    tcase_add_test(t, kept_frame_equals_whole_frame);
+    suite_add_tcase(s, t);
+    return s;
+}
