@@ -43,6 +43,9 @@ static const opt_t opts[] = {
      "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
     {"games-dir", OPT_STR, S(games_dir), 0, 0,
      "DIR players' directories for hosted games (default: DB's dir/games)"},
+    {"game-idle", OPT_INT, S(game_idle), 0, 86400 * 7,
+     "SECONDS without a key before a hosted game is hung up, 0 = never (3600); a [game] "
+     "section's idle overrides it"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
@@ -66,6 +69,7 @@ void config_defaults(config_t *c)
     c->outq_max = 262144;
     c->listen_backlog = 4096;
     c->register_per_hour = 5; /* limits */
+    c->game_idle = 3600;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)

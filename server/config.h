@@ -37,6 +37,7 @@ typedef struct {
     char trust_proxy[256]; /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
     int register_per_hour; /* new accounts per address per hour (0 = no limit) */
     char public_url[200];  /* the site's address as players reach it, for links */
+    int game_idle;         /* seconds without a key before a hosted game is hung up (0: never) */
     char games_dir[256];   /* players' directories of hosted games; "" = DB's dir/games */
     gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
     /* storage */

@@ -1002,6 +1002,17 @@ static void session_save_and_free(session_t *s, const char *why)
 
 /* ---- time ------------------------------------------------------------------------------ */
 
+/* A hosted game without a key for its idle limit ends as after the grace
+ * period: its player goes back to the menu, the program gets SIGHUP. */
+static void session_idle_over(session_t *s, uint64_t now)
+{
+    log_info("idle over user=%s game=%s idle_s=%llu: hung up", s->user, s->kind,
+             (unsigned long long)((now - s->last_key_ms) / 1000));
+    if (s->player)
+        session_detach(s->player, "The game was idle too long; it is saved.");
+    session_save_and_free(s, "idle");
+}
+
 void session_tick(server_t *srv)
 {
     chat_tick(srv);
@@ -1009,6 +1020,10 @@ void session_tick(server_t *srv)
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->idle_limit_ms && !s->ended && now - s->last_key_ms >= s->idle_limit_ms) {
+            session_idle_over(s, now);
+            continue;
+        }
         if (s->player || s->ended || !s->detached_ms || now - s->detached_ms < grace)
             continue;
         if (!jqueue_empty(&s->jq))

@@ -49,6 +49,7 @@ struct session {
     int nwatchers;
     screen_t *grid, *sent; /* current frame and the shared baseline */
     uint64_t started_ms, last_key_ms, detached_ms;
+    uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;
     bool broken;          /* never set: a game that cannot be made or restored gets no session */
     bool frame_due;       /* a frame waits for its keys to be stored */

@@ -248,6 +248,7 @@ static int section_start(parser_t *ps, char *s, int lineno)
         return fail(ps, "out of memory");
     snprintf(ps->cur->id, sizeof ps->cur->id, "%s", id);
     ps->cur->line = lineno;
+    ps->cur->idle_seconds = -1; /* absent: the daemon's game-idle */
     ps->seen = 0;
     return 0;
 }

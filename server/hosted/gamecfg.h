@@ -25,7 +25,8 @@
  *   term        TERM for the program (default xterm-256color)
  *   cpu, memory, files, processes, file-size: limits (seconds, MB,
  *               descriptors, processes, MB); 0 or absent: unchanged
- *   idle        seconds without input before the game is hung up (0: never)
+ *   idle        seconds without input before the game is hung up (0: never;
+ *               absent: -1, the daemon's game-idle)
  *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
  * LINES and COLUMNS are not set: ncurses prefers them to the pty's size,
  * and the game would not follow a resize.
@@ -63,7 +64,7 @@ typedef struct {
     char user[33];                 /* "" = warrend's own */
     char term[32];
     ptyproc_limits_t limits;
-    int idle_seconds;
+    int idle_seconds; /* -1: not given */
     int hangup_seconds;
     int line; /* where the section starts, for messages */
 } gamecfg_t;

@@ -311,6 +311,8 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
         return;
     }
     session_set_game_id(s, -(int64_t)ptyproc_pid(hg->proc)); /* live only: no record yet */
+    int idle = g->idle_seconds >= 0 ? g->idle_seconds : srv->cfg.game_idle;
+    s->idle_limit_ms = (uint64_t)idle * 1000;
     log_info("hosted start user=%s game=%s pid=%d", c->user, g->id, (int)ptyproc_pid(hg->proc));
     session_attach_player(s, c);
 }

@@ -138,6 +138,7 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_str_eq(c->name, "crawl"); /* no name: the id */
     ck_assert_str_eq(c->user, "games");
     ck_assert_int_eq(c->hangup_seconds, 3);
+    ck_assert_int_eq(c->idle_seconds, -1); /* not given: the daemon's game-idle */
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
     ck_assert_str_eq(err, "line 1: [game crawl] given twice");
