@@ -31,6 +31,8 @@ const web_route_t WEB_ROUTES[] = {
     /* finished games (records/pages.c): HTML, and JSON under /api/ */
     {CALL, "/scores", .handler = records_scores},
     {CALL, "/api/scores", .handler = records_scores, .arg = RECORDS_JSON},
+    {CALL, "/scores/{name}", .handler = records_hosted_scores}, /* [game ID] */
+    {CALL, "/api/scores/{name}", .handler = records_hosted_scores, .arg = RECORDS_JSON},
     {CALL, "/player/*", .handler = records_player},
     {CALL, "/api/player/*", .handler = records_player, .arg = RECORDS_JSON},
     {CALL, "/game/{id}", .handler = records_game},

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from harness import ARTIFACTS, CTRL_X, Daemon, browser_script, program, unique_name
+from harness import ARTIFACTS, CTRL_X, Daemon, Web, browser_script, program, unique_name
 
 NETHACK = pathlib.Path("/usr/games/nethack")
 pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
@@ -203,6 +203,17 @@ def test_detach_keeps_running_then_quit_ends_with_xlog_row(nethack, clients):
     assert got == [("nethack", name, xl["role"], xl["race"], xl["gender"], xl["align"],
                     int(xl["maxlvl"]), xl["death"], int(xl["points"]), int(xl["turns"]),
                     int(xl["realtime"]))]
+    web = Web(d.http)  # the row on the game's score page and the player's page
+    status, j = web.json("/api/scores/nethack")
+    assert status == 200 and j["name"] == "NetHack 3.6.6"
+    mine = [r for r in j["scores"] if r["name"] == name]
+    assert len(mine) == 1 and mine[0]["role"] == xl["role"] and mine[0]["death"] == xl["death"]
+    assert mine[0]["points"] == int(xl["points"]) and mine[0]["realtime"] == int(xl["realtime"])
+    status, page = web.html("/scores/nethack")
+    assert status == 200 and f'href="/player/{name}"' in page and xl["role"] in page
+    status, page = web.html(f"/player/{name}")
+    assert status == 200 and "Hosted games" in page and 'href="/scores/nethack"' in page, page
+    assert xl["death"] in page
 
 
 def test_play_in_chromium(nethack):
@@ -213,3 +224,86 @@ def test_play_in_chromium(nethack):
     assert out["link"] == {"text": "Play NetHack 3.6.6", "href": "/play/nethack"}
     assert any("Dlvl:1" in ln for ln in out["lines"]), out["lines"]
     assert any("@" in ln for ln in out["lines"]), out["lines"]
+
+
+def test_idle_games_are_hung_up(bindir, tmp_path, clients):
+    """game-idle is the default, a section's idle overrides it; a key
+    restarts the clock."""
+    toy = bindir / "tools" / "ptytoy"
+    conf = tmp_path / "warren.conf"
+    conf.write_text("game-idle = 2\n"
+                    f"[game sleepy]\ncommand = {toy} nohup\nhangup-timeout = 1\n"
+                    f"[game awake]\ncommand = {toy} winsize\nidle = 0\n")
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf])
+    d.start()
+    try:
+        t = clients(d.port)
+        name = unique_name("idle")
+        t.register(name)
+        t.send("1")
+        t.wait_for("nohup ready")
+        for _ in range(4):  # 4 s of keys a second apart: never idle for 2 s
+            time.sleep(1)
+            t.send("x", settle=False)
+        assert "idle over" not in d.log()
+        t.wait_for("idle too long", timeout=10)
+        assert "Your choice" in t.text()
+        d.wait_log(rf"idle over user={name} game=sleepy idle_s=[23]: hung up", timeout=5)
+        # nohup ignores SIGHUP: SIGKILL after hangup-timeout, as on detach
+        d.wait_log(rf"program exited user={name} game=sleepy pid=\d+ status=9", timeout=10)
+        t.send("2")
+        t.wait_for("size 80x24")
+        time.sleep(4)
+        t.resize(90, 30)
+        t.wait_for("size 90x30")  # still running: idle = 0 is never
+        assert f"game=awake" not in "".join(re.findall(r"idle over.*", d.log()))
+    finally:
+        d.stop()
+        d.stop_clean()
+
+
+def test_hosted_score_pages(nethack):
+    """/scores/ID ranks a hosted game's rows by points with the xlogfile's
+    columns, escaped; the scores pages link every game; player pages list
+    hosted rows beside Warren's games."""
+    d, _ = nethack
+    web = Web(d.http)
+    a, b = unique_name("sa"), unique_name("sb")
+    for n in (a, b):
+        assert web.register(n, "correct horse").status == 303
+    ids = dict(d.db_rows("SELECT name, id FROM users WHERE name IN (?, ?)", a, b))
+    cols = ("user, game, name, role, race, gender, align, max_depth, death, points, turns, "
+            "realtime, start_time, end_time")
+    rows = [(ids[a], "nethack", a, "Val", "Hum", "Fem", "Neu", 7, "killed by a <jackal>", 900,
+             5000, 3661, 100, 200),
+            (ids[b], "nethack", b, "Wiz", "Elf", "Mal", "Cha", 12, "ascended", 90000, 40000,
+             86399, 300, 400),
+            (ids[a], "nethack", a, "Sam", "Hum", "Mal", "Law", 1, "quit", 5, 10, 59, 500, 600),
+            (ids[a], "other", a, "X", "X", "X", "X", 1, "elsewhere", 99999, 1, 1, 1, 2)]
+    d.db_write(*[(f"INSERT INTO hosted_scores ({cols}) VALUES ({', '.join('?' * 14)})", r)
+                 for r in rows])
+    status, j = web.json("/api/scores/nethack")
+    assert status == 200 and j["game"] == "nethack"
+    assert [(r["name"], r["points"]) for r in j["scores"]] == [(b, 90000), (a, 900), (a, 5)]
+    assert j["scores"][1] == {"game": "nethack", "name": a, "role": "Val", "race": "Hum",
+                              "gender": "Fem", "align": "Neu", "max_depth": 7,
+                              "death": "killed by a <jackal>", "points": 900, "turns": 5000,
+                              "realtime": 3661, "start_time": 100, "end_time": 200}
+    status, page = web.html("/scores/nethack")
+    assert status == 200 and "High scores: NetHack 3.6.6" in page
+    for th in ("Name", "Role", "Race", "Gender", "Alignment", "Deepest level", "Death", "Points",
+               "Turns", "Real time"):
+        assert f"<th>{th}</th>" in page, th
+    assert "killed by a &lt;jackal&gt;" in page and "<jackal>" not in page
+    assert "1:01:01" in page and "23:59:59" in page and "elsewhere" not in page
+    assert page.index(b) < page.index("killed by a")  # by points
+    assert 'href="/scores">Warren</a>' in page
+    status, page = web.html("/scores")
+    assert status == 200 and 'href="/scores/nethack">NetHack 3.6.6</a>' in page
+    assert 'href="/scores/flood">flood</a>' in page  # every configured game
+    status, j = web.json(f"/api/player/{a}")
+    assert status == 200 and [r["points"] for r in j["hosted"]] == [99999, 5, 900]  # newest first
+    status, page = web.html(f"/player/{a}")
+    assert "Hosted games" in page and "killed by a &lt;jackal&gt;" in page and b not in page
+    assert web.get("/scores/nosuch").status == 404
+    assert web.json("/api/scores/nosuch")[0] == 404
