@@ -255,6 +255,97 @@ static void rc_first_copy(const gamecfg_t *g, const char *rcfile)
         fclose(in);
 }
 
+/* ---- rc files ---------------------------------------------------------------------------- */
+
+/* The switch to g's user, when warrend can make it: true with *u. */
+static bool game_owner(const gamecfg_t *g, ptyproc_user_t *u, char *err, size_t n)
+{
+    return g->user[0] && geteuid() == 0 && ptyproc_user_lookup(g->user, u, err, n) == 0;
+}
+
+/* The player's rc file path into path (the directory made, the default
+ * copied when the file is missing). */
+static int rc_path(const server_t *srv, const gamecfg_t *g, const char *user, char *path,
+                   size_t size, char *err, size_t n)
+{
+    char dir[GAMECFG_DIR_MAX + 1];
+    if (!g->rcfile[0]) {
+        snprintf(err, n, "%s has no rc file", g->name);
+        return -1;
+    }
+    if (player_dir(srv, g, user, dir, sizeof dir) < 0) {
+        snprintf(err, n, "cannot make the player's directory: %s", strerror(errno));
+        return -1;
+    }
+    gamecfg_launch_t l;
+    if (gamecfg_launch(g, user, dir, 80, 24, &l, err, n) < 0)
+        return -1;
+    int w = snprintf(path, size, "%s", l.rcfile ? l.rcfile : "");
+    rc_first_copy(g, l.rcfile);
+    gamecfg_launch_free(&l);
+    if (w <= 0 || (size_t)w >= size) {
+        snprintf(err, n, "the rc file's path is too long");
+        return -1;
+    }
+    ptyproc_user_t u;
+    if (game_owner(g, &u, err, n) && (chown(dir, u.uid, u.gid) < 0 || chown(path, u.uid, u.gid)))
+        log_error("chown %s: %s", path, strerror(errno));
+    return 0;
+}
+
+int hostgame_rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
+                     size_t n)
+{
+    char path[GAMECFG_TEXT + GAMECFG_DIR_MAX];
+    if (rc_path(srv, g, user, path, sizeof path, err, n) < 0)
+        return -1;
+    FILE *f = fopen(path, "rb");
+    if (!f && errno == ENOENT)
+        return 0; /* no default: an empty file to begin with */
+    char b[HOSTGAME_RC_MAX + 1];
+    size_t got = f ? fread(b, 1, sizeof b, f) : 0;
+    bool bad = !f || ferror(f);
+    if (f)
+        fclose(f);
+    if (bad || got > HOSTGAME_RC_MAX) {
+        snprintf(err, n, bad ? "cannot read the rc file" : "the rc file is larger than %d bytes",
+                 HOSTGAME_RC_MAX);
+        return -1;
+    }
+    buf_put(out, b, got);
+    return out->failed ? (snprintf(err, n, "out of memory"), -1) : 0;
+}
+
+int hostgame_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text,
+                     size_t len, char *err, size_t n)
+{
+    char path[GAMECFG_TEXT + GAMECFG_DIR_MAX], tmp[sizeof path + 8];
+    if (len > HOSTGAME_RC_MAX || memchr(text, 0, len)) {
+        snprintf(err, n,
+                 len > HOSTGAME_RC_MAX ? "the rc file may have at most %d bytes"
+                                       : "the rc file may not hold NUL bytes",
+                 HOSTGAME_RC_MAX);
+        return -1;
+    }
+    if (rc_path(srv, g, user, path, sizeof path, err, n) < 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    FILE *f = fopen(tmp, "wb"); /* then renamed: a crash leaves the old file or the new */
+    bool ok = f && fwrite(text, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    ptyproc_user_t u;
+    if (ok && game_owner(g, &u, err, n) && chown(tmp, u.uid, u.gid) < 0)
+        ok = false;
+    if (!ok || rename(tmp, path) < 0) {
+        snprintf(err, n, "cannot write the rc file: %s", strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    log_info("rc file saved user=%s game=%s bytes=%zu", user, g->id, len);
+    return 0;
+}
+
 static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *err, size_t n)
 {
     char dir[GAMECFG_DIR_MAX + 1];

@@ -26,6 +26,7 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/logout", .handler = webgw_logout},
     {CALL, "/password", .handler = webgw_password},
     {CALL, "/options", .handler = webgw_options},
+    {CALL, "/options/{name}", .handler = webgw_rc}, /* a [game ID]'s rc file */
     /* mail between players (mail_page.c) */
     {CALL, "/mail", .handler = webgw_mail},
     /* finished games (records/pages.c): HTML, and JSON under /api/ */

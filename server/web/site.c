@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "gamecfg.h"
 #include "http_gzip.h"
 #include "options.h"
 #include "records_query.h"
@@ -330,6 +331,23 @@ typedef struct {
     char user[DB_NAME_MAX];
 } opt_req_t;
 
+/* Links to the rc file pages of the hosted games that have one. */
+static void rc_links(buf_t *b, const gamecfg_list_t *games)
+{
+    const char *sep = "<p class=\"rc\">Your rc files: ";
+    for (int i = 0; i < games->n; i++) {
+        const gamecfg_t *g = &games->games[i];
+        if (!g->rcfile[0])
+            continue;
+        buf_printf(b, "%s<a href=\"/options/%s\">", sep, g->id); /* ids are [a-z0-9_-] */
+        html_escape_str(b, g->name);
+        buf_puts(b, "</a>");
+        sep = " · ";
+    }
+    if (sep[0] != '<')
+        buf_puts(b, "</p>\n");
+}
+
 static void options_page(opt_req_t *r, const char *viewer, const account_options_t *cur, int status,
                          const char *msg, bool ok)
 {
@@ -359,6 +377,7 @@ static void options_page(opt_req_t *r, const char *viewer, const account_options
     }
     buf_puts(&b, "<button type=\"submit\">Save</button></form>\n<p><a href=\"/password\">"
                  "Change your password</a></p>\n");
+    rc_links(&b, &r->g->srv->cfg.games);
     webgw_page_close(&b);
     webgw_reply_html(r->g, r->id, status, &b, r->gzip);
     buf_free(&b);

@@ -49,6 +49,8 @@ int webgw_mail(void *ctx, const web_http_t *req);     /* /mail (mail_page.c) */
  * (req->route->arg is a WEBGW_*_PAGE), and /options. */
 int webgw_page(void *ctx, const web_http_t *req);
 int webgw_options(void *ctx, const web_http_t *req);
+int webgw_rc(void *ctx,
+             const web_http_t *req); /* /options/ID: a hosted game's rc file (rc_page.c) */
 
 /* ---- the page shell (site.c) ---- */
 

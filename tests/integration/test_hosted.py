@@ -307,3 +307,75 @@ def test_hosted_score_pages(nethack):
     assert "Hosted games" in page and "killed by a &lt;jackal&gt;" in page and b not in page
     assert web.get("/scores/nosuch").status == 404
     assert web.json("/api/scores/nosuch")[0] == 404
+
+
+def rc_path(d, name):
+    return d.db.parent / "games" / "nethack" / name / "nethackrc"
+
+
+def test_rc_editor_over_telnet(nethack, clients):
+    """e in the menu edits the player's NetHack rc file: made from the
+    default on first use; change, insert, delete; q drops, s saves."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("rc")
+    t.register(name)
+    t.wait_for("Your choice")
+    assert "e) Edit a game's rc file" in t.text()
+    t.send("e")  # one game has an rc file: straight to it
+    t.wait_for("Your rc file of NetHack 3.6.6")
+    lines = RC.splitlines()
+    assert lines[0][:74] in t.text() and lines[1] in t.text()  # long lines show their start
+    assert rc_path(d, name).read_text() == RC  # copied from rc-default
+    t.send("d")  # the first line goes
+    t.pump(quiet=0.3)
+    assert lines[0][:74] not in t.text()
+    t.send("q")
+    t.wait_for("not saved")
+    assert rc_path(d, name).read_text() == RC
+    t.send("e")
+    t.wait_for("Your rc file of NetHack 3.6.6")
+    t.send("\x1b[B")  # Down: line 2
+    t.send("c")
+    t.send("\x15OPTIONS=number_pad:1\r")  # Ctrl-U, the new text, Enter
+    t.send("i")
+    t.send("OPTIONS=time\r")  # inserted below line 2
+    t.send("\x1b[A")  # Up
+    t.send("\x1b[A")
+    t.send("i")
+    t.send("# dropped\x1b")  # Esc: the inserted line goes again
+    t.pump(quiet=0.3)
+    assert "# dropped" not in t.text()
+    t.send("d")  # line 1
+    t.send("s")
+    t.wait_for("Saved your rc file of NetHack 3.6.6")
+    assert rc_path(d, name).read_text() == "OPTIONS=number_pad:1\nOPTIONS=time\n"
+    assert d.wait_log(rf"rc file saved user={name} game=nethack bytes=34")
+
+
+def test_rc_page_in_the_browser(nethack):
+    """/options/nethack: the same file as a form; a visitor is sent to log
+    in, a foreign post is refused, a file over 8192 bytes is not saved."""
+    d, _ = nethack
+    web = Web(d.http)
+    assert web.get("/options/nethack").status == 303
+    name = unique_name("rw")
+    r = web.register(name, "correct horse")
+    web.session = r.session
+    status, page = web.html("/options/nethack")
+    assert status == 200 and "Your rc file of NetHack 3.6.6" in page
+    assert "OPTIONS=windowtype:tty,color,!legacy" in page and 'name="rc"' in page
+    status, page = web.html("/options")
+    assert 'href="/options/nethack">NetHack 3.6.6</a>' in page
+    r = web.post("/options/nethack", {"rc": "OPTIONS=<b>\r\nOPTIONS=time\r\n"})
+    assert r.status == 200 and b"Saved." in r.body and b"OPTIONS=&lt;b&gt;" in r.body
+    assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    r = web.post("/options/nethack", {"rc": "a" * 8193})
+    assert r.status == 413 and b"at most 8192 bytes; this one has 8193" in r.body
+    assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    r = web.post("/options/nethack", {"rc": "x"}, {"Origin": "http://evil.example"})
+    assert r.status == 403 and rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    assert web.get("/options/flood").status == 404  # no rc file
+    assert web.get("/options/nosuch").status == 404
+    t = Web(d.http)
+    assert t.post("/options/nethack", {"rc": "x"}).status == 403  # no session
