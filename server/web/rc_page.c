@@ -73,12 +73,8 @@ static void rc_show(rc_req_t *r, const db_user_t *u)
 static void on_rc_viewer(void *ud, const db_user_t *u)
 {
     rc_req_t *r = ud;
-    if (!u) { /* a visitor: off to log in (a form post is refused) */
-        char to[96];
-        snprintf(to, sizeof to, "/login?next=%s", r->here);
-        const char *const hdr[] = {"location:", to, NULL};
-        web_reply(r->g->web, r->id, r->post ? 403 : 303, "text/plain; charset=utf-8",
-                  r->post ? NULL : hdr, "Log in first.\n", 14);
+    if (!u) {
+        webgw_login_first(r->g, r->id, r->post, r->here);
         rc_req_free(r);
         return;
     }
@@ -120,8 +116,7 @@ int webgw_rc(void *ctx, const web_http_t *req)
     webgw_t *g = ctx;
     const gamecfg_t *game = gamecfg_find(&g->srv->cfg.games, req->param);
     if (!game || !game->rcfile[0]) {
-        static const char msg[] = "No hosted game of that name has an rc file.\n";
-        web_reply(g->web, req->id, 404, "text/plain; charset=utf-8", NULL, msg, sizeof msg - 1);
+        webgw_reply_text(g, req->id, 404, "No hosted game of that name has an rc file.\n");
         return 0;
     }
     rc_req_t *r = calloc(1, sizeof *r);
@@ -130,8 +125,7 @@ int webgw_rc(void *ctx, const web_http_t *req)
     *r = (rc_req_t){.g = g, .id = req->id, .post = req->post, .gzip = req->gzip, .game = game};
     snprintf(r->here, sizeof r->here, "/options/%s", game->id);
     if (req->post && !rc_read(r, req)) {
-        static const char msg[] = "The form has no rc field.\n";
-        web_reply(g->web, req->id, 400, "text/plain; charset=utf-8", NULL, msg, sizeof msg - 1);
+        webgw_reply_text(g, req->id, 400, "The form has no rc field.\n");
         rc_req_free(r);
         return 0;
     }

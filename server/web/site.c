@@ -285,6 +285,22 @@ int webgw_page(void *ctx, const web_http_t *req)
     return 0;
 }
 
+/* ---- replies of account pages ------------------------------------------------------------ */
+
+void webgw_reply_text(webgw_t *g, uint64_t id, int status, const char *msg)
+{
+    web_reply(g->web, id, status, "text/plain; charset=utf-8", NULL, msg, strlen(msg));
+}
+
+void webgw_login_first(webgw_t *g, uint64_t id, bool post, const char *here)
+{
+    char to[160];
+    snprintf(to, sizeof to, "/login?next=%s", here);
+    const char *const hdr[] = {"location:", to, NULL};
+    web_reply(g->web, id, post ? 403 : 303, "text/plain; charset=utf-8", post ? NULL : hdr,
+              "Log in first.\n", 14);
+}
+
 /* ---- /options -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -398,10 +414,8 @@ static void on_options_saved(void *ud, int status, int64_t id)
 static void on_options_viewer(void *ud, const db_user_t *u)
 {
     opt_req_t *r = ud;
-    static const char *const to_login[] = {"location:", "/login?next=/options", NULL};
-    if (!u) { /* a visitor: off to log in (a form post is refused) */
-        web_reply(r->g->web, r->id, r->post ? 403 : 303, "text/plain; charset=utf-8",
-                  r->post ? NULL : to_login, "Log in first.\n", 14);
+    if (!u) {
+        webgw_login_first(r->g, r->id, r->post, "/options");
         free(r);
         return;
     }
@@ -443,8 +457,7 @@ int webgw_options(void *ctx, const web_http_t *req)
         return -1;
     *r = (opt_req_t){.g = g, .id = req->id, .post = req->post, .gzip = req->gzip};
     if (req->post && !options_read(r, req)) {
-        static const char msg[] = "Choose one value for each option.";
-        web_reply(g->web, req->id, 400, "text/plain; charset=utf-8", NULL, msg, sizeof msg - 1);
+        webgw_reply_text(g, req->id, 400, "Choose one value for each option.");
         free(r);
         return 0;
     }

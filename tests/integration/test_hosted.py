@@ -108,6 +108,9 @@ def test_menu_play_watch(nethack, clients, bindir):
     w.pump(quiet=0.3)
     assert w.lines()[:24] == t.lines()[:24]
     assert d.wait_log(rf"hosted start user={name} game=nethack pid=\d+")
+    status, lobby = Web(d.http).html("/")  # the lobby's row says which game
+    row = next(r for r in lobby.split("<tr>") if f"<td>{name}</td>" in r)
+    assert status == 200 and "<td>NetHack 3.6.6</td>" in row, row
     admin = program(bindir, "asan/warren-admin", "warren-admin")  # lists hosted games too
     r = subprocess.run([str(admin), "--control", str(d.db) + ".ctl", "games"], capture_output=True,
                        text=True, timeout=30)
