@@ -17,7 +17,7 @@ static void check_game(const gamecfg_t *g)
         !STR_OK(g->rc_default) || !STR_OK(g->xlogfile) || !STR_OK(g->user) || !STR_OK(g->term))
         abort();
     if (!g->id[0] || !g->name[0] || !g->command[0] || g->nenv < 0 || g->nenv > GAMECFG_ENV_MAX ||
-        g->hangup_seconds < 1 || g->idle_seconds < 0)
+        g->hangup_seconds < 1 || g->idle_seconds < -1) /* -1: not given */
         abort();
     gamecfg_launch_t la;
     char err[256];
