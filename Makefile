@@ -12,7 +12,7 @@ B        ?= .
 OBJ      := $(B)/build
 BIN      := $(B)/bin
 CC       ?= cc
-PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets
+PKGS     := libuv sqlite3 lua5.4 libsodium zlib libtelnet libwebsockets vterm
 # the content a build loads when no --content is given: this tree's
 CONTENT_DIR := $(abspath game/content)
 WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE \
@@ -130,6 +130,8 @@ $(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$
                   $(OBJ)/asan/libclient.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ASAN_FLAGS) -o $@ $^ $(shell pkg-config --libs check) $(PKGLIBS)
+# hosted-game tests run the release ptytoy: no sanitizer runtime in the child
+$(BIN)/asan/unit: | $(BIN)/tools/ptytoy
 
 # ---- web client --------------------------------------------------------------
 web:
@@ -185,6 +187,8 @@ bench-server: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 	$(BIN)/tools/replay_bench
 	$(BIN)/tools/db_bench
+	$(BIN)/tools/hosted_bench
+	@if [ -x /usr/games/nethack ]; then /usr/bin/python3 tests/load/pty_watch.py $(BIN); fi
 
 # one dialect: .clang-format
 format: deps

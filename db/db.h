@@ -234,6 +234,16 @@ void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb 
 void db_game_broken_told(db_t *db, int64_t game, db_done_cb cb, void *ud);
 void db_game_set_verified(db_t *db, int64_t game, int verified, db_done_cb cb, void *ud);
 
+/* A hosted game's end row (an xlogfile row); a row already stored (same
+ * game, name, start and end) is ignored. id = the new row's id. */
+typedef struct {
+    int64_t user;
+    const char *game; /* [game ID] */
+    const char *name, *role, *race, *gender, *align, *death;
+    int64_t max_depth, points, turns, realtime, start_time, end_time;
+} db_hosted_score_t;
+void db_hosted_score_add(db_t *db, const db_hosted_score_t *r, db_done_cb cb, void *ud);
+
 /* Journal: one row (keys copied). len may be 0. ms: milliseconds since the
  * previous row (>= 0; a negative value is stored as DB_MS_UNKNOWN).
  * DB_EEXISTS on a repeated seq; DB_ENOTFOUND unless seq is 1 or row seq-1

@@ -53,6 +53,9 @@ const char *db_migration_sql(int i); /* 1-based; NULL out of range */
 int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
 
 /* ---- the statement table ---- */
+#define DB_HOSTED_COLS                                                                      \
+    "SELECT user, game, name, role, race, gender, align, death, max_depth, points, turns, " \
+    "realtime, start_time, end_time FROM hosted_scores"
 #define DB_STMT_LIST(X)                                                                           \
     X(BEGIN, "", RUN, none, "BEGIN IMMEDIATE")                                                    \
     X(BEGIN_READ, "", RUN, none, "BEGIN")                                                         \
@@ -88,6 +91,10 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(GAME_BROKEN_TOLD, "i", CHANGE, none,                                                        \
       "UPDATE games SET broken_told = 1 WHERE id = ?1 AND state = 'broken'")                      \
     X(GAME_VERIFIED, "ii", CHANGE, none, "UPDATE games SET verified = ?2 WHERE id = ?1")          \
+    X(HOSTED_SCORE_INSERT, "ittttttitiiiii", ROWID, none,                                         \
+      "INSERT OR IGNORE INTO hosted_scores (user, game, name, role, race, gender, align, "        \
+      "max_depth, death, points, turns, realtime, start_time, end_time) "                         \
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")                     \
     X(GAME_MAX_ID, "", ROW, int, "SELECT coalesce(max(id), 0) FROM games")                        \
     X(MILESTONES_CLEAR, "i", RUN, none, "DELETE FROM milestones WHERE game = ?1")                 \
     X(MILESTONE_INSERT, "iiitt", RUN, none,                                                       \
@@ -159,6 +166,10 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(PLAYER_BEST, "i", ROWS, best,                                                               \
       "SELECT id, score FROM games WHERE user = ?1 AND state = 'finished' "                       \
       "ORDER BY score DESC, end_time, id LIMIT 1")                                                \
+    X(HOSTED_SCORES_TOP, "tii", ROWS, hosted,                                                     \
+      DB_HOSTED_COLS " WHERE game = ?1 ORDER BY points DESC, end_time, id LIMIT ?2 OFFSET ?3")    \
+    X(HOSTED_SCORES_OF_USER, "ii", ROWS, hosted,                                                  \
+      DB_HOSTED_COLS " WHERE user = ?1 ORDER BY id DESC LIMIT ?2")                                \
     X(GAMES_UNVERIFIED, "ii", ROWS, game,                                                         \
       DB_GAME_COLS " WHERE g.state = 'finished' AND g.verified = 0 AND g.id > ?1 "                \
                    "ORDER BY g.id LIMIT ?2")
@@ -302,7 +313,8 @@ typedef struct {
     X(totals, db_totals_cb)         \
     X(number, db_number_cb)         \
     X(mail, db_mail_cb)             \
-    X(sanctions, db_sanctions_cb)
+    X(sanctions, db_sanctions_cb)   \
+    X(hosted, db_hosted_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

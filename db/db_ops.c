@@ -99,6 +99,15 @@ void db_game_set_verified(db_t *db, int64_t game, int verified, db_done_cb cb, v
              DB_ARGS(DB_INT(game), DB_INT(verified)));
 }
 
+void db_hosted_score_add(db_t *db, const db_hosted_score_t *r, db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_HOSTED_SCORE_INSERT,
+             DB_ARGS(DB_INT(r->user), DB_TEXT(r->game), DB_TEXT(r->name), DB_TEXT(r->role),
+                     DB_TEXT(r->race), DB_TEXT(r->gender), DB_TEXT(r->align), DB_INT(r->max_depth),
+                     DB_TEXT(r->death), DB_INT(r->points), DB_INT(r->turns), DB_INT(r->realtime),
+                     DB_INT(r->start_time), DB_INT(r->end_time)));
+}
+
 /* ---- journal and snapshots ---------------------------------------------------- */
 
 void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len,

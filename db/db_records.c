@@ -71,3 +71,49 @@ void db_deliver_totals(const db_op_t *op)
     }
     op->cb.fn.totals(op->cb.ud, op->status, &all);
 }
+
+/* ---- hosted games' end rows ------------------------------------------------------ */
+
+static int read_hosted(sqlite3_stmt *st, void *row)
+{
+    db_hosted_score_t *r = row;
+    r->user = sqlite3_column_int64(st, 0);
+    const char **text[] = {&r->game,   &r->name,  &r->role, &r->race,
+                           &r->gender, &r->align, &r->death};
+    for (int i = 0; i < 7; i++)
+        if (!(*text[i] = db_col_dup(st, 1 + i, NULL)))
+            return DB_ENOMEM;
+    int64_t *num[] = {&r->max_depth, &r->points,     &r->turns,
+                      &r->realtime,  &r->start_time, &r->end_time};
+    for (int i = 0; i < 6; i++)
+        *num[i] = sqlite3_column_int64(st, 8 + i);
+    return DB_OK;
+}
+
+static void free_hosted(void *row)
+{
+    db_hosted_score_t *r = row;
+    const char *text[] = {r->game, r->name, r->role, r->race, r->gender, r->align, r->death};
+    for (int i = 0; i < 7; i++)
+        free((char *)text[i]);
+}
+
+const db_row_t db_row_hosted = {sizeof(db_hosted_score_t), 14, read_hosted, free_hosted};
+
+void db_hosted_scores_top(db_t *db, const char *game, size_t limit, size_t offset, db_hosted_cb cb,
+                          void *ud)
+{
+    db_queue(db, DB_ON(hosted, cb, ud), 0, DB_STMT_HOSTED_SCORES_TOP,
+             DB_ARGS(DB_TEXT(game), DB_INT(limit), DB_INT(offset)));
+}
+
+void db_hosted_scores_of_user(db_t *db, int64_t user, size_t limit, db_hosted_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(hosted, cb, ud), 0, DB_STMT_HOSTED_SCORES_OF_USER,
+             DB_ARGS(DB_INT(user), DB_INT(limit)));
+}
+
+void db_deliver_hosted(const db_op_t *op)
+{
+    op->cb.fn.hosted(op->cb.ud, op->status, db_op_first(op, 0), db_op_count(op, 0));
+}

@@ -30,6 +30,14 @@ typedef struct {
 typedef void (*db_totals_cb)(void *ud, int status, const db_player_totals_t *t);
 void db_player_totals(db_t *db, int64_t user, db_totals_cb cb, void *ud);
 
+/* Hosted games' end rows (db.h, db_hosted_score_t; strings borrowed for
+ * the callback): of one [game ID] by points (highest first, then earliest
+ * end), or of one user, newest first. */
+typedef void (*db_hosted_cb)(void *ud, int status, const db_hosted_score_t *r, size_t n);
+void db_hosted_scores_top(db_t *db, const char *game, size_t limit, size_t offset, db_hosted_cb cb,
+                          void *ud);
+void db_hosted_scores_of_user(db_t *db, int64_t user, size_t limit, db_hosted_cb cb, void *ud);
+
 /* Finished games with verified = 0 and id > after_id, by id, at most limit. */
 void db_games_unverified(db_t *db, int64_t after_id, size_t limit, db_games_cb cb, void *ud);
 

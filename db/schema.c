@@ -101,6 +101,27 @@ static const char *const migrations[] = {
     "    user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,\n"
     "    until INTEGER NOT NULL\n"
     ");\n",
+    /* 5: hosted games' end rows (a NetHack xlogfile row, imported once) */
+    "CREATE TABLE hosted_scores (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    user INTEGER NOT NULL REFERENCES users(id),\n"
+    "    game TEXT NOT NULL,\n"
+    "    name TEXT NOT NULL,\n"
+    "    role TEXT NOT NULL,\n"
+    "    race TEXT NOT NULL,\n"
+    "    gender TEXT NOT NULL,\n"
+    "    align TEXT NOT NULL,\n"
+    "    max_depth INTEGER NOT NULL,\n"
+    "    death TEXT NOT NULL,\n"
+    "    points INTEGER NOT NULL,\n"
+    "    turns INTEGER NOT NULL,\n"
+    "    realtime INTEGER NOT NULL,\n"
+    "    start_time INTEGER NOT NULL,\n"
+    "    end_time INTEGER NOT NULL,\n"
+    "    UNIQUE (game, name, start_time, end_time)\n"
+    ");\n"
+    "CREATE INDEX hosted_scores_by_points ON hosted_scores(game, points DESC);\n"
+    "CREATE INDEX hosted_scores_by_user ON hosted_scores(user, id);\n",
 };
 
 int db_migration_count(void)

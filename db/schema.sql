@@ -132,3 +132,26 @@ CREATE TABLE mutes (
     user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
     until INTEGER NOT NULL
 );
+
+-- A hosted game's end (warren.conf [game ID]): its xlogfile row, imported
+-- once when the program ends. max_depth is NetHack's deepest level.
+CREATE TABLE hosted_scores (
+    id INTEGER PRIMARY KEY,
+    user INTEGER NOT NULL REFERENCES users(id),
+    game TEXT NOT NULL,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    race TEXT NOT NULL,
+    gender TEXT NOT NULL,
+    align TEXT NOT NULL,
+    max_depth INTEGER NOT NULL,
+    death TEXT NOT NULL,
+    points INTEGER NOT NULL,
+    turns INTEGER NOT NULL,
+    realtime INTEGER NOT NULL,
+    start_time INTEGER NOT NULL,
+    end_time INTEGER NOT NULL,
+    UNIQUE (game, name, start_time, end_time)
+);
+CREATE INDEX hosted_scores_by_points ON hosted_scores(game, points DESC);
+CREATE INDEX hosted_scores_by_user ON hosted_scores(user, id);

@@ -70,6 +70,9 @@ install_text "$SRC/deploy/warrend.service" "$ROOT/lib/systemd/system/warrend.ser
 install_text "$SRC/deploy/sshd/warren.conf" "$SHARE/sshd/warren.conf" 0644
 install_text "$SRC/deploy/nginx/warren.conf" "$SHARE/nginx/warren.conf" 0644
 install_text "$SRC/deploy/warren.conf" "$SHARE/warren.conf.sample" 0644
+for f in nethack.conf nethackrc crawl.conf crawlrc; do
+  install_text "$SRC/deploy/games/$f" "$SHARE/games/$f" 0644
+done
 install_text "$SRC/deploy/RUNNING.md" "$ROOT/share/doc/warren/RUNNING.md" 0644
 
 CONF=$DESTDIR$SYSCONFDIR/warren/warren.conf

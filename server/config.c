@@ -41,6 +41,11 @@ static const opt_t opts[] = {
      "N new accounts per address per hour, 0 = no limit (5)"},
     {"public-url", OPT_STR, S(public_url), 0, 0,
      "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
+    {"games-dir", OPT_STR, S(games_dir), 0, 0,
+     "DIR players' directories for hosted games (default: DB's dir/games)"},
+    {"game-idle", OPT_INT, S(game_idle), 0, 86400 * 7,
+     "SECONDS without a key before a hosted game is hung up, 0 = never (3600); a [game] "
+     "section's idle overrides it"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
@@ -64,6 +69,7 @@ void config_defaults(config_t *c)
     c->outq_max = 262144;
     c->listen_backlog = 4096;
     c->register_per_hour = 5; /* limits */
+    c->game_idle = 3600;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
@@ -230,6 +236,22 @@ static int config_line(config_t *c, char *line, char *err, size_t errlen)
     return opt_set(c, o, val, err, errlen);
 }
 
+void config_free(config_t *c)
+{
+    gamecfg_list_free(&c->games);
+}
+
+/* The rest of the file, from its first section on, is hosted games. */
+static int config_games(config_t *c, const char *text, size_t len, const char *name, int lineno,
+                        char *err, size_t errlen)
+{
+    char msg[512];
+    if (gamecfg_parse(&c->games, text, len, lineno, msg, sizeof msg) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", name, msg);
+    return -1;
+}
+
 int config_parse(config_t *c, const char *text, size_t len, const char *name, char *err,
                  size_t errlen)
 {
@@ -240,6 +262,8 @@ int config_parse(config_t *c, const char *text, size_t len, const char *name, ch
         size_t n = (nl ? (size_t)(nl - text) : len) - at;
         lineno++;
         const char *why = NULL;
+        if (text[at] == '[')
+            return config_games(c, text + at, len - at, name, lineno, err, errlen);
         if (n > CONFIG_LINE_MAX)
             why = "line too long";
         else if (memchr(text + at, 0, n))

@@ -7,13 +7,16 @@
  * Keys are the long flag names without "--" (see config_print_usage). Flags given
  * on the command line override the file; the file overrides the defaults.
  * An empty value ("http =") turns a listener off. Unknown keys, bad numbers
- * and bad addresses are errors with "file:line: message". */
+ * and bad addresses are errors with "file:line: message".
+ * The file may end with hosted games: from the first "[game ID]" line on,
+ * the text is gamecfg.h's. */
 #ifndef WARREN_CONFIG_H
 #define WARREN_CONFIG_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "gamecfg.h"
 
 typedef struct {
     char telnet[128]; /* ADDR:PORT, "" = off */
@@ -34,6 +37,9 @@ typedef struct {
     char trust_proxy[256]; /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
     int register_per_hour; /* new accounts per address per hour (0 = no limit) */
     char public_url[200];  /* the site's address as players reach it, for links */
+    int game_idle;         /* seconds without a key before a hosted game is hung up (0: never) */
+    char games_dir[256];   /* players' directories of hosted games; "" = DB's dir/games */
+    gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
     /* storage */
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
@@ -41,6 +47,7 @@ typedef struct {
 } config_t;
 
 void config_defaults(config_t *c);
+void config_free(config_t *c); /* what the file's game sections hold */
 /* Parses argv into c: first finds --config and reads that file, then applies
  * every other flag. Returns 0, or -1 with a message in err. */
 int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errlen);

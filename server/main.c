@@ -242,6 +242,7 @@ int main(int argc, char **argv)
         server_unwind(&srv);
     }
     server_free(&srv);
+    config_free(&srv.cfg);
     uv_loop_close(&loop);
     log_info("warrend stopped");
     return rc == 0 ? 0 : 1;

@@ -8,10 +8,12 @@
  * ignored. */
 #include <stdlib.h>
 #include <string.h>
+#include "hostgame.h"
 #include "input.h"
 #include "log.h"
 #include "mail.h"
 #include "options.h"
+#include "rcedit.h"
 #include "server.h"
 
 #define STY(fg, a) ((style_t){(fg), SCREEN_DEFAULT_COLOR, (a)})
@@ -29,6 +31,8 @@ typedef enum {
     MENU_WATCHLIST, /* the list of live games */
     MENU_SCORES,
     MENU_OPTIONS,
+    MENU_RCCHOOSE, /* which game's rc file to edit */
+    MENU_RCEDIT,   /* the rc file editor (rcedit.h) */
 } menu_screen_t;
 
 typedef enum {
@@ -53,9 +57,11 @@ struct menu_state {
     char pend_name[32], pend_pass[136], pend_old[136];
     char msg[640]; /* a notice: lines split by "\n" on MENU_MESSAGE */
     int wl_page, wl_sort;
-    uint8_t colors; /* options: index into COLOUR_MODES; 0 = from the terminal */
-    uint8_t glyphs; /* options: index into GLYPH_SETS; 0 = from the terminal */
-    bool held;      /* a read is being handled: redraws wait (menu_hold) */
+    uint8_t colors;         /* options: index into COLOUR_MODES; 0 = from the terminal */
+    uint8_t glyphs;         /* options: index into GLYPH_SETS; 0 = from the terminal */
+    rcedit_t *rc;           /* MENU_RCEDIT's editor; owned */
+    const gamecfg_t *rc_of; /* its game (the server's config) */
+    bool held;              /* a read is being handled: redraws wait (menu_hold) */
     bool redraw_due;
 };
 
@@ -66,8 +72,10 @@ menu_state_t *menu_state_new(void)
 
 void menu_state_free(menu_state_t *m)
 {
-    if (m) /* it may hold a password */
+    if (m) { /* it may hold a password */
+        rcedit_free(m->rc);
         memset(m, 0, sizeof *m);
+    }
     free(m);
 }
 
@@ -167,7 +175,7 @@ static void draw_wait(conn_t *c, screen_t *scr)
 
 /* ---- the main menu ----------------------------------------------------------------- */
 
-typedef enum { FOR_ALL, FOR_ANON, FOR_USER } menu_who_t;
+typedef enum { FOR_ALL, FOR_ANON, FOR_USER, FOR_RC } menu_who_t; /* FOR_RC: a user, rc files */
 
 /* One row of a menu: its keys (the first is shown), its label, who sees it
  * (logged in or not) and what choosing it does. */
@@ -185,6 +193,7 @@ static void act_change_password(conn_t *c);
 static void act_options(conn_t *c);
 static void act_mail(conn_t *c);
 static void act_scores(conn_t *c);
+static void act_rc(conn_t *c);
 static void act_quit(conn_t *c);
 
 /* The main menu, in the order it is drawn. */
@@ -196,13 +205,37 @@ static const menu_item_t main_menu[] = {
     {"c", "Change password", FOR_USER, act_change_password},
     {"o", "Options", FOR_USER, act_options},
     {"m", "Mail a player", FOR_USER, act_mail},
+    {"e", "Edit a game's rc file", FOR_RC, act_rc},
     {"s", "High scores", FOR_ALL, act_scores},
     {"qQ", "Quit", FOR_ALL, act_quit},
 };
 #define MAIN_ITEMS (sizeof main_menu / sizeof main_menu[0])
 
+/* Hosted games ([game ID] sections) take the keys 1-9, after Warren's own. */
+#define HOSTED_KEYS 9
+
+static int hosted_count(const conn_t *c)
+{
+    int n = c->srv->cfg.games.n;
+    return c->user_id && n > HOSTED_KEYS ? HOSTED_KEYS : c->user_id ? n : 0;
+}
+
+/* The hosted games with an rc file the player may edit: how many, the
+ * first in *first. */
+static int rc_games(const conn_t *c, int *first)
+{
+    int n = 0;
+    for (int g = hosted_count(c) - 1; g >= 0; g--)
+        if (c->srv->cfg.games.games[g].rcfile[0])
+            n++, *first = g;
+    return n;
+}
+
 static bool item_shown(const conn_t *c, const menu_item_t *it)
 {
+    int first;
+    if (it->who == FOR_RC)
+        return rc_games(c, &first) > 0;
     return it->who == FOR_ALL || (it->who == FOR_USER) == (c->user_id != 0);
 }
 
@@ -210,9 +243,15 @@ static void draw_main(conn_t *c, screen_t *scr)
 {
     draw_header(c, scr);
     int n = 0;
-    for (size_t i = 0; i < MAIN_ITEMS; i++)
+    for (size_t i = 0; i < MAIN_ITEMS; i++) {
         if (item_shown(c, &main_menu[i]))
             draw_item(scr, 5 + n++, main_menu[i].keys[0], main_menu[i].label, NULL);
+        for (int g = 0; main_menu[i].action == session_play && g < hosted_count(c); g++) {
+            char label[80];
+            snprintf(label, sizeof label, "Play %s", c->srv->cfg.games.games[g].name);
+            draw_item(scr, 5 + n++, (char)('1' + g), label, NULL);
+        }
+    }
     if (c->menu->msg[0])
         screen_text(scr, 2, 6 + n, st_msg, c->menu->msg);
     screen_text(scr, 2, 8 + n, STYLE_DEFAULT, "Your choice: ");
@@ -222,6 +261,10 @@ static void draw_main(conn_t *c, screen_t *scr)
 static void main_key(conn_t *c, key_event_t k)
 {
     c->menu->msg[0] = 0;
+    if (k.code >= '1' && k.code < '1' + (uint32_t)hosted_count(c) && !k.mods) {
+        hostgame_play(c, &c->srv->cfg.games.games[k.code - '1']);
+        return;
+    }
     for (size_t i = 0; i < MAIN_ITEMS; i++) {
         const menu_item_t *it = &main_menu[i];
         if (k.code < 0x80 && k.code && strchr(it->keys, (int)k.code) && item_shown(c, it)) {
@@ -560,10 +603,11 @@ static size_t wl_collect(conn_t *c, wl_row_t **out)
     }
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken || !s->game)
+        if (s->ended || s->broken)
             continue;
         rows[n].s = s;
-        game_status(s->game, &rows[n].st);
+        if (s->game)
+            game_status(s->game, &rows[n].st);
         n++;
     }
     qsort_r(rows, n, sizeof *rows, wl_cmp, &c->menu->wl_sort);
@@ -580,7 +624,10 @@ static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
 {
     uint64_t idle = (now - r->s->last_key_ms) / 1000;
     char rc[40], term[16];
-    snprintf(rc, sizeof rc, "%s %s", r->st.race, r->st.cls);
+    if (r->s->game)
+        snprintf(rc, sizeof rc, "%s %s", r->st.race, r->st.cls);
+    else /* a hosted game: its name */
+        snprintf(rc, sizeof rc, "%.39s", r->s->kind_name);
     if (r->s->player)
         snprintf(term, sizeof term, "%dx%d", r->s->grid->w, r->s->grid->h);
     else
@@ -836,6 +883,111 @@ static void act_options(conn_t *c)
     menu_redraw(c);
 }
 
+/* ---- rc files ---------------------------------------------------------------------- */
+
+/* Opens the editor on the player's rc file of game g (index into the games). */
+static void rc_open(conn_t *c, int g)
+{
+    menu_state_t *m = c->menu;
+    const gamecfg_t *game = &c->srv->cfg.games.games[g];
+    char err[200], title[120];
+    buf_t text;
+    buf_init(&text);
+    rcedit_free(m->rc);
+    m->rc = NULL;
+    if (hostgame_rc_load(c->srv, game, c->user, &text, err, sizeof err) == 0) {
+        snprintf(title, sizeof title, "Your rc file of %s", game->name);
+        m->rc = rcedit_new(title, text.data ? text.data : "", text.len, err, sizeof err);
+    }
+    buf_free(&text);
+    if (!m->rc) {
+        log_error("rc file user=%s game=%s: %s", c->user, game->id, err);
+        char msg[240];
+        snprintf(msg, sizeof msg, "The rc file cannot be edited: %s.", err);
+        menu_enter(c, msg);
+        return;
+    }
+    m->rc_of = game;
+    menu_show(c, MENU_RCEDIT);
+    menu_redraw(c);
+}
+
+static void act_rc(conn_t *c)
+{
+    int first = 0;
+    if (rc_games(c, &first) == 1) {
+        rc_open(c, first);
+        return;
+    }
+    menu_show(c, MENU_RCCHOOSE);
+    menu_redraw(c);
+}
+
+static void draw_rc_choose(conn_t *c, screen_t *scr)
+{
+    draw_header(c, scr);
+    screen_text(scr, 2, 5, st_title, "Edit a game's rc file");
+    int y = 7;
+    for (int g = 0; g < hosted_count(c); g++)
+        if (c->srv->cfg.games.games[g].rcfile[0])
+            draw_item(scr, y++, (char)('1' + g), c->srv->cfg.games.games[g].name, NULL);
+    screen_text(scr, 2, y + 1, st_dim, "Esc goes back.");
+    screen_cursor(scr, 0, 0, false);
+}
+
+static void rc_choose_key(conn_t *c, key_event_t k)
+{
+    int g = (int)k.code - '1';
+    if (g >= 0 && g < hosted_count(c) && !k.mods && c->srv->cfg.games.games[g].rcfile[0])
+        rc_open(c, g);
+    else if (k.code == KEY_ESC || k.code == 'q')
+        menu_enter(c, NULL);
+}
+
+static void draw_rc_edit(conn_t *c, screen_t *scr)
+{
+    rcedit_draw(c->menu->rc, scr);
+}
+
+static void rc_leave(conn_t *c, const char *msg)
+{
+    menu_state_t *m = c->menu;
+    rcedit_free(m->rc);
+    m->rc = NULL;
+    menu_enter(c, msg);
+}
+
+static void rc_save(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    char err[200], msg[160];
+    buf_t text;
+    buf_init(&text);
+    rcedit_text(m->rc, &text);
+    int r = text.failed ? (snprintf(err, sizeof err, "out of memory"), -1)
+                        : hostgame_rc_save(c->srv, m->rc_of, c->user, text.data ? text.data : "",
+                                           text.len, err, sizeof err);
+    buf_free(&text);
+    if (r < 0) {
+        rcedit_notice(m->rc, err);
+        menu_redraw(c);
+        return;
+    }
+    snprintf(msg, sizeof msg, "Saved your rc file of %s.", m->rc_of->name);
+    rc_leave(c, msg);
+}
+
+static void rc_edit_key(conn_t *c, key_event_t k)
+{
+    switch (rcedit_key(c->menu->rc, k)) {
+    case RCEDIT_SAVE: rc_save(c); return;
+    case RCEDIT_QUIT:
+        rc_leave(c, rcedit_changed(c->menu->rc) ? "The rc file was not saved." : NULL);
+        return;
+    case RCEDIT_GOING: menu_redraw(c); return;
+    }
+}
+
 /* ---- the screens ---------------------------------------------------------------- */
 
 static void back_key(conn_t *c, key_event_t k)
@@ -856,6 +1008,8 @@ static const screen_ops_t screens[] = {
     [MENU_WATCHLIST] = {draw_watchlist, watchlist_key},
     [MENU_SCORES] = {draw_scores_loading, back_key},
     [MENU_OPTIONS] = {draw_options, options_key},
+    [MENU_RCCHOOSE] = {draw_rc_choose, rc_choose_key},
+    [MENU_RCEDIT] = {draw_rc_edit, rc_edit_key},
 };
 
 /* Draws what c should show now (held: once the read is handled). */

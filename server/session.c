@@ -33,6 +33,7 @@
 #include "log.h"
 #include "records.h"
 #include "server.h"
+#include "backend.h"
 #include "session_impl.h"
 #include "json.h"
 
@@ -58,6 +59,17 @@ session_t *session_find_user(server_t *srv, int64_t user_id)
     {
         session_t *s = HMAP_ITEM(it, session_t, by_user);
         if (s->user_id == user_id && !s->ended)
+            return s;
+    }
+    return NULL;
+}
+
+session_t *session_find_kind(server_t *srv, int64_t user_id, const char *kind)
+{
+    HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_user);
+        if (s->user_id == user_id && !s->ended && strcmp(s->kind, kind) == 0)
             return s;
     }
     return NULL;
@@ -109,6 +121,14 @@ static void session_unindex(server_t *srv, session_t *s)
     hmap_del(&srv->sess_by_game, &s->by_game);
 }
 
+void session_set_game_id(session_t *s, int64_t game_id)
+{
+    hmap_del(&s->srv->sess_by_game, &s->by_game);
+    s->game_id = game_id;
+    (void)hmap_add(&s->srv->sess_by_game, &s->by_game, hmap_hash_u64((uint64_t)game_id));
+    /* cannot fail: the slot array is kept and one entry just left it */
+}
+
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user, game_t *g,
                        uint64_t seq)
 {
@@ -127,13 +147,18 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
         return NULL;
     }
     s->srv = srv;
+    s->ops = &backend_warren;
+    snprintf(s->kind, sizeof s->kind, "warren");
+    snprintf(s->kind_name, sizeof s->kind_name, "Warren");
     s->game = g;
-    s->seed = game_seed(g);
     s->seq = s->snap_seq = seq;
-    game_status_t st;
-    game_status(g, &st);
-    s->snap_turn = st.turn;
-    s->level_changes = st.level_changes;
+    if (g) {
+        s->seed = game_seed(g);
+        game_status_t st;
+        game_status(g, &st);
+        s->snap_turn = st.turn;
+        s->level_changes = st.level_changes;
+    }
     s->started_ms = s->last_key_ms = now_ms(srv);
     jqueue_init(&s->jq);
     list_init(&s->watchers);
@@ -146,7 +171,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 static void session_really_free(session_t *s)
 {
     chat_free(s->chat);
-    game_free(s->game);
+    s->ops->free(s);
     screen_free(s->grid);
     screen_free(s->sent);
     screen_free(s->frozen);
@@ -338,6 +363,16 @@ static void snapshot_soon(session_t *s)
     uv_idle_start(&srv->snap_idle, on_snap_idle);
 }
 
+/* Warren's game made durable: a detach's snapshot waits its turn (see
+ * above), any other is taken now. */
+static void warren_save(session_t *s, const char *why)
+{
+    if (strcmp(why, "detach") == 0)
+        snapshot_soon(s);
+    else
+        session_snapshot(s, why);
+}
+
 /* ---- viewers and frames ------------------------------------------------------------ */
 
 /* A paused game: the last frame sent, at scr's size, the notice on top. */
@@ -364,7 +399,7 @@ static void session_render(const session_t *s, screen_t *scr, const game_view_t 
     if (s->frozen)
         render_paused(s->frozen, scr);
     else {
-        game_render(s->game, scr, v);
+        s->ops->draw(s, scr, v);
         chat_draw((session_t *)s, scr);
     }
     announce_draw(s->srv, scr);
@@ -578,6 +613,8 @@ static void session_layout(session_t *s)
     if (p && !p->too_small && (p->w != s->grid->w || p->h != s->grid->h)) {
         screen_resize(s->grid, p->w, p->h);
         screen_resize(s->sent, p->w, p->h);
+        if (s->ops->resize)
+            s->ops->resize(s, p->w, p->h);
     }
     game_view_t v;
     view_of(s, &v);
@@ -700,7 +737,7 @@ void session_detach(conn_t *c, const char *why)
             s->detached_ms = 1;
         log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                  (unsigned long long)s->seq);
-        snapshot_soon(s);
+        s->ops->save(s, "detach");
     } else {
         watcher_unlink(s, c);
         if (!s->ended)
@@ -712,7 +749,9 @@ void session_detach(conn_t *c, const char *why)
 
 /* ---- game end ---------------------------------------------------------------------- */
 
-void session_finish(session_t *s)
+/* Warren's own game ended: its record, milestones and dump are stored; its
+ * end screen is returned. */
+static gameover_t *warren_finish(session_t *s, char *msg, size_t msglen)
 {
     server_t *srv = s->srv;
     game_status_t st;
@@ -739,9 +778,15 @@ void session_finish(session_t *s)
              (long long)s->game_id, end.end_kind, (unsigned long long)st.turn, (long long)st.score,
              st.cause);
     gameover_t *go = gameover_new(srv, s->game_id, s->user, &st, s->nwatchers);
-    char msg[256];
-    snprintf(msg, sizeof msg, "Game over: %s. Score %lld after %llu turns.", st.cause,
+    snprintf(msg, msglen, "Game over: %s. Score %lld after %llu turns.", st.cause,
              (long long)st.score, (unsigned long long)st.turn);
+    return go;
+}
+
+void session_finish(session_t *s)
+{
+    char msg[256] = "";
+    gameover_t *go = s->ops->finish(s, msg, sizeof msg);
     if (s->player) {
         conn_t *p = s->player;
         p->sess = NULL;
@@ -874,21 +919,12 @@ static void test_hook(conn_t *c, session_t *s)
     (void)c;
 }
 
-static void player_key(conn_t *c, session_t *s, key_event_t k)
+/* A key for Warren's own game: applied, journalled, answered once durable. */
+static void warren_key(conn_t *c, session_t *s, key_event_t k)
 {
     server_t *srv = c->srv;
-    if (k.code == KEY_DETACH && !k.mods) {
-        session_detach(c, DETACH_SAID);
-        return;
-    }
-    if (chat_player_key(c, s, k))
-        return;
-    if (srv->cfg.test_hooks && k.code == KEY_F12) {
-        test_hook(c, s);
-        return;
-    }
     /* paused or shutting down: the key is dropped, never applied nor acknowledged */
-    if (s->ended || s->broken || c->too_small || jqueue_paused(&s->jq) || srv->stopping)
+    if (jqueue_paused(&s->jq) || srv->stopping)
         return;
     uint8_t packed[JQUEUE_KEYS_MAX];
     size_t n = key_pack(k, packed);
@@ -917,6 +953,23 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
         session_snapshot(s, "level");
     } else if (st.turn >= s->snap_turn + (uint64_t)srv->cfg.snapshot_every)
         session_snapshot(s, "turns");
+}
+
+static void player_key(conn_t *c, session_t *s, key_event_t k)
+{
+    if (k.code == KEY_DETACH && !k.mods) {
+        session_detach(c, DETACH_SAID);
+        return;
+    }
+    if (chat_player_key(c, s, k))
+        return;
+    if (c->srv->cfg.test_hooks && k.code == KEY_F12 && s->game) {
+        test_hook(c, s);
+        return;
+    }
+    if (s->ended || s->broken || c->too_small)
+        return;
+    s->ops->key(c, s, k);
 }
 
 void session_key(conn_t *c, key_event_t k)
@@ -948,12 +1001,24 @@ static void watchers_leave(session_t *s, const char *msg)
 /* Snapshots the game and frees the session; watchers go back to the menu. */
 static void session_save_and_free(session_t *s, const char *why)
 {
-    session_snapshot(s, why);
+    s->ops->save(s, why);
     watchers_leave(s, "The player left; the game is saved.");
-    session_free(s);
+    if (!s->ops->stop || !s->ops->stop(s))
+        session_free(s);
 }
 
 /* ---- time ------------------------------------------------------------------------------ */
+
+/* A hosted game without a key for its idle limit ends as after the grace
+ * period: its player goes back to the menu, the program gets SIGHUP. */
+static void session_idle_over(session_t *s, uint64_t now)
+{
+    log_info("idle over user=%s game=%s idle_s=%llu: hung up", s->user, s->kind,
+             (unsigned long long)((now - s->last_key_ms) / 1000));
+    if (s->player)
+        session_detach(s->player, "The game was idle too long; it is saved.");
+    session_save_and_free(s, "idle");
+}
 
 void session_tick(server_t *srv)
 {
@@ -962,6 +1027,10 @@ void session_tick(server_t *srv)
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->idle_limit_ms && !s->ended && now - s->last_key_ms >= s->idle_limit_ms) {
+            session_idle_over(s, now);
+            continue;
+        }
         if (s->player || s->ended || !s->detached_ms || now - s->detached_ms < grace)
             continue;
         if (!jqueue_empty(&s->jq))
@@ -985,7 +1054,7 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
 
 int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
 {
-    session_t *s = session_find_user(srv, user_id);
+    session_t *s = session_find_kind(srv, user_id, "warren"); /* only Warren's have records */
     if (!s)
         return 0;
     int64_t id = s->game_id;
@@ -1029,8 +1098,12 @@ void session_shutdown_all(server_t *srv)
         continue; /* every game is saved below */
     if (srv->snap_idle.loop)
         uv_close((uv_handle_t *)&srv->snap_idle, NULL);
-    LIST_EACH (it, &srv->sessions)
-        session_snapshot(LIST_ITEM(it, session_t, node), "shutdown");
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        s->ops->save(s, "shutdown");
+        if (s->ops->stop) /* a hosted program saves and exits: the loop runs down after */
+            s->ops->stop(s);
+    }
 }
 
 void session_free_all(server_t *srv)
@@ -1041,3 +1114,30 @@ void session_free_all(server_t *srv)
     hmap_fini(&srv->sess_by_name);
     hmap_fini(&srv->sess_by_game);
 }
+
+/* ---- Warren's own engine as a backend ---------------------------------------------------- */
+
+static void warren_draw(const session_t *s, screen_t *scr, const game_view_t *v)
+{
+    game_render(s->game, scr, v);
+}
+
+static void warren_free(session_t *s)
+{
+    game_free(s->game);
+}
+
+void session_output(session_t *s)
+{
+    if (!s->dead && !s->ended && jqueue_empty(&s->jq))
+        session_broadcast(s);
+}
+
+const backend_ops_t backend_warren = {
+    .kind = "warren",
+    .key = warren_key,
+    .draw = warren_draw,
+    .save = warren_save,
+    .finish = warren_finish,
+    .free = warren_free,
+};

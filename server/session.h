@@ -33,7 +33,11 @@ struct session {
     list_t snap_node;                  /* server's snaps_due while a snapshot waits */
     int64_t game_id, user_id;
     char user[32];
-    game_t *game;
+    game_t *game;                  /* Warren's own game; NULL for a hosted one */
+    const struct backend_ops *ops; /* how the game is driven (backend.h) */
+    void *bk;                      /* a hosted game's state (hosted/hostgame.c) */
+    char kind[32];                 /* "warren" or the [game ID] of a hosted game */
+    char kind_name[64];            /* the game's name, for lists */
     uint64_t seed;
     uint64_t seq;      /* keys applied (journal length) */
     uint64_t snap_seq; /* seq of the newest snapshot taken */
@@ -45,6 +49,7 @@ struct session {
     int nwatchers;
     screen_t *grid, *sent; /* current frame and the shared baseline */
     uint64_t started_ms, last_key_ms, detached_ms;
+    uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;
     bool broken;          /* never set: a game that cannot be made or restored gets no session */
     bool frame_due;       /* a frame waits for its keys to be stored */
@@ -70,7 +75,9 @@ void session_resized(conn_t *c);
 void session_view_changed(conn_t *c);
 void session_drained(conn_t *c); /* output queue emptied */
 void session_set_chat(session_t *s, bool off);
-session_t *session_find_user(server_t *s, int64_t user_id);
+session_t *session_find_user(server_t *s, int64_t user_id); /* any kind */
+/* The account's live game of one kind ("warren" or a [game ID]). */
+session_t *session_find_kind(server_t *s, int64_t user_id, const char *kind);
 session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */
 
 /* The account's live game: its player is detached and told why (any

@@ -12,10 +12,15 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 void session_free(session_t *s);
 void session_db_done(session_t *s); /* a db callback that held s returned */
 session_t *session_find_game(server_t *srv, int64_t game_id);
+/* s now goes by game id (a hosted game learns its id after its start). */
+void session_set_game_id(session_t *s, int64_t game_id);
 /* Writes a snapshot when keys came since the last one (why: for the log). */
 void session_snapshot(session_t *s, const char *why);
 /* c becomes the player of s (a previous player is told it was taken over). */
 void session_attach_player(session_t *s, conn_t *c);
+/* The game's screen changed on its own (a hosted program wrote): a frame
+ * to every viewer. */
+void session_output(session_t *s);
 /* The game ended: its record is stored, viewers told, s freed. */
 void session_finish(session_t *s);
 

@@ -216,7 +216,7 @@ static void on_player_restored(void *ud, const restored_t *r)
             rq, NULL, r->retry ? "Your game could not be loaded. Please try again." : MSG_BROKEN);
         return;
     }
-    session_t *s = session_find_user(srv, rq->user_id); /* made while a rebuild read */
+    session_t *s = session_find_kind(srv, rq->user_id, "warren"); /* made while a rebuild read */
     if (s) {
         game_free(r->g);
         play_finish_load(rq, s, NULL);
@@ -246,7 +246,7 @@ static void on_resume(void *ud, int status, const db_resume_t *r)
 {
     load_req_t *rq = ud;
     server_t *srv = rq->srv;
-    session_t *s = session_find_user(srv, rq->user_id);
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
     if (s || status != DB_OK) {
         if (!s)
             log_error("resume read failed user=%s: %d", rq->user, status);
@@ -265,7 +265,7 @@ static void on_game_created(void *ud, int status, int64_t id)
     rq->g = NULL;
     /* made or resumed meanwhile from another connection (whose game then
      * won the one live game: ours failed with DB_EEXISTS, or is that one) */
-    session_t *s = session_find_user(srv, rq->user_id);
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
     if (s) {
         game_free(g);
         play_finish_load(rq, s, NULL);
@@ -328,7 +328,7 @@ static void game_start(load_req_t *rq)
 static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
 {
     load_req_t *rq = ud;
-    session_t *s = session_find_user(rq->srv, rq->user_id);
+    session_t *s = session_find_kind(rq->srv, rq->user_id, "warren");
     if (s) {
         play_finish_load(rq, s, NULL);
     } else if (status != DB_OK) {
@@ -345,7 +345,7 @@ static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
 static void on_live_game(void *ud, int status, const db_game_t *g)
 {
     load_req_t *rq = ud;
-    session_t *s = session_find_user(rq->srv, rq->user_id);
+    session_t *s = session_find_kind(rq->srv, rq->user_id, "warren");
     if (s) {
         play_finish_load(rq, s, NULL);
         return;
@@ -400,7 +400,7 @@ void session_play(conn_t *c)
         menu_enter(c, "The server is shutting down.");
         return;
     }
-    session_t *s = session_find_user(srv, c->user_id);
+    session_t *s = session_find_kind(srv, c->user_id, "warren");
     if (s) {
         session_attach_player(s, c);
         return;

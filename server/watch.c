@@ -145,6 +145,11 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
 
 static void who_line(session_t *s, char *out, size_t n)
 {
+    if (!s->game) { /* a hosted game: its state is the program's own */
+        snprintf(out, n, "Watching %.31s play %.32s, %d watching.", s->user, s->kind_name,
+                 s->nwatchers);
+        return;
+    }
     game_status_t st;
     game_status(s->game, &st);
     snprintf(out, n, "Watching %s, game %lld, depth %d, %d watching.", s->user,

@@ -149,8 +149,9 @@ static void cmd_games(ctl_t *c, char *arg)
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
             continue;
-        game_status_t st;
-        game_status(s->game, &st);
+        game_status_t st = {0}; /* a hosted game has no depth or turn here */
+        if (s->game)
+            game_status(s->game, &st);
         char term[24] = "detached";
         if (s->player)
             snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);

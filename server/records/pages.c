@@ -12,7 +12,10 @@
  *                 "start_time","end_time","turns","depth","max_depth","xl",
  *                 "score","cause","end_kind","state","verified"}
  *   /api/scores  {"filter":{"race","class","period"},"scores":[game + "rank"]}
- *   /api/player/NAME {"name","totals":{...},"games":[game]}
+ *   /api/scores/ID {"game":ID,"name","scores":[hosted]}  (a [game ID] of warren.conf)
+ *   hosted row   {"game","name","role","race","gender","align","max_depth","death",
+ *                 "points","turns","realtime","start_time","end_time"} (xlogfile's)
+ *   /api/player/NAME {"name","totals":{...},"games":[game],"hosted":[hosted]}
  *   /api/game/ID {"game":game,"milestones":[{"turn","depth","kind","text"}],
  *                 "dump":text|null,"links":{...}}
  *   /api/game/ID/replay {"w","h","keyframe_turns","idle_ms",
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include "db_records.h"
+#include "gamecfg.h"
 #include "http_gzip.h"
 #include "json.h"
 #include "log.h"
@@ -45,7 +49,7 @@ struct page {
     bool api;        /* under /api/: answer JSON */
     bool cast;       /* a replay job makes the asciicast (else the frames) */
     int64_t game_id; /* the game of /game/ID pages */
-    char name[24];
+    char name[32];   /* a player, or a [game ID] */
     rq_filter_t filter;
     buf_t out;
     bool gzip;   /* the client takes gzip */
@@ -236,6 +240,142 @@ static void games_table_html(buf_t *o, const db_game_t *gs, size_t n, bool ranke
         buf_puts(o, "<p class=\"empty\">No games yet.</p>\n");
 }
 
+/* ---- hosted games' rows ---------------------------------------------------------------- */
+
+/* "Scores of: Warren · NetHack 3.6.6 ...": each game's score page; current
+ * ("" for Warren's) is not a link. */
+static void games_nav_html(buf_t *o, const server_t *srv, const char *current)
+{
+    const gamecfg_list_t *gl = &srv->cfg.games;
+    if (gl->n == 0)
+        return;
+    buf_puts(o, "<p class=\"games-nav\">Scores of: ");
+    buf_puts(o, current[0] ? "<a href=\"/scores\">Warren</a>" : "<b>Warren</b>");
+    for (int i = 0; i < gl->n; i++) {
+        const gamecfg_t *g = &gl->games[i];
+        bool here = strcmp(g->id, current) == 0;
+        buf_puts(o, " · ");
+        buf_printf(o, here ? "<b>" : "<a href=\"/scores/%s\">", g->id); /* ids are [a-z0-9_-] */
+        html_escape_str(o, g->name);
+        buf_puts(o, here ? "</b>" : "</a>");
+    }
+    buf_puts(o, "</p>\n");
+}
+
+/* Seconds as H:MM:SS. */
+static void put_duration(buf_t *o, int64_t s)
+{
+    if (s < 0)
+        s = 0;
+    buf_printf(o, "%lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
+               (long long)(s % 60));
+}
+
+static void hosted_row_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t rank)
+{
+    buf_puts(o, "<tr>");
+    if (rank)
+        buf_printf(o, "<td>%zu</td><td class=\"player\">", rank);
+    else {
+        const gamecfg_t *g = gamecfg_find(&srv->cfg.games, r->game);
+        buf_printf(o, "<td class=\"game\"><a href=\"/scores/%s\">", r->game);
+        html_escape_str(o, g ? g->name : r->game);
+        buf_puts(o, "</a></td><td class=\"player\">");
+    }
+    player_link(o, r->name);
+    const char *text[] = {r->role, r->race, r->gender, r->align};
+    for (int i = 0; i < 4; i++) {
+        buf_puts(o, "</td><td>");
+        html_escape_str(o, text[i]);
+    }
+    buf_printf(o, "</td><td>%lld</td><td class=\"cause\">", (long long)r->max_depth);
+    html_escape_str(o, r->death);
+    buf_printf(o, "</td><td class=\"score\">%lld</td><td>%lld</td><td>", (long long)r->points,
+               (long long)r->turns);
+    put_duration(o, r->realtime);
+    buf_puts(o, "</td><td>");
+    webgw_put_time(o, r->end_time);
+    buf_puts(o, "</td></tr>\n");
+}
+
+/* ranked: a /scores/ID table (rank column); else a player's (game column). */
+static void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
+                              bool ranked)
+{
+    buf_printf(o,
+               "<table class=\"games hosted\"><thead><tr>%s<th>Name</th><th>Role</th><th>Race</th>"
+               "<th>Gender</th><th>Alignment</th><th>Deepest level</th><th>Death</th>"
+               "<th>Points</th><th>Turns</th><th>Real time</th><th>Date</th></tr></thead>"
+               "<tbody>\n",
+               ranked ? "<th>#</th>" : "<th>Game</th>");
+    for (size_t i = 0; i < n; i++)
+        hosted_row_html(o, srv, &r[i], ranked ? i + 1 : 0);
+    buf_puts(o, "</tbody></table>\n");
+    if (n == 0)
+        buf_puts(o, "<p class=\"empty\">No games yet.</p>\n");
+}
+
+static void hosted_json(buf_t *o, const db_hosted_score_t *r)
+{
+    json_key_str(o, "game", r->game, false);
+    json_key_str(o, "name", r->name, true);
+    json_key_str(o, "role", r->role, true);
+    json_key_str(o, "race", r->race, true);
+    json_key_str(o, "gender", r->gender, true);
+    json_key_str(o, "align", r->align, true);
+    buf_printf(o, ",\"max_depth\":%lld", (long long)r->max_depth);
+    json_key_str(o, "death", r->death, true);
+    buf_printf(o,
+               ",\"points\":%lld,\"turns\":%lld,\"realtime\":%lld,\"start_time\":%lld,"
+               "\"end_time\":%lld}",
+               (long long)r->points, (long long)r->turns, (long long)r->realtime,
+               (long long)r->start_time, (long long)r->end_time);
+}
+
+static void hosted_list_json(buf_t *o, const db_hosted_score_t *r, size_t n)
+{
+    buf_putc(o, '[');
+    for (size_t i = 0; i < n; i++) {
+        buf_puts(o, i ? ",\n{" : "\n{");
+        hosted_json(o, &r[i]);
+    }
+    buf_putc(o, ']');
+}
+
+/* ---- /scores/ID: a hosted game's ----------------------------------------------------------- */
+
+static void on_hosted_scores(void *ud, int status, const db_hosted_score_t *r, size_t n)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, NULL))
+        return;
+    const gamecfg_t *g = gamecfg_find(&p->srv->cfg.games, p->name);
+    buf_t *o = &p->out;
+    if (p->api) {
+        buf_puts(o, "{");
+        json_key_str(o, "game", p->name, false);
+        json_key_str(o, "name", g ? g->name : p->name, true);
+        buf_puts(o, ",\"scores\":");
+        hosted_list_json(o, r, n);
+        buf_puts(o, "}\n");
+        page_send(p, 200, "application/json");
+        return;
+    }
+    html_head(p, g ? g->name : p->name);
+    buf_puts(o, "<h2 class=\"scores\">High scores: ");
+    html_escape_str(o, g ? g->name : p->name);
+    buf_puts(o, "</h2>\n");
+    games_nav_html(o, p->srv, p->name);
+    hosted_table_html(o, p->srv, r, n, true);
+    html_tail(o);
+    page_send(p, 200, "text/html; charset=utf-8");
+}
+
+static void hosted_scores_start(page_t *p)
+{
+    db_hosted_scores_top(p->srv->db, p->name, SCORES_MAX, 0, on_hosted_scores, p);
+}
+
 /* ---- /scores ------------------------------------------------------------------------- */
 
 static void scores_form(buf_t *o, const rq_filter_t *q)
@@ -292,6 +432,7 @@ static void on_scores(void *ud, int status, const db_game_t *gs, size_t n)
     }
     html_head(p, "High scores");
     scores_heading(o, &p->filter, n);
+    games_nav_html(o, p->srv, "");
     scores_form(o, &p->filter);
     games_table_html(o, gs, n, true, true);
     html_tail(o);
@@ -365,6 +506,36 @@ static void live_overlay(page_t *p, db_game_t *games, size_t n, db_player_totals
     }
 }
 
+static void on_player_hosted(void *ud, int status, const db_hosted_score_t *r, size_t n)
+{
+    page_t *p = ud;
+    if (db_failed(p, status, NULL))
+        return;
+    buf_t *o = &p->out;
+    if (p->api) {
+        buf_puts(o, ",\"hosted\":");
+        hosted_list_json(o, r, n);
+        buf_puts(o, "}\n");
+        page_send(p, 200, "application/json");
+        return;
+    }
+    if (n || p->srv->cfg.games.n) {
+        buf_puts(o, "<h3>Hosted games</h3>\n");
+        hosted_table_html(o, p->srv, r, n, false);
+    }
+    html_tail(o);
+    page_send(p, 200, "text/html; charset=utf-8");
+}
+
+/* After Warren's games: the hosted games' rows of the player. */
+static void player_hosted_next(page_t *p)
+{
+    if (p->srv->stopping)
+        page_error(p, 503, "the server is stopping");
+    else
+        db_hosted_scores_of_user(p->srv->db, p->user, PLAYER_GAMES_MAX, on_player_hosted, p);
+}
+
 static void on_player_games(void *ud, int status, const db_game_t *gs, size_t n)
 {
     page_t *p = ud;
@@ -386,17 +557,16 @@ static void on_player_games(void *ud, int status, const db_game_t *gs, size_t n)
             buf_puts(o, i ? ",\n" : "\n");
             game_json(o, &games[i]);
         }
-        buf_puts(o, "]}\n");
+        buf_puts(o, "]");
         free(games);
-        page_send(p, 200, "application/json");
+        player_hosted_next(p);
         return;
     }
     totals_html(o, &p->totals);
     buf_puts(o, "<h3>Games</h3>\n");
     games_table_html(o, games, n, false, false);
     free(games);
-    html_tail(o);
-    page_send(p, 200, "text/html; charset=utf-8");
+    player_hosted_next(p);
 }
 
 static void on_player_totals(void *ud, int status, const db_player_totals_t *t)
@@ -799,6 +969,18 @@ int records_scores(void *gw, const web_http_t *req)
     int status = rq_scores_filter(req->args, req->nargs, &p->filter, err, sizeof err);
     if (!page_refused(p, req, status, err))
         page_go(p, req, scores_start);
+    return 0;
+}
+
+int records_hosted_scores(void *gw, const web_http_t *req)
+{
+    page_t *p = page_new(gw, req);
+    if (!p)
+        return -1;
+    web_copy_str(p->name, sizeof p->name, req->param);
+    bool known = gamecfg_find(&p->srv->cfg.games, p->name) != NULL;
+    if (!page_refused(p, req, known ? 0 : 404, "no such game"))
+        page_go(p, req, hosted_scores_start);
     return 0;
 }
 

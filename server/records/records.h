@@ -79,13 +79,14 @@ void records_job_free(records_job_t *j);
  * the /api/ rows. Each answers with web_reply, now or later (a POST gets
  * 405 once the URL is checked), and returns 0, or -1 when out of memory. */
 enum { RECORDS_HTML = 0, RECORDS_JSON = 1 };
-int records_scores(void *gw, const web_http_t *req);   /* /scores */
-int records_player(void *gw, const web_http_t *req);   /* /player/NAME */
-int records_game(void *gw, const web_http_t *req);     /* /game/{id} */
-int records_dump(void *gw, const web_http_t *req);     /* /game/{id}/dump */
-int records_cast(void *gw, const web_http_t *req);     /* /game/{id}.cast */
-int records_replay(void *gw, const web_http_t *req);   /* /game/{id}/replay, the page */
-int records_frames(void *gw, const web_http_t *req);   /* /api/game/{id}/replay */
-int records_bad_game(void *gw, const web_http_t *req); /* any other /game/...: 400 or 404 */
+int records_scores(void *gw, const web_http_t *req);        /* /scores */
+int records_player(void *gw, const web_http_t *req);        /* /player/NAME */
+int records_hosted_scores(void *gw, const web_http_t *req); /* /scores/ID: a hosted game's */
+int records_game(void *gw, const web_http_t *req);          /* /game/{id} */
+int records_dump(void *gw, const web_http_t *req);          /* /game/{id}/dump */
+int records_cast(void *gw, const web_http_t *req);          /* /game/{id}.cast */
+int records_replay(void *gw, const web_http_t *req);        /* /game/{id}/replay, the page */
+int records_frames(void *gw, const web_http_t *req);        /* /api/game/{id}/replay */
+int records_bad_game(void *gw, const web_http_t *req);      /* any other /game/...: 400 or 404 */
 
 #endif

@@ -12,11 +12,13 @@ const web_route_t WEB_ROUTES[] = {
     {SHOW, "/", .handler = webgw_page, .arg = WEBGW_LOBBY_PAGE},
     {SHOW, "/index.html", .handler = webgw_page, .arg = WEBGW_LOBBY_PAGE},
     {SHOW, "/play", .handler = webgw_page, .arg = WEBGW_PLAY_PAGE},
+    {SHOW, "/play/{name}", .handler = webgw_page, .arg = WEBGW_PLAY_PAGE}, /* [game ID] */
     {SHOW, "/watch/{name}", .handler = webgw_page, .arg = WEBGW_WATCH_PAGE},
     {PAGE, "/assets/{file}", .file = "assets/", .immutable = true},
     /* websockets (webgw.c): the lobby, your own game, someone's game */
     {WEB_WS, "/ws/lobby", .arg = WEB_LOBBY},
     {WEB_WS, "/ws/play", .arg = WEB_PLAY},
+    {WEB_WS, "/ws/play/{name}", .arg = WEB_PLAY},
     {WEB_WS, "/ws/watch/{name}", .arg = WEB_WATCH},
     /* accounts (login.c) */
     {CALL, "/login", .handler = webgw_login},
@@ -24,11 +26,14 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/logout", .handler = webgw_logout},
     {CALL, "/password", .handler = webgw_password},
     {CALL, "/options", .handler = webgw_options},
+    {CALL, "/options/{name}", .handler = webgw_rc}, /* a [game ID]'s rc file */
     /* mail between players (mail_page.c) */
     {CALL, "/mail", .handler = webgw_mail},
     /* finished games (records/pages.c): HTML, and JSON under /api/ */
     {CALL, "/scores", .handler = records_scores},
     {CALL, "/api/scores", .handler = records_scores, .arg = RECORDS_JSON},
+    {CALL, "/scores/{name}", .handler = records_hosted_scores}, /* [game ID] */
+    {CALL, "/api/scores/{name}", .handler = records_hosted_scores, .arg = RECORDS_JSON},
     {CALL, "/player/*", .handler = records_player},
     {CALL, "/api/player/*", .handler = records_player, .arg = RECORDS_JSON},
     {CALL, "/game/{id}", .handler = records_game},

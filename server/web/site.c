@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "gamecfg.h"
 #include "http_gzip.h"
 #include "options.h"
 #include "records_query.h"
@@ -206,7 +207,7 @@ static void game_row(void *ud, const webgw_live_t *l)
     buf_puts(b, "<tr><td>");
     html_escape_str(b, l->name);
     buf_puts(b, "</td><td>");
-    html_escape_str(b, l->race);
+    html_escape_str(b, strcmp(l->game, "warren") ? l->game_name : l->race); /* hosted: its name */
     buf_puts(b, "</td><td>");
     html_escape_str(b, l->cls);
     buf_printf(b, "</td><td>%d</td><td>%llu</td><td>", l->depth, (unsigned long long)l->turn);
@@ -284,6 +285,22 @@ int webgw_page(void *ctx, const web_http_t *req)
     return 0;
 }
 
+/* ---- replies of account pages ------------------------------------------------------------ */
+
+void webgw_reply_text(webgw_t *g, uint64_t id, int status, const char *msg)
+{
+    web_reply(g->web, id, status, "text/plain; charset=utf-8", NULL, msg, strlen(msg));
+}
+
+void webgw_login_first(webgw_t *g, uint64_t id, bool post, const char *here)
+{
+    char to[160];
+    snprintf(to, sizeof to, "/login?next=%s", here);
+    const char *const hdr[] = {"location:", to, NULL};
+    web_reply(g->web, id, post ? 403 : 303, "text/plain; charset=utf-8", post ? NULL : hdr,
+              "Log in first.\n", 14);
+}
+
 /* ---- /options -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -330,6 +347,23 @@ typedef struct {
     char user[DB_NAME_MAX];
 } opt_req_t;
 
+/* Links to the rc file pages of the hosted games that have one. */
+static void rc_links(buf_t *b, const gamecfg_list_t *games)
+{
+    const char *sep = "<p class=\"rc\">Your rc files: ";
+    for (int i = 0; i < games->n; i++) {
+        const gamecfg_t *g = &games->games[i];
+        if (!g->rcfile[0])
+            continue;
+        buf_printf(b, "%s<a href=\"/options/%s\">", sep, g->id); /* ids are [a-z0-9_-] */
+        html_escape_str(b, g->name);
+        buf_puts(b, "</a>");
+        sep = " · ";
+    }
+    if (sep[0] != '<')
+        buf_puts(b, "</p>\n");
+}
+
 static void options_page(opt_req_t *r, const char *viewer, const account_options_t *cur, int status,
                          const char *msg, bool ok)
 {
@@ -359,6 +393,7 @@ static void options_page(opt_req_t *r, const char *viewer, const account_options
     }
     buf_puts(&b, "<button type=\"submit\">Save</button></form>\n<p><a href=\"/password\">"
                  "Change your password</a></p>\n");
+    rc_links(&b, &r->g->srv->cfg.games);
     webgw_page_close(&b);
     webgw_reply_html(r->g, r->id, status, &b, r->gzip);
     buf_free(&b);
@@ -379,10 +414,8 @@ static void on_options_saved(void *ud, int status, int64_t id)
 static void on_options_viewer(void *ud, const db_user_t *u)
 {
     opt_req_t *r = ud;
-    static const char *const to_login[] = {"location:", "/login?next=/options", NULL};
-    if (!u) { /* a visitor: off to log in (a form post is refused) */
-        web_reply(r->g->web, r->id, r->post ? 403 : 303, "text/plain; charset=utf-8",
-                  r->post ? NULL : to_login, "Log in first.\n", 14);
+    if (!u) {
+        webgw_login_first(r->g, r->id, r->post, "/options");
         free(r);
         return;
     }
@@ -424,8 +457,7 @@ int webgw_options(void *ctx, const web_http_t *req)
         return -1;
     *r = (opt_req_t){.g = g, .id = req->id, .post = req->post, .gzip = req->gzip};
     if (req->post && !options_read(r, req)) {
-        static const char msg[] = "Choose one value for each option.";
-        web_reply(g->web, req->id, 400, "text/plain; charset=utf-8", NULL, msg, sizeof msg - 1);
+        webgw_reply_text(g, req->id, 400, "Choose one value for each option.");
         free(r);
         return 0;
     }

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <sodium.h>
+#include "hostgame.h"
 #include "json.h"
 #include "log.h"
 #include "ratelimit.h"
@@ -216,8 +217,15 @@ static void ws_ready(wsock_t *ws)
             ws_refuse(ws, "login", "Log in to play.", "login required");
             return;
         }
-        log_info("web play user=%s conn=%llu ip=%s", c->user, (unsigned long long)c->id, c->ip);
-        session_play(c);
+        log_info("web play user=%s conn=%llu ip=%s game=%s", c->user, (unsigned long long)c->id,
+                 c->ip, ws->watch[0] ? ws->watch : "warren");
+        const gamecfg_t *hosted = gamecfg_find(&c->srv->cfg.games, ws->watch);
+        if (ws->watch[0] && !hosted)
+            ws_refuse(ws, "left", "There is no such game here.", "no such game");
+        else if (hosted)
+            hostgame_play(c, hosted);
+        else
+            session_play(c);
         return;
     }
     session_t *s = session_find_name(c->srv, ws->watch);
@@ -414,11 +422,14 @@ void webgw_each_live(server_t *srv, void (*fn)(void *ud, const webgw_live_t *l),
     uint64_t now = now_ms(srv);
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken || !s->game)
+        if (s->ended || s->broken)
             continue;
-        game_status_t st;
-        game_status(s->game, &st);
+        game_status_t st = {0};
+        if (s->game)
+            game_status(s->game, &st);
         webgw_live_t l = {.name = s->user,
+                          .game = s->kind,
+                          .game_name = s->kind_name,
                           .race = st.race,
                           .cls = st.cls,
                           .depth = st.depth,
@@ -444,6 +455,10 @@ static void lobby_game_json(void *ud, const webgw_live_t *l)
     buf_puts(b, lj->more ? ",{\"name\":" : "{\"name\":");
     lj->more = true;
     json_put_string(b, l->name, strlen(l->name));
+    buf_puts(b, ",\"game\":"); /* "warren" or a hosted game's id */
+    json_put_string(b, l->game, strlen(l->game));
+    buf_puts(b, ",\"game_name\":");
+    json_put_string(b, l->game_name, strlen(l->game_name));
     buf_puts(b, ",\"race\":");
     json_put_string(b, l->race, strlen(l->race));
     buf_puts(b, ",\"class\":");
@@ -460,6 +475,15 @@ static void lobby_build(webgw_t *g, buf_t *b)
     lobby_json_t lj = {b, false};
     buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
     webgw_each_live(g->srv, lobby_game_json, &lj);
+    buf_puts(b, "],\"hosted\":["); /* the games one can start besides Warren's own */
+    for (int i = 0; i < g->srv->cfg.games.n; i++) {
+        const gamecfg_t *h = &g->srv->cfg.games.games[i];
+        buf_puts(b, i ? ",{\"id\":" : "{\"id\":");
+        json_put_string(b, h->id, strlen(h->id));
+        buf_puts(b, ",\"name\":");
+        json_put_string(b, h->name, strlen(h->name));
+        buf_putc(b, '}');
+    }
     buf_puts(b, "]}");
 }
 
@@ -493,7 +517,7 @@ static void lobby_previews(webgw_t *g, wsock_t *only)
         session_t *s = LIST_ITEM(it, session_t, node);
         if (n >= PREVIEW_MAX)
             break;
-        if (s->ended || s->broken || !s->game)
+        if (s->ended || s->broken)
             continue;
         if (!preview_due(g, s, next, &n) && !only)
             continue;

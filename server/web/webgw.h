@@ -49,6 +49,13 @@ int webgw_mail(void *ctx, const web_http_t *req);     /* /mail (mail_page.c) */
  * (req->route->arg is a WEBGW_*_PAGE), and /options. */
 int webgw_page(void *ctx, const web_http_t *req);
 int webgw_options(void *ctx, const web_http_t *req);
+/* A plain-text answer. */
+void webgw_reply_text(webgw_t *g, uint64_t id, int status, const char *msg);
+/* A visitor at an account's page (here, a local path): a GET is sent to
+ * log in and back (303), a POST refused (403). */
+void webgw_login_first(webgw_t *g, uint64_t id, bool post, const char *here);
+int webgw_rc(void *ctx,
+             const web_http_t *req); /* /options/ID: a hosted game's rc file (rc_page.c) */
 
 /* ---- the page shell (site.c) ---- */
 
@@ -82,7 +89,8 @@ void webgw_templates_free(webgw_t *g);
 /* One live game as the lobby shows it; strings borrowed for the call. */
 typedef struct {
     const char *name, *race, *cls;
-    int depth, watchers, w, h; /* w, h: 0 while nobody plays it */
+    const char *game, *game_name; /* "warren" or a [game ID]; the game's name */
+    int depth, watchers, w, h;    /* w, h: 0 while nobody plays it */
     uint64_t turn, idle_s;
     bool chat;
 } webgw_live_t;

@@ -40,7 +40,8 @@ static void check_routes(const char *path)
         if (methods[i] == WEB_WS) {
             if (r->arg != WEB_LOBBY && r->arg != WEB_PLAY && r->arg != WEB_WATCH)
                 abort();
-            if ((r->arg == WEB_WATCH) != (param[0] != 0) ||
+            /* watch names a player, play may name a hosted game, the lobby nothing */
+            if ((r->arg == WEB_WATCH && !param[0]) || (r->arg == WEB_LOBBY && param[0]) ||
                 strspn(param, TOKEN_CHARS) != strlen(param))
                 abort();
         }

@@ -115,8 +115,9 @@ function render(games) {
   for (const g of games) {
     const tr = document.createElement('tr');
     cell(tr, g.name);
-    cell(tr, g.race);
-    cell(tr, g.class);
+    const hosted = g.game && g.game !== 'warren';
+    cell(tr, hosted ? g.game_name : g.race); // a hosted game shows its name
+    cell(tr, hosted ? '' : g.class);
     cell(tr, g.depth);
     cell(tr, g.turn);
     cell(tr, fmtIdle(g.idle));
@@ -132,6 +133,19 @@ function render(games) {
   }
 }
 
+// one Play link per hosted game ([game ID] of the server's config)
+function playLinks(hosted) {
+  const nav = document.querySelector('header nav');
+  for (const a of nav.querySelectorAll('a.hosted')) a.remove();
+  for (const h of hosted) {
+    const a = document.createElement('a');
+    a.className = 'hosted';
+    a.href = `/play/${encodeURIComponent(String(h.id))}`;
+    a.textContent = `Play ${h.name}`;
+    nav.insertBefore(a, nav.querySelector('a[href="/scores"]'));
+  }
+}
+
 let retry = 0;
 function connect() {
   const ws = new WebSocket(wsUrl('/ws/lobby'));
@@ -141,6 +155,7 @@ function connect() {
     let m;
     try { m = JSON.parse(ev.data); } catch { return; }
     if (m.t === 'lobby' && Array.isArray(m.games)) { render(m.games); prunePreviews(m.games); }
+    if (m.t === 'lobby' && Array.isArray(m.hosted)) playLinks(m.hosted);
     if (m.t === 'preview') drawPreview(m.name, m.frame);
   };
   ws.onclose = (ev) => {

@@ -8,7 +8,7 @@ const chatOn = document.getElementById('chat-on');
 let t = null;
 const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o));
 
-t = openTerminal(document.getElementById('term'), '/ws/play', {
+t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { // /play or /play/GAME
   onState: (s) => { status.textContent = s; },
   onNotice: (m) => {
     if (chat.onMessage(m)) return;
@@ -20,7 +20,7 @@ t = openTerminal(document.getElementById('term'), '/ws/play', {
       chat.setOn(m.chat !== false);
     }
     if (m.t === 'chat_state') { chatOn.checked = !!m.on; chat.setOn(!!m.on); }
-    if (m.t === 'login') location.href = '/login?next=/play';
+    if (m.t === 'login') location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
     if (m.t === 'left' && typeof m.text === 'string') {
       // the game went elsewhere (taken over, ended, saved): back to the lobby
       status.textContent = m.text;

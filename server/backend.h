@@ -1,0 +1,44 @@
+/* backend — how a session drives its game: one ops table per kind of game.
+ *
+ * Two kinds: Warren's own engine, in process (session.c: journal,
+ * snapshots, replay verification), and a terminal program under a pty
+ * (hosted/hostgame.c). The session owns viewers, frames and the grace
+ * period; the backend owns the game's state and its storage.
+ *
+ * A backend that produces output on its own (the pty) calls
+ * session_output (session_impl.h) for a frame, and session_finish when its
+ * game ends. Loop thread only. */
+#ifndef WARREN_BACKEND_H
+#define WARREN_BACKEND_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "conn.h"
+#include "game.h"
+#include "keys.h"
+#include "screen.h"
+
+typedef struct backend_ops {
+    const char *kind; /* "warren" or "pty" */
+    /* The player's key (Ctrl-X and test hooks are handled before). */
+    void (*key)(conn_t *c, session_t *s, key_event_t k);
+    /* The player's terminal is now w x h (the session's grid follows). */
+    void (*resize)(session_t *s, int w, int h);
+    /* The game's screen into scr (of any size; clipped). */
+    void (*draw)(const session_t *s, screen_t *scr, const game_view_t *v);
+    /* A point to make the game durable (detach, level, shutdown). */
+    void (*save)(session_t *s, const char *why);
+    /* The session is leaving memory without an end (grace over, closed by
+     * an admin). Returns true when the backend frees the session itself
+     * later (a program given time to save); false: free it now. */
+    bool (*stop)(session_t *s);
+    /* The game ended: its end state and score row are stored, msg (n
+     * bytes) says it to the player. Returns the end screen to show its
+     * viewers (gameover.h), or NULL: then msg is shown. */
+    struct gameover *(*finish)(session_t *s, char *msg, size_t n);
+    void (*free)(session_t *s); /* the game's state, once the session goes */
+} backend_ops_t;
+
+extern const backend_ops_t backend_warren; /* session.c */
+extern const backend_ops_t backend_pty;    /* hosted/hostgame.c */
+
+#endif

@@ -1,0 +1,103 @@
+/* gamecfg — the hosted games of warren.conf: one [game ID] section each.
+ *
+ *     [game nethack]
+ *     name       = NetHack 3.6.6
+ *     command    = /usr/games/nethack -u %n
+ *     env        = NETHACKOPTIONS=@%r        (may repeat)
+ *     rcfile     = %d/nethackrc
+ *     rc-default = /etc/warren/nethackrc
+ *     xlogfile   = /var/games/nethack/xlogfile
+ *
+ * Keys (each at most once, but env):
+ *   name        shown in menus (default: the id)
+ *   command     required: program (an absolute path) and arguments, split
+ *               and substituted as cmdline.h says (%n name, %d the
+ *               player's directory for this game, %r the rc file)
+ *   env         NAME=VALUE added to the program's environment (VALUE is
+ *               substituted); the environment is TERM, HOME (= %d) and
+ *               PATH (/usr/local/bin:/usr/bin:/bin) and these, nothing
+ *               inherited; an env line may replace one of the three
+ *   rcfile      the player's rc file (%d and %n), %r in command and env
+ *   rc-default  copied to rcfile on first play (needs rcfile)
+ *   xlogfile    where the game appends a row per finished game (xlog.h)
+ *   user        system account the program runs as (when warrend runs
+ *               as root)
+ *   term        TERM for the program (default xterm-256color)
+ *   cpu, memory, files, processes, file-size: limits (seconds, MB,
+ *               descriptors, processes, MB); 0 or absent: unchanged
+ *   idle        seconds without input before the game is hung up (0: never;
+ *               absent: -1, the daemon's game-idle)
+ *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
+ * LINES and COLUMNS are not set: ncurses prefers them to the pty's size,
+ * and the game would not follow a resize.
+ *
+ * A section is checked with the longest player values (a name of
+ * CMDLINE_NAME_MAX bytes, a directory of GAMECFG_DIR_MAX), so a game that
+ * parses can be launched for every player.
+ *
+ * Lines follow config.h: '#' starts a comment line, " #" a trailing one,
+ * spaces around '=' and at the ends are ignored.
+ *
+ * Ownership: a gamecfg_list_t owns its games (gamecfg_list_free);
+ * gamecfg_launch_t owns its argv and envp (gamecfg_launch_free). */
+#ifndef WARREN_GAMECFG_H
+#define WARREN_GAMECFG_H
+#include <stddef.h>
+#include "ptyproc.h"
+
+#define GAMECFG_ID_MAX   31 /* [a-z0-9_-] */
+#define GAMECFG_GAMES    64
+#define GAMECFG_ENV_MAX  16
+#define GAMECFG_LINE_MAX 1023
+#define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
+#define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
+
+typedef struct {
+    char id[GAMECFG_ID_MAX + 1];
+    char name[64];
+    char command[GAMECFG_TEXT];
+    char env[GAMECFG_ENV_MAX][GAMECFG_TEXT];
+    int nenv;
+    char rcfile[GAMECFG_TEXT];     /* "" = none */
+    char rc_default[GAMECFG_TEXT]; /* "" = none */
+    char xlogfile[GAMECFG_TEXT];   /* "" = none */
+    char user[33];                 /* "" = warrend's own */
+    char term[32];
+    ptyproc_limits_t limits;
+    int idle_seconds; /* -1: not given */
+    int hangup_seconds;
+    int line; /* where the section starts, for messages */
+} gamecfg_t;
+
+typedef struct {
+    gamecfg_t *games;
+    int n;
+} gamecfg_list_t;
+
+/* Parses game sections from text (len bytes, no NUL needed); first_line is
+ * the file's line number of text's first line. Only blank lines and
+ * comments may come before the first section. Appends the games to list
+ * (ids unique across the list). Returns 0, or -1 with "line N: message"
+ * in err; then list holds the games of the sections completed before. */
+int gamecfg_parse(gamecfg_list_t *list, const char *text, size_t len, int first_line, char *err,
+                  size_t errlen);
+void gamecfg_list_free(gamecfg_list_t *list); /* leaves an empty list */
+const gamecfg_t *gamecfg_find(const gamecfg_list_t *list, const char *id);
+
+/* What ptyproc_spawn needs to start a game for one player. */
+typedef struct {
+    char **argv, **envp; /* NULL-terminated; owned */
+    char *rcfile;        /* the player's rc file, or NULL; owned */
+    ptyproc_opts_t opts; /* points at argv, envp and dir; user is NULL */
+} gamecfg_launch_t;
+
+/* Builds the launch of game g for player name with directory dir (an
+ * absolute path the caller created, at most GAMECFG_DIR_MAX bytes) and a
+ * w x h window. opts.dir is dir
+ * (borrowed); set opts.user to switch users. Returns 0, or -1 with err
+ * (nothing to free then). */
+int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, int w, int h,
+                   gamecfg_launch_t *out, char *err, size_t errlen);
+void gamecfg_launch_free(gamecfg_launch_t *l);
+
+#endif

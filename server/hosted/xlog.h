@@ -1,0 +1,36 @@
+/* xlog — one row of a NetHack-style xlogfile: the record a game appends
+ * when a game ends, for importing hosted games' scores.
+ *
+ * A row is key=value fields separated by tabs (NetHack 3.6 and later);
+ * a row with no tab is split at ':' (the 3.4 format, whose values cannot
+ * hold ':'). Unknown keys are ignored; a key given twice keeps its last
+ * value. Text values are cut to their fields and control characters
+ * become '?'. Numbers are decimal; conduct, achieve and flags may be hex
+ * ("0x..."). A row needs name, points and death, else it is an error.
+ * Pure: no allocation, no state. */
+#ifndef WARREN_XLOG_H
+#define WARREN_XLOG_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define XLOG_LINE_MAX 4096
+
+typedef struct {
+    char version[16]; /* "3.6.6" */
+    char name[32];
+    char role[16], race[16], gender[16], align[16]; /* "Val", "Hum", "Fem", "Neu" */
+    char gender0[16], align0[16];                   /* at the start of the game */
+    char death[256];                                /* "killed by a jackal" */
+    char while_[128];                               /* "while helpless" (3.7) */
+    int64_t points, turns, realtime;                /* realtime: seconds played */
+    int64_t starttime, endtime;                     /* Unix seconds */
+    int64_t deathdate, birthdate;                   /* YYYYMMDD */
+    int64_t deathdnum, deathlev, maxlvl, hp, maxhp, deaths, uid;
+    uint64_t conduct, achieve, flags;
+} xlog_row_t;
+
+/* Parses one row (len bytes, a trailing newline allowed; no NUL needed).
+ * Returns 0, or -1 with a reason in err (row is then unspecified). */
+int xlog_parse(const char *line, size_t len, xlog_row_t *row, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,53 @@
+/* Fuzz target: hosted games' [game ID] sections (server/hosted/gamecfg.c).
+ * Whatever the text, the result is 0 or -1 with a "line N: " message, and
+ * every game accepted can be launched for a valid player (here the longest
+ * name and directory): its command splits, its program is an absolute
+ * path, its substitutions resolve. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hosted/cmdline.h"
+#include "hosted/gamecfg.h"
+
+#define STR_OK(f) (memchr((f), 0, sizeof(f)) != NULL)
+
+static void check_game(const gamecfg_t *g)
+{
+    if (!STR_OK(g->id) || !STR_OK(g->name) || !STR_OK(g->command) || !STR_OK(g->rcfile) ||
+        !STR_OK(g->rc_default) || !STR_OK(g->xlogfile) || !STR_OK(g->user) || !STR_OK(g->term))
+        abort();
+    if (!g->id[0] || !g->name[0] || !g->command[0] || g->nenv < 0 || g->nenv > GAMECFG_ENV_MAX ||
+        g->hangup_seconds < 1 || g->idle_seconds < -1) /* -1: not given */
+        abort();
+    gamecfg_launch_t la;
+    char err[256];
+    char name[CMDLINE_NAME_MAX + 1], dir[GAMECFG_DIR_MAX + 1];
+    memset(name, 'N', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    memset(dir, 'd', sizeof dir - 1);
+    dir[0] = '/';
+    dir[sizeof dir - 1] = 0;
+    if (gamecfg_launch(g, name, dir, 80, 24, &la, err, sizeof err) != 0)
+        abort();
+    int n = 0;
+    while (la.envp[n])
+        n++;
+    if (la.argv[0][0] != '/' || n < 3 || n > 3 + g->nenv || !!la.rcfile != !!g->rcfile[0])
+        abort();
+    gamecfg_launch_free(&la);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    gamecfg_list_t list = {NULL, 0};
+    char err[256] = "";
+    int rc = gamecfg_parse(&list, (const char *)data, size, 1, err, sizeof err);
+    if (rc != 0 && (rc != -1 || strncmp(err, "line ", 5) != 0))
+        abort();
+    if (list.n < 0 || list.n > GAMECFG_GAMES)
+        abort();
+    for (int i = 0; i < list.n; i++)
+        check_game(&list.games[i]);
+    gamecfg_list_free(&list);
+    return 0;
+}

@@ -1,0 +1,384 @@
+"""Hosted games with the real daemon and Debian's NetHack (nethack-console):
+chosen from the telnet menu, played, watched, resized, brought back after
+warrend is SIGKILLed, and ended with its xlogfile row."""
+import os
+import pathlib
+import re
+import subprocess
+import time
+
+import pytest
+
+from harness import ARTIFACTS, CTRL_X, Daemon, Web, browser_script, program, unique_name
+
+NETHACK = pathlib.Path("/usr/games/nethack")
+pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
+
+RC = ("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopickup\n"
+      "OPTIONS=disclose:-i -a -v -g -c -o\n")
+
+
+TOYS = ("winsize", "exit 0", "flood", "nohup", "noread")  # keys 2.. after NetHack's 1
+
+
+def toy_sections(bindir):
+    """ptytoy's misbehaving modes as games of their own."""
+    toy = bindir / "tools" / "ptytoy"
+    return "".join(f"[game {m.split()[0]}]\ncommand = {toy} {m}\nhangup-timeout = 1\n"
+                   for m in TOYS)
+
+
+def toy_key(mode):
+    return str(2 + [m.split()[0] for m in TOYS].index(mode))
+
+
+def playground(root, bindir):
+    """NetHack's data linked, its score files empty: no setgid games needed."""
+    pg = root / "nethack"
+    (pg / "save").mkdir(parents=True)
+    for f in ("nhdat", "symbols", "license"):
+        os.symlink(f"/usr/lib/games/nethack/{f}", pg / f)
+    for f in ("record", "logfile", "xlogfile", "perm"):
+        (pg / f).write_text("")
+    (root / "nethackrc").write_text(RC)
+    conf = root / "warren.conf"
+    conf.write_text("grace = 600\n"
+                    "[game nethack]\n"
+                    "name = NetHack 3.6.6\n"
+                    f"command = /usr/games/nethack -d {pg} -u %n\n"
+                    "env = NETHACKOPTIONS=@%r\n"
+                    "rcfile = %d/nethackrc\n"
+                    f"rc-default = {root / 'nethackrc'}\n"
+                    f"xlogfile = {pg / 'xlogfile'}\n" + toy_sections(bindir))
+    return pg, conf
+
+
+@pytest.fixture
+def nethack(bindir, tmp_path):
+    pg, conf = playground(tmp_path, bindir)
+    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf, "--grace", "2"])
+    d.start()
+    yield d, pg
+    d.stop()
+    d.stop_clean()
+
+
+def answer_until(t, goal, timeout=20):
+    """Answers NetHack's questions (a random character, --More--) until the
+    screen shows goal."""
+    end = time.time() + timeout
+    while goal not in t.text():
+        assert time.time() < end, t.text()
+        text = t.text()
+        if "Shall I pick" in text or "Is this ok?" in text:
+            t.send("y")
+        elif "--More--" in text:
+            t.send("\r")
+        t.pump(quiet=0.1, limit=0.5)
+    t.pump(quiet=0.3)
+    return t.text()
+
+
+def to_map(t):
+    """From NetHack's first question to the map of level 1."""
+    t.wait_for("Shall I pick", timeout=20)
+    return answer_until(t, "Dlvl:1")
+
+
+def start_nethack(t, name):
+    t.register(name)
+    assert "1) Play NetHack 3.6.6" in t.wait_for("Your choice")
+    t.send("1")
+    return to_map(t)
+
+
+def test_menu_play_watch(nethack, clients, bindir):
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("nh")
+    start_nethack(t, name)
+    t.play_keys("s" * 3)  # search: turns pass, the map stays
+    w = clients(d.port)
+    w.register(unique_name("w"))
+    w.send("w")
+    assert "NetHack 3.6.6" in w.wait_for(name)
+    w.send("a")
+    w.wait_for("Dlvl:1")
+    t.play_keys("s")
+    w.pump(quiet=0.3)
+    assert w.lines()[:24] == t.lines()[:24]
+    assert d.wait_log(rf"hosted start user={name} game=nethack pid=\d+")
+    status, lobby = Web(d.http).html("/")  # the lobby's row says which game
+    row = next(r for r in lobby.split("<tr>") if f"<td>{name}</td>" in r)
+    assert status == 200 and "<td>NetHack 3.6.6</td>" in row, row
+    admin = program(bindir, "asan/warren-admin", "warren-admin")  # lists hosted games too
+    r = subprocess.run([str(admin), "--control", str(d.db) + ".ctl", "games"], capture_output=True,
+                       text=True, timeout=30)
+    assert r.returncode == 0 and name in r.stdout, (r.stdout, r.stderr)
+
+
+def test_resize_goes_to_the_program(nethack, clients):
+    d, _ = nethack
+    t = clients(d.port)
+    t.register(unique_name("rs"))
+    t.send(toy_key("winsize"))
+    t.wait_for("size 80x24")
+    t.resize(100, 30)
+    t.wait_for("size 100x30")
+    t.send("q")
+    t.wait_for("has ended")
+
+
+def test_misbehaving_programs_hurt_no_one(nethack, clients):
+    d, _ = nethack
+    other = clients(d.port)
+    other.register(unique_name("ok"))
+    t = clients(d.port)
+    t.register(unique_name("bad"))
+    t.send(toy_key("exit"))  # exits at once: back to the menu, told
+    t.wait_for("has ended")
+    t.send(" ")
+    t.wait_for("Your choice")
+    t.send(toy_key("flood"))
+    t.wait_for("flood")
+    other.send("w")  # the daemon answers others while the program floods
+    other.wait_for("Live games", timeout=5)
+    other.send("q")
+    other.wait_for("Your choice", timeout=5)
+    t.send(CTRL_X)
+    t.wait_for("Your choice", timeout=10)
+    t.send(toy_key("noread"))
+    t.wait_for("noread ready")
+    t.send("x" * 2000, settle=False)  # never read: queued, then dropped
+    t.send(CTRL_X)
+    t.wait_for("Your choice", timeout=10)
+    t.send(toy_key("nohup"))
+    t.wait_for("nohup ready")
+    t.send(CTRL_X)
+    t.wait_for("Your choice")
+    # grace (2 s) over: SIGHUP, ignored; SIGKILL after hangup-timeout (1 s)
+    d.wait_log(r"hangup user=bad\S* game=nohup", timeout=15)
+    d.wait_log(r"program exited user=bad\S* game=nohup pid=\d+ status=9", timeout=15)
+    other.send("w")
+    other.wait_for("Live games", timeout=5)
+
+
+def test_sigkill_daemon_then_same_game(nethack, clients):
+    d, pg = nethack
+    t = clients(d.port)
+    name = unique_name("nh")
+    start_nethack(t, name)
+    t.play_keys("s" * 5)
+    d.kill()
+    end = time.time() + 20  # the pty closed: NetHack hangup-saves
+    while not any((pg / "save").iterdir()):
+        assert time.time() < end, "no save file after the daemon died"
+        time.sleep(0.1)
+    d.start()
+    t = clients(d.port)
+    t.login(name)
+    t.send("1")
+    answer_until(t, "Dlvl:1")
+    assert re.search(r"welcome back|Restoring", t.raw.decode("utf-8", "replace"))
+
+
+def test_detach_keeps_running_then_quit_ends_with_xlog_row(nethack, clients):
+    d, pg = nethack
+    t = clients(d.port)
+    name = unique_name("nh")
+    start_nethack(t, name)
+    t.send(CTRL_X)
+    t.wait_for("Your choice")
+    t.send("1")  # the same program, still running
+    t.wait_for("Dlvl:1")
+    assert d.log().count(f"hosted start user={name}") == 1
+    t.play_keys("\x1b#quit\r")
+    t.wait_for("Really quit?")
+    t.send("y")
+    answer_until(t, "is over")
+    assert re.search(r"NetHack 3\.6\.6 is over: quit\. \d+ points after \d+ turns", t.text())
+    rows = (pg / "xlogfile").read_text().splitlines()
+    assert rows and f"name={name}" in rows[-1]
+    xl = dict(f.split("=", 1) for f in rows[-1].split("\t"))
+    got = d.db_rows("SELECT h.game, h.name, role, race, gender, align, max_depth, death, points, "
+                    "turns, realtime FROM hosted_scores h JOIN users u ON u.id = h.user "
+                    "WHERE u.name = ?", name)
+    assert got == [("nethack", name, xl["role"], xl["race"], xl["gender"], xl["align"],
+                    int(xl["maxlvl"]), xl["death"], int(xl["points"]), int(xl["turns"]),
+                    int(xl["realtime"]))]
+    web = Web(d.http)  # the row on the game's score page and the player's page
+    status, j = web.json("/api/scores/nethack")
+    assert status == 200 and j["name"] == "NetHack 3.6.6"
+    mine = [r for r in j["scores"] if r["name"] == name]
+    assert len(mine) == 1 and mine[0]["role"] == xl["role"] and mine[0]["death"] == xl["death"]
+    assert mine[0]["points"] == int(xl["points"]) and mine[0]["realtime"] == int(xl["realtime"])
+    status, page = web.html("/scores/nethack")
+    assert status == 200 and f'href="/player/{name}"' in page and xl["role"] in page
+    status, page = web.html(f"/player/{name}")
+    assert status == 200 and "Hosted games" in page and 'href="/scores/nethack"' in page, page
+    assert xl["death"] in page
+
+
+def test_play_in_chromium(nethack):
+    d, _ = nethack
+    r, out = browser_script("hosted.mjs", f"http://127.0.0.1:{d.http}", ARTIFACTS,
+                            unique_name("web"), "correct horse")
+    assert not out["errors"], out["errors"]
+    assert out["link"] == {"text": "Play NetHack 3.6.6", "href": "/play/nethack"}
+    assert any("Dlvl:1" in ln for ln in out["lines"]), out["lines"]
+    assert any("@" in ln for ln in out["lines"]), out["lines"]
+
+
+def test_idle_games_are_hung_up(bindir, tmp_path, clients):
+    """game-idle is the default, a section's idle overrides it; a key
+    restarts the clock."""
+    toy = bindir / "tools" / "ptytoy"
+    conf = tmp_path / "warren.conf"
+    conf.write_text("game-idle = 2\n"
+                    f"[game sleepy]\ncommand = {toy} nohup\nhangup-timeout = 1\n"
+                    f"[game awake]\ncommand = {toy} winsize\nidle = 0\n")
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf])
+    d.start()
+    try:
+        t = clients(d.port)
+        name = unique_name("idle")
+        t.register(name)
+        t.send("1")
+        t.wait_for("nohup ready")
+        for _ in range(4):  # 4 s of keys a second apart: never idle for 2 s
+            time.sleep(1)
+            t.send("x", settle=False)
+        assert "idle over" not in d.log()
+        t.wait_for("idle too long", timeout=10)
+        assert "Your choice" in t.text()
+        d.wait_log(rf"idle over user={name} game=sleepy idle_s=[23]: hung up", timeout=5)
+        # nohup ignores SIGHUP: SIGKILL after hangup-timeout, as on detach
+        d.wait_log(rf"program exited user={name} game=sleepy pid=\d+ status=9", timeout=10)
+        t.send("2")
+        t.wait_for("size 80x24")
+        time.sleep(4)
+        t.resize(90, 30)
+        t.wait_for("size 90x30")  # still running: idle = 0 is never
+        assert f"game=awake" not in "".join(re.findall(r"idle over.*", d.log()))
+    finally:
+        d.stop()
+        d.stop_clean()
+
+
+def test_hosted_score_pages(nethack):
+    """/scores/ID ranks a hosted game's rows by points with the xlogfile's
+    columns, escaped; the scores pages link every game; player pages list
+    hosted rows beside Warren's games."""
+    d, _ = nethack
+    web = Web(d.http)
+    a, b = unique_name("sa"), unique_name("sb")
+    for n in (a, b):
+        assert web.register(n, "correct horse").status == 303
+    ids = dict(d.db_rows("SELECT name, id FROM users WHERE name IN (?, ?)", a, b))
+    cols = ("user, game, name, role, race, gender, align, max_depth, death, points, turns, "
+            "realtime, start_time, end_time")
+    rows = [(ids[a], "nethack", a, "Val", "Hum", "Fem", "Neu", 7, "killed by a <jackal>", 900,
+             5000, 3661, 100, 200),
+            (ids[b], "nethack", b, "Wiz", "Elf", "Mal", "Cha", 12, "ascended", 90000, 40000,
+             86399, 300, 400),
+            (ids[a], "nethack", a, "Sam", "Hum", "Mal", "Law", 1, "quit", 5, 10, 59, 500, 600),
+            (ids[a], "other", a, "X", "X", "X", "X", 1, "elsewhere", 99999, 1, 1, 1, 2)]
+    d.db_write(*[(f"INSERT INTO hosted_scores ({cols}) VALUES ({', '.join('?' * 14)})", r)
+                 for r in rows])
+    status, j = web.json("/api/scores/nethack")
+    assert status == 200 and j["game"] == "nethack"
+    assert [(r["name"], r["points"]) for r in j["scores"]] == [(b, 90000), (a, 900), (a, 5)]
+    assert j["scores"][1] == {"game": "nethack", "name": a, "role": "Val", "race": "Hum",
+                              "gender": "Fem", "align": "Neu", "max_depth": 7,
+                              "death": "killed by a <jackal>", "points": 900, "turns": 5000,
+                              "realtime": 3661, "start_time": 100, "end_time": 200}
+    status, page = web.html("/scores/nethack")
+    assert status == 200 and "High scores: NetHack 3.6.6" in page
+    for th in ("Name", "Role", "Race", "Gender", "Alignment", "Deepest level", "Death", "Points",
+               "Turns", "Real time"):
+        assert f"<th>{th}</th>" in page, th
+    assert "killed by a &lt;jackal&gt;" in page and "<jackal>" not in page
+    assert "1:01:01" in page and "23:59:59" in page and "elsewhere" not in page
+    assert page.index(b) < page.index("killed by a")  # by points
+    assert 'href="/scores">Warren</a>' in page
+    status, page = web.html("/scores")
+    assert status == 200 and 'href="/scores/nethack">NetHack 3.6.6</a>' in page
+    assert 'href="/scores/flood">flood</a>' in page  # every configured game
+    status, j = web.json(f"/api/player/{a}")
+    assert status == 200 and [r["points"] for r in j["hosted"]] == [99999, 5, 900]  # newest first
+    status, page = web.html(f"/player/{a}")
+    assert "Hosted games" in page and "killed by a &lt;jackal&gt;" in page and b not in page
+    assert web.get("/scores/nosuch").status == 404
+    assert web.json("/api/scores/nosuch")[0] == 404
+
+
+def rc_path(d, name):
+    return d.db.parent / "games" / "nethack" / name / "nethackrc"
+
+
+def test_rc_editor_over_telnet(nethack, clients):
+    """e in the menu edits the player's NetHack rc file: made from the
+    default on first use; change, insert, delete; q drops, s saves."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("rc")
+    t.register(name)
+    t.wait_for("Your choice")
+    assert "e) Edit a game's rc file" in t.text()
+    t.send("e")  # one game has an rc file: straight to it
+    t.wait_for("Your rc file of NetHack 3.6.6")
+    lines = RC.splitlines()
+    assert lines[0][:74] in t.text() and lines[1] in t.text()  # long lines show their start
+    assert rc_path(d, name).read_text() == RC  # copied from rc-default
+    t.send("d")  # the first line goes
+    t.pump(quiet=0.3)
+    assert lines[0][:74] not in t.text()
+    t.send("q")
+    t.wait_for("not saved")
+    assert rc_path(d, name).read_text() == RC
+    t.send("e")
+    t.wait_for("Your rc file of NetHack 3.6.6")
+    t.send("\x1b[B")  # Down: line 2
+    t.send("c")
+    t.send("\x15OPTIONS=number_pad:1\r")  # Ctrl-U, the new text, Enter
+    t.send("i")
+    t.send("OPTIONS=time\r")  # inserted below line 2
+    t.send("\x1b[A")  # Up
+    t.send("\x1b[A")
+    t.send("i")
+    t.send("# dropped\x1b")  # Esc: the inserted line goes again
+    t.pump(quiet=0.3)
+    assert "# dropped" not in t.text()
+    t.send("d")  # line 1
+    t.send("s")
+    t.wait_for("Saved your rc file of NetHack 3.6.6")
+    assert rc_path(d, name).read_text() == "OPTIONS=number_pad:1\nOPTIONS=time\n"
+    assert d.wait_log(rf"rc file saved user={name} game=nethack bytes=34")
+
+
+def test_rc_page_in_the_browser(nethack):
+    """/options/nethack: the same file as a form; a visitor is sent to log
+    in, a foreign post is refused, a file over 8192 bytes is not saved."""
+    d, _ = nethack
+    web = Web(d.http)
+    assert web.get("/options/nethack").status == 303
+    name = unique_name("rw")
+    r = web.register(name, "correct horse")
+    web.session = r.session
+    status, page = web.html("/options/nethack")
+    assert status == 200 and "Your rc file of NetHack 3.6.6" in page
+    assert "OPTIONS=windowtype:tty,color,!legacy" in page and 'name="rc"' in page
+    status, page = web.html("/options")
+    assert 'href="/options/nethack">NetHack 3.6.6</a>' in page
+    r = web.post("/options/nethack", {"rc": "OPTIONS=<b>\r\nOPTIONS=time\r\n"})
+    assert r.status == 200 and b"Saved." in r.body and b"OPTIONS=&lt;b&gt;" in r.body
+    assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    r = web.post("/options/nethack", {"rc": "a" * 8193})
+    assert r.status == 413 and b"at most 8192 bytes; this one has 8193" in r.body
+    assert rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    r = web.post("/options/nethack", {"rc": "x"}, {"Origin": "http://evil.example"})
+    assert r.status == 403 and rc_path(d, name).read_text() == "OPTIONS=<b>\nOPTIONS=time\n"
+    assert web.get("/options/flood").status == 404  # no rc file
+    assert web.get("/options/nosuch").status == 404
+    t = Web(d.http)
+    assert t.post("/options/nethack", {"rc": "x"}).status == 403  # no session

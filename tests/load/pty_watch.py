@@ -1,0 +1,126 @@
+"""pty_watch — a hosted NetHack watched through the real warrend (release
+build) and Debian's telnet on both sides. Usage: pty_watch.py BINDIR
+
+  BENCH pty.watch.delay.p50.us / .p99.us  the watcher's frame after the
+        player's frame for the same key (both clients read with select)
+  BENCH pty.key.frame.p99.us              a key sent to the player's frame
+  BENCH pty.watch.bytes_per_key           bytes the watcher got per key over
+        a seeded 200-key walk
+  BENCH pty.raw.bytes_per_key             bytes NetHack wrote for those keys
+  BENCH pty.daemon.memory.per_game.bytes  warrend's RSS growth per hosted game
+        (8 games; NetHack's own processes not counted)"""
+import os
+import pathlib
+import random
+import re
+import select
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "integration"))
+from harness import CTRL_X, Daemon, Telnet, unique_name  # noqa: E402
+from test_hosted import playground, start_nethack  # noqa: E402
+
+GAMES = int(os.environ.get("PTY_WATCH_GAMES", "8"))
+WALK = 200
+
+
+def rss(pid):
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def first_bytes(fds, timeout=2.0):
+    """Reads every fd until each has sent something (or timeout); returns
+    {fd: (arrival time, bytes)} and keeps reading until quiet."""
+    got, end = {}, time.monotonic() + timeout
+    while time.monotonic() < end:
+        r, _, _ = select.select(fds, [], [], 0.05 if len(got) == len(fds) else end - time.monotonic())
+        if not r:
+            if len(got) == len(fds):
+                break
+            continue
+        now = time.monotonic()
+        for fd in r:
+            data = os.read(fd, 65536)
+            t, n = got.get(fd, (now, 0))
+            got[fd] = (t, n + len(data))
+    return got
+
+
+def bytes_out(d, why, user):
+    m = d.wait_log(rf"hosted {why} user={user} game=nethack bytes_out=(\d+)")
+    return int(m.group(1))
+
+
+def main(bindir):
+    bindir = pathlib.Path(bindir).resolve()
+    root = pathlib.Path(tempfile.mkdtemp(prefix="pty-watch-"))
+    _, conf = playground(root, bindir)
+    d = Daemon(bindir, root / "daemon", exe=bindir / "warrend", extra=["--config", conf])
+    d.start()
+    clients = []
+    try:
+        base = rss(d.proc.pid)
+        for _ in range(GAMES):
+            t = Telnet(d.port)
+            clients.append(t)
+            start_nethack(t, unique_name("b"))
+        time.sleep(1)
+        per_game = (rss(d.proc.pid) - base) // GAMES
+        p = clients[0]
+        name = re.search(r"hosted start user=(\S+)", d.log()).group(1)
+        p.send(CTRL_X)
+        p.wait_for("Your choice")
+        before = bytes_out(d, "detach", name)
+        p.send("1")
+        p.wait_for("Dlvl:1")
+        w = Telnet(d.port)
+        clients.append(w)
+        w.register(unique_name("w"))
+        w.send("w")
+        letter = re.search(rf"(\w)\) {name} ", w.wait_for(name)).group(1)
+        w.send(letter)
+        w.wait_for("Dlvl:1")
+        w.pump(quiet=0.5)
+        p.send("\x1b")  # a --More-- left from the welcome
+        w.pump(quiet=0.3)
+        pf, wf = p.child.child_fd, w.child.child_fd
+        rng = random.Random(16)
+        delays, key_frame, wbytes = [], [], 0
+        for _ in range(WALK):
+            key = rng.choice("hjklyubns\x1b")  # Esc: out of any question
+            t0 = time.monotonic()
+            os.write(pf, key.encode())
+            got = first_bytes([pf, wf], 0.5)  # a move into a wall draws nothing
+            if pf in got and wf in got:
+                delays.append(max(0.0, got[wf][0] - got[pf][0]))
+                key_frame.append(got[pf][0] - t0)
+            wbytes += got.get(wf, (0, 0))[1]
+        p.send(CTRL_X)
+        after = bytes_out(d, "detach", name)
+        delays.sort()
+        key_frame.sort()
+
+        def pct(xs, q):
+            return xs[min(len(xs) - 1, int(len(xs) * q))] * 1e6 if xs else -1
+
+        print(f"BENCH pty.watch.delay.p50.us {pct(delays, 0.50):.0f}")
+        print(f"BENCH pty.watch.delay.p99.us {pct(delays, 0.99):.0f}")
+        print(f"BENCH pty.key.frame.p99.us {pct(key_frame, 0.99):.0f}")
+        print(f"BENCH pty.watch.frames {len(delays)} of {WALK} keys")
+        print(f"BENCH pty.watch.bytes_per_key {wbytes / WALK:.1f}")
+        print(f"BENCH pty.raw.bytes_per_key {(after - before) / WALK:.1f}")
+        print(f"BENCH pty.daemon.memory.per_game.bytes {per_game}")
+    finally:
+        for c in clients:
+            c.close()
+        d.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "bin")

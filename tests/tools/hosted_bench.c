@@ -1,0 +1,227 @@
+/* hosted_bench — what a hosted terminal game costs the daemon: libvterm fed
+ * a NetHack-like full screen and a NetHack-like move, copied into Warren's
+ * grid; the copy alone; raw output throughput; memory per game. Median of
+ * many rounds, thread CPU time.
+ *
+ *   hosted_bench
+ *   BENCH hosted.full80x24.bytes X bytes   (output of one full redraw)
+ *   BENCH hosted.full80x24.us X us         (vtgrid_write + vtgrid_sync)
+ *   BENCH hosted.copy80x24.us X us         (vtgrid_sync of every cell)
+ *   BENCH hosted.copy80x24.grid_bytes X bytes (the screen_t cells written)
+ *   BENCH hosted.move.bytes X bytes        (output of one move)
+ *   BENCH hosted.move.us X us              (vtgrid_write + vtgrid_sync)
+ *   BENCH hosted.move.cells X cells        (cells read back from libvterm)
+ *   BENCH hosted.parse.mb_per_s X MB/s     (coloured lines, as a flood)
+ *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true, wall clock:
+ *                                          fork of this small process, exec)
+ *   BENCH hosted.memory80x24.bytes X bytes (ptyproc with its libvterm, a grid)
+ *   BENCH hosted.memory200x60.bytes X bytes */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "buf.h"
+#include "hosted/ptyproc.h"
+#include "hosted/vtgrid.h"
+
+#define ROUNDS 2001
+
+static double cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* A full NetHack-style redraw: clear, 21 map rows of glyphs whose colour
+ * changes every few cells, two status lines. */
+static void full_screen(buf_t *b, int round)
+{
+    static const char glyphs[] = ".#|-+@d<>%)[!?=/\"*`";
+    buf_puts(b, "\x1b[H\x1b[2J");
+    for (int y = 2; y <= 22; y++) {
+        buf_printf(b, "\x1b[%d;1H", y);
+        for (int x = 0; x < 79; x++) {
+            if (x % 4 == 0)
+                buf_printf(b, "\x1b[%d;3%dm", (x + y) % 2, (x + y + round) % 8);
+            buf_putc(b, glyphs[(x * 7 + y * 3 + round) % (sizeof glyphs - 1)]);
+        }
+        buf_puts(b, "\x1b[0m");
+    }
+    buf_printf(b,
+               "\x1b[23;1HHostedtest the Stripling  St:18/01 Dx:17 Co:18 In:8 Wi:7 Ch:6 "
+               "Chaotic\x1b[24;1HDlvl:1 $:0 HP:15(15) Pw:2(2) AC:8 Xp:1 T:%d",
+               round);
+}
+
+/* One move: the old square, the hero a cell on, the turn counter, a message. */
+static void move(buf_t *b, int round)
+{
+    int x = 10 + round % 60;
+    buf_printf(b, "\x1b[H\x1b[K\x1b[12;%dH.\x1b[1m\x1b[37m@\x1b[0m\x1b[24;38H%d\x1b[12;%dH", x,
+               round, x + 1);
+}
+
+static void bench_full(void)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    buf_t b;
+    buf_init(&b);
+    double *full = calloc(ROUNDS, sizeof *full), *copy = calloc(ROUNDS, sizeof *copy);
+    size_t bytes = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        buf_reset(&b);
+        full_screen(&b, r);
+        bytes = b.len;
+        double t0 = cpu_us();
+        vtgrid_write(g, b.data, b.len);
+        vtgrid_sync(g, s, false);
+        double t1 = cpu_us();
+        vtgrid_sync(g, s, true);
+        double t2 = cpu_us();
+        full[r] = t1 - t0;
+        copy[r] = t2 - t1;
+        screen_clean(s);
+    }
+    printf("BENCH hosted.full80x24.bytes %zu bytes\n", bytes);
+    printf("BENCH hosted.full80x24.us %.1f us\n", median(full, ROUNDS));
+    printf("BENCH hosted.copy80x24.us %.1f us\n", median(copy, ROUNDS));
+    printf("BENCH hosted.copy80x24.grid_bytes %zu bytes\n", sizeof(cell_t) * 80 * 24);
+    free(full);
+    free(copy);
+    buf_free(&b);
+    screen_free(s);
+    vtgrid_free(g);
+}
+
+static void bench_move(void)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    buf_t b;
+    buf_init(&b);
+    full_screen(&b, 0);
+    vtgrid_write(g, b.data, b.len);
+    vtgrid_sync(g, s, true);
+    double *t = calloc(ROUNDS, sizeof *t);
+    int cells = 0;
+    size_t bytes = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        buf_reset(&b);
+        move(&b, r);
+        bytes = b.len;
+        double t0 = cpu_us();
+        vtgrid_write(g, b.data, b.len);
+        cells = vtgrid_sync(g, s, false);
+        t[r] = cpu_us() - t0;
+        screen_clean(s);
+    }
+    printf("BENCH hosted.move.bytes %zu bytes\n", bytes);
+    printf("BENCH hosted.move.us %.2f us\n", median(t, ROUNDS));
+    printf("BENCH hosted.move.cells %d cells\n", cells);
+    free(t);
+    buf_free(&b);
+    screen_free(s);
+    vtgrid_free(g);
+}
+
+static void bench_parse(void)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    char line[128];
+    buf_t b;
+    buf_init(&b);
+    for (unsigned long i = 0; b.len < (1u << 20); i++) {
+        snprintf(line, sizeof line, "\x1b[3%lumflood %012lu abcdefghijklmnopqrstuvwxyz\x1b[0m\r\n",
+                 i % 8, i);
+        buf_puts(&b, line);
+    }
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t0 = cpu_us();
+        vtgrid_write(g, b.data, b.len);
+        double us = cpu_us() - t0;
+        best = us < best ? us : best;
+    }
+    printf("BENCH hosted.parse.mb_per_s %.1f MB/s\n", b.len / best);
+    buf_free(&b);
+    vtgrid_free(g);
+}
+
+/* A hosted game's daemon-side memory: a real ptyproc (its grid's libvterm
+ * state included) running sleep, plus the session's screen_t. */
+static void bench_memory(int w, int h)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char *argv[] = {"/bin/sleep", "5", NULL}, *envp[] = {NULL}, err[200];
+    ptyproc_opts_t o = {argv, envp, "/", w, h, {0, 0, 0, 0, 0}, NULL, 0};
+    ptyproc_cbs_t cbs = {NULL, NULL};
+    ptyproc_t *p;
+    if (ptyproc_spawn(&loop, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
+        fprintf(stderr, "hosted_bench: %s\n", err);
+        exit(1);
+    }
+    size_t grid = sizeof(screen_t) + sizeof(cell_t) * (size_t)w * (size_t)h + (size_t)h;
+    printf("BENCH hosted.memory%dx%d.bytes %zu bytes\n", w, h, ptyproc_memory(p) + grid);
+    ptyproc_close(p);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+}
+
+static double wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* The loop thread's cost of starting a game: openpty, fork, the child's
+ * set-up until exec (ptyproc_spawn waits for it). */
+static void bench_spawn(void)
+{
+    enum { N = 51 };
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    char *argv[] = {"/bin/true", NULL}, *envp[] = {NULL}, err[200];
+    ptyproc_opts_t o = {argv, envp, "/", 80, 24, {0, 0, 0, 0, 0}, NULL, 0};
+    ptyproc_cbs_t cbs = {NULL, NULL};
+    double t[N];
+    for (int i = 0; i < N; i++) {
+        ptyproc_t *p;
+        double t0 = wall_us();
+        if (ptyproc_spawn(&loop, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
+            fprintf(stderr, "hosted_bench: %s\n", err);
+            exit(1);
+        }
+        t[i] = wall_us() - t0;
+        ptyproc_close(p);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    }
+    printf("BENCH hosted.spawn.us %.0f us\n", median(t, N));
+    uv_loop_close(&loop);
+}
+
+int main(void)
+{
+    bench_full();
+    bench_move();
+    bench_parse();
+    bench_spawn();
+    bench_memory(80, 24);
+    bench_memory(200, 60);
+    return 0;
+}

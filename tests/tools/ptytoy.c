@@ -1,0 +1,252 @@
+/* ptytoy — a misbehaving terminal program for the hosted-game tests
+ * (tests/unit/server_hosted_pty.c). One mode per argument:
+ *
+ *   exit N     exits at once with status N
+ *   flood      writes coloured lines forever
+ *   nohup      ignores SIGHUP, prints "nohup ready", sleeps
+ *   noread     prints "noread ready", never reads its input
+ *   draw       draws a small screen (colours, attributes, a wide
+ *              character, cursor moves), asks the terminal for the cursor
+ *              position and shows the answer, then echoes each key on
+ *              row 7 until 'q'
+ *   winsize    prints "size WxH" at start and on every SIGWINCH; exits
+ *              on 'q'
+ *   report     prints what it was given: "env NAME=VALUE", "fd N" per open
+ *              descriptor, "uid U gid G groups N", "limit NAME VALUE",
+ *              "cwd PATH", "tty" checks and "sig" checks, then "end" and
+ *              exits 0
+ * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
+#include <dirent.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <termios.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void out(const char *s)
+{
+    size_t n = strlen(s);
+    while (n) {
+        ssize_t w = write(1, s, n);
+        if (w <= 0)
+            exit(3);
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void raw_mode(void)
+{
+    struct termios t;
+    if (tcgetattr(0, &t) == 0) {
+        cfmakeraw(&t);
+        tcsetattr(0, TCSANOW, &t);
+    }
+}
+
+static void sleep_forever(void)
+{
+    for (;;)
+        pause();
+}
+
+static void __attribute__((noreturn)) flood(void)
+{
+    char line[128];
+    for (unsigned long i = 0;; i++) {
+        snprintf(line, sizeof line, "\x1b[3%lumflood %012lu abcdefghijklmnopqrstuvwxyz\x1b[0m\r\n",
+                 i % 8, i);
+        out(line);
+    }
+}
+
+static int draw(void)
+{
+    raw_mode();
+    out("\x1b[?1049h\x1b[2J\x1b[H");
+    out("\x1b[1;31mRED\x1b[0m");
+    out("\x1b[2;1H\x1b[38;5;200mP\x1b[48;2;255;0;0mQ\x1b[0m");
+    out("\x1b[3;1H\x1b[4;7mU\x1b[0m\x1b[5mB\x1b[0m");
+    out("\x1b[4;1H\xe6\x97\xa5x");
+    out("\x1b[5;1H\x1b[94mBRIGHT\x1b[0m");
+    out("\x1b[10;20H\x1b[6n");
+    char ans[32];
+    size_t n = 0;
+    while (n < sizeof ans - 1 && read(0, ans + n, 1) == 1 && ans[n] != 'R')
+        n++;
+    ans[n] = 0;
+    char line[96];
+    snprintf(line, sizeof line, "\x1b[8;1Hcpr:%s", ans[0] == 0x1b ? ans + 2 : "?");
+    out(line);
+    out("\x1b[10;20H\x1b[?25l");
+    char c;
+    while (read(0, &c, 1) == 1 && c != 'q') {
+        snprintf(line, sizeof line, "\x1b[7;1Hkey:%c\x1b[10;20H", c >= 0x20 && c < 0x7F ? c : '?');
+        out(line);
+    }
+    return 0;
+}
+
+static volatile sig_atomic_t winched;
+
+static void on_winch(int sig)
+{
+    (void)sig;
+    winched = 1;
+}
+
+static void print_size(void)
+{
+    struct winsize ws;
+    char line[64];
+    if (ioctl(0, TIOCGWINSZ, &ws) < 0)
+        ws.ws_col = ws.ws_row = 0;
+    snprintf(line, sizeof line, "size %ux%u\r\n", ws.ws_col, ws.ws_row);
+    out(line);
+}
+
+/* SIGWINCH is blocked but while waiting in ppoll, so a resize that comes
+ * between two waits is seen at the next one, never lost. */
+static int winsize(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_winch;
+    sigaction(SIGWINCH, &sa, NULL);
+    sigset_t winch, waiting;
+    sigemptyset(&winch);
+    sigaddset(&winch, SIGWINCH);
+    sigprocmask(SIG_BLOCK, &winch, &waiting);
+    sigdelset(&waiting, SIGWINCH);
+    raw_mode();
+    print_size();
+    for (;;) {
+        struct pollfd in = {0, POLLIN, 0};
+        int r = ppoll(&in, 1, NULL, &waiting);
+        if (winched) {
+            winched = 0;
+            print_size();
+        }
+        char c;
+        if (r > 0 && read(0, &c, 1) == 1 && c == 'q')
+            return 0;
+        if (r > 0 && (in.revents & (POLLHUP | POLLERR)))
+            return 1;
+    }
+}
+
+static void report_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) {
+        out("fd unknown\r\n");
+        return;
+    }
+    struct dirent *e;
+    char line[300];
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(d))
+            continue;
+        snprintf(line, sizeof line, "fd %s\r\n", e->d_name);
+        out(line);
+    }
+    closedir(d);
+}
+
+static void report_limits(void)
+{
+    const struct {
+        const char *name;
+        int res;
+    } lim[] = {{"cpu", RLIMIT_CPU},
+               {"as", RLIMIT_AS},
+               {"nofile", RLIMIT_NOFILE},
+               {"nproc", RLIMIT_NPROC},
+               {"fsize", RLIMIT_FSIZE}};
+    char line[128];
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        struct rlimit r;
+        getrlimit(lim[i].res, &r);
+        if (r.rlim_cur == RLIM_INFINITY)
+            snprintf(line, sizeof line, "limit %s inf\r\n", lim[i].name);
+        else
+            snprintf(line, sizeof line, "limit %s %llu\r\n", lim[i].name,
+                     (unsigned long long)r.rlim_cur);
+        out(line);
+    }
+}
+
+/* Signals: none blocked, SIGPIPE and SIGINT at their defaults. */
+static void report_signals(void)
+{
+    sigset_t set;
+    sigprocmask(SIG_BLOCK, NULL, &set);
+    int blocked = 0;
+    for (int s = 1; s < 32; s++)
+        blocked += sigismember(&set, s) == 1;
+    struct sigaction pipe_sa, int_sa;
+    sigaction(SIGPIPE, NULL, &pipe_sa);
+    sigaction(SIGINT, NULL, &int_sa);
+    char line[128];
+    snprintf(line, sizeof line, "sig blocked %d pipe %s int %s\r\n", blocked,
+             pipe_sa.sa_handler == SIG_DFL ? "default" : "changed",
+             int_sa.sa_handler == SIG_DFL ? "default" : "changed");
+    out(line);
+}
+
+static int report(void)
+{
+    char line[4200];
+    for (char **e = environ; *e; e++) {
+        snprintf(line, sizeof line, "env %s\r\n", *e);
+        out(line);
+    }
+    report_fds();
+    gid_t groups[64];
+    int ng = getgroups(64, groups);
+    snprintf(line, sizeof line, "uid %u gid %u groups %d\r\n", (unsigned)getuid(),
+             (unsigned)getgid(), ng);
+    out(line);
+    report_limits();
+    char cwd[1024];
+    snprintf(line, sizeof line, "cwd %s\r\n", getcwd(cwd, sizeof cwd) ? cwd : "?");
+    out(line);
+    snprintf(line, sizeof line, "tty %s leader %s\r\n", isatty(0) ? "yes" : "no",
+             getsid(0) == getpid() && tcgetpgrp(0) == getpgrp() ? "yes" : "no");
+    out(line);
+    report_signals();
+    out("end\r\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (!strcmp(mode, "exit"))
+        return argc > 2 ? atoi(argv[2]) : 0;
+    if (!strcmp(mode, "flood"))
+        flood();
+    if (!strcmp(mode, "nohup")) {
+        signal(SIGHUP, SIG_IGN);
+        out("nohup ready\r\n");
+        sleep_forever();
+    }
+    if (!strcmp(mode, "noread")) {
+        out("noread ready\r\n");
+        sleep_forever();
+    }
+    if (!strcmp(mode, "draw"))
+        return draw();
+    if (!strcmp(mode, "winsize"))
+        return winsize();
+    if (!strcmp(mode, "report"))
+        return report();
+    fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report\n");
+    return 2;
+}

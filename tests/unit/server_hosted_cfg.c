@@ -1,0 +1,341 @@
+/* Unit tests: server/hosted's text side — command lines (cmdline), [game]
+ * sections (gamecfg) and xlogfile rows (xlog). */
+#include <check.h>
+#include <string.h>
+#include "hosted/cmdline.h"
+#include "hosted/gamecfg.h"
+#include "hosted/xlog.h"
+
+/* ---- cmdline --------------------------------------------------------------------- */
+
+static const cmdline_vars_t VARS = {"bob", "/var/games/warren/nethack/bob", NULL};
+
+static int argv_of(const char *cmd, const cmdline_vars_t *v, char ***argv, char *err)
+{
+    return cmdline_argv(cmd, v, argv, err, 128);
+}
+
+START_TEST(cmdline_splits_and_substitutes)
+{
+    char **a, err[128];
+    ck_assert_int_eq(argv_of("/usr/games/nethack -u %n", &VARS, &a, err), 3);
+    ck_assert_str_eq(a[0], "/usr/games/nethack");
+    ck_assert_str_eq(a[1], "-u");
+    ck_assert_str_eq(a[2], "bob");
+    ck_assert_ptr_null(a[3]);
+    cmdline_free(a);
+    ck_assert_int_eq(
+        argv_of("/bin/x  'a b'\t\"c \\\"d\\\" \\\\e \\n\" f\\ g \"\" -o%n 100%%", &VARS, &a, err),
+        7);
+    ck_assert_str_eq(a[1], "a b");
+    ck_assert_str_eq(a[2], "c \"d\" \\e \\n");
+    ck_assert_str_eq(a[3], "f g");
+    ck_assert_str_eq(a[4], "");
+    ck_assert_str_eq(a[5], "-obob");
+    ck_assert_str_eq(a[6], "100%");
+    cmdline_free(a);
+    /* a value never splits a word, whatever it holds */
+    cmdline_vars_t v = {"bob", "/tmp/a b/'c\"", NULL};
+    ck_assert_int_eq(argv_of("/bin/x --dir=%d/save", &v, &a, err), 2);
+    ck_assert_str_eq(a[1], "--dir=/tmp/a b/'c\"/save");
+    cmdline_free(a);
+}
+END_TEST
+
+START_TEST(cmdline_rejects_bad_commands_and_values)
+{
+    char **a = NULL, err[128];
+    const char *bad[] = {
+        "",          "   ",         "/bin/x 'open", "/bin/x \"open", "/bin/x end\\",
+        "/bin/x %q", "/bin/x 100%", "/bin/x %r"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        ck_assert_msg(argv_of(bad[i], &VARS, &a, err) == -1, "accepted: %s", bad[i]);
+        ck_assert_msg(err[0], "no message for: %s", bad[i]);
+    }
+    ck_assert_ptr_null(a);
+    argv_of("/bin/x %r", &VARS, &a, err);
+    ck_assert_str_eq(err, "%r: no rc file here");
+    char many[400] = "/bin/x";
+    for (int i = 0; i < CMDLINE_ARGS_MAX; i++)
+        strcat(many, " a");
+    ck_assert_int_eq(argv_of(many, &VARS, &a, err), -1);
+    /* names and paths that could escape a word or a directory */
+    const char *names[] = {"",    "a b",   "../x", "a/b",
+                           "x\n", "ab;rm", "é",    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        cmdline_vars_t v = {names[i], "/d", "/d/rc"};
+        ck_assert_msg(argv_of("/bin/x %n", &v, &a, err) == -1, "name accepted: %s", names[i]);
+    }
+    const char *dirs[] = {"rel/dir", "/a/../b", "/a/./b", "/a/..", "/a\x1b[2J", ""};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        cmdline_vars_t v = {"bob", dirs[i], NULL};
+        ck_assert_msg(argv_of("/bin/x %d", &v, &a, err) == -1, "dir accepted: %s", dirs[i]);
+    }
+    /* a name like "-D" may not become an option of its own */
+    cmdline_vars_t dash = {"-D", "/d", NULL};
+    ck_assert_int_eq(argv_of("/bin/x %n", &dash, &a, err), -1);
+    ck_assert_int_eq(argv_of("/bin/x -u%n", &dash, &a, err), 2);
+    ck_assert_str_eq(a[1], "-u-D");
+    cmdline_free(a);
+    char out[8];
+    ck_assert_int_eq(cmdline_expand("%d", &VARS, out, sizeof out, err, sizeof err), -1);
+    ck_assert_int_eq(cmdline_expand("a%%b", NULL, out, sizeof out, err, sizeof err), 3);
+    ck_assert_str_eq(out, "a%b");
+    ck_assert(cmdline_env_name_ok("NETHACKOPTIONS", 14));
+    ck_assert(!cmdline_env_name_ok("1X", 2) && !cmdline_env_name_ok("A-B", 3) &&
+              !cmdline_env_name_ok("", 0));
+}
+END_TEST
+
+/* ---- gamecfg --------------------------------------------------------------------- */
+
+static const char SAMPLE[] = "# hosted games\n"
+                             "[game nethack]\n"
+                             "name = NetHack 3.6.6\n"
+                             "command = /usr/games/nethack -u %n   # the Debian wrapper\n"
+                             "env = NETHACKOPTIONS=@%r\n"
+                             "env = PATH=/usr/games:/usr/bin\n"
+                             "rcfile = %d/nethackrc\n"
+                             "rc-default = /etc/warren/nethackrc\n"
+                             "xlogfile = /var/games/nethack/xlogfile\n"
+                             "memory = 512\n"
+                             "cpu = 3600\n"
+                             "idle = 1800\n"
+                             "\n"
+                             "[game  crawl ]\n"
+                             "command = /usr/games/crawl -name %n -dir %d\n"
+                             "user = games\n"
+                             "hangup-timeout = 3\n";
+
+static int parse(gamecfg_list_t *l, const char *text, char *err)
+{
+    return gamecfg_parse(l, text, strlen(text), 1, err, 256);
+}
+
+START_TEST(gamecfg_parses_sections)
+{
+    gamecfg_list_t l = {NULL, 0};
+    char err[256] = "";
+    ck_assert_msg(parse(&l, SAMPLE, err) == 0, "%s", err);
+    ck_assert_int_eq(l.n, 2);
+    const gamecfg_t *n = gamecfg_find(&l, "nethack"), *c = gamecfg_find(&l, "crawl");
+    ck_assert(n && c && !gamecfg_find(&l, "angband"));
+    ck_assert_str_eq(n->name, "NetHack 3.6.6");
+    ck_assert_str_eq(n->command, "/usr/games/nethack -u %n");
+    ck_assert_int_eq(n->nenv, 2);
+    ck_assert_str_eq(n->env[0], "NETHACKOPTIONS=@%r");
+    ck_assert_str_eq(n->rcfile, "%d/nethackrc");
+    ck_assert_str_eq(n->rc_default, "/etc/warren/nethackrc");
+    ck_assert_str_eq(n->xlogfile, "/var/games/nethack/xlogfile");
+    ck_assert_uint_eq(n->limits.memory_bytes, 512ull << 20);
+    ck_assert_uint_eq(n->limits.cpu_seconds, 3600);
+    ck_assert_uint_eq(n->limits.files, 0);
+    ck_assert_int_eq(n->idle_seconds, 1800);
+    ck_assert_int_eq(n->hangup_seconds, 10); /* the default */
+    ck_assert_str_eq(n->term, "xterm-256color");
+    ck_assert_int_eq(n->line, 2);
+    ck_assert_str_eq(c->name, "crawl"); /* no name: the id */
+    ck_assert_str_eq(c->user, "games");
+    ck_assert_int_eq(c->hangup_seconds, 3);
+    ck_assert_int_eq(c->idle_seconds, -1); /* not given: the daemon's game-idle */
+    /* a second text adds to the list; ids stay unique across it */
+    ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
+    ck_assert_str_eq(err, "line 1: [game crawl] given twice");
+    ck_assert_int_eq(l.n, 2);
+    gamecfg_list_free(&l);
+    ck_assert_int_eq(l.n, 0);
+}
+END_TEST
+
+START_TEST(gamecfg_reports_the_line)
+{
+    static const struct {
+        const char *text, *err;
+    } cases[] = {
+        {"name = x\n", "line 1: a setting outside a [game ID] section"},
+        {"[game a]\ncommand = /bin/x\nfoo = 1\n", "line 3: unknown key \"foo\""},
+        {"[game a]\ncommand = /bin/x\ncommand = /bin/y\n", "line 3: command given twice"},
+        {"[game A]\n", "line 1: game id \"A\": 1 to 31 of a-z, 0-9, _ and -"},
+        {"[server]\n", "line 1: unknown section [server] (expected [game ID])"},
+        {"[game a\n", "line 1: expected [game ID], got \"[game a\""},
+        {"\n[game a]\nname = A\n\n[game b]\ncommand = /bin/b\n", "line 2: [game a]: no command"},
+        {"[game a]\ncommand = x -u %n\n", "line 1: [game a]: command: the program must be an "
+                                          "absolute path"},
+        {"[game a]\ncommand = /bin/x %r\n", "line 1: [game a]: command: %r: no rc file here"},
+        {"[game a]\ncommand = /bin/x %u\n",
+         "line 1: [game a]: command: unknown substitution \"%u\" (use %n, %d, %r or %%)"},
+        {"[game a]\ncommand = /bin/x\nenv = 1A=b\n", "line 3: env: expected NAME=VALUE, got "
+                                                     "\"1A=b\""},
+        {"[game a]\ncommand = /bin/x\nenv = A=1\nenv = A=2\n", "line 4: env: A given twice"},
+        {"[game a]\ncommand = /bin/x\nrc-default = /etc/rc\n",
+         "line 1: [game a]: rc-default needs rcfile"},
+        {"[game a]\ncommand = /bin/x\nrcfile = nethackrc\n",
+         "line 3: rcfile: expected an absolute path (%d/...), got \"nethackrc\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = var/x\n", "line 3: xlogfile: bad value "
+                                                           "\"var/x\""},
+        {"[game a]\ncommand = /bin/x\ncpu = -1\n",
+         "line 3: cpu: expected a number from 0 to 1000000, got \"-1\""},
+        {"[game a]\ncommand = /bin/x\nuser = Root!\n", "line 3: user: bad value \"Root!\""},
+        {"[game a]\ncommand = /bin/x\nname =\n", "line 3: name: empty value"},
+        {"[game a]\ncommand = /bin/x\nname = a\x1b[2Jb\n", "line 3: name: control characters"},
+        {"[game a]\ncommand\n", "line 2: expected \"key = value\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gamecfg_list_t l = {NULL, 0};
+        char err[256] = "";
+        ck_assert_msg(parse(&l, cases[i].text, err) == -1, "accepted: %s", cases[i].text);
+        ck_assert_str_eq(err, cases[i].err);
+        gamecfg_list_free(&l);
+    }
+    /* the games before the error are kept; line numbers start at first_line */
+    gamecfg_list_t l = {NULL, 0};
+    char err[256], text[1100] = "[game a]\ncommand = /bin/a\n[game b]\nname = ";
+    memset(text + strlen(text), 'x', GAMECFG_LINE_MAX);
+    ck_assert_int_eq(gamecfg_parse(&l, text, strlen(text), 40, err, sizeof err), -1);
+    ck_assert_str_eq(err, "line 43: line too long");
+    ck_assert_int_eq(l.n, 1);
+    gamecfg_list_free(&l);
+    ck_assert_int_eq(gamecfg_parse(&l, "[game a]\ncom\0mand", 17, 1, err, sizeof err), -1);
+    ck_assert_str_eq(err, "line 2: NUL byte in the line");
+}
+END_TEST
+
+static int count(char **list)
+{
+    int n = 0;
+    while (list[n])
+        n++;
+    return n;
+}
+
+START_TEST(gamecfg_builds_a_launch)
+{
+    gamecfg_list_t l = {NULL, 0};
+    char err[256] = "";
+    ck_assert_int_eq(parse(&l, SAMPLE, err), 0);
+    gamecfg_launch_t la;
+    const char *dir = "/srv/warren/games/nethack/bob";
+    ck_assert_msg(gamecfg_launch(&l.games[0], "bob", dir, 100, 30, &la, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_int_eq(count(la.argv), 3);
+    ck_assert_str_eq(la.argv[2], "bob");
+    ck_assert_str_eq(la.rcfile, "/srv/warren/games/nethack/bob/nethackrc");
+    ck_assert_int_eq(count(la.envp), 4); /* TERM HOME PATH NETHACKOPTIONS */
+    ck_assert_str_eq(la.envp[0], "TERM=xterm-256color");
+    ck_assert_str_eq(la.envp[1], "HOME=/srv/warren/games/nethack/bob");
+    ck_assert_str_eq(la.envp[2], "PATH=/usr/games:/usr/bin"); /* replaced by env */
+    ck_assert_str_eq(la.envp[3], "NETHACKOPTIONS=@/srv/warren/games/nethack/bob/nethackrc");
+    ck_assert_ptr_eq(la.opts.argv, la.argv);
+    ck_assert_ptr_eq(la.opts.envp, la.envp);
+    ck_assert_str_eq(la.opts.dir, dir);
+    ck_assert(la.opts.w == 100 && la.opts.h == 30);
+    ck_assert_uint_eq(la.opts.limits.memory_bytes, 512ull << 20);
+    ck_assert_uint_eq(la.opts.kill_after_ms, 10000);
+    ck_assert_ptr_null(la.opts.user);
+    gamecfg_launch_free(&la);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", dir, 80, 24, &la, err, sizeof err), 0);
+    ck_assert_int_eq(count(la.argv), 5);
+    ck_assert_str_eq(la.argv[4], dir);
+    ck_assert_ptr_null(la.rcfile);
+    ck_assert_int_eq(count(la.envp), 3);
+    ck_assert_str_eq(la.envp[2], "PATH=/usr/local/bin:/usr/bin:/bin");
+    ck_assert_uint_eq(la.opts.kill_after_ms, 3000);
+    gamecfg_launch_free(&la);
+    /* bad player values fail even where the command does not use them */
+    ck_assert_int_eq(gamecfg_launch(&l.games[0], "b b", dir, 80, 24, &la, err, sizeof err), -1);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", "rel", 80, 24, &la, err, sizeof err), -1);
+    ck_assert_ptr_null(la.argv);
+    gamecfg_launch_free(&la); /* zeroed by the failure: a no-op */
+    gamecfg_list_free(&l);
+}
+END_TEST
+
+/* ---- xlog ------------------------------------------------------------------------ */
+
+START_TEST(xlog_reads_nethack_rows)
+{
+    const char row36[] = "version=3.6.6\tpoints=1234\tdeathdnum=0\tdeathlev=3\tmaxlvl=4\thp=-2\t"
+                         "maxhp=25\tdeaths=1\tdeathdate=20240101\tbirthdate=20231231\tuid=1000\t"
+                         "role=Val\trace=Hum\tgender=Fem\talign=Neu\tname=bob\t"
+                         "death=killed by a jackal, while praying\tconduct=0x1f80\tturns=2345\t"
+                         "achieve=0x0\trealtime=600\tstarttime=1704067200\tendtime=1704067800\t"
+                         "gender0=Fem\talign0=Neu\tflags=0x4\tfuture=ignored\n";
+    xlog_row_t r;
+    char err[128] = "";
+    ck_assert_msg(xlog_parse(row36, strlen(row36), &r, err, sizeof err) == 0, "%s", err);
+    ck_assert_str_eq(r.version, "3.6.6");
+    ck_assert_str_eq(r.name, "bob");
+    ck_assert_str_eq(r.role, "Val");
+    ck_assert_str_eq(r.race, "Hum");
+    ck_assert_str_eq(r.gender, "Fem");
+    ck_assert_str_eq(r.align, "Neu");
+    ck_assert_str_eq(r.death, "killed by a jackal, while praying");
+    ck_assert_int_eq(r.points, 1234);
+    ck_assert_int_eq(r.turns, 2345);
+    ck_assert_int_eq(r.deathlev, 3);
+    ck_assert_int_eq(r.maxlvl, 4);
+    ck_assert_int_eq(r.hp, -2);
+    ck_assert_int_eq(r.realtime, 600);
+    ck_assert_int_eq(r.starttime, 1704067200);
+    ck_assert_int_eq(r.endtime, 1704067800);
+    ck_assert_int_eq(r.birthdate, 20231231);
+    ck_assert_uint_eq(r.conduct, 0x1f80);
+    ck_assert_uint_eq(r.flags, 4);
+    /* NetHack 3.4.3: ':' between fields */
+    const char row34[] = "version=3.4.3:points=77:deathlev=1:maxlvl=1:name=ann:role=Wiz:"
+                         "death=quit:turns=12\r\n";
+    ck_assert_int_eq(xlog_parse(row34, strlen(row34), &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.name, "ann");
+    ck_assert_str_eq(r.death, "quit");
+    ck_assert_int_eq(r.turns, 12);
+    ck_assert_str_eq(r.race, ""); /* absent: empty */
+    /* control bytes never reach a page or a terminal; long text is cut */
+    char odd[600] = "name=e\x1b[2Jve\tpoints=1\tdeath=";
+    memset(odd + strlen(odd), 'd', 400);
+    ck_assert_int_eq(xlog_parse(odd, strlen(odd), &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.name, "e?[2Jve");
+    ck_assert_uint_eq(strlen(r.death), sizeof r.death - 1);
+}
+END_TEST
+
+START_TEST(xlog_rejects_broken_rows)
+{
+    static const struct {
+        const char *row, *err;
+    } cases[] = {
+        {"points=1\tdeath=quit", "a row needs name, points and death"},
+        {"name=\tpoints=1\tdeath=quit", "a row needs name, points and death"},
+        {"name=a\tpoints=12x\tdeath=quit", "points: not a number"},
+        {"name=a\tpoints=\tdeath=quit", "points: not a number"},
+        {"name=a\tpoints=99999999999999999999\tdeath=quit", "points: not a number"},
+        {"name=a\tpoints=1\tdeath=quit\tconduct=-1", "conduct: not a number"},
+        {"name=a\tpoints=1\tjunk\tdeath=quit", "field \"junk\" has no '='"},
+        {"", "a row needs name, points and death"},
+    };
+    xlog_row_t r;
+    char err[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ck_assert_int_eq(xlog_parse(cases[i].row, strlen(cases[i].row), &r, err, sizeof err), -1);
+        ck_assert_str_eq(err, cases[i].err);
+    }
+    char big[XLOG_LINE_MAX + 2];
+    memset(big, 'a', sizeof big);
+    ck_assert_int_eq(xlog_parse(big, sizeof big, &r, err, sizeof err), -1);
+}
+END_TEST
+
+Suite *suite_server_hosted_cfg(void)
+{
+    Suite *s = suite_create("server.hosted_cfg");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, cmdline_splits_and_substitutes);
+    tcase_add_test(t, cmdline_rejects_bad_commands_and_values);
+    tcase_add_test(t, gamecfg_parses_sections);
+    tcase_add_test(t, gamecfg_reports_the_line);
+    tcase_add_test(t, gamecfg_builds_a_launch);
+    tcase_add_test(t, xlog_reads_nethack_rows);
+    tcase_add_test(t, xlog_rejects_broken_rows);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,432 @@
+/* Unit tests: server/hosted's terminal side — vtguard (what reaches
+ * libvterm) and vtgrid (libvterm's screen in Warren's grid). */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include "hosted/vtgrid.h"
+#include "hosted/vtguard.h"
+
+/* ---- vtgrid ---------------------------------------------------------------------- */
+
+static void feed(vtgrid_t *g, const char *s)
+{
+    vtgrid_write(g, s, strlen(s));
+}
+
+static const cell_t *at(const screen_t *s, int x, int y)
+{
+    const cell_t *c = screen_at(s, x, y);
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+/* Row y's text from column x, n cells (ASCII cells only). */
+static void row_text(const screen_t *s, int x, int y, int n, char *out)
+{
+    for (int i = 0; i < n; i++) {
+        uint32_t ch = at(s, x + i, y)->ch;
+        out[i] = ch < 0x80 ? (char)ch : '?';
+    }
+    out[n] = 0;
+}
+
+START_TEST(vtgrid_colours_attributes_and_cursor)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(10, 10);
+    feed(g, "\x1b[1;31mRED\x1b[0m");
+    feed(g, "\x1b[2;1H\x1b[38;5;200mP\x1b[48;2;255;0;0mQ\x1b[0m");
+    feed(g, "\x1b[3;1H\x1b[4;7mU\x1b[0m\x1b[5mB\x1b[0m\x1b[2mD\x1b[0m");
+    feed(g, "\x1b[4;1H\xe6\x97\xa5x");
+    feed(g, "\x1b[5;1H\x1b[94mBRIGHT\x1b[0m\x1b[38;2;128;128;128mG");
+    feed(g, "\x1b[10;20H\x1b[?25l");
+    ck_assert(vtgrid_damaged(g));
+    ck_assert_int_eq(vtgrid_sync(g, s, false), 80 * 24); /* another size: all */
+    ck_assert(!vtgrid_damaged(g));
+    ck_assert_int_eq(s->w, 80);
+    ck_assert_int_eq(s->h, 24);
+    const cell_t *c = at(s, 0, 0);
+    ck_assert_uint_eq(c->ch, 'R');
+    ck_assert_uint_eq(c->fg, 1);
+    ck_assert_uint_eq(c->bg, SCREEN_DEFAULT_COLOR);
+    ck_assert_uint_eq(c->attr, ATTR_BOLD);
+    ck_assert_uint_eq(at(s, 3, 0)->fg, SCREEN_DEFAULT_COLOR); /* after SGR 0 */
+    ck_assert_uint_eq(at(s, 3, 0)->attr, 0);
+    ck_assert_uint_eq(at(s, 0, 1)->fg, 200);
+    ck_assert_uint_eq(at(s, 0, 1)->bg, SCREEN_DEFAULT_COLOR);
+    ck_assert_uint_eq(at(s, 1, 1)->fg, 200);
+    ck_assert_uint_eq(at(s, 1, 1)->bg, 196); /* 24-bit red: the cube's red */
+    ck_assert_uint_eq(at(s, 0, 2)->attr, ATTR_UNDERLINE | ATTR_REVERSE);
+    ck_assert_uint_eq(at(s, 1, 2)->attr, ATTR_BLINK);
+    ck_assert_uint_eq(at(s, 2, 2)->ch, 'D');
+    ck_assert_uint_eq(at(s, 2, 2)->attr, 0);      /* faint: libvterm 0.1.4 has none */
+    ck_assert_uint_eq(at(s, 0, 3)->ch, 0x65E5);   /* wide: first cell */
+    ck_assert_uint_eq(at(s, 1, 3)->ch, ' ');      /* its second column */
+    ck_assert_uint_eq(at(s, 2, 3)->ch, 'x');      /* the row does not shift */
+    ck_assert_uint_eq(at(s, 0, 4)->fg, 12);       /* bright blue */
+    ck_assert_uint_eq(at(s, 6, 4)->fg, 232 + 12); /* grey 128 on the ramp */
+    ck_assert_int_eq(s->cur_x, 19);
+    ck_assert_int_eq(s->cur_y, 9);
+    ck_assert(!s->cur_visible);
+    feed(g, "\x1b[?25h");
+    ck_assert(vtgrid_damaged(g));
+    vtgrid_sync(g, s, false);
+    ck_assert(s->cur_visible);
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+START_TEST(vtgrid_copies_only_damage)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    feed(g, "hello\r\nworld");
+    vtgrid_sync(g, s, true);
+    screen_clean(s);
+    ck_assert_int_eq(vtgrid_sync(g, s, false), 0); /* nothing changed */
+    feed(g, "\x1b[6;11HZ");
+    int cells = vtgrid_sync(g, s, false);
+    ck_assert_int_gt(cells, 0);
+    ck_assert_int_le(cells, 3); /* the cell and one on each side */
+    for (int y = 0; y < 24; y++)
+        ck_assert_int_eq(s->dirty[y] != 0, y == 5);
+    ck_assert_uint_eq(at(s, 10, 5)->ch, 'Z');
+    screen_clean(s);
+    feed(g, "\x1b[6;11HZ"); /* the same cell again: damaged, not changed */
+    vtgrid_sync(g, s, false);
+    ck_assert(!s->dirty[5]);
+    /* an erase of nothing (ED 1 on the top row) then a glyph: still copied */
+    feed(g, "\x1b[H\x1b[1JJ");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 0)->ch, 'J');
+    feed(g, "\x1b[1;1Hh");
+    /* a scroll moves every row: all of them are copied */
+    feed(g, "\x1b[24;1H\n");
+    vtgrid_sync(g, s, false);
+    char t[6];
+    row_text(s, 0, 0, 5, t);
+    ck_assert_str_eq(t, "world");
+    ck_assert_uint_eq(at(s, 10, 4)->ch, 'Z');
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+typedef struct {
+    char data[64];
+    size_t len;
+} replies_t;
+
+static void on_reply(const char *b, size_t n, void *user)
+{
+    replies_t *r = user;
+    ck_assert_uint_le(r->len + n, sizeof r->data - 1);
+    memcpy(r->data + r->len, b, n);
+    r->len += n;
+    r->data[r->len] = 0;
+}
+
+START_TEST(vtgrid_answers_queries)
+{
+    replies_t r = {{0}, 0};
+    vtgrid_t *g = vtgrid_new(80, 24, on_reply, &r);
+    feed(g, "\x1b[5;7H\x1b[6n");
+    ck_assert_str_eq(r.data, "\x1b[5;7R");
+    r.len = 0;
+    feed(g, "\x1b[c");
+    ck_assert_int_eq(strncmp(r.data, "\x1b[?", 3), 0); /* device attributes */
+    vtgrid_free(g);
+}
+END_TEST
+
+START_TEST(vtgrid_resizes_and_reverses)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    feed(g, "top");
+    vtgrid_sync(g, s, true);
+    ck_assert_int_eq(vtgrid_resize(g, 0, 24), -1);
+    ck_assert_int_eq(vtgrid_resize(g, SCREEN_MAX_W + 1, 24), -1);
+    ck_assert_int_eq(vtgrid_resize(g, 100, 30), 0);
+    int w, h;
+    vtgrid_size(g, &w, &h);
+    ck_assert(w == 100 && h == 30);
+    ck_assert_int_eq(vtgrid_sync(g, s, false), 100 * 30);
+    ck_assert(s->w == 100 && s->h == 30);
+    char t[4];
+    row_text(s, 0, 0, 3, t);
+    ck_assert_str_eq(t, "top");
+    feed(g, "\x1b[?5h"); /* DECSCNM: the whole screen in reverse video */
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 0)->attr, ATTR_REVERSE);
+    ck_assert_uint_eq(at(s, 99, 29)->attr, ATTR_REVERSE);
+    feed(g, "\x1b[7mX\x1b[?5l"); /* reverse on reverse: normal */
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 3, 0)->attr, ATTR_REVERSE);
+    ck_assert_uint_eq(at(s, 0, 0)->attr, 0);
+    ck_assert_uint_gt(vtgrid_memory(g), 100 * 30 * 2 * 8); /* two screen buffers */
+    screen_free(s);
+    vtgrid_free(g);
+    ck_assert_ptr_null(vtgrid_new(0, 24, NULL, NULL));
+}
+END_TEST
+
+/* What crashes libvterm 0.1.4 must not reach it: a CSI with more than 16
+ * parameters (it writes past its array), a wide character in one column. */
+START_TEST(vtgrid_survives_libvterm_limits)
+{
+    ck_assert_ptr_null(vtgrid_new(1, 24, NULL, NULL));
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    ck_assert_int_eq(vtgrid_resize(g, 1, 24), -1);
+    char seq[400] = "\x1b[4";
+    for (int i = 0; i < 40; i++)
+        strcat(seq, i % 2 ? ";1" : ":5");
+    strcat(seq, ";31mA\x1b[0m");
+    feed(g, seq);
+    /* split across writes, C0 inside, an ESC restarting it: still counted */
+    feed(g, "\x1b[5;\n5;5;5;5;5;5;5;5;5;5;5;5");
+    feed(g, ";5;5;5;5;5;5;5;5;5;5;7mB\x1b[0m\x1b\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;7mC");
+    feed(g, "\x1b[0m");
+    feed(g, "\x1b[1;4;");
+    feed(g, "5;7;38;5;82mD\x1b[0m\xe6\x97\xa5");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 0)->ch, 'A');
+    ck_assert_uint_eq(at(s, 0, 0)->attr, ATTR_UNDERLINE | ATTR_BOLD); /* 31 was cut */
+    ck_assert_uint_eq(at(s, 0, 0)->fg, SCREEN_DEFAULT_COLOR);
+    /* the line feed inside the sequence moved the cursor down a row */
+    ck_assert_uint_eq(at(s, 1, 1)->ch, 'B');
+    ck_assert_uint_eq(at(s, 1, 1)->attr, ATTR_BLINK);
+    ck_assert_uint_eq(at(s, 2, 1)->ch, 'C');
+    ck_assert_uint_eq(at(s, 2, 1)->attr, ATTR_BOLD);
+    ck_assert_uint_eq(at(s, 3, 1)->ch, 'D');
+    ck_assert_uint_eq(at(s, 3, 1)->attr, ATTR_BOLD | ATTR_UNDERLINE | ATTR_BLINK | ATTR_REVERSE);
+    ck_assert_uint_eq(at(s, 3, 1)->fg, 82);
+    ck_assert_uint_eq(at(s, 4, 1)->ch, 0x65E5);
+    ck_assert_int_eq(vtgrid_resize(g, 2, 3), 0);
+    feed(g, "\x1b[1;2H\xe6\x97\xa5\xe6\x97\xa5x"); /* wide at the last column */
+    vtgrid_sync(g, s, false);
+    ck_assert_int_eq(s->w, 2);
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* After a resize the cursor is on the screen and the margins are the
+ * screen's (libvterm 0.1.4 leaves a negative cursor row and stale margins). */
+START_TEST(vtgrid_settles_after_a_resize)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    feed(g, "\x1b[24;1Hbottom\x1b[1;3H");
+    ck_assert_int_eq(vtgrid_resize(g, 80, 20), 0); /* scrolls the bottom row up */
+    feed(g, "X");
+    vtgrid_sync(g, s, false);
+    char t[8];
+    row_text(s, 0, 19, 6, t);
+    ck_assert_str_eq(t, "bottom");
+    ck_assert_uint_eq(at(s, 2, 0)->ch, 'X'); /* where the cursor was */
+    feed(g, "\x1b[2J\x1b[5;10r");
+    ck_assert_int_eq(vtgrid_resize(g, 80, 3), 0); /* the margins now lie below */
+    feed(g, "\x1b[Ha\r\nb\r\nc\r\nd");
+    vtgrid_sync(g, s, false);
+    for (int y = 0; y < 3; y++)
+        ck_assert_uint_eq(at(s, 0, y)->ch, (uint32_t) "bcd"[y]);
+    feed(g, "\x1b[2"); /* a sequence cut by the resize is dropped, not misread */
+    ck_assert_int_eq(vtgrid_resize(g, 80, 4), 0);
+    feed(g, ";5HY");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 1, 2)->ch, ';');
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+START_TEST(vtgrid_shows_double_width_lines_at_normal_width)
+{
+    vtgrid_t *g = vtgrid_new(20, 4, NULL, NULL);
+    screen_t *s = screen_new(20, 4), *full = screen_new(1, 1);
+    feed(g, "\x1b[7m\x1b[2;1H0123456789abcdefghij\x1b[2;1H");
+    vtgrid_sync(g, s, false);
+    feed(g, "\x1b#6Wide"); /* double width: the row's right half goes */
+    vtgrid_sync(g, s, false);
+    char t[21];
+    row_text(s, 0, 1, 20, t);
+    ck_assert_str_eq(t, "Wide456789          ");
+    ck_assert_uint_eq(at(s, 15, 1)->attr, 0);
+    feed(g, "\x1b#5"); /* single width again */
+    vtgrid_sync(g, s, false);
+    vtgrid_sync(g, full, true);
+    ck_assert_mem_eq(s->cells, full->cells, sizeof(cell_t) * 20 * 4);
+    screen_free(full);
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* REP repeats the glyph before it (libvterm 0.1.4 would hang on one with
+ * nothing before it): the glyph's columns' worth, with the pen in use. */
+START_TEST(vtgrid_repeats_glyphs_itself)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    feed(g, "\x1b[b\x1b[5b\xcc\x81\x1b[b\x1b[2;1Hx\xc2\x85\x1b[3b"); /* nothing to repeat */
+    feed(g, "\x1b[3;1H\x1b[31mx\x1b[3b\x1b[0m|");
+    feed(g, "\x1b[4;1H\xe6\x97\xa5\x1b[");
+    feed(g, "4");
+    feed(g, "b|\x1b[5;78H-\x1b[10bZ");
+    feed(g, "\x1b[7;1H\x1b[?2bq\x1b[1 bq"); /* not REP: a leader, an intermediate */
+    vtgrid_sync(g, s, true);
+    char t[8];
+    row_text(s, 0, 2, 5, t);
+    ck_assert_str_eq(t, "xxxx|");
+    ck_assert_uint_eq(at(s, 3, 2)->fg, 1);
+    ck_assert_uint_eq(at(s, 4, 2)->fg, SCREEN_DEFAULT_COLOR);
+    for (int x = 0; x < 6; x += 2) /* 4 more columns: two more wide glyphs */
+        ck_assert_uint_eq(at(s, x, 3)->ch, 0x65E5);
+    ck_assert_uint_eq(at(s, 6, 3)->ch, '|');
+    row_text(s, 77, 4, 3, t);
+    ck_assert_str_eq(t, "---");              /* cut at the end of the row */
+    ck_assert_uint_eq(at(s, 0, 5)->ch, 'Z'); /* which then wraps as REP would */
+    row_text(s, 0, 6, 2, t);
+    ck_assert_str_eq(t, "qq");
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+START_TEST(vtgrid_nearest_palette_entry)
+{
+    ck_assert_int_eq(vtgrid_nearest256(255, 0, 0), 196);
+    ck_assert_int_eq(vtgrid_nearest256(0, 0, 0), 16);
+    ck_assert_int_eq(vtgrid_nearest256(255, 255, 255), 231);
+    ck_assert_int_eq(vtgrid_nearest256(95, 135, 175), 16 + 36 + 12 + 3);
+    ck_assert_int_eq(vtgrid_nearest256(128, 128, 128), 244); /* ramp beats the cube */
+    ck_assert_int_eq(vtgrid_nearest256(238, 238, 238), 255);
+    ck_assert_int_eq(vtgrid_nearest256(250, 5, 3), 196);
+}
+END_TEST
+
+/* ---- vtguard ---------------------------------------------------------------------- */
+
+typedef struct {
+    char out[512]; /* what libvterm would get; a REP shows as "<REP n>" */
+    size_t len;
+} sink_buf_t;
+
+static void sink_emit(const char *b, size_t n, void *user)
+{
+    sink_buf_t *k = user;
+    ck_assert_uint_lt(k->len + n, sizeof k->out);
+    memcpy(k->out + k->len, b, n);
+    k->len += n;
+    k->out[k->len] = 0;
+}
+
+static void sink_rep(unsigned count, void *user)
+{
+    sink_buf_t *k = user;
+    k->len += (size_t)snprintf(k->out + k->len, sizeof k->out - k->len, "<REP %u>", count);
+}
+
+/* Runs the chunks (NULL-terminated) through a fresh guard. */
+static const char *guarded(sink_buf_t *k, const char *const *chunks)
+{
+    vtguard_t g;
+    vtguard_init(&g);
+    vtguard_sink_t sink = {sink_emit, sink_rep, k};
+    k->len = 0;
+    k->out[0] = 0;
+    for (; *chunks; chunks++)
+        vtguard_write(&g, *chunks, strlen(*chunks), &sink);
+    return k->out;
+}
+
+#define GUARDED(k, ...) guarded(k, (const char *const[]){__VA_ARGS__, NULL})
+
+START_TEST(vtguard_passes_ordinary_output)
+{
+    sink_buf_t k;
+    const char *plain = "hello \x1b[1;31mred\x1b[0m \xe6\x97\xa5 \x1b]0;title\x07 \x1b(0q\x1b(B";
+    ck_assert_str_eq(GUARDED(&k, plain), plain);
+    /* split anywhere, the same bytes come out */
+    ck_assert_str_eq(GUARDED(&k, "he", "llo \x1b", "[1;3", "1mred \xe6", "\x97", "\xa5!"),
+                     "hello \x1b[1;31mred \xe6\x97\xa5!");
+}
+END_TEST
+
+START_TEST(vtguard_cuts_long_parameter_lists)
+{
+    sink_buf_t k;
+    /* 16 parameters pass; from the 16th separator on, the rest is dropped */
+    ck_assert_str_eq(GUARDED(&k, "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16m"),
+                     "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16m");
+    ck_assert_str_eq(GUARDED(&k, "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16;17;18:19mX"),
+                     "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16mX");
+    ck_assert_str_eq(GUARDED(&k, "\x1b[;;;;;;;;;", ";;;;;;", ";;;;H"), "\x1b[;;;;;;;;;;;;;;;H");
+    /* after intermediates, after C0 inside, after a string: still a CSI */
+    ck_assert_str_eq(GUARDED(&k, "\x1b \x1b[;;;;;;;;;;;;;;;;;;m"), "\x1b \x1b[;;;;;;;;;;;;;;;m");
+    ck_assert_str_eq(GUARDED(&k, "\x1b (\n[;;;;;;;;;;;;;;;;;;m"), "\x1b (\n[;;;;;;;;;;;;;;;m");
+    ck_assert_str_eq(GUARDED(&k, "\x1b]0;\x1b[;;;;;;;;;;;;;;;;;;m"),
+                     "\x1b]0;\x1b[;;;;;;;;;;;;;;;m");
+    /* a parameter keeps six digits */
+    ck_assert_str_eq(GUARDED(&k, "\x1b[12345678;99999999999H"), "\x1b[123456;999999H");
+    /* CAN ends a sequence: what follows is text again */
+    ck_assert_str_eq(GUARDED(&k, "\x1b[;;\x18;;;;;;;;;;;;;;;;;;"), "\x1b[;;\x18;;;;;;;;;;;;;;;;;;");
+}
+END_TEST
+
+START_TEST(vtguard_takes_rep_out)
+{
+    sink_buf_t k;
+    ck_assert_str_eq(GUARDED(&k, "x\x1b[b"), "x\x1b[\x18<REP 1>");
+    ck_assert_str_eq(GUARDED(&k, "x\x1b[0b"), "x\x1b[0\x18<REP 1>");
+    ck_assert_str_eq(GUARDED(&k, "x\x1b[", "12", "b."), "x\x1b[12\x18<REP 12>.");
+    ck_assert_str_eq(GUARDED(&k, "x\x1b[4;5b"), "x\x1b[4;5\x18<REP 4>");
+    /* with a leader or an intermediate it is another sequence */
+    ck_assert_str_eq(GUARDED(&k, "\x1b[?4b\x1b[4 b"), "\x1b[?4b\x1b[4 b");
+}
+END_TEST
+
+START_TEST(vtguard_passes_only_whole_utf8)
+{
+    sink_buf_t k;
+    /* broken sequences become U+FFFD; so do 5- and 6-byte forms */
+    ck_assert_str_eq(GUARDED(&k, "a\xe6\x97"
+                                 "b"),
+                     "a\xef\xbf\xbd"
+                     "b");
+    ck_assert_str_eq(GUARDED(&k, "\xc4\xc4\x80"), "\xef\xbf\xbd\xc4\x80");
+    ck_assert_str_eq(GUARDED(&k, "\xc4\x1b[m"), "\xef\xbf\xbd\x1b[m");
+    ck_assert_str_eq(GUARDED(&k, "\xf8\x88\x80\x80\x80"), "\xef\xbf\xbd\x88\x80\x80\x80");
+    /* a sequence split across writes is held, not cut */
+    ck_assert_str_eq(GUARDED(&k, "\xf0\x9f", "\x98", "\x80!"), "\xf0\x9f\x98\x80!");
+    /* a byte >= 0x80 ends a CSI and may start text: held the same way */
+    ck_assert_str_eq(GUARDED(&k, "\x1b[1\xc4"
+                                 "0"),
+                     "\x1b[1\xef\xbf\xbd"
+                     "0");
+}
+END_TEST
+
+Suite *suite_server_hosted_vt(void)
+{
+    Suite *s = suite_create("server.hosted_vt");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, vtguard_passes_ordinary_output);
+    tcase_add_test(t, vtguard_cuts_long_parameter_lists);
+    tcase_add_test(t, vtguard_takes_rep_out);
+    tcase_add_test(t, vtguard_passes_only_whole_utf8);
+    tcase_add_test(t, vtgrid_colours_attributes_and_cursor);
+    tcase_add_test(t, vtgrid_copies_only_damage);
+    tcase_add_test(t, vtgrid_answers_queries);
+    tcase_add_test(t, vtgrid_resizes_and_reverses);
+    tcase_add_test(t, vtgrid_survives_libvterm_limits);
+    tcase_add_test(t, vtgrid_settles_after_a_resize);
+    tcase_add_test(t, vtgrid_shows_double_width_lines_at_normal_width);
+    tcase_add_test(t, vtgrid_repeats_glyphs_itself);
+    tcase_add_test(t, vtgrid_nearest_palette_entry);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,62 @@
+// Plays a hosted game (NetHack) in Debian's Chromium against the real
+// warrend: registers through the form, finds the game's link in the
+// lobby, opens /play/nethack, makes a character and reaches the map.
+//   node tests/web/hosted.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD
+// The last line printed is one JSON object with what it saw.
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+
+const require = createRequire(new URL('../../web/package.json', import.meta.url));
+const { chromium } = require('playwright-core');
+
+const [base, artifacts, name, password] = process.argv.slice(2);
+mkdirSync(artifacts, { recursive: true });
+const out = { errors: [] };
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  timeout: 30000,
+});
+const lines = (page) => page.evaluate(() => {
+  const t = window.warren.term;
+  const b = t.buffer.active;
+  const r = [];
+  for (let i = 0; i < t.rows; i++) r.push(b.getLine(i)?.translateToString(true) ?? '');
+  return r;
+});
+let page = null;
+try {
+  const ctx = await browser.newContext({ viewport: { width: 1100, height: 700 } });
+  page = await ctx.newPage();
+  page.on('pageerror', (e) => out.errors.push(`page: ${e.message}`));
+  await page.goto(`${base}/register?next=/`);
+  await page.fill('input[name=name]', name);
+  await page.fill('input[name=password]', password);
+  await page.fill('input[name=password2]', password);
+  await Promise.all([page.waitForURL(`${base}/`), page.click('button[type=submit]')]);
+  // the lobby links every hosted game
+  const link = page.locator('header nav a.hosted');
+  await link.first().waitFor({ timeout: 15000 });
+  out.link = { text: await link.first().textContent(), href: await link.first().getAttribute('href') };
+  await Promise.all([page.waitForURL(`${base}/play/nethack`), link.first().click()]);
+  await page.waitForFunction(() => window.warren && window.warren.term, null, { timeout: 15000 });
+  await page.locator('#term').click();
+  for (let i = 0; i < 200; i++) {
+    const ls = (await lines(page)).join('\n');
+    if (ls.includes('Dlvl:1')) break;
+    if (ls.includes('Shall I pick') || ls.includes('Is this ok?')) await page.keyboard.type('y');
+    else if (ls.includes('--More--')) await page.keyboard.press('Enter');
+    await page.waitForTimeout(150);
+  }
+  out.lines = await lines(page);
+  await page.screenshot({ path: `${artifacts}/hosted-nethack.png` });
+} catch (e) {
+  out.errors.push(`fatal: ${e.stack || e}`);
+  if (page) out.errors.push(`screen:\n${(await lines(page).catch(() => [])).join('\n')}`);
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(out));
+process.exit(out.errors.length ? 1 : 0);
