@@ -243,13 +243,14 @@ def test_a_stranger_cannot_lock_the_owner_out(daemon, clients):
              for i in range(20)]
     assert codes[0] == 403 and codes[-1] == 429, codes
     assert stranger.post("/login", {"name": "owner", "password": PW}).status == 429
+    # over telnet too, while the back-off lasts (seconds: asked at once)
+    t = clients(d.port, source=A).connected()
+    t.try_login("owner")
+    t.wait_for("Too many attempts")
     # the owner, from another address: over the web and over telnet
     r = Web(d.http, source=B).post("/login", {"name": "owner", "password": PW})
     assert r.status == 303 and r.session
     clients(d.port, source=B).connected().login("owner")
-    t = clients(d.port, source=A).connected()
-    t.try_login("owner")
-    t.wait_for("Too many attempts")
 
 
 # ---- forms from other sites ---------------------------------------------------------------------
