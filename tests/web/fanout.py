@@ -70,7 +70,8 @@ def main():
     keys = int(sys.argv[3]) if len(sys.argv) > 3 else 300
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="warren-fanout-"))
     d = Daemon(bindir, tmp, http=True, exe=program(bindir, "warrend"), wrap=pinned(0),
-               extra=["--input-rate", "1000000"])
+               extra=["--input-rate", "1000000", "--max-per-ip", "5000",
+                      "--max-connections", "5000"])
     try:
         d.start()
         port = d.http
