@@ -296,7 +296,7 @@ int gamecfg_parse(gamecfg_list_t *list, const char *text, size_t len, int first_
 {
     char line[GAMECFG_LINE_MAX + 1], msg[512];
     parser_t ps = {list, NULL, 0, 0, msg, sizeof msg};
-    int lineno = first_line - 1, rc = 0;
+    int lineno = first_line - 1, rc = 0, had = list->n;
     for (size_t at = 0; at < len && rc == 0;) {
         const char *nl = memchr(text + at, '\n', len - at);
         size_t n = (nl ? (size_t)(nl - text) : len) - at;
@@ -315,8 +315,12 @@ int gamecfg_parse(gamecfg_list_t *list, const char *text, size_t len, int first_
     if (rc == 0)
         rc = section_end(&ps);
     free(ps.cur);
-    if (rc < 0)
+    if (rc < 0) { /* a file that fails adds no game */
+        list->n = had;
+        if (!had)
+            gamecfg_list_free(list);
         snprintf(err, errlen, "line %d: %s", ps.errline ? ps.errline : lineno, msg);
+    }
     return rc;
 }
 

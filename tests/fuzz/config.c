@@ -36,5 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c.input_rate < 1 || c.idle_timeout < 1 || c.snapshot_every < 1 || c.outq_max < 4096 ||
         c.listen_backlog < 1)
         abort();
+    if (rc != 0 && c.games.n != 0) /* a file that fails adds no game */
+        abort();
+    config_free(&c);
     return 0;
 }

@@ -188,16 +188,22 @@ START_TEST(gamecfg_reports_the_line)
         ck_assert_str_eq(err, cases[i].err);
         gamecfg_list_free(&l);
     }
-    /* the games before the error are kept; line numbers start at first_line */
+    /* a text that fails adds no game; line numbers start at first_line */
     gamecfg_list_t l = {NULL, 0};
     char err[256], text[1100] = "[game a]\ncommand = /bin/a\n[game b]\nname = ";
     memset(text + strlen(text), 'x', GAMECFG_LINE_MAX);
     ck_assert_int_eq(gamecfg_parse(&l, text, strlen(text), 40, err, sizeof err), -1);
     ck_assert_str_eq(err, "line 43: line too long");
-    ck_assert_int_eq(l.n, 1);
-    gamecfg_list_free(&l);
+    ck_assert_int_eq(l.n, 0);
+    ck_assert_ptr_null(l.games);
     ck_assert_int_eq(gamecfg_parse(&l, "[game a]\ncom\0mand", 17, 1, err, sizeof err), -1);
     ck_assert_str_eq(err, "line 2: NUL byte in the line");
+    /* after good ones, a failing text leaves the list as it was */
+    ck_assert_int_eq(parse(&l, "[game a]\ncommand = /bin/a\n", err), 0);
+    ck_assert_int_eq(parse(&l, "[game b]\ncommand = /bin/b\n[game c]\nfoo = 1\n", err), -1);
+    ck_assert_int_eq(l.n, 1);
+    ck_assert_str_eq(l.games[0].id, "a");
+    gamecfg_list_free(&l);
 }
 END_TEST
 
