@@ -21,6 +21,8 @@
 #include "ansi.h"
 #include "glyph.h"
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* rendered cell: bits 0-20 code point, 21 DEC charset, 22-44 pen */
@@ -903,12 +905,96 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
 
 /* ---- diffs ------------------------------------------------------------------ */
 
-void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
+/* A view that slid up or down by whole rows (the map scrolling under the
+ * player): the terminal moves those rows itself, inside a scrolling region
+ * (DECSTBM, then index at its bottom or reverse index at its top), and the
+ * diff draws only what came in. Chosen only when enough changed rows show
+ * again shifted, and kept only when its frame is the shorter; ASCII-only
+ * profiles (vt52, dumb) may lack scrolling regions and never scroll. */
+#define SCROLL_MIN_ROWS 3
+
+typedef struct {
+    int top, bot; /* the region, rows inclusive */
+    int k;        /* > 0: the content moves up k rows; < 0: down */
+} scroll_t;
+
+static uint64_t row_hash(const cell_t *row, int w)
 {
-    if (!a || a->w != b->w || a->h != b->h) {
-        ansi_keyframe(p, b, out);
-        return;
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int x = 0; x < w; x++) {
+        uint64_t v;
+        memcpy(&v, &row[x], sizeof v);
+        h = (h ^ v) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 29;
     }
+    return h;
+}
+
+/* The shift that brings back the most changed, non-blank rows of b from a
+ * (rows equal by hash: a false match costs bytes, never correctness). */
+static bool scroll_find(const screen_t *a, const screen_t *b, const bool *changed, scroll_t *sc)
+{
+    int w = b->w, h = b->h, best = 0;
+    uint64_t ha[SCREEN_MAX_H], hb[SCREEN_MAX_H];
+    cell_t blank[SCREEN_MAX_W];
+    for (int x = 0; x < w; x++)
+        blank[x] = screen_blank();
+    uint64_t hblank = row_hash(blank, w);
+    for (int y = 0; y < h; y++) {
+        ha[y] = row_hash(a->cells + (size_t)y * w, w);
+        hb[y] = changed[y] ? row_hash(b->cells + (size_t)y * w, w) : ha[y];
+    }
+    for (int k = 1 - h; k < h; k++) {
+        int n = 0, lo = h, hi = -1;
+        for (int y = k < 0 ? -k : 0; k && y < h && y + k < h; y++)
+            if (changed[y] && hb[y] != hblank && hb[y] == ha[y + k]) {
+                n++;
+                lo = y < lo ? y : lo;
+                hi = y;
+            }
+        if (n > best) {
+            best = n;
+            *sc = (scroll_t){k > 0 ? lo : lo + k, k > 0 ? hi + k : hi, k};
+        }
+    }
+    return best >= SCROLL_MIN_ROWS;
+}
+
+/* The terminal scrolls region sc; the frame goes on with the default pen
+ * (scrolled-in rows take the pen's background) and the cursor unknown. */
+static void em_scroll(em_t *e, const scroll_t *sc)
+{
+    if (e->pen != PEN_DEFAULT)
+        em_pen(e, PEN_DEFAULT);
+    char seq[32];
+    int n = snprintf(seq, sizeof seq, "\033[%d;%dr", sc->top + 1, sc->bot + 1);
+    em_raw(e, seq, (size_t)n);
+    e->cx = e->cy = -1; /* DECSTBM homes the cursor on most terminals: not relied on */
+    em_move(e, 0, sc->k > 0 ? sc->bot : sc->top);
+    for (int i = 0; i < (sc->k > 0 ? sc->k : -sc->k); i++)
+        em_raw(e, sc->k > 0 ? "\033D" : "\033M", 2);
+    em_raw(e, "\033[r", 3);
+    e->cx = e->cy = -1;
+}
+
+/* a's cells as the terminal holds them after scrolling sc, into dst. */
+static void scroll_cells(const screen_t *a, const scroll_t *sc, cell_t *dst)
+{
+    size_t w = (size_t)a->w, m = (size_t)(sc->k > 0 ? sc->k : -sc->k);
+    size_t rows = (size_t)(sc->bot - sc->top + 1) - m, top = (size_t)sc->top;
+    memcpy(dst, a->cells, sizeof(cell_t) * w * (size_t)a->h);
+    size_t to = sc->k > 0 ? top : top + m, from = sc->k > 0 ? top + m : top;
+    memmove(dst + to * w, a->cells + from * w, sizeof(cell_t) * w * rows);
+    size_t fresh = sc->k > 0 ? top + rows : top;
+    for (size_t i = fresh * w; i < (fresh + m) * w; i++)
+        dst[i] = screen_blank();
+}
+
+/* One frame from a terminal holding acells (a's cells, or their scrolled
+ * copy after sc) to b; rows clean in b and outside sc are skipped. */
+static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t *acells,
+                       const screen_t *b, const scroll_t *sc, buf_t *out)
+{
     uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
     buf_t scratch;
     buf_init(&scratch);
@@ -919,10 +1005,13 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
         a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 && a->cur_y < a->h;
     em_t e = {out,   &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1, PEN_DEFAULT,
               false, memo,     {0}};
+    if (sc)
+        em_scroll(&e, sc);
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
     for (int y = 0; y < b->h; y++) {
-        const cell_t *arow = a->cells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
-        if (!b->dirty[y] || memcmp(arow, brow, rowb) == 0)
+        const cell_t *arow = acells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
+        bool moved = sc && y >= sc->top && y <= sc->bot;
+        if ((!b->dirty[y] && !moved) || memcmp(arow, brow, rowb) == 0)
             continue;
         int lo = 0, hi = b->w - 1;
         while (cell_same(&arow[lo], &brow[lo]) && lo < hi)
@@ -934,6 +1023,50 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     em_finish(&e, b, false, a->cur_visible);
     frame_end(p, out, start);
     buf_free(&scratch);
+}
+
+/* The scrolled frame, when one is found and comes out shorter than the
+ * plain one already at out[start..]. */
+static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const screen_t *b,
+                            const bool *changed, buf_t *out, size_t start)
+{
+    scroll_t sc;
+    if (!scroll_find(a, b, changed, &sc))
+        return;
+    cell_t *moved = malloc(sizeof(cell_t) * (size_t)a->w * (size_t)a->h);
+    buf_t alt;
+    buf_init(&alt);
+    if (moved) {
+        scroll_cells(a, &sc, moved);
+        diff_frame(p, a, moved, b, &sc, &alt);
+    }
+    if (moved && !alt.failed && !out->failed && alt.len < out->len - start) {
+        out->len = start;
+        buf_put(out, alt.data, alt.len);
+    }
+    free(moved);
+    buf_free(&alt);
+}
+
+void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
+{
+    if (!a || a->w != b->w || a->h != b->h) {
+        ansi_keyframe(p, b, out);
+        return;
+    }
+    size_t start = out->len, rowb = sizeof(cell_t) * (size_t)b->w;
+    diff_frame(p, a, a->cells, b, NULL, out);
+    if (!p->utf8 && !p->dec_graphics)
+        return;
+    bool changed[SCREEN_MAX_H];
+    int n = 0;
+    for (int y = 0; y < b->h; y++) {
+        size_t at = (size_t)y * (size_t)b->w;
+        changed[y] = b->dirty[y] && memcmp(a->cells + at, b->cells + at, rowb) != 0;
+        n += changed[y];
+    }
+    if (n >= SCROLL_MIN_ROWS)
+        diff_try_scroll(p, a, b, changed, out, start);
 }
 
 /* ---- profiles ---------------------------------------------------------------- */

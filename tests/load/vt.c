@@ -9,6 +9,7 @@ enum { ST_GROUND, ST_ESC, ST_CSI, ST_CHARSET };
 void vt_init(vt_t *v)
 {
     memset(v, 0, sizeof *v);
+    v->bot = VT_H - 1;
     for (int y = 0; y < VT_H; y++)
         memset(v->row[y], ' ', VT_W);
 }
@@ -30,14 +31,32 @@ static void goto_xy(vt_t *v, int x, int y)
     v->wrap = false;
 }
 
+/* Rows [top, bot] move one up (up) or down; the row coming in is blank. */
+static void scroll_region(vt_t *v, bool up)
+{
+    size_t n = sizeof v->row[0] * (size_t)(v->bot - v->top);
+    if (up)
+        memmove(v->row[v->top], v->row[v->top + 1], n);
+    else
+        memmove(v->row[v->top + 1], v->row[v->top], n);
+    memset(v->row[up ? v->bot : v->top], ' ', VT_W);
+}
+
 static void line_feed(vt_t *v)
 {
-    if (v->y < VT_H - 1) {
+    if (v->y == v->bot)
+        scroll_region(v, true);
+    else if (v->y < VT_H - 1)
         v->y++;
-        return;
-    }
-    memmove(v->row[0], v->row[1], sizeof v->row[0] * (VT_H - 1));
-    memset(v->row[VT_H - 1], ' ', VT_W);
+}
+
+static void reverse_index(vt_t *v)
+{
+    if (v->y == v->top)
+        scroll_region(v, false);
+    else if (v->y > 0)
+        v->y--;
+    v->wrap = false;
 }
 
 static void put_glyph(vt_t *v, char c)
@@ -116,6 +135,16 @@ static void csi_ed(vt_t *v, int n)
         blank(v, v->y, 0, v->x + 1);
 }
 
+static void csi_margins(vt_t *v, int n)
+{
+    int bot = par(v, 1, VT_H);
+    if (n < bot && bot <= VT_H) {
+        v->top = n - 1;
+        v->bot = bot - 1;
+        goto_xy(v, 0, 0);
+    }
+}
+
 static const struct {
     char final;
     int dflt; /* the first parameter when omitted or 0 */
@@ -123,7 +152,7 @@ static const struct {
 } CSI[] = {
     {'H', 1, csi_cup},  {'f', 1, csi_cup}, {'G', 1, csi_cha},  {'`', 1, csi_cha},
     {'d', 1, csi_vpa},  {'A', 1, csi_up},  {'B', 1, csi_down}, {'C', 1, csi_right},
-    {'D', 1, csi_left}, {'K', 0, csi_el},  {'J', 0, csi_ed},
+    {'D', 1, csi_left}, {'K', 0, csi_el},  {'J', 0, csi_ed},   {'r', 1, csi_margins},
 };
 
 static void csi_final(vt_t *v, char c)
@@ -172,7 +201,13 @@ static void esc_byte(vt_t *v, unsigned char c)
         v->npar = 0;
         memset(v->par, 0, sizeof v->par);
     } else if (c == '(' || c == ')') {
-        v->state = ST_CHARSET; /* the set's name follows */
+        v->state = ST_CHARSET;         /* the set's name follows */
+    } else if (c == 'D' || c == 'M') { /* index, reverse index */
+        v->state = ST_GROUND;
+        if (c == 'D')
+            line_feed(v), v->wrap = false;
+        else
+            reverse_index(v);
     } else {
         v->state = ST_GROUND;
     }

@@ -1,5 +1,6 @@
 /* vt — the terminal controls warrend's frames use (cursor moves, erases,
- * SGR, charset switches, UTF-8), applied to an 80x24 grid of characters so
+ * SGR, charset switches, UTF-8, a scrolling region with index and reverse
+ * index), applied to an 80x24 grid of characters so
  * that warren-load can read what a player would see. Colours and
  * attributes are dropped; a character outside ASCII is stored as '?',
  * but for the map's floor (U+00B7, the middle dot), stored as '.'. */
@@ -19,7 +20,8 @@ typedef struct {
     char row[VT_H][VT_W + 1]; /* read-only: each row NUL-terminated */
     /* private */
     int x, y;
-    bool wrap; /* a glyph went into the last column: the next one wraps */
+    int top, bot; /* the scrolling region (DECSTBM), rows inclusive */
+    bool wrap;    /* a glyph went into the last column: the next one wraps */
     uint8_t state;
     uint8_t lead; /* the last UTF-8 lead byte */
     bool priv;    /* CSI with a private marker (?, <, =, >) */

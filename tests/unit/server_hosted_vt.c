@@ -3,6 +3,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
+#include "ansi.h"
 #include "hosted/vtgrid.h"
 #include "hosted/vtguard.h"
 
@@ -410,6 +411,132 @@ START_TEST(vtguard_passes_only_whole_utf8)
 }
 END_TEST
 
+/* ---- ansi diffs through a real terminal ------------------------------------------ */
+
+/* A map-like screen: rows 1..h-4 random tiles in a few colours (some rows
+ * blank), a status row, from the xorshift state *r. */
+static uint64_t next(uint64_t *r)
+{
+    *r ^= *r << 13;
+    *r ^= *r >> 7;
+    *r ^= *r << 17;
+    return *r;
+}
+
+static void random_row(screen_t *s, int y, uint64_t *r)
+{
+    static const char TILES[] = "..#+<>@$%";
+    if (next(r) % 5 == 0)
+        return; /* a blank row */
+    for (int x = 0; x < s->w; x++) {
+        uint64_t v = next(r);
+        style_t st = {(uint16_t)(v >> 8 & 15), v >> 12 & 3 ? SCREEN_DEFAULT_COLOR : 4,
+                      (uint8_t)(v >> 16 & 1 ? ATTR_BOLD : 0)};
+        screen_put(s, x, y, v % 3 ? (uint32_t)TILES[v % 9] : ' ', st);
+    }
+}
+
+/* Every cell of what the terminal shows equals the grid's. */
+static void same_screen(const screen_t *shown, const screen_t *want)
+{
+    for (int y = 0; y < want->h; y++)
+        for (int x = 0; x < want->w; x++) {
+            const cell_t *a = at(shown, x, y), *b = at(want, x, y);
+            ck_assert_msg(cell_eq(a, b), "(%d,%d): %x/%d/%d/%d, want %x/%d/%d/%d", x, y, a->ch,
+                          a->fg, a->bg, a->attr, b->ch, b->fg, b->bg, b->attr);
+        }
+    ck_assert_int_eq(shown->cur_x, want->cur_x);
+    ck_assert_int_eq(shown->cur_y, want->cur_y);
+}
+
+START_TEST(ansi_scrolled_diffs_play_exactly)
+{
+    ansi_profile_t prof;
+    ansi_profile_for_term(&prof, "xterm-256color");
+    uint64_t r = 0x2545F4914F6CDD1Dull;
+    int scrolled = 0;
+    for (int round = 0; round < 200; round++) {
+        int w = 40 + (int)(next(&r) % 41), h = 12 + (int)(next(&r) % 13), map = h - 4;
+        screen_t *a = screen_new(w, h), *b = screen_new(w, h), *shown = screen_new(w, h);
+        vtgrid_t *g = vtgrid_new(w, h, NULL, NULL);
+        for (int y = 1; y <= map; y++)
+            random_row(a, y, &r);
+        screen_textf(a, 0, h - 2, STYLE_DEFAULT, "Status %d", round);
+        screen_cursor(a, (int)(next(&r) % (uint64_t)w), 1 + (int)(next(&r) % (uint64_t)map), true);
+        /* b: the map slid k rows up or down (new rows come in), a new status */
+        int k = 1 + (int)(next(&r) % (uint64_t)(map - 1));
+        k = next(&r) & 1 ? k : -k;
+        for (int y = 1; y <= map; y++) {
+            int from = y + k;
+            if (from >= 1 && from <= map)
+                memcpy(b->cells + (size_t)y * w, a->cells + (size_t)from * w, sizeof(cell_t) * w);
+            else
+                random_row(b, y, &r);
+        }
+        screen_textf(b, 0, h - 2, STYLE_DEFAULT, "Status %d!", round);
+        screen_cursor(b, (int)(next(&r) % (uint64_t)w), 1 + (int)(next(&r) % (uint64_t)map), true);
+        screen_touch_all(b);
+        buf_t out;
+        buf_init(&out);
+        ansi_keyframe(&prof, a, &out);
+        size_t key = out.len;
+        ansi_diff(&prof, a, b, &out);
+        scrolled += strstr(out.data + key, "\x1b[r") != NULL;
+        vtgrid_write(g, out.data, out.len);
+        vtgrid_sync(g, shown, true);
+        same_screen(shown, b);
+        buf_free(&out);
+        vtgrid_free(g);
+        screen_free(a);
+        screen_free(b);
+        screen_free(shown);
+    }
+    ck_assert_int_gt(scrolled, 100); /* most rounds took the scrolling path */
+}
+END_TEST
+
+START_TEST(ansi_scroll_only_where_it_pays)
+{
+    ansi_profile_t rich, plain;
+    ansi_profile_for_term(&rich, "xterm-256color");
+    ansi_profile_for_term(&plain, "dumb");
+    screen_t *a = screen_new(80, 24), *b = screen_new(80, 24);
+    for (int y = 1; y <= 20; y++) /* a different text on each row */
+        screen_textf(a, 0, y, STYLE_DEFAULT, "row %d ..#..#..##..", y);
+    for (int y = 1; y <= 20; y++)
+        if (y + 5 <= 20)
+            memcpy(b->cells + (size_t)y * 80, a->cells + (size_t)(y + 5) * 80, sizeof(cell_t) * 80);
+    screen_touch_all(b);
+    buf_t s1, s2, s3;
+    buf_init(&s1);
+    buf_init(&s2);
+    buf_init(&s3);
+    ansi_diff(&rich, a, b, &s1);
+    ansi_diff(&plain, a, b, &s2);
+    /* the region, five indexes at its bottom, the margins reset */
+    ck_assert_ptr_nonnull(strstr(s1.data, "\x1b[2;21r"));
+    ck_assert_ptr_nonnull(strstr(s1.data, "\x1b"
+                                          "D\x1b"
+                                          "D\x1b"
+                                          "D\x1b"
+                                          "D\x1b"
+                                          "D\x1b[r"));
+    ck_assert_ptr_null(strstr(s2.data, "r\x1b")); /* an ASCII-only terminal: redrawn */
+    ck_assert_uint_lt(s1.len * 3, s2.len);
+    /* one changed row is never scrolled */
+    screen_copy(b, a);
+    screen_clean(b);
+    screen_put(b, 3, 3, 'X', STYLE_DEFAULT);
+    ansi_diff(&rich, a, b, &s3);
+    ck_assert_ptr_null(strstr(s3.data, "\x1b[r"));
+    buf_free(&s1);
+    buf_free(&s2);
+    buf_free(&s3);
+    screen_free(a);
+    screen_free(b);
+}
+END_TEST
+
 Suite *suite_server_hosted_vt(void)
 {
     Suite *s = suite_create("server.hosted_vt");
@@ -422,6 +549,8 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_copies_only_damage);
     tcase_add_test(t, vtgrid_answers_queries);
     tcase_add_test(t, vtgrid_resizes_and_reverses);
+    tcase_add_test(t, ansi_scrolled_diffs_play_exactly);
+    tcase_add_test(t, ansi_scroll_only_where_it_pays);
     tcase_add_test(t, vtgrid_survives_libvterm_limits);
     tcase_add_test(t, vtgrid_settles_after_a_resize);
     tcase_add_test(t, vtgrid_shows_double_width_lines_at_normal_width);
