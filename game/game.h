@@ -64,6 +64,7 @@ typedef struct {
 typedef struct {
     int watchers;  /* shown on the status line when > 0 */
     bool two_cell; /* draw each map tile two cells wide */
+    bool turns;    /* the turn counter on the status line (costs bytes on every key) */
     /* The host's idle clock: it may count up every several seconds while
      * the player types nothing, and the help line turns one command
      * further with each count (and by itself every HELP_TURNS game turns,

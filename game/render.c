@@ -241,7 +241,7 @@ static int status_add(status_part_t *pt, int n, style_t st, int keep, const char
     return n + 1;
 }
 
-static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
+static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, status_part_t *pt)
 {
     int n = status_add(pt, 0, STYLE_DEFAULT, 9, "%s", g->name);
     n = status_add(pt, n, STYLE_DEFAULT, 1, " the %s %s", pc_race_name(g), pc_class_name(g));
@@ -253,8 +253,9 @@ static int status_parts(game_t *g, const obj_t *p, status_part_t *pt)
     n = g->depth ? status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth)
                  : status_add(pt, n, STYLE_DEFAULT, 7, "  Town");
     n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
-    n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
-                   (unsigned long long)(g->sched.now / SCHED_MOVE));
+    if (view && view->turns)
+        n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
+                       (unsigned long long)(g->sched.now / SCHED_MOVE));
     size_t e = 0;
     char eff[64] = "";
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
@@ -304,7 +305,7 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
                           render_cache_t *rc)
 {
     status_part_t pt[STATUS_PARTS];
-    int n = status_parts(g, p, pt), width = 0;
+    int n = status_parts(g, p, view, pt), width = 0;
     char cell[32] = "";
     if (view && view->watchers > 0)
         snprintf(cell, sizeof cell, " [%d watching]", view->watchers);

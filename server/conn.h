@@ -79,6 +79,7 @@ struct conn {
     ansi_profile_t prof;
     int prof_id;   /* ansi_profile_id(&prof) */
     bool two_cell; /* the account's option: two-cell map tiles */
+    bool turns;    /* the account's option: the turn counter on the status line */
 
     /* public: the account; written through conn_set_user (menu.c, webgw.c,
      * and admin/control.c's lock through menu_log_out) */

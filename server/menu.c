@@ -781,6 +781,7 @@ void menu_options_apply(conn_t *c, const char *opts)
     account_options_t o;
     account_options_parse(opts, &o);
     c->two_cell = o.two_cell;
+    c->turns = o.turns;
     c->menu->colors = o.colors;
     c->menu->glyphs = o.glyphs;
     menu_apply_profile(c);
@@ -789,7 +790,7 @@ void menu_options_apply(conn_t *c, const char *opts)
 static void options_save(conn_t *c)
 {
     char opts[96];
-    account_options_t o = {c->two_cell, c->menu->colors, c->menu->glyphs};
+    account_options_t o = {c->two_cell, c->turns, c->menu->colors, c->menu->glyphs};
     account_options_format(&o, opts, sizeof opts);
     db_user_set_options(c->srv->db, c->user_id, opts, NULL, NULL);
     menu_options_apply(c, opts);
@@ -803,6 +804,16 @@ static void two_cell_value(const conn_t *c, char *out, size_t n)
 static void two_cell_next(conn_t *c)
 {
     c->two_cell = !c->two_cell;
+}
+
+static void turns_value(const conn_t *c, char *out, size_t n)
+{
+    snprintf(out, n, "%s", c->turns ? "on" : "off");
+}
+
+static void turns_next(conn_t *c)
+{
+    c->turns = !c->turns;
 }
 
 static void colours_value(const conn_t *c, char *out, size_t n)
@@ -844,6 +855,7 @@ static const option_item_t options_menu[] = {
     {'t', "Two-cell map tiles", two_cell_value, two_cell_next},
     {'c', "Colours", colours_value, colours_next},
     {'g', "Map glyphs", glyphs_value, glyphs_next},
+    {'n', "Turn counter", turns_value, turns_next},
 };
 #define OPTION_ITEMS (sizeof options_menu / sizeof options_menu[0])
 

@@ -49,6 +49,7 @@ void account_options_parse(const char *text, account_options_t *o)
     if (!text)
         text = "";
     o->two_cell = strstr(text, "two_cell=1") != NULL;
+    o->turns = strstr(text, "turns=1") != NULL;
     o->colors =
         value_index(text, "colors=", &COLOUR_MODES[0].key, sizeof COLOUR_MODES[0], NCOLOUR_MODES);
     o->glyphs = value_index(text, "glyphs=", &GLYPH_SETS[0].key, sizeof GLYPH_SETS[0], NGLYPH_SETS);
@@ -56,6 +57,7 @@ void account_options_parse(const char *text, account_options_t *o)
 
 void account_options_format(const account_options_t *o, char *out, size_t n)
 {
-    snprintf(out, n, "two_cell=%d\ncolors=%s\nglyphs=%s\n", o->two_cell ? 1 : 0,
-             COLOUR_MODES[o->colors % NCOLOUR_MODES].key, GLYPH_SETS[o->glyphs % NGLYPH_SETS].key);
+    snprintf(out, n, "two_cell=%d\ncolors=%s\nglyphs=%s\nturns=%d\n", o->two_cell ? 1 : 0,
+             COLOUR_MODES[o->colors % NCOLOUR_MODES].key, GLYPH_SETS[o->glyphs % NGLYPH_SETS].key,
+             o->turns ? 1 : 0);
 }

@@ -1,9 +1,9 @@
 /* options — what an account keeps in users.options: two-cell map tiles,
- * a colour mode and a map glyph set, each a choice over what the terminal
+ * a colour mode, a map glyph set and the turn counter, each a choice over what the terminal
  * type says. One table of choices serves the telnet options menu (menu.c)
  * and the web's /options page (web/site.c), so both offer the same.
  *
- * Stored as "two_cell=0|1\ncolors=KEY\nglyphs=KEY\n"; an absent or unknown
+ * Stored as "two_cell=0|1\ncolors=KEY\nglyphs=KEY\nturns=0|1\n"; an absent or unknown
  * value reads as the first choice ("from the terminal type"), so an older
  * "colors=256" means the terminal's colours. */
 #ifndef WARREN_OPTIONS_H
@@ -34,6 +34,7 @@ extern const size_t NGLYPH_SETS;
 
 typedef struct {
     bool two_cell;
+    bool turns;     /* the turn counter on the status line */
     uint8_t colors; /* index into COLOUR_MODES */
     uint8_t glyphs; /* index into GLYPH_SETS */
 } account_options_t;

@@ -410,7 +410,8 @@ static void session_render(const session_t *s, screen_t *scr, const game_view_t 
 static void view_of(const session_t *s, game_view_t *v)
 {
     *v = (game_view_t){.watchers = s->nwatchers,
-                       .two_cell = s->player ? s->player->two_cell : false};
+                       .two_cell = s->player ? s->player->two_cell : false,
+                       .turns = s->player ? s->player->turns : false};
 }
 
 /* A watcher shares the player's frames when its terminal can hold them. */

@@ -43,7 +43,7 @@ static void emit_frame(player_t *p)
 {
     if (!p->cb || p->failed)
         return;
-    game_view_t v = {0, false};
+    game_view_t v = {.turns = true}; /* a replay shows how the turns went */
     game_render(p->g, p->cur, &v);
     game_status_t st;
     game_status(p->g, &st);

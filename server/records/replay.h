@@ -6,8 +6,8 @@
  *
  * Frames: frame 0 is the first screen; frame i is the screen after the i-th
  * key event of the journal, all at opts->w x opts->h with the default view
- * (no watcher count, one-cell tiles) and the default 256-colour UTF-8
- * profile. Each frame carries the ANSI bytes turning frame i-1 into it (the
+ * (no watcher count, one-cell tiles) but the turn counter shown, and the
+ * default 256-colour UTF-8 profile. Each frame carries the ANSI bytes turning frame i-1 into it (the
  * first: a keyframe); frames marked key also carry a full keyframe, at least
  * every opts->keyframe_turns game turns, so a player can seek to any frame
  * by drawing the nearest keyframe before it and the diffs after it.

@@ -307,8 +307,8 @@ typedef struct {
     const char *key, *label;
 } choice_t;
 
-static const choice_t two_cell_choices[] = {{"0", "off"}, {"1", "on"}};
-static const size_t two_cell_n = 2;
+static const choice_t on_off_choices[] = {{"0", "off"}, {"1", "on"}};
+static const size_t on_off_n = 2;
 
 /* One option of options.h's tables (structs that start with key, label). */
 typedef struct {
@@ -319,10 +319,10 @@ typedef struct {
 } option_row_t;
 
 static const option_row_t option_rows[] = {
-    {"two_cell", "Two-cell map tiles", &two_cell_choices[0].key, sizeof two_cell_choices[0],
-     &two_cell_n},
+    {"two_cell", "Two-cell map tiles", &on_off_choices[0].key, sizeof on_off_choices[0], &on_off_n},
     {"colors", "Colours", &COLOUR_MODES[0].key, sizeof COLOUR_MODES[0], &NCOLOUR_MODES},
     {"glyphs", "Map glyphs", &GLYPH_SETS[0].key, sizeof GLYPH_SETS[0], &NGLYPH_SETS},
+    {"turns", "Turn counter", &on_off_choices[0].key, sizeof on_off_choices[0], &on_off_n},
 };
 #define OPTION_ROWS (sizeof option_rows / sizeof option_rows[0])
 
@@ -332,11 +332,12 @@ static void options_values(const account_options_t *o, uint8_t v[OPTION_ROWS])
     v[0] = o->two_cell;
     v[1] = o->colors;
     v[2] = o->glyphs;
+    v[3] = o->turns;
 }
 
 static void options_from(account_options_t *o, const uint8_t v[OPTION_ROWS])
 {
-    *o = (account_options_t){v[0] != 0, v[1], v[2]};
+    *o = (account_options_t){v[0] != 0, v[3] != 0, v[1], v[2]};
 }
 
 typedef struct {

@@ -658,15 +658,15 @@ class WS:
 
 
 def play_socket(port, session, w=100, h=30, timeout=10):
-    """/ws/play of a logged-in account at w x h, once its game shows a turn
-    (a new game gets a random character: any key but a-d)."""
+    """/ws/play of a logged-in account at w x h, once its game shows its
+    status line (a new game gets a random character: any key but a-d)."""
     ws = WS(port, "/ws/play", session=session, timeout=timeout)
     assert ws.status == 101
     ws.text(json.dumps({"t": "resize", "w": w, "h": h}))
-    op, p = ws.until(lambda op, p: op == 2 and (b"Turn" in p or b"who are you" in p), timeout=10)
-    if b"Turn" not in p:
+    op, p = ws.until(lambda op, p: op == 2 and (b"HP " in p or b"who are you" in p), timeout=10)
+    if b"HP " not in p:
         ws.binary(b"*")
-        ws.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)
+        ws.until(lambda op, p: op == 2 and b"HP " in p, timeout=10)
     return ws
 
 

@@ -25,8 +25,10 @@ def play_drawn(t, name):
 def test_options_change_the_game_and_stay_with_the_account(daemon, clients):
     t = options_menu(clients(daemon.port, term="xterm-256color"), "opt")
     for line in ("Two-cell map tiles: off", "Colours: from the terminal type (256)",
-                 "Map glyphs: " + GLYPH_LABELS[0]):
+                 "Map glyphs: " + GLYPH_LABELS[0], "Turn counter: off"):
         t.wait_for(line)
+    t.send("n")
+    t.wait_for("Turn counter: on")
     t.send("t")
     t.wait_for("Two-cell map tiles: on")
     t.send("c")
@@ -34,7 +36,7 @@ def test_options_change_the_game_and_stay_with_the_account(daemon, clients):
     for label in GLYPH_LABELS[1:]:
         t.send("g")
         t.wait_for("Map glyphs: " + label)
-    assert options_of(daemon, "opt") == "two_cell=1\ncolors=16\nglyphs=ascii\n"
+    assert options_of(daemon, "opt") == "two_cell=1\ncolors=16\nglyphs=ascii\nturns=1\n"
 
     # the game, drawn for an xterm, in plain ASCII and two cells a tile
     drawn = play_drawn(t, "opt")
@@ -44,18 +46,28 @@ def test_options_change_the_game_and_stay_with_the_account(daemon, clients):
     rows = t.screen.display[1:t.rows - 2]
     glyphs = [(y, x) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch != " "]
     assert len(glyphs) > 10, "\n".join(rows)
+    assert " Turn " in t.screen.display[t.rows - 2], t.screen.display[t.rows - 2]
     assert all(x % 2 == 0 for _, x in glyphs), "\n".join(rows)  # odd columns stay blank
     t.close()
 
     # a new connection: the same choices after login; the glyph set cycles round
     t = options_menu(clients(daemon.port), "opt", new=False)
-    for line in ("Two-cell map tiles: on", "Colours: 16", "Map glyphs: plain ASCII"):
+    for line in ("Two-cell map tiles: on", "Colours: 16", "Map glyphs: plain ASCII",
+                 "Turn counter: on"):
         t.wait_for(line)
     t.send("g")
     t.wait_for("Map glyphs: " + GLYPH_LABELS[0])
     t.send("t")
     t.wait_for("Two-cell map tiles: off")
-    assert options_of(daemon, "opt") == "two_cell=0\ncolors=16\nglyphs=auto\n"
+    t.send("n")
+    t.wait_for("Turn counter: off")
+    assert options_of(daemon, "opt") == "two_cell=0\ncolors=16\nglyphs=auto\nturns=0\n"
+    t.send("q")  # back to the game: its status line without the counter
+    t.wait_for("Logged in as opt")
+    t.send("p")
+    t.wait_for("HP ")
+    t.pump(quiet=0.3)
+    assert "Turn" not in t.screen.display[t.rows - 2], t.screen.display[t.rows - 2]
     t.close()
 
 
@@ -69,7 +81,7 @@ def test_colours_off_draws_attributes_only(daemon, clients):
     t.wait_for("Colours: 16")
     t.send("c")
     t.wait_for("Colours: off")
-    assert options_of(daemon, "mono") == "two_cell=0\ncolors=off\nglyphs=auto\n"
+    assert options_of(daemon, "mono") == "two_cell=0\ncolors=off\nglyphs=auto\nturns=0\n"
     drawn = play_drawn(t, "mono")
     assert colour_params(drawn) == [], colour_params(drawn)[:10]
     assert re.search(rb"\x1b\[[0-9;]*\b1[;m]", drawn), "the player is no longer bold"

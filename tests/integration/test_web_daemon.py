@@ -189,8 +189,8 @@ def test_game_end_and_detach_send_the_browser_home(daemon):
 
 
 def test_the_accounts_options_reach_the_browser(daemon, clients):
-    """Options chosen over telnet (colours off, plain ASCII glyphs) apply to
-    the same account's game in the browser too."""
+    """Options chosen over telnet (colours off, plain ASCII glyphs, the turn
+    counter) apply to the same account's game in the browser too."""
     d = daemon
     tok, _, _ = register(d, "opal")
     t = options_menu(clients(d.port), "opal", pw=PW, new=False)
@@ -199,6 +199,8 @@ def test_the_accounts_options_reach_the_browser(daemon, clients):
     for _ in range(4):
         t.send("g")
     t.wait_for("Map glyphs: plain ASCII")
+    t.send("n")
+    t.wait_for("Turn counter: on")
     t.close()
     ws = WS(d.http, "/ws/play", session=tok)
     assert ws.status == 101

@@ -131,10 +131,11 @@ def test_options_page_offers_and_keeps_the_telnet_options(daemon, clients):
     assert [v for v, _ in by["two_cell"]] == ["0", "1"]
     assert [v for v, _ in by["colors"]] == ["auto", "16", "off"]
     assert [v for v, _ in by["glyphs"]] == ["auto", "unicode", "lines", "dec", "ascii"]
+    assert [v for v, _ in by["turns"]] == ["0", "1"]
     assert all(c == (v in ("0", "auto")) for opts in by.values() for v, c in opts)
     # a game open in the browser takes the change at once
     play = play_socket(d.http, tok)
-    form = {"two_cell": "0", "colors": "off", "glyphs": "ascii"}
+    form = {"two_cell": "0", "colors": "off", "glyphs": "ascii", "turns": "1"}
     assert web.post("/options", form, headers={"Origin": "http://evil.example"}).status == 403
     assert web.post("/options", {**form, "colors": "mauve"}, headers=here(d)).status == 400
     assert web.post("/options", {"colors": "off"}, headers=here(d)).status == 400
@@ -143,8 +144,8 @@ def test_options_page_offers_and_keeps_the_telnet_options(daemon, clients):
     assert r.status == 200 and b'<p class="ok" id="msg">Saved.</p>' in r.body
     assert b'name="colors" value="off" checked' in r.body
     assert d.db_rows("SELECT options FROM users WHERE name = 'Pia'")[0][0] == \
-        "two_cell=0\ncolors=off\nglyphs=ascii\n"
-    drawn = play.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)[1]
+        "two_cell=0\ncolors=off\nglyphs=ascii\nturns=1\n"
+    drawn = play.until(lambda op, p: op == 2 and b"Turn" in p, timeout=10)[1]  # the counter on
     play.binary(b".")
     drawn += play.until(lambda op, p: op == 2, timeout=10)[1]
     assert colour_params(drawn) == [] and all(b < 0x80 for b in drawn), drawn[-300:]
@@ -153,6 +154,7 @@ def test_options_page_offers_and_keeps_the_telnet_options(daemon, clients):
     t = options_menu(clients(d.port), "Pia", pw=PW, new=False)
     t.wait_for("Colours: off")
     t.wait_for("Map glyphs: plain ASCII")
+    t.wait_for("Turn counter: on")
     t.close()
 
 
@@ -268,7 +270,7 @@ def test_terminals_fill_the_window_and_previews_are_readable(daemon):
 
     # previews: the game's real text, small but readable
     pv = [p for p in out["previews"] if p["name"] == "Tess"]
-    assert pv and "Tess the" in pv[0]["text"] and "Turn" in pv[0]["text"], out["previews"]
+    assert pv and "Tess the" in pv[0]["text"] and "HP " in pv[0]["text"], out["previews"]
     assert 7 <= pv[0]["font"] <= 10 and pv[0]["width"] > 300, pv
 
     # without JavaScript the lobby still lists the games, with watch links

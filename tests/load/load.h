@@ -43,6 +43,7 @@ typedef struct {
     uv_connect_t creq;
     telnet_t *tn;
     bool open, framed, picked;
+    bool opted; /* the turn counter was turned on (the options menu) */
     int acted, tries, busy, actions;
     unsigned keyno;
     uint64_t seen_seq;

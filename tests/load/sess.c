@@ -33,6 +33,7 @@ typedef enum {
     SEEN_MESSAGE,
     SEEN_MENU_ANON,
     SEEN_MENU_USER,
+    SEEN_OPTIONS,
 } seen_t;
 
 /* A text on a row identifies a screen; the first match wins (the menu
@@ -45,8 +46,9 @@ static const struct {
     {VT_H - 1, "You are dead.", SEEN_OVER}, /* where the help line was */
     {VT_H - 1, "You won!", SEEN_OVER},
     {VT_H - 1, "You quit.", SEEN_OVER},
-    {VT_H - 2, "  Turn ", SEEN_GAME}, /* the status line */
+    {VT_H - 2, "  HP ", SEEN_GAME}, /* the status line */
     {1, "who are you? Choose a", SEEN_CHARGEN},
+    {1, "  Options", SEEN_OPTIONS},
     {1, "choose a gift", SEEN_LEVELUP},
     {1, "Live games", SEEN_WATCHLIST},
     {8, "Password again: ", SEEN_PASS2},
@@ -225,6 +227,14 @@ static void on_password(sess_t *s)
         type_line(s, PASSWORD);
 }
 
+/* A player turns the turn counter on before its first game: a wait
+ * ('.', sess_key) then changes the screen, so every key gets a frame. */
+static void on_menu_user(sess_t *s)
+{
+    type(s, s->opted ? "p" : "o");
+    s->opted = true;
+}
+
 /* Each screen's answer: its keys, or a function for the screens that need
  * more than keys. */
 static const struct {
@@ -236,7 +246,8 @@ static const struct {
     {SEEN_NAME, NULL, on_name},
     {SEEN_PASS, NULL, on_password},
     {SEEN_PASS2, NULL, on_password},
-    {SEEN_MENU_USER, "p", NULL},
+    {SEEN_MENU_USER, NULL, on_menu_user},
+    {SEEN_OPTIONS, "nq", NULL}, /* the turn counter on, back */
     {SEEN_CHARGEN, "*", NULL}, /* not a choice: a random race and class */
     {SEEN_LEVELUP, "a", NULL},
     {SEEN_MESSAGE, " ", NULL},

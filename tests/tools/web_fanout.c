@@ -143,7 +143,7 @@ static int peer_read(peer_t *p)
             got++;
             if (memmem(b + h, n, KEYFRAME, strlen(KEYFRAME)))
                 p->keyframes++;
-            if (memmem(b + h, n, "Turn", 4))
+            if (memmem(b + h, n, "HP ", 3)) /* the status line */
                 p->playing = true;
             if (memmem(b + h, n, "who are you", 11))
                 p->chooser = true;

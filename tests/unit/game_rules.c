@@ -427,7 +427,7 @@ START_TEST(status_line_fits_with_watchers)
     content_t *c = shipped_content();
     game_t *g = started(game_new(c, 5, NULL));
     screen_t *s = screen_new(80, 24);
-    game_view_t v = {.watchers = 12};
+    game_view_t v = {.watchers = 12, .turns = true};
     char line[81];
     const char *names[] = {"Abcdefghijklmnopqrst", "Abcdefghijklmnopqrstuvwxyzabcde"};
     for (int k = 0; k < 2; k++) {
@@ -441,6 +441,11 @@ START_TEST(status_line_fits_with_watchers)
         ck_assert_msg(k == 1 || strstr(line, "Turn ") != NULL, "%s", line);
         ck_assert_msg(strcmp(line + 80 - 14, " [12 watching]") == 0, "%s", line);
     }
+    v.turns = false; /* the counter is the player's option */
+    game_render(g, s, &v);
+    for (int i = 0; i < 80; i++)
+        line[i] = (char)(s->cells[22 * 80 + i].ch ? s->cells[22 * 80 + i].ch : ' ');
+    ck_assert_msg(strstr(line, "HP ") != NULL && strstr(line, "Turn") == NULL, "%s", line);
     screen_free(s);
     game_free(g);
     content_free(c);

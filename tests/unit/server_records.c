@@ -205,7 +205,7 @@ static game_t *direct(const rfx_t *f, size_t nkeys, screen_t *s)
     for (size_t i = 0; i < nkeys; i++)
         game_input(g, vm, (key_event_t){f->keys[i], 0});
     script_vm_free(vm);
-    game_view_t v = {0, false};
+    game_view_t v = {.turns = true}; /* as replays draw */
     game_render(g, s, &v);
     return g;
 }

@@ -71,6 +71,12 @@ try {
   out.cookieFlags = (await ctx.cookies()).filter((c) => c.name === 'warren_session')
     .map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }));
   out.cookieFromScript = await page.evaluate(() => document.cookie);
+  // the turn counter on (off by default): the steps below compare turns
+  await page.goto(`${base}/options`);
+  await page.check('input[name=turns][value="1"]');
+  await Promise.all([page.waitForSelector('#msg'),
+    page.click('form[action="/options"] button[type=submit]')]);
+  await page.goto(`${base}/play`);
   // a new game opens on the character screen: any key but a-d picks at random
   await waitText(page, 'who are you');
   await page.locator('#term').click();
