@@ -912,6 +912,9 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
  * again shifted, and kept only when its frame is the shorter; ASCII-only
  * profiles (vt52, dumb) may lack scrolling regions and never scroll. */
 #define SCROLL_MIN_ROWS 3
+/* A frame of a few changed rows is also tried bottom up (twice the work
+ * of a small frame): the cursor often ends on the topmost of them. */
+#define ORDER_ROWS      4
 
 typedef struct {
     int top, bot; /* the region, rows inclusive */
@@ -991,9 +994,10 @@ static void scroll_cells(const screen_t *a, const scroll_t *sc, cell_t *dst)
 }
 
 /* One frame from a terminal holding acells (a's cells, or their scrolled
- * copy after sc) to b; rows clean in b and outside sc are skipped. */
+ * copy after sc) to b, its rows top down or (up) bottom up; rows clean in b
+ * and outside sc are skipped. */
 static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t *acells,
-                       const screen_t *b, const scroll_t *sc, buf_t *out)
+                       const screen_t *b, const scroll_t *sc, bool up, buf_t *out)
 {
     uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
     buf_t scratch;
@@ -1008,7 +1012,8 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
     if (sc)
         em_scroll(&e, sc);
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
-    for (int y = 0; y < b->h; y++) {
+    for (int i = 0; i < b->h; i++) {
+        int y = up ? b->h - 1 - i : i;
         const cell_t *arow = acells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
         bool moved = sc && y >= sc->top && y <= sc->bot;
         if ((!b->dirty[y] && !moved) || memcmp(arow, brow, rowb) == 0)
@@ -1025,8 +1030,18 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
     buf_free(&scratch);
 }
 
+/* alt replaces the frame at out[start..] when it is shorter; alt is freed. */
+static void keep_shorter(buf_t *out, size_t start, buf_t *alt)
+{
+    if (!alt->failed && !out->failed && alt->len < out->len - start) {
+        out->len = start;
+        buf_put(out, alt->data, alt->len);
+    }
+    buf_free(alt);
+}
+
 /* The scrolled frame, when one is found and comes out shorter than the
- * plain one already at out[start..]. */
+ * frame already at out[start..]. */
 static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const screen_t *b,
                             const bool *changed, buf_t *out, size_t start)
 {
@@ -1034,18 +1049,14 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
     if (!scroll_find(a, b, changed, &sc))
         return;
     cell_t *moved = malloc(sizeof(cell_t) * (size_t)a->w * (size_t)a->h);
+    if (!moved)
+        return;
     buf_t alt;
     buf_init(&alt);
-    if (moved) {
-        scroll_cells(a, &sc, moved);
-        diff_frame(p, a, moved, b, &sc, &alt);
-    }
-    if (moved && !alt.failed && !out->failed && alt.len < out->len - start) {
-        out->len = start;
-        buf_put(out, alt.data, alt.len);
-    }
+    scroll_cells(a, &sc, moved);
+    diff_frame(p, a, moved, b, &sc, false, &alt);
+    keep_shorter(out, start, &alt);
     free(moved);
-    buf_free(&alt);
 }
 
 void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
@@ -1055,9 +1066,7 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
         return;
     }
     size_t start = out->len, rowb = sizeof(cell_t) * (size_t)b->w;
-    diff_frame(p, a, a->cells, b, NULL, out);
-    if (!p->utf8 && !p->dec_graphics)
-        return;
+    diff_frame(p, a, a->cells, b, NULL, false, out);
     bool changed[SCREEN_MAX_H];
     int n = 0;
     for (int y = 0; y < b->h; y++) {
@@ -1065,7 +1074,13 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
         changed[y] = b->dirty[y] && memcmp(a->cells + at, b->cells + at, rowb) != 0;
         n += changed[y];
     }
-    if (n >= SCROLL_MIN_ROWS)
+    if (n >= 2 && n <= ORDER_ROWS) { /* a step upward: the row it left first, then the @ */
+        buf_t alt;
+        buf_init(&alt);
+        diff_frame(p, a, a->cells, b, NULL, true, &alt);
+        keep_shorter(out, start, &alt);
+    }
+    if (n >= SCROLL_MIN_ROWS && (p->utf8 || p->dec_graphics))
         diff_try_scroll(p, a, b, changed, out, start);
 }
 

@@ -534,8 +534,18 @@ static screen_t *random_grid(uint64_t *r)
     return s;
 }
 
-/* A keyframe draws what a diff from a blank grid draws: both paths make the
- * same choices, so their bytes must match exactly. */
+/* Rows of b that differ from a. */
+static int rows_drawn(const screen_t *a, const screen_t *b)
+{
+    int n = 0;
+    for (int y = 0; y < b->h; y++)
+        n += memcmp(a->cells + (size_t)y * b->w, b->cells + (size_t)y * b->w,
+                    sizeof(cell_t) * (size_t)b->w) != 0;
+    return n;
+}
+
+/* A keyframe draws what a top-down diff from a blank grid draws: both
+ * paths make the same choices, so their bytes must match exactly. */
 START_TEST(keyframe_equals_diff_from_blank)
 {
     const ansi_profile_t *profiles[] = {&P256, &P16, &PDEC, &PASCII};
@@ -553,6 +563,10 @@ START_TEST(keyframe_equals_diff_from_blank)
             ansi_diff(profiles[i], a, b, &diff);
             if (b->cur_visible)
                 buf_puts(&diff, "\033[?25h");
+            if (rows_drawn(a, b) <= 4) { /* also tried bottom up (ansi.c): never longer */
+                ck_assert_uint_le(diff.len, key.len);
+                continue;
+            }
             ck_assert_uint_eq(key.len, diff.len);
             ck_assert_mem_eq(key.data, diff.data, key.len);
         }
