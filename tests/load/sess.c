@@ -248,7 +248,7 @@ static const struct {
     {SEEN_PASS2, NULL, on_password},
     {SEEN_MENU_USER, NULL, on_menu_user},
     {SEEN_OPTIONS, "nq", NULL}, /* the turn counter on, back */
-    {SEEN_CHARGEN, "*", NULL}, /* not a choice: a random race and class */
+    {SEEN_CHARGEN, "*", NULL},  /* not a choice: a random race and class */
     {SEEN_LEVELUP, "a", NULL},
     {SEEN_MESSAGE, " ", NULL},
 };

@@ -82,9 +82,10 @@ static int draw(void)
         n++;
     ans[n] = 0;
     char line[96];
-    snprintf(line, sizeof line, "\x1b[8;1Hcpr:%s", ans[0] == 0x1b ? ans + 2 : "?");
+    /* one write: the grid that shows the answer shows the cursor placed too */
+    snprintf(line, sizeof line, "\x1b[8;1Hcpr:%s\x1b[10;20H\x1b[?25l",
+             ans[0] == 0x1b ? ans + 2 : "?");
     out(line);
-    out("\x1b[10;20H\x1b[?25l");
     char c;
     while (read(0, &c, 1) == 1 && c != 'q') {
         snprintf(line, sizeof line, "\x1b[7;1Hkey:%c\x1b[10;20H", c >= 0x20 && c < 0x7F ? c : '?');
