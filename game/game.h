@@ -67,8 +67,8 @@ typedef struct {
     bool turns;    /* the turn counter on the status line (costs bytes on every key) */
     /* The host's idle clock: it may count up every several seconds while
      * the player types nothing, and the help line turns one command
-     * further with each count (and by itself every HELP_TURNS game turns,
-     * never on a key that spends no time). 0 in replays. */
+     * further with each count (never on a key or a game turn). 0 in
+     * replays. */
     uint32_t hint_tick;
 } game_view_t;
 

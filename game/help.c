@@ -41,17 +41,15 @@ void help_draw(game_t *g, screen_t *s)
     screen_text(s, 0, s->h - 1, hi, HELP_FOOTER);
 }
 
-size_t help_line_first(const game_t *g, const game_view_t *view)
+size_t help_line_first(const game_view_t *view)
 {
     size_t n;
     cmd_table(&n);
-    uint64_t step = g->sched.now / SCHED_MOVE / HELP_TURNS + (view ? view->hint_tick : 0);
-    return (size_t)(step % n);
+    return (size_t)((view ? view->hint_tick : 0) % n);
 }
 
-/* The line starts one command further as time passes (game turns or the
- * host's idle clock), never on a key alone: a key that changes nothing
- * else costs no bytes. It shows as many commands as fit. */
+/* The line starts one command further as the host's idle clock counts,
+ * never on a key or a game turn: keys cost it no bytes. It shows as many commands as fit. */
 int help_line(game_t *g, screen_t *s, const game_view_t *view)
 {
     style_t dim = {8, SCREEN_DEFAULT_COLOR, 0};
@@ -62,7 +60,7 @@ int help_line(game_t *g, screen_t *s, const game_view_t *view)
                                                   : "You quit.");
     size_t n;
     const cmd_t *t = cmd_table(&n);
-    size_t first = help_line_first(g, view);
+    size_t first = help_line_first(view);
     int x = 0;
     for (size_t i = 0; i < n; i++) {
         const cmd_t *c = &t[(first + i) % n];

@@ -469,7 +469,7 @@ static void objs_erase(game_t *g, render_cache_t *rc, const level_t *lv, const m
 /* The help line, unless it already shows what it would show now. */
 static void help_row(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *rc)
 {
-    size_t first = help_line_first(g, view);
+    size_t first = help_line_first(view);
     if (rc && rc->help_ok && rc->help_first == first && rc->help_state == g->state)
         return;
     blank_rest(s, help_line(g, s, view), s->h - 1, s->w);
