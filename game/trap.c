@@ -285,18 +285,27 @@ void trap_arrive(game_t *g)
         trap_search(g, trap_search_chance(g, false));
 }
 
+/* Runs every frame over every cell in view, so it reads the level's trap
+ * bytes directly: a found trap is rare, a call per cell is not cheap. */
 void trap_render(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top, int tw)
 {
     const level_t *lv = level_current(g);
-    for (int sy = 0; lv && sy < vh; sy++)
-        for (int sx = 0; sx < vw; sx++) {
-            int k = trap_at(lv, ox + sx, oy + sy, true);
-            if (k < 0 || k >= g->c->n_traps)
+    if (!lv)
+        return;
+    int x0 = ox > 0 ? ox : 0, x1 = ox + vw < lv->w ? ox + vw : lv->w;
+    for (int y = oy > 0 ? oy : 0; y < oy + vh && y < lv->h; y++) {
+        const uint8_t *row = lv->trap + (size_t)y * (size_t)lv->w;
+        for (int x = x0; x < x1; x++) {
+            if (row[x] <= TRAP_FOUND) /* none, or not found yet */
                 continue;
-            bool vis = level_visible(lv, ox + sx, oy + sy);
+            int k = (row[x] & TRAP_KIND) - 1;
+            if (k >= g->c->n_traps)
+                continue;
+            bool vis = level_visible(lv, x, y);
             style_t st = {vis ? g->c->traps[k].fg : 8, SCREEN_DEFAULT_COLOR, vis ? 0 : ATTR_DIM};
-            screen_put(s, sx * tw, top + sy, '^', st);
+            screen_put(s, (x - ox) * tw, top + y - oy, '^', st);
         }
+    }
 }
 
 /* ---- doors ---------------------------------------------------------------------- */

@@ -241,6 +241,28 @@ START_TEST(traps_are_saved)
 }
 END_TEST
 
+/* A found trap shows as '^' where it lies; one not found yet does not. */
+START_TEST(found_traps_are_drawn)
+{
+    content_t *c = shipped_content();
+    for (int found = 0; found < 2; found++) {
+        game_t *g = step_on(c, "pit", found, 11);
+        screen_t *s = screen_new(80, 24);
+        game_render(g, s, NULL);
+        int carets = 0, beside = 0;
+        for (int i = 0; i < 80 * 24; i++) {
+            carets += s->cells[i].ch == '^';
+            beside += s->cells[i].ch == '@' && i + 1 < 80 * 24 && s->cells[i + 1].ch == '^';
+        }
+        ck_assert_int_eq(carets, found);
+        ck_assert_int_eq(beside, found);
+        screen_free(s);
+        game_free(g);
+    }
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_trap(void)
 {
     Suite *s = suite_create("game_trap");
@@ -251,6 +273,7 @@ Suite *suite_game_trap(void)
     tcase_add_test(t, known_traps_are_stepped_over_sometimes);
     tcase_add_test(t, door_commands);
     tcase_add_test(t, traps_are_saved);
+    tcase_add_test(t, found_traps_are_drawn);
     suite_add_tcase(s, t);
     return s;
 }
