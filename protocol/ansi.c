@@ -912,8 +912,8 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
  * again shifted, and kept only when its frame is the shorter; ASCII-only
  * profiles (vt52, dumb) may lack scrolling regions and never scroll. */
 #define SCROLL_MIN_ROWS 3
-/* A frame of a few changed rows is also tried bottom up (twice the work
- * of a small frame): the cursor often ends on the topmost of them. */
+/* A frame of a few changed rows whose cursor ends on the topmost of them
+ * is also tried bottom up (twice the work of a small frame). */
 #define ORDER_ROWS      4
 
 typedef struct {
@@ -1068,13 +1068,15 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     size_t start = out->len, rowb = sizeof(cell_t) * (size_t)b->w;
     diff_frame(p, a, a->cells, b, NULL, false, out);
     bool changed[SCREEN_MAX_H];
-    int n = 0;
+    int n = 0, first = -1;
     for (int y = 0; y < b->h; y++) {
         size_t at = (size_t)y * (size_t)b->w;
         changed[y] = b->dirty[y] && memcmp(a->cells + at, b->cells + at, rowb) != 0;
+        first = first < 0 && changed[y] ? y : first;
         n += changed[y];
     }
-    if (n >= 2 && n <= ORDER_ROWS) { /* a step upward: the row it left first, then the @ */
+    /* a step upward: the row it left first, then the row the cursor ends on */
+    if (n >= 2 && n <= ORDER_ROWS && b->cur_visible && b->cur_y == first) {
         buf_t alt;
         buf_init(&alt);
         diff_frame(p, a, a->cells, b, NULL, true, &alt);
