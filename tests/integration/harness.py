@@ -356,10 +356,16 @@ class Telnet(Term):
                          term=term)
 
 
-def new_game(daemon, t, name, pw=PW):
+def new_game(daemon, t, name, pw=PW, turns=False):
     """Registers name on t (at the main menu) and starts its game; returns
-    (game id, seed) from the daemon's log."""
+    (game id, seed) from the daemon's log. turns: the turn counter on first
+    (an account option, off by default; replays always show it)."""
     t.register(name, pw)
+    if turns:
+        t.options().send("n")
+        t.wait_for("Turn counter: on")
+        t.send("q")
+        t.wait_for(f"Logged in as {name}")
     t.send("p")
     m = daemon.wait_log(rf"game start user={name} game=(\d+) seed=(\d+)")
     return int(m.group(1)), int(m.group(2))
@@ -381,14 +387,15 @@ def hook(daemon, client, user):
             "seq": int(m.group(4))}
 
 
-def replay(bindir, tmp, seed, name, keys, size="80x24"):
+def replay(bindir, tmp, seed, name, keys, size="80x24", turns=False):
     """The same keys played without interruption (bin/tools/server_replay):
-    returns (screen rows without trailing blanks, hash)."""
+    returns (screen rows without trailing blanks, hash). turns: the turn
+    counter shown, as replays draw."""
     tool = program(bindir, "tools/server_replay", "asan/tools/server_replay")
     kf = tmp / "keys.bin"
     kf.write_bytes(keys)
     out = subprocess.run([str(tool), "--seed", str(seed), "--name", name, "--keys", str(kf),
-                          "--size", size], capture_output=True, check=True, timeout=60).stdout
+                          "--size", size, "--turns", str(int(turns))], capture_output=True, check=True, timeout=60).stdout
     lines = out.decode("utf-8").split("\n")
     h = [ln for ln in lines if ln.startswith("hash ")][-1].split()[1]
     return [ln.rstrip() for ln in lines[:int(size.split("x")[1])]], h

@@ -35,7 +35,7 @@ def play_game(daemon, name, keys=KEYS, seen=None, pauses=None):
     starts = sorted(set(range(0, len(keys), 8)) | set(pauses))
     t = Telnet(daemon.port)
     try:
-        gid, seed = new_game(daemon, t.connected(), name)
+        gid, seed = new_game(daemon, t.connected(), name, turns=True)  # as replays draw
         at = {}
         for i, j in zip(starts, starts[1:] + [len(keys)]):
             time.sleep(pauses.get(i, 0))
@@ -117,7 +117,7 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
     assert row["class"] in ("fighter", "rogue", "wizard", "cleric"), row
     keys = journal_bytes(daemon, gid)
     assert seen["sent"].encode().startswith(keys) and len(keys) > 20
-    final, final_hash = replay(bindir, tmp_path, seed, "rita", keys)
+    final, final_hash = replay(bindir, tmp_path, seed, "rita", keys, turns=True)
 
     # ---- the game: JSON against the database
     st, g = web.json(f"/api/game/{gid}")
@@ -213,7 +213,7 @@ def test_game_pages_api_dump_cast_and_verification(daemon, bindir, tmp_path):
     k = kfs[-1]
     target = min(k + 5, len(frames) - 1)
     seeked = feed_screen([frames[k][3]] + [f[2] for f in frames[k + 1:target + 1]])
-    assert seeked == replay(bindir, tmp_path, seed, "rita", keys[:target])[0]
+    assert seeked == replay(bindir, tmp_path, seed, "rita", keys[:target], turns=True)[0]
 
     # ---- gzip: asked for, the same bytes come compressed; else plain
     sizes = {}
@@ -279,7 +279,7 @@ def test_key_times_reach_journal_cast_and_frames(daemon, bindir, tmp_path):
     # one event per frame that draws something, at that frame's time
     assert [e[0] for e in events] == [f[1] / 1000 for f in fr["frames"] if f[2]]
     assert [e[0] for e in events][:5] == [x / 1000 for x in t[:5]]
-    final, _ = replay(bindir, tmp_path, seed, "kit", journal_bytes(daemon, gid))
+    final, _ = replay(bindir, tmp_path, seed, "kit", journal_bytes(daemon, gid), turns=True)
     assert feed_screen(e[2] for e in events) == final
 
     # rows written before times were kept: even spacing, still verified
@@ -447,10 +447,10 @@ def test_browser_replay_plays_to_the_last_screen_and_seeks(daemon, bindir, tmp_p
     fr = Web(daemon.http).json(f"/api/game/{gid}/replay")[1]["frames"]
     gap = fr[41][1] - fr[40][1]
     assert 1500 <= gap <= 2000, gap
-    final, _ = replay(bindir, tmp_path, seed, "yan", keys)
-    first, _ = replay(bindir, tmp_path, seed, "yan", b"")
+    final, _ = replay(bindir, tmp_path, seed, "yan", keys, turns=True)
+    first, _ = replay(bindir, tmp_path, seed, "yan", b"", turns=True)
     seek = max(1, len(keys) // 2)
-    at_seek, _ = replay(bindir, tmp_path, seed, "yan", keys[:seek])
+    at_seek, _ = replay(bindir, tmp_path, seed, "yan", keys[:seek], turns=True)
     # markup in the stored cause must reach the browser as text
     evil = "<img src=x onerror=alert(1)><script>alert(2)</script>"
     with daemon.stopped():

@@ -4,6 +4,9 @@
  * and "hash <hex>". The crash-recovery tests compare a daemon that was
  * killed and restarted against this uninterrupted run.
  *   server_replay --seed S --name NAME --keys FILE [--size WxH] [--render-each 0|1]
+ *                 [--turns 0|1]
+ * --turns 1 shows the turn counter (off by default, as for a new player;
+ * replays show it).
  * Rendering never changes a game; --render-each 0 checks that.
  *   server_replay --snapshot FILE
  * prints only "hash <hex>" of the game a stored snapshot blob holds. */
@@ -17,16 +20,16 @@ typedef struct {
     game_t *g;
     screen_t *s; /* rendered after every key, as the daemon does */
     bool each;
+    game_view_t view; /* the turn counter shown with --turns 1 (as replays draw) */
     script_vm_t *vm;
 } replay_t;
 
 static void replay_key(void *ud, key_event_t k)
 {
     replay_t *r = ud;
-    game_view_t v = {0, false};
     game_input(r->g, r->vm, k);
     if (r->each)
-        game_render(r->g, r->s, &v);
+        game_render(r->g, r->s, &r->view);
 }
 
 static size_t slurp(const char *path, uint8_t **out)
@@ -74,7 +77,7 @@ int main(int argc, char **argv)
     game_options_t opt = {{0}};
     uint64_t seed = 1;
     int w = 80, h = 24;
-    bool each = true;
+    bool each = true, turns = false;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--seed"))
             seed = strtoull(argv[i + 1], NULL, 0);
@@ -86,6 +89,8 @@ int main(int argc, char **argv)
             snprintf(opt.name, sizeof opt.name, "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--render-each"))
             each = atoi(argv[i + 1]) != 0;
+        else if (!strcmp(argv[i], "--turns"))
+            turns = atoi(argv[i + 1]) != 0;
         else if (!strcmp(argv[i], "--size") && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2)
             continue;
         else {
@@ -112,17 +117,15 @@ int main(int argc, char **argv)
         return rc;
     }
     screen_t *s = screen_new(w, h);
-    replay_t r = {game_new(c, seed, &opt), s, each, script_vm_new()};
+    replay_t r = {game_new(c, seed, &opt), s, each, {.turns = turns}, script_vm_new()};
     if (!r.g || !s || !r.vm)
         return 1;
-    game_view_t v0 = {0, false};
-    game_render(r.g, s, &v0);
+    game_render(r.g, s, &r.view);
     keydec_t kd;
     keydec_init(&kd);
     keydec_feed(&kd, data, len, replay_key, &r);
     keydec_timeout(&kd, replay_key, &r);
-    game_view_t v = {0, false};
-    game_render(r.g, s, &v);
+    game_render(r.g, s, &r.view);
     for (int y = 0; y < s->h; y++) {
         buf_t b;
         buf_init(&b);
