@@ -81,6 +81,10 @@ static step_t text_byte(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
         g->hold[g->held++] = c;
         if (g->held < g->need)
             return S_SWAP;
+        if (g->need == 2 && g->hold[0] == 0xC2 && g->hold[1] < 0xA0) {
+            g->held = 0; /* a C1 control in UTF-8 form: dropped */
+            return S_SWAP;
+        }
         for (int i = 0; i < g->held; i++)
             out[(*n)++] = g->hold[i];
         g->held = 0;

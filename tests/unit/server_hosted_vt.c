@@ -401,6 +401,13 @@ START_TEST(vtguard_passes_only_whole_utf8)
     ck_assert_str_eq(GUARDED(&k, "\xc4\xc4\x80"), "\xef\xbf\xbd\xc4\x80");
     ck_assert_str_eq(GUARDED(&k, "\xc4\x1b[m"), "\xef\xbf\xbd\x1b[m");
     ck_assert_str_eq(GUARDED(&k, "\xf8\x88\x80\x80\x80"), "\xef\xbf\xbd\x88\x80\x80\x80");
+    /* C1 controls in UTF-8 form are dropped (libvterm 0.1.4 crashes erasing
+     * them); the 7-bit forms and U+00A0 on pass */
+    ck_assert_str_eq(GUARDED(&k, "a\xc2\x8d\x1b[Jb\xc2\x84\xc2\x9f\xc2\xa0"), "a\x1b[Jb\xc2\xa0");
+    ck_assert_str_eq(GUARDED(&k, "\x1bM\x1b"
+                                 "D"),
+                     "\x1bM\x1b"
+                     "D");
     /* a sequence split across writes is held, not cut */
     ck_assert_str_eq(GUARDED(&k, "\xf0\x9f", "\x98", "\x80!"), "\xf0\x9f\x98\x80!");
     /* a byte >= 0x80 ends a CSI and may start text: held the same way */
@@ -408,6 +415,23 @@ START_TEST(vtguard_passes_only_whole_utf8)
                                  "0"),
                      "\x1b[1\xef\xbf\xbd"
                      "0");
+}
+END_TEST
+
+/* What crashed libvterm 0.1.4 through the guard: C1 controls in UTF-8
+ * form, then an erase. */
+START_TEST(vtgrid_survives_c1_in_utf8)
+{
+    vtgrid_t *g = vtgrid_new(80, 16, NULL, NULL);
+    screen_t *s = screen_new(1, 1);
+    static const char out[] = "x\xc2\x8d\x01\x1b[\x00\x00JJ\xc2\x84\x1b[K\xc2\x85\x1b[2Jy";
+    vtgrid_write(g, out, sizeof out - 1);
+    vtgrid_sync(g, s, true);
+    /* "x", "J" written, the screen erased, "y" where the cursor stood */
+    ck_assert_uint_eq(at(s, 0, 0)->ch, ' ');
+    ck_assert_uint_eq(at(s, 2, 0)->ch, 'y');
+    screen_free(s);
+    vtgrid_free(g);
 }
 END_TEST
 
@@ -549,6 +573,7 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_copies_only_damage);
     tcase_add_test(t, vtgrid_answers_queries);
     tcase_add_test(t, vtgrid_resizes_and_reverses);
+    tcase_add_test(t, vtgrid_survives_c1_in_utf8);
     tcase_add_test(t, ansi_scrolled_diffs_play_exactly);
     tcase_add_test(t, ansi_scroll_only_where_it_pays);
     tcase_add_test(t, vtgrid_survives_libvterm_limits);
