@@ -77,19 +77,6 @@ static void pty_resize(session_t *s, int w, int h)
         hostrec_resize(hg_of(s)->rec, w, h);
 }
 
-/* Copies the overlap of src into dst (dst keeps its size). */
-static void blit(screen_t *dst, const screen_t *src)
-{
-    screen_clear(dst);
-    for (int y = 0; y < src->h && y < dst->h; y++)
-        for (int x = 0; x < src->w && x < dst->w; x++) {
-            const cell_t *c = screen_at(src, x, y);
-            screen_put(dst, x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
-        }
-    screen_cursor(dst, src->cur_x, src->cur_y,
-                  src->cur_visible && src->cur_x < dst->w && src->cur_y < dst->h);
-}
-
 static void pty_draw(const session_t *s, screen_t *scr, const game_view_t *v)
 {
     hostgame_t *hg = hg_of(s);
@@ -104,7 +91,7 @@ static void pty_draw(const session_t *s, screen_t *scr, const game_view_t *v)
     if (!hg->tmp && !(hg->tmp = screen_new(w, h)))
         return;
     vtgrid_sync(g, hg->tmp, true);
-    blit(scr, hg->tmp);
+    screen_blit(scr, hg->tmp);
 }
 
 /* The program saves itself when hung up; this logs what it wrote so far. */

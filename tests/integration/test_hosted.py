@@ -291,7 +291,8 @@ def test_hosted_score_pages(nethack):
     assert j["scores"][1] == {"game": "nethack", "name": a, "role": "Val", "race": "Hum",
                               "gender": "Fem", "align": "Neu", "max_depth": 7,
                               "death": "killed by a <jackal>", "points": 900, "turns": 5000,
-                              "realtime": 3661, "start_time": 100, "end_time": 200}
+                              "realtime": 3661, "start_time": 100, "end_time": 200,
+                              "recording": None}
     status, page = web.html("/scores/nethack")
     assert status == 200 and "High scores: NetHack 3.6.6" in page
     for th in ("Name", "Role", "Race", "Gender", "Alignment", "Deepest level", "Death", "Points",
