@@ -126,10 +126,10 @@ typedef struct {
     ansi_profile_t prof;
     buf_t diff, key, *out;
     uint64_t index, kf_index, bytes;
-    bool dirty, resized; /* since the last frame */
-    bool last_key;       /* the last frame written carries a keyframe */
-    uint64_t last_ms;    /* and its time */
-    uint64_t dirty_since, at;
+    bool dirty, resized;  /* since the last frame */
+    bool last_key;        /* the last frame written carries a keyframe */
+    uint64_t last_ms;     /* and its time */
+    uint64_t dirty_since; /* the time of the first change since the last frame */
     int failed;
 } framer_t;
 
@@ -189,10 +189,14 @@ static int frame_event(void *ud, const recevent_t *e, uint64_t play)
 {
     framer_t *f = ud;
     if (f->dirty && play - f->dirty_since >= HOSTREPLAY_MERGE_MS)
-        emit(f, f->at);
+        emit(f, f->dirty_since);
+    int w, h;
+    vtgrid_size(f->g, &w, &h);
     if (e->kind == 'o') {
         vtgrid_write(f->g, e->data, e->len);
         f->bytes += e->len;
+    } else if (e->w == w && e->h == h) {
+        return 0; /* each run says its size: no change */
     } else if (vtgrid_resize(f->g, e->w, e->h) == 0) {
         f->resized = true;
     }
@@ -200,7 +204,6 @@ static int frame_event(void *ud, const recevent_t *e, uint64_t play)
         f->dirty = true;
         f->dirty_since = play;
     }
-    f->at = play;
     return f->failed || f->out->failed ? -1 : 0;
 }
 
@@ -260,7 +263,7 @@ int hostreplay_frames_json(const hostreplay_input_t *in, buf_t *out, char *err, 
     emit(&f, 0);
     int rc = walk(in, frame_event, &f, err, errlen);
     if (rc == 0 && f.dirty)
-        emit(&f, f.at);
+        emit(&f, f.dirty_since);
     if (rc == 0 && !f.last_key) { /* the end is one keyframe away too */
         buf_reset(&f.diff);
         buf_reset(&f.key);
