@@ -75,6 +75,7 @@ void hostrec_flush(hostrec_t *r)
         if (recchunk_compress(&r->chunk, &r->z) < 0) {
             log_error("recording %lld: out of memory, a chunk lost", (long long)r->id);
             recchunk_reset(&r->chunk);
+            buf_free(&r->z);
             return;
         }
         data = r->z.data;
@@ -84,7 +85,9 @@ void hostrec_flush(hostrec_t *r)
     }
     db_hosted_chunk_add(r->srv->db, r->id, seq, ms, data, len, r->bytes, r->truncated, NULL, NULL);
     r->told = r->truncated;
-    recchunk_reset(&r->chunk);
+    recchunk_free(&r->chunk); /* idle games hold no buffers: a chunk is seconds apart */
+    recchunk_init(&r->chunk);
+    buf_free(&r->z);
 }
 
 static void on_timer(uv_timer_t *t)
