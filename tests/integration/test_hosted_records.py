@@ -5,12 +5,14 @@ player pages; a flood past record-max is cut and marked truncated."""
 import json
 import re
 import time
+import zlib
 
 import pyte
 import pytest
 
 from harness import CTRL_X, Daemon, Web, unique_name
-from test_hosted import NETHACK, answer_until, nethack, start_nethack  # noqa: F401 (fixture)
+from test_hosted import (NETHACK, answer_until, nethack, start_nethack,  # noqa: F401 (fixture)
+                         toy_key)
 
 pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
 
@@ -223,3 +225,25 @@ def test_bad_recording_ids(nethack):
     assert web.get("/hosted/abc").status == 400
     assert web.json("/api/hosted/-1")[0] == 400
     assert web.get("/hosted/1/nothing").status == 404
+
+
+def test_shutdown_writes_the_recording(nethack, clients):
+    """SIGTERM before the 2-second flush: what the program wrote is stored,
+    and the program's own goodbye after the hangup too."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("st")
+    t.register(name)
+    t.send(toy_key("winsize"))
+    t.wait_for("size 80x24")
+    t.resize(100, 30)
+    t.wait_for("size 100x30")
+    assert d.stop() == 0
+    [(rid, game, end, *_)] = recordings(d, name)
+    assert (game, end) == ("winsize", 0)
+    raw = b"".join(zlib.decompress(r[0]) for r in
+                   d.db_rows("SELECT data FROM hosted_chunks WHERE game = ? ORDER BY seq", rid))
+    assert b"size 80x24" in raw and raw.index(b"size 80x24") < raw.index(b"size 100x30")
+    assert b"r\x00\x50\x18" in raw[:8]  # the run's size first: 80x24
+    assert re.search(rb"r[\x80-\xff]*[\x00-\x7f]\x64\x1e", raw)  # the resize to 100x30
+    d.start()
