@@ -15,10 +15,8 @@
 #include "hostreplay.h"
 #include "http_gzip.h"
 #include "json.h"
-#include "log.h"
 #include "pages_impl.h"
 #include "records.h"
-#include "web_parse.h"
 
 #define NOTE                                                                                \
     "Recorded, not verified by replay: this game ran as its own program, outside Warren's " \
@@ -216,57 +214,17 @@ static void hosted_work(records_job_t *j)
         page_zip(p, SIZE_MAX); /* here, off the loop */
 }
 
-static void hosted_done(records_job_t *j)
-{
-    page_t *p = j->ud;
-    int status = j->status ? j->status : p->status;
-    if (j->status)
-        snprintf(p->err, sizeof p->err, "%s", j->err);
-    records_job_free(j);
-    if (status) {
-        if (status == 500)
-            log_error("recording %lld cannot be played: %s", (long long)p->game_id, p->err);
-        page_error(p, status, p->err);
-        return;
-    }
-    page_send(p, 200, p->cast ? "application/x-asciicast" : "application/json");
-}
-
 static void hosted_job_start(page_t *p)
 {
-    records_job_t *j = calloc(1, sizeof *j);
-    if (!j) {
-        page_error(p, 500, "out of memory");
-        return;
-    }
-    *j = (records_job_t){.srv = p->srv,
-                         .game_id = p->game_id,
-                         .refusable = true,
-                         .read = chunks_read,
-                         .work = hosted_work,
-                         .done = hosted_done,
-                         .ud = p};
-    records_job_start(j);
+    page_job_start(p, chunks_read, hosted_work);
 }
 
 /* ---- the route table's handlers ---------------------------------------------------------- */
 
-/* A /hosted/{id} row's page with its id, not yet answered; NULL when
- * answered already or out of memory (*rc -1). */
-static page_t *hosted_page(void *gw, const web_http_t *req, int *rc)
-{
-    page_t *p = page_new(gw, req);
-    *rc = p ? 0 : -1;
-    if (!p)
-        return NULL;
-    (void)web_parse_id(req->param, strlen(req->param), &p->game_id); /* checked by the route */
-    return page_refused(p, req, 0, NULL) ? NULL : p;
-}
-
 int records_hosted_game(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = hosted_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         page_go(p, req, hosted_game_start);
     return rc;
@@ -275,7 +233,7 @@ int records_hosted_game(void *gw, const web_http_t *req)
 int records_hosted_replay(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = hosted_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         page_go(p, req, hosted_replay_start);
     return rc;
@@ -284,7 +242,7 @@ int records_hosted_replay(void *gw, const web_http_t *req)
 int records_hosted_cast(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = hosted_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p) {
         p->cast = true;
         hosted_job_start(p);
@@ -295,7 +253,7 @@ int records_hosted_cast(void *gw, const web_http_t *req)
 int records_hosted_frames(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = hosted_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         hosted_job_start(p);
     return rc;

@@ -778,7 +778,8 @@ static void replay_work(records_job_t *j)
         page_zip(p, SIZE_MAX); /* here, off the loop: replays run to megabytes */
 }
 
-static void replay_done(records_job_t *j)
+/* A replay job's end, on the loop: its body, or its error. */
+static void page_job_done(records_job_t *j)
 {
     page_t *p = j->ud;
     int status = j->status ? j->status : p->status;
@@ -787,14 +788,14 @@ static void replay_done(records_job_t *j)
     records_job_free(j);
     if (status) {
         if (status == 500)
-            log_error("replay of game %lld failed: %s", (long long)p->game_id, p->err);
+            log_error("%s failed: %s", p->here, p->err);
         page_error(p, status, p->err);
         return;
     }
     page_send(p, 200, p->cast ? "application/x-asciicast" : "application/json");
 }
 
-static void replay_start(page_t *p)
+void page_job_start(page_t *p, records_job_fn read, records_job_fn work)
 {
     records_job_t *j = calloc(1, sizeof *j);
     if (!j) {
@@ -804,10 +805,16 @@ static void replay_start(page_t *p)
     *j = (records_job_t){.srv = p->srv,
                          .game_id = p->game_id,
                          .refusable = true,
-                         .work = replay_work,
-                         .done = replay_done,
+                         .read = read,
+                         .work = work,
+                         .done = page_job_done,
                          .ud = p};
     records_job_start(j);
+}
+
+static void replay_start(page_t *p)
+{
+    page_job_start(p, NULL, replay_work);
 }
 
 /* ---- /game/ID/replay: the browser player -------------------------------------------------- */
@@ -952,9 +959,7 @@ void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p))
         webgw_viewer(p->gw, req->cookie, on_viewer, p);
 }
 
-/* A /game/{id} row's page with its game id, not yet answered; NULL when
- * answered already (a POST, a stopping server) or out of memory (*rc -1). */
-static page_t *game_page(void *gw, const web_http_t *req, int *rc)
+page_t *page_with_id(void *gw, const web_http_t *req, int *rc)
 {
     page_t *p = page_new(gw, req);
     *rc = p ? 0 : -1;
@@ -1004,7 +1009,7 @@ int records_player(void *gw, const web_http_t *req)
 int records_game(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         page_go(p, req, game_start);
     return rc;
@@ -1013,7 +1018,7 @@ int records_game(void *gw, const web_http_t *req)
 int records_dump(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         db_dump_get(p->srv->db, p->game_id, on_dump_only, p);
     return rc;
@@ -1022,7 +1027,7 @@ int records_dump(void *gw, const web_http_t *req)
 int records_cast(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p) {
         p->cast = true;
         replay_start(p);
@@ -1033,7 +1038,7 @@ int records_cast(void *gw, const web_http_t *req)
 int records_frames(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         replay_start(p);
     return rc;
@@ -1042,7 +1047,7 @@ int records_frames(void *gw, const web_http_t *req)
 int records_replay(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         page_go(p, req, replay_page_start);
     return rc;

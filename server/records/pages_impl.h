@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "db_hosted.h"
 #include "db_records.h"
+#include "records.h"
 #include "records_query.h"
 #include "server.h"
 #include "web.h"
@@ -56,6 +57,10 @@ bool db_failed(page_t *p, int status, const char *what_missing);
 /* Answers p at once when it cannot go on (a bad URL: status, why; a
  * POST; a stopping server): true when answered. */
 bool page_refused(page_t *p, const web_http_t *req, int status, const char *why);
+/* A page for a route with an {id} (its game_id set), not yet answered;
+ * NULL when answered already (a POST, a stopping server) or out of memory
+ * (*rc -1). */
+page_t *page_with_id(void *gw, const web_http_t *req, int *rc);
 /* start(p) once the viewer is known (at once for JSON). */
 void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p));
 void html_head(page_t *p, const char *title);
@@ -67,6 +72,10 @@ void player_link(buf_t *o, const char *name);
 void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
                        bool ranked);
 void hosted_json(buf_t *o, const db_hosted_score_t *r); /* one row, without its '{' */
+/* A replay job for p (records.h: read NULL reads game_id's journal, work
+ * runs on the thread pool and leaves the body in p->out or p->status and
+ * p->err), answered when it is done. */
+void page_job_start(page_t *p, records_job_fn read, records_job_fn work);
 /* The replay player's template (web/dist/replay.html) filled: {{id}},
  * {{page}} the game page's path (its .cast beside it), {{frames}} the
  * frames' URL, {{game}} a one-line summary (HTML as given), {{nav}}. */

@@ -11,8 +11,8 @@ import pyte
 import pytest
 
 from harness import CTRL_X, Daemon, Web, unique_name
-from test_hosted import (NETHACK, answer_until, nethack, start_nethack,  # noqa: F401 (fixture)
-                         toy_key)
+from test_hosted import (NETHACK, answer_until, kill_and_come_back,  # noqa: F401 (fixture)
+                         nethack, start_nethack, toy_key)
 
 pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
 
@@ -146,16 +146,7 @@ def test_recording_survives_sigkill(nethack, clients):
     t.play_keys("s" * 3)
     [(rid, *_)] = recordings(d, name)
     assert wait_chunks(d, rid) == [1]
-    d.kill()
-    end = time.time() + 20
-    while not any((pg / "save").iterdir()):
-        assert time.time() < end, "no save file after the daemon died"
-        time.sleep(0.1)
-    d.start()
-    t = clients(d.port)
-    t.login(name)
-    t.send("1")
-    answer_until(t, "Dlvl:1")
+    t = kill_and_come_back(d, pg, clients, name)
     t.send(CTRL_X)  # a save point: the recording is written
     t.wait_for("Your choice")
     d.wait_log(rf"recording {rid} user=\d+ game=nethack goes on")
