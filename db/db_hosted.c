@@ -56,12 +56,13 @@ void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start
     db_submit(db, op);
 }
 
-void db_hosted_chunk_add(db_t *db, int64_t id, int64_t seq, int64_t ms, const void *data,
-                         size_t len, int64_t bytes, bool truncated, db_done_cb cb, void *ud)
+void db_hosted_chunk_add(db_t *db, int64_t id, int64_t ms, const void *data, size_t len,
+                         int64_t bytes, bool truncated, db_done_cb cb, void *ud)
 {
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), id);
-    db_op_step(op, DB_STMT_HOSTED_CHUNK_INSERT,
-               DB_ARGS(DB_INT(id), DB_INT(seq), DB_INT(ms), DB_BLOB(data, len)));
+    if (data)
+        db_op_step(op, DB_STMT_HOSTED_CHUNK_INSERT,
+                   DB_ARGS(DB_INT(id), DB_INT(ms), DB_BLOB(data, len)));
     db_op_step(op, DB_STMT_HOSTED_GAME_BYTES,
                DB_ARGS(DB_INT(id), DB_INT(bytes), DB_INT(truncated ? 1 : 0)));
     db_submit(db, op);

@@ -37,10 +37,10 @@ typedef void (*db_hosted_game_cb)(void *ud, int status, const db_hosted_game_t *
  * none (start_time, width, height as given). */
 void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start_time, int w, int h,
                          db_hosted_game_cb cb, void *ud);
-/* One chunk (data copied) and the row's raw byte count and truncated flag.
- * DB_EEXISTS on a repeated seq. */
-void db_hosted_chunk_add(db_t *db, int64_t id, int64_t seq, int64_t ms, const void *data,
-                         size_t len, int64_t bytes, bool truncated, db_done_cb cb, void *ud);
+/* One chunk (data copied; NULL: none), numbered after the row's last, and
+ * bytes more raw output counted on the row; truncated sets its flag. */
+void db_hosted_chunk_add(db_t *db, int64_t id, int64_t ms, const void *data, size_t len,
+                         int64_t bytes, bool truncated, db_done_cb cb, void *ud);
 /* The game ended at end_time: with score (an xlogfile row, stored as
  * db_hosted_score_add does) it is linked to that row. */
 void db_hosted_game_end(db_t *db, int64_t id, int64_t end_time, const db_hosted_score_t *score,

@@ -175,10 +175,13 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
       DB_HOSTED_COLS " WHERE id = (SELECT score FROM hosted_games WHERE id = ?1)")                \
     X(HOSTED_CHUNKS, "i", ROWS, hosted_chunk,                                                     \
       "SELECT seq, ms, data FROM hosted_chunks WHERE game = ?1 ORDER BY seq")                     \
-    X(HOSTED_CHUNK_INSERT, "iiib", RUN, none,                                                     \
-      "INSERT INTO hosted_chunks(game, seq, ms, data) VALUES (?1, ?2, ?3, ?4)")                   \
+    /* seq in commit order: two runs of one game (one still saving) never collide */              \
+    X(HOSTED_CHUNK_INSERT, "iib", RUN, none,                                                      \
+      "INSERT INTO hosted_chunks(game, seq, ms, data) SELECT ?1, coalesce(max(seq), 0) + 1, "     \
+      "?2, ?3 FROM hosted_chunks WHERE game = ?1")                                                \
     X(HOSTED_GAME_BYTES, "iii", CHANGE, none,                                                     \
-      "UPDATE hosted_games SET bytes = ?2, truncated = max(truncated, ?3) WHERE id = ?1")         \
+      "UPDATE hosted_games SET bytes = bytes + ?2, truncated = max(truncated, ?3) "               \
+      "WHERE id = ?1")                                                                            \
     X(HOSTED_GAME_END, "ii", CHANGE, none, "UPDATE hosted_games SET end_time = ?2 WHERE id = ?1") \
     X(HOSTED_GAME_LINK, "ittii", RUN, none,                                                       \
       "UPDATE hosted_games SET score = (SELECT id FROM hosted_scores WHERE game = ?2 AND "        \

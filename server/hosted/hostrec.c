@@ -28,7 +28,7 @@ struct hostrec {
     bool truncated;   /* record-max reached */
     bool told;        /* the truncated flag is stored */
     int64_t bytes;    /* raw output recorded in the row */
-    int64_t next_seq; /* the next chunk's seq */
+    int64_t unsaved;  /* of which not yet written */
     int64_t base_ms;  /* this run's time 0 on the row's clock */
     uint64_t t0;      /* uv_now at the start of this run */
     recchunk_t chunk; /* collecting */
@@ -70,7 +70,7 @@ void hostrec_flush(hostrec_t *r)
     buf_reset(&r->z);
     const void *data = NULL;
     size_t len = 0;
-    int64_t seq = 0, ms = 0;
+    int64_t ms = 0;
     if (r->chunk.records) {
         if (recchunk_compress(&r->chunk, &r->z) < 0) {
             log_error("recording %lld: out of memory, a chunk lost", (long long)r->id);
@@ -80,10 +80,10 @@ void hostrec_flush(hostrec_t *r)
         }
         data = r->z.data;
         len = r->z.len;
-        seq = r->next_seq++;
         ms = r->base_ms + (int64_t)r->chunk.ms0;
     }
-    db_hosted_chunk_add(r->srv->db, r->id, seq, ms, data, len, r->bytes, r->truncated, NULL, NULL);
+    db_hosted_chunk_add(r->srv->db, r->id, ms, data, len, r->unsaved, r->truncated, NULL, NULL);
+    r->unsaved = 0;
     r->told = r->truncated;
     recchunk_free(&r->chunk); /* idle games hold no buffers: a chunk is seconds apart */
     recchunk_init(&r->chunk);
@@ -121,6 +121,7 @@ void hostrec_output(hostrec_t *r, const char *bytes, size_t len)
             return;
     }
     r->bytes += (int64_t)len;
+    r->unsaved += (int64_t)len;
     after_record(r);
 }
 
@@ -166,7 +167,6 @@ static void on_open(void *ud, int status, const db_hosted_game_t *g, const db_ho
     r->bytes += g->bytes; /* a run of a game recorded before: its bytes count too */
     r->truncated = r->truncated || g->truncated;
     r->told = g->truncated;
-    r->next_seq = g->chunks + 1;
     int64_t base = wall_ms() - g->start_time * 1000 - (int64_t)rel_ms(r);
     r->base_ms = base > g->last_ms ? base : g->last_ms + 1;
     log_info("recording %lld user=%lld game=%s %s", (long long)r->id, (long long)r->user, r->game,
