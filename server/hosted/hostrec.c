@@ -165,7 +165,12 @@ static void on_open(void *ud, int status, const db_hosted_game_t *g, const db_ho
     }
     r->id = g->id;
     r->bytes += g->bytes; /* a run of a game recorded before: its bytes count too */
-    r->truncated = r->truncated || g->truncated;
+    if (g->truncated) {   /* cut before: this run adds nothing */
+        recchunk_reset(&r->chunk);
+        r->bytes = g->bytes;
+        r->unsaved = 0;
+        r->truncated = true;
+    }
     r->told = g->truncated;
     int64_t base = wall_ms() - g->start_time * 1000 - (int64_t)rel_ms(r);
     r->base_ms = base > g->last_ms ? base : g->last_ms + 1;

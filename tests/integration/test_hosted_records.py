@@ -201,6 +201,17 @@ def test_record_max_truncates(bindir, tmp_path, clients):
         status, fr = web.json(f"/api/hosted/{rid}/replay")
         assert status == 200 and fr["bytes"] == nbytes
         check_frames(fr)
+        chunks = wait_chunks(d, rid)
+        d.kill()  # the same game after a restart goes on in the row: still cut
+        d.start()
+        t = clients(d.port)
+        t.login(name)
+        t.send("1")
+        t.wait_for("flood")
+        d.wait_log(rf"recording {rid} user=\d+ game=flood goes on")
+        t.send(CTRL_X)
+        t.wait_for("Your choice", timeout=10)
+        assert recordings(d, name)[0][5:7] == (nbytes, 1) and wait_chunks(d, rid) == chunks
     finally:
         d.stop_clean()
 
