@@ -241,6 +241,7 @@ typedef struct {
     const char *game; /* [game ID] */
     const char *name, *role, *race, *gender, *align, *death;
     int64_t max_depth, points, turns, realtime, start_time, end_time;
+    int64_t recording; /* read: its hosted_games row (db_hosted.h), 0 if none */
 } db_hosted_score_t;
 void db_hosted_score_add(db_t *db, const db_hosted_score_t *r, db_done_cb cb, void *ud);
 

@@ -45,6 +45,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include "db.h"
+#include "db_hosted.h"
 #include "db_records.h"
 
 /* ---- schema.c ---- */
@@ -55,7 +56,9 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
 /* ---- the statement table ---- */
 #define DB_HOSTED_COLS                                                                      \
     "SELECT user, game, name, role, race, gender, align, death, max_depth, points, turns, " \
-    "realtime, start_time, end_time FROM hosted_scores"
+    "realtime, start_time, end_time, "                                                      \
+    "coalesce((SELECT max(r.id) FROM hosted_games r WHERE r.score = hosted_scores.id), 0) " \
+    "FROM hosted_scores"
 #define DB_STMT_LIST(X)                                                                           \
     X(BEGIN, "", RUN, none, "BEGIN IMMEDIATE")                                                    \
     X(BEGIN_READ, "", RUN, none, "BEGIN")                                                         \
@@ -149,7 +152,44 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
       "FROM games me WHERE me.id = ?1 AND me.state = 'finished'")                                 \
     DB_RECORDS_STMTS(X)                                                                           \
     DB_ADMIN_STMTS(X)                                                                             \
-    DB_SOCIAL_STMTS(X)
+    DB_SOCIAL_STMTS(X)                                                                            \
+    DB_HOSTED_STMTS(X)
+
+/* Hosted games' recordings (db_hosted.c). */
+#define DB_HOSTED_GAME_COLS                                                              \
+    "SELECT h.id, h.user, u.name, h.game, h.start_time, h.end_time, h.width, h.height, " \
+    "h.bytes, h.truncated, coalesce(h.score, 0), "                                       \
+    "coalesce((SELECT max(c.seq) FROM hosted_chunks c WHERE c.game = h.id), 0), "        \
+    "coalesce((SELECT max(c.ms) FROM hosted_chunks c WHERE c.game = h.id), 0) "          \
+    "FROM hosted_games h JOIN users u ON u.id = h.user"
+#define DB_HOSTED_STMTS(X)                                                                        \
+    X(HOSTED_GAME_INSERT, "itiii", RUN, none,                                                     \
+      "INSERT INTO hosted_games(user, game, start_time, width, height) "                          \
+      "SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM hosted_games "                   \
+      "WHERE user = ?1 AND game = ?2 AND end_time = 0)")                                          \
+    X(HOSTED_GAME_OPEN, "it", ROW, hosted_game,                                                   \
+      DB_HOSTED_GAME_COLS " WHERE h.user = ?1 AND h.game = ?2 AND h.end_time = 0 "                \
+                          "ORDER BY h.id DESC LIMIT 1")                                           \
+    X(HOSTED_GAME_BY_ID, "i", ROW, hosted_game, DB_HOSTED_GAME_COLS " WHERE h.id = ?1")           \
+    X(HOSTED_GAME_SCORE, "i", ROWS, hosted,                                                       \
+      DB_HOSTED_COLS " WHERE id = (SELECT score FROM hosted_games WHERE id = ?1)")                \
+    X(HOSTED_CHUNKS, "i", ROWS, hosted_chunk,                                                     \
+      "SELECT seq, ms, data FROM hosted_chunks WHERE game = ?1 ORDER BY seq")                     \
+    /* seq in commit order: two runs of one game (one still saving) never collide */              \
+    X(HOSTED_CHUNK_INSERT, "iib", RUN, none,                                                      \
+      "INSERT INTO hosted_chunks(game, seq, ms, data) SELECT ?1, coalesce(max(seq), 0) + 1, "     \
+      "?2, ?3 FROM hosted_chunks WHERE game = ?1")                                                \
+    X(HOSTED_GAME_BYTES, "iii", CHANGE, none,                                                     \
+      "UPDATE hosted_games SET bytes = bytes + ?2, truncated = max(truncated, ?3) "               \
+      "WHERE id = ?1")                                                                            \
+    X(HOSTED_GAME_END, "ii", CHANGE, none, "UPDATE hosted_games SET end_time = ?2 WHERE id = ?1") \
+    X(HOSTED_GAME_LINK, "ittii", RUN, none,                                                       \
+      "UPDATE hosted_games SET score = (SELECT id FROM hosted_scores WHERE game = ?2 AND "        \
+      "name = ?3 AND start_time = ?4 AND end_time = ?5) WHERE id = ?1")                           \
+    X(USER_HOSTED_CHUNKS_DELETE, "i", RUN, none,                                                  \
+      "DELETE FROM hosted_chunks WHERE game IN (SELECT id FROM hosted_games WHERE user = ?1)")    \
+    X(USER_HOSTED_GAMES_DELETE, "i", RUN, none, "DELETE FROM hosted_games WHERE user = ?1")       \
+    X(USER_HOSTED_SCORES_DELETE, "i", RUN, none, "DELETE FROM hosted_scores WHERE user = ?1")
 
 /* Reads for score pages and verification (db_records.c). */
 #define DB_RECORDS_STMTS(X)                                                                       \
@@ -314,7 +354,8 @@ typedef struct {
     X(number, db_number_cb)         \
     X(mail, db_mail_cb)             \
     X(sanctions, db_sanctions_cb)   \
-    X(hosted, db_hosted_cb)
+    X(hosted, db_hosted_cb)         \
+    X(hosted_game, db_hosted_game_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

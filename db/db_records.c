@@ -87,6 +87,7 @@ static int read_hosted(sqlite3_stmt *st, void *row)
                       &r->realtime,  &r->start_time, &r->end_time};
     for (int i = 0; i < 6; i++)
         *num[i] = sqlite3_column_int64(st, 8 + i);
+    r->recording = sqlite3_column_int64(st, 14);
     return DB_OK;
 }
 
@@ -98,7 +99,7 @@ static void free_hosted(void *row)
         free((char *)text[i]);
 }
 
-const db_row_t db_row_hosted = {sizeof(db_hosted_score_t), 14, read_hosted, free_hosted};
+const db_row_t db_row_hosted = {sizeof(db_hosted_score_t), 15, read_hosted, free_hosted};
 
 void db_hosted_scores_top(db_t *db, const char *game, size_t limit, size_t offset, db_hosted_cb cb,
                           void *ud)

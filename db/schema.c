@@ -122,6 +122,28 @@ static const char *const migrations[] = {
     ");\n"
     "CREATE INDEX hosted_scores_by_points ON hosted_scores(game, points DESC);\n"
     "CREATE INDEX hosted_scores_by_user ON hosted_scores(user, id);\n",
+    /* 6: hosted games' recordings (their output, compressed in chunks) */
+    "CREATE TABLE hosted_games (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    user INTEGER NOT NULL REFERENCES users(id),\n"
+    "    game TEXT NOT NULL,\n"
+    "    start_time INTEGER NOT NULL,\n"
+    "    end_time INTEGER NOT NULL DEFAULT 0,\n"
+    "    width INTEGER NOT NULL,\n"
+    "    height INTEGER NOT NULL,\n"
+    "    bytes INTEGER NOT NULL DEFAULT 0,\n"
+    "    truncated INTEGER NOT NULL DEFAULT 0,\n"
+    "    score INTEGER REFERENCES hosted_scores(id)\n"
+    ");\n"
+    "CREATE INDEX hosted_games_open ON hosted_games(user, game, end_time);\n"
+    "CREATE INDEX hosted_games_by_score ON hosted_games(score);\n"
+    "CREATE TABLE hosted_chunks (\n"
+    "    game INTEGER NOT NULL REFERENCES hosted_games(id),\n"
+    "    seq INTEGER NOT NULL,\n"
+    "    ms INTEGER NOT NULL,\n"
+    "    data BLOB NOT NULL,\n"
+    "    PRIMARY KEY (game, seq)\n"
+    ") WITHOUT ROWID;\n",
 };
 
 int db_migration_count(void)

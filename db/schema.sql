@@ -155,3 +155,35 @@ CREATE TABLE hosted_scores (
 );
 CREATE INDEX hosted_scores_by_points ON hosted_scores(game, points DESC);
 CREATE INDEX hosted_scores_by_user ON hosted_scores(user, id);
+
+-- A hosted game's recording: the program's output as it ran, never a
+-- `games` row (nothing replays it through Warren's engine). end_time is 0
+-- while the game may go on (a program hung up restores its save and
+-- continues the same row); bytes counts the raw output recorded, truncated
+-- says the record-max cap stopped it; score links the xlogfile row
+-- imported when the program ended.
+CREATE TABLE hosted_games (
+    id INTEGER PRIMARY KEY,
+    user INTEGER NOT NULL REFERENCES users(id),
+    game TEXT NOT NULL,
+    start_time INTEGER NOT NULL,
+    end_time INTEGER NOT NULL DEFAULT 0,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    bytes INTEGER NOT NULL DEFAULT 0,
+    truncated INTEGER NOT NULL DEFAULT 0,
+    score INTEGER REFERENCES hosted_scores(id)
+);
+CREATE INDEX hosted_games_open ON hosted_games(user, game, end_time);
+CREATE INDEX hosted_games_by_score ON hosted_games(score);
+
+-- The recording in order: seq from 1, ms the first record's time since
+-- the game's start, data zlib-compressed output and resize records
+-- (server/hosted/recchunk.h).
+CREATE TABLE hosted_chunks (
+    game INTEGER NOT NULL REFERENCES hosted_games(id),
+    seq INTEGER NOT NULL,
+    ms INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (game, seq)
+) WITHOUT ROWID;

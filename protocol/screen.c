@@ -101,6 +101,18 @@ int screen_copy(screen_t *dst, const screen_t *src)
     return 0;
 }
 
+void screen_blit(screen_t *dst, const screen_t *src)
+{
+    screen_clear(dst);
+    for (int y = 0; y < src->h && y < dst->h; y++)
+        for (int x = 0; x < src->w && x < dst->w; x++) {
+            const cell_t *c = screen_at(src, x, y);
+            screen_put(dst, x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
+        }
+    screen_cursor(dst, src->cur_x, src->cur_y,
+                  src->cur_visible && src->cur_x < dst->w && src->cur_y < dst->h);
+}
+
 void screen_clean(screen_t *s)
 {
     memset(s->dirty, 0, (size_t)s->h);

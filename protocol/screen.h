@@ -63,6 +63,9 @@ int screen_resize(screen_t *s, int w, int h);
 /* Makes dst an exact copy of src (size, cells, cursor); dst rows whose
  * content changed become dirty. Returns 0 or -1 on OOM. */
 int screen_copy(screen_t *dst, const screen_t *src);
+/* Draws src into dst (which keeps its size): the overlap copied, the rest
+ * blank, the cursor shown only where it fits. */
+void screen_blit(screen_t *dst, const screen_t *src);
 void screen_clean(screen_t *s);
 void screen_touch_all(screen_t *s); /* every row dirty (forces a full diff) */
 

@@ -46,6 +46,8 @@ static const opt_t opts[] = {
     {"game-idle", OPT_INT, S(game_idle), 0, 86400 * 7,
      "SECONDS without a key before a hosted game is hung up, 0 = never (3600); a [game] "
      "section's idle overrides it"},
+    {"record-max", OPT_SIZE, S(record_max), 0, 0,
+     "BYTES of a hosted game's output recorded (K, M, G; 32M; 0 = no recordings)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
@@ -70,6 +72,7 @@ void config_defaults(config_t *c)
     c->listen_backlog = 4096;
     c->register_per_hour = 5; /* limits */
     c->game_idle = 3600;
+    c->record_max = 32 << 20;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "backend.h"
+#include "hostrec.h"
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
@@ -20,6 +21,7 @@ typedef struct {
     screen_t *tmp;   /* the program's screen, for a viewer of another size */
     bool stopping;   /* hung up without an end: the session goes on exit */
     int64_t started; /* Unix seconds: xlog rows before this are others' */
+    hostrec_t *rec;  /* the recording; NULL when off */
 } hostgame_t;
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -69,20 +71,10 @@ static void pty_resize(session_t *s, int w, int h)
 {
     if (w < VTGRID_MIN_W)
         return;
-    ptyproc_resize(hg_of(s)->proc, w, h);
-}
-
-/* Copies the overlap of src into dst (dst keeps its size). */
-static void blit(screen_t *dst, const screen_t *src)
-{
-    screen_clear(dst);
-    for (int y = 0; y < src->h && y < dst->h; y++)
-        for (int x = 0; x < src->w && x < dst->w; x++) {
-            const cell_t *c = screen_at(src, x, y);
-            screen_put(dst, x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
-        }
-    screen_cursor(dst, src->cur_x, src->cur_y,
-                  src->cur_visible && src->cur_x < dst->w && src->cur_y < dst->h);
+    int ow, oh;
+    vtgrid_size(ptyproc_grid(hg_of(s)->proc), &ow, &oh);
+    if (ptyproc_resize(hg_of(s)->proc, w, h) == 0 && (ow != w || oh != h))
+        hostrec_resize(hg_of(s)->rec, w, h);
 }
 
 static void pty_draw(const session_t *s, screen_t *scr, const game_view_t *v)
@@ -99,12 +91,13 @@ static void pty_draw(const session_t *s, screen_t *scr, const game_view_t *v)
     if (!hg->tmp && !(hg->tmp = screen_new(w, h)))
         return;
     vtgrid_sync(g, hg->tmp, true);
-    blit(scr, hg->tmp);
+    screen_blit(scr, hg->tmp);
 }
 
 /* The program saves itself when hung up; this logs what it wrote so far. */
 static void pty_save(session_t *s, const char *why)
 {
+    hostrec_flush(hg_of(s)->rec);
     ptyproc_stats_t st;
     ptyproc_stats(hg_of(s)->proc, &st);
     log_info("hosted %s user=%s game=%s bytes_out=%llu bytes_in=%llu dropped=%llu", why, s->user,
@@ -151,13 +144,18 @@ static struct gameover *pty_finish(session_t *s, char *msg, size_t n)
         db_hosted_score_t r = {s->user_id, s->kind,      row.name,      row.role,   row.race,
                                row.gender, row.align,    row.death,     row.maxlvl, row.points,
                                row.turns,  row.realtime, row.starttime, row.endtime};
-        db_hosted_score_add(s->srv->db, &r, NULL, NULL);
+        if (hg->rec)
+            hostrec_end(hg->rec, &r);
+        else
+            db_hosted_score_add(s->srv->db, &r, NULL, NULL);
         log_info("game end user=%s game=%s kind=xlog turns=%lld score=%lld cause=\"%s\"", s->user,
                  s->kind, (long long)row.turns, (long long)row.points, row.death);
         snprintf(msg, n, "%s is over: %s. %lld points after %lld turns.", s->kind_name, row.death,
                  (long long)row.points, (long long)row.turns);
         return NULL; /* the message says it: no end screen of Warren's */
     }
+    if (hg->rec)
+        hostrec_end(hg->rec, NULL);
     log_info("game end user=%s game=%s: the program exited", s->user, s->kind);
     snprintf(msg, n, "%s has ended.", s->kind_name);
     return NULL;
@@ -166,6 +164,7 @@ static struct gameover *pty_finish(session_t *s, char *msg, size_t n)
 static void pty_free(session_t *s)
 {
     hostgame_t *hg = hg_of(s);
+    hostrec_close(hg->rec);
     ptyproc_close(hg->proc);
     screen_free(hg->tmp);
     free(hg);
@@ -186,10 +185,10 @@ const backend_ops_t backend_pty = {
 
 static void on_output(ptyproc_t *p, const char *bytes, size_t len, void *user)
 {
+    session_t *s = user;
     (void)p;
-    (void)bytes;
-    (void)len;
-    session_output(user);
+    hostrec_output(hg_of(s)->rec, bytes, len);
+    session_output(s);
 }
 
 static void on_exited(ptyproc_t *p, int status, void *user)
@@ -401,7 +400,10 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
         menu_enter(c, "The game cannot start now; the admins can see why in the log.");
         return;
     }
-    session_set_game_id(s, -(int64_t)ptyproc_pid(hg->proc)); /* live only: no record yet */
+    session_set_game_id(s, -(int64_t)ptyproc_pid(hg->proc)); /* live only: never a games row */
+    int w, h;
+    vtgrid_size(ptyproc_grid(hg->proc), &w, &h);
+    hg->rec = hostrec_open(srv, c->user_id, g->id, w, h); /* before any output is read */
     int idle = g->idle_seconds >= 0 ? g->idle_seconds : srv->cfg.game_idle;
     s->idle_limit_ms = (uint64_t)idle * 1000;
     log_info("hosted start user=%s game=%s pid=%d", c->user, g->id, (int)ptyproc_pid(hg->proc));

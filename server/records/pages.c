@@ -30,6 +30,7 @@
 #include "json.h"
 #include "log.h"
 #include "records.h"
+#include "pages_impl.h"
 #include "records_query.h"
 #include "replay.h"
 #include "web_parse.h"
@@ -39,31 +40,6 @@
 #define SCORES_MAX       100
 #define PLAYER_GAMES_MAX 100
 #define CAST_STEP        0.2 /* seconds between keys without a recorded time in the asciicast */
-
-typedef struct page page_t;
-struct page {
-    server_t *srv;
-    web_t *web;
-    webgw_t *gw;
-    uint64_t id;     /* the web request */
-    bool api;        /* under /api/: answer JSON */
-    bool cast;       /* a replay job makes the asciicast (else the frames) */
-    int64_t game_id; /* the game of /game/ID pages */
-    char name[32];   /* a player, or a [game ID] */
-    rq_filter_t filter;
-    buf_t out;
-    bool gzip;   /* the client takes gzip */
-    bool zipped; /* gz holds out gzipped */
-    buf_t gz;
-    db_game_t game;
-    int64_t user;
-    int status; /* a job's failure */
-    char err[200];
-    char viewer[DB_NAME_MAX];  /* the account looking, "" for a visitor */
-    db_player_totals_t totals; /* /player/NAME: shown with the games */
-    char here[128];            /* the page's path, for the navigation's log-in link */
-    void (*start)(page_t *p);  /* what to read once the viewer is known */
-};
 
 static const char *const verified_words[] = {"mismatch", "unchecked", "verified"};
 static const char *const state_words[] = {"live", "finished", "broken"};
@@ -75,21 +51,24 @@ static const char *verified_word(int v)
 
 /* ---- replies -------------------------------------------------------------------- */
 
-static void page_free(page_t *p)
+void page_free(page_t *p)
 {
+    for (size_t i = 0; i < p->nchunks; i++)
+        free((void *)p->chunks[i].data);
+    free(p->chunks);
     buf_free(&p->out);
     buf_free(&p->gz);
     free(p);
 }
 
 /* Gzips the body for a client that takes it, when it is worth it. */
-static void page_zip(page_t *p, size_t max)
+void page_zip(page_t *p, size_t max)
 {
     if (p->gzip && !p->zipped && !p->out.failed && p->out.len >= HTTP_GZIP_MIN && p->out.len <= max)
         p->zipped = http_gzip(p->out.data, p->out.len, &p->gz) == 0;
 }
 
-static void page_send(page_t *p, int status, const char *ctype)
+void page_send(page_t *p, int status, const char *ctype)
 {
     static const char *const plain[] = {"vary:", "Accept-Encoding", NULL};
     static const char *const zipped[] = {"vary:", "Accept-Encoding", "content-encoding:", "gzip",
@@ -110,17 +89,17 @@ static void page_send(page_t *p, int status, const char *ctype)
     page_free(p);
 }
 
-static void html_head(page_t *p, const char *title)
+void html_head(page_t *p, const char *title)
 {
     webgw_page_open(&p->out, title, p->viewer, p->here, NULL);
 }
 
-static void html_tail(buf_t *o)
+void html_tail(buf_t *o)
 {
     webgw_page_close(o);
 }
 
-static void page_error(page_t *p, int status, const char *msg)
+void page_error(page_t *p, int status, const char *msg)
 {
     buf_reset(&p->out);
     p->zipped = false;
@@ -141,7 +120,7 @@ static void page_error(page_t *p, int status, const char *msg)
     page_send(p, status, "text/html; charset=utf-8");
 }
 
-static bool db_failed(page_t *p, int status, const char *what_missing)
+bool db_failed(page_t *p, int status, const char *what_missing)
 {
     if (status == DB_OK)
         return false;
@@ -154,7 +133,7 @@ static bool db_failed(page_t *p, int status, const char *what_missing)
 
 /* ---- shared pieces ------------------------------------------------------------------ */
 
-static void json_key_str(buf_t *o, const char *key, const char *v, bool comma)
+void json_key_str(buf_t *o, const char *key, const char *v, bool comma)
 {
     buf_printf(o, "%s\"%s\":", comma ? "," : "", key);
     json_put_string(o, v, strlen(v));
@@ -191,7 +170,7 @@ static void verified_html(buf_t *o, int v)
                     1]);
 }
 
-static void player_link(buf_t *o, const char *name)
+void player_link(buf_t *o, const char *name)
 {
     buf_puts(o, "<a href=\"/player/");
     url_escape(o, name);
@@ -295,17 +274,20 @@ static void hosted_row_html(buf_t *o, const server_t *srv, const db_hosted_score
     put_duration(o, r->realtime);
     buf_puts(o, "</td><td>");
     webgw_put_time(o, r->end_time);
+    buf_puts(o, "</td><td>");
+    if (r->recording)
+        buf_printf(o, "<a href=\"/hosted/%lld\">recording</a>", (long long)r->recording);
     buf_puts(o, "</td></tr>\n");
 }
 
 /* ranked: a /scores/ID table (rank column); else a player's (game column). */
-static void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
-                              bool ranked)
+void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
+                       bool ranked)
 {
     buf_printf(o,
                "<table class=\"games hosted\"><thead><tr>%s<th>Name</th><th>Role</th><th>Race</th>"
                "<th>Gender</th><th>Alignment</th><th>Deepest level</th><th>Death</th>"
-               "<th>Points</th><th>Turns</th><th>Real time</th><th>Date</th></tr></thead>"
+               "<th>Points</th><th>Turns</th><th>Real time</th><th>Date</th><th></th></tr></thead>"
                "<tbody>\n",
                ranked ? "<th>#</th>" : "<th>Game</th>");
     for (size_t i = 0; i < n; i++)
@@ -315,7 +297,7 @@ static void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_sco
         buf_puts(o, "<p class=\"empty\">No games yet.</p>\n");
 }
 
-static void hosted_json(buf_t *o, const db_hosted_score_t *r)
+void hosted_json(buf_t *o, const db_hosted_score_t *r)
 {
     json_key_str(o, "game", r->game, false);
     json_key_str(o, "name", r->name, true);
@@ -327,9 +309,13 @@ static void hosted_json(buf_t *o, const db_hosted_score_t *r)
     json_key_str(o, "death", r->death, true);
     buf_printf(o,
                ",\"points\":%lld,\"turns\":%lld,\"realtime\":%lld,\"start_time\":%lld,"
-               "\"end_time\":%lld}",
+               "\"end_time\":%lld,\"recording\":",
                (long long)r->points, (long long)r->turns, (long long)r->realtime,
                (long long)r->start_time, (long long)r->end_time);
+    if (r->recording)
+        buf_printf(o, "%lld}", (long long)r->recording);
+    else
+        buf_puts(o, "null}");
 }
 
 static void hosted_list_json(buf_t *o, const db_hosted_score_t *r, size_t n)
@@ -792,7 +778,8 @@ static void replay_work(records_job_t *j)
         page_zip(p, SIZE_MAX); /* here, off the loop: replays run to megabytes */
 }
 
-static void replay_done(records_job_t *j)
+/* A replay job's end, on the loop: its body, or its error. */
+static void page_job_done(records_job_t *j)
 {
     page_t *p = j->ud;
     int status = j->status ? j->status : p->status;
@@ -801,14 +788,14 @@ static void replay_done(records_job_t *j)
     records_job_free(j);
     if (status) {
         if (status == 500)
-            log_error("replay of game %lld failed: %s", (long long)p->game_id, p->err);
+            log_error("%s failed: %s", p->here, p->err);
         page_error(p, status, p->err);
         return;
     }
     page_send(p, 200, p->cast ? "application/x-asciicast" : "application/json");
 }
 
-static void replay_start(page_t *p)
+void page_job_start(page_t *p, records_job_fn read, records_job_fn work)
 {
     records_job_t *j = calloc(1, sizeof *j);
     if (!j) {
@@ -818,18 +805,26 @@ static void replay_start(page_t *p)
     *j = (records_job_t){.srv = p->srv,
                          .game_id = p->game_id,
                          .refusable = true,
-                         .work = replay_work,
-                         .done = replay_done,
+                         .read = read,
+                         .work = work,
+                         .done = page_job_done,
                          .ud = p};
     records_job_start(j);
 }
 
+static void replay_start(page_t *p)
+{
+    page_job_start(p, NULL, replay_work);
+}
+
 /* ---- /game/ID/replay: the browser player -------------------------------------------------- */
 
-/* The template with {{id}}, {{game}} (an escaped one-line summary) and
- * {{nav}} filled. */
-static void replay_page(page_t *p, const char *tpl, const db_game_t *g)
+/* The replay template filled (pages_impl.h). */
+void page_replay_tpl(page_t *p, const char *tpl, const char *id, const char *page,
+                     const char *frames, const char *game_html)
 {
+    const char *const keys[] = {"{{id}}", "{{page}}", "{{frames}}", "{{game}}"};
+    const char *const vals[] = {id, page, frames, game_html};
     buf_t *o = &p->out;
     for (const char *s = tpl; *s;) {
         const char *m = strstr(s, "{{");
@@ -838,24 +833,41 @@ static void replay_page(page_t *p, const char *tpl, const db_game_t *g)
             break;
         }
         buf_put(o, s, (size_t)(m - s));
-        if (strncmp(m, "{{id}}", 6) == 0) {
-            buf_printf(o, "%lld", (long long)g->id);
-            s = m + 6;
-        } else if (strncmp(m, "{{game}}", 8) == 0) {
-            buf_printf(o, "game <a href=\"/game/%lld\">%lld</a> of ", (long long)g->id,
-                       (long long)g->id);
-            player_link(o, g->player);
-            buf_puts(o, ": ");
-            html_escape_str(o, g->cause);
-            s = m + 8;
-        } else if (strncmp(m, "{{nav}}", 7) == 0) {
+        s = m + 2;
+        if (strncmp(m, "{{nav}}", 7) == 0) {
             webgw_nav(o, p->viewer, p->here);
             s = m + 7;
-        } else {
-            buf_puts(o, "{{");
-            s = m + 2;
+            continue;
         }
+        buf_puts(o, "{{");
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            if (strncmp(m, keys[i], strlen(keys[i])) == 0) {
+                o->len -= 2;
+                buf_puts(o, vals[i]);
+                s = m + strlen(keys[i]);
+                break;
+            }
     }
+}
+
+/* A Warren game's replay page: its one-line summary and URLs. */
+static void replay_page(page_t *p, const char *tpl, const db_game_t *g)
+{
+    char id[24], page[48], frames[64];
+    snprintf(id, sizeof id, "%lld", (long long)g->id);
+    snprintf(page, sizeof page, "/game/%lld", (long long)g->id);
+    snprintf(frames, sizeof frames, "/api/game/%lld/replay", (long long)g->id);
+    buf_t game;
+    buf_init(&game);
+    buf_printf(&game, "game <a href=\"%s\">%s</a> of ", page, id);
+    player_link(&game, g->player);
+    buf_puts(&game, ": ");
+    html_escape_str(&game, g->cause);
+    if (game.failed)
+        p->out.failed = true;
+    else
+        page_replay_tpl(p, tpl, id, page, frames, game.data);
+    buf_free(&game);
 }
 
 static void on_replay_game(void *ud, int status, const db_game_t *g)
@@ -894,7 +906,7 @@ static void replay_page_start(page_t *p)
 }
 
 /* A page for req, or NULL when out of memory. */
-static page_t *page_new(webgw_t *g, const web_http_t *req)
+page_t *page_new(webgw_t *g, const web_http_t *req)
 {
     page_t *p = calloc(1, sizeof *p);
     if (!p)
@@ -913,7 +925,7 @@ static page_t *page_new(webgw_t *g, const web_http_t *req)
 
 /* Answers p at once when it cannot go on: a bad URL (status, why), a POST
  * (these pages only answer GET) or a stopping server. */
-static bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
+bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
 {
     if (status)
         page_error(p, status, why);
@@ -938,7 +950,7 @@ static void on_viewer(void *ud, const db_user_t *u)
 }
 
 /* Goes on with start(p), for an HTML page once it knows who is looking. */
-static void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p))
+void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p))
 {
     p->start = start;
     if (p->api)
@@ -947,9 +959,7 @@ static void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p))
         webgw_viewer(p->gw, req->cookie, on_viewer, p);
 }
 
-/* A /game/{id} row's page with its game id, not yet answered; NULL when
- * answered already (a POST, a stopping server) or out of memory (*rc -1). */
-static page_t *game_page(void *gw, const web_http_t *req, int *rc)
+page_t *page_with_id(void *gw, const web_http_t *req, int *rc)
 {
     page_t *p = page_new(gw, req);
     *rc = p ? 0 : -1;
@@ -999,7 +1009,7 @@ int records_player(void *gw, const web_http_t *req)
 int records_game(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         page_go(p, req, game_start);
     return rc;
@@ -1008,7 +1018,7 @@ int records_game(void *gw, const web_http_t *req)
 int records_dump(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         db_dump_get(p->srv->db, p->game_id, on_dump_only, p);
     return rc;
@@ -1017,7 +1027,7 @@ int records_dump(void *gw, const web_http_t *req)
 int records_cast(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p) {
         p->cast = true;
         replay_start(p);
@@ -1028,7 +1038,7 @@ int records_cast(void *gw, const web_http_t *req)
 int records_frames(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         replay_start(p);
     return rc;
@@ -1037,7 +1047,7 @@ int records_frames(void *gw, const web_http_t *req)
 int records_replay(void *gw, const web_http_t *req)
 {
     int rc;
-    page_t *p = game_page(gw, req, &rc);
+    page_t *p = page_with_id(gw, req, &rc);
     if (p)
         page_go(p, req, replay_page_start);
     return rc;

@@ -60,6 +60,8 @@ struct records_job {
     size_t dump_len;
     bool want_dump;
     bool refusable;      /* a page's job: refused with 503 when too many wait */
+    records_job_fn read; /* NULL: reads game_id's row and journal; else reads what work
+                            needs and calls records_job_read_done */
     records_job_fn work; /* thread pool: reads the fields above, writes its own */
     records_job_fn done; /* loop: always called once, then the job is freed */
     void *ud;
@@ -70,6 +72,9 @@ struct records_job {
  * done on the loop. j is owned by the caller until done returns; the caller
  * frees it there with records_job_free. */
 void records_job_start(records_job_t *j);
+/* A job's own read (j->read) is over: status 0 queues its work, else the
+ * job ends with that HTTP-like status and msg. */
+void records_job_read_done(records_job_t *j, int status, const char *msg);
 void records_job_free(records_job_t *j);
 
 /* ---- pages (pages.c) ---- */
@@ -88,5 +93,11 @@ int records_cast(void *gw, const web_http_t *req);          /* /game/{id}.cast *
 int records_replay(void *gw, const web_http_t *req);        /* /game/{id}/replay, the page */
 int records_frames(void *gw, const web_http_t *req);        /* /api/game/{id}/replay */
 int records_bad_game(void *gw, const web_http_t *req);      /* any other /game/...: 400 or 404 */
+/* Hosted games' recordings (hosted_pages.c): /hosted/{id}, its .cast, its
+ * /replay page and /api/hosted/{id}/replay frames. */
+int records_hosted_game(void *gw, const web_http_t *req);
+int records_hosted_cast(void *gw, const web_http_t *req);
+int records_hosted_replay(void *gw, const web_http_t *req);
+int records_hosted_frames(void *gw, const web_http_t *req);
 
 #endif

@@ -136,7 +136,20 @@ static void job_begin(records_job_t *j)
         job_finish(j, 503, "the server is stopping");
         return;
     }
-    db_game_get(j->srv->db, j->game_id, on_job_game, j);
+    if (j->read)
+        j->read(j);
+    else
+        db_game_get(j->srv->db, j->game_id, on_job_game, j);
+}
+
+void records_job_read_done(records_job_t *j, int status, const char *msg)
+{
+    if (status)
+        job_finish(j, status, msg);
+    else if (j->srv->stopping)
+        job_finish(j, 503, "the server is stopping");
+    else
+        job_queue_work(j);
 }
 
 static void backlog_read(records_t *r);

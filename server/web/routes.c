@@ -44,6 +44,14 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/api/game/{id}/replay", .handler = records_frames, .arg = RECORDS_JSON},
     {CALL, "/game/*", .handler = records_bad_game},
     {CALL, "/api/game/*", .handler = records_bad_game, .arg = RECORDS_JSON},
+    /* hosted games' recordings (records/hosted_pages.c): not `games` ids */
+    {CALL, "/hosted/{id}", .handler = records_hosted_game},
+    {CALL, "/api/hosted/{id}", .handler = records_hosted_game, .arg = RECORDS_JSON},
+    {CALL, "/hosted/{id}.cast", .handler = records_hosted_cast},
+    {CALL, "/hosted/{id}/replay", .handler = records_hosted_replay},
+    {CALL, "/api/hosted/{id}/replay", .handler = records_hosted_frames, .arg = RECORDS_JSON},
+    {CALL, "/hosted/*", .handler = records_bad_game},
+    {CALL, "/api/hosted/*", .handler = records_bad_game, .arg = RECORDS_JSON},
 };
 
 const size_t WEB_NROUTES = sizeof WEB_ROUTES / sizeof WEB_ROUTES[0];

@@ -163,12 +163,9 @@ def test_misbehaving_programs_hurt_no_one(nethack, clients):
     other.wait_for("Live games", timeout=5)
 
 
-def test_sigkill_daemon_then_same_game(nethack, clients):
-    d, pg = nethack
-    t = clients(d.port)
-    name = unique_name("nh")
-    start_nethack(t, name)
-    t.play_keys("s" * 5)
+def kill_and_come_back(d, pg, clients, name):
+    """SIGKILLs warrend mid-game, starts it again and brings name back to
+    NetHack (restored from its hangup save); returns the new client."""
     d.kill()
     end = time.time() + 20  # the pty closed: NetHack hangup-saves
     while not any((pg / "save").iterdir()):
@@ -179,6 +176,16 @@ def test_sigkill_daemon_then_same_game(nethack, clients):
     t.login(name)
     t.send("1")
     answer_until(t, "Dlvl:1")
+    return t
+
+
+def test_sigkill_daemon_then_same_game(nethack, clients):
+    d, pg = nethack
+    t = clients(d.port)
+    name = unique_name("nh")
+    start_nethack(t, name)
+    t.play_keys("s" * 5)
+    t = kill_and_come_back(d, pg, clients, name)
     assert re.search(r"welcome back|Restoring", t.raw.decode("utf-8", "replace"))
 
 
@@ -291,7 +298,8 @@ def test_hosted_score_pages(nethack):
     assert j["scores"][1] == {"game": "nethack", "name": a, "role": "Val", "race": "Hum",
                               "gender": "Fem", "align": "Neu", "max_depth": 7,
                               "death": "killed by a <jackal>", "points": 900, "turns": 5000,
-                              "realtime": 3661, "start_time": 100, "end_time": 200}
+                              "realtime": 3661, "start_time": 100, "end_time": 200,
+                              "recording": None}
     status, page = web.html("/scores/nethack")
     assert status == 200 and "High scores: NetHack 3.6.6" in page
     for th in ("Name", "Role", "Race", "Gender", "Alignment", "Deepest level", "Death", "Points",

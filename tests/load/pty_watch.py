@@ -8,7 +8,9 @@ build) and Debian's telnet on both sides. Usage: pty_watch.py BINDIR
         a seeded 200-key walk
   BENCH pty.raw.bytes_per_key             bytes NetHack wrote for those keys
   BENCH pty.daemon.memory.per_game.bytes  warrend's RSS growth per hosted game
-        (8 games; NetHack's own processes not counted)"""
+        (8 games; NetHack's own processes not counted)
+  BENCH hosted.record.ratio               bytes the walk's recording stored (zlib
+        chunks) per raw byte NetHack wrote for it"""
 import os
 import pathlib
 import random
@@ -57,6 +59,18 @@ def bytes_out(d, why, user):
     return int(m.group(1))
 
 
+def stored(d, name, raw, timeout=10):
+    """The recording's stored chunk bytes once it holds raw output bytes."""
+    end = time.time() + timeout
+    while True:
+        [(nbytes, kept)] = d.db_rows("SELECT h.bytes, (SELECT coalesce(sum(length(data)), 0) "
+                                     "FROM hosted_chunks c WHERE c.game = h.id) FROM hosted_games h "
+                                     "JOIN users u ON u.id = h.user WHERE u.name = ?", name)
+        if nbytes >= raw or time.time() > end:
+            return kept
+        time.sleep(0.1)
+
+
 def main(bindir):
     bindir = pathlib.Path(bindir).resolve()
     root = pathlib.Path(tempfile.mkdtemp(prefix="pty-watch-"))
@@ -77,6 +91,7 @@ def main(bindir):
         p.send(CTRL_X)
         p.wait_for("Your choice")
         before = bytes_out(d, "detach", name)
+        kept_before = stored(d, name, before)
         p.send("1")
         p.wait_for("Dlvl:1")
         w = Telnet(d.port)
@@ -103,6 +118,7 @@ def main(bindir):
             wbytes += got.get(wf, (0, 0))[1]
         p.send(CTRL_X)
         after = bytes_out(d, "detach", name)
+        kept = stored(d, name, after) - kept_before
         delays.sort()
         key_frame.sort()
 
@@ -116,6 +132,7 @@ def main(bindir):
         print(f"BENCH pty.watch.bytes_per_key {wbytes / WALK:.1f}")
         print(f"BENCH pty.raw.bytes_per_key {(after - before) / WALK:.1f}")
         print(f"BENCH pty.daemon.memory.per_game.bytes {per_game}")
+        print(f"BENCH hosted.record.ratio {kept / max(1, after - before):.3f}")
     finally:
         for c in clients:
             c.close()

@@ -15,13 +15,19 @@
  *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true, wall clock:
  *                                          fork of this small process, exec)
  *   BENCH hosted.memory80x24.bytes X bytes (ptyproc with its libvterm, a grid)
- *   BENCH hosted.memory200x60.bytes X bytes */
+ *   BENCH hosted.memory200x60.bytes X bytes
+ *   BENCH hosted.record.compress.us X us   (zlib of one recording chunk,
+ *                                          HOSTREC_CHUNK_RAW of moves and redraws,
+ *                                          as the loop does it)
+ *   BENCH hosted.record.chunk.ratio X      (that chunk stored / raw) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "buf.h"
+#include "hosted/hostrec.h"
 #include "hosted/ptyproc.h"
+#include "hosted/recchunk.h"
 #include "hosted/vtgrid.h"
 
 #define ROUNDS 2001
@@ -215,8 +221,40 @@ static void bench_spawn(void)
     uv_loop_close(&loop);
 }
 
+/* A chunk as a game fills it: a redraw now and then, moves between. */
+static void bench_record(void)
+{
+    recchunk_t c;
+    recchunk_init(&c);
+    buf_t b, z;
+    buf_init(&b);
+    buf_init(&z);
+    for (int r = 0; c.raw.len < HOSTREC_CHUNK_RAW; r++) {
+        buf_reset(&b);
+        if (r % 40 == 0)
+            full_screen(&b, r);
+        else
+            move(&b, r);
+        recchunk_output(&c, (uint64_t)r * 150, b.data, b.len);
+    }
+    enum { N = 201 };
+    double t[N];
+    for (int i = 0; i < N; i++) {
+        buf_reset(&z);
+        double t0 = cpu_us();
+        recchunk_compress(&c, &z);
+        t[i] = cpu_us() - t0;
+    }
+    printf("BENCH hosted.record.compress.us %.0f us\n", median(t, N));
+    printf("BENCH hosted.record.chunk.ratio %.3f\n", (double)z.len / (double)c.raw.len);
+    buf_free(&b);
+    buf_free(&z);
+    recchunk_free(&c);
+}
+
 int main(void)
 {
+    bench_record();
     bench_full();
     bench_move();
     bench_parse();

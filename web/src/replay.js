@@ -12,6 +12,8 @@ import './style.css';
 
 const TICK = 16; // ms between checks for due frames while playing
 const id = document.body.dataset.game;
+// the frames' address: a Warren game's, or a hosted game's recording
+const framesUrl = document.body.dataset.frames || `/api/game/${encodeURIComponent(id)}/replay`;
 const $ = (s) => document.getElementById(s);
 const status = $('status');
 
@@ -35,7 +37,9 @@ function makePlayer(data) {
 
   const show = () => {
     $('seek').value = String(Math.max(p.pos, 0));
-    $('pos').textContent = `frame ${Math.max(p.pos, 0)} / ${last} · turn ${frames[Math.max(p.pos, 0)][0]}`;
+    const turn = data.hash === undefined ? '' : // hosted recordings have no turns
+      ` · turn ${frames[Math.max(p.pos, 0)][0]}`;
+    $('pos').textContent = `frame ${Math.max(p.pos, 0)} / ${last}${turn}`;
     $('play').textContent = p.playing ? 'Pause' : p.pos >= last ? 'Replay' : 'Play';
     status.textContent = p.pos >= last ? 'end of game' : p.playing ? 'playing' : 'paused';
   };
@@ -103,7 +107,7 @@ function makePlayer(data) {
 }
 
 async function load() {
-  const res = await fetch(`/api/game/${encodeURIComponent(id)}/replay`);
+  const res = await fetch(framesUrl);
   const data = await res.json();
   if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
   term.resize(data.w, data.h);

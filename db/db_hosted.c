@@ -1,0 +1,130 @@
+/* db_hosted — hosted games' recordings (db_hosted.h). Statements live in
+ * db_internal.h's table. */
+#include <stdlib.h>
+#include <string.h>
+#include "db_hosted.h"
+#include "db_internal.h"
+
+/* ---- rows -------------------------------------------------------------------------- */
+
+static int read_hosted_game(sqlite3_stmt *st, void *row)
+{
+    db_hosted_game_t *g = row;
+    g->id = sqlite3_column_int64(st, 0);
+    g->user = sqlite3_column_int64(st, 1);
+    db_col_copy(st, 2, g->player, sizeof g->player);
+    db_col_copy(st, 3, g->game, sizeof g->game);
+    g->start_time = sqlite3_column_int64(st, 4);
+    g->end_time = sqlite3_column_int64(st, 5);
+    g->width = sqlite3_column_int(st, 6);
+    g->height = sqlite3_column_int(st, 7);
+    g->bytes = sqlite3_column_int64(st, 8);
+    g->truncated = sqlite3_column_int(st, 9) != 0;
+    g->score = sqlite3_column_int64(st, 10);
+    g->chunks = sqlite3_column_int64(st, 11);
+    g->last_ms = sqlite3_column_int64(st, 12);
+    return DB_OK;
+}
+
+const db_row_t db_row_hosted_game = {sizeof(db_hosted_game_t), 13, read_hosted_game, NULL};
+
+static int read_chunk(sqlite3_stmt *st, void *row)
+{
+    db_hosted_chunk_t *c = row;
+    c->seq = sqlite3_column_int64(st, 0);
+    c->ms = sqlite3_column_int64(st, 1);
+    return (c->data = db_col_dup(st, 2, &c->len)) ? DB_OK : DB_ENOMEM;
+}
+
+static void free_chunk(void *row)
+{
+    free((void *)((db_hosted_chunk_t *)row)->data);
+}
+
+const db_row_t db_row_hosted_chunk = {sizeof(db_hosted_chunk_t), 3, read_chunk, free_chunk};
+
+/* ---- writes ------------------------------------------------------------------------ */
+
+void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start_time, int w, int h,
+                         db_hosted_game_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(hosted_game, cb, ud), 0);
+    db_op_step(op, DB_STMT_HOSTED_GAME_INSERT,
+               DB_ARGS(DB_INT(user), DB_TEXT_MAX(game, DB_HOSTED_ID_MAX), DB_INT(start_time),
+                       DB_INT(w), DB_INT(h)));
+    db_op_step(op, DB_STMT_HOSTED_GAME_OPEN, DB_ARGS(DB_INT(user), DB_TEXT(game)));
+    db_submit(db, op);
+}
+
+void db_hosted_chunk_add(db_t *db, int64_t id, int64_t ms, const void *data, size_t len,
+                         int64_t bytes, bool truncated, db_done_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), id);
+    if (data)
+        db_op_step(op, DB_STMT_HOSTED_CHUNK_INSERT,
+                   DB_ARGS(DB_INT(id), DB_INT(ms), DB_BLOB(data, len)));
+    db_op_step(op, DB_STMT_HOSTED_GAME_BYTES,
+               DB_ARGS(DB_INT(id), DB_INT(bytes), DB_INT(truncated ? 1 : 0)));
+    db_submit(db, op);
+}
+
+void db_hosted_game_end(db_t *db, int64_t id, int64_t end_time, const db_hosted_score_t *r,
+                        db_done_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), id);
+    if (r) {
+        db_op_step(op, DB_STMT_HOSTED_SCORE_INSERT,
+                   DB_ARGS(DB_INT(r->user), DB_TEXT(r->game), DB_TEXT(r->name), DB_TEXT(r->role),
+                           DB_TEXT(r->race), DB_TEXT(r->gender), DB_TEXT(r->align),
+                           DB_INT(r->max_depth), DB_TEXT(r->death), DB_INT(r->points),
+                           DB_INT(r->turns), DB_INT(r->realtime), DB_INT(r->start_time),
+                           DB_INT(r->end_time)));
+        db_op_step(op, DB_STMT_HOSTED_GAME_LINK,
+                   DB_ARGS(DB_INT(id), DB_TEXT(r->game), DB_TEXT(r->name), DB_INT(r->start_time),
+                           DB_INT(r->end_time)));
+    }
+    db_op_step(op, DB_STMT_HOSTED_GAME_END, DB_ARGS(DB_INT(id), DB_INT(end_time)));
+    db_submit(db, op);
+}
+
+/* ---- reads ------------------------------------------------------------------------- */
+
+void db_hosted_game_get(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(hosted_game, cb, ud), 0);
+    db_op_step(op, DB_STMT_HOSTED_GAME_BY_ID, DB_ARGS(DB_INT(id)));
+    db_op_step(op, DB_STMT_HOSTED_GAME_SCORE, DB_ARGS(DB_INT(id)));
+    db_submit(db, op);
+}
+
+void db_hosted_game_chunks(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(hosted_game, cb, ud), 0);
+    db_op_step(op, DB_STMT_HOSTED_GAME_BY_ID, DB_ARGS(DB_INT(id)));
+    db_op_step(op, DB_STMT_HOSTED_CHUNKS, DB_ARGS(DB_INT(id)));
+    db_submit(db, op);
+}
+
+/* Results are told apart by their row: the game, its score, its chunks. */
+static const void *result_of(const db_op_t *op, const db_row_t *row, size_t *n)
+{
+    for (int k = 0; k < DB_RES_MAX; k++)
+        if (db_op_count(op, k) && op->res[k].row == row) {
+            if (n)
+                *n = db_op_count(op, k);
+            return db_op_first(op, k);
+        }
+    if (n)
+        *n = 0;
+    return NULL;
+}
+
+void db_deliver_hosted_game(const db_op_t *op)
+{
+    size_t n;
+    const db_hosted_game_t *g = result_of(op, &db_row_hosted_game, NULL);
+    const db_hosted_score_t *s = result_of(op, &db_row_hosted, NULL);
+    const db_hosted_chunk_t *c = result_of(op, &db_row_hosted_chunk, &n);
+    op->cb.fn.hosted_game(op->cb.ud, g ? op->status : (op->status ? op->status : DB_ENOTFOUND), g,
+                          s, c, n);
+}

@@ -1,0 +1,54 @@
+/* db_hosted — hosted games' recordings: a hosted_games row per game (never
+ * a `games` row: nothing replays these through Warren's engine) and its
+ * output in compressed chunks (hosted_chunks). Same rules as db.h: queued
+ * from the loop thread, called back on the loop with borrowed results. */
+#ifndef WARREN_DB_HOSTED_H
+#define WARREN_DB_HOSTED_H
+#include "db.h"
+
+#define DB_HOSTED_ID_MAX 32 /* bytes of a [game ID], with its NUL */
+
+typedef struct {
+    int64_t id, user;
+    char player[DB_NAME_MAX];
+    char game[DB_HOSTED_ID_MAX];  /* [game ID] */
+    int64_t start_time, end_time; /* Unix seconds; end 0 while it may go on */
+    int width, height;            /* the window at the start */
+    int64_t bytes;                /* raw output recorded */
+    bool truncated;               /* record-max stopped the recording */
+    int64_t score;                /* its hosted_scores row, 0 if none */
+    int64_t chunks;               /* the highest chunk seq stored, 0 if none */
+    int64_t last_ms;              /* the time of the newest chunk */
+} db_hosted_game_t;
+
+typedef struct {
+    int64_t seq, ms;
+    const void *data; /* compressed (recchunk.h) */
+    size_t len;
+} db_hosted_chunk_t;
+
+/* g is NULL when status is not DB_OK; score is its linked xlogfile row (or
+ * NULL); chunks are given only by db_hosted_game_chunks. All borrowed. */
+typedef void (*db_hosted_game_cb)(void *ud, int status, const db_hosted_game_t *g,
+                                  const db_hosted_score_t *score, const db_hosted_chunk_t *chunks,
+                                  size_t n);
+
+/* The user's open recording of game (end_time 0), made when there is
+ * none (start_time, width, height as given). */
+void db_hosted_game_open(db_t *db, int64_t user, const char *game, int64_t start_time, int w, int h,
+                         db_hosted_game_cb cb, void *ud);
+/* One chunk (data copied; NULL: none), numbered after the row's last, and
+ * bytes more raw output counted on the row; truncated sets its flag. */
+void db_hosted_chunk_add(db_t *db, int64_t id, int64_t ms, const void *data, size_t len,
+                         int64_t bytes, bool truncated, db_done_cb cb, void *ud);
+/* The game ended at end_time: with score (an xlogfile row, stored as
+ * db_hosted_score_add does) it is linked to that row. */
+void db_hosted_game_end(db_t *db, int64_t id, int64_t end_time, const db_hosted_score_t *score,
+                        db_done_cb cb, void *ud);
+
+/* A recording's row and its score row; DB_ENOTFOUND if none. */
+void db_hosted_game_get(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud);
+/* The same with every chunk, in order. */
+void db_hosted_game_chunks(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud);
+
+#endif

@@ -1,0 +1,85 @@
+/* pages_impl — what the records pages share (pages.c, hosted_pages.c):
+ * a page being answered and the helpers that build and send it. Not a
+ * contract outside server/records/. Loop thread only. */
+#ifndef WARREN_PAGES_IMPL_H
+#define WARREN_PAGES_IMPL_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "buf.h"
+#include "db_hosted.h"
+#include "db_records.h"
+#include "records.h"
+#include "records_query.h"
+#include "server.h"
+#include "web.h"
+#include "webgw.h"
+
+typedef struct page page_t;
+struct page {
+    server_t *srv;
+    web_t *web;
+    webgw_t *gw;
+    uint64_t id;     /* the web request */
+    bool api;        /* under /api/: answer JSON */
+    bool cast;       /* a replay job makes the asciicast (else the frames) */
+    int64_t game_id; /* the game of /game/ID pages */
+    char name[32];   /* a player, or a [game ID] */
+    rq_filter_t filter;
+    buf_t out;
+    bool gzip;   /* the client takes gzip */
+    bool zipped; /* gz holds out gzipped */
+    buf_t gz;
+    db_game_t game;
+    int64_t user;
+    int status; /* a job's failure */
+    char err[200];
+    char viewer[DB_NAME_MAX];  /* the account looking, "" for a visitor */
+    db_player_totals_t totals; /* /player/NAME: shown with the games */
+    char here[128];            /* the page's path, for the navigation's log-in link */
+    void (*start)(page_t *p);  /* what to read once the viewer is known */
+    db_hosted_game_t hosted;   /* /hosted/ID: the recording's row */
+    db_hosted_chunk_t *chunks; /* its chunks, owned (data too) */
+    size_t nchunks;
+};
+
+/* A page for req (JSON under /api/), or NULL when out of memory. */
+page_t *page_new(webgw_t *g, const web_http_t *req);
+void page_free(page_t *p);
+/* Gzips the body for a client that takes it, up to max bytes. */
+void page_zip(page_t *p, size_t max);
+/* Sends the body with status and content type, and frees p. */
+void page_send(page_t *p, int status, const char *ctype);
+/* Sends {"error","status"} or an HTML page saying msg, and frees p. */
+void page_error(page_t *p, int status, const char *msg);
+/* Answers p when status is not DB_OK (404 with what_missing when given
+ * and DB_ENOTFOUND, else 500): true when answered. */
+bool db_failed(page_t *p, int status, const char *what_missing);
+/* Answers p at once when it cannot go on (a bad URL: status, why; a
+ * POST; a stopping server): true when answered. */
+bool page_refused(page_t *p, const web_http_t *req, int status, const char *why);
+/* A page for a route with an {id} (its game_id set), not yet answered;
+ * NULL when answered already (a POST, a stopping server) or out of memory
+ * (*rc -1). */
+page_t *page_with_id(void *gw, const web_http_t *req, int *rc);
+/* start(p) once the viewer is known (at once for JSON). */
+void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p));
+void html_head(page_t *p, const char *title);
+void html_tail(buf_t *o);
+void json_key_str(buf_t *o, const char *key, const char *v, bool comma);
+void player_link(buf_t *o, const char *name);
+/* Hosted games' score rows as a table: ranked (a /scores/ID table, a rank
+ * column) or a player's (a game column); each links its recording. */
+void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
+                       bool ranked);
+void hosted_json(buf_t *o, const db_hosted_score_t *r); /* one row, without its '{' */
+/* A replay job for p (records.h: read NULL reads game_id's journal, work
+ * runs on the thread pool and leaves the body in p->out or p->status and
+ * p->err), answered when it is done. */
+void page_job_start(page_t *p, records_job_fn read, records_job_fn work);
+/* The replay player's template (web/dist/replay.html) filled: {{id}},
+ * {{page}} the game page's path (its .cast beside it), {{frames}} the
+ * frames' URL, {{game}} a one-line summary (HTML as given), {{nav}}. */
+void page_replay_tpl(page_t *p, const char *tpl, const char *id, const char *page,
+                     const char *frames, const char *game_html);
+
+#endif

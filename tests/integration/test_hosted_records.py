@@ -1,0 +1,251 @@
+"""Hosted games' recordings with the real daemon: NetHack's output is
+recorded as it is played, kept across a SIGKILL of warrend, served as an
+asciicast and as the browser player's frames, linked from the score and
+player pages; a flood past record-max is cut and marked truncated."""
+import json
+import re
+import time
+import zlib
+
+import pyte
+import pytest
+
+from harness import CTRL_X, Daemon, Web, unique_name
+from test_hosted import (NETHACK, answer_until, kill_and_come_back,  # noqa: F401 (fixture)
+                         nethack, start_nethack, toy_key)
+
+pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
+
+NOTE = ("Recorded, not verified by replay: this game ran as its own program, outside Warren's "
+        "engine.")
+
+
+def recordings(d, name):
+    return d.db_rows("SELECT h.id, h.game, h.end_time, h.width, h.height, h.bytes, h.truncated, "
+                     "h.score FROM hosted_games h JOIN users u ON u.id = h.user "
+                     "WHERE u.name = ? ORDER BY h.id", name)
+
+
+def wait_chunks(d, rid, at_least=1, timeout=10):
+    end = time.time() + timeout
+    while True:
+        seqs = [r[0] for r in d.db_rows("SELECT seq FROM hosted_chunks WHERE game = ? "
+                                        "ORDER BY seq", rid)]
+        if len(seqs) >= at_least or time.time() > end:
+            return seqs
+        time.sleep(0.1)
+
+
+def cast_of(web, rid):
+    """The asciicast: (header, events), each line checked as JSON."""
+    r = web.get(f"/hosted/{rid}.cast")
+    assert r.status == 200 and r.headers["Content-Type"] == "application/x-asciicast", r.status
+    lines = r.body.decode("utf-8").splitlines()
+    header, events = json.loads(lines[0]), [json.loads(ln) for ln in lines[1:]]
+    times = [e[0] for e in events]
+    assert times == sorted(times) and all(e[1] in ("o", "r") for e in events)
+    return header, events
+
+
+def render(w, h, data):
+    screen = pyte.Screen(w, h)
+    pyte.Stream(screen).feed(data)
+    return screen.display
+
+
+def check_frames(fr):
+    """Seeking agrees with playing: the last keyframe with the diffs after
+    it draws what every diff from frame 0 draws. Returns that screen."""
+    frames = fr["frames"]
+    assert frames and len(frames[0]) == 4 and len(frames[-1]) == 4  # keyframes at both ends
+    assert [f[0] for f in frames] == list(range(len(frames)))
+    ms = [f[1] for f in frames]
+    assert ms == sorted(ms) and all(b - a <= fr["idle_ms"] for a, b in zip(ms, ms[1:]))
+    k = max(i for i, f in enumerate(frames) if len(f) == 4)
+    played = render(fr["w"], fr["h"], "".join(f[2] for f in frames))
+    seeked = render(fr["w"], fr["h"], frames[k][3] + "".join(f[2] for f in frames[k + 1:]))
+    assert played == seeked
+    return played
+
+
+def test_recorded_game_pages(nethack, clients):
+    """A game played and quit: its recording's page, cast and frames, linked
+    from its score row on /scores/ID and the player's page."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("rec")
+    start_nethack(t, name)
+    t.play_keys("s" * 3)
+    web = Web(d.http)
+    [(rid, game, end, w, h, _, trunc, score)] = recordings(d, name)
+    assert (game, end, w, h, trunc, score) == ("nethack", 0, 80, 24, 0, None)
+    # while it is played, the frames already show it (chunks every 2 s)
+    assert wait_chunks(d, rid) == [1]
+    status, fr = web.json(f"/api/hosted/{rid}/replay")
+    assert status == 200 and (fr["w"], fr["h"]) == (80, 24)
+    assert any("Dlvl:1" in ln for ln in check_frames(fr))
+    assert any("Dlvl:1" in ln for ln in render(80, 24, fr["frames"][-1][3]))  # the last keyframe
+    t.play_keys("\x1b#quit\r")
+    t.wait_for("Really quit?")
+    t.send("y")
+    answer_until(t, "is over")
+    d.wait_log(rf"game end user={name} game=nethack kind=xlog")
+    end = time.time() + 10
+    while not recordings(d, name)[0][7] and time.time() < end:
+        time.sleep(0.1)
+    [(_, _, end_time, _, _, nbytes, trunc, score)] = recordings(d, name)
+    assert end_time > 0 and score and trunc == 0 and nbytes > 1000
+    assert d.db_rows("SELECT u.name FROM hosted_scores s JOIN users u ON u.id = s.user "
+                     "WHERE s.id = ?", score) == [(name,)]
+
+    header, events = cast_of(web, rid)
+    assert header["version"] == 2 and (header["width"], header["height"]) == (80, 24)
+    assert header["idle_time_limit"] == 2.0 and "not verified" in header["title"]
+    assert events[0][1:] == ["r", "80x24"]
+    out = "".join(e[2] for e in events if e[1] == "o")
+    assert len(out.encode("utf-8")) >= nbytes * 0.9  # every byte recorded (escapes aside)
+    assert out.index("Shall I pick") < out.index("Dlvl:1") < out.index("Really quit?")
+
+    status, fr = web.json(f"/api/hosted/{rid}/replay")
+    assert status == 200 and fr["bytes"] == nbytes and fr["idle_ms"] == 2000
+    check_frames(fr)
+    screen = pyte.Screen(80, 24)
+    stream, seen = pyte.Stream(screen), []
+    for f in fr["frames"]:  # played frame by frame: the map, then the question
+        stream.feed(f[2])
+        seen.append("\n".join(screen.display))
+    first = next(i for i, s in enumerate(seen) if "Dlvl:1" in s)
+    assert any("Really quit?" in s for s in seen[first:])
+
+    status, page = web.html(f"/hosted/{rid}")
+    assert status == 200 and NOTE.replace("'", "&#39;") in page or NOTE in page
+    assert f'href="/hosted/{rid}/replay"' in page and f'href="/hosted/{rid}.cast"' in page
+    assert f'href="/player/{name}"' in page and "NetHack 3.6.6" in page and "truncated" not in page
+    status, j = web.json(f"/api/hosted/{rid}")
+    assert status == 200 and j["note"] == NOTE and j["recording"]["verified"] is False
+    assert j["recording"]["player"] == name and j["recording"]["bytes"] == nbytes
+    assert j["score"]["name"] == name and j["score"]["recording"] == rid
+    assert j["links"]["cast"] == f"/hosted/{rid}.cast"
+    status, page = web.html(f"/hosted/{rid}/replay")
+    assert status == 200 and f'data-frames="/api/hosted/{rid}/replay"' in page
+    assert f'href="/hosted/{rid}.cast"' in page
+    for path in (f"/player/{name}", "/scores/nethack"):
+        status, page = web.html(path)
+        assert status == 200 and f'href="/hosted/{rid}"' in page, path
+    status, j = web.json(f"/api/player/{name}")
+    assert [r["recording"] for r in j["hosted"]] == [rid]
+
+
+def test_recording_survives_sigkill(nethack, clients):
+    """warrend SIGKILLed mid-game: NetHack hangup-saves; back after the
+    restart, the same row goes on and holds both runs in order."""
+    d, pg = nethack
+    t = clients(d.port)
+    name = unique_name("rk")
+    start_nethack(t, name)
+    t.play_keys("s" * 3)
+    [(rid, *_)] = recordings(d, name)
+    assert wait_chunks(d, rid) == [1]
+    t = kill_and_come_back(d, pg, clients, name)
+    t.send(CTRL_X)  # a save point: the recording is written
+    t.wait_for("Your choice")
+    d.wait_log(rf"recording {rid} user=\d+ game=nethack goes on")
+    assert [r[0] for r in recordings(d, name)] == [rid]
+    seqs = wait_chunks(d, rid, 2)
+    assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) >= 2
+    ms = [r[0] for r in d.db_rows("SELECT ms FROM hosted_chunks WHERE game = ? ORDER BY seq", rid)]
+    assert ms == sorted(ms)
+    _, events = cast_of(Web(d.http), rid)
+    out = "".join(e[2] for e in events if e[1] == "o")
+    again = re.search(r"welcome back|Restoring", out)
+    assert again and out.index("Shall I pick") < again.start()
+    assert [e[2] for e in events if e[1] == "r"] == ["80x24", "80x24"]  # each run's size
+
+
+def test_record_max_truncates(bindir, tmp_path, clients):
+    """A flood past record-max: the row is marked truncated, the page says
+    so, and the daemon and its other players carry on."""
+    toy = bindir / "tools" / "ptytoy"
+    conf = tmp_path / "warren.conf"
+    conf.write_text("record-max = 4K\n"
+                    f"[game flood]\ncommand = {toy} flood\nhangup-timeout = 1\n")
+    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf])
+    d.start()
+    try:
+        other = clients(d.port)
+        other.register(unique_name("ok"))
+        t = clients(d.port)
+        name = unique_name("fl")
+        t.register(name)
+        t.send("1")
+        t.wait_for("flood")
+        d.wait_log(rf"recording user=\d+ game=flood: record-max reached at \d+ bytes")
+        other.send("w")
+        other.wait_for("Live games", timeout=5)
+        other.send("q")
+        other.wait_for("Your choice", timeout=5)
+        t.send(CTRL_X)
+        t.wait_for("Your choice", timeout=10)
+        end = time.time() + 10
+        while not recordings(d, name)[0][6] and time.time() < end:
+            time.sleep(0.1)
+        [(rid, _, _, _, _, nbytes, trunc, _)] = recordings(d, name)
+        assert trunc == 1 and 0 < nbytes <= 4096
+        web = Web(d.http)
+        status, page = web.html(f"/hosted/{rid}")
+        assert status == 200 and "truncated" in page and f"{nbytes} bytes" in page
+        assert web.json(f"/api/hosted/{rid}")[1]["recording"]["truncated"] is True
+        _, events = cast_of(web, rid)
+        out = "".join(e[2] for e in events if e[1] == "o")
+        assert "flood 000000000000" in out and len(out) <= 4096
+        status, fr = web.json(f"/api/hosted/{rid}/replay")
+        assert status == 200 and fr["bytes"] == nbytes
+        check_frames(fr)
+        chunks = wait_chunks(d, rid)
+        d.kill()  # the same game after a restart goes on in the row: still cut
+        d.start()
+        t = clients(d.port)
+        t.login(name)
+        t.send("1")
+        t.wait_for("flood")
+        d.wait_log(rf"recording {rid} user=\d+ game=flood goes on")
+        t.send(CTRL_X)
+        t.wait_for("Your choice", timeout=10)
+        assert recordings(d, name)[0][5:7] == (nbytes, 1) and wait_chunks(d, rid) == chunks
+    finally:
+        d.stop_clean()
+
+
+def test_bad_recording_ids(nethack):
+    d, _ = nethack
+    web = Web(d.http)
+    for path in ("/hosted/999999", "/hosted/999999.cast", "/hosted/999999/replay"):
+        r = web.get(path)
+        assert r.status == 404 and b"no such recording" in r.body, path
+    for path in ("/api/hosted/999999", "/api/hosted/999999/replay"):
+        assert web.json(path) == (404, {"error": "no such recording", "status": 404}), path
+    assert web.get("/hosted/abc").status == 400
+    assert web.json("/api/hosted/-1")[0] == 400
+    assert web.get("/hosted/1/nothing").status == 404
+
+
+def test_shutdown_writes_the_recording(nethack, clients):
+    """SIGTERM before the 2-second flush: what the program wrote is stored,
+    and the program's own goodbye after the hangup too."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("st")
+    t.register(name)
+    t.send(toy_key("winsize"))
+    t.wait_for("size 80x24")
+    t.resize(100, 30)
+    t.wait_for("size 100x30")
+    assert d.stop() == 0
+    [(rid, game, end, *_)] = recordings(d, name)
+    assert (game, end) == ("winsize", 0)
+    raw = b"".join(zlib.decompress(r[0]) for r in
+                   d.db_rows("SELECT data FROM hosted_chunks WHERE game = ? ORDER BY seq", rid))
+    assert b"size 80x24" in raw and raw.index(b"size 80x24") < raw.index(b"size 100x30")
+    assert b"r\x00\x50\x18" in raw[:8]  # the run's size first: 80x24
+    assert re.search(rb"r[\x80-\xff]*[\x00-\x7f]\x64\x1e", raw)  # the resize to 100x30
+    d.start()

@@ -1,0 +1,261 @@
+/* Unit tests: hosted games' recordings — the chunk format (recchunk) and
+ * its playback as an asciicast and as the browser player's frames
+ * (hostreplay). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "hosted/recchunk.h"
+#include "records/hostreplay.h"
+
+#define EV_MAX 16
+
+typedef struct {
+    recevent_t ev[EV_MAX];
+    char data[EV_MAX][64];
+    int n, stop_at;
+} seen_t;
+
+static int collect(void *ud, const recevent_t *e)
+{
+    seen_t *s = ud;
+    if (s->n == s->stop_at || s->n == EV_MAX)
+        return 1;
+    s->ev[s->n] = *e;
+    if (e->kind == 'o') {
+        ck_assert_uint_lt(e->len, sizeof s->data[0]);
+        memcpy(s->data[s->n], e->data, e->len);
+        s->data[s->n][e->len] = 0;
+    }
+    s->n++;
+    return 0;
+}
+
+/* Decodes a compressed chunk at ms into s: the decoder's result. */
+static int decode(const buf_t *z, uint64_t ms, seen_t *s, char *err, size_t n)
+{
+    buf_t scratch;
+    buf_init(&scratch);
+    if (!s->stop_at)
+        s->stop_at = -1;
+    int rc = recchunk_decode(ms, z->data, z->len, &scratch, collect, s, err, n);
+    buf_free(&scratch);
+    return rc;
+}
+
+START_TEST(chunk_round_trip)
+{
+    recchunk_t c;
+    recchunk_init(&c);
+    ck_assert_int_eq(recchunk_resize(&c, 5, 80, 24), 0);
+    ck_assert_int_eq(recchunk_output(&c, 7, "hello", 5), 0);
+    ck_assert_int_eq(recchunk_output(&c, 300000, "\033[2J", 4), 0);
+    ck_assert_int_eq(recchunk_output(&c, 299999, "late", 4), 0); /* earlier: taken as the last */
+    ck_assert_int_eq(recchunk_resize(&c, 300010, 132, 50), 0);
+    ck_assert_uint_eq(c.records, 5);
+    ck_assert_uint_eq(c.ms0, 5);
+    buf_t z;
+    buf_init(&z);
+    ck_assert_int_eq(recchunk_compress(&c, &z), 0);
+    seen_t s = {0};
+    char err[100] = "";
+    ck_assert_int_eq(decode(&z, 1000 + c.ms0, &s, err, sizeof err), 0);
+    ck_assert_int_eq(s.n, 5);
+    ck_assert_int_eq(s.ev[0].kind, 'r');
+    ck_assert_int_eq(s.ev[0].w, 80);
+    ck_assert_int_eq(s.ev[0].h, 24);
+    ck_assert_uint_eq(s.ev[0].ms, 1005);
+    ck_assert_str_eq(s.data[1], "hello");
+    ck_assert_uint_eq(s.ev[1].ms, 1007);
+    ck_assert_str_eq(s.data[2], "\033[2J");
+    ck_assert_uint_eq(s.ev[2].ms, 301000);
+    ck_assert_str_eq(s.data[3], "late");
+    ck_assert_uint_eq(s.ev[3].ms, 301000);
+    ck_assert_int_eq(s.ev[4].w, 132);
+    ck_assert_uint_eq(s.ev[4].ms, 301010);
+    recchunk_reset(&c);
+    ck_assert_uint_eq(c.records, 0);
+    ck_assert_uint_eq(c.raw.len, 0);
+    buf_free(&z);
+    recchunk_free(&c);
+}
+END_TEST
+
+START_TEST(chunk_refuses_what_it_cannot_store)
+{
+    recchunk_t c;
+    recchunk_init(&c);
+    ck_assert_int_eq(recchunk_output(&c, 0, "x", 0), -1);
+    ck_assert_int_eq(recchunk_resize(&c, 0, 1, 24), -1);
+    ck_assert_int_eq(recchunk_resize(&c, 0, 80, 0), -1);
+    ck_assert_int_eq(recchunk_resize(&c, 0, 513, 24), -1);
+    ck_assert_uint_eq(c.records, 0);
+    char *big = calloc(1, RECCHUNK_RAW_MAX);
+    ck_assert_int_eq(recchunk_output(&c, 0, big, RECCHUNK_RAW_MAX - 100), 0);
+    ck_assert_int_eq(recchunk_output(&c, 1, big, 200), -1); /* past the chunk's bound */
+    ck_assert_uint_eq(c.records, 1);
+    free(big);
+    recchunk_free(&c);
+}
+END_TEST
+
+/* zlib of raw bytes as a chunk would be stored. */
+static void zip(buf_t *z, const void *raw, size_t n)
+{
+    uLongf got = compressBound((uLong)n);
+    buf_reset(z);
+    ck_assert(buf_reserve(z, got));
+    ck_assert_int_eq(compress((Bytef *)z->data, &got, raw, (uLong)n), Z_OK);
+    z->len = got;
+}
+
+static void expect_refused(const void *raw, size_t n, const char *why)
+{
+    buf_t z;
+    buf_init(&z);
+    zip(&z, raw, n);
+    seen_t s = {0};
+    char err[100] = "";
+    ck_assert_int_eq(decode(&z, 0, &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, why), "%s", err);
+    buf_free(&z);
+}
+
+START_TEST(decoder_refuses_bad_chunks)
+{
+    expect_refused("x\0\1a", 4, "bad record");                /* an unknown kind */
+    expect_refused("o\0\5abc", 6, "bad record");              /* output cut short */
+    expect_refused("o\0\0", 3, "bad record");                 /* empty output */
+    expect_refused("r\0\1\30", 4, "bad record");              /* one column */
+    expect_refused("r\0\120", 3, "bad record");               /* no height */
+    expect_refused("o\x80\x80\x80\x80\x80", 6, "bad record"); /* a varint never ends */
+    char *big = calloc(1, RECCHUNK_RAW_MAX + 10);
+    expect_refused(big, RECCHUNK_RAW_MAX + 10, "inflates past");
+    free(big);
+    seen_t s = {0};
+    char err[100] = "";
+    buf_t z;
+    buf_init(&z);
+    buf_puts(&z, "not zlib at all");
+    ck_assert_int_eq(decode(&z, 0, &s, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "zlib"), "%s", err);
+    zip(&z, "o\0\2ab", 5);
+    z.len--; /* cut */
+    ck_assert_int_eq(decode(&z, 0, &s, err, sizeof err), -1);
+    zip(&z, "o\0\2ab", 5);
+    buf_putc(&z, 'x'); /* something after the stream */
+    ck_assert_int_eq(decode(&z, 0, &s, err, sizeof err), -1);
+    zip(&z, "o\0\2abo\0\2cd", 10);
+    s = (seen_t){.stop_at = 1};
+    ck_assert_int_eq(decode(&z, 0, &s, err, sizeof err), -1); /* the reader stopped */
+    ck_assert_int_eq(s.n, 1);
+    buf_free(&z);
+}
+END_TEST
+
+/* ---- playback ------------------------------------------------------------------------ */
+
+/* A recording of one chunk: the records given as (ms, text) with "\1WxH"
+ * for a resize. */
+static void one_chunk(buf_t *z, db_hosted_chunk_t *ch, const uint64_t *ms, const char *const *text,
+                      int n)
+{
+    recchunk_t c;
+    recchunk_init(&c);
+    for (int i = 0; i < n; i++) {
+        int w, h;
+        if (text[i][0] == 1 && sscanf(text[i] + 1, "%dx%d", &w, &h) == 2)
+            ck_assert_int_eq(recchunk_resize(&c, ms[i], w, h), 0);
+        else
+            ck_assert_int_eq(recchunk_output(&c, ms[i], text[i], strlen(text[i])), 0);
+    }
+    buf_reset(z);
+    ck_assert_int_eq(recchunk_compress(&c, z), 0);
+    *ch = (db_hosted_chunk_t){1, (int64_t)c.ms0, z->data, z->len};
+    recchunk_free(&c);
+}
+
+START_TEST(cast_keeps_utf8_whole_caps_gaps_and_resizes)
+{
+    const uint64_t ms[] = {0, 100, 150, 60000, 60500};
+    const char *const text[] = {"\00180x24", "a\xe2\x94", "\x80z", "later", "\00190x30"};
+    buf_t z, out;
+    buf_init(&z);
+    buf_init(&out);
+    db_hosted_chunk_t ch;
+    one_chunk(&z, &ch, ms, text, 5);
+    hostreplay_input_t in = {80, 24, &ch, 1, 0};
+    char err[100] = "";
+    ck_assert_int_eq(hostreplay_cast(&in, "t \"q\"", &out, err, sizeof err), 0);
+    buf_putc(&out, 0);
+    const char *want = "{\"version\": 2, \"width\": 80, \"height\": 24, \"idle_time_limit\": "
+                       "2.000, \"title\": \"t \\\"q\\\"\", \"env\": {\"TERM\": "
+                       "\"xterm-256color\"}}\n"
+                       "[0.000, \"r\", \"80x24\"]\n"
+                       "[0.100, \"o\", \"a\"]\n"
+                       "[0.150, \"o\", \"\xe2\x94\x80z\"]\n"
+                       "[2.150, \"o\", \"later\"]\n"
+                       "[2.650, \"r\", \"90x30\"]\n";
+    ck_assert_str_eq(out.data, want);
+    buf_free(&z);
+    buf_free(&out);
+}
+END_TEST
+
+START_TEST(frames_merge_close_output_and_end_on_a_keyframe)
+{
+    const uint64_t ms[] = {0, 10, 15, 5000, 5005};
+    const char *const text[] = {"\00130x5", "A", "B", "\033[2;1HC", "\00140x6"};
+    buf_t z, out;
+    buf_init(&z);
+    buf_init(&out);
+    db_hosted_chunk_t ch;
+    one_chunk(&z, &ch, ms, text, 5);
+    hostreplay_input_t in = {30, 5, &ch, 1, 0};
+    char err[100] = "";
+    ck_assert_int_eq(hostreplay_frames_json(&in, &out, err, sizeof err), 0);
+    buf_putc(&out, 0);
+    /* the largest window; frame 0 blank, "AB" at 10 ms in one frame, "C"
+     * at 2015 (the gap capped) with the resize just after: a keyframe */
+    ck_assert_msg(
+        strncmp(out.data, "{\"w\":40,\"h\":6,\"keyframe_turns\":100,\"idle_ms\":2000,", 48) == 0,
+        "%s", out.data);
+    ck_assert_ptr_nonnull(strstr(out.data, "\n[1,10,\"AB\"],"));
+    ck_assert_msg(strstr(out.data, "\n[2,2015,\""), "%s", out.data);
+    ck_assert_ptr_null(strstr(out.data, "\n[3,"));
+    ck_assert_ptr_nonnull(strstr(out.data, "],\"turns\":2,\"bytes\":9}\n"));
+    const char *last = strstr(out.data, "\n[2,2015,\"");
+    ck_assert_ptr_nonnull(strstr(last, "\",\"\\u001b")); /* frame 2: a diff and a keyframe */
+    buf_free(&z);
+    buf_free(&out);
+}
+END_TEST
+
+START_TEST(playback_refuses_a_bad_chunk)
+{
+    db_hosted_chunk_t ch = {1, 0, "garbage", 7};
+    hostreplay_input_t in = {80, 24, &ch, 1, 0};
+    buf_t out;
+    buf_init(&out);
+    char err[100] = "";
+    ck_assert_int_eq(hostreplay_cast(&in, "", &out, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "zlib"), "%s", err);
+    ck_assert_int_eq(hostreplay_frames_json(&in, &out, err, sizeof err), -1);
+    buf_free(&out);
+}
+END_TEST
+
+Suite *suite_server_hosted_rec(void)
+{
+    Suite *s = suite_create("server.hosted_rec");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, chunk_round_trip);
+    tcase_add_test(t, chunk_refuses_what_it_cannot_store);
+    tcase_add_test(t, decoder_refuses_bad_chunks);
+    tcase_add_test(t, cast_keeps_utf8_whole_caps_gaps_and_resizes);
+    tcase_add_test(t, frames_merge_close_output_and_end_on_a_keyframe);
+    tcase_add_test(t, playback_refuses_a_bad_chunk);
+    suite_add_tcase(s, t);
+    return s;
+}
