@@ -8,13 +8,13 @@ import time
 import zlib
 
 import pyte
-import pytest
 
 from harness import CTRL_X, Daemon, Web, unique_name
 from test_hosted import (NETHACK, answer_until, kill_and_come_back,  # noqa: F401 (fixture)
                          nethack, start_nethack, toy_key)
 
-pytestmark = pytest.mark.skipif(not NETHACK.exists(), reason="make deps installs nethack-console")
+if not NETHACK.exists():  # a missing game fails the run: these tests are never skipped
+    raise RuntimeError(f"{NETHACK} missing: run make deps (it installs nethack-console)")
 
 NOTE = ("Recorded, not verified by replay: this game ran as its own program, outside Warren's "
         "engine.")
