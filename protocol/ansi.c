@@ -994,10 +994,11 @@ static void scroll_cells(const screen_t *a, const scroll_t *sc, cell_t *dst)
 }
 
 /* One frame from a terminal holding acells (a's cells, or their scrolled
- * copy after sc) to b, its rows top down or (up) bottom up; rows clean in b
- * and outside sc are skipped. */
+ * copy after sc) to b, its rows top down or (up) bottom up; changed[y]: row
+ * y of b differs from a's (rows inside sc are compared with acells here). */
 static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t *acells,
-                       const screen_t *b, const scroll_t *sc, bool up, buf_t *out)
+                       const screen_t *b, const bool *changed, const scroll_t *sc, bool up,
+                       buf_t *out)
 {
     uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
     buf_t scratch;
@@ -1016,7 +1017,7 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
         int y = up ? b->h - 1 - i : i;
         const cell_t *arow = acells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
         bool moved = sc && y >= sc->top && y <= sc->bot;
-        if ((!b->dirty[y] && !moved) || memcmp(arow, brow, rowb) == 0)
+        if (moved ? memcmp(arow, brow, rowb) == 0 : !changed[y])
             continue;
         int lo = 0, hi = b->w - 1;
         while (cell_same(&arow[lo], &brow[lo]) && lo < hi)
@@ -1054,7 +1055,7 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
     buf_t alt;
     buf_init(&alt);
     scroll_cells(a, &sc, moved);
-    diff_frame(p, a, moved, b, &sc, false, &alt);
+    diff_frame(p, a, moved, b, changed, &sc, false, &alt);
     keep_shorter(out, start, &alt);
     free(moved);
 }
@@ -1066,8 +1067,7 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
         return;
     }
     size_t start = out->len, rowb = sizeof(cell_t) * (size_t)b->w;
-    diff_frame(p, a, a->cells, b, NULL, false, out);
-    bool changed[SCREEN_MAX_H];
+    bool changed[SCREEN_MAX_H] = {false}; /* only rows dirty in b are examined */
     int n = 0, first = -1;
     for (int y = 0; y < b->h; y++) {
         size_t at = (size_t)y * (size_t)b->w;
@@ -1075,11 +1075,12 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
         first = first < 0 && changed[y] ? y : first;
         n += changed[y];
     }
+    diff_frame(p, a, a->cells, b, changed, NULL, false, out);
     /* a step upward: the row it left first, then the row the cursor ends on */
     if (n >= 2 && n <= ORDER_ROWS && b->cur_visible && b->cur_y == first) {
         buf_t alt;
         buf_init(&alt);
-        diff_frame(p, a, a->cells, b, NULL, true, &alt);
+        diff_frame(p, a, a->cells, b, changed, NULL, true, &alt);
         keep_shorter(out, start, &alt);
     }
     if (n >= SCROLL_MIN_ROWS && (p->utf8 || p->dec_graphics))
