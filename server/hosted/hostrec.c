@@ -104,25 +104,34 @@ static void after_record(hostrec_t *r)
         uv_timer_start(&r->timer, on_timer, HOSTREC_FLUSH_MS, 0);
 }
 
+/* The cap: what is past it is dropped, cut at the byte, and the row marked. */
+static void hostrec_cut(hostrec_t *r)
+{
+    r->truncated = true;
+    log_info("recording user=%lld game=%s: record-max reached at %lld bytes, truncated",
+             (long long)r->user, r->game, (long long)r->bytes);
+    hostrec_flush(r);
+}
+
 void hostrec_output(hostrec_t *r, const char *bytes, size_t len)
 {
     if (!r || r->off || r->truncated || len == 0)
         return;
-    if (r->bytes + (int64_t)len > r->srv->cfg.record_max) {
-        r->truncated = true;
-        log_info("recording user=%lld game=%s: record-max reached at %lld bytes, truncated",
-                 (long long)r->user, r->game, (long long)r->bytes);
-        hostrec_flush(r);
-        return;
-    }
-    if (recchunk_output(&r->chunk, rel_ms(r), bytes, len) < 0) {
+    int64_t room = r->srv->cfg.record_max - r->bytes;
+    bool cut = (int64_t)len > room;
+    if (cut)
+        len = room > 0 ? (size_t)room : 0; /* the recording fills up to the cap */
+    if (len && recchunk_output(&r->chunk, rel_ms(r), bytes, len) < 0) {
         hostrec_flush(r); /* full while the row was not known yet: make room */
         if (recchunk_output(&r->chunk, rel_ms(r), bytes, len) < 0)
-            return;
+            len = 0;
     }
     r->bytes += (int64_t)len;
     r->unsaved += (int64_t)len;
-    after_record(r);
+    if (cut)
+        hostrec_cut(r);
+    else if (len)
+        after_record(r);
 }
 
 void hostrec_resize(hostrec_t *r, int w, int h)

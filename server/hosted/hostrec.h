@@ -7,8 +7,8 @@
  * The recording is the hosted_games row of the player's game: the open one
  * of this user and [game ID] when there is one (a program hung up or cut
  * off by a crash restores its save and goes on), else a new row. Output
- * past record-max bytes is not recorded: the row is marked truncated and
- * the game goes on.
+ * is recorded up to record-max bytes (the read that crosses it up to the
+ * byte), the rest not: the row is marked truncated and the game goes on.
  *
  * Compression runs on the loop: a chunk is at most about 80 KB raw, about
  * a millisecond of zlib, and a flooding program is read at most
