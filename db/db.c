@@ -6,7 +6,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include "db_internal.h"
 
 #define DB_READERS 2
@@ -53,6 +56,13 @@ struct db {
     bool writer_started, stopping;
     db_conn_t wconn;
     int wal_pages; /* writer only: the WAL's length after the last commit */
+    int ckpt_mark; /* writer only: the WAL length at which it copies the rest itself */
+
+    pthread_mutex_t cmu; /* guards ckpt_want, ckpt_stop */
+    pthread_cond_t ccv;
+    bool ckpt_want, ckpt_stop, ckpt_started;
+    pthread_t ckpt;
+    sqlite3 *ckh; /* the checkpointer's own connection */
 
     pthread_mutex_t rmu;
     pthread_cond_t rcv;
@@ -172,13 +182,22 @@ static int pragma_text(sqlite3 *h, const char *sql, char *out, size_t outlen)
     return rc;
 }
 
-/* Checkpoints are the writer's, not SQLite's: its automatic one runs
- * inside the commit that crosses the mark, so every key of that batch
- * waited for it. Here a PASSIVE checkpoint runs after the batch's
- * callbacks went out, once the WAL holds DB_CKPT_PAGES and no batch waits
- * (or, under a load that never pauses, at DB_CKPT_MAX_PAGES regardless). */
+/* Checkpoints are neither SQLite's nor the writer's: SQLite's automatic
+ * one runs inside the commit that crosses the mark, and one run by the
+ * writer after its commit holds up the next batch; either way every key
+ * waiting then waited for it (copying a few MB and syncing the file take
+ * 3-20 ms here). A checkpointer thread with its own connection, at a lower
+ * priority, copies the WAL into the file while the writer goes on (WAL
+ * lets a PASSIVE checkpoint run beside a writer): asked by every commit
+ * that leaves DB_CKPT_PAGES or more, it runs at most every DB_CKPT_GAP_MS.
+ * Once a checkpoint has copied the whole WAL the next commit starts it
+ * over. A writer that never pauses gives the checkpointer no such moment:
+ * at DB_CKPT_MAX_PAGES the writer copies the rest itself (the frames of
+ * the last DB_CKPT_GAP_MS or so). */
 #define DB_CKPT_PAGES     1000 /* SQLite's own default mark */
 #define DB_CKPT_MAX_PAGES 8000 /* about 32 MB of WAL */
+#define DB_CKPT_GAP_MS    100  /* between two checkpoints */
+#define DB_CKPT_NICE      10   /* the checkpointer yields the core to the loop and the writer */
 
 static int on_wal_commit(void *ud, sqlite3 *h, const char *name, int pages)
 {
@@ -236,6 +255,19 @@ static int open_writer(db_t *db, char *err, size_t errlen)
         return DB_ERR;
     }
     db->max_pages = strtoll(max, NULL, 10);
+    return DB_OK;
+}
+
+static int open_checkpointer(db_t *db, char *err, size_t errlen)
+{
+    int rc = sqlite3_open_v2(db->path, &db->ckh, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db->ckh, "PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(err, errlen, "cannot open the checkpointer on %s: %s", db->path,
+                 db->ckh ? sqlite3_errmsg(db->ckh) : sqlite3_errstr(rc));
+        return DB_ERR;
+    }
     return DB_OK;
 }
 
@@ -333,17 +365,53 @@ static int write_batch(db_t *db, db_list_t *batch)
 
 static void checkpoint_if_due(db_t *db)
 {
-    if (db->wal_pages < DB_CKPT_PAGES)
+    if (db->wal_pages < DB_CKPT_PAGES) {
+        db->ckpt_mark = DB_CKPT_MAX_PAGES; /* the WAL started over */
         return;
-    pthread_mutex_lock(&db->wmu);
-    bool busy = db->wq.head != NULL;
-    pthread_mutex_unlock(&db->wmu);
-    if (busy && db->wal_pages < DB_CKPT_MAX_PAGES)
-        return; /* the next idle moment */
-    int log = 0, done = 0;
-    sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done);
-    if (log == done) /* all copied: the next commit starts the WAL over */
-        db->wal_pages = 0;
+    }
+    if (db->wal_pages < db->ckpt_mark) {
+        pthread_mutex_lock(&db->cmu);
+        db->ckpt_want = true;
+        pthread_cond_signal(&db->ccv);
+        pthread_mutex_unlock(&db->cmu);
+        return;
+    }
+    /* Once per DB_CKPT_PAGES past the limit (SQLITE_BUSY while the
+     * checkpointer runs; a reader may hold frames back). */
+    db->ckpt_mark = db->wal_pages + DB_CKPT_PAGES;
+    sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
+/* Waits for a request (false: stop), at least DB_CKPT_GAP_MS after the last run. */
+static bool ckpt_wait(db_t *db, bool ran)
+{
+    if (ran) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += DB_CKPT_GAP_MS * 1000000L;
+        until.tv_sec += until.tv_nsec / 1000000000L;
+        until.tv_nsec %= 1000000000L;
+        while (!db->ckpt_stop && pthread_cond_timedwait(&db->ccv, &db->cmu, &until) != ETIMEDOUT)
+            ;
+    }
+    while (!db->ckpt_want && !db->ckpt_stop)
+        pthread_cond_wait(&db->ccv, &db->cmu);
+    db->ckpt_want = false;
+    return !db->ckpt_stop;
+}
+
+static void *ckpt_main(void *arg)
+{
+    db_t *db = arg;
+    setpriority(PRIO_PROCESS, (id_t)gettid(), DB_CKPT_NICE); /* this thread only */
+    pthread_mutex_lock(&db->cmu);
+    for (bool ran = false; ckpt_wait(db, ran); ran = true) {
+        pthread_mutex_unlock(&db->cmu);
+        sqlite3_wal_checkpoint_v2(db->ckh, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        pthread_mutex_lock(&db->cmu);
+    }
+    pthread_mutex_unlock(&db->cmu);
+    return NULL;
 }
 
 static void *writer_main(void *arg)
@@ -687,7 +755,10 @@ static void teardown(db_t *db)
             conn_close(&db->rconn[i]);
     if (db->wconn.h)
         conn_close(&db->wconn);
+    sqlite3_close(db->ckh);
     pthread_mutex_destroy(&db->wmu);
+    pthread_mutex_destroy(&db->cmu);
+    pthread_cond_destroy(&db->ccv);
     pthread_mutex_destroy(&db->rmu);
     pthread_mutex_destroy(&db->dmu);
     pthread_cond_destroy(&db->wcv);
@@ -703,6 +774,11 @@ static int start_threads(db_t *db, char *err, size_t errlen)
         return DB_ERR;
     }
     db->writer_started = true;
+    if (pthread_create(&db->ckpt, NULL, ckpt_main, db) != 0) {
+        snprintf(err, errlen, "cannot start the database checkpointer thread");
+        return DB_ERR;
+    }
+    db->ckpt_started = true;
     for (int i = 0; i < DB_READERS; i++) {
         reader_arg_t *ra = malloc(sizeof *ra);
         if (!ra)
@@ -724,6 +800,14 @@ static int start_threads(db_t *db, char *err, size_t errlen)
 
 static void stop_threads(db_t *db)
 {
+    if (db->ckpt_started) {
+        pthread_mutex_lock(&db->cmu);
+        db->ckpt_stop = true;
+        pthread_cond_signal(&db->ccv);
+        pthread_mutex_unlock(&db->cmu);
+        pthread_join(db->ckpt, NULL);
+        db->ckpt_started = false;
+    }
     pthread_mutex_lock(&db->wmu);
     db->wstop = true;
     pthread_cond_broadcast(&db->wcv);
@@ -755,7 +839,14 @@ db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
     }
     db->loop = loop;
     db->autoflush = true;
+    db->ckpt_mark = DB_CKPT_MAX_PAGES;
     pthread_mutex_init(&db->wmu, NULL);
+    pthread_mutex_init(&db->cmu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&db->ccv, &ca);
+    pthread_condattr_destroy(&ca);
     pthread_mutex_init(&db->rmu, NULL);
     pthread_mutex_init(&db->dmu, NULL);
     pthread_cond_init(&db->wcv, NULL);
@@ -764,6 +855,8 @@ db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
     int rc = make_parent(path, err, errlen);
     if (rc == DB_OK)
         rc = open_writer(db, err, errlen);
+    if (rc == DB_OK)
+        rc = open_checkpointer(db, err, errlen);
     for (int i = 0; rc == DB_OK && i < DB_READERS; i++)
         rc = open_reader(db, &db->rconn[i], err, errlen);
     if (rc == DB_OK) {

@@ -2,7 +2,9 @@
  *
  * Threads. The caller's libuv loop thread is the only thread that calls
  * these functions. One writer thread owns the write connection; a few reader
- * threads own read-only connections (WAL lets them read while it writes).
+ * threads own read-only connections (WAL lets them read while it writes);
+ * a checkpointer thread at a lower priority copies the WAL into the file
+ * beside the writer, so no commit waits for a checkpoint (db.c).
  * The loop never blocks on the database: every call below only queues work,
  * except db_open, db_flush_sync and db_close, which are for start and stop.
  *
