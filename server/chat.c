@@ -31,17 +31,23 @@ struct chatlog {
     bool typing;         /* the player writes a line (Ctrl-E) */
     char line[CHAT_MAX + 1];
     size_t len;
+    session_t *sess;   /* whose */
+    list_t strip_node; /* the server's chat_strips while drawn > 0 */
 };
 
 void chat_free(chatlog_t *log)
 {
+    if (log)
+        list_remove(&log->strip_node);
     free(log);
 }
 
 static chatlog_t *log_of(session_t *s)
 {
-    if (!s->chat)
-        s->chat = calloc(1, sizeof *s->chat);
+    if (!s->chat && (s->chat = calloc(1, sizeof *s->chat)) != NULL) {
+        s->chat->sess = s;
+        list_init(&s->chat->strip_node);
+    }
     return s->chat;
 }
 
@@ -169,6 +175,10 @@ void chat_draw(session_t *s, screen_t *scr)
         }
     }
     log->drawn = y - 1;
+    if (log->drawn == 0)
+        list_remove(&log->strip_node);
+    else if (!list_linked(&log->strip_node))
+        list_push_back(&s->srv->chat_strips, &log->strip_node);
 }
 
 static int strip_due(const chatlog_t *log, uint64_t now)
@@ -182,10 +192,10 @@ static int strip_due(const chatlog_t *log, uint64_t now)
 void chat_tick(server_t *srv)
 {
     uint64_t now = now_ms(srv);
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->chat && s->chat->drawn > strip_due(s->chat, now))
-            session_redraw(s);
+    LIST_EACH (it, &srv->chat_strips) {
+        chatlog_t *log = LIST_ITEM(it, chatlog_t, strip_node);
+        if (log->drawn > strip_due(log, now))
+            session_redraw(log->sess);
     }
 }
 

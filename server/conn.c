@@ -11,6 +11,8 @@ int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
     c->id = ++srv->next_conn_id;
     list_init(&c->node);
     list_init(&c->wnode);
+    list_init(&c->mnode);
+    conn_set_place(c, CONN_MENU);
     double rate = srv->cfg.input_rate;
     c->input_limit = ratelimit_new(rate, rate * 4, now_ms(srv));
     c->menu = menu_state_new();
@@ -19,6 +21,7 @@ int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
 
 void conn_fini(conn_t *c)
 {
+    list_remove(&c->mnode);
     ratelimit_free(c->input_limit);
     menu_state_free(c->menu);
     watch_free(c->watch);
@@ -28,6 +31,15 @@ void conn_fini(conn_t *c)
     c->input_limit = NULL;
     c->menu = NULL;
     c->scr = c->shown = NULL;
+}
+
+void conn_set_place(conn_t *c, conn_place_t p)
+{
+    c->place = p;
+    if (p != CONN_MENU || c->ops->browser)
+        list_remove(&c->mnode);
+    else if (!list_linked(&c->mnode))
+        list_push_back(&c->srv->menu_conns, &c->mnode);
 }
 
 void conn_write(conn_t *c, const void *data, size_t len)

@@ -86,8 +86,9 @@ struct conn {
     int64_t user_id; /* 0 = anonymous */
     char user[32];
 
-    /* public: where it is and what its terminal shows; written by
-     * session.c and menu.c. scr is drawn, shown is what the terminal has. */
+    /* public: where it is (written through conn_set_place) and what its
+     * terminal shows; written by session.c and menu.c. scr is drawn, shown
+     * is what the terminal has. */
     conn_place_t place;
     session_t *sess; /* attached session (PLAY, WATCH) */
     screen_t *scr, *shown;
@@ -98,6 +99,7 @@ struct conn {
     /* private */
     int refs;                 /* conn_ref / conn_unref */
     list_t node;              /* the server's conns: telnet conns only (telnet.c) */
+    list_t mnode;             /* the server's menu_conns: a terminal in the menu (conn.c) */
     list_t wnode;             /* its session's watchers (session.c) */
     menu_state_t *menu;       /* menu.c */
     ratelimit_t *input_limit; /* input bytes per second (conn.c, ratelimit.c) */
@@ -121,6 +123,8 @@ void conn_unref(conn_t *c);
  * dropped, not queued). */
 size_t conn_rate_allow(conn_t *c, size_t n);
 void conn_set_user(conn_t *c, int64_t user_id, const char *name);
+/* Moves c to p; a terminal in the menu is on the server's menu_conns. */
+void conn_set_place(conn_t *c, conn_place_t p);
 /* Sends the difference between scr and shown (a keyframe when shown is not
  * valid or a keyframe is due), as ANSI or JSON, and makes shown match. */
 void conn_send_diff(conn_t *c);

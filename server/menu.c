@@ -81,7 +81,7 @@ void menu_state_free(menu_state_t *m)
 
 static void menu_show(conn_t *c, menu_screen_t screen)
 {
-    c->place = CONN_MENU;
+    conn_set_place(c, CONN_MENU);
     c->menu->screen = screen;
 }
 
@@ -414,7 +414,7 @@ static void name_done(conn_t *c)
     if (m->prompt == PROMPT_REG_NAME) { /* a taken name is refused before any password */
         char key[DB_NAME_MAX];
         accounts_name_key(m->pend_name, key);
-        c->place = CONN_WAIT;
+        conn_set_place(c, CONN_WAIT);
         conn_ref(c);
         db_user_by_name(c->srv->db, key, on_reg_name, c);
         menu_redraw(c);
@@ -491,7 +491,7 @@ static void account_submit(conn_t *c)
     accounts_t *a = c->srv->acc;
     uint64_t now = now_ms(c->srv);
     int rc;
-    c->place = CONN_WAIT;
+    conn_set_place(c, CONN_WAIT);
     conn_ref(c);
     if (m->prompt == PROMPT_LOGIN_PASS)
         rc = accounts_login(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
@@ -556,7 +556,7 @@ static void on_mail_sent(void *ud, bool ok, const char *msg)
 static void mail_text_done(conn_t *c)
 {
     menu_state_t *m = c->menu;
-    c->place = CONN_WAIT;
+    conn_set_place(c, CONN_WAIT);
     conn_ref(c);
     mail_send(c->srv, c->user_id, m->pend_name, m->line, m->line_len, on_mail_sent, c);
     menu_redraw(c);
@@ -1123,7 +1123,7 @@ void menu_message(conn_t *c, const char *msg)
 
 void menu_wait(conn_t *c)
 {
-    c->place = CONN_WAIT;
+    conn_set_place(c, CONN_WAIT);
     menu_redraw(c);
 }
 
@@ -1145,9 +1145,9 @@ void menu_key(conn_t *c, key_event_t k)
 
 void menu_tick(server_t *s)
 {
-    LIST_EACH (it, &s->conns) {
-        conn_t *c = LIST_ITEM(it, conn_t, node);
-        if (!c->closing && c->place == CONN_MENU && c->menu->screen == MENU_WATCHLIST)
+    LIST_EACH (it, &s->menu_conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, mnode);
+        if (!c->closing && c->menu->screen == MENU_WATCHLIST)
             menu_redraw(c);
     }
 }

@@ -163,6 +163,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     jqueue_init(&s->jq);
     list_init(&s->watchers);
     list_init(&s->snap_node);
+    list_init(&s->tnode);
     list_push_front(&srv->sessions, &s->node);
     srv->nsessions++;
     return s;
@@ -188,6 +189,7 @@ void session_free(session_t *s)
         return;
     s->dead = true;
     list_remove(&s->node);
+    list_remove(&s->tnode);
     list_remove(&s->snap_node);
     session_unindex(srv, s);
     srv->nsessions--;
@@ -686,8 +688,9 @@ void session_attach_player(session_t *s, conn_t *c)
     }
     s->player = c;
     s->detached_ms = 0;
+    session_retime(s);
     c->sess = s;
-    c->place = CONN_PLAY;
+    conn_set_place(c, CONN_PLAY);
     c->own_render = false;
     c->need_key = false;
     /* The player's frames come from the session's grids; the menu's pair is
@@ -707,7 +710,7 @@ void session_watch(conn_t *c, session_t *s)
     if (c->sess)
         session_detach(c, NULL);
     c->sess = s;
-    c->place = CONN_WATCH;
+    conn_set_place(c, CONN_WATCH);
     list_push_front(&s->watchers, &c->wnode);
     s->nwatchers++;
     c->own_render = !viewer_shares(s, c);
@@ -736,6 +739,7 @@ void session_detach(conn_t *c, const char *why)
         s->detached_ms = now_ms(s->srv);
         if (s->detached_ms == 0)
             s->detached_ms = 1;
+        session_retime(s);
         log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                  (unsigned long long)s->seq);
         s->ops->save(s, "detach");
@@ -1021,13 +1025,21 @@ static void session_idle_over(session_t *s, uint64_t now)
     session_save_and_free(s, "idle");
 }
 
+void session_retime(session_t *s)
+{
+    if (s->dead || (!s->idle_limit_ms && (s->player || !s->detached_ms)))
+        list_remove(&s->tnode);
+    else if (!list_linked(&s->tnode))
+        list_push_back(&s->srv->sess_timed, &s->tnode);
+}
+
 void session_tick(server_t *srv)
 {
     chat_tick(srv);
     watch_tick(srv);
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
+    LIST_EACH (it, &srv->sess_timed) {
+        session_t *s = LIST_ITEM(it, session_t, tnode);
         if (s->idle_limit_ms && !s->ended && now - s->last_key_ms >= s->idle_limit_ms) {
             session_idle_over(s, now);
             continue;

@@ -31,6 +31,7 @@ struct session {
     list_t node;                       /* server's sessions */
     hnode_t by_user, by_name, by_game; /* the server's indexes of them */
     list_t snap_node;                  /* server's snaps_due while a snapshot waits */
+    list_t tnode;                      /* server's sess_timed (session_retime) */
     int64_t game_id, user_id;
     char user[32];
     game_t *game;                  /* Warren's own game; NULL for a hosted one */

@@ -16,6 +16,10 @@ session_t *session_find_game(server_t *srv, int64_t game_id);
 void session_set_game_id(session_t *s, int64_t game_id);
 /* Writes a snapshot when keys came since the last one (why: for the log). */
 void session_snapshot(session_t *s, const char *why);
+/* After a change of player, detached_ms or idle_limit_ms: s is on the
+ * server's sess_timed, which session_tick walks, when it has an idle limit
+ * or no player (its grace period runs). */
+void session_retime(session_t *s);
 /* c becomes the player of s (a previous player is told it was taken over). */
 void session_attach_player(session_t *s, conn_t *c);
 /* The game's screen changed on its own (a hosted program wrote): a frame

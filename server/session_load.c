@@ -190,6 +190,7 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
             menu_enter(c, fail);
     } else if (s && !s->player && !s->detached_ms) {
         s->detached_ms = now_ms(rq->srv); /* nobody took it: its grace period runs */
+        session_retime(s);
     }
     if (c)
         conn_unref(c);

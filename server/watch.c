@@ -18,6 +18,8 @@ struct watchview {
     uint64_t notice_end;         /* uv_now ms */
     char footer[TERM_MAX_W + 1]; /* the footer last written */
     ratelimit_t *rate;           /* chat lines */
+    conn_t *conn;                /* whose */
+    list_t notice_node;          /* the server's watch_notices while a notice is up */
 };
 
 static const style_t st_box = {15, 4, 0};
@@ -26,15 +28,19 @@ static const style_t st_bar = {0, 14, 0};
 
 void watch_free(watchview_t *w)
 {
-    if (w)
+    if (w) {
         ratelimit_free(w->rate);
+        list_remove(&w->notice_node);
+    }
     free(w);
 }
 
 static watchview_t *view_of_conn(conn_t *c)
 {
-    if (!c->watch)
-        c->watch = calloc(1, sizeof *c->watch);
+    if (!c->watch && (c->watch = calloc(1, sizeof *c->watch)) != NULL) {
+        c->watch->conn = c;
+        list_init(&c->watch->notice_node);
+    }
     return c->watch;
 }
 
@@ -49,6 +55,8 @@ static void say(conn_t *c, const char *text)
     watchview_t *w = c->watch;
     snprintf(w->notice, sizeof w->notice, "%s", text);
     w->notice_end = now_ms(c->srv) + NOTICE_MS;
+    if (!list_linked(&w->notice_node))
+        list_push_back(&c->srv->watch_notices, &w->notice_node);
 }
 
 /* ---- other games ---------------------------------------------------------------------- */
@@ -219,12 +227,15 @@ bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force)
 void watch_tick(server_t *srv)
 {
     uint64_t now = now_ms(srv);
-    LIST_EACH (it, &srv->conns) {
-        conn_t *c = LIST_ITEM(it, conn_t, node);
-        watchview_t *w = c->watch;
-        if (c->closing || !w || !w->notice[0] || now < w->notice_end)
+    LIST_EACH (it, &srv->watch_notices) {
+        watchview_t *w = LIST_ITEM(it, watchview_t, notice_node);
+        conn_t *c = w->conn;
+        if (now < w->notice_end)
             continue;
         w->notice[0] = 0;
+        list_remove(&w->notice_node);
+        if (c->closing)
+            continue;
         if (c->place == CONN_WATCH && c->sess)
             session_view_changed(c);
     }

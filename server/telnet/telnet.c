@@ -545,10 +545,10 @@ void telnetgw_free(server_t *s)
 void telnetgw_tick(server_t *s)
 {
     uint64_t now = now_ms(s), idle = (uint64_t)s->cfg.idle_timeout * 1000;
-    LIST_EACH (it, &s->conns) {
-        tconn_t *t = tconn_of(LIST_ITEM(it, conn_t, node));
+    LIST_EACH (it, &s->menu_conns) { /* terminals: telnet's */
+        tconn_t *t = tconn_of(LIST_ITEM(it, conn_t, mnode));
         conn_t *c = &t->c;
-        if (c->closing || c->place != CONN_MENU)
+        if (c->closing)
             continue;
         if (now - t->last_input_ms > idle) {
             const char *m = "\r\n\nIdle too long: goodbye.\r\n";

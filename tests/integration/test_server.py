@@ -275,6 +275,39 @@ def screens_converge_region(p, big, timeout=3.0):
     return False
 
 
+def test_what_the_tick_looks_at(start_daemon, clients):
+    """The one-second tick walks only what is due (terminals in the menu,
+    watchers with a notice up, games without a player), and each of its
+    timers still runs: an open watch list shows a game started after it,
+    a watcher's notice goes after 5 s, a menu left idle is closed, a
+    detached game is freed after its grace."""
+    d = start_daemon(extra=["--idle-timeout", "8", "--grace", "2"])
+    w = clients(d.port).connected()
+    w.send("w")
+    w.wait_for("Nobody is playing")
+    p = clients(d.port).connected()
+    new_game(d, p, "tock")
+    w.wait_for("tock", timeout=4)  # no key from w: the tick redrew its list
+    w.send("a")
+    d.wait_log(r"watch conn=\d+ user=tock")
+    w.send(":")
+    w.wait_for("Log in to chat")
+    end = time.time() + 10
+    while "Log in to chat" in w.text() and time.time() < end:
+        w.pump(quiet=0.5, limit=1)
+    assert "Log in to chat" not in w.text()
+    w.send("q")
+    w.wait_for("Your choice")
+    d.wait_log(r"disconnect conn=\d+ ip=\S+ user=\S* reason=idle", timeout=15)
+    w.pump()
+    assert "Idle too long" in w.text()
+    p.pump()
+    assert not p.eof and "Idle too long" not in p.text()  # a player is not in the menu
+    p.close()
+    d.wait_log(r"detach user=tock")
+    d.wait_log(r"grace over user=tock game=\d+: saved and freed", timeout=10)
+
+
 def test_watcher_told_game_ended(daemon, clients):
     p = clients(daemon.port).connected()
     new_game(daemon, p, "erin")
