@@ -29,31 +29,23 @@ typedef struct {
 
 #define DB_OWED 256 /* owed callbacks kept between two loop turns */
 
-struct db {
-    uv_loop_t *loop;
-    uv_prepare_t prepare; /* flushes once per loop turn */
-    uv_async_t async;     /* wakes the loop for finished operations */
-    int handles_open;
-    bool autoflush, closing, async_ref;
+/* What every loop's handle shares: the file, its connections, the threads
+ * and their queues. Freed by the close of the last handle. */
+typedef struct db_core {
     char *path;
     int version;
-    int64_t next_game_id;
+    _Atomic int64_t next_game_id;
     int64_t max_pages; /* the writer's page limit before any cap (SQLite's) */
-    char errmsg[256];
 
-    db_list_t pending; /* loop only: writes since the last flush */
-    db_list_t held;    /* loop only: reads queued behind those writes */
-    size_t npending;
-    uint64_t outstanding; /* loop only: queued and not yet called back */
-
-    pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, sync_status */
+    pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, sync_status, handles */
     pthread_cond_t wcv, wdone;
     db_list_t wq;
     uint64_t submitted, written;
     int sync_status;
     bool wstop;
+    int handles; /* open handles (db_open, db_attach, less db_close) */
     pthread_t writer;
-    bool writer_started, stopping;
+    bool writer_started;
     db_conn_t wconn;
     int wal_pages; /* writer only: the WAL's length after the last commit */
     int ckpt_mark; /* writer only: the WAL length at which it copies the rest itself */
@@ -72,10 +64,30 @@ struct db {
     db_conn_t rconn[DB_READERS];
     int nreaders;
 
-    pthread_mutex_t dmu;
-    db_list_t done;
-
     _Atomic uint64_t commits, writes, failed, reads;
+} db_core_t;
+
+/* One loop's handle: what it queued, what comes back to it, what it owes. */
+struct db {
+    db_core_t *core;
+    uv_loop_t *loop;
+    uv_prepare_t prepare; /* flushes once per loop turn */
+    uv_async_t async;     /* wakes the loop for finished operations */
+    int handles_open;
+    bool autoflush, closing, async_ref, stopping;
+    char errmsg[256];
+
+    db_list_t pending; /* loop only: writes since the last flush */
+    db_list_t held;    /* loop only: reads queued behind those writes */
+    size_t npending;
+    uint64_t outstanding; /* loop only: queued and not yet called back */
+    uint64_t flushed;     /* loop only: the core's submitted after our last flush */
+    uint64_t handed;      /* loop only: ops handed to the threads */
+
+    pthread_mutex_t dmu; /* guards done, posted */
+    pthread_cond_t dcv;  /* posted grew */
+    db_list_t done;
+    uint64_t posted; /* ops the threads handed back */
 
     db_owed_t owed[DB_OWED]; /* loop only: a ring, oldest at owed_head */
     size_t owed_head, owed_n;
@@ -203,11 +215,11 @@ static int on_wal_commit(void *ud, sqlite3 *h, const char *name, int pages)
 {
     (void)h;
     (void)name;
-    ((db_t *)ud)->wal_pages = pages;
+    ((db_core_t *)ud)->wal_pages = pages;
     return SQLITE_OK;
 }
 
-static int open_writer(db_t *db, char *err, size_t errlen)
+static int open_writer(db_core_t *db, char *err, size_t errlen)
 {
     sqlite3 *h = NULL;
     int rc = sqlite3_open_v2(
@@ -258,7 +270,7 @@ static int open_writer(db_t *db, char *err, size_t errlen)
     return DB_OK;
 }
 
-static int open_checkpointer(db_t *db, char *err, size_t errlen)
+static int open_checkpointer(db_core_t *db, char *err, size_t errlen)
 {
     int rc = sqlite3_open_v2(db->path, &db->ckh, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK)
@@ -271,7 +283,7 @@ static int open_checkpointer(db_t *db, char *err, size_t errlen)
     return DB_OK;
 }
 
-static int open_reader(db_t *db, db_conn_t *c, char *err, size_t errlen)
+static int open_reader(db_core_t *db, db_conn_t *c, char *err, size_t errlen)
 {
     int rc = sqlite3_open_v2(db->path, &c->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) {
@@ -290,18 +302,46 @@ static int open_reader(db_t *db, db_conn_t *c, char *err, size_t errlen)
 
 /* ---- threads ---------------------------------------------------------------- */
 
+/* Hands finished ops back to their loop. The wake-up is sent under dmu: a
+ * handle being closed waits there for every op it handed out, so it is
+ * not freed before this returns. */
 static void post_done(db_t *db, db_list_t *l)
 {
+    uint64_t n = 0;
+    for (db_op_t *op = l->head; op; op = op->next)
+        n++;
     pthread_mutex_lock(&db->dmu);
     list_append(&db->done, l);
-    pthread_mutex_unlock(&db->dmu);
+    db->posted += n;
     uv_async_send(&db->async);
+    pthread_cond_signal(&db->dcv);
+    pthread_mutex_unlock(&db->dmu);
+}
+
+/* A batch holds the writes of every handle: each run of one handle's ops
+ * goes back to it (in order, as queued). */
+static void post_batch(db_list_t *batch)
+{
+    while (batch->head) {
+        db_t *h = batch->head->db;
+        db_list_t mine = {NULL, NULL};
+        db_op_t *op = batch->head;
+        while (op && op->db == h) {
+            db_op_t *next = op->next;
+            list_push(&mine, op);
+            op = next;
+        }
+        batch->head = op;
+        if (!op)
+            batch->tail = NULL;
+        post_done(h, &mine);
+    }
 }
 
 /* Each op in its own savepoint, so a failing op undoes only itself; an op
  * of one statement gets that from SQLite's statement rollback for free.
  * An op that failed when it was built (a bad argument) runs nothing. */
-static int run_write(db_t *db, db_op_t *op)
+static int run_write(db_core_t *db, db_op_t *op)
 {
     db_conn_t *c = &db->wconn;
     bool sp = op->nsteps > 1;
@@ -327,7 +367,7 @@ static int run_write(db_t *db, db_op_t *op)
 }
 
 /* One transaction for everything taken from the queue; each op in a savepoint. */
-static int write_batch(db_t *db, db_list_t *batch)
+static int write_batch(db_core_t *db, db_list_t *batch)
 {
     db_conn_t *c = &db->wconn;
     int rc = conn_exec(c, DB_STMT_BEGIN);
@@ -363,7 +403,7 @@ static int write_batch(db_t *db, db_list_t *batch)
     return DB_ERR;
 }
 
-static void checkpoint_if_due(db_t *db)
+static void checkpoint_if_due(db_core_t *db)
 {
     if (db->wal_pages < DB_CKPT_PAGES) {
         db->ckpt_mark = DB_CKPT_MAX_PAGES; /* the WAL started over */
@@ -376,14 +416,16 @@ static void checkpoint_if_due(db_t *db)
         pthread_mutex_unlock(&db->cmu);
         return;
     }
-    /* Once per DB_CKPT_PAGES past the limit (SQLITE_BUSY while the
-     * checkpointer runs; a reader may hold frames back). */
-    db->ckpt_mark = db->wal_pages + DB_CKPT_PAGES;
-    sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    /* Past the limit: at the next commit again while the checkpointer runs
+     * (SQLITE_BUSY), else once per DB_CKPT_PAGES (a reader may hold frames
+     * back: no sync of the file on every commit). */
+    if (sqlite3_wal_checkpoint_v2(db->wconn.h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) !=
+        SQLITE_BUSY)
+        db->ckpt_mark = db->wal_pages + DB_CKPT_PAGES;
 }
 
 /* Waits for a request (false: stop), at least DB_CKPT_GAP_MS after the last run. */
-static bool ckpt_wait(db_t *db, bool ran)
+static bool ckpt_wait(db_core_t *db, bool ran)
 {
     if (ran) {
         struct timespec until;
@@ -402,7 +444,7 @@ static bool ckpt_wait(db_t *db, bool ran)
 
 static void *ckpt_main(void *arg)
 {
-    db_t *db = arg;
+    db_core_t *db = arg;
     setpriority(PRIO_PROCESS, (id_t)gettid(), DB_CKPT_NICE); /* this thread only */
     pthread_mutex_lock(&db->cmu);
     for (bool ran = false; ckpt_wait(db, ran); ran = true) {
@@ -416,7 +458,7 @@ static void *ckpt_main(void *arg)
 
 static void *writer_main(void *arg)
 {
-    db_t *db = arg;
+    db_core_t *db = arg;
     for (;;) {
         pthread_mutex_lock(&db->wmu);
         while (!db->wq.head && !db->wstop)
@@ -434,7 +476,7 @@ static void *writer_main(void *arg)
         for (db_op_t *op = batch.head; op; op = op->next)
             n++;
         int rc = write_batch(db, &batch);
-        post_done(db, &batch);
+        post_batch(&batch);
         checkpoint_if_due(db);
 
         pthread_mutex_lock(&db->wmu);
@@ -464,13 +506,13 @@ static void run_read(db_conn_t *c, db_op_t *op)
 }
 
 typedef struct {
-    db_t *db;
+    db_core_t *db;
     db_conn_t *conn;
 } reader_arg_t;
 
 static void *reader_main(void *arg)
 {
-    db_t *db = ((reader_arg_t *)arg)->db;
+    db_core_t *db = ((reader_arg_t *)arg)->db;
     db_conn_t *c = ((reader_arg_t *)arg)->conn;
     free(arg);
     for (;;) {
@@ -497,7 +539,7 @@ static void *reader_main(void *arg)
         atomic_fetch_add(&db->reads, 1);
         db_list_t one = {op, op};
         op->next = NULL;
-        post_done(db, &one);
+        post_done(op->db, &one);
     }
     return NULL;
 }
@@ -636,31 +678,38 @@ void db_submit(db_t *db, db_op_t *op)
         list_push(&db->held, op); /* released by the flush of those writes */
         return;
     }
-    op->after = db->submitted;
-    pthread_mutex_lock(&db->rmu);
-    list_push(&db->rq, op);
-    pthread_cond_signal(&db->rcv);
-    pthread_mutex_unlock(&db->rmu);
+    op->after = db->flushed;
+    db->handed++;
+    db_core_t *k = db->core;
+    pthread_mutex_lock(&k->rmu);
+    list_push(&k->rq, op);
+    pthread_cond_signal(&k->rcv);
+    pthread_mutex_unlock(&k->rmu);
 }
 
 void db_flush(db_t *db)
 {
     if (!db || !db->pending.head)
         return;
-    pthread_mutex_lock(&db->wmu);
-    db->submitted += db->npending;
-    list_append(&db->wq, &db->pending);
-    pthread_cond_signal(&db->wcv);
-    pthread_mutex_unlock(&db->wmu);
+    db_core_t *k = db->core;
+    pthread_mutex_lock(&k->wmu);
+    k->submitted += db->npending;
+    db->flushed = k->submitted; /* our writes are done once this many are */
+    list_append(&k->wq, &db->pending);
+    pthread_cond_signal(&k->wcv);
+    pthread_mutex_unlock(&k->wmu);
+    db->handed += db->npending;
     db->npending = 0;
     if (!db->held.head)
         return;
-    for (db_op_t *op = db->held.head; op; op = op->next)
-        op->after = db->submitted;
-    pthread_mutex_lock(&db->rmu);
-    list_append(&db->rq, &db->held);
-    pthread_cond_broadcast(&db->rcv);
-    pthread_mutex_unlock(&db->rmu);
+    for (db_op_t *op = db->held.head; op; op = op->next) {
+        op->after = db->flushed;
+        db->handed++;
+    }
+    pthread_mutex_lock(&k->rmu);
+    list_append(&k->rq, &db->held);
+    pthread_cond_broadcast(&k->rcv);
+    pthread_mutex_unlock(&k->rmu);
 }
 
 int db_flush_sync(db_t *db)
@@ -668,12 +717,13 @@ int db_flush_sync(db_t *db)
     if (!db)
         return DB_EINVAL;
     db_flush(db);
-    pthread_mutex_lock(&db->wmu);
-    while (db->written < db->submitted)
-        pthread_cond_wait(&db->wdone, &db->wmu);
-    int rc = db->sync_status;
-    db->sync_status = DB_OK;
-    pthread_mutex_unlock(&db->wmu);
+    db_core_t *k = db->core;
+    pthread_mutex_lock(&k->wmu);
+    while (k->written < k->submitted)
+        pthread_cond_wait(&k->wdone, &k->wmu);
+    int rc = k->sync_status;
+    k->sync_status = DB_OK;
+    pthread_mutex_unlock(&k->wmu);
     return rc;
 }
 
@@ -690,16 +740,16 @@ const char *db_error(const db_t *db)
 
 void db_stats(const db_t *db, db_stats_t *out)
 {
-    out->commits = atomic_load(&db->commits);
-    out->writes = atomic_load(&db->writes);
-    out->failed = atomic_load(&db->failed);
-    out->reads = atomic_load(&db->reads);
+    out->commits = atomic_load(&db->core->commits);
+    out->writes = atomic_load(&db->core->writes);
+    out->failed = atomic_load(&db->core->failed);
+    out->reads = atomic_load(&db->core->reads);
     out->pending = db->outstanding;
 }
 
 int db_schema_version(const db_t *db)
 {
-    return db->version;
+    return db->core->version;
 }
 
 /* The writer's op of db_set_max_size: op->id holds the bytes asked for,
@@ -712,7 +762,7 @@ static int run_max_size(db_conn_t *c, db_op_t *op)
     int64_t page = strtoll(v, NULL, 10), bytes = op->id;
     if (page <= 0)
         return db_op_fail_msg(op, DB_ERR, "no page size");
-    int64_t pages = bytes > 0 ? (bytes / page > 0 ? bytes / page : 1) : op->db->max_pages;
+    int64_t pages = bytes > 0 ? (bytes / page > 0 ? bytes / page : 1) : op->db->core->max_pages;
     snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld", (long long)pages);
     if (pragma_text(c->h, sql, v, sizeof v) != SQLITE_OK)
         return db_op_fail(op, c, DB_ERR);
@@ -733,7 +783,7 @@ void db_set_max_size(db_t *db, int64_t bytes, db_done_cb cb, void *ud)
 
 int64_t db_next_game_id_(db_t *db)
 {
-    return db->next_game_id++;
+    return atomic_fetch_add(&db->core->next_game_id, 1);
 }
 
 /* ---- open / close ----------------------------------------------------------- */
@@ -745,10 +795,12 @@ static void on_handle_closed(uv_handle_t *h)
         return;
     while (db->owed_n > 0) /* queued after db_close returned */
         pay_oldest(db);
+    pthread_mutex_destroy(&db->dmu);
+    pthread_cond_destroy(&db->dcv);
     free(db);
 }
 
-static void teardown(db_t *db)
+static void core_free(db_core_t *db)
 {
     for (int i = 0; i < DB_READERS; i++)
         if (db->rconn[i].h)
@@ -760,14 +812,14 @@ static void teardown(db_t *db)
     pthread_mutex_destroy(&db->cmu);
     pthread_cond_destroy(&db->ccv);
     pthread_mutex_destroy(&db->rmu);
-    pthread_mutex_destroy(&db->dmu);
     pthread_cond_destroy(&db->wcv);
     pthread_cond_destroy(&db->wdone);
     pthread_cond_destroy(&db->rcv);
     free(db->path);
+    free(db);
 }
 
-static int start_threads(db_t *db, char *err, size_t errlen)
+static int start_threads(db_core_t *db, char *err, size_t errlen)
 {
     if (pthread_create(&db->writer, NULL, writer_main, db) != 0) {
         snprintf(err, errlen, "cannot start the database writer thread");
@@ -798,7 +850,8 @@ static int start_threads(db_t *db, char *err, size_t errlen)
     return DB_OK;
 }
 
-static void stop_threads(db_t *db)
+/* Every queued op runs first: the writer and the readers empty their queues. */
+static void stop_threads(db_core_t *db)
 {
     if (db->ckpt_started) {
         pthread_mutex_lock(&db->cmu);
@@ -808,17 +861,92 @@ static void stop_threads(db_t *db)
         pthread_join(db->ckpt, NULL);
         db->ckpt_started = false;
     }
-    pthread_mutex_lock(&db->wmu);
-    db->wstop = true;
-    pthread_cond_broadcast(&db->wcv);
-    pthread_mutex_unlock(&db->wmu);
-    pthread_join(db->writer, NULL);
+    if (db->writer_started) {
+        pthread_mutex_lock(&db->wmu);
+        db->wstop = true;
+        pthread_cond_broadcast(&db->wcv);
+        pthread_mutex_unlock(&db->wmu);
+        pthread_join(db->writer, NULL);
+        db->writer_started = false;
+    }
     pthread_mutex_lock(&db->rmu);
     db->rstop = true;
     pthread_cond_broadcast(&db->rcv);
     pthread_mutex_unlock(&db->rmu);
     for (int i = 0; i < db->nreaders; i++)
         pthread_join(db->readers[i], NULL);
+    db->nreaders = 0;
+}
+
+static db_core_t *core_open(const char *path, char *err, size_t errlen)
+{
+    db_core_t *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = db_strdup(path))) {
+        free(db);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    db->ckpt_mark = DB_CKPT_MAX_PAGES;
+    pthread_mutex_init(&db->wmu, NULL);
+    pthread_mutex_init(&db->cmu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&db->ccv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&db->rmu, NULL);
+    pthread_cond_init(&db->wcv, NULL);
+    pthread_cond_init(&db->wdone, NULL);
+    pthread_cond_init(&db->rcv, NULL);
+    int rc = make_parent(path, err, errlen);
+    if (rc == DB_OK)
+        rc = open_writer(db, err, errlen);
+    if (rc == DB_OK)
+        rc = open_checkpointer(db, err, errlen);
+    for (int i = 0; rc == DB_OK && i < DB_READERS; i++)
+        rc = open_reader(db, &db->rconn[i], err, errlen);
+    if (rc == DB_OK)
+        rc = start_threads(db, err, errlen);
+    if (rc != DB_OK) {
+        stop_threads(db);
+        core_free(db);
+        return NULL;
+    }
+    db->handles = 1;
+    return db;
+}
+
+/* A handle on loop for core; NULL when its loop handles cannot be made. */
+static db_t *handle_new(db_core_t *core, uv_loop_t *loop)
+{
+    db_t *db = calloc(1, sizeof *db);
+    if (!db)
+        return NULL;
+    db->core = core;
+    db->loop = loop;
+    db->autoflush = true;
+    pthread_mutex_init(&db->dmu, NULL);
+    pthread_cond_init(&db->dcv, NULL);
+    db->async.data = db->prepare.data = db;
+    if (uv_async_init(loop, &db->async, on_async) == 0)
+        db->handles_open++;
+    if (db->handles_open == 1 && uv_prepare_init(loop, &db->prepare) == 0)
+        db->handles_open++;
+    if (db->handles_open != 2) {
+        db->closing = true;
+        if (db->handles_open == 0) {
+            pthread_mutex_destroy(&db->dmu);
+            pthread_cond_destroy(&db->dcv);
+            free(db);
+        } else {
+            uv_close((uv_handle_t *)&db->async, on_handle_closed);
+        }
+        return NULL;
+    }
+    uv_prepare_start(&db->prepare, on_prepare);
+    uv_unref((uv_handle_t *)&db->prepare);
+    uv_unref((uv_handle_t *)&db->async);
+    return db;
 }
 
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
@@ -831,82 +959,64 @@ db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "no loop or database path");
         return NULL;
     }
-    db_t *db = calloc(1, sizeof *db);
-    if (!db || !(db->path = db_strdup(path))) {
-        free(db);
-        snprintf(err, errlen, "out of memory");
+    db_core_t *core = core_open(path, err, errlen);
+    if (!core)
         return NULL;
+    db_t *db = handle_new(core, loop);
+    if (!db) {
+        snprintf(err, errlen, "cannot create loop handles");
+        stop_threads(core);
+        core_free(core);
     }
-    db->loop = loop;
-    db->autoflush = true;
-    db->ckpt_mark = DB_CKPT_MAX_PAGES;
-    pthread_mutex_init(&db->wmu, NULL);
-    pthread_mutex_init(&db->cmu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&db->ccv, &ca);
-    pthread_condattr_destroy(&ca);
-    pthread_mutex_init(&db->rmu, NULL);
-    pthread_mutex_init(&db->dmu, NULL);
-    pthread_cond_init(&db->wcv, NULL);
-    pthread_cond_init(&db->wdone, NULL);
-    pthread_cond_init(&db->rcv, NULL);
-    int rc = make_parent(path, err, errlen);
-    if (rc == DB_OK)
-        rc = open_writer(db, err, errlen);
-    if (rc == DB_OK)
-        rc = open_checkpointer(db, err, errlen);
-    for (int i = 0; rc == DB_OK && i < DB_READERS; i++)
-        rc = open_reader(db, &db->rconn[i], err, errlen);
-    if (rc == DB_OK) {
-        if (uv_async_init(loop, &db->async, on_async) == 0)
-            db->handles_open++;
-        if (db->handles_open == 1 && uv_prepare_init(loop, &db->prepare) == 0)
-            db->handles_open++;
-        if (db->handles_open != 2) {
-            snprintf(err, errlen, "cannot create loop handles");
-            rc = DB_ERR;
-        }
-    }
-    if (rc == DB_OK)
-        rc = start_threads(db, err, errlen);
-    if (rc != DB_OK) {
-        if (db->writer_started)
-            stop_threads(db);
-        teardown(db);
-        if (db->handles_open) {
-            db->async.data = db->prepare.data = db;
-            db->closing = true;
-            uv_close((uv_handle_t *)&db->async, on_handle_closed);
-            if (db->handles_open == 2)
-                uv_close((uv_handle_t *)&db->prepare, on_handle_closed);
-        } else {
-            free(db);
-        }
-        return NULL;
-    }
-    db->async.data = db->prepare.data = db;
-    uv_prepare_start(&db->prepare, on_prepare);
-    uv_unref((uv_handle_t *)&db->prepare);
-    uv_unref((uv_handle_t *)&db->async);
     return db;
+}
+
+db_t *db_attach(db_t *db, uv_loop_t *loop)
+{
+    if (!db || !loop)
+        return NULL;
+    db_core_t *k = db->core;
+    db_t *h = handle_new(k, loop);
+    if (h) {
+        pthread_mutex_lock(&k->wmu);
+        k->handles++;
+        pthread_mutex_unlock(&k->wmu);
+    }
+    return h;
+}
+
+/* Waits until the threads have handed back every op db handed them. */
+static void wait_handed_back(db_t *db)
+{
+    pthread_mutex_lock(&db->dmu);
+    while (db->posted < db->handed)
+        pthread_cond_wait(&db->dcv, &db->dmu);
+    pthread_mutex_unlock(&db->dmu);
 }
 
 void db_close(db_t *db)
 {
     if (!db)
         return;
+    db_core_t *k = db->core;
     db_flush(db);
-    stop_threads(db);
+    pthread_mutex_lock(&k->wmu);
+    bool last = --k->handles == 0;
+    pthread_mutex_unlock(&k->wmu);
+    if (last)
+        stop_threads(k);
+    else
+        wait_handed_back(db);
     db->stopping = true;
     /* Callbacks may queue more: those are owed DB_ECLOSED, paid here too. */
     do
         deliver_all(db);
     while (db->owed_n > 0);
     db->closing = true;
-    sqlite3_exec(db->wconn.h, "PRAGMA optimize;", NULL, NULL, NULL); /* refresh planner stats */
-    teardown(db);
+    if (last) {
+        sqlite3_exec(k->wconn.h, "PRAGMA optimize;", NULL, NULL, NULL); /* refresh planner stats */
+        core_free(k);
+    }
     uv_prepare_stop(&db->prepare);
     uv_close((uv_handle_t *)&db->prepare, on_handle_closed);
     uv_close((uv_handle_t *)&db->async, on_handle_closed);

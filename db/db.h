@@ -1,7 +1,8 @@
 /* db — Warren's SQLite store: accounts, games, journals, snapshots, scores.
  *
  * Threads. The caller's libuv loop thread is the only thread that calls
- * these functions. One writer thread owns the write connection; a few reader
+ * these functions with its handle (db_open's, or one db_attach made for
+ * another loop: several loops share one database, its writer and readers). One writer thread owns the write connection; a few reader
  * threads own read-only connections (WAL lets them read while it writes);
  * a checkpointer thread at a lower priority copies the WAL into the file
  * beside the writer, so no commit waits for a checkpoint (db.c).
@@ -38,7 +39,12 @@
  * Status codes are DB_OK or a negative DB_E* value; db_error() gives the
  * message of the last failure. Times are Unix seconds chosen by the caller.
  *
- * Ownership: db_open / db_close pair. db_close frees the object once the
+ * Order, callbacks and flushes are per handle: one loop's writes run in
+ * the order it queued them, its reads see its own earlier writes, its
+ * callbacks come on its loop. Writes of several handles that wait together
+ * commit together.
+ *
+ * Ownership: db_open / db_close pair, and db_attach / db_close. db_close frees the object once the
  * loop has run its handle close callbacks (run the loop before
  * uv_loop_close). */
 #ifndef WARREN_DB_H
@@ -184,10 +190,14 @@ typedef void (*db_resume_cb)(void *ud, int status, const db_resume_t *r);
  * timeout, starts the writer and reader threads. NULL and a message in err
  * when the file is unwritable, corrupt, or from a newer schema. */
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
-/* Flushes, waits for every queued operation, delivers the pending callbacks
- * (inside this call), stops the threads and closes the connections. The
- * memory goes when the loop next runs; calls made until then are answered
- * DB_ECLOSED when it does. NULL is a no-op. */
+/* Another handle on db's database for another loop (call it on that
+ * loop's thread, or before it runs); NULL without memory. */
+db_t *db_attach(db_t *db, uv_loop_t *loop);
+/* Flushes, waits for every operation of this handle, delivers the pending
+ * callbacks (inside this call); the last handle closed also stops the
+ * threads and closes the connections. The memory goes when the loop next
+ * runs; calls made until then are answered DB_ECLOSED when it does. NULL
+ * is a no-op. */
 void db_close(db_t *db);
 
 /* Hands everything queued so far to the writer as one transaction. */
