@@ -13,6 +13,7 @@
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
+    s->ticks++;
     telnetgw_tick(s);
     session_tick(s);
     menu_tick(s);
@@ -172,6 +173,7 @@ static void server_free(server_t *s)
     control_free(s);
     records_free(s->records);
     session_free_all(s);
+    menu_cache_free(s);
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
     buf_free(&s->scratch);

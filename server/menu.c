@@ -564,55 +564,126 @@ static void mail_text_done(conn_t *c)
 
 /* ---- watch list -------------------------------------------------------------- */
 
+/* What the orders compare, copied so that sorting ten thousand rows reads
+ * the rows, not the sessions; depth and turn only once an order needs
+ * them (game_status for every game costs more than the rest). */
 typedef struct {
     session_t *s;
-    game_status_t st;
+    char user[32];
+    uint64_t last_key_ms;
+    int watchers;
+    int depth;
+    uint64_t turn;
 } wl_row_t;
 
 static const char *const sort_names[] = {"player", "depth", "turn", "idle", "watchers"};
 #define NSORTS 5
 
+/* The watch list of one tick, shared by all its viewers whatever their
+ * page or order: collected once per tick (again when a game comes, ends or
+ * goes: sess_gen), each order sorted once when first asked for. A thousand
+ * viewers of ten thousand games cost one walk a second, not a thousand. */
+typedef struct wlcache {
+    wl_row_t *rows;
+    size_t n;
+    uint64_t tick, gen;
+    bool valid, status;             /* status: depth and turn are filled in */
+    const wl_row_t **order[NSORTS]; /* rows sorted by each key; NULL until asked for */
+} wlcache_t;
+
 static int wl_cmp_key(const wl_row_t *a, const wl_row_t *b, int key)
 {
     switch (key) {
-    case 1: return (b->st.depth > a->st.depth) - (b->st.depth < a->st.depth);
-    case 2: return (b->st.turn > a->st.turn) - (b->st.turn < a->st.turn);
-    case 3:
-        return (b->s->last_key_ms > a->s->last_key_ms) - (b->s->last_key_ms < a->s->last_key_ms);
-    case 4: return b->s->nwatchers - a->s->nwatchers;
-    default: return strcmp(a->s->user, b->s->user);
+    case 1: return (b->depth > a->depth) - (b->depth < a->depth);
+    case 2: return (b->turn > a->turn) - (b->turn < a->turn);
+    case 3: return (b->last_key_ms > a->last_key_ms) - (b->last_key_ms < a->last_key_ms);
+    case 4: return b->watchers - a->watchers;
+    default: return strcmp(a->user, b->user);
     }
 }
 
 static int wl_cmp(const void *pa, const void *pb, void *key)
 {
-    const wl_row_t *a = pa, *b = pb;
+    const wl_row_t *a = *(const wl_row_t *const *)pa, *b = *(const wl_row_t *const *)pb;
     int r = wl_cmp_key(a, b, *(int *)key);
-    return r ? r : strcmp(a->s->user, b->s->user);
+    return r ? r : strcmp(a->user, b->user);
 }
 
-/* Live games with a player attached or recently active, sorted. */
-static size_t wl_collect(conn_t *c, wl_row_t **out)
+static void wl_drop(wlcache_t *w)
 {
-    server_t *srv = c->srv;
-    wl_row_t *rows = calloc((size_t)srv->nsessions + 1, sizeof *rows);
-    size_t n = 0;
-    if (!rows) {
-        *out = NULL;
-        return 0;
+    for (int k = 0; k < NSORTS; k++) {
+        free(w->order[k]);
+        w->order[k] = NULL;
     }
+    free(w->rows);
+    w->rows = NULL;
+    w->n = 0;
+    w->valid = w->status = false;
+}
+
+void menu_cache_free(server_t *s)
+{
+    if (s->wl)
+        wl_drop(s->wl);
+    free(s->wl);
+    s->wl = NULL;
+}
+
+/* Every live game, once per tick. */
+static bool wl_fill(server_t *srv, wlcache_t *w)
+{
+    if (w->valid && w->tick == srv->ticks && w->gen == srv->sess_gen)
+        return true;
+    wl_drop(w);
+    w->rows = calloc((size_t)srv->nsessions + 1, sizeof *w->rows);
+    if (!w->rows)
+        return false;
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
             continue;
-        rows[n].s = s;
-        if (s->game)
-            game_status(s->game, &rows[n].st);
-        n++;
+        wl_row_t *r = &w->rows[w->n++];
+        r->s = s;
+        memcpy(r->user, s->user, sizeof r->user);
+        r->last_key_ms = s->last_key_ms;
+        r->watchers = s->nwatchers;
     }
-    qsort_r(rows, n, sizeof *rows, wl_cmp, &c->menu->wl_sort);
-    *out = rows;
-    return n;
+    w->tick = srv->ticks;
+    w->gen = srv->sess_gen;
+    w->valid = true;
+    return true;
+}
+
+/* The live games in the viewer's order; *n of them (0 without memory). */
+static const wl_row_t *const *wl_collect(conn_t *c, size_t *n)
+{
+    server_t *srv = c->srv;
+    *n = 0;
+    if (!srv->wl && !(srv->wl = calloc(1, sizeof *srv->wl)))
+        return NULL;
+    wlcache_t *w = srv->wl;
+    int key = c->menu->wl_sort;
+    if (!wl_fill(srv, w))
+        return NULL;
+    if ((key == 1 || key == 2) && !w->status) { /* by depth, by turn */
+        for (size_t i = 0; i < w->n; i++) {
+            game_status_t st = {0};
+            if (w->rows[i].s->game)
+                game_status(w->rows[i].s->game, &st);
+            w->rows[i].depth = st.depth;
+            w->rows[i].turn = st.turn;
+        }
+        w->status = true;
+    }
+    if (!w->order[key]) {
+        if (!(w->order[key] = malloc((w->n + 1) * sizeof *w->order[key])))
+            return NULL;
+        for (size_t i = 0; i < w->n; i++)
+            w->order[key][i] = &w->rows[i];
+        qsort_r(w->order[key], w->n, sizeof *w->order[key], wl_cmp, &key);
+    }
+    *n = w->n;
+    return w->order[key];
 }
 
 static char wl_letter(int i)
@@ -624,8 +695,11 @@ static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
 {
     uint64_t idle = (now - r->s->last_key_ms) / 1000;
     char rc[40], term[16];
+    game_status_t st = {0};
     if (r->s->game)
-        snprintf(rc, sizeof rc, "%s %s", r->st.race, r->st.cls);
+        game_status(r->s->game, &st);
+    if (r->s->game)
+        snprintf(rc, sizeof rc, "%s %s", st.race, st.cls);
     else /* a hosted game: its name */
         snprintf(rc, sizeof rc, "%.39s", r->s->kind_name);
     if (r->s->player)
@@ -634,15 +708,15 @@ static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
         snprintf(term, sizeof term, "detached");
     screen_put(scr, 2, 4 + i, (uint32_t)wl_letter(i), st_key);
     screen_textf(scr, 3, 4 + i, STYLE_DEFAULT, ") %-20.20s %-16.16s %5d %7llu %5llum %6d  %s",
-                 r->s->user, rc, r->st.depth, (unsigned long long)r->st.turn,
+                 r->s->user, rc, st.depth, (unsigned long long)st.turn,
                  (unsigned long long)(idle / 60), r->s->nwatchers, term);
 }
 
 static void draw_watchlist(conn_t *c, screen_t *scr)
 {
     menu_state_t *m = c->menu;
-    wl_row_t *rows;
-    size_t n = wl_collect(c, &rows);
+    size_t n;
+    const wl_row_t *const *rows = wl_collect(c, &n);
     int pages = (int)((n + WL_ROWS - 1) / WL_ROWS);
     if (m->wl_page >= pages)
         m->wl_page = pages ? pages - 1 : 0;
@@ -656,26 +730,23 @@ static void draw_watchlist(conn_t *c, screen_t *scr)
         size_t k = (size_t)m->wl_page * WL_ROWS + (size_t)i;
         if (k >= n)
             break;
-        draw_wl_row(scr, i, &rows[k], now);
+        draw_wl_row(scr, i, rows[k], now);
     }
     if (n == 0)
         screen_text(scr, 5, 5, st_dim, "Nobody is playing right now.");
     screen_text(scr, 2, 5 + WL_ROWS, st_dim,
                 "Letter: watch   > next page   < previous page   . sort   q back");
     screen_cursor(scr, 0, 0, false);
-    free(rows);
 }
 
 /* The game on the shown page under letter key, or NULL. */
 static session_t *wl_pick(conn_t *c, uint32_t key)
 {
     int i = (int)(key - 'a') - (key > 'q');
-    wl_row_t *rows;
-    size_t n = wl_collect(c, &rows);
+    size_t n;
+    const wl_row_t *const *rows = wl_collect(c, &n);
     size_t idx = (size_t)c->menu->wl_page * WL_ROWS + (size_t)i;
-    session_t *s = (i < WL_ROWS && idx < n) ? rows[idx].s : NULL;
-    free(rows);
-    return s;
+    return (i < WL_ROWS && idx < n) ? rows[idx]->s : NULL;
 }
 
 static void watchlist_key(conn_t *c, key_event_t k)

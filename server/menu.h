@@ -19,6 +19,8 @@
 
 menu_state_t *menu_state_new(void); /* NULL when out of memory */
 void menu_state_free(menu_state_t *m);
+/* Frees the watch list shared by its viewers (server shutdown). */
+void menu_cache_free(server_t *s);
 
 void menu_enter(conn_t *c, const char *msg);   /* the main menu, with a notice */
 void menu_message(conn_t *c, const char *msg); /* a notice; any key returns */

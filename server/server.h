@@ -62,6 +62,9 @@ struct server {
     struct moderation *mod;  /* bans and chat mutes (moderation.c) */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
+    uint64_t ticks;        /* one-second ticks so far */
+    uint64_t sess_gen;     /* bumps when a session comes, ends or goes (session.c, hostgame.c) */
+    struct wlcache *wl;    /* menu.c's: the watch list of this tick, shared by its viewers */
     uv_timer_t probe;      /* the stall probe (main.c) */
     uint64_t probe_due_ns; /* when it should fire next, uv_hrtime */
     list_t conns;          /* telnet conns (conn_t.node): telnet.c */

@@ -165,6 +165,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     list_init(&s->snap_node);
     list_init(&s->tnode);
     list_push_front(&srv->sessions, &s->node);
+    srv->sess_gen++;
     srv->nsessions++;
     return s;
 }
@@ -188,6 +189,7 @@ void session_free(session_t *s)
     if (s->dead)
         return;
     s->dead = true;
+    s->srv->sess_gen++;
     list_remove(&s->node);
     list_remove(&s->tnode);
     list_remove(&s->snap_node);
@@ -945,6 +947,7 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
     s->frame_due = true;
     if (state != GAME_RUNNING) {
         s->ended = true;
+        srv->sess_gen++;
         return;
     }
     game_status_t st;

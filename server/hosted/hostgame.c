@@ -112,6 +112,7 @@ static bool pty_stop(session_t *s)
         return false;
     hg->stopping = true;
     s->ended = true; /* no longer anyone's live game */
+    s->srv->sess_gen++;
     log_info("hangup user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(hg->proc));
     ptyproc_hangup(hg->proc);
     return true;

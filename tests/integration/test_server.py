@@ -308,6 +308,40 @@ def test_what_the_tick_looks_at(start_daemon, clients):
     d.wait_log(r"grace over user=tock game=\d+: saved and freed", timeout=10)
 
 
+def watch_list_order(t):
+    rows = [ln for ln in t.lines() if re.match(r"^  [a-z]\) \S", ln)]
+    return [ln.split()[1] for ln in rows]
+
+
+def test_watch_list_orders_per_viewer(daemon, clients):
+    """Viewers of the watch list share one list per tick, each in its own
+    order: by player for one, by idle time (the latest key first) for
+    another, whose letter a then watches the game it shows first."""
+    d = daemon
+    players = {}
+    for name in ("amy", "bob", "cid"):
+        players[name] = clients(d.port).connected()
+        new_game(d, players[name], name)
+    time.sleep(1.1)
+    players["bob"].send("a")  # the latest key
+    v1 = clients(d.port).connected()
+    v2 = clients(d.port).connected()
+    for v in (v1, v2):
+        v.send("w")
+        v.wait_for("cid")
+    assert watch_list_order(v1) == ["amy", "bob", "cid"], v1.text()
+    for _ in range(3):  # player, depth, turn, idle
+        v2.send(".")
+    v2.wait_for("sorted by idle")
+    assert watch_list_order(v2)[0] == "bob", v2.text()
+    v1.pump()
+    assert watch_list_order(v1) == ["amy", "bob", "cid"], v1.text()
+    v2.send("a")
+    d.wait_log(r"watch conn=\d+ user=bob")
+    v1.send("c")
+    d.wait_log(r"watch conn=\d+ user=cid")
+
+
 def test_watcher_told_game_ended(daemon, clients):
     p = clients(daemon.port).connected()
     new_game(daemon, p, "erin")
