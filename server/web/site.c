@@ -222,10 +222,12 @@ static void game_row(void *ud, const webgw_live_t *l)
 
 static void games_rows(webgw_t *g, buf_t *b)
 {
-    size_t before = b->len;
-    webgw_each_live(g->srv, game_row, b);
-    if (b->len == before)
+    size_t live = webgw_each_live(g->srv, WEBGW_LIVE_MAX, game_row, b);
+    if (live == 0)
         buf_puts(b, "<tr><td colspan=\"9\">No games right now.</td></tr>");
+    else if (live > WEBGW_LIVE_MAX)
+        buf_printf(b, "<tr class=\"more\"><td colspan=\"9\">and %zu more games</td></tr>",
+                   live - WEBGW_LIVE_MAX);
 }
 
 typedef struct {

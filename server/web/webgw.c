@@ -417,30 +417,68 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
 
 /* ---- the lobby ---------------------------------------------------------------------- */
 
-void webgw_each_live(server_t *srv, void (*fn)(void *ud, const webgw_live_t *l), void *ud)
+typedef struct {
+    session_t *s;
+    int watchers;
+    uint64_t last_key_ms;
+} live_pick_t;
+
+static int live_cmp(const void *a, const void *b)
+{
+    const live_pick_t *x = a, *y = b;
+    if (x->watchers != y->watchers)
+        return x->watchers > y->watchers ? -1 : 1;
+    if (x->last_key_ms != y->last_key_ms)
+        return x->last_key_ms > y->last_key_ms ? -1 : 1;
+    return strcmp(x->s->user, y->s->user);
+}
+
+static void live_call(server_t *srv, const session_t *s, uint64_t now,
+                      void (*fn)(void *ud, const webgw_live_t *l), void *ud)
+{
+    (void)srv;
+    game_status_t st = {0};
+    if (s->game)
+        game_status(s->game, &st);
+    webgw_live_t l = {.name = s->user,
+                      .game = s->kind,
+                      .game_name = s->kind_name,
+                      .race = st.race,
+                      .cls = st.cls,
+                      .depth = st.depth,
+                      .watchers = s->nwatchers,
+                      .w = s->player ? s->grid->w : 0,
+                      .h = s->player ? s->grid->h : 0,
+                      .turn = st.turn,
+                      .idle_s = (now - s->last_key_ms) / 1000,
+                      .chat = !s->chat_off,
+                      .sess = s};
+    fn(ud, &l);
+}
+
+size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const webgw_live_t *l),
+                       void *ud)
 {
     uint64_t now = now_ms(srv);
+    live_pick_t *v = malloc(((size_t)srv->nsessions + 1) * sizeof *v);
+    size_t n = 0;
     LIST_EACH (it, &srv->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
             continue;
-        game_status_t st = {0};
-        if (s->game)
-            game_status(s->game, &st);
-        webgw_live_t l = {.name = s->user,
-                          .game = s->kind,
-                          .game_name = s->kind_name,
-                          .race = st.race,
-                          .cls = st.cls,
-                          .depth = st.depth,
-                          .watchers = s->nwatchers,
-                          .w = s->player ? s->grid->w : 0,
-                          .h = s->player ? s->grid->h : 0,
-                          .turn = st.turn,
-                          .idle_s = (now - s->last_key_ms) / 1000,
-                          .chat = !s->chat_off};
-        fn(ud, &l);
+        if (v)
+            v[n] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
+        else if (n < max) /* no memory to order them: the newest */
+            live_call(srv, s, now, fn, ud);
+        n++;
     }
+    if (v) {
+        qsort(v, n, sizeof *v, live_cmp);
+        for (size_t i = 0; i < n && i < max; i++)
+            live_call(srv, v[i].s, now, fn, ud);
+        free(v);
+    }
+    return n;
 }
 
 typedef struct {
@@ -474,8 +512,11 @@ static void lobby_build(webgw_t *g, buf_t *b)
 {
     lobby_json_t lj = {b, false};
     buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
-    webgw_each_live(g->srv, lobby_game_json, &lj);
-    buf_puts(b, "],\"hosted\":["); /* the games one can start besides Warren's own */
+    size_t live = webgw_each_live(g->srv, WEBGW_LIVE_MAX, lobby_game_json, &lj);
+    buf_printf(b, "],\"more\":%zu,\"hosted\":[",
+               live > WEBGW_LIVE_MAX
+                   ? live - WEBGW_LIVE_MAX
+                   : (size_t)0); /* the games one can start besides Warren's own */
     for (int i = 0; i < g->srv->cfg.games.n; i++) {
         const gamecfg_t *h = &g->srv->cfg.games.games[i];
         buf_puts(b, i ? ",{\"id\":" : "{\"id\":");
@@ -506,38 +547,62 @@ static bool preview_due(webgw_t *g, const session_t *s, preview_t *next, int *n)
     return due;
 }
 
-/* A JSON keyframe of every game that changed (or of all, for a newcomer). */
+typedef struct {
+    webgw_t *g;
+    wsock_t *only;
+    preview_t next[PREVIEW_MAX];
+    int n;
+} previews_t;
+
+static void preview_one(void *ud, const webgw_live_t *l)
+{
+    previews_t *p = ud;
+    const session_t *s = l->sess;
+    server_t *srv = p->g->srv;
+    if (!preview_due(p->g, s, p->next, &p->n) && !p->only)
+        return;
+    buf_reset(&srv->scratch);
+    buf_puts(&srv->scratch, "{\"t\":\"preview\",\"name\":");
+    json_put_string(&srv->scratch, s->user, strlen(s->user));
+    buf_puts(&srv->scratch, ",\"frame\":");
+    json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
+    buf_putc(&srv->scratch, '}');
+    if (!srv->scratch.failed)
+        lobby_write(p->g, p->only, srv->scratch.data, srv->scratch.len);
+}
+
+/* A JSON keyframe of every game shown first in the lobby that changed (of
+ * all of them, for a newcomer). */
 static void lobby_previews(webgw_t *g, wsock_t *only)
 {
-    server_t *srv = g->srv;
-    preview_t next[PREVIEW_MAX];
-    int n = 0;
-    buf_reset(&srv->scratch);
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
-        if (n >= PREVIEW_MAX)
-            break;
-        if (s->ended || s->broken)
-            continue;
-        if (!preview_due(g, s, next, &n) && !only)
-            continue;
-        buf_reset(&srv->scratch);
-        buf_puts(&srv->scratch, "{\"t\":\"preview\",\"name\":");
-        json_put_string(&srv->scratch, s->user, strlen(s->user));
-        buf_puts(&srv->scratch, ",\"frame\":");
-        json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
-        buf_putc(&srv->scratch, '}');
-        if (!srv->scratch.failed)
-            lobby_write(g, only, srv->scratch.data, srv->scratch.len);
-    }
+    previews_t p = {.g = g, .only = only};
+    webgw_each_live(g->srv, PREVIEW_MAX, preview_one, &p);
+    preview_t *next = p.next;
+    int n = p.n;
     if (!only) {
         memcpy(g->previews, next, sizeof next[0] * (size_t)n);
         g->npreviews = n;
     }
 }
 
+static bool lobby_watched(const webgw_t *g)
+{
+    LIST_EACH (it, &g->socks) {
+        const wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+        if (ws->kind == WEB_LOBBY && ws->authed && !ws->c.closing)
+            return true;
+    }
+    return false;
+}
+
+/* Nothing is built while no lobby is open (a newcomer gets a fresh list). */
 static void lobby_send_all(webgw_t *g, wsock_t *only)
 {
+    if (!only && !lobby_watched(g)) {
+        buf_reset(&g->lobby);
+        g->npreviews = 0;
+        return;
+    }
     if (!only) {
         buf_t b;
         buf_init(&b);

@@ -93,9 +93,16 @@ typedef struct {
     int depth, watchers, w, h;    /* w, h: 0 while nobody plays it */
     uint64_t turn, idle_s;
     bool chat;
+    const session_t *sess; /* borrowed for the call */
 } webgw_live_t;
-/* Calls fn for every live game, newest first. */
-void webgw_each_live(server_t *srv, void (*fn)(void *ud, const webgw_live_t *l), void *ud);
+/* The lobby and the home page list at most this many live games: the most
+ * watched, then the most recently keyed (a list of thousands helps nobody
+ * and costs the loop). */
+#define WEBGW_LIVE_MAX 100
+/* Calls fn for the first max live games in that order; returns how many
+ * games are live. */
+size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const webgw_live_t *l),
+                       void *ud);
 /* The account's options changed (users.options text): its open browser
  * games and watch pages draw with them from now on. */
 void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options);

@@ -6,12 +6,13 @@ choices) and the password page, times in UTC, score headers, player totals
 that count a live game, terminals that fill the window and readable lobby
 previews."""
 import re
+import subprocess
 import time
 
 import pytest
 
-from harness import (ARTIFACTS, WS, Web, browser_script, colour_params, options_menu, play_socket,
-                     png_pixels)
+from harness import (ARTIFACTS, WS, Web, browser_script, colour_params, new_game, options_menu,
+                     play_socket, png_pixels)
 
 PW = "correct horse"
 pytestmark = pytest.mark.daemon(http=True)
@@ -60,6 +61,34 @@ def test_lobby_lists_live_games_without_javascript(daemon):
     status, h, zbody = web.get("/", headers={"Accept-Encoding": "gzip"})
     assert status == 200 and h.get("vary") == "Accept-Encoding"
     play.close()
+
+
+def test_lobby_lists_the_first_hundred_and_counts_the_rest(start_daemon, clients, bindir):
+    """With 104 live games the home page and the lobby list 100, the most
+    watched and then the most recently keyed first, and say how many more
+    there are; previews go to the first games of that list only."""
+    d = start_daemon(http=True, extra=["--max-per-ip", "300"])
+    load = bindir / "asan" / "warren-load"
+    r = subprocess.run([str(load if load.exists() else bindir / "warren-load"), "--port",
+                        str(d.port), "--n", "103", "--seconds", "1", "--warmup", "0",
+                        "--tag", ".t"], capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    p = clients(d.port).connected()
+    new_game(d, p, "zed")  # the most recent keys: first
+    status, h, body = Web(d.http).get("/")
+    assert status == 200
+    rows = re.findall(rb"<tr><td>(.*?)</tr>", body, re.S)
+    assert len(rows) == 100 and rows[0].startswith(b"zed</td>"), rows[:3]
+    assert b'<tr class="more"><td colspan="9">and 4 more games</td></tr>' in body
+    lobby = WS(d.http, "/ws/lobby")
+    m = lobby.json_until(lambda m: m["t"] == "lobby")
+    assert len(m["games"]) == 100 and m["more"] == 4 and m["games"][0]["name"] == "zed"
+    shown = [g["name"] for g in m["games"]]
+    previews = set()
+    end = time.time() + 3
+    while time.time() < end and len(previews) < 24:
+        previews.add(lobby.json_until(lambda m: m["t"] == "preview")["name"])
+    assert len(previews) == 24 and previews == set(shown[:24]), (previews, shown[:24])
 
 
 def test_one_navigation_on_every_page(daemon):

@@ -103,7 +103,8 @@ function cell(tr, text) {
   return td;
 }
 
-function render(games) {
+// more: live games the list leaves out (it shows the most watched 100)
+function render(games, more) {
   body.replaceChildren();
   if (!games.length) {
     const tr = document.createElement('tr');
@@ -131,6 +132,13 @@ function render(games) {
     tr.appendChild(td);
     body.appendChild(tr);
   }
+  if (more > 0) {
+    const tr = document.createElement('tr');
+    tr.className = 'more';
+    const td = cell(tr, `and ${more} more games`);
+    td.colSpan = COLS.length + 1;
+    body.appendChild(tr);
+  }
 }
 
 // one Play link per hosted game ([game ID] of the server's config)
@@ -154,7 +162,10 @@ function connect() {
     if (typeof ev.data !== 'string') return;
     let m;
     try { m = JSON.parse(ev.data); } catch { return; }
-    if (m.t === 'lobby' && Array.isArray(m.games)) { render(m.games); prunePreviews(m.games); }
+    if (m.t === 'lobby' && Array.isArray(m.games)) {
+      render(m.games, Number(m.more) || 0);
+      prunePreviews(m.games);
+    }
     if (m.t === 'lobby' && Array.isArray(m.hosted)) playLinks(m.hosted);
     if (m.t === 'preview') drawPreview(m.name, m.frame);
   };
