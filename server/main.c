@@ -194,6 +194,8 @@ static void server_init(server_t *s, uv_loop_t *loop)
     list_init(&s->watch_notices);
     list_init(&s->chat_strips);
     list_init(&s->sess_timed);
+    list_init(&s->by_recency);
+    list_init(&s->watched);
     list_init(&s->snaps_due);
     buf_init(&s->scratch);
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)

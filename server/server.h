@@ -71,14 +71,18 @@ struct server {
     int nconns;
     list_t sessions; /* session_t.node: session.c */
     int nsessions;
+    int nended; /* of them, games over whose session is not freed yet (session.c) */
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     /* What the one-second tick looks at, so that it costs what is due, not
      * one walk of every conn and session (10,000 of them took 13 ms): */
-    list_t menu_conns;     /* conn_t.mnode: terminals in the menu (conn.c) */
-    list_t watch_notices;  /* watchers with a notice up (watch.c) */
-    list_t chat_strips;    /* sessions with a chat strip on screen (chat.c) */
-    list_t sess_timed;     /* session_t.tnode: detached, or with an idle limit (session.c) */
+    list_t menu_conns;    /* conn_t.mnode: terminals in the menu (conn.c) */
+    list_t watch_notices; /* watchers with a notice up (watch.c) */
+    list_t chat_strips;   /* sessions with a chat strip on screen (chat.c) */
+    list_t sess_timed;    /* session_t.tnode: detached, or with an idle limit (session.c) */
+    /* What the lobby shows first, without a walk of every session: */
+    list_t by_recency;     /* session_t.rnode: the latest keyed first (session_keyed) */
+    list_t watched;        /* session_t.wdnode: sessions with a watcher (session.c) */
     uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
     storage_t storage;     /* storage.c */
     uint64_t next_conn_id; /* conn_init */

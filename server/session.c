@@ -164,6 +164,9 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     list_init(&s->watchers);
     list_init(&s->snap_node);
     list_init(&s->tnode);
+    list_init(&s->wdnode);
+    list_init(&s->rnode);
+    list_push_front(&srv->by_recency, &s->rnode);
     list_push_front(&srv->sessions, &s->node);
     srv->sess_gen++;
     srv->nsessions++;
@@ -190,8 +193,12 @@ void session_free(session_t *s)
         return;
     s->dead = true;
     s->srv->sess_gen++;
+    if (s->ended)
+        s->srv->nended--;
     list_remove(&s->node);
     list_remove(&s->tnode);
+    list_remove(&s->rnode);
+    list_remove(&s->wdnode);
     list_remove(&s->snap_node);
     session_unindex(srv, s);
     srv->nsessions--;
@@ -714,7 +721,8 @@ void session_watch(conn_t *c, session_t *s)
     c->sess = s;
     conn_set_place(c, CONN_WATCH);
     list_push_front(&s->watchers, &c->wnode);
-    s->nwatchers++;
+    if (s->nwatchers++ == 0)
+        list_push_back(&s->srv->watched, &s->wdnode);
     c->own_render = !viewer_shares(s, c);
     c->need_key = false;
     log_info("watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id, s->user,
@@ -727,7 +735,8 @@ void session_watch(conn_t *c, session_t *s)
 static void watcher_unlink(session_t *s, conn_t *c)
 {
     list_remove(&c->wnode);
-    s->nwatchers--;
+    if (--s->nwatchers == 0)
+        list_remove(&s->wdnode);
 }
 
 void session_detach(conn_t *c, const char *why)
@@ -941,13 +950,12 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
     if (!row)
         return; /* out of memory: dropped like a paused key */
     s->seq++;
-    s->last_key_ms = now;
+    session_keyed(s);
     journal_submit(s, row);
     game_state_t state = game_input(s->game, srv->vm, k);
     s->frame_due = true;
     if (state != GAME_RUNNING) {
-        s->ended = true;
-        srv->sess_gen++;
+        session_mark_ended(s);
         return;
     }
     game_status_t st;
@@ -1026,6 +1034,22 @@ static void session_idle_over(session_t *s, uint64_t now)
     if (s->player)
         session_detach(s->player, "The game was idle too long; it is saved.");
     session_save_and_free(s, "idle");
+}
+
+void session_mark_ended(session_t *s)
+{
+    if (s->ended)
+        return;
+    s->ended = true;
+    s->srv->sess_gen++;
+    s->srv->nended++;
+}
+
+void session_keyed(session_t *s)
+{
+    s->last_key_ms = now_ms(s->srv);
+    list_remove(&s->rnode);
+    list_push_front(&s->srv->by_recency, &s->rnode);
 }
 
 void session_retime(session_t *s)

@@ -32,6 +32,7 @@ struct session {
     hnode_t by_user, by_name, by_game; /* the server's indexes of them */
     list_t snap_node;                  /* server's snaps_due while a snapshot waits */
     list_t tnode;                      /* server's sess_timed (session_retime) */
+    list_t rnode, wdnode;              /* server's by_recency and watched */
     int64_t game_id, user_id;
     char user[32];
     game_t *game;                  /* Warren's own game; NULL for a hosted one */
@@ -77,6 +78,10 @@ void session_view_changed(conn_t *c);
 void session_drained(conn_t *c); /* output queue emptied */
 void session_set_chat(session_t *s, bool off);
 session_t *session_find_user(server_t *s, int64_t user_id); /* any kind */
+/* The game is over (its end is on its way): off the lists of live games. */
+void session_mark_ended(session_t *s);
+/* The player keyed now: last_key_ms, and first on the server's by_recency. */
+void session_keyed(session_t *s);
 /* The account's live game of one kind ("warren" or a [game ID]). */
 session_t *session_find_kind(server_t *s, int64_t user_id, const char *kind);
 session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */

@@ -238,8 +238,7 @@ static void on_player_restored(void *ud, const restored_t *r)
         session_snapshot(s, "rebuild");
     play_finish_load(rq, s, NULL);
     if (over) { /* it ended just before a crash */
-        s->ended = true;
-        s->srv->sess_gen++;
+        session_mark_ended(s);
         session_finish(s);
     }
 }
@@ -468,8 +467,7 @@ static void on_recovered(void *ud, const restored_t *r)
         game_free(r->g);
     } else if (game_over(s->game)) {
         s->snap_seq = r->snap_seq;
-        s->ended = true;
-        s->srv->sess_gen++;
+        session_mark_ended(s);
         session_finish(s);
     } else {
         s->snap_seq = r->snap_seq;

@@ -64,7 +64,7 @@ static void pty_key(conn_t *c, session_t *s, key_event_t k)
     hostgame_key_bytes(k, b);
     if (b->len && !b->failed)
         ptyproc_write(hg_of(s)->proc, b->data, b->len);
-    s->last_key_ms = now_ms(s->srv);
+    session_keyed(s);
 }
 
 static void pty_resize(session_t *s, int w, int h)
@@ -111,8 +111,7 @@ static bool pty_stop(session_t *s)
     if (!ptyproc_running(hg->proc))
         return false;
     hg->stopping = true;
-    s->ended = true; /* no longer anyone's live game */
-    s->srv->sess_gen++;
+    session_mark_ended(s); /* no longer anyone's live game */
     log_info("hangup user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(hg->proc));
     ptyproc_hangup(hg->proc);
     return true;

@@ -456,29 +456,39 @@ static void live_call(server_t *srv, const session_t *s, uint64_t now,
     fn(ud, &l);
 }
 
+/* The watched games, most watched first, then the latest keyed: from the
+ * server's watched and by_recency lists, so the cost is what is shown
+ * (plus the watched games), not one walk of every session. */
 size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const webgw_live_t *l),
                        void *ud)
 {
     uint64_t now = now_ms(srv);
-    live_pick_t *v = malloc(((size_t)srv->nsessions + 1) * sizeof *v);
-    size_t n = 0;
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken)
-            continue;
-        if (v)
-            v[n] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
-        else if (n < max) /* no memory to order them: the newest */
-            live_call(srv, s, now, fn, ud);
-        n++;
-    }
+    size_t nw = 0, shown = 0;
+    LIST_EACH (it, &srv->watched)
+        nw++;
+    live_pick_t *v = malloc((nw + 1) * sizeof *v);
     if (v) {
+        size_t n = 0;
+        LIST_EACH (it, &srv->watched) {
+            session_t *s = LIST_ITEM(it, session_t, wdnode);
+            if (!s->ended && !s->broken)
+                v[n++] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
+        }
         qsort(v, n, sizeof *v, live_cmp);
-        for (size_t i = 0; i < n && i < max; i++)
+        for (size_t i = 0; i < n && shown < max; i++, shown++)
             live_call(srv, v[i].s, now, fn, ud);
         free(v);
     }
-    return n;
+    LIST_EACH (it, &srv->by_recency) {
+        if (shown >= max)
+            break;
+        session_t *s = LIST_ITEM(it, session_t, rnode);
+        if (s->ended || s->broken || (v && s->nwatchers > 0))
+            continue;
+        live_call(srv, s, now, fn, ud);
+        shown++;
+    }
+    return (size_t)(srv->nsessions - srv->nended);
 }
 
 typedef struct {

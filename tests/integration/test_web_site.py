@@ -65,24 +65,33 @@ def test_lobby_lists_live_games_without_javascript(daemon):
 
 def test_lobby_lists_the_first_hundred_and_counts_the_rest(start_daemon, clients, bindir):
     """With 104 live games the home page and the lobby list 100, the most
-    watched and then the most recently keyed first, and say how many more
-    there are; previews go to the first games of that list only."""
+    watched and then the most recently keyed first (each once), and say
+    how many more there are; previews go to the first games of that list
+    only."""
     d = start_daemon(http=True, extra=["--max-per-ip", "300"])
     load = bindir / "asan" / "warren-load"
     r = subprocess.run([str(load if load.exists() else bindir / "warren-load"), "--port",
                         str(d.port), "--n", "103", "--seconds", "1", "--warmup", "0",
                         "--tag", ".t"], capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
+    w = clients(d.port).connected()
+    w.send("w")
+    w.wait_for("Live games")
+    w.send("a")  # the first by name: a load player, now the only one watched
+    watched = d.wait_log(r"watch conn=\d+ user=(\S+) ").group(1)
     p = clients(d.port).connected()
-    new_game(d, p, "zed")  # the most recent keys: first
+    new_game(d, p, "zed")  # the most recent keys: next
     status, h, body = Web(d.http).get("/")
     assert status == 200
     rows = re.findall(rb"<tr><td>(.*?)</tr>", body, re.S)
-    assert len(rows) == 100 and rows[0].startswith(b"zed</td>"), rows[:3]
+    assert len(rows) == 100 and rows[0].startswith(watched.encode() + b"</td>"), rows[:3]
+    assert rows[1].startswith(b"zed</td>"), rows[:3]
     assert b'<tr class="more"><td colspan="9">and 4 more games</td></tr>' in body
     lobby = WS(d.http, "/ws/lobby")
     m = lobby.json_until(lambda m: m["t"] == "lobby")
-    assert len(m["games"]) == 100 and m["more"] == 4 and m["games"][0]["name"] == "zed"
+    assert len(m["games"]) == 100 and m["more"] == 4, (len(m["games"]), m["more"])
+    assert [g["name"] for g in m["games"][:2]] == [watched, "zed"]
+    assert len({g["name"] for g in m["games"]}) == 100
     shown = [g["name"] for g in m["games"]]
     previews = set()
     end = time.time() + 3
