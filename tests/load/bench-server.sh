@@ -5,12 +5,14 @@
 # session for N=100 (with 10 watchers: watcher delay), N=1000 and N=10000
 # players keying once a second, then every player but one leaving at once
 # (detach_all.stall: the survivor's slowest answer meanwhile, and the
-# daemon's own longest loop turn, loop.stall); the daemon's maximum keys/s
-# (N=100, saturated); the time to resume 1,000 unfinished games after a restart;
-# web fan-out; the limits (tests/load/bench_limits.py: another player's
-# latency in a 40-address login storm and a websocket key flood). N=10000
+# daemon's own longest loop turn, loop.stall); N=10000 again while 100
+# terminals look at the watch list and a browser at the lobby (.viewers,
+# tests/load/viewers.py); the daemon's maximum keys/s (N=100, saturated);
+# the time to resume 1,000 unfinished games after a restart; web fan-out;
+# the limits (tests/load/bench_limits.py: another player's latency in a
+# 40-address login storm and a websocket key flood). Each N=10000 run
 # takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
-# WARREN_BENCH_10K=0 skips it. Exits 1 when a run fails (a session that
+# WARREN_BENCH_10K=0 skips them. Exits 1 when a run fails (a session that
 # never played, a key never answered), after printing that run's whole
 # report.
 set -u
@@ -43,18 +45,32 @@ start() { # start DBFILE LOGFILE [DAEMON FLAGS...]
 }
 stop() { kill -TERM "$PID"; wait "$PID"; PID=; }
 
-run() { # run N M TAG SECONDS [--saturate | --detach-all S]: one daemon, one warren-load run
-    local n=$1 m=$2 tag=$3 secs=$4 daemon=() only=. name=n$1
+run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one daemon, one warren-load run
+    local n=$1 m=$2 tag=$3 secs=$4 daemon=() only=. name=n$1 viewers= vpid= http=-
     shift 4
+    if [ "${1:-}" = --viewers ]; then
+        viewers=$2
+        shift 2
+        http=$(free_port)
+        daemon=(--http "127.0.0.1:$http") # the lobby is open too
+        only='latency|failed|late'
+        name=n$n-viewers
+    fi
     if [ "${1:-}" = --saturate ]; then
         daemon=(--input-rate 10000000) # the default 2,000 bytes/s would cap each player
         only='max|saturated'           # the paced run of this N reports the rest
         name=n$n-saturate
     fi
     start "$TMP/$name.db" "$TMP/$name.log" "${daemon[@]}"
+    if [ -n "$viewers" ]; then
+        $PIN1 /usr/bin/python3 "$(dirname "$0")/viewers.py" "$PORT" "$http" "$viewers" 600 >"$TMP/viewers" &
+        vpid=$!
+        sleep 2
+    fi
     $PIN1 "$BIN/warren-load" --port "$PORT" --n "$n" --m "$m" --tag "$tag" --seconds "$secs" \
         --pid "$PID" "$@" >"$TMP/out" || { FAILED=1; cat "$TMP/out"; }
     grep '^BENCH' "$TMP/out" | grep -E "$only"
+    if [ -n "$vpid" ]; then kill -TERM "$vpid" 2>/dev/null; wait "$vpid" 2>/dev/null; cat "$TMP/viewers"; fi
     if [ "${1:-}" = --detach-all ]; then # the daemon's longest turn from the first detach on
         awk '/ detach user=/ { on = 1 } on && / loop stalled / { ms = $5 > ms ? $5 : ms }
              END { printf "BENCH server.loop.stall.ms%s %d\n", tag, ms }' tag="$tag" "$TMP/$name.log"
@@ -71,6 +87,8 @@ elif [ "$(ulimit -n)" -lt 10200 ]; then
     echo "# N=10000 skipped: ulimit -n is $(ulimit -n), it needs 10,200"
 else
     run 10000 0 .n10000 10 --detach-all 3
+    # the same players while 100 terminals look at the watch list and a browser at the lobby
+    run 10000 0 .n10000.viewers 10 --viewers 100
 fi
 
 # recovery: the 1,000 games of the N=1000 run are unfinished; restart and time it
