@@ -98,6 +98,11 @@ def test_lobby_lists_the_first_hundred_and_counts_the_rest(start_daemon, clients
     while time.time() < end and len(previews) < 24:
         previews.add(lobby.json_until(lambda m: m["t"] == "preview")["name"])
     assert len(previews) == 24 and previews == set(shown[:24]), (previews, shown[:24])
+    # the page's script draws the same list, its "more" row last
+    _, out = browser_script("lobby_more.mjs", f"http://127.0.0.1:{d.http}")
+    assert not out["errors"], out
+    assert out["rows"] == 101 and out["last"] == "and 4 more games", out
+    assert out["lastClass"] == "more", out
 
 
 def test_one_navigation_on_every_page(daemon):
