@@ -270,32 +270,34 @@ static int open_writer(db_core_t *db, char *err, size_t errlen)
     return DB_OK;
 }
 
-static int open_checkpointer(db_core_t *db, char *err, size_t errlen)
+/* A connection of a db thread other than the writer: opened with flags,
+ * then set up by sql; what names it in an error. */
+static int open_side(db_core_t *db, sqlite3 **h, int flags, const char *sql, const char *what,
+                     char *err, size_t errlen)
 {
-    int rc = sqlite3_open_v2(db->path, &db->ckh, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_exec(db->ckh, "PRAGMA synchronous = NORMAL;", NULL, NULL, NULL);
+    int rc = sqlite3_open_v2(db->path, h, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK) {
+        sqlite3_busy_timeout(*h, DB_BUSY_MS);
+        rc = sqlite3_exec(*h, sql, NULL, NULL, NULL);
+    }
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "cannot open the checkpointer on %s: %s", db->path,
-                 db->ckh ? sqlite3_errmsg(db->ckh) : sqlite3_errstr(rc));
+        snprintf(err, errlen, "cannot open %s on %s: %s", what, db->path,
+                 *h ? sqlite3_errmsg(*h) : sqlite3_errstr(rc));
         return DB_ERR;
     }
     return DB_OK;
 }
 
+static int open_checkpointer(db_core_t *db, char *err, size_t errlen)
+{
+    return open_side(db, &db->ckh, SQLITE_OPEN_READWRITE, "PRAGMA synchronous = NORMAL;",
+                     "the checkpointer", err, errlen);
+}
+
 static int open_reader(db_core_t *db, db_conn_t *c, char *err, size_t errlen)
 {
-    int rc = sqlite3_open_v2(db->path, &c->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_busy_timeout(c->h, DB_BUSY_MS);
-        rc = sqlite3_exec(c->h, "PRAGMA query_only = ON;", NULL, NULL, NULL);
-    }
-    if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "cannot open reader on %s: %s", db->path,
-                 c->h ? sqlite3_errmsg(c->h) : sqlite3_errstr(rc));
-        return DB_ERR;
-    }
-    return DB_OK;
+    return open_side(db, &c->h, SQLITE_OPEN_READONLY, "PRAGMA query_only = ON;", "reader", err,
+                     errlen);
 }
 
 #define DB_EARLY_FLUSH 32 /* pending writes that are flushed without waiting for the turn to end */

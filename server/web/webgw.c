@@ -433,10 +433,9 @@ static int live_cmp(const void *a, const void *b)
     return strcmp(x->s->user, y->s->user);
 }
 
-static void live_call(server_t *srv, const session_t *s, uint64_t now,
-                      void (*fn)(void *ud, const webgw_live_t *l), void *ud)
+static void live_call(const session_t *s, uint64_t now, void (*fn)(void *ud, const webgw_live_t *l),
+                      void *ud)
 {
-    (void)srv;
     game_status_t st = {0};
     if (s->game)
         game_status(s->game, &st);
@@ -476,7 +475,7 @@ size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const web
         }
         qsort(v, n, sizeof *v, live_cmp);
         for (size_t i = 0; i < n && shown < max; i++, shown++)
-            live_call(srv, v[i].s, now, fn, ud);
+            live_call(v[i].s, now, fn, ud);
         free(v);
     }
     LIST_EACH (it, &srv->by_recency) {
@@ -485,7 +484,7 @@ size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const web
         session_t *s = LIST_ITEM(it, session_t, rnode);
         if (s->ended || s->broken || (v && s->nwatchers > 0))
             continue;
-        live_call(srv, s, now, fn, ud);
+        live_call(s, now, fn, ud);
         shown++;
     }
     return (size_t)(srv->nsessions - srv->nended);
