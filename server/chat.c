@@ -75,20 +75,25 @@ static void send_json_line(session_t *s, const conn_t *from, const char *text, s
     buf_free(&b);
 }
 
-const char *chat_check(const conn_t *from, size_t n)
+const char *chat_check_game(bool viewing, bool off, bool player, const conn_t *from, size_t n)
 {
-    const session_t *s = from->sess;
     if (!from->user_id)
         return "Log in to chat.";
-    if (!s)
+    if (!viewing)
         return "You are not viewing a game.";
     if (n > CHAT_MAX)
         return "A chat line is at most 200 bytes of text.";
-    if (s->chat_off && from != s->player)
+    if (off && !player)
         return "The player turned chat off.";
     if (moderation_muted(from->srv->mod, from->user_id, (int64_t)time(NULL)))
         return "You may not chat: muted by the administrator.";
     return NULL;
+}
+
+const char *chat_check(const conn_t *from, size_t n)
+{
+    const session_t *s = from->sess;
+    return chat_check_game(s, s && s->chat_off, s && from == s->player, from, n);
 }
 
 const char *chat_say(conn_t *from, const char *text, size_t n)

@@ -32,6 +32,9 @@ typedef struct chatlog chatlog_t;
 const char *chat_say(conn_t *from, const char *text, size_t n);
 /* chat_say's checks alone (for a rate limit that comes after them). */
 const char *chat_check(const conn_t *from, size_t n);
+/* The same, told what the game says: from views one (viewing), whose chat
+ * is off (off), as its player (player). For a game on another loop. */
+const char *chat_check_game(bool viewing, bool off, bool player, const conn_t *from, size_t n);
 /* The strip (and the player's notices) over the game's frame. */
 void chat_draw(session_t *s, screen_t *scr);
 /* A telnet player's chat key: true when k was one (it is not the game's). */

@@ -32,6 +32,8 @@ static const opt_t opts[] = {
     {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
     {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "TURNS between snapshots (200)"},
     {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "BYTES queued per connection (262144)"},
+    {"loops", OPT_INT, S(loops), 1, 64,
+     "N loops, one thread each, that Warren's games are spread over (1)"},
     {"listen-backlog", OPT_INT, S(listen_backlog), 1, 1 << 20,
      "N connections waiting to be accepted, at most net.core.somaxconn (4096)"},
     /* limits */
@@ -70,6 +72,7 @@ void config_defaults(config_t *c)
     c->snapshot_every = 200;
     c->outq_max = 262144;
     c->listen_backlog = 4096;
+    c->loops = 1;
     c->register_per_hour = 5; /* limits */
     c->game_idle = 3600;
     c->record_max = 32 << 20;

@@ -33,6 +33,7 @@ typedef struct {
     int snapshot_every; /* turns between periodic snapshots */
     int outq_max;       /* bytes queued per connection before frames are skipped */
     int listen_backlog; /* connections the kernel holds for accept (clamped by somaxconn) */
+    int loops;          /* loops (threads) Warren's games are spread over (shard.h) */
     /* limits: who the web listener believes, how many accounts an address makes */
     char trust_proxy[256]; /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
     int register_per_hour; /* new accounts per address per hour (0 = no limit) */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include "json.h"
 #include "ratelimit.h"
+#include "relay.h"
 #include "server.h"
 
 int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
@@ -36,6 +37,10 @@ void conn_fini(conn_t *c)
 void conn_set_place(conn_t *c, conn_place_t p)
 {
     c->place = p;
+    if (c->ops->relay) { /* never in a menu here: its conn at home is */
+        relay_placed(c);
+        return;
+    }
     if (p != CONN_MENU || c->ops->browser)
         list_remove(&c->mnode);
     else if (!list_linked(&c->mnode))
@@ -110,4 +115,9 @@ void conn_send_diff(conn_t *c)
     screen_copy(c->shown, c->scr);
     screen_clean(c->scr);
     c->shown_valid = true;
+}
+
+bool conn_in_game(const conn_t *c)
+{
+    return c->sess || c->relay;
 }

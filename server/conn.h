@@ -58,6 +58,9 @@ typedef struct {
      * it msg and send it home. A terminal's is NULL: menu.c shows the menu. */
     void (*leave)(conn_t *c, const char *msg);
     void (*release)(conn_t *c); /* frees c (closing, refs == 0) */
+    /* A relay (relay.h): the stand-in, on a game's loop, of a conn on the
+     * home loop. Its menus go home; it is never in a menu itself. */
+    bool relay;
 } conn_ops_t;
 
 struct conn {
@@ -95,6 +98,9 @@ struct conn {
     bool shown_valid; /* false: the next frame is a keyframe */
     bool need_key;    /* frames were skipped: a keyframe once it drains */
     bool own_render;  /* a watcher drawn at its own size (session.c) */
+    /* public: on the home loop, the relay of a game on another loop this
+     * conn plays or watches (relay.c); sess is NULL meanwhile */
+    struct relay *relay;
 
     /* private */
     int refs;                 /* conn_ref / conn_unref */
@@ -128,5 +134,7 @@ void conn_set_place(conn_t *c, conn_place_t p);
 /* Sends the difference between scr and shown (a keyframe when shown is not
  * valid or a keyframe is due), as ANSI or JSON, and makes shown match. */
 void conn_send_diff(conn_t *c);
+/* In a game, here (sess) or on another loop (relay). */
+bool conn_in_game(const conn_t *c);
 
 #endif

@@ -59,7 +59,6 @@ static void server_close_all(server_t *s)
 /* Every game's keys are stored, or given up after a few retries. */
 static void shutdown_finish(server_t *s)
 {
-    server_close_all(s);
     int rc = db_flush_sync(s->db);
     if (rc != DB_OK)
         log_error("final flush failed: %s", db_error(s->db));
@@ -68,6 +67,15 @@ static void shutdown_finish(server_t *s)
     uv_close((uv_handle_t *)&s->probe, NULL);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
+    shard_mailbox_close(s);
+}
+
+/* Home's games are stored: every connection is told and closed (a game on
+ * another loop is left there), then the other loops store theirs and stop. */
+static void shutdown_stored(server_t *s)
+{
+    server_close_all(s);
+    shards_shutdown(s, shutdown_finish);
 }
 
 static void on_signal(uv_signal_t *h, int signum)
@@ -81,7 +89,7 @@ static void on_signal(uv_signal_t *h, int signum)
     control_stop(s);
     webgw_stop(s);
     session_shutdown_all(s);
-    storage_shutdown(s, shutdown_finish);
+    storage_shutdown(s, shutdown_stored);
 }
 
 /* Descriptors kept out of the connection budget: the database, the loop,
@@ -128,6 +136,8 @@ static int server_open(server_t *s)
     storage_init(s);
     if (s->cfg.db_max_size > 0) /* before any other write */
         storage_set_cap(s, s->cfg.db_max_size, NULL, NULL);
+    if (shard_mailbox_open(s))
+        return log_error("loops: out of memory"), -1;
     accounts_config_t ac;
     accounts_config_default(&ac);
     if (s->cfg.test_hooks) { /* cheap hashes keep the test suites fast */
@@ -142,6 +152,8 @@ static int server_open(server_t *s)
     if (!s->budget || !(s->mod = moderation_new()))
         return log_error("connections: out of memory"), -1;
     moderation_load(s); /* bans and mutes, before the first connection */
+    if (shards_start(s))
+        return -1;
     char root[4096];
     s->records = records_new(s, web_default_root(root, sizeof root));
     if (!s->records)
@@ -168,6 +180,7 @@ static void server_free(server_t *s)
     accounts_free(s->acc);
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
+    shards_free(s);                  /* their threads end with their loops */
     webgw_free(s);
     telnetgw_free(s);
     control_free(s);
@@ -176,36 +189,16 @@ static void server_free(server_t *s)
     menu_cache_free(s);
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
-    buf_free(&s->scratch);
-    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
-        buf_free(&s->enc[i]);
-    buf_free(&s->enc_json);
+    server_bufs_free(s);
     budget_free(s->budget); /* last: the gateways release their slots as they close */
     moderation_free(s->mod);
-}
-
-/* The context's lists and buffers, on loop. */
-static void server_init(server_t *s, uv_loop_t *loop)
-{
-    s->loop = loop;
-    list_init(&s->conns);
-    list_init(&s->sessions);
-    list_init(&s->menu_conns);
-    list_init(&s->watch_notices);
-    list_init(&s->chat_strips);
-    list_init(&s->sess_timed);
-    list_init(&s->by_recency);
-    list_init(&s->watched);
-    list_init(&s->snaps_due);
-    buf_init(&s->scratch);
-    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
-        buf_init(&s->enc[i]);
-    buf_init(&s->enc_json);
+    shard_mailbox_free(s);
 }
 
 /* server_open failed part way: close what it opened before server_free. */
 static void server_unwind(server_t *s)
 {
+    shards_shutdown(s, shard_mailbox_close); /* server_free's run lets them stop */
     telnetgw_stop(s);
     control_stop(s);
     webgw_stop(s);

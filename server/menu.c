@@ -467,9 +467,9 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         menu_options_apply(c, u->options);
         log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
                  p == PROMPT_REG_PASS2 ? " (registered)" : "");
-        session_t *s = session_find_user(c->srv, c->user_id);
-        menu_enter(c, s ? "Your game is waiting: press p to continue it." : "");
-        if (!s)
+        bool live = session_user_live(c->srv, c->user_id);
+        menu_enter(c, live ? "Your game is waiting: press p to continue it." : "");
+        if (!live)
             session_login_notice(c);
         mail_show(c); /* unseen mail, if any, over the menu */
     } else if (status == ACCOUNTS_OK) {
@@ -568,7 +568,9 @@ static void mail_text_done(conn_t *c)
  * the rows, not the sessions; depth and turn only once an order needs
  * them (game_status for every game costs more than the rest). */
 typedef struct {
-    session_t *s;
+    server_t *k;  /* the loop the game is on */
+    session_t *s; /* the game when k is this loop; else found by game_id */
+    int64_t game_id, user_id;
     char user[32];
     uint64_t last_key_ms;
     int watchers;
@@ -629,29 +631,73 @@ void menu_cache_free(server_t *s)
     s->wl = NULL;
 }
 
-/* Every live game, once per tick. */
+/* The live games of loop k (parked unless it is this one) added to w->rows. */
+static bool wl_fill_loop(server_t *srv, server_t *k, wlcache_t *w)
+{
+    wl_row_t *rows = realloc(w->rows, (w->n + (size_t)k->nsessions + 1) * sizeof *rows);
+    if (!rows)
+        return false;
+    w->rows = rows;
+    LIST_EACH (it, &k->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->ended || s->broken)
+            continue;
+        wl_row_t *r = &w->rows[w->n++];
+        *r = (wl_row_t){.k = k,
+                        .s = k == srv ? s : NULL,
+                        .game_id = s->game_id,
+                        .user_id = s->user_id,
+                        .last_key_ms = s->last_key_ms,
+                        .watchers = s->nwatchers};
+        memcpy(r->user, s->user, sizeof r->user);
+    }
+    return true;
+}
+
+/* Every live game of every loop, once per tick. */
 static bool wl_fill(server_t *srv, wlcache_t *w)
 {
     if (w->valid && w->tick == srv->ticks && w->gen == srv->sess_gen)
         return true;
     wl_drop(w);
-    w->rows = calloc((size_t)srv->nsessions + 1, sizeof *w->rows);
-    if (!w->rows)
-        return false;
-    LIST_EACH (it, &srv->sessions) {
-        session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken)
-            continue;
-        wl_row_t *r = &w->rows[w->n++];
-        r->s = s;
-        memcpy(r->user, s->user, sizeof r->user);
-        r->last_key_ms = s->last_key_ms;
-        r->watchers = s->nwatchers;
+    for (int i = 0; i < shard_count(srv); i++) {
+        server_t *k = shard_at(srv, i);
+        shard_lock(k);
+        bool ok = wl_fill_loop(srv, k, w);
+        shard_unlock(k);
+        if (!ok)
+            return false;
     }
     w->tick = srv->ticks;
     w->gen = srv->sess_gen;
     w->valid = true;
     return true;
+}
+
+/* The row's game, its loop parked by the caller; NULL once it went. */
+static session_t *wl_game(const wl_row_t *r)
+{
+    return r->s ? r->s : session_find_game(r->k, r->game_id);
+}
+
+/* Depth and turn of every row: the loops parked one at a time. */
+static void wl_fill_status(server_t *srv, wlcache_t *w)
+{
+    for (int i = 0; i < shard_count(srv); i++) {
+        server_t *k = shard_at(srv, i);
+        shard_lock(k);
+        for (size_t j = 0; j < w->n; j++) {
+            if (w->rows[j].k != k)
+                continue;
+            game_status_t st = {0};
+            session_t *s = wl_game(&w->rows[j]);
+            if (s && s->game)
+                game_status(s->game, &st);
+            w->rows[j].depth = st.depth;
+            w->rows[j].turn = st.turn;
+        }
+        shard_unlock(k);
+    }
 }
 
 /* The live games in the viewer's order; *n of them (0 without memory). */
@@ -666,13 +712,7 @@ static const wl_row_t *const *wl_collect(conn_t *c, size_t *n)
     if (!wl_fill(srv, w))
         return NULL;
     if ((key == 1 || key == 2) && !w->status) { /* by depth, by turn */
-        for (size_t i = 0; i < w->n; i++) {
-            game_status_t st = {0};
-            if (w->rows[i].s->game)
-                game_status(w->rows[i].s->game, &st);
-            w->rows[i].depth = st.depth;
-            w->rows[i].turn = st.turn;
-        }
+        wl_fill_status(srv, w);
         w->status = true;
     }
     if (!w->order[key]) {
@@ -691,25 +731,34 @@ static char wl_letter(int i)
     return (char)('a' + i + (i >= 'q' - 'a')); /* skip q: it leaves */
 }
 
+/* A shown row as it is now (its loop parked for the read). */
 static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
 {
-    uint64_t idle = (now - r->s->last_key_ms) / 1000;
-    char rc[40], term[16];
+    char rc[40] = "", term[16] = "ended";
     game_status_t st = {0};
-    if (r->s->game)
-        game_status(r->s->game, &st);
-    if (r->s->game)
+    uint64_t last = r->last_key_ms;
+    int watchers = r->watchers;
+    shard_lock(r->k);
+    const session_t *s = wl_game(r);
+    if (s && s->game) {
+        game_status(s->game, &st);
         snprintf(rc, sizeof rc, "%s %s", st.race, st.cls);
-    else /* a hosted game: its name */
-        snprintf(rc, sizeof rc, "%.39s", r->s->kind_name);
-    if (r->s->player)
-        snprintf(term, sizeof term, "%dx%d", r->s->grid->w, r->s->grid->h);
-    else
+    } else if (s) /* a hosted game: its name */
+        snprintf(rc, sizeof rc, "%.39s", s->kind_name);
+    if (s && s->player)
+        snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
+    else if (s)
         snprintf(term, sizeof term, "detached");
+    if (s) {
+        last = s->last_key_ms;
+        watchers = s->nwatchers;
+    }
+    shard_unlock(r->k);
+    uint64_t idle = now > last ? (now - last) / 1000 : 0; /* another loop's clock: near */
     screen_put(scr, 2, 4 + i, (uint32_t)wl_letter(i), st_key);
     screen_textf(scr, 3, 4 + i, STYLE_DEFAULT, ") %-20.20s %-16.16s %5d %7llu %5llum %6d  %s",
-                 r->s->user, rc, st.depth, (unsigned long long)st.turn,
-                 (unsigned long long)(idle / 60), r->s->nwatchers, term);
+                 r->user, rc, st.depth, (unsigned long long)st.turn,
+                 (unsigned long long)(idle / 60), watchers, term);
 }
 
 static void draw_watchlist(conn_t *c, screen_t *scr)
@@ -740,13 +789,13 @@ static void draw_watchlist(conn_t *c, screen_t *scr)
 }
 
 /* The game on the shown page under letter key, or NULL. */
-static session_t *wl_pick(conn_t *c, uint32_t key)
+static const wl_row_t *wl_pick(conn_t *c, uint32_t key)
 {
     int i = (int)(key - 'a') - (key > 'q');
     size_t n;
     const wl_row_t *const *rows = wl_collect(c, &n);
     size_t idx = (size_t)c->menu->wl_page * WL_ROWS + (size_t)i;
-    return (i < WL_ROWS && idx < n) ? rows[idx]->s : NULL;
+    return (i < WL_ROWS && idx < n) ? rows[idx] : NULL;
 }
 
 static void watchlist_key(conn_t *c, key_event_t k)
@@ -763,13 +812,17 @@ static void watchlist_key(conn_t *c, key_event_t k)
     else if (k.code == '.')
         m->wl_sort = (m->wl_sort + 1) % NSORTS;
     else if (k.code >= 'a' && k.code <= 'z') {
-        session_t *s = wl_pick(c, k.code);
-        if (s && s->user_id == c->user_id) {
+        const wl_row_t *r = wl_pick(c, k.code);
+        if (r && r->user_id == c->user_id) {
             menu_enter(c, "That is your own game: press p to play it.");
             return;
         }
-        if (s) {
-            session_watch(c, s);
+        if (r && r->s) {
+            session_watch(c, r->s);
+            return;
+        }
+        if (r) { /* on another loop: watched from there */
+            relay_start(c, r->k, r->game_id);
             return;
         }
     }
@@ -1122,7 +1175,7 @@ static void menu_draw(conn_t *c)
 
 void menu_redraw(conn_t *c)
 {
-    if (c->closing || c->place == CONN_PLAY || c->place == CONN_WATCH)
+    if (c->ops->relay || c->closing || c->place == CONN_PLAY || c->place == CONN_WATCH)
         return;
     menu_draw(c);
 }
@@ -1134,6 +1187,8 @@ bool menu_at_main(const conn_t *c)
 
 void menu_too_small(conn_t *c)
 {
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_TOO_SMALL, NULL);
     c->shown_valid = false;
     if (!c->closing)
         menu_draw(c);
@@ -1168,6 +1223,8 @@ void menu_release(conn_t *c)
 
 void menu_enter(conn_t *c, const char *msg)
 {
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_ENTER, msg);
     menu_state_t *m = c->menu;
     menu_show(c, MENU_MAIN);
     if (c->ops->browser) { /* no menu: its gateway sends it home */
@@ -1182,6 +1239,8 @@ void menu_enter(conn_t *c, const char *msg)
 
 void menu_message(conn_t *c, const char *msg)
 {
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_MESSAGE, msg);
     if (c->ops->browser) {
         menu_enter(c, msg);
         return;
@@ -1195,12 +1254,14 @@ void menu_message(conn_t *c, const char *msg)
 void menu_wait(conn_t *c)
 {
     conn_set_place(c, CONN_WAIT);
+    if (c->ops->relay)
+        return;
     menu_redraw(c);
 }
 
 void menu_log_out(conn_t *c, const char *msg)
 {
-    if (c->sess)
+    if (conn_in_game(c))
         session_detach(c, NULL);
     conn_set_user(c, 0, "");
     menu_enter(c, msg);

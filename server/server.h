@@ -1,7 +1,9 @@
 /* server — warrend's context and the contract between its parts.
  *
- * Everything runs on one libuv loop. Where things are:
+ * Everything runs on one libuv loop, or with `loops = N` Warren's games on
+ * N (shard.h). Where things are:
  *   server.h, main.c   the context below, start, signals, shutdown
+ *   shard, relay       more loops; a conn seen by a game on another loop
  *   conn.h, conn.c     a viewer's connection, whatever carries it
  *   session.h, .c      one live game, its viewers and its journal;
  *   session_load.c     starting, resuming and recovering games
@@ -42,7 +44,9 @@
 #include "list.h"
 #include "menu.h"
 #include "moderation.h"
+#include "relay.h"
 #include "session.h"
+#include "shard.h"
 #include "storage.h"
 #include "watch.h"
 
@@ -50,6 +54,11 @@
 
 struct server {
     uv_loop_t *loop;
+    /* loops = N (shard.h): all the loops, this one's index (0: home, the
+     * only one running gateways), its mailbox. NULL shards: one loop. */
+    struct shards *shards;
+    int shard;
+    struct mailbox *mbox;
     config_t cfg;
     content_t *content;
     script_vm_t *vm; /* the loop thread's script vm, lent to every game_input here */
@@ -86,6 +95,8 @@ struct server {
     uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
     storage_t storage;     /* storage.c */
     uint64_t next_conn_id; /* conn_init */
+    int recovering;        /* home: loops still recovering games (session_load.c) */
+    size_t recovered_ok, recovered_broken;
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */
     char announce[200];      /* the admin's announcement: control.c */
@@ -96,6 +107,9 @@ struct server {
 };
 
 uint64_t now_ms(const server_t *s);
+/* server.c: a loop's lists and buffers; the buffers freed */
+void server_init(server_t *s, uv_loop_t *loop);
+void server_bufs_free(server_t *s);
 
 /* telnet/telnet.c: listeners on TCP and the Unix socket */
 int telnetgw_listen(server_t *s);

@@ -518,7 +518,8 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     if (c->closing || c->too_small)
         return;
     if (c->own_render) {
-        own_frame(s, c, &f->v);
+        if (c->scr && c->shown) /* else its keyframe, on its way, makes them */
+            own_frame(s, c, &f->v);
         return;
     }
     if (c->need_key || !conn_writable(c)) {
@@ -647,6 +648,8 @@ static void session_layout(session_t *s)
 
 void session_resized(conn_t *c)
 {
+    if (c->relay)
+        return relay_resized(c);
     session_t *s = c->sess;
     if (!s)
         return;
@@ -676,6 +679,8 @@ void session_view_changed(conn_t *c)
 
 void session_drained(conn_t *c)
 {
+    if (c->relay)
+        return relay_drained(c);
     if (!c->sess) {
         menu_redraw(c);
         return;
@@ -709,14 +714,15 @@ void session_attach_player(session_t *s, conn_t *c)
     screen_free(c->shown);
     c->scr = c->shown = NULL;
     c->shown_valid = false;
-    log_info("attach user=%s game=%lld conn=%llu turn-seq=%llu", s->user, (long long)s->game_id,
-             (unsigned long long)c->id, (unsigned long long)s->seq);
+    log_info("attach user=%s game=%lld conn=%llu turn-seq=%llu loop=%d", s->user,
+             (long long)s->game_id, (unsigned long long)c->id, (unsigned long long)s->seq,
+             s->srv->shard);
     session_layout(s);
 }
 
 void session_watch(conn_t *c, session_t *s)
 {
-    if (c->sess)
+    if (conn_in_game(c)) /* here, or on another loop */
         session_detach(c, NULL);
     c->sess = s;
     conn_set_place(c, CONN_WATCH);
@@ -741,6 +747,8 @@ static void watcher_unlink(session_t *s, conn_t *c)
 
 void session_detach(conn_t *c, const char *why)
 {
+    if (c->relay)
+        return relay_detach(c, why);
     session_t *s = c->sess;
     if (!s)
         return;
@@ -765,6 +773,30 @@ void session_detach(conn_t *c, const char *why)
 
 /* ---- game end ---------------------------------------------------------------------- */
 
+typedef struct {
+    server_t *from;
+    int64_t game_id;
+} verify_req_t;
+
+static void verify_posted(server_t *home, void *ud)
+{
+    verify_req_t *v = ud;
+    records_verify(home, v->game_id);
+    free(v);
+}
+
+/* Another loop's finish write is stored: home, which keeps the records,
+ * checks the game (its reads see the write now). */
+static void on_finish_stored(void *ud, int status, int64_t unused)
+{
+    verify_req_t *v = ud;
+    (void)status, (void)unused;
+    if (shard_post(shard_at(v->from, 0), verify_posted, v)) {
+        log_error("verify game=%lld: not queued (stopping)", (long long)v->game_id);
+        free(v);
+    }
+}
+
 /* Warren's own game ended: its record, milestones and dump are stored; its
  * end screen is returned. */
 static gameover_t *warren_finish(session_t *s, char *msg, size_t msglen)
@@ -785,11 +817,15 @@ static gameover_t *warren_finish(session_t *s, char *msg, size_t msglen)
     db_game_end_t end = {
         (int64_t)time(NULL), (int64_t)st.turn, st.depth, st.max_depth, st.xl, st.score, st.cause,
         kinds[st.state & 3], st.race,          st.cls};
+    verify_req_t *v = srv->shard ? malloc(sizeof *v) : NULL; /* checked at home, once stored */
+    if (v)
+        *v = (verify_req_t){srv, s->game_id};
     db_game_finish(srv->db, s->game_id, &end, ms, ms ? nms : 0, dump.data ? dump.data : "",
-                   dump.len, NULL, NULL);
+                   dump.len, v ? on_finish_stored : NULL, v);
     buf_free(&dump);
     free(ms);
-    records_verify(srv, s->game_id); /* reads after the finish write: sees it */
+    if (srv->shard == 0)
+        records_verify(srv, s->game_id); /* reads after the finish write: sees it */
     log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
              (long long)s->game_id, end.end_kind, (unsigned long long)st.turn, (long long)st.score,
              st.cause);
@@ -990,6 +1026,8 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
 
 void session_key(conn_t *c, key_event_t k)
 {
+    if (c->relay)
+        return relay_key(c, k);
     session_t *s = c->sess;
     if (!s)
         return;
@@ -1080,7 +1118,7 @@ void session_tick(server_t *srv)
     }
 }
 
-bool session_close_user(server_t *srv, int64_t user_id, const char *why)
+static bool close_user_here(server_t *srv, int64_t user_id, const char *why)
 {
     session_t *s = session_find_user(srv, user_id);
     if (!s)
@@ -1092,7 +1130,7 @@ bool session_close_user(server_t *srv, int64_t user_id, const char *why)
     return true;
 }
 
-int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
+static int64_t abandon_here(server_t *srv, int64_t user_id, const char *reason, const char *why)
 {
     session_t *s = session_find_kind(srv, user_id, "warren"); /* only Warren's have records */
     if (!s)
@@ -1109,6 +1147,42 @@ int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason,
     return id;
 }
 
+/* From home: the account's hosted game here, its Warren game on its own
+ * loop (parked meanwhile). */
+bool session_close_user(server_t *srv, int64_t user_id, const char *why)
+{
+    bool closed = close_user_here(srv, user_id, why);
+    server_t *k = shard_of_user(srv, user_id);
+    if (k != srv) {
+        shard_lock(k);
+        closed |= close_user_here(k, user_id, why);
+        shard_unlock(k);
+    }
+    return closed;
+}
+
+int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
+{
+    server_t *k = shard_of_user(srv, user_id);
+    shard_lock(k);
+    int64_t id = abandon_here(k, user_id, reason, why);
+    shard_unlock(k);
+    return id;
+}
+
+bool session_user_live(server_t *srv, int64_t user_id)
+{
+    if (session_find_user(srv, user_id))
+        return true;
+    server_t *k = shard_of_user(srv, user_id);
+    if (k == srv)
+        return false;
+    shard_lock(k);
+    bool live = session_find_user(k, user_id) != NULL;
+    shard_unlock(k);
+    return live;
+}
+
 void session_redraw(session_t *s)
 {
     if (!s->ended && !s->broken && !s->dead)
@@ -1119,8 +1193,17 @@ void session_redraw(session_t *s)
  * announcement) until the commit; the others redraw now. */
 void session_announce_all(server_t *srv)
 {
-    LIST_EACH (it, &srv->sessions)
-        session_redraw(LIST_ITEM(it, session_t, node));
+    for (int i = 0; i < shard_count(srv); i++) {
+        server_t *k = shard_at(srv, i);
+        shard_lock(k);
+        if (k != srv) { /* each loop draws its own copy */
+            memcpy(k->announce, srv->announce, sizeof k->announce);
+            k->announce_until = srv->announce_until;
+        }
+        LIST_EACH (it, &k->sessions)
+            session_redraw(LIST_ITEM(it, session_t, node));
+        shard_unlock(k);
+    }
 }
 
 void session_set_chat(session_t *s, bool off)

@@ -85,6 +85,9 @@ void session_keyed(session_t *s);
 /* The account's live game of one kind ("warren" or a [game ID]). */
 session_t *session_find_kind(server_t *s, int64_t user_id, const char *kind);
 session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */
+session_t *session_find_game(server_t *s, int64_t game_id);
+/* From home: whether the account has a live game on any loop. */
+bool session_user_live(server_t *s, int64_t user_id);
 
 /* The account's live game: its player is detached and told why (any
  * gateway), the game saved and freed, watchers sent back. Returns true if
@@ -94,7 +97,7 @@ bool session_close_user(server_t *s, int64_t user_id, const char *why);
  * (its journal, snapshots and record kept), its player and watchers sent
  * to the menu with why. Returns the game's id, 0 if there was none. */
 int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
-void session_announce_all(server_t *s); /* redraw games for a new announcement */
+void session_announce_all(server_t *s); /* every loop's games redrawn for a new announcement */
 /* Sends s's frame again now (an overlay changed), unless keys wait for
  * their journal rows: their frame comes with the commit. */
 void session_redraw(session_t *s);

@@ -11,7 +11,6 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 /* Unlinks s now; its memory goes once no db callback points at it. */
 void session_free(session_t *s);
 void session_db_done(session_t *s); /* a db callback that held s returned */
-session_t *session_find_game(server_t *srv, int64_t game_id);
 /* s now goes by game id (a hosted game learns its id after its start). */
 void session_set_game_id(session_t *s, int64_t game_id);
 /* Writes a snapshot when keys came since the last one (why: for the log). */

@@ -299,7 +299,7 @@ static void on_game_created(void *ud, int status, int64_t id)
 static void game_start(load_req_t *rq)
 {
     server_t *srv = rq->srv;
-    if (srv->storage.npaused > 0) {
+    if (shard_paused_all(srv) > 0) { /* on any loop: they share the database */
         log_info("game start refused user=%s: storage failing", rq->user);
         play_finish_load(rq, NULL, MSG_NO_SAVE);
         return;
@@ -401,6 +401,11 @@ void session_play(conn_t *c)
         menu_enter(c, "The server is shutting down.");
         return;
     }
+    server_t *k = shard_of_user(srv, c->user_id);
+    if (k != srv) { /* its game lives on another loop */
+        relay_start(c, k, 0);
+        return;
+    }
     session_t *s = session_find_kind(srv, c->user_id, "warren");
     if (s) {
         session_attach_player(s, c);
@@ -428,13 +433,27 @@ typedef struct {
     uint64_t t0;
 } recover_t;
 
+/* Home: one loop's recovery is done; the sum is logged after the last. */
+static void recovery_add(server_t *home, void *ud)
+{
+    recover_t *rc = ud;
+    home->recovered_ok += rc->ok;
+    home->recovered_broken += rc->broken;
+    if (--home->recovering == 0)
+        log_info("recovery done: %zu games resumed, %zu broken, %llu ms", home->recovered_ok,
+                 home->recovered_broken, (unsigned long long)(uv_hrtime() - rc->t0) / 1000000ull);
+    free(rc);
+}
+
 static void recover_done_one(recover_t *rc)
 {
     if (--rc->left > 0)
         return;
-    log_info("recovery done: %zu games resumed, %zu broken, %llu ms", rc->ok, rc->broken,
-             (unsigned long long)(uv_hrtime() - rc->t0) / 1000000ull);
-    free(rc);
+    server_t *home = shard_at(rc->srv, 0);
+    if (home == rc->srv)
+        recovery_add(home, rc);
+    else if (shard_post(home, recovery_add, rc))
+        free(rc);
 }
 
 static void on_recovered(void *ud, const restored_t *r)
@@ -498,15 +517,21 @@ static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n
         free(rc);
         return;
     }
-    log_info("recovery: %zu unfinished games", n);
+    if (rc->srv->shard == 0)
+        log_info("recovery: %zu unfinished games", n);
     if (n == 0) {
         rc->left = 1;
         recover_done_one(rc);
         return;
     }
-    rc->left = n;
-    for (size_t i = 0; i < n; i++)
+    rc->left = 1; /* the loop's own games: each loop recovers those it holds */
+    for (size_t i = 0; i < n; i++) {
+        if (shard_of_user(rc->srv, games[i].user) != rc->srv)
+            continue;
+        rc->left++;
         db_game_resume(rc->srv->db, games[i].id, on_recover_one, rc);
+    }
+    recover_done_one(rc);
 }
 
 int session_recover_all(server_t *srv)
@@ -516,6 +541,8 @@ int session_recover_all(server_t *srv)
         return -1;
     rc->srv = srv;
     rc->t0 = uv_hrtime();
+    if (srv->shard == 0) /* each loop recovers the games it holds; home sums them */
+        srv->recovering = shard_count(srv);
     db_games_unfinished(srv->db, on_unfinished, rc);
     return 0;
 }

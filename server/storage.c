@@ -88,6 +88,7 @@ void storage_failed(server_t *s, const char *error)
 void storage_pause(server_t *s)
 {
     storage_t *st = &s->storage;
+    shard_paused_add(s, 1);
     if (st->npaused++ > 0)
         return;
     st->since = (int64_t)time(NULL);
@@ -98,7 +99,10 @@ void storage_pause(server_t *s)
 void storage_unpause(server_t *s, bool stored)
 {
     storage_t *st = &s->storage;
-    if (st->npaused <= 0 || --st->npaused > 0)
+    if (st->npaused <= 0)
+        return;
+    shard_paused_add(s, -1);
+    if (--st->npaused > 0)
         return;
     if (stored)
         log_info("storage recovered after %lld s: every paused game goes on",

@@ -50,7 +50,7 @@ bool watch_overlay(const conn_t *c)
     return w && (w->help || w->typing || w->notice[0]);
 }
 
-static void say(conn_t *c, const char *text)
+void watch_say(conn_t *c, const char *text)
 {
     watchview_t *w = c->watch;
     snprintf(w->notice, sizeof w->notice, "%s", text);
@@ -61,26 +61,67 @@ static void say(conn_t *c, const char *text)
 
 /* ---- other games ---------------------------------------------------------------------- */
 
-static bool watchable(const session_t *t, const conn_t *c)
+static bool watchable(const session_t *t, int64_t viewer)
 {
-    return !t->ended && !t->broken && t->game && t->user_id != c->user_id;
+    return !t->ended && !t->broken && t->game && t->user_id != viewer;
+}
+
+/* Among loop k's games, the one whose player comes next after name (dir > 0)
+ * or before it, and the first around the end: into best and wrap. */
+static void neighbour_in(server_t *k, int64_t viewer, const char *name, int dir, session_t **best,
+                         session_t **wrap)
+{
+    LIST_EACH (it, &k->sessions) {
+        session_t *t = LIST_ITEM(it, session_t, node);
+        if (!strcmp(t->user, name) || !watchable(t, viewer))
+            continue;
+        int d = strcmp(t->user, name) * dir;
+        if (d > 0 && (!*best || strcmp(t->user, (*best)->user) * dir < 0))
+            *best = t;
+        if (!*wrap || strcmp(t->user, (*wrap)->user) * dir < 0)
+            *wrap = t;
+    }
+}
+
+bool watch_next_any(conn_t *c, const char *name, int dir)
+{
+    server_t *home = c->srv, *at = NULL;
+    session_t *best = NULL, *wrap = NULL;
+    int64_t game_id = 0;
+    shards_lock_all(home);
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        session_t *b = best, *w = wrap;
+        neighbour_in(k, c->user_id, name, dir, &best, &wrap);
+        if (best != b || (!best && wrap != w))
+            at = k; /* the loop of the pick so far */
+    }
+    session_t *t = best ? best : wrap;
+    if (t) {
+        for (int i = 0; i < shard_count(home); i++) /* whose loop it is */
+            if (session_find_game(shard_at(home, i), t->game_id) == t)
+                at = shard_at(home, i);
+        game_id = t->game_id;
+    }
+    shards_unlock_all(home);
+    if (!t)
+        return false;
+    if (at == home) {
+        session_watch(c, t);
+        return true;
+    }
+    if (conn_in_game(c))
+        session_detach(c, NULL);
+    relay_start(c, at, game_id);
+    return true;
 }
 
 /* The live game whose player comes next (dir > 0) or before, by name,
- * around the end; s itself when it is the only one. */
+ * around the end; s itself when it is the only one (this loop's). */
 static session_t *neighbour(conn_t *c, session_t *s, int dir)
 {
     session_t *best = NULL, *wrap = NULL;
-    LIST_EACH (it, &c->srv->sessions) {
-        session_t *t = LIST_ITEM(it, session_t, node);
-        if (t == s || !watchable(t, c))
-            continue;
-        int d = strcmp(t->user, s->user) * dir;
-        if (d > 0 && (!best || strcmp(t->user, best->user) * dir < 0))
-            best = t;
-        if (!wrap || strcmp(t->user, wrap->user) * dir < 0)
-            wrap = t;
-    }
+    neighbour_in(c->srv, c->user_id, s->user, dir, &best, &wrap);
     return best ? best : wrap ? wrap : s;
 }
 
@@ -97,7 +138,7 @@ static void send_line(conn_t *c, watchview_t *w)
     if (!why)
         why = chat_say(c, w->line, w->len);
     if (why)
-        say(c, why);
+        watch_say(c, why);
     memset(w->line, 0, sizeof w->line);
     w->len = 0;
 }
@@ -133,16 +174,23 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
     if (k.code == '?')
         w->help = true;
     else if (k.code == ':' && !c->user_id)
-        say(c, "Log in to chat: q, then l at the menu.");
+        watch_say(c, "Log in to chat: q, then l at the menu.");
     else if (k.code == ':')
         w->typing = true;
     else if (k.code == '<' || k.code == '>') {
-        session_t *t = neighbour(c, s, k.code == '>' ? 1 : -1);
+        int dir = k.code == '>' ? 1 : -1;
+        if (c->ops->relay) { /* home looks on every loop: it answers */
+            relay_watch_next(c, s->user, dir);
+            return true;
+        }
+        if (c->srv->shards && watch_next_any(c, s->user, dir))
+            return true;
+        session_t *t = c->srv->shards ? s : neighbour(c, s, dir);
         if (t != s) {
             session_watch(c, t);
             return true;
         }
-        say(c, "No other game is being played.");
+        watch_say(c, "No other game is being played.");
     } else
         return false;
     session_view_changed(c);

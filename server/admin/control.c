@@ -138,14 +138,10 @@ static void cmd_users(ctl_t *c, char *arg)
     db_users_list(c->srv->db, on_users, c);
 }
 
-static void cmd_games(ctl_t *c, char *arg)
+/* The rows of loop k's live games (k parked unless it is home). */
+static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
 {
-    (void)arg;
-    server_t *srv = c->srv;
-    uint64_t now = now_ms(srv);
-    buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN", "IDLE",
-               "WATCH", "TERM");
-    LIST_EACH (it, &srv->sessions) {
+    LIST_EACH (it, &k->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
             continue;
@@ -155,10 +151,23 @@ static void cmd_games(ctl_t *c, char *arg)
         char term[24] = "detached";
         if (s->player)
             snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
+        uint64_t idle = now > s->last_key_ms ? (now - s->last_key_ms) / 1000 : 0;
         buf_printf(&c->out, "%-20s %8lld %5d %8llu %5llus %5d %s\n", s->user, (long long)s->game_id,
-                   st.depth, (unsigned long long)st.turn,
-                   (unsigned long long)((now - s->last_key_ms) / 1000), s->nwatchers, term);
+                   st.depth, (unsigned long long)st.turn, (unsigned long long)idle, s->nwatchers,
+                   term);
     }
+}
+
+static void cmd_games(ctl_t *c, char *arg)
+{
+    (void)arg;
+    server_t *srv = c->srv;
+    buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN", "IDLE",
+               "WATCH", "TERM");
+    shards_lock_all(srv);
+    for (int i = 0; i < shard_count(srv); i++)
+        games_of_loop(c, shard_at(srv, i), now_ms(srv));
+    shards_unlock_all(srv);
     ctl_finish(c, NULL);
 }
 
@@ -285,9 +294,30 @@ static void utc_time(int64_t t, char *out, size_t n)
 }
 
 /* Whether journal appends work, since when they fail, the last error. */
+/* Every loop's storage state in one: games paused anywhere, the earliest
+ * failure, the latest error (the cap is the database's, set at home). */
+static void storage_of_all(server_t *home, storage_t *all)
+{
+    *all = home->storage;
+    shards_lock_all(home);
+    for (int i = 1; i < shard_count(home); i++) {
+        const storage_t *k = &shard_at(home, i)->storage;
+        if (k->npaused > 0 && (all->npaused == 0 || k->since < all->since))
+            all->since = k->since;
+        all->npaused += k->npaused;
+        if (k->error[0] && k->error_at >= all->error_at) {
+            memcpy(all->error, k->error, sizeof all->error);
+            all->error_at = k->error_at;
+        }
+    }
+    shards_unlock_all(home);
+}
+
 static void health_storage(ctl_t *c)
 {
-    const storage_t *st = &c->srv->storage;
+    storage_t all;
+    storage_of_all(c->srv, &all);
+    const storage_t *st = &all;
     char when[40];
     if (st->npaused > 0) {
         utc_time(st->since, when, sizeof when);
@@ -340,8 +370,12 @@ static void on_health(void *ud, int status, const db_health_t *h)
                    (long long)h->journal_aside);
         buf_printf(&c->out, "snapshots: %lld, %lld bytes\n", (long long)h->snapshots,
                    (long long)h->snapshot_bytes);
-        buf_printf(&c->out, "live: %d sessions, %d connections\n", c->srv->nsessions,
-                   c->srv->nconns);
+        int nsess = 0;
+        shards_lock_all(c->srv);
+        for (int i = 0; i < shard_count(c->srv); i++)
+            nsess += shard_at(c->srv, i)->nsessions;
+        shards_unlock_all(c->srv);
+        buf_printf(&c->out, "live: %d sessions, %d connections\n", nsess, c->srv->nconns);
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);

@@ -234,7 +234,9 @@ static void on_deleted(void *ud, int status, int64_t id)
 {
     ctl_t *c = ud;
     if (status == DB_OK) {
+        shards_lock_all(c->srv); /* the other loops read mutes for chat */
         moderation_unmute(c->srv->mod, c->user_id);
+        shards_unlock_all(c->srv);
         buf_printf(&c->out, "deleted %s and every game of it\n", c->name);
     }
     on_written(ud, status, id);
@@ -309,7 +311,10 @@ void cmd_rename(ctl_t *c, char *arg)
 
 static void mute_user(ctl_t *c, const db_user_t *u)
 {
-    if (moderation_mute(c->srv->mod, u->id, c->until)) {
+    shards_lock_all(c->srv); /* the other loops read mutes for chat */
+    int rc = moderation_mute(c->srv->mod, u->id, c->until);
+    shards_unlock_all(c->srv);
+    if (rc) {
         ctl_finish(c, "out of memory");
         ctl_unref(c);
         return;
@@ -330,7 +335,9 @@ void cmd_mute(ctl_t *c, char *arg)
 
 static void unmute_user(ctl_t *c, const db_user_t *u)
 {
+    shards_lock_all(c->srv);
     moderation_unmute(c->srv->mod, u->id);
+    shards_unlock_all(c->srv);
     log_info("admin: unmute user=%s", u->name);
     buf_printf(&c->out, "%s may chat again\n", u->name);
     db_mute_delete(c->srv->db, u->id, on_written, c);

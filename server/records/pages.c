@@ -473,14 +473,23 @@ static void totals_json(buf_t *o, const db_player_totals_t *t)
  * last snapshot: its row in the copy games and the turns it adds to t. */
 static void live_overlay(page_t *p, db_game_t *games, size_t n, db_player_totals_t *t)
 {
-    session_t *s = session_find_name(p->srv, p->name);
-    if (!s || s->ended || s->broken || !s->game)
-        return;
+    session_t *s = NULL;
     game_status_t st;
-    game_status(s->game, &st);
+    shards_lock_all(p->srv);
+    for (int i = 0; i < shard_count(p->srv) && !s; i++) {
+        s = session_find_name(shard_at(p->srv, i), p->name);
+        if (s && (s->ended || s->broken || !s->game))
+            s = NULL;
+    }
+    if (s)
+        game_status(s->game, &st);
+    int64_t game_id = s ? s->game_id : 0;
+    shards_unlock_all(p->srv);
+    if (!s)
+        return;
     for (size_t i = 0; i < n; i++) {
         db_game_t *g = &games[i];
-        if (g->id != s->game_id || g->state != DB_GAME_LIVE)
+        if (g->id != game_id || g->state != DB_GAME_LIVE)
             continue;
         t->turns += (int64_t)st.turn - g->turns;
         if (st.max_depth > t->max_depth)

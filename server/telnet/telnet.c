@@ -95,7 +95,7 @@ static void op_close(conn_t *c, const char *why)
     c->closing = true;
     log_info("disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id, c->ip,
              c->user[0] ? c->user : "-", why);
-    if (c->sess)
+    if (conn_in_game(c))
         session_detach(c, NULL);
     close_handles(tconn_of(c));
 }
@@ -123,7 +123,7 @@ static void on_written(uv_write_t *req, int status)
     free(w);
     if (status < 0 && !c->closing)
         conn_close(c, uv_strerror(status));
-    else if (!c->closing && t->outq == 0 && c->need_key)
+    else if (!c->closing && t->outq == 0 && (c->need_key || c->relay))
         session_drained(c);
     conn_unref(c);
 }

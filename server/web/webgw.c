@@ -156,14 +156,14 @@ static void ws_apply_size(wsock_t *ws, int w, int h)
         h = TERM_MAX_H;
     c->w = w;
     c->h = h;
-    if (c->sess)
+    if (conn_in_game(c))
         session_resized(c);
 }
 
 static void on_key(void *ud, key_event_t k)
 {
     conn_t *c = ud;
-    if (!c->closing && c->sess && (c->place == CONN_PLAY || c->place == CONN_WATCH))
+    if (!c->closing && conn_in_game(c) && (c->place == CONN_PLAY || c->place == CONN_WATCH))
         session_key(c, k);
 }
 
@@ -228,14 +228,26 @@ static void ws_ready(wsock_t *ws)
             session_play(c);
         return;
     }
-    session_t *s = session_find_name(c->srv, ws->watch);
+    session_t *s = NULL;
+    server_t *k = NULL;
+    int64_t game_id = 0;
+    shards_lock_all(c->srv);
+    for (int i = 0; i < shard_count(c->srv) && !s; i++) {
+        k = shard_at(c->srv, i);
+        if ((s = session_find_name(k, ws->watch)))
+            game_id = s->game_id;
+    }
+    shards_unlock_all(c->srv);
     if (!s) {
         char msg[96];
         snprintf(msg, sizeof msg, "%s is not playing now.", ws->watch);
         ws_refuse(ws, "left", msg, "not playing");
         return;
     }
-    session_watch(c, s);
+    if (k == c->srv)
+        session_watch(c, s);
+    else /* on another loop: watched from there */
+        relay_start(c, k, game_id);
 }
 
 static void on_session_user(void *ud, int status, const db_user_t *u)
@@ -302,7 +314,7 @@ static void on_close(void *ctx, web_conn_t *wc)
     conn_t *c = &ws->c;
     ws->wc = NULL;
     c->closing = true;
-    if (c->sess)
+    if (conn_in_game(c))
         session_detach(c, NULL);
     list_remove(&ws->node);
     if (c->refs == 0)
@@ -337,7 +349,7 @@ static void on_drained(void *ctx, web_conn_t *wc)
 {
     (void)ctx;
     wsock_t *ws = web_conn_user(wc);
-    if (ws->c.sess && !ws->c.closing)
+    if (conn_in_game(&ws->c) && !ws->c.closing)
         session_drained(&ws->c);
 }
 
@@ -356,16 +368,42 @@ static void chat_state_send(session_t *s)
 
 /* {"t":"chat","text":...}: a line to everyone viewing the same game
  * (chat.c: browsers and terminals alike). */
+/* What a viewer's status messages say of its game. */
+typedef struct {
+    int w, h, watchers;
+    bool chat_off;
+} view_status_t;
+
+/* The game c views, here or (parked meanwhile) on another loop; false if none. */
+static bool view_status(const conn_t *c, view_status_t *v)
+{
+    server_t *k = c->relay ? relay_game_loop(c) : NULL;
+    if (k)
+        shard_lock(k);
+    const session_t *s = k ? relay_session(c) : c->sess;
+    if (s)
+        *v = (view_status_t){s->grid->w, s->grid->h, s->nwatchers, s->chat_off};
+    if (k)
+        shard_unlock(k);
+    return s != NULL;
+}
+
 static void chat_line(wsock_t *ws, const char *json, size_t len)
 {
     conn_t *c = &ws->c;
     char text[CHAT_MAX * 4 + 1];
     int n = web_json_string(json, len, "text", text, sizeof text);
     const char *why = n < 0 ? "A chat line is at most 200 bytes of text." : NULL;
-    if (!why)
+    view_status_t v = {0};
+    if (!why && c->relay) { /* the game is on another loop: what it says of chat */
+        bool viewing = view_status(c, &v);
+        why = chat_check_game(viewing, v.chat_off, c->place == CONN_PLAY, c, (size_t)n);
+    } else if (!why)
         why = chat_check(c, (size_t)n);
     if (!why && !chat_allowed(ws))
         why = "Too fast: wait a moment.";
+    if (!why && c->relay) /* the game is on another loop: it answers from there */
+        return relay_chat_line(c, text, (size_t)n);
     if (!why)
         why = chat_say(c, text, (size_t)n);
     if (why)
@@ -383,7 +421,7 @@ static void set_frames(wsock_t *ws, const char *json, size_t len)
         return send_text_msg(ws, "error", "format is \"json\" or \"ansi\".");
     c->shown_valid = false;
     ws_apply_size(ws, c->raw_w ? c->raw_w : c->w, c->raw_h ? c->raw_h : c->h);
-    if (c->sess && !c->too_small)
+    if (conn_in_game(c) && !c->too_small)
         session_resized(c); /* a keyframe in the new format */
 }
 
@@ -400,7 +438,9 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
         return chat_line(ws, json, len);
     if (ws->kind == WEB_PLAY && web_json_str_is(json, len, "t", "chat_off")) {
         bool off;
-        if (c->sess && c == c->sess->player && web_json_bool(json, len, "off", &off) == 0) {
+        if (c->relay && web_json_bool(json, len, "off", &off) == 0)
+            relay_chat_off(c, off);
+        else if (c->sess && c == c->sess->player && web_json_bool(json, len, "off", &off) == 0) {
             session_set_chat(c->sess, off);
             chat_state_send(c->sess);
         }
@@ -449,45 +489,64 @@ static void live_call(const session_t *s, uint64_t now, void (*fn)(void *ud, con
                       .w = s->player ? s->grid->w : 0,
                       .h = s->player ? s->grid->h : 0,
                       .turn = st.turn,
-                      .idle_s = (now - s->last_key_ms) / 1000,
+                      .idle_s = now > s->last_key_ms ? (now - s->last_key_ms) / 1000 : 0,
                       .chat = !s->chat_off,
                       .sess = s};
     fn(ud, &l);
 }
 
-/* The watched games, most watched first, then the latest keyed: from the
- * server's watched and by_recency lists, so the cost is what is shown
- * (plus the watched games), not one walk of every session. */
+/* Up to max of the games of every loop on list (watched or by_recency),
+ * into v from n on; returns the new n. */
+static size_t live_pick(server_t *srv, bool watched, size_t max, live_pick_t *v, size_t n)
+{
+    for (int i = 0; i < shard_count(srv); i++) {
+        size_t took = 0;
+        list_t *l = watched ? &shard_at(srv, i)->watched : &shard_at(srv, i)->by_recency;
+        LIST_EACH (it, l) {
+            if (took >= max)
+                break;
+            session_t *s =
+                watched ? LIST_ITEM(it, session_t, wdnode) : LIST_ITEM(it, session_t, rnode);
+            if (s->ended || s->broken || (!watched && s->nwatchers > 0))
+                continue;
+            v[n++] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
+            took++;
+        }
+    }
+    return n;
+}
+
+/* The watched games, most watched first, then the latest keyed: from each
+ * loop's watched and by_recency lists (the other loops parked meanwhile),
+ * so the cost is what is shown (plus the watched games), not one walk of
+ * every session. */
 size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const webgw_live_t *l),
                        void *ud)
 {
     uint64_t now = now_ms(srv);
-    size_t nw = 0, shown = 0;
-    LIST_EACH (it, &srv->watched)
-        nw++;
-    live_pick_t *v = malloc((nw + 1) * sizeof *v);
+    size_t nw = 0, live = 0, shown = 0;
+    int loops = shard_count(srv);
+    shards_lock_all(srv);
+    for (int i = 0; i < loops; i++) {
+        server_t *k = shard_at(srv, i);
+        LIST_EACH (it, &k->watched)
+            nw++;
+        live += (size_t)(k->nsessions - k->nended);
+    }
+    live_pick_t *v = malloc((nw + max * (size_t)loops + 1) * sizeof *v);
     if (v) {
-        size_t n = 0;
-        LIST_EACH (it, &srv->watched) {
-            session_t *s = LIST_ITEM(it, session_t, wdnode);
-            if (!s->ended && !s->broken)
-                v[n++] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
-        }
+        size_t n = live_pick(srv, true, nw, v, 0);
+        qsort(v, n, sizeof *v, live_cmp);
+        for (size_t i = 0; i < n && shown < max; i++, shown++)
+            live_call(v[i].s, now, fn, ud);
+        n = live_pick(srv, false, max - shown, v, 0); /* the latest keyed of each loop */
         qsort(v, n, sizeof *v, live_cmp);
         for (size_t i = 0; i < n && shown < max; i++, shown++)
             live_call(v[i].s, now, fn, ud);
         free(v);
     }
-    LIST_EACH (it, &srv->by_recency) {
-        if (shown >= max)
-            break;
-        session_t *s = LIST_ITEM(it, session_t, rnode);
-        if (s->ended || s->broken || (v && s->nwatchers > 0))
-            continue;
-        live_call(s, now, fn, ud);
-        shown++;
-    }
-    return (size_t)(srv->nsessions - srv->nended);
+    shards_unlock_all(srv);
+    return live;
 }
 
 typedef struct {
@@ -637,24 +696,24 @@ static void viewers_status(webgw_t *g)
 {
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
-        session_t *s = ws->c.sess;
-        if (!s || ws->c.closing)
+        view_status_t s;
+        if (ws->c.closing || !view_status(&ws->c, &s))
             continue;
-        if (ws->kind == WEB_WATCH && (ws->last_w != s->grid->w || ws->last_h != s->grid->h)) {
+        if (ws->kind == WEB_WATCH && (ws->last_w != s.w || ws->last_h != s.h)) {
             /* the page sizes its terminal to the game's and scales the font */
-            ws->last_w = s->grid->w;
-            ws->last_h = s->grid->h;
+            ws->last_w = s.w;
+            ws->last_h = s.h;
             char m[64];
             snprintf(m, sizeof m, "{\"t\":\"size\",\"w\":%d,\"h\":%d}", ws->last_w, ws->last_h);
             send_json(ws, m);
         }
-        if (ws->last_watchers == s->nwatchers && ws->last_chat_off == s->chat_off)
+        if (ws->last_watchers == s.watchers && ws->last_chat_off == s.chat_off)
             continue;
-        ws->last_watchers = s->nwatchers;
-        ws->last_chat_off = s->chat_off;
+        ws->last_watchers = s.watchers;
+        ws->last_chat_off = s.chat_off;
         char m[96];
-        snprintf(m, sizeof m, "{\"t\":\"watchers\",\"n\":%d,\"chat\":%s}", s->nwatchers,
-                 s->chat_off ? "false" : "true");
+        snprintf(m, sizeof m, "{\"t\":\"watchers\",\"n\":%d,\"chat\":%s}", s.watchers,
+                 s.chat_off ? "false" : "true");
         send_json(ws, m);
     }
 }
@@ -675,7 +734,7 @@ void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)
             continue;
         menu_options_apply(c, options);
         c->shown_valid = false;
-        if (c->sess)
+        if (conn_in_game(c))
             session_resized(c); /* a keyframe drawn with the new options */
     }
 }
