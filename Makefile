@@ -55,7 +55,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps build run test unit fuzz format format-check bench bench-protocol bench-engine bench-server \
+.PHONY: all deps build run test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
         golden clean web install
 all: build
 
@@ -143,10 +143,20 @@ run: build
 	$(BIN)/warrend
 
 # Suites run in this order; the unit runner's summary line ends the output.
+# The suites of LOOPS_SUITES run a second time with Warren's games over two
+# loops (WARREN_LOOPS=2 adds --loops 2 to every daemon); test-loops runs
+# every suite that way.
+LOOPS_SUITES := test_server.py test_community.py test_web_daemon.py test_storage_faults.py \
+                test_admin.py
 test: format-check build build-asan
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
+	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	    $(addprefix tests/integration/,$(LOOPS_SUITES))
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
+
+test-loops: build build-asan
+	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 
 unit: build-asan
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit

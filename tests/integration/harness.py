@@ -97,6 +97,8 @@ class Daemon:
             args += ["--socket", self.sock] if unix else []
             # tests register many names from 127.0.0.1
             args += ["--grace", "600", "--test-hooks", "--register-per-hour", "0"] if test_flags else []
+            # WARREN_LOOPS=N: the whole suite with Warren's games over N loops
+            args += ["--loops", os.environ["WARREN_LOOPS"]] if os.environ.get("WARREN_LOOPS") else []
             args += list(extra)
         self.argv = [*wrap, str(exe or daemon_exe(bindir)), *map(str, args)]
         self.env = dict(os.environ, ASAN_OPTIONS=ASAN_OPTIONS)

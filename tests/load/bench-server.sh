@@ -7,7 +7,8 @@
 # (detach_all.stall: the survivor's slowest answer meanwhile, and the
 # daemon's own longest loop turn, loop.stall); N=10000 again while 100
 # terminals look at the watch list and a browser at the lobby (.viewers,
-# tests/load/viewers.py); the daemon's maximum keys/s (N=100, saturated);
+# tests/load/viewers.py); the daemon's maximum keys/s (N=100, saturated),
+# and with loops = 1 and 2 unpinned, their ratio (loops2_over_loops1);
 # the time to resume 1,000 unfinished games after a restart; web fan-out;
 # the limits (tests/load/bench_limits.py: another player's latency in a
 # 40-address login storm and a websocket key flood). Each N=10000 run
@@ -31,6 +32,7 @@ ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 PIN0=; PIN1=
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then PIN0="taskset -c 0"; PIN1="taskset -c 1"; fi
 
+DAEMON_EXTRA=() # flags every daemon of a run gets (loops_saturate)
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 start() { # start DBFILE LOGFILE [DAEMON FLAGS...]
@@ -38,12 +40,23 @@ start() { # start DBFILE LOGFILE [DAEMON FLAGS...]
     shift 2
     PORT=$(free_port)
     $PIN0 "$BIN/warrend" --telnet "127.0.0.1:$PORT" --http "" --db "$db" --test-hooks --register-per-hour 0 \
-        --max-connections 20000 --max-per-ip 20000 --grace 600 "$@" 2>"$log" &
+        --max-connections 20000 --max-per-ip 20000 --grace 600 "${DAEMON_EXTRA[@]}" "$@" 2>"$log" &
     PID=$!
     for _ in $(seq 100); do grep -q "recovery done" "$log" 2>/dev/null && return 0; sleep 0.1; done
     echo "bench-server: warrend did not start" >&2; cat "$log" >&2; exit 1
 }
 stop() { kill -TERM "$PID"; wait "$PID"; PID=; }
+
+# CPU ticks of each of the daemon's threads: "home" (the main loop), the
+# other loops by name (warren-loopN), "other" for the rest summed.
+threads_cpu() {
+    for t in /proc/"$PID"/task/*; do
+        n=$(cat "$t/comm" 2>/dev/null) || continue
+        [ "${t##*/}" = "$PID" ] && n=home
+        case $n in home | warren-loop*) ;; *) n=other ;; esac
+        awk -v n="$n" '{ print n, $14 + $15 }' "$t/stat" 2>/dev/null
+    done | awk '{ t[$1] += $2 } END { for (n in t) print n, t[n] }'
+}
 
 run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one daemon, one warren-load run
     local n=$1 m=$2 tag=$3 secs=$4 daemon=() only=. name=n$1 viewers= vpid= http=-
@@ -67,8 +80,10 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
         vpid=$!
         sleep 2
     fi
+    threads_cpu >"$TMP/cpu.before"
     $PIN1 "$BIN/warren-load" --port "$PORT" --n "$n" --m "$m" --tag "$tag" --seconds "$secs" \
         --pid "$PID" "$@" >"$TMP/out" || { FAILED=1; cat "$TMP/out"; }
+    threads_cpu >"$TMP/cpu.after"
     grep '^BENCH' "$TMP/out" | grep -E "$only"
     if [ -n "$vpid" ]; then kill -TERM "$vpid" 2>/dev/null; wait "$vpid" 2>/dev/null; cat "$TMP/viewers"; fi
     if [ "${1:-}" = --detach-all ]; then # the daemon's longest turn from the first detach on
@@ -81,6 +96,32 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
 run 100 10 .n100 10
 run 1000 0 .n1000 10 --detach-all 3
 run 100 0 .n100 5 --saturate
+# loops = 1 and 2 saturated in turn, nothing pinned: the two loops have both
+# cores, which the load tool and the database writer share with them
+loops_saturate() { # loops_saturate L: its report in $TMP/loopsL, thread CPU in $TMP/cpuL
+    local p0=$PIN0 p1=$PIN1
+    PIN0=; PIN1=; DAEMON_EXTRA=(--loops "$1")
+    run 100 0 ".loops$1" 5 --saturate >"$TMP/loops$1"
+    PIN0=$p0; PIN1=$p1; DAEMON_EXTRA=()
+    cat "$TMP/loops$1"
+    # each thread's CPU during the run, and the busiest one's ticks per 1,000 keys
+    awk 'NR == FNR { a[$1] = $2; next } { print $1, $2 - a[$1] }' "$TMP/cpu.before" "$TMP/cpu.after" >"$TMP/cpu$1"
+}
+loops_saturate 1
+loops_saturate 2
+k1=$(awk '/keys_per_s.max/ { print $3 }' "$TMP/loops1")
+k2=$(awk '/keys_per_s.max/ { print $3 }' "$TMP/loops2")
+for l in 1 2; do
+    awk -v l="$l" '{ printf "BENCH server.loops%s.cpu_ticks.%s %d\n", l, $1, $2 }' "$TMP/cpu$l" | sort
+done
+# With a core for each loop, the busiest loop thread bounds keys/s: the
+# ceiling ratio compares its CPU per key (the same keys are answered, so
+# the ticks per key of each run's busiest loop).
+b1=$(awk '$1 != "other" && $2 > m { m = $2 } END { print m + 0 }' "$TMP/cpu1")
+b2=$(awk '$1 != "other" && $2 > m { m = $2 } END { print m + 0 }' "$TMP/cpu2")
+awk -v a="$k1" -v b="$k2" -v x="$b1" -v y="$b2" 'BEGIN {
+    if (a > 0 && y > 0) printf "BENCH server.loops2_over_loops1.busiest_loop.ceiling_ratio %.2f\n", (b / y) / (a / x) }'
+awk -v a="$k1" -v b="$k2" 'BEGIN { if (a > 0) printf "BENCH server.loops2_over_loops1.ratio %.2f\n", b / a }'
 if [ "${WARREN_BENCH_10K:-1}" != 1 ]; then
     echo "# N=10000 skipped (WARREN_BENCH_10K=${WARREN_BENCH_10K})"
 elif [ "$(ulimit -n)" -lt 10200 ]; then
