@@ -1,7 +1,8 @@
 /* session — one live game, its journal position and its viewers: at most
  * one player connection and any number of watchers. A session touches only
- * its own engine, its viewers and the server's session list (so sessions
- * could later be spread over several loops).
+ * its own engine, its viewers and its loop's session lists: with loops = N
+ * (shard.h) it lives on its account's loop, and viewers from the home loop
+ * reach it as relays (relay.h).
  *
  * A frame goes out only for keys whose journal rows are stored. When rows
  * cannot be stored the game pauses (jqueue.h): keys are dropped, viewers see
