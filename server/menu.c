@@ -576,6 +576,9 @@ typedef struct {
     int watchers;
     int depth;
     uint64_t turn;
+    /* what a shown row says, read once a tick by its first viewer */
+    bool detailed;
+    char rc[40], term[16];
 } wl_row_t;
 
 static const char *const sort_names[] = {"player", "depth", "turn", "idle", "watchers"};
@@ -731,34 +734,53 @@ static char wl_letter(int i)
     return (char)('a' + i + (i >= 'q' - 'a')); /* skip q: it leaves */
 }
 
-/* A shown row as it is now (its loop parked for the read). */
-static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
+/* What row r shows, as its game is now (its loop parked by the caller). */
+static void wl_row_detail(wl_row_t *r)
 {
-    char rc[40] = "", term[16] = "ended";
-    game_status_t st = {0};
-    uint64_t last = r->last_key_ms;
-    int watchers = r->watchers;
-    shard_lock(r->k);
     const session_t *s = wl_game(r);
+    game_status_t st = {0};
+    r->detailed = true;
+    r->rc[0] = 0;
+    snprintf(r->term, sizeof r->term, "%s", s ? "detached" : "ended");
     if (s && s->game) {
         game_status(s->game, &st);
-        snprintf(rc, sizeof rc, "%s %s", st.race, st.cls);
+        snprintf(r->rc, sizeof r->rc, "%s %s", st.race, st.cls);
     } else if (s) /* a hosted game: its name */
-        snprintf(rc, sizeof rc, "%.39s", s->kind_name);
+        snprintf(r->rc, sizeof r->rc, "%.39s", s->kind_name);
     if (s && s->player)
-        snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
-    else if (s)
-        snprintf(term, sizeof term, "detached");
+        snprintf(r->term, sizeof r->term, "%dx%d", s->grid->w, s->grid->h);
     if (s) {
-        last = s->last_key_ms;
-        watchers = s->nwatchers;
+        r->last_key_ms = s->last_key_ms;
+        r->watchers = s->nwatchers;
     }
-    shard_unlock(r->k);
-    uint64_t idle = now > last ? (now - last) / 1000 : 0; /* another loop's clock: near */
+    r->depth = st.depth;
+    r->turn = st.turn;
+}
+
+/* The rows [from, to) of an order, detailed if they are not yet this tick:
+ * every loop parked once for all of them, not once a row. */
+static void wl_detail(server_t *srv, const wl_row_t *const *rows, size_t from, size_t to)
+{
+    wlcache_t *w = srv->wl;
+    size_t i = from;
+    while (i < to && rows[i]->detailed)
+        i++;
+    if (i == to)
+        return;
+    shards_lock_all(srv);
+    for (; i < to; i++)
+        if (!rows[i]->detailed)
+            wl_row_detail(&w->rows[rows[i] - w->rows]);
+    shards_unlock_all(srv);
+}
+
+static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
+{
+    uint64_t idle = now > r->last_key_ms ? (now - r->last_key_ms) / 1000 : 0;
     screen_put(scr, 2, 4 + i, (uint32_t)wl_letter(i), st_key);
     screen_textf(scr, 3, 4 + i, STYLE_DEFAULT, ") %-20.20s %-16.16s %5d %7llu %5llum %6d  %s",
-                 r->user, rc, st.depth, (unsigned long long)st.turn,
-                 (unsigned long long)(idle / 60), watchers, term);
+                 r->user, r->rc, r->depth, (unsigned long long)r->turn,
+                 (unsigned long long)(idle / 60), r->watchers, r->term);
 }
 
 static void draw_watchlist(conn_t *c, screen_t *scr)
@@ -775,6 +797,8 @@ static void draw_watchlist(conn_t *c, screen_t *scr)
     screen_text(scr, 2, 3, STY(SCREEN_DEFAULT_COLOR, ATTR_UNDERLINE),
                 "   Player               Race/class       Depth    Turn   Idle  Watch  Term");
     uint64_t now = now_ms(c->srv);
+    size_t first = (size_t)m->wl_page * WL_ROWS;
+    wl_detail(c->srv, rows, first, first + WL_ROWS < n ? first + WL_ROWS : n);
     for (int i = 0; i < WL_ROWS; i++) {
         size_t k = (size_t)m->wl_page * WL_ROWS + (size_t)i;
         if (k >= n)

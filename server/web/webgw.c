@@ -374,17 +374,13 @@ typedef struct {
     bool chat_off;
 } view_status_t;
 
-/* The game c views, here or (parked meanwhile) on another loop; false if none. */
+/* The game c views, here or on another loop (parked by the caller); false
+ * if none. */
 static bool view_status(const conn_t *c, view_status_t *v)
 {
-    server_t *k = c->relay ? relay_game_loop(c) : NULL;
-    if (k)
-        shard_lock(k);
-    const session_t *s = k ? relay_session(c) : c->sess;
+    const session_t *s = c->relay ? relay_session(c) : c->sess;
     if (s)
         *v = (view_status_t){s->grid->w, s->grid->h, s->nwatchers, s->chat_off};
-    if (k)
-        shard_unlock(k);
     return s != NULL;
 }
 
@@ -396,7 +392,9 @@ static void chat_line(wsock_t *ws, const char *json, size_t len)
     const char *why = n < 0 ? "A chat line is at most 200 bytes of text." : NULL;
     view_status_t v = {0};
     if (!why && c->relay) { /* the game is on another loop: what it says of chat */
+        shard_lock(relay_game_loop(c));
         bool viewing = view_status(c, &v);
+        shard_unlock(relay_game_loop(c));
         why = chat_check_game(viewing, v.chat_off, c->place == CONN_PLAY, c, (size_t)n);
     } else if (!why)
         why = chat_check(c, (size_t)n);
@@ -694,6 +692,7 @@ static void lobby_send_all(webgw_t *g, wsock_t *only)
  * game's size, when they change. */
 static void viewers_status(webgw_t *g)
 {
+    shards_lock_all(g->srv); /* each other loop parked once, not once a viewer */
     LIST_EACH (it, &g->socks) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, node);
         view_status_t s;
@@ -716,6 +715,7 @@ static void viewers_status(webgw_t *g)
                  s.chat_off ? "false" : "true");
         send_json(ws, m);
     }
+    shards_unlock_all(g->srv);
 }
 
 static void on_lobby_timer(uv_timer_t *t)
