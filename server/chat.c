@@ -96,6 +96,14 @@ const char *chat_check(const conn_t *from, size_t n)
     return chat_check_game(s, s && s->chat_off, s && from == s->player, from, n);
 }
 
+void chat_state_send(session_t *s)
+{
+    char m[64];
+    int n =
+        snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
+    chat_send_web(s, m, (size_t)n);
+}
+
 const char *chat_say(conn_t *from, const char *text, size_t n)
 {
     session_t *s = from->sess;

@@ -43,6 +43,8 @@ bool chat_player_key(conn_t *c, session_t *s, key_event_t k);
 void chat_tick(server_t *srv);
 /* Every browser viewing s gets json (a JSON message). */
 void chat_send_web(session_t *s, const char *json, size_t len);
+/* Its browsers are told whether chat is on ({"t":"chat_state"}). */
+void chat_state_send(session_t *s);
 void chat_free(chatlog_t *log);
 
 #endif

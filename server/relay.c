@@ -183,11 +183,9 @@ static void home_menu(server_t *home, void *ud)
         menu_too_small(c);
     } else if (c) {
         unlink_peer(c);
-        if (c->closing)
-            ;
-        else if (m->what == RELAY_MESSAGE)
+        if (!c->closing && m->what == RELAY_MESSAGE)
             menu_message(c, m->data);
-        else
+        else if (!c->closing)
             menu_enter(c, m->has ? m->data : NULL);
     }
     rmsg_done(m);
@@ -235,6 +233,13 @@ static void let_go(conn_t *r)
         conn_unref(r); /* the loop is stopping: nothing above still holds it */
 }
 
+void relay_stop(conn_t *r)
+{
+    if (r->sess)
+        session_detach(r, NULL);
+    let_go(r);
+}
+
 static void op_write(conn_t *r, const void *data, size_t len, bool text)
 {
     relay_t *rl = relay_of(r);
@@ -265,9 +270,7 @@ static void op_close(conn_t *r, const char *why)
     if (r->closing)
         return;
     rmsg_post(rl->home, home_close, rmsg_new(rl, why, why ? strlen(why) : 0));
-    if (r->sess)
-        session_detach(r, NULL);
-    let_go(r);
+    relay_stop(r);
 }
 
 static void op_leave(conn_t *r, const char *msg)
@@ -344,13 +347,6 @@ void relay_watch_next(conn_t *r, const char *name, int dir)
     rmsg_post(relay_of(r)->home, home_next, m);
 }
 
-void relay_stop(conn_t *r)
-{
-    if (r->sess)
-        session_detach(r, NULL);
-    let_go(r);
-}
-
 void relay_placed(conn_t *r)
 {
     if (r->place != CONN_PLAY && r->place != CONN_WATCH)
@@ -425,20 +421,9 @@ static void game_detach(server_t *k, void *ud)
     rmsg_t *m = ud;
     conn_t *r = &m->rl->conn;
     (void)k;
-    if (!r->closing) {
-        if (r->sess)
-            session_detach(r, NULL);
-        let_go(r);
-    }
+    if (!r->closing)
+        relay_stop(r);
     rmsg_done(m);
-}
-
-static void chat_state(session_t *s)
-{
-    char j[64];
-    int n =
-        snprintf(j, sizeof j, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
-    chat_send_web(s, j, (size_t)n);
 }
 
 static void game_chat(server_t *k, void *ud)
@@ -453,7 +438,7 @@ static void game_chat(server_t *k, void *ud)
     if (!m->has) { /* chat off or on */
         if (r == r->sess->player) {
             session_set_chat(r->sess, m->what);
-            chat_state(r->sess);
+            chat_state_send(r->sess);
         }
         rmsg_done(m);
         return;

@@ -358,14 +358,6 @@ static bool chat_allowed(wsock_t *ws)
     return ratelimit_take(ws->chat, 1, now_ms(ws->c.srv)) == 1;
 }
 
-static void chat_state_send(session_t *s)
-{
-    char m[64];
-    int n =
-        snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
-    chat_send_web(s, m, (size_t)n);
-}
-
 /* {"t":"chat","text":...}: a line to everyone viewing the same game
  * (chat.c: browsers and terminals alike). */
 /* What a viewer's status messages say of its game. */
