@@ -1217,12 +1217,21 @@ web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *ho
         return NULL;
     lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR | LLL_WARN,
                       getenv("WARREN_LWS_DEBUG") ? NULL : lws_log_line);
-    if (web_create_context(w, err, errlen) < 0) {
+    /* The door first: a busy port is the likely failure, and an lws context
+     * once made must be torn down in two steps with the loop run between
+     * them (its handles' close callbacks are in its event-library plugin). */
+    if (!(w->door = web_open_door(w, cfg, err, errlen))) {
         free(w);
         return NULL;
     }
-    if (web_create_vhost(w, err, errlen) < 0 || !(w->door = web_open_door(w, cfg, err, errlen))) {
-        /* nothing is listening yet: both steps at once are safe here */
+    if (web_create_context(w, err, errlen) < 0) {
+        web_door_close(w->door); /* it frees itself; nothing came through it yet */
+        free(w);
+        return NULL;
+    }
+    if (web_create_vhost(w, err, errlen) < 0) {
+        /* out of memory only (no port of its own): both steps at once */
+        web_door_close(w->door);
         lws_context_destroy(w->ctx);
         lws_context_destroy(w->ctx);
         free(w);

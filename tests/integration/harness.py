@@ -87,7 +87,9 @@ class Daemon:
         self.dir = pathlib.Path(dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
-        self.http = free_port() if http else None
+        self.http = None
+        while http and self.http in (None, self.port):  # the kernel may give the same one twice
+            self.http = free_port()
         self.sock = self.dir / "warren.sock" if unix else None
         self.db = self.dir / "warren.db"
         self.logpath = self.dir / "warrend.log"
