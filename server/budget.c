@@ -2,6 +2,7 @@
  * Addresses with connections live in a hash table that grows with them;
  * an address whose count drops to zero is forgotten. */
 #include "budget.h"
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hmap.h"
@@ -13,6 +14,7 @@ typedef struct {
 } addr_count_t;
 
 struct budget {
+    pthread_mutex_t mu; /* telnet conns are released on the loop they end on */
     int max_total, max_per_addr;
     int total;
     bool (*refused)(void *ud, const char *addr); /* budget_set_refuse */
@@ -65,6 +67,7 @@ budget_t *budget_new(int max_total, int max_per_addr)
         return NULL;
     b->max_total = max_total;
     b->max_per_addr = max_per_addr;
+    pthread_mutex_init(&b->mu, NULL);
     hmap_init(&b->addrs);
     return b;
 }
@@ -76,6 +79,7 @@ void budget_free(budget_t *b)
     for (hnode_t *n; (n = hmap_pop(&b->addrs));)
         free(HMAP_ITEM(n, addr_count_t, hn));
     hmap_fini(&b->addrs);
+    pthread_mutex_destroy(&b->mu);
     free(b);
 }
 
@@ -101,7 +105,7 @@ static void slot_set(budget_slot_t *slot, const char *addr)
     slot->addr[n] = 0;
 }
 
-int budget_take(budget_t *b, budget_slot_t *slot, const char *addr)
+static int take(budget_t *b, budget_slot_t *slot, const char *addr)
 {
     slot->held = false;
     slot_set(slot, addr ? addr : "");
@@ -122,7 +126,7 @@ int budget_take(budget_t *b, budget_slot_t *slot, const char *addr)
     return BUDGET_OK;
 }
 
-int budget_move(budget_t *b, budget_slot_t *slot, const char *addr)
+static int move(budget_t *b, budget_slot_t *slot, const char *addr)
 {
     budget_slot_t to;
     slot_set(&to, addr ? addr : "");
@@ -143,7 +147,7 @@ int budget_move(budget_t *b, budget_slot_t *slot, const char *addr)
     return BUDGET_OK;
 }
 
-void budget_release(budget_t *b, budget_slot_t *slot)
+static void release(budget_t *b, budget_slot_t *slot)
 {
     if (!slot->held)
         return;
@@ -153,15 +157,44 @@ void budget_release(budget_t *b, budget_slot_t *slot)
     slot->held = false;
 }
 
-int budget_total(const budget_t *b)
+int budget_take(budget_t *b, budget_slot_t *slot, const char *addr)
 {
-    return b->total;
+    pthread_mutex_lock(&b->mu);
+    int rc = take(b, slot, addr);
+    pthread_mutex_unlock(&b->mu);
+    return rc;
 }
 
-int budget_count(const budget_t *b, const char *addr)
+int budget_move(budget_t *b, budget_slot_t *slot, const char *addr)
 {
+    pthread_mutex_lock(&b->mu);
+    int rc = move(b, slot, addr);
+    pthread_mutex_unlock(&b->mu);
+    return rc;
+}
+
+void budget_release(budget_t *b, budget_slot_t *slot)
+{
+    pthread_mutex_lock(&b->mu);
+    release(b, slot);
+    pthread_mutex_unlock(&b->mu);
+}
+
+int budget_total(budget_t *b)
+{
+    pthread_mutex_lock(&b->mu);
+    int n = b->total;
+    pthread_mutex_unlock(&b->mu);
+    return n;
+}
+
+int budget_count(budget_t *b, const char *addr)
+{
+    pthread_mutex_lock(&b->mu);
     const addr_count_t *e = addr && addr[0] ? addr_find(b, addr) : NULL;
-    return e ? e->count : 0;
+    int n = e ? e->count : 0;
+    pthread_mutex_unlock(&b->mu);
+    return n;
 }
 
 int budget_max_total(const budget_t *b)

@@ -9,7 +9,8 @@
  * the client); budget_move charges it to the address once known.
  *
  * Ownership: budget_new / budget_free pair; slots are the caller's (embed
- * them), each released once. Loop thread only. */
+ * them), each released once. Any thread: a mutex guards the counts (a telnet
+ * conn is released on the loop it ends on, loops = N). */
 #ifndef WARREN_BUDGET_H
 #define WARREN_BUDGET_H
 #include <stdbool.h>
@@ -48,8 +49,8 @@ void budget_release(budget_t *b, budget_slot_t *slot);
  * is true. NULL: none. */
 void budget_set_refuse(budget_t *b, bool (*refused)(void *ud, const char *addr), void *ud);
 
-int budget_total(const budget_t *b);
-int budget_count(const budget_t *b, const char *addr); /* slots charged to addr */
+int budget_total(budget_t *b);
+int budget_count(budget_t *b, const char *addr); /* slots charged to addr */
 int budget_max_total(const budget_t *b);
 
 #endif

@@ -2,6 +2,7 @@
  * the total, the per-address cap, slots charged to the total only until
  * their address is known, and moves between addresses. */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include "budget.h"
 
@@ -124,6 +125,52 @@ START_TEST(churn_keeps_counts_exact)
 }
 END_TEST
 
+/* Two loops take, move and release at once (loops = N: a telnet conn ends
+ * on the loop it was handed to): the counts stay exact. */
+typedef struct {
+    budget_t *b;
+    int id, refused;
+} churner_t;
+
+static void *churn(void *arg)
+{
+    churner_t *ch = arg;
+    char addr[32], other[32];
+    for (int i = 0; i < 20000; i++) {
+        budget_slot_t slot;
+        snprintf(addr, sizeof addr, "10.%d.%d.1", ch->id, i % 50);
+        snprintf(other, sizeof other, "10.%d.%d.2", ch->id, i % 37);
+        if (budget_take(ch->b, &slot, addr) != BUDGET_OK) {
+            ch->refused++;
+            continue;
+        }
+        budget_move(ch->b, &slot, other);
+        budget_release(ch->b, &slot);
+    }
+    return NULL;
+}
+
+START_TEST(two_threads_keep_counts_exact)
+{
+    budget_t *b = budget_new(1000, 1000);
+    churner_t ch[2] = {{b, 1, 0}, {b, 2, 0}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, churn, &ch[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    ck_assert_int_eq(ch[0].refused + ch[1].refused, 0);
+    ck_assert_int_eq(budget_total(b), 0);
+    ck_assert_int_eq(budget_count(b, "10.1.0.1"), 0);
+    ck_assert_int_eq(budget_count(b, "10.2.0.2"), 0);
+    budget_slot_t s;
+    ck_assert_int_eq(budget_take(b, &s, "10.1.0.1"), BUDGET_OK);
+    ck_assert_int_eq(budget_total(b), 1);
+    budget_release(b, &s);
+    budget_free(b);
+}
+END_TEST
+
 Suite *suite_server_budget(void)
 {
     Suite *s = suite_create("server_budget");
@@ -132,6 +179,7 @@ Suite *suite_server_budget(void)
     tcase_add_test(t, moving_a_slot);
     tcase_add_test(t, many_addresses);
     tcase_add_test(t, churn_keeps_counts_exact);
+    tcase_add_test(t, two_threads_keep_counts_exact);
     suite_add_tcase(s, t);
     return s;
 }
