@@ -147,7 +147,7 @@ run: build
 # loops (WARREN_LOOPS=2 adds --loops 2 to every daemon); test-loops runs
 # every suite that way.
 LOOPS_SUITES := test_server.py test_community.py test_web_daemon.py test_storage_faults.py \
-                test_admin.py
+                test_admin.py test_admin_people.py
 test: format-check build build-asan
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration

@@ -76,8 +76,12 @@ void conn_ref(conn_t *c)
 
 void conn_unref(conn_t *c)
 {
-    if (--c->refs == 0 && c->closing)
+    if (--c->refs != 0)
+        return;
+    if (c->closing)
         c->ops->release(c);
+    else if (c->ops->settled)
+        c->ops->settled(c);
 }
 
 size_t conn_rate_allow(conn_t *c, size_t n)
@@ -120,4 +124,49 @@ void conn_send_diff(conn_t *c)
 bool conn_in_game(const conn_t *c)
 {
     return c->sess || c->relay;
+}
+
+/* ---- loops = N ------------------------------------------------------------------------ */
+
+void conn_to_game(conn_t *c, server_t *k, int64_t game_id)
+{
+    if (!c->ops->move) {
+        relay_start(c, k, game_id);
+        return;
+    }
+    conn_dest_t d = {.go = game_id ? GO_WATCH : GO_PLAY, .game_id = game_id};
+    menu_wait(c);
+    c->ops->move(c, k, &d);
+}
+
+bool conn_away(const conn_t *c)
+{
+    return c->srv->shard != 0 && !c->ops->relay;
+}
+
+void conn_go_home(conn_t *c, conn_go_t go, const char *text)
+{
+    conn_dest_t d = {.go = go, .has_text = text != NULL};
+    snprintf(d.text, sizeof d.text, "%s", text ? text : "");
+    conn_set_place(c, CONN_WAIT);
+    c->ops->move(c, shard_at(c->srv, 0), &d);
+}
+
+static void arrive_watch(conn_t *c, int64_t game_id)
+{
+    session_t *s = session_find_game(c->srv, game_id);
+    if (s && !s->ended)
+        session_watch(c, s);
+    else
+        menu_enter(c, "That game has ended.");
+}
+
+void conn_arrived(conn_t *c, const conn_dest_t *d)
+{
+    switch (d->go) {
+    case GO_PLAY: session_play(c); break;
+    case GO_WATCH: arrive_watch(c, d->game_id); break;
+    case GO_MENU: menu_enter(c, d->has_text ? d->text : NULL); break;
+    case GO_MESSAGE: menu_message(c, d->text); break;
+    }
 }

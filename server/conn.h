@@ -13,7 +13,8 @@
  * Ownership: the gateway owns its conns. A conn is freed by ops->release
  * once it is closing and no asynchronous request holds it (refs == 0):
  * whoever keeps a conn_t * across a callback takes conn_ref first and
- * conn_unref after. Loop thread only. */
+ * conn_unref after. The thread of the loop it is on (c->srv): with loops =
+ * N a telnet conn is handed to its game's loop and back (conn_to_game). */
 #ifndef WARREN_CONN_H
 #define WARREN_CONN_H
 #include <stdbool.h>
@@ -44,6 +45,16 @@ typedef enum {
     CONN_WATCH,    /* attached to a session as a watcher */
 } conn_place_t;
 
+/* Where a conn that changes loops (loops = N) goes once there: the game
+ * it plays or watches there, or home's menu with a message. */
+typedef enum { GO_PLAY, GO_WATCH, GO_MENU, GO_MESSAGE } conn_go_t;
+typedef struct {
+    conn_go_t go;
+    int64_t game_id; /* GO_WATCH */
+    bool has_text;   /* GO_MENU: with a message (GO_MESSAGE: always) */
+    char text[200];
+} conn_dest_t;
+
 /* A gateway's transport, one const table per gateway. */
 typedef struct {
     /* A browser page rather than a terminal: it has no menu (leave sends it
@@ -58,6 +69,12 @@ typedef struct {
      * it msg and send it home. A terminal's is NULL: menu.c shows the menu. */
     void (*leave)(conn_t *c, const char *msg);
     void (*release)(conn_t *c); /* frees c (closing, refs == 0) */
+    /* No request holds c any more (refs fell to 0) and it is open. NULL: nothing to do. */
+    void (*settled)(conn_t *c);
+    /* Hands c to the loop to, where it goes to d (conn_arrived); its
+     * gateway moves its socket there. NULL: the gateway's conns stay on the
+     * home loop, and a game on another loop sees them through a relay. */
+    void (*move)(conn_t *c, server_t *to, const conn_dest_t *d);
     /* A relay (relay.h): the stand-in, on a game's loop, of a conn on the
      * home loop. Its menus go home; it is never in a menu itself. */
     bool relay;
@@ -71,6 +88,7 @@ struct conn {
     char ip[64];  /* telnet replaces it once: REMOTE_ADDR from `warren --ssh` */
     bool closing; /* written by the gateway */
     bool json;    /* frames as JSON (protocol/json.h), not ANSI; written by webgw.c */
+    bool moving;  /* on its way to another loop (conn_to_game, conn_go_home) */
 
     /* public: the terminal. The gateway writes the size (as the client
      * said it, then clamped to TERM_MAX_*; too_small below TERM_MIN_*) and
@@ -136,5 +154,19 @@ void conn_set_place(conn_t *c, conn_place_t p);
 void conn_send_diff(conn_t *c);
 /* In a game, here (sess) or on another loop (relay). */
 bool conn_in_game(const conn_t *c);
+
+/* loops = N (shard.h). c plays its game (game_id 0) or watches game_id on
+ * loop k: handed to that loop when its gateway can move it, relayed from
+ * home otherwise. c waits meanwhile. */
+void conn_to_game(conn_t *c, server_t *k, int64_t game_id);
+/* A conn handed to a game's loop (not home, not a relay's stand-in). */
+bool conn_away(const conn_t *c);
+/* Away, or on its way: c goes (back) home to go (GO_MENU, GO_MESSAGE; text
+ * may be NULL). */
+void conn_go_home(conn_t *c, conn_go_t go, const char *text);
+/* The gateway, on the loop c was handed to: c is there; it goes to d. */
+void conn_arrived(conn_t *c, const conn_dest_t *d);
+/* Shutdown: "the server is shutting down" and closed (server.c). */
+void conn_bye(conn_t *c);
 
 #endif

@@ -44,18 +44,6 @@ static void probe_start(server_t *s)
     uv_timer_start(&s->probe, on_probe, LOOP_PROBE_MS, LOOP_PROBE_MS);
 }
 
-static void server_close_all(server_t *s)
-{
-    const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
-    LIST_EACH (it, &s->conns) {
-        conn_t *c = LIST_ITEM(it, conn_t, node);
-        if (c->closing)
-            continue;
-        conn_write(c, bye, strlen(bye));
-        conn_close(c, "shutdown");
-    }
-}
-
 /* Every game's keys are stored, or given up after a few retries. */
 static void shutdown_finish(server_t *s)
 {
@@ -74,7 +62,7 @@ static void shutdown_finish(server_t *s)
  * another loop is left there), then the other loops store theirs and stop. */
 static void shutdown_stored(server_t *s)
 {
-    server_close_all(s);
+    server_close_conns(s);
     shards_shutdown(s, shutdown_finish);
 }
 

@@ -846,7 +846,7 @@ static void watchlist_key(conn_t *c, key_event_t k)
             return;
         }
         if (r) { /* on another loop: watched from there */
-            relay_start(c, r->k, r->game_id);
+            conn_to_game(c, r->k, r->game_id);
             return;
         }
     }
@@ -1249,6 +1249,8 @@ void menu_enter(conn_t *c, const char *msg)
 {
     if (c->ops->relay)
         return relay_menu(c, RELAY_ENTER, msg);
+    if (conn_away(c) || c->moving) /* menus are home's */
+        return conn_go_home(c, GO_MENU, msg);
     menu_state_t *m = c->menu;
     menu_show(c, MENU_MAIN);
     if (c->ops->browser) { /* no menu: its gateway sends it home */
@@ -1265,6 +1267,8 @@ void menu_message(conn_t *c, const char *msg)
 {
     if (c->ops->relay)
         return relay_menu(c, RELAY_MESSAGE, msg);
+    if (conn_away(c) || c->moving)
+        return conn_go_home(c, GO_MESSAGE, msg);
     if (c->ops->browser) {
         menu_enter(c, msg);
         return;

@@ -1,5 +1,6 @@
 /* relay — a conn on the home loop that plays or watches a game on another
- * loop (shard.h).
+ * loop (shard.h): a browser's, whose gateway cannot move it (conn_ops_t
+ * move is NULL; a telnet conn is handed to the game's loop instead).
  *
  * The game's loop sees a stand-in conn, the relay, with the conn's size,
  * terminal and account copied: sessions, watchers' overlays and chat use it

@@ -1,5 +1,6 @@
 /* server — a loop's context: its lists and buffers (server.h). */
 #include "server.h"
+#include <string.h>
 
 void server_init(server_t *s, uv_loop_t *loop)
 {
@@ -25,4 +26,20 @@ void server_bufs_free(server_t *s)
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_free(&s->enc[i]);
     buf_free(&s->enc_json);
+}
+
+void conn_bye(conn_t *c)
+{
+    const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
+    conn_write(c, bye, strlen(bye));
+    conn_close(c, "shutdown");
+}
+
+void server_close_conns(server_t *s)
+{
+    LIST_EACH (it, &s->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        if (!c->closing)
+            conn_bye(c);
+    }
 }

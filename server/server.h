@@ -76,7 +76,7 @@ struct server {
     struct wlcache *wl;    /* menu.c's: the watch list of this tick, shared by its viewers */
     uv_timer_t probe;      /* the stall probe (main.c) */
     uint64_t probe_due_ns; /* when it should fire next, uv_hrtime */
-    list_t conns;          /* telnet conns (conn_t.node): telnet.c */
+    list_t conns;          /* telnet conns on this loop (conn_t.node): telnet.c */
     int nconns;
     list_t sessions; /* session_t.node: session.c */
     int nsessions;
@@ -110,6 +110,8 @@ uint64_t now_ms(const server_t *s);
 /* server.c: a loop's lists and buffers; the buffers freed */
 void server_init(server_t *s, uv_loop_t *loop);
 void server_bufs_free(server_t *s);
+/* Shutdown: the telnet conns on this loop are told and closed (conn_bye). */
+void server_close_conns(server_t *s);
 
 /* telnet/telnet.c: listeners on TCP and the Unix socket */
 int telnetgw_listen(server_t *s);

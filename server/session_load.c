@@ -403,7 +403,7 @@ void session_play(conn_t *c)
     }
     server_t *k = shard_of_user(srv, c->user_id);
     if (k != srv) { /* its game lives on another loop */
-        relay_start(c, k, 0);
+        conn_to_game(c, k, 0);
         return;
     }
     session_t *s = session_find_kind(srv, c->user_id, "warren");

@@ -316,6 +316,51 @@ int shards_start(server_t *home)
     return 0;
 }
 
+/* ---- every loop in turn ------------------------------------------------------------------ */
+
+typedef struct {
+    shard_fn fn, done;
+    void *ud;
+    server_t *home;
+    int left; /* loops yet to answer, and home's own turn: home's thread only */
+} each_t;
+
+static void each_back(server_t *home, void *ud)
+{
+    each_t *e = ud;
+    if (--e->left > 0)
+        return;
+    e->fn(home, e->ud); /* the conns that came home meanwhile */
+    e->done(home, e->ud);
+    free(e);
+}
+
+static void each_run(server_t *k, void *ud)
+{
+    each_t *e = ud;
+    e->fn(k, e->ud);
+    if (shard_post(e->home, each_back, e))
+        log_error("loop %d: home stopped first", k->shard);
+}
+
+void shards_each(server_t *home, shard_fn fn, void *ud, shard_fn done)
+{
+    fn(home, ud);
+    shards_t *sh = home->shards;
+    each_t *e = sh ? calloc(1, sizeof *e) : NULL;
+    if (!e) {
+        done(home, ud);
+        return;
+    }
+    *e = (each_t){fn, done, ud, home, 1};
+    for (int i = 1; i < sh->n; i++) {
+        e->left++;
+        if (shard_post(sh->srv[i], each_run, e))
+            e->left--; /* stopped: it has no conns left */
+    }
+    each_back(home, e); /* home's turn */
+}
+
 /* ---- shutdown ------------------------------------------------------------------------- */
 
 static void shard_gone(server_t *home, void *ud)
@@ -331,6 +376,7 @@ static void shard_gone(server_t *home, void *ud)
  * ends. */
 static void shard_stored(server_t *k)
 {
+    server_close_conns(k); /* the terminals handed to this loop, as home closes its own */
     LIST_EACH (it, &k->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         while (!list_empty(&s->watchers))

@@ -2,20 +2,24 @@
  * each.
  *
  * Loop 0 is the home loop: it runs everything that is not a Warren game
- * session (listeners, gateways and their connections, menus, accounts, the
- * web site, hosted games, the control socket, signals). Loops 1..N-1 run
- * only Warren game sessions: an account's game always lives on loop
- * user_id % N, the same loop on every run, so its journal, snapshots and
- * recovery stay on one thread. Each loop is a server_t of its own (its
+ * session (listeners, gateways, connections outside Warren games, menus,
+ * accounts, the web site, hosted games, the control socket, signals).
+ * Loops 1..N-1 run only Warren game sessions and the terminals in them: an
+ * account's game always lives on loop user_id % N, the same loop on every
+ * run, so its journal, snapshots and recovery stay on one thread. Each loop is a server_t of its own (its
  * sessions, their lists, its script vm, its database handle from
  * db_attach, its one-second tick); the configuration, content, database
  * file and writer, moderation and the connection budget are shared.
  *
  * How the loops talk:
  *   shard_post    runs a function on another loop's thread, in the order
- *                 posted (a mailbox woken by uv_async). A terminal or a
- *                 browser stays on loop 0; a game elsewhere sees it through
- *                 a relay conn (relay.h) fed by posts.
+ *                 posted (a mailbox woken by uv_async). A terminal in a
+ *                 game elsewhere is handed to that loop in a post (its
+ *                 socket moves; conn_to_game) and comes home for the menu;
+ *                 a browser stays on loop 0, and a game elsewhere sees it
+ *                 through a relay conn (relay.h) fed by posts.
+ *   shards_each   runs a function on every loop in turn (the admin's
+ *                 commands on connections, wherever they are).
  *   shard_lock    loop 0 parks another loop between two of its callbacks
  *                 (asked through a uv_async, it waits in that callback)
  *                 and reads or changes its sessions directly: the watch
@@ -62,6 +66,13 @@ int shard_post(server_t *to, shard_fn fn, void *ud);
 int shard_mailbox_open(server_t *s);
 void shard_mailbox_close(server_t *s);
 void shard_mailbox_free(server_t *s);
+
+/* From home: fn(k, ud) on every loop's thread, for what lives there (a
+ * conn handed to a game's loop): home's now, each other loop's in turn on
+ * its own thread, then home's again (what came home meanwhile), then
+ * done(home, ud). A conn on its way between loops is met on one of them.
+ * fn may run on several threads at once. */
+void shards_each(server_t *home, shard_fn fn, void *ud, shard_fn done);
 
 /* From home only: k's loop is parked until shard_unlock (no-op for home). */
 void shard_lock(server_t *k);

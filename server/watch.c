@@ -83,37 +83,106 @@ static void neighbour_in(server_t *k, int64_t viewer, const char *name, int dir,
     }
 }
 
-bool watch_next_any(conn_t *c, const char *name, int dir)
+/* Home: the game after name's (dir > 0) or before it among every loop's,
+ * around the end; its id and loop (*at), or 0 when there is none. */
+static int64_t pick_next(server_t *home, int64_t viewer, const char *name, int dir, server_t **at)
 {
-    server_t *home = c->srv, *at = NULL;
     session_t *best = NULL, *wrap = NULL;
     int64_t game_id = 0;
+    *at = NULL;
     shards_lock_all(home);
     for (int i = 0; i < shard_count(home); i++) {
         server_t *k = shard_at(home, i);
         session_t *b = best, *w = wrap;
-        neighbour_in(k, c->user_id, name, dir, &best, &wrap);
+        neighbour_in(k, viewer, name, dir, &best, &wrap);
         if (best != b || (!best && wrap != w))
-            at = k; /* the loop of the pick so far */
+            *at = k; /* the loop of the pick so far */
     }
     session_t *t = best ? best : wrap;
     if (t) {
         for (int i = 0; i < shard_count(home); i++) /* whose loop it is */
             if (session_find_game(shard_at(home, i), t->game_id) == t)
-                at = shard_at(home, i);
+                *at = shard_at(home, i);
         game_id = t->game_id;
     }
     shards_unlock_all(home);
-    if (!t)
+    return game_id;
+}
+
+bool watch_next_any(conn_t *c, const char *name, int dir)
+{
+    server_t *at;
+    int64_t game_id = pick_next(c->srv, c->user_id, name, dir, &at);
+    if (!game_id)
         return false;
-    if (at == home) {
-        session_watch(c, t);
+    if (at == c->srv) {
+        session_watch(c, session_find_game(at, game_id));
         return true;
     }
     if (conn_in_game(c))
         session_detach(c, NULL);
-    relay_start(c, at, game_id);
+    conn_to_game(c, at, game_id);
     return true;
+}
+
+/* A watcher handed to a game's loop asks home for the next game; the
+ * answer finds it back by id (it may have left meanwhile). */
+typedef struct {
+    server_t *from, *at;
+    uint64_t conn_id;
+    int64_t viewer, game_id;
+    char name[32];
+    int dir;
+} next_req_t;
+
+static conn_t *conn_here(server_t *k, uint64_t id)
+{
+    LIST_EACH (it, &k->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        if (c->id == id)
+            return c;
+    }
+    return NULL;
+}
+
+static void next_answer(server_t *k, void *ud)
+{
+    next_req_t *q = ud;
+    conn_t *c = conn_here(k, q->conn_id);
+    session_t *t = q->at == k ? session_find_game(k, q->game_id) : NULL;
+    if (!c || c->closing || c->place != CONN_WATCH || !c->sess || !view_of_conn(c)) {
+        free(q);
+        return;
+    }
+    if (!q->game_id || (q->at == k && (!t || t == c->sess))) {
+        watch_say(c, "No other game is being played.");
+        session_view_changed(c);
+    } else if (q->at == k) {
+        session_watch(c, t);
+    } else {
+        session_detach(c, NULL);
+        conn_to_game(c, q->at, q->game_id);
+    }
+    free(q);
+}
+
+static void next_ask(server_t *home, void *ud)
+{
+    next_req_t *q = ud;
+    q->game_id = pick_next(home, q->viewer, q->name, q->dir, &q->at);
+    if (shard_post(q->from, next_answer, q))
+        free(q); /* that loop stopped */
+}
+
+static void watch_next_away(conn_t *c, const char *name, int dir)
+{
+    next_req_t *q = calloc(1, sizeof *q);
+    if (!q)
+        return;
+    *q = (next_req_t){.from = c->srv, .conn_id = c->id, .viewer = c->user_id, .dir = dir};
+    snprintf(q->name, sizeof q->name, "%s", name);
+    if (shard_post(shard_at(c->srv, 0), next_ask, q))
+        free(q);
 }
 
 /* The live game whose player comes next (dir > 0) or before, by name,
@@ -181,6 +250,10 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
         int dir = k.code == '>' ? 1 : -1;
         if (c->ops->relay) { /* home looks on every loop: it answers */
             relay_watch_next(c, s->user, dir);
+            return true;
+        }
+        if (conn_away(c)) {
+            watch_next_away(c, s->user, dir);
             return true;
         }
         if (c->srv->shards && watch_next_any(c, s->user, dir))

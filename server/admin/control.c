@@ -173,14 +173,10 @@ static void cmd_games(ctl_t *c, char *arg)
 
 /* ---- lock, unlock, passwd ------------------------------------------------------------------ */
 
-/* Everyone logged in as the account goes back to the anonymous menu. */
-static void log_out_everywhere(server_t *srv, int64_t user_id)
+static void locked(ctl_t *c, int n)
 {
-    LIST_EACH (it, &srv->conns) {
-        conn_t *k = LIST_ITEM(it, conn_t, node);
-        if (!k->closing && k->user_id == user_id)
-            menu_log_out(k, "This account has been locked.");
-    }
+    (void)n;
+    ctl_finish(c, NULL);
 }
 
 static void on_locked(void *ud, int status, int64_t id)
@@ -189,10 +185,11 @@ static void on_locked(void *ud, int status, int64_t id)
     (void)id;
     if (status == DB_OK && c->lock) {
         bool had = session_close_user(c->srv, c->user_id, "This account has been locked.");
-        log_out_everywhere(c->srv, c->user_id);
         buf_printf(&c->out, "%s\n", had ? "its live game was saved and detached" : "no live game");
+        ctl_sweep(c, SWEEP_LOG_OUT, "This account has been locked.", false, locked);
+    } else {
+        ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
     }
-    ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
     ctl_unref(c);
 }
 
@@ -265,14 +262,22 @@ static void announce_set(server_t *s, const char *text)
     session_announce_all(s);
 }
 
+/* Telnet conns on every loop (each loop counts its own). */
+static int conns_all(server_t *home)
+{
+    int n = 0;
+    shards_lock_all(home);
+    for (int i = 0; i < shard_count(home); i++)
+        n += shard_at(home, i)->nconns;
+    shards_unlock_all(home);
+    return n;
+}
+
 static void cmd_announce(ctl_t *c, char *arg)
 {
     log_info("admin: announce \"%s\"", arg);
     announce_set(c->srv, arg);
-    int n = 0;
-    LIST_EACH (it, &c->srv->conns)
-        n += !LIST_ITEM(it, conn_t, node)->closing;
-    buf_printf(&c->out, "shown to %d connections\n", n);
+    buf_printf(&c->out, "shown to %d connections\n", conns_all(c->srv));
     ctl_finish(c, NULL);
 }
 
@@ -375,7 +380,7 @@ static void on_health(void *ud, int status, const db_health_t *h)
         for (int i = 0; i < shard_count(c->srv); i++)
             nsess += shard_at(c->srv, i)->nsessions;
         shards_unlock_all(c->srv);
-        buf_printf(&c->out, "live: %d sessions, %d connections\n", nsess, c->srv->nconns);
+        buf_printf(&c->out, "live: %d sessions, %d connections\n", nsess, conns_all(c->srv));
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);

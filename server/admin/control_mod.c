@@ -2,6 +2,7 @@
  * bans, end, delete, rename, mute, unmute (see control.c for the socket).
  * Each is logged as "admin: COMMAND ...". A command on an account looks it
  * up first (ctl_with_user), then acts on what is live and writes what stays. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,32 +40,76 @@ static void on_written(void *ud, int status, int64_t id)
     ctl_unref(c);
 }
 
-/* Every telnet conn of the account is told msg and closed; how many. */
-static int close_conns(server_t *srv, int64_t user_id, const char *msg)
+/* ---- sweeps: live connections on every loop --------------------------------------------- */
+
+typedef struct {
+    ctl_t *ctl;
+    sweep_kind_t kind;
+    int64_t user_id;
+    bool web;
+    char msg[160], line[200];
+    int len;
+    atomic_int n;
+    ctl_swept_fn then;
+} sweep_t;
+
+static bool swept(const sweep_t *w, server_t *k, const conn_t *x, int64_t now)
 {
-    int n = 0;
-    LIST_EACH (it, &srv->conns) {
-        conn_t *k = LIST_ITEM(it, conn_t, node);
-        if (k->closing || k->user_id != user_id)
-            continue;
-        char line[200];
-        int len = snprintf(line, sizeof line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
-        conn_write(k, line, (size_t)len);
-        conn_close(k, "kicked");
-        n++;
-    }
-    return n + webgw_kick(srv, user_id, msg);
+    if (x->closing)
+        return false;
+    return w->kind == SWEEP_BANNED ? moderation_banned(k->mod, x->ip, now)
+                                   : x->user_id == w->user_id;
 }
 
-/* Everyone logged in as the account goes back to the anonymous menu. */
-static void log_out_all(server_t *srv, int64_t user_id, const char *msg)
+/* On each loop's thread: its telnet conns (shards_each). */
+static void sweep_loop(server_t *k, void *ud)
 {
-    LIST_EACH (it, &srv->conns) {
-        conn_t *k = LIST_ITEM(it, conn_t, node);
-        if (!k->closing && k->user_id == user_id)
-            menu_log_out(k, msg);
+    sweep_t *w = ud;
+    int64_t now = (int64_t)time(NULL);
+    int n = 0;
+    LIST_EACH (it, &k->conns) {
+        conn_t *x = LIST_ITEM(it, conn_t, node);
+        if (!swept(w, k, x, now))
+            continue;
+        n++;
+        if (w->kind == SWEEP_LOG_OUT) {
+            menu_log_out(x, w->msg);
+            continue;
+        }
+        conn_write(x, w->line, (size_t)w->len);
+        conn_close(x, w->kind == SWEEP_BANNED ? "banned" : "kicked");
     }
-    webgw_kick(srv, user_id, msg);
+    atomic_fetch_add(&w->n, n);
+}
+
+static void sweep_done(server_t *home, void *ud)
+{
+    sweep_t *w = ud;
+    int n = atomic_load(&w->n);
+    if (w->web)
+        n += webgw_kick(home, w->user_id, w->msg);
+    if (w->then)
+        w->then(w->ctl, n);
+    ctl_unref(w->ctl);
+    free(w);
+}
+
+void ctl_sweep(ctl_t *c, sweep_kind_t kind, const char *msg, bool web, ctl_swept_fn then)
+{
+    sweep_t *w = calloc(1, sizeof *w);
+    if (!w) {
+        if (then)
+            then(c, 0);
+        return;
+    }
+    *w = (sweep_t){.ctl = c, .kind = kind, .user_id = c->user_id, .web = web, .then = then};
+    snprintf(w->msg, sizeof w->msg, "%s", msg);
+    if (kind == SWEEP_BANNED)
+        w->len = snprintf(w->line, sizeof w->line, "\r\n%s\r\n", msg);
+    else
+        w->len = snprintf(w->line, sizeof w->line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
+    c->refs++;
+    shards_each(c->srv, sweep_loop, w, sweep_done);
 }
 
 /* "[DURATION]" after the first word of arg: *until (0 = until lifted). */
@@ -98,13 +143,18 @@ static void say_until(ctl_t *c, const char *what)
 
 /* ---- kick ---------------------------------------------------------------------------- */
 
+static void kicked(ctl_t *c, int n)
+{
+    log_info("admin: kick user=%s connections=%d", c->name, n);
+    buf_printf(&c->out, "closed %d connection%s of %s; a live game waits for its player\n", n,
+               n == 1 ? "" : "s", c->name);
+    ctl_finish(c, NULL);
+}
+
 static void kick_user(ctl_t *c, const db_user_t *u)
 {
-    int n = close_conns(c->srv, u->id, "You were disconnected by the administrator.");
-    log_info("admin: kick user=%s connections=%d", u->name, n);
-    buf_printf(&c->out, "closed %d connection%s of %s; a live game waits for its player\n", n,
-               n == 1 ? "" : "s", u->name);
-    ctl_finish(c, NULL);
+    (void)u; /* c->user_id and c->name are its */
+    ctl_sweep(c, SWEEP_CLOSE, "You were disconnected by the administrator.", true, kicked);
     ctl_unref(c);
 }
 
@@ -115,32 +165,8 @@ void cmd_kick(ctl_t *c, char *arg)
 
 /* ---- bans ------------------------------------------------------------------------------ */
 
-/* Telnet conns from an address the new ban covers are closed. */
-static int close_banned(server_t *srv)
+static void banned(ctl_t *c, int n)
 {
-    int n = 0;
-    int64_t now = (int64_t)time(NULL);
-    LIST_EACH (it, &srv->conns) {
-        conn_t *k = LIST_ITEM(it, conn_t, node);
-        if (!k->closing && moderation_banned(srv->mod, k->ip, now)) {
-            const char *m = "\r\nConnections from your address are refused.\r\n";
-            conn_write(k, m, strlen(m));
-            conn_close(k, "banned");
-            n++;
-        }
-    }
-    return n;
-}
-
-void cmd_ban(ctl_t *c, char *arg)
-{
-    if (parse_until(c, arg))
-        return ctl_finish(c, "bad duration (e.g. 90s, 30m, 12h, 7d, 2w)");
-    if (moderation_parse_net(arg, c->net))
-        return ctl_finish(c, "usage: ban ADDR[/PREFIX] [DURATION]");
-    if (moderation_ban(c->srv->mod, c->net, c->until))
-        return ctl_finish(c, "out of memory");
-    int n = close_banned(c->srv);
     log_info("admin: ban net=%s until=%lld closed=%d", c->net, (long long)c->until, n);
     char what[128];
     snprintf(what, sizeof what, "banned %s (%d connection%s closed)", c->net, n, n == 1 ? "" : "s");
@@ -149,11 +175,28 @@ void cmd_ban(ctl_t *c, char *arg)
     db_ban_put(c->srv->db, c->net, c->until, (int64_t)time(NULL), on_written, c);
 }
 
+void cmd_ban(ctl_t *c, char *arg)
+{
+    if (parse_until(c, arg))
+        return ctl_finish(c, "bad duration (e.g. 90s, 30m, 12h, 7d, 2w)");
+    if (moderation_parse_net(arg, c->net))
+        return ctl_finish(c, "usage: ban ADDR[/PREFIX] [DURATION]");
+    shards_lock_all(c->srv); /* every loop reads bans */
+    int rc = moderation_ban(c->srv->mod, c->net, c->until);
+    shards_unlock_all(c->srv);
+    if (rc)
+        return ctl_finish(c, "out of memory");
+    ctl_sweep(c, SWEEP_BANNED, "Connections from your address are refused.", false, banned);
+}
+
 void cmd_unban(ctl_t *c, char *arg)
 {
     if (moderation_parse_net(arg, c->net))
         return ctl_finish(c, "usage: unban ADDR[/PREFIX]");
-    if (!moderation_unban(c->srv->mod, c->net))
+    shards_lock_all(c->srv);
+    bool had = moderation_unban(c->srv->mod, c->net);
+    shards_unlock_all(c->srv);
+    if (!had)
         return ctl_finish(c, "no such ban (see bans)");
     log_info("admin: unban net=%s", c->net);
     buf_printf(&c->out, "lifted the ban on %s\n", c->net);
@@ -245,7 +288,7 @@ static void on_deleted(void *ud, int status, int64_t id)
 static void delete_user(ctl_t *c, const db_user_t *u)
 {
     session_close_user(c->srv, u->id, "This account has been deleted.");
-    close_conns(c->srv, u->id, "This account has been deleted.");
+    ctl_sweep(c, SWEEP_CLOSE, "This account has been deleted.", true, NULL);
     log_info("admin: delete user=%s", u->name);
     db_user_delete(c->srv->db, u->id, on_deleted, c);
 }
@@ -286,7 +329,7 @@ static void on_new_name(void *ud, int status, const db_user_t *u)
     char key[DB_NAME_MAX];
     accounts_name_key(c->name2, key);
     session_close_user(c->srv, c->user_id, "Your account was renamed: log in again.");
-    log_out_all(c->srv, c->user_id, "Your account was renamed: log in again.");
+    ctl_sweep(c, SWEEP_LOG_OUT, "Your account was renamed: log in again.", true, NULL);
     db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
 }
 

@@ -17,6 +17,14 @@
 
 #define ESC_DELAY_MS 50
 
+/* A conn handed to another loop (loops = N) goes through these states. */
+typedef enum {
+    MV_NONE,    /* reading on its loop */
+    MV_QUIET,   /* reading stopped; waits for its writes and its requests to end */
+    MV_CLOSING, /* its socket duplicated, its handles closing here */
+    MV_CLOSED,  /* handles closed; posted once no request holds it */
+} mv_state_t;
+
 typedef struct {
     conn_t c; /* first: the ops get a conn_t * */
     union {
@@ -35,6 +43,11 @@ typedef struct {
     budget_slot_t slot; /* its place in the connection budget (server_t.budget) */
     list_t eof_node;    /* on telnetgw.eofs while its end waits (close_soon) */
     const char *eof_why;
+    /* on its way to another loop (op_move) */
+    mv_state_t mv;
+    server_t *mv_to;
+    conn_dest_t mv_dest;
+    int mv_fd; /* the socket, duplicated: the handles' own closes with them */
 } tconn_t;
 
 /* The listeners (server_t.telnet). */
@@ -62,12 +75,31 @@ uint64_t now_ms(const server_t *s)
     return uv_now(s->loop);
 }
 
+/* Its handles on the loop on, and its place on that loop's conns. */
+static void open_handles(tconn_t *t, server_t *on)
+{
+    if (t->is_unix)
+        uv_pipe_init(on->loop, &t->io.pipe, 0);
+    else
+        uv_tcp_init(on->loop, &t->io.tcp);
+    uv_timer_init(on->loop, &t->esc_timer);
+    t->io.handle.data = t;
+    t->esc_timer.data = t;
+    t->handles_open = 2;
+    list_push_front(&on->conns, &t->c.node);
+    on->nconns++;
+}
+
 /* ---- lifetime ------------------------------------------------------------------- */
 
 static void tconn_free(tconn_t *t)
 {
-    list_remove(&t->c.node);
-    t->c.srv->nconns--;
+    if (list_linked(&t->c.node)) {
+        list_remove(&t->c.node);
+        t->c.srv->nconns--;
+    }
+    if (t->mv >= MV_CLOSING)
+        close(t->mv_fd);
     budget_release(t->c.srv->budget, &t->slot);
     if (t->tn)
         telnet_free(t->tn);
@@ -75,15 +107,25 @@ static void tconn_free(tconn_t *t)
     free(t);
 }
 
+static void move_on(tconn_t *t);
+
 static void on_handle_closed(uv_handle_t *h)
 {
     tconn_t *t = h->data;
-    if (--t->handles_open == 0 && t->c.refs == 0)
+    if (--t->handles_open != 0)
+        return;
+    if (t->mv == MV_CLOSING && !t->c.closing) {
+        t->mv = MV_CLOSED;
+        move_on(t);
+    } else if (t->c.refs == 0) {
         tconn_free(t);
+    }
 }
 
 static void close_handles(tconn_t *t)
 {
+    if (t->mv >= MV_CLOSING) /* closing already, for the move */
+        return;
     uv_close((uv_handle_t *)&t->esc_timer, on_handle_closed);
     uv_close(&t->io.handle, on_handle_closed);
 }
@@ -107,11 +149,19 @@ static void op_release(conn_t *c)
         tconn_free(t);
 }
 
+static void op_settled(conn_t *c)
+{
+    tconn_t *t = tconn_of(c);
+    if (t->mv != MV_NONE)
+        move_on(t);
+}
+
 /* ---- output ------------------------------------------------------------------------ */
 
 static bool op_writable(const conn_t *c)
 {
-    return !c->closing && tconn_of(c)->outq < (size_t)c->srv->cfg.outq_max;
+    const tconn_t *t = tconn_of(c);
+    return !c->closing && t->mv < MV_CLOSING && t->outq < (size_t)c->srv->cfg.outq_max;
 }
 
 static void on_written(uv_write_t *req, int status)
@@ -123,7 +173,7 @@ static void on_written(uv_write_t *req, int status)
     free(w);
     if (status < 0 && !c->closing)
         conn_close(c, uv_strerror(status));
-    else if (!c->closing && t->outq == 0 && (c->need_key || c->relay))
+    else if (!c->closing && t->mv == MV_NONE && t->outq == 0 && c->need_key)
         session_drained(c);
     conn_unref(c);
 }
@@ -134,7 +184,7 @@ static void on_written(uv_write_t *req, int status)
 static void send_raw(tconn_t *t, const char *data, size_t len)
 {
     conn_t *c = &t->c;
-    if (c->closing || len == 0)
+    if (c->closing || len == 0 || t->mv >= MV_CLOSING) /* moving: its next loop redraws */
         return;
     if (t->outq == 0) {
         uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
@@ -176,8 +226,14 @@ static void op_write(conn_t *c, const void *data, size_t len, bool text)
         telnet_send(t->tn, data, len); /* escapes IAC; comes back as TELNET_EV_SEND */
 }
 
-static const conn_ops_t telnet_ops = {
-    .write = op_write, .writable = op_writable, .close = op_close, .release = op_release};
+static void op_move(conn_t *c, server_t *to, const conn_dest_t *d);
+
+static const conn_ops_t telnet_ops = {.write = op_write,
+                                      .writable = op_writable,
+                                      .close = op_close,
+                                      .release = op_release,
+                                      .settled = op_settled,
+                                      .move = op_move};
 
 /* ---- what the client tells us --------------------------------------------------------- */
 
@@ -417,16 +473,7 @@ static tconn_t *tconn_new(server_t *s, bool is_unix)
         return NULL;
     }
     t->is_unix = is_unix;
-    if (is_unix)
-        uv_pipe_init(s->loop, &t->io.pipe, 0);
-    else
-        uv_tcp_init(s->loop, &t->io.tcp);
-    uv_timer_init(s->loop, &t->esc_timer);
-    t->io.handle.data = t;
-    t->esc_timer.data = t;
-    t->handles_open = 2;
-    list_push_front(&s->conns, &t->c.node);
-    s->nconns++;
+    open_handles(t, s);
     return t;
 }
 
@@ -491,6 +538,93 @@ static void on_tcp_socket(void *ud, int fd, const char *peer)
 static void on_unix_socket(void *ud, int fd, const char *peer)
 {
     on_socket(ud, fd, peer, true);
+}
+
+/* ---- moving to another loop (loops = N) --------------------------------------------------
+ *
+ * A conn playing or watching a game on another loop is handed to it, so
+ * that its reads, writes and telnet protocol run on that loop's thread;
+ * it comes home for the menu. Reading stops, its writes and requests end,
+ * its socket is duplicated and its handles closed; the other loop opens
+ * the duplicate with the conn's telnet and key-decoder state as they were.
+ * Keys typed meanwhile wait in the kernel. */
+
+/* On the loop it was handed to (or, when that loop had stopped, back
+ * where it was, to end). */
+static void on_arrive(server_t *on, void *ud)
+{
+    tconn_t *t = ud;
+    conn_t *c = &t->c;
+    bool refused = on != t->mv_to;
+    c->srv = on;
+    open_handles(t, on);
+    t->mv = MV_NONE;
+    c->moving = false;
+    int err = t->is_unix ? uv_pipe_open(&t->io.pipe, t->mv_fd) : uv_tcp_open(&t->io.tcp, t->mv_fd);
+    if (err) {
+        close(t->mv_fd);
+        log_warn("conn=%llu: cannot open its socket on loop %d: %s", (unsigned long long)c->id,
+                 on->shard, uv_strerror(err));
+        c->closing = true;
+        close_handles(t);
+        return;
+    }
+    if (!t->is_unix)
+        uv_tcp_nodelay(&t->io.tcp, 1);
+    log_info("handed conn=%llu user=%s loop=%d", (unsigned long long)c->id,
+             c->user[0] ? c->user : "-", on->shard);
+    if (on->stopping || refused) {
+        conn_bye(c);
+        return;
+    }
+    uv_read_start(&t->io.stream, on_alloc, on_read);
+    if (keydec_pending(&t->kd))
+        uv_timer_start(&t->esc_timer, on_esc_timer, ESC_DELAY_MS, 0);
+    conn_ref(c); /* a move it starts goes on once this returns */
+    conn_arrived(c, &t->mv_dest);
+    conn_unref(c);
+}
+
+/* The next step of a move, once nothing holds the conn back. */
+static void move_on(tconn_t *t)
+{
+    conn_t *c = &t->c;
+    if (c->closing || c->refs != 0)
+        return;
+    if (t->mv == MV_QUIET && t->outq == 0) {
+        uv_os_fd_t fd;
+        if (uv_fileno(&t->io.handle, &fd) || (t->mv_fd = dup(fd)) < 0) {
+            conn_close(c, "cannot hand over its socket");
+            return;
+        }
+        uv_close((uv_handle_t *)&t->esc_timer, on_handle_closed);
+        uv_close(&t->io.handle, on_handle_closed);
+        t->mv = MV_CLOSING;
+    } else if (t->mv == MV_CLOSED) {
+        list_remove(&c->node);
+        c->srv->nconns--;
+        if (shard_post(t->mv_to, on_arrive, t))
+            on_arrive(c->srv, t); /* that loop stopped: the conn ends here */
+    }
+}
+
+/* c goes to d on the loop to; a conn on its way already changes course. */
+static void op_move(conn_t *c, server_t *to, const conn_dest_t *d)
+{
+    tconn_t *t = tconn_of(c);
+    if (c->closing)
+        return;
+    t->mv_to = to;
+    t->mv_dest = *d;
+    if (t->mv != MV_NONE)
+        return;
+    t->mv = MV_QUIET;
+    c->moving = true;
+    watch_free(c->watch); /* a watcher's overlays were its old game's */
+    c->watch = NULL;
+    uv_read_stop(&t->io.stream);
+    uv_timer_stop(&t->esc_timer);
+    move_on(t);
 }
 
 /* ---- listening ---------------------------------------------------------------------------- */

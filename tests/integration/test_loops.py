@@ -1,16 +1,21 @@
 """`loops = 2` against the real daemon: Warren's games spread over two
 loops (an account's game on loop user_id % 2: the first account registered
 is on loop 1, the second on loop 0), played, watched, chatted to and taken
-over from terminals that all stay on loop 0, then recovered loop by loop
-after a SIGKILL. `WARREN_LOOPS=2 make test-loops` runs every other suite
-the same way."""
+over from terminals handed to their game's loop and back home for the
+menu (a browser stays home, relayed), kicked, locked, banned and shut down
+there, then recovered loop by loop after a SIGKILL. `WARREN_LOOPS=2 make
+test-loops` runs every other suite the same way."""
 import json
 import re
+import shutil
+import subprocess
+import tempfile
 import time
 
 import pytest
 
 from harness import PW, WS, hook, new_game, play_socket
+from test_admin import admin_path
 from test_community import watch
 from test_web_daemon import register
 
@@ -26,6 +31,16 @@ def begin(d, t, name):
     t.wait_for(f"Welcome, {name} the ")
     m = re.findall(rf"attach user={name} game=\d+ conn=\d+ turn-seq=\d+ loop=(\d+)", d.log())
     return int(m[-1])
+
+
+def handed(d, name, loop, times=1):
+    """Waits until a terminal of name's was handed to loop `times` times in
+    all (the log says so); returns how many times."""
+    pat = rf"handed conn=\d+ user={name} loop={loop}\n"
+    end = time.time() + 10
+    while len(re.findall(pat, d.log())) < times and time.time() < end:
+        time.sleep(0.05)
+    return len(re.findall(pat, d.log()))
 
 
 def map_rows(t):
@@ -47,8 +62,10 @@ def test_games_on_both_loops_watched_taken_over_and_recovered(daemon, clients):
     assert "loops: 2" in d.log()
     a = clients(d.port).connected()
     assert begin(d, a, "ann") == 1
+    assert handed(d, "ann", 1) == 1  # ann's terminal is on loop 1 now
     b = clients(d.port).connected()
     assert begin(d, b, "ben") == 0
+    assert "user=ben loop" not in d.log()  # ben's game is home's: no move
     a.play_keys("lljj")
     b.play_keys("hhkk")
     # ben leaves his game and watches ann's, on the other loop
@@ -60,6 +77,7 @@ def test_games_on_both_loops_watched_taken_over_and_recovered(daemon, clients):
     b.send("q")
     watch(d, b, "ann")
     b.wait_for("[1 watching]")
+    assert handed(d, "ben", 1) == 1
     a.play_keys("lk")
     assert converge(a, b), f"{a.text()}\n---\n{b.text()}"
     # a chat line from the watcher reaches the player's screen
@@ -68,6 +86,7 @@ def test_games_on_both_loops_watched_taken_over_and_recovered(daemon, clients):
     a.wait_for("hello from loop zero")
     b.send("q")
     b.wait_for("Your choice")
+    assert handed(d, "ben", 0) == 1  # home for the menu
     # a third account moves between the two loops' games with > (by name)
     e = clients(d.port).connected()
     e.register("dee", PW)
@@ -82,8 +101,11 @@ def test_games_on_both_loops_watched_taken_over_and_recovered(daemon, clients):
         time.sleep(0.05)
     assert len(re.findall(r"watch conn=\d+ user=ann ", d.log())) == 3
     assert len(re.findall(r"watch conn=\d+ user=ben ", d.log())) == n + 1
+    # on loop 1, to ben's on loop 0, back to loop 1: asked home each time
+    assert handed(d, "dee", 1, 2) == 2 and handed(d, "dee", 0) == 1
     e.send("q")
     e.wait_for("Your choice")
+    assert handed(d, "dee", 0, 2) == 2
     # ann's game is taken over from a new terminal: same state, old one told
     before = hook(d, a, "ann")
     c = clients(d.port).connected()
@@ -91,6 +113,7 @@ def test_games_on_both_loops_watched_taken_over_and_recovered(daemon, clients):
     c.send("p")
     a.wait_for("taken over")
     assert hook(d, c, "ann") == before
+    assert handed(d, "ann", 1, 2) == 2 and handed(d, "ann", 0) == 1
     c.play_keys("hh")
     kept = hook(d, c, "ann")
     b.send("p")
@@ -147,3 +170,67 @@ def test_browser_watches_and_chats_with_a_game_on_another_loop(daemon, clients):
     assert re.search(r"attach user=eli game=\d+ conn=\d+ turn-seq=\d+ loop=1", d.log())
     for ws in (w, lobby, play):
         ws.close()
+
+
+def test_terminals_on_another_loop_kicked_locked_banned_and_shut_down(start_daemon, clients,
+                                                                     bindir):
+    top = tempfile.mkdtemp(prefix="wl-")
+    ctl = f"{top}/w.ctl"
+    try:
+        d = start_daemon(extra=["--loops", "2", "--control", ctl])
+        admin_on_loops(d, clients, [str(admin_path(bindir)), "--control", ctl])
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def admin_on_loops(d, clients, argv):
+    def admin(*args):
+        r = subprocess.run([*argv, *args], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+    p = clients(d.port).connected()
+    assert begin(d, p, "fay") == 1
+    w = clients(d.port).connected()
+    w.register("gus", PW)  # user 2: its own game would be on loop 0
+    watch(d, w, "fay")
+    assert handed(d, "fay", 1) == 1 and handed(d, "gus", 1) == 1
+    p.play_keys("lj")
+    assert converge(p, w)
+    assert "live: 1 sessions, 2 connections" in admin("health")
+    # kick: told and closed by loop 1, counted by home
+    assert "closed 1 connection of gus" in admin("kick", "gus")
+    w.wait_for("You were disconnected by the administrator.")
+    w.pump(quiet=0.3)
+    assert w.eof
+    # lock: the player on loop 1 is saved, sent home and logged out
+    h = hook(d, p, "fay")
+    assert "its live game was saved and detached" in admin("lock", "fay")
+    p.wait_for("This account has been locked.")
+    assert handed(d, "fay", 0) == 1
+    p.wait_for("l) Log in")
+    admin("unlock", "fay")
+    p.login("fay", PW)
+    p.send("p")
+    assert hook(d, p, "fay") == h and handed(d, "fay", 1, 2) == 2
+    # ban: closed where it is
+    v = clients(d.port).connected()
+    v.register("hal", PW)
+    watch(d, v, "fay")
+    assert handed(d, "hal", 1) == 1
+    assert "banned 127.0.0.0/8 (2 connections closed)" in admin("ban", "127.0.0.0/8")
+    for t in (p, v):
+        t.wait_for("Connections from your address are refused.")
+    admin("unban", "127.0.0.0/8")
+    # shutdown: loop 1 tells its terminal, stores the game; it resumes the same
+    p = clients(d.port).connected()
+    p.login("fay", PW)
+    p.send("p")
+    p.play_keys("k")
+    h = hook(d, p, "fay")
+    assert d.stop() == 0
+    p.wait_for("The server is shutting down. Your game is saved.")
+    d.start()
+    p = clients(d.port).connected()
+    p.login("fay", PW)
+    p.send("p")
+    assert hook(d, p, "fay") == h
