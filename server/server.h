@@ -115,6 +115,9 @@ void server_close_conns(server_t *s);
 
 /* telnet/telnet.c: listeners on TCP and the Unix socket */
 int telnetgw_listen(server_t *s);
+/* Another loop's part (loops = N): ends of the conns handed to it, a few
+ * per turn; telnetgw_stop and telnetgw_free as home's. */
+int telnetgw_attach(server_t *s);
 void telnetgw_stop(server_t *s); /* stops listening; also after a failed start */
 void telnetgw_free(server_t *s); /* after uv_run returned */
 void telnetgw_tick(server_t *s); /* idle timeouts */

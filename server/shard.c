@@ -273,7 +273,7 @@ static shard_rt_t *shard_new(server_t *home, int i)
     k->shard = i;
     k->vm = script_vm_new();
     k->db = db_attach(home->db, &rt->loop);
-    if (!k->vm || !k->db || shard_mailbox_open(k)) {
+    if (!k->vm || !k->db || shard_mailbox_open(k) || telnetgw_attach(k)) {
         log_error("loop %d: out of memory", i);
         return rt; /* shards_free frees it */
     }
@@ -404,6 +404,7 @@ static void shard_down(server_t *k, void *ud)
 {
     (void)ud;
     k->stopping = true;
+    telnetgw_stop(k);
     session_shutdown_all(k);
     storage_shutdown(k, shard_stored);
 }
@@ -435,10 +436,12 @@ static void shard_free(shard_rt_t *rt)
             uv_close((uv_handle_t *)&k->tick, NULL);
         if (k->storage.on)
             storage_close(k);
+        telnetgw_stop(k);
         uv_close((uv_handle_t *)&rt->park, NULL);
         uv_run(&rt->loop, UV_RUN_DEFAULT);
     }
     session_free_all(k);
+    telnetgw_free(k);
     script_vm_free(k->vm);
     server_bufs_free(k);
     shard_mailbox_free(k);

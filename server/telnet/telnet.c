@@ -629,15 +629,22 @@ static void op_move(conn_t *c, server_t *to, const conn_dest_t *d)
 
 /* ---- listening ---------------------------------------------------------------------------- */
 
-int telnetgw_listen(server_t *s)
+int telnetgw_attach(server_t *s)
 {
-    char err[512];
     s->telnet = calloc(1, sizeof *s->telnet);
     if (!s->telnet)
         return log_error("telnet: out of memory"), -1;
     list_init(&s->telnet->eofs);
     uv_idle_init(s->loop, &s->telnet->eof_idle);
     s->telnet->eof_idle.data = s->telnet;
+    return 0;
+}
+
+int telnetgw_listen(server_t *s)
+{
+    char err[512];
+    if (telnetgw_attach(s))
+        return -1;
     if (s->cfg.telnet[0]) {
         s->telnet->tcp = listener_tcp(s->loop, "telnet", s->cfg.telnet, s->cfg.listen_backlog,
                                       on_tcp_socket, s, err, sizeof err);
