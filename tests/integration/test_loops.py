@@ -234,3 +234,42 @@ def admin_on_loops(d, clients, argv):
     p.login("fay", PW)
     p.send("p")
     assert hook(d, p, "fay") == h
+
+
+def test_terminals_go_back_and_forth_and_drop_on_the_way(daemon, clients):
+    """Six players (three games on each loop) leave for the menu and come
+    back together, four times: every game keeps its state hash, every
+    terminal of a loop-1 game is handed there and home each time. Then half
+    of them press p and hang up at once, mid-way; their games wait, whole,
+    for a new terminal. The daemon ends clean (no sanitizer report)."""
+    d = daemon
+    names = [f"p{i}" for i in range(6)]
+    ts = [clients(d.port).connected() for _ in names]
+    loops = [begin(d, t, n) for t, n in zip(ts, names)]
+    assert loops == [1, 0, 1, 0, 1, 0]
+    for t in ts:
+        t.play_keys("l")
+    hashes = [hook(d, t, n) for t, n in zip(ts, names)]
+    for rnd in range(1, 5):
+        for t in ts:
+            t.send(CTRL_X, settle=False)
+        for t in ts:
+            t.wait_for("Your choice")
+        for t in ts:
+            t.send("p", settle=False)
+        assert [hook(d, t, n) for t, n in zip(ts, names)] == hashes
+        for n, k in zip(names, loops):
+            there, back = (rnd + 1, rnd) if k else (0, 0)
+            assert handed(d, n, 1, there) == there and handed(d, n, 0, back) == back
+    for t in ts:
+        t.send(CTRL_X, settle=False)
+    for t in ts:
+        t.wait_for("Your choice")
+    for t in ts[:3]:
+        t.send("p", settle=False)
+        t.close()
+    for i, n in enumerate(names[:3]):
+        t = clients(d.port).connected()
+        t.login(n, PW)
+        t.send("p")
+        assert hook(d, t, n) == hashes[i]
