@@ -23,10 +23,12 @@ void ratelimit_free(ratelimit_t *l)
 
 size_t ratelimit_take(ratelimit_t *l, size_t n, uint64_t now_ms)
 {
-    l->tokens += (double)(now_ms - l->last_ms) * l->per_sec / 1000.0;
+    if (now_ms > l->last_ms) { /* a conn changing loops may read a clock a little behind */
+        l->tokens += (double)(now_ms - l->last_ms) * l->per_sec / 1000.0;
+        l->last_ms = now_ms;
+    }
     if (l->tokens > l->burst)
         l->tokens = l->burst;
-    l->last_ms = now_ms;
     size_t allow = l->tokens >= (double)n ? n : (size_t)l->tokens;
     l->tokens -= (double)allow;
     return allow;

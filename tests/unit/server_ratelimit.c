@@ -30,12 +30,25 @@ START_TEST(one_at_a_time)
 }
 END_TEST
 
+/* A conn handed between loops reads each loop's clock: one a few ms behind
+ * the last must not wrap around into a full bucket. */
+START_TEST(a_clock_a_little_behind)
+{
+    ratelimit_t *l = ratelimit_new(100, 400, 1000);
+    ck_assert_uint_eq(ratelimit_take(l, 400, 1000), 400);
+    ck_assert_uint_eq(ratelimit_take(l, 10, 995), 0);  /* behind: nothing new */
+    ck_assert_uint_eq(ratelimit_take(l, 10, 1050), 5); /* 50 ms after the newest reading */
+    ratelimit_free(l);
+}
+END_TEST
+
 Suite *suite_server_ratelimit(void)
 {
     Suite *s = suite_create("server_ratelimit");
     TCase *t = tcase_create("ratelimit");
     tcase_add_test(t, burst_then_rate);
     tcase_add_test(t, one_at_a_time);
+    tcase_add_test(t, a_clock_a_little_behind);
     suite_add_tcase(s, t);
     return s;
 }
