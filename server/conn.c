@@ -148,6 +148,8 @@ void conn_go_home(conn_t *c, conn_go_t go, const char *text)
 {
     conn_dest_t d = {.go = go, .has_text = text != NULL};
     snprintf(d.text, sizeof d.text, "%s", text ? text : "");
+    if (c->sess) /* a game keeps no conn that leaves its loop */
+        session_detach(c, NULL);
     conn_set_place(c, CONN_WAIT);
     c->ops->move(c, shard_at(c->srv, 0), &d);
 }

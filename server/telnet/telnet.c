@@ -691,7 +691,9 @@ void telnetgw_tick(server_t *s)
         conn_t *c = &t->c;
         if (c->closing)
             continue;
-        if (now - t->last_input_ms > idle) {
+        /* last_input_ms may be another loop's reading of the clock (a conn
+         * just home from a game's loop): a little ahead of this one's */
+        if (now > t->last_input_ms && now - t->last_input_ms > idle) {
             const char *m = "\r\n\nIdle too long: goodbye.\r\n";
             conn_write(c, m, strlen(m));
             conn_close(c, "idle");
