@@ -1,5 +1,6 @@
 /* conn — what every connection shares, whatever carries it; see conn.h. */
 #include <stdio.h>
+#include <string.h>
 #include "json.h"
 #include "ratelimit.h"
 #include "relay.h"
@@ -154,6 +155,18 @@ void conn_go_home(conn_t *c, conn_go_t go, const char *text)
     c->ops->move(c, shard_at(c->srv, 0), &d);
 }
 
+void conn_tell_close(conn_t *c, const char *line, const char *reason)
+{
+    if (!c->moving) {
+        conn_write(c, line, strlen(line));
+        conn_close(c, reason);
+        return;
+    }
+    conn_dest_t d = {.go = GO_CLOSE, .has_text = true, .reason = reason};
+    snprintf(d.text, sizeof d.text, "%s", line);
+    c->ops->move(c, shard_at(c->srv, 0), &d); /* it changes course */
+}
+
 static void arrive_watch(conn_t *c, int64_t game_id)
 {
     session_t *s = session_find_game(c->srv, game_id);
@@ -170,5 +183,6 @@ void conn_arrived(conn_t *c, const conn_dest_t *d)
     case GO_WATCH: arrive_watch(c, d->game_id); break;
     case GO_MENU: menu_enter(c, d->has_text ? d->text : NULL); break;
     case GO_MESSAGE: menu_message(c, d->text); break;
+    case GO_CLOSE: conn_tell_close(c, d->text, d->reason); break;
     }
 }

@@ -46,12 +46,14 @@ typedef enum {
 } conn_place_t;
 
 /* Where a conn that changes loops (loops = N) goes once there: the game
- * it plays or watches there, or home's menu with a message. */
-typedef enum { GO_PLAY, GO_WATCH, GO_MENU, GO_MESSAGE } conn_go_t;
+ * it plays or watches there, home's menu with a message, or out (told
+ * text, a terminal's bytes, and closed for reason). */
+typedef enum { GO_PLAY, GO_WATCH, GO_MENU, GO_MESSAGE, GO_CLOSE } conn_go_t;
 typedef struct {
     conn_go_t go;
-    int64_t game_id; /* GO_WATCH */
-    bool has_text;   /* GO_MENU: with a message (GO_MESSAGE: always) */
+    int64_t game_id;    /* GO_WATCH */
+    bool has_text;      /* GO_MENU: with a message (GO_MESSAGE, GO_CLOSE: always) */
+    const char *reason; /* GO_CLOSE: a string constant, for the log */
     char text[200];
 } conn_dest_t;
 
@@ -164,6 +166,9 @@ bool conn_away(const conn_t *c);
 /* Away, or on its way: c goes (back) home to go (GO_MENU, GO_MESSAGE; text
  * may be NULL). */
 void conn_go_home(conn_t *c, conn_go_t go, const char *text);
+/* c is told line (a terminal's bytes) and closed for reason; a conn on
+ * its way between loops is told once it arrives. */
+void conn_tell_close(conn_t *c, const char *line, const char *reason);
 /* The gateway, on the loop c was handed to: c is there; it goes to d. */
 void conn_arrived(conn_t *c, const conn_dest_t *d);
 /* Shutdown: "the server is shutting down" and closed (server.c). */

@@ -1118,19 +1118,20 @@ void session_tick(server_t *srv)
     }
 }
 
-static bool close_user_here(server_t *srv, int64_t user_id, const char *why)
+int64_t session_close_user(server_t *srv, int64_t user_id, const char *why)
 {
     session_t *s = session_find_user(srv, user_id);
     if (!s)
-        return false;
+        return 0;
+    int64_t id = s->game_id;
     if (s->player)
         session_detach(s->player, why); /* snapshots it */
-    log_info("game closed user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
+    log_info("game closed user=%s game=%lld: saved and freed", s->user, (long long)id);
     session_save_and_free(s, "closed");
-    return true;
+    return id;
 }
 
-static int64_t abandon_here(server_t *srv, int64_t user_id, const char *reason, const char *why)
+int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
 {
     session_t *s = session_find_kind(srv, user_id, "warren"); /* only Warren's have records */
     if (!s)
@@ -1144,29 +1145,6 @@ static int64_t abandon_here(server_t *srv, int64_t user_id, const char *reason, 
     watchers_leave(s, why);
     log_info("game abandoned user=%s game=%lld: %s", s->user, (long long)id, reason);
     session_free(s);
-    return id;
-}
-
-/* From home: the account's hosted game here, its Warren game on its own
- * loop (parked meanwhile). */
-bool session_close_user(server_t *srv, int64_t user_id, const char *why)
-{
-    bool closed = close_user_here(srv, user_id, why);
-    server_t *k = shard_of_user(srv, user_id);
-    if (k != srv) {
-        shard_lock(k);
-        closed |= close_user_here(k, user_id, why);
-        shard_unlock(k);
-    }
-    return closed;
-}
-
-int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason, const char *why)
-{
-    server_t *k = shard_of_user(srv, user_id);
-    shard_lock(k);
-    int64_t id = abandon_here(k, user_id, reason, why);
-    shard_unlock(k);
     return id;
 }
 

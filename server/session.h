@@ -90,13 +90,14 @@ session_t *session_find_game(server_t *s, int64_t game_id);
 /* From home: whether the account has a live game on any loop. */
 bool session_user_live(server_t *s, int64_t user_id);
 
-/* The account's live game: its player is detached and told why (any
- * gateway), the game saved and freed, watchers sent back. Returns true if
- * there was one. */
-bool session_close_user(server_t *s, int64_t user_id, const char *why);
-/* The account's live game ends as abandoned: marked broken with reason
- * (its journal, snapshots and record kept), its player and watchers sent
- * to the menu with why. Returns the game's id, 0 if there was none. */
+/* On loop s's own thread, for its games (the administrator's commands
+ * run them on every loop: ctl_sweep). The account's live game here: its
+ * player is detached and told why (any gateway), the game saved and freed,
+ * watchers sent back. Returns the game's id, 0 if there was none. */
+int64_t session_close_user(server_t *s, int64_t user_id, const char *why);
+/* On loop s's own thread: the account's live Warren game here ends as
+ * abandoned: marked broken with reason (its journal, snapshots and record
+ * kept), its player and watchers sent to the menu with why. Returns the game's id, 0 if there was none. */
 int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
 void session_announce_all(server_t *s); /* every loop's games redrawn for a new announcement */
 /* Sends s's frame again now (an overlay changed), unless keys wait for

@@ -173,9 +173,10 @@ static void cmd_games(ctl_t *c, char *arg)
 
 /* ---- lock, unlock, passwd ------------------------------------------------------------------ */
 
-static void locked(ctl_t *c, int n)
+static void locked(ctl_t *c, int n, int64_t game)
 {
     (void)n;
+    buf_printf(&c->out, "%s\n", game ? "its live game was saved and detached" : "no live game");
     ctl_finish(c, NULL);
 }
 
@@ -184,9 +185,7 @@ static void on_locked(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     (void)id;
     if (status == DB_OK && c->lock) {
-        bool had = session_close_user(c->srv, c->user_id, "This account has been locked.");
-        buf_printf(&c->out, "%s\n", had ? "its live game was saved and detached" : "no live game");
-        ctl_sweep(c, SWEEP_LOG_OUT, "This account has been locked.", false, locked);
+        ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "This account has been locked.", false, locked);
     } else {
         ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
     }

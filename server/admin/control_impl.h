@@ -39,15 +39,21 @@ const char *db_msg(server_t *s, int status); /* "no such account" for DB_ENOTFOU
  * c->name set; a missing one is the answer. then finishes and unrefs. */
 void ctl_with_user(ctl_t *c, const char *name, ctl_user_fn then);
 
-/* What a command does to live telnet conns, on whichever loop they are
- * (shards_each): those of c->user_id are told msg and closed (CLOSE) or
- * sent to the anonymous menu with it (LOG_OUT); those from a banned
- * address are told msg and closed (BANNED). web: the account's websockets
- * too (told msg, closed). Then then(c, how many), if not NULL, on home;
- * the sweep holds its own reference to c. */
-typedef enum { SWEEP_CLOSE, SWEEP_LOG_OUT, SWEEP_BANNED } sweep_kind_t;
-typedef void (*ctl_swept_fn)(ctl_t *c, int n);
-void ctl_sweep(ctl_t *c, sweep_kind_t kind, const char *msg, bool web, ctl_swept_fn then);
+/* What a command does, on every loop (shards_each), each on its own
+ * thread. To the account's live game there (game): nothing (KEEP), saved
+ * and closed, its player told msg (CLOSE), or ended as abandoned, its
+ * player and watchers told msg (ABANDON); then to the live telnet conns
+ * (kind): those of c->user_id are told msg and closed (CLOSE) or sent to
+ * the anonymous menu with it (LOG_OUT); those from a banned address are
+ * told msg and closed (BANNED); none (NONE). web: the account's websockets
+ * too (told msg, closed). Then then(c, conns touched, the game's id or 0),
+ * if not NULL, on home, after every loop's save is queued; the sweep
+ * holds its own reference to c. */
+typedef enum { SWEEP_CLOSE, SWEEP_LOG_OUT, SWEEP_BANNED, SWEEP_NONE } sweep_kind_t;
+typedef enum { GAME_KEEP, GAME_CLOSE, GAME_ABANDON } sweep_game_t;
+typedef void (*ctl_swept_fn)(ctl_t *c, int n, int64_t game);
+void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, bool web,
+               ctl_swept_fn then);
 
 /* control_mod.c's commands */
 void cmd_kick(ctl_t *c, char *arg);

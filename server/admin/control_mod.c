@@ -45,26 +45,44 @@ static void on_written(void *ud, int status, int64_t id)
 typedef struct {
     ctl_t *ctl;
     sweep_kind_t kind;
+    sweep_game_t game;
     int64_t user_id;
     bool web;
     char msg[160], line[200];
-    int len;
     atomic_int n;
+    atomic_int_fast64_t game_id;
     ctl_swept_fn then;
 } sweep_t;
 
 static bool swept(const sweep_t *w, server_t *k, const conn_t *x, int64_t now)
 {
-    if (x->closing)
+    if (x->closing || w->kind == SWEEP_NONE)
         return false;
     return w->kind == SWEEP_BANNED ? moderation_banned(k->mod, x->ip, now)
                                    : x->user_id == w->user_id;
 }
 
-/* On each loop's thread: its telnet conns (shards_each). */
+/* The account's game on this loop, if any; its save is queued before home
+ * goes on (a delete written after it). */
+static void sweep_game(sweep_t *w, server_t *k)
+{
+    int64_t id = 0;
+    if (w->game == GAME_CLOSE)
+        id = session_close_user(k, w->user_id, w->msg);
+    else if (w->game == GAME_ABANDON)
+        id = session_abandon_user(k, w->user_id, "abandoned: ended by the administrator", w->msg);
+    if (!id)
+        return;
+    atomic_store(&w->game_id, id);
+    db_flush(k->db);
+}
+
+/* On each loop's thread: its game of the account, its telnet conns
+ * (shards_each). */
 static void sweep_loop(server_t *k, void *ud)
 {
     sweep_t *w = ud;
+    sweep_game(w, k);
     int64_t now = (int64_t)time(NULL);
     int n = 0;
     LIST_EACH (it, &k->conns) {
@@ -72,12 +90,10 @@ static void sweep_loop(server_t *k, void *ud)
         if (!swept(w, k, x, now))
             continue;
         n++;
-        if (w->kind == SWEEP_LOG_OUT) {
+        if (w->kind == SWEEP_LOG_OUT)
             menu_log_out(x, w->msg);
-            continue;
-        }
-        conn_write(x, w->line, (size_t)w->len);
-        conn_close(x, w->kind == SWEEP_BANNED ? "banned" : "kicked");
+        else
+            conn_tell_close(x, w->line, w->kind == SWEEP_BANNED ? "banned" : "kicked");
     }
     atomic_fetch_add(&w->n, n);
 }
@@ -89,25 +105,27 @@ static void sweep_done(server_t *home, void *ud)
     if (w->web)
         n += webgw_kick(home, w->user_id, w->msg);
     if (w->then)
-        w->then(w->ctl, n);
+        w->then(w->ctl, n, (int64_t)atomic_load(&w->game_id));
     ctl_unref(w->ctl);
     free(w);
 }
 
-void ctl_sweep(ctl_t *c, sweep_kind_t kind, const char *msg, bool web, ctl_swept_fn then)
+void ctl_sweep(ctl_t *c, sweep_kind_t kind, sweep_game_t game, const char *msg, bool web,
+               ctl_swept_fn then)
 {
     sweep_t *w = calloc(1, sizeof *w);
     if (!w) {
         if (then)
-            then(c, 0);
+            then(c, 0, 0);
         return;
     }
-    *w = (sweep_t){.ctl = c, .kind = kind, .user_id = c->user_id, .web = web, .then = then};
+    *w = (sweep_t){
+        .ctl = c, .kind = kind, .game = game, .user_id = c->user_id, .web = web, .then = then};
     snprintf(w->msg, sizeof w->msg, "%s", msg);
     if (kind == SWEEP_BANNED)
-        w->len = snprintf(w->line, sizeof w->line, "\r\n%s\r\n", msg);
+        snprintf(w->line, sizeof w->line, "\r\n%s\r\n", msg);
     else
-        w->len = snprintf(w->line, sizeof w->line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
+        snprintf(w->line, sizeof w->line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
     c->refs++;
     shards_each(c->srv, sweep_loop, w, sweep_done);
 }
@@ -143,8 +161,9 @@ static void say_until(ctl_t *c, const char *what)
 
 /* ---- kick ---------------------------------------------------------------------------- */
 
-static void kicked(ctl_t *c, int n)
+static void kicked(ctl_t *c, int n, int64_t game)
 {
+    (void)game;
     log_info("admin: kick user=%s connections=%d", c->name, n);
     buf_printf(&c->out, "closed %d connection%s of %s; a live game waits for its player\n", n,
                n == 1 ? "" : "s", c->name);
@@ -154,7 +173,8 @@ static void kicked(ctl_t *c, int n)
 static void kick_user(ctl_t *c, const db_user_t *u)
 {
     (void)u; /* c->user_id and c->name are its */
-    ctl_sweep(c, SWEEP_CLOSE, "You were disconnected by the administrator.", true, kicked);
+    ctl_sweep(c, SWEEP_CLOSE, GAME_KEEP, "You were disconnected by the administrator.", true,
+              kicked);
     ctl_unref(c);
 }
 
@@ -165,8 +185,9 @@ void cmd_kick(ctl_t *c, char *arg)
 
 /* ---- bans ------------------------------------------------------------------------------ */
 
-static void banned(ctl_t *c, int n)
+static void banned(ctl_t *c, int n, int64_t game)
 {
+    (void)game;
     log_info("admin: ban net=%s until=%lld closed=%d", c->net, (long long)c->until, n);
     char what[128];
     snprintf(what, sizeof what, "banned %s (%d connection%s closed)", c->net, n, n == 1 ? "" : "s");
@@ -186,7 +207,8 @@ void cmd_ban(ctl_t *c, char *arg)
     shards_unlock_all(c->srv);
     if (rc)
         return ctl_finish(c, "out of memory");
-    ctl_sweep(c, SWEEP_BANNED, "Connections from your address are refused.", false, banned);
+    ctl_sweep(c, SWEEP_BANNED, GAME_KEEP, "Connections from your address are refused.", false,
+              banned);
 }
 
 void cmd_unban(ctl_t *c, char *arg)
@@ -250,19 +272,24 @@ void cmd_bans(ctl_t *c, char *arg)
 
 /* ---- end ------------------------------------------------------------------------------- */
 
-static void end_user(ctl_t *c, const db_user_t *u)
+static void ended(ctl_t *c, int n, int64_t id)
 {
-    int64_t id = session_abandon_user(c->srv, u->id, "abandoned: ended by the administrator",
-                                      "The game was ended by the administrator.");
+    (void)n;
     if (!id) {
         ctl_finish(c, "no live game");
-        ctl_unref(c);
         return;
     }
-    log_info("admin: end user=%s game=%lld", u->name, (long long)id);
+    log_info("admin: end user=%s game=%lld", c->name, (long long)id);
     buf_printf(&c->out, "ended game %lld of %s as abandoned; its record is kept\n", (long long)id,
-               u->name);
+               c->name);
     ctl_finish(c, NULL);
+}
+
+static void end_user(ctl_t *c, const db_user_t *u)
+{
+    (void)u; /* c->user_id and c->name are its */
+    ctl_sweep(c, SWEEP_NONE, GAME_ABANDON, "The game was ended by the administrator.", false,
+              ended);
     ctl_unref(c);
 }
 
@@ -285,12 +312,18 @@ static void on_deleted(void *ud, int status, int64_t id)
     on_written(ud, status, id);
 }
 
+/* Its game saved and its conns closed on every loop, then the rows go. */
+static void delete_swept(ctl_t *c, int n, int64_t game)
+{
+    (void)n, (void)game;
+    log_info("admin: delete user=%s", c->name);
+    db_user_delete(c->srv->db, c->user_id, on_deleted, c);
+}
+
 static void delete_user(ctl_t *c, const db_user_t *u)
 {
-    session_close_user(c->srv, u->id, "This account has been deleted.");
-    ctl_sweep(c, SWEEP_CLOSE, "This account has been deleted.", true, NULL);
-    log_info("admin: delete user=%s", u->name);
-    db_user_delete(c->srv->db, u->id, on_deleted, c);
+    (void)u; /* c->user_id and c->name are its; the lookup's reference goes on */
+    ctl_sweep(c, SWEEP_CLOSE, GAME_CLOSE, "This account has been deleted.", true, delete_swept);
 }
 
 void cmd_delete(ctl_t *c, char *arg)
@@ -312,6 +345,14 @@ static void on_renamed(void *ud, int status, int64_t id)
     on_written(ud, status, id);
 }
 
+static void rename_swept(ctl_t *c, int n, int64_t game)
+{
+    (void)n, (void)game;
+    char key[DB_NAME_MAX];
+    accounts_name_key(c->name2, key);
+    db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
+}
+
 /* The new name's owner, if any: another account's name is refused. */
 static void on_new_name(void *ud, int status, const db_user_t *u)
 {
@@ -326,11 +367,8 @@ static void on_new_name(void *ud, int status, const db_user_t *u)
         ctl_unref(c);
         return;
     }
-    char key[DB_NAME_MAX];
-    accounts_name_key(c->name2, key);
-    session_close_user(c->srv, c->user_id, "Your account was renamed: log in again.");
-    ctl_sweep(c, SWEEP_LOG_OUT, "Your account was renamed: log in again.", true, NULL);
-    db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
+    ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "Your account was renamed: log in again.", true,
+              rename_swept);
 }
 
 static void rename_user(ctl_t *c, const db_user_t *u)

@@ -204,9 +204,10 @@ def admin_on_loops(d, clients, argv):
     assert w.eof
     # lock: the player on loop 1 is saved, sent home and logged out
     h = hook(d, p, "fay")
+    conn = re.search(r"handed conn=(\d+) user=fay loop=1\n", d.log()).group(1)
     assert "its live game was saved and detached" in admin("lock", "fay")
     p.wait_for("This account has been locked.")
-    assert handed(d, "fay", 0) == 1
+    d.wait_log(rf"handed conn={conn} user=(fay|-) loop=0\n")  # logged out on the way, or at home
     p.wait_for("l) Log in")
     admin("unlock", "fay")
     p.login("fay", PW)
@@ -273,3 +274,66 @@ def test_terminals_go_back_and_forth_and_drop_on_the_way(daemon, clients):
         t.login(n, PW)
         t.send("p")
         assert hook(d, t, n) == hashes[i]
+
+
+def test_games_on_another_loop_ended_renamed_and_deleted(start_daemon, clients, bindir):
+    """The administrator's commands on an account whose game is on loop 1
+    act there, on loop 1's thread: `end` tells its player and its watcher
+    and keeps the record; `rename` saves the game and logs the terminal
+    out on its way home, and the game resumes under the new name; `delete`
+    tells the player and the watcher's own account is untouched; the rows
+    are gone after the game's last save (queued before the delete)."""
+    top = tempfile.mkdtemp(prefix="wl-")
+    ctl = f"{top}/w.ctl"
+    try:
+        d = start_daemon(extra=["--loops", "2", "--control", ctl])
+        argv = [str(admin_path(bindir)), "--control", ctl]
+
+        def admin(*args):
+            r = subprocess.run([*argv, *args], capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+        p = clients(d.port).connected()
+        assert begin(d, p, "ivy") == 1
+        w = clients(d.port).connected()
+        w.register("jay", PW)
+        watch(d, w, "ivy")
+        assert handed(d, "ivy", 1) == 1 and handed(d, "jay", 1) == 1
+        p.play_keys("l")
+        gid = int(re.findall(r"attach user=ivy game=(\d+)", d.log())[-1])
+        out = admin("end", "ivy")
+        assert f"ended game {gid} of ivy as abandoned" in out
+        for t in (p, w):
+            t.wait_for("The game was ended by the administrator.")
+        assert handed(d, "ivy", 0) == 1 and handed(d, "jay", 0) == 1
+        w.send(" ")  # the message read
+        w.wait_for("Your choice")
+        assert d.db_rows("SELECT count(*) FROM games WHERE id = ?", gid)[0][0] == 1
+        assert "no live game" in subprocess.run([*argv, "end", "ivy"], capture_output=True,
+                                                text=True, timeout=60).stderr
+        # a new game on loop 1, renamed: saved there, resumed under the new name
+        p.send("p")
+        p.wait_for("Choose a race.")
+        p.send("l")
+        p.wait_for("Welcome, ivy the ")
+        p.play_keys("j")
+        h = hook(d, p, "ivy")
+        assert "renamed ivy to Ivo" in admin("rename", "ivy", "Ivo")
+        p.wait_for("Your account was renamed: log in again.")
+        p.wait_for("l) Log in")
+        p.login("Ivo", PW)
+        p.send("p")
+        assert hook(d, p, "Ivo") == h
+        gid = int(re.findall(r"attach user=Ivo game=(\d+)", d.log())[-1])
+        watch(d, w, "Ivo")
+        # deleted while played and watched on loop 1
+        assert "deleted Ivo and every game of it" in admin("delete", "Ivo", "--yes")
+        p.wait_for("This account has been deleted.")
+        w.wait_for("The player left; the game is saved.")
+        p.pump(quiet=0.3)
+        assert p.eof and not w.eof
+        for table, col in (("games", "id"), ("journal", "game"), ("snapshots", "game")):
+            assert d.db_rows(f"SELECT count(*) FROM {table} WHERE {col} = ?", gid)[0][0] == 0
+        assert d.db_rows("SELECT count(*) FROM users WHERE name_key = 'jay'")[0][0] == 1
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
