@@ -1169,18 +1169,40 @@ void session_redraw(session_t *s)
 
 /* Keys waiting for their journal rows keep their frame (and the
  * announcement) until the commit; the others redraw now. */
+typedef struct {
+    char text[sizeof((server_t *)0)->announce];
+    uint64_t until;
+} announce_t;
+
+static void announce_redraw(server_t *k)
+{
+    LIST_EACH (it, &k->sessions)
+        session_redraw(LIST_ITEM(it, session_t, node));
+}
+
+/* On another loop's thread: its own copy, its games redrawn. */
+static void announce_here(server_t *k, void *ud)
+{
+    announce_t *a = ud;
+    memcpy(k->announce, a->text, sizeof k->announce);
+    k->announce_until = a->until;
+    free(a);
+    announce_redraw(k);
+}
+
 void session_announce_all(server_t *srv)
 {
-    for (int i = 0; i < shard_count(srv); i++) {
-        server_t *k = shard_at(srv, i);
-        shard_lock(k);
-        if (k != srv) { /* each loop draws its own copy */
-            memcpy(k->announce, srv->announce, sizeof k->announce);
-            k->announce_until = srv->announce_until;
+    announce_redraw(srv);
+    for (int i = 1; i < shard_count(srv); i++) {
+        announce_t *a = malloc(sizeof *a);
+        if (!a) {
+            log_error("announcement: out of memory for loop %d", i);
+            continue;
         }
-        LIST_EACH (it, &k->sessions)
-            session_redraw(LIST_ITEM(it, session_t, node));
-        shard_unlock(k);
+        memcpy(a->text, srv->announce, sizeof a->text);
+        a->until = srv->announce_until;
+        if (shard_post(shard_at(srv, i), announce_here, a))
+            free(a); /* stopping: it draws nothing more */
     }
 }
 

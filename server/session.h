@@ -99,7 +99,9 @@ int64_t session_close_user(server_t *s, int64_t user_id, const char *why);
  * abandoned: marked broken with reason (its journal, snapshots and record
  * kept), its player and watchers sent to the menu with why. Returns the game's id, 0 if there was none. */
 int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
-void session_announce_all(server_t *s); /* every loop's games redrawn for a new announcement */
+/* From home, for a new announcement: home's games redrawn, and each other
+ * loop's by a message to it, with its own copy of the text. */
+void session_announce_all(server_t *s);
 /* Sends s's frame again now (an overlay changed), unless keys wait for
  * their journal rows: their frame comes with the commit. */
 void session_redraw(session_t *s);

@@ -197,6 +197,13 @@ def admin_on_loops(d, clients, argv):
     p.play_keys("lj")
     assert converge(p, w)
     assert "live: 1 sessions, 2 connections" in admin("health")
+    # an announcement: loop 1 redraws its game with its own copy, and takes it down
+    assert "shown to 2 connections" in admin("announce", "Loop", "one", "hears")
+    for t in (p, w):
+        t.wait_for("Announcement: Loop one hears")
+    admin("announce")
+    p.play_keys("h")
+    assert "Announcement" not in p.text()
     # kick: told and closed by loop 1, counted by home
     assert "closed 1 connection of gus" in admin("kick", "gus")
     w.wait_for("You were disconnected by the administrator.")
