@@ -5,6 +5,7 @@ over from terminals handed to their game's loop and back home for the
 menu (a browser stays home, relayed), kicked, locked, banned and shut down
 there, then recovered loop by loop after a SIGKILL. `WARREN_LOOPS=2 make
 test-loops` runs every other suite the same way."""
+import contextlib
 import json
 import re
 import shutil
@@ -172,22 +173,32 @@ def test_browser_watches_and_chats_with_a_game_on_another_loop(daemon, clients):
         ws.close()
 
 
-def test_terminals_on_another_loop_kicked_locked_banned_and_shut_down(start_daemon, clients,
-                                                                     bindir):
+@contextlib.contextmanager
+def daemon_with_control(start_daemon, bindir):
+    """A two-loop daemon with a control socket, and admin(*args, want=0):
+    runs warren-admin, checks its exit status, returns its output."""
     top = tempfile.mkdtemp(prefix="wl-")
     ctl = f"{top}/w.ctl"
     try:
         d = start_daemon(extra=["--loops", "2", "--control", ctl])
-        admin_on_loops(d, clients, [str(admin_path(bindir)), "--control", ctl])
+
+        def admin(*args, want=0):
+            r = subprocess.run([str(admin_path(bindir)), "--control", ctl, *args],
+                               capture_output=True, text=True, timeout=60)
+            assert r.returncode == want, r.stderr
+            return r.stdout + r.stderr
+        yield d, admin
     finally:
         shutil.rmtree(top, ignore_errors=True)
 
 
-def admin_on_loops(d, clients, argv):
-    def admin(*args):
-        r = subprocess.run([*argv, *args], capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0, r.stderr
-        return r.stdout
+def test_terminals_on_another_loop_kicked_locked_banned_and_shut_down(start_daemon, clients,
+                                                                     bindir):
+    with daemon_with_control(start_daemon, bindir) as (d, admin):
+        admin_on_loops(d, clients, admin)
+
+
+def admin_on_loops(d, clients, admin):
     p = clients(d.port).connected()
     assert begin(d, p, "fay") == 1
     w = clients(d.port).connected()
@@ -290,16 +301,7 @@ def test_games_on_another_loop_ended_renamed_and_deleted(start_daemon, clients, 
     out on its way home, and the game resumes under the new name; `delete`
     tells the player and the watcher's own account is untouched; the rows
     are gone after the game's last save (queued before the delete)."""
-    top = tempfile.mkdtemp(prefix="wl-")
-    ctl = f"{top}/w.ctl"
-    try:
-        d = start_daemon(extra=["--loops", "2", "--control", ctl])
-        argv = [str(admin_path(bindir)), "--control", ctl]
-
-        def admin(*args):
-            r = subprocess.run([*argv, *args], capture_output=True, text=True, timeout=60)
-            assert r.returncode == 0, r.stderr
-            return r.stdout
+    with daemon_with_control(start_daemon, bindir) as (d, admin):
         p = clients(d.port).connected()
         assert begin(d, p, "ivy") == 1
         w = clients(d.port).connected()
@@ -316,8 +318,7 @@ def test_games_on_another_loop_ended_renamed_and_deleted(start_daemon, clients, 
         w.send(" ")  # the message read
         w.wait_for("Your choice")
         assert d.db_rows("SELECT count(*) FROM games WHERE id = ?", gid)[0][0] == 1
-        assert "no live game" in subprocess.run([*argv, "end", "ivy"], capture_output=True,
-                                                text=True, timeout=60).stderr
+        assert "no live game" in admin("end", "ivy", want=1)
         # a new game on loop 1, renamed: saved there, resumed under the new name
         p.send("p")
         p.wait_for("Choose a race.")
@@ -342,5 +343,3 @@ def test_games_on_another_loop_ended_renamed_and_deleted(start_daemon, clients, 
         for table, col in (("games", "id"), ("journal", "game"), ("snapshots", "game")):
             assert d.db_rows(f"SELECT count(*) FROM {table} WHERE {col} = ?", gid)[0][0] == 0
         assert d.db_rows("SELECT count(*) FROM users WHERE name_key = 'jay'")[0][0] == 1
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
