@@ -91,13 +91,8 @@ static int64_t pick_next(server_t *home, int64_t viewer, const char *name, int d
     int64_t game_id = 0;
     *at = NULL;
     shards_lock_all(home);
-    for (int i = 0; i < shard_count(home); i++) {
-        server_t *k = shard_at(home, i);
-        session_t *b = best, *w = wrap;
-        neighbour_in(k, viewer, name, dir, &best, &wrap);
-        if (best != b || (!best && wrap != w))
-            *at = k; /* the loop of the pick so far */
-    }
+    for (int i = 0; i < shard_count(home); i++)
+        neighbour_in(shard_at(home, i), viewer, name, dir, &best, &wrap);
     session_t *t = best ? best : wrap;
     if (t) {
         for (int i = 0; i < shard_count(home); i++) /* whose loop it is */
