@@ -7,7 +7,8 @@
  * a checkpointer thread at a lower priority copies the WAL into the file
  * beside the writer, so no commit waits for a checkpoint (db.c).
  * The loop never blocks on the database: every call below only queues work,
- * except db_open, db_flush_sync and db_close, which are for start and stop.
+ * except db_open(_guarded), db_flush_sync and db_close, which are for start
+ * and stop, and db_file_state, one stat of the file.
  *
  * Group commit. Write operations queued on the loop thread are collected
  * until db_flush(); everything queued between two flushes commits as ONE
@@ -44,9 +45,9 @@
  * callbacks come on its loop. Writes of several handles that wait together
  * commit together.
  *
- * Ownership: db_open / db_close pair, and db_attach / db_close. db_close frees the object once the
- * loop has run its handle close callbacks (run the loop before
- * uv_loop_close). */
+ * Ownership: db_open (or db_open_guarded) / db_close pair, and db_attach /
+ * db_close. db_close frees the object once the loop has run its handle
+ * close callbacks (run the loop before uv_loop_close). */
 #ifndef WARREN_DB_H
 #define WARREN_DB_H
 #include <stdbool.h>
