@@ -461,7 +461,18 @@ def refused(d, timeout=60):
     return out
 
 
+def beside(db, suffix):
+    """The file beside the database: warren.db-wal, warren.db.id, ..."""
+    return db.with_name(db.name + suffix)
+
+
+def kept_id(db):
+    """The id in warren.db.id (its first line)."""
+    return beside(db, ".id").read_text().split("\n")[0]
+
+
 def db_id(path):
+    """The id stored in the database itself."""
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         return con.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()[0]
@@ -471,12 +482,11 @@ def db_id(path):
 
 def watched_game(start_daemon, clients, ctl, *flags):
     """alice plays (her keys stored), bob (registered) watches her.
-    Returns (daemon, alice, bob, game id)."""
+    Returns (daemon, alice, bob)."""
     d = start_daemon(extra=["--control", ctl, *flags])
     a = clients(d.port).connected()
     a.register("alice")
     a.random_character("alice")
-    game = int(re.search(r"game start user=alice game=(\d+)", d.log()).group(1))
     a.play_keys("hj")
     stored_hook(d, a, "alice")
     b = clients(d.port).connected()
@@ -486,13 +496,13 @@ def watched_game(start_daemon, clients, ctl, *flags):
     b.send("a")
     d.wait_log(r"watch conn=\d+ user=alice")
     b.pump()
-    return d, a, b, game
+    return d, a, b
 
 
 def test_deleted_database_stops_answering_and_is_never_made_anew(bindir, tmp_path, start_daemon,
                                                                  clients, ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
-    d, a, b, game = watched_game(start_daemon, clients, ctl)
+    d, a, b = watched_game(start_daemon, clients, ctl)
     backup = tmp_path / "backup.db"  # the operator's backup, taken while it runs
     src, dst = sqlite3.connect(str(d.db)), sqlite3.connect(str(backup))
     src.backup(dst)
@@ -534,14 +544,13 @@ def test_deleted_database_stops_answering_and_is_never_made_anew(bindir, tmp_pat
 
     d.stop_clean()
     assert not d.db.exists()
-    assert pathlib_of(d.db, "-wal").exists() is False  # moved aside, never read by a restore
-    idfile = pathlib_of(d.db, ".id")
-    assert before_id(idfile) == db_id(backup)
+    assert not beside(d.db, "-wal").exists()  # moved aside, never read by a restore
+    assert kept_id(d.db) == db_id(backup)
 
     # restarted: refused, and no empty database made in its place
     out = refused(d)
     assert re.search(r"cannot start: database \S+warren\.db is missing, but \S+warren\.db\.id "
-                     rf"says database {before_id(idfile)} belongs here: warrend will not start a "
+                     rf"says database {kept_id(d.db)} belongs here: warrend will not start a "
                      r"new, empty one", out), out
     assert "delete " in out and not d.db.exists()
 
@@ -552,14 +561,6 @@ def test_deleted_database_stops_answering_and_is_never_made_anew(bindir, tmp_pat
     t = login_play(d, clients, "alice")
     assert hook(d, t, "alice")["seq"] == before["seq"]
     assert answered(t, "?")
-
-
-def pathlib_of(db, suffix):
-    return db.with_name(db.name + suffix)
-
-
-def before_id(idfile):
-    return idfile.read_text().split("\n")[0]
 
 
 def test_other_database_is_refused_until_its_id_file_goes(start_daemon, clients):
@@ -578,11 +579,11 @@ def test_other_database_is_refused_until_its_id_file_goes(start_daemon, clients)
     assert (f"database {first.db} is database {theirs}, but {first.db}.id says database "
             f"{mine} belongs here: the file was replaced") in out, out
     # deleting the id file adopts the database there, on purpose
-    pathlib_of(first.db, ".id").unlink()
+    beside(first.db, ".id").unlink()
     first.start()
     assert first.log().count(f"database id kept in {first.db}.id") == 2  # made, then adopted
     assert first.db_rows("SELECT name FROM users") == [("ben",)]
-    assert before_id(pathlib_of(first.db, ".id")) == theirs
+    assert kept_id(first.db) == theirs
 
 
 def add_filler(db, rows=150000):
@@ -650,7 +651,7 @@ def test_stalled_writes_show_the_notice_and_are_logged(bindir, start_daemon, cli
     connection, BEGIN IMMEDIATE) while the daemon's busy timeout is long:
     its writer waits inside SQLite, as on a frozen disk."""
     ctl = f"{ctl_dir}/w.ctl"
-    d, a, b, game = watched_game(start_daemon, clients, ctl, "--db-busy-ms", 60000)
+    d, a, b = watched_game(start_daemon, clients, ctl, "--db-busy-ms", 60000)
     before = stored_hook(d, a, "alice")
     lock = sqlite3.connect(str(d.db), isolation_level=None, timeout=10)
     try:
@@ -685,8 +686,7 @@ def test_files_are_private_whatever_the_umask(start_daemon, clients, ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
     d = start_daemon(extra=["--control", ctl], popen={"umask": 0})
     clients(d.port).connected().register("una")  # the WAL has frames
-    files = [d.db, pathlib_of(d.db, "-wal"), pathlib_of(d.db, "-shm"), pathlib_of(d.db, ".id"),
-             ctl]
+    files = [d.db, beside(d.db, "-wal"), beside(d.db, "-shm"), beside(d.db, ".id"), ctl]
 
     def modes():
         return {str(f): oct(stat.S_IMODE(os.stat(f).st_mode)) if os.path.exists(f) else None
