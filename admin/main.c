@@ -26,9 +26,11 @@ static void usage(FILE *out)
                  "  passwd NAME        set a new password, read from the terminal or stdin\n"
                  "  announce TEXT      show TEXT on every menu and game for 5 minutes\n"
                  "                     (\"announce\" with no text takes it down)\n"
-                 "  health             integrity check, sizes, unfinished games, journal rows,\n"
-                 "                     storage (ok, or failing since when and why), the\n"
-                 "                     database cap, broken games\n"
+                 "  health             quick check, sizes, unfinished games, journal rows,\n"
+                 "                     storage (ok, or failing, stalled or lost since when and\n"
+                 "                     why), the database cap, broken games\n"
+                 "  check-db           the full integrity check of the database (slow on a big\n"
+                 "                     one; the games go on meanwhile)\n"
                  "  db-max-size SIZE   cap the database now (bytes, or with K, M, G; 0 lifts\n"
                  "                     the cap) until warrend restarts: `db-max-size` in the\n"
                  "                     config sets it at start\n"
@@ -80,11 +82,11 @@ static int build_line(int argc, char **argv, int i, char *line, size_t n)
     static const struct {
         const char *name;
         int min, max; /* words after the command; max -1: any (joined with spaces) */
-    } CMDS[] = {{"users", 0, 0},      {"games", 0, 0},  {"lock", 1, 1},      {"unlock", 1, 1},
-                {"passwd", 1, 1},     {"health", 0, 0}, {"announce", 0, -1}, {"kick", 1, 1},
-                {"ban", 1, 2},        {"unban", 1, 1},  {"bans", 0, 0},      {"end", 1, 1},
-                {"delete", 2, 2},     {"rename", 2, 2}, {"mute", 1, 2},      {"unmute", 1, 1},
-                {"db-max-size", 1, 1}};
+    } CMDS[] = {{"users", 0, 0},       {"games", 0, 0},   {"lock", 1, 1},      {"unlock", 1, 1},
+                {"passwd", 1, 1},      {"health", 0, 0},  {"announce", 0, -1}, {"kick", 1, 1},
+                {"ban", 1, 2},         {"unban", 1, 1},   {"bans", 0, 0},      {"end", 1, 1},
+                {"delete", 2, 2},      {"rename", 2, 2},  {"mute", 1, 2},      {"unmute", 1, 1},
+                {"db-max-size", 1, 1}, {"check-db", 0, 0}};
     const char *cmd = argv[i];
     int nargs = argc - i - 1;
     for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0]; k++) {

@@ -33,6 +33,7 @@ typedef struct {
  * and their queues. Freed by the close of the last handle. */
 typedef struct db_core {
     char *path;
+    db_file_t file; /* the file itself: its guards, its id, held open to watch it */
     int version;
     _Atomic int64_t next_game_id;
     int64_t max_pages; /* the writer's page limit before any cap (SQLite's) */
@@ -43,6 +44,8 @@ typedef struct db_core {
     uint64_t submitted, written;
     int sync_status;
     bool wstop;
+    bool fenced; /* db_fence: every write fails with fence */
+    char fence[200];
     int handles; /* open handles (db_open, db_attach, less db_close) */
     pthread_t writer;
     bool writer_started;
@@ -65,6 +68,7 @@ typedef struct db_core {
     int nreaders;
 
     _Atomic uint64_t commits, writes, failed, reads;
+    _Atomic uint64_t batch_started_ns, batch_ended_ns; /* db_writer_state */
 } db_core_t;
 
 /* One loop's handle: what it queued, what comes back to it, what it owes. */
@@ -219,11 +223,16 @@ static int on_wal_commit(void *ud, sqlite3 *h, const char *name, int pages)
     return SQLITE_OK;
 }
 
+static int busy_ms(const db_core_t *db)
+{
+    return db->file.guard.busy_ms > 0 ? db->file.guard.busy_ms : DB_BUSY_MS;
+}
+
+/* The file exists by now (db_file_prepare made it): SQLite never makes it. */
 static int open_writer(db_core_t *db, char *err, size_t errlen)
 {
     sqlite3 *h = NULL;
-    int rc = sqlite3_open_v2(
-        db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     db->wconn.h = h;
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "cannot open database %s: %s", db->path,
@@ -234,14 +243,19 @@ static int open_writer(db_core_t *db, char *err, size_t errlen)
         snprintf(err, errlen, "database %s is not writable", db->path);
         return DB_ERR;
     }
-    sqlite3_busy_timeout(h, DB_BUSY_MS);
+    sqlite3_busy_timeout(h, busy_ms(db));
     sqlite3_wal_hook(h, on_wal_commit, db); /* also turns SQLite's own checkpoints off */
+    /* The file as found, before anything changes it: damage, the kept id. */
+    if (db_file_check_open(&db->file, h, err, errlen) != DB_OK)
+        return DB_ERR;
     char mode[32];
-    /* The first real read of the file: a corrupt or foreign file fails here. */
-    if (pragma_text(h, "PRAGMA journal_mode = WAL", mode, sizeof mode) != SQLITE_OK ||
-        strcmp(mode, "wal") != 0) {
-        snprintf(err, errlen, "cannot use database %s: %s", db->path,
-                 sqlite3_errcode(h) != SQLITE_OK ? sqlite3_errmsg(h) : "WAL mode refused");
+    /* A corrupt or foreign file fails here at the latest. */
+    if (pragma_text(h, "PRAGMA journal_mode = WAL", mode, sizeof mode) != SQLITE_OK) {
+        db_file_failed(&db->file, h, "cannot use", err, errlen);
+        return DB_ERR;
+    }
+    if (strcmp(mode, "wal") != 0) {
+        snprintf(err, errlen, "cannot use database %s: WAL mode refused", db->path);
         return DB_ERR;
     }
     if (sqlite3_exec(h, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", NULL, NULL,
@@ -251,9 +265,14 @@ static int open_writer(db_core_t *db, char *err, size_t errlen)
     }
     char e2[200] = "";
     if (db_migrate(h, &db->version, e2, sizeof e2) != DB_OK) {
-        snprintf(err, errlen, "database %s: %s", db->path, e2);
+        if ((sqlite3_errcode(h) & 0xff) == SQLITE_CORRUPT)
+            db_file_failed(&db->file, h, "cannot migrate", err, errlen);
+        else
+            snprintf(err, errlen, "database %s: %s", db->path, e2);
         return DB_ERR;
     }
+    if (db_file_keep_id(&db->file, h, err, errlen) != DB_OK)
+        return DB_ERR;
     sqlite3_stmt *st = db_stmt(&db->wconn, DB_STMT_GAME_MAX_ID);
     if (!st || sqlite3_step(st) != SQLITE_ROW) {
         snprintf(err, errlen, "database %s: %s", db->path, st ? sqlite3_errmsg(h) : db->wconn.err);
@@ -277,7 +296,7 @@ static int open_side(db_core_t *db, sqlite3 **h, int flags, const char *sql, con
 {
     int rc = sqlite3_open_v2(db->path, h, flags | SQLITE_OPEN_NOMUTEX, NULL);
     if (rc == SQLITE_OK) {
-        sqlite3_busy_timeout(*h, DB_BUSY_MS);
+        sqlite3_busy_timeout(*h, busy_ms(db));
         rc = sqlite3_exec(*h, sql, NULL, NULL, NULL);
     }
     if (rc != SQLITE_OK) {
@@ -405,6 +424,29 @@ static int write_batch(db_core_t *db, db_list_t *batch)
     return DB_ERR;
 }
 
+/* The file is gone (db_fence): nothing of the batch may be acknowledged
+ * into it, so every op fails with the fence's message. */
+static int fail_batch(db_core_t *db, db_list_t *batch, const char *msg)
+{
+    for (db_op_t *op = batch->head; op; op = op->next) {
+        if (op->status == DB_OK) {
+            op->status = DB_ERR;
+            free(op->err);
+            op->err = db_strdup(msg);
+        }
+        atomic_fetch_add(&db->failed, 1);
+        atomic_fetch_add(&db->writes, 1);
+    }
+    return DB_ERR;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void checkpoint_if_due(db_core_t *db)
 {
     if (db->wal_pages < DB_CKPT_PAGES) {
@@ -458,6 +500,20 @@ static void *ckpt_main(void *arg)
     return NULL;
 }
 
+/* One batch: written (or failed by the fence), handed back, then the WAL
+ * copied if due; timed for db_writer_state. */
+static int run_batch(db_core_t *db, db_list_t *batch, const char *fence)
+{
+    atomic_store(&db->batch_started_ns, mono_ns());
+    int rc = fence ? fail_batch(db, batch, fence) : write_batch(db, batch);
+    post_batch(batch);
+    if (!fence)
+        checkpoint_if_due(db);
+    atomic_store(&db->batch_ended_ns, mono_ns());
+    atomic_store(&db->batch_started_ns, 0);
+    return rc;
+}
+
 static void *writer_main(void *arg)
 {
     db_core_t *db = arg;
@@ -472,14 +528,16 @@ static void *writer_main(void *arg)
         /* Every batch waiting now commits together: group commit across turns too. */
         db_list_t batch = db->wq;
         db->wq.head = db->wq.tail = NULL;
+        char fence[sizeof db->fence];
+        bool fenced = db->fenced;
+        if (fenced)
+            memcpy(fence, db->fence, sizeof fence);
         pthread_mutex_unlock(&db->wmu);
 
         uint64_t n = 0;
         for (db_op_t *op = batch.head; op; op = op->next)
             n++;
-        int rc = write_batch(db, &batch);
-        post_batch(&batch);
-        checkpoint_if_due(db);
+        int rc = run_batch(db, &batch, fenced ? fence : NULL);
 
         pthread_mutex_lock(&db->wmu);
         db->written += n;
@@ -754,6 +812,26 @@ int db_schema_version(const db_t *db)
     return db->core->version;
 }
 
+int db_file_state(const db_t *db, char *why, size_t n)
+{
+    return db_file_stat(&db->core->file, why, n);
+}
+
+void db_fence(db_t *db, const char *msg)
+{
+    db_core_t *k = db->core;
+    pthread_mutex_lock(&k->wmu);
+    snprintf(k->fence, sizeof k->fence, "%s", msg && *msg ? msg : "the database is fenced");
+    k->fenced = true;
+    pthread_mutex_unlock(&k->wmu);
+}
+
+void db_writer_state(const db_t *db, db_writer_t *out)
+{
+    out->started_ns = atomic_load(&db->core->batch_started_ns);
+    out->ended_ns = atomic_load(&db->core->batch_ended_ns);
+}
+
 /* The writer's op of db_set_max_size: op->id holds the bytes asked for,
  * then the cap in force. */
 static int run_max_size(db_conn_t *c, db_op_t *op)
@@ -810,6 +888,7 @@ static void core_free(db_core_t *db)
     if (db->wconn.h)
         conn_close(&db->wconn);
     sqlite3_close(db->ckh);
+    db_file_close(&db->file, db->fenced); /* after every connection: earlier drops their locks */
     pthread_mutex_destroy(&db->wmu);
     pthread_mutex_destroy(&db->cmu);
     pthread_cond_destroy(&db->ccv);
@@ -880,7 +959,8 @@ static void stop_threads(db_core_t *db)
     db->nreaders = 0;
 }
 
-static db_core_t *core_open(const char *path, char *err, size_t errlen)
+static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *out, char *err,
+                            size_t errlen)
 {
     db_core_t *db = calloc(1, sizeof *db);
     if (!db || !(db->path = db_strdup(path))) {
@@ -900,7 +980,10 @@ static db_core_t *core_open(const char *path, char *err, size_t errlen)
     pthread_cond_init(&db->wcv, NULL);
     pthread_cond_init(&db->wdone, NULL);
     pthread_cond_init(&db->rcv, NULL);
+    db->file.fd = -1;
     int rc = make_parent(path, err, errlen);
+    if (rc == DB_OK)
+        rc = db_file_prepare(&db->file, path, g, out, err, errlen);
     if (rc == DB_OK)
         rc = open_writer(db, err, errlen);
     if (rc == DB_OK)
@@ -953,6 +1036,12 @@ static db_t *handle_new(db_core_t *core, uv_loop_t *loop)
 
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
 {
+    return db_open_guarded(loop, path, NULL, NULL, err, errlen);
+}
+
+db_t *db_open_guarded(uv_loop_t *loop, const char *path, const db_guard_t *g, db_opened_t *out,
+                      char *err, size_t errlen)
+{
     char dummy[8];
     if (!err || errlen == 0)
         err = dummy, errlen = sizeof dummy;
@@ -961,7 +1050,7 @@ db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "no loop or database path");
         return NULL;
     }
-    db_core_t *core = core_open(path, err, errlen);
+    db_core_t *core = core_open(path, g, out, err, errlen);
     if (!core)
         return NULL;
     db_t *db = handle_new(core, loop);

@@ -7,7 +7,8 @@
  * a checkpointer thread at a lower priority copies the WAL into the file
  * beside the writer, so no commit waits for a checkpoint (db.c).
  * The loop never blocks on the database: every call below only queues work,
- * except db_open, db_flush_sync and db_close, which are for start and stop.
+ * except db_open(_guarded), db_flush_sync and db_close, which are for start
+ * and stop, and db_file_state, one stat of the file.
  *
  * Group commit. Write operations queued on the loop thread are collected
  * until db_flush(); everything queued between two flushes commits as ONE
@@ -44,9 +45,9 @@
  * callbacks come on its loop. Writes of several handles that wait together
  * commit together.
  *
- * Ownership: db_open / db_close pair, and db_attach / db_close. db_close frees the object once the
- * loop has run its handle close callbacks (run the loop before
- * uv_loop_close). */
+ * Ownership: db_open (or db_open_guarded) / db_close pair, and db_attach /
+ * db_close. db_close frees the object once the loop has run its handle
+ * close callbacks (run the loop before uv_loop_close). */
 #ifndef WARREN_DB_H
 #define WARREN_DB_H
 #include <stdbool.h>
@@ -190,6 +191,61 @@ typedef void (*db_resume_cb)(void *ud, int status, const db_resume_t *r);
  * timeout, starts the writer and reader threads. NULL and a message in err
  * when the file is unwritable, corrupt, or from a newer schema. */
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
+/* ---- open with guards (warrend's start; db_file.c) -------------------------- */
+
+#define DB_ID_MAX   40  /* a database id: 32 hex digits and a NUL */
+#define DB_PATH_MAX 300 /* a database path with "-wal" or ".id" added */
+
+/* How db_open_guarded treats the file. Whatever the process's umask, a new
+ * database is made with mode 0600 (SQLite gives its -wal and -shm files
+ * the database's mode), and an existing database, -wal, -shm or PATH.id
+ * that others may read (any mode but 0600 or 0640) is narrowed to 0600. */
+typedef struct {
+    int busy_ms;  /* a write waits this long for another program's lock, then fails (0: 5000) */
+    int check_ms; /* PRAGMA quick_check at open may run this long (0: no check); a file it
+                     finds damaged is refused, one it had no time for is opened */
+    bool keep_id; /* the database's id (stored in it) is kept in PATH.id: with PATH.id there,
+                     a missing, empty or different database is refused, never made anew */
+} db_guard_t;
+
+enum { DB_CHECK_OFF = 0, DB_CHECK_OK, DB_CHECK_CUT }; /* the quick check: not run, ok, cut short */
+
+/* What db_open_guarded found, for the caller's log. */
+typedef struct {
+    bool created;       /* a new, empty database was made */
+    bool id_written;    /* PATH.id was written now (a new database, or none kept yet) */
+    char id[DB_ID_MAX]; /* the database's id */
+    int check;          /* DB_CHECK_* */
+    int64_t check_ms;   /* how long the quick check ran */
+    int nfixed;         /* files whose mode was narrowed to 0600 */
+    struct {
+        char path[DB_PATH_MAX];
+        unsigned mode; /* the mode it had */
+    } fixed[4];
+} db_opened_t;
+
+/* db_open with the guards above (g NULL: none, as db_open); what it found
+ * goes to *out unless NULL. A refused file gives NULL and a message in err
+ * that names the file and says what to do. */
+db_t *db_open_guarded(uv_loop_t *loop, const char *path, const db_guard_t *g, db_opened_t *out,
+                      char *err, size_t errlen);
+
+/* Whether the file at the path still is the one open (a stat of the path
+ * and of the open file, on the caller's thread): DB_OK, or DB_ERR with
+ * what happened in why ("was deleted", "was replaced by another file"). */
+int db_file_state(const db_t *db, char *why, size_t n);
+/* From now on every write fails with msg (the file is gone: nothing may be
+ * acknowledged into it); reads go on. Until the db is closed. */
+void db_fence(db_t *db, const char *msg);
+
+/* The writer thread, seen from any thread: when its batch now running
+ * began (CLOCK_MONOTONIC ns; 0 while it waits for work) and when the last
+ * one ended. A batch that runs for seconds is a storage stall. */
+typedef struct {
+    uint64_t started_ns, ended_ns;
+} db_writer_t;
+void db_writer_state(const db_t *db, db_writer_t *out);
+
 /* Another handle on db's database for another loop (call it on that
  * loop's thread, or before it runs); NULL without memory. */
 db_t *db_attach(db_t *db, uv_loop_t *loop);
@@ -323,7 +379,7 @@ typedef struct {
 } db_user_info_t;
 
 typedef struct {
-    char integrity[256]; /* "ok", or the first problems PRAGMA integrity_check found */
+    char integrity[256]; /* "ok", or the first problems PRAGMA quick_check found */
     int schema_version;
     int64_t page_size, page_count, freelist_pages;
     int64_t wal_bytes; /* size of the -wal file, 0 if none */
@@ -337,10 +393,22 @@ typedef struct {
 typedef void (*db_users_cb)(void *ud, int status, const db_user_info_t *users, size_t n);
 typedef void (*db_health_cb)(void *ud, int status, const db_health_t *h);
 
+/* The full check (PRAGMA integrity_check) of a live database, on a reader
+ * connection: slow on a big file, but the loop and the writer go on. */
+#define DB_CHECK_PROBLEMS 20 /* problems reported at most */
+typedef struct {
+    int problems;    /* found (at most DB_CHECK_PROBLEMS); 0: the database is sound */
+    int64_t ms;      /* how long the check took */
+    char text[2048]; /* the problems, one a line ("ok" when there is none) */
+} db_check_t;
+typedef void (*db_check_cb)(void *ud, int status, const db_check_t *c);
+void db_check(db_t *db, db_check_cb cb, void *ud);
+
 /* Every account by name (case-insensitively), with its game counts. */
 void db_users_list(db_t *db, db_users_cb cb, void *ud);
-/* Integrity check, sizes and row counts; runs on a reader connection, so a
- * big database takes a while but never holds up the loop or the writer. */
+/* Quick check (db_check is the full one), sizes and row counts; runs on a
+ * reader connection, so a big database takes a while but never holds up
+ * the loop or the writer. */
 void db_health(db_t *db, db_health_cb cb, void *ud);
 
 /* ---- players among themselves (db_social.c) ---- */

@@ -1,9 +1,11 @@
-/* db_admin — reads for the admin tools: the list of accounts and the
- * database's health. The health check is a list of pragmas and counts
- * run by one custom step, prepared per call (it is rare). */
+/* db_admin — reads for the admin tools: the list of accounts, the
+ * database's health and its full check. The health check is a list of
+ * pragmas and counts run by one custom step, prepared per call (it is
+ * rare). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "db_internal.h"
 
 /* ---- users ------------------------------------------------------------------- */
@@ -45,24 +47,27 @@ static int64_t query_int(sqlite3 *h, const char *sql)
     return v;
 }
 
-/* PRAGMA integrity_check: "ok", or its first few messages joined by "; ". */
-static int integrity(sqlite3 *h, char *out, size_t n)
+/* A check pragma's messages joined by sep into out (what fits); how many
+ * there were, or -1 when it failed. */
+static int integrity(sqlite3 *h, const char *pragma, const char *sep, char *out, size_t n)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(h, pragma, -1, &st, NULL) != SQLITE_OK)
         return -1;
     size_t len = 0;
+    int rc, rows = 0;
     out[0] = '\0';
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && len + 1 < n) {
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *t = sqlite3_column_text(st, 0);
-        len +=
-            (size_t)snprintf(out + len, n - len, "%s%s", len ? "; " : "", t ? (const char *)t : "");
+        rows++;
+        if (len + 1 < n)
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? sep : "",
+                                    t ? (const char *)t : "");
         if (len >= n)
             len = n - 1;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
+    return rc == SQLITE_DONE ? rows : -1;
 }
 
 static const struct {
@@ -91,7 +96,7 @@ static int run_health(db_conn_t *c, db_op_t *op)
     db_health_t *h = db_op_add_row(op, 0, &health_row);
     if (!h)
         return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
-    if (integrity(c->h, h->integrity, sizeof h->integrity))
+    if (integrity(c->h, "PRAGMA quick_check(5)", "; ", h->integrity, sizeof h->integrity) < 0)
         return db_op_fail(op, c, DB_ERR);
     for (size_t i = 0; i < sizeof COUNTS / sizeof COUNTS[0]; i++) {
         int64_t v = query_int(c->h, COUNTS[i].sql);
@@ -120,4 +125,46 @@ void db_health(db_t *db, db_health_cb cb, void *ud)
 void db_deliver_health(const db_op_t *op)
 {
     op->cb.fn.health(op->cb.ud, op->status, db_op_first(op, 0));
+}
+
+/* ---- the full check --------------------------------------------------------------- */
+
+static const db_row_t check_row = {sizeof(db_check_t), 0, NULL, NULL};
+
+static int run_check(db_conn_t *c, db_op_t *op)
+{
+    db_check_t *r = db_op_add_row(op, 0, &check_row);
+    if (!r)
+        return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA integrity_check(%d)", DB_CHECK_PROBLEMS);
+    int n = integrity(c->h, sql, "\n", r->text, sizeof r->text);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->ms = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    int code = sqlite3_errcode(c->h) & 0xff;
+    if (n < 0 && (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)) {
+        /* the check itself fell over the damage: that is its finding */
+        snprintf(r->text, sizeof r->text, "%s", sqlite3_errmsg(c->h));
+        r->problems = 1;
+        return DB_OK;
+    }
+    if (n < 0)
+        return db_op_fail(op, c, DB_ERR);
+    r->problems = strcmp(r->text, "ok") == 0 ? 0 : n;
+    return DB_OK;
+}
+
+void db_check(db_t *db, db_check_cb cb, void *ud)
+{
+    db_op_t *op = db_op_begin(db, DB_ON(check, cb, ud), 0);
+    if (op)
+        op->run = run_check;
+    db_submit(db, op);
+}
+
+void db_deliver_check(const db_op_t *op)
+{
+    op->cb.fn.check(op->cb.ud, op->status, db_op_first(op, 0));
 }

@@ -53,6 +53,40 @@ int db_migration_count(void);
 const char *db_migration_sql(int i); /* 1-based; NULL out of range */
 int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
 
+/* ---- db_file.c: the file itself, for db.c's open ---- */
+
+/* The database file as db.c opens it: the guards asked, what was found,
+ * and the file held open (never closed before every connection is: a
+ * close would drop SQLite's POSIX locks on it) to see it deleted. */
+typedef struct {
+    char path[DB_PATH_MAX];
+    db_guard_t guard;
+    db_opened_t *info;    /* the caller's, or found below */
+    db_opened_t found;    /* when the caller asked for nothing */
+    char kept[DB_ID_MAX]; /* the id in PATH.id; "" when there is none */
+    int fd;               /* the file, open for its stat (-1: none) */
+    uint64_t dev, ino;    /* what the path named when it was opened */
+} db_file_t;
+
+/* Before SQLite opens it: makes the file (0600) or narrows the modes of
+ * what is there, reads PATH.id and refuses a missing database it names.
+ * DB_OK, or DB_ERR with the message in err. */
+int db_file_prepare(db_file_t *f, const char *path, const db_guard_t *g, db_opened_t *out,
+                    char *err, size_t errlen);
+/* Once SQLite has opened it, before the migrations: the quick check in its
+ * time budget, then the id against PATH.id. */
+int db_file_check_open(db_file_t *f, sqlite3 *h, char *err, size_t errlen);
+/* After the migrations: the id read, PATH.id written if there was none. */
+int db_file_keep_id(db_file_t *f, sqlite3 *h, char *err, size_t errlen);
+/* The message for a failure of SQLite on the file at open: a damaged file
+ * is named as such, with what to do. */
+void db_file_failed(const db_file_t *f, sqlite3 *h, const char *what, char *err, size_t errlen);
+/* Whether the path still names the open file (db_file_state). */
+int db_file_stat(const db_file_t *f, char *why, size_t n);
+/* Closes the file; lost (db_fence): its -wal and -shm are moved aside
+ * (PATH-wal.lost, PATH-shm.lost). After every connection is closed. */
+void db_file_close(db_file_t *f, bool lost);
+
 /* ---- the statement table ---- */
 #define DB_HOSTED_COLS                                                                      \
     "SELECT user, game, name, role, race, gender, align, death, max_depth, points, turns, " \
@@ -350,6 +384,7 @@ typedef struct {
     X(resume, db_resume_cb)         \
     X(users, db_users_cb)           \
     X(health, db_health_cb)         \
+    X(check, db_check_cb)           \
     X(totals, db_totals_cb)         \
     X(number, db_number_cb)         \
     X(mail, db_mail_cb)             \

@@ -144,6 +144,13 @@ static const char *const migrations[] = {
     "    data BLOB NOT NULL,\n"
     "    PRIMARY KEY (game, seq)\n"
     ") WITHOUT ROWID;\n",
+    /* 7: the database's own id, made once here (db_file.c keeps a copy beside
+     * the file, so a missing or different database is refused) */
+    "CREATE TABLE meta (\n"
+    "    key TEXT PRIMARY KEY,\n"
+    "    value TEXT NOT NULL\n"
+    ");\n"
+    "INSERT INTO meta(key, value) VALUES ('id', lower(hex(randomblob(16))));\n",
 };
 
 int db_migration_count(void)

@@ -187,3 +187,12 @@ CREATE TABLE hosted_chunks (
     data BLOB NOT NULL,
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
+
+-- The database's own facts, one row each. 'id': 32 hex digits made once
+-- (by the migration that made this table), kept beside the file in
+-- PATH.id so a missing or different database is refused at start
+-- (db/db_file.c); a backup or copy of the file carries the same id.
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);

@@ -20,6 +20,8 @@
 static const char MSG_DENIED[] = "Unknown name or wrong password.";
 static const char MSG_INTERNAL[] = "The account service failed; please try again.";
 static const char MSG_BUSY[] = "The server is busy. Please try again in a moment.";
+static const char MSG_UNSAVED[] = "The server cannot save a new account right now. Please try "
+                                  "again later.";
 
 /* ---- throttle table --------------------------------------------------------- */
 
@@ -683,8 +685,8 @@ static void reg_created(void *ud, int status, int64_t id)
         req_deliver(r, ACCOUNTS_EEXISTS, "That name is taken.");
         return;
     }
-    if (status != DB_OK) {
-        req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
+    if (status != DB_OK) { /* a full disk, a stall, a database gone (storage.h) */
+        req_deliver(r, ACCOUNTS_EINTERNAL, MSG_UNSAVED);
         return;
     }
     memset(&r->user, 0, sizeof r->user);

@@ -54,6 +54,10 @@ static const opt_t opts[] = {
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
      "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},
+    {"db-check-ms", OPT_INT, S(db_check_ms), 0, 3600000,
+     "MS the quick check of the database at start may take, 0 = none (10000)"},
+    {"db-busy-ms", OPT_INT, S(db_busy_ms), 1, 3600000,
+     "MS a write waits for another program's lock on the database (5000)"},
 };
 #undef S
 #define NOPTS (sizeof opts / sizeof opts[0])
@@ -76,6 +80,8 @@ void config_defaults(config_t *c)
     c->register_per_hour = 5; /* limits */
     c->game_idle = 3600;
     c->record_max = 32 << 20;
+    c->db_check_ms = 10000; /* storage */
+    c->db_busy_ms = 5000;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)

@@ -44,6 +44,8 @@ typedef struct {
     gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
     /* storage */
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
+    int db_check_ms;     /* the quick check at start may run this long; 0 = none */
+    int db_busy_ms;      /* a write waits this long for another program's lock */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
     bool help, version;
 } config_t;

@@ -118,12 +118,8 @@ static int server_open(server_t *s)
     s->vm = script_vm_new();
     if (!s->vm)
         return log_error("content: cannot start the script vm"), -1;
-    s->db = db_open(s->loop, s->cfg.db, err, sizeof err);
-    if (!s->db)
-        return log_error("database %s: %s", s->cfg.db, err), -1;
-    storage_init(s);
-    if (s->cfg.db_max_size > 0) /* before any other write */
-        storage_set_cap(s, s->cfg.db_max_size, NULL, NULL);
+    if (storage_open(s)) /* the database checked, its id kept, then its cap */
+        return -1;
     if (shard_mailbox_open(s))
         return log_error("loops: out of memory"), -1;
     accounts_config_t ac;

@@ -40,12 +40,6 @@
 #define KEY_DETACH  0x18 /* Ctrl-X: leave the game, it stays saved */
 #define DETACH_SAID "Your game is saved. Press p to continue it."
 
-/* Over the top rows of a paused game. */
-static const char *const PAUSE_NOTICE[] = {
-    "The server cannot save right now. Your game is paused and safe;",
-    "it goes on by itself when saving works again.",
-};
-
 static void session_broadcast(session_t *s);
 static void session_broadcast_once(session_t *s);
 
@@ -386,10 +380,13 @@ static void warren_save(session_t *s, const char *why)
 
 /* ---- viewers and frames ------------------------------------------------------------ */
 
-/* A paused game: the last frame sent, at scr's size, the notice on top. */
-static void render_paused(const screen_t *frozen, screen_t *scr)
+/* A paused game: the last frame sent, at scr's size, the notice on top
+ * (which one: storage.c's, for what keeps it). */
+static void render_paused(const session_t *s, screen_t *scr)
 {
     static const style_t st = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD | ATTR_REVERSE};
+    const screen_t *frozen = s->frozen;
+    const char *const *notice = storage_notice(s->srv);
     screen_clear(scr);
     for (int y = 0; y < scr->h && y < frozen->h; y++)
         for (int x = 0; x < scr->w && x < frozen->w; x++) {
@@ -398,7 +395,7 @@ static void render_paused(const screen_t *frozen, screen_t *scr)
         }
     for (int i = 0; i < 2 && i < scr->h; i++) {
         screen_fill(scr, 0, i, scr->w, 1, ' ', st);
-        screen_text(scr, 1, i, st, PAUSE_NOTICE[i]);
+        screen_text(scr, 1, i, st, notice[i]);
     }
     screen_cursor(scr, 0, 0, false);
 }
@@ -408,7 +405,7 @@ static void render_paused(const screen_t *frozen, screen_t *scr)
 static void session_render(const session_t *s, screen_t *scr, const game_view_t *v)
 {
     if (s->frozen)
-        render_paused(s->frozen, scr);
+        render_paused(s, scr);
     else {
         s->ops->draw(s, scr, v);
         chat_draw((session_t *)s, scr);
@@ -873,22 +870,61 @@ static void journal_submit(session_t *s, const jqueue_row_t *r)
                       s);
 }
 
-/* The first row that could not be stored: no more keys, no frames; every
- * viewer sees the last frame under the notice until a retry stores it. */
+/* No more keys, no frames: every viewer sees the last frame sent under the
+ * notice (storage_notice says which) until session_thaw. */
+static void session_freeze(session_t *s)
+{
+    if (!s->frozen) { /* else held already: sent is the notice, frozen the last frame */
+        s->frozen = screen_new(s->sent->w, s->sent->h);
+        if (s->frozen && screen_copy(s->frozen, s->sent) != 0) {
+            screen_free(s->frozen);
+            s->frozen = NULL;
+        }
+    }
+    if (s->frozen)
+        session_broadcast(s);
+}
+
+/* The first row that could not be stored: frozen until a retry stores it. */
 static void session_pause(session_t *s)
 {
     storage_pause(s->srv);
     log_info("game paused user=%s game=%lld seq=%llu: its keys wait to be stored", s->user,
              (long long)s->game_id, (unsigned long long)s->seq);
-    s->frozen = screen_new(s->sent->w, s->sent->h);
-    if (s->frozen && screen_copy(s->frozen, s->sent) == 0)
-        session_broadcast(s);
+    session_freeze(s);
+}
+
+/* The last frame again without the notice (the game may have moved on
+ * since: its frame comes with the commit of its keys). */
+static void session_thaw(session_t *s)
+{
+    screen_free(s->frozen);
+    s->frozen = NULL;
+    session_refresh(s);
+}
+
+void session_storage_changed(server_t *srv)
+{
+    bool hold = storage_holds(srv);
+    LIST_EACH (it, &srv->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (!s->game || s->ended || s->dead) /* a hosted game saves nothing here */
+            continue;
+        if (hold)
+            session_freeze(s); /* or, frozen, the notice for the new state */
+        else if (s->frozen && !jqueue_paused(&s->jq))
+            session_thaw(s);
+        else if (s->frozen)
+            session_broadcast(s); /* still paused: its own notice again */
+    }
 }
 
 static void session_resume(session_t *s)
 {
-    screen_free(s->frozen);
-    s->frozen = NULL;
+    if (!storage_holds(s->srv)) { /* else it thaws when the stall is over */
+        screen_free(s->frozen);
+        s->frozen = NULL;
+    }
     log_info("game resumed user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
              (unsigned long long)s->seq);
     storage_unpause(s->srv, true);
@@ -975,8 +1011,9 @@ static void test_hook(conn_t *c, session_t *s)
 static void warren_key(conn_t *c, session_t *s, key_event_t k)
 {
     server_t *srv = c->srv;
-    /* paused or shutting down: the key is dropped, never applied nor acknowledged */
-    if (jqueue_paused(&s->jq) || srv->stopping)
+    /* paused, held (storage.c) or shutting down: the key is dropped, never
+     * applied nor acknowledged */
+    if (jqueue_paused(&s->jq) || s->frozen || srv->stopping)
         return;
     uint8_t packed[JQUEUE_KEYS_MAX];
     size_t n = key_pack(k, packed);

@@ -9,8 +9,10 @@
  *   lock NAME, unlock NAME
  *   passwd NAME PASSWORD  the rest of the line is the password
  *   announce TEXT         shown on every menu and game for ANNOUNCE_MS; "" clears
- *   health                integrity check, sizes, unfinished games, journal rows,
- *                         storage (ok / failing since T, last error, cap), broken games
+ *   health                quick check, sizes, unfinished games, journal rows, storage
+ *                         (ok / failing since T / stalled / lost, last error, cap),
+ *                         broken games
+ *   check-db              the full integrity check, on a reader thread
  *   db-max-size BYTES     caps the database now (K, M, G; 0 lifts it), until restart
  *   kick, ban, unban, bans, end, delete, rename, mute, unmute: control_mod.c
  */
@@ -317,19 +319,41 @@ static void storage_of_all(server_t *home, storage_t *all)
     shards_unlock_all(home);
 }
 
+/* Lost, failing, stalled (home keeps the database-wide part), or ok. */
+static void health_state(ctl_t *c, const storage_t *st)
+{
+    char when[40];
+    int64_t now = (int64_t)time(NULL);
+    if (st->lost) {
+        utc_time(st->lost_at, when, sizeof when);
+        buf_printf(&c->out,
+                   "storage: lost since %s: %s; nothing is acknowledged until it is restored "
+                   "and warrend restarted\n",
+                   when, st->lost_why);
+    }
+    if (st->npaused > 0) {
+        utc_time(st->since, when, sizeof when);
+        buf_printf(&c->out, "storage: failing since %s (%lld s), %d games paused\n", when,
+                   (long long)(now - st->since), st->npaused);
+    }
+    if (st->stall_since) {
+        utc_time(st->stall_since, when, sizeof when);
+        buf_printf(&c->out,
+                   "storage: stalled since %s (%lld s): a database write has not "
+                   "finished\n",
+                   when, (long long)(now - st->stall_since));
+    }
+    if (!st->lost && st->npaused == 0 && !st->stall_since)
+        buf_puts(&c->out, "storage: ok\n");
+}
+
 static void health_storage(ctl_t *c)
 {
     storage_t all;
     storage_of_all(c->srv, &all);
     const storage_t *st = &all;
     char when[40];
-    if (st->npaused > 0) {
-        utc_time(st->since, when, sizeof when);
-        buf_printf(&c->out, "storage: failing since %s (%lld s), %d games paused\n", when,
-                   (long long)(time(NULL) - st->since), st->npaused);
-    } else {
-        buf_puts(&c->out, "storage: ok\n");
-    }
+    health_state(c, st);
     if (st->error[0]) {
         utc_time(st->error_at, when, sizeof when);
         buf_printf(&c->out, "storage last error: %s (%s)\n", st->error, when);
@@ -387,13 +411,56 @@ static void on_health(void *ud, int status, const db_health_t *h)
         db_games_broken(c->srv->db, HEALTH_BROKEN_MAX, on_broken, c); /* finishes the answer */
         return;
     }
+    /* The database cannot be read (a damaged file): what the daemon knows still helps. */
+    buf_printf(&c->out, "integrity: cannot read the database: %s (warren-admin check-db)\n",
+               db_error(c->srv->db));
+    health_storage(c);
     ctl_finish(c, db_error(c->srv->db));
     ctl_unref(c);
+}
+
+/* ---- the full check ------------------------------------------------------------------------ */
+
+static void on_checked(void *ud, int status, const db_check_t *r)
+{
+    ctl_t *c = ud;
+    if (status == DB_OK) {
+        if (r->problems)
+            buf_printf(&c->out, "%s\n", r->text);
+        buf_printf(&c->out, "integrity: %s (%lld ms)\n", r->problems ? "damaged" : "ok",
+                   (long long)r->ms);
+        if (r->problems)
+            log_error("admin: check-db: the database is damaged (%d problems, the first: %.200s)",
+                      r->problems, r->text);
+        else
+            log_info("admin: check-db: ok (%lld ms)", (long long)r->ms);
+    } else {
+        log_error("admin: check-db: %s", db_error(c->srv->db));
+    }
+    ctl_finish(c, status == DB_OK ? (r->problems ? "the database is damaged: restore it from a "
+                                                   "backup (deploy/RUNNING.md)"
+                                                 : NULL)
+                                  : db_error(c->srv->db));
+    ctl_unref(c);
+}
+
+static void cmd_check_db(ctl_t *c, char *arg)
+{
+    (void)arg;
+    log_info("admin: check-db");
+    c->refs++;
+    db_check(c->srv->db, on_checked, c);
 }
 
 static void cmd_health(ctl_t *c, char *arg)
 {
     (void)arg;
+    if (c->srv->storage.stall_since) { /* its reads would wait behind the stalled write */
+        buf_puts(&c->out, "database: not read while a write is stalled\n");
+        health_storage(c);
+        ctl_finish(c, NULL);
+        return;
+    }
     c->refs++;
     db_health(c->srv->db, on_health, c);
 }
@@ -423,23 +490,12 @@ static void cmd_db_max_size(ctl_t *c, char *arg)
 }
 
 static const ctl_fn HANDLERS[CTL_NCMDS] = {
-    [CTL_USERS] = cmd_users,
-    [CTL_GAMES] = cmd_games,
-    [CTL_LOCK] = cmd_lock,
-    [CTL_UNLOCK] = cmd_unlock,
-    [CTL_PASSWD] = cmd_passwd,
-    [CTL_ANNOUNCE] = cmd_announce,
-    [CTL_HEALTH] = cmd_health,
-    [CTL_KICK] = cmd_kick,
-    [CTL_BAN] = cmd_ban,
-    [CTL_UNBAN] = cmd_unban,
-    [CTL_BANS] = cmd_bans,
-    [CTL_END] = cmd_end,
-    [CTL_DELETE] = cmd_delete,
-    [CTL_RENAME] = cmd_rename,
-    [CTL_MUTE] = cmd_mute,
-    [CTL_UNMUTE] = cmd_unmute,
-    [CTL_DB_MAX_SIZE] = cmd_db_max_size,
+    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,       [CTL_LOCK] = cmd_lock,
+    [CTL_UNLOCK] = cmd_unlock, [CTL_PASSWD] = cmd_passwd,     [CTL_ANNOUNCE] = cmd_announce,
+    [CTL_HEALTH] = cmd_health, [CTL_CHECK_DB] = cmd_check_db, [CTL_KICK] = cmd_kick,
+    [CTL_BAN] = cmd_ban,       [CTL_UNBAN] = cmd_unban,       [CTL_BANS] = cmd_bans,
+    [CTL_END] = cmd_end,       [CTL_DELETE] = cmd_delete,     [CTL_RENAME] = cmd_rename,
+    [CTL_MUTE] = cmd_mute,     [CTL_UNMUTE] = cmd_unmute,     [CTL_DB_MAX_SIZE] = cmd_db_max_size,
 };
 
 /* Until the line is complete, bytes go after what came; then c->line is

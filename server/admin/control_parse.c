@@ -28,11 +28,12 @@ static const struct {
     [CTL_RENAME] = {"rename", 2, 2, "usage: rename OLD NEW"},
     [CTL_MUTE] = {"mute", 1, 2, "usage: mute NAME [DURATION]"},
     [CTL_UNMUTE] = {"unmute", 1, 1, "usage: unmute NAME"},
+    [CTL_CHECK_DB] = {"check-db", 0, 0, "usage: check-db"},
 };
 
-#define UNKNOWN                                                                                  \
-    "unknown command (users, games, lock, unlock, passwd, announce, health, db-max-size, kick, " \
-    "ban, unban, bans, end, delete, rename, mute, unmute)"
+#define UNKNOWN                                                                         \
+    "unknown command (users, games, lock, unlock, passwd, announce, health, check-db, " \
+    "db-max-size, kick, ban, unban, bans, end, delete, rename, mute, unmute)"
 
 static int fail(const char **error, const char *msg)
 {

@@ -29,6 +29,7 @@ typedef enum {
     CTL_RENAME,
     CTL_MUTE,
     CTL_UNMUTE,
+    CTL_CHECK_DB,
     CTL_NCMDS
 } ctl_cmd_t;
 

@@ -101,7 +101,7 @@ def play_long_game(daemon, name, seen=None, pauses=None, need=20, keys=KEYS):
         if len(journal_bytes(daemon, gid)) > need:
             return gid, seed, kind
         with daemon.stopped():
-            for suffix in ("", "-wal", "-shm"):
+            for suffix in ("", "-wal", "-shm", ".id"):  # anew on purpose
                 pathlib.Path(f"{daemon.db}{suffix}").unlink(missing_ok=True)
     raise AssertionError(f"every character died within {need} keys")
 

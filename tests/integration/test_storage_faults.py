@@ -13,20 +13,33 @@ held key's frame; SIGTERM while paused retries, gives up cleanly and keeps
 the journal whole. A journal with a gap is restored from the part before
 it (the rest set aside and logged); a game that cannot be restored at all
 is kept as broken, listed by health, and its player is told before a new
-game starts."""
+game starts.
+
+The database watched: deleted under the running daemon, it stops answering
+keys (the notice, health, registrations and games refused) and a restart
+refuses to make a new, empty one in its place (PATH.id) until the old one
+is put back; another database, or a damaged one, is refused at start; a
+write stalled behind another program's lock shows the notice and is logged
+when it starts and ends; and every file warrend makes is 0600 whatever the
+umask, wider modes narrowed at start."""
+import os
+import random
 import re
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import tempfile
 import time
 
 import pytest
 
-from harness import CTRL_X, F12, PW, hook, program, replay
+from harness import CTRL_X, F12, PW, SANITIZER_WORDS, hook, program, replay
 
 NOTICE = "The server cannot save right now"
+LOST = "The server has lost its saved data"
+STALLED = "The server's disk is not answering"
 PAGE = 512       # small pages: a few dozen keys fill one
 MAX_FILL = 400   # keys typed at most before the database must be full
 
@@ -417,3 +430,273 @@ def test_game_creation_while_unwritable_returns_to_the_menu(daemon, clients):
     t.random_character("wes")
     d.wait_log(r"game start user=wes game=\d+")
     assert d.db_rows("SELECT count(*) FROM games WHERE state = 'live'") == [(1,)]
+
+
+# ---- the database watched -----------------------------------------------------------------
+
+def admin_any(bindir, ctl, *args):
+    """warren-admin's (exit status, stdout, stderr), whatever the status."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(tool), "--control", ctl, *args], capture_output=True, text=True,
+                       timeout=120)
+    return r.returncode, r.stdout, r.stderr
+
+
+def refused(d, timeout=60):
+    """Starts d, which must refuse to start: exit status 1, never ready, no
+    sanitizer report. Returns what it logged."""
+    pos = len(d.log())
+    with open(d.logpath, "ab") as log:
+        d.proc = subprocess.Popen(d.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                  cwd=d.dir, env=d.env, **d.popen)
+    end = time.time() + timeout
+    while d.proc.poll() is None:
+        assert " ready" not in d.log()[pos:], "started instead of refusing:\n" + d.log()[pos:]
+        assert time.time() < end, "neither started nor refused:\n" + d.log()[pos:]
+        time.sleep(0.05)
+    out = d.log()[pos:]
+    assert d.proc.returncode == 1, out
+    assert " ready" not in out and not any(w in out for w in SANITIZER_WORDS), out
+    d.logpos = len(d.log())
+    return out
+
+
+def beside(db, suffix):
+    """The file beside the database: warren.db-wal, warren.db.id, ..."""
+    return db.with_name(db.name + suffix)
+
+
+def kept_id(db):
+    """The id in warren.db.id (its first line)."""
+    return beside(db, ".id").read_text().split("\n")[0]
+
+
+def db_id(path):
+    """The id stored in the database itself."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT value FROM meta WHERE key = 'id'").fetchone()[0]
+    finally:
+        con.close()
+
+
+def watched_game(start_daemon, clients, ctl, *flags):
+    """alice plays (her keys stored), bob (registered) watches her.
+    Returns (daemon, alice, bob)."""
+    d = start_daemon(extra=["--control", ctl, *flags])
+    a = clients(d.port).connected()
+    a.register("alice")
+    a.random_character("alice")
+    a.play_keys("hj")
+    stored_hook(d, a, "alice")
+    b = clients(d.port).connected()
+    b.register("bob")
+    b.send("w")
+    b.wait_for("alice")
+    b.send("a")
+    d.wait_log(r"watch conn=\d+ user=alice")
+    b.pump()
+    return d, a, b
+
+
+def test_deleted_database_stops_answering_and_is_never_made_anew(bindir, tmp_path, start_daemon,
+                                                                 clients, ctl_dir):
+    ctl = f"{ctl_dir}/w.ctl"
+    d, a, b = watched_game(start_daemon, clients, ctl)
+    backup = tmp_path / "backup.db"  # the operator's backup, taken while it runs
+    src, dst = sqlite3.connect(str(d.db)), sqlite3.connect(str(backup))
+    src.backup(dst)
+    src.close()
+    dst.close()
+    before = stored_hook(d, a, "alice")
+
+    os.unlink(d.db)
+    d.wait_log(r"storage lost: the database file \S+warren\.db was deleted\. No key is "
+               r"acknowledged from now on.*restore the database and restart warrend")
+    # told at once, player and watcher, without a key
+    a.wait_for(LOST)
+    b.wait_for(LOST)
+    assert "restored and restarted" in a.text()
+    # the next keys get no answer: dropped, never applied
+    a.play_keys("hjkl")
+    assert hook(d, a, "alice")["seq"] == before["seq"]
+    assert LOST in a.text()
+    assert d.log().count("storage lost") == 1
+
+    rc, out, _ = admin_any(bindir, ctl, "health")
+    assert re.search(r"storage: lost since \S+ \S+ UTC: the database file \S+warren\.db was "
+                     r"deleted; nothing is acknowledged until it is restored", out), out
+
+    # a registration and a new game are refused with a message
+    c = clients(d.port).connected()
+    c.menu("r", ("Name:", "carol"), ("Password:", PW), ("Password again:", PW))
+    c.wait_for("The server cannot save a new account right now", timeout=30)
+    b.send("q")
+    b.wait_for("Your choice")
+    b.send("p")
+    b.wait_for("The server cannot save a new game right now", timeout=30)
+    d.wait_log(r"game create failed user=bob game=\d+: the database file \S+ was deleted")
+
+    # it never goes on by itself: still lost a while later
+    time.sleep(1.5)
+    a.play_keys("h")
+    assert hook(d, a, "alice")["seq"] == before["seq"] and LOST in a.text()
+
+    d.stop_clean()
+    assert not d.db.exists()
+    assert not beside(d.db, "-wal").exists()  # moved aside, never read by a restore
+    assert kept_id(d.db) == db_id(backup)
+
+    # restarted: refused, and no empty database made in its place
+    out = refused(d)
+    assert re.search(r"cannot start: database \S+warren\.db is missing, but \S+warren\.db\.id "
+                     rf"says database {kept_id(d.db)} belongs here: warrend will not start a "
+                     r"new, empty one", out), out
+    assert "delete " in out and not d.db.exists()
+
+    # the backup put back: it starts, and alice's game goes on from it
+    shutil.copy(backup, d.db)
+    d.start()
+    d.wait_log(r"recovery done: 1 games resumed, 0 broken")
+    t = login_play(d, clients, "alice")
+    assert hook(d, t, "alice")["seq"] == before["seq"]
+    assert answered(t, "?")
+
+
+def test_other_database_is_refused_until_its_id_file_goes(start_daemon, clients):
+    first = start_daemon()
+    clients(first.port).connected().register("ann")
+    other = start_daemon()
+    clients(other.port).connected().register("ben")
+    first.stop_clean()
+    other.stop_clean()
+    shutil.copy(first.db, first.dir / "mine.db")
+    shutil.copy(other.db, first.db)  # the wrong file put in place
+
+    out = refused(first)
+    mine, theirs = db_id(first.dir / "mine.db"), db_id(first.db)
+    assert mine != theirs
+    assert (f"database {first.db} is database {theirs}, but {first.db}.id says database "
+            f"{mine} belongs here: the file was replaced") in out, out
+    # deleting the id file adopts the database there, on purpose
+    beside(first.db, ".id").unlink()
+    first.start()
+    assert first.log().count(f"database id kept in {first.db}.id") == 2  # made, then adopted
+    assert first.db_rows("SELECT name FROM users") == [("ben",)]
+    assert kept_id(first.db) == theirs
+
+
+def add_filler(db, rows=150000):
+    """Tables warrend never reads: rows random 200-byte rows (about 33 MB:
+    its quick check takes some 30 ms), and an index whose definition no
+    longer matches its entries, which only the full check sees."""
+    con = sqlite3.connect(str(db), isolation_level=None)
+    try:
+        con.execute("CREATE TABLE filler(x BLOB NOT NULL)")
+        con.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) "
+                    "INSERT INTO filler SELECT randomblob(200) FROM n", (rows,))
+        con.execute("CREATE TABLE mismatch(a INTEGER, b INTEGER)")
+        con.execute("CREATE INDEX mismatch_a ON mismatch(a)")
+        con.executemany("INSERT INTO mismatch VALUES (?, ?)", [(i, -i) for i in range(1, 50)])
+        con.execute("PRAGMA writable_schema = ON")
+        con.execute("UPDATE sqlite_master SET sql = 'CREATE INDEX mismatch_a ON mismatch(b)' "
+                    "WHERE name = 'mismatch_a'")
+        con.execute("PRAGMA writable_schema = OFF")
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        con.close()
+
+
+def test_damaged_database_is_refused_and_check_db_finds_it(bindir, tmp_path, start_daemon,
+                                                           clients, ctl_dir):
+    ctl = f"{ctl_dir}/w.ctl"
+    d = start_daemon(extra=["--control", ctl])
+    clients(d.port).connected().register("dee")
+    d.stop_clean()
+    add_filler(d.db)
+    good = tmp_path / "good.db"
+    shutil.copy(d.db, good)
+
+    # pages in the middle overwritten: refused, with what to do
+    pages = d.db.stat().st_size // 4096
+    rnd = random.Random(25)
+    with open(d.db, "r+b") as f:
+        for p in range(pages // 2, pages // 2 + 4):
+            f.seek(p * 4096)
+            f.write(bytes(rnd.randrange(256) for _ in range(4096)))
+    out = refused(d)
+    assert re.search(rf"cannot start: database {re.escape(str(d.db))} is damaged \(.+\): warrend "
+                     r"will not start on it\. Restore it from a backup", out), out
+    assert ".recover" in out
+    assert re.search(r"database quick check ok \(\d+ ms\)", d.log())  # the first start
+
+    # a budget too short for the quick check: it starts and says so; the
+    # full check on request finds what no quick check sees
+    shutil.copy(good, d.db)
+    pos = len(d.log())
+    restart(d, "--db-check-ms", 1)
+    assert re.search(r"database quick check cut short after \d+ ms \(db-check-ms\): the rest of "
+                     r"the file is unchecked; warren-admin check-db checks it all",
+                     d.log()[pos:]), d.log()[pos:]
+    rc, out, err = admin_any(bindir, ctl, "check-db")
+    assert rc == 1 and "missing from index mismatch_a" in out, (out, err)
+    assert re.search(r"integrity: damaged \(\d+ ms\)", out), out
+    assert "the database is damaged: restore it from a backup" in err
+    d.wait_log(r"admin: check-db: the database is damaged \(\d+ problems, the first: row \d+ "
+               r"missing from index mismatch_a")
+
+
+def test_stalled_writes_show_the_notice_and_are_logged(bindir, start_daemon, clients, ctl_dir):
+    """Another program holds the database's write lock (a real SQLite
+    connection, BEGIN IMMEDIATE) while the daemon's busy timeout is long:
+    its writer waits inside SQLite, as on a frozen disk."""
+    ctl = f"{ctl_dir}/w.ctl"
+    d, a, b = watched_game(start_daemon, clients, ctl, "--db-busy-ms", 60000)
+    before = stored_hook(d, a, "alice")
+    lock = sqlite3.connect(str(d.db), isolation_level=None, timeout=10)
+    try:
+        lock.execute("BEGIN IMMEDIATE")
+        t0 = time.time()
+        a.send("?", settle=False)  # applied, its row waits for the lock
+        d.wait_log(r"storage stalled: a database write has not finished in 3\.\d s; games show "
+                   r"a notice", timeout=20)
+        assert time.time() - t0 >= 3
+        a.wait_for(STALLED)
+        b.wait_for(STALLED)
+        rc, out, _ = admin_any(bindir, ctl, "health")  # at once: its reads would wait
+        assert rc == 0 and re.search(r"storage: stalled since \S+ \S+ UTC \(\d+ s\): a database "
+                                     r"write has not finished", out), out
+        a.play_keys("hj")  # dropped while the notice is up
+        got = hook(d, a, "alice")
+        assert got["seq"] == before["seq"] + 1
+        time.sleep(1)
+    finally:
+        lock.execute("ROLLBACK")
+        lock.close()
+    m = d.wait_log(r"storage stall over after (\d+\.\d) s: games go on", timeout=20)
+    assert float(m.group(1)) >= 3
+    wait_gone(a, STALLED)
+    wait_gone(b, STALLED)
+    assert stored_hook(d, a, "alice")["seq"] == before["seq"] + 1
+    assert "storage: ok" in admin(bindir, ctl, "health")
+    assert answered(a, "?")
+
+
+def test_files_are_private_whatever_the_umask(start_daemon, clients, ctl_dir):
+    ctl = f"{ctl_dir}/w.ctl"
+    d = start_daemon(extra=["--control", ctl], popen={"umask": 0})
+    clients(d.port).connected().register("una")  # the WAL has frames
+    files = [d.db, beside(d.db, "-wal"), beside(d.db, "-shm"), beside(d.db, ".id"), ctl]
+
+    def modes():
+        return {str(f): oct(stat.S_IMODE(os.stat(f).st_mode)) if os.path.exists(f) else None
+                for f in files}
+    assert set(modes().values()) == {"0o600"}, modes()
+    d.kill(signal.SIGKILL)  # its -wal and -shm stay
+    for f in files[:4]:
+        os.chmod(f, 0o644)
+    pos = len(d.log())
+    d.start()
+    for f in files[:4]:
+        assert f"file {f} had mode 0644 (open to other users): now 0600" in d.log()[pos:]
+    assert set(modes().values()) == {"0o600"}, modes()

@@ -43,6 +43,10 @@ START_TEST(commands_and_arguments)
     ck_assert_int_eq(cmd, CTL_MUTE);
     ck_assert_int_eq(parse("bans\n", &cmd, arg, &err), 1);
     ck_assert_int_eq(cmd, CTL_BANS);
+    ck_assert_int_eq(parse("check-db\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_CHECK_DB);
+    ck_assert_int_eq(parse("check-db now\n", &cmd, arg, &err), -1);
+    ck_assert_str_eq(err, "this command takes no argument");
     for (const char *const *p =
              (const char *const[]){"kick a\n", "unban a\n", "end a\n", "unmute a\n", NULL};
          *p; p++)
