@@ -244,6 +244,18 @@ static playerfs_user_t fs_user(const spawner_user_t *u)
     return (playerfs_user_t){u->uid, u->gid, u->sw};
 }
 
+/* games-dir, made and opened the first time it is needed (as before the
+ * spawner: a daemon without players makes nothing). */
+static int games_dir(spawnd_t *d, char *err, size_t errlen)
+{
+    if (d->fs.games_fd >= 0)
+        return 0;
+    if (playerfs_open(&d->fs, d->cfg->games_dir, d->cfg->owner, d->cfg->group, err, errlen) == 0)
+        return 0;
+    log_error("spawner: %s", err);
+    return -1;
+}
+
 /* The player's directory of a request's game: its descriptor, or -1 with err. */
 static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, size_t pathlen,
                        char *err, size_t errlen)
@@ -254,6 +266,8 @@ static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, 
     const spawner_user_t *u = &d->cfg->users[*game];
     if (!u->ok)
         return snprintf(err, errlen, "%s", u->why), -1;
+    if (games_dir(d, err, errlen) < 0)
+        return -1;
     playerfs_user_t pu = fs_user(u);
     return playerfs_dir(&d->fs, m->game, m->dir, &pu, path, pathlen, err, errlen);
 }
@@ -427,17 +441,25 @@ static int next_timeout(const spawnd_t *d)
     return due <= now ? 0 : (int)(due - now < 60000 ? due - now : 60000);
 }
 
-/* Keeps only what starting programs needs: switching ids, signalling
- * other users' processes, owning and reaching players' files. */
+/* Keeps only what starting programs needs, of what it has: switching ids,
+ * signalling other users' processes, owning and reaching players' files. */
 static void keep_caps(void)
 {
     static const cap_value_t KEEP[] = {CAP_SETUID, CAP_SETGID,       CAP_KILL,           CAP_CHOWN,
                                        CAP_FOWNER, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH};
-    int n = (int)(sizeof KEEP / sizeof KEEP[0]);
-    cap_t c = cap_init();
-    if (!c || cap_set_flag(c, CAP_PERMITTED, n, KEEP, CAP_SET) < 0 ||
-        cap_set_flag(c, CAP_EFFECTIVE, n, KEEP, CAP_SET) < 0 || cap_set_proc(c) < 0)
+    cap_value_t have[sizeof KEEP / sizeof KEEP[0]];
+    int n = 0;
+    cap_t now = cap_get_proc(), c = cap_init();
+    for (size_t i = 0; now && i < sizeof KEEP / sizeof KEEP[0]; i++) {
+        cap_flag_value_t v = CAP_CLEAR;
+        if (cap_get_flag(now, KEEP[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+            have[n++] = KEEP[i];
+    }
+    if (!now || !c || (n && cap_set_flag(c, CAP_PERMITTED, n, have, CAP_SET) < 0) ||
+        (n && cap_set_flag(c, CAP_EFFECTIVE, n, have, CAP_SET) < 0) || cap_set_proc(c) < 0)
         log_warn("spawner: cannot narrow its capabilities: %s", strerror(errno));
+    if (now)
+        cap_free(now);
     if (c)
         cap_free(c);
 }
@@ -445,9 +467,11 @@ static void keep_caps(void)
 /* The process itself: signals, descriptors, subreaper, rights. */
 static void setup(spawnd_t *d, int sock)
 {
-    static const int IGNORED[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2};
+    static const int IGNORED[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
+                                  SIGUSR1, SIGUSR2, SIGTTOU, SIGTTIN, SIGTSTP};
     for (size_t i = 0; i < sizeof IGNORED / sizeof IGNORED[0]; i++)
         signal(IGNORED[i], SIG_IGN); /* it ends when warrend does, not by a terminal's keys */
+    setpgid(0, 0);                   /* nor by a signal to warrend's process group */
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -474,10 +498,8 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     spawnd_t d;
     memset(&d, 0, sizeof d);
     d.cfg = cfg;
+    d.fs.games_fd = -1;
     setup(&d, sock);
-    char err[300];
-    if (playerfs_open(&d.fs, cfg->games_dir, cfg->owner, cfg->group, err, sizeof err) < 0)
-        log_error("spawner: %s: hosted games cannot start", err);
     for (;;) {
         struct pollfd p[2] = {{d.eof ? -1 : d.sock, POLLIN, 0}, {d.sigfd, POLLIN, 0}};
         int r = poll(p, 2, next_timeout(&d));
