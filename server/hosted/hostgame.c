@@ -128,11 +128,13 @@ static ssize_t xlog_tail(const char *path, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        if (fd >= 0) {
-            log_warn("xlogfile %s is not a regular file: not read", path);
-            close(fd);
-        }
+    if (fd < 0 && errno != ENOENT)
+        log_warn("xlogfile %s: %s: not read", path, errno == ELOOP ? "a link" : strerror(errno));
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        log_warn("xlogfile %s is not a regular file: not read", path);
+        close(fd);
         return -1;
     }
     off_t at = st.st_size > (off_t)cap ? st.st_size - (off_t)cap : 0;

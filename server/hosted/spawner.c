@@ -44,6 +44,8 @@ struct spawner {
     int nexit, capexit;
 };
 
+static void send_signal(spawner_t *sp, pid_t pid, spawnmsg_type_t type);
+
 /* ---- whom games run as --------------------------------------------------------------- */
 
 int spawner_user_lookup(const char *name, spawner_user_t *u)
@@ -280,6 +282,19 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* A message no call waits for: an exit is queued; a program started for a
+ * call that gave up waiting is killed (no one would ever hang it up). */
+static void unasked(spawner_t *sp, const spawnmsg_t *m, int *fd)
+{
+    if (m->type == SPAWNMSG_EXIT)
+        queue_exit(sp, m->pid, m->status);
+    else if (m->type == SPAWNMSG_SPAWNED)
+        send_signal(sp, m->pid, SPAWNMSG_KILL);
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
 /* Sends req and waits for its answer in rep (which borrows buf); exits that
  * come meanwhile are queued. Returns 0, or -1 with err. */
 static int call(spawner_t *sp, spawnmsg_t *req, spawnmsg_t *rep, void *buf, int *fd, char *err,
@@ -302,10 +317,8 @@ static int call(spawner_t *sp, spawnmsg_t *req, spawnmsg_t *rep, void *buf, int 
         int r = receive(sp, buf, (int)(end - now), rep, fd);
         if (r > 0 && rep->seq == req->seq)
             return 0;
-        if (r > 0 && rep->type == SPAWNMSG_EXIT)
-            queue_exit(sp, rep->pid, rep->status);
-        if (*fd >= 0) /* a stale answer's descriptor */
-            close(*fd), *fd = -1;
+        if (r > 0)
+            unasked(sp, rep, fd);
     }
     snprintf(err, errlen, "the spawner is gone: hosted games cannot start until warrend restarts");
     return -1;
@@ -334,12 +347,8 @@ static void on_poll(uv_poll_t *h, int status, int events)
     uint8_t buf[SPAWNMSG_MAX];
     spawnmsg_t m;
     int fd;
-    for (int i = 0; i < 64 && receive(sp, buf, -1, &m, &fd) > 0; i++) {
-        if (fd >= 0)
-            close(fd);
-        if (m.type == SPAWNMSG_EXIT)
-            queue_exit(sp, m.pid, m.status);
-    }
+    for (int i = 0; i < 64 && receive(sp, buf, -1, &m, &fd) > 0; i++)
+        unasked(sp, &m, &fd);
     deliver_queued(sp);
 }
 

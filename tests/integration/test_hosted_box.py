@@ -334,6 +334,7 @@ def test_xlogfile_is_read_safely(bindir, box, clients):
         os.mkfifo(xlog)  # no writer: a blocking open would wait for ever
         t.send("1")
         t.wait_for("ex has ended", timeout=10)
+        assert f"xlogfile {xlog} is not a regular file: not read" in d.log()
         other.send("w")
         other.wait_for("Live games", timeout=5)  # the loop is free
         other.send("q")
@@ -346,7 +347,7 @@ def test_xlogfile_is_read_safely(bindir, box, clients):
         t.wait_for("Your choice")
         t.send("1")
         t.wait_for("ex has ended", timeout=10)
-        assert "777 points" not in t.text() and "xlogfile" in d.log()
+        assert "777 points" not in t.text() and f"xlogfile {xlog}: a link: not read" in d.log()
         xlog.unlink()  # 4 MB of others' rows, the player's last: found in the tail
         filler = "version=3.6.6\tname=someone\tdeath=quit\tpoints=1\tturns=1\tendtime=1\n"
         xlog.write_text(filler * (4 * 1024 * 1024 // len(filler)) + row)
