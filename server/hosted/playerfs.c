@@ -250,6 +250,20 @@ static int replace(int dirfd, const char *name, const char *text, size_t len)
     return rc;
 }
 
+/* replace() with u's file rights; what begins the message of a failure. */
+static int replace_as(int dirfd, const char *name, const playerfs_user_t *u, const char *text,
+                      size_t len, const char *what, char *err, size_t errlen)
+{
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    int rc = replace(dirfd, name, text, len);
+    int e = errno;
+    as_self(u);
+    if (rc < 0)
+        snprintf(err, errlen, "%s: %s", what, strerror(e));
+    return rc;
+}
+
 /* The operator's default rc file, read with the spawner's own rights. */
 static int read_default(const char *path, char *out, size_t cap, size_t *len)
 {
@@ -277,14 +291,7 @@ int playerfs_rc_first(int dirfd, const char *name, const char *rc_default, const
     size_t len;
     if (read_default(rc_default, text, sizeof text, &len) < 0)
         return 0;
-    if (as_user(u) < 0)
-        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
-    int rc = replace(dirfd, name, text, len);
-    int e = errno;
-    as_self(u);
-    if (rc < 0)
-        snprintf(err, errlen, "cannot make your rc file: %s", strerror(e));
-    return rc;
+    return replace_as(dirfd, name, u, text, len, "cannot make your rc file", err, errlen);
 }
 
 int playerfs_rc_load(int dirfd, const char *name, const char *rc_default, const playerfs_user_t *u,
@@ -315,12 +322,5 @@ int playerfs_rc_load(int dirfd, const char *name, const char *rc_default, const 
 int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, const char *text,
                      size_t len, char *err, size_t errlen)
 {
-    if (as_user(u) < 0)
-        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
-    int rc = replace(dirfd, name, text, len);
-    int e = errno;
-    as_self(u);
-    if (rc < 0)
-        snprintf(err, errlen, "cannot write your rc file: %s", strerror(e));
-    return rc;
+    return replace_as(dirfd, name, u, text, len, "cannot write your rc file", err, errlen);
 }
