@@ -144,15 +144,15 @@ static int children(const spawnd_t *d, pid_t *out, int max)
  * follows looks again. Returns how many were killed. */
 static int kill_orphans(spawnd_t *d)
 {
-    pid_t kids[KIDS_MAX * 2];
-    int n = children(d, kids, KIDS_MAX * 2), killed = 0;
+    pid_t pids[KIDS_MAX * 2];
+    int n = children(d, pids, KIDS_MAX * 2), killed = 0;
     for (int i = 0; i < n; i++) {
         pid_t sid;
-        if (kid_find(d, kids[i]) || !session_of(kids[i], &sid))
+        if (kid_find(d, pids[i]) || !session_of(pids[i], &sid))
             continue;
         if (kid_find(d, sid))
             continue; /* its game still runs: it ends with it */
-        if (kill(kids[i], SIGKILL) == 0)
+        if (kill(pids[i], SIGKILL) == 0)
             killed++;
     }
     if (n < 0)
@@ -227,9 +227,15 @@ static void reply(spawnd_t *d, spawnmsg_t *m, uint32_t seq, int fd)
         log_error("spawner: cannot answer %s: %s", spawnmsg_type_name(m->type), strerror(errno));
 }
 
+/* A reason always goes out: printable, never empty (spawnmsg.h's rule). */
 static void reply_failed(spawnd_t *d, uint32_t seq, const char *why)
 {
-    spawnmsg_t m = {.type = SPAWNMSG_FAILED, .text = why, .len = strlen(why)};
+    char text[320];
+    snprintf(text, sizeof text, "%s", why[0] ? why : "failed");
+    for (char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7F)
+            *c = '?';
+    spawnmsg_t m = {.type = SPAWNMSG_FAILED, .text = text, .len = strlen(text)};
     reply(d, &m, seq, -1);
 }
 
