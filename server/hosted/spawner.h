@@ -23,9 +23,10 @@
  *     SIGHUP and SIGCONT, then SIGKILL after the game's hangup-timeout;
  *   - reports each program's exit (pid, wait status);
  *   - is a child subreaper: what a program leaves behind (a double fork, a
- *     setsid grandchild) becomes its child, and when a program ends, every
- *     process of its group and session and every orphan of no live game is
- *     killed, so the whole tree ends with the game;
+ *     setsid grandchild) becomes its child. When a program ends, its group
+ *     and every orphan in its session are killed, so the whole tree ends
+ *     with the game; an orphan in no running game's session (it left with
+ *     setsid) is killed then too, and at the latest within 30 seconds;
  *   - when warrend goes away (end of file on the socket: an exit, a crash,
  *     SIGKILL) hangs every program up as above and exits once all are gone;
  *   - reads and replaces players' rc files (playerfs.h), as the game's user.
