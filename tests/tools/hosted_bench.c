@@ -186,7 +186,7 @@ static void spawner_up(bench_spawner_t *b)
     char err[300], gdir[96];
     snprintf(b->dir, sizeof b->dir, "/tmp/warren-bench-XXXXXX");
     memset(&b->games, 0, sizeof b->games);
-    static spawner_cfg_t sc;
+    spawner_cfg_t sc;
     if (!mkdtemp(b->dir) || chmod(b->dir, 0711) < 0 ||
         gamecfg_parse(&b->games, CFG, strlen(CFG), 1, err, sizeof err) < 0 ||
         snprintf(gdir, sizeof gdir, "%s/games", b->dir) < 0 ||

@@ -86,7 +86,7 @@ static void box_config(box_t *b, const char *extra)
 /* Starts the box's spawner for games (b->games when NULL). */
 static void box_spawner(box_t *b, const gamecfg_list_t *games)
 {
-    static spawner_cfg_t sc;
+    spawner_cfg_t sc;
     char gdir[128], err[256];
     snprintf(gdir, sizeof gdir, "%s/games", b->dir);
     ck_assert_msg(spawner_config(&sc, games ? games : &b->games, "warren-games", gdir, getuid(),
