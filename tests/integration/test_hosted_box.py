@@ -90,7 +90,11 @@ def test_planted_links_read_write_and_chown_nothing(bindir, box, clients):
               "[game plant]\n"
               f"command = {toy} plant nethackrc {secret} {victim}\n"
               "rcfile = %d/nethackrc\n"
-              f"rc-default = {box['root'] / 'rcdefault'}\n", http=True)
+              f"rc-default = {box['root'] / 'rcdefault'}\n"
+              "[game plantu]\n"
+              f"command = {toy} winsize\n"
+              "rcfile = %d/nethackrc\n"
+              "user = nobody\n", http=True)
     try:
         t = clients(d.port)
         name = unique_name("pl")
@@ -104,6 +108,8 @@ def test_planted_links_read_write_and_chown_nothing(bindir, box, clients):
         pdir = d.db.parent / "games" / "plant" / name
         assert os.readlink(pdir / "nethackrc") == str(secret)
         t.send("e")  # the telnet editor: not opened on the secret
+        t.wait_for("Edit a game's rc file")
+        t.send("1")
         t.wait_for("The rc file cannot be edited: your rc file is a link: not read.")
         assert "SECRET" not in t.text()
         web = Web(d.http, session=_login(d, name))
@@ -118,6 +124,8 @@ def test_planted_links_read_write_and_chown_nothing(bindir, box, clients):
         assert owner_mode(rc) == (games_ids()[0], 0o600)
         assert not (pdir / "nethackrc.new").exists()
         t.send("e")  # now the editor opens the player's own file
+        t.wait_for("Edit a game's rc file")
+        t.send("1")
         t.wait_for("OPTIONS=time")
         t.send("q")
         # the player's directory itself a link elsewhere: refused, not followed
@@ -138,6 +146,15 @@ def test_planted_links_read_write_and_chown_nothing(bindir, box, clients):
         assert (box["elsewhere"] / "nethackrc").read_text() == "ELSEWHERE\n"
         assert owner_mode(box["elsewhere"]) == (0, 0o755)
         assert owner_mode(box["elsewhere"] / "nethackrc") == (0, 0o600)
+        # a section with user: the rc file linked to the secret is not given to that user
+        status, _ = web2.html("/options/plantu")
+        udir = d.db.parent / "games" / "plantu" / other
+        assert status == 200 and owner_mode(udir) == (pwd.getpwnam("nobody").pw_uid, 0o700)
+        (udir / "nethackrc").unlink(missing_ok=True)
+        os.symlink(secret, udir / "nethackrc")
+        status, page = web2.html("/options/plantu")
+        assert status == 500 and "your rc file is a link: not read" in page and "SECRET" not in page
+        assert owner_mode(secret) == (0, 0o600) and secret.read_text() == SECRET
         t2 = clients(d.port)
         t2.login(other)
         t2.send("1")  # the game cannot start there either
