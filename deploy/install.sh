@@ -7,7 +7,9 @@
 #   $SYSCONFDIR/warren/warren.conf              (kept if it already exists)
 #   $PREFIX/share/doc/warren/RUNNING.md
 # Paths inside the unit, the sshd snippet and the config are rewritten for
-# PREFIX/SYSCONFDIR. Creates no users and starts nothing (RUNNING.md does).
+# PREFIX/SYSCONFDIR. Into the real system (no DESTDIR) as root it also
+# creates the system user hosted games run as, warren-games (no home, no
+# login); the other accounts and the start are RUNNING.md's.
 set -eu
 
 B=${B:-.}
@@ -80,4 +82,12 @@ if [ -e "$CONF" ]; then
   say "$CONF exists: kept (new sample in $SHARE/warren.conf.sample)"
 else
   install_text "$SRC/deploy/warren.conf" "$CONF" 0644
+fi
+
+# Hosted games never run as root: the user they run as (games-user).
+if [ -z "$DESTDIR" ] && [ "$(id -u)" = 0 ] && ! getent passwd warren-games >/dev/null; then
+  getent group warren-games >/dev/null || groupadd --system warren-games
+  useradd --system --gid warren-games --no-create-home --home-dir /nonexistent \
+          --shell /usr/sbin/nologin --comment "Warren hosted games" warren-games
+  say "created the system user warren-games"
 fi

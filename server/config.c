@@ -45,6 +45,10 @@ static const opt_t opts[] = {
      "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
     {"games-dir", OPT_STR, S(games_dir), 0, 0,
      "DIR players' directories for hosted games (default: DB's dir/games)"},
+    {"games-user", OPT_STR, S(games_user), 0, 0,
+     "USER whom hosted games run as when their section has no user, never root (warren-games)"},
+    {"run-as", OPT_STR, S(run_as), 0, 0,
+     "USER warrend started as root becomes once the spawner is forked (default: none)"},
     {"game-idle", OPT_INT, S(game_idle), 0, 86400 * 7,
      "SECONDS without a key before a hosted game is hung up, 0 = never (3600); a [game] "
      "section's idle overrides it"},
@@ -82,6 +86,7 @@ void config_defaults(config_t *c)
     c->record_max = 32 << 20;
     c->db_check_ms = 10000; /* storage */
     c->db_busy_ms = 5000;
+    snprintf(c->games_user, sizeof c->games_user, "warren-games");
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)

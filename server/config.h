@@ -40,6 +40,8 @@ typedef struct {
     char public_url[200];  /* the site's address as players reach it, for links */
     int game_idle;         /* seconds without a key before a hosted game is hung up (0: never) */
     char games_dir[256];   /* players' directories of hosted games; "" = DB's dir/games */
+    char games_user[33];   /* whom hosted games run as when a section has no user */
+    char run_as[33];       /* the user a root warrend becomes (privsep.h); "" = none */
     int64_t record_max;    /* bytes of a hosted game's output recorded; 0 = none */
     gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
     /* storage */

@@ -7,8 +7,10 @@
 #include <sys/resource.h>
 #include "budget.h"
 #include "log.h"
+#include "privsep.h"
 #include "records.h"
 #include "server.h"
+#include "spawner.h"
 
 static void on_tick(uv_timer_t *t)
 {
@@ -118,6 +120,8 @@ static int server_open(server_t *s)
     s->vm = script_vm_new();
     if (!s->vm)
         return log_error("content: cannot start the script vm"), -1;
+    if (spawner_attach(s->spawner, s->loop) < 0)
+        return log_error("spawner: cannot watch it on the loop"), -1;
     if (storage_open(s)) /* the database checked, its id kept, then its cap */
         return -1;
     if (shard_mailbox_open(s))
@@ -215,6 +219,13 @@ int main(int argc, char **argv)
         printf("warrend %s\n", WARREN_VERSION);
         return 0;
     }
+    /* before any thread and any other file: the spawner keeps root's rights */
+    if (privsep_start(&srv.cfg, &srv.spawner, err, sizeof err) < 0) {
+        fprintf(stderr, "warrend: %s\n", err);
+        spawner_free(srv.spawner);
+        config_free(&srv.cfg);
+        return 2;
+    }
     signal(SIGPIPE, SIG_IGN);
     uv_loop_t loop;
     uv_loop_init(&loop);
@@ -227,6 +238,7 @@ int main(int argc, char **argv)
         server_unwind(&srv);
     }
     server_free(&srv);
+    spawner_free(srv.spawner); /* every hosted program has ended: it exits at once */
     config_free(&srv.cfg);
     uv_loop_close(&loop);
     log_info("warrend stopped");

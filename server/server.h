@@ -69,6 +69,7 @@ struct server {
     struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
     struct budget *budget;   /* connections in all and per address, every gateway's */
     struct moderation *mod;  /* bans and chat mutes (moderation.c) */
+    struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     uint64_t ticks;        /* one-second ticks so far */

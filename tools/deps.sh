@@ -1,10 +1,11 @@
 #!/bin/sh
-# Installs every Debian package Warren needs to build, run and test.
+# Installs every Debian package Warren needs to build, run and test, and
+# the system user hosted games run as (warren-games: games-user's default).
 # Run as root. Skips what is present; runs apt-get update at most once.
 set -eu
 PKGS="make gcc clang libclang-rt-14-dev pkg-config check
 libuv1-dev libsqlite3-dev sqlite3 liblua5.4-dev libsodium-dev zlib1g-dev
-libtelnet-dev libwebsockets-dev libwebsockets-evlib-uv libvterm-dev
+libtelnet-dev libwebsockets-dev libwebsockets-evlib-uv libvterm-dev libcap-dev
 python3 python3-pytest python3-pyte python3-pexpect telnet tmux iproute2 nethack-console
 openssh-server openssh-client nginx-light systemd chromium nodejs npm"
 missing=""
@@ -17,6 +18,22 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
   missing=$(echo "$missing" | tr ' ' '\n' | grep -vx -e nodejs -e npm | tr '\n' ' ')
 fi
 missing=$(echo $missing)
+
+# Hosted games never run as root: a root warrend starts them as this user
+# (no home, no login), and its player directories belong to it.
+games_user() {
+  getent passwd warren-games >/dev/null && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "deps: no user warren-games: run 'make deps' as root to create it" >&2
+    return 0
+  fi
+  getent group warren-games >/dev/null || groupadd --system warren-games
+  useradd --system --gid warren-games --no-create-home --home-dir /nonexistent \
+          --shell /usr/sbin/nologin --comment "Warren hosted games" warren-games
+  echo "deps: created the system user warren-games"
+}
+games_user
+
 if [ -z "$missing" ]; then echo "deps: all present"; exit 0; fi
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing packages: $missing" >&2

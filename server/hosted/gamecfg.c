@@ -106,13 +106,32 @@ static const cmdline_vars_t SAMPLE = {SAMPLE_NAME, SAMPLE_DIR, NULL};
 _Static_assert(sizeof SAMPLE_NAME - 1 == CMDLINE_NAME_MAX, "the longest name");
 _Static_assert(sizeof SAMPLE_DIR - 1 == GAMECFG_DIR_MAX, "the longest directory");
 
+/* "%d/NAME": the file is opened relative to the player's directory, never
+ * by a path that could lead elsewhere. */
 static int check_rcfile(parser_t *ps, const char *val)
 {
-    char out[CMDLINE_VALUE_MAX], msg[160];
-    if (cmdline_expand(val, &SAMPLE, out, sizeof out, msg, sizeof msg) < 0)
-        return fail(ps, "rcfile: %s", msg);
-    if (!cmdline_path_ok(out))
-        return fail(ps, "rcfile: expected an absolute path (%%d/...), got \"%s\"", val);
+    bool dir = !strncmp(val, "%d/", 3);
+    const char *name = dir ? val + 3 : "";
+    size_t n = strlen(name);
+    bool ok = n >= 1 && n <= 64 && strspn(name, LOWER UPPER DIGITS "._-") == n &&
+              strcmp(name, ".") && strcmp(name, "..");
+    if (!ok)
+        return fail(ps,
+                    "rcfile: must name a file directly in the player's directory, as %%d/NAME "
+                    "(NAME of A-Z a-z 0-9 . _ -), got \"%s\"",
+                    val);
+    return 0;
+}
+
+/* A system account name; never root (the games' files and processes would
+ * be root's). A name that is uid 0 under another name is refused when the
+ * daemon resolves it (spawner.h). */
+static int check_user(parser_t *ps, const char *val)
+{
+    if (!all_of(val, LOWER DIGITS "_-", 32) || val[0] == '-')
+        return fail(ps, "user: bad value \"%s\"", val);
+    if (!strcmp(val, "root"))
+        return fail(ps, "user: hosted games never run as root");
     return 0;
 }
 
@@ -163,12 +182,14 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
     case K_ENV: return set_env(ps, val);
     case K_RCFILE: ok = check_rcfile(ps, val) == 0; break;
     case K_PATH: ok = cmdline_path_ok(val); break;
-    case K_USER: ok = all_of(val, LOWER DIGITS "_-", 32) && val[0] != '-'; break;
+    case K_USER: ok = check_user(ps, val) == 0; break;
     case K_TERM: ok = all_of(val, LOWER UPPER DIGITS "._+-", 31); break;
     default: break;
     }
     if (!ok)
-        return k->kind == K_RCFILE ? -1 : fail(ps, "%s: bad value \"%s\"", k->key, val);
+        return k->kind == K_RCFILE || k->kind == K_USER
+                   ? -1
+                   : fail(ps, "%s: bad value \"%s\"", k->key, val);
     memcpy((char *)ps->cur + k->off, val, strlen(val) + 1);
     return 0;
 }
@@ -214,7 +235,7 @@ static int section_end(parser_t *ps)
     if (!g->term[0])
         snprintf(g->term, sizeof g->term, "xterm-256color");
     if (!g->hangup_seconds)
-        g->hangup_seconds = PTYPROC_KILL_AFTER_MS / 1000;
+        g->hangup_seconds = GAMECFG_HANGUP_S;
     gamecfg_t *games = realloc(ps->list->games, sizeof *games * (size_t)(ps->list->n + 1));
     if (!games)
         return fail(ps, "out of memory");
@@ -384,8 +405,13 @@ oom:
     return -1;
 }
 
-int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, int w, int h,
-                   gamecfg_launch_t *out, char *err, size_t errlen)
+const char *gamecfg_rc_name(const gamecfg_t *g)
+{
+    return g->rcfile[0] ? g->rcfile + 3 : NULL; /* after "%d/" (check_rcfile) */
+}
+
+int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, gamecfg_launch_t *out,
+                   char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (strlen(dir) > GAMECFG_DIR_MAX) {
@@ -407,9 +433,6 @@ int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, int w,
         goto oom;
     if (build_env(g, &v, out->envp, err, errlen) < 0)
         goto fail;
-    ptyproc_opts_t o = {out->argv, out->envp, dir,  w,
-                        h,         g->limits, NULL, (unsigned)g->hangup_seconds * 1000u};
-    out->opts = o;
     return 0;
 oom:
     snprintf(err, errlen, "out of memory");

@@ -17,11 +17,14 @@
  *               substituted); the environment is TERM, HOME (= %d) and
  *               PATH (/usr/local/bin:/usr/bin:/bin) and these, nothing
  *               inherited; an env line may replace one of the three
- *   rcfile      the player's rc file (%d and %n), %r in command and env
+ *   rcfile      the player's rc file, %r in command and env: a file
+ *               directly in the player's directory, "%d/NAME" (NAME of
+ *               A-Z a-z 0-9 . _ -), so it is always opened relative to
+ *               that directory (spawner.h)
  *   rc-default  copied to rcfile on first play (needs rcfile)
  *   xlogfile    where the game appends a row per finished game (xlog.h)
- *   user        system account the program runs as (when warrend runs
- *               as root)
+ *   user        system account the program runs as when warrend runs as
+ *               root (absent: the daemon's games-user); never root
  *   term        TERM for the program (default xterm-256color)
  *   cpu, memory, files, processes, file-size: limits (seconds, MB,
  *               descriptors, processes, MB); 0 or absent: unchanged
@@ -43,7 +46,7 @@
 #ifndef WARREN_GAMECFG_H
 #define WARREN_GAMECFG_H
 #include <stddef.h>
-#include "ptyproc.h"
+#include <stdint.h>
 
 #define GAMECFG_ID_MAX   31 /* [a-z0-9_-] */
 #define GAMECFG_GAMES    64
@@ -51,6 +54,18 @@
 #define GAMECFG_LINE_MAX 1023
 #define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
 #define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
+#define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
+
+/* Resource limits for the program (soft = hard); 0 leaves one unchanged.
+ * processes (RLIMIT_NPROC) counts all processes of the real uid, so it is
+ * meaningful with a user switch; root ignores it. */
+typedef struct {
+    uint64_t cpu_seconds;  /* RLIMIT_CPU */
+    uint64_t memory_bytes; /* RLIMIT_AS */
+    uint64_t files;        /* RLIMIT_NOFILE */
+    uint64_t processes;    /* RLIMIT_NPROC */
+    uint64_t file_bytes;   /* RLIMIT_FSIZE */
+} gamecfg_limits_t;
 
 typedef struct {
     char id[GAMECFG_ID_MAX + 1];
@@ -61,9 +76,9 @@ typedef struct {
     char rcfile[GAMECFG_TEXT];     /* "" = none */
     char rc_default[GAMECFG_TEXT]; /* "" = none */
     char xlogfile[GAMECFG_TEXT];   /* "" = none */
-    char user[33];                 /* "" = warrend's own */
+    char user[33];                 /* "" = the daemon's games-user */
     char term[32];
-    ptyproc_limits_t limits;
+    gamecfg_limits_t limits;
     int idle_seconds; /* -1: not given */
     int hangup_seconds;
     int line; /* where the section starts, for messages */
@@ -84,20 +99,20 @@ int gamecfg_parse(gamecfg_list_t *list, const char *text, size_t len, int first_
 void gamecfg_list_free(gamecfg_list_t *list); /* leaves an empty list */
 const gamecfg_t *gamecfg_find(const gamecfg_list_t *list, const char *id);
 
-/* What ptyproc_spawn needs to start a game for one player. */
+/* The NAME of g's "rcfile = %d/NAME", or NULL when g has none. */
+const char *gamecfg_rc_name(const gamecfg_t *g);
+
+/* What the spawner execs to start a game for one player. */
 typedef struct {
     char **argv, **envp; /* NULL-terminated; owned */
     char *rcfile;        /* the player's rc file, or NULL; owned */
-    ptyproc_opts_t opts; /* points at argv, envp and dir; user is NULL */
 } gamecfg_launch_t;
 
 /* Builds the launch of game g for player name with directory dir (an
- * absolute path the caller created, at most GAMECFG_DIR_MAX bytes) and a
- * w x h window. opts.dir is dir
- * (borrowed); set opts.user to switch users. Returns 0, or -1 with err
- * (nothing to free then). */
-int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, int w, int h,
-                   gamecfg_launch_t *out, char *err, size_t errlen);
+ * absolute path the caller created, at most GAMECFG_DIR_MAX bytes).
+ * Returns 0, or -1 with err (nothing to free then). */
+int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, gamecfg_launch_t *out,
+                   char *err, size_t errlen);
 void gamecfg_launch_free(gamecfg_launch_t *l);
 
 #endif

@@ -10,9 +10,11 @@
 #include <unistd.h>
 #include "backend.h"
 #include "hostrec.h"
+#include "ptyproc.h"
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
+#include "spawner.h"
 #include "xlog.h"
 
 typedef struct {
@@ -117,22 +119,57 @@ static bool pty_stop(session_t *s)
     return true;
 }
 
+/* The xlogfile's newest rows: its last XLOG_TAIL bytes at most. The file
+ * lies where the games' user writes, so it may be anything: a link, a
+ * FIFO that would block the loop, a huge file. Returns the bytes read
+ * into buf (from a line's start), or -1. */
+#define XLOG_TAIL (64 * 1024)
+static ssize_t xlog_tail(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 && errno != ENOENT)
+        log_warn("xlogfile %s: %s: not read", path, errno == ELOOP ? "a link" : strerror(errno));
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        log_warn("xlogfile %s is not a regular file: not read", path);
+        close(fd);
+        return -1;
+    }
+    off_t at = st.st_size > (off_t)cap ? st.st_size - (off_t)cap : 0;
+    ssize_t n = pread(fd, buf, cap, at);
+    close(fd);
+    if (n <= 0)
+        return n;
+    if (at > 0) { /* the first line is cut: it starts after its newline */
+        char *nl = memchr(buf, '\n', (size_t)n);
+        size_t skip = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
+        memmove(buf, buf + skip, (size_t)n - skip);
+        n -= (ssize_t)skip;
+    }
+    return n;
+}
+
 /* The newest row of this player since the program started, if any. */
 static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out)
 {
-    FILE *f = hg->cfg->xlogfile[0] ? fopen(hg->cfg->xlogfile, "r") : NULL;
-    if (!f)
-        return false;
-    char line[4096], err[100];
+    char *buf = hg->cfg->xlogfile[0] ? malloc(XLOG_TAIL) : NULL;
+    ssize_t n = buf ? xlog_tail(hg->cfg->xlogfile, buf, XLOG_TAIL) : -1;
+    char err[100];
     bool found = false;
     xlog_row_t row;
-    while (fgets(line, sizeof line, f))
-        if (xlog_parse(line, strlen(line), &row, err, sizeof err) == 0 &&
-            strcmp(row.name, user) == 0 && row.endtime >= hg->started - 1) {
+    for (size_t at = 0; n > 0 && at < (size_t)n;) {
+        const char *nl = memchr(buf + at, '\n', (size_t)n - at);
+        size_t len = (nl ? (size_t)(nl - buf) : (size_t)n) - at;
+        if (xlog_parse(buf + at, len, &row, err, sizeof err) == 0 && strcmp(row.name, user) == 0 &&
+            row.endtime >= hg->started - 1) {
             *out = row;
             found = true;
         }
-    fclose(f);
+        at += len + 1;
+    }
+    free(buf);
     return found;
 }
 
@@ -203,122 +240,21 @@ static void on_exited(ptyproc_t *p, int status, void *user)
         session_finish(s);
 }
 
-/* ---- starting -------------------------------------------------------------------------- */
-
-static int mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        int r = mkdir(path, 0750);
-        *p = '/';
-        if (r < 0 && errno != EEXIST)
-            return -1;
-    }
-    return mkdir(path, 0750) < 0 && errno != EEXIST ? -1 : 0;
-}
-
-/* <games-dir>/<id>/<name>; games-dir defaults to the database's dir/games. */
-static int player_dir(const server_t *srv, const gamecfg_t *g, const char *user, char *out,
-                      size_t n)
-{
-    char base[256];
-    if (srv->cfg.games_dir[0])
-        snprintf(base, sizeof base, "%s", srv->cfg.games_dir);
-    else {
-        const char *slash = strrchr(srv->cfg.db, '/');
-        int len = slash ? (int)(slash - srv->cfg.db) : 1;
-        snprintf(base, sizeof base, "%.*s/games", len, slash ? srv->cfg.db : ".");
-    }
-    char *abs = realpath(base, NULL);
-    int w = snprintf(out, n, "%s/%s/%s", abs ? abs : base, g->id, user);
-    free(abs);
-    if (w < 0 || (size_t)w >= n || out[0] != '/')
-        return -1;
-    return mkdirs(out);
-}
-
-/* The rc default becomes the player's rc file the first time. */
-static void rc_first_copy(const gamecfg_t *g, const char *rcfile)
-{
-    if (!rcfile || !g->rc_default[0] || access(rcfile, F_OK) == 0)
-        return;
-    FILE *in = fopen(g->rc_default, "rb"), *out = in ? fopen(rcfile, "wb") : NULL;
-    char b[4096];
-    for (size_t n; out && (n = fread(b, 1, sizeof b, in)) > 0;)
-        fwrite(b, 1, n, out);
-    if (out)
-        fclose(out);
-    if (in)
-        fclose(in);
-}
-
 /* ---- rc files ---------------------------------------------------------------------------- */
 
-/* The switch to g's user, when warrend can make it: true with *u. */
-static bool game_owner(const gamecfg_t *g, ptyproc_user_t *u, char *err, size_t n)
-{
-    return g->user[0] && geteuid() == 0 && ptyproc_user_lookup(g->user, u, err, n) == 0;
-}
-
-/* The player's rc file path into path (the directory made, the default
- * copied when the file is missing). */
-static int rc_path(const server_t *srv, const gamecfg_t *g, const char *user, char *path,
-                   size_t size, char *err, size_t n)
-{
-    char dir[GAMECFG_DIR_MAX + 1];
-    if (!g->rcfile[0]) {
-        snprintf(err, n, "%s has no rc file", g->name);
-        return -1;
-    }
-    if (player_dir(srv, g, user, dir, sizeof dir) < 0) {
-        snprintf(err, n, "cannot make the player's directory: %s", strerror(errno));
-        return -1;
-    }
-    gamecfg_launch_t l;
-    if (gamecfg_launch(g, user, dir, 80, 24, &l, err, n) < 0)
-        return -1;
-    int w = snprintf(path, size, "%s", l.rcfile ? l.rcfile : "");
-    rc_first_copy(g, l.rcfile);
-    gamecfg_launch_free(&l);
-    if (w <= 0 || (size_t)w >= size) {
-        snprintf(err, n, "the rc file's path is too long");
-        return -1;
-    }
-    ptyproc_user_t u;
-    if (game_owner(g, &u, err, n) && (chown(dir, u.uid, u.gid) < 0 || chown(path, u.uid, u.gid)))
-        log_error("chown %s: %s", path, strerror(errno));
-    return 0;
-}
-
+/* The spawner reads and writes them, as the game's user, through the
+ * player's directory (spawner.h, playerfs.h). */
 int hostgame_rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
                      size_t n)
 {
-    char path[GAMECFG_TEXT + GAMECFG_DIR_MAX];
-    if (rc_path(srv, g, user, path, sizeof path, err, n) < 0)
-        return -1;
-    FILE *f = fopen(path, "rb");
-    if (!f && errno == ENOENT)
-        return 0; /* no default: an empty file to begin with */
-    char b[HOSTGAME_RC_MAX + 1];
-    size_t got = f ? fread(b, 1, sizeof b, f) : 0;
-    bool bad = !f || ferror(f);
-    if (f)
-        fclose(f);
-    if (bad || got > HOSTGAME_RC_MAX) {
-        snprintf(err, n, bad ? "cannot read the rc file" : "the rc file is larger than %d bytes",
-                 HOSTGAME_RC_MAX);
-        return -1;
-    }
-    buf_put(out, b, got);
-    return out->failed ? (snprintf(err, n, "out of memory"), -1) : 0;
+    if (!g->rcfile[0])
+        return snprintf(err, n, "%s has no rc file", g->name), -1;
+    return spawner_rc_load(srv->spawner, g->id, user, out, err, n);
 }
 
 int hostgame_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text,
                      size_t len, char *err, size_t n)
 {
-    char path[GAMECFG_TEXT + GAMECFG_DIR_MAX], tmp[sizeof path + 8];
     if (len > HOSTGAME_RC_MAX || memchr(text, 0, len)) {
         snprintf(err, n,
                  len > HOSTGAME_RC_MAX ? "the rc file may have at most %d bytes"
@@ -326,50 +262,21 @@ int hostgame_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const 
                  HOSTGAME_RC_MAX);
         return -1;
     }
-    if (rc_path(srv, g, user, path, sizeof path, err, n) < 0)
+    if (!g->rcfile[0])
+        return snprintf(err, n, "%s has no rc file", g->name), -1;
+    if (spawner_rc_save(srv->spawner, g->id, user, text, len, err, n) < 0)
         return -1;
-    snprintf(tmp, sizeof tmp, "%s.new", path);
-    FILE *f = fopen(tmp, "wb"); /* then renamed: a crash leaves the old file or the new */
-    bool ok = f && fwrite(text, 1, len, f) == len;
-    if (f && fclose(f) != 0)
-        ok = false;
-    ptyproc_user_t u;
-    if (ok && game_owner(g, &u, err, n) && chown(tmp, u.uid, u.gid) < 0)
-        ok = false;
-    if (!ok || rename(tmp, path) < 0) {
-        snprintf(err, n, "cannot write the rc file: %s", strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
     log_info("rc file saved user=%s game=%s bytes=%zu", user, g->id, len);
     return 0;
 }
 
+/* ---- starting -------------------------------------------------------------------------- */
+
 static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *err, size_t n)
 {
-    char dir[GAMECFG_DIR_MAX + 1];
-    if (player_dir(s->srv, hg->cfg, s->user, dir, sizeof dir) < 0) {
-        snprintf(err, n, "cannot make the player's directory: %s", strerror(errno));
-        return -1;
-    }
-    gamecfg_launch_t l;
-    if (gamecfg_launch(hg->cfg, s->user, dir, c->w, c->h, &l, err, n) < 0)
-        return -1;
-    rc_first_copy(hg->cfg, l.rcfile);
-    ptyproc_user_t u;
-    if (hg->cfg->user[0] && geteuid() == 0) {
-        if (ptyproc_user_lookup(hg->cfg->user, &u, err, n) < 0) {
-            gamecfg_launch_free(&l);
-            return -1;
-        }
-        if (chown(dir, u.uid, u.gid) < 0 || (l.rcfile && chown(l.rcfile, u.uid, u.gid) < 0))
-            log_error("chown %s: %s", dir, strerror(errno));
-        l.opts.user = &u;
-    }
+    ptyproc_opts_t o = {hg->cfg->id, s->user, s->user, c->w, c->h};
     ptyproc_cbs_t cbs = {on_output, on_exited};
-    int r = ptyproc_spawn(s->srv->loop, &l.opts, &cbs, s, &hg->proc, err, n);
-    gamecfg_launch_free(&l);
-    return r;
+    return ptyproc_spawn(s->srv->loop, s->srv->spawner, &o, &cbs, s, &hg->proc, err, n);
 }
 
 void hostgame_play(conn_t *c, const gamecfg_t *g)
@@ -378,6 +285,13 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
     session_t *s = session_find_kind(srv, c->user_id, g->id);
     if (s) {
         session_attach_player(s, c);
+        return;
+    }
+    const char *why = spawner_unavailable(srv->spawner, g->id);
+    if (why) { /* its user is missing: logged at start, told here */
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s.", why);
+        menu_enter(c, msg);
         return;
     }
     char err[256] = "out of memory";

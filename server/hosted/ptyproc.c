@@ -1,17 +1,10 @@
-/* ptyproc — spawn a program under a pty, read it fairly, reap it. */
+/* ptyproc — a program the spawner started under a pty, read fairly. */
 #include "ptyproc.h"
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
-#include <pty.h>
-#include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define READ_CHUNK 16384
@@ -20,9 +13,8 @@
 
 struct ptyproc {
     uv_loop_t *loop;
+    spawner_t *sp;  /* borrowed: started it, reports its exit */
     uv_poll_t poll; /* the master fd; closing it closes the fd */
-    uv_signal_t sigchld;
-    uv_timer_t killer; /* SIGKILL after a hangup */
     int master;
     pid_t pid;
     int status;
@@ -31,7 +23,6 @@ struct ptyproc {
     bool hungup;
     bool closing; /* ptyproc_close was called: no more callbacks */
     int handles_open;
-    unsigned kill_after_ms;
     ptyproc_cbs_t cbs;
     void *user;
     vtgrid_t *grid;
@@ -188,41 +179,15 @@ static void finish(ptyproc_t *p, int status)
     p->qlen = 0;
     /* closing the master hangs up anything the program left holding the pty */
     close_handle((uv_handle_t *)&p->poll);
-    close_handle((uv_handle_t *)&p->sigchld);
-    uv_timer_stop(&p->killer);
     if (!p->closing && p->cbs.exited)
         p->cbs.exited(p, status, p->user);
 }
 
-/* Every SIGCHLD in the process wakes this handle; only our pid is waited. */
-static void on_sigchld(uv_signal_t *h, int signum)
+/* The spawner reaped it. */
+static void on_exit_report(pid_t pid, int status, void *user)
 {
-    (void)signum;
-    ptyproc_t *p = h->data;
-    if (!p->running)
-        return;
-    int status = 0;
-    pid_t r;
-    do
-        r = waitpid(p->pid, &status, WNOHANG);
-    while (r < 0 && errno == EINTR);
-    if (r == p->pid)
-        finish(p, status);
-    else if (r < 0) /* ECHILD: reaped elsewhere (a bug there); stop waiting */
-        finish(p, -1);
-}
-
-static void signal_group(ptyproc_t *p, int sig)
-{
-    if (!p->running) /* a reaped pid may belong to someone else by now */
-        return;
-    if (kill(-p->pid, sig) < 0)
-        kill(p->pid, sig);
-}
-
-static void on_kill_timer(uv_timer_t *t)
-{
-    signal_group(t->data, SIGKILL);
+    (void)pid;
+    finish(user, status);
 }
 
 void ptyproc_hangup(ptyproc_t *p)
@@ -230,9 +195,7 @@ void ptyproc_hangup(ptyproc_t *p)
     if (!p->running || p->hungup)
         return;
     p->hungup = true;
-    signal_group(p, SIGHUP);
-    signal_group(p, SIGCONT); /* a stopped program must see its SIGHUP */
-    uv_timer_start(&p->killer, on_kill_timer, p->kill_after_ms, 0);
+    spawner_hangup(p->sp, p->pid);
 }
 
 void ptyproc_close(ptyproc_t *p)
@@ -241,110 +204,12 @@ void ptyproc_close(ptyproc_t *p)
         return;
     p->closing = true;
     p->master_eof = true; /* the fd closes with the poll handle: no more reads */
-    signal_group(p, SIGKILL);
+    if (p->running) {     /* its exit report is no one's now */
+        spawner_unwatch(p->sp, p->pid);
+        spawner_kill(p->sp, p->pid);
+    }
     close_handle((uv_handle_t *)&p->poll);
-    close_handle((uv_handle_t *)&p->killer);
-    if (!p->running) /* else on_sigchld reaps it and closes the handle */
-        close_handle((uv_handle_t *)&p->sigchld);
     maybe_free(p);
-}
-
-/* ---- the child ----------------------------------------------------------------- */
-
-/* What failed in the child before exec, sent back through a pipe. */
-typedef enum { STEP_TTY, STEP_LIMITS, STEP_USER, STEP_CHDIR, STEP_EXEC } step_t;
-static const char *const STEP_NAMES[] = {"terminal setup", "resource limits", "user switch",
-                                         "chdir", "exec"};
-
-typedef struct {
-    int step, err;
-} child_report_t;
-
-typedef struct {
-    char *const *argv, *const *envp;
-    const char *dir;
-    const ptyproc_limits_t *limits;
-    const ptyproc_user_t *user; /* NULL: no switch */
-    int slave, report;          /* both >= 3 */
-    long maxfd;                 /* for closing descriptors without close_range */
-} child_t;
-
-static void child_fail(step_t step)
-{
-    child_report_t r = {(int)step, errno};
-    ssize_t n = write(3, &r, sizeof r);
-    (void)n;
-    _exit(127);
-}
-
-static void child_signals(void)
-{
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
-            sigaction(s, &dfl, NULL); /* ignored ones stay ignored across exec */
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* The pty on 0, 1 and 2; the report pipe on 3; nothing else open. */
-static void child_fds(const child_t *c)
-{
-    if (setsid() < 0 || ioctl(c->slave, TIOCSCTTY, 0) < 0)
-        child_fail(STEP_TTY);
-    for (int fd = 0; fd < 3; fd++)
-        if (dup2(c->slave, fd) < 0)
-            child_fail(STEP_TTY);
-    if (dup2(c->report, 3) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
-        child_fail(STEP_TTY);
-    if (close_range(4, ~0U, 0) < 0)
-        for (long fd = 4; fd < c->maxfd; fd++)
-            close((int)fd);
-}
-
-static void child_limits(const ptyproc_limits_t *l)
-{
-    const struct {
-        int res;
-        uint64_t v;
-    } set[] = {{RLIMIT_CPU, l->cpu_seconds},
-               {RLIMIT_AS, l->memory_bytes},
-               {RLIMIT_NOFILE, l->files},
-               {RLIMIT_NPROC, l->processes},
-               {RLIMIT_FSIZE, l->file_bytes}};
-    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
-        struct rlimit r = {(rlim_t)set[i].v, (rlim_t)set[i].v};
-        if (set[i].v && setrlimit(set[i].res, &r) < 0)
-            child_fail(STEP_LIMITS);
-    }
-}
-
-static void child_user(const ptyproc_user_t *u)
-{
-    if (setgroups((size_t)u->ngroups, u->groups) < 0 || setgid(u->gid) < 0 || setuid(u->uid) < 0)
-        child_fail(STEP_USER);
-    if (u->uid != 0 && setuid(0) == 0) { /* root must be gone for good */
-        errno = EPERM;
-        child_fail(STEP_USER);
-    }
-}
-
-/* Only async-signal-safe calls: the daemon has threads. */
-static void __attribute__((noreturn)) child_run(const child_t *c)
-{
-    child_signals();
-    child_fds(c);
-    child_limits(c->limits);
-    if (c->user)
-        child_user(c->user);
-    if (chdir(c->dir ? c->dir : "/") < 0)
-        child_fail(STEP_CHDIR);
-    execve(c->argv[0], c->argv, c->envp);
-    child_fail(STEP_EXEC);
-    _exit(127);
 }
 
 /* ---- spawning ------------------------------------------------------------------ */
@@ -352,10 +217,8 @@ static void __attribute__((noreturn)) child_run(const child_t *c)
 static int opts_check(const ptyproc_opts_t *o, char *err, size_t errlen)
 {
     const char *why = NULL;
-    if (!o->argv || !o->argv[0] || o->argv[0][0] != '/')
-        why = "argv[0] must be an absolute path";
-    else if (!o->envp)
-        why = "no environment";
+    if (!o->game || !o->name || !o->dir)
+        why = "no game, name or directory";
     else if (o->w < VTGRID_MIN_W || o->h < 1 || o->w > SCREEN_MAX_W || o->h > SCREEN_MAX_H)
         why = "bad window size";
     if (why)
@@ -363,52 +226,8 @@ static int opts_check(const ptyproc_opts_t *o, char *err, size_t errlen)
     return why ? -1 : 0;
 }
 
-/* A descriptor moved to 3 or above, close-on-exec; the old one is closed. */
-static int fd_high(int fd)
-{
-    if (fd >= 3)
-        return fd;
-    int n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    close(fd);
-    return n;
-}
-
-/* Forks the child; returns its pid (the report pipe tells how it went), or
- * -1. Signals stay blocked across fork so no handler of the daemon's runs
- * in the child before it resets them. */
-static pid_t fork_child(const child_t *c)
-{
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
-    if (pid == 0)
-        child_run(c);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return pid;
-}
-
-/* Waits for exec (the pipe closes) or the child's report. */
-static int child_result(int rfd, pid_t pid, char *err, size_t errlen)
-{
-    child_report_t r;
-    ssize_t n;
-    do
-        n = read(rfd, &r, sizeof r);
-    while (n < 0 && errno == EINTR);
-    if (n == 0)
-        return 0;
-    if (n == (ssize_t)sizeof r && r.step >= 0 && r.step <= STEP_EXEC)
-        snprintf(err, errlen, "%s: %s", STEP_NAMES[r.step], strerror(r.err));
-    else
-        snprintf(err, errlen, "the child failed before exec");
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    return -1;
-}
-
-static ptyproc_t *proc_new(uv_loop_t *loop, const ptyproc_opts_t *o, const ptyproc_cbs_t *cbs,
-                           void *user)
+static ptyproc_t *proc_new(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o,
+                           const ptyproc_cbs_t *cbs, void *user)
 {
     ptyproc_t *p = calloc(1, sizeof *p);
     if (!p)
@@ -419,103 +238,43 @@ static ptyproc_t *proc_new(uv_loop_t *loop, const ptyproc_opts_t *o, const ptypr
         return NULL;
     }
     p->loop = loop;
+    p->sp = sp;
     p->master = -1;
     p->cbs = *cbs;
     p->user = user;
-    p->kill_after_ms = o->kill_after_ms ? o->kill_after_ms : PTYPROC_KILL_AFTER_MS;
     p->st.last_output = p->st.last_input = uv_now(loop);
-    uv_timer_init(loop, &p->killer);
-    uv_signal_init(loop, &p->sigchld);
-    p->killer.data = p->sigchld.data = p;
-    p->handles_open = 2;
     return p;
 }
 
-/* Opens the pty and the report pipe, all at fd 3 or above, close-on-exec
- * except the slave (which the child needs). Returns 0 or -1. */
-static int open_fds(const ptyproc_opts_t *o, int *master, int *slave, int pipefd[2])
+int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const ptyproc_cbs_t *cbs,
+                  void *user, ptyproc_t **out, char *err, size_t errlen)
 {
-    struct winsize ws = {(unsigned short)o->h, (unsigned short)o->w, 0, 0};
-    if (openpty(master, slave, NULL, NULL, &ws) < 0)
+    if (opts_check(o, err, errlen) < 0)
         return -1;
-    *master = fd_high(*master);
-    *slave = fd_high(*slave);
-    if (*master < 0 || *slave < 0 || fcntl(*master, F_SETFD, FD_CLOEXEC) < 0 ||
-        fcntl(*master, F_SETFL, O_NONBLOCK) < 0 || pipe2(pipefd, O_CLOEXEC) < 0)
-        goto fail;
-    pipefd[0] = fd_high(pipefd[0]);
-    pipefd[1] = fd_high(pipefd[1]);
-    if (pipefd[0] >= 0 && pipefd[1] >= 0)
-        return 0;
-    if (pipefd[0] >= 0)
-        close(pipefd[0]);
-    if (pipefd[1] >= 0)
-        close(pipefd[1]);
-fail:
-    if (*master >= 0)
-        close(*master);
-    if (*slave >= 0)
-        close(*slave);
-    return -1;
-}
-
-static int start(ptyproc_t *p, const ptyproc_opts_t *o, char *err, size_t errlen)
-{
-    int master, slave, pipefd[2];
-    if (open_fds(o, &master, &slave, pipefd) < 0) {
-        snprintf(err, errlen, "openpty: %s", strerror(errno));
-        return -1;
-    }
-    child_t c = {o->argv,
-                 o->envp,
-                 o->dir,
-                 &o->limits,
-                 geteuid() == 0 ? o->user : NULL,
-                 slave,
-                 pipefd[1],
-                 sysconf(_SC_OPEN_MAX)};
-    if (c.maxfd < 0 || c.maxfd > 65536)
-        c.maxfd = 65536;
-    /* before fork: a program that exits at once must not be missed */
-    uv_signal_start(&p->sigchld, on_sigchld, SIGCHLD);
-    pid_t pid = fork_child(&c);
-    int fork_errno = errno;
-    close(slave);
-    close(pipefd[1]);
-    int rc = pid < 0 ? -1 : child_result(pipefd[0], pid, err, errlen);
-    close(pipefd[0]);
-    if (pid < 0)
-        snprintf(err, errlen, "fork: %s", strerror(fork_errno));
-    if (rc < 0) {
-        close(master);
+    ptyproc_t *p = proc_new(loop, sp, o, cbs, user);
+    int master = -1;
+    pid_t pid = 0;
+    if (!p)
+        return snprintf(err, errlen, "out of memory"), -1;
+    if (spawner_spawn(sp, o->game, o->name, o->dir, o->w, o->h, &master, &pid, err, errlen) < 0 ||
+        spawner_watch(sp, pid, on_exit_report, p) < 0 || uv_poll_init(loop, &p->poll, master) < 0) {
+        if (pid > 0) { /* started, but cannot be kept */
+            spawner_unwatch(sp, pid);
+            spawner_kill(sp, pid);
+            snprintf(err, errlen, "out of memory");
+        }
+        if (master >= 0)
+            close(master);
+        vtgrid_free(p->grid);
+        free(p);
         return -1;
     }
     p->pid = pid;
     p->running = true;
     p->master = master;
-    uv_poll_init(p->loop, &p->poll, master);
     p->poll.data = p;
-    p->handles_open++;
+    p->handles_open = 1;
     update_poll(p);
-    return 0;
-}
-
-int ptyproc_spawn(uv_loop_t *loop, const ptyproc_opts_t *o, const ptyproc_cbs_t *cbs, void *user,
-                  ptyproc_t **out, char *err, size_t errlen)
-{
-    if (opts_check(o, err, errlen) < 0)
-        return -1;
-    ptyproc_t *p = proc_new(loop, o, cbs, user);
-    if (!p) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (start(p, o, err, errlen) < 0) {
-        p->closing = true;
-        close_handle((uv_handle_t *)&p->sigchld);
-        close_handle((uv_handle_t *)&p->killer);
-        return -1;
-    }
     *out = p;
     return 0;
 }
@@ -556,25 +315,4 @@ void ptyproc_stats(const ptyproc_t *p, ptyproc_stats_t *st)
 {
     *st = p->st;
     st->queued = p->qlen;
-}
-
-int ptyproc_user_lookup(const char *name, ptyproc_user_t *u, char *err, size_t errlen)
-{
-    struct passwd pw, *res = NULL;
-    char buf[4096];
-    int e = getpwnam_r(name, &pw, buf, sizeof buf, &res);
-    if (e || !res) {
-        snprintf(err, errlen, "user %s: %s", name, e ? strerror(e) : "no such user");
-        return -1;
-    }
-    memset(u, 0, sizeof *u);
-    u->uid = pw.pw_uid;
-    u->gid = pw.pw_gid;
-    int n = PTYPROC_GROUPS_MAX;
-    if (getgrouplist(name, pw.pw_gid, u->groups, &n) < 0) {
-        snprintf(err, errlen, "user %s: more than %d groups", name, PTYPROC_GROUPS_MAX);
-        return -1;
-    }
-    u->ngroups = n;
-    return 0;
 }

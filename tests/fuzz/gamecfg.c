@@ -27,12 +27,19 @@ static void check_game(const gamecfg_t *g)
     memset(dir, 'd', sizeof dir - 1);
     dir[0] = '/';
     dir[sizeof dir - 1] = 0;
-    if (gamecfg_launch(g, name, dir, 80, 24, &la, err, sizeof err) != 0)
+    if (gamecfg_launch(g, name, dir, &la, err, sizeof err) != 0)
         abort();
     int n = 0;
     while (la.envp[n])
         n++;
     if (la.argv[0][0] != '/' || n < 3 || n > 3 + g->nenv || !!la.rcfile != !!g->rcfile[0])
+        abort();
+    /* an rc file lies directly in the player's directory: one safe name */
+    const char *rc = gamecfg_rc_name(g);
+    if (!!rc != !!g->rcfile[0] ||
+        (rc && (!rc[0] || strchr(rc, '/') || !strcmp(rc, "..") || !strcmp(rc, "."))))
+        abort();
+    if (!strcmp(g->user, "root"))
         abort();
     gamecfg_launch_free(&la);
 }

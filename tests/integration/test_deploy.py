@@ -73,14 +73,34 @@ def test_nginx_site(tmp_path):
     assert "syntax is ok" in r.stderr and "test is successful" in r.stderr
 
 
+# What the spawner keeps (set the games' ids, signal them, own and reach
+# players' directories) and the one capability warrend may keep.
+UNIT_CAPS = {"CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_FOWNER",
+             "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_NET_BIND_SERVICE"}
+
+
 def test_systemd_unit(bindir, tmp_path):
+    """The unit starts warrend as root with tight capabilities: run-as in
+    warren.conf makes it warrend, its directories are warrend's (never a
+    StateDirectory=, which systemd would hand to root), and nothing in the
+    sandbox stops the spawner from starting games as warren-games."""
     unit = (DEPLOY / "warrend.service").read_text()
-    for line in ("ProtectSystem=strict", "NoNewPrivileges=yes", "StateDirectory=warren",
-                 "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "Restart=on-failure",
-                 "KillSignal=SIGTERM", "User=warrend"):
+    for line in ("ProtectSystem=strict", "NoNewPrivileges=yes", "ReadWritePaths=/var/lib/warren "
+                 "/run/warren", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
+                 "Restart=on-failure", "KillSignal=SIGTERM", "SystemCallFilter=@system-service",
+                 "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0711 /var/lib/warren",
+                 "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0750 /run/warren"):
         assert re.search("^%s$" % re.escape(line), unit, re.M), line
     assert re.search(r"^MemoryMax=\S+$", unit, re.M)
     assert re.search(r"^TimeoutStopSec=\d+$", unit, re.M)
+    for gone in ("User", "Group", "StateDirectory", "RuntimeDirectory", "AmbientCapabilities"):
+        assert not re.search(r"^%s=" % gone, unit, re.M), gone
+    assert not re.search(r"^SystemCallFilter=~@privileged", unit, re.M)  # setuid is in it
+    caps = re.search(r"^CapabilityBoundingSet=(.*)$", unit, re.M).group(1).split()
+    assert set(caps) == UNIT_CAPS, caps
+    conf = (DEPLOY / "warren.conf").read_text()
+    assert re.search(r"^run-as = warrend$", conf, re.M)
+    assert re.search(r"^games-user = warren-games$", conf, re.M)
     # verify checks that ExecStart exists: point it at the built daemon
     exe = pathlib.Path(bindir) / "warrend"
     if not exe.exists():
@@ -108,7 +128,7 @@ def test_sample_config_lists_every_setting(bindir, start_daemon, tmp_path):
     # and the daemon accepts the file as written (paths overridden to stay here)
     start_daemon(http=True, unix=True, test_flags=False,
                  extra=["--config", DEPLOY / "warren.conf", "--content=",
-                        "--control", tmp_path / "ctl"])
+                        "--control", tmp_path / "ctl", "--run-as="])  # no warrend user here
 
 
 def test_make_install_destdir(bindir, start_daemon, clients, tmp_path):
@@ -145,7 +165,7 @@ def test_make_install_destdir(bindir, start_daemon, clients, tmp_path):
     ctl = tmp_path / "warrend.ctl"
     d = start_daemon(exe=pre / "bin" / "warrend", http=True, unix=True, test_flags=False,
                      extra=["--config", pre / "etc/warren/warren.conf", "--content", content,
-                            "--control", ctl],
+                            "--control", ctl, "--run-as="],
                      env={"WARREN_WEB_ROOT": str(web)})  # as the unit sets it
     t = clients(d.port)
     t.register(unique_name("in"))

@@ -3,7 +3,9 @@ chosen from the telnet menu, played, watched, resized, brought back after
 warrend is SIGKILLed, and ended with its xlogfile row."""
 import os
 import pathlib
+import pwd
 import re
+import shutil
 import subprocess
 import time
 
@@ -20,11 +22,47 @@ RC = ("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopic
 
 
 TOYS = ("winsize", "exit 0", "flood", "nohup", "noread")  # keys 2.. after NetHack's 1
+GAMES_USER = "warren-games"  # games-user's default; make deps creates it
 
 
-def toy_sections(bindir):
+def games_ids():
+    """(uid, gid) hosted games run as: warren-games under a root daemon."""
+    if os.geteuid() != 0:
+        return os.getuid(), os.getgid()
+    pw = pwd.getpwnam(GAMES_USER)  # KeyError: run make deps (it creates the user)
+    return pw.pw_uid, pw.pw_gid
+
+
+def open_to_games(path):
+    """Lets the games' user pass through path and the directories above it
+    (pytest's are 0700): each gets o+x, up to one that has it already."""
+    for p in [pathlib.Path(path).resolve(), *pathlib.Path(path).resolve().parents]:
+        mode = p.stat().st_mode
+        if mode & 0o001:
+            break
+        os.chmod(p, (mode & 0o7777) | 0o011)
+
+
+def for_games(*paths):
+    """What a game writes belongs to its user."""
+    uid, gid = games_ids()
+    for p in paths:
+        os.chown(p, uid, gid)
+
+
+def toy_copy(bindir, root):
+    """ptytoy where the games' user may run it (the build may lie where it
+    cannot go)."""
+    toy = pathlib.Path(root) / "ptytoy"
+    if not toy.exists():
+        shutil.copy(bindir / "tools" / "ptytoy", toy)
+        os.chmod(toy, 0o755)
+    return toy
+
+
+def toy_sections(bindir, root):
     """ptytoy's misbehaving modes as games of their own."""
-    toy = bindir / "tools" / "ptytoy"
+    toy = toy_copy(bindir, root)
     return "".join(f"[game {m.split()[0]}]\ncommand = {toy} {m}\nhangup-timeout = 1\n"
                    for m in TOYS)
 
@@ -34,13 +72,16 @@ def toy_key(mode):
 
 
 def playground(root, bindir):
-    """NetHack's data linked, its score files empty: no setgid games needed."""
+    """NetHack's data linked, its score files empty: no setgid games needed.
+    The games' user owns the playground and can reach root."""
+    open_to_games(root)
     pg = root / "nethack"
     (pg / "save").mkdir(parents=True)
     for f in ("nhdat", "symbols", "license"):
         os.symlink(f"/usr/lib/games/nethack/{f}", pg / f)
     for f in ("record", "logfile", "xlogfile", "perm"):
         (pg / f).write_text("")
+    for_games(pg, pg / "save", *(pg / f for f in ("record", "logfile", "xlogfile", "perm")))
     (root / "nethackrc").write_text(RC)
     conf = root / "warren.conf"
     conf.write_text("grace = 600\n"
@@ -50,7 +91,7 @@ def playground(root, bindir):
                     "env = NETHACKOPTIONS=@%r\n"
                     "rcfile = %d/nethackrc\n"
                     f"rc-default = {root / 'nethackrc'}\n"
-                    f"xlogfile = {pg / 'xlogfile'}\n" + toy_sections(bindir))
+                    f"xlogfile = {pg / 'xlogfile'}\n" + toy_sections(bindir, root))
     return pg, conf
 
 
@@ -240,7 +281,8 @@ def test_play_in_chromium(nethack):
 def test_idle_games_are_hung_up(bindir, tmp_path, clients):
     """game-idle is the default, a section's idle overrides it; a key
     restarts the clock."""
-    toy = bindir / "tools" / "ptytoy"
+    open_to_games(tmp_path)
+    toy = toy_copy(bindir, tmp_path)
     conf = tmp_path / "warren.conf"
     conf.write_text("game-idle = 2\n"
                     f"[game sleepy]\ncommand = {toy} nohup\nhangup-timeout = 1\n"

@@ -11,7 +11,7 @@ import pyte
 
 from harness import CTRL_X, Daemon, Web, unique_name
 from test_hosted import (NETHACK, answer_until, kill_and_come_back,  # noqa: F401 (fixture)
-                         nethack, start_nethack, toy_key)
+                         nethack, open_to_games, start_nethack, toy_copy, toy_key)
 
 if not NETHACK.exists():  # a missing game fails the run: these tests are never skipped
     raise RuntimeError(f"{NETHACK} missing: run make deps (it installs nethack-console)")
@@ -165,7 +165,8 @@ def test_recording_survives_sigkill(nethack, clients):
 def test_record_max_truncates(bindir, tmp_path, clients):
     """A flood past record-max: the row is marked truncated, the page says
     so, and the daemon and its other players carry on."""
-    toy = bindir / "tools" / "ptytoy"
+    open_to_games(tmp_path)
+    toy = toy_copy(bindir, tmp_path)
     conf = tmp_path / "warren.conf"
     conf.write_text("record-max = 4K\n"
                     f"[game flood]\ncommand = {toy} flood\nhangup-timeout = 1\n")

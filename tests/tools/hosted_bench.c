@@ -13,7 +13,8 @@
  *   BENCH hosted.move.cells X cells        (cells read back from libvterm)
  *   BENCH hosted.parse.mb_per_s X MB/s     (coloured lines, as a flood)
  *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true, wall clock:
- *                                          fork of this small process, exec)
+ *                                          the request to the spawner, the player's
+ *                                          directory checked, its fork and exec)
  *   BENCH hosted.memory80x24.bytes X bytes (ptyproc with its libvterm, a grid)
  *   BENCH hosted.memory200x60.bytes X bytes
  *   BENCH hosted.record.compress.us X us   (zlib of one recording chunk,
@@ -23,11 +24,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "buf.h"
 #include "hosted/hostrec.h"
 #include "hosted/ptyproc.h"
 #include "hosted/recchunk.h"
+#include "hosted/spawner.h"
 #include "hosted/vtgrid.h"
 
 #define ROUNDS 2001
@@ -167,25 +171,59 @@ static void bench_parse(void)
     vtgrid_free(g);
 }
 
+/* A spawner (as warrend has one) for two games, its games-dir in a
+ * directory of its own under /tmp. */
+typedef struct {
+    char dir[64];
+    gamecfg_list_t games;
+    spawner_t *sp;
+} bench_spawner_t;
+
+static void spawner_up(bench_spawner_t *b)
+{
+    static const char CFG[] = "[game sleep]\ncommand = /bin/sleep 5\n"
+                              "[game true]\ncommand = /bin/true\n";
+    char err[300], gdir[96];
+    snprintf(b->dir, sizeof b->dir, "/tmp/warren-bench-XXXXXX");
+    memset(&b->games, 0, sizeof b->games);
+    spawner_cfg_t sc;
+    if (!mkdtemp(b->dir) || chmod(b->dir, 0711) < 0 ||
+        gamecfg_parse(&b->games, CFG, strlen(CFG), 1, err, sizeof err) < 0 ||
+        snprintf(gdir, sizeof gdir, "%s/games", b->dir) < 0 ||
+        spawner_config(&sc, &b->games, "warren-games", gdir, getuid(), getgid(), err, sizeof err) <
+            0 ||
+        !(b->sp = spawner_start(&sc, err, sizeof err))) {
+        fprintf(stderr, "hosted_bench: spawner: %s\n", err);
+        exit(1);
+    }
+}
+
+static void spawner_down(bench_spawner_t *b)
+{
+    spawner_free(b->sp);
+    gamecfg_list_free(&b->games);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", b->dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "hosted_bench: could not remove %s\n", b->dir);
+}
+
 /* A hosted game's daemon-side memory: a real ptyproc (its grid's libvterm
  * state included) running sleep, plus the session's screen_t. */
-static void bench_memory(int w, int h)
+static void bench_memory(bench_spawner_t *b, uv_loop_t *loop, int w, int h)
 {
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    char *argv[] = {"/bin/sleep", "5", NULL}, *envp[] = {NULL}, err[200];
-    ptyproc_opts_t o = {argv, envp, "/", w, h, {0, 0, 0, 0, 0}, NULL, 0};
+    char err[300];
+    ptyproc_opts_t o = {"sleep", "bench", "bench", w, h};
     ptyproc_cbs_t cbs = {NULL, NULL};
     ptyproc_t *p;
-    if (ptyproc_spawn(&loop, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
+    if (ptyproc_spawn(loop, b->sp, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
         fprintf(stderr, "hosted_bench: %s\n", err);
         exit(1);
     }
     size_t grid = sizeof(screen_t) + sizeof(cell_t) * (size_t)w * (size_t)h + (size_t)h;
     printf("BENCH hosted.memory%dx%d.bytes %zu bytes\n", w, h, ptyproc_memory(p) + grid);
     ptyproc_close(p);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    uv_loop_close(&loop);
+    uv_run(loop, UV_RUN_DEFAULT);
 }
 
 static double wall_us(void)
@@ -195,30 +233,28 @@ static double wall_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* The loop thread's cost of starting a game: openpty, fork, the child's
- * set-up until exec (ptyproc_spawn waits for it). */
-static void bench_spawn(void)
+/* The loop thread's cost of starting a game: the spawner's round trip, its
+ * checks of the player's directory, openpty, fork, the child's set-up
+ * until exec (ptyproc_spawn waits for it). */
+static void bench_spawn(bench_spawner_t *b, uv_loop_t *loop)
 {
     enum { N = 51 };
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    char *argv[] = {"/bin/true", NULL}, *envp[] = {NULL}, err[200];
-    ptyproc_opts_t o = {argv, envp, "/", 80, 24, {0, 0, 0, 0, 0}, NULL, 0};
+    char err[300];
+    ptyproc_opts_t o = {"true", "bench", "bench", 80, 24};
     ptyproc_cbs_t cbs = {NULL, NULL};
     double t[N];
     for (int i = 0; i < N; i++) {
         ptyproc_t *p;
         double t0 = wall_us();
-        if (ptyproc_spawn(&loop, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
+        if (ptyproc_spawn(loop, b->sp, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
             fprintf(stderr, "hosted_bench: %s\n", err);
             exit(1);
         }
         t[i] = wall_us() - t0;
         ptyproc_close(p);
-        uv_run(&loop, UV_RUN_DEFAULT);
+        uv_run(loop, UV_RUN_DEFAULT);
     }
     printf("BENCH hosted.spawn.us %.0f us\n", median(t, N));
-    uv_loop_close(&loop);
 }
 
 /* A chunk as a game fills it: a redraw now and then, moves between. */
@@ -254,12 +290,19 @@ static void bench_record(void)
 
 int main(void)
 {
+    bench_spawner_t sp;
+    spawner_up(&sp); /* first: a fork of this process, before anything else */
     bench_record();
     bench_full();
     bench_move();
     bench_parse();
-    bench_spawn();
-    bench_memory(80, 24);
-    bench_memory(200, 60);
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    spawner_attach(sp.sp, &loop);
+    bench_spawn(&sp, &loop);
+    bench_memory(&sp, &loop, 80, 24);
+    bench_memory(&sp, &loop, 200, 60);
+    spawner_down(&sp);
+    uv_loop_close(&loop);
     return 0;
 }

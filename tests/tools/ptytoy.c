@@ -15,6 +15,15 @@
  *              descriptor, "uid U gid G groups N", "limit NAME VALUE",
  *              "cwd PATH", "tty" checks and "sig" checks, then "end" and
  *              exits 0
+ *   setsid     leaves a process behind, as a daemon would: a child that
+ *              calls setsid and forks a grandchild, then exits; the
+ *              grandchild (in a session of its own, no terminal, its parent
+ *              gone) sleeps forever. Prints "grandchild PID", then waits
+ *              for 'q'
+ *   plant RC TARGET NEW
+ *              in its working directory (the player's), makes RC a link to
+ *              TARGET and RC.new a link to NEW, prints "planted", then waits
+ *              for 'q' (what an escaped game could do to the rc editor)
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <dirent.h>
 #include <poll.h>
@@ -24,6 +33,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -226,6 +236,59 @@ static int report(void)
     return 0;
 }
 
+/* Waits for 'q' on the terminal; a hangup ends it too. */
+static int wait_q(void)
+{
+    raw_mode();
+    char c;
+    while (read(0, &c, 1) == 1)
+        if (c == 'q')
+            return 0;
+    return 1;
+}
+
+static int leave_behind(void)
+{
+    int fds[2];
+    if (pipe(fds) < 0)
+        return 3;
+    pid_t child = fork();
+    if (child == 0) { /* the middle: a session of its own, then gone */
+        setsid();
+        pid_t g = fork();
+        if (g == 0) {
+            for (int fd = 0; fd < 1024; fd++)
+                close(fd);
+            sleep_forever();
+        }
+        ssize_t n = write(fds[1], &g, sizeof g);
+        _exit(n == (ssize_t)sizeof g ? 0 : 1);
+    }
+    pid_t g = 0;
+    ssize_t n = read(fds[0], &g, sizeof g);
+    waitpid(child, NULL, 0);
+    char line[64];
+    snprintf(line, sizeof line, "grandchild %d\r\n", n == (ssize_t)sizeof g ? (int)g : -1);
+    out(line);
+    return wait_q();
+}
+
+static int plant(int argc, char **argv)
+{
+    if (argc < 5)
+        return 2;
+    char new[4200];
+    snprintf(new, sizeof new, "%s.new", argv[2]);
+    unlink(argv[2]);
+    unlink(new);
+    if (symlink(argv[3], argv[2]) < 0 || symlink(argv[4], new) < 0) {
+        out("plant failed\r\n");
+        return 1;
+    }
+    out("planted\r\n");
+    return wait_q();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -248,6 +311,11 @@ int main(int argc, char **argv)
         return winsize();
     if (!strcmp(mode, "report"))
         return report();
-    fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report\n");
+    if (!strcmp(mode, "setsid"))
+        return leave_behind();
+    if (!strcmp(mode, "plant"))
+        return plant(argc, argv);
+    fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
+                    "plant RC TARGET NEW\n");
     return 2;
 }

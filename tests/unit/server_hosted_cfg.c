@@ -171,7 +171,22 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nrc-default = /etc/rc\n",
          "line 1: [game a]: rc-default needs rcfile"},
         {"[game a]\ncommand = /bin/x\nrcfile = nethackrc\n",
-         "line 3: rcfile: expected an absolute path (%d/...), got \"nethackrc\""},
+         "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME (NAME "
+         "of A-Z a-z 0-9 . _ -), got \"nethackrc\""},
+        {"[game a]\ncommand = /bin/x\nrcfile = %d/sub/rc\n",
+         "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME (NAME "
+         "of A-Z a-z 0-9 . _ -), got \"%d/sub/rc\""},
+        {"[game a]\ncommand = /bin/x\nrcfile = /etc/%n.rc\n",
+         "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME (NAME "
+         "of A-Z a-z 0-9 . _ -), got \"/etc/%n.rc\""},
+        {"[game a]\ncommand = /bin/x\nrcfile = %d/..\n",
+         "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME (NAME "
+         "of A-Z a-z 0-9 . _ -), got \"%d/..\""},
+        {"[game a]\ncommand = /bin/x\nrcfile = %d\n",
+         "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME (NAME "
+         "of A-Z a-z 0-9 . _ -), got \"%d\""},
+        {"[game a]\ncommand = /bin/x\nuser = root\n",
+         "line 3: user: hosted games never run as root"},
         {"[game a]\ncommand = /bin/x\nxlogfile = var/x\n", "line 3: xlogfile: bad value "
                                                            "\"var/x\""},
         {"[game a]\ncommand = /bin/x\ncpu = -1\n",
@@ -222,35 +237,28 @@ START_TEST(gamecfg_builds_a_launch)
     ck_assert_int_eq(parse(&l, SAMPLE, err), 0);
     gamecfg_launch_t la;
     const char *dir = "/srv/warren/games/nethack/bob";
-    ck_assert_msg(gamecfg_launch(&l.games[0], "bob", dir, 100, 30, &la, err, sizeof err) == 0, "%s",
-                  err);
+    ck_assert_msg(gamecfg_launch(&l.games[0], "bob", dir, &la, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(count(la.argv), 3);
     ck_assert_str_eq(la.argv[2], "bob");
     ck_assert_str_eq(la.rcfile, "/srv/warren/games/nethack/bob/nethackrc");
+    ck_assert_str_eq(gamecfg_rc_name(&l.games[0]), "nethackrc");
     ck_assert_int_eq(count(la.envp), 4); /* TERM HOME PATH NETHACKOPTIONS */
     ck_assert_str_eq(la.envp[0], "TERM=xterm-256color");
     ck_assert_str_eq(la.envp[1], "HOME=/srv/warren/games/nethack/bob");
     ck_assert_str_eq(la.envp[2], "PATH=/usr/games:/usr/bin"); /* replaced by env */
     ck_assert_str_eq(la.envp[3], "NETHACKOPTIONS=@/srv/warren/games/nethack/bob/nethackrc");
-    ck_assert_ptr_eq(la.opts.argv, la.argv);
-    ck_assert_ptr_eq(la.opts.envp, la.envp);
-    ck_assert_str_eq(la.opts.dir, dir);
-    ck_assert(la.opts.w == 100 && la.opts.h == 30);
-    ck_assert_uint_eq(la.opts.limits.memory_bytes, 512ull << 20);
-    ck_assert_uint_eq(la.opts.kill_after_ms, 10000);
-    ck_assert_ptr_null(la.opts.user);
     gamecfg_launch_free(&la);
-    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", dir, 80, 24, &la, err, sizeof err), 0);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", dir, &la, err, sizeof err), 0);
     ck_assert_int_eq(count(la.argv), 5);
     ck_assert_str_eq(la.argv[4], dir);
     ck_assert_ptr_null(la.rcfile);
+    ck_assert_ptr_null(gamecfg_rc_name(&l.games[1]));
     ck_assert_int_eq(count(la.envp), 3);
     ck_assert_str_eq(la.envp[2], "PATH=/usr/local/bin:/usr/bin:/bin");
-    ck_assert_uint_eq(la.opts.kill_after_ms, 3000);
     gamecfg_launch_free(&la);
     /* bad player values fail even where the command does not use them */
-    ck_assert_int_eq(gamecfg_launch(&l.games[0], "b b", dir, 80, 24, &la, err, sizeof err), -1);
-    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", "rel", 80, 24, &la, err, sizeof err), -1);
+    ck_assert_int_eq(gamecfg_launch(&l.games[0], "b b", dir, &la, err, sizeof err), -1);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", "rel", &la, err, sizeof err), -1);
     ck_assert_ptr_null(la.argv);
     gamecfg_launch_free(&la); /* zeroed by the failure: a no-op */
     gamecfg_list_free(&l);

@@ -1,7 +1,9 @@
-/* Unit tests: server/hosted/ptyproc — real programs under real ptys on a
- * real libuv loop: bin/tools/ptytoy in its misbehaving modes, and Debian's
- * NetHack (nethack-console) from its opening screen through a hangup save,
- * a restore and a quit that writes an xlogfile row. */
+/* Unit tests: server/hosted/ptyproc and the spawner — real programs under
+ * real ptys on a real libuv loop, started by a real spawner process (as
+ * the games' user when the tests run as root): bin/tools/ptytoy in its
+ * misbehaving modes, and Debian's NetHack (nethack-console) from its
+ * opening screen through a hangup save, a restore and a quit that writes
+ * an xlogfile row. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -11,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "hosted/gamecfg.h"
 #include "hosted/ptyproc.h"
+#include "hosted/spawner.h"
 #include "hosted/xlog.h"
 
 typedef struct {
@@ -30,10 +34,8 @@ typedef struct {
     screen_t *screen;
 } toy_t;
 
-static char *const TOY_ENV[] = {"TERM=xterm-256color", "HOME=/tmp", NULL};
-
 /* The release build of tests/tools/ptytoy.c, beside this binary's bin/. */
-static void toy_path(char *out, size_t len)
+static void toy_built(char *out, size_t len)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -41,6 +43,90 @@ static void toy_path(char *out, size_t len)
     exe[n] = 0;
     snprintf(out, len, "%s/../tools/ptytoy", dirname(exe));
     ck_assert_msg(access(out, X_OK) == 0, "no %s", out);
+}
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+    char cmd[8300];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod %o '%s'", from, to, (unsigned)mode, to);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* A box: a directory the games' user can pass (0711) holding a copy of
+ * ptytoy (the build may lie where that user cannot go) and games-dir; a
+ * config of one game per toy mode; a spawner forked with it. */
+typedef struct {
+    char dir[64], toy[256];
+    gamecfg_list_t games;
+    spawner_t *sp;
+} box_t;
+
+static box_t BOX; /* one per test: Check forks each */
+
+static void box_config(box_t *b, const char *extra)
+{
+    char cfg[4096], err[256];
+    snprintf(cfg, sizeof cfg,
+             "[game exit7]\ncommand = %s exit 7\n"
+             "[game flood]\ncommand = %s flood\n"
+             "[game nohup]\ncommand = %s nohup\nhangup-timeout = 1\n"
+             "[game noread]\ncommand = %s noread\n"
+             "[game draw]\ncommand = %s draw\n"
+             "[game winsize]\ncommand = %s winsize\n"
+             "[game setsid]\ncommand = %s setsid\n"
+             "[game report]\ncommand = %s report\nenv = FOO=bar baz\ncpu = 100\n"
+             "memory = 1024\nfiles = 64\nfile-size = 10\n"
+             "[game asnobody]\ncommand = %s report\nuser = nobody\n"
+             "[game missing]\ncommand = /nonexistent/ptytoy\n"
+             "[game nouser]\ncommand = %s report\nuser = no-such-user-here\n%s",
+             b->toy, b->toy, b->toy, b->toy, b->toy, b->toy, b->toy, b->toy, b->toy, b->toy, extra);
+    ck_assert_msg(gamecfg_parse(&b->games, cfg, strlen(cfg), 1, err, sizeof err) == 0, "%s", err);
+}
+
+/* Starts the box's spawner for games (b->games when NULL). */
+static void box_spawner(box_t *b, const gamecfg_list_t *games)
+{
+    spawner_cfg_t sc;
+    char gdir[128], err[256];
+    snprintf(gdir, sizeof gdir, "%s/games", b->dir);
+    ck_assert_msg(spawner_config(&sc, games ? games : &b->games, "warren-games", gdir, getuid(),
+                                 getgid(), err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_msg((b->sp = spawner_start(&sc, err, sizeof err)) != NULL, "%s", err);
+}
+
+/* The box's directory, ptytoy and config; no spawner yet. */
+static box_t *box_make(void)
+{
+    box_t *b = &BOX;
+    memset(b, 0, sizeof *b);
+    snprintf(b->dir, sizeof b->dir, "/tmp/warren-pty-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(b->dir));
+    ck_assert_int_eq(chmod(b->dir, 0711), 0);
+    char built[4096];
+    toy_built(built, sizeof built);
+    snprintf(b->toy, sizeof b->toy, "%.63s/ptytoy", b->dir);
+    copy_file(built, b->toy, 0755);
+    box_config(b, "");
+    return b;
+}
+
+static box_t *box_open(void)
+{
+    box_t *b = box_make();
+    box_spawner(b, NULL);
+    return b;
+}
+
+/* The spawner goes (it exits: nothing runs), then the box. */
+static void box_close(box_t *b)
+{
+    spawner_free(b->sp);
+    b->sp = NULL;
+    gamecfg_list_free(&b->games);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", b->dir);
+    ck_assert_int_eq(system(cmd), 0);
 }
 
 static void on_output(ptyproc_t *p, const char *b, size_t n, void *user)
@@ -67,21 +153,14 @@ static void on_exited(ptyproc_t *p, int status, void *user)
 
 static const ptyproc_cbs_t CBS = {on_output, on_exited};
 
-/* What a test runs: ptytoy MODE [ARG] in /tmp, 80x24, TOY_ENV. */
+/* What a test runs: the box's game id for player "tester", 80x24. */
 typedef struct {
-    char path[4096];
-    char *argv[4];
     ptyproc_opts_t o;
 } toy_spec_t;
 
-static ptyproc_opts_t *toy_spec(toy_spec_t *s, const char *mode, const char *arg)
+static ptyproc_opts_t *toy_spec(toy_spec_t *s, const char *game)
 {
-    toy_path(s->path, sizeof s->path);
-    s->argv[0] = s->path;
-    s->argv[1] = (char *)mode;
-    s->argv[2] = (char *)arg;
-    s->argv[3] = NULL;
-    ptyproc_opts_t o = {s->argv, TOY_ENV, "/tmp", 80, 24, {0, 0, 0, 0, 0}, NULL, 0};
+    ptyproc_opts_t o = {game, "tester", "tester", 80, 24};
     s->o = o;
     return &s->o;
 }
@@ -91,8 +170,15 @@ static void toy_start(toy_t *t, uv_loop_t *loop, const ptyproc_opts_t *o)
     memset(t, 0, sizeof *t);
     t->loop = loop;
     char err[256] = "";
-    ck_assert_msg(ptyproc_spawn(loop, o, &CBS, t, &t->p, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(ptyproc_spawn(loop, BOX.sp, o, &CBS, t, &t->p, err, sizeof err) == 0, "%s", err);
     t->screen = screen_new(o->w, o->h);
+}
+
+/* A loop with the box's spawner attached. */
+static void loop_start(uv_loop_t *loop)
+{
+    uv_loop_init(loop);
+    ck_assert_int_eq(spawner_attach(BOX.sp, loop), 0);
 }
 
 /* ---- driving the loop ----------------------------------------------------------- */
@@ -203,9 +289,12 @@ static void toy_finish(toy_t *t)
     t->screen = NULL;
 }
 
+/* The loop ends, then the spawner and the box: nothing is left, not a
+ * handle, not a child (the spawner is reaped: it exits when nothing runs). */
 static void loop_done(uv_loop_t *loop)
 {
     uv_run(loop, UV_RUN_DEFAULT);
+    box_close(&BOX);
     ck_assert_int_eq(uv_loop_close(loop), 0);
     ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
     ck_assert_int_eq(errno, ECHILD);
@@ -216,10 +305,11 @@ static void loop_done(uv_loop_t *loop)
 START_TEST(exit_at_once_is_reported_and_reaped)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, toy_spec(&spec, "exit", "7"));
+    toy_start(&t, &loop, toy_spec(&spec, "exit7"));
     ck_assert(run_until(&loop, toy_exited, &t, 10000));
     ck_assert_int_eq(t.exits, 1);
     ck_assert(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 7);
@@ -242,28 +332,51 @@ END_TEST
 START_TEST(spawn_failures_say_why)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t spec;
-    ptyproc_opts_t *o = toy_spec(&spec, "exit", "0");
+    ptyproc_opts_t *o = toy_spec(&spec, "nosuch");
     ptyproc_t *p = NULL;
     char err[256];
-    spec.argv[0] = "ptytoy";
-    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
-    ck_assert_str_eq(err, "argv[0] must be an absolute path");
-    spec.argv[0] = "/nonexistent/ptytoy";
-    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_str_eq(err, "no game nosuch");
+    o->game = "missing";
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "exec: No such file or directory");
-    spec.argv[0] = spec.path;
-    o->dir = "/nonexistent-dir";
-    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
-    ck_assert_str_eq(err, "chdir: No such file or directory");
-    o->dir = "/tmp";
+    o->game = "report";
     o->w = 0;
-    ck_assert_int_eq(ptyproc_spawn(&loop, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
     ck_assert_str_eq(err, "bad window size");
+    o->w = 80;
+    o->name = "b b"; /* refused before it is sent */
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_str_eq(err, "a bad name, directory, size or text");
+    o->name = "tester";
+    o->dir = "..";
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_str_eq(err, "a bad name, directory, size or text");
+    /* the player's directory replaced by a link: refused, not followed */
+    char games[128], link[160];
+    snprintf(games, sizeof games, "%s/games/report", BOX.dir);
+    ck_assert_int_eq(mkdir(games, 0711), 0);
+    snprintf(link, sizeof link, "%s/linked", games);
+    ck_assert_int_eq(symlink("/tmp", link), 0);
+    o->dir = "linked";
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_str_eq(err, "your directory for this game is a link or not a directory: not used");
+    o->dir = "tester";
+    if (geteuid() == 0) { /* as root, a game whose user is missing cannot start */
+        ck_assert_str_eq(spawner_unavailable(BOX.sp, "nouser"),
+                         "nouser is not available: its user no-such-user-here does not exist");
+        o->game = "nouser";
+        ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+        ck_assert_str_eq(err, "nouser is not available: its user no-such-user-here does not exist");
+    }
+    ck_assert_ptr_null(spawner_unavailable(BOX.sp, "report"));
     ck_assert_ptr_null(p);
-    ptyproc_user_t u;
-    ck_assert_int_eq(ptyproc_user_lookup("no-such-user-here", &u, err, sizeof err), -1);
+    spawner_user_t u;
+    ck_assert_int_eq(spawner_user_lookup("no-such-user-here", &u), -1);
+    ck_assert_str_eq(u.why, "user no-such-user-here: no such user");
     loop_done(&loop); /* failed children were reaped; handles closed */
 }
 END_TEST
@@ -304,11 +417,12 @@ static bool flooded(void *arg)
 START_TEST(a_flood_cannot_starve_the_loop)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t fspec, qspec;
     toy_t flood, quiet;
-    toy_start(&flood, &loop, toy_spec(&fspec, "flood", NULL));
-    toy_start(&quiet, &loop, toy_spec(&qspec, "winsize", NULL));
+    toy_start(&flood, &loop, toy_spec(&fspec, "flood"));
+    toy_start(&quiet, &loop, toy_spec(&qspec, "winsize"));
     uv_prepare_t prep;
     uv_check_t check;
     uv_timer_t timer;
@@ -346,10 +460,10 @@ END_TEST
 START_TEST(ignoring_sighup_gets_sigkill)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t spec;
-    ptyproc_opts_t *o = toy_spec(&spec, "nohup", NULL);
-    o->kill_after_ms = 300;
+    ptyproc_opts_t *o = toy_spec(&spec, "nohup"); /* hangup-timeout = 1 */
     toy_t t;
     toy_start(&t, &loop, o);
     wait_output(&t, "nohup ready");
@@ -359,7 +473,7 @@ START_TEST(ignoring_sighup_gets_sigkill)
     ck_assert(run_until(&loop, toy_exited, &t, 10000));
     uint64_t ms = (uv_hrtime() - t0) / 1000000;
     ck_assert(WIFSIGNALED(t.status) && WTERMSIG(t.status) == SIGKILL);
-    ck_assert_uint_ge(ms, 250);
+    ck_assert_uint_ge(ms, 900);
     ck_assert_uint_lt(ms, 5000);
     toy_finish(&t);
     loop_done(&loop);
@@ -369,10 +483,11 @@ END_TEST
 START_TEST(a_program_that_never_reads_cannot_block_writes)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, toy_spec(&spec, "noread", NULL));
+    toy_start(&t, &loop, toy_spec(&spec, "noread"));
     wait_output(&t, "noread ready");
     char chunk[1024];
     memset(chunk, 'k', sizeof chunk);
@@ -399,10 +514,11 @@ END_TEST
 START_TEST(resizes_reach_the_program)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, toy_spec(&spec, "winsize", NULL));
+    toy_start(&t, &loop, toy_spec(&spec, "winsize"));
     wait_output(&t, "size 80x24");
     ck_assert_int_eq(ptyproc_resize(t.p, 0, 10), -1);
     ck_assert_int_eq(ptyproc_resize(t.p, 132, 43), 0);
@@ -449,20 +565,20 @@ START_TEST(the_child_gets_only_what_is_configured)
     int leak = open("/dev/null", O_RDONLY); /* not close-on-exec */
     ck_assert_int_ge(leak, 3);
     uv_loop_t loop;
-    uv_loop_init(&loop);
-    char *env[] = {"TERM=xterm-256color", "HOME=/tmp", "FOO=bar baz", NULL};
-    toy_spec_t spec;
-    ptyproc_opts_t *o = toy_spec(&spec, "report", NULL);
-    o->envp = env;
-    o->limits.cpu_seconds = 100;
-    o->limits.memory_bytes = 1ull << 30;
-    o->limits.files = 64;
-    o->limits.file_bytes = 10 << 20;
+    box_open();
+    loop_start(&loop);
+    toy_spec_t spec; /* env FOO=bar baz; cpu 100, memory 1024, files 64, file-size 10 */
     toy_t t;
-    run_report(&t, &loop, o);
-    char got[1024];
+    run_report(&t, &loop, toy_spec(&spec, "report"));
+    char got[1024], home[256];
+    snprintf(home, sizeof home, "%s/games/report/tester", BOX.dir);
     report_lines(t.out, "env ", got, sizeof got);
-    ck_assert_str_eq(got, "env TERM=xterm-256color|env HOME=/tmp|env FOO=bar baz");
+    char want_env[512];
+    snprintf(want_env, sizeof want_env,
+             "env TERM=xterm-256color|env HOME=%s|env PATH=/usr/local/bin:/usr/bin:/bin|env "
+             "FOO=bar baz",
+             home);
+    ck_assert_str_eq(got, want_env);
     report_lines(t.out, "fd ", got, sizeof got);
     ck_assert_str_eq(got, "fd 0|fd 1|fd 2");
     report_lines(t.out, "limit ", got, sizeof got);
@@ -477,7 +593,9 @@ START_TEST(the_child_gets_only_what_is_configured)
              np);
     ck_assert_str_eq(got, want);
     report_lines(t.out, "cwd ", got, sizeof got);
-    ck_assert_str_eq(got, "cwd /tmp");
+    char want_cwd[300];
+    snprintf(want_cwd, sizeof want_cwd, "cwd %s", home); /* its own directory */
+    ck_assert_str_eq(got, want_cwd);
     report_lines(t.out, "tty ", got, sizeof got);
     ck_assert_str_eq(got, "tty yes leader yes");
     report_lines(t.out, "sig ", got, sizeof got);
@@ -488,42 +606,156 @@ START_TEST(the_child_gets_only_what_is_configured)
 }
 END_TEST
 
+/* The uid line a report must show for user (root switches to it; anyone
+ * else runs the program as itself). */
+static void want_uid(const char *user, char *want, size_t len)
+{
+    spawner_user_t u;
+    ck_assert_msg(spawner_user_lookup(user, &u) == 0, "%s (make deps creates warren-games)", u.why);
+    ck_assert_int_ne(u.uid, 0);
+    if (geteuid() == 0)
+        snprintf(want, len, "uid %u gid %u groups %d", (unsigned)u.uid, (unsigned)u.gid, u.ngroups);
+    else
+        snprintf(want, len, "uid %u gid %u groups ", (unsigned)getuid(), (unsigned)getgid());
+}
+
 START_TEST(the_child_runs_as_the_configured_user)
 {
-    char err[256];
-    ptyproc_user_t nobody;
-    ck_assert_msg(ptyproc_user_lookup("nobody", &nobody, err, sizeof err) == 0, "%s", err);
-    ck_assert_int_ne(nobody.uid, 0);
     uv_loop_t loop;
-    uv_loop_init(&loop);
-    toy_spec_t spec;
-    ptyproc_opts_t *o = toy_spec(&spec, "report", NULL);
-    o->user = &nobody;
-    o->dir = "/";
-    toy_t t;
-    run_report(&t, &loop, o);
-    char got[256], want[256];
-    report_lines(t.out, "uid ", got, sizeof got);
-    /* only root can switch; anyone else runs the program as itself */
-    if (geteuid() == 0)
-        snprintf(want, sizeof want, "uid %u gid %u groups %d", (unsigned)nobody.uid,
-                 (unsigned)nobody.gid, nobody.ngroups);
-    else
-        snprintf(want, sizeof want, "uid %u gid %u groups ", (unsigned)getuid(),
-                 (unsigned)getgid());
-    ck_assert_msg(strncmp(got, want, strlen(want)) == 0, "%s != %s", got, want);
-    toy_finish(&t);
+    box_open();
+    loop_start(&loop);
+    static const struct {
+        const char *game, *user;
+    } cases[] = {{"asnobody", "nobody"}, {"report", "warren-games"}}; /* user =, else games-user */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        toy_spec_t spec;
+        toy_t t;
+        run_report(&t, &loop, toy_spec(&spec, cases[i].game));
+        char got[256], want[256];
+        report_lines(t.out, "uid ", got, sizeof got);
+        want_uid(cases[i].user, want, sizeof want);
+        ck_assert_msg(strncmp(got, want, strlen(want)) == 0, "%s != %s", got, want);
+        toy_finish(&t);
+    }
     loop_done(&loop);
+}
+END_TEST
+
+/* Whether pid is gone (not even a zombie). */
+static bool gone(void *arg)
+{
+    return kill(*(pid_t *)arg, 0) < 0 && errno == ESRCH;
+}
+
+/* A grandchild that left its game's session (setsid, its parent gone) is
+ * the spawner's child now, and dies when the game ends, whichever way. */
+START_TEST(what_a_program_leaves_behind_ends_with_it)
+{
+    uv_loop_t loop;
+    box_open();
+    loop_start(&loop);
+    for (int way = 0; way < 2; way++) { /* quits; is hung up */
+        toy_spec_t spec;
+        toy_t t;
+        toy_start(&t, &loop, toy_spec(&spec, "setsid"));
+        wait_output(&t, "grandchild ");
+        wait_output(&t, "\r\n");
+        pid_t g = (pid_t)atoi(strstr(t.out, "grandchild ") + 11);
+        ck_assert_int_gt(g, 1);
+        ck_assert_int_eq(kill(g, 0), 0);
+        char path[64], line[512];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)g);
+        FILE *f = fopen(path, "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+        fclose(f);
+        int ppid = 0, sid = 0;
+        ck_assert_int_eq(sscanf(strrchr(line, ')') + 1, " %*c %d %*d %d", &ppid, &sid), 2);
+        ck_assert_int_eq(ppid, spawner_pid(BOX.sp)); /* reparented to the subreaper */
+        ck_assert_int_ne(sid, ptyproc_pid(t.p));     /* out of its game's session */
+        if (way == 0)
+            toy_quit(&t);
+        else {
+            ptyproc_hangup(t.p);
+            ck_assert(run_until(&loop, toy_exited, &t, 10000));
+        }
+        ck_assert_msg(run_until(&loop, gone, &g, 5000), "grandchild %d outlived its game", (int)g);
+        toy_finish(&t);
+    }
+    loop_done(&loop);
+}
+END_TEST
+
+/* What the "warrend" of the next test passes back before it dies. */
+typedef struct {
+    pid_t spawner, setsid, nohup, grandchild;
+} victims_t;
+
+/* A stand-in for warrend, in a child process: starts the two toys, says
+ * who is who, and dies as a SIGKILL would leave it (nothing closed). */
+static void __attribute__((noreturn)) doomed_daemon(int out)
+{
+    uv_loop_t loop;
+    box_spawner(&BOX, NULL);
+    if (uv_loop_init(&loop) < 0 || spawner_attach(BOX.sp, &loop) < 0)
+        _exit(1);
+    toy_spec_t s1, s2;
+    toy_t a, b;
+    toy_start(&a, &loop, toy_spec(&s1, "setsid"));
+    toy_start(&b, &loop, toy_spec(&s2, "nohup"));
+    wait_output(&a, "grandchild ");
+    wait_output(&a, "\r\n");
+    wait_output(&b, "nohup ready");
+    victims_t v = {spawner_pid(BOX.sp), ptyproc_pid(a.p), ptyproc_pid(b.p),
+                   (pid_t)atoi(strstr(a.out, "grandchild ") + 11)};
+    _exit(write(out, &v, sizeof v) == (ssize_t)sizeof v ? 0 : 1);
+}
+
+/* warrend dies (its end of the socket closes): the spawner hangs every
+ * program up, SIGKILLs the one that ignores it after its hangup-timeout,
+ * kills what they left behind, and exits. */
+START_TEST(the_spawner_ends_everything_when_warrend_dies)
+{
+    box_make();
+    ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0); /* the orphaned spawner comes here */
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    pid_t daemon = fork();
+    ck_assert_int_ge(daemon, 0);
+    if (daemon == 0) {
+        close(fds[0]);
+        doomed_daemon(fds[1]);
+    }
+    close(fds[1]);
+    victims_t v;
+    ck_assert_int_eq(read(fds[0], &v, sizeof v), sizeof v);
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(daemon, &status, 0), daemon);
+    uint64_t t0 = uv_hrtime();
+    pid_t r;
+    while ((r = waitpid(v.spawner, &status, WNOHANG)) == 0 && uv_hrtime() - t0 < 10000000000ull)
+        usleep(20000);
+    ck_assert_int_eq(r, v.spawner);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    uint64_t ms = (uv_hrtime() - t0) / 1000000;
+    ck_assert_msg(ms >= 800, "exited after %llu ms: before nohup's SIGKILL was due",
+                  (unsigned long long)ms);
+    pid_t all[3] = {v.setsid, v.nohup, v.grandchild};
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(kill(all[i], 0) < 0 && errno == ESRCH, "pid %d lives on", (int)all[i]);
+    box_close(&BOX);
 }
 END_TEST
 
 START_TEST(a_drawn_screen_lands_in_the_grid)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, toy_spec(&spec, "draw", NULL));
+    toy_start(&t, &loop, toy_spec(&spec, "draw"));
     wait_grid(&t, "cpr:10;20"); /* the terminal's answer reached the program */
     const screen_t *s = t.screen;
     ck_assert_uint_eq(screen_at(s, 0, 0)->ch, 'R');
@@ -548,10 +780,11 @@ END_TEST
 START_TEST(closing_a_running_program_reaps_it)
 {
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    box_open();
+    loop_start(&loop);
     toy_spec_t spec;
     toy_t t;
-    toy_start(&t, &loop, toy_spec(&spec, "noread", NULL));
+    toy_start(&t, &loop, toy_spec(&spec, "noread"));
     toy_finish(&t);               /* at once, before it printed anything */
     ck_assert_int_eq(t.exits, 0); /* no callback after close */
     loop_done(&loop);
@@ -611,16 +844,31 @@ static bool nh_step(void *arg)
 }
 
 typedef struct {
-    char pg[64], dir[128];
+    char pg[128];
     gamecfg_list_t games;
 } nethack_t;
 
 /* A private playground (NetHack's data linked, its score files empty) and a
  * player directory with an rc file, so the test needs no setgid games. */
+/* The games' user owns what NetHack writes (as root; else this process). */
+static void games_own(const char *path)
+{
+    spawner_user_t u;
+    if (geteuid() != 0)
+        return;
+    ck_assert_msg(spawner_user_lookup("warren-games", &u) == 0, "%s", u.why);
+    ck_assert_int_eq(chown(path, u.uid, u.gid), 0);
+}
+
+/* A private playground in the box (NetHack's data linked, its score files
+ * empty, all the games' user's), so the test needs no setgid games; the
+ * player's rc file comes from rc-default. */
 static void nethack_setup(nethack_t *nh)
 {
-    snprintf(nh->pg, sizeof nh->pg, "/tmp/warren-nh-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(nh->pg));
+    box_make();
+    snprintf(nh->pg, sizeof nh->pg, "%s/nethack", BOX.dir);
+    ck_assert_int_eq(mkdir(nh->pg, 0755), 0);
+    games_own(nh->pg);
     char p[256], q[256];
     const char *data[] = {"nhdat", "symbols", "license"};
     for (int i = 0; i < 3; i++) {
@@ -628,20 +876,16 @@ static void nethack_setup(nethack_t *nh)
         snprintf(q, sizeof q, "%s/%s", nh->pg, data[i]);
         ck_assert_msg(symlink(p, q) == 0, "%s: %s", q, strerror(errno));
     }
-    const char *files[] = {"record", "logfile", "xlogfile", "perm"};
-    for (int i = 0; i < 4; i++) {
+    const char *files[] = {"record", "logfile", "xlogfile", "perm", "save"};
+    for (int i = 0; i < 5; i++) {
         snprintf(q, sizeof q, "%s/%s", nh->pg, files[i]);
-        FILE *f = fopen(q, "w");
-        ck_assert_ptr_nonnull(f);
-        fclose(f);
+        FILE *f = i < 4 ? fopen(q, "w") : NULL;
+        ck_assert(i < 4 ? f != NULL : mkdir(q, 0700) == 0);
+        if (f)
+            fclose(f);
+        games_own(q);
     }
-    snprintf(q, sizeof q, "%s/save", nh->pg);
-    ck_assert_int_eq(mkdir(q, 0700), 0);
-    snprintf(q, sizeof q, "%s/players", nh->pg);
-    ck_assert_int_eq(mkdir(q, 0700), 0);
-    snprintf(nh->dir, sizeof nh->dir, "%s/players/hostedtest", nh->pg);
-    ck_assert_int_eq(mkdir(nh->dir, 0700), 0);
-    snprintf(q, sizeof q, "%s/nethackrc", nh->dir);
+    snprintf(q, sizeof q, "%s/nethackrc", BOX.dir);
     FILE *f = fopen(q, "w");
     ck_assert_ptr_nonnull(f);
     fputs("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopickup\n"
@@ -655,21 +899,21 @@ static void nethack_setup(nethack_t *nh)
              "command = /usr/games/nethack -d %s -u %%n\n"
              "env = NETHACKOPTIONS=@%%r\n"
              "rcfile = %%d/nethackrc\n"
+             "rc-default = %s\n"
              "xlogfile = %s/xlogfile\n",
-             nh->pg, nh->pg);
+             nh->pg, q, nh->pg);
     memset(&nh->games, 0, sizeof nh->games);
     ck_assert_msg(gamecfg_parse(&nh->games, cfg, strlen(cfg), 1, err, sizeof err) == 0, "%s", err);
+    box_spawner(&BOX, &nh->games);
 }
 
 static void nethack_start(nethack_t *nh, toy_t *t, uv_loop_t *loop)
 {
-    gamecfg_launch_t la;
-    char err[256];
-    ck_assert_msg(gamecfg_launch(&nh->games.games[0], "hostedtest", nh->dir, 80, 24, &la, err,
-                                 sizeof err) == 0,
-                  "%s", err);
-    toy_start(t, loop, &la.opts);
-    gamecfg_launch_free(&la); /* spawn copied what it needed */
+    (void)nh;
+    toy_spec_t spec;
+    ptyproc_opts_t *o = toy_spec(&spec, "nethack");
+    o->name = o->dir = "hostedtest";
+    toy_start(t, loop, o);
 }
 
 static void nethack_play(toy_t *t, const char *goal_keys)
@@ -693,7 +937,7 @@ static void nethack_xlog(const nethack_t *nh, xlog_row_t *row)
 /* Whether NetHack's save directory holds a file. */
 static bool saved(const nethack_t *nh)
 {
-    char path[128];
+    char path[160];
     snprintf(path, sizeof path, "%s/save", nh->pg);
     DIR *d = opendir(path);
     ck_assert_ptr_nonnull(d);
@@ -710,7 +954,7 @@ START_TEST(nethack_plays_hangs_up_restores_and_quits)
     nethack_t nh;
     nethack_setup(&nh);
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    loop_start(&loop);
     toy_t t;
     nethack_start(&nh, &t, &loop);
     wait_grid(&t, "NetHack, Copyright 1985-2020");
@@ -738,11 +982,8 @@ START_TEST(nethack_plays_hangs_up_restores_and_quits)
     ck_assert_int_eq(row.deathlev, 1);
     ck_assert(row.role[0] && row.race[0] && row.gender[0] && row.align[0]);
     ck_assert_int_ge(row.endtime, row.starttime);
+    loop_done(&loop); /* the spawner goes before the config it was given */
     gamecfg_list_free(&nh.games);
-    loop_done(&loop);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", nh.pg);
-    ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -759,6 +1000,8 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, resizes_reach_the_program);
     tcase_add_test(t, the_child_gets_only_what_is_configured);
     tcase_add_test(t, the_child_runs_as_the_configured_user);
+    tcase_add_test(t, what_a_program_leaves_behind_ends_with_it);
+    tcase_add_test(t, the_spawner_ends_everything_when_warrend_dies);
     tcase_add_test(t, a_drawn_screen_lands_in_the_grid);
     tcase_add_test(t, closing_a_running_program_reaps_it);
     tcase_add_test(t, nethack_plays_hangs_up_restores_and_quits);

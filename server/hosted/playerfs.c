@@ -1,0 +1,326 @@
+/* playerfs — directories and rc files through descriptors, as the game's
+ * user (playerfs.h). */
+#include "playerfs.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "log.h"
+
+#define DIR_OPEN  (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define FILE_OPEN (O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+/* ---- whose rights ------------------------------------------------------------------ */
+
+/* The fs ids become u's (when switch_ids): what follows is checked as u. */
+static int as_user(const playerfs_user_t *u)
+{
+    if (!u->switch_ids)
+        return 0;
+    setfsgid(u->gid);
+    setfsuid(u->uid);
+    if ((uid_t)setfsuid((uid_t)-1) == u->uid && (gid_t)setfsgid((gid_t)-1) == u->gid)
+        return 0;
+    setfsuid(geteuid());
+    setfsgid(getegid());
+    errno = EPERM;
+    return -1;
+}
+
+static void as_self(const playerfs_user_t *u)
+{
+    if (!u->switch_ids)
+        return;
+    setfsuid(geteuid());
+    setfsgid(getegid());
+}
+
+/* ---- directories ------------------------------------------------------------------- */
+
+/* An open directory's mode and owner made right (the owner only by root). */
+static int fix_dir(int fd, uid_t uid, gid_t gid, mode_t mode, bool root)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode))
+        return errno = ENOTDIR, -1;
+    if ((st.st_mode & 07777) != mode && fchmod(fd, mode) < 0)
+        return -1;
+    if (root && (st.st_uid != uid || st.st_gid != gid) && fchown(fd, uid, gid) < 0)
+        return -1;
+    return 0;
+}
+
+/* Directory name in parent, made (mode) when missing, opened without
+ * following a link. Returns the descriptor or -1. */
+static int open_subdir(int parent, const char *name, mode_t mode)
+{
+    int fd = openat(parent, name, DIR_OPEN);
+    if (fd < 0 && errno == ENOENT) {
+        if (mkdirat(parent, name, mode) < 0 && errno != EEXIST)
+            return -1;
+        fd = openat(parent, name, DIR_OPEN);
+    }
+    return fd;
+}
+
+/* mkdir -p of an operator's path: parents made 0711, the owner's. */
+static int make_parents(const char *path, uid_t owner, gid_t group, bool root)
+{
+    char p[PLAYERFS_PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
+        return errno = ENAMETOOLONG, -1;
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s)
+            continue;
+        char was = *s;
+        *s = 0;
+        int r = mkdir(p, 0711);
+        if ((r == 0 && root && chown(p, owner, group) < 0) || (r < 0 && errno != EEXIST))
+            return -1;
+        if (!(*s = was))
+            return 0;
+    }
+}
+
+int playerfs_open(playerfs_t *fs, const char *games_dir, uid_t owner, gid_t group, char *err,
+                  size_t errlen)
+{
+    memset(fs, 0, sizeof *fs);
+    fs->games_fd = -1;
+    fs->owner = owner;
+    fs->group = group;
+    fs->root = geteuid() == 0;
+    char *real = NULL;
+    if (make_parents(games_dir, owner, group, fs->root) < 0 ||
+        (fs->games_fd = open(games_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+        fix_dir(fs->games_fd, owner, group, 0711, fs->root) < 0 ||
+        !(real = realpath(games_dir, NULL))) {
+        snprintf(err, errlen, "games-dir %s: %s", games_dir, strerror(errno));
+        free(real);
+        playerfs_close(fs);
+        return -1;
+    }
+    int n = snprintf(fs->path, sizeof fs->path, "%s", real);
+    free(real);
+    if (n >= (int)sizeof fs->path) {
+        snprintf(err, errlen, "games-dir %s: the path is too long", games_dir);
+        playerfs_close(fs);
+        return -1;
+    }
+    return 0;
+}
+
+void playerfs_close(playerfs_t *fs)
+{
+    if (fs->games_fd >= 0)
+        close(fs->games_fd);
+    fs->games_fd = -1;
+}
+
+static int dir_fail(char *err, size_t errlen, const char *what)
+{
+    if (errno == ELOOP || errno == ENOTDIR)
+        snprintf(err, errlen, "%s is a link or not a directory: not used", what);
+    else
+        snprintf(err, errlen, "%s: %s", what, strerror(errno));
+    return -1;
+}
+
+int playerfs_dir(playerfs_t *fs, const char *game, const char *dir, const playerfs_user_t *u,
+                 char *path, size_t pathlen, char *err, size_t errlen)
+{
+    int n = snprintf(path, pathlen, "%s/%s/%s", fs->path, game, dir);
+    if (n < 0 || (size_t)n >= pathlen) {
+        snprintf(err, errlen, "the player's directory's path is too long");
+        return -1;
+    }
+    int gfd = open_subdir(fs->games_fd, game, 0711);
+    if (gfd < 0 || fix_dir(gfd, fs->owner, fs->group, 0711, fs->root) < 0) {
+        if (gfd >= 0)
+            close(gfd);
+        return dir_fail(err, errlen, "the game's directory");
+    }
+    /* games-dir/ID is not the player's: made here with the spawner's rights */
+    int pfd = open_subdir(gfd, dir, 0700);
+    close(gfd);
+    uid_t uid = fs->root ? u->uid : geteuid();
+    gid_t gid = fs->root ? u->gid : getegid();
+    if (pfd < 0 || fix_dir(pfd, uid, gid, 0700, fs->root) < 0) {
+        if (pfd >= 0)
+            close(pfd);
+        return dir_fail(err, errlen, "your directory for this game");
+    }
+    return pfd;
+}
+
+int playerfs_reachable(const char *path, const playerfs_user_t *u, char *err, size_t errlen)
+{
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    int fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = errno;
+    as_self(u);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    snprintf(err, errlen,
+             "uid %u cannot reach %s (%s): every directory above it must let that user pass "
+             "(chmod o+x; see RUNNING.md)",
+             (unsigned)u->uid, path, strerror(e));
+    return -1;
+}
+
+/* ---- files ------------------------------------------------------------------------- */
+
+/* Reads an open file whole: a regular file of at most cap bytes. */
+static int read_regular(int fd, char *out, size_t cap, size_t *len, const char *what, char *err,
+                        size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a regular file: not read", what);
+        return -1;
+    }
+    size_t got = 0;
+    while (got <= cap) { /* one byte past cap tells a file that grew */
+        char extra;
+        char *at = got < cap ? out + got : &extra;
+        ssize_t r = read(fd, at, got < cap ? cap - got : 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            snprintf(err, errlen, "%s cannot be read: %s", what, strerror(errno));
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got > cap || (uint64_t)st.st_size > cap) {
+        snprintf(err, errlen, "%s is larger than %zu bytes: not read", what, cap);
+        return -1;
+    }
+    *len = got;
+    return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* name.new written, then renamed over name; as the fs ids in force. */
+static int replace(int dirfd, const char *name, const char *text, size_t len)
+{
+    char tmp[NAME_MAX + 1];
+    if (snprintf(tmp, sizeof tmp, "%s.new", name) >= (int)sizeof tmp)
+        return errno = ENAMETOOLONG, -1;
+    if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT) /* a planted link goes, not its target */
+        return -1;
+    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | FILE_OPEN, 0600);
+    if (fd < 0)
+        return -1;
+    int rc = write_all(fd, text, len) < 0 || fchmod(fd, 0600) < 0 ? -1 : 0;
+    int e = errno;
+    if (close(fd) < 0 && rc == 0)
+        e = errno, rc = -1;
+    if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+        e = errno, rc = -1;
+    if (rc < 0)
+        unlinkat(dirfd, tmp, 0);
+    errno = e;
+    return rc;
+}
+
+/* replace() with u's file rights; what begins the message of a failure. */
+static int replace_as(int dirfd, const char *name, const playerfs_user_t *u, const char *text,
+                      size_t len, const char *what, char *err, size_t errlen)
+{
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    int rc = replace(dirfd, name, text, len);
+    int e = errno;
+    as_self(u);
+    if (rc < 0)
+        snprintf(err, errlen, "%s: %s", what, strerror(e));
+    return rc;
+}
+
+/* The operator's default rc file, read with the spawner's own rights. */
+static int read_default(const char *path, char *out, size_t cap, size_t *len)
+{
+    char err[200];
+    int fd = open(path, O_RDONLY | FILE_OPEN);
+    if (fd < 0) {
+        log_warn("spawner: rc-default %s: %s (the player gets an empty rc file)", path,
+                 strerror(errno));
+        return -1;
+    }
+    int rc = read_regular(fd, out, cap, len, "rc-default", err, sizeof err);
+    close(fd);
+    if (rc < 0)
+        log_warn("spawner: %s: %s (the player gets an empty rc file)", path, err);
+    return rc;
+}
+
+int playerfs_rc_first(int dirfd, const char *name, const char *rc_default, const playerfs_user_t *u,
+                      char *err, size_t errlen)
+{
+    struct stat st;
+    if (!rc_default || fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+        return 0; /* there is something: loading it says what */
+    char text[PLAYERFS_RC_MAX];
+    size_t len;
+    if (read_default(rc_default, text, sizeof text, &len) < 0)
+        return 0;
+    return replace_as(dirfd, name, u, text, len, "cannot make your rc file", err, errlen);
+}
+
+int playerfs_rc_load(int dirfd, const char *name, const char *rc_default, const playerfs_user_t *u,
+                     char *out, size_t cap, size_t *len, char *err, size_t errlen)
+{
+    *len = 0;
+    if (playerfs_rc_first(dirfd, name, rc_default, u, err, errlen) < 0)
+        return -1;
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    int fd = openat(dirfd, name, O_RDONLY | FILE_OPEN);
+    int e = errno;
+    as_self(u);
+    if (fd < 0 && e == ENOENT)
+        return 0;
+    if (fd < 0) {
+        snprintf(err, errlen,
+                 e == ELOOP ? "your rc file is a link: not read"
+                            : "your rc file cannot be opened: %s",
+                 strerror(e));
+        return -1;
+    }
+    int rc = read_regular(fd, out, cap, len, "your rc file", err, errlen);
+    close(fd);
+    return rc;
+}
+
+int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, const char *text,
+                     size_t len, char *err, size_t errlen)
+{
+    return replace_as(dirfd, name, u, text, len, "cannot write your rc file", err, errlen);
+}

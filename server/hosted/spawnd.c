@@ -1,0 +1,521 @@
+/* spawnd — the spawner process: a poll loop over warrend's socket and a
+ * signalfd for SIGCHLD, a table of the programs it started, and the
+ * killing of what they leave behind (spawner.h). */
+#include "spawnd.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "log.h"
+#include "playerfs.h"
+#include "spawnmsg.h"
+
+#define KIDS_MAX     4096  /* programs at once: more is refused */
+#define GIVE_UP_MS   5000  /* after the last SIGKILL is due, stop waiting */
+#define TIDY_SCAN_MS 30000 /* while programs run, orphans are looked for this often */
+
+typedef struct {
+    pid_t pid;        /* also its process group and session */
+    int game;         /* index into cfg->games */
+    uint64_t kill_at; /* monotonic ms of the SIGKILL after a hangup; 0: none */
+} kid_t;
+
+typedef struct {
+    const spawner_cfg_t *cfg;
+    int sock, sigfd;
+    bool eof;         /* warrend is gone: ending */
+    uint64_t give_up; /* after eof: exit by then whatever is left */
+    uint64_t next_scan;
+    pid_t self;
+    playerfs_t fs;
+    kid_t *kids;
+    int nkids, cap;
+    uint8_t buf[SPAWNMSG_MAX];
+} spawnd_t;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* ---- programs ------------------------------------------------------------------------ */
+
+static kid_t *kid_find(spawnd_t *d, pid_t pid)
+{
+    for (int i = 0; i < d->nkids; i++)
+        if (d->kids[i].pid == pid)
+            return &d->kids[i];
+    return NULL;
+}
+
+static int kid_add(spawnd_t *d, pid_t pid, int game)
+{
+    if (d->nkids == d->cap) {
+        int cap = d->cap ? d->cap * 2 : 16;
+        kid_t *k = realloc(d->kids, sizeof *k * (size_t)cap);
+        if (!k)
+            return -1;
+        d->kids = k;
+        d->cap = cap;
+    }
+    d->kids[d->nkids++] = (kid_t){pid, game, 0};
+    return 0;
+}
+
+static void kid_remove(spawnd_t *d, kid_t *k)
+{
+    *k = d->kids[--d->nkids];
+}
+
+static void hangup(spawnd_t *d, kid_t *k)
+{
+    const gamecfg_t *g = &d->cfg->games->games[k->game];
+    kill(-k->pid, SIGHUP);
+    kill(-k->pid, SIGCONT); /* a stopped program must see its SIGHUP */
+    if (!k->kill_at)
+        k->kill_at = now_ms() + (uint64_t)g->hangup_seconds * 1000u;
+}
+
+/* ---- what programs leave behind -------------------------------------------------------- */
+
+/* The session of pid (from /proc/PID/stat); false when it is gone. */
+static bool session_of(pid_t pid, pid_t *sid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    line[n] = 0;
+    const char *end = strrchr(line, ')'); /* the name may hold anything */
+    int pp, pg, ss;
+    char st;
+    if (!end || sscanf(end + 1, " %c %d %d %d", &st, &pp, &pg, &ss) != 4)
+        return false;
+    *sid = ss;
+    return true;
+}
+
+/* The spawner's children, from the kernel's list of them. */
+#define CHILDREN_TEXT (KIDS_MAX * 16)
+static int children(const spawnd_t *d, pid_t *out, int max)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)d->self, (int)d->self);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char text[CHILDREN_TEXT + 1];
+    size_t len = 0;
+    for (ssize_t r; len < CHILDREN_TEXT && (r = read(fd, text + len, CHILDREN_TEXT - len)) > 0;)
+        len += (size_t)r;
+    close(fd);
+    text[len] = 0;
+    int n = 0;
+    for (char *p = text, *end; n < max && *p; p = end) {
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        out[n++] = (pid_t)v;
+    }
+    return n;
+}
+
+/* SIGKILL to each child of ours that is not a program, unless it is in
+ * the session of a program still running: a double fork or a setsid left
+ * it here. Its own children come to us as it dies, and the reap that
+ * follows looks again. Returns how many were killed. */
+static int kill_orphans(spawnd_t *d)
+{
+    pid_t pids[KIDS_MAX * 2];
+    int n = children(d, pids, KIDS_MAX * 2), killed = 0;
+    for (int i = 0; i < n; i++) {
+        pid_t sid;
+        if (kid_find(d, pids[i]) || !session_of(pids[i], &sid))
+            continue;
+        if (kid_find(d, sid))
+            continue; /* its game still runs: it ends with it */
+        if (kill(pids[i], SIGKILL) == 0)
+            killed++;
+    }
+    if (n < 0)
+        log_error("spawner: cannot list its children: %s", strerror(errno));
+    if (killed)
+        log_info("spawner: killed %d process%s left behind by hosted programs", killed,
+                 killed == 1 ? "" : "es");
+    return killed;
+}
+
+/* ---- children ending ----------------------------------------------------------------- */
+
+static void begin_end(spawnd_t *d);
+
+static void report_exit(spawnd_t *d, pid_t pid, int status)
+{
+    spawnmsg_t m = {.type = SPAWNMSG_EXIT, .pid = pid, .status = status};
+    if (d->eof || spawnmsg_send(d->sock, &m, -1) == 0)
+        return;
+    if (errno == EPIPE || errno == ECONNRESET) /* warrend is gone: its end of file follows */
+        begin_end(d);
+    else
+        log_error("spawner: cannot report exit pid=%d: %s", (int)pid, strerror(errno));
+}
+
+/* One child that ended, not reaped yet. A program's group is killed while
+ * its zombie still holds the pid, so the group id cannot be anyone's. */
+static void reap_one(spawnd_t *d, pid_t pid)
+{
+    kid_t *k = kid_find(d, pid);
+    if (k)
+        kill(-pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!k)
+        return;
+    kid_remove(d, k);
+    report_exit(d, pid, status);
+}
+
+static void reap(spawnd_t *d)
+{
+    struct signalfd_siginfo si;
+    while (read(d->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+        continue;
+    int reaped = 0;
+    for (;;) {
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == 0)
+            break;
+        reap_one(d, info.si_pid);
+        reaped++;
+    }
+    if (reaped)
+        kill_orphans(d);
+}
+
+static bool no_children(void)
+{
+    siginfo_t info;
+    return waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD;
+}
+
+/* ---- requests ---------------------------------------------------------------------------- */
+
+static void reply(spawnd_t *d, spawnmsg_t *m, uint32_t seq, int fd)
+{
+    m->seq = seq;
+    if (spawnmsg_send(d->sock, m, fd) < 0 && errno != EPIPE && errno != ECONNRESET)
+        log_error("spawner: cannot answer %s: %s", spawnmsg_type_name(m->type), strerror(errno));
+}
+
+/* A reason always goes out: printable, never empty (spawnmsg.h's rule). */
+static void reply_failed(spawnd_t *d, uint32_t seq, const char *why)
+{
+    char text[320];
+    snprintf(text, sizeof text, "%s", why[0] ? why : "failed");
+    for (char *c = text; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7F)
+            *c = '?';
+    spawnmsg_t m = {.type = SPAWNMSG_FAILED, .text = text, .len = strlen(text)};
+    reply(d, &m, seq, -1);
+}
+
+static int game_index(const spawnd_t *d, const char *id)
+{
+    const gamecfg_t *g = gamecfg_find(d->cfg->games, id);
+    return g ? (int)(g - d->cfg->games->games) : -1;
+}
+
+static playerfs_user_t fs_user(const spawner_user_t *u)
+{
+    return (playerfs_user_t){u->uid, u->gid, u->sw};
+}
+
+/* games-dir, made and opened the first time it is needed (as before the
+ * spawner: a daemon without players makes nothing). */
+static int games_dir(spawnd_t *d, char *err, size_t errlen)
+{
+    if (d->fs.games_fd >= 0)
+        return 0;
+    if (playerfs_open(&d->fs, d->cfg->games_dir, d->cfg->owner, d->cfg->group, err, errlen) == 0)
+        return 0;
+    log_error("spawner: %s", err);
+    return -1;
+}
+
+/* The player's directory of a request's game: its descriptor, or -1 with err. */
+static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, size_t pathlen,
+                       char *err, size_t errlen)
+{
+    *game = game_index(d, m->game);
+    if (*game < 0)
+        return snprintf(err, errlen, "no game %s", m->game), -1;
+    const spawner_user_t *u = &d->cfg->users[*game];
+    if (!u->ok)
+        return snprintf(err, errlen, "%s", u->why), -1;
+    if (games_dir(d, err, errlen) < 0)
+        return -1;
+    playerfs_user_t pu = fs_user(u);
+    return playerfs_dir(&d->fs, m->game, m->dir, &pu, path, pathlen, err, errlen);
+}
+
+/* Everything before the fork: the directory, the rc file, the launch. */
+static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, char *err,
+                           size_t errlen)
+{
+    char path[PLAYERFS_PATH_MAX + 2 * 64];
+    int dirfd = request_dir(d, m, game, path, sizeof path, err, errlen);
+    if (dirfd < 0)
+        return -1;
+    const gamecfg_t *g = &d->cfg->games->games[*game];
+    const spawner_user_t *u = &d->cfg->users[*game];
+    playerfs_user_t pu = fs_user(u);
+    const char *rc = gamecfg_rc_name(g), *def = rc && g->rc_default[0] ? g->rc_default : NULL;
+    gamecfg_launch_t la;
+    pid_t pid = -1;
+    if ((!rc || playerfs_rc_first(dirfd, rc, def, &pu, err, errlen) == 0) &&
+        playerfs_reachable(path, &pu, err, errlen) == 0 &&
+        gamecfg_launch(g, m->name, path, &la, err, errlen) == 0) {
+        spawnexec_t x = {la.argv, la.envp, dirfd, m->w, m->h, &g->limits, u};
+        pid = spawnexec_start(&x, master, err, errlen);
+        gamecfg_launch_free(&la);
+    }
+    close(dirfd);
+    return pid;
+}
+
+static void on_spawn(spawnd_t *d, const spawnmsg_t *m)
+{
+    char err[300];
+    int game = -1, master = -1;
+    if (d->nkids >= KIDS_MAX) {
+        reply_failed(d, m->seq, "too many hosted programs are running");
+        return;
+    }
+    pid_t pid = start_program(d, m, &game, &master, err, sizeof err);
+    if (pid < 0 || kid_add(d, pid, game) < 0) {
+        if (pid > 0) { /* no room to keep it: it goes */
+            kill(-pid, SIGKILL);
+            close(master);
+            snprintf(err, sizeof err, "out of memory");
+        }
+        reply_failed(d, m->seq, err);
+        return;
+    }
+    spawnmsg_t r = {.type = SPAWNMSG_SPAWNED, .pid = pid};
+    reply(d, &r, m->seq, master);
+    close(master); /* warrend's copy is the only one: its end hangs the pty up */
+}
+
+static void on_signal(spawnd_t *d, const spawnmsg_t *m)
+{
+    kid_t *k = kid_find(d, m->pid);
+    if (!k) /* it ended meanwhile (or was never ours): nothing to signal */
+        return;
+    if (m->type == SPAWNMSG_HANGUP)
+        hangup(d, k);
+    else
+        kill(-k->pid, SIGKILL);
+}
+
+/* An rc request's work: the text read into text (*len), or saved. */
+static int rc_work(spawnd_t *d, const spawnmsg_t *m, char *text, size_t *len, char *err,
+                   size_t errlen)
+{
+    const gamecfg_t *g = gamecfg_find(d->cfg->games, m->game);
+    const char *name = g ? gamecfg_rc_name(g) : NULL;
+    if (g && !name)
+        return snprintf(err, errlen, "%s has no rc file", g->name), -1;
+    char path[PLAYERFS_PATH_MAX + 2 * 64];
+    int game, dirfd = request_dir(d, m, &game, path, sizeof path, err, errlen);
+    if (dirfd < 0)
+        return -1;
+    playerfs_user_t pu = fs_user(&d->cfg->users[game]);
+    int rc = m->type == SPAWNMSG_RC_LOAD
+                 ? playerfs_rc_load(dirfd, name, g->rc_default[0] ? g->rc_default : NULL, &pu, text,
+                                    PLAYERFS_RC_MAX, len, err, errlen)
+                 : playerfs_rc_save(dirfd, name, &pu, m->text, m->len, err, errlen);
+    close(dirfd);
+    return rc;
+}
+
+static void on_rc(spawnd_t *d, const spawnmsg_t *m)
+{
+    char err[300], text[PLAYERFS_RC_MAX];
+    size_t len = 0;
+    if (rc_work(d, m, text, &len, err, sizeof err) < 0) {
+        reply_failed(d, m->seq, err);
+        return;
+    }
+    spawnmsg_t r = {.type = m->type == SPAWNMSG_RC_LOAD ? SPAWNMSG_RC_TEXT : SPAWNMSG_DONE,
+                    .text = text,
+                    .len = len};
+    reply(d, &r, m->seq, -1);
+}
+
+typedef void handler_fn(spawnd_t *d, const spawnmsg_t *m);
+static handler_fn *const HANDLERS[SPAWNMSG_TYPES] = {
+    [SPAWNMSG_SPAWN] = on_spawn, [SPAWNMSG_HANGUP] = on_signal, [SPAWNMSG_KILL] = on_signal,
+    [SPAWNMSG_RC_LOAD] = on_rc,  [SPAWNMSG_RC_SAVE] = on_rc,
+};
+
+/* warrend is gone: every program is hung up, orphans are killed. */
+static void begin_end(spawnd_t *d)
+{
+    d->eof = true;
+    uint64_t last = now_ms();
+    for (int i = 0; i < d->nkids; i++) {
+        hangup(d, &d->kids[i]);
+        if (d->kids[i].kill_at > last)
+            last = d->kids[i].kill_at;
+    }
+    d->give_up = last + GIVE_UP_MS;
+    if (d->nkids)
+        log_info("spawner: warrend is gone; hanging up %d program%s", d->nkids,
+                 d->nkids == 1 ? "" : "s");
+    kill_orphans(d);
+}
+
+static void serve(spawnd_t *d)
+{
+    spawnmsg_t m;
+    int fd;
+    char err[200];
+    int r = spawnmsg_recv(d->sock, d->buf, MSG_DONTWAIT, &m, &fd, err, sizeof err);
+    if (r < 0 && errno == EBADMSG) {
+        log_warn("spawner: refused a request: %s", err);
+        reply_failed(d, m.seq, "a bad request");
+        return;
+    }
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+    if (r <= 0) {
+        begin_end(d);
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (HANDLERS[m.type])
+        HANDLERS[m.type](d, &m);
+    else
+        reply_failed(d, m.seq, "not a request");
+}
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+static void run_timers(spawnd_t *d)
+{
+    uint64_t now = now_ms();
+    for (int i = 0; i < d->nkids; i++)
+        if (d->kids[i].kill_at && d->kids[i].kill_at <= now) {
+            kill(-d->kids[i].pid, SIGKILL);
+            d->kids[i].kill_at = 0;
+        }
+    if (d->nkids && now >= d->next_scan) {
+        kill_orphans(d);
+        d->next_scan = now + TIDY_SCAN_MS;
+    }
+}
+
+static int next_timeout(const spawnd_t *d)
+{
+    uint64_t now = now_ms(), due = d->eof ? d->give_up : (d->nkids ? d->next_scan : 0);
+    for (int i = 0; i < d->nkids; i++)
+        if (d->kids[i].kill_at && (!due || d->kids[i].kill_at < due))
+            due = d->kids[i].kill_at;
+    if (!due)
+        return -1;
+    return due <= now ? 0 : (int)(due - now < 60000 ? due - now : 60000);
+}
+
+/* Keeps only what starting programs needs, of what it has: switching ids,
+ * signalling other users' processes, owning and reaching players' files. */
+static void keep_caps(void)
+{
+    static const cap_value_t KEEP[] = {CAP_SETUID, CAP_SETGID,       CAP_KILL,           CAP_CHOWN,
+                                       CAP_FOWNER, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH};
+    cap_value_t have[sizeof KEEP / sizeof KEEP[0]];
+    int n = 0;
+    cap_t now = cap_get_proc(), c = cap_init();
+    for (size_t i = 0; now && i < sizeof KEEP / sizeof KEEP[0]; i++) {
+        cap_flag_value_t v = CAP_CLEAR;
+        if (cap_get_flag(now, KEEP[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET)
+            have[n++] = KEEP[i];
+    }
+    if (!now || !c || (n && cap_set_flag(c, CAP_PERMITTED, n, have, CAP_SET) < 0) ||
+        (n && cap_set_flag(c, CAP_EFFECTIVE, n, have, CAP_SET) < 0) || cap_set_proc(c) < 0)
+        log_warn("spawner: cannot narrow its capabilities: %s", strerror(errno));
+    if (now)
+        cap_free(now);
+    if (c)
+        cap_free(c);
+}
+
+/* The process itself: signals, descriptors, subreaper, rights. */
+static void setup(spawnd_t *d, int sock)
+{
+    static const int IGNORED[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGPIPE,
+                                  SIGUSR1, SIGUSR2, SIGTTOU, SIGTTIN, SIGTSTP};
+    for (size_t i = 0; i < sizeof IGNORED / sizeof IGNORED[0]; i++)
+        signal(IGNORED[i], SIG_IGN); /* it ends when warrend does, not by a terminal's keys */
+    setpgid(0, 0);                   /* nor by a signal to warrend's process group */
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_SETMASK, &chld, NULL);
+    d->sock = sock;
+    d->self = getpid();
+    if (sock != 3 && (dup3(sock, 3, O_CLOEXEC) < 0 || close(sock) < 0))
+        _exit(1);
+    d->sock = 3;
+    close_range(4, ~0U, 0);
+    d->sigfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+    umask(022); /* modes are explicit; parents of games-dir stay passable */
+    prctl(PR_SET_NAME, "warren-spawner");
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 || d->sigfd < 0)
+        log_error("spawner: cannot be a subreaper: %s", strerror(errno));
+    if (geteuid() == 0) {
+        setgroups(0, NULL); /* root's groups are no one's business here */
+        keep_caps();
+    }
+}
+
+void spawnd_run(const spawner_cfg_t *cfg, int sock)
+{
+    spawnd_t d;
+    memset(&d, 0, sizeof d);
+    d.cfg = cfg;
+    d.fs.games_fd = -1;
+    setup(&d, sock);
+    for (;;) {
+        struct pollfd p[2] = {{d.eof ? -1 : d.sock, POLLIN, 0}, {d.sigfd, POLLIN, 0}};
+        int r = poll(p, 2, next_timeout(&d));
+        if (r > 0 && p[1].revents)
+            reap(&d);
+        if (r > 0 && p[0].revents)
+            serve(&d);
+        run_timers(&d);
+        if (d.eof && (no_children() || now_ms() >= d.give_up))
+            break;
+    }
+    _exit(0);
+}

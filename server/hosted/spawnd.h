@@ -1,0 +1,27 @@
+/* spawnd — the spawner process itself (spawner.h): its loop and programs
+ * (spawnd.c) and the start of one program under a pty (spawnexec.c).
+ * Internal to the spawner's files. */
+#ifndef WARREN_SPAWND_H
+#define WARREN_SPAWND_H
+#include <sys/types.h>
+#include "spawner.h"
+
+/* The spawner's life, in the forked child: serves requests on sock until
+ * warrend goes away, then ends its programs and exits. */
+void spawnd_run(const spawner_cfg_t *cfg, int sock) __attribute__((noreturn));
+
+typedef struct {
+    char *const *argv, *const *envp; /* argv[0] absolute; borrowed */
+    int dirfd;                       /* the working directory */
+    int w, h;                        /* the pty's size */
+    const gamecfg_limits_t *limits;
+    const spawner_user_t *user; /* its ids are taken when user->sw */
+} spawnexec_t;
+
+/* Opens a pty and starts the program on it: returns its pid with *master
+ * (the pty's master, non-blocking, close-on-exec), or -1 with err (the
+ * step that failed before exec and why). Never runs a program as uid 0
+ * when this process is root. */
+pid_t spawnexec_start(const spawnexec_t *x, int *master, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,455 @@
+/* spawner — warrend's side: the fork, the requests, the exits (spawner.h). */
+#include "spawner.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "log.h"
+#include "spawnd.h"
+#include "spawnmsg.h"
+
+typedef struct {
+    pid_t pid;
+    spawner_exit_fn *fn; /* NULL: an exit that came before anyone watched (dropped) */
+    void *user;
+} watch_t;
+
+typedef struct {
+    pid_t pid;
+    int status;
+} exit_t;
+
+struct spawner {
+    spawner_cfg_t cfg;
+    pid_t pid;
+    int fd; /* warrend's end of the socketpair; -1 once closed */
+    bool gone;
+    uint32_t seq;
+    uv_loop_t *loop;
+    uv_poll_t poll;
+    uv_timer_t later; /* exits that came during a request, delivered after it */
+    bool attached;
+    watch_t *watches;
+    int nwatch, capwatch;
+    exit_t *exits; /* received, not delivered yet */
+    int nexit, capexit;
+};
+
+static void send_signal(spawner_t *sp, pid_t pid, spawnmsg_type_t type);
+
+/* ---- whom games run as --------------------------------------------------------------- */
+
+int spawner_user_lookup(const char *name, spawner_user_t *u)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int e = getpwnam_r(name, &pw, buf, sizeof buf, &res);
+    if (e || !res) {
+        snprintf(u->why, sizeof u->why, "user %s: %s", name, e ? strerror(e) : "no such user");
+        return -1;
+    }
+    u->uid = pw.pw_uid;
+    u->gid = pw.pw_gid;
+    int n = SPAWNER_GROUPS_MAX;
+    if (getgrouplist(name, pw.pw_gid, u->groups, &n) < 0) {
+        snprintf(u->why, sizeof u->why, "user %s: more than %d groups", name, SPAWNER_GROUPS_MAX);
+        return -1;
+    }
+    u->ngroups = n;
+    return 0;
+}
+
+int spawner_config(spawner_cfg_t *cfg, const gamecfg_list_t *games, const char *games_user,
+                   const char *games_dir, uid_t owner, gid_t group, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->games = games;
+    cfg->owner = owner;
+    cfg->group = group;
+    if (snprintf(cfg->games_dir, sizeof cfg->games_dir, "%s", games_dir) >=
+        (int)sizeof cfg->games_dir)
+        return snprintf(err, errlen, "games-dir: the path is too long"), -1;
+    bool root = geteuid() == 0;
+    for (int i = 0; i < games->n; i++) {
+        const gamecfg_t *g = &games->games[i];
+        const char *name = g->user[0] ? g->user : games_user;
+        spawner_user_t *u = &cfg->users[i];
+        bool found = spawner_user_lookup(name, u) == 0;
+        if (found && u->uid == 0)
+            return snprintf(err, errlen,
+                            "[game %s]: user %s has uid 0: hosted games never run "
+                            "as root",
+                            g->id, name),
+                   -1;
+        u->sw = root;
+        u->ok = found || !root; /* not root: it runs as warrend's own user anyway */
+        if (!found && root)
+            snprintf(u->why, sizeof u->why, "%s is not available: its user %s does not exist",
+                     g->name, name);
+        if (!root) /* no switch: the ids are warrend's */
+            u->uid = geteuid(), u->gid = getegid(), u->ngroups = 0;
+    }
+    return 0;
+}
+
+/* ---- the fork ------------------------------------------------------------------------ */
+
+spawner_t *spawner_start(const spawner_cfg_t *cfg, char *err, size_t errlen)
+{
+    spawner_t *sp = calloc(1, sizeof *sp);
+    int sv[2];
+    if (!sp || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        snprintf(err, errlen, "spawner: %s", sp ? strerror(errno) : "out of memory");
+        free(sp);
+        return NULL;
+    }
+    sp->cfg = *cfg;
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        spawnd_run(&sp->cfg, sv[1]);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        snprintf(err, errlen, "spawner: fork: %s", strerror(errno));
+        close(sv[0]);
+        free(sp);
+        return NULL;
+    }
+    sp->pid = pid;
+    sp->fd = sv[0];
+    log_info("spawner pid=%d started", (int)pid);
+    return sp;
+}
+
+pid_t spawner_pid(const spawner_t *sp)
+{
+    return sp->pid;
+}
+
+const char *spawner_unavailable(const spawner_t *sp, const char *game)
+{
+    const gamecfg_t *g = gamecfg_find(sp->cfg.games, game);
+    if (!g)
+        return "no such game";
+    const spawner_user_t *u = &sp->cfg.users[g - sp->cfg.games->games];
+    return u->ok ? NULL : u->why;
+}
+
+/* ---- exits ----------------------------------------------------------------------------- */
+
+static watch_t *watch_find(spawner_t *sp, pid_t pid)
+{
+    for (int i = 0; i < sp->nwatch; i++)
+        if (sp->watches[i].pid == pid)
+            return &sp->watches[i];
+    return NULL;
+}
+
+/* The poll keeps the loop alive only while programs run (shutdown waits
+ * for them, and no longer). */
+static void update_ref(spawner_t *sp)
+{
+    if (!sp->attached)
+        return;
+    if (sp->nwatch)
+        uv_ref((uv_handle_t *)&sp->poll);
+    else
+        uv_unref((uv_handle_t *)&sp->poll);
+}
+
+int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, void *user)
+{
+    if (sp->nwatch == sp->capwatch) {
+        int cap = sp->capwatch ? sp->capwatch * 2 : 16;
+        watch_t *w = realloc(sp->watches, sizeof *w * (size_t)cap);
+        if (!w)
+            return -1;
+        sp->watches = w;
+        sp->capwatch = cap;
+    }
+    sp->watches[sp->nwatch++] = (watch_t){pid, fn, user};
+    update_ref(sp);
+    return 0;
+}
+
+void spawner_unwatch(spawner_t *sp, pid_t pid)
+{
+    watch_t *w = watch_find(sp, pid);
+    if (w)
+        *w = sp->watches[--sp->nwatch];
+    update_ref(sp);
+}
+
+/* Calls pid's watcher once (it is removed first: it may free itself). */
+static void deliver(spawner_t *sp, pid_t pid, int status)
+{
+    watch_t *w = watch_find(sp, pid);
+    if (!w)
+        return;
+    watch_t one = *w;
+    spawner_unwatch(sp, pid);
+    one.fn(pid, status, one.user);
+}
+
+static void deliver_queued(spawner_t *sp)
+{
+    while (sp->nexit) {
+        exit_t e = sp->exits[0];
+        memmove(sp->exits, sp->exits + 1, sizeof e * (size_t)--sp->nexit);
+        deliver(sp, e.pid, e.status);
+    }
+}
+
+static void on_later(uv_timer_t *t)
+{
+    deliver_queued(t->data);
+}
+
+static void queue_exit(spawner_t *sp, pid_t pid, int status)
+{
+    if (sp->nexit == sp->capexit) {
+        int cap = sp->capexit ? sp->capexit * 2 : 16;
+        exit_t *e = realloc(sp->exits, sizeof *e * (size_t)cap);
+        if (!e) { /* the report is lost; the program's pty still ends the session */
+            log_error("spawner: out of memory: exit of pid=%d dropped", (int)pid);
+            return;
+        }
+        sp->exits = e;
+        sp->capexit = cap;
+    }
+    sp->exits[sp->nexit++] = (exit_t){pid, status};
+    if (sp->attached)
+        uv_timer_start(&sp->later, on_later, 0, 0);
+}
+
+/* The spawner ended: no report can come, so every program is given up. */
+static void spawner_lost(spawner_t *sp, const char *why)
+{
+    if (sp->gone)
+        return;
+    sp->gone = true;
+    log_error("spawner pid=%d is gone (%s): hosted games cannot start until warrend restarts",
+              (int)sp->pid, why);
+    if (sp->attached)
+        uv_poll_stop(&sp->poll);
+    for (int i = 0; i < sp->nwatch; i++)
+        queue_exit(sp, sp->watches[i].pid, -1);
+}
+
+/* ---- the socket ------------------------------------------------------------------------ */
+
+/* One message, waiting at most timeout_ms (-1: not at all). Returns 1, 0
+ * when nothing came in time, -1 when the spawner is gone. */
+static int receive(spawner_t *sp, void *buf, int timeout_ms, spawnmsg_t *m, int *fd)
+{
+    if (sp->gone)
+        return -1;
+    struct pollfd p = {sp->fd, POLLIN, 0};
+    int r = timeout_ms < 0 ? 1 : poll(&p, 1, timeout_ms);
+    if (r < 0 && errno == EINTR)
+        return 0;
+    if (r == 0)
+        return 0;
+    char err[200];
+    r = spawnmsg_recv(sp->fd, buf, MSG_DONTWAIT, m, fd, err, sizeof err);
+    if (r > 0)
+        return 1;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return 0;
+    if (r < 0 && errno == EBADMSG) { /* a bug, not an attack: the spawner is ours */
+        log_error("spawner: bad message: %s", err);
+        return 0;
+    }
+    spawner_lost(sp, r == 0 ? "end of file" : strerror(errno));
+    return -1;
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A message no call waits for: an exit is queued; a program started for a
+ * call that gave up waiting is killed (no one would ever hang it up). */
+static void unasked(spawner_t *sp, const spawnmsg_t *m, int *fd)
+{
+    if (m->type == SPAWNMSG_EXIT)
+        queue_exit(sp, m->pid, m->status);
+    else if (m->type == SPAWNMSG_SPAWNED)
+        send_signal(sp, m->pid, SPAWNMSG_KILL);
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+/* Sends req and waits for its answer in rep (which borrows buf); exits that
+ * come meanwhile are queued. Returns 0, or -1 with err. */
+static int call(spawner_t *sp, spawnmsg_t *req, spawnmsg_t *rep, void *buf, int *fd, char *err,
+                size_t errlen)
+{
+    *fd = -1;
+    req->seq = ++sp->seq ? sp->seq : ++sp->seq;
+    if (!sp->gone && spawnmsg_send(sp->fd, req, -1) < 0) {
+        if (errno == EINVAL) /* a field spawnmsg.h refuses: nothing was sent */
+            return snprintf(err, errlen, "a bad name, directory, size or text"), -1;
+        spawner_lost(sp, strerror(errno));
+    }
+    uint64_t end = mono_ms() + SPAWNER_TIMEOUT_MS;
+    while (!sp->gone) {
+        uint64_t now = mono_ms();
+        if (now >= end) {
+            snprintf(err, errlen, "the spawner does not answer");
+            return -1;
+        }
+        int r = receive(sp, buf, (int)(end - now), rep, fd);
+        if (r > 0 && rep->seq == req->seq)
+            return 0;
+        if (r > 0)
+            unasked(sp, rep, fd);
+    }
+    snprintf(err, errlen, "the spawner is gone: hosted games cannot start until warrend restarts");
+    return -1;
+}
+
+/* A FAILED answer's reason into err; anything else unexpected. */
+static int answer(const spawnmsg_t *rep, spawnmsg_type_t want, char *err, size_t errlen)
+{
+    if (rep->type == want)
+        return 0;
+    if (rep->type == SPAWNMSG_FAILED)
+        snprintf(err, errlen, "%.*s", (int)rep->len, rep->text);
+    else
+        snprintf(err, errlen, "the spawner answered %s", spawnmsg_type_name(rep->type));
+    return -1;
+}
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+    spawner_t *sp = h->data;
+    (void)events;
+    if (status < 0) {
+        spawner_lost(sp, uv_strerror(status));
+        return;
+    }
+    uint8_t buf[SPAWNMSG_MAX];
+    spawnmsg_t m;
+    int fd;
+    for (int i = 0; i < 64 && receive(sp, buf, -1, &m, &fd) > 0; i++)
+        unasked(sp, &m, &fd);
+    deliver_queued(sp);
+}
+
+int spawner_attach(spawner_t *sp, uv_loop_t *loop)
+{
+    sp->loop = loop;
+    if (uv_poll_init(loop, &sp->poll, sp->fd) < 0 || uv_timer_init(loop, &sp->later) < 0)
+        return -1;
+    sp->poll.data = sp->later.data = sp;
+    uv_unref((uv_handle_t *)&sp->later);
+    sp->attached = true;
+    update_ref(sp);
+    if (sp->gone)
+        return 0;
+    return uv_poll_start(&sp->poll, UV_READABLE, on_poll) < 0 ? -1 : 0;
+}
+
+void spawner_free(spawner_t *sp)
+{
+    if (!sp)
+        return;
+    if (sp->attached) {
+        uv_close((uv_handle_t *)&sp->poll, NULL);
+        uv_close((uv_handle_t *)&sp->later, NULL);
+        uv_run(sp->loop, UV_RUN_NOWAIT);
+    }
+    close(sp->fd); /* the spawner hangs up what is left and exits */
+    int status;
+    for (int i = 0; i < 100 && waitpid(sp->pid, &status, WNOHANG) == 0; i++)
+        usleep(10000); /* a moment; else it finishes its work alone */
+    free(sp->watches);
+    free(sp->exits);
+    free(sp);
+}
+
+/* ---- requests -------------------------------------------------------------------------- */
+
+int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
+                  int *master, pid_t *pid, char *err, size_t errlen)
+{
+    spawnmsg_t req = {.type = SPAWNMSG_SPAWN, .w = w, .h = h}, rep;
+    snprintf(req.game, sizeof req.game, "%s", game);
+    snprintf(req.name, sizeof req.name, "%s", name);
+    snprintf(req.dir, sizeof req.dir, "%s", dir);
+    uint8_t buf[SPAWNMSG_MAX];
+    if (strlen(game) >= sizeof req.game || strlen(name) >= sizeof req.name ||
+        strlen(dir) >= sizeof req.dir)
+        return snprintf(err, errlen, "a bad name or directory"), -1;
+    if (call(sp, &req, &rep, buf, master, err, errlen) < 0 ||
+        answer(&rep, SPAWNMSG_SPAWNED, err, errlen) < 0)
+        return -1;
+    *pid = rep.pid;
+    return 0;
+}
+
+static void send_signal(spawner_t *sp, pid_t pid, spawnmsg_type_t type)
+{
+    spawnmsg_t m = {.type = type, .pid = pid};
+    if (!sp->gone && spawnmsg_send(sp->fd, &m, -1) < 0)
+        spawner_lost(sp, strerror(errno));
+}
+
+void spawner_hangup(spawner_t *sp, pid_t pid)
+{
+    send_signal(sp, pid, SPAWNMSG_HANGUP);
+}
+
+void spawner_kill(spawner_t *sp, pid_t pid)
+{
+    send_signal(sp, pid, SPAWNMSG_KILL);
+}
+
+static int rc_request(spawner_t *sp, spawnmsg_t *req, const char *game, const char *dir,
+                      spawnmsg_t *rep, void *buf, char *err, size_t errlen)
+{
+    snprintf(req->game, sizeof req->game, "%s", game);
+    snprintf(req->dir, sizeof req->dir, "%s", dir);
+    if (strlen(game) >= sizeof req->game || strlen(dir) >= sizeof req->dir)
+        return snprintf(err, errlen, "a bad game or directory"), -1;
+    int fd;
+    return call(sp, req, rep, buf, &fd, err, errlen);
+}
+
+int spawner_rc_load(spawner_t *sp, const char *game, const char *dir, buf_t *out, char *err,
+                    size_t errlen)
+{
+    spawnmsg_t req = {.type = SPAWNMSG_RC_LOAD}, rep;
+    uint8_t buf[SPAWNMSG_MAX];
+    if (rc_request(sp, &req, game, dir, &rep, buf, err, errlen) < 0 ||
+        answer(&rep, SPAWNMSG_RC_TEXT, err, errlen) < 0)
+        return -1;
+    buf_put(out, rep.text, rep.len);
+    return out->failed ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+}
+
+int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char *text, size_t len,
+                    char *err, size_t errlen)
+{
+    spawnmsg_t req = {.type = SPAWNMSG_RC_SAVE, .text = text, .len = len}, rep;
+    uint8_t buf[SPAWNMSG_MAX];
+    if (rc_request(sp, &req, game, dir, &rep, buf, err, errlen) < 0)
+        return -1;
+    return answer(&rep, SPAWNMSG_DONE, err, errlen);
+}

@@ -1,0 +1,125 @@
+/* spawner — the small privileged process that starts hosted programs and
+ * touches players' files, and warrend's side of it (privilege separation:
+ * OpenSSH's monitor, Postfix's small daemons).
+ *
+ * warrend forks it at start, before any thread exists and before it drops
+ * its own privileges (run-as); when warrend runs as root, the spawner keeps
+ * root's rights (only the capabilities it needs: set ids, kill, chown, file
+ * access) to start programs as the games' users. They talk over a
+ * socketpair in spawnmsg.h's messages; the spawner checks every field of
+ * every request and acts only on the games of the config it was forked
+ * with, for players' names and directories of the allowed characters.
+ *
+ * The spawner:
+ *   - starts a game's program for a player: makes the player's directory
+ *     and rc file (playerfs.h), opens a pty, forks; the child gets a new
+ *     session with the pty as its terminal, nothing else open, default
+ *     signals, the section's rlimits, the game's user's groups, gid and uid
+ *     (never uid 0 when the spawner is root), the player's directory as its
+ *     working directory, and execs; a failure before exec comes back with
+ *     its reason. The pty's master is passed back (SCM_RIGHTS) with the
+ *     pid;
+ *   - signals its own programs' process groups on request: a hangup is
+ *     SIGHUP and SIGCONT, then SIGKILL after the game's hangup-timeout;
+ *   - reports each program's exit (pid, wait status);
+ *   - is a child subreaper: what a program leaves behind (a double fork, a
+ *     setsid grandchild) becomes its child. When a program ends, its group
+ *     and every orphan in its session are killed, so the whole tree ends
+ *     with the game; an orphan in no running game's session (it left with
+ *     setsid) is killed then too, and at the latest within 30 seconds;
+ *   - when warrend goes away (end of file on the socket: an exit, a crash,
+ *     SIGKILL) hangs every program up as above and exits once all are gone;
+ *   - reads and replaces players' rc files (playerfs.h), as the game's user.
+ *
+ * warrend's side runs on the home loop and is synchronous for spawns and
+ * rc files (a fork and an exec, or a small file: what the loop did itself
+ * before), asynchronous for signals and exits.
+ *
+ * Ownership: spawner_start returns a spawner_t freed by spawner_free. */
+#ifndef WARREN_SPAWNER_H
+#define WARREN_SPAWNER_H
+#include <stdbool.h>
+#include <sys/types.h>
+#include <uv.h>
+#include "buf.h"
+#include "gamecfg.h"
+
+#define SPAWNER_GROUPS_MAX 64
+#define SPAWNER_TIMEOUT_MS 10000 /* a request's answer, at most */
+
+/* Whom a game's program runs as. */
+typedef struct {
+    bool ok;       /* the game may start; else why says why not */
+    char why[200]; /* for the log and the player */
+    bool sw;       /* the spawner is root: switch to the ids below */
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[SPAWNER_GROUPS_MAX];
+    int ngroups;
+} spawner_user_t;
+
+/* Looks a system user up by name (getpwnam, getgrouplist: NSS may block,
+ * so only at start): 0 with its ids and groups in u, or -1 with u->why. */
+int spawner_user_lookup(const char *name, spawner_user_t *u);
+
+/* What the spawner is forked with. */
+typedef struct {
+    const gamecfg_list_t *games;         /* borrowed; lives as long as the spawner_t */
+    spawner_user_t users[GAMECFG_GAMES]; /* games->games[i]'s user */
+    char games_dir[256];                 /* players' directories (playerfs.h) */
+    uid_t owner;                         /* the daemon's user: owns games-dir */
+    gid_t group;
+} spawner_cfg_t;
+
+/* Fills cfg: each game's user (its section's user, else games_user) is
+ * looked up (getpwnam: at start, never on the loop). As root, a missing
+ * user leaves the game unavailable (its why says so); as another user,
+ * programs run as that one and no lookup is needed. Returns 0, or -1 with
+ * err when a user has uid 0 (hosted games never run as root). */
+int spawner_config(spawner_cfg_t *cfg, const gamecfg_list_t *games, const char *games_user,
+                   const char *games_dir, uid_t owner, gid_t group, char *err, size_t errlen);
+
+typedef struct spawner spawner_t;
+
+/* Forks the spawner. Call before any thread is started (the child is a
+ * copy of this process) and before privileges are dropped. Returns the
+ * spawner, or NULL with err. */
+spawner_t *spawner_start(const spawner_cfg_t *cfg, char *err, size_t errlen);
+/* Reads exits on loop from now on. Returns 0 or -1. */
+int spawner_attach(spawner_t *sp, uv_loop_t *loop);
+/* Closes warrend's end (the spawner hangs up what still runs and exits)
+ * and reaps the spawner if it ends within a moment. Call once the loop has
+ * ended; NULL is fine. */
+void spawner_free(spawner_t *sp);
+pid_t spawner_pid(const spawner_t *sp);
+
+/* Why game cannot start for anyone (its user is missing), or NULL. */
+const char *spawner_unavailable(const spawner_t *sp, const char *game);
+
+/* Starts game for the player name (%n) whose directory is games-dir/game/
+ * dir, in a w x h window: 0 with *master (the pty, non-blocking,
+ * close-on-exec) and *pid, or -1 with err. Blocks until the program exec'd
+ * or failed. */
+int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
+                  int *master, pid_t *pid, char *err, size_t errlen);
+
+/* pid's exit is reported once to fn, on the loop, after the call that
+ * started it returned; a program whose report cannot come (the spawner
+ * ended) is reported with status -1. */
+typedef void spawner_exit_fn(pid_t pid, int status, void *user);
+int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, void *user);
+void spawner_unwatch(spawner_t *sp, pid_t pid);
+/* SIGHUP and SIGCONT to pid's group, SIGKILL after the game's
+ * hangup-timeout; or SIGKILL now. Only the spawner's own programs. */
+void spawner_hangup(spawner_t *sp, pid_t pid);
+void spawner_kill(spawner_t *sp, pid_t pid);
+
+/* The rc file of game (its rcfile) in the player's directory dir, read
+ * into out (made from rc-default first when missing; empty when there is
+ * no default), or replaced by text. 0, or -1 with err for the player. */
+int spawner_rc_load(spawner_t *sp, const char *game, const char *dir, buf_t *out, char *err,
+                    size_t errlen);
+int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char *text, size_t len,
+                    char *err, size_t errlen);
+
+#endif

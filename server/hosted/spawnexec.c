@@ -1,0 +1,181 @@
+/* spawnexec — a program under a new pty, set up as spawner.h says. Runs in
+ * the spawner, which is single-threaded: the child may call anything, but
+ * keeps to the few calls it needs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "spawnd.h"
+
+/* What failed in the child before exec, sent back through a pipe. */
+typedef enum { STEP_TTY, STEP_LIMITS, STEP_USER, STEP_CHDIR, STEP_EXEC } step_t;
+static const char *const STEP_NAMES[] = {"terminal setup", "resource limits", "user switch",
+                                         "chdir", "exec"};
+
+typedef struct {
+    int step, err;
+} child_report_t;
+
+/* Descriptors in the child: the pty on 0-2, then these. */
+#define FD_REPORT 3
+#define FD_DIR    4
+
+static void __attribute__((noreturn)) child_fail(step_t step)
+{
+    child_report_t r = {(int)step, errno};
+    ssize_t n = write(FD_REPORT, &r, sizeof r);
+    (void)n;
+    _exit(127);
+}
+
+static void child_signals(void)
+{
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            sigaction(s, &dfl, NULL); /* ignored ones would stay ignored across exec */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The pty on 0, 1 and 2, the report pipe on 3, the directory on 4, nothing
+ * else open. */
+static void child_fds(int slave, int report, int dirfd)
+{
+    if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+        child_fail(STEP_TTY);
+    int keep[] = {report, dirfd};
+    for (int i = 0; i < 2; i++) /* above 4 first, so the moves below cannot clobber them */
+        if ((keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, FD_DIR + 1)) < 0)
+            child_fail(STEP_TTY);
+    for (int fd = 0; fd < 3; fd++)
+        if (dup2(slave, fd) < 0)
+            child_fail(STEP_TTY);
+    if (dup3(keep[0], FD_REPORT, O_CLOEXEC) < 0 || dup3(keep[1], FD_DIR, O_CLOEXEC) < 0)
+        child_fail(STEP_TTY);
+    if (close_range(FD_DIR + 1, ~0U, 0) < 0)
+        for (int fd = FD_DIR + 1; fd < 65536; fd++)
+            close(fd);
+}
+
+static void child_limits(const gamecfg_limits_t *l)
+{
+    const struct {
+        int res;
+        uint64_t v;
+    } set[] = {{RLIMIT_CPU, l->cpu_seconds},
+               {RLIMIT_AS, l->memory_bytes},
+               {RLIMIT_NOFILE, l->files},
+               {RLIMIT_NPROC, l->processes},
+               {RLIMIT_FSIZE, l->file_bytes}};
+    for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
+        struct rlimit r = {(rlim_t)set[i].v, (rlim_t)set[i].v};
+        if (set[i].v && setrlimit(set[i].res, &r) < 0)
+            child_fail(STEP_LIMITS);
+    }
+}
+
+static void child_user(const spawner_user_t *u)
+{
+    if (u->uid == 0) { /* spawner_config refuses it; never reached */
+        errno = EPERM;
+        child_fail(STEP_USER);
+    }
+    if (setgroups((size_t)u->ngroups, u->groups) < 0 || setgid(u->gid) < 0 || setuid(u->uid) < 0)
+        child_fail(STEP_USER);
+    if (setuid(0) == 0) { /* root must be gone for good */
+        errno = EPERM;
+        child_fail(STEP_USER);
+    }
+}
+
+static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave, int report)
+{
+    child_signals();
+    child_fds(slave, report, x->dirfd);
+    child_limits(x->limits);
+    if (x->user->sw)
+        child_user(x->user);
+    else if (geteuid() == 0) { /* a root spawner switches, always */
+        errno = EPERM;
+        child_fail(STEP_USER);
+    }
+    if (fchdir(FD_DIR) < 0) /* as the user: its own directory */
+        child_fail(STEP_CHDIR);
+    execve(x->argv[0], x->argv, x->envp);
+    child_fail(STEP_EXEC);
+}
+
+/* ---- the parent's side ---------------------------------------------------------------- */
+
+/* Waits for exec (the pipe closes) or the child's report. */
+static int child_result(int rfd, pid_t pid, char *err, size_t errlen)
+{
+    child_report_t r;
+    ssize_t n;
+    do
+        n = read(rfd, &r, sizeof r);
+    while (n < 0 && errno == EINTR);
+    if (n == 0)
+        return 0;
+    if (n == (ssize_t)sizeof r && r.step >= 0 && r.step <= STEP_EXEC)
+        snprintf(err, errlen, "%s: %s", STEP_NAMES[r.step], strerror(r.err));
+    else
+        snprintf(err, errlen, "the child failed before exec");
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    return -1;
+}
+
+/* The pty (master non-blocking) and the report pipe, all close-on-exec. */
+static int open_fds(const spawnexec_t *x, int *master, int *slave, int pipefd[2])
+{
+    struct winsize ws = {(unsigned short)x->h, (unsigned short)x->w, 0, 0};
+    if (openpty(master, slave, NULL, NULL, &ws) < 0)
+        return -1;
+    if (fcntl(*master, F_SETFD, FD_CLOEXEC) < 0 || fcntl(*slave, F_SETFD, FD_CLOEXEC) < 0 ||
+        fcntl(*master, F_SETFL, O_NONBLOCK) < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+        close(*master);
+        close(*slave);
+        return -1;
+    }
+    return 0;
+}
+
+pid_t spawnexec_start(const spawnexec_t *x, int *master, char *err, size_t errlen)
+{
+    if (geteuid() == 0 && (!x->user->sw || x->user->uid == 0)) {
+        snprintf(err, errlen, "a hosted program never runs as root");
+        return -1;
+    }
+    int slave, pipefd[2];
+    if (open_fds(x, master, &slave, pipefd) < 0) {
+        snprintf(err, errlen, "openpty: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        child_run(x, slave, pipefd[1]);
+    int fork_errno = errno;
+    close(slave);
+    close(pipefd[1]);
+    int rc = pid < 0 ? -1 : child_result(pipefd[0], pid, err, errlen);
+    close(pipefd[0]);
+    if (pid < 0)
+        snprintf(err, errlen, "fork: %s", strerror(fork_errno));
+    if (rc < 0) {
+        close(*master);
+        return -1;
+    }
+    return pid;
+}

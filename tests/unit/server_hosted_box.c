@@ -1,0 +1,353 @@
+/* Unit tests: what keeps hosted programs in their box — the spawner's
+ * messages (server/hosted/spawnmsg.c) and the players' directories and rc
+ * files (server/hosted/playerfs.c), with real links, FIFOs and files
+ * planted as an escaped game would, and (as root) the games' user's file
+ * rights. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hosted/playerfs.h"
+#include "hosted/spawner.h"
+#include "hosted/spawnmsg.h"
+
+/* ---- messages ---------------------------------------------------------------------- */
+
+static size_t build(const spawnmsg_t *m, uint8_t *buf)
+{
+    size_t n = spawnmsg_build(m, buf, SPAWNMSG_MAX);
+    ck_assert_uint_gt(n, SPAWNMSG_HEADER - 1);
+    return n;
+}
+
+START_TEST(messages_round_trip)
+{
+    uint8_t buf[SPAWNMSG_MAX];
+    char err[160];
+    const char *rc = "OPTIONS=color\n\tx\n";
+    spawnmsg_t in[] = {
+        {.type = SPAWNMSG_SPAWN,
+         .seq = 7,
+         .game = "nethack",
+         .name = "Bob-9",
+         .dir = "bob_9",
+         .w = 80,
+         .h = 24},
+        {.type = SPAWNMSG_RC_SAVE,
+         .seq = 8,
+         .game = "crawl",
+         .dir = "x",
+         .text = rc,
+         .len = strlen(rc)},
+        {.type = SPAWNMSG_EXIT, .pid = 99, .status = -1},
+        {.type = SPAWNMSG_DONE, .seq = 9},
+    };
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        size_t n = build(&in[i], buf);
+        spawnmsg_t out;
+        ck_assert_msg(spawnmsg_parse(buf, n, &out, err, sizeof err) == 0, "%s", err);
+        ck_assert_int_eq(out.type, in[i].type);
+        ck_assert_uint_eq(out.seq, in[i].seq);
+        ck_assert_str_eq(out.game, in[i].game);
+        ck_assert_str_eq(out.name, in[i].name);
+        ck_assert_str_eq(out.dir, in[i].dir);
+        ck_assert(out.w == in[i].w && out.h == in[i].h && out.pid == in[i].pid);
+        ck_assert_int_eq(out.status, in[i].status);
+        ck_assert_uint_eq(out.len, in[i].len);
+        ck_assert(!in[i].len || memcmp(out.text, in[i].text, in[i].len) == 0);
+    }
+}
+END_TEST
+
+START_TEST(bad_messages_are_refused_with_a_reason)
+{
+    uint8_t buf[SPAWNMSG_MAX];
+    char err[160];
+    spawnmsg_t m = {.type = SPAWNMSG_SPAWN,
+                    .seq = 1,
+                    .game = "nethack",
+                    .name = "bob",
+                    .dir = "bob",
+                    .w = 80,
+                    .h = 24};
+    size_t n = build(&m, buf);
+    spawnmsg_t out;
+    ck_assert_int_eq(spawnmsg_parse(buf, n - 1, &out, err, sizeof err), -1);
+    ck_assert_str_eq(err, "length 23, but 22 bytes follow");
+    ck_assert_int_eq(spawnmsg_parse(buf, 5, &out, err, sizeof err), -1);
+    ck_assert_str_eq(err, "short header (5 bytes)");
+    buf[0] = 9; /* another version */
+    ck_assert_int_eq(spawnmsg_parse(buf, n, &out, err, sizeof err), -1);
+    ck_assert_str_eq(err, "version 9, expected 1");
+    buf[0] = SPAWNMSG_VERSION;
+    buf[2] = 99;
+    ck_assert_int_eq(spawnmsg_parse(buf, n, &out, err, sizeof err), -1);
+    ck_assert_str_eq(err, "unknown type 99");
+    buf[2] = SPAWNMSG_SPAWN;
+    /* fields out of their rules: each is refused, by the builder too */
+    static const struct {
+        const char *name, *dir;
+        int w;
+        const char *err;
+    } bad[] = {
+        {"../x", "bob", 80, "spawn: bad name"}, {"bob", "..", 80, "spawn: bad dir"},
+        {"bob", "a/b", 80, "spawn: bad dir"},   {"bob", "", 80, "spawn: bad dir"},
+        {"b b", "bob", 80, "spawn: bad name"},  {"bob", "bob", 1, "spawn: bad w"},
+        {"bob", "bob", 513, "spawn: bad w"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        spawnmsg_t b = m;
+        snprintf(b.name, sizeof b.name, "%s", bad[i].name);
+        snprintf(b.dir, sizeof b.dir, "%s", bad[i].dir);
+        b.w = bad[i].w;
+        ck_assert_uint_eq(spawnmsg_build(&b, buf, sizeof buf), 0);
+        /* the same bytes written by hand: the parser refuses them */
+        uint8_t raw[128];
+        size_t at = SPAWNMSG_HEADER;
+        const char *strs[] = {"nethack", bad[i].name, bad[i].dir};
+        for (int s = 0; s < 3; s++) {
+            uint16_t len = (uint16_t)strlen(strs[s]);
+            memcpy(raw + at, &len, 2);
+            memcpy(raw + at + 2, strs[s], len);
+            at += 2 + len;
+        }
+        uint16_t w = (uint16_t)bad[i].w, h = 24, v = SPAWNMSG_VERSION, t = SPAWNMSG_SPAWN;
+        memcpy(raw + at, &w, 2);
+        memcpy(raw + at + 2, &h, 2);
+        at += 4;
+        uint32_t seq = 1, body = (uint32_t)(at - SPAWNMSG_HEADER);
+        memcpy(raw, &v, 2);
+        memcpy(raw + 2, &t, 2);
+        memcpy(raw + 4, &seq, 4);
+        memcpy(raw + 8, &body, 4);
+        ck_assert_int_eq(spawnmsg_parse(raw, at, &out, err, sizeof err), -1);
+        ck_assert_str_eq(err, bad[i].err);
+    }
+    spawnmsg_t f = {.type = SPAWNMSG_FAILED, .text = "a\033[2Jb", .len = 6};
+    ck_assert_uint_eq(spawnmsg_build(&f, buf, sizeof buf), 0); /* no control characters */
+    spawnmsg_t t = {.type = SPAWNMSG_RC_SAVE, .game = "g", .dir = "d", .text = "a\0b", .len = 3};
+    ck_assert_uint_eq(spawnmsg_build(&t, buf, sizeof buf), 0); /* no NUL */
+    spawnmsg_t k = {.type = SPAWNMSG_KILL, .pid = 0};
+    ck_assert_uint_eq(spawnmsg_build(&k, buf, sizeof buf), 0);
+}
+END_TEST
+
+/* ---- players' directories ------------------------------------------------------------ */
+
+typedef struct {
+    char root[64], games[96], secret[96], elsewhere[96];
+    playerfs_t fs;
+    playerfs_user_t u;
+} fsbox_t;
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+static void read_file(const char *path, char *out, size_t cap)
+{
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ssize_t n = read(fd, out, cap - 1);
+    close(fd);
+    ck_assert_int_ge(n, 0);
+    out[n] = 0;
+}
+
+/* A root (0711) with a secret only its owner may read, a directory
+ * elsewhere, and games-dir; the player's user is the games' user (root)
+ * or this process. */
+static void fsbox_open(fsbox_t *b)
+{
+    memset(b, 0, sizeof *b);
+    snprintf(b->root, sizeof b->root, "/tmp/warren-fs-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(b->root));
+    ck_assert_int_eq(chmod(b->root, 0711), 0);
+    snprintf(b->secret, sizeof b->secret, "%.63s/secret", b->root);
+    write_file(b->secret, "SECRET\n", 0600);
+    snprintf(b->elsewhere, sizeof b->elsewhere, "%.63s/elsewhere", b->root);
+    ck_assert_int_eq(mkdir(b->elsewhere, 0755), 0);
+    snprintf(b->games, sizeof b->games, "%.63s/games", b->root);
+    char err[300];
+    ck_assert_msg(playerfs_open(&b->fs, b->games, getuid(), getgid(), err, sizeof err) == 0, "%s",
+                  err);
+    b->u = (playerfs_user_t){getuid(), getgid(), false};
+    if (geteuid() == 0) {
+        spawner_user_t g;
+        ck_assert_msg(spawner_user_lookup("warren-games", &g) == 0, "%s", g.why);
+        b->u = (playerfs_user_t){g.uid, g.gid, true};
+    }
+}
+
+static void fsbox_close(fsbox_t *b)
+{
+    playerfs_close(&b->fs);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", b->root);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static int player_dir(fsbox_t *b, const char *dir, char *err, size_t n)
+{
+    char path[512];
+    return playerfs_dir(&b->fs, "nethack", dir, &b->u, path, sizeof path, err, n);
+}
+
+static void assert_owner_mode(const char *path, uid_t uid, mode_t mode)
+{
+    struct stat st;
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert_msg(st.st_uid == uid && (st.st_mode & 07777) == mode, "%s: uid %u mode %o", path,
+                  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+}
+
+START_TEST(directories_get_their_owners_and_modes)
+{
+    fsbox_t b;
+    fsbox_open(&b);
+    char err[300], path[512];
+    /* an older layout: the game's directory 0750, the player's root's */
+    snprintf(path, sizeof path, "%s/nethack", b.games);
+    ck_assert_int_eq(mkdir(path, 0750), 0);
+    snprintf(path, sizeof path, "%s/nethack/old", b.games);
+    ck_assert_int_eq(mkdir(path, 0750), 0);
+    int fd = player_dir(&b, "old", err, sizeof err);
+    ck_assert_msg(fd >= 0, "%s", err);
+    close(fd);
+    assert_owner_mode(b.games, getuid(), 0711);
+    snprintf(path, sizeof path, "%s/nethack", b.games);
+    assert_owner_mode(path, getuid(), 0711);
+    snprintf(path, sizeof path, "%s/nethack/old", b.games);
+    assert_owner_mode(path, b.u.uid, 0700);
+    fd = player_dir(&b, "new", err, sizeof err);
+    ck_assert_msg(fd >= 0, "%s", err);
+    /* the rc default becomes the player's, written as the player's user */
+    char def[128], text[64];
+    snprintf(def, sizeof def, "%.63s/default", b.root);
+    write_file(def, "OPTIONS=color\n", 0644);
+    size_t len;
+    ck_assert_int_eq(
+        playerfs_rc_load(fd, "rc", def, &b.u, text, sizeof text, &len, err, sizeof err), 0);
+    ck_assert(len == 14 && !memcmp(text, "OPTIONS=color\n", 14));
+    snprintf(path, sizeof path, "%s/nethack/new/rc", b.games);
+    assert_owner_mode(path, b.u.uid, 0600);
+    ck_assert_int_eq(playerfs_reachable(b.games, &b.u, err, sizeof err), 0);
+    close(fd);
+    fsbox_close(&b);
+}
+END_TEST
+
+START_TEST(planted_links_lead_nowhere)
+{
+    fsbox_t b;
+    fsbox_open(&b);
+    char err[300], path[512], text[PLAYERFS_RC_MAX], victim[128];
+    size_t len;
+    int fd = player_dir(&b, "p", err, sizeof err);
+    ck_assert_msg(fd >= 0, "%s", err);
+    /* the rc file a link to the secret: not read, not changed, not chowned */
+    snprintf(path, sizeof path, "%s/nethack/p/rc", b.games);
+    ck_assert_int_eq(symlink(b.secret, path), 0);
+    ck_assert_int_eq(
+        playerfs_rc_load(fd, "rc", NULL, &b.u, text, sizeof text, &len, err, sizeof err), -1);
+    ck_assert_str_eq(err, "your rc file is a link: not read");
+    /* rc.new a link to another path: saving writes neither it nor the secret */
+    snprintf(victim, sizeof victim, "%.63s/victim", b.root);
+    snprintf(path, sizeof path, "%s/nethack/p/rc.new", b.games);
+    ck_assert_int_eq(symlink(victim, path), 0);
+    ck_assert_msg(playerfs_rc_save(fd, "rc", &b.u, "OPTIONS=time\n", 13, err, sizeof err) == 0,
+                  "%s", err);
+    ck_assert_int_eq(access(victim, F_OK), -1);
+    read_file(b.secret, text, sizeof text);
+    ck_assert_str_eq(text, "SECRET\n");
+    assert_owner_mode(b.secret, getuid(), 0600);
+    snprintf(path, sizeof path, "%s/nethack/p/rc", b.games); /* the link replaced by a file */
+    read_file(path, text, sizeof text);
+    ck_assert_str_eq(text, "OPTIONS=time\n");
+    assert_owner_mode(path, b.u.uid, 0600);
+    close(fd);
+    /* the player's directory itself a link elsewhere: refused, nothing chowned */
+    snprintf(path, sizeof path, "%s/nethack/q", b.games);
+    ck_assert_int_eq(symlink(b.elsewhere, path), 0);
+    ck_assert_int_eq(player_dir(&b, "q", err, sizeof err), -1);
+    ck_assert_str_eq(err, "your directory for this game is a link or not a directory: not used");
+    assert_owner_mode(b.elsewhere, getuid(), 0755);
+    fsbox_close(&b);
+}
+END_TEST
+
+START_TEST(fifos_and_huge_files_are_refused_at_once)
+{
+    fsbox_t b;
+    fsbox_open(&b);
+    char err[300], path[512], text[PLAYERFS_RC_MAX];
+    size_t len;
+    int fd = player_dir(&b, "p", err, sizeof err);
+    ck_assert_msg(fd >= 0, "%s", err);
+    snprintf(path, sizeof path, "%s/nethack/p/rc", b.games);
+    ck_assert_int_eq(mkfifo(path, 0666), 0); /* no writer: a blocking open would wait forever */
+    ck_assert_int_eq(
+        playerfs_rc_load(fd, "rc", NULL, &b.u, text, sizeof text, &len, err, sizeof err), -1);
+    ck_assert_str_eq(err, "your rc file is not a regular file: not read");
+    ck_assert_int_eq(unlink(path), 0);
+    int big = open(path, O_WRONLY | O_CREAT, 0644);
+    ck_assert_int_ge(big, 0);
+    ck_assert_int_eq(ftruncate(big, 1 << 30), 0); /* a gigabyte, sparse */
+    close(big);
+    ck_assert_int_eq(
+        playerfs_rc_load(fd, "rc", NULL, &b.u, text, sizeof text, &len, err, sizeof err), -1);
+    ck_assert_str_eq(err, "your rc file is larger than 8192 bytes: not read");
+    close(fd);
+    fsbox_close(&b);
+}
+END_TEST
+
+/* As root, the work inside a player's directory has the games' user's
+ * rights: a hard link to a root-only file (when the kernel lets one be
+ * made) cannot be read through it either. */
+START_TEST(the_games_user_rights_bound_the_work)
+{
+    if (geteuid() != 0)
+        return; /* without root there is no other user's rights to take */
+    fsbox_t b;
+    fsbox_open(&b);
+    char err[300], path[512], text[PLAYERFS_RC_MAX];
+    size_t len;
+    int fd = player_dir(&b, "p", err, sizeof err);
+    ck_assert_msg(fd >= 0, "%s", err);
+    snprintf(path, sizeof path, "%s/nethack/p/rc", b.games);
+    ck_assert_int_eq(link(b.secret, path), 0); /* root may; the user could not */
+    ck_assert_int_eq(
+        playerfs_rc_load(fd, "rc", NULL, &b.u, text, sizeof text, &len, err, sizeof err), -1);
+    ck_assert_str_eq(err, "your rc file cannot be opened: Permission denied");
+    close(fd);
+    /* a root-only directory above games-dir: the user cannot reach it */
+    ck_assert_int_eq(chmod(b.root, 0700), 0);
+    ck_assert_int_eq(playerfs_reachable(b.games, &b.u, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "cannot reach") && strstr(err, "Permission denied"), "%s", err);
+    fsbox_close(&b);
+}
+END_TEST
+
+Suite *suite_server_hosted_box(void)
+{
+    Suite *s = suite_create("server.hosted_box");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, messages_round_trip);
+    tcase_add_test(t, bad_messages_are_refused_with_a_reason);
+    tcase_add_test(t, directories_get_their_owners_and_modes);
+    tcase_add_test(t, planted_links_lead_nowhere);
+    tcase_add_test(t, fifos_and_huge_files_are_refused_at_once);
+    tcase_add_test(t, the_games_user_rights_bound_the_work);
+    suite_add_tcase(s, t);
+    return s;
+}
