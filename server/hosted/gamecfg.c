@@ -95,22 +95,31 @@ static bool all_of(const char *s, const char *set, size_t max)
 #define DIGITS "0123456789"
 #define UPPER  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-/* The longest values a player brings (a name of CMDLINE_NAME_MAX, a
- * directory of GAMECFG_DIR_MAX bytes), for checking a section's
- * substitutions: what passes here expands for every player. */
+/* The longest values a player brings (a game name of
+ * CMDLINE_GAME_NAME_MAX, a name of CMDLINE_NAME_MAX, a directory of
+ * GAMECFG_DIR_MAX bytes), for checking a section's substitutions: what
+ * passes here expands for every player. */
 #define D10         "/ddddddddd"
 #define D50         D10 D10 D10 D10 D10
 #define SAMPLE_NAME "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+#define SAMPLE_GAME "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu"
 #define SAMPLE_DIR  D50 D50 D50 D50
-static const cmdline_vars_t SAMPLE = {SAMPLE_NAME, SAMPLE_DIR, NULL};
+static const cmdline_vars_t SAMPLE = {SAMPLE_NAME, SAMPLE_DIR, NULL, SAMPLE_GAME};
 _Static_assert(sizeof SAMPLE_NAME - 1 == CMDLINE_NAME_MAX, "the longest name");
+_Static_assert(sizeof SAMPLE_GAME - 1 == CMDLINE_GAME_NAME_MAX, "the longest game name");
 _Static_assert(sizeof SAMPLE_DIR - 1 == GAMECFG_DIR_MAX, "the longest directory");
+
+/* What an rc file's path may hold: never %n, so a rename cannot move the
+ * file or hand it to the name's next owner. */
+static const cmdline_vars_t SAMPLE_RC = {NULL, SAMPLE_DIR, NULL, SAMPLE_GAME};
 
 static int check_rcfile(parser_t *ps, const char *val)
 {
     char out[CMDLINE_VALUE_MAX], msg[160];
     if (cmdline_expand(val, &SAMPLE, out, sizeof out, msg, sizeof msg) < 0)
         return fail(ps, "rcfile: %s", msg);
+    if (cmdline_expand(val, &SAMPLE_RC, out, sizeof out, msg, sizeof msg) < 0)
+        return fail(ps, "rcfile: %%n is the account's name now, not its identity: use %%u");
     if (!cmdline_path_ok(out))
         return fail(ps, "rcfile: expected an absolute path (%%d/...), got \"%s\"", val);
     return 0;
@@ -181,7 +190,7 @@ static int check_command(parser_t *ps, const gamecfg_t *g)
     cmdline_vars_t v = SAMPLE;
     char rc[CMDLINE_VALUE_MAX];
     v.rc = NULL;
-    if (g->rcfile[0] && cmdline_expand(g->rcfile, &SAMPLE, rc, sizeof rc, NULL, 0) >= 0)
+    if (g->rcfile[0] && cmdline_expand(g->rcfile, &SAMPLE_RC, rc, sizeof rc, NULL, 0) >= 0)
         v.rc = rc;
     char **argv, msg[160], out[CMDLINE_VALUE_MAX];
     if (cmdline_argv(g->command, &v, &argv, msg, sizeof msg) < 0)
@@ -384,20 +393,21 @@ oom:
     return -1;
 }
 
-int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, int w, int h,
-                   gamecfg_launch_t *out, char *err, size_t errlen)
+int gamecfg_launch(const gamecfg_t *g, const char *name, const char *game, const char *dir, int w,
+                   int h, gamecfg_launch_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (strlen(dir) > GAMECFG_DIR_MAX) {
         snprintf(err, errlen, "%%d: longer than %d bytes", GAMECFG_DIR_MAX);
         return -1;
     }
-    cmdline_vars_t v = {name, dir, NULL};
+    cmdline_vars_t v = {name, dir, NULL, game};
+    const cmdline_vars_t for_rc = {NULL, dir, NULL, game};
     char rc[CMDLINE_VALUE_MAX];
-    /* both values are checked even when the command uses neither */
-    if (cmdline_expand("%n %d", &v, rc, sizeof rc, err, errlen) < 0)
+    /* every value is checked even when the command uses none */
+    if (cmdline_expand("%u %n %d", &v, rc, sizeof rc, err, errlen) < 0)
         return -1;
-    if (g->rcfile[0] && cmdline_expand(g->rcfile, &v, rc, sizeof rc, err, errlen) < 0)
+    if (g->rcfile[0] && cmdline_expand(g->rcfile, &for_rc, rc, sizeof rc, err, errlen) < 0)
         return -1;
     if (g->rcfile[0] && !(v.rc = out->rcfile = strdup(rc)))
         goto oom;

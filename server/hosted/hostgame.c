@@ -22,6 +22,8 @@ typedef struct {
     bool stopping;   /* hung up without an end: the session goes on exit */
     int64_t started; /* Unix seconds: xlog rows before this are others' */
     hostrec_t *rec;  /* the recording; NULL when off */
+    /* the account's game name (%u): its directory, its xlog rows */
+    char game_name[32];
 } hostgame_t;
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -140,7 +142,7 @@ static struct gameover *pty_finish(session_t *s, char *msg, size_t n)
 {
     hostgame_t *hg = hg_of(s);
     xlog_row_t row;
-    if (xlog_last(hg, s->user, &row)) {
+    if (xlog_last(hg, hg->game_name, &row)) {
         db_hosted_score_t r = {s->user_id, s->kind,      row.name,      row.role,   row.race,
                                row.gender, row.align,    row.death,     row.maxlvl, row.points,
                                row.turns,  row.realtime, row.starttime, row.endtime};
@@ -277,7 +279,7 @@ static int rc_path(const server_t *srv, const gamecfg_t *g, const char *user, ch
         return -1;
     }
     gamecfg_launch_t l;
-    if (gamecfg_launch(g, user, dir, 80, 24, &l, err, n) < 0)
+    if (gamecfg_launch(g, user, user, dir, 80, 24, &l, err, n) < 0) /* only %r is used */
         return -1;
     int w = snprintf(path, size, "%s", l.rcfile ? l.rcfile : "");
     rc_first_copy(g, l.rcfile);
@@ -348,12 +350,12 @@ int hostgame_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const 
 static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *err, size_t n)
 {
     char dir[GAMECFG_DIR_MAX + 1];
-    if (player_dir(s->srv, hg->cfg, s->user, dir, sizeof dir) < 0) {
+    if (player_dir(s->srv, hg->cfg, hg->game_name, dir, sizeof dir) < 0) {
         snprintf(err, n, "cannot make the player's directory: %s", strerror(errno));
         return -1;
     }
     gamecfg_launch_t l;
-    if (gamecfg_launch(hg->cfg, s->user, dir, c->w, c->h, &l, err, n) < 0)
+    if (gamecfg_launch(hg->cfg, s->user, hg->game_name, dir, c->w, c->h, &l, err, n) < 0)
         return -1;
     rc_first_copy(hg->cfg, l.rcfile);
     ptyproc_user_t u;
@@ -390,6 +392,7 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
     }
     hg->cfg = g;
     hg->started = (int64_t)time(NULL);
+    snprintf(hg->game_name, sizeof hg->game_name, "%s", c->game_name);
     s->ops = &backend_pty;
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);

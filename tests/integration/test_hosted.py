@@ -46,7 +46,7 @@ def playground(root, bindir):
     conf.write_text("grace = 600\n"
                     "[game nethack]\n"
                     "name = NetHack 3.6.6\n"
-                    f"command = /usr/games/nethack -d {pg} -u %n\n"
+                    f"command = /usr/games/nethack -d {pg} -u %u\n"
                     "env = NETHACKOPTIONS=@%r\n"
                     "rcfile = %d/nethackrc\n"
                     f"rc-default = {root / 'nethackrc'}\n"

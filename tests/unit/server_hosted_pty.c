@@ -652,7 +652,7 @@ static void nethack_setup(nethack_t *nh)
     snprintf(cfg, sizeof cfg,
              "[game nethack]\n"
              "name = NetHack 3.6.6\n"
-             "command = /usr/games/nethack -d %s -u %%n\n"
+             "command = /usr/games/nethack -d %s -u %%u\n"
              "env = NETHACKOPTIONS=@%%r\n"
              "rcfile = %%d/nethackrc\n"
              "xlogfile = %s/xlogfile\n",
@@ -665,8 +665,8 @@ static void nethack_start(nethack_t *nh, toy_t *t, uv_loop_t *loop)
 {
     gamecfg_launch_t la;
     char err[256];
-    ck_assert_msg(gamecfg_launch(&nh->games.games[0], "hostedtest", nh->dir, 80, 24, &la, err,
-                                 sizeof err) == 0,
+    ck_assert_msg(gamecfg_launch(&nh->games.games[0], "hostedtest", "hostedtest", nh->dir, 80, 24,
+                                 &la, err, sizeof err) == 0,
                   "%s", err);
     toy_start(t, loop, &la.opts);
     gamecfg_launch_free(&la); /* spawn copied what it needed */
