@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "budget.h"
+#include "hostcap.h"
 #include "log.h"
 #include "records.h"
 #include "server.h"
@@ -137,7 +138,7 @@ static int server_open(server_t *s)
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
     s->budget = budget_open(&s->cfg);
-    if (!s->budget || !(s->mod = moderation_new()))
+    if (!s->budget || !(s->mod = moderation_new()) || hostcap_open(s))
         return log_error("connections: out of memory"), -1;
     moderation_load(s); /* bans and mutes, before the first connection */
     if (shards_start(s))
@@ -178,6 +179,7 @@ static void server_free(server_t *s)
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
     server_bufs_free(s);
+    hostcap_close(s);       /* after the sessions, whose hosted games held slots */
     budget_free(s->budget); /* last: the gateways release their slots as they close */
     moderation_free(s->mod);
     shard_mailbox_free(s);

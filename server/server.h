@@ -69,6 +69,8 @@ struct server {
     struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
     struct budget *budget;   /* connections in all and per address, every gateway's */
     struct moderation *mod;  /* bans and chat mutes (moderation.c) */
+    /* live hosted games in all and per address (hosted/hostcap.c) */
+    struct budget *hosted_cap;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     uint64_t ticks;        /* one-second ticks so far */

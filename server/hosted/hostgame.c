@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "backend.h"
+#include "hostcap.h"
 #include "hostrec.h"
 #include "log.h"
 #include "server.h"
@@ -24,6 +25,8 @@ typedef struct {
     hostrec_t *rec;  /* the recording; NULL when off */
     /* the account's game name (%u): its directory, its xlog rows */
     char game_name[32];
+    /* its charge against hosted-max and hosted-per-ip (hostcap.h) */
+    budget_slot_t cap;
 } hostgame_t;
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -167,6 +170,7 @@ static void pty_free(session_t *s)
 {
     hostgame_t *hg = hg_of(s);
     hostrec_close(hg->rec);
+    hostcap_release(s->srv, &hg->cap);
     ptyproc_close(hg->proc);
     screen_free(hg->tmp);
     free(hg);
@@ -397,6 +401,11 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);
     snprintf(s->kind_name, sizeof s->kind_name, "%s", g->name);
+    if (hostcap_take(srv, &hg->cap, c->ip, err, sizeof err) < 0) {
+        session_free(s);
+        menu_enter(c, err);
+        return;
+    }
     if (hostgame_spawn(s, hg, c, err, sizeof err) < 0) {
         log_error("cannot start game=%s user=%s: %s", g->id, c->user, err);
         session_free(s);
