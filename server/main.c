@@ -8,6 +8,7 @@
 #include "budget.h"
 #include "hostcap.h"
 #include "log.h"
+#include "pool.h"
 #include "records.h"
 #include "server.h"
 
@@ -150,8 +151,9 @@ static int server_open(server_t *s)
     if (telnetgw_listen(s) || control_listen(s))
         return -1;
     webgw_start(s);
-    uv_signal_init(s->loop, &s->sigterm);
-    uv_signal_init(s->loop, &s->sigint);
+    int err_sig = uv_signal_init(s->loop, &s->sigterm);
+    if (err_sig || (err_sig = uv_signal_init(s->loop, &s->sigint)))
+        return log_error("signals: %s", uv_strerror(err_sig)), -1;
     s->sigterm.data = s->sigint.data = s;
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
@@ -197,10 +199,10 @@ static void server_unwind(server_t *s)
         uv_close((uv_handle_t *)&s->tick, NULL);
     if (s->probe.loop)
         uv_close((uv_handle_t *)&s->probe, NULL);
-    if (s->sigterm.loop) {
+    if (s->sigterm.loop)
         uv_close((uv_handle_t *)&s->sigterm, NULL);
+    if (s->sigint.loop)
         uv_close((uv_handle_t *)&s->sigint, NULL);
-    }
 }
 
 int main(int argc, char **argv)
@@ -223,9 +225,13 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    int uerr = uv_loop_init(&loop);
+    if (uerr) {
+        log_error("cannot start the loop: %s", uv_strerror(uerr));
+        return 1;
+    }
     server_init(&srv, &loop);
-    int rc = server_open(&srv);
+    int rc = pool_start(&loop) ? -1 : server_open(&srv);
     if (rc == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);

@@ -3,6 +3,7 @@
  * Everything runs on one libuv loop, or with `loops = N` Warren's games on
  * N (shard.h). Where things are:
  *   server.h, main.c   the context below, start, signals, shutdown
+ *   pool               libuv's thread pool, made at start (never later)
  *   shard, relay       more loops; a conn seen by a game on another loop
  *   conn.h, conn.c     a viewer's connection, whatever carries it
  *   session.h, .c      one live game, its viewers and its journal;

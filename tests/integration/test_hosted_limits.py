@@ -1,9 +1,19 @@
 """Hosted games under caps that fail soft, with the real daemon: hosted-max
-and hosted-per-ip refuse a start with a message on telnet and the web (a
-game in its grace period still counts)."""
+and hosted-per-ip refuse a start with a message on telnet and the web
+(a game in its grace period still counts), and a daemon whose user runs
+out of processes refuses games but keeps serving: a player's detach no
+longer makes libuv start its thread pool late and abort() (exit 134)."""
 import json
+import os
+import pathlib
+import shutil
+import subprocess
+import tempfile
+import time
 
-from harness import CTRL_X, Daemon, WS, Web, unique_name
+import pytest
+
+from harness import ASAN_OPTIONS, CTRL_X, Daemon, WS, Web, daemon_exe, free_port, unique_name
 
 PW = "correct horse"
 
@@ -74,3 +84,127 @@ def test_per_address_and_total_caps(bindir, tmp_path, clients):
     finally:
         d.stop()
         d.stop_clean()
+
+
+# ---- out of processes -------------------------------------------------------------------
+
+def threads(pid):
+    status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    return int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("Threads:")))
+
+
+def as_user(uid):
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+
+
+def set_nproc(uid, pid, n):
+    """The soft process limit of pid (the one the kernel applies), set as
+    its own user: no privilege needed, wherever the tests run."""
+    subprocess.run([*as_user(uid), "prlimit", "--pid", str(pid), f"--nproc={n}:"], check=True)
+
+
+@pytest.fixture
+def nobody_dir():
+    """A directory owned by a user id no process has (RLIMIT_NPROC counts
+    every task of the real user, and root is not held to it)."""
+    uid = 3000000 + os.getpid() % 100000
+    d = pathlib.Path(tempfile.mkdtemp(prefix="warren-nproc-"))
+    os.chmod(d, 0o755)
+    os.chown(d, uid, uid)
+    yield uid, d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_out_of_processes_refuses_games_and_stays_up(bindir, nobody_dir, clients):
+    uid, root = nobody_dir
+    conf = cat_conf(root / "warren.conf", "hosted-per-ip = 1000\n")
+    home = root / "daemon"
+    home.mkdir()
+    os.chown(home, uid, uid)
+    d = Daemon(bindir, home, extra=["--config", conf], wrap=as_user(uid))
+    d.start()
+    try:
+        pid = d.proc.pid
+        assert os.stat(f"/proc/{pid}").st_uid == uid
+        games = 4
+        set_nproc(uid, pid, threads(pid) + games)  # room for this many programs, no more
+        held = []
+        for _ in range(games + 8):  # until a start is refused
+            t, name = start_cat(d, clients, "127.0.0.1")
+            if "cannot start" in t.text():
+                break
+            d.wait_log(rf"hosted start user={name} game=cat")
+            t.send(CTRL_X)  # detached: it runs on through its grace period
+            t.wait_for("Your choice")
+            t.close()
+            held.append(name)
+        else:
+            raise AssertionError("every start went through: no process limit met")
+        assert len(held) >= 1, d.log()[-2000:]
+        assert "The game cannot start now" in t.text() and "Your choice" in t.text()
+        d.wait_log(r"cannot start game=cat user=\S+: fork: Resource temporarily unavailable")
+        p = clients(d.port)  # a Warren player plays and leaves: a snapshot on the pool
+        w = unique_name("w")
+        p.register(w)
+        p.random_character(w)
+        p.play_keys("sss")
+        p.send(CTRL_X)
+        p.wait_for("Your choice")
+        d.wait_log(rf"detach user={w} ", timeout=10)
+        p.send("p")  # the game was saved by that snapshot and goes on
+        p.pump(quiet=0.5)
+        assert d.alive(), f"warrend died ({d.proc.returncode}) as a player left:\n{d.log()[-2000:]}"
+        p.wait_for(f"{w} the ")
+        again = clients(d.port)  # new logins are served; further games refused
+        t2, _ = start_cat(d, clients, "127.0.0.1")
+        assert "The game cannot start now" in t2.text()
+        again.login(held[0])  # a program ends: room again
+        again.send("1")
+        again.pump(quiet=0.3)
+        again.send("\x04")
+        again.wait_for("Cat has ended")
+        t2.send(" ")
+        t2.wait_for("Your choice")
+        t2.send("1")
+        t2.pump(quiet=0.3)
+        assert "cannot start" not in t2.text()
+        assert d.alive()
+    finally:
+        if d.alive():
+            set_nproc(uid, d.proc.pid, 4096)  # the sanitizer's leak check makes a thread at exit
+        d.stop()
+        d.stop_clean()
+
+
+def test_no_threads_at_start_is_a_message_not_an_abort(bindir, nobody_dir):
+    """Whichever thread cannot be made at start (libuv's pool, the
+    database's, a loop's), warrend says so and exits 1; it never aborts."""
+    uid, root = nobody_dir
+    outcomes = set()
+    for n in (3, 6, 9, 11, 12, 13, 14, 16, 64):
+        home = root / f"d{n}"
+        home.mkdir()
+        os.chown(home, uid, uid)
+        log = home / "warrend.log"
+        argv = ["prlimit", f"--nproc={n}:", *as_user(uid), str(daemon_exe(bindir)),
+                "--db", str(home / "warren.db"), "--telnet", f"127.0.0.1:{free_port()}",
+                "--http", "", "--loops", "8"]
+        with open(log, "wb") as out:
+            p = subprocess.Popen(argv, stdout=out, stderr=out, cwd=home,
+                                 env=dict(os.environ, ASAN_OPTIONS=ASAN_OPTIONS))
+        end = time.time() + 30
+        while p.poll() is None and "ready" not in log.read_text() and time.time() < end:
+            time.sleep(0.05)
+        if p.poll() is None:
+            p.terminate()
+        rc = p.wait(timeout=30)
+        text = log.read_text()
+        assert "Sanitizer" not in text and "runtime error" not in text, text
+        if "ready" in text:
+            assert rc == 0, text
+            outcomes.add("ran")
+        else:
+            assert rc == 1, f"exit {rc} under {n} processes:\n{text[-1500:]}"
+            assert "ERROR" in text and "cannot" in text, text
+            outcomes.add("refused")
+    assert outcomes == {"ran", "refused"}
