@@ -127,6 +127,13 @@ def test_bob_and_bob_val_keep_separate_saves(nethack, clients):
     assert rows == {bob: bob, bob + "-val": bob + "_val"}
     # each account's directory is its game name's
     assert (d.db.parent / "games" / "nethack" / f"{bob}_val" / "nethackrc").exists()
+    settle(v)  # bob-val's end is matched to bob-val by its xlogfile name
+    v.play_keys("\x1b#quit\r")
+    v.wait_for("Really quit?")
+    v.send("y")
+    answer_until(v, "is over")
+    assert d.db_rows("SELECT u.name, h.name FROM hosted_scores h JOIN users u ON u.id = h.user") \
+        == [(bob + "-val", bob + "_val")]
 
 
 def test_rename_keeps_the_save_and_the_old_name_starts_fresh(nethack, clients, bindir):
