@@ -7,20 +7,8 @@ save with its own account."""
 import subprocess
 import time
 
-import pytest
-
 from harness import Daemon, program, unique_name
-from test_hosted import answer_until, playground
-
-
-@pytest.fixture
-def nethack(bindir, tmp_path):
-    pg, conf = playground(tmp_path, bindir)
-    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf, "--grace", "2"])
-    d.start()
-    yield d, pg
-    d.stop()
-    d.stop_clean()
+from test_hosted import answer_until, nethack, playground  # noqa: F401 (nethack: a fixture)
 
 
 def start(t):

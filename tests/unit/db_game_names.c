@@ -157,32 +157,12 @@ END_TEST
 START_TEST(migration_keeps_what_saves_were_made_under)
 {
     fx_t f;
-    snprintf(f.dir, sizeof f.dir, "/tmp/warren-dbtest-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(f.dir));
-    snprintf(f.path, sizeof f.path, "%s/old.db", f.dir);
-    sqlite3 *h;
-    ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
-    char *msg = NULL;
-    for (int i = 1; i <= 6; i++)
-        ck_assert_msg(sqlite3_exec(h, db_migration_sql(i), NULL, NULL, &msg) == SQLITE_OK, "%d: %s",
-                      i, msg);
-    ck_assert_int_eq(sqlite3_exec(h,
-                                  "PRAGMA user_version = 6;"
-                                  "INSERT INTO users(id, name, name_key, pwhash, created) VALUES "
-                                  "(1, 'carol-x', 'carol-x', '$h', 1), "
-                                  "(2, 'carol', 'carol', '$h', 1), "
-                                  "(3, 'carol_x', 'carol_x', '$h', 1), "
-                                  "(4, 'player', 'player', '$h', 1), "
-                                  "(5, 'Bob', 'bob', '$h', 1), "
-                                  "(6, 'x-y', 'x-y', '$h', 1), "
-                                  "(7, 'x_y-', 'x_y-', '$h', 1);",
-                                  NULL, NULL, NULL),
-                     SQLITE_OK);
-    sqlite3_close(h);
-    ck_assert_int_eq(uv_loop_init(&f.loop), 0);
-    char err[256];
-    f.db = db_open(&f.loop, f.path, err, sizeof err);
-    ck_assert_msg(f.db != NULL, "db_open: %s", err);
+    fx_open_old(&f, 6,
+                "INSERT INTO users(id, name, name_key, pwhash, created) VALUES "
+                "(1, 'carol-x', 'carol-x', '$h', 1), (2, 'carol', 'carol', '$h', 1), "
+                "(3, 'carol_x', 'carol_x', '$h', 1), (4, 'player', 'player', '$h', 1), "
+                "(5, 'Bob', 'bob', '$h', 1), (6, 'x-y', 'x-y', '$h', 1), "
+                "(7, 'x_y-', 'x_y-', '$h', 1);");
     ck_assert_int_eq(db_schema_version(f.db), db_migration_count());
     static const struct {
         const char *name, *game;
