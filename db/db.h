@@ -326,6 +326,7 @@ typedef struct {
     bool locked;
     int64_t games;     /* games ever started */
     int64_t live_game; /* id of the live game, 0 if none */
+    char game_name[DB_NAME_MAX];
 } db_user_info_t;
 
 typedef struct {

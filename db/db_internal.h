@@ -221,7 +221,8 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
     X(USERS_LIST, "", ROWS, user_info,                                                    \
       "SELECT u.id, u.name, u.created, u.locked, "                                        \
       "(SELECT count(*) FROM games g WHERE g.user = u.id), "                              \
-      "coalesce((SELECT g.id FROM games g WHERE g.user = u.id AND g.state = 'live'), 0) " \
+      "coalesce((SELECT g.id FROM games g WHERE g.user = u.id AND g.state = 'live'), 0)," \
+      "coalesce((SELECT n.name FROM game_names n WHERE n.user = u.id), '') "              \
       "FROM users u ORDER BY u.name_key")
 
 /* Mail, bans, mutes, renames and deletions (db_social.c). */

@@ -143,6 +143,8 @@ def test_rename_keeps_the_save_and_the_old_name_starts_fresh(nethack, clients, b
     assert start(s) == "new"
     assert status_name(s).lower() == f"{old}2"
     assert f"hosted games still know it as {old}" in out
+    rows = {ln.split()[0]: ln.split()[-1] for ln in admin(bindir, d, "users").splitlines()[1:]}
+    assert rows[new] == old and rows[old] == f"{old}2"  # each account's game name
 
 
 def test_delete_retires_the_game_name(nethack, clients, bindir):
