@@ -84,6 +84,7 @@ typedef struct {
     int64_t created;
     bool locked;
     char options[DB_OPTIONS_MAX];
+    char game_name[DB_NAME_MAX]; /* what hosted games know it as (schema.sql: game_names) */
 } db_user_t;
 
 typedef struct {
@@ -277,7 +278,9 @@ int db_schema_version(const db_t *db); /* PRAGMA user_version after migration */
 
 /* ---- writes (queued; cb may be NULL) ----------------------------------------- */
 
-/* Users. name_key must be the lowercased name; DB_EEXISTS if taken. id = user id. */
+/* Users. name_key must be the lowercased name; DB_EEXISTS if taken. id = user id.
+ * The account gets its game name in the same transaction (schema.sql:
+ * users_game_name); read the account back for it. */
 void db_user_create(db_t *db, const char *name, const char *name_key, const char *pwhash,
                     int64_t created, db_done_cb cb, void *ud);
 void db_user_set_password(db_t *db, int64_t user, const char *pwhash, db_done_cb cb, void *ud);
@@ -310,6 +313,9 @@ typedef struct {
     const char *name, *role, *race, *gender, *align, *death;
     int64_t max_depth, points, turns, realtime, start_time, end_time;
     int64_t recording; /* read: its hosted_games row (db_hosted.h), 0 if none */
+    /* read: the account's name now ("" once deleted); name is what the
+     * game called it (its game name, for rows since %u) */
+    const char *player;
 } db_hosted_score_t;
 void db_hosted_score_add(db_t *db, const db_hosted_score_t *r, db_done_cb cb, void *ud);
 
@@ -376,6 +382,7 @@ typedef struct {
     bool locked;
     int64_t games;     /* games ever started */
     int64_t live_game; /* id of the live game, 0 if none */
+    char game_name[DB_NAME_MAX];
 } db_user_info_t;
 
 typedef struct {
@@ -450,11 +457,13 @@ void db_mute_put(db_t *db, int64_t user, int64_t until, db_done_cb cb, void *ud)
 void db_mute_delete(db_t *db, int64_t user, db_done_cb cb, void *ud); /* DB_ENOTFOUND: none */
 void db_mutes_list(db_t *db, db_sanctions_cb cb, void *ud);
 
-/* A new name (and its lowercased key) for an account; DB_ERR when taken. */
+/* A new name (and its lowercased key) for an account; DB_ERR when taken.
+ * Its game name stays: hosted games still know it by that. */
 void db_user_rename(db_t *db, int64_t user, const char *name, const char *key, db_done_cb cb,
                     void *ud);
 /* The account, its games and everything recorded of them, gone in one
- * transaction; DB_ENOTFOUND when there was no such account. */
+ * transaction; DB_ENOTFOUND when there was no such account. Its game name
+ * is kept, retired: no later account gets it. */
 void db_user_delete(db_t *db, int64_t user, db_done_cb cb, void *ud);
 
 /* A finished game's place on the all-time scores (1 = best), ordered as

@@ -19,10 +19,11 @@ static int read_user_info(sqlite3_stmt *st, void *row)
     u->locked = sqlite3_column_int(st, 3) != 0;
     u->games = sqlite3_column_int64(st, 4);
     u->live_game = sqlite3_column_int64(st, 5);
+    db_col_copy(st, 6, u->game_name, sizeof u->game_name);
     return DB_OK;
 }
 
-const db_row_t db_row_user_info = {sizeof(db_user_info_t), 6, read_user_info, NULL};
+const db_row_t db_row_user_info = {sizeof(db_user_info_t), 7, read_user_info, NULL};
 
 void db_users_list(db_t *db, db_users_cb cb, void *ud)
 {

@@ -91,7 +91,8 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_HOSTED_COLS                                                                      \
     "SELECT user, game, name, role, race, gender, align, death, max_depth, points, turns, " \
     "realtime, start_time, end_time, "                                                      \
-    "coalesce((SELECT max(r.id) FROM hosted_games r WHERE r.score = hosted_scores.id), 0) " \
+    "coalesce((SELECT max(r.id) FROM hosted_games r WHERE r.score = hosted_scores.id), 0)," \
+    "coalesce((SELECT u.name FROM users u WHERE u.id = hosted_scores.user), '') "           \
     "FROM hosted_scores"
 #define DB_STMT_LIST(X)                                                                           \
     X(BEGIN, "", RUN, none, "BEGIN IMMEDIATE")                                                    \
@@ -109,7 +110,8 @@ void db_file_close(db_file_t *f, bool lost);
     X(USER_BY_KEY, "t", ROW, user, DB_USER_COLS " WHERE name_key = ?1")                           \
     X(USER_BY_ID, "i", ROW, user, DB_USER_COLS " WHERE id = ?1")                                  \
     X(USER_BY_SESSION, "ti", ROW, user,                                                           \
-      "SELECT u.id, u.name, u.name_key, u.pwhash, u.created, u.locked, u.options "                \
+      "SELECT u.id, u.name, u.name_key, u.pwhash, u.created, u.locked, u.options, "               \
+      "coalesce((SELECT g.name FROM game_names g WHERE g.user = u.id), '') "                      \
       "FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_hash = ?1 AND s.expires > ?2") \
     X(GAME_INSERT, "iiittti", RUN, none,                                                          \
       "INSERT INTO games(id, user, seed, content_version, race, class, start_time) "              \
@@ -253,7 +255,8 @@ void db_file_close(db_file_t *f, bool lost);
     X(USERS_LIST, "", ROWS, user_info,                                                    \
       "SELECT u.id, u.name, u.created, u.locked, "                                        \
       "(SELECT count(*) FROM games g WHERE g.user = u.id), "                              \
-      "coalesce((SELECT g.id FROM games g WHERE g.user = u.id AND g.state = 'live'), 0) " \
+      "coalesce((SELECT g.id FROM games g WHERE g.user = u.id AND g.state = 'live'), 0)," \
+      "coalesce((SELECT n.name FROM game_names n WHERE n.user = u.id), '') "              \
       "FROM users u ORDER BY u.name_key")
 
 /* Mail, bans, mutes, renames and deletions (db_social.c). */
@@ -286,9 +289,13 @@ void db_file_close(db_file_t *f, bool lost);
     X(USER_GAMES_DUMPS_DELETE, "i", RUN, none,                                                     \
       "DELETE FROM dumps WHERE game IN (SELECT id FROM games WHERE user = ?1)")                    \
     X(USER_GAMES_DELETE, "i", RUN, none, "DELETE FROM games WHERE user = ?1")                      \
+    X(USER_GAME_NAME_RETIRE, "i", RUN, none, "UPDATE game_names SET user = NULL WHERE user = ?1")  \
     X(USER_DELETE, "i", CHANGE, none, "DELETE FROM users WHERE id = ?1")
 
-#define DB_USER_COLS "SELECT id, name, name_key, pwhash, created, locked, options FROM users"
+/* An account and its game name ("" if it has none). */
+#define DB_USER_COLS                                                \
+    "SELECT id, name, name_key, pwhash, created, locked, options, " \
+    "coalesce((SELECT g.name FROM game_names g WHERE g.user = users.id), '') FROM users"
 #define DB_GAME_COLS                                                                           \
     "SELECT g.id, g.user, u.name, g.seed, g.content_version, g.race, g.class, g.start_time, "  \
     "g.end_time, "                                                                             \

@@ -180,10 +180,11 @@ static int read_user(sqlite3_stmt *st, void *row)
     u->created = sqlite3_column_int64(st, 4);
     u->locked = sqlite3_column_int(st, 5) != 0;
     db_col_copy(st, 6, u->options, sizeof u->options);
+    db_col_copy(st, 7, u->game_name, sizeof u->game_name);
     return DB_OK;
 }
 
-const db_row_t db_row_user = {sizeof(db_user_t), 7, read_user, NULL};
+const db_row_t db_row_user = {sizeof(db_user_t), 8, read_user, NULL};
 
 /* name is matched through name_key: ASCII lowercase (names are ASCII by rule). */
 void db_user_by_name(db_t *db, const char *name, db_user_cb cb, void *ud)

@@ -88,18 +88,21 @@ static int read_hosted(sqlite3_stmt *st, void *row)
     for (int i = 0; i < 6; i++)
         *num[i] = sqlite3_column_int64(st, 8 + i);
     r->recording = sqlite3_column_int64(st, 14);
+    if (!(r->player = db_col_dup(st, 15, NULL)))
+        return DB_ENOMEM;
     return DB_OK;
 }
 
 static void free_hosted(void *row)
 {
     db_hosted_score_t *r = row;
-    const char *text[] = {r->game, r->name, r->role, r->race, r->gender, r->align, r->death};
-    for (int i = 0; i < 7; i++)
+    const char *text[] = {r->game,   r->name,  r->role,  r->race,
+                          r->gender, r->align, r->death, r->player};
+    for (int i = 0; i < 8; i++)
         free((char *)text[i]);
 }
 
-const db_row_t db_row_hosted = {sizeof(db_hosted_score_t), 15, read_hosted, free_hosted};
+const db_row_t db_row_hosted = {sizeof(db_hosted_score_t), 16, read_hosted, free_hosted};
 
 void db_hosted_scores_top(db_t *db, const char *game, size_t limit, size_t offset, db_hosted_cb cb,
                           void *ud)

@@ -119,6 +119,7 @@ void db_user_delete(db_t *db, int64_t user, db_done_cb cb, void *ud)
         DB_STMT_USER_HOSTED_CHUNKS_DELETE,
         DB_STMT_USER_HOSTED_GAMES_DELETE,
         DB_STMT_USER_HOSTED_SCORES_DELETE,
+        DB_STMT_USER_GAME_NAME_RETIRE, /* kept, never given again */
         DB_STMT_USER_DELETE,
     };
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), user);

@@ -4,6 +4,21 @@
  * update db/schema.sql (the full schema, checked against these by a test). */
 #include "db_internal.h"
 
+/* Migration 8's assignment of a game name to the new account NEW: its name
+ * with '-' made '_' (20 bytes at most, as account names are), or, when a
+ * name given or retired holds that ignoring case, the same with one more
+ * than the largest number any name holds after it (from 2). Frozen with
+ * migration 8: a change is a new migration. */
+#define GAME_NAME_ASSIGN_8                                                                      \
+    "INSERT INTO game_names(key, name, user) SELECT lower(b || s), b || s, NEW.id FROM (\n"     \
+    "        SELECT b, CASE WHEN lower(b) NOT IN (SELECT key FROM game_names) THEN '' ELSE (\n" \
+    "            SELECT coalesce(max(CAST(substr(key, length(b) + 1) AS INTEGER)), 1) + 1\n"    \
+    "            FROM game_names WHERE key > lower(b) || '0' AND key < lower(b) || ':'\n"       \
+    "            AND length(key) <= length(b) + 10 AND substr(key, length(b) + 1) NOT GLOB "    \
+    "'*[^0-9]*'\n"                                                                              \
+    "        ) END AS s\n"                                                                      \
+    "        FROM (SELECT substr(replace(NEW.name, '-', '_'), 1, 20) AS b));"
+
 static const char *const migrations[] = {
     /* 1: accounts, games, journal, snapshots, milestones, dumps, sessions */
     "CREATE TABLE users (\n"
@@ -151,6 +166,34 @@ static const char *const migrations[] = {
     "    value TEXT NOT NULL\n"
     ");\n"
     "INSERT INTO meta(key, value) VALUES ('id', lower(hex(randomblob(16))));\n",
+    /* 8: game names, what hosted games know a player as (%u): one per
+     * account for ever. NetHack's generic names (sysconf GENERICUSERS:
+     * it asks such a player who they are) are never given. Accounts whose
+     * name already is a game name keep it (their saves go on), the others
+     * get the folded name, with digits when it is taken, oldest first. */
+    "CREATE TABLE game_names (\n"
+    "    key TEXT PRIMARY KEY,\n"
+    "    name TEXT NOT NULL,\n"
+    "    user INTEGER UNIQUE REFERENCES users(id) ON DELETE SET NULL\n"
+    ");\n"
+    "INSERT INTO game_names(key, name) VALUES ('play', 'play'), ('player', 'player'),\n"
+    "    ('game', 'game'), ('games', 'games'), ('nethack', 'nethack'), ('nethacker', "
+    "'nethacker');\n"
+    "INSERT INTO game_names(key, name, user) SELECT lower(name), name, id FROM users\n"
+    "    WHERE length(name) BETWEEN 1 AND 31 AND name NOT GLOB '*[^A-Za-z0-9_]*'\n"
+    "    AND lower(name) NOT IN (SELECT key FROM game_names) ORDER BY id;\n"
+    "CREATE TABLE game_names_todo (id INTEGER, name TEXT);\n"
+    "CREATE TRIGGER game_names_todo_assign AFTER INSERT ON game_names_todo BEGIN\n"
+    "    " GAME_NAME_ASSIGN_8 "\n"
+    "END;\n"
+    "INSERT INTO game_names_todo SELECT id, name FROM users\n"
+    "    WHERE id NOT IN (SELECT user FROM game_names WHERE user IS NOT NULL) ORDER BY id;\n"
+    "DROP TRIGGER game_names_todo_assign;\n"
+    "DROP TABLE game_names_todo;\n"
+    "CREATE TRIGGER users_game_name AFTER INSERT ON users BEGIN\n"
+    "    UPDATE game_names SET user = NULL WHERE user = NEW.id;\n"
+    "    " GAME_NAME_ASSIGN_8 "\n"
+    "END;\n",
 };
 
 int db_migration_count(void)

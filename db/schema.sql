@@ -196,3 +196,30 @@ CREATE TABLE meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
+
+-- What hosted games know a player as (%u in a [game ID] section): letters,
+-- digits and '_' (what NetHack and Crawl keep whole), at most 31 bytes,
+-- unique ignoring case (key is the lowercased name) across every account
+-- there ever was. A rename keeps it; a delete retires it (user NULL) and it
+-- is never given again, so nobody inherits a save or a player directory.
+-- NetHack's generic names (sysconf GENERICUSERS: NetHack asks such a
+-- player who they are) are retired from the start.
+CREATE TABLE game_names (
+    key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    user INTEGER UNIQUE REFERENCES users(id) ON DELETE SET NULL
+);
+-- A new account's game name: its name with '-' made '_', or when that is
+-- held (given or retired), the same with one more than the largest number
+-- any name holds after it (from 2). A row left by an account deleted
+-- without foreign keys (its id used again) is retired first.
+CREATE TRIGGER users_game_name AFTER INSERT ON users BEGIN
+    UPDATE game_names SET user = NULL WHERE user = NEW.id;
+    INSERT INTO game_names(key, name, user) SELECT lower(b || s), b || s, NEW.id FROM (
+        SELECT b, CASE WHEN lower(b) NOT IN (SELECT key FROM game_names) THEN '' ELSE (
+            SELECT coalesce(max(CAST(substr(key, length(b) + 1) AS INTEGER)), 1) + 1
+            FROM game_names WHERE key > lower(b) || '0' AND key < lower(b) || ':'
+            AND length(key) <= length(b) + 10 AND substr(key, length(b) + 1) NOT GLOB '*[^0-9]*'
+        ) END AS s
+        FROM (SELECT substr(replace(NEW.name, '-', '_'), 1, 20) AS b));
+END;

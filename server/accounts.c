@@ -676,6 +676,20 @@ int accounts_reset_password(accounts_t *a, const char *name, const char *pw, siz
 
 /* ---- registration ------------------------------------------------------------------------ */
 
+/* The new account as stored: with the game name the database gave it. */
+static void reg_read(void *ud, int status, const db_user_t *u)
+{
+    req_t *r = ud;
+    if (!req_alive(r))
+        return;
+    if (status != DB_OK || !u->game_name[0]) {
+        req_deliver(r, ACCOUNTS_EINTERNAL, MSG_INTERNAL);
+        return;
+    }
+    r->user = *u;
+    req_deliver(r, ACCOUNTS_OK, "");
+}
+
 static void reg_created(void *ud, int status, int64_t id)
 {
     req_t *r = ud;
@@ -689,12 +703,8 @@ static void reg_created(void *ud, int status, int64_t id)
         req_deliver(r, ACCOUNTS_EINTERNAL, MSG_UNSAVED);
         return;
     }
-    memset(&r->user, 0, sizeof r->user);
-    r->user.id = id;
-    snprintf(r->user.name, sizeof r->user.name, "%s", r->name);
-    snprintf(r->user.name_key, sizeof r->user.name_key, "%s", r->key);
-    r->user.created = (int64_t)time(NULL);
-    req_deliver(r, ACCOUNTS_OK, "");
+    r->a->inflight++;
+    db_user_by_id(r->a->db, id, reg_read, r);
 }
 
 static void reg_hashed(req_t *r)

@@ -1,6 +1,9 @@
 /* accounts — registration, login and password changes, with throttling.
  *
- * Names: 2-20 bytes of [A-Za-z0-9_-], unique ignoring case. Passwords: 8-128
+ * Names: 2-20 bytes of [A-Za-z0-9_-], unique ignoring case. Each account
+ * also has a game name, what hosted games know it as (db/schema.sql:
+ * game_names): given by the database at registration, kept across renames,
+ * never given to another account. Passwords: 8-128
  * bytes, hashed with libsodium's argon2id (crypto_pwhash_str). Hashing and
  * verifying run on the libuv thread pool, so the loop never waits on them.
  * An unknown name and a wrong password get the same status and message, and

@@ -54,6 +54,10 @@ static const opt_t opts[] = {
      "section's idle overrides it"},
     {"record-max", OPT_SIZE, S(record_max), 0, 0,
      "BYTES of a hosted game's output recorded (K, M, G; 32M; 0 = no recordings)"},
+    {"hosted-max", OPT_INT, S(hosted_max), 1, 100000,
+     "N live hosted games in all, detached ones in their grace period too (100)"},
+    {"hosted-per-ip", OPT_INT, S(hosted_per_ip), 1, 100000,
+     "N live hosted games started from one address (4)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
@@ -87,6 +91,8 @@ void config_defaults(config_t *c)
     c->db_check_ms = 10000; /* storage */
     c->db_busy_ms = 5000;
     snprintf(c->games_user, sizeof c->games_user, "warren-games");
+    c->hosted_max = 100;
+    c->hosted_per_ip = 4;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)

@@ -43,6 +43,8 @@ typedef struct {
     char games_user[33];   /* whom hosted games run as when a section has no user */
     char run_as[33];       /* the user a root warrend becomes (privsep.h); "" = none */
     int64_t record_max;    /* bytes of a hosted game's output recorded; 0 = none */
+    int hosted_max;        /* live hosted games in all (hostcap.h) */
+    int hosted_per_ip;     /* live hosted games started from one address */
     gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
     /* storage */
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */

@@ -90,10 +90,11 @@ size_t conn_rate_allow(conn_t *c, size_t n)
     return ratelimit_take(c->input_limit, n, now_ms(c->srv));
 }
 
-void conn_set_user(conn_t *c, int64_t user_id, const char *name)
+void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *game_name)
 {
     c->user_id = user_id;
     snprintf(c->user, sizeof c->user, "%s", name);
+    snprintf(c->game_name, sizeof c->game_name, "%s", game_name);
 }
 
 void conn_send_diff(conn_t *c)

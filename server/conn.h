@@ -108,6 +108,7 @@ struct conn {
      * and admin/control.c's lock through menu_log_out) */
     int64_t user_id; /* 0 = anonymous */
     char user[32];
+    char game_name[32]; /* what hosted games know the account as; "" = none */
 
     /* public: where it is (written through conn_set_place) and what its
      * terminal shows; written by session.c and menu.c. scr is drawn, shown
@@ -148,7 +149,7 @@ void conn_unref(conn_t *c);
 /* Input bytes allowed now by the connection's rate cap (a flood is
  * dropped, not queued). */
 size_t conn_rate_allow(conn_t *c, size_t n);
-void conn_set_user(conn_t *c, int64_t user_id, const char *name);
+void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *game_name);
 /* Moves c to p; a terminal in the menu is on the server's menu_conns. */
 void conn_set_place(conn_t *c, conn_place_t p);
 /* Sends the difference between scr and shown (a keyframe when shown is not

@@ -174,7 +174,13 @@ hashq_t *hashq_new(uv_loop_t *loop, int threads, int max_jobs, int per_addr)
         return NULL;
     }
     uv_cond_init(&q->cv);
-    uv_async_init(loop, &q->wake, on_wake);
+    if (uv_async_init(loop, &q->wake, on_wake)) { /* no descriptor for its wakeups */
+        uv_cond_destroy(&q->cv);
+        uv_mutex_destroy(&q->mu);
+        free(q->threads);
+        free(q);
+        return NULL;
+    }
     q->wake.data = q;
     uv_unref((uv_handle_t *)&q->wake); /* keeps the loop alive only while jobs are out */
     for (int i = 0; i < (threads > 0 ? threads : 1); i++) {

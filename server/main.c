@@ -6,8 +6,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "budget.h"
+#include "hostcap.h"
 #include "log.h"
 #include "privsep.h"
+#include "pool.h"
 #include "records.h"
 #include "server.h"
 #include "spawner.h"
@@ -137,7 +139,7 @@ static int server_open(server_t *s)
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
     s->budget = budget_open(&s->cfg);
-    if (!s->budget || !(s->mod = moderation_new()))
+    if (!s->budget || !(s->mod = moderation_new()) || hostcap_open(s))
         return log_error("connections: out of memory"), -1;
     moderation_load(s); /* bans and mutes, before the first connection */
     if (shards_start(s))
@@ -149,8 +151,9 @@ static int server_open(server_t *s)
     if (telnetgw_listen(s) || control_listen(s))
         return -1;
     webgw_start(s);
-    uv_signal_init(s->loop, &s->sigterm);
-    uv_signal_init(s->loop, &s->sigint);
+    int err_sig = uv_signal_init(s->loop, &s->sigterm);
+    if (err_sig || (err_sig = uv_signal_init(s->loop, &s->sigint)))
+        return log_error("signals: %s", uv_strerror(err_sig)), -1;
     s->sigterm.data = s->sigint.data = s;
     uv_signal_start(&s->sigterm, on_signal, SIGTERM);
     uv_signal_start(&s->sigint, on_signal, SIGINT);
@@ -178,6 +181,7 @@ static void server_free(server_t *s)
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);
     server_bufs_free(s);
+    hostcap_close(s);       /* after the sessions, whose hosted games held slots */
     budget_free(s->budget); /* last: the gateways release their slots as they close */
     moderation_free(s->mod);
     shard_mailbox_free(s);
@@ -195,10 +199,10 @@ static void server_unwind(server_t *s)
         uv_close((uv_handle_t *)&s->tick, NULL);
     if (s->probe.loop)
         uv_close((uv_handle_t *)&s->probe, NULL);
-    if (s->sigterm.loop) {
+    if (s->sigterm.loop)
         uv_close((uv_handle_t *)&s->sigterm, NULL);
+    if (s->sigint.loop)
         uv_close((uv_handle_t *)&s->sigint, NULL);
-    }
 }
 
 int main(int argc, char **argv)
@@ -228,9 +232,13 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     uv_loop_t loop;
-    uv_loop_init(&loop);
+    int uerr = uv_loop_init(&loop);
+    if (uerr) {
+        log_error("cannot start the loop: %s", uv_strerror(uerr));
+        return 1;
+    }
     server_init(&srv, &loop);
-    int rc = server_open(&srv);
+    int rc = pool_start(&loop) ? -1 : server_open(&srv);
     if (rc == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);

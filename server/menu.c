@@ -463,7 +463,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         return;
     }
     if (status == ACCOUNTS_OK && u && p != PROMPT_CHPW_NEW2) {
-        conn_set_user(c, u->id, u->name);
+        conn_set_user(c, u->id, u->name, u->game_name);
         menu_options_apply(c, u->options);
         log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
                  p == PROMPT_REG_PASS2 ? " (registered)" : "");
@@ -1055,7 +1055,7 @@ static void rc_open(conn_t *c, int g)
     buf_init(&text);
     rcedit_free(m->rc);
     m->rc = NULL;
-    if (hostgame_rc_load(c->srv, game, c->user, &text, err, sizeof err) == 0) {
+    if (hostgame_rc_load(c->srv, game, c->game_name, &text, err, sizeof err) == 0) {
         snprintf(title, sizeof title, "Your rc file of %s", game->name);
         m->rc = rcedit_new(title, text.data ? text.data : "", text.len, err, sizeof err);
     }
@@ -1125,8 +1125,8 @@ static void rc_save(conn_t *c)
     buf_init(&text);
     rcedit_text(m->rc, &text);
     int r = text.failed ? (snprintf(err, sizeof err, "out of memory"), -1)
-                        : hostgame_rc_save(c->srv, m->rc_of, c->user, text.data ? text.data : "",
-                                           text.len, err, sizeof err);
+                        : hostgame_rc_save(c->srv, m->rc_of, c->game_name,
+                                           text.data ? text.data : "", text.len, err, sizeof err);
     buf_free(&text);
     if (r < 0) {
         rcedit_notice(m->rc, err);
@@ -1291,7 +1291,7 @@ void menu_log_out(conn_t *c, const char *msg)
 {
     if (conn_in_game(c))
         session_detach(c, NULL);
-    conn_set_user(c, 0, "");
+    conn_set_user(c, 0, "", "");
     menu_enter(c, msg);
 }
 

@@ -3,6 +3,7 @@
  * Everything runs on one libuv loop, or with `loops = N` Warren's games on
  * N (shard.h). Where things are:
  *   server.h, main.c   the context below, start, signals, shutdown
+ *   pool               libuv's thread pool, made at start (never later)
  *   shard, relay       more loops; a conn seen by a game on another loop
  *   conn.h, conn.c     a viewer's connection, whatever carries it
  *   session.h, .c      one live game, its viewers and its journal;
@@ -70,6 +71,8 @@ struct server {
     struct budget *budget;   /* connections in all and per address, every gateway's */
     struct moderation *mod;  /* bans and chat mutes (moderation.c) */
     struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
+    /* live hosted games in all and per address (hosted/hostcap.c) */
+    struct budget *hosted_cap;
     uv_signal_t sigterm, sigint;
     uv_timer_t tick;
     uint64_t ticks;        /* one-second ticks so far */

@@ -56,7 +56,11 @@ int shard_mailbox_open(server_t *s)
         return -1;
     }
     mb->tail = &mb->head;
-    uv_async_init(s->loop, &mb->async, on_mail);
+    if (uv_async_init(s->loop, &mb->async, on_mail)) {
+        uv_mutex_destroy(&mb->mu);
+        free(mb);
+        return -1;
+    }
     mb->async.data = s;
     mb->open = true;
     s->mbox = mb;
@@ -259,9 +263,13 @@ static shard_rt_t *shard_new(server_t *home, int i)
         free(rt);
         return NULL;
     }
+    if (uv_async_init(&rt->loop, &rt->park, on_park)) { /* no descriptor for its wakeups */
+        uv_loop_close(&rt->loop);
+        free(rt);
+        return NULL;
+    }
     uv_mutex_init(&rt->mu);
     uv_cond_init(&rt->cv);
-    uv_async_init(&rt->loop, &rt->park, on_park);
     rt->park.data = rt;
     server_t *k = &rt->srv;
     server_init(k, &rt->loop);
@@ -281,7 +289,6 @@ static shard_rt_t *shard_new(server_t *home, int i)
     uv_timer_init(&rt->loop, &k->tick);
     k->tick.data = k;
     uv_timer_start(&k->tick, on_shard_tick, 1000, 1000);
-    shard_post(k, shard_recover, NULL);
     return rt;
 }
 
@@ -305,10 +312,10 @@ int shards_start(server_t *home)
     }
     for (int i = 1; i < n; i++) {
         shard_rt_t *rt = (shard_rt_t *)sh->srv[i];
-        if (uv_thread_create(&rt->thread, shard_main, rt)) {
-            log_error("loop %d: no thread", i);
-            abort(); /* the loops before it run already: nothing can stop them cleanly */
-        }
+        int err = uv_thread_create(&rt->thread, shard_main, rt);
+        if (err) /* the loops before it run: server_unwind stops them, shards_free the rest */
+            return log_error("loop %d: cannot make its thread: %s", i, uv_strerror(err)), -1;
+        shard_post(&rt->srv, shard_recover, NULL); /* only a loop that runs has mail */
         rt->started = true;
         sh->running++;
     }
@@ -419,7 +426,7 @@ void shards_shutdown(server_t *home, void (*done)(server_t *home))
     sh->done = done;
     for (int i = 1; i < sh->n; i++) {
         server_t *k = sh->srv[i];
-        if (k && shard_post(k, shard_down, NULL))
+        if (k && ((shard_rt_t *)k)->started && shard_post(k, shard_down, NULL))
             shard_gone(home, NULL);
     }
 }

@@ -116,17 +116,17 @@ static void on_users(void *ud, int status, const db_user_info_t *u, size_t n)
 {
     ctl_t *c = ud;
     if (status == DB_OK) {
-        buf_printf(&c->out, "%-20s %-10s %-6s %6s %s\n", "NAME", "CREATED", "LOCKED", "GAMES",
-                   "LIVE-GAME");
+        buf_printf(&c->out, "%-20s %-10s %-6s %6s %-9s %s\n", "NAME", "CREATED", "LOCKED", "GAMES",
+                   "LIVE-GAME", "GAME-NAME");
         for (size_t i = 0; i < n; i++) {
             char day[16] = "-";
             time_t t = (time_t)u[i].created;
             struct tm tm;
             if (gmtime_r(&t, &tm))
                 strftime(day, sizeof day, "%Y-%m-%d", &tm);
-            buf_printf(&c->out, "%-20s %-10s %-6s %6lld %lld\n", u[i].name, day,
-                       u[i].locked ? "yes" : "no", (long long)u[i].games,
-                       (long long)u[i].live_game);
+            buf_printf(&c->out, "%-20s %-10s %-6s %6lld %-9lld %s\n", u[i].name, day,
+                       u[i].locked ? "yes" : "no", (long long)u[i].games, (long long)u[i].live_game,
+                       u[i].game_name);
         }
     }
     ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));

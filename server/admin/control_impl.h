@@ -27,6 +27,7 @@ struct ctl {
     bool lock;
     ctl_user_fn then;                           /* control_mod.c: what to do with the account */
     char name[DB_NAME_MAX], name2[DB_NAME_MAX]; /* the account's name; a new one */
+    char game_name[DB_NAME_MAX];                /* delete, rename: the account's (db.h) */
     char net[MOD_NET_MAX];                      /* ban, unban */
     int64_t until;                              /* ban, mute: Unix seconds, 0 = until lifted */
 };

@@ -3,6 +3,7 @@
  * Each is logged as "admin: COMMAND ...". A command on an account looks it
  * up first (ctl_with_user), then acts on what is live and writes what stays. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -307,7 +308,8 @@ static void on_deleted(void *ud, int status, int64_t id)
         shards_lock_all(c->srv); /* the other loops read mutes for chat */
         moderation_unmute(c->srv->mod, c->user_id);
         shards_unlock_all(c->srv);
-        buf_printf(&c->out, "deleted %s and every game of it\n", c->name);
+        buf_printf(&c->out, "deleted %s and every game of it; its game name %s is retired\n",
+                   c->name, c->game_name);
     }
     on_written(ud, status, id);
 }
@@ -322,7 +324,8 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
 
 static void delete_user(ctl_t *c, const db_user_t *u)
 {
-    (void)u; /* c->user_id and c->name are its; the lookup's reference goes on */
+    /* c->user_id and c->name are its; the lookup's reference goes on */
+    snprintf(c->game_name, sizeof c->game_name, "%s", u->game_name);
     ctl_sweep(c, SWEEP_CLOSE, GAME_CLOSE, "This account has been deleted.", true, delete_swept);
 }
 
@@ -339,8 +342,10 @@ static void on_renamed(void *ud, int status, int64_t id)
     ctl_t *c = ud;
     if (status == DB_OK) {
         log_info("admin: rename user=%s to=%s", c->name, c->name2);
-        buf_printf(&c->out, "renamed %s to %s; it logs in again under the new name\n", c->name,
-                   c->name2);
+        buf_printf(&c->out,
+                   "renamed %s to %s; it logs in again under the new name; hosted games still "
+                   "know it as %s\n",
+                   c->name, c->name2, c->game_name);
     }
     on_written(ud, status, id);
 }
@@ -373,7 +378,8 @@ static void on_new_name(void *ud, int status, const db_user_t *u)
 
 static void rename_user(ctl_t *c, const db_user_t *u)
 {
-    (void)u; /* c->user_id is its id */
+    /* c->user_id is its id */
+    snprintf(c->game_name, sizeof c->game_name, "%s", u->game_name);
     db_user_by_name(c->srv->db, c->name2, on_new_name, c);
 }
 

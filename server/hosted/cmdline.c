@@ -1,6 +1,7 @@
 /* cmdline — word splitting and %-substitution for hosted games' commands. */
 #include "cmdline.h"
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,15 +19,26 @@ static bool name_char(char c)
            c == '-';
 }
 
-static bool name_ok(const char *s)
+static int name_ok(const char *s)
 {
     size_t n = strlen(s);
     if (n < 1 || n > CMDLINE_NAME_MAX)
-        return false;
+        return 0;
     for (size_t i = 0; i < n; i++)
         if (!name_char(s[i]))
-            return false;
-    return true;
+            return 0;
+    return 1;
+}
+
+int cmdline_game_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > CMDLINE_GAME_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!name_char(s[i]) || s[i] == '-')
+            return 0;
+    return 1;
 }
 
 int cmdline_path_ok(const char *s)
@@ -47,19 +59,34 @@ int cmdline_path_ok(const char *s)
     return 1;
 }
 
-/* The value of %c, checked; NULL with err when it is missing or bad. */
-static const char *var_value(char c, const cmdline_vars_t *v, char *err, size_t errlen)
+/* The substitutions: letter, what it is (for messages), where its value
+ * is, how it is checked. */
+static const struct {
+    char c;
+    const char *what;
+    size_t off;
+    int (*ok)(const char *s);
+} VARS[] = {
+    {'u', "game name", offsetof(cmdline_vars_t, game), cmdline_game_name_ok},
+    {'n', "name", offsetof(cmdline_vars_t, name), name_ok},
+    {'d', "directory", offsetof(cmdline_vars_t, dir), cmdline_path_ok},
+    {'r', "rc file", offsetof(cmdline_vars_t, rc), cmdline_path_ok},
+};
+#define NVARS (sizeof VARS / sizeof VARS[0])
+
+/* The value of %c (a letter of VARS, else NULL with *known false),
+ * checked; NULL with err when it is missing or bad. */
+static const char *var_value(char c, const cmdline_vars_t *v, bool *known, char *err, size_t errlen)
 {
-    const char *val = c == 'n' ? v->name : c == 'd' ? v->dir : v->rc;
-    const char *what = c == 'n' ? "name" : c == 'd' ? "directory" : "rc file";
-    if (!val) {
-        if (errlen)
-            snprintf(err, errlen, "%%%c: no %s here", c, what);
+    size_t i = 0;
+    while (i < NVARS && VARS[i].c != c)
+        i++;
+    if (!(*known = i < NVARS))
         return NULL;
-    }
-    if (c == 'n' ? !name_ok(val) : !cmdline_path_ok(val)) {
+    const char *val = *(const char *const *)((const char *)v + VARS[i].off);
+    if (!val || !VARS[i].ok(val)) {
         if (errlen)
-            snprintf(err, errlen, "%%%c: unsafe %s", c, what);
+            snprintf(err, errlen, val ? "%%%c: unsafe %s" : "%%%c: no %s here", c, VARS[i].what);
         return NULL;
     }
     return val;
@@ -68,7 +95,7 @@ static const char *var_value(char c, const cmdline_vars_t *v, char *err, size_t 
 int cmdline_expand(const char *s, const cmdline_vars_t *v, char *out, size_t outlen, char *err,
                    size_t errlen)
 {
-    static const cmdline_vars_t none = {NULL, NULL, NULL};
+    static const cmdline_vars_t none = {NULL, NULL, NULL, NULL};
     if (!v)
         v = &none;
     size_t n = 0;
@@ -77,16 +104,16 @@ int cmdline_expand(const char *s, const cmdline_vars_t *v, char *out, size_t out
         size_t len = 1;
         if (*p == '%') {
             char c = p[1];
-            if (c == '%') {
-                len = 1;
-            } else if (c == 'n' || c == 'd' || c == 'r') {
-                if (!(piece = var_value(c, v, err, errlen)))
+            bool known = true;
+            if (!c)
+                FAIL("a lone %% at the end (write %%%% for a percent sign)");
+            if (c != '%') {
+                piece = var_value(c, v, &known, err, errlen);
+                if (!known)
+                    FAIL("unknown substitution \"%%%c\" (use %%u, %%n, %%d, %%r or %%%%)", c);
+                if (!piece)
                     return -1;
                 len = strlen(piece);
-            } else if (c) {
-                FAIL("unknown substitution \"%%%c\" (use %%n, %%d, %%r or %%%%)", c);
-            } else {
-                FAIL("a lone %% at the end (write %%%% for a percent sign)");
             }
             p++;
         }

@@ -95,15 +95,18 @@ static bool all_of(const char *s, const char *set, size_t max)
 #define DIGITS "0123456789"
 #define UPPER  "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-/* The longest values a player brings (a name of CMDLINE_NAME_MAX, a
- * directory of GAMECFG_DIR_MAX bytes), for checking a section's
- * substitutions: what passes here expands for every player. */
+/* The longest values a player brings (a game name of
+ * CMDLINE_GAME_NAME_MAX, a name of CMDLINE_NAME_MAX, a directory of
+ * GAMECFG_DIR_MAX bytes), for checking a section's substitutions: what
+ * passes here expands for every player. */
 #define D10         "/ddddddddd"
 #define D50         D10 D10 D10 D10 D10
 #define SAMPLE_NAME "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+#define SAMPLE_GAME "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu"
 #define SAMPLE_DIR  D50 D50 D50 D50
-static const cmdline_vars_t SAMPLE = {SAMPLE_NAME, SAMPLE_DIR, NULL};
+static const cmdline_vars_t SAMPLE = {SAMPLE_NAME, SAMPLE_DIR, NULL, SAMPLE_GAME};
 _Static_assert(sizeof SAMPLE_NAME - 1 == CMDLINE_NAME_MAX, "the longest name");
+_Static_assert(sizeof SAMPLE_GAME - 1 == CMDLINE_GAME_NAME_MAX, "the longest game name");
 _Static_assert(sizeof SAMPLE_DIR - 1 == GAMECFG_DIR_MAX, "the longest directory");
 
 /* "%d/NAME": the file is opened relative to the player's directory, never
@@ -410,20 +413,21 @@ const char *gamecfg_rc_name(const gamecfg_t *g)
     return g->rcfile[0] ? g->rcfile + 3 : NULL; /* after "%d/" (check_rcfile) */
 }
 
-int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, gamecfg_launch_t *out,
-                   char *err, size_t errlen)
+int gamecfg_launch(const gamecfg_t *g, const char *name, const char *game, const char *dir,
+                   gamecfg_launch_t *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (strlen(dir) > GAMECFG_DIR_MAX) {
         snprintf(err, errlen, "%%d: longer than %d bytes", GAMECFG_DIR_MAX);
         return -1;
     }
-    cmdline_vars_t v = {name, dir, NULL};
+    cmdline_vars_t v = {name, dir, NULL, game};
+    const cmdline_vars_t for_rc = {NULL, dir, NULL, game};
     char rc[CMDLINE_VALUE_MAX];
-    /* both values are checked even when the command uses neither */
-    if (cmdline_expand("%n %d", &v, rc, sizeof rc, err, errlen) < 0)
+    /* every value is checked even when the command uses none */
+    if (cmdline_expand("%u %n %d", &v, rc, sizeof rc, err, errlen) < 0)
         return -1;
-    if (g->rcfile[0] && cmdline_expand(g->rcfile, &v, rc, sizeof rc, err, errlen) < 0)
+    if (g->rcfile[0] && cmdline_expand(g->rcfile, &for_rc, rc, sizeof rc, err, errlen) < 0)
         return -1;
     if (g->rcfile[0] && !(v.rc = out->rcfile = strdup(rc)))
         goto oom;

@@ -2,7 +2,7 @@
  *
  *     [game nethack]
  *     name       = NetHack 3.6.6
- *     command    = /usr/games/nethack -u %n
+ *     command    = /usr/games/nethack -u %u
  *     env        = NETHACKOPTIONS=@%r        (may repeat)
  *     rcfile     = %d/nethackrc
  *     rc-default = /etc/warren/nethackrc
@@ -11,8 +11,10 @@
  * Keys (each at most once, but env):
  *   name        shown in menus (default: the id)
  *   command     required: program (an absolute path) and arguments, split
- *               and substituted as cmdline.h says (%n name, %d the
- *               player's directory for this game, %r the rc file)
+ *               and substituted as cmdline.h says (%u the account's game
+ *               name: its identity, what saves must be keyed on; %n the
+ *               account's name now, for show only; %d the player's
+ *               directory for this game; %r the rc file)
  *   env         NAME=VALUE added to the program's environment (VALUE is
  *               substituted); the environment is TERM, HOME (= %d) and
  *               PATH (/usr/local/bin:/usr/bin:/bin) and these, nothing
@@ -34,9 +36,10 @@
  * LINES and COLUMNS are not set: ncurses prefers them to the pty's size,
  * and the game would not follow a resize.
  *
- * A section is checked with the longest player values (a name of
- * CMDLINE_NAME_MAX bytes, a directory of GAMECFG_DIR_MAX), so a game that
- * parses can be launched for every player.
+ * A section is checked with the longest player values (a game name of
+ * CMDLINE_GAME_NAME_MAX bytes, a name of CMDLINE_NAME_MAX, a directory of
+ * GAMECFG_DIR_MAX), so a game that parses can be launched for every
+ * player.
  *
  * Lines follow config.h: '#' starts a comment line, " #" a trailing one,
  * spaces around '=' and at the ends are ignored.
@@ -108,11 +111,12 @@ typedef struct {
     char *rcfile;        /* the player's rc file, or NULL; owned */
 } gamecfg_launch_t;
 
-/* Builds the launch of game g for player name with directory dir (an
- * absolute path the caller created, at most GAMECFG_DIR_MAX bytes).
- * Returns 0, or -1 with err (nothing to free then). */
-int gamecfg_launch(const gamecfg_t *g, const char *name, const char *dir, gamecfg_launch_t *out,
-                   char *err, size_t errlen);
+/* Builds the launch of game g for the account with name name (%n) and
+ * game name game (%u), with directory dir (an absolute path the caller
+ * created, at most GAMECFG_DIR_MAX bytes). Returns 0, or -1 with err
+ * (nothing to free then). */
+int gamecfg_launch(const gamecfg_t *g, const char *name, const char *game, const char *dir,
+                   gamecfg_launch_t *out, char *err, size_t errlen);
 void gamecfg_launch_free(gamecfg_launch_t *l);
 
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "backend.h"
+#include "hostcap.h"
 #include "hostrec.h"
 #include "ptyproc.h"
 #include "log.h"
@@ -24,6 +25,10 @@ typedef struct {
     bool stopping;   /* hung up without an end: the session goes on exit */
     int64_t started; /* Unix seconds: xlog rows before this are others' */
     hostrec_t *rec;  /* the recording; NULL when off */
+    /* the account's game name (%u): its directory, its xlog rows */
+    char game_name[32];
+    /* its charge against hosted-max and hosted-per-ip (hostcap.h) */
+    budget_slot_t cap;
 } hostgame_t;
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -177,7 +182,7 @@ static struct gameover *pty_finish(session_t *s, char *msg, size_t n)
 {
     hostgame_t *hg = hg_of(s);
     xlog_row_t row;
-    if (xlog_last(hg, s->user, &row)) {
+    if (xlog_last(hg, hg->game_name, &row)) {
         db_hosted_score_t r = {s->user_id, s->kind,      row.name,      row.role,   row.race,
                                row.gender, row.align,    row.death,     row.maxlvl, row.points,
                                row.turns,  row.realtime, row.starttime, row.endtime};
@@ -202,6 +207,7 @@ static void pty_free(session_t *s)
 {
     hostgame_t *hg = hg_of(s);
     hostrec_close(hg->rec);
+    hostcap_release(s->srv, &hg->cap);
     ptyproc_close(hg->proc);
     screen_free(hg->tmp);
     free(hg);
@@ -274,7 +280,7 @@ int hostgame_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const 
 
 static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *err, size_t n)
 {
-    ptyproc_opts_t o = {hg->cfg->id, s->user, s->user, c->w, c->h};
+    ptyproc_opts_t o = {hg->cfg->id, s->user, hg->game_name, c->w, c->h};
     ptyproc_cbs_t cbs = {on_output, on_exited};
     return ptyproc_spawn(s->srv->loop, s->srv->spawner, &o, &cbs, s, &hg->proc, err, n);
 }
@@ -304,10 +310,16 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
     }
     hg->cfg = g;
     hg->started = (int64_t)time(NULL);
+    snprintf(hg->game_name, sizeof hg->game_name, "%s", c->game_name);
     s->ops = &backend_pty;
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);
     snprintf(s->kind_name, sizeof s->kind_name, "%s", g->name);
+    if (hostcap_take(srv, &hg->cap, c->ip, err, sizeof err) < 0) {
+        session_free(s);
+        menu_enter(c, err);
+        return;
+    }
     if (hostgame_spawn(s, hg, c, err, sizeof err) < 0) {
         log_error("cannot start game=%s user=%s: %s", g->id, c->user, err);
         session_free(s);

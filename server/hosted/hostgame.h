@@ -24,7 +24,8 @@ void hostgame_play(conn_t *c, const gamecfg_t *g);
  * whole by the editors (telnet menu, /options/ID). At most HOSTGAME_RC_MAX
  * bytes; small files, so the loop does the I/O. */
 #define HOSTGAME_RC_MAX 8192
-/* The player's rc file of g into out: copied from rc-default first when
+/* user: the account's game name (conn_t.game_name), whose directory holds
+ * the rc file. The player's rc file of g into out: copied from rc-default first when
  * missing (empty when there is no default). 0, or -1 with err (g has no
  * rcfile, the file is too large or cannot be read). */
 int hostgame_rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,

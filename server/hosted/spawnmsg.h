@@ -17,8 +17,9 @@
  *     EXIT     u32 pid, i32 status (as from waitpid)
  * Every field is checked, whoever sent it (the spawner is the privileged
  * side reading the less privileged one): a game id is 1..GAMECFG_ID_MAX of
- * [a-z0-9_-]; a name and a dir (the player's directory, one path
- * component) 1..CMDLINE_NAME_MAX of [A-Za-z0-9_-]; w in VTGRID_MIN_W..
+ * [a-z0-9_-]; a name (%n) and a dir (the account's game name: %u and
+ * the name of the player's directory, one path component)
+ * 1..CMDLINE_NAME_MAX of [A-Za-z0-9_-]; w in VTGRID_MIN_W..
  * SCREEN_MAX_W and h in 1..SCREEN_MAX_H; a pid 1..INT32_MAX; a text at most
  * SPAWNMSG_TEXT_MAX bytes without NUL (a FAILED reason also without
  * control characters); nothing may trail the last field.

@@ -13,7 +13,7 @@
  *                 "score","cause","end_kind","state","verified"}
  *   /api/scores  {"filter":{"race","class","period"},"scores":[game + "rank"]}
  *   /api/scores/ID {"game":ID,"name","scores":[hosted]}  (a [game ID] of warren.conf)
- *   hosted row   {"game","name","role","race","gender","align","max_depth","death",
+ *   hosted row   {"game","name","player","role","race","gender","align","max_depth","death",
  *                 "points","turns","realtime","start_time","end_time"} (xlogfile's)
  *   /api/player/NAME {"name","totals":{...},"games":[game],"hosted":[hosted]}
  *   /api/game/ID {"game":game,"milestones":[{"turn","depth","kind","text"}],
@@ -261,7 +261,10 @@ static void hosted_row_html(buf_t *o, const server_t *srv, const db_hosted_score
         html_escape_str(o, g ? g->name : r->game);
         buf_puts(o, "</a></td><td class=\"player\">");
     }
-    player_link(o, r->name);
+    if (r->player && r->player[0]) /* the account, whatever the game called it */
+        player_link(o, r->player);
+    else
+        html_escape_str(o, r->name);
     const char *text[] = {r->role, r->race, r->gender, r->align};
     for (int i = 0; i < 4; i++) {
         buf_puts(o, "</td><td>");
@@ -301,6 +304,7 @@ void hosted_json(buf_t *o, const db_hosted_score_t *r)
 {
     json_key_str(o, "game", r->game, false);
     json_key_str(o, "name", r->name, true);
+    json_key_str(o, "player", r->player ? r->player : "", true);
     json_key_str(o, "role", r->role, true);
     json_key_str(o, "race", r->race, true);
     json_key_str(o, "gender", r->gender, true);

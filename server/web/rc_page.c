@@ -62,7 +62,7 @@ static void rc_show(rc_req_t *r, const db_user_t *u)
     char err[200];
     buf_t text;
     buf_init(&text);
-    if (hostgame_rc_load(r->g->srv, r->game, u->name, &text, err, sizeof err) < 0) {
+    if (hostgame_rc_load(r->g->srv, r->game, u->game_name, &text, err, sizeof err) < 0) {
         log_error("rc file user=%s game=%s: %s", u->name, r->game->id, err);
         rc_page(r, u->name, "", 0, 500, err, false);
     } else
@@ -88,7 +88,8 @@ static void on_rc_viewer(void *ud, const db_user_t *u)
                  "Not saved: the file may have at most %d bytes; this one has %zu.",
                  HOSTGAME_RC_MAX, r->len);
         rc_page(r, u->name, r->text, r->len, 413, err, false);
-    } else if (hostgame_rc_save(r->g->srv, r->game, u->name, r->text, r->len, err, sizeof err) < 0)
+    } else if (hostgame_rc_save(r->g->srv, r->game, u->game_name, r->text, r->len, err,
+                                sizeof err) < 0)
         rc_page(r, u->name, r->text, r->len, 400, err, false);
     else
         rc_page(r, u->name, r->text, r->len, 200, "Saved.", true);

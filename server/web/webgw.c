@@ -256,7 +256,7 @@ static void on_session_user(void *ud, int status, const db_user_t *u)
     conn_t *c = &ws->c;
     if (!c->closing) {
         if (status == DB_OK && u && !u->locked) {
-            conn_set_user(c, u->id, u->name);
+            conn_set_user(c, u->id, u->name, u->game_name);
             menu_options_apply(c, u->options);
         }
         ws_ready(ws);

@@ -1,8 +1,8 @@
 /* Fuzz target: hosted games' [game ID] sections (server/hosted/gamecfg.c).
  * Whatever the text, the result is 0 or -1 with a "line N: " message, and
  * every game accepted can be launched for a valid player (here the longest
- * name and directory): its command splits, its program is an absolute
- * path, its substitutions resolve. */
+ * game name, name and directory): its command splits, its program is an
+ * absolute path, its substitutions resolve. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +21,15 @@ static void check_game(const gamecfg_t *g)
         abort();
     gamecfg_launch_t la;
     char err[256];
-    char name[CMDLINE_NAME_MAX + 1], dir[GAMECFG_DIR_MAX + 1];
+    char name[CMDLINE_NAME_MAX + 1], game[CMDLINE_GAME_NAME_MAX + 1], dir[GAMECFG_DIR_MAX + 1];
     memset(name, 'N', sizeof name - 1);
     name[sizeof name - 1] = 0;
+    memset(game, 'U', sizeof game - 1);
+    game[sizeof game - 1] = 0;
     memset(dir, 'd', sizeof dir - 1);
     dir[0] = '/';
     dir[sizeof dir - 1] = 0;
-    if (gamecfg_launch(g, name, dir, &la, err, sizeof err) != 0)
+    if (gamecfg_launch(g, name, game, dir, &la, err, sizeof err) != 0)
         abort();
     int n = 0;
     while (la.envp[n])

@@ -87,7 +87,7 @@ def playground(root, bindir):
     conf.write_text("grace = 600\n"
                     "[game nethack]\n"
                     "name = NetHack 3.6.6\n"
-                    f"command = /usr/games/nethack -d {pg} -u %n\n"
+                    f"command = /usr/games/nethack -d {pg} -u %u\n"
                     "env = NETHACKOPTIONS=@%r\n"
                     "rcfile = %d/nethackrc\n"
                     f"rc-default = {root / 'nethackrc'}\n"
@@ -338,7 +338,8 @@ def test_hosted_score_pages(nethack):
     status, j = web.json("/api/scores/nethack")
     assert status == 200 and j["game"] == "nethack"
     assert [(r["name"], r["points"]) for r in j["scores"]] == [(b, 90000), (a, 900), (a, 5)]
-    assert j["scores"][1] == {"game": "nethack", "name": a, "role": "Val", "race": "Hum",
+    assert j["scores"][1] == {"game": "nethack", "name": a, "player": a, "role": "Val",
+                              "race": "Hum",
                               "gender": "Fem", "align": "Neu", "max_depth": 7,
                               "death": "killed by a <jackal>", "points": 900, "turns": 5000,
                               "realtime": 3661, "start_time": 100, "end_time": 200,
@@ -359,6 +360,11 @@ def test_hosted_score_pages(nethack):
     assert status == 200 and [r["points"] for r in j["hosted"]] == [99999, 5, 900]  # newest first
     status, page = web.html(f"/player/{a}")
     assert "Hosted games" in page and "killed by a &lt;jackal&gt;" in page and b not in page
+    # a row names what the game called the player; the link goes to the account
+    d.db_write(("UPDATE hosted_scores SET name = 'x_y' WHERE points = 5", ()))
+    status, page = web.html(f"/player/{a}")
+    assert f'href="/player/{a}">{a}</a>' in page and 'href="/player/x_y"' not in page
+    assert web.json(f"/api/player/{a}")[1]["hosted"][1]["name"] == "x_y"
     assert web.get("/scores/nosuch").status == 404
     assert web.json("/api/scores/nosuch")[0] == 404
 

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <uv.h>
 #include "db.h"
+#include "db_internal.h" /* db_migration_sql */
 
 typedef struct {
     char dir[64];
@@ -58,6 +59,29 @@ static inline int count_rows(const char *path, const char *sql)
     sqlite3_finalize(st);
     sqlite3_close(h);
     return n;
+}
+
+/* A database file of an older schema: migrations 1..version, then rows
+ * (SQL run on it); then db_open, which migrates it. */
+static inline void fx_open_old(fx_t *f, int version, const char *rows)
+{
+    snprintf(f->dir, sizeof f->dir, "/tmp/warren-dbtest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/old.db", f->dir);
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(f->path, &h), SQLITE_OK);
+    char *msg = NULL, bump[64];
+    for (int i = 1; i <= version; i++)
+        ck_assert_msg(sqlite3_exec(h, db_migration_sql(i), NULL, NULL, &msg) == SQLITE_OK,
+                      "migration %d: %s", i, msg);
+    snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", version);
+    ck_assert_int_eq(sqlite3_exec(h, bump, NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_msg(sqlite3_exec(h, rows, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+    sqlite3_close(h);
+    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
+    char err[256];
+    f->db = db_open(&f->loop, f->path, err, sizeof err);
+    ck_assert_msg(f->db != NULL, "db_open: %s", err);
 }
 
 #endif

@@ -153,28 +153,12 @@ static int64_t make_game(fx_t *f, int64_t user, uint64_t seed)
 START_TEST(journal_rows_from_version_1_read_unknown_times)
 {
     fx_t f;
-    snprintf(f.dir, sizeof f.dir, "/tmp/warren-dbtest-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(f.dir));
-    snprintf(f.path, sizeof f.path, "%s/old.db", f.dir);
-    sqlite3 *h;
-    ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
-    char *msg = NULL;
-    ck_assert_msg(sqlite3_exec(h, db_migration_sql(1), NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
-    ck_assert_int_eq(
-        sqlite3_exec(
-            h,
-            "PRAGMA user_version = 1;"
-            "INSERT INTO users(id, name, name_key, pwhash, created) VALUES (1, 'o', 'o', '$h', 1);"
-            "INSERT INTO games(id, user, seed, content_version, start_time) VALUES (1, 1, 5, 'c1', "
-            "1);"
-            "INSERT INTO journal(game, seq, keys) VALUES (1, 1, x'61'), (1, 2, x'62');",
-            NULL, NULL, NULL),
-        SQLITE_OK);
-    sqlite3_close(h);
-    ck_assert_int_eq(uv_loop_init(&f.loop), 0);
-    char err[256];
-    f.db = db_open(&f.loop, f.path, err, sizeof err);
-    ck_assert_msg(f.db != NULL, "db_open: %s", err);
+    fx_open_old(
+        &f, 1,
+        "INSERT INTO users(id, name, name_key, pwhash, created) VALUES (1, 'o', 'o', '$h', 1);"
+        "INSERT INTO games(id, user, seed, content_version, start_time) VALUES (1, 1, 5, "
+        "'c1', 1);"
+        "INSERT INTO journal(game, seq, keys) VALUES (1, 1, x'61'), (1, 2, x'62');");
     ck_assert_int_eq(db_schema_version(f.db), db_migration_count());
     db_journal_append(f.db, 1, 3, (const uint8_t *)"c", 1, 1234, NULL, NULL);
     journal_res_t *all = calloc(1, sizeof *all);

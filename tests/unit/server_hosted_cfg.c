@@ -8,7 +8,8 @@
 
 /* ---- cmdline --------------------------------------------------------------------- */
 
-static const cmdline_vars_t VARS = {"bob", "/var/games/warren/nethack/bob", NULL};
+static const cmdline_vars_t VARS = {"bob-val", "/var/games/warren/nethack/bob_val", NULL,
+                                    "bob_val"};
 
 static int argv_of(const char *cmd, const cmdline_vars_t *v, char ***argv, char *err)
 {
@@ -18,10 +19,10 @@ static int argv_of(const char *cmd, const cmdline_vars_t *v, char ***argv, char 
 START_TEST(cmdline_splits_and_substitutes)
 {
     char **a, err[128];
-    ck_assert_int_eq(argv_of("/usr/games/nethack -u %n", &VARS, &a, err), 3);
+    ck_assert_int_eq(argv_of("/usr/games/nethack -u %u", &VARS, &a, err), 3);
     ck_assert_str_eq(a[0], "/usr/games/nethack");
     ck_assert_str_eq(a[1], "-u");
-    ck_assert_str_eq(a[2], "bob");
+    ck_assert_str_eq(a[2], "bob_val"); /* the game name, whole */
     ck_assert_ptr_null(a[3]);
     cmdline_free(a);
     ck_assert_int_eq(
@@ -31,11 +32,11 @@ START_TEST(cmdline_splits_and_substitutes)
     ck_assert_str_eq(a[2], "c \"d\" \\e \\n");
     ck_assert_str_eq(a[3], "f g");
     ck_assert_str_eq(a[4], "");
-    ck_assert_str_eq(a[5], "-obob");
+    ck_assert_str_eq(a[5], "-obob-val"); /* %n: the account's name, for show */
     ck_assert_str_eq(a[6], "100%");
     cmdline_free(a);
     /* a value never splits a word, whatever it holds */
-    cmdline_vars_t v = {"bob", "/tmp/a b/'c\"", NULL};
+    cmdline_vars_t v = {"bob", "/tmp/a b/'c\"", NULL, NULL};
     ck_assert_int_eq(argv_of("/bin/x --dir=%d/save", &v, &a, err), 2);
     ck_assert_str_eq(a[1], "--dir=/tmp/a b/'c\"/save");
     cmdline_free(a);
@@ -64,16 +65,31 @@ START_TEST(cmdline_rejects_bad_commands_and_values)
     const char *names[] = {"",    "a b",   "../x", "a/b",
                            "x\n", "ab;rm", "é",    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        cmdline_vars_t v = {names[i], "/d", "/d/rc"};
+        cmdline_vars_t v = {names[i], "/d", "/d/rc", names[i]};
         ck_assert_msg(argv_of("/bin/x %n", &v, &a, err) == -1, "name accepted: %s", names[i]);
+        ck_assert_msg(argv_of("/bin/x %u", &v, &a, err) == -1, "game name accepted: %s", names[i]);
     }
+    /* a game name is what NetHack and Crawl keep whole: no '-' (NetHack
+     * cuts there), at most 31 bytes (NetHack keeps 31) */
+    const char *games[] = {"carol-x", "-x", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+    for (size_t i = 0; i < sizeof games / sizeof games[0]; i++) {
+        cmdline_vars_t v = {"carol", "/d", NULL, games[i]};
+        ck_assert_msg(argv_of("/bin/x -u %u", &v, &a, err) == -1, "game name accepted: %s",
+                      games[i]);
+        ck_assert_str_eq(err, "%u: unsafe game name");
+    }
+    ck_assert(cmdline_game_name_ok("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") &&
+              cmdline_game_name_ok("B_2"));
+    cmdline_vars_t anon = {"bob", "/d", NULL, NULL};
+    ck_assert_int_eq(argv_of("/bin/x %u", &anon, &a, err), -1);
+    ck_assert_str_eq(err, "%u: no game name here");
     const char *dirs[] = {"rel/dir", "/a/../b", "/a/./b", "/a/..", "/a\x1b[2J", ""};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        cmdline_vars_t v = {"bob", dirs[i], NULL};
+        cmdline_vars_t v = {"bob", dirs[i], NULL, NULL};
         ck_assert_msg(argv_of("/bin/x %d", &v, &a, err) == -1, "dir accepted: %s", dirs[i]);
     }
     /* a name like "-D" may not become an option of its own */
-    cmdline_vars_t dash = {"-D", "/d", NULL};
+    cmdline_vars_t dash = {"-D", "/d", NULL, NULL};
     ck_assert_int_eq(argv_of("/bin/x %n", &dash, &a, err), -1);
     ck_assert_int_eq(argv_of("/bin/x -u%n", &dash, &a, err), 2);
     ck_assert_str_eq(a[1], "-u-D");
@@ -93,7 +109,7 @@ END_TEST
 static const char SAMPLE[] = "# hosted games\n"
                              "[game nethack]\n"
                              "name = NetHack 3.6.6\n"
-                             "command = /usr/games/nethack -u %n   # the Debian wrapper\n"
+                             "command = /usr/games/nethack -u %u   # the Debian wrapper\n"
                              "env = NETHACKOPTIONS=@%r\n"
                              "env = PATH=/usr/games:/usr/bin\n"
                              "rcfile = %d/nethackrc\n"
@@ -122,7 +138,7 @@ START_TEST(gamecfg_parses_sections)
     const gamecfg_t *n = gamecfg_find(&l, "nethack"), *c = gamecfg_find(&l, "crawl");
     ck_assert(n && c && !gamecfg_find(&l, "angband"));
     ck_assert_str_eq(n->name, "NetHack 3.6.6");
-    ck_assert_str_eq(n->command, "/usr/games/nethack -u %n");
+    ck_assert_str_eq(n->command, "/usr/games/nethack -u %u");
     ck_assert_int_eq(n->nenv, 2);
     ck_assert_str_eq(n->env[0], "NETHACKOPTIONS=@%r");
     ck_assert_str_eq(n->rcfile, "%d/nethackrc");
@@ -163,8 +179,11 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = x -u %n\n", "line 1: [game a]: command: the program must be an "
                                           "absolute path"},
         {"[game a]\ncommand = /bin/x %r\n", "line 1: [game a]: command: %r: no rc file here"},
-        {"[game a]\ncommand = /bin/x %u\n",
-         "line 1: [game a]: command: unknown substitution \"%u\" (use %n, %d, %r or %%)"},
+        {"[game a]\ncommand = /bin/x %q\n",
+         "line 1: [game a]: command: unknown substitution \"%q\" (use %u, %n, %d, %r or %%)"},
+        {"[game a]\ncommand = /bin/x\nrcfile = %d/%n.rc\n",
+         "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME "
+         "(NAME of A-Z a-z 0-9 . _ -), got \"%d/%n.rc\""},
         {"[game a]\ncommand = /bin/x\nenv = 1A=b\n", "line 3: env: expected NAME=VALUE, got "
                                                      "\"1A=b\""},
         {"[game a]\ncommand = /bin/x\nenv = A=1\nenv = A=2\n", "line 4: env: A given twice"},
@@ -237,9 +256,10 @@ START_TEST(gamecfg_builds_a_launch)
     ck_assert_int_eq(parse(&l, SAMPLE, err), 0);
     gamecfg_launch_t la;
     const char *dir = "/srv/warren/games/nethack/bob";
-    ck_assert_msg(gamecfg_launch(&l.games[0], "bob", dir, &la, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(gamecfg_launch(&l.games[0], "Bob-2", "bob", dir, &la, err, sizeof err) == 0, "%s",
+                  err);
     ck_assert_int_eq(count(la.argv), 3);
-    ck_assert_str_eq(la.argv[2], "bob");
+    ck_assert_str_eq(la.argv[2], "bob"); /* %u, not the name */
     ck_assert_str_eq(la.rcfile, "/srv/warren/games/nethack/bob/nethackrc");
     ck_assert_str_eq(gamecfg_rc_name(&l.games[0]), "nethackrc");
     ck_assert_int_eq(count(la.envp), 4); /* TERM HOME PATH NETHACKOPTIONS */
@@ -248,8 +268,9 @@ START_TEST(gamecfg_builds_a_launch)
     ck_assert_str_eq(la.envp[2], "PATH=/usr/games:/usr/bin"); /* replaced by env */
     ck_assert_str_eq(la.envp[3], "NETHACKOPTIONS=@/srv/warren/games/nethack/bob/nethackrc");
     gamecfg_launch_free(&la);
-    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", dir, &la, err, sizeof err), 0);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", "b_1", dir, &la, err, sizeof err), 0);
     ck_assert_int_eq(count(la.argv), 5);
+    ck_assert_str_eq(la.argv[2], "bob"); /* crawl's sample here: %n */
     ck_assert_str_eq(la.argv[4], dir);
     ck_assert_ptr_null(la.rcfile);
     ck_assert_ptr_null(gamecfg_rc_name(&l.games[1]));
@@ -257,8 +278,10 @@ START_TEST(gamecfg_builds_a_launch)
     ck_assert_str_eq(la.envp[2], "PATH=/usr/local/bin:/usr/bin:/bin");
     gamecfg_launch_free(&la);
     /* bad player values fail even where the command does not use them */
-    ck_assert_int_eq(gamecfg_launch(&l.games[0], "b b", dir, &la, err, sizeof err), -1);
-    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", "rel", &la, err, sizeof err), -1);
+    ck_assert_int_eq(gamecfg_launch(&l.games[0], "b b", "b", dir, &la, err, sizeof err), -1);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", "b", "rel", &la, err, sizeof err), -1);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", "", dir, &la, err, sizeof err), -1);
+    ck_assert_int_eq(gamecfg_launch(&l.games[1], "bob", NULL, dir, &la, err, sizeof err), -1);
     ck_assert_ptr_null(la.argv);
     gamecfg_launch_free(&la); /* zeroed by the failure: a no-op */
     gamecfg_list_free(&l);

@@ -896,7 +896,7 @@ static void nethack_setup(nethack_t *nh)
     snprintf(cfg, sizeof cfg,
              "[game nethack]\n"
              "name = NetHack 3.6.6\n"
-             "command = /usr/games/nethack -d %s -u %%n\n"
+             "command = /usr/games/nethack -d %s -u %%u\n"
              "env = NETHACKOPTIONS=@%%r\n"
              "rcfile = %%d/nethackrc\n"
              "rc-default = %s\n"
