@@ -6,6 +6,7 @@ longer makes libuv start its thread pool late and abort() (exit 134)."""
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import tempfile
@@ -14,6 +15,7 @@ import time
 import pytest
 
 from harness import ASAN_OPTIONS, CTRL_X, Daemon, WS, Web, daemon_exe, free_port, unique_name
+from test_hosted import open_to_games
 
 PW = "correct horse"
 
@@ -51,6 +53,7 @@ def web_start(d, source):
 
 
 def test_per_address_and_total_caps(bindir, tmp_path, clients):
+    open_to_games(tmp_path)  # the games' user makes and enters the players' directories
     conf = cat_conf(tmp_path / "warren.conf", "hosted-max = 3\nhosted-per-ip = 2\n")
     d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf])
     d.start()
@@ -126,8 +129,11 @@ def test_out_of_processes_refuses_games_and_stays_up(bindir, nobody_dir, clients
     try:
         pid = d.proc.pid
         assert os.stat(f"/proc/{pid}").st_uid == uid
+        spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
         games = 4
-        set_nproc(uid, pid, threads(pid) + games)  # room for this many programs, no more
+        room = threads(pid) + 1 + games  # warrend's threads, the spawner, this many programs
+        for p in (pid, spawner):  # the spawner forks the programs, warrend makes threads
+            set_nproc(uid, p, room)
         held = []
         for _ in range(games + 8):  # until a start is refused
             t, name = start_cat(d, clients, "127.0.0.1")
