@@ -1298,9 +1298,9 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
 {
     if (!lv || !p || !rng)
         return set_err(err, errlen, "missing argument", NULL), -1;
-    int rc = check_params(lv, p, err, errlen);
-    if (rc < 0)
-        return rc;
+    int ret = check_params(lv, p, err, errlen);
+    if (ret < 0)
+        return ret;
     gen_t g = {lv,    rng,   p->vaults, p->nvaults, p->rtypes, p->nrtypes, p->room_weights,
                lv->w, lv->h, p->depth,  0,          0,         0};
     if (!g.vaults)
@@ -1312,7 +1312,7 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
     g.mark = malloc(sizeof *g.mark * cells);
     g.tmp = malloc(cells * 2);
     if (!g.queue || !g.mark || !g.tmp) {
-        rc = -3;
+        ret = -3;
         set_err(err, errlen, "out of memory", NULL);
     } else {
         level_reset(lv, p->depth);
@@ -1320,19 +1320,19 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
             town_layout(&g);
         else
             dungeon_layout(&g);
-        rc = join_all(&g);
-        if (rc == 0 && p->depth > 0) {
+        ret = join_all(&g);
+        if (ret == 0 && p->depth > 0) {
             trim_dead_ends(&g);
             finish_walls(&g);
             place_stairs(&g, p->bottom);
         }
-        if (rc < 0)
+        if (ret < 0)
             set_err(err, errlen, "out of memory", NULL);
     }
     free(g.queue);
     free(g.mark);
     free(g.tmp);
-    return rc;
+    return ret;
 }
 
 void mapgen_count_reachable(const mapgen_level_t *lv, int *open, int *reachable)

@@ -279,11 +279,11 @@ int snapshot_write(const game_t *g, buf_t *out)
 {
     buf_t state;
     buf_init(&state);
-    int rc = snapshot_state(g, &state) < 0 ? -1 : snapshot_pack(&state, out);
-    if (rc < 0)
+    int ret = snapshot_state(g, &state) < 0 ? -1 : snapshot_pack(&state, out);
+    if (ret < 0)
         out->failed = true;
     buf_free(&state);
-    return rc;
+    return ret;
 }
 
 /* ---- loading ------------------------------------------------------------------ */

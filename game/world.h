@@ -152,8 +152,8 @@ struct game {
     int16_t *dmap;
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
-    item_state_t items; /* identification, hunger, gold, item screens (item.h) */
-    render_cache_t *rc; /* derived, never saved: the last frame drawn (render.c) */
+    item_state_t items;           /* identification, hunger, gold, item screens (item.h) */
+    render_cache_t *render_cache; /* derived, never saved: the last frame drawn (render.c) */
 };
 
 #endif

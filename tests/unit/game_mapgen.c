@@ -12,10 +12,10 @@ static int generate(mapgen_level_t *lv, uint64_t seed, int depth, const mapgen_p
     mapgen_params_t p = base ? *base : (mapgen_params_t){0};
     p.depth = depth;
     char err[128] = "";
-    int rc = mapgen_generate(lv, &p, &r, err, sizeof err);
-    ck_assert_msg(rc == 0, "generate seed %llu depth %d: %d %s", (unsigned long long)seed, depth,
-                  rc, err);
-    return rc;
+    int ret = mapgen_generate(lv, &p, &r, err, sizeof err);
+    ck_assert_msg(ret == 0, "generate seed %llu depth %d: %d %s", (unsigned long long)seed, depth,
+                  ret, err);
+    return ret;
 }
 
 /* Path distances (4-way over passable cells) from (x, y); -1 unreached. */
