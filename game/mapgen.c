@@ -25,30 +25,20 @@
 /* ---- terrain and shape tables --------------------------------------------- */
 
 typedef struct {
-    const char *name;
     uint8_t passable, opaque;
     char glyph;
 } terrain_info_t;
 
 static const terrain_info_t terrain_info[MAP_TERRAIN_COUNT] = {
-    [MAP_ROCK] = {"rock", 0, 1, ' '},
-    [MAP_WALL] = {"wall", 0, 1, '#'},
-    [MAP_FLOOR] = {"floor", 1, 0, '.'},
-    [MAP_CORRIDOR] = {"corridor", 1, 0, ','},
-    [MAP_DOOR_CLOSED] = {"closed door", 1, 1, '+'},
-    [MAP_DOOR_OPEN] = {"open door", 1, 0, '\''},
-    [MAP_STAIRS_UP] = {"staircase up", 1, 0, '<'},
-    [MAP_STAIRS_DOWN] = {"staircase down", 1, 0, '>'},
-    [MAP_WATER] = {"shallow water", 1, 0, '~'},
-    [MAP_DEEP_WATER] = {"deep water", 0, 0, 'W'},
-    [MAP_GRASS] = {"grass", 1, 0, '"'},
-    [MAP_TREE] = {"tree", 0, 1, 'T'},
-    [MAP_RUBBLE] = {"rubble", 1, 1, ':'},
-    [MAP_DOOR_LOCKED] = {"locked door", 0, 1, '+'},
-    [MAP_DOOR_SECRET] = {"wall", 0, 1, '#'},
-    [MAP_DOOR_BROKEN] = {"broken door", 1, 0, '\''},
-    [MAP_LAVA] = {"lava", 0, 0, '='},
-    [MAP_CHASM] = {"chasm", 0, 0, '0'},
+    [MAP_ROCK] = {0, 1, ' '},        [MAP_WALL] = {0, 1, '#'},
+    [MAP_FLOOR] = {1, 0, '.'},       [MAP_CORRIDOR] = {1, 0, ','},
+    [MAP_DOOR_CLOSED] = {1, 1, '+'}, [MAP_DOOR_OPEN] = {1, 0, '\''},
+    [MAP_STAIRS_UP] = {1, 0, '<'},   [MAP_STAIRS_DOWN] = {1, 0, '>'},
+    [MAP_WATER] = {1, 0, '~'},       [MAP_DEEP_WATER] = {0, 0, 'W'},
+    [MAP_GRASS] = {1, 0, '"'},       [MAP_TREE] = {0, 1, 'T'},
+    [MAP_RUBBLE] = {1, 1, ':'},      [MAP_DOOR_LOCKED] = {0, 1, '+'},
+    [MAP_DOOR_SECRET] = {0, 1, '#'}, [MAP_DOOR_BROKEN] = {1, 0, '\''},
+    [MAP_LAVA] = {0, 0, '='},        [MAP_CHASM] = {0, 0, '0'},
 };
 
 static const char *const shape_names[SHAPE_COUNT] = {
@@ -64,11 +54,6 @@ int mapgen_passable(uint8_t t)
 int mapgen_opaque(uint8_t t)
 {
     return t >= MAP_TERRAIN_COUNT || terrain_info[t].opaque;
-}
-
-const char *mapgen_terrain_name(uint8_t t)
-{
-    return t < MAP_TERRAIN_COUNT ? terrain_info[t].name : "?";
 }
 
 char mapgen_terrain_glyph(uint8_t t)
@@ -282,23 +267,6 @@ static int vault_oriented(const mapgen_vault_t *v, int o, char *out, int *dw, in
             out[dy * *dw + dx] = src[y * vw + x];
         }
     return 0;
-}
-
-int mapgen_vault_render(const mapgen_vault_t *v, int o, char *out, size_t cap)
-{
-    char g[VAULT_MAX_W * VAULT_MAX_H];
-    int dw, dh;
-    if (o < 0 || o > 7 || !out || vault_oriented(v, o, g, &dw, &dh) < 0)
-        return -1;
-    if ((size_t)((dw + 1) * dh) > cap)
-        return -1;
-    size_t n = 0;
-    for (int y = 0; y < dh; y++) {
-        memcpy(out + n, g + y * dw, (size_t)dw);
-        n += (size_t)dw;
-        out[n++] = (y + 1 < dh) ? '\n' : 0;
-    }
-    return (int)n - 1;
 }
 
 static void set_err(char *err, size_t errlen, const char *what, const char *name)
