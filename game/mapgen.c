@@ -148,7 +148,7 @@ const mapgen_vault_t *mapgen_default_vaults(int *n)
     return default_vaults;
 }
 
-const mapgen_region_type_t *mapgen_default_region_types(int *n)
+static const mapgen_region_type_t *mapgen_default_region_types(int *n)
 {
     if (n)
         *n = (int)(sizeof default_rtypes / sizeof default_rtypes[0]);

@@ -169,6 +169,5 @@ void mapgen_count_reachable(const mapgen_level_t *lv, int *open, int *reachable)
 
 /* Built-in content, const data. */
 const mapgen_vault_t *mapgen_default_vaults(int *n);
-const mapgen_region_type_t *mapgen_default_region_types(int *n);
 
 #endif

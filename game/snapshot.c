@@ -143,7 +143,8 @@ static void load_pc(pc_t *pc, rd_t *in)
     pc->artifacts_found = rd_u64(in);
 }
 
-void snapshot_save(const game_t *g, ser_t *s)
+/* The raw state, field by field. */
+static void snapshot_save(const game_t *g, ser_t *s)
 {
     ser_u64(s, g->seed);
     save_rng(&g->play, s);

@@ -275,7 +275,11 @@ int spell_cast_toward(game_t *g, int spell, int x, int y)
     return SCHED_MOVE;
 }
 
-int spell_cast(game_t *g, int spell)
+/* The player casts a known spell: one that aims opens the target cursor
+ * (target.h) and is cast when it is confirmed; the others (a heal, a
+ * buff, a power, a detection) at once. Ticks spent, 0 when nothing was
+ * cast yet (a message says why, or the cursor is up). */
+static int spell_cast(game_t *g, int spell)
 {
     if (cannot_cast(g, spell))
         return 0;

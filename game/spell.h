@@ -19,11 +19,6 @@ int spell_letter(const game_t *g, int spell);
  * key cancels. */
 int spell_menu_key(game_t *g, key_event_t k);
 void spell_menu_draw(game_t *g, screen_t *s);
-/* The player casts a known spell: one that aims (spell_aims) opens the
- * target cursor (target.h) and is cast when it is confirmed; the others
- * (a heal, a buff, a power, a detection) at once. Ticks spent, 0 when
- * nothing was cast yet (a message says why, or the cursor is up). */
-int spell_cast(game_t *g, int spell);
 /* The aimed spell cast towards (x, y) (the cursor's confirm): a bolt or
  * hex at the first creature on the line, an area bursting there or where
  * aimed. Mana is paid; ticks spent (0: it could not be cast). */

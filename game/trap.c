@@ -403,7 +403,8 @@ static int door_kick(game_t *g, level_t *lv, int x, int y)
 typedef int (*door_fn_t)(game_t *g, level_t *lv, int x, int y);
 static const door_fn_t DOOR_FNS[DOOR_CMDS] = {door_close, door_lock, door_kick};
 
-int trap_door(game_t *g, int cmd, int dx, int dy)
+/* The door command on the cell dx, dy from the player: ticks spent. */
+static int trap_door(game_t *g, int cmd, int dx, int dy)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = level_current(g);

@@ -44,8 +44,6 @@ void trap_render(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top
 int trap_cmd_close(game_t *g);
 int trap_cmd_lock(game_t *g);
 int trap_cmd_kick(game_t *g);
-/* The door command on the cell dx, dy from the player: ticks spent. */
-int trap_door(game_t *g, int cmd, int dx, int dy);
 int trap_door_key(game_t *g, key_event_t k); /* PROMPT_DOOR's key */
 
 #endif
