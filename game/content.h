@@ -6,8 +6,8 @@
  * vault prefabs and room shape weights. Behaviour is named by id: handler ids
  * into `handlers` (event.h), hook ids into `hooks` (effect.h); those two
  * are const code tables (rules.h). content_load fills the kind tables from
- * the Lua modules in game/content (script.h), whose kinds may also carry
- * scripted handlers run through a script_vm_t.
+ * the Lua modules in game/content (declare.h), whose kinds may also carry
+ * scripted handlers run through a script_vm_t (script.h).
  *
  * Tests may build a content_t of their own (their own code tables) and run
  * a game on it with start_empty (start.h). */
@@ -380,7 +380,7 @@ struct content {
     price_table_t prices;
     const special_level_t *specials;
     uint16_t n_specials;
-    const void *scripts; /* script.c's own (handlers): set by its loader, NULL otherwise */
+    const struct script_handlers *scripts; /* the kinds' Lua handlers (script.h); NULL: none */
 };
 
 #endif

@@ -3,6 +3,7 @@
 #include <check.h>
 #include <string.h>
 #include "content.h"
+#include "declare.h"
 #include "event.h"
 #include "helpers.h"
 #include "rules.h"
@@ -60,7 +61,7 @@ static void expect_load_error(const char *bad, const char *want)
     const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
                                      bad};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
+    content_t *c = declare_load_files(paths, N_BASE + 1, err, sizeof err);
     ck_assert_ptr_null(c);
     ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err, want);
 }
@@ -97,9 +98,9 @@ START_TEST(test_bad_files)
         const char *only[3] = {BASE_FILES[1], BASE_FILES[2],
                                BASE_FILES[3]}; /* creatures without terrain */
         char err[256] = "";
-        ck_assert_ptr_null(script_content_load_files(only, 3, err, sizeof err));
+        ck_assert_ptr_null(declare_load_files(only, 3, err, sizeof err));
         ck_assert_msg(strstr(err, "creatures.lua:1: 0 terrain kinds declared"), "%s", err);
-        ck_assert_ptr_null(script_content_load("tests/content/none", err, sizeof err));
+        ck_assert_ptr_null(declare_load("tests/content/none", err, sizeof err));
         ck_assert_msg(strstr(err, "tests/content/none/modules.lua: cannot be read"), "%s", err);
     }
     expect_load_error("tests/content/bad/missing.lua",
@@ -141,7 +142,7 @@ START_TEST(test_bad_spells)
                       "': at most 32 spells (a spell set is 32 bits)");
     const char *twice[3] = {BASE_FILES[1], BASE_FILES[2], BASE_FILES[2]};
     char err[256] = "";
-    ck_assert_ptr_null(script_content_load_files(twice, 3, err, sizeof err));
+    ck_assert_ptr_null(declare_load_files(twice, 3, err, sizeof err));
     ck_assert_msg(strstr(err, "spells.lua:19: spell 'magic missile': declared twice"), "%s", err);
 }
 END_TEST
@@ -204,7 +205,7 @@ static content_t *load_handlers(void)
     const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
                                      "tests/content/bad/handlers.lua"};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
+    content_t *c = declare_load_files(paths, N_BASE + 1, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     return c;
 }
@@ -245,7 +246,7 @@ START_TEST(test_contained_errors)
     /* the vm still works after each failure */
     ck_assert_int_eq(call_damage(vm, c, "faulty", &e, err), SCRIPT_ERR_RUNTIME);
     script_vm_free(vm);
-    script_content_free(c);
+    declare_free(c);
 }
 END_TEST
 
@@ -265,7 +266,7 @@ START_TEST(test_sandbox_escapes)
         ck_assert_msg(strstr(err, "cannot set 'counter'"), "%s", err);
     }
     script_vm_free(vm);
-    script_content_free(c);
+    declare_free(c);
 }
 END_TEST
 
@@ -278,7 +279,7 @@ static uint32_t fixed_rand(void *ctx, uint32_t n)
 START_TEST(test_flesh_golem)
 {
     char err[256] = "";
-    content_t *c = script_content_load("game/content", err, sizeof err);
+    content_t *c = declare_load("game/content", err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_named(c, "flesh golem"),
                                   EV_DAMAGE);
@@ -306,7 +307,7 @@ START_TEST(test_flesh_golem)
     ck_assert_int_eq(e.amount[0], 6);
     ck_assert_int_eq(e.heal + e.slow, 0);
     script_vm_free(vm);
-    script_content_free(c);
+    declare_free(c);
 }
 END_TEST
 
