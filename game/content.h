@@ -141,42 +141,15 @@ typedef struct {
 } creature_kind_t;
 
 /* Spells (spell.c casts them). Ids are declaration order and a spell set
- * is a 16-bit mask of ids (class and creature kinds, the character's
+ * is a 32-bit mask of ids (class and creature kinds, the character's
  * known spells in saves), so there are at most SPELLS_MAX and new ones go
- * last. */
+ * last. What a spell does is its effect, one of SPELL_EFFECT_LIST
+ * (spell.h), which says which of the fields below it uses. */
 #define SPELLS_MAX 32
-/* SPELL_BOLT: damage to the first creature on the line to the target (a
- * Ref save halves an element's); SPELL_HEAL: heals the caster;
- * SPELL_BREATH: a monster's breath, damage a Ref save halves (not a
- * spell: what shrugs off spells does not shrug it off); SPELL_HEX: puts a
- * timed effect on the first creature on the line (the effect's own save
- * resists it); SPELL_AREA: damage to every creature within radius of
- * where the line ends, the caster spared; SPELL_BUFF: a timed effect on
- * the caster, no save; SPELL_SUMMON: creatures of the depth around the
- * caster; SPELL_POWER: what an item use does (use: identify, map, light,
- * teleport, remove_curse, cure) for the caster; SPELL_DETECT: traps and
- * secret doors within radius of the caster are found. Bolts, hexes and
- * areas aim (target.h); the rest do not. */
-enum {
-    SPELL_BOLT = 0,
-    SPELL_HEAL,
-    SPELL_BREATH,
-    SPELL_HEX,
-    SPELL_AREA,
-    SPELL_BUFF,
-    SPELL_SUMMON,
-    SPELL_POWER,
-    SPELL_DETECT,
-    SPELL_EFFECTS
-};
-#define SPELL_EFFECT_NAMES                                                           \
-    {                                                                                \
-        "bolt", "heal", "breath", "hex", "area", "buff", "summon", "power", "detect" \
-    }
 typedef struct {
     char name[24];
     int16_t mana;   /* its cost */
-    uint8_t effect; /* SPELL_* */
+    uint8_t effect; /* SPELL_* (spell.h) */
     uint8_t dtype;  /* a bolt's, breath's or area's damage type (DT_*); DT_NONE otherwise */
     dice_t dice;    /* damage or healing (parsed once at load); a hex or buff: its turns */
     int16_t status; /* a hex's or buff's effect kind (content effects); -1 none */

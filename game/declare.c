@@ -17,6 +17,7 @@
 #include "mapgen.h"
 #include "rules.h"
 #include "script.h"
+#include "spell.h"
 
 /* ---- names ----------------------------------------------------------------- */
 
@@ -41,6 +42,14 @@ static int name_find(const char *const *names, int n, const char *name)
         if (names[i][0] && strcasecmp(names[i], name) == 0)
             return i;
     return names[0][0] && strcasecmp(names[0], name) == 0 ? 0 : -1;
+}
+
+static void lower_copy(char *out, size_t n, const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++)
+        out[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+    out[i] = 0;
 }
 
 /* ---- the loaded content ------------------------------------------------------ */
@@ -427,10 +436,48 @@ static uint32_t fld_spells(lua_State *L, const decl_t *d, const char *f, uint32_
     return fld_bits(L, d, f, names, d->s->c.n_spells, def);
 }
 
-/* spell { name=, mana=, effect="bolt"|"heal", dtype= (a bolt's), dice= } */
+#define DECL_SPELL_NAME_(id, fn, flags) #id,
+static const char *const SPELL_EFFECT_NAMES[SPELL_EFFECTS] = {SPELL_EFFECT_LIST(DECL_SPELL_NAME_)};
+#undef DECL_SPELL_NAME_
+#define DECL_SPELL_FLAGS_(id, fn, flags) flags,
+static const uint8_t SPELL_EFFECT_FLAGS[SPELL_EFFECTS] = {SPELL_EFFECT_LIST(DECL_SPELL_FLAGS_)};
+#undef DECL_SPELL_FLAGS_
+
+/* A field a spell has when its effect has the flag (SPF_*), and only then. */
+static void spell_field_agrees(lua_State *L, const decl_t *d, const spell_kind_t *sp, unsigned flag,
+                               bool present, const char *field, const char *what)
+{
+    bool wanted = (SPELL_EFFECT_FLAGS[sp->effect] & flag) != 0;
+    char effect[16];
+    lower_copy(effect, sizeof effect, SPELL_EFFECT_NAMES[sp->effect]);
+    if (wanted != present)
+        luaL_error(L, "%s: effect '%s' %s %s (field '%s')", d->what, effect,
+                   wanted ? "needs its" : "has no", what, field);
+}
+
+/* The fields after name and mana: the effect and what it needs. */
+static void spell_fields(lua_State *L, const decl_t *d, spell_kind_t *sp)
+{
+    sp->effect = (uint8_t)fld_enum(L, d, "effect", SPELL_EFFECT_NAMES, SPELL_EFFECTS, SPELL_BOLT);
+    sp->dtype = (uint8_t)fld_enum(L, d, "dtype", DAMAGE_NAMES, DT_COUNT, DT_NONE);
+    sp->status = (int16_t)fld_kind(L, d, "status", find_effect);
+    sp->radius = (uint8_t)fld_int(L, d, "radius", 0, 0, 20);
+    sp->use = (uint8_t)fld_enum(L, d, "use", ITEM_USE_NAMES, USE_COUNT, USE_NONE);
+    spell_field_agrees(L, d, sp, SPF_DAMAGE, sp->dtype != DT_NONE, "dtype", "damage type");
+    spell_field_agrees(L, d, sp, SPF_STATUS, sp->status >= 0, "status", "timed effect");
+    spell_field_agrees(L, d, sp, SPF_RADIUS, sp->radius > 0, "radius", "radius");
+    spell_field_agrees(L, d, sp, SPF_USE, sp->use != USE_NONE, "use", "item use");
+    int t = lua_getfield(L, 1, "dice");
+    lua_pop(L, 1);
+    if (t == LUA_TNIL)
+        luaL_error(L, "%s: field 'dice' is required", d->what);
+    sp->dice = fld_dice(L, d, "dice", sp->dice);
+}
+
+/* spell { name=, mana=, effect="bolt"|"heal"|... (spell.h), dtype=, status=,
+ * radius=, use=: what the effect needs (SPF_*), dice= } */
 static int decl_spell(lua_State *L)
 {
-    static const char *const EFFECTS[SPELL_EFFECTS] = SPELL_EFFECT_NAMES;
     decl_t d = decl_begin(L, "spell");
     declared_t *s = d.s;
     char name[sizeof s->spells->name] = {0};
@@ -448,32 +495,7 @@ static int decl_spell(lua_State *L)
     sp->mana = (int16_t)fld_int(L, &d, "mana", -1, 0, 1000);
     if (sp->mana < 0)
         return luaL_error(L, "%s: field 'mana' is required", d.what);
-    sp->effect = (uint8_t)fld_enum(L, &d, "effect", EFFECTS, SPELL_EFFECTS, SPELL_BOLT);
-    sp->dtype = (uint8_t)fld_enum(L, &d, "dtype", DAMAGE_NAMES, DT_COUNT, DT_NONE);
-    bool hurts = sp->effect == SPELL_BOLT || sp->effect == SPELL_BREATH || sp->effect == SPELL_AREA;
-    if (hurts && sp->dtype == DT_NONE)
-        return luaL_error(L, "%s: a bolt, breath or area needs a damage type (field 'dtype')",
-                          d.what);
-    if (!hurts && sp->dtype != DT_NONE)
-        return luaL_error(L, "%s: only a bolt, breath or area has a damage type (field 'dtype')",
-                          d.what);
-    sp->status = (int16_t)fld_kind(L, &d, "status", find_effect);
-    bool timed = sp->effect == SPELL_HEX || sp->effect == SPELL_BUFF;
-    if (timed != (sp->status >= 0))
-        return luaL_error(L, "%s: a hex or buff, and only those, names an effect (field 'status')",
-                          d.what);
-    sp->radius = (uint8_t)fld_int(L, &d, "radius", 0, 0, 20);
-    if ((sp->effect == SPELL_AREA || sp->effect == SPELL_DETECT) != (sp->radius > 0))
-        return luaL_error(L, "%s: an area or detection, and only those, has a radius", d.what);
-    sp->use = (uint8_t)fld_enum(L, &d, "use", ITEM_USE_NAMES, USE_COUNT, USE_NONE);
-    if ((sp->effect == SPELL_POWER) != (sp->use != USE_NONE))
-        return luaL_error(L, "%s: a power, and only a power, names an item use (field 'use')",
-                          d.what);
-    int t = lua_getfield(L, 1, "dice");
-    lua_pop(L, 1);
-    if (t == LUA_TNIL)
-        return luaL_error(L, "%s: field 'dice' is required", d.what);
-    sp->dice = fld_dice(L, &d, "dice", sp->dice);
+    spell_fields(L, &d, sp);
     return 0;
 }
 

@@ -25,7 +25,7 @@
  * A later module may name earlier kinds (like=, oddment, rules, and the
  * spells= and learns= of creatures and classes). Code handler and hook
  * ids are named as in rules.h's lists, lower case ("poison_bite",
- * "poison_tick"), a spell's effect as in SPELL_EFFECT_NAMES (content.h). The
+ * "poison_tick"), a spell's effect as in SPELL_EFFECT_LIST (spell.h). The
  * result is freshly allocated plain C tables (content.h) plus the `on`
  * handlers kept for the vm (content_t.scripts); on any error nothing is
  * kept, NULL is returned and err holds "file:line: what is wrong". */

@@ -8,6 +8,7 @@
 #include "helpers.h"
 #include "rules.h"
 #include "script.h"
+#include "spell.h"
 
 #define BASE "game/content/"
 static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "effects.lua", BASE "spells.lua",
@@ -115,22 +116,21 @@ START_TEST(test_bad_spells)
     expect_load_error(
         "tests/content/bad/bad_spell.lua",
         "tests/content/bad/bad_spell.lua:2: spell 'sleet': field 'dice' must be dice");
-    expect_load_error(
-        "tests/content/bad/heal_dtype.lua",
-        "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': only a bolt, breath or area has "
-        "a damage type");
+    expect_load_error("tests/content/bad/heal_dtype.lua",
+                      "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': effect 'heal' has "
+                      "no damage type (field 'dtype')");
     expect_load_error("tests/content/bad/bolt_no_dtype.lua",
-                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': a bolt, "
-                      "breath or area needs a damage type");
+                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': effect 'bolt' "
+                      "needs its damage type (field 'dtype')");
     expect_load_error("tests/content/bad/hex_no_status.lua",
-                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': a hex or buff, "
-                      "and only those, names an effect");
+                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': effect 'hex' "
+                      "needs its timed effect (field 'status')");
     expect_load_error("tests/content/bad/area_no_radius.lua",
-                      "tests/content/bad/area_no_radius.lua:2: spell 'damp squib': an area or "
-                      "detection, and only those, has a radius");
+                      "tests/content/bad/area_no_radius.lua:2: spell 'damp squib': effect 'area' "
+                      "needs its radius (field 'radius')");
     expect_load_error("tests/content/bad/power_no_use.lua",
-                      "tests/content/bad/power_no_use.lua:2: spell 'blank page': a power, and "
-                      "only a power, names an item use");
+                      "tests/content/bad/power_no_use.lua:2: spell 'blank page': effect 'power' "
+                      "needs its item use (field 'use')");
     expect_load_error("tests/content/bad/hex_unknown_status.lua",
                       "tests/content/bad/hex_unknown_status.lua:2: spell 'cold eye': field "
                       "'status': unknown kind 'chill'");
