@@ -29,22 +29,12 @@
  * join it (doors). */
 enum { TF_PASSABLE = 1 << 0, TF_OPAQUE = 1 << 1, TF_LINE = 1 << 2, TF_EDGE = 1 << 3 };
 
-/* What stepping into a terrain does (special.c): HAZARD_SWIM (deep water:
- * the player swims, a heavy pack drags, items sink), HAZARD_BURN (lava:
- * fire damage of its dice), HAZARD_FALL (a chasm: down to the next level,
- * hurt by its dice). Monsters never enter a hazard; the player may. */
-enum { HAZARD_NONE = 0, HAZARD_SWIM, HAZARD_BURN, HAZARD_FALL, HAZARDS };
-#define HAZARD_NAMES                   \
-    {                                  \
-        "none", "swim", "burn", "fall" \
-    }
-
 typedef struct {
     char name[24];
     uint32_t glyph;
     uint16_t fg;
     uint8_t flags;  /* TF_* */
-    uint8_t hazard; /* HAZARD_* */
+    uint8_t hazard; /* HAZARD_* (special.h): what stepping in does */
     dice_t dice;    /* a hazard's damage */
     int16_t move;   /* percent of a step's ticks to enter it (rubble: more); 100 */
 } terrain_kind_t;
@@ -232,15 +222,11 @@ typedef struct {
 } region_kind_t;
 
 /* Traps (trap.c): hidden on a level until searching or perception finds
- * them; what one does when the player steps on it is its action. */
-enum { TRAP_DAMAGE = 0, TRAP_EFFECT, TRAP_TELEPORT, TRAP_FALL, TRAP_ALARM, TRAP_ACTIONS };
-#define TRAP_ACTION_NAMES                               \
-    {                                                   \
-        "damage", "effect", "teleport", "fall", "alarm" \
-    }
+ * them; what one does when the player steps on it is its action, a row of
+ * TRAP_ACTION_LIST (trap.h). */
 typedef struct {
     char name[24];
-    uint8_t action; /* TRAP_* */
+    uint8_t action; /* TRAP_* (trap.h) */
     uint8_t dtype;  /* damage: its type (DT_*) */
     dice_t dice;    /* damage: hit points; effect: turns */
     int16_t effect; /* effect: the effect kind (content effects); -1 none */

@@ -17,7 +17,9 @@
 #include "mapgen.h"
 #include "rules.h"
 #include "script.h"
+#include "special.h"
 #include "spell.h"
+#include "trap.h"
 
 /* ---- names ----------------------------------------------------------------- */
 
@@ -384,7 +386,9 @@ static int decl_terrain(lua_State *L)
     int join = fld_enum(L, &d, "join", joins, 3, 0);
     t->flags = (uint8_t)((fld_bool(L, &d, "passable", 0) ? TF_PASSABLE : 0) |
                          (fld_bool(L, &d, "opaque", 0) ? TF_OPAQUE : 0) | join_flags[join]);
-    static const char *const hazards[HAZARDS] = HAZARD_NAMES;
+#define DECL_HAZARD_NAME_(id, fn) #id,
+    static const char *const hazards[HAZARDS] = {HAZARD_LIST(DECL_HAZARD_NAME_)};
+#undef DECL_HAZARD_NAME_
     t->hazard = (uint8_t)fld_enum(L, &d, "hazard", hazards, HAZARDS, HAZARD_NONE);
     if (t->hazard && (t->flags & TF_PASSABLE))
         return luaL_error(L, "%s: a hazard is not passable (monsters keep out)", d.what);
@@ -958,7 +962,12 @@ static int decl_vault(lua_State *L)
  * dice=, effect=, min_depth=, max_depth=, weight=, msg= } */
 static int decl_trap(lua_State *L)
 {
-    static const char *const ACTIONS[TRAP_ACTIONS] = TRAP_ACTION_NAMES;
+#define DECL_TRAP_NAME_(id, fn, flags) #id,
+    static const char *const ACTIONS[TRAP_ACTIONS] = {TRAP_ACTION_LIST(DECL_TRAP_NAME_)};
+#undef DECL_TRAP_NAME_
+#define DECL_TRAP_FLAGS_(id, fn, flags) flags,
+    static const uint8_t FLAGS[TRAP_ACTIONS] = {TRAP_ACTION_LIST(DECL_TRAP_FLAGS_)};
+#undef DECL_TRAP_FLAGS_
     decl_t d = decl_begin(L, "trap");
     declared_t *s = d.s;
     int k = kind_grow((void **)&s->traps, sizeof *s->traps, &s->c.n_traps, &s->cap[9], NULL);
@@ -970,7 +979,7 @@ static int decl_trap(lua_State *L)
     t->dtype = (uint8_t)fld_enum(L, &d, "dtype", DAMAGE_NAMES, DT_COUNT, DT_HIT);
     t->dice = fld_dice(L, &d, "dice", (dice_t){1, 6, 0});
     t->effect = (int16_t)fld_kind(L, &d, "effect", find_effect);
-    if ((t->action == TRAP_EFFECT) != (t->effect >= 0))
+    if (((FLAGS[t->action] & TAF_EFFECT) != 0) != (t->effect >= 0))
         return luaL_error(L, "%s: an effect trap, and only one, names an 'effect'", d.what);
     t->min_depth = (int16_t)fld_int(L, &d, "min_depth", 1, 1, 99);
     t->max_depth = (int16_t)fld_int(L, &d, "max_depth", 99, t->min_depth, 99);

@@ -259,8 +259,9 @@ static void spring_alarm(game_t *g, const trap_kind_t *t)
 }
 
 static const trap_fn_t SPRING[TRAP_ACTIONS] = {
-    [TRAP_DAMAGE] = spring_damage, [TRAP_EFFECT] = spring_effect, [TRAP_TELEPORT] = spring_teleport,
-    [TRAP_FALL] = spring_fall,     [TRAP_ALARM] = spring_alarm,
+#define TRAP_ACTION_ROW_(id, fn, flags) [TRAP_##id] = fn,
+    TRAP_ACTION_LIST(TRAP_ACTION_ROW_)
+#undef TRAP_ACTION_ROW_
 };
 
 void trap_arrive(game_t *g)
