@@ -17,6 +17,7 @@
 #include "game.h"
 #include "item.h"
 #include "obj.h"
+#include "pc.h"
 #include "rng.h"
 #include "sched.h"
 
@@ -76,25 +77,6 @@ typedef struct {
     uint64_t turn;
     uint16_t repeat;
 } msg_t;
-
-/* The player as a character (pc.c, chargen.c). Saved whole. */
-typedef struct {
-    uint8_t race, cls;      /* content races/classes; valid once created */
-    uint8_t created;        /* 0 while the creation screen is up */
-    int8_t ab[AB_COUNT];    /* ability scores, as drained now */
-    int8_t drain[AB_COUNT]; /* points drained from each (restore abilities gives them back) */
-    uint8_t xl;             /* experience level 1-20 */
-    uint8_t choices;        /* level-up choices owed */
-    uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
-    uint8_t heartstone;                  /* carrying it */
-    uint8_t power_attack;                /* the fighter's stance: harder, wilder blows (power.h) */
-    int16_t mana, mana_max;
-    uint32_t spells; /* known spells: bit i is content spell i (spell.h) */
-    int32_t xp;
-    uint32_t kills;
-    uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
-    uint64_t artifacts_made, artifacts_found;            /* bits by artifact order (ego.h) */
-} pc_t;
 
 typedef struct render_cache render_cache_t;
 
