@@ -25,8 +25,6 @@
 
 #define DECL_NAME_(n) #n,
 static const char *const EVENT_NAMES[EV_TYPES] = {"NONE", EVENT_LIST(DECL_NAME_)};
-static const char *const HANDLER_NAMES[H_COUNT] = {"", RULES_HANDLER_LIST(DECL_NAME_)};
-static const char *const HOOK_NAMES[HK_COUNT] = {"", RULES_HOOK_LIST(DECL_NAME_)};
 static const char *const DAMAGE_NAMES[DT_COUNT] = {DAMAGE_LIST(DECL_NAME_)};
 static const char *const ITEM_CLASS_NAMES[IC_COUNT] = {ITEM_CLASS_LIST(DECL_NAME_)};
 static const char *const ITEM_SLOT_NAMES[SLOT_COUNT] = {ITEM_SLOT_LIST(DECL_NAME_)};
@@ -35,6 +33,10 @@ static const char *const ITEM_AMMO_NAMES[AMMO_COUNT] = {ITEM_AMMO_LIST(DECL_NAME
 static const char *const ITEM_DAMAGE_NAMES[IDT_COUNT] = {ITEM_DAMAGE_LIST(DECL_NAME_)};
 static const char *const EFFECT_FLAG_NAMES[EFK_BITS] = {EFFECT_FLAG_LIST(DECL_NAME_)};
 #undef DECL_NAME_
+#define DECL_NAME2_(n, fn) #n,
+static const char *const HANDLER_NAMES[H_COUNT] = {"", RULES_HANDLER_LIST(DECL_NAME2_)};
+static const char *const HOOK_NAMES[HK_COUNT] = {"", RULES_HOOK_LIST(DECL_NAME2_)};
+#undef DECL_NAME2_
 static const char *const STACK_NAMES[] = {"refresh", "add", "strongest"};
 
 /* Index of name in a table (case-insensitive, so Lua writes lower case), or -1. */
