@@ -5,8 +5,9 @@
  * only game.h; each module's functions are in its own header (level.h,
  * creature.h, msg.h, ...).
  *
- * Scheduler functions are named by SCHED_FN_LIST: the id (FN_*) is what a
- * saved event stores, so ids are append-only (their table: turn.c). */
+ * Scheduler functions are named by SCHED_FN_LIST, X(ID, fn): the id (FN_*)
+ * is what a saved event stores, so ids are append-only; fn runs it (turn.c
+ * makes the table). */
 #ifndef WARREN_WORLD_H
 #define WARREN_WORLD_H
 #include <stdbool.h>
@@ -21,16 +22,16 @@
 #include "rng.h"
 #include "sched.h"
 
-#define SCHED_FN_LIST(X) \
-    X(PLAYER_TURN)       \
-    X(MONSTER_TURN)      \
-    X(EFFECT_TICK)       \
-    X(REGEN)             \
-    X(TEST)              \
-    X(HUNGER)
+#define SCHED_FN_LIST(X)             \
+    X(PLAYER_TURN, fn_nothing)       \
+    X(MONSTER_TURN, fn_monster_turn) \
+    X(EFFECT_TICK, effect_on_tick)   \
+    X(REGEN, creature_regen)         \
+    X(TEST, fn_nothing)              \
+    X(HUNGER, status_hunger_tick)
 
 enum {
-#define SCHED_FN_ENUM_(n) FN_##n,
+#define SCHED_FN_ENUM_(n, fn) FN_##n,
     SCHED_FN_LIST(SCHED_FN_ENUM_)
 #undef SCHED_FN_ENUM_
         FN_COUNT
