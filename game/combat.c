@@ -312,7 +312,8 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     return EV_DONE;
 }
 
-void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
+/* "killed by a kobold on level 3" for the player's death by killer. */
+static void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
 {
     const obj_t *k = reg_get(&g->reg, killer);
     if (!k || killer == g->player) {

@@ -27,7 +27,5 @@ int combat_dc(const game_t *g, handle_t actor);
 const char *combat_wound_word(const obj_t *o);
 /* Milestones (and a message) for uniques coming into view the first time. */
 bool combat_unique_seen(game_t *g);
-/* "killed by a kobold on level 3" for the player's death by killer. */
-void combat_cause(game_t *g, handle_t killer, char *out, size_t n);
 
 #endif

@@ -6,8 +6,8 @@
  * vault prefabs and room shape weights. Behaviour is named by id: handler ids
  * into `handlers` (event.h), hook ids into `hooks` (effect.h); those two
  * are const code tables (rules.h). content_load fills the kind tables from
- * the Lua modules in game/content (script.h), whose kinds may also carry
- * scripted handlers run through a script_vm_t.
+ * the Lua modules in game/content (declare.h), whose kinds may also carry
+ * scripted handlers run through a script_vm_t (script.h).
  *
  * Tests may build a content_t of their own (their own code tables) and run
  * a game on it with start_empty (start.h). */
@@ -29,22 +29,12 @@
  * join it (doors). */
 enum { TF_PASSABLE = 1 << 0, TF_OPAQUE = 1 << 1, TF_LINE = 1 << 2, TF_EDGE = 1 << 3 };
 
-/* What stepping into a terrain does (special.c): HAZARD_SWIM (deep water:
- * the player swims, a heavy pack drags, items sink), HAZARD_BURN (lava:
- * fire damage of its dice), HAZARD_FALL (a chasm: down to the next level,
- * hurt by its dice). Monsters never enter a hazard; the player may. */
-enum { HAZARD_NONE = 0, HAZARD_SWIM, HAZARD_BURN, HAZARD_FALL, HAZARDS };
-#define HAZARD_NAMES                   \
-    {                                  \
-        "none", "swim", "burn", "fall" \
-    }
-
 typedef struct {
     char name[24];
     uint32_t glyph;
     uint16_t fg;
     uint8_t flags;  /* TF_* */
-    uint8_t hazard; /* HAZARD_* */
+    uint8_t hazard; /* HAZARD_* (special.h): what stepping in does */
     dice_t dice;    /* a hazard's damage */
     int16_t move;   /* percent of a step's ticks to enter it (rubble: more); 100 */
 } terrain_kind_t;
@@ -141,42 +131,15 @@ typedef struct {
 } creature_kind_t;
 
 /* Spells (spell.c casts them). Ids are declaration order and a spell set
- * is a 16-bit mask of ids (class and creature kinds, the character's
+ * is a 32-bit mask of ids (class and creature kinds, the character's
  * known spells in saves), so there are at most SPELLS_MAX and new ones go
- * last. */
+ * last. What a spell does is its effect, one of SPELL_EFFECT_LIST
+ * (spell.h), which says which of the fields below it uses. */
 #define SPELLS_MAX 32
-/* SPELL_BOLT: damage to the first creature on the line to the target (a
- * Ref save halves an element's); SPELL_HEAL: heals the caster;
- * SPELL_BREATH: a monster's breath, damage a Ref save halves (not a
- * spell: what shrugs off spells does not shrug it off); SPELL_HEX: puts a
- * timed effect on the first creature on the line (the effect's own save
- * resists it); SPELL_AREA: damage to every creature within radius of
- * where the line ends, the caster spared; SPELL_BUFF: a timed effect on
- * the caster, no save; SPELL_SUMMON: creatures of the depth around the
- * caster; SPELL_POWER: what an item use does (use: identify, map, light,
- * teleport, remove_curse, cure) for the caster; SPELL_DETECT: traps and
- * secret doors within radius of the caster are found. Bolts, hexes and
- * areas aim (target.h); the rest do not. */
-enum {
-    SPELL_BOLT = 0,
-    SPELL_HEAL,
-    SPELL_BREATH,
-    SPELL_HEX,
-    SPELL_AREA,
-    SPELL_BUFF,
-    SPELL_SUMMON,
-    SPELL_POWER,
-    SPELL_DETECT,
-    SPELL_EFFECTS
-};
-#define SPELL_EFFECT_NAMES                                                           \
-    {                                                                                \
-        "bolt", "heal", "breath", "hex", "area", "buff", "summon", "power", "detect" \
-    }
 typedef struct {
     char name[24];
     int16_t mana;   /* its cost */
-    uint8_t effect; /* SPELL_* */
+    uint8_t effect; /* SPELL_* (spell.h) */
     uint8_t dtype;  /* a bolt's, breath's or area's damage type (DT_*); DT_NONE otherwise */
     dice_t dice;    /* damage or healing (parsed once at load); a hex or buff: its turns */
     int16_t status; /* a hex's or buff's effect kind (content effects); -1 none */
@@ -259,15 +222,11 @@ typedef struct {
 } region_kind_t;
 
 /* Traps (trap.c): hidden on a level until searching or perception finds
- * them; what one does when the player steps on it is its action. */
-enum { TRAP_DAMAGE = 0, TRAP_EFFECT, TRAP_TELEPORT, TRAP_FALL, TRAP_ALARM, TRAP_ACTIONS };
-#define TRAP_ACTION_NAMES                               \
-    {                                                   \
-        "damage", "effect", "teleport", "fall", "alarm" \
-    }
+ * them; what one does when the player steps on it is its action, a row of
+ * TRAP_ACTION_LIST (trap.h). */
 typedef struct {
     char name[24];
-    uint8_t action; /* TRAP_* */
+    uint8_t action; /* TRAP_* (trap.h) */
     uint8_t dtype;  /* damage: its type (DT_*) */
     dice_t dice;    /* damage: hit points; effect: turns */
     int16_t effect; /* effect: the effect kind (content effects); -1 none */
@@ -380,7 +339,7 @@ struct content {
     price_table_t prices;
     const special_level_t *specials;
     uint16_t n_specials;
-    const void *scripts; /* script.c's own (handlers): set by its loader, NULL otherwise */
+    const struct script_handlers *scripts; /* the kinds' Lua handlers (script.h); NULL: none */
 };
 
 #endif

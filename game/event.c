@@ -7,17 +7,6 @@
 #include "script.h"
 #include "world.h"
 
-static const char *const EVENT_NAMES[EV_TYPES] = {"none",
-#define EVENT_NAME_(n) #n,
-                                                  EVENT_LIST(EVENT_NAME_)
-#undef EVENT_NAME_
-};
-
-const char *event_name(uint16_t type)
-{
-    return type < EV_TYPES ? EVENT_NAMES[type] : "?";
-}
-
 static int run_handler(game_t *g, ev_info_t *e, uint16_t id, handle_t self)
 {
     const content_t *c = g->c;

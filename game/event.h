@@ -83,6 +83,5 @@ typedef int (*ev_handler_t)(game_t *g, ev_info_t *e, handle_t self);
 typedef void (*ev_watch_t)(void *ctx, const ev_info_t *e);
 
 int event_throw(game_t *g, ev_info_t *e);
-const char *event_name(uint16_t type);
 
 #endif

@@ -52,11 +52,6 @@ static const flavour_set_t *set_of(const item_kind_t *k)
     return NULL;
 }
 
-bool ident_flavoured(const game_t *g, uint16_t kind)
-{
-    return kind < g->c->n_items && set_of(&g->c->items[kind]);
-}
-
 /* Each class's kinds take distinct looks: a shuffled deck per class, dealt
  * in kind order from a stream of the seed (never the play stream). */
 void ident_deal(game_t *g)

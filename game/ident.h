@@ -14,7 +14,6 @@
 
 /* Deals this game's flavours (item_state_init calls it). */
 void ident_deal(game_t *g);
-bool ident_flavoured(const game_t *g, uint16_t kind); /* has a flavour at all */
 bool ident_known(const game_t *g, uint16_t kind);
 /* Marks the kind known; true when it was not known before. */
 bool ident_learn(game_t *g, uint16_t kind);

@@ -322,6 +322,13 @@ int item_start_kit(game_t *g)
 
 /* ---- names ----------------------------------------------------------------------- */
 
+/* The item's name as the player knows it, for the grammar: "potion of
+ * healing" or "fizzing violet potion", "+1 long sword", with count. */
+typedef struct {
+    char name[80], plural[80];
+    int count;
+} item_name_t;
+
 static void name_of(const game_t *g, const obj_t *o, bool reveal, item_name_t *out)
 {
     const item_kind_t *k = item_kind(g, o);
@@ -351,7 +358,7 @@ static void name_of(const game_t *g, const obj_t *o, bool reveal, item_name_t *o
     }
 }
 
-void item_name(const game_t *g, handle_t h, item_name_t *out)
+static void item_name(const game_t *g, handle_t h, item_name_t *out)
 {
     const obj_t *o = item_get(g, h);
     if (!o) {

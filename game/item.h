@@ -90,13 +90,6 @@ int item_populate(game_t *g, int depth, rng_t *r);
  * deep as `as_deep` (a vault's is richer): 0, or -1 (OOM). */
 int item_treasure_at(game_t *g, int depth, int as_deep, int x, int y, rng_t *r);
 
-/* The item's name as the player knows it, for the grammar: "potion of
- * healing" or "fizzing violet potion", "+1 long sword", with count. */
-typedef struct {
-    char name[80], plural[80];
-    int count;
-} item_name_t;
-void item_name(const game_t *g, handle_t h, item_name_t *out);
 /* "a +1 long sword (wielded)" / "6 loaves of bread" into out. */
 void item_describe(const game_t *g, handle_t h, char *out, size_t n);
 

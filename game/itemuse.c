@@ -315,7 +315,8 @@ static const uint8_t ITEM_TO_DAMAGE[IDT_COUNT] = {
     [IDT_MAGIC] = DT_MAGIC,
 };
 
-uint8_t itemuse_damage_type(uint8_t idt)
+/* The event damage type (DT_*) of an item damage type (IDT_*). */
+static uint8_t itemuse_damage_type(uint8_t idt)
 {
     return idt < IDT_COUNT ? ITEM_TO_DAMAGE[idt] : DT_HIT;
 }

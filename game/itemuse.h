@@ -33,8 +33,6 @@ handle_t itemuse_wanted_near(const game_t *g, handle_t m, int radius, int *x, in
 bool itemuse_unidentified(const game_t *g, const obj_t *o);
 /* Makes the item and its kind known, and says what it is. */
 void itemuse_identify(game_t *g, handle_t it);
-/* The event damage type (DT_*) of an item damage type (IDT_*). */
-uint8_t itemuse_damage_type(uint8_t idt);
 /* Gives a new monster what it carries (from the level's stream r). */
 void itemuse_monster_kit(game_t *g, handle_t m, rng_t *r);
 /* Everything who carries falls to the floor (death). */

@@ -25,30 +25,20 @@
 /* ---- terrain and shape tables --------------------------------------------- */
 
 typedef struct {
-    const char *name;
     uint8_t passable, opaque;
     char glyph;
 } terrain_info_t;
 
 static const terrain_info_t terrain_info[MAP_TERRAIN_COUNT] = {
-    [MAP_ROCK] = {"rock", 0, 1, ' '},
-    [MAP_WALL] = {"wall", 0, 1, '#'},
-    [MAP_FLOOR] = {"floor", 1, 0, '.'},
-    [MAP_CORRIDOR] = {"corridor", 1, 0, ','},
-    [MAP_DOOR_CLOSED] = {"closed door", 1, 1, '+'},
-    [MAP_DOOR_OPEN] = {"open door", 1, 0, '\''},
-    [MAP_STAIRS_UP] = {"staircase up", 1, 0, '<'},
-    [MAP_STAIRS_DOWN] = {"staircase down", 1, 0, '>'},
-    [MAP_WATER] = {"shallow water", 1, 0, '~'},
-    [MAP_DEEP_WATER] = {"deep water", 0, 0, 'W'},
-    [MAP_GRASS] = {"grass", 1, 0, '"'},
-    [MAP_TREE] = {"tree", 0, 1, 'T'},
-    [MAP_RUBBLE] = {"rubble", 1, 1, ':'},
-    [MAP_DOOR_LOCKED] = {"locked door", 0, 1, '+'},
-    [MAP_DOOR_SECRET] = {"wall", 0, 1, '#'},
-    [MAP_DOOR_BROKEN] = {"broken door", 1, 0, '\''},
-    [MAP_LAVA] = {"lava", 0, 0, '='},
-    [MAP_CHASM] = {"chasm", 0, 0, '0'},
+    [MAP_ROCK] = {0, 1, ' '},        [MAP_WALL] = {0, 1, '#'},
+    [MAP_FLOOR] = {1, 0, '.'},       [MAP_CORRIDOR] = {1, 0, ','},
+    [MAP_DOOR_CLOSED] = {1, 1, '+'}, [MAP_DOOR_OPEN] = {1, 0, '\''},
+    [MAP_STAIRS_UP] = {1, 0, '<'},   [MAP_STAIRS_DOWN] = {1, 0, '>'},
+    [MAP_WATER] = {1, 0, '~'},       [MAP_DEEP_WATER] = {0, 0, 'W'},
+    [MAP_GRASS] = {1, 0, '"'},       [MAP_TREE] = {0, 1, 'T'},
+    [MAP_RUBBLE] = {1, 1, ':'},      [MAP_DOOR_LOCKED] = {0, 1, '+'},
+    [MAP_DOOR_SECRET] = {0, 1, '#'}, [MAP_DOOR_BROKEN] = {1, 0, '\''},
+    [MAP_LAVA] = {0, 0, '='},        [MAP_CHASM] = {0, 0, '0'},
 };
 
 static const char *const shape_names[SHAPE_COUNT] = {
@@ -64,11 +54,6 @@ int mapgen_passable(uint8_t t)
 int mapgen_opaque(uint8_t t)
 {
     return t >= MAP_TERRAIN_COUNT || terrain_info[t].opaque;
-}
-
-const char *mapgen_terrain_name(uint8_t t)
-{
-    return t < MAP_TERRAIN_COUNT ? terrain_info[t].name : "?";
 }
 
 char mapgen_terrain_glyph(uint8_t t)
@@ -163,7 +148,7 @@ const mapgen_vault_t *mapgen_default_vaults(int *n)
     return default_vaults;
 }
 
-const mapgen_region_type_t *mapgen_default_region_types(int *n)
+static const mapgen_region_type_t *mapgen_default_region_types(int *n)
 {
     if (n)
         *n = (int)(sizeof default_rtypes / sizeof default_rtypes[0]);
@@ -282,23 +267,6 @@ static int vault_oriented(const mapgen_vault_t *v, int o, char *out, int *dw, in
             out[dy * *dw + dx] = src[y * vw + x];
         }
     return 0;
-}
-
-int mapgen_vault_render(const mapgen_vault_t *v, int o, char *out, size_t cap)
-{
-    char g[VAULT_MAX_W * VAULT_MAX_H];
-    int dw, dh;
-    if (o < 0 || o > 7 || !out || vault_oriented(v, o, g, &dw, &dh) < 0)
-        return -1;
-    if ((size_t)((dw + 1) * dh) > cap)
-        return -1;
-    size_t n = 0;
-    for (int y = 0; y < dh; y++) {
-        memcpy(out + n, g + y * dw, (size_t)dw);
-        n += (size_t)dw;
-        out[n++] = (y + 1 < dh) ? '\n' : 0;
-    }
-    return (int)n - 1;
 }
 
 static void set_err(char *err, size_t errlen, const char *what, const char *name)
@@ -1298,9 +1266,9 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
 {
     if (!lv || !p || !rng)
         return set_err(err, errlen, "missing argument", NULL), -1;
-    int rc = check_params(lv, p, err, errlen);
-    if (rc < 0)
-        return rc;
+    int ret = check_params(lv, p, err, errlen);
+    if (ret < 0)
+        return ret;
     gen_t g = {lv,    rng,   p->vaults, p->nvaults, p->rtypes, p->nrtypes, p->room_weights,
                lv->w, lv->h, p->depth,  0,          0,         0};
     if (!g.vaults)
@@ -1312,7 +1280,7 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
     g.mark = malloc(sizeof *g.mark * cells);
     g.tmp = malloc(cells * 2);
     if (!g.queue || !g.mark || !g.tmp) {
-        rc = -3;
+        ret = -3;
         set_err(err, errlen, "out of memory", NULL);
     } else {
         level_reset(lv, p->depth);
@@ -1320,19 +1288,19 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
             town_layout(&g);
         else
             dungeon_layout(&g);
-        rc = join_all(&g);
-        if (rc == 0 && p->depth > 0) {
+        ret = join_all(&g);
+        if (ret == 0 && p->depth > 0) {
             trim_dead_ends(&g);
             finish_walls(&g);
             place_stairs(&g, p->bottom);
         }
-        if (rc < 0)
+        if (ret < 0)
             set_err(err, errlen, "out of memory", NULL);
     }
     free(g.queue);
     free(g.mark);
     free(g.tmp);
-    return rc;
+    return ret;
 }
 
 void mapgen_count_reachable(const mapgen_level_t *lv, int *open, int *reachable)

@@ -116,7 +116,8 @@ typedef struct {
     int16_t type;       /* index into the region types used, -1 none */
     int16_t vault;      /* index into the vaults used, -1 not a vault */
     int16_t x, y, w, h; /* bounding box */
-    uint8_t orient;     /* vaults: 0-7, see mapgen_vault_render */
+    uint8_t orient;     /* vaults: 0-7: bit 0 mirrors left-right, bits 1-2 turn it a
+                         * quarter clockwise that many times, after the mirror */
 } mapgen_region_t;
 
 typedef struct {
@@ -152,15 +153,9 @@ int mapgen_generate(mapgen_level_t *lv, const mapgen_params_t *p, rng_t *rng, ch
 /* Checks one vault prefab (for the content loader): 0 or -1 with err. */
 int mapgen_vault_check(const mapgen_vault_t *v, char *err, size_t errlen);
 
-/* Renders v under orientation o (0-7: bit 0 mirrors left-right, bits 1-2
- * rotate by 90 degrees clockwise that many times, after the mirror) as
- * rows joined by '\n'. Returns the length, or -1 (bad vault / too small). */
-int mapgen_vault_render(const mapgen_vault_t *v, int o, char *out, size_t cap);
-
 /* Terrain properties shared by movement, vision and the checks. */
 int mapgen_passable(uint8_t t);
 int mapgen_opaque(uint8_t t);
-const char *mapgen_terrain_name(uint8_t t);
 char mapgen_terrain_glyph(uint8_t t); /* ASCII, for dumps and tests */
 const char *mapgen_shape_name(uint8_t s);
 
@@ -174,6 +169,5 @@ void mapgen_count_reachable(const mapgen_level_t *lv, int *open, int *reachable)
 
 /* Built-in content, const data. */
 const mapgen_vault_t *mapgen_default_vaults(int *n);
-const mapgen_region_type_t *mapgen_default_region_types(int *n);
 
 #endif

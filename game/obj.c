@@ -88,13 +88,6 @@ void reg_del(reg_t *r, handle_t h)
     r->live--;
 }
 
-handle_t reg_handle_at(const reg_t *r, uint32_t i)
-{
-    if (i >= r->n || r->slot[i].type == OBJ_FREE)
-        return HANDLE_NONE;
-    return reg_make(r, i);
-}
-
 handle_t reg_next(const reg_t *r, handle_t after)
 {
     uint32_t i = after == HANDLE_NONE ? 0 : (after & OBJ_INDEX_MASK) + 1;

@@ -83,7 +83,6 @@ void reg_del(reg_t *r, handle_t h);         /* stale handles are ignored */
 /* The first live handle after `after` in slot order (HANDLE_NONE starts);
  * HANDLE_NONE at the end. Deleting the current object while iterating is safe. */
 handle_t reg_next(const reg_t *r, handle_t after);
-handle_t reg_handle_at(const reg_t *r, uint32_t index); /* NONE when free */
 
 void reg_save(const reg_t *r, ser_t *s);
 /* Loads into an empty (just initialised) registry. 0, or -1 with r->... bad. */

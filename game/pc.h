@@ -1,12 +1,31 @@
 /* pc — the player's character in numbers (d20): ability modifiers, attack
  * bonus, defence, armour, saves, stealth, prices, drained abilities, hit
  * points by hit die, experience and levels (each third owes a gift:
- * chargen.h's prompt). The character itself is game_t.pc (world.h). */
+ * chargen.h's prompt), and pc_t, the character itself (game_t.pc). */
 #ifndef WARREN_PC_H
 #define WARREN_PC_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "content.h"
+
+/* The character (game_t.pc), made by chargen.c. Saved whole. */
+typedef struct {
+    uint8_t race, cls;      /* content races/classes; valid once created */
+    uint8_t created;        /* 0 while the creation screen is up */
+    int8_t ab[AB_COUNT];    /* ability scores, as drained now */
+    int8_t drain[AB_COUNT]; /* points drained from each (restore abilities gives them back) */
+    uint8_t xl;             /* experience level 1-20 */
+    uint8_t choices;        /* level-up choices owed */
+    uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
+    uint8_t heartstone;                  /* carrying it */
+    uint8_t power_attack;                /* the fighter's stance: harder, wilder blows (power.h) */
+    int16_t mana, mana_max;
+    uint32_t spells; /* known spells: bit i is content spell i (spell.h) */
+    int32_t xp;
+    uint32_t kills;
+    uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
+    uint64_t artifacts_made, artifacts_found;            /* bits by artifact order (ego.h) */
+} pc_t;
 
 int pc_mod(int score); /* the d20 ability modifier */
 /* The character's race and class kinds (neutral ones before creation). */

@@ -148,13 +148,13 @@ int power_cantrip(game_t *g, int x, int y)
 }
 
 static const struct {
-    const char *cls, *name;
+    const char *cls;
     int (*use)(game_t *g);
 } POWERS[] = {
-    {"fighter", "power attack", power_attack},
-    {"rogue", "hide", hide},
-    {"cleric", "turn undead", turn_undead},
-    {"wizard", "arcane spark", spark},
+    {"fighter", power_attack},
+    {"rogue", hide},
+    {"cleric", turn_undead},
+    {"wizard", spark},
 };
 
 static int row(const game_t *g)
@@ -165,12 +165,6 @@ static int row(const game_t *g)
         if (!strcmp(pc_class(g)->name, POWERS[i].cls))
             return (int)i;
     return -1;
-}
-
-const char *power_name(const game_t *g)
-{
-    int r = row(g);
-    return r >= 0 ? POWERS[r].name : NULL;
 }
 
 int power_use(game_t *g)

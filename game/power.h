@@ -22,8 +22,6 @@
 int power_use(game_t *g);
 /* The wizard's spark at (x, y), the target cursor's confirm: ticks spent. */
 int power_cantrip(game_t *g, int x, int y);
-/* The word for the power of the player's class ("power attack"), NULL if none. */
-const char *power_name(const game_t *g);
 
 #define TURN_MANA 2
 

@@ -51,11 +51,6 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_VICTORY, PF_SCREEN, escape_victory_key, escape_victory_draw},
 };
 
-const prompt_t *prompt_row(int id)
-{
-    return id >= 0 && id < PROMPT_COUNT ? &PROMPTS[id] : NULL;
-}
-
 const prompt_t *prompt_of(const game_t *g)
 {
     if (g->state == GAME_WON)

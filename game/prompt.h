@@ -59,7 +59,5 @@ void prompt_page_key(game_t *g, key_event_t k, int pages);
 /* The row of the prompt g waits on (never NULL: ids are checked on load);
  * a won game shows PROMPT_VICTORY's screen (g->prompt is never set to it). */
 const prompt_t *prompt_of(const game_t *g);
-/* Row id (tests check that every id has a row and a key handler). */
-const prompt_t *prompt_row(int id);
 
 #endif

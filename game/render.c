@@ -17,7 +17,7 @@
 
 enum { STATUS_SIG = 768 }; /* bytes of a status line's signature */
 
-/* The frame kept between calls (game_t.rc): derived from the state, never
+/* The frame kept between calls (game_t.render_cache): derived from the state, never
  * saved nor hashed. Each call redraws only what changed since the last:
  * tiles whose terrain, memory or visibility changed (and their neighbours,
  * whose wall lines join them), tiles objects stood on or stand on, and the
@@ -58,17 +58,17 @@ static void blank_rest(screen_t *s, int x, int y, int end)
 
 /* The message line: what came since the last key; behind --More-- only
  * the part that fits the logical line (msg.c decides, not the terminal). */
-static void render_msgs(game_t *g, screen_t *s, render_cache_t *rc)
+static void render_msgs(game_t *g, screen_t *s, render_cache_t *cache)
 {
-    if (rc && rc->msg_ok && rc->msg_said == g->said && rc->msg_seen == g->msg_seen &&
-        rc->msg_n == g->nmsg && rc->msg_prompt == g->prompt)
+    if (cache && cache->msg_ok && cache->msg_said == g->said && cache->msg_seen == g->msg_seen &&
+        cache->msg_n == g->nmsg && cache->msg_prompt == g->prompt)
         return;
-    if (rc) {
-        rc->msg_ok = true;
-        rc->msg_said = g->said;
-        rc->msg_seen = g->msg_seen;
-        rc->msg_n = g->nmsg;
-        rc->msg_prompt = g->prompt;
+    if (cache) {
+        cache->msg_ok = true;
+        cache->msg_said = g->said;
+        cache->msg_seen = g->msg_seen;
+        cache->msg_n = g->nmsg;
+        cache->msg_prompt = g->prompt;
     }
     char line[MSG_WIDTH * 2] = "";
     size_t len = 0;
@@ -273,11 +273,11 @@ static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, stat
     return n;
 }
 
-/* Whether the status line would show what rc's frame shows (its parts,
+/* Whether the status line would show what cache's frame shows (its parts,
  * their styles and the watcher cell, as bytes); remembers it if not. */
-static bool status_same(render_cache_t *rc, const status_part_t *pt, int n, const char *cell)
+static bool status_same(render_cache_t *cache, const status_part_t *pt, int n, const char *cell)
 {
-    if (!rc)
+    if (!cache)
         return false;
     uint8_t sig[STATUS_SIG];
     size_t len = 0;
@@ -286,23 +286,23 @@ static bool status_same(render_cache_t *rc, const status_part_t *pt, int n, cons
         style_t st = i < n ? pt[i].st : STYLE_DEFAULT;
         size_t tl = strlen(t) + 1;
         if (len + tl + 5 > sizeof sig)
-            return rc->status_ok = false;
+            return cache->status_ok = false;
         uint8_t head[5] = {(uint8_t)st.fg, (uint8_t)(st.fg >> 8), (uint8_t)st.bg,
                            (uint8_t)(st.bg >> 8), st.attr};
         memcpy(sig + len, head, 5);
         memcpy(sig + len + 5, t, tl);
         len += 5 + tl;
     }
-    if (rc->status_ok && rc->status_len == len && memcmp(rc->status_sig, sig, len) == 0)
+    if (cache->status_ok && cache->status_len == len && memcmp(cache->status_sig, sig, len) == 0)
         return true;
-    rc->status_ok = true;
-    rc->status_len = (uint16_t)len;
-    memcpy(rc->status_sig, sig, len);
+    cache->status_ok = true;
+    cache->status_len = (uint16_t)len;
+    memcpy(cache->status_sig, sig, len);
     return false;
 }
 
 static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view,
-                          render_cache_t *rc)
+                          render_cache_t *cache)
 {
     status_part_t pt[STATUS_PARTS];
     int n = status_parts(g, p, view, pt), width = 0;
@@ -318,7 +318,7 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
                 width -= (int)strlen(pt[i].text);
                 pt[i].text[0] = 0;
             }
-    if (status_same(rc, pt, n, cell))
+    if (status_same(cache, pt, n, cell))
         return;
     int x = 0;
     for (int i = 0; i < n; i++)
@@ -334,21 +334,22 @@ enum { FRAME_REKEY_MISSES = 4 };
 
 void render_free(game_t *g)
 {
-    render_cache_t *rc = g->rc;
-    if (!rc)
+    render_cache_t *cache = g->render_cache;
+    if (!cache)
         return;
-    screen_free(rc->frame);
-    free(rc->shadow);
-    free(rc->objs);
-    free(rc);
-    g->rc = NULL;
+    screen_free(cache->frame);
+    free(cache->shadow);
+    free(cache->objs);
+    free(cache);
+    g->render_cache = NULL;
 }
 
 /* The shadow covers the view and a margin of one cell round it, whose
  * memory and terrain the wall lines at the view's edge join. */
-static uint8_t *plane(render_cache_t *rc, int k)
+static uint8_t *plane(render_cache_t *cache, int k)
 {
-    return rc->shadow + (size_t)k * (size_t)(rc->frame->w + 2) * (size_t)(rc->frame->h + 2);
+    return cache->shadow +
+           (size_t)k * (size_t)(cache->frame->w + 2) * (size_t)(cache->frame->h + 2);
 }
 
 static size_t shadow_at(const map_view_t *m, int sx, int sy)
@@ -370,26 +371,26 @@ static bool shadow_row_on_level(const level_t *lv, const map_view_t *m, int sy)
 }
 
 /* Copies terrain, memory and visibility under the shadow's row sy. */
-static void shadow_row(render_cache_t *rc, const level_t *lv, const map_view_t *m, int sy)
+static void shadow_row(render_cache_t *cache, const level_t *lv, const map_view_t *m, int sy)
 {
     int x0, x1;
     shadow_span(lv, m, &x0, &x1);
     size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0);
     size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
-    memcpy(plane(rc, 0) + at, lv->terrain + li, n);
-    memcpy(plane(rc, 1) + at, lv->seen + li, n);
-    memcpy(plane(rc, 2) + at, lv->vis + li, n);
+    memcpy(plane(cache, 0) + at, lv->terrain + li, n);
+    memcpy(plane(cache, 1) + at, lv->seen + li, n);
+    memcpy(plane(cache, 2) + at, lv->vis + li, n);
 }
 
-static bool row_same(render_cache_t *rc, const level_t *lv, const map_view_t *m, int sy)
+static bool row_same(render_cache_t *cache, const level_t *lv, const map_view_t *m, int sy)
 {
     int x0, x1;
     shadow_span(lv, m, &x0, &x1);
     size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0);
     size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
-    return memcmp(plane(rc, 0) + at, lv->terrain + li, n) == 0 &&
-           memcmp(plane(rc, 1) + at, lv->seen + li, n) == 0 &&
-           memcmp(plane(rc, 2) + at, lv->vis + li, n) == 0;
+    return memcmp(plane(cache, 0) + at, lv->terrain + li, n) == 0 &&
+           memcmp(plane(cache, 1) + at, lv->seen + li, n) == 0 &&
+           memcmp(plane(cache, 2) + at, lv->vis + li, n) == 0;
 }
 
 static bool on_view(const level_t *lv, const map_view_t *m, int sx, int sy)
@@ -411,32 +412,32 @@ static void redraw_around(game_t *g, screen_t *s, const level_t *lv, const map_v
 
 /* Tiles whose terrain, memory or visibility changed, with the neighbours
  * whose wall lines join them (the margin's cells only for those). */
-static void map_changes(game_t *g, render_cache_t *rc, const level_t *lv, const map_view_t *m)
+static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
 {
     int x0, x1;
     shadow_span(lv, m, &x0, &x1);
     for (int sy = -1; sy <= m->vh; sy++) {
-        if (!shadow_row_on_level(lv, m, sy) || row_same(rc, lv, m, sy))
+        if (!shadow_row_on_level(lv, m, sy) || row_same(cache, lv, m, sy))
             continue;
         size_t row = (size_t)(m->oy + sy) * (size_t)lv->w;
         for (int sx = x0; sx < x1; sx++) {
             size_t at = shadow_at(m, sx, sy), i = row + (size_t)(m->ox + sx);
             /* wall lines join seen terrain: only a change of those touches
              * the neighbours; a change of visibility is the tile's own */
-            if (plane(rc, 0)[at] != lv->terrain[i] || plane(rc, 1)[at] != lv->seen[i])
-                redraw_around(g, rc->frame, lv, m, sx, sy);
-            else if (plane(rc, 2)[at] != lv->vis[i] && on_view(lv, m, sx, sy))
-                map_tile(g, rc->frame, lv, m, sx, sy);
+            if (plane(cache, 0)[at] != lv->terrain[i] || plane(cache, 1)[at] != lv->seen[i])
+                redraw_around(g, cache->frame, lv, m, sx, sy);
+            else if (plane(cache, 2)[at] != lv->vis[i] && on_view(lv, m, sx, sy))
+                map_tile(g, cache->frame, lv, m, sx, sy);
         }
-        shadow_row(rc, lv, m, sy);
+        shadow_row(cache, lv, m, sy);
     }
 }
 
 /* Remembers the level cells of every item and creature on view (a
  * superset of what was drawn): next frame redraws their terrain. */
-static int objs_record(game_t *g, render_cache_t *rc, const level_t *lv, const map_view_t *m)
+static int objs_record(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
 {
-    rc->nobjs = 0;
+    cache->nobjs = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if ((o->type != OBJ_CREATURE && o->type != OBJ_ITEM) || o->depth != lv->depth)
@@ -444,65 +445,65 @@ static int objs_record(game_t *g, render_cache_t *rc, const level_t *lv, const m
         int sx = o->x - m->ox, sy = o->y - m->oy;
         if (!level_in(lv, o->x, o->y) || sx < 0 || sx >= m->vw || sy < 0 || sy >= m->vh)
             continue;
-        if (rc->nobjs == rc->cap) {
-            int cap = rc->cap ? rc->cap * 2 : 32;
-            int32_t *n = realloc(rc->objs, sizeof *n * (size_t)cap);
+        if (cache->nobjs == cache->cap) {
+            int cap = cache->cap ? cache->cap * 2 : 32;
+            int32_t *n = realloc(cache->objs, sizeof *n * (size_t)cap);
             if (!n)
                 return -1;
-            rc->objs = n;
-            rc->cap = cap;
+            cache->objs = n;
+            cache->cap = cap;
         }
-        rc->objs[rc->nobjs++] = (int32_t)(o->y * lv->w + o->x);
+        cache->objs[cache->nobjs++] = (int32_t)(o->y * lv->w + o->x);
     }
     return 0;
 }
 
-static void objs_erase(game_t *g, render_cache_t *rc, const level_t *lv, const map_view_t *m)
+static void objs_erase(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
 {
-    for (int i = 0; i < rc->nobjs; i++) {
-        int sx = rc->objs[i] % lv->w - m->ox, sy = rc->objs[i] / lv->w - m->oy;
+    for (int i = 0; i < cache->nobjs; i++) {
+        int sx = cache->objs[i] % lv->w - m->ox, sy = cache->objs[i] / lv->w - m->oy;
         if (sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh)
-            map_tile(g, rc->frame, lv, m, sx, sy);
+            map_tile(g, cache->frame, lv, m, sx, sy);
     }
 }
 
 /* The help line, unless it already shows what it would show now. */
-static void help_row(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *rc)
+static void help_row(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *cache)
 {
     size_t first = help_line_first(view);
-    if (rc && rc->help_ok && rc->help_first == first && rc->help_state == g->state)
+    if (cache && cache->help_ok && cache->help_first == first && cache->help_state == g->state)
         return;
     blank_rest(s, help_line(g, s, view), s->h - 1, s->w);
-    if (rc) {
-        rc->help_ok = true;
-        rc->help_first = first;
-        rc->help_state = g->state;
+    if (cache) {
+        cache->help_ok = true;
+        cache->help_first = first;
+        cache->help_state = g->state;
     }
 }
 
-/* The map's layers: everything (full), or what changed since rc's frame. */
+/* The map's layers: everything (full), or what changed since cache's frame. */
 static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m,
-                    render_cache_t *rc, bool full)
+                    render_cache_t *cache, bool full)
 {
     if (full)
         map_terrain(g, s, lv, m);
     else {
-        map_changes(g, rc, lv, m);
-        objs_erase(g, rc, lv, m);
+        map_changes(g, cache, lv, m);
+        objs_erase(g, cache, lv, m);
     }
     map_objects(g, s, lv, m);
-    if (!rc || !lv->vis)
-        return rc ? -1 : 0; /* no view to remember: drawn whole next time */
+    if (!cache || !lv->vis)
+        return cache ? -1 : 0; /* no view to remember: drawn whole next time */
     for (int sy = -1; full && sy <= m->vh; sy++)
         if (shadow_row_on_level(lv, m, sy))
-            shadow_row(rc, lv, m, sy);
-    return objs_record(g, rc, lv, m);
+            shadow_row(cache, lv, m, sy);
+    return objs_record(g, cache, lv, m);
 }
 
 /* Draws the view into s: all of it when full (s cleared), else only what
- * changed since rc's frame, which s is. Returns whether a screen or an
+ * changed since cache's frame, which s is. Returns whether a screen or an
  * overlay went over the map. */
-static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *rc,
+static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *cache,
                       bool full)
 {
     const prompt_t *pr = prompt_of(g);
@@ -512,18 +513,18 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
     }
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
-    render_msgs(g, s, rc);
+    render_msgs(g, s, cache);
     if (!lv || !p)
         return true;
     map_view_t m = map_view(g, s, lv, p, view && view->two_cell ? 2 : 1);
-    if (m.vh >= 1 && draw_map(g, s, lv, &m, rc, full) < 0 && rc)
-        rc->valid = false;
+    if (m.vh >= 1 && draw_map(g, s, lv, &m, cache, full) < 0 && cache)
+        cache->valid = false;
     if (m.vh >= 1 && g->prompt == PROMPT_TARGET)
         target_render_path(g, s, m.ox, m.oy, m.vw, m.vh, m.top, m.tw);
     if (m.vh >= 1)
         map_cursor(g, s, p, &m, (pr->flags & PF_CURSOR) != 0);
-    render_status(g, s, p, view, rc);
-    help_row(g, s, view, rc);
+    render_status(g, s, p, view, cache);
+    help_row(g, s, view, cache);
     bool over = pr->draw != NULL;
     if (pr->draw)
         pr->draw(g, s);
@@ -537,49 +538,49 @@ void render_full(game_t *g, screen_t *s, const game_view_t *view)
 }
 
 /* A frame of another size: after a few in a row the kept frame takes it. */
-static int frame_size(render_cache_t *rc, int w, int h)
+static int frame_size(render_cache_t *cache, int w, int h)
 {
-    if (rc->frame && rc->frame->w == w && rc->frame->h == h) {
-        rc->misses = 0;
+    if (cache->frame && cache->frame->w == w && cache->frame->h == h) {
+        cache->misses = 0;
         return 0;
     }
-    if (rc->frame && ++rc->misses < FRAME_REKEY_MISSES)
+    if (cache->frame && ++cache->misses < FRAME_REKEY_MISSES)
         return -1;
-    screen_free(rc->frame);
-    free(rc->shadow);
-    rc->shadow = malloc((size_t)(w + 2) * (size_t)(h + 2) * 3);
-    rc->frame = rc->shadow ? screen_new(w, h) : NULL;
-    rc->valid = false;
-    rc->misses = 0;
-    return rc->frame ? 0 : -1;
+    screen_free(cache->frame);
+    free(cache->shadow);
+    cache->shadow = malloc((size_t)(w + 2) * (size_t)(h + 2) * 3);
+    cache->frame = cache->shadow ? screen_new(w, h) : NULL;
+    cache->valid = false;
+    cache->misses = 0;
+    return cache->frame ? 0 : -1;
 }
 
 const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
 {
-    if (!g->rc && !(g->rc = calloc(1, sizeof *g->rc)))
+    if (!g->render_cache && !(g->render_cache = calloc(1, sizeof *g->render_cache)))
         return NULL;
-    render_cache_t *rc = g->rc;
-    if (frame_size(rc, w, h) < 0)
+    render_cache_t *cache = g->render_cache;
+    if (frame_size(cache, w, h) < 0)
         return NULL;
-    screen_clean(rc->frame);
+    screen_clean(cache->frame);
     level_t *lv = level_current(g);
     const obj_t *p = reg_get(&g->reg, g->player);
     int tw = view && view->two_cell ? 2 : 1;
-    map_view_t m = lv && p ? map_view(g, rc->frame, lv, p, tw) : (map_view_t){0};
-    bool full = !rc->valid || rc->over || !lv || !p || !lv->vis || lv->depth != rc->depth ||
-                m.ox != rc->ox || m.oy != rc->oy || tw != rc->tw ||
-                (prompt_of(g)->flags & PF_SCREEN);
+    map_view_t m = lv && p ? map_view(g, cache->frame, lv, p, tw) : (map_view_t){0};
+    bool full = !cache->valid || cache->over || !lv || !p || !lv->vis ||
+                lv->depth != cache->depth || m.ox != cache->ox || m.oy != cache->oy ||
+                tw != cache->tw || (prompt_of(g)->flags & PF_SCREEN);
     if (full) {
-        screen_clear(rc->frame);
-        rc->help_ok = rc->msg_ok = rc->status_ok = false;
+        screen_clear(cache->frame);
+        cache->help_ok = cache->msg_ok = cache->status_ok = false;
     }
-    rc->valid = true;
-    rc->tw = tw;
-    rc->depth = lv ? lv->depth : -1;
-    rc->ox = m.ox;
-    rc->oy = m.oy;
-    rc->over = draw_view(g, rc->frame, view, rc, full);
-    return rc->frame;
+    cache->valid = true;
+    cache->tw = tw;
+    cache->depth = lv ? lv->depth : -1;
+    cache->ox = m.ox;
+    cache->oy = m.oy;
+    cache->over = draw_view(g, cache->frame, view, cache, full);
+    return cache->frame;
 }
 
 void render_world(game_t *g, screen_t *s, const game_view_t *view)

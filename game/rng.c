@@ -45,7 +45,8 @@ int rng_percent(rng_t *r, int pct)
     return (int)rng_below(r, 100) < pct;
 }
 
-uint64_t rng_mix64(uint64_t x)
+/* splitmix64's finaliser */
+static uint64_t rng_mix64(uint64_t x)
 {
     x += 0x9E3779B97F4A7C15ULL;
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;

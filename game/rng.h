@@ -18,9 +18,8 @@ uint32_t rng_below(rng_t *r, uint32_t n);
 int32_t rng_range(rng_t *r, int32_t lo, int32_t hi);
 /* True with probability pct/100. */
 int rng_percent(rng_t *r, int pct);
-/* 64-bit mixing hash (splitmix64 finaliser), for deriving seeds:
- * a level's generator is seeded with rng_hash2(game_seed, level_id). */
-uint64_t rng_mix64(uint64_t x);
+/* A 64-bit hash of two numbers (splitmix64's finaliser), for deriving
+ * seeds: a level's generator is seeded with rng_hash2(game_seed, level_id). */
 uint64_t rng_hash2(uint64_t a, uint64_t b);
 
 /* Dice: "NdS", "NdS+K", "NdS-K", "K", "dS" (N=1). */

@@ -91,10 +91,9 @@ static int h_slippery(game_t *g, ev_info_t *e, handle_t self)
 }
 
 const ev_handler_t RULES_HANDLERS[H_COUNT] = {
-    [H_MAP] = h_map,
-    [H_CREATURE] = h_creature,
-    [H_POISON_BITE] = h_poison_bite,
-    [H_SLIPPERY] = h_slippery,
+#define RULES_H_ROW_(n, fn) [H_##n] = fn,
+    RULES_HANDLER_LIST(RULES_H_ROW_)
+#undef RULES_H_ROW_
 };
 
 /* ---- effect hooks --------------------------------------------------------- */
@@ -115,8 +114,7 @@ static void hk_poison(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
 }
 
 const effect_hook_t RULES_HOOKS[HK_COUNT] = {
-    [HK_POISON_START] = hk_poison,
-    [HK_POISON_TICK] = hk_poison,
-    [HK_POISON_END] = hk_poison,
-    [HK_STATUS] = status_hook,
+#define RULES_HK_ROW_(n, fn) [HK_##n] = fn,
+    RULES_HOOK_LIST(RULES_HK_ROW_)
+#undef RULES_HK_ROW_
 };

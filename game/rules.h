@@ -8,29 +8,31 @@
 #include "effect.h"
 #include "event.h"
 
-#define RULES_HANDLER_LIST(X) \
-    X(MAP)                    \
-    X(CREATURE)               \
-    X(POISON_BITE)            \
-    X(SLIPPERY)
+/* X(ID, fn): fn is rules.c's handler for the id (the ids after 0). */
+#define RULES_HANDLER_LIST(X)     \
+    X(MAP, h_map)                 \
+    X(CREATURE, h_creature)       \
+    X(POISON_BITE, h_poison_bite) \
+    X(SLIPPERY, h_slippery)
 
 enum {
     H_NONE_ = 0,
-#define RULES_H_ENUM_(n) H_##n,
+#define RULES_H_ENUM_(n, fn) H_##n,
     RULES_HANDLER_LIST(RULES_H_ENUM_)
 #undef RULES_H_ENUM_
         H_COUNT
 };
 
-#define RULES_HOOK_LIST(X) \
-    X(POISON_START)        \
-    X(POISON_TICK)         \
-    X(POISON_END)          \
-    X(STATUS)
+/* X(ID, fn): fn is the effect hook for the id (rules.c's, or status.h's). */
+#define RULES_HOOK_LIST(X)     \
+    X(POISON_START, hk_poison) \
+    X(POISON_TICK, hk_poison)  \
+    X(POISON_END, hk_poison)   \
+    X(STATUS, status_hook)
 
 enum {
     HK_NONE_ = 0,
-#define RULES_HK_ENUM_(n) HK_##n,
+#define RULES_HK_ENUM_(n, fn) HK_##n,
     RULES_HOOK_LIST(RULES_HK_ENUM_)
 #undef RULES_HK_ENUM_
         HK_COUNT

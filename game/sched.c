@@ -100,11 +100,6 @@ bool sched_pop(sched_t *s, event_t *out)
     return true;
 }
 
-const event_t *sched_peek(const sched_t *s)
-{
-    return s->n ? &s->heap[0] : NULL;
-}
-
 int sched_cancel(sched_t *s, handle_t h)
 {
     uint32_t kept = 0;

@@ -45,7 +45,6 @@ int sched_push(sched_t *s, uint64_t at, uint16_t fn, handle_t target, int32_t a0
 /* Pops the earliest event into *out and advances now to its tick.
  * False when empty. */
 bool sched_pop(sched_t *s, event_t *out);
-const event_t *sched_peek(const sched_t *s); /* NULL when empty */
 /* Removes every event whose target is h; returns how many. */
 int sched_cancel(sched_t *s, handle_t h);
 /* Speed-scaled cost: base ticks at `speed` percent (100 normal, 200 twice

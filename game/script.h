@@ -1,40 +1,19 @@
-/* script — content as Lua modules, and sandboxed Lua handlers.
+/* script — the Lua sandbox, and the vm that runs content's handlers.
  *
- * script_content_load reads dir/modules.lua (it returns a list of module
- * file names, loaded in that order) and runs each module with Lua 5.4 in a
- * restricted environment that offers declaration functions:
- *
- *     terrain  { name=, glyph=, fg=, passable=, opaque=, join="line"|"edge" }
- *                                               -- mapgen order
- *     spell    { name=, mana=, effect="bolt"|"heal", dtype="fire", dice="3d6" }
- *                                               -- id order (saved sets)
- *     creature { name=, glyph=, fg=, gender=, speed=, hp="1d4+1",
- *                attack="1d2", to_hit=, defence=, like="kobold",
- *                handlers = {"poison_bite"}, on = { damage = function(e) end } }
- *     item     { name=, glyph=, fg=, handlers=, on= }
- *     effect   { name=, tag=, stacking="add", interval=, start=, tick=, finish= }
- *     oddment  { creature="jackal", min_depth=1, weight=30 }  -- generation
- *     region   { name=, min_depth=, max_depth=, weight=, shapes={"rooms"},
- *                lit=, dark=, handlers={"slippery"} }  -- named regions
- *     vault    { name=, rows=[[...]], legend=, min_depth=, max_depth=, weight= }
- *     room     { shape="circle", weight=10 }            -- room shape weights
- *     rules    { player="you", poison="poison", slow="slow" }
- *
- * A later module may name earlier kinds (like=, oddment, rules, and the
- * spells= and learns= of creatures and classes). Code handler and hook
- * ids are named as in rules.h's lists, lower case ("poison_bite",
- * "poison_tick"). The result is freshly allocated plain C
- * tables (content.h) plus the compiled `on` handlers; on any error nothing
- * is kept, NULL is returned and err holds "file:line: what is wrong".
- * Free with script_content_free (not content_free).
- *
- * Handlers run through a script_vm_t: one Lua state per thread, lent to
- * each call. A call gets a fresh event table, sees only a read-only sandbox
- * (no io, os, require, load, dofile, debug, collectgarbage, string.dump,
+ * Content kinds may carry Lua handlers (a creature's or item's `on =
+ * { damage = function(e) ... end }`, declare.h). The declaration loader
+ * keeps each one as bytecode in the content's script_handlers_t; at play
+ * they run through a script_vm_t: one Lua state per thread, lent to each
+ * call. A call gets a fresh event table, sees only a read-only sandbox (no
+ * io, os, require, load, dofile, debug, collectgarbage, string.dump,
  * rawset; writes to globals fail), has an instruction budget and a memory
  * cap, and draws randomness only through e.rand(n), which calls the
  * engine's function in the event view. Handlers may not capture module
- * locals (checked at load), so nothing survives between calls. */
+ * locals (checked when they are kept), so nothing survives between calls.
+ *
+ * The loader runs the content's declaration files in the same sandbox, in
+ * a Lua state of its own (script_state_new: its own allocator cap, budget
+ * per file); the last part of this header is that side. */
 #ifndef WARREN_SCRIPT_H
 #define WARREN_SCRIPT_H
 #include <stddef.h>
@@ -43,9 +22,9 @@
 
 /* Damage types and flags are event.h's (DT_*, EVF_*); scripts name
  * damage types in lower case ("lightning") and see EVF_SPELL as e.spell. */
-#define SCRIPT_DAMAGE_LIST DAMAGE_LIST
-enum { SCRIPT_DT_COUNT = DT_COUNT, SCRIPT_EVF_SPELL = EVF_SPELL };
+enum { SCRIPT_EVF_SPELL = EVF_SPELL };
 
+/* The kinds that may carry `on` handlers. */
 typedef enum {
     SCRIPT_KIND_CREATURE = 0,
     SCRIPT_KIND_ITEM,
@@ -69,16 +48,27 @@ typedef struct {
     void *rand_ctx;
 } script_event_t;
 
-/* Loads dir's modules; NULL and "file:line: what is wrong" on failure. */
-content_t *script_content_load(const char *dir, char *err, size_t errlen);
-/* The same from a list of file paths loaded in order (no modules.lua). */
-content_t *script_content_load_files(const char *const *paths, int n, char *err, size_t errlen);
-void script_content_free(content_t *c);
+/* A handler kept: the bytecode of a function whose only upvalue is _ENV
+ * (rebound to the sandbox when a vm loads it), and where it was declared. */
+typedef struct {
+    char *code;
+    size_t len;
+    char where[96]; /* "file:line", for messages */
+} script_fn_t;
+
+/* The handlers a content carries (content_t.scripts). The loader fills it
+ * (script_handlers_add, and the `on` tables, which it grows with its kind
+ * tables) and frees it (script_handlers_free); then it is read-only. A
+ * handler is named by its ref: its place in fns, from 1. */
+typedef struct script_handlers {
+    script_fn_t *fns; /* [ref - 1] */
+    int n_fns, cap_fns;
+    int32_t *on[SCRIPT_KIND_CLASSES]; /* [kind * EV_TYPES + ev_type]: a ref, 0 none */
+} script_handlers_t;
+
 /* The `on` handler of a kind for an event type: a ref > 0, or 0 for none. */
 int script_kind_handler(const content_t *c, script_kind_class_t cls, uint16_t kind,
                         uint16_t ev_type);
-/* Where a handler was declared ("file:line"), for messages; "" if unknown. */
-const char *script_handler_where(const content_t *c, int ref);
 
 /* Limits per handler call. */
 enum { SCRIPT_BUDGET_INSTR = 100000, SCRIPT_MEM_CAP = 256 * 1024 };
@@ -102,5 +92,27 @@ enum {
  * handler returned NOTHING). */
 int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_event_t *e, char *err,
                         size_t errlen);
+
+/* ---- the loader's side (declare.c) ------------------------------------- */
+
+struct lua_State;
+/* A Lua state whose allocations stop at mem_cap bytes, with the libraries
+ * open and a table of the sandbox's globals on top, to which the caller
+ * adds its own functions before script_sandbox_seal. NULL on OOM. */
+struct lua_State *script_state_new(size_t mem_cap);
+void script_state_close(struct lua_State *L);
+/* Replaces the table on top by a read-only view of it. */
+void script_sandbox_seal(struct lua_State *L);
+/* Loads the text file at path, runs it with the environment at index 1
+ * and a budget of that many instructions, and leaves nres results: 0, or
+ * -1 with "file:line: what" (or "path: ...") in err. */
+int script_run_file(struct lua_State *L, const char *path, int nres, int budget, char *err,
+                    size_t errlen);
+/* Keeps the Lua function on top of L (popped) as h's next handler: its
+ * ref (>= 1); 0 when it captures a local of its module (handlers keep no
+ * state; the local's name into local[n]); -1 on OOM. */
+int script_handlers_add(struct lua_State *L, script_handlers_t *h, char *local, size_t n);
+/* Frees what h holds (not h). */
+void script_handlers_free(script_handlers_t *h);
 
 #endif

@@ -143,7 +143,8 @@ static void load_pc(pc_t *pc, rd_t *in)
     pc->artifacts_found = rd_u64(in);
 }
 
-void snapshot_save(const game_t *g, ser_t *s)
+/* The raw state, field by field. */
+static void snapshot_save(const game_t *g, ser_t *s)
 {
     ser_u64(s, g->seed);
     save_rng(&g->play, s);
@@ -279,11 +280,11 @@ int snapshot_write(const game_t *g, buf_t *out)
 {
     buf_t state;
     buf_init(&state);
-    int rc = snapshot_state(g, &state) < 0 ? -1 : snapshot_pack(&state, out);
-    if (rc < 0)
+    int ret = snapshot_state(g, &state) < 0 ? -1 : snapshot_pack(&state, out);
+    if (ret < 0)
         out->failed = true;
     buf_free(&state);
-    return rc;
+    return ret;
 }
 
 /* ---- loading ------------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /* snapshot — the whole state as one blob, and the state hash.
  *
- * One walk over the state (snapshot_save) gives both: its bytes, packed
+ * One walk over the state gives both: its bytes, packed
  * into a versioned, checksummed, compressed blob, and its FNV-1a hash, so
  * hash and snapshot can never disagree on what the state is. Derived
  * things (vision, the distance map, script errors) are not state. */
@@ -9,9 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "game.h"
-#include "ser.h"
 
-void snapshot_save(const game_t *g, ser_t *s);     /* the raw state, field by field */
 uint64_t snapshot_hash(const game_t *g);           /* game_hash */
 int snapshot_write(const game_t *g, buf_t *out);   /* game_snapshot: 0 or -1 */
 int snapshot_state(const game_t *g, buf_t *state); /* game_snapshot_state */

@@ -191,7 +191,7 @@ static void sink_one(game_t *g)
     reg_del(&g->reg, it); /* an item has no effects or turns of its own */
 }
 
-static void swim(game_t *g, const terrain_kind_t *t)
+static void hazard_swim(game_t *g, const terrain_kind_t *t)
 {
     if (item_carried_weight(g, g->player) <= SWIM_LOAD) {
         msg_add(g, "You swim.");
@@ -203,6 +203,26 @@ static void swim(game_t *g, const terrain_kind_t *t)
     hurt(g, t, DT_HIT, "drowned");
 }
 
+static void hazard_burn(game_t *g, const terrain_kind_t *t)
+{
+    msg_add(g, "The %s burns you!", t->name);
+    hurt(g, t, DT_FIRE, "burned to death in lava");
+}
+
+static void hazard_fall(game_t *g, const terrain_kind_t *t)
+{
+    if (g->depth < WORLD_MAX_DEPTH && level_enter(g, g->depth + 1) == 0)
+        msg_add(g, "You fall into the %s, down to the level below!", t->name);
+    hurt(g, t, DT_HIT, "killed by a fall");
+}
+
+typedef void (*hazard_fn_t)(game_t *g, const terrain_kind_t *t);
+static const hazard_fn_t HAZARD_FNS[HAZARDS] = {
+#define HAZARD_ROW_(id, fn) [HAZARD_##id] = fn,
+    HAZARD_LIST(HAZARD_ROW_)
+#undef HAZARD_ROW_
+};
+
 void special_underfoot(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -210,17 +230,6 @@ void special_underfoot(game_t *g)
     if (tt >= g->c->n_terrain)
         return;
     const terrain_kind_t *t = &g->c->terrain[tt];
-    switch (t->hazard) {
-    case HAZARD_SWIM: swim(g, t); break;
-    case HAZARD_BURN:
-        msg_add(g, "The %s burns you!", t->name);
-        hurt(g, t, DT_FIRE, "burned to death in lava");
-        break;
-    case HAZARD_FALL:
-        if (g->depth < WORLD_MAX_DEPTH && level_enter(g, g->depth + 1) == 0)
-            msg_add(g, "You fall into the %s, down to the level below!", t->name);
-        hurt(g, t, DT_HIT, "killed by a fall");
-        break;
-    default: break;
-    }
+    if (t->hazard < HAZARDS && HAZARD_FNS[t->hazard])
+        HAZARD_FNS[t->hazard](g, t);
 }

@@ -17,6 +17,21 @@
 
 #define SWIM_LOAD (CARRY_CAPACITY / 3) /* tenths of a pound a swimmer keeps up */
 
+/* What stepping into a terrain does (terrain_kind_t.hazard): X(ID, fn),
+ * fn special.c's function for it (NULL: nothing). Content names a hazard
+ * in lower case ("burn"). Monsters never enter a hazard; the player may. */
+#define HAZARD_LIST(X)                                                                      \
+    X(NONE, NULL)                                                                           \
+    X(SWIM, hazard_swim) /* deep water: the player swims, a heavy pack drags, items sink */ \
+    X(BURN, hazard_burn) /* lava: fire damage of its dice */                                \
+    X(FALL, hazard_fall) /* a chasm: down to the next level, hurt by its dice */
+enum {
+#define HAZARD_ENUM_(id, fn) HAZARD_##id,
+    HAZARD_LIST(HAZARD_ENUM_)
+#undef HAZARD_ENUM_
+        HAZARDS
+};
+
 /* The special level of this depth, or NULL. */
 const special_level_t *special_of(const content_t *c, int depth);
 /* Its terrain and regions for a new level (before doors and traps), from

@@ -1,6 +1,6 @@
 /* spell — the spell menu, casting for the player and for monsters, and
  * the spell table's questions (see spell.h). What a spell does is one
- * function per effect (SPELL_*), in a table. */
+ * function per effect, in the table SPELL_EFFECT_LIST makes. */
 #include "spell.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,20 +192,22 @@ static bool cast_detect(game_t *g, handle_t caster, handle_t target, int x, int 
     return found > 0;
 }
 
-static const spell_fn_t SPELL_FNS[SPELL_EFFECTS] = {
-    [SPELL_BOLT] = cast_bolt,     [SPELL_HEAL] = cast_heal,   [SPELL_BREATH] = cast_breath,
-    [SPELL_HEX] = cast_hex,       [SPELL_AREA] = cast_area,   [SPELL_BUFF] = cast_buff,
-    [SPELL_SUMMON] = cast_summon, [SPELL_POWER] = cast_power, [SPELL_DETECT] = cast_detect,
+static const struct {
+    spell_fn_t cast;
+    uint8_t flags; /* SPF_* */
+} EFFECTS[SPELL_EFFECTS] = {
+#define SPELL_EFFECT_ROW_(id, fn, flags) [SPELL_##id] = {fn, flags},
+    SPELL_EFFECT_LIST(SPELL_EFFECT_ROW_)
+#undef SPELL_EFFECT_ROW_
 };
 
-bool spell_aims(const spell_kind_t *s)
+static bool has(const spell_kind_t *s, unsigned flag)
 {
-    return s->effect == SPELL_BOLT || s->effect == SPELL_HEX || s->effect == SPELL_AREA ||
-           s->effect == SPELL_BREATH;
+    return s->effect < SPELL_EFFECTS && (EFFECTS[s->effect].flags & flag);
 }
 
-/* The spell with its dice grown by the caster's level: bolts, breath and
- * areas a die every fourth level; heals and the rest do not. */
+/* The spell with its dice grown by the caster's level (SPF_GROWS: a die
+ * every fourth level). */
 static bool cast(game_t *g, handle_t caster, handle_t target, int x, int y, int spell)
 {
     const obj_t *o = reg_get(&g->reg, caster);
@@ -214,9 +216,9 @@ static bool cast(game_t *g, handle_t caster, handle_t target, int x, int y, int 
     const spell_kind_t *s = &g->c->spells[spell];
     dice_t d = s->dice;
     bool player = caster == g->player;
-    if (s->effect == SPELL_BOLT || s->effect == SPELL_BREATH || s->effect == SPELL_AREA)
+    if (has(s, SPF_GROWS))
         d.n = (int16_t)(d.n + (player ? g->pc.xl : creature_kind(g, o)->level) / 4);
-    return SPELL_FNS[s->effect](g, caster, target, x, y, s, &d);
+    return EFFECTS[s->effect].cast(g, caster, target, x, y, s, &d);
 }
 
 bool spell_cast_at(game_t *g, handle_t caster, handle_t target, int spell)
@@ -254,7 +256,7 @@ int spell_cast_toward(game_t *g, int spell, int x, int y)
     target_cell_t path[TARGET_RANGE_MAX];
     int n = target_path(g, p->x, p->y, x, y, SPELL_RANGE, path), at = -1;
     handle_t t = target_first(g, g->depth, g->player, path, n, &at);
-    if (s->effect == SPELL_AREA && n > 0) { /* it bursts on the first creature, or where aimed */
+    if (has(s, SPF_BURST) && n > 0) { /* it bursts on the first creature, or where aimed */
         int end = n - 1;
         for (int i = 0; i < n; i++)
             if (path[i].x == x && path[i].y == y)
@@ -275,12 +277,16 @@ int spell_cast_toward(game_t *g, int spell, int x, int y)
     return SCHED_MOVE;
 }
 
-int spell_cast(game_t *g, int spell)
+/* The player casts a known spell: one that aims opens the target cursor
+ * (target.h) and is cast when it is confirmed; the others (a heal, a
+ * buff, a power, a detection) at once. Ticks spent, 0 when nothing was
+ * cast yet (a message says why, or the cursor is up). */
+static int spell_cast(game_t *g, int spell)
 {
     if (cannot_cast(g, spell))
         return 0;
     const spell_kind_t *s = &g->c->spells[spell];
-    if (spell_aims(s)) {
+    if (has(s, SPF_AIMS)) {
         if (!target_default(g)) {
             msg_add(g, "You see nothing to cast %s at.", s->name);
             return 0;
@@ -331,5 +337,5 @@ void spell_menu_draw(game_t *g, screen_t *s)
         if (spell_letter(g, i))
             screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-15s %d mana%s", spell_letter(g, i),
                          g->c->spells[i].name, g->c->spells[i].mana,
-                         spell_aims(&g->c->spells[i]) ? " (aims)" : "");
+                         has(&g->c->spells[i], SPF_AIMS) ? " (aims)" : "");
 }

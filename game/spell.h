@@ -1,14 +1,68 @@
-/* spell — casting. Spells are content (spells.lua: name, mana, a bolt, a
- * heal, a breath or a hex, damage type or effect, dice; content_t.spells);
- * a spell's id is its place in that list and a spell set is a mask of ids
- * (spell_kind_t in content.h). The player casts from a menu (Z) with
- * mana, aiming with the target cursor; monsters cast by purpose (ai.c) through spell_first and
- * spell_cast_at. */
+/* spell — casting. Spells are content (spells.lua: name, mana, an effect,
+ * and what that effect needs: damage type, timed effect, radius, item use,
+ * dice; content_t.spells); a spell's id is its place in that list and a
+ * spell set is a mask of ids (spell_kind_t in content.h). The player casts
+ * from a menu (Z) with mana, aiming with the target cursor; monsters cast
+ * by purpose (ai.c) through spell_first and spell_cast_at.
+ *
+ * What a spell does is its effect: a row of SPELL_EFFECT_LIST, X(ID, fn,
+ * flags), where fn is spell.c's function that casts it and flags say what
+ * it needs and how it is cast. Content names an effect in lower case
+ * ("bolt"); the ids are not saved (a spell is saved by its id, its effect
+ * read from the content), but new effects go last all the same. */
 #ifndef WARREN_SPELL_H
 #define WARREN_SPELL_H
 #include <stdbool.h>
 #include <stdint.h>
 #include "content.h"
+
+/* SPF_DAMAGE, SPF_STATUS, SPF_RADIUS, SPF_USE: the spell's field dtype,
+ * status (a timed effect), radius or use is required, and others have none
+ * (the loader checks: declare.c). SPF_AIMS: cast at a target chosen with
+ * the cursor; SPF_BURST: bursts on the first creature in the line or where
+ * it ends, not at the first creature only; SPF_GROWS: its dice grow a die
+ * every fourth level of the caster. */
+enum {
+    SPF_DAMAGE = 1 << 0,
+    SPF_STATUS = 1 << 1,
+    SPF_RADIUS = 1 << 2,
+    SPF_USE = 1 << 3,
+    SPF_AIMS = 1 << 4,
+    SPF_BURST = 1 << 5,
+    SPF_GROWS = 1 << 6,
+};
+
+/* BOLT: damage to the first creature on the line to the target (a Ref save
+ *   halves an element's).
+ * HEAL: heals the caster.
+ * BREATH: a monster's breath, damage a Ref save halves (not a spell: what
+ *   shrugs off spells does not shrug it off).
+ * HEX: a timed effect on the first creature on the line (the effect's own
+ *   save resists it).
+ * AREA: damage to every creature within the radius of where it bursts, the
+ *   caster spared.
+ * BUFF: a timed effect on the caster, no save.
+ * SUMMON: creatures of the depth around the caster.
+ * POWER: what an item use does (identify, map, light, teleport,
+ *   remove_curse, cure) for the caster.
+ * DETECT: traps and secret doors within the radius of the caster are found. */
+#define SPELL_EFFECT_LIST(X)                                                       \
+    X(BOLT, cast_bolt, SPF_DAMAGE | SPF_AIMS | SPF_GROWS)                          \
+    X(HEAL, cast_heal, 0)                                                          \
+    X(BREATH, cast_breath, SPF_DAMAGE | SPF_AIMS | SPF_GROWS)                      \
+    X(HEX, cast_hex, SPF_STATUS | SPF_AIMS)                                        \
+    X(AREA, cast_area, SPF_DAMAGE | SPF_RADIUS | SPF_AIMS | SPF_BURST | SPF_GROWS) \
+    X(BUFF, cast_buff, SPF_STATUS)                                                 \
+    X(SUMMON, cast_summon, 0)                                                      \
+    X(POWER, cast_power, SPF_USE)                                                  \
+    X(DETECT, cast_detect, SPF_RADIUS)
+
+enum {
+#define SPELL_EFFECT_ENUM_(id, fn, flags) SPELL_##id,
+    SPELL_EFFECT_LIST(SPELL_EFFECT_ENUM_)
+#undef SPELL_EFFECT_ENUM_
+        SPELL_EFFECTS
+};
 
 /* Z (the command table): opens the spell menu, or says there is none. No time. */
 int spell_menu(game_t *g);
@@ -19,17 +73,10 @@ int spell_letter(const game_t *g, int spell);
  * key cancels. */
 int spell_menu_key(game_t *g, key_event_t k);
 void spell_menu_draw(game_t *g, screen_t *s);
-/* The player casts a known spell: one that aims (spell_aims) opens the
- * target cursor (target.h) and is cast when it is confirmed; the others
- * (a heal, a buff, a power, a detection) at once. Ticks spent, 0 when
- * nothing was cast yet (a message says why, or the cursor is up). */
-int spell_cast(game_t *g, int spell);
 /* The aimed spell cast towards (x, y) (the cursor's confirm): a bolt or
  * hex at the first creature on the line, an area bursting there or where
  * aimed. Mana is paid; ticks spent (0: it could not be cast). */
 int spell_cast_toward(game_t *g, int spell, int x, int y);
-/* True for the spells that aim: bolts, hexes, areas and breath. */
-bool spell_aims(const spell_kind_t *s);
 /* caster casts spell at target (a heal, buff, power: on itself; an area:
  * bursting on the target), mana aside: what the spell's effect does. The
  * player's bolts and areas grow a die every fourth level, a monster's

@@ -5,7 +5,6 @@
 #include "chargen.h"
 #include "creature.h"
 #include "level.h"
-#include "pc.h"
 #include "vision.h"
 #include "world.h"
 
@@ -60,49 +59,6 @@ int start_world(game_t *g)
     if (sched_push(&g->sched, SCHED_MOVE, FN_HUNGER, g->player, 0, 0) < 0)
         return -1;
     chargen_begin(g);
-    vision_update(g);
-    return 0;
-}
-
-int start_hero(game_t *g)
-{
-    chargen_create(g, 0, 0);
-    g->pc.xl = 20;
-    g->pc.xp = pc_xp_for(20);
-    g->pc.pick_hit = 15;
-    g->pc.pick_def = 25;
-    int d = WORLD_MAX_DEPTH;
-    level_t *from = level_current(g), *lv = level_new(g, from->w, from->h, d);
-    if (!lv)
-        return -1;
-    g->levels[d] = lv;
-    if (level_generate(g, lv) < 0 || creature_populate(g, lv) < 0)
-        return -1;
-    handle_t warden = HANDLE_NONE;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !warden; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if (o->type == OBJ_CREATURE && o->depth == d && (creature_kind(g, o)->flags & CF_WARDEN))
-            warden = h;
-    }
-    const obj_t *w = reg_get(&g->reg, warden);
-    obj_t *p = reg_get(&g->reg, g->player);
-    if (!w || !p)
-        return -1;
-    int wx = w->x, wy = w->y, px = -1, py = -1;
-    for (int dy = -1; dy <= 1 && px < 0; dy++)
-        for (int dx = -1; dx <= 1 && px < 0; dx++)
-            if ((dx || dy) && level_passable(g, lv, wx + dx, wy + dy) &&
-                !level_creature_at(g, d, wx + dx, wy + dy))
-                px = wx + dx, py = wy + dy;
-    if (px < 0)
-        return -1;
-    level_sleep(g, from);
-    p = reg_get(&g->reg, g->player);
-    p->hp = p->hp_max = 3000;
-    g->items.food = FOOD_MAX; /* the climb out is long */
-    p->depth = (int16_t)d, p->x = (int16_t)px, p->y = (int16_t)py;
-    g->depth = g->max_depth = (int16_t)d;
-    g->level_changes++;
     vision_update(g);
     return 0;
 }

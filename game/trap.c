@@ -259,8 +259,9 @@ static void spring_alarm(game_t *g, const trap_kind_t *t)
 }
 
 static const trap_fn_t SPRING[TRAP_ACTIONS] = {
-    [TRAP_DAMAGE] = spring_damage, [TRAP_EFFECT] = spring_effect, [TRAP_TELEPORT] = spring_teleport,
-    [TRAP_FALL] = spring_fall,     [TRAP_ALARM] = spring_alarm,
+#define TRAP_ACTION_ROW_(id, fn, flags) [TRAP_##id] = fn,
+    TRAP_ACTION_LIST(TRAP_ACTION_ROW_)
+#undef TRAP_ACTION_ROW_
 };
 
 void trap_arrive(game_t *g)
@@ -403,7 +404,8 @@ static int door_kick(game_t *g, level_t *lv, int x, int y)
 typedef int (*door_fn_t)(game_t *g, level_t *lv, int x, int y);
 static const door_fn_t DOOR_FNS[DOOR_CMDS] = {door_close, door_lock, door_kick};
 
-int trap_door(game_t *g, int cmd, int dx, int dy)
+/* The door command on the cell dx, dy from the player: ticks spent. */
+static int trap_door(game_t *g, int cmd, int dx, int dy)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     level_t *lv = level_current(g);

@@ -16,6 +16,23 @@
 #include "screen.h"
 #include "world.h"
 
+/* What a trap does when it springs: X(ID, fn, flags), fn trap.c's function
+ * for it; TAF_EFFECT: the trap names a timed effect (trap_kind_t.effect),
+ * and no other does. Content names an action in lower case ("fall"). */
+enum { TAF_EFFECT = 1 << 0 };
+#define TRAP_ACTION_LIST(X)                                                            \
+    X(DAMAGE, spring_damage, 0)          /* its dice of its dtype */                   \
+    X(EFFECT, spring_effect, TAF_EFFECT) /* the effect for its dice in turns */        \
+    X(TELEPORT, spring_teleport, 0)      /* somewhere else on the level */             \
+    X(FALL, spring_fall, 0)              /* to the level below (the bottom: damage) */ \
+    X(ALARM, spring_alarm, 0)            /* wakes the level */
+enum {
+#define TRAP_ACTION_ENUM_(id, fn, flags) TRAP_##id,
+    TRAP_ACTION_LIST(TRAP_ACTION_ENUM_)
+#undef TRAP_ACTION_ENUM_
+        TRAP_ACTIONS
+};
+
 #define TRAP_FOUND 0x80 /* level_t.trap: found by the player */
 #define TRAP_KIND  0x7f /* level_t.trap: kind + 1 */
 
@@ -44,8 +61,6 @@ void trap_render(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top
 int trap_cmd_close(game_t *g);
 int trap_cmd_lock(game_t *g);
 int trap_cmd_kick(game_t *g);
-/* The door command on the cell dx, dy from the player: ticks spent. */
-int trap_door(game_t *g, int cmd, int dx, int dy);
 int trap_door_key(game_t *g, key_event_t k); /* PROMPT_DOOR's key */
 
 #endif

@@ -24,12 +24,9 @@ static void fn_monster_turn(game_t *g, const event_t *ev)
 }
 
 static const sched_fn_t TURN_FNS[FN_COUNT] = {
-    [FN_PLAYER_TURN] = fn_nothing,
-    [FN_MONSTER_TURN] = fn_monster_turn,
-    [FN_EFFECT_TICK] = effect_on_tick,
-    [FN_REGEN] = creature_regen,
-    [FN_TEST] = fn_nothing,
-    [FN_HUNGER] = status_hunger_tick,
+#define TURN_FN_ROW_(n, fn) [FN_##n] = fn,
+    SCHED_FN_LIST(TURN_FN_ROW_)
+#undef TURN_FN_ROW_
 };
 
 void turn_run(game_t *g)

@@ -5,8 +5,9 @@
  * only game.h; each module's functions are in its own header (level.h,
  * creature.h, msg.h, ...).
  *
- * Scheduler functions are named by SCHED_FN_LIST: the id (FN_*) is what a
- * saved event stores, so ids are append-only (their table: turn.c). */
+ * Scheduler functions are named by SCHED_FN_LIST, X(ID, fn): the id (FN_*)
+ * is what a saved event stores, so ids are append-only; fn runs it (turn.c
+ * makes the table). */
 #ifndef WARREN_WORLD_H
 #define WARREN_WORLD_H
 #include <stdbool.h>
@@ -17,19 +18,20 @@
 #include "game.h"
 #include "item.h"
 #include "obj.h"
+#include "pc.h"
 #include "rng.h"
 #include "sched.h"
 
-#define SCHED_FN_LIST(X) \
-    X(PLAYER_TURN)       \
-    X(MONSTER_TURN)      \
-    X(EFFECT_TICK)       \
-    X(REGEN)             \
-    X(TEST)              \
-    X(HUNGER)
+#define SCHED_FN_LIST(X)             \
+    X(PLAYER_TURN, fn_nothing)       \
+    X(MONSTER_TURN, fn_monster_turn) \
+    X(EFFECT_TICK, effect_on_tick)   \
+    X(REGEN, creature_regen)         \
+    X(TEST, fn_nothing)              \
+    X(HUNGER, status_hunger_tick)
 
 enum {
-#define SCHED_FN_ENUM_(n) FN_##n,
+#define SCHED_FN_ENUM_(n, fn) FN_##n,
     SCHED_FN_LIST(SCHED_FN_ENUM_)
 #undef SCHED_FN_ENUM_
         FN_COUNT
@@ -76,25 +78,6 @@ typedef struct {
     uint64_t turn;
     uint16_t repeat;
 } msg_t;
-
-/* The player as a character (pc.c, chargen.c). Saved whole. */
-typedef struct {
-    uint8_t race, cls;      /* content races/classes; valid once created */
-    uint8_t created;        /* 0 while the creation screen is up */
-    int8_t ab[AB_COUNT];    /* ability scores, as drained now */
-    int8_t drain[AB_COUNT]; /* points drained from each (restore abilities gives them back) */
-    uint8_t xl;             /* experience level 1-20 */
-    uint8_t choices;        /* level-up choices owed */
-    uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
-    uint8_t heartstone;                  /* carrying it */
-    uint8_t power_attack;                /* the fighter's stance: harder, wilder blows (power.h) */
-    int16_t mana, mana_max;
-    uint32_t spells; /* known spells: bit i is content spell i (spell.h) */
-    int32_t xp;
-    uint32_t kills;
-    uint64_t uniques_made, uniques_seen, uniques_killed; /* bits by unique order */
-    uint64_t artifacts_made, artifacts_found;            /* bits by artifact order (ego.h) */
-} pc_t;
 
 typedef struct render_cache render_cache_t;
 
@@ -152,8 +135,8 @@ struct game {
     int16_t *dmap;
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
-    item_state_t items; /* identification, hunger, gold, item screens (item.h) */
-    render_cache_t *rc; /* derived, never saved: the last frame drawn (render.c) */
+    item_state_t items;           /* identification, hunger, gold, item screens (item.h) */
+    render_cache_t *render_cache; /* derived, never saved: the last frame drawn (render.c) */
 };
 
 #endif

@@ -380,8 +380,8 @@ static int near_river(const worldmap_t *w, int c)
 {
     for (int i = 0; i < w->n_rivers; i++)
         for (int k = 0; k < w->rivers[i].len; k++) {
-            int rc = w->rivers[i].path[k];
-            if (dist2(c % w->w, c / w->w, rc % w->w, rc / w->w) < 25)
+            int cell = w->rivers[i].path[k];
+            if (dist2(c % w->w, c / w->w, cell % w->w, cell / w->w) < 25)
                 return 1;
         }
     return 0;
@@ -697,15 +697,15 @@ static int give_names(worldmap_t *w, const worldmap_params_t *p, uint64_t wseed)
         memcpy(w->towns[w->home].name, p->home, sizeof p->home);
         nm.taken[nm.n_taken++] = w->towns[w->home].name;
     }
-    int rc = name_make(&nm, w->name, 2, -1);
+    int failed = name_make(&nm, w->name, 2, -1);
     for (int i = 0; i < w->n_terrs; i++)
-        rc |= name_make(&nm, w->terrs[i].name, 1, WSYL_territory_ends);
+        failed |= name_make(&nm, w->terrs[i].name, 1, WSYL_territory_ends);
     for (int i = 0; i < w->n_towns; i++)
         if (i != w->home || !p->home[0])
-            rc |= name_make(&nm, w->towns[i].name, 1, WSYL_town_ends);
+            failed |= name_make(&nm, w->towns[i].name, 1, WSYL_town_ends);
     for (int i = 0; i < w->n_rivers; i++)
-        rc |= name_make(&nm, w->rivers[i].name, 1, WSYL_river_ends);
-    return rc;
+        failed |= name_make(&nm, w->rivers[i].name, 1, WSYL_river_ends);
+    return failed;
 }
 
 /* ---- the whole ------------------------------------------------------------------------ */
@@ -758,10 +758,10 @@ worldmap_t *worldmap_make(const worldmap_params_t *p, uint64_t seed, char *err, 
     w->home = home_town(w);
     memset(w->lane, 0, (size_t)(unsigned)n);
     river_routes(w);
-    int rc = sea_routes(&g);
+    int routes = sea_routes(&g);
     free(g.height);
-    if (rc < 0 || give_names(w, p, wseed) < 0) {
-        snprintf(err, errlen, rc < 0 ? "out of memory" : "the syllables make too few names");
+    if (routes < 0 || give_names(w, p, wseed) < 0) {
+        snprintf(err, errlen, routes < 0 ? "out of memory" : "the syllables make too few names");
         worldmap_free(w);
         return NULL;
     }

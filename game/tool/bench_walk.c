@@ -81,9 +81,9 @@ static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, bool
     screen_t *grid = screen_new(80, 24), *sent = screen_new(80, 24);
     buf_t b;
     buf_init(&b);
-    int rc = g && grid && sent ? 0 : -1;
+    int ret = g && grid && sent ? 0 : -1;
     game_view_t v = {0};
-    if (rc == 0) {
+    if (ret == 0) {
         game_input(g, vm, (key_event_t){'x', 0}); /* a random character */
         game_render(g, grid, &v);
         ansi_keyframe(&prof, grid, &b);
@@ -91,7 +91,7 @@ static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, bool
         screen_clean(sent);
         screen_clean(grid);
     }
-    for (int i = 0; rc == 0 && i < WALK_KEYS; i++) {
+    for (int i = 0; ret == 0 && i < WALK_KEYS; i++) {
         game_input(g, vm, (key_event_t){(uint32_t)keys[i], 0});
         buf_reset(&b);
         if (by_frame)
@@ -105,7 +105,7 @@ static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, bool
     screen_free(grid);
     screen_free(sent);
     game_free(g);
-    return rc;
+    return ret;
 }
 
 int bench_walk(const content_t *c, script_vm_t *vm, bench_walk_t *out)

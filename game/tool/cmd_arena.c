@@ -145,9 +145,9 @@ static int parse(int argc, char **argv, arena_opts_t *o)
 int cmd_arena(int argc, char **argv)
 {
     arena_opts_t o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc;
+    int status = parse(argc, argv, &o);
+    if (status)
+        return status;
     char err[256];
     content_t *c = content_load(NULL, err, sizeof err);
     if (!c)

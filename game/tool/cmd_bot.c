@@ -203,19 +203,19 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
                      (long long)st.score, st.cause[0] ? st.cause : "none", st.state == GAME_WON,
                      st.state == GAME_DEAD, w.sneaks, b.casts, w.missiles, w.repeats, w.warden_off,
                      b.temple);
-    int rc = 0;
+    int status = 0;
     if (o->check && kl.n > 2)
-        rc = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
-                 ? 3
-                 : 0;
+        status = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
+                     ? 3
+                     : 0;
     if (write(fd, line, (size_t)n) != n)
-        rc = 2;
+        status = 2;
     bot_free(&b);
     game_free(g);
     script_vm_forget(vm, c);
     script_vm_free(vm);
     free(kl.keys);
-    return rc;
+    return status;
 }
 
 typedef struct {
@@ -368,9 +368,9 @@ int cmd_bot(int argc, char **argv)
 {
     bot_opts_t o;
     const char *cls = NULL;
-    int rc = parse(argc, argv, &o, &cls);
-    if (rc)
-        return rc;
+    int status = parse(argc, argv, &o, &cls);
+    if (status)
+        return status;
     char err[256];
     content_t *c = content_load(NULL, err, sizeof err);
     if (!c) {

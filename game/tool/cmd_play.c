@@ -158,14 +158,14 @@ int cmd_play(int argc, char **argv)
     keydec_timeout(&kd, play_key, &p);
     if (!p.failed && p.fed == p.snapshot_at)
         p.failed = play_roundtrip(&p) < 0;
-    int rc = p.failed ? 1 : 0;
+    int status = p.failed ? 1 : 0;
     if (!p.failed) {
         game_render(p.g, s, NULL);
         print_screen(s);
         printf("hash %016llx\n", (unsigned long long)game_hash(p.g));
     }
     if (!p.failed && save && play_save(p.g, save) < 0)
-        rc = 1;
+        status = 1;
     if (!p.failed && dump) {
         buf_t b;
         buf_init(&b);
@@ -178,5 +178,5 @@ int cmd_play(int argc, char **argv)
     script_vm_free(p.vm);
     screen_free(s);
     content_free(c);
-    return rc;
+    return status;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "content.h"
+#include "declare.h"
 #include "event.h"
 #include "script.h"
 
@@ -34,15 +35,15 @@ int main(int argc, char **argv)
     enum { LOADS = 50, ROUNDS = 5, CALLS = 40000 };
     double t0 = now_ns();
     for (int i = 0; i < LOADS; i++) {
-        content_t *c = script_content_load(dir, err, sizeof err);
+        content_t *c = declare_load(dir, err, sizeof err);
         if (!c) {
             fprintf(stderr, "script_bench: %s\n", err);
             return 1;
         }
-        script_content_free(c);
+        declare_free(c);
     }
     double load_ms = (now_ns() - t0) / LOADS / 1e6;
-    content_t *c = script_content_load(dir, err, sizeof err);
+    content_t *c = declare_load(dir, err, sizeof err);
     script_vm_t *vm = script_vm_new();
     int ref = c ? golem_ref(c) : 0;
     if (!vm || ref <= 0) {
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
             call_ns = ns;
     }
     script_vm_free(vm);
-    script_content_free(c);
+    declare_free(c);
     if (bad) {
         fprintf(stderr, "script_bench: %ld calls failed: %s\n", bad, err);
         return 1;

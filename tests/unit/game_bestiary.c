@@ -12,6 +12,7 @@
 #include "ability.h"
 #include "ai.h"
 #include "content.h"
+#include "declare.h"
 #include "creature.h"
 #include "effect.h"
 #include "ego.h"
@@ -536,7 +537,7 @@ static void expect_error(const char *bad, const char *want)
     const char *paths[] = {"game/content/terrain.lua", "game/content/effects.lua",
                            "game/content/spells.lua", "game/content/creatures.lua", bad};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, 5, err, sizeof err);
+    content_t *c = declare_load_files(paths, 5, err, sizeof err);
     ck_assert_ptr_null(c);
     ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err, want);
 }

@@ -12,10 +12,10 @@ static int generate(mapgen_level_t *lv, uint64_t seed, int depth, const mapgen_p
     mapgen_params_t p = base ? *base : (mapgen_params_t){0};
     p.depth = depth;
     char err[128] = "";
-    int rc = mapgen_generate(lv, &p, &r, err, sizeof err);
-    ck_assert_msg(rc == 0, "generate seed %llu depth %d: %d %s", (unsigned long long)seed, depth,
-                  rc, err);
-    return rc;
+    int ret = mapgen_generate(lv, &p, &r, err, sizeof err);
+    ck_assert_msg(ret == 0, "generate seed %llu depth %d: %d %s", (unsigned long long)seed, depth,
+                  ret, err);
+    return ret;
 }
 
 /* Path distances (4-way over passable cells) from (x, y); -1 unreached. */
@@ -249,15 +249,50 @@ START_TEST(vault_checks)
 }
 END_TEST
 
-static void render(const mapgen_vault_t *v, int o, char *out)
+/* The test's own reading of orientation o (mapgen_region_t.orient): the
+ * rows padded with spaces, mirrored left-right when bit 0 is set, then
+ * turned a quarter clockwise (o >> 1) times; rows joined by '\n'. */
+static void oriented(const char *rows, int o, char *out)
 {
-    ck_assert_int_ge(mapgen_vault_render(v, o, out, 256), 0);
+    static char g[64][64], t[64][64];
+    int w = 0, h = 0, x = 0;
+    memset(g, ' ', sizeof g);
+    for (const char *c = rows;; c++) {
+        if (*c && *c != '\n') {
+            g[h][x++] = *c;
+            continue;
+        }
+        w = x > w ? x : w;
+        h++, x = 0;
+        if (!*c)
+            break;
+    }
+    for (int y = 0; (o & 1) && y < h; y++)
+        for (int i = 0; i < w / 2; i++) {
+            char k = g[y][i];
+            g[y][i] = g[y][w - 1 - i], g[y][w - 1 - i] = k;
+        }
+    for (int r = 0; r < ((o >> 1) & 3); r++) {
+        for (int y = 0; y < h; y++)
+            for (int i = 0; i < w; i++)
+                t[i][h - 1 - y] = g[y][i]; /* the top row becomes the right column */
+        memcpy(g, t, sizeof g);
+        int k = w;
+        w = h, h = k;
+    }
+    char *p = out;
+    for (int y = 0; y < h; y++) {
+        memcpy(p, g[y], (size_t)w);
+        p += w;
+        *p++ = y + 1 < h ? '\n' : 0;
+    }
 }
 
+/* The oracle's orientations, which the placed vaults below are checked
+ * against. */
 START_TEST(vault_rotation_and_mirroring)
 {
-    mapgen_vault_t v = {"abc", "abc\ndef", NULL, 1, 5, 1};
-    char out[256];
+    char out[4200];
     const char *want[8] = {
         "abc\ndef",   /* as is */
         "cba\nfed",   /* mirrored */
@@ -269,31 +304,9 @@ START_TEST(vault_rotation_and_mirroring)
         "ad\nbe\ncf", /* mirrored, three quarters: the transpose */
     };
     for (int o = 0; o < 8; o++) {
-        render(&v, o, out);
+        oriented("abc\ndef", o, out);
         ck_assert_msg(strcmp(out, want[o]) == 0, "orientation %d gave %s", o, out);
     }
-    /* four quarter turns and two mirrors give the original back */
-    int n;
-    const mapgen_vault_t *d = mapgen_default_vaults(&n);
-    char a[256], b[256];
-    for (int i = 0; i < n; i++) {
-        render(&d[i], 0, a);
-        mapgen_vault_t t = d[i];
-        strcpy(b, a);
-        for (int k = 0; k < 4; k++) {
-            t.rows = b;
-            render(&t, 2, out);
-            strcpy(b, out);
-        }
-        ck_assert_str_eq(b, a);
-        t.rows = a;
-        render(&t, 1, b);
-        t.rows = b;
-        render(&t, 1, out);
-        ck_assert_str_eq(out, a);
-    }
-    ck_assert_int_eq(mapgen_vault_render(&v, 8, out, sizeof out), -1);
-    ck_assert_int_eq(mapgen_vault_render(&v, 0, out, 4), -1);
 }
 END_TEST
 
@@ -311,9 +324,9 @@ START_TEST(vaults_are_placed_as_oriented)
             const mapgen_region_t *r = &lv->regions[i];
             if (r->shape != SHAPE_VAULT)
                 continue;
-            char g[2048];
+            char g[4200];
             ck_assert(r->vault >= 0 && r->vault < nv);
-            ck_assert_int_ge(mapgen_vault_render(&dv[r->vault], r->orient, g, sizeof g), 0);
+            oriented(dv[r->vault].rows, r->orient, g);
             int x = 0, y = 0;
             for (const char *c = g; *c; c++) {
                 if (*c == '\n') {
@@ -421,8 +434,8 @@ START_TEST(terrain_tables)
               !mapgen_opaque(MAP_DEEP_WATER));
     ck_assert(mapgen_passable(MAP_DOOR_CLOSED) && !mapgen_passable(MAP_DEEP_WATER));
     ck_assert(!mapgen_passable(MAP_TERRAIN_COUNT) && mapgen_opaque(200));
-    for (int t = 0; t < MAP_TERRAIN_COUNT; t++)
-        ck_assert_str_ne(mapgen_terrain_name((uint8_t)t), "?");
+    for (int t = 0; t < MAP_TERRAIN_COUNT; t++) /* every terrain has its row */
+        ck_assert(mapgen_terrain_glyph((uint8_t)t) >= ' ');
     for (int s = 0; s < SHAPE_COUNT; s++)
         ck_assert_str_ne(mapgen_shape_name((uint8_t)s), "?");
     mapgen_level_t *lv = mapgen_level_new(0, 0);

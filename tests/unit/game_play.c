@@ -23,7 +23,6 @@
 #include "prompt.h"
 #include "script.h"
 #include "shop.h"
-#include "start.h"
 #include "status.h"
 #include "vision.h"
 #include "world.h"
@@ -702,7 +701,7 @@ START_TEST(victory_through_the_rules)
     content_t *c = shipped_content();
     script_vm_t *vm = script_vm_new();
     game_t *g = game_new(c, 31, NULL);
-    ck_assert_int_eq(start_hero(g), 0);
+    hero_by_warden(g);
     ck_assert_int_eq(g->depth, WORLD_MAX_DEPTH);
     int dx, dy;
     handle_t warden = HANDLE_NONE;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "cmd.h"
 #include "content.h"
+#include "declare.h"
 #include "creature.h"
 #include "effect.h"
 #include "event.h"
@@ -147,7 +148,7 @@ START_TEST(handler_error_is_contained)
                            "game/content/spells.lua",        "game/content/creatures.lua",
                            "tests/content/bad/handlers.lua", "game/content/rules.lua"};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, 6, err, sizeof err);
+    content_t *c = declare_load_files(paths, 6, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     script_vm_t *vm = script_vm_new();
     game_t *g = started(game_new(c, 3, NULL));

@@ -3,10 +3,12 @@
 #include <check.h>
 #include <string.h>
 #include "content.h"
+#include "declare.h"
 #include "event.h"
 #include "helpers.h"
 #include "rules.h"
 #include "script.h"
+#include "spell.h"
 
 #define BASE "game/content/"
 static const char *const BASE_FILES[] = {BASE "terrain.lua", BASE "effects.lua", BASE "spells.lua",
@@ -60,7 +62,7 @@ static void expect_load_error(const char *bad, const char *want)
     const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
                                      bad};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
+    content_t *c = declare_load_files(paths, N_BASE + 1, err, sizeof err);
     ck_assert_ptr_null(c);
     ck_assert_msg(strstr(err, want) != NULL, "got '%s', want '%s'", err, want);
 }
@@ -97,9 +99,9 @@ START_TEST(test_bad_files)
         const char *only[3] = {BASE_FILES[1], BASE_FILES[2],
                                BASE_FILES[3]}; /* creatures without terrain */
         char err[256] = "";
-        ck_assert_ptr_null(script_content_load_files(only, 3, err, sizeof err));
+        ck_assert_ptr_null(declare_load_files(only, 3, err, sizeof err));
         ck_assert_msg(strstr(err, "creatures.lua:1: 0 terrain kinds declared"), "%s", err);
-        ck_assert_ptr_null(script_content_load("tests/content/none", err, sizeof err));
+        ck_assert_ptr_null(declare_load("tests/content/none", err, sizeof err));
         ck_assert_msg(strstr(err, "tests/content/none/modules.lua: cannot be read"), "%s", err);
     }
     expect_load_error("tests/content/bad/missing.lua",
@@ -114,22 +116,21 @@ START_TEST(test_bad_spells)
     expect_load_error(
         "tests/content/bad/bad_spell.lua",
         "tests/content/bad/bad_spell.lua:2: spell 'sleet': field 'dice' must be dice");
-    expect_load_error(
-        "tests/content/bad/heal_dtype.lua",
-        "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': only a bolt, breath or area has "
-        "a damage type");
+    expect_load_error("tests/content/bad/heal_dtype.lua",
+                      "tests/content/bad/heal_dtype.lua:2: spell 'warm hands': effect 'heal' has "
+                      "no damage type (field 'dtype')");
     expect_load_error("tests/content/bad/bolt_no_dtype.lua",
-                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': a bolt, "
-                      "breath or area needs a damage type");
+                      "tests/content/bad/bolt_no_dtype.lua:2: spell 'blank bolt': effect 'bolt' "
+                      "needs its damage type (field 'dtype')");
     expect_load_error("tests/content/bad/hex_no_status.lua",
-                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': a hex or buff, "
-                      "and only those, names an effect");
+                      "tests/content/bad/hex_no_status.lua:2: spell 'evil eye': effect 'hex' "
+                      "needs its timed effect (field 'status')");
     expect_load_error("tests/content/bad/area_no_radius.lua",
-                      "tests/content/bad/area_no_radius.lua:2: spell 'damp squib': an area or "
-                      "detection, and only those, has a radius");
+                      "tests/content/bad/area_no_radius.lua:2: spell 'damp squib': effect 'area' "
+                      "needs its radius (field 'radius')");
     expect_load_error("tests/content/bad/power_no_use.lua",
-                      "tests/content/bad/power_no_use.lua:2: spell 'blank page': a power, and "
-                      "only a power, names an item use");
+                      "tests/content/bad/power_no_use.lua:2: spell 'blank page': effect 'power' "
+                      "needs its item use (field 'use')");
     expect_load_error("tests/content/bad/hex_unknown_status.lua",
                       "tests/content/bad/hex_unknown_status.lua:2: spell 'cold eye': field "
                       "'status': unknown kind 'chill'");
@@ -141,7 +142,7 @@ START_TEST(test_bad_spells)
                       "': at most 32 spells (a spell set is 32 bits)");
     const char *twice[3] = {BASE_FILES[1], BASE_FILES[2], BASE_FILES[2]};
     char err[256] = "";
-    ck_assert_ptr_null(script_content_load_files(twice, 3, err, sizeof err));
+    ck_assert_ptr_null(declare_load_files(twice, 3, err, sizeof err));
     ck_assert_msg(strstr(err, "spells.lua:19: spell 'magic missile': declared twice"), "%s", err);
 }
 END_TEST
@@ -204,7 +205,7 @@ static content_t *load_handlers(void)
     const char *paths[N_BASE + 1] = {BASE_FILES[0], BASE_FILES[1], BASE_FILES[2], BASE_FILES[3],
                                      "tests/content/bad/handlers.lua"};
     char err[256] = "";
-    content_t *c = script_content_load_files(paths, N_BASE + 1, err, sizeof err);
+    content_t *c = declare_load_files(paths, N_BASE + 1, err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     return c;
 }
@@ -245,7 +246,7 @@ START_TEST(test_contained_errors)
     /* the vm still works after each failure */
     ck_assert_int_eq(call_damage(vm, c, "faulty", &e, err), SCRIPT_ERR_RUNTIME);
     script_vm_free(vm);
-    script_content_free(c);
+    declare_free(c);
 }
 END_TEST
 
@@ -265,7 +266,7 @@ START_TEST(test_sandbox_escapes)
         ck_assert_msg(strstr(err, "cannot set 'counter'"), "%s", err);
     }
     script_vm_free(vm);
-    script_content_free(c);
+    declare_free(c);
 }
 END_TEST
 
@@ -278,7 +279,7 @@ static uint32_t fixed_rand(void *ctx, uint32_t n)
 START_TEST(test_flesh_golem)
 {
     char err[256] = "";
-    content_t *c = script_content_load("game/content", err, sizeof err);
+    content_t *c = declare_load("game/content", err, sizeof err);
     ck_assert_msg(c != NULL, "%s", err);
     int ref = script_kind_handler(c, SCRIPT_KIND_CREATURE, (uint16_t)kind_named(c, "flesh golem"),
                                   EV_DAMAGE);
@@ -306,7 +307,7 @@ START_TEST(test_flesh_golem)
     ck_assert_int_eq(e.amount[0], 6);
     ck_assert_int_eq(e.heal + e.slow, 0);
     script_vm_free(vm);
-    script_content_free(c);
+    declare_free(c);
 }
 END_TEST
 

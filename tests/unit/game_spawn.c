@@ -11,7 +11,6 @@
 #include "item.h"
 #include "itemuse.h"
 #include "level.h"
-#include "start.h"
 #include "world.h"
 
 /* Every unique or warden made, by kind: handles counted at each sight. */
@@ -166,7 +165,7 @@ START_TEST(heartstone_only_from_the_warden_on_20)
     game_free(g);
     /* the bottom level's own warden */
     g = game_new(c, 53, NULL);
-    ck_assert_int_eq(start_hero(g), 0);
+    hero_by_warden(g);
     w = HANDLE_NONE;
     for (handle_t h = reg_next(&g->reg, 0); h; h = reg_next(&g->reg, h))
         if (reg_get(&g->reg, h)->type == OBJ_CREATURE &&

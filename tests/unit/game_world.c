@@ -227,18 +227,21 @@ END_TEST
  * it replaces the map. The creation screen's Q asks like the command. */
 START_TEST(prompt_table_and_quit_from_creation)
 {
+    content_t *c = shipped_content();
+    game_t *g = game_new(c, 5, NULL);
+    ck_assert_int_eq(g->prompt, PROMPT_RACE);
     for (int id = 0; id < PROMPT_COUNT; id++) {
-        const prompt_t *row = prompt_row(id);
+        g->prompt = (uint8_t)id;
+        const prompt_t *row = prompt_of(g);
         ck_assert_ptr_nonnull(row);
         ck_assert_int_eq(row->id, id);
         ck_assert_ptr_nonnull(row->key);
         if (row->flags & PF_SCREEN)
             ck_assert_ptr_nonnull(row->draw);
     }
-    ck_assert_ptr_null(prompt_row(PROMPT_COUNT));
-    content_t *c = shipped_content();
-    game_t *g = game_new(c, 5, NULL);
-    ck_assert_int_eq(g->prompt, PROMPT_RACE);
+    g->prompt = PROMPT_COUNT; /* an id past the table gets the command row */
+    ck_assert_int_eq(prompt_of(g)->id, PROMPT_NONE);
+    g->prompt = PROMPT_RACE;
     keys(g, "Q");
     ck_assert_int_eq(g->prompt, PROMPT_QUIT);
     keys(g, "n");

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "declare.h"
 #include "helpers.h"
 #include "prompt.h"
-#include "script.h"
 #include "worldmap.h"
 
 #define SEEDS 60
@@ -267,7 +267,7 @@ START_TEST(world_declarations_are_checked)
         const char *paths[] = {"game/content/terrain.lua", "game/content/effects.lua",
                                "game/content/spells.lua", "game/content/creatures.lua", BAD[i][0]};
         char err[256] = "";
-        content_t *c = script_content_load_files(paths, 5, err, sizeof err);
+        content_t *c = declare_load_files(paths, 5, err, sizeof err);
         ck_assert_ptr_null(c);
         ck_assert_msg(strstr(err, BAD[i][1]) != NULL, "got '%s'", err);
     }

@@ -10,6 +10,7 @@
 #include "level.h"
 #include "mapgen.h"
 #include "msg.h"
+#include "pc.h"
 #include "prompt.h"
 #include "vision.h"
 
@@ -93,6 +94,48 @@ game_t *alone(const content_t *c, uint64_t seed, int race, int cls)
     down_from_town(g);
     clear_monsters(g);
     return g;
+}
+
+/* The warden of level d (the test fails if it has none). */
+static handle_t warden_of(game_t *g, int d)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_CREATURE && o->depth == d && (creature_kind(g, o)->flags & CF_WARDEN))
+            return h;
+    }
+    ck_abort_msg("level %d has no warden", d);
+    return HANDLE_NONE;
+}
+
+void hero_by_warden(game_t *g)
+{
+    chargen_create(g, 0, 0);
+    g->pc.xl = 20;
+    g->pc.xp = pc_xp_for(20);
+    g->pc.pick_hit = 15;
+    g->pc.pick_def = 25;
+    int d = WORLD_MAX_DEPTH;
+    level_t *from = level_current(g), *lv = level_new(g, from->w, from->h, d);
+    ck_assert_ptr_nonnull(lv);
+    g->levels[d] = lv;
+    ck_assert(level_generate(g, lv) == 0 && creature_populate(g, lv) == 0);
+    const obj_t *w = reg_get(&g->reg, warden_of(g, d));
+    int wx = w->x, wy = w->y, px = -1, py = -1;
+    for (int dy = -1; dy <= 1 && px < 0; dy++)
+        for (int dx = -1; dx <= 1 && px < 0; dx++)
+            if ((dx || dy) && level_passable(g, lv, wx + dx, wy + dy) &&
+                !level_creature_at(g, d, wx + dx, wy + dy))
+                px = wx + dx, py = wy + dy;
+    ck_assert_int_ge(px, 0);
+    level_sleep(g, from);
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = p->hp_max = 3000;
+    g->items.food = FOOD_MAX; /* the climb out is long */
+    p->depth = (int16_t)d, p->x = (int16_t)px, p->y = (int16_t)py;
+    g->depth = g->max_depth = (int16_t)d;
+    g->level_changes++;
+    vision_update(g);
 }
 
 void key(game_t *g, uint32_t code)

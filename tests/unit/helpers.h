@@ -27,6 +27,9 @@ void clear_monsters(game_t *g);
 /* A new game of seed with a made character (race, class indices) on
  * level 1 and no monsters. */
 game_t *alone(const content_t *c, uint64_t seed, int race, int cls);
+/* g (new, on its creation screen) becomes a strong human fighter beside
+ * the warden on the bottom level, that level made and peopled. */
+void hero_by_warden(game_t *g);
 
 void key(game_t *g, uint32_t code);        /* one key, no script vm */
 void keys(game_t *g, const char *k);       /* each byte a key */
