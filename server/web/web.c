@@ -95,7 +95,9 @@ struct web_req {
     char *hdrs; /* "name:\0value\0" pairs, then an empty name */
     size_t hdrs_len;
     unsigned char *out;
-    size_t out_len, sent;
+    uint64_t out_len, sent;
+    const web_source_t *src; /* the body comes from src (out unused) */
+    void *src_ud;
 };
 
 struct web {
@@ -712,6 +714,8 @@ static web_req_t *req_find(web_t *w, uint64_t id)
 
 static void req_free(web_req_t *r)
 {
+    if (r->src && r->src->close)
+        r->src->close(r->src_ud);
     list_remove(&r->node);
     free(r->body);
     free(r->hdrs);
@@ -814,18 +818,15 @@ static int req_body(web_req_t *r, const void *in, size_t len)
     return 0;
 }
 
-int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
-              const char *const *headers, const void *body, size_t len)
+/* The answer's head kept for req_write_headers; 0, or -1 out of memory. */
+static int req_answer(web_req_t *r, int status, const char *content_type,
+                      const char *const *headers)
 {
-    web_req_t *r = w ? req_find(w, id) : NULL;
-    if (!r || r->answered || status < 100 || status > 599)
-        return -1;
     size_t hl = 0;
     for (int i = 0; headers && headers[i] && headers[i + 1]; i += 2)
         hl += strlen(headers[i]) + strlen(headers[i + 1]) + 2;
     r->hdrs = malloc(hl + 1);
-    r->out = malloc(len ? len : 1);
-    if (!r->hdrs || !r->out)
+    if (!r->hdrs)
         return -1;
     r->hdrs_len = 0;
     for (int i = 0; headers && headers[i] && headers[i + 1]; i += 2)
@@ -835,15 +836,50 @@ int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
             r->hdrs_len += n;
         }
     r->hdrs[r->hdrs_len] = 0;
-    if (len)
-        memcpy(r->out, body, len);
-    r->out_len = len;
     r->status = status;
     web_copy_str(r->ctype, sizeof r->ctype,
                  content_type ? content_type : "text/html; charset=utf-8");
     r->answered = true;
     lws_callback_on_writable(r->wsi);
     return 0;
+}
+
+int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
+              const char *const *headers, const void *body, size_t len)
+{
+    web_req_t *r = w ? req_find(w, id) : NULL;
+    if (!r || r->answered || status < 100 || status > 599)
+        return -1;
+    free(r->out);
+    r->out = malloc(len ? len : 1);
+    if (!r->out)
+        return -1;
+    if (len)
+        memcpy(r->out, body, len);
+    r->out_len = len;
+    return req_answer(r, status, content_type, headers);
+}
+
+int web_reply_source(web_t *w, uint64_t id, int status, const char *content_type,
+                     const char *const *headers, uint64_t len, const web_source_t *src, void *ud)
+{
+    web_req_t *r = w ? req_find(w, id) : NULL;
+    if (!r || r->answered || status < 100 || status > 599 || !src || !src->read)
+        return -1;
+    free(r->hdrs);
+    r->hdrs = NULL;
+    if (req_answer(r, status, content_type, headers))
+        return -1;
+    r->out_len = len;
+    r->src = src;
+    r->src_ud = ud;
+    return 0;
+}
+
+bool web_pending(const web_t *w, uint64_t id)
+{
+    web_req_t *r = w ? req_find((web_t *)w, id) : NULL;
+    return r && !r->answered;
 }
 
 static int req_write_headers(web_req_t *r)
@@ -892,10 +928,15 @@ static int req_writeable(web_pss_t *pss)
     }
     if (r->sent < r->out_len) {
         unsigned char buf[LWS_PRE + 8192];
-        size_t n = r->out_len - r->sent;
-        if (n > 8192)
-            n = 8192;
-        memcpy(buf + LWS_PRE, r->out + r->sent, n);
+        size_t n = r->out_len - r->sent > 8192 ? 8192 : (size_t)(r->out_len - r->sent);
+        if (!r->src)
+            memcpy(buf + LWS_PRE, r->out + r->sent, n);
+        else {
+            ssize_t got = r->src->read(r->src_ud, buf + LWS_PRE, n);
+            if (got <= 0)
+                return -1; /* the body ends short: cut off */
+            n = (size_t)got;
+        }
         bool last = r->sent + n == r->out_len;
         if (lws_write(r->wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) <
             (int)n)
