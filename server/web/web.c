@@ -32,6 +32,9 @@
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
 #define WEB_LWS_LOG_MS    10000
+#define WEB_ANSWER_WAIT_S \
+    90                     /* a dynamic request waits this long for its answer (a replay queued) */
+#define WEB_SEND_IDLE_S 30 /* then its client takes a piece of it within this, or is cut */
 #define WEB_CLOSE_TRY_AGAIN \
     1013 /* RFC 6455 7.4.1; lws 4.1 has no name for it */ /* lws's own error lines: at most a few per interval */
 
@@ -765,6 +768,8 @@ static int req_dispatch(web_req_t *r)
         req_free(r);
         return http_error(wsi, HTTP_STATUS_NOT_FOUND);
     }
+    if (!r->answered) /* lws's own wait is shorter than a queued replay's */
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, WEB_ANSWER_WAIT_S);
     return 0;
 }
 
@@ -942,6 +947,7 @@ static int req_writeable(web_pss_t *pss)
             (int)n)
             return -1;
         r->sent += n;
+        lws_set_timeout(r->wsi, PENDING_TIMEOUT_HTTP_CONTENT, WEB_SEND_IDLE_S);
         if (!last) {
             lws_callback_on_writable(r->wsi);
             return 0;
