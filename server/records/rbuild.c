@@ -89,14 +89,14 @@ static rbuild_t *build_find(records_t *r, const rcache_key_t *key)
 {
     LIST_EACH (it, &r->builds) {
         rbuild_t *b = LIST_ITEM(it, rbuild_t, node);
-        if (memcmp(&b->key, key, sizeof *key) == 0)
+        if (rcache_key_eq(&b->key, key))
             return b;
     }
     return NULL;
 }
 
-/* Before the build starts: its requests whose clients have gone are let
- * go; with none left it is not worth starting. */
+/* Before the build starts and between its rounds: its requests whose
+ * clients have gone are let go; with none left it is not worth going on. */
 static bool build_wanted(records_job_t *j)
 {
     rbuild_t *b = j->ud;
@@ -107,7 +107,6 @@ static bool build_wanted(records_job_t *j)
             page_free(p);
         }
     }
-    b->t0 = uv_hrtime(); /* it starts now, unless this was a prune */
     return !list_empty(&b->waiters);
 }
 
@@ -116,6 +115,7 @@ static void build_work(records_job_t *j)
 {
     rbuild_t *b = j->ud;
     if (!b->opened) {
+        b->t0 = uv_hrtime();
         if (body_open(&b->body, b->srv->records->body_max, true)) {
             b->status = 500;
             snprintf(b->err, sizeof b->err, "out of memory");

@@ -9,9 +9,10 @@
  *
  * Answers never copy the body: a client that takes gzip gets the cached
  * gzip as it is, one that does not gets it inflated a piece at a time as
- * it reads (web_reply_source). A build about to start drops the requests
- * whose clients have gone and, with none left, does not start; a busy
- * queue answers 503 with Retry-After (records.h).
+ * it reads (web_reply_source). A build about to start, or to go on with
+ * its next round (a hosted recording is read a few chunks a round), lets
+ * go of the requests whose clients have gone and, with none left, stops
+ * there; a busy queue answers 503 with Retry-After (records.h).
  *
  * Loop thread only, but for what work touches: b's producer fields. Not a
  * contract outside server/records/. */
@@ -40,7 +41,7 @@ struct rbuild {
     list_t node;    /* records.builds */
     list_t waiters; /* page_t.wnode */
     bool opened;
-    uint64_t t0;
+    uint64_t t0; /* when work first ran */
     records_job_fn work;
 };
 

@@ -24,7 +24,7 @@ static uint64_t key_hash(const rcache_key_t *k)
     return hmap_hash_u64((uint64_t)k->id * 4 + (uint64_t)k->kind);
 }
 
-static bool key_eq(const rcache_key_t *a, const rcache_key_t *b)
+bool rcache_key_eq(const rcache_key_t *a, const rcache_key_t *b)
 {
     return a->kind == b->kind && a->id == b->id && a->v1 == b->v1 && a->v2 == b->v2;
 }
@@ -68,7 +68,7 @@ rcache_entry_t *rcache_get(rcache_t *c, const rcache_key_t *key)
     HMAP_EACH(it, &c->by_key, key_hash(key))
     {
         rcache_entry_t *e = HMAP_ITEM(it, rcache_entry_t, hn);
-        if (key_eq(&e->key, key)) {
+        if (rcache_key_eq(&e->key, key)) {
             list_remove(&e->node);
             list_push_front(&c->lru, &e->node);
             e->refs++;

@@ -52,6 +52,8 @@ struct rcache_entry {
     list_t node;     /* cache.lru, newest first */
 };
 
+bool rcache_key_eq(const rcache_key_t *a, const rcache_key_t *b);
+
 rcache_t *rcache_new(size_t max); /* NULL when out of memory */
 /* Drops the cache's own references (entries still read go on). NULL is fine. */
 void rcache_free(rcache_t *c);

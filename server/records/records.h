@@ -76,8 +76,9 @@ struct records_job {
     bool refusable;                   /* a page's job: refused with 503 when too many wait */
     bool hosted;                      /* a hosted recording's build: takes a hosted slot */
     bool again;                       /* set by work: read and work once more before done */
-    bool (*wanted)(records_job_t *j); /* NULL or true: start it; false: drop it
-                                         (done with 503) without starting */
+    bool (*wanted)(records_job_t *j); /* NULL or true: start it (or go on to
+                                         its next round); false: drop it (done
+                                         with 503) without starting or going on */
     records_job_fn read;              /* NULL: reads game_id's row and journal; else reads what work
                             needs and calls records_job_read_done */
     records_job_fn work;              /* thread pool: reads the fields above, writes its own */

@@ -91,6 +91,10 @@ static void on_work(uv_work_t *w)
 static void on_work_done(uv_work_t *w, int status)
 {
     records_job_t *j = w->data;
+    if (status == 0 && j->again && j->wanted && !j->wanted(j)) {
+        job_finish(j, 503, "no one waits for it"); /* the rest would be built for no one */
+        return;
+    }
     if (status == 0 && j->again && !j->srv->stopping) {
         j->again = false;
         j->read(j); /* the next round: it ends in records_job_read_done */

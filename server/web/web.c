@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -881,10 +882,23 @@ int web_reply_source(web_t *w, uint64_t id, int status, const char *content_type
     return 0;
 }
 
+/* The client has closed its side or reset the connection, though lws
+ * may not have read that yet (a request waiting for its answer is not
+ * read from): what nginx calls "client prematurely closed connection". */
+static bool peer_gone(struct lws *wsi)
+{
+    char c;
+    int fd = lws_get_socket_fd(wsi);
+    if (fd < 0)
+        return true;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 bool web_pending(const web_t *w, uint64_t id)
 {
     web_req_t *r = w ? req_find((web_t *)w, id) : NULL;
-    return r && !r->answered;
+    return r && !r->answered && !peer_gone(r->wsi);
 }
 
 static int req_write_headers(web_req_t *r)

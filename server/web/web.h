@@ -189,8 +189,9 @@ typedef struct {
  * stays the caller's, close is not called). */
 int web_reply_source(web_t *w, uint64_t id, int status, const char *content_type,
                      const char *const *headers, uint64_t len, const web_source_t *src, void *ud);
-/* Whether request id still waits for its answer: false once its client
- * has gone (or it was answered). */
+/* Whether request id still waits for its answer: false once it was
+ * answered or its client has gone (closed its side or reset: looked at
+ * on the socket at once, before libwebsockets notices). */
 bool web_pending(const web_t *w, uint64_t id);
 /* Finds name in a form-urlencoded body (or a query "name=value" list joined
  * by '&') and URL-decodes its value into out. Returns the length, or -1 when
