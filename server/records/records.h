@@ -11,7 +11,7 @@
  * each, and kept gzipped in a cache of replay-cache bytes (rcache.h). A
  * build waits in a queue of at most replay-queue; past it the request is
  * answered 503 with Retry-After. A build whose every request has gone
- * before it starts is dropped unstarted.
+ * is dropped before it starts, or between two of its rounds.
  *
  * Verification: when a game ends, and at start for every finished game not
  * yet checked, its journal is replayed from the seed and the result (end
@@ -73,16 +73,17 @@ struct records_job {
     char *dump;        /* the stored dump (with want_dump), owned */
     size_t dump_len;
     bool want_dump;
-    bool refusable;                   /* a page's job: refused with 503 when too many wait */
-    bool hosted;                      /* a hosted recording's build: takes a hosted slot */
-    bool again;                       /* set by work: read and work once more before done */
-    bool (*wanted)(records_job_t *j); /* NULL or true: start it (or go on to
-                                         its next round); false: drop it (done
-                                         with 503) without starting or going on */
-    records_job_fn read;              /* NULL: reads game_id's row and journal; else reads what work
-                            needs and calls records_job_read_done */
-    records_job_fn work;              /* thread pool: reads the fields above, writes its own */
-    records_job_fn done;              /* loop: always called once, then the job is freed */
+    bool refusable; /* a page's job: refused with 503 when too many wait */
+    bool hosted;    /* a hosted recording's build: takes a hosted slot */
+    bool again;     /* set by work: read and work once more before done */
+    /* NULL or true: start it (or go on to its next round); false: drop it
+     * (done with 503) without starting or going on */
+    bool (*wanted)(records_job_t *j);
+    /* NULL: reads game_id's row and journal; else reads what work needs and
+     * calls records_job_read_done */
+    records_job_fn read;
+    records_job_fn work; /* thread pool: reads the fields above, writes its own */
+    records_job_fn done; /* loop: always called once, then the job is freed */
     void *ud;
     uv_work_t req;
 };

@@ -91,19 +91,16 @@ static void on_work(uv_work_t *w)
 static void on_work_done(uv_work_t *w, int status)
 {
     records_job_t *j = w->data;
-    if (status == 0 && j->again && j->wanted && !j->wanted(j)) {
+    if (status || !j->again)
+        job_finish(j, status ? 503 : 0, "cancelled");
+    else if (j->srv->stopping)
+        job_finish(j, 503, "the server is stopping");
+    else if (j->wanted && !j->wanted(j))
         job_finish(j, 503, "no one waits for it"); /* the rest would be built for no one */
-        return;
-    }
-    if (status == 0 && j->again && !j->srv->stopping) {
+    else {
         j->again = false;
         j->read(j); /* the next round: it ends in records_job_read_done */
-        return;
     }
-    if (status == 0 && j->again)
-        job_finish(j, 503, "the server is stopping");
-    else
-        job_finish(j, status ? 503 : 0, "cancelled");
 }
 
 static void job_queue_work(records_job_t *j)
@@ -182,14 +179,18 @@ void records_job_read_done(records_job_t *j, int status, const char *msg)
 
 static void backlog_read(records_t *r);
 
+/* A slot is free for j now. */
+static bool job_fits(const records_t *r, const records_job_t *j)
+{
+    return r->running < r->jobs_max && (!j->hosted || r->running_hosted < r->hosted_max);
+}
+
 /* The first waiting job there is a slot for, or NULL. */
 static records_job_t *job_pick(records_t *r)
 {
-    if (r->running >= r->jobs_max)
-        return NULL;
     LIST_EACH (it, &r->waiting) {
         records_job_t *j = LIST_ITEM(it, records_job_t, node);
-        if (!j->hosted || r->running_hosted < r->hosted_max)
+        if (job_fits(r, j))
             return j;
     }
     return NULL;
@@ -235,12 +236,19 @@ static void job_prune(records_t *r)
     }
 }
 
+/* A page's job that would have to wait while the queue is full. */
+static bool job_refused(records_t *r, const records_job_t *j)
+{
+    if (!j->refusable || r->nwaiting < r->wait_max || job_fits(r, j))
+        return false;
+    job_prune(r);
+    return r->nwaiting >= r->wait_max;
+}
+
 void records_job_start(records_job_t *j)
 {
     records_t *r = j->srv->records;
-    if (r && j->refusable && r->nwaiting >= r->wait_max)
-        job_prune(r);
-    if (!r || (j->refusable && r->nwaiting >= r->wait_max)) {
+    if (!r || job_refused(r, j)) {
         j->status = 503;
         snprintf(j->err, sizeof j->err, "too many replays asked for at once; try again soon");
         j->done(j);
