@@ -26,6 +26,8 @@ in the recorder's own format (tests/integration/recordings.py); then:
       meanwhile (its "loop stalled N ms" lines; 0: none reached 50 ms)
   replay.TAG.parallel16.distinct.*           16 clients at once, each for the
       asciicast of a recording of its own
+  replay.TAG.idle.loop_stall_ms              the longest loop turn in 10 s
+      of nothing asked (what the machine alone does to the loop)
 
 The clients run on core 1; the daemon is not pinned (its loop and the
 thread pool's builds share both cores, as on a server). A run takes a
@@ -137,8 +139,15 @@ class Bench:
         self.line(f"parallel16.{name}.rss_mb", proc_status(self.pid, "VmHWM") - rss)
         self.line(f"parallel16.{name}.loop_stall_ms", stall_max(self.d.log()[log0:]))
 
+    def idle(self):
+        quiet(self.pid)
+        log0 = len(self.d.log())
+        time.sleep(10)
+        self.line("idle.loop_stall_ms", stall_max(self.d.log()[log0:]))
+
     def run(self):
         a, b, same = self.ids[0], self.ids[1], self.ids[2]
+        self.idle()
         self.one("frames.first", f"/api/hosted/{a}/replay")
         self.one("frames.again", f"/api/hosted/{a}/replay")
         self.one("frames.plain", f"/api/hosted/{a}/replay", gz=False)
