@@ -5,32 +5,6 @@
 /* 15 + 16: a 32 KB window with the gzip header and trailer */
 #define GZIP_WBITS (15 + 16)
 
-int http_gzip(const void *in, size_t len, buf_t *out)
-{
-    z_stream z = {0};
-    if (len > UINT_MAX / 2 || out->failed)
-        return -1;
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WBITS, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK)
-        return -1;
-    uLong bound = deflateBound(&z, (uLong)len);
-    int zr = Z_MEM_ERROR;
-    if (buf_reserve(out, bound)) {
-        z.next_in = (Bytef *)(uintptr_t)in;
-        z.avail_in = (uInt)len;
-        z.next_out = (Bytef *)out->data + out->len;
-        z.avail_out = (uInt)bound;
-        zr = deflate(&z, Z_FINISH);
-    }
-    if (zr == Z_STREAM_END) {
-        out->len += z.total_out;
-        out->data[out->len] = 0; /* as every buf append leaves it */
-    } else
-        out->failed = false; /* a failed reserve: out is still as it was */
-    deflateEnd(&z);
-    return zr == Z_STREAM_END ? 0 : -1;
-}
-
 /* ---- written in pieces ------------------------------------------------------------- */
 
 int http_gzw_open(http_gzw_t *w, buf_t *out)
@@ -95,6 +69,23 @@ void http_gzw_close(http_gzw_t *w)
     if (w->open)
         deflateEnd(&w->z);
     w->open = false;
+}
+
+int http_gzip(const void *in, size_t len, buf_t *out)
+{
+    size_t was = out->len;
+    http_gzw_t w;
+    if (out->failed || http_gzw_open(&w, out))
+        return -1;
+    int rc = http_gzw_put(&w, in, len) || http_gzw_finish(&w) ? -1 : 0;
+    http_gzw_close(&w);
+    if (rc) { /* out as it was */
+        out->failed = false;
+        out->len = was;
+        if (out->data)
+            out->data[was] = 0;
+    }
+    return rc;
 }
 
 /* ---- read back in pieces ----------------------------------------------------------- */

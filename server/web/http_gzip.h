@@ -19,8 +19,8 @@
 #define HTTP_GZIP_MIN      1024       /* smaller bodies are sent as they are */
 #define HTTP_GZIP_LOOP_MAX (64 << 10) /* the most the loop thread compresses (about 1 ms) */
 
-/* Appends the gzip of in[0..len) to out. Returns 0, or -1 (out of memory or
- * a body over 4 GB) with out as it was. */
+/* Appends the gzip of in[0..len) to out (http_gzw_t in one go). Returns 0,
+ * or -1 (out of memory) with out as it was. */
 int http_gzip(const void *in, size_t len, buf_t *out);
 
 /* A gzip being written: open, put the body in pieces, finish; close frees
