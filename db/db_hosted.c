@@ -97,11 +97,13 @@ void db_hosted_game_get(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud)
     db_submit(db, op);
 }
 
-void db_hosted_game_chunks(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud)
+void db_hosted_game_chunks(db_t *db, int64_t id, int64_t after, int64_t upto, int limit,
+                           db_hosted_game_cb cb, void *ud)
 {
     db_op_t *op = db_op_begin(db, DB_ON(hosted_game, cb, ud), 0);
     db_op_step(op, DB_STMT_HOSTED_GAME_BY_ID, DB_ARGS(DB_INT(id)));
-    db_op_step(op, DB_STMT_HOSTED_CHUNKS, DB_ARGS(DB_INT(id)));
+    db_op_step(op, DB_STMT_HOSTED_CHUNKS,
+               DB_ARGS(DB_INT(id), DB_INT(after), DB_INT(upto), DB_INT(limit)));
     db_submit(db, op);
 }
 

@@ -48,7 +48,9 @@ void db_hosted_game_end(db_t *db, int64_t id, int64_t end_time, const db_hosted_
 
 /* A recording's row and its score row; DB_ENOTFOUND if none. */
 void db_hosted_game_get(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud);
-/* The same with every chunk, in order. */
-void db_hosted_game_chunks(db_t *db, int64_t id, db_hosted_game_cb cb, void *ud);
+/* The same with its chunks after seq after, up to seq upto, in order: at
+ * most limit of them (a recording is read a few chunks at a time). */
+void db_hosted_game_chunks(db_t *db, int64_t id, int64_t after, int64_t upto, int limit,
+                           db_hosted_game_cb cb, void *ud);
 
 #endif

@@ -209,8 +209,9 @@ void db_file_close(db_file_t *f, bool lost);
     X(HOSTED_GAME_BY_ID, "i", ROW, hosted_game, DB_HOSTED_GAME_COLS " WHERE h.id = ?1")           \
     X(HOSTED_GAME_SCORE, "i", ROWS, hosted,                                                       \
       DB_HOSTED_COLS " WHERE id = (SELECT score FROM hosted_games WHERE id = ?1)")                \
-    X(HOSTED_CHUNKS, "i", ROWS, hosted_chunk,                                                     \
-      "SELECT seq, ms, data FROM hosted_chunks WHERE game = ?1 ORDER BY seq")                     \
+    X(HOSTED_CHUNKS, "iiii", ROWS, hosted_chunk,                                                  \
+      "SELECT seq, ms, data FROM hosted_chunks WHERE game = ?1 AND seq > ?2 AND seq <= ?3 "       \
+      "ORDER BY seq LIMIT ?4")                                                                    \
     /* seq in commit order: two runs of one game (one still saving) never collide */              \
     X(HOSTED_CHUNK_INSERT, "iib", RUN, none,                                                      \
       "INSERT INTO hosted_chunks(game, seq, ms, data) SELECT ?1, coalesce(max(seq), 0) + 1, "     \

@@ -58,6 +58,14 @@ static const opt_t opts[] = {
      "N live hosted games in all, detached ones in their grace period too (100)"},
     {"hosted-per-ip", OPT_INT, S(hosted_per_ip), 1, 100000,
      "N live hosted games started from one address (4)"},
+    {"replay-max", OPT_SIZE, S(replay_max), 4096, 0,
+     "BYTES of a replay's frames or asciicast before it is cut, marked truncated (K, M, G; 64M)"},
+    {"replay-cache", OPT_SIZE, S(replay_cache), 0, 0,
+     "BYTES of built replays kept, gzipped (K, M, G; 64M; 0 = none)"},
+    {"replay-builds", OPT_INT, S(replay_builds), 1, 64,
+     "N replays built at once; hosted games' recordings take at most N-1 of them (2)"},
+    {"replay-queue", OPT_INT, S(replay_queue), 0, 100000,
+     "N replays waiting to be built; more are answered 503 with Retry-After (16)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
@@ -93,6 +101,10 @@ void config_defaults(config_t *c)
     snprintf(c->games_user, sizeof c->games_user, "warren-games");
     c->hosted_max = 100;
     c->hosted_per_ip = 4;
+    c->replay_max = 64 << 20;
+    c->replay_cache = 64 << 20;
+    c->replay_builds = 2;
+    c->replay_queue = 16;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
@@ -195,6 +207,10 @@ static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size
     if (o->kind == OPT_SIZE) {
         if (config_parse_size(val, (int64_t *)field)) {
             snprintf(err, errlen, "%s: expected bytes with K, M or G, got \"%s\"", o->name, val);
+            return -1;
+        }
+        if (*(int64_t *)field < o->min) {
+            snprintf(err, errlen, "%s: at least %d bytes", o->name, o->min);
             return -1;
         }
         return 0;

@@ -45,6 +45,10 @@ typedef struct {
     int64_t record_max;    /* bytes of a hosted game's output recorded; 0 = none */
     int hosted_max;        /* live hosted games in all (hostcap.h) */
     int hosted_per_ip;     /* live hosted games started from one address */
+    int64_t replay_max;    /* bytes of a replay's or cast's body before it is cut */
+    int64_t replay_cache;  /* bytes of gzipped replay bodies kept (0: none) */
+    int replay_builds;     /* replays built at once (records.h) */
+    int replay_queue;      /* replays waiting to be built before 503 */
     gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
     /* storage */
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */

@@ -7,15 +7,16 @@
  *   /hosted/ID/replay  the browser player (web/dist/replay.html)
  *   /api/hosted/ID/replay  its frames (hostreplay.h)
  *   /hosted/ID.cast    asciicast v2 of the recorded bytes
- * Recordings are read on a reader thread and played back on the thread
- * pool (records' replay jobs); the loop only formats text. */
+ * Recordings are read on a reader thread a few chunks at a time and
+ * played back on the thread pool (rbuild.h: built once, cached, at most
+ * replay-max bytes); the loop only formats text. */
 #include <stdlib.h>
 #include <string.h>
 #include "gamecfg.h"
 #include "hostreplay.h"
-#include "http_gzip.h"
 #include "json.h"
 #include "pages_impl.h"
+#include "rbuild.h"
 #include "records.h"
 
 #define NOTE                                                                                \
@@ -162,61 +163,155 @@ static void hosted_replay_start(page_t *p)
     db_hosted_game_get(p->srv->db, p->game_id, on_hosted_replay_page, p);
 }
 
-/* ---- the cast and the frames: a replay job --------------------------------------------- */
+/* ---- the cast and the frames: a build (rbuild.h) --------------------------------------- */
 
-static void on_chunks(void *ud, int status, const db_hosted_game_t *h,
-                      const db_hosted_score_t *score, const db_hosted_chunk_t *c, size_t n)
+/* A recording is read HOSTED_BATCH chunks at a time (each at most
+ * RECCHUNK_RAW_MAX raw): the frames read it twice, for the largest window
+ * first, then for the body; the cast once. Each batch is copied off the
+ * database's callback on the loop (a few hundred KB at most) and played
+ * on the thread pool. */
+#define HOSTED_BATCH 8
+
+typedef struct {
+    bool sizing;                           /* the frames' first pass */
+    int64_t after;                         /* the last chunk read */
+    int maxw, maxh;                        /* the largest window seen */
+    db_hosted_chunk_t batch[HOSTED_BATCH]; /* data owned */
+    size_t n;
+    buf_t scratch;
+    hostreplay_t *play;
+} hosted_build_t;
+
+static void batch_free(hosted_build_t *h)
+{
+    for (size_t i = 0; i < h->n; i++)
+        free((void *)h->batch[i].data);
+    h->n = 0;
+}
+
+static void hosted_build_free(void *state)
+{
+    hosted_build_t *h = state;
+    if (!h)
+        return;
+    batch_free(h);
+    buf_free(&h->scratch);
+    hostreplay_free(h->play);
+    free(h);
+}
+
+static void on_batch(void *ud, int status, const db_hosted_game_t *g,
+                     const db_hosted_score_t *score, const db_hosted_chunk_t *c, size_t n)
 {
     records_job_t *j = ud;
-    page_t *p = j->ud;
-    (void)score;
+    hosted_build_t *h = ((rbuild_t *)j->ud)->state;
+    (void)g, (void)score;
     if (status != DB_OK) {
         records_job_read_done(j, status == DB_ENOTFOUND ? 404 : 500,
                               status == DB_ENOTFOUND ? MISSING : "cannot read the recording");
         return;
     }
-    p->hosted = *h;
-    if (n && !(p->chunks = calloc(n, sizeof *p->chunks))) {
-        records_job_read_done(j, 500, "out of memory");
-        return;
-    }
-    for (size_t i = 0; i < n; i++, p->nchunks++) {
-        void *d = malloc(c[i].len ? c[i].len : 1);
+    for (; h->n < n && h->n < HOSTED_BATCH; h->n++) {
+        void *d = malloc(c[h->n].len ? c[h->n].len : 1);
         if (!d) {
             records_job_read_done(j, 500, "out of memory");
             return;
         }
-        memcpy(d, c[i].data, c[i].len);
-        p->chunks[i] = c[i];
-        p->chunks[i].data = d;
+        memcpy(d, c[h->n].data, c[h->n].len);
+        h->batch[h->n] = c[h->n];
+        h->batch[h->n].data = d;
     }
     records_job_read_done(j, 0, NULL);
 }
 
+/* Loop: the next batch of the recording, up to the chunk the key names. */
 static void chunks_read(records_job_t *j)
 {
-    db_hosted_game_chunks(j->srv->db, j->game_id, on_chunks, j);
+    rbuild_t *b = j->ud;
+    if (!b->state) {
+        hosted_build_t *h = calloc(1, sizeof *h);
+        if (!h) {
+            records_job_read_done(j, 500, "out of memory");
+            return;
+        }
+        h->sizing = !b->cast;
+        buf_init(&h->scratch);
+        b->state = h;
+        b->state_free = hosted_build_free;
+    }
+    hosted_build_t *h = b->state;
+    db_hosted_game_chunks(j->srv->db, j->game_id, h->after, b->key.v1, HOSTED_BATCH, on_batch, j);
+}
+
+/* Thread pool: the batch measured (first pass) or played. 0, 1 when the
+ * body is full, -1 with b->err. */
+static int batch_play(rbuild_t *b, hosted_build_t *h)
+{
+    int rc = 0;
+    for (size_t i = 0; i < h->n && rc == 0; i++) {
+        h->after = h->batch[i].seq;
+        rc = h->sizing ? hostreplay_sizes(&h->batch[i], &h->maxw, &h->maxh, &h->scratch, b->err,
+                                          sizeof b->err)
+                       : hostreplay_feed(h->play, &h->batch[i], b->err, sizeof b->err);
+    }
+    batch_free(h);
+    return rc;
+}
+
+/* The body's replay, once the sizes are known. 0, or -1 with b->err. */
+static int play_open(rbuild_t *b, hosted_build_t *h)
+{
+    const db_hosted_game_t *g = &b->hosted;
+    hostreplay_opts_t o = {g->width, g->height, h->maxw, h->maxh, 0, b->title};
+    if (h->sizing || h->play)
+        return 0;
+    h->play = hostreplay_new(b->cast ? HOSTREPLAY_CAST : HOSTREPLAY_FRAMES, &o, &b->body, b->err,
+                             sizeof b->err);
+    return h->play ? 0 : -1;
 }
 
 static void hosted_work(records_job_t *j)
 {
-    page_t *p = j->ud;
-    const db_hosted_game_t *h = &p->hosted;
-    hostreplay_input_t in = {h->width, h->height, p->chunks, p->nchunks, 0};
+    rbuild_t *b = j->ud;
+    hosted_build_t *h = b->state;
+    bool full = h->n == HOSTED_BATCH; /* a whole batch: there may be more */
+    int rc = play_open(b, h);
+    if (rc == 0)
+        rc = batch_play(b, h);
+    batch_free(h);
+    bool more = full && rc == 0 && h->after < b->key.v1;
+    if (rc == 0 && h->sizing && !more) { /* the sizes known: the body, from the start */
+        h->sizing = false;
+        h->after = 0;
+        more = true;
+    }
+    if (rc >= 0 && !more)
+        rc = hostreplay_end(h->play, b->err, sizeof b->err);
+    if (rc < 0)
+        b->status = 500;
+    j->again = rc == 0 && more;
+}
+
+static void on_frames_row(void *ud, int status, const db_hosted_game_t *h,
+                          const db_hosted_score_t *score, const db_hosted_chunk_t *c, size_t n)
+{
+    page_t *p = ud;
+    (void)score, (void)c, (void)n;
+    if (db_failed(p, status, MISSING))
+        return;
+    p->hosted = *h;
     char title[200];
     snprintf(title, sizeof title, "%s played by %s (recorded, not verified)", game_name(p),
              h->player);
-    int rc = p->cast ? hostreplay_cast(&in, title, &p->out, p->err, sizeof p->err)
-                     : hostreplay_frames_json(&in, &p->out, p->err, sizeof p->err);
-    if (rc)
-        p->status = 500;
-    else
-        page_zip(p, SIZE_MAX); /* here, off the loop */
+    /* a live recording grows: each size is a body of its own */
+    rcache_key_t key = {p->cast ? RCACHE_HOSTED_CAST : RCACHE_HOSTED_FRAMES, h->id, h->chunks,
+                        h->bytes};
+    rbuild_answer(p, &key, title, chunks_read, hosted_work);
 }
 
 static void hosted_job_start(page_t *p)
 {
-    page_job_start(p, chunks_read, hosted_work);
+    db_hosted_game_get(p->srv->db, p->game_id, on_frames_row, p);
 }
 
 /* ---- the route table's handlers ---------------------------------------------------------- */

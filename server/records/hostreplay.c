@@ -1,48 +1,13 @@
 /* hostreplay — a hosted game's recording played back (hostreplay.h). */
 #include "hostreplay.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ansi.h"
 #include "json.h"
 #include "recchunk.h"
 #include "replay.h"
 #include "vtgrid.h"
-
-/* ---- walking the records ------------------------------------------------------------ */
-
-/* Called per record with its playback time (gaps capped). */
-typedef int (*play_fn)(void *ud, const recevent_t *e, uint64_t play_ms);
-
-typedef struct {
-    play_fn fn;
-    void *ud;
-    uint64_t idle, last, play;
-} walker_t;
-
-static int walk_event(void *ud, const recevent_t *e)
-{
-    walker_t *w = ud;
-    uint64_t gap = e->ms > w->last ? e->ms - w->last : 0;
-    w->play += gap < w->idle ? gap : w->idle;
-    if (e->ms > w->last)
-        w->last = e->ms;
-    return w->fn(w->ud, e, w->play);
-}
-
-static int walk(const hostreplay_input_t *in, play_fn fn, void *ud, char *err, size_t n)
-{
-    walker_t w = {fn, ud, (uint64_t)(in->idle_ms > 0 ? in->idle_ms : REPLAY_IDLE_MS), 0, 0};
-    buf_t scratch;
-    buf_init(&scratch);
-    int rc = 0;
-    for (size_t i = 0; i < in->n && rc == 0; i++) {
-        const db_hosted_chunk_t *c = &in->chunks[i];
-        rc = recchunk_decode(c->ms > 0 ? (uint64_t)c->ms : 0, c->data, c->len, &scratch, walk_event,
-                             &w, err, n);
-    }
-    buf_free(&scratch);
-    return rc;
-}
 
 static void put_time(buf_t *o, uint64_t ms)
 {
@@ -52,7 +17,6 @@ static void put_time(buf_t *o, uint64_t ms)
 /* ---- asciicast -------------------------------------------------------------------------- */
 
 typedef struct {
-    buf_t *out;
     buf_t text;    /* the event's bytes: the carry, then the record */
     char carry[4]; /* a UTF-8 sequence the last record cut */
     size_t ncarry;
@@ -71,13 +35,12 @@ static size_t utf8_cut(const unsigned char *p, size_t n)
     return 0;
 }
 
-static int cast_event(void *ud, const recevent_t *e, uint64_t play)
+static int cast_event(cast_t *c, buf_t *out, const recevent_t *e, uint64_t play)
 {
-    cast_t *c = ud;
     if (e->kind == 'r') {
-        put_time(c->out, play);
-        buf_printf(c->out, "\"r\", \"%dx%d\"]\n", e->w, e->h);
-        return c->out->failed ? -1 : 0;
+        put_time(out, play);
+        buf_printf(out, "\"r\", \"%dx%d\"]\n", e->w, e->h);
+        return 0;
     }
     buf_reset(&c->text);
     buf_put(&c->text, c->carry, c->ncarry);
@@ -89,32 +52,22 @@ static int cast_event(void *ud, const recevent_t *e, uint64_t play)
     memcpy(c->carry, c->text.data + c->text.len, c->ncarry);
     if (c->text.len == 0)
         return 0;
-    put_time(c->out, play);
-    buf_puts(c->out, "\"o\", ");
-    json_put_string(c->out, c->text.data, c->text.len);
-    buf_puts(c->out, "]\n");
-    return c->out->failed ? -1 : 0;
+    put_time(out, play);
+    buf_puts(out, "\"o\", ");
+    json_put_string(out, c->text.data, c->text.len);
+    buf_puts(out, "]\n");
+    return 0;
 }
 
-int hostreplay_cast(const hostreplay_input_t *in, const char *title, buf_t *out, char *err,
-                    size_t errlen)
+static void cast_head(buf_t *out, const hostreplay_opts_t *o, int idle)
 {
-    int idle = in->idle_ms > 0 ? in->idle_ms : REPLAY_IDLE_MS;
+    const char *title = o->title ? o->title : "";
     buf_printf(
         out,
         "{\"version\": 2, \"width\": %d, \"height\": %d, \"idle_time_limit\": %d.%03d, \"title\": ",
-        in->w, in->h, idle / 1000, idle % 1000);
-    json_put_string(out, title ? title : "", title ? strlen(title) : 0);
+        o->w, o->h, idle / 1000, idle % 1000);
+    json_put_string(out, title, strlen(title));
     buf_puts(out, ", \"env\": {\"TERM\": \"xterm-256color\"}}\n");
-    cast_t c = {.out = out};
-    buf_init(&c.text);
-    int rc = walk(in, cast_event, &c, err, errlen);
-    buf_free(&c.text);
-    if (rc == 0 && out->failed) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    return rc;
 }
 
 /* ---- frames ---------------------------------------------------------------------------- */
@@ -185,9 +138,8 @@ static void emit(framer_t *f, uint64_t ms)
     f->index++;
 }
 
-static int frame_event(void *ud, const recevent_t *e, uint64_t play)
+static int frame_event(framer_t *f, const recevent_t *e, uint64_t play)
 {
-    framer_t *f = ud;
     if (f->dirty && play - f->dirty_since >= HOSTREPLAY_MERGE_MS)
         emit(f, f->dirty_since);
     int w, h;
@@ -204,22 +156,7 @@ static int frame_event(void *ud, const recevent_t *e, uint64_t play)
         f->dirty = true;
         f->dirty_since = play;
     }
-    return f->failed || f->out->failed ? -1 : 0;
-}
-
-typedef struct {
-    int w, h;
-} size_max_t;
-
-static int size_event(void *ud, const recevent_t *e, uint64_t play)
-{
-    size_max_t *m = ud;
-    (void)play;
-    if (e->kind == 'r') {
-        m->w = e->w > m->w ? e->w : m->w;
-        m->h = e->h > m->h ? e->h : m->h;
-    }
-    return 0;
+    return f->failed ? -1 : 0;
 }
 
 static void framer_close(framer_t *f)
@@ -232,51 +169,193 @@ static void framer_close(framer_t *f)
     buf_free(&f->key);
 }
 
-static int framer_open(framer_t *f, const hostreplay_input_t *in, const size_max_t *m, buf_t *out)
+static int framer_open(framer_t *f, const hostreplay_opts_t *o, buf_t *out)
 {
     memset(f, 0, sizeof *f);
     f->out = out;
     buf_init(&f->diff);
     buf_init(&f->key);
     ansi_profile_for_term(&f->prof, "xterm-256color");
-    f->g = vtgrid_new(in->w, in->h, NULL, NULL);
-    f->term = screen_new(in->w, in->h);
-    f->cur = screen_new(m->w, m->h);
-    f->prev = screen_new(m->w, m->h);
+    f->g = vtgrid_new(o->w, o->h, NULL, NULL);
+    f->term = screen_new(o->w, o->h);
+    f->cur = screen_new(o->maxw, o->maxh);
+    f->prev = screen_new(o->maxw, o->maxh);
     return f->g && f->term && f->cur && f->prev ? 0 : -1;
 }
 
-int hostreplay_frames_json(const hostreplay_input_t *in, buf_t *out, char *err, size_t errlen)
+/* The frames' end: the pending change, a last keyframe, the totals. */
+static void framer_end(framer_t *f, bool cut)
 {
-    int idle = in->idle_ms > 0 ? in->idle_ms : REPLAY_IDLE_MS;
-    size_max_t m = {in->w, in->h};
-    if (walk(in, size_event, &m, err, errlen) < 0)
-        return -1;
-    framer_t f;
-    if (framer_open(&f, in, &m, out) < 0) {
-        framer_close(&f);
-        snprintf(err, errlen, "a bad size %dx%d, or out of memory", in->w, in->h);
+    if (f->dirty)
+        emit(f, f->dirty_since);
+    if (!f->last_key) { /* the end is one keyframe away too */
+        buf_reset(&f->diff);
+        buf_reset(&f->key);
+        ansi_keyframe(&f->prof, f->cur, &f->key);
+        frame_put(f, f->last_ms, true);
+        f->index++;
+    }
+    buf_printf(f->out, "],\"turns\":%llu,\"bytes\":%llu,\"truncated\":%s}\n",
+               (unsigned long long)(f->index ? f->index - 1 : 0), (unsigned long long)f->bytes,
+               cut ? "true" : "false");
+}
+
+/* ---- a replay, a chunk at a time --------------------------------------------------- */
+
+struct hostreplay {
+    hostreplay_kind_t kind;
+    body_t *out;
+    uint64_t idle, last, play; /* the gap cap, the last record's time, playback time */
+    buf_t scratch;             /* one chunk inflated */
+    cast_t cast;
+    framer_t frames;
+    bool framer_open, stopped;
+};
+
+/* One record: its playback time (gaps capped), then the cast or frames. */
+static int replay_event(void *ud, const recevent_t *e)
+{
+    hostreplay_t *r = ud;
+    uint64_t gap = e->ms > r->last ? e->ms - r->last : 0;
+    r->play += gap < r->idle ? gap : r->idle;
+    if (e->ms > r->last)
+        r->last = e->ms;
+    int rc = r->kind == HOSTREPLAY_CAST ? cast_event(&r->cast, &r->out->text, e, r->play)
+                                        : frame_event(&r->frames, e, r->play);
+    if (rc == 0 && body_full(r->out))
+        rc = -1;
+    return rc;
+}
+
+hostreplay_t *hostreplay_new(hostreplay_kind_t kind, const hostreplay_opts_t *o, body_t *out,
+                             char *err, size_t errlen)
+{
+    hostreplay_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    hostreplay_opts_t m = *o;
+    m.maxw = m.maxw > m.w ? m.maxw : m.w;
+    m.maxh = m.maxh > m.h ? m.maxh : m.h;
+    int idle = m.idle_ms > 0 ? m.idle_ms : REPLAY_IDLE_MS;
+    *r = (hostreplay_t){.kind = kind, .out = out, .idle = (uint64_t)idle};
+    buf_init(&r->scratch);
+    buf_init(&r->cast.text);
+    if (kind == HOSTREPLAY_CAST) {
+        cast_head(&out->text, &m, idle);
+        return r;
+    }
+    r->framer_open = true;
+    if (framer_open(&r->frames, &m, &out->text) < 0) {
+        snprintf(err, errlen, "a bad size %dx%d, or out of memory", m.w, m.h);
+        hostreplay_free(r);
+        return NULL;
+    }
+    buf_printf(&out->text, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n",
+               m.maxw, m.maxh, HOSTREPLAY_KEY_EVERY, idle);
+    emit(&r->frames, 0);
+    return r;
+}
+
+int hostreplay_feed(hostreplay_t *r, const db_hosted_chunk_t *c, char *err, size_t errlen)
+{
+    if (r->stopped)
+        return 1;
+    int rc = recchunk_decode(c->ms > 0 ? (uint64_t)c->ms : 0, c->data, c->len, &r->scratch,
+                             replay_event, r, err, errlen);
+    if (rc == 0)
+        return 0;
+    if (!r->out->cut) {
+        if (r->frames.failed || r->out->text.failed || r->out->gz.failed)
+            snprintf(err, errlen, "out of memory");
         return -1;
     }
-    buf_printf(out, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n", m.w,
-               m.h, HOSTREPLAY_KEY_EVERY, idle);
-    emit(&f, 0);
-    int rc = walk(in, frame_event, &f, err, errlen);
-    if (rc == 0 && f.dirty)
-        emit(&f, f.dirty_since);
-    if (rc == 0 && !f.last_key) { /* the end is one keyframe away too */
-        buf_reset(&f.diff);
-        buf_reset(&f.key);
-        ansi_keyframe(&f.prof, f.cur, &f.key);
-        frame_put(&f, f.last_ms, true);
-        f.index++;
-    }
-    buf_printf(out, "],\"turns\":%llu,\"bytes\":%llu}\n",
-               (unsigned long long)(f.index ? f.index - 1 : 0), (unsigned long long)f.bytes);
-    framer_close(&f);
-    if (rc == 0 && (f.failed || out->failed)) {
+    r->stopped = true; /* the body is full: not an error */
+    err[0] = '\0';
+    return 1;
+}
+
+int hostreplay_end(hostreplay_t *r, char *err, size_t errlen)
+{
+    if (r->kind == HOSTREPLAY_CAST && r->out->cut)
+        body_cast_cut(r->out, r->play);
+    else if (r->kind == HOSTREPLAY_FRAMES)
+        framer_end(&r->frames, r->out->cut);
+    if (r->frames.failed || body_close(r->out)) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    return 0;
+}
+
+void hostreplay_free(hostreplay_t *r)
+{
+    if (!r)
+        return;
+    if (r->framer_open)
+        framer_close(&r->frames);
+    buf_free(&r->scratch);
+    buf_free(&r->cast.text);
+    free(r);
+}
+
+/* ---- window sizes --------------------------------------------------------------------- */
+
+typedef struct {
+    int w, h;
+} size_max_t;
+
+static int size_event(void *ud, const recevent_t *e)
+{
+    size_max_t *m = ud;
+    if (e->kind == 'r') {
+        m->w = e->w > m->w ? e->w : m->w;
+        m->h = e->h > m->h ? e->h : m->h;
+    }
+    return 0;
+}
+
+int hostreplay_sizes(const db_hosted_chunk_t *c, int *w, int *h, buf_t *scratch, char *err,
+                     size_t errlen)
+{
+    size_max_t m = {*w, *h};
+    int rc = recchunk_decode(c->ms > 0 ? (uint64_t)c->ms : 0, c->data, c->len, scratch, size_event,
+                             &m, err, errlen);
+    *w = m.w;
+    *h = m.h;
     return rc;
+}
+
+/* ---- a whole recording at once ------------------------------------------------------- */
+
+static int whole(hostreplay_kind_t kind, const hostreplay_input_t *in, const char *title,
+                 body_t *out, char *err, size_t errlen)
+{
+    hostreplay_opts_t o = {in->w, in->h, in->w, in->h, in->idle_ms, title};
+    buf_t scratch;
+    buf_init(&scratch);
+    int rc = 0;
+    for (size_t i = 0; kind == HOSTREPLAY_FRAMES && i < in->n && rc == 0; i++)
+        rc = hostreplay_sizes(&in->chunks[i], &o.maxw, &o.maxh, &scratch, err, errlen);
+    buf_free(&scratch);
+    hostreplay_t *r = rc == 0 ? hostreplay_new(kind, &o, out, err, errlen) : NULL;
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < in->n && rc == 0; i++)
+        rc = hostreplay_feed(r, &in->chunks[i], err, errlen);
+    rc = rc < 0 ? -1 : hostreplay_end(r, err, errlen);
+    hostreplay_free(r);
+    return rc;
+}
+
+int hostreplay_cast(const hostreplay_input_t *in, const char *title, body_t *out, char *err,
+                    size_t errlen)
+{
+    return whole(HOSTREPLAY_CAST, in, title, out, err, errlen);
+}
+
+int hostreplay_frames_json(const hostreplay_input_t *in, body_t *out, char *err, size_t errlen)
+{
+    return whole(HOSTREPLAY_FRAMES, in, NULL, out, err, errlen);
 }

@@ -4,8 +4,9 @@
  * threads) or a replay job (thread pool); the loop only formats text.
  * Everything a player or the content wrote is escaped (html_escape,
  * json_put_string). Bodies of HTTP_GZIP_MIN bytes and more go gzipped to
- * clients that take it: a replay's on the thread pool where it is built,
- * the others (at most HTTP_GZIP_LOOP_MAX) on the loop.
+ * clients that take it: a replay's as it is built (rbuild.h: built once,
+ * cached, at most replay-max bytes), the others (at most
+ * HTTP_GZIP_LOOP_MAX) on the loop.
  *
  * JSON shapes (documented in README.md, "Scores and replays"):
  *   game object  {"id","player","race","class","seed" (string),"content_version",
@@ -19,7 +20,8 @@
  *   /api/game/ID {"game":game,"milestones":[{"turn","depth","kind","text"}],
  *                 "dump":text|null,"links":{...}}
  *   /api/game/ID/replay {"w","h","keyframe_turns","idle_ms",
- *                 "frames":[[turn,ms,"ansi diff"(,"keyframe")]],"turns","keys","hash"}
+ *                 "frames":[[turn,ms,"ansi diff"(,"keyframe")]],"turns","keys","hash",
+ *                 "truncated"}
  *                 (ms: the frame's playback time, replay.h "Times") */
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +30,9 @@
 #include "gamecfg.h"
 #include "http_gzip.h"
 #include "json.h"
-#include "log.h"
 #include "records.h"
 #include "pages_impl.h"
+#include "rbuild.h"
 #include "records_query.h"
 #include "replay.h"
 #include "web_parse.h"
@@ -53,16 +55,14 @@ static const char *verified_word(int v)
 
 void page_free(page_t *p)
 {
-    for (size_t i = 0; i < p->nchunks; i++)
-        free((void *)p->chunks[i].data);
-    free(p->chunks);
+    list_remove(&p->wnode);
     buf_free(&p->out);
     buf_free(&p->gz);
     free(p);
 }
 
 /* Gzips the body for a client that takes it, when it is worth it. */
-void page_zip(page_t *p, size_t max)
+static void page_zip(page_t *p, size_t max)
 {
     if (p->gzip && !p->zipped && !p->out.failed && p->out.len >= HTTP_GZIP_MIN && p->out.len <= max)
         p->zipped = http_gzip(p->out.data, p->out.len, &p->gz) == 0;
@@ -70,10 +70,10 @@ void page_zip(page_t *p, size_t max)
 
 void page_send(page_t *p, int status, const char *ctype)
 {
-    static const char *const plain[] = {"vary:", "Accept-Encoding", NULL};
-    static const char *const zipped[] = {"vary:", "Accept-Encoding", "content-encoding:", "gzip",
-                                         NULL};
-    web_t *w = p->web;
+    const char *hdrs[7] = {"vary:", "Accept-Encoding"};
+    char retry[16];
+    int n = 2;
+    web_t *w = p->srv->web ? p->web : NULL; /* NULL: the gateway is gone (shutdown) */
     if (p->out.failed) {
         buf_reset(&p->out);
         buf_puts(&p->out, "out of memory\n");
@@ -82,10 +82,18 @@ void page_send(page_t *p, int status, const char *ctype)
         p->zipped = false;
     }
     page_zip(p, HTTP_GZIP_LOOP_MAX);
+    if (p->zipped) {
+        hdrs[n++] = "content-encoding:";
+        hdrs[n++] = "gzip";
+    }
+    if (p->retry_after > 0) {
+        snprintf(retry, sizeof retry, "%d", p->retry_after);
+        hdrs[n++] = "retry-after:";
+        hdrs[n++] = retry;
+    }
     const buf_t *body = p->zipped ? &p->gz : &p->out;
     if (w)
-        web_reply(w, p->id, status, ctype, p->zipped ? zipped : plain, body->data ? body->data : "",
-                  body->len);
+        web_reply(w, p->id, status, ctype, hdrs, body->data ? body->data : "", body->len);
     page_free(p);
 }
 
@@ -103,6 +111,8 @@ void page_error(page_t *p, int status, const char *msg)
 {
     buf_reset(&p->out);
     p->zipped = false;
+    if (status == 503 && !p->retry_after)
+        p->retry_after = RECORDS_RETRY_S;
     if (p->api) {
         buf_puts(&p->out, "{\"error\":");
         json_put_string(&p->out, msg, strlen(msg));
@@ -769,65 +779,46 @@ static void on_dump_only(void *ud, int status, const char *text, size_t len)
 
 /* ---- replays: /game/ID.cast and /api/game/ID/replay ------------------------------------------ */
 
+/* Thread pool: the game replayed into the build's body (rbuild.h). */
 static void replay_work(records_job_t *j)
 {
-    page_t *p = j->ud;
+    rbuild_t *b = j->ud;
     server_t *srv = j->srv;
     replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
-    if (strcmp(j->game.content_version, content_version(srv->content)) != 0) {
-        p->status = 409;
-        snprintf(p->err, sizeof p->err, "this game was played with other content (%s)",
-                 j->game.content_version);
-        return;
-    }
-    char title[256];
-    snprintf(title, sizeof title, "Warren game %lld: %s, %s", (long long)j->game.id, j->game.player,
-             j->game.cause);
-    int rc = p->cast ? replay_asciicast(&in, NULL, CAST_STEP, title, &p->out, p->err, sizeof p->err)
-                     : replay_frames_json(&in, NULL, &p->out, p->err, sizeof p->err);
+    int rc = b->cast
+                 ? replay_asciicast(&in, NULL, CAST_STEP, b->title, &b->body, b->err, sizeof b->err)
+                 : replay_frames_json(&in, NULL, &b->body, b->err, sizeof b->err);
     if (rc)
-        p->status = 500;
-    else
-        page_zip(p, SIZE_MAX); /* here, off the loop: replays run to megabytes */
+        b->status = 500;
 }
 
-/* A replay job's end, on the loop: its body, or its error. */
-static void page_job_done(records_job_t *j)
+/* The game's row says which body answers (and whether one can). */
+static void on_replay_row(void *ud, int status, const db_game_t *g)
 {
-    page_t *p = j->ud;
-    int status = j->status ? j->status : p->status;
-    if (j->status)
-        snprintf(p->err, sizeof p->err, "%s", j->err);
-    records_job_free(j);
-    if (status) {
-        if (status == 500)
-            log_error("%s failed: %s", p->here, p->err);
-        page_error(p, status, p->err);
+    page_t *p = ud;
+    char title[256];
+    if (db_failed(p, status, "no such game"))
+        return;
+    if (g->state != DB_GAME_FINISHED) {
+        page_error(p, 404, "this game has not finished");
         return;
     }
-    page_send(p, 200, p->cast ? "application/x-asciicast" : "application/json");
-}
-
-void page_job_start(page_t *p, records_job_fn read, records_job_fn work)
-{
-    records_job_t *j = calloc(1, sizeof *j);
-    if (!j) {
-        page_error(p, 500, "out of memory");
+    if (strcmp(g->content_version, content_version(p->srv->content)) != 0) {
+        snprintf(title, sizeof title, "this game was played with other content (%s)",
+                 g->content_version);
+        page_error(p, 409, title);
         return;
     }
-    *j = (records_job_t){.srv = p->srv,
-                         .game_id = p->game_id,
-                         .refusable = true,
-                         .read = read,
-                         .work = work,
-                         .done = page_job_done,
-                         .ud = p};
-    records_job_start(j);
+    snprintf(title, sizeof title, "Warren game %lld: %s, %s", (long long)g->id, g->player,
+             g->cause);
+    rcache_key_t key = {p->cast ? RCACHE_GAME_CAST : RCACHE_GAME_FRAMES, g->id, (int64_t)g->seed,
+                        g->end_time};
+    rbuild_answer(p, &key, title, NULL, replay_work);
 }
 
 static void replay_start(page_t *p)
 {
-    page_job_start(p, NULL, replay_work);
+    db_game_get(p->srv->db, p->game_id, on_replay_row, p);
 }
 
 /* ---- /game/ID/replay: the browser player -------------------------------------------------- */
@@ -931,6 +922,7 @@ page_t *page_new(webgw_t *g, const web_http_t *req)
     web_copy_str(p->here, sizeof p->here, req->path);
     p->api = req->route->arg == RECORDS_JSON;
     p->gzip = req->gzip;
+    list_init(&p->wnode);
     buf_init(&p->out);
     buf_init(&p->gz);
     return p;

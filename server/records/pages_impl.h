@@ -21,7 +21,7 @@ struct page {
     webgw_t *gw;
     uint64_t id;     /* the web request */
     bool api;        /* under /api/: answer JSON */
-    bool cast;       /* a replay job makes the asciicast (else the frames) */
+    bool cast;       /* a replay body: the asciicast (else the frames) */
     int64_t game_id; /* the game of /game/ID pages */
     char name[32];   /* a player, or a [game ID] */
     rq_filter_t filter;
@@ -31,25 +31,22 @@ struct page {
     buf_t gz;
     db_game_t game;
     int64_t user;
-    int status; /* a job's failure */
-    char err[200];
+    int retry_after;           /* seconds, sent with a 503 (0: none) */
     char viewer[DB_NAME_MAX];  /* the account looking, "" for a visitor */
     db_player_totals_t totals; /* /player/NAME: shown with the games */
     char here[128];            /* the page's path, for the navigation's log-in link */
     void (*start)(page_t *p);  /* what to read once the viewer is known */
     db_hosted_game_t hosted;   /* /hosted/ID: the recording's row */
-    db_hosted_chunk_t *chunks; /* its chunks, owned (data too) */
-    size_t nchunks;
+    list_t wnode;              /* rbuild_t.waiters while it waits for a body */
 };
 
 /* A page for req (JSON under /api/), or NULL when out of memory. */
 page_t *page_new(webgw_t *g, const web_http_t *req);
 void page_free(page_t *p);
-/* Gzips the body for a client that takes it, up to max bytes. */
-void page_zip(page_t *p, size_t max);
 /* Sends the body with status and content type, and frees p. */
 void page_send(page_t *p, int status, const char *ctype);
-/* Sends {"error","status"} or an HTML page saying msg, and frees p. */
+/* Sends {"error","status"} or an HTML page saying msg (a 503 with
+ * Retry-After), and frees p. */
 void page_error(page_t *p, int status, const char *msg);
 /* Answers p when status is not DB_OK (404 with what_missing when given
  * and DB_ENOTFOUND, else 500): true when answered. */
@@ -72,10 +69,6 @@ void player_link(buf_t *o, const char *name);
 void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
                        bool ranked);
 void hosted_json(buf_t *o, const db_hosted_score_t *r); /* one row, without its '{' */
-/* A replay job for p (records.h: read NULL reads game_id's journal, work
- * runs on the thread pool and leaves the body in p->out or p->status and
- * p->err), answered when it is done. */
-void page_job_start(page_t *p, records_job_fn read, records_job_fn work);
 /* The replay player's template (web/dist/replay.html) filled: {{id}},
  * {{page}} the game page's path (its .cast beside it), {{frames}} the
  * frames' URL, {{game}} a one-line summary (HTML as given), {{nav}}. */

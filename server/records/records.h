@@ -1,8 +1,17 @@
 /* records — finished games inside warrend: verification by replay, the
  * score pages and their JSON API, the browser replay's frames and the
  * asciicast export. Loop thread only; database reads go to db's reader
- * threads and replays to libuv's thread pool (at most RECORDS_JOBS at once,
- * so logins still find a free thread).
+ * threads and replays to libuv's thread pool: at most replay-builds jobs
+ * at once, hosted recordings' builds at most one fewer (at least one), so
+ * the pool always has threads for the rest of the daemon and Warren's own
+ * replays always have one.
+ *
+ * Replay bodies (the frames and the asciicasts of Warren's games and of
+ * hosted recordings) are built once (rbuild.h), at most replay-max bytes
+ * each, and kept gzipped in a cache of replay-cache bytes (rcache.h). A
+ * build waits in a queue of at most replay-queue; past it the request is
+ * answered 503 with Retry-After. A build whose every request has gone
+ * is dropped before it starts, or between two of its rounds.
  *
  * Verification: when a game ends, and at start for every finished game not
  * yet checked, its journal is replayed from the seed and the result (end
@@ -19,17 +28,22 @@
 #include "server.h"
 #include "web.h"
 
-#define RECORDS_JOBS     2
-#define RECORDS_WAIT_MAX 64 /* page jobs waiting beyond this are refused (503) */
+#define RECORDS_RETRY_S 5 /* Retry-After of a 503 for a busy replay */
 
 typedef struct records records_t;
 typedef struct records_job records_job_t;
+typedef struct rcache rcache_t;
 
 struct records {
     server_t *srv;
-    int running;    /* jobs reading or on the thread pool */
-    list_t waiting; /* records_job_t.node, first come first served */
-    int nwaiting;
+    int running;                        /* jobs reading or on the thread pool */
+    int running_hosted;                 /* of which builds of hosted recordings */
+    int jobs_max, hosted_max, wait_max; /* replay-builds, one fewer, replay-queue */
+    uint64_t body_max;                  /* replay-max */
+    list_t waiting; /* records_job_t.node, first come first served (as they fit) */
+    int nwaiting;   /* refusable (page) jobs waiting */
+    rcache_t *cache;
+    list_t builds;         /* rbuild_t.node: replay bodies being built (rbuild.c) */
     int64_t backlog_after; /* the backlog's next batch starts after this id */
     bool backlog_more, backlog_reading;
     char *replay_tpl; /* web/dist/replay.html, read at start; NULL if not built */
@@ -59,9 +73,15 @@ struct records_job {
     char *dump;        /* the stored dump (with want_dump), owned */
     size_t dump_len;
     bool want_dump;
-    bool refusable;      /* a page's job: refused with 503 when too many wait */
-    records_job_fn read; /* NULL: reads game_id's row and journal; else reads what work
-                            needs and calls records_job_read_done */
+    bool refusable; /* a page's job: refused with 503 when too many wait */
+    bool hosted;    /* a hosted recording's build: takes a hosted slot */
+    bool again;     /* set by work: read and work once more before done */
+    /* NULL or true: start it (or go on to its next round); false: drop it
+     * (done with 503) without starting or going on */
+    bool (*wanted)(records_job_t *j);
+    /* NULL: reads game_id's row and journal; else reads what work needs and
+     * calls records_job_read_done */
+    records_job_fn read;
     records_job_fn work; /* thread pool: reads the fields above, writes its own */
     records_job_fn done; /* loop: always called once, then the job is freed */
     void *ud;
@@ -69,8 +89,9 @@ struct records_job {
 };
 
 /* Reads game_id and its journal (and dump), runs work off the loop, then
- * done on the loop. j is owned by the caller until done returns; the caller
- * frees it there with records_job_free. */
+ * done on the loop; when work sets again, read and work run once more
+ * first (read must be set then). j is owned by the caller until done
+ * returns; the caller frees it there with records_job_free. */
 void records_job_start(records_job_t *j);
 /* A job's own read (j->read) is over: status 0 queues its work, else the
  * job ends with that HTTP-like status and msg. */

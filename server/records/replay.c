@@ -17,7 +17,8 @@ typedef struct {
     buf_t diff, key;
     uint64_t index, kf_turn, kf_index;
     uint64_t ms; /* the playback time of the frame being made */
-    int failed;  /* the callback said stop */
+    int failed;  /* the callback failed */
+    bool cut;    /* the callback said stop here */
     replay_result_t *res;
 } player_t;
 
@@ -41,7 +42,7 @@ static replay_opts_t opts_or_defaults(const replay_opts_t *opts)
 /* Renders the game, diffs against the previous frame and hands it on. */
 static void emit_frame(player_t *p)
 {
-    if (!p->cb || p->failed)
+    if (!p->cb || p->failed || p->cut)
         return;
     game_view_t v = {.turns = true}; /* a replay shows how the turns went */
     game_render(p->g, p->cur, &v);
@@ -75,8 +76,9 @@ static void emit_frame(player_t *p)
                         p->diff.len,
                         key ? p->key.data : NULL,
                         key ? p->key.len : 0};
-    if (p->cb(p->ud, &f))
-        p->failed = 1;
+    int r = p->cb(p->ud, &f);
+    p->failed = r < 0;
+    p->cut = r > 0;
 }
 
 /* The gap before the key at off of row (see "Times" in replay.h). */
@@ -103,7 +105,7 @@ static const char *play_key(void *ud, const db_journal_row_t *row, size_t off, k
     p->index++;
     p->ms += key_gap(p, row, off);
     emit_frame(p);
-    return p->failed ? "frame output failed" : NULL;
+    return p->failed ? "frame output failed" : p->cut ? "cut" : NULL;
 }
 
 static int player_open(player_t *p, const replay_input_t *in, char *err, size_t errlen)
@@ -145,6 +147,11 @@ int replay_run(const replay_input_t *in, const replay_opts_t *opts, replay_frame
     uint64_t seq = 0;
     if (rc == 0)
         rc = journal_play(in->rows, in->nrows, &seq, play_key, &p, err, errlen);
+    if (p.cut && !p.failed) { /* stopped where the callback said: no error */
+        rc = 0;
+        res->cut = true;
+        err[0] = '\0';
+    }
     if (rc == 0 && p.failed) {
         snprintf(err, errlen, "frame output failed");
         rc = -1;
@@ -166,79 +173,98 @@ void replay_result_free(replay_result_t *res)
 /* ---- the browser player's frames ------------------------------------------------ */
 
 typedef struct {
-    buf_t *out;
+    body_t *out;
     size_t nframes;
 } json_sink_t;
+
+/* After each frame or event: stop (1) once the body is full. */
+static int body_after(body_t *b)
+{
+    return !body_full(b) ? 0 : b->cut ? 1 : -1;
+}
 
 static int json_frame_out(void *ud, const replay_frame_t *f)
 {
     json_sink_t *s = ud;
-    buf_puts(s->out, s->nframes++ ? ",\n[" : "[");
-    buf_put_uint(s->out, f->turn);
-    buf_putc(s->out, ',');
-    buf_put_uint(s->out, f->ms);
-    buf_putc(s->out, ',');
-    json_put_string(s->out, f->diff, f->diff_len);
+    buf_t *o = &s->out->text;
+    buf_puts(o, s->nframes++ ? ",\n[" : "[");
+    buf_put_uint(o, f->turn);
+    buf_putc(o, ',');
+    buf_put_uint(o, f->ms);
+    buf_putc(o, ',');
+    json_put_string(o, f->diff, f->diff_len);
     if (f->key) {
-        buf_putc(s->out, ',');
-        json_put_string(s->out, f->key, f->key_len);
+        buf_putc(o, ',');
+        json_put_string(o, f->key, f->key_len);
     }
-    buf_putc(s->out, ']');
-    return s->out->failed ? -1 : 0;
+    buf_putc(o, ']');
+    return body_after(s->out);
 }
 
-int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
+/* The body's end: an error when memory ran out. */
+static int body_end(body_t *b, int rc, char *err, size_t errlen)
+{
+    if (rc == 0 && body_close(b)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return rc;
+}
+
+int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, body_t *out, char *err,
                        size_t errlen)
 {
     replay_opts_t o = opts_or_defaults(opts);
-    buf_printf(out, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n", o.w,
-               o.h, o.keyframe_turns, o.idle_ms);
+    buf_printf(&out->text, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n",
+               o.w, o.h, o.keyframe_turns, o.idle_ms);
     json_sink_t s = {out, 0};
     replay_result_t res;
     int rc = replay_run(in, &o, json_frame_out, &s, &res, err, errlen);
     if (rc == 0)
-        buf_printf(out, "],\"turns\":%llu,\"keys\":%llu,\"hash\":\"%016llx\"}\n",
+        buf_printf(&out->text,
+                   "],\"turns\":%llu,\"keys\":%llu,\"hash\":\"%016llx\",\"truncated\":%s}\n",
                    (unsigned long long)res.end.turn, (unsigned long long)res.keys,
-                   (unsigned long long)res.hash);
+                   (unsigned long long)res.hash, res.cut ? "true" : "false");
     replay_result_free(&res);
-    if (rc == 0 && out->failed) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    return rc;
+    return body_end(out, rc, err, errlen);
 }
 
 /* ---- asciicast v2 -------------------------------------------------------------------- */
 
+typedef struct {
+    body_t *out;
+    uint64_t ms; /* the last event's time */
+} cast_sink_t;
+
 static int cast_frame_out(void *ud, const replay_frame_t *f)
 {
-    buf_t *out = ud;
+    cast_sink_t *s = ud;
     if (f->diff_len == 0)
         return 0;
-    buf_printf(out, "[%llu.%03u, \"o\", ", (unsigned long long)(f->ms / 1000),
+    s->ms = f->ms;
+    buf_printf(&s->out->text, "[%llu.%03u, \"o\", ", (unsigned long long)(f->ms / 1000),
                (unsigned)(f->ms % 1000));
-    json_put_string(out, f->diff, f->diff_len);
-    buf_puts(out, "]\n");
-    return out->failed ? -1 : 0;
+    json_put_string(&s->out->text, f->diff, f->diff_len);
+    buf_puts(&s->out->text, "]\n");
+    return body_after(s->out);
 }
 
 int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double step,
-                     const char *title, buf_t *out, char *err, size_t errlen)
+                     const char *title, body_t *out, char *err, size_t errlen)
 {
     replay_opts_t o = opts_or_defaults(opts);
     o.step_ms = step > 0 && step < 3600 ? (int)(step * 1000 + 0.5) : 200;
     buf_printf(
-        out,
+        &out->text,
         "{\"version\": 2, \"width\": %d, \"height\": %d, \"idle_time_limit\": %d.%03d, \"title\": ",
         o.w, o.h, o.idle_ms / 1000, o.idle_ms % 1000);
-    json_put_string(out, title ? title : "", title ? strlen(title) : 0);
-    buf_puts(out, ", \"env\": {\"TERM\": \"xterm-256color\"}}\n");
+    json_put_string(&out->text, title ? title : "", title ? strlen(title) : 0);
+    buf_puts(&out->text, ", \"env\": {\"TERM\": \"xterm-256color\"}}\n");
+    cast_sink_t s = {out, 0};
     replay_result_t res;
-    int rc = replay_run(in, &o, cast_frame_out, out, &res, err, errlen);
+    int rc = replay_run(in, &o, cast_frame_out, &s, &res, err, errlen);
+    if (rc == 0 && res.cut)
+        body_cast_cut(out, s.ms);
     replay_result_free(&res);
-    if (rc == 0 && out->failed) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    return rc;
+    return body_end(out, rc, err, errlen);
 }

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "body.h"
 #include "buf.h"
 #include "db.h"
 #include "game.h"
@@ -49,7 +50,8 @@ typedef struct {
     size_t key_len;
 } replay_frame_t;
 
-/* Called for every frame; a non-zero return stops the replay (error). */
+/* Called for every frame; a negative return stops the replay (an error),
+ * a positive one stops it there (no error: res->cut). */
 typedef int (*replay_frame_cb)(void *ud, const replay_frame_t *f);
 
 typedef struct {
@@ -57,6 +59,7 @@ typedef struct {
     uint64_t hash;           /* game_hash after the last key */
     uint64_t keys;           /* key events applied (= last frame index) */
     uint64_t keys_after_end; /* key events the journal holds after the game ended */
+    bool cut;                /* the frame callback stopped the replay before the end */
     buf_t dump;              /* game_dump after the last key; caller frees (replay_result_free) */
 } replay_result_t;
 
@@ -78,15 +81,18 @@ void replay_result_free(replay_result_t *res);
 
 /* The frames as one JSON document for the browser player (see
  * server/records/pages.c for the shape: each frame [turn, ms, diff(, keyframe)]);
- * appended to out. */
-int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, buf_t *out, char *err,
+ * written to out (body.h), then out closed. A body that reaches its cap
+ * stops after that frame with "truncated":true ("turns", "keys" and
+ * "hash" then say where it stopped). */
+int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, body_t *out, char *err,
                        size_t errlen);
 /* An asciicast v2 recording: a header line (with idle_time_limit, the cap
  * in seconds), then one "o" event per frame that changes the screen, at the
  * frame's playback time; keys without a recorded time are `step` seconds
  * apart (opts->step_ms is ignored here). title is copied into the header.
- * Appended to out. */
+ * Written to out, then out closed; a body that reaches its cap ends with
+ * body_cast_cut's event. */
 int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double step,
-                     const char *title, buf_t *out, char *err, size_t errlen);
+                     const char *title, body_t *out, char *err, size_t errlen);
 
 #endif

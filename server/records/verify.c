@@ -7,6 +7,7 @@
 #include "db_records.h"
 #include "journal.h"
 #include "log.h"
+#include "rcache.h"
 #include "records.h"
 #include "replay.h"
 #include "webgw.h"
@@ -20,6 +21,16 @@ records_t *records_new(server_t *srv, const char *web_root)
         return NULL;
     r->srv = srv;
     list_init(&r->waiting);
+    list_init(&r->builds);
+    r->jobs_max = srv->cfg.replay_builds > 0 ? srv->cfg.replay_builds : 1;
+    r->hosted_max = r->jobs_max > 1 ? r->jobs_max - 1 : 1;
+    r->wait_max = srv->cfg.replay_queue;
+    r->body_max = (uint64_t)srv->cfg.replay_max;
+    r->cache = rcache_new((size_t)srv->cfg.replay_cache);
+    if (!r->cache) {
+        free(r);
+        return NULL;
+    }
     if (web_root) {
         r->replay_tpl = webgw_read_file(web_root, "replay.html");
         if (!r->replay_tpl)
@@ -39,6 +50,7 @@ void records_free(records_t *r)
         j->status = 503;
         j->done(j);
     }
+    rcache_free(r->cache);
     free(r->replay_tpl);
     free(r);
 }
@@ -64,6 +76,8 @@ static void job_finish(records_job_t *j, int status, const char *msg)
         snprintf(j->err, sizeof j->err, "%s", msg);
     }
     r->running--;
+    if (j->hosted)
+        r->running_hosted--;
     j->done(j);
     job_next(r);
 }
@@ -77,7 +91,16 @@ static void on_work(uv_work_t *w)
 static void on_work_done(uv_work_t *w, int status)
 {
     records_job_t *j = w->data;
-    job_finish(j, status ? 503 : 0, "cancelled");
+    if (status || !j->again)
+        job_finish(j, status ? 503 : 0, "cancelled");
+    else if (j->srv->stopping)
+        job_finish(j, 503, "the server is stopping");
+    else if (j->wanted && !j->wanted(j))
+        job_finish(j, 503, "no one waits for it"); /* the rest would be built for no one */
+    else {
+        j->again = false;
+        j->read(j); /* the next round: it ends in records_job_read_done */
+    }
 }
 
 static void job_queue_work(records_job_t *j)
@@ -132,6 +155,8 @@ static void on_job_game(void *ud, int status, const db_game_t *g)
 static void job_begin(records_job_t *j)
 {
     j->srv->records->running++;
+    if (j->hosted)
+        j->srv->records->running_hosted++;
     if (j->srv->stopping) {
         job_finish(j, 503, "the server is stopping");
         return;
@@ -154,27 +179,83 @@ void records_job_read_done(records_job_t *j, int status, const char *msg)
 
 static void backlog_read(records_t *r);
 
+/* A slot is free for j now. */
+static bool job_fits(const records_t *r, const records_job_t *j)
+{
+    return r->running < r->jobs_max && (!j->hosted || r->running_hosted < r->hosted_max);
+}
+
+/* The first waiting job there is a slot for, or NULL. */
+static records_job_t *job_pick(records_t *r)
+{
+    LIST_EACH (it, &r->waiting) {
+        records_job_t *j = LIST_ITEM(it, records_job_t, node);
+        if (job_fits(r, j))
+            return j;
+    }
+    return NULL;
+}
+
+static void job_unwait(records_t *r, records_job_t *j)
+{
+    list_remove(&j->node);
+    if (j->refusable)
+        r->nwaiting--;
+}
+
+/* A job no one wants any more ends unstarted: it costs nothing. */
+static void job_drop(records_t *r, records_job_t *j)
+{
+    job_unwait(r, j);
+    j->status = 503;
+    snprintf(j->err, sizeof j->err, "no one waits for it");
+    j->done(j);
+}
+
 static void job_next(records_t *r)
 {
-    list_t *n;
-    while (r->running < RECORDS_JOBS && (n = list_pop_front(&r->waiting))) {
-        r->nwaiting--;
-        job_begin(LIST_ITEM(n, records_job_t, node));
+    for (records_job_t *j; (j = job_pick(r));) {
+        if (j->wanted && !j->wanted(j))
+            job_drop(r, j);
+        else {
+            job_unwait(r, j);
+            job_begin(j);
+        }
     }
     if (!r->running && list_empty(&r->waiting) && r->backlog_more && !r->srv->stopping)
         backlog_read(r);
 }
 
+/* Drops the waiting page jobs no one wants any more. */
+static void job_prune(records_t *r)
+{
+    LIST_EACH (it, &r->waiting) {
+        records_job_t *j = LIST_ITEM(it, records_job_t, node);
+        if (j->refusable && j->wanted && !j->wanted(j))
+            job_drop(r, j);
+    }
+}
+
+/* A page's job that would have to wait while the queue is full. */
+static bool job_refused(records_t *r, const records_job_t *j)
+{
+    if (!j->refusable || r->nwaiting < r->wait_max || job_fits(r, j))
+        return false;
+    job_prune(r);
+    return r->nwaiting >= r->wait_max;
+}
+
 void records_job_start(records_job_t *j)
 {
     records_t *r = j->srv->records;
-    if (!r || (j->refusable && r->nwaiting >= RECORDS_WAIT_MAX)) {
+    if (!r || job_refused(r, j)) {
         j->status = 503;
         snprintf(j->err, sizeof j->err, "too many replays asked for at once; try again soon");
         j->done(j);
         return;
     }
-    r->nwaiting++;
+    if (j->refusable)
+        r->nwaiting++;
     list_push_back(&r->waiting, &j->node);
     job_next(r);
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,9 @@
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
 #define WEB_LWS_LOG_MS    10000
+#define WEB_ANSWER_WAIT_S \
+    90                     /* a dynamic request waits this long for its answer (a replay queued) */
+#define WEB_SEND_IDLE_S 30 /* then its client takes a piece of it within this, or is cut */
 #define WEB_CLOSE_TRY_AGAIN \
     1013 /* RFC 6455 7.4.1; lws 4.1 has no name for it */ /* lws's own error lines: at most a few per interval */
 
@@ -95,7 +99,9 @@ struct web_req {
     char *hdrs; /* "name:\0value\0" pairs, then an empty name */
     size_t hdrs_len;
     unsigned char *out;
-    size_t out_len, sent;
+    uint64_t out_len, sent;
+    const web_source_t *src; /* the body comes from src (out unused) */
+    void *src_ud;
 };
 
 struct web {
@@ -712,6 +718,8 @@ static web_req_t *req_find(web_t *w, uint64_t id)
 
 static void req_free(web_req_t *r)
 {
+    if (r->src && r->src->close)
+        r->src->close(r->src_ud);
     list_remove(&r->node);
     free(r->body);
     free(r->hdrs);
@@ -761,6 +769,8 @@ static int req_dispatch(web_req_t *r)
         req_free(r);
         return http_error(wsi, HTTP_STATUS_NOT_FOUND);
     }
+    if (!r->answered) /* lws's own wait is shorter than a queued replay's */
+        lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, WEB_ANSWER_WAIT_S);
     return 0;
 }
 
@@ -814,18 +824,15 @@ static int req_body(web_req_t *r, const void *in, size_t len)
     return 0;
 }
 
-int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
-              const char *const *headers, const void *body, size_t len)
+/* The answer's head kept for req_write_headers; 0, or -1 out of memory. */
+static int req_answer(web_req_t *r, int status, const char *content_type,
+                      const char *const *headers)
 {
-    web_req_t *r = w ? req_find(w, id) : NULL;
-    if (!r || r->answered || status < 100 || status > 599)
-        return -1;
     size_t hl = 0;
     for (int i = 0; headers && headers[i] && headers[i + 1]; i += 2)
         hl += strlen(headers[i]) + strlen(headers[i + 1]) + 2;
     r->hdrs = malloc(hl + 1);
-    r->out = malloc(len ? len : 1);
-    if (!r->hdrs || !r->out)
+    if (!r->hdrs)
         return -1;
     r->hdrs_len = 0;
     for (int i = 0; headers && headers[i] && headers[i + 1]; i += 2)
@@ -835,15 +842,63 @@ int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
             r->hdrs_len += n;
         }
     r->hdrs[r->hdrs_len] = 0;
-    if (len)
-        memcpy(r->out, body, len);
-    r->out_len = len;
     r->status = status;
     web_copy_str(r->ctype, sizeof r->ctype,
                  content_type ? content_type : "text/html; charset=utf-8");
     r->answered = true;
     lws_callback_on_writable(r->wsi);
     return 0;
+}
+
+int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
+              const char *const *headers, const void *body, size_t len)
+{
+    web_req_t *r = w ? req_find(w, id) : NULL;
+    if (!r || r->answered || status < 100 || status > 599)
+        return -1;
+    free(r->out);
+    r->out = malloc(len ? len : 1);
+    if (!r->out)
+        return -1;
+    if (len)
+        memcpy(r->out, body, len);
+    r->out_len = len;
+    return req_answer(r, status, content_type, headers);
+}
+
+int web_reply_source(web_t *w, uint64_t id, int status, const char *content_type,
+                     const char *const *headers, uint64_t len, const web_source_t *src, void *ud)
+{
+    web_req_t *r = w ? req_find(w, id) : NULL;
+    if (!r || r->answered || status < 100 || status > 599 || !src || !src->read)
+        return -1;
+    free(r->hdrs);
+    r->hdrs = NULL;
+    if (req_answer(r, status, content_type, headers))
+        return -1;
+    r->out_len = len;
+    r->src = src;
+    r->src_ud = ud;
+    return 0;
+}
+
+/* The client has closed its side or reset the connection, though lws
+ * may not have read that yet (a request waiting for its answer is not
+ * read from): what nginx calls "client prematurely closed connection". */
+static bool peer_gone(struct lws *wsi)
+{
+    char c;
+    int fd = lws_get_socket_fd(wsi);
+    if (fd < 0)
+        return true;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+bool web_pending(const web_t *w, uint64_t id)
+{
+    web_req_t *r = w ? req_find((web_t *)w, id) : NULL;
+    return r && !r->answered && !peer_gone(r->wsi);
 }
 
 static int req_write_headers(web_req_t *r)
@@ -892,15 +947,21 @@ static int req_writeable(web_pss_t *pss)
     }
     if (r->sent < r->out_len) {
         unsigned char buf[LWS_PRE + 8192];
-        size_t n = r->out_len - r->sent;
-        if (n > 8192)
-            n = 8192;
-        memcpy(buf + LWS_PRE, r->out + r->sent, n);
+        size_t n = r->out_len - r->sent > 8192 ? 8192 : (size_t)(r->out_len - r->sent);
+        if (!r->src)
+            memcpy(buf + LWS_PRE, r->out + r->sent, n);
+        else {
+            ssize_t got = r->src->read(r->src_ud, buf + LWS_PRE, n);
+            if (got <= 0)
+                return -1; /* the body ends short: cut off */
+            n = (size_t)got;
+        }
         bool last = r->sent + n == r->out_len;
         if (lws_write(r->wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) <
             (int)n)
             return -1;
         r->sent += n;
+        lws_set_timeout(r->wsi, PENDING_TIMEOUT_HTTP_CONTENT, WEB_SEND_IDLE_S);
         if (!last) {
             lws_callback_on_writable(r->wsi);
             return 0;

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <uv.h>
 
 typedef struct web web_t;
@@ -173,6 +174,25 @@ int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text);
  * to no-store. Returns 0, or -1 when the client has gone or id was answered. */
 int web_reply(web_t *w, uint64_t id, int status, const char *content_type,
               const char *const *headers, const void *body, size_t len);
+/* A body handed over in pieces as the client takes it (web_reply_source),
+ * so a big one is never copied whole: read writes the next bytes, at most
+ * cap, at dst and returns how many (0 only once the body is over; -1
+ * cuts the answer off). close comes once, on the loop, when the answer is
+ * done or can no longer be (the client gone, the gateway freed). */
+typedef struct {
+    ssize_t (*read)(void *ud, void *dst, size_t cap);
+    void (*close)(void *ud);
+} web_source_t;
+/* Answers id as web_reply does with a body of len bytes read from src
+ * (borrowed: a static table) with ud. Returns 0 (ud is the request's now:
+ * close follows), or -1 when the client has gone or id was answered (ud
+ * stays the caller's, close is not called). */
+int web_reply_source(web_t *w, uint64_t id, int status, const char *content_type,
+                     const char *const *headers, uint64_t len, const web_source_t *src, void *ud);
+/* Whether request id still waits for its answer: false once it was
+ * answered or its client has gone (closed its side or reset: looked at
+ * on the socket at once, before libwebsockets notices). */
+bool web_pending(const web_t *w, uint64_t id);
 /* Finds name in a form-urlencoded body (or a query "name=value" list joined
  * by '&') and URL-decodes its value into out. Returns the length, or -1 when
  * absent or longer than outlen - 1. */

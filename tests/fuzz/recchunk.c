@@ -34,14 +34,19 @@ static void try_chunk(const void *data, size_t size, buf_t *scratch)
     }
     db_hosted_chunk_t ch = {1, 1000, data, size};
     hostreplay_input_t in = {20, 5, &ch, 1, 0};
-    buf_t out;
-    buf_init(&out);
-    if (hostreplay_cast(&in, "fuzz", &out, err, sizeof err) != 0)
-        abort();
-    buf_reset(&out);
-    if (hostreplay_frames_json(&in, &out, err, sizeof err) != 0)
-        abort();
-    buf_free(&out);
+    for (int cap = 0; cap < 2; cap++) { /* whole, then cut early and gzipped */
+        body_t out;
+        if (body_open(&out, cap ? 256 : 0, cap) != 0)
+            abort();
+        if (hostreplay_cast(&in, "fuzz", &out, err, sizeof err) != 0)
+            abort();
+        body_free(&out);
+        if (body_open(&out, cap ? 256 : 0, cap) != 0)
+            abort();
+        if (hostreplay_frames_json(&in, &out, err, sizeof err) != 0)
+            abort();
+        body_free(&out);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -422,7 +422,7 @@ def test_abuse_keeps_the_daemon_serving(daemon):
     with cf.ThreadPoolExecutor(8) as ex:
         got = list(ex.map(lambda _: web.get(f"/api/game/{gid}/replay")[0], range(16)))
     assert set(got) <= {200, 503} and 200 in got
-    # a burst past the waiting limit (records.h RECORDS_WAIT_MAX): every
+    # a burst past the waiting limit (replay-queue; one build serves them all): every
     # request gets an answer, 200 or a clean 503
     socks = []
     for _ in range(150):

@@ -11,7 +11,11 @@
 # and with loops = 1 and 2 unpinned, their ratio (loops2_over_loops1);
 # the time to resume 1,000 unfinished games after a restart; web fan-out;
 # the limits (tests/load/bench_limits.py: another player's latency in a
-# 40-address login storm and a websocket key flood). Each N=10000 run
+# 40-address login storm and a websocket key flood); a hosted game's
+# 32 MiB recording asked for as a replay and an asciicast, once, again and
+# by 16 clients at once (tests/load/replay_bench.py: time, CPU and memory
+# per request, the loop's longest turn; with WARREN_BENCH_BEFORE=BINDIR
+# another build measured beside it). Each N=10000 run
 # takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
 # WARREN_BENCH_10K=0 skips them. Exits 1 when a run fails (a session that
 # never played, a key never answered), after printing that run's whole
@@ -142,6 +146,9 @@ stop
 
 # web: one game played over /ws/play and watched by 1,000 websocket clients
 /usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300 || FAILED=1
+
+# replays: a 32 MiB recording's frames and asciicast (and another build's, to compare)
+/usr/bin/python3 "$(dirname "$0")/replay_bench.py" "$BIN" ${WARREN_BENCH_BEFORE:+"$WARREN_BENCH_BEFORE"} || FAILED=1
 
 # limits: a 40-address login storm and a websocket key flood, another player's latency
 /usr/bin/python3 "$(dirname "$0")/bench_limits.py" "$BIN" 10 || FAILED=1

@@ -87,9 +87,15 @@ START_TEST(recordings_rows_chunks_end_and_deletion)
     db_hosted_chunk_add(f.db, a.g.id, 5, "abc", 3, 10, false, NULL, NULL);
     db_hosted_chunk_add(f.db, a.g.id, 900, "de", 2, 5, false, NULL, NULL);
     db_hosted_chunk_add(f.db, a.g.id, 0, NULL, 0, 0, true, NULL, NULL); /* the flag alone */
-    rec_res_t c = {0};
-    db_hosted_game_chunks(f.db, a.g.id, on_rec, &c);
+    rec_res_t c = {0}, part = {0}, upto = {0};
+    db_hosted_game_chunks(f.db, a.g.id, 0, 1000, 10, on_rec, &c);
+    db_hosted_game_chunks(f.db, a.g.id, 1, 1000, 10, on_rec, &part); /* after the first */
+    db_hosted_game_chunks(f.db, a.g.id, 0, 1, 10, on_rec, &upto);    /* up to the first */
     uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_uint_eq(part.n, 1);
+    ck_assert_int_eq(part.seq[0], 2);
+    ck_assert_uint_eq(upto.n, 1);
+    ck_assert_int_eq(upto.seq[0], 1);
     ck_assert_int_eq(c.status, DB_OK);
     ck_assert_uint_eq(c.n, 2);
     ck_assert_int_eq(c.seq[0] * 10 + c.seq[1], 12);

@@ -170,6 +170,29 @@ START_TEST(sizes_take_k_m_g)
 }
 END_TEST
 
+/* Replays are bounded by default; a cap too small to hold a frame is refused. */
+START_TEST(replay_settings)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert_int_eq(c.replay_max, 64LL << 20);
+    ck_assert_int_eq(c.replay_cache, 64LL << 20);
+    ck_assert_int_eq(c.replay_builds * 100 + c.replay_queue, 216);
+    ck_assert_int_eq(PARSE(&c,
+                           "replay-max = 1M\nreplay-cache = 0\nreplay-builds = 3\n"
+                           "replay-queue = 0\n",
+                           err),
+                     0);
+    ck_assert_int_eq(c.replay_max, 1 << 20);
+    ck_assert_int_eq(c.replay_cache + c.replay_queue, 0);
+    ck_assert_int_eq(c.replay_builds, 3);
+    ck_assert_int_eq(PARSE(&c, "replay-max = 100\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:1: replay-max: at least 4096 bytes");
+    ck_assert_int_eq(PARSE(&c, "replay-builds = 0\n", err), -1);
+}
+END_TEST
+
 Suite *suite_server_config(void)
 {
     Suite *s = suite_create("server.config");
@@ -181,6 +204,7 @@ Suite *suite_server_config(void)
     tcase_add_test(t, long_lines_and_nul_bytes_are_errors);
     tcase_add_test(t, string_values_must_fit);
     tcase_add_test(t, sizes_take_k_m_g);
+    tcase_add_test(t, replay_settings);
     suite_add_tcase(s, t);
     return s;
 }

@@ -180,15 +180,17 @@ START_TEST(cast_keeps_utf8_whole_caps_gaps_and_resizes)
 {
     const uint64_t ms[] = {0, 100, 150, 60000, 60500};
     const char *const text[] = {"\00180x24", "a\xe2\x94", "\x80z", "later", "\00190x30"};
-    buf_t z, out;
+    buf_t z;
     buf_init(&z);
-    buf_init(&out);
+    body_t b;
+    ck_assert_int_eq(body_open(&b, 0, false), 0);
     db_hosted_chunk_t ch;
     one_chunk(&z, &ch, ms, text, 5);
     hostreplay_input_t in = {80, 24, &ch, 1, 0};
     char err[100] = "";
-    ck_assert_int_eq(hostreplay_cast(&in, "t \"q\"", &out, err, sizeof err), 0);
-    buf_putc(&out, 0);
+    ck_assert_int_eq(hostreplay_cast(&in, "t \"q\"", &b, err, sizeof err), 0);
+    buf_putc(&b.text, 0);
+    buf_t out = b.text;
     const char *want = "{\"version\": 2, \"width\": 80, \"height\": 24, \"idle_time_limit\": "
                        "2.000, \"title\": \"t \\\"q\\\"\", \"env\": {\"TERM\": "
                        "\"xterm-256color\"}}\n"
@@ -199,7 +201,7 @@ START_TEST(cast_keeps_utf8_whole_caps_gaps_and_resizes)
                        "[2.650, \"r\", \"90x30\"]\n";
     ck_assert_str_eq(out.data, want);
     buf_free(&z);
-    buf_free(&out);
+    body_free(&b);
 }
 END_TEST
 
@@ -207,15 +209,17 @@ START_TEST(frames_merge_close_output_and_end_on_a_keyframe)
 {
     const uint64_t ms[] = {0, 10, 15, 5000, 5005};
     const char *const text[] = {"\00130x5", "A", "B", "\033[2;1HC", "\00140x6"};
-    buf_t z, out;
+    buf_t z;
     buf_init(&z);
-    buf_init(&out);
+    body_t b;
+    ck_assert_int_eq(body_open(&b, 0, false), 0);
     db_hosted_chunk_t ch;
     one_chunk(&z, &ch, ms, text, 5);
     hostreplay_input_t in = {30, 5, &ch, 1, 0};
     char err[100] = "";
-    ck_assert_int_eq(hostreplay_frames_json(&in, &out, err, sizeof err), 0);
-    buf_putc(&out, 0);
+    ck_assert_int_eq(hostreplay_frames_json(&in, &b, err, sizeof err), 0);
+    buf_putc(&b.text, 0);
+    buf_t out = b.text;
     /* the largest window; frame 0 blank, "AB" at 10 ms in one frame, "C"
      * at 2015 (the gap capped) with the resize just after: a keyframe */
     ck_assert_msg(
@@ -224,11 +228,11 @@ START_TEST(frames_merge_close_output_and_end_on_a_keyframe)
     ck_assert_ptr_nonnull(strstr(out.data, "\n[1,10,\"AB\"],"));
     ck_assert_msg(strstr(out.data, "\n[2,2015,\""), "%s", out.data);
     ck_assert_ptr_null(strstr(out.data, "\n[3,"));
-    ck_assert_ptr_nonnull(strstr(out.data, "],\"turns\":2,\"bytes\":9}\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "],\"turns\":2,\"bytes\":9,\"truncated\":false}\n"));
     const char *last = strstr(out.data, "\n[2,2015,\"");
     ck_assert_ptr_nonnull(strstr(last, "\",\"\\u001b")); /* frame 2: a diff and a keyframe */
     buf_free(&z);
-    buf_free(&out);
+    body_free(&b);
 }
 END_TEST
 
@@ -236,13 +240,119 @@ START_TEST(playback_refuses_a_bad_chunk)
 {
     db_hosted_chunk_t ch = {1, 0, "garbage", 7};
     hostreplay_input_t in = {80, 24, &ch, 1, 0};
-    buf_t out;
-    buf_init(&out);
+    body_t b;
+    ck_assert_int_eq(body_open(&b, 0, false), 0);
     char err[100] = "";
-    ck_assert_int_eq(hostreplay_cast(&in, "", &out, err, sizeof err), -1);
+    ck_assert_int_eq(hostreplay_cast(&in, "", &b, err, sizeof err), -1);
     ck_assert_msg(strstr(err, "zlib"), "%s", err);
-    ck_assert_int_eq(hostreplay_frames_json(&in, &out, err, sizeof err), -1);
-    buf_free(&out);
+    body_free(&b);
+    ck_assert_int_eq(body_open(&b, 0, false), 0);
+    ck_assert_int_eq(hostreplay_frames_json(&in, &b, err, sizeof err), -1);
+    body_free(&b);
+}
+END_TEST
+
+/* A flood's chunks: lines of coloured text, n chunks of about 64 KB. */
+static db_hosted_chunk_t *flood_chunks(size_t n, buf_t *store)
+{
+    db_hosted_chunk_t *chs = calloc(n, sizeof *chs);
+    size_t *offs = calloc(n, sizeof *offs);
+    ck_assert(chs && offs);
+    uint64_t ms = 0, line = 0;
+    for (size_t k = 0; k < n; k++) {
+        recchunk_t c;
+        recchunk_init(&c);
+        for (int i = 0; i < 1000; i++, line++, ms += 3) {
+            char t[96];
+            int len = snprintf(t, sizeof t, "\033[3%dmflood %012llu abcdefghij\033[0m\r\n",
+                               (int)(line % 8), (unsigned long long)line);
+            ck_assert_int_eq(recchunk_output(&c, ms, t, (size_t)len), 0);
+        }
+        offs[k] = store->len;
+        ck_assert_int_eq(recchunk_compress(&c, store), 0);
+        chs[k] = (db_hosted_chunk_t){(int64_t)k + 1, (int64_t)c.ms0, NULL, store->len - offs[k]};
+        recchunk_free(&c);
+    }
+    for (size_t k = 0; k < n; k++) /* the store may have moved while it grew */
+        chs[k].data = store->data + offs[k];
+    free(offs);
+    return chs;
+}
+
+/* The gzipped body inflated, NUL-terminated. */
+static void gunzip_all(const body_t *b, buf_t *out)
+{
+    http_gunz_t r;
+    ck_assert_int_eq(http_gunz_open(&r, b->gz.data, b->gz.len), 0);
+    char piece[5000];
+    for (ssize_t n; (n = http_gunz_read(&r, piece, sizeof piece)) != 0;) {
+        ck_assert_int_gt(n, 0);
+        buf_put(out, piece, (size_t)n);
+    }
+    http_gunz_close(&r);
+    buf_putc(out, 0);
+}
+
+/* Chunk by chunk into a gzipped body is the same document as all at once
+ * in plain text; a cap cuts it after a frame or event, with its marker. */
+START_TEST(playback_chunk_by_chunk_gzipped_and_cut)
+{
+    buf_t store, plain;
+    buf_init(&store);
+    buf_init(&plain);
+    db_hosted_chunk_t *chs = flood_chunks(6, &store);
+    hostreplay_input_t in = {80, 24, chs, 6, 0};
+    char err[100] = "";
+    for (int cast = 0; cast < 2; cast++) {
+        body_t whole, zipped;
+        ck_assert_int_eq(body_open(&whole, 0, false), 0);
+        ck_assert_int_eq(cast ? hostreplay_cast(&in, "t", &whole, err, sizeof err)
+                              : hostreplay_frames_json(&in, &whole, err, sizeof err),
+                         0);
+        ck_assert_int_eq(body_open(&zipped, 0, true), 0);
+        hostreplay_opts_t o = {80, 24, 80, 24, 0, "t"};
+        hostreplay_t *r = hostreplay_new(cast ? HOSTREPLAY_CAST : HOSTREPLAY_FRAMES, &o, &zipped,
+                                         err, sizeof err);
+        ck_assert_ptr_nonnull(r);
+        for (size_t i = 0; i < 6; i++)
+            ck_assert_int_eq(hostreplay_feed(r, &chs[i], err, sizeof err), 0);
+        ck_assert_int_eq(hostreplay_end(r, err, sizeof err), 0);
+        hostreplay_free(r);
+        buf_reset(&plain);
+        gunzip_all(&zipped, &plain);
+        ck_assert_uint_eq(plain.len - 1, whole.text.len);
+        ck_assert(memcmp(plain.data, whole.text.data, whole.text.len) == 0);
+        ck_assert_uint_lt(zipped.gz.len, whole.text.len / 4); /* only the gzip is kept */
+        ck_assert_uint_eq(zipped.text.len, 0);
+        /* cut at 100 KB: stops there, says so, and ends well */
+        body_t cut;
+        ck_assert_int_eq(body_open(&cut, 100000, true), 0);
+        ck_assert_int_eq(cast ? hostreplay_cast(&in, "t", &cut, err, sizeof err)
+                              : hostreplay_frames_json(&in, &cut, err, sizeof err),
+                         0);
+        ck_assert(cut.cut);
+        buf_reset(&plain);
+        gunzip_all(&cut, &plain);
+        ck_assert_uint_ge(plain.len, 100000);
+        ck_assert_uint_lt(plain.len, 110000);
+        if (cast) {
+            const char *last = plain.data + plain.len - 2; /* the last line */
+            while (last > plain.data && last[-1] != '\n')
+                last--;
+            ck_assert_msg(strncmp(last, "[", 1) == 0 && strstr(last, "\"o\", ") &&
+                              strstr(last, BODY_CUT_NOTE),
+                          "%s", last);
+        } else {
+            ck_assert_ptr_nonnull(strstr(plain.data, ",\"truncated\":true}\n"));
+            ck_assert_ptr_null(strstr(whole.text.data, "\"truncated\":true"));
+        }
+        body_free(&whole);
+        body_free(&zipped);
+        body_free(&cut);
+    }
+    free(chs);
+    buf_free(&store);
+    buf_free(&plain);
 }
 END_TEST
 
@@ -256,6 +366,7 @@ Suite *suite_server_hosted_rec(void)
     tcase_add_test(t, cast_keeps_utf8_whole_caps_gaps_and_resizes);
     tcase_add_test(t, frames_merge_close_output_and_end_on_a_keyframe);
     tcase_add_test(t, playback_refuses_a_bad_chunk);
+    tcase_add_test(t, playback_chunk_by_chunk_gzipped_and_cut);
     suite_add_tcase(s, t);
     return s;
 }

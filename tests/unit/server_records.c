@@ -8,7 +8,9 @@
 #include <string.h>
 #include <uv.h>
 #include "ansi.h"
+#include <zlib.h>
 #include "db_records.h"
+#include "rcache.h"
 #include "records.h"
 #include "records_query.h"
 #include "replay.h"
@@ -323,18 +325,20 @@ START_TEST(frames_json_and_asciicast)
     rfx_t f;
     rfx_open(&f, RKEYS);
     replay_input_t in = {f.c, 99, "zed", f.rows, f.n};
-    buf_t j, c;
-    buf_init(&j);
-    buf_init(&c);
+    body_t jb, cb;
+    ck_assert_int_eq(body_open(&jb, 0, false), 0);
+    ck_assert_int_eq(body_open(&cb, 0, false), 0);
     char err[200];
-    ck_assert_int_eq(replay_frames_json(&in, NULL, &j, err, sizeof err), 0);
-    ck_assert_int_eq(replay_asciicast(&in, NULL, 0.5, "a \"title\"\n", &c, err, sizeof err), 0);
-    buf_putc(&j, '\0');
-    buf_putc(&c, '\0');
+    ck_assert_int_eq(replay_frames_json(&in, NULL, &jb, err, sizeof err), 0);
+    ck_assert_int_eq(replay_asciicast(&in, NULL, 0.5, "a \"title\"\n", &cb, err, sizeof err), 0);
+    buf_putc(&jb.text, '\0');
+    buf_putc(&cb.text, '\0');
+    buf_t j = jb.text, c = cb.text;
     const char *jhead =
         "{\"w\":80,\"h\":24,\"keyframe_turns\":50,\"idle_ms\":2000,\"frames\":[\n[0,0,\"";
     ck_assert_msg(strncmp(j.data, jhead, strlen(jhead)) == 0, "%.60s", j.data);
     ck_assert_ptr_nonnull(strstr(j.data, "\"keys\":42,"));
+    ck_assert_ptr_nonnull(strstr(j.data, ",\"truncated\":false}\n"));
     ck_assert_ptr_nonnull(
         strstr(j.data, ",4200,\""));            /* frame 42: keys without times 100 ms apart */
     ck_assert_ptr_null(strchr(j.data, '\x1b')); /* escaped as \u001b */
@@ -345,8 +349,9 @@ START_TEST(frames_json_and_asciicast)
         "\"env\": {\"TERM\": \"xterm-256color\"}}\n[0.000, \"o\", \"";
     ck_assert_msg(strncmp(c.data, head, strlen(head)) == 0, "%.120s", c.data);
     ck_assert_ptr_nonnull(strstr(c.data, "\n[21.000, \"o\", ")); /* frame 42 at 0.5 s each */
-    buf_free(&j);
-    buf_free(&c);
+    ck_assert_ptr_null(strstr(c.data, "truncated"));
+    body_free(&jb);
+    body_free(&cb);
     content_free(f.c);
 }
 END_TEST
@@ -396,13 +401,14 @@ START_TEST(frame_times_follow_the_journal)
     ck_assert_uint_eq(t.ms[4], 2350); /* 1234 ms capped too */
     ck_assert_uint_eq(t.ms[8], 2750 + 500);
     /* the same times in the JSON frames and the asciicast; the cast says its idle limit */
-    buf_t j, c;
-    buf_init(&j);
-    buf_init(&c);
-    ck_assert_int_eq(replay_frames_json(&in, &o, &j, err, sizeof err), 0);
-    ck_assert_int_eq(replay_asciicast(&in, &o, 0.5, "t", &c, err, sizeof err), 0);
-    buf_putc(&j, '\0');
-    buf_putc(&c, '\0');
+    body_t jb, cb;
+    ck_assert_int_eq(body_open(&jb, 0, false), 0);
+    ck_assert_int_eq(body_open(&cb, 0, false), 0);
+    ck_assert_int_eq(replay_frames_json(&in, &o, &jb, err, sizeof err), 0);
+    ck_assert_int_eq(replay_asciicast(&in, &o, 0.5, "t", &cb, err, sizeof err), 0);
+    buf_putc(&jb.text, '\0');
+    buf_putc(&cb.text, '\0');
+    buf_t j = jb.text, c = cb.text;
     ck_assert_ptr_nonnull(strstr(j.data, "\"idle_ms\":1000,"));
     ck_assert_ptr_nonnull(strstr(j.data, ",1350,\""));
     ck_assert_ptr_nonnull(strstr(j.data, ",3250,\""));
@@ -410,8 +416,104 @@ START_TEST(frame_times_follow_the_journal)
     ck_assert_ptr_nonnull(strstr(c.data, "\n[1.350, \"o\", "));
     ck_assert_ptr_nonnull(
         strstr(c.data, "\n[3.750, \"o\", ")); /* untimed keys 0.5 s apart in the cast */
-    buf_free(&j);
-    buf_free(&c);
+    body_free(&jb);
+    body_free(&cb);
+    content_free(f.c);
+}
+END_TEST
+
+/* ---- the replay cache ------------------------------------------------------------------- */
+
+static rcache_entry_t *put(rcache_t *c, rcache_kind_t kind, int64_t id, int64_t v, size_t len)
+{
+    buf_t gz;
+    buf_init(&gz);
+    for (size_t i = 0; i < len; i++)
+        buf_putc(&gz, (char)('a' + i % 26));
+    rcache_key_t k = {kind, id, v, 0};
+    rcache_entry_t *e = rcache_put(c, &k, &gz, len * 10);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_null(gz.data); /* taken */
+    return e;
+}
+
+static bool has(rcache_t *c, rcache_kind_t kind, int64_t id, int64_t v)
+{
+    rcache_key_t k = {kind, id, v, 0};
+    rcache_entry_t *e = rcache_get(c, &k);
+    rcache_unref(e);
+    return e != NULL;
+}
+
+/* Oldest out first past the byte cap; a newer size of a recording drops
+ * the older; an entry still read outlives its eviction; one larger than
+ * the cap is handed out, never kept. */
+START_TEST(replay_cache_bounds_and_references)
+{
+    rcache_t *c = rcache_new(1000);
+    rcache_unref(put(c, RCACHE_GAME_CAST, 1, 0, 400));
+    rcache_unref(put(c, RCACHE_GAME_FRAMES, 1, 0, 400));
+    ck_assert(has(c, RCACHE_GAME_CAST, 1, 0)); /* now the newest */
+    rcache_entry_t *held = put(c, RCACHE_HOSTED_CAST, 7, 3, 400);
+    ck_assert_uint_eq(rcache_count(c), 2);
+    ck_assert_uint_le(rcache_bytes(c), 1000);
+    ck_assert(!has(c, RCACHE_GAME_FRAMES, 1, 0)); /* the oldest went */
+    ck_assert(has(c, RCACHE_GAME_CAST, 1, 0));
+    rcache_unref(put(c, RCACHE_HOSTED_CAST, 7, 5, 100)); /* the recording grew */
+    ck_assert(!has(c, RCACHE_HOSTED_CAST, 7, 3));
+    ck_assert(has(c, RCACHE_HOSTED_CAST, 7, 5));
+    ck_assert_uint_eq(held->gz_len, 400); /* still readable: freed by its last unref */
+    ck_assert_int_eq(held->gz[399], 'a' + 399 % 26);
+    rcache_unref(held);
+    rcache_entry_t *big = put(c, RCACHE_GAME_CAST, 2, 0, 2000);
+    ck_assert_uint_eq(big->len, 20000);
+    ck_assert(!has(c, RCACHE_GAME_CAST, 2, 0));
+    ck_assert_uint_le(rcache_bytes(c), 1000);
+    rcache_unref(big);
+    rcache_entry_t *kept = put(c, RCACHE_GAME_CAST, 3, 0, 10);
+    rcache_free(c); /* a reader outlives the cache too */
+    ck_assert_int_eq(kept->gz[0], 'a');
+    rcache_unref(kept);
+    rcache_t *none = rcache_new(0); /* replay-cache = 0: nothing kept */
+    rcache_unref(put(none, RCACHE_GAME_CAST, 1, 0, 1));
+    ck_assert(!has(none, RCACHE_GAME_CAST, 1, 0));
+    rcache_free(none);
+}
+END_TEST
+
+/* Warren's replays cut at the body's cap: the frames end with
+ * "truncated":true, the cast with its note; gzipped as made. */
+START_TEST(replays_cut_at_the_cap)
+{
+    rfx_t f;
+    rfx_open(&f, RKEYS);
+    replay_input_t in = {f.c, 99, "zed", f.rows, f.n};
+    char err[200];
+    body_t j, c;
+    ck_assert_int_eq(body_open(&j, 6000, false), 0);
+    ck_assert_int_eq(body_open(&c, 6000, true), 0);
+    ck_assert_int_eq(replay_frames_json(&in, NULL, &j, err, sizeof err), 0);
+    ck_assert_int_eq(replay_asciicast(&in, NULL, 0.5, "t", &c, err, sizeof err), 0);
+    ck_assert(j.cut && c.cut);
+    buf_putc(&j.text, 0);
+    ck_assert_uint_ge(j.text.len, 6000);
+    ck_assert_uint_lt(j.text.len, 6000 + 8000); /* one more frame and its keyframe at most */
+    ck_assert_msg(strstr(j.text.data, ",\"truncated\":true}\n"), "%s", j.text.data);
+    ck_assert_ptr_null(strstr(j.text.data, "\"keys\":42,")); /* stopped before the end */
+    ck_assert_uint_eq(c.text.len, 0);                        /* all gzipped */
+    z_stream z = {0};
+    char back[20000];
+    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = (Bytef *)c.gz.data;
+    z.avail_in = (uInt)c.gz.len;
+    z.next_out = (Bytef *)back;
+    z.avail_out = sizeof back - 1;
+    ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+    back[z.total_out] = 0;
+    inflateEnd(&z);
+    ck_assert_msg(strstr(back, BODY_CUT_NOTE "\\r\\n\"]\n"), "%s", back);
+    body_free(&j);
+    body_free(&c);
     content_free(f.c);
 }
 END_TEST
@@ -534,6 +636,8 @@ Suite *suite_server_records(void)
     tcase_add_test(t, replay_counts_keys_after_the_end_and_rejects_bad_journals);
     tcase_add_test(t, frames_json_and_asciicast);
     tcase_add_test(t, frame_times_follow_the_journal);
+    tcase_add_test(t, replay_cache_bounds_and_references);
+    tcase_add_test(t, replays_cut_at_the_cap);
     tcase_add_test(t, filtered_scores_totals_and_backlog);
     suite_add_tcase(s, t);
     return s;

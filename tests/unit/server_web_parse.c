@@ -358,6 +358,49 @@ START_TEST(gzip_bodies_round_trip)
 }
 END_TEST
 
+/* Written in pieces, read back in pieces of any size: the same bytes; a
+ * gzip cut short or spoiled is refused, never read past. */
+START_TEST(gzip_in_pieces_round_trip)
+{
+    size_t n = 500000;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (char)("[7,\"\\u001b[1;2Hx\"],\n"[i % 19] + (i / 7919) % 3);
+    buf_t gz;
+    buf_init(&gz);
+    http_gzw_t w;
+    ck_assert_int_eq(http_gzw_open(&w, &gz), 0);
+    for (size_t off = 0; off < n; off += 12345)
+        ck_assert_int_eq(http_gzw_put(&w, text + off, n - off < 12345 ? n - off : 12345), 0);
+    ck_assert_int_eq(http_gzw_finish(&w), 0);
+    http_gzw_close(&w);
+    ck_assert_uint_eq(w.in, n);
+    gunzip_equals(&gz, text, n);
+    char *back = malloc(n + 1);
+    size_t got = 0;
+    http_gunz_t r;
+    ck_assert_int_eq(http_gunz_open(&r, gz.data, gz.len), 0);
+    for (ssize_t k; (k = http_gunz_read(&r, back + got, got % 3 ? 1000 : 8192)) != 0; got += k)
+        ck_assert_int_gt(k, 0);
+    http_gunz_close(&r);
+    ck_assert_uint_eq(got, n);
+    ck_assert(memcmp(back, text, n) == 0);
+    /* cut short: bytes, then an error, not an end */
+    ck_assert_int_eq(http_gunz_open(&r, gz.data, gz.len / 2), 0);
+    ssize_t k;
+    while ((k = http_gunz_read(&r, back, 8192)) > 0)
+        ;
+    ck_assert_int_eq(k, -1);
+    http_gunz_close(&r);
+    ck_assert_int_eq(http_gunz_open(&r, "not a gzip at all", 17), 0);
+    ck_assert_int_eq(http_gunz_read(&r, back, 100), -1);
+    http_gunz_close(&r);
+    free(back);
+    buf_free(&gz);
+    free(text);
+}
+END_TEST
+
 Suite *suite_server_web_parse(void)
 {
     Suite *s = suite_create("server.web_parse");
@@ -376,6 +419,7 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, redirects_stay_on_this_site);
     tcase_add_test(t, accept_encoding);
     tcase_add_test(t, gzip_bodies_round_trip);
+    tcase_add_test(t, gzip_in_pieces_round_trip);
     suite_add_tcase(s, t);
     return s;
 }

@@ -41,7 +41,9 @@ function makePlayer(data) {
       ` · turn ${frames[Math.max(p.pos, 0)][0]}`;
     $('pos').textContent = `frame ${Math.max(p.pos, 0)} / ${last}${turn}`;
     $('play').textContent = p.playing ? 'Pause' : p.pos >= last ? 'Replay' : 'Play';
-    status.textContent = p.pos >= last ? 'end of game' : p.playing ? 'playing' : 'paused';
+    // a replay cut at the server's replay-max says so where it stops
+    const end = data.truncated ? 'end of the replay: truncated at the server\'s replay-max' : 'end of game';
+    status.textContent = p.pos >= last ? end : p.playing ? 'playing' : 'paused';
   };
   // the frames due by now since play started at frame `from` (wall time t0)
   let from = 0;
