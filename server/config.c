@@ -50,6 +50,8 @@ static const opt_t opts[] = {
      "section's idle overrides it"},
     {"record-max", OPT_SIZE, S(record_max), 0, 0,
      "BYTES of a hosted game's output recorded (K, M, G; 32M; 0 = no recordings)"},
+    {"hosted-output-rate", OPT_SIZE, S(hosted_output_rate), 0, 0,
+     "BYTES/s of a hosted game's output read (K, M; 128K; 0 = no limit)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
@@ -76,6 +78,7 @@ void config_defaults(config_t *c)
     c->register_per_hour = 5; /* limits */
     c->game_idle = 3600;
     c->record_max = 32 << 20;
+    c->hosted_output_rate = 128 << 10;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)

@@ -41,7 +41,8 @@ typedef struct {
     int game_idle;         /* seconds without a key before a hosted game is hung up (0: never) */
     char games_dir[256];   /* players' directories of hosted games; "" = DB's dir/games */
     int64_t record_max;    /* bytes of a hosted game's output recorded; 0 = none */
-    gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
+    int64_t hosted_output_rate; /* a hosted game's output bytes read a second; 0 = no limit */
+    gamecfg_list_t games;       /* [game ID] sections; owned (config_free) */
     /* storage */
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */

@@ -23,13 +23,18 @@ struct ptyproc {
     uv_poll_t poll; /* the master fd; closing it closes the fd */
     uv_signal_t sigchld;
     uv_timer_t killer; /* SIGKILL after a hangup */
+    uv_timer_t resume; /* output paused by the rate: polls again */
     int master;
     pid_t pid;
     int status;
     bool running;    /* not reaped yet */
     bool master_eof; /* read gave EOF or EIO: the slave side is closed */
     bool hungup;
-    bool closing; /* ptyproc_close was called: no more callbacks */
+    bool closing;         /* ptyproc_close was called: no more callbacks */
+    bool paused;          /* out of output tokens: not polled for output until resume */
+    uint64_t rate, burst; /* output bytes a second (0: no limit) and the bucket's size */
+    uint64_t tokens;      /* in the bucket, in thousandths of a byte */
+    uint64_t tokens_at;   /* uv_now() when they were counted */
     int handles_open;
     unsigned kill_after_ms;
     ptyproc_cbs_t cbs;
@@ -71,12 +76,13 @@ static void close_handle(uv_handle_t *h)
 
 static void on_poll(uv_poll_t *h, int status, int events);
 
-/* Readable while the pty is open; writable too while input waits. */
+/* Readable while the pty is open and the rate allows; writable too while
+ * input waits. */
 static void update_poll(ptyproc_t *p)
 {
     if (uv_is_closing((uv_handle_t *)&p->poll))
         return;
-    int ev = p->master_eof ? 0 : UV_READABLE | (p->qlen ? UV_WRITABLE : 0);
+    int ev = p->master_eof ? 0 : (p->paused ? 0 : UV_READABLE) | (p->qlen ? UV_WRITABLE : 0);
     if (ev)
         uv_poll_start(&p->poll, ev, on_poll);
     else
@@ -161,6 +167,69 @@ static size_t read_some(ptyproc_t *p, size_t budget)
     return total;
 }
 
+/* ---- the output rate: a token bucket ------------------------------------------- */
+
+/* Bytes the bucket holds at now (refilled first); SIZE_MAX with no rate. */
+static size_t bucket_room(ptyproc_t *p, uint64_t now)
+{
+    if (!p->rate)
+        return SIZE_MAX;
+    uint64_t ms = now - p->tokens_at, cap = p->burst * 1000;
+    if (ms > 60000)
+        ms = 60000;              /* a minute refills any bucket; no overflow */
+    uint64_t add = ms * p->rate; /* ms times bytes a second: thousandths of a byte */
+    p->tokens = cap - p->tokens <= add ? cap : p->tokens + add;
+    p->tokens_at = now;
+    return (size_t)(p->tokens / 1000);
+}
+
+/* A read worth a frame: what the rate brings in PTYPROC_RESUME_MS. */
+static size_t bucket_slice(const ptyproc_t *p)
+{
+    uint64_t slice = p->rate * PTYPROC_RESUME_MS / 1000;
+    return (size_t)(slice < 1 ? 1 : slice > p->burst ? p->burst : slice);
+}
+
+void ptyproc_set_output_rate(ptyproc_t *p, uint64_t bytes_per_s)
+{
+    if (bytes_per_s > (1u << 30))
+        bytes_per_s = 1u << 30; /* no terminal is that fast; the sums stay in 64 bits */
+    p->rate = bytes_per_s;
+    p->burst = bytes_per_s < PTYPROC_BURST_MIN   ? PTYPROC_BURST_MIN
+               : bytes_per_s > PTYPROC_BURST_MAX ? PTYPROC_BURST_MAX
+                                                 : bytes_per_s;
+    p->tokens = p->burst * 1000;
+    p->tokens_at = uv_now(p->loop);
+    if (!bytes_per_s && p->paused) {
+        p->paused = false;
+        uv_timer_stop(&p->resume);
+        update_poll(p);
+    }
+}
+
+static void on_resume(uv_timer_t *t)
+{
+    ptyproc_t *p = t->data;
+    p->paused = false;
+    update_poll(p);
+}
+
+/* Reads what the budget and the rate allow. Out of tokens, the pty is left
+ * unread for PTYPROC_RESUME_MS: the program's writes block meanwhile. */
+static void read_fairly(ptyproc_t *p)
+{
+    size_t room = bucket_room(p, uv_now(p->loop));
+    if (room < bucket_slice(p) && !p->closing) {
+        p->paused = true;
+        p->st.pauses++;
+        uv_timer_start(&p->resume, on_resume, PTYPROC_RESUME_MS, 0);
+        return;
+    }
+    size_t got = read_some(p, room < PTYPROC_READ_BUDGET ? room : PTYPROC_READ_BUDGET);
+    if (p->rate)
+        p->tokens -= (uint64_t)got * 1000;
+}
+
 static void on_poll(uv_poll_t *h, int status, int events)
 {
     ptyproc_t *p = h->data;
@@ -172,7 +241,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
     if (events & UV_WRITABLE)
         flush_input(p);
     if (events & UV_READABLE)
-        read_some(p, PTYPROC_READ_BUDGET);
+        read_fairly(p);
     update_poll(p);
 }
 
@@ -244,6 +313,7 @@ void ptyproc_close(ptyproc_t *p)
     signal_group(p, SIGKILL);
     close_handle((uv_handle_t *)&p->poll);
     close_handle((uv_handle_t *)&p->killer);
+    close_handle((uv_handle_t *)&p->resume);
     if (!p->running) /* else on_sigchld reaps it and closes the handle */
         close_handle((uv_handle_t *)&p->sigchld);
     maybe_free(p);
@@ -425,9 +495,10 @@ static ptyproc_t *proc_new(uv_loop_t *loop, const ptyproc_opts_t *o, const ptypr
     p->kill_after_ms = o->kill_after_ms ? o->kill_after_ms : PTYPROC_KILL_AFTER_MS;
     p->st.last_output = p->st.last_input = uv_now(loop);
     uv_timer_init(loop, &p->killer);
+    uv_timer_init(loop, &p->resume);
     uv_signal_init(loop, &p->sigchld);
-    p->killer.data = p->sigchld.data = p;
-    p->handles_open = 2;
+    p->killer.data = p->resume.data = p->sigchld.data = p;
+    p->handles_open = 3;
     return p;
 }
 
@@ -514,6 +585,7 @@ int ptyproc_spawn(uv_loop_t *loop, const ptyproc_opts_t *o, const ptyproc_cbs_t 
         p->closing = true;
         close_handle((uv_handle_t *)&p->sigchld);
         close_handle((uv_handle_t *)&p->killer);
+        close_handle((uv_handle_t *)&p->resume);
         return -1;
     }
     *out = p;

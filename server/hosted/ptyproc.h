@@ -10,10 +10,14 @@
  *
  * Fairness: output is read at most PTYPROC_READ_BUDGET bytes per loop turn
  * (libvterm takes about half a millisecond for 16 KB), so a program that
- * floods cannot starve other handles on the loop. Input
- * is written without blocking; up to PTYPROC_INPUT_MAX bytes wait for a
- * program that is slow to read, and input past that is dropped (counted in
- * the stats). Reaping: a SIGCHLD handle (uv_signal) per process and
+ * floods cannot starve other handles on the loop; with an output rate set
+ * (ptyproc_set_output_rate) a token bucket holds it to that many bytes a
+ * second: out of tokens, the pty is not polled for output for
+ * PTYPROC_RESUME_MS, so the program blocks on its own writes and every
+ * other player's work runs meanwhile (one read, so one frame, per resume
+ * while it floods). Input is written without blocking; up to
+ * PTYPROC_INPUT_MAX bytes wait for a program that is slow to read, and
+ * input past that is dropped (counted in the stats). Reaping: a SIGCHLD handle (uv_signal) per process and
  * waitpid on that process's pid only, so statuses of children that libuv
  * (uv_spawn) or other code started are never taken.
  *
@@ -34,7 +38,10 @@
 #define PTYPROC_READ_BUDGET   (16 * 1024) /* output bytes read per loop turn */
 #define PTYPROC_INPUT_MAX     (16 * 1024) /* input bytes queued for a slow reader */
 #define PTYPROC_GROUPS_MAX    64
-#define PTYPROC_KILL_AFTER_MS 10000 /* default SIGHUP -> SIGKILL delay */
+#define PTYPROC_KILL_AFTER_MS 10000       /* default SIGHUP -> SIGKILL delay */
+#define PTYPROC_RESUME_MS     25          /* output paused by the rate: polled again after */
+#define PTYPROC_BURST_MIN     (16 * 1024) /* the rate's burst: a second's worth, */
+#define PTYPROC_BURST_MAX     (64 * 1024) /* within these bounds */
 
 typedef struct ptyproc ptyproc_t;
 
@@ -82,6 +89,7 @@ typedef struct {
     size_t queued;          /* input waiting */
     uint64_t last_output;   /* uv_now() of the last output; spawn time at first */
     uint64_t last_input;    /* uv_now() of the last ptyproc_write */
+    uint64_t pauses;        /* times reading was paused by the output rate */
 } ptyproc_stats_t;
 
 /* Starts the program. Returns 0 and *out, or -1 with a reason in err. cbs
@@ -94,6 +102,10 @@ size_t ptyproc_write(ptyproc_t *p, const void *bytes, size_t len);
 /* New window size for the pty (TIOCSWINSZ: the program gets SIGWINCH) and
  * the grid. Returns 0, or -1 on a bad size. */
 int ptyproc_resize(ptyproc_t *p, int w, int h);
+/* Holds the program's output to bytes_per_s (0: no limit, the default),
+ * with a burst of a second's worth clamped to PTYPROC_BURST_MIN..MAX; the
+ * bucket starts full. */
+void ptyproc_set_output_rate(ptyproc_t *p, uint64_t bytes_per_s);
 /* SIGHUP (then SIGCONT) to the program's process group now; SIGKILL to it
  * after kill_after_ms if it has not exited by then. Repeats are no-ops. */
 void ptyproc_hangup(ptyproc_t *p);

@@ -19,7 +19,7 @@ RC = ("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopic
       "OPTIONS=disclose:-i -a -v -g -c -o\n")
 
 
-TOYS = ("winsize", "exit 0", "flood", "nohup", "noread")  # keys 2.. after NetHack's 1
+TOYS = ("winsize", "exit 0", "flood", "nohup", "noread", "keys")  # keys 2.. after NetHack's 1
 
 
 def toy_sections(bindir):
@@ -162,6 +162,45 @@ def test_misbehaving_programs_hurt_no_one(nethack, clients):
     d.wait_log(r"program exited user=bad\S* game=nohup pid=\d+ status=9", timeout=15)
     other.send("w")
     other.wait_for("Live games", timeout=5)
+
+
+FLOOD_LINE = 56  # bytes of one of ptytoy flood's lines
+RATE, BURST = 128 * 1024, 64 * 1024  # hosted-output-rate's default, its burst
+
+
+def flood_count(t):
+    """The newest of ptytoy flood's numbered lines on t's screen."""
+    t.pump(quiet=0.05, limit=0.5)
+    return max([int(n) for n in re.findall(r"flood (\d{12})", t.text())] or [0])
+
+
+def test_a_flood_is_read_at_the_output_rate(nethack, clients):
+    """A program that writes as fast as it can is read at hosted-output-rate
+    (default 128 KB a second; a full bucket to begin with): over a few
+    seconds its numbered lines advance no faster, and still advance (its
+    reading resumes after every pause), while another player's every key
+    is answered."""
+    d, _ = nethack
+    t = clients(d.port)
+    t.register(unique_name("fl"))
+    t.send(toy_key("flood"))
+    t.wait_for("flood 0")
+    v = clients(d.port)
+    v.register(unique_name("vk"))
+    v.send(toy_key("keys"))
+    v.wait_for("keys ready")
+    first, t1 = flood_count(t), time.time()
+    for ch in "abcdefghijklmnop":
+        v.send(ch, settle=False)
+        v.wait_for(f"got 1: {ord(ch):02x}", timeout=5)
+    while time.time() < t1 + 3:
+        flood_count(t)
+    last, t2 = flood_count(t), time.time()
+    most = (BURST + RATE * (t2 - t1 + 1)) / FLOOD_LINE  # a second of slack for the screen's lag
+    assert last - first <= most, f"{last - first} lines in {t2 - t1:.1f} s: over {most:.0f}"
+    assert last - first > 500, f"only {last - first} lines in {t2 - t1:.1f} s"
+    t.send(CTRL_X)
+    t.wait_for("Your choice", timeout=10)
 
 
 def kill_and_come_back(d, pg, clients, name):

@@ -11,7 +11,9 @@
 # and with loops = 1 and 2 unpinned, their ratio (loops2_over_loops1);
 # the time to resume 1,000 unfinished games after a restart; web fan-out;
 # the limits (tests/load/bench_limits.py: another player's latency in a
-# 40-address login storm and a websocket key flood). Each N=10000 run
+# 40-address login storm and a websocket key flood); a hosted program
+# flooding its output against two other players' keys (bench_hosted.py;
+# WARREN_BENCH_BASE=DIR runs it against the build in DIR too). Each N=10000 run
 # takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
 # WARREN_BENCH_10K=0 skips them. Exits 1 when a run fails (a session that
 # never played, a key never answered), after printing that run's whole
@@ -145,4 +147,7 @@ stop
 
 # limits: a 40-address login storm and a websocket key flood, another player's latency
 /usr/bin/python3 "$(dirname "$0")/bench_limits.py" "$BIN" 10 || FAILED=1
+
+# a hosted program's output flood, another player's keys (p99 with and without it)
+/usr/bin/python3 "$(dirname "$0")/bench_hosted.py" "$BIN" ${WARREN_BENCH_BASE:+--base "$WARREN_BENCH_BASE"} || FAILED=1
 exit $FAILED
