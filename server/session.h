@@ -64,6 +64,8 @@ struct session {
     uint64_t frame_seq;   /* frames broadcast (JSON frames carry it) */
     struct chatlog *chat; /* chat.c's: recent lines, the strip; NULL until used */
     bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
+    uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
+    bool key_armed;      /* the prefix was just pressed (playkeys.c) */
 };
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
