@@ -1,5 +1,6 @@
 /* playkeys — Warren's keys in a game, direct or behind a prefix (playkeys.h). */
 #include "playkeys.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include "chat.h"
@@ -47,12 +48,11 @@ static const playkey_t KEYS[] = {
 /* The row k names: its Ctrl form, or after a prefix its letter too. */
 static const playkey_t *row_of(key_event_t k, bool letters)
 {
-    if (k.mods)
-        return NULL;
-    for (size_t i = 0; i < NKEYS; i++)
-        if (k.code == KEYS[i].ctrl || (letters && (k.code == (uint32_t)KEYS[i].letter ||
-                                                   k.code == (uint32_t)KEYS[i].letter - 32)))
+    for (size_t i = 0; i < NKEYS && !k.mods; i++) {
+        bool letter = letters && k.code < 0x80 && tolower((int)k.code) == KEYS[i].letter;
+        if (k.code == KEYS[i].ctrl || letter)
             return &KEYS[i];
+    }
     return NULL;
 }
 
@@ -62,7 +62,7 @@ char *playkeys_name(uint32_t prefix, char letter, char *out, size_t n)
         char p[16];
         snprintf(out, n, "%s %c", key_name((key_event_t){prefix, 0}, p, sizeof p), letter);
     } else
-        snprintf(out, n, "Ctrl-%c", letter - 32);
+        snprintf(out, n, "Ctrl-%c", toupper((unsigned char)letter));
     return out;
 }
 
