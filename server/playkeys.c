@@ -92,7 +92,7 @@ void playkeys_hint(uint32_t prefix, char *out, size_t n)
  * (false), or the help. */
 static bool after_prefix(conn_t *c, session_t *s, key_event_t k)
 {
-    s->key_armed = false;
+    s->key_armed = 0;
     if (k.code == s->key_prefix && !k.mods)
         return false;
     const playkey_t *row = row_of(k, true);
@@ -106,13 +106,16 @@ static bool after_prefix(conn_t *c, session_t *s, key_event_t k)
     return true;
 }
 
+/* A prefix pressed on another connection (the game was taken over since)
+ * does not carry over. */
 bool playkeys_take(conn_t *c, session_t *s, key_event_t k)
 {
-    if (s->key_armed)
+    if (s->key_armed && s->key_armed == c->id)
         return after_prefix(c, s, k);
     if (s->key_prefix) {
-        s->key_armed = k.code == s->key_prefix && !k.mods;
-        return s->key_armed;
+        bool prefix = k.code == s->key_prefix && !k.mods;
+        s->key_armed = prefix ? c->id : 0;
+        return prefix;
     }
     const playkey_t *row = row_of(k, false);
     if (row)

@@ -9,8 +9,8 @@
  * letter of the table (or its Ctrl form) is Warren's action; the prefix
  * twice sends the program one prefix; the prefix then any other key shows
  * a line of help in the chat strip. The session keeps its prefix
- * (session_t.key_prefix, 0 for direct keys) and whether it was just
- * pressed (session_t.key_armed). Loop thread only. */
+ * (session_t.key_prefix, 0 for direct keys) and which connection just
+ * pressed it (session_t.key_armed). Loop thread only. */
 #ifndef WARREN_PLAYKEYS_H
 #define WARREN_PLAYKEYS_H
 #include <stdbool.h>

@@ -65,7 +65,7 @@ struct session {
     struct chatlog *chat; /* chat.c's: recent lines, the strip; NULL until used */
     bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
     uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
-    bool key_armed;      /* the prefix was just pressed (playkeys.c) */
+    uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
