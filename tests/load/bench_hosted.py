@@ -3,7 +3,7 @@
 the real warrend (release build) with the real ptytoy, every client over
 telnet (a socket speaking telnet: window size and terminal type).
 
-  tests/load/bench_hosted.py BINDIR [--base OTHER_BINDIR] [--seconds S]
+  tests/load/bench_hosted.py BINDIR [--base OTHER_BINDIR] [--seconds S] [--rounds N]
 
 Two victims alternate keys, each waiting for its answer (the first byte
 of its frame), 10 ms apart: one plays Warren's own game (Ctrl-P: the
@@ -23,17 +23,18 @@ no game time), one a hosted program that prints each key it reads
             the same machine; the first half second of each block is not
             measured (the last block's queues drain, a burst passes)
 
-For each phase and victim: p50 and p99 of the key-to-frame latency, and
+For each phase and victim: p50, p90 and p99 of the key-to-frame latency, and
 the ratio of each flood phase's p99 to the quiet blocks' (p99_ratio: the
 goal is at most 2) and to the time before (p99_ratio_before: what the
 flood leaves behind counts against it); the flooding program's output
 read by the daemon while it ran (its bytes_out as logged at the detach,
 per second running) and the daemon's longest loop turn (its "loop
-stalled" lines). With --base, the same run against another build (a
-worktree of an older commit built with make B=DIR build), the same
-ptytoy, one after the other:
+stalled" lines). With --base, the same against another build (a worktree
+of an older commit built with make B=DIR build), the same ptytoy; with
+--rounds N, each build N times in turn, their keys pooled, so that both
+see the machine's good and bad minutes alike:
 
-  BENCH server.hosted_flood[.base].<victim>.<phase>.p50.ms / .p99.ms
+  BENCH server.hosted_flood[.base].<victim>.<phase>.p50.ms / .p90.ms / .p99.ms
   BENCH server.hosted_flood[.base].<victim>.<phase>.p99_ratio[_before]
   BENCH server.hosted_flood[.base].flood_bytes_per_s
   BENCH server.hosted_flood[.base].loop_stall.ms
@@ -259,7 +260,8 @@ def loop_stall(log):
     return max([int(x) for x in re.findall(r"loop stalled (\d+) ms", log)] or [0])
 
 
-def run(bindir, toy, seconds, tag):
+def run(bindir, toy, seconds):
+    """One daemon of bindir through the phases: what phases() returns."""
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="warren-hflood-"))
     conf = tmp / "warren.conf"
     conf.write_text(f"[game flood]\ncommand = {toy} flood\n[game keys]\ncommand = {toy} keys\n")
@@ -267,7 +269,7 @@ def run(bindir, toy, seconds, tag):
                extra=["--config", conf])
     try:
         d.start()
-        return phases(d, seconds, tag)
+        return phases(d, seconds)
     finally:
         d.stop()
         if os.environ.get("WARREN_BENCH_KEEP"):
@@ -304,7 +306,9 @@ def start_flood(d):
     return f, x
 
 
-def phases(d, seconds, tag):
+def phases(d, seconds):
+    """Latencies by phase and victim, keys never answered, the flood's
+    bytes read and seconds running while attached, the longest loop turn."""
     victims = start_victims(d)
     missed, res = [], {}
     keys_for(victims, seconds / 3, res.setdefault("before", {}), missed)
@@ -321,18 +325,31 @@ def phases(d, seconds, tag):
     stop.set()
     reader.join()
     log = d.log()
+    return {"res": res, "missed": missed, "bytes": flood_bytes(log, "flooder"), "ran": ran,
+            "stall": loop_stall(log)}
+
+
+def report(runs, tag):
+    """The BENCH lines of one build's runs (latencies of all rounds pooled)."""
+    res = {}
+    for r in runs:
+        for ph, by in r["res"].items():
+            for v, xs in by.items():
+                res.setdefault(ph, {}).setdefault(v, []).extend(xs)
     pre = f"BENCH server.hosted_flood{tag}"
-    for v in victims:
+    for v in res["quiet"]:
         for ph in res:
-            print(f"{pre}.{v}.{ph}.p50.ms {pct(res[ph][v], 0.5):.2f}")
-            print(f"{pre}.{v}.{ph}.p99.ms {pct(res[ph][v], 0.99):.2f}")
+            for name, p in (("p50", 0.5), ("p90", 0.9), ("p99", 0.99)):
+                print(f"{pre}.{v}.{ph}.{name}.ms {pct(res[ph][v], p):.2f}")
         for ph in ("flood", "detached"):
             p99 = pct(res[ph][v], 0.99)
             print(f"{pre}.{v}.{ph}.p99_ratio {p99 / pct(res['quiet'][v], 0.99):.2f}")
             print(f"{pre}.{v}.{ph}.p99_ratio_before {p99 / pct(res['before'][v], 0.99):.2f}")
-    print(f"{pre}.flood_bytes_per_s {flood_bytes(log, 'flooder') / ran:.0f}")
-    print(f"{pre}.loop_stall.ms {loop_stall(log)}")
-    print(f"# {tag or 'this build'}: keys per victim and phase "
+    rate = sum(r["bytes"] for r in runs) / sum(r["ran"] for r in runs)
+    print(f"{pre}.flood_bytes_per_s {rate:.0f}")
+    print(f"{pre}.loop_stall.ms {max(r['stall'] for r in runs)}")
+    missed = [m for r in runs for m in r["missed"]]
+    print(f"# {tag or 'this build'}: {len(runs)} rounds, keys per victim and phase "
           f"{ {ph: len(res[ph]['warren']) for ph in res} }, unanswered {missed}")
     return not missed
 
@@ -340,15 +357,19 @@ def phases(d, seconds, tag):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("bindir")
-    ap.add_argument("--base", help="another build's bin directory, run after this one")
+    ap.add_argument("--base", help="another build's bin directory, run in turn with this one")
     ap.add_argument("--seconds", type=float, default=30)
+    ap.add_argument("--rounds", type=int, default=1, help="runs of each build, in turn")
     a = ap.parse_args()
     pin_self(1)
     bindir = pathlib.Path(a.bindir).resolve()
     toy = program(bindir, "tools/ptytoy")
-    ok = run(bindir, toy, a.seconds, "")
-    if a.base:
-        ok = run(pathlib.Path(a.base).resolve(), toy, a.seconds, ".base") and ok
+    builds = [("", bindir)] + ([(".base", pathlib.Path(a.base).resolve())] if a.base else [])
+    runs = {tag: [] for tag, _ in builds}
+    for _ in range(a.rounds):
+        for tag, b in builds:
+            runs[tag].append(run(b, toy, a.seconds))
+    ok = all([report(runs[tag], tag) for tag, _ in builds])
     sys.exit(0 if ok else 1)
 
 
