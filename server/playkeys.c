@@ -9,7 +9,7 @@
 static void act_leave(conn_t *c, session_t *s)
 {
     (void)s;
-    session_detach(c, "Your game is saved. Press p to continue it.");
+    session_detach(c, SESSION_DETACH_SAID);
 }
 
 static void act_say(conn_t *c, session_t *s)

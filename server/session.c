@@ -38,7 +38,7 @@
 #include "json.h"
 #include "playkeys.h"
 
-#define DETACH_SAID "Your game is saved. Press p to continue it."
+#define DETACH_SAID SESSION_DETACH_SAID
 
 /* Over the top rows of a paused game. */
 static const char *const PAUSE_NOTICE[] = {

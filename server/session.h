@@ -68,6 +68,9 @@ struct session {
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };
 
+/* What a player who leaves a game is told. */
+#define SESSION_DETACH_SAID "Your game is saved. Press p to continue it."
+
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
 /* Just logged in with no live game: if the newest game could not be
  * restored and its player was not told yet, the menu says so (once). */
