@@ -6,10 +6,15 @@
 #include "chat.h"
 #include "server.h"
 
+/* A hosted program is not saved when its player leaves: it runs on for
+ * the grace period. */
 static void act_leave(conn_t *c, session_t *s)
 {
-    (void)s;
-    session_detach(c, SESSION_DETACH_SAID);
+    char said[160];
+    if (!s->game)
+        snprintf(said, sizeof said, "%s runs on without you for a while; choose it again to go on.",
+                 s->kind_name);
+    session_detach(c, s->game ? SESSION_DETACH_SAID : said);
 }
 
 static void act_say(conn_t *c, session_t *s)
