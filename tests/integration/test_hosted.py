@@ -350,6 +350,7 @@ def test_play_in_chromium(nethack):
     assert out["link"] == {"text": "Play NetHack 3.6.6", "href": "/play/nethack"}
     assert any("Dlvl:1" in ln for ln in out["lines"]), out["lines"]
     assert any("@" in ln for ln in out["lines"]), out["lines"]
+    assert out["attributes"] and out["left"]  # ^X reached NetHack, ^] x left the game
 
 
 def test_idle_games_are_hung_up(bindir, tmp_path, clients):
