@@ -140,29 +140,49 @@ static void on_reply(const char *bytes, size_t len, void *user)
 
 /* ---- output -------------------------------------------------------------------- */
 
-/* Reads at most budget bytes into the grid. Returns the bytes read. */
+/* Fills buf with up to want bytes, as many reads as the kernel cuts them
+ * into (a pty hands out about 4 KB a read). Returns the bytes read; sets
+ * master_eof at EOF or EIO (every slave descriptor is closed). */
+static size_t read_into(ptyproc_t *p, char *buf, size_t want)
+{
+    size_t got = 0;
+    while (got < want && !p->master_eof) {
+        ssize_t n = read(p->master, buf + got, want - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n <= 0) {
+            p->master_eof = true;
+            update_poll(p);
+            break;
+        }
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* Reads at most budget bytes into the grid. The output callback gets them
+ * in pieces of READ_CHUNK, so one loop turn's read (PTYPROC_READ_BUDGET)
+ * is one call, one frame, however the kernel cut it. Returns the bytes
+ * read. */
 static size_t read_some(ptyproc_t *p, size_t budget)
 {
     char buf[READ_CHUNK];
     size_t total = 0;
     while (total < budget && !p->master_eof) {
         size_t want = budget - total < sizeof buf ? budget - total : sizeof buf;
-        ssize_t n = read(p->master, buf, want);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        size_t n = read_into(p, buf, want);
+        if (!n)
             break;
-        if (n <= 0) { /* EOF or EIO: every slave descriptor is closed */
-            p->master_eof = true;
-            update_poll(p);
-            break;
-        }
-        total += (size_t)n;
-        p->st.bytes_out += (uint64_t)n;
+        total += n;
+        p->st.bytes_out += n;
         p->st.last_output = uv_now(p->loop);
-        vtgrid_write(p->grid, buf, (size_t)n);
+        vtgrid_write(p->grid, buf, n);
         if (!p->closing && p->cbs.output)
-            p->cbs.output(p, buf, (size_t)n, p->user);
+            p->cbs.output(p, buf, n, p->user);
+        if (n < want)
+            break; /* nothing more for now */
     }
     return total;
 }

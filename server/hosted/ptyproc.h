@@ -9,8 +9,9 @@
  * setuid, exec itself...) is reported by ptyproc_spawn with its reason.
  *
  * Fairness: output is read at most PTYPROC_READ_BUDGET bytes per loop turn
- * (libvterm takes about half a millisecond for 16 KB), so a program that
- * floods cannot starve other handles on the loop; with an output rate set
+ * and handed to the output callback at once (libvterm takes about half a
+ * millisecond for 16 KB; the caller draws one frame of it), so a program
+ * that floods cannot starve other handles on the loop; with an output rate set
  * (ptyproc_set_output_rate) a token bucket holds it to that many bytes a
  * second: out of tokens, the pty is not polled for output for
  * PTYPROC_RESUME_MS, so the program blocks on its own writes and every
@@ -35,7 +36,7 @@
 #include <uv.h>
 #include "vtgrid.h"
 
-#define PTYPROC_READ_BUDGET   (16 * 1024) /* output bytes read per loop turn */
+#define PTYPROC_READ_BUDGET   (16 * 1024) /* output bytes read per loop turn: one output call */
 #define PTYPROC_INPUT_MAX     (16 * 1024) /* input bytes queued for a slow reader */
 #define PTYPROC_GROUPS_MAX    64
 #define PTYPROC_KILL_AFTER_MS 10000       /* default SIGHUP -> SIGKILL delay */

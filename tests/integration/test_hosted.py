@@ -217,6 +217,8 @@ def test_nethack_gets_ctrl_x_warren_keys_follow_the_prefix(nethack, clients):
     t.register(name)
     t.send("1")
     to_map(t)
+    t.send("\x1b")  # a --More-- left from a long welcome
+    t.pump(quiet=0.3)
     t.send("\x18")  # ^X: NetHack's attributes
     t.wait_for("Current Characteristics:")
     assert "'s attributes:" in t.text()

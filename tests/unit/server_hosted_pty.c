@@ -26,6 +26,7 @@ typedef struct {
     size_t outlen;
     uint64_t total;
     uint64_t turn_bytes, max_turn; /* output per loop turn */
+    int turn_calls, max_calls;     /* output calls per loop turn */
     uint64_t goal;                 /* past_total's */
     int exits, status;
     screen_t *screen;
@@ -56,6 +57,7 @@ static void on_output(ptyproc_t *p, const char *b, size_t n, void *user)
     t->out[t->outlen] = 0;
     t->total += n;
     t->turn_bytes += n;
+    t->turn_calls++;
 }
 
 static void on_exited(ptyproc_t *p, int status, void *user)
@@ -288,6 +290,7 @@ static void on_ticker(uv_timer_t *h)
 static void on_prepare(uv_prepare_t *h)
 {
     ((toy_t *)h->data)->turn_bytes = 0;
+    ((toy_t *)h->data)->turn_calls = 0;
 }
 
 static void on_check(uv_check_t *h)
@@ -295,6 +298,8 @@ static void on_check(uv_check_t *h)
     toy_t *t = h->data;
     if (t->turn_bytes > t->max_turn)
         t->max_turn = t->turn_bytes;
+    if (t->turn_calls > t->max_calls)
+        t->max_calls = t->turn_calls;
 }
 
 static bool flooded(void *arg)
@@ -328,6 +333,7 @@ START_TEST(a_flood_cannot_starve_the_loop)
     run_until(&loop, flooded, &flood, 3000);
     ck_assert_uint_gt(flood.total, 1u << 20); /* it did flood */
     ck_assert_uint_le(flood.max_turn, PTYPROC_READ_BUDGET);
+    ck_assert_int_eq(flood.max_calls, 1); /* one piece a turn, so one frame */
     ck_assert_int_gt(k.ticks, 10);
     ck_assert_msg(k.max_gap < 250, "the timer waited %llu ms", (unsigned long long)k.max_gap);
     ck_assert(grid_has(&flood, "flood ")); /* the grid follows the flood */

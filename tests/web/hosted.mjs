@@ -53,6 +53,8 @@ try {
   }
   out.lines = await lines(page);
   await page.screenshot({ path: `${artifacts}/hosted-nethack.png` });
+  await page.keyboard.press('Escape'); // a --More-- left from a long welcome
+  await page.waitForTimeout(300);
   await page.keyboard.press('Control+KeyX'); // NetHack's ^X: its attributes screen
   for (let i = 0; i < 100 && !out.attributes; i++) {
     out.attributes = (await lines(page)).some((l) => l.includes("'s attributes:"));
