@@ -19,7 +19,8 @@
 
 typedef struct backend_ops {
     const char *kind; /* "warren" or "pty" */
-    /* The player's key (Ctrl-X and test hooks are handled before). */
+    /* The player's key (Warren's own keys, playkeys.h, and test hooks are
+     * handled before). */
     void (*key)(conn_t *c, session_t *s, key_event_t k);
     /* The player's terminal is now w x h (the session's grid follows). */
     void (*resize)(session_t *s, int w, int h);

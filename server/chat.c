@@ -6,14 +6,12 @@
 #include "input.h"
 #include "json.h"
 #include "log.h"
+#include "playkeys.h"
 #include "server.h"
 
-#define CHAT_KEEP  4 /* lines kept (the strip shows the fresh ones) */
-#define NOTICE_MS  8000
-#define STRIP_W    56   /* widest strip, in cells */
-#define KEY_WHO    0x17 /* Ctrl-W */
-#define KEY_TOGGLE 0x14 /* Ctrl-T */
-#define KEY_SAY    0x05 /* Ctrl-E */
+#define CHAT_KEEP 4 /* lines kept (the strip shows the fresh ones) */
+#define NOTICE_MS 8000
+#define STRIP_W   56 /* widest strip, in cells */
 
 typedef struct {
     char from[32];
@@ -25,10 +23,10 @@ struct chatlog {
     chat_entry_t lines[CHAT_KEEP]; /* a ring; next is the oldest */
     unsigned next;
     bool hidden;         /* the player hid the strip */
-    char notice[160];    /* for the player: who watches, what Ctrl-T did */
+    char notice[160];    /* for the player: who watches, what the chat key did, help */
     uint64_t notice_end; /* uv_now ms */
     int drawn;           /* strip rows last drawn: chat_tick redraws when fewer are due */
-    bool typing;         /* the player writes a line (Ctrl-E) */
+    bool typing;         /* the player writes a line (chat_start_line) */
     char line[CHAT_MAX + 1];
     size_t len;
     session_t *sess;   /* whose */
@@ -214,7 +212,7 @@ void chat_tick(server_t *srv)
 
 /* ---- the player's keys ------------------------------------------------------------- */
 
-static void notice(session_t *s, const char *text)
+void chat_notice(session_t *s, const char *text)
 {
     chatlog_t *log = log_of(s);
     if (!log)
@@ -224,7 +222,7 @@ static void notice(session_t *s, const char *text)
     session_redraw(s);
 }
 
-static void who_watches(session_t *s)
+void chat_who(session_t *s)
 {
     char text[160];
     size_t len = (size_t)snprintf(text, sizeof text, "Watching (%d):", s->nwatchers);
@@ -240,11 +238,11 @@ static void who_watches(session_t *s)
         snprintf(text + len, sizeof text - len, " +%d not logged in", anon);
     if (s->nwatchers == 0)
         snprintf(text, sizeof text, "Nobody is watching.");
-    notice(s, text);
+    chat_notice(s, text);
 }
 
-/* Shown -> hidden -> off -> shown. */
-static void toggle(session_t *s)
+/* Shown -> hidden -> off -> shown; the notice names the player's key. */
+void chat_toggle(session_t *s)
 {
     chatlog_t *log = log_of(s);
     if (!log)
@@ -253,19 +251,21 @@ static void toggle(session_t *s)
     if (s->chat_off) {
         session_set_chat(s, false);
         log->hidden = false;
-        say = "Chat on: new lines show here. Ctrl-T hides them.";
+        say = "Chat on: new lines show here. %s hides them.";
     } else if (!log->hidden) {
         log->hidden = true;
-        say = "Chat hidden (watchers still talk). Ctrl-T turns it off.";
+        say = "Chat hidden (watchers still talk). %s turns it off.";
     } else {
         session_set_chat(s, true);
-        say = "Chat off: watchers cannot talk. Ctrl-T turns it on.";
+        say = "Chat off: watchers cannot talk. %s turns it on.";
     }
     log_info("chat user=%s game=%lld %s", s->user, (long long)s->game_id,
              s->chat_off   ? "off"
              : log->hidden ? "hidden"
                            : "on");
-    notice(s, say);
+    char key[24], text[128];
+    snprintf(text, sizeof text, say, playkeys_name(s->key_prefix, 't', key, sizeof key));
+    chat_notice(s, text);
 }
 
 /* A key while the player types a line: every key is the line's. */
@@ -280,29 +280,27 @@ static void typing_key(conn_t *c, session_t *s, chatlog_t *log, key_event_t k)
         memset(log->line, 0, sizeof log->line);
         log->len = 0;
         if (why) {
-            notice(s, why);
+            chat_notice(s, why);
             return;
         }
     }
     session_redraw(s);
 }
 
-bool chat_player_key(conn_t *c, session_t *s, key_event_t k)
+bool chat_typing_key(conn_t *c, session_t *s, key_event_t k)
 {
     chatlog_t *log = s->chat;
-    if (log && log->typing) {
-        typing_key(c, s, log, k);
-        return true;
-    }
-    if (k.mods || (k.code != KEY_WHO && k.code != KEY_TOGGLE && k.code != KEY_SAY))
+    if (!log || !log->typing)
         return false;
-    if (k.code == KEY_WHO)
-        who_watches(s);
-    else if (k.code == KEY_TOGGLE)
-        toggle(s);
-    else if ((log = log_of(s))) {
-        log->typing = true;
-        session_redraw(s);
-    }
+    typing_key(c, s, log, k);
     return true;
+}
+
+void chat_start_line(session_t *s)
+{
+    chatlog_t *log = log_of(s);
+    if (!log)
+        return;
+    log->typing = true;
+    session_redraw(s);
 }

@@ -5,10 +5,12 @@
  * lines, shown for CHAT_SHOW_MS over the map's top right, so telnet players
  * and watchers read it too.
  *
- * The telnet player's keys (never journalled, never seen by the game):
- *   Ctrl-E  say a line (typed over the bottom row: Enter sends, Esc cancels)
- *   Ctrl-W  who is watching (a notice in the strip)
- *   Ctrl-T  chat: strip shown -> strip hidden -> chat off -> shown
+ * The player's chat commands (never journalled, never seen by the game;
+ * playkeys.h binds them to Ctrl-E, -W and -T, or to a hosted game's
+ * prefix then e, w and t):
+ *   say a line (typed over the bottom row: Enter sends, Esc cancels)
+ *   who is watching (a notice in the strip)
+ *   chat: strip shown -> strip hidden -> chat off -> shown
  *
  * The log (struct chatlog) is the session's, made on the first line and
  * freed with it (chat_free). Loop thread only. */
@@ -37,8 +39,14 @@ const char *chat_check(const conn_t *from, size_t n);
 const char *chat_check_game(bool viewing, bool off, bool player, const conn_t *from, size_t n);
 /* The strip (and the player's notices) over the game's frame. */
 void chat_draw(session_t *s, screen_t *scr);
-/* A telnet player's chat key: true when k was one (it is not the game's). */
-bool chat_player_key(conn_t *c, session_t *s, key_event_t k);
+/* While the player types a line every key is the line's: true when k was
+ * taken. */
+bool chat_typing_key(conn_t *c, session_t *s, key_event_t k);
+void chat_start_line(session_t *s); /* the player starts typing a line */
+void chat_who(session_t *s);        /* who watches, as a notice */
+void chat_toggle(session_t *s);     /* shown -> hidden -> off -> shown */
+/* A notice for the player over the game's top right, for a few seconds. */
+void chat_notice(session_t *s, const char *text);
 /* Lines and notices that went stale come off the screens. */
 void chat_tick(server_t *srv);
 /* Every browser viewing s gets json (a JSON message). */

@@ -66,6 +66,8 @@ static const opt_t opts[] = {
      "N replays built at once; hosted games' recordings take at most N-1 of them (2)"},
     {"replay-queue", OPT_INT, S(replay_queue), 0, 100000,
      "N replays waiting to be built; more are answered 503 with Retry-After (16)"},
+    {"hosted-output-rate", OPT_SIZE, S(hosted_output_rate), 0, 0,
+     "BYTES/s of a hosted game's output read (K, M; 128K; 0 = no limit)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
@@ -105,6 +107,7 @@ void config_defaults(config_t *c)
     c->replay_cache = 64 << 20;
     c->replay_builds = 2;
     c->replay_queue = 16;
+    c->hosted_output_rate = 128 << 10;
 }
 
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port)

@@ -49,7 +49,8 @@ typedef struct {
     int64_t replay_cache;  /* bytes of gzipped replay bodies kept (0: none) */
     int replay_builds;     /* replays built at once (records.h) */
     int replay_queue;      /* replays waiting to be built before 503 */
-    gamecfg_list_t games;  /* [game ID] sections; owned (config_free) */
+    int64_t hosted_output_rate; /* a hosted game's output bytes read a second; 0 = no limit */
+    gamecfg_list_t games;       /* [game ID] sections; owned (config_free) */
     /* storage */
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
     int db_check_ms;     /* the quick check at start may run this long; 0 = none */

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "mail.h"
 #include "options.h"
+#include "playkeys.h"
 #include "rcedit.h"
 #include "server.h"
 
@@ -247,8 +248,10 @@ static void draw_main(conn_t *c, screen_t *scr)
         if (item_shown(c, &main_menu[i]))
             draw_item(scr, 5 + n++, main_menu[i].keys[0], main_menu[i].label, NULL);
         for (int g = 0; main_menu[i].action == session_play && g < hosted_count(c); g++) {
-            char label[80];
-            snprintf(label, sizeof label, "Play %s", c->srv->cfg.games.games[g].name);
+            const gamecfg_t *game = &c->srv->cfg.games.games[g];
+            char label[160], keys[48];
+            playkeys_hint(game->key_prefix, keys, sizeof keys);
+            snprintf(label, sizeof label, "Play %s  (%s)", game->name, keys);
             draw_item(scr, 5 + n++, (char)('1' + g), label, NULL);
         }
     }

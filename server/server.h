@@ -19,6 +19,8 @@
  *   gameover           the last screen of a game
  *   chat, watch        spectator chat (one stream); a terminal watcher's keys
  *                      and overlays
+ *   playkeys           Warren's keys a player types in a game: direct, or
+ *                      behind a hosted game's prefix
  *   telnet/            the telnet gateway: libtelnet, line editor
  *   web/               the web gateway: lws, the door (web_door.c), HTTP
  *                      parsing, the route table (routes.c), websockets,

@@ -36,9 +36,9 @@
 #include "backend.h"
 #include "session_impl.h"
 #include "json.h"
+#include "playkeys.h"
 
-#define KEY_DETACH  0x18 /* Ctrl-X: leave the game, it stays saved */
-#define DETACH_SAID "Your game is saved. Press p to continue it."
+#define DETACH_SAID SESSION_DETACH_SAID
 
 static void session_broadcast(session_t *s);
 static void session_broadcast_once(session_t *s);
@@ -1044,13 +1044,12 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
         session_snapshot(s, "turns");
 }
 
+/* Warren's own keys first (playkeys.h: leave, chat; direct or behind a
+ * hosted game's prefix), even while a chat line is typed; that line
+ * takes every other key. */
 static void player_key(conn_t *c, session_t *s, key_event_t k)
 {
-    if (k.code == KEY_DETACH && !k.mods) {
-        session_detach(c, DETACH_SAID);
-        return;
-    }
-    if (chat_player_key(c, s, k))
+    if (playkeys_take(c, s, k) || chat_typing_key(c, s, k))
         return;
     if (c->srv->cfg.test_hooks && k.code == KEY_F12 && s->game) {
         test_hook(c, s);

@@ -64,7 +64,12 @@ struct session {
     uint64_t frame_seq;   /* frames broadcast (JSON frames carry it) */
     struct chatlog *chat; /* chat.c's: recent lines, the strip; NULL until used */
     bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
+    uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
+    uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };
+
+/* What a player who leaves a game is told. */
+#define SESSION_DETACH_SAID "Your game is saved. Press p to continue it."
 
 void session_play(conn_t *c); /* 'p': resume or start this user's game */
 /* Just logged in with no live game: if the newest game could not be

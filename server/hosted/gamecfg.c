@@ -1,5 +1,6 @@
 /* gamecfg — [game ID] sections: a table of keys, checks at section end. */
 #include "gamecfg.h"
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@ typedef enum {
     K_TERM,   /* a terminal type name */
     K_LIMIT,  /* a uint64_t in limits, times scale */
     K_INT,    /* an int */
+    K_KEYS,   /* "prefix ^C" or "direct" */
 } kind_t;
 
 typedef struct {
@@ -47,6 +49,7 @@ static const gamekey_t KEYS[] = {
     {"file-size", K_LIMIT, LIM(file_bytes), 0, 1 << 20, MB},
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
+    {"keys", K_KEYS, F(key_prefix), 0, 0, 0},
 };
 #undef F
 #undef LIM
@@ -170,10 +173,31 @@ static int set_number(parser_t *ps, const gamekey_t *k, const char *val)
     return 0;
 }
 
+/* "prefix ^C" (a control key a game can spare) or "direct". */
+static int set_keys(parser_t *ps, const char *val)
+{
+    if (!strcmp(val, "direct")) {
+        ps->cur->key_prefix = 0;
+        return 0;
+    }
+    const char *k = NULL;
+    if (!strncmp(val, "prefix", 6) && (val[6] == ' ' || val[6] == '\t'))
+        k = val + 6 + strspn(val + 6, " \t");
+    char c = k && k[0] == '^' && k[1] && !k[2] ? (char)toupper((unsigned char)k[1]) : 0;
+    if (c < 'A' || c > '_')
+        return fail(ps, "keys: expected \"prefix ^C\" (^A to ^_) or \"direct\", got \"%s\"", val);
+    if (strchr("HIJM[", c))
+        return fail(ps, "keys: ^%c is a key every game needs (Backspace, Tab, Enter, Esc)", c);
+    ps->cur->key_prefix = (uint32_t)(c & 0x1F);
+    return 0;
+}
+
 static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
 {
     if (k->kind == K_LIMIT || k->kind == K_INT)
         return set_number(ps, k, val);
+    if (k->kind == K_KEYS)
+        return set_keys(ps, val);
     if (strlen(val) >= k->size)
         return fail(ps, "%s: value too long", k->key);
     if (!*val)
@@ -273,6 +297,7 @@ static int section_start(parser_t *ps, char *s, int lineno)
     snprintf(ps->cur->id, sizeof ps->cur->id, "%s", id);
     ps->cur->line = lineno;
     ps->cur->idle_seconds = -1; /* absent: the daemon's game-idle */
+    ps->cur->key_prefix = GAMECFG_PREFIX;
     ps->seen = 0;
     return 0;
 }

@@ -33,6 +33,12 @@
  *   idle        seconds without input before the game is hung up (0: never;
  *               absent: -1, the daemon's game-idle)
  *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
+ *   keys        Warren's own keys in the game (leave, chat): "prefix ^C"
+ *               for a control key, ^A to ^_ but ^H ^I ^J ^M ^[ (default
+ *               prefix ^]): that key then x, e, w or t; twice, the key
+ *               itself goes to the program; every other key is the
+ *               program's, Ctrl-X and Ctrl-T too. "direct": Ctrl-X, -E,
+ *               -W and -T are Warren's, as in Warren's own game
  * LINES and COLUMNS are not set: ncurses prefers them to the pty's size,
  * and the game would not follow a resize.
  *
@@ -55,9 +61,10 @@
 #define GAMECFG_GAMES    64
 #define GAMECFG_ENV_MAX  16
 #define GAMECFG_LINE_MAX 1023
-#define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
-#define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
-#define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
+#define GAMECFG_TEXT     512  /* bytes in a value, NUL included */
+#define GAMECFG_DIR_MAX  200  /* bytes in a player's directory (%d) */
+#define GAMECFG_HANGUP_S 10   /* default hangup-timeout, seconds */
+#define GAMECFG_PREFIX   0x1D /* ^]: Warren's keys in a hosted game follow it */
 
 /* Resource limits for the program (soft = hard); 0 leaves one unchanged.
  * processes (RLIMIT_NPROC) counts all processes of the real uid, so it is
@@ -84,7 +91,8 @@ typedef struct {
     gamecfg_limits_t limits;
     int idle_seconds; /* -1: not given */
     int hangup_seconds;
-    int line; /* where the section starts, for messages */
+    uint32_t key_prefix; /* keys = prefix ^C: that control code; 0: direct */
+    int line;            /* where the section starts, for messages */
 } gamecfg_t;
 
 typedef struct {

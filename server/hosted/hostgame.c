@@ -327,6 +327,8 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
         return;
     }
     session_set_game_id(s, -(int64_t)ptyproc_pid(hg->proc)); /* live only: never a games row */
+    ptyproc_set_output_rate(hg->proc, (uint64_t)srv->cfg.hosted_output_rate);
+    s->key_prefix = g->key_prefix; /* Warren's keys behind it: the program gets the rest */
     int w, h;
     vtgrid_size(ptyproc_grid(hg->proc), &w, &h);
     hg->rec = hostrec_open(srv, c->user_id, g->id, w, h); /* before any output is read */

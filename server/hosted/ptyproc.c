@@ -13,15 +13,20 @@
 
 struct ptyproc {
     uv_loop_t *loop;
-    spawner_t *sp;  /* borrowed: started it, reports its exit */
-    uv_poll_t poll; /* the master fd; closing it closes the fd */
+    spawner_t *sp;     /* borrowed: started it, reports its exit */
+    uv_poll_t poll;    /* the master fd; closing it closes the fd */
+    uv_timer_t resume; /* output paused by the rate: polls again */
     int master;
     pid_t pid;
     int status;
     bool running;    /* not reaped yet */
     bool master_eof; /* read gave EOF or EIO: the slave side is closed */
     bool hungup;
-    bool closing; /* ptyproc_close was called: no more callbacks */
+    bool closing;         /* ptyproc_close was called: no more callbacks */
+    bool paused;          /* out of output tokens: not polled for output until resume */
+    uint64_t rate, burst; /* output bytes a second (0: no limit) and the bucket's size */
+    uint64_t tokens;      /* in the bucket, in thousandths of a byte */
+    uint64_t tokens_at;   /* uv_now() when they were counted */
     int handles_open;
     ptyproc_cbs_t cbs;
     void *user;
@@ -62,12 +67,13 @@ static void close_handle(uv_handle_t *h)
 
 static void on_poll(uv_poll_t *h, int status, int events);
 
-/* Readable while the pty is open; writable too while input waits. */
+/* Readable while the pty is open and the rate allows; writable too while
+ * input waits. */
 static void update_poll(ptyproc_t *p)
 {
     if (uv_is_closing((uv_handle_t *)&p->poll))
         return;
-    int ev = p->master_eof ? 0 : UV_READABLE | (p->qlen ? UV_WRITABLE : 0);
+    int ev = p->master_eof ? 0 : (p->paused ? 0 : UV_READABLE) | (p->qlen ? UV_WRITABLE : 0);
     if (ev)
         uv_poll_start(&p->poll, ev, on_poll);
     else
@@ -125,31 +131,114 @@ static void on_reply(const char *bytes, size_t len, void *user)
 
 /* ---- output -------------------------------------------------------------------- */
 
-/* Reads at most budget bytes into the grid. Returns the bytes read. */
+/* Fills buf with up to want bytes, as many reads as the kernel cuts them
+ * into (a pty hands out about 4 KB a read). Returns the bytes read; sets
+ * master_eof at EOF or EIO (every slave descriptor is closed). */
+static size_t read_into(ptyproc_t *p, char *buf, size_t want)
+{
+    size_t got = 0;
+    while (got < want && !p->master_eof) {
+        ssize_t n = read(p->master, buf + got, want - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (n <= 0) {
+            p->master_eof = true;
+            update_poll(p);
+            break;
+        }
+        got += (size_t)n;
+    }
+    return got;
+}
+
+/* Reads at most budget bytes into the grid. The output callback gets them
+ * in pieces of READ_CHUNK, so one loop turn's read (PTYPROC_READ_BUDGET)
+ * is one call, one frame, however the kernel cut it. Returns the bytes
+ * read. */
 static size_t read_some(ptyproc_t *p, size_t budget)
 {
     char buf[READ_CHUNK];
     size_t total = 0;
     while (total < budget && !p->master_eof) {
         size_t want = budget - total < sizeof buf ? budget - total : sizeof buf;
-        ssize_t n = read(p->master, buf, want);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        size_t n = read_into(p, buf, want);
+        if (!n)
             break;
-        if (n <= 0) { /* EOF or EIO: every slave descriptor is closed */
-            p->master_eof = true;
-            update_poll(p);
-            break;
-        }
-        total += (size_t)n;
-        p->st.bytes_out += (uint64_t)n;
+        total += n;
+        p->st.bytes_out += n;
         p->st.last_output = uv_now(p->loop);
-        vtgrid_write(p->grid, buf, (size_t)n);
+        vtgrid_write(p->grid, buf, n);
         if (!p->closing && p->cbs.output)
-            p->cbs.output(p, buf, (size_t)n, p->user);
+            p->cbs.output(p, buf, n, p->user);
+        if (n < want)
+            break; /* nothing more for now */
     }
     return total;
+}
+
+/* ---- the output rate: a token bucket ------------------------------------------- */
+
+/* Bytes the bucket holds at now (refilled first); SIZE_MAX with no rate. */
+static size_t bucket_room(ptyproc_t *p, uint64_t now)
+{
+    if (!p->rate)
+        return SIZE_MAX;
+    uint64_t ms = now - p->tokens_at, cap = p->burst * 1000;
+    if (ms > 60000)
+        ms = 60000;              /* a minute refills any bucket; no overflow */
+    uint64_t add = ms * p->rate; /* ms times bytes a second: thousandths of a byte */
+    p->tokens = cap - p->tokens <= add ? cap : p->tokens + add;
+    p->tokens_at = now;
+    return (size_t)(p->tokens / 1000);
+}
+
+/* A read worth a frame: what the rate brings in PTYPROC_RESUME_MS. */
+static size_t bucket_slice(const ptyproc_t *p)
+{
+    uint64_t slice = p->rate * PTYPROC_RESUME_MS / 1000;
+    return (size_t)(slice < 1 ? 1 : slice > p->burst ? p->burst : slice);
+}
+
+void ptyproc_set_output_rate(ptyproc_t *p, uint64_t bytes_per_s)
+{
+    if (bytes_per_s > (1u << 30))
+        bytes_per_s = 1u << 30; /* no terminal is that fast; the sums stay in 64 bits */
+    p->rate = bytes_per_s;
+    p->burst = bytes_per_s < PTYPROC_BURST_MIN   ? PTYPROC_BURST_MIN
+               : bytes_per_s > PTYPROC_BURST_MAX ? PTYPROC_BURST_MAX
+                                                 : bytes_per_s;
+    p->tokens = p->burst * 1000;
+    p->tokens_at = uv_now(p->loop);
+    if (!bytes_per_s && p->paused) {
+        p->paused = false;
+        uv_timer_stop(&p->resume);
+        update_poll(p);
+    }
+}
+
+static void on_resume(uv_timer_t *t)
+{
+    ptyproc_t *p = t->data;
+    p->paused = false;
+    update_poll(p);
+}
+
+/* Reads what the budget and the rate allow. Out of tokens, the pty is left
+ * unread for PTYPROC_RESUME_MS: the program's writes block meanwhile. */
+static void read_fairly(ptyproc_t *p)
+{
+    size_t room = bucket_room(p, uv_now(p->loop));
+    if (room < bucket_slice(p) && !p->closing) {
+        p->paused = true;
+        p->st.pauses++;
+        uv_timer_start(&p->resume, on_resume, PTYPROC_RESUME_MS, 0);
+        return;
+    }
+    size_t got = read_some(p, room < PTYPROC_READ_BUDGET ? room : PTYPROC_READ_BUDGET);
+    if (p->rate)
+        p->tokens -= (uint64_t)got * 1000;
 }
 
 static void on_poll(uv_poll_t *h, int status, int events)
@@ -163,7 +252,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
     if (events & UV_WRITABLE)
         flush_input(p);
     if (events & UV_READABLE)
-        read_some(p, PTYPROC_READ_BUDGET);
+        read_fairly(p);
     update_poll(p);
 }
 
@@ -209,6 +298,7 @@ void ptyproc_close(ptyproc_t *p)
         spawner_kill(p->sp, p->pid);
     }
     close_handle((uv_handle_t *)&p->poll);
+    close_handle((uv_handle_t *)&p->resume);
     maybe_free(p);
 }
 
@@ -273,7 +363,9 @@ int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const
     p->running = true;
     p->master = master;
     p->poll.data = p;
-    p->handles_open = 1;
+    uv_timer_init(loop, &p->resume);
+    p->resume.data = p;
+    p->handles_open = 2;
     update_poll(p);
     *out = p;
     return 0;

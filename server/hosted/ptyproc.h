@@ -9,12 +9,18 @@
  * ptyproc_spawn with its reason.
  *
  * Fairness: output is read at most PTYPROC_READ_BUDGET bytes per loop turn
- * (libvterm takes about half a millisecond for 16 KB), so a program that
- * floods cannot starve other handles on the loop. Input
- * is written without blocking; up to PTYPROC_INPUT_MAX bytes wait for a
- * program that is slow to read, and input past that is dropped (counted in
- * the stats). Exits: the spawner reaps the program and reports its wait
- * status; the daemon has no children to wait for.
+ * and handed to the output callback at once (libvterm takes about half a
+ * millisecond for 16 KB; the caller draws one frame of it), so a program
+ * that floods cannot starve other handles on the loop; with an output rate set
+ * (ptyproc_set_output_rate) a token bucket holds it to that many bytes a
+ * second: out of tokens, the pty is not polled for output for
+ * PTYPROC_RESUME_MS, so the program blocks on its own writes and every
+ * other player's work runs meanwhile (one read, so one frame, per resume
+ * while it floods). Input is written without blocking; up to
+ * PTYPROC_INPUT_MAX bytes wait for a program that is slow to read, and
+ * input past that is dropped (counted in the stats). Exits: the spawner
+ * reaps the program and reports its wait status; the daemon has no
+ * children to wait for.
  *
  * Lifetime: ptyproc_spawn returns an object; its callbacks run on the loop
  * until ptyproc_close. exited runs once, after the last output was read
@@ -31,8 +37,11 @@
 #include "spawner.h"
 #include "vtgrid.h"
 
-#define PTYPROC_READ_BUDGET (16 * 1024) /* output bytes read per loop turn */
+#define PTYPROC_READ_BUDGET (16 * 1024) /* output bytes read per loop turn: one output call */
 #define PTYPROC_INPUT_MAX   (16 * 1024) /* input bytes queued for a slow reader */
+#define PTYPROC_RESUME_MS   25          /* output paused by the rate: polled again after */
+#define PTYPROC_BURST_MIN   (16 * 1024) /* the rate's burst: a second's worth, */
+#define PTYPROC_BURST_MAX   (64 * 1024) /* within these bounds */
 
 typedef struct ptyproc ptyproc_t;
 
@@ -40,7 +49,7 @@ typedef struct ptyproc ptyproc_t;
 typedef struct {
     const char *game; /* a [game ID] of the config */
     const char *name; /* the player's name in the game (%n) */
-    const char *dir;  /* the player's directory under games-dir/ID */
+    const char *dir;  /* the account's game name (%u): its directory under games-dir/ID */
     int w, h;         /* window size, VTGRID_MIN_W..SCREEN_MAX_W x 1..SCREEN_MAX_H */
 } ptyproc_opts_t;
 
@@ -58,6 +67,7 @@ typedef struct {
     size_t queued;          /* input waiting */
     uint64_t last_output;   /* uv_now() of the last output; spawn time at first */
     uint64_t last_input;    /* uv_now() of the last ptyproc_write */
+    uint64_t pauses;        /* times reading was paused by the output rate */
 } ptyproc_stats_t;
 
 /* Starts the program through sp (borrowed; it outlives the object).
@@ -71,6 +81,10 @@ size_t ptyproc_write(ptyproc_t *p, const void *bytes, size_t len);
 /* New window size for the pty (TIOCSWINSZ: the program gets SIGWINCH) and
  * the grid. Returns 0, or -1 on a bad size. */
 int ptyproc_resize(ptyproc_t *p, int w, int h);
+/* Holds the program's output to bytes_per_s (0: no limit, the default),
+ * with a burst of a second's worth clamped to PTYPROC_BURST_MIN..MAX; the
+ * bucket starts full. */
+void ptyproc_set_output_rate(ptyproc_t *p, uint64_t bytes_per_s);
 /* SIGHUP (then SIGCONT) to the program's process group now; SIGKILL to it
  * after the game's hangup-timeout if it has not exited by then (the
  * spawner keeps that time). Repeats are no-ops. */

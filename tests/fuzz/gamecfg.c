@@ -19,6 +19,9 @@ static void check_game(const gamecfg_t *g)
     if (!g->id[0] || !g->name[0] || !g->command[0] || g->nenv < 0 || g->nenv > GAMECFG_ENV_MAX ||
         g->hangup_seconds < 1 || g->idle_seconds < -1) /* -1: not given */
         abort();
+    /* a prefix is a control key no game needs (Backspace, Tab, Enter, Esc), or 0: direct */
+    if (g->key_prefix >= 0x20 || (g->key_prefix && memchr("\b\t\n\r\x1b", (int)g->key_prefix, 5)))
+        abort();
     gamecfg_launch_t la;
     char err[256];
     char name[CMDLINE_NAME_MAX + 1], game[CMDLINE_GAME_NAME_MAX + 1], dir[GAMECFG_DIR_MAX + 1];

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from harness import ARTIFACTS, CTRL_X, Daemon, Web, browser_script, program, unique_name
+from harness import (ARTIFACTS, LEAVE, PREFIX, WS, Daemon, Web, browser_script, program,
+                     unique_name)
 
 NETHACK = pathlib.Path("/usr/games/nethack")
 if not NETHACK.exists():  # a missing game fails the run: these tests are never skipped
@@ -21,7 +22,7 @@ RC = ("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopic
       "OPTIONS=disclose:-i -a -v -g -c -o\n")
 
 
-TOYS = ("winsize", "exit 0", "flood", "nohup", "noread")  # keys 2.. after NetHack's 1
+TOYS = ("winsize", "exit 0", "flood", "nohup", "noread", "keys")  # keys 2.. after NetHack's 1
 GAMES_USER = "warren-games"  # games-user's default; make deps creates it
 
 
@@ -187,22 +188,138 @@ def test_misbehaving_programs_hurt_no_one(nethack, clients):
     other.wait_for("Live games", timeout=5)
     other.send("q")
     other.wait_for("Your choice", timeout=5)
-    t.send(CTRL_X)
+    t.send(LEAVE)
     t.wait_for("Your choice", timeout=10)
     t.send(toy_key("noread"))
     t.wait_for("noread ready")
     t.send("x" * 2000, settle=False)  # never read: queued, then dropped
-    t.send(CTRL_X)
+    t.send(LEAVE)
     t.wait_for("Your choice", timeout=10)
     t.send(toy_key("nohup"))
     t.wait_for("nohup ready")
-    t.send(CTRL_X)
+    t.send(LEAVE)
     t.wait_for("Your choice")
     # grace (2 s) over: SIGHUP, ignored; SIGKILL after hangup-timeout (1 s)
     d.wait_log(r"hangup user=bad\S* game=nohup", timeout=15)
     d.wait_log(r"program exited user=bad\S* game=nohup pid=\d+ status=9", timeout=15)
     other.send("w")
     other.wait_for("Live games", timeout=5)
+
+
+RATE, BURST = 128 * 1024, 64 * 1024  # hosted-output-rate's default, its burst
+PTY_BUFFER = 64 * 1024  # what a program may write ahead of the reads: the kernel's buffers
+
+
+def written(pid):
+    """Bytes the process has written so far (/proc/PID/io: wchar)."""
+    io = pathlib.Path(f"/proc/{pid}/io").read_text()
+    return int(re.search(r"^wchar: (\d+)", io, re.M).group(1))
+
+
+def test_a_flood_is_read_at_the_output_rate(nethack, clients):
+    """A program that writes as fast as it can is read at hosted-output-rate
+    (default 128 KB a second; a full bucket to begin with), so its writes
+    block: over a few seconds it writes no faster, and it goes on writing
+    (its reading resumes after every pause), while another player's every
+    key is answered."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("fl")
+    t.register(name)
+    t.send(toy_key("flood"))
+    t.wait_for("flood 0")
+    pid = int(d.wait_log(rf"hosted start user={name} game=flood pid=(\d+)").group(1))
+    v = clients(d.port)
+    v.register(unique_name("vk"))
+    v.send(toy_key("keys"))
+    v.wait_for("keys ready")
+    first, t1 = written(pid), time.monotonic()
+    for ch in "abcdefghijklmnop":
+        v.send(ch, settle=False)
+        v.wait_for(f"got 1: {ord(ch):02x}", timeout=5)
+    while time.monotonic() < t1 + 3:
+        t.pump(quiet=0.05, limit=0.2)  # the player reads its frames
+    last, t2 = written(pid), time.monotonic()
+    most = BURST + RATE * (t2 - t1) + PTY_BUFFER
+    assert last - first <= most, f"{last - first} bytes in {t2 - t1:.1f} s: over {most:.0f}"
+    assert last - first > RATE * (t2 - t1) / 4, f"only {last - first} bytes in {t2 - t1:.1f} s"
+    t.send(LEAVE)
+    t.wait_for("Your choice", timeout=10)
+
+
+def test_nethack_gets_ctrl_x_warren_keys_follow_the_prefix(nethack, clients):
+    """In a hosted game Ctrl-X is the program's: NetHack shows its
+    attributes and the player stays; ^] then a key that is none of
+    Warren's shows their help line; ^] x leaves, back to the menu, whose
+    line for the game says how."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("px")
+    t.register(name)
+    t.send("1")
+    to_map(t)
+    t.send("\x1b")  # a --More-- left from a long welcome
+    t.pump(quiet=0.3)
+    t.send("\x18")  # ^X: NetHack's attributes
+    t.wait_for("Current Characteristics:")
+    assert "'s attributes:" in t.text()
+    assert f"detach user={name}" not in d.log()
+    t.send("\x1b")
+    t.pump(quiet=0.3)
+    t.send(PREFIX + "?")
+    t.wait_for("^] then: x leave, e say, w who, t chat, ^] sends ^]")
+    t.send(LEAVE)
+    assert "1) Play NetHack 3.6.6  (^] x: back here, ^] ?: keys)" in t.wait_for("Your choice")
+    d.wait_log(rf"detach user={name} ")
+    t.send("1")  # the same program, still running
+    t.wait_for("Dlvl:1")
+
+
+def test_prefix_twice_sends_it_other_keys_reach_the_program(nethack, clients):
+    """ptytoy keys prints each read: ^] ^] is one ^] to the program, Ctrl-T
+    and Ctrl-E are the program's, ^] w and ^] t are Warren's (a notice,
+    nothing read), Ctrl-] x leaves as ^] x does."""
+    d, _ = nethack
+    t = clients(d.port)
+    t.register(unique_name("pk"))
+    t.send(toy_key("keys"))
+    t.wait_for("keys ready")
+    t.send(PREFIX + PREFIX)
+    t.wait_for("got 1: 1d")
+    t.pump(quiet=0.3)
+    assert t.text().count("1d") == 1, t.text()
+    t.send("\x14")
+    t.wait_for("got 1: 14")
+    t.send("\x05")
+    t.wait_for("got 1: 05")
+    t.send(PREFIX + "w")
+    t.wait_for("Nobody is watching.")
+    t.send(PREFIX + "t")
+    t.wait_for("^] t turns it off")
+    t.send("z")
+    t.wait_for("got 1: 7a")
+    got = re.findall(r"got \d+:(?: [0-9a-f]{2})+", t.text())
+    assert got == ["got 1: 1d", "got 1: 14", "got 1: 05", "got 1: 7a"], got
+    t.send(PREFIX + "\x18")  # the prefix then Ctrl-X: as x
+    t.wait_for("Your choice")
+
+
+def test_prefix_in_the_browser(nethack):
+    """/play/ID's keys are the same: ^] ^] sends one ^], ^] x leaves."""
+    d, _ = nethack
+    web = Web(d.http)
+    r = web.register(unique_name("pb"), "correct horse")
+    ws = WS(d.http, "/ws/play/keys", session=r.session)
+    assert ws.status == 101
+    ws.until(lambda op, p: op == 2 and b"keys ready" in p, timeout=10)
+    ws.binary(b"\x1d\x1d")
+    ws.until(lambda op, p: op == 2 and b"got 1: 1d" in p)
+    ws.binary(b"\x18")
+    ws.until(lambda op, p: op == 2 and b"got 1: 18" in p)
+    ws.binary(b"\x1dx")
+    left = ws.json_until(lambda m: m.get("t") == "left")["text"]
+    assert left == "keys runs on without you for a while; choose it again to go on.", left
+    ws.close()
 
 
 def kill_and_come_back(d, pg, clients, name):
@@ -236,7 +353,7 @@ def test_detach_keeps_running_then_quit_ends_with_xlog_row(nethack, clients):
     t = clients(d.port)
     name = unique_name("nh")
     start_nethack(t, name)
-    t.send(CTRL_X)
+    t.send(LEAVE)
     t.wait_for("Your choice")
     t.send("1")  # the same program, still running
     t.wait_for("Dlvl:1")
@@ -276,6 +393,7 @@ def test_play_in_chromium(nethack):
     assert out["link"] == {"text": "Play NetHack 3.6.6", "href": "/play/nethack"}
     assert any("Dlvl:1" in ln for ln in out["lines"]), out["lines"]
     assert any("@" in ln for ln in out["lines"]), out["lines"]
+    assert out["attributes"] and out["left"]  # ^X reached NetHack, ^] x left the game
 
 
 def test_idle_games_are_hung_up(bindir, tmp_path, clients):

@@ -9,7 +9,7 @@ import zlib
 
 import pyte
 
-from harness import CTRL_X, Daemon, Web, unique_name
+from harness import LEAVE, Daemon, Web, unique_name
 from test_hosted import (NETHACK, answer_until, kill_and_come_back,  # noqa: F401 (fixture)
                          nethack, open_to_games, start_nethack, toy_copy, toy_key)
 
@@ -147,7 +147,7 @@ def test_recording_survives_sigkill(nethack, clients):
     [(rid, *_)] = recordings(d, name)
     assert wait_chunks(d, rid) == [1]
     t = kill_and_come_back(d, pg, clients, name)
-    t.send(CTRL_X)  # a save point: the recording is written
+    t.send(LEAVE)  # a save point: the recording is written
     t.wait_for("Your choice")
     d.wait_log(rf"recording {rid} user=\d+ game=nethack goes on")
     assert [r[0] for r in recordings(d, name)] == [rid]
@@ -185,7 +185,7 @@ def test_record_max_truncates(bindir, tmp_path, clients):
         other.wait_for("Live games", timeout=5)
         other.send("q")
         other.wait_for("Your choice", timeout=5)
-        t.send(CTRL_X)
+        t.send(LEAVE)
         t.wait_for("Your choice", timeout=10)
         end = time.time() + 10
         while not recordings(d, name)[0][6] and time.time() < end:
@@ -210,7 +210,7 @@ def test_record_max_truncates(bindir, tmp_path, clients):
         t.send("1")
         t.wait_for("flood")
         d.wait_log(rf"recording {rid} user=\d+ game=flood goes on")
-        t.send(CTRL_X)
+        t.send(LEAVE)
         t.wait_for("Your choice", timeout=10)
         assert recordings(d, name)[0][5:7] == (nbytes, 1) and wait_chunks(d, rid) == chunks
     finally:

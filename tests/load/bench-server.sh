@@ -15,7 +15,9 @@
 # 32 MiB recording asked for as a replay and an asciicast, once, again and
 # by 16 clients at once (tests/load/replay_bench.py: time, CPU and memory
 # per request, the loop's longest turn; with WARREN_BENCH_BEFORE=BINDIR
-# another build measured beside it). Each N=10000 run
+# another build measured beside it); a hosted program
+# flooding its output against two other players' keys (bench_hosted.py;
+# WARREN_BENCH_BASE=DIR runs it against the build in DIR too). Each N=10000 run
 # takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
 # WARREN_BENCH_10K=0 skips them. Exits 1 when a run fails (a session that
 # never played, a key never answered), after printing that run's whole
@@ -152,4 +154,7 @@ stop
 
 # limits: a 40-address login storm and a websocket key flood, another player's latency
 /usr/bin/python3 "$(dirname "$0")/bench_limits.py" "$BIN" 10 || FAILED=1
+
+# a hosted program's output flood, another player's keys (p99 with and without it)
+/usr/bin/python3 "$(dirname "$0")/bench_hosted.py" "$BIN" ${WARREN_BENCH_BASE:+--base "$WARREN_BENCH_BASE"} || FAILED=1
 exit $FAILED

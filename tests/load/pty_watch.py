@@ -22,7 +22,7 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "integration"))
-from harness import CTRL_X, Daemon, Telnet, unique_name  # noqa: E402
+from harness import LEAVE, Daemon, Telnet, unique_name  # noqa: E402
 from test_hosted import playground, start_nethack  # noqa: E402
 
 GAMES = int(os.environ.get("PTY_WATCH_GAMES", "8"))
@@ -88,7 +88,7 @@ def main(bindir):
         per_game = (rss(d.proc.pid) - base) // GAMES
         p = clients[0]
         name = re.search(r"hosted start user=(\S+)", d.log()).group(1)
-        p.send(CTRL_X)
+        p.send(LEAVE)
         p.wait_for("Your choice")
         before = bytes_out(d, "detach", name)
         kept_before = stored(d, name, before)
@@ -116,7 +116,7 @@ def main(bindir):
                 delays.append(max(0.0, got[wf][0] - got[pf][0]))
                 key_frame.append(got[pf][0] - t0)
             wbytes += got.get(wf, (0, 0))[1]
-        p.send(CTRL_X)
+        p.send(LEAVE)
         after = bytes_out(d, "detach", name)
         kept = stored(d, name, after) - kept_before
         delays.sort()

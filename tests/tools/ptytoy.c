@@ -11,6 +11,9 @@
  *              row 7 until 'q'
  *   winsize    prints "size WxH" at start and on every SIGWINCH; exits
  *              on 'q'
+ *   keys       prints "keys ready", then for each read of its input one
+ *              line "got N: HH HH ..." (the bytes in hex, in raw mode), so
+ *              a test sees exactly what the program received; exits on 'q'
  *   report     prints what it was given: "env NAME=VALUE", "fd N" per open
  *              descriptor, "uid U gid G groups N", "limit NAME VALUE",
  *              "cwd PATH", "tty" checks and "sig" checks, then "end" and
@@ -150,6 +153,26 @@ static int winsize(void)
         if (r > 0 && (in.revents & (POLLHUP | POLLERR)))
             return 1;
     }
+}
+
+/* Each read on a line of its own: how many bytes and each in hex. */
+static int keys(void)
+{
+    raw_mode();
+    out("keys ready\r\n");
+    unsigned char b[64];
+    ssize_t n;
+    while ((n = read(0, b, sizeof b)) > 0) {
+        char line[16 + 3 * sizeof b];
+        int at = snprintf(line, sizeof line, "got %d:", (int)n);
+        for (ssize_t i = 0; i < n; i++)
+            at += snprintf(line + at, sizeof line - (size_t)at, " %02x", b[i]);
+        snprintf(line + at, sizeof line - (size_t)at, "\r\n");
+        out(line);
+        if (n == 1 && b[0] == 'q')
+            return 0;
+    }
+    return 1;
 }
 
 static void report_fds(void)
@@ -315,7 +338,9 @@ int main(int argc, char **argv)
         return leave_behind();
     if (!strcmp(mode, "plant"))
         return plant(argc, argv);
+    if (!strcmp(mode, "keys"))
+        return keys();
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-                    "plant RC TARGET NEW\n");
+                    "plant RC TARGET NEW|keys\n");
     return 2;
 }

@@ -167,6 +167,12 @@ START_TEST(sizes_take_k_m_g)
     char *argv[] = {"warrend", "--db-max-size", "3K", NULL};
     ck_assert_int_eq(config_from_args(&c, 3, argv, err, sizeof err), 0);
     ck_assert_int_eq(c.db_max_size, 3072);
+    ck_assert_int_eq(c.hosted_output_rate, 128 << 10); /* a flood is held unless told */
+    ck_assert_int_eq(PARSE(&c, "hosted-output-rate = 1M\n", err), 0);
+    ck_assert_int_eq(c.hosted_output_rate, 1 << 20);
+    ck_assert_int_eq(PARSE(&c, "hosted-output-rate = fast\n", err), -1);
+    ck_assert_str_eq(err,
+                     "w.conf:1: hosted-output-rate: expected bytes with K, M or G, got \"fast\"");
 }
 END_TEST
 

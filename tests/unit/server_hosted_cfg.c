@@ -122,7 +122,11 @@ static const char SAMPLE[] = "# hosted games\n"
                              "[game  crawl ]\n"
                              "command = /usr/games/crawl -name %n -dir %d\n"
                              "user = games\n"
-                             "hangup-timeout = 3\n";
+                             "hangup-timeout = 3\n"
+                             "keys = prefix ^a\n"
+                             "[game cat]\n"
+                             "command = /bin/cat\n"
+                             "keys = direct # Ctrl-X, -E, -W, -T\n";
 
 static int parse(gamecfg_list_t *l, const char *text, char *err)
 {
@@ -134,7 +138,7 @@ START_TEST(gamecfg_parses_sections)
     gamecfg_list_t l = {NULL, 0};
     char err[256] = "";
     ck_assert_msg(parse(&l, SAMPLE, err) == 0, "%s", err);
-    ck_assert_int_eq(l.n, 2);
+    ck_assert_int_eq(l.n, 3);
     const gamecfg_t *n = gamecfg_find(&l, "nethack"), *c = gamecfg_find(&l, "crawl");
     ck_assert(n && c && !gamecfg_find(&l, "angband"));
     ck_assert_str_eq(n->name, "NetHack 3.6.6");
@@ -154,11 +158,14 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_str_eq(c->name, "crawl"); /* no name: the id */
     ck_assert_str_eq(c->user, "games");
     ck_assert_int_eq(c->hangup_seconds, 3);
-    ck_assert_int_eq(c->idle_seconds, -1); /* not given: the daemon's game-idle */
+    ck_assert_int_eq(c->idle_seconds, -1);  /* not given: the daemon's game-idle */
+    ck_assert_uint_eq(n->key_prefix, 0x1D); /* not given: ^] */
+    ck_assert_uint_eq(c->key_prefix, 0x01); /* ^a is ^A */
+    ck_assert_uint_eq(gamecfg_find(&l, "cat")->key_prefix, 0); /* direct */
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
     ck_assert_str_eq(err, "line 1: [game crawl] given twice");
-    ck_assert_int_eq(l.n, 2);
+    ck_assert_int_eq(l.n, 3);
     gamecfg_list_free(&l);
     ck_assert_int_eq(l.n, 0);
 }
@@ -214,6 +221,21 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nname =\n", "line 3: name: empty value"},
         {"[game a]\ncommand = /bin/x\nname = a\x1b[2Jb\n", "line 3: name: control characters"},
         {"[game a]\ncommand\n", "line 2: expected \"key = value\""},
+        {"[game a]\ncommand = /bin/x\nkeys = ^]\n",
+         "line 3: keys: expected \"prefix ^C\" (^A to ^_) or \"direct\", got \"^]\""},
+        {"[game a]\ncommand = /bin/x\nkeys = prefix ]\n",
+         "line 3: keys: expected \"prefix ^C\" (^A to ^_) or \"direct\", got \"prefix ]\""},
+        {"[game a]\ncommand = /bin/x\nkeys = prefix ^]]\n",
+         "line 3: keys: expected \"prefix ^C\" (^A to ^_) or \"direct\", got \"prefix ^]]\""},
+        {"[game a]\ncommand = /bin/x\nkeys = prefix ^@\n",
+         "line 3: keys: expected \"prefix ^C\" (^A to ^_) or \"direct\", got \"prefix ^@\""},
+        {"[game a]\ncommand = /bin/x\nkeys = prefixes ^A\n",
+         "line 3: keys: expected \"prefix ^C\" (^A to ^_) or \"direct\", got \"prefixes ^A\""},
+        {"[game a]\ncommand = /bin/x\nkeys = prefix ^M\n",
+         "line 3: keys: ^M is a key every game needs (Backspace, Tab, Enter, Esc)"},
+        {"[game a]\ncommand = /bin/x\nkeys = prefix ^[\n",
+         "line 3: keys: ^[ is a key every game needs (Backspace, Tab, Enter, Esc)"},
+        {"[game a]\ncommand = /bin/x\nkeys = direct\nkeys = direct\n", "line 4: keys given twice"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gamecfg_list_t l = {NULL, 0};

@@ -30,6 +30,8 @@ typedef struct {
     size_t outlen;
     uint64_t total;
     uint64_t turn_bytes, max_turn; /* output per loop turn */
+    int turn_calls, max_calls;     /* output calls per loop turn */
+    uint64_t goal;                 /* past_total's */
     int exits, status;
     screen_t *screen;
 } toy_t;
@@ -141,6 +143,7 @@ static void on_output(ptyproc_t *p, const char *b, size_t n, void *user)
     t->out[t->outlen] = 0;
     t->total += n;
     t->turn_bytes += n;
+    t->turn_calls++;
 }
 
 static void on_exited(ptyproc_t *p, int status, void *user)
@@ -400,6 +403,7 @@ static void on_ticker(uv_timer_t *h)
 static void on_prepare(uv_prepare_t *h)
 {
     ((toy_t *)h->data)->turn_bytes = 0;
+    ((toy_t *)h->data)->turn_calls = 0;
 }
 
 static void on_check(uv_check_t *h)
@@ -407,6 +411,8 @@ static void on_check(uv_check_t *h)
     toy_t *t = h->data;
     if (t->turn_bytes > t->max_turn)
         t->max_turn = t->turn_bytes;
+    if (t->turn_calls > t->max_calls)
+        t->max_calls = t->turn_calls;
 }
 
 static bool flooded(void *arg)
@@ -441,6 +447,7 @@ START_TEST(a_flood_cannot_starve_the_loop)
     run_until(&loop, flooded, &flood, 3000);
     ck_assert_uint_gt(flood.total, 1u << 20); /* it did flood */
     ck_assert_uint_le(flood.max_turn, PTYPROC_READ_BUDGET);
+    ck_assert_int_eq(flood.max_calls, 1); /* one piece a turn, so one frame */
     ck_assert_int_gt(k.ticks, 10);
     ck_assert_msg(k.max_gap < 250, "the timer waited %llu ms", (unsigned long long)k.max_gap);
     ck_assert(grid_has(&flood, "flood ")); /* the grid follows the flood */
@@ -451,6 +458,57 @@ START_TEST(a_flood_cannot_starve_the_loop)
     uv_close((uv_handle_t *)&prep, NULL);
     uv_close((uv_handle_t *)&check, NULL);
     uv_close((uv_handle_t *)&timer, NULL);
+    toy_finish(&flood);
+    toy_finish(&quiet);
+    loop_done(&loop);
+}
+END_TEST
+
+static bool past_total(void *arg)
+{
+    toy_t *t = arg;
+    return t->total >= t->goal;
+}
+
+/* With an output rate the flood is read at that rate, no faster (a full
+ * bucket to begin with), and still read: the pty is polled again after
+ * each pause; the other program's input gets through meanwhile; without
+ * the rate it floods again. */
+START_TEST(a_flood_is_held_to_its_output_rate)
+{
+    enum { RATE = 64 * 1024 };
+    uv_loop_t loop;
+    box_open();
+    loop_start(&loop);
+    toy_spec_t fspec, qspec;
+    toy_t flood, quiet;
+    toy_start(&flood, &loop, toy_spec(&fspec, "flood"));
+    toy_start(&quiet, &loop, toy_spec(&qspec, "winsize"));
+    ptyproc_set_output_rate(flood.p, RATE);
+    uv_update_time(&loop);
+    uint64_t t0 = uv_now(&loop);
+    wait_output(&quiet, "size 80x24");
+    run_until(&loop, never, NULL, 1000);
+    ck_assert_int_eq(ptyproc_resize(quiet.p, 90, 20), 0);
+    wait_output(&quiet, "size 90x20");
+    run_until(&loop, never, NULL, 1000);
+    ptyproc_stats_t st;
+    ptyproc_stats(flood.p, &st);
+    uint64_t ms = uv_now(&loop) - t0, most = RATE + (uint64_t)RATE * ms / 1000;
+    ck_assert_uint_eq(st.bytes_out, flood.total);
+    ck_assert_msg(flood.total <= most, "read %llu bytes in %llu ms: more than %llu",
+                  (unsigned long long)flood.total, (unsigned long long)ms,
+                  (unsigned long long)most);
+    ck_assert_msg(flood.total >= most / 2, "read only %llu bytes in %llu ms",
+                  (unsigned long long)flood.total, (unsigned long long)ms);
+    ck_assert_uint_ge(st.pauses, 20); /* paused about every 25 ms, and resumed */
+    ck_assert(grid_has(&flood, "flood "));
+    ptyproc_set_output_rate(flood.p, 0); /* no limit: it floods at once */
+    flood.goal = flood.total + (4u << 20);
+    ck_assert(run_until(&loop, past_total, &flood, 10000));
+    ptyproc_hangup(flood.p);
+    ck_assert(run_until(&loop, toy_exited, &flood, 10000));
+    toy_quit(&quiet);
     toy_finish(&flood);
     toy_finish(&quiet);
     loop_done(&loop);
@@ -995,6 +1053,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, exit_at_once_is_reported_and_reaped);
     tcase_add_test(t, spawn_failures_say_why);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
+    tcase_add_test(t, a_flood_is_held_to_its_output_rate);
     tcase_add_test(t, ignoring_sighup_gets_sigkill);
     tcase_add_test(t, a_program_that_never_reads_cannot_block_writes);
     tcase_add_test(t, resizes_reach_the_program);

@@ -1,6 +1,7 @@
 // Plays a hosted game (NetHack) in Debian's Chromium against the real
 // warrend: registers through the form, finds the game's link in the
-// lobby, opens /play/nethack, makes a character and reaches the map.
+// lobby, opens /play/nethack, makes a character and reaches the map;
+// then Ctrl-X (NetHack's attributes, not Warren's) and Ctrl-] x (leave).
 //   node tests/web/hosted.mjs BASE_URL ARTIFACT_DIR NAME PASSWORD
 // The last line printed is one JSON object with what it saw.
 import { createRequire } from 'node:module';
@@ -52,6 +53,18 @@ try {
   }
   out.lines = await lines(page);
   await page.screenshot({ path: `${artifacts}/hosted-nethack.png` });
+  await page.keyboard.press('Escape'); // a --More-- left from a long welcome
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Control+KeyX'); // NetHack's ^X: its attributes screen
+  for (let i = 0; i < 100 && !out.attributes; i++) {
+    out.attributes = (await lines(page)).some((l) => l.includes("'s attributes:"));
+    await page.waitForTimeout(100);
+  }
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+BracketRight'); // Warren's prefix, then x: leave
+  await page.keyboard.type('x');
+  await page.waitForURL(`${base}/`, { timeout: 15000 });
+  out.left = true;
 } catch (e) {
   out.errors.push(`fatal: ${e.stack || e}`);
   if (page) out.errors.push(`screen:\n${(await lines(page).catch(() => [])).join('\n')}`);
