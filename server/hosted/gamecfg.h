@@ -35,7 +35,7 @@
  *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
  *   keys        Warren's own keys in the game (leave, chat): "prefix ^C"
  *               for a control key, ^A to ^_ but ^H ^I ^J ^M ^[ (default
- *               prefix ^]): that key then x, e, w or t; twice, the key
+ *               prefix ^\): that key then x, e, w or t; twice, the key
  *               itself goes to the program; every other key is the
  *               program's, Ctrl-X and Ctrl-T too. "direct": Ctrl-X, -E,
  *               -W and -T are Warren's, as in Warren's own game
@@ -61,10 +61,12 @@
 #define GAMECFG_GAMES    64
 #define GAMECFG_ENV_MAX  16
 #define GAMECFG_LINE_MAX 1023
-#define GAMECFG_TEXT     512  /* bytes in a value, NUL included */
-#define GAMECFG_DIR_MAX  200  /* bytes in a player's directory (%d) */
-#define GAMECFG_HANGUP_S 10   /* default hangup-timeout, seconds */
-#define GAMECFG_PREFIX   0x1D /* ^]: Warren's keys in a hosted game follow it */
+#define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
+#define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
+#define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
+/* ^\: Warren's keys in a hosted game follow it. Not ^], which telnet
+ * clients keep as their escape key. */
+#define GAMECFG_PREFIX   0x1C
 
 /* Resource limits for the program (soft = hard); 0 leaves one unchanged.
  * processes (RLIMIT_NPROC) counts all processes of the real uid, so it is

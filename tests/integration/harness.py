@@ -35,7 +35,7 @@ WEB_DIST = ROOT / "web" / "dist"
 PW = "correct-horse"
 F12 = "\x1b[24~"      # the test-hook key (only with --test-hooks)
 CTRL_X = "\x18"       # leave Warren's game, back to the menu
-PREFIX = "\x1d"       # ^]: Warren's keys in a hosted game follow it (telnet runs with -E)
+PREFIX = "\x1c"       # ^\: Warren's keys in a hosted game follow it
 LEAVE = PREFIX + "x"  # leave a hosted game, back to the menu
 # leaks fail the run (exit status 23) instead of hiding behind a clean exit
 ASAN_OPTIONS = "detect_leaks=1:abort_on_error=0:exitcode=23"
@@ -354,12 +354,12 @@ class Term:
 
 class Telnet(Term):
     """Debian's telnet connected to a daemon's telnet port; source: the local
-    address to connect from (any 127.x.y.z is this machine on Linux). -E:
-    no escape character, so ^] (a hosted game's prefix) reaches the daemon."""
+    address to connect from (any 127.x.y.z is this machine on Linux). Run as
+    a player runs it: ^] is its escape key, so Warren's prefix is Ctrl-backslash."""
 
     def __init__(self, port, cols=80, rows=24, term="xterm-256color", source=None):
         bind = ["-b", source] if source else []
-        super().__init__(["telnet", "-E", *bind, "127.0.0.1", str(port)], cols=cols, rows=rows,
+        super().__init__(["telnet", *bind, "127.0.0.1", str(port)], cols=cols, rows=rows,
                          term=term)
 
 

@@ -248,9 +248,9 @@ def test_a_flood_is_read_at_the_output_rate(nethack, clients):
 
 
 def test_nethack_gets_ctrl_x_warren_keys_follow_the_prefix(nethack, clients):
-    """In a hosted game Ctrl-X is the program's: NetHack shows its
-    attributes and the player stays; ^] then a key that is none of
-    Warren's shows their help line; ^] x leaves, back to the menu, whose
+    r"""In a hosted game Ctrl-X is the program's: NetHack shows its
+    attributes and the player stays; ^\ then a key that is none of
+    Warren's shows their help line; ^\ x leaves, back to the menu, whose
     line for the game says how."""
     d, _ = nethack
     t = clients(d.port)
@@ -267,27 +267,27 @@ def test_nethack_gets_ctrl_x_warren_keys_follow_the_prefix(nethack, clients):
     t.send("\x1b")
     t.pump(quiet=0.3)
     t.send(PREFIX + "?")
-    t.wait_for("^] then: x leave, e say, w who, t chat, ^] sends ^]")
+    t.wait_for("^\\ then: x leave, e say, w who, t chat, ^\\ sends ^\\")
     t.send(LEAVE)
-    assert "1) Play NetHack 3.6.6  (^] x: back here, ^] ?: keys)" in t.wait_for("Your choice")
+    assert r"1) Play NetHack 3.6.6  (^\ x: back here, ^\ ?: keys)" in t.wait_for("Your choice")
     d.wait_log(rf"detach user={name} ")
     t.send("1")  # the same program, still running
     t.wait_for("Dlvl:1")
 
 
 def test_prefix_twice_sends_it_other_keys_reach_the_program(nethack, clients):
-    """ptytoy keys prints each read: ^] ^] is one ^] to the program, Ctrl-T
-    and Ctrl-E are the program's, ^] w and ^] t are Warren's (a notice,
-    nothing read), Ctrl-] x leaves as ^] x does."""
+    r"""ptytoy keys prints each read: ^\ ^\ is one ^\ to the program, Ctrl-T
+    and Ctrl-E are the program's, ^\ w and ^\ t are Warren's (a notice,
+    nothing read), Ctrl-\ x leaves as ^\ x does."""
     d, _ = nethack
     t = clients(d.port)
     t.register(unique_name("pk"))
     t.send(toy_key("keys"))
     t.wait_for("keys ready")
     t.send(PREFIX + PREFIX)
-    t.wait_for("got 1: 1d")
+    t.wait_for("got 1: 1c")
     t.pump(quiet=0.3)
-    assert t.text().count("1d") == 1, t.text()
+    assert t.text().count("1c") == 1, t.text()
     t.send("\x14")
     t.wait_for("got 1: 14")
     t.send("\x05")
@@ -295,28 +295,28 @@ def test_prefix_twice_sends_it_other_keys_reach_the_program(nethack, clients):
     t.send(PREFIX + "w")
     t.wait_for("Nobody is watching.")
     t.send(PREFIX + "t")
-    t.wait_for("^] t turns it off")
+    t.wait_for(r"^\ t turns it off")
     t.send("z")
     t.wait_for("got 1: 7a")
     got = re.findall(r"got \d+:(?: [0-9a-f]{2})+", t.text())
-    assert got == ["got 1: 1d", "got 1: 14", "got 1: 05", "got 1: 7a"], got
+    assert got == ["got 1: 1c", "got 1: 14", "got 1: 05", "got 1: 7a"], got
     t.send(PREFIX + "\x18")  # the prefix then Ctrl-X: as x
     t.wait_for("Your choice")
 
 
 def test_prefix_in_the_browser(nethack):
-    """/play/ID's keys are the same: ^] ^] sends one ^], ^] x leaves."""
+    r"""/play/ID's keys are the same: ^\ ^\ sends one ^\, ^\ x leaves."""
     d, _ = nethack
     web = Web(d.http)
     r = web.register(unique_name("pb"), "correct horse")
     ws = WS(d.http, "/ws/play/keys", session=r.session)
     assert ws.status == 101
     ws.until(lambda op, p: op == 2 and b"keys ready" in p, timeout=10)
-    ws.binary(b"\x1d\x1d")
-    ws.until(lambda op, p: op == 2 and b"got 1: 1d" in p)
+    ws.binary(b"\x1c\x1c")
+    ws.until(lambda op, p: op == 2 and b"got 1: 1c" in p)
     ws.binary(b"\x18")
     ws.until(lambda op, p: op == 2 and b"got 1: 18" in p)
-    ws.binary(b"\x1dx")
+    ws.binary(b"\x1cx")
     left = ws.json_until(lambda m: m.get("t") == "left")["text"]
     assert left == "keys runs on without you for a while; choose it again to go on.", left
     ws.close()
@@ -393,7 +393,7 @@ def test_play_in_chromium(nethack):
     assert out["link"] == {"text": "Play NetHack 3.6.6", "href": "/play/nethack"}
     assert any("Dlvl:1" in ln for ln in out["lines"]), out["lines"]
     assert any("@" in ln for ln in out["lines"]), out["lines"]
-    assert out["attributes"] and out["left"]  # ^X reached NetHack, ^] x left the game
+    assert out["attributes"] and out["left"]  # ^X reached NetHack, ^\ x left the game
 
 
 def test_idle_games_are_hung_up(bindir, tmp_path, clients):

@@ -64,7 +64,7 @@ from harness import Daemon, program  # noqa: E402
 PW = "bench-password"
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 TTYPE, NAWS = 24, 31
-CTRL_P, CTRL_X, PREFIX = b"\x10", b"\x18", b"\x1d"
+CTRL_P, CTRL_X, PREFIX = b"\x10", b"\x18", b"\x1c"
 PAUSE = 0.01  # between two keys of a victim
 BLOCK = 2.0   # seconds the flood runs, then stops, then runs...
 SETTLE = 0.5  # of each, not measured: queues drain, the rate's burst passes

@@ -159,7 +159,7 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_str_eq(c->user, "games");
     ck_assert_int_eq(c->hangup_seconds, 3);
     ck_assert_int_eq(c->idle_seconds, -1);  /* not given: the daemon's game-idle */
-    ck_assert_uint_eq(n->key_prefix, 0x1D); /* not given: ^] */
+    ck_assert_uint_eq(n->key_prefix, 0x1C); /* not given: ^\ */
     ck_assert_uint_eq(c->key_prefix, 0x01); /* ^a is ^A */
     ck_assert_uint_eq(gamecfg_find(&l, "cat")->key_prefix, 0); /* direct */
     /* a second text adds to the list; ids stay unique across it */

@@ -61,7 +61,7 @@ try {
     await page.waitForTimeout(100);
   }
   await page.keyboard.press('Escape');
-  await page.keyboard.press('Control+BracketRight'); // Warren's prefix, then x: leave
+  await page.keyboard.press('Control+Backslash'); // Warren's prefix, then x: leave
   await page.keyboard.type('x');
   await page.waitForURL(`${base}/`, { timeout: 15000 });
   out.left = true;
