@@ -14,7 +14,7 @@
 # 40-address login storm and a websocket key flood); a hosted game's
 # 32 MiB recording asked for as a replay and an asciicast, once, again and
 # by 16 clients at once (tests/load/replay_bench.py: time, CPU and memory
-# per request, the loop's longest turn; with WARREN_BENCH_BEFORE=BINDIR
+# per request, the loop's longest turn; with WARREN_BENCH_BASE=BINDIR
 # another build measured beside it); a hosted program
 # flooding its output against two other players' keys (bench_hosted.py;
 # WARREN_BENCH_BASE=DIR runs it against the build in DIR too). Each N=10000 run
@@ -150,7 +150,7 @@ stop
 /usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300 || FAILED=1
 
 # replays: a 32 MiB recording's frames and asciicast (and another build's, to compare)
-/usr/bin/python3 "$(dirname "$0")/replay_bench.py" "$BIN" ${WARREN_BENCH_BEFORE:+"$WARREN_BENCH_BEFORE"} || FAILED=1
+/usr/bin/python3 "$(dirname "$0")/replay_bench.py" "$BIN" ${WARREN_BENCH_BASE:+"$WARREN_BENCH_BASE"} || FAILED=1
 
 # limits: a 40-address login storm and a websocket key flood, another player's latency
 /usr/bin/python3 "$(dirname "$0")/bench_limits.py" "$BIN" 10 || FAILED=1
