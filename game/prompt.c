@@ -49,6 +49,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_TARGET, PF_CURSOR, target_key, target_draw},
     {PROMPT_SHOP, PF_SCREEN, shop_key, shop_draw},
     {PROMPT_VICTORY, PF_SCREEN, escape_victory_key, escape_victory_draw},
+    {PROMPT_ATTACK, PF_CURSOR, target_attack_key, target_attack_draw},
 };
 
 const prompt_t *prompt_of(const game_t *g)

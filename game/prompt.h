@@ -30,6 +30,7 @@ enum {
     PROMPT_TARGET,
     PROMPT_SHOP,    /* the trade screen (shop.h) */
     PROMPT_VICTORY, /* the game is won (escape.h): shown, never waited on */
+    PROMPT_ATTACK,  /* "Really attack the shopkeeper?" (target.h) */
     PROMPT_COUNT
 };
 
