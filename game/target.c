@@ -234,9 +234,7 @@ void target_attack_draw(game_t *g, screen_t *s)
         gram_arg_t a = {"victim", creature_noun(g, h)};
         gram_format(line, sizeof line, "Really attack <victim>? (y/n)", &a, 1);
     }
-    for (int x = 0; x < s->w; x++)
-        screen_put(s, x, 0, ' ', STYLE_DEFAULT);
-    screen_text(s, 0, 0, STYLE_DEFAULT, line);
+    prompt_ask(s, line);
 }
 
 int target_key(game_t *g, key_event_t k)
