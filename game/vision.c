@@ -48,21 +48,29 @@ static void anchor_follow(game_t *g, const level_t *lv, const obj_t *p)
         g->view_y = p->y;
 }
 
+/* The first cell of the sight box on one axis: reach cells either side
+ * of p, moved in from the map's edges (a box of 2 * reach + 1 cells). */
+static int box_start(int p, int reach, int map)
+{
+    int at = p - reach, last = map - (2 * reach + 1);
+    return at > last ? (last > 0 ? last : 0) : at < 0 ? 0 : at;
+}
+
 /* Nothing past the sight box is seen, however lit: what the player sees
  * is what a map view of 80x21 tiles can draw round it. */
 static void sight_box(level_t *lv, int px, int py)
 {
+    int x0 = box_start(px, SIGHT_X, lv->w), y0 = box_start(py, SIGHT_Y, lv->h);
+    int x1 = x0 + 2 * SIGHT_X + 1, y1 = y0 + 2 * SIGHT_Y + 1; /* past the box */
     for (int y = 0; y < lv->h; y++) {
         uint8_t *row = lv->vis + (size_t)y * (size_t)lv->w;
-        if (y < py - SIGHT_Y || y > py + SIGHT_Y) {
+        if (y < y0 || y >= y1) {
             memset(row, 0, (size_t)lv->w);
             continue;
         }
-        int left = px - SIGHT_X, right = px + SIGHT_X + 1;
-        if (left > 0)
-            memset(row, 0, (size_t)left);
-        if (right < lv->w)
-            memset(row + right, 0, (size_t)(lv->w - right));
+        memset(row, 0, (size_t)x0);
+        if (x1 < lv->w)
+            memset(row + x1, 0, (size_t)(lv->w - x1));
     }
 }
 

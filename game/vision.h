@@ -1,9 +1,10 @@
 /* vision — what the player sees: symmetric shadowcasting (fov.h) from the
  * player over the live level, as far as the light radius (one cell in a
  * dark region, or blind) and farther only into lit regions, never past
- * the sight box (SIGHT_X columns, SIGHT_Y rows either way: what a map view
- * of 80x21 tiles shows round the player, so everything in sight can be
- * drawn); what is seen is remembered (level_t.seen). */
+ * the sight box (2 * SIGHT_X + 1 columns and 2 * SIGHT_Y + 1 rows round
+ * the player, moved in from the map's edges: what a map view of 80x21
+ * tiles shows round it, so everything in sight can be drawn); what is
+ * seen is remembered (level_t.seen). */
 #ifndef WARREN_VISION_H
 #define WARREN_VISION_H
 #include <stdbool.h>
