@@ -104,7 +104,7 @@ static const cmd_t COMMANDS[] = {
     {'f', "f", "fire the quiver from your bow or sling (or throw darts, daggers)",
      missile_cmd_fire},
     {'v', "v", "choose what the quiver holds", itemui_quiver},
-    {0, "aiming", "the cursor: dirs move, Tab + - next target, Enter . t f go, Esc", NULL},
+    {0, "aiming", "cursor: dirs move, Tab + - next foe, Enter . t f go, Esc (keepers ask)", NULL},
     {'d', "d", "drop", itemui_drop},
     {'q', "q", "quaff a potion", itemui_quaff},
     {'r', "r", "read a scroll", itemui_read},
