@@ -9,6 +9,7 @@
 #include "content.h"
 #include "creature.h"
 #include "effect.h"
+#include "game.h"
 #include "helpers.h"
 #include "item.h"
 #include "level.h"
@@ -150,6 +151,15 @@ START_TEST(aiming_at_a_keeper_asks_first)
     ck_assert_int_eq(g->prompt, PROMPT_ATTACK);
     top_line(g, line, sizeof line);
     ck_assert_msg(strstr(line, "Really attack the shopkeeper? (y/n)"), "%s", line);
+    buf_t blob; /* the question survives a save */
+    buf_init(&blob);
+    char err[160];
+    ck_assert_int_eq(game_snapshot(g, &blob), 0);
+    game_t *h = game_load(c, (const uint8_t *)blob.data, blob.len, err, sizeof err);
+    buf_free(&blob);
+    ck_assert_msg(h, "%s", err);
+    ck_assert_int_eq(h->prompt, PROMPT_ATTACK);
+    game_free(h);
     key(g, 'n');
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     ck_assert(g->sched.now == now && !hurt(g, k) && shop_peaceful(g, reg_get(&g->reg, k)));
