@@ -226,14 +226,14 @@ int target_attack_key(game_t *g, key_event_t k)
     return 0;
 }
 
+/* Names who would be struck; one the player cannot see is "it". */
 void target_attack_draw(game_t *g, screen_t *s)
 {
-    char line[160] = "Really attack that? (y/n)";
+    char line[160];
     handle_t h = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
-    if (h) {
-        gram_arg_t a = {"victim", creature_noun(g, h)};
-        gram_format(line, sizeof line, "Really attack <victim>? (y/n)", &a, 1);
-    }
+    gram_arg_t a = {"victim", creature_noun(g, h)};
+    if (!h || gram_format(line, sizeof line, "Really attack <victim>? (y/n)", &a, 1) <= 0)
+        snprintf(line, sizeof line, "Really attack it? (y/n)");
     prompt_ask(s, line);
 }
 
