@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include <stdio.h>
 #include "creature.h"
+#include "discoveries.h"
 #include "end.h"
 #include "help.h"
 #include "itemui.h"
@@ -12,6 +13,7 @@
 #include "msg.h"
 #include "power.h"
 #include "prompt.h"
+#include "sheet.h"
 #include "shop.h"
 #include "spell.h"
 #include "status.h"
@@ -65,8 +67,13 @@ static int cmd_gold_toggle(game_t *g)
 static int cmd_quit(game_t *g)
 {
     g->prompt = PROMPT_QUIT;
-    msg_add(g, "Really quit? This ends the game for good. (y/n)");
     return 0;
+}
+
+void cmd_quit_draw(game_t *g, screen_t *s)
+{
+    (void)g;
+    prompt_ask(s, "Really quit? This ends the game for good. (y/n)");
 }
 
 /* Movement first: the help line and the help screen list them as rows too. */
@@ -89,13 +96,15 @@ static const cmd_t COMMANDS[] = {
     {'g', "g", "pick up what lies here", itemui_pick_up},
     {'i', "i", "inventory", itemui_inventory},
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},
+    {'C', "C", "character sheet: abilities, attack, defence, saves, spells", sheet_open},
+    {'\\', "\\", "discoveries: the kinds of things you have identified", discoveries_open},
     {'w', "w", "wear or wield", itemui_wear},
     {'T', "T", "take off", itemui_take_off},
     {'t', "t", "throw something: pick it, then aim", itemui_throw},
     {'f', "f", "fire the quiver from your bow or sling (or throw darts, daggers)",
      missile_cmd_fire},
     {'v', "v", "choose what the quiver holds", itemui_quiver},
-    {0, "aiming", "the cursor: dirs move, Tab + - next target, Enter . t f go, Esc", NULL},
+    {0, "aiming", "cursor: dirs move, Tab + - next foe, Enter . t f go, Esc (keepers ask)", NULL},
     {'d', "d", "drop", itemui_drop},
     {'q', "q", "quaff a potion", itemui_quaff},
     {'r', "r", "read a scroll", itemui_read},

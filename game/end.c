@@ -6,6 +6,7 @@
 #include "ego.h"
 #include "msg.h"
 #include "pc.h"
+#include "prompt.h"
 #include "status.h"
 #include "world.h"
 
@@ -49,10 +50,11 @@ void end_status(const game_t *g, game_status_t *st)
     st->score = g->state == GAME_RUNNING ? end_score(g) : g->score;
     snprintf(st->cause, sizeof st->cause, "%s", g->cause);
     st->level_changes = g->level_changes;
+    st->more = g->state == GAME_DEAD && g->prompt == PROMPT_MORE;
     st->leave = g->leave != 0;
 }
 
-static void dump_sheet(const game_t *g, buf_t *out)
+void end_sheet(const game_t *g, buf_t *out)
 {
     static const char *const AB[AB_COUNT] = {"Str", "Dex", "Con", "Int", "Wis", "Cha"};
     game_status_t st;
@@ -79,14 +81,14 @@ static void dump_sheet(const game_t *g, buf_t *out)
         buf_printf(out, "Resists %s\n", resist);
     if (st.cause[0])
         buf_printf(out, "%s\n", st.cause);
-    item_dump(g, out);
-    if (g->pc.heartstone)
-        buf_puts(out, "  the Heartstone\n");
 }
 
 void end_dump(const game_t *g, buf_t *out)
 {
-    dump_sheet(g, out);
+    end_sheet(g, out);
+    item_dump(g, out);
+    if (g->pc.heartstone)
+        buf_puts(out, "  the Heartstone\n");
     buf_puts(out, "\nLast messages:\n");
     uint32_t first = g->nmsg > 20 ? g->nmsg - 20 : 0;
     for (uint32_t i = first; i < g->nmsg; i++) {

@@ -110,6 +110,10 @@ void msg_dismiss(game_t *g)
 void msg_after_input(game_t *g)
 {
     bool all;
+    if (g->state == GAME_DEAD) { /* "You die..." waits on the player's key */
+        g->prompt = PROMPT_MORE;
+        return;
+    }
     if (g->prompt != PROMPT_NONE)
         return;
     msg_fit(g, g->msg_seen, &all);
@@ -137,14 +141,15 @@ int msg_history_key(game_t *g, key_event_t k)
     return 0;
 }
 
-/* Any key shows the next line's worth; the prompt closes on the last. */
+/* Any key shows the next line's worth; the prompt closes on the last (in
+ * a game over, only once the last line was read: it ends on --More--). */
 int msg_more_key(game_t *g, key_event_t k)
 {
     (void)k;
     bool all;
     g->msg_seen += msg_fit(g, g->msg_seen, &all);
     msg_fit(g, g->msg_seen, &all);
-    if (all)
+    if (all && (g->state == GAME_RUNNING || g->msg_seen == g->nmsg))
         g->prompt = PROMPT_NONE;
     return 0;
 }

@@ -247,6 +247,13 @@ int shop_open(game_t *g, handle_t keeper)
     return 0;
 }
 
+bool shop_trades(const game_t *g, handle_t keeper)
+{
+    const obj_t *k = reg_get(&g->reg, keeper);
+    return k && k->depth >= 0 && k->depth <= WORLD_MAX_DEPTH &&
+           shop_at(g, g->levels[k->depth], k->x, k->y) != NULL;
+}
+
 int shop_cmd_trade(game_t *g)
 {
     const obj_t *p = reg_get(&g->reg, g->player);

@@ -391,7 +391,8 @@ static void state_check(game_t *g, rd_t *in)
         rd_fail(in, "bad depth");
     if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
         g->door_cmd >= DOOR_CMDS || g->page > MSG_LOG / PAGE_ROWS || g->aim >= AIM_COUNT ||
-        (g->prompt == PROMPT_TARGET) != (g->aim != AIM_NONE) || g->shop_mode >= SHOP_MODES ||
+        (g->prompt == PROMPT_TARGET || g->prompt == PROMPT_ATTACK) != (g->aim != AIM_NONE) ||
+        g->shop_mode >= SHOP_MODES ||
         (g->prompt == PROMPT_SHOP && !reg_get(&g->reg, g->shop_keeper)))
         rd_fail(in, "bad game state");
     if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||

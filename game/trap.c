@@ -317,8 +317,15 @@ static int ask(game_t *g, int cmd)
 {
     g->door_cmd = (uint8_t)cmd;
     g->prompt = PROMPT_DOOR;
-    msg_add(g, "%s in which direction? (a move key; others cancel)", DOOR_ASK[cmd]);
     return 0;
+}
+
+void trap_door_draw(game_t *g, screen_t *s)
+{
+    char q[80];
+    snprintf(q, sizeof q, "%s in which direction? (a move key; others cancel)",
+             DOOR_ASK[g->door_cmd < DOOR_CMDS ? g->door_cmd : 0]);
+    prompt_ask(s, q);
 }
 
 int trap_cmd_close(game_t *g)

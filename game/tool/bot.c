@@ -20,6 +20,7 @@
 #include "status.h"
 #include "target.h"
 #include "trap.h"
+#include "vision.h"
 
 #define EXPLORE_KEYS 500 /* keys on a level before heading for the stairs anyway */
 
@@ -286,7 +287,7 @@ static bool clear_shot(game_t *g, const obj_t *p, handle_t m, int range)
     const obj_t *o = reg_get(&g->reg, m);
     target_cell_t path[TARGET_RANGE_MAX];
     int n = target_path(g, p->x, p->y, o->x, o->y, range, path);
-    return target_first(g, p->depth, g->player, path, n, NULL) == m;
+    return target_first(g, p->depth, g->player, path, n, o->x, o->y, NULL) == m;
 }
 
 /* A buff it knows and lacks, paid for above reserve; -1 when none. */
@@ -610,4 +611,25 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
              !bot_tidy(b, g, p, lv))
         bot_move(b, g, p, lv);
     return bot_next_key(b, g);
+}
+
+/* The player is under the frame's cursor; the map starts on row 1. */
+int bot_view_misses(game_t *g, screen_t *s)
+{
+    game_view_t v = {0};
+    game_render(g, s, &v);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p || g->state != GAME_RUNNING || g->items.screen != ITEMUI_NONE ||
+        (g->prompt != PROMPT_NONE && g->prompt != PROMPT_MORE) || !s->cur_visible)
+        return 0;
+    int ox = p->x - s->cur_x, oy = p->y - (s->cur_y - 1), misses = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || h == g->player || !vision_sees(g, h))
+            continue;
+        int x = o->x - ox, y = o->y - oy + 1;
+        misses += x < 0 || x >= s->w || y < 1 || y > s->h - 3 ||
+                  screen_at(s, x, y)->ch != creature_kind(g, o)->glyph;
+    }
+    return misses;
 }

@@ -39,5 +39,9 @@ void bot_init(bot_t *b, uint64_t seed, int cls);
 void bot_free(bot_t *b);
 /* The next key for g. */
 key_event_t bot_next_key(bot_t *b, game_t *g);
+/* Draws g into s (game_render, one-cell tiles) and counts the creatures
+ * the player sees that the frame does not show where they stand (0 while
+ * a screen, an overlay or a cursor is up instead of the map). */
+int bot_view_misses(game_t *g, screen_t *s);
 
 #endif
