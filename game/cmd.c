@@ -120,10 +120,9 @@ int cmd_quit_key(game_t *g, key_event_t k)
     g->prompt = g->pc.created ? PROMPT_NONE : PROMPT_RACE;
     if (k.code == 'y' || k.code == 'Y') {
         g->state = GAME_QUIT;
-        if (g->depth)
-            snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
-        else
-            snprintf(g->cause, sizeof g->cause, "quit in the town");
+        char where[64];
+        atlas_where(g, where, sizeof where);
+        snprintf(g->cause, sizeof g->cause, "quit %s", where);
         g->score = end_score(g);
         msg_milestone(g, "end", "quit");
     } else {

@@ -316,16 +316,18 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
 static void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
 {
     const obj_t *k = reg_get(&g->reg, killer);
+    char where[64];
+    atlas_where(g, where, sizeof where);
     if (!k || killer == g->player) {
-        snprintf(out, n, "died of poison on level %d", g->depth);
+        snprintf(out, n, "died of poison %s", where);
         return;
     }
     const creature_kind_t *ck = creature_kind(g, k);
     const char *art = (ck->flags & CF_PROPER) ? "" : (ck->flags & CF_UNIQUE) ? "the " : NULL;
     if (!art)
-        snprintf(out, n, "killed by %s %s on level %d", gram_article(ck->name), ck->name, g->depth);
+        snprintf(out, n, "killed by %s %s %s", gram_article(ck->name), ck->name, where);
     else
-        snprintf(out, n, "killed by %s%s on level %d", art, ck->name, g->depth);
+        snprintf(out, n, "killed by %s%s %s", art, ck->name, where);
 }
 
 /* Only the warden, on the bottom level, dying by the player's hand (or

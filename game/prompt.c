@@ -10,6 +10,7 @@
 #include "target.h"
 #include "trap.h"
 #include "travel.h"
+#include "voyage.h"
 #include "world.h"
 #include "worldui.h"
 
@@ -49,6 +50,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_TARGET, PF_CURSOR, target_key, target_draw},
     {PROMPT_SHOP, PF_SCREEN, shop_key, shop_draw},
     {PROMPT_VICTORY, PF_SCREEN, escape_victory_key, escape_victory_draw},
+    {PROMPT_VOYAGE, PF_SCREEN, voyage_key, voyage_draw},
 };
 
 const prompt_t *prompt_of(const game_t *g)

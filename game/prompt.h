@@ -30,6 +30,7 @@ enum {
     PROMPT_TARGET,
     PROMPT_SHOP,    /* the trade screen (shop.h) */
     PROMPT_VICTORY, /* the game is won (escape.h): shown, never waited on */
+    PROMPT_VOYAGE,  /* an inn's passage: where to travel (voyage.h) */
     PROMPT_COUNT
 };
 
