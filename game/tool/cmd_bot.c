@@ -103,10 +103,12 @@ static void census(watch_t *w)
 }
 
 /* The key of the wait policy: make the character as the bot would, walk
- * down from the town as it would, then wait on level 1 (paging any
- * --More--) until `turns` turns have passed there. */
+ * down from the town as it would (straight down, no trip out first), then
+ * wait on level 1 (paging any --More--) until `turns` turns have passed
+ * there. */
 static key_event_t wait_key(bot_t *b, game_t *g, uint64_t *start, long turns, bool *done)
 {
+    b->trip = 2;
     if (!g->pc.created || g->prompt != PROMPT_NONE || g->depth == 0)
         return bot_next_key(b, g);
     if (!*start)

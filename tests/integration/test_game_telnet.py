@@ -1,9 +1,9 @@
 """The game through warrend and Debian's telnet: the character screen
 (choices and the one-key random start), the help screen generated from the
 command table, look, the message history, saving and leaving with the
-game's S, and quitting with confirmation, which ends the game with its
-cause."""
-from harness import hook, new_game
+game's S, quitting with confirmation, which ends the game with its
+cause, and walking out of the town onto the overland and back."""
+from harness import hook, new_game, replay
 
 
 def character_screen(daemon, clients, name):
@@ -75,3 +75,28 @@ def test_s_saves_and_returns_to_the_menu(daemon, clients):
     daemon.wait_log(r"attach user=samwise")
     after = hook(daemon, t, "samwise")
     assert after["seq"] == before["seq"] + 1 and after["turn"] == before["turn"], (before, after)
+
+
+def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path):
+    """A game starts on the town's west gate: < there leads out onto the
+    overland of the seed's continent (the land's name on the status line,
+    its towns drawn), > on the town's cell goes back in.
+    The journal holds exactly those keys: a replay of them from the seed
+    ends in the same state."""
+    t = clients(daemon.port, cols=100, rows=30).connected()
+    _, seed = new_game(daemon, t, "bilbo")
+    t.wait_for("who are you? Choose a race.")
+    t.send("l")
+    t.wait_for("Welcome, bilbo the ")
+    t.send("<")
+    t.wait_for("You leave Burrowmouth for the wilds of")
+    status = next(ln for ln in t.lines() if "bilbo the " in ln)
+    assert "Town" not in status and "Depth" not in status, status
+    assert t.text().count("*") >= 2, t.text()  # the other towns, drawn
+    t.send(">")
+    t.wait_for("You walk in at the gates of Burrowmouth")
+    status = next(ln for ln in t.lines() if "bilbo the " in ln)
+    assert "Town" in status, status
+    now = hook(daemon, t, "bilbo")
+    _, h = replay(bindir, tmp_path, seed, "bilbo", b"l<>", size="100x30")
+    assert h == now["hash"], (h, now)
