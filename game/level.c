@@ -178,15 +178,11 @@ static int vault_spots(game_t *g, level_t *lv, const mapgen_level_t *m)
     return 0;
 }
 
-/* A map of the surface beyond the town is made by overland.c; the town,
- * the Warren and the branches by mapgen at the map's danger (atlas.h). */
-int level_generate(game_t *g, level_t *lv)
+/* The map from mapgen at its danger: terrain, regions, stairs, and what
+ * its vaults' marks hold. 0 or -1 (OOM). */
+static int level_layout(game_t *g, level_t *lv, int danger)
 {
-    rng_seed(&lv->gen, rng_hash2(g->seed, (uint64_t)lv->depth), 1);
-    if (atlas_kind(lv->depth) == ATLAS_WILDS)
-        return overland_generate(g, lv);
     const content_t *c = g->c;
-    int danger = atlas_danger(g, lv->depth);
     mapgen_level_t *m = mapgen_level_new(lv->w, lv->h);
     if (!m)
         return -1;
@@ -210,7 +206,18 @@ int level_generate(game_t *g, level_t *lv)
     if (r == 0 && g->levels[lv->depth] == lv && vault_spots(g, lv, m) < 0)
         r = -1;
     mapgen_level_free(m);
-    if (r != 0)
+    return r != 0 ? -1 : 0;
+}
+
+/* A map of the surface beyond the town is made by overland.c; the town,
+ * the Warren and the branches by mapgen at the map's danger (atlas.h). */
+int level_generate(game_t *g, level_t *lv)
+{
+    rng_seed(&lv->gen, rng_hash2(g->seed, (uint64_t)lv->depth), 1);
+    if (atlas_kind(lv->depth) == ATLAS_WILDS)
+        return overland_generate(g, lv);
+    int danger = atlas_danger(g, lv->depth);
+    if (level_layout(g, lv, danger) < 0)
         return -1;
     if (special_apply(g, lv) < 0) /* a special level's terrain: before doors and traps */
         return -1;
