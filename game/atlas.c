@@ -530,13 +530,19 @@ static void copy_world(const worldmap_t *w, atlas_table_t *t)
         memcpy(t->rivers[i], w->rivers[i].name, sizeof t->rivers[i]);
 }
 
-int atlas_init(game_t *g)
+bool atlas_world(const game_t *g)
 {
-    atlas_free(g);
+    return g->c->world.n_syl[WSYL_vowels] > 0;
+}
+
+int atlas_need(game_t *g)
+{
+    if (g->atlas.t || !atlas_world(g))
+        return 0;
     char err[96];
     worldmap_t *w = worldmap_new(g->c, g->seed, err, sizeof err);
     if (!w)
-        return g->c->world.n_syl[WSYL_vowels] ? -1 : 0; /* no world declared: no overland */
+        return -1;
     atlas_table_t *t = gcalloc(&g->al, 1, sizeof *t);
     int ret = t ? 0 : -1;
     if (t) {

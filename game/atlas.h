@@ -11,8 +11,10 @@
  *
  * The table (towns, territories, their entrances and branches, the links
  * between towns by road and by water) is a pure function of the content
- * and the seed, made from the world map (worldmap.h) by atlas_init when a
- * game is made or loaded, never saved. A map's danger (what generation,
+ * and the seed, made from the world map (worldmap.h) by atlas_need the
+ * first time a game needs it (leaving the town, loading a game beyond it,
+ * the inn, the world map), never saved: a game that stays in the town and
+ * the Warren never pays for it. A map's danger (what generation,
  * monsters and treasure read as its depth) comes from its id and the
  * table: a Warren level's is its depth, a branch's grows with its
  * territory's distance from home, the towns' and the overland's is 0
@@ -84,9 +86,12 @@ typedef struct {
     uint32_t told;       /* saved: bit t, territory t's branch has been entered */
 } atlas_t;
 
-/* Makes the table for g's content and seed (nothing when the content has
- * no world): 0, or -1 on OOM. atlas_free drops it (the counts stay). */
-int atlas_init(game_t *g);
+/* Whether g's content declares a world (else there is no overland). */
+bool atlas_world(const game_t *g);
+/* Makes the table for g's content and seed unless it is made already or
+ * the content has no world: 0, or -1 on OOM. atlas_free drops it (the
+ * counts stay). */
+int atlas_need(game_t *g);
 void atlas_free(game_t *g);
 void atlas_save(const game_t *g, ser_t *s);
 void atlas_load(game_t *g, rd_t *in); /* fails in on bad values */

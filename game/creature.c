@@ -280,8 +280,6 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
         return (int)sched_cost(SCHED_MOVE, speed);
     }
     level_t *lv = g->levels[o->depth];
-    if (is_player(g, h) && !level_in(lv, x, y))
-        return overland_edge(g, x, y);                /* a town's gate: out to the overland */
     if (level_terrain(lv, x, y) == MAP_DOOR_CLOSED) { /* bumping a door opens it */
         lv->terrain[y * lv->w + x] = MAP_DOOR_OPEN;
         lv->opaque_ok = 0;

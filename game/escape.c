@@ -118,6 +118,8 @@ static void safe_towns(const game_t *g, char *out, size_t n)
 int escape_town(game_t *g)
 {
     char where[160];
+    if (atlas_need(g) < 0)
+        return -1;
     safe_towns(g, where, sizeof where);
     msg_add(g,
             "Bells ring: no gate here will shut behind the Heartstone. Run for the seat of "

@@ -273,7 +273,7 @@ int level_stairs(game_t *g, int dir)
         return 0;
     msg_add(g, nd ? "You %s the stairs." : "You %s the stairs into the daylight of the town.",
             dir > 0 ? "descend" : "climb");
-    if (nd == 0 && g->pc.heartstone && !g->atlas.t)
+    if (nd == 0 && g->pc.heartstone && !atlas_world(g))
         escape_win(g); /* no world beyond the town: the town is the end of the chase */
     else if (nd == 0 && g->pc.heartstone && escape_town(g) < 0)
         return 0;

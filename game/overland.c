@@ -120,7 +120,7 @@ static int hoard(game_t *g, level_t *lv)
 int overland_level(game_t *g, level_t *lv)
 {
     int k = atlas_kind(lv->depth);
-    if (k == ATLAS_TOWN && g->atlas.t) {
+    if (k == ATLAS_TOWN && atlas_world(g)) {
         overland_gates(g, lv);
         if (lv->depth != 0)
             other_town(g, lv);
@@ -157,6 +157,8 @@ static int out_to(game_t *g, int x, int y, const char *what)
 /* Out of the town the player stands in, onto its cell of the overland. */
 static int leave_town(game_t *g)
 {
+    if (atlas_need(g) < 0)
+        return 0;
     int town = atlas_town_of(g, g->depth);
     if (town < 0) {
         msg_add(g, "The trees close in: there is no way on.");
@@ -235,15 +237,6 @@ int overland_stairs(game_t *g, int dir)
         return enter_branch(g, terr);
     msg_add(g, "There is no way in here: > enters a town (*) or a dungeon's mouth (>).");
     return 0;
-}
-
-int overland_edge(game_t *g, int x, int y)
-{
-    const obj_t *p = reg_get(&g->reg, g->player);
-    const level_t *lv = level_current(g);
-    if (!lv || level_in(lv, x, y) || level_terrain(lv, p->x, p->y) != MAP_GATE)
-        return 0;
-    return leave_town(g);
 }
 
 /* ---- walking --------------------------------------------------------------------- */

@@ -6,8 +6,7 @@
  * `move` of time, for monsters met there as much as for the player).
  *
  * Ways in and out: a town's paths through its trees end at its gates (<
- * leaves, as does walking off the map's edge there) for its cell on the
- * overland; > on a town's cell enters it, on an entrance the first level
+ * on one leaves) for its cell on the overland; > on a town's cell enters it, on an entrance the first level
  * of its territory's branch, whose up stairs lead back out. On the
  * overland each step may meet an encounter from its territory's danger;
  * the creatures met stay behind when the player goes in anywhere.
@@ -34,9 +33,6 @@ void overland_gates(game_t *g, level_t *lv);
 /* > and < where the overland's ways are (level_stairs hands them over):
  * ticks spent, 0 refused with a message. */
 int overland_stairs(game_t *g, int dir);
-/* The player bumped the map's edge at (x, y) (off the map): in a town,
- * from a gate, that leaves; ticks, 0 otherwise. */
-int overland_edge(game_t *g, int x, int y);
 /* After each step of the player's: on the overland, the count, what lies
  * here, and maybe an encounter. */
 void overland_step(game_t *g);

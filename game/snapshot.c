@@ -503,14 +503,16 @@ static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint
     return 0;
 }
 
-/* The atlas again from the seed; a game of the last format without the
+/* The atlas again from the seed when the game is beyond the home town
+ * (or its inn's passage is up); a game of the last format without the
  * overland gets its town's ways out. 0, or -1 (OOM). */
 static int snapshot_world(game_t *g, unsigned version)
 {
-    if (atlas_init(g) < 0)
+    if ((g->depth > WORLD_MAX_DEPTH || g->prompt == PROMPT_VOYAGE) && atlas_need(g) < 0)
         return -1;
     level_t *town = g->levels[0];
-    if (version == SNAP_V7 && town && g->atlas.t && level_terrain(town, 0, town->h / 2) == MAP_TREE)
+    if (version == SNAP_V7 && town && atlas_world(g) &&
+        level_terrain(town, 0, town->h / 2) == MAP_TREE)
         overland_gates(g, town);
     return 0;
 }

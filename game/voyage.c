@@ -46,6 +46,8 @@ static bool carries_unpaid(game_t *g)
 int voyage_open(game_t *g)
 {
     voyage_t v[VOYAGE_MAX];
+    if (atlas_need(g) < 0)
+        return 0;
     if (g->pc.heartstone)
         msg_add(g,
                 "\"Not with that thing. Nobody here will carry the Warren's hunt to their door.\"");

@@ -91,6 +91,7 @@ void worldui_draw(game_t *g, screen_t *s)
         screen_text(s, 0, s->h - 1, hi, "Any key returns.");
         return;
     }
+    atlas_need(g); /* derived, never saved: the entrances come from it */
     const worldmap_town_t *home = &w->towns[w->home];
     screen_textf(s, 0, 0, hi, "The continent of %s. Your town: %s, in %s.", w->name, home->name,
                  w->terrs[home->territory].name);

@@ -540,7 +540,7 @@ static bool bot_surface(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
 {
     int kind = atlas_kind(g->depth), here = p->y * lv->w + p->x;
     bool stone = g->pc.heartstone, leave = kind == ATLAS_TOWN && (g->depth || !b->trip || stone);
-    if (!g->atlas.t || (kind == ATLAS_WARREN && !stone))
+    if (!atlas_world(g) || (kind == ATLAS_WARREN && !stone))
         return false;
     if (kind == ATLAS_BRANCH && b->trip == 1)
         b->trip = 2; /* in: one look round, then out and home */
