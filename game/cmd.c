@@ -73,8 +73,8 @@ static int cmd_quit(game_t *g)
 static const cmd_t COMMANDS[] = {
     {0, "hjklyubn", "move or attack (also arrows and numpad)", NULL},
     {0, ".", "wait a turn and search around you (also s, 5)", NULL},
-    {'>', ">", "go down a staircase", cmd_descend},
-    {'<', "<", "go up a staircase (out, with the Heartstone)", cmd_climb},
+    {'>', ">", "go down a staircase; on the overland, into a town or dungeon", cmd_descend},
+    {'<', "<", "go up a staircase; out of a town by its gate", cmd_climb},
     {'o', "o", "explore: walk to the nearest unexplored place", travel_explore},
     {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
     {';', ";", "look at something (also x)", travel_look},
