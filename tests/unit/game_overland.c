@@ -189,7 +189,7 @@ START_TEST(walking_out_of_town_onto_the_overland)
     ck_assert_int_eq(level_terrain(town, 0, mid - 1), MAP_TREE);
     const obj_t *p = reg_get(&g->reg, g->player);
     ck_assert(p->x == 0 && p->y == mid); /* a game starts at the west gate */
-    ck_assert_ptr_null(g->atlas.t); /* a game in the town has not paid for the atlas yet */
+    ck_assert_ptr_null(g->atlas.t);      /* a game in the town has not paid for the atlas yet */
     uint32_t from = g->nmsg;
     key(g, '<');
     ck_assert_int_eq(g->depth, ATLAS_OVERLAND);
