@@ -80,7 +80,7 @@ typedef struct {
 } atlas_table_t;
 
 typedef struct {
-    atlas_table_t *t;    /* derived (atlas_init); NULL: the content declares no world */
+    atlas_table_t *t;    /* derived (atlas_need); NULL: not needed yet, or no world */
     uint32_t steps;      /* saved: steps walked on the overland */
     uint32_t encounters; /* saved: groups met there */
     uint32_t told;       /* saved: bit t, territory t's branch has been entered */
