@@ -1201,51 +1201,48 @@ static void special_fields(lua_State *L, const decl_t *d, special_level_t *sp)
 }
 
 /* special_level { name=, depth=, region=, water=, deep=, lava=, chasm=,
- * rubble=, creature=, extra=, msg= } */
+ * rubble=, creature=, extra=, msg= }; with branch = true (and no depth)
+ * it is a theme for the dungeons beyond the town (content_t.branches). */
 static int decl_special(lua_State *L)
 {
     decl_t d = decl_begin(L, "special_level");
     declared_t *s = d.s;
-    int k = kind_grow((void **)&s->specials, sizeof *s->specials, &s->c.n_specials,
-                      &s->cap_specials, NULL);
+    bool branch = fld_bool(L, &d, "branch", 0);
+    int k = branch ? kind_grow((void **)&s->branches, sizeof *s->branches, &s->c.n_branches,
+                               &s->cap_branches, NULL)
+                   : kind_grow((void **)&s->specials, sizeof *s->specials, &s->c.n_specials,
+                               &s->cap_specials, NULL);
     if (k < 0)
         return luaL_error(L, "out of memory");
-    special_level_t *sp = &s->specials[k];
+    special_level_t *sp = branch ? &s->branches[k] : &s->specials[k];
     fld_str(L, &d, "name", sp->name, sizeof sp->name, 1);
-    sp->depth = (int16_t)fld_int(L, &d, "depth", -1, 1, 99);
-    for (int i = 0; i < k; i++)
+    sp->depth = (int16_t)(branch ? 0 : fld_int(L, &d, "depth", -1, 1, 99));
+    for (int i = 0; i < k && !branch; i++)
         if (s->specials[i].depth == sp->depth)
             return luaL_error(L, "%s: depth %d has a special level already", d.what, sp->depth);
     special_fields(L, &d, sp);
     return 0;
 }
 
-/* branch { name=, region=, water=, deep=, lava=, chasm=, rubble=,
- * creature=, extra=, msg= }: a theme for the dungeons beyond the town. */
-static int decl_branch(lua_State *L)
-{
-    decl_t d = decl_begin(L, "branch");
-    declared_t *s = d.s;
-    int k = kind_grow((void **)&s->branches, sizeof *s->branches, &s->c.n_branches,
-                      &s->cap_branches, NULL);
-    if (k < 0)
-        return luaL_error(L, "out of memory");
-    special_level_t *sp = &s->branches[k];
-    fld_str(L, &d, "name", sp->name, sizeof sp->name, 1);
-    special_fields(L, &d, sp);
-    return 0;
-}
-
-static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},   {"spell", decl_spell},
-                                 {"creature", decl_creature}, {"item", decl_item},
-                                 {"effect", decl_effect},     {"oddment", decl_oddment},
-                                 {"rules", decl_rules},       {"region", decl_region},
-                                 {"vault", decl_vault},       {"room", decl_room},
-                                 {"trap", decl_trap},         {"race", decl_race},
-                                 {"class", decl_class},       {"world", decl_world},
-                                 {"ego", decl_ego},           {"shop", decl_shop},
-                                 {"prices", decl_prices},     {"special_level", decl_special},
-                                 {"branch", decl_branch},     {NULL, NULL}};
+static const luaL_Reg DECLS[] = {{"terrain", decl_terrain},
+                                 {"spell", decl_spell},
+                                 {"creature", decl_creature},
+                                 {"item", decl_item},
+                                 {"effect", decl_effect},
+                                 {"oddment", decl_oddment},
+                                 {"rules", decl_rules},
+                                 {"region", decl_region},
+                                 {"vault", decl_vault},
+                                 {"room", decl_room},
+                                 {"trap", decl_trap},
+                                 {"race", decl_race},
+                                 {"class", decl_class},
+                                 {"world", decl_world},
+                                 {"ego", decl_ego},
+                                 {"shop", decl_shop},
+                                 {"prices", decl_prices},
+                                 {"special_level", decl_special},
+                                 {NULL, NULL}};
 
 /* ---- the loader ------------------------------------------------------------------- */
 
