@@ -80,8 +80,8 @@ void cmd_quit_draw(game_t *g, screen_t *s)
 static const cmd_t COMMANDS[] = {
     {0, "hjklyubn", "move or attack (also arrows and numpad)", NULL},
     {0, ".", "wait a turn and search around you (also s, 5)", NULL},
-    {'>', ">", "go down a staircase", cmd_descend},
-    {'<', "<", "go up a staircase (out, with the Heartstone)", cmd_climb},
+    {'>', ">", "go down a staircase; on the overland, into a town or dungeon", cmd_descend},
+    {'<', "<", "go up a staircase; out of a town by its gate", cmd_climb},
     {'o', "o", "explore: walk to the nearest unexplored place", travel_explore},
     {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
     {';', ";", "look at something (also x)", travel_look},
@@ -129,10 +129,9 @@ int cmd_quit_key(game_t *g, key_event_t k)
     g->prompt = g->pc.created ? PROMPT_NONE : PROMPT_RACE;
     if (k.code == 'y' || k.code == 'Y') {
         g->state = GAME_QUIT;
-        if (g->depth)
-            snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
-        else
-            snprintf(g->cause, sizeof g->cause, "quit in the town");
+        char where[64];
+        atlas_where(g, where, sizeof where);
+        snprintf(g->cause, sizeof g->cause, "quit %s", where);
         g->score = end_score(g);
         msg_milestone(g, "end", "quit");
     } else {

@@ -356,15 +356,18 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
 static void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
 {
     const obj_t *k = reg_get(&g->reg, killer);
+    char where[64];
+    atlas_where(g, where, sizeof where);
     if (!k || killer == g->player) {
-        snprintf(out, n, "died of poison on level %d", g->depth);
+        snprintf(out, n, "died of poison %s", where);
         return;
     }
     gram_arg_t a = {"actor", creature_noun(g, killer)};
     a.noun.flags |= GRAM_PERCEIVED;
     char who[96];
     gram_phrase(who, sizeof who, "<a:actor>", &a, 1);
-    snprintf(out, n, "killed by %s on level %d", who, g->depth);
+    if (snprintf(out, n, "killed by %s %s", who, where) >= (int)n)
+        out[n - 1] = '\0'; /* a long cause is cut, as the record's column is */
 }
 
 /* Only the warden, on the bottom level, dying by the player's hand (or

@@ -7,6 +7,7 @@
 #include "itemuse.h"
 #include "level.h"
 #include "msg.h"
+#include "overland.h"
 #include "shop.h"
 #include "special.h"
 #include "status.h"
@@ -210,7 +211,7 @@ int creature_populate(game_t *g, level_t *lv)
 {
     if (lv->depth == WORLD_MAX_DEPTH && place_warden(g, lv) < 0)
         return -1;
-    int want = 5 + (int)rng_below(&lv->gen, 4) + lv->depth / 2;
+    int danger = atlas_danger(g, lv->depth), want = 5 + (int)rng_below(&lv->gen, 4) + danger / 2;
     for (int n = 0, tries = 0; n < want && tries < 2000; tries++) {
         int x = (int)rng_below(&lv->gen, (uint32_t)lv->w),
             y = (int)rng_below(&lv->gen, (uint32_t)lv->h);
@@ -218,7 +219,7 @@ int creature_populate(game_t *g, level_t *lv)
             continue;
         if (level_creature_at(g, lv->depth, x, y))
             continue;
-        int kind = creature_pick_kind(g, &lv->gen, lv->depth);
+        int kind = creature_pick_kind(g, &lv->gen, danger);
         if (kind < 0)
             break;
         if (!place(g, lv, (uint16_t)kind, x, y))
@@ -313,6 +314,7 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
         item_arrive(g); /* what lies where the player stands now (a slide included) */
         trap_arrive(g);
         special_underfoot(g); /* deep water, lava, a chasm */
+        overland_step(g);     /* on the overland: what lies here, encounters */
     }
     return cost;
 }

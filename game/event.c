@@ -117,7 +117,7 @@ static int run_phase(game_t *g, ev_info_t *e)
     const content_t *c = g->c;
     if (e->map >= 0) {
         /* the region where the event takes place brings its rules first */
-        const level_t *lv = e->map <= WORLD_MAX_DEPTH ? g->levels[e->map] : NULL;
+        const level_t *lv = e->map < LEVEL_IDS ? g->levels[e->map] : NULL;
         const region_kind_t *rk = level_region_kind(g, lv, e->x, e->y);
         if (rk && run_list(g, e, rk->handlers, HANDLE_NONE) == EV_DONE)
             return EV_DONE;

@@ -37,8 +37,9 @@ void game_free(game_t *g)
 {
     if (!g)
         return;
-    for (int i = 0; i <= WORLD_MAX_DEPTH; i++)
+    for (int i = 0; i < LEVEL_IDS; i++)
         level_free(g, g->levels[i]);
+    atlas_free(g);
     reg_free(&g->reg);
     sched_free(&g->sched);
     gfree(&g->al, g->ms);

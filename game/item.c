@@ -109,8 +109,7 @@ void item_check(game_t *g, rd_t *in)
                 item_by_letter(g, o->target, 'a' + o->a[0]) != h)
                 rd_fail(in, "bad item holder");
         } else {
-            const level_t *lv =
-                o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            const level_t *lv = o->depth >= 0 && o->depth < LEVEL_IDS ? g->levels[o->depth] : NULL;
             if (!lv || !level_in(lv, o->x, o->y) || (o->flags & IF_EQUIPPED))
                 rd_fail(in, "bad item place");
         }
@@ -264,20 +263,20 @@ int item_treasure_at(game_t *g, int depth, int as_deep, int x, int y, rng_t *r)
 /* Treasure comes with the level, once: resting never makes more. */
 int item_populate(game_t *g, int depth, rng_t *r)
 {
-    const level_t *lv = depth >= 0 && depth <= WORLD_MAX_DEPTH ? g->levels[depth] : NULL;
+    const level_t *lv = depth >= 0 && depth < LEVEL_IDS ? g->levels[depth] : NULL;
     if (!lv)
         return 0;
-    int want = 6 + (int)rng_below(r, 4) + depth / 3, x, y;
+    int danger = atlas_danger(g, depth), want = 6 + (int)rng_below(r, 4) + danger / 3, x, y;
     for (int i = 0; i < want; i++) {
-        int k = pick_kind(g, r, depth);
+        int k = pick_kind(g, r, danger);
         if (k < 0 || free_floor(g, lv, r, &x, &y) < 0)
             break;
         const item_kind_t *ik = &g->c->items[k];
-        int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + depth / 2) : 1;
+        int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + danger / 2) : 1;
         handle_t it = item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r);
         if (!it)
             return -1;
-        ego_roll(g, it, depth, r);
+        ego_roll(g, it, danger, r);
     }
     return 0;
 }

@@ -265,7 +265,7 @@ static bool use_summon(game_t *g, const use_t *u)
         int x = o->x + D[i][0], y = o->y + D[i][1];
         if (!level_passable(g, lv, x, y) || level_creature_at(g, g->depth, x, y))
             continue;
-        int kind = creature_pick_kind(g, &g->play, g->depth);
+        int kind = creature_pick_kind(g, &g->play, atlas_danger(g, g->depth));
         if (kind < 0 || !creature_make(g, (uint16_t)kind, g->depth, x, y, &g->play, MAKE_AWARE))
             break;
         made++;

@@ -71,7 +71,7 @@ void msg_milestone(game_t *g, const char *kind, const char *fmt, ...)
     game_milestone_t *m = &g->ms[g->nms++];
     memset(m, 0, sizeof *m);
     m->turn = g->sched.now / SCHED_MOVE;
-    m->depth = g->depth;
+    m->depth = atlas_danger(g, g->depth);
     snprintf(m->kind, sizeof m->kind, "%s", kind);
     va_list ap;
     va_start(ap, fmt);

@@ -12,6 +12,7 @@
 #include "target.h"
 #include "trap.h"
 #include "travel.h"
+#include "voyage.h"
 #include "world.h"
 #include "worldui.h"
 
@@ -61,6 +62,7 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_ATTACK, PF_CURSOR, target_attack_key, target_attack_draw},
     {PROMPT_SHEET, PF_PAGING | PF_SCREEN, sheet_key, sheet_draw},
     {PROMPT_DISCOVERIES, PF_PAGING | PF_SCREEN, discoveries_key, discoveries_draw},
+    {PROMPT_VOYAGE, PF_SCREEN, voyage_key, voyage_draw},
 };
 
 const prompt_t *prompt_of(const game_t *g)

@@ -33,6 +33,7 @@ enum {
     PROMPT_ATTACK,      /* "Really attack the shopkeeper?" (target.h) */
     PROMPT_SHEET,       /* the character sheet (sheet.h) */
     PROMPT_DISCOVERIES, /* the discoveries list (discoveries.h) */
+    PROMPT_VOYAGE,      /* an inn's passage: where to travel (voyage.h) */
     PROMPT_COUNT
 };
 

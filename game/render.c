@@ -274,8 +274,9 @@ static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, stat
     n = status_add(pt, n, hp, 9, "  HP %d/%d", p->hp, p->hp_max);
     if (g->pc.mana_max)
         n = status_add(pt, n, fg_style(12, 0), 8, "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    n = g->depth ? status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth)
-                 : status_add(pt, n, STYLE_DEFAULT, 7, "  Town");
+    char place[48];
+    atlas_place(g, place, sizeof place); /* "Depth 3", "Town", a territory, a town */
+    n = status_add(pt, n, STYLE_DEFAULT, 7, "  %s", place);
     n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
     if (view && view->turns)
         n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",

@@ -31,3 +31,17 @@ terrain { name = "broken door", glyph = "'", fg = 8, passable = true, join = "ed
 -- Not made by the map generator either: special levels lay them.
 terrain { name = "lava", glyph = "≋", fg = 9, hazard = "burn", dice = "4d6" }
 terrain { name = "chasm", glyph = "▒", fg = 8, hazard = "fall", dice = "2d6" }
+-- Not made by the map generator either: the overland (game/overland.c)
+-- and the towns' ways out. A step there is a step at the continent's
+-- scale: move gives its time (a road is quick going, hills and fords
+-- slow), for monsters met on the way as much as for the player.
+terrain { name = "way out of town", glyph = "<", fg = 15, passable = true }
+terrain { name = "sea", glyph = "≈", fg = 4 }
+terrain { name = "lake", glyph = "≈", fg = 12 }
+terrain { name = "sea route", glyph = "≈", fg = 6 }
+terrain { name = "open land", glyph = '"', fg = 2, passable = true, move = 600 }
+terrain { name = "hills", glyph = "^", fg = 3, passable = true, move = 900 }
+terrain { name = "river ford", glyph = "=", fg = 14, passable = true, move = 1000 }
+terrain { name = "road", glyph = "·", fg = 11, passable = true, move = 300 }
+terrain { name = "town", glyph = "*", fg = 15, passable = true, move = 300 }
+terrain { name = "dungeon entrance", glyph = ">", fg = 9, passable = true, move = 600 }

@@ -2,13 +2,14 @@
 (choices and the one-key random start), the help screen generated from the
 command table, look, the message history, the character sheet and the
 discoveries, saving and leaving with the game's S, quitting with
-confirmation, which ends the game with its cause, and a death that waits
-on its --More-- for the player's key before the end screen."""
+confirmation, which ends the game with its cause, a death that waits
+on its --More-- for the player's key before the end screen, and walking
+out of the town onto the overland and back."""
 import sqlite3
 import subprocess
 import time
 
-from harness import hook, new_game, program
+from harness import hook, new_game, program, replay
 
 # A human wizard (a, c) who explores the town, takes the stairs down and
 # then explores and waits: on most seeds level 1 kills it.
@@ -166,3 +167,28 @@ def test_death_waits_on_more_for_the_players_key(daemon, clients, bindir, tmp_pa
     daemon.wait_log(r"game end user=mortal game=\d+ kind=dead")
     t.wait_for("Your game is over.")
     assert "Game over: killed by" in t.text()
+
+
+def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path):
+    """A game starts on the town's west gate: < there leads out onto the
+    overland of the seed's continent (the land's name on the status line,
+    its towns drawn), > on the town's cell goes back in.
+    The journal holds exactly those keys: a replay of them from the seed
+    ends in the same state."""
+    t = clients(daemon.port, cols=100, rows=30).connected()
+    _, seed = new_game(daemon, t, "bilbo")
+    t.wait_for("who are you? Choose a race.")
+    t.send("l")
+    t.wait_for("Welcome, bilbo the ")
+    t.send("<")
+    t.wait_for("You leave Burrowmouth for the wilds of")
+    status = next(ln for ln in t.lines() if "bilbo the " in ln)
+    assert "Town" not in status and "Depth" not in status, status
+    assert t.text().count("*") >= 2, t.text()  # the other towns, drawn
+    t.send(">")
+    t.wait_for("You walk in at the gates of Burrowmouth")
+    status = next(ln for ln in t.lines() if "bilbo the " in ln)
+    assert "Town" in status, status
+    now = hook(daemon, t, "bilbo")
+    _, h = replay(bindir, tmp_path, seed, "bilbo", b"l<>", size="100x30")
+    assert h == now["hash"], (h, now)
