@@ -1,0 +1,391 @@
+/* snapkinds — kind names in snapshots, and old indices moved to new ones.
+ *
+ * Block layout (inside the snapshot's raw bytes, before the state):
+ *   str content version of the writer
+ *   per table of TABLES, in order: u16 count, count x str name
+ *   uniques, artifacts: u16 count, count x str name (bit order)
+ *   u16 item count, that many u8 flavours (item order above) */
+#include "snapkinds.h"
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "creature.h"
+#include "ego.h"
+#include "ident.h"
+#include "status.h"
+#include "target.h"
+#include "trap.h"
+
+#define KIND_NAME_MAX 48
+#define KINDS_MAX     4096 /* per table: far above any content, a bound for loads */
+#define KIND_GONE     0xFFFFu
+#define BITS_MAX      64 /* unique and artifact orders are 64-bit sets */
+
+/* One content table, reached by offsets so one loop serves them all. */
+typedef struct {
+    const char *what;   /* for messages */
+    size_t tab, count;  /* offsets in content_t: the table and its length */
+    size_t size;        /* a kind's size */
+    size_t name, nlen;  /* its name's offset and size */
+    bool shadow;        /* read in the snapshot's order (loading checks its length) */
+} table_t;
+
+enum { T_TERRAIN, T_CREATURE, T_ITEM, T_EFFECT, T_SPELL, T_REGION, T_TRAP, T_EGO, T_RACE,
+       T_CLASS, T_COUNT };
+
+#define TABLE(what, field, n, type, sh)                                                       \
+    {                                                                                          \
+        what, offsetof(content_t, field), offsetof(content_t, n), sizeof(type),                \
+            offsetof(type, name), sizeof(((type *)0)->name), sh                                \
+    }
+static const table_t TABLES[T_COUNT] = {
+    [T_TERRAIN] = TABLE("terrain", terrain, n_terrain, terrain_kind_t, true),
+    [T_CREATURE] = TABLE("creature", creatures, n_creatures, creature_kind_t, true),
+    [T_ITEM] = TABLE("item", items, n_items, item_kind_t, true),
+    [T_EFFECT] = TABLE("effect", effects, n_effects, effect_kind_t, true),
+    [T_SPELL] = TABLE("spell", spells, n_spells, spell_kind_t, false),
+    [T_REGION] = TABLE("region", regions, n_regions, region_kind_t, false), /* rtypes beside */
+    [T_TRAP] = TABLE("trap", traps, n_traps, trap_kind_t, true),
+    [T_EGO] = TABLE("ego", egos, n_egos, ego_kind_t, true),
+    [T_RACE] = TABLE("race", races, n_races, race_kind_t, true),
+    [T_CLASS] = TABLE("class", classes, n_classes, class_kind_t, true),
+};
+
+/* The snapshot's side of one table: its names and where each went. */
+typedef struct {
+    uint16_t n;
+    uint16_t *map;                /* old index -> the loading content's; KIND_GONE: lacks it */
+    char (*names)[KIND_NAME_MAX]; /* the old names, for messages */
+} old_t;
+
+struct snapkinds {
+    const content_t *c; /* the loading content (borrowed) */
+    char version[32];   /* the writer's content version */
+    old_t t[T_COUNT];
+    old_t uniques, artifacts; /* map: the loading content's creature / item kind */
+    uint8_t *flavour;         /* [t[T_ITEM].n] */
+    bool identity;            /* every table maps to itself */
+    content_t *shadow;        /* NULL when identity */
+    void *rows[T_COUNT];      /* the shadow's tables */
+};
+
+static const void *table_of(const content_t *c, const table_t *t)
+{
+    return *(const void *const *)((const char *)c + t->tab);
+}
+
+static uint16_t count_of(const content_t *c, const table_t *t)
+{
+    return *(const uint16_t *)((const char *)c + t->count);
+}
+
+static const char *name_of(const content_t *c, const table_t *t, unsigned i)
+{
+    return (const char *)table_of(c, t) + i * t->size + t->name;
+}
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+static void write_flagged(const content_t *c, int t, uint32_t flag, ser_t *s)
+{
+    const table_t *tb = &TABLES[t];
+    uint16_t n = 0, all = count_of(c, tb);
+    for (uint16_t i = 0; i < all; i++) {
+        uint32_t f = t == T_CREATURE ? c->creatures[i].flags : c->items[i].flags;
+        n += (f & flag) && n < BITS_MAX;
+    }
+    ser_u16(s, n);
+    for (uint16_t i = 0, k = 0; i < all && k < n; i++) {
+        uint32_t f = t == T_CREATURE ? c->creatures[i].flags : c->items[i].flags;
+        if (f & flag)
+            ser_str(s, name_of(c, tb, i)), k++;
+    }
+}
+
+void snapkinds_write(const game_t *g, ser_t *s)
+{
+    const content_t *c = g->c;
+    ser_str(s, c->version);
+    for (int t = 0; t < T_COUNT; t++) {
+        uint16_t n = count_of(c, &TABLES[t]);
+        ser_u16(s, n);
+        for (uint16_t i = 0; i < n; i++)
+            ser_str(s, name_of(c, &TABLES[t], i));
+    }
+    write_flagged(c, T_CREATURE, CF_UNIQUE, s);
+    write_flagged(c, T_ITEM, IKF_ARTIFACT, s);
+    ser_u16(s, c->n_items);
+    ser_bytes(s, g->items.flavour, c->n_items);
+}
+
+/* ---- reading ---------------------------------------------------------------------- */
+
+/* The index of name in table t of c (a guess first: most stay put), or KIND_GONE. */
+static uint16_t find(const content_t *c, const table_t *t, const char *name, unsigned guess)
+{
+    uint16_t n = count_of(c, t);
+    if (guess < n && strcmp(name_of(c, t, guess), name) == 0)
+        return (uint16_t)guess;
+    for (uint16_t i = 0; i < n; i++)
+        if (strcmp(name_of(c, t, i), name) == 0)
+            return i;
+    return KIND_GONE;
+}
+
+/* Reads a list of names and maps each into table t of c. */
+static void read_list(game_t *g, old_t *o, const table_t *t, rd_t *in)
+{
+    o->n = rd_u16(in);
+    if (in->bad || o->n > KINDS_MAX || (size_t)o->n * 2 > in->len - in->pos) {
+        rd_fail(in, "bad kind table");
+        return;
+    }
+    o->map = gcalloc(&g->al, o->n ? o->n : 1, sizeof *o->map);
+    o->names = gcalloc(&g->al, o->n ? o->n : 1, sizeof *o->names);
+    if (!o->map || !o->names) {
+        rd_fail(in, "out of memory");
+        return;
+    }
+    for (uint16_t i = 0; i < o->n && !in->bad; i++) {
+        rd_str(in, o->names[i], sizeof o->names[i]);
+        o->map[i] = find(g->c, t, o->names[i], i);
+    }
+}
+
+static bool maps_to_itself(const old_t *o, uint16_t n)
+{
+    if (o->n != n)
+        return false;
+    for (uint16_t i = 0; i < n; i++)
+        if (o->map[i] != i)
+            return false;
+    return true;
+}
+
+/* The loading content's kinds in the snapshot's order; a kind it lacks
+ * holds its first kind under the old name (never used: apply refuses a
+ * state that refers to it). */
+static int make_shadow(game_t *g, snapkinds_t *k)
+{
+    const content_t *c = g->c;
+    k->shadow = galloc(&g->al, sizeof *k->shadow);
+    if (!k->shadow)
+        return -1;
+    *k->shadow = *c;
+    for (int t = 0; t < T_COUNT; t++) {
+        const table_t *tb = &TABLES[t];
+        const old_t *o = &k->t[t];
+        if (!tb->shadow)
+            continue;
+        char *rows = gcalloc(&g->al, o->n ? o->n : 1, tb->size);
+        if (!rows)
+            return -1;
+        for (uint16_t i = 0; i < o->n; i++) {
+            char *row = rows + (size_t)i * tb->size;
+            if (o->map[i] != KIND_GONE)
+                memcpy(row, (const char *)table_of(c, tb) + (size_t)o->map[i] * tb->size, tb->size);
+            snprintf(row + tb->name, tb->nlen, "%s", o->names[i]);
+        }
+        k->rows[t] = rows;
+        *(const void **)((char *)k->shadow + tb->tab) = rows;
+        *(uint16_t *)((char *)k->shadow + tb->count) = o->n;
+    }
+    return 0;
+}
+
+snapkinds_t *snapkinds_read(game_t *g, rd_t *in)
+{
+    snapkinds_t *k = gcalloc(&g->al, 1, sizeof *k);
+    if (!k) {
+        rd_fail(in, "out of memory");
+        return NULL;
+    }
+    k->c = g->c;
+    rd_str(in, k->version, sizeof k->version);
+    for (int t = 0; t < T_COUNT && !in->bad; t++)
+        read_list(g, &k->t[t], &TABLES[t], in);
+    if (!in->bad)
+        read_list(g, &k->uniques, &TABLES[T_CREATURE], in);
+    if (!in->bad)
+        read_list(g, &k->artifacts, &TABLES[T_ITEM], in);
+    if (!in->bad && (k->uniques.n > BITS_MAX || k->artifacts.n > BITS_MAX ||
+                     rd_u16(in) != k->t[T_ITEM].n))
+        rd_fail(in, "bad kind orders");
+    if (!in->bad && !(k->flavour = galloc(&g->al, k->t[T_ITEM].n ? k->t[T_ITEM].n : 1)))
+        rd_fail(in, "out of memory");
+    if (!in->bad)
+        rd_bytes(in, k->flavour, k->t[T_ITEM].n);
+    k->identity = !in->bad;
+    for (int t = 0; t < T_COUNT && k->identity; t++)
+        k->identity = maps_to_itself(&k->t[t], count_of(g->c, &TABLES[t]));
+    if (!in->bad && !k->identity && make_shadow(g, k) < 0)
+        rd_fail(in, "out of memory");
+    if (in->bad) {
+        snapkinds_free(g, k);
+        return NULL;
+    }
+    return k;
+}
+
+/* ---- moving a state read in the snapshot's order ------------------------------------ */
+
+/* The loading content's index for old index i of table t; fails in,
+ * naming the kind, when the loading content lacks it. */
+static int moved(const snapkinds_t *k, int t, unsigned i, rd_t *in)
+{
+    const old_t *o = &k->t[t];
+    if (i >= o->n) {
+        rd_fail(in, "bad kind index");
+        return -1;
+    }
+    if (o->map[i] == KIND_GONE) {
+        char why[sizeof in->why];
+        snprintf(why, sizeof why, "%s \"%s\" of content %s is not in content %s", TABLES[t].what,
+                 o->names[i], k->version, k->c->version);
+        rd_fail(in, why);
+        return -1;
+    }
+    return o->map[i];
+}
+
+static const int8_t TYPE_TABLE[OBJ_TYPES] = {
+    [OBJ_FREE] = -1, [OBJ_CREATURE] = T_CREATURE, [OBJ_ITEM] = T_ITEM, [OBJ_EFFECT] = T_EFFECT};
+
+static void move_objects(game_t *g, const snapkinds_t *k, rd_t *in)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !in->bad; h = reg_next(&g->reg, h)) {
+        obj_t *o = reg_get(&g->reg, h);
+        int to = TYPE_TABLE[o->type] < 0 ? -1 : moved(k, TYPE_TABLE[o->type], o->kind, in);
+        if (to >= 0)
+            o->kind = (uint16_t)to;
+        if (o->type == OBJ_ITEM && o->a[1] > 0 && (to = moved(k, T_EGO, o->a[1] - 1u, in)) >= 0)
+            o->a[1] = to + 1;
+    }
+}
+
+static void move_level(const snapkinds_t *k, level_t *lv, rd_t *in)
+{
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    for (size_t i = 0; i < n && !in->bad; i++) {
+        int to = moved(k, T_TERRAIN, lv->terrain[i], in);
+        if (to > UINT8_MAX)
+            rd_fail(in, "terrain kind out of range");
+        lv->terrain[i] = (uint8_t)to;
+        unsigned trap = lv->trap[i] & TRAP_KIND;
+        if (trap && (to = moved(k, T_TRAP, trap - 1, in)) + 1 > TRAP_KIND)
+            rd_fail(in, "trap kind out of range");
+        if (trap)
+            lv->trap[i] = (uint8_t)((lv->trap[i] & TRAP_FOUND) | (to + 1));
+    }
+    for (int r = 0; r < lv->nregions && !in->bad; r++) {
+        int to = lv->regions[r].kind < 0 ? -1 : moved(k, T_REGION, (unsigned)lv->regions[r].kind, in);
+        lv->regions[r].kind = (int16_t)to;
+    }
+}
+
+/* The character's kinds and spells, and a spell being aimed. */
+static void move_pc(game_t *g, const snapkinds_t *k, rd_t *in)
+{
+    pc_t *pc = &g->pc;
+    if (pc->created) {
+        pc->race = (uint8_t)moved(k, T_RACE, pc->race, in);
+        pc->cls = (uint8_t)moved(k, T_CLASS, pc->cls, in);
+    }
+    uint32_t spells = 0;
+    for (unsigned i = 0; i < SPELLS_MAX && !in->bad; i++)
+        if (pc->spells >> i & 1) {
+            int to = moved(k, T_SPELL, i, in);
+            spells |= to >= 0 && to < SPELLS_MAX ? 1u << to : 0;
+        }
+    pc->spells = spells;
+    if (g->aim == AIM_SPELL && !in->bad)
+        g->aim_arg = (uint32_t)moved(k, T_SPELL, g->aim_arg, in);
+}
+
+/* A set of bits in unique or artifact order, in the loading content's
+ * order; kinds gone or no longer one of a kind drop out. */
+static uint64_t move_bits(uint64_t bits, const old_t *o, const content_t *c,
+                          int (*index)(const content_t *, uint16_t))
+{
+    uint64_t out = 0;
+    for (unsigned i = 0; i < o->n && i < BITS_MAX; i++) {
+        int b = bits >> i & 1 && o->map[i] != KIND_GONE ? index(c, o->map[i]) : -1;
+        out |= b >= 0 ? 1ull << b : 0;
+    }
+    return out;
+}
+
+/* Identification and flavours in the loading content's item order: kinds
+ * new to the game get the seed's deal. g->c is the loading content. */
+static int move_items(game_t *g, const snapkinds_t *k)
+{
+    const old_t *o = &k->t[T_ITEM];
+    size_t n = g->c->n_items ? g->c->n_items : 1;
+    uint8_t *known = g->items.known, *nk = gcalloc(&g->al, n, 1), *nf = gcalloc(&g->al, n, 1);
+    if (!nk || !nf) {
+        gfree(&g->al, nk);
+        gfree(&g->al, nf);
+        return -1;
+    }
+    gfree(&g->al, g->items.flavour);
+    g->items.known = nk;
+    g->items.flavour = nf;
+    ident_deal(g);
+    for (uint16_t i = 0; i < o->n; i++)
+        if (o->map[i] != KIND_GONE) {
+            nk[o->map[i]] = known[i];
+            nf[o->map[i]] = k->flavour[i];
+        }
+    gfree(&g->al, known);
+    return 0;
+}
+
+int snapkinds_apply(game_t *g, snapkinds_t *k, const content_t *c, rd_t *in)
+{
+    if (!k->identity) {
+        move_objects(g, k, in);
+        for (int d = 0; d < LEVEL_IDS && !in->bad; d++)
+            if (g->levels[d])
+                move_level(k, g->levels[d], in);
+        if (!in->bad)
+            move_pc(g, k, in);
+    }
+    g->c = c;
+    if (in->bad)
+        return -1;
+    pc_t *pc = &g->pc;
+    pc->uniques_made = move_bits(pc->uniques_made, &k->uniques, c, creature_unique_index);
+    pc->uniques_seen = move_bits(pc->uniques_seen, &k->uniques, c, creature_unique_index);
+    pc->uniques_killed = move_bits(pc->uniques_killed, &k->uniques, c, creature_unique_index);
+    pc->artifacts_made = move_bits(pc->artifacts_made, &k->artifacts, c, ego_artifact_index);
+    pc->artifacts_found = move_bits(pc->artifacts_found, &k->artifacts, c, ego_artifact_index);
+    if (move_items(g, k) < 0) {
+        rd_fail(in, "out of memory");
+        return -1;
+    }
+    status_recount(g);
+    return 0;
+}
+
+const content_t *snapkinds_content(const snapkinds_t *k)
+{
+    return k->shadow ? k->shadow : k->c;
+}
+
+void snapkinds_free(game_t *g, snapkinds_t *k)
+{
+    if (!k)
+        return;
+    for (int t = 0; t < T_COUNT; t++) {
+        gfree(&g->al, k->t[t].map);
+        gfree(&g->al, k->t[t].names);
+        gfree(&g->al, k->rows[t]);
+    }
+    gfree(&g->al, k->uniques.map);
+    gfree(&g->al, k->uniques.names);
+    gfree(&g->al, k->artifacts.map);
+    gfree(&g->al, k->artifacts.names);
+    gfree(&g->al, k->flavour);
+    gfree(&g->al, k->shadow);
+    gfree(&g->al, k);
+}
