@@ -23,20 +23,31 @@
 
 /* One content table, reached by offsets so one loop serves them all. */
 typedef struct {
-    const char *what;   /* for messages */
-    size_t tab, count;  /* offsets in content_t: the table and its length */
-    size_t size;        /* a kind's size */
-    size_t name, nlen;  /* its name's offset and size */
-    bool shadow;        /* read in the snapshot's order (loading checks its length) */
+    const char *what;  /* for messages */
+    size_t tab, count; /* offsets in content_t: the table and its length */
+    size_t size;       /* a kind's size */
+    size_t name, nlen; /* its name's offset and size */
+    bool shadow;       /* read in the snapshot's order (loading checks its length) */
 } table_t;
 
-enum { T_TERRAIN, T_CREATURE, T_ITEM, T_EFFECT, T_SPELL, T_REGION, T_TRAP, T_EGO, T_RACE,
-       T_CLASS, T_COUNT };
+enum {
+    T_TERRAIN,
+    T_CREATURE,
+    T_ITEM,
+    T_EFFECT,
+    T_SPELL,
+    T_REGION,
+    T_TRAP,
+    T_EGO,
+    T_RACE,
+    T_CLASS,
+    T_COUNT
+};
 
-#define TABLE(what, field, n, type, sh)                                                       \
-    {                                                                                          \
-        what, offsetof(content_t, field), offsetof(content_t, n), sizeof(type),                \
-            offsetof(type, name), sizeof(((type *)0)->name), sh                                \
+#define TABLE(what, field, n, type, sh)                                         \
+    {                                                                           \
+        what, offsetof(content_t, field), offsetof(content_t, n), sizeof(type), \
+            offsetof(type, name), sizeof(((type *)0)->name), sh                 \
     }
 static const table_t TABLES[T_COUNT] = {
     [T_TERRAIN] = TABLE("terrain", terrain, n_terrain, terrain_kind_t, true),
@@ -208,8 +219,8 @@ snapkinds_t *snapkinds_read(game_t *g, rd_t *in)
         read_list(g, &k->uniques, &TABLES[T_CREATURE], in);
     if (!in->bad)
         read_list(g, &k->artifacts, &TABLES[T_ITEM], in);
-    if (!in->bad && (k->uniques.n > BITS_MAX || k->artifacts.n > BITS_MAX ||
-                     rd_u16(in) != k->t[T_ITEM].n))
+    if (!in->bad &&
+        (k->uniques.n > BITS_MAX || k->artifacts.n > BITS_MAX || rd_u16(in) != k->t[T_ITEM].n))
         rd_fail(in, "bad kind orders");
     if (!in->bad && !(k->flavour = galloc(&g->al, k->t[T_ITEM].n ? k->t[T_ITEM].n : 1)))
         rd_fail(in, "out of memory");
@@ -278,7 +289,8 @@ static void move_level(const snapkinds_t *k, level_t *lv, rd_t *in)
             lv->trap[i] = (uint8_t)((lv->trap[i] & TRAP_FOUND) | (to + 1));
     }
     for (int r = 0; r < lv->nregions && !in->bad; r++) {
-        int to = lv->regions[r].kind < 0 ? -1 : moved(k, T_REGION, (unsigned)lv->regions[r].kind, in);
+        int to =
+            lv->regions[r].kind < 0 ? -1 : moved(k, T_REGION, (unsigned)lv->regions[r].kind, in);
         lv->regions[r].kind = (int16_t)to;
     }
 }

@@ -1,0 +1,124 @@
+"""A live game across a content upgrade, against the real daemon over telnet
+with its SQLite file.
+
+ulf plays a game under the shipped content; his session leaves (a snapshot)
+and comes back for a few more keys (journal rows after it); warrend is then
+killed and started again with another content directory (`content = DIR`
+in its config): a copy of game/content under another version, with a
+creature, an item and an effect declared before all the others, so every
+shipped kind of those tables has another index. The game comes back from
+its snapshot, read by the kinds' names, and its last rows played: same
+screen (place, hit points, map), same inventory, nothing broken, the log
+says it resumed across content versions, and its row keeps the version it
+began under (the records never replay it under other rules)."""
+import re
+import shutil
+import signal
+import time
+
+from harness import CTRL_X, ROOT, hook
+
+EXTRA = """\
+effect { name = "test glow", tag = "Glow", interval = 100 }
+creature { name = "test mole", glyph = "m", fg = 3, hp = "1d4", attack = "1d2",
+           size = "small", level = 1, weight = 0 }
+item { name = "test pebble", class = "food", glyph = "*", fg = 7, weight = 1,
+       use = "eat", nutrition = 1, freq = 0 }
+"""
+
+
+def next_content(dest, version):
+    """game/content copied to dest under version, EXTRA loaded first."""
+    shutil.copytree(ROOT / "game" / "content", dest)
+    rules = (dest / "rules.lua").read_text()
+    rules, n = re.subn(r'version = "[^"]*"', f'version = "{version}"', rules)
+    assert n == 1
+    (dest / "rules.lua").write_text(rules)
+    modules = (dest / "modules.lua").read_text()
+    (dest / "modules.lua").write_text(modules.replace("return {", 'return { "extra.lua",', 1))
+    (dest / "extra.lua").write_text(EXTRA)
+
+
+def until(check, timeout=15):
+    """check() until it is true (writes land a moment later)."""
+    end = time.time() + timeout
+    while not check():
+        assert time.time() < end, "never came true"
+        time.sleep(0.05)
+
+
+def stored(d, game, seq):
+    """Every row up to seq is in the journal."""
+    until(lambda: d.db_rows("SELECT max(seq) FROM journal WHERE game = ?", game) == [(seq,)])
+
+
+def inventory(t):
+    """The inventory screen's text (opened with i, closed with Escape)."""
+    t.send("i")
+    t.wait_for("Inventory")
+    text = t.lines()
+    t.send("\x1b")
+    return text
+
+
+def test_live_game_resumes_across_a_content_upgrade(tmp_path, start_daemon, clients):
+    d = start_daemon()
+    rules = (ROOT / "game" / "content" / "rules.lua").read_text()
+    old_version = re.search(r'version = "([^"]*)"', rules).group(1)
+    t = clients(d.port).connected()
+    t.register("ulf")
+    t.random_character("ulf")
+    game = int(re.search(r"game start user=ulf game=(\d+)", d.log()).group(1))
+    t.play_keys("hjkl")
+    t.send(CTRL_X)  # leaving writes a snapshot
+    t.wait_for("Your choice")
+    d.wait_log(r"detach user=ulf ")
+    until(lambda: d.db_rows("SELECT count(*) FROM snapshots WHERE game = ?", game) != [(0,)])
+    t.send("p")
+    d.wait_log(r"attach user=ulf ")
+    t.play_keys("lh.")  # rows after the snapshot
+    items = inventory(t)
+    t.pump()
+    before = t.lines()
+    seq = hook(d, t, "ulf")["seq"]
+    stored(d, game, seq)
+    d.kill(signal.SIGKILL)
+
+    content = tmp_path / "content-next"
+    next_content(content, "warren-test-next")
+    conf = tmp_path / "next.conf"
+    conf.write_text(f"content = {content}\n")
+    d.argv += ["--config", str(conf)]
+    d.start()
+    assert "content warren-test-next" in d.log()
+    m = d.wait_log(rf"game resumed across content versions game={game} user=ulf from "
+                   rf"{re.escape(old_version)} to warren-test-next: snapshot seq (\d+), "
+                   rf"(\d+) rows after it played under warren-test-next")
+    assert int(m.group(2)) > 0, m.group(0)
+    d.wait_log(r"recovery done: 1 games resumed, 0 broken")
+
+    u = clients(d.port).connected()
+    u.login("ulf")
+    u.send("p")
+    d.wait_log(r"attach user=ulf ")
+    u.pump()
+    assert u.lines() == before
+    assert hook(d, u, "ulf")["seq"] == seq
+    assert inventory(u) == items
+    assert d.db_rows("SELECT state, content_version FROM games WHERE id = ?",
+                     game) == [("live", old_version)]
+    assert "cannot be restored" not in d.log()
+
+    # the game goes on under the new content, and survives another restart
+    u.play_keys("hj")
+    after = hook(d, u, "ulf")
+    stored(d, game, after["seq"])
+    d.kill(signal.SIGKILL)
+    d.start()
+    d.wait_log(rf"game resumed across content versions game={game} user=ulf ")
+    d.wait_log(r"recovery done: 1 games resumed, 0 broken")
+    v = clients(d.port).connected()
+    v.login("ulf")
+    v.send("p")
+    d.wait_log(r"attach user=ulf ")
+    assert hook(d, v, "ulf")["seq"] == after["seq"]
