@@ -2,9 +2,14 @@
  *
  * Block layout (inside the snapshot's raw bytes, before the state):
  *   str content version of the writer
- *   per table of TABLES, in order: u16 count, count x str name
- *   uniques, artifacts: u16 count, count x str name (bit order)
- *   u16 item count, that many u8 flavours (item order above) */
+ *   per table of TABLES, in order: u16 count, u16 named,
+ *       named x (u16 index, str name)
+ *   uniques, artifacts: u16 n, n x (u8 bit, u16 creature / item index)
+ *   flavours: u16 n, n x (u16 item index, u8 flavour)
+ * A table names the kinds the state refers to (all of them where cells
+ * refer to kinds: terrain, traps), the flavoured items and the uniques and
+ * artifacts whose bits are set: what a game refers to is a small part of
+ * the content, and the snapshot stays small. */
 #include "snapkinds.h"
 #include <stddef.h>
 #include <stdio.h>
@@ -17,8 +22,10 @@
 #include "trap.h"
 
 #define KIND_NAME_MAX 48
-#define KINDS_MAX     4096 /* per table: far above any content, a bound for loads */
-#define KIND_GONE     0xFFFFu
+#define KINDS_MAX     4096    /* per table: far above any content, a bound for loads */
+#define KIND_GONE     0xFFFFu /* named, and the loading content lacks it */
+#define KIND_UNNAMED  0xFFFEu /* not named: nothing in the state may refer to it */
+#define FLAVOUR_NONE  0xFFFFu
 #define BITS_MAX      64 /* unique and artifact orders are 64-bit sets */
 
 /* One content table, reached by offsets so one loop serves them all. */
@@ -28,6 +35,7 @@ typedef struct {
     size_t size;       /* a kind's size */
     size_t name, nlen; /* its name's offset and size */
     bool shadow;       /* read in the snapshot's order (loading checks its length) */
+    bool all;          /* every kind named: level cells refer to them (no walk over cells) */
 } table_t;
 
 enum {
@@ -44,40 +52,48 @@ enum {
     T_COUNT
 };
 
-#define TABLE(what, field, n, type, sh)                                         \
+#define TABLE(what, field, n, type, sh, all)                                    \
     {                                                                           \
         what, offsetof(content_t, field), offsetof(content_t, n), sizeof(type), \
-            offsetof(type, name), sizeof(((type *)0)->name), sh                 \
+            offsetof(type, name), sizeof(((type *)0)->name), sh, all            \
     }
 static const table_t TABLES[T_COUNT] = {
-    [T_TERRAIN] = TABLE("terrain", terrain, n_terrain, terrain_kind_t, true),
-    [T_CREATURE] = TABLE("creature", creatures, n_creatures, creature_kind_t, true),
-    [T_ITEM] = TABLE("item", items, n_items, item_kind_t, true),
-    [T_EFFECT] = TABLE("effect", effects, n_effects, effect_kind_t, true),
-    [T_SPELL] = TABLE("spell", spells, n_spells, spell_kind_t, false),
-    [T_REGION] = TABLE("region", regions, n_regions, region_kind_t, false), /* rtypes beside */
-    [T_TRAP] = TABLE("trap", traps, n_traps, trap_kind_t, true),
-    [T_EGO] = TABLE("ego", egos, n_egos, ego_kind_t, true),
-    [T_RACE] = TABLE("race", races, n_races, race_kind_t, true),
-    [T_CLASS] = TABLE("class", classes, n_classes, class_kind_t, true),
+    [T_TERRAIN] = TABLE("terrain", terrain, n_terrain, terrain_kind_t, true, true),
+    [T_CREATURE] = TABLE("creature", creatures, n_creatures, creature_kind_t, true, false),
+    [T_ITEM] = TABLE("item", items, n_items, item_kind_t, true, false),
+    [T_EFFECT] = TABLE("effect", effects, n_effects, effect_kind_t, true, false),
+    [T_SPELL] = TABLE("spell", spells, n_spells, spell_kind_t, false, false),
+    [T_REGION] =
+        TABLE("region", regions, n_regions, region_kind_t, false, false), /* rtypes beside */
+    [T_TRAP] = TABLE("trap", traps, n_traps, trap_kind_t, true, true),
+    [T_EGO] = TABLE("ego", egos, n_egos, ego_kind_t, true, false),
+    [T_RACE] = TABLE("race", races, n_races, race_kind_t, true, false),
+    [T_CLASS] = TABLE("class", classes, n_classes, class_kind_t, true, false),
 };
 
 /* The snapshot's side of one table: its names and where each went. */
 typedef struct {
-    uint16_t n;
-    uint16_t *map;                /* old index -> the loading content's; KIND_GONE: lacks it */
+    uint16_t n;                   /* the writer's table length */
+    uint16_t *map;                /* old index -> the loading content's, KIND_GONE or _UNNAMED */
     char (*names)[KIND_NAME_MAX]; /* the old names, for messages */
 } old_t;
+
+/* A bit set in unique or artifact order: which old kind each set bit is. */
+typedef struct {
+    uint16_t n;
+    uint8_t bit[BITS_MAX];
+    uint16_t kind[BITS_MAX];
+} order_t;
 
 struct snapkinds {
     const content_t *c; /* the loading content (borrowed) */
     char version[32];   /* the writer's content version */
     old_t t[T_COUNT];
-    old_t uniques, artifacts; /* map: the loading content's creature / item kind */
-    uint8_t *flavour;         /* [t[T_ITEM].n] */
-    bool identity;            /* every table maps to itself */
-    content_t *shadow;        /* NULL when identity */
-    void *rows[T_COUNT];      /* the shadow's tables */
+    order_t uniques, artifacts;
+    uint16_t *flavour;   /* [t[T_ITEM].n]: each old item's flavour, FLAVOUR_NONE */
+    bool identity;       /* every named kind keeps its index */
+    content_t *shadow;   /* NULL when identity */
+    void *rows[T_COUNT]; /* the shadow's tables */
 };
 
 static const void *table_of(const content_t *c, const table_t *t)
@@ -97,36 +113,120 @@ static const char *name_of(const content_t *c, const table_t *t, unsigned i)
 
 /* ---- writing ---------------------------------------------------------------------- */
 
-static void write_flagged(const content_t *c, int t, uint32_t flag, ser_t *s)
+/* Which kinds of each table a state refers to. */
+typedef struct {
+    uint8_t bits[T_COUNT][KINDS_MAX / 8];
+} used_t;
+
+static void mark(used_t *u, int t, unsigned i)
+{
+    if (i < KINDS_MAX)
+        u->bits[t][i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+static bool marked(const used_t *u, int t, unsigned i)
+{
+    return i < KINDS_MAX && (u->bits[t][i >> 3] >> (i & 7) & 1);
+}
+
+static const int8_t TYPE_TABLE[OBJ_TYPES] = {
+    [OBJ_FREE] = -1, [OBJ_CREATURE] = T_CREATURE, [OBJ_ITEM] = T_ITEM, [OBJ_EFFECT] = T_EFFECT};
+
+/* Uniques (or artifacts) whose bit is set in bits, in content order. */
+static void mark_order(const content_t *c, int t, uint32_t flag, uint64_t bits, used_t *u)
+{
+    uint16_t all = count_of(c, &TABLES[t]);
+    for (uint16_t i = 0, b = 0; i < all && b < BITS_MAX; i++) {
+        uint32_t f = t == T_CREATURE ? c->creatures[i].flags : c->items[i].flags;
+        if ((f & flag) && (bits >> b++ & 1))
+            mark(u, t, i);
+    }
+}
+
+static void mark_state(const game_t *g, used_t *u)
+{
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (TYPE_TABLE[o->type] >= 0)
+            mark(u, TYPE_TABLE[o->type], o->kind);
+        if (o->type == OBJ_ITEM && o->a[1] > 0)
+            mark(u, T_EGO, o->a[1] - 1u);
+    }
+    for (int d = 0; d < LEVEL_IDS; d++)
+        for (int r = 0; g->levels[d] && r < g->levels[d]->nregions; r++)
+            if (g->levels[d]->regions[r].kind >= 0)
+                mark(u, T_REGION, (unsigned)g->levels[d]->regions[r].kind);
+    const pc_t *pc = &g->pc;
+    if (pc->created)
+        mark(u, T_RACE, pc->race), mark(u, T_CLASS, pc->cls);
+    for (unsigned i = 0; i < SPELLS_MAX; i++)
+        if (pc->spells >> i & 1)
+            mark(u, T_SPELL, i);
+    if (g->aim == AIM_SPELL)
+        mark(u, T_SPELL, g->aim_arg);
+    mark_order(g->c, T_CREATURE, CF_UNIQUE,
+               pc->uniques_made | pc->uniques_seen | pc->uniques_killed, u);
+    mark_order(g->c, T_ITEM, IKF_ARTIFACT, pc->artifacts_made | pc->artifacts_found, u);
+    for (uint16_t k = 0; k < g->c->n_items; k++)
+        if (ident_flavoured(g, k))
+            mark(u, T_ITEM, k);
+}
+
+static void write_table(const content_t *c, int t, const used_t *u, ser_t *s)
 {
     const table_t *tb = &TABLES[t];
-    uint16_t n = 0, all = count_of(c, tb);
-    for (uint16_t i = 0; i < all; i++) {
-        uint32_t f = t == T_CREATURE ? c->creatures[i].flags : c->items[i].flags;
-        n += (f & flag) && n < BITS_MAX;
-    }
+    uint16_t n = count_of(c, tb), named = 0;
+    if (n > KINDS_MAX && s->out)
+        s->out->failed = true; /* its later kinds could not be named */
+    for (uint16_t i = 0; i < n; i++)
+        named += tb->all || marked(u, t, i);
     ser_u16(s, n);
-    for (uint16_t i = 0, k = 0; i < all && k < n; i++) {
+    ser_u16(s, named);
+    for (uint16_t i = 0; i < n; i++)
+        if (tb->all || marked(u, t, i)) {
+            ser_u16(s, i);
+            ser_str(s, name_of(c, tb, i));
+        }
+}
+
+static void write_order(const content_t *c, int t, uint32_t flag, uint64_t bits, ser_t *s)
+{
+    uint16_t all = count_of(c, &TABLES[t]), n = 0;
+    for (int b = 0; b < BITS_MAX; b++)
+        n += bits >> b & 1;
+    ser_u16(s, n);
+    for (uint16_t i = 0, b = 0; i < all && b < BITS_MAX; i++) {
         uint32_t f = t == T_CREATURE ? c->creatures[i].flags : c->items[i].flags;
-        if (f & flag)
-            ser_str(s, name_of(c, tb, i)), k++;
+        if ((f & flag) && (bits >> b & 1)) {
+            ser_u8(s, (uint8_t)b);
+            ser_u16(s, i);
+        }
+        b += (f & flag) != 0;
     }
 }
 
 void snapkinds_write(const game_t *g, ser_t *s)
 {
     const content_t *c = g->c;
+    const pc_t *pc = &g->pc;
+    used_t u;
+    memset(&u, 0, sizeof u);
+    mark_state(g, &u);
     ser_str(s, c->version);
-    for (int t = 0; t < T_COUNT; t++) {
-        uint16_t n = count_of(c, &TABLES[t]);
-        ser_u16(s, n);
-        for (uint16_t i = 0; i < n; i++)
-            ser_str(s, name_of(c, &TABLES[t], i));
-    }
-    write_flagged(c, T_CREATURE, CF_UNIQUE, s);
-    write_flagged(c, T_ITEM, IKF_ARTIFACT, s);
-    ser_u16(s, c->n_items);
-    ser_bytes(s, g->items.flavour, c->n_items);
+    for (int t = 0; t < T_COUNT; t++)
+        write_table(c, t, &u, s);
+    write_order(c, T_CREATURE, CF_UNIQUE, pc->uniques_made | pc->uniques_seen | pc->uniques_killed,
+                s);
+    write_order(c, T_ITEM, IKF_ARTIFACT, pc->artifacts_made | pc->artifacts_found, s);
+    uint16_t n = 0;
+    for (uint16_t k = 0; k < c->n_items; k++)
+        n += ident_flavoured(g, k);
+    ser_u16(s, n);
+    for (uint16_t k = 0; k < c->n_items; k++)
+        if (ident_flavoured(g, k)) {
+            ser_u16(s, k);
+            ser_u8(s, g->items.flavour[k]);
+        }
 }
 
 /* ---- reading ---------------------------------------------------------------------- */
@@ -143,39 +243,82 @@ static uint16_t find(const content_t *c, const table_t *t, const char *name, uns
     return KIND_GONE;
 }
 
-/* Reads a list of names and maps each into table t of c. */
-static void read_list(game_t *g, old_t *o, const table_t *t, rd_t *in)
+/* Reads a table's names and maps each into table t of c. */
+static void read_table(game_t *g, old_t *o, const table_t *t, rd_t *in)
 {
     o->n = rd_u16(in);
-    if (in->bad || o->n > KINDS_MAX || (size_t)o->n * 2 > in->len - in->pos) {
+    uint16_t named = rd_u16(in);
+    if (in->bad || o->n > KINDS_MAX || named > o->n || (size_t)named * 4 > in->len - in->pos) {
         rd_fail(in, "bad kind table");
         return;
     }
-    o->map = gcalloc(&g->al, o->n ? o->n : 1, sizeof *o->map);
+    o->map = galloc(&g->al, (o->n ? o->n : 1u) * sizeof *o->map);
     o->names = gcalloc(&g->al, o->n ? o->n : 1, sizeof *o->names);
     if (!o->map || !o->names) {
         rd_fail(in, "out of memory");
         return;
     }
-    for (uint16_t i = 0; i < o->n && !in->bad; i++) {
+    for (uint16_t i = 0; i < o->n; i++)
+        o->map[i] = KIND_UNNAMED;
+    for (uint16_t j = 0; j < named && !in->bad; j++) {
+        uint16_t i = rd_u16(in);
+        if (i >= o->n || o->map[i] != KIND_UNNAMED) {
+            rd_fail(in, "bad kind table");
+            return;
+        }
         rd_str(in, o->names[i], sizeof o->names[i]);
         o->map[i] = find(g->c, t, o->names[i], i);
     }
 }
 
+static void read_order(order_t *ord, const old_t *o, rd_t *in)
+{
+    ord->n = rd_u16(in);
+    if (ord->n > BITS_MAX)
+        rd_fail(in, "bad kind order");
+    for (uint16_t j = 0; j < ord->n && !in->bad; j++) {
+        ord->bit[j] = rd_u8(in);
+        ord->kind[j] = rd_u16(in);
+        if (ord->bit[j] >= BITS_MAX || ord->kind[j] >= o->n || o->map[ord->kind[j]] == KIND_UNNAMED)
+            rd_fail(in, "bad kind order");
+    }
+}
+
+static void read_flavours(game_t *g, snapkinds_t *k, rd_t *in)
+{
+    const old_t *o = &k->t[T_ITEM];
+    k->flavour = galloc(&g->al, (o->n ? o->n : 1u) * sizeof *k->flavour);
+    if (!k->flavour) {
+        rd_fail(in, "out of memory");
+        return;
+    }
+    for (uint16_t i = 0; i < o->n; i++)
+        k->flavour[i] = FLAVOUR_NONE;
+    uint16_t n = rd_u16(in);
+    for (uint16_t j = 0; j < n && !in->bad; j++) {
+        uint16_t i = rd_u16(in);
+        uint8_t f = rd_u8(in);
+        if (i >= o->n || o->map[i] == KIND_UNNAMED || k->flavour[i] != FLAVOUR_NONE)
+            rd_fail(in, "bad flavour");
+        else
+            k->flavour[i] = f;
+    }
+}
+
+/* Every named kind keeps its index, in tables of the same length. */
 static bool maps_to_itself(const old_t *o, uint16_t n)
 {
     if (o->n != n)
         return false;
     for (uint16_t i = 0; i < n; i++)
-        if (o->map[i] != i)
+        if (o->map[i] != i && o->map[i] != KIND_UNNAMED)
             return false;
     return true;
 }
 
 /* The loading content's kinds in the snapshot's order; a kind it lacks
- * holds its first kind under the old name (never used: apply refuses a
- * state that refers to it). */
+ * or the snapshot does not name holds its first kind (never used: apply
+ * refuses a state that refers to one). */
 static int make_shadow(game_t *g, snapkinds_t *k)
 {
     const content_t *c = g->c;
@@ -193,8 +336,9 @@ static int make_shadow(game_t *g, snapkinds_t *k)
             return -1;
         for (uint16_t i = 0; i < o->n; i++) {
             char *row = rows + (size_t)i * tb->size;
-            if (o->map[i] != KIND_GONE)
-                memcpy(row, (const char *)table_of(c, tb) + (size_t)o->map[i] * tb->size, tb->size);
+            uint16_t at = o->map[i] < count_of(c, tb) ? o->map[i] : 0;
+            if (count_of(c, tb))
+                memcpy(row, (const char *)table_of(c, tb) + (size_t)at * tb->size, tb->size);
             snprintf(row + tb->name, tb->nlen, "%s", o->names[i]);
         }
         k->rows[t] = rows;
@@ -214,18 +358,13 @@ snapkinds_t *snapkinds_read(game_t *g, rd_t *in)
     k->c = g->c;
     rd_str(in, k->version, sizeof k->version);
     for (int t = 0; t < T_COUNT && !in->bad; t++)
-        read_list(g, &k->t[t], &TABLES[t], in);
+        read_table(g, &k->t[t], &TABLES[t], in);
     if (!in->bad)
-        read_list(g, &k->uniques, &TABLES[T_CREATURE], in);
+        read_order(&k->uniques, &k->t[T_CREATURE], in);
     if (!in->bad)
-        read_list(g, &k->artifacts, &TABLES[T_ITEM], in);
-    if (!in->bad &&
-        (k->uniques.n > BITS_MAX || k->artifacts.n > BITS_MAX || rd_u16(in) != k->t[T_ITEM].n))
-        rd_fail(in, "bad kind orders");
-    if (!in->bad && !(k->flavour = galloc(&g->al, k->t[T_ITEM].n ? k->t[T_ITEM].n : 1)))
-        rd_fail(in, "out of memory");
+        read_order(&k->artifacts, &k->t[T_ITEM], in);
     if (!in->bad)
-        rd_bytes(in, k->flavour, k->t[T_ITEM].n);
+        read_flavours(g, k, in);
     k->identity = !in->bad;
     for (int t = 0; t < T_COUNT && k->identity; t++)
         k->identity = maps_to_itself(&k->t[t], count_of(g->c, &TABLES[t]));
@@ -245,8 +384,8 @@ snapkinds_t *snapkinds_read(game_t *g, rd_t *in)
 static int moved(const snapkinds_t *k, int t, unsigned i, rd_t *in)
 {
     const old_t *o = &k->t[t];
-    if (i >= o->n) {
-        rd_fail(in, "bad kind index");
+    if (i >= o->n || o->map[i] == KIND_UNNAMED) {
+        rd_fail(in, "kind not named");
         return -1;
     }
     if (o->map[i] == KIND_GONE) {
@@ -258,9 +397,6 @@ static int moved(const snapkinds_t *k, int t, unsigned i, rd_t *in)
     }
     return o->map[i];
 }
-
-static const int8_t TYPE_TABLE[OBJ_TYPES] = {
-    [OBJ_FREE] = -1, [OBJ_CREATURE] = T_CREATURE, [OBJ_ITEM] = T_ITEM, [OBJ_EFFECT] = T_EFFECT};
 
 static void move_objects(game_t *g, const snapkinds_t *k, rd_t *in)
 {
@@ -316,12 +452,13 @@ static void move_pc(game_t *g, const snapkinds_t *k, rd_t *in)
 
 /* A set of bits in unique or artifact order, in the loading content's
  * order; kinds gone or no longer one of a kind drop out. */
-static uint64_t move_bits(uint64_t bits, const old_t *o, const content_t *c,
+static uint64_t move_bits(uint64_t bits, const order_t *ord, const old_t *o, const content_t *c,
                           int (*index)(const content_t *, uint16_t))
 {
     uint64_t out = 0;
-    for (unsigned i = 0; i < o->n && i < BITS_MAX; i++) {
-        int b = bits >> i & 1 && o->map[i] != KIND_GONE ? index(c, o->map[i]) : -1;
+    for (uint16_t j = 0; j < ord->n; j++) {
+        uint16_t to = o->map[ord->kind[j]];
+        int b = bits >> ord->bit[j] & 1 && to < KIND_UNNAMED ? index(c, to) : -1;
         out |= b >= 0 ? 1ull << b : 0;
     }
     return out;
@@ -344,9 +481,10 @@ static int move_items(game_t *g, const snapkinds_t *k)
     g->items.flavour = nf;
     ident_deal(g);
     for (uint16_t i = 0; i < o->n; i++)
-        if (o->map[i] != KIND_GONE) {
+        if (o->map[i] < KIND_UNNAMED) {
             nk[o->map[i]] = known[i];
-            nf[o->map[i]] = k->flavour[i];
+            if (k->flavour[i] != FLAVOUR_NONE)
+                nf[o->map[i]] = (uint8_t)k->flavour[i];
         }
     gfree(&g->al, known);
     return 0;
@@ -366,11 +504,12 @@ int snapkinds_apply(game_t *g, snapkinds_t *k, const content_t *c, rd_t *in)
     if (in->bad)
         return -1;
     pc_t *pc = &g->pc;
-    pc->uniques_made = move_bits(pc->uniques_made, &k->uniques, c, creature_unique_index);
-    pc->uniques_seen = move_bits(pc->uniques_seen, &k->uniques, c, creature_unique_index);
-    pc->uniques_killed = move_bits(pc->uniques_killed, &k->uniques, c, creature_unique_index);
-    pc->artifacts_made = move_bits(pc->artifacts_made, &k->artifacts, c, ego_artifact_index);
-    pc->artifacts_found = move_bits(pc->artifacts_found, &k->artifacts, c, ego_artifact_index);
+    const old_t *cr = &k->t[T_CREATURE], *it = &k->t[T_ITEM];
+    pc->uniques_made = move_bits(pc->uniques_made, &k->uniques, cr, c, creature_unique_index);
+    pc->uniques_seen = move_bits(pc->uniques_seen, &k->uniques, cr, c, creature_unique_index);
+    pc->uniques_killed = move_bits(pc->uniques_killed, &k->uniques, cr, c, creature_unique_index);
+    pc->artifacts_made = move_bits(pc->artifacts_made, &k->artifacts, it, c, ego_artifact_index);
+    pc->artifacts_found = move_bits(pc->artifacts_found, &k->artifacts, it, c, ego_artifact_index);
     if (move_items(g, k) < 0) {
         rd_fail(in, "out of memory");
         return -1;
@@ -393,10 +532,6 @@ void snapkinds_free(game_t *g, snapkinds_t *k)
         gfree(&g->al, k->t[t].names);
         gfree(&g->al, k->rows[t]);
     }
-    gfree(&g->al, k->uniques.map);
-    gfree(&g->al, k->uniques.names);
-    gfree(&g->al, k->artifacts.map);
-    gfree(&g->al, k->artifacts.names);
     gfree(&g->al, k->flavour);
     gfree(&g->al, k->shadow);
     gfree(&g->al, k);
