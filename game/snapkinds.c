@@ -132,15 +132,29 @@ static bool marked(const used_t *u, int t, unsigned i)
 static const int8_t TYPE_TABLE[OBJ_TYPES] = {
     [OBJ_FREE] = -1, [OBJ_CREATURE] = T_CREATURE, [OBJ_ITEM] = T_ITEM, [OBJ_EFFECT] = T_EFFECT};
 
-/* Uniques (or artifacts) whose bit is set in bits, in content order. */
-static void mark_order(const content_t *c, int t, uint32_t flag, uint64_t bits, used_t *u)
+/* The kinds with flag (uniques, artifacts) whose bit, their rank among
+ * such kinds, is set in bits: their indices and bits; how many. */
+static uint16_t flagged_set(const content_t *c, int t, uint32_t flag, uint64_t bits,
+                            uint16_t kind[BITS_MAX], uint8_t bit[BITS_MAX])
 {
-    uint16_t all = count_of(c, &TABLES[t]);
+    uint16_t n = 0, all = count_of(c, &TABLES[t]);
     for (uint16_t i = 0, b = 0; i < all && b < BITS_MAX; i++) {
         uint32_t f = t == T_CREATURE ? c->creatures[i].flags : c->items[i].flags;
-        if ((f & flag) && (bits >> b++ & 1))
-            mark(u, t, i);
+        if (!(f & flag))
+            continue;
+        if (bits >> b & 1)
+            kind[n] = i, bit[n++] = (uint8_t)b;
+        b++;
     }
+    return n;
+}
+
+static void mark_order(const content_t *c, int t, uint32_t flag, uint64_t bits, used_t *u)
+{
+    uint16_t kind[BITS_MAX];
+    uint8_t bit[BITS_MAX];
+    for (uint16_t j = 0, n = flagged_set(c, t, flag, bits, kind, bit); j < n; j++)
+        mark(u, t, kind[j]);
 }
 
 static void mark_state(const game_t *g, used_t *u)
@@ -191,17 +205,13 @@ static void write_table(const content_t *c, int t, const used_t *u, ser_t *s)
 
 static void write_order(const content_t *c, int t, uint32_t flag, uint64_t bits, ser_t *s)
 {
-    uint16_t all = count_of(c, &TABLES[t]), n = 0;
-    for (int b = 0; b < BITS_MAX; b++)
-        n += bits >> b & 1;
+    uint16_t kind[BITS_MAX];
+    uint8_t bit[BITS_MAX];
+    uint16_t n = flagged_set(c, t, flag, bits, kind, bit);
     ser_u16(s, n);
-    for (uint16_t i = 0, b = 0; i < all && b < BITS_MAX; i++) {
-        uint32_t f = t == T_CREATURE ? c->creatures[i].flags : c->items[i].flags;
-        if ((f & flag) && (bits >> b & 1)) {
-            ser_u8(s, (uint8_t)b);
-            ser_u16(s, i);
-        }
-        b += (f & flag) != 0;
+    for (uint16_t j = 0; j < n; j++) {
+        ser_u8(s, bit[j]);
+        ser_u16(s, kind[j]);
     }
 }
 

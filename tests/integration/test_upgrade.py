@@ -10,7 +10,8 @@ shipped kind of those tables has another index. The game comes back from
 its snapshot, read by the kinds' names, and its last rows played: same
 screen (place, hit points, map), same inventory, nothing broken, the log
 says it resumed across content versions, and its row keeps the version it
-began under (the records never replay it under other rules)."""
+began under: ended, the records skip it ("skipped: content version"),
+never replaying it under rules it was not played by."""
 import re
 import shutil
 import signal
@@ -122,3 +123,12 @@ def test_live_game_resumes_across_a_content_upgrade(tmp_path, start_daemon, clie
     v.send("p")
     d.wait_log(r"attach user=ulf ")
     assert hook(d, v, "ulf")["seq"] == after["seq"]
+
+    # ended, it is never replayed under rules it was not played by
+    v.send("Q")
+    v.wait_for("Really quit?")
+    v.send("y")
+    d.wait_log(rf"verify game={game} skipped: content version {re.escape(old_version)}, this "
+               rf"server has warren-test-next")
+    assert f"verify game={game} mismatch" not in d.log()
+    until(lambda: d.db_rows("SELECT state FROM games WHERE id = ?", game) != [("live",)])

@@ -202,6 +202,8 @@ static const char EXTRA_LUA[] =
     "effect { name = \"test glow\", tag = \"Glow\", interval = 100 }\n"
     "creature { name = \"test mole\", glyph = \"m\", fg = 3, hp = \"1d4\", attack = \"1d2\",\n"
     "           size = \"small\", level = 1, weight = 0 }\n"
+    "creature { name = \"test hermit\", glyph = \"h\", fg = 3, hp = \"1d4\", attack = \"1d2\",\n"
+    "           level = 1, weight = 0, flags = { \"unique\", \"proper\" } }\n"
     "item { name = \"test pebble\", class = \"food\", glyph = \"*\", fg = 7, weight = 1,\n"
     "       use = \"eat\", nutrition = 1, freq = 0 }\n";
 
@@ -343,7 +345,7 @@ START_TEST(snapshot_reads_under_content_with_kinds_inserted)
 {
     char err[200];
     content_t *a = shipped_content(), *b = content_variant("test-b", true);
-    ck_assert_int_eq(b->n_creatures, a->n_creatures + 1);
+    ck_assert_int_eq(b->n_creatures, a->n_creatures + 2);
     ck_assert_str_eq(b->creatures[0].name, "test mole");
     ck_assert_str_eq(b->items[0].name, "test pebble");
     ck_assert_str_eq(b->effects[0].name, "test glow");
@@ -356,6 +358,10 @@ START_TEST(snapshot_reads_under_content_with_kinds_inserted)
     b2.n_terrain++;
 
     game_t *g = busy_game(a, "giant rat");
+    int first = 0; /* the first unique of a, seen: in b it is the second */
+    while (!(a->creatures[first].flags & CF_UNIQUE))
+        first++;
+    g->pc.uniques_seen |= 1;
     buf_t blob;
     buf_init(&blob);
     ck_assert_int_eq(game_snapshot(g, &blob), 0);
@@ -367,6 +373,10 @@ START_TEST(snapshot_reads_under_content_with_kinds_inserted)
     same_items_known(g, h);
     ck_assert_str_eq(a->races[g->pc.race].name, b->races[h->pc.race].name);
     ck_assert_str_eq(a->classes[g->pc.cls].name, b->classes[h->pc.cls].name);
+    ck_assert_uint_eq(
+        h->pc.uniques_seen,
+        1ull << creature_unique_index(b, (uint16_t)kind_named(b, a->creatures[first].name)));
+    ck_assert_int_eq(creature_unique_index(b, (uint16_t)kind_named(b, "test hermit")), 0);
     ck_assert_uint_ne(g->pc.spells, 0);
     for (int s = 0; s < a->n_spells; s++)
         ck_assert_int_eq(g->pc.spells >> s & 1,
