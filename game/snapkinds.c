@@ -474,29 +474,77 @@ static uint64_t move_bits(uint64_t bits, const order_t *ord, const old_t *o, con
     return out;
 }
 
+/* Looks (flavour indices) as a set. */
+typedef struct {
+    uint64_t w[4];
+} looks_t;
+
+static void look_add(looks_t *l, uint8_t x)
+{
+    l->w[x >> 6] |= 1ull << (x & 63);
+}
+
+static bool look_has(const looks_t *l, uint8_t x)
+{
+    return l->w[x >> 6] >> (x & 63) & 1;
+}
+
+/* A kind new to the game keeps the seed's deal, unless a kind of its
+ * class already settled (kept from the snapshot, or new and before it)
+ * shows that look: then it takes a look the deal gave its class that none
+ * of those shows (the deal gave the class as many looks as it has kinds). */
+static void unclash(game_t *g, const uint8_t *kept, const uint8_t *dealt)
+{
+    const content_t *c = g->c;
+    uint8_t *look = g->items.flavour;
+    for (uint16_t j = 0; j < c->n_items; j++) {
+        if (kept[j] || !ident_flavoured(g, j))
+            continue;
+        looks_t used = {{0}}, offered = {{0}};
+        look_add(&offered, dealt[j]);
+        for (uint16_t i = 0; i < c->n_items; i++)
+            if (i != j && c->items[i].cls == c->items[j].cls && ident_flavoured(g, i)) {
+                look_add(&offered, dealt[i]);
+                if (kept[i] || i < j)
+                    look_add(&used, look[i]);
+            }
+        for (unsigned x = 0; look_has(&used, look[j]) && x < 256; x++)
+            if (look_has(&offered, (uint8_t)x) && !look_has(&used, (uint8_t)x))
+                look[j] = (uint8_t)x;
+    }
+}
+
 /* Identification and flavours in the loading content's item order: kinds
- * new to the game get the seed's deal. g->c is the loading content. */
+ * new to the game get the seed's deal, never a look a kept kind shows.
+ * g->c is the loading content. */
 static int move_items(game_t *g, const snapkinds_t *k)
 {
     const old_t *o = &k->t[T_ITEM];
     size_t n = g->c->n_items ? g->c->n_items : 1;
     uint8_t *known = g->items.known, *nk = gcalloc(&g->al, n, 1), *nf = gcalloc(&g->al, n, 1);
-    if (!nk || !nf) {
+    uint8_t *kept = gcalloc(&g->al, n, 1), *dealt = galloc(&g->al, n);
+    if (!nk || !nf || !kept || !dealt) {
         gfree(&g->al, nk);
         gfree(&g->al, nf);
+        gfree(&g->al, kept);
+        gfree(&g->al, dealt);
         return -1;
     }
     gfree(&g->al, g->items.flavour);
     g->items.known = nk;
     g->items.flavour = nf;
     ident_deal(g);
+    memcpy(dealt, nf, n);
     for (uint16_t i = 0; i < o->n; i++)
         if (o->map[i] < KIND_UNNAMED) {
             nk[o->map[i]] = known[i];
             if (k->flavour[i] != FLAVOUR_NONE)
-                nf[o->map[i]] = (uint8_t)k->flavour[i];
+                nf[o->map[i]] = (uint8_t)k->flavour[i], kept[o->map[i]] = 1;
         }
+    unclash(g, kept, dealt);
     gfree(&g->al, known);
+    gfree(&g->al, kept);
+    gfree(&g->al, dealt);
     return 0;
 }
 

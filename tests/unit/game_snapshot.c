@@ -12,6 +12,7 @@
 #include "creature.h"
 #include "effect.h"
 #include "helpers.h"
+#include "ident.h"
 #include "item.h"
 #include "world.h"
 
@@ -205,7 +206,9 @@ static const char EXTRA_LUA[] =
     "creature { name = \"test hermit\", glyph = \"h\", fg = 3, hp = \"1d4\", attack = \"1d2\",\n"
     "           level = 1, weight = 0, flags = { \"unique\", \"proper\" } }\n"
     "item { name = \"test pebble\", class = \"food\", glyph = \"*\", fg = 7, weight = 1,\n"
-    "       use = \"eat\", nutrition = 1, freq = 0 }\n";
+    "       use = \"eat\", nutrition = 1, freq = 0 }\n"
+    "item { name = \"potion of test\", class = \"potion\", glyph = \"!\", fg = 13, weight = 4,\n"
+    "       use = \"heal\", power = \"1d2\", freq = 0 }\n";
 
 static char *slurp(const char *path)
 {
@@ -323,6 +326,21 @@ static void same_items_known(const game_t *a, const game_t *b)
     }
 }
 
+/* No two flavoured kinds of a class look alike (the new potion of b
+ * among them). */
+static void distinct_looks(const game_t *g)
+{
+    int potions = 0;
+    for (uint16_t i = 0; i < g->c->n_items; i++)
+        for (uint16_t j = 0; j < i && ident_flavoured(g, i); j++)
+            if (ident_flavoured(g, j) && g->c->items[i].cls == g->c->items[j].cls) {
+                ck_assert_msg(g->items.flavour[i] != g->items.flavour[j], "%s and %s look alike",
+                              g->c->items[i].name, g->c->items[j].name);
+                potions += !strcmp(g->c->items[j].name, "potion of test");
+            }
+    ck_assert_int_gt(potions, 0);
+}
+
 /* A spellcaster on level 1 among monsters, carrying and wearing its kit,
  * a floor item, a monster under an effect, a spell known. */
 static game_t *busy_game(const content_t *c, const char *creature)
@@ -371,6 +389,7 @@ START_TEST(snapshot_reads_under_content_with_kinds_inserted)
     same_terrain(g, h, g->depth);
     same_terrain(g, h, 0);
     same_items_known(g, h);
+    distinct_looks(h);
     ck_assert_str_eq(a->races[g->pc.race].name, b->races[h->pc.race].name);
     ck_assert_str_eq(a->classes[g->pc.cls].name, b->classes[h->pc.cls].name);
     ck_assert_uint_eq(
