@@ -537,7 +537,7 @@ static int move_items(game_t *g, const snapkinds_t *k)
     memcpy(dealt, nf, n);
     for (uint16_t i = 0; i < o->n; i++)
         if (o->map[i] < KIND_UNNAMED) {
-            nk[o->map[i]] = known[i];
+            nk[o->map[i]] = known[i] || !ident_flavoured(g, o->map[i]);
             if (k->flavour[i] != FLAVOUR_NONE)
                 nf[o->map[i]] = (uint8_t)k->flavour[i], kept[o->map[i]] = 1;
         }

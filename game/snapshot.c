@@ -495,7 +495,9 @@ static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint
         return -1;
     }
     if (v < SNAP_NAMED && get_le(blob + 8, 8) != content_id(c)) {
-        snprintf(err, errlen, "snapshot: made with other content than %s", content_version(c));
+        snprintf(err, errlen,
+                 "snapshot: made with other content than %s (format %u names no kinds)",
+                 content_version(c), v);
         return -1;
     }
     *rawlen = (uint32_t)get_le(blob + 16, 4);

@@ -11,11 +11,16 @@ its snapshot, read by the kinds' names, and its last rows played: same
 screen (place, hit points, map), same inventory, nothing broken, the log
 says it resumed across content versions, and its row keeps the version it
 began under: ended, the records skip it ("skipped: content version"),
-never replaying it under rules it was not played by."""
+never replaying it under rules it was not played by. vera's game, whose
+snapshot is made to say it was written before snapshots named their kinds,
+cannot be read by the new content: it is kept as broken with that reason,
+never rebuilt from its seed (under other rules, another game)."""
 import re
 import shutil
 import signal
+import struct
 import time
+import zlib
 
 from harness import CTRL_X, ROOT, hook
 
@@ -38,6 +43,17 @@ def next_content(dest, version):
     modules = (dest / "modules.lua").read_text()
     (dest / "modules.lua").write_text(modules.replace("return {", 'return { "extra.lua",', 1))
     (dest / "extra.lua").write_text(EXTRA)
+
+
+def older_format(d, game):
+    """Every snapshot of game made to say format 8, before snapshots named
+    their kinds (its CRC fixed: it covers the version)."""
+    for seq, blob in d.db_rows("SELECT seq, blob FROM snapshots WHERE game = ?", game):
+        b = bytearray(blob)
+        struct.pack_into("<H", b, 4, 8)
+        struct.pack_into("<I", b, 20, zlib.crc32(bytes(b[:20]) + bytes(b[24:])) & 0xFFFFFFFF)
+        d.db_write(("UPDATE snapshots SET blob = ? WHERE game = ? AND seq = ?",
+                    (bytes(b), game, seq)))
 
 
 def until(check, timeout=15):
@@ -66,6 +82,15 @@ def test_live_game_resumes_across_a_content_upgrade(tmp_path, start_daemon, clie
     d = start_daemon()
     rules = (ROOT / "game" / "content" / "rules.lua").read_text()
     old_version = re.search(r'version = "([^"]*)"', rules).group(1)
+    # vera's game, whose snapshot the new content will not be able to read
+    w = clients(d.port).connected()
+    w.register("vera")
+    w.random_character("vera")
+    vera = int(re.search(r"game start user=vera game=(\d+)", d.log()).group(1))
+    w.play_keys("lk")
+    w.send(CTRL_X)
+    w.wait_for("Your choice")
+    until(lambda: d.db_rows("SELECT count(*) FROM snapshots WHERE game = ?", vera) != [(0,)])
     t = clients(d.port).connected()
     t.register("ulf")
     t.random_character("ulf")
@@ -84,6 +109,7 @@ def test_live_game_resumes_across_a_content_upgrade(tmp_path, start_daemon, clie
     seq = hook(d, t, "ulf")["seq"]
     stored(d, game, seq)
     d.kill(signal.SIGKILL)
+    older_format(d, vera)
 
     content = tmp_path / "content-next"
     next_content(content, "warren-test-next")
@@ -96,7 +122,14 @@ def test_live_game_resumes_across_a_content_upgrade(tmp_path, start_daemon, clie
                    rf"{re.escape(old_version)} to warren-test-next: snapshot seq (\d+), "
                    rf"(\d+) rows after it played under warren-test-next")
     assert int(m.group(2)) > 0, m.group(0)
-    d.wait_log(r"recovery done: 1 games resumed, 0 broken")
+    # unreadable: kept as broken with the reason, never rebuilt from its seed
+    why = (rf"content version {re.escape(old_version)}, this server has warren-test-next: "
+           r"snapshot: made with other content than warren-test-next \(format 8 names no kinds\)")
+    d.wait_log(r"recovery done: 1 games resumed, 1 broken")
+    assert re.search(rf"game cannot be restored game={vera} user=vera: {why} \(kept as broken\)",
+                     d.log()), d.log()[-3000:]
+    assert "game rebuilt" not in d.log()
+    until(lambda: d.db_rows("SELECT state FROM games WHERE id = ?", vera) == [("broken",)])
 
     u = clients(d.port).connected()
     u.login("ulf")
@@ -108,7 +141,7 @@ def test_live_game_resumes_across_a_content_upgrade(tmp_path, start_daemon, clie
     assert inventory(u) == items
     assert d.db_rows("SELECT state, content_version FROM games WHERE id = ?",
                      game) == [("live", old_version)]
-    assert "cannot be restored" not in d.log()
+    assert f"cannot be restored game={game}" not in d.log()
 
     # the game goes on under the new content, and survives another restart
     u.play_keys("hj")
@@ -117,7 +150,7 @@ def test_live_game_resumes_across_a_content_upgrade(tmp_path, start_daemon, clie
     d.kill(signal.SIGKILL)
     d.start()
     d.wait_log(rf"game resumed across content versions game={game} user=ulf ")
-    d.wait_log(r"recovery done: 1 games resumed, 0 broken")
+    d.wait_log(r"recovery done: 1 games resumed, 0 broken")  # vera's is broken already
     v = clients(d.port).connected()
     v.login("ulf")
     v.send("p")
