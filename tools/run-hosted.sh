@@ -73,10 +73,9 @@ if [ "$(id -u)" = 0 ]; then
   chown "$(owner "$games_user")" "$pg" "$pg/save" "$pg/record" "$pg/logfile" \
     "$pg/xlogfile" "$pg/perm"
   let_pass "$dir"
-  let_pass "$tree/game/content"
+  let_pass "$tree" # the content and the web pages
   let_pass "$bin"
   [ -z "${WARREN_WEB_ROOT:-}" ] || let_pass "$WARREN_WEB_ROOT"
-  let_pass "$tree/web/dist"
 fi
 
 conf=$dir/warren.conf

@@ -24,16 +24,20 @@ def row_with(g, text):
     return next((r for r in g["rowList"] if text in r["text"]), None)
 
 
+def sign(n):
+    return (n > 0) - (n < 0)
+
+
 def moved_as_asked(moves):
-    """Each arrow left the '@' still or moved it one step its way (a wall or
-    a pet may stop it), never opened anything; at least one step taken."""
+    """Each arrow left the '@' (where the cursor is) still or moved it its
+    way (a wall or a pet may stop it), and never opened a menu or a prompt
+    that took the cursor away; at least one step taken."""
     steps = 0
     for key, tries in moves.items():
-        dx, dy = ARROWS[key]
         for m in tries:
             b, a = m["before"], m["after"]
             assert b and a, (key, m)
-            assert (a[0] - b[0], a[1] - b[1]) in ((0, 0), (dx, dy)), (key, m)
+            assert (sign(a[0] - b[0]), sign(a[1] - b[1])) in ((0, 0), ARROWS[key]), (key, m)
             steps += a != b
     return steps
 

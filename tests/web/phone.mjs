@@ -89,12 +89,12 @@ const register = async (ctx, who) => {
   await Promise.all([page.waitForURL(`${base}/`), page.click('button[type=submit]')]);
   return page;
 };
-// the '@' on the screen: [x, y] or null
-const at = async (page) => {
-  const ls = await lines(page);
-  for (let y = 1; y < ls.length; y++) { const x = ls[y].indexOf('@'); if (x >= 0) return [x, y]; }
-  return null;
-};
+// the player: both games leave the cursor on its '@'; [x, y] or null
+const at = (page) => page.evaluate(() => {
+  const b = window.warren.term.buffer.active;
+  const ch = b.getLine(b.cursorY)?.getCell(b.cursorX)?.getChars();
+  return ch === '@' ? [b.cursorX, b.cursorY] : null;
+});
 const tap = (page, key) => page.locator(`#keys button[data-key="${key}"]`).tap();
 // Taps each arrow; what the '@' did and what the screen's first row said
 const arrows = async (page) => {
