@@ -30,9 +30,18 @@ def build_dir(bindir):
     return [] if b == ROOT.resolve() else [f"B={b}"]
 
 
-def make(bindir, *args, **kw):
+def shell_env(**more):
+    """The environment of someone typing make in a shell: none of the make
+    that may be running these tests (its jobserver, its level)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    env.update(more)
+    return env
+
+
+def make(bindir, *args, env=None, **kw):
     return subprocess.Popen(["make", "--no-print-directory", "-C", str(ROOT), *build_dir(bindir),
-                             *args], stdin=subprocess.DEVNULL, start_new_session=True, **kw)
+                             *args], stdin=subprocess.DEVNULL, start_new_session=True,
+                            env=env or shell_env(), **kw)
 
 
 def wait_port(port, proc, log, timeout=300):
@@ -71,7 +80,7 @@ def test_parallel_make_installs_packages_before_it_compiles(tmp_path):
     b = tmp_path / "b"
     objs = [b / "build" / "rel" / "protocol" / f"{n}.o" for n in ("screen", "ansi")]
     r = subprocess.run(["make", "-C", str(ROOT), "-j2", f"B={b}", *map(str, objs)],
-                       env=dict(os.environ, PATH=f"{shim}:{os.environ['PATH']}"),
+                       env=shell_env(PATH=f"{shim}:{os.environ['PATH']}"),
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert log.exists(), "make compiled without running deps first"
@@ -118,7 +127,7 @@ def test_make_run_hosted_serves_nethack_over_telnet(bindir, tmp_path, clients):
     while http == port:
         http = free_port()
     out = tmp_path / "make.log"
-    env = dict(os.environ)
+    env = shell_env()
     if "WARREN_WEB_ROOT" not in env and (WEB_DIST / "index.html").exists():
         env["WARREN_WEB_ROOT"] = str(WEB_DIST)  # a build dir outside the tree has none beside it
     with open(out, "wb") as f:

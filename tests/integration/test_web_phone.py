@@ -5,7 +5,6 @@ landscape, show every row of the game inside what the phone shows (the
 message line on top, the status lines at the bottom), and the on-screen
 Esc, Ctrl and arrow keys reach NetHack and Warren's own game. The
 screenshots stay in the test's directory."""
-import pytest
 
 from harness import browser_script, unique_name
 from test_hosted import nethack, start_nethack  # noqa: F401 (nethack: a fixture)
