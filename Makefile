@@ -60,10 +60,11 @@ FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
         golden clean web install
 all: build
 
-# every compile waits for deps (order-only), so `make -j` on a fresh
-# clone installs the headers before it needs them
+# every compile and the web build wait for deps (order-only), so `make -j`
+# on a fresh clone installs the headers and node before it needs them
 deps:
 	@./tools/deps.sh
+web: | deps
 
 # ---- object rules for both modes -------------------------------------------
 $(OBJ)/rel/%.o: %.c | deps
@@ -137,7 +138,7 @@ $(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$
 $(BIN)/asan/unit: | $(BIN)/tools/ptytoy
 
 # ---- web client --------------------------------------------------------------
-web: | deps
+web:
 	@if [ -f web/Makefile ]; then $(MAKE) -C web; fi
 
 # ---- run, test, fuzz, bench ---------------------------------------------------
