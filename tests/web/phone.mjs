@@ -77,7 +77,7 @@ const toMap = async (page) => {
     else if (ls.includes('--More--')) await page.keyboard.press('Enter');
     await page.waitForTimeout(150);
   }
-  throw new Error('NetHack never showed its map');
+  throw new Error(`NetHack never showed its map:\n${(await lines(page)).join('\n')}`);
 };
 const register = async (ctx, who) => {
   const page = await ctx.newPage();
@@ -96,13 +96,26 @@ const at = (page) => page.evaluate(() => {
   return ch === '@' ? [b.cursorX, b.cursorY] : null;
 });
 const tap = (page, key) => page.locator(`#keys button[data-key="${key}"]`).tap();
+// A step may start a fight or meet a peaceful: the on-screen Enter
+// passes NetHack's --More--, Esc says no to a question.
+const settleGame = async (page) => {
+  for (let i = 0; i < 8; i++) {
+    const ls = await lines(page);
+    if (ls.some((l) => l.includes('--More--'))) await tap(page, 'Enter');
+    else if (/\[yn/.test(ls[0])) await tap(page, 'Esc');
+    else return;
+    await page.waitForTimeout(300);
+  }
+};
 // Taps each arrow; what the '@' did and what the screen's first row said
 const arrows = async (page) => {
   const moves = {};
   for (const k of ['\u2190', '\u2192', '\u2191', '\u2193', '\u2190', '\u2192']) {
+    await settleGame(page);
     const before = await at(page);
     await tap(page, k);
     await page.waitForTimeout(400);
+    await settleGame(page);
     const after = await at(page);
     (moves[k] ||= []).push({ before, after, top: (await lines(page))[0] });
   }
@@ -123,6 +136,7 @@ try {
   const page = await register(ctx, name);
   await page.goto(`${base}/play/nethack`);
   await page.waitForFunction(() => window.warren && window.warren.state.connected, null, { timeout: 15000 });
+  await page.locator('#term').tap();
   await toMap(page);
   for (const [w, h] of SIZES) {
     await page.setViewportSize({ width: w, height: h });
@@ -154,6 +168,7 @@ try {
   const wpage = await register(wctx, `${name}2`);
   await wpage.goto(`${base}/play`);
   await wpage.waitForFunction(() => window.warren && window.warren.state.connected, null, { timeout: 15000 });
+  await wpage.locator('#term').tap();
   await wpage.keyboard.type('*');
   await waitText(wpage, `${name}2 the`);
   await shootAll(wpage, 'warren', out.warren);
