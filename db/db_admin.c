@@ -10,15 +10,15 @@
 
 /* ---- users ------------------------------------------------------------------- */
 
-static int read_user_info(sqlite3_stmt *st, void *row)
+static int read_user_info(const db_cur_t *st, void *row)
 {
     db_user_info_t *u = row;
-    u->id = sqlite3_column_int64(st, 0);
+    u->id = db_col_int(st, 0);
     db_col_copy(st, 1, u->name, sizeof u->name);
-    u->created = sqlite3_column_int64(st, 2);
-    u->locked = sqlite3_column_int(st, 3) != 0;
-    u->games = sqlite3_column_int64(st, 4);
-    u->live_game = sqlite3_column_int64(st, 5);
+    u->created = db_col_int(st, 2);
+    u->locked = db_col_int(st, 3) != 0;
+    u->games = db_col_int(st, 4);
+    u->live_game = db_col_int(st, 5);
     db_col_copy(st, 6, u->game_name, sizeof u->game_name);
     return DB_OK;
 }
@@ -94,6 +94,8 @@ static const db_row_t health_row = {sizeof(db_health_t), 0, NULL, NULL};
 
 static int run_health(db_conn_t *c, db_op_t *op)
 {
+    if (!c->h)
+        return db_op_fail_msg(op, DB_ERR, "not available on PostgreSQL yet");
     db_health_t *h = db_op_add_row(op, 0, &health_row);
     if (!h)
         return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
@@ -134,6 +136,8 @@ static const db_row_t check_row = {sizeof(db_check_t), 0, NULL, NULL};
 
 static int run_check(db_conn_t *c, db_op_t *op)
 {
+    if (!c->h)
+        return db_op_fail_msg(op, DB_ERR, "not available on PostgreSQL yet");
     db_check_t *r = db_op_add_row(op, 0, &check_row);
     if (!r)
         return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
