@@ -802,6 +802,11 @@ void db_stats(const db_t *db, db_stats_t *out)
     out->pending = db->outstanding;
 }
 
+bool db_is_server(const char *path)
+{
+    return db_pg_is_url(path);
+}
+
 int db_schema_version(const db_t *db)
 {
     return db->core->version;
@@ -979,14 +984,18 @@ static int open_sqlite(db_core_t *db, const db_guard_t *g, db_opened_t *out, cha
  * readers'. The file guards are SQLite's: the server keeps its own files. */
 static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
 {
-    if (out)
-        memset(out, 0, sizeof *out);
+    db_opened_t found;
+    if (!out)
+        out = &found;
+    memset(out, 0, sizeof *out);
     if (db_pg_connect(&db->wconn, db->path, false, err, errlen) != DB_OK)
         return DB_ERR;
     char e2[200] = "";
     int64_t max = 0;
     if (db_pg_migrate(&db->wconn, &db->version, e2, sizeof e2) != DB_OK ||
-        db_pg_query_int(&db->wconn, "SELECT coalesce(max(id), 0) FROM games", &max) != DB_OK) {
+        db_pg_query_int(&db->wconn, "SELECT coalesce(max(id), 0) FROM games", &max) != DB_OK ||
+        db_pg_query_text(&db->wconn, "SELECT value FROM meta WHERE key = 'id'", out->id,
+                         sizeof out->id) != DB_OK) {
         snprintf(err, errlen, "PostgreSQL database: %s", e2[0] ? e2 : db->wconn.err);
         return DB_ERR;
     }

@@ -463,8 +463,13 @@ int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size
 /* Applies the PostgreSQL migrations above the database's version, each in
  * its own transaction, one node at a time (an advisory lock). */
 int db_pg_migrate(db_conn_t *c, int *version, char *err, size_t errlen);
-/* One integer from a query of one row and column; DB_OK or DB_ERR. */
+/* Prepares statement id on c and checks it against its row (as
+ * db_stmt_verify does for SQLite): DB_OK, or DB_ERR with the mismatch. */
+int db_pg_verify(db_conn_t *c, int id, char *err, size_t errlen);
+/* One integer, or text (truncated to n), from a query of one row and
+ * column: DB_OK, or DB_ERR with the message in c->err. */
 int db_pg_query_int(db_conn_t *c, const char *sql, int64_t *out);
+int db_pg_query_text(db_conn_t *c, const char *sql, char *out, size_t n);
 /* The PostgreSQL text of statement def: its own, or sql translated (?N to
  * $N, user quoted) into out. NULL when out is too small. */
 const char *db_pg_sql(const db_stmt_def_t *def, char *out, size_t n);

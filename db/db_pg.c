@@ -163,6 +163,14 @@ static bool prepare(db_conn_t *c, int id)
     return ok;
 }
 
+int db_pg_verify(db_conn_t *c, int id, char *err, size_t errlen)
+{
+    c->prepared[id] = 0;
+    bool ok = prepare(c, id);
+    snprintf(err, errlen, "%s", ok ? "" : c->err);
+    return ok ? DB_OK : DB_ERR;
+}
+
 /* ---- running a step ---------------------------------------------------------------- */
 
 /* A failed result's status: constraint kinds get their own codes. */
@@ -337,16 +345,25 @@ int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size
     return DB_OK;
 }
 
-int db_pg_query_int(db_conn_t *c, const char *sql, int64_t *out)
+int db_pg_query_text(db_conn_t *c, const char *sql, char *out, size_t n)
 {
     PGresult *r = PQexec(pgc(c), sql);
     bool ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQnfields(r) == 1;
     if (ok)
-        *out = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        snprintf(out, n, "%s", PQgetvalue(r, 0, 0));
     else
         keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
     PQclear(r);
     return ok ? DB_OK : DB_ERR;
+}
+
+int db_pg_query_int(db_conn_t *c, const char *sql, int64_t *out)
+{
+    char v[32];
+    if (db_pg_query_text(c, sql, v, sizeof v) != DB_OK)
+        return DB_ERR;
+    *out = strtoll(v, NULL, 10);
+    return DB_OK;
 }
 
 /* ---- migrations -------------------------------------------------------------------- */

@@ -1,0 +1,291 @@
+/* Unit tests: the db layer on PostgreSQL — every statement of the table
+ * prepared there and checked against its row, the migrations, group
+ * commit with a failing op undone alone, the journal, snapshots, resume,
+ * finishing and reading games, reopening. A real server: the suite runs
+ * where WARREN_PG_URL names one (tests/integration/test_storage_pg.py
+ * starts a private cluster and runs this suite against it); without it
+ * the suite has no tests. Each test works in a schema of its own. */
+#include <check.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+#include "db.h"
+#include "db_internal.h"
+
+typedef struct {
+    char url[1024];
+    uv_loop_t loop;
+    db_t *db;
+} pgfx_t;
+
+/* A fresh schema on the server; url then names it (search_path). */
+static void pg_open(pgfx_t *f)
+{
+    static int n;
+    const char *base = getenv("WARREN_PG_URL");
+    ck_assert_ptr_nonnull(base);
+    char schema[64], sql[200];
+    snprintf(schema, sizeof schema, "t%ld_%d", (long)getpid(), n++);
+    PGconn *c = PQconnectdb(base);
+    ck_assert_msg(PQstatus(c) == CONNECTION_OK, "%s", PQerrorMessage(c));
+    snprintf(sql, sizeof sql, "CREATE SCHEMA %s", schema);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+    snprintf(f->url, sizeof f->url, "%s%soptions=-csearch_path%%3D%s", base,
+             strchr(base, '?') ? "&" : "?", schema);
+    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
+    char err[256];
+    f->db = db_open(&f->loop, f->url, err, sizeof err);
+    ck_assert_msg(f->db != NULL, "db_open: %s", err);
+}
+
+static void pg_close(pgfx_t *f)
+{
+    db_close(f->db);
+    f->db = NULL;
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&f->loop), 0);
+}
+
+typedef struct {
+    int calls, status;
+    int64_t id;
+} done_t;
+
+static void on_done(void *ud, int status, int64_t id)
+{
+    done_t *d = ud;
+    d->calls++;
+    d->status = status;
+    d->id = id;
+}
+
+typedef struct {
+    int status;
+    db_user_t u;
+} user_res_t;
+
+static void on_user(void *ud, int status, const db_user_t *u)
+{
+    user_res_t *r = ud;
+    r->status = status;
+    if (u)
+        r->u = *u;
+}
+
+typedef struct {
+    int status;
+    bool has_snap;
+    int64_t snap_seq, game;
+    char snap[32];
+    size_t n;
+    int64_t seq[8];
+    uint8_t keys[8][4];
+    size_t len[8];
+} resume_res_t;
+
+static void on_resume(void *ud, int status, const db_resume_t *r)
+{
+    resume_res_t *x = ud;
+    x->status = status;
+    if (!r)
+        return;
+    x->game = r->game.id;
+    x->has_snap = r->has_snapshot;
+    x->snap_seq = r->snap_seq;
+    if (r->has_snapshot)
+        snprintf(x->snap, sizeof x->snap, "%.*s", (int)r->snap_len, (const char *)r->snap);
+    x->n = r->nrows;
+    for (size_t i = 0; i < r->nrows && i < 8; i++) {
+        x->seq[i] = r->rows[i].seq;
+        x->len[i] = r->rows[i].len;
+        memcpy(x->keys[i], r->rows[i].keys, r->rows[i].len < 4 ? r->rows[i].len : 4);
+    }
+}
+
+typedef struct {
+    int status;
+    size_t n;
+    db_game_t g[4];
+} games_res_t;
+
+static void on_games(void *ud, int status, const db_game_t *g, size_t n)
+{
+    games_res_t *r = ud;
+    r->status = status;
+    r->n = n;
+    for (size_t i = 0; i < n && i < 4; i++)
+        r->g[i] = g[i];
+}
+
+static int64_t make_user(pgfx_t *f, const char *name, const char *key)
+{
+    done_t d = {0};
+    db_user_create(f->db, name, key, "$argon2id$fake", 1000, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_gt(d.id, 0);
+    return d.id;
+}
+
+static int64_t make_game(pgfx_t *f, int64_t user)
+{
+    db_game_new_t g = {.user = user,
+                       .seed = 0xfedcba9876543210ull, /* above INT64_MAX: stored signed */
+                       .content_version = "c1",
+                       .race = "human",
+                       .cls = "fighter",
+                       .start_time = 2000};
+    done_t d = {0};
+    int64_t id = db_game_create(f->db, &g, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    return id;
+}
+
+/* ---- tests ---- */
+
+START_TEST(every_statement_prepares_on_postgresql)
+{
+    pgfx_t f;
+    pg_open(&f);
+    ck_assert_int_eq(db_schema_version(f.db), db_pg_migration_count());
+    ck_assert_int_eq(db_pg_migration_count(), db_migration_count());
+    db_conn_t c = {0};
+    char err[256] = "";
+    ck_assert_msg(db_pg_connect(&c, f.url, false, err, sizeof err) == DB_OK, "%s", err);
+    for (int i = 0; i < DB_STMT_COUNT; i++)
+        ck_assert_msg(db_pg_verify(&c, i, err, sizeof err) == DB_OK, "%s", err);
+    c.be->close(&c);
+    pg_close(&f);
+}
+END_TEST
+
+/* The ?N and user rewriting leaves quoted text and longer words alone. */
+START_TEST(statements_are_translated_for_postgresql)
+{
+    db_stmt_def_t d = {.name = "T",
+                       .sql = "SELECT 'a?1 user', users.id, g.user FROM users WHERE user = ?12"};
+    char out[256];
+    ck_assert_str_eq(db_pg_sql(&d, out, sizeof out),
+                     "SELECT 'a?1 user', users.id, g.\"user\" FROM users WHERE \"user\" = $12");
+    ck_assert_ptr_null(db_pg_sql(&d, out, 10));
+}
+END_TEST
+
+START_TEST(group_commit_undoes_a_failing_op_alone)
+{
+    pgfx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Bob-1", "bob-1");
+    user_res_t r = {0};
+    db_user_by_name(f.db, "BOB-1", on_user, &r);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.status, DB_OK);
+    ck_assert_str_eq(r.u.game_name, "Bob_1"); /* the trigger of migration 8 */
+    int64_t g = make_game(&f, u);
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    /* One loop turn: 20 appends, a duplicate name, a gap in the journal. */
+    done_t d[20] = {{0}}, dup = {0}, gap = {0};
+    for (int i = 0; i < 20; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        if (i == 10)
+            db_user_create(f.db, "BOB-1", "bob-1", "$h", 1, on_done, &dup);
+    }
+    db_journal_append(f.db, g, 30, (const uint8_t *)"x", 1, 5, on_done, &gap);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.writes - s0.writes, 22);
+    for (int i = 0; i < 20; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    ck_assert_int_eq(dup.status, DB_EEXISTS);
+    ck_assert_int_eq(gap.status, DB_ENOTFOUND);
+    resume_res_t x = {0};
+    db_game_resume(f.db, g, on_resume, &x);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(x.status, DB_OK);
+    ck_assert_uint_eq(x.n, 20);
+    ck_assert_int_eq(x.seq[7], 8);
+    pg_close(&f);
+}
+END_TEST
+
+START_TEST(journal_snapshot_resume_finish_and_reopen)
+{
+    pgfx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Ann", "ann");
+    int64_t g = make_game(&f, u);
+    static const uint8_t keys[3][3] = {{0x00, 0xff, 0x5c}, {'a', 0, 'b'}, {'\\', 'x', '0'}};
+    done_t d[3] = {{0}}, snap = {0};
+    for (int i = 0; i < 3; i++)
+        db_journal_append(f.db, g, i + 1, keys[i], 3, 7, on_done, &d[i]);
+    db_snapshot_save(f.db, g, 40, 2, (const uint8_t *)"snap\0shot", 9, on_done, &snap);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(snap.status, DB_OK);
+    resume_res_t x = {0};
+    db_game_resume(f.db, g, on_resume, &x);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(x.status, DB_OK);
+    ck_assert(x.has_snap);
+    ck_assert_int_eq(x.snap_seq, 2);
+    ck_assert_str_eq(x.snap, "snap"); /* the bytes after the NUL are there too: */
+    ck_assert_uint_eq(x.n, 1);        /* the row after the snapshot */
+    ck_assert_int_eq(x.seq[0], 3);
+    ck_assert_uint_eq(x.len[0], 3);
+    ck_assert_mem_eq(x.keys[0], keys[2], 3);
+    db_game_end_t end = {.end_time = 3000,
+                         .turns = 40,
+                         .depth = 2,
+                         .max_depth = 3,
+                         .xl = 4,
+                         .score = 1234,
+                         .cause = "killed by a newt",
+                         .end_kind = "dead"};
+    db_milestone_t ms[2] = {{1, 1, "start", "began"}, {30, 3, "depth", "went down"}};
+    done_t fin = {0};
+    db_game_finish(f.db, g, &end, ms, 2, "dump", 4, on_done, &fin);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(fin.status, DB_OK);
+    int64_t id = db_next_game_id_(f.db);
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    char err[256];
+    f.db = db_open(&f.loop, f.url, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "%s", err);
+    ck_assert_int_eq(db_next_game_id_(f.db), id); /* the games' max id + 1 */
+    games_res_t top = {0};
+    db_scores_top(f.db, 10, 0, on_games, &top);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(top.status, DB_OK);
+    ck_assert_uint_eq(top.n, 1);
+    ck_assert_int_eq(top.g[0].score, 1234);
+    ck_assert_uint_eq(top.g[0].seed, 0xfedcba9876543210ull);
+    ck_assert_str_eq(top.g[0].player, "Ann");
+    ck_assert_int_eq(top.g[0].state, DB_GAME_FINISHED);
+    ck_assert_str_eq(top.g[0].cause, "killed by a newt");
+    pg_close(&f);
+}
+END_TEST
+
+Suite *suite_db_pg(void)
+{
+    Suite *s = suite_create("db_pg");
+    if (!getenv("WARREN_PG_URL"))
+        return s;
+    TCase *t = tcase_create("postgresql");
+    tcase_add_test(t, statements_are_translated_for_postgresql);
+    tcase_add_test(t, every_statement_prepares_on_postgresql);
+    tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
+    tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
+    suite_add_tcase(s, t);
+    return s;
+}
