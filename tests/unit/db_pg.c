@@ -14,6 +14,7 @@
 #include <uv.h>
 #include "db.h"
 #include "db_internal.h"
+#include "db_records.h"
 
 typedef struct {
     char url[1024];
@@ -148,6 +149,69 @@ static int64_t make_game(pgfx_t *f, int64_t user)
     return id;
 }
 
+/* ---- recorders for the social, records and hosted reads ---- */
+
+typedef struct {
+    int status;
+    size_t n;
+    int64_t num; /* rank, or the one row's until / bytes */
+    char text[64];
+    bool flag;
+    int64_t count; /* totals' finished, or chunks */
+} any_res_t;
+
+static void on_number(void *ud, int status, int64_t n)
+{
+    *(any_res_t *)ud = (any_res_t){.status = status, .num = n};
+}
+
+static void on_sanctions(void *ud, int status, const db_sanction_t *s, size_t n)
+{
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status, .n = n};
+    if (n) {
+        r->num = s[0].until;
+        snprintf(r->text, sizeof r->text, "%s", s[0].net);
+    }
+}
+
+static void on_mail(void *ud, int status, const db_mail_t *m, size_t n)
+{
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status, .n = n};
+    if (n)
+        snprintf(r->text, sizeof r->text, "%.20s:%.20s", m[0].from, m[0].text);
+}
+
+static void on_totals(void *ud, int status, const db_player_totals_t *t)
+{
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status};
+    if (t)
+        r->count = t->finished, r->num = t->games;
+}
+
+static void on_hosted(void *ud, int status, const db_hosted_score_t *h, size_t n)
+{
+    (void)h;
+    *(any_res_t *)ud = (any_res_t){.status = status, .n = n};
+}
+
+static void on_hosted_game(void *ud, int status, const db_hosted_game_t *g,
+                           const db_hosted_score_t *score, const db_hosted_chunk_t *c, size_t n)
+{
+    (void)score;
+    (void)c;
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status, .n = n};
+    if (!g)
+        return;
+    r->num = g->bytes;
+    r->flag = g->truncated;
+    r->count = g->chunks;
+    snprintf(r->text, sizeof r->text, "%lld", (long long)g->id);
+}
+
 /* ---- tests ---- */
 
 START_TEST(every_statement_prepares_on_postgresql)
@@ -276,6 +340,99 @@ START_TEST(journal_snapshot_resume_finish_and_reopen)
 }
 END_TEST
 
+static void run(pgfx_t *f)
+{
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+}
+
+/* Upserts, ignored inserts, case-insensitive filters, sums and ranks: the
+ * rows written twice, once per dialect, do the same. */
+START_TEST(rows_of_two_dialects_agree)
+{
+    pgfx_t f;
+    pg_open(&f);
+    int64_t ann = make_user(&f, "Ann", "ann"), bob = make_user(&f, "bob", "bob");
+    int64_t g = make_game(&f, ann);
+    db_game_end_t end = {.end_time = 3000, .score = 50, .cause = "x", .end_kind = "quit"};
+    db_game_finish(f.db, g, &end, NULL, 0, "", 0, NULL, NULL);
+    for (int i = 1; i <= 2; i++) {
+        db_ban_put(f.db, "10.0.0.0/8", 100 * i, 1, NULL, NULL);
+        db_mute_put(f.db, bob, 100 * i, NULL, NULL);
+    }
+    db_mail_send(f.db, bob, ann, 10, "hello", 5, NULL, NULL);
+    any_res_t bans, mutes, mail, rank, totals;
+    games_res_t human = {0};
+    db_bans_list(f.db, on_sanctions, &bans);
+    db_mutes_list(f.db, on_sanctions, &mutes);
+    db_mail_unseen(f.db, bob, on_mail, &mail);
+    db_game_rank(f.db, g, on_number, &rank);
+    db_player_totals(f.db, ann, on_totals, &totals);
+    db_scores_filtered(f.db, &(db_scores_filter_t){.race = "HUMAN", .limit = 5}, on_games, &human);
+    run(&f);
+    ck_assert_uint_eq(bans.n, 1);
+    ck_assert_int_eq(bans.num, 200);
+    ck_assert_uint_eq(mutes.n, 1);
+    ck_assert_str_eq(mutes.text, "bob");
+    ck_assert_int_eq(mutes.num, 200);
+    ck_assert_str_eq(mail.text, "Ann:hello");
+    ck_assert_int_eq(rank.status, DB_OK);
+    ck_assert_int_eq(rank.num, 1);
+    ck_assert_int_eq(totals.count, 1);
+    ck_assert_int_eq(totals.num, 1);
+    ck_assert_int_eq(human.status, DB_OK);
+    ck_assert_uint_eq(human.n, 1);
+    pg_close(&f);
+}
+END_TEST
+
+/* Hosted games: a score row stored once however often it is added, bytes
+ * summed and truncated kept; a deleted account's game name retired. */
+START_TEST(hosted_rows_and_retired_names)
+{
+    pgfx_t f;
+    pg_open(&f);
+    int64_t bob = make_user(&f, "bob", "bob");
+    any_res_t open = {0}, got = {0}, top = {0};
+    db_hosted_game_open(f.db, bob, "nethack", 5, 80, 24, on_hosted_game, &open);
+    run(&f);
+    ck_assert_int_eq(open.status, DB_OK);
+    int64_t id = strtoll(open.text, NULL, 10);
+    db_hosted_chunk_add(f.db, id, 1, "ab", 2, 10, true, NULL, NULL);
+    db_hosted_chunk_add(f.db, id, 2, "cd", 2, 5, false, NULL, NULL);
+    db_hosted_score_t sc = {.user = bob,
+                            .game = "nethack",
+                            .name = "bob",
+                            .role = "Val",
+                            .race = "Hum",
+                            .gender = "Fem",
+                            .align = "Neu",
+                            .death = "quit",
+                            .points = 7,
+                            .start_time = 5,
+                            .end_time = 9};
+    db_hosted_score_add(f.db, &sc, NULL, NULL);
+    db_hosted_score_add(f.db, &sc, NULL, NULL);
+    db_hosted_game_get(f.db, id, on_hosted_game, &got);
+    db_hosted_scores_top(f.db, "nethack", 10, 0, on_hosted, &top);
+    run(&f);
+    ck_assert_int_eq(got.num, 15);
+    ck_assert(got.flag);
+    ck_assert_int_eq(got.count, 2);
+    ck_assert_uint_eq(top.n, 1);
+    done_t del = {0};
+    db_hosted_game_end(f.db, id, 9, NULL, NULL, NULL);
+    db_user_delete(f.db, bob, on_done, &del);
+    run(&f);
+    ck_assert_int_eq(del.status, DB_OK);
+    make_user(&f, "Bob", "bob");
+    user_res_t r = {0};
+    db_user_by_name(f.db, "bob", on_user, &r);
+    run(&f);
+    ck_assert_str_eq(r.u.game_name, "Bob2"); /* "bob" stays retired */
+    pg_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -286,6 +443,8 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
     tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
+    tcase_add_test(t, rows_of_two_dialects_agree);
+    tcase_add_test(t, hosted_rows_and_retired_names);
     suite_add_tcase(s, t);
     return s;
 }
