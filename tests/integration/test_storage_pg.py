@@ -2,9 +2,10 @@
 A private cluster (pgcluster.py: initdb and pg_ctl in the test's own
 directory, a Unix socket there and no TCP port) for each test.
 
-- the db unit suite db_pg (every statement prepared on the server and
+- the db unit suites db_pg (every statement prepared on the server and
   checked against its row, group commit with a failing op undone alone,
-  the journal, snapshots, resume, reopening) runs against it;
+  the rows whose dialects differ) and db_store_pg (db_store's tests that
+  are not about the SQLite file) run against it;
 - warrend on PostgreSQL: a player registers and plays, the daemon is
   SIGKILLed, and after a restart the game resumes exactly where its
   stored journal says, equal to the same keys replayed without a break;
@@ -26,17 +27,18 @@ def pg(tmp_path):
         yield cluster
 
 
-def test_db_unit_suite_runs_on_postgresql(bindir, pg):
+@pytest.mark.parametrize("suite,least", [("db_pg", 6), ("db_store_pg", 12)])
+def test_db_unit_suite_runs_on_postgresql(bindir, pg, suite, least):
     url = pg.create_db("unit")
     unit = program(bindir, "asan/unit")
     r = subprocess.run([str(unit)], capture_output=True, text=True, timeout=600,
-                       env=dict(os.environ, CK_RUN_SUITE="db_pg", CK_FORK="yes",
+                       env=dict(os.environ, CK_RUN_SUITE=suite, CK_FORK="yes",
                                 WARREN_PG_URL=url))
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
     m = re.search(r"(\d+)%: Checks: (\d+), Failures: (\d+), Errors: (\d+)", out)
     assert m, out
-    assert m.group(1) == "100" and int(m.group(2)) >= 4, out
+    assert m.group(1) == "100" and int(m.group(2)) >= least, out
 
 
 def stored_hook(d, t, name, tries=100):
