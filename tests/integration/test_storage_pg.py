@@ -9,7 +9,8 @@ directory, a Unix socket there and no TCP port) for each test.
 - warrend on PostgreSQL: a player registers and plays, the daemon is
   SIGKILLed, and after a restart the game resumes exactly where its
   stored journal says, equal to the same keys replayed without a break;
-  no SQLite file is made."""
+  no SQLite file is made; warren-admin health counts what is stored there
+  and check-db says why it does not apply."""
 import os
 import re
 import signal
@@ -39,6 +40,13 @@ def test_db_unit_suite_runs_on_postgresql(bindir, pg, suite, least):
     m = re.search(r"(\d+)%: Checks: (\d+), Failures: (\d+), Errors: (\d+)", out)
     assert m, out
     assert m.group(1) == "100" and int(m.group(2)) >= least, out
+
+
+def admin(bindir, d, *args):
+    """warren-admin on d's control socket (./warren.ctl by default with PostgreSQL)."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    return subprocess.run([str(tool), "--control", "./warren.ctl", *args], capture_output=True,
+                          text=True, timeout=60, cwd=d.dir)
 
 
 def stored_hook(d, t, name, tries=100):
@@ -87,3 +95,13 @@ def test_game_on_postgresql_resumes_after_sigkill(pg, bindir, tmp_path, start_da
     lines, h = replay(bindir, tmp_path, before["seed"], "alice", keys)
     assert after["hash"] == h
     assert t2.lines() == lines
+
+    health = admin(bindir, d, "health")
+    assert health.returncode == 0, health.stderr
+    assert "users: 1 (0 locked)" in health.stdout, health.stdout
+    assert "games: 1 unfinished, 0 finished, 0 broken" in health.stdout, health.stdout
+    assert f"journal: {before['seq']} rows" in health.stdout, health.stdout
+    assert re.search(r"schema: version [1-9]", health.stdout), health.stdout
+    check = admin(bindir, d, "check-db")
+    assert check.returncode != 0
+    assert "PostgreSQL checks its own storage" in check.stdout + check.stderr
