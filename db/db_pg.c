@@ -3,7 +3,7 @@
  * parameters typed from the row's signature) and checked against the row,
  * results read as text through a cursor, and the migrations of
  * schema_pg.c. A connection lost between two batches is connected again
- * before the next (its statements prepared again as they are used). */
+ * when the next begins (its statements prepared again as they are used). */
 #include <ctype.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
@@ -268,12 +268,12 @@ static int exec_sql(db_conn_t *c, const char *sql)
 }
 
 /* A server restarted or a connection dropped between batches: connected
- * again before a transaction begins (nothing of a transaction is lost by
- * that: none is open), its statements to be prepared again. */
+ * again when a transaction is to begin (nothing of a transaction is lost
+ * by that: none is open), its statements to be prepared again. A dropped
+ * connection shows only once something fails on it: a BEGIN that fails on
+ * a connection found broken is tried once more on a new one. */
 static void revive(db_conn_t *c)
 {
-    if (PQstatus(pgc(c)) == CONNECTION_OK)
-        return;
     PQreset(pgc(c));
     memset(c->prepared, 0, sizeof c->prepared);
 }
@@ -281,13 +281,19 @@ static void revive(db_conn_t *c)
 static int exec_stmt(db_conn_t *c, int id)
 {
     char sql[256];
-    if (id == DB_STMT_BEGIN || id == DB_STMT_BEGIN_READ)
+    bool begin = id == DB_STMT_BEGIN || id == DB_STMT_BEGIN_READ;
+    if (begin && PQstatus(pgc(c)) != CONNECTION_OK)
         revive(c);
     if (!db_pg_sql(&db_stmt_defs[id], sql, sizeof sql)) {
         snprintf(c->err, sizeof c->err, "statement %s: too long", db_stmt_defs[id].name);
         return DB_ERR;
     }
-    return exec_sql(c, sql);
+    int rc = exec_sql(c, sql);
+    if (rc != DB_OK && begin && PQstatus(pgc(c)) != CONNECTION_OK) {
+        revive(c);
+        rc = exec_sql(c, sql);
+    }
+    return rc;
 }
 
 static bool in_tx(const db_conn_t *c)

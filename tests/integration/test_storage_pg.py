@@ -28,7 +28,7 @@ def pg(tmp_path):
         yield cluster
 
 
-@pytest.mark.parametrize("suite,least", [("db_pg", 6), ("db_store_pg", 12)])
+@pytest.mark.parametrize("suite,least", [("db_pg", 7), ("db_store_pg", 12)])
 def test_db_unit_suite_runs_on_postgresql(bindir, pg, suite, least):
     url = pg.create_db("unit")
     unit = program(bindir, "asan/unit")

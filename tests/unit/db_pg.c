@@ -124,6 +124,11 @@ static void on_games(void *ud, int status, const db_game_t *g, size_t n)
         r->g[i] = g[i];
 }
 
+static void on_game(void *ud, int status, const db_game_t *g)
+{
+    on_games(ud, status, g, g ? 1 : 0);
+}
+
 static int64_t make_user(pgfx_t *f, const char *name, const char *key)
 {
     done_t d = {0};
@@ -433,6 +438,32 @@ START_TEST(hosted_rows_and_retired_names)
 }
 END_TEST
 
+/* Every connection of the daemon's dropped by the server (a restart, an
+ * administrator's pg_terminate_backend) between two batches: the next
+ * write and read connect again and succeed. */
+START_TEST(dropped_connections_are_made_again)
+{
+    pgfx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Cy", "cy");
+    PGconn *c = PQconnectdb(getenv("WARREN_PG_URL"));
+    PGresult *r = PQexec(c, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            "WHERE application_name LIKE 'warrend %'");
+    ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+    ck_assert_int_ge(atoi(PQgetvalue(r, 0, 0)), 2); /* the writer and a reader at least */
+    PQclear(r);
+    PQfinish(c);
+    usleep(100 * 1000); /* the server closes them */
+    int64_t g = make_game(&f, u);
+    games_res_t got = {0};
+    db_game_get(f.db, g, on_game, &got);
+    run(&f);
+    ck_assert_int_eq(got.status, DB_OK);
+    ck_assert_int_eq(got.g[0].user, u);
+    pg_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -445,6 +476,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
+    tcase_add_test(t, dropped_connections_are_made_again);
     suite_add_tcase(s, t);
     return s;
 }
