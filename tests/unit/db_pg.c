@@ -13,44 +13,16 @@
 #include <unistd.h>
 #include <uv.h>
 #include "db.h"
+#include "db_fixture.h"
 #include "db_internal.h"
 #include "db_records.h"
 
-typedef struct {
-    char url[1024];
-    uv_loop_t loop;
-    db_t *db;
-} pgfx_t;
-
-/* A fresh schema on the server; url then names it (search_path). */
-static void pg_open(pgfx_t *f)
+/* A fresh schema of the server's database (db_fixture.h). */
+static void pg_open(fx_t *f)
 {
-    static int n;
-    const char *base = getenv("WARREN_PG_URL");
-    ck_assert_ptr_nonnull(base);
-    char schema[64], sql[200];
-    snprintf(schema, sizeof schema, "t%ld_%d", (long)getpid(), n++);
-    PGconn *c = PQconnectdb(base);
-    ck_assert_msg(PQstatus(c) == CONNECTION_OK, "%s", PQerrorMessage(c));
-    snprintf(sql, sizeof sql, "CREATE SCHEMA %s", schema);
-    PGresult *r = PQexec(c, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
-    PQclear(r);
-    PQfinish(c);
-    snprintf(f->url, sizeof f->url, "%s%soptions=-csearch_path%%3D%s", base,
-             strchr(base, '?') ? "&" : "?", schema);
-    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
-    char err[256];
-    f->db = db_open(&f->loop, f->url, err, sizeof err);
-    ck_assert_msg(f->db != NULL, "db_open: %s", err);
-}
-
-static void pg_close(pgfx_t *f)
-{
-    db_close(f->db);
-    f->db = NULL;
-    uv_run(&f->loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(uv_loop_close(&f->loop), 0);
+    *fx_pg() = getenv("WARREN_PG_URL");
+    ck_assert_ptr_nonnull(*fx_pg());
+    fx_open(f);
 }
 
 typedef struct {
@@ -129,7 +101,7 @@ static void on_game(void *ud, int status, const db_game_t *g)
     on_games(ud, status, g, g ? 1 : 0);
 }
 
-static int64_t make_user(pgfx_t *f, const char *name, const char *key)
+static int64_t make_user(fx_t *f, const char *name, const char *key)
 {
     done_t d = {0};
     db_user_create(f->db, name, key, "$argon2id$fake", 1000, on_done, &d);
@@ -139,7 +111,7 @@ static int64_t make_user(pgfx_t *f, const char *name, const char *key)
     return d.id;
 }
 
-static int64_t make_game(pgfx_t *f, int64_t user)
+static int64_t make_game(fx_t *f, int64_t user)
 {
     db_game_new_t g = {.user = user,
                        .seed = 0xfedcba9876543210ull, /* above INT64_MAX: stored signed */
@@ -221,17 +193,17 @@ static void on_hosted_game(void *ud, int status, const db_hosted_game_t *g,
 
 START_TEST(every_statement_prepares_on_postgresql)
 {
-    pgfx_t f;
+    fx_t f;
     pg_open(&f);
     ck_assert_int_eq(db_schema_version(f.db), db_pg_migration_count());
     ck_assert_int_eq(db_pg_migration_count(), db_migration_count());
     db_conn_t c = {0};
     char err[256] = "";
-    ck_assert_msg(db_pg_connect(&c, f.url, false, err, sizeof err) == DB_OK, "%s", err);
+    ck_assert_msg(db_pg_connect(&c, f.path, false, err, sizeof err) == DB_OK, "%s", err);
     for (int i = 0; i < DB_STMT_COUNT; i++)
         ck_assert_msg(db_pg_verify(&c, i, err, sizeof err) == DB_OK, "%s", err);
     c.be->close(&c);
-    pg_close(&f);
+    fx_close(&f);
 }
 END_TEST
 
@@ -249,7 +221,7 @@ END_TEST
 
 START_TEST(group_commit_undoes_a_failing_op_alone)
 {
-    pgfx_t f;
+    fx_t f;
     pg_open(&f);
     int64_t u = make_user(&f, "Bob-1", "bob-1");
     user_res_t r = {0};
@@ -283,13 +255,13 @@ START_TEST(group_commit_undoes_a_failing_op_alone)
     ck_assert_int_eq(x.status, DB_OK);
     ck_assert_uint_eq(x.n, 20);
     ck_assert_int_eq(x.seq[7], 8);
-    pg_close(&f);
+    fx_close(&f);
 }
 END_TEST
 
 START_TEST(journal_snapshot_resume_finish_and_reopen)
 {
-    pgfx_t f;
+    fx_t f;
     pg_open(&f);
     int64_t u = make_user(&f, "Ann", "ann");
     int64_t g = make_game(&f, u);
@@ -328,7 +300,7 @@ START_TEST(journal_snapshot_resume_finish_and_reopen)
     db_close(f.db);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     char err[256];
-    f.db = db_open(&f.loop, f.url, err, sizeof err);
+    f.db = db_open(&f.loop, f.path, err, sizeof err);
     ck_assert_msg(f.db != NULL, "%s", err);
     ck_assert_int_eq(db_next_game_id_(f.db), id); /* the games' max id + 1 */
     games_res_t top = {0};
@@ -341,11 +313,11 @@ START_TEST(journal_snapshot_resume_finish_and_reopen)
     ck_assert_str_eq(top.g[0].player, "Ann");
     ck_assert_int_eq(top.g[0].state, DB_GAME_FINISHED);
     ck_assert_str_eq(top.g[0].cause, "killed by a newt");
-    pg_close(&f);
+    fx_close(&f);
 }
 END_TEST
 
-static void run(pgfx_t *f)
+static void run(fx_t *f)
 {
     uv_run(&f->loop, UV_RUN_DEFAULT);
 }
@@ -354,7 +326,7 @@ static void run(pgfx_t *f)
  * rows written twice, once per dialect, do the same. */
 START_TEST(rows_of_two_dialects_agree)
 {
-    pgfx_t f;
+    fx_t f;
     pg_open(&f);
     int64_t ann = make_user(&f, "Ann", "ann"), bob = make_user(&f, "bob", "bob");
     int64_t g = make_game(&f, ann);
@@ -386,7 +358,7 @@ START_TEST(rows_of_two_dialects_agree)
     ck_assert_int_eq(totals.num, 1);
     ck_assert_int_eq(human.status, DB_OK);
     ck_assert_uint_eq(human.n, 1);
-    pg_close(&f);
+    fx_close(&f);
 }
 END_TEST
 
@@ -394,7 +366,7 @@ END_TEST
  * summed and truncated kept; a deleted account's game name retired. */
 START_TEST(hosted_rows_and_retired_names)
 {
-    pgfx_t f;
+    fx_t f;
     pg_open(&f);
     int64_t bob = make_user(&f, "bob", "bob");
     any_res_t open = {0}, got = {0}, top = {0};
@@ -434,7 +406,7 @@ START_TEST(hosted_rows_and_retired_names)
     db_user_by_name(f.db, "bob", on_user, &r);
     run(&f);
     ck_assert_str_eq(r.u.game_name, "Bob2"); /* "bob" stays retired */
-    pg_close(&f);
+    fx_close(&f);
 }
 END_TEST
 
@@ -443,7 +415,7 @@ END_TEST
  * write and read connect again and succeed. */
 START_TEST(dropped_connections_are_made_again)
 {
-    pgfx_t f;
+    fx_t f;
     pg_open(&f);
     int64_t u = make_user(&f, "Cy", "cy");
     PGconn *c = PQconnectdb(getenv("WARREN_PG_URL"));
@@ -460,7 +432,7 @@ START_TEST(dropped_connections_are_made_again)
     run(&f);
     ck_assert_int_eq(got.status, DB_OK);
     ck_assert_int_eq(got.g[0].user, u);
-    pg_close(&f);
+    fx_close(&f);
 }
 END_TEST
 
