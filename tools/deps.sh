@@ -55,5 +55,13 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing $missing"
 export DEBIAN_FRONTEND=noninteractive
+# Warren's tests start their own PostgreSQL clusters: the package need not
+# make and start a system-wide one (an operator makes theirs on purpose).
+case " $missing " in *" postgresql "*)
+  if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    mkdir -p /etc/postgresql-common
+    echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.conf
+  fi ;;
+esac
 apt-get update -q
 apt-get install -y -q --no-install-recommends $missing
