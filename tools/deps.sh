@@ -64,4 +64,4 @@ case " $missing " in *" postgresql "*)
   fi ;;
 esac
 apt-get update -q
-apt-get install -y -q --no-install-recommends $missing
+apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confold $missing
