@@ -401,7 +401,8 @@ typedef struct {
     sqlite3_stmt *st[DB_STMT_COUNT];
     struct pg_conn *pg;                    /* PostgreSQL: libpq's PGconn */
     unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
-    char err[200];                         /* why the last statement failed */
+    bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
+    char err[200];          /* why the last statement failed */
 } db_conn_t;
 
 /* ---- backends: what differs between SQLite and PostgreSQL ---- */

@@ -193,22 +193,79 @@ static int fail_status(db_conn_t *c, db_op_t *op, const PGresult *r)
     return db_op_fail_msg(op, DB_ERR, msg);
 }
 
-/* Integers as text, text as it is, blobs as binary. */
-static PGresult *exec_rec(db_conn_t *c, const db_op_t *op, const db_rec_t *r)
-{
+/* A step's values for libpq: integers as text, text as it is, blobs as binary. */
+typedef struct {
     char ints[16][24], name[16];
     const char *vals[16];
     int lens[16], fmts[16];
+} params_t;
+
+static void params(params_t *p, const db_op_t *op, const db_rec_t *r)
+{
     for (int i = 0; i < r->nvals && i < 16; i++) {
         const db_val_t *v = &r->v[i];
         if (v->type == 'i')
-            snprintf(ints[i], sizeof ints[i], "%lld", (long long)v->i);
-        vals[i] = v->type == 'i' ? ints[i] : db_val_bytes(op, v);
-        lens[i] = (int)v->len;
-        fmts[i] = v->type == 'b';
+            snprintf(p->ints[i], sizeof p->ints[i], "%lld", (long long)v->i);
+        p->vals[i] = v->type == 'i' ? p->ints[i] : db_val_bytes(op, v);
+        p->lens[i] = (int)v->len;
+        p->fmts[i] = v->type == 'b';
     }
-    snprintf(name, sizeof name, "w%d", r->stmt);
-    return PQexecPrepared(pgc(c), name, r->nvals, vals, lens, fmts, 0);
+    snprintf(p->name, sizeof p->name, "w%d", r->stmt);
+}
+
+static PGresult *exec_rec(db_conn_t *c, const db_op_t *op, const db_rec_t *r)
+{
+    params_t p;
+    params(&p, op, r);
+    return PQexecPrepared(pgc(c), p.name, r->nvals, p.vals, p.lens, p.fmts, 0);
+}
+
+/* The next result of a pipeline, its end (NULL) read too. */
+static PGresult *next_result(PGconn *h)
+{
+    PGresult *r = PQgetResult(h);
+    for (PGresult *x; r && (x = PQgetResult(h));)
+        PQclear(x);
+    return r;
+}
+
+/* The held RELEASE (of the op before) and SAVEPOINT (of this op) sent
+ * with the step in one round trip: a write op of one statement costs one
+ * round trip, not three. The step's result, or the failure before it. */
+static PGresult *exec_held(db_conn_t *c, const db_op_t *op, const db_rec_t *r)
+{
+    PGconn *h = pgc(c);
+    const char *held[2];
+    int n = 0;
+    if (c->held_rel)
+        held[n++] = "RELEASE op";
+    if (c->held_sp)
+        held[n++] = "SAVEPOINT op";
+    c->held_rel = c->held_sp = false;
+    params_t p;
+    params(&p, op, r);
+    bool ok = PQenterPipelineMode(h);
+    for (int i = 0; ok && i < n; i++)
+        ok = PQsendQueryParams(h, held[i], 0, NULL, NULL, NULL, NULL, 0);
+    ok = ok && PQsendQueryPrepared(h, p.name, r->nvals, p.vals, p.lens, p.fmts, 0) &&
+         PQpipelineSync(h);
+    PGresult *failed = NULL, *step = NULL;
+    for (int i = 0; ok && i <= n; i++) {
+        PGresult *x = next_result(h);
+        if (i == n)
+            step = x;
+        else if (PQresultStatus(x) != PGRES_COMMAND_OK && !failed)
+            failed = x;
+        else
+            PQclear(x);
+    }
+    PGresult *sync = ok ? PQgetResult(h) : NULL; /* PGRES_PIPELINE_SYNC */
+    PQclear(sync);
+    PQexitPipelineMode(h);
+    if (!failed)
+        return step;
+    PQclear(step);
+    return failed;
 }
 
 static int read_rows(db_op_t *op, PGresult *res, const db_stmt_def_t *d, int k)
@@ -244,7 +301,7 @@ static int run_step(db_conn_t *c, db_op_t *op, const db_rec_t *r, int k)
     const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
     if (!prepare(c, r->stmt))
         return db_op_fail_msg(op, DB_ERR, c->err);
-    PGresult *res = exec_rec(c, op, r);
+    PGresult *res = c->held_sp || c->held_rel ? exec_held(c, op, r) : exec_rec(c, op, r);
     ExecStatusType st = PQresultStatus(res);
     int rc = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK ? fail_status(c, op, res)
              : k >= 0                                        ? read_rows(op, res, d, k)
@@ -278,10 +335,43 @@ static void revive(db_conn_t *c)
     memset(c->prepared, 0, sizeof c->prepared);
 }
 
+/* SAVEPOINT and RELEASE are held and sent with the next step (exec_held);
+ * a savepoint never sent needs no RELEASE or ROLLBACK TO. Any other
+ * statement sends what is held first. */
+static int hold(db_conn_t *c, int id)
+{
+    bool undo = id == DB_STMT_ROLLBACK_TO;
+    if (id == DB_STMT_SAVEPOINT)
+        c->held_sp = true;
+    else if ((id == DB_STMT_RELEASE || undo) && c->held_sp) /* of a savepoint never made */
+        c->held_sp = undo;
+    else if (id == DB_STMT_RELEASE)
+        c->held_rel = true;
+    else
+        return -1;
+    return DB_OK;
+}
+
+static int send_held(db_conn_t *c)
+{
+    const char *sql = c->held_rel && c->held_sp ? "RELEASE op; SAVEPOINT op"
+                      : c->held_rel             ? "RELEASE op"
+                      : c->held_sp              ? "SAVEPOINT op"
+                                                : NULL;
+    c->held_rel = c->held_sp = false;
+    return sql ? exec_sql(c, sql) : DB_OK;
+}
+
 static int exec_stmt(db_conn_t *c, int id)
 {
     char sql[256];
     bool begin = id == DB_STMT_BEGIN || id == DB_STMT_BEGIN_READ;
+    if (hold(c, id) == DB_OK)
+        return DB_OK;
+    if (id == DB_STMT_ROLLBACK)
+        c->held_rel = c->held_sp = false; /* all of it undone anyway */
+    if (send_held(c) != DB_OK)
+        return DB_ERR;
     if (begin && PQstatus(pgc(c)) != CONNECTION_OK)
         revive(c);
     if (!db_pg_sql(&db_stmt_defs[id], sql, sizeof sql)) {
