@@ -2,8 +2,11 @@
  * thread, each statement of the table prepared once per connection (its
  * parameters typed from the row's signature) and checked against the row,
  * results read as text through a cursor, and the migrations of
- * schema_pg.c. A connection lost between two batches is connected again
- * when the next begins (its statements prepared again as they are used). */
+ * schema_pg.c. Each write op's savepoint (PostgreSQL undoes no single
+ * failed statement by itself) travels with the op's first statement in one
+ * pipeline, its RELEASE with the next op's. A connection lost between two
+ * batches is connected again when the next begins (its statements
+ * prepared again as they are used). */
 #include <ctype.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
