@@ -104,6 +104,45 @@ static inline int count_rows(const char *path, const char *sql)
     return n;
 }
 
+/* Runs sql (SQLite's words, translated) on the PostgreSQL database at url. */
+static inline void fx_pg_exec(const char *url, const char *sql)
+{
+    char text[4096];
+    db_stmt_def_t d = {.name = "fixture", .sql = sql};
+    ck_assert_ptr_nonnull(db_pg_sql(&d, text, sizeof text));
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, text);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK,
+                  "%s: %s", text, PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* The older schema in a fresh PostgreSQL schema: its migrations 1..version
+ * and the version table as db_pg_migrate keeps it, then rows. */
+static inline void fx_pg_old(fx_t *f, int version, const char *rows)
+{
+    fx_pg_schema(f, *fx_pg());
+    char bump[128];
+    for (int i = 1; i <= version; i++) {
+        PGconn *c = PQconnectdb(f->path);
+        PGresult *r = PQexec(c, db_pg_migration_sql(i)); /* several statements: no translation */
+        ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "migration %d: %s", i,
+                      PQerrorMessage(c));
+        PQclear(r);
+        PQfinish(c);
+    }
+    snprintf(bump, sizeof bump,
+             "CREATE TABLE schema_version (version INTEGER NOT NULL); "
+             "INSERT INTO schema_version VALUES (%d)",
+             version);
+    fx_pg_exec(f->path, bump);
+    fx_pg_exec(f->path, rows);
+    /* rows given their ids leave the identity counters behind: moved past them */
+    fx_pg_exec(f->path, "SELECT setval(pg_get_serial_sequence('users', 'id'), "
+                        "coalesce(max(id), 0) + 1, false) FROM users");
+}
+
 /* A database file of an older schema: migrations 1..version, then rows
  * (SQL run on it); then db_open, which migrates it. */
 static inline void fx_open_old(fx_t *f, int version, const char *rows)
@@ -111,16 +150,20 @@ static inline void fx_open_old(fx_t *f, int version, const char *rows)
     snprintf(f->dir, sizeof f->dir, "/tmp/warren-dbtest-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(f->dir));
     snprintf(f->path, sizeof f->path, "%s/old.db", f->dir);
-    sqlite3 *h;
-    ck_assert_int_eq(sqlite3_open(f->path, &h), SQLITE_OK);
-    char *msg = NULL, bump[64];
-    for (int i = 1; i <= version; i++)
-        ck_assert_msg(sqlite3_exec(h, db_migration_sql(i), NULL, NULL, &msg) == SQLITE_OK,
-                      "migration %d: %s", i, msg);
-    snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", version);
-    ck_assert_int_eq(sqlite3_exec(h, bump, NULL, NULL, NULL), SQLITE_OK);
-    ck_assert_msg(sqlite3_exec(h, rows, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
-    sqlite3_close(h);
+    if (*fx_pg()) {
+        fx_pg_old(f, version, rows);
+    } else {
+        sqlite3 *h;
+        ck_assert_int_eq(sqlite3_open(f->path, &h), SQLITE_OK);
+        char *msg = NULL, bump[64];
+        for (int i = 1; i <= version; i++)
+            ck_assert_msg(sqlite3_exec(h, db_migration_sql(i), NULL, NULL, &msg) == SQLITE_OK,
+                          "migration %d: %s", i, msg);
+        snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", version);
+        ck_assert_int_eq(sqlite3_exec(h, bump, NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_msg(sqlite3_exec(h, rows, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+        sqlite3_close(h);
+    }
     ck_assert_int_eq(uv_loop_init(&f->loop), 0);
     char err[256];
     f->db = db_open(&f->loop, f->path, err, sizeof err);
