@@ -5,8 +5,9 @@ directory, a Unix socket there and no TCP port) for each test.
 - the db unit suites db_pg (every statement prepared on the server and
   checked against its row, group commit with a failing op undone alone,
   the rows whose dialects differ), db_store_pg (db_store's tests that
-  are not about the SQLite file) and db_game_names_pg (game names, from a
-  registration and from migration 8 over older rows) run against it;
+  are not about the SQLite file), db_game_names_pg (game names, from a
+  registration and from migration 8 over older rows) and db_hosted_pg
+  (recordings) run against it;
 - warrend on PostgreSQL: a player registers and plays, the daemon is
   SIGKILLed, and after a restart the game resumes exactly where its
   stored journal says, equal to the same keys replayed without a break;
@@ -30,7 +31,8 @@ def pg(tmp_path):
 
 
 @pytest.mark.parametrize("suite,least",
-                         [("db_pg", 7), ("db_store_pg", 12), ("db_game_names_pg", 3)])
+                         [("db_pg", 7), ("db_store_pg", 12), ("db_game_names_pg", 3),
+                          ("db_hosted_pg", 1)])
 def test_db_unit_suite_runs_on_postgresql(bindir, pg, suite, least):
     url = pg.create_db("unit")
     unit = program(bindir, "asan/unit")

@@ -29,6 +29,13 @@ static inline const char **fx_pg(void)
     return &url;
 }
 
+/* A *_pg suite's unchecked fixture: its tests' databases on the server
+ * WARREN_PG_URL names (the suite has no tests without it). */
+static inline void fx_use_pg(void)
+{
+    *fx_pg() = getenv("WARREN_PG_URL");
+}
+
 /* A fresh schema in the PostgreSQL database; its URL (search_path) in f->path. */
 static inline void fx_pg_schema(fx_t *f, const char *base)
 {

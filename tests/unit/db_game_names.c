@@ -202,11 +202,6 @@ Suite *suite_db_game_names(void)
 
 /* The same on PostgreSQL where WARREN_PG_URL names a server (its own
  * trigger and back-fill, schema_pg.c); the reused id is SQLite's alone. */
-static void use_pg(void)
-{
-    *fx_pg() = getenv("WARREN_PG_URL");
-}
-
 Suite *suite_db_game_names_pg(void)
 {
     Suite *s = suite_create("db_game_names_pg");
@@ -214,7 +209,7 @@ Suite *suite_db_game_names_pg(void)
         return s;
     TCase *tc = tcase_create("postgresql");
     tcase_set_timeout(tc, 60);
-    tcase_add_unchecked_fixture(tc, use_pg, NULL);
+    tcase_add_unchecked_fixture(tc, fx_use_pg, NULL);
     tcase_add_test(tc, registration_gives_each_account_its_own);
     tcase_add_test(tc, rename_keeps_it_and_delete_retires_it);
     tcase_add_test(tc, migration_keeps_what_saves_were_made_under);

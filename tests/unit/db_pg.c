@@ -20,7 +20,7 @@
 /* A fresh schema of the server's database (db_fixture.h). */
 static void pg_open(fx_t *f)
 {
-    *fx_pg() = getenv("WARREN_PG_URL");
+    fx_use_pg();
     ck_assert_ptr_nonnull(*fx_pg());
     fx_open(f);
 }

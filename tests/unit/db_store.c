@@ -1008,11 +1008,6 @@ Suite *suite_db_store(void)
 /* The same tests on PostgreSQL, where WARREN_PG_URL names a server
  * (tests/integration/test_storage_pg.py runs them): every one that is not
  * about the SQLite file itself. Without it the suite has no tests. */
-static void use_pg(void)
-{
-    *fx_pg() = getenv("WARREN_PG_URL");
-}
-
 Suite *suite_db_store_pg(void)
 {
     Suite *s = suite_create("db_store_pg");
@@ -1020,7 +1015,7 @@ Suite *suite_db_store_pg(void)
         return s;
     TCase *tc = tcase_create("postgresql");
     tcase_set_timeout(tc, 60);
-    tcase_add_unchecked_fixture(tc, use_pg, NULL);
+    tcase_add_unchecked_fixture(tc, fx_use_pg, NULL);
     tcase_add_test(tc, open_migrates_and_reopens);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
     tcase_add_test(tc, two_loops_share_one_database);
