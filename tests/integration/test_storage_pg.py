@@ -31,7 +31,7 @@ def pg(tmp_path):
 
 
 @pytest.mark.parametrize("suite,least",
-                         [("db_pg", 7), ("db_store_pg", 12), ("db_game_names_pg", 3),
+                         [("db_pg", 8), ("db_store_pg", 12), ("db_game_names_pg", 3),
                           ("db_hosted_pg", 1)])
 def test_db_unit_suite_runs_on_postgresql(bindir, pg, suite, least):
     url = pg.create_db("unit")

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sqlite3.h>
 #include <uv.h>
 #include "db.h"
 #include "db_fixture.h"
@@ -436,6 +437,55 @@ START_TEST(dropped_connections_are_made_again)
 }
 END_TEST
 
+/* "table.column" of every column of the SQLite schema, sorted, into out
+ * (one per line). */
+static void sqlite_columns(char *out, size_t n)
+{
+    sqlite3 *h;
+    int v = 0;
+    char err[256] = "";
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(h,
+                                        "SELECT group_concat(c, char(10)) FROM (SELECT t.name || "
+                                        "'.' || p.name AS c FROM sqlite_master t, "
+                                        "pragma_table_info(t.name) p WHERE t.type = 'table' "
+                                        "ORDER BY c)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+/* The two lists of migrations make the same tables with the same columns
+ * (PostgreSQL's own: its version table, the milestones' order). */
+START_TEST(both_schemas_have_the_same_columns)
+{
+    fx_t f;
+    pg_open(&f);
+    static char lite[8192], pg[8192];
+    sqlite_columns(lite, sizeof lite);
+    db_conn_t c = {0};
+    char err[256] = "";
+    ck_assert_msg(db_pg_connect(&c, f.path, true, err, sizeof err) == DB_OK, "%s", err);
+    ck_assert_int_eq(
+        db_pg_query_text(&c,
+                         "SELECT string_agg(c, chr(10) ORDER BY c COLLATE \"C\") FROM (SELECT "
+                         "table_name || '.' || column_name AS c FROM information_schema.columns "
+                         "WHERE table_schema = current_schema() AND table_name <> "
+                         "'schema_version' AND (table_name, column_name) <> ('milestones', "
+                         "'id')) x",
+                         pg, sizeof pg),
+        DB_OK);
+    c.be->close(&c);
+    ck_assert_str_eq(pg, lite);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -449,6 +499,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
     tcase_add_test(t, dropped_connections_are_made_again);
+    tcase_add_test(t, both_schemas_have_the_same_columns);
     suite_add_tcase(s, t);
     return s;
 }
