@@ -5,7 +5,8 @@
  * BYTEA; ids SQLite gives by rowid are identity columns; "user" is quoted
  * (a reserved word); milestones have an id for their order (SQLite's
  * rowid). Never edit a released migration: append one here and in
- * schema.c together. */
+ * schema.c together (tests/unit/db_pg.c checks both lists make the same
+ * tables and columns). */
 #include "db_internal.h"
 
 static const char *const migrations[] = {
