@@ -5,6 +5,7 @@
  *   bot games N crashes C wins W deaths D deepest D mean_deepest M causes K
  *       median_turns T sneak_attacks S spells_cast X missiles M unique_repeats U
  *       warden_off_depth Z temple_heals H
+ *   bot class NAME games N mean_deepest M deepest D wins W   (one per class played)
  * --class NAME plays that class (any race); --policy wait only waits
  * (--turns N of them, default 20: how often a character that does nothing
  * dies). --check-snapshots also replays each game's keys with a snapshot
@@ -198,11 +199,11 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
     int n = snprintf(line, sizeof line,
                      "seed %llu turns %llu depth %d xl %d score %lld cause %s\n"
                      "counts won %d dead %d sneaks %d casts %d missiles %d repeats %d "
-                     "warden_off %d temple %d\n",
+                     "warden_off %d temple %d class %d\n",
                      (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl,
                      (long long)st.score, st.cause[0] ? st.cause : "none", st.state == GAME_WON,
                      st.state == GAME_DEAD, w.sneaks, b.casts, w.missiles, w.repeats, w.warden_off,
-                     b.temple);
+                     b.temple, g->pc.created ? g->pc.cls : -1);
     int status = 0;
     if (o->check && kl.n > 2)
         status = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
@@ -218,8 +219,12 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
     return status;
 }
 
+#define BOT_CLASSES 8 /* classes told apart in the per-class lines */
+
 typedef struct {
     long games, crashes, mismatches, deepest, depth_sum;
+    long cls_games[BOT_CLASSES], cls_depth[BOT_CLASSES], cls_deepest[BOT_CLASSES],
+        cls_wins[BOT_CLASSES];
     long wins, deaths, sneaks, casts, missiles, repeats, warden_off, temple;
     unsigned long long *turns;
     char (*causes)[128];
@@ -240,7 +245,7 @@ static void tally_cause(tally_t *t, const char *line, int at)
 static void tally_lines(tally_t *t, const char *line)
 {
     unsigned long long seed, turns;
-    int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off, temple;
+    int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off, temple, cls;
     long long score;
     if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
                &depth, &xl, &score, &at) < 5 ||
@@ -256,11 +261,16 @@ static void tally_lines(tally_t *t, const char *line)
     if (counts &&
         sscanf(counts,
                "\ncounts won %d dead %d sneaks %d casts %d missiles %d repeats %d warden_off %d "
-               "temple %d",
-               &won, &dead, &sneaks, &casts, &missiles, &repeats, &off, &temple) == 8) {
+               "temple %d class %d",
+               &won, &dead, &sneaks, &casts, &missiles, &repeats, &off, &temple, &cls) == 9) {
         t->wins += won, t->deaths += dead, t->sneaks += sneaks, t->casts += casts;
         t->missiles += missiles;
         t->repeats += repeats, t->warden_off += off, t->temple += temple;
+        if (cls >= 0 && cls < BOT_CLASSES) {
+            t->cls_games[cls]++, t->cls_depth[cls] += depth, t->cls_wins[cls] += won;
+            if (depth > t->cls_deepest[cls])
+                t->cls_deepest[cls] = depth;
+        }
     }
 }
 
@@ -353,6 +363,17 @@ static int parse(int argc, char **argv, bot_opts_t *o, const char **cls)
     return 0;
 }
 
+/* One line per class played: how deep its characters went, on average. */
+static void class_lines(const tally_t *t, const content_t *c)
+{
+    for (int i = 0; i < c->n_classes && i < BOT_CLASSES; i++)
+        if (t->cls_games[i])
+            printf("bot class %s games %ld mean_deepest %.2f deepest %ld wins %ld\n",
+                   c->classes[i].name, t->cls_games[i],
+                   (double)t->cls_depth[i] / (double)t->cls_games[i], t->cls_deepest[i],
+                   t->cls_wins[i]);
+}
+
 static void summary(const tally_t *t, long games)
 {
     printf("bot games %ld crashes %ld wins %ld deaths %ld deepest %ld mean_deepest %.2f causes %ld "
@@ -391,6 +412,7 @@ int cmd_bot(int argc, char **argv)
     if (o.check)
         printf("bot snapshots checked %ld mismatches %ld\n", t.games, t.mismatches);
     summary(&t, o.games);
+    class_lines(&t, c);
     free(t.turns);
     free(t.causes);
     content_free(c);
