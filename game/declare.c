@@ -508,11 +508,10 @@ static int decl_spell(lua_State *L)
 static const char *const CREATURE_FLAGS[] = CREATURE_FLAG_NAMES;
 
 /* breath = "cone"|"line", breath_dtype=, breath_dice=, breath_range=, recharge=,
- * buff = "haste", summon = "jackal", summon_max=, blink = true, steal = "gold"|"item" */
+ * buff = "haste", summon = "jackal", summon_max=, blink = true */
 static void decl_creature_abilities(lua_State *L, const decl_t *d, ability_t *ab)
 {
     static const char *const SHAPES[BREATH_SHAPES] = BREATH_SHAPE_NAMES;
-    static const char *const STEALS[STEAL_KINDS] = STEAL_NAMES;
     ab->breath = (uint8_t)fld_enum(L, d, "breath", SHAPES, BREATH_SHAPES, ab->breath);
     ab->breath_dtype =
         (uint8_t)fld_enum(L, d, "breath_dtype", DAMAGE_NAMES, DT_COUNT, ab->breath_dtype);
@@ -531,8 +530,24 @@ static void decl_creature_abilities(lua_State *L, const decl_t *d, ability_t *ab
         ab->summon = (uint16_t)(kin + 1);
     ab->summon_max = (uint8_t)fld_int(L, d, "summon_max", ab->summon ? 4 : 0, 0, 20);
     ab->blink = (uint8_t)fld_bool(L, d, "blink", ab->blink);
-    ab->steal = (uint8_t)fld_enum(L, d, "steal", STEALS, STEAL_KINDS, ab->steal);
 }
+/* disguise = { name = "statue", glyph = "'", fg = 7 }: what it passes for. */
+static void decl_creature_disguise(lua_State *L, const decl_t *d, creature_kind_t *c)
+{
+    int t = lua_getfield(L, 1, "disguise");
+    if (t == LUA_TNIL)
+        return (void)lua_pop(L, 1);
+    if (t != LUA_TTABLE)
+        luaL_error(L, "%s: field 'disguise' must be a table {name=, glyph=, fg=}", d->what);
+    lua_insert(L, 1); /* the disguise's table is the declaration the fields read now */
+    decl_t sub = *d;
+    snprintf(sub.what, sizeof sub.what, "%.50s's disguise", d->what);
+    fld_str(L, &sub, "name", c->disguise, sizeof c->disguise, 1);
+    c->disguise_glyph = fld_glyph(L, &sub, '?');
+    c->disguise_fg = (uint16_t)fld_int(L, &sub, "fg", 7, 0, 255);
+    lua_remove(L, 1);
+}
+
 static const char *const DRAIN_NAMES[AB_COUNT + 1] = {"none", "str", "dex", "con",
                                                       "int",  "wis", "cha"};
 static const char *const SIZES[] = SIZE_NAMES;
@@ -568,6 +583,7 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like)
         snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
     fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
+    decl_creature_disguise(L, d, c);
 }
 
 /* race { name=, str=, dex=, con=, int=, wis=, cha=, to_hit=, defence=, resist=, desc= } */
@@ -586,6 +602,7 @@ static int decl_race(lua_State *L)
     r->to_hit = (int8_t)fld_int(L, &d, "to_hit", 0, -5, 5);
     r->defence = (int8_t)fld_int(L, &d, "defence", 0, -5, 5);
     r->resist = (uint16_t)fld_bits(L, &d, "resist", DAMAGE_NAMES, DT_COUNT, 0);
+    r->size = (uint8_t)fld_enum(L, &d, "size", SIZES, SIZE_COUNT, SIZE_MEDIUM);
     fld_str(L, &d, "desc", r->desc, sizeof r->desc, 0);
     return 0;
 }

@@ -1,12 +1,13 @@
 -- Player races: ability adjustments (Str Dex Con Int Wis Cha), to_hit and
--- defence bonuses, resistances.
+-- defence bonuses, resistances, size (medium unless said: what can
+-- swallow them).
 race { name = "human", str = 1, dex = 1, con = 1, int = 1, wis = 1, cha = 1,
        desc = "Humans are good at everything and best at nothing." }
 race { name = "dwarf", con = 2, wis = 1, dex = -1, cha = -2, resist = { "poison" },
        desc = "Stout, stubborn and hard to poison." }
 race { name = "elf", dex = 2, int = 2, con = -2, resist = { "magic" }, defence = 1,
        desc = "Quick and clever, and frail for it; old magic slides off them." }
-race { name = "halfling", dex = 2, cha = 1, str = -2, to_hit = 1, defence = 2,
+race { name = "halfling", dex = 2, cha = 1, str = -2, to_hit = 1, defence = 2, size = "small",
        desc = "Small, lucky and hard to hit." }
 
 -- Classes: hit die, attack bonus per level (percent), good saves, starting

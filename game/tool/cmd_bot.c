@@ -195,6 +195,9 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
         return 2;
     game_status_t st;
     game_status(g, &st);
+    if (g->script_errors) /* content's handlers must not fail in play */
+        fprintf(stderr, "bot: seed %llu: %u handler errors, the last: %s\n",
+                (unsigned long long)seed, g->script_errors, g->script_err);
     char line[400];
     int n = snprintf(line, sizeof line,
                      "seed %llu turns %llu depth %d xl %d score %lld cause %s\n"

@@ -734,7 +734,7 @@ START_TEST(victory_through_the_rules)
     ck_assert(has_milestone(g, "unique.killed"));
     ck_assert(has_milestone(g, "artifact"));
     /* climb out: travel to each up staircase, fighting what comes in view */
-    for (int i = 0; i < 6000 && g->state == GAME_RUNNING; i++) {
+    for (int i = 0; i < 12000 && g->state == GAME_RUNNING; i++) {
         while (g->prompt != PROMPT_NONE)
             game_input(g, vm, (key_event_t){g->prompt == PROMPT_SHOP ? KEY_ESC : 'a', 0});
         level_t *lv = level_current(g);
