@@ -145,6 +145,7 @@ typedef struct {
     int16_t status; /* a hex's or buff's effect kind (content effects); -1 none */
     uint8_t radius; /* an area's or a detection's reach */
     uint8_t use;    /* a power's item use (USE_*, itemkind.h) */
+    uint8_t level;  /* the caster's experience level it may be learnt at */
 } spell_kind_t;
 
 /* Player races and classes (pc.c and chargen.c read them). */

@@ -501,6 +501,7 @@ static int decl_spell(lua_State *L)
     sp->mana = (int16_t)fld_int(L, &d, "mana", -1, 0, 1000);
     if (sp->mana < 0)
         return luaL_error(L, "%s: field 'mana' is required", d.what);
+    sp->level = (uint8_t)fld_int(L, &d, "level", 1, 1, 20);
     spell_fields(L, &d, sp);
     return 0;
 }
@@ -770,6 +771,17 @@ static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
     it->range = (uint8_t)fld_int(L, d, "range", it->range, 0, 30);
     it->breaks = (uint8_t)fld_int(L, d, "breaks", it->breaks, 0, 100);
     it->resist = (uint16_t)fld_bits(L, d, "resist", DAMAGE_NAMES, DT_COUNT, it->resist);
+    int does = fld_enum(L, d, "does", SPELL_EFFECT_NAMES, SPELL_EFFECTS, -1);
+    if (does >= 0)
+        it->does = (uint8_t)(does + 1);
+    if (it->use == USE_CAST && !it->does)
+        luaL_error(L, "%s: use 'cast' needs its spell effect (field 'does')", d->what);
+    it->radius = (uint8_t)fld_int(L, d, "radius", it->radius, 0, 20);
+    int spell = fld_kind(L, d, "spell", find_spell);
+    if (spell >= 0)
+        it->spell = (int16_t)spell;
+    if (it->use == USE_LEARN && it->spell < 0)
+        luaL_error(L, "%s: use 'learn' needs the spell it teaches (field 'spell')", d->what);
     int ego = fld_kind(L, d, "ego", find_ego);
     if (ego >= 0)
         it->ego = (uint16_t)(ego + 1);
@@ -797,6 +809,7 @@ static int decl_item(lua_State *L)
         it->plural[0] = 0;
     } else {
         it->effect = -1;
+        it->spell = -1;
         it->max_depth = 100;
     }
     memcpy(it->name, name, sizeof name);

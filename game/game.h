@@ -113,7 +113,7 @@ uint64_t game_seed(const game_t *g);
  * The version goes up whenever the saved state's layout changes; a blob
  * of another version is refused (game_load says which), and the host
  * rebuilds that game from its seed and journal instead. */
-#define GAME_SNAPSHOT_VERSION 7
+#define GAME_SNAPSHOT_VERSION 8
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
 /* game_snapshot in two halves, so a host can compress off its game thread:
  * game_snapshot_state copies the state into state (replacing its bytes; a

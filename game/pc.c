@@ -1,5 +1,6 @@
 /* pc — the character's numbers (see pc.h). */
 #include "pc.h"
+#include "chargen.h"
 #include "item.h"
 #include "msg.h"
 #include "prompt.h"
@@ -153,6 +154,8 @@ static void level_up(game_t *g)
     msg_milestone(g, "xl", "reached experience level %d", pc->xl);
     if (pc->xl % 3 == 0)
         pc->choices++;
+    if (k->mana && pc->spell_picks < 20)
+        pc->spell_picks++;
 }
 
 void pc_gain_xp(game_t *g, int32_t xp)
@@ -163,6 +166,6 @@ void pc_gain_xp(game_t *g, int32_t xp)
     pc->xp = pc->xp > INT32_MAX - xp ? INT32_MAX : pc->xp + xp;
     while (pc->xl < 20 && pc->xp >= pc_xp_for(pc->xl + 1))
         level_up(g);
-    if (pc->choices && g->prompt == PROMPT_NONE)
+    if (chargen_owed(g) && g->prompt == PROMPT_NONE)
         g->prompt = PROMPT_LEVELUP;
 }

@@ -174,7 +174,7 @@ creature { name = "cave troll", glyph = "T", fg = 8, gender = 1, hp = "9d10", at
            to_hit = 9, defence = 6, armour = 4, size = "large", level = 11, pack = 1, vuln = { "fire" },
            on = { turn = function(e) -- its flesh knits, unless fire has seared it
                if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
-                   e.heal = 2 + e.hpmax("self") // 40
+                   e.heal = 1 + e.hpmax("self") // 60
                end
            end,
            damage = function(e)

@@ -15,7 +15,9 @@ race { name = "halfling", dex = 2, cha = 1, str = -2, to_hit = 1, defence = 2, s
 -- hand out at creation, "24 arrow" for a stack of 24), the great sneak attack (everyone else strikes an
 -- unaware foe a little harder), stealth (added to Dex, less worn armour,
 -- against monsters' perception), mana per level and spells (of
--- spells.lua: known and learnable).
+-- spells.lua: known from the start, and learnable: a caster picks one at
+-- each experience level among those its level allows, and books teach
+-- them too).
 class { name = "fighter", hit_die = 10, bab = 100, saves = { "fort" }, armour = 4, stealth = 0,
         weapon = "1d8", weapon_name = "long sword", armour_name = "chain mail",
         kit = { "long sword", "chain mail", "potion of healing", "short bow", "24 arrow" },
@@ -29,12 +31,13 @@ class { name = "wizard", hit_die = 4, bab = 50, saves = { "will" }, armour = 0, 
         kit = { "dagger", "robe", "potion of healing", "12 dart" },
         spells = { "magic missile" },
         learns = { "fire bolt", "frost bolt", "lightning bolt", "confuse", "stinking cloud", "fireball",
-                   "ice storm", "shield", "haste self", "slow", "identify", "clairvoyance", "blink" },
+                   "ice storm", "shield", "haste self", "slow", "identify", "clairvoyance", "blink",
+                   "chain lightning", "cone of cold" },
         desc = "Wizards cast bolts from a pool of mana; they break easily." }
 class { name = "cleric", hit_die = 8, bab = 75, saves = { "fort", "will" }, armour = 3, mana = 2, stealth = 1,
         weapon = "1d6+1", weapon_name = "mace", armour_name = "scale mail",
         kit = { "mace", "scale mail", "potion of healing", "sling", "20 sling stone" },
         spells = { "cure wounds" },
         learns = { "smite", "scare", "hold", "heal wounds", "bless", "remove curse", "call light",
-                   "find traps", "holy fire", "cure poison" },
+                   "find traps", "holy fire", "cure poison", "holy word", "restoration" },
         desc = "Clerics heal themselves and smite the wicked." }

@@ -149,7 +149,7 @@ creature { name = "troll", glyph = "T", fg = 2, gender = 1, hp = "8d10", attack 
            to_hit = 8, defence = 6, armour = 3, size = "large", level = 10, vuln = { "fire" },
            on = { turn = function(e) -- its flesh knits, unless fire has seared it
                if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
-                   e.heal = 2 + e.hpmax("self") // 40
+                   e.heal = 1 + e.hpmax("self") // 60
                end
            end,
            damage = function(e)
@@ -219,7 +219,7 @@ creature { name = "ice troll", glyph = "T", fg = 12, gender = 1, hp = "10d10", a
            dtype = "cold", to_hit = 10, defence = 7, armour = 4, size = "large", level = 13, immune = { "cold" },
            vuln = { "fire" }, breath = "cone", breath_dtype = "cold", breath_dice = "4d6", breath_range = 3, recharge = 10, on = { turn = function(e) -- its flesh knits, unless fire has seared it
                if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
-                   e.heal = 2 + e.hpmax("self") // 40
+                   e.heal = 1 + e.hpmax("self") // 60
                end
            end,
            damage = function(e)

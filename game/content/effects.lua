@@ -74,3 +74,11 @@ effect { name = "nausea", tag = "Sick", interval = 100, start = "status", tick =
 -- A minotaur's charge: the weight of the run behind one blow.
 effect { name = "charging", tag = "Charge", interval = 100, start = "status", tick = "status",
          finish = "status", to_hit = 2, damage = 6 }
+-- What the potions of heroism and berserk strength put on you: both end
+-- fear and keep it off (brave).
+effect { name = "heroism", tag = "Hero", interval = 100, start = "status", tick = "status", finish = "status",
+         to_hit = 3, flags = { "brave" }, start_msg = "<Actor> feel<s:Actor> like a hero.",
+         end_msg = "<Actor> feel<s:Actor> ordinary again." }
+effect { name = "berserk", tag = "Berserk", interval = 100, start = "status", tick = "status", finish = "status",
+         to_hit = 2, damage = 5, defence = -5, flags = { "brave" },
+         start_msg = "<Actor> <v:Actor:flies/fly> into a berserk rage!", end_msg = "<Actor> calm<s:Actor> down." }

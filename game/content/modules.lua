@@ -4,5 +4,5 @@
 -- and item classes; special levels name regions and creatures).
 return { "terrain.lua", "rooms.lua", "regions.lua", "vaults.lua", "effects.lua", "traps.lua", "spells.lua",
          "creatures.lua", "classes.lua", "items.lua", "golems.lua", "bestiary.lua",
-         "egos.lua", "treasure.lua", "town.lua", "special.lua", "rules.lua",
+         "egos.lua", "treasure.lua", "books.lua", "town.lua", "special.lua", "rules.lua",
          "world.lua" }

@@ -3,6 +3,7 @@
 #include "bot.h"
 #include <stdlib.h>
 #include <string.h>
+#include "chargen.h"
 #include "content.h"
 #include "creature.h"
 #include "ident.h"
@@ -89,11 +90,23 @@ static int find_item(game_t *g, bool (*want)(game_t *, const obj_t *))
     return 0;
 }
 
+/* What a potion or a spell effect does for wounds: heals. */
+static bool heals(const item_kind_t *k)
+{
+    int does = k->use == USE_CAST ? k->does - 1 : -1;
+    return k->use == USE_HEAL || k->use == USE_CURE || does == SPELL_MEND || does == SPELL_VIGOUR ||
+           does == SPELL_RENEW;
+}
 static bool is_healing(game_t *g, const obj_t *o)
 {
     const item_kind_t *k = item_kind(g, o);
-    return k->cls == IC_POTION && ident_known(g, o->kind) &&
-           (k->use == USE_HEAL || k->use == USE_CURE);
+    return k->cls == IC_POTION && ident_known(g, o->kind) && heals(k);
+}
+/* A book of a spell it may learn now. */
+static bool is_book(game_t *g, const obj_t *o)
+{
+    const item_kind_t *k = item_kind(g, o);
+    return k->use == USE_LEARN && k->spell >= 0 && (chargen_learnable_now(g) >> k->spell & 1);
 }
 static bool is_unknown_potion(game_t *g, const obj_t *o)
 {
@@ -338,7 +351,12 @@ static bool is_wand_to_zap(game_t *g, const obj_t *o)
     const item_kind_t *k = item_kind(g, o);
     if (k->cls != IC_WAND || ((o->flags & IF_KNOWN) && o->remaining <= 0))
         return false;
-    return !ident_known(g, o->kind) || k->use == USE_BOLT || k->use == USE_BOLT_EFFECT;
+    if (!ident_known(g, o->kind))
+        return true;
+    const effect_kind_t *e = k->effect >= 0 ? &g->c->effects[k->effect] : NULL;
+    if (k->use == USE_BOLT_EFFECT) /* never what helps a foe */
+        return e && !e->speed && !e->damage && !e->defence && !e->heal;
+    return k->use == USE_BOLT || k->use == USE_CAST;
 }
 
 /* Potions that help a fight: speed, might, reflexes, mastery. */
@@ -434,6 +452,8 @@ static bool bot_tidy(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     }
     if (hostile)
         return false;
+    if ((l = find_item(g, is_book)))
+        return push(b, 'r'), push(b, (uint32_t)l), true;
     if ((l = find_item(g, is_unknown_scroll)) && b->level_keys % 40 == 1)
         return push(b, 'r'), push(b, (uint32_t)l), true;
     if ((l = find_item(g, is_unknown_potion)) && p->hp == p->hp_max && b->level_keys % 40 == 21)
@@ -550,6 +570,34 @@ static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     push(b, (uint32_t)DIRKEY[dir]);
 }
 
+/* How much the bot wants a spell: what hurts most first, then what heals,
+ * then haste, the shield and the rest. */
+static int spell_worth(const spell_kind_t *s)
+{
+    static const int BY_EFFECT[SPELL_EFFECTS] = {
+        [SPELL_BOLT] = 100,  [SPELL_AREA] = 110, [SPELL_BEAM] = 105, [SPELL_CONE] = 115,
+        [SPELL_CHAIN] = 115, [SPELL_HOLY] = 90,  [SPELL_HEAL] = 95,  [SPELL_RENEW] = 96,
+        [SPELL_BUFF] = 60,   [SPELL_HEX] = 40,   [SPELL_POWER] = 20, [SPELL_DETECT] = 10};
+    int w = s->effect < SPELL_EFFECTS ? BY_EFFECT[s->effect] : 0;
+    return w * 10 + dice_max(&s->dice);
+}
+
+/* The letter (from 0) of the spell it picks at a level-up. */
+static int spell_pick(const game_t *g)
+{
+    uint32_t now = chargen_learnable_now(g);
+    int best = 0, most = -1;
+    for (int i = 0, n = 0; i < g->c->n_spells; i++) {
+        if (!(now & (1u << i)))
+            continue;
+        int w = spell_worth(&g->c->spells[i]);
+        if (w > most)
+            most = w, best = n;
+        n++;
+    }
+    return best;
+}
+
 /* Questions the game asks: its class (any race) or a random character,
  * tougher or keener at a new level (by turns), a spell when it may learn
  * one, never quit; other prompts are dismissed. */
@@ -560,9 +608,9 @@ static key_event_t bot_answer(bot_t *b, game_t *g)
     case PROMPT_RACE: return (key_event_t){b->cls >= 0 ? 'a' + bot_rand(b, g->c->n_races) : ' ', 0};
     case PROMPT_CLASS: return (key_event_t){b->cls >= 0 ? 'a' + (uint32_t)b->cls : ' ', 0};
     case PROMPT_LEVELUP:
-        if (pc_class(g)->learnable & ~g->pc.spells)
-            return (key_event_t){'d', 0};
-        return (key_event_t){g->pc.xl % 2 ? 'a' : 'b', 0};
+        if (g->pc.choices)
+            return (key_event_t){g->pc.xl % 2 ? 'a' : 'b', 0};
+        return (key_event_t){(uint32_t)('a' + spell_pick(g)), 0};
     case PROMPT_MORE:
     case PROMPT_HISTORY: return (key_event_t){' ', 0};
     case PROMPT_QUIT: return (key_event_t){'n', 0};
