@@ -36,8 +36,17 @@ void chargen_create(game_t *g, int race, int cls)
         cls = g->c->n_classes ? (int)rng_below(&g->play, g->c->n_classes) : 0;
     pc->race = (uint8_t)race;
     pc->cls = (uint8_t)cls;
+    int8_t roll[AB_COUNT];
+    int best = 0;
     for (int i = 0; i < AB_COUNT; i++) {
-        int v = roll_ability(&g->play) + pc_race(g)->ab[i];
+        roll[i] = roll_ability(&g->play);
+        best = roll[i] > roll[best] ? i : best;
+    }
+    int prime = pc_class(g)->prime < AB_COUNT ? pc_class(g)->prime : AB_STR;
+    int8_t swap = roll[prime]; /* the best roll goes to what the class lives by */
+    roll[prime] = roll[best], roll[best] = swap;
+    for (int i = 0; i < AB_COUNT; i++) {
+        int v = roll[i] + pc_race(g)->ab[i];
         pc->ab[i] = (int8_t)(v < 3 ? 3 : v > 20 ? 20 : v);
     }
     pc->xl = 1;

@@ -168,6 +168,8 @@ typedef struct {
     uint8_t good_saves; /* SAVE_* */
     uint8_t armour;     /* starting kit: armour (absorbs) and defence bonus */
     uint8_t sneak;      /* the great sneak attack on unaware foes (others strike a little harder) */
+    uint8_t prime;      /* AB_*: the ability the best of the six rolls goes to */
+    uint8_t finesse;    /* aims with Dex when that is better than Str */
     int8_t stealth;     /* added to the character's stealth */
     uint8_t mana;       /* spell points per level (0: no spells) */
     uint32_t spells;    /* bits 1 << spell id: spells known from the start */

@@ -351,19 +351,22 @@ void creature_disturb(game_t *g, handle_t h)
         o->flags |= OF_REGEN;
 }
 
-/* The player: a hit point (and a mana point) every 8 turns; a monster,
- * while hurt, a twentieth of its hit points (at least one) every
- * MONSTER_REGEN_TICKS. */
+/* The player: every 8 turns a fortieth of its hit points and a thirtieth
+ * of its mana (at least one of each), so a seasoned body mends as fast as
+ * a young one in its measure; a monster, while hurt, a twentieth of its
+ * hit points (at least one) every MONSTER_REGEN_TICKS. */
 void creature_regen(game_t *g, const event_t *ev)
 {
     obj_t *p = reg_get(&g->reg, ev->target);
     if (!p)
         return;
     if (ev->target == g->player) {
-        if (p->hp < p->hp_max)
-            p->hp++;
+        int hp = p->hp_max / PLAYER_REGEN_HP > 1 ? p->hp_max / PLAYER_REGEN_HP : 1,
+            mp = g->pc.mana_max / PLAYER_REGEN_MANA > 1 ? g->pc.mana_max / PLAYER_REGEN_MANA : 1;
+        p->hp = p->hp + hp < p->hp_max ? p->hp + hp : p->hp_max;
         if (g->pc.mana < g->pc.mana_max)
-            g->pc.mana++;
+            g->pc.mana =
+                (int16_t)(g->pc.mana + mp < g->pc.mana_max ? g->pc.mana + mp : g->pc.mana_max);
         sched_push(&g->sched, g->sched.now + 8 * SCHED_MOVE, FN_REGEN, ev->target, 0, 0);
         return;
     }

@@ -40,8 +40,10 @@ const class_kind_t *pc_class(const game_t *g)
 
 int pc_attack_bonus(const game_t *g)
 {
-    int bab = pc_class(g)->bab * g->pc.xl / 100;
-    return (bab > 0 ? bab : 1) + pc_mod(g->pc.ab[AB_STR]) + pc_race(g)->to_hit + g->pc.pick_hit;
+    int bab = pc_class(g)->bab * g->pc.xl / 100, str = pc_mod(g->pc.ab[AB_STR]),
+        dex = pc_mod(g->pc.ab[AB_DEX]);
+    int aim = pc_class(g)->finesse && dex > str ? dex : str;
+    return (bab > 0 ? bab : 1) + aim + pc_race(g)->to_hit + g->pc.pick_hit;
 }
 
 /* The class's armour figure stands for its armour only when the class has
@@ -158,6 +160,22 @@ static void level_up(game_t *g)
         pc->spell_picks++;
 }
 
+/* A veteran rank: what a level gives but the level itself, and a gift. */
+static void veteran_up(game_t *g)
+{
+    pc_t *pc = &g->pc;
+    pc->veteran++;
+    obj_t *p = reg_get(&g->reg, g->player);
+    int hp = pc_level_hp(g, false);
+    if (p)
+        p->hp_max += hp, p->hp += hp;
+    if (pc_class(g)->mana)
+        pc->mana_max = (int16_t)(pc->mana_max + pc_class(g)->mana), pc->mana = pc->mana_max;
+    pc->choices++;
+    msg_add(g, "You grow more seasoned: veteran rank %d!", pc->veteran);
+    msg_milestone(g, "xl", "reached veteran rank %d", pc->veteran);
+}
+
 void pc_gain_xp(game_t *g, int32_t xp)
 {
     pc_t *pc = &g->pc;
@@ -166,6 +184,9 @@ void pc_gain_xp(game_t *g, int32_t xp)
     pc->xp = pc->xp > INT32_MAX - xp ? INT32_MAX : pc->xp + xp;
     while (pc->xl < 20 && pc->xp >= pc_xp_for(pc->xl + 1))
         level_up(g);
+    while (pc->xl == 20 && pc->veteran < PC_VETERAN_MAX &&
+           (int64_t)pc->xp >= (int64_t)pc_xp_for(20) + (int64_t)(pc->veteran + 1) * PC_VETERAN_XP)
+        veteran_up(g);
     if (chargen_owed(g) && g->prompt == PROMPT_NONE)
         g->prompt = PROMPT_LEVELUP;
 }

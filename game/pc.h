@@ -18,6 +18,7 @@ typedef struct {
     uint8_t xl;             /* experience level 1-20 */
     uint8_t choices;        /* level-up choices owed */
     uint8_t spell_picks;    /* spells a caster may still pick to learn (one a level) */
+    uint8_t veteran; /* ranks past level 20: each a level's hit points and mana, and a gift */
     uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
     uint8_t heartstone;                  /* carrying it */
     uint8_t power_attack;                /* the fighter's stance: harder, wilder blows (power.h) */
@@ -59,5 +60,11 @@ bool pc_restore(game_t *g); /* gives back every drained point; true when any */
 int pc_level_hp(game_t *g, bool first);
 void pc_gain_xp(game_t *g, int32_t xp); /* levels up, owing gifts */
 int32_t pc_xp_for(int xl);              /* experience needed for level xl */
+/* Past level 20 a character goes on growing: every PC_VETERAN_XP more
+ * experience is a veteran rank (at most PC_VETERAN_MAX), with a level's
+ * hit points and mana and a gift, so the last third of the Warren still
+ * makes one stronger. */
+#define PC_VETERAN_XP  10000
+#define PC_VETERAN_MAX 50
 
 #endif

@@ -114,6 +114,7 @@ static void save_pc(const pc_t *pc, ser_t *s)
     ser_u64(s, pc->artifacts_made);
     ser_u64(s, pc->artifacts_found);
     ser_u8(s, pc->spell_picks);
+    ser_u8(s, pc->veteran);
 }
 
 static void load_pc(pc_t *pc, rd_t *in)
@@ -143,6 +144,7 @@ static void load_pc(pc_t *pc, rd_t *in)
     pc->artifacts_made = rd_u64(in);
     pc->artifacts_found = rd_u64(in);
     pc->spell_picks = rd_u8(in);
+    pc->veteran = rd_u8(in);
 }
 
 /* The raw state, field by field. */
@@ -403,8 +405,8 @@ static void state_check(game_t *g, rd_t *in)
     if (pc->created > 1 ||
         (pc->created && (pc->race >= g->c->n_races || pc->cls >= g->c->n_classes)) || pc->xl < 1 ||
         pc->xl > 20 || pc->xp < 0 || pc->mana < 0 || pc->mana > pc->mana_max ||
-        pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 20 || pc->spell_picks > 20 ||
-        pc->power_attack > 1)
+        pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 70 || pc->spell_picks > 20 ||
+        pc->veteran > PC_VETERAN_MAX || pc->power_attack > 1)
         rd_fail(in, "bad character");
     const level_t *lv = g->levels[g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->depth : 0];
     if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h))

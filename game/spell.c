@@ -217,8 +217,9 @@ static bool cast(game_t *g, handle_t caster, handle_t target, int x, int y, int 
     const spell_kind_t *s = &g->c->spells[spell];
     dice_t d = s->dice;
     bool player = caster == g->player;
-    if (has(s, SPF_GROWS))
-        d.n = (int16_t)(d.n + (player ? g->pc.xl : creature_kind(g, o)->level) / 4);
+    if (has(s,
+            SPF_GROWS)) /* a die every fourth level of the player's, every sixth of a monster's */
+        d.n = (int16_t)(d.n + (player ? g->pc.xl / 4 : creature_kind(g, o)->level / 6));
     return EFFECTS[s->effect].cast(g, caster, target, x, y, s, &d);
 }
 

@@ -21,7 +21,7 @@
  * (the loader checks: declare.c). SPF_AIMS: cast at a target chosen with
  * the cursor; SPF_BURST: bursts on the first creature in the line or where
  * it ends, not at the first creature only; SPF_GROWS: its dice grow a die
- * every fourth level of the caster. */
+ * every fourth level of the player casting it, every sixth of a monster. */
 enum {
     SPF_DAMAGE = 1 << 0,
     SPF_STATUS = 1 << 1,
@@ -93,7 +93,7 @@ int spell_cast_toward(game_t *g, int spell, int x, int y);
 /* caster casts spell at target (a heal, buff, power: on itself; an area:
  * bursting on the target), mana aside: what the spell's effect does. The
  * player's bolts and areas grow a die every fourth level, a monster's
- * bolts and breath likewise. True when it took effect (a hex resisted
+ * bolts and breath every sixth. True when it took effect (a hex resisted
  * did not). */
 bool spell_cast_at(game_t *g, handle_t caster, handle_t target, int spell);
 /* The first spell of set with this effect (SPELL_*); -1 when none. */

@@ -302,7 +302,7 @@ void status_rest(game_t *g)
         msg_add(g, "You cannot rest with enemies in view.");
         return;
     }
-    if (p->hp >= p->hp_max) {
+    if (p->hp >= p->hp_max && g->pc.mana >= g->pc.mana_max) {
         msg_add(g, "You are not hurt: there is no need to rest.");
         return;
     }
@@ -322,13 +322,13 @@ void status_rest(game_t *g)
         vision_update(g);
         turns++;
         p = reg_get(&g->reg, g->player);
-        if (!p || p->hp >= p->hp_max || hostile_in_view(g) || g->said != said ||
-            hunger_level(g->items.food) >= 2)
+        if (!p || (p->hp >= p->hp_max && g->pc.mana >= g->pc.mana_max) || hostile_in_view(g) ||
+            g->said != said || hunger_level(g->items.food) >= 2)
             break;
     }
     if (g->state != GAME_RUNNING || !p)
         return;
-    if (p->hp >= p->hp_max)
+    if (p->hp >= p->hp_max && g->pc.mana >= g->pc.mana_max)
         msg_add(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
     else
         msg_add(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");

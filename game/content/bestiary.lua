@@ -186,7 +186,7 @@ creature { name = "cave troll", glyph = "T", fg = 8, gender = 1, hp = "9d10", at
 
 -- depths 12-20
 creature { name = "young white dragon", glyph = "D", fg = 15, speed = 110, hp = "14d10", attack = "2d10",
-           hits = "rake<s:Actor>", dtype = "cold", to_hit = 12, defence = 10, armour = 5, size = "huge", level = 13,
+           hits = "rake<s:Actor>", dtype = "cold", to_hit = 11, defence = 10, armour = 5, size = "huge", level = 13,
            flags = { "dragon" }, immune = { "cold" }, vuln = { "fire" },
            breath = "cone", breath_dtype = "cold", breath_dice = "5d6", breath_range = 5, recharge = 10,
            desc = "A dragon white as a glacier's heart, breathing a blizzard." }
@@ -195,29 +195,29 @@ creature { name = "chimera", glyph = "H", fg = 9, speed = 110, hp = "10d10", att
            breath = "cone", breath_dtype = "fire", breath_dice = "4d6", breath_range = 4, recharge = 8,
            desc = "Lion, goat and dragon in one body, and the dragon's head does the talking." }
 creature { name = "young blue dragon", glyph = "D", fg = 12, speed = 110, hp = "15d10", attack = "2d10",
-           hits = "rake<s:Actor>", dtype = "lightning", to_hit = 13, defence = 11, armour = 5, size = "huge",
+           hits = "rake<s:Actor>", dtype = "lightning", to_hit = 12, defence = 11, armour = 5, size = "huge",
            level = 14, flags = { "dragon" }, immune = { "lightning" },
            breath = "line", breath_dtype = "lightning", breath_dice = "6d6", breath_range = 8, recharge = 10,
            desc = "A blue dragon crackling with static; its breath is a lightning stroke." }
 creature { name = "spirit naga", glyph = "n", fg = 13, gender = 2, hp = "12d8", attack = "2d8", hits = "crush<es:Actor>",
-           to_hit = 12, defence = 10, armour = 3, size = "large", level = 14, resist = { "magic" },
+           to_hit = 11, defence = 10, armour = 3, size = "large", level = 14, resist = { "magic" },
            spells = { "lightning bolt", "cure wounds", "confuse" }, buff = "haste", blink = true,
            desc = "A serpent with a woman's face, wise and cruel, wreathed in glimmering wards." }
 creature { name = "dread", glyph = "W", fg = 5, speed = 120, hp = "10d8", attack = "2d6+2", hits = "touch<es:Actor>",
-           dtype = "cold", to_hit = 12, defence = 11, size = "medium", level = 15, flags = { "undead" },
+           dtype = "cold", to_hit = 11, defence = 11, size = "medium", level = 15, flags = { "undead" },
            immune = { "poison", "cold" }, resist = { "hit" }, drain = "wis", blink = true,
            desc = "A hooded shadow that flickers from place to place, draining the will to go on." }
 creature { name = "storm giant", glyph = "P", fg = 11, gender = 1, hp = "15d10", attack = "3d8+3", dtype = "lightning",
-           to_hit = 14, defence = 10, armour = 5, size = "huge", level = 17, flags = { "giant" },
+           to_hit = 12, defence = 10, armour = 5, size = "huge", level = 17, flags = { "giant" },
            immune = { "lightning" }, spells = { "lightning bolt" },
            desc = "A giant with storm-grey skin and hair that stands on end; thunder follows it." }
 creature { name = "pit fiend", glyph = "U", fg = 1, gender = 1, hp = "16d10", attack = "3d8+2", hits = "claw<s:Actor>",
-           dtype = "fire", to_hit = 15, defence = 12, armour = 5, size = "large", level = 18, flags = { "demon" },
+           dtype = "fire", to_hit = 13, defence = 12, armour = 5, size = "large", level = 18, flags = { "demon" },
            immune = { "fire", "poison" }, resist = { "magic" }, spells = { "fire bolt", "scare" },
            summon = "imp", summon_max = 4,
            desc = "A winged devil of the deepest fires, attended by a flock of imps." }
 creature { name = "death knight", glyph = "W", fg = 1, gender = 1, hp = "15d10", attack = "3d8+4", hits = "cleave<s:Actor>",
-           to_hit = 16, defence = 13, armour = 6, size = "medium", level = 18, flags = { "undead" },
+           to_hit = 14, defence = 13, armour = 6, size = "medium", level = 18, flags = { "undead" },
            immune = { "poison", "cold" }, resist = { "fire", "magic" }, buff = "might",
            desc = "A fallen knight in black plate that no longer needs the body inside it." }
 

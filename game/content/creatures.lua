@@ -180,7 +180,7 @@ creature { name = "minotaur", glyph = "H", fg = 3, gender = 1, speed = 110, hp =
            hits = "gore<s:Actor>", to_hit = 10, defence = 7, armour = 3, size = "large", level = 12,
            on = { turn = function(e) -- a charge down the passage, horns first
                if e.phase == "main" and e.aware() and e.dist() >= 2 and e.dist() <= 5 and e.sees("self")
-                  and e.rand(2) == 0 then
+                  and e.rand(3) == 0 then
                    e.say("<Actor> lower<s:Actor> <his:Actor> horns and charge<s:Actor>!")
                    e.rush(5)
                    e.status("self", "charging", 1)
@@ -217,7 +217,7 @@ creature { name = "salamander", glyph = "n", fg = 9, speed = 120, hp = "8d8", at
            desc = "A serpent of living flame; what strikes it gets burnt." }
 creature { name = "ice troll", glyph = "T", fg = 12, gender = 1, hp = "10d10", attack = "2d8+3", hits = "claw<s:Actor>",
            dtype = "cold", to_hit = 10, defence = 7, armour = 4, size = "large", level = 13, immune = { "cold" },
-           vuln = { "fire" }, breath = "cone", breath_dtype = "cold", breath_dice = "4d6", breath_range = 3, recharge = 10, on = { turn = function(e) -- its flesh knits, unless fire has seared it
+           vuln = { "fire" }, breath = "cone", breath_dtype = "cold", breath_dice = "3d6", breath_range = 3, recharge = 12, on = { turn = function(e) -- its flesh knits, unless fire has seared it
                if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
                    e.heal = 1 + e.hpmax("self") // 60
                end
@@ -229,7 +229,7 @@ creature { name = "ice troll", glyph = "T", fg = 12, gender = 1, hp = "10d10", a
            end },
            desc = "A troll white as old snow, breathing frost." }
 creature { name = "Mazrak the Flayer", glyph = "h", fg = 13, gender = 1, speed = 120, hp = "18d8", attack = "3d6+2",
-           dtype = "magic", hits = "flay<s:Actor>", to_hit = 12, defence = 11, armour = 3, size = "medium", level = 15,
+           dtype = "magic", hits = "flay<s:Actor>", to_hit = 11, defence = 11, armour = 3, size = "medium", level = 15,
            flags = { "unique", "proper" }, resist = { "magic", "fire", "cold" },
            spells = { "magic missile", "cure wounds" },
            drain = "int", on = { turn = function(e) -- a blast of the mind from afar
@@ -244,7 +244,7 @@ creature { name = "Mazrak the Flayer", glyph = "h", fg = 13, gender = 1, speed =
 
 -- depths 15-20
 creature { name = "vampire", glyph = "V", fg = 1, gender = 1, speed = 120, hp = "12d8", attack = "2d6+3",
-           hits = "bite<s:Actor>", to_hit = 12, defence = 11, armour = 2, size = "medium", level = 15,
+           hits = "bite<s:Actor>", to_hit = 11, defence = 11, armour = 2, size = "medium", level = 15,
            immune = { "poison" }, resist = { "cold" }, vuln = { "fire" },
            drain = "con",
            flags = { "undead" }, on = { damage = function(e) -- it drinks what it draws
@@ -255,32 +255,32 @@ creature { name = "vampire", glyph = "V", fg = 1, gender = 1, speed = 120, hp = 
            end },
            desc = "A pale noble of the night, courteous until it is hungry." }
 creature { name = "clay golem", glyph = "'", fg = 3, speed = 80, hp = "14d10", attack = "3d8", hits = "slam<s:Actor>",
-           to_hit = 12, defence = 8, armour = 7, size = "large", level = 15, flags = { "mindless" },
+           to_hit = 11, defence = 8, armour = 7, size = "large", level = 15, flags = { "mindless" },
            immune = { "poison", "magic" }, desc = "A giant of fired clay with a name written under its tongue." }
 creature { name = "frost giant", glyph = "P", fg = 12, gender = 1, hp = "14d10", attack = "3d8+3", dtype = "cold",
-           to_hit = 13, defence = 9, armour = 5, size = "huge", level = 16, immune = { "cold" }, vuln = { "fire" },
+           to_hit = 11, defence = 9, armour = 5, size = "huge", level = 16, immune = { "cold" }, vuln = { "fire" },
            flags = { "giant" }, desc = "A giant of the high glaciers, bearded with icicles." }
 creature { name = "fire giant", glyph = "P", fg = 9, gender = 1, hp = "15d10", attack = "3d8+4", dtype = "fire",
-           to_hit = 14, defence = 10, armour = 6, size = "huge", level = 17, immune = { "fire" }, vuln = { "cold" },
+           to_hit = 12, defence = 10, armour = 6, size = "huge", level = 17, immune = { "fire" }, vuln = { "cold" },
            flags = { "giant" }, desc = "A giant of the forges below, skin like cooling iron." }
 creature { name = "black pudding", glyph = "j", fg = 8, speed = 70, hp = "16d10", attack = "3d8", hits = "dissolve<s:Actor>",
-           dtype = "acid", to_hit = 11, defence = 5, size = "huge", level = 16, flags = { "mindless" },
+           dtype = "acid", to_hit = 10, defence = 5, size = "huge", level = 16, flags = { "mindless" },
            immune = { "acid", "poison", "cold", "lightning" }, on = { damage = function(e) -- a blade's cut only makes two of it
                if e.me == "victim" and e.phase == "post" and e.dtype == "hit" and e.dealt > 0
                   and e.hp("self") >= 10 and e.count() < 8 then e.split() end
            end },
            desc = "A lake of black hunger that flows uphill; cut it and there are two of it." }
 creature { name = "young red dragon", glyph = "D", fg = 9, speed = 110, hp = "18d10", attack = "3d10",
-           hits = "rake<s:Actor>", dtype = "fire", to_hit = 15, defence = 12, armour = 6, size = "huge", level = 18,
+           hits = "rake<s:Actor>", dtype = "fire", to_hit = 13, defence = 12, armour = 6, size = "huge", level = 18,
            immune = { "fire" }, spells = { "fire breath" },
            flags = { "dragon" }, desc = "A dragon not yet grown, and already larger than a house." }
 creature { name = "lich", glyph = "L", fg = 5, gender = 1, hp = "16d8", attack = "3d6", hits = "blast<s:Actor>",
-           dtype = "magic", to_hit = 15, defence = 12, armour = 2, size = "medium", level = 18,
+           dtype = "magic", to_hit = 13, defence = 12, armour = 2, size = "medium", level = 18,
            immune = { "poison", "cold" }, resist = { "magic", "lightning" },
            spells = { "frost bolt", "lightning bolt", "hold" },
            flags = { "undead" }, desc = "A dead wizard who refused to stop, wrapped in rotting silk." }
 creature { name = "Sethra the Pale", glyph = "V", fg = 13, gender = 2, speed = 130, hp = "24d8", attack = "3d8+3",
-           hits = "bite<s:Actor>", to_hit = 16, defence = 14, armour = 4, size = "medium", level = 19,
+           hits = "bite<s:Actor>", to_hit = 14, defence = 14, armour = 4, size = "medium", level = 19,
            flags = { "undead", "unique", "proper" }, immune = { "poison" }, resist = { "cold", "magic" }, vuln = { "fire" },
            spells = { "cure wounds", "frost bolt", "scare" },
            on = { damage = function(e) -- it drinks what it draws
@@ -290,9 +290,9 @@ creature { name = "Sethra the Pale", glyph = "V", fg = 13, gender = 2, speed = 1
                end
            end },
            desc = "The vampire queen of the lower halls, older than the town above." }
-creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gender = 1, hp = "30d10",
-           attack = "4d8+4", hits = "smite<s:Actor>", to_hit = 17, defence = 14, armour = 8, size = "huge", level = 20,
-           flags = { "unique", "proper", "warden" }, resist = { "fire", "cold", "lightning", "magic" },
+creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gender = 1, hp = "24d10",
+           attack = "3d8+4", hits = "smite<s:Actor>", to_hit = 13, defence = 12, armour = 5, size = "huge", level = 20,
+           flags = { "unique", "proper", "warden" }, resist = { "fire", "cold" },
            immune = { "poison" },
            desc = "A horned giant of black stone set to guard the Heartstone forever. It holds the stone in its chest." }
 

@@ -73,7 +73,7 @@ effect { name = "nausea", tag = "Sick", interval = 100, start = "status", tick =
          start_msg = "<Actor> retch<es:Actor> at the stench.", end_msg = "<Actor> feel<s:Actor> less queasy." }
 -- A minotaur's charge: the weight of the run behind one blow.
 effect { name = "charging", tag = "Charge", interval = 100, start = "status", tick = "status",
-         finish = "status", to_hit = 2, damage = 6 }
+         finish = "status", to_hit = 2, damage = 3 }
 -- What the potions of heroism and berserk strength put on you: both end
 -- fear and keep it off (brave).
 effect { name = "heroism", tag = "Hero", interval = 100, start = "status", tick = "status", finish = "status",

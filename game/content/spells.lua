@@ -14,7 +14,7 @@
 -- bolt's, area's or breath's damage type: fire cold lightning acid poison
 -- magic hit; a Ref save halves an element's), dice (damage or healing;
 -- casters add a die for every fourth level of theirs to bolts and areas,
--- monsters to bolts and breath), level (the experience level a character
+-- monsters one for every sixth to bolts and breath), level (the experience level a character
 -- may learn it at: a pick at each level, or its book). Bolts, hexes and
 -- areas aim with the target cursor. The effects of spellfx.h (beam, cone,
 -- chain, push, banish, mend, vigour, renew, holy, mass_hex, shroud) serve

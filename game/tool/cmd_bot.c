@@ -6,7 +6,8 @@
  *       median_turns T sneak_attacks S spells_cast X missiles M unique_repeats U
  *       warden_off_depth Z temple_heals H
  *   bot class NAME games N mean_deepest M deepest D wins W   (one per class played)
- * --class NAME plays that class (any race); --policy wait only waits
+ * --class NAME plays that class (any race); --dump writes each game's dump
+ * (character, gear, last messages, map) to stderr; --policy wait only waits
  * (--turns N of them, default 20: how often a character that does nothing
  * dies). --check-snapshots also replays each game's keys with a snapshot
  * round trip at a random cut point and requires the same end (hash and
@@ -36,7 +37,7 @@ enum { POLICY_EXPLORE = 0, POLICY_WAIT };
 typedef struct {
     long games, max_keys, turns;
     uint64_t seed;
-    int check, cls, policy;
+    int check, cls, policy, dump;
 } bot_opts_t;
 
 typedef struct {
@@ -195,6 +196,13 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
         return 2;
     game_status_t st;
     game_status(g, &st);
+    if (o->dump) { /* how it ended, for whoever tunes the game */
+        buf_t d;
+        buf_init(&d);
+        game_dump(g, &d);
+        fprintf(stderr, "==== seed %llu\n%.*s\n", (unsigned long long)seed, (int)d.len, d.data);
+        buf_free(&d);
+    }
     if (g->script_errors) /* content's handlers must not fail in play */
         fprintf(stderr, "bot: seed %llu: %u handler errors, the last: %s\n",
                 (unsigned long long)seed, g->script_errors, g->script_err);
@@ -335,6 +343,10 @@ static int parse(int argc, char **argv, bot_opts_t *o, const char **cls)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--check-snapshots")) {
             o->check = 1;
+            continue;
+        }
+        if (!strcmp(argv[i], "--dump")) {
+            o->dump = 1;
             continue;
         }
         if (i + 1 >= argc) {

@@ -79,10 +79,12 @@ START_TEST(creation_choices_and_levels)
     ck_assert_int_eq(g->pc.choices, 0);
     pc_gain_xp(g, pc_xp_for(20) * 2);
     ck_assert_int_eq(g->pc.xl, 20);
+    /* past 20, every PC_VETERAN_XP more is a veteran rank: hit points and a gift */
+    ck_assert_int_eq(g->pc.veteran, pc_xp_for(20) / PC_VETERAN_XP);
     int xls = 0;
     for (size_t i = 0; i < game_milestone_count(g); i++)
         xls += !strcmp(game_milestone(g, i)->kind, "xl");
-    ck_assert_int_eq(xls, 19);
+    ck_assert_int_eq(xls, 19 + g->pc.veteran);
     game_free(g);
     /* any other key: a random race and class at once */
     g = game_new(c, 22, NULL);
