@@ -170,6 +170,7 @@ typedef struct {
     uint8_t sneak;      /* the great sneak attack on unaware foes (others strike a little harder) */
     uint8_t prime;      /* AB_*: the ability the best of the six rolls goes to */
     uint8_t finesse;    /* aims with Dex when that is better than Str */
+    uint8_t dodge;      /* a point of defence every this many levels (0: none) */
     int8_t stealth;     /* added to the character's stealth */
     uint8_t mana;       /* spell points per level (0: no spells) */
     uint32_t spells;    /* bits 1 << spell id: spells known from the start */

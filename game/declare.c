@@ -651,6 +651,7 @@ static int decl_class(lua_State *L)
     static const char *const AB[AB_COUNT] = {"str", "dex", "con", "int", "wis", "cha"};
     c->prime = (uint8_t)fld_enum(L, &d, "prime", AB, AB_COUNT, AB_STR);
     c->finesse = (uint8_t)fld_bool(L, &d, "finesse", 0);
+    c->dodge = (uint8_t)fld_int(L, &d, "dodge", 0, 0, 20);
     c->stealth = (int8_t)fld_int(L, &d, "stealth", 0, -10, 10);
     c->mana = (uint8_t)fld_int(L, &d, "mana", 0, 0, 20);
     c->spells = fld_spells(L, &d, "spells", 0);

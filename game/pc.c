@@ -57,7 +57,9 @@ static int class_armour(const game_t *g)
 
 int pc_defence(const game_t *g)
 {
-    return 10 + pc_mod(g->pc.ab[AB_DEX]) + class_armour(g) + pc_race(g)->defence + g->pc.pick_def;
+    int dodge = pc_class(g)->dodge ? g->pc.xl / pc_class(g)->dodge : 0;
+    return 10 + pc_mod(g->pc.ab[AB_DEX]) + class_armour(g) + pc_race(g)->defence + g->pc.pick_def +
+           dodge;
 }
 
 int pc_armour(const game_t *g)

@@ -12,7 +12,8 @@ race { name = "halfling", dex = 2, cha = 1, str = -2, to_hit = 1, defence = 2, s
 
 -- Classes: hit die, attack bonus per level (percent), good saves, prime
 -- (the ability the best of the six rolls goes to), finesse (aims with Dex
--- when it is better than Str), starting
+-- when it is better than Str), dodge (a point of defence every that many
+-- levels), starting
 -- kit (weapon dice and names for the rules; kit: item kinds the item rules
 -- hand out at creation, "24 arrow" for a stack of 24), the great sneak attack (everyone else strikes an
 -- unaware foe a little harder), stealth (added to Dex, less worn armour,
@@ -25,7 +26,7 @@ class { name = "fighter", hit_die = 10, bab = 100, saves = { "fort" }, armour = 
         kit = { "long sword", "chain mail", "potion of healing", "short bow", "24 arrow" },
         desc = "Fighters hit hardest and last longest." }
 class { name = "rogue", hit_die = 8, bab = 75, saves = { "ref" }, armour = 2, sneak = true, stealth = 6,
-        prime = "dex", finesse = true,
+        prime = "dex", finesse = true, dodge = 3,
         weapon = "1d6", weapon_name = "short sword", armour_name = "leather armour",
         kit = { "short sword", "leather armour", "potion of healing", "sling", "20 sling stone", "12 dart" },
         desc = "Rogues strike unaware foes for dreadful wounds." }

@@ -121,7 +121,15 @@ static bool is_food(game_t *g, const obj_t *o)
 {
     return item_kind(g, o)->cls == IC_FOOD;
 }
-/* Armour for an empty slot, or a weapon that hits harder than the one in hand. */
+/* What a piece of armour is worth: its defence and absorption, and its
+ * enchantment when known. */
+static int armour_worth(const item_kind_t *k, const obj_t *o)
+{
+    return k->defence + k->absorb + ((o->flags & IF_KNOWN) ? o->hp : 0);
+}
+
+/* Gear for an empty slot, armour that guards better than what it wears,
+ * or a weapon that hits harder than the one in hand. */
 static bool is_upgrade(game_t *g, const obj_t *o)
 {
     const item_kind_t *k = item_kind(g, o);
@@ -140,6 +148,8 @@ static bool is_upgrade(game_t *g, const obj_t *o)
             continue;
         if ((w->flags & IF_CURSED) && (w->flags & IF_CURSE_SEEN))
             return false; /* what it wears there will not come off */
+        if (k->slot == SLOT_BODY || k->slot == SLOT_SHIELD || k->slot == SLOT_HEAD)
+            return armour_worth(k, o) > armour_worth(item_kind(g, w), w);
         if (k->slot != SLOT_WEAPON)
             return false;
         return dice_max(&k->power) + k->power.n > dice_max(&cur.dmg) + cur.dmg.n;

@@ -201,6 +201,26 @@ START_TEST(armour_counts_once)
 }
 END_TEST
 
+/* Rogues dodge: a point of defence every third level, so the lightly
+ * armoured class keeps pace with deeper monsters' aim; a fighter's
+ * defence does not grow with its level. */
+START_TEST(rogues_dodge_with_levels)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 6, 0, 1); /* a human rogue */
+    int first = pc_defence(g);
+    g->pc.xl = 12;
+    ck_assert_int_eq(pc_defence(g), first + 12 / 3); /* none at level 1 */
+    game_free(g);
+    g = alone(c, 9, 0, 0); /* a human fighter */
+    first = pc_defence(g);
+    g->pc.xl = 12;
+    ck_assert_int_eq(pc_defence(g), first);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* Resistances: immune none, resist half, vulnerable one and a half. */
 START_TEST(resistances_and_sneak_attacks)
 {
@@ -841,6 +861,7 @@ Suite *suite_game_play(void)
     tcase_add_test(t, creation_choices_and_levels);
     tcase_add_test(t, combat_hit_chance);
     tcase_add_test(t, armour_counts_once);
+    tcase_add_test(t, rogues_dodge_with_levels);
     tcase_add_test(t, resistances_and_sneak_attacks);
     tcase_add_test(t, ai_flight_and_cornered);
     tcase_add_test(t, casters_by_purpose);
