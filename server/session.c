@@ -742,6 +742,29 @@ static void watcher_unlink(session_t *s, conn_t *c)
         list_remove(&s->wdnode);
 }
 
+/* Warren's game is over and waits on its last --More-- for the player. */
+static bool dead_at_more(const session_t *s)
+{
+    game_status_t st;
+    if (!s->game || s->ended)
+        return false;
+    game_status(s->game, &st);
+    return st.state != GAME_RUNNING && st.more;
+}
+
+/* Its player left a game over at its last --More--: it ends as if the key
+ * had come (its record is stored at once, or when its last keys are). */
+static void end_left(session_t *s, conn_t *c, const char *why)
+{
+    session_mark_ended(s);
+    if (jqueue_empty(&s->jq))
+        session_finish(s);
+    else
+        s->frame_due = true; /* finished once its rows are stored */
+    if (why && !c->closing)
+        menu_enter(c, why);
+}
+
 void session_detach(conn_t *c, const char *why)
 {
     if (c->relay)
@@ -758,6 +781,8 @@ void session_detach(conn_t *c, const char *why)
         session_retime(s);
         log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                  (unsigned long long)s->seq);
+        if (dead_at_more(s)) /* left on the last --More--: the game ends now */
+            return end_left(s, c, why);
         s->ops->save(s, "detach");
     } else {
         watcher_unlink(s, c);
@@ -1027,12 +1052,13 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
     journal_submit(s, row);
     game_state_t state = game_input(s->game, srv->vm, k);
     s->frame_due = true;
-    if (state != GAME_RUNNING) {
-        session_mark_ended(s);
-        return;
-    }
     game_status_t st;
     game_status(s->game, &st);
+    if (state != GAME_RUNNING) {
+        if (!st.more) /* else "You die... --More--" waits on the player's key */
+            session_mark_ended(s);
+        return;
+    }
     if (st.leave) { /* the game's own S (journalled like any key): as Ctrl-X */
         session_detach(c, DETACH_SAID);
         return;
