@@ -119,7 +119,7 @@ uint64_t game_seed(const game_t *g);
  * The version goes up whenever the saved state's layout changes; a blob
  * of another version is refused (game_load says which), and the host
  * rebuilds that game from its seed and journal instead. game_load still
- * reads GAME_SNAPSHOT_OLDEST's (7: before the overland; the game goes on
+ * reads GAME_SNAPSHOT_OLDEST's (7: before the overland, spell picks and veteran ranks; the game goes on
  * with the town's ways out cut through its trees). */
 #define GAME_SNAPSHOT_VERSION 8
 #define GAME_SNAPSHOT_OLDEST  7

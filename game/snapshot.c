@@ -119,7 +119,8 @@ static void save_pc(const pc_t *pc, ser_t *s)
     ser_u8(s, pc->veteran);
 }
 
-static void load_pc(pc_t *pc, rd_t *in)
+/* Format 7 had no spell picks or veteran ranks: they start at none. */
+static void load_pc(pc_t *pc, rd_t *in, unsigned version)
 {
     pc->race = rd_u8(in);
     pc->cls = rd_u8(in);
@@ -145,6 +146,8 @@ static void load_pc(pc_t *pc, rd_t *in)
     pc->power_attack = rd_u8(in);
     pc->artifacts_made = rd_u64(in);
     pc->artifacts_found = rd_u64(in);
+    if (version == SNAP_V7)
+        return;
     pc->spell_picks = rd_u8(in);
     pc->veteran = rd_u8(in);
 }
@@ -439,7 +442,7 @@ static void state_load(game_t *g, rd_t *in, unsigned version)
     rd_str(in, g->cause, sizeof g->cause);
     g->gold_by_hand = rd_u8(in);
     g->page = rd_u8(in);
-    load_pc(&g->pc, in);
+    load_pc(&g->pc, in, version);
     g->cur_x = (int16_t)rd_u16(in);
     g->cur_y = (int16_t)rd_u16(in);
     g->door_cmd = rd_u8(in);
