@@ -71,8 +71,9 @@ static void hurt_all(game_t *g, handle_t caster, const handle_t *hit, int n, con
             hurt(g, caster, hit[i], s, amount);
 }
 
-/* The creatures on the caster's level, the caster aside, that keep(g,
- * caster, o, arg) wants, into out (at most FX_MAX). */
+/* The creatures on the caster's level, the caster and peacefuls aside
+ * (target_spares: a spreading spell passes them by), that keep(g, caster,
+ * o, arg) wants, into out (at most FX_MAX). */
 static int creatures_where(game_t *g, handle_t caster, handle_t out[FX_MAX],
                            bool (*keep)(game_t *, handle_t, handle_t, const void *),
                            const void *arg)
@@ -83,7 +84,7 @@ static int creatures_where(game_t *g, handle_t caster, handle_t out[FX_MAX],
          h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE && h != caster && o->depth == c->depth &&
-            keep(g, caster, h, arg))
+            !target_spares(g, caster, h, -1, -1) && keep(g, caster, h, arg))
             out[n++] = h;
     }
     return n;
@@ -100,7 +101,7 @@ bool cast_beam(SPELLFX_ARGS)
     handle_t hit[TARGET_RANGE_MAX];
     for (int i = 0; i < n; i++) {
         handle_t h = level_creature_at(g, c->depth, path[i].x, path[i].y);
-        if (h && h != caster)
+        if (h && h != caster && !target_spares(g, caster, h, x, y))
             hit[k++] = h;
     }
     announce(g, caster, s);
@@ -143,7 +144,8 @@ bool cast_cone(SPELLFX_ARGS)
     return n > 0;
 }
 
-/* The nearest creature within CHAIN_REACH of from not yet struck. */
+/* The nearest creature within CHAIN_REACH of from not yet struck; the
+ * bolt leaps past peacefuls (target_spares). */
 static handle_t next_link(game_t *g, handle_t caster, handle_t from, const handle_t *done, int n)
 {
     const obj_t *f = reg_get(&g->reg, from);
@@ -151,7 +153,8 @@ static handle_t next_link(game_t *g, handle_t caster, handle_t from, const handl
     int bd = CHAIN_REACH + 1;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); f && h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        bool struck = h == caster;
+        bool struck =
+            h == caster || (o->type == OBJ_CREATURE && target_spares(g, caster, h, -1, -1));
         for (int i = 0; i < n && !struck; i++)
             struck = done[i] == h;
         int dd =

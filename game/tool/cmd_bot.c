@@ -1,12 +1,13 @@
 /* warren-engine bot — plays seeded games to their end with the bot policy
  * (bot.h), each in a child process so that a crash is counted, not fatal.
- * One line per game and a summary line of key-value pairs:
+ * One line per game, one per class played, and last a summary line of
+ * key-value pairs:
  *   seed S turns T depth D xl X score P cause C
+ *   bot class NAME games N mean_deepest M deepest D wins W
  *   bot games N crashes C wins W deaths D deepest D mean_deepest M causes K
  *       median_turns T sneak_attacks S spells_cast X missiles M unique_repeats U
  *       warden_off_depth Z temple_heals H view_misses V peaceful_killed P
  *       surface_steps S surface_min F
- *   bot class NAME games N mean_deepest M deepest D wins W   (one per class played)
  * --class NAME plays that class (any race); --dump writes each game's dump
  * (character, gear, last messages, map) to stderr; --policy wait only waits
  * (--turns N of them, default 20: how often a character that does nothing
@@ -449,10 +450,10 @@ int cmd_bot(int argc, char **argv)
     for (long i = 0; t.turns && t.causes && i < o.games; i++)
         run_one(c, &o, o.seed + (uint64_t)i, &t);
     qsort(t.turns, (size_t)t.games, sizeof *t.turns, cmp_ull);
+    class_lines(&t, c);
     if (o.check)
         printf("bot snapshots checked %ld mismatches %ld\n", t.games, t.mismatches);
     summary(&t, o.games);
-    class_lines(&t, c);
     free(t.turns);
     free(t.causes);
     content_free(c);
