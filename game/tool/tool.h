@@ -17,7 +17,7 @@ typedef struct {
     X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: "      \
               "generated levels")                                                                \
     X(bot, "bot [--games N] [--seed S] [--class NAME] [--policy explore|wait] [--turns N] "      \
-           "[--max-keys K] [--check-snapshots]: seeded games played to their end")               \
+           "[--max-keys K] [--check-snapshots] [--dump]: seeded games played to their end")      \
     X(arena, "arena --a KIND --b KIND [--a-effect EFFECT] [--fights N] [--seed S] [--turns T]: " \
              "two creature kinds fight in an empty room")                                        \
     X(content, "content --stats: counts of the content's kinds")                                 \
