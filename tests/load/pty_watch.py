@@ -9,6 +9,9 @@ build) and Debian's telnet on both sides. Usage: pty_watch.py BINDIR
   BENCH pty.raw.bytes_per_key             bytes NetHack wrote for those keys
   BENCH pty.daemon.memory.per_game.bytes  warrend's RSS growth per hosted game
         (8 games; NetHack's own processes not counted)
+  BENCH pty.nethack.rss.bytes / .private.bytes  one of those NetHack
+        processes (the median): resident, and what it wrote itself
+        (Private_Dirty; its program's pages are shared by all of them)
   BENCH hosted.record.ratio               bytes the walk's recording stored (zlib
         chunks) per raw byte NetHack wrote for it"""
 import os
@@ -24,6 +27,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "integration"))
 from harness import LEAVE, Daemon, Telnet, unique_name  # noqa: E402
 from test_hosted import playground, start_nethack  # noqa: E402
+
+sys.path.insert(0, str(HERE.parent / "bench"))
+from nethack_walk import memory  # noqa: E402
 
 GAMES = int(os.environ.get("PTY_WATCH_GAMES", "8"))
 WALK = 200
@@ -75,6 +81,8 @@ def main(bindir):
     bindir = pathlib.Path(bindir).resolve()
     root = pathlib.Path(tempfile.mkdtemp(prefix="pty-watch-"))
     _, conf = playground(root, bindir)
+    # every game starts from 127.0.0.1: room for them all under hosted-per-ip
+    conf.write_text(f"hosted-per-ip = {GAMES + 1}\n" + conf.read_text())
     d = Daemon(bindir, root / "daemon", exe=bindir / "warrend", extra=["--config", conf])
     d.start()
     clients = []
@@ -86,6 +94,8 @@ def main(bindir):
             start_nethack(t, unique_name("b"))
         time.sleep(1)
         per_game = (rss(d.proc.pid) - base) // GAMES
+        pids = [int(p) for p in re.findall(r"hosted start user=\S+ game=nethack pid=(\d+)", d.log())]
+        nh_mem = sorted(memory(p) for p in pids)[len(pids) // 2]
         p = clients[0]
         name = re.search(r"hosted start user=(\S+)", d.log()).group(1)
         p.send(LEAVE)
@@ -132,6 +142,8 @@ def main(bindir):
         print(f"BENCH pty.watch.bytes_per_key {wbytes / WALK:.1f}")
         print(f"BENCH pty.raw.bytes_per_key {(after - before) / WALK:.1f}")
         print(f"BENCH pty.daemon.memory.per_game.bytes {per_game}")
+        print(f"BENCH pty.nethack.rss.bytes {nh_mem[0]}")
+        print(f"BENCH pty.nethack.private.bytes {nh_mem[1]}")
         print(f"BENCH hosted.record.ratio {kept / max(1, after - before):.3f}")
     finally:
         for c in clients:
