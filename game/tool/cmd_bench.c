@@ -129,6 +129,24 @@ static void bench_surface(const content_t *c, script_vm_t *vm)
     bench_line("engine.overland.step.us", nsteps ? steps / nsteps / 1000 : 0, "us");
 }
 
+/* walk.bytes_per_key.KIND, walk.cells_per_key.KIND and their ratio. */
+static void bench_kind_lines(const content_t *c, script_vm_t *vm)
+{
+    bench_kind_t k[8];
+    int n = bench_kinds(c, vm, k, 8);
+    for (int i = 0; i < n; i++) {
+        char name[80];
+        if (!k[i].keys)
+            continue;
+        snprintf(name, sizeof name, "walk.bytes_per_key.%s", k[i].name);
+        bench_line(name, k[i].bytes / k[i].keys, "bytes");
+        snprintf(name, sizeof name, "walk.cells_per_key.%s", k[i].name);
+        bench_line(name, k[i].cells / k[i].keys, "cells");
+        snprintf(name, sizeof name, "walk.bytes_per_cell.%s", k[i].name);
+        bench_line(name, k[i].cells ? k[i].bytes / k[i].cells : 0, "bytes");
+    }
+}
+
 /* Level generation, vision and bot play. */
 static void bench_rest(const content_t *c)
 {
@@ -170,6 +188,8 @@ int cmd_bench(int argc, char **argv)
         if (w.frame_ns > 0)
             bench_line("walk.frame_diff.ns", w.frame_ns, "ns");
     }
+    if (vm && !walk_only)
+        bench_kind_lines(c, vm);
     if (vm && !walk_only)
         bench_turn(c, vm);
     if (vm && !walk_only)

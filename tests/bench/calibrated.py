@@ -91,13 +91,13 @@ def ratios(name, value, ref):
         return out
     if base and unit is not None:
         out.append((name + ".calib", value * unit / base))
-    elif base and "per_s" in name:
+    elif base and any(q == "per_s" or q.endswith("_per_s") for q in parts):
         out.append((name + ".calib", value * base / 1e6))
     nh_cpu = ref.get("calib.nethack.cpu_per_key.us")
     if nh_cpu and name.startswith("server.cpu_per_key.us"):
         out.append((name + ".per_nethack", value / nh_cpu))
     nh_mem = ref.get("calib.nethack.private.bytes")
-    if nh_mem and ("rss" in parts[1:] or "memory" in parts or "rss" in name) and "bytes" in parts:
+    if nh_mem and ("rss" in parts or "memory" in parts) and "bytes" in parts:
         out.append((name + ".per_nethack", value / nh_mem))
     return out
 
