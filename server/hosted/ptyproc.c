@@ -412,7 +412,7 @@ bool ptyproc_running(const ptyproc_t *p)
 
 size_t ptyproc_memory(const ptyproc_t *p)
 {
-    return sizeof *p + vtgrid_memory(p->grid);
+    return sizeof *p + (p->q ? PTYPROC_INPUT_MAX : 0) + vtgrid_memory(p->grid);
 }
 
 void ptyproc_stats(const ptyproc_t *p, ptyproc_stats_t *st)
