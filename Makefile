@@ -198,6 +198,9 @@ bench-protocol: build
 bench-engine: build
 	$(BIN)/warren-engine bench
 	$(BIN)/tools/script_bench
+	@# NetHack's bytes per key on the same kinds of play as walk.bytes_per_key.KIND
+	@if [ -x /usr/games/nethack ]; then for k in explore travel menus messages fight; do \
+	  $(PYTHON) tests/bench/nethack_walk.py --kind $$k --cells --runs 5 | grep -v 'rss\|private'; done; fi
 bench-server: build
 	@$(CALIBRATED) bench-server-figures
 bench-server-figures: build
