@@ -123,8 +123,12 @@ def main():
     for line in p.stdout:
         sys.stdout.write(line)
         m = BENCH.match(line)
-        if m:
-            for n, r in ratios(m.group(1), float(m.group(2)), ref):
+        try:
+            value = float(m.group(2)) if m else None
+        except ValueError:  # a figure a run could not measure ("-")
+            value = None
+        if value is not None:
+            for n, r in ratios(m.group(1), value, ref):
                 sys.stdout.write(f"BENCH {n} {r:.4g}\n")
         sys.stdout.flush()
     return p.wait()
