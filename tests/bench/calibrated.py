@@ -101,7 +101,8 @@ def ratios(name, value, ref):
     if nh_cpu and name.startswith("server.cpu_per_key.us"):
         out.append((name + ".per_nethack", value / nh_cpu))
     nh_mem = ref.get("calib.nethack.private.bytes")
-    if nh_mem and ("rss" in parts or "memory" in parts) and "bytes" in parts:
+    if nh_mem and ("rss" in parts or "memory" in parts) and "bytes" in parts \
+            and "nethack" not in parts:  # NetHack's own figures
         out.append((name + ".per_nethack", value / nh_mem))
     return out
 
