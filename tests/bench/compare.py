@@ -91,6 +91,11 @@ def one_round(bindir, loadtool, args, tmp):
     return figs
 
 
+def num(v):
+    """A figure in 12 columns: ratios below 10 keep their digits."""
+    return f"{v:12.1f}" if abs(v) >= 10 else f"{v:12.4g}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("old")
@@ -117,7 +122,7 @@ def main():
         old = statistics.median(f[name] for f in runs["old"] if name in f)
         new = statistics.median(f[name] for f in runs["new"] if name in f)
         ratio = f"{new / old:8.2f}" if old else "     n/a"
-        print(f"{name:44} {old:12.1f} {new:12.1f} {ratio}")
+        print(f"{name:44} {num(old)} {num(new)} {ratio}")
 
 
 if __name__ == "__main__":
