@@ -11,11 +11,13 @@ level 1, then sends the walk's keys one at a time, each once NetHack has
 gone quiet after the last. Measured over the walk only:
   cpu_ns   NetHack's CPU time (/proc/PID/schedstat, nanoseconds)
   bytes    what it wrote to its terminal
+  cells    with --cells: the cells each key changed on its screen (pyte)
   rss      its resident memory at the end (VmRSS); private the part of
            it it wrote itself (Private_Dirty: what one more NetHack costs,
            its program's pages being shared by all of them)
-Prints BENCH lines: nethack.walk.<kind>.cpu_per_key.us, .bytes_per_key,
-nethack.rss.bytes and nethack.private.bytes (medians of the runs).
+Prints BENCH lines: nethack.KIND.cpu_per_key.us, .bytes_per_key (with
+--cells .cells_per_key and .bytes_per_cell), nethack.rss.bytes and
+nethack.private.bytes (medians of the runs).
 
 Kinds (--kind): "walk" and those of STEPS below; "walk" is the seeded walk of
 tests/load/pty_watch.py (random.Random(16) over "hjklyubns" and Esc).
