@@ -51,4 +51,13 @@ typedef struct {
 } bench_walk_t;
 int bench_walk(const content_t *c, script_vm_t *vm, bench_walk_t *out);
 
+/* bench_kinds.c: kinds of play (explore, travel, menus, messages), 200
+ * seeded keys each at 80x24: the ANSI bytes and the cells that changed.
+ * Fills out[0..max) and returns how many, or -1 when a game cannot start. */
+typedef struct {
+    const char *name; /* static */
+    double bytes, cells, keys;
+} bench_kind_t;
+int bench_kinds(const content_t *c, script_vm_t *vm, bench_kind_t *out, int max);
+
 #endif
