@@ -57,6 +57,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps build run run-hosted test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
+        bench-server-figures \
         golden clean web install
 all: build
 
@@ -204,13 +205,22 @@ fuzz: deps $(FUZZ_BINS)
 	  else tail -n 40 $$out/$$n.log; echo "fuzz: $$n FAILED (log: $$out/$$n.log)"; exit 1; fi; \
 	done
 
-bench: bench-protocol bench-engine bench-server
+# bench and bench-server measure the machine first and print each time
+# also as a ratio to it (tests/bench/calibrated.py)
+CALIBRATED = $(PYTHON) tests/bench/calibrated.py $(BIN) -- $(MAKE) -s --no-print-directory
+bench: build
+	@$(CALIBRATED) bench-protocol bench-engine bench-server-figures
 bench-protocol: build
 	$(BIN)/bench-protocol
 bench-engine: build
 	$(BIN)/warren-engine bench
 	$(BIN)/tools/script_bench
+	@# NetHack's bytes per key on the same kinds of play as walk.bytes_per_key.KIND
+	@if [ -x /usr/games/nethack ]; then for k in explore travel menus messages fight; do \
+	  $(PYTHON) tests/bench/nethack_walk.py --kind $$k --cells --runs 5 | grep -v 'rss\|private'; done; fi
 bench-server: build
+	@$(CALIBRATED) bench-server-figures
+bench-server-figures: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 	$(BIN)/tools/replay_bench
 	$(BIN)/tools/db_bench

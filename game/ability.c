@@ -247,25 +247,25 @@ static int fear_kind(const content_t *c)
     return -1;
 }
 
-void ability_after_blow(game_t *g, handle_t attacker, handle_t victim)
+bool ability_steal(game_t *g, handle_t thief, handle_t victim, bool gold)
 {
-    const obj_t *a = reg_get(&g->reg, attacker);
-    if (!a || attacker == g->player || victim != g->player || a->type != OBJ_CREATURE)
-        return;
-    uint8_t steal = creature_kind(g, a)->ab.steal;
-    if (steal == STEAL_NONE || status_has(g, attacker, EFK_(AFRAID)))
-        return; /* one running with its loot steals no more */
-    if (combat_save(g, victim, SAVE_REF, combat_dc(g, attacker), 0)) {
-        creature_say(g, "<Actor> grab<s:Actor> at your pack, but you keep hold.", attacker,
+    const obj_t *a = reg_get(&g->reg, thief);
+    if (!a || thief == g->player || victim != g->player || a->type != OBJ_CREATURE)
+        return false;
+    if (status_has(g, thief, EFK_(AFRAID)))
+        return false; /* one running with its loot steals no more */
+    if (combat_save(g, victim, SAVE_REF, combat_dc(g, thief), 0)) {
+        creature_say(g, "<Actor> grab<s:Actor> at your pack, but you keep hold.", thief,
                      HANDLE_NONE);
-        return;
+        return false;
     }
-    bool took = steal == STEAL_GOLD ? steal_gold(g, attacker) || steal_item(g, attacker)
-                                    : steal_item(g, attacker) || steal_gold(g, attacker);
+    bool took = gold ? steal_gold(g, thief) || steal_item(g, thief)
+                     : steal_item(g, thief) || steal_gold(g, thief);
     if (!took)
-        return;
-    ability_blink(g, attacker, victim);
+        return false;
+    ability_blink(g, thief, victim);
     int fear = fear_kind(g->c);
     if (fear >= 0)
-        status_apply(g, attacker, fear, THIEF_FLEES * SCHED_MOVE, 1, 0);
+        status_apply(g, thief, fear, THIEF_FLEES * SCHED_MOVE, 1, 0);
+    return true;
 }

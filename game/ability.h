@@ -2,9 +2,9 @@
  * declare it (ability_t in content.h): breath in a cone or a line that
  * must recharge, a boon put on itself before a fight, kin called to its
  * side (never more than the kind's bound on the level), a hop away from
- * a foe beside it, and theft of gold or an item followed by flight.
- * The AI asks ability_turn first on each of a monster's turns; the
- * combat rules call ability_after_blow when a blow has wounded. */
+ * a foe beside it; and theft of gold or an item followed by flight, which
+ * a thief's own handler asks for (verb.h's steal). The AI asks
+ * ability_turn first on each of a monster's turns. */
 #ifndef WARREN_ABILITY_H
 #define WARREN_ABILITY_H
 #include <stdbool.h>
@@ -26,8 +26,10 @@ bool ability_blink(game_t *g, handle_t h, handle_t foe);
 /* h calls its kin to its side, up to its kind's bound: how many came;
  * -1 (no call, no time) when the bound is reached already. */
 int ability_summon(game_t *g, handle_t h);
-/* After attacker's blow wounded victim: a thief's theft (the victim's
- * Ref save against the thief keeps hold), then its escape. */
-void ability_after_blow(game_t *g, handle_t attacker, handle_t victim);
+/* thief takes gold (else an item) or an item (else gold) from victim,
+ * the player, unless its Ref save against the thief keeps hold; then it
+ * hops away and runs with it. One running already steals no more. True
+ * when it took something. */
+bool ability_steal(game_t *g, handle_t thief, handle_t victim, bool gold);
 
 #endif

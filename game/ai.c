@@ -36,6 +36,7 @@
 #include "mapgen.h"
 #include "missile.h"
 #include "pc.h"
+#include "script.h"
 #include "shop.h"
 #include "spell.h"
 #include "status.h"
@@ -377,10 +378,11 @@ static int stagger(game_t *g, const look_t *l)
     return step(g, l->h, (int)rng_below(&g->play, 8));
 }
 
-/* Unaware of its foe, it shuffles about now and then, bumping into no one. */
+/* Unaware of its foe, it shuffles about now and then, bumping into no one
+ * (a disguised one keeps still). */
 static int shuffle(game_t *g, const look_t *l, const obj_t *m)
 {
-    if (!rng_percent(&g->play, 25))
+    if ((m->flags & OF_DISGUISED) || !rng_percent(&g->play, 25))
         return 0;
     int dir = (int)rng_below(&g->play, 8);
     if (level_creature_at(g, m->depth, m->x + DIRS[dir][0], m->y + DIRS[dir][1]))
@@ -411,10 +413,27 @@ static int hunt(game_t *g, const look_t *l, obj_t *m)
     return wander(g, l, m);
 }
 
+/* Its kind's script may take the turn (a gaze, a disguise kept, a rush):
+ * TURN thrown with its foe as the victim; a handler's DONE spends it. */
+static bool scripted_turn(game_t *g, const look_t *l, const obj_t *m)
+{
+    if (!script_kind_handler(g->c, SCRIPT_KIND_CREATURE, m->kind, EV_TURN))
+        return false;
+    ev_info_t t = {
+        .type = EV_TURN, .actor = l->h, .victim = l->foe, .map = m->depth, .x = m->x, .y = m->y};
+    int r = event_throw(g, &t);
+    return r == EV_DONE || r == EV_ABORT;
+}
+
 /* The turn of a monster that is up and about: ticks spent (0: it waited). */
 static int decide(game_t *g, const look_t *l, obj_t *m)
 {
     notice(g, l, m);
+    if (scripted_turn(g, l, m))
+        return (int)sched_cost(SCHED_MOVE, status_speed(g, l->h));
+    m = reg_get(&g->reg, l->h); /* the script may have moved the registry, or killed it */
+    if (!m)
+        return 0;
     if (!(m->flags & OF_AWARE))
         return shuffle(g, l, m);
     /* where its foe is: in sight, next to it, or heard by a blind one */

@@ -36,8 +36,17 @@ void chargen_create(game_t *g, int race, int cls)
         cls = g->c->n_classes ? (int)rng_below(&g->play, g->c->n_classes) : 0;
     pc->race = (uint8_t)race;
     pc->cls = (uint8_t)cls;
+    int8_t roll[AB_COUNT];
+    int best = 0;
     for (int i = 0; i < AB_COUNT; i++) {
-        int v = roll_ability(&g->play) + pc_race(g)->ab[i];
+        roll[i] = roll_ability(&g->play);
+        best = roll[i] > roll[best] ? i : best;
+    }
+    int prime = pc_class(g)->prime < AB_COUNT ? pc_class(g)->prime : AB_STR;
+    int8_t swap = roll[prime]; /* the best roll goes to what the class lives by */
+    roll[prime] = roll[best], roll[best] = swap;
+    for (int i = 0; i < AB_COUNT; i++) {
+        int v = roll[i] + pc_race(g)->ab[i];
         pc->ab[i] = (int8_t)(v < 3 ? 3 : v > 20 ? 20 : v);
     }
     pc->xl = 1;
@@ -62,26 +71,64 @@ void chargen_create(game_t *g, int race, int cls)
             pc_class_name(g));
 }
 
-/* The first spell the class could learn and does not know, or -1. */
-static int next_spell(const game_t *g)
+uint32_t chargen_learnable_now(const game_t *g)
 {
-    uint32_t left = pc_class(g)->learnable & ~g->pc.spells;
+    uint32_t left = pc_class(g)->learnable & ~g->pc.spells, now = 0;
     for (int i = 0; i < g->c->n_spells; i++)
-        if (left & (1u << i))
+        if ((left & (1u << i)) && g->c->spells[i].level <= g->pc.xl)
+            now |= 1u << i;
+    return now;
+}
+
+bool chargen_owed(const game_t *g)
+{
+    return g->pc.choices || (g->pc.spell_picks && chargen_learnable_now(g));
+}
+
+/* The spell the n-th letter of the pick names (the learnable ones in id
+ * order), or -1. */
+static int pick_letter(const game_t *g, int n)
+{
+    uint32_t now = chargen_learnable_now(g);
+    for (int i = 0; i < g->c->n_spells; i++)
+        if ((now & (1u << i)) && n-- == 0)
             return i;
     return -1;
 }
 
-/* a) tougher, b) keener, c) warier, d) a new spell; other keys wait. */
-int chargen_levelup_key(game_t *g, key_event_t k)
+static void learn(game_t *g, int spell)
+{
+    g->pc.spells |= 1u << spell;
+    msg_add(g, "You learn to cast %s.", g->c->spells[spell].name);
+}
+
+bool chargen_learn(game_t *g, int spell, bool learn_it)
+{
+    if (spell < 0 || spell >= g->c->n_spells)
+        return false;
+    const spell_kind_t *s = &g->c->spells[spell];
+    if (!(pc_class(g)->learnable & (1u << spell)) && !(pc_class(g)->spells & (1u << spell))) {
+        msg_add(g, "The runes of %s mean nothing to a %s.", s->name, pc_class_name(g));
+        return false;
+    }
+    if (g->pc.spells & (1u << spell)) {
+        msg_add(g, "You know %s already.", s->name);
+        return false;
+    }
+    if (s->level > g->pc.xl) {
+        msg_add(g, "The spell %s is beyond you until experience level %d.", s->name, s->level);
+        return false;
+    }
+    if (learn_it)
+        learn(g, spell);
+    return true;
+}
+
+/* The gift: a) tougher, b) keener, c) warier; other keys wait. */
+static void gift_key(game_t *g, key_event_t k)
 {
     pc_t *pc = &g->pc;
-    if (!pc->choices) { /* nothing owed (a prompt left over): back to play */
-        g->prompt = PROMPT_NONE;
-        return 0;
-    }
     obj_t *p = reg_get(&g->reg, g->player);
-    int spell = next_spell(g);
     if (k.code == 'a' && p) {
         pc->pick_hp++;
         p->hp_max += pc->xl, p->hp += pc->xl;
@@ -92,15 +139,27 @@ int chargen_levelup_key(game_t *g, key_event_t k)
     } else if (k.code == 'c') {
         pc->pick_def++;
         msg_add(g, "You move more warily.");
-    } else if (k.code == 'd' && spell >= 0) {
-        pc->spells |= 1u << spell;
-        msg_add(g, "You learn to cast %s.", g->c->spells[spell].name);
     } else {
-        return 0; /* the choice waits */
+        return; /* the choice waits */
     }
-    if (pc->choices)
-        pc->choices--;
-    g->prompt = pc->choices ? PROMPT_LEVELUP : PROMPT_NONE;
+    pc->choices--;
+}
+
+/* The gifts owed first, then the spells to pick: a letter learns that
+ * spell; other keys wait. */
+int chargen_levelup_key(game_t *g, key_event_t k)
+{
+    pc_t *pc = &g->pc;
+    if (pc->choices) {
+        gift_key(g, k);
+    } else if (pc->spell_picks && k.code >= 'a' && k.code <= 'z') {
+        int spell = pick_letter(g, (int)(k.code - 'a'));
+        if (spell >= 0) {
+            learn(g, spell);
+            pc->spell_picks--;
+        }
+    }
+    g->prompt = chargen_owed(g) ? PROMPT_LEVELUP : PROMPT_NONE;
     return 0;
 }
 
@@ -136,6 +195,19 @@ void chargen_levelup_draw(game_t *g, screen_t *s)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     int y = 1;
+    if (!g->pc.choices) {
+        screen_textf(s, 2, y, hi, "Experience level %d: pick a spell to learn (%d to pick)",
+                     g->pc.xl, g->pc.spell_picks);
+        y += 2;
+        for (int n = 0, sp; (sp = pick_letter(g, n)) >= 0 && y < s->h - 2; n++) {
+            const spell_kind_t *k = &g->c->spells[sp];
+            screen_textf(s, 2, y++, STYLE_DEFAULT, "%c) %-16s %2d mana  level %d", 'a' + n, k->name,
+                         k->mana, k->level);
+        }
+        row_text(s, y + 1, (style_t){8, SCREEN_DEFAULT_COLOR, 0},
+                 "Books teach spells too, found or bought.");
+        return;
+    }
     screen_textf(s, 2, y, hi, "Experience level %d: choose a gift (%d to choose)", g->pc.xl,
                  g->pc.choices);
     y += 2;
@@ -143,9 +215,6 @@ void chargen_levelup_draw(game_t *g, screen_t *s)
                  g->pc.xl);
     row_text(s, y++, STYLE_DEFAULT, "b) keener: +1 to hit");
     row_text(s, y++, STYLE_DEFAULT, "c) warier: +1 defence");
-    int sp = next_spell(g);
-    if (sp >= 0)
-        screen_textf(s, 2, y++, STYLE_DEFAULT, "d) learn %s", g->c->spells[sp].name);
 }
 
 void chargen_draw(game_t *g, screen_t *s)

@@ -337,10 +337,9 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
         shop_provoke(g, vh); /* a keeper hurt by the player trades no more */
     v = reg_get(&g->reg, vh);
     v->hp -= dmg;
+    e->dealt = dmg; /* for the POST phase's handlers (a thief's hand in the purse) */
     if (v->hp > 0) {
         drain_blow(g, e);
-        if (!(e->flags & (EVF_SPELL | EVF_BREATH)))
-            ability_after_blow(g, e->actor, vh); /* a thief's hand in the purse */
         creature_disturb(g, vh);
         tell_wound(g, e, dmg);
         return EV_DONE;

@@ -73,17 +73,13 @@ enum { SIZE_TINY = 0, SIZE_SMALL, SIZE_MEDIUM, SIZE_LARGE, SIZE_HUGE, SIZE_COUNT
 
 /* What a monster does besides blows and spells (ability.h): a breath in
  * a cone or a line that must recharge, a boon it puts on itself, kin it
- * calls (bounded), a hop away from a foe beside it, theft. Kinds are
- * stored + 1 so that a zeroed kind has none. */
+ * calls (bounded), a hop away from a foe beside it. Kinds are stored + 1
+ * so that a zeroed kind has none. (Theft, like every power a kind's own
+ * script gives it, is a handler's: verb.h.) */
 enum { BREATH_NONE = 0, BREATH_CONE, BREATH_LINE, BREATH_SHAPES };
 #define BREATH_SHAPE_NAMES     \
     {                          \
         "none", "cone", "line" \
-    }
-enum { STEAL_NONE = 0, STEAL_GOLD, STEAL_ITEM, STEAL_KINDS };
-#define STEAL_NAMES            \
-    {                          \
-        "none", "gold", "item" \
     }
 typedef struct {
     uint8_t breath;       /* BREATH_* */
@@ -95,7 +91,6 @@ typedef struct {
     uint16_t summon;    /* creature kind + 1 it calls to its side; 0 none */
     uint8_t summon_max; /* it calls none while this many of that kind are on the level */
     uint8_t blink;      /* 1: hops away from a foe beside it */
-    uint8_t steal;      /* STEAL_*: what its blows take, before it hops away and flees */
 } ability_t;
 
 typedef struct {
@@ -125,7 +120,12 @@ typedef struct {
     uint8_t range;
     uint8_t missile_dtype;
     char shoots[32];
-    ability_t ab;   /* breath, boon, kin, blink, theft */
+    ability_t ab; /* breath, boon, kin, blink */
+    /* What it passes for while disguised (OF_DISGUISED): a name ("statue")
+     * and a look; "" none. Made disguised; its script gives it away. */
+    char disguise[24];
+    uint32_t disguise_glyph;
+    uint16_t disguise_fg;
     char hits[24];  /* its attack's verb: "bite<s:Actor>" (grammar template) */
     char desc[128]; /* what look shows */
 } creature_kind_t;
@@ -145,6 +145,7 @@ typedef struct {
     int16_t status; /* a hex's or buff's effect kind (content effects); -1 none */
     uint8_t radius; /* an area's or a detection's reach */
     uint8_t use;    /* a power's item use (USE_*, itemkind.h) */
+    uint8_t level;  /* the caster's experience level it may be learnt at */
 } spell_kind_t;
 
 /* Player races and classes (pc.c and chargen.c read them). */
@@ -154,6 +155,7 @@ typedef struct {
     int8_t ab[AB_COUNT]; /* ability adjustments */
     int8_t to_hit, defence;
     uint16_t resist; /* bits 1 << DT_* */
+    uint8_t size;    /* SIZE_*: what swallows or grapples it */
     char desc[96];
 } race_kind_t;
 
@@ -166,6 +168,9 @@ typedef struct {
     uint8_t good_saves; /* SAVE_* */
     uint8_t armour;     /* starting kit: armour (absorbs) and defence bonus */
     uint8_t sneak;      /* the great sneak attack on unaware foes (others strike a little harder) */
+    uint8_t prime;      /* AB_*: the ability the best of the six rolls goes to */
+    uint8_t finesse;    /* aims with Dex when that is better than Str */
+    uint8_t dodge;      /* a point of defence every this many levels (0: none) */
     int8_t stealth;     /* added to the character's stealth */
     uint8_t mana;       /* spell points per level (0: no spells) */
     uint32_t spells;    /* bits 1 << spell id: spells known from the start */
@@ -184,7 +189,10 @@ typedef struct {
 /* Conditions a timed effect puts on its target (status.h reads them, and
  * what each does to a turn is status.c's table). ASLEEP is also a
  * monster's natural sleep (OF_ASLEEP). */
-#define EFFECT_FLAG_LIST(X) X(BLIND) X(CONFUSED) X(PARALYSED) X(FREE_ACTION) X(AFRAID) X(ASLEEP)
+/* HELD: held fast (engulfed): no step away from the holder, whose handle
+ * the effect keeps in its a[0]; BRAVE: no fear takes hold. */
+#define EFFECT_FLAG_LIST(X) \
+    X(BLIND) X(CONFUSED) X(PARALYSED) X(FREE_ACTION) X(AFRAID) X(ASLEEP) X(HELD) X(BRAVE)
 enum {
 #define EFK_ENUM_(n) EFK_BIT_##n,
     EFFECT_FLAG_LIST(EFK_ENUM_)

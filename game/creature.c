@@ -1,6 +1,7 @@
 /* creature — creatures: kinds, names, making, peopling a level, a step
  * and regeneration (see creature.h). */
 #include "creature.h"
+#include "combat.h"
 #include "effect.h"
 #include "event.h"
 #include "item.h"
@@ -152,6 +153,8 @@ handle_t creature_make(game_t *g, uint16_t kind, int depth, int x, int y, rng_t 
     if (u >= 0)
         g->pc.uniques_made |= 1ull << u;
     const mind_t *mind = creature_mind(g, o);
+    if (creature_kind(g, o)->disguise[0] && how != MAKE_AWARE)
+        o->flags |= OF_DISGUISED; /* its script gives it away */
     if (how == MAKE_AWARE)
         o->flags |= OF_AWARE;
     else if (mind->sleeps && rng_percent(r, mind->sleeps))
@@ -253,6 +256,30 @@ static bool may_attack(game_t *g, handle_t h, const obj_t *o, handle_t other)
     return is_player(g, h) || is_player(g, other) || (o->target && o->target == other);
 }
 
+/* A step away by h, held fast (engulfed): a hold whose holder is gone or
+ * no longer beside h ends; else a Ref save against the holder breaks it,
+ * or the step is lost. True when h may step. */
+static bool break_hold(game_t *g, handle_t h)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    for (handle_t e = reg_next(&g->reg, HANDLE_NONE); e; e = reg_next(&g->reg, e)) {
+        const obj_t *eo = reg_get(&g->reg, e);
+        if (eo->type != OBJ_EFFECT || eo->target != h || eo->kind >= g->c->n_effects ||
+            !(g->c->effects[eo->kind].flags & EFK_(HELD)))
+            continue;
+        handle_t holder = (handle_t)eo->a[0];
+        const obj_t *ho = reg_get(&g->reg, holder);
+        if (ho && ho->type == OBJ_CREATURE && ho->depth == o->depth &&
+            dist(ho->x, ho->y, o->x, o->y) <= 1 &&
+            !combat_save(g, h, SAVE_REF, combat_dc(g, holder), 0)) {
+            creature_say(g, "<Actor> struggle<s:Actor> inside <victim>.", h, holder);
+            return false;
+        }
+        status_end(g, e);
+    }
+    return true;
+}
+
 int creature_attack(game_t *g, handle_t h, handle_t other)
 {
     const obj_t *o = reg_get(&g->reg, h), *v = reg_get(&g->reg, other);
@@ -280,6 +307,8 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
         return 0;
     int x = o->x + dx, y = o->y + dy, speed = status_speed(g, h);
     handle_t other = level_creature_at(g, o->depth, x, y);
+    if (!other && status_has(g, h, EFK_(HELD)) && !break_hold(g, h))
+        return (int)sched_cost(SCHED_MOVE, speed); /* the struggle takes the turn */
     if (other && other != h && is_player(g, h) && shop_peaceful(g, reg_get(&g->reg, other)))
         return shop_trades(g, other) ? shop_open(g, other) : target_ask(g, AIM_MELEE, 0, x, y);
     if (other && other != h && !may_attack(g, h, o, other))
@@ -331,19 +360,22 @@ void creature_disturb(game_t *g, handle_t h)
         o->flags |= OF_REGEN;
 }
 
-/* The player: a hit point (and a mana point) every 8 turns; a monster,
- * while hurt, a twentieth of its hit points (at least one) every
- * MONSTER_REGEN_TICKS. */
+/* The player: every 8 turns a fortieth of its hit points and a thirtieth
+ * of its mana (at least one of each), so a seasoned body mends as fast as
+ * a young one in its measure; a monster, while hurt, a twentieth of its
+ * hit points (at least one) every MONSTER_REGEN_TICKS. */
 void creature_regen(game_t *g, const event_t *ev)
 {
     obj_t *p = reg_get(&g->reg, ev->target);
     if (!p)
         return;
     if (ev->target == g->player) {
-        if (p->hp < p->hp_max)
-            p->hp++;
+        int hp = p->hp_max / PLAYER_REGEN_HP > 1 ? p->hp_max / PLAYER_REGEN_HP : 1,
+            mp = g->pc.mana_max / PLAYER_REGEN_MANA > 1 ? g->pc.mana_max / PLAYER_REGEN_MANA : 1;
+        p->hp = p->hp + hp < p->hp_max ? p->hp + hp : p->hp_max;
         if (g->pc.mana < g->pc.mana_max)
-            g->pc.mana++;
+            g->pc.mana =
+                (int16_t)(g->pc.mana + mp < g->pc.mana_max ? g->pc.mana + mp : g->pc.mana_max);
         sched_push(&g->sched, g->sched.now + 8 * SCHED_MOVE, FN_REGEN, ev->target, 0, 0);
         return;
     }

@@ -65,7 +65,11 @@ int creature_step(game_t *g, handle_t h, int dx, int dy);
  * knows its foe, and regenerates while hurt. */
 #define MONSTER_REGEN_TICKS (10 * SCHED_MOVE)
 void creature_disturb(game_t *g, handle_t h);
-/* The scheduler function regaining hit points (and the player's mana). */
+/* The scheduler function regaining hit points (and the player's mana:
+ * every 8 turns, 1/PLAYER_REGEN_HP of its hit points, 1/PLAYER_REGEN_MANA
+ * of its mana, at least one). */
+#define PLAYER_REGEN_HP   40
+#define PLAYER_REGEN_MANA 30
 void creature_regen(game_t *g, const event_t *ev);
 
 #endif

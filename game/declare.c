@@ -502,6 +502,7 @@ static int decl_spell(lua_State *L)
     sp->mana = (int16_t)fld_int(L, &d, "mana", -1, 0, 1000);
     if (sp->mana < 0)
         return luaL_error(L, "%s: field 'mana' is required", d.what);
+    sp->level = (uint8_t)fld_int(L, &d, "level", 1, 1, 20);
     spell_fields(L, &d, sp);
     return 0;
 }
@@ -509,11 +510,10 @@ static int decl_spell(lua_State *L)
 static const char *const CREATURE_FLAGS[] = CREATURE_FLAG_NAMES;
 
 /* breath = "cone"|"line", breath_dtype=, breath_dice=, breath_range=, recharge=,
- * buff = "haste", summon = "jackal", summon_max=, blink = true, steal = "gold"|"item" */
+ * buff = "haste", summon = "jackal", summon_max=, blink = true */
 static void decl_creature_abilities(lua_State *L, const decl_t *d, ability_t *ab)
 {
     static const char *const SHAPES[BREATH_SHAPES] = BREATH_SHAPE_NAMES;
-    static const char *const STEALS[STEAL_KINDS] = STEAL_NAMES;
     ab->breath = (uint8_t)fld_enum(L, d, "breath", SHAPES, BREATH_SHAPES, ab->breath);
     ab->breath_dtype =
         (uint8_t)fld_enum(L, d, "breath_dtype", DAMAGE_NAMES, DT_COUNT, ab->breath_dtype);
@@ -532,8 +532,24 @@ static void decl_creature_abilities(lua_State *L, const decl_t *d, ability_t *ab
         ab->summon = (uint16_t)(kin + 1);
     ab->summon_max = (uint8_t)fld_int(L, d, "summon_max", ab->summon ? 4 : 0, 0, 20);
     ab->blink = (uint8_t)fld_bool(L, d, "blink", ab->blink);
-    ab->steal = (uint8_t)fld_enum(L, d, "steal", STEALS, STEAL_KINDS, ab->steal);
 }
+/* disguise = { name = "statue", glyph = "'", fg = 7 }: what it passes for. */
+static void decl_creature_disguise(lua_State *L, const decl_t *d, creature_kind_t *c)
+{
+    int t = lua_getfield(L, 1, "disguise");
+    if (t == LUA_TNIL)
+        return (void)lua_pop(L, 1);
+    if (t != LUA_TTABLE)
+        luaL_error(L, "%s: field 'disguise' must be a table {name=, glyph=, fg=}", d->what);
+    lua_insert(L, 1); /* the disguise's table is the declaration the fields read now */
+    decl_t sub = *d;
+    snprintf(sub.what, sizeof sub.what, "%.50s's disguise", d->what);
+    fld_str(L, &sub, "name", c->disguise, sizeof c->disguise, 1);
+    c->disguise_glyph = fld_glyph(L, &sub, '?');
+    c->disguise_fg = (uint16_t)fld_int(L, &sub, "fg", 7, 0, 255);
+    lua_remove(L, 1);
+}
+
 static const char *const DRAIN_NAMES[AB_COUNT + 1] = {"none", "str", "dex", "con",
                                                       "int",  "wis", "cha"};
 static const char *const SIZES[] = SIZE_NAMES;
@@ -569,6 +585,7 @@ static void decl_creature_more(lua_State *L, const decl_t *d, creature_kind_t *c
     if (!fld_str(L, d, "hits", c->hits, sizeof c->hits, 0) && !like)
         snprintf(c->hits, sizeof c->hits, "hit<s:Actor>");
     fld_str(L, d, "desc", c->desc, sizeof c->desc, 0);
+    decl_creature_disguise(L, d, c);
 }
 
 /* race { name=, str=, dex=, con=, int=, wis=, cha=, to_hit=, defence=, resist=, desc= } */
@@ -587,6 +604,7 @@ static int decl_race(lua_State *L)
     r->to_hit = (int8_t)fld_int(L, &d, "to_hit", 0, -5, 5);
     r->defence = (int8_t)fld_int(L, &d, "defence", 0, -5, 5);
     r->resist = (uint16_t)fld_bits(L, &d, "resist", DAMAGE_NAMES, DT_COUNT, 0);
+    r->size = (uint8_t)fld_enum(L, &d, "size", SIZES, SIZE_COUNT, SIZE_MEDIUM);
     fld_str(L, &d, "desc", r->desc, sizeof r->desc, 0);
     return 0;
 }
@@ -631,6 +649,10 @@ static int decl_class(lua_State *L)
     c->good_saves = (uint8_t)fld_bits(L, &d, "saves", SAVES, 3, 0);
     c->armour = (uint8_t)fld_int(L, &d, "armour", 0, 0, 20);
     c->sneak = (uint8_t)fld_bool(L, &d, "sneak", 0);
+    static const char *const AB[AB_COUNT] = {"str", "dex", "con", "int", "wis", "cha"};
+    c->prime = (uint8_t)fld_enum(L, &d, "prime", AB, AB_COUNT, AB_STR);
+    c->finesse = (uint8_t)fld_bool(L, &d, "finesse", 0);
+    c->dodge = (uint8_t)fld_int(L, &d, "dodge", 0, 0, 20);
     c->stealth = (int8_t)fld_int(L, &d, "stealth", 0, -10, 10);
     c->mana = (uint8_t)fld_int(L, &d, "mana", 0, 0, 20);
     c->spells = fld_spells(L, &d, "spells", 0);
@@ -754,6 +776,17 @@ static void item_fields(lua_State *L, const decl_t *d, item_kind_t *it)
     it->range = (uint8_t)fld_int(L, d, "range", it->range, 0, 30);
     it->breaks = (uint8_t)fld_int(L, d, "breaks", it->breaks, 0, 100);
     it->resist = (uint16_t)fld_bits(L, d, "resist", DAMAGE_NAMES, DT_COUNT, it->resist);
+    int does = fld_enum(L, d, "does", SPELL_EFFECT_NAMES, SPELL_EFFECTS, -1);
+    if (does >= 0)
+        it->does = (uint8_t)(does + 1);
+    if (it->use == USE_CAST && !it->does)
+        luaL_error(L, "%s: use 'cast' needs its spell effect (field 'does')", d->what);
+    it->radius = (uint8_t)fld_int(L, d, "radius", it->radius, 0, 20);
+    int spell = fld_kind(L, d, "spell", find_spell);
+    if (spell >= 0)
+        it->spell = (int16_t)spell;
+    if (it->use == USE_LEARN && it->spell < 0)
+        luaL_error(L, "%s: use 'learn' needs the spell it teaches (field 'spell')", d->what);
     int ego = fld_kind(L, d, "ego", find_ego);
     if (ego >= 0)
         it->ego = (uint16_t)(ego + 1);
@@ -781,6 +814,7 @@ static int decl_item(lua_State *L)
         it->plural[0] = 0;
     } else {
         it->effect = -1;
+        it->spell = -1;
         it->max_depth = 100;
     }
     memcpy(it->name, name, sizeof name);

@@ -7,6 +7,7 @@
 #include "effect.h"
 #include "level.h"
 #include "script.h"
+#include "verb.h"
 #include "world.h"
 
 static int run_handler(game_t *g, ev_info_t *e, uint16_t id, handle_t self)
@@ -55,19 +56,37 @@ static void script_apply(game_t *g, handle_t self, const script_event_t *se, uin
         effect_apply(g, self, g->c->slow_effect, se->slow * SCHED_MOVE, 1);
 }
 
-/* The kind's Lua handler for this event, through the lent vm. A failing
- * handler is reported (g->script_err) and counts as NOTHING. */
+/* The deeds a handler asked for, in order (verb.h); each one's failure is
+ * reported like a failing handler's. */
+static void run_deeds(game_t *g, verb_ctx_t *x, const script_event_t *se)
+{
+    for (int i = 0; i < se->ndeeds; i++)
+        if (verb_do(x, &se->deeds[i]) < 0)
+            g->script_errors++;
+}
+
+/* The kind's Lua handler for this event, through the lent vm: what it
+ * changed in the event, what it asked for itself, then its deeds. A
+ * failing handler is reported (g->script_err) and counts as NOTHING. */
 static int run_script(game_t *g, ev_info_t *e, handle_t h, script_kind_class_t cls, uint16_t kind)
 {
     int ref = script_kind_handler(g->c, cls, kind, e->type);
     if (!ref || !g->vm)
         return EV_NOTHING;
+    ev_info_t seen = *e; /* what the queries read: the event as the handler was called */
+    verb_ctx_t x = {g, &seen, h};
     script_event_t se = {.type = e->type,
                          .phase = e->phase,
                          .dtype = e->dtype,
                          .flags = e->flags,
                          .rand = script_rand,
-                         .rand_ctx = g};
+                         .rand_ctx = g,
+                         .me = h == e->actor    ? SCRIPT_ME_ACTOR
+                               : h == e->victim ? SCRIPT_ME_VICTIM
+                                                : SCRIPT_ME_ITEM,
+                         .dealt = e->dealt,
+                         .ask = verb_ask,
+                         .ask_ctx = &x};
     for (int i = 0; i < 3; i++)
         se.amount[i] = e->amount[i];
     int r = script_call_handler(g->vm, g->c, ref, &se, g->script_err, sizeof g->script_err);
@@ -81,6 +100,7 @@ static int run_script(game_t *g, ev_info_t *e, handle_t h, script_kind_class_t c
     e->dtype = se.dtype;
     e->flags = se.flags;
     script_apply(g, h, &se, dtype);
+    run_deeds(g, &x, &se);
     return r;
 }
 

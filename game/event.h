@@ -30,7 +30,9 @@
 #include "game.h"
 #include "obj.h"
 
-#define EVENT_LIST(X) X(MOVE) X(ATTACK) X(HIT) X(DAMAGE) X(DEATH) X(TEST)
+/* TURN: a monster's turn begins (actor: the monster, victim: its foe, at
+ * its place); a handler that says DONE spends the turn. */
+#define EVENT_LIST(X) X(MOVE) X(ATTACK) X(HIT) X(DAMAGE) X(DEATH) X(TEST) X(TURN)
 
 typedef enum {
     EV_NONE = 0,
@@ -73,6 +75,7 @@ typedef struct {
     uint8_t dtype; /* DT_* */
     int32_t amount[3];
     uint32_t flags; /* EVF_* */
+    int32_t dealt;  /* a damage's hit points taken, after armour: set for its POST phase */
 } ev_info_t;
 
 /* self: the participant whose handler runs (HANDLE_NONE for the map). */

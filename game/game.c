@@ -3,6 +3,7 @@
  * hand over to the module that does the work (render, end, snapshot). */
 #include "game.h"
 #include <stdio.h>
+#include "chargen.h"
 #include "combat.h"
 #include "end.h"
 #include "level.h"
@@ -78,7 +79,7 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
     if (cost <= 0)
         vision_update(g);
     combat_unique_seen(g);
-    if (g->pc.choices && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING)
+    if (chargen_owed(g) && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING)
         g->prompt = PROMPT_LEVELUP;
     msg_after_input(g);
     return (game_state_t)g->state;

@@ -119,9 +119,9 @@ uint64_t game_seed(const game_t *g);
  * The version goes up whenever the saved state's layout changes; a blob
  * of another version is refused (game_load says which), and the host
  * rebuilds that game from its seed and journal instead. game_load still
- * reads every format from GAME_SNAPSHOT_OLDEST's (7: before the overland;
- * the game goes on with the town's ways out cut through its trees). From
- * 9 a snapshot names the kinds it refers to, and loads under any content
+ * reads every format from GAME_SNAPSHOT_OLDEST's (7: before the overland,
+ * spell picks and veteran ranks; the game goes on with the town's ways out
+ * cut through its trees). From 9 a snapshot names the kinds it refers to, and loads under any content
  * that has them (other kinds may come and go, tables reorder); older ones
  * load only under the content that wrote them. */
 #define GAME_SNAPSHOT_VERSION 9

@@ -48,7 +48,13 @@ enum {
         SLOT_COUNT
 };
 
-/* What using the kind does (itemuse.c's table). */
+/* What using the kind does (itemuse.c's table). LEARN: a book that
+ * teaches its spell (item_kind_t.spell) to a class that may learn it, at
+ * the spell's level; read, it is gone. CAST: what a spell effect
+ * does (item_kind_t.does, a row of spell.h's SPELL_EFFECT_LIST), with the
+ * kind's dtype, power (damage or healing), effect and duration (a status)
+ * and radius: a wand's along the line it is zapped, a potion's or a
+ * scroll's on whoever uses it. */
 #define ITEM_USE_LIST(X) \
     X(NONE)              \
     X(HEAL)              \
@@ -67,7 +73,9 @@ enum {
     X(BOLT_EFFECT)       \
     X(LIGHT)             \
     X(CURSE)             \
-    X(SUMMON)
+    X(SUMMON)            \
+    X(CAST)              \
+    X(LEARN)
 enum {
 #define ITEM_USE_ENUM_(n) USE_##n,
     ITEM_USE_LIST(ITEM_USE_ENUM_)
@@ -145,6 +153,9 @@ typedef struct {
     uint8_t breaks;  /* percent: a missile that hits breaks */
     uint16_t resist; /* bits 1 << DT_*: halved while equipped */
     uint16_t ego;    /* its fixed ego (artifacts) + 1; 0 none */
+    uint8_t does;    /* USE_CAST: its spell effect (SPELL_*, spell.h) + 1; 0 none */
+    uint8_t radius;  /* USE_CAST: its effect's reach (a cone's, an area's) */
+    int16_t spell;   /* USE_LEARN (a book): the spell it teaches; -1 none */
     uint16_t handlers[4];
 } item_kind_t;
 

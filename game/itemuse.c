@@ -1,6 +1,7 @@
 /* itemuse — the use table: potions, scrolls, wands, food; what monsters
  * whose mind uses items do with them. */
 #include "itemuse.h"
+#include "chargen.h"
 #include "combat.h"
 #include "content.h"
 #include "creature.h"
@@ -10,6 +11,7 @@
 #include "mapgen.h"
 #include "msg.h"
 #include "pc.h"
+#include "spell.h"
 #include "status.h"
 #include "target.h"
 #include "vision.h"
@@ -348,6 +350,28 @@ static bool use_bolt_effect(game_t *g, const use_t *u)
                         combat_dc(g, u->who)) != HANDLE_NONE;
 }
 
+/* What a spell effect does (the kind's `does`), from the item's own
+ * numbers: along the line towards (dx, dy) for one that aims, else on
+ * the user. */
+static bool use_cast(game_t *g, const use_t *u)
+{
+    const obj_t *o = reg_get(&g->reg, u->who);
+    if (!o || !u->k->does)
+        return false;
+    spell_kind_t s = {.effect = (uint8_t)(u->k->does - 1),
+                      .dtype = itemuse_damage_type(u->k->dtype),
+                      .dice = u->k->effect >= 0 ? u->k->duration : u->k->power,
+                      .status = u->k->effect,
+                      .radius = u->k->radius};
+    return spell_cast_kind(g, u->who, &s, o->x + u->dx, o->y + u->dy);
+}
+
+/* A book: its spell learnt (itemuse_use has checked that it may be). */
+static bool use_learn(game_t *g, const use_t *u)
+{
+    return u->player && chargen_learn(g, u->k->spell, true);
+}
+
 static const use_fn_t USES[USE_COUNT] = {
     [USE_HEAL] = use_heal,
     [USE_CURE] = use_cure,
@@ -366,6 +390,8 @@ static const use_fn_t USES[USE_COUNT] = {
     [USE_LIGHT] = use_light,
     [USE_CURSE] = use_curse,
     [USE_SUMMON] = use_summon,
+    [USE_CAST] = use_cast,
+    [USE_LEARN] = use_learn,
 };
 
 static const char *const USE_VERB[IC_COUNT] = {[IC_POTION] = "<Actor> drink<s:Actor> <obj>.",
@@ -381,6 +407,8 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
     use_t u = {who, it, o->kind, item_kind(g, o), dx, dy, who == g->player};
     if (!u.k->use || !USES[u.k->use] || !USE_VERB[u.k->cls])
         return 0;
+    if (u.k->use == USE_LEARN && (!u.player || !chargen_learn(g, u.k->spell, false)))
+        return 0; /* a book the reader cannot learn from stays unread */
     if (u.k->cls == IC_WAND && o->remaining <= 0) {
         if (u.player)
             msg_add(g, "Nothing happens: the wand is empty.");
@@ -409,7 +437,7 @@ int itemuse_use(game_t *g, handle_t who, handle_t it, int dx, int dy)
 bool itemuse_power(game_t *g, handle_t who, int use, const dice_t *power)
 {
     if (use <= USE_NONE || use >= USE_COUNT || !USES[use] || use == USE_BOLT ||
-        use == USE_BOLT_EFFECT || use == USE_EAT)
+        use == USE_BOLT_EFFECT || use == USE_EAT || use == USE_CAST || use == USE_LEARN)
         return false;
     item_kind_t k = {.use = (uint8_t)use, .power = *power, .effect = -1};
     use_t u = {who, HANDLE_NONE, 0, &k, 0, 0, who == g->player};
@@ -422,7 +450,8 @@ static bool monster_wants(const item_kind_t *k)
 {
     if (k->cls == IC_POTION)
         return k->use == USE_HEAL || k->use == USE_CURE;
-    return k->cls == IC_WAND && (k->use == USE_BOLT || k->use == USE_BOLT_EFFECT);
+    return k->cls == IC_WAND &&
+           (k->use == USE_BOLT || k->use == USE_BOLT_EFFECT || k->use == USE_CAST);
 }
 
 /* Only a mind that uses items reads, quaffs, zaps or picks up (no beast,

@@ -31,11 +31,14 @@ typedef enum { OBJ_FREE = 0, OBJ_CREATURE, OBJ_ITEM, OBJ_EFFECT, OBJ_TYPES } obj
  * (its turns pass until it wakes); OF_REGEN: its regeneration is
  * scheduled (creature.c). */
 /* OF_ANGRY: a peaceful kind's keeper turned hostile (shop.h; bit 2 is an
- * item bit too, never both on one object). */
+ * item bit too, never both on one object). OF_DISGUISED: it passes for
+ * its kind's disguise (a statue, say) until it gives itself away (bit 3
+ * is an item bit too). */
 enum {
     OF_PLAYER = 1 << 0,
     OF_AWARE = 1 << 1,
     OF_ANGRY = 1 << 2,
+    OF_DISGUISED = 1 << 3,
     OF_ASLEEP = 1 << 6,
     OF_REGEN = 1 << 7
 };

@@ -1,5 +1,6 @@
 /* pc — the character's numbers (see pc.h). */
 #include "pc.h"
+#include "chargen.h"
 #include "item.h"
 #include "msg.h"
 #include "prompt.h"
@@ -39,8 +40,10 @@ const class_kind_t *pc_class(const game_t *g)
 
 int pc_attack_bonus(const game_t *g)
 {
-    int bab = pc_class(g)->bab * g->pc.xl / 100;
-    return (bab > 0 ? bab : 1) + pc_mod(g->pc.ab[AB_STR]) + pc_race(g)->to_hit + g->pc.pick_hit;
+    int bab = pc_class(g)->bab * g->pc.xl / 100, str = pc_mod(g->pc.ab[AB_STR]),
+        dex = pc_mod(g->pc.ab[AB_DEX]);
+    int aim = pc_class(g)->finesse && dex > str ? dex : str;
+    return (bab > 0 ? bab : 1) + aim + pc_race(g)->to_hit + g->pc.pick_hit;
 }
 
 /* The class's armour figure stands for its armour only when the class has
@@ -54,7 +57,9 @@ static int class_armour(const game_t *g)
 
 int pc_defence(const game_t *g)
 {
-    return 10 + pc_mod(g->pc.ab[AB_DEX]) + class_armour(g) + pc_race(g)->defence + g->pc.pick_def;
+    int dodge = pc_class(g)->dodge ? g->pc.xl / pc_class(g)->dodge : 0;
+    return 10 + pc_mod(g->pc.ab[AB_DEX]) + class_armour(g) + pc_race(g)->defence + g->pc.pick_def +
+           dodge;
 }
 
 int pc_armour(const game_t *g)
@@ -153,6 +158,24 @@ static void level_up(game_t *g)
     msg_milestone(g, "xl", "reached experience level %d", pc->xl);
     if (pc->xl % 3 == 0)
         pc->choices++;
+    if (k->mana && pc->spell_picks < 20)
+        pc->spell_picks++;
+}
+
+/* A veteran rank: what a level gives but the level itself, and a gift. */
+static void veteran_up(game_t *g)
+{
+    pc_t *pc = &g->pc;
+    pc->veteran++;
+    obj_t *p = reg_get(&g->reg, g->player);
+    int hp = pc_level_hp(g, false);
+    if (p)
+        p->hp_max += hp, p->hp += hp;
+    if (pc_class(g)->mana)
+        pc->mana_max = (int16_t)(pc->mana_max + pc_class(g)->mana), pc->mana = pc->mana_max;
+    pc->choices++;
+    msg_add(g, "You grow more seasoned: veteran rank %d!", pc->veteran);
+    msg_milestone(g, "xl", "reached veteran rank %d", pc->veteran);
 }
 
 void pc_gain_xp(game_t *g, int32_t xp)
@@ -163,6 +186,9 @@ void pc_gain_xp(game_t *g, int32_t xp)
     pc->xp = pc->xp > INT32_MAX - xp ? INT32_MAX : pc->xp + xp;
     while (pc->xl < 20 && pc->xp >= pc_xp_for(pc->xl + 1))
         level_up(g);
-    if (pc->choices && g->prompt == PROMPT_NONE)
+    while (pc->xl == 20 && pc->veteran < PC_VETERAN_MAX &&
+           (int64_t)pc->xp >= (int64_t)pc_xp_for(20) + (int64_t)(pc->veteran + 1) * PC_VETERAN_XP)
+        veteran_up(g);
+    if (chargen_owed(g) && g->prompt == PROMPT_NONE)
         g->prompt = PROMPT_LEVELUP;
 }

@@ -1,7 +1,8 @@
 /* pc — the player's character in numbers (d20): ability modifiers, attack
  * bonus, defence, armour, saves, stealth, prices, drained abilities, hit
- * points by hit die, experience and levels (each third owes a gift:
- * chargen.h's prompt), and pc_t, the character itself (game_t.pc). */
+ * points by hit die, experience and levels (each third owes a gift, and
+ * each one a caster a spell to pick: chargen.h's prompt), and pc_t, the
+ * character itself (game_t.pc). */
 #ifndef WARREN_PC_H
 #define WARREN_PC_H
 #include <stdbool.h>
@@ -16,6 +17,8 @@ typedef struct {
     int8_t drain[AB_COUNT]; /* points drained from each (restore abilities gives them back) */
     uint8_t xl;             /* experience level 1-20 */
     uint8_t choices;        /* level-up choices owed */
+    uint8_t spell_picks;    /* spells a caster may still pick to learn (one a level) */
+    uint8_t veteran; /* ranks past level 20: each a level's hit points and mana, and a gift */
     uint8_t pick_hp, pick_hit, pick_def; /* choices taken */
     uint8_t heartstone;                  /* carrying it */
     uint8_t power_attack;                /* the fighter's stance: harder, wilder blows (power.h) */
@@ -57,5 +60,11 @@ bool pc_restore(game_t *g); /* gives back every drained point; true when any */
 int pc_level_hp(game_t *g, bool first);
 void pc_gain_xp(game_t *g, int32_t xp); /* levels up, owing gifts */
 int32_t pc_xp_for(int xl);              /* experience needed for level xl */
+/* Past level 20 a character goes on growing: every PC_VETERAN_XP more
+ * experience is a veteran rank (at most PC_VETERAN_MAX), with a level's
+ * hit points and mana and a gift, so the last third of the Warren still
+ * makes one stronger. */
+#define PC_VETERAN_XP  10000
+#define PC_VETERAN_MAX 50
 
 #endif

@@ -228,9 +228,10 @@ static void map_objects(game_t *g, screen_t *s, const level_t *lv, const map_vie
             continue;
         const creature_kind_t *k = &g->c->creatures[o->kind];
         int sx = o->x - m->ox, sy = o->y - m->oy;
+        bool hid = (o->flags & OF_DISGUISED) && k->disguise[0]; /* drawn as what it passes for */
         if (sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh)
-            screen_put(s, sx * m->tw, m->top + sy, k->glyph,
-                       fg_style(k->fg, h == g->player ? ATTR_BOLD : 0));
+            screen_put(s, sx * m->tw, m->top + sy, hid ? k->disguise_glyph : k->glyph,
+                       fg_style(hid ? k->disguise_fg : k->fg, h == g->player ? ATTR_BOLD : 0));
     }
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "verb.h"
 
 /* ---- names ----------------------------------------------------------------- */
 
@@ -21,6 +22,16 @@ static const char *const EVENT_NAMES[EV_TYPES] = {"NONE", EVENT_LIST(SCRIPT_NAME
 static const char *const DAMAGE_NAMES[DT_COUNT] = {DAMAGE_LIST(SCRIPT_NAME_)};
 #undef SCRIPT_NAME_
 static const char *const PHASE_NAMES[] = {"pre", "main", "post"};
+static const char *const ME_NAMES[] = {"actor", "victim", "item"};
+#define SCRIPT_VERB_NAME_(id, fn, sig, ask) #id,
+#define SCRIPT_VERB_SIG_(id, fn, sig, ask)  sig,
+#define SCRIPT_VERB_ASK_(id, fn, sig, ask)  ask,
+static const char *const VERB_IDS[VERBS] = {VERB_LIST(SCRIPT_VERB_NAME_)};
+static const char *const VERB_SIGS[VERBS] = {VERB_LIST(SCRIPT_VERB_SIG_)};
+static const bool VERB_ASK[VERBS] = {VERB_LIST(SCRIPT_VERB_ASK_)};
+#undef SCRIPT_VERB_NAME_
+#undef SCRIPT_VERB_SIG_
+#undef SCRIPT_VERB_ASK_
 
 static void lower_copy(char *out, size_t n, const char *s)
 {
@@ -278,6 +289,7 @@ struct script_vm {
     lua_State *L;
     int env;                         /* registry ref of the sandbox */
     int keys;                        /* registry ref of the event view's names (keys_push) */
+    int verbs;                       /* registry ref of the event view's metatable (verbs_push) */
     const script_handlers_t *cached; /* whose handlers `refs` caches */
     int *refs; /* [ref - 1]: registry ref of the loaded function, 0 = not yet */
     int n_refs;
@@ -285,6 +297,7 @@ struct script_vm {
 };
 
 static void keys_push(lua_State *L, int rand);
+static void verbs_push(lua_State *L, script_vm_t *vm);
 
 static int vm_rand(lua_State *L)
 {
@@ -315,6 +328,8 @@ script_vm_t *script_vm_new(void)
     int rand = luaL_ref(vm->L, LUA_REGISTRYINDEX);
     keys_push(vm->L, rand);
     vm->keys = luaL_ref(vm->L, LUA_REGISTRYINDEX);
+    verbs_push(vm->L, vm);
+    vm->verbs = luaL_ref(vm->L, LUA_REGISTRYINDEX);
     script_sandbox_seal(vm->L);
     vm->env = luaL_ref(vm->L, LUA_REGISTRYINDEX);
     return vm;
@@ -400,15 +415,18 @@ enum {
     K_SPELL,
     K_HEAL,
     K_SLOW,
+    K_ME,
+    K_DEALT,
     K_FIELDS,
     V_EVENT = K_FIELDS,
     V_PHASE = V_EVENT + EV_TYPES,
-    V_DAMAGE = V_PHASE + 3,
+    V_ME = V_PHASE + 3,
+    V_DAMAGE = V_ME + 3,
     V_END = V_DAMAGE + DT_COUNT
 };
-static const char *const KEY_NAMES[K_FIELDS] = {"",      "rand",   "type",    "phase",
-                                                "dtype", "amount", "amount2", "amount3",
-                                                "flags", "spell",  "heal",    "slow"};
+static const char *const KEY_NAMES[K_FIELDS] = {"",       "rand",    "type",    "phase", "dtype",
+                                                "amount", "amount2", "amount3", "flags", "spell",
+                                                "heal",   "slow",    "me",      "dealt"};
 
 /* Pushes the keys table: [K_*] field names, [V_*] lower-case value names. */
 static void keys_push(lua_State *L, int rand)
@@ -427,6 +445,8 @@ static void keys_push(lua_State *L, int rand)
     for (int i = 0; i < 3; i++) {
         lua_pushstring(L, PHASE_NAMES[i]);
         lua_rawseti(L, -2, V_PHASE + i);
+        lua_pushstring(L, ME_NAMES[i]);
+        lua_rawseti(L, -2, V_ME + i);
     }
     for (int i = 0; i < DT_COUNT; i++) {
         lower_copy(low, sizeof low, DAMAGE_NAMES[i]);
@@ -435,6 +455,92 @@ static void keys_push(lua_State *L, int rand)
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, rand);
     lua_rawseti(L, -2, V_END);
+}
+
+/* ---- the verbs ------------------------------------------------------------------------ */
+
+/* The arguments of a verb call by its signature into q (errors raise). */
+static void verb_args(lua_State *L, int id, const char *name, script_call_t *q)
+{
+    const char *sig = VERB_SIGS[id];
+    int n = (int)strlen(sig);
+    if (lua_gettop(L) != n)
+        luaL_error(L, "e.%s takes %d argument%s", name, n, n == 1 ? "" : "s");
+    for (int i = 0; i < n; i++) {
+        int isint = 0, a = i + 1;
+        if (sig[i] == 'w') {
+            const char *w = lua_type(L, a) == LUA_TSTRING ? lua_tostring(L, a) : "";
+            if (strcmp(w, "self") && strcmp(w, "other"))
+                luaL_error(L, "e.%s: argument %d must be \"self\" or \"other\"", name, a);
+            q->n[i] = w[0] == 'o';
+        } else if (sig[i] == 'b') {
+            luaL_checktype(L, a, LUA_TBOOLEAN);
+            q->n[i] = lua_toboolean(L, a);
+        } else if (sig[i] == 'n') {
+            lua_Integer v = lua_tointegerx(L, a, &isint);
+            if (!isint || v < INT32_MIN || v > INT32_MAX)
+                luaL_error(L, "e.%s: argument %d must be an integer", name, a);
+            q->n[i] = (int32_t)v;
+        } else {
+            size_t len = 0;
+            const char *v = lua_type(L, a) == LUA_TSTRING ? lua_tolstring(L, a, &len) : NULL;
+            if (!v || len >= sizeof q->s)
+                luaL_error(L, "e.%s: argument %d must be a string under %d bytes", name, a,
+                           (int)sizeof q->s);
+            memcpy(q->s, v, len + 1);
+        }
+    }
+}
+
+/* e.NAME(...): a query answered now through the event's ask, or a deed
+ * kept for the engine. Upvalues: the vm and the verb's id. */
+static int vm_verb(lua_State *L)
+{
+    script_vm_t *vm = lua_touserdata(L, lua_upvalueindex(1));
+    int id = (int)lua_tointeger(L, lua_upvalueindex(2));
+    char name[24];
+    lower_copy(name, sizeof name, VERB_IDS[id]);
+    script_event_t *e = vm->cur;
+    script_call_t q = {.verb = (uint16_t)id};
+    verb_args(L, id, name, &q);
+    if (!e)
+        return luaL_error(L, "e.%s: no event under way", name);
+    if (!VERB_ASK[id]) {
+        if (e->ndeeds >= SCRIPT_DEEDS_MAX)
+            return luaL_error(L, "e.%s: at most %d deeds a call", name, SCRIPT_DEEDS_MAX);
+        e->deeds[e->ndeeds++] = q;
+        return 0;
+    }
+    script_answer_t a = {0};
+    char why[96] = "not asked in this event";
+    if (!e->ask || e->ask(e->ask_ctx, &q, &a, why, sizeof why) < 0)
+        return luaL_error(L, "e.%s: %s", name, why);
+    if (a.kind == SCRIPT_BOOL)
+        lua_pushboolean(L, a.v != 0);
+    else if (a.kind == SCRIPT_INT)
+        lua_pushinteger(L, a.v);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* Pushes the event view's metatable: its __index the verbs by name, its
+ * own table out of a handler's reach. */
+static void verbs_push(lua_State *L, script_vm_t *vm)
+{
+    char low[24];
+    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, VERBS);
+    for (int i = 0; i < VERBS; i++) {
+        lua_pushlightuserdata(L, vm);
+        lua_pushinteger(L, i);
+        lua_pushcclosure(L, vm_verb, 2);
+        lower_copy(low, sizeof low, VERB_IDS[i]);
+        lua_setfield(L, -2, low);
+    }
+    lua_setfield(L, -2, "__index");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
 }
 
 /* t[keys[k]] = keys[v] or the value on top (v == 0). */
@@ -448,14 +554,20 @@ static void ev_set(lua_State *L, int kt, int t, int k, int v)
     lua_rawset(L, t);
 }
 
-/* Pushes a fresh event table for e (keys at kt). */
-static void ev_push(lua_State *L, int kt, const script_event_t *e)
+/* Pushes a fresh event table for e (keys at kt), its verbs reached
+ * through the vm's metatable (mt, a registry ref). */
+static void ev_push(lua_State *L, int kt, const script_event_t *e, int mt)
 {
-    lua_createtable(L, 0, 12);
+    lua_createtable(L, 0, 14);
     int t = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, mt);
+    lua_setmetatable(L, t);
     ev_set(L, kt, t, K_RAND, V_END);
     ev_set(L, kt, t, K_TYPE, V_EVENT + (e->type < EV_TYPES ? e->type : 0));
     ev_set(L, kt, t, K_PHASE, V_PHASE + (e->phase < 3 ? e->phase : 0));
+    ev_set(L, kt, t, K_ME, V_ME + (e->me < 3 ? e->me : 0));
+    lua_pushinteger(L, e->dealt);
+    ev_set(L, kt, t, K_DEALT, 0);
     ev_set(L, kt, t, K_DTYPE, V_DAMAGE + (e->dtype < DT_COUNT ? e->dtype : 0));
     const int32_t nums[] = {e->amount[0],      e->amount[1], e->amount[2],
                             (int32_t)e->flags, e->heal,      e->slow};
@@ -599,13 +711,16 @@ int script_call_handler(script_vm_t *vm, const content_t *c, int ref, script_eve
     lua_State *L = vm->L;
     lua_settop(L, 0);
     lua_rawgeti(L, LUA_REGISTRYINDEX, vm->keys); /* 1: keys, 2: event, 3: function */
-    ev_push(L, 1, e);
+    ev_push(L, 1, e, vm->verbs);
     if (vm_push_fn(vm, h, ref) < 0) {
         snprintf(err, errlen, "%s: handler cannot be loaded", h->fns[ref - 1].where);
         lua_settop(L, 0);
         return SCRIPT_ERR_BAD;
     }
+    int ndeeds = e->ndeeds;
     int out = vm_outcome(vm, vm_pcall(vm, e), h->fns[ref - 1].where, e, err, errlen);
+    if (out < 0)
+        e->ndeeds = ndeeds; /* a failing handler asks for nothing */
     lua_settop(L, 0);
     return out;
 }

@@ -31,11 +31,34 @@ typedef enum {
     SCRIPT_KIND_CLASSES
 } script_kind_class_t;
 
+/* A call of one of the engine's verbs (verb.h) from a handler: its id and
+ * arguments by its signature (w: 0 self, 1 other; b: 0 or 1; n: a
+ * number; s: the one string). A query's answer: nothing, a boolean or an
+ * integer. */
+enum { SCRIPT_ARGS_MAX = 3, SCRIPT_STR_MAX = 96, SCRIPT_DEEDS_MAX = 8 };
+typedef struct {
+    uint16_t verb;
+    int32_t n[SCRIPT_ARGS_MAX];
+    char s[SCRIPT_STR_MAX];
+} script_call_t;
+enum { SCRIPT_NIL = 0, SCRIPT_BOOL, SCRIPT_INT };
+typedef struct {
+    uint8_t kind; /* SCRIPT_NIL, SCRIPT_BOOL or SCRIPT_INT */
+    int32_t v;
+} script_answer_t;
+
+/* Whose handler runs: the event's actor, its victim, or an item in it. */
+enum { SCRIPT_ME_ACTOR = 0, SCRIPT_ME_VICTIM, SCRIPT_ME_ITEM };
+
 /* The plain-C view of an event a handler reads and may change. In Lua:
- * e.type, e.phase, e.dtype (names, lower case), e.amount (= amount[0]),
- * e.amount2, e.amount3, e.spell (bool), e.flags, e.heal, e.slow (outputs
- * the engine applies to self), e.rand(n) -> 0..n-1. Only numbers and the
- * dtype name are read back. */
+ * e.type, e.phase, e.dtype (names, lower case), e.me ("actor", "victim"
+ * or "item"), e.amount (= amount[0]), e.amount2, e.amount3, e.dealt (the
+ * damage a blow did, after armour; read only), e.spell (bool), e.flags,
+ * e.heal, e.slow (outputs the engine applies to self), e.rand(n) ->
+ * 0..n-1, and the verbs (verb.h): e.sees("other"), e.status("other",
+ * "paralysis", 3)... A query calls ask at once (no ask: an error); a deed
+ * is kept in deeds for the engine to do after the call. Only numbers, the
+ * dtype name and the deeds are read back. */
 typedef struct {
     uint16_t type; /* ev_type_t */
     uint8_t phase; /* ev_phase_t */
@@ -46,6 +69,13 @@ typedef struct {
     int32_t slow;                            /* turns self is slowed */
     uint32_t (*rand)(void *ctx, uint32_t n); /* the engine's RNG; NULL: e.rand errors */
     void *rand_ctx;
+    uint8_t me;    /* SCRIPT_ME_* */
+    int32_t dealt; /* damage done, after armour (the POST phase of a damage) */
+    /* a query's answer: 0, or -1 with why (a name that names nothing) */
+    int (*ask)(void *ctx, const script_call_t *q, script_answer_t *out, char *why, size_t n);
+    void *ask_ctx;
+    script_call_t deeds[SCRIPT_DEEDS_MAX]; /* the deeds asked, in order (output) */
+    int ndeeds;
 } script_event_t;
 
 /* A handler kept: the bytecode of a function whose only upvalue is _ENV

@@ -120,9 +120,12 @@ static void save_pc(const pc_t *pc, ser_t *s)
     ser_u8(s, pc->power_attack);
     ser_u64(s, pc->artifacts_made);
     ser_u64(s, pc->artifacts_found);
+    ser_u8(s, pc->spell_picks);
+    ser_u8(s, pc->veteran);
 }
 
-static void load_pc(pc_t *pc, rd_t *in)
+/* Format 7 had no spell picks or veteran ranks: they start at none. */
+static void load_pc(pc_t *pc, rd_t *in, unsigned version)
 {
     pc->race = rd_u8(in);
     pc->cls = rd_u8(in);
@@ -148,6 +151,10 @@ static void load_pc(pc_t *pc, rd_t *in)
     pc->power_attack = rd_u8(in);
     pc->artifacts_made = rd_u64(in);
     pc->artifacts_found = rd_u64(in);
+    if (version == SNAP_V7)
+        return;
+    pc->spell_picks = rd_u8(in);
+    pc->veteran = rd_u8(in);
 }
 
 /* The raw state, field by field. */
@@ -411,7 +418,8 @@ static void state_check(game_t *g, rd_t *in)
     if (pc->created > 1 ||
         (pc->created && (pc->race >= g->c->n_races || pc->cls >= g->c->n_classes)) || pc->xl < 1 ||
         pc->xl > 20 || pc->xp < 0 || pc->mana < 0 || pc->mana > pc->mana_max ||
-        pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 20 || pc->power_attack > 1)
+        pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 70 || pc->spell_picks > 20 ||
+        pc->veteran > PC_VETERAN_MAX || pc->power_attack > 1)
         rd_fail(in, "bad character");
     const level_t *lv = g->levels[g->depth >= 0 && g->depth < LEVEL_IDS ? g->depth : 0];
     if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h))
@@ -440,7 +448,7 @@ static void state_load(game_t *g, rd_t *in, unsigned version)
     rd_str(in, g->cause, sizeof g->cause);
     g->gold_by_hand = rd_u8(in);
     g->page = rd_u8(in);
-    load_pc(&g->pc, in);
+    load_pc(&g->pc, in, version);
     g->cur_x = (int16_t)rd_u16(in);
     g->cur_y = (int16_t)rd_u16(in);
     g->door_cmd = rd_u8(in);

@@ -11,6 +11,7 @@
 #include "level.h"
 #include "msg.h"
 #include "prompt.h"
+#include "spellfx.h"
 #include "status.h"
 #include "target.h"
 #include "trap.h"
@@ -217,9 +218,32 @@ static bool cast(game_t *g, handle_t caster, handle_t target, int x, int y, int 
     const spell_kind_t *s = &g->c->spells[spell];
     dice_t d = s->dice;
     bool player = caster == g->player;
-    if (has(s, SPF_GROWS))
-        d.n = (int16_t)(d.n + (player ? g->pc.xl : creature_kind(g, o)->level) / 4);
+    if (has(s,
+            SPF_GROWS)) /* a die every fourth level of the player's, every sixth of a monster's */
+        d.n = (int16_t)(d.n + (player ? g->pc.xl / 4 : creature_kind(g, o)->level / 6));
     return EFFECTS[s->effect].cast(g, caster, target, x, y, s, &d);
+}
+
+bool spell_cast_kind(game_t *g, handle_t caster, const spell_kind_t *s, int x, int y)
+{
+    const obj_t *c = reg_get(&g->reg, caster);
+    if (!c || s->effect >= SPELL_EFFECTS)
+        return false;
+    if (!has(s, SPF_AIMS))
+        return EFFECTS[s->effect].cast(g, caster, caster, c->x, c->y, s, &s->dice);
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = target_path(g, c->x, c->y, x, y, SPELL_RANGE, path), at = -1;
+    handle_t t = target_first(g, c->depth, caster, path, n, x, y, &at);
+    if (has(s, SPF_BURST) && n > 0) { /* it bursts on the first creature, or where the line ends */
+        int end = t ? at : n - 1;
+        return EFFECTS[s->effect].cast(g, caster, t, path[end].x, path[end].y, s, &s->dice);
+    }
+    if (!t && s->effect != SPELL_BEAM && s->effect != SPELL_CONE) {
+        msg_add(g, "The %s flies off into the distance.",
+                s->effect == SPELL_BOLT ? "bolt" : "spell");
+        return false;
+    }
+    return EFFECTS[s->effect].cast(g, caster, t, x, y, s, &s->dice);
 }
 
 bool spell_cast_at(game_t *g, handle_t caster, handle_t target, int spell)

@@ -21,7 +21,7 @@
  * (the loader checks: declare.c). SPF_AIMS: cast at a target chosen with
  * the cursor; SPF_BURST: bursts on the first creature in the line or where
  * it ends, not at the first creature only; SPF_GROWS: its dice grow a die
- * every fourth level of the caster. */
+ * every fourth level of the player casting it, every sixth of a monster. */
 enum {
     SPF_DAMAGE = 1 << 0,
     SPF_STATUS = 1 << 1,
@@ -45,7 +45,9 @@ enum {
  * SUMMON: creatures of the depth around the caster.
  * POWER: what an item use does (identify, map, light, teleport,
  *   remove_curse, cure) for the caster.
- * DETECT: traps and secret doors within the radius of the caster are found. */
+ * DETECT: traps and secret doors within the radius of the caster are found.
+ * BEAM, CONE, CHAIN, PUSH, BANISH, MEND, VIGOUR, RENEW, HOLY, MASS_HEX,
+ * SHROUD: spellfx.h, where their functions are. */
 #define SPELL_EFFECT_LIST(X)                                                       \
     X(BOLT, cast_bolt, SPF_DAMAGE | SPF_AIMS | SPF_GROWS)                          \
     X(HEAL, cast_heal, 0)                                                          \
@@ -55,7 +57,18 @@ enum {
     X(BUFF, cast_buff, SPF_STATUS)                                                 \
     X(SUMMON, cast_summon, 0)                                                      \
     X(POWER, cast_power, SPF_USE)                                                  \
-    X(DETECT, cast_detect, SPF_RADIUS)
+    X(DETECT, cast_detect, SPF_RADIUS)                                             \
+    X(BEAM, cast_beam, SPF_DAMAGE | SPF_AIMS | SPF_GROWS)                          \
+    X(CONE, cast_cone, SPF_DAMAGE | SPF_RADIUS | SPF_AIMS | SPF_GROWS)             \
+    X(CHAIN, cast_chain, SPF_DAMAGE | SPF_AIMS | SPF_GROWS)                        \
+    X(PUSH, cast_push, SPF_DAMAGE | SPF_AIMS)                                      \
+    X(BANISH, cast_banish, SPF_AIMS)                                               \
+    X(MEND, cast_mend, 0)                                                          \
+    X(VIGOUR, cast_vigour, 0)                                                      \
+    X(RENEW, cast_renew, 0)                                                        \
+    X(HOLY, cast_holy, SPF_DAMAGE)                                                 \
+    X(MASS_HEX, cast_mass_hex, SPF_STATUS)                                         \
+    X(SHROUD, cast_shroud, 0)
 
 enum {
 #define SPELL_EFFECT_ENUM_(id, fn, flags) SPELL_##id,
@@ -80,10 +93,16 @@ int spell_cast_toward(game_t *g, int spell, int x, int y);
 /* caster casts spell at target (a heal, buff, power: on itself; an area:
  * bursting on the target), mana aside: what the spell's effect does. The
  * player's bolts and areas grow a die every fourth level, a monster's
- * bolts and breath likewise. True when it took effect (a hex resisted
+ * bolts and breath every sixth. True when it took effect (a hex resisted
  * did not). */
 bool spell_cast_at(game_t *g, handle_t caster, handle_t target, int spell);
 /* The first spell of set with this effect (SPELL_*); -1 when none. */
 int spell_first(const content_t *c, uint32_t set, int effect);
+/* A spell kind s that is not one of the content's spells (what an item
+ * does when its use is "cast") cast by caster at the place (x, y): one
+ * that aims goes along the line from the caster towards it (at its first
+ * creature, or bursting where the line ends); the others on the caster.
+ * Its dice are its own. True when it took effect. */
+bool spell_cast_kind(game_t *g, handle_t caster, const spell_kind_t *s, int x, int y);
 
 #endif

@@ -146,6 +146,10 @@ static bool resists(game_t *g, handle_t who, const effect_kind_t *k, int dc)
         item_say(g, "<Actor> resist<s:Actor> the paralysis.", who, HANDLE_NONE);
         return true;
     }
+    if ((k->flags & EFK_(AFRAID)) && status_has(g, who, EFK_(BRAVE))) {
+        item_say(g, "<Actor> stand<s:Actor> firm.", who, HANDLE_NONE);
+        return true;
+    }
     if (dc <= 0 || !k->save || !combat_save(g, who, k->save, dc, k->flags))
         return false;
     char tmpl[96];
@@ -161,6 +165,8 @@ handle_t status_apply(game_t *g, handle_t who, int kind, int32_t duration, int32
         return HANDLE_NONE;
     if (resists(g, who, &g->c->effects[kind], dc))
         return HANDLE_NONE;
+    if (g->c->effects[kind].flags & EFK_(BRAVE))
+        status_cure(g, who, EFK_(AFRAID)); /* courage ends fear */
     return effect_apply(g, who, (uint16_t)kind, duration, magnitude);
 }
 
@@ -186,6 +192,18 @@ void status_recount(game_t *g)
         g->items.live += is_status(g, reg_get(&g->reg, h));
 }
 
+void status_end(game_t *g, handle_t eff)
+{
+    obj_t *e = reg_get(&g->reg, eff);
+    if (!e || e->type != OBJ_EFFECT || e->kind >= g->c->n_effects)
+        return;
+    const effect_kind_t *k = &g->c->effects[e->kind];
+    if (k->hook[HOOK_END] && k->hook[HOOK_END] < g->c->n_hooks)
+        g->c->hooks[k->hook[HOOK_END]](g, eff, e, HOOK_END);
+    sched_cancel(&g->sched, eff);
+    reg_del(&g->reg, eff);
+}
+
 void status_cure(game_t *g, handle_t who, unsigned efk_mask)
 {
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
@@ -195,11 +213,7 @@ void status_cure(game_t *g, handle_t who, unsigned efk_mask)
         bool poison = e->kind == g->c->poison_effect && (efk_mask & EFK_(CONFUSED));
         if (!(g->c->effects[e->kind].flags & efk_mask) && !poison)
             continue;
-        const effect_kind_t *k = &g->c->effects[e->kind];
-        if (k->hook[HOOK_END] && k->hook[HOOK_END] < g->c->n_hooks)
-            g->c->hooks[k->hook[HOOK_END]](g, h, e, HOOK_END);
-        sched_cancel(&g->sched, h);
-        reg_del(&g->reg, h);
+        status_end(g, h);
     }
 }
 
@@ -291,7 +305,7 @@ void status_rest(game_t *g)
         msg_add(g, "You cannot rest with enemies in view.");
         return;
     }
-    if (p->hp >= p->hp_max) {
+    if (p->hp >= p->hp_max && g->pc.mana >= g->pc.mana_max) {
         msg_add(g, "You are not hurt: there is no need to rest.");
         return;
     }
@@ -311,13 +325,13 @@ void status_rest(game_t *g)
         vision_update(g);
         turns++;
         p = reg_get(&g->reg, g->player);
-        if (!p || p->hp >= p->hp_max || hostile_in_view(g) || g->said != said ||
-            hunger_level(g->items.food) >= 2)
+        if (!p || (p->hp >= p->hp_max && g->pc.mana >= g->pc.mana_max) || hostile_in_view(g) ||
+            g->said != said || hunger_level(g->items.food) >= 2)
             break;
     }
     if (g->state != GAME_RUNNING || !p)
         return;
-    if (p->hp >= p->hp_max)
+    if (p->hp >= p->hp_max && g->pc.mana >= g->pc.mana_max)
         msg_add(g, "You rest for %d turn%s and feel fit again.", turns, turns == 1 ? "" : "s");
     else
         msg_add(g, "Your rest is interrupted after %d turn%s.", turns, turns == 1 ? "" : "s");

@@ -49,11 +49,13 @@ void status_forget(game_t *g, handle_t who);
 void status_recount(game_t *g);
 /* Removes every effect of who carrying one of the flags (with end hooks). */
 void status_cure(game_t *g, handle_t who, unsigned efk_mask);
+/* Ends one effect now, with its end hook. */
+void status_end(game_t *g, handle_t eff);
 
 /* The scheduler function counting hunger down (world's FN_HUNGER). */
 void status_hunger_tick(game_t *g, const event_t *ev);
 const char *status_hunger_word(const game_t *g); /* "", "Hungry", "Weak", "Fainting" */
-/* Passes turns until healed or interrupted (R). */
+/* Passes turns until healed (hit points and mana) or interrupted (R). */
 void status_rest(game_t *g);
 /* Before a player command: true when the player cannot act (paralysed):
  * the turn is lost (the conduct table). */

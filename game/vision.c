@@ -118,13 +118,21 @@ bool vision_sees(game_t *g, handle_t h)
     const level_t *lv = level_current(g);
     if (!o || !lv || o->depth != g->depth)
         return false;
-    return (h != HANDLE_NONE && h == g->player) || level_visible(lv, o->x, o->y);
+    if (h != HANDLE_NONE && h == g->player)
+        return true;
+    /* a disguised creature is seen as what it passes for, not as itself */
+    return level_visible(lv, o->x, o->y) && !(o->type == OBJ_CREATURE && (o->flags & OF_DISGUISED));
 }
 
 bool vision_between(game_t *g, handle_t a, handle_t b)
 {
-    if (a == g->player || b == g->player)
-        return vision_sees(g, a == g->player ? b : a);
+    if (a == g->player || b == g->player) { /* the player's view, disguises or not */
+        handle_t o = a == g->player ? b : a;
+        const obj_t *oo = reg_get(&g->reg, o);
+        const level_t *cur = level_current(g);
+        return o == g->player ||
+               (oo && cur && oo->depth == g->depth && level_visible(cur, oo->x, oo->y));
+    }
     const obj_t *oa = reg_get(&g->reg, a), *ob = reg_get(&g->reg, b);
     level_t *lv = level_current(g);
     if (!oa || !ob || !lv || !lv->opaque || oa->depth != g->depth || ob->depth != g->depth)

@@ -24,7 +24,8 @@
 #define ANCHOR_SLACK_X 9
 #define ANCHOR_SLACK_Y 5
 void vision_update(game_t *g);
-/* True when the player sees h now (the player always sees itself). */
+/* True when the player sees h now (the player always sees itself; a
+ * disguised creature is seen as what it passes for, not as itself). */
 bool vision_sees(game_t *g, handle_t h);
 /* True when a sees b on the current level: the player's view when either
  * is the player (sight is symmetric), else a line of sight within the

@@ -4,10 +4,13 @@
 -- effect of effects.lua it puts on itself before a fight), summon (a
 -- creature kind it calls to its side, never while summon_max of them are
 -- on the level), blink (hops away from a foe beside it when hurt, or when
--- it does better from afar), steal ("gold" or "item": a wounding blow
--- takes it, unless you make a Ref save; then it hops away and flees),
--- and the "pack" flag (a pack spreads out round its foe). The sorts
--- undead, orc, giant, dragon and demon are what slaying weapons slay.
+-- it does better from afar), and the "pack" flag (a pack spreads out
+-- round its foe). The sorts undead, orc, giant, dragon and demon are what
+-- slaying weapons slay. Powers of a kind's own are its `on` handlers
+-- (game/verb.h: e.steal("gold") after a wounding blow takes gold unless
+-- you make a Ref save, then the thief hops away and flees; e.engulf,
+-- e.split, e.disguise, e.status...); disguise = {name, glyph, fg} is
+-- what a kind passes for until its handler gives it away.
 
 -- depths 1-5
 creature { name = "wild dog", glyph = "d", fg = 6, speed = 120, hp = "1d6+1", attack = "1d3", hits = "bite<s:Actor>",
@@ -18,10 +21,18 @@ creature { name = "cave lizard", glyph = ":", fg = 2, speed = 90, hp = "1d6+2", 
            desc = "A blunt-headed lizard that basks on warm stones in the dark." }
 creature { name = "cutpurse", glyph = "p", fg = 6, gender = 1, speed = 110, hp = "2d6", attack = "1d3",
            hits = "jostle<s:Actor>", to_hit = 3, defence = 4, size = "medium", level = 2, flags = { "coward" },
-           steal = "gold", perception = 2,
+           perception = 2,
+           on = { damage = function(e) -- a wounding blow in hand: a hand in the purse
+               if e.me == "actor" and e.phase == "post" and e.dealt > 0 and e.melee() and e.player("other")
+                  and e.hp("other") > 0 then e.steal("gold") end
+           end },
            desc = "A quick-fingered youth from the town above who found the Warren's visitors easier marks." }
 creature { name = "goblin sneak", glyph = "g", fg = 8, gender = 1, speed = 110, hp = "2d6", attack = "1d4",
-           to_hit = 2, defence = 4, size = "small", level = 2, flags = { "coward" }, steal = "item",
+           to_hit = 2, defence = 4, size = "small", level = 2, flags = { "coward" },
+           on = { damage = function(e) -- a wounding blow in hand: a hand in the purse
+               if e.me == "actor" and e.phase == "post" and e.dealt > 0 and e.melee() and e.player("other")
+                  and e.hp("other") > 0 then e.steal("item") end
+           end },
            desc = "A goblin with long fingers and a longer list of things that are now his." }
 creature { name = "apprentice", glyph = "p", fg = 13, gender = 2, hp = "2d6", attack = "1d4", to_hit = 1,
            defence = 3, size = "medium", level = 3, spells = { "magic missile" }, blink = true,
@@ -37,7 +48,11 @@ creature { name = "giant wasp", glyph = "a", fg = 11, speed = 150, hp = "2d8", a
            desc = "A wasp as long as a hand, its sting a drop of fire." }
 creature { name = "Nimble Jack", glyph = "p", fg = 14, gender = 1, speed = 130, hp = "5d8", attack = "1d6+1",
            hits = "cut<s:Actor>", to_hit = 5, defence = 7, size = "medium", level = 5,
-           flags = { "unique", "proper", "coward" }, steal = "gold", blink = true, perception = 3,
+           flags = { "unique", "proper", "coward" },  blink = true, perception = 3,
+           on = { damage = function(e) -- a wounding blow in hand: a hand in the purse
+               if e.me == "actor" and e.phase == "post" and e.dealt > 0 and e.melee() and e.player("other")
+                  and e.hp("other") > 0 then e.steal("gold") end
+           end },
            desc = "The town's most wanted man, who has never once been caught, and says so." }
 creature { name = "wererat", glyph = "r", fg = 8, gender = 1, hp = "3d8", attack = "1d6", hits = "bite<s:Actor>",
            to_hit = 3, defence = 4, size = "medium", level = 4, summon = "giant rat", summon_max = 5,
@@ -49,7 +64,11 @@ creature { name = "orc shaman", glyph = "o", fg = 13, gender = 1, hp = "3d8", at
            buff = "might",
            desc = "An orc daubed in ash who chants the war-songs that make orcs bolder." }
 creature { name = "bandit", glyph = "p", fg = 3, gender = 1, hp = "3d8", attack = "1d8", to_hit = 4, defence = 5,
-           armour = 1, size = "medium", level = 4, pack = 1, steal = "gold",
+           armour = 1, size = "medium", level = 4, pack = 1, 
+           on = { damage = function(e) -- a wounding blow in hand: a hand in the purse
+               if e.me == "actor" and e.phase == "post" and e.dealt > 0 and e.melee() and e.player("other")
+                  and e.hp("other") > 0 then e.steal("gold") end
+           end },
            desc = "A cutthroat in a patched cloak; the purse first, the throat if you argue." }
 creature { name = "warg", glyph = "C", fg = 3, speed = 130, hp = "4d8", attack = "1d8", hits = "bite<s:Actor>",
            to_hit = 5, defence = 5, size = "medium", level = 5, pack = 2, flags = { "animal", "pack" },
@@ -71,15 +90,61 @@ creature { name = "phase spider", glyph = "S", fg = 13, speed = 120, hp = "5d8",
 creature { name = "ghast", glyph = "z", fg = 5, hp = "5d8", attack = "1d8", hits = "claw<s:Actor>", to_hit = 6,
            defence = 6, size = "medium", level = 7, handlers = { "poison_bite" }, flags = { "undead" },
            immune = { "poison" }, resist = { "cold" },
+           on = { turn = function(e) -- the stench
+               if e.phase == "main" and e.aware() and e.dist() <= 1 and not e.has("other", "nausea")
+                  and e.rand(3) == 0 then e.status("other", "nausea", 3 + e.rand(3)) end
+           end },
            desc = "A ghoul grown stronger and fouler; the stench alone turns the stomach." }
 
 -- depths 8-15
+creature { name = "gelatinous cube", glyph = "j", fg = 14, speed = 80, hp = "8d10", attack = "1d8", hits = "touch<es:Actor>",
+           dtype = "acid", to_hit = 7, defence = 2, size = "large", level = 9, flags = { "mindless" },
+           immune = { "acid", "poison", "lightning" },
+           on = { damage = function(e) -- a touch, and then you are inside it
+                      if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 and e.hp("other") > 0
+                         and not e.holding() then
+                          e.say("<Actor> engulf<s:Actor> <victim>!")
+                          e.engulf(3 + e.rand(3))
+                      end
+                  end,
+                  turn = function(e) -- what is inside it, it digests
+                      if e.phase == "main" and e.holding() then
+                          e.say("<Actor> digest<s:Actor> <victim>.")
+                          e.hurt("other", 2 + e.rand(6) + e.rand(6), "acid")
+                          return "done"
+                      end
+                  end },
+           desc = "A clear, quivering cube that fills the passage; what it touches it takes inside and digests." }
+creature { name = "mimic", glyph = "m", fg = 3, speed = 90, hp = "7d8", attack = "2d4", hits = "bite<s:Actor>",
+           to_hit = 7, defence = 6, armour = 2, size = "medium", level = 8, flags = { "mindless" },
+           disguise = { name = "chest", glyph = "~", fg = 3 },
+           on = { turn = function(e) -- a chest until a hand comes near
+                      if e.phase == "main" and e.disguised() then
+                          if e.dist() > 1 then return "done" end
+                          e.disguise(false)
+                          e.attack()
+                          return "done"
+                      end
+                  end,
+                  damage = function(e)
+                      if e.me == "victim" and e.phase == "pre" and e.disguised() then e.disguise(false) end
+                      if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 and e.hp("other") > 0
+                         and not e.holding() then
+                          e.say("<Actor> stick<s:Actor> to <victim>!")
+                          e.engulf(2 + e.rand(3))
+                      end
+                  end },
+           desc = "A chest with teeth, and glue where the lock should be." }
 creature { name = "hill giant", glyph = "P", fg = 3, gender = 1, hp = "8d10", attack = "2d8", hits = "club<s:Actor>",
            to_hit = 7, defence = 5, armour = 3, size = "huge", level = 8, flags = { "giant" },
            desc = "A dim, enormous giant with a boulder for a hat and a tree for a club." }
 creature { name = "master thief", glyph = "p", fg = 8, gender = 2, speed = 130, hp = "6d8", attack = "1d8+2",
            hits = "stab<s:Actor>", to_hit = 8, defence = 9, size = "medium", level = 9, flags = { "coward" },
-           steal = "item", blink = true, perception = 4,
+            blink = true, perception = 4,
+           on = { damage = function(e) -- a wounding blow in hand: a hand in the purse
+               if e.me == "actor" and e.phase == "post" and e.dealt > 0 and e.melee() and e.player("other")
+                  and e.hp("other") > 0 then e.steal("item") end
+           end },
            desc = "A thief in grey silk; you notice her when she wants, and your pack is lighter after." }
 creature { name = "ogre mage", glyph = "O", fg = 12, gender = 1, hp = "7d10", attack = "2d6", to_hit = 7, defence = 6,
            armour = 2, size = "large", level = 9, flags = { "giant" }, spells = { "frost bolt", "cure wounds" },
@@ -107,11 +172,21 @@ creature { name = "wyvern", glyph = "d", fg = 2, speed = 120, hp = "8d10", attac
            desc = "A two-legged lesser dragon with a scorpion's tail." }
 creature { name = "cave troll", glyph = "T", fg = 8, gender = 1, hp = "9d10", attack = "2d8+3", hits = "claw<s:Actor>",
            to_hit = 9, defence = 6, armour = 4, size = "large", level = 11, pack = 1, vuln = { "fire" },
-           desc = "A squat black troll of the deep caves, tough as the rock." }
+           on = { turn = function(e) -- its flesh knits, unless fire has seared it
+               if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
+                   e.heal = 1 + e.hpmax("self") // 60
+               end
+           end,
+           damage = function(e)
+               if e.me == "victim" and e.phase == "post" and e.dtype == "fire" and e.dealt > 0 then
+                   e.status("self", "seared", 6)
+               end
+           end },
+           desc = "A squat black troll of the deep caves, tough as the rock; only fire stops its wounds closing." }
 
 -- depths 12-20
 creature { name = "young white dragon", glyph = "D", fg = 15, speed = 110, hp = "14d10", attack = "2d10",
-           hits = "rake<s:Actor>", dtype = "cold", to_hit = 12, defence = 10, armour = 5, size = "huge", level = 13,
+           hits = "rake<s:Actor>", dtype = "cold", to_hit = 11, defence = 10, armour = 5, size = "huge", level = 13,
            flags = { "dragon" }, immune = { "cold" }, vuln = { "fire" },
            breath = "cone", breath_dtype = "cold", breath_dice = "5d6", breath_range = 5, recharge = 10,
            desc = "A dragon white as a glacier's heart, breathing a blizzard." }
@@ -120,29 +195,29 @@ creature { name = "chimera", glyph = "H", fg = 9, speed = 110, hp = "10d10", att
            breath = "cone", breath_dtype = "fire", breath_dice = "4d6", breath_range = 4, recharge = 8,
            desc = "Lion, goat and dragon in one body, and the dragon's head does the talking." }
 creature { name = "young blue dragon", glyph = "D", fg = 12, speed = 110, hp = "15d10", attack = "2d10",
-           hits = "rake<s:Actor>", dtype = "lightning", to_hit = 13, defence = 11, armour = 5, size = "huge",
+           hits = "rake<s:Actor>", dtype = "lightning", to_hit = 12, defence = 11, armour = 5, size = "huge",
            level = 14, flags = { "dragon" }, immune = { "lightning" },
            breath = "line", breath_dtype = "lightning", breath_dice = "6d6", breath_range = 8, recharge = 10,
            desc = "A blue dragon crackling with static; its breath is a lightning stroke." }
 creature { name = "spirit naga", glyph = "n", fg = 13, gender = 2, hp = "12d8", attack = "2d8", hits = "crush<es:Actor>",
-           to_hit = 12, defence = 10, armour = 3, size = "large", level = 14, resist = { "magic" },
+           to_hit = 11, defence = 10, armour = 3, size = "large", level = 14, resist = { "magic" },
            spells = { "lightning bolt", "cure wounds", "confuse" }, buff = "haste", blink = true,
            desc = "A serpent with a woman's face, wise and cruel, wreathed in glimmering wards." }
 creature { name = "dread", glyph = "W", fg = 5, speed = 120, hp = "10d8", attack = "2d6+2", hits = "touch<es:Actor>",
-           dtype = "cold", to_hit = 12, defence = 11, size = "medium", level = 15, flags = { "undead" },
+           dtype = "cold", to_hit = 11, defence = 11, size = "medium", level = 15, flags = { "undead" },
            immune = { "poison", "cold" }, resist = { "hit" }, drain = "wis", blink = true,
            desc = "A hooded shadow that flickers from place to place, draining the will to go on." }
 creature { name = "storm giant", glyph = "P", fg = 11, gender = 1, hp = "15d10", attack = "3d8+3", dtype = "lightning",
-           to_hit = 14, defence = 10, armour = 5, size = "huge", level = 17, flags = { "giant" },
+           to_hit = 12, defence = 10, armour = 5, size = "huge", level = 17, flags = { "giant" },
            immune = { "lightning" }, spells = { "lightning bolt" },
            desc = "A giant with storm-grey skin and hair that stands on end; thunder follows it." }
 creature { name = "pit fiend", glyph = "U", fg = 1, gender = 1, hp = "16d10", attack = "3d8+2", hits = "claw<s:Actor>",
-           dtype = "fire", to_hit = 15, defence = 12, armour = 5, size = "large", level = 18, flags = { "demon" },
+           dtype = "fire", to_hit = 13, defence = 12, armour = 5, size = "large", level = 18, flags = { "demon" },
            immune = { "fire", "poison" }, resist = { "magic" }, spells = { "fire bolt", "scare" },
            summon = "imp", summon_max = 4,
            desc = "A winged devil of the deepest fires, attended by a flock of imps." }
 creature { name = "death knight", glyph = "W", fg = 1, gender = 1, hp = "15d10", attack = "3d8+4", hits = "cleave<s:Actor>",
-           to_hit = 16, defence = 13, armour = 6, size = "medium", level = 18, flags = { "undead" },
+           to_hit = 14, defence = 13, armour = 6, size = "medium", level = 18, flags = { "undead" },
            immune = { "poison", "cold" }, resist = { "fire", "magic" }, buff = "might",
            desc = "A fallen knight in black plate that no longer needs the body inside it." }
 
@@ -166,6 +241,8 @@ oddment { creature = "gnoll chieftain", min_depth = 6, max_depth = 11, weight = 
 oddment { creature = "phase spider", min_depth = 7, max_depth = 13, weight = 8 }
 oddment { creature = "ghast", min_depth = 7, max_depth = 13, weight = 10 }
 oddment { creature = "hill giant", min_depth = 8, max_depth = 14, weight = 10 }
+oddment { creature = "gelatinous cube", min_depth = 8, max_depth = 15, weight = 6 }
+oddment { creature = "mimic", min_depth = 5, max_depth = 14, weight = 5 }
 oddment { creature = "master thief", min_depth = 8, max_depth = 15, weight = 6 }
 oddment { creature = "ogre mage", min_depth = 9, max_depth = 15, weight = 6 }
 oddment { creature = "winter wolf", min_depth = 9, max_depth = 15, weight = 8 }

@@ -34,10 +34,21 @@ creature { name = "giant rat", glyph = "r", fg = 3, speed = 110, hp = "1d4", att
            desc = "A rat grown fat on what falls down the burrows." }
 creature { name = "cave bat", glyph = "b", fg = 8, speed = 180, hp = "1d6", attack = "1d3", hits = "bite<s:Actor>",
            to_hit = 2, defence = 4, size = "tiny", level = 2,
-           flags = { "animal" }, desc = "A leathery flutter in the dark, quicker than your eye." }
+           flags = { "animal" }, on = { turn = function(e) -- it never flies straight
+               if e.phase == "main" and e.aware() and e.rand(3) == 0 then
+                   e.flit()
+                   return "done"
+               end
+           end },
+           desc = "A leathery flutter in the dark, quicker than your eye." }
 creature { name = "green slime", glyph = "j", fg = 10, speed = 60, hp = "3d6", attack = "1d6", hits = "burn<s:Actor>",
            dtype = "acid", to_hit = 1, defence = 0, size = "medium", level = 2, flags = { "mindless" },
-           immune = { "acid", "poison" }, desc = "A quivering green mass that dissolves what it touches." }
+           immune = { "acid", "poison" }, on = { damage = function(e) -- what it touches it eats
+               if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 and e.rand(2) == 0 then
+                   e.corrode()
+               end
+           end },
+           desc = "A quivering green mass that dissolves what it touches, armour first." }
 creature { name = "goblin", glyph = "g", fg = 10, gender = 1, hp = "2d6", attack = "1d6", to_hit = 2, defence = 3,
            armour = 1, size = "small", level = 2, pack = 2,
            desc = "A wiry goblin in scraps of leather, all teeth and bad intentions." }
@@ -73,6 +84,19 @@ creature { name = "fire beetle", glyph = "a", fg = 9, hp = "3d8", attack = "2d4"
            desc = "A beetle whose glands glow red through its shell." }
 creature { name = "giant frog", glyph = "F", fg = 10, speed = 110, hp = "3d8", attack = "1d8", hits = "bite<s:Actor>",
            to_hit = 3, defence = 3, size = "medium", level = 3, flags = { "animal" },
+           on = { damage = function(e) -- a tongue's snap: the small go down whole
+               if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 and e.hp("other") > 0
+                  and e.size("other") <= 1 and not e.holding() then
+                   e.say("<Actor> swallow<s:Actor> <victim> whole!")
+                   e.engulf(2 + e.rand(3))
+               end
+           end,
+           turn = function(e)
+               if e.phase == "main" and e.holding() then
+                   e.hurt("other", 1 + e.rand(6), "acid")
+                   return "done"
+               end
+           end },
            desc = "A frog that could swallow a halfling, and has." }
 creature { name = "Ulfang the Black", glyph = "O", fg = 8, gender = 1, hp = "10d8", attack = "2d6+2",
            to_hit = 7, defence = 8, armour = 4, size = "medium", level = 8, flags = { "orc", "unique", "proper" },
@@ -83,7 +107,7 @@ creature { name = "ogre", glyph = "O", fg = 3, gender = 1, hp = "6d10", attack =
            to_hit = 5, defence = 4, armour = 2, size = "large", level = 6,
            desc = "Ten feet of hunger with a tree trunk for a club." }
 creature { name = "orc captain", glyph = "o", fg = 9, gender = 1, hp = "6d8", attack = "1d10+2", to_hit = 6, defence = 6,
-           armour = 4, size = "medium", level = 6, pack = 1,
+           armour = 4, size = "medium", level = 6, pack = 1, summon = "orc", summon_max = 3,
            flags = { "orc" }, desc = "An orc with a whistle, a scar and soldiers." }
 creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", attack = "2d6", hits = "bite<s:Actor>",
            to_hit = 6, defence = 6, size = "large", level = 7, pack = 2, flags = { "pack", "animal" },
@@ -91,7 +115,11 @@ creature { name = "dire wolf", glyph = "C", fg = 8, speed = 140, hp = "6d8", att
 creature { name = "ghoul", glyph = "z", fg = 11, hp = "5d8", attack = "1d8", hits = "claw<s:Actor>", dtype = "cold",
            to_hit = 5, defence = 5, size = "medium", level = 6, immune = { "poison" }, resist = { "cold" },
            drain = "dex",
-           flags = { "undead" }, desc = "A grey-skinned eater of the dead with a cold and numbing touch." }
+           flags = { "undead" }, on = { damage = function(e) -- the numbing touch
+               if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 and e.hp("other") > 0
+                  and e.rand(3) == 0 then e.status("other", "paralysis", 1 + e.rand(2)) end
+           end },
+           desc = "A grey-skinned eater of the dead with a cold and numbing touch." }
 creature { name = "giant scorpion", glyph = "S", fg = 1, hp = "6d8", attack = "1d10", hits = "sting<s:Actor>",
            to_hit = 6, defence = 7, armour = 3, size = "large", level = 7, handlers = { "poison_bite" },
            flags = { "mindless" }, desc = "Black armour, a raised tail and a drop of venom on its tip." }
@@ -110,76 +138,161 @@ creature { name = "hell hound", glyph = "C", fg = 9, speed = 130, hp = "6d8", at
 creature { name = "Old Mother Gnash", glyph = "Z", fg = 13, gender = 2, hp = "12d8", attack = "2d8", hits = "claw<s:Actor>",
            dtype = "cold", to_hit = 8, defence = 8, size = "medium", level = 10, flags = { "undead", "unique", "proper" },
            immune = { "poison" }, resist = { "cold" },
+           summon = "ghoul", summon_max = 3, on = { damage = function(e) -- the numbing touch
+               if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 and e.hp("other") > 0
+                  and e.rand(3) == 0 then e.status("other", "paralysis", 1 + e.rand(2)) end
+           end },
            desc = "The oldest ghoul of the crypts, mother of the hungry dead, grinning with iron teeth." }
 
 -- depths 10-15
 creature { name = "troll", glyph = "T", fg = 2, gender = 1, hp = "8d10", attack = "2d8+2", hits = "claw<s:Actor>",
            to_hit = 8, defence = 6, armour = 3, size = "large", level = 10, vuln = { "fire" },
-           desc = "A green-grey troll, all knuckles and appetite." }
+           on = { turn = function(e) -- its flesh knits, unless fire has seared it
+               if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
+                   e.heal = 1 + e.hpmax("self") // 60
+               end
+           end,
+           damage = function(e)
+               if e.me == "victim" and e.phase == "post" and e.dtype == "fire" and e.dealt > 0 then
+                   e.status("self", "seared", 6)
+               end
+           end },
+           desc = "A green-grey troll, all knuckles and appetite; its wounds close as you watch, unless burnt." }
 creature { name = "stone giant", glyph = "P", fg = 7, gender = 1, speed = 90, hp = "10d10", attack = "3d6",
            hits = "pound<s:Actor>", to_hit = 9, defence = 8, armour = 5, size = "huge", level = 12,
            flags = { "giant" }, desc = "A giant whose skin is the grey of the rock it sleeps in." }
 creature { name = "basilisk", glyph = "R", fg = 2, speed = 80, hp = "8d10", attack = "2d6", hits = "bite<s:Actor>",
            to_hit = 8, defence = 9, armour = 4, size = "large", level = 11, resist = { "poison" },
-           flags = { "animal" }, desc = "An eight-legged lizard whose gaze you would rather not meet." }
+           flags = { "animal" }, on = { turn = function(e) -- its gaze: the foe that meets it turns slowly to stone
+               if e.phase == "main" and e.aware() and e.dist() >= 2 and e.dist() <= 6 and e.sees("other")
+                  and not e.has("other", "petrifying") and e.rand(3) == 0 then
+                   e.say("<Actor> fix<es:Actor> <victim> with a stony gaze.")
+                   e.status("other", "petrifying", 2 + e.rand(2))
+                   return "done"
+               end
+           end },
+           desc = "An eight-legged lizard whose gaze you would rather not meet: it turns flesh to stone." }
 creature { name = "wraith", glyph = "W", fg = 8, speed = 110, hp = "8d8", attack = "2d6", hits = "touch<es:Actor>",
            dtype = "cold", to_hit = 9, defence = 9, size = "medium", level = 12, immune = { "poison", "cold" },
            resist = { "hit" }, drain = "str",
            flags = { "undead" }, desc = "A shadow shaped like a man, with the cold of the void in its hands." }
 creature { name = "minotaur", glyph = "H", fg = 3, gender = 1, speed = 110, hp = "10d10", attack = "3d6",
            hits = "gore<s:Actor>", to_hit = 10, defence = 7, armour = 3, size = "large", level = 12,
-           desc = "A bull-headed giant of the labyrinths, snorting and stamping." }
+           on = { turn = function(e) -- a charge down the passage, horns first
+               if e.phase == "main" and e.aware() and e.dist() >= 2 and e.dist() <= 5 and e.sees("self")
+                  and e.rand(3) == 0 then
+                   e.say("<Actor> lower<s:Actor> <his:Actor> horns and charge<s:Actor>!")
+                   e.rush(5)
+                   e.status("self", "charging", 1)
+                   e.attack()
+                   return "done"
+               end
+           end },
+           desc = "A bull-headed giant of the labyrinths, snorting and stamping before it charges." }
 creature { name = "gargoyle", glyph = "g", fg = 8, hp = "8d8", attack = "2d6", hits = "claw<s:Actor>",
            to_hit = 8, defence = 10, armour = 6, size = "medium", level = 11, flags = { "mindless" },
-           immune = { "poison" }, desc = "A statue that was not one." }
+           immune = { "poison" }, disguise = { name = "statue", glyph = "'", fg = 7 },
+           on = { turn = function(e) -- a statue until its prey is beside it
+                      if e.phase == "main" and e.disguised() then
+                          if e.dist() > 1 then return "done" end
+                          e.disguise(false)
+                          e.attack()
+                          return "done"
+                      end
+                  end,
+                  damage = function(e) -- a blow gives it away
+                      if e.me == "victim" and e.phase == "pre" and e.disguised() then e.disguise(false) end
+                  end },
+           desc = "A statue that was not one: it waits among the others for someone to pass close." }
 creature { name = "salamander", glyph = "n", fg = 9, speed = 120, hp = "8d8", attack = "2d8", hits = "burn<s:Actor>",
            dtype = "fire", to_hit = 9, defence = 8, size = "medium", level = 12, immune = { "fire" }, vuln = { "cold" },
            spells = { "fire bolt" },
-           desc = "A serpent of living flame." }
+           on = { damage = function(e) -- its flames burn what strikes it
+               if e.me == "victim" and e.phase == "post" and e.melee() and e.dealt > 0 and e.dist() <= 1
+                  and e.hp("other") > 0 then
+                   e.say("Flames from <actor> lick at <victim>.")
+                   e.hurt("other", 1 + e.rand(6), "fire")
+               end
+           end },
+           desc = "A serpent of living flame; what strikes it gets burnt." }
 creature { name = "ice troll", glyph = "T", fg = 12, gender = 1, hp = "10d10", attack = "2d8+3", hits = "claw<s:Actor>",
            dtype = "cold", to_hit = 10, defence = 7, armour = 4, size = "large", level = 13, immune = { "cold" },
-           vuln = { "fire" }, desc = "A troll white as old snow, breathing frost." }
+           vuln = { "fire" }, breath = "cone", breath_dtype = "cold", breath_dice = "3d6", breath_range = 3, recharge = 12, on = { turn = function(e) -- its flesh knits, unless fire has seared it
+               if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
+                   e.heal = 1 + e.hpmax("self") // 60
+               end
+           end,
+           damage = function(e)
+               if e.me == "victim" and e.phase == "post" and e.dtype == "fire" and e.dealt > 0 then
+                   e.status("self", "seared", 6)
+               end
+           end },
+           desc = "A troll white as old snow, breathing frost." }
 creature { name = "Mazrak the Flayer", glyph = "h", fg = 13, gender = 1, speed = 120, hp = "18d8", attack = "3d6+2",
-           dtype = "magic", hits = "flay<s:Actor>", to_hit = 12, defence = 11, armour = 3, size = "medium", level = 15,
+           dtype = "magic", hits = "flay<s:Actor>", to_hit = 11, defence = 11, armour = 3, size = "medium", level = 15,
            flags = { "unique", "proper" }, resist = { "magic", "fire", "cold" },
            spells = { "magic missile", "cure wounds" },
+           drain = "int", on = { turn = function(e) -- a blast of the mind from afar
+               if e.phase == "main" and e.aware() and e.dist() >= 2 and e.dist() <= 6 and e.sees("self")
+                  and not e.has("other", "confusion") and e.rand(4) == 0 then
+                   e.say("<Actor> blast<s:Actor> <victim> with <his:Actor> mind!")
+                   e.status("other", "confusion", 2 + e.rand(3))
+                   return "done"
+               end
+           end },
            desc = "A mind flayer exiled from the deep cities, hungry for thought and skin alike." }
 
 -- depths 15-20
 creature { name = "vampire", glyph = "V", fg = 1, gender = 1, speed = 120, hp = "12d8", attack = "2d6+3",
-           hits = "bite<s:Actor>", to_hit = 12, defence = 11, armour = 2, size = "medium", level = 15,
+           hits = "bite<s:Actor>", to_hit = 11, defence = 11, armour = 2, size = "medium", level = 15,
            immune = { "poison" }, resist = { "cold" }, vuln = { "fire" },
            drain = "con",
-           flags = { "undead" }, desc = "A pale noble of the night, courteous until it is hungry." }
+           flags = { "undead" }, on = { damage = function(e) -- it drinks what it draws
+               if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 then
+                   e.heal = e.dealt
+                   e.say("<Actor> feed<s:Actor> on <victim>.")
+               end
+           end },
+           desc = "A pale noble of the night, courteous until it is hungry." }
 creature { name = "clay golem", glyph = "'", fg = 3, speed = 80, hp = "14d10", attack = "3d8", hits = "slam<s:Actor>",
-           to_hit = 12, defence = 8, armour = 7, size = "large", level = 15, flags = { "mindless" },
+           to_hit = 11, defence = 8, armour = 7, size = "large", level = 15, flags = { "mindless" },
            immune = { "poison", "magic" }, desc = "A giant of fired clay with a name written under its tongue." }
 creature { name = "frost giant", glyph = "P", fg = 12, gender = 1, hp = "14d10", attack = "3d8+3", dtype = "cold",
-           to_hit = 13, defence = 9, armour = 5, size = "huge", level = 16, immune = { "cold" }, vuln = { "fire" },
+           to_hit = 11, defence = 9, armour = 5, size = "huge", level = 16, immune = { "cold" }, vuln = { "fire" },
            flags = { "giant" }, desc = "A giant of the high glaciers, bearded with icicles." }
 creature { name = "fire giant", glyph = "P", fg = 9, gender = 1, hp = "15d10", attack = "3d8+4", dtype = "fire",
-           to_hit = 14, defence = 10, armour = 6, size = "huge", level = 17, immune = { "fire" }, vuln = { "cold" },
+           to_hit = 12, defence = 10, armour = 6, size = "huge", level = 17, immune = { "fire" }, vuln = { "cold" },
            flags = { "giant" }, desc = "A giant of the forges below, skin like cooling iron." }
 creature { name = "black pudding", glyph = "j", fg = 8, speed = 70, hp = "16d10", attack = "3d8", hits = "dissolve<s:Actor>",
-           dtype = "acid", to_hit = 11, defence = 5, size = "huge", level = 16, flags = { "mindless" },
-           immune = { "acid", "poison", "cold", "lightning" }, desc = "A lake of black hunger that flows uphill." }
+           dtype = "acid", to_hit = 10, defence = 5, size = "huge", level = 16, flags = { "mindless" },
+           immune = { "acid", "poison", "cold", "lightning" }, on = { damage = function(e) -- a blade's cut only makes two of it
+               if e.me == "victim" and e.phase == "post" and e.dtype == "hit" and e.dealt > 0
+                  and e.hp("self") >= 10 and e.count() < 8 then e.split() end
+           end },
+           desc = "A lake of black hunger that flows uphill; cut it and there are two of it." }
 creature { name = "young red dragon", glyph = "D", fg = 9, speed = 110, hp = "18d10", attack = "3d10",
-           hits = "rake<s:Actor>", dtype = "fire", to_hit = 15, defence = 12, armour = 6, size = "huge", level = 18,
+           hits = "rake<s:Actor>", dtype = "fire", to_hit = 13, defence = 12, armour = 6, size = "huge", level = 18,
            immune = { "fire" }, spells = { "fire breath" },
            flags = { "dragon" }, desc = "A dragon not yet grown, and already larger than a house." }
 creature { name = "lich", glyph = "L", fg = 5, gender = 1, hp = "16d8", attack = "3d6", hits = "blast<s:Actor>",
-           dtype = "magic", to_hit = 15, defence = 12, armour = 2, size = "medium", level = 18,
+           dtype = "magic", to_hit = 13, defence = 12, armour = 2, size = "medium", level = 18,
            immune = { "poison", "cold" }, resist = { "magic", "lightning" },
            spells = { "frost bolt", "lightning bolt", "hold" },
            flags = { "undead" }, desc = "A dead wizard who refused to stop, wrapped in rotting silk." }
 creature { name = "Sethra the Pale", glyph = "V", fg = 13, gender = 2, speed = 130, hp = "24d8", attack = "3d8+3",
-           hits = "bite<s:Actor>", to_hit = 16, defence = 14, armour = 4, size = "medium", level = 19,
+           hits = "bite<s:Actor>", to_hit = 14, defence = 14, armour = 4, size = "medium", level = 19,
            flags = { "undead", "unique", "proper" }, immune = { "poison" }, resist = { "cold", "magic" }, vuln = { "fire" },
            spells = { "cure wounds", "frost bolt", "scare" },
+           on = { damage = function(e) -- it drinks what it draws
+               if e.me == "actor" and e.phase == "post" and e.melee() and e.dealt > 0 then
+                   e.heal = e.dealt
+                   e.say("<Actor> feed<s:Actor> on <victim>.")
+               end
+           end },
            desc = "The vampire queen of the lower halls, older than the town above." }
-creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gender = 1, hp = "30d10",
-           attack = "4d8+4", hits = "smite<s:Actor>", to_hit = 17, defence = 14, armour = 8, size = "huge", level = 20,
-           flags = { "unique", "proper", "warden" }, resist = { "fire", "cold", "lightning", "magic" },
+creature { name = "Thrag, Warden of the Heartstone", glyph = "&", fg = 14, gender = 1, hp = "24d10",
+           attack = "3d8+4", hits = "smite<s:Actor>", to_hit = 13, defence = 12, armour = 5, size = "huge", level = 20,
+           flags = { "unique", "proper", "warden" }, resist = { "fire", "cold" },
            immune = { "poison" },
            desc = "A horned giant of black stone set to guard the Heartstone forever. It holds the stone in its chest." }
 
@@ -193,6 +306,10 @@ creature { name = "goblin slinger", like = "goblin", fg = 2, pack = 1, missile =
 creature { name = "spitting cobra", glyph = "S", fg = 10, speed = 110, hp = "3d6", attack = "1d4", hits = "bite<s:Actor>",
            to_hit = 3, defence = 4, size = "small", level = 3, flags = { "animal" }, handlers = { "poison_bite" },
            missile = "1d6", range = 5, missile_dtype = "poison", shoots = "spit<s:Actor> venom",
+           on = { damage = function(e) -- venom in the eyes
+               if e.me == "actor" and e.phase == "post" and not e.melee() and e.dealt > 0
+                  and e.hp("other") > 0 and e.rand(2) == 0 then e.status("other", "blindness", 2 + e.rand(3)) end
+           end },
            desc = "A hooded snake that spits burning venom at the eyes from a safe distance." }
 creature { name = "orc archer", like = "orc", fg = 3, missile = "1d8+1", range = 9, pack = 1,
            shoots = "loose<s:Actor> an arrow", desc = "An orc with a black longbow and a full quiver." }

@@ -53,3 +53,32 @@ effect { name = "shield", tag = "Shield", interval = 100, start = "status", tick
 effect { name = "blessing", tag = "Blessed", interval = 100, start = "status", tick = "status", finish = "status",
          to_hit = 2, defence = 2, start_msg = "<Actor> feel<s:Actor> righteous.",
          end_msg = "<Actor> feel<s:Actor> less righteous." }
+-- What monsters' own scripts put on you (their `on` handlers, verb.h).
+-- A basilisk's gaze: stone creeping into the limbs (free action keeps them moving).
+effect { name = "petrifying", tag = "Stone", interval = 100, start = "status", tick = "status",
+         finish = "status", flags = { "paralysed" }, save = "fort",
+         start_msg = "<Actor> <is:Actor> turning to stone!", end_msg = "<Actor> can move again." }
+-- Held fast: engulfed by a cube, swallowed by a frog, stuck to a mimic.
+-- Each step away is a Ref save against the holder, and the hold ends
+-- when the holder is gone.
+effect { name = "held", tag = "Held", interval = 100, start = "status", tick = "status",
+         finish = "status", flags = { "held" }, start_msg = "<Actor> <is:Actor> held fast!",
+         end_msg = "<Actor> <is:Actor> free again." }
+-- A troll's flesh that fire has seared does not knit for a while.
+effect { name = "seared", tag = "Seared", interval = 100, start = "status", tick = "status",
+         finish = "status" }
+-- A ghast's stench.
+effect { name = "nausea", tag = "Sick", interval = 100, start = "status", tick = "status",
+         finish = "status", to_hit = -3, defence = -2, save = "fort",
+         start_msg = "<Actor> retch<es:Actor> at the stench.", end_msg = "<Actor> feel<s:Actor> less queasy." }
+-- A minotaur's charge: the weight of the run behind one blow.
+effect { name = "charging", tag = "Charge", interval = 100, start = "status", tick = "status",
+         finish = "status", to_hit = 2, damage = 3 }
+-- What the potions of heroism and berserk strength put on you: both end
+-- fear and keep it off (brave).
+effect { name = "heroism", tag = "Hero", interval = 100, start = "status", tick = "status", finish = "status",
+         to_hit = 3, flags = { "brave" }, start_msg = "<Actor> feel<s:Actor> like a hero.",
+         end_msg = "<Actor> feel<s:Actor> ordinary again." }
+effect { name = "berserk", tag = "Berserk", interval = 100, start = "status", tick = "status", finish = "status",
+         to_hit = 2, damage = 5, defence = -5, flags = { "brave" },
+         start_msg = "<Actor> <v:Actor:flies/fly> into a berserk rage!", end_msg = "<Actor> calm<s:Actor> down." }

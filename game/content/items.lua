@@ -88,8 +88,8 @@ item { name = "iron helm", like = "leather cap", fg = 7, weight = 50, defence = 
 -- potions
 item { name = "potion of healing", plural = "potions of healing", class = "potion", glyph = "!", fg = 13,
        weight = 4, use = "heal", power = "4d8", flags = { "stack", "obvious" }, min_depth = 1, freq = 30 }
-item { name = "potion of extra healing", like = "potion of healing", power = "8d8+10", min_depth = 4,
-       freq = 12 }
+item { name = "potion of extra healing", like = "potion of healing", use = "cast", does = "vigour",
+       power = "8d8+10", min_depth = 4, freq = 12 }
 item { name = "potion of curing", like = "potion of healing", use = "cure", power = "1d8", min_depth = 1,
        freq = 10 }
 item { name = "potion of restore abilities", like = "potion of healing", use = "restore", power = "0",
@@ -137,12 +137,14 @@ item { name = "scroll of summoning", like = "scroll of identify", use = "summon"
 -- wands (zapped in a direction; charges)
 item { name = "wand of magic missile", class = "wand", glyph = "-", fg = 14, weight = 7, use = "bolt",
        dtype = "magic", power = "3d4", charges = "1d6+4", flags = { "obvious" }, min_depth = 1, freq = 8 }
-item { name = "wand of fire", like = "wand of magic missile", dtype = "fire", power = "6d6", charges = "1d4+3",
-       min_depth = 5, freq = 4 }
-item { name = "wand of frost", like = "wand of magic missile", dtype = "cold", power = "5d6", charges = "1d4+3",
-       min_depth = 4, freq = 4 }
-item { name = "wand of lightning", like = "wand of magic missile", dtype = "lightning", power = "4d8",
-       charges = "1d4+3", min_depth = 6, freq = 3 }
+-- fire bursts in a ball round where it strikes, frost is a cone, lightning
+-- a beam through everything on its line (spell effects, `does`)
+item { name = "wand of fire", like = "wand of magic missile", use = "cast", does = "area", radius = 1,
+       dtype = "fire", power = "5d6", charges = "1d4+3", min_depth = 5, freq = 4 }
+item { name = "wand of frost", like = "wand of magic missile", use = "cast", does = "cone", radius = 4,
+       dtype = "cold", power = "4d6", charges = "1d4+3", min_depth = 4, freq = 4 }
+item { name = "wand of lightning", like = "wand of magic missile", use = "cast", does = "beam",
+       dtype = "lightning", power = "4d8", charges = "1d4+3", min_depth = 6, freq = 3 }
 item { name = "wand of slowness", like = "wand of magic missile", use = "bolt_effect", effect = "slowness",
        duration = "1d10+10", dtype = "none", power = "0", min_depth = 2, freq = 4 }
 item { name = "wand of paralysis", like = "wand of slowness", effect = "paralysis", duration = "1d4+3",

@@ -5,5 +5,5 @@
 -- creatures; the world names regions).
 return { "terrain.lua", "rooms.lua", "regions.lua", "vaults.lua", "effects.lua", "traps.lua", "spells.lua",
          "creatures.lua", "classes.lua", "items.lua", "golems.lua", "bestiary.lua",
-         "egos.lua", "treasure.lua", "town.lua", "special.lua", "branches.lua", "rules.lua",
+         "egos.lua", "treasure.lua", "books.lua", "town.lua", "special.lua", "branches.lua", "rules.lua",
          "world.lua" }

@@ -14,32 +14,41 @@
 -- bolt's, area's or breath's damage type: fire cold lightning acid poison
 -- magic hit; a Ref save halves an element's), dice (damage or healing;
 -- casters add a die for every fourth level of theirs to bolts and areas,
--- monsters to bolts and breath). Bolts, hexes and areas aim with the
--- target cursor.
-spell { name = "magic missile", mana = 2, effect = "bolt", dtype = "magic", dice = "2d4" }
-spell { name = "fire bolt", mana = 4, effect = "bolt", dtype = "fire", dice = "3d6" }
-spell { name = "frost bolt", mana = 4, effect = "bolt", dtype = "cold", dice = "3d6" }
-spell { name = "lightning bolt", mana = 6, effect = "bolt", dtype = "lightning", dice = "5d6" }
-spell { name = "cure wounds", mana = 4, effect = "heal", dice = "2d8" }
-spell { name = "smite", mana = 4, effect = "bolt", dtype = "magic", dice = "2d6" }
-spell { name = "fire breath", mana = 0, effect = "breath", dtype = "fire", dice = "3d6" }
-spell { name = "scare", mana = 3, effect = "hex", status = "fear", dice = "1d4+2" }
-spell { name = "confuse", mana = 3, effect = "hex", status = "confusion", dice = "1d4+2" }
-spell { name = "hold", mana = 5, effect = "hex", status = "paralysis", dice = "1d2+1" }
-spell { name = "stinking cloud", mana = 5, effect = "area", dtype = "poison", dice = "2d6", radius = 1 }
-spell { name = "fireball", mana = 9, effect = "area", dtype = "fire", dice = "4d6", radius = 2 }
-spell { name = "ice storm", mana = 12, effect = "area", dtype = "cold", dice = "5d6", radius = 2 }
-spell { name = "shield", mana = 4, effect = "buff", status = "shield", dice = "2d10+20" }
-spell { name = "haste self", mana = 10, effect = "buff", status = "haste", dice = "1d10+10" }
-spell { name = "slow", mana = 4, effect = "hex", status = "slowness", dice = "1d6+4" }
-spell { name = "identify", mana = 6, effect = "power", use = "identify", dice = "0" }
-spell { name = "clairvoyance", mana = 8, effect = "power", use = "map", dice = "0" }
-spell { name = "blink", mana = 5, effect = "power", use = "teleport", dice = "0" }
-spell { name = "heal wounds", mana = 9, effect = "heal", dice = "5d8" }
-spell { name = "bless", mana = 3, effect = "buff", status = "blessing", dice = "2d10+20" }
-spell { name = "remove curse", mana = 6, effect = "power", use = "remove_curse", dice = "0" }
-spell { name = "call light", mana = 2, effect = "power", use = "light", dice = "0" }
-spell { name = "find traps", mana = 3, effect = "detect", radius = 8, dice = "0" }
-spell { name = "holy fire", mana = 8, effect = "area", dtype = "magic", dice = "3d6", radius = 1 }
-spell { name = "cure poison", mana = 4, effect = "power", use = "cure", dice = "1d8" }
-spell { name = "summon kin", mana = 0, effect = "summon", dice = "1d2" }
+-- monsters one for every sixth to bolts and breath), level (the experience level a character
+-- may learn it at: a pick at each level, or its book). Bolts, hexes and
+-- areas aim with the target cursor. The effects of spellfx.h (beam, cone,
+-- chain, push, banish, mend, vigour, renew, holy, mass_hex, shroud) serve
+-- spells and items alike.
+spell { name = "magic missile", level = 1, mana = 2, effect = "bolt", dtype = "magic", dice = "2d4" }
+spell { name = "fire bolt", level = 3, mana = 4, effect = "bolt", dtype = "fire", dice = "3d6" }
+spell { name = "frost bolt", level = 3, mana = 4, effect = "bolt", dtype = "cold", dice = "3d6" }
+spell { name = "lightning bolt", level = 7, mana = 6, effect = "bolt", dtype = "lightning", dice = "5d6" }
+spell { name = "cure wounds", level = 1, mana = 4, effect = "heal", dice = "2d8" }
+spell { name = "smite", level = 1, mana = 4, effect = "bolt", dtype = "magic", dice = "2d6" }
+spell { name = "fire breath", level = 1, mana = 0, effect = "breath", dtype = "fire", dice = "3d6" }
+spell { name = "scare", level = 2, mana = 3, effect = "hex", status = "fear", dice = "1d4+2" }
+spell { name = "confuse", level = 2, mana = 3, effect = "hex", status = "confusion", dice = "1d4+2" }
+spell { name = "hold", level = 6, mana = 5, effect = "hex", status = "paralysis", dice = "1d2+1" }
+spell { name = "stinking cloud", level = 4, mana = 5, effect = "area", dtype = "poison", dice = "2d6", radius = 1 }
+spell { name = "fireball", level = 9, mana = 9, effect = "area", dtype = "fire", dice = "4d6", radius = 2 }
+spell { name = "ice storm", level = 13, mana = 12, effect = "area", dtype = "cold", dice = "5d6", radius = 2 }
+spell { name = "shield", level = 2, mana = 4, effect = "buff", status = "shield", dice = "2d10+20" }
+spell { name = "haste self", level = 11, mana = 10, effect = "buff", status = "haste", dice = "1d10+10" }
+spell { name = "slow", level = 5, mana = 4, effect = "hex", status = "slowness", dice = "1d6+4" }
+spell { name = "identify", level = 5, mana = 6, effect = "power", use = "identify", dice = "0" }
+spell { name = "clairvoyance", level = 8, mana = 8, effect = "power", use = "map", dice = "0" }
+spell { name = "blink", level = 6, mana = 5, effect = "power", use = "teleport", dice = "0" }
+spell { name = "heal wounds", level = 9, mana = 9, effect = "heal", dice = "5d8" }
+spell { name = "bless", level = 3, mana = 3, effect = "buff", status = "blessing", dice = "2d10+20" }
+spell { name = "remove curse", level = 5, mana = 6, effect = "power", use = "remove_curse", dice = "0" }
+spell { name = "call light", level = 1, mana = 2, effect = "power", use = "light", dice = "0" }
+spell { name = "find traps", level = 2, mana = 3, effect = "detect", radius = 8, dice = "0" }
+spell { name = "holy fire", level = 8, mana = 8, effect = "area", dtype = "magic", dice = "3d6", radius = 1 }
+spell { name = "cure poison", level = 3, mana = 4, effect = "power", use = "cure", dice = "1d8" }
+spell { name = "summon kin", level = 1, mana = 0, effect = "summon", dice = "1d2" }
+-- The last third's spells: a chain of lightning that leaps from foe to foe,
+-- a cone of cold, a word that burns the unholy, the body made whole.
+spell { name = "chain lightning", level = 14, mana = 12, effect = "chain", dtype = "lightning", dice = "5d6" }
+spell { name = "cone of cold", level = 16, mana = 14, effect = "cone", dtype = "cold", dice = "6d6", radius = 5 }
+spell { name = "holy word", level = 12, mana = 10, effect = "holy", dtype = "magic", dice = "5d8" }
+spell { name = "restoration", level = 16, mana = 18, effect = "renew", dice = "0" }

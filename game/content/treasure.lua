@@ -38,37 +38,50 @@ item { name = "great helm", like = "leather cap", fg = 7, weight = 80, defence =
        freq = 3 }
 
 -- potions
+-- The healing potions differ in more than strength: cure light wounds
+-- mends (a little, and poison ends), healing heals and clears the eyes and
+-- head, extra healing heals past full into more hit points and ends every
+-- ailment, full healing makes whole (every hit point, every ailment,
+-- drained abilities) -- spell effects of spellfx.h, `does`.
 item { name = "potion of cure light wounds", plural = "potions of cure light wounds", like = "potion of healing",
-       power = "2d8", min_depth = 1, freq = 15 }
+       use = "cast", does = "mend", power = "2d8", min_depth = 1, freq = 15 }
 item { name = "potion of full healing", plural = "potions of full healing", like = "potion of healing",
-       power = "20d8+40", min_depth = 12, freq = 3 }
-item { name = "potion of heroism", plural = "potions of heroism", like = "potion of might",
+       use = "cast", does = "renew", power = "0", min_depth = 12, freq = 3 }
+-- heroism: steady nerves (no fear) and a keener eye; berserk strength: harder
+-- blows, no fear, and no thought for defence
+item { name = "potion of heroism", plural = "potions of heroism", like = "potion of might", effect = "heroism",
        duration = "1d10+15", min_depth = 2, freq = 5 }
 item { name = "potion of berserk strength", plural = "potions of berserk strength",
-       like = "potion of combat mastery", duration = "1d10+15", min_depth = 4, freq = 4 }
+       like = "potion of combat mastery", effect = "berserk", duration = "1d10+15", min_depth = 4, freq = 4 }
 item { name = "potion of slowness", plural = "potions of slowness", like = "potion of regeneration",
        effect = "slowness", duration = "1d10+10", min_depth = 1, freq = 5 }
 item { name = "potion of poison", plural = "potions of poison", like = "potion of regeneration",
        effect = "poison", duration = "1d6+4", magnitude = 2, min_depth = 1, freq = 5 }
 
 -- scrolls
+-- blessing: a blessing on you; holy chant: a word that burns the undead
+-- and demons in sight and puts them to flight; slow monsters: everything in
+-- sight slowed (a Will save each); darkness: everything that sees you
+-- loses track of you
 item { name = "scroll of blessing", plural = "scrolls of blessing", like = "scroll of identify", use = "effect",
-       effect = "reflexes", duration = "1d10+20", flags = { "stack", "obvious" }, min_depth = 1, freq = 6 }
-item { name = "scroll of holy chant", plural = "scrolls of holy chant", like = "scroll of blessing",
-       effect = "combat mastery", duration = "1d10+20", min_depth = 4, freq = 4 }
-item { name = "scroll of haste", plural = "scrolls of haste", like = "scroll of blessing", effect = "haste",
-       duration = "1d10+15", min_depth = 5, freq = 3 }
-item { name = "scroll of darkness", plural = "scrolls of darkness", like = "scroll of blessing",
-       effect = "blindness", duration = "1d10+10", min_depth = 1, freq = 4 }
+       effect = "blessing", duration = "1d10+20", flags = { "stack", "obvious" }, min_depth = 1, freq = 6 }
+item { name = "scroll of holy chant", plural = "scrolls of holy chant", like = "scroll of teleportation",
+       use = "cast", does = "holy", dtype = "magic", power = "3d8", min_depth = 4, freq = 4 }
+item { name = "scroll of slow monsters", plural = "scrolls of slow monsters", like = "scroll of blessing",
+       use = "cast", does = "mass_hex", effect = "slowness", duration = "1d10+10", min_depth = 5, freq = 3 }
+item { name = "scroll of darkness", plural = "scrolls of darkness", like = "scroll of teleportation",
+       use = "cast", does = "shroud", power = "0", min_depth = 1, freq = 4 }
 
 -- wands
-item { name = "wand of force", like = "wand of magic missile", power = "5d6", charges = "1d4+3",
-       min_depth = 6, freq = 3 }
-item { name = "wand of striking", like = "wand of magic missile", power = "3d8", charges = "1d6+3", min_depth = 3,
-       freq = 4 }
-item { name = "wand of sparks", like = "wand of magic missile", dtype = "lightning", power = "3d6",
-       charges = "1d6+4",
-       min_depth = 2, freq = 4 }
+-- force throws what it strikes back (into the wall, harder), teleport
+-- other sends it elsewhere on the level, sparks leap from one creature to
+-- the next
+item { name = "wand of force", like = "wand of magic missile", use = "cast", does = "push", dtype = "none",
+       power = "3d6", charges = "1d4+3", min_depth = 6, freq = 3 }
+item { name = "wand of teleport other", like = "wand of magic missile", use = "cast", does = "banish",
+       dtype = "none", power = "0", charges = "1d4+2", min_depth = 3, freq = 4 }
+item { name = "wand of sparks", like = "wand of magic missile", use = "cast", does = "chain", dtype = "lightning",
+       power = "2d6", charges = "1d6+4", min_depth = 2, freq = 4 }
 item { name = "wand of blindness", like = "wand of slowness", effect = "blindness", duration = "1d10+10",
        min_depth = 2, freq = 3 }
 item { name = "wand of haste monster", like = "wand of slowness", effect = "haste", duration = "1d10+10",

@@ -3,10 +3,12 @@
 #include "bot.h"
 #include <stdlib.h>
 #include <string.h>
+#include "chargen.h"
 #include "content.h"
 #include "creature.h"
 #include "ident.h"
 #include "item.h"
+#include "itemuse.h"
 #include "level.h"
 #include "effect.h"
 #include "mapgen.h"
@@ -92,11 +94,23 @@ static int find_item(game_t *g, bool (*want)(game_t *, const obj_t *))
     return 0;
 }
 
+/* What a potion or a spell effect does for wounds: heals. */
+static bool heals(const item_kind_t *k)
+{
+    int does = k->use == USE_CAST ? k->does - 1 : -1;
+    return k->use == USE_HEAL || k->use == USE_CURE || does == SPELL_MEND || does == SPELL_VIGOUR ||
+           does == SPELL_RENEW;
+}
 static bool is_healing(game_t *g, const obj_t *o)
 {
     const item_kind_t *k = item_kind(g, o);
-    return k->cls == IC_POTION && ident_known(g, o->kind) &&
-           (k->use == USE_HEAL || k->use == USE_CURE);
+    return k->cls == IC_POTION && ident_known(g, o->kind) && heals(k);
+}
+/* A book of a spell it may learn now. */
+static bool is_book(game_t *g, const obj_t *o)
+{
+    const item_kind_t *k = item_kind(g, o);
+    return k->use == USE_LEARN && k->spell >= 0 && (chargen_learnable_now(g) >> k->spell & 1);
 }
 static bool is_unknown_potion(game_t *g, const obj_t *o)
 {
@@ -110,7 +124,15 @@ static bool is_food(game_t *g, const obj_t *o)
 {
     return item_kind(g, o)->cls == IC_FOOD;
 }
-/* Armour for an empty slot, or a weapon that hits harder than the one in hand. */
+/* What a piece of armour is worth: its defence and absorption, and its
+ * enchantment when known. */
+static int armour_worth(const item_kind_t *k, const obj_t *o)
+{
+    return k->defence + k->absorb + ((o->flags & IF_KNOWN) ? o->hp : 0);
+}
+
+/* Gear for an empty slot, armour that guards better than what it wears,
+ * or a weapon that hits harder than the one in hand. */
 static bool is_upgrade(game_t *g, const obj_t *o)
 {
     const item_kind_t *k = item_kind(g, o);
@@ -127,11 +149,60 @@ static bool is_upgrade(game_t *g, const obj_t *o)
         const obj_t *w = reg_get(&g->reg, inv[i]);
         if (!(w->flags & IF_EQUIPPED) || item_kind(g, w)->slot != k->slot)
             continue;
+        if ((w->flags & IF_CURSED) && (w->flags & IF_CURSE_SEEN))
+            return false; /* what it wears there will not come off */
+        if (k->slot == SLOT_BODY || k->slot == SLOT_SHIELD || k->slot == SLOT_HEAD)
+            return armour_worth(k, o) > armour_worth(item_kind(g, w), w);
         if (k->slot != SLOT_WEAPON)
             return false;
         return dice_max(&k->power) + k->power.n > dice_max(&cur.dmg) + cur.dmg.n;
     }
     return true;
+}
+
+/* Known, uncursed jewellery that helps, for a free ring finger or neck. */
+static bool is_jewel(game_t *g, const obj_t *o)
+{
+    const item_kind_t *k = item_kind(g, o);
+    if ((k->slot != SLOT_RING && k->slot != SLOT_NECK) || (o->flags & IF_EQUIPPED) ||
+        !ident_known(g, o->kind) || (k->flags & IKF_CURSED) || (o->flags & IF_CURSED))
+        return false;
+    if (k->to_hit < 0 || k->damage < 0 || k->defence < 0 || k->speed < 0)
+        return false;
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv), worn = 0;
+    for (int i = 0; i < n; i++) {
+        const obj_t *w = reg_get(&g->reg, inv[i]);
+        worn += (w->flags & IF_EQUIPPED) && item_kind(g, w)->slot == k->slot;
+    }
+    return worn < (k->slot == SLOT_RING ? 2 : 1);
+}
+
+/* Worth carrying: not a weapon or armour that is no better than what it
+ * wears (they only weigh it down). */
+static bool worth_taking(game_t *g, const obj_t *o)
+{
+    const item_kind_t *k = item_kind(g, o);
+    bool gear = k->slot == SLOT_WEAPON || k->slot == SLOT_BODY || k->slot == SLOT_SHIELD ||
+                k->slot == SLOT_HEAD || k->slot == SLOT_LAUNCHER;
+    return !gear || is_upgrade(g, o);
+}
+
+/* What the identify scroll should name: jewellery, then wands, then
+ * potions, then anything unknown; its letter, or Escape. */
+static uint32_t identify_pick(game_t *g)
+{
+    static const uint8_t ORDER[] = {IC_RING, IC_AMULET, IC_WAND, IC_POTION, IC_SCROLL, IC_COUNT};
+    handle_t inv[INV_SLOTS];
+    int n = item_inventory(g, g->player, inv);
+    for (size_t r = 0; r < sizeof ORDER; r++)
+        for (int i = 0; i < n; i++) {
+            const obj_t *o = reg_get(&g->reg, inv[i]);
+            if (itemuse_unidentified(g, o) &&
+                (ORDER[r] == IC_COUNT || item_kind(g, o)->cls == ORDER[r]))
+                return 'a' + (uint32_t)o->a[0];
+        }
+    return KEY_ESC;
 }
 
 /* Breadth-first distances from the player over seen, passable cells. */
@@ -181,7 +252,8 @@ static bool has_item(game_t *g, bot_t *b, const level_t *lv, int c)
     handle_t it = !b->ignore[c] && lv->seen[c] ? item_floor_at(g, lv->depth, c % lv->w, c / lv->w)
                                                : HANDLE_NONE;
     const obj_t *o = reg_get(&g->reg, it);
-    return o && !(o->flags & IF_UNPAID); /* a shop's goods are not for the taking */
+    /* a shop's goods are not for the taking; junk is not worth the weight */
+    return o && !(o->flags & IF_UNPAID) && worth_taking(g, o);
 }
 
 /* The temple's keeper, peaceful, on this level; NONE when none. */
@@ -241,6 +313,8 @@ static void new_level(bot_t *b, const level_t *lv, int depth)
     memset(b->visited, 0, (size_t)cells);
     b->depth = depth;
     b->level_keys = 0;
+    b->arrived_x = b->arrived_y = -1;
+    b->rested = 0;
 }
 
 /* The nearest monster in view, and how far (Chebyshev); NONE if none. */
@@ -261,23 +335,52 @@ static handle_t nearest_monster(game_t *g, const obj_t *p, int *dist)
     return best;
 }
 
-/* A known spell with one of these effects (bits 1 << SPELL_*) the mana
- * pays for, keeping reserve mana: the one with the most damage; -1 when
- * none. */
-static int spell_to_cast(game_t *g, unsigned effects, int reserve)
+/* What a spell's damage comes to against t (what a player learns of it
+ * from "unharmed" and "resists"): none when immune, half when it resists,
+ * half again when it is vulnerable; the holy word only hurts the unholy. */
+static int damage_against(game_t *g, const spell_kind_t *s, handle_t t)
 {
-    int best = -1, most = -1;
+    const obj_t *o = reg_get(&g->reg, t);
+    int dmg = dice_max(&s->dice);
+    if (!o || o->type != OBJ_CREATURE)
+        return dmg;
+    const creature_kind_t *k = creature_kind(g, o);
+    unsigned bit = 1u << s->dtype;
+    if (s->effect == SPELL_HOLY && !(k->flags & (CF_UNDEAD | CF_DEMON)))
+        return 0;
+    return (k->immune & bit)   ? 0
+           : (k->resist & bit) ? dmg / 2
+           : (k->vuln & bit)   ? dmg * 3 / 2
+                               : dmg;
+}
+
+/* A known spell with one of these effects (bits 1 << SPELL_*) the mana
+ * pays for, keeping reserve mana: the one that does the most to t (any
+ * target: NONE); -1 when none does anything. */
+static int spell_to_cast_at(game_t *g, unsigned effects, int reserve, handle_t t)
+{
+    int best = -1, most = 0;
     for (int i = 0; i < g->c->n_spells; i++) {
         const spell_kind_t *s = &g->c->spells[i];
         if (!(g->pc.spells & (1u << i)) || !(effects & (1u << s->effect)) ||
             g->pc.mana - s->mana < reserve)
             continue;
-        int dmg = dice_max(&s->dice);
+        int dmg = damage_against(g, s, t) + 1;
         if (dmg > most)
             most = dmg, best = i;
     }
     return best;
 }
+
+static int spell_to_cast(game_t *g, unsigned effects, int reserve)
+{
+    return spell_to_cast_at(g, effects, reserve, HANDLE_NONE);
+}
+
+/* The spells that hurt what they are aimed at. */
+#define HURTS                                                                     \
+    (1u << SPELL_BOLT | 1u << SPELL_AREA | 1u << SPELL_CHAIN | 1u << SPELL_CONE | \
+     1u << SPELL_BEAM | 1u << SPELL_HOLY)
 
 static int cast_key(const game_t *g, int spell)
 {
@@ -342,7 +445,12 @@ static bool is_wand_to_zap(game_t *g, const obj_t *o)
     const item_kind_t *k = item_kind(g, o);
     if (k->cls != IC_WAND || ((o->flags & IF_KNOWN) && o->remaining <= 0))
         return false;
-    return !ident_known(g, o->kind) || k->use == USE_BOLT || k->use == USE_BOLT_EFFECT;
+    if (!ident_known(g, o->kind))
+        return true;
+    const effect_kind_t *e = k->effect >= 0 ? &g->c->effects[k->effect] : NULL;
+    if (k->use == USE_BOLT_EFFECT) /* never what helps a foe */
+        return e && !e->speed && !e->damage && !e->defence && !e->heal;
+    return k->use == USE_BOLT || k->use == USE_CAST;
 }
 
 /* Potions that help a fight: speed, might, reflexes, mastery. */
@@ -379,12 +487,16 @@ static bool bot_magic(bot_t *b, game_t *g, const obj_t *p)
         ao ? (abs(ao->x - p->x) > abs(ao->y - p->y) ? abs(ao->x - p->x) : abs(ao->y - p->y)) : d;
     bool caster = pc_class(g)->bab <= 50, clear = ao && clear_shot(g, p, aim, 12);
     int reserve = heal >= 0 ? g->c->spells[heal].mana : 0;
-    int bolt = spell_to_cast(g, 1u << SPELL_BOLT | 1u << SPELL_AREA, caster ? 0 : reserve);
+    int bolt = spell_to_cast_at(g, HURTS, caster ? 0 : reserve, aim);
     int buff = buff_to_cast(g, reserve + (bolt >= 0 ? g->c->spells[bolt].mana : 0));
     if (buff >= 0 && d <= 3 && !low)
         return push(b, 'Z'), push(b, (uint32_t)cast_key(g, buff)), true;
-    if (bolt >= 0 && clear && (caster || d >= 2 || low))
-        return push(b, 'Z'), push(b, (uint32_t)cast_key(g, bolt)), push(b, '.'), true;
+    if (bolt >= 0 && clear && (caster || d >= 2 || low)) {
+        push(b, 'Z'), push(b, (uint32_t)cast_key(g, bolt));
+        if (g->c->spells[bolt].effect != SPELL_HOLY) /* the holy word is spoken, not aimed */
+            push(b, '.');
+        return true;
+    }
     if (bot_power(b, g, p, m, clear ? aim : HANDLE_NONE, d, bolt >= 0))
         return true;
     if (clear && (d >= 2 || low) && (l = find_item(g, is_wand_to_zap)))
@@ -397,14 +509,96 @@ static bool bot_magic(bot_t *b, game_t *g, const obj_t *p)
     return false;
 }
 
+/* Hit points under hp percent of the most, or (a caster) mana under mana
+ * percent. */
+static bool worn_down(const game_t *g, const obj_t *p, int hp, int mana)
+{
+    return p->hp * 100 < p->hp_max * hp || g->pc.mana * 100 < g->pc.mana_max * mana;
+}
+
+/* A known, charged wand of teleport other: what is beside it goes away. */
+static bool is_banish_wand(game_t *g, const obj_t *o)
+{
+    const item_kind_t *k = item_kind(g, o);
+    return k->cls == IC_WAND && ident_known(g, o->kind) && k->does == SPELL_BANISH + 1 &&
+           !((o->flags & IF_KNOWN) && o->remaining <= 0);
+}
+
+/* A known potion that heals a good deal (a sip of curing does not). */
+static bool is_big_heal(game_t *g, const obj_t *o)
+{
+    const item_kind_t *k = item_kind(g, o);
+    return is_healing(g, o) && (dice_max(&k->power) >= 16 || k->does == SPELL_RENEW + 1);
+}
+
+/* Nothing left to mend with: no good healing potion, no heal spell paid for. */
+static bool spent(game_t *g)
+{
+    return !find_item(g, is_big_heal) &&
+           spell_to_cast(g, 1u << SPELL_HEAL | 1u << SPELL_RENEW, 0) < 0;
+}
+
+/* A caster whose mana pays for no spell that hurts. */
+static bool out_of_mana(game_t *g)
+{
+    return pc_class(g)->bab <= 50 && g->pc.mana_max > 0 && spell_to_cast(g, HURTS, 0) < 0;
+}
+
+/* Standing on stairs it may leave by to get away (not those it came by,
+ * before it has rested). */
+static bool on_way_out(const bot_t *b, const game_t *g, const obj_t *p, const level_t *lv)
+{
+    bool back = !b->rested && p->x == b->arrived_x && p->y == b->arrived_y;
+    bool up = p->x == lv->up_x && p->y == lv->up_y,
+         down = p->x == lv->down_x && p->y == lv->down_y && g->depth < WORLD_MAX_DEPTH &&
+                !g->pc.heartstone;
+    return !back && (up || down);
+}
+
+/* A careful player's way out: badly hurt with a foe in view and nothing
+ * left to mend with, it makes for the nearest stairs and takes them (the
+ * foe stays behind), to rest on the other level. True when it chose. */
+static bool bot_retreat(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
+{
+    int d;
+    if (!nearest_monster(g, p, &d) || d > 8)
+        return false;
+    bool leave = on_way_out(b, g, p, lv) && worn_down(g, p, 34, 0);
+    if (!leave && !(worn_down(g, p, 40, 0) && spent(g)) &&
+        !(out_of_mana(g) && worn_down(g, p, 80, 0)))
+        return false;
+    /* the stairs it came by lead back to what it fled, until it has rested here */
+    bool back_up = !b->rested && b->arrived_x == lv->up_x && b->arrived_y == lv->up_y,
+         back_down = !b->rested && b->arrived_x == lv->down_x && b->arrived_y == lv->down_y;
+    bool can_up = !back_up,
+         can_down = !back_down && g->depth < WORLD_MAX_DEPTH && !g->pc.heartstone;
+    bool up = p->x == lv->up_x && p->y == lv->up_y, down = p->x == lv->down_x && p->y == lv->down_y;
+    if ((up && can_up) || (down && can_down))
+        return push(b, up ? '<' : '>'), b->retreats++, true;
+    bfs(b, g, lv, p);
+    int dir = can_up ? step_towards(b, g, lv, 3) : -1;
+    if (dir < 0 && can_down)
+        dir = step_towards(b, g, lv, 2);
+    return dir >= 0 && (push(b, (uint32_t)DIRKEY[dir]), true);
+}
+
 /* Fight, flee, heal, eat: what to do about the body first. */
 static bool bot_survive(bot_t *b, game_t *g, const obj_t *p)
 {
     int dir = -1, l;
     handle_t m = adjacent_monster(g, p, &dir);
     bool low = p->hp * 3 < p->hp_max;
-    if (low && (l = find_item(g, is_healing)))
+    const obj_t *mo = reg_get(&g->reg, m);
+    bool finish = mo && mo->hp * 4 < mo->hp_max && p->hp * 6 > p->hp_max; /* it is nearly dead */
+    if (low && m && on_way_out(b, g, p, level_current(g)))
+        return bot_retreat(b, g, p, level_current(g)) || (push(b, (uint32_t)DIRKEY[dir]), true);
+    if (low && !finish &&
+        ((l = find_item(g, is_big_heal)) || (!m && (l = find_item(g, is_healing)))))
         return push(b, 'q'), push(b, (uint32_t)l), true;
+    if (low && m && (l = find_item(g, is_banish_wand)))
+        return push(b, 'z'), push(b, (uint32_t)l), push(b, '.'), true;
+    if (bot_retreat(b, g, p, level_current(g)))
+        return true;
     if (low && m && (l = find_item(g, is_teleport)))
         return push(b, 'r'), push(b, (uint32_t)l), true;
     if (low && m && (l = find_item(g, is_unknown_potion)))
@@ -424,7 +618,7 @@ static bool bot_survive(bot_t *b, game_t *g, const obj_t *p)
 static bool bot_tidy(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
 {
     int l, c = p->y * lv->w + p->x;
-    if ((l = find_item(g, is_upgrade)))
+    if ((l = find_item(g, is_upgrade)) || (l = find_item(g, is_jewel)))
         return push(b, 'w'), push(b, (uint32_t)l), true;
     if (has_item(g, b, lv, c)) {
         b->ignore[c] = 1; /* one try per cell: a refusal must not loop */
@@ -438,11 +632,15 @@ static bool bot_tidy(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     }
     if (hostile)
         return false;
+    if ((l = find_item(g, is_book)))
+        return push(b, 'r'), push(b, (uint32_t)l), true;
     if ((l = find_item(g, is_unknown_scroll)) && b->level_keys % 40 == 1)
         return push(b, 'r'), push(b, (uint32_t)l), true;
     if ((l = find_item(g, is_unknown_potion)) && p->hp == p->hp_max && b->level_keys % 40 == 21)
         return push(b, 'q'), push(b, (uint32_t)l), true; /* known by use, while it is safe */
-    if (p->hp * 2 < p->hp_max && g->items.food >= FOOD_WEAK && b->level_keys % 8 == 0)
+    if (!worn_down(g, p, 70, 50))
+        b->rested = 1; /* fit again: the way back is open */
+    if (worn_down(g, p, 70, 50) && g->items.food >= FOOD_WEAK && b->idle == 0)
         return push(b, 'R'), true;
     return false;
 }
@@ -582,8 +780,9 @@ static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
         return;
     }
     if (p->x == lv->down_x && p->y == lv->down_y && atlas_kind(g->depth) != ATLAS_BRANCH &&
-        (b->level_keys > EXPLORE_KEYS / 4 || p->hp * 2 > p->hp_max)) {
-        push(b, '>');
+        b->level_keys > EXPLORE_KEYS / 4) {
+        /* a careful player goes down rested */
+        push(b, worn_down(g, p, 90, 70) && g->items.food >= FOOD_WEAK && b->idle == 0 ? 'R' : '>');
         return;
     }
     bfs(b, g, lv, p);
@@ -608,6 +807,34 @@ static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     push(b, (uint32_t)DIRKEY[dir]);
 }
 
+/* How much the bot wants a spell: what hurts most first, then what heals,
+ * then haste, the shield and the rest. */
+static int spell_worth(const spell_kind_t *s)
+{
+    static const int BY_EFFECT[SPELL_EFFECTS] = {
+        [SPELL_BOLT] = 100,  [SPELL_AREA] = 110, [SPELL_BEAM] = 105, [SPELL_CONE] = 115,
+        [SPELL_CHAIN] = 115, [SPELL_HOLY] = 90,  [SPELL_HEAL] = 95,  [SPELL_RENEW] = 96,
+        [SPELL_BUFF] = 60,   [SPELL_HEX] = 40,   [SPELL_POWER] = 20, [SPELL_DETECT] = 10};
+    int w = s->effect < SPELL_EFFECTS ? BY_EFFECT[s->effect] : 0;
+    return w * 10 + dice_max(&s->dice);
+}
+
+/* The letter (from 0) of the spell it picks at a level-up. */
+static int spell_pick(const game_t *g)
+{
+    uint32_t now = chargen_learnable_now(g);
+    int best = 0, most = -1;
+    for (int i = 0, n = 0; i < g->c->n_spells; i++) {
+        if (!(now & (1u << i)))
+            continue;
+        int w = spell_worth(&g->c->spells[i]);
+        if (w > most)
+            most = w, best = n;
+        n++;
+    }
+    return best;
+}
+
 /* Questions the game asks: its class (any race) or a random character,
  * tougher or keener at a new level (by turns), a spell when it may learn
  * one, never quit; other prompts are dismissed. */
@@ -618,9 +845,9 @@ static key_event_t bot_answer(bot_t *b, game_t *g)
     case PROMPT_RACE: return (key_event_t){b->cls >= 0 ? 'a' + bot_rand(b, g->c->n_races) : ' ', 0};
     case PROMPT_CLASS: return (key_event_t){b->cls >= 0 ? 'a' + (uint32_t)b->cls : ' ', 0};
     case PROMPT_LEVELUP:
-        if (pc_class(g)->learnable & ~g->pc.spells)
-            return (key_event_t){'d', 0};
-        return (key_event_t){g->pc.xl % 2 ? 'a' : 'b', 0};
+        if (g->pc.choices)
+            return (key_event_t){g->pc.xl % 2 ? 'a' : 'b', 0};
+        return (key_event_t){(uint32_t)('a' + spell_pick(g)), 0};
     case PROMPT_MORE:
     case PROMPT_HISTORY: return (key_event_t){' ', 0};
     case PROMPT_QUIT: return (key_event_t){'n', 0};
@@ -644,14 +871,18 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
         memmove(b->queue, b->queue + 1, (size_t)--b->nq * sizeof b->queue[0]);
         return k;
     }
+    if (g->items.screen == ITEMUI_IDENTIFY)
+        return (key_event_t){identify_pick(g), 0};
     if (g->items.screen != ITEMUI_NONE)
         return (key_event_t){KEY_ESC, 0};
     const obj_t *p = reg_get(&g->reg, g->player);
     const level_t *lv = level_current(g);
     if (!p || !lv)
         return (key_event_t){'.', 0};
-    if (g->depth != b->depth || lv->w * lv->h != b->cells)
+    if (g->depth != b->depth || lv->w * lv->h != b->cells) {
         new_level(b, lv, g->depth);
+        b->arrived_x = p->x, b->arrived_y = p->y;
+    }
     b->stuck = p->x == b->last_x && p->y == b->last_y ? b->stuck + 1 : 0;
     b->last_x = p->x, b->last_y = p->y;
     uint8_t *here = &b->visited[p->y * lv->w + p->x];

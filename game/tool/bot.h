@@ -34,8 +34,11 @@ typedef struct {
     int cls;      /* the class it makes (content index); -1: a random character */
     int casts;    /* spells it cast (its mana went down) */
     int16_t mana_before;
-    int temple;   /* times it was healed at the temple */
-    uint8_t heal; /* 1: heading for the temple to be healed */
+    int temple;                   /* times it was healed at the temple */
+    int retreats;                 /* times it took the stairs away from a fight it was losing */
+    int16_t arrived_x, arrived_y; /* where it came onto this level: those stairs lead back */
+    uint8_t rested;               /* it has rested on this level since it came */
+    uint8_t heal;                 /* 1: heading for the temple to be healed */
     uint8_t trip; /* the surface: 0 the town not yet left, 1 a branch next, 2 home next */
     int goal;     /* the overland cell it walks to (y * w + x); -1 none */
 } bot_t;

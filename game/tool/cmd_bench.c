@@ -129,9 +129,42 @@ static void bench_surface(const content_t *c, script_vm_t *vm)
     bench_line("engine.overland.step.us", nsteps ? steps / nsteps / 1000 : 0, "us");
 }
 
+/* walk.bytes_per_key.KIND, walk.cells_per_key.KIND and their ratio. */
+static void bench_kind_lines(const content_t *c, script_vm_t *vm)
+{
+    bench_kind_t k[8];
+    int n = bench_kinds(c, vm, k, 8);
+    for (int i = 0; i < n; i++) {
+        char name[80];
+        if (!k[i].keys)
+            continue;
+        snprintf(name, sizeof name, "walk.bytes_per_key.%s", k[i].name);
+        bench_line(name, k[i].bytes / k[i].keys, "bytes");
+        snprintf(name, sizeof name, "walk.cells_per_key.%s", k[i].name);
+        bench_line(name, k[i].cells / k[i].keys, "cells");
+        snprintf(name, sizeof name, "walk.bytes_per_cell.%s", k[i].name);
+        bench_line(name, k[i].cells ? k[i].bytes / k[i].cells : 0, "bytes");
+    }
+}
+
+/* Level generation, vision and bot play. */
+static void bench_rest(const content_t *c)
+{
+    bench_line("engine.levelgen.us", levels_bench_levelgen_us(c), "us");
+    bench_line("engine.fov.us", levels_bench_fov_us(c), "us");
+    bench_bot_t bb;
+    if (bench_bot(c, &bb) == 0) {
+        bench_line("engine.turn.median.us", bb.median_us, "us");
+        bench_line("engine.turn.p99.us", bb.p99_us, "us");
+        bench_line("engine.game.heap.bytes.10levels", bb.heap, "bytes");
+        bench_line("engine.snapshot.bytes.10levels", bb.snapshot, "bytes");
+    }
+}
+
+/* "bench walk": only the walk, the benchmarks' calibration workload. */
 int cmd_bench(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    bool walk_only = argc > 1 && !strcmp(argv[1], "walk");
     char err[160];
     content_t *c = content_load(NULL, err, sizeof err);
     game_t *g = c ? game_new(c, 1, NULL) : NULL;
@@ -139,10 +172,12 @@ int cmd_bench(int argc, char **argv)
         fprintf(stderr, "bench: cannot start: %s\n", c ? "out of memory" : err);
         return 1;
     }
-    bench_sched();
-    bench_dispatch(g);
-    bench_snapshot(c, g);
-    bench_line("engine.game.heap.bytes", (double)g->al.bytes, "bytes");
+    if (!walk_only) {
+        bench_sched();
+        bench_dispatch(g);
+        bench_snapshot(c, g);
+        bench_line("engine.game.heap.bytes", (double)g->al.bytes, "bytes");
+    }
     script_vm_t *vm = script_vm_new();
     bench_walk_t w;
     if (vm && bench_walk(c, vm, &w) == 0) {
@@ -153,20 +188,15 @@ int cmd_bench(int argc, char **argv)
         if (w.frame_ns > 0)
             bench_line("walk.frame_diff.ns", w.frame_ns, "ns");
     }
-    if (vm)
+    if (vm && !walk_only)
+        bench_kind_lines(c, vm);
+    if (vm && !walk_only)
         bench_turn(c, vm);
-    if (vm)
+    if (vm && !walk_only)
         bench_surface(c, vm);
     script_vm_free(vm);
-    bench_line("engine.levelgen.us", levels_bench_levelgen_us(c), "us");
-    bench_line("engine.fov.us", levels_bench_fov_us(c), "us");
-    bench_bot_t bb;
-    if (bench_bot(c, &bb) == 0) {
-        bench_line("engine.turn.median.us", bb.median_us, "us");
-        bench_line("engine.turn.p99.us", bb.p99_us, "us");
-        bench_line("engine.game.heap.bytes.10levels", bb.heap, "bytes");
-        bench_line("engine.snapshot.bytes.10levels", bb.snapshot, "bytes");
-    }
+    if (!walk_only)
+        bench_rest(c);
     game_free(g);
     content_free(c);
     return 0;

@@ -1,12 +1,15 @@
 /* warren-engine bot — plays seeded games to their end with the bot policy
  * (bot.h), each in a child process so that a crash is counted, not fatal.
- * One line per game and a summary line of key-value pairs:
+ * One line per game, one per class played, and last a summary line of
+ * key-value pairs:
  *   seed S turns T depth D xl X score P cause C
+ *   bot class NAME games N mean_deepest M deepest D wins W
  *   bot games N crashes C wins W deaths D deepest D mean_deepest M causes K
  *       median_turns T sneak_attacks S spells_cast X missiles M unique_repeats U
  *       warden_off_depth Z temple_heals H view_misses V peaceful_killed P
  *       surface_steps S surface_min F
- * --class NAME plays that class (any race); --policy wait only waits
+ * --class NAME plays that class (any race); --dump writes each game's dump
+ * (character, gear, last messages, map) to stderr; --policy wait only waits
  * (--turns N of them, default 20: how often a character that does nothing
  * dies). --check-snapshots also replays each game's keys with a snapshot
  * round trip at a random cut point and requires the same end (hash and
@@ -40,7 +43,7 @@ enum { POLICY_EXPLORE = 0, POLICY_WAIT };
 typedef struct {
     long games, max_keys, turns;
     uint64_t seed;
-    int check, cls, policy;
+    int check, cls, policy, dump;
 } bot_opts_t;
 
 typedef struct {
@@ -207,15 +210,27 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
         return 2;
     game_status_t st;
     game_status(g, &st);
+    if (o->dump) { /* how it ended, for whoever tunes the game */
+        buf_t d;
+        buf_init(&d);
+        game_dump(g, &d);
+        fprintf(stderr, "==== seed %llu\n%.*s\n", (unsigned long long)seed, (int)d.len, d.data);
+        buf_free(&d);
+    }
+    if (g->script_errors) /* content's handlers must not fail in play */
+        fprintf(stderr, "bot: seed %llu: %u handler errors, the last: %s\n",
+                (unsigned long long)seed, g->script_errors, g->script_err);
     char line[512];
     int n = snprintf(line, sizeof line,
                      "seed %llu turns %llu depth %d xl %d score %lld cause %s\n"
                      "counts won %d dead %d sneaks %d casts %d missiles %d repeats %d "
-                     "warden_off %d temple %d view_misses %d peaceful_killed %d surface %u\n",
+                     "warden_off %d temple %d view_misses %d peaceful_killed %d surface %u "
+                     "class %d\n",
                      (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl,
                      (long long)st.score, st.cause[0] ? st.cause : "none", st.state == GAME_WON,
                      st.state == GAME_DEAD, w.sneaks, b.casts, w.missiles, w.repeats, w.warden_off,
-                     b.temple, w.view_misses, w.peaceful_killed, g->atlas.steps);
+                     b.temple, w.view_misses, w.peaceful_killed, g->atlas.steps,
+                     g->pc.created ? g->pc.cls : -1);
     int status = 0;
     if (o->check && kl.n > 2)
         status = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
@@ -231,8 +246,12 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
     return status;
 }
 
+#define BOT_CLASSES 8 /* classes told apart in the per-class lines */
+
 typedef struct {
     long games, crashes, mismatches, deepest, depth_sum;
+    long cls_games[BOT_CLASSES], cls_depth[BOT_CLASSES], cls_deepest[BOT_CLASSES],
+        cls_wins[BOT_CLASSES];
     long wins, deaths, sneaks, casts, missiles, repeats, warden_off, temple, view_misses,
         peaceful_killed;
     long surface, surface_min; /* overland steps: all games', the fewest in one (-1 none yet) */
@@ -256,7 +275,7 @@ static void tally_lines(tally_t *t, const char *line)
 {
     unsigned long long seed, turns;
     int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off, temple, misses, pk,
-                   surface;
+                   surface, cls;
     long long score;
     if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
                &depth, &xl, &score, &at) < 5 ||
@@ -272,9 +291,9 @@ static void tally_lines(tally_t *t, const char *line)
     if (counts &&
         sscanf(counts,
                "\ncounts won %d dead %d sneaks %d casts %d missiles %d repeats %d warden_off %d "
-               "temple %d view_misses %d peaceful_killed %d surface %d",
+               "temple %d view_misses %d peaceful_killed %d surface %d class %d",
                &won, &dead, &sneaks, &casts, &missiles, &repeats, &off, &temple, &misses, &pk,
-               &surface) == 11) {
+               &surface, &cls) == 12) {
         t->wins += won, t->deaths += dead, t->sneaks += sneaks, t->casts += casts;
         t->missiles += missiles;
         t->repeats += repeats, t->warden_off += off, t->temple += temple;
@@ -282,6 +301,11 @@ static void tally_lines(tally_t *t, const char *line)
         t->surface += surface;
         if (t->surface_min < 0 || surface < t->surface_min)
             t->surface_min = surface;
+        if (cls >= 0 && cls < BOT_CLASSES) {
+            t->cls_games[cls]++, t->cls_depth[cls] += depth, t->cls_wins[cls] += won;
+            if (depth > t->cls_deepest[cls])
+                t->cls_deepest[cls] = depth;
+        }
     }
 }
 
@@ -345,6 +369,10 @@ static int parse(int argc, char **argv, bot_opts_t *o, const char **cls)
             o->check = 1;
             continue;
         }
+        if (!strcmp(argv[i], "--dump")) {
+            o->dump = 1;
+            continue;
+        }
         if (i + 1 >= argc) {
             fprintf(stderr, "bot: %s needs a value\n", argv[i]);
             return 2;
@@ -372,6 +400,17 @@ static int parse(int argc, char **argv, bot_opts_t *o, const char **cls)
         return 2;
     }
     return 0;
+}
+
+/* One line per class played: how deep its characters went, on average. */
+static void class_lines(const tally_t *t, const content_t *c)
+{
+    for (int i = 0; i < c->n_classes && i < BOT_CLASSES; i++)
+        if (t->cls_games[i])
+            printf("bot class %s games %ld mean_deepest %.2f deepest %ld wins %ld\n",
+                   c->classes[i].name, t->cls_games[i],
+                   (double)t->cls_depth[i] / (double)t->cls_games[i], t->cls_deepest[i],
+                   t->cls_wins[i]);
 }
 
 static void summary(const tally_t *t, long games)
@@ -411,6 +450,7 @@ int cmd_bot(int argc, char **argv)
     for (long i = 0; t.turns && t.causes && i < o.games; i++)
         run_one(c, &o, o.seed + (uint64_t)i, &t);
     qsort(t.turns, (size_t)t.games, sizeof *t.turns, cmp_ull);
+    class_lines(&t, c);
     if (o.check)
         printf("bot snapshots checked %ld mismatches %ld\n", t.games, t.mismatches);
     summary(&t, o.games);

@@ -17,7 +17,7 @@ typedef struct {
     X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: "      \
               "generated levels")                                                                \
     X(bot, "bot [--games N] [--seed S] [--class NAME] [--policy explore|wait] [--turns N] "      \
-           "[--max-keys K] [--check-snapshots]: seeded games played to their end")               \
+           "[--max-keys K] [--check-snapshots] [--dump]: seeded games played to their end")      \
     X(arena, "arena --a KIND --b KIND [--a-effect EFFECT] [--fights N] [--seed S] [--turns T]: " \
              "two creature kinds fight in an empty room")                                        \
     X(content, "content --stats: counts of the content's kinds")                                 \
@@ -50,5 +50,14 @@ typedef struct {
     double bytes, render_ns, diff_ns, frame_ns, keys;
 } bench_walk_t;
 int bench_walk(const content_t *c, script_vm_t *vm, bench_walk_t *out);
+
+/* bench_kinds.c: kinds of play (explore, travel, menus, messages), 200
+ * seeded keys each at 80x24: the ANSI bytes and the cells that changed.
+ * Fills out[0..max) and returns how many, or -1 when a game cannot start. */
+typedef struct {
+    const char *name; /* static */
+    double bytes, cells, keys;
+} bench_kind_t;
+int bench_kinds(const content_t *c, script_vm_t *vm, bench_kind_t *out, int max);
 
 #endif

@@ -32,8 +32,10 @@ struct ptyproc {
     void *user;
     vtgrid_t *grid;
     ptyproc_stats_t st;
-    size_t qhead, qlen; /* input waiting: q[qhead .. qhead + qlen) */
-    char q[PTYPROC_INPUT_MAX];
+    /* input waiting: q[qhead .. qhead + qlen); q (PTYPROC_INPUT_MAX bytes)
+     * exists only while some waits, as a key is almost always written at once */
+    size_t qhead, qlen;
+    char *q;
 };
 
 /* ---- lifetime ------------------------------------------------------------------ */
@@ -43,6 +45,7 @@ static void maybe_free(ptyproc_t *p)
     if (!p->closing || p->handles_open > 0)
         return;
     vtgrid_free(p->grid);
+    free(p->q);
     free(p);
 }
 
@@ -80,6 +83,13 @@ static void update_poll(ptyproc_t *p)
         uv_poll_stop(&p->poll);
 }
 
+static void drop_queue(ptyproc_t *p)
+{
+    free(p->q);
+    p->q = NULL;
+    p->qhead = p->qlen = 0;
+}
+
 static void flush_input(ptyproc_t *p)
 {
     while (p->qlen) {
@@ -98,7 +108,7 @@ static void flush_input(ptyproc_t *p)
         p->qlen -= (size_t)n;
     }
     if (!p->qlen)
-        p->qhead = 0;
+        drop_queue(p);
 }
 
 size_t ptyproc_write(ptyproc_t *p, const void *bytes, size_t len)
@@ -107,6 +117,8 @@ size_t ptyproc_write(ptyproc_t *p, const void *bytes, size_t len)
     bool open = p->running && !p->master_eof && !p->closing;
     size_t room = open ? PTYPROC_INPUT_MAX - p->qlen : 0;
     size_t take = len < room ? len : room;
+    if (take && !p->q && !(p->q = malloc(PTYPROC_INPUT_MAX)))
+        take = 0; /* out of memory: dropped, as past the cap */
     p->st.bytes_dropped += len - take;
     if (!take)
         return 0;
@@ -265,7 +277,7 @@ static void finish(ptyproc_t *p, int status)
     read_some(p, DRAIN_MAX);
     p->master_eof = true;
     p->st.bytes_dropped += p->qlen;
-    p->qlen = 0;
+    drop_queue(p);
     /* closing the master hangs up anything the program left holding the pty */
     close_handle((uv_handle_t *)&p->poll);
     if (!p->closing && p->cbs.exited)
@@ -400,7 +412,7 @@ bool ptyproc_running(const ptyproc_t *p)
 
 size_t ptyproc_memory(const ptyproc_t *p)
 {
-    return sizeof *p + vtgrid_memory(p->grid);
+    return sizeof *p + (p->q ? PTYPROC_INPUT_MAX : 0) + vtgrid_memory(p->grid);
 }
 
 void ptyproc_stats(const ptyproc_t *p, ptyproc_stats_t *st)

@@ -8,7 +8,7 @@
  * cached, at most replay-max bytes), the others (at most
  * HTTP_GZIP_LOOP_MAX) on the loop.
  *
- * JSON shapes (documented in README.md, "Scores and replays"):
+ * JSON shapes (documented in docs/RECORDS.md, "JSON shapes"):
  *   game object  {"id","player","race","class","seed" (string),"content_version",
  *                 "start_time","end_time","turns","depth","max_depth","xl",
  *                 "score","cause","end_kind","state","verified"}

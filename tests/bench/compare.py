@@ -11,6 +11,11 @@ only the daemon differs). Prints every figure's median per build and the
 ratio new / old. Alternating rounds spread the machine's noise over both
 builds; compare ratios, not absolute figures across runs. --load-args adds
 options to every warren-load run (e.g. "--detach-all 3").
+
+Each round first measures the machine (calibrated.py: OLD_BINDIR's
+render walk, the same workload for both builds, and NetHack's CPU per key)
+and adds every figure's ratio to it (NAME.calib, NAME.per_nethack), so a
+table from one machine reads against another's.
 """
 import argparse
 import os
@@ -22,6 +27,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calibrated  # noqa: E402
 
 BENCH = re.compile(r"^BENCH (\S+) ([-0-9.e+]+)")
 
@@ -70,13 +78,22 @@ def server_figures(bindir, loadtool, n, seconds, tmp, extra=()):
 
 
 def one_round(bindir, loadtool, args, tmp):
+    ref = calibrated.measure(args.old, 1, log=sys.stderr)
     figs = bench_lines(subprocess.run([os.path.join(bindir, "bench-protocol")],
                                       capture_output=True, text=True).stdout)
     figs.update(bench_lines(subprocess.run([os.path.join(bindir, "warren-engine"), "bench"],
                                            capture_output=True, text=True).stdout))
     figs.update(server_figures(bindir, loadtool, args.n, args.seconds, tmp,
                                args.load_args.split()))
+    for name, value in list(figs.items()):
+        figs.update(calibrated.ratios(name, value, ref))
+    figs.update(ref)
     return figs
+
+
+def num(v):
+    """A figure in 12 columns: ratios below 10 keep their digits."""
+    return f"{v:12.1f}" if abs(v) >= 10 else f"{v:12.4g}"
 
 
 def main():
@@ -105,7 +122,7 @@ def main():
         old = statistics.median(f[name] for f in runs["old"] if name in f)
         new = statistics.median(f[name] for f in runs["new"] if name in f)
         ratio = f"{new / old:8.2f}" if old else "     n/a"
-        print(f"{name:44} {old:12.1f} {new:12.1f} {ratio}")
+        print(f"{name:44} {num(old)} {num(new)} {ratio}")
 
 
 if __name__ == "__main__":

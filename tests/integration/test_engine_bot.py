@@ -75,6 +75,10 @@ def test_bot_plays_a_class_and_casts(bindir):
     assert out.returncode == 0, out.stderr
     s = summary(lines[-1])
     assert s["games"] == 4 and s["spells_cast"] > 0, lines[-1]
+    # one line per class played: here the wizard alone, its four games
+    classes = [line.split() for line in lines if line.startswith("bot class ")]
+    assert len(classes) == 1 and classes[0][2:5] == ["wizard", "games", "4"], classes
+    assert float(classes[0][6]) == s["mean_deepest"], (classes, lines[-1])
     bad = subprocess.run([str(tool(bindir)), "bot", "--class", "bard"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "bard" in bad.stderr

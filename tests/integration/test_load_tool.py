@@ -52,6 +52,8 @@ def test_players_and_watchers_play(bindir, tmp_path):
     assert b["server.keys_per_s.t"] == answered / 2
     assert 0 < b["server.latency.p50.us.t"] <= b["server.latency.p99.us.t"]
     assert "server.keys.late.t" in b and "server.rss.per_session.bytes.t" in b
+    # the daemon's CPU over the window per answered key (the benchmark's goal line)
+    assert b["server.cpu_per_key.us.t"] >= 0
     assert "server.watch.delay.p99.us" in b
     assert re.search(r"^# watcher delay .*\((\d+) frames\)", r.stdout, re.M).group(1) != "0", out
     # With no warm-up every key is in the window: the journal holds one

@@ -263,6 +263,7 @@ def loop_stall(log):
 def run(bindir, toy, seconds):
     """One daemon of bindir through the phases: what phases() returns."""
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="warren-hflood-"))
+    tmp.chmod(0o711)  # the games' user passes through to the players' directories
     conf = tmp / "warren.conf"
     conf.write_text(f"[game flood]\ncommand = {toy} flood\n[game keys]\ncommand = {toy} keys\n")
     d = Daemon(bindir, tmp / "d", exe=program(bindir, "warrend"), wrap=pinned(0),

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "load.h"
 
 #define TICK_MS  1  /* key pacing */
@@ -182,6 +183,23 @@ static long rss_of(int pid)
     if (f)
         fclose(f);
     return kb * 1024;
+}
+
+/* The process's user + system CPU, all threads, in clock ticks (-1: gone). */
+static long long cpu_of(int pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    char *end = f && fgets(line, sizeof line, f) ? strrchr(line, ')') : NULL;
+    unsigned long long ut, st;
+    long long ticks = -1;
+    if (end &&
+        sscanf(end + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2)
+        ticks = (long long)(ut + st);
+    if (f)
+        fclose(f);
+    return ticks;
 }
 
 static void finish(load_t *L);
@@ -367,8 +385,12 @@ static void on_tick(uv_timer_t *t)
                 if (L->s[i].state == SS_PLAY)
                     sess_key(&L->s[i], 0);
         L->kicked = true;
-        if (now >= L->t_end)
+        if (L->o.pid && L->cpu_meas < 0 && now >= L->t_meas)
+            L->cpu_meas = cpu_of(L->o.pid);
+        if (now >= L->t_end) {
             L->phase = PH_DRAIN;
+            L->cpu_end = L->o.pid ? cpu_of(L->o.pid) : -1;
+        }
     }
     if (L->phase == PH_DRAIN &&
         (L->outstanding == 0 || now - L->t_end > (uint64_t)(L->o.key_timeout * NS))) {
@@ -451,6 +473,11 @@ static void report(load_t *L)
     report_keys(L);
     if (L->o.pid)
         bench_count(L, "rss.per_session.bytes", (L->rss_end - L->rss0) / L->o.n);
+    /* the daemon's CPU over the measured window per key answered in it */
+    if (L->cpu_meas >= 0 && L->cpu_end >= L->cpu_meas && L->answered)
+        bench(L, "cpu_per_key.us",
+              (double)(L->cpu_end - L->cpu_meas) * 1e6 / (double)sysconf(_SC_CLK_TCK) /
+                  (double)L->answered);
     if (L->o.detach_all > 0) {
         printf("# detach-all: %d sessions closed at once; player 0's keys: %llu answered, "
                "slowest %.1f ms\n",
@@ -504,6 +531,7 @@ int main(int argc, char **argv)
     if ((rc = load_init(&L)))
         return rc;
     L.rss0 = L.o.pid ? rss_of(L.o.pid) : 0;
+    L.cpu_meas = L.cpu_end = -1;
     L.ramp_t0 = uv_hrtime();
     uv_timer_start(&L.tick, on_tick, TICK_MS, TICK_MS);
     uv_timer_start(&L.sweep, on_sweep, SWEEP_MS, SWEEP_MS);

@@ -83,6 +83,8 @@ struct load {
     /* --detach-all: player 0 keys on while every other session closes */
     uint64_t detach_end, stall_ns, detach_keys;
     long rss0, rss_end;
+    /* the daemon's CPU (clock ticks, all threads) at t_meas and t_end; -1: not yet */
+    long long cpu_meas, cpu_end;
     uv_timer_t tick, sweep;
     char rbuf[65536]; /* every read lands here and is consumed at once */
 };

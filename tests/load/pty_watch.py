@@ -8,7 +8,10 @@ build) and Debian's telnet on both sides. Usage: pty_watch.py BINDIR
         a seeded 200-key walk
   BENCH pty.raw.bytes_per_key             bytes NetHack wrote for those keys
   BENCH pty.daemon.memory.per_game.bytes  warrend's RSS growth per hosted game
-        (8 games; NetHack's own processes not counted)
+        (8 games after a first one; NetHack's own processes not counted)
+  BENCH pty.nethack.rss.bytes / .private.bytes  one of those NetHack
+        processes (the median): resident, and what it wrote itself
+        (Private_Dirty; its program's pages are shared by all of them)
   BENCH hosted.record.ratio               bytes the walk's recording stored (zlib
         chunks) per raw byte NetHack wrote for it"""
 import os
@@ -25,7 +28,11 @@ sys.path.insert(0, str(HERE.parent / "integration"))
 from harness import LEAVE, Daemon, Telnet, unique_name  # noqa: E402
 from test_hosted import playground, start_nethack  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent / "bench"))
+from nethack_walk import memory  # noqa: E402
+
 GAMES = int(os.environ.get("PTY_WATCH_GAMES", "8"))
+HOSTREC_FLUSH_S = 2.5  # a recording's first chunk is written (and its buffers freed) by then
 WALK = 200
 
 
@@ -75,19 +82,31 @@ def main(bindir):
     bindir = pathlib.Path(bindir).resolve()
     root = pathlib.Path(tempfile.mkdtemp(prefix="pty-watch-"))
     _, conf = playground(root, bindir)
+    # every game starts from 127.0.0.1: room for them all under hosted-per-ip
+    conf.write_text(f"hosted-per-ip = {GAMES + 2}\n" + conf.read_text())
     d = Daemon(bindir, root / "daemon", exe=bindir / "warrend", extra=["--config", conf])
     d.start()
     clients = []
     try:
+        # one game first: what the first costs once (the threads its start
+        # wakes and their heaps) is not any game's own
+        warm = Telnet(d.port)
+        start_nethack(warm, unique_name("b"))
+        clients.append(warm)
+        time.sleep(HOSTREC_FLUSH_S)
         base = rss(d.proc.pid)
+        names = []
         for _ in range(GAMES):
             t = Telnet(d.port)
             clients.append(t)
-            start_nethack(t, unique_name("b"))
+            names.append(unique_name("b"))
+            start_nethack(t, names[-1])
         time.sleep(1)
         per_game = (rss(d.proc.pid) - base) // GAMES
-        p = clients[0]
-        name = re.search(r"hosted start user=(\S+)", d.log()).group(1)
+        pids = [int(p) for p in re.findall(r"hosted start user=\S+ game=nethack pid=(\d+)", d.log())]
+        nh_mem = sorted(memory(p) for p in pids)[len(pids) // 2]
+        p = clients[1]
+        name = names[0]
         p.send(LEAVE)
         p.wait_for("Your choice")
         before = bytes_out(d, "detach", name)
@@ -132,6 +151,8 @@ def main(bindir):
         print(f"BENCH pty.watch.bytes_per_key {wbytes / WALK:.1f}")
         print(f"BENCH pty.raw.bytes_per_key {(after - before) / WALK:.1f}")
         print(f"BENCH pty.daemon.memory.per_game.bytes {per_game}")
+        print(f"BENCH pty.nethack.rss.bytes {nh_mem[0]}")
+        print(f"BENCH pty.nethack.private.bytes {nh_mem[1]}")
         print(f"BENCH hosted.record.ratio {kept / max(1, after - before):.3f}")
     finally:
         for c in clients:

@@ -179,9 +179,9 @@ START_TEST(blink_lands_away_from_the_foe)
 }
 END_TEST
 
-/* A cutpurse's wounding blow takes a quarter to half of the gold (when
- * the player's Ref save fails); then it hops away and runs with it, and
- * steals no more while it runs. */
+/* A cutpurse's theft (its handler's, after a wounding blow) takes a
+ * quarter to half of the gold (when the player's Ref save fails); then it
+ * hops away and runs with it, and steals no more while it runs. */
 START_TEST(thief_takes_gold_and_flees)
 {
     game_t *g = arena(8);
@@ -189,7 +189,7 @@ START_TEST(thief_takes_gold_and_flees)
     g->items.gold = 100;
     uint32_t from = g->nmsg;
     for (int i = 0; i < 200 && g->items.gold == 100; i++)
-        ability_after_blow(g, t, g->player);
+        ability_steal(g, t, g->player, true);
     int taken = 100 - g->items.gold;
     char want[64];
     snprintf(want, sizeof want, "The cutpurse grabs %d gold pieces from your purse!", taken);
@@ -203,7 +203,7 @@ START_TEST(thief_takes_gold_and_flees)
     ck_assert(status_has(g, t, EFK_(AFRAID)));
     ck_assert_int_ge(cheb_to_player(g, t), 4);
     for (int i = 0; i < 50; i++)
-        ability_after_blow(g, t, g->player);
+        ability_steal(g, t, g->player, true);
     ck_assert_int_eq(g->items.gold, 100 - taken);
     done(g);
 }
@@ -219,7 +219,7 @@ START_TEST(thief_takes_an_item)
     ck_assert_int_gt(before, 0);
     uint32_t from = g->nmsg;
     for (int i = 0; i < 200 && item_inventory(g, t, inv) == 0; i++)
-        ability_after_blow(g, t, g->player);
+        ability_steal(g, t, g->player, false);
     ck_assert_int_eq(item_inventory(g, t, inv), 1);
     ck_assert(said_since(g, from, "The goblin sneak snatches "));
     ck_assert(!(reg_get(&g->reg, inv[0])->flags & IF_EQUIPPED));

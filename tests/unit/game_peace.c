@@ -12,6 +12,7 @@
 #include "game.h"
 #include "helpers.h"
 #include "item.h"
+#include "itemuse.h"
 #include "level.h"
 #include "missile.h"
 #include "prompt.h"
@@ -136,6 +137,29 @@ START_TEST(spells_pass_peacefuls_by)
 }
 END_TEST
 
+/* Spreading magic passes keepers by: a wand of lightning's beam through a
+ * keeper to a kobold, a wand of frost's cone over both, and sparks that
+ * leap from a kobold with a keeper beside it strike the kobolds only. */
+START_TEST(beams_cones_and_chains_pass_peacefuls_by)
+{
+    static const char *const WANDS[] = {"wand of lightning", "wand of frost", "wand of sparks"};
+    content_t *c = shipped_content();
+    for (int w = 0; w < 3; w++) {
+        game_t *g = alone(c, 9, 0, FIGHTER);
+        open_room(g, 6);
+        reg_get(&g->reg, g->player)->hp = reg_get(&g->reg, g->player)->hp_max = 1000;
+        handle_t k = held(g, "sage", w == 2 ? 4 : 1, w == 2 ? 1 : 0), m = held(g, "kobold", 3, 0);
+        handle_t it = item_new(g, item_named(c, WANDS[w]), 1, g->player, 0, 0, 0, &g->play);
+        ck_assert_uint_ne(it, HANDLE_NONE);
+        itemuse_use(g, g->player, it, 3, 0);
+        ck_assert_msg(hurt(g, m), "%s missed the kobold", WANDS[w]);
+        ck_assert_msg(!hurt(g, k), "%s struck the keeper", WANDS[w]);
+        game_free(g);
+    }
+    content_free(c);
+}
+END_TEST
+
 /* Aimed at a keeper: asked first; n (or Escape) does nothing, y strikes. */
 START_TEST(aiming_at_a_keeper_asks_first)
 {
@@ -231,6 +255,7 @@ Suite *suite_game_peace(void)
     tcase_add_test(t, default_target_and_tab_skip_peacefuls);
     tcase_add_test(t, missiles_pass_peacefuls_by);
     tcase_add_test(t, spells_pass_peacefuls_by);
+    tcase_add_test(t, beams_cones_and_chains_pass_peacefuls_by);
     tcase_add_test(t, aiming_at_a_keeper_asks_first);
     tcase_add_test(t, bumping_a_keeper_out_of_its_shop_asks);
     tcase_add_test(t, keepers_look_like_keepers);

@@ -59,7 +59,7 @@ START_TEST(explore_always_says_why_it_stops)
     int silent = 0, explores = 0;
     for (uint64_t seed = 14; seed <= 19; seed++) {
         game_t *g = started(game_new(c, seed, NULL));
-        for (int i = 0; i < 400 && g->state == GAME_RUNNING; i++) {
+        for (int i = 0; i < 440 && g->state == GAME_RUNNING; i++) {
             if (g->prompt == PROMPT_MORE || g->prompt == PROMPT_LEVELUP) {
                 key(g, g->prompt == PROMPT_MORE ? ' ' : 'a');
                 continue;

@@ -143,7 +143,7 @@ START_TEST(test_bad_spells)
     const char *twice[3] = {BASE_FILES[1], BASE_FILES[2], BASE_FILES[2]};
     char err[256] = "";
     ck_assert_ptr_null(declare_load_files(twice, 3, err, sizeof err));
-    ck_assert_msg(strstr(err, "spells.lua:19: spell 'magic missile': declared twice"), "%s", err);
+    ck_assert_msg(strstr(err, "spells.lua:22: spell 'magic missile': declared twice"), "%s", err);
 }
 END_TEST
 

@@ -294,17 +294,19 @@ START_TEST(monsters_shoot)
     p->hp = p->hp_max = 10000;
     handle_t a = spawn_at(g, "kobold archer", 5, 0);
     reg_get(&g->reg, a)->flags |= OF_AWARE;
-    int shots = 0;
+    int shots = 0, hurt = 0; /* turns it lost hit points (mending comes every eighth) */
     for (int i = 0; i < 20; i++) {
         uint32_t n = g->nmsg;
+        int hp = reg_get(&g->reg, g->player)->hp;
         key(g, '.');
+        hurt += reg_get(&g->reg, g->player)->hp < hp;
         shots += said_since(g, n, "shoots an arrow at you");
         obj_t *o = reg_get(&g->reg, a); /* keep it at range */
         o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 5);
         o->y = reg_get(&g->reg, g->player)->y;
     }
     ck_assert_int_gt(shots, 0);
-    ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 10000);
+    ck_assert_int_gt(hurt, 0);
     /* a friend in the way: no shot */
     handle_t k = spawn_at(g, "kobold", 2, 0);
     reg_get(&g->reg, k)->hp = reg_get(&g->reg, k)->hp_max = 100000;

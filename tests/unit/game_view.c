@@ -434,6 +434,7 @@ Suite *suite_game_view(void)
 {
     Suite *s = suite_create("game_view");
     TCase *t = tcase_create("view");
+    tcase_set_timeout(t, 60); /* long seeded walks, slow under the sanitizers on a busy machine */
     tcase_add_test(t, kept_view_equals_fresh_on_random_walks);
     tcase_add_test(t, opacity_change_in_reach_sees_again);
     tcase_add_test(t, kept_frame_equals_whole_frame);

@@ -561,10 +561,36 @@ START_TEST(a_program_that_never_reads_cannot_block_writes)
     ck_assert_uint_eq(st.bytes_dropped, sent - accepted);
     ck_assert_uint_le(st.queued, PTYPROC_INPUT_MAX);
     ck_assert_uint_eq(st.bytes_in + st.queued, accepted);
-    ck_assert_uint_gt(st.queued, 0);    /* the kernel's buffer filled first */
-    run_until(&loop, never, NULL, 200); /* the loop keeps turning */
+    ck_assert_uint_gt(st.queued, 0); /* the kernel's buffer filled first */
+    size_t grid = vtgrid_memory(ptyproc_grid(t.p));
+    ck_assert_uint_ge(ptyproc_memory(t.p) - grid, PTYPROC_INPUT_MAX); /* the queue is held */
+    run_until(&loop, never, NULL, 200);                               /* the loop keeps turning */
     ck_assert_int_eq(t.exits, 0);
     toy_finish(&t); /* SIGKILL, reaped */
+    loop_done(&loop);
+}
+END_TEST
+
+/* A key the pty takes at once leaves no input queue behind: a thousand
+ * hosted games do not each keep PTYPROC_INPUT_MAX bytes for nothing. */
+START_TEST(input_is_queued_only_while_it_waits)
+{
+    uv_loop_t loop;
+    box_open();
+    loop_start(&loop);
+    toy_spec_t spec;
+    toy_t t;
+    toy_start(&t, &loop, toy_spec(&spec, "winsize"));
+    wait_output(&t, "size 80x24");
+    size_t grid = vtgrid_memory(ptyproc_grid(t.p));
+    ck_assert_uint_lt(ptyproc_memory(t.p) - grid, 1024);
+    ck_assert_uint_eq(ptyproc_write(t.p, "ab", 2), 2);
+    ptyproc_stats_t st;
+    ptyproc_stats(t.p, &st);
+    ck_assert_uint_eq(st.bytes_in, 2);
+    ck_assert_uint_eq(st.queued, 0);
+    ck_assert_uint_lt(ptyproc_memory(t.p) - vtgrid_memory(ptyproc_grid(t.p)), 1024);
+    toy_finish(&t);
     loop_done(&loop);
 }
 END_TEST
@@ -1056,6 +1082,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, a_flood_is_held_to_its_output_rate);
     tcase_add_test(t, ignoring_sighup_gets_sigkill);
     tcase_add_test(t, a_program_that_never_reads_cannot_block_writes);
+    tcase_add_test(t, input_is_queued_only_while_it_waits);
     tcase_add_test(t, resizes_reach_the_program);
     tcase_add_test(t, the_child_gets_only_what_is_configured);
     tcase_add_test(t, the_child_runs_as_the_configured_user);
