@@ -135,21 +135,13 @@ char *db_strdup(const char *s)
 
 static void conn_close(db_conn_t *c)
 {
-    for (int i = 0; i < DB_STMT_COUNT; i++)
-        sqlite3_finalize(c->st[i]);
-    memset(c->st, 0, sizeof c->st);
-    sqlite3_close(c->h);
-    c->h = NULL;
+    if (c->be)
+        c->be->close(c);
 }
 
 static int conn_exec(db_conn_t *c, int id)
 {
-    sqlite3_stmt *st = db_stmt(c, id);
-    if (!st)
-        return SQLITE_ERROR;
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+    return c->be->exec(c, id);
 }
 
 /* mkdir -p of path's directory part. */
@@ -233,6 +225,7 @@ static int open_writer(db_core_t *db, char *err, size_t errlen)
 {
     sqlite3 *h = NULL;
     int rc = sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    db->wconn.be = &db_sqlite_backend;
     db->wconn.h = h;
     if (rc != SQLITE_OK) {
         snprintf(err, errlen, "cannot open database %s: %s", db->path,
@@ -315,6 +308,7 @@ static int open_checkpointer(db_core_t *db, char *err, size_t errlen)
 
 static int open_reader(db_core_t *db, db_conn_t *c, char *err, size_t errlen)
 {
+    c->be = &db_sqlite_backend;
     return open_side(db, &c->h, SQLITE_OPEN_READONLY, "PRAGMA query_only = ON;", "reader", err,
                      errlen);
 }
@@ -360,19 +354,20 @@ static void post_batch(db_list_t *batch)
 }
 
 /* Each op in its own savepoint, so a failing op undoes only itself; an op
- * of one statement gets that from SQLite's statement rollback for free.
+ * of one statement gets that from SQLite's statement rollback for free
+ * (PostgreSQL has none: there every op has its savepoint).
  * An op that failed when it was built (a bad argument) runs nothing. */
 static int run_write(db_core_t *db, db_op_t *op)
 {
     db_conn_t *c = &db->wconn;
-    bool sp = op->nsteps > 1;
+    bool sp = op->nsteps > 1 || !c->be->stmt_rollback;
     if (op->status != DB_OK) {
         atomic_fetch_add(&db->failed, 1);
         atomic_fetch_add(&db->writes, 1);
         return op->status;
     }
-    if (sp && conn_exec(c, DB_STMT_SAVEPOINT) != SQLITE_OK)
-        return db_op_fail(op, c, DB_ERR);
+    if (sp && conn_exec(c, DB_STMT_SAVEPOINT) != DB_OK)
+        return db_op_fail_msg(op, DB_ERR, c->err);
     op->status = db_op_run(c, op);
     if (op->status != DB_OK) {
         if (op->status == DB_ERR && !op->err)
@@ -393,25 +388,25 @@ static int write_batch(db_core_t *db, db_list_t *batch)
     db_conn_t *c = &db->wconn;
     int rc = conn_exec(c, DB_STMT_BEGIN);
     char msg[200] = "";
-    for (db_op_t *op = batch->head; op && rc == SQLITE_OK; op = op->next) {
+    if (rc != DB_OK)
+        snprintf(msg, sizeof msg, "%s", c->err);
+    for (db_op_t *op = batch->head; op && rc == DB_OK; op = op->next) {
         run_write(db, op);
-        /* Some failures (a full disk, I/O) may make SQLite roll the whole
-         * transaction back: then nothing of the batch is stored, and what
-         * would run next must not run outside a transaction. */
-        if (sqlite3_get_autocommit(c->h)) {
+        /* Some failures (a full disk, I/O, a lost server) may roll the
+         * whole transaction back: then nothing of the batch is stored, and
+         * what would run next must not run outside a transaction. */
+        if (!c->be->in_tx(c)) {
             snprintf(msg, sizeof msg, "%s", op->err ? op->err : "transaction rolled back");
-            rc = SQLITE_ABORT;
+            rc = DB_ERR;
         }
     }
-    if (rc == SQLITE_OK)
-        rc = conn_exec(c, DB_STMT_COMMIT);
-    if (rc == SQLITE_OK) {
+    if (rc == DB_OK && (rc = conn_exec(c, DB_STMT_COMMIT)) != DB_OK)
+        snprintf(msg, sizeof msg, "%s", c->err);
+    if (rc == DB_OK) {
         atomic_fetch_add(&db->commits, 1);
         return DB_OK;
     }
     /* The whole transaction is lost: every op reports it. */
-    if (!msg[0])
-        snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(c->h));
     for (db_op_t *op = batch->head; op; op = op->next) {
         if (op->status == DB_OK) {
             op->status = DB_ERR;
@@ -419,7 +414,7 @@ static int write_batch(db_core_t *db, db_list_t *batch)
             op->err = db_strdup(msg);
         }
     }
-    if (!sqlite3_get_autocommit(c->h))
+    if (c->be->in_tx(c))
         conn_exec(c, DB_STMT_ROLLBACK);
     return DB_ERR;
 }
@@ -555,8 +550,8 @@ static void run_read(db_conn_t *c, db_op_t *op)
 {
     if (op->status != DB_OK)
         return;
-    if (conn_exec(c, DB_STMT_BEGIN_READ) != SQLITE_OK) {
-        db_op_fail(op, c, DB_ERR);
+    if (conn_exec(c, DB_STMT_BEGIN_READ) != DB_OK) {
+        db_op_fail_msg(op, DB_ERR, c->err);
         return;
     }
     op->status = db_op_run(c, op);
@@ -807,6 +802,11 @@ void db_stats(const db_t *db, db_stats_t *out)
     out->pending = db->outstanding;
 }
 
+bool db_is_server(const char *path)
+{
+    return db_pg_is_url(path);
+}
+
 int db_schema_version(const db_t *db)
 {
     return db->core->version;
@@ -837,6 +837,10 @@ void db_writer_state(const db_t *db, db_writer_t *out)
 static int run_max_size(db_conn_t *c, db_op_t *op)
 {
     char v[32], sql[64];
+    if (!c->h) { /* PostgreSQL: its server's disk and quotas are the operator's */
+        op->id = 0;
+        return DB_OK;
+    }
     if (pragma_text(c->h, "PRAGMA page_size", v, sizeof v) != SQLITE_OK)
         return db_op_fail(op, c, DB_ERR);
     int64_t page = strtoll(v, NULL, 10), bytes = op->id;
@@ -883,9 +887,9 @@ static void on_handle_closed(uv_handle_t *h)
 static void core_free(db_core_t *db)
 {
     for (int i = 0; i < DB_READERS; i++)
-        if (db->rconn[i].h)
+        if (db->rconn[i].be)
             conn_close(&db->rconn[i]);
-    if (db->wconn.h)
+    if (db->wconn.be)
         conn_close(&db->wconn);
     sqlite3_close(db->ckh);
     db_file_close(&db->file, db->fenced); /* after every connection: earlier drops their locks */
@@ -907,11 +911,11 @@ static int start_threads(db_core_t *db, char *err, size_t errlen)
         return DB_ERR;
     }
     db->writer_started = true;
-    if (pthread_create(&db->ckpt, NULL, ckpt_main, db) != 0) {
+    if (db->ckh && pthread_create(&db->ckpt, NULL, ckpt_main, db) != 0) {
         snprintf(err, errlen, "cannot start the database checkpointer thread");
         return DB_ERR;
     }
-    db->ckpt_started = true;
+    db->ckpt_started = db->ckh != NULL;
     for (int i = 0; i < DB_READERS; i++) {
         reader_arg_t *ra = malloc(sizeof *ra);
         if (!ra)
@@ -959,6 +963,49 @@ static void stop_threads(db_core_t *db)
     db->nreaders = 0;
 }
 
+/* The SQLite file: its guards, the writer (which migrates it), the
+ * checkpointer, the readers. */
+static int open_sqlite(db_core_t *db, const db_guard_t *g, db_opened_t *out, char *err,
+                       size_t errlen)
+{
+    int rc = make_parent(db->path, err, errlen);
+    if (rc == DB_OK)
+        rc = db_file_prepare(&db->file, db->path, g, out, err, errlen);
+    if (rc == DB_OK)
+        rc = open_writer(db, err, errlen);
+    if (rc == DB_OK)
+        rc = open_checkpointer(db, err, errlen);
+    for (int i = 0; rc == DB_OK && i < DB_READERS; i++)
+        rc = open_reader(db, &db->rconn[i], err, errlen);
+    return rc;
+}
+
+/* A PostgreSQL server: the writer's connection (which migrates it), the
+ * readers'. The file guards are SQLite's: the server keeps its own files. */
+static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
+{
+    db_opened_t found;
+    if (!out)
+        out = &found;
+    memset(out, 0, sizeof *out);
+    if (db_pg_connect(&db->wconn, db->path, false, err, errlen) != DB_OK)
+        return DB_ERR;
+    char e2[200] = "";
+    int64_t max = 0;
+    if (db_pg_migrate(&db->wconn, &db->version, e2, sizeof e2) != DB_OK ||
+        db_pg_query_int(&db->wconn, "SELECT coalesce(max(id), 0) FROM games", &max) != DB_OK ||
+        db_pg_query_text(&db->wconn, "SELECT value FROM meta WHERE key = 'id'", out->id,
+                         sizeof out->id) != DB_OK) {
+        snprintf(err, errlen, "PostgreSQL database: %s", e2[0] ? e2 : db->wconn.err);
+        return DB_ERR;
+    }
+    db->next_game_id = max + 1;
+    for (int i = 0; i < DB_READERS; i++)
+        if (db_pg_connect(&db->rconn[i], db->path, true, err, errlen) != DB_OK)
+            return DB_ERR;
+    return DB_OK;
+}
+
 static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *out, char *err,
                             size_t errlen)
 {
@@ -981,15 +1028,8 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     pthread_cond_init(&db->wdone, NULL);
     pthread_cond_init(&db->rcv, NULL);
     db->file.fd = -1;
-    int rc = make_parent(path, err, errlen);
-    if (rc == DB_OK)
-        rc = db_file_prepare(&db->file, path, g, out, err, errlen);
-    if (rc == DB_OK)
-        rc = open_writer(db, err, errlen);
-    if (rc == DB_OK)
-        rc = open_checkpointer(db, err, errlen);
-    for (int i = 0; rc == DB_OK && i < DB_READERS; i++)
-        rc = open_reader(db, &db->rconn[i], err, errlen);
+    int rc =
+        db_pg_is_url(path) ? open_pg(db, out, err, errlen) : open_sqlite(db, g, out, err, errlen);
     if (rc == DB_OK)
         rc = start_threads(db, err, errlen);
     if (rc != DB_OK) {
@@ -1105,7 +1145,8 @@ void db_close(db_t *db)
     while (db->owed_n > 0);
     db->closing = true;
     if (last) {
-        sqlite3_exec(k->wconn.h, "PRAGMA optimize;", NULL, NULL, NULL); /* refresh planner stats */
+        if (k->wconn.h) /* SQLite: refresh planner stats */
+            sqlite3_exec(k->wconn.h, "PRAGMA optimize;", NULL, NULL, NULL);
         core_free(k);
     }
     uv_prepare_stop(&db->prepare);

@@ -190,7 +190,11 @@ typedef void (*db_resume_cb)(void *ud, int status, const db_resume_t *r);
 /* Opens or creates the database at path (its parent directory is created if
  * missing), applies pending migrations, sets WAL, foreign keys and a busy
  * timeout, starts the writer and reader threads. NULL and a message in err
- * when the file is unwritable, corrupt, or from a newer schema. */
+ * when the file is unwritable, corrupt, or from a newer schema.
+ * A path that is a postgresql:// (or postgres://) URL, libpq's, opens that
+ * PostgreSQL database instead, with the same operations and migrations; the
+ * guards of db_open_guarded and db_set_max_size's cap are the file's and
+ * do nothing there. */
 db_t *db_open(uv_loop_t *loop, const char *path, char *err, size_t errlen);
 /* ---- open with guards (warrend's start; db_file.c) -------------------------- */
 
@@ -274,6 +278,8 @@ void db_set_max_size(db_t *db, int64_t bytes, db_done_cb cb, void *ud);
 
 const char *db_error(const db_t *db); /* message of the last failure, "" if none */
 void db_stats(const db_t *db, db_stats_t *out);
+/* Whether a database setting names a PostgreSQL server, not a file. */
+bool db_is_server(const char *path);
 int db_schema_version(const db_t *db); /* PRAGMA user_version after migration */
 
 /* ---- writes (queued; cb may be NULL) ----------------------------------------- */

@@ -10,15 +10,15 @@
 
 /* ---- users ------------------------------------------------------------------- */
 
-static int read_user_info(sqlite3_stmt *st, void *row)
+static int read_user_info(const db_cur_t *st, void *row)
 {
     db_user_info_t *u = row;
-    u->id = sqlite3_column_int64(st, 0);
+    u->id = db_col_int(st, 0);
     db_col_copy(st, 1, u->name, sizeof u->name);
-    u->created = sqlite3_column_int64(st, 2);
-    u->locked = sqlite3_column_int(st, 3) != 0;
-    u->games = sqlite3_column_int64(st, 4);
-    u->live_game = sqlite3_column_int64(st, 5);
+    u->created = db_col_int(st, 2);
+    u->locked = db_col_int(st, 3) != 0;
+    u->games = db_col_int(st, 4);
+    u->live_game = db_col_int(st, 5);
     db_col_copy(st, 6, u->game_name, sizeof u->game_name);
     return DB_OK;
 }
@@ -71,32 +71,61 @@ static int integrity(sqlite3 *h, const char *pragma, const char *sep, char *out,
     return rc == SQLITE_DONE ? rows : -1;
 }
 
+/* The figures of health, in SQLite's words and, where they differ,
+ * PostgreSQL's (its pages are its blocks; it keeps no free list or WAL
+ * of the database's own). */
+#define PG_BLOCK "current_setting('block_size')::bigint"
 static const struct {
     size_t off;
-    const char *sql;
+    const char *sql, *pg_sql;
 } COUNTS[] = {
-    {offsetof(db_health_t, page_size), "PRAGMA page_size"},
-    {offsetof(db_health_t, page_count), "PRAGMA page_count"},
-    {offsetof(db_health_t, freelist_pages), "PRAGMA freelist_count"},
-    {offsetof(db_health_t, users), "SELECT count(*) FROM users"},
-    {offsetof(db_health_t, locked_users), "SELECT count(*) FROM users WHERE locked"},
-    {offsetof(db_health_t, games_live), "SELECT count(*) FROM games WHERE state = 'live'"},
-    {offsetof(db_health_t, games_finished), "SELECT count(*) FROM games WHERE state = 'finished'"},
-    {offsetof(db_health_t, games_broken), "SELECT count(*) FROM games WHERE state = 'broken'"},
-    {offsetof(db_health_t, journal_rows), "SELECT count(*) FROM journal"},
-    {offsetof(db_health_t, journal_bytes), "SELECT coalesce(sum(length(keys)), 0) FROM journal"},
-    {offsetof(db_health_t, journal_aside), "SELECT count(*) FROM journal_aside"},
-    {offsetof(db_health_t, snapshots), "SELECT count(*) FROM snapshots"},
-    {offsetof(db_health_t, snapshot_bytes), "SELECT coalesce(sum(length(blob)), 0) FROM snapshots"},
+    {offsetof(db_health_t, page_size), "PRAGMA page_size", "SELECT " PG_BLOCK},
+    {offsetof(db_health_t, page_count), "PRAGMA page_count",
+     "SELECT pg_database_size(current_database()) / " PG_BLOCK},
+    {offsetof(db_health_t, freelist_pages), "PRAGMA freelist_count", "SELECT 0"},
+    {offsetof(db_health_t, users), "SELECT count(*) FROM users", NULL},
+    {offsetof(db_health_t, locked_users), "SELECT count(*) FROM users WHERE locked <> 0", NULL},
+    {offsetof(db_health_t, games_live), "SELECT count(*) FROM games WHERE state = 'live'", NULL},
+    {offsetof(db_health_t, games_finished), "SELECT count(*) FROM games WHERE state = 'finished'",
+     NULL},
+    {offsetof(db_health_t, games_broken), "SELECT count(*) FROM games WHERE state = 'broken'",
+     NULL},
+    {offsetof(db_health_t, journal_rows), "SELECT count(*) FROM journal", NULL},
+    {offsetof(db_health_t, journal_bytes), "SELECT coalesce(sum(length(keys)), 0) FROM journal",
+     NULL},
+    {offsetof(db_health_t, journal_aside), "SELECT count(*) FROM journal_aside", NULL},
+    {offsetof(db_health_t, snapshots), "SELECT count(*) FROM snapshots", NULL},
+    {offsetof(db_health_t, snapshot_bytes), "SELECT coalesce(sum(length(blob)), 0) FROM snapshots",
+     NULL},
 };
 
 static const db_row_t health_row = {sizeof(db_health_t), 0, NULL, NULL};
+
+/* PostgreSQL's health: the same counts; its storage is the server's to
+ * check (amcheck, data checksums), so the integrity line says so. */
+static int run_health_pg(db_conn_t *c, db_op_t *op, db_health_t *h)
+{
+    int64_t v;
+    snprintf(h->integrity, sizeof h->integrity, "not checked here (PostgreSQL checks its own)");
+    for (size_t i = 0; i < sizeof COUNTS / sizeof COUNTS[0]; i++) {
+        const char *sql = COUNTS[i].pg_sql ? COUNTS[i].pg_sql : COUNTS[i].sql;
+        if (db_pg_query_int(c, sql, &v) != DB_OK)
+            return db_op_fail_msg(op, DB_ERR, c->err);
+        memcpy((char *)h + COUNTS[i].off, &v, sizeof v);
+    }
+    if (db_pg_query_int(c, "SELECT max(version) FROM schema_version", &v) != DB_OK)
+        return db_op_fail_msg(op, DB_ERR, c->err);
+    h->schema_version = (int)v;
+    return DB_OK;
+}
 
 static int run_health(db_conn_t *c, db_op_t *op)
 {
     db_health_t *h = db_op_add_row(op, 0, &health_row);
     if (!h)
         return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
+    if (!c->h)
+        return run_health_pg(c, op, h);
     if (integrity(c->h, "PRAGMA quick_check(5)", "; ", h->integrity, sizeof h->integrity) < 0)
         return db_op_fail(op, c, DB_ERR);
     for (size_t i = 0; i < sizeof COUNTS / sizeof COUNTS[0]; i++) {
@@ -134,6 +163,10 @@ static const db_row_t check_row = {sizeof(db_check_t), 0, NULL, NULL};
 
 static int run_check(db_conn_t *c, db_op_t *op)
 {
+    if (!c->h)
+        return db_op_fail_msg(op, DB_ERR,
+                              "check-db reads SQLite files: PostgreSQL checks its own storage "
+                              "(amcheck, data checksums)");
     db_check_t *r = db_op_add_row(op, 0, &check_row);
     if (!r)
         return db_op_fail_msg(op, DB_ENOMEM, "out of memory");

@@ -7,32 +7,32 @@
 
 /* ---- rows -------------------------------------------------------------------------- */
 
-static int read_hosted_game(sqlite3_stmt *st, void *row)
+static int read_hosted_game(const db_cur_t *st, void *row)
 {
     db_hosted_game_t *g = row;
-    g->id = sqlite3_column_int64(st, 0);
-    g->user = sqlite3_column_int64(st, 1);
+    g->id = db_col_int(st, 0);
+    g->user = db_col_int(st, 1);
     db_col_copy(st, 2, g->player, sizeof g->player);
     db_col_copy(st, 3, g->game, sizeof g->game);
-    g->start_time = sqlite3_column_int64(st, 4);
-    g->end_time = sqlite3_column_int64(st, 5);
-    g->width = sqlite3_column_int(st, 6);
-    g->height = sqlite3_column_int(st, 7);
-    g->bytes = sqlite3_column_int64(st, 8);
-    g->truncated = sqlite3_column_int(st, 9) != 0;
-    g->score = sqlite3_column_int64(st, 10);
-    g->chunks = sqlite3_column_int64(st, 11);
-    g->last_ms = sqlite3_column_int64(st, 12);
+    g->start_time = db_col_int(st, 4);
+    g->end_time = db_col_int(st, 5);
+    g->width = (int)db_col_int(st, 6);
+    g->height = (int)db_col_int(st, 7);
+    g->bytes = db_col_int(st, 8);
+    g->truncated = db_col_int(st, 9) != 0;
+    g->score = db_col_int(st, 10);
+    g->chunks = db_col_int(st, 11);
+    g->last_ms = db_col_int(st, 12);
     return DB_OK;
 }
 
 const db_row_t db_row_hosted_game = {sizeof(db_hosted_game_t), 13, read_hosted_game, NULL};
 
-static int read_chunk(sqlite3_stmt *st, void *row)
+static int read_chunk(const db_cur_t *st, void *row)
 {
     db_hosted_chunk_t *c = row;
-    c->seq = sqlite3_column_int64(st, 0);
-    c->ms = sqlite3_column_int64(st, 1);
+    c->seq = db_col_int(st, 0);
+    c->ms = db_col_int(st, 1);
     return (c->data = db_col_dup(st, 2, &c->len)) ? DB_OK : DB_ENOMEM;
 }
 

@@ -4,6 +4,10 @@
  * A query is one row of the statement table below plus one function.
  *
  *  1. The row: X(NAME, signature, outcome, row, SQL).
+ *     SQL        one text for both backends, or DB_BOTH(SQLite's,
+ *                PostgreSQL's) where the dialects differ. Written in
+ *                SQLite's words: PostgreSQL gets ?N as $N and the column
+ *                user quoted ("user" is a reserved word there) by itself.
  *     signature  one letter per ?N parameter of the SQL, in order:
  *                i integer, t text, b blob ("" for none). A row whose
  *                signature does not match its SQL fails when prepared (and
@@ -53,6 +57,10 @@ int db_migration_count(void);
 const char *db_migration_sql(int i); /* 1-based; NULL out of range */
 int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen);
 
+/* ---- schema_pg.c: the same migrations in PostgreSQL's words ---- */
+int db_pg_migration_count(void);
+const char *db_pg_migration_sql(int i); /* 1-based; NULL out of range */
+
 /* ---- db_file.c: the file itself, for db.c's open ---- */
 
 /* The database file as db.c opens it: the guards asked, what was found,
@@ -88,107 +96,133 @@ int db_file_stat(const db_file_t *f, char *why, size_t n);
 void db_file_close(db_file_t *f, bool lost);
 
 /* ---- the statement table ---- */
+/* Parts of rows whose two dialects share them. */
+#define DB_HOSTED_SCORE_INS                                                                    \
+    "user, game, name, role, race, gender, align, max_depth, death, points, turns, realtime, " \
+    "start_time, end_time) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14"
+#define DB_SNAPSHOT_SEL                      \
+    "SELECT ?1, ?2, ?3, ?4 WHERE ?3 = 0 OR " \
+    "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)"
+#define DB_ASIDE_SEL "SELECT game, ?2, seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2"
+#define DB_SCORES_TAIL \
+    "AND g.end_time >= ?3 ORDER BY g.score DESC, g.end_time, g.id LIMIT ?4 OFFSET ?5"
+/* PostgreSQL sums no booleans: counted with CASE on both. */
+#define DB_TOTALS_COUNTS                                          \
+    "coalesce(sum(CASE WHEN state = 'finished' THEN 1 END), 0), " \
+    "coalesce(sum(CASE WHEN state = 'live' THEN 1 END), 0), "     \
+    "coalesce(sum(CASE WHEN verified = 1 THEN 1 END), 0), "       \
+    "coalesce(sum(CASE WHEN verified = -1 THEN 1 END), 0), "
 #define DB_HOSTED_COLS                                                                      \
     "SELECT user, game, name, role, race, gender, align, death, max_depth, points, turns, " \
     "realtime, start_time, end_time, "                                                      \
     "coalesce((SELECT max(r.id) FROM hosted_games r WHERE r.score = hosted_scores.id), 0)," \
     "coalesce((SELECT u.name FROM users u WHERE u.id = hosted_scores.user), '') "           \
     "FROM hosted_scores"
-#define DB_STMT_LIST(X)                                                                           \
-    X(BEGIN, "", RUN, none, "BEGIN IMMEDIATE")                                                    \
-    X(BEGIN_READ, "", RUN, none, "BEGIN")                                                         \
-    X(COMMIT, "", RUN, none, "COMMIT")                                                            \
-    X(ROLLBACK, "", RUN, none, "ROLLBACK")                                                        \
-    X(SAVEPOINT, "", RUN, none, "SAVEPOINT op")                                                   \
-    X(ROLLBACK_TO, "", RUN, none, "ROLLBACK TO op")                                               \
-    X(RELEASE, "", RUN, none, "RELEASE op")                                                       \
-    X(USER_INSERT, "ttti", ROWID, none,                                                           \
-      "INSERT INTO users(name, name_key, pwhash, created) VALUES (?1, ?2, ?3, ?4)")               \
-    X(USER_SET_PW, "it", CHANGE, none, "UPDATE users SET pwhash = ?2 WHERE id = ?1")              \
-    X(USER_SET_OPTIONS, "it", CHANGE, none, "UPDATE users SET options = ?2 WHERE id = ?1")        \
-    X(USER_SET_LOCKED, "ii", CHANGE, none, "UPDATE users SET locked = ?2 WHERE id = ?1")          \
-    X(USER_BY_KEY, "t", ROW, user, DB_USER_COLS " WHERE name_key = ?1")                           \
-    X(USER_BY_ID, "i", ROW, user, DB_USER_COLS " WHERE id = ?1")                                  \
-    X(USER_BY_SESSION, "ti", ROW, user,                                                           \
-      "SELECT u.id, u.name, u.name_key, u.pwhash, u.created, u.locked, u.options, "               \
-      "coalesce((SELECT g.name FROM game_names g WHERE g.user = u.id), '') "                      \
-      "FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_hash = ?1 AND s.expires > ?2") \
-    X(GAME_INSERT, "iiittti", RUN, none,                                                          \
-      "INSERT INTO games(id, user, seed, content_version, race, class, start_time) "              \
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")                                                      \
-    X(GAME_PROGRESS, "iiiiitt", CHANGE, none,                                                     \
-      "UPDATE games SET turns = ?2, depth = ?3, max_depth = ?4, xl = ?5, "                        \
-      "race = coalesce(nullif(?6, ''), race), class = coalesce(nullif(?7, ''), class) "           \
-      "WHERE id = ?1 AND state = 'live'")                                                         \
-    X(GAME_FINISH, "iiiiiiitttt", CHANGE, none,                                                   \
-      "UPDATE games SET end_time = ?2, turns = ?3, depth = ?4, max_depth = ?5, xl = ?6, "         \
-      "score = ?7, cause = ?8, end_kind = ?9, race = coalesce(nullif(?10, ''), race), "           \
-      "class = coalesce(nullif(?11, ''), class), state = 'finished' "                             \
-      "WHERE id = ?1 AND state = 'live'")                                                         \
-    X(GAME_BROKEN, "it", CHANGE, none,                                                            \
-      "UPDATE games SET state = 'broken', broken_reason = ?2 WHERE id = ?1 AND state = 'live'")   \
-    X(GAME_BROKEN_TOLD, "i", CHANGE, none,                                                        \
-      "UPDATE games SET broken_told = 1 WHERE id = ?1 AND state = 'broken'")                      \
-    X(GAME_VERIFIED, "ii", CHANGE, none, "UPDATE games SET verified = ?2 WHERE id = ?1")          \
-    X(HOSTED_SCORE_INSERT, "ittttttitiiiii", ROWID, none,                                         \
-      "INSERT OR IGNORE INTO hosted_scores (user, game, name, role, race, gender, align, "        \
-      "max_depth, death, points, turns, realtime, start_time, end_time) "                         \
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")                     \
-    X(GAME_MAX_ID, "", ROW, int, "SELECT coalesce(max(id), 0) FROM games")                        \
-    X(MILESTONES_CLEAR, "i", RUN, none, "DELETE FROM milestones WHERE game = ?1")                 \
-    X(MILESTONE_INSERT, "iiitt", RUN, none,                                                       \
-      "INSERT INTO milestones(game, turn, depth, kind, text) VALUES (?1, ?2, ?3, ?4, ?5)")        \
-    X(DUMP_PUT, "it", RUN, none, "INSERT OR REPLACE INTO dumps(game, text) VALUES (?1, ?2)")      \
-    X(SNAPSHOTS_DELETE, "i", RUN, none, "DELETE FROM snapshots WHERE game = ?1")                  \
-    X(SNAPSHOTS_DELETE_OLDER, "ii", RUN, none,                                                    \
-      "DELETE FROM snapshots WHERE game = ?1 AND seq < ?2")                                       \
-    /* only over a stored journal row: a snapshot never gets ahead of the journal */              \
-    X(SNAPSHOT_PUT, "iiib", CHANGE, none,                                                         \
-      "INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) SELECT ?1, ?2, ?3, ?4 "            \
-      "WHERE ?3 = 0 OR EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)")              \
-    X(SNAPSHOTS_DELETE_AFTER, "ii", RUN, none,                                                    \
-      "DELETE FROM snapshots WHERE game = ?1 AND seq > ?2")                                       \
-    X(SNAPSHOT_NEWEST, "i", ROWS, snapshot,                                                       \
-      "SELECT turn, seq, blob FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1")          \
-    /* only after the row before it: a journal never has a gap */                                 \
-    X(JOURNAL_INSERT, "iibi", CHANGE, none,                                                       \
-      "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE ?2 = 1 OR "           \
-      "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)")                          \
-    X(JOURNAL_SET_ASIDE, "ii", COUNT, none,                                                       \
-      "INSERT OR IGNORE INTO journal_aside(game, after_seq, seq, keys, ms) "                      \
-      "SELECT game, ?2, seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2")                 \
-    X(JOURNAL_DELETE_AFTER, "ii", RUN, none, "DELETE FROM journal WHERE game = ?1 AND seq > ?2")  \
-    X(JOURNAL_AFTER, "ii", ROWS, journal,                                                         \
-      "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 ORDER BY seq")              \
-    X(JOURNAL_AFTER_SNAPSHOT, "i", ROWS, journal,                                                 \
-      "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > "                              \
-      "coalesce((SELECT max(seq) FROM snapshots WHERE game = ?1), 0) ORDER BY seq")               \
-    X(SESSION_INSERT, "tii", RUN, none,                                                           \
-      "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)")                      \
-    X(SESSION_DELETE, "t", RUN, none, "DELETE FROM sessions WHERE token_hash = ?1")               \
-    X(SESSIONS_DELETE_USER, "it", RUN, none,                                                      \
-      "DELETE FROM sessions WHERE user = ?1 AND token_hash <> ?2")                                \
-    X(SESSION_PURGE, "i", COUNT, none, "DELETE FROM sessions WHERE expires <= ?1")                \
-    X(GAME_BY_ID, "i", ROW, game, DB_GAME_COLS " WHERE g.id = ?1")                                \
-    X(GAME_LIVE_OF_USER, "i", ROW, game, DB_GAME_COLS " WHERE g.user = ?1 AND g.state = 'live'")  \
-    X(GAMES_TOP, "ii", ROWS, game,                                                                \
-      DB_GAME_COLS                                                                                \
-      " WHERE g.state = 'finished' ORDER BY g.score DESC, g.end_time, g.id LIMIT ?1 OFFSET ?2")   \
-    X(GAMES_OF_USER, "iii", ROWS, game,                                                           \
-      DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3")                    \
-    X(GAMES_LIVE, "", ROWS, game, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id")           \
-    X(GAMES_BROKEN, "i", ROWS, game,                                                              \
-      DB_GAME_COLS " WHERE g.state = 'broken' ORDER BY g.id DESC LIMIT ?1")                       \
-    X(MILESTONES_OF, "i", ROWS, milestone,                                                        \
-      "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid")            \
-    X(DUMP_OF, "i", ROW, text, "SELECT text FROM dumps WHERE game = ?1")                          \
-    X(GAME_RANK, "i", ROW, int,                                                                   \
-      "SELECT 1 + (SELECT count(*) FROM games g WHERE g.state = 'finished' "                      \
-      "AND (-g.score, g.end_time, g.id) < (-me.score, me.end_time, me.id)) "                      \
-      "FROM games me WHERE me.id = ?1 AND me.state = 'finished'")                                 \
-    DB_RECORDS_STMTS(X)                                                                           \
-    DB_ADMIN_STMTS(X)                                                                             \
-    DB_SOCIAL_STMTS(X)                                                                            \
+#define DB_STMT_LIST(X)                                                                            \
+    X(BEGIN, "", RUN, none, DB_BOTH("BEGIN IMMEDIATE", "BEGIN"))                                   \
+    X(BEGIN_READ, "", RUN, none,                                                                   \
+      DB_BOTH("BEGIN", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"))                        \
+    X(COMMIT, "", RUN, none, "COMMIT")                                                             \
+    X(ROLLBACK, "", RUN, none, "ROLLBACK")                                                         \
+    X(SAVEPOINT, "", RUN, none, "SAVEPOINT op")                                                    \
+    X(ROLLBACK_TO, "", RUN, none, "ROLLBACK TO op")                                                \
+    X(RELEASE, "", RUN, none, "RELEASE op")                                                        \
+    X(USER_INSERT, "ttti", ROWID, none,                                                            \
+      DB_BOTH("INSERT INTO users(name, name_key, pwhash, created) VALUES (?1, ?2, ?3, ?4)",        \
+              "INSERT INTO users(name, name_key, pwhash, created) VALUES (?1, ?2, ?3, ?4) "        \
+              "RETURNING id"))                                                                     \
+    X(USER_SET_PW, "it", CHANGE, none, "UPDATE users SET pwhash = ?2 WHERE id = ?1")               \
+    X(USER_SET_OPTIONS, "it", CHANGE, none, "UPDATE users SET options = ?2 WHERE id = ?1")         \
+    X(USER_SET_LOCKED, "ii", CHANGE, none, "UPDATE users SET locked = ?2 WHERE id = ?1")           \
+    X(USER_BY_KEY, "t", ROW, user, DB_USER_COLS " WHERE name_key = ?1")                            \
+    X(USER_BY_ID, "i", ROW, user, DB_USER_COLS " WHERE id = ?1")                                   \
+    X(USER_BY_SESSION, "ti", ROW, user,                                                            \
+      "SELECT u.id, u.name, u.name_key, u.pwhash, u.created, u.locked, u.options, "                \
+      "coalesce((SELECT g.name FROM game_names g WHERE g.user = u.id), '') "                       \
+      "FROM sessions s JOIN users u ON u.id = s.user WHERE s.token_hash = ?1 AND s.expires > ?2")  \
+    X(GAME_INSERT, "iiittti", RUN, none,                                                           \
+      "INSERT INTO games(id, user, seed, content_version, race, class, start_time) "               \
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")                                                       \
+    X(GAME_PROGRESS, "iiiiitt", CHANGE, none,                                                      \
+      "UPDATE games SET turns = ?2, depth = ?3, max_depth = ?4, xl = ?5, "                         \
+      "race = coalesce(nullif(?6, ''), race), class = coalesce(nullif(?7, ''), class) "            \
+      "WHERE id = ?1 AND state = 'live'")                                                          \
+    X(GAME_FINISH, "iiiiiiitttt", CHANGE, none,                                                    \
+      "UPDATE games SET end_time = ?2, turns = ?3, depth = ?4, max_depth = ?5, xl = ?6, "          \
+      "score = ?7, cause = ?8, end_kind = ?9, race = coalesce(nullif(?10, ''), race), "            \
+      "class = coalesce(nullif(?11, ''), class), state = 'finished' "                              \
+      "WHERE id = ?1 AND state = 'live'")                                                          \
+    X(GAME_BROKEN, "it", CHANGE, none,                                                             \
+      "UPDATE games SET state = 'broken', broken_reason = ?2 WHERE id = ?1 AND state = 'live'")    \
+    X(GAME_BROKEN_TOLD, "i", CHANGE, none,                                                         \
+      "UPDATE games SET broken_told = 1 WHERE id = ?1 AND state = 'broken'")                       \
+    X(GAME_VERIFIED, "ii", CHANGE, none, "UPDATE games SET verified = ?2 WHERE id = ?1")           \
+    X(HOSTED_SCORE_INSERT, "ittttttitiiiii", ROWID, none,                                          \
+      DB_BOTH("INSERT OR IGNORE INTO hosted_scores (" DB_HOSTED_SCORE_INS ")",                     \
+              "INSERT INTO hosted_scores (" DB_HOSTED_SCORE_INS ") ON CONFLICT DO NOTHING "        \
+              "RETURNING id"))                                                                     \
+    X(GAME_MAX_ID, "", ROW, int, "SELECT coalesce(max(id), 0) FROM games")                         \
+    X(MILESTONES_CLEAR, "i", RUN, none, "DELETE FROM milestones WHERE game = ?1")                  \
+    X(MILESTONE_INSERT, "iiitt", RUN, none,                                                        \
+      "INSERT INTO milestones(game, turn, depth, kind, text) VALUES (?1, ?2, ?3, ?4, ?5)")         \
+    X(DUMP_PUT, "it", RUN, none,                                                                   \
+      DB_BOTH("INSERT OR REPLACE INTO dumps(game, text) VALUES (?1, ?2)",                          \
+              "INSERT INTO dumps(game, text) VALUES (?1, ?2) "                                     \
+              "ON CONFLICT (game) DO UPDATE SET text = excluded.text"))                            \
+    X(SNAPSHOTS_DELETE, "i", RUN, none, "DELETE FROM snapshots WHERE game = ?1")                   \
+    X(SNAPSHOTS_DELETE_OLDER, "ii", RUN, none,                                                     \
+      "DELETE FROM snapshots WHERE game = ?1 AND seq < ?2")                                        \
+    /* only over a stored journal row: a snapshot never gets ahead of the journal */               \
+    X(SNAPSHOT_PUT, "iiib", CHANGE, none,                                                          \
+      DB_BOTH("INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL,          \
+              "INSERT INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL                      \
+              " ON CONFLICT (game, seq) DO UPDATE SET turn = excluded.turn, "                      \
+              "blob = excluded.blob"))                                                             \
+    X(SNAPSHOTS_DELETE_AFTER, "ii", RUN, none,                                                     \
+      "DELETE FROM snapshots WHERE game = ?1 AND seq > ?2")                                        \
+    X(SNAPSHOT_NEWEST, "i", ROWS, snapshot,                                                        \
+      "SELECT turn, seq, blob FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1")           \
+    /* only after the row before it: a journal never has a gap */                                  \
+    X(JOURNAL_INSERT, "iibi", CHANGE, none,                                                        \
+      "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE ?2 = 1 OR "            \
+      "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)")                           \
+    X(JOURNAL_SET_ASIDE, "ii", COUNT, none,                                                        \
+      DB_BOTH("INSERT OR IGNORE INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL, \
+              "INSERT INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL            \
+              " ON CONFLICT DO NOTHING"))                                                          \
+    X(JOURNAL_DELETE_AFTER, "ii", RUN, none, "DELETE FROM journal WHERE game = ?1 AND seq > ?2")   \
+    X(JOURNAL_AFTER, "ii", ROWS, journal,                                                          \
+      "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 ORDER BY seq")               \
+    X(JOURNAL_AFTER_SNAPSHOT, "i", ROWS, journal,                                                  \
+      "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > "                               \
+      "coalesce((SELECT max(seq) FROM snapshots WHERE game = ?1), 0) ORDER BY seq")                \
+    X(SESSION_INSERT, "tii", RUN, none,                                                            \
+      "INSERT INTO sessions(token_hash, user, expires) VALUES (?1, ?2, ?3)")                       \
+    X(SESSION_DELETE, "t", RUN, none, "DELETE FROM sessions WHERE token_hash = ?1")                \
+    X(SESSIONS_DELETE_USER, "it", RUN, none,                                                       \
+      "DELETE FROM sessions WHERE user = ?1 AND token_hash <> ?2")                                 \
+    X(SESSION_PURGE, "i", COUNT, none, "DELETE FROM sessions WHERE expires <= ?1")                 \
+    X(GAME_BY_ID, "i", ROW, game, DB_GAME_COLS " WHERE g.id = ?1")                                 \
+    X(GAME_LIVE_OF_USER, "i", ROW, game, DB_GAME_COLS " WHERE g.user = ?1 AND g.state = 'live'")   \
+    X(GAMES_TOP, "ii", ROWS, game,                                                                 \
+      DB_GAME_COLS                                                                                 \
+      " WHERE g.state = 'finished' ORDER BY g.score DESC, g.end_time, g.id LIMIT ?1 OFFSET ?2")    \
+    X(GAMES_OF_USER, "iii", ROWS, game,                                                            \
+      DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3")                     \
+    X(GAMES_LIVE, "", ROWS, game, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id")            \
+    X(GAMES_BROKEN, "i", ROWS, game,                                                               \
+      DB_GAME_COLS " WHERE g.state = 'broken' ORDER BY g.id DESC LIMIT ?1")                        \
+    X(MILESTONES_OF, "i", ROWS, milestone,                                                         \
+      DB_BOTH("SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY rowid",     \
+              "SELECT turn, depth, kind, text FROM milestones WHERE game = ?1 ORDER BY id"))       \
+    X(DUMP_OF, "i", ROW, text, "SELECT text FROM dumps WHERE game = ?1")                           \
+    X(GAME_RANK, "i", ROW, int,                                                                    \
+      "SELECT 1 + (SELECT count(*) FROM games g WHERE g.state = 'finished' "                       \
+      "AND (-g.score, g.end_time, g.id) < (-me.score, me.end_time, me.id)) "                       \
+      "FROM games me WHERE me.id = ?1 AND me.state = 'finished'")                                  \
+    DB_RECORDS_STMTS(X)                                                                            \
+    DB_ADMIN_STMTS(X)                                                                              \
+    DB_SOCIAL_STMTS(X)                                                                             \
     DB_HOSTED_STMTS(X)
 
 /* Hosted games' recordings (db_hosted.c). */
@@ -217,8 +251,10 @@ void db_file_close(db_file_t *f, bool lost);
       "INSERT INTO hosted_chunks(game, seq, ms, data) SELECT ?1, coalesce(max(seq), 0) + 1, "     \
       "?2, ?3 FROM hosted_chunks WHERE game = ?1")                                                \
     X(HOSTED_GAME_BYTES, "iii", CHANGE, none,                                                     \
-      "UPDATE hosted_games SET bytes = bytes + ?2, truncated = max(truncated, ?3) "               \
-      "WHERE id = ?1")                                                                            \
+      DB_BOTH("UPDATE hosted_games SET bytes = bytes + ?2, truncated = max(truncated, ?3) "       \
+              "WHERE id = ?1",                                                                    \
+              "UPDATE hosted_games SET bytes = bytes + ?2, truncated = greatest(truncated, ?3) "  \
+              "WHERE id = ?1"))                                                                   \
     X(HOSTED_GAME_END, "ii", CHANGE, none, "UPDATE hosted_games SET end_time = ?2 WHERE id = ?1") \
     X(HOSTED_GAME_LINK, "ittii", RUN, none,                                                       \
       "UPDATE hosted_games SET score = (SELECT id FROM hosted_scores WHERE game = ?2 AND "        \
@@ -231,12 +267,13 @@ void db_file_close(db_file_t *f, bool lost);
 /* Reads for score pages and verification (db_records.c). */
 #define DB_RECORDS_STMTS(X)                                                                       \
     X(SCORES_FILTERED, "ttiii", ROWS, game,                                                       \
-      DB_GAME_COLS " WHERE g.state = 'finished' AND (?1 = '' OR g.race = ?1 COLLATE NOCASE) "     \
-                   "AND (?2 = '' OR g.class = ?2 COLLATE NOCASE) AND g.end_time >= ?3 "           \
-                   "ORDER BY g.score DESC, g.end_time, g.id LIMIT ?4 OFFSET ?5")                  \
+      DB_BOTH(                                                                                    \
+          DB_GAME_COLS " WHERE g.state = 'finished' AND (?1 = '' OR g.race = ?1 COLLATE NOCASE) " \
+                       "AND (?2 = '' OR g.class = ?2 COLLATE NOCASE) " DB_SCORES_TAIL,            \
+          DB_GAME_COLS " WHERE g.state = 'finished' AND (?1 = '' OR lower(g.race) = lower(?1)) "  \
+                       "AND (?2 = '' OR lower(g.class) = lower(?2)) " DB_SCORES_TAIL))            \
     X(PLAYER_TOTALS, "i", ROW, totals,                                                            \
-      "SELECT count(*), coalesce(sum(state = 'finished'), 0), coalesce(sum(state = 'live'), 0), " \
-      "coalesce(sum(verified = 1), 0), coalesce(sum(verified = -1), 0), "                         \
+      "SELECT count(*), " DB_TOTALS_COUNTS                                                        \
       "coalesce(sum(CASE WHEN state IN ('finished', 'live') THEN turns END), 0), "                \
       "coalesce(max(max_depth), 0), coalesce(min(start_time), 0), coalesce(max(end_time), 0) "    \
       "FROM games WHERE user = ?1")                                                               \
@@ -271,10 +308,15 @@ void db_file_close(db_file_t *f, bool lost);
       "WHERE m.recipient = ?1 AND m.seen = 0 ORDER BY m.id LIMIT 20")                              \
     X(MAIL_SEEN, "ii", RUN, none, "UPDATE mail SET seen = 1 WHERE recipient = ?1 AND id <= ?2")    \
     X(BAN_PUT, "tii", RUN, none,                                                                   \
-      "INSERT OR REPLACE INTO bans(net, until, created) VALUES (?1, ?2, ?3)")                      \
+      DB_BOTH("INSERT OR REPLACE INTO bans(net, until, created) VALUES (?1, ?2, ?3)",              \
+              "INSERT INTO bans(net, until, created) VALUES (?1, ?2, ?3) ON CONFLICT (net) "       \
+              "DO UPDATE SET until = excluded.until, created = excluded.created"))                 \
     X(BAN_DELETE, "t", CHANGE, none, "DELETE FROM bans WHERE net = ?1")                            \
     X(BANS_ALL, "", ROWS, sanction, "SELECT net, 0, until FROM bans ORDER BY net")                 \
-    X(MUTE_PUT, "ii", RUN, none, "INSERT OR REPLACE INTO mutes(user, until) VALUES (?1, ?2)")      \
+    X(MUTE_PUT, "ii", RUN, none,                                                                   \
+      DB_BOTH("INSERT OR REPLACE INTO mutes(user, until) VALUES (?1, ?2)",                         \
+              "INSERT INTO mutes(user, until) VALUES (?1, ?2) "                                    \
+              "ON CONFLICT (user) DO UPDATE SET until = excluded.until"))                          \
     X(MUTE_DELETE, "i", CHANGE, none, "DELETE FROM mutes WHERE user = ?1")                         \
     X(MUTES_ALL, "", ROWS, sanction,                                                               \
       "SELECT u.name, m.user, m.until FROM mutes m JOIN users u ON u.id = m.user")                 \
@@ -323,10 +365,11 @@ typedef enum {
 /* How one result row is read: size bytes, filled from ncols columns by
  * read (DB_OK or DB_ENOMEM); free releases what read allocated inside a
  * row (NULL when nothing). */
+typedef struct db_cur db_cur_t;
 typedef struct {
     size_t size;
     int ncols;
-    int (*read)(sqlite3_stmt *st, void *row);
+    int (*read)(const db_cur_t *st, void *row);
     void (*free)(void *row);
 } db_row_t;
 
@@ -341,22 +384,96 @@ typedef struct {
     db_outcome_t outcome;
     const db_row_t *row; /* db_row_none unless ROW or ROWS */
     const char *sql;
+    const char *pg_sql; /* PostgreSQL's where it differs, else NULL (sql translated) */
 } db_stmt_def_t;
+
+/* The SQL of a row whose dialects differ (see the top of this file). */
+#define DB_BOTH(sqlite, pg) sqlite, pg
 
 extern const db_stmt_def_t db_stmt_defs[DB_STMT_COUNT];
 
+typedef struct db_backend db_backend_t;
+
+/* One connection of a db thread, to either backend. */
 typedef struct {
-    sqlite3 *h;
+    const db_backend_t *be;
+    sqlite3 *h; /* SQLite */
     sqlite3_stmt *st[DB_STMT_COUNT];
-    char err[200]; /* why the last db_stmt failed */
+    struct pg_conn *pg;                    /* PostgreSQL: libpq's PGconn */
+    unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
+    bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
+    char err[200];          /* why the last statement failed */
 } db_conn_t;
 
-/* The statement, reset; prepared and checked against its row on first use.
- * NULL on a failure, with the reason in c->err. */
+/* ---- backends: what differs between SQLite and PostgreSQL ---- */
+
+/* One result row as the backend holds it; row readers take its columns
+ * through db_col_* whichever backend ran the query. */
+typedef struct {
+    int64_t (*col_int)(const db_cur_t *c, int col);      /* NULL reads 0 */
+    const char *(*col_text)(const db_cur_t *c, int col); /* NULL reads "" */
+    void *(*col_dup)(const db_cur_t *c, int col, size_t *len);
+} db_cur_ops_t;
+struct db_cur {
+    const db_cur_ops_t *ops;
+    void *res; /* sqlite3_stmt, or PGresult */
+    int row;   /* PGresult: the row */
+};
+
+typedef struct db_op db_op_t;
+typedef struct db_rec db_rec_t; /* one step of an op: a statement and its values */
+
+/* A backend's table of operations on a connection. Opening it (and the
+ * migrations, run by the writer's connection before anything else) is
+ * db.c's, through db_sqlite_* and db_pg_* below. */
+struct db_backend {
+    const char *name;
+    /* A failing statement undoes only itself (SQLite): an op of one
+     * statement needs no savepoint of its own. PostgreSQL fails the whole
+     * transaction instead, so each of its ops runs in a savepoint. */
+    bool stmt_rollback;
+    /* Binds step r's values, runs it, and for a reading statement adds
+     * its rows to op's result k: DB_OK or DB_E* (the message in op). */
+    int (*run_step)(db_conn_t *c, db_op_t *op, const db_rec_t *r, int k);
+    /* A statement of the table without arguments or rows (BEGIN, COMMIT,
+     * SAVEPOINT, ...): DB_OK, or DB_ERR with the message in c->err. */
+    int (*exec)(db_conn_t *c, int stmt);
+    /* Whether the connection is inside a transaction that can go on
+     * (false once a failure has rolled it back or poisoned it). */
+    bool (*in_tx)(const db_conn_t *c);
+    const char *(*errmsg)(const db_conn_t *c); /* the last failure's message */
+    void (*close)(db_conn_t *c);
+};
+
+extern const db_backend_t db_sqlite_backend; /* db_sqlite.c */
+extern const db_backend_t db_pg_backend;     /* db_pg.c */
+
+/* db_sqlite.c. The statement, reset; prepared and checked against its row
+ * on first use. NULL on a failure, with the reason in c->err. */
 sqlite3_stmt *db_stmt(db_conn_t *c, int id);
 /* Prepares def's SQL on h and checks its signature, outcome and reader
  * against it: DB_OK, or DB_ERR with the mismatch in err. */
 int db_stmt_verify(sqlite3 *h, const db_stmt_def_t *def, char *err, size_t errlen);
+
+/* db_pg.c. Whether a database setting names PostgreSQL (postgresql:// or
+ * postgres://, libpq's URIs). */
+bool db_pg_is_url(const char *url);
+/* Connects c to url (read_only: a reader's connection): DB_OK, or DB_ERR
+ * with the message in err (the password never in it). */
+int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size_t errlen);
+/* Applies the PostgreSQL migrations above the database's version, each in
+ * its own transaction, one node at a time (an advisory lock). */
+int db_pg_migrate(db_conn_t *c, int *version, char *err, size_t errlen);
+/* Prepares statement id on c and checks it against its row (as
+ * db_stmt_verify does for SQLite): DB_OK, or DB_ERR with the mismatch. */
+int db_pg_verify(db_conn_t *c, int id, char *err, size_t errlen);
+/* One integer, or text (truncated to n), from a query of one row and
+ * column: DB_OK, or DB_ERR with the message in c->err. */
+int db_pg_query_int(db_conn_t *c, const char *sql, int64_t *out);
+int db_pg_query_text(db_conn_t *c, const char *sql, char *out, size_t n);
+/* The PostgreSQL text of statement def: its own, or sql translated (?N to
+ * $N, user quoted) into out. NULL when out is too small. */
+const char *db_pg_sql(const db_stmt_def_t *def, char *out, size_t n);
 
 /* ---- arguments: typed, in the order of the SQL's ?N ---- */
 typedef struct {
@@ -487,12 +604,45 @@ size_t db_op_count(const db_op_t *op, int k);
  * without memory. */
 void *db_op_add_row(db_op_t *op, int k, const db_row_t *row);
 
+/* ---- the steps of an op as stored (db_query.c builds them) ---- */
+
+/* One argument as stored in the op: the integer, or where its bytes are. */
+typedef struct {
+    int64_t i; /* 'i': the value; 't', 'b': offset of the bytes in op->mem */
+    uint32_t len;
+    char type;
+} db_val_t;
+
+/* One step: a statement and its values, then their bytes. */
+struct db_rec {
+    uint32_t size; /* bytes of the whole record, 8-aligned */
+    uint16_t stmt, nvals;
+    db_val_t v[];
+};
+
+/* The bytes of value v of a step of op ('t': NUL-terminated). */
+static inline const void *db_val_bytes(const db_op_t *op, const db_val_t *v)
+{
+    return op->mem + v->i;
+}
+
 /* ---- helpers shared by the readers ---- */
 int db_op_fail(db_op_t *op, db_conn_t *c, int status); /* the connection's message */
 int db_op_fail_msg(db_op_t *op, int status, const char *msg);
-void db_col_copy(sqlite3_stmt *st, int col, char *dst, size_t n); /* text, truncated */
+static inline int64_t db_col_int(const db_cur_t *c, int col)
+{
+    return c->ops->col_int(c, col);
+}
+static inline const char *db_col_text(const db_cur_t *c, int col)
+{
+    return c->ops->col_text(c, col);
+}
+void db_col_copy(const db_cur_t *c, int col, char *dst, size_t n); /* text, truncated */
 /* A malloc'd copy of the column's bytes plus a NUL; NULL without memory. */
-void *db_col_dup(sqlite3_stmt *st, int col, size_t *len);
+void *db_col_dup(const db_cur_t *c, int col, size_t *len);
+/* The statements' checks both backends make: DB_OK or DB_ERR with err. */
+bool db_reads_rows(const db_stmt_def_t *d);
+int db_check_sig(const db_stmt_def_t *d, int params, int cols, char *err, size_t errlen);
 char *db_strdup(const char *s);
 int64_t db_next_game_id_(db_t *db); /* loop thread: the id for a new game */
 

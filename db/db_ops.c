@@ -170,15 +170,15 @@ void db_deliver_done(const db_op_t *op)
 
 /* ---- reads: users ---------------------------------------------------------------- */
 
-static int read_user(sqlite3_stmt *st, void *row)
+static int read_user(const db_cur_t *st, void *row)
 {
     db_user_t *u = row;
-    u->id = sqlite3_column_int64(st, 0);
+    u->id = db_col_int(st, 0);
     db_col_copy(st, 1, u->name, sizeof u->name);
     db_col_copy(st, 2, u->name_key, sizeof u->name_key);
     db_col_copy(st, 3, u->pwhash, sizeof u->pwhash);
-    u->created = sqlite3_column_int64(st, 4);
-    u->locked = sqlite3_column_int(st, 5) != 0;
+    u->created = db_col_int(st, 4);
+    u->locked = db_col_int(st, 5) != 0;
     db_col_copy(st, 6, u->options, sizeof u->options);
     db_col_copy(st, 7, u->game_name, sizeof u->game_name);
     return DB_OK;
@@ -217,32 +217,32 @@ void db_deliver_user(const db_op_t *op)
 
 static const char *const state_names[] = {"live", "finished", "broken"};
 
-static int read_game(sqlite3_stmt *st, void *row)
+static int read_game(const db_cur_t *st, void *row)
 {
     db_game_t *g = row;
-    g->id = sqlite3_column_int64(st, 0);
-    g->user = sqlite3_column_int64(st, 1);
+    g->id = db_col_int(st, 0);
+    g->user = db_col_int(st, 1);
     db_col_copy(st, 2, g->player, sizeof g->player);
-    g->seed = (uint64_t)sqlite3_column_int64(st, 3);
+    g->seed = (uint64_t)db_col_int(st, 3);
     db_col_copy(st, 4, g->content_version, sizeof g->content_version);
     db_col_copy(st, 5, g->race, sizeof g->race);
     db_col_copy(st, 6, g->cls, sizeof g->cls);
-    g->start_time = sqlite3_column_int64(st, 7);
-    g->end_time = sqlite3_column_int64(st, 8);
-    g->turns = sqlite3_column_int64(st, 9);
-    g->depth = sqlite3_column_int(st, 10);
-    g->max_depth = sqlite3_column_int(st, 11);
-    g->xl = sqlite3_column_int(st, 12);
-    g->score = sqlite3_column_int64(st, 13);
+    g->start_time = db_col_int(st, 7);
+    g->end_time = db_col_int(st, 8);
+    g->turns = db_col_int(st, 9);
+    g->depth = (int)db_col_int(st, 10);
+    g->max_depth = (int)db_col_int(st, 11);
+    g->xl = (int)db_col_int(st, 12);
+    g->score = db_col_int(st, 13);
     db_col_copy(st, 14, g->cause, sizeof g->cause);
     db_col_copy(st, 15, g->end_kind, sizeof g->end_kind);
-    g->verified = sqlite3_column_int(st, 16);
-    const char *s = (const char *)sqlite3_column_text(st, 17);
+    g->verified = (int)db_col_int(st, 16);
+    const char *s = db_col_text(st, 17);
     for (int i = 0; i < 3; i++)
         if (s && strcmp(s, state_names[i]) == 0)
             g->state = (db_game_state_t)i;
     db_col_copy(st, 18, g->broken_reason, sizeof g->broken_reason);
-    g->broken_told = sqlite3_column_int(st, 19) != 0;
+    g->broken_told = db_col_int(st, 19) != 0;
     return DB_OK;
 }
 
@@ -292,11 +292,11 @@ void db_deliver_games(const db_op_t *op)
 
 /* ---- reads: milestones, dump ----------------------------------------------------- */
 
-static int read_milestone(sqlite3_stmt *st, void *row)
+static int read_milestone(const db_cur_t *st, void *row)
 {
     db_milestone_t *m = row;
-    m->turn = sqlite3_column_int64(st, 0);
-    m->depth = sqlite3_column_int(st, 1);
+    m->turn = db_col_int(st, 0);
+    m->depth = (int)db_col_int(st, 1);
     m->kind = db_col_dup(st, 2, NULL);
     m->text = db_col_dup(st, 3, NULL);
     return m->kind && m->text ? DB_OK : DB_ENOMEM;
@@ -326,7 +326,7 @@ typedef struct {
     size_t len;
 } text_row_t;
 
-static int read_text(sqlite3_stmt *st, void *row)
+static int read_text(const db_cur_t *st, void *row)
 {
     text_row_t *t = row;
     t->text = db_col_dup(st, 0, &t->len);
@@ -353,12 +353,12 @@ void db_deliver_text(const db_op_t *op)
 
 /* ---- reads: journal and resume ------------------------------------------------------ */
 
-static int read_journal(sqlite3_stmt *st, void *row)
+static int read_journal(const db_cur_t *st, void *row)
 {
     db_journal_row_t *r = row;
-    r->seq = sqlite3_column_int64(st, 0);
+    r->seq = db_col_int(st, 0);
     r->keys = db_col_dup(st, 1, &r->len);
-    r->ms = sqlite3_column_int64(st, 2);
+    r->ms = db_col_int(st, 2);
     return r->keys ? DB_OK : DB_ENOMEM;
 }
 
@@ -386,11 +386,11 @@ typedef struct {
     size_t len;
 } snapshot_row_t;
 
-static int read_snapshot(sqlite3_stmt *st, void *row)
+static int read_snapshot(const db_cur_t *st, void *row)
 {
     snapshot_row_t *s = row;
-    s->turn = sqlite3_column_int64(st, 0);
-    s->seq = sqlite3_column_int64(st, 1);
+    s->turn = db_col_int(st, 0);
+    s->seq = db_col_int(st, 1);
     s->blob = db_col_dup(st, 2, &s->len);
     return s->blob ? DB_OK : DB_ENOMEM;
 }

@@ -12,9 +12,9 @@
 
 const db_row_t db_row_none = {0, 0, NULL, NULL};
 
-static int read_int(sqlite3_stmt *st, void *row)
+static int read_int(const db_cur_t *st, void *row)
 {
-    *(int64_t *)row = sqlite3_column_int64(st, 0);
+    *(int64_t *)row = db_col_int(st, 0);
     return DB_OK;
 }
 
@@ -40,7 +40,7 @@ int db_op_fail_msg(db_op_t *op, int status, const char *msg)
 int db_op_fail(db_op_t *op, db_conn_t *c, int status)
 {
     if (status == DB_ERR && !op->err)
-        op->err = db_strdup(sqlite3_errmsg(c->h));
+        op->err = db_strdup(c->be->errmsg(c));
     op->status = status;
     return status;
 }
@@ -58,37 +58,27 @@ static int fail_fmt(db_op_t *op, int status, const char *fmt, ...)
     return db_op_fail_msg(op, status, msg);
 }
 
-void db_col_copy(sqlite3_stmt *st, int col, char *dst, size_t n)
+void db_col_copy(const db_cur_t *c, int col, char *dst, size_t n)
 {
-    const unsigned char *t = sqlite3_column_text(st, col);
-    snprintf(dst, n, "%s", t ? (const char *)t : "");
+    snprintf(dst, n, "%s", db_col_text(c, col));
 }
 
-void *db_col_dup(sqlite3_stmt *st, int col, size_t *len)
+void *db_col_dup(const db_cur_t *c, int col, size_t *len)
 {
-    const void *b = sqlite3_column_blob(st, col);
-    size_t n = (size_t)sqlite3_column_bytes(st, col);
-    unsigned char *d = malloc(n + 1);
-    if (!d)
-        return NULL;
-    if (n)
-        memcpy(d, b, n);
-    d[n] = '\0';
-    if (len)
-        *len = n;
-    return d;
+    return c->ops->col_dup(c, col, len);
 }
 
-/* ---- statements: prepared once per connection, checked against their row ---- */
+/* ---- statements: checked against their row ------------------------------- */
 
-static bool reads_rows(const db_stmt_def_t *d)
+bool db_reads_rows(const db_stmt_def_t *d)
 {
     return d->outcome == DB_OUT_ROW || d->outcome == DB_OUT_ROWS;
 }
 
-static int check_stmt(const db_stmt_def_t *d, sqlite3_stmt *st, char *err, size_t errlen)
+/* The statement's parameters and columns, as its backend counted them,
+ * against its signature and row reader. */
+int db_check_sig(const db_stmt_def_t *d, int params, int cols, char *err, size_t errlen)
 {
-    int params = sqlite3_bind_parameter_count(st);
     if (d->nparams > DB_PARAMS_MAX || strspn(d->sig, "itb") != d->nparams) {
         snprintf(err, errlen, "statement %s: bad signature \"%s\"", d->name, d->sig);
         return DB_ERR;
@@ -98,66 +88,16 @@ static int check_stmt(const db_stmt_def_t *d, sqlite3_stmt *st, char *err, size_
                  d->name, d->sig, d->nparams, params);
         return DB_ERR;
     }
-    int cols = sqlite3_column_count(st), want = reads_rows(d) ? d->row->ncols : 0;
-    if (reads_rows(d) != (d->row->read != NULL) || cols != want) {
+    int want = db_reads_rows(d) ? d->row->ncols : 0;
+    if (db_reads_rows(d) != (d->row->read != NULL) || cols != want) {
         snprintf(err, errlen, "statement %s: its SQL gives %d columns, its reader takes %d",
                  d->name, cols, d->row->read ? d->row->ncols : 0);
-        return DB_ERR;
-    }
-    if (reads_rows(d) && !sqlite3_stmt_readonly(st)) {
-        snprintf(err, errlen, "statement %s: reads rows but changes the database", d->name);
         return DB_ERR;
     }
     return DB_OK;
 }
 
-int db_stmt_verify(sqlite3 *h, const db_stmt_def_t *def, char *err, size_t errlen)
-{
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(h, def->sql, -1, &st, NULL) != SQLITE_OK) {
-        snprintf(err, errlen, "statement %s: %s", def->name, sqlite3_errmsg(h));
-        return DB_ERR;
-    }
-    int rc = check_stmt(def, st, err, errlen);
-    sqlite3_finalize(st);
-    return rc;
-}
-
-sqlite3_stmt *db_stmt(db_conn_t *c, int id)
-{
-    sqlite3_stmt *st = c->st[id];
-    if (st) {
-        sqlite3_reset(st); /* every parameter is bound again before it runs */
-        return st;
-    }
-    const db_stmt_def_t *d = &db_stmt_defs[id];
-    if (sqlite3_prepare_v3(c->h, d->sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-        snprintf(c->err, sizeof c->err, "statement %s: %s", d->name, sqlite3_errmsg(c->h));
-        return NULL;
-    }
-    if (check_stmt(d, st, c->err, sizeof c->err) != DB_OK) {
-        sqlite3_finalize(st);
-        return NULL;
-    }
-    c->st[id] = st;
-    return st;
-}
-
 /* ---- building an operation (loop thread) ------------------------------------ */
-
-/* One argument as stored in the op: the integer, or where its bytes are. */
-typedef struct {
-    int64_t i; /* 'i': the value; 't', 'b': offset of the bytes in op->mem */
-    uint32_t len;
-    char type;
-} db_val_t;
-
-/* One step: a statement and its values, then their bytes. */
-typedef struct {
-    uint32_t size; /* bytes of the whole record, 8-aligned */
-    uint16_t stmt, nvals;
-    db_val_t v[];
-} db_rec_t;
 
 /* An op with room for inline bytes of steps, all in one allocation. */
 static db_op_t *op_new(db_t *db, db_cb_t cb, int64_t id, size_t inline_bytes)
@@ -244,7 +184,7 @@ static void add_step(db_op_t *op, int stmt, const db_arg_t *args, size_t nargs, 
     }
     if (check_args(op, d, args, nargs, len) != DB_OK)
         return;
-    if (reads_rows(d) && op->nread == DB_RES_MAX) {
+    if (db_reads_rows(d) && op->nread == DB_RES_MAX) {
         fail_fmt(op, DB_EINVAL, "%s: more than %d reading steps", d->name, DB_RES_MAX);
         return;
     }
@@ -266,7 +206,7 @@ static void add_step(db_op_t *op, int stmt, const db_arg_t *args, size_t nargs, 
     }
     op->used += size;
     op->nsteps++;
-    if (reads_rows(d))
+    if (db_reads_rows(d))
         op->nread++;
     else
         op->write = true;
@@ -307,50 +247,6 @@ void db_op_free(db_op_t *op)
 
 /* ---- running an operation (a db thread) ------------------------------------- */
 
-/* Maps a finished step to a status; constraint kinds get their own codes. */
-static int step_status(db_conn_t *c, db_op_t *op, int rc)
-{
-    if (rc == SQLITE_DONE || rc == SQLITE_ROW)
-        return DB_OK;
-    int ext = sqlite3_extended_errcode(c->h);
-    if (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY)
-        return db_op_fail_msg(op, DB_EEXISTS, sqlite3_errmsg(c->h));
-    if (ext == SQLITE_CONSTRAINT_FOREIGNKEY)
-        return db_op_fail_msg(op, DB_ENOTFOUND, sqlite3_errmsg(c->h));
-    if (ext == SQLITE_CONSTRAINT_CHECK || ext == SQLITE_CONSTRAINT_NOTNULL)
-        return db_op_fail_msg(op, DB_EINVAL, sqlite3_errmsg(c->h));
-    return db_op_fail(op, c, DB_ERR);
-}
-
-static int bind_rec(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_rec_t *r)
-{
-    for (int i = 0; i < r->nvals; i++) {
-        const db_val_t *v = &r->v[i];
-        const void *p = op->mem + v->i;
-        int rc = v->type == 'i' ? sqlite3_bind_int64(st, i + 1, v->i)
-                 : v->type == 't'
-                     ? sqlite3_bind_text64(st, i + 1, p, v->len, SQLITE_STATIC, SQLITE_UTF8)
-                     : sqlite3_bind_blob64(st, i + 1, p, v->len, SQLITE_STATIC);
-        if (rc != SQLITE_OK)
-            return db_op_fail(op, c, DB_ERR);
-    }
-    return DB_OK;
-}
-
-static int run_change(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_stmt_def_t *d)
-{
-    int rc = step_status(c, op, sqlite3_step(st));
-    if (rc != DB_OK)
-        return rc;
-    if (d->outcome == DB_OUT_CHANGE && sqlite3_changes(c->h) == 0)
-        return db_op_fail_msg(op, DB_ENOTFOUND, "no such row");
-    if (d->outcome == DB_OUT_ROWID)
-        op->id = sqlite3_last_insert_rowid(c->h);
-    if (d->outcome == DB_OUT_COUNT)
-        op->id = sqlite3_changes(c->h);
-    return DB_OK;
-}
-
 void *db_op_add_row(db_op_t *op, int k, const db_row_t *row)
 {
     if (!op->res && !(op->res = calloc(DB_RES_MAX, sizeof *op->res)))
@@ -370,26 +266,6 @@ void *db_op_add_row(db_op_t *op, int k, const db_row_t *row)
     return p;
 }
 
-/* Collects the rows of st as result k. */
-static int run_read(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_stmt_def_t *d, int k)
-{
-    size_t max = d->outcome == DB_OUT_ROW ? 1 : SIZE_MAX, n = 0;
-    while (n < max) {
-        int rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
-            break;
-        if (rc != SQLITE_ROW)
-            return db_op_fail(op, c, DB_ERR);
-        void *row = db_op_add_row(op, k, d->row);
-        n++;
-        if (!row || d->row->read(st, row) != DB_OK)
-            return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
-    }
-    if (n == 0 && d->outcome == DB_OUT_ROW)
-        return db_op_fail_msg(op, DB_ENOTFOUND, "no such row");
-    return DB_OK;
-}
-
 int db_op_run(db_conn_t *c, db_op_t *op)
 {
     if (op->run)
@@ -397,14 +273,8 @@ int db_op_run(db_conn_t *c, db_op_t *op)
     int k = 0;
     for (size_t off = 0; off < op->used;) {
         const db_rec_t *r = (const db_rec_t *)(op->mem + off);
-        const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
-        sqlite3_stmt *st = db_stmt(c, r->stmt);
-        if (!st)
-            return db_op_fail_msg(op, DB_ERR, c->err);
-        int rc = bind_rec(c, op, st, r);
-        if (rc == DB_OK)
-            rc = reads_rows(d) ? run_read(c, op, st, d, k++) : run_change(c, op, st, d);
-        sqlite3_reset(st);
+        bool reads = db_reads_rows(&db_stmt_defs[r->stmt]);
+        int rc = c->be->run_step(c, op, r, reads ? k++ : -1);
         if (rc != DB_OK)
             return rc;
         off += r->size;

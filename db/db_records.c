@@ -20,15 +20,15 @@ void db_games_unverified(db_t *db, int64_t after_id, size_t limit, db_games_cb c
 
 /* ---- player totals ------------------------------------------------------------ */
 
-static int read_totals(sqlite3_stmt *st, void *row)
+static int read_totals(const db_cur_t *st, void *row)
 {
     db_player_totals_t *t = row;
     int64_t *f[] = {&t->games, &t->finished, &t->live, &t->verified, &t->mismatched, &t->turns};
     for (int i = 0; i < 6; i++)
-        *f[i] = sqlite3_column_int64(st, i);
-    t->max_depth = sqlite3_column_int(st, 6);
-    t->first_start = sqlite3_column_int64(st, 7);
-    t->last_end = sqlite3_column_int64(st, 8);
+        *f[i] = db_col_int(st, i);
+    t->max_depth = (int)db_col_int(st, 6);
+    t->first_start = db_col_int(st, 7);
+    t->last_end = db_col_int(st, 8);
     return DB_OK;
 }
 
@@ -38,11 +38,11 @@ typedef struct {
     int64_t game, score;
 } best_row_t;
 
-static int read_best(sqlite3_stmt *st, void *row)
+static int read_best(const db_cur_t *st, void *row)
 {
     best_row_t *b = row;
-    b->game = sqlite3_column_int64(st, 0);
-    b->score = sqlite3_column_int64(st, 1);
+    b->game = db_col_int(st, 0);
+    b->score = db_col_int(st, 1);
     return DB_OK;
 }
 
@@ -74,10 +74,10 @@ void db_deliver_totals(const db_op_t *op)
 
 /* ---- hosted games' end rows ------------------------------------------------------ */
 
-static int read_hosted(sqlite3_stmt *st, void *row)
+static int read_hosted(const db_cur_t *st, void *row)
 {
     db_hosted_score_t *r = row;
-    r->user = sqlite3_column_int64(st, 0);
+    r->user = db_col_int(st, 0);
     const char **text[] = {&r->game,   &r->name,  &r->role, &r->race,
                            &r->gender, &r->align, &r->death};
     for (int i = 0; i < 7; i++)
@@ -86,8 +86,8 @@ static int read_hosted(sqlite3_stmt *st, void *row)
     int64_t *num[] = {&r->max_depth, &r->points,     &r->turns,
                       &r->realtime,  &r->start_time, &r->end_time};
     for (int i = 0; i < 6; i++)
-        *num[i] = sqlite3_column_int64(st, 8 + i);
-    r->recording = sqlite3_column_int64(st, 14);
+        *num[i] = db_col_int(st, 8 + i);
+    r->recording = db_col_int(st, 14);
     if (!(r->player = db_col_dup(st, 15, NULL)))
         return DB_ENOMEM;
     return DB_OK;

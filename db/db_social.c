@@ -15,12 +15,12 @@ void db_deliver_number(const db_op_t *op)
 
 /* ---- mail -------------------------------------------------------------------- */
 
-static int read_mail(sqlite3_stmt *st, void *row)
+static int read_mail(const db_cur_t *st, void *row)
 {
     db_mail_t *m = row;
-    m->id = sqlite3_column_int64(st, 0);
+    m->id = db_col_int(st, 0);
     db_col_copy(st, 1, m->from, sizeof m->from);
-    m->sent = sqlite3_column_int64(st, 2);
+    m->sent = db_col_int(st, 2);
     db_col_copy(st, 3, m->text, sizeof m->text);
     return DB_OK;
 }
@@ -52,12 +52,12 @@ void db_deliver_mail(const db_op_t *op)
 
 /* ---- bans and mutes ------------------------------------------------------------ */
 
-static int read_sanction(sqlite3_stmt *st, void *row)
+static int read_sanction(const db_cur_t *st, void *row)
 {
     db_sanction_t *s = row;
     db_col_copy(st, 0, s->net, sizeof s->net);
-    s->user = sqlite3_column_int64(st, 1);
-    s->until = sqlite3_column_int64(st, 2);
+    s->user = db_col_int(st, 1);
+    s->until = db_col_int(st, 2);
     return DB_OK;
 }
 

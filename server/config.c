@@ -1,5 +1,6 @@
 /* config — a table of settings shared by the file parser and the flags. */
 #include "config.h"
+#include "db.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -21,9 +22,10 @@ static const opt_t opts[] = {
     {"telnet", OPT_ADDR, S(telnet), 0, 0, "ADDR:PORT telnet listener (default 127.0.0.1:2323)"},
     {"http", OPT_ADDR, S(http), 0, 0, "ADDR:PORT web listener (default 127.0.0.1:8080)"},
     {"socket", OPT_STR, S(socket), 0, 0, "PATH Unix socket for local clients (default off)"},
-    {"db", OPT_STR, S(db), 0, 0, "PATH database file (default ./var/warren.db)"},
+    {"db", OPT_STR, S(db), 0, 0,
+     "PATH database file (default ./var/warren.db), or a postgresql:// URL"},
     {"control", OPT_STR, S(control), 0, 0,
-     "PATH admin control socket, mode 0600 (default: DB.ctl)"},
+     "PATH admin control socket, mode 0600 (default: DB.ctl; ./warren.ctl with PostgreSQL)"},
     {"content", OPT_STR, S(content), 0, 0, "DIR game content (default: the built-in one)"},
     {"grace", OPT_INT, S(grace), 0, 86400 * 7, "SECONDS a detached game stays live (600)"},
     {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "N connections in total (5000)"},
@@ -422,7 +424,8 @@ void config_print_usage(FILE *out)
 
 int config_control_path(const config_t *c, char *out, size_t outlen)
 {
-    int n = c->control[0] ? snprintf(out, outlen, "%s", c->control)
-                          : snprintf(out, outlen, "%s.ctl", c->db);
+    int n = c->control[0]         ? snprintf(out, outlen, "%s", c->control)
+            : db_is_server(c->db) ? snprintf(out, outlen, "./warren.ctl")
+                                  : snprintf(out, outlen, "%s.ctl", c->db);
     return n < 0 || (size_t)n >= outlen ? -1 : 0;
 }

@@ -7,7 +7,8 @@ PKGS="make gcc clang libclang-rt-14-dev pkg-config check
 libuv1-dev libsqlite3-dev sqlite3 liblua5.4-dev libsodium-dev zlib1g-dev
 libtelnet-dev libwebsockets-dev libwebsockets-evlib-uv libvterm-dev libcap-dev
 python3 python3-pytest python3-pyte python3-pexpect telnet tmux iproute2 nethack-console
-openssh-server openssh-client nginx-light systemd chromium nodejs npm"
+openssh-server openssh-client nginx-light systemd chromium nodejs npm
+libpq-dev postgresql"
 missing=""
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -34,6 +35,18 @@ games_user() {
 }
 games_user
 
+# The PostgreSQL backend's tests start a private cluster (initdb, pg_ctl),
+# which refuses to run as root: they run it as this user.
+pg_user() {
+  getent passwd warren-pg >/dev/null && return 0
+  [ "$(id -u)" = 0 ] || return 0
+  getent group warren-pg >/dev/null || groupadd --system warren-pg
+  useradd --system --gid warren-pg --no-create-home --home-dir /nonexistent \
+          --shell /usr/sbin/nologin --comment "Warren test PostgreSQL" warren-pg
+  echo "deps: created the system user warren-pg"
+}
+pg_user
+
 if [ -z "$missing" ]; then echo "deps: all present"; exit 0; fi
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing packages: $missing" >&2
@@ -42,5 +55,13 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing $missing"
 export DEBIAN_FRONTEND=noninteractive
+# Warren's tests start their own PostgreSQL clusters: the package need not
+# make and start a system-wide one (an operator makes theirs on purpose).
+case " $missing " in *" postgresql "*)
+  if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    mkdir -p /etc/postgresql-common
+    echo "create_main_cluster = false" > /etc/postgresql-common/createcluster.conf
+  fi ;;
+esac
 apt-get update -q
-apt-get install -y -q --no-install-recommends $missing
+apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confold $missing

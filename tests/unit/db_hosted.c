@@ -144,3 +144,17 @@ Suite *suite_db_hosted(void)
     suite_add_tcase(s, tc);
     return s;
 }
+
+/* The same on PostgreSQL where WARREN_PG_URL names a server. */
+Suite *suite_db_hosted_pg(void)
+{
+    Suite *s = suite_create("db_hosted_pg");
+    if (!getenv("WARREN_PG_URL"))
+        return s;
+    TCase *tc = tcase_create("postgresql");
+    tcase_set_timeout(tc, 60);
+    tcase_add_unchecked_fixture(tc, fx_use_pg, NULL);
+    tcase_add_test(tc, recordings_rows_chunks_end_and_deletion);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1004,3 +1004,30 @@ Suite *suite_db_store(void)
     suite_add_tcase(s, faults);
     return s;
 }
+
+/* The same tests on PostgreSQL, where WARREN_PG_URL names a server
+ * (tests/integration/test_storage_pg.py runs them): every one that is not
+ * about the SQLite file itself. Without it the suite has no tests. */
+Suite *suite_db_store_pg(void)
+{
+    Suite *s = suite_create("db_store_pg");
+    if (!getenv("WARREN_PG_URL"))
+        return s;
+    TCase *tc = tcase_create("postgresql");
+    tcase_set_timeout(tc, 60);
+    tcase_add_unchecked_fixture(tc, fx_use_pg, NULL);
+    tcase_add_test(tc, open_migrates_and_reopens);
+    tcase_add_test(tc, group_commit_one_transaction_per_turn);
+    tcase_add_test(tc, two_loops_share_one_database);
+    tcase_add_test(tc, journal_order_and_duplicates);
+    tcase_add_test(tc, snapshot_and_later_journal);
+    tcase_add_test(tc, finish_unfinished_scores);
+    tcase_add_test(tc, users_and_sessions);
+    tcase_add_test(tc, close_delivers_pending);
+    tcase_add_test(tc, bad_arguments);
+    tcase_add_test(tc, acknowledged_writes_survive_sigkill);
+    tcase_add_test(tc, journal_has_no_gaps_and_snapshots_follow_it);
+    tcase_add_test(tc, broken_games_listed_and_told);
+    suite_add_tcase(s, tc);
+    return s;
+}

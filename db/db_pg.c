@@ -1,0 +1,527 @@
+/* db_pg — the PostgreSQL backend, through libpq: a connection per db
+ * thread, each statement of the table prepared once per connection (its
+ * parameters typed from the row's signature) and checked against the row,
+ * results read as text through a cursor, and the migrations of
+ * schema_pg.c. Each write op's savepoint (PostgreSQL undoes no single
+ * failed statement by itself) travels with the op's first statement in one
+ * pipeline, its RELEASE with the next op's. A connection lost between two
+ * batches is connected again when the next begins (its statements
+ * prepared again as they are used). */
+#include <ctype.h>
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+#include "db_internal.h"
+
+/* PostgreSQL's type oids (pg_type.h is a server header). */
+#define OID_BYTEA 17
+#define OID_INT8  20
+#define OID_TEXT  25
+
+#define PG_SQL_MAX 4096 /* bytes of one statement's translated text */
+
+/* A key for pg_advisory_lock: one node migrates at a time. */
+#define MIGRATE_LOCK "7702151"
+
+static PGconn *pgc(const db_conn_t *c)
+{
+    return (PGconn *)c->pg;
+}
+
+bool db_pg_is_url(const char *url)
+{
+    return url && (strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0);
+}
+
+/* libpq's message without its trailing newline, into c->err. */
+static const char *keep_err(db_conn_t *c, const char *msg)
+{
+    snprintf(c->err, sizeof c->err, "%s", msg && *msg ? msg : "PostgreSQL failed");
+    size_t n = strlen(c->err);
+    while (n > 0 && (c->err[n - 1] == '\n' || c->err[n - 1] == ' '))
+        c->err[--n] = '\0';
+    return c->err;
+}
+
+/* ---- the statements' text ------------------------------------------------------ */
+
+static bool ident_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* Appends what to out at *at; false when it does not fit. */
+static bool put(char *out, size_t n, size_t *at, const char *what, size_t len)
+{
+    if (*at + len >= n)
+        return false;
+    memcpy(out + *at, what, len);
+    *at += len;
+    out[*at] = '\0';
+    return true;
+}
+
+/* ?N to $N and the word user to "user", outside quotes. */
+const char *db_pg_sql(const db_stmt_def_t *def, char *out, size_t n)
+{
+    const char *s = def->pg_sql ? def->pg_sql : def->sql;
+    size_t at = 0;
+    char quote = 0;
+    out[0] = '\0';
+    for (size_t i = 0; s[i]; i++) {
+        bool ok;
+        if (quote || s[i] == '\'' || s[i] == '"') {
+            quote = quote == s[i] ? 0 : quote ? quote : s[i];
+            ok = put(out, n, &at, s + i, 1);
+        } else if (s[i] == '?') {
+            ok = put(out, n, &at, "$", 1);
+        } else if (strncmp(s + i, "user", 4) == 0 && !ident_char(s[i + 4]) &&
+                   (i == 0 || !ident_char(s[i - 1]))) {
+            ok = put(out, n, &at, "\"user\"", 6);
+            i += 3;
+        } else {
+            ok = put(out, n, &at, s + i, 1);
+        }
+        if (!ok)
+            return NULL;
+    }
+    return out;
+}
+
+/* ---- the cursor: text columns of one row of a result ---------------------------- */
+
+static int64_t col_int(const db_cur_t *c, int col)
+{
+    const char *v = PQgetvalue(c->res, c->row, col);
+    if (v[0] == 't' || v[0] == 'f') /* a boolean */
+        return v[0] == 't';
+    return strtoll(v, NULL, 10);
+}
+
+static const char *col_text(const db_cur_t *c, int col)
+{
+    return PQgetvalue(c->res, c->row, col);
+}
+
+static int hexval(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
+/* bytea comes as text in PostgreSQL's hex format (\x0a1b...). */
+static void *col_dup(const db_cur_t *c, int col, size_t *len)
+{
+    const char *v = PQgetvalue(c->res, c->row, col);
+    size_t n = (size_t)PQgetlength(c->res, c->row, col);
+    bool hex = PQftype(c->res, col) == OID_BYTEA && n >= 2 && v[0] == '\\' && v[1] == 'x';
+    size_t out = hex ? (n - 2) / 2 : n;
+    unsigned char *d = malloc(out + 1);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < out; i++)
+        d[i] = hex ? (unsigned char)(hexval(v[2 + 2 * i]) << 4 | hexval(v[3 + 2 * i]))
+                   : (unsigned char)v[i];
+    d[out] = '\0';
+    if (len)
+        *len = out;
+    return d;
+}
+
+static const db_cur_ops_t cur_ops = {col_int, col_text, col_dup};
+
+/* ---- statements: prepared once per connection, checked against their row -------- */
+
+static bool prepare(db_conn_t *c, int id)
+{
+    if (c->prepared[id])
+        return true;
+    const db_stmt_def_t *d = &db_stmt_defs[id];
+    char sql[PG_SQL_MAX], name[16];
+    Oid types[16];
+    if (!db_pg_sql(d, sql, sizeof sql) || d->nparams > sizeof types / sizeof types[0]) {
+        snprintf(c->err, sizeof c->err, "statement %s: too long for PostgreSQL", d->name);
+        return false;
+    }
+    for (size_t i = 0; i < d->nparams; i++)
+        types[i] = d->sig[i] == 'i' ? OID_INT8 : d->sig[i] == 't' ? OID_TEXT : OID_BYTEA;
+    snprintf(name, sizeof name, "w%d", id);
+    PGresult *r = PQprepare(pgc(c), name, sql, (int)d->nparams, types);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (ok)
+        r = PQdescribePrepared(pgc(c), name);
+    ok = ok && PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s", keep_err(c, PQerrorMessage(pgc(c))));
+        snprintf(c->err, sizeof c->err, "statement %s: %s", d->name, msg);
+        PQclear(r);
+        return false;
+    }
+    /* a ROWID row says RETURNING id: its one column is the new row's id */
+    int cols = PQnfields(r) - (d->outcome == DB_OUT_ROWID ? 1 : 0);
+    ok = db_check_sig(d, PQnparams(r), cols, c->err, sizeof c->err) == DB_OK;
+    PQclear(r);
+    c->prepared[id] = ok;
+    return ok;
+}
+
+int db_pg_verify(db_conn_t *c, int id, char *err, size_t errlen)
+{
+    c->prepared[id] = 0;
+    bool ok = prepare(c, id);
+    snprintf(err, errlen, "%s", ok ? "" : c->err);
+    return ok ? DB_OK : DB_ERR;
+}
+
+/* ---- running a step ---------------------------------------------------------------- */
+
+/* A failed result's status: constraint kinds get their own codes. */
+static int fail_status(db_conn_t *c, db_op_t *op, const PGresult *r)
+{
+    static const struct {
+        const char *state;
+        int status;
+    } codes[] = {
+        {"23505", DB_EEXISTS},   /* unique_violation */
+        {"23503", DB_ENOTFOUND}, /* foreign_key_violation */
+        {"23514", DB_EINVAL},    /* check_violation */
+        {"23502", DB_EINVAL},    /* not_null_violation */
+    };
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    const char *msg = keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
+    for (size_t i = 0; state && i < sizeof codes / sizeof codes[0]; i++)
+        if (strcmp(state, codes[i].state) == 0)
+            return db_op_fail_msg(op, codes[i].status, msg);
+    return db_op_fail_msg(op, DB_ERR, msg);
+}
+
+/* A step's values for libpq: integers as text, text as it is, blobs as binary. */
+typedef struct {
+    char ints[16][24], name[16];
+    const char *vals[16];
+    int lens[16], fmts[16];
+} params_t;
+
+static void params(params_t *p, const db_op_t *op, const db_rec_t *r)
+{
+    for (int i = 0; i < r->nvals && i < 16; i++) {
+        const db_val_t *v = &r->v[i];
+        if (v->type == 'i')
+            snprintf(p->ints[i], sizeof p->ints[i], "%lld", (long long)v->i);
+        p->vals[i] = v->type == 'i' ? p->ints[i] : db_val_bytes(op, v);
+        p->lens[i] = (int)v->len;
+        p->fmts[i] = v->type == 'b';
+    }
+    snprintf(p->name, sizeof p->name, "w%d", r->stmt);
+}
+
+static PGresult *exec_rec(db_conn_t *c, const db_op_t *op, const db_rec_t *r)
+{
+    params_t p;
+    params(&p, op, r);
+    return PQexecPrepared(pgc(c), p.name, r->nvals, p.vals, p.lens, p.fmts, 0);
+}
+
+/* The next result of a pipeline, its end (NULL) read too. */
+static PGresult *next_result(PGconn *h)
+{
+    PGresult *r = PQgetResult(h);
+    for (PGresult *x; r && (x = PQgetResult(h));)
+        PQclear(x);
+    return r;
+}
+
+/* The held RELEASE (of the op before) and SAVEPOINT (of this op) sent
+ * with the step in one round trip: a write op of one statement costs one
+ * round trip, not three. The step's result, or the failure before it. */
+static PGresult *exec_held(db_conn_t *c, const db_op_t *op, const db_rec_t *r)
+{
+    PGconn *h = pgc(c);
+    const char *held[2];
+    int n = 0;
+    if (c->held_rel)
+        held[n++] = "RELEASE op";
+    if (c->held_sp)
+        held[n++] = "SAVEPOINT op";
+    c->held_rel = c->held_sp = false;
+    params_t p;
+    params(&p, op, r);
+    bool ok = PQenterPipelineMode(h);
+    for (int i = 0; ok && i < n; i++)
+        ok = PQsendQueryParams(h, held[i], 0, NULL, NULL, NULL, NULL, 0);
+    ok = ok && PQsendQueryPrepared(h, p.name, r->nvals, p.vals, p.lens, p.fmts, 0) &&
+         PQpipelineSync(h);
+    PGresult *failed = NULL, *step = NULL;
+    for (int i = 0; ok && i <= n; i++) {
+        PGresult *x = next_result(h);
+        if (i == n)
+            step = x;
+        else if (PQresultStatus(x) != PGRES_COMMAND_OK && !failed)
+            failed = x;
+        else
+            PQclear(x);
+    }
+    PGresult *sync = ok ? PQgetResult(h) : NULL; /* PGRES_PIPELINE_SYNC */
+    PQclear(sync);
+    PQexitPipelineMode(h);
+    if (!failed)
+        return step;
+    PQclear(step);
+    return failed;
+}
+
+static int read_rows(db_op_t *op, PGresult *res, const db_stmt_def_t *d, int k)
+{
+    int n = PQntuples(res);
+    if (d->outcome == DB_OUT_ROW && n > 1)
+        n = 1;
+    for (int i = 0; i < n; i++) {
+        db_cur_t cur = {&cur_ops, res, i};
+        void *row = db_op_add_row(op, k, d->row);
+        if (!row || d->row->read(&cur, row) != DB_OK)
+            return db_op_fail_msg(op, DB_ENOMEM, "out of memory");
+    }
+    if (n == 0 && d->outcome == DB_OUT_ROW)
+        return db_op_fail_msg(op, DB_ENOTFOUND, "no such row");
+    return DB_OK;
+}
+
+static int changed(db_op_t *op, PGresult *res, const db_stmt_def_t *d)
+{
+    int64_t n = strtoll(PQcmdTuples(res), NULL, 10);
+    if (d->outcome == DB_OUT_CHANGE && n == 0)
+        return db_op_fail_msg(op, DB_ENOTFOUND, "no such row");
+    if (d->outcome == DB_OUT_ROWID) /* none when an insert was skipped */
+        op->id = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+    if (d->outcome == DB_OUT_COUNT)
+        op->id = n;
+    return DB_OK;
+}
+
+static int run_step(db_conn_t *c, db_op_t *op, const db_rec_t *r, int k)
+{
+    const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
+    if (!prepare(c, r->stmt))
+        return db_op_fail_msg(op, DB_ERR, c->err);
+    PGresult *res = c->held_sp || c->held_rel ? exec_held(c, op, r) : exec_rec(c, op, r);
+    ExecStatusType st = PQresultStatus(res);
+    int rc = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK ? fail_status(c, op, res)
+             : k >= 0                                        ? read_rows(op, res, d, k)
+                                                             : changed(op, res, d);
+    PQclear(res);
+    return rc;
+}
+
+/* ---- the connection ------------------------------------------------------------------ */
+
+/* Runs sql, which returns no rows: DB_OK, or DB_ERR with c->err. */
+static int exec_sql(db_conn_t *c, const char *sql)
+{
+    PGresult *r = PQexec(pgc(c), sql);
+    int rc = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK ? DB_OK
+                                                                                           : DB_ERR;
+    if (rc != DB_OK)
+        keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
+    PQclear(r);
+    return rc;
+}
+
+/* A server restarted or a connection dropped between batches: connected
+ * again when a transaction is to begin (nothing of a transaction is lost
+ * by that: none is open), its statements to be prepared again. A dropped
+ * connection shows only once something fails on it: a BEGIN that fails on
+ * a connection found broken is tried once more on a new one. */
+static void revive(db_conn_t *c)
+{
+    PQreset(pgc(c));
+    memset(c->prepared, 0, sizeof c->prepared);
+}
+
+/* SAVEPOINT and RELEASE are held and sent with the next step (exec_held);
+ * a savepoint never sent needs no RELEASE or ROLLBACK TO. Any other
+ * statement sends what is held first. */
+static int hold(db_conn_t *c, int id)
+{
+    bool undo = id == DB_STMT_ROLLBACK_TO;
+    if (id == DB_STMT_SAVEPOINT)
+        c->held_sp = true;
+    else if ((id == DB_STMT_RELEASE || undo) && c->held_sp) /* of a savepoint never made */
+        c->held_sp = undo;
+    else if (id == DB_STMT_RELEASE)
+        c->held_rel = true;
+    else
+        return -1;
+    return DB_OK;
+}
+
+static int send_held(db_conn_t *c)
+{
+    const char *sql = c->held_rel && c->held_sp ? "RELEASE op; SAVEPOINT op"
+                      : c->held_rel             ? "RELEASE op"
+                      : c->held_sp              ? "SAVEPOINT op"
+                                                : NULL;
+    c->held_rel = c->held_sp = false;
+    return sql ? exec_sql(c, sql) : DB_OK;
+}
+
+static int exec_stmt(db_conn_t *c, int id)
+{
+    char sql[256];
+    bool begin = id == DB_STMT_BEGIN || id == DB_STMT_BEGIN_READ;
+    if (hold(c, id) == DB_OK)
+        return DB_OK;
+    if (id == DB_STMT_ROLLBACK)
+        c->held_rel = c->held_sp = false; /* all of it undone anyway */
+    if (send_held(c) != DB_OK)
+        return DB_ERR;
+    if (begin && PQstatus(pgc(c)) != CONNECTION_OK)
+        revive(c);
+    if (!db_pg_sql(&db_stmt_defs[id], sql, sizeof sql)) {
+        snprintf(c->err, sizeof c->err, "statement %s: too long", db_stmt_defs[id].name);
+        return DB_ERR;
+    }
+    int rc = exec_sql(c, sql);
+    if (rc != DB_OK && begin && PQstatus(pgc(c)) != CONNECTION_OK) {
+        revive(c);
+        rc = exec_sql(c, sql);
+    }
+    return rc;
+}
+
+static bool in_tx(const db_conn_t *c)
+{
+    return PQtransactionStatus(pgc(c)) == PQTRANS_INTRANS;
+}
+
+static const char *errmsg(const db_conn_t *c)
+{
+    return c->err[0] ? c->err : "PostgreSQL failed";
+}
+
+static void conn_close(db_conn_t *c)
+{
+    PQfinish(pgc(c));
+    c->pg = NULL;
+}
+
+const db_backend_t db_pg_backend = {
+    .name = "PostgreSQL",
+    .stmt_rollback = false,
+    .run_step = run_step,
+    .exec = exec_stmt,
+    .in_tx = in_tx,
+    .errmsg = errmsg,
+    .close = conn_close,
+};
+
+/* The server's notices (a NOTICE of CREATE ... IF NOT EXISTS) are no
+ * daemon's business: libpq would print them on stderr. */
+static void quiet(void *arg, const char *msg)
+{
+    (void)arg;
+    (void)msg;
+}
+
+int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size_t errlen)
+{
+    c->be = &db_pg_backend;
+    PGconn *h = PQconnectdb(url);
+    c->pg = (struct pg_conn *)h;
+    if (!h || PQstatus(h) != CONNECTION_OK) {
+        snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
+                 h ? keep_err(c, PQerrorMessage(h)) : "out of memory");
+        return DB_ERR;
+    }
+    PQsetNoticeProcessor(h, quiet, NULL);
+    const char *setup = read_only ? "SET default_transaction_read_only = on; "
+                                    "SET application_name = 'warrend reader'"
+                                  : "SET application_name = 'warrend writer'";
+    if (exec_sql(c, setup) != DB_OK) {
+        snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
+        return DB_ERR;
+    }
+    return DB_OK;
+}
+
+int db_pg_query_text(db_conn_t *c, const char *sql, char *out, size_t n)
+{
+    PGresult *r = PQexec(pgc(c), sql);
+    bool ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQnfields(r) == 1;
+    if (ok)
+        snprintf(out, n, "%s", PQgetvalue(r, 0, 0));
+    else
+        keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
+    PQclear(r);
+    return ok ? DB_OK : DB_ERR;
+}
+
+int db_pg_query_int(db_conn_t *c, const char *sql, int64_t *out)
+{
+    char v[32];
+    if (db_pg_query_text(c, sql, v, sizeof v) != DB_OK)
+        return DB_ERR;
+    *out = strtoll(v, NULL, 10);
+    return DB_OK;
+}
+
+/* ---- migrations -------------------------------------------------------------------- */
+
+/* Migration i with the version bump, in one transaction. */
+static int migrate_one(db_conn_t *c, int i)
+{
+    char bump[64];
+    snprintf(bump, sizeof bump, "UPDATE schema_version SET version = %d", i);
+    int rc = exec_sql(c, "BEGIN");
+    if (rc == DB_OK)
+        rc = exec_sql(c, db_pg_migration_sql(i));
+    if (rc == DB_OK)
+        rc = exec_sql(c, bump);
+    if (rc == DB_OK)
+        rc = exec_sql(c, "COMMIT");
+    if (rc != DB_OK) {
+        char msg[sizeof c->err];
+        memcpy(msg, c->err, sizeof msg);
+        exec_sql(c, "ROLLBACK");
+        memcpy(c->err, msg, sizeof msg);
+    }
+    return rc;
+}
+
+/* The version table made when missing; the migrations above it applied. */
+static int migrate_locked(db_conn_t *c, int *version, char *err, size_t errlen)
+{
+    int64_t v = -1;
+    if (exec_sql(c, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL); "
+                    "INSERT INTO schema_version SELECT 0 "
+                    "WHERE NOT EXISTS (SELECT 1 FROM schema_version)") != DB_OK ||
+        db_pg_query_int(c, "SELECT max(version) FROM schema_version", &v) != DB_OK) {
+        snprintf(err, errlen, "cannot read schema version: %s", c->err);
+        return DB_ERR;
+    }
+    if (v > db_pg_migration_count()) {
+        snprintf(err, errlen, "database schema version %lld is newer than this program (%d)",
+                 (long long)v, db_pg_migration_count());
+        return DB_ERR;
+    }
+    for (int i = (int)v + 1; i <= db_pg_migration_count(); i++) {
+        if (migrate_one(c, i) != DB_OK) {
+            snprintf(err, errlen, "migration %d failed: %s", i, c->err);
+            return DB_ERR;
+        }
+        v = i;
+    }
+    *version = (int)v;
+    return DB_OK;
+}
+
+int db_pg_migrate(db_conn_t *c, int *version, char *err, size_t errlen)
+{
+    if (exec_sql(c, "SELECT pg_advisory_lock(" MIGRATE_LOCK ")") != DB_OK) {
+        snprintf(err, errlen, "cannot lock the schema: %s", c->err);
+        return DB_ERR;
+    }
+    int rc = migrate_locked(c, version, err, errlen);
+    exec_sql(c, "SELECT pg_advisory_unlock(" MIGRATE_LOCK ")");
+    return rc;
+}

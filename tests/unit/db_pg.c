@@ -1,0 +1,505 @@
+/* Unit tests: the db layer on PostgreSQL — every statement of the table
+ * prepared there and checked against its row, the migrations, group
+ * commit with a failing op undone alone, the journal, snapshots, resume,
+ * finishing and reading games, reopening. A real server: the suite runs
+ * where WARREN_PG_URL names one (tests/integration/test_storage_pg.py
+ * starts a private cluster and runs this suite against it); without it
+ * the suite has no tests. Each test works in a schema of its own. */
+#include <check.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sqlite3.h>
+#include <uv.h>
+#include "db.h"
+#include "db_fixture.h"
+#include "db_internal.h"
+#include "db_records.h"
+
+/* A fresh schema of the server's database (db_fixture.h). */
+static void pg_open(fx_t *f)
+{
+    fx_use_pg();
+    ck_assert_ptr_nonnull(*fx_pg());
+    fx_open(f);
+}
+
+typedef struct {
+    int calls, status;
+    int64_t id;
+} done_t;
+
+static void on_done(void *ud, int status, int64_t id)
+{
+    done_t *d = ud;
+    d->calls++;
+    d->status = status;
+    d->id = id;
+}
+
+typedef struct {
+    int status;
+    db_user_t u;
+} user_res_t;
+
+static void on_user(void *ud, int status, const db_user_t *u)
+{
+    user_res_t *r = ud;
+    r->status = status;
+    if (u)
+        r->u = *u;
+}
+
+typedef struct {
+    int status;
+    bool has_snap;
+    int64_t snap_seq, game;
+    char snap[32];
+    size_t n;
+    int64_t seq[8];
+    uint8_t keys[8][4];
+    size_t len[8];
+} resume_res_t;
+
+static void on_resume(void *ud, int status, const db_resume_t *r)
+{
+    resume_res_t *x = ud;
+    x->status = status;
+    if (!r)
+        return;
+    x->game = r->game.id;
+    x->has_snap = r->has_snapshot;
+    x->snap_seq = r->snap_seq;
+    if (r->has_snapshot)
+        snprintf(x->snap, sizeof x->snap, "%.*s", (int)r->snap_len, (const char *)r->snap);
+    x->n = r->nrows;
+    for (size_t i = 0; i < r->nrows && i < 8; i++) {
+        x->seq[i] = r->rows[i].seq;
+        x->len[i] = r->rows[i].len;
+        memcpy(x->keys[i], r->rows[i].keys, r->rows[i].len < 4 ? r->rows[i].len : 4);
+    }
+}
+
+typedef struct {
+    int status;
+    size_t n;
+    db_game_t g[4];
+} games_res_t;
+
+static void on_games(void *ud, int status, const db_game_t *g, size_t n)
+{
+    games_res_t *r = ud;
+    r->status = status;
+    r->n = n;
+    for (size_t i = 0; i < n && i < 4; i++)
+        r->g[i] = g[i];
+}
+
+static void on_game(void *ud, int status, const db_game_t *g)
+{
+    on_games(ud, status, g, g ? 1 : 0);
+}
+
+static int64_t make_user(fx_t *f, const char *name, const char *key)
+{
+    done_t d = {0};
+    db_user_create(f->db, name, key, "$argon2id$fake", 1000, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_gt(d.id, 0);
+    return d.id;
+}
+
+static int64_t make_game(fx_t *f, int64_t user)
+{
+    db_game_new_t g = {.user = user,
+                       .seed = 0xfedcba9876543210ull, /* above INT64_MAX: stored signed */
+                       .content_version = "c1",
+                       .race = "human",
+                       .cls = "fighter",
+                       .start_time = 2000};
+    done_t d = {0};
+    int64_t id = db_game_create(f->db, &g, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    return id;
+}
+
+/* ---- recorders for the social, records and hosted reads ---- */
+
+typedef struct {
+    int status;
+    size_t n;
+    int64_t num; /* rank, or the one row's until / bytes */
+    char text[64];
+    bool flag;
+    int64_t count; /* totals' finished, or chunks */
+} any_res_t;
+
+static void on_number(void *ud, int status, int64_t n)
+{
+    *(any_res_t *)ud = (any_res_t){.status = status, .num = n};
+}
+
+static void on_sanctions(void *ud, int status, const db_sanction_t *s, size_t n)
+{
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status, .n = n};
+    if (n) {
+        r->num = s[0].until;
+        snprintf(r->text, sizeof r->text, "%s", s[0].net);
+    }
+}
+
+static void on_mail(void *ud, int status, const db_mail_t *m, size_t n)
+{
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status, .n = n};
+    if (n)
+        snprintf(r->text, sizeof r->text, "%.20s:%.20s", m[0].from, m[0].text);
+}
+
+static void on_totals(void *ud, int status, const db_player_totals_t *t)
+{
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status};
+    if (t)
+        r->count = t->finished, r->num = t->games;
+}
+
+static void on_hosted(void *ud, int status, const db_hosted_score_t *h, size_t n)
+{
+    (void)h;
+    *(any_res_t *)ud = (any_res_t){.status = status, .n = n};
+}
+
+static void on_hosted_game(void *ud, int status, const db_hosted_game_t *g,
+                           const db_hosted_score_t *score, const db_hosted_chunk_t *c, size_t n)
+{
+    (void)score;
+    (void)c;
+    any_res_t *r = ud;
+    *r = (any_res_t){.status = status, .n = n};
+    if (!g)
+        return;
+    r->num = g->bytes;
+    r->flag = g->truncated;
+    r->count = g->chunks;
+    snprintf(r->text, sizeof r->text, "%lld", (long long)g->id);
+}
+
+/* ---- tests ---- */
+
+START_TEST(every_statement_prepares_on_postgresql)
+{
+    fx_t f;
+    pg_open(&f);
+    ck_assert_int_eq(db_schema_version(f.db), db_pg_migration_count());
+    ck_assert_int_eq(db_pg_migration_count(), db_migration_count());
+    db_conn_t c = {0};
+    char err[256] = "";
+    ck_assert_msg(db_pg_connect(&c, f.path, false, err, sizeof err) == DB_OK, "%s", err);
+    for (int i = 0; i < DB_STMT_COUNT; i++)
+        ck_assert_msg(db_pg_verify(&c, i, err, sizeof err) == DB_OK, "%s", err);
+    c.be->close(&c);
+    fx_close(&f);
+}
+END_TEST
+
+/* The ?N and user rewriting leaves quoted text and longer words alone. */
+START_TEST(statements_are_translated_for_postgresql)
+{
+    db_stmt_def_t d = {.name = "T",
+                       .sql = "SELECT 'a?1 user', users.id, g.user FROM users WHERE user = ?12"};
+    char out[256];
+    ck_assert_str_eq(db_pg_sql(&d, out, sizeof out),
+                     "SELECT 'a?1 user', users.id, g.\"user\" FROM users WHERE \"user\" = $12");
+    ck_assert_ptr_null(db_pg_sql(&d, out, 10));
+}
+END_TEST
+
+START_TEST(group_commit_undoes_a_failing_op_alone)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Bob-1", "bob-1");
+    user_res_t r = {0};
+    db_user_by_name(f.db, "BOB-1", on_user, &r);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.status, DB_OK);
+    ck_assert_str_eq(r.u.game_name, "Bob_1"); /* the trigger of migration 8 */
+    int64_t g = make_game(&f, u);
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    /* One loop turn: 20 appends, a duplicate name, a gap in the journal. */
+    done_t d[20] = {{0}}, dup = {0}, gap = {0};
+    for (int i = 0; i < 20; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        if (i == 10)
+            db_user_create(f.db, "BOB-1", "bob-1", "$h", 1, on_done, &dup);
+    }
+    db_journal_append(f.db, g, 30, (const uint8_t *)"x", 1, 5, on_done, &gap);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.writes - s0.writes, 22);
+    for (int i = 0; i < 20; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    ck_assert_int_eq(dup.status, DB_EEXISTS);
+    ck_assert_int_eq(gap.status, DB_ENOTFOUND);
+    resume_res_t x = {0};
+    db_game_resume(f.db, g, on_resume, &x);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(x.status, DB_OK);
+    ck_assert_uint_eq(x.n, 20);
+    ck_assert_int_eq(x.seq[7], 8);
+    fx_close(&f);
+}
+END_TEST
+
+START_TEST(journal_snapshot_resume_finish_and_reopen)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Ann", "ann");
+    int64_t g = make_game(&f, u);
+    static const uint8_t keys[3][3] = {{0x00, 0xff, 0x5c}, {'a', 0, 'b'}, {'\\', 'x', '0'}};
+    done_t d[3] = {{0}}, snap = {0};
+    for (int i = 0; i < 3; i++)
+        db_journal_append(f.db, g, i + 1, keys[i], 3, 7, on_done, &d[i]);
+    db_snapshot_save(f.db, g, 40, 2, (const uint8_t *)"snap\0shot", 9, on_done, &snap);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(snap.status, DB_OK);
+    resume_res_t x = {0};
+    db_game_resume(f.db, g, on_resume, &x);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(x.status, DB_OK);
+    ck_assert(x.has_snap);
+    ck_assert_int_eq(x.snap_seq, 2);
+    ck_assert_str_eq(x.snap, "snap"); /* the bytes after the NUL are there too: */
+    ck_assert_uint_eq(x.n, 1);        /* the row after the snapshot */
+    ck_assert_int_eq(x.seq[0], 3);
+    ck_assert_uint_eq(x.len[0], 3);
+    ck_assert_mem_eq(x.keys[0], keys[2], 3);
+    db_game_end_t end = {.end_time = 3000,
+                         .turns = 40,
+                         .depth = 2,
+                         .max_depth = 3,
+                         .xl = 4,
+                         .score = 1234,
+                         .cause = "killed by a newt",
+                         .end_kind = "dead"};
+    db_milestone_t ms[2] = {{1, 1, "start", "began"}, {30, 3, "depth", "went down"}};
+    done_t fin = {0};
+    db_game_finish(f.db, g, &end, ms, 2, "dump", 4, on_done, &fin);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(fin.status, DB_OK);
+    int64_t id = db_next_game_id_(f.db);
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    char err[256];
+    f.db = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "%s", err);
+    ck_assert_int_eq(db_next_game_id_(f.db), id); /* the games' max id + 1 */
+    games_res_t top = {0};
+    db_scores_top(f.db, 10, 0, on_games, &top);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(top.status, DB_OK);
+    ck_assert_uint_eq(top.n, 1);
+    ck_assert_int_eq(top.g[0].score, 1234);
+    ck_assert_uint_eq(top.g[0].seed, 0xfedcba9876543210ull);
+    ck_assert_str_eq(top.g[0].player, "Ann");
+    ck_assert_int_eq(top.g[0].state, DB_GAME_FINISHED);
+    ck_assert_str_eq(top.g[0].cause, "killed by a newt");
+    fx_close(&f);
+}
+END_TEST
+
+static void run(fx_t *f)
+{
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+}
+
+/* Upserts, ignored inserts, case-insensitive filters, sums and ranks: the
+ * rows written twice, once per dialect, do the same. */
+START_TEST(rows_of_two_dialects_agree)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t ann = make_user(&f, "Ann", "ann"), bob = make_user(&f, "bob", "bob");
+    int64_t g = make_game(&f, ann);
+    db_game_end_t end = {.end_time = 3000, .score = 50, .cause = "x", .end_kind = "quit"};
+    db_game_finish(f.db, g, &end, NULL, 0, "", 0, NULL, NULL);
+    for (int i = 1; i <= 2; i++) {
+        db_ban_put(f.db, "10.0.0.0/8", 100 * i, 1, NULL, NULL);
+        db_mute_put(f.db, bob, 100 * i, NULL, NULL);
+    }
+    db_mail_send(f.db, bob, ann, 10, "hello", 5, NULL, NULL);
+    any_res_t bans, mutes, mail, rank, totals;
+    games_res_t human = {0};
+    db_bans_list(f.db, on_sanctions, &bans);
+    db_mutes_list(f.db, on_sanctions, &mutes);
+    db_mail_unseen(f.db, bob, on_mail, &mail);
+    db_game_rank(f.db, g, on_number, &rank);
+    db_player_totals(f.db, ann, on_totals, &totals);
+    db_scores_filtered(f.db, &(db_scores_filter_t){.race = "HUMAN", .limit = 5}, on_games, &human);
+    run(&f);
+    ck_assert_uint_eq(bans.n, 1);
+    ck_assert_int_eq(bans.num, 200);
+    ck_assert_uint_eq(mutes.n, 1);
+    ck_assert_str_eq(mutes.text, "bob");
+    ck_assert_int_eq(mutes.num, 200);
+    ck_assert_str_eq(mail.text, "Ann:hello");
+    ck_assert_int_eq(rank.status, DB_OK);
+    ck_assert_int_eq(rank.num, 1);
+    ck_assert_int_eq(totals.count, 1);
+    ck_assert_int_eq(totals.num, 1);
+    ck_assert_int_eq(human.status, DB_OK);
+    ck_assert_uint_eq(human.n, 1);
+    fx_close(&f);
+}
+END_TEST
+
+/* Hosted games: a score row stored once however often it is added, bytes
+ * summed and truncated kept; a deleted account's game name retired. */
+START_TEST(hosted_rows_and_retired_names)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t bob = make_user(&f, "bob", "bob");
+    any_res_t open = {0}, got = {0}, top = {0};
+    db_hosted_game_open(f.db, bob, "nethack", 5, 80, 24, on_hosted_game, &open);
+    run(&f);
+    ck_assert_int_eq(open.status, DB_OK);
+    int64_t id = strtoll(open.text, NULL, 10);
+    db_hosted_chunk_add(f.db, id, 1, "ab", 2, 10, true, NULL, NULL);
+    db_hosted_chunk_add(f.db, id, 2, "cd", 2, 5, false, NULL, NULL);
+    db_hosted_score_t sc = {.user = bob,
+                            .game = "nethack",
+                            .name = "bob",
+                            .role = "Val",
+                            .race = "Hum",
+                            .gender = "Fem",
+                            .align = "Neu",
+                            .death = "quit",
+                            .points = 7,
+                            .start_time = 5,
+                            .end_time = 9};
+    db_hosted_score_add(f.db, &sc, NULL, NULL);
+    db_hosted_score_add(f.db, &sc, NULL, NULL);
+    db_hosted_game_get(f.db, id, on_hosted_game, &got);
+    db_hosted_scores_top(f.db, "nethack", 10, 0, on_hosted, &top);
+    run(&f);
+    ck_assert_int_eq(got.num, 15);
+    ck_assert(got.flag);
+    ck_assert_int_eq(got.count, 2);
+    ck_assert_uint_eq(top.n, 1);
+    done_t del = {0};
+    db_hosted_game_end(f.db, id, 9, NULL, NULL, NULL);
+    db_user_delete(f.db, bob, on_done, &del);
+    run(&f);
+    ck_assert_int_eq(del.status, DB_OK);
+    make_user(&f, "Bob", "bob");
+    user_res_t r = {0};
+    db_user_by_name(f.db, "bob", on_user, &r);
+    run(&f);
+    ck_assert_str_eq(r.u.game_name, "Bob2"); /* "bob" stays retired */
+    fx_close(&f);
+}
+END_TEST
+
+/* Every connection of the daemon's dropped by the server (a restart, an
+ * administrator's pg_terminate_backend) between two batches: the next
+ * write and read connect again and succeed. */
+START_TEST(dropped_connections_are_made_again)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t u = make_user(&f, "Cy", "cy");
+    PGconn *c = PQconnectdb(getenv("WARREN_PG_URL"));
+    PGresult *r = PQexec(c, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                            "WHERE application_name LIKE 'warrend %'");
+    ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+    ck_assert_int_ge(atoi(PQgetvalue(r, 0, 0)), 2); /* the writer and a reader at least */
+    PQclear(r);
+    PQfinish(c);
+    usleep(100 * 1000); /* the server closes them */
+    int64_t g = make_game(&f, u);
+    games_res_t got = {0};
+    db_game_get(f.db, g, on_game, &got);
+    run(&f);
+    ck_assert_int_eq(got.status, DB_OK);
+    ck_assert_int_eq(got.g[0].user, u);
+    fx_close(&f);
+}
+END_TEST
+
+/* "table.column" of every column of the SQLite schema, sorted, into out
+ * (one per line). */
+static void sqlite_columns(char *out, size_t n)
+{
+    sqlite3 *h;
+    int v = 0;
+    char err[256] = "";
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(h,
+                                        "SELECT group_concat(c, char(10)) FROM (SELECT t.name || "
+                                        "'.' || p.name AS c FROM sqlite_master t, "
+                                        "pragma_table_info(t.name) p WHERE t.type = 'table' "
+                                        "ORDER BY c)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+/* The two lists of migrations make the same tables with the same columns
+ * (PostgreSQL's own: its version table, the milestones' order). */
+START_TEST(both_schemas_have_the_same_columns)
+{
+    fx_t f;
+    pg_open(&f);
+    static char lite[8192], pg[8192];
+    sqlite_columns(lite, sizeof lite);
+    db_conn_t c = {0};
+    char err[256] = "";
+    ck_assert_msg(db_pg_connect(&c, f.path, true, err, sizeof err) == DB_OK, "%s", err);
+    ck_assert_int_eq(
+        db_pg_query_text(&c,
+                         "SELECT string_agg(c, chr(10) ORDER BY c COLLATE \"C\") FROM (SELECT "
+                         "table_name || '.' || column_name AS c FROM information_schema.columns "
+                         "WHERE table_schema = current_schema() AND table_name <> "
+                         "'schema_version' AND (table_name, column_name) <> ('milestones', "
+                         "'id')) x",
+                         pg, sizeof pg),
+        DB_OK);
+    c.be->close(&c);
+    ck_assert_str_eq(pg, lite);
+    fx_close(&f);
+}
+END_TEST
+
+Suite *suite_db_pg(void)
+{
+    Suite *s = suite_create("db_pg");
+    if (!getenv("WARREN_PG_URL"))
+        return s;
+    TCase *t = tcase_create("postgresql");
+    tcase_add_test(t, statements_are_translated_for_postgresql);
+    tcase_add_test(t, every_statement_prepares_on_postgresql);
+    tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
+    tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
+    tcase_add_test(t, rows_of_two_dialects_agree);
+    tcase_add_test(t, hosted_rows_and_retired_names);
+    tcase_add_test(t, dropped_connections_are_made_again);
+    tcase_add_test(t, both_schemas_have_the_same_columns);
+    suite_add_tcase(s, t);
+    return s;
+}
