@@ -1,6 +1,6 @@
 /* warrend — the Warren daemon: one libuv loop serving telnet (TCP and a
  * Unix socket) and the web gateway, hosting every live game. See
- * server/server.h for the pieces and server/config.h for the settings. */
+ * server/core/server.h for the pieces and server/core/config.h for the settings. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
 #define PASSWORD     "load-pass-1"
 #define MENU_ACTIONS 40 /* more answers than the menus need: stuck */
 
-/* What each screen of server/menu.c and the game shows at 80x24. */
+/* What each screen of server/screens/menu.c and the game shows at 80x24. */
 typedef enum {
     SEEN_NOTHING,
     SEEN_OVER, /* the game's last frame: the menus come next */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "input.h"
+#include "lineedit.h"
 
 typedef enum { MODE_CHOOSE, MODE_CHANGE, MODE_INSERT } edit_mode_t;
 
@@ -145,7 +145,7 @@ static void keep_line(rcedit_t *e)
 
 static void typing_key(rcedit_t *e, key_event_t k)
 {
-    switch (input_line_key(e->line, &e->line_len, RCEDIT_LINE_MAX, k)) {
+    switch (lineedit_key(e->line, &e->line_len, RCEDIT_LINE_MAX, k)) {
     case LINE_ENTER: keep_line(e); return;
     case LINE_CANCEL:
         if (e->mode == MODE_INSERT) /* the new line goes again */

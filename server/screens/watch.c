@@ -2,7 +2,7 @@
 #include "watch.h"
 #include <stdlib.h>
 #include <string.h>
-#include "input.h"
+#include "lineedit.h"
 #include "ratelimit.h"
 #include "server.h"
 
@@ -209,7 +209,7 @@ static void send_line(conn_t *c, watchview_t *w)
 
 static bool typing_key(conn_t *c, watchview_t *w, key_event_t k)
 {
-    switch (input_line_key(w->line, &w->len, CHAT_MAX, k)) {
+    switch (lineedit_key(w->line, &w->len, CHAT_MAX, k)) {
     case LINE_CANCEL:
         w->typing = false;
         w->len = 0;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hostgame.h"
-#include "input.h"
+#include "lineedit.h"
 #include "log.h"
 #include "mail.h"
 #include "options.h"
@@ -518,7 +518,7 @@ static void prompt_key(conn_t *c, key_event_t k)
     menu_state_t *m = c->menu;
     const prompt_info_t *p = &prompts[m->prompt];
     size_t max = p->max ? p->max : p->secret ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
-    switch (input_line_key(m->line, &m->line_len, max, k)) {
+    switch (lineedit_key(m->line, &m->line_len, max, k)) {
     case LINE_CANCEL:
         wipe_secrets(m);
         menu_enter(c, NULL);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "input.h"
+#include "lineedit.h"
 #include "json.h"
 #include "log.h"
 #include "playkeys.h"
@@ -271,7 +271,7 @@ void chat_toggle(session_t *s)
 /* A key while the player types a line: every key is the line's. */
 static void typing_key(conn_t *c, session_t *s, chatlog_t *log, key_event_t k)
 {
-    line_action_t a = input_line_key(log->line, &log->len, CHAT_MAX, k);
+    line_action_t a = lineedit_key(log->line, &log->len, CHAT_MAX, k);
     if (a == LINE_IGNORED)
         return;
     if (a == LINE_ENTER || a == LINE_CANCEL) {
