@@ -23,10 +23,25 @@ WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GN
 INC_protocol := -iquote protocol
 INC_game     := $(INC_protocol) -iquote game
 INC_db       := $(INC_game) -iquote db
-# server/ has a folder per gateway or concern (telnet/, web/, records/,
-# admin/); its headers keep plain names, found through one path per folder.
+# server/ is layered the same way, a folder per layer (docs/ARCHITECTURE.md):
+#   core <- screens <- gateways (telnet, web) <- hosted <- records
+#                                             <- admin
+# and main.c with the route table (server/*.c) on top, seeing everything.
+# Only the core and the records see the engine (game/): the screens, the
+# gateways, hosted games and admin know a game through session.h alone.
+# Headers keep plain names, found through one path per folder.
 SERVER_DIRS  := server $(patsubst %/,%,$(sort $(dir $(wildcard server/*/*.[ch]))))
 INC_server   := $(INC_db) $(addprefix -iquote ,$(SERVER_DIRS))
+INC_server_core    := $(INC_db) -iquote server/core
+INC_server_screens := $(INC_protocol) -iquote db -iquote server/core -iquote server/screens
+INC_server_telnet  := $(INC_server_screens) -iquote server/telnet
+INC_server_web     := $(INC_server_screens) -iquote server/web
+INC_server_hosted  := $(INC_server_screens) -iquote server/telnet -iquote server/web \
+                      -iquote server/hosted
+INC_server_records := $(INC_server_hosted) -iquote game -iquote server/records
+INC_server_admin   := $(INC_server_screens) -iquote server/telnet -iquote server/web \
+                      -iquote server/admin
+SERVER_LAYERS := core screens telnet web hosted records admin
 INC_client-term := -iquote client-term $(INC_protocol)
 INC_admin    := -iquote admin $(INC_server)
 # tests, benchmarks, tools and the engine's command-line tool
@@ -73,6 +88,9 @@ $(OBJ)/asan/%.o: %.c
 $(foreach m,rel asan fuzz,$(foreach l,$(LAYERS) client-term admin,\
   $(eval $(OBJ)/$(m)/$(l)/%.o: INC = $(INC_$(l)))))
 $(foreach m,rel asan fuzz,$(eval $(OBJ)/$(m)/game/tool/%.o: INC = -iquote game/tool $(INC_game)))
+# server/'s folders: the more specific pattern wins over server/%.o
+$(foreach m,rel asan fuzz,$(foreach l,$(SERVER_LAYERS),\
+  $(eval $(OBJ)/$(m)/server/$(l)/%.o: INC = $(INC_server_$(l)))))
 
 define layer_lib
 $(OBJ)/$(1)/lib$(2).a: $$(patsubst %.c,$(OBJ)/$(1)/%.o,$$($(2)_SRC))

@@ -5,23 +5,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "accounts.h"
+#include "announce.h"
 #include "budget.h"
+#include "control.h"
+#include "hooks.h"
 #include "hostcap.h"
+#include "hostgame.h"
 #include "log.h"
+#include "menu.h"
+#include "moderation.h"
 #include "privsep.h"
 #include "pool.h"
 #include "records.h"
+#include "routes.h"
+#include "screens.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
 #include "spawner.h"
+#include "telnet.h"
+#include "web.h"
+#include "webgw.h"
 
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
-    s->ticks++;
     telnetgw_tick(s);
-    session_tick(s);
+    server_tick(s);
     menu_tick(s);
-    control_tick(s);
+    announce_tick(s);
+}
+
+/* What the layers above the core register with it (hooks.h), before any
+ * loop runs; the table lives as long as main. */
+static void hooks_register(hooks_t *h)
+{
+    screens_hooks(h);
+    telnetgw_hooks(h);
+    webgw_hooks(h);
+    hostgame_hooks(h);
+    records_hooks(h);
 }
 
 /* The stall probe: a timer every LOOP_PROBE_MS that notes how late it
@@ -150,7 +174,7 @@ static int server_open(server_t *s)
         return log_error("records: out of memory"), -1;
     if (telnetgw_listen(s) || control_listen(s))
         return -1;
-    webgw_start(s);
+    webgw_start(s, WEB_ROUTES, WEB_NROUTES);
     int err_sig = uv_signal_init(s->loop, &s->sigterm);
     if (err_sig || (err_sig = uv_signal_init(s->loop, &s->sigint)))
         return log_error("signals: %s", uv_strerror(err_sig)), -1;
@@ -238,7 +262,12 @@ int main(int argc, char **argv)
         return 1;
     }
     server_init(&srv, &loop);
-    int rc = pool_start(&loop) ? -1 : server_open(&srv);
+    hooks_t hooks = {0};
+    hooks_register(&hooks);
+    srv.hooks = &hooks;
+    int rc = hooks.full          ? (log_error("hooks: a list is full (HOOKS_MAX)"), -1)
+             : pool_start(&loop) ? -1
+                                 : server_open(&srv);
     if (rc == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);

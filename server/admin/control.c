@@ -20,12 +20,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "control.h"
+#include "announce.h"
 #include "control_impl.h"
 #include "control_parse.h"
 #include "log.h"
+#include "menu.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
+#include "webgw.h"
+#include "accounts.h"
 
-#define ANNOUNCE_MS       (5 * 60 * 1000)
 #define HEALTH_BROKEN_MAX 20 /* broken games listed, newest first */
 
 /* The control socket (server_t.control). */
@@ -147,9 +153,8 @@ static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended || s->broken)
             continue;
-        game_status_t st = {0}; /* a hosted game has no depth or turn here */
-        if (s->game)
-            game_status(s->game, &st);
+        session_status_t st; /* a hosted game has no depth or turn here */
+        session_status(s, &st);
         char term[24] = "detached";
         if (s->player)
             snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
@@ -244,25 +249,6 @@ static void cmd_passwd(ctl_t *c, char *arg)
 
 /* ---- announcements ---------------------------------------------------------------------- */
 
-void announce_draw(server_t *s, screen_t *scr)
-{
-    static const style_t st = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD | ATTR_REVERSE};
-    if (!s->announce[0] || now_ms(s) >= s->announce_until)
-        return;
-    int y = scr->h - 1;
-    screen_fill(scr, 0, y, scr->w, 1, ' ', STYLE_DEFAULT);
-    int x = screen_text(scr, 0, y, st, " Announcement: ");
-    screen_text(scr, x, y, st, s->announce);
-}
-
-static void announce_set(server_t *s, const char *text)
-{
-    snprintf(s->announce, sizeof s->announce, "%s", text);
-    s->announce_until = text[0] ? now_ms(s) + ANNOUNCE_MS : 0;
-    menu_redraw_all(s);
-    session_announce_all(s);
-}
-
 /* Telnet conns on every loop (each loop counts its own). */
 static int conns_all(server_t *home)
 {
@@ -280,12 +266,6 @@ static void cmd_announce(ctl_t *c, char *arg)
     announce_set(c->srv, arg);
     buf_printf(&c->out, "shown to %d connections\n", conns_all(c->srv));
     ctl_finish(c, NULL);
-}
-
-void control_tick(server_t *s)
-{
-    if (s->announce[0] && now_ms(s) >= s->announce_until)
-        announce_set(s, "");
 }
 
 /* ---- health --------------------------------------------------------------------------------- */

@@ -9,6 +9,12 @@
 #include <time.h>
 #include "control_impl.h"
 #include "log.h"
+#include "menu.h"
+#include "moderation.h"
+#include "session.h"
+#include "shard.h"
+#include "webgw.h"
+#include "accounts.h"
 
 /* ---- shared steps -------------------------------------------------------------------- */
 

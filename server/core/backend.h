@@ -13,9 +13,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "conn.h"
-#include "game.h"
 #include "keys.h"
 #include "screen.h"
+#include "session.h"
+
+/* What the viewers add to a frame, the same for all of them in one frame:
+ * the watcher count, the player's options. */
+typedef struct {
+    int watchers;
+    bool two_cell, turns;
+} session_view_t;
 
 typedef struct backend_ops {
     const char *kind; /* "warren" or "pty" */
@@ -25,21 +32,24 @@ typedef struct backend_ops {
     /* The player's terminal is now w x h (the session's grid follows). */
     void (*resize)(session_t *s, int w, int h);
     /* The game's screen into scr (of any size; clipped). */
-    void (*draw)(const session_t *s, screen_t *scr, const game_view_t *v);
+    void (*draw)(const session_t *s, screen_t *scr, const session_view_t *v);
     /* A point to make the game durable (detach, level, shutdown). */
     void (*save)(session_t *s, const char *why);
     /* The session is leaving memory without an end (grace over, closed by
      * an admin). Returns true when the backend frees the session itself
      * later (a program given time to save); false: free it now. */
     bool (*stop)(session_t *s);
+    /* What the layers above may know of the game (session_status); NULL
+     * or false: nothing (a hosted game's state is the program's own). */
+    bool (*status)(const session_t *s, session_status_t *st);
     /* The game ended: its end state and score row are stored, msg (n
-     * bytes) says it to the player. Returns the end screen to show its
-     * viewers (gameover.h), or NULL: then msg is shown. */
-    struct gameover *(*finish)(session_t *s, char *msg, size_t n);
+     * bytes) says it in a line. Returns true with end filled in for a last
+     * screen (hooks.h: game_over), false: msg is shown. */
+    bool (*finish)(session_t *s, session_end_t *end, char *msg, size_t n);
     void (*free)(session_t *s); /* the game's state, once the session goes */
 } backend_ops_t;
 
-extern const backend_ops_t backend_warren; /* session.c */
-extern const backend_ops_t backend_pty;    /* hosted/hostgame.c */
+/* Warren's own (session.c); a hosted game's is hosted/hostgame.c's own. */
+extern const backend_ops_t backend_warren;
 
 #endif

@@ -1,10 +1,13 @@
 /* conn — what every connection shares, whatever carries it; see conn.h. */
 #include <stdio.h>
 #include <string.h>
+#include "hooks.h"
 #include "json.h"
 #include "ratelimit.h"
 #include "relay.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
 
 int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
 {
@@ -17,21 +20,19 @@ int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
     conn_set_place(c, CONN_MENU);
     double rate = srv->cfg.input_rate;
     c->input_limit = ratelimit_new(rate, rate * 4, now_ms(srv));
-    c->menu = menu_state_new();
-    return c->input_limit && c->menu ? 0 : -1;
+    int above = srv->hooks->conn_open ? srv->hooks->conn_open(c) : 0;
+    return c->input_limit && above == 0 ? 0 : -1;
 }
 
 void conn_fini(conn_t *c)
 {
     list_remove(&c->mnode);
     ratelimit_free(c->input_limit);
-    menu_state_free(c->menu);
-    watch_free(c->watch);
-    c->watch = NULL;
+    if (c->srv->hooks->conn_close)
+        c->srv->hooks->conn_close(c);
     screen_free(c->scr);
     screen_free(c->shown);
     c->input_limit = NULL;
-    c->menu = NULL;
     c->scr = c->shown = NULL;
 }
 
@@ -137,7 +138,7 @@ void conn_to_game(conn_t *c, server_t *k, int64_t game_id)
         return;
     }
     conn_dest_t d = {.go = game_id ? GO_WATCH : GO_PLAY, .game_id = game_id};
-    menu_wait(c);
+    conn_wait(c);
     c->ops->move(c, k, &d);
 }
 
@@ -174,7 +175,7 @@ static void arrive_watch(conn_t *c, int64_t game_id)
     if (s && !s->ended)
         session_watch(c, s);
     else
-        menu_enter(c, "That game has ended.");
+        conn_menu(c, "That game has ended.");
 }
 
 void conn_arrived(conn_t *c, const conn_dest_t *d)
@@ -182,8 +183,101 @@ void conn_arrived(conn_t *c, const conn_dest_t *d)
     switch (d->go) {
     case GO_PLAY: session_play(c); break;
     case GO_WATCH: arrive_watch(c, d->game_id); break;
-    case GO_MENU: menu_enter(c, d->has_text ? d->text : NULL); break;
-    case GO_MESSAGE: menu_message(c, d->text); break;
+    case GO_MENU: conn_menu(c, d->has_text ? d->text : NULL); break;
+    case GO_MESSAGE: conn_message(c, d->text); break;
     case GO_CLOSE: conn_tell_close(c, d->text, d->reason); break;
     }
+}
+
+/* ---- where a conn goes: the one routing point ---------------------------------------- */
+
+/* A conn's game is here (c->sess), on another loop through a relay
+ * (c->relay, decided once, when it entered that game: conn_to_game), or it
+ * has none and its keys are the menu's. A relay's stand-in and a conn
+ * handed to another loop are sent on; a browser has no menu: its gateway
+ * takes it home. Only a terminal here reaches the screens (hooks.h). */
+
+void conn_key(conn_t *c, key_event_t k)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (c->relay)
+        relay_key(c, k);
+    else if (c->sess)
+        session_key(c, k);
+    else if (!c->ops->browser && h->menu_key)
+        h->menu_key(c, k);
+}
+
+void conn_resized(conn_t *c)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (c->relay)
+        relay_resized(c);
+    else if (c->sess)
+        session_resized(c);
+    else if (!c->ops->browser && h->menu_redraw) {
+        c->shown_valid = false;
+        h->menu_redraw(c);
+    }
+}
+
+void conn_drained(conn_t *c)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (c->relay)
+        relay_drained(c);
+    else if (c->sess)
+        session_drained(c);
+    else if (h->menu_redraw)
+        h->menu_redraw(c);
+}
+
+void conn_detach(conn_t *c, const char *why)
+{
+    if (c->relay)
+        relay_detach(c, why);
+    else
+        session_detach(c, why);
+}
+
+void conn_menu(conn_t *c, const char *msg)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_ENTER, msg);
+    if (conn_away(c) || c->moving) /* menus are home's */
+        return conn_go_home(c, GO_MENU, msg);
+    if (c->ops->browser) { /* no menu: its gateway sends it home */
+        conn_set_place(c, CONN_MENU);
+        c->ops->leave(c, msg ? msg : "");
+    } else if (h->menu_enter)
+        h->menu_enter(c, msg);
+}
+
+void conn_message(conn_t *c, const char *msg)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_MESSAGE, msg);
+    if (conn_away(c) || c->moving)
+        return conn_go_home(c, GO_MESSAGE, msg);
+    if (c->ops->browser)
+        conn_menu(c, msg);
+    else if (h->menu_message)
+        h->menu_message(c, msg);
+}
+
+void conn_wait(conn_t *c)
+{
+    conn_set_place(c, CONN_WAIT);
+    if (!c->ops->relay && c->srv->hooks->menu_redraw)
+        c->srv->hooks->menu_redraw(c);
+}
+
+void conn_too_small(conn_t *c)
+{
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_TOO_SMALL, NULL);
+    if (c->srv->hooks->menu_too_small)
+        c->srv->hooks->menu_too_small(c);
 }

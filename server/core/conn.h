@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ansi.h"
+#include "keys.h"
 #include "list.h"
 #include "screen.h"
 
@@ -157,6 +158,25 @@ void conn_set_place(conn_t *c, conn_place_t p);
 void conn_send_diff(conn_t *c);
 /* In a game, here (sess) or on another loop (relay). */
 bool conn_in_game(const conn_t *c);
+
+/* The one routing point: what a gateway hands on goes to c's game here
+ * (session.h), to its game on another loop (relay.h), or to the menu
+ * (hooks.h; a browser has none: its keys outside a game are dropped). */
+void conn_key(conn_t *c, key_event_t k);
+void conn_resized(conn_t *c); /* its size or profile changed */
+void conn_drained(conn_t *c); /* its output queue emptied */
+/* c leaves its game (player or watcher); then the menu with why, unless
+ * NULL or closing. */
+void conn_detach(conn_t *c, const char *why);
+/* Where c goes when it is out of a game, wherever it is (a relay's
+ * stand-in sends its real conn there, a conn on another loop goes home
+ * first, a browser is sent home by its gateway): the main menu with a
+ * notice (NULL: none); a notice, any key returns; "One moment..." in
+ * CONN_WAIT; "enlarge your terminal" while it is below 80x24. */
+void conn_menu(conn_t *c, const char *msg);
+void conn_message(conn_t *c, const char *msg);
+void conn_wait(conn_t *c);
+void conn_too_small(conn_t *c);
 
 /* loops = N (shard.h). c plays its game (game_id 0) or watches game_id on
  * loop k: handed to that loop when its gateway can move it, relayed from

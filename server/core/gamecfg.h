@@ -64,6 +64,9 @@
 #define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
 #define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
 #define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
+/* bytes of a player's rc file as the editors (the menu's, /options/ID)
+ * read and write it whole */
+#define GAMECFG_RC_MAX   8192
 /* ^\: Warren's keys in a hosted game follow it. Not ^], which telnet
  * clients keep as their escape key. */
 #define GAMECFG_PREFIX   0x1C

@@ -1,7 +1,8 @@
 /* mail — short messages players leave for each other (as dgamelaunch
  * has): written from the telnet menu (m) or the /mail page, kept in the
  * database, shown to the recipient at the next menu (login, or at once
- * when it waits at the main menu) or on the /mail page, then marked seen.
+ * when it waits at the main menu: screens/inbox.h, told through the
+ * hooks' mail_left) or on the /mail page, then marked seen.
  *
  * Limits: MAIL_MAX bytes of text (control characters become spaces),
  * MAIL_PER_HOUR messages per sender per hour, 20 unseen per recipient.
@@ -23,7 +24,5 @@ typedef void (*mail_sent_cb)(void *ud, bool ok, const char *msg);
  * is called once, maybe before mail_send returns. */
 void mail_send(server_t *srv, int64_t from, const char *to, const char *text, size_t n,
                mail_sent_cb cb, void *ud);
-/* A telnet conn at the main menu: its unseen mail, if any, as a notice. */
-void mail_show(conn_t *c);
 
 #endif

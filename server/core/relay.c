@@ -3,10 +3,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chat.h"
-#include "json.h"
 #include "log.h"
 #include "server.h"
+#include "session.h"
 #include "shard.h"
 
 struct relay {
@@ -38,9 +37,10 @@ typedef struct {
     uint64_t conn_id;
     int64_t user_id;
     char user[32], ip[64];
-    int what;  /* relay_menu_t; conn_place_t; a bool */
-    bool text; /* data: a JSON message, not terminal bytes */
-    bool has;  /* data holds a message (NULL otherwise) */
+    int what;    /* relay_menu_t; conn_place_t; a relay_fn's arg */
+    relay_fn fn; /* relay_to_game, relay_to_home */
+    bool text;   /* data: a JSON message, not terminal bytes */
+    bool has;    /* data holds a message (NULL otherwise) */
     size_t len;
     char data[];
 } rmsg_t;
@@ -180,13 +180,13 @@ static void home_menu(server_t *home, void *ud)
     conn_t *c = linked_peer(m);
     (void)home;
     if (c && m->what == RELAY_TOO_SMALL) {
-        menu_too_small(c);
+        conn_too_small(c);
     } else if (c) {
         unlink_peer(c);
         if (!c->closing && m->what == RELAY_MESSAGE)
-            menu_message(c, m->data);
+            conn_message(c, m->data);
         else if (!c->closing)
-            menu_enter(c, m->has ? m->data : NULL);
+            conn_menu(c, m->has ? m->data : NULL);
     }
     rmsg_done(m);
 }
@@ -315,36 +315,25 @@ void relay_menu(conn_t *r, relay_menu_t what, const char *msg)
         let_go(r);
 }
 
-static void game_say(server_t *k, void *ud)
-{
-    rmsg_t *m = ud;
-    conn_t *r = &m->rl->conn;
-    (void)k;
-    if (!r->closing && r->sess && r->watch) {
-        watch_say(r, m->data);
-        session_view_changed(r);
-    }
-    rmsg_done(m);
-}
-
-static void home_next(server_t *home, void *ud)
+/* A relay_to_home call, at home: to the peer while it is linked and open. */
+static void home_call(server_t *home, void *ud)
 {
     rmsg_t *m = ud;
     conn_t *c = linked_peer(m);
     (void)home;
-    if (c && !c->closing && !watch_next_any(c, m->data, m->what)) {
-        const char *none = "No other game is being played.";
-        rmsg_post(m->rl->game, game_say, rmsg_new(m->rl, none, strlen(none)));
-    }
+    if (c && !c->closing)
+        m->fn(c, m->data, m->len, m->what);
     rmsg_done(m);
 }
 
-void relay_watch_next(conn_t *r, const char *name, int dir)
+void relay_to_home(conn_t *r, relay_fn fn, const char *data, size_t len, int arg)
 {
-    rmsg_t *m = rmsg_new(relay_of(r), name, strlen(name));
-    if (m)
-        m->what = dir;
-    rmsg_post(relay_of(r)->home, home_next, m);
+    rmsg_t *m = rmsg_new(relay_of(r), data, len);
+    if (m) {
+        m->fn = fn;
+        m->what = arg;
+    }
+    rmsg_post(relay_of(r)->home, home_call, m);
 }
 
 void relay_placed(conn_t *r)
@@ -376,7 +365,7 @@ static void game_open(server_t *k, void *ud)
     }
     session_t *s = session_find_game(k, m->game_id);
     if (!s || s->ended)
-        menu_enter(r, "That game has ended.");
+        conn_menu(r, "That game has ended.");
     else
         session_watch(r, s);
     rmsg_done(m);
@@ -426,34 +415,14 @@ static void game_detach(server_t *k, void *ud)
     rmsg_done(m);
 }
 
-static void game_chat(server_t *k, void *ud)
+/* A relay_to_game call, on the game's loop: to the stand-in while it is open. */
+static void game_call(server_t *k, void *ud)
 {
     rmsg_t *m = ud;
     conn_t *r = &m->rl->conn;
     (void)k;
-    if (r->closing || !r->sess) {
-        rmsg_done(m);
-        return;
-    }
-    if (!m->has) { /* chat off or on */
-        if (r == r->sess->player) {
-            session_set_chat(r->sess, m->what);
-            chat_state_send(r->sess);
-        }
-        rmsg_done(m);
-        return;
-    }
-    const char *why = chat_say(r, m->data, m->len);
-    if (why) {
-        buf_t b;
-        buf_init(&b);
-        buf_puts(&b, "{\"t\":\"chat_error\",\"text\":");
-        json_put_string(&b, why, strlen(why));
-        buf_putc(&b, '}');
-        if (!b.failed)
-            conn_write_text(r, b.data, b.len);
-        buf_free(&b);
-    }
+    if (!r->closing)
+        m->fn(r, m->data, m->len, m->what);
     rmsg_done(m);
 }
 
@@ -465,7 +434,7 @@ void relay_start(conn_t *c, server_t *k, int64_t game_id)
     rmsg_t *m = rl ? rmsg_new(rl, NULL, 0) : NULL;
     if (!m) {
         free(rl);
-        menu_enter(c, "Out of memory.");
+        conn_menu(c, "Out of memory.");
         return;
     }
     rl->home = c->srv;
@@ -484,13 +453,13 @@ void relay_start(conn_t *c, server_t *k, int64_t game_id)
     if (!rmsg_post(k, game_open, m)) {
         c->relay = NULL;
         free(rl);
-        menu_enter(c, "The server is shutting down.");
+        conn_menu(c, "The server is shutting down.");
         return;
     }
     if (c->ops->browser) /* a page has no menu: its game's first frame is next */
         conn_set_place(c, CONN_WAIT);
     else
-        menu_wait(c);
+        conn_wait(c);
 }
 
 server_t *relay_game_loop(const conn_t *c)
@@ -532,18 +501,15 @@ void relay_detach(conn_t *c, const char *why)
     rmsg_post(rl->game, game_detach, rmsg_new(rl, NULL, 0));
     unlink_peer(c);
     if (why && !c->closing)
-        menu_enter(c, why);
+        conn_menu(c, why);
 }
 
-void relay_chat_off(conn_t *c, bool off)
+void relay_to_game(conn_t *c, relay_fn fn, const char *data, size_t len, int arg)
 {
-    rmsg_t *m = rmsg_new(c->relay, NULL, 0);
-    if (m)
-        m->what = off;
-    rmsg_post(c->relay->game, game_chat, m);
-}
-
-void relay_chat_line(conn_t *c, const char *text, size_t len)
-{
-    rmsg_post(c->relay->game, game_chat, rmsg_new(c->relay, text, len));
+    rmsg_t *m = rmsg_new(c->relay, data, len);
+    if (m) {
+        m->fn = fn;
+        m->what = arg;
+    }
+    rmsg_post(c->relay->game, game_call, m);
 }

@@ -1,10 +1,19 @@
 /* server — a loop's context: its lists and buffers (server.h). */
 #include "server.h"
 #include <string.h>
+#include "hooks.h"
+#include "conn.h"
+#include "session.h"
+
+uint64_t now_ms(const server_t *s)
+{
+    return uv_now(s->loop);
+}
 
 void server_init(server_t *s, uv_loop_t *loop)
 {
     s->loop = loop;
+    s->hooks = &hooks_none;
     list_init(&s->conns);
     list_init(&s->sessions);
     list_init(&s->menu_conns);
@@ -42,4 +51,11 @@ void server_close_conns(server_t *s)
         if (!c->closing)
             conn_bye(c);
     }
+}
+
+void server_tick(server_t *s)
+{
+    s->ticks++;
+    HOOKS_CALL(s->hooks->tick, s);
+    session_tick(s);
 }

@@ -29,14 +29,14 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "gameover.h"
-#include "log.h"
-#include "records.h"
-#include "server.h"
 #include "backend.h"
-#include "session_impl.h"
+#include "game.h"
+#include "hooks.h"
 #include "json.h"
-#include "playkeys.h"
+#include "log.h"
+#include "server.h"
+#include "session_impl.h"
+#include "shard.h"
 
 #define DETACH_SAID SESSION_DETACH_SAID
 
@@ -169,7 +169,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 
 static void session_really_free(session_t *s)
 {
-    chat_free(s->chat);
+    HOOKS_CALL(s->srv->hooks->session_gone, s);
     s->ops->free(s);
     screen_free(s->grid);
     screen_free(s->sent);
@@ -400,32 +400,30 @@ static void render_paused(const session_t *s, screen_t *scr)
     screen_cursor(scr, 0, 0, false);
 }
 
-/* The game's frame (or, paused, the last one with the notice), with the
- * admin's announcement over its bottom row. */
-static void session_render(const session_t *s, screen_t *scr, const game_view_t *v)
+/* The game's frame (or, paused, the last one with the notice), with what
+ * the layers above draw over it (hooks.h: chat's strip, the announcement). */
+static void session_render(const session_t *s, screen_t *scr, const session_view_t *v)
 {
     if (s->frozen)
         render_paused(s, scr);
-    else {
+    else
         s->ops->draw(s, scr, v);
-        chat_draw((session_t *)s, scr);
-    }
-    announce_draw(s->srv, scr);
+    HOOKS_CALL(s->srv->hooks->overlay, (session_t *)s, scr);
 }
 
-/* Every field set (the rest zero: no idle clock yet), so that a view's
- * frame is the same for every caller. */
-static void view_of(const session_t *s, game_view_t *v)
+/* Every field set, so that a view's frame is the same for every caller. */
+static void view_of(const session_t *s, session_view_t *v)
 {
-    *v = (game_view_t){.watchers = s->nwatchers,
-                       .two_cell = s->player ? s->player->two_cell : false,
-                       .turns = s->player ? s->player->turns : false};
+    *v = (session_view_t){.watchers = s->nwatchers,
+                          .two_cell = s->player ? s->player->two_cell : false,
+                          .turns = s->player ? s->player->turns : false};
 }
 
 /* A watcher shares the player's frames when its terminal can hold them. */
 static bool viewer_shares(const session_t *s, const conn_t *c)
 {
-    if (c != s->player && watch_overlay(c))
+    const hooks_t *h = s->srv->hooks;
+    if (c != s->player && h->watcher_own && h->watcher_own(c))
         return false; /* help, a chat line being typed: its own frames meanwhile */
     return c->json || (c->w >= s->grid->w && c->h >= s->grid->h);
 }
@@ -437,7 +435,8 @@ static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
     if (c == s->player || c->ops->browser || c->h <= s->grid->h) /* pages say it themselves */
         return;
     char line[TERM_MAX_W + 1];
-    if (!watch_footer(s, c, line, sizeof line, key))
+    const hooks_t *h = s->srv->hooks;
+    if (!h->watcher_footer || !h->watcher_footer(s, c, line, sizeof line, key))
         return;
     buf_printf(out, "\033[%d;1H\033[m\033[K\033[2m%s\033[m", s->grid->h + 1, line);
     if (s->sent->cur_visible)
@@ -445,11 +444,11 @@ static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
 }
 
 /* A watcher drawn at its own size: the game, then its overlays. */
-static void own_frame(session_t *s, conn_t *c, const game_view_t *v)
+static void own_frame(session_t *s, conn_t *c, const session_view_t *v)
 {
     session_render(s, c->scr, v);
-    if (c != s->player)
-        watch_draw(s, c, c->scr);
+    if (c != s->player && s->srv->hooks->watcher_draw)
+        s->srv->hooks->watcher_draw(s, c, c->scr);
     conn_send_diff(c);
 }
 
@@ -458,7 +457,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
 {
     server_t *srv = s->srv;
     if (c->too_small) {
-        menu_too_small(c);
+        conn_too_small(c);
         return;
     }
     if (!conn_writable(c)) {
@@ -468,7 +467,7 @@ static void viewer_keyframe(session_t *s, conn_t *c)
     c->need_key = false;
     if (c->own_render) {
         c->shown_valid = false;
-        game_view_t v;
+        session_view_t v;
         view_of(s, &v);
         if (!c->scr || c->scr->w != c->w || c->scr->h != c->h) {
             screen_free(c->scr);
@@ -505,7 +504,7 @@ static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
 /* What one frame has encoded so far: each profile's ANSI and the JSON
  * are made once and the same bytes go to every viewer that takes them. */
 typedef struct {
-    game_view_t v;
+    session_view_t v;
     uint32_t encoded; /* bit per ANSI profile id */
     bool json_encoded;
 } fanout_t;
@@ -590,7 +589,7 @@ static void session_broadcast(session_t *s)
 
 static void session_broadcast_once(session_t *s)
 {
-    game_view_t v;
+    session_view_t v;
     view_of(s, &v);
     s->frame_due = false;
     s->frame_seq++;
@@ -626,7 +625,7 @@ static void session_layout(session_t *s)
         if (s->ops->resize)
             s->ops->resize(s, p->w, p->h);
     }
-    game_view_t v;
+    session_view_t v;
     view_of(s, &v);
     session_render(s, s->grid, &v);
     screen_copy(s->sent, s->grid);
@@ -645,8 +644,6 @@ static void session_layout(session_t *s)
 
 void session_resized(conn_t *c)
 {
-    if (c->relay)
-        return relay_resized(c);
     session_t *s = c->sess;
     if (!s)
         return;
@@ -665,7 +662,7 @@ void session_view_changed(conn_t *c)
         return;
     bool own = !viewer_shares(s, c);
     if (own && c->own_render && c->scr && c->shown && !c->too_small) {
-        game_view_t v;
+        session_view_t v;
         view_of(s, &v);
         own_frame(s, c, &v);
         return;
@@ -676,13 +673,8 @@ void session_view_changed(conn_t *c)
 
 void session_drained(conn_t *c)
 {
-    if (c->relay)
-        return relay_drained(c);
-    if (!c->sess) {
-        menu_redraw(c);
-        return;
-    }
-    viewer_keyframe(c->sess, c);
+    if (c->sess)
+        viewer_keyframe(c->sess, c);
 }
 
 /* ---- attaching and leaving ------------------------------------------------------------ */
@@ -695,7 +687,7 @@ void session_attach_player(session_t *s, conn_t *c)
                  (long long)s->game_id, (unsigned long long)old->id, (unsigned long long)c->id);
         old->sess = NULL;
         s->player = NULL;
-        menu_message(old, "Your game was taken over by another connection.");
+        conn_message(old, "Your game was taken over by another connection.");
     }
     s->player = c;
     s->detached_ms = 0;
@@ -720,7 +712,7 @@ void session_attach_player(session_t *s, conn_t *c)
 void session_watch(conn_t *c, session_t *s)
 {
     if (conn_in_game(c)) /* here, or on another loop */
-        session_detach(c, NULL);
+        conn_detach(c, NULL);
     c->sess = s;
     conn_set_place(c, CONN_WATCH);
     list_push_front(&s->watchers, &c->wnode);
@@ -744,8 +736,6 @@ static void watcher_unlink(session_t *s, conn_t *c)
 
 void session_detach(conn_t *c, const char *why)
 {
-    if (c->relay)
-        return relay_detach(c, why);
     session_t *s = c->sess;
     if (!s)
         return;
@@ -765,7 +755,7 @@ void session_detach(conn_t *c, const char *why)
             session_refresh(s); /* the watcher count changed */
     }
     if (why && !c->closing)
-        menu_enter(c, why);
+        conn_menu(c, why);
 }
 
 /* ---- game end ---------------------------------------------------------------------- */
@@ -778,7 +768,7 @@ typedef struct {
 static void verify_posted(server_t *home, void *ud)
 {
     verify_req_t *v = ud;
-    records_verify(home, v->game_id);
+    HOOKS_CALL(home->hooks->game_stored, home, v->game_id);
     free(v);
 }
 
@@ -794,9 +784,30 @@ static void on_finish_stored(void *ud, int status, int64_t unused)
     }
 }
 
-/* Warren's own game ended: its record, milestones and dump are stored; its
- * end screen is returned. */
-static gameover_t *warren_finish(session_t *s, char *msg, size_t msglen)
+/* What the layers above may know of Warren's game (session_status_t). */
+static void status_from_game(const game_status_t *g, session_status_t *st)
+{
+    *st = (session_status_t){.depth = g->depth,
+                             .max_depth = g->max_depth,
+                             .xl = g->xl,
+                             .turn = g->turn,
+                             .score = g->score};
+    memcpy(st->race, g->race, sizeof st->race);
+    memcpy(st->cls, g->cls, sizeof st->cls);
+    memcpy(st->cause, g->cause, sizeof st->cause);
+}
+
+static bool warren_status(const session_t *s, session_status_t *st)
+{
+    game_status_t g;
+    game_status(s->game, &g);
+    status_from_game(&g, st);
+    return true;
+}
+
+/* Warren's own game ended: its record, milestones and dump are stored; how
+ * it ended goes to its last screen. */
+static bool warren_finish(session_t *s, session_end_t *out, char *msg, size_t msglen)
 {
     server_t *srv = s->srv;
     game_status_t st;
@@ -822,41 +833,62 @@ static gameover_t *warren_finish(session_t *s, char *msg, size_t msglen)
     buf_free(&dump);
     free(ms);
     if (srv->shard == 0)
-        records_verify(srv, s->game_id); /* reads after the finish write: sees it */
+        HOOKS_CALL(srv->hooks->game_stored, srv, s->game_id); /* reads after the write: see it */
     log_info("game end user=%s game=%lld kind=%s turns=%llu score=%lld cause=\"%s\"", s->user,
              (long long)s->game_id, end.end_kind, (unsigned long long)st.turn, (long long)st.score,
              st.cause);
-    gameover_t *go = gameover_new(srv, s->game_id, s->user, &st, s->nwatchers);
+    out->game_id = s->game_id;
+    snprintf(out->player, sizeof out->player, "%s", s->user);
+    status_from_game(&st, &out->st);
     snprintf(msg, msglen, "Game over: %s. Score %lld after %llu turns.", st.cause,
              (long long)st.score, (unsigned long long)st.turn);
-    return go;
+    return true;
 }
 
+/* The viewers of an ended game, off it: its last screen when the backend
+ * says how it ended and the screens show one (hooks.h), else a line. */
 void session_finish(session_t *s)
 {
     char msg[256] = "";
-    gameover_t *go = s->ops->finish(s, msg, sizeof msg);
+    session_end_t end;
+    const hooks_t *h = s->srv->hooks;
+    bool screen = s->ops->finish(s, &end, msg, sizeof msg) && h->game_over;
+    hooks_viewer_t few[16], *v = few;
+    int n = 0;
+    if (screen && s->nwatchers + 1 > 16 && !(v = malloc(sizeof *v * (size_t)(s->nwatchers + 1))))
+        screen = false, v = few; /* out of memory: the line */
     if (s->player) {
         conn_t *p = s->player;
         p->sess = NULL;
         s->player = NULL;
-        if (go)
-            gameover_add(go, p, true);
+        if (screen)
+            v[n++] = (hooks_viewer_t){p, true};
         else
-            menu_message(p, msg);
+            conn_message(p, msg);
     }
     for (list_t *it; (it = list_front(&s->watchers));) {
         conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
-        if (go)
-            gameover_add(go, w, false);
+        if (screen)
+            v[n++] = (hooks_viewer_t){w, false};
         else
-            menu_message(w, "The game you watched has ended.");
+            conn_message(w, "The game you watched has ended.");
     }
-    if (go)
-        gameover_start(go);
+    if (screen && !h->game_over(s->srv, &end, v, n)) /* out of memory: a line */
+        for (int i = 0; i < n; i++)
+            conn_message(v[i].conn, v[i].player ? msg : "The game you watched has ended.");
+    if (v != few)
+        free(v);
     session_free(s);
+}
+
+bool session_status(const session_t *s, session_status_t *st)
+{
+    if (s->ops->status && s->ops->status(s, st))
+        return true;
+    *st = (session_status_t){0};
+    return false;
 }
 
 /* ---- keys and their journal rows ------------------------------------------------------ */
@@ -1044,13 +1076,15 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
         session_snapshot(s, "turns");
 }
 
-/* Warren's own keys first (playkeys.h: leave, chat; direct or behind a
+/* Warren's own keys first (hooks.h: leave, chat; direct or behind a
  * hosted game's prefix), even while a chat line is typed; that line
  * takes every other key. */
 static void player_key(conn_t *c, session_t *s, key_event_t k)
 {
-    if (playkeys_take(c, s, k) || chat_typing_key(c, s, k))
-        return;
+    const hooks_t *h = c->srv->hooks;
+    for (size_t i = 0; i < HOOKS_MAX && h->player_key[i]; i++)
+        if (h->player_key[i](c, s, k))
+            return;
     if (c->srv->cfg.test_hooks && k.code == KEY_F12 && s->game) {
         test_hook(c, s);
         return;
@@ -1062,8 +1096,6 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
 
 void session_key(conn_t *c, key_event_t k)
 {
-    if (c->relay)
-        return relay_key(c, k);
     session_t *s = c->sess;
     if (!s)
         return;
@@ -1071,7 +1103,7 @@ void session_key(conn_t *c, key_event_t k)
         player_key(c, s, k);
         return;
     }
-    if (watch_key(c, s, k))
+    if (c->srv->hooks->watcher_key && c->srv->hooks->watcher_key(c, s, k))
         return;
     if (k.code == 'q' || k.code == 'Q')
         session_detach(c, "");
@@ -1084,7 +1116,7 @@ static void watchers_leave(session_t *s, const char *msg)
         conn_t *w = LIST_ITEM(it, conn_t, wnode);
         watcher_unlink(s, w);
         w->sess = NULL;
-        menu_message(w, msg);
+        conn_message(w, msg);
     }
 }
 
@@ -1136,8 +1168,6 @@ void session_retime(session_t *s)
 
 void session_tick(server_t *srv)
 {
-    chat_tick(srv);
-    watch_tick(srv);
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
     LIST_EACH (it, &srv->sess_timed) {
         session_t *s = LIST_ITEM(it, session_t, tnode);
@@ -1203,43 +1233,10 @@ void session_redraw(session_t *s)
         session_refresh(s);
 }
 
-/* Keys waiting for their journal rows keep their frame (and the
- * announcement) until the commit; the others redraw now. */
-typedef struct {
-    char text[sizeof((server_t *)0)->announce];
-    uint64_t until;
-} announce_t;
-
-static void announce_redraw(server_t *k)
+void session_redraw_all(server_t *k)
 {
     LIST_EACH (it, &k->sessions)
         session_redraw(LIST_ITEM(it, session_t, node));
-}
-
-/* On another loop's thread: its own copy, its games redrawn. */
-static void announce_here(server_t *k, void *ud)
-{
-    announce_t *a = ud;
-    memcpy(k->announce, a->text, sizeof k->announce);
-    k->announce_until = a->until;
-    free(a);
-    announce_redraw(k);
-}
-
-void session_announce_all(server_t *srv)
-{
-    announce_redraw(srv);
-    for (int i = 1; i < shard_count(srv); i++) {
-        announce_t *a = malloc(sizeof *a);
-        if (!a) {
-            log_error("announcement: out of memory for loop %d", i);
-            continue;
-        }
-        memcpy(a->text, srv->announce, sizeof a->text);
-        a->until = srv->announce_until;
-        if (shard_post(shard_at(srv, i), announce_here, a))
-            free(a); /* stopping: it draws nothing more */
-    }
 }
 
 void session_set_chat(session_t *s, bool off)
@@ -1276,9 +1273,11 @@ void session_free_all(server_t *srv)
 
 /* ---- Warren's own engine as a backend ---------------------------------------------------- */
 
-static void warren_draw(const session_t *s, screen_t *scr, const game_view_t *v)
+/* The rest of the engine's view is zero: no idle clock yet. */
+static void warren_draw(const session_t *s, screen_t *scr, const session_view_t *v)
 {
-    game_render(s->game, scr, v);
+    game_view_t gv = {.watchers = v->watchers, .two_cell = v->two_cell, .turns = v->turns};
+    game_render(s->game, scr, &gv);
 }
 
 static void warren_free(session_t *s)
@@ -1297,6 +1296,7 @@ const backend_ops_t backend_warren = {
     .key = warren_key,
     .draw = warren_draw,
     .save = warren_save,
+    .status = warren_status,
     .finish = warren_finish,
     .free = warren_free,
 };

@@ -20,12 +20,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "conn.h"
-#include "game.h"
 #include "hmap.h"
 #include "jqueue.h"
 #include "keys.h"
 #include "list.h"
 #include "screen.h"
+
+typedef struct game game_t; /* Warren's engine (game.h): the core's business */
 
 struct session {
     server_t *srv;
@@ -68,6 +69,25 @@ struct session {
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };
 
+/* What the layers above (screens, gateways, admin) may know of a game,
+ * whatever runs it: they never read the engine (game.h) themselves. */
+typedef struct {
+    char race[16], cls[16]; /* "" until the character is made */
+    int depth, max_depth, xl;
+    uint64_t turn;
+    int64_t score;
+    char cause[128];
+} session_status_t;
+/* Into st; false (st zeroed) when the game says nothing (a hosted one). */
+bool session_status(const session_t *s, session_status_t *st);
+
+/* How a game ended, for its last screen (hooks.h: game_over). */
+typedef struct session_end {
+    int64_t game_id;
+    char player[32];
+    session_status_t st;
+} session_end_t;
+
 /* What a player who leaves a game is told. */
 #define SESSION_DETACH_SAID "Your game is saved. Press p to continue it."
 
@@ -104,9 +124,9 @@ int64_t session_close_user(server_t *s, int64_t user_id, const char *why);
  * abandoned: marked broken with reason (its journal, snapshots and record
  * kept), its player and watchers sent to the menu with why. Returns the game's id, 0 if there was none. */
 int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
-/* From home, for a new announcement: home's games redrawn, and each other
- * loop's by a message to it, with its own copy of the text. */
-void session_announce_all(server_t *s);
+/* Every live game of this loop redrawn now, as session_redraw (an
+ * announcement came or went). */
+void session_redraw_all(server_t *s);
 /* Sends s's frame again now (an overlay changed), unless keys wait for
  * their journal rows: their frame comes with the commit. */
 void session_redraw(session_t *s);

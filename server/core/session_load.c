@@ -19,6 +19,9 @@
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
+#include "shard.h"
+#include "session.h"
+#include "game.h"
 
 /* ---- restoring games ---------------------------------------------------------------- */
 
@@ -187,7 +190,7 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
         if (s)
             session_attach_player(s, c);
         else
-            menu_enter(c, fail);
+            conn_menu(c, fail);
     } else if (s && !s->player && !s->detached_ms) {
         s->detached_ms = now_ms(rq->srv); /* nobody took it: its grace period runs */
         session_retime(s);
@@ -378,7 +381,7 @@ static void on_login_newest(void *ud, int status, const db_game_t *g, size_t n)
     bool still = !c->closing && c->place == CONN_MENU && c->user_id == rq->user_id && !c->sess;
     if (status == DB_OK && n == 1 && broken_untold(g) && still) {
         tell_broken(rq->srv, g->id, c->user);
-        menu_enter(c, MSG_BROKEN);
+        conn_menu(c, MSG_BROKEN);
     }
     conn_unref(c);
     free(rq);
@@ -398,7 +401,7 @@ void session_play(conn_t *c)
 {
     server_t *srv = c->srv;
     if (srv->stopping) {
-        menu_enter(c, "The server is shutting down.");
+        conn_menu(c, "The server is shutting down.");
         return;
     }
     server_t *k = shard_of_user(srv, c->user_id);
@@ -413,7 +416,7 @@ void session_play(conn_t *c)
     }
     load_req_t *rq = calloc(1, sizeof *rq);
     if (!rq) {
-        menu_enter(c, "Out of memory.");
+        conn_menu(c, "Out of memory.");
         return;
     }
     rq->srv = srv;
@@ -421,7 +424,7 @@ void session_play(conn_t *c)
     rq->user_id = c->user_id;
     snprintf(rq->user, sizeof rq->user, "%s", c->user);
     conn_ref(c);
-    menu_wait(c);
+    conn_wait(c);
     db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
 }
 

@@ -4,8 +4,12 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
+#include "hooks.h"
 #include "log.h"
 #include "server.h"
+#include "session.h"
+#include "relay.h"
+#include "game.h"
 
 /* ---- mailboxes -------------------------------------------------------------------- */
 
@@ -244,9 +248,7 @@ static void shard_main(void *arg)
 
 static void on_shard_tick(uv_timer_t *t)
 {
-    server_t *k = t->data;
-    k->ticks++;
-    session_tick(k);
+    server_tick(t->data);
 }
 
 static void shard_recover(server_t *k, void *ud)
@@ -254,6 +256,15 @@ static void shard_recover(server_t *k, void *ud)
     (void)ud;
     if (session_recover_all(k))
         log_error("loop %d: recovery could not start", k->shard);
+}
+
+/* What the layers above do on a loop of their own (hooks.h). */
+static int loop_start(server_t *k)
+{
+    for (size_t i = 0; i < HOOKS_MAX && k->hooks->loop_start[i]; i++)
+        if (k->hooks->loop_start[i](k))
+            return -1;
+    return 0;
 }
 
 static shard_rt_t *shard_new(server_t *home, int i)
@@ -273,7 +284,8 @@ static shard_rt_t *shard_new(server_t *home, int i)
     rt->park.data = rt;
     server_t *k = &rt->srv;
     server_init(k, &rt->loop);
-    k->cfg = home->cfg; /* read-only; its game list is home's */
+    k->hooks = home->hooks; /* read-only, shared */
+    k->cfg = home->cfg;     /* read-only; its game list is home's */
     k->content = home->content;
     k->mod = home->mod;
     k->budget = home->budget;
@@ -281,7 +293,7 @@ static shard_rt_t *shard_new(server_t *home, int i)
     k->shard = i;
     k->vm = script_vm_new();
     k->db = db_attach(home->db, &rt->loop);
-    if (!k->vm || !k->db || shard_mailbox_open(k) || telnetgw_attach(k)) {
+    if (!k->vm || !k->db || shard_mailbox_open(k) || loop_start(k)) {
         log_error("loop %d: out of memory", i);
         return rt; /* shards_free frees it */
     }
@@ -411,7 +423,7 @@ static void shard_down(server_t *k, void *ud)
 {
     (void)ud;
     k->stopping = true;
-    telnetgw_stop(k);
+    HOOKS_CALL(k->hooks->loop_stop, k);
     session_shutdown_all(k);
     storage_shutdown(k, shard_stored);
 }
@@ -443,12 +455,12 @@ static void shard_free(shard_rt_t *rt)
             uv_close((uv_handle_t *)&k->tick, NULL);
         if (k->storage.on)
             storage_close(k);
-        telnetgw_stop(k);
+        HOOKS_CALL(k->hooks->loop_stop, k);
         uv_close((uv_handle_t *)&rt->park, NULL);
         uv_run(&rt->loop, UV_RUN_DEFAULT);
     }
     session_free_all(k);
-    telnetgw_free(k);
+    HOOKS_CALL(k->hooks->loop_free, k);
     script_vm_free(k->vm);
     server_bufs_free(k);
     shard_mailbox_free(k);

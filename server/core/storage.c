@@ -6,6 +6,8 @@
 #include "jqueue.h"
 #include "log.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
 
 #define SHUTDOWN_WAIT_MS 2000 /* retrying unstored rows at shutdown, at most */
 #define SHUTDOWN_POLL_MS 20

@@ -38,6 +38,8 @@
 #include "web_parse.h"
 #include "webgw.h"
 #include "worldmap.h"
+#include "session.h"
+#include "shard.h"
 
 #define SCORES_MAX       100
 #define PLAYER_GAMES_MAX 100

@@ -9,6 +9,7 @@
 #include "db_hosted.h"
 #include "db_records.h"
 #include "records.h"
+#include "html.h"
 #include "records_query.h"
 #include "server.h"
 #include "web.h"

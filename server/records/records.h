@@ -23,6 +23,7 @@
 #define WARREN_RECORDS_H
 #include <stdint.h>
 #include "db.h"
+#include "hooks.h"
 #include "journal.h"
 #include "list.h"
 #include "server.h"
@@ -54,6 +55,9 @@ records_t *records_new(server_t *srv, const char *web_root); /* NULL on OOM */
 /* After uv_run has returned (every job has finished by then). NULL is fine. */
 void records_free(records_t *r);
 
+/* Registers with the core (hooks.h): a Warren game's stored end is
+ * verified (game_stored: records_verify). */
+void records_hooks(hooks_t *h);
 /* A finished game: queue its verification. */
 void records_verify(server_t *srv, int64_t game_id);
 /* At start: verifies every finished game still unchecked, a batch at a time. */
@@ -100,7 +104,7 @@ void records_job_free(records_job_t *j);
 
 /* ---- pages (pages.c) ---- */
 
-/* The route table's handlers (web/routes.c) for the records URLs
+/* The route table's handlers (server/routes.c) for the records URLs
  * (records_query.h): gw is the webgw_t; req->route->arg is RECORDS_JSON for
  * the /api/ rows. Each answers with web_reply, now or later (a POST gets
  * 405 once the URL is checked), and returns 0, or -1 when out of memory. */

@@ -374,6 +374,11 @@ static void verify_done(records_job_t *j)
     records_job_free(j);
 }
 
+void records_hooks(hooks_t *h)
+{
+    HOOKS_ADD(h, game_stored, records_verify);
+}
+
 void records_verify(server_t *srv, int64_t game_id)
 {
     records_job_t *j = calloc(1, sizeof *j);

@@ -6,8 +6,10 @@
 #include "lineedit.h"
 #include "json.h"
 #include "log.h"
+#include "moderation.h"
 #include "playkeys.h"
 #include "server.h"
+#include "session.h"
 
 #define CHAT_KEEP 4 /* lines kept (the strip shows the fresh ones) */
 #define NOTICE_MS 8000
@@ -169,7 +171,7 @@ static void draw_typing(const chatlog_t *log, screen_t *scr)
 void chat_draw(session_t *s, screen_t *scr)
 {
     chatlog_t *log = s->chat;
-    if (!log)
+    if (!log || s->frozen) /* paused: its notice, not the strip */
         return;
     if (log->typing)
         draw_typing(log, scr);

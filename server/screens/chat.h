@@ -37,7 +37,8 @@ const char *chat_check(const conn_t *from, size_t n);
 /* The same, told what the game says: from views one (viewing), whose chat
  * is off (off), as its player (player). For a game on another loop. */
 const char *chat_check_game(bool viewing, bool off, bool player, const conn_t *from, size_t n);
-/* The strip (and the player's notices) over the game's frame. */
+/* The strip (and the player's notices) over the game's frame, but a
+ * paused one's (hooks.h: an overlay). */
 void chat_draw(session_t *s, screen_t *scr);
 /* While the player types a line every key is the line's: true when k was
  * taken. */

@@ -8,14 +8,20 @@
  * ignored. */
 #include <stdlib.h>
 #include <string.h>
-#include "hostgame.h"
+#include "announce.h"
+#include "hooks.h"
+#include "inbox.h"
 #include "lineedit.h"
 #include "log.h"
 #include "mail.h"
+#include "menu.h"
 #include "options.h"
 #include "playkeys.h"
 #include "rcedit.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
+#include "accounts.h"
 
 #define STY(fg, a) ((style_t){(fg), SCREEN_DEFAULT_COLOR, (a)})
 #define WL_ROWS    15
@@ -265,7 +271,7 @@ static void main_key(conn_t *c, key_event_t k)
 {
     c->menu->msg[0] = 0;
     if (k.code >= '1' && k.code < '1' + (uint32_t)hosted_count(c) && !k.mods) {
-        hostgame_play(c, &c->srv->cfg.games.games[k.code - '1']);
+        hooks_hosted_play(c, &c->srv->cfg.games.games[k.code - '1']);
         return;
     }
     for (size_t i = 0; i < MAIN_ITEMS; i++) {
@@ -396,7 +402,7 @@ static void on_reg_name(void *ud, int status, const db_user_t *u)
         else if (status == DB_ENOTFOUND)
             prompt_next(c, PROMPT_REG_PASS);
         else
-            menu_enter(c, "The account service is not available.");
+            conn_menu(c, "The account service is not available.");
     }
     conn_unref(c);
 }
@@ -406,7 +412,7 @@ static void name_done(conn_t *c)
     menu_state_t *m = c->menu;
     char why[160];
     if (m->line_len == 0) {
-        menu_enter(c, NULL);
+        conn_menu(c, NULL);
         return;
     }
     if (m->prompt == PROMPT_REG_NAME && accounts_check_name(m->line, why, sizeof why)) {
@@ -451,7 +457,7 @@ static void confirm_done(conn_t *c)
     menu_state_t *m = c->menu;
     if (strcmp(m->line, m->pend_pass) != 0) {
         wipe_secrets(m);
-        menu_enter(c, "The passwords did not match.");
+        conn_menu(c, "The passwords did not match.");
         return;
     }
     account_submit(c);
@@ -471,18 +477,19 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
                  p == PROMPT_REG_PASS2 ? " (registered)" : "");
         bool live = session_user_live(c->srv, c->user_id);
-        menu_enter(c, live ? "Your game is waiting: press p to continue it." : "");
+        conn_menu(c, live ? "Your game is waiting: press p to continue it." : "");
         if (!live)
             session_login_notice(c);
-        mail_show(c); /* unseen mail, if any, over the menu */
+        inbox_show(c); /* unseen mail, if any, over the menu */
     } else if (status == ACCOUNTS_OK) {
         log_info("password changed user=%s", c->user);
-        webgw_revoke(c->srv, c->user_id, NULL); /* its browsers log in again */
-        menu_enter(c, "Password changed.");
+        /* its browsers log in again */
+        HOOKS_CALL(c->srv->hooks->password_changed, c->srv, c->user_id, NULL);
+        conn_menu(c, "Password changed.");
     } else {
         log_info("login failed conn=%llu ip=%s status=%d", (unsigned long long)c->id, c->ip,
                  status);
-        menu_enter(c, msg && msg[0] ? msg : "That did not work.");
+        conn_menu(c, msg && msg[0] ? msg : "That did not work.");
     }
     conn_unref(c);
 }
@@ -507,7 +514,7 @@ static void account_submit(conn_t *c)
     memset(m->pend_name, 0, sizeof m->pend_name);
     if (rc) {
         conn_unref(c);
-        menu_enter(c, "The account service is not available.");
+        conn_menu(c, "The account service is not available.");
         return;
     }
     menu_redraw(c);
@@ -521,7 +528,7 @@ static void prompt_key(conn_t *c, key_event_t k)
     switch (lineedit_key(m->line, &m->line_len, max, k)) {
     case LINE_CANCEL:
         wipe_secrets(m);
-        menu_enter(c, NULL);
+        conn_menu(c, NULL);
         return;
     case LINE_ENTER: p->done(c); return;
     case LINE_EDITED: menu_redraw(c); return;
@@ -540,7 +547,7 @@ static void mail_to_done(conn_t *c)
 {
     menu_state_t *m = c->menu;
     if (m->line_len == 0) {
-        menu_enter(c, NULL);
+        conn_menu(c, NULL);
         return;
     }
     snprintf(m->pend_name, sizeof m->pend_name, "%.31s", m->line);
@@ -552,7 +559,7 @@ static void on_mail_sent(void *ud, bool ok, const char *msg)
     conn_t *c = ud;
     (void)ok;
     if (!c->closing && c->place == CONN_WAIT)
-        menu_enter(c, msg);
+        conn_menu(c, msg);
     conn_unref(c);
 }
 
@@ -569,7 +576,7 @@ static void mail_text_done(conn_t *c)
 
 /* What the orders compare, copied so that sorting ten thousand rows reads
  * the rows, not the sessions; depth and turn only once an order needs
- * them (game_status for every game costs more than the rest). */
+ * them (session_status for every game costs more than the rest). */
 typedef struct {
     server_t *k;  /* the loop the game is on */
     session_t *s; /* the game when k is this loop; else found by game_id */
@@ -581,7 +588,7 @@ typedef struct {
     uint64_t turn;
     /* what a shown row says, read once a tick by its first viewer */
     bool detailed;
-    char rc[40], term[16];
+    char race_cls[40], term[16];
 } wl_row_t;
 
 static const char *const sort_names[] = {"player", "depth", "turn", "idle", "watchers"};
@@ -695,10 +702,10 @@ static void wl_fill_status(server_t *srv, wlcache_t *w)
         for (size_t j = 0; j < w->n; j++) {
             if (w->rows[j].k != k)
                 continue;
-            game_status_t st = {0};
+            session_status_t st = {0};
             session_t *s = wl_game(&w->rows[j]);
-            if (s && s->game)
-                game_status(s->game, &st);
+            if (s)
+                session_status(s, &st);
             w->rows[j].depth = st.depth;
             w->rows[j].turn = st.turn;
         }
@@ -741,15 +748,14 @@ static char wl_letter(int i)
 static void wl_row_detail(wl_row_t *r)
 {
     const session_t *s = wl_game(r);
-    game_status_t st = {0};
+    session_status_t st = {0};
     r->detailed = true;
-    r->rc[0] = 0;
+    r->race_cls[0] = 0;
     snprintf(r->term, sizeof r->term, "%s", s ? "detached" : "ended");
-    if (s && s->game) {
-        game_status(s->game, &st);
-        snprintf(r->rc, sizeof r->rc, "%s %s", st.race, st.cls);
-    } else if (s) /* a hosted game: its name */
-        snprintf(r->rc, sizeof r->rc, "%.39s", s->kind_name);
+    if (s && session_status(s, &st))
+        snprintf(r->race_cls, sizeof r->race_cls, "%s %s", st.race, st.cls);
+    else if (s) /* a hosted game: its name */
+        snprintf(r->race_cls, sizeof r->race_cls, "%.39s", s->kind_name);
     if (s && s->player)
         snprintf(r->term, sizeof r->term, "%dx%d", s->grid->w, s->grid->h);
     if (s) {
@@ -782,7 +788,7 @@ static void draw_wl_row(screen_t *scr, int i, const wl_row_t *r, uint64_t now)
     uint64_t idle = now > r->last_key_ms ? (now - r->last_key_ms) / 1000 : 0;
     screen_put(scr, 2, 4 + i, (uint32_t)wl_letter(i), st_key);
     screen_textf(scr, 3, 4 + i, STYLE_DEFAULT, ") %-20.20s %-16.16s %5d %7llu %5llum %6d  %s",
-                 r->user, r->rc, r->depth, (unsigned long long)r->turn,
+                 r->user, r->race_cls, r->depth, (unsigned long long)r->turn,
                  (unsigned long long)(idle / 60), r->watchers, r->term);
 }
 
@@ -829,7 +835,7 @@ static void watchlist_key(conn_t *c, key_event_t k)
 {
     menu_state_t *m = c->menu;
     if (k.code == 'q' || k.code == KEY_ESC) {
-        menu_enter(c, NULL);
+        conn_menu(c, NULL);
         return;
     }
     if (k.code == '>' || k.code == KEY_PGDN || k.code == ' ')
@@ -841,7 +847,7 @@ static void watchlist_key(conn_t *c, key_event_t k)
     else if (k.code >= 'a' && k.code <= 'z') {
         const wl_row_t *r = wl_pick(c, k.code);
         if (r && r->user_id == c->user_id) {
-            menu_enter(c, "That is your own game: press p to play it.");
+            conn_menu(c, "That is your own game: press p to play it.");
             return;
         }
         if (r && r->s) {
@@ -1027,7 +1033,7 @@ static void draw_options(conn_t *c, screen_t *scr)
 static void options_key(conn_t *c, key_event_t k)
 {
     if (k.code == 'q' || k.code == KEY_ESC || k.code == KEY_ENTER) {
-        menu_enter(c, NULL);
+        conn_menu(c, NULL);
         return;
     }
     for (size_t i = 0; i < OPTION_ITEMS; i++)
@@ -1058,7 +1064,7 @@ static void rc_open(conn_t *c, int g)
     buf_init(&text);
     rcedit_free(m->rc);
     m->rc = NULL;
-    if (hostgame_rc_load(c->srv, game, c->game_name, &text, err, sizeof err) == 0) {
+    if (hooks_rc_load(c->srv, game, c->game_name, &text, err, sizeof err) == 0) {
         snprintf(title, sizeof title, "Your rc file of %s", game->name);
         m->rc = rcedit_new(title, text.data ? text.data : "", text.len, err, sizeof err);
     }
@@ -1067,7 +1073,7 @@ static void rc_open(conn_t *c, int g)
         log_error("rc file user=%s game=%s: %s", c->user, game->id, err);
         char msg[240];
         snprintf(msg, sizeof msg, "The rc file cannot be edited: %s.", err);
-        menu_enter(c, msg);
+        conn_menu(c, msg);
         return;
     }
     m->rc_of = game;
@@ -1104,7 +1110,7 @@ static void rc_choose_key(conn_t *c, key_event_t k)
     if (g >= 0 && g < hosted_count(c) && !k.mods && c->srv->cfg.games.games[g].rcfile[0])
         rc_open(c, g);
     else if (k.code == KEY_ESC || k.code == 'q')
-        menu_enter(c, NULL);
+        conn_menu(c, NULL);
 }
 
 static void draw_rc_edit(conn_t *c, screen_t *scr)
@@ -1117,7 +1123,7 @@ static void rc_leave(conn_t *c, const char *msg)
     menu_state_t *m = c->menu;
     rcedit_free(m->rc);
     m->rc = NULL;
-    menu_enter(c, msg);
+    conn_menu(c, msg);
 }
 
 static void rc_save(conn_t *c)
@@ -1128,8 +1134,8 @@ static void rc_save(conn_t *c)
     buf_init(&text);
     rcedit_text(m->rc, &text);
     int r = text.failed ? (snprintf(err, sizeof err, "out of memory"), -1)
-                        : hostgame_rc_save(c->srv, m->rc_of, c->game_name,
-                                           text.data ? text.data : "", text.len, err, sizeof err);
+                        : hooks_rc_save(c->srv, m->rc_of, c->game_name, text.data ? text.data : "",
+                                        text.len, err, sizeof err);
     buf_free(&text);
     if (r < 0) {
         rcedit_notice(m->rc, err);
@@ -1156,7 +1162,7 @@ static void rc_edit_key(conn_t *c, key_event_t k)
 static void back_key(conn_t *c, key_event_t k)
 {
     (void)k;
-    menu_enter(c, NULL);
+    conn_menu(c, NULL);
 }
 
 typedef struct {
@@ -1212,10 +1218,9 @@ bool menu_at_main(const conn_t *c)
     return c->place == CONN_MENU && c->menu->screen == MENU_MAIN;
 }
 
-void menu_too_small(conn_t *c)
+/* hooks_t.menu_too_small: a terminal here (conn_too_small routes). */
+static void too_small_here(conn_t *c)
 {
-    if (c->ops->relay)
-        return relay_menu(c, RELAY_TOO_SMALL, NULL);
     c->shown_valid = false;
     if (!c->closing)
         menu_draw(c);
@@ -1230,12 +1235,6 @@ void menu_redraw_all(server_t *s)
     }
 }
 
-void menu_resized(conn_t *c)
-{
-    c->shown_valid = false;
-    menu_redraw(c);
-}
-
 void menu_hold(conn_t *c)
 {
     c->menu->held = true;
@@ -1248,54 +1247,32 @@ void menu_release(conn_t *c)
         menu_redraw(c);
 }
 
-void menu_enter(conn_t *c, const char *msg)
+/* hooks_t.menu_enter: a terminal here (conn_menu routes the others). */
+static void enter_here(conn_t *c, const char *msg)
 {
-    if (c->ops->relay)
-        return relay_menu(c, RELAY_ENTER, msg);
-    if (conn_away(c) || c->moving) /* menus are home's */
-        return conn_go_home(c, GO_MENU, msg);
     menu_state_t *m = c->menu;
     menu_show(c, MENU_MAIN);
-    if (c->ops->browser) { /* no menu: its gateway sends it home */
-        c->ops->leave(c, msg ? msg : "");
-        return;
-    }
     c->shown_valid = false; /* coming back from a game: redraw everything */
     if (msg != m->msg)
         snprintf(m->msg, sizeof m->msg, "%s", msg ? msg : "");
     menu_redraw(c);
 }
 
-void menu_message(conn_t *c, const char *msg)
+/* hooks_t.menu_message: a terminal here (conn_message routes the others). */
+static void message_here(conn_t *c, const char *msg)
 {
-    if (c->ops->relay)
-        return relay_menu(c, RELAY_MESSAGE, msg);
-    if (conn_away(c) || c->moving)
-        return conn_go_home(c, GO_MESSAGE, msg);
-    if (c->ops->browser) {
-        menu_enter(c, msg);
-        return;
-    }
     menu_show(c, MENU_MESSAGE);
     c->shown_valid = false; /* it may come straight from a game screen */
     snprintf(c->menu->msg, sizeof c->menu->msg, "%s", msg);
     menu_redraw(c);
 }
 
-void menu_wait(conn_t *c)
-{
-    conn_set_place(c, CONN_WAIT);
-    if (c->ops->relay)
-        return;
-    menu_redraw(c);
-}
-
 void menu_log_out(conn_t *c, const char *msg)
 {
     if (conn_in_game(c))
-        session_detach(c, NULL);
+        conn_detach(c, NULL);
     conn_set_user(c, 0, "", "");
-    menu_enter(c, msg);
+    conn_menu(c, msg);
 }
 
 void menu_key(conn_t *c, key_event_t k)
@@ -1313,4 +1290,13 @@ void menu_tick(server_t *s)
         if (!c->closing && c->menu->screen == MENU_WATCHLIST)
             menu_redraw(c);
     }
+}
+
+void menu_hooks(hooks_t *h)
+{
+    h->menu_enter = enter_here;
+    h->menu_message = message_here;
+    h->menu_redraw = menu_redraw;
+    h->menu_too_small = too_small_here;
+    h->menu_key = menu_key;
 }

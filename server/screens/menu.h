@@ -4,9 +4,11 @@
  * frames. Each menu is one table of rows {keys, label, who, action}
  * (menu.c): the same rows draw the menu and dispatch its keys.
  *
- * A browser's conn has no menu: menu_enter and menu_message send it home
- * through its gateway (conn_ops_t.leave). Account options (two-cell tiles,
- * colours, glyphs) apply to every conn.
+ * Every conn reaches the menu through conn.h (conn_menu, conn_message,
+ * conn_wait, conn_too_small, conn_key): those route a browser home
+ * through its gateway, a relay's stand-in and a conn on another loop home
+ * first, and hand a terminal here to the calls menu_hooks registers.
+ * Account options (two-cell tiles, colours, glyphs) apply to every conn.
  *
  * The menu keeps its own state per conn (menu_state_t: the screen shown,
  * the prompt's line, pending name and passwords, the watch list's page and
@@ -15,25 +17,23 @@
 #ifndef WARREN_MENU_H
 #define WARREN_MENU_H
 #include "conn.h"
+#include "hooks.h"
 #include "keys.h"
+
+/* Registers the menu with the core (hooks.h: menu_enter, menu_message,
+ * menu_redraw, menu_too_small, menu_key). */
+void menu_hooks(hooks_t *h);
 
 menu_state_t *menu_state_new(void); /* NULL when out of memory */
 void menu_state_free(menu_state_t *m);
 /* Frees the watch list shared by its viewers (server shutdown). */
 void menu_cache_free(server_t *s);
 
-void menu_enter(conn_t *c, const char *msg);   /* the main menu, with a notice */
-void menu_message(conn_t *c, const char *msg); /* a notice; any key returns */
 void menu_key(conn_t *c, key_event_t k);
+/* Draws what c shows outside a game, unless it is in one (or closing). */
 void menu_redraw(conn_t *c);
 /* c shows the main menu (not a prompt, a notice or a list). */
 bool menu_at_main(const conn_t *c);
-void menu_resized(conn_t *c);
-/* "One moment...": c waits for a game to load (place CONN_WAIT). */
-void menu_wait(conn_t *c);
-/* The "enlarge your terminal" notice, for a conn in a game whose terminal
- * became too small. */
-void menu_too_small(conn_t *c);
 /* While a read is handled, redraws wait; menu_release draws once. */
 void menu_hold(conn_t *c);
 void menu_release(conn_t *c);

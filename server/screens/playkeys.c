@@ -5,6 +5,7 @@
 #include <string.h>
 #include "chat.h"
 #include "server.h"
+#include "session.h"
 
 /* A hosted program is not saved when its player leaves: it runs on for
  * the grace period. */
@@ -14,7 +15,7 @@ static void act_leave(conn_t *c, session_t *s)
     if (!s->game)
         snprintf(said, sizeof said, "%s runs on without you for a while; choose it again to go on.",
                  s->kind_name);
-    session_detach(c, s->game ? SESSION_DETACH_SAID : said);
+    conn_detach(c, s->game ? SESSION_DETACH_SAID : said);
 }
 
 static void act_say(conn_t *c, session_t *s)

@@ -2,9 +2,13 @@
 #include "watch.h"
 #include <stdlib.h>
 #include <string.h>
+#include "chat.h"
 #include "lineedit.h"
 #include "ratelimit.h"
+#include "relay.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
 
 #define NOTICE_MS  5000
 #define CHAT_RATE  1.0 /* lines per second ... */
@@ -104,7 +108,9 @@ static int64_t pick_next(server_t *home, int64_t viewer, const char *name, int d
     return game_id;
 }
 
-bool watch_next_any(conn_t *c, const char *name, int dir)
+/* From home: c watches the game whose player comes after name (dir > 0)
+ * or before it on any loop; false when there is none. */
+static bool watch_next_any(conn_t *c, const char *name, int dir)
 {
     server_t *at;
     int64_t game_id = pick_next(c->srv, c->user_id, name, dir, &at);
@@ -115,9 +121,29 @@ bool watch_next_any(conn_t *c, const char *name, int dir)
         return true;
     }
     if (conn_in_game(c))
-        session_detach(c, NULL);
+        conn_detach(c, NULL);
     conn_to_game(c, at, game_id);
     return true;
+}
+
+/* On the game's loop (relay_to_game): the watcher r is told text. */
+static void say_there(conn_t *r, const char *text, size_t len, int arg)
+{
+    (void)len, (void)arg;
+    if (r->sess && r->watch) {
+        watch_say(r, text);
+        session_view_changed(r);
+    }
+}
+
+/* At home (relay_to_home): the browser watching through a relay moves on,
+ * or hears there that there is nowhere to go. */
+static void next_at_home(conn_t *c, const char *name, size_t len, int dir)
+{
+    static const char none[] = "No other game is being played.";
+    (void)len;
+    if (!watch_next_any(c, name, dir))
+        relay_to_game(c, say_there, none, sizeof none - 1, 0);
 }
 
 /* A watcher handed to a game's loop asks home for the next game; the
@@ -155,7 +181,7 @@ static void next_answer(server_t *k, void *ud)
     } else if (q->at == k) {
         session_watch(c, t);
     } else {
-        session_detach(c, NULL);
+        conn_detach(c, NULL);
         conn_to_game(c, q->at, q->game_id);
     }
     free(q);
@@ -244,7 +270,7 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
     else if (k.code == '<' || k.code == '>') {
         int dir = k.code == '>' ? 1 : -1;
         if (c->ops->relay) { /* home looks on every loop: it answers */
-            relay_watch_next(c, s->user, dir);
+            relay_to_home(c, next_at_home, s->user, strlen(s->user), dir);
             return true;
         }
         if (conn_away(c)) {
@@ -269,13 +295,12 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
 
 static void who_line(session_t *s, char *out, size_t n)
 {
-    if (!s->game) { /* a hosted game: its state is the program's own */
+    session_status_t st;
+    if (!session_status(s, &st)) { /* a hosted game: its state is the program's own */
         snprintf(out, n, "Watching %.31s play %.32s, %d watching.", s->user, s->kind_name,
                  s->nwatchers);
         return;
     }
-    game_status_t st;
-    game_status(s->game, &st);
     snprintf(out, n, "Watching %s, game %lld, depth %d, %d watching.", s->user,
              (long long)s->game_id, st.depth, s->nwatchers);
 }

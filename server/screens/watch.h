@@ -31,9 +31,6 @@ bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force);
 void watch_tick(server_t *srv); /* notices that expired come down */
 /* A notice over the watcher's view for a few seconds. */
 void watch_say(conn_t *c, const char *text);
-/* From home, with loops = N: c watches the game whose player comes after
- * name (dir > 0) or before it on any loop; false when there is none. */
-bool watch_next_any(conn_t *c, const char *name, int dir);
 void watch_free(watchview_t *w);
 
 #endif

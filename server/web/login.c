@@ -17,7 +17,7 @@
 #include "accounts.h"
 #include "listener.h"
 #include "log.h"
-#include "records_query.h"
+#include "html.h"
 #include "webgw.h"
 
 #define COOKIE_DAYS 30

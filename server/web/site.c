@@ -24,7 +24,7 @@
 #include "gamecfg.h"
 #include "http_gzip.h"
 #include "options.h"
-#include "records_query.h"
+#include "html.h"
 #include "web_parse.h"
 #include "webgw.h"
 

@@ -6,7 +6,7 @@
  *
  * URLs: a request is matched against the route table, first row first; a
  * path no row takes gets 404 (a method other than GET, HEAD or POST 405).
- * warrend's table is web/routes.c. Parameters are checked by the pattern
+ * warrend's table is server/routes.c. Parameters are checked by the pattern
  * before any hook runs, so a {name} is always 1-32 of [A-Za-z0-9_-].
  * HEAD is answered like GET without the body. A websocket whose Origin
  * header does not match its Host is refused; so is a POST (403) whose

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "html.h"
 #include "records_query.h"
 
 static void check_escaped(const char *s, size_t n)

@@ -12,6 +12,7 @@
 #include "db_records.h"
 #include "rcache.h"
 #include "records.h"
+#include "html.h"
 #include "records_query.h"
 #include "replay.h"
 #include "routes.h"
