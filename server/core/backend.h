@@ -1,8 +1,9 @@
 /* backend — how a session drives its game: one ops table per kind of game.
  *
- * Two kinds: Warren's own engine, in process (session.c: journal,
+ * Two kinds: Warren's own engine, in process (warrengame.c: journal,
  * snapshots, replay verification), and a terminal program under a pty
- * (hosted/hostgame.c). The session owns viewers, frames and the grace
+ * (hosted/hostgame.c). Each makes its sessions with session_new and its
+ * own ops table. The session owns viewers, frames and the grace
  * period; the backend owns the game's state and its storage.
  *
  * A backend that produces output on its own (the pty) calls
@@ -33,6 +34,9 @@ typedef struct backend_ops {
     void (*resize)(session_t *s, int w, int h);
     /* The game's screen into scr (of any size; clipped). */
     void (*draw)(const session_t *s, screen_t *scr, const session_view_t *v);
+    /* The tests' probe (F12 with test-hooks on): the game's state in the
+     * log. NULL: F12 is the game's key. */
+    void (*probe)(session_t *s);
     /* A point to make the game durable (detach, level, shutdown). */
     void (*save)(session_t *s, const char *why);
     /* The session is leaving memory without an end (grace over, closed by
@@ -48,8 +52,5 @@ typedef struct backend_ops {
     bool (*finish)(session_t *s, session_end_t *end, char *msg, size_t n);
     void (*free)(session_t *s); /* the game's state, once the session goes */
 } backend_ops_t;
-
-/* Warren's own (session.c); a hosted game's is hosted/hostgame.c's own. */
-extern const backend_ops_t backend_warren;
 
 #endif

@@ -136,15 +136,4 @@ int session_recover_all(server_t *s); /* at start: resume every unfinished game 
 void session_shutdown_all(server_t *s);
 void session_free_all(server_t *s); /* after the loop ran down: without viewers */
 
-/* For storage.c: paused games submit their held rows again; the rows of
- * every game not stored yet; dropping the held ones (shutdown gave up). */
-void session_retry_paused(server_t *s);
-size_t session_unstored(server_t *s);
-void session_give_up(server_t *s);
-/* For storage.c: this loop's copy of the database's state changed. While
- * storage holds (lost, stalled) every Warren game here shows the notice
- * over its last frame and drops keys, as a paused one does; after a
- * stall, those not paused go on. */
-void session_storage_changed(server_t *s);
-
 #endif

@@ -22,6 +22,7 @@
 #include "shard.h"
 #include "session.h"
 #include "game.h"
+#include "warrengame.h"
 
 /* ---- restoring games ---------------------------------------------------------------- */
 
@@ -227,7 +228,7 @@ static void on_player_restored(void *ud, const restored_t *r)
         return;
     }
     set_aside_gap(srv, r); /* before any new row of this game */
-    s = session_new(srv, r->row->id, rq->user_id, rq->user, r->g, r->seq);
+    s = warrengame_new(srv, r->row->id, rq->user_id, rq->user, r->g, r->seq);
     if (!s) {
         game_free(r->g);
         play_finish_load(rq, NULL, "Out of memory.");
@@ -238,7 +239,7 @@ static void on_player_restored(void *ud, const restored_t *r)
              (unsigned long long)r->seq, r->replayed);
     bool over = game_over(s->game);
     if (r->rebuilt && !over)
-        session_snapshot(s, "rebuild");
+        warrengame_snapshot(s, "rebuild");
     play_finish_load(rq, s, NULL);
     if (over) { /* it ended just before a crash */
         session_mark_ended(s);
@@ -286,7 +287,7 @@ static void on_game_created(void *ud, int status, int64_t id)
                                               : MSG_NO_SAVE);
         return;
     }
-    s = session_new(srv, id, rq->user_id, rq->user, g, 0);
+    s = warrengame_new(srv, id, rq->user_id, rq->user, g, 0);
     if (!s) {
         game_free(g);
         play_finish_load(rq, NULL, "Out of memory.");
@@ -483,7 +484,7 @@ static void on_recovered(void *ud, const restored_t *r)
     /* a journal tail means a crash, a rebuild a stale snapshot: either way
      * a fresh snapshot is written now */
     session_t *s = r->replayed || r->rebuilt
-                       ? session_new(srv, r->row->id, r->row->user, r->row->player, r->g, r->seq)
+                       ? warrengame_new(srv, r->row->id, r->row->user, r->row->player, r->g, r->seq)
                        : NULL;
     if (!s) {
         game_free(r->g);
@@ -493,7 +494,7 @@ static void on_recovered(void *ud, const restored_t *r)
         session_finish(s);
     } else {
         s->snap_seq = r->snap_seq;
-        session_snapshot(s, "recovery");
+        warrengame_snapshot(s, "recovery");
         session_free(s);
     }
     recover_done_one(rc);

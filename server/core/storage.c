@@ -8,6 +8,7 @@
 #include "server.h"
 #include "session.h"
 #include "shard.h"
+#include "warrengame.h"
 
 #define SHUTDOWN_WAIT_MS 2000 /* retrying unstored rows at shutdown, at most */
 #define SHUTDOWN_POLL_MS 20
@@ -30,7 +31,7 @@ static const char *const NOTICE_LOST[] = {
 
 static void on_retry(uv_timer_t *t)
 {
-    session_retry_paused(t->data);
+    warrengame_retry_paused(t->data);
 }
 
 static void on_watch(uv_timer_t *t);
@@ -143,14 +144,14 @@ static void state_here(server_t *k, void *ud)
     k->storage.lost_at = d->lost_at;
     k->storage.stall_since = d->stall_since;
     free(d);
-    session_storage_changed(k);
+    warrengame_storage_changed(k);
 }
 
 /* Home's games now, every other loop's by a message with its own copy. */
 static void spread(server_t *home)
 {
     const storage_t *st = &home->storage;
-    session_storage_changed(home);
+    warrengame_storage_changed(home);
     for (int i = 1; i < shard_count(home); i++) {
         dbstate_t *d = malloc(sizeof *d);
         if (!d) {
@@ -315,11 +316,11 @@ static void storage_stopped(server_t *s)
 static void on_wait(uv_timer_t *t)
 {
     server_t *s = t->data;
-    size_t left = session_unstored(s);
+    size_t left = warrengame_unstored(s);
     if (left > 0 && now_ms(s) < s->storage.wait_until)
         return;
     if (left > 0)
-        session_give_up(s);
+        warrengame_give_up(s);
     storage_stopped(s);
 }
 
@@ -327,14 +328,14 @@ void storage_shutdown(server_t *s, void (*stopped)(server_t *s))
 {
     storage_t *st = &s->storage;
     st->stopped = stopped;
-    if (!st->on || session_unstored(s) == 0) {
+    if (!st->on || warrengame_unstored(s) == 0) {
         storage_stopped(s);
         return;
     }
     if (st->npaused > 0) { /* no waiting out a long delay: retry now, then quickly */
         uv_timer_stop(&st->retry);
         st->delay_ms = 0;
-        session_retry_paused(s);
+        warrengame_retry_paused(s);
     }
     st->wait_until = now_ms(s) + SHUTDOWN_WAIT_MS;
     uv_timer_start(&st->wait, on_wait, SHUTDOWN_POLL_MS, SHUTDOWN_POLL_MS);

@@ -13,10 +13,10 @@
  * that is gone, until the operator restores it and restarts. Every loop
  * keeps a copy of that state (home posts it); while it holds, each loop's
  * Warren games show the notice over their last frame and drop keys, as a
- * paused game does (session_storage_changed).
+ * paused game does (warrengame_storage_changed).
  *
  * Sessions (session.c) pause and resume through the calls below; the
- * retry timer hands the held rows back through session_retry_paused. At
+ * retry timer hands the held rows back through warrengame_retry_paused. At
  * shutdown, storage_shutdown retries a few times and gives up after about
  * two seconds: what was stored stays, what was not was never shown
  * answered, and the journal has no gap either way.

@@ -303,7 +303,7 @@ static void play(conn_t *c, const gamecfg_t *g)
     }
     char err[256] = "out of memory";
     hostgame_t *hg = calloc(1, sizeof *hg);
-    s = hg ? session_new(srv, 0, c->user_id, c->user, NULL, 0) : NULL;
+    s = hg ? session_new(srv, 0, c->user_id, c->user, &backend_pty) : NULL;
     if (!s) {
         free(hg);
         conn_menu(c, "The game cannot start now.");
@@ -312,7 +312,6 @@ static void play(conn_t *c, const gamecfg_t *g)
     hg->cfg = g;
     hg->started = (int64_t)time(NULL);
     snprintf(hg->game_name, sizeof hg->game_name, "%s", c->game_name);
-    s->ops = &backend_pty;
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);
     snprintf(s->kind_name, sizeof s->kind_name, "%s", g->name);
