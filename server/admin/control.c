@@ -151,7 +151,7 @@ static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
 {
     LIST_EACH (it, &k->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken)
+        if (s->ended)
             continue;
         session_status_t st; /* a hosted game has no depth or turn here */
         session_status(s, &st);

@@ -136,7 +136,9 @@ int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
     return 0;
 }
 
-int config_check_ips(const char *list)
+/* A comma-separated list of IPv4 or IPv6 addresses, no spaces ("" is an
+ * empty list): 0, else -1. */
+static int config_check_ips(const char *list)
 {
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");

@@ -79,9 +79,6 @@ int config_parse_size(const char *s, int64_t *bytes);
 /* Splits "host:port" ("[v6]:port" too). Returns 0 or -1. */
 int config_split_addr(const char *s, char *host, size_t hostlen, int *port);
 void config_print_usage(FILE *out);
-/* A comma-separated list of IPv4 or IPv6 addresses, no spaces ("" is an
- * empty list): 0, else -1. */
-int config_check_ips(const char *list);
 /* The admin control socket's path: cfg.control, else cfg.db + ".ctl".
  * Returns 0, or -1 if it does not fit in out. */
 int config_control_path(const config_t *c, char *out, size_t outlen);

@@ -147,7 +147,9 @@ bool conn_away(const conn_t *c)
     return c->srv->shard != 0 && !c->ops->relay;
 }
 
-void conn_go_home(conn_t *c, conn_go_t go, const char *text)
+/* Away, or on its way: c goes (back) home to go (GO_MENU, GO_MESSAGE; text
+ * may be NULL). */
+static void conn_go_home(conn_t *c, conn_go_t go, const char *text)
 {
     conn_dest_t d = {.go = go, .has_text = text != NULL};
     snprintf(d.text, sizeof d.text, "%s", text ? text : "");

@@ -184,9 +184,6 @@ void conn_too_small(conn_t *c);
 void conn_to_game(conn_t *c, server_t *k, int64_t game_id);
 /* A conn handed to a game's loop (not home, not a relay's stand-in). */
 bool conn_away(const conn_t *c);
-/* Away, or on its way: c goes (back) home to go (GO_MENU, GO_MESSAGE; text
- * may be NULL). */
-void conn_go_home(conn_t *c, conn_go_t go, const char *text);
 /* c is told line (a terminal's bytes) and closed for reason; a conn on
  * its way between loops is told once it arrives. */
 void conn_tell_close(conn_t *c, const char *line, const char *reason);

@@ -317,7 +317,7 @@ void session_drained(conn_t *c)
 
 void session_redraw(session_t *s)
 {
-    if (!s->ended && !s->broken && !s->dead)
+    if (!s->ended && !s->dead)
         frames_refresh(s);
 }
 

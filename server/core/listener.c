@@ -33,7 +33,8 @@ struct listener {
     log_every_t pause_log;
 };
 
-void listener_peer_name(const struct sockaddr_storage *ss, char *out, size_t outlen)
+/* The peer of an accepted socket as listener_cb gives it. */
+static void listener_peer_name(const struct sockaddr_storage *ss, char *out, size_t outlen)
 {
     snprintf(out, outlen, "?");
     if (ss->ss_family == AF_INET) {
@@ -128,7 +129,8 @@ int listener_backlog(int want, int somaxconn)
     return somaxconn > 0 && want > somaxconn ? somaxconn : want;
 }
 
-int listener_somaxconn(void)
+/* net.core.somaxconn as the kernel says it, or -1. */
+static int listener_somaxconn(void)
 {
     FILE *f = fopen("/proc/sys/net/core/somaxconn", "r");
     int v = -1;

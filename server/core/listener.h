@@ -44,10 +44,5 @@ void listener_close(listener_t *l);     /* NULL is fine */
  * somaxconn, the kernel's cap (net.core.somaxconn; <= 0: unknown, no cap),
  * which would otherwise cut it silently. */
 int listener_backlog(int want, int somaxconn);
-/* net.core.somaxconn as the kernel says it, or -1. */
-int listener_somaxconn(void);
-
-/* The peer of an accepted socket as listener_cb gives it. */
-void listener_peer_name(const struct sockaddr_storage *ss, char *out, size_t outlen);
 
 #endif

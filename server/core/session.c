@@ -19,7 +19,7 @@
 
 /* Lookups go through the server's indexes: a login or a game start costs
  * the same with 10 sessions or 10,000. */
-session_t *session_find_user(server_t *srv, int64_t user_id)
+static session_t *session_find_user(server_t *srv, int64_t user_id)
 {
     HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
     {
@@ -317,7 +317,7 @@ static void player_key(conn_t *c, session_t *s, key_event_t k)
         s->ops->probe(s);
         return;
     }
-    if (s->ended || s->broken || c->too_small)
+    if (s->ended || c->too_small)
         return;
     s->ops->key(c, s, k);
 }

@@ -55,15 +55,14 @@ struct session {
     uint64_t started_ms, last_key_ms, detached_ms;
     uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;
-    bool broken;          /* never set: a game that cannot be made or restored gets no session */
-    bool frame_due;       /* a frame waits for its keys to be stored */
-    int db_refs;          /* db callbacks that point at us */
-    jqueue_t jq;          /* journal rows not yet stored (jqueue.h) */
-    screen_t *frozen;     /* paused: the last frame sent, shown under the notice */
-    bool dead;            /* unlinked; freed when db_refs drops to 0 */
-    bool chat_off;        /* the player turned spectator chat off */
-    uint64_t frame_seq;   /* frames broadcast (JSON frames carry it) */
-    struct chatlog *chat; /* chat.c's: recent lines, the strip; NULL until used */
+    bool frame_due;                     /* a frame waits for its keys to be stored */
+    int db_refs;                        /* db callbacks that point at us */
+    jqueue_t jq;                        /* journal rows not yet stored (jqueue.h) */
+    screen_t *frozen;                   /* paused: the last frame sent, shown under the notice */
+    bool dead;                          /* unlinked; freed when db_refs drops to 0 */
+    bool chat_off;                      /* the player turned spectator chat off */
+    uint64_t frame_seq;                 /* frames broadcast (JSON frames carry it) */
+    struct chatlog *chat;               /* chat.c's: recent lines, the strip; NULL until used */
     bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
     uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
@@ -103,7 +102,6 @@ void session_resized(conn_t *c);
 void session_view_changed(conn_t *c);
 void session_drained(conn_t *c); /* output queue emptied */
 void session_set_chat(session_t *s, bool off);
-session_t *session_find_user(server_t *s, int64_t user_id); /* any kind */
 /* The game is over (its end is on its way): off the lists of live games. */
 void session_mark_ended(session_t *s);
 /* The player keyed now: last_key_ms, and first on the server's by_recency. */

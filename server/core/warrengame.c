@@ -160,7 +160,7 @@ static int snapshot_start(session_t *s, int64_t turn)
  * (the database refuses one over a row it does not hold, too). */
 void warrengame_snapshot(session_t *s, const char *why)
 {
-    if (s->ended || s->broken || s->seq == s->snap_seq || jqueue_paused(&s->jq))
+    if (s->ended || s->seq == s->snap_seq || jqueue_paused(&s->jq))
         return;
     server_t *srv = s->srv;
     game_status_t st;

@@ -494,7 +494,7 @@ static void live_overlay(page_t *p, db_game_t *games, size_t n, db_player_totals
     shards_lock_all(p->srv);
     for (int i = 0; i < shard_count(p->srv) && !s; i++) {
         s = session_find_name(shard_at(p->srv, i), p->name);
-        if (s && (s->ended || s->broken || !s->game))
+        if (s && (s->ended || !s->game))
             s = NULL;
     }
     if (s)
@@ -912,7 +912,7 @@ static void replay_page_start(page_t *p)
 }
 
 /* A page for req, or NULL when out of memory. */
-page_t *page_new(webgw_t *g, const web_http_t *req)
+static page_t *page_new(webgw_t *g, const web_http_t *req)
 {
     page_t *p = calloc(1, sizeof *p);
     if (!p)
@@ -932,7 +932,7 @@ page_t *page_new(webgw_t *g, const web_http_t *req)
 
 /* Answers p at once when it cannot go on: a bad URL (status, why), a POST
  * (these pages only answer GET) or a stopping server. */
-bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
+static bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
 {
     if (status)
         page_error(p, status, why);

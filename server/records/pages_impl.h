@@ -41,8 +41,6 @@ struct page {
     list_t wnode;              /* rbuild_t.waiters while it waits for a body */
 };
 
-/* A page for req (JSON under /api/), or NULL when out of memory. */
-page_t *page_new(webgw_t *g, const web_http_t *req);
 void page_free(page_t *p);
 /* Sends the body with status and content type, and frees p. */
 void page_send(page_t *p, int status, const char *ctype);
@@ -52,9 +50,6 @@ void page_error(page_t *p, int status, const char *msg);
 /* Answers p when status is not DB_OK (404 with what_missing when given
  * and DB_ENOTFOUND, else 500): true when answered. */
 bool db_failed(page_t *p, int status, const char *what_missing);
-/* Answers p at once when it cannot go on (a bad URL: status, why; a
- * POST; a stopping server): true when answered. */
-bool page_refused(page_t *p, const web_http_t *req, int status, const char *why);
 /* A page for a route with an {id} (its game_id set), not yet answered;
  * NULL when answered already (a POST, a stopping server) or out of memory
  * (*rc -1). */

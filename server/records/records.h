@@ -56,10 +56,8 @@ records_t *records_new(server_t *srv, const char *web_root); /* NULL on OOM */
 void records_free(records_t *r);
 
 /* Registers with the core (hooks.h): a Warren game's stored end is
- * verified (game_stored: records_verify). */
+ * verified (game_stored). */
 void records_hooks(hooks_t *h);
-/* A finished game: queue its verification. */
-void records_verify(server_t *srv, int64_t game_id);
 /* At start: verifies every finished game still unchecked, a batch at a time. */
 void records_verify_backlog(server_t *srv);
 

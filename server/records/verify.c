@@ -374,12 +374,8 @@ static void verify_done(records_job_t *j)
     records_job_free(j);
 }
 
-void records_hooks(hooks_t *h)
-{
-    HOOKS_ADD(h, game_stored, records_verify);
-}
-
-void records_verify(server_t *srv, int64_t game_id)
+/* A finished game (hooks.h: game_stored): its verification queued. */
+static void records_verify(server_t *srv, int64_t game_id)
 {
     records_job_t *j = calloc(1, sizeof *j);
     verdict_t *v = calloc(1, sizeof *v);
@@ -430,4 +426,9 @@ void records_verify_backlog(server_t *srv)
     records_t *r = srv->records;
     if (r && !srv->stopping)
         backlog_read(r);
+}
+
+void records_hooks(hooks_t *h)
+{
+    HOOKS_ADD(h, game_stored, records_verify);
 }

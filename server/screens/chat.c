@@ -51,7 +51,8 @@ static chatlog_t *log_of(session_t *s)
     return s->chat;
 }
 
-void chat_send_web(session_t *s, const char *json, size_t len)
+/* Every browser viewing s gets json (a JSON message). */
+static void chat_send_web(session_t *s, const char *json, size_t len)
 {
     if (s->player)
         conn_write_text(s->player, json, len);

@@ -50,8 +50,6 @@ void chat_toggle(session_t *s);     /* shown -> hidden -> off -> shown */
 void chat_notice(session_t *s, const char *text);
 /* Lines and notices that went stale come off the screens. */
 void chat_tick(server_t *srv);
-/* Every browser viewing s gets json (a JSON message). */
-void chat_send_web(session_t *s, const char *json, size_t len);
 /* Its browsers are told whether chat is on ({"t":"chat_state"}). */
 void chat_state_send(session_t *s);
 void chat_free(chatlog_t *log);

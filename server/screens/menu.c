@@ -653,7 +653,7 @@ static bool wl_fill_loop(server_t *srv, server_t *k, wlcache_t *w)
     w->rows = rows;
     LIST_EACH (it, &k->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken)
+        if (s->ended)
             continue;
         wl_row_t *r = &w->rows[w->n++];
         *r = (wl_row_t){.k = k,
@@ -1275,7 +1275,8 @@ void menu_log_out(conn_t *c, const char *msg)
     conn_menu(c, msg);
 }
 
-void menu_key(conn_t *c, key_event_t k)
+/* hooks_t.menu_key: a key of a terminal in the menu (conn_key routes). */
+static void menu_key(conn_t *c, key_event_t k)
 {
     if (c->too_small && k.code != 'q')
         return;

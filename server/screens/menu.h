@@ -29,7 +29,6 @@ void menu_state_free(menu_state_t *m);
 /* Frees the watch list shared by its viewers (server shutdown). */
 void menu_cache_free(server_t *s);
 
-void menu_key(conn_t *c, key_event_t k);
 /* Draws what c shows outside a game, unless it is in one (or closing). */
 void menu_redraw(conn_t *c);
 /* c shows the main menu (not a prompt, a notice or a list). */

@@ -72,7 +72,8 @@ char *playkeys_name(uint32_t prefix, char letter, char *out, size_t n)
     return out;
 }
 
-void playkeys_help(uint32_t prefix, char *out, size_t n)
+/* The line of help for a prefix: "^\ then: x leave, e say, ...". */
+static void playkeys_help(uint32_t prefix, char *out, size_t n)
 {
     char p[16];
     key_name((key_event_t){prefix, 0}, p, sizeof p);

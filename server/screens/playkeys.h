@@ -25,8 +25,6 @@ bool playkeys_take(conn_t *c, session_t *s, key_event_t k);
 /* How a player types the action of letter ('x', 'e', 'w' or 't') with
  * this prefix (0: direct) into out: "Ctrl-T" or "^\ t". Returns out. */
 char *playkeys_name(uint32_t prefix, char letter, char *out, size_t n);
-/* The line of help for a prefix: "^\ then: x leave, e say, ...". */
-void playkeys_help(uint32_t prefix, char *out, size_t n);
 /* For the menu line of a game: "^\ x: back here, ^\ ?: keys" (with a
  * prefix) or "Ctrl-X: back here". */
 void playkeys_hint(uint32_t prefix, char *out, size_t n);

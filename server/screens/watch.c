@@ -54,7 +54,8 @@ bool watch_overlay(const conn_t *c)
     return w && (w->help || w->typing || w->notice[0]);
 }
 
-void watch_say(conn_t *c, const char *text)
+/* A notice over the watcher's view for a few seconds. */
+static void watch_say(conn_t *c, const char *text)
 {
     watchview_t *w = c->watch;
     snprintf(w->notice, sizeof w->notice, "%s", text);
@@ -67,7 +68,7 @@ void watch_say(conn_t *c, const char *text)
 
 static bool watchable(const session_t *t, int64_t viewer)
 {
-    return !t->ended && !t->broken && t->game && t->user_id != viewer;
+    return !t->ended && t->game && t->user_id != viewer;
 }
 
 /* Among loop k's games, the one whose player comes next after name (dir > 0)

@@ -29,8 +29,6 @@ void watch_draw(session_t *s, conn_t *c, screen_t *scr);
  * written and force is not set (nothing to write). */
 bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force);
 void watch_tick(server_t *srv); /* notices that expired come down */
-/* A notice over the watcher's view for a few seconds. */
-void watch_say(conn_t *c, const char *text);
 void watch_free(watchview_t *w);
 
 #endif

@@ -623,7 +623,9 @@ static void op_move(conn_t *c, server_t *to, const conn_dest_t *d)
 
 /* ---- listening ---------------------------------------------------------------------------- */
 
-int telnetgw_attach(server_t *s)
+/* A loop's part (home's, and with loops = N each other loop's: hooks.h):
+ * ends of the conns handed to it, a few per turn. */
+static int telnetgw_attach(server_t *s)
 {
     s->telnet = calloc(1, sizeof *s->telnet);
     if (!s->telnet)

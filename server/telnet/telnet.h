@@ -15,9 +15,6 @@ typedef struct hooks hooks_t;
 void telnetgw_hooks(hooks_t *h);
 /* Home: its part, then the listeners of cfg.telnet and cfg.socket. */
 int telnetgw_listen(server_t *s);
-/* Another loop's part (loops = N): ends of the conns handed to it, a few
- * per turn; telnetgw_stop and telnetgw_free as home's. */
-int telnetgw_attach(server_t *s);
 void telnetgw_stop(server_t *s); /* stops listening; also after a failed start */
 void telnetgw_free(server_t *s); /* after uv_run returned */
 void telnetgw_tick(server_t *s); /* home, once a second: idle timeouts */

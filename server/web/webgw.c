@@ -528,7 +528,7 @@ static size_t live_pick(server_t *srv, bool watched, size_t max, live_pick_t *v,
                 break;
             session_t *s =
                 watched ? LIST_ITEM(it, session_t, wdnode) : LIST_ITEM(it, session_t, rnode);
-            if (s->ended || s->broken || (!watched && s->nwatchers > 0))
+            if (s->ended || (!watched && s->nwatchers > 0))
                 continue;
             v[n++] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
             took++;
