@@ -449,6 +449,9 @@ void db_mail_send(db_t *db, int64_t to, int64_t from, int64_t now, const char *t
                   db_done_cb cb, void *ud);
 void db_mail_unseen(db_t *db, int64_t user, db_mail_cb cb, void *ud); /* oldest first, <= 20 */
 void db_mail_seen(db_t *db, int64_t user, int64_t upto_id, db_done_cb cb, void *ud);
+/* Deletes mail that was read and sent at or before before; cb's id is how
+ * many. */
+void db_mail_purge(db_t *db, int64_t before, db_done_cb cb, void *ud);
 
 void db_ban_put(db_t *db, const char *net, int64_t until, int64_t now, db_done_cb cb, void *ud);
 void db_ban_delete(db_t *db, const char *net, db_done_cb cb, void *ud); /* DB_ENOTFOUND: none */

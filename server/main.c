@@ -27,6 +27,7 @@
 #include "telnet.h"
 #include "web.h"
 #include "webgw.h"
+#include "retention.h"
 
 static void on_tick(uv_timer_t *t)
 {
@@ -35,6 +36,7 @@ static void on_tick(uv_timer_t *t)
     server_tick(s);
     menu_tick(s);
     announce_tick(s);
+    retention_tick(s);
 }
 
 /* What the layers above the core register with it (hooks.h), before any

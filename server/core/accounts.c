@@ -61,9 +61,11 @@ static bool thr_stale(const accounts_t *a, const thr_t *t, uint64_t now)
     return login_idle && reg_idle;
 }
 
-/* Drops forgotten entries; if that is not enough, every entry not blocking. */
-static void thr_sweep(accounts_t *a, uint64_t now, bool hard)
+/* Drops forgotten entries; if that is not enough, every entry not blocking.
+ * Returns how many went. */
+static size_t thr_sweep(accounts_t *a, uint64_t now, bool hard)
 {
+    size_t gone = 0;
     for (int b = 0; b < THR_BUCKETS; b++) {
         LIST_EACH (it, &a->buckets[b]) {
             thr_t *t = LIST_ITEM(it, thr_t, node);
@@ -71,9 +73,11 @@ static void thr_sweep(accounts_t *a, uint64_t now, bool hard)
                 list_remove(&t->node);
                 free(t);
                 a->nthr--;
+                gone++;
             }
         }
     }
+    return gone;
 }
 
 /* The entry of kind for ip (and name: the pair's), made when create. */
@@ -276,6 +280,11 @@ void accounts_free(accounts_t *a)
     hashq_free(q);
     if (--a->inflight == 0)
         accounts_release(a);
+}
+
+size_t accounts_forget(accounts_t *a, uint64_t now_ms)
+{
+    return thr_sweep(a, now_ms, false);
 }
 
 size_t accounts_pending(const accounts_t *a)

@@ -132,5 +132,10 @@ int accounts_reset_password(accounts_t *a, const char *name, const char *pw, siz
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms);
 /* Requests accepted but not yet called back. */
 size_t accounts_pending(const accounts_t *a);
+/* Forgets throttle entries gone quiet (no failure for forget_ms, no window
+ * or registration count still running); returns how many. The table also
+ * sweeps itself when full; retention.c calls this every so often, so quiet
+ * entries do not wait for that. */
+size_t accounts_forget(accounts_t *a, uint64_t now_ms);
 
 #endif

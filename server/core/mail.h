@@ -6,6 +6,7 @@
  *
  * Limits: MAIL_MAX bytes of text (control characters become spaces),
  * MAIL_PER_HOUR messages per sender per hour, 20 unseen per recipient.
+ * Mail once read is kept MAIL_KEEP_DAYS after it was sent (retention.h).
  * Loop thread only. */
 #ifndef WARREN_MAIL_H
 #define WARREN_MAIL_H
@@ -14,8 +15,9 @@
 #include <stdint.h>
 #include "conn.h"
 
-#define MAIL_MAX      200
-#define MAIL_PER_HOUR 10
+#define MAIL_MAX       200
+#define MAIL_PER_HOUR  10
+#define MAIL_KEEP_DAYS 30 /* read mail is deleted this long after it was sent (retention.h) */
 
 /* msg says what happened, for the sender (ok: the message was left). */
 typedef void (*mail_sent_cb)(void *ud, bool ok, const char *msg);
