@@ -1,8 +1,10 @@
 /* menu — what a terminal shows outside a game: the main menu, the Name:
  * and Password: prompts, scores, options and the list of live games.
  * Every screen is drawn into the conn's grid and sent as a diff, like game
- * frames. Each menu is one table of rows {keys, label, who, action}
- * (menu.c): the same rows draw the menu and dispatch its keys.
+ * frames. Each screen is a file of its own, menu_NAME.c, holding its row
+ * of the screen table (menu_impl.h lists them); a menu in it is one table
+ * of rows {keys, label, who, action}: the same rows draw the menu and
+ * dispatch its keys.
  *
  * Every conn reaches the menu through conn.h (conn_menu, conn_message,
  * conn_wait, conn_too_small, conn_key): those route a browser home
@@ -12,7 +14,8 @@
  *
  * The menu keeps its own state per conn (menu_state_t: the screen shown,
  * the prompt's line, pending name and passwords, the watch list's page and
- * sort, the options' indices), made by conn_init and opaque outside menu.c.
+ * sort, the options' indices), made by conn_init (screens.c registers
+ * it) and opaque outside the menu's files.
  * Loop thread only. */
 #ifndef WARREN_MENU_H
 #define WARREN_MENU_H
