@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from harness import ASAN_OPTIONS, CTRL_X, Daemon, WS, Web, daemon_exe, free_port, unique_name
+from harness import (ASAN_OPTIONS, CTRL_X, LEAVE, Daemon, WS, Web, daemon_exe, free_port,
+                     unique_name)
 from test_hosted import open_to_games
 
 PW = "correct horse"
@@ -63,7 +64,7 @@ def test_per_address_and_total_caps(bindir, tmp_path, clients):
         d.wait_log(rf"hosted start user={n1} game=cat")
         a2, n2 = start_cat(d, clients, "127.0.0.2")
         d.wait_log(rf"hosted start user={n2} game=cat")
-        a2.send(CTRL_X)  # detached, in its grace period: still counts
+        a2.send(LEAVE)  # detached, in its grace period: still counts
         a2.wait_for("Your choice")
         a2.close()
         a3, n3 = start_cat(d, clients, "127.0.0.2")
@@ -140,7 +141,7 @@ def test_out_of_processes_refuses_games_and_stays_up(bindir, nobody_dir, clients
             if "cannot start" in t.text():
                 break
             d.wait_log(rf"hosted start user={name} game=cat")
-            t.send(CTRL_X)  # detached: it runs on through its grace period
+            t.send(LEAVE)  # detached: it runs on through its grace period
             t.wait_for("Your choice")
             t.close()
             held.append(name)
@@ -203,14 +204,14 @@ def test_no_threads_at_start_is_a_message_not_an_abort(bindir, nobody_dir):
             time.sleep(0.05)
         if p.poll() is None:
             p.terminate()
-        rc = p.wait(timeout=30)
+        code = p.wait(timeout=30)
         text = log.read_text()
         assert "Sanitizer" not in text and "runtime error" not in text, text
         if "ready" in text:
-            assert rc == 0, text
+            assert code == 0, text
             outcomes.add("ran")
         else:
-            assert rc == 1, f"exit {rc} under {n} processes:\n{text[-1500:]}"
+            assert code == 1, f"exit {code} under {n} processes:\n{text[-1500:]}"
             assert "ERROR" in text and "cannot" in text, text
             outcomes.add("refused")
     assert outcomes == {"ran", "refused"}
