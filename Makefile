@@ -71,7 +71,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps build run test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
-        golden clean web install
+        golden clean client-web install
 all: build
 
 deps:
@@ -133,7 +133,7 @@ $(BIN)/asan/tools/%: $(OBJ)/asan/tests/tools/%.o $(LIBS_asan)
 TOOLS      := $(patsubst tests/tools/%.c,$(BIN)/tools/%,$(TOOL_SRC))
 TOOLS_ASAN := $(patsubst tests/tools/%.c,$(BIN)/asan/tools/%,$(TOOL_SRC))
 
-build: deps $(addprefix $(BIN)/,$(PROGS)) $(TOOLS) web
+build: deps $(addprefix $(BIN)/,$(PROGS)) $(TOOLS) client-web
 build-asan: deps $(addprefix $(BIN)/asan/,$(PROGS)) $(TOOLS_ASAN) $(BIN)/asan/unit
 
 # ---- unit tests: every tests/unit/*.c defines Suite *suite_NAME(void) ----------
@@ -151,9 +151,9 @@ $(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$
 # hosted-game tests run the release ptytoy: no sanitizer runtime in the child
 $(BIN)/asan/unit: | $(BIN)/tools/ptytoy
 
-# ---- web client --------------------------------------------------------------
-web:
-	@if [ -f web/Makefile ]; then $(MAKE) -C web; fi
+# ---- the browser client (client-web/) --------------------------------------------------------------
+client-web:
+	@if [ -f client-web/Makefile ]; then $(MAKE) -C client-web; fi
 
 # ---- run, test, fuzz, bench ---------------------------------------------------
 run: build

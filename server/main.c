@@ -77,8 +77,8 @@ static void probe_start(server_t *s)
 /* Every game's keys are stored, or given up after a few retries. */
 static void shutdown_finish(server_t *s)
 {
-    int rc = db_flush_sync(s->db);
-    if (rc != DB_OK)
+    int ret = db_flush_sync(s->db);
+    if (ret != DB_OK)
         log_error("final flush failed: %s", db_error(s->db));
     uv_timer_stop(&s->tick);
     uv_close((uv_handle_t *)&s->tick, NULL);
@@ -187,9 +187,9 @@ static int server_open(server_t *s)
     s->tick.data = s;
     uv_timer_start(&s->tick, on_tick, 1000, 1000);
     probe_start(s);
-    int rc = session_recover_all(s);
+    int ret = session_recover_all(s);
     records_verify_backlog(s); /* after recovery: games it finishes are queued too */
-    return rc;
+    return ret;
 }
 
 static void server_free(server_t *s)
@@ -267,10 +267,10 @@ int main(int argc, char **argv)
     hooks_t hooks = {0};
     hooks_register(&hooks);
     srv.hooks = &hooks;
-    int rc = hooks.full          ? (log_error("hooks: a list is full (HOOKS_MAX)"), -1)
-             : pool_start(&loop) ? -1
-                                 : server_open(&srv);
-    if (rc == 0) {
+    int ret = hooks.full          ? (log_error("hooks: a list is full (HOOKS_MAX)"), -1)
+              : pool_start(&loop) ? -1
+                                  : server_open(&srv);
+    if (ret == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);
     } else {
@@ -281,5 +281,5 @@ int main(int argc, char **argv)
     config_free(&srv.cfg);
     uv_loop_close(&loop);
     log_info("warrend stopped");
-    return rc == 0 ? 0 : 1;
+    return ret == 0 ? 0 : 1;
 }

@@ -3,7 +3,7 @@
 #include "routes.h"
 #include "webgw.h"
 
-#define PAGE (WEB_GET | WEB_HEAD) /* a file of the built client (web/dist) */
+#define PAGE (WEB_GET | WEB_HEAD) /* a file of the built client (client-web/dist) */
 #define CALL (WEB_GET | WEB_POST) /* a handler (HEAD too): forms post, records answer 405 */
 #define SHOW WEB_GET              /* a page of the client filled in by site.c (HEAD too) */
 

@@ -508,13 +508,13 @@ static void on_ctl_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     ctl_cmd_t cmd;
     char arg[CTL_LINE_MAX];
     const char *err = NULL;
-    int rc = control_parse(c->line, c->len, &cmd, arg, sizeof arg, &err);
-    if (rc == 0)
+    int ret = control_parse(c->line, c->len, &cmd, arg, sizeof arg, &err);
+    if (ret == 0)
         return;
     c->started = true;
     /* the line may hold a password: wipe it as soon as it is parsed */
     memset(c->line, 0, sizeof c->line);
-    if (rc < 0)
+    if (ret < 0)
         ctl_finish(c, err);
     else
         HANDLERS[cmd](c, arg);
@@ -556,13 +556,13 @@ int control_listen(server_t *s)
     ctl->listener.data = s;
     ctl->on = true;
     unlink(path); /* a stale socket from a crash */
-    int rc = uv_pipe_bind(&ctl->listener, path);
-    if (!rc && chmod(path, 0600) != 0)
-        rc = UV_EPERM;
-    if (!rc)
-        rc = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
-    if (rc)
-        return log_error("control socket %s: %s", path, uv_strerror(rc)), -1;
+    int ret = uv_pipe_bind(&ctl->listener, path);
+    if (!ret && chmod(path, 0600) != 0)
+        ret = UV_EPERM;
+    if (!ret)
+        ret = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
+    if (ret)
+        return log_error("control socket %s: %s", path, uv_strerror(ret)), -1;
     log_info("listening control %s", path);
     return 0;
 }

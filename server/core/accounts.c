@@ -415,9 +415,9 @@ static void req_queue(req_t *r, req_step_fn work, req_step_fn then)
     r->then = then;
     r->work.data = r;
     a->inflight++;
-    int rc = work ? hashq_submit(a->hq, r->ip, req_suspect(r), on_hash_work, on_hash_done, r)
-                  : uv_queue_work(a->loop, &r->work, on_no_work, on_after_work);
-    if (rc == 0)
+    int ret = work ? hashq_submit(a->hq, r->ip, req_suspect(r), on_hash_work, on_hash_done, r)
+                   : uv_queue_work(a->loop, &r->work, on_no_work, on_after_work);
+    if (ret == 0)
         return;
     a->inflight--;
     if (work)

@@ -160,17 +160,17 @@ static void release(budget_t *b, budget_slot_t *slot)
 int budget_take(budget_t *b, budget_slot_t *slot, const char *addr)
 {
     pthread_mutex_lock(&b->mu);
-    int rc = take(b, slot, addr);
+    int ret = take(b, slot, addr);
     pthread_mutex_unlock(&b->mu);
-    return rc;
+    return ret;
 }
 
 int budget_move(budget_t *b, budget_slot_t *slot, const char *addr)
 {
     pthread_mutex_lock(&b->mu);
-    int rc = move(b, slot, addr);
+    int ret = move(b, slot, addr);
     pthread_mutex_unlock(&b->mu);
-    return rc;
+    return ret;
 }
 
 void budget_release(budget_t *b, budget_slot_t *slot)

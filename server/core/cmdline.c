@@ -184,7 +184,7 @@ int cmdline_argv(const char *cmd, const cmdline_vars_t *v, char ***argv, char *e
 {
     char **list = calloc(CMDLINE_ARGS_MAX + 1, sizeof *list);
     char *raw = malloc(CMDLINE_VALUE_MAX), *out = malloc(CMDLINE_VALUE_MAX);
-    int argc = 0, rc = -1;
+    int argc = 0, ret = -1;
     if (!list || !raw || !out) {
         if (errlen)
             snprintf(err, errlen, "out of memory");
@@ -222,12 +222,12 @@ int cmdline_argv(const char *cmd, const cmdline_vars_t *v, char ***argv, char *e
     }
     *argv = list;
     list = NULL;
-    rc = argc;
+    ret = argc;
 done:
     cmdline_free(list);
     free(raw);
     free(out);
-    return rc;
+    return ret;
 }
 
 int cmdline_env_name_ok(const char *s, size_t len)

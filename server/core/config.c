@@ -338,15 +338,15 @@ int config_load_file(config_t *c, const char *path, char *err, size_t errlen)
     size_t len = text ? fread(text, 1, CONFIG_FILE_MAX + 1, f) : 0;
     int bad = !text || ferror(f);
     fclose(f);
-    int rc = -1;
+    int ret = -1;
     if (bad)
         snprintf(err, errlen, "%s: cannot read", path);
     else if (len > CONFIG_FILE_MAX)
         snprintf(err, errlen, "%s: larger than %d bytes", path, CONFIG_FILE_MAX);
     else
-        rc = config_parse(c, text, len, path, err, errlen);
+        ret = config_parse(c, text, len, path, err, errlen);
     free(text);
-    return rc;
+    return ret;
 }
 
 /* "--name=value" or "--name value"; booleans take no value. */

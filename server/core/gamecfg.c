@@ -345,32 +345,32 @@ int gamecfg_parse(gamecfg_list_t *list, const char *text, size_t len, int first_
 {
     char line[GAMECFG_LINE_MAX + 1], msg[512];
     parser_t ps = {list, NULL, 0, 0, msg, sizeof msg};
-    int lineno = first_line - 1, rc = 0, had = list->n;
-    for (size_t at = 0; at < len && rc == 0;) {
+    int lineno = first_line - 1, ret = 0, had = list->n;
+    for (size_t at = 0; at < len && ret == 0;) {
         const char *nl = memchr(text + at, '\n', len - at);
         size_t n = (nl ? (size_t)(nl - text) : len) - at;
         lineno++;
         if (n > GAMECFG_LINE_MAX)
-            rc = fail(&ps, "line too long");
+            ret = fail(&ps, "line too long");
         else if (memchr(text + at, 0, n))
-            rc = fail(&ps, "NUL byte in the line");
+            ret = fail(&ps, "NUL byte in the line");
         else {
             memcpy(line, text + at, n);
             line[n] = 0;
-            rc = parse_line(&ps, line, lineno);
+            ret = parse_line(&ps, line, lineno);
         }
         at += n + 1;
     }
-    if (rc == 0)
-        rc = section_end(&ps);
+    if (ret == 0)
+        ret = section_end(&ps);
     free(ps.cur);
-    if (rc < 0) { /* a file that fails adds no game */
+    if (ret < 0) { /* a file that fails adds no game */
         list->n = had;
         if (!had)
             gamecfg_list_free(list);
         snprintf(err, errlen, "line %d: %s", ps.errline ? ps.errline : lineno, msg);
     }
-    return rc;
+    return ret;
 }
 
 void gamecfg_list_free(gamecfg_list_t *list)

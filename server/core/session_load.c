@@ -440,44 +440,45 @@ typedef struct {
 /* Home: one loop's recovery is done; the sum is logged after the last. */
 static void recovery_add(server_t *home, void *ud)
 {
-    recover_t *rc = ud;
-    home->recovered_ok += rc->ok;
-    home->recovered_broken += rc->broken;
+    recover_t *recov = ud;
+    home->recovered_ok += recov->ok;
+    home->recovered_broken += recov->broken;
     if (--home->recovering == 0)
         log_info("recovery done: %zu games resumed, %zu broken, %llu ms", home->recovered_ok,
-                 home->recovered_broken, (unsigned long long)(uv_hrtime() - rc->t0) / 1000000ull);
-    free(rc);
+                 home->recovered_broken,
+                 (unsigned long long)(uv_hrtime() - recov->t0) / 1000000ull);
+    free(recov);
 }
 
-static void recover_done_one(recover_t *rc)
+static void recover_done_one(recover_t *recov)
 {
-    if (--rc->left > 0)
+    if (--recov->left > 0)
         return;
-    server_t *home = shard_at(rc->srv, 0);
-    if (home == rc->srv)
-        recovery_add(home, rc);
-    else if (shard_post(home, recovery_add, rc))
-        free(rc);
+    server_t *home = shard_at(recov->srv, 0);
+    if (home == recov->srv)
+        recovery_add(home, recov);
+    else if (shard_post(home, recovery_add, recov))
+        free(recov);
 }
 
 static void on_recovered(void *ud, const restored_t *r)
 {
-    recover_t *rc = ud;
-    server_t *srv = rc->srv;
+    recover_t *recov = ud;
+    server_t *srv = recov->srv;
     if (!r->g) {
         if (r->retry)
             log_error("recovery read failed game=%lld: %s", (long long)r->row->id, r->err);
         else {
             mark_broken(srv, r->row, r->err);
-            rc->broken++;
+            recov->broken++;
         }
-        recover_done_one(rc);
+        recover_done_one(recov);
         return;
     }
-    rc->ok++;
+    recov->ok++;
     if (session_find_game(srv, r->row->id)) { /* its player took it up meanwhile */
         game_free(r->g);
-        recover_done_one(rc);
+        recover_done_one(recov);
         return;
     }
     set_aside_gap(srv, r);
@@ -497,56 +498,56 @@ static void on_recovered(void *ud, const restored_t *r)
         warrengame_snapshot(s, "recovery");
         session_free(s);
     }
-    recover_done_one(rc);
+    recover_done_one(recov);
 }
 
 static void on_recover_one(void *ud, int status, const db_resume_t *r)
 {
-    recover_t *rc = ud;
-    server_t *srv = rc->srv;
+    recover_t *recov = ud;
+    server_t *srv = recov->srv;
     if (status != DB_OK || session_find_game(srv, r->game.id)) {
         if (status != DB_OK)
             log_error("recovery read failed: %d", status);
-        recover_done_one(rc);
+        recover_done_one(recov);
         return;
     }
-    game_restore(srv, r, on_recovered, rc);
+    game_restore(srv, r, on_recovered, recov);
 }
 
 static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n)
 {
-    recover_t *rc = ud;
+    recover_t *recov = ud;
     if (status != DB_OK) {
         log_error("recovery: cannot list unfinished games: %d", status);
-        free(rc);
+        free(recov);
         return;
     }
-    if (rc->srv->shard == 0)
+    if (recov->srv->shard == 0)
         log_info("recovery: %zu unfinished games", n);
     if (n == 0) {
-        rc->left = 1;
-        recover_done_one(rc);
+        recov->left = 1;
+        recover_done_one(recov);
         return;
     }
-    rc->left = 1; /* the loop's own games: each loop recovers those it holds */
+    recov->left = 1; /* the loop's own games: each loop recovers those it holds */
     for (size_t i = 0; i < n; i++) {
-        if (shard_of_user(rc->srv, games[i].user) != rc->srv)
+        if (shard_of_user(recov->srv, games[i].user) != recov->srv)
             continue;
-        rc->left++;
-        db_game_resume(rc->srv->db, games[i].id, on_recover_one, rc);
+        recov->left++;
+        db_game_resume(recov->srv->db, games[i].id, on_recover_one, recov);
     }
-    recover_done_one(rc);
+    recover_done_one(recov);
 }
 
 int session_recover_all(server_t *srv)
 {
-    recover_t *rc = calloc(1, sizeof *rc);
-    if (!rc)
+    recover_t *recov = calloc(1, sizeof *recov);
+    if (!recov)
         return -1;
-    rc->srv = srv;
-    rc->t0 = uv_hrtime();
+    recov->srv = srv;
+    recov->t0 = uv_hrtime();
     if (srv->shard == 0) /* each loop recovers the games it holds; home sums them */
         srv->recovering = shard_count(srv);
-    db_games_unfinished(srv->db, on_unfinished, rc);
+    db_games_unfinished(srv->db, on_unfinished, recov);
     return 0;
 }

@@ -83,7 +83,7 @@ typedef struct {
     buf_t state, blob;
     int64_t turn;
     uint64_t seq;
-    int rc;
+    int ret;
 } snap_job_t;
 
 /* Hands a packed snapshot to the writer, unless a newer one went first
@@ -113,14 +113,14 @@ static void snap_pack(uv_work_t *w)
 {
     snap_job_t *j = w->data;
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), SNAP_NICE);
-    j->rc = game_snapshot_pack(&j->state, &j->blob);
+    j->ret = game_snapshot_pack(&j->state, &j->blob);
 }
 
 static void snap_packed(uv_work_t *w, int status)
 {
     snap_job_t *j = w->data;
     session_t *s = j->s;
-    if (status == 0 && j->rc == 0)
+    if (status == 0 && j->ret == 0)
         snapshot_put(s, j->turn, j->seq, &j->blob);
     else
         log_error("snapshot encode failed game=%lld", (long long)s->game_id);
@@ -143,15 +143,15 @@ static int snapshot_start(session_t *s, int64_t turn)
     j->req.data = j;
     buf_init(&j->state);
     buf_init(&j->blob);
-    int rc = game_snapshot_state(s->game, &j->state);
+    int ret = game_snapshot_state(s->game, &j->state);
     s->db_refs++;
-    if (rc == 0 && !s->srv->stopping &&
+    if (ret == 0 && !s->srv->stopping &&
         uv_queue_work(s->srv->loop, &j->req, snap_pack, snap_packed) == 0)
         return 0;
-    if (rc == 0)
+    if (ret == 0)
         snap_pack(&j->req);
     else
-        j->rc = -1;
+        j->ret = -1;
     snap_packed(&j->req, 0);
     return 0;
 }

@@ -85,13 +85,13 @@ static int keep_bind_cap(void)
 {
     cap_value_t v = CAP_NET_BIND_SERVICE;
     cap_t c = cap_init();
-    int rc = !c || cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET) < 0 ||
-                     cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET) < 0 || cap_set_proc(c) < 0
-                 ? -1
-                 : 0;
+    int ret = !c || cap_set_flag(c, CAP_PERMITTED, 1, &v, CAP_SET) < 0 ||
+                      cap_set_flag(c, CAP_EFFECTIVE, 1, &v, CAP_SET) < 0 || cap_set_proc(c) < 0
+                  ? -1
+                  : 0;
     if (c)
         cap_free(c);
-    return rc;
+    return ret;
 }
 
 static int drop(const config_t *cfg, const spawner_user_t *u, char *err, size_t errlen)

@@ -52,8 +52,8 @@ void page_error(page_t *p, int status, const char *msg);
 bool db_failed(page_t *p, int status, const char *what_missing);
 /* A page for a route with an {id} (its game_id set), not yet answered;
  * NULL when answered already (a POST, a stopping server) or out of memory
- * (*rc -1). */
-page_t *page_with_id(void *gw, const web_http_t *req, int *rc);
+ * (*ret -1). */
+page_t *page_with_id(void *gw, const web_http_t *req, int *ret);
 /* start(p) once the viewer is known (at once for JSON). */
 void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p));
 void html_head(page_t *p, const char *title);
@@ -65,7 +65,7 @@ void player_link(buf_t *o, const char *name);
 void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
                        bool ranked);
 void hosted_json(buf_t *o, const db_hosted_score_t *r); /* one row, without its '{' */
-/* The replay player's template (web/dist/replay.html) filled: {{id}},
+/* The replay player's template (client-web/dist/replay.html) filled: {{id}},
  * {{page}} the game page's path (its .cast beside it), {{frames}} the
  * frames' URL, {{game}} a one-line summary (HTML as given), {{nav}}. */
 void page_replay_tpl(page_t *p, const char *tpl, const char *id, const char *page,

@@ -8,7 +8,7 @@
  *
  * Replay bodies (the frames and the asciicasts of Warren's games and of
  * hosted recordings) are built once (rbuild.h), at most replay-max bytes
- * each, and kept gzipped in a cache of replay-cache bytes (rcache.h). A
+ * each, and kept gzipped in a cache of replay-cache bytes (bodycache.h). A
  * build waits in a queue of at most replay-queue; past it the request is
  * answered 503 with Retry-After. A build whose every request has gone
  * is dropped before it starts, or between two of its rounds.
@@ -33,7 +33,7 @@
 
 typedef struct records records_t;
 typedef struct records_job records_job_t;
-typedef struct rcache rcache_t;
+typedef struct bodycache bodycache_t;
 
 struct records {
     server_t *srv;
@@ -43,11 +43,11 @@ struct records {
     uint64_t body_max;                  /* replay-max */
     list_t waiting; /* records_job_t.node, first come first served (as they fit) */
     int nwaiting;   /* refusable (page) jobs waiting */
-    rcache_t *cache;
+    bodycache_t *cache;
     list_t builds;         /* rbuild_t.node: replay bodies being built (rbuild.c) */
     int64_t backlog_after; /* the backlog's next batch starts after this id */
     bool backlog_more, backlog_reading;
-    char *replay_tpl; /* web/dist/replay.html, read at start; NULL if not built */
+    char *replay_tpl; /* client-web/dist/replay.html, read at start; NULL if not built */
 };
 
 /* Reads the replay page template from web_root (NULL: no replay page). */

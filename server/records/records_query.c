@@ -91,9 +91,9 @@ int rq_scores_filter(const char *const *args, int nargs, rq_filter_t *f, char *e
     if (err && errlen)
         err[0] = '\0';
     for (int i = 0; i < nargs; i++) {
-        int rc = args && args[i] ? scores_arg(args[i], f, err, errlen) : 0;
-        if (rc)
-            return rc;
+        int ret = args && args[i] ? scores_arg(args[i], f, err, errlen) : 0;
+        if (ret)
+            return ret;
     }
     return 0;
 }

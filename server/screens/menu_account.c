@@ -158,19 +158,19 @@ static void account_submit(conn_t *c)
     menu_state_t *m = c->menu;
     accounts_t *a = c->srv->acc;
     uint64_t now = now_ms(c->srv);
-    int rc;
+    int ret;
     conn_set_place(c, CONN_WAIT);
     conn_ref(c);
     if (m->prompt == &prompt_login_pass)
-        rc = accounts_login(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
+        ret = accounts_login(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
     else if (m->prompt == &prompt_reg_pass2)
-        rc = accounts_register(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
+        ret = accounts_register(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
     else
-        rc = accounts_change_password(a, c->ip, c->user, m->pend_old, strlen(m->pend_old), m->line,
-                                      m->line_len, NULL, now, on_account, c);
+        ret = accounts_change_password(a, c->ip, c->user, m->pend_old, strlen(m->pend_old), m->line,
+                                       m->line_len, NULL, now, on_account, c);
     menu_wipe_secrets(m);
     memset(m->pend_name, 0, sizeof m->pend_name);
-    if (rc) {
+    if (ret) {
         conn_unref(c);
         conn_menu(c, "The account service is not available.");
         return;

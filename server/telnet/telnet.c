@@ -209,10 +209,10 @@ static void send_raw(tconn_t *t, const char *data, size_t len)
     w->len = len;
     w->req.data = t;
     uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
-    int rc = uv_write(&w->req, &t->io.stream, &b, 1, on_written);
-    if (rc < 0) {
+    int ret = uv_write(&w->req, &t->io.stream, &b, 1, on_written);
+    if (ret < 0) {
         free(w);
-        conn_close(c, uv_strerror(rc));
+        conn_close(c, uv_strerror(ret));
         return;
     }
     t->outq += w->len;
@@ -291,9 +291,9 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
             log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit applies once the address is known */
-            int rc = budget_move(c->srv->budget, &t->slot, ip);
-            if (rc != BUDGET_OK) {
-                const char *m = rc == BUDGET_BANNED
+            int ret = budget_move(c->srv->budget, &t->slot, ip);
+            if (ret != BUDGET_OK) {
+                const char *m = ret == BUDGET_BANNED
                                     ? "\r\nConnections from your address are refused.\r\n"
                                     : "\r\nToo many connections from your address.\r\n";
                 conn_write(c, m, strlen(m));
@@ -496,9 +496,9 @@ static void refuse(server_t *s, int fd, const char *peer, int why)
 static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
 {
     budget_slot_t slot;
-    int rc = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
-    if (rc != BUDGET_OK) {
-        refuse(s, fd, peer, rc);
+    int ret = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
+    if (ret != BUDGET_OK) {
+        refuse(s, fd, peer, ret);
         return;
     }
     tconn_t *t = tconn_new(s, is_unix);

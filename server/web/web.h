@@ -1,5 +1,5 @@
 /* web — warrend's HTTP and websocket gateway (libwebsockets on the daemon's
- * libuv loop). It serves the built browser client (web/dist) and carries
+ * libuv loop). It serves the built browser client (client-web/dist) and carries
  * terminal streams over websockets. It knows nothing of games, sessions or
  * accounts: the daemon fills a web_hooks_t, decides what a connection is,
  * and passes the route table (web_route_t) that says what each URL is.
@@ -208,9 +208,9 @@ void *web_conn_user(const web_conn_t *wc);
 web_kind_t web_conn_kind(const web_conn_t *wc);
 
 /* Where the built client is looked for when cfg->root is NULL: $WARREN_WEB_ROOT,
- * else web/dist two or three levels above the binary (bin/warrend,
+ * else client-web/dist two or three levels above the binary (bin/warrend,
  * bin/asan/warrend), else
- * ./web/dist. Writes into out; returns out. */
+ * ./client-web/dist. Writes into out; returns out. */
 char *web_default_root(char *out, size_t outlen);
 
 #endif

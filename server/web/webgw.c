@@ -102,10 +102,10 @@ static void op_write(conn_t *c, const void *data, size_t len, bool text)
     /* the player's own frames leave at once; everyone else's on the next
      * loop turns, so fanning out never holds up the player's next key */
     bool now = !c->sess || c == c->sess->player;
-    int rc = !ws->wc ? -1
-             : now   ? web_send(ws->wc, data, len, text)
-                     : web_send_later(ws->wc, data, len, text);
-    if (rc < 0)
+    int ret = !ws->wc ? -1
+              : now   ? web_send(ws->wc, data, len, text)
+                      : web_send_later(ws->wc, data, len, text);
+    if (ret < 0)
         c->need_key = true; /* on_drained brings a keyframe */
 }
 
@@ -278,7 +278,7 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     if (!ws)
         return -1;
     conn_t *c = &ws->c;
-    int rc = conn_init(c, srv, &web_ops);
+    int ret = conn_init(c, srv, &web_ops);
     snprintf(c->ip, sizeof c->ip, "%s", info->ip);
     snprintf(c->term, sizeof c->term, "xterm-256color");
     menu_apply_profile(c);
@@ -288,7 +288,7 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     c->scr = screen_new(c->w, c->h); /* sessions draw into these at once */
     c->shown = screen_new(c->w, c->h);
     ws->chat = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(srv));
-    if (rc || !c->scr || !c->shown || !ws->chat) {
+    if (ret || !c->scr || !c->shown || !ws->chat) {
         ws_free(ws);
         return -1;
     }

@@ -53,8 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gamecfg_list_t list = {NULL, 0};
     char err[256] = "";
-    int rc = gamecfg_parse(&list, (const char *)data, size, 1, err, sizeof err);
-    if (rc != 0 && (rc != -1 || strncmp(err, "line ", 5) != 0))
+    int ret = gamecfg_parse(&list, (const char *)data, size, 1, err, sizeof err);
+    if (ret != 0 && (ret != -1 || strncmp(err, "line ", 5) != 0))
         abort();
     if (list.n < 0 || list.n > GAMECFG_GAMES)
         abort();

@@ -486,7 +486,7 @@ void sess_start(sess_t *s)
         sess_fail(s, "out of memory");
         return;
     }
-    int rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&L->addr, on_connect);
-    if (rc < 0)
-        sess_fail(s, uv_strerror(rc));
+    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&L->addr, on_connect);
+    if (ret < 0)
+        sess_fail(s, uv_strerror(ret));
 }

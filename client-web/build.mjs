@@ -61,4 +61,4 @@ for (const f of walk(tmp)) {
 
 if (existsSync(out)) rmSync(out, { recursive: true, force: true });
 renameSync(tmp, out);
-console.log(`web: built ${relative(process.cwd(), out) || out}`);
+console.log(`client-web: built ${relative(process.cwd(), out) || out}`);

@@ -1,16 +1,16 @@
-/* rcache — an LRU of gzipped replay bodies (rcache.h). */
-#include "rcache.h"
+/* bodycache — an LRU of gzipped replay bodies (bodycache.h). */
+#include "bodycache.h"
 #include <stdlib.h>
 
-struct rcache {
+struct bodycache {
     hmap_t by_key;
-    list_t lru; /* rcache_entry_t.node, newest first */
+    list_t lru; /* bodycache_entry_t.node, newest first */
     size_t max, bytes;
 };
 
-rcache_t *rcache_new(size_t max)
+bodycache_t *bodycache_new(size_t max)
 {
-    rcache_t *c = calloc(1, sizeof *c);
+    bodycache_t *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
     hmap_init(&c->by_key);
@@ -19,22 +19,22 @@ rcache_t *rcache_new(size_t max)
     return c;
 }
 
-static uint64_t key_hash(const rcache_key_t *k)
+static uint64_t key_hash(const bodycache_key_t *k)
 {
     return hmap_hash_u64((uint64_t)k->id * 4 + (uint64_t)k->kind);
 }
 
-bool rcache_key_eq(const rcache_key_t *a, const rcache_key_t *b)
+bool bodycache_key_eq(const bodycache_key_t *a, const bodycache_key_t *b)
 {
     return a->kind == b->kind && a->id == b->id && a->v1 == b->v1 && a->v2 == b->v2;
 }
 
-void rcache_ref(rcache_entry_t *e)
+void bodycache_ref(bodycache_entry_t *e)
 {
     e->refs++;
 }
 
-void rcache_unref(rcache_entry_t *e)
+void bodycache_unref(bodycache_entry_t *e)
 {
     if (e && --e->refs == 0) {
         free((void *)e->gz);
@@ -43,32 +43,32 @@ void rcache_unref(rcache_entry_t *e)
 }
 
 /* Out of the cache (and its reference dropped). */
-static void drop(rcache_entry_t *e)
+static void drop(bodycache_entry_t *e)
 {
-    rcache_t *c = e->cache;
+    bodycache_t *c = e->cache;
     hmap_del(&c->by_key, &e->hn);
     list_remove(&e->node);
     c->bytes -= e->gz_len;
     e->cache = NULL;
-    rcache_unref(e);
+    bodycache_unref(e);
 }
 
-void rcache_free(rcache_t *c)
+void bodycache_free(bodycache_t *c)
 {
     if (!c)
         return;
     for (list_t *n; (n = list_front(&c->lru));)
-        drop(LIST_ITEM(n, rcache_entry_t, node));
+        drop(LIST_ITEM(n, bodycache_entry_t, node));
     hmap_fini(&c->by_key);
     free(c);
 }
 
-rcache_entry_t *rcache_get(rcache_t *c, const rcache_key_t *key)
+bodycache_entry_t *bodycache_get(bodycache_t *c, const bodycache_key_t *key)
 {
     HMAP_EACH(it, &c->by_key, key_hash(key))
     {
-        rcache_entry_t *e = HMAP_ITEM(it, rcache_entry_t, hn);
-        if (rcache_key_eq(&e->key, key)) {
+        bodycache_entry_t *e = HMAP_ITEM(it, bodycache_entry_t, hn);
+        if (bodycache_key_eq(&e->key, key)) {
             list_remove(&e->node);
             list_push_front(&c->lru, &e->node);
             e->refs++;
@@ -80,13 +80,13 @@ rcache_entry_t *rcache_get(rcache_t *c, const rcache_key_t *key)
 
 /* Drops every entry of the same recording and kind (older sizes of a live
  * recording, or the same key built twice). */
-static void drop_versions(rcache_t *c, const rcache_key_t *key)
+static void drop_versions(bodycache_t *c, const bodycache_key_t *key)
 {
     for (bool again = true; again;) {
         again = false;
         HMAP_EACH(it, &c->by_key, key_hash(key))
         {
-            rcache_entry_t *e = HMAP_ITEM(it, rcache_entry_t, hn);
+            bodycache_entry_t *e = HMAP_ITEM(it, bodycache_entry_t, hn);
             if (e->key.kind == key->kind && e->key.id == key->id) {
                 drop(e);
                 again = true; /* the walk may not go on past a deletion */
@@ -96,21 +96,22 @@ static void drop_versions(rcache_t *c, const rcache_key_t *key)
     }
 }
 
-rcache_entry_t *rcache_put(rcache_t *c, const rcache_key_t *key, buf_t *gz, uint64_t len)
+bodycache_entry_t *bodycache_put(bodycache_t *c, const bodycache_key_t *key, buf_t *gz,
+                                 uint64_t len)
 {
-    rcache_entry_t *e = calloc(1, sizeof *e);
+    bodycache_entry_t *e = calloc(1, sizeof *e);
     if (!e) {
         buf_free(gz);
         return NULL;
     }
-    *e = (rcache_entry_t){.key = *key, .gz = gz->data, .gz_len = gz->len, .len = len, .refs = 1};
+    *e = (bodycache_entry_t){.key = *key, .gz = gz->data, .gz_len = gz->len, .len = len, .refs = 1};
     list_init(&e->node);
     buf_init(gz); /* taken */
     drop_versions(c, key);
     if (e->gz_len > c->max || hmap_add(&c->by_key, &e->hn, key_hash(key)))
         return e; /* not kept: its readers have it */
     while (c->bytes + e->gz_len > c->max)
-        drop(LIST_ITEM(c->lru.prev, rcache_entry_t, node)); /* the oldest */
+        drop(LIST_ITEM(c->lru.prev, bodycache_entry_t, node)); /* the oldest */
     list_push_front(&c->lru, &e->node);
     c->bytes += e->gz_len;
     e->cache = c;
@@ -118,12 +119,12 @@ rcache_entry_t *rcache_put(rcache_t *c, const rcache_key_t *key, buf_t *gz, uint
     return e;
 }
 
-size_t rcache_count(const rcache_t *c)
+size_t bodycache_count(const bodycache_t *c)
 {
     return hmap_count(&c->by_key);
 }
 
-size_t rcache_bytes(const rcache_t *c)
+size_t bodycache_bytes(const bodycache_t *c)
 {
     return c->bytes;
 }
