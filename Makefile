@@ -43,7 +43,7 @@ INC_server_admin   := $(INC_server_screens) -iquote server/telnet -iquote server
                       -iquote server/admin
 SERVER_LAYERS := core screens telnet web hosted records admin
 INC_client-term := -iquote client-term $(INC_protocol)
-INC_admin    := -iquote admin $(INC_server)
+INC_admin    := -iquote admin $(INC_server_core)
 # tests, benchmarks, tools and the engine's command-line tool
 INC          := -iquote . $(INC_server) -iquote client-term
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -236,6 +236,10 @@ install: build
 
 clean:
 	rm -rf $(OBJ) $(BIN)
+
+# a variable's value, for the tests that check the build (test_layers.py)
+print-%:
+	@echo '$($*)'
 
 # keep intermediate objects (tools) so nothing prints after the test summary
 .SECONDARY:

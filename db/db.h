@@ -263,7 +263,8 @@ void db_flush(db_t *db);
  * For shutdown. Returns DB_OK or the first error. Callbacks still come
  * through the loop. */
 int db_flush_sync(db_t *db);
-/* Turn the per-loop-turn flush off (then the caller calls db_flush). */
+/* Turn the per-loop-turn flush off (then the caller calls db_flush): the
+ * unit tests time the writer's commits with it. */
 void db_set_autoflush(db_t *db, bool on);
 /* Caps the database at bytes (whole pages, never below its size now; 0
  * lifts the cap), queued in write order. A write that needs more room then
@@ -274,7 +275,7 @@ void db_set_max_size(db_t *db, int64_t bytes, db_done_cb cb, void *ud);
 
 const char *db_error(const db_t *db); /* message of the last failure, "" if none */
 void db_stats(const db_t *db, db_stats_t *out);
-int db_schema_version(const db_t *db); /* PRAGMA user_version after migration */
+int db_schema_version(const db_t *db); /* PRAGMA user_version after migration (tests) */
 
 /* ---- writes (queued; cb may be NULL) ----------------------------------------- */
 

@@ -130,7 +130,7 @@ int accounts_reset_password(accounts_t *a, const char *name, const char *pw, siz
 
 /* Milliseconds until a login for (ip, name) is allowed again; 0 = now. */
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms);
-/* Requests accepted but not yet called back. */
+/* Requests accepted but not yet called back (the unit tests read it). */
 size_t accounts_pending(const accounts_t *a);
 /* Forgets throttle entries gone quiet (no failure for forget_ms, no window
  * or registration count still running); returns how many. The table also

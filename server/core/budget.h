@@ -49,8 +49,10 @@ void budget_release(budget_t *b, budget_slot_t *slot);
  * is true. NULL: none. */
 void budget_set_refuse(budget_t *b, bool (*refused)(void *ud, const char *addr), void *ud);
 
+/* What the unit tests check the counts against: slots in all, charged to
+ * addr, and the cap in all. */
 int budget_total(budget_t *b);
-int budget_count(budget_t *b, const char *addr); /* slots charged to addr */
+int budget_count(budget_t *b, const char *addr);
 int budget_max_total(const budget_t *b);
 
 #endif

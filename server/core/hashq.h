@@ -37,7 +37,7 @@ int hashq_submit(hashq_t *q, const char *addr, bool suspect, hashq_fn work, hash
                  void *job);
 /* Whether a job from addr would be taken now. */
 bool hashq_room(hashq_t *q, const char *addr, bool suspect);
-/* Jobs waiting or running. */
+/* Jobs waiting or running (the unit tests read it). */
 int hashq_pending(hashq_t *q);
 
 #endif

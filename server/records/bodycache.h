@@ -68,7 +68,7 @@ bodycache_entry_t *bodycache_put(bodycache_t *c, const bodycache_key_t *key, buf
 void bodycache_ref(bodycache_entry_t *e);   /* one more reference */
 void bodycache_unref(bodycache_entry_t *e); /* NULL is fine */
 
-/* Entries kept and their gzip bytes. */
+/* Entries kept and their gzip bytes (the unit tests check the bounds). */
 size_t bodycache_count(const bodycache_t *c);
 size_t bodycache_bytes(const bodycache_t *c);
 

@@ -205,7 +205,7 @@ size_t web_queued(const web_conn_t *wc);
 void web_close(web_conn_t *wc, int code, const char *reason);
 void web_conn_set_user(web_conn_t *wc, void *user);
 void *web_conn_user(const web_conn_t *wc);
-web_kind_t web_conn_kind(const web_conn_t *wc);
+web_kind_t web_conn_kind(const web_conn_t *wc); /* tests/tools/web_harness asks it */
 
 /* Where the built client is looked for when cfg->root is NULL: $WARREN_WEB_ROOT,
  * else client-web/dist two or three levels above the binary (bin/warrend,

@@ -1,0 +1,75 @@
+"""The layers hold: each folder compiles with its own and lower layers'
+include paths only (the Makefile's INC_*), so a header of a higher layer
+is not found and an upward include fails to compile, and the headers a
+layer may use are found. The compiler's preprocessor, with the very flags
+make gives each layer, tries every pair below."""
+import subprocess
+
+import pytest
+
+from harness import ROOT
+
+# A header of each layer (one is enough: the path is the folder's), none
+# of a name the system's include directories have too (menu.h: ncurses).
+HEADER = {
+    "protocol": "screen.h",
+    "game": "game.h",
+    "db": "db.h",
+    "core": "server.h",
+    "screens": "screens.h",
+    "telnet": "telnet.h",
+    "web": "webgw.h",
+    "hosted": "hostgame.h",
+    "records": "records.h",
+    "admin": "control.h",
+}
+# What each layer's files may include; every other layer's header is refused.
+MAY = {
+    "protocol": {"protocol"},
+    "game": {"protocol", "game"},
+    "db": {"protocol", "game", "db"},
+    "core": {"protocol", "game", "db", "core"},
+    "screens": {"protocol", "db", "core", "screens"},
+    "telnet": {"protocol", "db", "core", "screens", "telnet"},
+    "web": {"protocol", "db", "core", "screens", "web"},
+    "hosted": {"protocol", "db", "core", "screens", "telnet", "web", "hosted"},
+    "records": {"protocol", "game", "db", "core", "screens", "telnet", "web", "hosted",
+                "records"},
+    "admin": {"protocol", "db", "core", "screens", "telnet", "web", "admin"},
+}
+# The Makefile's variable of each layer's include path.
+VAR = {"protocol": "INC_protocol", "game": "INC_game", "db": "INC_db", "server": "INC_server"}
+
+
+def inc_flags(layer):
+    var = VAR.get(layer, f"INC_server_{layer}")
+    out = subprocess.run(["make", "-s", "--no-print-directory", f"print-{var}"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out, f"the Makefile has no {var}"
+    return out
+
+
+def test_no_probe_is_a_system_header():
+    assert not any(found([], h) for h in HEADER.values())
+
+
+def found(flags, header):
+    """Whether #include "header" preprocesses with these flags."""
+    r = subprocess.run(["cc", "-E", "-x", "c", *flags, "-o", "/dev/null", "-"],
+                       input=f'#include "{header}"\n', cwd=ROOT, capture_output=True,
+                       text=True)
+    return r.returncode == 0
+
+
+@pytest.mark.parametrize("layer", sorted(MAY))
+def test_a_layer_sees_only_its_own_and_lower_headers(layer):
+    flags = inc_flags(layer)
+    for other, header in HEADER.items():
+        want = other in MAY[layer]
+        assert found(flags, header) == want, (
+            f"{layer} {'cannot' if want else 'can'} include {header} ({other}): {flags}")
+
+
+def test_the_top_sees_everything():
+    flags = inc_flags("server")  # main.c and the route table
+    assert all(found(flags, h) for h in HEADER.values())
