@@ -4,6 +4,7 @@
 #include "cmd.h"
 #include <stdio.h>
 #include "creature.h"
+#include "discoveries.h"
 #include "end.h"
 #include "help.h"
 #include "itemui.h"
@@ -12,6 +13,7 @@
 #include "msg.h"
 #include "power.h"
 #include "prompt.h"
+#include "sheet.h"
 #include "shop.h"
 #include "spell.h"
 #include "status.h"
@@ -65,16 +67,21 @@ static int cmd_gold_toggle(game_t *g)
 static int cmd_quit(game_t *g)
 {
     g->prompt = PROMPT_QUIT;
-    msg_add(g, "Really quit? This ends the game for good. (y/n)");
     return 0;
+}
+
+void cmd_quit_draw(game_t *g, screen_t *s)
+{
+    (void)g;
+    prompt_ask(s, "Really quit? This ends the game for good. (y/n)");
 }
 
 /* Movement first: the help line and the help screen list them as rows too. */
 static const cmd_t COMMANDS[] = {
     {0, "hjklyubn", "move or attack (also arrows and numpad)", NULL},
     {0, ".", "wait a turn and search around you (also s, 5)", NULL},
-    {'>', ">", "go down a staircase", cmd_descend},
-    {'<', "<", "go up a staircase (out, with the Heartstone)", cmd_climb},
+    {'>', ">", "go down a staircase; on the overland, into a town or dungeon", cmd_descend},
+    {'<', "<", "go up a staircase; out of a town by its gate", cmd_climb},
     {'o', "o", "explore: walk to the nearest unexplored place", travel_explore},
     {'_', "_", "travel: choose a spot (< > jump to stairs), . to go", travel_choose},
     {';', ";", "look at something (also x)", travel_look},
@@ -89,13 +96,15 @@ static const cmd_t COMMANDS[] = {
     {'g', "g", "pick up what lies here", itemui_pick_up},
     {'i', "i", "inventory", itemui_inventory},
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},
+    {'C', "C", "character sheet: abilities, attack, defence, saves, spells", sheet_open},
+    {'\\', "\\", "discoveries: the kinds of things you have identified", discoveries_open},
     {'w', "w", "wear or wield", itemui_wear},
     {'T', "T", "take off", itemui_take_off},
     {'t', "t", "throw something: pick it, then aim", itemui_throw},
     {'f', "f", "fire the quiver from your bow or sling (or throw darts, daggers)",
      missile_cmd_fire},
     {'v', "v", "choose what the quiver holds", itemui_quiver},
-    {0, "aiming", "the cursor: dirs move, Tab + - next target, Enter . t f go, Esc", NULL},
+    {0, "aiming", "cursor: dirs move, Tab + - next foe, Enter . t f go, Esc (keepers ask)", NULL},
     {'d', "d", "drop", itemui_drop},
     {'q', "q", "quaff a potion", itemui_quaff},
     {'r', "r", "read a scroll", itemui_read},
@@ -120,10 +129,9 @@ int cmd_quit_key(game_t *g, key_event_t k)
     g->prompt = g->pc.created ? PROMPT_NONE : PROMPT_RACE;
     if (k.code == 'y' || k.code == 'Y') {
         g->state = GAME_QUIT;
-        if (g->depth)
-            snprintf(g->cause, sizeof g->cause, "quit on level %d", g->depth);
-        else
-            snprintf(g->cause, sizeof g->cause, "quit in the town");
+        char where[64];
+        atlas_where(g, where, sizeof where);
+        snprintf(g->cause, sizeof g->cause, "quit %s", where);
         g->score = end_score(g);
         msg_milestone(g, "end", "quit");
     } else {

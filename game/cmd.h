@@ -24,5 +24,6 @@ int cmd_key(game_t *g, key_event_t k);
 bool cmd_direction(key_event_t k, int *dx, int *dy);
 /* PROMPT_QUIT's row: y ends the game for good, any other key goes back. */
 int cmd_quit_key(game_t *g, key_event_t k);
+void cmd_quit_draw(game_t *g, screen_t *s); /* its question */
 
 #endif

@@ -47,23 +47,40 @@ static const char *const PLAYER_HITS[] = {
     "<Actor> catch<es:Actor> <victim> with a quick blow.",
 };
 
-static void hit_message(game_t *g, handle_t a, handle_t v, bool crit)
+/* What a missile's hit, strong hit or miss reads: the thing thrown or
+ * shot ("The arrow hits the kobold."), or a monster's shot. */
+enum { SAY_HIT, SAY_CRIT, SAY_MISS };
+static const char *const MISSILE_SAYS[3][2] = {
+    [SAY_HIT] = {"<The:obj> hit<s:obj> <victim>.", "<Poss:Actor> shot hits <victim>."},
+    [SAY_CRIT] = {"<The:obj> strike<s:obj> <victim> squarely!",
+                  "<Poss:Actor> shot strikes <victim> squarely!"},
+    [SAY_MISS] = {"<The:obj> miss<es:obj> <victim>.", "<Poss:Actor> shot misses <victim>."},
+};
+
+/* A blow's words by its kind: a missile's are its own; the player's
+ * blows vary, a monster's are its kind's. */
+static void hit_message(game_t *g, const ev_info_t *e, int say)
 {
+    handle_t a = e->actor, v = e->victim;
     char tmpl[96];
-    if (crit) {
-        creature_say(g, "<Actor> land<s:Actor> a crushing blow on <victim>!", a, v);
+    if (e->flags & EVF_MISSILE) {
+        item_tell(g, MISSILE_SAYS[say][e->item ? 0 : 1], a, e->item, v);
         return;
     }
-    if (is_player(g, a)) {
+    if (say == SAY_MISS) {
+        creature_say(g, "<Actor> miss<es:Actor> <victim>.", a, v);
+    } else if (say == SAY_CRIT) {
+        creature_say(g, "<Actor> land<s:Actor> a crushing blow on <victim>!", a, v);
+    } else if (is_player(g, a)) {
         creature_say(
             g, PLAYER_HITS[rng_below(&g->cosmetic, sizeof PLAYER_HITS / sizeof PLAYER_HITS[0])], a,
             v);
-        return;
+    } else {
+        const obj_t *o = reg_get(&g->reg, a);
+        snprintf(tmpl, sizeof tmpl, "<Actor> %s <victim>.",
+                 o ? creature_kind(g, o)->hits : "hit<s:Actor>");
+        creature_say(g, tmpl, a, v);
     }
-    const obj_t *o = reg_get(&g->reg, a);
-    snprintf(tmpl, sizeof tmpl, "<Actor> %s <victim>.",
-             o ? creature_kind(g, o)->hits : "hit<s:Actor>");
-    creature_say(g, tmpl, a, v);
 }
 
 /* Damage dice of the attacker (player: the wielded weapon, else the
@@ -127,7 +144,7 @@ int combat_attack(game_t *g, ev_info_t *e)
     int roll = (int)rng_range(&g->play, 1, 20);
     creature_disturb(g, e->victim);
     if (roll == 1 || (roll != 20 && roll + bonus < def)) {
-        creature_say(g, "<Actor> miss<es:Actor> <victim>.", e->actor, e->victim);
+        hit_message(g, e, SAY_MISS);
         return EV_DONE;
     }
     e->amount[2] = 1;
@@ -148,10 +165,7 @@ int combat_attack(game_t *g, ev_info_t *e)
     hit.flags = e->flags & EVF_MISSILE;
     hit.amount[0] = dmg > 1 ? dmg : 1;
     hit.amount[1] = crit;
-    if (!crit || !vision_sees(g, e->victim))
-        hit_message(g, e->actor, e->victim, false);
-    else
-        hit_message(g, e->actor, e->victim, true);
+    hit_message(g, e, crit && vision_sees(g, e->victim) ? SAY_CRIT : SAY_HIT);
     event_throw(g, &hit);
     return EV_DONE;
 }
@@ -208,33 +222,55 @@ static int dodge(game_t *g, const ev_info_t *e)
     return dmg / 2;
 }
 
+/* What vh resists, is immune and vulnerable to (DT_* bits), and its
+ * armour: its race or kind, and its gear (rings, runic armour). */
+typedef struct {
+    uint16_t resist, immune, vuln;
+    int armour;
+} guard_t;
+
+static guard_t guard_of(game_t *g, handle_t vh, const obj_t *v)
+{
+    guard_t d = {0};
+    if (is_player(g, vh)) {
+        d.resist = g->pc.race < g->c->n_races ? g->c->races[g->pc.race].resist : 0;
+        d.armour = pc_armour(g);
+    } else {
+        const creature_kind_t *k = creature_kind(g, v);
+        d.resist = k->resist, d.immune = k->immune, d.vuln = k->vuln, d.armour = k->armour;
+    }
+    gear_t s;
+    item_gear(g, vh, false, &s);
+    d.armour += s.absorb;
+    d.resist |= s.resist;
+    return d;
+}
+
+int combat_resistance(game_t *g, handle_t h, int dtype)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    if (!o || dtype < 0 || dtype >= DT_COUNT)
+        return 0;
+    guard_t d = guard_of(g, h, o);
+    uint16_t bit = (uint16_t)(1u << dtype);
+    return d.immune & bit ? 2 : d.resist & bit ? 1 : 0;
+}
+
 /* Resistances and armour of the victim for one blow. */
 static int mitigate(game_t *g, handle_t vh, const obj_t *v, const ev_info_t *e)
 {
     int dmg = dodge(g, e);
     v = reg_get(&g->reg, vh);
     uint16_t bit = (uint16_t)(1u << (e->dtype < DT_COUNT ? e->dtype : 0));
-    uint16_t resist = 0, immune = 0, vuln = 0;
-    int armour = 0;
-    if (is_player(g, vh)) {
-        resist = g->pc.race < g->c->n_races ? g->c->races[g->pc.race].resist : 0;
-        armour = pc_armour(g);
-    } else {
-        const creature_kind_t *k = creature_kind(g, v);
-        resist = k->resist, immune = k->immune, vuln = k->vuln, armour = k->armour;
-    }
-    gear_t s;
-    item_gear(g, vh, false, &s);
-    armour += s.absorb;
-    resist |= s.resist; /* rings, runic armour */
-    if (immune & bit)
+    guard_t d = guard_of(g, vh, v);
+    if (d.immune & bit)
         return 0;
-    if (resist & bit)
+    if (d.resist & bit)
         dmg /= 2;
-    if (vuln & bit)
+    if (d.vuln & bit)
         dmg += dmg / 2;
-    if (e->dtype == DT_HIT && armour > 0)
-        dmg -= (int)rng_range(&g->play, 0, armour);
+    if (e->dtype == DT_HIT && d.armour > 0)
+        dmg -= (int)rng_range(&g->play, 0, d.armour);
     return dmg > 0 ? dmg : 0;
 }
 
@@ -285,6 +321,8 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
 {
     handle_t vh = e->victim;
     int dmg = mitigate(g, vh, v, e);
+    if (dmg == 0 && e->amount[0] > 0 && (e->flags & EVF_TICK)) /* said when it began */
+        return EV_DONE;
     if (dmg == 0 && e->amount[0] > 0) {
         creature_say(g,
                      e->dtype == DT_HIT ? "<Victim> shrug<s:Victim> off the blow."
@@ -312,20 +350,24 @@ int combat_damage(game_t *g, ev_info_t *e, obj_t *v)
     return EV_DONE;
 }
 
-/* "killed by a kobold on level 3" for the player's death by killer. */
+/* "killed by a kobold on level 3" for the player's death by killer: its
+ * name as the grammar gives it, seen or not ("killed by Skarg the Kobold
+ * King", "killed by a kobold"). */
 static void combat_cause(game_t *g, handle_t killer, char *out, size_t n)
 {
     const obj_t *k = reg_get(&g->reg, killer);
+    char where[64];
+    atlas_where(g, where, sizeof where);
     if (!k || killer == g->player) {
-        snprintf(out, n, "died of poison on level %d", g->depth);
+        snprintf(out, n, "died of poison %s", where);
         return;
     }
-    const creature_kind_t *ck = creature_kind(g, k);
-    const char *art = (ck->flags & CF_PROPER) ? "" : (ck->flags & CF_UNIQUE) ? "the " : NULL;
-    if (!art)
-        snprintf(out, n, "killed by %s %s on level %d", gram_article(ck->name), ck->name, g->depth);
-    else
-        snprintf(out, n, "killed by %s%s on level %d", art, ck->name, g->depth);
+    gram_arg_t a = {"actor", creature_noun(g, killer)};
+    a.noun.flags |= GRAM_PERCEIVED;
+    char who[96];
+    gram_phrase(who, sizeof who, "<a:actor>", &a, 1);
+    if (snprintf(out, n, "killed by %s %s", who, where) >= (int)n)
+        out[n - 1] = '\0'; /* a long cause is cut, as the record's column is */
 }
 
 /* Only the warden, on the bottom level, dying by the player's hand (or

@@ -23,6 +23,9 @@ bool combat_save(game_t *g, handle_t who, int save, int dc, unsigned efk);
 /* The dc of what actor casts, zaps or breathes: 10 plus half its level
  * (the player: plus Int or Wis, the better). */
 int combat_dc(const game_t *g, handle_t actor);
+/* How h takes damage of dtype (DT_*): 0 whole, 1 halved (it resists, by
+ * race, kind or gear), 2 not at all (immune). */
+int combat_resistance(game_t *g, handle_t h, int dtype);
 /* How hurt o looks: "unhurt", "lightly wounded", ... "almost dead". */
 const char *combat_wound_word(const obj_t *o);
 /* Milestones (and a message) for uniques coming into view the first time. */

@@ -255,10 +255,10 @@ typedef struct {
  * region kind's name) or, with a chance per level, a room in the dungeon.
  * It stocks item kinds of its classes and buys them; its services cost
  * gold (0: not offered). Prices are by Cha (pc_price). */
-enum { SERVICE_HEAL = 0, SERVICE_UNCURSE, SERVICE_IDENTIFY, SERVICES };
-#define SERVICE_NAMES                 \
-    {                                 \
-        "heal", "uncurse", "identify" \
+enum { SERVICE_HEAL = 0, SERVICE_UNCURSE, SERVICE_IDENTIFY, SERVICE_PASSAGE, SERVICES };
+#define SERVICE_NAMES                            \
+    {                                            \
+        "heal", "uncurse", "identify", "passage" \
     }
 typedef struct {
     int16_t region;               /* region kind it occupies */
@@ -339,6 +339,8 @@ struct content {
     price_table_t prices;
     const special_level_t *specials;
     uint16_t n_specials;
+    const special_level_t *branches; /* the branches' themes (depth unused; atlas.h) */
+    uint16_t n_branches;
     const struct script_handlers *scripts; /* the kinds' Lua handlers (script.h); NULL: none */
 };
 

@@ -7,9 +7,11 @@
 #include "itemuse.h"
 #include "level.h"
 #include "msg.h"
+#include "overland.h"
 #include "shop.h"
 #include "special.h"
 #include "status.h"
+#include "target.h"
 #include "trap.h"
 #include "vision.h"
 
@@ -209,7 +211,7 @@ int creature_populate(game_t *g, level_t *lv)
 {
     if (lv->depth == WORLD_MAX_DEPTH && place_warden(g, lv) < 0)
         return -1;
-    int want = 5 + (int)rng_below(&lv->gen, 4) + lv->depth / 2;
+    int danger = atlas_danger(g, lv->depth), want = 5 + (int)rng_below(&lv->gen, 4) + danger / 2;
     for (int n = 0, tries = 0; n < want && tries < 2000; tries++) {
         int x = (int)rng_below(&lv->gen, (uint32_t)lv->w),
             y = (int)rng_below(&lv->gen, (uint32_t)lv->h);
@@ -217,7 +219,7 @@ int creature_populate(game_t *g, level_t *lv)
             continue;
         if (level_creature_at(g, lv->depth, x, y))
             continue;
-        int kind = creature_pick_kind(g, &lv->gen, lv->depth);
+        int kind = creature_pick_kind(g, &lv->gen, danger);
         if (kind < 0)
             break;
         if (!place(g, lv, (uint16_t)kind, x, y))
@@ -251,8 +253,26 @@ static bool may_attack(game_t *g, handle_t h, const obj_t *o, handle_t other)
     return is_player(g, h) || is_player(g, other) || (o->target && o->target == other);
 }
 
+int creature_attack(game_t *g, handle_t h, handle_t other)
+{
+    const obj_t *o = reg_get(&g->reg, h), *v = reg_get(&g->reg, other);
+    if (!o || !v || other == h)
+        return 0;
+    if (is_player(g, h) && status_has(g, h, EFK_(AFRAID))) {
+        msg_add(g, "You are too afraid to attack!");
+        return 0;
+    }
+    ev_info_t a = {
+        .type = EV_ATTACK, .actor = h, .victim = other, .map = o->depth, .x = v->x, .y = v->y};
+    int speed = status_speed(g, h);
+    event_throw(g, &a);
+    return (int)sched_cost(SCHED_MOVE, speed);
+}
+
 /* Moves or attacks; returns ticks spent (0 when the move was refused).
- * The move carries its direction (amount 0 and 1) for the region rules. */
+ * The move carries its direction (amount 0 and 1) for the region rules.
+ * The player bumping a keeper trades with it, or, away from its shop, is
+ * asked whether to attack it. */
 int creature_step(game_t *g, handle_t h, int dx, int dy)
 {
     obj_t *o = reg_get(&g->reg, h);
@@ -261,23 +281,11 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
     int x = o->x + dx, y = o->y + dy, speed = status_speed(g, h);
     handle_t other = level_creature_at(g, o->depth, x, y);
     if (other && other != h && is_player(g, h) && shop_peaceful(g, reg_get(&g->reg, other)))
-        return shop_open(g, other); /* a keeper: trade, never a blow */
+        return shop_trades(g, other) ? shop_open(g, other) : target_ask(g, AIM_MELEE, 0, x, y);
     if (other && other != h && !may_attack(g, h, o, other))
         return 0;
-    if (other && other != h && is_player(g, h) && status_has(g, h, EFK_(AFRAID))) {
-        msg_add(g, "You are too afraid to attack!");
-        return 0;
-    }
-    if (other && other != h) {
-        ev_info_t a = {.type = EV_ATTACK,
-                       .actor = h,
-                       .victim = other,
-                       .map = o->depth,
-                       .x = (int16_t)x,
-                       .y = (int16_t)y};
-        event_throw(g, &a);
-        return (int)sched_cost(SCHED_MOVE, speed);
-    }
+    if (other && other != h)
+        return creature_attack(g, h, other);
     level_t *lv = g->levels[o->depth];
     if (level_terrain(lv, x, y) == MAP_DOOR_CLOSED) { /* bumping a door opens it */
         lv->terrain[y * lv->w + x] = MAP_DOOR_OPEN;
@@ -306,6 +314,7 @@ int creature_step(game_t *g, handle_t h, int dx, int dy)
         item_arrive(g); /* what lies where the player stands now (a slide included) */
         trap_arrive(g);
         special_underfoot(g); /* deep water, lava, a chasm */
+        overland_step(g);     /* on the overland: what lies here, encounters */
     }
     return cost;
 }

@@ -19,6 +19,10 @@ gram_noun_t creature_noun(game_t *g, handle_t h); /* for the grammar (grammar.h)
  * nothing when the player perceives neither. */
 void creature_say(game_t *g, const char *tmpl, handle_t actor, handle_t victim);
 
+/* h strikes other (EV_ATTACK): ticks spent, 0 when it did not (the
+ * player too afraid). No question asked: creature_step and the aim ask. */
+int creature_attack(game_t *g, handle_t h, handle_t other);
+
 /* A creature of kind at (x, y) on level depth, hit points rolled from the
  * level's stream; it gets no turn yet. HANDLE_NONE on OOM or a bad kind. */
 handle_t creature_spawn(game_t *g, uint16_t kind, int depth, int x, int y);

@@ -80,8 +80,8 @@ typedef struct {
     class_kind_t *classes;
     trap_kind_t *traps;
     shop_kind_t *shops;
-    special_level_t *specials;
-    uint16_t cap_shops, cap_specials;
+    special_level_t *specials, *branches;
+    uint16_t cap_shops, cap_specials, cap_branches;
     mapgen_region_type_t *rtypes; /* built by load_check, names point into regions */
     mapgen_region_type_t *rdecl;  /* as declared (names unset until load_check) */
     vault_decl_t *vdecl;
@@ -117,6 +117,7 @@ void declare_free(content_t *c)
     free(s->egos);
     free(s->shops);
     free(s->specials);
+    free(s->branches);
     free(s->rtypes);
     free(s->rdecl);
     for (int i = 0; i < s->n_vdecl; i++)
@@ -1050,6 +1051,8 @@ static void fld_pair(lua_State *L, const decl_t *d, const char *f, uint8_t out[2
 
 /* world { width=, height=, land=, territories={min,max}, towns=, rivers=,
  * home=, onsets=, vowels=, codas=, territory_ends=, town_ends=, river_ends= } */
+static int find_region(const declared_t *s, const char *name);
+
 static int decl_world(lua_State *L)
 {
     static const char *const LISTS[WSYL_LISTS] = {
@@ -1068,6 +1071,8 @@ static int decl_world(lua_State *L)
     fld_pair(L, &d, "towns", p->towns, 1, WORLD_TOWN_MAX / WORLD_TERR_MAX);
     fld_pair(L, &d, "rivers", p->rivers, 0, WORLD_RIVER_MAX);
     fld_str(L, &d, "home", p->home, sizeof p->home, 0);
+    p->wilds = (int16_t)fld_kind(L, &d, "wilds", find_region);
+    p->streets = (int16_t)fld_kind(L, &d, "streets", find_region);
     for (int i = 0; i < WSYL_LISTS; i++)
         fld_syllables(L, &d, LISTS[i], p, i);
     return 0;
@@ -1181,31 +1186,41 @@ static int decl_prices(lua_State *L)
     return 0;
 }
 
+/* The fields a special level and a branch's theme share. */
+static void special_fields(lua_State *L, const decl_t *d, special_level_t *sp)
+{
+    sp->region = (int16_t)fld_kind(L, d, "region", find_region);
+    sp->water = (uint8_t)fld_int(L, d, "water", 0, 0, 60);
+    sp->deep = (uint8_t)fld_int(L, d, "deep", 0, 0, 60);
+    sp->lava = (uint8_t)fld_int(L, d, "lava", 0, 0, 60);
+    sp->chasm = (uint8_t)fld_int(L, d, "chasm", 0, 0, 60);
+    sp->rubble = (uint8_t)fld_int(L, d, "rubble", 0, 0, 60);
+    sp->creature = (int16_t)fld_kind(L, d, "creature", find_creature);
+    sp->extra = (uint8_t)fld_int(L, d, "extra", 0, 0, 40);
+    fld_str(L, d, "msg", sp->msg, sizeof sp->msg, 0);
+}
+
 /* special_level { name=, depth=, region=, water=, deep=, lava=, chasm=,
- * rubble=, creature=, extra=, msg= } */
+ * rubble=, creature=, extra=, msg= }; with branch = true (and no depth)
+ * it is a theme for the dungeons beyond the town (content_t.branches). */
 static int decl_special(lua_State *L)
 {
     decl_t d = decl_begin(L, "special_level");
     declared_t *s = d.s;
-    int k = kind_grow((void **)&s->specials, sizeof *s->specials, &s->c.n_specials,
-                      &s->cap_specials, NULL);
+    bool branch = fld_bool(L, &d, "branch", 0);
+    int k = branch ? kind_grow((void **)&s->branches, sizeof *s->branches, &s->c.n_branches,
+                               &s->cap_branches, NULL)
+                   : kind_grow((void **)&s->specials, sizeof *s->specials, &s->c.n_specials,
+                               &s->cap_specials, NULL);
     if (k < 0)
         return luaL_error(L, "out of memory");
-    special_level_t *sp = &s->specials[k];
+    special_level_t *sp = branch ? &s->branches[k] : &s->specials[k];
     fld_str(L, &d, "name", sp->name, sizeof sp->name, 1);
-    sp->depth = (int16_t)fld_int(L, &d, "depth", -1, 1, 99);
-    for (int i = 0; i < k; i++)
+    sp->depth = (int16_t)(branch ? 0 : fld_int(L, &d, "depth", -1, 1, 99));
+    for (int i = 0; i < k && !branch; i++)
         if (s->specials[i].depth == sp->depth)
             return luaL_error(L, "%s: depth %d has a special level already", d.what, sp->depth);
-    sp->region = (int16_t)fld_kind(L, &d, "region", find_region);
-    sp->water = (uint8_t)fld_int(L, &d, "water", 0, 0, 60);
-    sp->deep = (uint8_t)fld_int(L, &d, "deep", 0, 0, 60);
-    sp->lava = (uint8_t)fld_int(L, &d, "lava", 0, 0, 60);
-    sp->chasm = (uint8_t)fld_int(L, &d, "chasm", 0, 0, 60);
-    sp->rubble = (uint8_t)fld_int(L, &d, "rubble", 0, 0, 60);
-    sp->creature = (int16_t)fld_kind(L, &d, "creature", find_creature);
-    sp->extra = (uint8_t)fld_int(L, &d, "extra", 0, 0, 40);
-    fld_str(L, &d, "msg", sp->msg, sizeof sp->msg, 0);
+    special_fields(L, &d, sp);
     return 0;
 }
 
@@ -1324,6 +1339,7 @@ static int load_check(declared_t *s, const char *where, char *err, size_t errlen
     s->c.egos = s->egos;
     s->c.shops = s->shops;
     s->c.specials = s->specials;
+    s->c.branches = s->branches;
     return 0;
 }
 

@@ -1,11 +1,12 @@
-/* end — how a game ends and what it leaves: victory (climbing out with
- * the Heartstone), the score, the status a lobby shows, and the dump. */
+/* end — how a game ends and what it leaves: victory (the Heartstone
+ * brought to safety), the score, the status a lobby shows, and the dump. */
 #include "end.h"
 #include <stdio.h>
 #include <string.h>
 #include "ego.h"
 #include "msg.h"
 #include "pc.h"
+#include "prompt.h"
 #include "status.h"
 #include "world.h"
 
@@ -27,7 +28,7 @@ void end_win(game_t *g)
 {
     g->state = GAME_WON;
     snprintf(g->cause, sizeof g->cause, "escaped with the Heartstone");
-    msg_add(g, "You climb into the daylight with the Heartstone. You have won!");
+    msg_add(g, "The hunt breaks off: the Heartstone is safe. You have won!");
     g->score = end_score(g);
     msg_milestone(g, "end", "escaped with the Heartstone");
 }
@@ -38,7 +39,7 @@ void end_status(const game_t *g, game_status_t *st)
     snprintf(st->name, sizeof st->name, "%s", g->name);
     snprintf(st->race, sizeof st->race, "%s", pc_race_name(g));
     snprintf(st->cls, sizeof st->cls, "%s", pc_class_name(g));
-    st->depth = g->depth;
+    st->depth = atlas_danger(g, g->depth);
     st->max_depth = g->max_depth;
     st->xl = g->pc.xl ? g->pc.xl : 1;
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -49,18 +50,21 @@ void end_status(const game_t *g, game_status_t *st)
     st->score = g->state == GAME_RUNNING ? end_score(g) : g->score;
     snprintf(st->cause, sizeof st->cause, "%s", g->cause);
     st->level_changes = g->level_changes;
+    st->more = g->state == GAME_DEAD && g->prompt == PROMPT_MORE;
     st->leave = g->leave != 0;
 }
 
-static void dump_sheet(const game_t *g, buf_t *out)
+void end_sheet(const game_t *g, buf_t *out)
 {
     static const char *const AB[AB_COUNT] = {"Str", "Dex", "Con", "Int", "Wis", "Cha"};
     game_status_t st;
     end_status(g, &st);
     buf_printf(out, "%s the %s %s, experience level %d (%d xp)\n", st.name, st.race, st.cls, st.xl,
                g->pc.xp);
-    buf_printf(out, "Depth %d (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n",
-               st.depth, st.max_depth, st.hp, st.hp_max, g->pc.mana, g->pc.mana_max,
+    char place[64];
+    atlas_place(g, place, sizeof place);
+    buf_printf(out, "%s (deepest %d)  HP %d/%d  Mana %d/%d  Turn %llu  Score %lld\n", place,
+               st.max_depth, st.hp, st.hp_max, g->pc.mana, g->pc.mana_max,
                (unsigned long long)st.turn, (long long)st.score);
     for (int i = 0; i < AB_COUNT; i++) {
         buf_printf(out, "%s %d", AB[i], g->pc.ab[i]);
@@ -79,14 +83,14 @@ static void dump_sheet(const game_t *g, buf_t *out)
         buf_printf(out, "Resists %s\n", resist);
     if (st.cause[0])
         buf_printf(out, "%s\n", st.cause);
-    item_dump(g, out);
-    if (g->pc.heartstone)
-        buf_puts(out, "  the Heartstone\n");
 }
 
 void end_dump(const game_t *g, buf_t *out)
 {
-    dump_sheet(g, out);
+    end_sheet(g, out);
+    item_dump(g, out);
+    if (g->pc.heartstone)
+        buf_puts(out, "  the Heartstone\n");
     buf_puts(out, "\nLast messages:\n");
     uint32_t first = g->nmsg > 20 ? g->nmsg - 20 : 0;
     for (uint32_t i = first; i < g->nmsg; i++) {
@@ -98,7 +102,7 @@ void end_dump(const game_t *g, buf_t *out)
     for (uint32_t i = 0; i < g->nms; i++)
         buf_printf(out, "  turn %llu, level %d: %s\n", (unsigned long long)g->ms[i].turn,
                    g->ms[i].depth, g->ms[i].text);
-    const level_t *lv = g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
+    const level_t *lv = g->depth >= 0 && g->depth < LEVEL_IDS ? g->levels[g->depth] : NULL;
     if (!lv)
         return;
     buf_puts(out, "\nMap:\n");

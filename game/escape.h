@@ -1,7 +1,12 @@
 /* escape — the endgame: taking the Heartstone wakes the Warren, every
  * level climbed with it collapses behind the climber and sends pursuers,
- * and reaching the town with it wins (the victory screen: prompt_of gives
- * a won game PROMPT_VICTORY's row).
+ * and the chase goes on out of the town across the overland: no town
+ * shelters the stone but a safe one, the seat of a territory other than
+ * home's (atlas.h), and walking in at its gates wins (the victory screen:
+ * prompt_of gives a won game PROMPT_VICTORY's row). On the surface the
+ * hunters come from ESCAPE_SURFACE_DANGER: ESCAPE_SURFACE_PURSUERS when
+ * the bearer comes out into a town or the wilds, and on each step in the
+ * wilds ESCAPE_SURFACE_PCT more chance of meeting more (overland.c).
  *
  * Pursuers come from the one monster table (creature.h) as of a level
  * ESCAPE_DEEPER below, awake and hunting, ESCAPE_NEAR_MIN to
@@ -11,9 +16,12 @@
 #define WARREN_ESCAPE_H
 #include "world.h"
 
-#define ESCAPE_DEEPER   1
-#define ESCAPE_NEAR_MIN 4
-#define ESCAPE_NEAR_MAX 12
+#define ESCAPE_DEEPER           1
+#define ESCAPE_NEAR_MIN         4
+#define ESCAPE_NEAR_MAX         12
+#define ESCAPE_SURFACE_DANGER   12
+#define ESCAPE_SURFACE_PURSUERS 2
+#define ESCAPE_SURFACE_PCT      8
 
 /* The warden has fallen and the stone is the player's: the level wakes. */
 void escape_wake(game_t *g);
@@ -22,7 +30,13 @@ void escape_wake(game_t *g);
 int escape_arrive(game_t *g);
 /* How many pursuers a level of this depth sends. */
 int escape_pursuers(int depth);
-/* Reaching the town with the stone: the victory. */
+/* The bearer has come out into a town that is not safe (the home town
+ * from the Warren, or another): hunters at its heels, and where to run.
+ * 0, or -1 (OOM). */
+int escape_town(game_t *g);
+/* The bearer has come out onto the overland: hunters. 0, or -1 (OOM). */
+int escape_surface(game_t *g);
+/* Walking into a safe town with the stone: the victory. */
 void escape_win(game_t *g);
 /* The victory screen (prompt.h's PROMPT_VICTORY row). */
 int escape_victory_key(game_t *g, key_event_t k);

@@ -1,6 +1,8 @@
 /* event — phases and the participant order of the dispatch chain, and the
  * bridge to scripted (Lua) kind handlers. */
 #include "event.h"
+#include <stdio.h>
+#include "creature.h"
 #include "content.h"
 #include "effect.h"
 #include "level.h"
@@ -28,14 +30,26 @@ static uint32_t script_rand(void *ctx, uint32_t n)
     return rng_below(&((game_t *)ctx)->play, n);
 }
 
-/* What a script asked for itself: hit points back, or a slowing. */
-static void script_apply(game_t *g, handle_t self, const script_event_t *se)
+/* What heals a creature when a script turns damage into hit points. */
+static const char *const HEALED_BY[DT_COUNT] = {
+    [DT_HIT] = "the blow",   [DT_POISON] = "the poison",       [DT_FIRE] = "the fire",
+    [DT_COLD] = "the cold",  [DT_LIGHTNING] = "the lightning", [DT_ACID] = "the acid",
+    [DT_MAGIC] = "the magic"};
+
+/* What a script asked for itself: hit points back (said, with what
+ * healed it: "The flesh golem is healed by the lightning."), or a
+ * slowing. */
+static void script_apply(game_t *g, handle_t self, const script_event_t *se, uint8_t dtype)
 {
     obj_t *o = reg_get(&g->reg, self);
     if (!o || o->type != OBJ_CREATURE)
         return;
     if (se->heal > 0) {
         o->hp = o->hp + se->heal > o->hp_max ? o->hp_max : o->hp + se->heal;
+        char tmpl[80];
+        snprintf(tmpl, sizeof tmpl, "<Actor> <is:Actor> healed by %s.",
+                 dtype < DT_COUNT && HEALED_BY[dtype] ? HEALED_BY[dtype] : "it");
+        creature_say(g, tmpl, self, HANDLE_NONE);
     }
     if (se->slow > 0 && se->slow <= 1000)
         effect_apply(g, self, g->c->slow_effect, se->slow * SCHED_MOVE, 1);
@@ -63,9 +77,10 @@ static int run_script(game_t *g, ev_info_t *e, handle_t h, script_kind_class_t c
     }
     for (int i = 0; i < 3; i++)
         e->amount[i] = se.amount[i];
+    uint8_t dtype = e->dtype; /* what came, whatever the script makes of it */
     e->dtype = se.dtype;
     e->flags = se.flags;
-    script_apply(g, h, &se);
+    script_apply(g, h, &se, dtype);
     return r;
 }
 
@@ -102,7 +117,7 @@ static int run_phase(game_t *g, ev_info_t *e)
     const content_t *c = g->c;
     if (e->map >= 0) {
         /* the region where the event takes place brings its rules first */
-        const level_t *lv = e->map <= WORLD_MAX_DEPTH ? g->levels[e->map] : NULL;
+        const level_t *lv = e->map < LEVEL_IDS ? g->levels[e->map] : NULL;
         const region_kind_t *rk = level_region_kind(g, lv, e->x, e->y);
         if (rk && run_list(g, e, rk->handlers, HANDLE_NONE) == EV_DONE)
             return EV_DONE;

@@ -60,8 +60,9 @@ typedef enum {
  * Either lets the victim's Ref save halve an element's damage (combat.c).
  * EVF_MISSILE: an attack by something thrown or shot (missile.h): amount[0]
  * adjusts the to-hit, amount[1] is the damage, and the attack sets
- * amount[2] to 1 when it hits. */
-enum { EVF_SPELL = 1u << 0, EVF_BREATH = 1u << 1, EVF_MISSILE = 1u << 2 };
+ * amount[2] to 1 when it hits. EVF_TICK: a timed effect's tick (poison):
+ * whether it hurts at all was said when the effect began. */
+enum { EVF_SPELL = 1u << 0, EVF_BREATH = 1u << 1, EVF_MISSILE = 1u << 2, EVF_TICK = 1u << 3 };
 
 typedef struct {
     uint16_t type; /* ev_type_t */

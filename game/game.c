@@ -37,8 +37,9 @@ void game_free(game_t *g)
 {
     if (!g)
         return;
-    for (int i = 0; i <= WORLD_MAX_DEPTH; i++)
+    for (int i = 0; i < LEVEL_IDS; i++)
         level_free(g, g->levels[i]);
+    atlas_free(g);
     reg_free(&g->reg);
     sched_free(&g->sched);
     gfree(&g->al, g->ms);
@@ -57,8 +58,11 @@ void game_free(game_t *g)
 game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
 {
     g->leave = 0;
-    if (g->state != GAME_RUNNING)
+    if (g->state != GAME_RUNNING) {
+        if (g->prompt == PROMPT_MORE) /* the last words, a page a key */
+            msg_more_key(g, key);
         return (game_state_t)g->state;
+    }
     g->keys++;
     const prompt_t *pr = prompt_of(g);
     if (pr->flags & PF_PAGING) {

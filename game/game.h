@@ -46,6 +46,11 @@ typedef struct {
     int64_t score;
     char cause[128]; /* "killed by a kobold on level 3", "quit", "escaped with the Heartstone" */
     uint32_t level_changes; /* bumps on every level change: a cue to snapshot */
+    /* The game is over but its last words wait on --More-- ("You die...
+     * --More--"): the host shows its frames and hands it the player's keys
+     * (each pages on, changing nothing else; journal them like any) until
+     * this is false, then shows its end screen. */
+    bool more;
     /* The last key asked the host to save the game and return to its menu
      * (the game's S): a request, not state. It changed nothing in the game,
      * is never saved nor hashed, and the next game_input clears it; a
@@ -88,7 +93,8 @@ void game_free(game_t *g);
 /* Applies one key and runs the schedule until the player must act again or
  * the game ends; vm (this thread's, borrowed for the call) runs scripted
  * handlers (NULL: they are skipped, for tests of the code rules only).
- * Keys after the end are ignored. Returns the state. */
+ * Keys after the end only page its last --More-- (game_status_t.more),
+ * else are ignored. Returns the state. */
 game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key);
 /* Draws the whole view into s at s's size (any size from 20x5 up); rows
  * of s that change become dirty. The game keeps its last frame and draws
@@ -112,8 +118,11 @@ uint64_t game_seed(const game_t *g);
 /* Snapshot: versioned, checksummed, compressed blob of the whole state.
  * The version goes up whenever the saved state's layout changes; a blob
  * of another version is refused (game_load says which), and the host
- * rebuilds that game from its seed and journal instead. */
-#define GAME_SNAPSHOT_VERSION 7
+ * rebuilds that game from its seed and journal instead. game_load still
+ * reads GAME_SNAPSHOT_OLDEST's (7: before the overland; the game goes on
+ * with the town's ways out cut through its trees). */
+#define GAME_SNAPSHOT_VERSION 8
+#define GAME_SNAPSHOT_OLDEST  7
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
 /* game_snapshot in two halves, so a host can compress off its game thread:
  * game_snapshot_state copies the state into state (replacing its bytes; a

@@ -345,13 +345,15 @@ static int fail(char *out)
     return -1;
 }
 
-int gram_format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args, int nargs)
+/* Both entry points: sentence says whether the text starts a sentence. */
+static int format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args, int nargs,
+                  int sentence)
 {
     if (!out || cap == 0)
         return -1;
     if (!tmpl)
         return fail(out);
-    writer_t w = {out, cap, 0, 0, 1};
+    writer_t w = {out, cap, 0, 0, sentence};
     int named = 0, seen = 0, after_det = 0;
     for (const char *p = tmpl; *p;) {
         if (*p != '<') {
@@ -394,4 +396,14 @@ int gram_format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args,
         utf8_trim(&w);
     out[w.len] = 0;
     return (int)w.len;
+}
+
+int gram_format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args, int nargs)
+{
+    return format(out, cap, tmpl, args, nargs, 1);
+}
+
+int gram_phrase(char *out, size_t cap, const char *tmpl, const gram_arg_t *args, int nargs)
+{
+    return format(out, cap, tmpl, args, nargs, 0);
 }

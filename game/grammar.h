@@ -75,6 +75,11 @@ typedef struct {
  * truncated length. */
 int gram_format(char *out, size_t cap, const char *tmpl, const gram_arg_t *args, int nargs);
 
+/* gram_format for a phrase that goes inside a sentence ("Cast at the
+ * giant rat?", an item's name in a list): its start is not capitalised;
+ * a capital tag, and text after ". ", still are. */
+int gram_phrase(char *out, size_t cap, const char *tmpl, const gram_arg_t *args, int nargs);
+
 /* English plural of name into out: the usual rules (s, es, ies) plus a
  * small built-in table of common irregulars (loaf, wolf, knife, man,
  * tooth...); the head word before " of " is the one pluralised. Returns

@@ -77,6 +77,11 @@ void ident_deal(game_t *g)
         g->items.known[k] = !set_of(&g->c->items[k]);
 }
 
+bool ident_flavoured(const game_t *g, uint16_t kind)
+{
+    return kind < g->c->n_items && set_of(&g->c->items[kind]) != NULL;
+}
+
 bool ident_known(const game_t *g, uint16_t kind)
 {
     return kind < g->c->n_items && g->items.known[kind];

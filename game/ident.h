@@ -20,6 +20,9 @@ bool ident_learn(game_t *g, uint16_t kind);
 /* The unknown name and plural ("fizzing violet potion(s)"). */
 void ident_flavour_name(const game_t *g, uint16_t kind, char *name, size_t n, char *plural,
                         size_t pn);
+/* Whether kind goes by a flavour until known (potions, scrolls, wands,
+ * rings and amulets that are not one of a kind). */
+bool ident_flavoured(const game_t *g, uint16_t kind);
 /* Someone used kind where the player saw it (user may be the player): if
  * its effect is obvious, the kind becomes known, with a message. */
 void ident_seen_use(game_t *g, handle_t user, uint16_t kind);

@@ -2,6 +2,7 @@
 #include "item.h"
 #include <stdio.h>
 #include <string.h>
+#include "creature.h"
 #include "ego.h"
 #include "grammar.h"
 #include "ident.h"
@@ -108,8 +109,7 @@ void item_check(game_t *g, rd_t *in)
                 item_by_letter(g, o->target, 'a' + o->a[0]) != h)
                 rd_fail(in, "bad item holder");
         } else {
-            const level_t *lv =
-                o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            const level_t *lv = o->depth >= 0 && o->depth < LEVEL_IDS ? g->levels[o->depth] : NULL;
             if (!lv || !level_in(lv, o->x, o->y) || (o->flags & IF_EQUIPPED))
                 rd_fail(in, "bad item place");
         }
@@ -263,20 +263,20 @@ int item_treasure_at(game_t *g, int depth, int as_deep, int x, int y, rng_t *r)
 /* Treasure comes with the level, once: resting never makes more. */
 int item_populate(game_t *g, int depth, rng_t *r)
 {
-    const level_t *lv = depth >= 0 && depth <= WORLD_MAX_DEPTH ? g->levels[depth] : NULL;
+    const level_t *lv = depth >= 0 && depth < LEVEL_IDS ? g->levels[depth] : NULL;
     if (!lv)
         return 0;
-    int want = 6 + (int)rng_below(r, 4) + depth / 3, x, y;
+    int danger = atlas_danger(g, depth), want = 6 + (int)rng_below(r, 4) + danger / 3, x, y;
     for (int i = 0; i < want; i++) {
-        int k = pick_kind(g, r, depth);
+        int k = pick_kind(g, r, danger);
         if (k < 0 || free_floor(g, lv, r, &x, &y) < 0)
             break;
         const item_kind_t *ik = &g->c->items[k];
-        int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + depth / 2) : 1;
+        int count = ik->cls == IC_GOLD ? dice_roll(&ik->power, r) * (1 + danger / 2) : 1;
         handle_t it = item_new(g, (uint16_t)k, count, HANDLE_NONE, depth, x, y, r);
         if (!it)
             return -1;
-        ego_roll(g, it, depth, r);
+        ego_roll(g, it, danger, r);
     }
     return 0;
 }
@@ -375,25 +375,30 @@ static const char *const WORN_AS[SLOT_COUNT] = {
     [SLOT_HEAD] = "on head",   [SLOT_RING] = "on hand", [SLOT_NECK] = "around neck",
     [SLOT_LAUNCHER] = "ready"};
 
-static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, size_t n)
+/* The grammar's noun for an item named nm: one of a kind ("the
+ * Heartstone"), a proper name (artifacts: "Emberfang"), a mass noun. */
+static gram_noun_t noun_of(const game_t *g, const obj_t *o, const item_name_t *nm)
 {
-    item_name_t nm;
-    name_of(g, o, reveal, &nm);
     const item_kind_t *k = item_kind(g, o);
-    gram_noun_t noun = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED};
+    gram_noun_t noun = {nm->name, nm->plural, nm->count, GRAM_IT, GRAM_PERCEIVED};
     if (k->flags & IKF_UNIQUE)
         noun.flags |= GRAM_UNIQUE;
     if (k->flags & IKF_ARTIFACT)
         noun.flags |= GRAM_PROPER;
     if (k->flags & IKF_MASS)
         noun.flags |= GRAM_MASS;
-    gram_arg_t a = {"obj", noun};
-    int len = gram_format(out, n, "<a:obj>", &a, 1);
+    return noun;
+}
+
+static void describe(const game_t *g, const obj_t *o, bool reveal, char *out, size_t n)
+{
+    item_name_t nm;
+    name_of(g, o, reveal, &nm);
+    const item_kind_t *k = item_kind(g, o);
+    gram_arg_t a = {"obj", noun_of(g, o, &nm)};
+    int len = gram_phrase(out, n, "<a:obj>", &a, 1);
     if (len < 0)
         len = 0;
-    if (out[0] >= 'A' && out[0] <= 'Z' &&
-        !(k->name[0] >= 'A' && k->name[0] <= 'Z' && !(k->flags & IKF_UNIQUE)))
-        out[0] = (char)(out[0] + 32); /* a phrase, not a sentence */
     if (k->cls == IC_WAND && (reveal || (o->flags & IF_KNOWN)))
         len += snprintf(out + len, n - (size_t)len, " (%d charge%s)", (int)o->remaining,
                         o->remaining == 1 ? "" : "s");
@@ -416,37 +421,30 @@ void item_describe(const game_t *g, handle_t h, char *out, size_t n)
         snprintf(out + len, n - len, " (in quiver)");
 }
 
-void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
+void item_tell(game_t *g, const char *tmpl, handle_t actor, handle_t it, handle_t victim)
 {
-    gram_arg_t args[2];
+    gram_arg_t args[3];
     int n = 0;
-    if (actor) {
-        const obj_t *a = reg_get(&g->reg, actor);
-        const creature_kind_t *ck =
-            a && a->kind < g->c->n_creatures ? &g->c->creatures[a->kind] : NULL;
-        gram_noun_t cn = {ck ? ck->name : "thing", NULL, 1, ck ? ck->gender : GRAM_IT, 0};
-        if (actor == g->player)
-            cn.flags |= GRAM_PLAYER;
-        const level_t *lv = level_current(g);
-        if (a && lv && a->depth == g->depth && level_visible(lv, a->x, a->y))
-            cn.flags |= GRAM_PERCEIVED;
-        args[n++] = (gram_arg_t){"actor", cn};
-    }
+    if (actor)
+        args[n++] = (gram_arg_t){"actor", creature_noun(g, actor)};
+    if (victim)
+        args[n++] = (gram_arg_t){"victim", creature_noun(g, victim)};
     item_name_t nm;
     if (it) {
         item_name(g, it, &nm);
         const obj_t *o = item_get(g, it);
-        const item_kind_t *k = item_kind(g, o);
-        gram_noun_t on = {nm.name, nm.plural, nm.count, GRAM_IT, GRAM_PERCEIVED | GRAM_INDEFINITE};
-        if (k && (k->flags & IKF_UNIQUE))
-            on.flags = GRAM_PERCEIVED | GRAM_UNIQUE;
-        if (k && (k->flags & IKF_MASS))
-            on.flags |= GRAM_MASS;
-        args[n++] = (gram_arg_t){"obj", on};
+        args[n] = (gram_arg_t){"obj", o ? noun_of(g, o, &nm)
+                                        : (gram_noun_t){nm.name, nm.plural, 1, GRAM_IT, 0}};
+        args[n++].noun.flags |= GRAM_PERCEIVED | GRAM_INDEFINITE;
     }
     char text[MSG_LEN];
     if (gram_format(text, sizeof text, tmpl, args, n) > 0)
         msg_add(g, "%s", text);
+}
+
+void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
+{
+    item_tell(g, tmpl, actor, it, HANDLE_NONE);
 }
 
 /* ---- where items are --------------------------------------------------------------- */

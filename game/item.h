@@ -96,6 +96,9 @@ void item_describe(const game_t *g, handle_t h, char *out, size_t n);
 /* A message about actor (<Actor>) and an item (<obj>) through the grammar;
  * dropped when the player perceives neither. */
 void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it);
+/* The same with a victim too (<victim>): "<Obj> hit<s:Obj> <victim>."
+ * Every name goes through creature_noun or the item's own noun. */
+void item_tell(game_t *g, const char *tmpl, handle_t actor, handle_t it, handle_t victim);
 
 /* Inventory of holder in letter order: fills out (up to INV_SLOTS). */
 int item_inventory(const game_t *g, handle_t holder, handle_t out[INV_SLOTS]);

@@ -11,6 +11,7 @@
 #include "msg.h"
 #include "pc.h"
 #include "status.h"
+#include "target.h"
 #include "vision.h"
 #include "world.h"
 
@@ -264,7 +265,7 @@ static bool use_summon(game_t *g, const use_t *u)
         int x = o->x + D[i][0], y = o->y + D[i][1];
         if (!level_passable(g, lv, x, y) || level_creature_at(g, g->depth, x, y))
             continue;
-        int kind = creature_pick_kind(g, &g->play, g->depth);
+        int kind = creature_pick_kind(g, &g->play, atlas_danger(g, g->depth));
         if (kind < 0 || !creature_make(g, (uint16_t)kind, g->depth, x, y, &g->play, MAKE_AWARE))
             break;
         made++;
@@ -284,21 +285,15 @@ static bool use_eat(game_t *g, const use_t *u)
     return true;
 }
 
-/* The first creature on the line from who towards (dx, dy). */
+/* The first creature on the line from who through the cell (dx, dy) from
+ * it (a direction, or the cell aimed at), the missiles' line; peacefuls
+ * not aimed at are passed by (target.h). */
 static handle_t bolt_target(game_t *g, handle_t who, int dx, int dy)
 {
     const obj_t *o = reg_get(&g->reg, who);
-    const level_t *lv = g->levels[o->depth];
-    int x = o->x, y = o->y;
-    for (int i = 0; i < BOLT_RANGE; i++) {
-        x += dx, y += dy;
-        if (!level_passable(g, lv, x, y))
-            return HANDLE_NONE;
-        handle_t h = level_creature_at(g, o->depth, x, y);
-        if (h)
-            return h;
-    }
-    return HANDLE_NONE;
+    target_cell_t path[TARGET_RANGE_MAX];
+    int n = target_path(g, o->x, o->y, o->x + dx, o->y + dy, BOLT_RANGE, path);
+    return target_first(g, o->depth, who, path, n, o->x + dx, o->y + dy, NULL);
 }
 
 /* The event's damage type for an item's (IDT_*): weapons' kinds of blow

@@ -6,6 +6,7 @@
 #include "escape.h"
 #include "item.h"
 #include "msg.h"
+#include "overland.h"
 #include "shop.h"
 #include "special.h"
 #include "status.h"
@@ -97,7 +98,7 @@ uint8_t level_terrain(const level_t *lv, int x, int y)
 
 level_t *level_current(game_t *g)
 {
-    return g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->levels[g->depth] : NULL;
+    return g->depth >= 0 && g->depth < LEVEL_IDS ? g->levels[g->depth] : NULL;
 }
 
 bool level_passable(game_t *g, const level_t *lv, int x, int y)
@@ -157,18 +158,19 @@ static int vault_spots(game_t *g, level_t *lv, const mapgen_level_t *m)
 {
     rng_t r;
     rng_seed(&r, rng_hash2(g->seed, 0x5000u + (uint64_t)lv->depth), 6);
-    for (int i = 0; i < m->nspots && lv->depth > 0; i++) {
+    int danger = atlas_danger(g, lv->depth);
+    for (int i = 0; i < m->nspots && danger > 0; i++) {
         const mapgen_spot_t *s = &m->spots[i];
         int ux = s->x - lv->up_x, uy = s->y - lv->up_y;
         if (lv->terrain[s->y * lv->w + s->x] != MAP_FLOOR)
             continue;
         bool near = ux * ux + uy * uy < POPULATE_CLEAR * POPULATE_CLEAR;
         if (s->glyph >= 'a' && s->glyph <= 'z' &&
-            item_treasure_at(g, lv->depth, lv->depth + 2, s->x, s->y, &r) < 0)
+            item_treasure_at(g, lv->depth, danger + 2, s->x, s->y, &r) < 0)
             return -1;
         int kind = s->glyph >= '0' && s->glyph <= '9' && !near &&
                            !level_creature_at(g, lv->depth, s->x, s->y)
-                       ? creature_pick_kind(g, &r, lv->depth)
+                       ? creature_pick_kind(g, &r, danger)
                        : -1;
         if (kind >= 0 && !creature_make(g, (uint16_t)kind, lv->depth, s->x, s->y, &r, MAKE_SLEEPY))
             return -1;
@@ -176,14 +178,16 @@ static int vault_spots(game_t *g, level_t *lv, const mapgen_level_t *m)
     return 0;
 }
 
-int level_generate(game_t *g, level_t *lv)
+/* The map from mapgen at its danger: terrain, regions, stairs, and what
+ * its vaults' marks hold. 0 or -1 (OOM). */
+static int level_layout(game_t *g, level_t *lv, int danger)
 {
     const content_t *c = g->c;
-    rng_seed(&lv->gen, rng_hash2(g->seed, (uint64_t)lv->depth), 1);
     mapgen_level_t *m = mapgen_level_new(lv->w, lv->h);
     if (!m)
         return -1;
-    mapgen_params_t p = level_params(c, lv->w, lv->h, lv->depth);
+    mapgen_params_t p = level_params(c, lv->w, lv->h, danger);
+    p.bottom = atlas_below(g, lv->depth) < 0;
     int r = mapgen_generate(m, &p, &lv->gen, NULL, 0);
     if (r == 0 && level_set_regions(g, lv, m->nregions) < 0)
         r = -1;
@@ -202,7 +206,18 @@ int level_generate(game_t *g, level_t *lv)
     if (r == 0 && g->levels[lv->depth] == lv && vault_spots(g, lv, m) < 0)
         r = -1;
     mapgen_level_free(m);
-    if (r != 0)
+    return r != 0 ? -1 : 0;
+}
+
+/* A map of the surface beyond the town is made by overland.c; the town,
+ * the Warren and the branches by mapgen at the map's danger (atlas.h). */
+int level_generate(game_t *g, level_t *lv)
+{
+    rng_seed(&lv->gen, rng_hash2(g->seed, (uint64_t)lv->depth), 1);
+    if (atlas_kind(lv->depth) == ATLAS_WILDS)
+        return overland_generate(g, lv);
+    int danger = atlas_danger(g, lv->depth);
+    if (level_layout(g, lv, danger) < 0)
         return -1;
     if (special_apply(g, lv) < 0) /* a special level's terrain: before doors and traps */
         return -1;
@@ -210,9 +225,11 @@ int level_generate(game_t *g, level_t *lv)
     /* treasure from a stream of its own: placed once, with the level */
     rng_t items;
     rng_seed(&items, rng_hash2(g->seed, 0x1000u + (uint64_t)lv->depth), 4);
-    if (g->levels[lv->depth] == lv && lv->depth > 0 && item_populate(g, lv->depth, &items) < 0)
+    if (g->levels[lv->depth] == lv && danger > 0 && item_populate(g, lv->depth, &items) < 0)
         return -1;
-    return shop_populate(g, lv); /* the town's keepers, maybe a dungeon shop */
+    if (shop_populate(g, lv) < 0) /* the town's keepers, maybe a dungeon shop */
+        return -1;
+    return overland_level(g, lv); /* the towns' ways out, a branch's hoard */
 }
 
 /* ---- stairs ----------------------------------------------------------------- */
@@ -233,55 +250,83 @@ static void wake_level(game_t *g, int depth)
     }
 }
 
+/* The way out of a town, and every way in or out on the overland, is
+ * overland.c's; stairs are the Warren's and the branches'. */
 int level_stairs(game_t *g, int dir)
 {
     const obj_t *p = reg_get(&g->reg, g->player);
     uint8_t t = level_terrain(level_current(g), p->x, p->y);
+    if (g->depth == ATLAS_OVERLAND || t == MAP_GATE)
+        return overland_stairs(g, dir);
     if (t != (dir > 0 ? MAP_STAIRS_DOWN : MAP_STAIRS_UP)) {
         msg_add(g, "There is no staircase %s here.", dir > 0 ? "down" : "up");
         return 0;
     }
-    int nd = g->depth + dir;
-    if (nd < 0 || nd > WORLD_MAX_DEPTH) {
+    int nd = dir > 0 ? atlas_below(g, g->depth) : atlas_above(g, g->depth);
+    if (nd < 0) {
         msg_add(g, "The stairs end here.");
         return 0;
     }
+    if (nd == ATLAS_OVERLAND)
+        return overland_stairs(g, dir); /* out of a branch */
     if (level_enter(g, nd) < 0)
         return 0;
     msg_add(g, nd ? "You %s the stairs." : "You %s the stairs into the daylight of the town.",
             dir > 0 ? "descend" : "climb");
-    if (nd == 0 && g->pc.heartstone)
-        escape_win(g);
+    if (nd == 0 && g->pc.heartstone && !atlas_world(g))
+        escape_win(g); /* no world beyond the town: the town is the end of the chase */
+    else if (nd == 0 && g->pc.heartstone && escape_town(g) < 0)
+        return 0;
     return SCHED_MOVE;
 }
 
-int level_enter(game_t *g, int nd)
+level_t *level_make(game_t *g, int nd)
 {
-    obj_t *p;
-    level_t *lv = level_current(g);
-    int dir = nd > g->depth ? 1 : -1;
+    if (nd < 0 || nd >= LEVEL_IDS)
+        return NULL;
     if (!g->levels[nd]) {
-        level_t *n = level_new(g, lv->w, lv->h, nd);
+        int w, h;
+        atlas_size(g, nd, &w, &h);
+        level_t *n = level_new(g, w, h, nd);
         if (!n)
-            return -1;
+            return NULL;
         g->levels[nd] = n;
-        if (level_generate(g, n) < 0 || (nd > 0 && creature_populate(g, n) < 0))
-            return -1;
+        int k = atlas_kind(nd);
+        if (level_generate(g, n) < 0 ||
+            ((k == ATLAS_WARREN || k == ATLAS_BRANCH) && creature_populate(g, n) < 0))
+            return NULL;
     }
-    level_t *to = g->levels[nd];
-    level_sleep(g, lv);              /* only the current level stays live */
-    p = reg_get(&g->reg, g->player); /* populating may have moved the registry */
+    return g->levels[nd];
+}
+
+int level_arrive(game_t *g, int nd, int x, int y)
+{
+    level_t *lv = level_current(g), *to = level_make(g, nd);
+    if (!to)
+        return -1;
+    level_sleep(g, lv);                     /* only the current level stays live */
+    obj_t *p = reg_get(&g->reg, g->player); /* populating may have moved the registry */
     g->depth = (int16_t)nd;
     p->depth = (int16_t)nd;
-    p->x = dir > 0 ? to->up_x : to->down_x;
-    p->y = dir > 0 ? to->up_y : to->down_y;
+    p->x = (int16_t)x;
+    p->y = (int16_t)y;
     g->level_changes++;
-    if (nd > g->max_depth) {
+    if (atlas_kind(nd) == ATLAS_WARREN && nd > g->max_depth) {
         g->max_depth = (int16_t)nd;
         g->score += 50;
         msg_milestone(g, "depth", "reached level %d", nd);
     }
     wake_level(g, nd);
     special_arrive(g);
-    return dir < 0 && nd > 0 && g->pc.heartstone ? escape_arrive(g) : 0;
+    return 0;
+}
+
+int level_enter(game_t *g, int nd)
+{
+    int dir = nd > g->depth ? 1 : -1;
+    const level_t *to = level_make(g, nd);
+    if (!to ||
+        level_arrive(g, nd, dir > 0 ? to->up_x : to->down_x, dir > 0 ? to->up_y : to->down_y) < 0)
+        return -1;
+    return dir < 0 && atlas_kind(nd) == ATLAS_WARREN && g->pc.heartstone ? escape_arrive(g) : 0;
 }

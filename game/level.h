@@ -32,9 +32,15 @@ handle_t level_creature_at(game_t *g, int depth, int x, int y);  /* HANDLE_NONE:
 /* The region kind at (x, y), or NULL (none, or content without regions). */
 const region_kind_t *level_region_kind(const game_t *g, const level_t *lv, int x, int y);
 
-/* The player takes the stairs here (+1 down, -1 up; out with the
- * Heartstone wins): ticks spent, 0 refused (a message says why). */
+/* The player takes the stairs here, or a way in or out of a town or a
+ * dungeon on the overland (+1 down or in, -1 up or out): ticks spent, 0
+ * refused (a message says why). */
 int level_stairs(game_t *g, int dir);
+/* The map of id nd (atlas.h), made (and peopled, a dungeon level) when
+ * new; NULL on OOM or a bad id. */
+level_t *level_make(game_t *g, int nd);
+/* The player arrives on map nd (made when new) at (x, y): 0, or -1 (OOM). */
+int level_arrive(game_t *g, int nd, int x, int y);
 /* The player arrives on level nd (made when new) at its up stairs when
  * going down, its down stairs when going up: 0, or -1 (OOM). */
 int level_enter(game_t *g, int nd);

@@ -39,6 +39,11 @@ static const terrain_info_t terrain_info[MAP_TERRAIN_COUNT] = {
     [MAP_RUBBLE] = {1, 1, ':'},      [MAP_DOOR_LOCKED] = {0, 1, '+'},
     [MAP_DOOR_SECRET] = {0, 1, '#'}, [MAP_DOOR_BROKEN] = {1, 0, '\''},
     [MAP_LAVA] = {0, 0, '='},        [MAP_CHASM] = {0, 0, '0'},
+    [MAP_GATE] = {1, 0, '<'},        [MAP_SEA] = {0, 0, '~'},
+    [MAP_LAKE] = {0, 0, '~'},        [MAP_SEA_LANE] = {0, 0, '~'},
+    [MAP_PLAINS] = {1, 0, '"'},      [MAP_HILLS] = {1, 0, '^'},
+    [MAP_RIVER] = {1, 0, '='},       [MAP_ROAD] = {1, 0, '.'},
+    [MAP_TOWN] = {1, 0, '*'},        [MAP_ENTRANCE] = {1, 0, '>'},
 };
 
 static const char *const shape_names[SHAPE_COUNT] = {
@@ -1142,6 +1147,8 @@ static void place_stairs(gen_t *g, int bottom)
 
 /* ---- the town ------------------------------------------------------------------- */
 
+#define TOWN_HOUSES_MIN 5
+
 static int area_clear(gen_t *g, box_t b)
 {
     for (int y = b.y0 - 2; y <= b.y1 + 2; y++)
@@ -1151,7 +1158,7 @@ static int area_clear(gen_t *g, box_t b)
     return 1;
 }
 
-static void town_house(gen_t *g, int top)
+static int town_house(gen_t *g, int top)
 {
     int bw = rng_range(g->rng, 7, 12), bh = rng_range(g->rng, 5, 7), mid = g->h / 2;
     for (int tries = 0; tries < 20; tries++) {
@@ -1169,8 +1176,9 @@ static void town_house(gen_t *g, int top)
             }
         /* the door faces the road */
         put(g, rng_range(g->rng, b.x0 + 1, b.x1 - 1), top ? b.y1 : b.y0, MAP_DOOR_CLOSED, region);
-        return;
+        return 1;
     }
+    return 0;
 }
 
 static void town_layout(gen_t *g)
@@ -1182,9 +1190,10 @@ static void town_layout(gen_t *g)
             *cell(g, x, y) = inside(g, x, y) ? MAP_GRASS : MAP_TREE;
             g->lv->region[idx(g, x, y)] = (uint8_t)town;
         }
-    int houses = rng_range(g->rng, 5, 8);
-    for (int i = 0; i < houses; i++)
-        town_house(g, i & 1);
+    /* the town's shops (content) take the first buildings: at least TOWN_HOUSES_MIN */
+    int houses = rng_range(g->rng, 5, 8), built = 0;
+    for (int i = 0; i < houses || (built < TOWN_HOUSES_MIN && i < 4 * houses); i++)
+        built += town_house(g, i & 1);
     for (int y = 1; y < g->h - 1; y++)
         for (int x = 1; x < g->w - 1; x++)
             if (*cell(g, x, y) == MAP_GRASS && area_clear(g, (box_t){x, y, x, y}) &&

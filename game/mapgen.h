@@ -10,8 +10,8 @@
  * prefab vaults (rotated and mirrored), joined by corridors with doors;
  * then a flood-fill pass joins every open area to the rest, dead ends are
  * trimmed, and the stairs are placed far apart by path distance.
- * The town (depth 0) is a walled green with a few houses and the down
- * stairs. Guarantee: every passable cell is reachable from the arrival
+ * The town (depth 0) is a green in a ring of trees with a few houses
+ * (five at least: the town's shops take them) and the down stairs. Guarantee: every passable cell is reachable from the arrival
  * point (up_x, up_y).
  *
  * Content hooks are plain data (the Lua content supplies them): vault
@@ -59,6 +59,17 @@ typedef enum {
     /* never made by mapgen: special levels (special.c) */
     MAP_LAVA,  /* impassable to monsters; burns the player who steps in */
     MAP_CHASM, /* impassable to monsters; the player who steps in falls */
+    /* never made by mapgen: the overland and the towns' ways out (overland.c) */
+    MAP_GATE,     /* a town's way out through the trees: < leaves for the overland */
+    MAP_SEA,      /* the overland's sea: impassable */
+    MAP_LAKE,     /* the overland's lakes: impassable */
+    MAP_SEA_LANE, /* the sea where a sea route runs: impassable on foot */
+    MAP_PLAINS,   /* the overland's open land */
+    MAP_HILLS,    /* highland: slow going */
+    MAP_RIVER,    /* a river: forded, slowly */
+    MAP_ROAD,     /* a road between towns: quick going */
+    MAP_TOWN,     /* a town: > enters it */
+    MAP_ENTRANCE, /* a dungeon's mouth: > enters it */
     MAP_TERRAIN_COUNT
 } mapgen_terrain_t;
 

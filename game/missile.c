@@ -20,6 +20,7 @@
 /* One missile's numbers, from whoever sends it. */
 typedef struct {
     handle_t who, it; /* it: the missile item (NONE: a monster's shot) */
+    int ax, ay;       /* the cell aimed at: a peaceful elsewhere is passed by */
     int to_hit, range;
     dice_t dice;
     int bonus; /* added to the damage roll */
@@ -81,7 +82,7 @@ static shot_t shot_of(const game_t *g, handle_t who, handle_t it, handle_t bow)
     const obj_t *o = reg_get(&g->reg, it), *b = reg_get(&g->reg, bow);
     const item_kind_t *k = item_kind(g, o);
     bool player = who == g->player;
-    shot_t s = {who, it, 0, 0, {1, 2, 0}, 0, DT_HIT, k->breaks};
+    shot_t s = {who, it, 0, 0, 0, 0, {1, 2, 0}, 0, DT_HIT, k->breaks};
     s.to_hit = player ? pc_mod(g->pc.ab[AB_DEX]) : 0;
     if (b) {
         const item_kind_t *bk = item_kind(g, b);
@@ -139,7 +140,8 @@ static int fly(game_t *g, const shot_t *s, const target_cell_t *path, int n, boo
     *hit = false;
     for (int i = 0; i < n; i++) {
         handle_t v = level_creature_at(g, depth, path[i].x, path[i].y);
-        if (v && v != s->who && strike(g, s, v, i + 1)) {
+        if (v && v != s->who && !target_spares(g, s->who, v, s->ax, s->ay) &&
+            strike(g, s, v, i + 1)) {
             *hit = true;
             return i;
         }
@@ -176,6 +178,7 @@ static int send(game_t *g, handle_t who, handle_t it, handle_t bow, int x, int y
     if (!one)
         return 0;
     s.it = one;
+    s.ax = x, s.ay = y;
     item_say(g, bow ? "<Actor> shoot<s:Actor> <obj>." : "<Actor> throw<s:Actor> <obj>.", who, one);
     const obj_t *w = reg_get(&g->reg, who);
     int depth = w->depth, wx = w->x, wy = w->y;
@@ -237,12 +240,12 @@ int missile_monster(game_t *g, handle_t m, handle_t foe)
         return 0;
     target_cell_t path[TARGET_RANGE_MAX];
     int n = flight(g, m, f->x, f->y, k->range, path);
-    if (target_first(g, o->depth, m, path, n, NULL) != foe)
+    if (target_first(g, o->depth, m, path, n, f->x, f->y, NULL) != foe)
         return 0;
     char tmpl[64];
     snprintf(tmpl, sizeof tmpl, "<Actor> %s at <victim>.", k->shoots);
     creature_say(g, tmpl, m, foe);
-    shot_t s = {m, HANDLE_NONE, 0, k->range, k->missile, 0, k->missile_dtype, 0};
+    shot_t s = {m, HANDLE_NONE, f->x, f->y, 0, k->range, k->missile, 0, k->missile_dtype, 0};
     bool hit;
     fly(g, &s, path, n, &hit);
     return SCHED_MOVE;

@@ -10,8 +10,8 @@
  * there, at its range, or before a wall). Each creature on the way is
  * attacked through the attack chain (EV_ATTACK with EVF_MISSILE: the
  * to-hit adjustment in amount[0], the damage rolled in amount[1]; the
- * chain sets amount[2] on a hit). A hit stops it; a miss flies on. A
- * missile that hit breaks by its kind's `breaks` percent; every other one
+ * chain sets amount[2] on a hit). A hit stops it; a miss flies on; a
+ * peaceful on the way is passed by (target_spares). A missile that hit breaks by its kind's `breaks` percent; every other one
  * lands where it stopped, to be picked up again.
  *
  * To hit: the attack bonus plus Dex, the launcher's and the missile's

@@ -71,7 +71,7 @@ void msg_milestone(game_t *g, const char *kind, const char *fmt, ...)
     game_milestone_t *m = &g->ms[g->nms++];
     memset(m, 0, sizeof *m);
     m->turn = g->sched.now / SCHED_MOVE;
-    m->depth = g->depth;
+    m->depth = atlas_danger(g, g->depth);
     snprintf(m->kind, sizeof m->kind, "%s", kind);
     va_list ap;
     va_start(ap, fmt);
@@ -110,6 +110,10 @@ void msg_dismiss(game_t *g)
 void msg_after_input(game_t *g)
 {
     bool all;
+    if (g->state == GAME_DEAD) { /* "You die..." waits on the player's key */
+        g->prompt = PROMPT_MORE;
+        return;
+    }
     if (g->prompt != PROMPT_NONE)
         return;
     msg_fit(g, g->msg_seen, &all);
@@ -137,14 +141,15 @@ int msg_history_key(game_t *g, key_event_t k)
     return 0;
 }
 
-/* Any key shows the next line's worth; the prompt closes on the last. */
+/* Any key shows the next line's worth; the prompt closes on the last (in
+ * a game over, only once the last line was read: it ends on --More--). */
 int msg_more_key(game_t *g, key_event_t k)
 {
     (void)k;
     bool all;
     g->msg_seen += msg_fit(g, g->msg_seen, &all);
     msg_fit(g, g->msg_seen, &all);
-    if (all)
+    if (all && (g->state == GAME_RUNNING || g->msg_seen == g->nmsg))
         g->prompt = PROMPT_NONE;
     return 0;
 }

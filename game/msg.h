@@ -29,8 +29,10 @@ int msg_format(const msg_t *m, char *out, size_t n); /* "text (x3)" */
 /* Messages from `from` that fit on one line with room for MORE_TEXT (at
  * least one); *all set when every message up to the newest fits whole. */
 uint32_t msg_fit(const game_t *g, uint32_t from, bool *all);
-void msg_dismiss(game_t *g);     /* a key was pressed: what was shown is read */
-void msg_after_input(game_t *g); /* opens --More-- when the new messages overflow */
+void msg_dismiss(game_t *g); /* a key was pressed: what was shown is read */
+/* Opens --More-- when the new messages overflow; always at the player's
+ * death, so "You die..." waits on a key (game_status_t.more). */
+void msg_after_input(game_t *g);
 
 /* Ctrl-P (the command table): opens the history screen; no time. */
 int msg_history(game_t *g);

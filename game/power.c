@@ -128,7 +128,7 @@ int power_cantrip(game_t *g, int x, int y)
     const obj_t *p = reg_get(&g->reg, g->player);
     target_cell_t path[TARGET_RANGE_MAX];
     int n = target_path(g, p->x, p->y, x, y, 8, path);
-    handle_t t = target_first(g, g->depth, g->player, path, n, NULL);
+    handle_t t = target_first(g, g->depth, g->player, path, n, x, y, NULL);
     if (!t) {
         msg_add(g, "Your spark fizzles out.");
         return SCHED_MOVE;

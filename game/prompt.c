@@ -2,14 +2,17 @@
 #include "prompt.h"
 #include "chargen.h"
 #include "cmd.h"
+#include "discoveries.h"
 #include "escape.h"
 #include "help.h"
 #include "msg.h"
+#include "sheet.h"
 #include "shop.h"
 #include "spell.h"
 #include "target.h"
 #include "trap.h"
 #include "travel.h"
+#include "voyage.h"
 #include "world.h"
 #include "worldui.h"
 
@@ -32,9 +35,16 @@ void prompt_page_key(game_t *g, key_event_t k, int pages)
     g->prompt = PROMPT_NONE;
 }
 
+void prompt_ask(screen_t *s, const char *question)
+{
+    for (int x = 0; x < s->w; x++)
+        screen_put(s, x, 0, ' ', STYLE_DEFAULT);
+    screen_text(s, 0, 0, STYLE_DEFAULT, question);
+}
+
 static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_NONE, 0, cmd_key, NULL},
-    {PROMPT_QUIT, 0, cmd_quit_key, NULL},
+    {PROMPT_QUIT, 0, cmd_quit_key, cmd_quit_draw},
     {PROMPT_MORE, PF_PAGING, msg_more_key, NULL}, /* the message line shows --More-- */
     {PROMPT_HISTORY, PF_PAGING | PF_SCREEN, msg_history_key, msg_history_draw},
     {PROMPT_RACE, PF_SCREEN, chargen_race_key, chargen_draw},
@@ -44,11 +54,15 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_LOOK, PF_CURSOR, travel_look_key, travel_look_draw},
     {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
-    {PROMPT_DOOR, 0, trap_door_key, NULL}, /* the message line asks the direction */
+    {PROMPT_DOOR, 0, trap_door_key, trap_door_draw}, /* the top line asks the direction */
     {PROMPT_WORLD, PF_PAGING | PF_SCREEN, worldui_key, worldui_draw},
     {PROMPT_TARGET, PF_CURSOR, target_key, target_draw},
     {PROMPT_SHOP, PF_SCREEN, shop_key, shop_draw},
     {PROMPT_VICTORY, PF_SCREEN, escape_victory_key, escape_victory_draw},
+    {PROMPT_ATTACK, PF_CURSOR, target_attack_key, target_attack_draw},
+    {PROMPT_SHEET, PF_PAGING | PF_SCREEN, sheet_key, sheet_draw},
+    {PROMPT_DISCOVERIES, PF_PAGING | PF_SCREEN, discoveries_key, discoveries_draw},
+    {PROMPT_VOYAGE, PF_SCREEN, voyage_key, voyage_draw},
 };
 
 const prompt_t *prompt_of(const game_t *g)

@@ -28,8 +28,12 @@ enum {
     PROMPT_DOOR,
     PROMPT_WORLD,
     PROMPT_TARGET,
-    PROMPT_SHOP,    /* the trade screen (shop.h) */
-    PROMPT_VICTORY, /* the game is won (escape.h): shown, never waited on */
+    PROMPT_SHOP,        /* the trade screen (shop.h) */
+    PROMPT_VICTORY,     /* the game is won (escape.h): shown, never waited on */
+    PROMPT_ATTACK,      /* "Really attack the shopkeeper?" (target.h) */
+    PROMPT_SHEET,       /* the character sheet (sheet.h) */
+    PROMPT_DISCOVERIES, /* the discoveries list (discoveries.h) */
+    PROMPT_VOYAGE,      /* an inn's passage: where to travel (voyage.h) */
     PROMPT_COUNT
 };
 
@@ -55,6 +59,12 @@ typedef struct {
  * <, k, Page Up or Up goes back; any other key closes. */
 #define PAGE_ROWS 20
 void prompt_page_key(game_t *g, key_event_t k, int pages);
+
+/* A question on the top line, over the messages, for a row that asks
+ * (quit, a door's direction, "Really attack?"): drawn, never logged, so
+ * the message history and the dump hold what happened, not what was
+ * asked. */
+void prompt_ask(screen_t *s, const char *question);
 
 /* The row of the prompt g waits on (never NULL: ids are checked on load);
  * a won game shows PROMPT_VICTORY's screen (g->prompt is never set to it). */

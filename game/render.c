@@ -108,44 +108,68 @@ static unsigned join_mask(const game_t *g, const level_t *lv, int x, int y)
     return mask;
 }
 
-/* First map column/row shown: centred when the map fits, else in jumps of
- * half the view, so that p stays in its middle half away from the map's
- * edges. A step scrolls nothing until p crosses into the next half: the
- * map does not slide (and resend itself) under every move. */
-static int view_origin(int map, int view, int p)
-{
-    if (map <= view)
-        return -(view - map) / 2;
-    int step = view / 2 > 0 ? view / 2 : 1, at = p - view / 4;
-    int o = (at >= 0 ? at / step : -((-at + step - 1) / step)) * step;
-    if (o < 0)
-        o = 0;
-    if (o > map - view)
-        o = map - view;
-    return o;
-}
-
 /* Where the map sits on the screen: the first level column and row shown,
  * the view's size in tiles, the tile width and the first screen row. */
 typedef struct {
     int ox, oy, vw, vh, tw, top;
 } map_view_t;
 
-/* The origin on one axis: placed for the view's anchor (which follows the
- * player a few cells behind, vision.h), or for the player when a small
- * view would leave it out. */
-static int view_axis(int map, int view, int anchor, int p)
+/* Origins from lo to hi (inclusive) on one axis; empty when lo > hi. */
+typedef struct {
+    int lo, hi;
+} span_t;
+
+static int clampi(int v, int lo, int hi)
 {
-    int o = view_origin(map, view, anchor);
-    return p >= o && p < o + view ? o : view_origin(map, view, p);
+    return v < lo ? lo : v > hi ? hi : v;
 }
 
-static map_view_t map_view(const game_t *g, const screen_t *s, const level_t *lv, const obj_t *p,
-                           int tw)
+/* The origins, within the map, whose view shows cells a to b. */
+static span_t showing(int map, int view, int a, int b)
+{
+    return (span_t){clampi(b - view + 1, 0, map - view), clampi(a, 0, map - view)};
+}
+
+/* First map column/row shown. A map that fits is centred. Else the view
+ * is centred on the anchor (which follows the player loosely, vision.h),
+ * then moved as little as it takes to show every creature in sight (on
+ * this axis from cmin to cmax, the player among them) and to keep the
+ * player a quarter of the view from every edge the map goes on past;
+ * creatures in sight first when both cannot be (vision's sight box makes
+ * both possible on views of 80x21 tiles and more). */
+static int view_axis(int map, int view, int anchor, int p, int cmin, int cmax)
+{
+    if (map <= view)
+        return -(view - map) / 2;
+    int q = view / 4, o = clampi(anchor - (view - 1) / 2, 0, map - view);
+    span_t margin = showing(map, view, p - q, p + q), all = showing(map, view, cmin, cmax);
+    span_t both = {margin.lo > all.lo ? margin.lo : all.lo,
+                   margin.hi < all.hi ? margin.hi : all.hi};
+    span_t use = both.lo <= both.hi ? both : all.lo <= all.hi ? all : margin;
+    return clampi(o, use.lo, use.hi);
+}
+
+/* The box round the creatures the player sees on lv, the player in it. */
+static void sighted_box(game_t *g, const level_t *lv, const obj_t *p, int box[4])
+{
+    box[0] = box[2] = p->x, box[1] = box[3] = p->y;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y) ||
+            !level_visible(lv, o->x, o->y))
+            continue;
+        box[0] = o->x < box[0] ? o->x : box[0], box[2] = o->x > box[2] ? o->x : box[2];
+        box[1] = o->y < box[1] ? o->y : box[1], box[3] = o->y > box[3] ? o->y : box[3];
+    }
+}
+
+static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, const obj_t *p, int tw)
 {
     map_view_t m = {0, 0, s->w / tw, s->h - 3, tw, 1};
-    m.ox = view_axis(lv->w, m.vw, g->view_x, p->x);
-    m.oy = view_axis(lv->h, m.vh, g->view_y, p->y);
+    int box[4];
+    sighted_box(g, lv, p, box);
+    m.ox = view_axis(lv->w, m.vw, g->view_x, p->x, box[0], box[2]);
+    m.oy = view_axis(lv->h, m.vh, g->view_y, p->y, box[1], box[3]);
     return m;
 }
 
@@ -250,8 +274,9 @@ static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, stat
     n = status_add(pt, n, hp, 9, "  HP %d/%d", p->hp, p->hp_max);
     if (g->pc.mana_max)
         n = status_add(pt, n, fg_style(12, 0), 8, "  MP %d/%d", g->pc.mana, g->pc.mana_max);
-    n = g->depth ? status_add(pt, n, STYLE_DEFAULT, 7, "  Depth %d", g->depth)
-                 : status_add(pt, n, STYLE_DEFAULT, 7, "  Town");
+    char place[48];
+    atlas_place(g, place, sizeof place); /* "Depth 3", "Town", a territory, a town */
+    n = status_add(pt, n, STYLE_DEFAULT, 7, "  %s", place);
     n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
     if (view && view->turns)
         n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",

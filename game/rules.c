@@ -98,17 +98,26 @@ const ev_handler_t RULES_HANDLERS[H_COUNT] = {
 
 /* ---- effect hooks --------------------------------------------------------- */
 
+/* Poison: one message when it takes hold, or that it does not (immune,
+ * or resisting a poison too weak to hurt when halved: the effect goes). */
 static void hk_poison(game_t *g, handle_t eh, obj_t *e, effect_phase_t phase)
 {
-    (void)eh;
     handle_t t = e->target;
+    int resist = phase == HOOK_START ? combat_resistance(g, t, DT_POISON) : 0;
+    if (resist == 2 || (resist == 1 && e->magnitude / 2 < 1)) {
+        creature_say(g, "<Actor> resist<s:Actor> the poison.", t, HANDLE_NONE);
+        sched_cancel(&g->sched, eh);
+        reg_del(&g->reg, eh);
+        return;
+    }
     if (phase == HOOK_START)
         creature_say(g, "<Actor> <is:Actor> poisoned.", t, HANDLE_NONE);
     if (phase == HOOK_END)
         creature_say(g, "<Actor> <is:Actor> no longer poisoned.", t, HANDLE_NONE);
     if (phase != HOOK_TICK)
         return;
-    ev_info_t d = {.type = EV_DAMAGE, .victim = t, .map = -1, .dtype = DT_POISON};
+    ev_info_t d = {
+        .type = EV_DAMAGE, .victim = t, .map = -1, .dtype = DT_POISON, .flags = EVF_TICK};
     d.amount[0] = e->magnitude;
     event_throw(g, &d);
 }

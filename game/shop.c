@@ -9,6 +9,7 @@
 #include "pc.h"
 #include "prompt.h"
 #include "status.h"
+#include "voyage.h"
 
 #define WARES_MAX   20
 /* A stream of its own per level, apart from the map's, traps' and treasure's. */
@@ -133,7 +134,8 @@ static int dungeon_shop(game_t *g, level_t *lv, rng_t *rng)
 {
     for (uint16_t i = 0; i < g->c->n_shops; i++) {
         const shop_kind_t *sh = &g->c->shops[i];
-        if (sh->max_depth == 0 || lv->depth < sh->min_depth || lv->depth > sh->max_depth ||
+        int danger = atlas_danger(g, lv->depth);
+        if (sh->max_depth == 0 || danger < sh->min_depth || danger > sh->max_depth ||
             !rng_percent(rng, sh->chance))
             continue;
         int up = lv->region[lv->up_y * lv->w + lv->up_x],
@@ -158,7 +160,10 @@ int shop_populate(game_t *g, level_t *lv)
         return 0;
     rng_t rng;
     rng_seed(&rng, rng_hash2(g->seed, SHOP_STREAM + (uint64_t)lv->depth), 5);
-    return lv->depth == 0 ? town_shops(g, lv, &rng) : dungeon_shop(g, lv, &rng);
+    int kind = atlas_kind(lv->depth);
+    return kind == ATLAS_TOWN                             ? town_shops(g, lv, &rng)
+           : kind == ATLAS_WARREN || kind == ATLAS_BRANCH ? dungeon_shop(g, lv, &rng)
+                                                          : 0;
 }
 
 /* ---- prices ------------------------------------------------------------------- */
@@ -245,6 +250,13 @@ int shop_open(game_t *g, handle_t keeper)
     g->shop_mode = SHOP_BUY;
     g->prompt = PROMPT_SHOP;
     return 0;
+}
+
+bool shop_trades(const game_t *g, handle_t keeper)
+{
+    const obj_t *k = reg_get(&g->reg, keeper);
+    return k && k->depth >= 0 && k->depth <= WORLD_MAX_DEPTH &&
+           shop_at(g, g->levels[k->depth], k->x, k->y) != NULL;
 }
 
 int shop_cmd_trade(game_t *g)
@@ -350,13 +362,14 @@ static int uncurse(game_t *g, int gold)
     return SCHED_MOVE;
 }
 
-/* A service key ('1' heal, '2' uncurse, '3' identify): ticks spent. */
+/* A service key ('1' heal, '2' uncurse, '3' identify, '4' passage): ticks spent. */
 static int service(game_t *g, const shop_kind_t *sh, int s)
 {
     int gold = pc_price(g, sh->service[s]);
     switch (s) {
     case SERVICE_HEAL: return heal(g, gold);
     case SERVICE_UNCURSE: return uncurse(g, gold);
+    case SERVICE_PASSAGE: return voyage_open(g);
     default: g->shop_mode = SHOP_IDENTIFY; return 0;
     }
 }
@@ -396,7 +409,7 @@ int shop_key(game_t *g, key_event_t k)
 static void draw_services(game_t *g, screen_t *s, const shop_kind_t *sh, int y)
 {
     static const char *const WHAT[SERVICES] = {"heal your wounds", "lift the curses on your things",
-                                               "identify one thing"};
+                                               "identify one thing", "passage, by the day"};
     for (int i = 0; i < SERVICES && y < s->h; i++)
         if (sh->service[i])
             screen_textf(s, 2, y++, STYLE_DEFAULT, "%d) %-40s %5d gold", i + 1, WHAT[i],

@@ -31,6 +31,8 @@ int shop_sell_price(const game_t *g, handle_t it);
  * player stands in, or one next to the player): opens the trade screen.
  * Ticks spent (0). */
 int shop_open(game_t *g, handle_t keeper);
+/* Whether keeper stands in a shop, where a bump trades with it. */
+bool shop_trades(const game_t *g, handle_t keeper);
 int shop_cmd_trade(game_t *g);
 /* After the player's step from (ox, oy): leaving a shop with unpaid goods
  * angers its keeper (the goods are the thief's now). */

@@ -15,6 +15,7 @@
 #include <zlib.h>
 #include "level.h"
 #include "msg.h"
+#include "overland.h"
 #include "prompt.h"
 #include "shop.h"
 #include "start.h"
@@ -25,6 +26,7 @@
 
 #define SNAP_MAGIC   "WRNS"
 #define SNAP_VERSION GAME_SNAPSHOT_VERSION
+#define SNAP_V7      7 /* the last without the overland: 21 levels, no atlas block */
 #define SNAP_HEADER  24
 #define SNAP_MAX_RAW (8u << 20)
 #define LEVEL_MAX_W  250
@@ -176,13 +178,14 @@ static void snapshot_save(const game_t *g, ser_t *s)
     ser_u32(s, g->specials_told);
     reg_save(&g->reg, s);
     sched_save(&g->sched, s);
-    for (int d = 0; d <= WORLD_MAX_DEPTH; d++) {
+    for (int d = 0; d < LEVEL_IDS; d++) {
         ser_u8(s, g->levels[d] != NULL);
         if (g->levels[d])
             save_level(g->levels[d], s);
     }
     save_msgs(g, s);
     item_state_save(g, s);
+    atlas_save(g, s);
 }
 
 uint64_t snapshot_hash(const game_t *g)
@@ -369,8 +372,7 @@ static void state_check(game_t *g, rd_t *in)
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && !in->bad; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE) {
-            const level_t *lv =
-                o->depth >= 0 && o->depth <= WORLD_MAX_DEPTH ? g->levels[o->depth] : NULL;
+            const level_t *lv = o->depth >= 0 && o->depth < LEVEL_IDS ? g->levels[o->depth] : NULL;
             const obj_t *foe = reg_get(&g->reg, o->target);
             if (o->kind >= g->c->n_creatures || !lv || !level_in(lv, o->x, o->y) || o->speed < 1 ||
                 o->hp_max < 1 || o->hp_max > STAT_MAX || o->hp > o->hp_max || o->hp < -STAT_MAX ||
@@ -387,15 +389,17 @@ static void state_check(game_t *g, rd_t *in)
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!p || p->type != OBJ_CREATURE || p->depth != g->depth)
         rd_fail(in, "bad player");
-    if (g->depth < 0 || g->depth > WORLD_MAX_DEPTH || !g->levels[g->depth])
+    if (g->depth < 0 || g->depth >= LEVEL_IDS || !g->levels[g->depth])
         rd_fail(in, "bad depth");
     if (g->state > GAME_QUIT || g->prompt >= PROMPT_COUNT || g->gold_by_hand > 1 ||
         g->door_cmd >= DOOR_CMDS || g->page > MSG_LOG / PAGE_ROWS || g->aim >= AIM_COUNT ||
-        (g->prompt == PROMPT_TARGET) != (g->aim != AIM_NONE) || g->shop_mode >= SHOP_MODES ||
-        (g->prompt == PROMPT_SHOP && !reg_get(&g->reg, g->shop_keeper)))
+        (g->prompt == PROMPT_TARGET || g->prompt == PROMPT_ATTACK) != (g->aim != AIM_NONE) ||
+        g->shop_mode >= SHOP_MODES ||
+        ((g->prompt == PROMPT_SHOP || g->prompt == PROMPT_VOYAGE) &&
+         !reg_get(&g->reg, g->shop_keeper)))
         rd_fail(in, "bad game state");
-    if (g->max_depth < g->depth || g->max_depth > WORLD_MAX_DEPTH || g->score < 0 ||
-        g->score > SCORE_MAX)
+    if ((g->depth <= WORLD_MAX_DEPTH && g->max_depth < g->depth) ||
+        g->max_depth > WORLD_MAX_DEPTH || g->score < 0 || g->score > SCORE_MAX)
         rd_fail(in, "bad progress");
     const pc_t *pc = &g->pc;
     if (pc->created > 1 ||
@@ -403,7 +407,7 @@ static void state_check(game_t *g, rd_t *in)
         pc->xl > 20 || pc->xp < 0 || pc->mana < 0 || pc->mana > pc->mana_max ||
         pc->mana_max > 10000 || pc->heartstone > 1 || pc->choices > 20 || pc->power_attack > 1)
         rd_fail(in, "bad character");
-    const level_t *lv = g->levels[g->depth >= 0 && g->depth <= WORLD_MAX_DEPTH ? g->depth : 0];
+    const level_t *lv = g->levels[g->depth >= 0 && g->depth < LEVEL_IDS ? g->depth : 0];
     if (lv && (g->cur_x < 0 || g->cur_y < 0 || g->cur_x >= lv->w || g->cur_y >= lv->h))
         rd_fail(in, "bad cursor");
     if (lv && (g->view_x < 0 || g->view_y < 0 || g->view_x >= lv->w || g->view_y >= lv->h))
@@ -413,7 +417,7 @@ static void state_check(game_t *g, rd_t *in)
             rd_fail(in, "bad ability");
 }
 
-static void state_load(game_t *g, rd_t *in)
+static void state_load(game_t *g, rd_t *in, unsigned version)
 {
     g->seed = rd_u64(in);
     load_rng(&g->play, in);
@@ -445,7 +449,8 @@ static void state_load(game_t *g, rd_t *in)
     g->specials_told = rd_u32(in);
     if (in->bad || reg_load(&g->reg, in) < 0 || sched_load(&g->sched, in, FN_COUNT) < 0)
         return;
-    for (int d = 0; d <= WORLD_MAX_DEPTH && !in->bad; d++) {
+    int levels = version == SNAP_V7 ? WORLD_MAX_DEPTH + 1 : LEVEL_IDS;
+    for (int d = 0; d < levels && !in->bad; d++) {
         uint8_t present = rd_u8(in);
         if (present > 1)
             rd_fail(in, "bad level flag");
@@ -458,6 +463,8 @@ static void state_load(game_t *g, rd_t *in)
     if (in->bad)
         return;
     item_state_load(g, in);
+    if (!in->bad && version != SNAP_V7)
+        atlas_load(g, in);
     if (in->bad)
         return;
     if (in->pos != in->len)
@@ -469,7 +476,7 @@ static void state_load(game_t *g, rd_t *in)
 }
 
 static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint32_t *rawlen,
-                       char *err, size_t errlen)
+                       unsigned *version, char *err, size_t errlen)
 {
     if (!blob || len < SNAP_HEADER) {
         snprintf(err, errlen, "snapshot: truncated header (%zu bytes)", len);
@@ -480,7 +487,8 @@ static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint
         return -1;
     }
     unsigned v = (unsigned)get_le(blob + 4, 2);
-    if (v != SNAP_VERSION || get_le(blob + 6, 2) != 0) {
+    *version = v;
+    if ((v != SNAP_VERSION && v != GAME_SNAPSHOT_OLDEST) || get_le(blob + 6, 2) != 0) {
         snprintf(err, errlen, "snapshot: format version %u, expected %u", v, SNAP_VERSION);
         return -1;
     }
@@ -496,13 +504,28 @@ static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint
     return 0;
 }
 
+/* The atlas again from the seed when the game is beyond the home town
+ * (or its inn's passage is up); a game of the last format without the
+ * overland gets its town's ways out. 0, or -1 (OOM). */
+static int snapshot_world(game_t *g, unsigned version)
+{
+    if ((g->depth > WORLD_MAX_DEPTH || g->prompt == PROMPT_VOYAGE) && atlas_need(g) < 0)
+        return -1;
+    level_t *town = g->levels[0];
+    if (version == SNAP_V7 && town && atlas_world(g) &&
+        level_terrain(town, 0, town->h / 2) == MAP_TREE)
+        overland_gates(g, town);
+    return 0;
+}
+
 game_t *snapshot_read(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)
 {
     char dummy[1];
     if (!err || !errlen)
         err = dummy, errlen = sizeof dummy;
     uint32_t rawlen;
-    if (!c || snap_header(c, blob, len, &rawlen, err, errlen) < 0)
+    unsigned version;
+    if (!c || snap_header(c, blob, len, &rawlen, &version, err, errlen) < 0)
         return NULL;
     game_t *g = start_empty(c, 0);
     uint8_t *raw = g ? galloc(&g->al, rawlen) : NULL;
@@ -523,13 +546,16 @@ game_t *snapshot_read(const content_t *c, const uint8_t *blob, size_t len, char 
     } else {
         rd_t in;
         rd_init(&in, raw, rawlen);
-        state_load(g, &in);
-        if (!in.bad) {
+        state_load(g, &in, version);
+        if (!in.bad && snapshot_world(g, version) == 0) {
             gfree(&g->al, raw);
             vision_update(g);
             return g;
         }
-        snprintf(err, errlen, "snapshot: bad state at byte %zu: %s", in.pos, in.why);
+        if (in.bad)
+            snprintf(err, errlen, "snapshot: bad state at byte %zu: %s", in.pos, in.why);
+        else
+            snprintf(err, errlen, "snapshot: out of memory");
     }
     gfree(&g->al, raw);
     game_free(g);

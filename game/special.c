@@ -83,9 +83,21 @@ static void blob(game_t *g, level_t *lv, uint8_t t, uint8_t *mark, int32_t *queu
         lv->terrain[laid[i]] = MAP_FLOOR;
 }
 
+/* The special level of a Warren level, or a branch level's theme. */
+static const special_level_t *special_here(const game_t *g, int id)
+{
+    int terr, k;
+    if (atlas_kind(id) == ATLAS_WARREN)
+        return special_of(g->c, id);
+    if (!g->atlas.t || !atlas_branch_of(id, &terr, &k) || terr >= g->atlas.t->n_terrs)
+        return NULL;
+    int th = g->atlas.t->terrs[terr].theme;
+    return th < g->c->n_branches ? &g->c->branches[th] : NULL;
+}
+
 int special_apply(game_t *g, level_t *lv)
 {
-    const special_level_t *sp = special_of(g->c, lv->depth);
+    const special_level_t *sp = special_here(g, lv->depth);
     if (!sp)
         return 0;
     if (sp->region >= 0)
@@ -117,9 +129,12 @@ int special_apply(game_t *g, level_t *lv)
 
 int special_populate(game_t *g, level_t *lv)
 {
-    const special_level_t *sp = special_of(g->c, lv->depth);
+    const special_level_t *sp = special_here(g, lv->depth);
     if (!sp || sp->creature < 0)
         return 0;
+    if (atlas_kind(lv->depth) == ATLAS_BRANCH &&
+        g->c->creatures[sp->creature].min_depth > atlas_danger(g, lv->depth))
+        return 0; /* a branch's own kind waits on its levels deep enough for it */
     for (int made = 0, tries = 0; made < sp->extra && tries < 2000; tries++) {
         int x = (int)rng_below(&lv->gen, (uint32_t)lv->w),
             y = (int)rng_below(&lv->gen, (uint32_t)lv->h);
@@ -136,7 +151,8 @@ int special_populate(game_t *g, level_t *lv)
 
 void special_arrive(game_t *g)
 {
-    const special_level_t *sp = special_of(g->c, g->depth);
+    const special_level_t *sp =
+        atlas_kind(g->depth) == ATLAS_WARREN ? special_of(g->c, g->depth) : NULL;
     if (!sp || g->depth >= 32 || (g->specials_told & (1u << g->depth)))
         return;
     g->specials_told |= 1u << g->depth;
@@ -166,7 +182,9 @@ int special_step_cost(const game_t *g, int ticks, int x, int y)
 
 static void hurt(game_t *g, const terrain_kind_t *t, uint8_t dtype, const char *how)
 {
-    snprintf(g->cause, sizeof g->cause, "%s on level %d", how, g->depth);
+    char where[64];
+    atlas_where(g, where, sizeof where);
+    snprintf(g->cause, sizeof g->cause, "%s %s", how, where);
     ev_info_t e = {.type = EV_DAMAGE, .victim = g->player, .map = -1, .dtype = dtype};
     e.amount[0] = dice_roll(&t->dice, &g->play);
     event_throw(g, &e);
@@ -211,7 +229,8 @@ static void hazard_burn(game_t *g, const terrain_kind_t *t)
 
 static void hazard_fall(game_t *g, const terrain_kind_t *t)
 {
-    if (g->depth < WORLD_MAX_DEPTH && level_enter(g, g->depth + 1) == 0)
+    int below = atlas_below(g, g->depth);
+    if (below >= 0 && level_enter(g, below) == 0)
         msg_add(g, "You fall into the %s, down to the level below!", t->name);
     hurt(g, t, DT_HIT, "killed by a fall");
 }

@@ -109,7 +109,8 @@ static bool cast_hex(game_t *g, handle_t caster, handle_t target, int x, int y,
 }
 
 /* Every creature within the radius of (x, y) that the blast reaches (a
- * clear line from the centre), the caster spared; one roll for all. */
+ * clear line from the centre), the caster and peacefuls spared (one the
+ * player aimed at is not: it was asked); one roll for all. */
 static bool cast_area(game_t *g, handle_t caster, handle_t target, int x, int y,
                       const spell_kind_t *s, const dice_t *d)
 {
@@ -121,7 +122,7 @@ static bool cast_area(game_t *g, handle_t caster, handle_t target, int x, int y,
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && n < 64; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || h == caster || o->depth != c->depth || abs(o->x - x) > r ||
-            abs(o->y - y) > r)
+            abs(o->y - y) > r || target_spares(g, caster, h, x, y))
             continue;
         target_cell_t path[TARGET_RANGE_MAX];
         int len = target_path(g, x, y, o->x, o->y, r, path);
@@ -255,7 +256,7 @@ int spell_cast_toward(game_t *g, int spell, int x, int y)
     const spell_kind_t *s = &g->c->spells[spell];
     target_cell_t path[TARGET_RANGE_MAX];
     int n = target_path(g, p->x, p->y, x, y, SPELL_RANGE, path), at = -1;
-    handle_t t = target_first(g, g->depth, g->player, path, n, &at);
+    handle_t t = target_first(g, g->depth, g->player, path, n, x, y, &at);
     if (has(s, SPF_BURST) && n > 0) { /* it bursts on the first creature, or where aimed */
         int end = n - 1;
         for (int i = 0; i < n; i++)

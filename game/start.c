@@ -37,7 +37,8 @@ game_t *start_empty(const content_t *c, uint64_t seed)
 }
 
 /* A game begins in the town on the surface (depth 0): no monsters, no
- * treasure; its down stairs lead to level 1. */
+ * treasure; its down stairs lead to level 1, its gates out to the
+ * overland (overland.h). The player starts at the west gate. */
 int start_world(game_t *g)
 {
     level_t *lv = level_new(g, LEVEL_W, LEVEL_H, 0);

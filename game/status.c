@@ -237,7 +237,9 @@ void status_hunger_tick(game_t *g, const event_t *ev)
     if (after > before)
         msg_add(g, "%s", SAY[after]);
     if (g->items.food <= FOOD_DEAD) {
-        snprintf(g->cause, sizeof g->cause, "starved to death on level %d", g->depth);
+        char where[64];
+        atlas_where(g, where, sizeof where);
+        snprintf(g->cause, sizeof g->cause, "starved to death %s", where);
         combat_death(g, g->player, HANDLE_NONE);
         return;
     }
@@ -267,7 +269,8 @@ static bool hostile_in_view(game_t *g)
 static void wander_spawn(game_t *g)
 {
     const level_t *lv = level_current(g);
-    int k = creature_pick_kind(g, &g->play, g->depth);
+    int danger = atlas_danger(g, g->depth);
+    int k = danger > 0 ? creature_pick_kind(g, &g->play, danger) : -1;
     for (int tries = 0; lv && k >= 0 && tries < 200; tries++) {
         int x = (int)rng_below(&g->play, (uint32_t)lv->w),
             y = (int)rng_below(&g->play, (uint32_t)lv->h);

@@ -10,6 +10,7 @@
 #include "msg.h"
 #include "power.h"
 #include "prompt.h"
+#include "shop.h"
 #include "spell.h"
 #include "vision.h"
 
@@ -38,12 +39,18 @@ int target_path(game_t *g, int x0, int y0, int x1, int y1, int range,
     return n;
 }
 
-handle_t target_first(game_t *g, int depth, handle_t from, const target_cell_t *path, int n,
-                      int *at)
+bool target_spares(game_t *g, handle_t from, handle_t h, int ax, int ay)
+{
+    const obj_t *o = reg_get(&g->reg, h);
+    return o && shop_peaceful(g, o) && !(from == g->player && o->x == ax && o->y == ay);
+}
+
+handle_t target_first(game_t *g, int depth, handle_t from, const target_cell_t *path, int n, int ax,
+                      int ay, int *at)
 {
     for (int i = 0; i < n; i++) {
         handle_t h = level_creature_at(g, depth, path[i].x, path[i].y);
-        if (h && h != from) {
+        if (h && h != from && !target_spares(g, from, h, ax, ay)) {
             if (at)
                 *at = i;
             return h;
@@ -62,7 +69,8 @@ static int dist2(const obj_t *a, const obj_t *b)
     return dx * dx + dy * dy;
 }
 
-/* The creatures the player sees, nearest first (ties by handle). */
+/* The creatures the player sees and might aim at (peacefuls are aimed at
+ * by hand only), nearest first (ties by handle). */
 static int seen_creatures(game_t *g, handle_t out[SEEN_MAX])
 {
     const obj_t *p = reg_get(&g->reg, g->player);
@@ -70,7 +78,7 @@ static int seen_creatures(game_t *g, handle_t out[SEEN_MAX])
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && p && n < SEEN_MAX;
          h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || h == g->player || !vision_sees(g, h))
+        if (o->type != OBJ_CREATURE || h == g->player || !vision_sees(g, h) || shop_peaceful(g, o))
             continue;
         int i = n++, d = dist2(o, p);
         while (i > 0 && dist2(reg_get(&g->reg, out[i - 1]), p) > d)
@@ -83,7 +91,8 @@ static int seen_creatures(game_t *g, handle_t out[SEEN_MAX])
 handle_t target_default(game_t *g)
 {
     const obj_t *t = reg_get(&g->reg, g->target);
-    if (t && t->type == OBJ_CREATURE && g->target != g->player && vision_sees(g, g->target))
+    if (t && t->type == OBJ_CREATURE && g->target != g->player && vision_sees(g, g->target) &&
+        !shop_peaceful(g, t))
         return g->target;
     handle_t seen[SEEN_MAX];
     return seen_creatures(g, seen) ? seen[0] : HANDLE_NONE;
@@ -147,28 +156,85 @@ static int aim_power(game_t *g, uint32_t arg, int x, int y)
     (void)arg;
     return power_cantrip(g, x, y);
 }
+static int aim_melee(game_t *g, uint32_t arg, int x, int y)
+{
+    (void)arg;
+    handle_t h = level_creature_at(g, g->depth, x, y);
+    return h && h != g->player ? creature_attack(g, g->player, h) : 0;
+}
 
 static const aim_fn_t AIMS[AIM_COUNT] = {
     [AIM_THROW] = aim_throw, [AIM_FIRE] = aim_fire,   [AIM_SPELL] = aim_spell,
-    [AIM_ZAP] = aim_zap,     [AIM_POWER] = aim_power,
+    [AIM_ZAP] = aim_zap,     [AIM_POWER] = aim_power, [AIM_MELEE] = aim_melee,
 };
 
-static int confirm(game_t *g)
+/* The aim is taken: no more prompt; what it does, its ticks. */
+static int aim_go(game_t *g)
 {
-    const obj_t *p = reg_get(&g->reg, g->player);
     int aim = g->aim, x = g->cur_x, y = g->cur_y;
     uint32_t arg = g->aim_arg;
     g->prompt = PROMPT_NONE;
     g->aim = AIM_NONE;
     g->aim_arg = 0;
-    if (!p || (x == p->x && y == p->y)) {
+    return aim < AIM_COUNT && AIMS[aim] ? AIMS[aim](g, arg, x, y) : 0;
+}
+
+/* The peaceful the aim at the cursor would strike, if the player sees one
+ * there (HANDLE_NONE: none). */
+static handle_t peaceful_aimed(game_t *g)
+{
+    handle_t h = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
+    return h && h != g->player && vision_sees(g, h) && shop_peaceful(g, reg_get(&g->reg, h)) ? h
+                                                                                             : 0;
+}
+
+int target_ask(game_t *g, int aim, uint32_t arg, int x, int y)
+{
+    g->aim = (uint8_t)aim;
+    g->aim_arg = arg;
+    g->cur_x = (int16_t)x, g->cur_y = (int16_t)y;
+    g->prompt = PROMPT_ATTACK;
+    return 0;
+}
+
+/* A peaceful at the cursor: asked first (target_attack_key goes on). */
+static int confirm(game_t *g)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p || (g->cur_x == p->x && g->cur_y == p->y)) {
+        g->prompt = PROMPT_NONE;
+        g->aim = AIM_NONE;
+        g->aim_arg = 0;
         msg_add(g, "You cannot aim at yourself.");
         return 0;
     }
-    handle_t h = level_creature_at(g, g->depth, x, y);
+    handle_t h = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
     if (h && vision_sees(g, h))
         g->target = h;
-    return AIMS[aim] ? AIMS[aim](g, arg, x, y) : 0;
+    if (peaceful_aimed(g))
+        return target_ask(g, g->aim, g->aim_arg, g->cur_x, g->cur_y);
+    return aim_go(g);
+}
+
+int target_attack_key(game_t *g, key_event_t k)
+{
+    if (k.code == 'y' || k.code == 'Y')
+        return aim_go(g);
+    g->prompt = PROMPT_NONE;
+    g->aim = AIM_NONE;
+    g->aim_arg = 0;
+    return 0;
+}
+
+/* Names who would be struck; one the player cannot see is "it". */
+void target_attack_draw(game_t *g, screen_t *s)
+{
+    char line[160];
+    handle_t h = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
+    gram_arg_t a = {"victim", creature_noun(g, h)};
+    if (!h || gram_format(line, sizeof line, "Really attack <victim>? (y/n)", &a, 1) <= 0)
+        snprintf(line, sizeof line, "Really attack it? (y/n)");
+    prompt_ask(s, line);
 }
 
 int target_key(game_t *g, key_event_t k)
@@ -197,7 +263,7 @@ int target_key(game_t *g, key_event_t k)
 
 static const char *const AIM_WORDS[AIM_COUNT] = {
     [AIM_THROW] = "Throw", [AIM_FIRE] = "Fire",  [AIM_SPELL] = "Cast",
-    [AIM_ZAP] = "Zap",     [AIM_POWER] = "Cast",
+    [AIM_ZAP] = "Zap",     [AIM_POWER] = "Cast", [AIM_MELEE] = "Attack",
 };
 
 void target_draw(game_t *g, screen_t *s)
@@ -206,7 +272,7 @@ void target_draw(game_t *g, screen_t *s)
     handle_t h = level_creature_at(g, g->depth, g->cur_x, g->cur_y);
     if (h && h != g->player && vision_sees(g, h)) {
         gram_arg_t a = {"actor", creature_noun(g, h)};
-        gram_format(what, sizeof what, "<the:actor>", &a, 1);
+        gram_phrase(what, sizeof what, "<the:actor>", &a, 1);
     }
     snprintf(line, sizeof line, "%s at %s? [dirs move, Tab/+/- next, Enter/. go, Esc cancels]",
              AIM_WORDS[g->aim < AIM_COUNT && AIM_WORDS[g->aim] ? g->aim : AIM_THROW], what);

@@ -71,7 +71,7 @@ static int pick_kind(const content_t *c, int depth, rng_t *r)
  * can do without. */
 static void hide_doors(game_t *g, level_t *lv, rng_t *r, int32_t *q, uint8_t *seen)
 {
-    int secret = 4 + lv->depth / 2, locked = 8 + lv->depth / 3;
+    int danger = atlas_danger(g, lv->depth), secret = 4 + danger / 2, locked = 8 + danger / 3;
     for (int i = 0; i < lv->w * lv->h; i++) {
         uint8_t t = lv->terrain[i];
         if (t != MAP_DOOR_CLOSED && t != MAP_DOOR_OPEN)
@@ -87,9 +87,9 @@ static void hide_doors(game_t *g, level_t *lv, rng_t *r, int32_t *q, uint8_t *se
 
 static void lay_traps(game_t *g, level_t *lv, rng_t *r, int32_t *q, uint8_t *seen)
 {
-    int n = 2 + lv->depth / 2 + (int)rng_below(r, 3);
+    int danger = atlas_danger(g, lv->depth), n = 2 + danger / 2 + (int)rng_below(r, 3);
     for (int k = 0; k < n; k++) {
-        int kind = pick_kind(g->c, lv->depth, r);
+        int kind = pick_kind(g->c, danger, r);
         for (int tries = 0; kind >= 0 && tries < 50; tries++) {
             int x = (int)rng_below(r, (uint32_t)lv->w), y = (int)rng_below(r, (uint32_t)lv->h);
             int i = y * lv->w + x;
@@ -107,7 +107,7 @@ static void lay_traps(game_t *g, level_t *lv, rng_t *r, int32_t *q, uint8_t *see
 
 void trap_hide(game_t *g, level_t *lv)
 {
-    if (lv->depth < 1)
+    if (atlas_danger(g, lv->depth) < 1)
         return;
     size_t n = (size_t)lv->w * (size_t)lv->h;
     int32_t *q = gcalloc(&g->al, n, sizeof *q);
@@ -204,8 +204,10 @@ typedef void (*trap_fn_t)(game_t *g, const trap_kind_t *t);
 
 static void spring_damage(game_t *g, const trap_kind_t *t)
 {
-    snprintf(g->cause, sizeof g->cause, "killed by %s %s on level %d", gram_article(t->name),
-             t->name, g->depth);
+    char where[64];
+    atlas_where(g, where, sizeof where);
+    snprintf(g->cause, sizeof g->cause, "killed by %s %s %s", gram_article(t->name), t->name,
+             where);
     ev_info_t e = {.type = EV_DAMAGE, .victim = g->player, .map = -1, .dtype = t->dtype};
     e.amount[0] = dice_roll(&t->dice, &g->play);
     event_throw(g, &e);
@@ -216,7 +218,7 @@ static void spring_damage(game_t *g, const trap_kind_t *t)
 static void spring_effect(game_t *g, const trap_kind_t *t)
 {
     status_apply(g, g->player, t->effect, dice_roll(&t->dice, &g->play) * SCHED_MOVE, 1,
-                 12 + g->depth / 2);
+                 12 + atlas_danger(g, g->depth) / 2);
 }
 
 static void spring_teleport(game_t *g, const trap_kind_t *t)
@@ -239,11 +241,12 @@ static void spring_teleport(game_t *g, const trap_kind_t *t)
 
 static void spring_fall(game_t *g, const trap_kind_t *t)
 {
-    if (g->depth >= WORLD_MAX_DEPTH) {
+    int below = atlas_below(g, g->depth);
+    if (below < 0 || atlas_kind(below) == ATLAS_NONE) {
         spring_damage(g, t);
         return;
     }
-    if (level_enter(g, g->depth + 1) == 0)
+    if (level_enter(g, below) == 0)
         msg_add(g, "You fall to the level below.");
 }
 
@@ -317,8 +320,15 @@ static int ask(game_t *g, int cmd)
 {
     g->door_cmd = (uint8_t)cmd;
     g->prompt = PROMPT_DOOR;
-    msg_add(g, "%s in which direction? (a move key; others cancel)", DOOR_ASK[cmd]);
     return 0;
+}
+
+void trap_door_draw(game_t *g, screen_t *s)
+{
+    char q[80];
+    snprintf(q, sizeof q, "%s in which direction? (a move key; others cancel)",
+             DOOR_ASK[g->door_cmd < DOOR_CMDS ? g->door_cmd : 0]);
+    prompt_ask(s, q);
 }
 
 int trap_cmd_close(game_t *g)

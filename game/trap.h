@@ -62,5 +62,6 @@ int trap_cmd_close(game_t *g);
 int trap_cmd_lock(game_t *g);
 int trap_cmd_kick(game_t *g);
 int trap_door_key(game_t *g, key_event_t k); /* PROMPT_DOOR's key */
+void trap_door_draw(game_t *g, screen_t *s); /* and its question */
 
 #endif

@@ -17,6 +17,7 @@
 #include "world.h"
 
 enum { RUN_NONE = 0, RUN_TRAVEL, RUN_EXPLORE }; /* game_t.run, within one input */
+enum { TRAVEL_STEPS = 500 };                    /* steps one key walks at most */
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                   {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
@@ -35,10 +36,12 @@ static bool on_route(game_t *g, const level_t *lv, int x, int y)
            (trap_at(lv, x, y, true) < 0 || (p && p->x == x && p->y == y));
 }
 
-/* Unexplored: a known open cell next to a cell never seen. */
+/* Unexplored: a known open cell next to a cell never seen (not where the
+ * player stands: what could be seen from there has been). */
 static bool frontier(game_t *g, const level_t *lv, int x, int y)
 {
-    if (!on_route(g, lv, x, y))
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!on_route(g, lv, x, y) || (p && p->x == x && p->y == y))
         return false;
     for (int i = 0; i < 8; i++) {
         int nx = x + DIRS[i][0], ny = y + DIRS[i][1];
@@ -123,11 +126,62 @@ static void run_begin(game_t *g, uint8_t run)
     }
 }
 
+/* Why no step leads on from where the player stands (said once). */
+static void no_step(game_t *g, const level_t *lv, const int16_t *dist, int here, int goals)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    for (int k = 0; k < 8 && here > 0; k++) { /* the way on is there, but someone stands on it */
+        int nx = p->x + DIRS[k][0], ny = p->y + DIRS[k][1];
+        handle_t h = level_in(lv, nx, ny) ? level_creature_at(g, g->depth, nx, ny) : 0;
+        if (h && dist[ny * lv->w + nx] >= 0 && dist[ny * lv->w + nx] < here) {
+            creature_say(g, "<Actor> <is:Actor> in the way.", h, HANDLE_NONE);
+            if (vision_sees(g, h))
+                return;
+        }
+    }
+    if (g->run == RUN_EXPLORE)
+        msg_add(g, goals ? "You see no way on from here to explore."
+                         : "There is nothing left to explore here.");
+    else if (here == 0)
+        msg_add(g, "You are already there.");
+    else if (here < 0)
+        msg_add(g, "You know no way there from here.");
+    else
+        msg_add(g, "Something is in the way.");
+}
+
+/* The step that brings the player nearer the goal(s): ticks spent, or 0
+ * with the reason said. */
+static int step_on(game_t *g, level_t *lv, obj_t *p, int16_t *dist, int32_t *q)
+{
+    int goals = goal_map(g, lv, dist, q, g->run == RUN_EXPLORE);
+    int here = dist[p->y * lv->w + p->x], best = -1;
+    bool off = here < 0; /* where no walk goes (swimming): any way back will do */
+    int bd = off ? INT16_MAX : here;
+    for (int k = 0; k < 8 && (off || here > 0); k++) {
+        int nx = p->x + DIRS[k][0], ny = p->y + DIRS[k][1];
+        if (!level_in(lv, nx, ny) || level_creature_at(g, g->depth, nx, ny))
+            continue;
+        int d = dist[ny * lv->w + nx];
+        if (d >= 0 && d < bd)
+            bd = d, best = k;
+    }
+    if (best < 0) {
+        no_step(g, lv, dist, off && goals ? -1 : here, goals);
+        return 0;
+    }
+    uint32_t said = g->said;
+    int cost = creature_step(g, g->player, DIRS[best][0], DIRS[best][1]);
+    if (cost <= 0 && g->said == said && g->prompt == PROMPT_NONE)
+        msg_add(g, "Something stops you.");
+    return cost;
+}
+
 /* One step of the running travel or exploration: its ticks, or 0 to stop.
  * The first step of a travel is taken even with a monster in view (you
  * asked for it); exploring will not start with a monster hunting you in
  * view, and every later step stops for one, or for a monster coming into
- * view, and says which. */
+ * view, and says which. Whenever it stops short, it says why. */
 static int travel_step(game_t *g, bool first)
 {
     level_t *lv = level_current(g);
@@ -147,26 +201,9 @@ static int travel_step(game_t *g, bool first)
     size_t n = (size_t)lv->w * (size_t)lv->h;
     int16_t *dist = galloc(&g->al, n * sizeof *dist);
     int32_t *q = galloc(&g->al, n * sizeof *q);
-    int cost = 0;
-    if (dist && q) {
-        bool explore = g->run == RUN_EXPLORE;
-        int goals = goal_map(g, lv, dist, q, explore);
-        int here = dist[p->y * lv->w + p->x], best = -1;
-        bool off = here < 0; /* where no walk goes (swimming): any way back will do */
-        int bd = off ? INT16_MAX : here;
-        for (int k = 0; k < 8 && (off || here > 0); k++) {
-            int nx = p->x + DIRS[k][0], ny = p->y + DIRS[k][1];
-            if (!level_in(lv, nx, ny) || level_creature_at(g, g->depth, nx, ny))
-                continue;
-            int d = dist[ny * lv->w + nx];
-            if (d >= 0 && d < bd)
-                bd = d, best = k;
-        }
-        if (best >= 0)
-            cost = creature_step(g, g->player, DIRS[best][0], DIRS[best][1]);
-        else if (explore && (goals == 0 || off))
-            msg_add(g, "There is nothing left to explore here.");
-    }
+    int cost = dist && q ? step_on(g, lv, p, dist, q) : 0;
+    if (!dist || !q)
+        msg_add(g, "You cannot find your way just now.");
     gfree(&g->al, dist);
     gfree(&g->al, q);
     return cost;
@@ -209,12 +246,14 @@ static bool saw_item(game_t *g, const handle_t *hidden, int n)
 
 /* Travel and exploration go on step by step while nothing new happens:
  * no monster in view (travel_step checks), no item seen for the first
- * time, no new message, no lost hit point, no prompt. */
+ * time, no new message, no lost hit point, no prompt. Every stop short
+ * of the goal says why (a message, a prompt, or one said here). */
 void travel_keep_going(game_t *g)
 {
     handle_t hidden[128]; /* once per run: each step looks only at these */
     int nh = hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
-    for (int steps = 0; g->run && steps < 500 && g->state == GAME_RUNNING; steps++) {
+    int steps = 0;
+    for (; g->run && steps < TRAVEL_STEPS && g->state == GAME_RUNNING; steps++) {
         const obj_t *p = reg_get(&g->reg, g->player);
         int32_t hp = p ? p->hp : 0;
         uint32_t said = g->said;
@@ -223,6 +262,8 @@ void travel_keep_going(game_t *g)
             break;
         turn_advance(g, cost);
         p = reg_get(&g->reg, g->player);
+        if (p && p->hp < hp && g->said == said && g->prompt == PROMPT_NONE)
+            msg_add(g, "You stop: something hurt you.");
         if (!p || p->hp < hp || g->said != said || g->prompt != PROMPT_NONE)
             break;
         if (saw_item(g, hidden, nh))
@@ -230,6 +271,8 @@ void travel_keep_going(game_t *g)
         if (g->run == RUN_TRAVEL && p->x == g->goal_x && p->y == g->goal_y)
             break;
     }
+    if (g->run && steps == TRAVEL_STEPS && g->state == GAME_RUNNING)
+        msg_add(g, "You stop to look around.");
     g->run = RUN_NONE;
 }
 
@@ -287,8 +330,12 @@ static bool cursor_move(game_t *g, key_event_t k)
     }
     if ((k.code == '<' || k.code == '>') && lv) {
         int x = k.code == '<' ? lv->up_x : lv->down_x, y = k.code == '<' ? lv->up_y : lv->down_y;
-        if (level_in(lv, x, y) && lv->seen[y * lv->w + x])
+        if (level_in(lv, x, y) && lv->seen[y * lv->w + x]) {
             g->cur_x = (int16_t)x, g->cur_y = (int16_t)y;
+            return true;
+        }
+        g->prompt = PROMPT_NONE; /* nowhere to jump: the cursor closes, saying why */
+        msg_add(g, "You have not found the staircase %s here.", k.code == '<' ? "up" : "down");
         return true;
     }
     return false;

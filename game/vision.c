@@ -38,17 +38,40 @@ static void vision_derive(game_t *g, level_t *lv)
 }
 
 /* The map view's anchor follows the player only when it strays a few cells
- * from it: stepping to and fro over the line where the map scrolls by half
- * a view does not scroll it each time (render.c places the view). */
-#define ANCHOR_SLACK_X 8
-#define ANCHOR_SLACK_Y 3
-
+ * from it: stepping to and fro does not scroll the map each time (render.c
+ * places the view). */
 static void anchor_follow(game_t *g, const level_t *lv, const obj_t *p)
 {
     if (abs(p->x - g->view_x) > ANCHOR_SLACK_X || g->view_x >= lv->w)
         g->view_x = p->x;
     if (abs(p->y - g->view_y) > ANCHOR_SLACK_Y || g->view_y >= lv->h)
         g->view_y = p->y;
+}
+
+/* The first cell of the sight box on one axis: reach cells either side
+ * of p, moved in from the map's edges (a box of 2 * reach + 1 cells). */
+static int box_start(int p, int reach, int map)
+{
+    int at = p - reach, last = map - (2 * reach + 1);
+    return at > last ? (last > 0 ? last : 0) : at < 0 ? 0 : at;
+}
+
+/* Nothing past the sight box is seen, however lit: what the player sees
+ * is what a map view of 80x21 tiles can draw round it. */
+static void sight_box(level_t *lv, int px, int py)
+{
+    int x0 = box_start(px, SIGHT_X, lv->w), y0 = box_start(py, SIGHT_Y, lv->h);
+    int x1 = x0 + 2 * SIGHT_X + 1, y1 = y0 + 2 * SIGHT_Y + 1; /* past the box */
+    for (int y = 0; y < lv->h; y++) {
+        uint8_t *row = lv->vis + (size_t)y * (size_t)lv->w;
+        if (y < y0 || y >= y1) {
+            memset(row, 0, (size_t)lv->w);
+            continue;
+        }
+        memset(row, 0, (size_t)x0);
+        if (x1 < lv->w)
+            memset(row + x1, 0, (size_t)(lv->w - x1));
+    }
 }
 
 /* Sees again only when something the view depends on changed. */
@@ -70,6 +93,7 @@ void vision_update(game_t *g)
     int reach;
     if (fov_compute_reach(&m, p->x, p->y, radius, lv->vis, &reach) < 0)
         return;
+    sight_box(lv, p->x, p->y);
     lv->fov_ok = 1;
     lv->fov_x = p->x;
     lv->fov_y = p->y;

@@ -1,7 +1,10 @@
 /* vision — what the player sees: symmetric shadowcasting (fov.h) from the
  * player over the live level, as far as the light radius (one cell in a
- * dark region, or blind) and farther only into lit regions; what is seen
- * is remembered (level_t.seen). */
+ * dark region, or blind) and farther only into lit regions, never past
+ * the sight box (2 * SIGHT_X + 1 columns and 2 * SIGHT_Y + 1 rows round
+ * the player, moved in from the map's edges: what a map view of 80x21
+ * tiles shows round it, so everything in sight can be drawn); what is
+ * seen is remembered (level_t.seen). */
 #ifndef WARREN_VISION_H
 #define WARREN_VISION_H
 #include <stdbool.h>
@@ -9,10 +12,17 @@
 #include "obj.h"
 
 #define LIGHT_RADIUS 7
+#define SIGHT_X      39
+#define SIGHT_Y      10
 
 /* Recomputes the current level's view (after the player or the map moved)
  * and moves the map view's anchor (game_t.view_x/y) to the player when it
- * strayed more than a few cells from it. */
+ * strayed more than ANCHOR_SLACK_X columns or ANCHOR_SLACK_Y rows from it
+ * (render.c centres the view on the anchor: with these, a view of 40x21
+ * tiles or more keeps the player a quarter of the view from its edges
+ * without scrolling under every step). */
+#define ANCHOR_SLACK_X 9
+#define ANCHOR_SLACK_Y 5
 void vision_update(game_t *g);
 /* True when the player sees h now (the player always sees itself). */
 bool vision_sees(game_t *g, handle_t h);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "alloc.h"
+#include "atlas.h"
 #include "content.h"
 #include "event.h"
 #include "game.h"
@@ -88,7 +89,7 @@ struct game {
     rng_t play, cosmetic;
     reg_t reg;
     sched_t sched;
-    level_t *levels[WORLD_MAX_DEPTH + 1];
+    level_t *levels[LEVEL_IDS]; /* by map id (atlas.h): the Warren, the surface, branches */
     int16_t depth, max_depth;
     handle_t player;
     uint8_t state;          /* game_state_t */
@@ -136,6 +137,7 @@ struct game {
     int16_t dmap_x, dmap_y, dmap_depth; /* where it was made from; depth -1: none */
     uint16_t dmap_w, dmap_h;
     item_state_t items;           /* identification, hunger, gold, item screens (item.h) */
+    atlas_t atlas;                /* the surface world's table and the walk's counts (atlas.h) */
     render_cache_t *render_cache; /* derived, never saved: the last frame drawn (render.c) */
 };
 

@@ -45,6 +45,7 @@ typedef struct {
     uint8_t towns[2];          /* towns per territory */
     uint8_t rivers[2];         /* rivers */
     char home[WORLD_NAME_LEN]; /* the player's town; "": a made name */
+    int16_t wilds, streets;    /* region kinds of the overland and other towns; -1 none */
     char syl[WSYL_LISTS][WORLD_SYL_MAX][WORLD_SYL_LEN];
     uint8_t n_syl[WSYL_LISTS]; /* n_syl[WSYL_vowels] == 0: the content has no world */
 } worldmap_params_t;

@@ -54,6 +54,16 @@ static void draw_map(const worldmap_t *w, screen_t *s, int top)
     }
 }
 
+/* Each territory's dungeon entrance (atlas.h), where the overland has it. */
+static void draw_entrances(const game_t *g, screen_t *s, int top)
+{
+    const atlas_table_t *t = g->atlas.t;
+    for (int i = 0; t && i < t->n_terrs; i++)
+        if (t->terrs[i].levels)
+            screen_put(s, t->terrs[i].ex, top + t->terrs[i].ey, '>',
+                       (style_t){9, SCREEN_DEFAULT_COLOR, ATTR_BOLD});
+}
+
 static void draw_legend(const worldmap_t *w, screen_t *s, int x, int top)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
@@ -67,7 +77,8 @@ static void draw_legend(const worldmap_t *w, screen_t *s, int x, int top)
     screen_text(s, x, y++, STYLE_DEFAULT, "~ sea, lakes");
     screen_text(s, x, y++, STYLE_DEFAULT, ": sea route");
     screen_text(s, x, y++, STYLE_DEFAULT, "-|/\\ river");
-    screen_text(s, x, y, STYLE_DEFAULT, "* town  @ yours");
+    screen_text(s, x, y++, STYLE_DEFAULT, "* town  @ yours");
+    screen_text(s, x, y, STYLE_DEFAULT, "> a dungeon");
 }
 
 void worldui_draw(game_t *g, screen_t *s)
@@ -80,10 +91,12 @@ void worldui_draw(game_t *g, screen_t *s)
         screen_text(s, 0, s->h - 1, hi, "Any key returns.");
         return;
     }
+    atlas_need(g); /* derived, never saved: the entrances come from it */
     const worldmap_town_t *home = &w->towns[w->home];
     screen_textf(s, 0, 0, hi, "The continent of %s. Your town: %s, in %s.", w->name, home->name,
                  w->terrs[home->territory].name);
     draw_map(w, s, 1);
+    draw_entrances(g, s, 1);
     draw_legend(w, s, w->w + 2, 1);
     screen_text(s, 0, s->h - 1, hi, "Any key returns.");
     worldmap_free(w);

@@ -1,6 +1,7 @@
 /* worldui — the world-map screen (M): the continent the town lies on
  * (worldmap.h), its territories in colour with their letters, rivers,
- * towns, sea routes and a legend; the player's town marked @. Any key
+ * towns, sea routes, the dungeons' entrances (atlas.h) and a legend; the
+ * player's town marked @. Any key
  * returns. It changes nothing but the prompt: the world is made again
  * from the seed each time it is drawn. */
 #ifndef WARREN_WORLDUI_H

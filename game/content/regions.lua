@@ -15,6 +15,22 @@ region { name = "the temple", min_depth = 0, max_depth = 0, weight = 0, shapes =
 region { name = "the sage's house", min_depth = 0, max_depth = 0, weight = 0, shapes = { "building" }, lit = true, sky = true }
 region { name = "a trader's den", min_depth = 1, max_depth = 20, weight = 0, lit = true }
 region { name = "a hermit's chapel", min_depth = 1, max_depth = 20, weight = 0, lit = true }
+-- The surface beyond the town (overland.c; world.lua names them): the
+-- wilds of the overland, the streets of the other towns, and their inn
+-- (town.lua's shop); never picked by the generator.
+region { name = "the wilds", min_depth = 0, max_depth = 0, weight = 0, lit = false, sky = true }
+region { name = "a market town", min_depth = 0, max_depth = 0, weight = 0, shapes = { "town" }, lit = true,
+         sky = true }
+region { name = "the travellers' inn", min_depth = 0, max_depth = 0, weight = 0, shapes = { "building" },
+         lit = true, sky = true }
+-- The branches' halls (branches.lua), never picked by the generator.
+region { name = "a barrow hall", min_depth = 1, max_depth = 20, weight = 0, lit = false }
+region { name = "a webbed cave", min_depth = 1, max_depth = 20, weight = 0, dark = true }
+region { name = "a flooded gallery", min_depth = 1, max_depth = 20, weight = 0, lit = false,
+         handlers = { "slippery" } }
+region { name = "a goblin den", min_depth = 1, max_depth = 20, weight = 0, lit = false }
+region { name = "a wolf den", min_depth = 1, max_depth = 20, weight = 0, lit = false }
+region { name = "a smoking pit", min_depth = 1, max_depth = 20, weight = 0, lit = true }
 -- Special levels' regions (special.lua), never picked by the generator.
 region { name = "the drowned halls", min_depth = 1, max_depth = 20, weight = 0, lit = false,
          handlers = { "slippery" } }

@@ -1,5 +1,6 @@
 /* bench_bot — engine figures over bot play (bot.h): the time of one
- * player input at depths 1-10 (median and p99, AI, vision and all), and a
+ * player input in the town and the Warren's levels 1-10 (median and p99,
+ * AI, vision and all; the bot's walk on the surface goes untimed), and a
  * game's heap and compressed snapshot once it has visited 10 levels. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,15 +45,16 @@ int bench_bot(const content_t *c, bench_bot_t *out)
         game_t *g = game_new(c, seed, NULL);
         bot_t b;
         bot_init(&b, seed, -1);
-        for (int i = 0; g && g->state == GAME_RUNNING && i < BENCH_MAX_KEYS && g->depth <= 10;
+        for (int i = 0; g && g->state == GAME_RUNNING && i < BENCH_MAX_KEYS && g->max_depth <= 10;
              i++) {
             key_event_t k = bot_next_key(&b, g);
             uint64_t now = g->sched.now;
+            int at = g->depth;
             double t0 = cpu_ns();
             game_input(g, vm, k);
             double dt = cpu_ns() - t0;
-            if (n < BENCH_SAMPLES && g->sched.now != now)
-                t[n++] = dt; /* a turn: game time passed */
+            if (n < BENCH_SAMPLES && g->sched.now != now && at <= 10 && g->depth <= 10)
+                t[n++] = dt; /* a turn in the town or the Warren: game time passed */
             if (out->heap < 0 && g->max_depth >= 10 && g->state == GAME_RUNNING) {
                 buf_t blob;
                 buf_init(&blob);

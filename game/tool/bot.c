@@ -20,8 +20,10 @@
 #include "status.h"
 #include "target.h"
 #include "trap.h"
+#include "vision.h"
 
 #define EXPLORE_KEYS 500 /* keys on a level before heading for the stairs anyway */
+#define BRANCH_KEYS  10  /* keys on a branch's first level before climbing out */
 
 static const int8_t DIRS[8][2] = {{0, -1}, {1, -1}, {1, 0},  {1, 1},
                                   {0, 1},  {-1, 1}, {-1, 0}, {-1, -1}};
@@ -33,6 +35,7 @@ void bot_init(bot_t *b, uint64_t seed, int cls)
     b->rng = seed * 0x9E3779B97F4A7C15ull + 1;
     b->depth = -1;
     b->cls = cls;
+    b->goal = -1;
 }
 
 void bot_free(bot_t *b)
@@ -203,7 +206,7 @@ static bool beside_healer(game_t *g, const level_t *lv, int c)
 
 /* The direction of the first step towards the nearest wanted cell, or -1
  * (want: 0 an item, 1 the unexplored, 2 the down stairs, 3 the up
- * stairs, 4 the temple's keeper). */
+ * stairs, 4 the temple's keeper, 5 the goal). */
 static int step_towards(bot_t *b, game_t *g, const level_t *lv, int want)
 {
     int best = -1, bestd = 1 << 30;
@@ -214,7 +217,8 @@ static int step_towards(bot_t *b, game_t *g, const level_t *lv, int want)
                   : want == 1 ? frontier(b, lv, c)
                   : want == 2 ? (c == lv->down_y * lv->w + lv->down_x)
                   : want == 3 ? (c == lv->up_y * lv->w + lv->up_x)
-                              : beside_healer(g, lv, c);
+                  : want == 4 ? beside_healer(g, lv, c)
+                              : c == b->goal;
         if (ok)
             best = c, bestd = b->dist[c];
     }
@@ -286,7 +290,7 @@ static bool clear_shot(game_t *g, const obj_t *p, handle_t m, int range)
     const obj_t *o = reg_get(&g->reg, m);
     target_cell_t path[TARGET_RANGE_MAX];
     int n = target_path(g, p->x, p->y, o->x, o->y, range, path);
-    return target_first(g, p->depth, g->player, path, n, NULL) == m;
+    return target_first(g, p->depth, g->player, path, n, o->x, o->y, NULL) == m;
 }
 
 /* A buff it knows and lacks, paid for above reserve; -1 when none. */
@@ -509,6 +513,60 @@ static bool bot_temple(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
     return push(b, (uint32_t)DIRKEY[dir]), true;
 }
 
+enum { GOAL_ENTRANCE, GOAL_HOME, GOAL_SAFE };
+
+/* On the overland: the nearest entrance, the home town or the nearest
+ * safe town by the walk, as the goal; false when none is reached. */
+static bool overland_goal(bot_t *b, game_t *g, const level_t *lv, int want)
+{
+    const atlas_table_t *t = g->atlas.t;
+    int best = -1;
+    for (int i = 0; want != GOAL_ENTRANCE && i < t->n_towns; i++) {
+        int c = t->towns[i].y * lv->w + t->towns[i].x;
+        bool fits = want == GOAL_HOME ? i == t->home : t->towns[i].safe;
+        if (fits && b->dist[c] >= 0 && (best < 0 || b->dist[c] < b->dist[best]))
+            best = c;
+    }
+    for (int i = 0; want == GOAL_ENTRANCE && i < t->n_terrs; i++) {
+        int c = t->terrs[i].ey * lv->w + t->terrs[i].ex;
+        if (t->terrs[i].levels && b->dist[c] >= 0 && (best < 0 || b->dist[c] < b->dist[best]))
+            best = c;
+    }
+    b->goal = best;
+    return best >= 0;
+}
+
+/* The surface's trip (bot.h): true when it chose a key. */
+static bool bot_surface(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
+{
+    int kind = atlas_kind(g->depth), here = p->y * lv->w + p->x;
+    bool stone = g->pc.heartstone, leave = kind == ATLAS_TOWN && (g->depth || !b->trip || stone);
+    if (!atlas_world(g) || (kind == ATLAS_WARREN && !stone))
+        return false;
+    if (kind == ATLAS_BRANCH && b->trip == 1)
+        b->trip = 2; /* in: one look round, then out and home */
+    if (kind == ATLAS_BRANCH && (b->level_keys > BRANCH_KEYS || p->hp * 2 < p->hp_max)) {
+        if (p->x == lv->up_x && p->y == lv->up_y)
+            return push(b, '<'), true;
+        bfs(b, g, lv, p);
+        int dir = step_towards(b, g, lv, 3);
+        return dir >= 0 && (push(b, (uint32_t)DIRKEY[dir]), true);
+    }
+    if (leave && p->x == lv->up_x && p->y == lv->up_y) /* the gate */
+        return b->trip = b->trip ? b->trip : 1, push(b, '<'), true;
+    if (kind != ATLAS_WILDS)
+        return false;
+    bfs(b, g, lv, p);
+    if (b->trip == 1 && !stone && !overland_goal(b, g, lv, GOAL_ENTRANCE))
+        b->trip = 2; /* no dungeon out here: home */
+    if (!overland_goal(b, g, lv, stone ? GOAL_SAFE : b->trip == 1 ? GOAL_ENTRANCE : GOAL_HOME))
+        return false;
+    if (here == b->goal)
+        return push(b, '>'), true;
+    int dir = step_towards(b, g, lv, 5);
+    return dir >= 0 && (push(b, (uint32_t)DIRKEY[dir]), true);
+}
+
 static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
 {
     if (g->pc.heartstone) { /* out with it: up every stair */
@@ -523,7 +581,7 @@ static void bot_move(bot_t *b, game_t *g, const obj_t *p, const level_t *lv)
         push(b, (uint32_t)DIRKEY[dir >= 0 ? dir : safe_dir(b, g, p)]);
         return;
     }
-    if (p->x == lv->down_x && p->y == lv->down_y &&
+    if (p->x == lv->down_x && p->y == lv->down_y && atlas_kind(g->depth) != ATLAS_BRANCH &&
         (b->level_keys > EXPLORE_KEYS / 4 || p->hp * 2 > p->hp_max)) {
         push(b, '>');
         return;
@@ -607,7 +665,28 @@ key_event_t bot_next_key(bot_t *b, game_t *g)
     else if (*here > 20 && *here % 4 == 0)
         push(b, 'o'); /* going round in circles: the game's explore */
     else if (!bot_survive(b, g, p) && !bot_temple(b, g, p, lv) && !bot_stalk(b, g, p, lv) &&
-             !bot_tidy(b, g, p, lv))
+             !bot_tidy(b, g, p, lv) && !bot_surface(b, g, p, lv))
         bot_move(b, g, p, lv);
     return bot_next_key(b, g);
+}
+
+/* The player is under the frame's cursor; the map starts on row 1. */
+int bot_view_misses(game_t *g, screen_t *s)
+{
+    game_view_t v = {0};
+    game_render(g, s, &v);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!p || g->state != GAME_RUNNING || g->items.screen != ITEMUI_NONE ||
+        (g->prompt != PROMPT_NONE && g->prompt != PROMPT_MORE) || !s->cur_visible)
+        return 0;
+    int ox = p->x - s->cur_x, oy = p->y - (s->cur_y - 1), misses = 0;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || h == g->player || !vision_sees(g, h))
+            continue;
+        int x = o->x - ox, y = o->y - oy + 1;
+        misses += x < 0 || x >= s->w || y < 1 || y > s->h - 3 ||
+                  screen_at(s, x, y)->ch != creature_kind(g, o)->glyph;
+    }
+    return misses;
 }

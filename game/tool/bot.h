@@ -6,8 +6,12 @@
  * hurt, descend; it keeps out of deep water, lava and chasms, leaves
  * shops' unpaid goods alone, climbs to the town's temple to be healed
  * when it is hurt on level 1 with gold to pay, and carries the
- * Heartstone up the stairs. It reads the game's state (world.h) and answers with
- * keys, as a player would type. */
+ * Heartstone up the stairs. On the surface (atlas.h) it first leaves the
+ * town by its gate, walks the overland to the nearest dungeon entrance,
+ * looks round that branch's first level, climbs out and walks home to
+ * the Warren; with the Heartstone it leaves the town again and walks to
+ * the nearest safe town. It reads the game's state (world.h) and answers
+ * with keys, as a player would type. */
 #ifndef WARREN_BOT_H
 #define WARREN_BOT_H
 #include <stdint.h>
@@ -32,6 +36,8 @@ typedef struct {
     int16_t mana_before;
     int temple;   /* times it was healed at the temple */
     uint8_t heal; /* 1: heading for the temple to be healed */
+    uint8_t trip; /* the surface: 0 the town not yet left, 1 a branch next, 2 home next */
+    int goal;     /* the overland cell it walks to (y * w + x); -1 none */
 } bot_t;
 
 /* cls: the class to play (content index), -1 for a random character. */
@@ -39,5 +45,9 @@ void bot_init(bot_t *b, uint64_t seed, int cls);
 void bot_free(bot_t *b);
 /* The next key for g. */
 key_event_t bot_next_key(bot_t *b, game_t *g);
+/* Draws g into s (game_render, one-cell tiles) and counts the creatures
+ * the player sees that the frame does not show where they stand (0 while
+ * a screen, an overlay or a cursor is up instead of the map). */
+int bot_view_misses(game_t *g, screen_t *s);
 
 #endif

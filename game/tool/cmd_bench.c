@@ -95,6 +95,40 @@ static void bench_turn(const content_t *c, script_vm_t *vm)
     bench_line("engine.turn.ns", total / n, "ns");
 }
 
+/* The surface (docs/OVERLAND.md): making a game, the atlas the first time
+ * a game leaves its town, the overland made by that first <, and a step
+ * out there (walks to and fro on the overland, creatures met and all). */
+static void bench_surface(const content_t *c, script_vm_t *vm)
+{
+    enum { GAMES = 40, STEPS = 200 };
+    double made = 0, atlas = 0, out = 0, steps = 0;
+    int nsteps = 0;
+    for (uint64_t seed = 1; seed <= GAMES; seed++) {
+        double t0 = now_ns();
+        game_t *g = game_new(c, seed, NULL);
+        double t1 = now_ns();
+        game_input(g, vm, (key_event_t){'*', 0}); /* a random character, on the west gate */
+        double t2 = now_ns();
+        atlas_need(g);
+        double t3 = now_ns();
+        game_input(g, vm, (key_event_t){'<', 0});
+        double t4 = now_ns();
+        made += t1 - t0, atlas += t3 - t2, out += t4 - t3;
+        for (int i = 0; i < STEPS && g->depth == ATLAS_OVERLAND && g->state == GAME_RUNNING; i++) {
+            reg_get(&g->reg, g->player)->hp = 1000; /* the walk goes on whatever it meets */
+            key_event_t k = {g->prompt ? ' ' : (uint32_t) "lh"[i % 2], 0};
+            double t5 = now_ns();
+            game_input(g, vm, k);
+            steps += now_ns() - t5, nsteps++;
+        }
+        game_free(g);
+    }
+    bench_line("engine.new.us", made / GAMES / 1000, "us");
+    bench_line("engine.atlas.us", atlas / GAMES / 1000, "us");
+    bench_line("engine.overland.us", out / GAMES / 1000, "us");
+    bench_line("engine.overland.step.us", nsteps ? steps / nsteps / 1000 : 0, "us");
+}
+
 int cmd_bench(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -121,6 +155,8 @@ int cmd_bench(int argc, char **argv)
     }
     if (vm)
         bench_turn(c, vm);
+    if (vm)
+        bench_surface(c, vm);
     script_vm_free(vm);
     bench_line("engine.levelgen.us", levels_bench_levelgen_us(c), "us");
     bench_line("engine.fov.us", levels_bench_fov_us(c), "us");

@@ -4,7 +4,8 @@
  *   seed S turns T depth D xl X score P cause C
  *   bot games N crashes C wins W deaths D deepest D mean_deepest M causes K
  *       median_turns T sneak_attacks S spells_cast X missiles M unique_repeats U
- *       warden_off_depth Z temple_heals H
+ *       warden_off_depth Z temple_heals H view_misses V peaceful_killed P
+ *       surface_steps S surface_min F
  * --class NAME plays that class (any race); --policy wait only waits
  * (--turns N of them, default 20: how often a character that does nothing
  * dies). --check-snapshots also replays each game's keys with a snapshot
@@ -14,7 +15,11 @@
  * it; a missile, an attack of the player's by something thrown or shot; a
  * unique repeat, a second creature of a unique kind; the warden off depth,
  * the warden anywhere but the bottom level; temple heals, the times the bot
- * paid the temple to heal it. */
+ * paid the temple to heal it; view misses, the keys after which a creature
+ * the player sees was not drawn on an 80x24 frame; peacefuls killed, the
+ * keepers the player killed; surface steps, the steps taken on the
+ * overland (atlas.h's count) in all games, and surface_min the fewest in
+ * any one game. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +66,7 @@ static int log_key(keylog_t *l, uint32_t k)
 typedef struct {
     game_t *g;
     handle_t unaware; /* the victim of the player's blow under way, when it had not noticed */
-    int sneaks, missiles, repeats, warden_off;
+    int sneaks, missiles, repeats, warden_off, view_misses, peaceful_killed;
     handle_t uniques[64]; /* the first creature seen of each unique kind */
 } watch_t;
 
@@ -70,6 +75,9 @@ static void watch_event(void *ctx, const ev_info_t *e)
 {
     watch_t *w = ctx;
     const obj_t *v = reg_get(&w->g->reg, e->victim);
+    if (e->type == EV_DEATH && e->actor == w->g->player && v && v->type == OBJ_CREATURE &&
+        (creature_kind(w->g, v)->flags & CF_PEACEFUL))
+        w->peaceful_killed++;
     if (e->type == EV_ATTACK && e->actor == w->g->player && (e->flags & EVF_MISSILE))
         w->missiles++;
     if (e->type == EV_ATTACK && e->actor == w->g->player)
@@ -101,10 +109,12 @@ static void census(watch_t *w)
 }
 
 /* The key of the wait policy: make the character as the bot would, walk
- * down from the town as it would, then wait on level 1 (paging any
- * --More--) until `turns` turns have passed there. */
+ * down from the town as it would (straight down, no trip out first), then
+ * wait on level 1 (paging any --More--) until `turns` turns have passed
+ * there. */
 static key_event_t wait_key(bot_t *b, game_t *g, uint64_t *start, long turns, bool *done)
 {
+    b->trip = 2;
     if (!g->pc.created || g->prompt != PROMPT_NONE || g->depth == 0)
         return bot_next_key(b, g);
     if (!*start)
@@ -123,6 +133,7 @@ static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o
     w->g = g;
     uint64_t start = 0;
     bool done = false;
+    screen_t *frame = screen_new(80, 24);
     /* past max_keys the bot quits: Q, then y at the question */
     for (long i = 0; g && g->state == GAME_RUNNING && i < o->max_keys + 20 && !done; i++) {
         key_event_t k = i < o->max_keys
@@ -140,7 +151,9 @@ static game_t *bot_play(const content_t *c, script_vm_t *vm, const bot_opts_t *o
         game_input(g, vm, k);
         g->watch = NULL;
         census(w);
+        w->view_misses += frame && bot_view_misses(g, frame) > 0;
     }
+    screen_free(frame);
     return g;
 }
 
@@ -194,15 +207,15 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
         return 2;
     game_status_t st;
     game_status(g, &st);
-    char line[400];
+    char line[512];
     int n = snprintf(line, sizeof line,
                      "seed %llu turns %llu depth %d xl %d score %lld cause %s\n"
                      "counts won %d dead %d sneaks %d casts %d missiles %d repeats %d "
-                     "warden_off %d temple %d\n",
+                     "warden_off %d temple %d view_misses %d peaceful_killed %d surface %u\n",
                      (unsigned long long)seed, (unsigned long long)st.turn, st.max_depth, st.xl,
                      (long long)st.score, st.cause[0] ? st.cause : "none", st.state == GAME_WON,
                      st.state == GAME_DEAD, w.sneaks, b.casts, w.missiles, w.repeats, w.warden_off,
-                     b.temple);
+                     b.temple, w.view_misses, w.peaceful_killed, g->atlas.steps);
     int status = 0;
     if (o->check && kl.n > 2)
         status = replay_with_cut(c, vm, seed, &kl, 1 + (size_t)(seed * 2654435761u % (kl.n - 1)), g)
@@ -220,7 +233,9 @@ static int bot_child(const content_t *c, const bot_opts_t *o, uint64_t seed, int
 
 typedef struct {
     long games, crashes, mismatches, deepest, depth_sum;
-    long wins, deaths, sneaks, casts, missiles, repeats, warden_off, temple;
+    long wins, deaths, sneaks, casts, missiles, repeats, warden_off, temple, view_misses,
+        peaceful_killed;
+    long surface, surface_min; /* overland steps: all games', the fewest in one (-1 none yet) */
     unsigned long long *turns;
     char (*causes)[128];
     long ncauses;
@@ -240,7 +255,8 @@ static void tally_cause(tally_t *t, const char *line, int at)
 static void tally_lines(tally_t *t, const char *line)
 {
     unsigned long long seed, turns;
-    int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off, temple;
+    int depth, xl, at = 0, won, dead, sneaks, casts, missiles, repeats, off, temple, misses, pk,
+                   surface;
     long long score;
     if (sscanf(line, "seed %llu turns %llu depth %d xl %d score %lld cause %n", &seed, &turns,
                &depth, &xl, &score, &at) < 5 ||
@@ -256,11 +272,16 @@ static void tally_lines(tally_t *t, const char *line)
     if (counts &&
         sscanf(counts,
                "\ncounts won %d dead %d sneaks %d casts %d missiles %d repeats %d warden_off %d "
-               "temple %d",
-               &won, &dead, &sneaks, &casts, &missiles, &repeats, &off, &temple) == 8) {
+               "temple %d view_misses %d peaceful_killed %d surface %d",
+               &won, &dead, &sneaks, &casts, &missiles, &repeats, &off, &temple, &misses, &pk,
+               &surface) == 11) {
         t->wins += won, t->deaths += dead, t->sneaks += sneaks, t->casts += casts;
         t->missiles += missiles;
         t->repeats += repeats, t->warden_off += off, t->temple += temple;
+        t->view_misses += misses, t->peaceful_killed += pk;
+        t->surface += surface;
+        if (t->surface_min < 0 || surface < t->surface_min)
+            t->surface_min = surface;
     }
 }
 
@@ -285,7 +306,7 @@ static void run_one(const content_t *c, const bot_opts_t *o, uint64_t seed, tall
         _exit(bot_child(c, o, seed, fds[1]));
     }
     close(fds[1]);
-    char line[400] = "";
+    char line[512] = "";
     size_t n = 0;
     for (ssize_t r;
          pid > 0 && n + 1 < sizeof line && (r = read(fds[0], line + n, sizeof line - 1 - n)) > 0;)
@@ -357,11 +378,13 @@ static void summary(const tally_t *t, long games)
 {
     printf("bot games %ld crashes %ld wins %ld deaths %ld deepest %ld mean_deepest %.2f causes %ld "
            "median_turns %llu sneak_attacks %ld spells_cast %ld missiles %ld unique_repeats %ld "
-           "warden_off_depth %ld temple_heals %ld\n",
+           "warden_off_depth %ld temple_heals %ld view_misses %ld peaceful_killed %ld "
+           "surface_steps %ld surface_min %ld\n",
            games, t->crashes, t->wins, t->deaths, t->deepest,
            t->games ? (double)t->depth_sum / (double)t->games : 0.0, t->ncauses,
            t->games ? t->turns[t->games / 2] : 0ull, t->sneaks, t->casts, t->missiles, t->repeats,
-           t->warden_off, t->temple);
+           t->warden_off, t->temple, t->view_misses, t->peaceful_killed, t->surface,
+           t->surface_min < 0 ? 0 : t->surface_min);
 }
 
 int cmd_bot(int argc, char **argv)
@@ -382,7 +405,7 @@ int cmd_bot(int argc, char **argv)
         content_free(c);
         return 2;
     }
-    tally_t t = {0};
+    tally_t t = {.surface_min = -1};
     t.turns = calloc((size_t)o.games, sizeof *t.turns);
     t.causes = calloc((size_t)o.games, sizeof *t.causes);
     for (long i = 0; t.turns && t.causes && i < o.games; i++)

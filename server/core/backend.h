@@ -39,6 +39,9 @@ typedef struct backend_ops {
     void (*probe)(session_t *s);
     /* A point to make the game durable (detach, level, shutdown). */
     void (*save)(session_t *s, const char *why);
+    /* The game is over and waits on its last --More-- for the player: a
+     * player leaving it now ends it. NULL: never. */
+    bool (*over_at_more)(const session_t *s);
     /* The session is leaving memory without an end (grace over, closed by
      * an admin). Returns true when the backend frees the session itself
      * later (a program given time to save); false: free it now. */

@@ -230,6 +230,19 @@ static void watcher_unlink(session_t *s, conn_t *c)
         list_remove(&s->wdnode);
 }
 
+/* Its player left a game over at its last --More--: it ends as if the key
+ * had come (its record is stored at once, or when its last keys are). */
+static void end_left(session_t *s, conn_t *c, const char *why)
+{
+    session_mark_ended(s);
+    if (jqueue_empty(&s->jq))
+        session_finish(s);
+    else
+        s->frame_due = true; /* finished once its rows are stored */
+    if (why && !c->closing)
+        conn_menu(c, why);
+}
+
 void session_detach(conn_t *c, const char *why)
 {
     session_t *s = c->sess;
@@ -244,6 +257,8 @@ void session_detach(conn_t *c, const char *why)
         session_retime(s);
         log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                  (unsigned long long)s->seq);
+        if (!s->ended && s->ops->over_at_more && s->ops->over_at_more(s))
+            return end_left(s, c, why); /* left on the last --More--: it ends now */
         s->ops->save(s, "detach");
     } else {
         watcher_unlink(s, c);

@@ -474,12 +474,13 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
     journal_submit(s, row);
     game_state_t state = game_input(s->game, srv->vm, k);
     s->frame_due = true;
-    if (state != GAME_RUNNING) {
-        session_mark_ended(s);
-        return;
-    }
     game_status_t st;
     game_status(s->game, &st);
+    if (state != GAME_RUNNING) {
+        if (!st.more) /* else "You die... --More--" waits on the player's key */
+            session_mark_ended(s);
+        return;
+    }
     if (st.leave) { /* the game's own S (journalled like any key): as Ctrl-X */
         session_detach(c, SESSION_DETACH_SAID);
         return;
@@ -492,6 +493,14 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
 }
 
 /* ---- Warren's own engine as a backend ---------------------------------------------------- */
+
+/* Warren's game is over and waits on its last --More-- for the player. */
+static bool warren_over_at_more(const session_t *s)
+{
+    game_status_t st;
+    game_status(s->game, &st);
+    return st.state != GAME_RUNNING && st.more;
+}
 
 /* The rest of the engine's view is zero: no idle clock yet. */
 static void warren_draw(const session_t *s, screen_t *scr, const session_view_t *v)
@@ -510,6 +519,7 @@ static const backend_ops_t backend_warren = {
     .key = warren_key,
     .draw = warren_draw,
     .save = warren_save,
+    .over_at_more = warren_over_at_more,
     .probe = warren_probe,
     .status = warren_status,
     .finish = warren_finish,

@@ -71,6 +71,8 @@ static int kid_add(spawnd_t *d, pid_t pid, int game)
         d->kids = k;
         d->cap = cap;
     }
+    if (!d->nkids) /* the first program: orphans are looked for a scan's time from now */
+        d->next_scan = now_ms() + TIDY_SCAN_MS;
     d->kids[d->nkids++] = (kid_t){pid, game, 0};
     return 0;
 }

@@ -98,7 +98,7 @@ static const char *play_key(void *ud, const db_journal_row_t *row, size_t off, k
     player_t *p = ud;
     game_status_t st;
     game_status(p->g, &st);
-    if (st.state != GAME_RUNNING)
+    if (st.state != GAME_RUNNING && !st.more) /* paging the last --More-- is not after */
         p->res->keys_after_end++;
     game_input(p->g, p->vm, k);
     p->res->keys++;

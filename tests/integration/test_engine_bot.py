@@ -1,7 +1,7 @@
 """warren-engine bot plays seeded games to their end; the sanitizer build
 must not crash, every game must end with a cause, and a snapshot at a
-random cut point of each game must reproduce the same end; it plays a
-chosen class, or only waits. arena sets two creature kinds on each other.
+random cut point of each game must reproduce the same end; every game
+walks the overland; it plays a chosen class, or only waits. arena sets two creature kinds on each other.
 content --stats counts what the content declares."""
 import re
 import subprocess
@@ -11,7 +11,7 @@ from harness import program
 LINE = re.compile(r"^seed (\d+) turns (\d+) depth (\d+) xl (\d+) score (-?\d+) cause (.+)$")
 SUMMARY_KEYS = ("games", "crashes", "wins", "deaths", "deepest", "mean_deepest", "causes", "median_turns",
                 "sneak_attacks", "spells_cast", "missiles", "unique_repeats", "warden_off_depth",
-                "temple_heals")
+                "temple_heals", "surface_steps", "surface_min")
 ARENA = re.compile(r"^arena fights (\d+) a_wins (\d+) b_wins (\d+) a_attacks (\d+) b_attacks (\d+)$")
 
 
@@ -63,6 +63,8 @@ def test_bot_reaches_depth_and_many_ends(bindir):
     assert s["unique_repeats"] == 0 and s["warden_off_depth"] == 0, lines[-1]
     assert s["sneak_attacks"] > 0, lines[-1]
     assert s["missiles"] > 0, lines[-1]  # thrown and shot, through the attack chain
+    # out of town to a dungeon entrance and home again, in every game
+    assert s["surface_min"] > 0 and s["surface_steps"] >= 24 * s["surface_min"], lines[-1]
     # the same seeds give the same games
     again = run_bot(tool(bindir), 3, 1)[1]
     assert again[:3] == lines[:3]

@@ -1,9 +1,19 @@
 """The game through warrend and Debian's telnet: the character screen
 (choices and the one-key random start), the help screen generated from the
-command table, look, the message history, saving and leaving with the
-game's S, and quitting with confirmation, which ends the game with its
-cause."""
-from harness import hook, new_game
+command table, look, the message history, the character sheet and the
+discoveries, saving and leaving with the game's S, quitting with
+confirmation, which ends the game with its cause, a death that waits
+on its --More-- for the player's key before the end screen, and walking
+out of the town onto the overland and back."""
+import sqlite3
+import subprocess
+import time
+
+from harness import hook, new_game, program, replay
+
+# A human wizard (a, c) who explores the town, takes the stairs down and
+# then explores and waits: on most seeds level 1 kills it.
+DYING = "ac" + ("o" * 12 + "_>." + ">") * 2 + ("o" + "s" * 6) * 120
 
 
 def character_screen(daemon, clients, name):
@@ -75,3 +85,110 @@ def test_s_saves_and_returns_to_the_menu(daemon, clients):
     daemon.wait_log(r"attach user=samwise")
     after = hook(daemon, t, "samwise")
     assert after["seq"] == before["seq"] + 1 and after["turn"] == before["turn"], (before, after)
+
+
+def test_sheet_and_discoveries_are_in_help(daemon, clients):
+    t = character_screen(daemon, clients, "bilbo")
+    t.send("l")
+    t.wait_for("Welcome, bilbo the ")
+    t.send("?")
+    t.wait_for("Commands, page 1 of")
+    text = t.text()
+    t.send(" ")
+    text += t.wait_for("Commands, page 2 of")
+    assert "character sheet" in text and "discoveries" in text, text
+    t.send("\x1b")
+    t.send("C")
+    t.wait_for("Character sheet (any key returns)")
+    assert "experience level 1" in t.text() and "Fort " in t.text()
+    t.send(" ")
+    t.send("\\")
+    t.wait_for("Discoveries, page 1 of 1")
+    assert "Potions: " in t.text() and "Amulets: " in t.text()
+
+
+def dead_after(engine, tmp, seed, n):
+    """Whether DYING's first n keys leave the seed's game dead."""
+    f = tmp / "keys"
+    f.write_text(DYING[:n])
+    out = subprocess.run([str(engine), "play", "--seed", str(seed), "--keys", str(f)],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    return "You are dead." in out
+
+
+def death_at(bindir, tmp):
+    """A seed on which DYING kills, and how many of its keys it takes (the
+    last of them the fatal one)."""
+    engine = program(bindir, "warren-engine", "asan/warren-engine")
+    for seed in range(1, 40):
+        if not dead_after(engine, tmp, seed, len(DYING)):
+            continue
+        lo, hi = 2, len(DYING)  # dead after hi keys, alive after lo
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if dead_after(engine, tmp, seed, mid) else (mid, hi)
+        return seed, hi
+    raise AssertionError("no seed of 1..39 dies of DYING")
+
+
+def test_death_waits_on_more_for_the_players_key(daemon, clients, bindir, tmp_path):
+    """A game is set one key short of a death (its row's seed and journal
+    written while the daemon is stopped; no snapshot, so it is rebuilt from
+    them). The fatal key shows "You die..." with --More-- and the game waits:
+    no end screen, no record, until the player's next key."""
+    seed, n = death_at(bindir, tmp_path)
+    t = clients(daemon.port, cols=100, rows=30).connected()
+    game, _ = new_game(daemon, t, "mortal")
+    t.wait_for("who are you? Choose a race.")
+    t.close()
+    with daemon.stopped():
+        con = sqlite3.connect(str(daemon.db), timeout=10)
+        con.execute("UPDATE games SET seed = ? WHERE id = ?", (seed, game))
+        con.execute("DELETE FROM snapshots WHERE game = ?", (game,))
+        con.execute("DELETE FROM journal WHERE game = ?", (game,))
+        con.executemany("INSERT INTO journal (game, seq, keys) VALUES (?, ?, ?)",
+                        [(game, i + 1, k.encode()) for i, k in enumerate(DYING[:n - 1])])
+        con.commit()
+        con.close()
+    t = clients(daemon.port, cols=100, rows=30).connected()
+    t.login("mortal")
+    t.send("p")
+    daemon.wait_log(r"game resume user=mortal")
+    t.wait_for("mortal the human wizard")
+    assert "You are dead." not in t.text()
+    t.send(DYING[n - 1])
+    t.wait_for("You die...")
+    assert "--More--" in t.text(), t.text()
+    time.sleep(1.0)  # the end screen used to replace it within 0.2 s
+    t.pump()
+    assert "Your game is over." not in t.text() and "You die..." in t.text(), t.text()
+    assert "game end user=mortal" not in daemon.log()
+    t.send(" ")
+    daemon.wait_log(r"game end user=mortal game=\d+ kind=dead")
+    t.wait_for("Your game is over.")
+    assert "Game over: killed by" in t.text()
+
+
+def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path):
+    """A game starts on the town's west gate: < there leads out onto the
+    overland of the seed's continent (the land's name on the status line,
+    its towns drawn), > on the town's cell goes back in.
+    The journal holds exactly those keys: a replay of them from the seed
+    ends in the same state."""
+    t = clients(daemon.port, cols=100, rows=30).connected()
+    _, seed = new_game(daemon, t, "bilbo")
+    t.wait_for("who are you? Choose a race.")
+    t.send("l")
+    t.wait_for("Welcome, bilbo the ")
+    t.send("<")
+    t.wait_for("You leave Burrowmouth for the wilds of")
+    status = next(ln for ln in t.lines() if "bilbo the " in ln)
+    assert "Town" not in status and "Depth" not in status, status
+    assert t.text().count("*") >= 2, t.text()  # the other towns, drawn
+    t.send(">")
+    t.wait_for("You walk in at the gates of Burrowmouth")
+    status = next(ln for ln in t.lines() if "bilbo the " in ln)
+    assert "Town" in status, status
+    now = hook(daemon, t, "bilbo")
+    _, h = replay(bindir, tmp_path, seed, "bilbo", b"l<>", size="100x30")
+    assert h == now["hash"], (h, now)

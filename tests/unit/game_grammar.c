@@ -271,6 +271,43 @@ START_TEST(random_templates_stay_bounded)
 }
 END_TEST
 
+/* A phrase inside a sentence is not capitalised at its start: the aim
+ * line's "Cast at the giant rat?", never "The giant rat"; a proper name
+ * keeps its own capitals and takes no article ("Skarg the Kobold King",
+ * never "the Skarg the Kobold King"). */
+START_TEST(phrases_keep_the_case_of_what_they_name)
+{
+    static const gram_noun_t rat = {"giant rat", NULL, 1, GRAM_IT, SEEN};
+    static const gram_noun_t skarg = {"Skarg the Kobold King", NULL, 1, GRAM_HE,
+                                      GRAM_PROPER | GRAM_UNIQUE | SEEN};
+    static const gram_noun_t gnash = {"Old Mother Gnash", NULL, 1, GRAM_SHE,
+                                      GRAM_PROPER | GRAM_UNIQUE | SEEN};
+    static const struct {
+        const gram_noun_t *n;
+        const char *tmpl, *want;
+        int phrase;
+    } CASES[] = {
+        {&rat, "<the:actor>", "the giant rat", 1},
+        {&rat, "<a:actor>", "a giant rat", 1},
+        {&rat, "<the:actor>", "The giant rat", 0},
+        {&skarg, "<the:actor>", "Skarg the Kobold King", 1},
+        {&skarg, "The bolt strikes <actor>.", "The bolt strikes Skarg the Kobold King.", 0},
+        {&gnash, "<Actor> <is:Actor> terrified!", "Old Mother Gnash is terrified!", 0},
+        {&gnash, "<a:actor>", "Old Mother Gnash", 1},
+        {&heartstone, "<a:actor>", "the Heartstone", 1},
+        {&rat, "at <the:actor>. <the:actor> flees", "at the giant rat. The giant rat flees", 1},
+    };
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        gram_arg_t a = {"actor", *CASES[i].n};
+        char out[96];
+        int n = CASES[i].phrase ? gram_phrase(out, sizeof out, CASES[i].tmpl, &a, 1)
+                                : gram_format(out, sizeof out, CASES[i].tmpl, &a, 1);
+        ck_assert_msg(!strcmp(out, CASES[i].want), "case %zu gave \"%s\"", i, out);
+        ck_assert_int_eq(n, (int)strlen(CASES[i].want));
+    }
+}
+END_TEST
+
 Suite *suite_game_grammar(void)
 {
     Suite *s = suite_create("game_grammar");
@@ -282,6 +319,7 @@ Suite *suite_game_grammar(void)
     tcase_add_test(tc, truncation_is_bounded_and_utf8_safe);
     tcase_add_test(tc, plurals_and_articles);
     tcase_add_test(tc, random_templates_stay_bounded);
+    tcase_add_test(tc, phrases_keep_the_case_of_what_they_name);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -112,9 +112,9 @@ START_TEST(missile_line)
     handle_t a = spawn_at(g, "kobold", 0, 2), b = spawn_at(g, "kobold", 0, 4);
     n = target_path(g, x, y, x, y + 4, 6, path);
     int at = -1;
-    ck_assert_uint_eq(target_first(g, g->depth, g->player, path, n, &at), a);
+    ck_assert_uint_eq(target_first(g, g->depth, g->player, path, n, x, y + 4, &at), a);
     ck_assert_int_eq(at, 1);
-    ck_assert_uint_eq(target_first(g, g->depth, a, path, n, NULL), b);
+    ck_assert_uint_eq(target_first(g, g->depth, a, path, n, x, y + 4, NULL), b);
     game_free(g);
     content_free(c);
 }

@@ -2,13 +2,16 @@
  * until the viewer moves, the light changes or a cell in its reach changes
  * opacity) must equal a fresh one every time. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fov.h"
 #include "game.h"
 #include "helpers.h"
 #include "level.h"
+#include "item.h"
 #include "mapgen.h"
+#include "prompt.h"
 #include "render.h"
 #include "vision.h"
 #include "world.h"
@@ -327,6 +330,106 @@ START_TEST(town_ground_keeps_its_colours_out_of_view)
 }
 END_TEST
 
+/* What the frame f (map tiles tw cells wide) shows wrong, into why: the
+ * player must be under the cursor, a quarter of the view from each edge
+ * the map goes on past, and every creature the player sees drawn where
+ * it stands. Read from the frame alone (the cursor gives the origin).
+ * Returns the number of faults. */
+static int view_faults(game_t *g, const screen_t *f, int tw, char *why, size_t n)
+{
+    const level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int vw = f->w / tw, vh = f->h - 3, sx = f->cur_x / tw, sy = f->cur_y - 1, faults = 0;
+    int ox = p->x - sx, oy = p->y - sy;
+    why[0] = 0;
+    if (!f->cur_visible || screen_at(f, f->cur_x, f->cur_y)->ch != '@') {
+        snprintf(why, n, "the cursor is not on the player");
+        return 1;
+    }
+    bool left = ox > 0, right = ox + vw<lv->w, up = oy> 0, down = oy + vh < lv->h;
+    if ((left && sx < vw / 4) || (right && vw - 1 - sx < vw / 4) || (up && sy < vh / 4) ||
+        (down && vh - 1 - sy < vh / 4)) {
+        snprintf(why, n, "the player at %d,%d of a %dx%d view", sx, sy, vw, vh);
+        faults++;
+    }
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type != OBJ_CREATURE || h == g->player || !vision_sees(g, h))
+            continue;
+        int cx = (o->x - ox) * tw, cy = o->y - oy + 1;
+        bool on = cx >= 0 && cx < vw * tw && cy >= 1 && cy <= vh;
+        if (!on || screen_at(f, cx, cy)->ch != g->c->creatures[o->kind].glyph) {
+            snprintf(why, n, "%s at %+d,%+d from the player is not drawn",
+                     g->c->creatures[o->kind].name, o->x - p->x, o->y - p->y);
+            faults++;
+        }
+    }
+    return faults;
+}
+
+/* Whether the map and its cursor are up (no screen, no overlay, no aim). */
+static bool map_shown(const game_t *g)
+{
+    return g->state == GAME_RUNNING && g->items.screen == ITEMUI_NONE &&
+           (g->prompt == PROMPT_NONE || g->prompt == PROMPT_MORE);
+}
+
+/* Seeded walks down the first levels (explore, random steps, stairs,
+ * waits): after every key, at 80x24, at 80x24 in two-cell tiles on a
+ * 160-column terminal and at 100x30, the player stays a quarter of the
+ * view from every edge the map goes on past and every creature in its
+ * sight is drawn. */
+START_TEST(view_shows_the_player_and_all_in_sight)
+{
+    static const struct {
+        int w, h, tw;
+    } SIZES[] = {{80, 24, 1}, {160, 24, 2}, {100, 30, 1}};
+    static const char *const MOVES[] = {"o", "o", "o", "o", "h", "j", "k",   "l",
+                                        "y", "u", "b", "n", ".", ">", "_>.", "_>."};
+    content_t *c = shipped_content();
+    long checked = 0, with_creatures = 0;
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        screen_t *f[3];
+        for (int i = 0; i < 3; i++)
+            f[i] = screen_new(SIZES[i].w, SIZES[i].h);
+        uint32_t r = (uint32_t)seed * 2654435761u;
+        for (int i = 0; i < 1500 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            if (g->prompt == PROMPT_MORE || g->prompt == PROMPT_LEVELUP)
+                key(g, g->prompt == PROMPT_MORE ? ' ' : 'a');
+            else if (g->prompt != PROMPT_NONE || g->items.screen)
+                key(g, KEY_ESC);
+            else
+                keys(g, MOVES[(r >> 16) % (sizeof MOVES / sizeof MOVES[0])]);
+            if (!map_shown(g))
+                continue;
+            for (int s = 0; s < 3; s++) {
+                game_view_t v = {.two_cell = SIZES[s].tw == 2};
+                game_render(g, f[s], &v);
+                char why[160];
+                ck_assert_msg(view_faults(g, f[s], SIZES[s].tw, why, sizeof why) == 0,
+                              "seed %llu key %d at %dx%d: %s", (unsigned long long)seed, i,
+                              SIZES[s].w, SIZES[s].h, why);
+            }
+            checked++;
+            for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h))
+                if (h != g->player && reg_get(&g->reg, h)->type == OBJ_CREATURE &&
+                    vision_sees(g, h)) {
+                    with_creatures++;
+                    break;
+                }
+        }
+        for (int i = 0; i < 3; i++)
+            screen_free(f[i]);
+        game_free(g);
+    }
+    ck_assert_int_gt(checked, 2000);
+    ck_assert_int_gt(with_creatures, 200); /* the walks met monsters */
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_view(void)
 {
     Suite *s = suite_create("game_view");
@@ -336,6 +439,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, kept_frame_equals_whole_frame);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
+    tcase_add_test(t, view_shows_the_player_and_all_in_sight);
     suite_add_tcase(s, t);
     return s;
 }

@@ -1,0 +1,219 @@
+/* Unit tests: messages read right — names through the one grammar path
+ * (articles for uniques and proper names, a capital only where a
+ * sentence starts: never "Cast at The giant rat?", "strikes the Skarg the
+ * Kobold King" or "The Old Mother Gnash is terrified!"), a missile's hit
+ * in its own words (never a sword's swing), a poison resisted said once,
+ * and healing by an element said as such. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include "combat.h"
+#include "content.h"
+#include "creature.h"
+#include "effect.h"
+#include "event.h"
+#include "game.h"
+#include "helpers.h"
+#include "item.h"
+#include "itemuse.h"
+#include "level.h"
+#include "prompt.h"
+#include "render.h"
+#include "script.h"
+#include "spell.h"
+#include "status.h"
+#include "world.h"
+
+enum { HUMAN = 0, DWARF };
+
+enum { FIGHTER = 0, ROGUE, WIZARD, CLERIC };
+
+/* True when any message since from contains s (case counts). */
+static bool any_since(const game_t *g, uint32_t from, const char *s)
+{
+    return said_since(g, from, s);
+}
+
+static void top_line(game_t *g, char *out, size_t n)
+{
+    screen_t *s = screen_new(80, 24);
+    game_view_t v = {0};
+    render_full(g, s, &v);
+    size_t at = 0;
+    for (int x = 0; x < s->w && at + 1 < n; x++)
+        out[at++] = (char)screen_at(s, x, 0)->ch;
+    out[at] = 0;
+    screen_free(s);
+}
+
+/* A creature of the named kind that stays put (asleep would not do: it
+ * must be seen awake), with hit points to spare. */
+static handle_t sturdy(game_t *g, const char *name, int dx, int dy)
+{
+    handle_t h = spawn_at(g, name, dx, dy);
+    obj_t *o = reg_get(&g->reg, h);
+    o->hp = o->hp_max = 100000;
+    o->flags |= OF_AWARE;
+    return h;
+}
+
+static handle_t give(game_t *g, const char *item)
+{
+    handle_t h = item_new(g, item_named(g->c, item), 1, g->player, 0, 0, 0, NULL);
+    reg_get(&g->reg, h)->remaining = 5; /* a wand's charges */
+    return h;
+}
+
+START_TEST(the_aim_line_names_its_target_mid_sentence)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 3, HUMAN, WIZARD);
+    open_room(g, 6);
+    sturdy(g, "giant rat", 3, 0);
+    g->pc.mana = g->pc.mana_max = 50;
+    int bolt = spell_named(c, "magic missile");
+    g->pc.spells |= 1u << bolt;
+    key(g, 'Z');
+    key(g, (uint32_t)spell_letter(g, bolt));
+    ck_assert_int_eq(g->prompt, PROMPT_TARGET);
+    char line[96];
+    top_line(g, line, sizeof line);
+    ck_assert_msg(strstr(line, "Cast at the giant rat?"), "%s", line);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Uniques with proper names take no article, whatever path names them:
+ * a wand's bolt, an effect's message, the cause of death. */
+START_TEST(proper_names_take_no_article)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, HUMAN, FIGHTER);
+    open_room(g, 6);
+    handle_t skarg = sturdy(g, "Skarg the Kobold King", 3, 0);
+    handle_t wand = give(g, "wand of magic missile");
+    uint32_t from = g->nmsg;
+    itemuse_use(g, g->player, wand, 1, 0);
+    ck_assert(any_since(g, from, "The bolt strikes Skarg the Kobold King."));
+    ck_assert(!any_since(g, from, "the Skarg"));
+    handle_t gnash = sturdy(g, "Old Mother Gnash", 0, 3);
+    from = g->nmsg;
+    int fear = -1;
+    for (int i = 0; i < c->n_effects; i++)
+        if (!strcmp(c->effects[i].name, "fear"))
+            fear = i;
+    ck_assert_uint_ne(status_apply(g, gnash, fear, 1000, 1, 0), HANDLE_NONE);
+    ck_assert_msg(any_since(g, from, "Old Mother Gnash is terrified!"), "%s", last_msg(g));
+    ck_assert(!any_since(g, from, "The Old Mother"));
+    combat_death(g, g->player, skarg);
+    ck_assert_str_eq(g->cause, "killed by Skarg the Kobold King on level 1");
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Arrows hit or miss in their own words; the sword's blows stay the
+ * sword's. */
+START_TEST(missiles_hit_in_their_own_words)
+{
+    static const char *const SWINGS[] = {"swing", "slash", "quick blow", "You hit", "You strike"};
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 7, HUMAN, FIGHTER);
+    open_room(g, 6);
+    handle_t m = sturdy(g, "orc", 4, 0);
+    uint32_t from = g->nmsg;
+    for (int i = 0; i < 12; i++)
+        keys_paged(g, "f.");
+    ck_assert(any_since(g, from, "You shoot an arrow."));
+    ck_assert(any_since(g, from, "The arrow hits the orc.") ||
+              any_since(g, from, "The arrow strikes the orc squarely!"));
+    for (size_t i = 0; i < sizeof SWINGS / sizeof SWINGS[0]; i++)
+        ck_assert_msg(!any_since(g, from, SWINGS[i]), "a shot said %s", SWINGS[i]);
+    from = g->nmsg;
+    for (int i = 0; i < 12; i++)
+        creature_attack(g, g->player, m);
+    ck_assert(!any_since(g, from, "arrow") && !any_since(g, from, "shot"));
+    ck_assert(any_since(g, from, "You miss the orc.") || any_since(g, from, "the orc"));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* A dwarf resists poison: a weak dose is shrugged off in one message and
+ * hurts nothing; a human is poisoned and hurt; a golem, immune, says so
+ * once. */
+START_TEST(a_resisted_poison_is_said_once)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 9, DWARF, FIGHTER);
+    open_room(g, 4);
+    obj_t *p = reg_get(&g->reg, g->player);
+    int hp = p->hp;
+    uint32_t from = g->nmsg;
+    effect_apply(g, g->player, c->poison_effect, 800, 1);
+    for (int i = 0; i < 10; i++)
+        keys_paged(g, "s");
+    ck_assert(any_since(g, from, "You resist the poison."));
+    ck_assert(!any_since(g, from, "You are poisoned."));
+    ck_assert(!any_since(g, from, "unharmed"));
+    ck_assert_int_eq(reg_get(&g->reg, g->player)->hp, hp);
+    game_free(g);
+
+    g = alone(c, 9, HUMAN, FIGHTER);
+    open_room(g, 4);
+    from = g->nmsg;
+    hp = reg_get(&g->reg, g->player)->hp;
+    effect_apply(g, g->player, c->poison_effect, 300, 1);
+    keys_paged(g, "sss");
+    ck_assert(any_since(g, from, "You are poisoned."));
+    ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, hp);
+    handle_t golem = sturdy(g, "flesh golem", 2, 0);
+    from = g->nmsg;
+    effect_apply(g, golem, c->poison_effect, 800, 3);
+    keys_paged(g, "ssssss");
+    ck_assert(any_since(g, from, "The flesh golem resists the poison."));
+    ck_assert(!any_since(g, from, "unharmed"));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* Lightning heals the flesh golem (its Lua handler), and the message says
+ * so rather than that it was unaffected. */
+START_TEST(healing_by_an_element_is_said)
+{
+    content_t *c = shipped_content();
+    script_vm_t *vm = script_vm_new();
+    game_t *g = alone(c, 11, HUMAN, FIGHTER);
+    open_room(g, 6);
+    handle_t golem = sturdy(g, "flesh golem", 3, 0);
+    reg_get(&g->reg, golem)->hp = 10;
+    handle_t wand = give(g, "wand of lightning");
+    uint32_t from = g->nmsg;
+    g->vm = vm;
+    itemuse_use(g, g->player, wand, 1, 0);
+    g->vm = NULL;
+    ck_assert_int_gt(reg_get(&g->reg, golem)->hp, 10);
+    ck_assert_msg(any_since(g, from, "The flesh golem is healed by the lightning."), "%s",
+                  last_msg(g));
+    ck_assert(!any_since(g, from, "unaffected") && !any_since(g, from, "unharmed"));
+    game_free(g);
+    script_vm_forget(vm, c);
+    script_vm_free(vm);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_messages(void)
+{
+    Suite *s = suite_create("game_messages");
+    TCase *t = tcase_create("messages");
+    tcase_add_test(t, the_aim_line_names_its_target_mid_sentence);
+    tcase_add_test(t, proper_names_take_no_article);
+    tcase_add_test(t, missiles_hit_in_their_own_words);
+    tcase_add_test(t, a_resisted_poison_is_said_once);
+    tcase_add_test(t, healing_by_an_element_is_said);
+    suite_add_tcase(s, t);
+    return s;
+}

@@ -1,0 +1,275 @@
+/* Unit tests: the game tells the player what is going on — explore and
+ * travel say why they stop or cannot start; death shows "You die..." on
+ * --More-- until the player's key; the dump holds what happened, never a
+ * question asked; C shows the character sheet and \ the discoveries, both
+ * listed by ? (help). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "buf.h"
+#include "content.h"
+#include "creature.h"
+#include "game.h"
+#include "helpers.h"
+#include "ident.h"
+#include "item.h"
+#include "level.h"
+#include "mapgen.h"
+#include "prompt.h"
+#include "render.h"
+#include "status.h"
+#include "world.h"
+
+enum { HUMAN = 0 };
+enum { FIGHTER = 0, ROGUE, WIZARD, CLERIC };
+
+/* The whole 80x24 view as text, rows joined by newlines. */
+static void view_text(game_t *g, char *out, size_t n)
+{
+    screen_t *s = screen_new(80, 24);
+    game_view_t v = {0};
+    render_full(g, s, &v);
+    size_t at = 0;
+    for (int y = 0; y < s->h; y++) {
+        for (int x = 0; x < s->w && at + 2 < n; x++) {
+            uint32_t ch = screen_at(s, x, y)->ch;
+            out[at++] = ch < 0x80 ? (char)ch : '?';
+        }
+        if (at + 1 < n)
+            out[at++] = '\n';
+    }
+    out[at] = 0;
+    screen_free(s);
+}
+
+static bool shows(game_t *g, const char *what)
+{
+    static char text[80 * 25 + 1];
+    view_text(g, text, sizeof text);
+    return strstr(text, what) != NULL;
+}
+
+/* Seeded games explored with o (and stairs taken, --More-- paged): every
+ * o either takes the player on or says why not, and whenever a walk
+ * stops it has said something (or a prompt is up, or the game is over). */
+START_TEST(explore_always_says_why_it_stops)
+{
+    content_t *c = shipped_content();
+    int silent = 0, explores = 0;
+    for (uint64_t seed = 14; seed <= 19; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        for (int i = 0; i < 400 && g->state == GAME_RUNNING; i++) {
+            if (g->prompt == PROMPT_MORE || g->prompt == PROMPT_LEVELUP) {
+                key(g, g->prompt == PROMPT_MORE ? ' ' : 'a');
+                continue;
+            }
+            if (g->prompt != PROMPT_NONE || g->items.screen) {
+                key(g, KEY_ESC);
+                continue;
+            }
+            const char *k = i % 9 == 8 ? "_>." : i % 9 == 7 ? ">" : "o";
+            uint32_t said = g->said;
+            keys(g, k);
+            if (k[0] != 'o')
+                continue;
+            explores++;
+            if (g->said == said && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING) {
+                silent++;
+                ck_abort_msg("seed %llu key %d: o stopped without a word", (unsigned long long)seed,
+                             i);
+            }
+        }
+        game_free(g);
+    }
+    ck_assert_int_gt(explores, 1000);
+    ck_assert_int_eq(silent, 0);
+    content_free(c);
+}
+END_TEST
+
+/* Travel: to where the player stands, to stairs not found, to a place
+ * seen but walled off, and past someone in the way: each says why. */
+START_TEST(travel_says_why_it_cannot_start)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, HUMAN, FIGHTER);
+    open_room(g, 4);
+    level_t *lv = level_current(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    uint32_t from = g->nmsg;
+    keys(g, "_.");
+    ck_assert(said_since(g, from, "You are already there."));
+    lv->seen[lv->down_y * lv->w + lv->down_x] = 0;
+    from = g->nmsg;
+    keys(g, "_>");
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert(said_since(g, from, "You have not found the staircase down here."));
+    /* a seen cell in a walled pocket far off */
+    int x = p->x + 10 < lv->w - 2 ? p->x + 10 : p->x - 10, y = p->y;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            lv->terrain[(y + dy) * lv->w + x + dx] = dx || dy ? MAP_WALL : MAP_FLOOR;
+            lv->seen[(y + dy) * lv->w + x + dx] = 1;
+        }
+    lv->opaque_ok = 0;
+    g->cur_x = p->x, g->cur_y = p->y;
+    from = g->nmsg;
+    key(g, '_');
+    for (int i = 0; i < abs(x - p->x); i++)
+        key(g, x > p->x ? 'l' : 'h');
+    key(g, '.');
+    ck_assert(said_since(g, from, "You know no way there from here."));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* A keeper in the one way on: explore says who is in the way. */
+START_TEST(explore_says_who_is_in_the_way)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 7, HUMAN, FIGHTER);
+    level_t *lv = level_current(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    /* a corridor west to east through the player, the map unknown beyond it */
+    int y = lv->h / 2, x0 = 10;
+    memset(lv->seen, 0, (size_t)lv->w * (size_t)lv->h);
+    for (int x = x0 - 1; x < x0 + 12; x++)
+        for (int dy = -1; dy <= 1; dy++) {
+            lv->terrain[(y + dy) * lv->w + x] = dy || x == x0 - 1 ? MAP_WALL : MAP_FLOOR;
+            lv->trap[(y + dy) * lv->w + x] = 0;
+        }
+    p->x = (int16_t)x0, p->y = (int16_t)y;
+    lv->opaque_ok = 0;
+    lv->fov_ok = 0;
+    handle_t k = spawn_at(g, "shopkeeper", 1, 0);
+    ck_assert_uint_ne(k, HANDLE_NONE);
+    uint32_t from = g->nmsg;
+    key(g, 'o');
+    ck_assert_msg(said_since(g, from, "The shopkeeper is in the way."), "%s", last_msg(g));
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The player's death: "You die..." on --More--, which takes the player's
+ * key (game_status_t.more); after it the game is over and keys do
+ * nothing. */
+START_TEST(death_waits_on_more)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 9, HUMAN, WIZARD);
+    open_room(g, 3);
+    handle_t m = spawn_at(g, "ogre", 1, 0);
+    reg_get(&g->reg, m)->flags |= OF_AWARE;
+    obj_t *p = reg_get(&g->reg, g->player);
+    p->hp = 1;
+    for (int i = 0; i < 50 && g->state == GAME_RUNNING; i++)
+        keys_paged(g, "s");
+    ck_assert_int_eq(g->state, GAME_DEAD);
+    game_status_t st;
+    game_status(g, &st);
+    ck_assert(st.more);
+    ck_assert_int_eq(g->prompt, PROMPT_MORE);
+    ck_assert(shows(g, "You die..."));
+    ck_assert(shows(g, "--More--"));
+    uint64_t h = game_hash(g);
+    uint32_t n = g->nmsg;
+    key(g, ' ');
+    game_status(g, &st);
+    ck_assert(!st.more);
+    ck_assert_int_eq(st.state, GAME_DEAD);
+    ck_assert(!shows(g, "--More--"));
+    key(g, 'h');
+    ck_assert_uint_eq(g->nmsg, n);
+    ck_assert_int_eq(g->state, GAME_DEAD);
+    (void)h;
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The dump of a game quit after a door's question: what happened, never
+ * "Really quit?" nor "in which direction?"; both questions were shown. */
+START_TEST(the_dump_holds_no_questions)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 11, HUMAN, FIGHTER);
+    key(g, 'c');
+    ck_assert(shows(g, "Close in which direction?"));
+    key(g, KEY_ESC);
+    key(g, 'Q');
+    ck_assert(shows(g, "Really quit? This ends the game for good. (y/n)"));
+    key(g, 'n');
+    key(g, 'Q');
+    key(g, 'y');
+    ck_assert_int_eq(g->state, GAME_QUIT);
+    buf_t d;
+    buf_init(&d);
+    game_dump(g, &d);
+    ck_assert_ptr_nonnull(d.data);
+    ck_assert_msg(!strstr(d.data, "Really quit"), "%s", d.data);
+    ck_assert(!strstr(d.data, "which direction"));
+    ck_assert(strstr(d.data, "Last messages:"));
+    buf_free(&d);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* C: the character sheet; \: the discoveries; both from ?, no time. */
+START_TEST(sheet_and_discoveries)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 13, HUMAN, WIZARD);
+    uint64_t now = g->sched.now;
+    key(g, 'C');
+    ck_assert_int_eq(g->prompt, PROMPT_SHEET);
+    ck_assert(shows(g, "Character sheet"));
+    ck_assert(shows(g, "the human wizard, experience level 1"));
+    ck_assert(shows(g, "Fort "));
+    ck_assert(shows(g, "Spells: "));
+    key(g, ' ');
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    uint16_t heal = item_named(c, "potion of healing"), speed = item_named(c, "potion of speed");
+    ident_learn(g, heal);
+    ident_learn(g, speed);
+    key(g, '\\');
+    ck_assert_int_eq(g->prompt, PROMPT_DISCOVERIES);
+    ck_assert(shows(g, "Discoveries"));
+    char was[64], pl[64], line[160];
+    ident_flavour_name(g, heal, was, sizeof was, pl, sizeof pl);
+    snprintf(line, sizeof line, "potion of healing, the %s", was);
+    ck_assert_msg(shows(g, line), "no '%s'", line);
+    ck_assert(shows(g, "Potions: "));
+    ck_assert(!shows(g, "potion of extra healing"));
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert(g->sched.now == now);
+    key(g, '?');
+    bool sheet = false, disc = false;
+    for (int page = 0; page < 4 && g->prompt == PROMPT_HELP; page++) {
+        sheet |= shows(g, "character sheet");
+        disc |= shows(g, "discoveries");
+        key(g, ' ');
+    }
+    ck_assert(sheet && disc);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+Suite *suite_game_screens(void)
+{
+    Suite *s = suite_create("game_screens");
+    TCase *t = tcase_create("screens");
+    tcase_add_test(t, explore_always_says_why_it_stops);
+    tcase_add_test(t, travel_says_why_it_cannot_start);
+    tcase_add_test(t, explore_says_who_is_in_the_way);
+    tcase_add_test(t, death_waits_on_more);
+    tcase_add_test(t, the_dump_holds_no_questions);
+    tcase_add_test(t, sheet_and_discoveries);
+    suite_add_tcase(s, t);
+    return s;
+}
