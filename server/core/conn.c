@@ -195,51 +195,74 @@ void conn_arrived(conn_t *c, const conn_dest_t *d)
 
 /* A conn's game is here (c->sess), on another loop through a relay
  * (c->relay, decided once, when it entered that game: conn_to_game), or it
- * has none and its keys are the menu's. A relay's stand-in and a conn
- * handed to another loop are sent on; a browser has no menu: its gateway
- * takes it home. Only a terminal here reaches the screens (hooks.h). */
+ * has none and its keys are the menu's. conn_route is the one place that
+ * tells them apart; each way is a row of handlers. A relay's stand-in and
+ * a conn handed to another loop are sent on; a browser has no menu: its
+ * gateway takes it home. Only a terminal here reaches the screens
+ * (hooks.h). */
+typedef struct {
+    void (*key)(conn_t *c, key_event_t k);
+    void (*resized)(conn_t *c);
+    void (*drained)(conn_t *c);
+    void (*detach)(conn_t *c, const char *why);
+} conn_route_t;
 
-void conn_key(conn_t *c, key_event_t k)
+static void menu_key(conn_t *c, key_event_t k)
 {
     const hooks_t *h = c->srv->hooks;
-    if (c->relay)
-        relay_key(c, k);
-    else if (c->sess)
-        session_key(c, k);
-    else if (!c->ops->browser && h->menu_key)
+    if (!c->ops->browser && h->menu_key)
         h->menu_key(c, k);
 }
 
-void conn_resized(conn_t *c)
+static void menu_resized(conn_t *c)
 {
     const hooks_t *h = c->srv->hooks;
-    if (c->relay)
-        relay_resized(c);
-    else if (c->sess)
-        session_resized(c);
-    else if (!c->ops->browser && h->menu_redraw) {
+    if (!c->ops->browser && h->menu_redraw) {
         c->shown_valid = false;
         h->menu_redraw(c);
     }
 }
 
-void conn_drained(conn_t *c)
+static void menu_drained(conn_t *c)
 {
     const hooks_t *h = c->srv->hooks;
-    if (c->relay)
-        relay_drained(c);
-    else if (c->sess)
-        session_drained(c);
-    else if (h->menu_redraw)
+    if (h->menu_redraw)
         h->menu_redraw(c);
+}
+
+static void menu_detach(conn_t *c, const char *why)
+{
+    (void)c, (void)why; /* in no game: nothing to leave */
+}
+
+static const conn_route_t ROUTE_RELAY = {relay_key, relay_resized, relay_drained, relay_detach};
+static const conn_route_t ROUTE_SESSION = {session_key, session_resized, session_drained,
+                                           session_detach};
+static const conn_route_t ROUTE_MENU = {menu_key, menu_resized, menu_drained, menu_detach};
+
+static const conn_route_t *conn_route(const conn_t *c)
+{
+    return c->relay ? &ROUTE_RELAY : c->sess ? &ROUTE_SESSION : &ROUTE_MENU;
+}
+
+void conn_key(conn_t *c, key_event_t k)
+{
+    conn_route(c)->key(c, k);
+}
+
+void conn_resized(conn_t *c)
+{
+    conn_route(c)->resized(c);
+}
+
+void conn_drained(conn_t *c)
+{
+    conn_route(c)->drained(c);
 }
 
 void conn_detach(conn_t *c, const char *why)
 {
-    if (c->relay)
-        relay_detach(c, why);
-    else
-        session_detach(c, why);
+    conn_route(c)->detach(c, why);
 }
 
 void conn_menu(conn_t *c, const char *msg)
