@@ -1,7 +1,8 @@
 # Warren — build, run, test.
 #   make deps     install the Debian packages (root)
 #   make          build bin/ (release)
-#   make run      start warrend with defaults
+#   make run      start warrend with defaults (ARGS="--telnet ..." adds flags)
+#   make run-hosted  the same with Debian's NetHack (and Crawl) in var/hosted
 #   make test     sanitizer build + every suite
 #   make fuzz     run each fuzz target for FUZZ_SECONDS (default 60)
 #   make bench    print BENCH lines
@@ -70,18 +71,21 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps build run test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
+.PHONY: all deps build run run-hosted test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
         golden clean client-web install
 all: build
 
+# every compile and the web build wait for deps (order-only), so `make -j`
+# on a fresh clone installs the headers and node before it needs them
 deps:
 	@./tools/deps.sh
+client-web: | deps
 
 # ---- object rules for both modes -------------------------------------------
-$(OBJ)/rel/%.o: %.c
+$(OBJ)/rel/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(REL_FLAGS) $(INC) $(PKGCFLAGS) -MMD -MP -c $< -o $@
-$(OBJ)/asan/%.o: %.c
+$(OBJ)/asan/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(ASAN_FLAGS) $(INC) $(PKGCFLAGS) -MMD -MP -c $< -o $@
 # a layer's objects get that layer's include path (game/tool/ is a program)
@@ -141,7 +145,7 @@ $(OBJ)/suites.inc: $(UNIT_SRC)
 	@mkdir -p $(dir $@)
 	@grep -ho '^Suite \*suite_[A-Za-z0-9_]*(void)' $(UNIT_SRC) | sed 's/^Suite \*\(suite_[A-Za-z0-9_]*\)(void)/SUITE(\1)/' > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
-$(OBJ)/asan/tests/unit_main.o: tests/unit_main.c $(OBJ)/suites.inc
+$(OBJ)/asan/tests/unit_main.o: tests/unit_main.c $(OBJ)/suites.inc | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(ASAN_FLAGS) $(INC) -I$(OBJ) $(PKGCFLAGS) $(shell pkg-config --cflags check) -c $< -o $@
 $(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$(UNIT_SRC)) $(LIBS_asan) \
@@ -156,9 +160,22 @@ client-web:
 	@if [ -f client-web/Makefile ]; then $(MAKE) -C client-web; fi
 
 # ---- run, test, fuzz, bench ---------------------------------------------------
-run: build
+# run and run-hosted build with JOBS compiles at once (default: one per
+# core) unless make was given -j itself; ARGS are warrend's flags
+# (`make run ARGS="--telnet 127.0.0.1:2424 --http 127.0.0.1:8081"`).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+PARALLEL = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
+run:
+	@$(MAKE) --no-print-directory $(PARALLEL) build
 	mkdir -p var
-	$(BIN)/warrend
+	$(BIN)/warrend $(ARGS)
+
+# A private playground: RUN_DIR holds the config, database, players'
+# directories and NetHack's files (tools/run-hosted.sh says how).
+RUN_DIR ?= var/hosted
+run-hosted:
+	@$(MAKE) --no-print-directory $(PARALLEL) build
+	./tools/run-hosted.sh $(abspath $(BIN)) $(abspath $(RUN_DIR)) $(ARGS)
 
 # Suites run in this order; the unit runner's summary line ends the output.
 # The suites of LOOPS_SUITES run a second time with Warren's games over two
@@ -184,7 +201,7 @@ unit: build-asan
 FUZZ_CC   := clang
 FUZZ_SAN  := -g -O1 -fno-sanitize-recover=all
 FUZZ_FLAGS := $(FUZZ_SAN) -fsanitize=fuzzer,address,undefined
-$(OBJ)/fuzz/%.o: %.c
+$(OBJ)/fuzz/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(WARN) $(FUZZ_SAN) -fsanitize=fuzzer-no-link,address,undefined $(INC) \
 	  $(PKGCFLAGS) -MMD -MP -c $< -o $@

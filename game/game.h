@@ -119,9 +119,12 @@ uint64_t game_seed(const game_t *g);
  * The version goes up whenever the saved state's layout changes; a blob
  * of another version is refused (game_load says which), and the host
  * rebuilds that game from its seed and journal instead. game_load still
- * reads GAME_SNAPSHOT_OLDEST's (7: before the overland; the game goes on
- * with the town's ways out cut through its trees). */
-#define GAME_SNAPSHOT_VERSION 8
+ * reads every format from GAME_SNAPSHOT_OLDEST's (7: before the overland;
+ * the game goes on with the town's ways out cut through its trees). From
+ * 9 a snapshot names the kinds it refers to, and loads under any content
+ * that has them (other kinds may come and go, tables reorder); older ones
+ * load only under the content that wrote them. */
+#define GAME_SNAPSHOT_VERSION 9
 #define GAME_SNAPSHOT_OLDEST  7
 int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
 /* game_snapshot in two halves, so a host can compress off its game thread:
@@ -131,8 +134,9 @@ int game_snapshot(const game_t *g, buf_t *out); /* 0 or -1 (out->failed) */
  * 0 or -1. */
 int game_snapshot_state(const game_t *g, buf_t *state);
 int game_snapshot_pack(const buf_t *state, buf_t *out);
-/* NULL and a message in err for a truncated, corrupt, wrong-version or
- * wrong-content blob; never crashes. */
+/* NULL and a message in err for a truncated, corrupt or wrong-version
+ * blob, or one of content that c cannot read (a kind it lacks, named);
+ * never crashes. */
 game_t *game_load(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen);
 
 #endif

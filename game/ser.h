@@ -32,7 +32,7 @@ typedef struct {
     const uint8_t *p;
     size_t len, pos;
     bool bad;
-    char why[64]; /* first failure, for the load error */
+    char why[160]; /* first failure, for the load error */
 } rd_t;
 
 void rd_init(rd_t *r, const uint8_t *p, size_t len);

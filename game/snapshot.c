@@ -4,11 +4,14 @@
  *   "WRNS"  u16 format version  u16 flags (0)
  *   u64 content id (FNV-1a of content_version)
  *   u32 raw length  u32 CRC-32 of every other byte of the blob
- *   zlib stream of the raw bytes
+ *   zlib stream of the raw bytes: the kind names (snapkinds.h), then the state
  * The CRC covers the compressed bytes too: zlib ignores the padding bits of
  * its last byte, and a flipped bit must never load.
- * The raw bytes are snapshot_save's output; the hash is the same walk folded
- * into FNV-1a, so hash and snapshot can never disagree on what state is. */
+ * The state is snapshot_save's output; the hash is the same walk folded
+ * into FNV-1a, so hash and snapshot can never disagree on what state is.
+ * The kind names are content, not state: they are not hashed. A snapshot
+ * with them (format 9 on) loads under any content that has the kinds its
+ * state refers to; one without them only under the content that wrote it. */
 #include "snapshot.h"
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "overland.h"
 #include "prompt.h"
 #include "shop.h"
+#include "snapkinds.h"
 #include "start.h"
 #include "target.h"
 #include "trap.h"
@@ -27,6 +31,7 @@
 #define SNAP_MAGIC   "WRNS"
 #define SNAP_VERSION GAME_SNAPSHOT_VERSION
 #define SNAP_V7      7 /* the last without the overland: 21 levels, no atlas block */
+#define SNAP_NAMED   9 /* the first with the kinds' names */
 #define SNAP_HEADER  24
 #define SNAP_MAX_RAW (8u << 20)
 #define LEVEL_MAX_W  250
@@ -250,6 +255,7 @@ int snapshot_state(const game_t *g, buf_t *state)
     buf_put(state, id, sizeof id);
     ser_t s;
     ser_init(&s, state);
+    snapkinds_write(g, &s);
     snapshot_save(g, &s);
     return state->failed || state->len - STATE_ID > SNAP_MAX_RAW ? -1 : 0;
 }
@@ -469,10 +475,6 @@ static void state_load(game_t *g, rd_t *in, unsigned version)
         return;
     if (in->pos != in->len)
         rd_fail(in, "trailing bytes");
-    else
-        state_check(g, in);
-    if (!in->bad)
-        item_check(g, in);
 }
 
 static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint32_t *rawlen,
@@ -488,12 +490,14 @@ static int snap_header(const content_t *c, const uint8_t *blob, size_t len, uint
     }
     unsigned v = (unsigned)get_le(blob + 4, 2);
     *version = v;
-    if ((v != SNAP_VERSION && v != GAME_SNAPSHOT_OLDEST) || get_le(blob + 6, 2) != 0) {
+    if (v < GAME_SNAPSHOT_OLDEST || v > SNAP_VERSION || get_le(blob + 6, 2) != 0) {
         snprintf(err, errlen, "snapshot: format version %u, expected %u", v, SNAP_VERSION);
         return -1;
     }
-    if (get_le(blob + 8, 8) != content_id(c)) {
-        snprintf(err, errlen, "snapshot: made with other content than %s", content_version(c));
+    if (v < SNAP_NAMED && get_le(blob + 8, 8) != content_id(c)) {
+        snprintf(err, errlen,
+                 "snapshot: made with other content than %s (format %u names no kinds)",
+                 content_version(c), v);
         return -1;
     }
     *rawlen = (uint32_t)get_le(blob + 16, 4);
@@ -518,11 +522,53 @@ static int snapshot_world(game_t *g, unsigned version)
     return 0;
 }
 
+/* The kind names of a named snapshot: the state is then read in its
+ * kinds' order (the game's item state made again for that order). */
+static snapkinds_t *kinds_read(game_t *g, rd_t *in)
+{
+    snapkinds_t *k = snapkinds_read(g, in);
+    const content_t *shadow = k ? snapkinds_content(k) : g->c;
+    if (shadow != g->c) {
+        item_state_free(g);
+        g->c = shadow;
+        if (item_state_init(g) < 0)
+            rd_fail(in, "out of memory");
+    }
+    return k;
+}
+
+/* The raw bytes into g: the kind names (named formats), the state in their
+ * order, its kinds moved to g's content, then the cross-checks. 0, or -1
+ * with err set. */
+static int load_raw(game_t *g, const uint8_t *raw, size_t rawlen, unsigned version, char *err,
+                    size_t errlen)
+{
+    const content_t *c = g->c;
+    rd_t in;
+    rd_init(&in, raw, rawlen);
+    snapkinds_t *k = version >= SNAP_NAMED ? kinds_read(g, &in) : NULL;
+    if (!in.bad)
+        state_load(g, &in, version);
+    bool refused = !in.bad && k && snapkinds_apply(g, k, c, &in) < 0; /* a kind c lacks */
+    g->c = c;
+    snapkinds_free(g, k);
+    if (!in.bad)
+        state_check(g, &in);
+    if (!in.bad)
+        item_check(g, &in);
+    if (refused)
+        snprintf(err, errlen, "snapshot: %s", in.why);
+    else if (in.bad)
+        snprintf(err, errlen, "snapshot: bad state at byte %zu: %s", in.pos, in.why);
+    return in.bad ? -1 : 0;
+}
+
 game_t *snapshot_read(const content_t *c, const uint8_t *blob, size_t len, char *err, size_t errlen)
 {
     char dummy[1];
     if (!err || !errlen)
         err = dummy, errlen = sizeof dummy;
+    err[0] = 0;
     uint32_t rawlen;
     unsigned version;
     if (!c || snap_header(c, blob, len, &rawlen, &version, err, errlen) < 0)
@@ -543,19 +589,13 @@ game_t *snapshot_read(const content_t *c, const uint8_t *blob, size_t len, char 
                got != rawlen) {
         snprintf(err, errlen, "snapshot: corrupt data (%s)",
                  zr == Z_OK ? "length mismatch" : zError(zr));
-    } else {
-        rd_t in;
-        rd_init(&in, raw, rawlen);
-        state_load(g, &in, version);
-        if (!in.bad && snapshot_world(g, version) == 0) {
-            gfree(&g->al, raw);
-            vision_update(g);
-            return g;
-        }
-        if (in.bad)
-            snprintf(err, errlen, "snapshot: bad state at byte %zu: %s", in.pos, in.why);
-        else
-            snprintf(err, errlen, "snapshot: out of memory");
+    } else if (load_raw(g, raw, rawlen, version, err, errlen) == 0 &&
+               snapshot_world(g, version) == 0) {
+        gfree(&g->al, raw);
+        vision_update(g);
+        return g;
+    } else if (!err[0]) {
+        snprintf(err, errlen, "snapshot: out of memory");
     }
     gfree(&g->al, raw);
     game_free(g);

@@ -31,5 +31,7 @@ t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { /
   },
 });
 chatOn.addEventListener('change', () => t.sendJson({ t: 'chat_off', off: !chatOn.checked }));
-keyRow(document.getElementById('keys'), t);
+// /play/ID is a hosted game (NetHack, Crawl): its arrows are h j k l
+const hosted = /^\/play\/./.test(location.pathname) && location.pathname !== '/play/warren';
+keyRow(document.getElementById('keys'), t, { viKeys: hosted });
 window.warren = t; // tests read the terminal buffer through this

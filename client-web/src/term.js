@@ -37,7 +37,9 @@ export function openTerminal(el, path, opts = {}) {
   const fit = new FitAddon();
   term.loadAddon(fit);
   term.open(el);
-  let game = null; // [w, h] a watcher shows, null: as many cells as fit
+  // [w, h] a watcher shows (80x24 until the game says its size), null: as
+  // many cells as fit
+  let game = opts.readOnly ? [MIN_COLS, MIN_ROWS] : null;
 
   // Cells that fit in el at font size f (the fit addon's proposal).
   const cellsAt = (f) => {
@@ -68,7 +70,18 @@ export function openTerminal(el, path, opts = {}) {
     term.options.fontSize = f;
     fit.fit();
   };
-  fitTerm();
+  // The cells are whole pixels of a font, so a box between two font sizes,
+  // or one that changed since the fit, may leave the screen a little too
+  // big: scale it down to fit, so no row is ever cut off.
+  const scaleToBox = () => {
+    const scr = el.querySelector('.xterm-screen');
+    if (!scr || !term.element) return;
+    term.element.style.transform = '';
+    const s = Math.min(1, el.clientWidth / scr.offsetWidth, el.clientHeight / scr.offsetHeight);
+    if (s > 0 && s < 1) term.element.style.transform = `scale(${s})`;
+  };
+  const refit = () => { fitTerm(); scaleToBox(); };
+  refit();
 
   let ws = null;
   let retry = 0;
@@ -129,11 +142,15 @@ export function openTerminal(el, path, opts = {}) {
     sendKeys(data);
   });
   term.onResize(() => sendSize());
+  // Refit when the box changes, not only the window: a header that wraps
+  // or a key row that appears shrinks the box with no window resize.
   let resizeTimer = null;
-  window.addEventListener('resize', () => {
+  const later = () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(fitTerm, 80);
-  });
+    resizeTimer = setTimeout(refit, 80);
+  };
+  window.addEventListener('resize', later);
+  if (window.ResizeObserver) new ResizeObserver(later).observe(el);
 
   connect();
   return {
@@ -144,25 +161,29 @@ export function openTerminal(el, path, opts = {}) {
     armCtrl(on) { ctrlArmed = on; },
     get ctrlArmed() { return ctrlArmed; },
     get ws() { return ws; }, // the current socket (tests drop it to fake a blip)
-    fit: fitTerm,
+    fit: refit,
     // A watcher's terminal takes the game's size; the font scales to fill.
     setGameSize(w, h) {
       if (!(w > 0 && h > 0) || (game && game[0] === w && game[1] === h)) return;
       game = [w, h];
-      fitTerm();
+      refit();
     },
   };
 }
 
 // The on-screen key row for phones: Esc, Ctrl (sticky), Tab, arrows, Enter.
+// Warren's game reads the arrows' escape sequences; a hosted game gets
+// h j k l instead (opts.viKeys), the moves NetHack's tty (which reads
+// ESC [ D as Esc, '[', 'D') and Crawl both take.
 const KEYS = [
   ['Esc', '\x1b'], ['Ctrl', null], ['Tab', '\t'],
-  ['\u2190', '\x1b[D'], ['\u2191', '\x1b[A'], ['\u2193', '\x1b[B'], ['\u2192', '\x1b[C'],
-  ['Enter', '\r'],
+  ['\u2190', '\x1b[D', 'h'], ['\u2191', '\x1b[A', 'k'], ['\u2193', '\x1b[B', 'j'],
+  ['\u2192', '\x1b[C', 'l'], ['Enter', '\r'],
 ];
 
-export function keyRow(el, t) {
-  for (const [label, seq] of KEYS) {
+export function keyRow(el, t, opts = {}) {
+  for (const [label, ansi, vi] of KEYS) {
+    const seq = opts.viKeys && vi ? vi : ansi;
     const b = document.createElement('button');
     b.type = 'button';
     b.textContent = label;
@@ -177,6 +198,8 @@ export function keyRow(el, t) {
       }
       t.term.focus();
     });
+    // a key typed after Ctrl disarms it (term.onData, above): show that
+    if (seq === null) t.term.onData(() => b.classList.toggle('armed', t.ctrlArmed));
     el.appendChild(b);
   }
 }

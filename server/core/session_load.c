@@ -5,6 +5,12 @@
  * another format version or does not load, the seed plus the whole journal
  * (a rebuild, logged as "game rebuilt"). A journal with a gap restores up
  * to the gap; the rows after it are logged and set aside, never played.
+ * A game begun under another content version (an upgrade came between)
+ * goes on from its newest snapshot, read by this content's kind names,
+ * the rows after it played under this content's rules (logged as "game
+ * resumed across content versions"); never from its seed, whose game was
+ * another. Its row keeps the version it began under, so the records never
+ * check it by replay. Without a snapshot this content reads, it is broken.
  *
  * Recovery never silently replaces a game: one that cannot be restored is
  * marked broken and kept for the admins (the log, `warren-admin health`),
@@ -49,6 +55,7 @@ typedef struct {
     uint64_t gap_seq;     /* 0, or the first row after a gap (not played) */
     size_t unplayed;      /* rows from the gap on */
     bool rebuilt;         /* from the seed and every row: the snapshot was stale */
+    bool across;          /* begun under another content version: a fresh snapshot is due */
     bool retry;           /* a read failed, not the game: do not mark it broken */
     const char *err;
 } restored_t;
@@ -112,19 +119,47 @@ static void rebuild_start(server_t *srv, const db_game_t *row, const char *why, 
     db_journal_read(srv->db, row->id, 0, on_whole_journal, rb);
 }
 
+/* A game of another content version from its snapshot and the rows after
+ * it; no rebuild from the seed. done is called now. */
+static void restore_across(server_t *srv, const db_resume_t *r, restored_fn done, void *ud)
+{
+    char err[300], why[200] = "no snapshot to go on from";
+    restored_t res = {.row = &r->game, .err = err};
+    const char *now = content_version(srv->content);
+    if (r->has_snapshot) {
+        journal_restore_t in = {srv->content,    srv->vm, r->game.seed, r->game.player,
+                                r->has_snapshot, r->snap, r->snap_len,  (uint64_t)r->snap_seq,
+                                r->rows,         r->nrows};
+        journal_restored_t out;
+        res.g = journal_restore(&in, &out, why, sizeof why);
+        restored_from(&res, &out);
+        res.snap_seq = (uint64_t)r->snap_seq;
+        res.across = res.g != NULL;
+    }
+    snprintf(err, sizeof err, "content version %s, this server has %s: %s", r->game.content_version,
+             now, why);
+    if (res.g)
+        log_info("game resumed across content versions game=%lld user=%s from %s to %s: snapshot "
+                 "seq %lld, %zu rows after it played under %s",
+                 (long long)r->game.id, r->game.player, r->game.content_version, now,
+                 (long long)r->snap_seq, res.replayed, now);
+    done(ud, &res);
+}
+
 /* Builds the game of r: its newest snapshot plus the journal after it; or,
  * when the snapshot is of another format version or does not load, its
- * seed plus the whole journal (read first). done is called once, now or
- * after that read. */
+ * seed plus the whole journal (read first). A game of another content
+ * version: restore_across. done is called once, now or after that read. */
 static void game_restore(server_t *srv, const db_resume_t *r, restored_fn done, void *ud)
 {
     char err[200], why[200];
     restored_t res = {.row = &r->game, .err = err};
     unsigned version;
     if (strcmp(r->game.content_version, content_version(srv->content)) != 0) {
-        snprintf(err, sizeof err, "content version %s, this server has %s", r->game.content_version,
-                 content_version(srv->content));
-    } else if (r->has_snapshot && journal_snapshot_stale(r->snap, r->snap_len, &version)) {
+        restore_across(srv, r, done, ud);
+        return;
+    }
+    if (r->has_snapshot && journal_snapshot_stale(r->snap, r->snap_len, &version)) {
         snprintf(why, sizeof why, "snapshot format version %u, this build reads %u", version,
                  GAME_SNAPSHOT_VERSION);
         rebuild_start(srv, &r->game, why, done, ud);
@@ -238,8 +273,8 @@ static void on_player_restored(void *ud, const restored_t *r)
     log_info("game resume user=%s game=%lld seq=%llu replayed=%zu", s->user, (long long)s->game_id,
              (unsigned long long)r->seq, r->replayed);
     bool over = game_over(s->game);
-    if (r->rebuilt && !over)
-        warrengame_snapshot(s, "rebuild");
+    if ((r->rebuilt || r->across) && !over)
+        warrengame_snapshot(s, r->rebuilt ? "rebuild" : "upgrade");
     play_finish_load(rq, s, NULL);
     if (over) { /* it ended just before a crash */
         session_mark_ended(s);
@@ -482,9 +517,9 @@ static void on_recovered(void *ud, const restored_t *r)
         return;
     }
     set_aside_gap(srv, r);
-    /* a journal tail means a crash, a rebuild a stale snapshot: either way
-     * a fresh snapshot is written now */
-    session_t *s = r->replayed || r->rebuilt
+    /* a journal tail means a crash, a rebuild a stale snapshot, across an
+     * upgrade one of older content: in each case a fresh snapshot is written now */
+    session_t *s = r->replayed || r->rebuilt || r->across
                        ? warrengame_new(srv, r->row->id, r->row->user, r->row->player, r->g, r->seq)
                        : NULL;
     if (!s) {

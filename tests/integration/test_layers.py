@@ -5,6 +5,7 @@ layer may use are found. The compiler's preprocessor, with the very flags
 make gives each layer, tries every pair below; then a probe source is
 compiled with make's own command for each layer's files, so the build
 itself is shown to refuse an upward include and to take a lawful one."""
+import os
 import shlex
 import subprocess
 
@@ -57,10 +58,16 @@ SOURCE = {
 VAR = {"protocol": "INC_protocol", "game": "INC_game", "db": "INC_db", "server": "INC_server"}
 
 
+def make_env():
+    """make as from a shell, not under the make that may run these tests."""
+    return {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 def inc_flags(layer):
     var = VAR.get(layer, f"INC_server_{layer}")
     out = subprocess.run(["make", "-s", "--no-print-directory", f"print-{var}"], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout.split()
+                         capture_output=True, text=True, check=True,
+                         env=make_env()).stdout.split()
     assert out, f"the Makefile has no {var}"
     return out
 
@@ -99,7 +106,7 @@ def compile_command(layer):
     src = SOURCE[layer]
     obj = "build/rel/" + src[:-2] + ".o"
     out = subprocess.run(["make", "-s", "-n", "-B", "--no-print-directory", obj], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout
+                         capture_output=True, text=True, check=True, env=make_env()).stdout
     line = next(ln for ln in out.splitlines() if f" -c {src} " in ln)
     return shlex.split(line)
 

@@ -395,14 +395,17 @@ def test_unrestorable_game_is_kept_and_its_player_told(bindir, tmp_path, start_d
     assert d.db_rows("SELECT count(*) FROM journal WHERE game = ?", games["uma"]) == [(4,)]
 
     # vic's game stops loading while the daemon runs (another content
-    # version): 'p' tells him and returns to the menu; the next 'p' is new
-    d.db_write(("UPDATE games SET content_version = 'older' WHERE id = ?", (games["vic"],)))
+    # version, and no snapshot to go on from: its seed's game was another):
+    # 'p' tells him and returns to the menu; the next 'p' is new
+    d.db_write(("UPDATE games SET content_version = 'older' WHERE id = ?", (games["vic"],)),
+               ("DELETE FROM snapshots WHERE game = ?", (games["vic"],)))
     v = clients(d.port).connected()
     v.login("vic")
     v.send("p")
     v.wait_for("Your last game could not be restored")
     assert "Your choice" in v.text()
-    d.wait_log(rf"game cannot be restored game={games['vic']} user=vic: content version older")
+    d.wait_log(rf"game cannot be restored game={games['vic']} user=vic: content version older, "
+               rf"this server has \S+: no snapshot to go on from \(kept as broken\)")
     v.send("p")
     v.wait_for("Choose a race.")
     assert d.db_rows("SELECT state FROM games WHERE id = ?", games["vic"]) == [("broken",)]
