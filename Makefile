@@ -24,12 +24,27 @@ WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GN
 INC_protocol := -iquote protocol
 INC_game     := $(INC_protocol) -iquote game
 INC_db       := $(INC_game) -iquote db
-# server/ has a folder per gateway or concern (telnet/, web/, records/,
-# admin/); its headers keep plain names, found through one path per folder.
+# server/ is layered the same way, a folder per layer (docs/ARCHITECTURE.md):
+#   core <- screens <- gateways (telnet, web) <- hosted <- records
+#                                             <- admin
+# and main.c with the route table (server/*.c) on top, seeing everything.
+# Only the core and the records see the engine (game/): the screens, the
+# gateways, hosted games and admin know a game through session.h alone.
+# Headers keep plain names, found through one path per folder.
 SERVER_DIRS  := server $(patsubst %/,%,$(sort $(dir $(wildcard server/*/*.[ch]))))
 INC_server   := $(INC_db) $(addprefix -iquote ,$(SERVER_DIRS))
+INC_server_core    := $(INC_db) -iquote server/core
+INC_server_screens := $(INC_protocol) -iquote db -iquote server/core -iquote server/screens
+INC_server_telnet  := $(INC_server_screens) -iquote server/telnet
+INC_server_web     := $(INC_server_screens) -iquote server/web
+INC_server_hosted  := $(INC_server_screens) -iquote server/telnet -iquote server/web \
+                      -iquote server/hosted
+INC_server_records := $(INC_server_hosted) -iquote game -iquote server/records
+INC_server_admin   := $(INC_server_screens) -iquote server/telnet -iquote server/web \
+                      -iquote server/admin
+SERVER_LAYERS := core screens telnet web hosted records admin
 INC_client-term := -iquote client-term $(INC_protocol)
-INC_admin    := -iquote admin $(INC_server)
+INC_admin    := -iquote admin $(INC_server_core)
 # tests, benchmarks, tools and the engine's command-line tool
 INC          := -iquote . $(INC_server) -iquote client-term
 PKGCFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -58,14 +73,14 @@ FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps build run run-hosted test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
         bench-server-figures \
-        golden clean web install
+        golden clean client-web install
 all: build
 
 # every compile and the web build wait for deps (order-only), so `make -j`
 # on a fresh clone installs the headers and node before it needs them
 deps:
 	@./tools/deps.sh
-web: | deps
+client-web: | deps
 
 # ---- object rules for both modes -------------------------------------------
 $(OBJ)/rel/%.o: %.c | deps
@@ -78,6 +93,9 @@ $(OBJ)/asan/%.o: %.c | deps
 $(foreach m,rel asan fuzz,$(foreach l,$(LAYERS) client-term admin,\
   $(eval $(OBJ)/$(m)/$(l)/%.o: INC = $(INC_$(l)))))
 $(foreach m,rel asan fuzz,$(eval $(OBJ)/$(m)/game/tool/%.o: INC = -iquote game/tool $(INC_game)))
+# server/'s folders: the more specific pattern wins over server/%.o
+$(foreach m,rel asan fuzz,$(foreach l,$(SERVER_LAYERS),\
+  $(eval $(OBJ)/$(m)/server/$(l)/%.o: INC = $(INC_server_$(l)))))
 
 define layer_lib
 $(OBJ)/$(1)/lib$(2).a: $$(patsubst %.c,$(OBJ)/$(1)/%.o,$$($(2)_SRC))
@@ -120,7 +138,7 @@ $(BIN)/asan/tools/%: $(OBJ)/asan/tests/tools/%.o $(LIBS_asan)
 TOOLS      := $(patsubst tests/tools/%.c,$(BIN)/tools/%,$(TOOL_SRC))
 TOOLS_ASAN := $(patsubst tests/tools/%.c,$(BIN)/asan/tools/%,$(TOOL_SRC))
 
-build: deps $(addprefix $(BIN)/,$(PROGS)) $(TOOLS) web
+build: deps $(addprefix $(BIN)/,$(PROGS)) $(TOOLS) client-web
 build-asan: deps $(addprefix $(BIN)/asan/,$(PROGS)) $(TOOLS_ASAN) $(BIN)/asan/unit
 
 # ---- unit tests: every tests/unit/*.c defines Suite *suite_NAME(void) ----------
@@ -138,9 +156,9 @@ $(BIN)/asan/unit: $(OBJ)/asan/tests/unit_main.o $(patsubst %.c,$(OBJ)/asan/%.o,$
 # hosted-game tests run the release ptytoy: no sanitizer runtime in the child
 $(BIN)/asan/unit: | $(BIN)/tools/ptytoy
 
-# ---- web client --------------------------------------------------------------
-web:
-	@if [ -f web/Makefile ]; then $(MAKE) -C web; fi
+# ---- the browser client (client-web/) --------------------------------------------------------------
+client-web:
+	@if [ -f client-web/Makefile ]; then $(MAKE) -C client-web; fi
 
 # ---- run, test, fuzz, bench ---------------------------------------------------
 # run and run-hosted build with JOBS compiles at once (default: one per
@@ -245,6 +263,10 @@ install: build
 
 clean:
 	rm -rf $(OBJ) $(BIN)
+
+# a variable's value, for the tests that check the build (test_layers.py)
+print-%:
+	@echo '$($*)'
 
 # keep intermediate objects (tools) so nothing prints after the test summary
 .SECONDARY:

@@ -158,11 +158,11 @@ static int talk(const char *path, const char *line)
     }
     FILE *in = fdopen(fd, "r");
     char buf[4096];
-    int rc = 1;
+    int ret = 1;
     bool ended = false;
     while (in && fgets(buf, sizeof buf, in)) {
         if (strcmp(buf, "ok\n") == 0) {
-            rc = 0, ended = true;
+            ret = 0, ended = true;
         } else if (strncmp(buf, "error: ", 7) == 0) {
             fprintf(stderr, "warren-admin: %s", buf + 7);
             ended = true;
@@ -175,7 +175,7 @@ static int talk(const char *path, const char *line)
         fclose(in);
     else
         close(fd);
-    return rc;
+    return ret;
 }
 
 int main(int argc, char **argv)
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "warren-admin: control socket path too long\n");
         return 2;
     }
-    int rc = talk(path, line);
+    int ret = talk(path, line);
     memset(line, 0, sizeof line);
-    return rc;
+    return ret;
 }

@@ -374,21 +374,21 @@ static void client_on_in_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 static int client_open_stream(client_t *c, client_stream_u *s, int fd, int readable)
 {
-    int rc;
+    int ret;
     switch (uv_guess_handle(fd)) {
-    case UV_TTY: rc = uv_tty_init(c->loop, &s->tty, fd, readable); break;
+    case UV_TTY: ret = uv_tty_init(c->loop, &s->tty, fd, readable); break;
     case UV_NAMED_PIPE:
     case UV_TCP:
         /* ssh without a pty hands us a socket or pipe */
-        rc = uv_pipe_init(c->loop, &s->pipe, 0);
-        if (rc == 0 && (rc = uv_pipe_open(&s->pipe, fd)) < 0)
+        ret = uv_pipe_init(c->loop, &s->pipe, 0);
+        if (ret == 0 && (ret = uv_pipe_open(&s->pipe, fd)) < 0)
             uv_close(&s->handle, client_on_closed);
         break;
     default: return UV_EINVAL;
     }
-    if (rc == 0)
+    if (ret == 0)
         s->handle.data = c;
-    return rc;
+    return ret;
 }
 
 static void client_on_signal(uv_signal_t *h, int signum)
@@ -404,13 +404,13 @@ static void client_on_signal(uv_signal_t *h, int signum)
 static int client_start_signals(client_t *c)
 {
     for (int i = 0; i < SIG_COUNT; i++) {
-        int rc = uv_signal_init(c->loop, &c->sigs[i]);
-        if (rc < 0)
-            return rc;
+        int ret = uv_signal_init(c->loop, &c->sigs[i]);
+        if (ret < 0)
+            return ret;
         c->sigs[i].data = c;
-        rc = uv_signal_start(&c->sigs[i], client_on_signal, client_signums[i]);
-        if (rc < 0)
-            return rc;
+        ret = uv_signal_start(&c->sigs[i], client_on_signal, client_signums[i]);
+        if (ret < 0)
+            return ret;
     }
     c->sigs_open = 1;
     return 0;
@@ -420,20 +420,20 @@ static int client_start_signals(client_t *c)
 
 static void client_on_connected(client_t *c)
 {
-    int rc;
+    int ret;
     c->net_ready = 1;
     c->net.handle.data = c;
     if (c->is_tty && term_raw_enter(STDIN_FILENO) == 0)
         c->raw = 1;
-    rc = uv_read_start(&c->net.stream, client_on_alloc, client_on_net_read);
-    if (rc < 0) {
-        client_stop(c, 1, "warren: cannot read from the server: %s", uv_strerror(rc));
+    ret = uv_read_start(&c->net.stream, client_on_alloc, client_on_net_read);
+    if (ret < 0) {
+        client_stop(c, 1, "warren: cannot read from the server: %s", uv_strerror(ret));
         return;
     }
     c->reading_net = 1;
     if (c->in_open) {
-        rc = uv_read_start(&c->in.stream, client_on_alloc, client_on_in_read);
-        if (rc < 0)
+        ret = uv_read_start(&c->in.stream, client_on_alloc, client_on_in_read);
+        if (ret < 0)
             client_close(&c->in.handle, &c->in_open);
     }
 }
@@ -481,19 +481,19 @@ static void client_try_next_addr(client_t *c, int last_err)
     }
     if (c->addr_next) {
         struct addrinfo *ai = c->addr_next;
-        int rc;
+        int ret;
         c->addr_next = ai->ai_next;
-        rc = uv_tcp_init(c->loop, &c->net.tcp);
-        if (rc == 0) {
+        ret = uv_tcp_init(c->loop, &c->net.tcp);
+        if (ret == 0) {
             c->net_open = 1;
             c->net.handle.data = c;
             c->connect_req.data = c;
-            rc = uv_tcp_connect(&c->connect_req, &c->net.tcp, ai->ai_addr, client_on_connect);
-            if (rc < 0)
-                client_try_next_addr(c, rc);
+            ret = uv_tcp_connect(&c->connect_req, &c->net.tcp, ai->ai_addr, client_on_connect);
+            if (ret < 0)
+                client_try_next_addr(c, ret);
             return;
         }
-        last_err = rc;
+        last_err = ret;
     }
     client_stop(c, 1, "warren: cannot connect to %s: %s",
                 target_describe(&c->opts.target, where, sizeof where), uv_strerror(last_err));
@@ -520,9 +520,9 @@ static int client_start_connect(client_t *c)
 {
     struct addrinfo hints;
     if (c->opts.target.is_unix) {
-        int rc = uv_pipe_init(c->loop, &c->net.pipe, 0);
-        if (rc < 0)
-            return rc;
+        int ret = uv_pipe_init(c->loop, &c->net.pipe, 0);
+        if (ret < 0)
+            return ret;
         c->net_open = 1;
         c->net.handle.data = c;
         c->connect_req.data = c;
@@ -558,19 +558,19 @@ client_t *client_new(uv_loop_t *loop, const client_opts_t *opts)
 
 int client_start(client_t *c)
 {
-    int rc;
+    int ret;
     if (client_open_stream(c, &c->out, STDOUT_FILENO, 0) == 0)
         c->out_open = 1;
     else
         c->out_fd = 1;
     if (client_open_stream(c, &c->in, STDIN_FILENO, 1) == 0)
         c->in_open = 1;
-    rc = client_start_signals(c);
-    if (rc == 0)
-        rc = client_start_connect(c);
-    if (rc < 0)
-        client_stop(c, 1, "warren: cannot start: %s", uv_strerror(rc));
-    return rc;
+    ret = client_start_signals(c);
+    if (ret == 0)
+        ret = client_start_connect(c);
+    if (ret < 0)
+        client_stop(c, 1, "warren: cannot start: %s", uv_strerror(ret));
+    return ret;
 }
 
 int client_exit_code(const client_t *c)

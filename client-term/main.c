@@ -95,10 +95,10 @@ int main(int argc, char **argv)
     char err[256], addr[64];
     uv_loop_t loop;
     client_t *c;
-    int rc = main_parse(argc, argv, &args), code;
+    int ret = main_parse(argc, argv, &args), code;
 
-    if (rc)
-        return rc < 0 ? 0 : 2;
+    if (ret)
+        return ret < 0 ? 0 : 2;
     memset(&opts, 0, sizeof opts);
     if (target_parse(&opts.target, args.target, err, sizeof err) < 0) {
         fprintf(stderr, "warren: %s\n", err);

@@ -151,17 +151,17 @@ static int make_parent(const char *path, char *err, size_t errlen)
     if (!d)
         return DB_ENOMEM;
     char *slash = strrchr(d, '/');
-    int rc = DB_OK;
+    int ret = DB_OK;
     if (slash && slash != d) {
         *slash = '\0';
-        for (char *p = d + 1; rc == DB_OK; p++) {
+        for (char *p = d + 1; ret == DB_OK; p++) {
             bool end = *p == '\0';
             if (*p != '/' && !end)
                 continue;
             *p = '\0';
             if (mkdir(d, 0755) != 0 && errno != EEXIST) {
                 snprintf(err, errlen, "cannot create directory %s: %s", d, strerror(errno));
-                rc = DB_ERR;
+                ret = DB_ERR;
             }
             if (end)
                 break;
@@ -169,25 +169,25 @@ static int make_parent(const char *path, char *err, size_t errlen)
         }
     }
     free(d);
-    return rc;
+    return ret;
 }
 
 static int pragma_text(sqlite3 *h, const char *sql, char *out, size_t outlen)
 {
     sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
-    if (rc == SQLITE_OK) {
-        rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
+    int ret = sqlite3_prepare_v2(h, sql, -1, &st, NULL);
+    if (ret == SQLITE_OK) {
+        ret = sqlite3_step(st);
+        if (ret == SQLITE_ROW) {
             snprintf(out, outlen, "%s", (const char *)sqlite3_column_text(st, 0));
-            rc = SQLITE_OK;
-        } else if (rc == SQLITE_DONE) {
+            ret = SQLITE_OK;
+        } else if (ret == SQLITE_DONE) {
             out[0] = '\0';
-            rc = SQLITE_OK;
+            ret = SQLITE_OK;
         }
     }
     sqlite3_finalize(st);
-    return rc;
+    return ret;
 }
 
 /* Checkpoints are neither SQLite's nor the writer's: SQLite's automatic
@@ -224,12 +224,12 @@ static int busy_ms(const db_core_t *db)
 static int open_writer(db_core_t *db, char *err, size_t errlen)
 {
     sqlite3 *h = NULL;
-    int rc = sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    int ret = sqlite3_open_v2(db->path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
     db->wconn.be = &db_sqlite_backend;
     db->wconn.h = h;
-    if (rc != SQLITE_OK) {
+    if (ret != SQLITE_OK) {
         snprintf(err, errlen, "cannot open database %s: %s", db->path,
-                 h ? sqlite3_errmsg(h) : sqlite3_errstr(rc));
+                 h ? sqlite3_errmsg(h) : sqlite3_errstr(ret));
         return DB_ERR;
     }
     if (sqlite3_db_readonly(h, "main") == 1) {
@@ -287,14 +287,14 @@ static int open_writer(db_core_t *db, char *err, size_t errlen)
 static int open_side(db_core_t *db, sqlite3 **h, int flags, const char *sql, const char *what,
                      char *err, size_t errlen)
 {
-    int rc = sqlite3_open_v2(db->path, h, flags | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK) {
+    int ret = sqlite3_open_v2(db->path, h, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (ret == SQLITE_OK) {
         sqlite3_busy_timeout(*h, busy_ms(db));
-        rc = sqlite3_exec(*h, sql, NULL, NULL, NULL);
+        ret = sqlite3_exec(*h, sql, NULL, NULL, NULL);
     }
-    if (rc != SQLITE_OK) {
+    if (ret != SQLITE_OK) {
         snprintf(err, errlen, "cannot open %s on %s: %s", what, db->path,
-                 *h ? sqlite3_errmsg(*h) : sqlite3_errstr(rc));
+                 *h ? sqlite3_errmsg(*h) : sqlite3_errstr(ret));
         return DB_ERR;
     }
     return DB_OK;
@@ -386,23 +386,23 @@ static int run_write(db_core_t *db, db_op_t *op)
 static int write_batch(db_core_t *db, db_list_t *batch)
 {
     db_conn_t *c = &db->wconn;
-    int rc = conn_exec(c, DB_STMT_BEGIN);
+    int ret = conn_exec(c, DB_STMT_BEGIN);
     char msg[200] = "";
-    if (rc != DB_OK)
+    if (ret != DB_OK)
         snprintf(msg, sizeof msg, "%s", c->err);
-    for (db_op_t *op = batch->head; op && rc == DB_OK; op = op->next) {
+    for (db_op_t *op = batch->head; op && ret == DB_OK; op = op->next) {
         run_write(db, op);
         /* Some failures (a full disk, I/O, a lost server) may roll the
          * whole transaction back: then nothing of the batch is stored, and
          * what would run next must not run outside a transaction. */
         if (!c->be->in_tx(c)) {
             snprintf(msg, sizeof msg, "%s", op->err ? op->err : "transaction rolled back");
-            rc = DB_ERR;
+            ret = DB_ERR;
         }
     }
-    if (rc == DB_OK && (rc = conn_exec(c, DB_STMT_COMMIT)) != DB_OK)
+    if (ret == DB_OK && (ret = conn_exec(c, DB_STMT_COMMIT)) != DB_OK)
         snprintf(msg, sizeof msg, "%s", c->err);
-    if (rc == DB_OK) {
+    if (ret == DB_OK) {
         atomic_fetch_add(&db->commits, 1);
         return DB_OK;
     }
@@ -500,13 +500,13 @@ static void *ckpt_main(void *arg)
 static int run_batch(db_core_t *db, db_list_t *batch, const char *fence)
 {
     atomic_store(&db->batch_started_ns, mono_ns());
-    int rc = fence ? fail_batch(db, batch, fence) : write_batch(db, batch);
+    int ret = fence ? fail_batch(db, batch, fence) : write_batch(db, batch);
     post_batch(batch);
     if (!fence)
         checkpoint_if_due(db);
     atomic_store(&db->batch_ended_ns, mono_ns());
     atomic_store(&db->batch_started_ns, 0);
-    return rc;
+    return ret;
 }
 
 static void *writer_main(void *arg)
@@ -532,12 +532,12 @@ static void *writer_main(void *arg)
         uint64_t n = 0;
         for (db_op_t *op = batch.head; op; op = op->next)
             n++;
-        int rc = run_batch(db, &batch, fenced ? fence : NULL);
+        int ret = run_batch(db, &batch, fenced ? fence : NULL);
 
         pthread_mutex_lock(&db->wmu);
         db->written += n;
-        if (rc != DB_OK && db->sync_status == DB_OK)
-            db->sync_status = rc;
+        if (ret != DB_OK && db->sync_status == DB_OK)
+            db->sync_status = ret;
         pthread_cond_broadcast(&db->wdone);
         pthread_mutex_unlock(&db->wmu);
     }
@@ -776,10 +776,10 @@ int db_flush_sync(db_t *db)
     pthread_mutex_lock(&k->wmu);
     while (k->written < k->submitted)
         pthread_cond_wait(&k->wdone, &k->wmu);
-    int rc = k->sync_status;
+    int ret = k->sync_status;
     k->sync_status = DB_OK;
     pthread_mutex_unlock(&k->wmu);
-    return rc;
+    return ret;
 }
 
 void db_set_autoflush(db_t *db, bool on)
@@ -968,16 +968,16 @@ static void stop_threads(db_core_t *db)
 static int open_sqlite(db_core_t *db, const db_guard_t *g, db_opened_t *out, char *err,
                        size_t errlen)
 {
-    int rc = make_parent(db->path, err, errlen);
-    if (rc == DB_OK)
-        rc = db_file_prepare(&db->file, db->path, g, out, err, errlen);
-    if (rc == DB_OK)
-        rc = open_writer(db, err, errlen);
-    if (rc == DB_OK)
-        rc = open_checkpointer(db, err, errlen);
-    for (int i = 0; rc == DB_OK && i < DB_READERS; i++)
-        rc = open_reader(db, &db->rconn[i], err, errlen);
-    return rc;
+    int ret = make_parent(db->path, err, errlen);
+    if (ret == DB_OK)
+        ret = db_file_prepare(&db->file, db->path, g, out, err, errlen);
+    if (ret == DB_OK)
+        ret = open_writer(db, err, errlen);
+    if (ret == DB_OK)
+        ret = open_checkpointer(db, err, errlen);
+    for (int i = 0; ret == DB_OK && i < DB_READERS; i++)
+        ret = open_reader(db, &db->rconn[i], err, errlen);
+    return ret;
 }
 
 /* A PostgreSQL server: the writer's connection (which migrates it), the
@@ -1028,11 +1028,11 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     pthread_cond_init(&db->wdone, NULL);
     pthread_cond_init(&db->rcv, NULL);
     db->file.fd = -1;
-    int rc =
+    int ret =
         db_pg_is_url(path) ? open_pg(db, out, err, errlen) : open_sqlite(db, g, out, err, errlen);
-    if (rc == DB_OK)
-        rc = start_threads(db, err, errlen);
-    if (rc != DB_OK) {
+    if (ret == DB_OK)
+        ret = start_threads(db, err, errlen);
+    if (ret != DB_OK) {
         stop_threads(db);
         core_free(db);
         return NULL;

@@ -267,7 +267,8 @@ void db_flush(db_t *db);
  * For shutdown. Returns DB_OK or the first error. Callbacks still come
  * through the loop. */
 int db_flush_sync(db_t *db);
-/* Turn the per-loop-turn flush off (then the caller calls db_flush). */
+/* Turn the per-loop-turn flush off (then the caller calls db_flush): the
+ * unit tests time the writer's commits with it. */
 void db_set_autoflush(db_t *db, bool on);
 /* Caps the database at bytes (whole pages, never below its size now; 0
  * lifts the cap), queued in write order. A write that needs more room then
@@ -280,7 +281,7 @@ const char *db_error(const db_t *db); /* message of the last failure, "" if none
 void db_stats(const db_t *db, db_stats_t *out);
 /* Whether a database setting names a PostgreSQL server, not a file. */
 bool db_is_server(const char *path);
-int db_schema_version(const db_t *db); /* PRAGMA user_version after migration */
+int db_schema_version(const db_t *db); /* the schema's version after migration (tests) */
 
 /* ---- writes (queued; cb may be NULL) ----------------------------------------- */
 
@@ -455,6 +456,9 @@ void db_mail_send(db_t *db, int64_t to, int64_t from, int64_t now, const char *t
                   db_done_cb cb, void *ud);
 void db_mail_unseen(db_t *db, int64_t user, db_mail_cb cb, void *ud); /* oldest first, <= 20 */
 void db_mail_seen(db_t *db, int64_t user, int64_t upto_id, db_done_cb cb, void *ud);
+/* Deletes mail that was read and sent at or before before; cb's id is how
+ * many. */
+void db_mail_purge(db_t *db, int64_t before, db_done_cb cb, void *ud);
 
 void db_ban_put(db_t *db, const char *net, int64_t until, int64_t now, db_done_cb cb, void *ud);
 void db_ban_delete(db_t *db, const char *net, db_done_cb cb, void *ud); /* DB_ENOTFOUND: none */

@@ -56,9 +56,9 @@ static int integrity(sqlite3 *h, const char *pragma, const char *sep, char *out,
     if (sqlite3_prepare_v2(h, pragma, -1, &st, NULL) != SQLITE_OK)
         return -1;
     size_t len = 0;
-    int rc, rows = 0;
+    int ret, rows = 0;
     out[0] = '\0';
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
         const unsigned char *t = sqlite3_column_text(st, 0);
         rows++;
         if (len + 1 < n)
@@ -68,7 +68,7 @@ static int integrity(sqlite3 *h, const char *pragma, const char *sep, char *out,
             len = n - 1;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? rows : -1;
+    return ret == SQLITE_DONE ? rows : -1;
 }
 
 /* The figures of health, in SQLite's words and, where they differ,

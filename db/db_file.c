@@ -140,14 +140,14 @@ static int read_id(sqlite3 *h, char *id, size_t n)
     id[0] = '\0';
     for (int i = 0; i < 2; i++) {
         sqlite3_stmt *st = NULL;
-        int rc = sqlite3_prepare_v2(h, sql[i], -1, &st, NULL);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW && i == 0)
+        int ret = sqlite3_prepare_v2(h, sql[i], -1, &st, NULL);
+        if (ret == SQLITE_OK)
+            ret = sqlite3_step(st);
+        if (ret == SQLITE_ROW && i == 0)
             found = sqlite3_column_int(st, 0) > 0 ? 1 : 0;
-        else if (rc == SQLITE_ROW)
+        else if (ret == SQLITE_ROW)
             snprintf(id, n, "%s", (const char *)sqlite3_column_text(st, 0));
-        else if (rc == SQLITE_DONE && i == 1)
+        else if (ret == SQLITE_DONE && i == 1)
             found = 0;
         else
             found = -1;
@@ -307,16 +307,16 @@ static void budget_stop(budget_t *b, pthread_t t)
 static int check_rows(sqlite3_stmt *st, char *out, size_t n)
 {
     size_t len = 0;
-    int rc;
+    int ret;
     out[0] = '\0';
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
         if (t && strcmp(t, "ok") != 0 && len + 1 < n)
             len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "; " : "", t);
         if (len >= n)
             len = n - 1;
     }
-    return rc;
+    return ret;
 }
 
 /* PRAGMA quick_check until the budget runs out (then the rest goes
@@ -334,17 +334,17 @@ static int quick_check(db_file_t *f, sqlite3 *h, char *err, size_t errlen)
         snprintf(err, errlen, "cannot check database %s: no thread for its clock", f->path);
         return DB_ERR;
     }
-    int rc = sqlite3_prepare_v2(h, "PRAGMA quick_check(" CHECK_ROWS ")", -1, &st, NULL);
-    if (rc == SQLITE_OK)
-        rc = check_rows(st, problems, sizeof problems);
+    int ret = sqlite3_prepare_v2(h, "PRAGMA quick_check(" CHECK_ROWS ")", -1, &st, NULL);
+    if (ret == SQLITE_OK)
+        ret = check_rows(st, problems, sizeof problems);
     sqlite3_finalize(st);
     budget_stop(&b, clock);
     f->info->check_ms = (int64_t)((mono_ns() - t0) / 1000000u);
-    if (rc == SQLITE_INTERRUPT) {
+    if (ret == SQLITE_INTERRUPT) {
         f->info->check = DB_CHECK_CUT;
         return DB_OK;
     }
-    if (rc != SQLITE_DONE) {
+    if (ret != SQLITE_DONE) {
         db_file_failed(f, h, "cannot check", err, errlen);
         return DB_ERR;
     }

@@ -307,6 +307,7 @@ void db_file_close(db_file_t *f, bool lost);
       "SELECT m.id, u.name, m.sent, m.text FROM mail m JOIN users u ON u.id = m.sender "           \
       "WHERE m.recipient = ?1 AND m.seen = 0 ORDER BY m.id LIMIT 20")                              \
     X(MAIL_SEEN, "ii", RUN, none, "UPDATE mail SET seen = 1 WHERE recipient = ?1 AND id <= ?2")    \
+    X(MAIL_PURGE, "i", COUNT, none, "DELETE FROM mail WHERE seen = 1 AND sent <= ?1")              \
     X(BAN_PUT, "tii", RUN, none,                                                                   \
       DB_BOTH("INSERT OR REPLACE INTO bans(net, until, created) VALUES (?1, ?2, ?3)",              \
               "INSERT INTO bans(net, until, created) VALUES (?1, ?2, ?3) ON CONFLICT (net) "       \

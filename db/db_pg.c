@@ -306,11 +306,11 @@ static int run_step(db_conn_t *c, db_op_t *op, const db_rec_t *r, int k)
         return db_op_fail_msg(op, DB_ERR, c->err);
     PGresult *res = c->held_sp || c->held_rel ? exec_held(c, op, r) : exec_rec(c, op, r);
     ExecStatusType st = PQresultStatus(res);
-    int rc = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK ? fail_status(c, op, res)
-             : k >= 0                                        ? read_rows(op, res, d, k)
-                                                             : changed(op, res, d);
+    int ret = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK ? fail_status(c, op, res)
+              : k >= 0                                        ? read_rows(op, res, d, k)
+                                                              : changed(op, res, d);
     PQclear(res);
-    return rc;
+    return ret;
 }
 
 /* ---- the connection ------------------------------------------------------------------ */
@@ -319,12 +319,13 @@ static int run_step(db_conn_t *c, db_op_t *op, const db_rec_t *r, int k)
 static int exec_sql(db_conn_t *c, const char *sql)
 {
     PGresult *r = PQexec(pgc(c), sql);
-    int rc = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK ? DB_OK
-                                                                                           : DB_ERR;
-    if (rc != DB_OK)
+    int ret = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK
+                  ? DB_OK
+                  : DB_ERR;
+    if (ret != DB_OK)
         keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
     PQclear(r);
-    return rc;
+    return ret;
 }
 
 /* A server restarted or a connection dropped between batches: connected
@@ -381,12 +382,12 @@ static int exec_stmt(db_conn_t *c, int id)
         snprintf(c->err, sizeof c->err, "statement %s: too long", db_stmt_defs[id].name);
         return DB_ERR;
     }
-    int rc = exec_sql(c, sql);
-    if (rc != DB_OK && begin && PQstatus(pgc(c)) != CONNECTION_OK) {
+    int ret = exec_sql(c, sql);
+    if (ret != DB_OK && begin && PQstatus(pgc(c)) != CONNECTION_OK) {
         revive(c);
-        rc = exec_sql(c, sql);
+        ret = exec_sql(c, sql);
     }
-    return rc;
+    return ret;
 }
 
 static bool in_tx(const db_conn_t *c)
@@ -472,20 +473,20 @@ static int migrate_one(db_conn_t *c, int i)
 {
     char bump[64];
     snprintf(bump, sizeof bump, "UPDATE schema_version SET version = %d", i);
-    int rc = exec_sql(c, "BEGIN");
-    if (rc == DB_OK)
-        rc = exec_sql(c, db_pg_migration_sql(i));
-    if (rc == DB_OK)
-        rc = exec_sql(c, bump);
-    if (rc == DB_OK)
-        rc = exec_sql(c, "COMMIT");
-    if (rc != DB_OK) {
+    int ret = exec_sql(c, "BEGIN");
+    if (ret == DB_OK)
+        ret = exec_sql(c, db_pg_migration_sql(i));
+    if (ret == DB_OK)
+        ret = exec_sql(c, bump);
+    if (ret == DB_OK)
+        ret = exec_sql(c, "COMMIT");
+    if (ret != DB_OK) {
         char msg[sizeof c->err];
         memcpy(msg, c->err, sizeof msg);
         exec_sql(c, "ROLLBACK");
         memcpy(c->err, msg, sizeof msg);
     }
-    return rc;
+    return ret;
 }
 
 /* The version table made when missing; the migrations above it applied. */
@@ -521,7 +522,7 @@ int db_pg_migrate(db_conn_t *c, int *version, char *err, size_t errlen)
         snprintf(err, errlen, "cannot lock the schema: %s", c->err);
         return DB_ERR;
     }
-    int rc = migrate_locked(c, version, err, errlen);
+    int ret = migrate_locked(c, version, err, errlen);
     exec_sql(c, "SELECT pg_advisory_unlock(" MIGRATE_LOCK ")");
-    return rc;
+    return ret;
 }

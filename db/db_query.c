@@ -274,9 +274,9 @@ int db_op_run(db_conn_t *c, db_op_t *op)
     for (size_t off = 0; off < op->used;) {
         const db_rec_t *r = (const db_rec_t *)(op->mem + off);
         bool reads = db_reads_rows(&db_stmt_defs[r->stmt]);
-        int rc = c->be->run_step(c, op, r, reads ? k++ : -1);
-        if (rc != DB_OK)
-            return rc;
+        int ret = c->be->run_step(c, op, r, reads ? k++ : -1);
+        if (ret != DB_OK)
+            return ret;
         off += r->size;
     }
     return DB_OK;

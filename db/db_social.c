@@ -45,6 +45,11 @@ void db_mail_seen(db_t *db, int64_t user, int64_t upto_id, db_done_cb cb, void *
     db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_MAIL_SEEN, DB_ARGS(DB_INT(user), DB_INT(upto_id)));
 }
 
+void db_mail_purge(db_t *db, int64_t before, db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_MAIL_PURGE, DB_ARGS(DB_INT(before)));
+}
+
 void db_deliver_mail(const db_op_t *op)
 {
     op->cb.fn.mail(op->cb.ud, op->status, db_op_first(op, 0), db_op_count(op, 0));

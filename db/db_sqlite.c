@@ -57,9 +57,9 @@ int db_stmt_verify(sqlite3 *h, const db_stmt_def_t *def, char *err, size_t errle
         snprintf(err, errlen, "statement %s: %s", def->name, sqlite3_errmsg(h));
         return DB_ERR;
     }
-    int rc = check_stmt(def, st, err, errlen);
+    int ret = check_stmt(def, st, err, errlen);
     sqlite3_finalize(st);
-    return rc;
+    return ret;
 }
 
 sqlite3_stmt *db_stmt(db_conn_t *c, int id)
@@ -85,9 +85,9 @@ sqlite3_stmt *db_stmt(db_conn_t *c, int id)
 /* ---- running a step ---------------------------------------------------------- */
 
 /* Maps a finished step to a status; constraint kinds get their own codes. */
-static int step_status(db_conn_t *c, db_op_t *op, int rc)
+static int step_status(db_conn_t *c, db_op_t *op, int ret)
 {
-    if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+    if (ret == SQLITE_DONE || ret == SQLITE_ROW)
         return DB_OK;
     int ext = sqlite3_extended_errcode(c->h);
     if (ext == SQLITE_CONSTRAINT_UNIQUE || ext == SQLITE_CONSTRAINT_PRIMARYKEY)
@@ -104,11 +104,11 @@ static int bind_rec(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_rec_t 
     for (int i = 0; i < r->nvals; i++) {
         const db_val_t *v = &r->v[i];
         const void *p = db_val_bytes(op, v);
-        int rc = v->type == 'i' ? sqlite3_bind_int64(st, i + 1, v->i)
-                 : v->type == 't'
-                     ? sqlite3_bind_text64(st, i + 1, p, v->len, SQLITE_STATIC, SQLITE_UTF8)
-                     : sqlite3_bind_blob64(st, i + 1, p, v->len, SQLITE_STATIC);
-        if (rc != SQLITE_OK)
+        int ret = v->type == 'i' ? sqlite3_bind_int64(st, i + 1, v->i)
+                  : v->type == 't'
+                      ? sqlite3_bind_text64(st, i + 1, p, v->len, SQLITE_STATIC, SQLITE_UTF8)
+                      : sqlite3_bind_blob64(st, i + 1, p, v->len, SQLITE_STATIC);
+        if (ret != SQLITE_OK)
             return db_op_fail(op, c, DB_ERR);
     }
     return DB_OK;
@@ -116,9 +116,9 @@ static int bind_rec(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_rec_t 
 
 static int run_change(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_stmt_def_t *d)
 {
-    int rc = step_status(c, op, sqlite3_step(st));
-    if (rc != DB_OK)
-        return rc;
+    int ret = step_status(c, op, sqlite3_step(st));
+    if (ret != DB_OK)
+        return ret;
     if (d->outcome == DB_OUT_CHANGE && sqlite3_changes(c->h) == 0)
         return db_op_fail_msg(op, DB_ENOTFOUND, "no such row");
     if (d->outcome == DB_OUT_ROWID)
@@ -134,10 +134,10 @@ static int run_read(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_stmt_d
     size_t max = d->outcome == DB_OUT_ROW ? 1 : SIZE_MAX, n = 0;
     db_cur_t cur = {&cur_ops, st, 0};
     while (n < max) {
-        int rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE)
+        int ret = sqlite3_step(st);
+        if (ret == SQLITE_DONE)
             break;
-        if (rc != SQLITE_ROW)
+        if (ret != SQLITE_ROW)
             return db_op_fail(op, c, DB_ERR);
         void *row = db_op_add_row(op, k, d->row);
         n++;
@@ -155,11 +155,11 @@ static int run_step(db_conn_t *c, db_op_t *op, const db_rec_t *r, int k)
     sqlite3_stmt *st = db_stmt(c, r->stmt);
     if (!st)
         return db_op_fail_msg(op, DB_ERR, c->err);
-    int rc = bind_rec(c, op, st, r);
-    if (rc == DB_OK)
-        rc = k >= 0 ? run_read(c, op, st, d, k) : run_change(c, op, st, d);
+    int ret = bind_rec(c, op, st, r);
+    if (ret == DB_OK)
+        ret = k >= 0 ? run_read(c, op, st, d, k) : run_change(c, op, st, d);
     sqlite3_reset(st);
-    return rc;
+    return ret;
 }
 
 /* ---- the connection ------------------------------------------------------------ */
@@ -169,9 +169,9 @@ static int exec_stmt(db_conn_t *c, int id)
     sqlite3_stmt *st = db_stmt(c, id);
     if (!st)
         return DB_ERR;
-    int rc = sqlite3_step(st);
+    int ret = sqlite3_step(st);
     sqlite3_reset(st);
-    if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+    if (ret == SQLITE_DONE || ret == SQLITE_ROW)
         return DB_OK;
     snprintf(c->err, sizeof c->err, "%s", sqlite3_errmsg(c->h));
     return DB_ERR;

@@ -229,14 +229,14 @@ int db_migrate(sqlite3 *h, int *version, char *err, size_t errlen)
         char bump[64];
         snprintf(bump, sizeof bump, "PRAGMA user_version = %d;", i);
         char *msg = NULL;
-        int rc = sqlite3_exec(h, "BEGIN IMMEDIATE;", NULL, NULL, &msg);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(h, migrations[i - 1], NULL, NULL, &msg);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(h, bump, NULL, NULL, &msg);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_exec(h, "COMMIT;", NULL, NULL, &msg);
-        if (rc != SQLITE_OK) {
+        int ret = sqlite3_exec(h, "BEGIN IMMEDIATE;", NULL, NULL, &msg);
+        if (ret == SQLITE_OK)
+            ret = sqlite3_exec(h, migrations[i - 1], NULL, NULL, &msg);
+        if (ret == SQLITE_OK)
+            ret = sqlite3_exec(h, bump, NULL, NULL, &msg);
+        if (ret == SQLITE_OK)
+            ret = sqlite3_exec(h, "COMMIT;", NULL, NULL, &msg);
+        if (ret != SQLITE_OK) {
             snprintf(err, errlen, "migration %d failed: %s", i, msg ? msg : sqlite3_errmsg(h));
             sqlite3_free(msg);
             sqlite3_exec(h, "ROLLBACK;", NULL, NULL, NULL);

@@ -60,12 +60,12 @@ else
   mkdir -p "$SHARE/content" # content still built into warrend: nothing to copy
 fi
 say "$SHARE/content"
-if [ -d "$SRC/web/dist" ]; then
+if [ -d "$SRC/client-web/dist" ]; then
   rm -rf "$SHARE/web"
-  cp -R "$SRC/web/dist" "$SHARE/web"
+  cp -R "$SRC/client-web/dist" "$SHARE/web"
   say "$SHARE/web"
 else
-  say "no web/dist (web client not built): skipping web assets"
+  say "no client-web/dist (web client not built): skipping web assets"
 fi
 
 install_text "$SRC/deploy/warrend.service" "$ROOT/lib/systemd/system/warrend.service" 0644

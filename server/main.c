@@ -1,27 +1,53 @@
 /* warrend — the Warren daemon: one libuv loop serving telnet (TCP and a
  * Unix socket) and the web gateway, hosting every live game. See
- * server/server.h for the pieces and server/config.h for the settings. */
+ * server/core/server.h for the pieces and server/core/config.h for the settings. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "accounts.h"
+#include "announce.h"
 #include "budget.h"
+#include "control.h"
+#include "hooks.h"
 #include "hostcap.h"
+#include "hostgame.h"
 #include "log.h"
+#include "menu.h"
+#include "moderation.h"
 #include "privsep.h"
 #include "pool.h"
 #include "records.h"
+#include "routes.h"
+#include "screens.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
 #include "spawner.h"
+#include "telnet.h"
+#include "web.h"
+#include "webgw.h"
+#include "retention.h"
 
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
-    s->ticks++;
     telnetgw_tick(s);
-    session_tick(s);
+    server_tick(s);
     menu_tick(s);
-    control_tick(s);
+    announce_tick(s);
+    retention_tick(s);
+}
+
+/* What the layers above the core register with it (hooks.h), before any
+ * loop runs; the table lives as long as main. */
+static void hooks_register(hooks_t *h)
+{
+    screens_hooks(h);
+    telnetgw_hooks(h);
+    webgw_hooks(h);
+    hostgame_hooks(h);
+    records_hooks(h);
 }
 
 /* The stall probe: a timer every LOOP_PROBE_MS that notes how late it
@@ -51,8 +77,8 @@ static void probe_start(server_t *s)
 /* Every game's keys are stored, or given up after a few retries. */
 static void shutdown_finish(server_t *s)
 {
-    int rc = db_flush_sync(s->db);
-    if (rc != DB_OK)
+    int ret = db_flush_sync(s->db);
+    if (ret != DB_OK)
         log_error("final flush failed: %s", db_error(s->db));
     uv_timer_stop(&s->tick);
     uv_close((uv_handle_t *)&s->tick, NULL);
@@ -150,7 +176,7 @@ static int server_open(server_t *s)
         return log_error("records: out of memory"), -1;
     if (telnetgw_listen(s) || control_listen(s))
         return -1;
-    webgw_start(s);
+    webgw_start(s, WEB_ROUTES, WEB_NROUTES);
     int err_sig = uv_signal_init(s->loop, &s->sigterm);
     if (err_sig || (err_sig = uv_signal_init(s->loop, &s->sigint)))
         return log_error("signals: %s", uv_strerror(err_sig)), -1;
@@ -161,9 +187,9 @@ static int server_open(server_t *s)
     s->tick.data = s;
     uv_timer_start(&s->tick, on_tick, 1000, 1000);
     probe_start(s);
-    int rc = session_recover_all(s);
+    int ret = session_recover_all(s);
     records_verify_backlog(s); /* after recovery: games it finishes are queued too */
-    return rc;
+    return ret;
 }
 
 static void server_free(server_t *s)
@@ -238,8 +264,13 @@ int main(int argc, char **argv)
         return 1;
     }
     server_init(&srv, &loop);
-    int rc = pool_start(&loop) ? -1 : server_open(&srv);
-    if (rc == 0) {
+    hooks_t hooks = {0};
+    hooks_register(&hooks);
+    srv.hooks = &hooks;
+    int ret = hooks.full          ? (log_error("hooks: a list is full (HOOKS_MAX)"), -1)
+              : pool_start(&loop) ? -1
+                                  : server_open(&srv);
+    if (ret == 0) {
         log_info("warrend %s ready", WARREN_VERSION);
         uv_run(&loop, UV_RUN_DEFAULT);
     } else {
@@ -250,5 +281,5 @@ int main(int argc, char **argv)
     config_free(&srv.cfg);
     uv_loop_close(&loop);
     log_info("warrend stopped");
-    return rc == 0 ? 0 : 1;
+    return ret == 0 ? 0 : 1;
 }

@@ -20,12 +20,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include "control.h"
+#include "announce.h"
 #include "control_impl.h"
 #include "control_parse.h"
 #include "log.h"
+#include "menu.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
+#include "webgw.h"
+#include "accounts.h"
 
-#define ANNOUNCE_MS       (5 * 60 * 1000)
 #define HEALTH_BROKEN_MAX 20 /* broken games listed, newest first */
 
 /* The control socket (server_t.control). */
@@ -145,11 +151,10 @@ static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
 {
     LIST_EACH (it, &k->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
-        if (s->ended || s->broken)
+        if (s->ended)
             continue;
-        game_status_t st = {0}; /* a hosted game has no depth or turn here */
-        if (s->game)
-            game_status(s->game, &st);
+        session_status_t st; /* a hosted game has no depth or turn here */
+        session_status(s, &st);
         char term[24] = "detached";
         if (s->player)
             snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
@@ -244,25 +249,6 @@ static void cmd_passwd(ctl_t *c, char *arg)
 
 /* ---- announcements ---------------------------------------------------------------------- */
 
-void announce_draw(server_t *s, screen_t *scr)
-{
-    static const style_t st = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD | ATTR_REVERSE};
-    if (!s->announce[0] || now_ms(s) >= s->announce_until)
-        return;
-    int y = scr->h - 1;
-    screen_fill(scr, 0, y, scr->w, 1, ' ', STYLE_DEFAULT);
-    int x = screen_text(scr, 0, y, st, " Announcement: ");
-    screen_text(scr, x, y, st, s->announce);
-}
-
-static void announce_set(server_t *s, const char *text)
-{
-    snprintf(s->announce, sizeof s->announce, "%s", text);
-    s->announce_until = text[0] ? now_ms(s) + ANNOUNCE_MS : 0;
-    menu_redraw_all(s);
-    session_announce_all(s);
-}
-
 /* Telnet conns on every loop (each loop counts its own). */
 static int conns_all(server_t *home)
 {
@@ -280,12 +266,6 @@ static void cmd_announce(ctl_t *c, char *arg)
     announce_set(c->srv, arg);
     buf_printf(&c->out, "shown to %d connections\n", conns_all(c->srv));
     ctl_finish(c, NULL);
-}
-
-void control_tick(server_t *s)
-{
-    if (s->announce[0] && now_ms(s) >= s->announce_until)
-        announce_set(s, "");
 }
 
 /* ---- health --------------------------------------------------------------------------------- */
@@ -528,13 +508,13 @@ static void on_ctl_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
     ctl_cmd_t cmd;
     char arg[CTL_LINE_MAX];
     const char *err = NULL;
-    int rc = control_parse(c->line, c->len, &cmd, arg, sizeof arg, &err);
-    if (rc == 0)
+    int ret = control_parse(c->line, c->len, &cmd, arg, sizeof arg, &err);
+    if (ret == 0)
         return;
     c->started = true;
     /* the line may hold a password: wipe it as soon as it is parsed */
     memset(c->line, 0, sizeof c->line);
-    if (rc < 0)
+    if (ret < 0)
         ctl_finish(c, err);
     else
         HANDLERS[cmd](c, arg);
@@ -576,13 +556,13 @@ int control_listen(server_t *s)
     ctl->listener.data = s;
     ctl->on = true;
     unlink(path); /* a stale socket from a crash */
-    int rc = uv_pipe_bind(&ctl->listener, path);
-    if (!rc && chmod(path, 0600) != 0)
-        rc = UV_EPERM;
-    if (!rc)
-        rc = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
-    if (rc)
-        return log_error("control socket %s: %s", path, uv_strerror(rc)), -1;
+    int ret = uv_pipe_bind(&ctl->listener, path);
+    if (!ret && chmod(path, 0600) != 0)
+        ret = UV_EPERM;
+    if (!ret)
+        ret = uv_listen((uv_stream_t *)&ctl->listener, 16, on_ctl_connection);
+    if (ret)
+        return log_error("control socket %s: %s", path, uv_strerror(ret)), -1;
     log_info("listening control %s", path);
     return 0;
 }

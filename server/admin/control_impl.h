@@ -5,6 +5,7 @@
 #define WARREN_CONTROL_IMPL_H
 #include "control_parse.h"
 #include "server.h"
+#include "moderation.h"
 
 typedef struct ctl ctl_t;
 typedef void (*ctl_fn)(ctl_t *c, char *arg);

@@ -9,6 +9,12 @@
 #include <time.h>
 #include "control_impl.h"
 #include "log.h"
+#include "menu.h"
+#include "moderation.h"
+#include "session.h"
+#include "shard.h"
+#include "webgw.h"
+#include "accounts.h"
 
 /* ---- shared steps -------------------------------------------------------------------- */
 
@@ -204,9 +210,9 @@ void cmd_ban(ctl_t *c, char *arg)
     if (moderation_parse_net(arg, c->net))
         return ctl_finish(c, "usage: ban ADDR[/PREFIX] [DURATION]");
     shards_lock_all(c->srv); /* every loop reads bans */
-    int rc = moderation_ban(c->srv->mod, c->net, c->until);
+    int ret = moderation_ban(c->srv->mod, c->net, c->until);
     shards_unlock_all(c->srv);
-    if (rc)
+    if (ret)
         return ctl_finish(c, "out of memory");
     ctl_sweep(c, SWEEP_BANNED, GAME_KEEP, "Connections from your address are refused.", false,
               banned);
@@ -399,9 +405,9 @@ void cmd_rename(ctl_t *c, char *arg)
 static void mute_user(ctl_t *c, const db_user_t *u)
 {
     shards_lock_all(c->srv); /* the other loops read mutes for chat */
-    int rc = moderation_mute(c->srv->mod, u->id, c->until);
+    int ret = moderation_mute(c->srv->mod, u->id, c->until);
     shards_unlock_all(c->srv);
-    if (rc) {
+    if (ret) {
         ctl_finish(c, "out of memory");
         ctl_unref(c);
         return;

@@ -40,7 +40,7 @@ static const char *const NAMED[] = {
     "\033[17~", "\033[18~", "\033[19~", "\033[20~", "\033[21~", "\033[23~", "\033[24~",
 };
 
-void hostgame_key_bytes(key_event_t k, buf_t *out)
+static void key_bytes(key_event_t k, buf_t *out)
 {
     if (k.mods & KEYMOD_ALT)
         buf_putc(out, '\033'); /* Meta sends Esc first */
@@ -68,7 +68,7 @@ static void pty_key(conn_t *c, session_t *s, key_event_t k)
     buf_t *b = &s->srv->scratch;
     (void)c;
     buf_reset(b);
-    hostgame_key_bytes(k, b);
+    key_bytes(k, b);
     if (b->len && !b->failed)
         ptyproc_write(hg_of(s)->proc, b->data, b->len);
     session_keyed(s);
@@ -84,7 +84,7 @@ static void pty_resize(session_t *s, int w, int h)
         hostrec_resize(hg_of(s)->rec, w, h);
 }
 
-static void pty_draw(const session_t *s, screen_t *scr, const game_view_t *v)
+static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
 {
     hostgame_t *hg = hg_of(s);
     vtgrid_t *g = ptyproc_grid(hg->proc);
@@ -178,7 +178,7 @@ static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out)
     return found;
 }
 
-static struct gameover *pty_finish(session_t *s, char *msg, size_t n)
+static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
 {
     hostgame_t *hg = hg_of(s);
     xlog_row_t row;
@@ -194,13 +194,14 @@ static struct gameover *pty_finish(session_t *s, char *msg, size_t n)
                  s->kind, (long long)row.turns, (long long)row.points, row.death);
         snprintf(msg, n, "%s is over: %s. %lld points after %lld turns.", s->kind_name, row.death,
                  (long long)row.points, (long long)row.turns);
-        return NULL; /* the message says it: no end screen of Warren's */
+        return false; /* the message says it: no end screen of Warren's */
     }
     if (hg->rec)
         hostrec_end(hg->rec, NULL);
     log_info("game end user=%s game=%s: the program exited", s->user, s->kind);
     snprintf(msg, n, "%s has ended.", s->kind_name);
-    return NULL;
+    (void)end;
+    return false;
 }
 
 static void pty_free(session_t *s)
@@ -213,7 +214,7 @@ static void pty_free(session_t *s)
     free(hg);
 }
 
-const backend_ops_t backend_pty = {
+static const backend_ops_t backend_pty = {
     .kind = "pty",
     .key = pty_key,
     .resize = pty_resize,
@@ -250,22 +251,22 @@ static void on_exited(ptyproc_t *p, int status, void *user)
 
 /* The spawner reads and writes them, as the game's user, through the
  * player's directory (spawner.h, playerfs.h). */
-int hostgame_rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
-                     size_t n)
+static int rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
+                   size_t n)
 {
     if (!g->rcfile[0])
         return snprintf(err, n, "%s has no rc file", g->name), -1;
     return spawner_rc_load(srv->spawner, g->id, user, out, err, n);
 }
 
-int hostgame_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text,
-                     size_t len, char *err, size_t n)
+static int rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text,
+                   size_t len, char *err, size_t n)
 {
-    if (len > HOSTGAME_RC_MAX || memchr(text, 0, len)) {
+    if (len > GAMECFG_RC_MAX || memchr(text, 0, len)) {
         snprintf(err, n,
-                 len > HOSTGAME_RC_MAX ? "the rc file may have at most %d bytes"
-                                       : "the rc file may not hold NUL bytes",
-                 HOSTGAME_RC_MAX);
+                 len > GAMECFG_RC_MAX ? "the rc file may have at most %d bytes"
+                                      : "the rc file may not hold NUL bytes",
+                 GAMECFG_RC_MAX);
         return -1;
     }
     if (!g->rcfile[0])
@@ -285,7 +286,7 @@ static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *e
     return ptyproc_spawn(s->srv->loop, s->srv->spawner, &o, &cbs, s, &hg->proc, err, n);
 }
 
-void hostgame_play(conn_t *c, const gamecfg_t *g)
+static void play(conn_t *c, const gamecfg_t *g)
 {
     server_t *srv = c->srv;
     session_t *s = session_find_kind(srv, c->user_id, g->id);
@@ -297,33 +298,32 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
     if (why) { /* its user is missing: logged at start, told here */
         char msg[300];
         snprintf(msg, sizeof msg, "%s.", why);
-        menu_enter(c, msg);
+        conn_menu(c, msg);
         return;
     }
     char err[256] = "out of memory";
     hostgame_t *hg = calloc(1, sizeof *hg);
-    s = hg ? session_new(srv, 0, c->user_id, c->user, NULL, 0) : NULL;
+    s = hg ? session_new(srv, 0, c->user_id, c->user, &backend_pty) : NULL;
     if (!s) {
         free(hg);
-        menu_enter(c, "The game cannot start now.");
+        conn_menu(c, "The game cannot start now.");
         return;
     }
     hg->cfg = g;
     hg->started = (int64_t)time(NULL);
     snprintf(hg->game_name, sizeof hg->game_name, "%s", c->game_name);
-    s->ops = &backend_pty;
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);
     snprintf(s->kind_name, sizeof s->kind_name, "%s", g->name);
     if (hostcap_take(srv, &hg->cap, c->ip, err, sizeof err) < 0) {
         session_free(s);
-        menu_enter(c, err);
+        conn_menu(c, err);
         return;
     }
     if (hostgame_spawn(s, hg, c, err, sizeof err) < 0) {
         log_error("cannot start game=%s user=%s: %s", g->id, c->user, err);
         session_free(s);
-        menu_enter(c, "The game cannot start now; the admins can see why in the log.");
+        conn_menu(c, "The game cannot start now; the admins can see why in the log.");
         return;
     }
     session_set_game_id(s, -(int64_t)ptyproc_pid(hg->proc)); /* live only: never a games row */
@@ -336,4 +336,10 @@ void hostgame_play(conn_t *c, const gamecfg_t *g)
     s->idle_limit_ms = (uint64_t)idle * 1000;
     log_info("hosted start user=%s game=%s pid=%d", c->user, g->id, (int)ptyproc_pid(hg->proc));
     session_attach_player(s, c);
+}
+
+void hostgame_hooks(hooks_t *h)
+{
+    static const hooks_hosted_t hosted = {play, rc_load, rc_save};
+    h->hosted = &hosted;
 }

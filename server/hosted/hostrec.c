@@ -272,8 +272,3 @@ void hostrec_close(hostrec_t *r)
     r->closing = true;
     uv_close((uv_handle_t *)&r->timer, on_timer_closed);
 }
-
-int64_t hostrec_id(const hostrec_t *r)
-{
-    return r ? r->id : 0;
-}

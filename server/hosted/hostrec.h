@@ -44,7 +44,5 @@ void hostrec_flush(hostrec_t *r);
 void hostrec_end(hostrec_t *r, const db_hosted_score_t *score);
 /* Flushes and lets go of r (NULL is fine). The row stays as it is. */
 void hostrec_close(hostrec_t *r);
-/* The recording's row id, 0 while it is not known yet (or never). */
-int64_t hostrec_id(const hostrec_t *r);
 
 #endif

@@ -238,16 +238,16 @@ static int replace(int dirfd, const char *name, const char *text, size_t len)
     int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | FILE_OPEN, 0600);
     if (fd < 0)
         return -1;
-    int rc = write_all(fd, text, len) < 0 || fchmod(fd, 0600) < 0 ? -1 : 0;
+    int ret = write_all(fd, text, len) < 0 || fchmod(fd, 0600) < 0 ? -1 : 0;
     int e = errno;
-    if (close(fd) < 0 && rc == 0)
-        e = errno, rc = -1;
-    if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-        e = errno, rc = -1;
-    if (rc < 0)
+    if (close(fd) < 0 && ret == 0)
+        e = errno, ret = -1;
+    if (ret == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+        e = errno, ret = -1;
+    if (ret < 0)
         unlinkat(dirfd, tmp, 0);
     errno = e;
-    return rc;
+    return ret;
 }
 
 /* replace() with u's file rights; what begins the message of a failure. */
@@ -256,12 +256,12 @@ static int replace_as(int dirfd, const char *name, const playerfs_user_t *u, con
 {
     if (as_user(u) < 0)
         return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
-    int rc = replace(dirfd, name, text, len);
+    int ret = replace(dirfd, name, text, len);
     int e = errno;
     as_self(u);
-    if (rc < 0)
+    if (ret < 0)
         snprintf(err, errlen, "%s: %s", what, strerror(e));
-    return rc;
+    return ret;
 }
 
 /* The operator's default rc file, read with the spawner's own rights. */
@@ -274,11 +274,11 @@ static int read_default(const char *path, char *out, size_t cap, size_t *len)
                  strerror(errno));
         return -1;
     }
-    int rc = read_regular(fd, out, cap, len, "rc-default", err, sizeof err);
+    int ret = read_regular(fd, out, cap, len, "rc-default", err, sizeof err);
     close(fd);
-    if (rc < 0)
+    if (ret < 0)
         log_warn("spawner: %s: %s (the player gets an empty rc file)", path, err);
-    return rc;
+    return ret;
 }
 
 int playerfs_rc_first(int dirfd, const char *name, const char *rc_default, const playerfs_user_t *u,
@@ -314,9 +314,9 @@ int playerfs_rc_load(int dirfd, const char *name, const char *rc_default, const 
                  strerror(e));
         return -1;
     }
-    int rc = read_regular(fd, out, cap, len, "your rc file", err, errlen);
+    int ret = read_regular(fd, out, cap, len, "your rc file", err, errlen);
     close(fd);
-    return rc;
+    return ret;
 }
 
 int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, const char *text,

@@ -96,8 +96,9 @@ pid_t ptyproc_pid(const ptyproc_t *p);
 bool ptyproc_running(const ptyproc_t *p); /* not yet reaped */
 void ptyproc_stats(const ptyproc_t *p, ptyproc_stats_t *st);
 /* Bytes this object holds on the daemon's side (its grid's libvterm state
- * included; the child process and the kernel's pty buffers not). The
- * input queue counts only while input waits: it exists only then. */
+ * included; the child process and the kernel's pty buffers not): what
+ * tests/tools/hosted_bench reports per game. The input queue counts only
+ * while input waits: it exists only then. */
 size_t ptyproc_memory(const ptyproc_t *p);
 
 #endif

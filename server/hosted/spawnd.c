@@ -352,12 +352,12 @@ static int rc_work(spawnd_t *d, const spawnmsg_t *m, char *text, size_t *len, ch
     if (dirfd < 0)
         return -1;
     playerfs_user_t pu = fs_user(&d->cfg->users[game]);
-    int rc = m->type == SPAWNMSG_RC_LOAD
-                 ? playerfs_rc_load(dirfd, name, g->rc_default[0] ? g->rc_default : NULL, &pu, text,
-                                    PLAYERFS_RC_MAX, len, err, errlen)
-                 : playerfs_rc_save(dirfd, name, &pu, m->text, m->len, err, errlen);
+    int ret = m->type == SPAWNMSG_RC_LOAD
+                  ? playerfs_rc_load(dirfd, name, g->rc_default[0] ? g->rc_default : NULL, &pu,
+                                     text, PLAYERFS_RC_MAX, len, err, errlen)
+                  : playerfs_rc_save(dirfd, name, &pu, m->text, m->len, err, errlen);
     close(dirfd);
-    return rc;
+    return ret;
 }
 
 static void on_rc(spawnd_t *d, const spawnmsg_t *m)

@@ -91,6 +91,7 @@ int spawner_attach(spawner_t *sp, uv_loop_t *loop);
  * and reaps the spawner if it ends within a moment. Call once the loop has
  * ended; NULL is fine. */
 void spawner_free(spawner_t *sp);
+/* The spawner's process (the unit tests watch it end). */
 pid_t spawner_pid(const spawner_t *sp);
 
 /* Why game cannot start for anyone (its user is missing), or NULL. */

@@ -169,11 +169,11 @@ pid_t spawnexec_start(const spawnexec_t *x, int *master, char *err, size_t errle
     int fork_errno = errno;
     close(slave);
     close(pipefd[1]);
-    int rc = pid < 0 ? -1 : child_result(pipefd[0], pid, err, errlen);
+    int ret = pid < 0 ? -1 : child_result(pipefd[0], pid, err, errlen);
     close(pipefd[0]);
     if (pid < 0)
         snprintf(err, errlen, "fork: %s", strerror(fork_errno));
-    if (rc < 0) {
+    if (ret < 0) {
         close(*master);
         return -1;
     }

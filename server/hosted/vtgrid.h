@@ -52,7 +52,8 @@ void vtgrid_write(vtgrid_t *g, const void *bytes, size_t len);
  * (nothing changed). */
 int vtgrid_resize(vtgrid_t *g, int w, int h);
 void vtgrid_size(const vtgrid_t *g, int *w, int *h);
-/* True when the screen changed since the last sync. */
+/* True when the screen changed since the last sync (what the unit tests
+ * check vtgrid_sync's "changed" against). */
 bool vtgrid_damaged(const vtgrid_t *g);
 
 /* Copies the changed cells and the cursor into dst; all cells when all is

@@ -4,7 +4,7 @@
  *                       "end_time","width","height","bytes","truncated",
  *                       "verified":false},"score":hosted|null,"note",
  *                       "links":{"page","replay","frames","cast"}}
- *   /hosted/ID/replay  the browser player (web/dist/replay.html)
+ *   /hosted/ID/replay  the browser player (client-web/dist/replay.html)
  *   /api/hosted/ID/replay  its frames (hostreplay.h)
  *   /hosted/ID.cast    asciicast v2 of the recorded bytes
  * Recordings are read on a reader thread a few chunks at a time and
@@ -247,15 +247,15 @@ static void chunks_read(records_job_t *j)
  * body is full, -1 with b->err. */
 static int batch_play(rbuild_t *b, hosted_build_t *h)
 {
-    int rc = 0;
-    for (size_t i = 0; i < h->n && rc == 0; i++) {
+    int ret = 0;
+    for (size_t i = 0; i < h->n && ret == 0; i++) {
         h->after = h->batch[i].seq;
-        rc = h->sizing ? hostreplay_sizes(&h->batch[i], &h->maxw, &h->maxh, &h->scratch, b->err,
-                                          sizeof b->err)
-                       : hostreplay_feed(h->play, &h->batch[i], b->err, sizeof b->err);
+        ret = h->sizing ? hostreplay_sizes(&h->batch[i], &h->maxw, &h->maxh, &h->scratch, b->err,
+                                           sizeof b->err)
+                        : hostreplay_feed(h->play, &h->batch[i], b->err, sizeof b->err);
     }
     batch_free(h);
-    return rc;
+    return ret;
 }
 
 /* The body's replay, once the sizes are known. 0, or -1 with b->err. */
@@ -275,21 +275,21 @@ static void hosted_work(records_job_t *j)
     rbuild_t *b = j->ud;
     hosted_build_t *h = b->state;
     bool full = h->n == HOSTED_BATCH; /* a whole batch: there may be more */
-    int rc = play_open(b, h);
-    if (rc == 0)
-        rc = batch_play(b, h);
+    int ret = play_open(b, h);
+    if (ret == 0)
+        ret = batch_play(b, h);
     batch_free(h);
-    bool more = full && rc == 0 && h->after < b->key.v1;
-    if (rc == 0 && h->sizing && !more) { /* the sizes known: the body, from the start */
+    bool more = full && ret == 0 && h->after < b->key.v1;
+    if (ret == 0 && h->sizing && !more) { /* the sizes known: the body, from the start */
         h->sizing = false;
         h->after = 0;
         more = true;
     }
-    if (rc >= 0 && !more)
-        rc = hostreplay_end(h->play, b->err, sizeof b->err);
-    if (rc < 0)
+    if (ret >= 0 && !more)
+        ret = hostreplay_end(h->play, b->err, sizeof b->err);
+    if (ret < 0)
         b->status = 500;
-    j->again = rc == 0 && more;
+    j->again = ret == 0 && more;
 }
 
 static void on_frames_row(void *ud, int status, const db_hosted_game_t *h,
@@ -304,8 +304,8 @@ static void on_frames_row(void *ud, int status, const db_hosted_game_t *h,
     snprintf(title, sizeof title, "%s played by %s (recorded, not verified)", game_name(p),
              h->player);
     /* a live recording grows: each size is a body of its own */
-    rcache_key_t key = {p->cast ? RCACHE_HOSTED_CAST : RCACHE_HOSTED_FRAMES, h->id, h->chunks,
-                        h->bytes};
+    bodycache_key_t key = {p->cast ? BODYCACHE_HOSTED_CAST : BODYCACHE_HOSTED_FRAMES, h->id,
+                           h->chunks, h->bytes};
     rbuild_answer(p, &key, title, chunks_read, hosted_work);
 }
 
@@ -318,38 +318,38 @@ static void hosted_job_start(page_t *p)
 
 int records_hosted_game(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p)
         page_go(p, req, hosted_game_start);
-    return rc;
+    return ret;
 }
 
 int records_hosted_replay(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p)
         page_go(p, req, hosted_replay_start);
-    return rc;
+    return ret;
 }
 
 int records_hosted_cast(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p) {
         p->cast = true;
         hosted_job_start(p);
     }
-    return rc;
+    return ret;
 }
 
 int records_hosted_frames(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p)
         hosted_job_start(p);
-    return rc;
+    return ret;
 }

@@ -220,11 +220,11 @@ static int replay_event(void *ud, const recevent_t *e)
     r->play += gap < r->idle ? gap : r->idle;
     if (e->ms > r->last)
         r->last = e->ms;
-    int rc = r->kind == HOSTREPLAY_CAST ? cast_event(&r->cast, &r->out->text, e, r->play)
-                                        : frame_event(&r->frames, e, r->play);
-    if (rc == 0 && body_full(r->out))
-        rc = -1;
-    return rc;
+    int ret = r->kind == HOSTREPLAY_CAST ? cast_event(&r->cast, &r->out->text, e, r->play)
+                                         : frame_event(&r->frames, e, r->play);
+    if (ret == 0 && body_full(r->out))
+        ret = -1;
+    return ret;
 }
 
 hostreplay_t *hostreplay_new(hostreplay_kind_t kind, const hostreplay_opts_t *o, body_t *out,
@@ -262,9 +262,9 @@ int hostreplay_feed(hostreplay_t *r, const db_hosted_chunk_t *c, char *err, size
 {
     if (r->stopped)
         return 1;
-    int rc = recchunk_decode(c->ms > 0 ? (uint64_t)c->ms : 0, c->data, c->len, &r->scratch,
-                             replay_event, r, err, errlen);
-    if (rc == 0)
+    int ret = recchunk_decode(c->ms > 0 ? (uint64_t)c->ms : 0, c->data, c->len, &r->scratch,
+                              replay_event, r, err, errlen);
+    if (ret == 0)
         return 0;
     if (!r->out->cut) {
         if (r->frames.failed || r->out->text.failed || r->out->gz.failed)
@@ -320,11 +320,11 @@ int hostreplay_sizes(const db_hosted_chunk_t *c, int *w, int *h, buf_t *scratch,
                      size_t errlen)
 {
     size_max_t m = {*w, *h};
-    int rc = recchunk_decode(c->ms > 0 ? (uint64_t)c->ms : 0, c->data, c->len, scratch, size_event,
-                             &m, err, errlen);
+    int ret = recchunk_decode(c->ms > 0 ? (uint64_t)c->ms : 0, c->data, c->len, scratch, size_event,
+                              &m, err, errlen);
     *w = m.w;
     *h = m.h;
-    return rc;
+    return ret;
 }
 
 /* ---- a whole recording at once ------------------------------------------------------- */
@@ -335,18 +335,18 @@ static int whole(hostreplay_kind_t kind, const hostreplay_input_t *in, const cha
     hostreplay_opts_t o = {in->w, in->h, in->w, in->h, in->idle_ms, title};
     buf_t scratch;
     buf_init(&scratch);
-    int rc = 0;
-    for (size_t i = 0; kind == HOSTREPLAY_FRAMES && i < in->n && rc == 0; i++)
-        rc = hostreplay_sizes(&in->chunks[i], &o.maxw, &o.maxh, &scratch, err, errlen);
+    int ret = 0;
+    for (size_t i = 0; kind == HOSTREPLAY_FRAMES && i < in->n && ret == 0; i++)
+        ret = hostreplay_sizes(&in->chunks[i], &o.maxw, &o.maxh, &scratch, err, errlen);
     buf_free(&scratch);
-    hostreplay_t *r = rc == 0 ? hostreplay_new(kind, &o, out, err, errlen) : NULL;
+    hostreplay_t *r = ret == 0 ? hostreplay_new(kind, &o, out, err, errlen) : NULL;
     if (!r)
         return -1;
-    for (size_t i = 0; i < in->n && rc == 0; i++)
-        rc = hostreplay_feed(r, &in->chunks[i], err, errlen);
-    rc = rc < 0 ? -1 : hostreplay_end(r, err, errlen);
+    for (size_t i = 0; i < in->n && ret == 0; i++)
+        ret = hostreplay_feed(r, &in->chunks[i], err, errlen);
+    ret = ret < 0 ? -1 : hostreplay_end(r, err, errlen);
     hostreplay_free(r);
-    return rc;
+    return ret;
 }
 
 int hostreplay_cast(const hostreplay_input_t *in, const char *title, body_t *out, char *err,

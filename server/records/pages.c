@@ -38,6 +38,8 @@
 #include "web_parse.h"
 #include "webgw.h"
 #include "worldmap.h"
+#include "session.h"
+#include "shard.h"
 
 #define SCORES_MAX       100
 #define PLAYER_GAMES_MAX 100
@@ -492,7 +494,7 @@ static void live_overlay(page_t *p, db_game_t *games, size_t n, db_player_totals
     shards_lock_all(p->srv);
     for (int i = 0; i < shard_count(p->srv) && !s; i++) {
         s = session_find_name(shard_at(p->srv, i), p->name);
-        if (s && (s->ended || s->broken || !s->game))
+        if (s && (s->ended || !s->game))
             s = NULL;
     }
     if (s)
@@ -785,10 +787,10 @@ static void replay_work(records_job_t *j)
     rbuild_t *b = j->ud;
     server_t *srv = j->srv;
     replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
-    int rc = b->cast
-                 ? replay_asciicast(&in, NULL, CAST_STEP, b->title, &b->body, b->err, sizeof b->err)
-                 : replay_frames_json(&in, NULL, &b->body, b->err, sizeof b->err);
-    if (rc)
+    int ret =
+        b->cast ? replay_asciicast(&in, NULL, CAST_STEP, b->title, &b->body, b->err, sizeof b->err)
+                : replay_frames_json(&in, NULL, &b->body, b->err, sizeof b->err);
+    if (ret)
         b->status = 500;
 }
 
@@ -811,8 +813,8 @@ static void on_replay_row(void *ud, int status, const db_game_t *g)
     }
     snprintf(title, sizeof title, "Warren game %lld: %s, %s", (long long)g->id, g->player,
              g->cause);
-    rcache_key_t key = {p->cast ? RCACHE_GAME_CAST : RCACHE_GAME_FRAMES, g->id, (int64_t)g->seed,
-                        g->end_time};
+    bodycache_key_t key = {p->cast ? BODYCACHE_GAME_CAST : BODYCACHE_GAME_FRAMES, g->id,
+                           (int64_t)g->seed, g->end_time};
     rbuild_answer(p, &key, title, NULL, replay_work);
 }
 
@@ -910,7 +912,7 @@ static void replay_page_start(page_t *p)
 }
 
 /* A page for req, or NULL when out of memory. */
-page_t *page_new(webgw_t *g, const web_http_t *req)
+static page_t *page_new(webgw_t *g, const web_http_t *req)
 {
     page_t *p = calloc(1, sizeof *p);
     if (!p)
@@ -930,7 +932,7 @@ page_t *page_new(webgw_t *g, const web_http_t *req)
 
 /* Answers p at once when it cannot go on: a bad URL (status, why), a POST
  * (these pages only answer GET) or a stopping server. */
-bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
+static bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
 {
     if (status)
         page_error(p, status, why);
@@ -964,10 +966,10 @@ void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p))
         webgw_viewer(p->gw, req->cookie, on_viewer, p);
 }
 
-page_t *page_with_id(void *gw, const web_http_t *req, int *rc)
+page_t *page_with_id(void *gw, const web_http_t *req, int *ret)
 {
     page_t *p = page_new(gw, req);
-    *rc = p ? 0 : -1;
+    *ret = p ? 0 : -1;
     if (!p)
         return NULL;
     /* the pattern's {id} has been checked: this cannot fail */
@@ -1013,49 +1015,49 @@ int records_player(void *gw, const web_http_t *req)
 
 int records_game(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p)
         page_go(p, req, game_start);
-    return rc;
+    return ret;
 }
 
 int records_dump(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p)
         db_dump_get(p->srv->db, p->game_id, on_dump_only, p);
-    return rc;
+    return ret;
 }
 
 int records_cast(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p) {
         p->cast = true;
         replay_start(p);
     }
-    return rc;
+    return ret;
 }
 
 int records_frames(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p)
         replay_start(p);
-    return rc;
+    return ret;
 }
 
 int records_replay(void *gw, const web_http_t *req)
 {
-    int rc;
-    page_t *p = page_with_id(gw, req, &rc);
+    int ret;
+    page_t *p = page_with_id(gw, req, &ret);
     if (p)
         page_go(p, req, replay_page_start);
-    return rc;
+    return ret;
 }
 
 int records_bad_game(void *gw, const web_http_t *req)

@@ -9,6 +9,7 @@
 #include "db_hosted.h"
 #include "db_records.h"
 #include "records.h"
+#include "html.h"
 #include "records_query.h"
 #include "server.h"
 #include "web.h"
@@ -40,8 +41,6 @@ struct page {
     list_t wnode;              /* rbuild_t.waiters while it waits for a body */
 };
 
-/* A page for req (JSON under /api/), or NULL when out of memory. */
-page_t *page_new(webgw_t *g, const web_http_t *req);
 void page_free(page_t *p);
 /* Sends the body with status and content type, and frees p. */
 void page_send(page_t *p, int status, const char *ctype);
@@ -51,13 +50,10 @@ void page_error(page_t *p, int status, const char *msg);
 /* Answers p when status is not DB_OK (404 with what_missing when given
  * and DB_ENOTFOUND, else 500): true when answered. */
 bool db_failed(page_t *p, int status, const char *what_missing);
-/* Answers p at once when it cannot go on (a bad URL: status, why; a
- * POST; a stopping server): true when answered. */
-bool page_refused(page_t *p, const web_http_t *req, int status, const char *why);
 /* A page for a route with an {id} (its game_id set), not yet answered;
  * NULL when answered already (a POST, a stopping server) or out of memory
- * (*rc -1). */
-page_t *page_with_id(void *gw, const web_http_t *req, int *rc);
+ * (*ret -1). */
+page_t *page_with_id(void *gw, const web_http_t *req, int *ret);
 /* start(p) once the viewer is known (at once for JSON). */
 void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p));
 void html_head(page_t *p, const char *title);
@@ -69,7 +65,7 @@ void player_link(buf_t *o, const char *name);
 void hosted_table_html(buf_t *o, const server_t *srv, const db_hosted_score_t *r, size_t n,
                        bool ranked);
 void hosted_json(buf_t *o, const db_hosted_score_t *r); /* one row, without its '{' */
-/* The replay player's template (web/dist/replay.html) filled: {{id}},
+/* The replay player's template (client-web/dist/replay.html) filled: {{id}},
  * {{page}} the game page's path (its .cast beside it), {{frames}} the
  * frames' URL, {{game}} a one-line summary (HTML as given), {{nav}}. */
 void page_replay_tpl(page_t *p, const char *tpl, const char *id, const char *page,

@@ -9,14 +9,14 @@
 static const char *const kind_names[] = {"game cast", "game frames", "hosted cast",
                                          "hosted frames"};
 
-static bool kind_hosted(rcache_kind_t k)
+static bool kind_hosted(bodycache_kind_t k)
 {
-    return k == RCACHE_HOSTED_CAST || k == RCACHE_HOSTED_FRAMES;
+    return k == BODYCACHE_HOSTED_CAST || k == BODYCACHE_HOSTED_FRAMES;
 }
 
-static bool kind_cast(rcache_kind_t k)
+static bool kind_cast(bodycache_kind_t k)
 {
-    return k == RCACHE_GAME_CAST || k == RCACHE_HOSTED_CAST;
+    return k == BODYCACHE_GAME_CAST || k == BODYCACHE_HOSTED_CAST;
 }
 
 /* p's gateway, NULL once it is gone (a build ending at shutdown). */
@@ -28,9 +28,9 @@ static web_t *page_web(const page_t *p)
 /* ---- a cached body read by one request ------------------------------------------------ */
 
 typedef struct {
-    rcache_entry_t *e; /* referenced */
-    size_t off;        /* gzip: bytes sent */
-    bool plain;        /* the client does not take gzip: inflated as it reads */
+    bodycache_entry_t *e; /* referenced */
+    size_t off;           /* gzip: bytes sent */
+    bool plain;           /* the client does not take gzip: inflated as it reads */
     http_gunz_t z;
 } reader_t;
 
@@ -49,14 +49,14 @@ static void reader_close(void *ud)
 {
     reader_t *r = ud;
     http_gunz_close(&r->z);
-    rcache_unref(r->e);
+    bodycache_unref(r->e);
     free(r);
 }
 
 static const web_source_t entry_source = {reader_read, reader_close};
 
 /* Answers p with e's body (a reference of its own), and frees p. */
-static void answer_entry(page_t *p, rcache_entry_t *e, bool hit)
+static void answer_entry(page_t *p, bodycache_entry_t *e, bool hit)
 {
     const char *hdrs[] = {"vary:",
                           "Accept-Encoding",
@@ -75,7 +75,7 @@ static void answer_entry(page_t *p, rcache_entry_t *e, bool hit)
         hdrs[4] = NULL;
     r->e = e;
     r->plain = !p->gzip;
-    rcache_ref(e);
+    bodycache_ref(e);
     const char *ctype = kind_cast(e->key.kind) ? "application/x-asciicast" : "application/json";
     if (web_reply_source(page_web(p), p->id, 200, ctype, hdrs, r->plain ? e->len : e->gz_len,
                          &entry_source, r))
@@ -85,11 +85,11 @@ static void answer_entry(page_t *p, rcache_entry_t *e, bool hit)
 
 /* ---- builds ----------------------------------------------------------------------------- */
 
-static rbuild_t *build_find(records_t *r, const rcache_key_t *key)
+static rbuild_t *build_find(records_t *r, const bodycache_key_t *key)
 {
     LIST_EACH (it, &r->builds) {
         rbuild_t *b = LIST_ITEM(it, rbuild_t, node);
-        if (rcache_key_eq(&b->key, key))
+        if (bodycache_key_eq(&b->key, key))
             return b;
     }
     return NULL;
@@ -135,7 +135,7 @@ static void build_free(rbuild_t *b)
     free(b);
 }
 
-static void build_log(const rbuild_t *b, const rcache_entry_t *e)
+static void build_log(const rbuild_t *b, const bodycache_entry_t *e)
 {
     log_info("replay built: %s %lld, %llu bytes%s, %zu gzipped, %llu ms", kind_names[b->key.kind],
              (long long)b->key.id, (unsigned long long)e->len,
@@ -152,9 +152,9 @@ static void build_done(records_job_t *j)
     char err[200];
     snprintf(err, sizeof err, "%s", j->status ? j->err : b->err);
     records_job_free(j);
-    rcache_entry_t *e = NULL;
+    bodycache_entry_t *e = NULL;
     if (!status &&
-        !(e = rcache_put(b->srv->records->cache, &b->key, &b->body.gz, body_len(&b->body)))) {
+        !(e = bodycache_put(b->srv->records->cache, &b->key, &b->body.gz, body_len(&b->body)))) {
         status = 500;
         snprintf(err, sizeof err, "out of memory");
     }
@@ -170,11 +170,11 @@ static void build_done(records_job_t *j)
         else
             page_error(p, status, err);
     }
-    rcache_unref(e);
+    bodycache_unref(e);
     build_free(b);
 }
 
-static rbuild_t *build_new(page_t *p, const rcache_key_t *key, const char *title,
+static rbuild_t *build_new(page_t *p, const bodycache_key_t *key, const char *title,
                            records_job_fn work)
 {
     rbuild_t *b = calloc(1, sizeof *b);
@@ -192,14 +192,14 @@ static rbuild_t *build_new(page_t *p, const rcache_key_t *key, const char *title
     return b;
 }
 
-void rbuild_answer(page_t *p, const rcache_key_t *key, const char *title, records_job_fn read,
+void rbuild_answer(page_t *p, const bodycache_key_t *key, const char *title, records_job_fn read,
                    records_job_fn work)
 {
     records_t *r = p->srv->records;
-    rcache_entry_t *e = rcache_get(r->cache, key);
+    bodycache_entry_t *e = bodycache_get(r->cache, key);
     if (e) {
         answer_entry(p, e, true);
-        rcache_unref(e);
+        bodycache_unref(e);
         return;
     }
     rbuild_t *b = build_find(r, key);

@@ -1,6 +1,6 @@
 /* rbuild — the answer to a request for a replay body (the frames or the
  * asciicast of a Warren game or of a hosted recording), once its row has
- * been read: from the cache (rcache.h) when that body is there
+ * been read: from the cache (bodycache.h) when that body is there
  * ("x-warren-cache: hit"); else the request waits for the build of that
  * body already under way, or a new one (records' replay jobs: read and
  * work as the caller gives them, work writing b->body on the thread pool)
@@ -20,13 +20,13 @@
 #define WARREN_RBUILD_H
 #include "body.h"
 #include "pages_impl.h"
-#include "rcache.h"
+#include "bodycache.h"
 #include "records.h"
 
 typedef struct rbuild rbuild_t;
 struct rbuild {
     /* read-only once started */
-    rcache_key_t key;
+    bodycache_key_t key;
     server_t *srv;
     bool cast;               /* the asciicast, else the frames */
     char title[256];         /* the cast's */
@@ -48,7 +48,7 @@ struct rbuild {
 /* Answers p (a page of a replay body: p->cast says which) for key. title
  * is the cast's; read (NULL: the game's row and journal into the job) and
  * work are the job's, with j->ud the build. */
-void rbuild_answer(page_t *p, const rcache_key_t *key, const char *title, records_job_fn read,
+void rbuild_answer(page_t *p, const bodycache_key_t *key, const char *title, records_job_fn read,
                    records_job_fn work);
 
 #endif

@@ -8,7 +8,7 @@
  *
  * Replay bodies (the frames and the asciicasts of Warren's games and of
  * hosted recordings) are built once (rbuild.h), at most replay-max bytes
- * each, and kept gzipped in a cache of replay-cache bytes (rcache.h). A
+ * each, and kept gzipped in a cache of replay-cache bytes (bodycache.h). A
  * build waits in a queue of at most replay-queue; past it the request is
  * answered 503 with Retry-After. A build whose every request has gone
  * is dropped before it starts, or between two of its rounds.
@@ -23,6 +23,7 @@
 #define WARREN_RECORDS_H
 #include <stdint.h>
 #include "db.h"
+#include "hooks.h"
 #include "journal.h"
 #include "list.h"
 #include "server.h"
@@ -32,7 +33,7 @@
 
 typedef struct records records_t;
 typedef struct records_job records_job_t;
-typedef struct rcache rcache_t;
+typedef struct bodycache bodycache_t;
 
 struct records {
     server_t *srv;
@@ -42,11 +43,11 @@ struct records {
     uint64_t body_max;                  /* replay-max */
     list_t waiting; /* records_job_t.node, first come first served (as they fit) */
     int nwaiting;   /* refusable (page) jobs waiting */
-    rcache_t *cache;
+    bodycache_t *cache;
     list_t builds;         /* rbuild_t.node: replay bodies being built (rbuild.c) */
     int64_t backlog_after; /* the backlog's next batch starts after this id */
     bool backlog_more, backlog_reading;
-    char *replay_tpl; /* web/dist/replay.html, read at start; NULL if not built */
+    char *replay_tpl; /* client-web/dist/replay.html, read at start; NULL if not built */
 };
 
 /* Reads the replay page template from web_root (NULL: no replay page). */
@@ -54,8 +55,9 @@ records_t *records_new(server_t *srv, const char *web_root); /* NULL on OOM */
 /* After uv_run has returned (every job has finished by then). NULL is fine. */
 void records_free(records_t *r);
 
-/* A finished game: queue its verification. */
-void records_verify(server_t *srv, int64_t game_id);
+/* Registers with the core (hooks.h): a Warren game's stored end is
+ * verified (game_stored). */
+void records_hooks(hooks_t *h);
 /* At start: verifies every finished game still unchecked, a batch at a time. */
 void records_verify_backlog(server_t *srv);
 
@@ -100,7 +102,7 @@ void records_job_free(records_job_t *j);
 
 /* ---- pages (pages.c) ---- */
 
-/* The route table's handlers (web/routes.c) for the records URLs
+/* The route table's handlers (server/routes.c) for the records URLs
  * (records_query.h): gw is the webgw_t; req->route->arg is RECORDS_JSON for
  * the /api/ rows. Each answers with web_reply, now or later (a POST gets
  * 405 once the URL is checked), and returns 0, or -1 when out of memory. */

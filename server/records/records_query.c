@@ -91,44 +91,9 @@ int rq_scores_filter(const char *const *args, int nargs, rq_filter_t *f, char *e
     if (err && errlen)
         err[0] = '\0';
     for (int i = 0; i < nargs; i++) {
-        int rc = args && args[i] ? scores_arg(args[i], f, err, errlen) : 0;
-        if (rc)
-            return rc;
+        int ret = args && args[i] ? scores_arg(args[i], f, err, errlen) : 0;
+        if (ret)
+            return ret;
     }
     return 0;
-}
-
-void html_escape(buf_t *out, const char *s, size_t len)
-{
-    static const char *const ent[] = {
-        ['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;"};
-    size_t start = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        bool special = c < sizeof ent / sizeof ent[0] && ent[c];
-        bool drop = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7F;
-        if (!special && !drop)
-            continue;
-        buf_put(out, s + start, i - start);
-        if (special)
-            buf_puts(out, ent[c]);
-        start = i + 1;
-    }
-    buf_put(out, s + start, len - start);
-}
-
-void url_escape(buf_t *out, const char *s)
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-            c == '-' || c == '_' || c == '.' || c == '~') {
-            buf_putc(out, (char)c);
-            continue;
-        }
-        buf_putc(out, '%');
-        buf_putc(out, hex[c >> 4]);
-        buf_putc(out, hex[c & 15]);
-    }
 }

@@ -1,6 +1,6 @@
 /* records_query — reads what a score page's URL asks for (its parameter
- * and query arguments; web/routes.c has the URLs) and escapes text for
- * HTML. Pure functions over outside input, fuzzed by
+ * and query arguments; server/routes.c has the URLs; web/html.h escapes
+ * what they show). Pure functions over outside input, fuzzed by
  * tests/fuzz/records_query.c.
  *
  *   /scores  /api/scores        ?race=R&class=C&period=all|day|week|month|year
@@ -36,19 +36,5 @@ int rq_player_name(const char *rest, char name[24], char *err, size_t errlen);
 /* Why a /game/ URL no route took is refused (rest: after "/game/"): 400
  * when it does not start with an ID, else 404 (no such page). */
 int rq_game_error(const char *rest, char *err, size_t errlen);
-
-/* Appends s (len bytes) escaped for HTML text and attribute values: & < > "
- * ' become entities; control characters other than tab and newline are
- * dropped. */
-void html_escape(buf_t *out, const char *s, size_t len);
-/* Appends s percent-encoded for one URL path segment (safe in HTML too). */
-void url_escape(buf_t *out, const char *s);
-static inline void html_escape_str(buf_t *out, const char *s)
-{
-    size_t n = 0;
-    while (s && s[n])
-        n++;
-    html_escape(out, s, n);
-}
 
 #endif

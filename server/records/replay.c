@@ -141,28 +141,28 @@ int replay_run(const replay_input_t *in, const replay_opts_t *opts, replay_frame
     memset(res, 0, sizeof *res);
     buf_init(&res->dump);
     player_t p = {.opts = opts_or_defaults(opts), .cb = cb, .ud = ud, .res = res};
-    int rc = player_open(&p, in, err, errlen);
-    if (rc == 0)
+    int ret = player_open(&p, in, err, errlen);
+    if (ret == 0)
         emit_frame(&p);
     uint64_t seq = 0;
-    if (rc == 0)
-        rc = journal_play(in->rows, in->nrows, &seq, play_key, &p, err, errlen);
+    if (ret == 0)
+        ret = journal_play(in->rows, in->nrows, &seq, play_key, &p, err, errlen);
     if (p.cut && !p.failed) { /* stopped where the callback said: no error */
-        rc = 0;
+        ret = 0;
         res->cut = true;
         err[0] = '\0';
     }
-    if (rc == 0 && p.failed) {
+    if (ret == 0 && p.failed) {
         snprintf(err, errlen, "frame output failed");
-        rc = -1;
+        ret = -1;
     }
-    if (rc == 0) {
+    if (ret == 0) {
         game_status(p.g, &res->end);
         res->hash = game_hash(p.g);
         game_dump(p.g, &res->dump);
     }
     player_close(&p);
-    return rc;
+    return ret;
 }
 
 void replay_result_free(replay_result_t *res)
@@ -202,13 +202,13 @@ static int json_frame_out(void *ud, const replay_frame_t *f)
 }
 
 /* The body's end: an error when memory ran out. */
-static int body_end(body_t *b, int rc, char *err, size_t errlen)
+static int body_end(body_t *b, int ret, char *err, size_t errlen)
 {
-    if (rc == 0 && body_close(b)) {
+    if (ret == 0 && body_close(b)) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    return rc;
+    return ret;
 }
 
 int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, body_t *out, char *err,
@@ -219,14 +219,14 @@ int replay_frames_json(const replay_input_t *in, const replay_opts_t *opts, body
                o.w, o.h, o.keyframe_turns, o.idle_ms);
     json_sink_t s = {out, 0};
     replay_result_t res;
-    int rc = replay_run(in, &o, json_frame_out, &s, &res, err, errlen);
-    if (rc == 0)
+    int ret = replay_run(in, &o, json_frame_out, &s, &res, err, errlen);
+    if (ret == 0)
         buf_printf(&out->text,
                    "],\"turns\":%llu,\"keys\":%llu,\"hash\":\"%016llx\",\"truncated\":%s}\n",
                    (unsigned long long)res.end.turn, (unsigned long long)res.keys,
                    (unsigned long long)res.hash, res.cut ? "true" : "false");
     replay_result_free(&res);
-    return body_end(out, rc, err, errlen);
+    return body_end(out, ret, err, errlen);
 }
 
 /* ---- asciicast v2 -------------------------------------------------------------------- */
@@ -262,9 +262,9 @@ int replay_asciicast(const replay_input_t *in, const replay_opts_t *opts, double
     buf_puts(&out->text, ", \"env\": {\"TERM\": \"xterm-256color\"}}\n");
     cast_sink_t s = {out, 0};
     replay_result_t res;
-    int rc = replay_run(in, &o, cast_frame_out, &s, &res, err, errlen);
-    if (rc == 0 && res.cut)
+    int ret = replay_run(in, &o, cast_frame_out, &s, &res, err, errlen);
+    if (ret == 0 && res.cut)
         body_cast_cut(out, s.ms);
     replay_result_free(&res);
-    return body_end(out, rc, err, errlen);
+    return body_end(out, ret, err, errlen);
 }

@@ -7,7 +7,7 @@
 #include "db_records.h"
 #include "journal.h"
 #include "log.h"
-#include "rcache.h"
+#include "bodycache.h"
 #include "records.h"
 #include "replay.h"
 #include "webgw.h"
@@ -26,7 +26,7 @@ records_t *records_new(server_t *srv, const char *web_root)
     r->hosted_max = r->jobs_max > 1 ? r->jobs_max - 1 : 1;
     r->wait_max = srv->cfg.replay_queue;
     r->body_max = (uint64_t)srv->cfg.replay_max;
-    r->cache = rcache_new((size_t)srv->cfg.replay_cache);
+    r->cache = bodycache_new((size_t)srv->cfg.replay_cache);
     if (!r->cache) {
         free(r);
         return NULL;
@@ -34,7 +34,7 @@ records_t *records_new(server_t *srv, const char *web_root)
     if (web_root) {
         r->replay_tpl = webgw_read_file(web_root, "replay.html");
         if (!r->replay_tpl)
-            log_warn("replay page: %s/replay.html not found (build web/)", web_root);
+            log_warn("replay page: %s/replay.html not found (build client-web/)", web_root);
     }
     return r;
 }
@@ -50,7 +50,7 @@ void records_free(records_t *r)
         j->status = 503;
         j->done(j);
     }
-    rcache_free(r->cache);
+    bodycache_free(r->cache);
     free(r->replay_tpl);
     free(r);
 }
@@ -264,7 +264,7 @@ void records_job_start(records_job_t *j)
 
 typedef struct {
     replay_result_t res;
-    int rc;
+    int ret;
     bool skipped;
     char why[240];
 } verdict_t;
@@ -313,12 +313,12 @@ static void verify_work(records_job_t *j)
         return;
     }
     replay_input_t in = {srv->content, j->game.seed, j->game.player, j->journal.rows, j->journal.n};
-    v->rc = replay_run(&in, NULL, NULL, NULL, &v->res, v->why, sizeof v->why);
-    if (v->rc == 0) {
+    v->ret = replay_run(&in, NULL, NULL, NULL, &v->res, v->why, sizeof v->why);
+    if (v->ret == 0) {
         const char *d = first_difference(j, &v->res, v->why, sizeof v->why);
         if (d && d != v->why)
             snprintf(v->why, sizeof v->why, "%s", d);
-        v->rc = d ? 1 : 0;
+        v->ret = d ? 1 : 0;
     }
 }
 
@@ -354,7 +354,7 @@ static void store_verdict(server_t *srv, int64_t game_id, const verdict_t *v)
         log_error("verify game=%lld: out of memory storing the verdict", (long long)game_id);
         return;
     }
-    *s = (verdict_saved_t){srv, game_id, v->rc == 0 ? 1 : -1, v->res.keys, v->res.hash, ""};
+    *s = (verdict_saved_t){srv, game_id, v->ret == 0 ? 1 : -1, v->res.keys, v->res.hash, ""};
     snprintf(s->why, sizeof s->why, "%s", v->why);
     db_game_set_verified(srv->db, game_id, s->verdict, on_verdict_saved, s);
 }
@@ -374,7 +374,8 @@ static void verify_done(records_job_t *j)
     records_job_free(j);
 }
 
-void records_verify(server_t *srv, int64_t game_id)
+/* A finished game (hooks.h: game_stored): its verification queued. */
+static void records_verify(server_t *srv, int64_t game_id)
 {
     records_job_t *j = calloc(1, sizeof *j);
     verdict_t *v = calloc(1, sizeof *v);
@@ -425,4 +426,9 @@ void records_verify_backlog(server_t *srv)
     records_t *r = srv->records;
     if (r && !srv->stopping)
         backlog_read(r);
+}
+
+void records_hooks(hooks_t *h)
+{
+    HOOKS_ADD(h, game_stored, records_verify);
 }

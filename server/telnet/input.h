@@ -1,18 +1,14 @@
-/* input — what a telnet client tells warrend besides keys, and the menu's
- * line editor: pure functions over the values libtelnet hands over, so the
+/* input — what a telnet client tells warrend besides keys: pure functions over the values libtelnet hands over, so the
  * daemon's handling of outside input is testable and fuzzable without a
  * socket (tests/fuzz/telnet_input.c drives them through libtelnet).
  *
  *   NAWS        window size: exactly 4 bytes, width and height big-endian
  *   TTYPE       terminal type name: kept as printable ASCII, others '?'
- *   NEW-ENVIRON REMOTE_ADDR from `warren --ssh`: hex digits, '.' and ':'
- *   line keys   Name: and Password: prompts (ASCII only, bounded) */
+ *   NEW-ENVIRON REMOTE_ADDR from `warren --ssh`: hex digits, '.' and ':' */
 #ifndef WARREN_INPUT_H
 #define WARREN_INPUT_H
-#include <stdbool.h>
 #include <stddef.h>
 #include <libtelnet.h>
-#include "keys.h"
 
 /* The options warrend offers and accepts (libtelnet's table, ends with -1). */
 extern const telnet_telopt_t INPUT_TELOPTS[];
@@ -26,17 +22,5 @@ void input_term_name(const char *name, char *out, size_t outlen);
 /* A REMOTE_ADDR value: 0 with it in out when it is 1..outlen-1 characters
  * of hex digits, '.' and ':'; else -1 (out untouched). */
 int input_remote_addr(const char *value, char *out, size_t outlen);
-
-typedef enum {
-    LINE_IGNORED = 0, /* the key changes nothing */
-    LINE_EDITED,      /* the line changed: redraw */
-    LINE_ENTER,       /* Enter: the line is done */
-    LINE_CANCEL,      /* Esc: leave the prompt */
-} line_action_t;
-
-/* Applies key k to line (NUL-terminated, *len bytes, room for max + 1):
- * printable ASCII appends while *len < max, Backspace drops one UTF-8
- * character, Ctrl-U clears. */
-line_action_t input_line_key(char *line, size_t *len, size_t max, key_event_t k);
 
 #endif

@@ -1,7 +1,7 @@
 /* telnet — the telnet gateway: listeners on TCP and the Unix socket,
  * libtelnet negotiation, terminal size and type, and the bounded output
  * queue. Bytes become key events here and nothing else; what keys mean is
- * menu.c's and session.c's business.
+ * the menu's and the session's business (conn_key routes them).
  *
  * A telnet conn is a tconn_t: the shared conn_t (conn.h) first, then the
  * transport's own state, which no other file sees. */
@@ -9,11 +9,17 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "telnet.h"
 #include "budget.h"
+#include "hooks.h"
 #include "input.h"
 #include "listener.h"
 #include "log.h"
+#include "menu.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
+#include "watch.h"
 
 #define ESC_DELAY_MS 50
 
@@ -68,11 +74,6 @@ typedef struct {
 static tconn_t *tconn_of(const conn_t *c)
 {
     return (tconn_t *)c;
-}
-
-uint64_t now_ms(const server_t *s)
-{
-    return uv_now(s->loop);
 }
 
 /* Its handles on the loop on, and its place on that loop's conns. */
@@ -138,7 +139,7 @@ static void op_close(conn_t *c, const char *why)
     log_info("disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id, c->ip,
              c->user[0] ? c->user : "-", why);
     if (conn_in_game(c))
-        session_detach(c, NULL);
+        conn_detach(c, NULL);
     close_handles(tconn_of(c));
 }
 
@@ -174,7 +175,7 @@ static void on_written(uv_write_t *req, int status)
     if (status < 0 && !c->closing)
         conn_close(c, uv_strerror(status));
     else if (!c->closing && t->mv == MV_NONE && t->outq == 0 && c->need_key)
-        session_drained(c);
+        conn_drained(c);
     conn_unref(c);
 }
 
@@ -208,10 +209,10 @@ static void send_raw(tconn_t *t, const char *data, size_t len)
     w->len = len;
     w->req.data = t;
     uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
-    int rc = uv_write(&w->req, &t->io.stream, &b, 1, on_written);
-    if (rc < 0) {
+    int ret = uv_write(&w->req, &t->io.stream, &b, 1, on_written);
+    if (ret < 0) {
         free(w);
-        conn_close(c, uv_strerror(rc));
+        conn_close(c, uv_strerror(ret));
         return;
     }
     t->outq += w->len;
@@ -255,10 +256,7 @@ static void apply_size(conn_t *c)
         return;
     c->w = w;
     c->h = h;
-    if (in_game(c))
-        session_resized(c);
-    else
-        menu_resized(c);
+    conn_resized(c);
 }
 
 static void on_naws(conn_t *c, const unsigned char *b, size_t n)
@@ -273,7 +271,7 @@ static void on_ttype(conn_t *c, const char *name)
     menu_apply_profile(c);
     /* a new profile means a full redraw in it */
     if (in_game(c))
-        session_resized(c);
+        conn_resized(c);
     else
         menu_redraw(c);
 }
@@ -293,9 +291,9 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
             log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit applies once the address is known */
-            int rc = budget_move(c->srv->budget, &t->slot, ip);
-            if (rc != BUDGET_OK) {
-                const char *m = rc == BUDGET_BANNED
+            int ret = budget_move(c->srv->budget, &t->slot, ip);
+            if (ret != BUDGET_OK) {
+                const char *m = ret == BUDGET_BANNED
                                     ? "\r\nConnections from your address are refused.\r\n"
                                     : "\r\nToo many connections from your address.\r\n";
                 conn_write(c, m, strlen(m));
@@ -309,12 +307,8 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
 static void on_key(void *ud, key_event_t k)
 {
     conn_t *c = ud;
-    if (c->closing)
-        return;
-    if (in_game(c))
-        session_key(c, k);
-    else
-        menu_key(c, k);
+    if (!c->closing)
+        conn_key(c, k);
 }
 
 static void on_esc_timer(uv_timer_t *timer)
@@ -457,7 +451,7 @@ static void tconn_start(tconn_t *t)
         telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_NEW_ENVIRON);
     uv_read_start(&t->io.stream, on_alloc, on_read);
     apply_size(c);
-    menu_enter(c, NULL);
+    conn_menu(c, NULL);
 }
 
 /* A new tconn on the server's list with its two handles open, or NULL. */
@@ -502,9 +496,9 @@ static void refuse(server_t *s, int fd, const char *peer, int why)
 static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
 {
     budget_slot_t slot;
-    int rc = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
-    if (rc != BUDGET_OK) {
-        refuse(s, fd, peer, rc);
+    int ret = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
+    if (ret != BUDGET_OK) {
+        refuse(s, fd, peer, ret);
         return;
     }
     tconn_t *t = tconn_new(s, is_unix);
@@ -629,7 +623,9 @@ static void op_move(conn_t *c, server_t *to, const conn_dest_t *d)
 
 /* ---- listening ---------------------------------------------------------------------------- */
 
-int telnetgw_attach(server_t *s)
+/* A loop's part (home's, and with loops = N each other loop's: hooks.h):
+ * ends of the conns handed to it, a few per turn. */
+static int telnetgw_attach(server_t *s)
 {
     s->telnet = calloc(1, sizeof *s->telnet);
     if (!s->telnet)
@@ -699,4 +695,11 @@ void telnetgw_tick(server_t *s)
             conn_close(c, "idle");
         }
     }
+}
+
+void telnetgw_hooks(hooks_t *h)
+{
+    HOOKS_ADD(h, loop_start, telnetgw_attach);
+    HOOKS_ADD(h, loop_stop, telnetgw_stop);
+    HOOKS_ADD(h, loop_free, telnetgw_free);
 }

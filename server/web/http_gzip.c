@@ -77,15 +77,15 @@ int http_gzip(const void *in, size_t len, buf_t *out)
     http_gzw_t w;
     if (out->failed || http_gzw_open(&w, out))
         return -1;
-    int rc = http_gzw_put(&w, in, len) || http_gzw_finish(&w) ? -1 : 0;
+    int ret = http_gzw_put(&w, in, len) || http_gzw_finish(&w) ? -1 : 0;
     http_gzw_close(&w);
-    if (rc) { /* out as it was */
+    if (ret) { /* out as it was */
         out->failed = false;
         out->len = was;
         if (out->data)
             out->data[was] = 0;
     }
-    return rc;
+    return ret;
 }
 
 /* ---- read back in pieces ----------------------------------------------------------- */

@@ -17,7 +17,7 @@
 #include "accounts.h"
 #include "listener.h"
 #include "log.h"
-#include "records_query.h"
+#include "html.h"
 #include "webgw.h"
 
 #define COOKIE_DAYS 30
@@ -253,20 +253,20 @@ static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
         err = "The two passwords differ.";
     if (nl < 0)
         ar->name[0] = 0;
-    int rc = -1;
+    int ret = -1;
     if (!err) {
         uint64_t now = now_ms(g->srv);
-        rc = reg ? accounts_register(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now,
-                                     on_account, ar)
-                 : accounts_login(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account,
-                                  ar);
-        if (rc != 0)
+        ret = reg ? accounts_register(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now,
+                                      on_account, ar)
+                  : accounts_login(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account,
+                                   ar);
+        if (ret != 0)
             err = "The server cannot check accounts right now.";
     }
     sodium_memzero(pw, sizeof pw);
     sodium_memzero(pw2, sizeof pw2);
     if (err) {
-        reply_form(g, req->id, rc == -1 ? 400 : 503, reg, err, ar->name, ar->next);
+        reply_form(g, req->id, ret == -1 ? 400 : 503, reg, err, ar->name, ar->next);
         free(ar);
     }
 }
@@ -382,12 +382,12 @@ static void on_pw_user(void *ud, int status, const db_user_t *u)
     }
     pr->user_id = u->id;
     snprintf(pr->user, sizeof pr->user, "%s", u->name);
-    int rc =
+    int ret =
         accounts_change_password(g->srv->acc, pr->ip, u->name, pr->old, (size_t)pr->oldlen, pr->pw,
                                  (size_t)pr->pwlen, pr->hash, now_ms(g->srv), on_pw_changed, pr);
     sodium_memzero(pr->old, sizeof pr->old); /* accounts keeps its own copies */
     sodium_memzero(pr->pw, sizeof pr->pw);
-    if (rc != 0) {
+    if (ret != 0) {
         reply_pw_form(g, pr->id, 503, "The server cannot check accounts right now.", pr->user);
         pw_req_free(pr);
     }

@@ -3,13 +3,13 @@
  * file is the player's copy (%r), made from rc-default the first time;
  * saving replaces it whole. Posts are checked as every form's are (web.c:
  * same-site Origin or Referer; the session cookie is SameSite); the text
- * may have HOSTGAME_RC_MAX bytes (the form's line ends become "\n"). */
+ * may have GAMECFG_RC_MAX bytes (the form's line ends become "\n"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hostgame.h"
+#include "hooks.h"
 #include "log.h"
-#include "records_query.h"
+#include "html.h"
 #include "webgw.h"
 
 typedef struct {
@@ -48,7 +48,7 @@ static void rc_page(rc_req_t *r, const char *viewer, const char *text, size_t le
                "<form method=\"post\" action=\"%s\"><textarea name=\"rc\" rows=\"24\" "
                "cols=\"80\" spellcheck=\"false\" style=\"width:100%%;max-width:60em;"
                "background:#222;color:#eee;font:13px monospace\">",
-               HOSTGAME_RC_MAX, r->here);
+               GAMECFG_RC_MAX, r->here);
     html_escape(&b, text, len);
     buf_puts(&b, "</textarea><br><button type=\"submit\">Save</button></form>\n");
     webgw_page_close(&b);
@@ -62,7 +62,7 @@ static void rc_show(rc_req_t *r, const db_user_t *u)
     char err[200];
     buf_t text;
     buf_init(&text);
-    if (hostgame_rc_load(r->g->srv, r->game, u->game_name, &text, err, sizeof err) < 0) {
+    if (hooks_rc_load(r->g->srv, r->game, u->game_name, &text, err, sizeof err) < 0) {
         log_error("rc file user=%s game=%s: %s", u->name, r->game->id, err);
         rc_page(r, u->name, "", 0, 500, err, false);
     } else
@@ -83,13 +83,13 @@ static void on_rc_viewer(void *ud, const db_user_t *u)
         return;
     }
     char err[200];
-    if (r->len > HOSTGAME_RC_MAX) {
+    if (r->len > GAMECFG_RC_MAX) {
         snprintf(err, sizeof err,
-                 "Not saved: the file may have at most %d bytes; this one has %zu.",
-                 HOSTGAME_RC_MAX, r->len);
+                 "Not saved: the file may have at most %d bytes; this one has %zu.", GAMECFG_RC_MAX,
+                 r->len);
         rc_page(r, u->name, r->text, r->len, 413, err, false);
-    } else if (hostgame_rc_save(r->g->srv, r->game, u->game_name, r->text, r->len, err,
-                                sizeof err) < 0)
+    } else if (hooks_rc_save(r->g->srv, r->game, u->game_name, r->text, r->len, err, sizeof err) <
+               0)
         rc_page(r, u->name, r->text, r->len, 400, err, false);
     else
         rc_page(r, u->name, r->text, r->len, 200, "Saved.", true);

@@ -7,7 +7,7 @@
  * they were on. The viewer is the account of the session cookie, looked up
  * (webgw_viewer) before a page is built.
  *
- * The client's pages (web/dist index.html, play.html, watch.html) are
+ * The client's pages (client-web/dist index.html, play.html, watch.html) are
  * templates read at start: <!--nav--> becomes the navigation and, in the
  * lobby, <!--games--> the rows of the live games, so the lobby lists them
  * without JavaScript (its script then keeps the list live). Served as plain
@@ -24,7 +24,7 @@
 #include "gamecfg.h"
 #include "http_gzip.h"
 #include "options.h"
-#include "records_query.h"
+#include "html.h"
 #include "web_parse.h"
 #include "webgw.h"
 
@@ -180,7 +180,7 @@ void webgw_templates_load(webgw_t *g, const char *root)
 {
     for (int i = 0; i < WEBGW_TEMPLATES; i++)
         if (!(g->tpl[i] = webgw_read_file(root, template_files[i])))
-            log_warn("web: %s/%s not found (build web/)", root, template_files[i]);
+            log_warn("web: %s/%s not found (build client-web/)", root, template_files[i]);
 }
 
 void webgw_templates_free(webgw_t *g)

@@ -163,8 +163,10 @@ char *web_default_root(char *out, size_t outlen)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = 0;
-        /* bin/warrend -> ../web/dist; bin/asan/warrend, bin/tools/x -> ../../web/dist */
-        static const char *ups[] = {"/../web/dist", "/../../web/dist", "/../../../web/dist"};
+        /* bin/warrend -> ../client-web/dist; bin/asan/warrend, bin/tools/x ->
+         * ../../client-web/dist */
+        static const char *ups[] = {"/../client-web/dist", "/../../client-web/dist",
+                                    "/../../../client-web/dist"};
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = 0;
@@ -178,7 +180,7 @@ char *web_default_root(char *out, size_t outlen)
             }
         }
     }
-    snprintf(out, outlen, "web/dist");
+    snprintf(out, outlen, "client-web/dist");
     return out;
 }
 
@@ -517,8 +519,8 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
     get_client(w, wsi, ip, sizeof ip, &https);
     web_open_t info = {.kind = pss->kind, .name = pss->name, .cookie = cookie, .ip = ip};
     /* without an on_open hook nobody decides who may play: refuse */
-    int rc = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : -1;
-    if (rc < 0) {
+    int ret = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : -1;
+    if (ret < 0) {
         web_close(wc, LWS_CLOSE_STATUS_POLICY_VIOLATION, "refused");
         return 0;
     }

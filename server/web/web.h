@@ -1,12 +1,12 @@
 /* web — warrend's HTTP and websocket gateway (libwebsockets on the daemon's
- * libuv loop). It serves the built browser client (web/dist) and carries
+ * libuv loop). It serves the built browser client (client-web/dist) and carries
  * terminal streams over websockets. It knows nothing of games, sessions or
  * accounts: the daemon fills a web_hooks_t, decides what a connection is,
  * and passes the route table (web_route_t) that says what each URL is.
  *
  * URLs: a request is matched against the route table, first row first; a
  * path no row takes gets 404 (a method other than GET, HEAD or POST 405).
- * warrend's table is web/routes.c. Parameters are checked by the pattern
+ * warrend's table is server/routes.c. Parameters are checked by the pattern
  * before any hook runs, so a {name} is always 1-32 of [A-Za-z0-9_-].
  * HEAD is answered like GET without the body. A websocket whose Origin
  * header does not match its Host is refused; so is a POST (403) whose
@@ -205,12 +205,12 @@ size_t web_queued(const web_conn_t *wc);
 void web_close(web_conn_t *wc, int code, const char *reason);
 void web_conn_set_user(web_conn_t *wc, void *user);
 void *web_conn_user(const web_conn_t *wc);
-web_kind_t web_conn_kind(const web_conn_t *wc);
+web_kind_t web_conn_kind(const web_conn_t *wc); /* tests/tools/web_harness asks it */
 
 /* Where the built client is looked for when cfg->root is NULL: $WARREN_WEB_ROOT,
- * else web/dist two or three levels above the binary (bin/warrend,
+ * else client-web/dist two or three levels above the binary (bin/warrend,
  * bin/asan/warrend), else
- * ./web/dist. Writes into out; returns out. */
+ * ./client-web/dist. Writes into out; returns out. */
 char *web_default_root(char *out, size_t outlen);
 
 #endif

@@ -96,15 +96,15 @@ static web_ticket_t *ticket_new(web_door_t *d, const char *peer)
     t->door = d;
     snprintf(t->peer, sizeof t->peer, "%s", peer);
     t->proxied = web_addr_listed(peer, d->trusted);
-    int rc = d->budget ? budget_take(d->budget, &t->slot, t->proxied ? NULL : peer) : BUDGET_OK;
-    if (rc != BUDGET_OK && d->refusing >= WEB_DOOR_REFUSING_MAX) {
+    int ret = d->budget ? budget_take(d->budget, &t->slot, t->proxied ? NULL : peer) : BUDGET_OK;
+    if (ret != BUDGET_OK && d->refusing >= WEB_DOOR_REFUSING_MAX) {
         log_refusal(d, peer, "closed at the door");
         free(t);
         return NULL;
     }
     d->tickets++;
-    if (rc != BUDGET_OK)
-        ticket_refuse(t, peer, rc);
+    if (ret != BUDGET_OK)
+        ticket_refuse(t, peer, ret);
     return t;
 }
 
@@ -114,10 +114,10 @@ int web_door_charge(web_ticket_t *t, const char *client)
         return -1;
     if (!t->proxied || !t->door->budget)
         return 0; /* charged to the peer at the door: that is the client */
-    int rc = budget_move(t->door->budget, &t->slot, client);
-    if (rc == BUDGET_OK)
+    int ret = budget_move(t->door->budget, &t->slot, client);
+    if (ret == BUDGET_OK)
         return 0;
-    ticket_refuse(t, client, rc);
+    ticket_refuse(t, client, ret);
     return -1;
 }
 

@@ -141,15 +141,6 @@ void web_cookie_find(const char *hdr, char *out, size_t outlen)
     }
 }
 
-void web_forwarded_for(const char *xff, char *out, size_t outlen)
-{
-    const char *last = strrchr(xff, ',');
-    last = last ? last + 1 : xff;
-    while (*last == ' ')
-        last++;
-    web_copy_str(out, outlen, last);
-}
-
 bool web_addr_canon(const char *s, size_t n, char *out, size_t outlen)
 {
     char in[INET6_ADDRSTRLEN + 1];

@@ -33,9 +33,6 @@ bool web_origin_matches(const char *origin, const char *host);
 /* The WEB_COOKIE_NAME value from a Cookie header into out ("" when absent,
  * too long or not a plain [A-Za-z0-9_-] token). */
 void web_cookie_find(const char *hdr, char *out, size_t outlen);
-/* The last address of an X-Forwarded-For list (the one our proxy added),
- * leading spaces dropped, truncated to outlen - 1 bytes. */
-void web_forwarded_for(const char *xff, char *out, size_t outlen);
 /* An IPv4 or IPv6 address in its canonical text (an IPv4 address mapped
  * into IPv6 as IPv4) into out; false when s is not an address. */
 bool web_addr_canon(const char *s, size_t n, char *out, size_t outlen);

@@ -21,12 +21,16 @@
 #include <string.h>
 #include <time.h>
 #include <sodium.h>
-#include "hostgame.h"
+#include "chat.h"
+#include "hooks.h"
 #include "json.h"
 #include "log.h"
+#include "menu.h"
 #include "ratelimit.h"
-#include "routes.h"
+#include "relay.h"
 #include "server.h"
+#include "session.h"
+#include "shard.h"
 #include "web.h"
 #include "web_json.h"
 #include "webgw.h"
@@ -98,10 +102,10 @@ static void op_write(conn_t *c, const void *data, size_t len, bool text)
     /* the player's own frames leave at once; everyone else's on the next
      * loop turns, so fanning out never holds up the player's next key */
     bool now = !c->sess || c == c->sess->player;
-    int rc = !ws->wc ? -1
-             : now   ? web_send(ws->wc, data, len, text)
-                     : web_send_later(ws->wc, data, len, text);
-    if (rc < 0)
+    int ret = !ws->wc ? -1
+              : now   ? web_send(ws->wc, data, len, text)
+                      : web_send_later(ws->wc, data, len, text);
+    if (ret < 0)
         c->need_key = true; /* on_drained brings a keyframe */
 }
 
@@ -157,14 +161,14 @@ static void ws_apply_size(wsock_t *ws, int w, int h)
     c->w = w;
     c->h = h;
     if (conn_in_game(c))
-        session_resized(c);
+        conn_resized(c);
 }
 
 static void on_key(void *ud, key_event_t k)
 {
     conn_t *c = ud;
     if (!c->closing && conn_in_game(c) && (c->place == CONN_PLAY || c->place == CONN_WATCH))
-        session_key(c, k);
+        conn_key(c, k);
 }
 
 /* A key from a JSON message: one unit of the same input limit as a byte
@@ -223,7 +227,7 @@ static void ws_ready(wsock_t *ws)
         if (ws->watch[0] && !hosted)
             ws_refuse(ws, "left", "There is no such game here.", "no such game");
         else if (hosted)
-            hostgame_play(c, hosted);
+            hooks_hosted_play(c, hosted);
         else
             session_play(c);
         return;
@@ -274,7 +278,7 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     if (!ws)
         return -1;
     conn_t *c = &ws->c;
-    int rc = conn_init(c, srv, &web_ops);
+    int ret = conn_init(c, srv, &web_ops);
     snprintf(c->ip, sizeof c->ip, "%s", info->ip);
     snprintf(c->term, sizeof c->term, "xterm-256color");
     menu_apply_profile(c);
@@ -284,7 +288,7 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     c->scr = screen_new(c->w, c->h); /* sessions draw into these at once */
     c->shown = screen_new(c->w, c->h);
     ws->chat = ratelimit_new(CHAT_RATE, CHAT_BURST, now_ms(srv));
-    if (rc || !c->scr || !c->shown || !ws->chat) {
+    if (ret || !c->scr || !c->shown || !ws->chat) {
         ws_free(ws);
         return -1;
     }
@@ -315,7 +319,7 @@ static void on_close(void *ctx, web_conn_t *wc)
     ws->wc = NULL;
     c->closing = true;
     if (conn_in_game(c))
-        session_detach(c, NULL);
+        conn_detach(c, NULL);
     list_remove(&ws->node);
     if (c->refs == 0)
         ws_free(ws);
@@ -350,7 +354,7 @@ static void on_drained(void *ctx, web_conn_t *wc)
     (void)ctx;
     wsock_t *ws = web_conn_user(wc);
     if (conn_in_game(&ws->c) && !ws->c.closing)
-        session_drained(&ws->c);
+        conn_drained(&ws->c);
 }
 
 static bool chat_allowed(wsock_t *ws)
@@ -376,6 +380,34 @@ static bool view_status(const conn_t *c, view_status_t *v)
     return s != NULL;
 }
 
+/* On the game's loop (relay_to_game): the stand-in r says the line, and
+ * hears there why not. */
+static void chat_line_there(conn_t *r, const char *text, size_t len, int arg)
+{
+    (void)arg;
+    const char *why = r->sess ? chat_say(r, text, len) : NULL;
+    if (!why)
+        return;
+    buf_t b;
+    buf_init(&b);
+    buf_puts(&b, "{\"t\":\"chat_error\",\"text\":");
+    json_put_string(&b, why, strlen(why));
+    buf_putc(&b, '}');
+    if (!b.failed)
+        conn_write_text(r, b.data, b.len);
+    buf_free(&b);
+}
+
+/* On the game's loop: its player turned chat off or on. */
+static void chat_off_there(conn_t *r, const char *data, size_t len, int off)
+{
+    (void)data, (void)len;
+    if (r->sess && r == r->sess->player) {
+        session_set_chat(r->sess, off);
+        chat_state_send(r->sess);
+    }
+}
+
 static void chat_line(wsock_t *ws, const char *json, size_t len)
 {
     conn_t *c = &ws->c;
@@ -393,7 +425,7 @@ static void chat_line(wsock_t *ws, const char *json, size_t len)
     if (!why && !chat_allowed(ws))
         why = "Too fast: wait a moment.";
     if (!why && c->relay) /* the game is on another loop: it answers from there */
-        return relay_chat_line(c, text, (size_t)n);
+        return relay_to_game(c, chat_line_there, text, (size_t)n, 0);
     if (!why)
         why = chat_say(c, text, (size_t)n);
     if (why)
@@ -412,7 +444,7 @@ static void set_frames(wsock_t *ws, const char *json, size_t len)
     c->shown_valid = false;
     ws_apply_size(ws, c->raw_w ? c->raw_w : c->w, c->raw_h ? c->raw_h : c->h);
     if (conn_in_game(c) && !c->too_small)
-        session_resized(c); /* a keyframe in the new format */
+        conn_resized(c); /* a keyframe in the new format */
 }
 
 static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
@@ -429,7 +461,7 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
     if (ws->kind == WEB_PLAY && web_json_str_is(json, len, "t", "chat_off")) {
         bool off;
         if (c->relay && web_json_bool(json, len, "off", &off) == 0)
-            relay_chat_off(c, off);
+            relay_to_game(c, chat_off_there, NULL, 0, off);
         else if (c->sess && c == c->sess->player && web_json_bool(json, len, "off", &off) == 0) {
             session_set_chat(c->sess, off);
             chat_state_send(c->sess);
@@ -466,9 +498,8 @@ static int live_cmp(const void *a, const void *b)
 static void live_call(const session_t *s, uint64_t now, void (*fn)(void *ud, const webgw_live_t *l),
                       void *ud)
 {
-    game_status_t st = {0};
-    if (s->game)
-        game_status(s->game, &st);
+    session_status_t st;
+    session_status(s, &st);
     webgw_live_t l = {.name = s->user,
                       .game = s->kind,
                       .game_name = s->kind_name,
@@ -497,7 +528,7 @@ static size_t live_pick(server_t *srv, bool watched, size_t max, live_pick_t *v,
                 break;
             session_t *s =
                 watched ? LIST_ITEM(it, session_t, wdnode) : LIST_ITEM(it, session_t, rnode);
-            if (s->ended || s->broken || (!watched && s->nwatchers > 0))
+            if (s->ended || (!watched && s->nwatchers > 0))
                 continue;
             v[n++] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
             took++;
@@ -727,7 +758,7 @@ void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)
         menu_options_apply(c, options);
         c->shown_valid = false;
         if (conn_in_game(c))
-            session_resized(c); /* a keyframe drawn with the new options */
+            conn_resized(c); /* a keyframe drawn with the new options */
     }
 }
 
@@ -765,7 +796,7 @@ int webgw_kick(server_t *srv, int64_t user_id, const char *msg)
 
 /* ---- start and stop ------------------------------------------------------------------- */
 
-int webgw_start(server_t *srv)
+int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
 {
     if (!srv->cfg.http[0])
         return 0;
@@ -782,8 +813,8 @@ int webgw_start(server_t *srv)
     web_config_t wc = {.listen = srv->cfg.http,
                        .backlog = srv->cfg.listen_backlog,
                        .outq_max = (size_t)srv->cfg.outq_max,
-                       .routes = WEB_ROUTES,
-                       .nroutes = WEB_NROUTES,
+                       .routes = routes,
+                       .nroutes = nroutes,
                        .budget = srv->budget,
                        .trust_proxy = srv->cfg.trust_proxy};
     web_hooks_t hooks = {.ctx = g,
@@ -836,4 +867,9 @@ void webgw_free(server_t *srv)
     buf_free(&g->lobby);
     free(g);
     srv->web = NULL;
+}
+
+void webgw_hooks(hooks_t *h)
+{
+    HOOKS_ADD(h, password_changed, webgw_revoke);
 }

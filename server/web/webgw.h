@@ -1,9 +1,10 @@
-/* webgw — internals shared by the files of the daemon's web glue:
- * webgw.c (websockets, viewers, chat, lobby), site.c (the page shell and
- * navigation, the client's pages, /options), login.c (the HTML pages: log
- * in, register, log out, password), routes.c (every URL) and the records
- * pages (records/pages.c). The daemon itself only sees the webgw_* calls in
- * server.h. Loop thread only. */
+/* webgw — the web gateway: libwebsockets (web.h) on the home loop, its
+ * websockets as conns (webgw.c: players, watchers, chat, the lobby), the
+ * page shell and the client's pages (site.c), the account pages (login.c,
+ * mail_page.c, rc_page.c). The daemon starts and stops it (the calls just
+ * below); the records pages above it (records/) build theirs with the
+ * page shell; the route table that names every URL is main's (routes.h).
+ * Loop thread only. */
 #ifndef WARREN_WEBGW_H
 #define WARREN_WEBGW_H
 #include <stdint.h>
@@ -11,8 +12,26 @@
 #include "log.h"
 #include "server.h"
 #include "web.h"
+#include "session.h"
 
 #define PREVIEW_MAX 24 /* games with a live preview in the lobby */
+
+typedef struct hooks hooks_t;
+
+/* ---- the daemon's calls ---- */
+
+/* Registers what the core asks of the web gateway (hooks.h). */
+void webgw_hooks(hooks_t *h);
+/* Starts it on the home loop with the route table routes[0..n) (borrowed
+ * for its life); 0 also when http is off or unavailable. */
+int webgw_start(server_t *s, const web_route_t *routes, size_t n);
+void webgw_stop(server_t *s); /* step 1, on the loop (shutdown) */
+void webgw_free(server_t *s); /* step 2, after uv_run returned */
+/* The account's password changed: its websockets opened with another web
+ * session than keep (a token hash; NULL: all) are told and closed. */
+void webgw_revoke(server_t *s, int64_t user_id, const char *keep_hash);
+/* The account's websockets are told msg and closed; returns how many. */
+int webgw_kick(server_t *s, int64_t user_id, const char *msg);
 
 /* The client's pages served as templates (site.c): a route's arg. */
 enum { WEBGW_LOBBY_PAGE, WEBGW_PLAY_PAGE, WEBGW_WATCH_PAGE, WEBGW_TEMPLATES };
@@ -37,7 +56,7 @@ typedef struct webgw {
     char *tpl[WEBGW_TEMPLATES]; /* the client's pages (site.c); NULL when not built */
 } webgw_t;
 
-/* The route table's handlers (web/routes.c) for the account pages
+/* The route table's handlers (server/routes.c) for the account pages
  * (login.c): ctx is the webgw_t. Each answers with web_reply, now or
  * later, and returns 0. */
 int webgw_login(void *ctx, const web_http_t *req);    /* /login */

@@ -208,11 +208,11 @@ int main(int argc, char **argv)
     job_t key80 = {{ANSI_COLORS_256, true, false, false, false}, NULL, a};
     job_t key200 = {{ANSI_COLORS_256, true, false, false, false}, NULL, big};
     if (argc == 4 && strcmp(argv[1], "repeat") == 0) {
-        int rc = repeat(argv[2], atoi(argv[3]), &step, &key80, &key200);
+        int ret = repeat(argv[2], atoi(argv[3]), &step, &key80, &key200);
         screen_free(a);
         screen_free(b);
         screen_free(big);
-        return rc;
+        return ret;
     }
     bench_line("protocol.ansi.step.bytes", (double)bytes_of(ansi_step, &step), "bytes");
     bench_line("protocol.ansi.step.ns", time_ns(ansi_step, &step, 2000), "ns");

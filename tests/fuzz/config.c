@@ -24,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[256];
     config_defaults(&c);
     err[0] = 0;
-    int rc = config_parse(&c, (const char *)data, size, "fuzz.conf", err, sizeof err);
-    if (rc != 0 && (rc != -1 || strncmp(err, "fuzz.conf:", 10) != 0))
+    int ret = config_parse(&c, (const char *)data, size, "fuzz.conf", err, sizeof err);
+    if (ret != 0 && (ret != -1 || strncmp(err, "fuzz.conf:", 10) != 0))
         abort();
     if (!STR_OK(c.telnet) || !STR_OK(c.http) || !STR_OK(c.socket) || !STR_OK(c.db) ||
         !STR_OK(c.content))
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c.input_rate < 1 || c.idle_timeout < 1 || c.snapshot_every < 1 || c.outq_max < 4096 ||
         c.listen_backlog < 1)
         abort();
-    if (rc != 0 && c.games.n != 0) /* a file that fails adds no game */
+    if (ret != 0 && c.games.n != 0) /* a file that fails adds no game */
         abort();
     config_free(&c);
     return 0;

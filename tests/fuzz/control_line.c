@@ -18,10 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t got = cut < size ? cut : size;; got = got + 64 < size ? got + 64 : size) {
         ctl_cmd_t cmd = CTL_NCMDS;
         const char *err = NULL;
-        int rc = control_parse((const char *)data, got, &cmd, arg, sizeof arg, &err);
-        if (rc < 0 && (!err || !err[0]))
+        int ret = control_parse((const char *)data, got, &cmd, arg, sizeof arg, &err);
+        if (ret < 0 && (!err || !err[0]))
             abort();
-        if (rc > 0) {
+        if (ret > 0) {
             if (cmd >= CTL_NCMDS || strlen(arg) >= sizeof arg)
                 abort();
             if (cmd == CTL_ANNOUNCE)
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7E)
                         abort();
         }
-        if (rc != 0 || got == size)
+        if (ret != 0 || got == size)
             break;
     }
     return 0;

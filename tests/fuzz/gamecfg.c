@@ -1,4 +1,4 @@
-/* Fuzz target: hosted games' [game ID] sections (server/hosted/gamecfg.c).
+/* Fuzz target: hosted games' [game ID] sections (server/core/gamecfg.c).
  * Whatever the text, the result is 0 or -1 with a "line N: " message, and
  * every game accepted can be launched for a valid player (here the longest
  * game name, name and directory): its command splits, its program is an
@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hosted/cmdline.h"
-#include "hosted/gamecfg.h"
+#include "cmdline.h"
+#include "gamecfg.h"
 
 #define STR_OK(f) (memchr((f), 0, sizeof(f)) != NULL)
 
@@ -53,8 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gamecfg_list_t list = {NULL, 0};
     char err[256] = "";
-    int rc = gamecfg_parse(&list, (const char *)data, size, 1, err, sizeof err);
-    if (rc != 0 && (rc != -1 || strncmp(err, "line ", 5) != 0))
+    int ret = gamecfg_parse(&list, (const char *)data, size, 1, err, sizeof err);
+    if (ret != 0 && (ret != -1 || strncmp(err, "line ", 5) != 0))
         abort();
     if (list.n < 0 || list.n > GAMECFG_GAMES)
         abort();

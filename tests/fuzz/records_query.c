@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "html.h"
 #include "records_query.h"
 
 static void check_escaped(const char *s, size_t n)
@@ -55,19 +56,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     rq_filter_t f;
     char err[160], name[24];
-    int rc = rq_scores_filter(parts + 1, n - 1, &f, err, sizeof err);
-    if (rc == 0 && (!f.period || strlen(f.race) > 15 || strlen(f.cls) > 15 || strchr(f.race, '<') ||
-                    strchr(f.cls, '<')))
+    int ret = rq_scores_filter(parts + 1, n - 1, &f, err, sizeof err);
+    if (ret == 0 && (!f.period || strlen(f.race) > 15 || strlen(f.cls) > 15 ||
+                     strchr(f.race, '<') || strchr(f.cls, '<')))
         __builtin_trap();
-    if (rc && (rc != 400 || !err[0]))
+    if (ret && (ret != 400 || !err[0]))
         __builtin_trap();
-    rc = rq_player_name(after(parts[0], "/player/"), name, err, sizeof err);
-    if (rc == 0 && (strlen(name) < 2 || strlen(name) > 20 || strpbrk(name, "<>&/. \"'")))
+    ret = rq_player_name(after(parts[0], "/player/"), name, err, sizeof err);
+    if (ret == 0 && (strlen(name) < 2 || strlen(name) > 20 || strpbrk(name, "<>&/. \"'")))
         __builtin_trap();
-    if (rc && (rc != 400 || !err[0] || name[0]))
+    if (ret && (ret != 400 || !err[0] || name[0]))
         __builtin_trap();
-    rc = rq_game_error(after(parts[0], "/game/"), err, sizeof err);
-    if ((rc != 400 && rc != 404) || !err[0])
+    ret = rq_game_error(after(parts[0], "/game/"), err, sizeof err);
+    if ((ret != 400 && ret != 404) || !err[0])
         __builtin_trap();
     free(s);
     return 0;

@@ -2,7 +2,7 @@
  * bytes go through libtelnet with the daemon's option table (INPUT_TELOPTS),
  * as server/telnet/telnet.c does; the values it hands over go to the daemon's readers
  * (input_naws, input_term_name, input_remote_addr, ansi_profile_for_term),
- * data bytes to the key decoder, and the keys to the menu's line editor
+ * data bytes to the key decoder, and the keys to the line editor (lineedit.h)
  * and the name and password checks, as on the Name: and Password: prompts.
  * Every value that comes out must be one the daemon can use. */
 #include <stdint.h>
@@ -11,6 +11,7 @@
 #include "accounts.h"
 #include "ansi.h"
 #include "input.h"
+#include "lineedit.h"
 #include "keys.h"
 
 typedef struct {
@@ -24,7 +25,7 @@ typedef struct {
 static void on_key(void *ud, key_event_t k)
 {
     state_t *s = ud;
-    line_action_t a = input_line_key(s->line, &s->len, s->max, k);
+    line_action_t a = lineedit_key(s->line, &s->len, s->max, k);
     if (s->len > s->max || strlen(s->line) != s->len)
         abort();
     for (size_t i = 0; i < s->len; i++)

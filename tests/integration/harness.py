@@ -31,7 +31,7 @@ import pyte
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
-WEB_DIST = ROOT / "web" / "dist"
+WEB_DIST = ROOT / "client-web" / "dist"
 PW = "correct-horse"
 F12 = "\x1b[24~"      # the test-hook key (only with --test-hooks)
 CTRL_X = "\x18"       # leave Warren's game, back to the menu
@@ -106,7 +106,7 @@ class Daemon:
             args += list(extra)
         self.argv = [*wrap, str(exe or daemon_exe(bindir)), *map(str, args)]
         self.env = dict(os.environ, ASAN_OPTIONS=ASAN_OPTIONS)
-        # a build directory outside the tree has no web/dist beside its bin/
+        # a build directory outside the tree has no client-web/dist beside its bin/
         if "WARREN_WEB_ROOT" not in self.env and (WEB_DIST / "index.html").exists():
             self.env["WARREN_WEB_ROOT"] = str(WEB_DIST)
         self.env.update(env or {})
@@ -173,9 +173,9 @@ class Daemon:
 
     def stop_clean(self):
         """Stops the daemon and asserts it ended well: status 0, no sanitizer report."""
-        rc = self.stop()
+        code = self.stop()
         log = self.log()
-        assert rc == 0, f"warrend exit status {rc}:\n{log[-3000:]}"
+        assert code == 0, f"warrend exit status {code}:\n{log[-3000:]}"
         assert not any(w in log for w in SANITIZER_WORDS), log[-3000:]
 
     @contextlib.contextmanager

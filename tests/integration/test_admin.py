@@ -47,8 +47,8 @@ def test_control_socket_is_private(world, bindir):
     assert stat.S_ISSOCK(st.st_mode)
     assert stat.S_IMODE(st.st_mode) == 0o600
     assert st.st_uid == os.getuid()
-    rc, out, err = world["admin"]("users", user="nobody")
-    assert rc == 1 and "Permission denied" in err, err
+    code, out, err = world["admin"]("users", user="nobody")
+    assert code == 1 and "Permission denied" in err, err
     assert "admin:" not in world["d"].log()
     # no daemon on a socket: a clear message
     r = subprocess.run([str(admin_path(bindir)), "--control", "/nonexistent/x.ctl", "games"],
@@ -68,44 +68,44 @@ def test_users_games_lock_unlock(world):
     b = world["client"]()
     b.register("bob", PW)
 
-    rc, out, err = admin("users")
-    assert rc == 0, err
+    code, out, err = admin("users")
+    assert code == 0, err
     rows = {ln.split()[0]: ln.split() for ln in out.splitlines()[1:]}
     assert set(rows) == {"alice", "bob"}
     assert rows["alice"][2] == "no" and rows["alice"][3] == "1" and rows["alice"][4] != "0"
     assert rows["bob"][3] == "0" and rows["bob"][4] == "0"
-    rc, out, err = admin("games")
-    assert rc == 0, err
+    code, out, err = admin("games")
+    assert code == 0, err
     line = [ln for ln in out.splitlines() if ln.startswith("alice")]
     assert line and line[0].split()[-1] == "80x24", out
     assert str(before["turn"]) in line[0].split()
 
-    rc, out, err = admin("lock", "alice")
-    assert rc == 0, err
+    code, out, err = admin("lock", "alice")
+    assert code == 0, err
     assert "saved" in out
     a.wait_for("This account has been locked.")
     a.wait_for("Not logged in.")
     d.wait_log(r"admin: lock user=alice")
     d.wait_log(r"game closed user=alice")
-    rc, out, _ = admin("games")
+    code, out, _ = admin("games")
     assert "alice" not in out
-    rc, out, _ = admin("users")
+    code, out, _ = admin("users")
     assert [ln for ln in out.splitlines() if ln.startswith("alice")][0].split()[2] == "yes"
     # a locked account cannot log in and is told so
     a.try_login("alice", PW)
     a.wait_for("This account is locked.")
 
-    rc, out, err = admin("unlock", "alice")
-    assert rc == 0, err
+    code, out, err = admin("unlock", "alice")
+    assert code == 0, err
     a.login("alice", PW)
     a.send("p")
     d.wait_log(r"game resume user=alice")
     assert hook(d, a, "alice") == before  # saved exactly where it was
 
-    rc, out, err = admin("lock", "nosuchuser")
-    assert rc == 1 and "no such account" in err
-    rc, out, err = admin("lock")
-    assert rc == 2
+    code, out, err = admin("lock", "nosuchuser")
+    assert code == 1 and "no such account" in err
+    code, out, err = admin("lock")
+    assert code == 2
 
 
 def test_passwd_reset(world):
@@ -114,12 +114,12 @@ def test_passwd_reset(world):
     t.register("carol", PW)
     t.send("q")
     new = "a new passphrase"
-    rc, out, err = admin("passwd", "carol", stdin=new + "\n")
-    assert rc == 0, err
-    rc, out, err = admin("passwd", "carol", stdin="short\n")
-    assert rc == 1 and "8 to 128" in err
-    rc, out, err = admin("passwd", "nobodyhere", stdin="long enough pw\n")
-    assert rc == 1 and "No such account." in err
+    code, out, err = admin("passwd", "carol", stdin=new + "\n")
+    assert code == 0, err
+    code, out, err = admin("passwd", "carol", stdin="short\n")
+    assert code == 1 and "8 to 128" in err
+    code, out, err = admin("passwd", "nobodyhere", stdin="long enough pw\n")
+    assert code == 1 and "No such account." in err
     assert new not in d.log() and "long enough pw" not in d.log()
     t2 = world["client"]()
     t2.try_login("carol", PW)
@@ -139,8 +139,8 @@ def test_announce_everywhere(world):
     d.wait_log(r"watch conn=\d+ user=dave")
     m = world["client"]()
     text = "Server restarts at noon"
-    rc, out, err = admin("announce", *text.split())
-    assert rc == 0, err
+    code, out, err = admin("announce", *text.split())
+    assert code == 0, err
     assert "shown to 3 connections" in out
     for t in (p, w, m):
         t.wait_for("Announcement: " + text)
@@ -149,8 +149,8 @@ def test_announce_everywhere(world):
     # the game goes on under it, and the watcher still sees what the player sees
     p.play_keys("h")
     p.wait_for("Announcement: " + text)
-    rc, _, err = admin("announce")
-    assert rc == 0, err
+    code, _, err = admin("announce")
+    assert code == 0, err
     m.pump(quiet=0.3)
     assert "Announcement" not in m.text()
     p.play_keys("l")
@@ -167,8 +167,8 @@ def test_health(world):
     seq = hook(d, t, "erin")["seq"]
     t.send(CTRL_X)
     t.wait_for("Your game is saved")
-    rc, out, err = admin("health")
-    assert rc == 0, err
+    code, out, err = admin("health")
+    assert code == 0, err
     lines = dict(ln.split(": ", 1) for ln in out.splitlines())
     assert lines["integrity"] == "ok"
     assert lines["games"].startswith("1 unfinished, 0 finished, 0 broken")
@@ -202,7 +202,7 @@ def test_bad_control_input(world):
     # a client that connects and says nothing does not hold anything up
     idle = socket.socket(socket.AF_UNIX)
     idle.connect(world["ctl"])
-    rc, out, err = admin("games")
-    assert rc == 0, err
+    code, out, err = admin("games")
+    assert code == 0, err
     idle.close()
     assert d.alive()

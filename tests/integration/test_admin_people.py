@@ -25,8 +25,8 @@ def test_help_lists_every_command(bindir):
 def test_passwd_says_what_it_did(world):
     d, admin = world["d"], world["admin"]
     world["client"]().register("gail", PW)
-    rc, out, err = admin("passwd", "gail", stdin="another passphrase\n")
-    assert rc == 0, err
+    code, out, err = admin("passwd", "gail", stdin="another passphrase\n")
+    assert code == 0, err
     assert "password of gail changed" in out
     d.wait_log(r"admin: passwd user=gail")
 
@@ -37,21 +37,21 @@ def test_kick_closes_without_locking(world):
     new_game(d, a, "hank")
     a.play_keys("ll")
     before = hook(d, a, "hank")
-    rc, out, err = admin("kick", "hank")
-    assert rc == 0, err
+    code, out, err = admin("kick", "hank")
+    assert code == 0, err
     assert "closed 1 connection of hank" in out
     a.wait_for("You were disconnected by the administrator.")
     a.wait_exit()
     d.wait_log(r"admin: kick user=hank connections=1")
-    rc, out, _ = admin("games")
+    code, out, _ = admin("games")
     assert "hank" in out  # the game waits for its player
     b = world["client"]()
     b.login("hank", PW)  # not locked
     b.send("p")
     d.wait_log(r"attach user=hank")
     assert hook(d, b, "hank") == before
-    rc, out, err = admin("kick", "nobody")
-    assert rc == 1 and "no such account" in err
+    code, out, err = admin("kick", "nobody")
+    assert code == 1 and "no such account" in err
 
 
 def test_end_abandons_and_keeps_the_record(world):
@@ -64,8 +64,8 @@ def test_end_abandons_and_keeps_the_record(world):
     w.wait_for("iris")
     w.send("a")
     d.wait_log(r"watch conn=\d+ user=iris")
-    rc, out, err = admin("end", "iris")
-    assert rc == 0, err
+    code, out, err = admin("end", "iris")
+    assert code == 0, err
     assert f"ended game {gid} of iris as abandoned" in out
     a.wait_for("The game was ended by the administrator.")
     w.wait_for("The game was ended by the administrator.")
@@ -74,10 +74,10 @@ def test_end_abandons_and_keeps_the_record(world):
     state, reason = d.db_rows("SELECT state, broken_reason FROM games WHERE id = ?", gid)[0]
     assert state == "broken" and reason.startswith("abandoned")
     assert d.db_rows("SELECT count(*) FROM journal WHERE game = ?", gid)[0][0] >= 4
-    rc, out, _ = admin("games")
+    code, out, _ = admin("games")
     assert "iris" not in out
-    rc, out, err = admin("end", "iris")
-    assert rc == 1 and "no live game" in err
+    code, out, err = admin("end", "iris")
+    assert code == 1 and "no live game" in err
     # the player starts afresh
     a.send(" ")
     a.wait_for("Your choice")
@@ -91,16 +91,16 @@ def test_delete_needs_yes_and_removes_everything(world):
     a = world["client"]()
     gid, _ = new_game(d, a, "jack")
     a.play_keys("ll")
-    rc, out, err = admin("delete", "jack")
-    assert rc == 2 and "--yes" in err
+    code, out, err = admin("delete", "jack")
+    assert code == 2 and "--yes" in err
     s = socket.socket(socket.AF_UNIX)
     s.connect(world["ctl"])
     s.sendall(b"delete jack\n")
     assert s.recv(4096).startswith(b"error: usage: delete NAME --yes")
     s.close()
     assert d.db_rows("SELECT count(*) FROM users WHERE name = 'jack'")[0][0] == 1
-    rc, out, err = admin("delete", "jack", "--yes")
-    assert rc == 0, err
+    code, out, err = admin("delete", "jack", "--yes")
+    assert code == 0, err
     assert "deleted jack" in out
     a.wait_for("This account has been deleted.")
     d.wait_log(r"admin: delete user=jack")
@@ -117,12 +117,12 @@ def test_rename(world):
     a = world["client"]()
     gid, _ = new_game(d, a, "kate")
     world["client"]().register("liam", PW)
-    rc, out, err = admin("rename", "kate", "liam")
-    assert rc == 1 and "taken" in err
-    rc, out, err = admin("rename", "kate", "bad name!")
-    assert rc != 0
-    rc, out, err = admin("rename", "kate", "Katrin")
-    assert rc == 0, err
+    code, out, err = admin("rename", "kate", "liam")
+    assert code == 1 and "taken" in err
+    code, out, err = admin("rename", "kate", "bad name!")
+    assert code != 0
+    code, out, err = admin("rename", "kate", "Katrin")
+    assert code == 0, err
     assert "renamed kate to Katrin" in out
     a.wait_for("Your account was renamed: log in again.")
     d.wait_log(r"admin: rename user=kate to=Katrin")
@@ -138,8 +138,8 @@ def test_ban_refuses_at_the_door_until_lifted(world):
     d, admin = world["d"], world["admin"]
     a = world["client"]()
     a.register("mona", PW)
-    rc, out, err = admin("ban", "127.0.0.0/8", "1h")
-    assert rc == 0, err
+    code, out, err = admin("ban", "127.0.0.0/8", "1h")
+    assert code == 0, err
     assert "banned 127.0.0.0/8 (1 connection closed) until " in out and "UTC" in out
     a.wait_for("Connections from your address are refused.")
     d.wait_log(r"admin: ban net=127.0.0.0/8")
@@ -152,7 +152,7 @@ def test_ban_refuses_at_the_door_until_lifted(world):
         got += chunk
     s.close()
     assert b"Connections from your address are refused." in got
-    rc, out, _ = admin("bans")
+    code, out, _ = admin("bans")
     assert "127.0.0.0/8" in out
     assert d.db_rows("SELECT net FROM bans") == [("127.0.0.0/8",)]
     # kept over a restart
@@ -162,24 +162,24 @@ def test_ban_refuses_at_the_door_until_lifted(world):
     s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
     assert b"refused" in s.recv(4096)
     s.close()
-    rc, out, err = admin("unban", "127.0.0.1/8")  # the same network, written another way
-    assert rc == 0, err
+    code, out, err = admin("unban", "127.0.0.1/8")  # the same network, written another way
+    assert code == 0, err
     assert "lifted the ban on 127.0.0.0/8" in out
     world["client"]().login("mona", PW)
-    rc, out, err = admin("unban", "127.0.0.0/8")
-    assert rc == 1 and "no such ban" in err
-    rc, out, err = admin("ban", "::1/64")
-    assert rc == 0 and "banned ::/64" in out, err
-    rc, out, err = admin("ban", "300.1.1.1")
-    assert rc == 1
-    rc, out, err = admin("ban", "10.0.0.1", "soon")
-    assert rc == 1 and "bad duration" in err
+    code, out, err = admin("unban", "127.0.0.0/8")
+    assert code == 1 and "no such ban" in err
+    code, out, err = admin("ban", "::1/64")
+    assert code == 0 and "banned ::/64" in out, err
+    code, out, err = admin("ban", "300.1.1.1")
+    assert code == 1
+    code, out, err = admin("ban", "10.0.0.1", "soon")
+    assert code == 1 and "bad duration" in err
 
 
 def test_ban_with_duration_expires(world):
     d, admin = world["d"], world["admin"]
-    rc, out, err = admin("ban", "127.0.0.1", "2s")
-    assert rc == 0, err
+    code, out, err = admin("ban", "127.0.0.1", "2s")
+    assert code == 0, err
     s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
     assert b"refused" in s.recv(4096)
     s.close()
@@ -190,13 +190,13 @@ def test_ban_with_duration_expires(world):
 def test_mute_is_listed_and_lifted(world):
     d, admin = world["d"], world["admin"]
     world["client"]().register("nina", PW)
-    rc, out, err = admin("mute", "nina", "30m")
-    assert rc == 0, err
+    code, out, err = admin("mute", "nina", "30m")
+    assert code == 0, err
     assert "nina may not chat until" in out
     d.wait_log(r"admin: mute user=nina")
-    rc, out, _ = admin("bans")
+    code, out, _ = admin("bans")
     assert [ln for ln in out.splitlines() if ln.startswith("mute") and "nina" in ln]
-    rc, out, err = admin("unmute", "nina")
-    assert rc == 0 and "nina may chat again" in out, err
-    rc, out, _ = admin("bans")
+    code, out, err = admin("unmute", "nina")
+    assert code == 0 and "nina may chat again" in out, err
+    code, out, _ = admin("bans")
     assert "nina" not in out

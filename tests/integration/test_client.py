@@ -104,7 +104,7 @@ def test_tcp_address_and_quit(bindir, daemon, clients):
 def _shell_run(clients, tmp, exe, sock):
     """sh in a pty records stty -a, runs warren, records stty -a again."""
     script = ('tty > {d}/tty; stty -a > {d}/before; echo $$ > {d}/shpid; '
-              '"{exe}" --socket "{sock}"; echo "rc=$?"; stty -a > {d}/after; '
+              '"{exe}" --socket "{sock}"; echo "status=$?"; stty -a > {d}/after; '
               'echo DONE; sleep 30').format(d=tmp, exe=exe, sock=sock)
     return clients.spawn(["/bin/sh", "-c", script])
 
@@ -136,7 +136,7 @@ def test_signal_restores_terminal(bindir, daemon, clients, tmp_path, sig):
     assert "-icanon" in during and "-echo " in during and "-isig" in during, during
     os.kill(pid, sig)
     t.wait_raw(rb"DONE")
-    assert ("rc=%d" % (128 + sig)).encode() in t.raw
+    assert ("status=%d" % (128 + sig)).encode() in t.raw
     assert ("stopped by").encode() in t.raw
     before = (tmp_path / "before").read_text()
     after = (tmp_path / "after").read_text()
@@ -152,7 +152,7 @@ def test_daemon_goes_away(bindir, daemon, clients, tmp_path):
     assert daemon.stop() == 0, daemon.log()
     t.wait_raw(rb"DONE", timeout=30)
     assert b"the server closed the connection" in t.raw
-    assert b"rc=0" in t.raw
+    assert b"status=0" in t.raw
     assert (tmp_path / "before").read_text() == (tmp_path / "after").read_text()
 
 

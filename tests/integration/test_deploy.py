@@ -154,7 +154,7 @@ def test_make_install_destdir(bindir, start_daemon, clients, tmp_path):
     src_files = sorted(p.relative_to(ROOT / "game" / "content")
                        for p in (ROOT / "game" / "content").rglob("*") if p.is_file())
     assert sorted(p.relative_to(content) for p in content.rglob("*") if p.is_file()) == src_files
-    if (ROOT / "web" / "dist").is_dir():
+    if (ROOT / "client-web" / "dist").is_dir():
         assert any((pre / "share" / "warren" / "web").rglob("*")), "web assets not installed"
     unit = (pre / "lib/systemd/system/warrend.service").read_text()
     assert "ExecStart=/usr/local/bin/warrend --config /usr/local/etc/warren/warren.conf" in unit
@@ -173,7 +173,7 @@ def test_make_install_destdir(bindir, start_daemon, clients, tmp_path):
     # the installed admin tool reaches the installed daemon
     r = run([str(pre / "bin" / "warren-admin"), "--control", str(ctl), "health"])
     assert r.returncode == 0 and "integrity: ok" in r.stdout, r.stdout + r.stderr
-    if (ROOT / "web" / "dist" / "index.html").exists():
+    if (ROOT / "client-web" / "dist" / "index.html").exists():
         # the lobby is the installed template with its markers filled
         status, _, body = Web(d.http).get("/")
         tpl = (web / "index.html").read_bytes()

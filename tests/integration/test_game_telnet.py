@@ -131,14 +131,13 @@ def death_at(bindir, tmp):
     raise AssertionError("no seed of 1..39 dies of DYING")
 
 
-def test_death_waits_on_more_for_the_players_key(daemon, clients, bindir, tmp_path):
-    """A game is set one key short of a death (its row's seed and journal
+def one_key_from_death(daemon, clients, bindir, tmp_path, name):
+    """A game set one key short of a death (its row's seed and journal
     written while the daemon is stopped; no snapshot, so it is rebuilt from
-    them). The fatal key shows "You die..." with --More-- and the game waits:
-    no end screen, no record, until the player's next key."""
+    them), its player back in it; the client and the fatal key."""
     seed, n = death_at(bindir, tmp_path)
     t = clients(daemon.port, cols=100, rows=30).connected()
-    game, _ = new_game(daemon, t, "mortal")
+    game, _ = new_game(daemon, t, name)
     t.wait_for("who are you? Choose a race.")
     t.close()
     with daemon.stopped():
@@ -151,12 +150,19 @@ def test_death_waits_on_more_for_the_players_key(daemon, clients, bindir, tmp_pa
         con.commit()
         con.close()
     t = clients(daemon.port, cols=100, rows=30).connected()
-    t.login("mortal")
+    t.login(name)
     t.send("p")
-    daemon.wait_log(r"game resume user=mortal")
-    t.wait_for("mortal the human wizard")
+    daemon.wait_log(rf"game resume user={name}")
+    t.wait_for(f"{name} the human wizard")
     assert "You are dead." not in t.text()
-    t.send(DYING[n - 1])
+    return t, DYING[n - 1], game
+
+
+def test_death_waits_on_more_for_the_players_key(daemon, clients, bindir, tmp_path):
+    """The fatal key shows "You die..." with --More-- and the game waits:
+    no end screen, no record, until the player's next key."""
+    t, fatal, _ = one_key_from_death(daemon, clients, bindir, tmp_path, "mortal")
+    t.send(fatal)
     t.wait_for("You die...")
     assert "--More--" in t.text(), t.text()
     time.sleep(1.0)  # the end screen used to replace it within 0.2 s
@@ -167,6 +173,24 @@ def test_death_waits_on_more_for_the_players_key(daemon, clients, bindir, tmp_pa
     daemon.wait_log(r"game end user=mortal game=\d+ kind=dead")
     t.wait_for("Your game is over.")
     assert "Game over: killed by" in t.text()
+
+
+def test_leaving_on_deaths_more_ends_the_game(daemon, clients, bindir, tmp_path):
+    """A player who hangs up on "You die... --More--" does not leave a dead
+    game waiting through its grace period: it ends then, its record stored,
+    as dead."""
+    t, fatal, game = one_key_from_death(daemon, clients, bindir, tmp_path, "gone")
+    t.send(fatal)
+    t.wait_for("You die...")
+    assert "game end user=gone" not in daemon.log()
+    t.close()
+    daemon.wait_log(r"game end user=gone game=\d+ kind=dead")
+    con = sqlite3.connect(str(daemon.db), timeout=10)
+    try:
+        (kind,) = con.execute("SELECT end_kind FROM games WHERE id = ?", (game,)).fetchone()
+    finally:
+        con.close()
+    assert kind == "dead", kind
 
 
 def test_walking_out_of_town_onto_the_overland(daemon, clients, bindir, tmp_path):

@@ -204,14 +204,14 @@ def test_no_threads_at_start_is_a_message_not_an_abort(bindir, nobody_dir):
             time.sleep(0.05)
         if p.poll() is None:
             p.terminate()
-        rc = p.wait(timeout=30)
+        code = p.wait(timeout=30)
         text = log.read_text()
         assert "Sanitizer" not in text and "runtime error" not in text, text
         if "ready" in text:
-            assert rc == 0, text
+            assert code == 0, text
             outcomes.add("ran")
         else:
-            assert rc == 1, f"exit {rc} under {n} processes:\n{text[-1500:]}"
+            assert code == 1, f"exit {code} under {n} processes:\n{text[-1500:]}"
             assert "ERROR" in text and "cannot" in text, text
             outcomes.add("refused")
     assert outcomes == {"ran", "refused"}

@@ -526,7 +526,7 @@ def test_deleted_database_stops_answering_and_is_never_made_anew(bindir, tmp_pat
     assert LOST in a.text()
     assert d.log().count("storage lost") == 1
 
-    rc, out, _ = admin_any(bindir, ctl, "health")
+    code, out, _ = admin_any(bindir, ctl, "health")
     assert re.search(r"storage: lost since \S+ \S+ UTC: the database file \S+warren\.db was "
                      r"deleted; nothing is acknowledged until it is restored", out), out
 
@@ -641,8 +641,8 @@ def test_damaged_database_is_refused_and_check_db_finds_it(bindir, tmp_path, sta
     assert re.search(r"database quick check cut short after \d+ ms \(db-check-ms\): the rest of "
                      r"the file is unchecked; warren-admin check-db checks it all",
                      d.log()[pos:]), d.log()[pos:]
-    rc, out, err = admin_any(bindir, ctl, "check-db")
-    assert rc == 1 and "missing from index mismatch_a" in out, (out, err)
+    code, out, err = admin_any(bindir, ctl, "check-db")
+    assert code == 1 and "missing from index mismatch_a" in out, (out, err)
     assert re.search(r"integrity: damaged \(\d+ ms\)", out), out
     assert "the database is damaged: restore it from a backup" in err
     d.wait_log(r"admin: check-db: the database is damaged \(\d+ problems, the first: row \d+ "
@@ -666,8 +666,8 @@ def test_stalled_writes_show_the_notice_and_are_logged(bindir, start_daemon, cli
         assert time.time() - t0 >= 3
         a.wait_for(STALLED)
         b.wait_for(STALLED)
-        rc, out, _ = admin_any(bindir, ctl, "health")  # at once: its reads would wait
-        assert rc == 0 and re.search(r"storage: stalled since \S+ \S+ UTC \(\d+ s\): a database "
+        code, out, _ = admin_any(bindir, ctl, "health")  # at once: its reads would wait
+        assert code == 0 and re.search(r"storage: stalled since \S+ \S+ UTC \(\d+ s\): a database "
                                      r"write has not finished", out), out
         a.play_keys("hj")  # dropped while the notice is up
         got = hook(d, a, "alice")

@@ -18,7 +18,7 @@ from harness import ARTIFACTS, WEB_DIST as DIST, WS, Web, browser_script, png_pi
 class Harness:
     def __init__(self, bindir, *extra):
         exe = program(bindir, "tools/web_harness")
-        assert (DIST / "index.html").exists(), "web/dist missing: run make (web target)"
+        assert (DIST / "index.html").exists(), "client-web/dist missing: run make (client-web target)"
         self.proc = subprocess.Popen(
             [str(exe), "--listen", "127.0.0.1:0", "--root", str(DIST), *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -32,21 +32,21 @@ class Harness:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
-            rc = self.proc.wait(timeout=10)
+            code = self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
             raise
-        return rc
+        return code
 
 
 @pytest.fixture
 def harness(bindir):
     h = Harness(bindir)
     yield h
-    rc = h.stop()
+    code = h.stop()
     err = h.proc.stderr.read()
-    assert rc == 0, f"harness exit {rc}: {err}"
+    assert code == 0, f"harness exit {code}: {err}"
     assert "runtime error" not in err and "AddressSanitizer" not in err, err
 
 
@@ -324,7 +324,7 @@ def test_sigterm_closes_websockets_with_going_away(bindir):
     assert ws.close_code() == 1001
     ws.close()
     assert h.proc.wait(timeout=10) == 0
-    assert "loop closed rc=0" in h.proc.stderr.read()
+    assert "loop closed status=0" in h.proc.stderr.read()
 
 
 def test_busy_port_is_an_error(bindir, harness):

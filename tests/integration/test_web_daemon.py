@@ -104,6 +104,33 @@ def test_login_throttle_is_shared_with_telnet(daemon, clients):
     serving(d)
 
 
+def test_expired_sessions_and_old_read_mail_are_deleted(daemon):
+    """Retention (server/core/retention.c), soon after start: an expired web
+    login's row and mail read more than 30 days ago leave the database
+    file; a live login and unread or recent mail stay."""
+    d = daemon
+    tok, _, _ = register(d, "Keeper")
+    uid = d.db_rows("SELECT id FROM users WHERE name = 'Keeper'")[0][0]
+    now = int(time.time())
+    mail = "INSERT INTO mail(recipient, sender, sent, text, seen) VALUES (?, ?, ?, ?, ?)"
+    with d.stopped():
+        d.db_write(("INSERT INTO sessions(token_hash, user, expires) VALUES (?, ?, ?)",
+                    ("e" * 64, uid, now - 60)),
+                   (mail, (uid, uid, now - 31 * 86400, "old and read", 1)),
+                   (mail, (uid, uid, now - 31 * 86400, "old, never read", 0)),
+                   (mail, (uid, uid, now - 86400, "read yesterday", 1)))
+    d.wait_log(r"retention: 1 expired web sessions deleted")
+    d.wait_log(r"retention: 1 read mails deleted")
+    assert d.db_rows("SELECT count(*) FROM sessions WHERE token_hash = ?", "e" * 64) == [(0,)]
+    live = hashlib.blake2b(tok.encode(), digest_size=32).hexdigest()
+    assert d.db_rows("SELECT count(*) FROM sessions WHERE token_hash = ?", live) == [(1,)]
+    kept = sorted(t for (t,) in d.db_rows("SELECT text FROM mail"))
+    assert kept == ["old, never read", "read yesterday"]
+    lobby = WS(d.http, "/ws/lobby", session=tok)
+    assert lobby.json_until(lambda m: m["t"] == "hello")["user"] == "Keeper"
+    lobby.close()
+
+
 # ---- websockets ----------------------------------------------------------------------
 
 def test_play_needs_a_valid_cookie(daemon):

@@ -525,11 +525,11 @@ static int load_init(load_t *L)
 int main(int argc, char **argv)
 {
     static load_t L; /* large (the read buffer); zeroed */
-    int rc = parse_args(&L.o, argc, argv);
-    if (rc)
-        return rc < 0 ? 0 : rc;
-    if ((rc = load_init(&L)))
-        return rc;
+    int ret = parse_args(&L.o, argc, argv);
+    if (ret)
+        return ret < 0 ? 0 : ret;
+    if ((ret = load_init(&L)))
+        return ret;
     L.rss0 = L.o.pid ? rss_of(L.o.pid) : 0;
     L.cpu_meas = L.cpu_end = -1;
     L.ramp_t0 = uv_hrtime();

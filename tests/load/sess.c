@@ -18,7 +18,7 @@
 #define PASSWORD     "load-pass-1"
 #define MENU_ACTIONS 40 /* more answers than the menus need: stuck */
 
-/* What each screen of server/menu.c and the game shows at 80x24. */
+/* What each screen of server/screens/menu.c and the game shows at 80x24. */
 typedef enum {
     SEEN_NOTHING,
     SEEN_OVER, /* the game's last frame: the menus come next */
@@ -486,7 +486,7 @@ void sess_start(sess_t *s)
         sess_fail(s, "out of memory");
         return;
     }
-    int rc = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&L->addr, on_connect);
-    if (rc < 0)
-        sess_fail(s, uv_strerror(rc));
+    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&L->addr, on_connect);
+    if (ret < 0)
+        sess_fail(s, uv_strerror(ret));
 }

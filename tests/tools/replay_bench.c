@@ -31,10 +31,10 @@ static int run_verify(const replay_input_t *in, buf_t *out)
 {
     replay_result_t r;
     char err[200];
-    int rc = replay_run(in, NULL, NULL, NULL, &r, err, sizeof err);
+    int ret = replay_run(in, NULL, NULL, NULL, &r, err, sizeof err);
     buf_put(out, "x", 1);
     replay_result_free(&r);
-    return rc;
+    return ret;
 }
 
 /* The body as plain text, no cap, handed over into out. */
@@ -44,13 +44,13 @@ static int body_run(const replay_input_t *in, bool cast, buf_t *out)
     body_t b;
     if (body_open(&b, 0, false))
         return -1;
-    int rc = cast ? replay_asciicast(in, NULL, 0.2, "bench", &b, err, sizeof err)
-                  : replay_frames_json(in, NULL, &b, err, sizeof err);
+    int ret = cast ? replay_asciicast(in, NULL, 0.2, "bench", &b, err, sizeof err)
+                   : replay_frames_json(in, NULL, &b, err, sizeof err);
     buf_free(out);
     *out = b.text;
     buf_init(&b.text);
     body_free(&b);
-    return rc;
+    return ret;
 }
 
 static int run_frames(const replay_input_t *in, buf_t *out)

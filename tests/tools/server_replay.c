@@ -111,10 +111,10 @@ int main(int argc, char **argv)
         return 1;
     }
     if (snap) {
-        int rc = snapshot_hash(c, data, len);
+        int ret = snapshot_hash(c, data, len);
         content_free(c);
         free(data);
-        return rc;
+        return ret;
     }
     screen_t *s = screen_new(w, h);
     replay_t r = {game_new(c, seed, &opt), s, each, {.turns = turns}, script_vm_new()};

@@ -314,7 +314,7 @@ int main(int argc, char **argv)
     uv_signal_start(&f.sigint, on_signal, SIGINT);
     uv_run(&loop, UV_RUN_DEFAULT);
     web_free(f.web);
-    int rc = uv_loop_close(&loop);
-    fprintf(stderr, "web_harness: loop closed rc=%d\n", rc);
-    return rc == 0 ? 0 : 3;
+    int ret = uv_loop_close(&loop);
+    fprintf(stderr, "web_harness: loop closed status=%d\n", ret);
+    return ret == 0 ? 0 : 3;
 }

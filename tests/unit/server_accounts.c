@@ -450,6 +450,31 @@ START_TEST(throttle_table_is_bounded)
 }
 END_TEST
 
+/* Retention forgets the entries gone quiet, only those: a window still
+ * running and a recent failure are kept, and keep throttling. */
+START_TEST(quiet_throttles_are_forgotten)
+{
+    accounts_config_t c;
+    accounts_config_default(&c);
+    c.account_free_failures = 0; /* a failure closes its pair for a second */
+    c.ip_free_failures = 1000;
+    c.backoff_base_ms = 1000;
+    c.forget_ms = 5000;
+    afx_t f;
+    afx_open(&f, &c);
+    /* each failure tracks its address and its (name, address) pair */
+    ck_assert_int_eq(do_login(&f, "10.0.0.1", "ghost", "password!", 100).status, ACCOUNTS_EDENIED);
+    ck_assert_uint_eq(accounts_forget(f.acc, 600), 0); /* a window still runs */
+    ck_assert_uint_eq(accounts_login_wait_ms(f.acc, "10.0.0.1", "ghost", 600), 500);
+    ck_assert_int_eq(do_login(&f, "10.0.0.2", "ghost", "password!", 4000).status, ACCOUNTS_EDENIED);
+    /* at 8000 the first address is quiet, the second not yet */
+    ck_assert_uint_eq(accounts_forget(f.acc, 8000), 2);
+    ck_assert_uint_eq(accounts_forget(f.acc, 8000), 0);
+    ck_assert_uint_eq(accounts_forget(f.acc, 9100), 2);
+    afx_close(&f);
+}
+END_TEST
+
 /* Past the hashing queue's room a request is "busy" at once, and that
  * attempt is not counted against the address. */
 START_TEST(full_queue_answers_busy)
@@ -523,6 +548,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, registration_throttle);
     tcase_add_test(tc, parallel_guesses_are_counted);
     tcase_add_test(tc, throttle_table_is_bounded);
+    tcase_add_test(tc, quiet_throttles_are_forgotten);
     tcase_add_test(tc, free_with_requests_in_flight);
     suite_add_tcase(s, tc);
     return s;

@@ -103,9 +103,9 @@ START_TEST(churn_keeps_counts_exact)
             continue;
         }
         snprintf(a, sizeof a, "2001:db8::%x", addr);
-        int rc = budget_take(b, &s[k], a);
-        ck_assert_int_eq(rc, want[addr] < CAP ? BUDGET_OK : BUDGET_ADDR);
-        if (rc == BUDGET_OK) {
+        int ret = budget_take(b, &s[k], a);
+        ck_assert_int_eq(ret, want[addr] < CAP ? BUDGET_OK : BUDGET_ADDR);
+        if (ret == BUDGET_OK) {
             owner[k] = addr;
             want[addr]++;
         }

@@ -2,8 +2,8 @@
  * sections (gamecfg) and xlogfile rows (xlog). */
 #include <check.h>
 #include <string.h>
-#include "hosted/cmdline.h"
-#include "hosted/gamecfg.h"
+#include "cmdline.h"
+#include "gamecfg.h"
 #include "hosted/xlog.h"
 
 /* ---- cmdline --------------------------------------------------------------------- */

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "hosted/gamecfg.h"
+#include "gamecfg.h"
 #include "hosted/ptyproc.h"
 #include "hosted/spawner.h"
 #include "hosted/xlog.h"

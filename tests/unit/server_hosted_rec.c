@@ -39,9 +39,9 @@ static int decode(const buf_t *z, uint64_t ms, seen_t *s, char *err, size_t n)
     buf_init(&scratch);
     if (!s->stop_at)
         s->stop_at = -1;
-    int rc = recchunk_decode(ms, z->data, z->len, &scratch, collect, s, err, n);
+    int ret = recchunk_decode(ms, z->data, z->len, &scratch, collect, s, err, n);
     buf_free(&scratch);
-    return rc;
+    return ret;
 }
 
 START_TEST(chunk_round_trip)

@@ -1,8 +1,10 @@
-/* Unit tests: server/telnet/input — telnet option values and the menu's line
- * editor, as telnet/telnet.c and menu.c use them. */
+/* Unit tests: server/telnet/input — telnet option values — and
+ * server/screens/lineedit, the prompts' line editor, as telnet/telnet.c
+ * and the menu use them. */
 #include <check.h>
 #include <string.h>
 #include "input.h"
+#include "lineedit.h"
 
 START_TEST(naws_is_four_bytes_big_endian)
 {
@@ -63,27 +65,27 @@ START_TEST(line_editing)
 {
     char line[16] = "";
     size_t len = 0;
-    ck_assert_int_eq(input_line_key(line, &len, 4, key('a', 0)), LINE_EDITED);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key('b', 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('a', 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('b', 0)), LINE_EDITED);
     ck_assert_str_eq(line, "ab");
-    ck_assert_int_eq(input_line_key(line, &len, 4, key('c', KEYMOD_ALT)), LINE_IGNORED);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(0xE9, 0)), LINE_IGNORED); /* non-ASCII */
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(KEY_UP, 0)), LINE_IGNORED);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key('c', 0)), LINE_EDITED);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key('d', 0)), LINE_EDITED);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key('e', 0)), LINE_IGNORED); /* full */
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('c', KEYMOD_ALT)), LINE_IGNORED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(0xE9, 0)), LINE_IGNORED); /* non-ASCII */
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_UP, 0)), LINE_IGNORED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('c', 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('d', 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('e', 0)), LINE_IGNORED); /* full */
     ck_assert_str_eq(line, "abcd");
     ck_assert_uint_eq(len, 4);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(KEY_BACKSPACE, 0)), LINE_EDITED);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(0x08, 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_BACKSPACE, 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(0x08, 0)), LINE_EDITED);
     ck_assert_str_eq(line, "ab");
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(0x15, 0)), LINE_EDITED); /* Ctrl-U */
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(0x15, 0)), LINE_EDITED); /* Ctrl-U */
     ck_assert_str_eq(line, "");
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(KEY_BACKSPACE, 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_BACKSPACE, 0)), LINE_EDITED);
     ck_assert_uint_eq(len, 0); /* nothing to drop */
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(KEY_ENTER, 0)), LINE_ENTER);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key('\n', 0)), LINE_ENTER);
-    ck_assert_int_eq(input_line_key(line, &len, 4, key(KEY_ESC, 0)), LINE_CANCEL);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_ENTER, 0)), LINE_ENTER);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('\n', 0)), LINE_ENTER);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_ESC, 0)), LINE_CANCEL);
 }
 END_TEST
 
@@ -92,9 +94,9 @@ START_TEST(backspace_drops_a_whole_utf8_character)
     char line[16];
     strcpy(line, "a\xc3\xa9\xe2\x94\x80");
     size_t len = strlen(line);
-    input_line_key(line, &len, 8, key(KEY_BACKSPACE, 0));
+    lineedit_key(line, &len, 8, key(KEY_BACKSPACE, 0));
     ck_assert_str_eq(line, "a\xc3\xa9");
-    input_line_key(line, &len, 8, key(KEY_BACKSPACE, 0));
+    lineedit_key(line, &len, 8, key(KEY_BACKSPACE, 0));
     ck_assert_str_eq(line, "a");
 }
 END_TEST

@@ -1,4 +1,4 @@
-/* Unit tests: server/telnet/rcedit — the telnet rc file editor's keys,
+/* Unit tests: server/screens/rcedit — the terminal rc file editor's keys,
  * bounds, text and screen. */
 #include <check.h>
 #include <stdio.h>

@@ -10,8 +10,9 @@
 #include "ansi.h"
 #include <zlib.h>
 #include "db_records.h"
-#include "rcache.h"
+#include "bodycache.h"
 #include "records.h"
+#include "html.h"
 #include "records_query.h"
 #include "replay.h"
 #include "routes.h"
@@ -96,9 +97,9 @@ START_TEST(routes)
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         char err[160] = "";
-        int rc = url_status(refused[i].path, err);
-        ck_assert_msg(rc == refused[i].status, "%s: %d", refused[i].path, rc);
-        if (rc > 0)
+        int ret = url_status(refused[i].path, err);
+        ck_assert_msg(ret == refused[i].status, "%s: %d", refused[i].path, ret);
+        if (ret > 0)
             ck_assert_msg(err[0], "%s: no message", refused[i].path);
     }
 }
@@ -424,24 +425,25 @@ END_TEST
 
 /* ---- the replay cache ------------------------------------------------------------------- */
 
-static rcache_entry_t *put(rcache_t *c, rcache_kind_t kind, int64_t id, int64_t v, size_t len)
+static bodycache_entry_t *put(bodycache_t *c, bodycache_kind_t kind, int64_t id, int64_t v,
+                              size_t len)
 {
     buf_t gz;
     buf_init(&gz);
     for (size_t i = 0; i < len; i++)
         buf_putc(&gz, (char)('a' + i % 26));
-    rcache_key_t k = {kind, id, v, 0};
-    rcache_entry_t *e = rcache_put(c, &k, &gz, len * 10);
+    bodycache_key_t k = {kind, id, v, 0};
+    bodycache_entry_t *e = bodycache_put(c, &k, &gz, len * 10);
     ck_assert_ptr_nonnull(e);
     ck_assert_ptr_null(gz.data); /* taken */
     return e;
 }
 
-static bool has(rcache_t *c, rcache_kind_t kind, int64_t id, int64_t v)
+static bool has(bodycache_t *c, bodycache_kind_t kind, int64_t id, int64_t v)
 {
-    rcache_key_t k = {kind, id, v, 0};
-    rcache_entry_t *e = rcache_get(c, &k);
-    rcache_unref(e);
+    bodycache_key_t k = {kind, id, v, 0};
+    bodycache_entry_t *e = bodycache_get(c, &k);
+    bodycache_unref(e);
     return e != NULL;
 }
 
@@ -450,34 +452,34 @@ static bool has(rcache_t *c, rcache_kind_t kind, int64_t id, int64_t v)
  * the cap is handed out, never kept. */
 START_TEST(replay_cache_bounds_and_references)
 {
-    rcache_t *c = rcache_new(1000);
-    rcache_unref(put(c, RCACHE_GAME_CAST, 1, 0, 400));
-    rcache_unref(put(c, RCACHE_GAME_FRAMES, 1, 0, 400));
-    ck_assert(has(c, RCACHE_GAME_CAST, 1, 0)); /* now the newest */
-    rcache_entry_t *held = put(c, RCACHE_HOSTED_CAST, 7, 3, 400);
-    ck_assert_uint_eq(rcache_count(c), 2);
-    ck_assert_uint_le(rcache_bytes(c), 1000);
-    ck_assert(!has(c, RCACHE_GAME_FRAMES, 1, 0)); /* the oldest went */
-    ck_assert(has(c, RCACHE_GAME_CAST, 1, 0));
-    rcache_unref(put(c, RCACHE_HOSTED_CAST, 7, 5, 100)); /* the recording grew */
-    ck_assert(!has(c, RCACHE_HOSTED_CAST, 7, 3));
-    ck_assert(has(c, RCACHE_HOSTED_CAST, 7, 5));
+    bodycache_t *c = bodycache_new(1000);
+    bodycache_unref(put(c, BODYCACHE_GAME_CAST, 1, 0, 400));
+    bodycache_unref(put(c, BODYCACHE_GAME_FRAMES, 1, 0, 400));
+    ck_assert(has(c, BODYCACHE_GAME_CAST, 1, 0)); /* now the newest */
+    bodycache_entry_t *held = put(c, BODYCACHE_HOSTED_CAST, 7, 3, 400);
+    ck_assert_uint_eq(bodycache_count(c), 2);
+    ck_assert_uint_le(bodycache_bytes(c), 1000);
+    ck_assert(!has(c, BODYCACHE_GAME_FRAMES, 1, 0)); /* the oldest went */
+    ck_assert(has(c, BODYCACHE_GAME_CAST, 1, 0));
+    bodycache_unref(put(c, BODYCACHE_HOSTED_CAST, 7, 5, 100)); /* the recording grew */
+    ck_assert(!has(c, BODYCACHE_HOSTED_CAST, 7, 3));
+    ck_assert(has(c, BODYCACHE_HOSTED_CAST, 7, 5));
     ck_assert_uint_eq(held->gz_len, 400); /* still readable: freed by its last unref */
     ck_assert_int_eq(held->gz[399], 'a' + 399 % 26);
-    rcache_unref(held);
-    rcache_entry_t *big = put(c, RCACHE_GAME_CAST, 2, 0, 2000);
+    bodycache_unref(held);
+    bodycache_entry_t *big = put(c, BODYCACHE_GAME_CAST, 2, 0, 2000);
     ck_assert_uint_eq(big->len, 20000);
-    ck_assert(!has(c, RCACHE_GAME_CAST, 2, 0));
-    ck_assert_uint_le(rcache_bytes(c), 1000);
-    rcache_unref(big);
-    rcache_entry_t *kept = put(c, RCACHE_GAME_CAST, 3, 0, 10);
-    rcache_free(c); /* a reader outlives the cache too */
+    ck_assert(!has(c, BODYCACHE_GAME_CAST, 2, 0));
+    ck_assert_uint_le(bodycache_bytes(c), 1000);
+    bodycache_unref(big);
+    bodycache_entry_t *kept = put(c, BODYCACHE_GAME_CAST, 3, 0, 10);
+    bodycache_free(c); /* a reader outlives the cache too */
     ck_assert_int_eq(kept->gz[0], 'a');
-    rcache_unref(kept);
-    rcache_t *none = rcache_new(0); /* replay-cache = 0: nothing kept */
-    rcache_unref(put(none, RCACHE_GAME_CAST, 1, 0, 1));
-    ck_assert(!has(none, RCACHE_GAME_CAST, 1, 0));
-    rcache_free(none);
+    bodycache_unref(kept);
+    bodycache_t *none = bodycache_new(0); /* replay-cache = 0: nothing kept */
+    bodycache_unref(put(none, BODYCACHE_GAME_CAST, 1, 0, 1));
+    ck_assert(!has(none, BODYCACHE_GAME_CAST, 1, 0));
+    bodycache_free(none);
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <uv.h>
 #include "server.h"
+#include "shard.h"
 
 #define NPOSTS 20000
 

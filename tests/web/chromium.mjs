@@ -3,7 +3,7 @@
 // page's terminal (window.warren, set by the client's pages).
 import { createRequire } from 'node:module';
 
-const require = createRequire(new URL('../../web/package.json', import.meta.url));
+const require = createRequire(new URL('../../client-web/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
 export function launch() {

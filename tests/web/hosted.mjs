@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 
-const require = createRequire(new URL('../../web/package.json', import.meta.url));
+const require = createRequire(new URL('../../client-web/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
 const [base, artifacts, name, password] = process.argv.slice(2);

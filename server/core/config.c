@@ -1,0 +1,433 @@
+/* config — a table of settings shared by the file parser and the flags. */
+#include "config.h"
+#include "db.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR, OPT_IPS, OPT_SIZE } opt_kind_t;
+
+typedef struct {
+    const char *name;
+    opt_kind_t kind;
+    size_t off, size;
+    int min, max;
+    const char *help;
+} opt_t;
+
+#define S(f) offsetof(config_t, f), sizeof(((config_t *)0)->f)
+static const opt_t opts[] = {
+    {"telnet", OPT_ADDR, S(telnet), 0, 0, "ADDR:PORT telnet listener (default 127.0.0.1:2323)"},
+    {"http", OPT_ADDR, S(http), 0, 0, "ADDR:PORT web listener (default 127.0.0.1:8080)"},
+    {"socket", OPT_STR, S(socket), 0, 0, "PATH Unix socket for local clients (default off)"},
+    {"db", OPT_STR, S(db), 0, 0,
+     "PATH database file (default ./var/warren.db), or a postgresql:// URL"},
+    {"control", OPT_STR, S(control), 0, 0,
+     "PATH admin control socket, mode 0600 (default: DB.ctl; ./warren.ctl with PostgreSQL)"},
+    {"content", OPT_STR, S(content), 0, 0, "DIR game content (default: the built-in one)"},
+    {"grace", OPT_INT, S(grace), 0, 86400 * 7, "SECONDS a detached game stays live (600)"},
+    {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "N connections in total (5000)"},
+    {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "N connections per address (50)"},
+    {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "BYTES/s input per connection (2000)"},
+    {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
+    {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "TURNS between snapshots (200)"},
+    {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "BYTES queued per connection (262144)"},
+    {"loops", OPT_INT, S(loops), 1, 64,
+     "N loops, one thread each, that Warren's games are spread over (1)"},
+    {"listen-backlog", OPT_INT, S(listen_backlog), 1, 1 << 20,
+     "N connections waiting to be accepted, at most net.core.somaxconn (4096)"},
+    /* limits */
+    {"trust-proxy", OPT_IPS, S(trust_proxy), 0, 0,
+     "ADDR[,ADDR] proxies whose X-Forwarded-For/-Proto are believed (none)"},
+    {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000,
+     "N new accounts per address per hour, 0 = no limit (5)"},
+    {"public-url", OPT_STR, S(public_url), 0, 0,
+     "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
+    {"games-dir", OPT_STR, S(games_dir), 0, 0,
+     "DIR players' directories for hosted games (default: DB's dir/games)"},
+    {"games-user", OPT_STR, S(games_user), 0, 0,
+     "USER whom hosted games run as when their section has no user, never root (warren-games)"},
+    {"run-as", OPT_STR, S(run_as), 0, 0,
+     "USER warrend started as root becomes once the spawner is forked (default: none)"},
+    {"game-idle", OPT_INT, S(game_idle), 0, 86400 * 7,
+     "SECONDS without a key before a hosted game is hung up, 0 = never (3600); a [game] "
+     "section's idle overrides it"},
+    {"record-max", OPT_SIZE, S(record_max), 0, 0,
+     "BYTES of a hosted game's output recorded (K, M, G; 32M; 0 = no recordings)"},
+    {"hosted-max", OPT_INT, S(hosted_max), 1, 100000,
+     "N live hosted games in all, detached ones in their grace period too (100)"},
+    {"hosted-per-ip", OPT_INT, S(hosted_per_ip), 1, 100000,
+     "N live hosted games started from one address (4)"},
+    {"replay-max", OPT_SIZE, S(replay_max), 4096, 0,
+     "BYTES of a replay's frames or asciicast before it is cut, marked truncated (K, M, G; 64M)"},
+    {"replay-cache", OPT_SIZE, S(replay_cache), 0, 0,
+     "BYTES of built replays kept, gzipped (K, M, G; 64M; 0 = none)"},
+    {"replay-builds", OPT_INT, S(replay_builds), 1, 64,
+     "N replays built at once; hosted games' recordings take at most N-1 of them (2)"},
+    {"replay-queue", OPT_INT, S(replay_queue), 0, 100000,
+     "N replays waiting to be built; more are answered 503 with Retry-After (16)"},
+    {"hosted-output-rate", OPT_SIZE, S(hosted_output_rate), 0, 0,
+     "BYTES/s of a hosted game's output read (K, M; 128K; 0 = no limit)"},
+    {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
+    /* storage */
+    {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
+     "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},
+    {"db-check-ms", OPT_INT, S(db_check_ms), 0, 3600000,
+     "MS the quick check of the database at start may take, 0 = none (10000)"},
+    {"db-busy-ms", OPT_INT, S(db_busy_ms), 1, 3600000,
+     "MS a write waits for another program's lock on the database (5000)"},
+};
+#undef S
+#define NOPTS (sizeof opts / sizeof opts[0])
+
+void config_defaults(config_t *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->telnet, sizeof c->telnet, "127.0.0.1:2323");
+    snprintf(c->http, sizeof c->http, "127.0.0.1:8080");
+    snprintf(c->db, sizeof c->db, "./var/warren.db");
+    c->grace = 600;
+    c->max_conns = 5000;
+    c->max_per_ip = 50;
+    c->input_rate = 2000;
+    c->idle_timeout = 900;
+    c->snapshot_every = 200;
+    c->outq_max = 262144;
+    c->listen_backlog = 4096;
+    c->loops = 1;
+    c->register_per_hour = 5; /* limits */
+    c->game_idle = 3600;
+    c->record_max = 32 << 20;
+    c->db_check_ms = 10000; /* storage */
+    c->db_busy_ms = 5000;
+    snprintf(c->games_user, sizeof c->games_user, "warren-games");
+    c->hosted_max = 100;
+    c->hosted_per_ip = 4;
+    c->replay_max = 64 << 20;
+    c->replay_cache = 64 << 20;
+    c->replay_builds = 2;
+    c->replay_queue = 16;
+    c->hosted_output_rate = 128 << 10;
+}
+
+int config_split_addr(const char *s, char *host, size_t hostlen, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s)
+        return -1;
+    const char *h = s;
+    size_t hl = (size_t)(colon - s);
+    if (h[0] == '[') {
+        if (hl < 3 || h[hl - 1] != ']')
+            return -1;
+        h++;
+        hl -= 2;
+    }
+    if (hl >= hostlen)
+        return -1;
+    char *end;
+    errno = 0;
+    long p = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || p < 1 || p > 65535)
+        return -1;
+    memcpy(host, h, hl);
+    host[hl] = 0;
+    *port = (int)p;
+    return 0;
+}
+
+/* A comma-separated list of IPv4 or IPv6 addresses, no spaces ("" is an
+ * empty list): 0, else -1. */
+static int config_check_ips(const char *list)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        char one[64];
+        unsigned char bin[16];
+        if (n == 0 || n >= sizeof one)
+            return -1;
+        memcpy(one, p, n);
+        one[n] = 0;
+        if (inet_pton(AF_INET, one, bin) != 1 && inet_pton(AF_INET6, one, bin) != 1)
+            return -1;
+        if (p[n] == ',' && !p[n + 1])
+            return -1; /* a trailing comma: an empty entry */
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+int config_parse_size(const char *s, int64_t *bytes)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    int shift = 0;
+    if (*end) {
+        static const char units[] = "kmg";
+        char u = (char)(*end | 0x20);
+        const char *at = u >= 'a' && u <= 'z' ? strchr(units, u) : NULL;
+        if (!at || end[1])
+            return -1;
+        shift = (int)(at - units + 1) * 10;
+    }
+    if (errno || v > INT64_MAX >> shift)
+        return -1;
+    *bytes = (int64_t)v << shift;
+    return 0;
+}
+
+static const opt_t *opt_find(const char *name)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strcmp(opts[i].name, name) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size_t errlen)
+{
+    char *field = (char *)c + o->off;
+    if (o->kind == OPT_STR || o->kind == OPT_ADDR || o->kind == OPT_IPS) {
+        if (strlen(val) >= o->size) {
+            snprintf(err, errlen, "%s: value too long", o->name);
+            return -1;
+        }
+        if (o->kind == OPT_IPS && config_check_ips(val)) {
+            snprintf(err, errlen, "%s: expected addresses like 127.0.0.1,::1, got \"%s\"", o->name,
+                     val);
+            return -1;
+        }
+        char host[128];
+        int port;
+        if (o->kind == OPT_ADDR && val[0] && config_split_addr(val, host, sizeof host, &port)) {
+            snprintf(err, errlen, "%s: expected ADDR:PORT, got \"%s\"", o->name, val);
+            return -1;
+        }
+        memcpy(field, val, strlen(val) + 1);
+        return 0;
+    }
+    if (o->kind == OPT_SIZE) {
+        if (config_parse_size(val, (int64_t *)field)) {
+            snprintf(err, errlen, "%s: expected bytes with K, M or G, got \"%s\"", o->name, val);
+            return -1;
+        }
+        if (*(int64_t *)field < o->min) {
+            snprintf(err, errlen, "%s: at least %d bytes", o->name, o->min);
+            return -1;
+        }
+        return 0;
+    }
+    if (o->kind == OPT_BOOL) {
+        bool v;
+        if (!strcmp(val, "") || !strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true") ||
+            !strcmp(val, "on"))
+            v = true;
+        else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false") ||
+                 !strcmp(val, "off"))
+            v = false;
+        else {
+            snprintf(err, errlen, "%s: expected yes or no, got \"%s\"", o->name, val);
+            return -1;
+        }
+        *(bool *)field = v;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(val, &end, 10);
+    if (errno || *end || end == val || v < o->min || v > o->max) {
+        snprintf(err, errlen, "%s: expected a number from %d to %d, got \"%s\"", o->name, o->min,
+                 o->max, val);
+        return -1;
+    }
+    *(int *)field = (int)v;
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = 0;
+    return s;
+}
+
+static int config_line(config_t *c, char *line, char *err, size_t errlen)
+{
+    char *hash = strstr(line, " #");
+    if (hash)
+        *hash = 0;
+    char *s = trim(line);
+    if (!*s || *s == '#')
+        return 0;
+    char *eq = strchr(s, '=');
+    if (!eq) {
+        snprintf(err, errlen, "expected \"key = value\"");
+        return -1;
+    }
+    *eq = 0;
+    char *key = trim(s), *val = trim(eq + 1);
+    const opt_t *o = opt_find(key);
+    if (!o || !strcmp(key, "help")) {
+        snprintf(err, errlen, "unknown setting \"%s\"", key);
+        return -1;
+    }
+    return opt_set(c, o, val, err, errlen);
+}
+
+void config_free(config_t *c)
+{
+    gamecfg_list_free(&c->games);
+}
+
+/* The rest of the file, from its first section on, is hosted games. */
+static int config_games(config_t *c, const char *text, size_t len, const char *name, int lineno,
+                        char *err, size_t errlen)
+{
+    char msg[512];
+    if (gamecfg_parse(&c->games, text, len, lineno, msg, sizeof msg) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", name, msg);
+    return -1;
+}
+
+int config_parse(config_t *c, const char *text, size_t len, const char *name, char *err,
+                 size_t errlen)
+{
+    char line[CONFIG_LINE_MAX + 1], msg[512];
+    int lineno = 0;
+    for (size_t at = 0; at < len;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = (nl ? (size_t)(nl - text) : len) - at;
+        lineno++;
+        const char *why = NULL;
+        if (text[at] == '[')
+            return config_games(c, text + at, len - at, name, lineno, err, errlen);
+        if (n > CONFIG_LINE_MAX)
+            why = "line too long";
+        else if (memchr(text + at, 0, n))
+            why = "NUL byte in the line";
+        else {
+            memcpy(line, text + at, n);
+            line[n] = 0;
+            if (config_line(c, line, msg, sizeof msg) == 0) {
+                at += n + 1;
+                continue;
+            }
+            why = msg;
+        }
+        snprintf(err, errlen, "%s:%d: %s", name, lineno, why);
+        return -1;
+    }
+    return 0;
+}
+
+int config_load_file(config_t *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *text = malloc(CONFIG_FILE_MAX + 1);
+    size_t len = text ? fread(text, 1, CONFIG_FILE_MAX + 1, f) : 0;
+    int bad = !text || ferror(f);
+    fclose(f);
+    int ret = -1;
+    if (bad)
+        snprintf(err, errlen, "%s: cannot read", path);
+    else if (len > CONFIG_FILE_MAX)
+        snprintf(err, errlen, "%s: larger than %d bytes", path, CONFIG_FILE_MAX);
+    else
+        ret = config_parse(c, text, len, path, err, errlen);
+    free(text);
+    return ret;
+}
+
+/* "--name=value" or "--name value"; booleans take no value. */
+static int arg_take(int argc, char **argv, int *i, const char **name, size_t *nlen,
+                    const char **val)
+{
+    const char *a = argv[*i] + 2;
+    const char *eq = strchr(a, '=');
+    *name = a;
+    *nlen = eq ? (size_t)(eq - a) : strlen(a);
+    *val = eq ? eq + 1 : NULL;
+    (void)argc;
+    return 0;
+}
+
+int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errlen)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 1; i < argc; i++) {
+            if (strncmp(argv[i], "--", 2) != 0) {
+                snprintf(err, errlen, "unexpected argument \"%s\" (try --help)", argv[i]);
+                return -1;
+            }
+            const char *name, *val;
+            size_t nlen;
+            arg_take(argc, argv, &i, &name, &nlen, &val);
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)(nlen < 63 ? nlen : 63), name);
+            bool is_conf = !strcmp(key, "config");
+            const opt_t *o = opt_find(key);
+            bool takes = is_conf || (o && o->kind != OPT_BOOL);
+            if (takes && !val) {
+                if (i + 1 >= argc) {
+                    snprintf(err, errlen, "--%s needs a value", key);
+                    return -1;
+                }
+                val = argv[++i];
+            }
+            if (!strcmp(key, "help") || !strcmp(key, "version")) {
+                if (pass == 1)
+                    *(key[0] == 'h' ? &c->help : &c->version) = true;
+                continue;
+            }
+            if (is_conf) {
+                if (pass == 0 && config_load_file(c, val, err, errlen))
+                    return -1;
+                continue;
+            }
+            if (!o) {
+                snprintf(err, errlen, "unknown option --%s (try --help)", key);
+                return -1;
+            }
+            if (pass == 1 && opt_set(c, o, val ? val : "", err, errlen))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+void config_print_usage(FILE *out)
+{
+    fputs("usage: warrend [options]\n"
+          "  --config FILE       read settings from FILE (key = value lines)\n",
+          out);
+    for (size_t i = 0; i < NOPTS; i++) {
+        /* a valued option's help starts with its metavariable ("PATH ...") */
+        const char *help = opts[i].help, *sp = strchr(help, ' ');
+        int mlen = opts[i].kind == OPT_BOOL || !sp ? 0 : (int)(sp - help);
+        char flag[48];
+        snprintf(flag, sizeof flag, "--%s%s%.*s", opts[i].name, mlen ? " " : "", mlen, help);
+        fprintf(out, "  %-19s %s\n", flag, mlen ? sp + 1 : help);
+    }
+    fputs("  --help              this text\n  --version           print the version\n", out);
+}
+
+int config_control_path(const config_t *c, char *out, size_t outlen)
+{
+    int n = c->control[0]         ? snprintf(out, outlen, "%s", c->control)
+            : db_is_server(c->db) ? snprintf(out, outlen, "./warren.ctl")
+                                  : snprintf(out, outlen, "%s.ctl", c->db);
+    return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}

@@ -1,0 +1,308 @@
+/* conn — what every connection shares, whatever carries it; see conn.h. */
+#include <stdio.h>
+#include <string.h>
+#include "hooks.h"
+#include "json.h"
+#include "ratelimit.h"
+#include "relay.h"
+#include "server.h"
+#include "session.h"
+#include "shard.h"
+
+int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
+{
+    c->srv = srv;
+    c->ops = ops;
+    c->id = ++srv->next_conn_id;
+    list_init(&c->node);
+    list_init(&c->wnode);
+    list_init(&c->mnode);
+    conn_set_place(c, CONN_MENU);
+    double rate = srv->cfg.input_rate;
+    c->input_limit = ratelimit_new(rate, rate * 4, now_ms(srv));
+    int above = srv->hooks->conn_open ? srv->hooks->conn_open(c) : 0;
+    return c->input_limit && above == 0 ? 0 : -1;
+}
+
+void conn_fini(conn_t *c)
+{
+    list_remove(&c->mnode);
+    ratelimit_free(c->input_limit);
+    if (c->srv->hooks->conn_close)
+        c->srv->hooks->conn_close(c);
+    screen_free(c->scr);
+    screen_free(c->shown);
+    c->input_limit = NULL;
+    c->scr = c->shown = NULL;
+}
+
+void conn_set_place(conn_t *c, conn_place_t p)
+{
+    c->place = p;
+    if (c->ops->relay) { /* never in a menu here: its conn at home is */
+        relay_placed(c);
+        return;
+    }
+    if (p != CONN_MENU || c->ops->browser)
+        list_remove(&c->mnode);
+    else if (!list_linked(&c->mnode))
+        list_push_back(&c->srv->menu_conns, &c->mnode);
+}
+
+void conn_write(conn_t *c, const void *data, size_t len)
+{
+    if (!c->closing)
+        c->ops->write(c, data, len, false);
+}
+
+void conn_write_text(conn_t *c, const char *json, size_t len)
+{
+    if (!c->closing)
+        c->ops->write(c, json, len, true);
+}
+
+bool conn_writable(const conn_t *c)
+{
+    return c->ops->writable(c);
+}
+
+void conn_close(conn_t *c, const char *why)
+{
+    c->ops->close(c, why);
+}
+
+void conn_ref(conn_t *c)
+{
+    c->refs++;
+}
+
+void conn_unref(conn_t *c)
+{
+    if (--c->refs != 0)
+        return;
+    if (c->closing)
+        c->ops->release(c);
+    else if (c->ops->settled)
+        c->ops->settled(c);
+}
+
+size_t conn_rate_allow(conn_t *c, size_t n)
+{
+    return ratelimit_take(c->input_limit, n, now_ms(c->srv));
+}
+
+void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *game_name)
+{
+    c->user_id = user_id;
+    snprintf(c->user, sizeof c->user, "%s", name);
+    snprintf(c->game_name, sizeof c->game_name, "%s", game_name);
+}
+
+void conn_send_diff(conn_t *c)
+{
+    server_t *s = c->srv;
+    if (!conn_writable(c)) {
+        c->need_key = true; /* redrawn in full once the queue drains */
+        return;
+    }
+    buf_reset(&s->scratch);
+    bool key =
+        !c->shown_valid || c->need_key || c->shown->w != c->scr->w || c->shown->h != c->scr->h;
+    if (c->json)
+        json_frame(key ? NULL : c->shown, c->scr, c->sess ? c->sess->frame_seq : 0, &s->scratch);
+    else if (key)
+        ansi_keyframe(&c->prof, c->scr, &s->scratch);
+    else
+        ansi_diff(&c->prof, c->shown, c->scr, &s->scratch);
+    c->need_key = false;
+    if (c->json)
+        conn_write_text(c, s->scratch.data, s->scratch.len);
+    else
+        conn_write(c, s->scratch.data, s->scratch.len);
+    screen_copy(c->shown, c->scr);
+    screen_clean(c->scr);
+    c->shown_valid = true;
+}
+
+bool conn_in_game(const conn_t *c)
+{
+    return c->sess || c->relay;
+}
+
+/* ---- loops = N ------------------------------------------------------------------------ */
+
+void conn_to_game(conn_t *c, server_t *k, int64_t game_id)
+{
+    if (!c->ops->move) {
+        relay_start(c, k, game_id);
+        return;
+    }
+    conn_dest_t d = {.go = game_id ? GO_WATCH : GO_PLAY, .game_id = game_id};
+    conn_wait(c);
+    c->ops->move(c, k, &d);
+}
+
+bool conn_away(const conn_t *c)
+{
+    return c->srv->shard != 0 && !c->ops->relay;
+}
+
+/* Away, or on its way: c goes (back) home to go (GO_MENU, GO_MESSAGE; text
+ * may be NULL). */
+static void conn_go_home(conn_t *c, conn_go_t go, const char *text)
+{
+    conn_dest_t d = {.go = go, .has_text = text != NULL};
+    snprintf(d.text, sizeof d.text, "%s", text ? text : "");
+    if (c->sess) /* a game keeps no conn that leaves its loop */
+        session_detach(c, NULL);
+    conn_set_place(c, CONN_WAIT);
+    c->ops->move(c, shard_at(c->srv, 0), &d);
+}
+
+void conn_tell_close(conn_t *c, const char *line, const char *reason)
+{
+    if (!c->moving) {
+        conn_write(c, line, strlen(line));
+        conn_close(c, reason);
+        return;
+    }
+    conn_dest_t d = {.go = GO_CLOSE, .has_text = true, .reason = reason};
+    snprintf(d.text, sizeof d.text, "%s", line);
+    c->ops->move(c, shard_at(c->srv, 0), &d); /* it changes course */
+}
+
+static void arrive_watch(conn_t *c, int64_t game_id)
+{
+    session_t *s = session_find_game(c->srv, game_id);
+    if (s && !s->ended)
+        session_watch(c, s);
+    else
+        conn_menu(c, "That game has ended.");
+}
+
+void conn_arrived(conn_t *c, const conn_dest_t *d)
+{
+    switch (d->go) {
+    case GO_PLAY: session_play(c); break;
+    case GO_WATCH: arrive_watch(c, d->game_id); break;
+    case GO_MENU: conn_menu(c, d->has_text ? d->text : NULL); break;
+    case GO_MESSAGE: conn_message(c, d->text); break;
+    case GO_CLOSE: conn_tell_close(c, d->text, d->reason); break;
+    }
+}
+
+/* ---- where a conn goes: the one routing point ---------------------------------------- */
+
+/* A conn's game is here (c->sess), on another loop through a relay
+ * (c->relay, decided once, when it entered that game: conn_to_game), or it
+ * has none and its keys are the menu's. conn_route is the one place that
+ * tells them apart; each way is a row of handlers. A relay's stand-in and
+ * a conn handed to another loop are sent on; a browser has no menu: its
+ * gateway takes it home. Only a terminal here reaches the screens
+ * (hooks.h). */
+typedef struct {
+    void (*key)(conn_t *c, key_event_t k);
+    void (*resized)(conn_t *c);
+    void (*drained)(conn_t *c);
+    void (*detach)(conn_t *c, const char *why);
+} conn_route_t;
+
+static void menu_key(conn_t *c, key_event_t k)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (!c->ops->browser && h->menu_key)
+        h->menu_key(c, k);
+}
+
+static void menu_resized(conn_t *c)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (!c->ops->browser && h->menu_redraw) {
+        c->shown_valid = false;
+        h->menu_redraw(c);
+    }
+}
+
+static void menu_drained(conn_t *c)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (h->menu_redraw)
+        h->menu_redraw(c);
+}
+
+static void menu_detach(conn_t *c, const char *why)
+{
+    (void)c, (void)why; /* in no game: nothing to leave */
+}
+
+static const conn_route_t ROUTE_RELAY = {relay_key, relay_resized, relay_drained, relay_detach};
+static const conn_route_t ROUTE_SESSION = {session_key, session_resized, session_drained,
+                                           session_detach};
+static const conn_route_t ROUTE_MENU = {menu_key, menu_resized, menu_drained, menu_detach};
+
+static const conn_route_t *conn_route(const conn_t *c)
+{
+    return c->relay ? &ROUTE_RELAY : c->sess ? &ROUTE_SESSION : &ROUTE_MENU;
+}
+
+void conn_key(conn_t *c, key_event_t k)
+{
+    conn_route(c)->key(c, k);
+}
+
+void conn_resized(conn_t *c)
+{
+    conn_route(c)->resized(c);
+}
+
+void conn_drained(conn_t *c)
+{
+    conn_route(c)->drained(c);
+}
+
+void conn_detach(conn_t *c, const char *why)
+{
+    conn_route(c)->detach(c, why);
+}
+
+void conn_menu(conn_t *c, const char *msg)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_ENTER, msg);
+    if (conn_away(c) || c->moving) /* menus are home's */
+        return conn_go_home(c, GO_MENU, msg);
+    if (c->ops->browser) { /* no menu: its gateway sends it home */
+        conn_set_place(c, CONN_MENU);
+        c->ops->leave(c, msg ? msg : "");
+    } else if (h->menu_enter)
+        h->menu_enter(c, msg);
+}
+
+void conn_message(conn_t *c, const char *msg)
+{
+    const hooks_t *h = c->srv->hooks;
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_MESSAGE, msg);
+    if (conn_away(c) || c->moving)
+        return conn_go_home(c, GO_MESSAGE, msg);
+    if (c->ops->browser)
+        conn_menu(c, msg);
+    else if (h->menu_message)
+        h->menu_message(c, msg);
+}
+
+void conn_wait(conn_t *c)
+{
+    conn_set_place(c, CONN_WAIT);
+    if (!c->ops->relay && c->srv->hooks->menu_redraw)
+        c->srv->hooks->menu_redraw(c);
+}
+
+void conn_too_small(conn_t *c)
+{
+    if (c->ops->relay)
+        return relay_menu(c, RELAY_TOO_SMALL, NULL);
+    if (c->srv->hooks->menu_too_small)
+        c->srv->hooks->menu_too_small(c);
+}

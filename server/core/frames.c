@@ -1,0 +1,334 @@
+/* frames — a session's frames to its viewers (frames.h).
+ *
+ * The session renders into `grid` at the player's size and keeps `sent`,
+ * the baseline every in-step viewer's terminal shows. Each change is
+ * encoded once per ANSI profile and the same bytes go to every viewer of
+ * that profile. A viewer that is behind (queue full) or new gets a keyframe
+ * of its own; a watcher whose terminal is smaller renders at its own size. */
+#include "frames.h"
+#include <stdlib.h>
+#include "backend.h"
+#include "hooks.h"
+#include "json.h"
+#include "server.h"
+#include "session_impl.h"
+#include "storage.h"
+
+/* ---- viewers and frames ------------------------------------------------------------ */
+
+/* A paused game: the last frame sent, at scr's size, the notice on top
+ * (which one: storage.c's, for what keeps it). */
+static void render_paused(const session_t *s, screen_t *scr)
+{
+    static const style_t st = {11, SCREEN_DEFAULT_COLOR, ATTR_BOLD | ATTR_REVERSE};
+    const screen_t *frozen = s->frozen;
+    const char *const *notice = storage_notice(s->srv);
+    screen_clear(scr);
+    for (int y = 0; y < scr->h && y < frozen->h; y++)
+        for (int x = 0; x < scr->w && x < frozen->w; x++) {
+            const cell_t *c = screen_at(frozen, x, y);
+            screen_put(scr, x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
+        }
+    for (int i = 0; i < 2 && i < scr->h; i++) {
+        screen_fill(scr, 0, i, scr->w, 1, ' ', st);
+        screen_text(scr, 1, i, st, notice[i]);
+    }
+    screen_cursor(scr, 0, 0, false);
+}
+
+/* The game's frame (or, paused, the last one with the notice), with what
+ * the layers above draw over it (hooks.h: chat's strip, the announcement). */
+static void session_render(const session_t *s, screen_t *scr, const session_view_t *v)
+{
+    if (s->frozen)
+        render_paused(s, scr);
+    else
+        s->ops->draw(s, scr, v);
+    HOOKS_CALL(s->srv->hooks->overlay, (session_t *)s, scr);
+}
+
+/* Every field set, so that a view's frame is the same for every caller. */
+static void view_of(const session_t *s, session_view_t *v)
+{
+    *v = (session_view_t){.watchers = s->nwatchers,
+                          .two_cell = s->player ? s->player->two_cell : false,
+                          .turns = s->player ? s->player->turns : false};
+}
+
+/* A watcher shares the player's frames when its terminal can hold them. */
+bool frames_shared(const session_t *s, const conn_t *c)
+{
+    const hooks_t *h = s->srv->hooks;
+    if (c != s->player && h->watcher_own && h->watcher_own(c))
+        return false; /* help, a chat line being typed: its own frames meanwhile */
+    return c->json || (c->w >= s->grid->w && c->h >= s->grid->h);
+}
+
+/* Below the game on a taller terminal: whom it watches and the keys
+ * (watch.c); written again only when it changed. */
+static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
+{
+    if (c == s->player || c->ops->browser || c->h <= s->grid->h) /* pages say it themselves */
+        return;
+    char line[TERM_MAX_W + 1];
+    const hooks_t *h = s->srv->hooks;
+    if (!h->watcher_footer || !h->watcher_footer(s, c, line, sizeof line, key))
+        return;
+    buf_printf(out, "\033[%d;1H\033[m\033[K\033[2m%s\033[m", s->grid->h + 1, line);
+    if (s->sent->cur_visible)
+        buf_printf(out, "\033[%d;%dH", s->sent->cur_y + 1, s->sent->cur_x + 1);
+}
+
+/* A watcher drawn at its own size: the game, then its overlays. */
+static void own_frame(session_t *s, conn_t *c, const session_view_t *v)
+{
+    session_render(s, c->scr, v);
+    if (c != s->player && s->srv->hooks->watcher_draw)
+        s->srv->hooks->watcher_draw(s, c, c->scr);
+    conn_send_diff(c);
+}
+
+/* A keyframe of the shared baseline for one viewer (new, resized or behind). */
+void frames_keyframe(session_t *s, conn_t *c)
+{
+    server_t *srv = s->srv;
+    if (c->too_small) {
+        conn_too_small(c);
+        return;
+    }
+    if (!conn_writable(c)) {
+        c->need_key = true;
+        return;
+    }
+    c->need_key = false;
+    if (c->own_render) {
+        c->shown_valid = false;
+        session_view_t v;
+        view_of(s, &v);
+        if (!c->scr || c->scr->w != c->w || c->scr->h != c->h) {
+            screen_free(c->scr);
+            c->scr = screen_new(c->w, c->h);
+        }
+        if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
+            return;
+        own_frame(s, c, &v);
+        return;
+    }
+    buf_reset(&srv->scratch);
+    if (c->json) {
+        json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
+        conn_write_text(c, srv->scratch.data, srv->scratch.len);
+        return;
+    }
+    ansi_keyframe(&c->prof, s->sent, &srv->scratch);
+    watcher_footer(s, c, &srv->scratch, true);
+    conn_write(c, srv->scratch.data, srv->scratch.len);
+}
+
+/* The JSON encoding of the change, made once per frame when asked. */
+static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
+{
+    buf_t *b = &s->srv->enc_json;
+    if (!*encoded) {
+        buf_reset(b);
+        json_frame(s->sent, s->grid, s->frame_seq, b);
+        *encoded = true;
+    }
+    conn_write_text(c, b->data, b->len);
+}
+
+/* What one frame has encoded so far: each profile's ANSI and the JSON
+ * are made once and the same bytes go to every viewer that takes them. */
+typedef struct {
+    session_view_t v;
+    uint32_t encoded; /* bit per ANSI profile id */
+    bool json_encoded;
+} fanout_t;
+
+static void frame_send(session_t *s, conn_t *c, fanout_t *f)
+{
+    if (c->closing || c->too_small)
+        return;
+    if (c->own_render) {
+        if (c->scr && c->shown) /* else its keyframe, on its way, makes them */
+            own_frame(s, c, &f->v);
+        return;
+    }
+    if (c->need_key || !conn_writable(c)) {
+        c->need_key = true; /* keyframe when it drains */
+        return;
+    }
+    if (c->json) {
+        frame_send_json(s, c, &f->json_encoded);
+        return;
+    }
+    int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
+    buf_t *b = &s->srv->enc[pid];
+    if (!(f->encoded & (1u << pid))) {
+        buf_reset(b);
+        ansi_diff(&c->prof, s->sent, s->grid, b);
+        f->encoded |= 1u << pid;
+    }
+    conn_write(c, b->data, b->len);
+    if (c != s->player && !c->ops->browser && c->h > s->grid->h) {
+        buf_t *own = &s->srv->scratch;
+        buf_reset(own);
+        watcher_footer(s, c, own, false);
+        if (own->len)
+            conn_write(c, own->data, own->len);
+    }
+}
+
+/* Sends the change from sent to grid to every viewer, the player first.
+ * A failed write closes its conn at once, and that may detach any number
+ * of watchers (a mass disconnect): the walk goes over a copy of the list,
+ * each conn held by a ref, and skips those no longer watching. */
+static void frames_send(session_t *s)
+{
+    fanout_t f = {.encoded = 0};
+    view_of(s, &f.v);
+    if (s->player)
+        frame_send(s, s->player, &f);
+    conn_t *few[16], **w = few;
+    int n = 0;
+    if (s->nwatchers > 16 && !(w = malloc(sizeof *w * (size_t)s->nwatchers)))
+        return; /* out of memory: they get a keyframe with the next frame */
+    LIST_EACH (it, &s->watchers) {
+        w[n] = LIST_ITEM(it, conn_t, wnode);
+        conn_ref(w[n++]);
+    }
+    for (int i = 0; i < n; i++) {
+        if (w[i]->sess == s && w[i] != s->player)
+            frame_send(s, w[i], &f);
+    }
+    for (int i = 0; i < n; i++)
+        conn_unref(w[i]);
+    if (w != few)
+        free(w);
+}
+
+/* Not re-entered: a watcher leaving during a broadcast (its write failed)
+ * asks for another, which runs once this one is done. */
+static void broadcast_once(session_t *s);
+
+void frames_broadcast(session_t *s)
+{
+    if (s->broadcasting) {
+        s->broadcast_again = true;
+        return;
+    }
+    s->broadcasting = true;
+    do {
+        s->broadcast_again = false;
+        broadcast_once(s);
+    } while (s->broadcast_again && !s->dead);
+    s->broadcasting = false;
+}
+
+static void broadcast_once(session_t *s)
+{
+    session_view_t v;
+    view_of(s, &v);
+    s->frame_due = false;
+    s->frame_seq++;
+    session_render(s, s->grid, &v);
+    frames_send(s);
+    /* The frame just sent becomes the baseline by swapping, not copying.
+     * The new scratch grid holds an older frame, so its dirty marks say
+     * nothing about the baseline: every row is compared (a memcmp) next time. */
+    screen_t *t = s->sent;
+    s->sent = s->grid;
+    s->grid = t;
+    screen_clean(s->sent);
+    screen_touch_all(s->grid);
+}
+
+/* A frame now when it shows only stored keys (or the paused notice), else
+ * with the commit of the keys on their way. */
+void frames_refresh(session_t *s)
+{
+    if (jqueue_empty(&s->jq) || s->frozen)
+        frames_broadcast(s);
+    else
+        s->frame_due = true;
+}
+
+/* The grid follows the player's terminal; everyone gets a keyframe. */
+void frames_layout(session_t *s)
+{
+    conn_t *p = s->player;
+    if (p && !p->too_small && (p->w != s->grid->w || p->h != s->grid->h)) {
+        screen_resize(s->grid, p->w, p->h);
+        screen_resize(s->sent, p->w, p->h);
+        if (s->ops->resize)
+            s->ops->resize(s, p->w, p->h);
+    }
+    session_view_t v;
+    view_of(s, &v);
+    session_render(s, s->grid, &v);
+    screen_copy(s->sent, s->grid);
+    screen_clean(s->sent);
+    screen_clean(s->grid);
+    if (p) {
+        p->own_render = false;
+        frames_keyframe(s, p);
+    }
+    LIST_EACH (it, &s->watchers) {
+        conn_t *c = LIST_ITEM(it, conn_t, wnode);
+        c->own_render = !frames_shared(s, c);
+        frames_keyframe(s, c);
+    }
+}
+
+void session_resized(conn_t *c)
+{
+    session_t *s = c->sess;
+    if (!s)
+        return;
+    if (c == s->player) {
+        frames_layout(s);
+        return;
+    }
+    c->own_render = !frames_shared(s, c);
+    frames_keyframe(s, c);
+}
+
+void session_view_changed(conn_t *c)
+{
+    session_t *s = c->sess;
+    if (!s || c == s->player || c->closing)
+        return;
+    bool own = !frames_shared(s, c);
+    if (own && c->own_render && c->scr && c->shown && !c->too_small) {
+        session_view_t v;
+        view_of(s, &v);
+        own_frame(s, c, &v);
+        return;
+    }
+    c->own_render = own;
+    frames_keyframe(s, c);
+}
+
+void session_drained(conn_t *c)
+{
+    if (c->sess)
+        frames_keyframe(c->sess, c);
+}
+
+void session_redraw(session_t *s)
+{
+    if (!s->ended && !s->dead)
+        frames_refresh(s);
+}
+
+void session_redraw_all(server_t *k)
+{
+    LIST_EACH (it, &k->sessions)
+        session_redraw(LIST_ITEM(it, session_t, node));
+}
+
+void session_output(session_t *s)
+{
+    if (!s->dead && !s->ended && jqueue_empty(&s->jq))
+        frames_broadcast(s);
+}

@@ -1,0 +1,135 @@
+/* gamecfg — the hosted games of warren.conf: one [game ID] section each.
+ *
+ *     [game nethack]
+ *     name       = NetHack 3.6.6
+ *     command    = /usr/games/nethack -u %u
+ *     env        = NETHACKOPTIONS=@%r        (may repeat)
+ *     rcfile     = %d/nethackrc
+ *     rc-default = /etc/warren/nethackrc
+ *     xlogfile   = /var/games/nethack/xlogfile
+ *
+ * Keys (each at most once, but env):
+ *   name        shown in menus (default: the id)
+ *   command     required: program (an absolute path) and arguments, split
+ *               and substituted as cmdline.h says (%u the account's game
+ *               name: its identity, what saves must be keyed on; %n the
+ *               account's name now, for show only; %d the player's
+ *               directory for this game; %r the rc file)
+ *   env         NAME=VALUE added to the program's environment (VALUE is
+ *               substituted); the environment is TERM, HOME (= %d) and
+ *               PATH (/usr/local/bin:/usr/bin:/bin) and these, nothing
+ *               inherited; an env line may replace one of the three
+ *   rcfile      the player's rc file, %r in command and env: a file
+ *               directly in the player's directory, "%d/NAME" (NAME of
+ *               A-Z a-z 0-9 . _ -), so it is always opened relative to
+ *               that directory (spawner.h)
+ *   rc-default  copied to rcfile on first play (needs rcfile)
+ *   xlogfile    where the game appends a row per finished game (xlog.h)
+ *   user        system account the program runs as when warrend runs as
+ *               root (absent: the daemon's games-user); never root
+ *   term        TERM for the program (default xterm-256color)
+ *   cpu, memory, files, processes, file-size: limits (seconds, MB,
+ *               descriptors, processes, MB); 0 or absent: unchanged
+ *   idle        seconds without input before the game is hung up (0: never;
+ *               absent: -1, the daemon's game-idle)
+ *   hangup-timeout  seconds from SIGHUP to SIGKILL (default 10)
+ *   keys        Warren's own keys in the game (leave, chat): "prefix ^C"
+ *               for a control key, ^A to ^_ but ^H ^I ^J ^M ^[ (default
+ *               prefix ^\): that key then x, e, w or t; twice, the key
+ *               itself goes to the program; every other key is the
+ *               program's, Ctrl-X and Ctrl-T too. "direct": Ctrl-X, -E,
+ *               -W and -T are Warren's, as in Warren's own game
+ * LINES and COLUMNS are not set: ncurses prefers them to the pty's size,
+ * and the game would not follow a resize.
+ *
+ * A section is checked with the longest player values (a game name of
+ * CMDLINE_GAME_NAME_MAX bytes, a name of CMDLINE_NAME_MAX, a directory of
+ * GAMECFG_DIR_MAX), so a game that parses can be launched for every
+ * player.
+ *
+ * Lines follow config.h: '#' starts a comment line, " #" a trailing one,
+ * spaces around '=' and at the ends are ignored.
+ *
+ * Ownership: a gamecfg_list_t owns its games (gamecfg_list_free);
+ * gamecfg_launch_t owns its argv and envp (gamecfg_launch_free). */
+#ifndef WARREN_GAMECFG_H
+#define WARREN_GAMECFG_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define GAMECFG_ID_MAX   31 /* [a-z0-9_-] */
+#define GAMECFG_GAMES    64
+#define GAMECFG_ENV_MAX  16
+#define GAMECFG_LINE_MAX 1023
+#define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
+#define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
+#define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
+/* bytes of a player's rc file as the editors (the menu's, /options/ID)
+ * read and write it whole */
+#define GAMECFG_RC_MAX   8192
+/* ^\: Warren's keys in a hosted game follow it. Not ^], which telnet
+ * clients keep as their escape key. */
+#define GAMECFG_PREFIX   0x1C
+
+/* Resource limits for the program (soft = hard); 0 leaves one unchanged.
+ * processes (RLIMIT_NPROC) counts all processes of the real uid, so it is
+ * meaningful with a user switch; root ignores it. */
+typedef struct {
+    uint64_t cpu_seconds;  /* RLIMIT_CPU */
+    uint64_t memory_bytes; /* RLIMIT_AS */
+    uint64_t files;        /* RLIMIT_NOFILE */
+    uint64_t processes;    /* RLIMIT_NPROC */
+    uint64_t file_bytes;   /* RLIMIT_FSIZE */
+} gamecfg_limits_t;
+
+typedef struct {
+    char id[GAMECFG_ID_MAX + 1];
+    char name[64];
+    char command[GAMECFG_TEXT];
+    char env[GAMECFG_ENV_MAX][GAMECFG_TEXT];
+    int nenv;
+    char rcfile[GAMECFG_TEXT];     /* "" = none */
+    char rc_default[GAMECFG_TEXT]; /* "" = none */
+    char xlogfile[GAMECFG_TEXT];   /* "" = none */
+    char user[33];                 /* "" = the daemon's games-user */
+    char term[32];
+    gamecfg_limits_t limits;
+    int idle_seconds; /* -1: not given */
+    int hangup_seconds;
+    uint32_t key_prefix; /* keys = prefix ^C: that control code; 0: direct */
+    int line;            /* where the section starts, for messages */
+} gamecfg_t;
+
+typedef struct {
+    gamecfg_t *games;
+    int n;
+} gamecfg_list_t;
+
+/* Parses game sections from text (len bytes, no NUL needed); first_line is
+ * the file's line number of text's first line. Only blank lines and
+ * comments may come before the first section. Appends the games to list
+ * (ids unique across the list). Returns 0, or -1 with "line N: message"
+ * in err; then list holds the games of the sections completed before. */
+int gamecfg_parse(gamecfg_list_t *list, const char *text, size_t len, int first_line, char *err,
+                  size_t errlen);
+void gamecfg_list_free(gamecfg_list_t *list); /* leaves an empty list */
+const gamecfg_t *gamecfg_find(const gamecfg_list_t *list, const char *id);
+
+/* The NAME of g's "rcfile = %d/NAME", or NULL when g has none. */
+const char *gamecfg_rc_name(const gamecfg_t *g);
+
+/* What the spawner execs to start a game for one player. */
+typedef struct {
+    char **argv, **envp; /* NULL-terminated; owned */
+    char *rcfile;        /* the player's rc file, or NULL; owned */
+} gamecfg_launch_t;
+
+/* Builds the launch of game g for the account with name name (%n) and
+ * game name game (%u), with directory dir (an absolute path the caller
+ * created, at most GAMECFG_DIR_MAX bytes). Returns 0, or -1 with err
+ * (nothing to free then). */
+int gamecfg_launch(const gamecfg_t *g, const char *name, const char *game, const char *dir,
+                   gamecfg_launch_t *out, char *err, size_t errlen);
+void gamecfg_launch_free(gamecfg_launch_t *l);
+
+#endif

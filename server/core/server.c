@@ -1,0 +1,61 @@
+/* server — a loop's context: its lists and buffers (server.h). */
+#include "server.h"
+#include <string.h>
+#include "hooks.h"
+#include "conn.h"
+#include "session.h"
+
+uint64_t now_ms(const server_t *s)
+{
+    return uv_now(s->loop);
+}
+
+void server_init(server_t *s, uv_loop_t *loop)
+{
+    s->loop = loop;
+    s->hooks = &hooks_none;
+    list_init(&s->conns);
+    list_init(&s->sessions);
+    list_init(&s->menu_conns);
+    list_init(&s->watch_notices);
+    list_init(&s->chat_strips);
+    list_init(&s->sess_timed);
+    list_init(&s->by_recency);
+    list_init(&s->watched);
+    list_init(&s->snaps_due);
+    buf_init(&s->scratch);
+    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
+        buf_init(&s->enc[i]);
+    buf_init(&s->enc_json);
+}
+
+void server_bufs_free(server_t *s)
+{
+    buf_free(&s->scratch);
+    for (int i = 0; i < ANSI_PROFILE_IDS; i++)
+        buf_free(&s->enc[i]);
+    buf_free(&s->enc_json);
+}
+
+void conn_bye(conn_t *c)
+{
+    const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
+    conn_write(c, bye, strlen(bye));
+    conn_close(c, "shutdown");
+}
+
+void server_close_conns(server_t *s)
+{
+    LIST_EACH (it, &s->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        if (!c->closing)
+            conn_bye(c);
+    }
+}
+
+void server_tick(server_t *s)
+{
+    s->ticks++;
+    HOOKS_CALL(s->hooks->tick, s);
+    session_tick(s);
+}

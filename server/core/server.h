@@ -1,0 +1,109 @@
+/* server — warrend's context: one server_t per loop (with `loops = N`,
+ * Warren's games run on N of them: shard.h), holding what every layer of
+ * server/ shares. The layers and their folders (docs/ARCHITECTURE.md):
+ *   core/      connections, sessions, the journal, storage, the loops,
+ *              accounts, config, the log, the connection budget, mail,
+ *              moderation; hooks.h is how it calls the layers above
+ *   screens/   what a terminal shows besides the game: the menu, watchers'
+ *              overlays, chat, the player's keys, a game's last screen
+ *   telnet/    the telnet gateway        web/   the web gateway
+ *   hosted/    terminal games under ptys, the spawner
+ *   records/   score pages, replays, verification
+ *   admin/     the control socket warren-admin talks to
+ *   main.c     start, signals, shutdown; routes.c, the route table
+ * A lower layer never includes a higher one's header: the build refuses.
+ *
+ * server_t is public to every file of server/ for reading; the fields are
+ * written by the file named beside them (main.c unless said); a layer
+ * above the core keeps its state behind an opaque pointer. */
+#ifndef WARREN_SERVER_H
+#define WARREN_SERVER_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+#include "ansi.h"
+#include "buf.h"
+#include "config.h"
+#include "db.h"
+#include "hmap.h"
+#include "list.h"
+#include "storage.h"
+
+#define WARREN_VERSION "0.1.0"
+
+typedef struct server server_t;
+/* the engine's, kept by pointer (game.h): only the core and records see it */
+typedef struct content content_t;
+typedef struct script_vm script_vm_t;
+
+struct server {
+    uv_loop_t *loop;
+    const struct hooks *hooks; /* what the layers above registered (hooks.h); main.c's */
+    /* loops = N (shard.h): all the loops, this one's index (0: home, the
+     * only one running gateways), its mailbox. NULL shards: one loop. */
+    struct shards *shards;
+    int shard;
+    struct mailbox *mbox;
+    config_t cfg;
+    content_t *content;
+    script_vm_t *vm; /* the loop thread's script vm, lent to every game_input here */
+    db_t *db;
+    struct accounts *acc;    /* accounts.h */
+    void *web;               /* webgw_t when the web gateway runs (web/webgw.c) */
+    struct records *records; /* score pages, replays, verification (records/records.h) */
+    struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
+    struct budget *budget;   /* connections in all and per address, every gateway's */
+    struct moderation *mod;  /* bans and chat mutes (moderation.c) */
+    struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
+    /* live hosted games in all and per address (hosted/hostcap.c) */
+    struct budget *hosted_cap;
+    uv_signal_t sigterm, sigint;
+    uv_timer_t tick;
+    uint64_t ticks;        /* one-second ticks so far */
+    uint64_t sess_gen;     /* bumps when a session comes, ends or goes (session.c, hostgame.c) */
+    struct wlcache *wl;    /* menu.c's: the watch list of this tick, shared by its viewers */
+    uv_timer_t probe;      /* the stall probe (main.c) */
+    uint64_t probe_due_ns; /* when it should fire next, uv_hrtime */
+    list_t conns;          /* telnet conns on this loop (conn_t.node): telnet.c */
+    int nconns;
+    list_t sessions; /* session_t.node: session.c */
+    int nsessions;
+    int nended; /* of them, games over whose session is not freed yet (session.c) */
+    hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
+    list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
+    /* What the one-second tick looks at, so that it costs what is due, not
+     * one walk of every conn and session (10,000 of them took 13 ms): */
+    list_t menu_conns;    /* conn_t.mnode: terminals in the menu (conn.c) */
+    list_t watch_notices; /* watchers with a notice up (watch.c) */
+    list_t chat_strips;   /* sessions with a chat strip on screen (chat.c) */
+    list_t sess_timed;    /* session_t.tnode: detached, or with an idle limit (session.c) */
+    /* What the lobby shows first, without a walk of every session: */
+    list_t by_recency;     /* session_t.rnode: the latest keyed first (session_keyed) */
+    list_t watched;        /* session_t.wdnode: sessions with a watcher (session.c) */
+    uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
+    storage_t storage;     /* storage.c */
+    uint64_t next_conn_id; /* conn_init */
+    int recovering;        /* home: loops still recovering games (session_load.c) */
+    size_t recovered_ok, recovered_broken;
+    bool stopping;
+    struct control *control; /* the control socket (admin/control.c) */
+    char announce[200];      /* the admin's announcement: screens/announce.c */
+    uint64_t announce_until; /* uv_now ms; shown while now < this */
+    buf_t scratch;           /* per-frame encode buffers (loop thread only) */
+    buf_t enc[ANSI_PROFILE_IDS];
+    buf_t enc_json; /* the JSON encoding of the same frame */
+};
+
+/* The loop's clock in milliseconds (uv_now: the time this turn began). */
+uint64_t now_ms(const server_t *s);
+/* server.c: a loop's lists and buffers (no hooks yet: hooks_none); the
+ * buffers freed */
+void server_init(server_t *s, uv_loop_t *loop);
+/* Once a second on every loop: ticks, the tick observers (hooks.h), then
+ * the sessions' clocks (session_tick). */
+void server_tick(server_t *s);
+void server_bufs_free(server_t *s);
+/* Shutdown: the telnet conns on this loop are told and closed (conn_bye). */
+void server_close_conns(server_t *s);
+
+#endif

@@ -1,0 +1,137 @@
+/* session — one live game, its journal position and its viewers: at most
+ * one player connection and any number of watchers. A session touches only
+ * its own engine, its viewers and its loop's session lists: with loops = N
+ * (shard.h) it lives on its account's loop, and viewers from the home loop
+ * reach it as relays (relay.h).
+ *
+ * A frame goes out only for keys whose journal rows are stored. When rows
+ * cannot be stored the game pauses (jqueue.h): keys are dropped, viewers see
+ * the last frame under a notice, and storage.c's retries resume it.
+ *
+ * The fields of session_t are read-only outside the session module
+ * (session.c, session_load.c): the watch list (menu.c), the lobby and chat
+ * (web/webgw.c) and the admin's list of games (admin/control.c) read them.
+ *
+ * Ownership: the server owns every session. A session is freed when its
+ * game ends, its grace period runs out or an admin closes it; its memory
+ * stays until no database callback points at it. Loop thread only. */
+#ifndef WARREN_SESSION_H
+#define WARREN_SESSION_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "conn.h"
+#include "hmap.h"
+#include "jqueue.h"
+#include "keys.h"
+#include "list.h"
+#include "screen.h"
+
+typedef struct game game_t; /* Warren's engine (game.h): the core's business */
+
+struct session {
+    server_t *srv;
+    list_t node;                       /* server's sessions */
+    hnode_t by_user, by_name, by_game; /* the server's indexes of them */
+    list_t snap_node;                  /* server's snaps_due while a snapshot waits */
+    list_t tnode;                      /* server's sess_timed (session_retime) */
+    list_t rnode, wdnode;              /* server's by_recency and watched */
+    int64_t game_id, user_id;
+    char user[32];
+    game_t *game;                  /* Warren's own game; NULL for a hosted one */
+    const struct backend_ops *ops; /* how the game is driven (backend.h) */
+    void *bk;                      /* a hosted game's state (hosted/hostgame.c) */
+    char kind[32];                 /* "warren" or the [game ID] of a hosted game */
+    char kind_name[64];            /* the game's name, for lists */
+    uint64_t seed;
+    uint64_t seq;      /* keys applied (journal length) */
+    uint64_t snap_seq; /* seq of the newest snapshot taken */
+    uint64_t snap_put; /* seq of the newest snapshot handed to the writer */
+    uint64_t snap_turn;
+    uint32_t level_changes;
+    conn_t *player;
+    list_t watchers; /* conn_t.wnode */
+    int nwatchers;
+    screen_t *grid, *sent; /* current frame and the shared baseline */
+    uint64_t started_ms, last_key_ms, detached_ms;
+    uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
+    bool ended;
+    bool frame_due;                     /* a frame waits for its keys to be stored */
+    int db_refs;                        /* db callbacks that point at us */
+    jqueue_t jq;                        /* journal rows not yet stored (jqueue.h) */
+    screen_t *frozen;                   /* paused: the last frame sent, shown under the notice */
+    bool dead;                          /* unlinked; freed when db_refs drops to 0 */
+    bool chat_off;                      /* the player turned spectator chat off */
+    uint64_t frame_seq;                 /* frames broadcast (JSON frames carry it) */
+    struct chatlog *chat;               /* chat.c's: recent lines, the strip; NULL until used */
+    bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
+    uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
+    uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
+};
+
+/* What the layers above (screens, gateways, admin) may know of a game,
+ * whatever runs it: they never read the engine (game.h) themselves. */
+typedef struct {
+    char race[16], cls[16]; /* "" until the character is made */
+    int depth, max_depth, xl;
+    uint64_t turn;
+    int64_t score;
+    char cause[128];
+} session_status_t;
+/* Into st; false (st zeroed) when the game says nothing (a hosted one). */
+bool session_status(const session_t *s, session_status_t *st);
+
+/* How a game ended, for its last screen (hooks.h: game_over). */
+typedef struct session_end {
+    int64_t game_id;
+    char player[32];
+    session_status_t st;
+} session_end_t;
+
+/* What a player who leaves a game is told. */
+#define SESSION_DETACH_SAID "Your game is saved. Press p to continue it."
+
+void session_play(conn_t *c); /* 'p': resume or start this user's game */
+/* Just logged in with no live game: if the newest game could not be
+ * restored and its player was not told yet, the menu says so (once). */
+void session_login_notice(conn_t *c);
+void session_watch(conn_t *c, session_t *s);
+void session_detach(conn_t *c, const char *why); /* player or watcher leaves */
+void session_key(conn_t *c, key_event_t k);
+void session_resized(conn_t *c);
+/* A watcher's overlay changed (watch.c): its own frame, or the shared one again. */
+void session_view_changed(conn_t *c);
+void session_drained(conn_t *c); /* output queue emptied */
+void session_set_chat(session_t *s, bool off);
+/* The game is over (its end is on its way): off the lists of live games. */
+void session_mark_ended(session_t *s);
+/* The player keyed now: last_key_ms, and first on the server's by_recency. */
+void session_keyed(session_t *s);
+/* The account's live game of one kind ("warren" or a [game ID]). */
+session_t *session_find_kind(server_t *s, int64_t user_id, const char *kind);
+session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */
+session_t *session_find_game(server_t *s, int64_t game_id);
+/* From home: whether the account has a live game on any loop. */
+bool session_user_live(server_t *s, int64_t user_id);
+
+/* On loop s's own thread, for its games (the administrator's commands
+ * run them on every loop: ctl_sweep). The account's live game here: its
+ * player is detached and told why (any gateway), the game saved and freed,
+ * watchers sent back. Returns the game's id, 0 if there was none. */
+int64_t session_close_user(server_t *s, int64_t user_id, const char *why);
+/* On loop s's own thread: the account's live Warren game here ends as
+ * abandoned: marked broken with reason (its journal, snapshots and record
+ * kept), its player and watchers sent to the menu with why. Returns the game's id, 0 if there was none. */
+int64_t session_abandon_user(server_t *s, int64_t user_id, const char *reason, const char *why);
+/* Every live game of this loop redrawn now, as session_redraw (an
+ * announcement came or went). */
+void session_redraw_all(server_t *s);
+/* Sends s's frame again now (an overlay changed), unless keys wait for
+ * their journal rows: their frame comes with the commit. */
+void session_redraw(session_t *s);
+void session_tick(server_t *s);       /* grace expiry */
+int session_recover_all(server_t *s); /* at start: resume every unfinished game */
+/* Snapshots every live game; storage_shutdown then waits for their keys. */
+void session_shutdown_all(server_t *s);
+void session_free_all(server_t *s); /* after the loop ran down: without viewers */
+
+#endif

@@ -1,0 +1,32 @@
+/* session_impl — the session's calls for the backends (warrengame.c,
+ * session_load.c, hosted/hostgame.c) and frames.c; everyone else uses
+ * session.h. */
+#ifndef WARREN_SESSION_IMPL_H
+#define WARREN_SESSION_IMPL_H
+#include "session.h"
+
+typedef struct backend_ops backend_ops_t;
+
+/* A live session on the server's list, driven by ops (backend.h); its
+ * backend fills in kind, kind_name and its own state. NULL when out of
+ * memory. */
+session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
+                       const backend_ops_t *ops);
+/* Unlinks s now; its memory goes once no db callback points at it. */
+void session_free(session_t *s);
+void session_db_done(session_t *s); /* a db callback that held s returned */
+/* s now goes by game id (a hosted game learns its id after its start). */
+void session_set_game_id(session_t *s, int64_t game_id);
+/* After a change of player, detached_ms or idle_limit_ms: s is on the
+ * server's sess_timed, which session_tick walks, when it has an idle limit
+ * or no player (its grace period runs). */
+void session_retime(session_t *s);
+/* c becomes the player of s (a previous player is told it was taken over). */
+void session_attach_player(session_t *s, conn_t *c);
+/* The game's screen changed on its own (a hosted program wrote): a frame
+ * to every viewer (frames.c). */
+void session_output(session_t *s);
+/* The game ended: its record is stored, viewers told, s freed. */
+void session_finish(session_t *s);
+
+#endif

@@ -1,0 +1,588 @@
+/* session_load — bringing games into memory: a player's 'p' (the live game,
+ * else the saved one restored, else a new game), and at start the recovery
+ * of every unfinished game. Restoring is written once (game_restore): the
+ * newest snapshot plus the journal after it, or, when the snapshot is of
+ * another format version or does not load, the seed plus the whole journal
+ * (a rebuild, logged as "game rebuilt"). A journal with a gap restores up
+ * to the gap; the rows after it are logged and set aside, never played.
+ * A game begun under another content version (an upgrade came between)
+ * goes on from its newest snapshot, read by this content's kind names,
+ * the rows after it played under this content's rules (logged as "game
+ * resumed across content versions"); never from its seed, whose game was
+ * another. Its row keeps the version it began under, so the records never
+ * check it by replay. Without a snapshot this content reads, it is broken.
+ *
+ * Recovery never silently replaces a game: one that cannot be restored is
+ * marked broken and kept for the admins (the log, `warren-admin health`),
+ * and its player is told (at login, else at 'p') before a new game can
+ * start. A new game starts only once its row is stored: while storage is
+ * failing, or when the row cannot be stored, the player is told so and
+ * stays in the menu. See session.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "journal.h"
+#include "log.h"
+#include "server.h"
+#include "session_impl.h"
+#include "shard.h"
+#include "session.h"
+#include "game.h"
+#include "warrengame.h"
+
+/* ---- restoring games ---------------------------------------------------------------- */
+
+typedef struct {
+    server_t *srv;
+    conn_t *c; /* the player who asked (NULL at recovery) */
+    int64_t user_id;
+    char user[32];
+    game_t *g; /* a new game while its row is being stored */
+} load_req_t;
+
+static const char MSG_BROKEN[] =
+    "Your last game could not be restored (kept for the admins). p: a new game.";
+static const char MSG_NO_SAVE[] =
+    "The server cannot save a new game right now. Please try again later.";
+
+/* A game brought back from the database: game_restore's answer. */
+typedef struct {
+    const db_game_t *row; /* borrowed during the callback */
+    game_t *g;            /* the callee owns it; NULL: not restored, err says why */
+    uint64_t seq;         /* keys applied */
+    uint64_t snap_seq;    /* seq of the newest snapshot this build loads (0: none) */
+    size_t replayed;      /* journal rows played */
+    uint64_t gap_seq;     /* 0, or the first row after a gap (not played) */
+    size_t unplayed;      /* rows from the gap on */
+    bool rebuilt;         /* from the seed and every row: the snapshot was stale */
+    bool across;          /* begun under another content version: a fresh snapshot is due */
+    bool retry;           /* a read failed, not the game: do not mark it broken */
+    const char *err;
+} restored_t;
+
+typedef void (*restored_fn)(void *ud, const restored_t *r);
+
+/* The answer of journal_restore in a restored_t. */
+static void restored_from(restored_t *res, const journal_restored_t *out)
+{
+    res->seq = out->seq;
+    res->replayed = out->played;
+    res->gap_seq = out->gap_seq;
+    res->unplayed = out->unplayed;
+}
+
+/* A rebuild waits for the whole journal. */
+typedef struct {
+    server_t *srv;
+    db_game_t row;
+    char why[200]; /* what was wrong with the snapshot */
+    restored_fn done;
+    void *ud;
+} rebuild_t;
+
+static void on_whole_journal(void *ud, int status, const db_journal_row_t *rows, size_t n)
+{
+    rebuild_t *rb = ud;
+    server_t *srv = rb->srv;
+    char err[200] = "cannot read the journal";
+    restored_t res = {.row = &rb->row, .rebuilt = true, .err = err};
+    res.retry = status != DB_OK;
+    if (status == DB_OK) {
+        journal_restore_t in = {.content = srv->content,
+                                .vm = srv->vm,
+                                .seed = rb->row.seed,
+                                .name = rb->row.player,
+                                .rows = rows,
+                                .nrows = n};
+        journal_restored_t out;
+        res.g = journal_restore(&in, &out, err, sizeof err);
+        restored_from(&res, &out);
+    }
+    if (res.g)
+        log_info("game rebuilt game=%lld user=%s seq=%llu: %s", (long long)rb->row.id,
+                 rb->row.player, (unsigned long long)res.seq, rb->why);
+    rb->done(rb->ud, &res);
+    free(rb);
+}
+
+static void rebuild_start(server_t *srv, const db_game_t *row, const char *why, restored_fn done,
+                          void *ud)
+{
+    rebuild_t *rb = malloc(sizeof *rb);
+    if (!rb) {
+        restored_t res = {.row = row, .retry = true, .err = "out of memory"};
+        done(ud, &res);
+        return;
+    }
+    *rb = (rebuild_t){.srv = srv, .row = *row, .done = done, .ud = ud};
+    snprintf(rb->why, sizeof rb->why, "%s", why);
+    db_journal_read(srv->db, row->id, 0, on_whole_journal, rb);
+}
+
+/* A game of another content version from its snapshot and the rows after
+ * it; no rebuild from the seed. done is called now. */
+static void restore_across(server_t *srv, const db_resume_t *r, restored_fn done, void *ud)
+{
+    char err[300], why[200] = "no snapshot to go on from";
+    restored_t res = {.row = &r->game, .err = err};
+    const char *now = content_version(srv->content);
+    if (r->has_snapshot) {
+        journal_restore_t in = {srv->content,    srv->vm, r->game.seed, r->game.player,
+                                r->has_snapshot, r->snap, r->snap_len,  (uint64_t)r->snap_seq,
+                                r->rows,         r->nrows};
+        journal_restored_t out;
+        res.g = journal_restore(&in, &out, why, sizeof why);
+        restored_from(&res, &out);
+        res.snap_seq = (uint64_t)r->snap_seq;
+        res.across = res.g != NULL;
+    }
+    snprintf(err, sizeof err, "content version %s, this server has %s: %s", r->game.content_version,
+             now, why);
+    if (res.g)
+        log_info("game resumed across content versions game=%lld user=%s from %s to %s: snapshot "
+                 "seq %lld, %zu rows after it played under %s",
+                 (long long)r->game.id, r->game.player, r->game.content_version, now,
+                 (long long)r->snap_seq, res.replayed, now);
+    done(ud, &res);
+}
+
+/* Builds the game of r: its newest snapshot plus the journal after it; or,
+ * when the snapshot is of another format version or does not load, its
+ * seed plus the whole journal (read first). A game of another content
+ * version: restore_across. done is called once, now or after that read. */
+static void game_restore(server_t *srv, const db_resume_t *r, restored_fn done, void *ud)
+{
+    char err[200], why[200];
+    restored_t res = {.row = &r->game, .err = err};
+    unsigned version;
+    if (strcmp(r->game.content_version, content_version(srv->content)) != 0) {
+        restore_across(srv, r, done, ud);
+        return;
+    }
+    if (r->has_snapshot && journal_snapshot_stale(r->snap, r->snap_len, &version)) {
+        snprintf(why, sizeof why, "snapshot format version %u, this build reads %u", version,
+                 GAME_SNAPSHOT_VERSION);
+        rebuild_start(srv, &r->game, why, done, ud);
+        return;
+    } else {
+        journal_restore_t in = {srv->content,    srv->vm, r->game.seed, r->game.player,
+                                r->has_snapshot, r->snap, r->snap_len,  (uint64_t)r->snap_seq,
+                                r->rows,         r->nrows};
+        journal_restored_t out;
+        res.g = journal_restore(&in, &out, err, sizeof err);
+        if (!res.g && out.snap_invalid) { /* the journal holds every key since the start */
+            snprintf(why, sizeof why, "snapshot unreadable (%.150s)", err);
+            rebuild_start(srv, &r->game, why, done, ud);
+            return;
+        }
+        restored_from(&res, &out);
+        res.snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
+    }
+    done(ud, &res);
+}
+
+/* Rows after a gap are never played: logged, and moved aside so the game
+ * goes on from the part before it. */
+static void set_aside_gap(server_t *srv, const restored_t *r)
+{
+    if (!r->gap_seq)
+        return;
+    log_error("journal gap at seq %llu game=%lld user=%s: restored to seq %llu; %zu rows after "
+              "the gap kept aside, not played",
+              (unsigned long long)r->gap_seq, (long long)r->row->id, r->row->player,
+              (unsigned long long)r->seq, r->unplayed);
+    db_journal_set_aside(srv->db, r->row->id, (int64_t)r->seq, NULL, NULL);
+}
+
+static void mark_broken(server_t *srv, const db_game_t *g, const char *why)
+{
+    log_error("game cannot be restored game=%lld user=%s: %s (kept as broken)", (long long)g->id,
+              g->player, why);
+    db_game_mark_broken(srv->db, g->id, why, NULL, NULL);
+}
+
+static bool broken_untold(const db_game_t *g)
+{
+    return g->state == DB_GAME_BROKEN && !g->broken_told;
+}
+
+/* The player is being told that game g could not be restored. */
+static void tell_broken(server_t *srv, int64_t game, const char *user)
+{
+    log_info("told user=%s game=%lld could not be restored", user, (long long)game);
+    db_game_broken_told(srv->db, game, NULL, NULL);
+}
+
+static bool req_conn_ok(load_req_t *rq)
+{
+    conn_t *c = rq->c;
+    return c && !c->closing && c->place == CONN_WAIT && c->user_id == rq->user_id;
+}
+
+static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
+{
+    conn_t *c = rq->c;
+    if (req_conn_ok(rq)) {
+        if (s)
+            session_attach_player(s, c);
+        else
+            conn_menu(c, fail);
+    } else if (s && !s->player && !s->detached_ms) {
+        s->detached_ms = now_ms(rq->srv); /* nobody took it: its grace period runs */
+        session_retime(s);
+    }
+    if (c)
+        conn_unref(c);
+    free(rq);
+}
+
+static bool game_over(const game_t *g)
+{
+    game_status_t st;
+    game_status(g, &st);
+    return st.state != GAME_RUNNING;
+}
+
+static void on_player_restored(void *ud, const restored_t *r)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    if (!r->g) {
+        if (!r->retry) {
+            mark_broken(srv, r->row, r->err);
+            tell_broken(srv, r->row->id, rq->user);
+        }
+        play_finish_load(
+            rq, NULL, r->retry ? "Your game could not be loaded. Please try again." : MSG_BROKEN);
+        return;
+    }
+    session_t *s = session_find_kind(srv, rq->user_id, "warren"); /* made while a rebuild read */
+    if (s) {
+        game_free(r->g);
+        play_finish_load(rq, s, NULL);
+        return;
+    }
+    set_aside_gap(srv, r); /* before any new row of this game */
+    s = warrengame_new(srv, r->row->id, rq->user_id, rq->user, r->g, r->seq);
+    if (!s) {
+        game_free(r->g);
+        play_finish_load(rq, NULL, "Out of memory.");
+        return;
+    }
+    s->snap_seq = r->snap_seq;
+    log_info("game resume user=%s game=%lld seq=%llu replayed=%zu", s->user, (long long)s->game_id,
+             (unsigned long long)r->seq, r->replayed);
+    bool over = game_over(s->game);
+    if ((r->rebuilt || r->across) && !over)
+        warrengame_snapshot(s, r->rebuilt ? "rebuild" : "upgrade");
+    play_finish_load(rq, s, NULL);
+    if (over) { /* it ended just before a crash */
+        session_mark_ended(s);
+        session_finish(s);
+    }
+}
+
+static void on_resume(void *ud, int status, const db_resume_t *r)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
+    if (s || status != DB_OK) {
+        if (!s)
+            log_error("resume read failed user=%s: %d", rq->user, status);
+        play_finish_load(rq, s, "Your game could not be loaded. Please try again.");
+        return;
+    }
+    game_restore(srv, r, on_player_restored, rq);
+}
+
+/* The new game's row is stored (or not): only then does the player get it. */
+static void on_game_created(void *ud, int status, int64_t id)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    game_t *g = rq->g;
+    rq->g = NULL;
+    /* made or resumed meanwhile from another connection (whose game then
+     * won the one live game: ours failed with DB_EEXISTS, or is that one) */
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
+    if (s) {
+        game_free(g);
+        play_finish_load(rq, s, NULL);
+        return;
+    }
+    if (status != DB_OK) {
+        log_error("game create failed user=%s game=%lld: %s", rq->user, (long long)id,
+                  db_error(srv->db));
+        if (status != DB_EEXISTS)
+            storage_failed(srv, db_error(srv->db));
+        game_free(g);
+        play_finish_load(rq, NULL,
+                         status == DB_EEXISTS ? "Your game could not be loaded. Please try again."
+                                              : MSG_NO_SAVE);
+        return;
+    }
+    s = warrengame_new(srv, id, rq->user_id, rq->user, g, 0);
+    if (!s) {
+        game_free(g);
+        play_finish_load(rq, NULL, "Out of memory.");
+        return;
+    }
+    log_info("game start user=%s game=%lld seed=%llu", s->user, (long long)id,
+             (unsigned long long)s->seed);
+    play_finish_load(rq, s, NULL);
+}
+
+/* A new game for rq's player, once its row is stored; none while storage
+ * is failing (its keys could not be stored either). */
+static void game_start(load_req_t *rq)
+{
+    server_t *srv = rq->srv;
+    if (shard_paused_all(srv) > 0) { /* on any loop: they share the database */
+        log_info("game start refused user=%s: storage failing", rq->user);
+        play_finish_load(rq, NULL, MSG_NO_SAVE);
+        return;
+    }
+    uint64_t seed = 0;
+    if (uv_random(NULL, NULL, &seed, sizeof seed, 0, NULL))
+        seed = uv_hrtime() ^ (uint64_t)rq->user_id << 32;
+    seed &= 0x7FFFFFFFFFFFFFFFull; /* fits SQLite's signed integers unchanged */
+    rq->g = journal_new_game(srv->content, seed, rq->user);
+    if (!rq->g) {
+        play_finish_load(rq, NULL, "A new game could not be started.");
+        return;
+    }
+    game_status_t st;
+    game_status(rq->g, &st);
+    db_game_new_t ng = {rq->user_id, seed,   content_version(srv->content),
+                        st.race,     st.cls, (int64_t)time(NULL)};
+    if (db_game_create(srv->db, &ng, on_game_created, rq) <= 0) {
+        game_free(rq->g);
+        rq->g = NULL;
+        play_finish_load(rq, NULL, "A new game could not be started.");
+    }
+}
+
+/* No live game: the newest one decides whether the player is told of a
+ * broken game first (then a later 'p' starts one) or a new game starts. */
+static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
+{
+    load_req_t *rq = ud;
+    session_t *s = session_find_kind(rq->srv, rq->user_id, "warren");
+    if (s) {
+        play_finish_load(rq, s, NULL);
+    } else if (status != DB_OK) {
+        log_error("games lookup failed user=%s: %d", rq->user, status);
+        play_finish_load(rq, NULL, "The game store is not available. Please try again.");
+    } else if (n == 1 && broken_untold(g)) {
+        tell_broken(rq->srv, g->id, rq->user);
+        play_finish_load(rq, NULL, MSG_BROKEN);
+    } else {
+        game_start(rq);
+    }
+}
+
+static void on_live_game(void *ud, int status, const db_game_t *g)
+{
+    load_req_t *rq = ud;
+    session_t *s = session_find_kind(rq->srv, rq->user_id, "warren");
+    if (s) {
+        play_finish_load(rq, s, NULL);
+        return;
+    }
+    if (status == DB_OK) {
+        db_game_resume(rq->srv->db, g->id, on_resume, rq);
+        return;
+    }
+    if (status != DB_ENOTFOUND) {
+        log_error("live game lookup failed user=%s: %d", rq->user, status);
+        play_finish_load(rq, NULL, "The game store is not available. Please try again.");
+        return;
+    }
+    db_games_of_user(rq->srv->db, rq->user_id, 1, 0, on_newest_game, rq);
+}
+
+/* ---- telling a player at login ------------------------------------------------------------ */
+
+typedef struct {
+    server_t *srv;
+    conn_t *c;
+    int64_t user_id;
+} login_req_t;
+
+static void on_login_newest(void *ud, int status, const db_game_t *g, size_t n)
+{
+    login_req_t *rq = ud;
+    conn_t *c = rq->c;
+    bool still = !c->closing && c->place == CONN_MENU && c->user_id == rq->user_id && !c->sess;
+    if (status == DB_OK && n == 1 && broken_untold(g) && still) {
+        tell_broken(rq->srv, g->id, c->user);
+        conn_menu(c, MSG_BROKEN);
+    }
+    conn_unref(c);
+    free(rq);
+}
+
+void session_login_notice(conn_t *c)
+{
+    login_req_t *rq = malloc(sizeof *rq);
+    if (!rq)
+        return; /* 'p' tells them instead */
+    *rq = (login_req_t){c->srv, c, c->user_id};
+    conn_ref(c);
+    db_games_of_user(c->srv->db, c->user_id, 1, 0, on_login_newest, rq);
+}
+
+void session_play(conn_t *c)
+{
+    server_t *srv = c->srv;
+    if (srv->stopping) {
+        conn_menu(c, "The server is shutting down.");
+        return;
+    }
+    server_t *k = shard_of_user(srv, c->user_id);
+    if (k != srv) { /* its game lives on another loop */
+        conn_to_game(c, k, 0);
+        return;
+    }
+    session_t *s = session_find_kind(srv, c->user_id, "warren");
+    if (s) {
+        session_attach_player(s, c);
+        return;
+    }
+    load_req_t *rq = calloc(1, sizeof *rq);
+    if (!rq) {
+        conn_menu(c, "Out of memory.");
+        return;
+    }
+    rq->srv = srv;
+    rq->c = c;
+    rq->user_id = c->user_id;
+    snprintf(rq->user, sizeof rq->user, "%s", c->user);
+    conn_ref(c);
+    conn_wait(c);
+    db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
+}
+
+/* ---- recovery at start ------------------------------------------------------------------ */
+
+typedef struct {
+    server_t *srv;
+    size_t left, ok, broken;
+    uint64_t t0;
+} recover_t;
+
+/* Home: one loop's recovery is done; the sum is logged after the last. */
+static void recovery_add(server_t *home, void *ud)
+{
+    recover_t *recov = ud;
+    home->recovered_ok += recov->ok;
+    home->recovered_broken += recov->broken;
+    if (--home->recovering == 0)
+        log_info("recovery done: %zu games resumed, %zu broken, %llu ms", home->recovered_ok,
+                 home->recovered_broken,
+                 (unsigned long long)(uv_hrtime() - recov->t0) / 1000000ull);
+    free(recov);
+}
+
+static void recover_done_one(recover_t *recov)
+{
+    if (--recov->left > 0)
+        return;
+    server_t *home = shard_at(recov->srv, 0);
+    if (home == recov->srv)
+        recovery_add(home, recov);
+    else if (shard_post(home, recovery_add, recov))
+        free(recov);
+}
+
+static void on_recovered(void *ud, const restored_t *r)
+{
+    recover_t *recov = ud;
+    server_t *srv = recov->srv;
+    if (!r->g) {
+        if (r->retry)
+            log_error("recovery read failed game=%lld: %s", (long long)r->row->id, r->err);
+        else {
+            mark_broken(srv, r->row, r->err);
+            recov->broken++;
+        }
+        recover_done_one(recov);
+        return;
+    }
+    recov->ok++;
+    if (session_find_game(srv, r->row->id)) { /* its player took it up meanwhile */
+        game_free(r->g);
+        recover_done_one(recov);
+        return;
+    }
+    set_aside_gap(srv, r);
+    /* a journal tail means a crash, a rebuild a stale snapshot, across an
+     * upgrade one of older content: in each case a fresh snapshot is written now */
+    session_t *s = r->replayed || r->rebuilt || r->across
+                       ? warrengame_new(srv, r->row->id, r->row->user, r->row->player, r->g, r->seq)
+                       : NULL;
+    if (!s) {
+        game_free(r->g);
+    } else if (game_over(s->game)) {
+        s->snap_seq = r->snap_seq;
+        session_mark_ended(s);
+        session_finish(s);
+    } else {
+        s->snap_seq = r->snap_seq;
+        warrengame_snapshot(s, "recovery");
+        session_free(s);
+    }
+    recover_done_one(recov);
+}
+
+static void on_recover_one(void *ud, int status, const db_resume_t *r)
+{
+    recover_t *recov = ud;
+    server_t *srv = recov->srv;
+    if (status != DB_OK || session_find_game(srv, r->game.id)) {
+        if (status != DB_OK)
+            log_error("recovery read failed: %d", status);
+        recover_done_one(recov);
+        return;
+    }
+    game_restore(srv, r, on_recovered, recov);
+}
+
+static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n)
+{
+    recover_t *recov = ud;
+    if (status != DB_OK) {
+        log_error("recovery: cannot list unfinished games: %d", status);
+        free(recov);
+        return;
+    }
+    if (recov->srv->shard == 0)
+        log_info("recovery: %zu unfinished games", n);
+    if (n == 0) {
+        recov->left = 1;
+        recover_done_one(recov);
+        return;
+    }
+    recov->left = 1; /* the loop's own games: each loop recovers those it holds */
+    for (size_t i = 0; i < n; i++) {
+        if (shard_of_user(recov->srv, games[i].user) != recov->srv)
+            continue;
+        recov->left++;
+        db_game_resume(recov->srv->db, games[i].id, on_recover_one, recov);
+    }
+    recover_done_one(recov);
+}
+
+int session_recover_all(server_t *srv)
+{
+    recover_t *recov = calloc(1, sizeof *recov);
+    if (!recov)
+        return -1;
+    recov->srv = srv;
+    recov->t0 = uv_hrtime();
+    if (srv->shard == 0) /* each loop recovers the games it holds; home sums them */
+        srv->recovering = shard_count(srv);
+    db_games_unfinished(srv->db, on_unfinished, recov);
+    return 0;
+}

@@ -1,0 +1,342 @@
+/* storage — the database's health as the daemon sees it; see storage.h. */
+#include "storage.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "jqueue.h"
+#include "log.h"
+#include "server.h"
+#include "session.h"
+#include "shard.h"
+#include "warrengame.h"
+
+#define SHUTDOWN_WAIT_MS 2000 /* retrying unstored rows at shutdown, at most */
+#define SHUTDOWN_POLL_MS 20
+#define WATCH_MS         250 /* home looks at the writer this often */
+#define STAT_EVERY       4   /* and stats the file every this many looks */
+
+/* The lines over a game's last frame while it cannot go on. */
+static const char *const NOTICE_FAILING[] = {
+    "The server cannot save right now. Your game is paused and safe;",
+    "it goes on by itself when saving works again.",
+};
+static const char *const NOTICE_STALLED[] = {
+    "The server's disk is not answering. Your game is paused and safe;",
+    "it goes on by itself when saving works again.",
+};
+static const char *const NOTICE_LOST[] = {
+    "The server has lost its saved data. Your game is paused: nothing",
+    "you saw is lost. It goes on once the server is restored and restarted.",
+};
+
+static void on_retry(uv_timer_t *t)
+{
+    warrengame_retry_paused(t->data);
+}
+
+static void on_watch(uv_timer_t *t);
+
+void storage_init(server_t *s)
+{
+    storage_t *st = &s->storage;
+    uv_timer_init(s->loop, &st->retry);
+    uv_timer_init(s->loop, &st->wait);
+    st->retry.data = st->wait.data = s;
+    st->on = true;
+    if (s->shard != 0)
+        return;
+    uv_timer_init(s->loop, &st->watch);
+    st->watch.data = s;
+    uv_unref((uv_handle_t *)&st->watch); /* it never keeps the loop alive */
+    uv_timer_start(&st->watch, on_watch, WATCH_MS, WATCH_MS);
+    st->watching = true;
+}
+
+void storage_close(server_t *s)
+{
+    storage_t *st = &s->storage;
+    if (!st->on)
+        return;
+    st->on = false;
+    uv_close((uv_handle_t *)&st->retry, NULL);
+    uv_close((uv_handle_t *)&st->wait, NULL);
+    if (st->watching)
+        uv_close((uv_handle_t *)&st->watch, NULL);
+    st->watching = false;
+}
+
+bool storage_holds(const server_t *s)
+{
+    return s->storage.lost || s->storage.stall_since != 0;
+}
+
+const char *const *storage_notice(const server_t *s)
+{
+    return s->storage.lost ? NOTICE_LOST : s->storage.stall_since ? NOTICE_STALLED : NOTICE_FAILING;
+}
+
+/* ---- the watch (home) ------------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A batch running STORAGE_STALL_MS starts a stall; any other batch (or
+ * none) running later ends it. True when the state changed. */
+static bool watch_stall(server_t *s)
+{
+    storage_t *st = &s->storage;
+    db_writer_t w;
+    db_writer_state(s->db, &w);
+    uint64_t now = mono_ns();
+    if (!st->stall_since) {
+        if (!w.started_ns || now - w.started_ns < STORAGE_STALL_MS * 1000000ull)
+            return false;
+        st->stall_ns = w.started_ns;
+        st->stall_since = (int64_t)time(NULL) - (int64_t)((now - w.started_ns) / 1000000000u);
+        log_warn("storage stalled: a database write has not finished in %.1f s; games show a "
+                 "notice and take no keys until it does",
+                 (double)(now - w.started_ns) / 1e9);
+        return true;
+    }
+    if (w.started_ns == st->stall_ns)
+        return false;
+    uint64_t end = w.ended_ns > st->stall_ns ? w.ended_ns : now;
+    log_info("storage stall over after %.1f s: games go on", (double)(end - st->stall_ns) / 1e9);
+    st->stall_since = 0;
+    st->stall_ns = 0;
+    return true;
+}
+
+/* The file deleted or replaced: lost for good (until a restart). */
+static bool watch_file(server_t *s)
+{
+    storage_t *st = &s->storage;
+    char why[100];
+    if (st->lost || db_file_state(s->db, why, sizeof why) == DB_OK)
+        return false;
+    snprintf(st->lost_why, sizeof st->lost_why, "the database file %s %s", s->cfg.db, why);
+    st->lost = true;
+    st->lost_at = (int64_t)time(NULL);
+    db_fence(s->db, st->lost_why);
+    log_error("storage lost: %s. No key is acknowledged from now on, and warrend will not go on "
+              "into a file that is gone: restore the database and restart warrend "
+              "(deploy/RUNNING.md; at shutdown its -wal and -shm are moved aside to *.lost)",
+              st->lost_why);
+    return true;
+}
+
+/* The database-wide state as each loop keeps it. */
+typedef struct {
+    bool lost;
+    char lost_why[sizeof((storage_t *)0)->lost_why];
+    int64_t lost_at, stall_since;
+} dbstate_t;
+
+static void state_here(server_t *k, void *ud)
+{
+    dbstate_t *d = ud;
+    k->storage.lost = d->lost;
+    memcpy(k->storage.lost_why, d->lost_why, sizeof d->lost_why);
+    k->storage.lost_at = d->lost_at;
+    k->storage.stall_since = d->stall_since;
+    free(d);
+    warrengame_storage_changed(k);
+}
+
+/* Home's games now, every other loop's by a message with its own copy. */
+static void spread(server_t *home)
+{
+    const storage_t *st = &home->storage;
+    warrengame_storage_changed(home);
+    for (int i = 1; i < shard_count(home); i++) {
+        dbstate_t *d = malloc(sizeof *d);
+        if (!d) {
+            log_error("storage: out of memory telling loop %d", i);
+            continue;
+        }
+        *d = (dbstate_t){st->lost, "", st->lost_at, st->stall_since};
+        memcpy(d->lost_why, st->lost_why, sizeof d->lost_why);
+        if (shard_post(shard_at(home, i), state_here, d))
+            free(d); /* stopping */
+    }
+}
+
+static void on_watch(uv_timer_t *t)
+{
+    server_t *s = t->data;
+    bool changed = watch_stall(s);
+    if (++s->storage.watch_n % STAT_EVERY == 0)
+        changed |= watch_file(s);
+    if (changed && !s->stopping)
+        spread(s);
+}
+
+/* ---- opening -------------------------------------------------------------------------- */
+
+/* What the guarded open found, for the operator. */
+static void log_opened(const server_t *s, const db_opened_t *o)
+{
+    const char *db = s->cfg.db;
+    log_info("database %s%s, id %s", db, o->created ? " created" : "", o->id);
+    if (o->id_written)
+        log_info("database id kept in %s.id: from now on a missing or different database is "
+                 "refused at start",
+                 db);
+    for (int i = 0; i < o->nfixed; i++)
+        log_warn("file %s had mode %04o (open to other users): now 0600", o->fixed[i].path,
+                 o->fixed[i].mode);
+    if (o->check == DB_CHECK_OK)
+        log_info("database quick check ok (%lld ms)", (long long)o->check_ms);
+    else if (o->check == DB_CHECK_CUT)
+        log_warn("database quick check cut short after %lld ms (db-check-ms): the rest of the "
+                 "file is unchecked; warren-admin check-db checks it all",
+                 (long long)o->check_ms);
+}
+
+int storage_open(server_t *s)
+{
+    char err[1024];
+    db_opened_t found;
+    db_guard_t g = {.busy_ms = s->cfg.db_busy_ms, .check_ms = s->cfg.db_check_ms, .keep_id = true};
+    s->db = db_open_guarded(s->loop, s->cfg.db, &g, &found, err, sizeof err);
+    if (!s->db)
+        return log_error("cannot start: %s", err), -1;
+    log_opened(s, &found);
+    storage_init(s);
+    if (s->cfg.db_max_size > 0) /* before any other write */
+        storage_set_cap(s, s->cfg.db_max_size, NULL, NULL);
+    return 0;
+}
+
+/* ---- the cap ---------------------------------------------------------------------- */
+
+typedef struct {
+    server_t *srv;
+    int64_t asked;
+    storage_cap_cb cb;
+    void *ud;
+} cap_req_t;
+
+static void on_cap(void *ud, int status, int64_t cap)
+{
+    cap_req_t *rq = ud;
+    server_t *s = rq->srv;
+    if (status != DB_OK)
+        log_error("database cap not set: %s", db_error(s->db));
+    else if (!cap)
+        log_info("database cap: none");
+    else if (cap > rq->asked)
+        log_warn("database cap %lld bytes: the database is already larger than the %lld asked; "
+                 "it cannot grow",
+                 (long long)cap, (long long)rq->asked);
+    else
+        log_info("database cap %lld bytes", (long long)cap);
+    if (status == DB_OK)
+        s->storage.cap = cap;
+    if (rq->cb)
+        rq->cb(rq->ud, status, cap);
+    free(rq);
+}
+
+void storage_set_cap(server_t *s, int64_t bytes, storage_cap_cb cb, void *ud)
+{
+    cap_req_t *rq = malloc(sizeof *rq);
+    if (!rq) {
+        log_error("database cap not set: out of memory");
+        if (cb)
+            cb(ud, DB_ENOMEM, 0);
+        return;
+    }
+    *rq = (cap_req_t){s, bytes, cb, ud};
+    db_set_max_size(s->db, bytes, on_cap, rq);
+}
+
+/* ---- failing, paused, recovered ------------------------------------------------------ */
+
+void storage_failed(server_t *s, const char *error)
+{
+    snprintf(s->storage.error, sizeof s->storage.error, "%s", error && *error ? error : "?");
+    s->storage.error_at = (int64_t)time(NULL);
+}
+
+void storage_pause(server_t *s)
+{
+    storage_t *st = &s->storage;
+    shard_paused_add(s, 1);
+    if (st->npaused++ > 0)
+        return;
+    st->since = (int64_t)time(NULL);
+    log_error("storage failing: %s; games pause until their keys are stored",
+              st->error[0] ? st->error : "a write failed");
+}
+
+void storage_unpause(server_t *s, bool stored)
+{
+    storage_t *st = &s->storage;
+    if (st->npaused <= 0)
+        return;
+    shard_paused_add(s, -1);
+    if (--st->npaused > 0)
+        return;
+    if (stored)
+        log_info("storage recovered after %lld s: every paused game goes on",
+                 (long long)((int64_t)time(NULL) - st->since));
+    else
+        log_info("storage: no game waits any more (the last paused one was closed)");
+    st->since = 0;
+    st->delay_ms = 0;
+    if (st->on)
+        uv_timer_stop(&st->retry);
+}
+
+void storage_retry_later(server_t *s)
+{
+    storage_t *st = &s->storage;
+    if (!st->on || uv_is_active((uv_handle_t *)&st->retry))
+        return;
+    st->delay_ms = jqueue_backoff(st->delay_ms);
+    uv_timer_start(&st->retry, on_retry, st->delay_ms, 0);
+}
+
+/* ---- shutdown --------------------------------------------------------------------------- */
+
+static void storage_stopped(server_t *s)
+{
+    void (*stopped)(server_t *) = s->storage.stopped;
+    s->storage.stopped = NULL;
+    storage_close(s);
+    if (stopped)
+        stopped(s);
+}
+
+static void on_wait(uv_timer_t *t)
+{
+    server_t *s = t->data;
+    size_t left = warrengame_unstored(s);
+    if (left > 0 && now_ms(s) < s->storage.wait_until)
+        return;
+    if (left > 0)
+        warrengame_give_up(s);
+    storage_stopped(s);
+}
+
+void storage_shutdown(server_t *s, void (*stopped)(server_t *s))
+{
+    storage_t *st = &s->storage;
+    st->stopped = stopped;
+    if (!st->on || warrengame_unstored(s) == 0) {
+        storage_stopped(s);
+        return;
+    }
+    if (st->npaused > 0) { /* no waiting out a long delay: retry now, then quickly */
+        uv_timer_stop(&st->retry);
+        st->delay_ms = 0;
+        warrengame_retry_paused(s);
+    }
+    st->wait_until = now_ms(s) + SHUTDOWN_WAIT_MS;
+    uv_timer_start(&st->wait, on_wait, SHUTDOWN_POLL_MS, SHUTDOWN_POLL_MS);
+}

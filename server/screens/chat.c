@@ -1,0 +1,309 @@
+/* chat — one stream of spectator chat per game (see chat.h). */
+#include "chat.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "lineedit.h"
+#include "json.h"
+#include "log.h"
+#include "moderation.h"
+#include "playkeys.h"
+#include "server.h"
+#include "session.h"
+
+#define CHAT_KEEP 4 /* lines kept (the strip shows the fresh ones) */
+#define NOTICE_MS 8000
+#define STRIP_W   56 /* widest strip, in cells */
+
+typedef struct {
+    char from[32];
+    char text[CHAT_MAX + 1];
+    uint64_t at; /* uv_now ms */
+} chat_entry_t;
+
+struct chatlog {
+    chat_entry_t lines[CHAT_KEEP]; /* a ring; next is the oldest */
+    unsigned next;
+    bool hidden;         /* the player hid the strip */
+    char notice[160];    /* for the player: who watches, what the chat key did, help */
+    uint64_t notice_end; /* uv_now ms */
+    int drawn;           /* strip rows last drawn: chat_tick redraws when fewer are due */
+    bool typing;         /* the player writes a line (chat_start_line) */
+    char line[CHAT_MAX + 1];
+    size_t len;
+    session_t *sess;   /* whose */
+    list_t strip_node; /* the server's chat_strips while drawn > 0 */
+};
+
+void chat_free(chatlog_t *log)
+{
+    if (log)
+        list_remove(&log->strip_node);
+    free(log);
+}
+
+static chatlog_t *log_of(session_t *s)
+{
+    if (!s->chat && (s->chat = calloc(1, sizeof *s->chat)) != NULL) {
+        s->chat->sess = s;
+        list_init(&s->chat->strip_node);
+    }
+    return s->chat;
+}
+
+/* Every browser viewing s gets json (a JSON message). */
+static void chat_send_web(session_t *s, const char *json, size_t len)
+{
+    if (s->player)
+        conn_write_text(s->player, json, len);
+    LIST_EACH (it, &s->watchers)
+        conn_write_text(LIST_ITEM(it, conn_t, wnode), json, len);
+}
+
+static void send_json_line(session_t *s, const conn_t *from, const char *text, size_t n)
+{
+    buf_t b;
+    buf_init(&b);
+    buf_puts(&b, "{\"t\":\"chat\",\"from\":");
+    json_put_string(&b, from->user, strlen(from->user));
+    buf_puts(&b, ",\"player\":");
+    buf_puts(&b, from == s->player ? "true" : "false");
+    buf_puts(&b, ",\"text\":");
+    json_put_string(&b, text, n);
+    buf_putc(&b, '}');
+    if (!b.failed)
+        chat_send_web(s, b.data, b.len);
+    buf_free(&b);
+}
+
+const char *chat_check_game(bool viewing, bool off, bool player, const conn_t *from, size_t n)
+{
+    if (!from->user_id)
+        return "Log in to chat.";
+    if (!viewing)
+        return "You are not viewing a game.";
+    if (n > CHAT_MAX)
+        return "A chat line is at most 200 bytes of text.";
+    if (off && !player)
+        return "The player turned chat off.";
+    if (moderation_muted(from->srv->mod, from->user_id, (int64_t)time(NULL)))
+        return "You may not chat: muted by the administrator.";
+    return NULL;
+}
+
+const char *chat_check(const conn_t *from, size_t n)
+{
+    const session_t *s = from->sess;
+    return chat_check_game(s, s && s->chat_off, s && from == s->player, from, n);
+}
+
+void chat_state_send(session_t *s)
+{
+    char m[64];
+    int n =
+        snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}", s->chat_off ? "false" : "true");
+    chat_send_web(s, m, (size_t)n);
+}
+
+const char *chat_say(conn_t *from, const char *text, size_t n)
+{
+    session_t *s = from->sess;
+    const char *why = chat_check(from, n);
+    if (why)
+        return why;
+    char clean[CHAT_MAX + 1];
+    for (size_t i = 0; i < n; i++) /* text only: no control characters */
+        clean[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? ' ' : text[i];
+    clean[n] = '\0';
+    if (n == 0)
+        return NULL;
+    send_json_line(s, from, clean, n);
+    chatlog_t *log = log_of(s);
+    if (log) {
+        chat_entry_t *e = &log->lines[log->next];
+        log->next = (log->next + 1) % CHAT_KEEP;
+        snprintf(e->from, sizeof e->from, "%s", from->user);
+        memcpy(e->text, clean, n + 1);
+        e->at = now_ms(from->srv);
+        session_redraw(s);
+    }
+    return NULL;
+}
+
+/* ---- the strip ------------------------------------------------------------------- */
+
+static const style_t st_strip = {15, 4, 0};        /* white on blue */
+static const style_t st_from = {11, 4, ATTR_BOLD}; /* the speaker */
+static const style_t st_note = {0, 14, 0};         /* a notice: black on cyan */
+
+/* One row of the strip at y, right-aligned: "who: text" cut to fit. */
+static void strip_row(screen_t *scr, int y, const char *who, const char *text, style_t st)
+{
+    int w = scr->w < STRIP_W + 2 ? scr->w - 2 : STRIP_W;
+    int x = scr->w - w;
+    screen_fill(scr, x, y, w, 1, ' ', st);
+    int cx = x + 1;
+    if (who) {
+        cx = screen_textf(scr, cx, y, st_from, "%.20s", who);
+        cx = screen_text(scr, cx, y, st, ": ");
+    }
+    char cut[CHAT_MAX + 1];
+    snprintf(cut, sizeof cut, "%s", text);
+    int room = x + w - 1 - cx;
+    if (room > 0 && (int)strlen(cut) > room) /* ASCII width; UTF-8 may be cut short */
+        cut[room] = '\0';
+    if (room > 0)
+        screen_text(scr, cx, y, st, cut);
+}
+
+/* The player's line being typed, over the bottom row, the cursor in it. */
+static void draw_typing(const chatlog_t *log, screen_t *scr)
+{
+    int y = scr->h - 1;
+    screen_fill(scr, 0, y, scr->w, 1, ' ', st_note);
+    int x = screen_text(scr, 0, y, st_note, "Say (Enter sends, Esc cancels): ");
+    const char *shown = log->line; /* the end of a long line */
+    if ((int)log->len > scr->w - x - 1)
+        shown += log->len - (size_t)(scr->w - x - 1);
+    x = screen_text(scr, x, y, st_note, shown);
+    screen_cursor(scr, x, y, true);
+}
+
+void chat_draw(session_t *s, screen_t *scr)
+{
+    chatlog_t *log = s->chat;
+    if (!log || s->frozen) /* paused: its notice, not the strip */
+        return;
+    if (log->typing)
+        draw_typing(log, scr);
+    uint64_t now = now_ms(s->srv);
+    int y = 1;
+    if (log->notice[0] && now < log->notice_end)
+        strip_row(scr, y++, NULL, log->notice, st_note);
+    int rows = 0;
+    for (unsigned i = 0; i < CHAT_KEEP && !log->hidden; i++) {
+        const chat_entry_t *e = &log->lines[(log->next + i) % CHAT_KEEP];
+        if (e->at && now - e->at < CHAT_SHOW_MS && y < scr->h - 3) {
+            strip_row(scr, y++, e->from, e->text, st_strip);
+            rows++;
+        }
+    }
+    log->drawn = y - 1;
+    if (log->drawn == 0)
+        list_remove(&log->strip_node);
+    else if (!list_linked(&log->strip_node))
+        list_push_back(&s->srv->chat_strips, &log->strip_node);
+}
+
+static int strip_due(const chatlog_t *log, uint64_t now)
+{
+    int n = log->notice[0] && now < log->notice_end;
+    for (unsigned i = 0; i < CHAT_KEEP && !log->hidden; i++)
+        n += log->lines[i].at && now - log->lines[i].at < CHAT_SHOW_MS;
+    return n;
+}
+
+void chat_tick(server_t *srv)
+{
+    uint64_t now = now_ms(srv);
+    LIST_EACH (it, &srv->chat_strips) {
+        chatlog_t *log = LIST_ITEM(it, chatlog_t, strip_node);
+        if (log->drawn > strip_due(log, now))
+            session_redraw(log->sess);
+    }
+}
+
+/* ---- the player's keys ------------------------------------------------------------- */
+
+void chat_notice(session_t *s, const char *text)
+{
+    chatlog_t *log = log_of(s);
+    if (!log)
+        return;
+    snprintf(log->notice, sizeof log->notice, "%s", text);
+    log->notice_end = now_ms(s->srv) + NOTICE_MS;
+    session_redraw(s);
+}
+
+void chat_who(session_t *s)
+{
+    char text[160];
+    size_t len = (size_t)snprintf(text, sizeof text, "Watching (%d):", s->nwatchers);
+    int anon = 0;
+    LIST_EACH (it, &s->watchers) {
+        const conn_t *w = LIST_ITEM(it, conn_t, wnode);
+        if (!w->user_id)
+            anon++;
+        else if (len < sizeof text)
+            len += (size_t)snprintf(text + len, sizeof text - len, " %s", w->user);
+    }
+    if (anon && len < sizeof text)
+        snprintf(text + len, sizeof text - len, " +%d not logged in", anon);
+    if (s->nwatchers == 0)
+        snprintf(text, sizeof text, "Nobody is watching.");
+    chat_notice(s, text);
+}
+
+/* Shown -> hidden -> off -> shown; the notice names the player's key. */
+void chat_toggle(session_t *s)
+{
+    chatlog_t *log = log_of(s);
+    if (!log)
+        return;
+    const char *say;
+    if (s->chat_off) {
+        session_set_chat(s, false);
+        log->hidden = false;
+        say = "Chat on: new lines show here. %s hides them.";
+    } else if (!log->hidden) {
+        log->hidden = true;
+        say = "Chat hidden (watchers still talk). %s turns it off.";
+    } else {
+        session_set_chat(s, true);
+        say = "Chat off: watchers cannot talk. %s turns it on.";
+    }
+    log_info("chat user=%s game=%lld %s", s->user, (long long)s->game_id,
+             s->chat_off   ? "off"
+             : log->hidden ? "hidden"
+                           : "on");
+    char key[24], text[128];
+    snprintf(text, sizeof text, say, playkeys_name(s->key_prefix, 't', key, sizeof key));
+    chat_notice(s, text);
+}
+
+/* A key while the player types a line: every key is the line's. */
+static void typing_key(conn_t *c, session_t *s, chatlog_t *log, key_event_t k)
+{
+    line_action_t a = lineedit_key(log->line, &log->len, CHAT_MAX, k);
+    if (a == LINE_IGNORED)
+        return;
+    if (a == LINE_ENTER || a == LINE_CANCEL) {
+        log->typing = false;
+        const char *why = a == LINE_ENTER ? chat_say(c, log->line, log->len) : NULL;
+        memset(log->line, 0, sizeof log->line);
+        log->len = 0;
+        if (why) {
+            chat_notice(s, why);
+            return;
+        }
+    }
+    session_redraw(s);
+}
+
+bool chat_typing_key(conn_t *c, session_t *s, key_event_t k)
+{
+    chatlog_t *log = s->chat;
+    if (!log || !log->typing)
+        return false;
+    typing_key(c, s, log, k);
+    return true;
+}
+
+void chat_start_line(session_t *s)
+{
+    chatlog_t *log = log_of(s);
+    if (!log)
+        return;
+    log->typing = true;
+    session_redraw(s);
+}

@@ -1,0 +1,248 @@
+/* menu — what a terminal shows outside a game; see menu.h. Each screen is
+ * a file of its own holding its row of the screen table (menu_impl.h);
+ * this file draws whichever a conn shows, hands it its keys, and keeps
+ * what they all share. Account checks run on the thread pool
+ * (accounts.h); while one is out the conn is in CONN_WAIT and keys are
+ * ignored. */
+#include <stdlib.h>
+#include <string.h>
+#include "announce.h"
+#include "hooks.h"
+#include "menu_impl.h"
+#include "session.h"
+
+#define MENU_SCREEN_ROW_(id, name) [MENU_##id] = &menu_screen_##name,
+static const menu_screen_t *const screens[MENU_SCREENS] = {MENU_SCREEN_LIST(MENU_SCREEN_ROW_)};
+#undef MENU_SCREEN_ROW_
+
+menu_state_t *menu_state_new(void)
+{
+    return calloc(1, sizeof(menu_state_t));
+}
+
+void menu_state_free(menu_state_t *m)
+{
+    if (m) { /* it may hold a password */
+        rcedit_free(m->rc);
+        memset(m, 0, sizeof *m);
+    }
+    free(m);
+}
+
+void menu_show(conn_t *c, menu_screen_id_t screen)
+{
+    conn_set_place(c, CONN_MENU);
+    c->menu->screen = screen;
+}
+
+int menu_screens_ready(conn_t *c)
+{
+    int w = c->too_small ? (c->raw_w > 0 ? c->raw_w : 1) : c->w;
+    int h = c->too_small ? (c->raw_h > 0 ? c->raw_h : 1) : c->h;
+    if (w > TERM_MAX_W)
+        w = TERM_MAX_W;
+    if (h > TERM_MAX_H)
+        h = TERM_MAX_H;
+    if (!c->scr && !(c->scr = screen_new(w, h)))
+        return -1;
+    if (!c->shown) {
+        if (!(c->shown = screen_new(w, h)))
+            return -1;
+        c->shown_valid = false;
+    }
+    if (c->scr->w != w || c->scr->h != h) {
+        if (screen_resize(c->scr, w, h))
+            return -1;
+        c->shown_valid = false;
+    }
+    return 0;
+}
+
+/* Terminal below 80x24: a message drawn at the size it has. */
+static void draw_too_small(conn_t *c, screen_t *scr)
+{
+    static const char *const words[] = {"Please", "enlarge", "your",   "terminal", "to",
+                                        "at",     "least",   "80x24.", NULL};
+    char size[32];
+    snprintf(size, sizeof size, "(now %dx%d)", c->raw_w, c->raw_h);
+    int x = 0, y = 0;
+    for (int i = 0; words[i] || size[0]; i++) {
+        const char *wd = words[i] ? words[i] : size;
+        int n = (int)strlen(wd);
+        if (x > 0 && x + n > scr->w)
+            x = 0, y++;
+        screen_text(scr, x, y, ST_MSG, wd);
+        x += n + 1;
+        if (!words[i])
+            break;
+    }
+    screen_cursor(scr, 0, 0, false);
+}
+
+void menu_draw_header(conn_t *c, screen_t *scr)
+{
+    screen_text(scr, 2, 1, ST_TITLE, "Warren");
+    screen_text(scr, 9, 1, STYLE_DEFAULT, "- a roguelike host");
+    if (c->user_id)
+        screen_textf(scr, 2, 3, STYLE_DEFAULT, "Logged in as %s.", c->user);
+    else
+        screen_text(scr, 2, 3, STYLE_DEFAULT, "Not logged in.");
+}
+
+/* A menu item at row y: its key, then ") label" and an optional value. */
+void menu_draw_item(screen_t *scr, int y, char key, const char *label, const char *value)
+{
+    screen_put(scr, 4, y, (unsigned char)key, ST_KEY);
+    if (value)
+        screen_textf(scr, 5, y, STYLE_DEFAULT, ") %s: %s", label, value);
+    else
+        screen_textf(scr, 5, y, STYLE_DEFAULT, ") %s", label);
+}
+
+static void draw_wait(conn_t *c, screen_t *scr)
+{
+    menu_draw_header(c, scr);
+    screen_text(scr, 2, 5, STYLE_DEFAULT, "One moment...");
+    screen_cursor(scr, 0, 0, false);
+}
+
+/* Hosted games ([game ID] sections) take the keys 1-9, after Warren's own. */
+#define HOSTED_KEYS 9
+
+int menu_hosted_count(const conn_t *c)
+{
+    int n = c->srv->cfg.games.n;
+    return c->user_id && n > HOSTED_KEYS ? HOSTED_KEYS : c->user_id ? n : 0;
+}
+
+/* The hosted games with an rc file the player may edit: how many, the
+ * first in *first. */
+int menu_rc_games(const conn_t *c, int *first)
+{
+    int n = 0;
+    for (int g = menu_hosted_count(c) - 1; g >= 0; g--)
+        if (c->srv->cfg.games.games[g].rcfile[0])
+            n++, *first = g;
+    return n;
+}
+
+/* Draws what c should show now (held: once the read is handled). */
+static void menu_draw(conn_t *c)
+{
+    menu_state_t *m = c->menu;
+    if (m->held) { /* one redraw after the whole read, however many keys */
+        m->redraw_due = true;
+        return;
+    }
+    m->redraw_due = false;
+    if (menu_screens_ready(c)) {
+        conn_close(c, "out of memory");
+        return;
+    }
+    screen_clear(c->scr);
+    if (c->too_small)
+        draw_too_small(c, c->scr);
+    else if (c->place == CONN_WAIT)
+        draw_wait(c, c->scr);
+    else
+        screens[m->screen]->draw(c, c->scr);
+    if (!c->too_small)
+        announce_draw(c->srv, c->scr);
+    conn_send_diff(c);
+}
+
+void menu_redraw(conn_t *c)
+{
+    if (c->ops->relay || c->closing || c->place == CONN_PLAY || c->place == CONN_WATCH)
+        return;
+    menu_draw(c);
+}
+
+bool menu_at_main(const conn_t *c)
+{
+    return c->place == CONN_MENU && c->menu->screen == MENU_MAIN;
+}
+
+/* hooks_t.menu_too_small: a terminal here (conn_too_small routes). */
+static void too_small_here(conn_t *c)
+{
+    c->shown_valid = false;
+    if (!c->closing)
+        menu_draw(c);
+}
+
+void menu_redraw_all(server_t *s)
+{
+    LIST_EACH (it, &s->conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, node);
+        if (!c->closing && c->place != CONN_PLAY && c->place != CONN_WATCH)
+            menu_redraw(c);
+    }
+}
+
+void menu_hold(conn_t *c)
+{
+    c->menu->held = true;
+}
+
+void menu_release(conn_t *c)
+{
+    c->menu->held = false;
+    if (c->menu->redraw_due)
+        menu_redraw(c);
+}
+
+/* hooks_t.menu_enter: a terminal here (conn_menu routes the others). */
+static void enter_here(conn_t *c, const char *msg)
+{
+    menu_state_t *m = c->menu;
+    menu_show(c, MENU_MAIN);
+    c->shown_valid = false; /* coming back from a game: redraw everything */
+    if (msg != m->msg)
+        snprintf(m->msg, sizeof m->msg, "%s", msg ? msg : "");
+    menu_redraw(c);
+}
+
+/* hooks_t.menu_message: a terminal here (conn_message routes the others). */
+static void message_here(conn_t *c, const char *msg)
+{
+    menu_show(c, MENU_MESSAGE);
+    c->shown_valid = false; /* it may come straight from a game screen */
+    snprintf(c->menu->msg, sizeof c->menu->msg, "%s", msg);
+    menu_redraw(c);
+}
+
+void menu_log_out(conn_t *c, const char *msg)
+{
+    if (conn_in_game(c))
+        conn_detach(c, NULL);
+    conn_set_user(c, 0, "", "");
+    conn_menu(c, msg);
+}
+
+/* hooks_t.menu_key: a key of a terminal in the menu (conn_key routes). */
+static void menu_key(conn_t *c, key_event_t k)
+{
+    if (c->too_small && k.code != 'q')
+        return;
+    if (c->place == CONN_MENU)
+        screens[c->menu->screen]->key(c, k);
+}
+
+void menu_tick(server_t *s)
+{
+    LIST_EACH (it, &s->menu_conns) {
+        conn_t *c = LIST_ITEM(it, conn_t, mnode);
+        if (!c->closing && screens[c->menu->screen]->tick)
+            menu_redraw(c);
+    }
+}
+
+void menu_hooks(hooks_t *h)
+{
+    h->menu_enter = enter_here;
+    h->menu_message = message_here;
+    h->menu_redraw = menu_redraw;
+    h->menu_too_small = too_small_here;
+    h->menu_key = menu_key;
+}

@@ -1,0 +1,93 @@
+/* menu_main — the main menu: one table of items {keys, label, who sees
+ * it, action}, the same rows drawn and dispatching keys; the hosted games
+ * ([game ID]) follow Warren's own Play on the keys 1-9. */
+#include <string.h>
+#include "hooks.h"
+#include "menu_impl.h"
+#include "playkeys.h"
+#include "session.h"
+
+static void act_quit(conn_t *c);
+
+/* Who sees an item: anyone, a visitor, an account; FOR_RC: an account
+ * with a hosted game's rc file to edit. */
+typedef enum { FOR_ALL, FOR_ANON, FOR_USER, FOR_RC } menu_who_t;
+
+/* One row of a menu: its keys (the first is shown), its label, who sees it
+ * (logged in or not) and what choosing it does. */
+typedef struct {
+    const char *keys;
+    const char *label;
+    menu_who_t who;
+    void (*action)(conn_t *c);
+} menu_item_t;
+
+/* The main menu, in the order it is drawn. */
+static const menu_item_t main_menu[] = {
+    {"l", "Log in", FOR_ANON, menu_open_login},
+    {"r", "Register", FOR_ANON, menu_open_register},
+    {"p", "Play (new game or resume)", FOR_USER, session_play},
+    {"w", "Watch games", FOR_ALL, menu_open_watchlist},
+    {"c", "Change password", FOR_USER, menu_open_password},
+    {"o", "Options", FOR_USER, menu_open_options},
+    {"m", "Mail a player", FOR_USER, menu_open_mail},
+    {"e", "Edit a game's rc file", FOR_RC, menu_open_rc},
+    {"s", "High scores", FOR_ALL, menu_open_scores},
+    {"qQ", "Quit", FOR_ALL, act_quit},
+};
+#define MAIN_ITEMS (sizeof main_menu / sizeof main_menu[0])
+
+static bool item_shown(const conn_t *c, const menu_item_t *it)
+{
+    int first;
+    if (it->who == FOR_RC)
+        return menu_rc_games(c, &first) > 0;
+    return it->who == FOR_ALL || (it->who == FOR_USER) == (c->user_id != 0);
+}
+
+static void draw_main(conn_t *c, screen_t *scr)
+{
+    menu_draw_header(c, scr);
+    int n = 0;
+    for (size_t i = 0; i < MAIN_ITEMS; i++) {
+        if (item_shown(c, &main_menu[i]))
+            menu_draw_item(scr, 5 + n++, main_menu[i].keys[0], main_menu[i].label, NULL);
+        for (int g = 0; main_menu[i].action == session_play && g < menu_hosted_count(c); g++) {
+            const gamecfg_t *game = &c->srv->cfg.games.games[g];
+            char label[160], keys[48];
+            playkeys_hint(game->key_prefix, keys, sizeof keys);
+            snprintf(label, sizeof label, "Play %s  (%s)", game->name, keys);
+            menu_draw_item(scr, 5 + n++, (char)('1' + g), label, NULL);
+        }
+    }
+    if (c->menu->msg[0])
+        screen_text(scr, 2, 6 + n, ST_MSG, c->menu->msg);
+    screen_text(scr, 2, 8 + n, STYLE_DEFAULT, "Your choice: ");
+    screen_cursor(scr, 15, 8 + n, true);
+}
+
+static void main_key(conn_t *c, key_event_t k)
+{
+    c->menu->msg[0] = 0;
+    if (k.code >= '1' && k.code < '1' + (uint32_t)menu_hosted_count(c) && !k.mods) {
+        hooks_hosted_play(c, &c->srv->cfg.games.games[k.code - '1']);
+        return;
+    }
+    for (size_t i = 0; i < MAIN_ITEMS; i++) {
+        const menu_item_t *it = &main_menu[i];
+        if (k.code < 0x80 && k.code && strchr(it->keys, (int)k.code) && item_shown(c, it)) {
+            it->action(c);
+            return;
+        }
+    }
+    menu_redraw(c);
+}
+
+static void act_quit(conn_t *c)
+{
+    const char *bye = "\033[m\033[H\033[2J\033[?25hGoodbye.\n";
+    conn_write(c, bye, strlen(bye));
+    conn_close(c, "quit");
+}
+
+const menu_screen_t menu_screen_main = {draw_main, main_key};

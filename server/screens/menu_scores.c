@@ -1,0 +1,56 @@
+/* menu_scores — the high scores, read from the database once the screen
+ * is up ("Loading scores..." until then); any key goes back. */
+#include "menu_impl.h"
+
+static void draw_scores_rows(screen_t *scr, const db_game_t *g, size_t n)
+{
+    screen_text(scr, 2, 1, ST_TITLE, "High scores");
+    screen_text(scr, 2, 3, STY(SCREEN_DEFAULT_COLOR, ATTR_UNDERLINE),
+                " #  Score      Player               Depth  Turns   Cause");
+    for (size_t i = 0; i < n && (int)i < scr->h - 7; i++)
+        screen_textf(scr, 2, 4 + (int)i, STYLE_DEFAULT, "%2zu  %-10lld %-20.20s %5d %7lld   %.60s",
+                     i + 1, (long long)g[i].score, g[i].player, g[i].max_depth,
+                     (long long)g[i].turns, g[i].cause);
+    if (n == 0)
+        screen_text(scr, 4, 5, ST_DIM, "No finished games yet.");
+}
+
+/* Until the scores come, and whenever the screen is redrawn. */
+static void draw_scores_loading(conn_t *c, screen_t *scr)
+{
+    (void)c;
+    screen_text(scr, 2, 1, STYLE_DEFAULT, "Loading scores...");
+}
+
+static void on_scores(void *ud, int status, const db_game_t *games, size_t n)
+{
+    conn_t *c = ud;
+    bool showing = !c->closing && c->place == CONN_MENU && c->menu->screen == MENU_SCORES;
+    if (showing && menu_screens_ready(c) == 0 && !c->too_small) {
+        screen_clear(c->scr);
+        if (status == DB_OK)
+            draw_scores_rows(c->scr, games, n);
+        else
+            screen_text(c->scr, 2, 1, ST_MSG, "Scores are not available right now.");
+        screen_text(c->scr, 2, c->scr->h - 2, ST_DIM, "Press any key.");
+        screen_cursor(c->scr, 0, 0, false);
+        conn_send_diff(c);
+    }
+    conn_unref(c);
+}
+
+void menu_open_scores(conn_t *c)
+{
+    menu_show(c, MENU_SCORES);
+    menu_redraw(c);
+    conn_ref(c);
+    db_scores_top(c->srv->db, 15, 0, on_scores, c);
+}
+
+static void scores_key(conn_t *c, key_event_t k)
+{
+    (void)k;
+    conn_menu(c, NULL);
+}
+
+const menu_screen_t menu_screen_scores = {draw_scores_loading, scores_key};

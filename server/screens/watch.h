@@ -1,0 +1,34 @@
+/* watch — what a terminal watcher has beyond the player's screen: a
+ * footer naming the player, game, depth and watchers (below the game on a
+ * taller terminal), and keys:
+ *   q      stop watching          ?      help (also who, what, how deep)
+ *   < >    the previous / next live game (by player name)
+ *   :      a chat line (chat.c), Enter sends, Esc cancels
+ * While help, a line being typed or a notice is up, the watcher gets its
+ * own frames (session.c asks watch_overlay); otherwise it shares the
+ * player's.
+ *
+ * Its state is the conn's (conn_t.watch), made on first use and freed by
+ * conn_fini (watch_free). Loop thread only. */
+#ifndef WARREN_WATCH_H
+#define WARREN_WATCH_H
+#include <stdbool.h>
+#include <stddef.h>
+#include "conn.h"
+#include "keys.h"
+#include "screen.h"
+
+typedef struct watchview watchview_t;
+
+/* A watcher's key: true when watch took it ('q' is left to session.c). */
+bool watch_key(conn_t *c, session_t *s, key_event_t k);
+bool watch_overlay(const conn_t *c);
+/* The overlays over a frame drawn at the watcher's own size. */
+void watch_draw(session_t *s, conn_t *c, screen_t *scr);
+/* The footer line into out (n >= 2); false when it equals the one last
+ * written and force is not set (nothing to write). */
+bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force);
+void watch_tick(server_t *srv); /* notices that expired come down */
+void watch_free(watchview_t *w);
+
+#endif
