@@ -807,6 +807,39 @@ bool db_is_server(const char *path)
     return db_pg_is_url(path);
 }
 
+/* Copies src to out with the value starting at src[from] (up to a stop
+ * character) replaced by "***". */
+static size_t mask_value(const char *src, size_t from, const char *stops, char *out, size_t n)
+{
+    size_t end = from + strcspn(src + from, stops);
+    snprintf(out, n, "%.*s***%s", (int)from, src, src + end);
+    return from + 3;
+}
+
+void db_redact(const char *path, char *out, size_t n)
+{
+    char tmp[1024];
+    snprintf(out, n, "%s", path ? path : "");
+    const char *scheme = strstr(out, "://");
+    if (scheme) { /* postgresql://user:secret@host/db */
+        size_t auth = (size_t)(scheme - out) + 3;
+        size_t end = auth + strcspn(out + auth, "/?");
+        const char *at = memrchr(out + auth, '@', end - auth);
+        const char *colon = at ? memchr(out + auth, ':', (size_t)(at - out) - auth) : NULL;
+        if (colon) {
+            snprintf(tmp, sizeof tmp, "%s", out);
+            mask_value(tmp, (size_t)(colon - out) + 1, "@", out, n);
+        }
+    }
+    /* password=secret as a key-value pair or a URL parameter */
+    for (char *p = strstr(out, "password="); p; p = strstr(p + 1, "password=")) {
+        size_t from = (size_t)(p - out) + strlen("password=");
+        snprintf(tmp, sizeof tmp, "%s", out);
+        from = mask_value(tmp, from, scheme ? "&" : " ", out, n);
+        p = out + from - strlen("password=") - 3;
+    }
+}
+
 int db_schema_version(const db_t *db)
 {
     return db->core->version;

@@ -281,6 +281,9 @@ const char *db_error(const db_t *db); /* message of the last failure, "" if none
 void db_stats(const db_t *db, db_stats_t *out);
 /* Whether a database setting names a PostgreSQL server, not a file. */
 bool db_is_server(const char *path);
+/* path with any password in it (user:SECRET@ or password=SECRET) shown as
+ * "***": what logs and messages may print. */
+void db_redact(const char *path, char *out, size_t n);
 int db_schema_version(const db_t *db); /* the schema's version after migration (tests) */
 
 /* ---- writes (queued; cb may be NULL) ----------------------------------------- */

@@ -180,7 +180,8 @@ static void on_watch(uv_timer_t *t)
 /* What the guarded open found, for the operator. */
 static void log_opened(const server_t *s, const db_opened_t *o)
 {
-    const char *db = s->cfg.db;
+    char db[512];
+    db_redact(s->cfg.db, db, sizeof db);
     log_info("database %s%s, id %s", db, o->created ? " created" : "", o->id);
     if (o->id_written)
         log_info("database id kept in %s.id: from now on a missing or different database is "

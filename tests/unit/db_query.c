@@ -352,12 +352,35 @@ START_TEST(closing_calls_back_once)
 }
 END_TEST
 
+/* A database address is logged without its password, whatever its form. */
+START_TEST(passwords_are_not_shown)
+{
+    static const char *const cases[][2] = {
+        {"postgresql://warren:s3cret@db.example/warren",
+         "postgresql://warren:***@db.example/warren"},
+        {"postgresql://warren@db/w?password=s3cret&sslmode=require",
+         "postgresql://warren@db/w?password=***&sslmode=require"},
+        {"postgres://u:p%40ss@h:5432/d", "postgres://u:***@h:5432/d"},
+        {"host=db password=s3cret dbname=w", "host=db password=*** dbname=w"},
+        {"postgresql:///warren?host=/run/pg", "postgresql:///warren?host=/run/pg"},
+        {"/var/lib/warren/warren.db", "/var/lib/warren/warren.db"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[256];
+        db_redact(cases[i][0], out, sizeof out);
+        ck_assert_str_eq(out, cases[i][1]);
+        ck_assert_ptr_null(strstr(out, "s3cret"));
+    }
+}
+END_TEST
+
 Suite *suite_db_query(void)
 {
     Suite *s = suite_create("db_query");
     TCase *tc = tcase_create("query");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, every_statement_matches_its_row);
+    tcase_add_test(tc, passwords_are_not_shown);
     tcase_add_test(tc, mismatched_rows_fail_loudly);
     tcase_add_test(tc, arguments_checked_against_signature);
     tcase_add_test(tc, out_of_memory_calls_back_once);
