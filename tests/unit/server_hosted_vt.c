@@ -166,10 +166,109 @@ START_TEST(vtgrid_resizes_and_reverses)
     vtgrid_sync(g, s, false);
     ck_assert_uint_eq(at(s, 3, 0)->attr, ATTR_REVERSE);
     ck_assert_uint_eq(at(s, 0, 0)->attr, 0);
-    ck_assert_uint_gt(vtgrid_memory(g), 100 * 30 * 2 * 8); /* two screen buffers */
     screen_free(s);
     vtgrid_free(g);
     ck_assert_ptr_null(vtgrid_new(0, 24, NULL, NULL));
+}
+END_TEST
+
+/* A hosted game's terminal costs about one grid of Warren's cells beside
+ * libvterm's parser and state (libvterm's own screen layer kept two
+ * screens of 36-byte cells: 144 KB at 80x24). The alternate screen costs
+ * nothing more while the primary one under it is blank, as it is for a
+ * program under a pty of its own. */
+#define ONE_GRID(w, h) ((size_t)(w) * (h) * sizeof(cell_t))
+#define VT_STATE_MAX   4096 /* libvterm's state and parser, vtgrid's own fields */
+
+START_TEST(vtgrid_memory_is_one_grid)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(80, 24) + VT_STATE_MAX);
+    feed(g, "\x1b[?1049h\x1b[H\x1b[2J\x1b[1;31m@\x1b[m......");
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(80, 24) + VT_STATE_MAX);
+    feed(g, "\x1b[?1049l");
+    feed(g, "shell prompt$ ");
+    feed(g, "\x1b[?1049h"); /* the primary screen is kept now */
+    size_t two = vtgrid_memory(g);
+    ck_assert_uint_ge(two, 2 * ONE_GRID(80, 24));
+    ck_assert_uint_le(two, 2 * ONE_GRID(80, 24) + VT_STATE_MAX);
+    feed(g, "\x1b[?1049l");
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(80, 24) + VT_STATE_MAX);
+    ck_assert_int_eq(vtgrid_resize(g, 132, 43), 0);
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(132, 43) + VT_STATE_MAX);
+    vtgrid_sync(g, s, true);
+    char t[15];
+    row_text(s, 0, 0, 14, t);
+    ck_assert_str_eq(t, "shell prompt$ ");
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* The alternate screen (1049, 1047): the primary screen comes back as it
+ * was, whatever was drawn over it, and after a resize in between. */
+START_TEST(vtgrid_alternate_screen_keeps_the_primary)
+{
+    vtgrid_t *g = vtgrid_new(20, 5, NULL, NULL);
+    screen_t *s = screen_new(20, 5);
+    feed(g, "\x1b[44m\x1b[2Jprimary\x1b[3;2H");
+    feed(g, "\x1b[?1049h");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 0)->ch, ' '); /* erased with the pen */
+    ck_assert_uint_eq(at(s, 0, 0)->bg, 4);
+    feed(g, "\x1b[m\x1b[Halternate\x1b[5;20H");
+    vtgrid_sync(g, s, false);
+    char t[10];
+    row_text(s, 0, 0, 9, t);
+    ck_assert_str_eq(t, "alternate");
+    ck_assert_int_eq(vtgrid_resize(g, 30, 6), 0);
+    feed(g, "\x1b[?1049l"); /* the cursor saved by 1049 comes back too */
+    vtgrid_sync(g, s, false);
+    ck_assert(s->w == 30 && s->h == 6);
+    row_text(s, 0, 0, 9, t);
+    ck_assert_str_eq(t, "primary  ");
+    ck_assert_uint_eq(at(s, 8, 0)->bg, 4);
+    ck_assert_uint_eq(at(s, 25, 0)->bg, SCREEN_DEFAULT_COLOR); /* new cells: the pen's */
+    ck_assert_int_eq(s->cur_x, 1);
+    ck_assert_int_eq(s->cur_y, 2);
+    feed(g, "\x1b[?1047hX\x1b[?1047h"); /* in twice: still one primary kept */
+    feed(g, "\x1b[?1047l\x1b[?1047l");  /* out twice */
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 0, 7, t);
+    ck_assert_str_eq(t, "primary");
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* Protected cells (DECSCA) survive a selective erase (DECSED, DECSEL)
+ * and not an ordinary one; insert and delete move cells along the row. */
+START_TEST(vtgrid_selective_erase_and_insertion)
+{
+    vtgrid_t *g = vtgrid_new(20, 3, NULL, NULL);
+    screen_t *s = screen_new(20, 3);
+    feed(g, "ab\x1b[1\"qKEEP\x1b[0\"qcd\x1b[?2J");
+    vtgrid_sync(g, s, false);
+    char t[9];
+    row_text(s, 0, 0, 8, t);
+    ck_assert_str_eq(t, "  KEEP  ");
+    feed(g, "\x1b[1;3H\x1b[2@");
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 0, 8, t);
+    ck_assert_str_eq(t, "    KEEP");
+    feed(g, "\x1b[1;1H\x1b[3P\x1b[2;1Hrow2\x1b[1;1H\x1b[L");
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 1, 5, t);
+    ck_assert_str_eq(t, " KEEP");
+    row_text(s, 0, 2, 4, t);
+    ck_assert_str_eq(t, "row2");
+    feed(g, "\x1b[2;1H\x1b[K");
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 1, 5, t);
+    ck_assert_str_eq(t, "     ");
+    screen_free(s);
+    vtgrid_free(g);
 }
 END_TEST
 
@@ -581,6 +680,9 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_shows_double_width_lines_at_normal_width);
     tcase_add_test(t, vtgrid_repeats_glyphs_itself);
     tcase_add_test(t, vtgrid_nearest_palette_entry);
+    tcase_add_test(t, vtgrid_memory_is_one_grid);
+    tcase_add_test(t, vtgrid_alternate_screen_keeps_the_primary);
+    tcase_add_test(t, vtgrid_selective_erase_and_insertion);
     suite_add_tcase(s, t);
     return s;
 }
