@@ -8,28 +8,58 @@
 #include "buf.h"
 #include "vtguard.h"
 
-/* Bits of a cell's attr above ATTR_ALL, for the terminal's own use; a
- * grid given to vtgrid_sync never sees them. An erased cell (libvterm's
- * empty cell: nothing to repeat, a blank line's end) has ch 0. */
-enum {
-    VT_CONT = 1 << 8,      /* the second column of a wide character */
-    VT_PROTECTED = 1 << 9, /* DECSCA: kept by a selective erase */
-};
+/* A cell here is four bytes, half a cell_t: its code point and the index
+ * of its style in the terminal's table of styles (a screen uses few). Code
+ * point 0 is an erased cell (libvterm's empty cell: nothing to repeat, a
+ * blank line's end), VC_CONT the second column of a wide character. Style
+ * 0 is the default one, so a blank screen is all zero. */
+typedef uint32_t vcell_t;
+#define VC_CH_BITS 21
+#define VC_CONT    0x1FFFFFu
+#define STYLES_MAX (1u << (32 - VC_CH_BITS))
+
+typedef struct {
+    uint16_t fg, bg;
+    uint16_t attr; /* ATTR_* and VT_PROTECTED */
+} vstyle_t;
+
+/* A style bit above ATTR_ALL for the terminal's own use; a grid given to
+ * vtgrid_sync never sees it. */
+#define VT_PROTECTED (1 << 8) /* DECSCA: kept by a selective erase */
+
+static uint32_t vc_ch(vcell_t c)
+{
+    return c & VC_CONT;
+}
+
+static unsigned vc_style(vcell_t c)
+{
+    return c >> VC_CH_BITS;
+}
+
+static vcell_t vc_make(uint32_t ch, unsigned style)
+{
+    return (ch & VC_CONT) | (vcell_t)style << VC_CH_BITS;
+}
 
 struct vtgrid {
     VTerm *vt;
     VTermState *vs;
     VTermAllocatorFunctions alloc; /* libvterm keeps a pointer to it */
     int w, h;
-    cell_t *cells; /* w * h, the screen shown (the primary or the alternate) */
+    vcell_t *cells; /* w * h, the screen shown (the primary or the alternate) */
     /* the primary screen while the alternate one is shown; NULL when the
      * primary was blank then (a program under a pty of its own starts on
      * a blank screen, so its alternate screen costs nothing more) */
-    cell_t *primary;
-    cell_t *next, *next_primary; /* made ready by vtgrid_resize */
-    cell_t pen;                  /* libvterm's pen as a cell (ch 0) */
-    bool alt;                    /* the alternate screen is shown */
-    bool reverse;                /* DECSCNM: the whole screen in reverse video */
+    vcell_t *primary;
+    vcell_t *next, *next_primary; /* made ready by vtgrid_resize */
+    vstyle_t *styles;             /* the cells' styles; 0 is the default */
+    unsigned nstyles, cap_styles;
+    vstyle_t pen;    /* libvterm's pen */
+    unsigned pen_id; /* its index in styles, when pen_ok */
+    bool pen_ok;
+    bool alt;     /* the alternate screen is shown */
+    bool reverse; /* DECSCNM: the whole screen in reverse video */
     /* damaged columns [lo, hi) of each row since the last sync; lo >= hi: none */
     int16_t lo[SCREEN_MAX_H], hi[SCREEN_MAX_H];
     bool dwl[SCREEN_MAX_H]; /* row y was double-width (DECDWL/DECDHL) at the last sync */
@@ -100,7 +130,7 @@ static void damage_all(vtgrid_t *g)
     damage_rows(g, 0, g->h, 0, g->w);
 }
 
-static cell_t *cell_at(const vtgrid_t *g, int row, int col)
+static vcell_t *cell_at(const vtgrid_t *g, int row, int col)
 {
     if (row < 0 || row >= g->h || col < 0 || col >= g->w)
         return NULL;
@@ -114,11 +144,89 @@ static bool rect_ok(const vtgrid_t *g, VTermRect r)
            r.start_col <= r.end_col && r.end_col <= g->w;
 }
 
-static cell_t erased(const vtgrid_t *g)
+/* ---- styles ------------------------------------------------------------------ */
+
+static const vstyle_t VSTYLE_DEFAULT = {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, 0};
+
+static bool vstyle_eq(vstyle_t a, vstyle_t b)
 {
-    cell_t c = g->pen;
-    c.ch = 0;
-    return c;
+    return a.fg == b.fg && a.bg == b.bg && a.attr == b.attr;
+}
+
+static void mark_styles(const vcell_t *cells, size_t n, uint16_t *map)
+{
+    for (size_t i = 0; cells && i < n; i++)
+        map[vc_style(cells[i])] = 1;
+}
+
+static void remap_styles(vcell_t *cells, size_t n, const uint16_t *map)
+{
+    for (size_t i = 0; cells && i < n; i++)
+        cells[i] = vc_make(cells[i], map[vc_style(cells[i])]);
+}
+
+/* The table is full: styles no cell uses any more are dropped and the
+ * cells renumbered. Returns -1 when every style is in use. */
+static int compact_styles(vtgrid_t *g)
+{
+    uint16_t map[STYLES_MAX] = {1}; /* 1: in use (the default always) */
+    size_t n = (size_t)g->w * (size_t)g->h;
+    mark_styles(g->cells, n, map);
+    mark_styles(g->primary, n, map);
+    unsigned kept = 0;
+    for (unsigned i = 0; i < g->nstyles; i++)
+        if (map[i]) {
+            g->styles[kept] = g->styles[i];
+            map[i] = (uint16_t)kept++;
+        }
+    if (kept == g->nstyles)
+        return -1;
+    remap_styles(g->cells, n, map);
+    remap_styles(g->primary, n, map);
+    g->nstyles = kept;
+    g->pen_ok = false;
+    return 0;
+}
+
+static int grow_styles(vtgrid_t *g)
+{
+    if (g->cap_styles == STYLES_MAX)
+        return compact_styles(g);
+    unsigned cap = g->cap_styles * 2;
+    vstyle_t *p = realloc(g->styles, sizeof *p * cap);
+    if (!p)
+        return compact_styles(g);
+    g->styles = p;
+    g->cap_styles = cap;
+    return 0;
+}
+
+/* The index of st, added if new. With STYLES_MAX styles on the screen at
+ * once (only a screen of more cells than that can have them), a new one
+ * shows as the default style. */
+static unsigned style_id(vtgrid_t *g, vstyle_t st)
+{
+    for (unsigned i = 0; i < g->nstyles; i++)
+        if (vstyle_eq(g->styles[i], st))
+            return i;
+    if (g->nstyles == g->cap_styles && grow_styles(g) < 0)
+        return 0;
+    g->styles[g->nstyles] = st;
+    return g->nstyles++;
+}
+
+static unsigned pen_id(vtgrid_t *g)
+{
+    if (!g->pen_ok) {
+        g->pen_id = style_id(g, g->pen);
+        g->pen_ok = true;
+    }
+    return g->pen_id;
+}
+
+static vcell_t erased(vtgrid_t *g)
+{
+    return vc_make(0, pen_id(g));
 }
 
 /* ---- colours ---------------------------------------------------------------- */
@@ -174,19 +282,18 @@ static uint16_t color_of(const VTermColor *c)
 static int on_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
 {
     vtgrid_t *g = user;
-    cell_t *c = cell_at(g, pos.row, pos.col);
+    vcell_t *c = cell_at(g, pos.row, pos.col);
     if (!c)
         return 1;
-    *c = g->pen;
-    c->ch = info->chars[0] & 0x1FFFFF;
-    if (info->protected_cell)
-        c->attr |= VT_PROTECTED;
+    vstyle_t st = g->pen;
+    st.attr |= info->protected_cell ? VT_PROTECTED : 0;
+    unsigned id = info->protected_cell ? style_id(g, st) : pen_id(g);
+    uint32_t ch = info->chars[0] < VC_CONT ? info->chars[0] : 0xFFFD; /* shown so anyway */
+    *c = vc_make(ch, id);
     for (int i = 1; i < info->width; i++) {
-        cell_t *k = cell_at(g, pos.row, pos.col + i);
-        if (k) {
-            k->ch = ' ';
-            k->attr |= VT_CONT;
-        }
+        vcell_t *k = cell_at(g, pos.row, pos.col + i);
+        if (k)
+            *k = vc_make(VC_CONT, id);
     }
     damage_rows(g, pos.row, pos.row + 1, pos.col, pos.col + (info->width > 1 ? info->width : 1));
     return 1;
@@ -205,7 +312,7 @@ static int on_moverect(VTermRect dest, VTermRect src, void *user)
     for (int i = 0; i < rows; i++) {
         int k = up ? i : rows - 1 - i;
         memmove(cell_at(g, dest.start_row + k, dest.start_col),
-                cell_at(g, src.start_row + k, src.start_col), sizeof(cell_t) * (size_t)cols);
+                cell_at(g, src.start_row + k, src.start_col), sizeof(vcell_t) * (size_t)cols);
     }
     damage_rows(g, dest.start_row, dest.end_row, dest.start_col, dest.end_col);
     return 1;
@@ -215,11 +322,11 @@ static int on_moverect(VTermRect dest, VTermRect src, void *user)
  * protected ones. */
 static void erase_cells(vtgrid_t *g, VTermRect r, bool selective)
 {
-    cell_t blank = erased(g);
+    vcell_t blank = erased(g);
     for (int y = r.start_row; y < r.end_row; y++)
         for (int x = r.start_col; x < r.end_col; x++) {
-            cell_t *c = cell_at(g, y, x);
-            if (c && !(selective && (c->attr & VT_PROTECTED)))
+            vcell_t *c = cell_at(g, y, x);
+            if (c && !(selective && (g->styles[vc_style(*c)].attr & VT_PROTECTED)))
                 *c = blank;
         }
     damage_rows(g, r.start_row, r.end_row, r.start_col, r.end_col);
@@ -254,6 +361,7 @@ static const struct {
 static int on_setpenattr(VTermAttr attr, VTermValue *val, void *user)
 {
     vtgrid_t *g = user;
+    g->pen_ok = false;
     if (attr == VTERM_ATTR_FOREGROUND)
         g->pen.fg = color_of(&val->color);
     else if (attr == VTERM_ATTR_BACKGROUND)
@@ -268,20 +376,13 @@ static int on_setpenattr(VTermAttr attr, VTermValue *val, void *user)
     return 1;
 }
 
-static bool blank_screen(const cell_t *cells, size_t n)
+/* Erased cells of the default style only. */
+static bool blank_screen(const vcell_t *cells, size_t n)
 {
-    cell_t blank = {.ch = 0, .attr = 0, .fg = SCREEN_DEFAULT_COLOR, .bg = SCREEN_DEFAULT_COLOR};
     for (size_t i = 0; i < n; i++)
-        if (!cell_eq(&cells[i], &blank))
+        if (cells[i])
             return false;
     return true;
-}
-
-static void fill_blank(cell_t *cells, size_t n)
-{
-    cell_t blank = {.ch = 0, .attr = 0, .fg = SCREEN_DEFAULT_COLOR, .bg = SCREEN_DEFAULT_COLOR};
-    for (size_t i = 0; i < n; i++)
-        cells[i] = blank;
 }
 
 /* Into the alternate screen: the primary one is kept unless blank (libvterm
@@ -291,16 +392,16 @@ static int switch_screen(vtgrid_t *g, bool alt)
 {
     size_t n = (size_t)g->w * (size_t)g->h;
     if (alt && !g->alt && !blank_screen(g->cells, n)) {
-        g->primary = malloc(sizeof(cell_t) * n);
+        g->primary = malloc(sizeof(vcell_t) * n);
         if (!g->primary)
             return 0;
-        memcpy(g->primary, g->cells, sizeof(cell_t) * n);
+        memcpy(g->primary, g->cells, sizeof(vcell_t) * n);
     }
     if (!alt && g->alt) {
         if (g->primary)
-            memcpy(g->cells, g->primary, sizeof(cell_t) * n);
+            memcpy(g->cells, g->primary, sizeof(vcell_t) * n);
         else
-            fill_blank(g->cells, n);
+            memset(g->cells, 0, sizeof(vcell_t) * n);
         free(g->primary);
         g->primary = NULL;
     }
@@ -349,10 +450,10 @@ static int on_setlineinfo(int row, const VTermLineInfo *now, const VTermLineInfo
 
 /* Copies src (ow x oh; NULL: a blank screen) into dst (nw x nh) from
  * src's row skip on; cells outside src take fill. */
-static void copy_cells(cell_t *dst, int nw, int nh, const cell_t *src, int ow, int oh, int skip,
-                       cell_t fill)
+static void copy_cells(vcell_t *dst, int nw, int nh, const vcell_t *src, int ow, int oh, int skip,
+                       vcell_t fill)
 {
-    cell_t blank = {.ch = 0, .attr = 0, .fg = SCREEN_DEFAULT_COLOR, .bg = SCREEN_DEFAULT_COLOR};
+    vcell_t blank = 0;
     for (int y = 0; y < nh; y++)
         for (int x = 0; x < nw; x++) {
             int sy = y + skip;
@@ -364,7 +465,7 @@ static void copy_cells(cell_t *dst, int nw, int nh, const cell_t *src, int ow, i
 static bool row_blank(const vtgrid_t *g, int row)
 {
     for (int x = 0; x < g->w; x++)
-        if (cell_at(g, row, x)->ch != 0)
+        if (vc_ch(*cell_at(g, row, x)) != 0)
             return false;
     return true;
 }
@@ -392,7 +493,7 @@ static int on_resize(int rows, int cols, VTermPos *delta, void *user)
     if (!g->next)
         return 1;
     int lost = rows_lost(g, rows);
-    cell_t fill = erased(g);
+    vcell_t fill = erased(g);
     copy_cells(g->next, cols, rows, g->cells, g->w, g->h, lost, fill);
     free(g->cells);
     g->cells = g->next;
@@ -439,14 +540,20 @@ vtgrid_t *vtgrid_new(int w, int h, vtgrid_reply_fn *reply, void *user)
     if (!size_ok(w, h))
         return NULL;
     vtgrid_t *g = calloc(1, sizeof *g);
-    if (!g || !(g->cells = malloc(sizeof(cell_t) * (size_t)w * (size_t)h))) {
-        free(g);
+    if (!g)
+        return NULL;
+    g->cells = calloc((size_t)w * (size_t)h, sizeof(vcell_t)); /* blank */
+    g->styles = malloc(sizeof(vstyle_t) * 8);
+    if (!g->cells || !g->styles) {
+        vtgrid_free(g);
         return NULL;
     }
-    fill_blank(g->cells, (size_t)w * (size_t)h);
+    g->styles[0] = VSTYLE_DEFAULT;
+    g->nstyles = 1;
+    g->cap_styles = 8;
     g->w = w;
     g->h = h;
-    g->pen = (cell_t){.ch = 0, .fg = SCREEN_DEFAULT_COLOR, .bg = SCREEN_DEFAULT_COLOR};
+    g->pen = VSTYLE_DEFAULT;
     g->alloc.malloc = vt_malloc;
     g->alloc.free = vt_free;
     g->vt = vterm_new_with_allocator(h, w, &g->alloc, g);
@@ -473,6 +580,7 @@ void vtgrid_free(vtgrid_t *g)
         vterm_free(g->vt);
     free(g->cells);
     free(g->primary);
+    free(g->styles);
     free(g);
 }
 
@@ -483,16 +591,16 @@ static void repeat_glyph(vtgrid_t *g, unsigned count)
     VTermPos pos;
     vterm_state_get_cursorpos(g->vs, &pos);
     int col = pos.col - 1;
-    const cell_t *c = cell_at(g, pos.row, col);
-    if (c && (c->attr & VT_CONT))
+    const vcell_t *c = cell_at(g, pos.row, col);
+    if (c && vc_ch(*c) == VC_CONT)
         c = cell_at(g, pos.row, --col);
-    if (!c || c->ch == 0 || (c->attr & VT_CONT))
+    if (!c || vc_ch(*c) == 0 || vc_ch(*c) == VC_CONT)
         return;
-    const cell_t *next = cell_at(g, pos.row, col + 1);
-    int width = next && (next->attr & VT_CONT) ? 2 : 1;
+    const vcell_t *next = cell_at(g, pos.row, col + 1);
+    int width = next && vc_ch(*next) == VC_CONT ? 2 : 1;
     buf_t glyph;
     buf_init(&glyph);
-    buf_put_utf8(&glyph, c->ch);
+    buf_put_utf8(&glyph, vc_ch(*c));
     long end = pos.col + (long)count < g->w ? pos.col + (long)count : g->w;
     for (long x = pos.col; !glyph.failed && x + width <= end; x += width)
         vterm_input_write(g->vt, glyph.data, glyph.len);
@@ -541,11 +649,10 @@ static void settle_after_resize(vtgrid_t *g)
 static int ready_cells(vtgrid_t *g, int w, int h)
 {
     size_t n = (size_t)w * (size_t)h;
-    cell_t fill = erased(g);
-    bool blank_fill = blank_screen(&fill, 1);
+    bool blank_fill = vstyle_eq(g->pen, VSTYLE_DEFAULT);
     bool keep = g->alt && (g->primary || (!blank_fill && (w > g->w || h > g->h)));
-    g->next = malloc(sizeof(cell_t) * n);
-    g->next_primary = keep ? malloc(sizeof(cell_t) * n) : NULL;
+    g->next = malloc(sizeof(vcell_t) * n);
+    g->next_primary = keep ? malloc(sizeof(vcell_t) * n) : NULL;
     if (g->next && (!keep || g->next_primary))
         return 0;
     free(g->next);
@@ -586,15 +693,17 @@ bool vtgrid_damaged(const vtgrid_t *g)
 
 size_t vtgrid_memory(const vtgrid_t *g)
 {
-    size_t screen = sizeof(cell_t) * (size_t)g->w * (size_t)g->h;
-    return sizeof *g + g->mem + screen + (g->primary ? screen : 0);
+    size_t screen = sizeof(vcell_t) * (size_t)g->w * (size_t)g->h;
+    return sizeof *g + g->mem + screen + (g->primary ? screen : 0) +
+           sizeof(vstyle_t) * g->cap_styles;
 }
 
 /* ---- copying cells ------------------------------------------------------------ */
 
-static style_t style_of(const vtgrid_t *g, const cell_t *c)
+static style_t style_of(const vtgrid_t *g, vcell_t c)
 {
-    style_t st = {c->fg, c->bg, (uint8_t)(c->attr & ATTR_ALL)};
+    const vstyle_t *v = &g->styles[vc_style(c)];
+    style_t st = {v->fg, v->bg, (uint8_t)(v->attr & ATTR_ALL)};
     if (g->reverse)
         st.attr ^= ATTR_REVERSE;
     return st;
@@ -617,16 +726,16 @@ static void copy_span(const vtgrid_t *g, screen_t *dst, int y, int x0, int x1, i
 {
     style_t left = STYLE_DEFAULT;
     if (x0 > 0 && x0 <= shown)
-        left = style_of(g, cell_at(g, y, x0 - 1));
+        left = style_of(g, *cell_at(g, y, x0 - 1));
     for (int x = x0; x < x1; x++) {
-        const cell_t *c = cell_at(g, y, x);
+        vcell_t c = *cell_at(g, y, x);
         if (x >= shown)
             screen_put(dst, x, y, ' ', STYLE_DEFAULT);
-        else if (c->attr & VT_CONT)
+        else if (vc_ch(c) == VC_CONT)
             screen_put(dst, x, y, ' ', left);
         else {
             left = style_of(g, c);
-            screen_put(dst, x, y, char_of(c->ch), left);
+            screen_put(dst, x, y, char_of(vc_ch(c)), left);
         }
     }
 }

@@ -2,10 +2,14 @@
  * program under a pty is drawn, diffed, watched and recorded like Warren's
  * own game. libvterm parses the output and keeps the terminal's state
  * (cursor, modes, margins, pen); its state layer's callbacks draw into a
- * grid of Warren's 8-byte cells kept here, not libvterm's screen layer
- * (two screens of 36-byte cells): a terminal costs one grid and about a
- * kilobyte of libvterm. The alternate screen keeps a copy of the primary
- * one only when the primary is not blank.
+ * screen kept here in four-byte cells (a code point and the index of its
+ * style in a table of the screen's styles), not libvterm's screen layer
+ * (two screens of 36-byte cells): a terminal costs 4 bytes a cell and
+ * about two kilobytes besides. The alternate screen keeps a copy of the
+ * primary one only when the primary is not blank. With more distinct
+ * styles on the screen at once than the table holds (2048: only a screen
+ * of more cells than that can have them), new ones show in the default
+ * style.
  *
  * Feed the program's output with vtgrid_write; vtgrid_sync copies what
  * changed since the last sync into a screen_t through screen_put, so only

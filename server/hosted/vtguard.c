@@ -101,11 +101,20 @@ static step_t text_byte(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
     return S_SWAP;
 }
 
+/* Bytes >= 0x80 that reach libvterm end a CSI there; a C1 control in
+ * UTF-8 form, dropped here, never reaches it, so the CSI goes on. */
+static void end_csi(vtguard_t *g)
+{
+    if (g->state == G_CSI || g->state == G_CSI_TAIL)
+        g->state = G_TEXT;
+}
+
 static step_t step(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
 {
     *n = 0;
     if (g->held && (c < 0x80 || c >= 0xC0)) { /* the held sequence is broken */
         g->held = 0;
+        end_csi(g); /* U+FFFD goes out */
         for (int i = 0; i < 3; i++)
             out[(*n)++] = FFFD[i];
         step_t s = step(g, c, out + 3, n);
@@ -114,10 +123,11 @@ static step_t step(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
             out[(*n)++] = c;
         return s == S_REP ? S_REP : S_SWAP;
     }
-    if (c >= 0x80) { /* UTF-8 in any state: a CSI ends; an ESC stays pending */
-        if (g->state == G_CSI || g->state == G_CSI_TAIL)
-            g->state = G_TEXT;
-        return text_byte(g, c, out, n);
+    if (c >= 0x80) { /* UTF-8 in any state: an ESC stays pending */
+        step_t s = text_byte(g, c, out, n);
+        if (s == S_KEEP || *n > 0)
+            end_csi(g);
+        return s;
     }
     if (c == 0x1B) {
         g->state = G_ESC;

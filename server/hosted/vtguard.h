@@ -11,7 +11,8 @@
  *     0xF8..0xFF (5- and 6-byte forms);
  *   - a C1 control written in UTF-8 (U+0080..U+009F) is kept as a glyph
  *     whose erasing later (CSI J, CSI K) dereferences NULL: such code
- *     points are dropped (the 7-bit forms, ESC D and the like, pass);
+ *     points are dropped (the 7-bit forms, ESC D and the like, pass),
+ *     and a CSI they stood in goes on (its parameters still counted);
  *   - REP (CSI Ps b) loops forever when the last glyph had a width below 1
  *     (none printed yet, a combining mark, a C1 control): REP never reaches
  *     libvterm; the sink gets CAN (which ends the sequence there) and a rep

@@ -172,12 +172,12 @@ START_TEST(vtgrid_resizes_and_reverses)
 }
 END_TEST
 
-/* A hosted game's terminal costs about one grid of Warren's cells beside
+/* A hosted game's terminal costs one screen of four bytes a cell beside
  * libvterm's parser and state (libvterm's own screen layer kept two
  * screens of 36-byte cells: 144 KB at 80x24). The alternate screen costs
  * nothing more while the primary one under it is blank, as it is for a
  * program under a pty of its own. */
-#define ONE_GRID(w, h) ((size_t)(w) * (h) * sizeof(cell_t))
+#define ONE_GRID(w, h) ((size_t)(w) * (h)*4)
 #define VT_STATE_MAX   4096 /* libvterm's state and parser, vtgrid's own fields */
 
 START_TEST(vtgrid_memory_is_one_grid)
@@ -201,6 +201,38 @@ START_TEST(vtgrid_memory_is_one_grid)
     char t[15];
     row_text(s, 0, 0, 14, t);
     ck_assert_str_eq(t, "shell prompt$ ");
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* Each cell names its style in a table of the screen's styles: with more
+ * distinct styles than the table holds at once, the new ones show in the
+ * default style, nothing breaks, and styles no longer on the screen make
+ * room again. */
+START_TEST(vtgrid_styles_fill_and_free)
+{
+    vtgrid_t *g = vtgrid_new(256, 16, NULL, NULL);
+    screen_t *s = screen_new(1, 1);
+    char seq[64];
+    for (int bg = 0; bg < 9; bg++) /* 2304 styles, one cell each */
+        for (int fg = 0; fg < 256; fg++) {
+            snprintf(seq, sizeof seq, "\x1b[%d;%dH\x1b[38;5;%d;48;5;%dmx", bg + 1, fg + 1, fg, bg);
+            feed(g, seq);
+        }
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 200, 0)->fg, 200);
+    ck_assert_uint_eq(at(s, 254, 7)->bg, 7); /* the 2048th style, with the default's */
+    ck_assert_uint_eq(at(s, 255, 7)->bg, SCREEN_DEFAULT_COLOR);
+    ck_assert_uint_eq(at(s, 255, 8)->ch, 'x');
+    ck_assert_uint_eq(at(s, 255, 8)->fg, SCREEN_DEFAULT_COLOR); /* the table was full */
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(256, 16) + 2048 * 6 + VT_STATE_MAX);
+    feed(g, "\x1b[m\x1b[2J\x1b[H\x1b[38;5;9;48;5;3mA\x1b[38;5;10mB"); /* room again */
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 0, 0)->fg, 9);
+    ck_assert_uint_eq(at(s, 0, 0)->bg, 3);
+    ck_assert_uint_eq(at(s, 1, 0)->fg, 10);
+    ck_assert_uint_eq(at(s, 2, 0)->bg, SCREEN_DEFAULT_COLOR);
     screen_free(s);
     vtgrid_free(g);
 }
@@ -470,6 +502,11 @@ START_TEST(vtguard_cuts_long_parameter_lists)
     ck_assert_str_eq(GUARDED(&k, "\x1b (\n[;;;;;;;;;;;;;;;;;;m"), "\x1b (\n[;;;;;;;;;;;;;;;m");
     ck_assert_str_eq(GUARDED(&k, "\x1b]0;\x1b[;;;;;;;;;;;;;;;;;;m"),
                      "\x1b]0;\x1b[;;;;;;;;;;;;;;;m");
+    /* a C1 control in UTF-8 form, dropped, does not end the count */
+    ck_assert_str_eq(GUARDED(&k, "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15\xc2\x8d;16;17;18mX"),
+                     "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16mX");
+    ck_assert_str_eq(GUARDED(&k, "\x1b[1;\xc4", "\x80;;;;;;;;;;;;;;;;;;m"),
+                     "\x1b[1;\xc4\x80;;;;;;;;;;;;;;;;;;m"); /* text ends it */
     /* a parameter keeps six digits */
     ck_assert_str_eq(GUARDED(&k, "\x1b[12345678;99999999999H"), "\x1b[123456;999999H");
     /* CAN ends a sequence: what follows is text again */
@@ -683,6 +720,7 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_memory_is_one_grid);
     tcase_add_test(t, vtgrid_alternate_screen_keeps_the_primary);
     tcase_add_test(t, vtgrid_selective_erase_and_insertion);
+    tcase_add_test(t, vtgrid_styles_fill_and_free);
     suite_add_tcase(s, t);
     return s;
 }
