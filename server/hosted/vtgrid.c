@@ -617,9 +617,23 @@ static void rep(unsigned count, void *user)
     repeat_glyph(user, count);
 }
 
+/* A restored cursor saved before the screen shrank goes back on it. */
+static void restored(void *user)
+{
+    vtgrid_t *g = user;
+    VTermPos pos;
+    vterm_state_get_cursorpos(g->vs, &pos);
+    if (pos.row < g->h && pos.col < g->w)
+        return;
+    char seq[32];
+    int row = pos.row < g->h ? pos.row : g->h - 1, col = pos.col < g->w ? pos.col : g->w - 1;
+    int n = snprintf(seq, sizeof seq, "\x1b[%d;%dH", row + 1, col + 1);
+    vterm_input_write(g->vt, seq, (size_t)n);
+}
+
 void vtgrid_write(vtgrid_t *g, const void *bytes, size_t len)
 {
-    vtguard_sink_t sink = {emit, rep, g};
+    vtguard_sink_t sink = {emit, rep, g, restored};
     vtguard_write(&g->guard, bytes, len, &sink);
 }
 

@@ -462,12 +462,18 @@ static void sink_rep(unsigned count, void *user)
     k->len += (size_t)snprintf(k->out + k->len, sizeof k->out - k->len, "<REP %u>", count);
 }
 
+static void sink_restored(void *user)
+{
+    sink_buf_t *k = user;
+    k->len += (size_t)snprintf(k->out + k->len, sizeof k->out - k->len, "<R>");
+}
+
 /* Runs the chunks (NULL-terminated) through a fresh guard. */
 static const char *guarded(sink_buf_t *k, const char *const *chunks)
 {
     vtguard_t g;
     vtguard_init(&g);
-    vtguard_sink_t sink = {sink_emit, sink_rep, k};
+    vtguard_sink_t sink = {sink_emit, sink_rep, k, sink_restored};
     k->len = 0;
     k->out[0] = 0;
     for (; *chunks; chunks++)
@@ -523,6 +529,40 @@ START_TEST(vtguard_takes_rep_out)
     ck_assert_str_eq(GUARDED(&k, "x\x1b[4;5b"), "x\x1b[4;5\x18<REP 4>");
     /* with a leader or an intermediate it is another sequence */
     ck_assert_str_eq(GUARDED(&k, "\x1b[?4b\x1b[4 b"), "\x1b[?4b\x1b[4 b");
+}
+END_TEST
+
+/* After each form of DECRC the sink hears of it, once libvterm has it. */
+START_TEST(vtguard_tells_of_restored_cursors)
+{
+    sink_buf_t k;
+    ck_assert_str_eq(GUARDED(&k, "a\x1b", "8b\x1b[?1049lc\x1b[?1048;25ld\x1b[u"),
+                     "a\x1b"
+                     "8<R>b\x1b[?1049l<R>c\x1b[?1048;25l<R>d\x1b[u<R>");
+    ck_assert_str_eq(GUARDED(&k, "\x1b(8\x1b[1l\x1b[?1049h8"), "\x1b(8\x1b[1l\x1b[?1049h8");
+}
+END_TEST
+
+/* A cursor saved on a taller screen comes back on the screen: libvterm
+ * 0.1.4 would index its line table with it (DECDHL then writes past it). */
+START_TEST(vtgrid_restored_cursor_stays_on_the_screen)
+{
+    vtgrid_t *g = vtgrid_new(68, 8, NULL, NULL);
+    screen_t *s = screen_new(1, 1);
+    feed(g, "\x1b[30;3H\x1b"
+            "7");
+    ck_assert_int_eq(vtgrid_resize(g, 126, 6), 0);
+    feed(g, "\x1b"
+            "8\x1b#3X");
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 2, 5)->ch, 'X');
+    feed(g, "\x1b[?1049h\x1b[8;9H\x1b[?1048h");
+    ck_assert_int_eq(vtgrid_resize(g, 40, 4), 0);
+    feed(g, "\x1b[?1048lY");
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 8, 3)->ch, 'Y');
+    screen_free(s);
+    vtgrid_free(g);
 }
 END_TEST
 
@@ -721,6 +761,8 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_alternate_screen_keeps_the_primary);
     tcase_add_test(t, vtgrid_selective_erase_and_insertion);
     tcase_add_test(t, vtgrid_styles_fill_and_free);
+    tcase_add_test(t, vtguard_tells_of_restored_cursors);
+    tcase_add_test(t, vtgrid_restored_cursor_stays_on_the_screen);
     suite_add_tcase(s, t);
     return s;
 }
