@@ -290,10 +290,10 @@ static int on_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
     unsigned id = info->protected_cell ? style_id(g, st) : pen_id(g);
     uint32_t ch = info->chars[0] < VC_CONT ? info->chars[0] : 0xFFFD; /* shown so anyway */
     *c = vc_make(ch, id);
-    for (int i = 1; i < info->width; i++) {
+    for (int i = 1; i < info->width; i++) { /* shown in the style to its left */
         vcell_t *k = cell_at(g, pos.row, pos.col + i);
         if (k)
-            *k = vc_make(VC_CONT, id);
+            *k = vc_make(VC_CONT, 0); /* never protected (as in libvterm's screen) */
     }
     damage_rows(g, pos.row, pos.row + 1, pos.col, pos.col + (info->width > 1 ? info->width : 1));
     return 1;

@@ -299,6 +299,12 @@ START_TEST(vtgrid_selective_erase_and_insertion)
     vtgrid_sync(g, s, false);
     row_text(s, 0, 1, 5, t);
     ck_assert_str_eq(t, "     ");
+    /* a protected wide character keeps its first column only, as libvterm's
+     * screen did: the second is erased with the pen */
+    feed(g, "\x1b[3;1H\x1b[1\"q\xe6\x97\xa5\x1b[0\"q\x1b[4m\x1b[?2J\x1b[m");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 2)->ch, 0x65E5);
+    ck_assert_uint_eq(at(s, 1, 2)->attr, ATTR_UNDERLINE);
     screen_free(s);
     vtgrid_free(g);
 }
