@@ -1,4 +1,4 @@
-/* vtgrid — libvterm's screen copied into a screen_t, damaged cells only. */
+/* vtgrid — libvterm's state layer drawing into Warren's own cells. */
 #include "vtgrid.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -8,14 +8,58 @@
 #include "buf.h"
 #include "vtguard.h"
 
-/* libvterm marks the second column of a wide character with this value */
-#define VT_CONTINUATION 0xFFFFFFFFu
+/* A cell here is four bytes, half a cell_t: its code point and the index
+ * of its style in the terminal's table of styles (a screen uses few). Code
+ * point 0 is an erased cell (libvterm's empty cell: nothing to repeat, a
+ * blank line's end), VC_CONT the second column of a wide character. Style
+ * 0 is the default one, so a blank screen is all zero. */
+typedef uint32_t vcell_t;
+#define VC_CH_BITS 21
+#define VC_CONT    0x1FFFFFu
+#define STYLES_MAX (1u << (32 - VC_CH_BITS))
+
+typedef struct {
+    uint16_t fg, bg;
+    uint16_t attr; /* ATTR_* and VT_PROTECTED */
+} vstyle_t;
+
+/* A style bit above ATTR_ALL for the terminal's own use; a grid given to
+ * vtgrid_sync never sees it. */
+#define VT_PROTECTED (1 << 8) /* DECSCA: kept by a selective erase */
+
+static uint32_t vc_ch(vcell_t c)
+{
+    return c & VC_CONT;
+}
+
+static unsigned vc_style(vcell_t c)
+{
+    return c >> VC_CH_BITS;
+}
+
+static vcell_t vc_make(uint32_t ch, unsigned style)
+{
+    return (ch & VC_CONT) | (vcell_t)style << VC_CH_BITS;
+}
 
 struct vtgrid {
     VTerm *vt;
-    VTermScreen *vs;
+    VTermState *vs;
     VTermAllocatorFunctions alloc; /* libvterm keeps a pointer to it */
     int w, h;
+    vcell_t *cells; /* w * h, the screen shown (the primary or the alternate) */
+    /* the primary screen while the alternate one is shown; NULL when the
+     * primary was blank then (a program under a pty of its own starts on
+     * a blank screen, so its alternate screen costs nothing more) */
+    vcell_t *primary;
+    vcell_t *next, *next_primary; /* made ready by vtgrid_resize */
+    vstyle_t *styles;             /* the cells' styles; 0 is the default */
+    unsigned nstyles, cap_styles;
+    vstyle_t pen;    /* libvterm's pen */
+    unsigned pen_id; /* its index in styles, when pen_ok */
+    bool pen_ok;
+    bool alt;     /* the alternate screen is shown */
+    bool reverse; /* DECSCNM: the whole screen in reverse video */
     /* damaged columns [lo, hi) of each row since the last sync; lo >= hi: none */
     int16_t lo[SCREEN_MAX_H], hi[SCREEN_MAX_H];
     bool dwl[SCREEN_MAX_H]; /* row y was double-width (DECDWL/DECDHL) at the last sync */
@@ -81,185 +125,108 @@ static void damage_rows(vtgrid_t *g, int top, int bottom, int left, int right)
     g->damaged = true;
 }
 
-/* A glyph of width 0 or -1 (a mark with nothing to join, a C1 control)
- * still changes its cell but damages an empty or reversed column range:
- * such a range counts as its columns plus one. */
-static int on_damage(VTermRect r, void *user)
+static void damage_all(vtgrid_t *g)
 {
-    int left = r.start_col < r.end_col ? r.start_col : r.end_col;
-    int right = r.start_col < r.end_col ? r.end_col : r.start_col + 1;
-    damage_rows(user, r.start_row, r.end_row, left, right);
-    return 1;
+    damage_rows(g, 0, g->h, 0, g->w);
 }
 
-static int on_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
+static vcell_t *cell_at(const vtgrid_t *g, int row, int col)
 {
-    (void)pos;
-    (void)old;
-    (void)visible;
-    ((vtgrid_t *)user)->damaged = true;
-    return 1;
-}
-
-static int on_prop(VTermProp prop, VTermValue *val, void *user)
-{
-    vtgrid_t *g = user;
-    if (prop == VTERM_PROP_CURSORVISIBLE) {
-        g->cursor_hidden = !val->boolean;
-        g->damaged = true;
-    }
-    return 1;
-}
-
-static void on_output(const char *s, size_t len, void *user)
-{
-    vtgrid_t *g = user;
-    if (g->reply)
-        g->reply(s, len, g->user);
-}
-
-static const VTermScreenCallbacks SCREEN_CBS = {
-    .damage = on_damage,
-    .movecursor = on_movecursor,
-    .settermprop = on_prop,
-};
-
-static bool size_ok(int w, int h)
-{
-    return w >= VTGRID_MIN_W && h >= 1 && w <= SCREEN_MAX_W && h <= SCREEN_MAX_H;
-}
-
-vtgrid_t *vtgrid_new(int w, int h, vtgrid_reply_fn *reply, void *user)
-{
-    if (!size_ok(w, h))
+    if (row < 0 || row >= g->h || col < 0 || col >= g->w)
         return NULL;
-    vtgrid_t *g = calloc(1, sizeof *g);
-    if (!g)
-        return NULL;
-    g->alloc.malloc = vt_malloc;
-    g->alloc.free = vt_free;
-    g->vt = vterm_new_with_allocator(h, w, &g->alloc, g);
-    if (!g->vt) {
-        free(g);
-        return NULL;
-    }
-    g->w = w;
-    g->h = h;
-    g->reply = reply;
-    g->user = user;
-    vtguard_init(&g->guard);
-    vterm_set_utf8(g->vt, 1);
-    vterm_output_set_callback(g->vt, on_output, g);
-    g->vs = vterm_obtain_screen(g->vt);
-    vterm_screen_set_callbacks(g->vs, &SCREEN_CBS, g);
-    /* damage per glyph (the default): libvterm 0.1.4's row merging loses a
-     * glyph's damage after an empty rectangle (ED 1 on the top row) */
-    vterm_screen_set_damage_merge(g->vs, VTERM_DAMAGE_CELL);
-    vterm_screen_enable_altscreen(g->vs, 1);
-    vterm_screen_reset(g->vs, 1);
-    damage_rows(g, 0, h, 0, w);
-    return g;
+    return &g->cells[(size_t)row * (size_t)g->w + (size_t)col];
 }
 
-void vtgrid_free(vtgrid_t *g)
+/* A rectangle libvterm names lies on the screen (it may not after a resize). */
+static bool rect_ok(const vtgrid_t *g, VTermRect r)
 {
-    if (!g)
-        return;
-    vterm_free(g->vt);
-    free(g);
+    return r.start_row >= 0 && r.start_row <= r.end_row && r.end_row <= g->h && r.start_col >= 0 &&
+           r.start_col <= r.end_col && r.end_col <= g->w;
 }
 
-/* REP, done here rather than by libvterm (vtguard.h): the glyph left of
- * the cursor again, count columns' worth, not past the end of the row. */
-static void repeat_glyph(vtgrid_t *g, unsigned count)
+/* ---- styles ------------------------------------------------------------------ */
+
+static const vstyle_t VSTYLE_DEFAULT = {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, 0};
+
+static bool vstyle_eq(vstyle_t a, vstyle_t b)
 {
-    VTermPos pos;
-    vterm_state_get_cursorpos(vterm_obtain_state(g->vt), &pos);
-    VTermScreenCell c;
-    VTermPos at = {pos.row, pos.col - 1};
-    if (at.col >= 0 && vterm_screen_get_cell(g->vs, at, &c) && c.chars[0] == VT_CONTINUATION) {
-        at.col--;
-        if (at.col < 0 || !vterm_screen_get_cell(g->vs, at, &c))
-            return;
-    }
-    if (at.col < 0 || c.chars[0] == 0 || c.chars[0] == VT_CONTINUATION)
-        return;
-    buf_t glyph;
-    buf_init(&glyph);
-    for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && c.chars[i]; i++)
-        buf_put_utf8(&glyph, c.chars[i]);
-    int width = c.width > 1 ? 2 : 1;
-    long end = pos.col + (long)count < g->w ? pos.col + (long)count : g->w;
-    for (long col = pos.col; !glyph.failed && col + width <= end; col += width)
-        vterm_input_write(g->vt, glyph.data, glyph.len);
-    buf_free(&glyph);
+    return a.fg == b.fg && a.bg == b.bg && a.attr == b.attr;
 }
 
-static void emit(const char *bytes, size_t len, void *user)
+static void mark_styles(const vcell_t *cells, size_t n, uint16_t *map)
 {
-    vterm_input_write(((vtgrid_t *)user)->vt, bytes, len);
+    for (size_t i = 0; cells && i < n; i++)
+        map[vc_style(cells[i])] = 1;
 }
 
-static void rep(unsigned count, void *user)
+static void remap_styles(vcell_t *cells, size_t n, const uint16_t *map)
 {
-    repeat_glyph(user, count);
+    for (size_t i = 0; cells && i < n; i++)
+        cells[i] = vc_make(cells[i], map[vc_style(cells[i])]);
 }
 
-void vtgrid_write(vtgrid_t *g, const void *bytes, size_t len)
+/* The table is full: styles no cell uses any more are dropped and the
+ * cells renumbered. Returns -1 when every style is in use. */
+static int compact_styles(vtgrid_t *g)
 {
-    vtguard_sink_t sink = {emit, rep, g};
-    vtguard_write(&g->guard, bytes, len, &sink);
-}
-
-/* libvterm 0.1.4 leaves two traps after a resize: it scrolls a shrinking
- * screen up to keep the rows below the cut, cursor or not, so a cursor near
- * the top lands on a negative row (the next glyph reads memory with it); and
- * it keeps a top margin that may now lie below the screen (a line feed then
- * moves a negative length). So: CAN ends any sequence in progress, DECSTBM
- * resets the margins (xterm does too on a resize), CUP puts the cursor back
- * where it was, on the screen. */
-static void settle_after_resize(vtgrid_t *g)
-{
-    VTermPos pos;
-    vterm_state_get_cursorpos(vterm_obtain_state(g->vt), &pos);
-    int row = pos.row < 0 ? 0 : pos.row >= g->h ? g->h - 1 : pos.row;
-    int col = pos.col < 0 ? 0 : pos.col >= g->w ? g->w - 1 : pos.col;
-    char seq[48];
-    int n = snprintf(seq, sizeof seq, "\x18\x1b[r\x1b[%d;%dH", row + 1, col + 1);
-    vterm_input_write(g->vt, seq, (size_t)n);
-    vtguard_cancel(&g->guard);
-}
-
-int vtgrid_resize(vtgrid_t *g, int w, int h)
-{
-    if (!size_ok(w, h))
+    uint16_t map[STYLES_MAX] = {1}; /* 1: in use (the default always) */
+    size_t n = (size_t)g->w * (size_t)g->h;
+    mark_styles(g->cells, n, map);
+    mark_styles(g->primary, n, map);
+    unsigned kept = 0;
+    for (unsigned i = 0; i < g->nstyles; i++)
+        if (map[i]) {
+            g->styles[kept] = g->styles[i];
+            map[i] = (uint16_t)kept++;
+        }
+    if (kept == g->nstyles)
         return -1;
-    if (w == g->w && h == g->h)
-        return 0;
-    vterm_set_size(g->vt, h, w);
-    g->w = w;
-    g->h = h;
-    settle_after_resize(g);
-    for (int y = 0; y < SCREEN_MAX_H; y++)
-        g->lo[y] = g->hi[y] = 0;
-    damage_rows(g, 0, h, 0, w);
+    remap_styles(g->cells, n, map);
+    remap_styles(g->primary, n, map);
+    g->nstyles = kept;
+    g->pen_ok = false;
     return 0;
 }
 
-void vtgrid_size(const vtgrid_t *g, int *w, int *h)
+static int grow_styles(vtgrid_t *g)
 {
-    *w = g->w;
-    *h = g->h;
+    if (g->cap_styles == STYLES_MAX)
+        return compact_styles(g);
+    unsigned cap = g->cap_styles * 2;
+    vstyle_t *p = realloc(g->styles, sizeof *p * cap);
+    if (!p)
+        return compact_styles(g);
+    g->styles = p;
+    g->cap_styles = cap;
+    return 0;
 }
 
-bool vtgrid_damaged(const vtgrid_t *g)
+/* The index of st, added if new. With STYLES_MAX styles on the screen at
+ * once (only a screen of more cells than that can have them), a new one
+ * shows as the default style. */
+static unsigned style_id(vtgrid_t *g, vstyle_t st)
 {
-    return g->damaged;
+    for (unsigned i = 0; i < g->nstyles; i++)
+        if (vstyle_eq(g->styles[i], st))
+            return i;
+    if (g->nstyles == g->cap_styles && grow_styles(g) < 0)
+        return 0;
+    g->styles[g->nstyles] = st;
+    return g->nstyles++;
 }
 
-size_t vtgrid_memory(const vtgrid_t *g)
+static unsigned pen_id(vtgrid_t *g)
 {
-    return g->mem + sizeof *g;
+    if (!g->pen_ok) {
+        g->pen_id = style_id(g, g->pen);
+        g->pen_ok = true;
+    }
+    return g->pen_id;
+}
+
+static vcell_t erased(vtgrid_t *g)
+{
+    return vc_make(0, pen_id(g));
 }
 
 /* ---- colours ---------------------------------------------------------------- */
@@ -307,19 +274,452 @@ static uint16_t color_of(const VTermColor *c)
     return (uint16_t)vtgrid_nearest256(c->rgb.red, c->rgb.green, c->rgb.blue);
 }
 
+/* ---- libvterm's state callbacks ------------------------------------------------- */
+
+/* A glyph: its first code point with the pen (combining marks are dropped);
+ * the columns a wide one covers become its continuation. A glyph of width
+ * 0 or -1 (a mark with nothing to join, a C1 control) still takes its cell. */
+static int on_putglyph(VTermGlyphInfo *info, VTermPos pos, void *user)
+{
+    vtgrid_t *g = user;
+    vcell_t *c = cell_at(g, pos.row, pos.col);
+    if (!c)
+        return 1;
+    vstyle_t st = g->pen;
+    st.attr |= info->protected_cell ? VT_PROTECTED : 0;
+    unsigned id = info->protected_cell ? style_id(g, st) : pen_id(g);
+    uint32_t ch = info->chars[0] < VC_CONT ? info->chars[0] : 0xFFFD; /* shown so anyway */
+    *c = vc_make(ch, id);
+    for (int i = 1; i < info->width; i++) { /* shown in the style to its left */
+        vcell_t *k = cell_at(g, pos.row, pos.col + i);
+        if (k)
+            *k = vc_make(VC_CONT, 0); /* never protected (as in libvterm's screen) */
+    }
+    damage_rows(g, pos.row, pos.row + 1, pos.col, pos.col + (info->width > 1 ? info->width : 1));
+    return 1;
+}
+
+/* Part of the screen moved (a scroll, an insert or delete); the rows are
+ * copied in the order that leaves the source whole. */
+static int on_moverect(VTermRect dest, VTermRect src, void *user)
+{
+    vtgrid_t *g = user;
+    int rows = dest.end_row - dest.start_row, cols = dest.end_col - dest.start_col;
+    if (!rect_ok(g, dest) || !rect_ok(g, src) || rows != src.end_row - src.start_row ||
+        cols != src.end_col - src.start_col || rows == 0 || cols == 0)
+        return 1;
+    bool up = dest.start_row <= src.start_row;
+    for (int i = 0; i < rows; i++) {
+        int k = up ? i : rows - 1 - i;
+        memmove(cell_at(g, dest.start_row + k, dest.start_col),
+                cell_at(g, src.start_row + k, src.start_col), sizeof(vcell_t) * (size_t)cols);
+    }
+    damage_rows(g, dest.start_row, dest.end_row, dest.start_col, dest.end_col);
+    return 1;
+}
+
+/* Erased cells take the pen; a selective erase (DECSED, DECSEL) keeps
+ * protected ones. */
+static void erase_cells(vtgrid_t *g, VTermRect r, bool selective)
+{
+    vcell_t blank = erased(g);
+    for (int y = r.start_row; y < r.end_row; y++)
+        for (int x = r.start_col; x < r.end_col; x++) {
+            vcell_t *c = cell_at(g, y, x);
+            if (c && !(selective && (g->styles[vc_style(*c)].attr & VT_PROTECTED)))
+                *c = blank;
+        }
+    damage_rows(g, r.start_row, r.end_row, r.start_col, r.end_col);
+}
+
+static int on_erase(VTermRect r, int selective, void *user)
+{
+    vtgrid_t *g = user;
+    if (r.start_row < 0)
+        r.start_row = 0;
+    if (r.end_row > g->h)
+        r.end_row = g->h;
+    if (r.start_col < 0)
+        r.start_col = 0;
+    if (r.end_col > g->w)
+        r.end_col = g->w;
+    erase_cells(g, r, selective != 0);
+    return 1;
+}
+
+/* The pen's attributes Warren shows; italic, strike and fonts are dropped. */
+static const struct {
+    VTermAttr attr;
+    uint16_t bit;
+} PEN_BITS[] = {
+    {VTERM_ATTR_BOLD, ATTR_BOLD},
+    {VTERM_ATTR_UNDERLINE, ATTR_UNDERLINE}, /* a number: any style */
+    {VTERM_ATTR_BLINK, ATTR_BLINK},
+    {VTERM_ATTR_REVERSE, ATTR_REVERSE},
+};
+
+static int on_setpenattr(VTermAttr attr, VTermValue *val, void *user)
+{
+    vtgrid_t *g = user;
+    g->pen_ok = false;
+    if (attr == VTERM_ATTR_FOREGROUND)
+        g->pen.fg = color_of(&val->color);
+    else if (attr == VTERM_ATTR_BACKGROUND)
+        g->pen.bg = color_of(&val->color);
+    for (size_t i = 0; i < sizeof PEN_BITS / sizeof PEN_BITS[0]; i++) {
+        if (PEN_BITS[i].attr != attr)
+            continue;
+        bool on = attr == VTERM_ATTR_UNDERLINE ? val->number != 0 : val->boolean != 0;
+        g->pen.attr =
+            (uint16_t)(on ? g->pen.attr | PEN_BITS[i].bit : g->pen.attr & ~PEN_BITS[i].bit);
+    }
+    return 1;
+}
+
+/* Erased cells of the default style only. */
+static bool blank_screen(const vcell_t *cells, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (cells[i])
+            return false;
+    return true;
+}
+
+/* Into the alternate screen: the primary one is kept unless blank (libvterm
+ * erases the screen next). Out of it: the primary one comes back. Returns
+ * 0 (the switch refused) when the primary cannot be kept. */
+static int switch_screen(vtgrid_t *g, bool alt)
+{
+    size_t n = (size_t)g->w * (size_t)g->h;
+    if (alt && !g->alt && !blank_screen(g->cells, n)) {
+        g->primary = malloc(sizeof(vcell_t) * n);
+        if (!g->primary)
+            return 0;
+        memcpy(g->primary, g->cells, sizeof(vcell_t) * n);
+    }
+    if (!alt && g->alt) {
+        if (g->primary)
+            memcpy(g->cells, g->primary, sizeof(vcell_t) * n);
+        else
+            memset(g->cells, 0, sizeof(vcell_t) * n);
+        free(g->primary);
+        g->primary = NULL;
+    }
+    g->alt = alt;
+    damage_all(g);
+    return 1;
+}
+
+static int on_settermprop(VTermProp prop, VTermValue *val, void *user)
+{
+    vtgrid_t *g = user;
+    if (prop == VTERM_PROP_CURSORVISIBLE) {
+        g->cursor_hidden = !val->boolean;
+        g->damaged = true;
+    } else if (prop == VTERM_PROP_REVERSE) {
+        g->reverse = val->boolean;
+        damage_all(g);
+    } else if (prop == VTERM_PROP_ALTSCREEN) {
+        return switch_screen(g, val->boolean);
+    }
+    return 1;
+}
+
+static int on_movecursor(VTermPos pos, VTermPos old, int visible, void *user)
+{
+    (void)pos;
+    (void)old;
+    (void)visible;
+    ((vtgrid_t *)user)->damaged = true;
+    return 1;
+}
+
+/* A line became double width: its right half is erased (it is off the
+ * screen), as libvterm's screen does. */
+static int on_setlineinfo(int row, const VTermLineInfo *now, const VTermLineInfo *was, void *user)
+{
+    vtgrid_t *g = user;
+    if (row < 0 || row >= g->h ||
+        (now->doublewidth == was->doublewidth && now->doubleheight == was->doubleheight))
+        return 1;
+    damage_rows(g, row, row + 1, 0, g->w);
+    if (now->doublewidth)
+        erase_cells(g, (VTermRect){row, row + 1, g->w / 2, g->w}, false);
+    return 1;
+}
+
+/* Copies src (ow x oh; NULL: a blank screen) into dst (nw x nh) from
+ * src's row skip on; cells outside src take fill. */
+static void copy_cells(vcell_t *dst, int nw, int nh, const vcell_t *src, int ow, int oh, int skip,
+                       vcell_t fill)
+{
+    vcell_t blank = 0;
+    for (int y = 0; y < nh; y++)
+        for (int x = 0; x < nw; x++) {
+            int sy = y + skip;
+            bool in = sy < oh && x < ow;
+            dst[(size_t)y * nw + x] = !in ? fill : src ? src[(size_t)sy * ow + x] : blank;
+        }
+}
+
+static bool row_blank(const vtgrid_t *g, int row)
+{
+    for (int x = 0; x < g->w; x++)
+        if (vc_ch(*cell_at(g, row, x)) != 0)
+            return false;
+    return true;
+}
+
+/* Rows a shrinking primary screen scrolls up by, as libvterm's screen
+ * does: those needed to keep the rows below the cut that are not blank
+ * or hold the cursor. */
+static int rows_lost(const vtgrid_t *g, int rows)
+{
+    if (g->alt || rows >= g->h)
+        return 0;
+    VTermPos cur;
+    vterm_state_get_cursorpos(g->vs, &cur);
+    int row = g->h - 1;
+    while (row >= rows && row_blank(g, row) && cur.row != row)
+        row--;
+    return row + 1 > rows ? row + 1 - rows : 0;
+}
+
+/* libvterm's new size: the cells vtgrid_resize made ready take the old
+ * ones' place; new cells are erased with the pen. */
+static int on_resize(int rows, int cols, VTermPos *delta, void *user)
+{
+    vtgrid_t *g = user;
+    if (!g->next)
+        return 1;
+    int lost = rows_lost(g, rows);
+    vcell_t fill = erased(g);
+    copy_cells(g->next, cols, rows, g->cells, g->w, g->h, lost, fill);
+    free(g->cells);
+    g->cells = g->next;
+    g->next = NULL;
+    if (g->next_primary) {
+        copy_cells(g->next_primary, cols, rows, g->primary, g->w, g->h, 0, fill);
+        free(g->primary);
+        g->primary = g->next_primary;
+        g->next_primary = NULL;
+    }
+    delta->row -= lost;
+    g->w = cols;
+    g->h = rows;
+    return 1;
+}
+
+static void on_output(const char *s, size_t len, void *user)
+{
+    vtgrid_t *g = user;
+    if (g->reply)
+        g->reply(s, len, g->user);
+}
+
+static const VTermStateCallbacks STATE_CBS = {
+    .putglyph = on_putglyph,
+    .movecursor = on_movecursor,
+    .moverect = on_moverect, /* no scrollrect: libvterm scrolls by moves and erases */
+    .erase = on_erase,
+    .setpenattr = on_setpenattr,
+    .settermprop = on_settermprop,
+    .resize = on_resize,
+    .setlineinfo = on_setlineinfo,
+};
+
+/* ---- the terminal ---------------------------------------------------------------- */
+
+static bool size_ok(int w, int h)
+{
+    return w >= VTGRID_MIN_W && h >= 1 && w <= SCREEN_MAX_W && h <= SCREEN_MAX_H;
+}
+
+vtgrid_t *vtgrid_new(int w, int h, vtgrid_reply_fn *reply, void *user)
+{
+    if (!size_ok(w, h))
+        return NULL;
+    vtgrid_t *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->cells = calloc((size_t)w * (size_t)h, sizeof(vcell_t)); /* blank */
+    g->styles = malloc(sizeof(vstyle_t) * 8);
+    if (!g->cells || !g->styles) {
+        vtgrid_free(g);
+        return NULL;
+    }
+    g->styles[0] = VSTYLE_DEFAULT;
+    g->nstyles = 1;
+    g->cap_styles = 8;
+    g->w = w;
+    g->h = h;
+    g->pen = VSTYLE_DEFAULT;
+    g->alloc.malloc = vt_malloc;
+    g->alloc.free = vt_free;
+    g->vt = vterm_new_with_allocator(h, w, &g->alloc, g);
+    if (!g->vt || !(g->vs = vterm_obtain_state(g->vt))) {
+        vtgrid_free(g);
+        return NULL;
+    }
+    g->reply = reply;
+    g->user = user;
+    vtguard_init(&g->guard);
+    vterm_set_utf8(g->vt, 1);
+    vterm_output_set_callback(g->vt, on_output, g);
+    vterm_state_set_callbacks(g->vs, &STATE_CBS, g);
+    vterm_state_reset(g->vs, 1);
+    damage_all(g);
+    return g;
+}
+
+void vtgrid_free(vtgrid_t *g)
+{
+    if (!g)
+        return;
+    if (g->vt)
+        vterm_free(g->vt);
+    free(g->cells);
+    free(g->primary);
+    free(g->styles);
+    free(g);
+}
+
+/* REP, done here rather than by libvterm (vtguard.h): the glyph left of
+ * the cursor again, count columns' worth, not past the end of the row. */
+static void repeat_glyph(vtgrid_t *g, unsigned count)
+{
+    VTermPos pos;
+    vterm_state_get_cursorpos(g->vs, &pos);
+    int col = pos.col - 1;
+    const vcell_t *c = cell_at(g, pos.row, col);
+    if (c && vc_ch(*c) == VC_CONT)
+        c = cell_at(g, pos.row, --col);
+    if (!c || vc_ch(*c) == 0 || vc_ch(*c) == VC_CONT)
+        return;
+    const vcell_t *next = cell_at(g, pos.row, col + 1);
+    int width = next && vc_ch(*next) == VC_CONT ? 2 : 1;
+    buf_t glyph;
+    buf_init(&glyph);
+    buf_put_utf8(&glyph, vc_ch(*c));
+    long end = pos.col + (long)count < g->w ? pos.col + (long)count : g->w;
+    for (long x = pos.col; !glyph.failed && x + width <= end; x += width)
+        vterm_input_write(g->vt, glyph.data, glyph.len);
+    buf_free(&glyph);
+}
+
+static void emit(const char *bytes, size_t len, void *user)
+{
+    vterm_input_write(((vtgrid_t *)user)->vt, bytes, len);
+}
+
+static void rep(unsigned count, void *user)
+{
+    repeat_glyph(user, count);
+}
+
+/* A restored cursor saved before the screen shrank goes back on it. */
+static void restored(void *user)
+{
+    vtgrid_t *g = user;
+    VTermPos pos;
+    vterm_state_get_cursorpos(g->vs, &pos);
+    if (pos.row < g->h && pos.col < g->w)
+        return;
+    char seq[32];
+    int row = pos.row < g->h ? pos.row : g->h - 1, col = pos.col < g->w ? pos.col : g->w - 1;
+    int n = snprintf(seq, sizeof seq, "\x1b[%d;%dH", row + 1, col + 1);
+    vterm_input_write(g->vt, seq, (size_t)n);
+}
+
+void vtgrid_write(vtgrid_t *g, const void *bytes, size_t len)
+{
+    vtguard_sink_t sink = {emit, rep, g, restored};
+    vtguard_write(&g->guard, bytes, len, &sink);
+}
+
+/* libvterm 0.1.4 leaves two traps after a resize: it scrolls a shrinking
+ * screen up to keep the rows below the cut, cursor or not, so a cursor near
+ * the top lands on a negative row (the next glyph reads memory with it); and
+ * it keeps a top margin that may now lie below the screen (a line feed then
+ * moves a negative length). So: CAN ends any sequence in progress, DECSTBM
+ * resets the margins (xterm does too on a resize), CUP puts the cursor back
+ * where it was, on the screen. */
+static void settle_after_resize(vtgrid_t *g)
+{
+    VTermPos pos;
+    vterm_state_get_cursorpos(g->vs, &pos);
+    int row = pos.row < 0 ? 0 : pos.row >= g->h ? g->h - 1 : pos.row;
+    int col = pos.col < 0 ? 0 : pos.col >= g->w ? g->w - 1 : pos.col;
+    char seq[48];
+    int n = snprintf(seq, sizeof seq, "\x18\x1b[r\x1b[%d;%dH", row + 1, col + 1);
+    vterm_input_write(g->vt, seq, (size_t)n);
+    vtguard_cancel(&g->guard);
+}
+
+/* The cells for the new size are allocated before libvterm hears of it,
+ * so running out of memory changes nothing. A blank primary screen under
+ * the alternate one is kept blank, unless the pen would colour its new
+ * cells. */
+static int ready_cells(vtgrid_t *g, int w, int h)
+{
+    size_t n = (size_t)w * (size_t)h;
+    bool blank_fill = vstyle_eq(g->pen, VSTYLE_DEFAULT);
+    bool keep = g->alt && (g->primary || (!blank_fill && (w > g->w || h > g->h)));
+    g->next = malloc(sizeof(vcell_t) * n);
+    g->next_primary = keep ? malloc(sizeof(vcell_t) * n) : NULL;
+    if (g->next && (!keep || g->next_primary))
+        return 0;
+    free(g->next);
+    free(g->next_primary);
+    g->next = g->next_primary = NULL;
+    return -1;
+}
+
+int vtgrid_resize(vtgrid_t *g, int w, int h)
+{
+    if (!size_ok(w, h))
+        return -1;
+    if (w == g->w && h == g->h)
+        return 0;
+    if (ready_cells(g, w, h) < 0)
+        return -1;
+    vterm_set_size(g->vt, h, w);
+    free(g->next); /* both taken by on_resize */
+    free(g->next_primary);
+    g->next = g->next_primary = NULL;
+    settle_after_resize(g);
+    for (int y = 0; y < SCREEN_MAX_H; y++)
+        g->lo[y] = g->hi[y] = 0;
+    damage_all(g);
+    return 0;
+}
+
+void vtgrid_size(const vtgrid_t *g, int *w, int *h)
+{
+    *w = g->w;
+    *h = g->h;
+}
+
+bool vtgrid_damaged(const vtgrid_t *g)
+{
+    return g->damaged;
+}
+
+size_t vtgrid_memory(const vtgrid_t *g)
+{
+    size_t screen = sizeof(vcell_t) * (size_t)g->w * (size_t)g->h;
+    return sizeof *g + g->mem + screen + (g->primary ? screen : 0) +
+           sizeof(vstyle_t) * g->cap_styles;
+}
+
 /* ---- copying cells ------------------------------------------------------------ */
 
-static style_t style_of(const VTermScreenCell *c)
+static style_t style_of(const vtgrid_t *g, vcell_t c)
 {
-    style_t st = {color_of(&c->fg), color_of(&c->bg), 0};
-    if (c->attrs.bold)
-        st.attr |= ATTR_BOLD;
-    if (c->attrs.underline)
-        st.attr |= ATTR_UNDERLINE;
-    if (c->attrs.blink)
-        st.attr |= ATTR_BLINK;
-    if (c->attrs.reverse) /* libvterm folds DECSCNM in */
-        st.attr |= ATTR_REVERSE;
+    const vstyle_t *v = &g->styles[vc_style(c)];
+    style_t st = {v->fg, v->bg, (uint8_t)(v->attr & ATTR_ALL)};
+    if (g->reverse)
+        st.attr ^= ATTR_REVERSE;
     return st;
 }
 
@@ -338,28 +738,26 @@ static uint32_t char_of(uint32_t ch)
  * the line's text shows at normal width). */
 static void copy_span(const vtgrid_t *g, screen_t *dst, int y, int x0, int x1, int shown)
 {
-    VTermScreenCell c;
     style_t left = STYLE_DEFAULT;
-    if (x0 > 0 && x0 <= shown && vterm_screen_get_cell(g->vs, (VTermPos){y, x0 - 1}, &c))
-        left = style_of(&c);
+    if (x0 > 0 && x0 <= shown)
+        left = style_of(g, *cell_at(g, y, x0 - 1));
     for (int x = x0; x < x1; x++) {
-        if (x >= shown || !vterm_screen_get_cell(g->vs, (VTermPos){y, x}, &c)) {
+        vcell_t c = *cell_at(g, y, x);
+        if (x >= shown)
             screen_put(dst, x, y, ' ', STYLE_DEFAULT);
-            continue;
-        }
-        if (c.chars[0] == VT_CONTINUATION) {
+        else if (vc_ch(c) == VC_CONT)
             screen_put(dst, x, y, ' ', left);
-            continue;
+        else {
+            left = style_of(g, c);
+            screen_put(dst, x, y, char_of(vc_ch(c)), left);
         }
-        left = style_of(&c);
-        screen_put(dst, x, y, char_of(c.chars[0]), left);
     }
 }
 
 static void sync_cursor(const vtgrid_t *g, screen_t *dst)
 {
     VTermPos pos;
-    vterm_state_get_cursorpos(vterm_obtain_state(g->vt), &pos);
+    vterm_state_get_cursorpos(g->vs, &pos);
     int x = pos.col < 0 ? 0 : pos.col >= g->w ? g->w - 1 : pos.col;
     int y = pos.row < 0 ? 0 : pos.row >= g->h ? g->h - 1 : pos.row;
     screen_cursor(dst, x, y, !g->cursor_hidden);
@@ -372,18 +770,15 @@ int vtgrid_sync(vtgrid_t *g, screen_t *dst, bool all)
             return -1;
         all = true;
     }
-    vterm_screen_flush_damage(g->vs);
-    const VTermState *state = vterm_obtain_state(g->vt);
     int cells = 0;
     for (int y = 0; y < g->h; y++) {
         int x0 = all ? 0 : g->lo[y], x1 = all ? g->w : g->hi[y];
         g->lo[y] = g->hi[y] = 0;
         if (x0 >= x1)
             continue;
-        /* libvterm damages a double-width line in its own half-width
-         * columns: such a line, or one that just stopped being one, is
+        /* a double-width line, or one that just stopped being one, is
          * copied whole */
-        bool dwl = vterm_state_get_lineinfo(state, y)->doublewidth;
+        bool dwl = vterm_state_get_lineinfo(g->vs, y)->doublewidth;
         if (dwl || g->dwl[y]) {
             x0 = 0;
             x1 = g->w;

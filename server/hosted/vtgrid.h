@@ -1,6 +1,15 @@
-/* vtgrid — a terminal emulator (libvterm) whose screen is copied into
- * Warren's cell grid, so a program under a pty is drawn, diffed, watched and
- * recorded like Warren's own game.
+/* vtgrid — a terminal emulator whose screen is Warren's cell grid, so a
+ * program under a pty is drawn, diffed, watched and recorded like Warren's
+ * own game. libvterm parses the output and keeps the terminal's state
+ * (cursor, modes, margins, pen); its state layer's callbacks draw into a
+ * screen kept here in four-byte cells (a code point and the index of its
+ * style in a table of the screen's styles), not libvterm's screen layer
+ * (two screens of 36-byte cells): a terminal costs 4 bytes a cell and
+ * about two kilobytes besides. The alternate screen keeps a copy of the
+ * primary one only when the primary is not blank. With more distinct
+ * styles on the screen at once than the table holds (2048: only a screen
+ * of more cells than that can have them), new ones show in the default
+ * style.
  *
  * Feed the program's output with vtgrid_write; vtgrid_sync copies what
  * changed since the last sync into a screen_t through screen_put, so only
@@ -12,8 +21,9 @@
  * and reverse (per cell, XOR the whole-screen DECSCNM) map to ATTR_*;
  * libvterm 0.1.4 has no faint attribute, so SGR 2 is dropped, as are
  * italic and strike. Combining marks are dropped (the base character
- * stays). A wide character (two columns) keeps its code point in its first
- * cell; the second cell is a blank of the same style. The encoders show a
+ * stays; REP repeats the base alone). A wide character (two columns)
+ * keeps its code point in its first cell; the second cell is a blank of
+ * the same style. The encoders show a
  * code point that is not one column wide as '?', so a row never shifts.
  * A double-width or double-height line (DECDWL, DECDHL) shows its text at
  * normal width, its right half blank.
@@ -61,7 +71,8 @@ bool vtgrid_damaged(const vtgrid_t *g);
  * of cells read from the terminal, or -1 if dst could not be resized. */
 int vtgrid_sync(vtgrid_t *g, screen_t *dst, bool all);
 
-/* Bytes libvterm holds for this terminal (both screen buffers, state). */
+/* Bytes this terminal holds: its grid (and the primary screen kept under
+ * the alternate one), libvterm's state and parser, this object. */
 size_t vtgrid_memory(const vtgrid_t *g);
 
 /* The palette index nearest to an RGB colour among 16..255 (exposed for

@@ -68,6 +68,8 @@ static step_t csi_byte(vtguard_t *g, uint8_t c)
         return S_KEEP;
     }
     g->state = G_TEXT;
+    /* DECRC's forms (a leader's 'l' may be 1048 or 1049) */
+    g->after = (c == 'l' && !g->plain) || (c == 'u' && g->plain);
     return c == 'b' && g->plain ? S_REP : S_KEEP;
 }
 
@@ -101,11 +103,20 @@ static step_t text_byte(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
     return S_SWAP;
 }
 
+/* Bytes >= 0x80 that reach libvterm end a CSI there; a C1 control in
+ * UTF-8 form, dropped here, never reaches it, so the CSI goes on. */
+static void end_csi(vtguard_t *g)
+{
+    if (g->state == G_CSI || g->state == G_CSI_TAIL)
+        g->state = G_TEXT;
+}
+
 static step_t step(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
 {
     *n = 0;
     if (g->held && (c < 0x80 || c >= 0xC0)) { /* the held sequence is broken */
         g->held = 0;
+        end_csi(g); /* U+FFFD goes out */
         for (int i = 0; i < 3; i++)
             out[(*n)++] = FFFD[i];
         step_t s = step(g, c, out + 3, n);
@@ -114,10 +125,11 @@ static step_t step(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
             out[(*n)++] = c;
         return s == S_REP ? S_REP : S_SWAP;
     }
-    if (c >= 0x80) { /* UTF-8 in any state: a CSI ends; an ESC stays pending */
-        if (g->state == G_CSI || g->state == G_CSI_TAIL)
-            g->state = G_TEXT;
-        return text_byte(g, c, out, n);
+    if (c >= 0x80) { /* UTF-8 in any state: an ESC stays pending */
+        step_t s = text_byte(g, c, out, n);
+        if (s == S_KEEP || *n > 0)
+            end_csi(g);
+        return s;
     }
     if (c == 0x1B) {
         g->state = G_ESC;
@@ -130,6 +142,7 @@ static step_t step(vtguard_t *g, uint8_t c, uint8_t *out, size_t *n)
     switch ((state_t)g->state) {
     case G_TEXT: return S_KEEP;
     case G_ESC:
+        g->after = c == '8'; /* DECRC */
         if (c == '[')
             csi_start(g);
         else if (c >= 0x20 && c <= 0x2F)
@@ -162,10 +175,11 @@ void vtguard_write(vtguard_t *g, const void *bytes, size_t len, const vtguard_si
         if (g->state == G_TEXT && c < 0x80 && c != 0x1B && !g->held)
             continue; /* plain text: the common case */
         step_t s = step(g, c, out, &n);
-        if (s == S_KEEP)
+        if (s == S_KEEP && !g->after)
             continue;
-        if (i > start)
-            k->emit((const char *)p + start, i - start, k->user);
+        size_t end = s == S_KEEP ? i + 1 : i; /* a kept byte goes out before restored */
+        if (end > start)
+            k->emit((const char *)p + start, end - start, k->user);
         start = i + 1;
         if (n)
             k->emit((const char *)out, n, k->user);
@@ -173,6 +187,9 @@ void vtguard_write(vtguard_t *g, const void *bytes, size_t len, const vtguard_si
             k->emit("\x18", 1, k->user);
             k->rep(g->first ? g->first : 1, k->user);
         }
+        if (g->after && k->restored)
+            k->restored(k->user);
+        g->after = false;
     }
     if (len > start)
         k->emit((const char *)p + start, len - start, k->user);

@@ -11,11 +11,16 @@
  *     0xF8..0xFF (5- and 6-byte forms);
  *   - a C1 control written in UTF-8 (U+0080..U+009F) is kept as a glyph
  *     whose erasing later (CSI J, CSI K) dereferences NULL: such code
- *     points are dropped (the 7-bit forms, ESC D and the like, pass);
+ *     points are dropped (the 7-bit forms, ESC D and the like, pass),
+ *     and a CSI they stood in goes on (its parameters still counted);
  *   - REP (CSI Ps b) loops forever when the last glyph had a width below 1
  *     (none printed yet, a combining mark, a C1 control): REP never reaches
  *     libvterm; the sink gets CAN (which ends the sequence there) and a rep
  *     call, and repeats the glyph itself (vtgrid does).
+ *   - a cursor restored (DECRC: ESC 8, CSI u, CSI ? 1048 l, CSI ? 1049 l)
+ *     after the screen shrank may lie below it, and libvterm indexes its
+ *     line table with it: the sink's restored call follows every such
+ *     sequence (vtgrid puts the cursor back on the screen).
  * The stream is followed as libvterm's parser follows it, or a little more
  * widely: an ESC stays pending across C0 controls, DEL, intermediates and
  * bytes >= 0x80, and "ESC [" starts a CSI after intermediates too, as
@@ -41,12 +46,14 @@ typedef struct {
     uint8_t held;   /* bytes of an unfinished UTF-8 sequence in hold */
     uint8_t need;   /* its length when complete */
     uint8_t hold[4];
+    bool after; /* a cursor restore just passed: call restored */
 } vtguard_t;
 
 typedef struct {
     void (*emit)(const char *bytes, size_t len, void *user); /* for libvterm */
     void (*rep)(unsigned count, void *user);                 /* a REP was here (after CAN) */
     void *user;
+    void (*restored)(void *user); /* after a cursor restore; may be NULL */
 } vtguard_sink_t;
 
 void vtguard_init(vtguard_t *g);

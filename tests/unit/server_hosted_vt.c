@@ -166,10 +166,147 @@ START_TEST(vtgrid_resizes_and_reverses)
     vtgrid_sync(g, s, false);
     ck_assert_uint_eq(at(s, 3, 0)->attr, ATTR_REVERSE);
     ck_assert_uint_eq(at(s, 0, 0)->attr, 0);
-    ck_assert_uint_gt(vtgrid_memory(g), 100 * 30 * 2 * 8); /* two screen buffers */
     screen_free(s);
     vtgrid_free(g);
     ck_assert_ptr_null(vtgrid_new(0, 24, NULL, NULL));
+}
+END_TEST
+
+/* A hosted game's terminal costs one screen of four bytes a cell beside
+ * libvterm's parser and state (libvterm's own screen layer kept two
+ * screens of 36-byte cells: 144 KB at 80x24). The alternate screen costs
+ * nothing more while the primary one under it is blank, as it is for a
+ * program under a pty of its own. */
+#define ONE_GRID(w, h) ((size_t)(w) * (h)*4)
+#define VT_STATE_MAX   4096 /* libvterm's state and parser, vtgrid's own fields */
+
+START_TEST(vtgrid_memory_is_one_grid)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24);
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(80, 24) + VT_STATE_MAX);
+    feed(g, "\x1b[?1049h\x1b[H\x1b[2J\x1b[1;31m@\x1b[m......");
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(80, 24) + VT_STATE_MAX);
+    feed(g, "\x1b[?1049l");
+    feed(g, "shell prompt$ ");
+    feed(g, "\x1b[?1049h"); /* the primary screen is kept now */
+    size_t two = vtgrid_memory(g);
+    ck_assert_uint_ge(two, 2 * ONE_GRID(80, 24));
+    ck_assert_uint_le(two, 2 * ONE_GRID(80, 24) + VT_STATE_MAX);
+    feed(g, "\x1b[?1049l");
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(80, 24) + VT_STATE_MAX);
+    ck_assert_int_eq(vtgrid_resize(g, 132, 43), 0);
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(132, 43) + VT_STATE_MAX);
+    vtgrid_sync(g, s, true);
+    char t[15];
+    row_text(s, 0, 0, 14, t);
+    ck_assert_str_eq(t, "shell prompt$ ");
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* Each cell names its style in a table of the screen's styles: with more
+ * distinct styles than the table holds at once, the new ones show in the
+ * default style, nothing breaks, and styles no longer on the screen make
+ * room again. */
+START_TEST(vtgrid_styles_fill_and_free)
+{
+    vtgrid_t *g = vtgrid_new(256, 16, NULL, NULL);
+    screen_t *s = screen_new(1, 1);
+    char seq[64];
+    for (int bg = 0; bg < 9; bg++) /* 2304 styles, one cell each */
+        for (int fg = 0; fg < 256; fg++) {
+            snprintf(seq, sizeof seq, "\x1b[%d;%dH\x1b[38;5;%d;48;5;%dmx", bg + 1, fg + 1, fg, bg);
+            feed(g, seq);
+        }
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 200, 0)->fg, 200);
+    ck_assert_uint_eq(at(s, 254, 7)->bg, 7); /* the 2048th style, with the default's */
+    ck_assert_uint_eq(at(s, 255, 7)->bg, SCREEN_DEFAULT_COLOR);
+    ck_assert_uint_eq(at(s, 255, 8)->ch, 'x');
+    ck_assert_uint_eq(at(s, 255, 8)->fg, SCREEN_DEFAULT_COLOR); /* the table was full */
+    ck_assert_uint_le(vtgrid_memory(g), ONE_GRID(256, 16) + 2048 * 6 + VT_STATE_MAX);
+    feed(g, "\x1b[m\x1b[2J\x1b[H\x1b[38;5;9;48;5;3mA\x1b[38;5;10mB"); /* room again */
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 0, 0)->fg, 9);
+    ck_assert_uint_eq(at(s, 0, 0)->bg, 3);
+    ck_assert_uint_eq(at(s, 1, 0)->fg, 10);
+    ck_assert_uint_eq(at(s, 2, 0)->bg, SCREEN_DEFAULT_COLOR);
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* The alternate screen (1049, 1047): the primary screen comes back as it
+ * was, whatever was drawn over it, and after a resize in between. */
+START_TEST(vtgrid_alternate_screen_keeps_the_primary)
+{
+    vtgrid_t *g = vtgrid_new(20, 5, NULL, NULL);
+    screen_t *s = screen_new(20, 5);
+    feed(g, "\x1b[44m\x1b[2Jprimary\x1b[3;2H");
+    feed(g, "\x1b[?1049h");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 0)->ch, ' '); /* erased with the pen */
+    ck_assert_uint_eq(at(s, 0, 0)->bg, 4);
+    feed(g, "\x1b[m\x1b[Halternate\x1b[5;20H");
+    vtgrid_sync(g, s, false);
+    char t[10];
+    row_text(s, 0, 0, 9, t);
+    ck_assert_str_eq(t, "alternate");
+    ck_assert_int_eq(vtgrid_resize(g, 30, 6), 0);
+    feed(g, "\x1b[?1049l"); /* the cursor saved by 1049 comes back too */
+    vtgrid_sync(g, s, false);
+    ck_assert(s->w == 30 && s->h == 6);
+    row_text(s, 0, 0, 9, t);
+    ck_assert_str_eq(t, "primary  ");
+    ck_assert_uint_eq(at(s, 8, 0)->bg, 4);
+    ck_assert_uint_eq(at(s, 25, 0)->bg, SCREEN_DEFAULT_COLOR); /* new cells: the pen's */
+    ck_assert_int_eq(s->cur_x, 1);
+    ck_assert_int_eq(s->cur_y, 2);
+    feed(g, "\x1b[?1047hX\x1b[?1047h"); /* in twice: still one primary kept */
+    feed(g, "\x1b[?1047l\x1b[?1047l");  /* out twice */
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 0, 7, t);
+    ck_assert_str_eq(t, "primary");
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
+/* Protected cells (DECSCA) survive a selective erase (DECSED, DECSEL)
+ * and not an ordinary one; insert and delete move cells along the row. */
+START_TEST(vtgrid_selective_erase_and_insertion)
+{
+    vtgrid_t *g = vtgrid_new(20, 3, NULL, NULL);
+    screen_t *s = screen_new(20, 3);
+    feed(g, "ab\x1b[1\"qKEEP\x1b[0\"qcd\x1b[?2J");
+    vtgrid_sync(g, s, false);
+    char t[9];
+    row_text(s, 0, 0, 8, t);
+    ck_assert_str_eq(t, "  KEEP  ");
+    feed(g, "\x1b[1;3H\x1b[2@");
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 0, 8, t);
+    ck_assert_str_eq(t, "    KEEP");
+    feed(g, "\x1b[1;1H\x1b[3P\x1b[2;1Hrow2\x1b[1;1H\x1b[L");
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 1, 5, t);
+    ck_assert_str_eq(t, " KEEP");
+    row_text(s, 0, 2, 4, t);
+    ck_assert_str_eq(t, "row2");
+    feed(g, "\x1b[2;1H\x1b[K");
+    vtgrid_sync(g, s, false);
+    row_text(s, 0, 1, 5, t);
+    ck_assert_str_eq(t, "     ");
+    /* a protected wide character keeps its first column only, as libvterm's
+     * screen did: the second is erased with the pen */
+    feed(g, "\x1b[3;1H\x1b[1\"q\xe6\x97\xa5\x1b[0\"q\x1b[4m\x1b[?2J\x1b[m");
+    vtgrid_sync(g, s, false);
+    ck_assert_uint_eq(at(s, 0, 2)->ch, 0x65E5);
+    ck_assert_uint_eq(at(s, 1, 2)->attr, ATTR_UNDERLINE);
+    screen_free(s);
+    vtgrid_free(g);
 }
 END_TEST
 
@@ -331,12 +468,18 @@ static void sink_rep(unsigned count, void *user)
     k->len += (size_t)snprintf(k->out + k->len, sizeof k->out - k->len, "<REP %u>", count);
 }
 
+static void sink_restored(void *user)
+{
+    sink_buf_t *k = user;
+    k->len += (size_t)snprintf(k->out + k->len, sizeof k->out - k->len, "<R>");
+}
+
 /* Runs the chunks (NULL-terminated) through a fresh guard. */
 static const char *guarded(sink_buf_t *k, const char *const *chunks)
 {
     vtguard_t g;
     vtguard_init(&g);
-    vtguard_sink_t sink = {sink_emit, sink_rep, k};
+    vtguard_sink_t sink = {sink_emit, sink_rep, k, sink_restored};
     k->len = 0;
     k->out[0] = 0;
     for (; *chunks; chunks++)
@@ -371,6 +514,11 @@ START_TEST(vtguard_cuts_long_parameter_lists)
     ck_assert_str_eq(GUARDED(&k, "\x1b (\n[;;;;;;;;;;;;;;;;;;m"), "\x1b (\n[;;;;;;;;;;;;;;;m");
     ck_assert_str_eq(GUARDED(&k, "\x1b]0;\x1b[;;;;;;;;;;;;;;;;;;m"),
                      "\x1b]0;\x1b[;;;;;;;;;;;;;;;m");
+    /* a C1 control in UTF-8 form, dropped, does not end the count */
+    ck_assert_str_eq(GUARDED(&k, "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15\xc2\x8d;16;17;18mX"),
+                     "\x1b[1;2;3;4;5;6;7;8;9;10;11;12;13;14;15;16mX");
+    ck_assert_str_eq(GUARDED(&k, "\x1b[1;\xc4", "\x80;;;;;;;;;;;;;;;;;;m"),
+                     "\x1b[1;\xc4\x80;;;;;;;;;;;;;;;;;;m"); /* text ends it */
     /* a parameter keeps six digits */
     ck_assert_str_eq(GUARDED(&k, "\x1b[12345678;99999999999H"), "\x1b[123456;999999H");
     /* CAN ends a sequence: what follows is text again */
@@ -387,6 +535,40 @@ START_TEST(vtguard_takes_rep_out)
     ck_assert_str_eq(GUARDED(&k, "x\x1b[4;5b"), "x\x1b[4;5\x18<REP 4>");
     /* with a leader or an intermediate it is another sequence */
     ck_assert_str_eq(GUARDED(&k, "\x1b[?4b\x1b[4 b"), "\x1b[?4b\x1b[4 b");
+}
+END_TEST
+
+/* After each form of DECRC the sink hears of it, once libvterm has it. */
+START_TEST(vtguard_tells_of_restored_cursors)
+{
+    sink_buf_t k;
+    ck_assert_str_eq(GUARDED(&k, "a\x1b", "8b\x1b[?1049lc\x1b[?1048;25ld\x1b[u"),
+                     "a\x1b"
+                     "8<R>b\x1b[?1049l<R>c\x1b[?1048;25l<R>d\x1b[u<R>");
+    ck_assert_str_eq(GUARDED(&k, "\x1b(8\x1b[1l\x1b[?1049h8"), "\x1b(8\x1b[1l\x1b[?1049h8");
+}
+END_TEST
+
+/* A cursor saved on a taller screen comes back on the screen: libvterm
+ * 0.1.4 would index its line table with it (DECDHL then writes past it). */
+START_TEST(vtgrid_restored_cursor_stays_on_the_screen)
+{
+    vtgrid_t *g = vtgrid_new(68, 8, NULL, NULL);
+    screen_t *s = screen_new(1, 1);
+    feed(g, "\x1b[30;3H\x1b"
+            "7");
+    ck_assert_int_eq(vtgrid_resize(g, 126, 6), 0);
+    feed(g, "\x1b"
+            "8\x1b#3X");
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 2, 5)->ch, 'X');
+    feed(g, "\x1b[?1049h\x1b[8;9H\x1b[?1048h");
+    ck_assert_int_eq(vtgrid_resize(g, 40, 4), 0);
+    feed(g, "\x1b[?1048lY");
+    vtgrid_sync(g, s, true);
+    ck_assert_uint_eq(at(s, 8, 3)->ch, 'Y');
+    screen_free(s);
+    vtgrid_free(g);
 }
 END_TEST
 
@@ -581,6 +763,12 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_shows_double_width_lines_at_normal_width);
     tcase_add_test(t, vtgrid_repeats_glyphs_itself);
     tcase_add_test(t, vtgrid_nearest_palette_entry);
+    tcase_add_test(t, vtgrid_memory_is_one_grid);
+    tcase_add_test(t, vtgrid_alternate_screen_keeps_the_primary);
+    tcase_add_test(t, vtgrid_selective_erase_and_insertion);
+    tcase_add_test(t, vtgrid_styles_fill_and_free);
+    tcase_add_test(t, vtguard_tells_of_restored_cursors);
+    tcase_add_test(t, vtgrid_restored_cursor_stays_on_the_screen);
     suite_add_tcase(s, t);
     return s;
 }
