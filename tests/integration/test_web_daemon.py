@@ -352,6 +352,7 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients)
     # keys moved the '@' and passed turns; a reload resumed the same turn
     assert out["before"] and out["after"] and out["after"] != out["before"]
     assert out["turnAfter"] >= out["turnBefore"] + 3
+    assert out["sizeReloaded"] == out["size"]
     assert out["turnReloaded"] == out["turnAfter"] and out["atReloaded"] == out["after"]
     # a dropped connection came back by itself
     assert out["blipReconnects"] >= 1

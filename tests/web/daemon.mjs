@@ -119,8 +119,10 @@ try {
   // --- reload: the same game at the same turn
   await page.reload();
   await waitText(page, `Turn ${out.turnAfter}`);
+  await settle(page); // the terminal fits its box, then the game redraws at that size
   out.turnReloaded = turnOf(await lines(page));
   out.atReloaded = atOf(await lines(page));
+  out.sizeReloaded = await page.evaluate(() => [window.warren.term.cols, window.warren.term.rows]);
 
   // --- a network blip: the page reconnects by itself, same game, same turn
   await ctx.setOffline(true);
