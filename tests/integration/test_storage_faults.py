@@ -396,7 +396,14 @@ def test_unrestorable_game_is_kept_and_its_player_told(bindir, tmp_path, start_d
 
     # vic's game stops loading while the daemon runs (another content
     # version, and no snapshot to go on from: its seed's game was another):
-    # 'p' tells him and returns to the menu; the next 'p' is new
+    # 'p' tells him and returns to the menu; the next 'p' is new. A snapshot
+    # recovery may still be writing of his game lands first.
+    newest = "SELECT (SELECT max(seq) FROM snapshots WHERE game = ?) = " \
+             "(SELECT max(seq) FROM journal WHERE game = ?)"
+    deadline = time.monotonic() + 20
+    while d.db_rows(newest, games["vic"], games["vic"]) != [(1,)]:
+        assert time.monotonic() < deadline, "recovery's snapshot of vic's game never landed"
+        time.sleep(0.1)
     d.db_write(("UPDATE games SET content_version = 'older' WHERE id = ?", (games["vic"],)),
                ("DELETE FROM snapshots WHERE game = ?", (games["vic"],)))
     v = clients(d.port).connected()
