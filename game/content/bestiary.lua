@@ -170,18 +170,8 @@ creature { name = "wyvern", glyph = "d", fg = 2, speed = 120, hp = "8d10", attac
            to_hit = 9, defence = 8, armour = 3, size = "large", level = 11, handlers = { "poison_bite" },
            flags = { "animal", "dragon" }, immune = { "poison" },
            desc = "A two-legged lesser dragon with a scorpion's tail." }
-creature { name = "cave troll", glyph = "T", fg = 8, gender = 1, hp = "9d10", attack = "2d8+3", hits = "claw<s:Actor>",
-           to_hit = 9, defence = 6, armour = 4, size = "large", level = 11, pack = 1, vuln = { "fire" },
-           on = { turn = function(e) -- its flesh knits, unless fire has seared it
-               if e.phase == "main" and e.hp("self") < e.hpmax("self") and not e.has("self", "seared") then
-                   e.heal = 1 + e.hpmax("self") // 60
-               end
-           end,
-           damage = function(e)
-               if e.me == "victim" and e.phase == "post" and e.dtype == "fire" and e.dealt > 0 then
-                   e.status("self", "seared", 6)
-               end
-           end },
+creature { name = "cave troll", like = "troll", fg = 8, hp = "9d10", attack = "2d8+3", to_hit = 9,
+           armour = 4, level = 11, pack = 1, -- and a troll's knitting flesh
            desc = "A squat black troll of the deep caves, tough as the rock; only fire stops its wounds closing." }
 
 -- depths 12-20
