@@ -2,6 +2,7 @@
  * it, action}, the same rows drawn and dispatching keys; the hosted games
  * ([game ID]) follow Warren's own Play on the keys 1-9. */
 #include <string.h>
+#include "daily.h"
 #include "hooks.h"
 #include "menu_impl.h"
 #include "playkeys.h"
@@ -27,6 +28,7 @@ static const menu_item_t main_menu[] = {
     {"l", "Log in", FOR_ANON, menu_open_login},
     {"r", "Register", FOR_ANON, menu_open_register},
     {"p", "Play (new game or resume)", FOR_USER, session_play},
+    {"d", "Daily game (one seed for everyone today, one try)", FOR_USER, daily_play},
     {"w", "Watch games", FOR_ALL, menu_open_watchlist},
     {"c", "Change password", FOR_USER, menu_open_password},
     {"o", "Options", FOR_USER, menu_open_options},

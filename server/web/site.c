@@ -51,6 +51,7 @@ static const char site_css[] =
 void webgw_nav(buf_t *b, const char *viewer, const char *here)
 {
     buf_puts(b, "<nav class=\"site\"><a href=\"/\">Lobby</a><a href=\"/play\">Play</a>"
+                "<a href=\"/daily\">Daily</a>"
                 "<a href=\"/scores\">Scores</a>");
     if (viewer && viewer[0]) {
         buf_puts(b, "<a class=\"me\" title=\"your page\" href=\"/player/");
