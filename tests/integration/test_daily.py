@@ -4,7 +4,8 @@ same first screen (one seed, one character), gets one attempt (a second
 is refused, a dropped connection resumes the same one), and the board
 (/daily, /daily/DATE, /api/daily/DATE) ranks the verified games; a past
 day's board links each game's replay, dump and milestones; bad dates are
-refused. The secret the seed is hashed under is a file made 0600."""
+refused. The secret the seed is hashed under is a file made 0600. The
+same day is played once more on PostgreSQL (a private cluster)."""
 import datetime
 import json
 import os
@@ -14,6 +15,7 @@ import stat
 import pytest
 
 from harness import WS, Telnet, Web, unique_name
+from pgcluster import PgCluster
 
 pytestmark = pytest.mark.daemon(http=True)
 
@@ -205,3 +207,33 @@ def test_secret_file_made_private(daemon):
     assert stat.S_IMODE(st.st_mode) == 0o600
     assert len(path.read_text().strip()) == 64
     assert re.fullmatch(r"[0-9a-f]{64}", path.read_text().strip())
+
+
+@pytest.fixture
+def pg(tmp_path):
+    with PgCluster(tmp_path / "pg") as cluster:
+        yield cluster
+
+
+def test_daily_game_on_postgresql(pg, start_daemon):
+    """The daily table, its one transaction and the board's statements in
+    PostgreSQL's dialect: two accounts, one seed, one attempt each."""
+    d = start_daemon(http=True, extra=["--db", pg.create_db("warren")])
+    a, b = name_of("qa"), name_of("qb")
+    ta, tb = Telnet(d.port), Telnet(d.port)
+    try:
+        ga, screen_a = start_daily(d, ta, a)
+        gb, screen_b = start_daily(d, tb, b)
+        assert masked(screen_a, a) == masked(screen_b, b)
+        quit_game(d, ta, a, ga)
+        quit_game(d, tb, b, gb)
+        refused_again(ta)
+    finally:
+        ta.close()
+        tb.close()
+    rows = pg.psql("SELECT count(DISTINCT g.seed), count(*) FROM daily x JOIN games g "
+                   "ON g.id = x.game", db="warren")
+    assert rows.strip() == "1|2", rows
+    assert (d.dir / "warren.daily").exists()  # beside the daemon: no database file to sit by
+    status, board = Web(d.http).json("/api/daily")
+    assert status == 200 and {r["player"] for r in board["ranked"]} == {a, b}, board
