@@ -38,6 +38,7 @@ def start_daily(daemon, t, name, new=True):
     waits for the game's map; returns (game id, the screen)."""
     t.connected()
     (t.register if new else t.login)(name)
+    assert "d) Daily game" in t.text()  # the menu's entry
     t.send("d")
     m = daemon.wait_log(rf"attach user={name} game=(\d+)")
     t.wait_for("HP ")
