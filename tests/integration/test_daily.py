@@ -14,7 +14,7 @@ import stat
 
 import pytest
 
-from harness import WS, Telnet, Web, unique_name
+from harness import ARTIFACTS, WS, Telnet, Web, browser_script, unique_name
 from pgcluster import PgCluster
 
 pytestmark = pytest.mark.daemon(http=True)
@@ -156,6 +156,18 @@ def test_web_plays_the_daily_game_once(daemon):
     assert "played today's daily game" in json.dumps(msg), msg
     again.close()
     assert daemon.log().count(f"daily start user={w} ") == 1
+
+
+def test_play_button_in_chromium(daemon):
+    """Lobby → the navigation's Daily → the board's Play button → the game."""
+    name = name_of("dc")
+    r, out = browser_script("daily.mjs", f"http://127.0.0.1:{daemon.http}", ARTIFACTS, name,
+                            "correct horse battery")
+    assert not out["errors"], out["errors"]
+    assert out["heading"] == f"Daily game: {today()}"
+    assert out["button"] == "Play today's daily game"
+    assert any("HP " in ln for ln in out["lines"]), out["lines"]
+    daemon.wait_log(rf"daily start user={name} game=\d+ day={today()}")
 
 
 def test_past_board_links_replays(daemon):
