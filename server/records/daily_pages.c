@@ -62,7 +62,8 @@ static void board_json(page_t *p, const db_game_t *gs, size_t n, bool today)
                 continue;
             buf_puts(o, k ? ",\n" : "\n");
             game_json(o, &gs[i]);
-            o->len--; /* reopen the object for the board's own keys */
+            if (!o->failed && o->len) /* reopen the object for the board's own keys */
+                o->len--;
             if (part == 0)
                 buf_printf(o, ",\"rank\":%zu", k + 1);
             links_json(o, &gs[i], today);
