@@ -49,6 +49,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include "db.h"
+#include "db_daily.h"
 #include "db_hosted.h"
 #include "db_records.h"
 
@@ -223,7 +224,22 @@ void db_file_close(db_file_t *f, bool lost);
     DB_RECORDS_STMTS(X)                                                                            \
     DB_ADMIN_STMTS(X)                                                                              \
     DB_SOCIAL_STMTS(X)                                                                             \
-    DB_HOSTED_STMTS(X)
+    DB_HOSTED_STMTS(X)                                                                             \
+    DB_DAILY_STMTS(X)
+
+/* The daily game (db_daily.c): an account's state for a day
+ * (db_daily_state_t), its attempt's row, a day's board. */
+#define DB_DAILY_STMTS(X)                                                                       \
+    X(DAILY_STATE, "ti", ROW, int,                                                              \
+      "SELECT CASE WHEN EXISTS (SELECT 1 FROM daily d JOIN games g ON g.id = d.game "           \
+      "WHERE d.day = ?1 AND d.user = ?2 AND g.state = 'live') THEN 1 "                          \
+      "WHEN EXISTS (SELECT 1 FROM games WHERE user = ?2 AND state = 'live') THEN 2 "            \
+      "WHEN EXISTS (SELECT 1 FROM daily WHERE day = ?1 AND user = ?2) THEN 3 ELSE 0 END")       \
+    X(DAILY_INSERT, "tii", RUN, none, "INSERT INTO daily(day, user, game) VALUES (?1, ?2, ?3)") \
+    X(DAILY_BOARD, "ti", ROWS, game,                                                            \
+      DB_GAME_COLS " JOIN daily d ON d.game = g.id WHERE d.day = ?1 ORDER BY CASE WHEN "        \
+                   "g.state = 'finished' AND g.verified = 1 THEN 0 ELSE 1 END, g.score DESC, "  \
+                   "g.end_time, g.id LIMIT ?2")
 
 /* Hosted games' recordings (db_hosted.c). */
 #define DB_HOSTED_GAME_COLS                                                              \

@@ -194,6 +194,13 @@ static const char *const migrations[] = {
     "    UPDATE game_names SET user = NULL WHERE user = NEW.id;\n"
     "    " GAME_NAME_ASSIGN_8 "\n"
     "END;\n",
+    /* 9: the daily game: one attempt per account per UTC day (server/core/daily.h) */
+    "CREATE TABLE daily (\n"
+    "    day TEXT NOT NULL,\n"
+    "    user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    game INTEGER NOT NULL UNIQUE REFERENCES games(id) ON DELETE CASCADE,\n"
+    "    PRIMARY KEY (day, user)\n"
+    ");\n",
 };
 
 int db_migration_count(void)

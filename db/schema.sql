@@ -223,3 +223,14 @@ CREATE TRIGGER users_game_name AFTER INSERT ON users BEGIN
         ) END AS s
         FROM (SELECT substr(replace(NEW.name, '-', '_'), 1, 20) AS b));
 END;
+
+-- The daily game (server/core/daily.h): each UTC day (day is YYYY-MM-DD)
+-- one seed and one character for everyone, one attempt per account. The
+-- row is made with its game, in one transaction, so a second attempt is
+-- refused by the key; the game's own row says how it went.
+CREATE TABLE daily (
+    day TEXT NOT NULL,
+    user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    game INTEGER NOT NULL UNIQUE REFERENCES games(id) ON DELETE CASCADE,
+    PRIMARY KEY (day, user)
+);

@@ -197,6 +197,13 @@ static const char *const migrations[] = {
     "END $$ LANGUAGE plpgsql;\n"
     "CREATE TRIGGER users_game_name AFTER INSERT ON users\n"
     "    FOR EACH ROW EXECUTE FUNCTION users_game_name();\n",
+    /* 9: the daily game (schema.c's migration 9) */
+    "CREATE TABLE daily (\n"
+    "    day TEXT NOT NULL,\n"
+    "    \"user\" BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,\n"
+    "    game BIGINT NOT NULL UNIQUE REFERENCES games(id) ON DELETE CASCADE,\n"
+    "    PRIMARY KEY (day, \"user\")\n"
+    ");\n",
 };
 
 int db_pg_migration_count(void)

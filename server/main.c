@@ -9,6 +9,7 @@
 #include "announce.h"
 #include "budget.h"
 #include "control.h"
+#include "daily.h"
 #include "hooks.h"
 #include "hostcap.h"
 #include "hostgame.h"
@@ -151,6 +152,8 @@ static int server_open(server_t *s)
     if (spawner_attach(s->spawner, s->loop) < 0)
         return log_error("spawner: cannot watch it on the loop"), -1;
     if (storage_open(s)) /* the database checked, its id kept, then its cap */
+        return -1;
+    if (daily_open(s))
         return -1;
     if (shard_mailbox_open(s))
         return log_error("loops: out of memory"), -1;

@@ -44,6 +44,11 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/api/game/{id}/replay", .handler = records_frames, .arg = RECORDS_JSON},
     {CALL, "/game/*", .handler = records_bad_game},
     {CALL, "/api/game/*", .handler = records_bad_game, .arg = RECORDS_JSON},
+    /* the daily game's board (records/daily_pages.c): today, or a day's */
+    {CALL, "/daily", .handler = records_daily},
+    {CALL, "/api/daily", .handler = records_daily, .arg = RECORDS_JSON},
+    {CALL, "/daily/*", .handler = records_daily},
+    {CALL, "/api/daily/*", .handler = records_daily, .arg = RECORDS_JSON},
     /* hosted games' recordings (records/hosted_pages.c): not `games` ids */
     {CALL, "/hosted/{id}", .handler = records_hosted_game},
     {CALL, "/api/hosted/{id}", .handler = records_hosted_game, .arg = RECORDS_JSON},

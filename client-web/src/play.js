@@ -31,7 +31,8 @@ t = openTerminal(document.getElementById('term'), '/ws' + location.pathname, { /
   },
 });
 chatOn.addEventListener('change', () => t.sendJson({ t: 'chat_off', off: !chatOn.checked }));
-// /play/ID is a hosted game (NetHack, Crawl): its arrows are h j k l
-const hosted = /^\/play\/./.test(location.pathname) && location.pathname !== '/play/warren';
+// /play/ID is a hosted game (NetHack, Crawl): its arrows are h j k l; /play/daily is Warren's
+const warrens = ['/play/warren', '/play/daily'];
+const hosted = /^\/play\/./.test(location.pathname) && !warrens.includes(location.pathname);
 keyRow(document.getElementById('keys'), t, { viKeys: hosted });
 window.warren = t; // tests read the terminal buffer through this

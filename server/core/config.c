@@ -27,6 +27,9 @@ static const opt_t opts[] = {
     {"control", OPT_STR, S(control), 0, 0,
      "PATH admin control socket, mode 0600 (default: DB.ctl; ./warren.ctl with PostgreSQL)"},
     {"content", OPT_STR, S(content), 0, 0, "DIR game content (default: the built-in one)"},
+    {"daily-secret", OPT_STR, S(daily_secret), 0, 0,
+     "PATH the daily game's secret, made (0600) when absent (default: DB.daily; ./warren.daily "
+     "with PostgreSQL)"},
     {"grace", OPT_INT, S(grace), 0, 86400 * 7, "SECONDS a detached game stays live (600)"},
     {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "N connections in total (5000)"},
     {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "N connections per address (50)"},

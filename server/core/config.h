@@ -55,6 +55,8 @@ typedef struct {
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
     int db_check_ms;     /* the quick check at start may run this long; 0 = none */
     int db_busy_ms;      /* a write waits this long for another program's lock */
+    /* the daily game (daily.h) */
+    char daily_secret[256]; /* its secret's file; "" = the database path + ".daily" */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
     bool help, version;
 } config_t;

@@ -88,6 +88,7 @@ struct server {
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */
     char announce[200];      /* the admin's announcement: screens/announce.c */
+    uint8_t daily_key[32];   /* home: the daily game's secret, hashed (daily.c) */
     uint64_t announce_until; /* uv_now ms; shown while now < this */
     buf_t scratch;           /* per-frame encode buffers (loop thread only) */
     buf_t enc[ANSI_PROFILE_IDS];

@@ -151,7 +151,7 @@ void json_key_str(buf_t *o, const char *key, const char *v, bool comma)
     json_put_string(o, v, strlen(v));
 }
 
-static void game_json(buf_t *o, const db_game_t *g)
+void game_json(buf_t *o, const db_game_t *g)
 {
     buf_printf(o, "{\"id\":%lld", (long long)g->id);
     json_key_str(o, "player", g->player, true);
@@ -171,7 +171,7 @@ static void game_json(buf_t *o, const db_game_t *g)
     buf_putc(o, '}');
 }
 
-static void verified_html(buf_t *o, int v)
+void verified_html(buf_t *o, int v)
 {
     static const char *const text[] = {"✗ mismatch", "unchecked", "✓ verified"};
     const char *w = verified_word(v);
@@ -722,7 +722,8 @@ static void on_game_milestones(void *ud, int status, const db_milestone_t *ms, s
     if (p->api)
         buf_puts(o, ",\"milestones\":[");
     else
-        buf_puts(o, "<h3>Milestones</h3>\n<table class=\"milestones\"><thead><tr><th>Turn</th>"
+        buf_puts(o, "<h3 id=\"milestones\">Milestones</h3>\n"
+                    "<table class=\"milestones\"><thead><tr><th>Turn</th>"
                     "<th>Depth</th><th>What</th><th></th></tr></thead><tbody>\n");
     for (size_t i = 0; i < n; i++) {
         if (p->api) {
@@ -912,7 +913,7 @@ static void replay_page_start(page_t *p)
 }
 
 /* A page for req, or NULL when out of memory. */
-static page_t *page_new(webgw_t *g, const web_http_t *req)
+page_t *page_new(webgw_t *g, const web_http_t *req)
 {
     page_t *p = calloc(1, sizeof *p);
     if (!p)
@@ -932,7 +933,7 @@ static page_t *page_new(webgw_t *g, const web_http_t *req)
 
 /* Answers p at once when it cannot go on: a bad URL (status, why), a POST
  * (these pages only answer GET) or a stopping server. */
-static bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
+bool page_refused(page_t *p, const web_http_t *req, int status, const char *why)
 {
     if (status)
         page_error(p, status, why);

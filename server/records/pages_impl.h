@@ -24,7 +24,7 @@ struct page {
     bool api;        /* under /api/: answer JSON */
     bool cast;       /* a replay body: the asciicast (else the frames) */
     int64_t game_id; /* the game of /game/ID pages */
-    char name[32];   /* a player, or a [game ID] */
+    char name[32];   /* a player, a [game ID], or a daily game's day */
     rq_filter_t filter;
     buf_t out;
     bool gzip;   /* the client takes gzip */
@@ -50,6 +50,11 @@ void page_error(page_t *p, int status, const char *msg);
 /* Answers p when status is not DB_OK (404 with what_missing when given
  * and DB_ENOTFOUND, else 500): true when answered. */
 bool db_failed(page_t *p, int status, const char *what_missing);
+/* A page for req (NULL when out of memory), not yet answered. */
+page_t *page_new(webgw_t *g, const web_http_t *req);
+/* Answers p at once when it cannot go on (then true): a bad URL (status
+ * and why; 0: none), a POST, a stopping server. */
+bool page_refused(page_t *p, const web_http_t *req, int status, const char *why);
 /* A page for a route with an {id} (its game_id set), not yet answered;
  * NULL when answered already (a POST, a stopping server) or out of memory
  * (*ret -1). */
@@ -59,6 +64,8 @@ void page_go(page_t *p, const web_http_t *req, void (*start)(page_t *p));
 void html_head(page_t *p, const char *title);
 void html_tail(buf_t *o);
 void json_key_str(buf_t *o, const char *key, const char *v, bool comma);
+void game_json(buf_t *o, const db_game_t *g); /* a game object (pages.c's top comment) */
+void verified_html(buf_t *o, int v);          /* "✓ verified", "unchecked", "✗ mismatch" */
 void player_link(buf_t *o, const char *name);
 /* Hosted games' score rows as a table: ranked (a /scores/ID table, a rank
  * column) or a player's (a game column); each links its recording. */

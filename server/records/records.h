@@ -116,6 +116,7 @@ int records_cast(void *gw, const web_http_t *req);          /* /game/{id}.cast *
 int records_replay(void *gw, const web_http_t *req);        /* /game/{id}/replay, the page */
 int records_frames(void *gw, const web_http_t *req);        /* /api/game/{id}/replay */
 int records_bad_game(void *gw, const web_http_t *req);      /* any other /game/...: 400 or 404 */
+int records_daily(void *gw, const web_http_t *req); /* /daily, /daily/DATE (daily_pages.c) */
 /* Hosted games' recordings (hosted_pages.c): /hosted/{id}, its .cast, its
  * /replay page and /api/hosted/{id}/replay frames. */
 int records_hosted_game(void *gw, const web_http_t *req);

@@ -53,6 +53,37 @@ int rq_player_name(const char *rest, char name[24], char *err, size_t errlen)
     return 0;
 }
 
+/* n digits at s as a number, or -1. */
+static int digits(const char *s, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+static int month_days(int y, int m)
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    return m == 2 && leap ? 29 : days[m - 1];
+}
+
+int rq_daily_date(const char *rest, char day[11], char *err, size_t errlen)
+{
+    day[0] = '\0';
+    if (strlen(rest) != 10 || rest[4] != '-' || rest[7] != '-')
+        return fail(err, errlen, 400, "bad date: a date is YYYY-MM-DD (UTC), e.g. 2026-11-28");
+    int y = digits(rest, 4), m = digits(rest + 5, 2), d = digits(rest + 8, 2);
+    if (y < 2000 || m < 1 || m > 12 || d < 1 || d > month_days(y, m))
+        return fail(err, errlen, 400, "bad date: no such day (YYYY-MM-DD, years 2000-9999)");
+    memcpy(day, rest, 11);
+    return 0;
+}
+
 /* One "name=value" query argument of /scores. */
 static int scores_arg(const char *a, rq_filter_t *q, char *err, size_t errlen)
 {

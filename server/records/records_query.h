@@ -10,6 +10,7 @@
  *   /game/ID.cast                asciicast v2
  *   /game/ID/replay              the browser player
  *   /api/game/ID/replay          its frames (JSON)
+ *   /daily  /daily/DATE  /api/daily/DATE   the daily game's board
  * ID is a decimal game id (1..10^15); NAME is 2-20 of [A-Za-z0-9_-]; R and
  * C are 0-15 of [A-Za-z_-]; unknown query arguments are ignored. Each
  * reader returns 0, or an HTTP status (400, 404) with a one-line message
@@ -33,6 +34,9 @@ typedef struct {
 int rq_scores_filter(const char *const *args, int nargs, rq_filter_t *f, char *err, size_t errlen);
 /* The NAME of /player/NAME (everything after "/player/") into name. */
 int rq_player_name(const char *rest, char name[24], char *err, size_t errlen);
+/* The DATE of /daily/DATE (everything after "/daily/") into day: exactly
+ * YYYY-MM-DD, a real calendar date of the years 2000-9999; else 400. */
+int rq_daily_date(const char *rest, char day[11], char *err, size_t errlen);
 /* Why a /game/ URL no route took is refused (rest: after "/game/"): 400
  * when it does not start with an ID, else 404 (no such page). */
 int rq_game_error(const char *rest, char *err, size_t errlen);

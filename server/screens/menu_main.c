@@ -2,6 +2,7 @@
  * it, action}, the same rows drawn and dispatching keys; the hosted games
  * ([game ID]) follow Warren's own Play on the keys 1-9. */
 #include <string.h>
+#include "daily.h"
 #include "hooks.h"
 #include "menu_impl.h"
 #include "playkeys.h"
@@ -10,8 +11,9 @@
 static void act_quit(conn_t *c);
 
 /* Who sees an item: anyone, a visitor, an account; FOR_RC: an account
- * with a hosted game's rc file to edit. */
-typedef enum { FOR_ALL, FOR_ANON, FOR_USER, FOR_RC } menu_who_t;
+ * with a hosted game's rc file to edit; FOR_ROOM: an account, its row
+ * drawn only when the terminal has one to spare (its key always works). */
+typedef enum { FOR_ALL, FOR_ANON, FOR_USER, FOR_RC, FOR_ROOM } menu_who_t;
 
 /* One row of a menu: its keys (the first is shown), its label, who sees it
  * (logged in or not) and what choosing it does. */
@@ -27,6 +29,7 @@ static const menu_item_t main_menu[] = {
     {"l", "Log in", FOR_ANON, menu_open_login},
     {"r", "Register", FOR_ANON, menu_open_register},
     {"p", "Play (new game or resume)", FOR_USER, session_play},
+    {"d", "Daily game (one seed for everyone today, one try)", FOR_ROOM, daily_play},
     {"w", "Watch games", FOR_ALL, menu_open_watchlist},
     {"c", "Change password", FOR_USER, menu_open_password},
     {"o", "Options", FOR_USER, menu_open_options},
@@ -42,7 +45,23 @@ static bool item_shown(const conn_t *c, const menu_item_t *it)
     int first;
     if (it->who == FOR_RC)
         return menu_rc_games(c, &first) > 0;
+    if (it->who == FOR_ROOM)
+        return c->user_id != 0;
     return it->who == FOR_ALL || (it->who == FOR_USER) == (c->user_id != 0);
+}
+
+/* Whether an item's row is drawn: FOR_ROOM's only while the menu, its
+ * message and its prompt still fit the terminal with it. */
+static bool item_drawn(const conn_t *c, const menu_item_t *it)
+{
+    if (!item_shown(c, it))
+        return false;
+    if (it->who != FOR_ROOM)
+        return true;
+    int rows = menu_hosted_count(c) + 1;
+    for (size_t i = 0; i < MAIN_ITEMS; i++)
+        rows += main_menu[i].who != FOR_ROOM && item_shown(c, &main_menu[i]);
+    return 8 + rows < c->h;
 }
 
 static void draw_main(conn_t *c, screen_t *scr)
@@ -50,7 +69,7 @@ static void draw_main(conn_t *c, screen_t *scr)
     menu_draw_header(c, scr);
     int n = 0;
     for (size_t i = 0; i < MAIN_ITEMS; i++) {
-        if (item_shown(c, &main_menu[i]))
+        if (item_drawn(c, &main_menu[i]))
             menu_draw_item(scr, 5 + n++, main_menu[i].keys[0], main_menu[i].label, NULL);
         for (int g = 0; main_menu[i].action == session_play && g < menu_hosted_count(c); g++) {
             const gamecfg_t *game = &c->srv->cfg.games.games[g];

@@ -2,7 +2,7 @@
  * site itself (see webgw.h).
  *
  * The shell: one style sheet and one header with one navigation: Lobby,
- * Play, Scores, then the viewer's own page, Options and Log out, or for a
+ * Play, Daily, Scores, then the viewer's own page, Options and Log out, or for a
  * visitor Log in and Register, whose links bring them back to the page
  * they were on. The viewer is the account of the session cookie, looked up
  * (webgw_viewer) before a page is built.
@@ -51,6 +51,7 @@ static const char site_css[] =
 void webgw_nav(buf_t *b, const char *viewer, const char *here)
 {
     buf_puts(b, "<nav class=\"site\"><a href=\"/\">Lobby</a><a href=\"/play\">Play</a>"
+                "<a href=\"/daily\">Daily</a>"
                 "<a href=\"/scores\">Scores</a>");
     if (viewer && viewer[0]) {
         buf_puts(b, "<a class=\"me\" title=\"your page\" href=\"/player/");

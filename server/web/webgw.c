@@ -22,6 +22,7 @@
 #include <time.h>
 #include <sodium.h>
 #include "chat.h"
+#include "daily.h"
 #include "hooks.h"
 #include "json.h"
 #include "log.h"
@@ -224,7 +225,9 @@ static void ws_ready(wsock_t *ws)
         log_info("web play user=%s conn=%llu ip=%s game=%s", c->user, (unsigned long long)c->id,
                  c->ip, ws->watch[0] ? ws->watch : "warren");
         const gamecfg_t *hosted = gamecfg_find(&c->srv->cfg.games, ws->watch);
-        if (ws->watch[0] && !hosted)
+        if (strcmp(ws->watch, "daily") == 0)
+            daily_play(c); /* /play/daily: the daily game (core/daily.h) */
+        else if (ws->watch[0] && !hosted)
             ws_refuse(ws, "left", "There is no such game here.", "no such game");
         else if (hosted)
             hooks_hosted_play(c, hosted);

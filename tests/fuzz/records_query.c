@@ -1,6 +1,7 @@
 /* Fuzz target: the score pages' URL readers and escapers
  * (server/records/records_query.c): every query argument of /scores, every
- * /player/ name and every /game/ URL no route takes goes through them, and
+ * /player/ name, every /daily/ date and every /game/ URL no route takes
+ * goes through them, and
  * every stored text through html_escape. Input: a path, then query
  * arguments, separated by newlines. */
 #include <stddef.h>
@@ -66,6 +67,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ret == 0 && (strlen(name) < 2 || strlen(name) > 20 || strpbrk(name, "<>&/. \"'")))
         __builtin_trap();
     if (ret && (ret != 400 || !err[0] || name[0]))
+        __builtin_trap();
+    char day[11];
+    ret = rq_daily_date(after(parts[0], "/daily/"), day, err, sizeof err);
+    if (ret == 0 &&
+        (strlen(day) != 10 || day[4] != '-' || day[7] != '-' || strspn(day, "0123456789-") != 10))
+        __builtin_trap();
+    if (ret && (ret != 400 || !err[0] || day[0]))
         __builtin_trap();
     ret = rq_game_error(after(parts[0], "/game/"), err, sizeof err);
     if ((ret != 400 && ret != 404) || !err[0])

@@ -182,8 +182,8 @@ def test_upgrade_keeps_an_existing_accounts_save(bindir, tmp_path, clients):
     rc = d.db.parent / "games" / "nethack" / name / "nethackrc"
     rc.write_text(rc.read_text() + "OPTIONS=time\n")
     d.stop_clean()
-    d.db_write(("DROP TRIGGER users_game_name", ()), ("DROP TABLE game_names", ()),
-               ("PRAGMA user_version = 7", ()))
+    d.db_write(("DROP TABLE daily", ()), ("DROP TRIGGER users_game_name", ()),
+               ("DROP TABLE game_names", ()), ("PRAGMA user_version = 7", ()))
     assert d.db_rows("PRAGMA user_version") == [(7,)]
     conf.write_text(text)  # the sample as shipped now: -u %u
     d.start()

@@ -274,7 +274,7 @@ def test_terminals_fill_the_window_and_previews_are_readable(daemon):
     for path, n in out["navs"].items():
         assert n, path
         texts = [t for t, _ in n["links"]]
-        assert texts[:3] == ["Lobby", "Play", "Scores"], (path, texts)
+        assert texts[:4] == ["Lobby", "Play", "Daily", "Scores"], (path, texts)
         if path == "/watch":  # another browser, not logged in
             assert ["Log in", "/login?next=%2Fwatch%2FTess"] in n["links"] and not n["logout"]
             continue

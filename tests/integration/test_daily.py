@@ -1,0 +1,252 @@
+"""The daily game against the real daemon: accounts play today's daily
+game over Debian's telnet and over the web's websocket, each meets the
+same first screen (one seed, one character), gets one attempt (a second
+is refused, a dropped connection resumes the same one), and the board
+(/daily, /daily/DATE, /api/daily/DATE) ranks the verified games; a past
+day's board links each game's replay, dump and milestones; bad dates are
+refused. The secret the seed is hashed under is a file made 0600. The
+same day is played once more on PostgreSQL (a private cluster)."""
+import datetime
+import json
+import os
+import re
+import stat
+
+import pytest
+
+from harness import ARTIFACTS, WS, Telnet, Web, browser_script, unique_name
+from pgcluster import PgCluster
+
+pytestmark = pytest.mark.daemon(http=True)
+
+
+def today():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
+def name_of(prefix):
+    """Names of one length, so two players' screens line up."""
+    return (prefix + unique_name("x"))[:12].ljust(12, "0")
+
+
+def masked(text, name):
+    return text.replace(name, "N" * len(name))
+
+
+def start_daily(daemon, t, name, new=True):
+    """From a fresh connection: registers (or logs in) name, presses d and
+    waits for the game's map; returns (game id, the screen)."""
+    t.connected()
+    (t.register if new else t.login)(name)
+    assert "d) Daily game" in t.text()  # the menu's entry
+    t.send("d")
+    m = daemon.wait_log(rf"attach user={name} game=(\d+)")
+    t.wait_for("HP ")
+    t.pump(quiet=0.5)
+    return int(m.group(1)), t.text()
+
+
+def quit_game(daemon, t, name, gid):
+    t.send("Q")
+    t.pump(quiet=0.3)
+    t.send("y")
+    daemon.wait_log(rf"game end user={name} game={gid} ")
+    t.wait_for("Game over")
+    daemon.wait_log(rf"verify game={gid} ok", timeout=30)
+
+
+def refused_again(t):
+    """Back at the menu after the end: d again is refused, clearly."""
+    t.send("\r")
+    t.wait_for("Your choice")
+    t.send("d")
+    return t.wait_for("You have played today's daily game")
+
+
+def test_two_accounts_same_game_one_attempt_each(daemon):
+    a, b = name_of("da"), name_of("db")
+    day = today()
+    ta = Telnet(daemon.port)
+    tb = Telnet(daemon.port)
+    try:
+        ga, screen_a = start_daily(daemon, ta, a)
+        assert f"daily start user={a} game={ga} day={day}" in daemon.log()
+        gb, screen_b = start_daily(daemon, tb, b)
+        assert ga != gb
+        # one seed and one character: the same first screen but for the name
+        assert masked(screen_a, a) == masked(screen_b, b), (screen_a, screen_b)
+        rows = daemon.db_rows("SELECT g.seed, d.day FROM daily d JOIN games g ON g.id = d.game "
+                              "WHERE d.game IN (?, ?)", ga, gb)
+        assert len(rows) == 2 and rows[0] == rows[1] and rows[0][1] == day, rows
+        # a dropped connection resumes the same attempt, not a new one
+        tb.close()
+        tb = Telnet(daemon.port)
+        gb2, again_b = start_daily(daemon, tb, b, new=False)
+        assert gb2 == gb
+        assert daemon.log().count(f"daily start user={b} ") == 1
+        quit_game(daemon, ta, a, ga)
+        quit_game(daemon, tb, b, gb)
+        assert "The next starts at 00:00 UTC" in refused_again(ta)
+        refused_again(tb)
+        assert daemon.db_rows("SELECT count(*) FROM daily WHERE user IN "
+                              "(SELECT id FROM users WHERE name IN (?, ?))", a, b)[0][0] == 2
+        assert daemon.db_rows("SELECT count(*) FROM games WHERE user IN "
+                              "(SELECT id FROM users WHERE name IN (?, ?))", a, b)[0][0] == 2
+    finally:
+        ta.close()
+        tb.close()
+    # the board: both verified, ranked by score; today's shows no seed nor replays
+    status, board = Web(daemon.http).json(f"/api/daily/{day}")
+    assert status == 200 and board["day"] == day and board["today"] is True
+    assert board["seed"] is None
+    got = {r["player"]: r for r in board["ranked"]}
+    assert set(got) >= {a, b}, board
+    assert [r["rank"] for r in board["ranked"]] == list(range(1, len(board["ranked"]) + 1))
+    scores = [r["score"] for r in board["ranked"]]
+    assert scores == sorted(scores, reverse=True)
+    assert all(r["verified"] == "verified" and r["links"] == {} for r in board["ranked"])
+    assert got[a]["race"] == got[b]["race"] and got[a]["class"] == got[b]["class"]
+    status, page = Web(daemon.http).html("/daily")
+    assert status == 200 and f"Daily game: {day}" in page and a in page and b in page
+    assert 'href="/play/daily"' in page and "/replay" not in page
+    assert 'href="/daily">Daily</a>' in page  # in every page's navigation
+
+
+def test_other_game_in_progress_is_finished_first(daemon):
+    c = name_of("dc")
+    t = Telnet(daemon.port)
+    try:
+        t.connected()
+        t.register(c)
+        t.random_character(c)  # an ordinary game, left running
+        t.send("\x18")  # Ctrl-X: back to the menu, the game goes on
+        t.wait_for("Your choice")
+        t.send("d")
+        t.wait_for("Finish the game you are playing first")
+        assert daemon.db_rows("SELECT count(*) FROM daily WHERE user = "
+                              "(SELECT id FROM users WHERE name = ?)", c)[0][0] == 0
+    finally:
+        t.close()
+
+
+def web_session(daemon, name):
+    r = Web(daemon.http).register(name, "correct horse battery")
+    assert r.status == 303 and r.session, r
+    return r.session
+
+
+def test_web_plays_the_daily_game_once(daemon):
+    w = name_of("dw")
+    session = web_session(daemon, w)
+    ws = WS(daemon.http, "/ws/play/daily", session=session, timeout=10)
+    assert ws.status == 101
+    ws.text(json.dumps({"t": "resize", "w": 80, "h": 24}))
+    ws.until(lambda op, p: op == 2 and b"HP " in p, timeout=15)
+    m = daemon.wait_log(rf"daily start user={w} game=(\d+) day={today()}")
+    gid = int(m.group(1))
+    seeds = daemon.db_rows("SELECT DISTINCT g.seed FROM daily d JOIN games g ON g.id = d.game "
+                           "WHERE d.day = ?", today())
+    assert len(seeds) == 1, seeds  # the same seed as every other account's today
+    ws.binary(b"Q")
+    ws.binary(b"y")
+    daemon.wait_log(rf"game end user={w} game={gid} ")
+    ws.close()
+    again = WS(daemon.http, "/ws/play/daily", session=session, timeout=10)
+    msg = again.json_until(lambda m: m.get("t") in ("left", "menu", "notice"), timeout=10)
+    assert "played today's daily game" in json.dumps(msg), msg
+    again.close()
+    assert daemon.log().count(f"daily start user={w} ") == 1
+
+
+def test_play_button_in_chromium(daemon):
+    """Lobby → the navigation's Daily → the board's Play button → the game."""
+    name = name_of("dc")
+    r, out = browser_script("daily.mjs", f"http://127.0.0.1:{daemon.http}", ARTIFACTS, name,
+                            "correct horse battery")
+    assert not out["errors"], out["errors"]
+    assert out["heading"] == f"Daily game: {today()}"
+    assert out["button"] == "Play today's daily game"
+    assert any("HP " in ln for ln in out["lines"]), out["lines"]
+    daemon.wait_log(rf"daily start user={name} game=\d+ day={today()}")
+
+
+def test_past_board_links_replays(daemon):
+    p = name_of("dp")
+    t = Telnet(daemon.port)
+    try:
+        gid, _ = start_daily(daemon, t, p)
+        quit_game(daemon, t, p, gid)
+    finally:
+        t.close()
+    past = "2026-01-15" if today() != "2026-01-15" else "2026-01-14"
+    daemon.db_write(("UPDATE daily SET day = ? WHERE game = ?", (past, gid)))
+    web = Web(daemon.http)
+    status, board = web.json(f"/api/daily/{past}")
+    assert status == 200 and board["today"] is False and board["seed"] is not None
+    (row,) = [r for r in board["ranked"] if r["id"] == gid]
+    assert row["links"]["replay"] == f"/game/{gid}/replay"
+    assert row["links"]["dump"] == f"/game/{gid}/dump"
+    assert row["links"]["milestones"] == f"/game/{gid}#milestones"
+    status, page = web.html(f"/daily/{past}")
+    assert status == 200 and f'href="/game/{gid}/replay"' in page
+    assert f'href="/game/{gid}/dump"' in page and f'href="/game/{gid}#milestones"' in page
+    assert web.get(f"/game/{gid}/dump").status == 200
+    status, game_page = web.html(f"/game/{gid}")
+    assert status == 200 and 'id="milestones"' in game_page
+
+
+@pytest.mark.parametrize("path,status", [
+    ("/daily/2026-02-30", 400), ("/daily/2023-02-29", 400), ("/daily/abc", 400),
+    ("/daily/2026-1-01", 400), ("/daily/2026-11-28/x", 400), ("/daily/%00", 400),
+    ("/api/daily/2026-13-01", 400), ("/api/daily/1999-12-31", 400),
+    ("/daily/9999-12-31", 404), ("/api/daily/9999-12-31", 404),
+])
+def test_bad_dates_refused(daemon, path, status):
+    web = Web(daemon.http)
+    r = web.get(path)
+    assert r.status == status, (path, r)
+    if path.startswith("/api/"):
+        body = json.loads(r.body)
+        assert body["status"] == status and body["error"]
+    else:
+        assert b"date" in r.body or b"not started" in r.body
+    assert web.get("/daily").status == 200  # and the daemon goes on
+    assert daemon.alive()
+
+
+def test_secret_file_made_private(daemon):
+    path = daemon.dir / "warren.db.daily"
+    st = os.stat(path)
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    assert len(path.read_text().strip()) == 64
+    assert re.fullmatch(r"[0-9a-f]{64}", path.read_text().strip())
+
+
+@pytest.fixture
+def pg(tmp_path):
+    with PgCluster(tmp_path / "pg") as cluster:
+        yield cluster
+
+
+def test_daily_game_on_postgresql(pg, start_daemon):
+    """The daily table, its one transaction and the board's statements in
+    PostgreSQL's dialect: two accounts, one seed, one attempt each."""
+    d = start_daemon(http=True, extra=["--db", pg.create_db("warren")])
+    a, b = name_of("qa"), name_of("qb")
+    ta, tb = Telnet(d.port), Telnet(d.port)
+    try:
+        ga, screen_a = start_daily(d, ta, a)
+        gb, screen_b = start_daily(d, tb, b)
+        assert masked(screen_a, a) == masked(screen_b, b)
+        quit_game(d, ta, a, ga)
+        quit_game(d, tb, b, gb)
+        refused_again(ta)
+    finally:
+        ta.close()
+        tb.close()
+    rows = pg.psql("SELECT count(DISTINCT g.seed), count(*) FROM daily x JOIN games g "
+                   "ON g.id = x.game", db="warren")
+    assert rows.strip() == "1|2", rows
+    assert (d.dir / "warren.daily").exists()  # beside the daemon: no database file to sit by
+    status, board = Web(d.http).json("/api/daily")
+    assert status == 200 and {r["player"] for r in board["ranked"]} == {a, b}, board

@@ -1,0 +1,153 @@
+/* Unit tests: server/core/daily — the daily game's seed (the date hashed
+ * under the server's secret: stable, different for another secret or
+ * another day), its secret file (made 0600 when absent, read back the
+ * same, narrowed when loose, refused when short or a link), the UTC day;
+ * and records_query's reader of /daily/DATE. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "daily.h"
+#include "records_query.h"
+
+#define DAILY_SEED_GOLDEN 7754005363736230501ull /* daily_seed(7 x 32, "2026-11-28") */
+
+static void key_of(uint8_t key[DAILY_KEY_LEN], uint8_t fill)
+{
+    memset(key, fill, DAILY_KEY_LEN);
+}
+
+/* The derivation is part of what a day means: a change would give every
+ * server's days other dungeons than their players were told. */
+START_TEST(seed_is_stable)
+{
+    uint8_t key[DAILY_KEY_LEN];
+    key_of(key, 7);
+    uint64_t a = daily_seed(key, "2026-11-28");
+    ck_assert_uint_eq(a, daily_seed(key, "2026-11-28"));
+    ck_assert_uint_eq(a, DAILY_SEED_GOLDEN);
+    ck_assert_uint_lt(a, 1ull << 63);
+}
+END_TEST
+
+START_TEST(seed_changes_with_secret_and_day)
+{
+    uint8_t k1[DAILY_KEY_LEN], k2[DAILY_KEY_LEN];
+    key_of(k1, 7);
+    key_of(k2, 7);
+    k2[31] ^= 1; /* one bit of the secret */
+    uint64_t a = daily_seed(k1, "2026-11-28");
+    ck_assert_uint_ne(a, daily_seed(k2, "2026-11-28"));
+    ck_assert_uint_ne(a, daily_seed(k1, "2026-11-29"));
+    ck_assert_uint_ne(a, daily_seed(k1, "2025-11-28"));
+}
+END_TEST
+
+static void tmp_path(char *out, size_t n, const char *name)
+{
+    snprintf(out, n, "/tmp/warren-daily-unit-%ld-%s", (long)getpid(), name);
+    unlink(out);
+}
+
+START_TEST(secret_made_once_0600)
+{
+    char path[200];
+    tmp_path(path, sizeof path, "made");
+    uint8_t a[DAILY_KEY_LEN], b[DAILY_KEY_LEN];
+    char err[300];
+    ck_assert_int_eq(daily_secret_load(path, a, err, sizeof err), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    ck_assert_int_ge(st.st_size, 32);
+    ck_assert_int_eq(daily_secret_load(path, b, err, sizeof err), 0); /* read, not made again */
+    ck_assert_mem_eq(a, b, DAILY_KEY_LEN);
+    unlink(path);
+    ck_assert_int_eq(daily_secret_load(path, b, err, sizeof err), 0); /* a new one */
+    ck_assert(memcmp(a, b, DAILY_KEY_LEN) != 0);
+    unlink(path);
+}
+END_TEST
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    chmod(path, mode);
+}
+
+START_TEST(secret_given_loose_short_link)
+{
+    char path[200], link[200], err[300];
+    uint8_t a[DAILY_KEY_LEN], b[DAILY_KEY_LEN];
+    tmp_path(path, sizeof path, "given");
+    tmp_path(link, sizeof link, "link");
+    write_file(path, "an operator's own secret phrase\n", 0644);
+    ck_assert_int_eq(daily_secret_load(path, a, err, sizeof err), 0);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);                 /* narrowed */
+    write_file(path, "an operator's own secret phrase", 0600); /* the newline is no part */
+    ck_assert_int_eq(daily_secret_load(path, b, err, sizeof err), 0);
+    ck_assert_mem_eq(a, b, DAILY_KEY_LEN);
+    write_file(path, "short\n", 0600);
+    ck_assert_int_eq(daily_secret_load(path, b, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "at least 16 bytes"));
+    ck_assert_int_eq(symlink(path, link), 0);
+    ck_assert_int_eq(daily_secret_load(link, b, err, sizeof err), -1); /* never through a link */
+    unlink(link);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(utc_day)
+{
+    char day[DAILY_DATE_LEN];
+    daily_date(0, day);
+    ck_assert_str_eq(day, "1970-01-01");
+    daily_date(1795824000 - 1, day); /* 2026-11-27 23:59:59 UTC */
+    ck_assert_str_eq(day, "2026-11-27");
+    daily_date(1795824000, day);
+    ck_assert_str_eq(day, "2026-11-28");
+    ck_assert_int_eq(daily_until_next(1795824000), 86400);
+    ck_assert_int_eq(daily_until_next(1795824000 - 1), 1);
+}
+END_TEST
+
+START_TEST(date_in_urls)
+{
+    char day[11], err[160];
+    ck_assert_int_eq(rq_daily_date("2026-11-28", day, err, sizeof err), 0);
+    ck_assert_str_eq(day, "2026-11-28");
+    ck_assert_int_eq(rq_daily_date("2024-02-29", day, err, sizeof err), 0); /* leap */
+    ck_assert_int_eq(rq_daily_date("2000-02-29", day, err, sizeof err), 0);
+    static const char *const bad[] = {
+        "2023-02-29", "1900-02-29", "2026-13-01", "2026-00-10",   "2026-11-31",  "2026-11-00",
+        "1999-12-31", "26-11-28",   "2026-1-28",  "2026/11/28",   "2026-11-28x", "",
+        "abcd-ef-gh", "2026-11-2a", "+026-11-28", "2026-11-28/x",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(rq_daily_date(bad[i], day, err, sizeof err) == 400, "%s", bad[i]);
+        ck_assert_str_eq(day, "");
+        ck_assert_ptr_nonnull(strstr(err, "bad date"));
+    }
+}
+END_TEST
+
+Suite *suite_server_daily(void)
+{
+    Suite *s = suite_create("server_daily");
+    TCase *t = tcase_create("daily");
+    tcase_add_test(t, seed_is_stable);
+    tcase_add_test(t, seed_changes_with_secret_and_day);
+    tcase_add_test(t, secret_made_once_0600);
+    tcase_add_test(t, secret_given_loose_short_link);
+    tcase_add_test(t, utc_day);
+    tcase_add_test(t, date_in_urls);
+    suite_add_tcase(s, t);
+    return s;
+}
