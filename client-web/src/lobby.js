@@ -124,8 +124,8 @@ function render(games, more) {
     cell(tr, fmtIdle(g.idle));
     cell(tr, g.watchers);
     cell(tr, g.w && g.h ? `${g.w}x${g.h}` : '');
-    const a = document.createElement('a');
-    a.href = `/watch/${encodeURIComponent(String(g.name))}`;
+    const a = document.createElement('a'); // the game too: a player may be live in two
+    a.href = `/watch/${encodeURIComponent(String(g.name))}/${encodeURIComponent(String(g.game || 'warren'))}`;
     a.textContent = 'watch';
     const td = document.createElement('td');
     td.appendChild(a);
@@ -152,6 +152,19 @@ function playLinks(hosted) {
     a.textContent = `Play ${h.name}`;
     nav.insertBefore(a, nav.querySelector('a[href="/scores"]'));
   }
+}
+
+// A Copy button beside each way to connect (the server's lines).
+for (const input of document.querySelectorAll('#connect input.copy')) {
+  input.addEventListener('focus', () => input.select());
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = 'Copy';
+  b.addEventListener('click', async () => {
+    input.select();
+    try { await navigator.clipboard.writeText(input.value); b.textContent = 'Copied'; } catch { b.textContent = 'Select and copy'; }
+  });
+  input.after(' ', b);
 }
 
 let retry = 0;
