@@ -163,11 +163,13 @@ static ssize_t xlog_tail(const char *path, char *buf, size_t cap)
     return n;
 }
 
-/* The newest row of this player since the program started, if any. */
-static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out)
+/* The newest row of this player since the program started, if any;
+ * *readable says whether the xlogfile could be read at all. */
+static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out, bool *readable)
 {
     char *buf = hg->cfg->xlogfile[0] ? malloc(XLOG_TAIL) : NULL;
     ssize_t n = buf ? xlog_tail(hg->cfg->xlogfile, buf, XLOG_TAIL) : -1;
+    *readable = n >= 0;
     char err[100];
     bool found = false;
     xlog_row_t row;
@@ -196,12 +198,12 @@ static void page_line(const session_t *s, char *out, size_t n)
         snprintf(out, n, "\nIts page: %s/hosted/%lld", url, (long long)id);
 }
 
-/* The program exited with no xlogfile row: with an xlogfile, the game did
- * not end (NetHack writes a row for every death, win and quit), it was
- * saved; without one, nothing says which. */
-static void exited_line(const session_t *s, char *msg, size_t n)
+/* The program exited with no row in an xlogfile it could read: the game
+ * did not end (NetHack writes a row for every death, win and quit), it
+ * was saved. Without an xlogfile nothing says which. */
+static void exited_line(const session_t *s, bool xlog_read, char *msg, size_t n)
 {
-    if (hg_of(s)->cfg->xlogfile[0])
+    if (xlog_read)
         snprintf(msg, n, "%s was saved: choose it again to go on.", s->kind_name);
     else
         snprintf(msg, n, "%s has ended.", s->kind_name);
@@ -212,9 +214,10 @@ static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
     hostgame_t *hg = hg_of(s);
     xlog_row_t row;
     char page[240];
+    bool xlog_read;
     page_line(s, page, sizeof page);
     (void)end;
-    if (xlog_last(hg, hg->game_name, &row)) {
+    if (xlog_last(hg, hg->game_name, &row, &xlog_read)) {
         db_hosted_score_t r = {s->user_id, s->kind,      row.name,      row.role,   row.race,
                                row.gender, row.align,    row.death,     row.maxlvl, row.points,
                                row.turns,  row.realtime, row.starttime, row.endtime};
@@ -231,7 +234,7 @@ static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
     if (hg->rec)
         hostrec_end(hg->rec, NULL);
     log_info("game end user=%s game=%s: the program exited", s->user, s->kind);
-    exited_line(s, msg, n);
+    exited_line(s, xlog_read, msg, n);
     return false;
 }
 
@@ -246,15 +249,16 @@ static void screen_text_of(const screen_t *scr, buf_t *out)
 }
 
 /* Depth and turn as the status pattern finds them on the program's screen
- * (the grid libvterm's state drew), read again only when a frame went
- * out since; the race and class stay unknown, so this says false. */
+ * (the frame last sent, drawn from libvterm's grid), read again only when
+ * a frame went out since; the race and class stay unknown, so this says
+ * false. */
 static bool pty_status(const session_t *s, session_status_t *st)
 {
     hostgame_t *hg = hg_of(s);
-    if (hg->pat && s->grid && hg->status_seq != s->frame_seq + 1) {
+    if (hg->pat && s->sent && hg->status_seq != s->frame_seq + 1) {
         buf_t b; /* not the scratch buffer: a caller of another loop may hold it */
         buf_init(&b);
-        screen_text_of(s->grid, &b);
+        screen_text_of(s->sent, &b); /* the frame last sent (grid is scratch after it) */
         if (!b.failed)
             statuspat_match(hg->pat, b.data, b.len, &hg->depth, &hg->turn);
         buf_free(&b);
