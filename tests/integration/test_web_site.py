@@ -318,4 +318,4 @@ def test_terminals_fill_the_window_and_previews_are_readable(daemon):
 
     # without JavaScript the lobby still lists the games, with watch links
     assert any(r.startswith("Tess") for r in out["noJsRows"]), out["noJsRows"]
-    assert "/watch/Tess" in out["noJsWatch"] and "/watch/Sam" in out["noJsWatch"]
+    assert "/watch/Tess/warren" in out["noJsWatch"] and "/watch/Sam/warren" in out["noJsWatch"]
