@@ -661,6 +661,8 @@ static void preview_one(void *ud, const webgw_live_t *l)
     buf_reset(&srv->scratch);
     buf_puts(&srv->scratch, "{\"t\":\"preview\",\"name\":");
     json_put_string(&srv->scratch, s->user, strlen(s->user));
+    buf_puts(&srv->scratch, ",\"game\":"); /* a player may be live in two */
+    json_put_string(&srv->scratch, s->kind, strlen(s->kind));
     buf_puts(&srv->scratch, ",\"frame\":");
     json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
     buf_putc(&srv->scratch, '}');
