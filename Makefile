@@ -13,7 +13,8 @@ B        ?= .
 OBJ      := $(B)/build
 BIN      := $(B)/bin
 CC       ?= cc
-PKGS     := libuv sqlite3 libpq lua5.4 libsodium zlib libtelnet libwebsockets vterm libcap
+PKGS     := libuv sqlite3 libpq lua5.4 libsodium zlib libtelnet libwebsockets vterm libcap \
+            libpcre2-8
 # the content a build loads when no --content is given: this tree's
 CONTENT_DIR := $(abspath game/content)
 WARN     := -std=c11 -Wall -Wextra -Werror -Wno-missing-field-initializers -D_GNU_SOURCE \

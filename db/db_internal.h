@@ -300,9 +300,32 @@ void db_file_close(db_file_t *f, bool lost);
       DB_HOSTED_COLS " WHERE game = ?1 ORDER BY points DESC, end_time, id LIMIT ?2 OFFSET ?3")    \
     X(HOSTED_SCORES_OF_USER, "ii", ROWS, hosted,                                                  \
       DB_HOSTED_COLS " WHERE user = ?1 ORDER BY id DESC LIMIT ?2")                                \
+    X(FEED_RECENT, "i", ROWS, feed, DB_FEED_SQL)                                                  \
     X(GAMES_UNVERIFIED, "ii", ROWS, game,                                                         \
       DB_GAME_COLS " WHERE g.state = 'finished' AND g.verified = 0 AND g.id > ?1 "                \
                    "ORDER BY g.id LIMIT ?2")
+
+/* The lobby's feed (db_feed.c): the newest ends of Warren's games with
+ * their milestones, and hosted games' xlogfile rows, newest first. */
+#define DB_FEED_ENDS                                                              \
+    "SELECT * FROM (SELECT g.end_time AS t, u.name AS player, 'warren' AS game, " \
+    "g.end_kind AS kind, g.cause AS text, g.id AS link, g.score AS score, "       \
+    "g.max_depth AS depth, 0 AS ord FROM games g JOIN users u ON u.id = g.user "  \
+    "WHERE g.state = 'finished' ORDER BY g.end_time DESC LIMIT ?1) e"
+#define DB_FEED_MILESTONES                                                                \
+    "SELECT g.end_time, u.name, 'warren', 'milestone', m.text, g.id, m.turn, m.depth, 1 " \
+    "FROM milestones m JOIN games g ON g.id = m.game JOIN users u ON u.id = g.user "      \
+    "WHERE m.kind <> 'start' AND g.id IN (SELECT id FROM games WHERE state = 'finished' " \
+    "ORDER BY end_time DESC LIMIT ?1)"
+#define DB_FEED_HOSTED                                                                     \
+    "SELECT * FROM (SELECT s.end_time, u.name, s.game, 'hosted', s.death, "                \
+    "coalesce((SELECT max(r.id) FROM hosted_games r WHERE r.score = s.id), 0), s.points, " \
+    "s.max_depth, 0 FROM hosted_scores s JOIN users u ON u.id = s.user "                   \
+    "ORDER BY s.end_time DESC LIMIT ?1) h"
+#define DB_FEED_SQL                                                              \
+    "SELECT t, player, game, kind, text, link, score, depth FROM (" DB_FEED_ENDS \
+    " UNION ALL " DB_FEED_MILESTONES " UNION ALL " DB_FEED_HOSTED                \
+    ") f ORDER BY t DESC, link DESC, ord, score DESC LIMIT ?1"
 
 /* Reads for the admin tools (db_admin.c). */
 #define DB_ADMIN_STMTS(X)                                                                 \
@@ -532,6 +555,7 @@ typedef struct {
     X(mail, db_mail_cb)             \
     X(sanctions, db_sanctions_cb)   \
     X(hosted, db_hosted_cb)         \
+    X(feed, db_feed_cb)             \
     X(hosted_game, db_hosted_game_cb)
 
 enum {

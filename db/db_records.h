@@ -38,6 +38,23 @@ void db_hosted_scores_top(db_t *db, const char *game, size_t limit, size_t offse
                           void *ud);
 void db_hosted_scores_of_user(db_t *db, int64_t user, size_t limit, db_hosted_cb cb, void *ud);
 
+/* One line of the lobby's feed of recent events across games, newest
+ * first: kind is an end of Warren's game ("dead", "won", "quit": text its
+ * cause, score its score, link its games id), one of its milestones
+ * ("milestone": text, score the turn, at the game's end time) or a hosted
+ * game's end ("hosted": game its [game ID], text the xlogfile's death,
+ * score its points, link its recording, 0 when none). Strings borrowed
+ * for the callback. */
+typedef struct {
+    int64_t time;
+    const char *player, *game, *kind, *text;
+    int64_t link, score;
+    int depth;
+} db_feed_t;
+typedef void (*db_feed_cb)(void *ud, int status, const db_feed_t *f, size_t n);
+/* The newest limit lines (of each kind's newest limit). */
+void db_feed_recent(db_t *db, size_t limit, db_feed_cb cb, void *ud);
+
 /* Finished games with verified = 0 and id > after_id, by id, at most limit. */
 void db_games_unverified(db_t *db, int64_t after_id, size_t limit, db_games_cb cb, void *ud);
 

@@ -12,14 +12,14 @@ const web_route_t WEB_ROUTES[] = {
     {SHOW, "/", .handler = webgw_page, .arg = WEBGW_LOBBY_PAGE},
     {SHOW, "/index.html", .handler = webgw_page, .arg = WEBGW_LOBBY_PAGE},
     {SHOW, "/play", .handler = webgw_page, .arg = WEBGW_PLAY_PAGE},
-    {SHOW, "/play/{name}", .handler = webgw_page, .arg = WEBGW_PLAY_PAGE}, /* [game ID] */
-    {SHOW, "/watch/{name}", .handler = webgw_page, .arg = WEBGW_WATCH_PAGE},
+    {SHOW, "/play/{name}", .handler = webgw_page, .arg = WEBGW_PLAY_PAGE},  /* [game ID] */
+    {SHOW, "/watch/{who}", .handler = webgw_page, .arg = WEBGW_WATCH_PAGE}, /* NAME[/GAME] */
     {PAGE, "/assets/{file}", .file = "assets/", .immutable = true},
     /* websockets (webgw.c): the lobby, your own game, someone's game */
     {WEB_WS, "/ws/lobby", .arg = WEB_LOBBY},
     {WEB_WS, "/ws/play", .arg = WEB_PLAY},
     {WEB_WS, "/ws/play/{name}", .arg = WEB_PLAY},
-    {WEB_WS, "/ws/watch/{name}", .arg = WEB_WATCH},
+    {WEB_WS, "/ws/watch/{who}", .arg = WEB_WATCH},
     /* accounts (login.c) */
     {CALL, "/login", .handler = webgw_login},
     {CALL, "/register", .handler = webgw_register},

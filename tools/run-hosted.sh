@@ -96,6 +96,7 @@ umask 022
   echo "rc-default = $dir/nethackrc"
   echo "xlogfile = $pg/xlogfile"
   echo "hangup-timeout = 10"
+  printf '%s\n' 'status = Dlvl:(?<depth>\d+).*T:(?<turn>\d+)'
   if [ -x "$crawl" ]; then
     install -m 0644 "$tree/deploy/games/crawlrc" "$dir/crawlrc"
     echo "[game crawl]"

@@ -25,13 +25,16 @@ function colour(n) {
   const i = n - 16; const c = (x) => (x ? 55 + x * 40 : 0);
   return `rgb(${c(Math.floor(i / 36))},${c(Math.floor(i / 6) % 6)},${c(i % 6)})`;
 }
+// keyed by player and game: a player may be live in two
 const figures = new Map();
-function previewFigure(name) {
-  let fig = figures.get(name);
+const figKey = (name, game) => `${name}/${game || 'warren'}`;
+function previewFigure(name, game) {
+  let fig = figures.get(figKey(name, game));
   if (fig) return fig;
   fig = document.createElement('figure');
   const a = document.createElement('a');
-  a.href = `/watch/${encodeURIComponent(name)}`;
+  a.href = game ? `/watch/${encodeURIComponent(name)}/${encodeURIComponent(game)}`
+    : `/watch/${encodeURIComponent(name)}`;
   a.title = `watch ${name}`;
   const pre = document.createElement('pre');
   pre.setAttribute('aria-label', `${name}'s screen`);
@@ -40,7 +43,7 @@ function previewFigure(name) {
   cap.textContent = name;
   fig.append(a, cap);
   previews.append(fig);
-  figures.set(name, fig);
+  figures.set(figKey(name, game), fig);
   return fig;
 }
 // A w x h grid of [char, fg, bg, attr] from a keyframe's runs.
@@ -69,9 +72,9 @@ function span(cell, text) {
   s.textContent = text;
   return s;
 }
-function drawPreview(name, f) {
+function drawPreview(name, game, f) {
   if (typeof name !== 'string' || !f || !Array.isArray(f.runs)) return;
-  const pre = previewFigure(name).querySelector('pre');
+  const pre = previewFigure(name, typeof game === 'string' ? game : '').querySelector('pre');
   const out = [];
   for (const row of gridOf(f)) {
     let run = '', at = row[0];
@@ -84,8 +87,8 @@ function drawPreview(name, f) {
   pre.replaceChildren(...out);
 }
 function prunePreviews(games) {
-  const live = new Set(games.map((g) => String(g.name)));
-  for (const [name, fig] of figures) if (!live.has(name)) { fig.remove(); figures.delete(name); }
+  const live = new Set(games.map((g) => figKey(String(g.name), g.game)));
+  for (const [key, fig] of figures) if (!live.has(key)) { fig.remove(); figures.delete(key); }
 }
 const COLS = ['name', 'race', 'class', 'depth', 'turn', 'idle', 'watchers', 'size'];
 
@@ -124,8 +127,8 @@ function render(games, more) {
     cell(tr, fmtIdle(g.idle));
     cell(tr, g.watchers);
     cell(tr, g.w && g.h ? `${g.w}x${g.h}` : '');
-    const a = document.createElement('a');
-    a.href = `/watch/${encodeURIComponent(String(g.name))}`;
+    const a = document.createElement('a'); // the game too: a player may be live in two
+    a.href = `/watch/${encodeURIComponent(String(g.name))}/${encodeURIComponent(String(g.game || 'warren'))}`;
     a.textContent = 'watch';
     const td = document.createElement('td');
     td.appendChild(a);
@@ -154,6 +157,19 @@ function playLinks(hosted) {
   }
 }
 
+// A Copy button beside each way to connect (the server's lines).
+for (const input of document.querySelectorAll('#connect input.copy')) {
+  input.addEventListener('focus', () => input.select());
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = 'Copy';
+  b.addEventListener('click', async () => {
+    input.select();
+    try { await navigator.clipboard.writeText(input.value); b.textContent = 'Copied'; } catch { b.textContent = 'Select and copy'; }
+  });
+  input.after(' ', b);
+}
+
 let retry = 0;
 function connect() {
   const ws = new WebSocket(wsUrl('/ws/lobby'));
@@ -167,7 +183,7 @@ function connect() {
       prunePreviews(m.games);
     }
     if (m.t === 'lobby' && Array.isArray(m.hosted)) playLinks(m.hosted);
-    if (m.t === 'preview') drawPreview(m.name, m.frame);
+    if (m.t === 'preview') drawPreview(m.name, m.game, m.frame);
   };
   ws.onclose = (ev) => {
     if (ev.code === 1008) { status.textContent = ev.reason || 'refused'; return; }

@@ -2,12 +2,16 @@ import { openTerminal } from './term.js';
 import { chatPanel } from './chat.js';
 import { showNotice } from './notice.js';
 
-const name = decodeURIComponent(location.pathname.split('/')[2] || '');
+// /watch/NAME (their game) or /watch/NAME/GAME (one of two they play)
+const [, , rawName = '', rawGame = ''] = location.pathname.split('/');
+const name = decodeURIComponent(rawName);
+const game = decodeURIComponent(rawGame);
 const status = document.getElementById('status');
-document.getElementById('who').textContent = name;
+document.getElementById('who').textContent = game ? `${name} (${game})` : name;
+const wsPath = `/ws/watch/${encodeURIComponent(name)}${game ? `/${encodeURIComponent(game)}` : ''}`;
 let t = null;
 const chat = chatPanel(document.getElementById('chat'), (o) => t.sendJson(o));
-t = openTerminal(document.getElementById('term'), `/ws/watch/${encodeURIComponent(name)}`, {
+t = openTerminal(document.getElementById('term'), wsPath, {
   readOnly: true,
   onState: (s) => { status.textContent = s; },
   onNotice: (m) => {

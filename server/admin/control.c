@@ -146,20 +146,24 @@ static void cmd_users(ctl_t *c, char *arg)
     db_users_list(c->srv->db, on_users, c);
 }
 
-/* The rows of loop k's live games (k parked unless it is home). */
+/* The rows of loop k's live games (k parked unless it is home). A hosted
+ * game's id is its recording's (/hosted/ID; "-" until it is stored), its
+ * depth and turn what its status pattern reads (0 without one). */
 static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
 {
     LIST_EACH (it, &k->sessions) {
         session_t *s = LIST_ITEM(it, session_t, node);
         if (s->ended)
             continue;
-        session_status_t st; /* a hosted game has no depth or turn here */
-        session_status(s, &st);
-        char term[24] = "detached";
+        session_status_t st;
+        bool warren = session_status(s, &st) || s->game_id > 0;
+        char term[24] = "detached", id[24] = "-";
         if (s->player)
             snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
+        if (warren || st.hosted_id > 0)
+            snprintf(id, sizeof id, "%lld", (long long)(warren ? s->game_id : st.hosted_id));
         uint64_t idle = now > s->last_key_ms ? (now - s->last_key_ms) / 1000 : 0;
-        buf_printf(&c->out, "%-20s %8lld %5d %8llu %5llus %5d %s\n", s->user, (long long)s->game_id,
+        buf_printf(&c->out, "%-20s %-10.31s %8s %5d %8llu %5llus %5d %s\n", s->user, s->kind, id,
                    st.depth, (unsigned long long)st.turn, (unsigned long long)idle, s->nwatchers,
                    term);
     }
@@ -169,8 +173,8 @@ static void cmd_games(ctl_t *c, char *arg)
 {
     (void)arg;
     server_t *srv = c->srv;
-    buf_printf(&c->out, "%-20s %8s %5s %8s %6s %5s %s\n", "PLAYER", "GAME", "DEPTH", "TURN", "IDLE",
-               "WATCH", "TERM");
+    buf_printf(&c->out, "%-20s %-10s %8s %5s %8s %6s %5s %s\n", "PLAYER", "KIND", "GAME", "DEPTH",
+               "TURN", "IDLE", "WATCH", "TERM");
     shards_lock_all(srv);
     for (int i = 0; i < shard_count(srv); i++)
         games_of_loop(c, shard_at(srv, i), now_ms(srv));

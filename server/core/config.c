@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR, OPT_IPS, OPT_SIZE } opt_kind_t;
+/* OPT_TEXT: a string shown to players, so no control characters */
+typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR, OPT_IPS, OPT_SIZE, OPT_TEXT } opt_kind_t;
 
 typedef struct {
     const char *name;
@@ -48,6 +49,12 @@ static const opt_t opts[] = {
      "N new accounts per address per hour, 0 = no limit (5)"},
     {"public-url", OPT_STR, S(public_url), 0, 0,
      "URL the site's address in links shown on terminals (default http://HTTP-ADDR)"},
+    {"server-name", OPT_TEXT, S(server_name), 0, 0,
+     "TEXT the server's name on the telnet banner and the web lobby (Warren)"},
+    {"motd", OPT_TEXT, S(motd), 0, 0,
+     "TEXT message of the day under the server's name (default: none)"},
+    {"ssh-login", OPT_TEXT, S(ssh_login), 0, 0,
+     "USER@HOST[:PORT] the ssh login shown with the telnet line (default: none)"},
     {"games-dir", OPT_STR, S(games_dir), 0, 0,
      "DIR players' directories for hosted games (default: DB's dir/games)"},
     {"games-user", OPT_STR, S(games_user), 0, 0,
@@ -192,12 +199,36 @@ static const opt_t *opt_find(const char *name)
     return NULL;
 }
 
+/* Printable UTF-8 (players see it): no control characters, no bad bytes. */
+static bool config_text_ok(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80             ? 0
+                : (*p & 0xE0) == 0xC0 ? 1
+                : (*p & 0xF0) == 0xE0 ? 2
+                : (*p & 0xF8) == 0xF0 ? 3
+                                      : -1;
+        if (n < 0 || *p < 0x20 || *p == 0x7F || (*p >= 0xC0 && *p < 0xC2) || *p > 0xF4)
+            return false;
+        for (int i = 1; i <= n; i++)
+            if ((p[i] & 0xC0) != 0x80)
+                return false;
+        p += n + 1;
+    }
+    return true;
+}
+
 static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size_t errlen)
 {
     char *field = (char *)c + o->off;
-    if (o->kind == OPT_STR || o->kind == OPT_ADDR || o->kind == OPT_IPS) {
+    if (o->kind == OPT_STR || o->kind == OPT_ADDR || o->kind == OPT_IPS || o->kind == OPT_TEXT) {
         if (strlen(val) >= o->size) {
             snprintf(err, errlen, "%s: value too long", o->name);
+            return -1;
+        }
+        if (o->kind == OPT_TEXT && !config_text_ok(val)) {
+            snprintf(err, errlen, "%s: control characters or invalid UTF-8", o->name);
             return -1;
         }
         if (o->kind == OPT_IPS && config_check_ips(val)) {

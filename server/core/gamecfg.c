@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmdline.h"
+#include "statuspat.h"
 
 typedef enum {
     K_TEXT,   /* printable text */
@@ -20,6 +21,7 @@ typedef enum {
     K_LIMIT,  /* a uint64_t in limits, times scale */
     K_INT,    /* an int */
     K_KEYS,   /* "prefix ^C" or "direct" */
+    K_STATUS, /* a status pattern (statuspat.h) */
 } kind_t;
 
 typedef struct {
@@ -50,6 +52,7 @@ static const gamekey_t KEYS[] = {
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
     {"keys", K_KEYS, F(key_prefix), 0, 0, 0},
+    {"status", K_STATUS, F(status), 0, 0, 0},
 };
 #undef F
 #undef LIM
@@ -192,6 +195,17 @@ static int set_keys(parser_t *ps, const char *val)
     return 0;
 }
 
+/* A status pattern compiles (and is dropped: each game compiles its own). */
+static int check_status(parser_t *ps, const char *val)
+{
+    char msg[200];
+    statuspat_t *p = statuspat_new(val, msg, sizeof msg);
+    if (!p)
+        return fail(ps, "status: bad pattern \"%s\": %s", val, msg);
+    statuspat_free(p);
+    return 0;
+}
+
 static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
 {
     if (k->kind == K_LIMIT || k->kind == K_INT)
@@ -211,10 +225,11 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
     case K_PATH: ok = cmdline_path_ok(val); break;
     case K_USER: ok = check_user(ps, val) == 0; break;
     case K_TERM: ok = all_of(val, LOWER UPPER DIGITS "._+-", 31); break;
+    case K_STATUS: ok = check_status(ps, val) == 0; break;
     default: break;
     }
     if (!ok)
-        return k->kind == K_RCFILE || k->kind == K_USER
+        return k->kind == K_RCFILE || k->kind == K_USER || k->kind == K_STATUS
                    ? -1
                    : fail(ps, "%s: bad value \"%s\"", k->key, val);
     memcpy((char *)ps->cur + k->off, val, strlen(val) + 1);

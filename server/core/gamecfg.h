@@ -39,6 +39,10 @@
  *               itself goes to the program; every other key is the
  *               program's, Ctrl-X and Ctrl-T too. "direct": Ctrl-X, -E,
  *               -W and -T are Warren's, as in Warren's own game
+ *   status      a PCRE2 pattern matched against the program's screen for
+ *               the depth and turn the lists show (statuspat.h), e.g.
+ *               Dlvl:(?<depth>\d+).*T:(?<turn>\d+)  (no " #" in it: that
+ *               starts a comment)
  * LINES and COLUMNS are not set: ncurses prefers them to the pty's size,
  * and the game would not follow a resize.
  *
@@ -96,8 +100,9 @@ typedef struct {
     gamecfg_limits_t limits;
     int idle_seconds; /* -1: not given */
     int hangup_seconds;
-    uint32_t key_prefix; /* keys = prefix ^C: that control code; 0: direct */
-    int line;            /* where the section starts, for messages */
+    uint32_t key_prefix;       /* keys = prefix ^C: that control code; 0: direct */
+    char status[GAMECFG_TEXT]; /* a status pattern (statuspat.h); "" = none */
+    int line;                  /* where the section starts, for messages */
 } gamecfg_t;
 
 typedef struct {

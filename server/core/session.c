@@ -52,6 +52,17 @@ session_t *session_find_name(server_t *srv, const char *user)
     return NULL;
 }
 
+session_t *session_find_named(server_t *srv, const char *user, const char *kind)
+{
+    HMAP_EACH(it, &srv->sess_by_name, hmap_hash_nocase(user))
+    {
+        session_t *s = HMAP_ITEM(it, session_t, by_name);
+        if (!s->ended && strcasecmp(s->user, user) == 0 && strcmp(s->kind, kind) == 0)
+            return s;
+    }
+    return NULL;
+}
+
 session_t *session_find_game(server_t *srv, int64_t game_id)
 {
     HMAP_EACH(it, &srv->sess_by_game, hmap_hash_u64((uint64_t)game_id))
@@ -275,7 +286,7 @@ void session_detach(conn_t *c, const char *why)
  * says how it ended and the screens show one (hooks.h), else a line. */
 void session_finish(session_t *s)
 {
-    char msg[256] = "";
+    char msg[512] = "";
     session_end_t end;
     const hooks_t *h = s->srv->hooks;
     bool screen = s->ops->finish(s, &end, msg, sizeof msg) && h->game_over;
@@ -311,10 +322,8 @@ void session_finish(session_t *s)
 
 bool session_status(const session_t *s, session_status_t *st)
 {
-    if (s->ops->status && s->ops->status(s, st))
-        return true;
     *st = (session_status_t){0};
-    return false;
+    return s->ops->status && s->ops->status(s, st);
 }
 
 /* ---- keys ---------------------------------------------------------------------------- */

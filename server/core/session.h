@@ -76,8 +76,11 @@ typedef struct {
     uint64_t turn;
     int64_t score;
     char cause[128];
+    int64_t hosted_id; /* a hosted game's recording (/hosted/ID); 0: none (yet) */
 } session_status_t;
-/* Into st; false (st zeroed) when the game says nothing (a hosted one). */
+/* Into st; false when the game is not Warren's (a hosted one): then only
+ * depth and turn (what its status pattern reads, gamecfg.h) and
+ * hosted_id may be filled, the rest is zero. */
 bool session_status(const session_t *s, session_status_t *st);
 
 /* How a game ended, for its last screen (hooks.h: game_over). */
@@ -109,6 +112,8 @@ void session_keyed(session_t *s);
 /* The account's live game of one kind ("warren" or a [game ID]). */
 session_t *session_find_kind(server_t *s, int64_t user_id, const char *kind);
 session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */
+/* user's live game of kind ("warren" or a [game ID]), user ignoring case */
+session_t *session_find_named(server_t *s, const char *user, const char *kind);
 session_t *session_find_game(server_t *s, int64_t game_id);
 /* From home: whether the account has a live game on any loop. */
 bool session_user_live(server_t *s, int64_t user_id);

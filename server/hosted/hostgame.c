@@ -15,7 +15,9 @@
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
+#include "siteinfo.h"
 #include "spawner.h"
+#include "statuspat.h"
 #include "xlog.h"
 
 typedef struct {
@@ -29,6 +31,11 @@ typedef struct {
     char game_name[32];
     /* its charge against hosted-max and hosted-per-ip (hostcap.h) */
     budget_slot_t cap;
+    /* the section's status pattern (NULL: none) and what it last read,
+     * from the frame numbered status_seq */
+    statuspat_t *pat;
+    uint64_t status_seq, turn;
+    int depth;
 } hostgame_t;
 
 /* ---- keys ------------------------------------------------------------------------ */
@@ -156,11 +163,13 @@ static ssize_t xlog_tail(const char *path, char *buf, size_t cap)
     return n;
 }
 
-/* The newest row of this player since the program started, if any. */
-static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out)
+/* The newest row of this player since the program started, if any;
+ * *readable says whether the xlogfile could be read at all. */
+static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out, bool *readable)
 {
     char *buf = hg->cfg->xlogfile[0] ? malloc(XLOG_TAIL) : NULL;
     ssize_t n = buf ? xlog_tail(hg->cfg->xlogfile, buf, XLOG_TAIL) : -1;
+    *readable = n >= 0;
     char err[100];
     bool found = false;
     xlog_row_t row;
@@ -178,11 +187,37 @@ static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out)
     return found;
 }
 
+/* " Its page: URL/hosted/ID" for the end line, "" without a site or row. */
+static void page_line(const session_t *s, char *out, size_t n)
+{
+    char url[200];
+    int64_t id = hostrec_id(hg_of(s)->rec);
+    siteinfo_url(&s->srv->cfg, url, sizeof url);
+    out[0] = 0;
+    if (url[0] && id > 0)
+        snprintf(out, n, "\nIts page: %s/hosted/%lld", url, (long long)id);
+}
+
+/* The program exited with no row in an xlogfile it could read: the game
+ * did not end (NetHack writes a row for every death, win and quit), it
+ * was saved. Without an xlogfile nothing says which. */
+static void exited_line(const session_t *s, bool xlog_read, char *msg, size_t n)
+{
+    if (xlog_read)
+        snprintf(msg, n, "%s was saved: choose it again to go on.", s->kind_name);
+    else
+        snprintf(msg, n, "%s has ended.", s->kind_name);
+}
+
 static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
 {
     hostgame_t *hg = hg_of(s);
     xlog_row_t row;
-    if (xlog_last(hg, hg->game_name, &row)) {
+    char page[240];
+    bool xlog_read;
+    page_line(s, page, sizeof page);
+    (void)end;
+    if (xlog_last(hg, hg->game_name, &row, &xlog_read)) {
         db_hosted_score_t r = {s->user_id, s->kind,      row.name,      row.role,   row.race,
                                row.gender, row.align,    row.death,     row.maxlvl, row.points,
                                row.turns,  row.realtime, row.starttime, row.endtime};
@@ -192,21 +227,53 @@ static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
             db_hosted_score_add(s->srv->db, &r, NULL, NULL);
         log_info("game end user=%s game=%s kind=xlog turns=%lld score=%lld cause=\"%s\"", s->user,
                  s->kind, (long long)row.turns, (long long)row.points, row.death);
-        snprintf(msg, n, "%s is over: %s. %lld points after %lld turns.", s->kind_name, row.death,
-                 (long long)row.points, (long long)row.turns);
+        snprintf(msg, n, "%s is over: %s. %lld points after %lld turns.%s", s->kind_name, row.death,
+                 (long long)row.points, (long long)row.turns, page);
         return false; /* the message says it: no end screen of Warren's */
     }
     if (hg->rec)
         hostrec_end(hg->rec, NULL);
     log_info("game end user=%s game=%s: the program exited", s->user, s->kind);
-    snprintf(msg, n, "%s has ended.", s->kind_name);
-    (void)end;
+    exited_line(s, xlog_read, msg, n);
+    return false;
+}
+
+/* The screen's rows as text, '\n' after each, for the status pattern. */
+static void screen_text_of(const screen_t *scr, buf_t *out)
+{
+    for (int y = 0; y < scr->h; y++) {
+        for (int x = 0; x < scr->w; x++)
+            buf_put_utf8(out, scr->cells[y * scr->w + x].ch);
+        buf_putc(out, '\n');
+    }
+}
+
+/* Depth and turn as the status pattern finds them on the program's screen
+ * (the frame last sent, drawn from libvterm's grid), read again only when
+ * a frame went out since; the race and class stay unknown, so this says
+ * false. */
+static bool pty_status(const session_t *s, session_status_t *st)
+{
+    hostgame_t *hg = hg_of(s);
+    if (hg->pat && s->sent && hg->status_seq != s->frame_seq + 1) {
+        buf_t b; /* not the scratch buffer: a caller of another loop may hold it */
+        buf_init(&b);
+        screen_text_of(s->sent, &b); /* the frame last sent (grid is scratch after it) */
+        if (!b.failed)
+            statuspat_match(hg->pat, b.data, b.len, &hg->depth, &hg->turn);
+        buf_free(&b);
+        hg->status_seq = s->frame_seq + 1; /* 0: never read */
+    }
+    st->depth = hg->depth;
+    st->turn = hg->turn;
+    st->hosted_id = hostrec_id(hg->rec);
     return false;
 }
 
 static void pty_free(session_t *s)
 {
     hostgame_t *hg = hg_of(s);
+    statuspat_free(hg->pat);
     hostrec_close(hg->rec);
     hostcap_release(s->srv, &hg->cap);
     ptyproc_close(hg->proc);
@@ -221,6 +288,7 @@ static const backend_ops_t backend_pty = {
     .draw = pty_draw,
     .save = pty_save,
     .stop = pty_stop,
+    .status = pty_status,
     .finish = pty_finish,
     .free = pty_free,
 };
@@ -311,6 +379,8 @@ static void play(conn_t *c, const gamecfg_t *g)
     }
     hg->cfg = g;
     hg->started = (int64_t)time(NULL);
+    if (g->status[0] && !(hg->pat = statuspat_new(g->status, err, sizeof err)))
+        log_warn("game=%s status pattern: %s", g->id, err); /* checked at start: memory */
     snprintf(hg->game_name, sizeof hg->game_name, "%s", c->game_name);
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);

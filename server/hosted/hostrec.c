@@ -194,6 +194,11 @@ static void on_open(void *ud, int status, const db_hosted_game_t *g, const db_ho
     maybe_free(r);
 }
 
+int64_t hostrec_id(const hostrec_t *r)
+{
+    return r ? r->id : 0;
+}
+
 hostrec_t *hostrec_open(server_t *srv, int64_t user, const char *game, int w, int h)
 {
     if (srv->cfg.record_max <= 0 || !srv->db)

@@ -33,6 +33,9 @@ typedef struct hostrec hostrec_t;
 /* Starts recording user's game of [game ID] game, whose window is w x h.
  * NULL when record-max is 0 or out of memory (the game runs unrecorded). */
 hostrec_t *hostrec_open(server_t *srv, int64_t user, const char *game, int w, int h);
+/* The recording's row (/hosted/ID); 0 while the database has not answered
+ * or for NULL. */
+int64_t hostrec_id(const hostrec_t *r);
 /* The program's output as read (copied), and a new window size. */
 void hostrec_output(hostrec_t *r, const char *bytes, size_t len);
 void hostrec_resize(hostrec_t *r, int w, int h);

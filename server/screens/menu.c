@@ -10,6 +10,8 @@
 #include "hooks.h"
 #include "menu_impl.h"
 #include "session.h"
+#include "shard.h"
+#include "siteinfo.h"
 
 #define MENU_SCREEN_ROW_(id, name) [MENU_##id] = &menu_screen_##name,
 static const menu_screen_t *const screens[MENU_SCREENS] = {MENU_SCREEN_LIST(MENU_SCREEN_ROW_)};
@@ -79,14 +81,41 @@ static void draw_too_small(conn_t *c, screen_t *scr)
     screen_cursor(scr, 0, 0, false);
 }
 
+/* Live games on every loop, each other loop parked while it is counted
+ * (menus run on home, the one loop that may park others). */
+static int games_live(server_t *srv)
+{
+    int n = 0;
+    bool home = shard_at(srv, 0) == srv;
+    for (int i = 0; i < shard_count(srv); i++) {
+        server_t *k = shard_at(srv, i);
+        if (k != srv && !home)
+            continue;
+        if (k != srv)
+            shard_lock(k);
+        n += k->nsessions - k->nended;
+        if (k != srv)
+            shard_unlock(k);
+    }
+    return n;
+}
+
+/* The banner: the server's name and message of the day, who is logged
+ * in, the site's address and how many play now (siteinfo.h). */
 void menu_draw_header(conn_t *c, screen_t *scr)
 {
-    screen_text(scr, 2, 1, ST_TITLE, "Warren");
-    screen_text(scr, 9, 1, STYLE_DEFAULT, "- a roguelike host");
+    const config_t *cfg = &c->srv->cfg;
+    int x = screen_text(scr, 2, 1, ST_TITLE, siteinfo_name(cfg));
+    screen_text(scr, x + 1, 1, STYLE_DEFAULT, "- a roguelike host");
+    screen_text(scr, 2, 2, STYLE_DEFAULT, cfg->motd);
     if (c->user_id)
-        screen_textf(scr, 2, 3, STYLE_DEFAULT, "Logged in as %s.", c->user);
+        x = screen_textf(scr, 2, 3, STYLE_DEFAULT, "Logged in as %s.", c->user);
     else
-        screen_text(scr, 2, 3, STYLE_DEFAULT, "Not logged in.");
+        x = screen_text(scr, 2, 3, STYLE_DEFAULT, "Not logged in.");
+    char url[200];
+    siteinfo_url(cfg, url, sizeof url);
+    int live = games_live(c->srv);
+    screen_textf(scr, x + 2, 3, ST_DIM, "%d playing now%s%s", live, url[0] ? " · " : "", url);
 }
 
 /* A menu item at row y: its key, then ") label" and an optional value. */

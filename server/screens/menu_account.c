@@ -135,7 +135,11 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
                  p == &prompt_reg_pass2 ? " (registered)" : "");
         bool live = session_user_live(c->srv, c->user_id);
-        conn_menu(c, live ? "Your game is waiting: press p to continue it." : "");
+        char made[96]; /* registering says it worked */
+        snprintf(made, sizeof made, "Welcome, %s: your account is made. Press p to play.", c->user);
+        conn_menu(c, live                     ? "Your game is waiting: press p to continue it."
+                     : p == &prompt_reg_pass2 ? made
+                                              : "");
         if (!live)
             session_login_notice(c);
         inbox_show(c); /* unseen mail, if any, over the menu */

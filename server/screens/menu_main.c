@@ -28,7 +28,7 @@ typedef struct {
 static const menu_item_t main_menu[] = {
     {"l", "Log in", FOR_ANON, menu_open_login},
     {"r", "Register", FOR_ANON, menu_open_register},
-    {"p", "Play (new game or resume)", FOR_USER, session_play},
+    {"p", "Play Warren (new game or resume)", FOR_USER, session_play},
     {"d", "Daily game (one seed for everyone today, one try)", FOR_ROOM, daily_play},
     {"w", "Watch games", FOR_ALL, menu_open_watchlist},
     {"c", "Change password", FOR_USER, menu_open_password},

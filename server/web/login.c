@@ -174,9 +174,14 @@ static void on_session_made(void *ud, int status, int64_t id)
         reply_form(ar->g, ar->id, 500, ar->reg,
                    "The server could not log you in. Please try again.", ar->name, ar->next);
     } else {
-        char cookie[160];
+        char cookie[160], to[sizeof ar->next + 16];
         cookie_value(cookie, sizeof cookie, ar->token, ar->https);
-        const char *hdrs[] = {"location:", ar->next, "set-cookie:", cookie, NULL};
+        /* a new account: the page it lands on says it was made (site.c) */
+        snprintf(to, sizeof to, "%s%s", ar->next,
+                 !ar->reg                ? ""
+                 : strchr(ar->next, '?') ? "&welcome=1"
+                                         : "?welcome=1");
+        const char *hdrs[] = {"location:", to, "set-cookie:", cookie, NULL};
         web_reply(ar->g->web, ar->id, 303, "text/plain; charset=utf-8", hdrs, "", 0);
     }
     sodium_memzero(ar->token, sizeof ar->token);

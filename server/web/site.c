@@ -10,7 +10,8 @@
  * The client's pages (client-web/dist index.html, play.html, watch.html) are
  * templates read at start: <!--nav--> becomes the navigation and, in the
  * lobby, <!--games--> the rows of the live games, so the lobby lists them
- * without JavaScript (its script then keeps the list live). Served as plain
+ * without JavaScript (its script then keeps the list live), and
+ * <!--welcome--> and <!--feed--> what lobby_page.h says. Served as plain
  * files (tests/tools/web_harness) the markers are comments.
  *
  * /options: the account options of the telnet options menu (options.h) as
@@ -25,6 +26,7 @@
 #include "http_gzip.h"
 #include "options.h"
 #include "html.h"
+#include "lobby_page.h"
 #include "web_parse.h"
 #include "webgw.h"
 
@@ -218,6 +220,8 @@ static void game_row(void *ud, const webgw_live_t *l)
         buf_printf(b, "%dx%d", l->w, l->h);
     buf_puts(b, "</td><td><a href=\"/watch/");
     url_escape(b, l->name);
+    buf_putc(b, '/'); /* the game too: a player may be live in two */
+    url_escape(b, l->game);
     buf_puts(b, "\">watch</a></td></tr>\n");
 }
 
@@ -237,7 +241,26 @@ typedef struct {
     int which; /* WEBGW_LOBBY_PAGE, ... */
     bool gzip;
     char here[128];
+    char cookie[128]; /* the session cookie, kept while the feed is read */
+    bool welcome;     /* ?welcome=1: just registered (login.c) */
 } tpl_req_t;
+
+/* Registering lands here with ?welcome=1: the account is said to be made. */
+static void welcome_note(buf_t *b, const db_user_t *u, bool welcome)
+{
+    if (!u || !welcome)
+        return;
+    buf_puts(b, "<p class=\"ok\" id=\"registered\">Welcome, ");
+    html_escape_str(b, u->name);
+    buf_puts(b, ": your account is made.</p>");
+}
+
+static void on_template_viewer(void *ud, const db_user_t *u);
+static void template_viewer(void *ud)
+{
+    tpl_req_t *t = ud;
+    webgw_viewer(t->g, t->cookie, on_template_viewer, t);
+}
 
 /* The template with its markers filled for the viewer. */
 static void on_template_viewer(void *ud, const db_user_t *u)
@@ -256,10 +279,17 @@ static void on_template_viewer(void *ud, const db_user_t *u)
         buf_put(&b, s, (size_t)(m - s));
         if (strncmp(m, "<!--nav-->", 10) == 0) {
             webgw_nav(&b, u ? u->name : NULL, t->here);
+            welcome_note(&b, u, t->welcome);
             s = m + 10;
         } else if (strncmp(m, "<!--games-->", 12) == 0) {
             games_rows(g, &b);
             s = m + 12;
+        } else if (strncmp(m, "<!--welcome-->", 14) == 0) {
+            lobby_page_welcome(g, &b);
+            s = m + 14;
+        } else if (strncmp(m, "<!--feed-->", 11) == 0) {
+            lobby_page_feed(g, &b);
+            s = m + 11;
         } else {
             buf_puts(&b, "<!--");
             s = m + 4;
@@ -284,7 +314,13 @@ int webgw_page(void *ctx, const web_http_t *req)
         return -1;
     *t = (tpl_req_t){.g = g, .id = req->id, .which = which, .gzip = req->gzip};
     web_copy_str(t->here, sizeof t->here, req->path);
-    webgw_viewer(g, req->cookie, on_template_viewer, t);
+    web_copy_str(t->cookie, sizeof t->cookie, req->cookie);
+    for (int i = 0; i < req->nargs; i++)
+        t->welcome |= strcmp(req->args[i], "welcome=1") == 0;
+    if (which == WEBGW_LOBBY_PAGE)
+        lobby_page_refresh(g, template_viewer, t); /* the feed first, then who looks */
+    else
+        template_viewer(t);
     return 0;
 }
 

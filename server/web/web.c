@@ -74,7 +74,7 @@ typedef struct {
     web_req_t *req; /* a dynamic HTTP request in progress */
     web_kind_t kind;
     bool refused; /* a websocket over the budget: closed with 1013 once open */
-    char name[WEB_NAME_MAX + 1];
+    char name[WEB_WHO_MAX + 1];
 } web_pss_t;
 
 /* A dynamic HTTP request: collected, handed to its route's handler,

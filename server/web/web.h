@@ -48,6 +48,7 @@ typedef enum { WEB_LOBBY = 1, WEB_PLAY = 2, WEB_WATCH = 3 } web_kind_t;
 
 #define WEB_COOKIE_NAME "warren_session"
 #define WEB_NAME_MAX    32
+#define WEB_WHO_MAX     (2 * WEB_NAME_MAX + 1)
 
 typedef struct web_http web_http_t;
 
@@ -60,6 +61,8 @@ typedef struct web_http web_http_t;
 /* One URL of the site: a row of the route table. pattern is a path with at
  * most one parameter:
  *   {name}   1..WEB_NAME_MAX of [A-Za-z0-9_-]
+ *   {who}    a {name}, or two joined by '/' (a player and a game:
+ *            WEB_WHO_MAX bytes at most)
  *   {id}     a decimal id: 1-15 digits, no leading zero
  *   {file}   an asset's name (web_file_ok): a plain file, no folders
  *   *        the rest of the path, whatever it is (last in the pattern)
@@ -98,7 +101,7 @@ typedef struct {
 /* Info about a websocket as it opens; pointers valid during on_open only. */
 typedef struct {
     web_kind_t kind;
-    const char *name;   /* WEB_WATCH: the player's name, else "" */
+    const char *name;   /* the route's parameter: WEB_WATCH's "NAME" or "NAME/GAME" */
     const char *cookie; /* value of the WEB_COOKIE_NAME cookie, "" when none */
     const char *ip;     /* peer address */
 } web_open_t;

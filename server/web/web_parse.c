@@ -61,6 +61,11 @@ static bool param_ok(const char *kind, size_t klen, const char *s, size_t n)
         return true;
     if (klen == 4 && memcmp(kind, "name", 4) == 0)
         return web_name_ok(s, n);
+    if (klen == 3 && memcmp(kind, "who", 3) == 0) { /* NAME or NAME/GAME */
+        const char *slash = memchr(s, '/', n);
+        size_t a = slash ? (size_t)(slash - s) : n;
+        return web_name_ok(s, a) && (!slash || web_name_ok(slash + 1, n - a - 1));
+    }
     if (klen == 2 && memcmp(kind, "id", 2) == 0)
         return web_parse_id(s, n, &id);
     if (klen == 4 && memcmp(kind, "file", 4) == 0)

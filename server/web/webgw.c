@@ -50,7 +50,7 @@ struct wsock {
     web_conn_t *wc; /* NULL once the websocket is gone */
     list_t node;    /* webgw_t.socks */
     web_kind_t kind;
-    char watch[WEB_NAME_MAX + 1];
+    char watch[WEB_WHO_MAX + 1];
     bool authed;         /* the cookie check is done (user_id may be 0) */
     char token_hash[65]; /* of the session cookie it opened with, "" none */
     keydec_t kd;         /* terminal input bytes (/ws/play) */
@@ -238,16 +238,24 @@ static void ws_ready(wsock_t *ws)
     session_t *s = NULL;
     server_t *k = NULL;
     int64_t game_id = 0;
+    char who[WEB_WHO_MAX + 1]; /* "NAME" (any of their games) or "NAME/GAME" */
+    snprintf(who, sizeof who, "%s", ws->watch);
+    char *kind = strchr(who, '/');
+    if (kind)
+        *kind++ = 0;
     shards_lock_all(c->srv);
     for (int i = 0; i < shard_count(c->srv) && !s; i++) {
         k = shard_at(c->srv, i);
-        if ((s = session_find_name(k, ws->watch)))
+        if ((s = kind ? session_find_named(k, who, kind) : session_find_name(k, who)))
             game_id = s->game_id;
     }
     shards_unlock_all(c->srv);
     if (!s) {
         char msg[96];
-        snprintf(msg, sizeof msg, "%s is not playing now.", ws->watch);
+        if (kind)
+            snprintf(msg, sizeof msg, "%s is not playing %s now.", who, kind);
+        else
+            snprintf(msg, sizeof msg, "%s is not playing now.", who);
         ws_refuse(ws, "left", msg, "not playing");
         return;
     }
@@ -656,6 +664,8 @@ static void preview_one(void *ud, const webgw_live_t *l)
     buf_reset(&srv->scratch);
     buf_puts(&srv->scratch, "{\"t\":\"preview\",\"name\":");
     json_put_string(&srv->scratch, s->user, strlen(s->user));
+    buf_puts(&srv->scratch, ",\"game\":"); /* a player may be live in two */
+    json_put_string(&srv->scratch, s->kind, strlen(s->kind));
     buf_puts(&srv->scratch, ",\"frame\":");
     json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
     buf_putc(&srv->scratch, '}');
@@ -811,6 +821,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
     g->srv = srv;
     list_init(&g->socks);
     buf_init(&g->lobby);
+    buf_init(&g->feed);
     char root[4096];
     webgw_templates_load(g, web_default_root(root, sizeof root));
     web_config_t wc = {.listen = srv->cfg.http,
@@ -868,6 +879,7 @@ void webgw_free(server_t *srv)
         ws_free(LIST_ITEM(it, wsock_t, node)); /* sessions are freed next, without their viewers */
     webgw_templates_free(g);
     buf_free(&g->lobby);
+    buf_free(&g->feed);
     free(g);
     srv->web = NULL;
 }

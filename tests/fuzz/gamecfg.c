@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cmdline.h"
 #include "gamecfg.h"
+#include "statuspat.h"
 
 #define STR_OK(f) (memchr((f), 0, sizeof(f)) != NULL)
 
@@ -22,6 +23,16 @@ static void check_game(const gamecfg_t *g)
     /* a prefix is a control key no game needs (Backspace, Tab, Enter, Esc), or 0: direct */
     if (g->key_prefix >= 0x20 || (g->key_prefix && memchr("\b\t\n\r\x1b", (int)g->key_prefix, 5)))
         abort();
+    /* a status pattern that parsed compiles, and matching a screen is safe */
+    char perr[200];
+    statuspat_t *pat = g->status[0] ? statuspat_new(g->status, perr, sizeof perr) : NULL;
+    if (!STR_OK(g->status) || (g->status[0] && !pat))
+        abort();
+    static const char screen[] = "Dlvl:3 $:0 HP:16(16) Pw:2(2) AC:6 Xp:1/0 T:11\nx\n";
+    int depth = -1;
+    uint64_t turn = 0;
+    statuspat_match(pat, screen, sizeof screen - 1, &depth, &turn);
+    statuspat_free(pat);
     gamecfg_launch_t la;
     char err[256];
     char name[CMDLINE_NAME_MAX + 1], game[CMDLINE_GAME_NAME_MAX + 1], dir[GAMECFG_DIR_MAX + 1];

@@ -179,7 +179,8 @@ def test_make_install_destdir(bindir, start_daemon, clients, tmp_path):
         tpl = (web / "index.html").read_bytes()
         head, _, rest = tpl.partition(b"<!--nav-->")
         assert status == 200 and rest and body.startswith(head)
-        assert b'<nav class="site">' in body and body.endswith(rest.partition(b"<!--games-->")[2])
+        tail = rest.partition(b"<!--games-->")[2].partition(b"<!--feed-->")[2]
+        assert b'<nav class="site">' in body and body.endswith(tail)
 
 
 def _nginx_conf(t, site):

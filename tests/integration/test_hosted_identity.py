@@ -48,7 +48,7 @@ def save(t):
     t.play_keys("S")
     t.wait_for("Really save?")
     t.send("y")
-    t.wait_for("has ended", timeout=30)
+    t.wait_for("was saved", timeout=30)
     t.send(" ")
     t.wait_for("Your choice")
 

@@ -372,7 +372,7 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients)
     pv = out["preview"]
     assert f"{name} the" in pv["text"] and f"Turn {out['turnAfter'] + 1}" in pv["text"], pv["text"]
     assert 7 <= pv["font"] <= 10 and pv["rows"] == out["size"][1], pv
-    assert pv["href"] == f"/watch/{name}"
+    assert pv["href"] == f"/watch/{name}/warren"  # the game too: a player may play two
     px = png_pixels(ARTIFACTS / "daemon-preview.png")
     lit = sum(1 for row in px for (r_, g, b, *_) in row if r_ + g + b > 200)
     assert lit > 300, "the preview screenshot is blank"

@@ -54,7 +54,7 @@ def test_lobby_lists_live_games_without_javascript(daemon):
     assert len(rows) == 1 and rows[0].startswith(b"Lena</td>"), rows
     cells = re.findall(rb"<td>(.*?)</td>", b"<td>" + rows[0])
     assert cells[7] == b"90x28" and cells[3] == b"0", cells  # depth 0: the town
-    assert b'<a href="/watch/Lena">watch</a>' in rows[0]
+    assert b'<a href="/watch/Lena/warren">watch</a>' in rows[0]
     # without scripts the page reloads itself now and then
     assert b'<noscript><meta http-equiv="refresh" content="30"></noscript>' in body
     # gzip when asked, with the same rows
@@ -318,4 +318,4 @@ def test_terminals_fill_the_window_and_previews_are_readable(daemon):
 
     # without JavaScript the lobby still lists the games, with watch links
     assert any(r.startswith("Tess") for r in out["noJsRows"]), out["noJsRows"]
-    assert "/watch/Tess" in out["noJsWatch"] and "/watch/Sam" in out["noJsWatch"]
+    assert "/watch/Tess/warren" in out["noJsWatch"] and "/watch/Sam/warren" in out["noJsWatch"]

@@ -42,7 +42,13 @@ START_TEST(websocket_routes)
     ck_assert_int_eq(r->arg, WEB_WATCH);
     ck_assert_str_eq(name, "Agnes");
     ck_assert_ptr_null(route(WEB_WS, "/ws/watch/", name));
-    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/a/b", name));
+    r = route(WEB_WS, "/ws/watch/Agnes/nethack", name); /* one of her games */
+    ck_assert_int_eq(r->arg, WEB_WATCH);
+    ck_assert_str_eq(name, "Agnes/nethack");
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/a/b/c", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/a/", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch//b", name));
+    ck_assert_ptr_null(route(WEB_WS, "/ws/watch/a/b.c", name));
     ck_assert_ptr_null(route(WEB_WS, "/ws/play/", name));
     ck_assert_ptr_null(route(WEB_WS, "/ws/lobbyx", name));
     ck_assert_ptr_null(route(WEB_GET, "/ws/play", name)); /* not without the upgrade */

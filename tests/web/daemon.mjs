@@ -67,7 +67,7 @@ try {
   await page.fill('input[name=name]', name);
   await page.fill('input[name=password]', password);
   await page.fill('input[name=password2]', password);
-  await Promise.all([page.waitForURL(`${base}/play`), page.click('button[type=submit]')]);
+  await Promise.all([page.waitForURL(`${base}/play?welcome=1`), page.click('button[type=submit]')]);
   out.cookieFlags = (await ctx.cookies()).filter((c) => c.name === 'warren_session')
     .map((c) => ({ httpOnly: c.httpOnly, sameSite: c.sameSite }));
   out.cookieFromScript = await page.evaluate(() => document.cookie);
@@ -172,7 +172,7 @@ try {
   const lp = await wctx.newPage();
   watch(lp, 'lobby');
   await lp.goto(`${base}/`);
-  await lp.waitForSelector(`#games a[href="/watch/${name}"]`, { timeout: 10000 });
+  await lp.waitForSelector(`#games a[href="/watch/${name}/warren"]`, { timeout: 10000 });
   await lp.waitForFunction((n) => (document.querySelector('#previews pre')?.textContent ?? '').includes(`${n} the`),
     name, { timeout: 10000 });
   out.preview = await lp.evaluate(() => {

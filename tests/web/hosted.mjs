@@ -36,7 +36,7 @@ try {
   await page.fill('input[name=name]', name);
   await page.fill('input[name=password]', password);
   await page.fill('input[name=password2]', password);
-  await Promise.all([page.waitForURL(`${base}/`), page.click('button[type=submit]')]);
+  await Promise.all([page.waitForURL(`${base}/?welcome=1`), page.click('button[type=submit]')]);
   // the lobby links every hosted game
   const link = page.locator('header nav a.hosted');
   await link.first().waitFor({ timeout: 15000 });

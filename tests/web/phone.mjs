@@ -86,7 +86,7 @@ const register = async (ctx, who) => {
   await page.fill('input[name=name]', who);
   await page.fill('input[name=password]', password);
   await page.fill('input[name=password2]', password);
-  await Promise.all([page.waitForURL(`${base}/`), page.click('button[type=submit]')]);
+  await Promise.all([page.waitForURL(`${base}/?welcome=1`), page.click('button[type=submit]')]);
   return page;
 };
 // the player: both games leave the cursor on its '@'; [x, y] or null

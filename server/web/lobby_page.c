@@ -1,0 +1,150 @@
+/* lobby_page — the lobby's welcome and feed (lobby_page.h). */
+#include "lobby_page.h"
+#include <stdlib.h>
+#include <string.h>
+#include "db_records.h"
+#include "gamecfg.h"
+#include "html.h"
+#include "siteinfo.h"
+
+/* ---- the welcome ------------------------------------------------------------------ */
+
+/* One way to connect: a label and the line in a read-only field. */
+static void connect_line(buf_t *b, const char *label, const char *line)
+{
+    if (!line[0])
+        return;
+    buf_printf(b, "<li><label>%s <input class=\"copy\" readonly size=\"%zu\" value=\"", label,
+               strlen(line) + 2);
+    html_escape_str(b, line);
+    buf_puts(b, "\"></label></li>"); /* lobby.js adds a Copy button */
+}
+
+static void play_buttons(webgw_t *g, buf_t *b)
+{
+    const gamecfg_list_t *games = &g->srv->cfg.games;
+    buf_puts(b, "<p class=\"play\"><a class=\"button\" href=\"/play\">Play Warren</a>");
+    for (int i = 0; i < games->n; i++) {
+        buf_printf(b, " <a class=\"button\" href=\"/play/%s\">Play ", games->games[i].id);
+        html_escape_str(b, games->games[i].name); /* ids are [a-z0-9_-]: no escape needed */
+        buf_puts(b, "</a>");
+    }
+    buf_puts(b, "</p>\n");
+}
+
+void lobby_page_welcome(webgw_t *g, buf_t *b)
+{
+    const config_t *c = &g->srv->cfg;
+    char telnet[240], ssh[160];
+    siteinfo_telnet(c, telnet, sizeof telnet);
+    siteinfo_ssh(c, ssh, sizeof ssh);
+    buf_puts(b, "<section id=\"welcome\"><h2>");
+    html_escape_str(b, siteinfo_name(c));
+    buf_puts(b, "</h2>");
+    if (c->motd[0]) {
+        buf_puts(b, "<p id=\"motd\">");
+        html_escape_str(b, c->motd);
+        buf_puts(b, "</p>");
+    }
+    if (telnet[0] || ssh[0]) {
+        buf_puts(b, "<p>Play here in the browser, or from a terminal:</p><ul id=\"connect\">");
+        connect_line(b, "telnet", telnet);
+        connect_line(b, "ssh", ssh);
+        buf_puts(b, "</ul>");
+    }
+    play_buttons(g, b);
+    buf_puts(b, "</section>\n");
+}
+
+/* ---- the feed ----------------------------------------------------------------------- */
+
+/* What happened, after the player's name. */
+static void feed_what(webgw_t *g, buf_t *b, const db_feed_t *f)
+{
+    if (!strcmp(f->kind, "milestone")) {
+        buf_puts(b, " ");
+        html_escape_str(b, f->text);
+        buf_printf(b, " (turn %lld)", (long long)f->score);
+        return;
+    }
+    if (!strcmp(f->kind, "hosted")) {
+        const gamecfg_t *h = gamecfg_find(&g->srv->cfg.games, f->game);
+        buf_puts(b, " (");
+        html_escape_str(b, h ? h->name : f->game);
+        buf_puts(b, "): ");
+        html_escape_str(b, f->text);
+        buf_printf(b, ", %lld points", (long long)f->score);
+        return;
+    }
+    buf_puts(b, !strcmp(f->kind, "won")    ? " won: "
+                : !strcmp(f->kind, "quit") ? " quit: "
+                                           : " died: ");
+    html_escape_str(b, f->text);
+    buf_printf(b, ", score %lld, deepest level %d", (long long)f->score, f->depth);
+}
+
+static void feed_row(webgw_t *g, buf_t *b, const db_feed_t *f)
+{
+    bool hosted = !strcmp(f->kind, "hosted");
+    buf_printf(b, "<li class=\"%s\"><time>", hosted ? "dead" : f->kind);
+    webgw_put_time(b, f->time);
+    buf_puts(b, "</time> <a href=\"/player/");
+    url_escape(b, f->player);
+    buf_puts(b, "\">");
+    html_escape_str(b, f->player);
+    buf_puts(b, "</a>");
+    feed_what(g, b, f);
+    if (f->link > 0)
+        buf_printf(b, " <a href=\"/%s/%lld\">%s</a>", hosted ? "hosted" : "game",
+                   (long long)f->link, hosted ? "recording" : "game");
+    buf_puts(b, "</li>\n");
+}
+
+void lobby_page_feed(webgw_t *g, buf_t *b)
+{
+    buf_puts(b, "<section id=\"feed\"><h2>Recent deaths, wins and milestones</h2>");
+    if (g->feed.len)
+        buf_put(b, g->feed.data, g->feed.len);
+    else
+        buf_puts(b, "<p>Nothing yet: no game has ended here.</p>");
+    buf_puts(b, "</section>\n");
+}
+
+typedef struct {
+    webgw_t *g;
+    void (*then)(void *ud);
+    void *ud;
+} refresh_t;
+
+static void on_feed(void *ud, int status, const db_feed_t *f, size_t n)
+{
+    refresh_t r = *(refresh_t *)ud;
+    free(ud);
+    webgw_t *g = r.g;
+    if (status == DB_OK) {
+        buf_reset(&g->feed);
+        if (n)
+            buf_puts(&g->feed, "<ul>");
+        for (size_t i = 0; i < n; i++)
+            feed_row(g, &g->feed, &f[i]);
+        if (n)
+            buf_puts(&g->feed, "</ul>");
+        if (g->feed.failed)
+            buf_reset(&g->feed);
+        g->feed_ms = now_ms(g->srv);
+    }
+    r.then(r.ud);
+}
+
+void lobby_page_refresh(webgw_t *g, void (*then)(void *ud), void *ud)
+{
+    uint64_t now = now_ms(g->srv);
+    bool fresh = g->feed_ms && now - g->feed_ms < LOBBY_FEED_MS;
+    refresh_t *r = fresh || !g->srv->db ? NULL : malloc(sizeof *r);
+    if (!r) {
+        then(ud);
+        return;
+    }
+    *r = (refresh_t){g, then, ud};
+    db_feed_recent(g->srv->db, LOBBY_FEED_ROWS, on_feed, r);
+}
