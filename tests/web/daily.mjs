@@ -25,7 +25,7 @@ try {
   await page.fill('input[name=name]', name);
   await page.fill('input[name=password]', password);
   await page.fill('input[name=password2]', password);
-  await Promise.all([page.waitForURL(`${base}/`), page.click('button[type=submit]')]);
+  await Promise.all([page.waitForURL(`${base}/?welcome=1`), page.click('button[type=submit]')]);
   await Promise.all([page.waitForURL(`${base}/daily`), page.click('nav.site a[href="/daily"]')]);
   out.heading = await page.locator('h2').first().textContent();
   const play = page.locator('a[href="/play/daily"]');
