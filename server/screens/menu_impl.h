@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "accounts.h"
 #include "gamecfg.h"
 #include "menu.h"
 #include "rcedit.h"
@@ -63,9 +64,11 @@ typedef struct menu_prompt {
 struct menu_state {
     menu_screen_id_t screen;
     const menu_prompt_t *prompt;
-    char line[208]; /* what is typed at the prompt */
+    char line[ACCOUNTS_PASSWORD_BYTES +
+              1]; /* what is typed at the prompt (a password the longest) */
     size_t line_len;
-    char pend_name[32], pend_pass[136], pend_old[136];
+    char pend_name[32], pend_pass[ACCOUNTS_PASSWORD_BYTES + 1],
+        pend_old[ACCOUNTS_PASSWORD_BYTES + 1];
     char msg[640]; /* a notice: lines split by "\n" on MENU_MESSAGE */
     int wl_page, wl_sort;
     uint8_t colors;         /* options: index into COLOUR_MODES; 0 = from the terminal */
