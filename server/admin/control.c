@@ -183,7 +183,8 @@ static void cmd_games(ctl_t *c, char *arg)
 static void locked(ctl_t *c, int n, int64_t game)
 {
     (void)n;
-    buf_printf(&c->out, "%s\n", game ? "its live game was saved and detached" : "no live game");
+    buf_printf(&c->out, "%s locked: %s\n", c->name,
+               game ? "its live game was saved and detached" : "no live game");
     ctl_finish(c, NULL);
 }
 
@@ -194,6 +195,8 @@ static void on_locked(void *ud, int status, int64_t id)
     if (status == DB_OK && c->lock) {
         ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "This account has been locked.", false, locked);
     } else {
+        if (status == DB_OK) /* what it did, never silence */
+            buf_printf(&c->out, "%s unlocked: it may log in again\n", c->name);
         ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
     }
     ctl_unref(c);
