@@ -8,7 +8,7 @@
  *   games                 live games: player, game, depth, turn, idle, watchers
  *   lock NAME, unlock NAME
  *   passwd NAME PASSWORD  the rest of the line is the password
- *   announce TEXT         shown on every menu and game for ANNOUNCE_MS; "" clears
+ *   announce TEXT         shown on every menu for ANNOUNCE_MS, games ANNOUNCE_GAME_MS; "" clears
  *   health                quick check, sizes, unfinished games, journal rows, storage
  *                         (ok / failing since T / stalled / lost, last error, cap),
  *                         broken games

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from harness import (CTRL_X, LEAVE, PW, ROOT, WS, Daemon, Web, new_game, program,
-                     unique_name)
+from harness import (CTRL_X, LEAVE, PW, ROOT, WS, Daemon, Web, new_game, play_socket,
+                     program, unique_name)
 from test_hosted import open_to_games
 
 pytestmark = pytest.mark.daemon(http=True)
@@ -281,3 +281,23 @@ def test_announcement_leaves_a_hosted_games_rows_after_seconds(hosted_cat, clien
     m.pump(quiet=0.3)
     assert "Announcement: Restart at noon" in m.text()  # the menu keeps it
     p.send(LEAVE)
+
+
+# ---- keys a browser keeps -------------------------------------------------------------
+
+def test_alt_keys_stand_for_the_ctrl_keys_a_browser_keeps(daemon, clients):
+    """Ctrl-W and Ctrl-T close and open a browser's tabs: Alt-W and Alt-T
+    (Esc w, Esc t: what xterm.js sends) do what they do, on both doors."""
+    d = daemon
+    r = Web(d.http).register("vic", PW, next="/")
+    tok = re.search(r"warren_session=([A-Za-z0-9_-]+)", r.head).group(1)
+    ws = play_socket(d.http, tok)
+    ws.binary(b"\x1bw")
+    ws.until(lambda op, p: op == 2 and b"Nobody is watching." in p)
+    ws.binary(b"\x1bt")
+    ws.until(lambda op, p: op == 2 and b"Chat hidden" in p)
+    ws.close()
+    t = clients(d.port).connected()
+    started(d, t, "wes")
+    t.send("\x1bw")
+    t.wait_for("Nobody is watching.")
