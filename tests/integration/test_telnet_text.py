@@ -251,9 +251,17 @@ def test_watcher_bottom_line_at_80x24_and_below_the_game_when_taller(daemon, cli
     small.wait_for("Watching olga, who has left: the game waits.")
     big.wait_for("Watching olga, who has left: the game waits.")
     assert bottom(small).endswith("q stops \u00b7 ? help")
-    # and comes back
+    # and comes back, in a terminal as big as the taller watcher's: no row is
+    # left below the game, so its line goes on its bottom row too (and on
+    # the smaller one's, cut to its size)
+    p.resize(100, 30)
     p.send("p")
     small.wait_for(re.compile(r"Watching olga, game \d+"))
+    big.wait_for(re.compile(r"Watching olga, game \d+"))
+    big.pump(quiet=0.3)
+    assert big.screen.display[29].startswith("Watching olga, game ")
+    assert big.screen.display[29].endswith("q stops \u00b7 ? help")
+    assert bottom(small).endswith("q stops \u00b7 ? help")
 
 
 # ---- announcements over a hosted game ------------------------------------------------
