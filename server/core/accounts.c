@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "accounts.h"
+#include "screen.h"
 #include "hashq.h"
 #include "list.h"
 
@@ -163,16 +164,6 @@ int accounts_check_name(const char *name, char *msg, size_t msglen)
     if (msg && msglen)
         snprintf(msg, msglen, "%s", why);
     return -1;
-}
-
-/* Characters, as a person counts them: UTF-8 code points (continuation
- * bytes are not counted). */
-static size_t utf8_chars(const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++)
-        n += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return n;
 }
 
 int accounts_check_password(const char *pw, size_t len, char *msg, size_t msglen)

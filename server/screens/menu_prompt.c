@@ -56,6 +56,8 @@ static void prompt_key(conn_t *c, key_event_t k)
     menu_state_t *m = c->menu;
     const menu_prompt_t *p = m->prompt;
     size_t max = p->max ? p->max : p->secret ? ACCOUNTS_PASSWORD_BYTES : ACCOUNTS_NAME_MAX;
+    if (max > sizeof m->line - 1)
+        max = sizeof m->line - 1;
     switch (lineedit_key(m->line, &m->line_len, max, k)) {
     case LINE_CANCEL:
         menu_wipe_secrets(m);

@@ -66,6 +66,11 @@ def test_mail_keeps_utf8_between_telnet_and_the_web(daemon, clients):
     r = web.post("/mail", {"to": "ana", "text": "\u00e7a va \u2713"})
     assert r.status == 200, r.body
     assert "ça va ✓" in a.wait_for("Mail from bo, ")
+    # at most 200 characters, as both doors say, however many bytes each takes
+    r = web.post("/mail", {"to": "ana", "text": "\u00e9" * 200})
+    assert r.status == 200 and b"Message left for ana." in r.body, r.body
+    r = web.post("/mail", {"to": "ana", "text": "\u00e9" * 201})
+    assert r.status == 400 and b"at most 200 characters" in r.body
 
 
 def test_chat_keeps_utf8_between_telnet_and_the_web(daemon, clients):
