@@ -370,7 +370,8 @@ void watch_draw(session_t *s, conn_t *c, screen_t *scr)
     } else if (w->notice[0]) {
         screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
         screen_text(scr, 1, y, st_bar, w->notice);
-    } else if (!announce_on_games(c->srv)) { /* its bottom row says whom it watches */
+    } else if (!c->ops->browser && !announce_on_games(c->srv)) {
+        /* a terminal's bottom row says whom it watches (a page says it itself) */
         char line[TERM_MAX_W + 1];
         watch_line(s, scr->w, line, sizeof line);
         screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
