@@ -351,7 +351,8 @@ static void watch_line(session_t *s, int cols, char *out, size_t n)
     if (room < 0)
         room = 0;
     int cut = (int)strlen(who) < room ? (int)strlen(who) : room;
-    snprintf(out, n, "%.*s%*s%s", cut, who, cols - cut - hint, "", KEYS_HINT);
+    int pad = cols - cut - hint > 0 ? cols - cut - hint : 0;
+    snprintf(out, n, "%.*s%*s%s", cut, who, pad, "", KEYS_HINT);
 }
 
 void watch_draw(session_t *s, conn_t *c, screen_t *scr)
