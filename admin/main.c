@@ -24,7 +24,7 @@ static void usage(FILE *out)
                  "  lock NAME          lock an account: it cannot log in; its live game is saved\n"
                  "  unlock NAME        unlock it again\n"
                  "  passwd NAME        set a new password, read from the terminal or stdin\n"
-                 "  announce TEXT      show TEXT on every menu and game for 5 minutes\n"
+                 "  announce TEXT      show TEXT on every menu for 5 minutes, games 8 s\n"
                  "                     (\"announce\" with no text takes it down)\n"
                  "  health             quick check, sizes, unfinished games, journal rows,\n"
                  "                     storage (ok, or failing, stalled or lost since when and\n"

@@ -432,7 +432,7 @@ void db_health(db_t *db, db_health_cb cb, void *ud);
 
 typedef void (*db_number_cb)(void *ud, int status, int64_t n);
 
-#define DB_MAIL_MAX 200 /* bytes of one message */
+#define DB_MAIL_MAX 800 /* bytes of one message: 200 characters of UTF-8 */
 
 typedef struct {
     int64_t id;

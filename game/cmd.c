@@ -89,7 +89,6 @@ static const cmd_t COMMANDS[] = {
     {'L', "L", "lock a door, or pick a locked one's lock", trap_cmd_lock},
     {'K', "K", "kick a door in", trap_cmd_kick},
     {'p', "p", "trade: buy, sell and services (or bump the keeper)", shop_cmd_trade},
-    {'x', "x", "look at something", travel_look},
     {'Z', "Z", "cast a spell (wizards, clerics); bolts and areas aim", spell_menu},
     {0x01, "^A", "class power: power attack, hide, turn undead, arcane spark", power_use},
     {'?', "?", "this list of commands", help_open},
@@ -179,6 +178,8 @@ int cmd_key(game_t *g, key_event_t k)
         }
         return creature_step(g, g->player, dx, dy);
     }
+    if (k.code == 'x') /* listed once, on ;'s row ("also x") */
+        k.code = ';';
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (COMMANDS[i].run && COMMANDS[i].code == k.code)
             return COMMANDS[i].run(g);

@@ -69,8 +69,9 @@ void discoveries_draw(game_t *g, screen_t *s)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     int np = pages(g);
+    char keys[64];
     screen_textf(s, 0, 0, hi, "Discoveries, page %d of %d (%s)", g->page + 1, np,
-                 g->page + 1 < np ? "space: more, other keys return" : "any key returns");
+                 prompt_page_hint(g->page, np, "next", "previous", keys, sizeof keys));
     char line[160];
     for (int i = 0; i < PAGE_ROWS && line_at(g, g->page * PAGE_ROWS + i, line, sizeof line); i++)
         screen_text(s, 0, 2 + i, STYLE_DEFAULT, line);

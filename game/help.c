@@ -34,8 +34,9 @@ void help_draw(game_t *g, screen_t *s)
     size_t n;
     const cmd_t *t = cmd_table(&n);
     int pages = help_pages();
+    char keys[64];
     screen_textf(s, 0, 0, hi, "Commands, page %d of %d (%s)", g->page + 1, pages,
-                 g->page + 1 < pages ? "space: more, other keys return" : "any key returns");
+                 prompt_page_hint(g->page, pages, "next", "previous", keys, sizeof keys));
     for (size_t i = (size_t)g->page * PAGE_ROWS, row = 2; i < n && row < 2 + PAGE_ROWS; i++, row++)
         screen_textf(s, 0, (int)row, STYLE_DEFAULT, "%-9s %s", t[i].label, t[i].what);
     screen_text(s, 0, s->h - 1, hi, HELP_FOOTER);

@@ -158,9 +158,10 @@ int msg_more_key(game_t *g, key_event_t k)
 void msg_history_draw(game_t *g, screen_t *s)
 {
     int pages = history_pages(g);
+    char keys[64];
     screen_textf(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD},
-                 "Message history, page %d of %d (space: older, <: newer, other keys return)",
-                 g->page + 1, pages);
+                 "Message history, page %d of %d (%s)", g->page + 1, pages,
+                 prompt_page_hint(g->page, pages, "older", "newer", keys, sizeof keys));
     uint32_t kept = g->nmsg < MSG_LOG ? g->nmsg : MSG_LOG, back = (uint32_t)g->page * PAGE_ROWS;
     uint32_t end = g->nmsg - (back < kept ? back : kept), first = g->nmsg - kept;
     uint32_t start = end - first > PAGE_ROWS ? end - PAGE_ROWS : first;

@@ -1,5 +1,6 @@
 /* prompt — the prompt table (see prompt.h). */
 #include "prompt.h"
+#include <stdio.h>
 #include "chargen.h"
 #include "cmd.h"
 #include "discoveries.h"
@@ -33,6 +34,20 @@ void prompt_page_key(game_t *g, key_event_t k, int pages)
         }
     g->page = 0;
     g->prompt = PROMPT_NONE;
+}
+
+const char *prompt_page_hint(int page, int pages, const char *next, const char *prev, char *out,
+                             size_t n)
+{
+    bool more = page + 1 < pages, back = page > 0;
+    if (more)
+        snprintf(out, n, back ? "space: %s, <: %s, Esc returns" : "space: %s, Esc returns", next,
+                 prev);
+    else if (back) /* the last page: going on closes it too */
+        snprintf(out, n, "<: %s, other keys return", prev);
+    else
+        snprintf(out, n, "Esc returns");
+    return out;
 }
 
 void prompt_ask(screen_t *s, const char *question)

@@ -59,6 +59,11 @@ typedef struct {
  * <, k, Page Up or Up goes back; any other key closes. */
 #define PAGE_ROWS 20
 void prompt_page_key(game_t *g, key_event_t k, int pages);
+/* What those keys do on page (0-based) of pages, for a paged screen's
+ * title: "space: NEXT, Esc returns" and so on, true on every page; next
+ * and prev name the directions ("next", "older"). Returns out. */
+const char *prompt_page_hint(int page, int pages, const char *next, const char *prev, char *out,
+                             size_t n);
 
 /* A question on the top line, over the messages, for a row that asks
  * (quit, a door's direction, "Really attack?"): drawn, never logged, so

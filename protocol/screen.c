@@ -177,6 +177,14 @@ void screen_put(screen_t *s, int x, int y, uint32_t ch, style_t st)
     set_cell(s, x, y, c);
 }
 
+size_t utf8_chars(const char *p, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += ((unsigned char)p[i] & 0xC0) != 0x80;
+    return n;
+}
+
 uint32_t utf8_decode(const uint8_t *p, size_t len, size_t *used)
 {
     *used = len ? 1 : 0;

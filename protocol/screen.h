@@ -96,5 +96,8 @@ void screen_cursor(screen_t *s, int x, int y, bool visible);
 /* Decodes one UTF-8 code point from p[0..len); sets *used (>= 1 when len > 0).
  * Returns the code point, or 0xFFFD for an invalid or truncated sequence. */
 uint32_t utf8_decode(const uint8_t *p, size_t len, size_t *used);
+/* Characters in p[0..len) as a person counts them (and the grid draws
+ * them, a cell each): its bytes but UTF-8 continuation bytes. */
+size_t utf8_chars(const char *p, size_t len);
 
 #endif

@@ -8,7 +8,7 @@
  *   games                 live games: player, game, depth, turn, idle, watchers
  *   lock NAME, unlock NAME
  *   passwd NAME PASSWORD  the rest of the line is the password
- *   announce TEXT         shown on every menu and game for ANNOUNCE_MS; "" clears
+ *   announce TEXT         shown on every menu for ANNOUNCE_MS, games ANNOUNCE_GAME_MS; "" clears
  *   health                quick check, sizes, unfinished games, journal rows, storage
  *                         (ok / failing since T / stalled / lost, last error, cap),
  *                         broken games
@@ -187,7 +187,8 @@ static void cmd_games(ctl_t *c, char *arg)
 static void locked(ctl_t *c, int n, int64_t game)
 {
     (void)n;
-    buf_printf(&c->out, "%s\n", game ? "its live game was saved and detached" : "no live game");
+    buf_printf(&c->out, "%s locked: %s\n", c->name,
+               game ? "its live game was saved and detached" : "no live game");
     ctl_finish(c, NULL);
 }
 
@@ -198,6 +199,8 @@ static void on_locked(void *ud, int status, int64_t id)
     if (status == DB_OK && c->lock) {
         ctl_sweep(c, SWEEP_LOG_OUT, GAME_CLOSE, "This account has been locked.", false, locked);
     } else {
+        if (status == DB_OK) /* what it did, never silence */
+            buf_printf(&c->out, "%s unlocked: it may log in again\n", c->name);
         ctl_finish(c, status == DB_OK ? NULL : db_msg(c->srv, status));
     }
     ctl_unref(c);

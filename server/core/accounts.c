@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "accounts.h"
+#include "screen.h"
 #include "hashq.h"
 #include "list.h"
 
@@ -167,10 +168,11 @@ int accounts_check_name(const char *name, char *msg, size_t msglen)
 
 int accounts_check_password(const char *pw, size_t len, char *msg, size_t msglen)
 {
-    if (pw && len >= ACCOUNTS_PASSWORD_MIN && len <= ACCOUNTS_PASSWORD_MAX)
+    size_t n = pw && len <= ACCOUNTS_PASSWORD_BYTES ? utf8_chars(pw, len) : 0;
+    if (n >= ACCOUNTS_PASSWORD_MIN && n <= ACCOUNTS_PASSWORD_MAX)
         return 0;
     if (msg && msglen)
-        snprintf(msg, msglen, "Passwords are 8 to 128 bytes long.");
+        snprintf(msg, msglen, "Passwords are 8 to 128 characters long.");
     return -1;
 }
 
@@ -305,9 +307,9 @@ struct req {
     req_kind_t kind;
     char ip[THR_KEY_MAX];
     char name[DB_NAME_MAX], key[DB_NAME_MAX];
-    char pw[ACCOUNTS_PASSWORD_MAX + 1];
+    char pw[ACCOUNTS_PASSWORD_BYTES + 1];
     size_t pwlen;
-    char newpw[ACCOUNTS_PASSWORD_MAX + 1];
+    char newpw[ACCOUNTS_PASSWORD_BYTES + 1];
     size_t newlen;
     char hash[crypto_pwhash_STRBYTES];
     db_user_t user;
@@ -452,8 +454,8 @@ static req_t *req_new(accounts_t *a, req_kind_t kind, const char *ip, const char
     snprintf(r->ip, sizeof r->ip, "%s", ip ? ip : "");
     snprintf(r->name, sizeof r->name, "%s", name);
     accounts_name_key(name, r->key);
-    r->pwlen = pwlen <= ACCOUNTS_PASSWORD_MAX ? pwlen : ACCOUNTS_PASSWORD_MAX + 1;
-    if (pw && r->pwlen <= ACCOUNTS_PASSWORD_MAX)
+    r->pwlen = pwlen <= ACCOUNTS_PASSWORD_BYTES ? pwlen : ACCOUNTS_PASSWORD_BYTES + 1;
+    if (pw && r->pwlen <= ACCOUNTS_PASSWORD_BYTES)
         memcpy(r->pw, pw, r->pwlen);
     r->now = now;
     r->cb = cb;
@@ -484,10 +486,18 @@ static void work_hash(req_t *r)
 
 /* ---- login (and the verify half of a password change) ------------------------------ */
 
+/* "1 second", "2 seconds": a count and its unit, singular or plural. */
+static const char *plural(unsigned long long n, const char *unit, char *out, size_t len)
+{
+    snprintf(out, len, "%llu %s%s", n, unit, n == 1 ? "" : "s");
+    return out;
+}
+
 static void throttled_msg(char *msg, size_t n, uint64_t wait_ms)
 {
-    snprintf(msg, n, "Too many attempts. Try again in %llu seconds.",
-             (unsigned long long)((wait_ms + 999) / 1000));
+    char wait[32];
+    snprintf(msg, n, "Too many attempts. Try again in %s.",
+             plural((wait_ms + 999) / 1000, "second", wait, sizeof wait));
 }
 
 uint64_t accounts_login_wait_ms(accounts_t *a, const char *ip, const char *name, uint64_t now_ms)
@@ -561,7 +571,7 @@ static int login_start(req_t *r)
     thr_fail(a, thr_get(a, 'i', r->ip, NULL, r->now, true), a->cfg.ip_free_failures, r->now);
     thr_fail(a, thr_get(a, 'a', r->ip, r->key, r->now, true), a->cfg.account_free_failures, r->now);
     r->counted = true;
-    if (accounts_check_name(r->name, NULL, 0) != 0 || r->pwlen > ACCOUNTS_PASSWORD_MAX) {
+    if (accounts_check_name(r->name, NULL, 0) != 0 || r->pwlen > ACCOUNTS_PASSWORD_BYTES) {
         /* Cannot exist: same answer as a wrong password, and the same cost. */
         r->found = false;
         req_queue(r, work_verify, login_verified);
@@ -762,9 +772,9 @@ int accounts_register(accounts_t *a, const char *ip, const char *name, const cha
             t->regs = 0, t->reg_start = now_ms;
         if (t->regs >= a->cfg.register_per_ip) {
             uint64_t wait = t->reg_start + a->cfg.register_window_ms - now_ms;
-            snprintf(msg, sizeof msg,
-                     "Too many new accounts from your address. Try again in %llu minutes.",
-                     (unsigned long long)((wait + 59999) / 60000));
+            char in[32];
+            snprintf(msg, sizeof msg, "Too many new accounts from your address. Try again in %s.",
+                     plural((wait + 59999) / 60000, "minute", in, sizeof in));
             req_finish_later(r, ACCOUNTS_ETHROTTLED, msg);
             return 0;
         }

@@ -3,8 +3,8 @@
  * Names: 2-20 bytes of [A-Za-z0-9_-], unique ignoring case. Each account
  * also has a game name, what hosted games know it as (db/schema.sql:
  * game_names): given by the database at registration, kept across renames,
- * never given to another account. Passwords: 8-128
- * bytes, hashed with libsodium's argon2id (crypto_pwhash_str). Hashing and
+ * never given to another account. Passwords: 8 to 128
+ * characters (UTF-8 code points, so at most 512 bytes), hashed with libsodium's argon2id (crypto_pwhash_str). Hashing and
  * verifying run on the libuv thread pool, so the loop never waits on them.
  * An unknown name and a wrong password get the same status and message, and
  * an unknown name still costs one verify (against a dummy hash) so timing
@@ -43,10 +43,12 @@
 #include <uv.h>
 #include "db.h"
 
-#define ACCOUNTS_NAME_MIN     2
-#define ACCOUNTS_NAME_MAX     20
-#define ACCOUNTS_PASSWORD_MIN 8
-#define ACCOUNTS_PASSWORD_MAX 128
+#define ACCOUNTS_NAME_MIN       2
+#define ACCOUNTS_NAME_MAX       20
+#define ACCOUNTS_PASSWORD_MIN   8
+#define ACCOUNTS_PASSWORD_MAX   128 /* characters */
+/* bytes a password of ACCOUNTS_PASSWORD_MAX characters may take */
+#define ACCOUNTS_PASSWORD_BYTES (ACCOUNTS_PASSWORD_MAX * 4)
 
 enum {
     ACCOUNTS_OK = 0,

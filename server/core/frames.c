@@ -55,13 +55,19 @@ static void view_of(const session_t *s, session_view_t *v)
                           .turns = s->player ? s->player->turns : false};
 }
 
-/* A watcher shares the player's frames when its terminal can hold them. */
+/* A watcher shares the player's frames when its terminal can hold them
+ * and, a terminal, a row below them for the line saying whom it watches
+ * (watcher_footer); else its frames are its own, that line on their
+ * bottom row (watch.c). */
 bool frames_shared(const session_t *s, const conn_t *c)
 {
     const hooks_t *h = s->srv->hooks;
-    if (c != s->player && h->watcher_own && h->watcher_own(c))
+    if (c == s->player || c->json)
+        return true;
+    if (h->watcher_own && h->watcher_own(c))
         return false; /* help, a chat line being typed: its own frames meanwhile */
-    return c->json || (c->w >= s->grid->w && c->h >= s->grid->h);
+    int spare = c->ops->browser || !h->watcher_footer ? 0 : 1; /* pages say it themselves */
+    return c->w >= s->grid->w && c->h >= s->grid->h + spare;
 }
 
 /* Below the game on a taller terminal: whom it watches and the keys
@@ -79,10 +85,15 @@ static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
         buf_printf(out, "\033[%d;%dH", s->sent->cur_y + 1, s->sent->cur_x + 1);
 }
 
-/* A watcher drawn at its own size: the game, then its overlays. */
-static void own_frame(session_t *s, conn_t *c, const session_view_t *v)
+/* A watcher drawn at its own size: the game, then its overlays. At the
+ * game's own size it is a copy of the frame its viewers get (frame: the
+ * one being sent, or the last sent), not a render of its own. */
+static void own_frame(session_t *s, conn_t *c, const session_view_t *v, const screen_t *frame)
 {
-    session_render(s, c->scr, v);
+    if (c->scr->w == frame->w && c->scr->h == frame->h)
+        screen_copy(c->scr, frame);
+    else
+        session_render(s, c->scr, v);
     if (c != s->player && s->srv->hooks->watcher_draw)
         s->srv->hooks->watcher_draw(s, c, c->scr);
     conn_send_diff(c);
@@ -111,7 +122,7 @@ void frames_keyframe(session_t *s, conn_t *c)
         }
         if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
             return;
-        own_frame(s, c, &v);
+        own_frame(s, c, &v, s->sent);
         return;
     }
     buf_reset(&srv->scratch);
@@ -151,7 +162,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
         return;
     if (c->own_render) {
         if (c->scr && c->shown) /* else its keyframe, on its way, makes them */
-            own_frame(s, c, &f->v);
+            own_frame(s, c, &f->v, s->grid);
         return;
     }
     if (c->need_key || !conn_writable(c)) {
@@ -302,7 +313,7 @@ void session_view_changed(conn_t *c)
     if (own && c->own_render && c->scr && c->shown && !c->too_small) {
         session_view_t v;
         view_of(s, &v);
-        own_frame(s, c, &v);
+        own_frame(s, c, &v, s->sent);
         return;
     }
     c->own_render = own;

@@ -1,5 +1,6 @@
 /* mail — messages between players (see mail.h). */
 #include "mail.h"
+#include "screen.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,7 +12,7 @@ typedef struct {
     server_t *srv;
     int64_t from, to;
     char to_name[DB_NAME_MAX];
-    char text[MAIL_MAX + 1];
+    char text[MAIL_BYTES + 1];
     mail_sent_cb cb;
     void *ud;
 } mail_req_t;
@@ -69,8 +70,8 @@ void mail_send(server_t *srv, int64_t from, const char *to, const char *text, si
         cb(ud, false, "An empty message is not sent.");
         return;
     }
-    if (n > MAIL_MAX) {
-        cb(ud, false, "A message is at most 200 bytes.");
+    if (n > MAIL_BYTES || utf8_chars(text, n) > MAIL_MAX) {
+        cb(ud, false, "A message is at most 200 characters.");
         return;
     }
     mail_req_t *r = calloc(1, sizeof *r);

@@ -4,7 +4,8 @@
  * when it waits at the main menu: screens/inbox.h, told through the
  * hooks' mail_left) or on the /mail page, then marked seen.
  *
- * Limits: MAIL_MAX bytes of text (control characters become spaces),
+ * Limits: MAIL_MAX characters of text (UTF-8, so at most MAIL_BYTES
+ * bytes; control characters become spaces),
  * MAIL_PER_HOUR messages per sender per hour, 20 unseen per recipient.
  * Mail once read is kept MAIL_KEEP_DAYS after it was sent (retention.h).
  * Loop thread only. */
@@ -15,7 +16,8 @@
 #include <stdint.h>
 #include "conn.h"
 
-#define MAIL_MAX       200
+#define MAIL_MAX       200 /* characters */
+#define MAIL_BYTES     (MAIL_MAX * 4)
 #define MAIL_PER_HOUR  10
 #define MAIL_KEEP_DAYS 30 /* read mail is deleted this long after it was sent (retention.h) */
 

@@ -271,6 +271,8 @@ void session_detach(conn_t *c, const char *why)
         if (!s->ended && s->ops->over_at_more && s->ops->over_at_more(s))
             return end_left(s, c, why); /* left on the last --More--: it ends now */
         s->ops->save(s, "detach");
+        if (s->nwatchers)
+            frames_refresh(s); /* watchers' lines say the player left */
     } else {
         watcher_unlink(s, c);
         if (!s->ended)

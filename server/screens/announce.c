@@ -18,9 +18,30 @@ void announce_draw(server_t *s, screen_t *scr)
     screen_text(scr, x, y, st, s->announce);
 }
 
+/* When the line comes off games: ANNOUNCE_GAME_MS after it went up. */
+static uint64_t game_until(const server_t *k)
+{
+    return k->announce_until - ANNOUNCE_MS + ANNOUNCE_GAME_MS;
+}
+
+bool announce_on_games(const server_t *k)
+{
+    return k->announce[0] && now_ms(k) < game_until(k);
+}
+
 void announce_overlay(session_t *s, screen_t *scr)
 {
-    announce_draw(s->srv, scr);
+    if (announce_on_games(s->srv))
+        announce_draw(s->srv, scr);
+}
+
+void announce_game_tick(server_t *k)
+{
+    uint64_t now = now_ms(k), off = game_until(k);
+    /* the ticks are a second apart: two of them may fall in this window,
+     * and a redraw of an unchanged game costs nothing */
+    if (k->announce[0] && now >= off && now < off + 2000)
+        session_redraw_all(k);
 }
 
 /* Keys waiting for their journal rows keep their frame (and the

@@ -162,9 +162,7 @@ static void draw_typing(const chatlog_t *log, screen_t *scr)
     int y = scr->h - 1;
     screen_fill(scr, 0, y, scr->w, 1, ' ', st_note);
     int x = screen_text(scr, 0, y, st_note, "Say (Enter sends, Esc cancels): ");
-    const char *shown = log->line; /* the end of a long line */
-    if ((int)log->len > scr->w - x - 1)
-        shown += log->len - (size_t)(scr->w - x - 1);
+    const char *shown = lineedit_tail(log->line, log->len, scr->w - x - 1); /* a long line's end */
     x = screen_text(scr, x, y, st_note, shown);
     screen_cursor(scr, x, y, true);
 }
@@ -275,7 +273,7 @@ void chat_toggle(session_t *s)
 static void typing_key(conn_t *c, session_t *s, chatlog_t *log, key_event_t k)
 {
     line_action_t a = lineedit_key(log->line, &log->len, CHAT_MAX, k);
-    if (a == LINE_IGNORED)
+    if (a == LINE_IGNORED || a == LINE_FULL)
         return;
     if (a == LINE_ENTER || a == LINE_CANCEL) {
         log->typing = false;

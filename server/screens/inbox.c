@@ -14,7 +14,18 @@ void inbox_notify(server_t *srv, int64_t user)
     }
 }
 
-#define WRAP 76 /* bytes of a message per screen line */
+#define WRAP 76 /* characters of a message per screen line */
+
+/* The bytes of p's first WRAP characters (or fewer, to its end). */
+static size_t wrap_at(const char *p)
+{
+    size_t k = 0;
+    int chars = 0;
+    for (; p[k]; k++)
+        if (((unsigned char)p[k] & 0xC0) != 0x80 && ++chars > WRAP)
+            break;
+    return k;
+}
 
 /* One message as notice lines: who and when, then its text wrapped
  * (never inside a UTF-8 character). Returns the length, or 0 if it does
@@ -28,9 +39,7 @@ static size_t format_one(const db_mail_t *m, bool first, char *out, size_t n)
     strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
     size_t len = (size_t)snprintf(out, n, "%sMail from %s, %s:", first ? "" : "\n", m->from, when);
     for (const char *p = m->text; *p && len < n;) {
-        size_t k = strlen(p) > WRAP ? WRAP : strlen(p);
-        while (k > 1 && ((unsigned char)p[k] & 0xC0) == 0x80)
-            k--;
+        size_t k = wrap_at(p);
         len += (size_t)snprintf(out + len, n - len, "\n  %.*s", (int)k, p);
         p += k;
     }
@@ -41,7 +50,7 @@ static void on_unseen(void *ud, int status, const db_mail_t *m, size_t n)
 {
     conn_t *c = ud;
     if (status == DB_OK && n > 0 && !c->closing && menu_at_main(c) && c->user_id) {
-        char text[640];
+        char text[MENU_MSG_MAX];
         size_t len = 0;
         int64_t upto = 0;
         for (size_t i = 0; i < n; i++) {

@@ -60,23 +60,23 @@ int menu_screens_ready(conn_t *c)
     return 0;
 }
 
-/* Terminal below 80x24: a message drawn at the size it has. */
+/* Terminal below 80x24 (in the menu or a game): a message drawn at the
+ * size it has, word by word, saying what becomes of keys meanwhile. */
 static void draw_too_small(conn_t *c, screen_t *scr)
 {
-    static const char *const words[] = {"Please", "enlarge", "your",   "terminal", "to",
-                                        "at",     "least",   "80x24.", NULL};
-    char size[32];
-    snprintf(size, sizeof size, "(now %dx%d)", c->raw_w, c->raw_h);
+    char text[200], *save = NULL;
+    snprintf(text, sizeof text, "Please enlarge your terminal to at least 80x24. (now %dx%d) %s",
+             c->raw_w, c->raw_h,
+             c->place == CONN_PLAY || c->place == CONN_WATCH
+                 ? "Keys are ignored until then."
+                 : "Keys but q (quit) are ignored until then.");
     int x = 0, y = 0;
-    for (int i = 0; words[i] || size[0]; i++) {
-        const char *wd = words[i] ? words[i] : size;
+    for (char *wd = strtok_r(text, " ", &save); wd; wd = strtok_r(NULL, " ", &save)) {
         int n = (int)strlen(wd);
         if (x > 0 && x + n > scr->w)
             x = 0, y++;
         screen_text(scr, x, y, ST_MSG, wd);
         x += n + 1;
-        if (!words[i])
-            break;
     }
     screen_cursor(scr, 0, 0, false);
 }
@@ -182,9 +182,10 @@ static void menu_draw(conn_t *c)
 
 void menu_redraw(conn_t *c)
 {
-    if (c->ops->relay || c->closing || c->place == CONN_PLAY || c->place == CONN_WATCH)
+    bool in_game = c->place == CONN_PLAY || c->place == CONN_WATCH;
+    if (c->ops->relay || c->closing || (in_game && !c->too_small)) /* a game draws itself */
         return;
-    menu_draw(c);
+    menu_draw(c); /* or the notice of a terminal too small for it */
 }
 
 bool menu_at_main(const conn_t *c)

@@ -23,6 +23,10 @@
 #include "hooks.h"
 #include "keys.h"
 
+/* A notice's bytes (conn_message): a mail of MAIL_MAX characters, wrapped,
+ * always fits. */
+#define MENU_MSG_MAX 1024
+
 /* Registers the menu with the core (hooks.h: menu_enter, menu_message,
  * menu_redraw, menu_too_small, menu_key). */
 void menu_hooks(hooks_t *h);

@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "accounts.h"
 #include "gamecfg.h"
+#include "mail.h"
 #include "menu.h"
 #include "rcedit.h"
 #include "server.h"
@@ -59,14 +61,18 @@ typedef struct menu_prompt {
     size_t max;              /* bytes typed at most; 0: a name's or a password's */
 } menu_prompt_t;
 
+/* The longest line a prompt takes: a mail's or a password's bytes. */
+#define MENU_LINE_MAX (MAIL_BYTES > ACCOUNTS_PASSWORD_BYTES ? MAIL_BYTES : ACCOUNTS_PASSWORD_BYTES)
+
 /* Per conn (conn_t.menu), private to the menu's files. */
 struct menu_state {
     menu_screen_id_t screen;
     const menu_prompt_t *prompt;
-    char line[208]; /* what is typed at the prompt */
+    char line[MENU_LINE_MAX + 1]; /* what is typed at the prompt */
     size_t line_len;
-    char pend_name[32], pend_pass[136], pend_old[136];
-    char msg[640]; /* a notice: lines split by "\n" on MENU_MESSAGE */
+    char pend_name[32], pend_pass[ACCOUNTS_PASSWORD_BYTES + 1],
+        pend_old[ACCOUNTS_PASSWORD_BYTES + 1];
+    char msg[MENU_MSG_MAX]; /* a notice: lines split by "\n" on MENU_MESSAGE */
     int wl_page, wl_sort;
     uint8_t colors;         /* options: index into COLOUR_MODES; 0 = from the terminal */
     uint8_t glyphs;         /* options: index into GLYPH_SETS; 0 = from the terminal */

@@ -11,7 +11,7 @@ static const menu_prompt_t prompt_mail_to = {
     "Mail a player", "To: ", "Shown at their next menu. Esc cancels.", false, mail_to_done};
 static const menu_prompt_t prompt_mail_text = {
     "Mail a player", "Message: ",    "At most 200 characters. Esc cancels.",
-    false,           mail_text_done, MAIL_MAX};
+    false,           mail_text_done, MAIL_BYTES};
 
 void menu_open_mail(conn_t *c)
 {

@@ -17,9 +17,8 @@ static void draw_prompt(conn_t *c, screen_t *scr)
     if (m->msg[0])
         screen_text(scr, 2, 10, ST_MSG, m->msg);
     int x = screen_text(scr, 2, 8, STYLE_DEFAULT, p->label);
-    size_t room = (size_t)(scr->w - x - 1); /* a long line shows its end */
-    if (!p->secret)
-        x = screen_text(scr, x, 8, ST_KEY, m->line + (m->line_len > room ? m->line_len - room : 0));
+    if (!p->secret) /* a long line shows its end */
+        x = screen_text(scr, x, 8, ST_KEY, lineedit_tail(m->line, m->line_len, scr->w - x - 1));
     screen_cursor(scr, x, 8, true);
 }
 
@@ -56,7 +55,9 @@ static void prompt_key(conn_t *c, key_event_t k)
 {
     menu_state_t *m = c->menu;
     const menu_prompt_t *p = m->prompt;
-    size_t max = p->max ? p->max : p->secret ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
+    size_t max = p->max ? p->max : p->secret ? ACCOUNTS_PASSWORD_BYTES : ACCOUNTS_NAME_MAX;
+    if (max > sizeof m->line - 1)
+        max = sizeof m->line - 1;
     switch (lineedit_key(m->line, &m->line_len, max, k)) {
     case LINE_CANCEL:
         menu_wipe_secrets(m);
@@ -64,6 +65,10 @@ static void prompt_key(conn_t *c, key_event_t k)
         return;
     case LINE_ENTER: p->done(c); return;
     case LINE_EDITED: menu_redraw(c); return;
+    case LINE_FULL:
+        snprintf(m->msg, sizeof m->msg, "That is as long as it may be.");
+        menu_redraw(c);
+        return;
     case LINE_IGNORED: return;
     }
 }

@@ -125,6 +125,8 @@ bool playkeys_take(conn_t *c, session_t *s, key_event_t k)
         return prefix;
     }
     const playkey_t *row = row_of(k, false);
+    if (!row && k.mods == KEYMOD_ALT) /* Alt-W for Ctrl-W: browsers keep Ctrl-W, Ctrl-T */
+        row = row_of((key_event_t){k.code, 0}, true);
     if (row)
         row->act(c, s);
     return row != NULL;

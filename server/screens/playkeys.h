@@ -2,7 +2,9 @@
  * (x), say a chat line (e), who watches (w), chat shown, hidden or off
  * (t). One table holds them, for the keys and for the help.
  *
- * In Warren's own game they are direct: Ctrl-X, Ctrl-E, Ctrl-W, Ctrl-T.
+ * In Warren's own game they are direct: Ctrl-X, Ctrl-E, Ctrl-W, Ctrl-T,
+ * and Alt-X, Alt-E, Alt-W, Alt-T too, since a browser keeps Ctrl-W and
+ * Ctrl-T (closing and opening tabs) and its terminal sends Alt-W as Esc w.
  * A hosted game's program gets every other key, so those keys stay its
  * own (NetHack's ^T teleports, ^X shows attributes): a [game ID]'s keys
  * are behind a prefix (gamecfg.h `keys`, default ^\). The prefix then a

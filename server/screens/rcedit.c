@@ -15,7 +15,7 @@ struct rcedit {
     size_t bytes;                   /* the text's size: the lines and their newlines */
     edit_mode_t mode;               /* choosing, or typing the line cur */
     char line[RCEDIT_LINE_MAX + 1]; /* what is typed */
-    size_t line_len;
+    size_t line_len, line_at;       /* its bytes; the cursor's byte offset */
     bool changed;
     char notice[100];
 };
@@ -120,7 +120,7 @@ static void start_typing(rcedit_t *e, edit_mode_t mode)
 {
     e->mode = mode;
     snprintf(e->line, sizeof e->line, "%s", mode == MODE_CHANGE ? e->lines[e->cur] : "");
-    e->line_len = strlen(e->line);
+    e->line_len = e->line_at = strlen(e->line);
 }
 
 /* Enter while typing: the line replaces line cur, if the file stays in bounds. */
@@ -145,7 +145,7 @@ static void keep_line(rcedit_t *e)
 
 static void typing_key(rcedit_t *e, key_event_t k)
 {
-    switch (lineedit_key(e->line, &e->line_len, RCEDIT_LINE_MAX, k)) {
+    switch (lineedit_key_at(e->line, &e->line_len, &e->line_at, RCEDIT_LINE_MAX, k)) {
     case LINE_ENTER: keep_line(e); return;
     case LINE_CANCEL:
         if (e->mode == MODE_INSERT) /* the new line goes again */
@@ -154,6 +154,7 @@ static void typing_key(rcedit_t *e, key_event_t k)
             e->cur = 0;
         e->mode = MODE_CHOOSE;
         return;
+    case LINE_FULL: rcedit_notice(e, "A line holds at most 200 bytes."); return;
     case LINE_EDITED:
     case LINE_IGNORED: return;
     }
@@ -218,17 +219,35 @@ rcedit_result_t rcedit_key(rcedit_t *e, key_event_t k)
 
 /* ---- drawing ------------------------------------------------------------------------ */
 
-/* s with control characters shown as '?'. */
+/* s with control characters shown as '?', its first room characters (a
+ * character is a cell). */
 static void put_line(screen_t *scr, int x, int y, style_t st, const char *s, int room)
 {
     char shown[RCEDIT_LINE_MAX + 1];
     size_t n = 0;
-    for (; s[n] && n < RCEDIT_LINE_MAX; n++)
+    for (int cols = 0; s[n] && n < RCEDIT_LINE_MAX; n++) {
+        if (((unsigned char)s[n] & 0xC0) != 0x80 && cols++ == room)
+            break;
         shown[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7F ? '?' : s[n];
+    }
     shown[n] = 0;
-    if ((int)n > room && room > 0) /* a long line shows its start */
-        shown[room] = 0;
     screen_text(scr, x, y, st, shown);
+}
+
+/* The first character shown of the line being typed: the cursor in view. */
+static int typing_from(const rcedit_t *e, int room)
+{
+    int col = lineedit_cols(e->line, e->line_at);
+    return col < room ? 0 : col - room + 1;
+}
+
+/* The line being typed from its character first. */
+static const char *from_char(const char *s, int first)
+{
+    for (; first > 0 && *s; first--)
+        for (s++; ((unsigned char)*s & 0xC0) == 0x80; s++)
+            ;
+    return s;
 }
 
 void rcedit_draw(const rcedit_t *e, screen_t *scr)
@@ -241,9 +260,8 @@ void rcedit_draw(const rcedit_t *e, screen_t *scr)
         int y = first + i - top;
         bool here = i == e->cur;
         screen_textf(scr, 0, y, st_dim, "%4d", i + 1);
-        const char *text = here && e->mode != MODE_CHOOSE ? e->line : e->lines[i];
-        if (text == e->line && (int)e->line_len > room) /* typing: its end shows */
-            text += e->line_len - (size_t)room;
+        bool typing = here && e->mode != MODE_CHOOSE;
+        const char *text = typing ? from_char(e->line, typing_from(e, room)) : e->lines[i];
         put_line(scr, 5, y, here ? st_cur : STYLE_DEFAULT, text, room);
     }
     if (e->n == 0)
@@ -253,7 +271,8 @@ void rcedit_draw(const rcedit_t *e, screen_t *scr)
     screen_text(scr, 1, scr->h - 1, st_dim,
                 e->mode == MODE_CHOOSE
                     ? "Up/Down move  Enter change  i insert  d delete  s save  q quit unsaved"
-                    : "Type the line.  Enter keeps it  Esc drops the change");
-    int cy = first + e->cur - top, cx = 5 + ((int)e->line_len < room ? (int)e->line_len : room);
+                    : "Type the line.  Left/Right move  Enter keeps it  Esc drops the change");
+    int cy = first + e->cur - top;
+    int cx = 5 + lineedit_cols(e->line, e->line_at) - typing_from(e, room);
     screen_cursor(scr, cx < scr->w ? cx : scr->w - 1, cy, e->mode != MODE_CHOOSE && cy < scr->h);
 }

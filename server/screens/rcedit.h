@@ -6,9 +6,9 @@
  * Keys while choosing a line: Up/Down (or k/j), PgUp/PgDn, Home/End move;
  * Enter or c changes the line, i inserts a line below it (above the first
  * of an empty file), d deletes it, s saves, q or Esc leaves without
- * saving. While typing a line (printable ASCII; Backspace, Ctrl-U as at
- * any prompt): Enter keeps it, Esc drops the change (an inserted line
- * goes again).
+ * saving. While typing a line (UTF-8; the cursor moves and deletes by
+ * characters, as lineedit.h says): Enter keeps it, Esc drops the change
+ * (an inserted line goes again).
  *
  * Bounds: RCEDIT_LINES lines of RCEDIT_LINE_MAX bytes, RCEDIT_TEXT_MAX
  * bytes in all (newlines included); a text beyond them is refused by

@@ -50,5 +50,6 @@ void screens_hooks(hooks_t *h)
     HOOKS_ADD(h, session_gone, chat_gone);
     HOOKS_ADD(h, tick, chat_tick);
     HOOKS_ADD(h, tick, watch_tick);
+    HOOKS_ADD(h, tick, announce_game_tick);
     HOOKS_ADD(h, mail_left, inbox_notify);
 }

@@ -2,6 +2,7 @@
 #include "watch.h"
 #include <stdlib.h>
 #include <string.h>
+#include "announce.h"
 #include "chat.h"
 #include "lineedit.h"
 #include "ratelimit.h"
@@ -244,7 +245,8 @@ static bool typing_key(conn_t *c, watchview_t *w, key_event_t k)
         break;
     case LINE_ENTER: send_line(c, w); break;
     case LINE_EDITED: break;
-    case LINE_IGNORED: return true;
+    case LINE_IGNORED:
+    case LINE_FULL: return true;
     }
     session_view_changed(c);
     return true;
@@ -294,9 +296,18 @@ bool watch_key(conn_t *c, session_t *s, key_event_t k)
 
 /* ---- drawing ------------------------------------------------------------------------------ */
 
+#define KEYS_HINT "q stops \u00b7 ? help"
+
+/* Whom c watches, and whether the player is there: one who left (to the
+ * menu, or lost the connection) leaves the game waiting for them. */
 static void who_line(session_t *s, char *out, size_t n)
 {
     session_status_t st;
+    if (!s->player && !s->ended) {
+        snprintf(out, n, "Watching %.31s, who has left: the game waits. %d watching.", s->user,
+                 s->nwatchers);
+        return;
+    }
     if (!session_status(s, &st)) { /* a hosted game: its state is the program's own */
         snprintf(out, n, "Watching %.31s play %.32s, %d watching.", s->user, s->kind_name,
                  s->nwatchers);
@@ -327,9 +338,26 @@ static void draw_help(session_t *s, screen_t *scr)
     }
 }
 
+/* Whom it watches and the keys, in cols cells: the keys always show, the
+ * first part cut to make room. */
+static void watch_line(session_t *s, int cols, char *out, size_t n)
+{
+    char who[160];
+    who_line(s, who, sizeof who);
+    if (cols > (int)n - 2) /* the dot's second byte */
+        cols = (int)n - 2;
+    int hint = (int)strlen(KEYS_HINT) - 1; /* the middle dot: two bytes, one cell */
+    int room = cols - hint - 2;
+    if (room < 0)
+        room = 0;
+    int cut = (int)strlen(who) < room ? (int)strlen(who) : room;
+    int pad = cols - cut - hint > 0 ? cols - cut - hint : 0;
+    snprintf(out, n, "%.*s%*s%s", cut, who, pad, "", KEYS_HINT);
+}
+
 void watch_draw(session_t *s, conn_t *c, screen_t *scr)
 {
-    watchview_t *w = c->watch;
+    watchview_t *w = view_of_conn(c);
     if (!w)
         return;
     if (w->help)
@@ -338,25 +366,23 @@ void watch_draw(session_t *s, conn_t *c, screen_t *scr)
     if (w->typing) {
         screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
         int x = screen_text(scr, 0, y, st_bar, "Say: ");
-        const char *shown = w->line; /* the end of a long line */
-        if ((int)w->len > scr->w - 7)
-            shown += w->len - (size_t)(scr->w - 7);
-        x = screen_text(scr, x, y, st_bar, shown);
+        x = screen_text(scr, x, y, st_bar, lineedit_tail(w->line, w->len, scr->w - 7));
         screen_cursor(scr, x, y, true);
     } else if (w->notice[0]) {
         screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
         screen_text(scr, 1, y, st_bar, w->notice);
+    } else if (!c->ops->browser && !announce_on_games(c->srv)) {
+        /* a terminal's bottom row says whom it watches (a page says it itself) */
+        char line[TERM_MAX_W + 1];
+        watch_line(s, scr->w, line, sizeof line);
+        screen_fill(scr, 0, y, scr->w, 1, ' ', st_bar);
+        screen_text(scr, 0, y, st_bar, line);
     }
 }
 
 bool watch_footer(session_t *s, conn_t *c, char *out, size_t n, bool force)
 {
-    char who[120];
-    who_line(s, who, sizeof who);
-    int room = c->w < (int)n - 1 ? c->w : (int)n - 1;
-    snprintf(out, n, "%.*s", room, who);
-    size_t len = strlen(out);
-    snprintf(out + len, n - len, "%.*s", room - (int)len, "  Press q to leave, ? for help.");
+    watch_line(s, c->w, out, n);
     watchview_t *w = view_of_conn(c);
     if (!w)
         return true;

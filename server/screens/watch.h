@@ -1,12 +1,13 @@
-/* watch — what a terminal watcher has beyond the player's screen: a
- * footer naming the player, game, depth and watchers (below the game on a
- * taller terminal), and keys:
+/* watch — what a terminal watcher has beyond the player's screen: a line
+ * naming the player, game, depth and watchers (or that the player left)
+ * and ending "q stops · ? help", below the game on a taller terminal (the
+ * footer), else over its own frame's bottom row; and keys:
  *   q      stop watching          ?      help (also who, what, how deep)
  *   < >    the previous / next live game (by player name)
  *   :      a chat line (chat.c), Enter sends, Esc cancels
- * While help, a line being typed or a notice is up, the watcher gets its
- * own frames (session.c asks watch_overlay); otherwise it shares the
- * player's.
+ * While help, a line being typed or a notice is up, or with no row below
+ * the game, the watcher gets its own frames (frames.c asks watch_overlay);
+ * otherwise it shares the player's.
  *
  * Its state is the conn's (conn_t.watch), made on first use and freed by
  * conn_fini (watch_free). Loop thread only. */

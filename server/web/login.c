@@ -23,6 +23,7 @@
 #define COOKIE_DAYS 30
 #define TOKEN_BYTES 16
 #define FIELD_MAX   256
+#define PW_MAX      (ACCOUNTS_PASSWORD_BYTES + 1) /* a password field's room */
 
 typedef struct {
     webgw_t *g;
@@ -132,7 +133,7 @@ static void reply_form(webgw_t *g, uint64_t id, int status, bool reg, const char
     if (reg)
         field(&b, "Password again", "password2", "password", NULL, "new-password");
     buf_printf(&b, "<button type=\"submit\">%s</button></form>", reg ? "Register" : "Log in");
-    buf_puts(&b, reg ? "<p>Names are 2-20 letters, digits, _ or -. Passwords are 8-128 bytes. "
+    buf_puts(&b, reg ? "<p>Names are 2-20 letters, digits, _ or -. Passwords are 8-128 characters. "
                        "Already registered? <a href=\"/login?next="
                      : "<p>No account yet? <a href=\"/register?next=");
     url_escape(&b, next);
@@ -238,7 +239,7 @@ static auth_req_t *auth_req_new(webgw_t *g, const web_http_t *req)
 
 static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
 {
-    char next[128] = "/", pw[FIELD_MAX], pw2[FIELD_MAX];
+    char next[128] = "/", pw[PW_MAX], pw2[PW_MAX];
     auth_req_t *ar = auth_req_new(g, req);
     if (!ar)
         return;
@@ -253,7 +254,7 @@ static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
     if (nl < 0)
         err = "Give a name (2-20 letters, digits, _ or -).";
     else if (pl < 0)
-        err = "Give a password (8-128 bytes).";
+        err = "Give a password (8-128 characters).";
     else if (reg && (p2 != pl || memcmp(pw, pw2, (size_t)pl) != 0))
         err = "The two passwords differ.";
     if (nl < 0)
@@ -321,7 +322,7 @@ typedef struct {
     char ip[64];
     char user[DB_NAME_MAX];
     int64_t user_id;
-    char old[FIELD_MAX], pw[FIELD_MAX];
+    char old[PW_MAX], pw[PW_MAX];
     int oldlen, pwlen;
 } pw_req_t;
 
@@ -400,7 +401,7 @@ static void on_pw_user(void *ud, int status, const db_user_t *u)
 
 static void password_post(webgw_t *g, const web_http_t *req)
 {
-    char pw2[FIELD_MAX];
+    char pw2[PW_MAX];
     pw_req_t *pr = calloc(1, sizeof *pr);
     if (!pr) {
         web_reply(g->web, req->id, 503, "text/plain; charset=utf-8", NULL, "busy", 4);

@@ -12,7 +12,7 @@ typedef struct {
     uint64_t id;
     bool post;
     char to[DB_NAME_MAX + 1];
-    char text[MAIL_MAX * 2 + 1]; /* a longer one is refused by mail_send */
+    char text[MAIL_BYTES * 2 + 1]; /* a longer one is refused by mail_send */
     int textlen;
     int64_t user_id;
     bool gzip; /* the request takes gzip */
@@ -116,7 +116,7 @@ int webgw_mail(void *ctx, const web_http_t *req)
             p->to[0] = '\0';
         p->textlen = web_form_get(req->body, req->body_len, "text", p->text, sizeof p->text);
         if (p->textlen < 0) { /* absent, or longer than anything allowed */
-            p->textlen = MAIL_MAX + 1;
+            p->textlen = MAIL_BYTES + 1;
             p->text[0] = '\0';
         }
     }

@@ -2,7 +2,8 @@
  * bytes go through libtelnet with the daemon's option table (INPUT_TELOPTS),
  * as server/telnet/telnet.c does; the values it hands over go to the daemon's readers
  * (input_naws, input_term_name, input_remote_addr, ansi_profile_for_term),
- * data bytes to the key decoder, and the keys to the line editor (lineedit.h)
+ * data bytes to the key decoder, and the keys to the line editor (lineedit.h:
+ * the prompts' and the rc editor's, with a cursor), UTF-8 kept whole,
  * and the name and password checks, as on the Name: and Password: prompts.
  * Every value that comes out must be one the daemon can use. */
 #include <stdint.h>
@@ -13,24 +14,36 @@
 #include "input.h"
 #include "lineedit.h"
 #include "keys.h"
+#include "screen.h"
+
+#define NAME_ROOM (ACCOUNTS_NAME_MAX + 1) /* odd: the prompt's editor */
 
 typedef struct {
     telnet_t *tn;
     keydec_t kd;
-    char line[136];
-    size_t len, max;
+    char line[ACCOUNTS_PASSWORD_BYTES + 1];
+    size_t len, max, at;
     char term[40], ip[64];
 } state_t;
 
 static void on_key(void *ud, key_event_t k)
 {
     state_t *s = ud;
-    line_action_t a = lineedit_key(s->line, &s->len, s->max, k);
-    if (s->len > s->max || strlen(s->line) != s->len)
+    /* the prompts' editor (the cursor at the end), or the rc editor's with
+     * a cursor: the name prompt has an odd max, a password's an even one */
+    line_action_t a = s->max & 1 ? lineedit_key(s->line, &s->len, s->max, k)
+                                 : lineedit_key_at(s->line, &s->len, &s->at, s->max, k);
+    if (s->len > s->max || strlen(s->line) != s->len || s->at > s->len)
         abort();
-    for (size_t i = 0; i < s->len; i++)
-        if ((unsigned char)s->line[i] < 0x20 || (unsigned char)s->line[i] > 0x7E)
-            abort(); /* only printable ASCII reaches a name or password */
+    if (s->at < s->len && ((unsigned char)s->line[s->at] & 0xC0) == 0x80)
+        abort(); /* the cursor is always at a character's start */
+    for (size_t i = 0; i < s->len;) {
+        size_t used;
+        uint32_t cp = utf8_decode((const uint8_t *)s->line + i, s->len - i, &used);
+        if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || (cp == 0xFFFD && used != 3))
+            abort(); /* only printable characters, whole, reach a line */
+        i += used;
+    }
     if (a == LINE_ENTER) {
         char msg[160];
         if (accounts_check_name(s->line, msg, sizeof msg) == 0 &&
@@ -39,10 +52,10 @@ static void on_key(void *ud, key_event_t k)
             abort();
         (void)accounts_check_password(s->line, s->len, msg, sizeof msg);
         /* the next prompt: Name: and Password: take turns, each starts empty */
-        s->max = s->max == ACCOUNTS_NAME_MAX ? ACCOUNTS_PASSWORD_MAX : ACCOUNTS_NAME_MAX;
+        s->max = s->max == NAME_ROOM ? ACCOUNTS_PASSWORD_BYTES : NAME_ROOM;
     }
     if (a == LINE_ENTER || a == LINE_CANCEL) {
-        s->len = 0;
+        s->len = s->at = 0;
         s->line[0] = 0;
     }
 }
@@ -95,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     state_t s;
     memset(&s, 0, sizeof s);
-    s.max = ACCOUNTS_NAME_MAX;
+    s.max = NAME_ROOM;
     keydec_init(&s.kd);
     s.tn = telnet_init(INPUT_TELOPTS, on_telnet, 0, &s);
     if (!s.tn)

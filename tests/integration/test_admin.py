@@ -82,7 +82,7 @@ def test_users_games_lock_unlock(world):
 
     code, out, err = admin("lock", "alice")
     assert code == 0, err
-    assert "saved" in out
+    assert out == "alice locked: its live game was saved and detached\n", out
     a.wait_for("This account has been locked.")
     a.wait_for("Not logged in.")
     d.wait_log(r"admin: lock user=alice")
@@ -97,6 +97,7 @@ def test_users_games_lock_unlock(world):
 
     code, out, err = admin("unlock", "alice")
     assert code == 0, err
+    assert out == "alice unlocked: it may log in again\n", out  # it says what it did
     a.login("alice", PW)
     a.send("p")
     d.wait_log(r"game resume user=alice")

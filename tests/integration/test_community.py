@@ -90,7 +90,8 @@ def test_watch_footer_help_and_other_games(daemon, clients):
     gb = started(d, b, "pete")
     w = clients(d.port, cols=100, rows=30).connected()
     watch(d, w, "olga")
-    w.wait_for(f"Watching olga, game {ga}, depth 0, 1 watching.  Press q to leave, ? for help.")
+    w.wait_for(f"Watching olga, game {ga}, depth 0, 1 watching.")
+    assert w.text().splitlines()[24].endswith("q stops \u00b7 ? help")  # below the game
     w.send("?")
     screen = w.wait_for("the previous / next live game")
     assert "stop watching" in screen and "say something to the player" in screen
@@ -105,12 +106,16 @@ def test_watch_footer_help_and_other_games(daemon, clients):
     w.send("<")
     d.wait_log(r"watch conn=\d+ user=olga ")
     w.wait_for("Watching olga")
-    # same size as the player: the same screen, help over it on demand
+    # same size as the player: the same screen but its bottom row, which
+    # says whom it watches and how to stop; help over it on demand
     s = clients(d.port).connected()
     watch(d, s, "pete")
     s.pump(quiet=0.3)
     b.pump(quiet=0.3)
-    assert s.text() == b.text()
+    assert s.text().splitlines()[:-1] == b.text().splitlines()[:-1]
+    bottom = s.text().splitlines()[-1]
+    assert bottom.startswith(f"Watching pete, game {gb}, depth 0, 1 watching.")
+    assert bottom.endswith("q stops \u00b7 ? help") and len(bottom) == 80
     s.send("?")
     s.wait_for(f"Watching pete, game {gb}, depth 0, 1 watching.")
     s.send("q")  # q leaves even from the help

@@ -146,10 +146,14 @@ def test_menu_play_watch(nethack, clients, bindir):
     w.send("w")
     assert "NetHack 3.6.6" in w.wait_for(name)
     w.send("a")
-    w.wait_for("Dlvl:1")
+    w.wait_for(" St:")  # NetHack's first status line (its second is under the watch line)
     t.play_keys("s")
     w.pump(quiet=0.3)
-    assert w.lines()[:24] == t.lines()[:24]
+    assert w.lines()[:23] == t.lines()[:23]
+    # its bottom row, NetHack's second status line for the player, says
+    # whom it watches and how to stop
+    assert re.match(rf"Watching {name} play NetHack 3\.6\.6, 1 watching\. +q stops · \? help$",
+                    w.lines()[23]), w.lines()[23]
     assert d.wait_log(rf"hosted start user={name} game=nethack pid=\d+")
     status, lobby = Web(d.http).html("/")  # the lobby's row says which game
     row = next(r for r in lobby.split("<tr>") if f"<td>{name}</td>" in r)

@@ -126,7 +126,7 @@ def test_change_password_screen(daemon, clients):
     t.wait_for("The passwords did not match.")
     # too short: told the rule, asked again
     chpw(t, PW, "short", "")
-    t.wait_for("Passwords are 8 to 128 bytes long.")
+    t.wait_for("Passwords are 8 to 128 characters long.")
     t.wait_for("New password:")
     t.send("\x1b")  # Esc cancels
     t.wait_for("Your choice")

@@ -69,11 +69,13 @@ START_TEST(line_editing)
     ck_assert_int_eq(lineedit_key(line, &len, 4, key('b', 0)), LINE_EDITED);
     ck_assert_str_eq(line, "ab");
     ck_assert_int_eq(lineedit_key(line, &len, 4, key('c', KEYMOD_ALT)), LINE_IGNORED);
-    ck_assert_int_eq(lineedit_key(line, &len, 4, key(0xE9, 0)), LINE_IGNORED); /* non-ASCII */
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(0x85, 0)), LINE_IGNORED);   /* C1 control */
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(0xD800, 0)), LINE_IGNORED); /* surrogate */
     ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_UP, 0)), LINE_IGNORED);
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key(0x2713, 0)), LINE_FULL); /* 3 bytes */
     ck_assert_int_eq(lineedit_key(line, &len, 4, key('c', 0)), LINE_EDITED);
     ck_assert_int_eq(lineedit_key(line, &len, 4, key('d', 0)), LINE_EDITED);
-    ck_assert_int_eq(lineedit_key(line, &len, 4, key('e', 0)), LINE_IGNORED); /* full */
+    ck_assert_int_eq(lineedit_key(line, &len, 4, key('e', 0)), LINE_FULL); /* said, not dropped */
     ck_assert_str_eq(line, "abcd");
     ck_assert_uint_eq(len, 4);
     ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_BACKSPACE, 0)), LINE_EDITED);
@@ -86,6 +88,59 @@ START_TEST(line_editing)
     ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_ENTER, 0)), LINE_ENTER);
     ck_assert_int_eq(lineedit_key(line, &len, 4, key('\n', 0)), LINE_ENTER);
     ck_assert_int_eq(lineedit_key(line, &len, 4, key(KEY_ESC, 0)), LINE_CANCEL);
+}
+END_TEST
+
+/* Any printable character goes in as UTF-8: whether a name may hold it is
+ * the name rule's to say, never the editor's to drop. */
+START_TEST(utf8_characters_go_in_whole)
+{
+    char line[32] = "";
+    size_t len = 0;
+    const uint32_t typed[] = {0x2713, ' ', 0xFC, 'n', 0xEF, 'c', 'o', 'd', 'e', 0x1F600};
+    for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++)
+        ck_assert_int_eq(lineedit_key(line, &len, 31, key(typed[i], 0)), LINE_EDITED);
+    ck_assert_str_eq(line, "\xe2\x9c\x93 \xc3\xbcn\xc3\xaf"
+                           "code\xf0\x9f\x98\x80");
+    ck_assert_uint_eq(len, strlen(line));
+    ck_assert_int_eq(lineedit_cols(line, len), 10); /* a cell each */
+    ck_assert_str_eq(lineedit_tail(line, len, 5), "code\xf0\x9f\x98\x80");
+    ck_assert_int_eq(lineedit_key(line, &len, 31, key(0xE9, KEYMOD_ALT)), LINE_IGNORED);
+}
+END_TEST
+
+/* The rc editor's cursor: it moves, inserts and deletes by characters. */
+START_TEST(cursor_moves_and_deletes_by_character)
+{
+    char line[32];
+    strcpy(line, "a\xc3\xa9\xe2\x9c\x93"
+                 "b"); /* a é ✓ b */
+    size_t len = strlen(line), at = len;
+    ck_assert_int_eq(lineedit_key_at(line, &len, &at, 31, key(KEY_LEFT, 0)), LINE_EDITED);
+    ck_assert_int_eq(lineedit_key_at(line, &len, &at, 31, key(KEY_LEFT, 0)), LINE_EDITED);
+    ck_assert_uint_eq(at, 3); /* before the ✓, past é's two bytes */
+    ck_assert_int_eq(lineedit_cols(line, at), 2);
+    lineedit_key_at(line, &len, &at, 31, key(KEY_BACKSPACE, 0)); /* é goes whole */
+    ck_assert_str_eq(line, "a\xe2\x9c\x93"
+                           "b");
+    ck_assert_uint_eq(at, 1);
+    lineedit_key_at(line, &len, &at, 31, key(KEY_DELETE, 0)); /* ✓ goes whole */
+    ck_assert_str_eq(line, "ab");
+    lineedit_key_at(line, &len, &at, 31, key(0xFC, 0)); /* ü at the cursor */
+    ck_assert_str_eq(line, "a\xc3\xbc"
+                           "b");
+    ck_assert_uint_eq(at, 3);
+    lineedit_key_at(line, &len, &at, 31, key(KEY_HOME, 0));
+    ck_assert_uint_eq(at, 0);
+    lineedit_key_at(line, &len, &at, 31, key(KEY_LEFT, 0)); /* stays */
+    ck_assert_uint_eq(at, 0);
+    lineedit_key_at(line, &len, &at, 31, key(KEY_END, 0));
+    ck_assert_uint_eq(at, len);
+    lineedit_key_at(line, &len, &at, 31, key(KEY_RIGHT, 0));
+    ck_assert_uint_eq(at, len);
+    ck_assert_int_eq(lineedit_key_at(line, &len, &at, 31, key(KEY_DELETE, 0)), LINE_EDITED);
+    ck_assert_str_eq(line, "a\xc3\xbc"
+                           "b");
 }
 END_TEST
 
@@ -121,6 +176,8 @@ Suite *suite_server_input(void)
     tcase_add_test(t, remote_addresses_are_checked);
     tcase_add_test(t, line_editing);
     tcase_add_test(t, backspace_drops_a_whole_utf8_character);
+    tcase_add_test(t, utf8_characters_go_in_whole);
+    tcase_add_test(t, cursor_moves_and_deletes_by_character);
     tcase_add_test(t, telnet_options_table);
     suite_add_tcase(s, t);
     return s;
