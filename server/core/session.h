@@ -51,7 +51,10 @@ struct session {
     conn_t *player;
     list_t watchers; /* conn_t.wnode */
     int nwatchers;
-    screen_t *grid, *sent; /* current frame and the shared baseline */
+    /* sent: the shared baseline, owned. grid: the frame being built while
+     * frames.c sends one (the loop's frame grid), else the same as sent:
+     * read its size, never keep it. */
+    screen_t *grid, *sent;
     uint64_t started_ms, last_key_ms, detached_ms;
     uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;
