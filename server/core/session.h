@@ -131,8 +131,10 @@ void session_redraw_all(server_t *s);
 /* Sends s's frame again now (an overlay changed), unless keys wait for
  * their journal rows: their frame comes with the commit. */
 void session_redraw(session_t *s);
-void session_tick(server_t *s);       /* grace expiry */
-int session_recover_all(server_t *s); /* at start: resume every unfinished game */
+void session_tick(server_t *s); /* grace expiry */
+/* At start: resume every unfinished game, in the background (logged as
+ * "recovery done" when the last is back); -1 when out of memory. */
+int session_recover_all(server_t *s);
 /* Snapshots every live game; storage_shutdown then waits for their keys. */
 void session_shutdown_all(server_t *s);
 void session_free_all(server_t *s); /* after the loop ran down: without viewers */
