@@ -500,6 +500,8 @@ typedef struct {
     game_t *g;
     journal_restored_t out;
     char err[200];
+    buf_t state, blob; /* its fresh snapshot, packed on the pool too */
+    bool packed;
 } recover_slot_t;
 
 struct recover {
@@ -550,7 +552,10 @@ static void slot_clear(recover_slot_t *sl)
     free(sl->snap);
     sl->snap = NULL;
     journal_free(&sl->rows);
+    buf_free(&sl->state);
+    buf_free(&sl->blob);
     sl->g = NULL;
+    sl->packed = false;
 }
 
 static void on_recover_read(void *ud, int status, const db_resume_t *r);
@@ -622,6 +627,42 @@ static void recover_work(uv_work_t *w)
                             sl->has_snap,         sl->snap,  sl->snap_len, sl->snap_seq,
                             sl->rows.rows,        sl->rows.n};
     sl->g = journal_restore(&in, &sl->out, sl->err, sizeof sl->err);
+    /* a journal tail means a crash: the fresh snapshot is made here too */
+    if (sl->g && sl->out.played && !game_over(sl->g))
+        sl->packed = game_snapshot_state(sl->g, &sl->state) == 0 &&
+                     game_snapshot_pack(&sl->state, &sl->blob) == 0;
+}
+
+static void on_recover_stored(void *ud, int status, int64_t id)
+{
+    recover_slot_t *sl = ud;
+    (void)id;
+    if (status != DB_OK)
+        log_error("recovery: snapshot not stored game=%lld: %s", (long long)sl->row.id,
+                  db_error(sl->rc->srv->db));
+    recover_next(sl);
+}
+
+/* The game restored and packed on the pool: its snapshot is stored, and
+ * the slot waits for that, so the writer never has more than a few of
+ * them queued ahead of what players ask for. */
+static void recover_store(recover_slot_t *sl, const restored_t *r)
+{
+    server_t *srv = sl->rc->srv;
+    sl->rc->ok++;
+    if (session_find_game(srv, r->row->id) || srv->stopping) { /* its player took it up */
+        game_free(r->g);
+        recover_next(sl);
+        return;
+    }
+    set_aside_gap(srv, r);
+    game_status_t st;
+    game_status(r->g, &st);
+    db_progress_t p = {(int64_t)st.turn, st.depth, st.max_depth, st.xl, st.race, st.cls};
+    db_game_progress(srv->db, r->row->id, &p, NULL, NULL);
+    db_snapshot_save(srv->db, r->row->id, (int64_t)st.turn, (int64_t)r->seq,
+                     (const uint8_t *)sl->blob.data, sl->blob.len, on_recover_stored, sl);
+    game_free(r->g);
 }
 
 static void recover_work_done(uv_work_t *w, int status)
@@ -639,7 +680,10 @@ static void recover_work_done(uv_work_t *w, int status)
     }
     restored_from(&res, &sl->out);
     res.snap_seq = sl->has_snap ? sl->snap_seq : 0;
-    on_recovered(sl, &res);
+    if (sl->g && sl->packed)
+        recover_store(sl, &res);
+    else
+        on_recovered(sl, &res);
 }
 
 /* The usual game (this content version, a snapshot this build reads, or
