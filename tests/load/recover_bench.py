@@ -23,6 +23,9 @@ second after the start. This measures:
                                           and snapshotted (a player's own
                                           return restores it at once)
   BENCH server.recover.games.nN           games recovery resumed
+  BENCH server.recover.loop.stall.ms.nN   the daemon's longest loop turn
+                                          from the start to then (its log's
+                                          "loop stalled", 50 ms or more)
 
 WARREN_RECOVER_KEEP=PATH keeps a copy of the killed database there.
 Exits 1 when a figure could not be taken (a daemon that did not start, a
@@ -227,6 +230,9 @@ def main():
         print(f"BENCH server.recover.first_frame.from_start.ms{tag} {first[2]:.0f}")
         print(f"BENCH server.recover.ms{tag} {done_ms:.0f}")
         print(f"BENCH server.recover.games{tag} {m.group(1)}")
+        # the loop's longest turn meanwhile: every connection waited that long
+        stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", log_text(log)[since:])]
+        print(f"BENCH server.recover.loop.stall.ms{tag} {max(stalls, default=0)}")
         return 0 if m.group(2) == "0" else 1
     finally:
         d.send_signal(signal.SIGTERM)
