@@ -1,7 +1,10 @@
 /* frames — a session's frames to its viewers (frames.h).
  *
- * The session renders into `grid` at the player's size and keeps `sent`,
- * the baseline every in-step viewer's terminal shows. Each change is
+ * The session keeps `sent`, the baseline every in-step viewer's terminal
+ * shows, at the player's size. A frame is rendered into the loop's one
+ * frame grid (server_t.frame_grid, a copy of the baseline first), sent as
+ * its change from the baseline, and then becomes the baseline by a swap:
+ * a game keeps one grid, not two. Each change is
  * encoded once per ANSI profile and the same bytes go to every viewer of
  * that profile. A viewer that is behind (queue full) or new gets a keyframe
  * of its own; a watcher whose terminal is smaller renders at its own size. */
@@ -236,22 +239,50 @@ void frames_broadcast(session_t *s)
     s->broadcasting = false;
 }
 
+/* The loop's frame grid, a copy of s's baseline with no row dirty; NULL
+ * on OOM. A broadcast started inside another (a write that fails closes a
+ * conn, and that may refresh another game) gets a grid of its own. */
+static screen_t *frame_grid_take(session_t *s)
+{
+    screen_t *g = s->srv->frame_grid;
+    s->srv->frame_grid = NULL;
+    if (!g && !(g = screen_new(s->sent->w, s->sent->h)))
+        return NULL;
+    if (screen_copy(g, s->sent) < 0) {
+        screen_free(g);
+        return NULL;
+    }
+    screen_clean(g);
+    return g;
+}
+
+/* The old baseline becomes the loop's frame grid (one is kept). */
+static void frame_grid_give(server_t *srv, screen_t *g)
+{
+    if (srv->frame_grid)
+        screen_free(g);
+    else
+        srv->frame_grid = g;
+}
+
 static void broadcast_once(session_t *s)
 {
     session_view_t v;
     view_of(s, &v);
+    screen_t *g = frame_grid_take(s);
+    if (!g)
+        return; /* out of memory: the next change tries again */
     s->frame_due = false;
     s->frame_seq++;
-    session_render(s, s->grid, &v);
+    s->grid = g;
+    session_render(s, g, &v);
     frames_send(s);
-    /* The frame just sent becomes the baseline by swapping, not copying.
-     * The new scratch grid holds an older frame, so its dirty marks say
-     * nothing about the baseline: every row is compared (a memcmp) next time. */
-    screen_t *t = s->sent;
-    s->sent = s->grid;
-    s->grid = t;
-    screen_clean(s->sent);
-    screen_touch_all(s->grid);
+    /* The frame just sent becomes the baseline by swapping, not copying;
+     * the old baseline is the next frame's grid, for this game or another. */
+    screen_t *old = s->sent;
+    s->sent = s->grid = g;
+    screen_clean(g);
+    frame_grid_give(s->srv, old);
 }
 
 /* A frame now when it shows only stored keys (or the paused notice), else
@@ -268,18 +299,22 @@ void frames_refresh(session_t *s)
 void frames_layout(session_t *s)
 {
     conn_t *p = s->player;
-    if (p && !p->too_small && (p->w != s->grid->w || p->h != s->grid->h)) {
-        screen_resize(s->grid, p->w, p->h);
+    if (p && !p->too_small && (p->w != s->sent->w || p->h != s->sent->h)) {
         screen_resize(s->sent, p->w, p->h);
         if (s->ops->resize)
             s->ops->resize(s, p->w, p->h);
     }
     session_view_t v;
     view_of(s, &v);
-    session_render(s, s->grid, &v);
-    screen_copy(s->sent, s->grid);
+    screen_t *g = frame_grid_take(s);
+    if (g) { /* the new baseline, drawn whole; out of memory: the old one stays */
+        s->grid = g;
+        session_render(s, g, &v);
+        screen_copy(s->sent, g);
+        s->grid = s->sent;
+        frame_grid_give(s->srv, g);
+    }
     screen_clean(s->sent);
-    screen_clean(s->grid);
     if (p) {
         p->own_render = false;
         frames_keyframe(s, p);

@@ -32,6 +32,8 @@ void server_init(server_t *s, uv_loop_t *loop)
 void server_bufs_free(server_t *s)
 {
     buf_free(&s->scratch);
+    screen_free(s->frame_grid);
+    s->frame_grid = NULL;
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_free(&s->enc[i]);
     buf_free(&s->enc_json);

@@ -91,6 +91,7 @@ struct server {
     uint8_t daily_key[32];   /* home: the daily game's secret, hashed (daily.c) */
     uint64_t announce_until; /* uv_now ms; shown while now < this */
     buf_t scratch;           /* per-frame encode buffers (loop thread only) */
+    screen_t *frame_grid;    /* the next frame is drawn here (frames.c; loop thread only) */
     buf_t enc[ANSI_PROFILE_IDS];
     buf_t enc_json; /* the JSON encoding of the same frame */
 };

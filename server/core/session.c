@@ -112,13 +112,11 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     session_t *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->grid = screen_new(TERM_MIN_W, TERM_MIN_H);
-    s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
+    s->grid = s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
     s->game_id = game_id;
     s->user_id = user_id;
     snprintf(s->user, sizeof s->user, "%s", user);
-    if (!s->grid || !s->sent || session_index(srv, s) < 0) {
-        screen_free(s->grid);
+    if (!s->sent || session_index(srv, s) < 0) {
         screen_free(s->sent);
         free(s);
         return NULL;
@@ -143,7 +141,6 @@ static void session_really_free(session_t *s)
 {
     HOOKS_CALL(s->srv->hooks->session_gone, s);
     s->ops->free(s);
-    screen_free(s->grid);
     screen_free(s->sent);
     screen_free(s->frozen);
     jqueue_free(&s->jq);

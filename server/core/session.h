@@ -51,7 +51,10 @@ struct session {
     conn_t *player;
     list_t watchers; /* conn_t.wnode */
     int nwatchers;
-    screen_t *grid, *sent; /* current frame and the shared baseline */
+    /* sent: the shared baseline, owned. grid: the frame being built while
+     * frames.c sends one (the loop's frame grid), else the same as sent:
+     * read its size, never keep it. */
+    screen_t *grid, *sent;
     uint64_t started_ms, last_key_ms, detached_ms;
     uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;
@@ -133,8 +136,10 @@ void session_redraw_all(server_t *s);
 /* Sends s's frame again now (an overlay changed), unless keys wait for
  * their journal rows: their frame comes with the commit. */
 void session_redraw(session_t *s);
-void session_tick(server_t *s);       /* grace expiry */
-int session_recover_all(server_t *s); /* at start: resume every unfinished game */
+void session_tick(server_t *s); /* grace expiry */
+/* At start: resume every unfinished game, in the background (logged as
+ * "recovery done" when the last is back); -1 when out of memory. */
+int session_recover_all(server_t *s);
 /* Snapshots every live game; storage_shutdown then waits for their keys. */
 void session_shutdown_all(server_t *s);
 void session_free_all(server_t *s); /* after the loop ran down: without viewers */

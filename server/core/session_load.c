@@ -17,10 +17,17 @@
  * and its player is told (at login, else at 'p') before a new game can
  * start. A new game starts only once its row is stored: while storage is
  * failing, or when the row cannot be stored, the player is told so and
- * stays in the menu. See session.h. */
+ * stays in the menu. See session.h.
+ *
+ * Recovery at start runs in the background (RECOVER_SLOTS games at a
+ * time, restored on the thread pool): the listeners answer meanwhile, and
+ * a player's own 'p' restores their game ahead of it. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "journal.h"
 #include "log.h"
 #include "server.h"
@@ -466,54 +473,129 @@ void session_play(conn_t *c)
 
 /* ---- recovery at start ------------------------------------------------------------------ */
 
+/* Each loop restores the games it holds in the background, RECOVER_SLOTS
+ * at a time: a slot reads one game, restores it on libuv's thread pool
+ * (its own script vm; the threads run niced, so live games come first),
+ * and takes the next when that one is done. So the listeners answer at
+ * once, the database's queue stays short and the loop's turns stay
+ * short, and a player who comes back meanwhile gets the game at once
+ * (session_play restores it first; the background then skips it). */
+#define RECOVER_SLOTS 4
+#define RECOVER_NICE  10
+
+typedef struct recover recover_t;
+
 typedef struct {
+    recover_t *rc;
+    script_vm_t *vm; /* NULL: this slot restores on the loop */
+    bool busy;
+    uv_work_t req;
+    /* the game being restored on the pool: copies of its rows */
+    db_game_t row;
+    uint8_t *snap;
+    size_t snap_len;
+    uint64_t snap_seq;
+    bool has_snap;
+    journal_t rows;
+    game_t *g;
+    journal_restored_t out;
+    char err[200];
+    buf_t state, blob; /* its fresh snapshot, packed on the pool too */
+    bool packed;
+} recover_slot_t;
+
+struct recover {
     server_t *srv;
-    size_t left, ok, broken;
+    int64_t *ids; /* this loop's unfinished games, in the order restored */
+    size_t n, next, ok, broken;
     uint64_t t0;
-} recover_t;
+    recover_slot_t slot[RECOVER_SLOTS];
+};
 
 /* Home: one loop's recovery is done; the sum is logged after the last. */
 static void recovery_add(server_t *home, void *ud)
 {
-    recover_t *recov = ud;
-    home->recovered_ok += recov->ok;
-    home->recovered_broken += recov->broken;
+    recover_t *rc = ud;
+    home->recovered_ok += rc->ok;
+    home->recovered_broken += rc->broken;
     if (--home->recovering == 0)
         log_info("recovery done: %zu games resumed, %zu broken, %llu ms", home->recovered_ok,
-                 home->recovered_broken,
-                 (unsigned long long)(uv_hrtime() - recov->t0) / 1000000ull);
-    free(recov);
+                 home->recovered_broken, (unsigned long long)(uv_hrtime() - rc->t0) / 1000000ull);
+    free(rc);
 }
 
-static void recover_done_one(recover_t *recov)
+static void recover_free_parts(recover_t *rc)
 {
-    if (--recov->left > 0)
+    for (int i = 0; i < RECOVER_SLOTS; i++)
+        if (rc->slot[i].vm)
+            script_vm_free(rc->slot[i].vm);
+    free(rc->ids);
+    rc->ids = NULL;
+}
+
+/* This loop's recovery is done once no slot is busy: home sums it. */
+static void recover_maybe_done(recover_t *rc)
+{
+    for (int i = 0; i < RECOVER_SLOTS; i++)
+        if (rc->slot[i].busy)
+            return;
+    recover_free_parts(rc);
+    server_t *home = shard_at(rc->srv, 0);
+    if (home == rc->srv)
+        recovery_add(home, rc);
+    else if (shard_post(home, recovery_add, rc))
+        free(rc);
+}
+
+static void slot_clear(recover_slot_t *sl)
+{
+    free(sl->snap);
+    sl->snap = NULL;
+    journal_free(&sl->rows);
+    buf_free(&sl->state);
+    buf_free(&sl->blob);
+    sl->g = NULL;
+    sl->packed = false;
+}
+
+static void on_recover_read(void *ud, int status, const db_resume_t *r);
+
+/* The slot takes the next game not yet live (its player may have taken it
+ * up meanwhile); none left, or the server stopping: the slot is done. */
+static void recover_next(recover_slot_t *sl)
+{
+    recover_t *rc = sl->rc;
+    slot_clear(sl);
+    while (rc->next < rc->n && !rc->srv->stopping) {
+        int64_t id = rc->ids[rc->next++];
+        if (session_find_game(rc->srv, id))
+            continue;
+        db_game_resume(rc->srv->db, id, on_recover_read, sl);
         return;
-    server_t *home = shard_at(recov->srv, 0);
-    if (home == recov->srv)
-        recovery_add(home, recov);
-    else if (shard_post(home, recovery_add, recov))
-        free(recov);
+    }
+    sl->busy = false;
+    recover_maybe_done(rc);
 }
 
 static void on_recovered(void *ud, const restored_t *r)
 {
-    recover_t *recov = ud;
-    server_t *srv = recov->srv;
+    recover_slot_t *sl = ud;
+    recover_t *rc = sl->rc;
+    server_t *srv = rc->srv;
     if (!r->g) {
         if (r->retry)
             log_error("recovery read failed game=%lld: %s", (long long)r->row->id, r->err);
         else {
             mark_broken(srv, r->row, r->err);
-            recov->broken++;
+            rc->broken++;
         }
-        recover_done_one(recov);
+        recover_next(sl);
         return;
     }
-    recov->ok++;
-    if (session_find_game(srv, r->row->id)) { /* its player took it up meanwhile */
+    rc->ok++;
+    if (session_find_game(srv, r->row->id) || srv->stopping) { /* its player took it up */
         game_free(r->g);
-        recover_done_one(recov);
+        recover_next(sl);
         return;
     }
     set_aside_gap(srv, r);
@@ -533,56 +615,153 @@ static void on_recovered(void *ud, const restored_t *r)
         warrengame_snapshot(s, "recovery");
         session_free(s);
     }
-    recover_done_one(recov);
+    recover_next(sl);
 }
 
-static void on_recover_one(void *ud, int status, const db_resume_t *r)
+/* On the pool: the newest snapshot plus the rows after it. */
+static void recover_work(uv_work_t *w)
 {
-    recover_t *recov = ud;
-    server_t *srv = recov->srv;
-    if (status != DB_OK || session_find_game(srv, r->game.id)) {
-        if (status != DB_OK)
-            log_error("recovery read failed: %d", status);
-        recover_done_one(recov);
+    recover_slot_t *sl = w->data;
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), RECOVER_NICE);
+    journal_restore_t in = {sl->rc->srv->content, sl->vm,    sl->row.seed, sl->row.player,
+                            sl->has_snap,         sl->snap,  sl->snap_len, sl->snap_seq,
+                            sl->rows.rows,        sl->rows.n};
+    sl->g = journal_restore(&in, &sl->out, sl->err, sizeof sl->err);
+    /* a journal tail means a crash: the fresh snapshot is made here too */
+    if (sl->g && sl->out.played && !game_over(sl->g))
+        sl->packed = game_snapshot_state(sl->g, &sl->state) == 0 &&
+                     game_snapshot_pack(&sl->state, &sl->blob) == 0;
+}
+
+static void on_recover_stored(void *ud, int status, int64_t id)
+{
+    recover_slot_t *sl = ud;
+    (void)id;
+    if (status != DB_OK)
+        log_error("recovery: snapshot not stored game=%lld: %s", (long long)sl->row.id,
+                  db_error(sl->rc->srv->db));
+    recover_next(sl);
+}
+
+/* The game restored and packed on the pool: its snapshot is stored, and
+ * the slot waits for that, so the writer never has more than a few of
+ * them queued ahead of what players ask for. */
+static void recover_store(recover_slot_t *sl, const restored_t *r)
+{
+    server_t *srv = sl->rc->srv;
+    sl->rc->ok++;
+    if (session_find_game(srv, r->row->id) || srv->stopping) { /* its player took it up */
+        game_free(r->g);
+        recover_next(sl);
         return;
     }
-    game_restore(srv, r, on_recovered, recov);
+    set_aside_gap(srv, r);
+    game_status_t st;
+    game_status(r->g, &st);
+    db_progress_t p = {(int64_t)st.turn, st.depth, st.max_depth, st.xl, st.race, st.cls};
+    db_game_progress(srv->db, r->row->id, &p, NULL, NULL);
+    db_snapshot_save(srv->db, r->row->id, (int64_t)st.turn, (int64_t)r->seq,
+                     (const uint8_t *)sl->blob.data, sl->blob.len, on_recover_stored, sl);
+    game_free(r->g);
+}
+
+static void recover_work_done(uv_work_t *w, int status)
+{
+    recover_slot_t *sl = w->data;
+    restored_t res = {.row = &sl->row, .g = sl->g, .err = sl->err};
+    if (status != 0) { /* cancelled: the loop is closing */
+        res.retry = true;
+        snprintf(sl->err, sizeof sl->err, "cancelled");
+    } else if (!sl->g && sl->out.snap_invalid && !sl->rc->srv->stopping) {
+        char why[200];
+        snprintf(why, sizeof why, "snapshot unreadable (%.150s)", sl->err);
+        rebuild_start(sl->rc->srv, &sl->row, why, on_recovered, sl);
+        return;
+    }
+    restored_from(&res, &sl->out);
+    res.snap_seq = sl->has_snap ? sl->snap_seq : 0;
+    if (sl->g && sl->packed)
+        recover_store(sl, &res);
+    else
+        on_recovered(sl, &res);
+}
+
+/* The usual game (this content version, a snapshot this build reads, or
+ * none) goes to the pool; the others are restored here (game_restore). */
+static bool recover_on_pool(recover_slot_t *sl, const db_resume_t *r)
+{
+    unsigned version;
+    if (!sl->vm || strcmp(r->game.content_version, content_version(sl->rc->srv->content)) != 0 ||
+        (r->has_snapshot && journal_snapshot_stale(r->snap, r->snap_len, &version)))
+        return false;
+    sl->row = r->game;
+    sl->has_snap = r->has_snapshot;
+    sl->snap_seq = r->has_snapshot ? (uint64_t)r->snap_seq : 0;
+    sl->snap_len = r->has_snapshot ? r->snap_len : 0;
+    if ((sl->snap_len && !(sl->snap = malloc(sl->snap_len))) ||
+        journal_copy(&sl->rows, r->rows, r->nrows)) {
+        slot_clear(sl);
+        return false;
+    }
+    if (sl->snap_len)
+        memcpy(sl->snap, r->snap, sl->snap_len);
+    sl->req.data = sl;
+    if (uv_queue_work(sl->rc->srv->loop, &sl->req, recover_work, recover_work_done) == 0)
+        return true;
+    slot_clear(sl);
+    return false;
+}
+
+static void on_recover_read(void *ud, int status, const db_resume_t *r)
+{
+    recover_slot_t *sl = ud;
+    server_t *srv = sl->rc->srv;
+    if (status != DB_OK || session_find_game(srv, r->game.id) || srv->stopping) {
+        if (status != DB_OK && status != DB_ECLOSED)
+            log_error("recovery read failed: %d", status);
+        recover_next(sl);
+        return;
+    }
+    if (!recover_on_pool(sl, r))
+        game_restore(srv, r, on_recovered, sl);
 }
 
 static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n)
 {
-    recover_t *recov = ud;
+    recover_t *rc = ud;
     if (status != DB_OK) {
         log_error("recovery: cannot list unfinished games: %d", status);
-        free(recov);
-        return;
+        n = 0;
     }
-    if (recov->srv->shard == 0)
+    if (rc->srv->shard == 0 && status == DB_OK)
         log_info("recovery: %zu unfinished games", n);
-    if (n == 0) {
-        recov->left = 1;
-        recover_done_one(recov);
-        return;
+    rc->ids = n ? malloc(n * sizeof *rc->ids) : NULL;
+    for (size_t i = 0; rc->ids && i < n; i++) /* the loop's own games: each loop recovers those */
+        if (shard_of_user(rc->srv, games[i].user) == rc->srv)
+            rc->ids[rc->n++] = games[i].id;
+    if (n && !rc->ids)
+        log_error("recovery: out of memory for %zu games; each is restored when its player "
+                  "comes back",
+                  n);
+    for (int i = 0; i < RECOVER_SLOTS; i++) {
+        recover_slot_t *sl = &rc->slot[i];
+        sl->rc = rc;
+        sl->vm = script_vm_new(); /* NULL: this slot restores on the loop */
+        sl->busy = true;
     }
-    recov->left = 1; /* the loop's own games: each loop recovers those it holds */
-    for (size_t i = 0; i < n; i++) {
-        if (shard_of_user(recov->srv, games[i].user) != recov->srv)
-            continue;
-        recov->left++;
-        db_game_resume(recov->srv->db, games[i].id, on_recover_one, recov);
-    }
-    recover_done_one(recov);
+    for (int i = 0; i < RECOVER_SLOTS; i++)
+        recover_next(&rc->slot[i]);
 }
 
 int session_recover_all(server_t *srv)
 {
-    recover_t *recov = calloc(1, sizeof *recov);
-    if (!recov)
+    recover_t *rc = calloc(1, sizeof *rc);
+    if (!rc)
         return -1;
-    recov->srv = srv;
-    recov->t0 = uv_hrtime();
+    rc->srv = srv;
+    rc->t0 = uv_hrtime();
     if (srv->shard == 0) /* each loop recovers the games it holds; home sums them */
         srv->recovering = shard_count(srv);
-    db_games_unfinished(srv->db, on_unfinished, recov);
+    db_games_unfinished(srv->db, on_unfinished, rc);
     return 0;
 }

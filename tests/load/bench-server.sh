@@ -9,7 +9,10 @@
 # terminals look at the watch list and a browser at the lobby (.viewers,
 # tests/load/viewers.py); the daemon's maximum keys/s (N=100, saturated),
 # and with loops = 1 and 2 unpinned, their ratio (loops2_over_loops1);
-# the time to resume 1,000 unfinished games after a restart; web fan-out;
+# the time to resume 1,000 unfinished games after a restart, and after a
+# SIGKILL of 10,000 live games the time until the listener answers, a
+# returning player's first frame and the time until every game is
+# restored (tests/load/recover_bench.py); web fan-out;
 # the limits (tests/load/bench_limits.py: another player's latency in a
 # 40-address login storm and a websocket key flood); a hosted game's
 # 32 MiB recording asked for as a replay and an asciicast, once, again and
@@ -145,6 +148,11 @@ n=$(grep -o 'recovery done: [0-9]*' "$TMP/recover.log" | awk '{print $3}')
 echo "# recovered $n games"
 echo "BENCH server.recover.ms ${ms:-nan}"
 stop
+
+# recovery after a SIGKILL with 10,000 live games
+if [ "${WARREN_BENCH_10K:-1}" = 1 ] && [ "$(ulimit -n)" -ge 10200 ]; then
+    /usr/bin/python3 "$(dirname "$0")/recover_bench.py" "$BIN" 10000 || FAILED=1
+fi
 
 # web: one game played over /ws/play and watched by 1,000 websocket clients
 /usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300 || FAILED=1

@@ -58,6 +58,9 @@ static const opt_t OPTS[] = {
      "a session with no new screen for S seconds in the menus fails (30)"},
     {"--detach-all", "S", OPT_NUM, O(detach_all), 0, 600,
      "after the window, close all but player 0 at once; time its keys for S s (0: off)"},
+    {"--acked", "FILE", OPT_STR, O(acked), 0, 0,
+     "at the end, each player's name and its game's answered keys, a line each; the run ends "
+     "when the daemon went away (every player dropped)"},
     {"--help", NULL, OPT_FLAG, O(help), 0, 0, "this text"},
 };
 #define NOPTS (sizeof OPTS / sizeof OPTS[0])
@@ -268,6 +271,8 @@ void load_failed(load_t *L, sess_t *s)
     }
     if (s->reached) {
         L->dropped++;
+        if (L->o.acked && L->dropped == L->ready && L->phase == PH_RUN)
+            finish(L); /* the daemon went away: what was answered is written */
         return;
     }
     L->failed++;
@@ -522,6 +527,19 @@ static int load_init(load_t *L)
     return 0;
 }
 
+/* --acked: what every player saw answered in its current game. */
+static int write_acked(const load_t *L)
+{
+    FILE *f = fopen(L->o.acked, "w");
+    if (!f) {
+        perror(L->o.acked);
+        return -1;
+    }
+    for (int i = 0; i < L->o.n; i++)
+        fprintf(f, "%s %u\n", L->s[i].name, L->s[i].acked);
+    return fclose(f) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     static load_t L; /* large (the read buffer); zeroed */
@@ -538,10 +556,12 @@ int main(int argc, char **argv)
     start_more(&L);
     uv_run(L.loop, UV_RUN_DEFAULT);
     report(&L);
+    if (L.o.acked && write_acked(&L))
+        ret = 1;
     bool ok = L.failed == 0 && L.dropped == 0 && L.unanswered == 0 && L.lat.n > 0;
     free(L.s);
     free(L.lat.v);
     free(L.wdel.v);
     uv_loop_close(L.loop);
-    return ok ? 0 : 1;
+    return ok && !ret ? 0 : 1;
 }

@@ -34,6 +34,7 @@ typedef struct {
     uint64_t progress_ns; /* last frame while in the menus */
     uint64_t sent_ns;     /* when the key awaiting its frame went out; 0: none */
     bool measured;        /* that key went out inside the measured window */
+    unsigned acked;       /* keys of its current game answered (--acked) */
     /* written by load.c */
     uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
     /* written by sess.c, acted on by load.c's sweep through sess_retry */
@@ -56,7 +57,7 @@ typedef struct {
 } samples_t;
 
 typedef struct {
-    const char *host, *tag, *term;
+    const char *host, *tag, *term, *acked;
     int port, n, m, inflight, pid, saturate, help;
     double seconds, warmup, interval, key_timeout, ramp_timeout, detach_all;
 } load_opts_t;

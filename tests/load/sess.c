@@ -340,6 +340,7 @@ static void leave_play(sess_t *s)
 {
     s->state = SS_MENU;
     s->picked = false;
+    s->acked = 0; /* its game ended: the next one counts from 0 */
     s->progress_ns = uv_hrtime();
     s->L->games_ended += !s->watcher;
     menu_frame(s);
@@ -356,6 +357,7 @@ static void answered(sess_t *s, uint64_t now)
         load_detach_answer(L, now - s->sent_ns);
     L->outstanding--;
     s->sent_ns = 0;
+    s->acked++;
     if (s->idx == 0) {
         L->frame0_ns = now;
         L->frame0_seq++;
