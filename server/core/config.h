@@ -56,6 +56,7 @@ typedef struct {
     int db_check_ms;     /* the quick check at start may run this long; 0 = none */
     int db_busy_ms;      /* a write waits this long for another program's lock */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
+    bool test_lists; /* the watch list checked against a rebuild each sync (wlist.c) */
     bool help, version;
 } config_t;
 
