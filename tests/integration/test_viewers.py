@@ -5,7 +5,6 @@ move, end and are renamed, against the real daemon (--test-lists checks
 the watch list against a rebuild from the sessions every second and logs
 any difference), and a websocket spectator that stops reading is kept to
 a bounded queue and caught up with a keyframe once it reads again."""
-import json
 import os
 import pathlib
 import re
@@ -15,6 +14,7 @@ import subprocess
 import tempfile
 import time
 
+import pyte
 import pytest
 
 from harness import PW, WS, Daemon, new_game, program, play_socket, Web
@@ -127,3 +127,67 @@ def test_lists_follow_start_move_end_rename(viewed):
     w2 = client()
     w2.send("w")
     wait_list(d, w2, ["Abel", "cleo"])
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
+
+
+def read_frames(ws, quiet=1.0, limit=30.0):
+    """Every binary message until none came for quiet seconds."""
+    frames, end = [], time.time() + limit
+    ws.s.settimeout(quiet)
+    while time.time() < end:
+        try:
+            op, p = ws.recv()
+        except (socket.timeout, TimeoutError):
+            break
+        if op == 2:
+            frames.append(p)
+    return frames
+
+
+def screen_of(frames, w, h):
+    screen = pyte.Screen(w, h)
+    stream = pyte.ByteStream(screen)
+    for f in frames:
+        stream.feed(f)
+    return screen.display
+
+
+def test_slow_spectator_bounded_then_keyframe(bindir, tmp_path):
+    """A browser watching a game stops reading while its player plays on:
+    the daemon keeps at most --output-queue bytes for it (its memory does
+    not grow with the frames it could not send), and once it reads again
+    a keyframe brings it to the game's screen, the same as a newcomer's."""
+    d = Daemon(bindir, tmp_path / "d", http=True, exe=program(bindir, "warrend"),
+               extra=["--output-queue", "16384"])
+    d.start()
+    try:
+        tok = Web(d.http).register("star", PW).session
+        w, h = 200, 60
+        player = play_socket(d.http, tok, w, h)
+        slow = WS(d.http, "/ws/watch/star", rcvbuf=4096, timeout=10)
+        slow.until(lambda op, p: op == 2, timeout=10)  # its first keyframe, then nothing
+        before = rss_kb(d.proc.pid)
+        sent = 0
+        for _ in range(12000):  # message history on and off
+            player.binary(b"\x10")
+            sent += len(player.until(lambda op, p: op == 2, timeout=10)[1])
+        grew = rss_kb(d.proc.pid) - before
+        assert sent > 8_000_000, sent  # far more than the sockets' buffers hold (4 MB)
+        assert grew < 2048, f"the daemon grew by {grew} KB while {sent} bytes went out"
+        frames = read_frames(slow)
+        keyframes = [i for i, f in enumerate(frames) if b"\x1b[H\x1b[2J" in f]
+        assert keyframes, "no keyframe caught the slow watcher up"
+        assert len(frames) < 12000 / 2, len(frames)  # frames were dropped, not queued
+        fresh = WS(d.http, "/ws/watch/star", timeout=10)
+        want = screen_of(read_frames(fresh), w, h)
+        got = screen_of(frames[keyframes[-1]:], w, h)
+        # the same screen but for the count of watchers, which the newcomer changed
+        differ = [(a, b) for a, b in zip(got, want) if a != b]
+        assert len(differ) <= 1 and all("watching" in a for a, b in differ), differ
+        assert any("HP" in row for row in want), want
+    finally:
+        d.stop()
