@@ -257,6 +257,7 @@ void frames_refresh(session_t *s)
 void frames_layout(session_t *s)
 {
     conn_t *p = s->player;
+    s->srv->view_gen++; /* the web gateway tells watch pages the size */
     if (p && !p->too_small && (p->w != s->grid->w || p->h != s->grid->h)) {
         screen_resize(s->grid, p->w, p->h);
         screen_resize(s->sent, p->w, p->h);

@@ -98,6 +98,9 @@ struct server {
     struct sess_change *changes;
     int nchanges;
     bool changes_lost;
+    /* Bumps when a game's watchers, chat setting or size change (session.c,
+     * frames.c): the web gateway tells its watchers only then. */
+    uint64_t view_gen;
 };
 
 /* The loop's clock in milliseconds (uv_now: the time this turn began). */

@@ -243,6 +243,7 @@ void session_watch(conn_t *c, session_t *s)
     c->sess = s;
     conn_set_place(c, CONN_WATCH);
     list_push_front(&s->watchers, &c->wnode);
+    s->srv->view_gen++;
     if (s->nwatchers++ == 0)
         list_push_back(&s->srv->watched, &s->wdnode);
     c->own_render = !frames_shared(s, c);
@@ -257,6 +258,7 @@ void session_watch(conn_t *c, session_t *s)
 static void watcher_unlink(session_t *s, conn_t *c)
 {
     list_remove(&c->wnode);
+    s->srv->view_gen++;
     if (--s->nwatchers == 0)
         list_remove(&s->wdnode);
 }
@@ -505,6 +507,7 @@ bool session_user_live(server_t *srv, int64_t user_id)
 void session_set_chat(session_t *s, bool off)
 {
     s->chat_off = off;
+    s->srv->view_gen++;
 }
 
 /* ---- shutdown ------------------------------------------------------------------------------ */
