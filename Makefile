@@ -73,7 +73,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps build run run-hosted test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
-        bench-server-figures \
+        bench-server-figures bench-spectators \
         golden clean client-web install
 all: build
 
@@ -110,13 +110,14 @@ LIBS_rel  := $(foreach l,server db game protocol,$(OBJ)/rel/lib$(l).a)
 LIBS_asan := $(foreach l,server db game protocol,$(OBJ)/asan/lib$(l).a)
 
 # ---- programs ----------------------------------------------------------------
-ALLPROGS := warrend warren warren-admin warren-engine bench-protocol warren-load
+ALLPROGS := warrend warren warren-admin warren-engine bench-protocol warren-load warren-spectate
 warrend_MAIN       := server/main.c
 warren_MAIN        := $(wildcard client-term/*.c)
 warren-admin_MAIN  := $(wildcard admin/*.c)
 warren-engine_MAIN := $(wildcard game/tool/*.c)
 bench-protocol_MAIN := tests/bench/protocol_bench.c
 warren-load_MAIN   := $(wildcard tests/load/*.c)
+warren-spectate_MAIN := tests/spectate/spectate.c tests/load/vt.c
 
 define prog
 $(BIN)/$(3)$(2): $$(patsubst %.c,$(OBJ)/$(1)/%.o,$$($(2)_MAIN)) $$(LIBS_$(1))
@@ -239,6 +240,9 @@ bench-engine: build
 	  $(PYTHON) tests/bench/nethack_walk.py --kind $$k --cells --runs 5 | grep -v 'rss\|private'; done; fi
 bench-server: build
 	@$(CALIBRATED) bench-server-figures
+# 10,000 browser spectators over 100 games, then 5,000 on one (tests/web/spectators.py)
+bench-spectators: build
+	@$(PYTHON) tests/web/spectators.py $(BIN) 10000 100 5000
 bench-server-figures: build
 	@if [ -x tests/load/bench-server.sh ]; then tests/load/bench-server.sh $(BIN); fi
 	$(BIN)/tools/replay_bench

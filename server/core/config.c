@@ -81,6 +81,8 @@ static const opt_t opts[] = {
     {"hosted-output-rate", OPT_SIZE, S(hosted_output_rate), 0, 0,
      "BYTES/s of a hosted game's output read (K, M; 128K; 0 = no limit)"},
     {"test-hooks", OPT_BOOL, S(test_hooks), 0, 0, "enable the state-hash key (tests only)"},
+    {"test-lists", OPT_BOOL, S(test_lists), 0, 0,
+     "check the watch list against a rebuild every second (tests only)"},
     /* storage */
     {"db-max-size", OPT_SIZE, S(db_max_size), 0, 0,
      "BYTES cap on the database (K, M, G; 0 = none): full acts as a full disk"},

@@ -61,6 +61,7 @@ typedef struct {
     /* the daily game (daily.h) */
     char daily_secret[256]; /* its secret's file; "" = the database path + ".daily" */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
+    bool test_lists; /* the watch list checked against a rebuild each sync (wlist.c) */
     bool help, version;
 } config_t;
 

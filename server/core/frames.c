@@ -299,6 +299,7 @@ void frames_refresh(session_t *s)
 void frames_layout(session_t *s)
 {
     conn_t *p = s->player;
+    s->srv->view_gen++; /* the web gateway tells watch pages the size */
     if (p && !p->too_small && (p->w != s->sent->w || p->h != s->sent->h)) {
         screen_resize(s->sent, p->w, p->h);
         if (s->ops->resize)

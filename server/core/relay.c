@@ -131,11 +131,13 @@ static void home_out(server_t *home, void *ud)
     conn_t *c = linked_peer(m);
     (void)home;
     if (c && !c->closing) {
+        /* A frame after one the peer's queue refused would draw on a screen
+         * that lacks it: dropped until the keyframe its drain brings. */
         if (m->text)
             conn_write_text(c, m->data, m->len);
-        else
+        else if (!c->need_key)
             conn_write(c, m->data, m->len);
-        atomic_store(&rl->home_ok, conn_writable(c));
+        atomic_store(&rl->home_ok, conn_writable(c) && !c->need_key);
     }
     atomic_fetch_sub(&rl->inflight, m->len);
     rmsg_done(m);
@@ -155,7 +157,7 @@ static void home_want(server_t *home, void *ud)
     rmsg_t *m = ud;
     conn_t *c = linked_peer(m);
     (void)home;
-    if (c && !c->closing && conn_writable(c)) {
+    if (c && !c->closing && conn_writable(c) && !c->need_key) {
         atomic_store(&m->rl->home_ok, true);
         pay_drain(m->rl);
     } /* else the peer's own drain pays it (relay_drained) */
@@ -491,6 +493,7 @@ void relay_resized(conn_t *c)
 
 void relay_drained(conn_t *c)
 {
+    c->need_key = false; /* the stand-in's keyframe comes next */
     atomic_store(&c->relay->home_ok, true);
     pay_drain(c->relay);
 }

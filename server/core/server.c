@@ -1,5 +1,6 @@
 /* server — a loop's context: its lists and buffers (server.h). */
 #include "server.h"
+#include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
 #include "conn.h"
@@ -37,6 +38,8 @@ void server_bufs_free(server_t *s)
     for (int i = 0; i < ANSI_PROFILE_IDS; i++)
         buf_free(&s->enc[i]);
     buf_free(&s->enc_json);
+    free(s->changes);
+    s->changes = NULL;
 }
 
 void conn_bye(conn_t *c)

@@ -61,7 +61,7 @@ struct server {
     uv_timer_t tick;
     uint64_t ticks;        /* one-second ticks so far */
     uint64_t sess_gen;     /* bumps when a session comes, ends or goes (session.c, hostgame.c) */
-    struct wlcache *wl;    /* menu.c's: the watch list of this tick, shared by its viewers */
+    struct wlcache *wl;    /* wlist.c's: the watch list's rows, shared by its viewers */
     uv_timer_t probe;      /* the stall probe (main.c) */
     uint64_t probe_due_ns; /* when it should fire next, uv_hrtime */
     list_t conns;          /* telnet conns on this loop (conn_t.node): telnet.c */
@@ -94,6 +94,15 @@ struct server {
     screen_t *frame_grid;    /* the next frame is drawn here (frames.c; loop thread only) */
     buf_t enc[ANSI_PROFILE_IDS];
     buf_t enc_json; /* the JSON encoding of the same frame */
+    /* Games that came, ended or went since the watch list last read them
+     * (session.c writes them; screens/wlist.c reads and clears them, this
+     * loop parked); lost once more than SESS_CHANGES_MAX waited. */
+    struct sess_change *changes;
+    int nchanges;
+    bool changes_lost;
+    /* Bumps when a game's watchers, chat setting or size change (session.c,
+     * frames.c): the web gateway tells its watchers only then. */
+    uint64_t view_gen;
 };
 
 /* The loop's clock in milliseconds (uv_now: the time this turn began). */

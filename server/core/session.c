@@ -98,12 +98,40 @@ static void session_unindex(server_t *srv, session_t *s)
     hmap_del(&srv->sess_by_game, &s->by_game);
 }
 
+/* The watch list hears that s came (live) or ended or went. The log is
+ * bounded: nobody may read it for hours; then its reader rebuilds. */
+static void log_change(session_t *s, bool live)
+{
+    server_t *k = s->srv;
+    if (k->changes_lost)
+        return;
+    if (!k->changes && !(k->changes = malloc(SESS_CHANGES_MAX * sizeof *k->changes)))
+        k->nchanges = SESS_CHANGES_MAX; /* out of memory: lost, below */
+    if (k->nchanges >= SESS_CHANGES_MAX) {
+        k->changes_lost = true;
+        return;
+    }
+    sess_change_t *ch = &k->changes[k->nchanges++];
+    *ch = (sess_change_t){.game_id = s->game_id, .user_id = s->user_id, .live = live};
+    memcpy(ch->user, s->user, sizeof ch->user);
+}
+
+void session_changes_clear(server_t *k)
+{
+    k->nchanges = 0;
+    k->changes_lost = false;
+}
+
 void session_set_game_id(session_t *s, int64_t game_id)
 {
+    if (!s->ended)
+        log_change(s, false); /* under its old id */
     hmap_del(&s->srv->sess_by_game, &s->by_game);
     s->game_id = game_id;
     (void)hmap_add(&s->srv->sess_by_game, &s->by_game, hmap_hash_u64((uint64_t)game_id));
     /* cannot fail: the slot array is kept and one entry just left it */
+    if (!s->ended)
+        log_change(s, true);
 }
 
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
@@ -134,6 +162,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     list_push_front(&srv->sessions, &s->node);
     srv->sess_gen++;
     srv->nsessions++;
+    log_change(s, true);
     return s;
 }
 
@@ -158,6 +187,8 @@ void session_free(session_t *s)
     s->srv->sess_gen++;
     if (s->ended)
         s->srv->nended--;
+    else
+        log_change(s, false);
     list_remove(&s->node);
     list_remove(&s->tnode);
     list_remove(&s->rnode);
@@ -220,6 +251,7 @@ void session_watch(conn_t *c, session_t *s)
     c->sess = s;
     conn_set_place(c, CONN_WATCH);
     list_push_front(&s->watchers, &c->wnode);
+    s->srv->view_gen++;
     if (s->nwatchers++ == 0)
         list_push_back(&s->srv->watched, &s->wdnode);
     c->own_render = !frames_shared(s, c);
@@ -234,6 +266,7 @@ void session_watch(conn_t *c, session_t *s)
 static void watcher_unlink(session_t *s, conn_t *c)
 {
     list_remove(&c->wnode);
+    s->srv->view_gen++;
     if (--s->nwatchers == 0)
         list_remove(&s->wdnode);
 }
@@ -400,6 +433,7 @@ void session_mark_ended(session_t *s)
     s->ended = true;
     s->srv->sess_gen++;
     s->srv->nended++;
+    log_change(s, false);
 }
 
 void session_keyed(session_t *s)
@@ -481,6 +515,7 @@ bool session_user_live(server_t *srv, int64_t user_id)
 void session_set_chat(session_t *s, bool off)
 {
     s->chat_off = off;
+    s->srv->view_gen++;
 }
 
 /* ---- shutdown ------------------------------------------------------------------------------ */

@@ -71,6 +71,20 @@ struct session {
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };
 
+/* A change of one loop's live games, for the watch list: a game came
+ * (live) or ended or went (!live). server_t.changes holds them, oldest
+ * first, until the watch list reads them (session_changes_clear); past
+ * SESS_CHANGES_MAX the log is dropped and marked lost (changes_lost), and
+ * its reader rebuilds from the sessions instead. */
+typedef struct sess_change {
+    int64_t game_id, user_id;
+    char user[32];
+    bool live;
+} sess_change_t;
+#define SESS_CHANGES_MAX 4096
+/* The log read: empty and not lost. */
+void session_changes_clear(server_t *k);
+
 /* What the layers above (screens, gateways, admin) may know of a game,
  * whatever runs it: they never read the engine (game.h) themselves. */
 typedef struct {

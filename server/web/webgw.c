@@ -49,6 +49,7 @@ struct wsock {
     webgw_t *g;
     web_conn_t *wc; /* NULL once the websocket is gone */
     list_t node;    /* webgw_t.socks */
+    list_t lnode;   /* webgw_t.lobbies when a lobby */
     web_kind_t kind;
     char watch[WEB_WHO_MAX + 1];
     bool authed;         /* the cookie check is done (user_id may be 0) */
@@ -309,6 +310,9 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     ws->last_watchers = -1;
     snprintf(ws->watch, sizeof ws->watch, "%s", info->name);
     list_push_front(&g->socks, &ws->node);
+    list_init(&ws->lnode);
+    if (ws->kind == WEB_LOBBY)
+        list_push_front(&g->lobbies, &ws->lnode);
     web_conn_set_user(wc, ws);
     if (info->cookie[0]) {
         webgw_token_hash(info->cookie, ws->token_hash);
@@ -332,6 +336,7 @@ static void on_close(void *ctx, web_conn_t *wc)
     if (conn_in_game(c))
         conn_detach(c, NULL);
     list_remove(&ws->node);
+    list_remove(&ws->lnode);
     if (c->refs == 0)
         ws_free(ws);
 }
@@ -630,8 +635,8 @@ static void lobby_build(webgw_t *g, buf_t *b)
 
 static void lobby_write(webgw_t *g, wsock_t *only, const char *data, size_t len)
 {
-    LIST_EACH (it, &g->socks) {
-        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+    LIST_EACH (it, &g->lobbies) {
+        wsock_t *ws = LIST_ITEM(it, wsock_t, lnode);
         if (ws->kind == WEB_LOBBY && ws->authed && !ws->c.closing && (!only || ws == only))
             conn_write_text(&ws->c, data, len);
     }
@@ -689,8 +694,8 @@ static void lobby_previews(webgw_t *g, wsock_t *only)
 
 static bool lobby_watched(const webgw_t *g)
 {
-    LIST_EACH (it, &g->socks) {
-        const wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+    LIST_EACH (it, &g->lobbies) {
+        const wsock_t *ws = LIST_ITEM(it, wsock_t, lnode);
         if (ws->kind == WEB_LOBBY && ws->authed && !ws->c.closing)
             return true;
     }
@@ -724,32 +729,56 @@ static void lobby_send_all(webgw_t *g, wsock_t *only)
     lobby_previews(g, only);
 }
 
+/* The loops' view_gen summed (they are parked). */
+static uint64_t view_gen(server_t *home)
+{
+    uint64_t gen = 0;
+    for (int i = 0; i < shard_count(home); i++)
+        gen += shard_at(home, i)->view_gen;
+    return gen;
+}
+
 /* Viewers hear the watcher count and the chat setting, watch pages the
- * game's size, when they change. */
+ * game's size, when they change: every socket is looked at only in a
+ * round after a game's watchers, chat or size changed (view_gen), so ten
+ * thousand watchers of games that stay as they are cost nothing here. */
+static void tell_status(wsock_t *ws, const view_status_t *s)
+{
+    if (ws->kind == WEB_WATCH && (ws->last_w != s->w || ws->last_h != s->h)) {
+        /* the page sizes its terminal to the game's and scales the font */
+        ws->last_w = s->w;
+        ws->last_h = s->h;
+        char m[64];
+        snprintf(m, sizeof m, "{\"t\":\"size\",\"w\":%d,\"h\":%d}", ws->last_w, ws->last_h);
+        send_json(ws, m);
+    }
+    if (ws->last_watchers == s->watchers && ws->last_chat_off == s->chat_off)
+        return;
+    ws->last_watchers = s->watchers;
+    ws->last_chat_off = s->chat_off;
+    char m[96];
+    snprintf(m, sizeof m, "{\"t\":\"watchers\",\"n\":%d,\"chat\":%s}", s->watchers,
+             s->chat_off ? "false" : "true");
+    send_json(ws, m);
+}
+
 static void viewers_status(webgw_t *g)
 {
     shards_lock_all(g->srv); /* each other loop parked once, not once a viewer */
-    LIST_EACH (it, &g->socks) {
-        wsock_t *ws = LIST_ITEM(it, wsock_t, node);
-        view_status_t s;
-        if (ws->c.closing || !view_status(&ws->c, &s))
-            continue;
-        if (ws->kind == WEB_WATCH && (ws->last_w != s.w || ws->last_h != s.h)) {
-            /* the page sizes its terminal to the game's and scales the font */
-            ws->last_w = s.w;
-            ws->last_h = s.h;
-            char m[64];
-            snprintf(m, sizeof m, "{\"t\":\"size\",\"w\":%d,\"h\":%d}", ws->last_w, ws->last_h);
-            send_json(ws, m);
+    uint64_t gen = view_gen(g->srv);
+    if (gen != g->view_gen || g->status_pending) {
+        g->view_gen = gen;
+        g->status_pending = false;
+        LIST_EACH (it, &g->socks) {
+            wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+            view_status_t st;
+            if (ws->c.closing || ws->kind == WEB_LOBBY)
+                continue;
+            if (view_status(&ws->c, &st))
+                tell_status(ws, &st);
+            else /* not in its game yet (a relay on its way): next round again */
+                g->status_pending = true;
         }
-        if (ws->last_watchers == s.watchers && ws->last_chat_off == s.chat_off)
-            continue;
-        ws->last_watchers = s.watchers;
-        ws->last_chat_off = s.chat_off;
-        char m[96];
-        snprintf(m, sizeof m, "{\"t\":\"watchers\",\"n\":%d,\"chat\":%s}", s.watchers,
-                 s.chat_off ? "false" : "true");
-        send_json(ws, m);
     }
     shards_unlock_all(g->srv);
 }
@@ -820,6 +849,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
         return 0;
     g->srv = srv;
     list_init(&g->socks);
+    list_init(&g->lobbies);
     buf_init(&g->lobby);
     buf_init(&g->feed);
     char root[4096];

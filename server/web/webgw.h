@@ -46,7 +46,10 @@ typedef struct {
 typedef struct webgw {
     server_t *srv;
     web_t *web;
-    list_t socks; /* every open websocket (wsock_t) */
+    list_t socks;        /* every open websocket (wsock_t) */
+    list_t lobbies;      /* of them, the lobby's (wsock_t.lnode) */
+    uint64_t view_gen;   /* the loops' view_gen summed when viewers were last told */
+    bool status_pending; /* a socket was not in its game then: told next round */
     uv_timer_t lobby_timer;
     bool timer_on;
     buf_t lobby; /* the last game list sent */

@@ -6,13 +6,14 @@
 # players keying once a second, then every player but one leaving at once
 # (detach_all.stall: the survivor's slowest answer meanwhile, and the
 # daemon's own longest loop turn, loop.stall); N=10000 again while 100
-# terminals look at the watch list and a browser at the lobby (.viewers,
+# terminals look at the watch list and 10 browsers at the lobby (.viewers,
 # tests/load/viewers.py); the daemon's maximum keys/s (N=100, saturated),
 # and with loops = 1 and 2 unpinned, their ratio (loops2_over_loops1);
 # the time to resume 1,000 unfinished games after a restart, and after a
 # SIGKILL of 10,000 live games the time until the listener answers, a
 # returning player's first frame and the time until every game is
 # restored (tests/load/recover_bench.py); web fan-out;
+# 10,000 browser spectators (tests/web/spectators.py, bin/warren-spectate);
 # the limits (tests/load/bench_limits.py: another player's latency in a
 # 40-address login storm and a websocket key flood); a hosted game's
 # 32 MiB recording asked for as a replay and an asciicast, once, again and
@@ -20,7 +21,9 @@
 # per request, the loop's longest turn; with WARREN_BENCH_BASE=BINDIR
 # another build measured beside it); a hosted program
 # flooding its output against two other players' keys (bench_hosted.py;
-# WARREN_BENCH_BASE=DIR runs it against the build in DIR too). Each N=10000 run
+# WARREN_BENCH_BASE=DIR runs it against the build in DIR too). With
+# WARREN_BENCH_ONLY=viewers only the two N=10000 runs and their p99 ratio
+# (viewers_over_plain; the goal is at most 1.2). Each N=10000 run
 # takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
 # WARREN_BENCH_10K=0 skips them. Exits 1 when a run fails (a session that
 # never played, a key never answered), after printing that run's whole
@@ -75,7 +78,7 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
         shift 2
         http=$(free_port)
         daemon=(--http "127.0.0.1:$http") # the lobby is open too
-        only='latency|failed|late'
+        only='latency|failed|late|cpu_per_key'
         name=n$n-viewers
     fi
     if [ "${1:-}" = --saturate ]; then
@@ -85,7 +88,7 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
     fi
     start "$TMP/$name.db" "$TMP/$name.log" "${daemon[@]}"
     if [ -n "$viewers" ]; then
-        $PIN1 /usr/bin/python3 "$(dirname "$0")/viewers.py" "$PORT" "$http" "$viewers" 600 >"$TMP/viewers" &
+        $PIN1 /usr/bin/python3 "$(dirname "$0")/viewers.py" "$PORT" "$http" "$viewers" 600 10 >"$TMP/viewers" &
         vpid=$!
         sleep 2
     fi
@@ -102,6 +105,8 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
     stop
 }
 
+ONLY=${WARREN_BENCH_ONLY:-}
+if [ -z "$ONLY" ]; then
 run 100 10 .n100 10
 run 1000 0 .n1000 10 --detach-all 3
 run 100 0 .n100 5 --saturate
@@ -131,15 +136,26 @@ b2=$(awk '$1 != "other" && $2 > m { m = $2 } END { print m + 0 }' "$TMP/cpu2")
 awk -v a="$k1" -v b="$k2" -v x="$b1" -v y="$b2" 'BEGIN {
     if (a > 0 && y > 0) printf "BENCH server.loops2_over_loops1.busiest_loop.ceiling_ratio %.2f\n", (b / y) / (a / x) }'
 awk -v a="$k1" -v b="$k2" 'BEGIN { if (a > 0) printf "BENCH server.loops2_over_loops1.ratio %.2f\n", b / a }'
+fi
 if [ "${WARREN_BENCH_10K:-1}" != 1 ]; then
     echo "# N=10000 skipped (WARREN_BENCH_10K=${WARREN_BENCH_10K})"
 elif [ "$(ulimit -n)" -lt 10200 ]; then
     echo "# N=10000 skipped: ulimit -n is $(ulimit -n), it needs 10,200"
 else
-    run 10000 0 .n10000 10 --detach-all 3
-    # the same players while 100 terminals look at the watch list and a browser at the lobby
-    run 10000 0 .n10000.viewers 10 --viewers 100
+    run 10000 0 .n10000 10 --detach-all 3 >"$TMP/plain"
+    cat "$TMP/plain"
+    # the same players while 100 terminals look at the watch list and 10 browsers at the lobby
+    run 10000 0 .n10000.viewers 10 --viewers 100 >"$TMP/viewed"
+    cat "$TMP/viewed"
+    # the goal (issue 29): viewers change the players' p99 by at most 1.2 times
+    # and the daemon's CPU per key answered, which the machine's other load moves less
+    awk '/latency.p99.us.n10000 / { a = $3 } /latency.p99.us.n10000.viewers / { b = $3 }
+         /cpu_per_key.us.n10000 / { c = $3 } /cpu_per_key.us.n10000.viewers / { d = $3 }
+         END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.n10000.viewers_over_plain.ratio %.2f\n", b / a
+               if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.n10000.viewers_over_plain.ratio %.2f\n", d / c }' \
+        "$TMP/plain" "$TMP/viewed"
 fi
+[ "$ONLY" = viewers ] && exit $FAILED
 
 # recovery: the 1,000 games of the N=1000 run are unfinished; restart and time it
 start "$TMP/n1000.db" "$TMP/recover.log"
@@ -156,6 +172,12 @@ fi
 
 # web: one game played over /ws/play and watched by 1,000 websocket clients
 /usr/bin/python3 "$(dirname "$0")/../web/fanout.py" "$BIN" 1000 300 || FAILED=1
+
+# browsers in bulk: 10,000 websocket watchers over 100 games, then 5,000 on one
+# (web.spectators.*: each watcher's frame delay, the players' p99 with them over without)
+if [ "${WARREN_BENCH_10K:-1}" = 1 ]; then
+    /usr/bin/python3 "$(dirname "$0")/../web/spectators.py" "$BIN" 10000 100 5000 || FAILED=1
+fi
 
 # replays: a 32 MiB recording's frames and asciicast (and another build's, to compare)
 /usr/bin/python3 "$(dirname "$0")/replay_bench.py" "$BIN" ${WARREN_BENCH_BASE:+"$WARREN_BENCH_BASE"} || FAILED=1

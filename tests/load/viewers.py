@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """Viewers beside the players of a bench run: K anonymous telnet clients
 that open the watch list (redrawn for each of them every second) and, with
-an HTTP port, one browser lobby (/ws/lobby: the list and previews twice a
-second). They read everything and answer nothing; they stop after SECONDS,
-on SIGTERM or when the daemon goes, and print what they received.
+an HTTP port, L browser lobbies (/ws/lobby: the list and previews twice a
+second; L is 1 unless given). They read everything and answer nothing;
+they stop after SECONDS, on SIGTERM or when the daemon goes, and print
+what they received.
 
-  tests/load/viewers.py TELNET_PORT HTTP_PORT|- K SECONDS"""
+  tests/load/viewers.py TELNET_PORT HTTP_PORT|- K SECONDS [L]"""
 import os
 import selectors
 import signal
@@ -24,8 +25,8 @@ def main():
         s = socket.create_connection(("127.0.0.1", port))
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, "telnet")
-    lobby = None
-    if http != "-":
+    lobbies = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+    for _ in range(lobbies if http != "-" else 0):
         lobby = WS(int(http), "/ws/lobby")
         lobby.s.setblocking(False)
         sel.register(lobby.s, selectors.EVENT_READ, "lobby")
@@ -48,7 +49,7 @@ def main():
                 sel.unregister(key.fileobj)
             got[key.data] += len(d)
     print(f"# viewers: {k} watch lists got {got['telnet']} bytes, "
-          f"the lobby {got['lobby']} bytes")
+          f"{lobbies if http != '-' else 0} lobbies {got['lobby']} bytes")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,429 @@
+/* wlist — the watch list's rows, kept from the loops' change logs (wlist.h). */
+#include "wlist.h"
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "shard.h"
+
+/* One order besides the player order, made at most once a tick. */
+typedef struct {
+    const wl_row_t **v;
+    size_t n, cap;
+    uint64_t tick, version; /* made then, from the rows as they were then */
+    size_t need;            /* made for this many rows (idle, watchers) */
+    bool made;
+} wl_order_t;
+
+typedef struct wlcache {
+    hmap_t by_game;
+    wl_row_t **rows; /* every row, in the player order */
+    size_t n, cap;
+    bool valid;           /* built once from the sessions; changes since applied */
+    uint64_t synced_tick; /* the other loops' changes applied at this tick (+1) */
+    uint64_t version;     /* bumps when rows come or go: orders made before are stale */
+    uint64_t mark;        /* wl_row_t.mark of the watched part of the latest order */
+    wl_order_t ord[WL_ORDERS];
+} wlcache_t;
+
+static uint64_t row_hash(int64_t game_id)
+{
+    return hmap_hash_u64((uint64_t)game_id);
+}
+
+/* The player order: name, then game. */
+static int row_cmp(const wl_row_t *a, const wl_row_t *b)
+{
+    int r = strcmp(a->user, b->user);
+    if (r)
+        return r;
+    return (a->game_id > b->game_id) - (a->game_id < b->game_id);
+}
+
+static int row_pcmp(const void *pa, const void *pb)
+{
+    return row_cmp(*(wl_row_t *const *)pa, *(wl_row_t *const *)pb);
+}
+
+/* The first position whose row is not before r. */
+static size_t row_lower(const wlcache_t *w, const wl_row_t *r)
+{
+    size_t lo = 0, hi = w->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (row_cmp(w->rows[mid], r) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static wl_row_t *row_find(const wlcache_t *w, const server_t *k, int64_t game_id, int64_t user_id)
+{
+    HMAP_EACH(it, &w->by_game, row_hash(game_id))
+    {
+        wl_row_t *r = HMAP_ITEM(it, wl_row_t, hn);
+        if (r->k == k && r->game_id == game_id && r->user_id == user_id)
+            return r;
+    }
+    return NULL;
+}
+
+static bool rows_room(wlcache_t *w, size_t more)
+{
+    if (w->n + more <= w->cap)
+        return true;
+    size_t cap = (w->n + more) * 2 + 64;
+    wl_row_t **v = realloc(w->rows, cap * sizeof *v);
+    if (!v)
+        return false;
+    w->rows = v;
+    w->cap = cap;
+    return true;
+}
+
+/* A row for the game; in its place when sorted, else at the end (a
+ * rebuild sorts once). */
+static bool row_add(wlcache_t *w, server_t *k, int64_t game_id, int64_t user_id, const char *user,
+                    bool sorted)
+{
+    wl_row_t *r = calloc(1, sizeof *r);
+    if (!r || !rows_room(w, 1) || hmap_add(&w->by_game, &r->hn, row_hash(game_id)) < 0) {
+        free(r);
+        return false;
+    }
+    r->k = k;
+    r->game_id = game_id;
+    r->user_id = user_id;
+    snprintf(r->user, sizeof r->user, "%s", user);
+    size_t at = sorted ? row_lower(w, r) : w->n;
+    memmove(&w->rows[at + 1], &w->rows[at], (w->n - at) * sizeof *w->rows);
+    w->rows[at] = r;
+    w->n++;
+    return true;
+}
+
+static void row_del(wlcache_t *w, wl_row_t *r)
+{
+    size_t at = row_lower(w, r);
+    while (at < w->n && w->rows[at] != r) /* the same name and game twice */
+        at++;
+    if (at < w->n) {
+        memmove(&w->rows[at], &w->rows[at + 1], (w->n - at - 1) * sizeof *w->rows);
+        w->n--;
+    }
+    hmap_del(&w->by_game, &r->hn);
+    free(r);
+}
+
+static void rows_drop(wlcache_t *w)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        hmap_del(&w->by_game, &w->rows[i]->hn);
+        free(w->rows[i]);
+    }
+    w->n = 0;
+    w->valid = false;
+    w->version++;
+}
+
+/* Every live game of every loop, each loop parked while walked and its
+ * change log cleared then: what is logged after is applied on top. */
+static bool wl_rebuild(server_t *home, wlcache_t *w)
+{
+    rows_drop(w);
+    bool ok = true;
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        shard_lock(k);
+        ok = ok && rows_room(w, (size_t)k->nsessions);
+        LIST_EACH (it, &k->sessions) {
+            session_t *s = LIST_ITEM(it, session_t, node);
+            if (ok && !s->ended)
+                ok = row_add(w, k, s->game_id, s->user_id, s->user, false);
+        }
+        session_changes_clear(k);
+        shard_unlock(k);
+    }
+    if (w->n > 1)
+        qsort(w->rows, w->n, sizeof *w->rows, row_pcmp);
+    w->valid = ok;
+    return ok;
+}
+
+/* Loop k's change log (k parked) applied to the rows; false when it was
+ * lost (too long unread) and the rows must be rebuilt. */
+static bool wl_apply(wlcache_t *w, server_t *k)
+{
+    if (k->changes_lost)
+        return false;
+    bool ok = true;
+    for (int i = 0; i < k->nchanges && ok; i++) {
+        const sess_change_t *ch = &k->changes[i];
+        wl_row_t *r = row_find(w, k, ch->game_id, ch->user_id);
+        if (ch->live && !r)
+            ok = row_add(w, k, ch->game_id, ch->user_id, ch->user, true);
+        else if (!ch->live && r)
+            row_del(w, r);
+    }
+    if (k->nchanges)
+        w->version++;
+    session_changes_clear(k);
+    return ok;
+}
+
+/* --test-hooks: the rows against a rebuild from the sessions. */
+static void wl_check(server_t *home, wlcache_t *w)
+{
+    size_t live = 0, missing = 0;
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        shard_lock(k);
+        LIST_EACH (it, &k->sessions) {
+            const session_t *s = LIST_ITEM(it, session_t, node);
+            live += !s->ended;
+            missing += !s->ended && !row_find(w, k, s->game_id, s->user_id);
+        }
+        shard_unlock(k);
+    }
+    bool sorted = true;
+    for (size_t i = 1; i < w->n; i++)
+        sorted = sorted && row_cmp(w->rows[i - 1], w->rows[i]) <= 0;
+    if (live == w->n && !missing && sorted)
+        return;
+    log_error("watch list differs from a rebuild: %zu rows, %zu games live, %zu missing%s", w->n,
+              live, missing, sorted ? "" : ", out of order");
+    wl_rebuild(home, w);
+}
+
+/* Home's changes always (it is not parked for them), the other loops'
+ * once a tick or when forced. */
+static bool wl_sync(server_t *home, wlcache_t *w, bool force)
+{
+    if (!w->valid)
+        return wl_rebuild(home, w);
+    bool all = force || w->synced_tick != home->ticks + 1;
+    bool ok = true;
+    for (int i = 0; i < shard_count(home) && ok; i++) {
+        server_t *k = shard_at(home, i);
+        if (k != home && !all)
+            continue;
+        shard_lock(k);
+        ok = wl_apply(w, k);
+        shard_unlock(k);
+    }
+    if (!ok)
+        return wl_rebuild(home, w);
+    if (all) {
+        w->synced_tick = home->ticks + 1;
+        if (home->cfg.test_lists)
+            wl_check(home, w);
+    }
+    return true;
+}
+
+static wlcache_t *wl_get(server_t *home)
+{
+    if (!home->wl && (home->wl = calloc(1, sizeof *home->wl)))
+        hmap_init(&home->wl->by_game);
+    return home->wl;
+}
+
+void wlist_sync(server_t *home)
+{
+    wlcache_t *w = wl_get(home);
+    if (w)
+        wl_sync(home, w, true);
+}
+
+session_t *wlist_game(const wl_row_t *r)
+{
+    return session_find_game(r->k, r->game_id);
+}
+
+void wlist_free(server_t *home)
+{
+    wlcache_t *w = home->wl;
+    if (!w)
+        return;
+    rows_drop(w);
+    free(w->rows);
+    hmap_fini(&w->by_game);
+    for (int i = 0; i < WL_ORDERS; i++)
+        free(w->ord[i].v);
+    free(w);
+    home->wl = NULL;
+}
+
+/* ---- the other orders ----------------------------------------------------------------- */
+
+static int key_cmp(const wl_row_t *a, const wl_row_t *b, int key)
+{
+    switch (key) {
+    case WL_BY_DEPTH: return (b->depth > a->depth) - (b->depth < a->depth);
+    case WL_BY_TURN: return (b->turn > a->turn) - (b->turn < a->turn);
+    case WL_BY_IDLE: return (b->last_key_ms > a->last_key_ms) - (b->last_key_ms < a->last_key_ms);
+    case WL_BY_WATCHERS: return b->watchers - a->watchers;
+    default: return 0;
+    }
+}
+
+static int ord_cmp(const void *pa, const void *pb, void *key)
+{
+    const wl_row_t *a = *(const wl_row_t *const *)pa, *b = *(const wl_row_t *const *)pb;
+    int r = key_cmp(a, b, *(int *)key);
+    return r ? r : row_cmp(a, b);
+}
+
+static bool ord_room(wl_order_t *o, size_t more)
+{
+    if (o->n + more <= o->cap)
+        return true;
+    size_t cap = (o->n + more) * 2 + 64;
+    const wl_row_t **v = realloc(o->v, cap * sizeof *v);
+    if (!v)
+        return false;
+    o->v = v;
+    o->cap = cap;
+    return true;
+}
+
+/* Up to need rows from loop k's list (by_recency or watched; k parked),
+ * their compared fields read on the way. */
+static bool ord_take(wlcache_t *w, wl_order_t *o, server_t *k, bool watched, size_t need)
+{
+    size_t took = 0;
+    list_t *l = watched ? &k->watched : &k->by_recency;
+    LIST_EACH (it, l) {
+        if (took >= need)
+            break;
+        session_t *s = watched ? LIST_ITEM(it, session_t, wdnode) : LIST_ITEM(it, session_t, rnode);
+        wl_row_t *r = s->ended ? NULL : row_find(w, k, s->game_id, s->user_id);
+        if (!r || !ord_room(o, 1))
+            continue;
+        r->last_key_ms = s->last_key_ms;
+        r->watchers = s->nwatchers;
+        r->mark = w->mark;
+        o->v[o->n++] = r;
+        took++;
+    }
+    return true;
+}
+
+/* The latest keyed (idle) or the most watched first, as far as need: from
+ * each loop's by_recency or watched list, merged; the watched order goes
+ * on with the unwatched by name. */
+static void ord_lists(server_t *home, wlcache_t *w, wl_order_t *o, int key, size_t need)
+{
+    bool watched = key == WL_BY_WATCHERS;
+    w->mark++;
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        shard_lock(k);
+        ord_take(w, o, k, watched, watched ? (size_t)k->nsessions : need);
+        shard_unlock(k);
+    }
+    if (o->n > 1)
+        qsort_r(o->v, o->n, sizeof *o->v, ord_cmp, &key);
+    if (o->n > need)
+        o->n = need;
+    for (size_t i = 0; watched && i < w->n && o->n < need; i++) {
+        wl_row_t *r = w->rows[i];
+        if (r->mark != w->mark && ord_room(o, 1)) {
+            r->watchers = 0; /* off every watched list */
+            o->v[o->n++] = r;
+        }
+    }
+}
+
+/* Depth and turn of every row (the loops parked one at a time), sorted. */
+static void ord_status(server_t *home, wlcache_t *w, wl_order_t *o, int key)
+{
+    if (!ord_room(o, w->n))
+        return;
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        shard_lock(k);
+        for (size_t j = 0; j < w->n; j++) {
+            wl_row_t *r = w->rows[j];
+            if (r->k != k)
+                continue;
+            session_status_t st = {0};
+            const session_t *s = wlist_game(r);
+            if (s)
+                session_status(s, &st);
+            r->depth = st.depth;
+            r->turn = st.turn;
+        }
+        shard_unlock(k);
+    }
+    for (size_t j = 0; j < w->n; j++)
+        o->v[o->n++] = w->rows[j];
+    if (o->n > 1)
+        qsort_r(o->v, o->n, sizeof *o->v, ord_cmp, &key);
+}
+
+const wl_row_t *const *wlist_order(server_t *home, int key, size_t need, size_t *n)
+{
+    *n = 0;
+    wlcache_t *w = wl_get(home);
+    if (!w || !wl_sync(home, w, false))
+        return NULL;
+    *n = w->n;
+    if (key <= WL_BY_PLAYER || key >= WL_ORDERS)
+        return (const wl_row_t *const *)w->rows;
+    wl_order_t *o = &w->ord[key];
+    if (need > w->n)
+        need = w->n;
+    bool fresh = o->made && o->tick == home->ticks && o->version == w->version;
+    if (fresh && (o->need >= need || o->n >= w->n))
+        return o->v;
+    o->n = 0;
+    if (key == WL_BY_IDLE || key == WL_BY_WATCHERS)
+        ord_lists(home, w, o, key, need);
+    else
+        ord_status(home, w, o, key);
+    *o = (wl_order_t){o->v, o->n, o->cap, home->ticks, w->version, need, true};
+    if (o->n < need) /* out of memory: what there is */
+        *n = o->n;
+    return o->v;
+}
+
+/* ---- what a shown row says ------------------------------------------------------------- */
+
+/* What row r shows, as its game is now (its loop parked by the caller). */
+static void row_detail(wl_row_t *r, uint64_t tick)
+{
+    const session_t *s = wlist_game(r);
+    session_status_t st = {0};
+    r->detail_tick = tick + 1;
+    r->race_cls[0] = 0;
+    snprintf(r->term, sizeof r->term, "%s", s ? "detached" : "ended");
+    if (s && session_status(s, &st))
+        snprintf(r->race_cls, sizeof r->race_cls, "%s %s", st.race, st.cls);
+    else if (s) /* a hosted game: its name */
+        snprintf(r->race_cls, sizeof r->race_cls, "%.39s", s->kind_name);
+    if (s && s->player)
+        snprintf(r->term, sizeof r->term, "%dx%d", s->grid->w, s->grid->h);
+    if (s) {
+        r->last_key_ms = s->last_key_ms;
+        r->watchers = s->nwatchers;
+    }
+    r->depth = st.depth;
+    r->turn = st.turn;
+}
+
+void wlist_detail(server_t *home, const wl_row_t *const *rows, size_t from, size_t to)
+{
+    uint64_t tick = home->ticks;
+    size_t i = from;
+    while (i < to && rows[i]->detail_tick == tick + 1)
+        i++;
+    if (i == to)
+        return;
+    shards_lock_all(home);
+    for (; i < to; i++)
+        if (rows[i]->detail_tick != tick + 1)
+            row_detail((wl_row_t *)rows[i], tick);
+    shards_unlock_all(home);
+}

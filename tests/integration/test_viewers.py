@@ -1,0 +1,193 @@
+"""The lists viewers read, kept up to date from what changed rather than
+rebuilt from every game (server/screens/wlist.h): a telnet terminal left
+on the watch list and a browser on /ws/lobby follow games that start,
+move, end and are renamed, against the real daemon (--test-lists checks
+the watch list against a rebuild from the sessions every second and logs
+any difference), and a websocket spectator that stops reading is kept to
+a bounded queue and caught up with a keyframe once it reads again."""
+import os
+import pathlib
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pyte
+import pytest
+
+from harness import PW, WS, Daemon, new_game, program, play_socket, Web
+
+ROW = re.compile(r"^\s+[a-pr-z]\) (\S+)")
+
+
+def list_names(t):
+    """The player names on the watch list's page, in its order."""
+    return [m.group(1) for ln in t.lines() if (m := ROW.match(ln))]
+
+
+def wait_list(d, t, want, timeout=15):
+    """Until the watch list shows exactly want (in that order); the list
+    is redrawn every second. Then no check against a rebuild found a
+    difference (it would have mended it: the screen alone cannot tell)."""
+    end = time.time() + timeout
+    while time.time() < end:
+        t.pump(quiet=0.3, limit=1.5)
+        if list_names(t) == want and f"{len(want)} playing" in t.text():
+            break
+    else:
+        raise AssertionError(f"watch list {list_names(t)} != {want}:\n{t.text()}")
+    t.pump(quiet=1.2, limit=2.5)  # a tick later: the check ran after the change
+    bad = [ln for ln in d.log().splitlines() if "watch list differs" in ln]
+    assert not bad, bad
+
+
+def wait_lobby(lobby, want, timeout=15):
+    """Until a lobby message lists exactly the games of want (any order)."""
+    return lobby.json_until(lambda m: m.get("t") == "lobby" and
+                            sorted(g["name"] for g in m["games"]) == sorted(want), timeout)
+
+
+@pytest.fixture
+def viewed(bindir, clients):
+    top = tempfile.mkdtemp(prefix="warren-viewers-")
+    ctl = os.path.join(top, "warrend.ctl")
+    d = Daemon(bindir, pathlib.Path(top) / "d", http=True,
+               extra=["--control", ctl, "--test-lists"])
+    try:
+        d.start()
+
+        def admin(*args):
+            r = subprocess.run([str(program(bindir, "asan/warren-admin", "warren-admin")),
+                                "--control", ctl, *args], capture_output=True, text=True,
+                               timeout=60)
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+        yield d, admin, lambda: clients(d.port).connected()
+        d.stop_clean()
+    finally:
+        d.stop()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_lists_follow_start_move_end_rename(viewed):
+    d, admin, client = viewed
+    w = client()  # a visitor on the watch list from before the first game
+    w.send("w")
+    w.wait_for("Nobody is playing right now.")
+    lobby = WS(d.http, "/ws/lobby", timeout=15)
+    assert lobby.status == 101
+    # start: three games, each put in its place by name
+    players = {}
+    for name in ["mira", "bert", "kurt"]:
+        players[name] = client()
+        new_game(d, players[name], name)
+    wait_list(d, w, ["bert", "kurt", "mira"])
+    wait_lobby(lobby, ["bert", "kurt", "mira"])
+    # move: the games play on and stay where they are
+    for name, t in players.items():
+        t.play_keys("lhs")
+    wait_list(d, w, ["bert", "kurt", "mira"])
+    # every order lists the same games
+    for order in ["depth", "turn", "idle", "watchers", "player"]:
+        w.send(".")
+        w.wait_for(f"sorted by {order}")
+        end = time.time() + 5
+        while sorted(list_names(w)) != ["bert", "kurt", "mira"] and time.time() < end:
+            w.pump(quiet=0.3, limit=1)
+        assert sorted(list_names(w)) == ["bert", "kurt", "mira"], w.text()
+    # end: kurt's game is ended by the administrator
+    assert "ended game" in admin("end", "kurt")
+    wait_list(d, w, ["bert", "mira"])
+    wait_lobby(lobby, ["bert", "mira"])
+    # rename: bert's game closes with his session; it comes back as Abel's
+    assert "renamed bert to Abel" in admin("rename", "bert", "Abel")
+    players["bert"].wait_for("Your account was renamed: log in again.")
+    wait_list(d, w, ["mira"])
+    wait_lobby(lobby, ["mira"])
+    a = client()
+    a.login("Abel", PW)
+    a.send("p")
+    d.wait_log(r"game resume user=Abel")
+    wait_list(d, w, ["Abel", "mira"])
+    wait_lobby(lobby, ["Abel", "mira"])
+    # a new game after the list was read many times: still in its place
+    new_game(d, client(), "cleo")
+    wait_list(d, w, ["Abel", "cleo", "mira"])
+    wait_lobby(lobby, ["Abel", "cleo", "mira"])
+    # end by the game itself: mira quits, her game is over
+    players["mira"].send("Q")
+    players["mira"].wait_for("Really quit")
+    players["mira"].send("y")
+    d.wait_log(r"game end user=mira")
+    wait_list(d, w, ["Abel", "cleo"])
+    wait_lobby(lobby, ["Abel", "cleo"])
+    # a newcomer to the list sees the same
+    w2 = client()
+    w2.send("w")
+    wait_list(d, w2, ["Abel", "cleo"])
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
+
+
+def read_frames(ws, quiet=1.0, limit=30.0):
+    """Every binary message until none came for quiet seconds."""
+    frames, end = [], time.time() + limit
+    ws.s.settimeout(quiet)
+    while time.time() < end:
+        try:
+            op, p = ws.recv()
+        except (socket.timeout, TimeoutError):
+            break
+        if op == 2:
+            frames.append(p)
+    return frames
+
+
+def screen_of(frames, w, h):
+    screen = pyte.Screen(w, h)
+    stream = pyte.ByteStream(screen)
+    for f in frames:
+        stream.feed(f)
+    return screen.display
+
+
+def test_slow_spectator_bounded_then_keyframe(bindir, tmp_path):
+    """A browser watching a game stops reading while its player plays on:
+    the daemon keeps at most --output-queue bytes for it (its memory does
+    not grow with the frames it could not send), and once it reads again
+    a keyframe brings it to the game's screen, the same as a newcomer's."""
+    d = Daemon(bindir, tmp_path / "d", http=True, exe=program(bindir, "warrend"),
+               extra=["--output-queue", "16384"])
+    d.start()
+    try:
+        tok = Web(d.http).register("star", PW).session
+        w, h = 200, 60
+        player = play_socket(d.http, tok, w, h)
+        slow = WS(d.http, "/ws/watch/star", rcvbuf=4096, timeout=10)
+        slow.until(lambda op, p: op == 2, timeout=10)  # its first keyframe, then nothing
+        before = rss_kb(d.proc.pid)
+        sent = 0
+        for _ in range(12000):  # message history on and off
+            player.binary(b"\x10")
+            sent += len(player.until(lambda op, p: op == 2, timeout=10)[1])
+        grew = rss_kb(d.proc.pid) - before
+        assert sent > 8_000_000, sent  # far more than the sockets' buffers hold (4 MB)
+        assert grew < 2048, f"the daemon grew by {grew} KB while {sent} bytes went out"
+        frames = read_frames(slow)
+        keyframes = [i for i, f in enumerate(frames) if b"\x1b[H\x1b[2J" in f]
+        assert keyframes, "no keyframe caught the slow watcher up"
+        assert len(frames) < 12000 / 2, len(frames)  # frames were dropped, not queued
+        fresh = WS(d.http, "/ws/watch/star", timeout=10)
+        want = screen_of(read_frames(fresh), w, h)
+        got = screen_of(frames[keyframes[-1]:], w, h)
+        # the same screen but for the count of watchers, which the newcomer changed
+        differ = [(a, b) for a, b in zip(got, want) if a != b]
+        assert len(differ) <= 1 and all("watching" in a for a, b in differ), differ
+        assert any("HP" in row for row in want), want
+    finally:
+        d.stop()
