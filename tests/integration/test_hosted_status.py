@@ -46,7 +46,11 @@ def start(t, name):
     t.send("1")
     to_map(t)
     t.play_keys("s" * 4)  # turns pass
-    t.pump(quiet=0.5)
+    for _ in range(10):  # a --More-- left by the welcome is answered first
+        t.pump(quiet=0.5)
+        if "--More--" not in t.text():
+            break
+        t.send("\r")
     return screen_turn(t)
 
 
