@@ -298,8 +298,10 @@ void db_user_set_options(db_t *db, int64_t user, const char *options, db_done_cb
 void db_user_set_locked(db_t *db, int64_t user, bool locked, db_done_cb cb, void *ud);
 
 /* Games. The id is assigned at once (returned, > 0; negative DB_E* on a bad
- * argument, and then cb never comes) so journal appends can follow in the
- * same loop turn; the insert itself fails with DB_EEXISTS if the user
+ * argument, or DB_ERR when the database gives no ids, and then cb never
+ * comes) so journal appends can follow in the same loop turn. Ids come
+ * from the database's counter (a sequence on PostgreSQL), so daemons
+ * sharing one database never give the same id; the insert itself fails with DB_EEXISTS if the user
  * already has a live game, and then everything later queued for that id
  * fails too. */
 int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud);

@@ -194,6 +194,10 @@ static const char *const migrations[] = {
     "    UPDATE game_names SET user = NULL WHERE user = NEW.id;\n"
     "    " GAME_NAME_ASSIGN_8 "\n"
     "END;\n",
+    /* 9: game ids from the database (db_ids.c takes them in blocks): the
+     * next one to give, above every game there is */
+    "CREATE TABLE game_ids (next INTEGER NOT NULL);\n"
+    "INSERT INTO game_ids SELECT coalesce(max(id), 0) + 1 FROM games;\n",
 };
 
 int db_migration_count(void)

@@ -223,3 +223,8 @@ CREATE TRIGGER users_game_name AFTER INSERT ON users BEGIN
         ) END AS s
         FROM (SELECT substr(replace(NEW.name, '-', '_'), 1, 20) AS b));
 END;
+
+-- The next game id to give (one row). The daemon takes them in blocks
+-- (db_ids.c), never below max(games.id) + 1; on PostgreSQL this is the
+-- sequence game_ids, which nodes sharing the database all draw from.
+CREATE TABLE game_ids (next INTEGER NOT NULL);

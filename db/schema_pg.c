@@ -197,6 +197,10 @@ static const char *const migrations[] = {
     "END $$ LANGUAGE plpgsql;\n"
     "CREATE TRIGGER users_game_name AFTER INSERT ON users\n"
     "    FOR EACH ROW EXECUTE FUNCTION users_game_name();\n",
+    /* 9: game ids from a sequence, so nodes sharing the database never give
+     * the same one (schema.c's game_ids table; never rolled back) */
+    "CREATE SEQUENCE game_ids AS BIGINT;\n"
+    "SELECT setval('game_ids', (SELECT coalesce(max(id), 0) + 1 FROM games), false);\n",
 };
 
 int db_pg_migration_count(void)

@@ -819,7 +819,9 @@ START_TEST(acknowledged_writes_survive_sigkill)
     f.db = db_open(&f.loop, f.path, err, sizeof err);
     ck_assert_msg(f.db != NULL, "%s", err);
     journal_res_t *j = calloc(1, sizeof *j);
-    db_journal_read(f.db, 1, 0, on_journal, j);
+    /* the child's game: ids come from the database, not from 1 */
+    int64_t game = count_rows(f.path, "SELECT max(id) FROM games");
+    db_journal_read(f.db, game, 0, on_journal, j);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(j->status, DB_OK);
     ck_assert_int_ge((int64_t)j->n, acked);
@@ -976,6 +978,56 @@ START_TEST(broken_games_listed_and_told)
 }
 END_TEST
 
+/* Game ids come from the database's counter in blocks: more than a block
+ * drawn in one loop turn are all different, every one stores a game, and
+ * after a reopen none is given again (on SQLite, whose counter takes back
+ * what was never used, the next is the one after the last game; a game
+ * another program stored meanwhile is stepped over). */
+START_TEST(game_ids_come_from_the_database)
+{
+    fx_t f;
+    fx_open(&f);
+    enum { N = DB_IDS_CAP * 3 };
+    int64_t ids[N], top = 0;
+    for (int i = 0; i < N; i++) {
+        ids[i] = db_next_game_id_(f.db);
+        ck_assert_int_gt(ids[i], 0);
+        for (int k = 0; k < i; k++)
+            ck_assert_int_ne(ids[k], ids[i]);
+        top = ids[i] > top ? ids[i] : top;
+    }
+    int64_t u = make_user(&f, "Ida"), g = make_game(&f, u, 1);
+    ck_assert_int_gt(g, top);
+    done_t fin = {0};
+    db_game_end_t end = {.end_time = 3, .end_kind = "quit"};
+    db_game_finish(f.db, g, &end, NULL, 0, NULL, 0, on_done, &fin);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(fin.status, DB_OK);
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    bool lite = !db_is_server(f.path);
+    if (lite) { /* a game stored by another program while warrend was stopped */
+        sqlite3 *h;
+        ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(h,
+                                      "INSERT INTO games(id, user, seed, content_version, "
+                                      "start_time, state) VALUES (1000, 1, 5, 'c1', 1, 'finished')",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+        sqlite3_close(h);
+    }
+    char err[256];
+    f.db = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "%s", err);
+    int64_t next = make_game(&f, u, 2);
+    if (lite)
+        ck_assert_int_eq(next, 1001);
+    else
+        ck_assert_int_gt(next, g);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_store(void)
 {
     Suite *s = suite_create("db_store");
@@ -994,6 +1046,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, open_failures);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);
+    tcase_add_test(tc, game_ids_come_from_the_database);
     suite_add_tcase(s, tc);
     TCase *faults = tcase_create("storage faults");
     tcase_set_timeout(faults, 30);
@@ -1028,6 +1081,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);
     tcase_add_test(tc, journal_has_no_gaps_and_snapshots_follow_it);
     tcase_add_test(tc, broken_games_listed_and_told);
+    tcase_add_test(tc, game_ids_come_from_the_database);
     suite_add_tcase(s, tc);
     return s;
 }
