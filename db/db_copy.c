@@ -61,8 +61,9 @@ static const table_t TABLES[] = {
 #define NTABLES (sizeof TABLES / sizeof TABLES[0])
 
 /* Tables made by the migrations that are no rows of the data: the
- * counters (set after the copy) and PostgreSQL's schema version. */
-static const char *const NOT_COPIED[] = {"game_ids", "schema_version"};
+ * counters (set after the copy), PostgreSQL's schema version, and the
+ * leases of the nodes that ran the source (none run the copy yet). */
+static const char *const NOT_COPIED[] = {"game_ids", "schema_version", "leases"};
 
 /* ---- an end: one side of the copy ----------------------------------------------- */
 

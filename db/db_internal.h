@@ -119,6 +119,14 @@ void db_file_close(db_file_t *f, bool lost);
     "coalesce((SELECT max(r.id) FROM hosted_games r WHERE r.score = hosted_scores.id), 0)," \
     "coalesce((SELECT u.name FROM users u WHERE u.id = hosted_scores.user), '') "           \
     "FROM hosted_scores"
+/* Leases (db_lease.c): now in ms by the database's clock, so nodes' clocks
+ * need not agree; a lease is taken when free, expired, or already ours. */
+#define DB_NOW_MS_LITE "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+#define DB_NOW_MS_PG   "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"
+#define DB_LEASE_TAKE(now)                                                               \
+    "INSERT INTO leases(game, node, expires) VALUES (?1, ?2, " now " + ?3) "             \
+    "ON CONFLICT (game) DO UPDATE SET node = excluded.node, expires = excluded.expires " \
+    "WHERE leases.node = excluded.node OR leases.expires < " now
 #define DB_STMT_LIST(X)                                                                            \
     X(BEGIN, "", RUN, none, DB_BOTH("BEGIN IMMEDIATE", "BEGIN"))                                   \
     X(BEGIN_READ, "", RUN, none,                                                                   \
@@ -334,7 +342,16 @@ void db_file_close(db_file_t *f, bool lost);
       "DELETE FROM dumps WHERE game IN (SELECT id FROM games WHERE user = ?1)")                    \
     X(USER_GAMES_DELETE, "i", RUN, none, "DELETE FROM games WHERE user = ?1")                      \
     X(USER_GAME_NAME_RETIRE, "i", RUN, none, "UPDATE game_names SET user = NULL WHERE user = ?1")  \
-    X(USER_DELETE, "i", CHANGE, none, "DELETE FROM users WHERE id = ?1")
+    X(USER_DELETE, "i", CHANGE, none, "DELETE FROM users WHERE id = ?1")                           \
+    X(LEASE_TAKE, "iti", CHANGE, none,                                                             \
+      DB_BOTH(DB_LEASE_TAKE(DB_NOW_MS_LITE), DB_LEASE_TAKE(DB_NOW_MS_PG)))                         \
+    X(LEASE_RENEW, "ti", COUNT, none,                                                              \
+      DB_BOTH("UPDATE leases SET expires = " DB_NOW_MS_LITE " + ?2 WHERE node = ?1",               \
+              "UPDATE leases SET expires = " DB_NOW_MS_PG " + ?2 WHERE node = ?1"))                \
+    X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
+    X(LEASE_HOLDER, "i", ROW, text,                                                                \
+      DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
+              "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))
 
 /* An account and its game name ("" if it has none). */
 #define DB_USER_COLS                                                \

@@ -529,6 +529,43 @@ START_TEST(two_nodes_never_give_the_same_game_id)
 }
 END_TEST
 
+static void on_text_status(void *ud, int status, const char *text, size_t len)
+{
+    (void)len;
+    snprintf(ud, 32, "%s", status == DB_OK && text ? text : "");
+}
+
+/* Two nodes asking for the same game's lease at once (two handles, two
+ * writers): exactly one gets it, and the database names that one. */
+START_TEST(two_nodes_racing_for_a_lease_one_wins)
+{
+    fx_t f;
+    pg_open(&f);
+    char err[256];
+    db_t *other = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(other != NULL, "%s", err);
+    int64_t g = make_game(&f, make_user(&f, "Ann", "ann"));
+    for (int round = 0; round < 20; round++) {
+        done_t a = {0}, b = {0};
+        db_lease_take(f.db, g, "node-a", 60000, on_done, &a);
+        db_lease_take(other, g, "node-b", 60000, on_done, &b);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_msg((a.status == DB_OK) != (b.status == DB_OK), "a %d, b %d", a.status, b.status);
+        char who[32] = "";
+        db_lease_holder(other, g, on_text_status, who);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_str_eq(who, a.status == DB_OK ? "node-a" : "node-b");
+        done_t gone = {0}; /* the winner lets it lapse: the next round races again */
+        db_lease_take(a.status == DB_OK ? f.db : other, g, who, -1, on_done, &gone);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_int_eq(gone.status, DB_OK);
+    }
+    db_close(other);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -544,6 +581,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, dropped_connections_are_made_again);
     tcase_add_test(t, both_schemas_have_the_same_columns);
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
+    tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);
     suite_add_tcase(s, t);
     return s;
 }
