@@ -8,6 +8,7 @@
 - Web and WS: HTTP and websocket clients for the web listener;
 - the helpers the suites share: the test-hook key, the reference replay,
   finding built programs, unique names, browser scripts, PNG pixels."""
+import atexit
 import base64
 import collections
 import contextlib
@@ -22,12 +23,14 @@ import socket
 import sqlite3
 import struct
 import subprocess
+import tempfile
 import time
 import urllib.parse
 import zlib
 
 import pexpect
 import pyte
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -71,6 +74,58 @@ def unique_name(prefix="p"):
     return "%s%x" % (prefix, int(time.time() * 1000) % 0xffffffff ^ os.getpid())
 
 
+# ---- the database: the SQLite file, or PostgreSQL with WARREN_DB=pg ---------------------
+
+# WARREN_DB=pg: every daemon started with the default flags stores in a
+# schema of its own on one private PostgreSQL cluster the run shares
+# (pgcluster.py, started on first use and stopped when the run ends).
+ON_PG = os.environ.get("WARREN_DB") == "pg"
+_PG = {"cluster": None, "made": 0}
+
+
+def sqlite_only(reason):
+    """Marks a test about the SQLite file itself: skipped with WARREN_DB=pg."""
+    return pytest.mark.skipif(ON_PG, reason=f"SQLite only: {reason}")
+
+
+def pg_database():
+    """A new empty schema on the run's cluster; the URL warrend takes for it."""
+    if _PG["cluster"] is None:
+        from pgcluster import PgCluster
+        top = tempfile.mkdtemp(prefix="warren-pg-")
+        cluster = PgCluster(pathlib.Path(top) / "pg").start()
+        cluster.create_db("warren")
+        atexit.register(lambda: (cluster.stop(), shutil.rmtree(top, ignore_errors=True)))
+        _PG["cluster"] = cluster
+    _PG["made"] += 1
+    name = f"d{os.getpid()}_{_PG['made']}"
+    _PG["cluster"].psql(f"CREATE SCHEMA {name}", db="warren")
+    return _PG["cluster"].url("warren") + f"&options=-csearch_path%3D{name}"
+
+
+def pg_sql(sql):
+    """A query in SQLite's words for psycopg2: ?s as %s, % doubled, user quoted."""
+    parts = re.split(r"""('(?:[^']|'')*'|"[^"]*")""", sql.replace("%", "%%"))
+    for i in range(0, len(parts), 2):  # outside quotes
+        parts[i] = re.sub(r"\buser\b", '"user"', re.sub(r"\?\d*", "%s", parts[i]))
+    return "".join(parts)
+
+
+def pg_run(url, stmts, fetch):
+    """Runs (sql, args) statements in one transaction; the last one's rows if fetch."""
+    import psycopg2
+    con = psycopg2.connect(url)
+    try:
+        with con, con.cursor() as cur:
+            for sql, args in stmts:
+                cur.execute(pg_sql(sql), tuple(args))
+            rows = cur.fetchall() if fetch else None
+        return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                for r in rows or []]
+    finally:
+        con.close()
+
+
 # ---- the daemon -----------------------------------------------------------------------
 
 class Daemon:
@@ -95,9 +150,13 @@ class Daemon:
         self.sock = self.dir / "warren.sock" if unix else None
         self.db = self.dir / "warren.db"
         self.logpath = self.dir / "warrend.log"
+        # WARREN_DB=pg: the control socket and players' directories where the file's would be
+        self.db_url = pg_database() if ON_PG and args is None else None
         if args is None:
-            args = ["--db", self.db, "--telnet", f"127.0.0.1:{self.port}",
+            args = ["--db", self.db_url or self.db, "--telnet", f"127.0.0.1:{self.port}",
                     "--http", f"127.0.0.1:{self.http}" if http else ""]
+            args += ["--control", f"{self.db}.ctl", "--games-dir", self.dir / "games"] \
+                if self.db_url else []
             args += ["--socket", self.sock] if unix else []
             # tests register many names from 127.0.0.1
             args += ["--grace", "600", "--test-hooks", "--register-per-hour", "0"] if test_flags else []
@@ -186,7 +245,9 @@ class Daemon:
         self.start()
 
     def db_rows(self, sql, *args):
-        """A query on the database, opened read-only."""
+        """A query on the database, opened read-only (SQLite's words on both)."""
+        if self.db_url:
+            return pg_run(self.db_url, [(sql, args)], fetch=True)
         con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
         try:
             return con.execute(sql, args).fetchall()
@@ -195,6 +256,9 @@ class Daemon:
 
     def db_write(self, *stmts):
         """Runs (sql, args) statements in one transaction."""
+        if self.db_url:
+            pg_run(self.db_url, stmts, fetch=False)
+            return
         con = sqlite3.connect(str(self.db), timeout=10)
         try:
             for sql, args in stmts:
