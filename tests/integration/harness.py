@@ -104,10 +104,13 @@ def pg_database():
 
 
 def pg_sql(sql):
-    """A query in SQLite's words for psycopg2: ?s as %s, % doubled, user quoted."""
+    """A query in SQLite's words for psycopg2: ?s as %s, % doubled, user
+    quoted, rowid as id (every table with a rowid has an id there, the
+    milestones' own counting their order)."""
     parts = re.split(r"""('(?:[^']|'')*'|"[^"]*")""", sql.replace("%", "%%"))
     for i in range(0, len(parts), 2):  # outside quotes
-        parts[i] = re.sub(r"\buser\b", '"user"', re.sub(r"\?\d*", "%s", parts[i]))
+        p = re.sub(r"\?\d*", "%s", parts[i])
+        parts[i] = re.sub(r"\browid\b", "id", re.sub(r"\buser\b", '"user"', p))
     return "".join(parts)
 
 
@@ -253,6 +256,18 @@ class Daemon:
             return con.execute(sql, args).fetchall()
         finally:
             con.close()
+
+    def db_remove(self):
+        """Deletes the database (the daemon stopped), so the next start makes
+        it anew: the file and what lies beside it, or the PostgreSQL schema's
+        tables."""
+        if self.db_url:
+            schema = re.search(r"search_path%3D(\w+)", self.db_url).group(1)
+            _PG["cluster"].psql(f"DROP SCHEMA {schema} CASCADE; CREATE SCHEMA {schema}",
+                                db="warren")
+            return
+        for suffix in ("", "-wal", "-shm", ".id"):
+            pathlib.Path(f"{self.db}{suffix}").unlink(missing_ok=True)
 
     def db_write(self, *stmts):
         """Runs (sql, args) statements in one transaction."""
