@@ -139,11 +139,13 @@ class Daemon:
     game stays live), --test-hooks (F12 logs the game's hash, cheap
     password hashes) and --register-per-hour 0. args
     replaces all of these flags (a config file then says where it
-    listens); extra comes after them. exe: another warrend than the build's (sanitizer
+    listens); extra comes after them. With WARREN_DB=pg the database is a
+    PostgreSQL schema of its own (db_url) unless args are given or
+    sqlite=True (a test that needs the file). exe: another warrend than the build's (sanitizer
     first); wrap: a command prefix (taskset); popen: more Popen arguments."""
 
     def __init__(self, bindir, dir, *, http=False, unix=False, extra=(), args=None,
-                 test_flags=True, exe=None, env=None, wrap=(), popen=None):
+                 test_flags=True, exe=None, env=None, wrap=(), popen=None, sqlite=False):
         self.dir = pathlib.Path(dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -154,7 +156,7 @@ class Daemon:
         self.db = self.dir / "warren.db"
         self.logpath = self.dir / "warrend.log"
         # WARREN_DB=pg: the control socket and players' directories where the file's would be
-        self.db_url = pg_database() if ON_PG and args is None else None
+        self.db_url = pg_database() if ON_PG and args is None and not sqlite else None
         if args is None:
             args = ["--db", self.db_url or self.db, "--telnet", f"127.0.0.1:{self.port}",
                     "--http", f"127.0.0.1:{self.http}" if http else ""]

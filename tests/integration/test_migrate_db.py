@@ -84,7 +84,7 @@ def add_rows(path, user, game, other):
 
 
 def test_sqlite_to_postgresql_and_back(pg, bindir, tmp_path, start_daemon, clients):
-    d = start_daemon()
+    d = start_daemon(sqlite=True)  # the file to move from, whatever WARREN_DB says
     t = clients(d.port).connected()
     t.register("alice")
     t.random_character("alice")
@@ -136,7 +136,7 @@ def test_sqlite_to_postgresql_and_back(pg, bindir, tmp_path, start_daemon, clien
 
 
 def test_migrate_db_refuses_and_says_why(pg, bindir, tmp_path, start_daemon, clients):
-    d = start_daemon()
+    d = start_daemon(sqlite=True)
     clients(d.port).connected().register("dora")
     d.stop_clean()
     url = pg.create_db("full")
