@@ -7,7 +7,10 @@
  * ids a node took and never used are gaps, as a sequence's always are. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "db_internal.h"
+
+#define DB_IDS_WAIT_S 2 /* longest a loop waits for ids */
 
 void db_ids_init(db_ids_t *p, void (*wake)(void *ud), void *ud)
 {
@@ -42,8 +45,14 @@ int64_t db_ids_next(db_ids_t *p)
     if (p->n == 0) { /* more than a block in one go: wait for the writer's answer */
         uint64_t round = p->rounds;
         ask(p);
-        while (p->n == 0 && p->rounds == round)
-            pthread_cond_wait(&p->cv, &p->mu);
+        /* a writer held up (a stalled disk, a lost server) must not hold
+         * up the loop for longer: no id then, and the game is not started */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += DB_IDS_WAIT_S;
+        while (p->n == 0 && p->rounds == round &&
+               pthread_cond_timedwait(&p->cv, &p->mu, &until) == 0)
+            ;
     }
     int64_t id = DB_ERR; /* the database gave none */
     if (p->n > 0) {

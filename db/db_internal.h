@@ -516,8 +516,8 @@ typedef struct {
 
 void db_ids_init(db_ids_t *p, void (*wake)(void *ud), void *ud);
 void db_ids_destroy(db_ids_t *p);
-/* Any thread: the next id, waiting for the writer when none is left; DB_ERR
- * when the database gave none. Asks for more when few are left. */
+/* Any thread: the next id, waiting (2 s at most) for the writer when none
+ * is left; DB_ERR when none came. Asks for more when few are left. */
 int64_t db_ids_next(db_ids_t *p);
 /* Whether a refill is asked for (the writer's wait checks it). */
 bool db_ids_asked(db_ids_t *p);
