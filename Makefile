@@ -4,6 +4,7 @@
 #   make run      start warrend with defaults (ARGS="--telnet ..." adds flags)
 #   make run-hosted  the same with Debian's NetHack (and Crawl) in var/hosted
 #   make test     sanitizer build + every suite
+#   make test-pg  every integration suite on PostgreSQL (a private cluster)
 #   make fuzz     run each fuzz target for FUZZ_SECONDS (default 60)
 #   make bench    print BENCH lines
 # B=DIR puts every build output under DIR (default: build/ and bin/).
@@ -72,7 +73,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps build run run-hosted test test-loops unit fuzz format format-check bench bench-protocol bench-engine bench-server \
+.PHONY: all deps build run run-hosted test test-loops test-pg unit fuzz format format-check bench bench-protocol bench-engine bench-server \
         bench-server-figures bench-spectators \
         golden clean client-web install
 all: build
@@ -186,12 +187,21 @@ run-hosted:
 # every suite that way.
 LOOPS_SUITES := test_server.py test_community.py test_web_daemon.py test_storage_faults.py \
                 test_admin.py test_admin_people.py
+# The suites of PG_SUITES run a third time on PostgreSQL (WARREN_DB=pg: each
+# daemon in a schema of its own on a private cluster the run starts);
+# test-pg runs every suite that way.
+PG_SUITES := test_server.py test_admin.py test_community.py test_recovery_rebuild.py
 test: format-check build build-asan
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	    $(addprefix tests/integration/,$(LOOPS_SUITES))
+	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	    $(addprefix tests/integration/,$(PG_SUITES))
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
+
+test-pg: build build-asan
+	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration

@@ -11,6 +11,7 @@
 #include <termios.h>
 #include <unistd.h>
 #include "config.h"
+#include "migrate_db.h"
 
 #define VERSION   "0.1.0"
 #define LINE_MAX_ 1024
@@ -49,6 +50,12 @@ static void usage(FILE *out)
                  "  mute NAME [DURATION]\n"
                  "                     keep the account out of spectator chat\n"
                  "  unmute NAME        let it chat again\n"
+                 "Command on the databases themselves (warrend stopped):\n"
+                 "  migrate-db [--replace] FROM TO\n"
+                 "                     copy a database (a SQLite file or a postgresql:// URL)\n"
+                 "                     into another, each table's rows counted and checksummed\n"
+                 "                     on both sides; a target holding accounts or games is\n"
+                 "                     refused unless --replace (its rows deleted first)\n"
                  "The control socket is --control PATH, else the config file's\n"
                  "`control` setting, else the database path with \".ctl\" added\n"
                  "(default ./var/warren.db.ctl). It has mode 0600: run as warrend's user.\n");
@@ -217,6 +224,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (strcmp(argv[i], "migrate-db") == 0)
+        return admin_migrate_db(argc, argv, i);
     if (build_line(argc, argv, i, line, sizeof line))
         return 2;
     if (config_control_path(&cfg, path, sizeof path)) {

@@ -35,7 +35,7 @@ typedef struct db_core {
     char *path;
     db_file_t file; /* the file itself: its guards, its id, held open to watch it */
     int version;
-    _Atomic int64_t next_game_id;
+    db_ids_t ids;      /* game ids taken ahead of need (db_ids.c) */
     int64_t max_pages; /* the writer's page limit before any cap (SQLite's) */
 
     pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, sync_status, handles */
@@ -266,13 +266,10 @@ static int open_writer(db_core_t *db, char *err, size_t errlen)
     }
     if (db_file_keep_id(&db->file, h, err, errlen) != DB_OK)
         return DB_ERR;
-    sqlite3_stmt *st = db_stmt(&db->wconn, DB_STMT_GAME_MAX_ID);
-    if (!st || sqlite3_step(st) != SQLITE_ROW) {
-        snprintf(err, errlen, "database %s: %s", db->path, st ? sqlite3_errmsg(h) : db->wconn.err);
+    if (db_ids_refill(&db->ids, &db->wconn) != DB_OK) {
+        snprintf(err, errlen, "database %s: %s", db->path, db->wconn.err);
         return DB_ERR;
     }
-    db->next_game_id = sqlite3_column_int64(st, 0) + 1;
-    sqlite3_reset(st);
     char max[32];
     if (pragma_text(h, "PRAGMA max_page_count", max, sizeof max) != SQLITE_OK) {
         snprintf(err, errlen, "database %s: %s", db->path, sqlite3_errmsg(h));
@@ -514,9 +511,9 @@ static void *writer_main(void *arg)
     db_core_t *db = arg;
     for (;;) {
         pthread_mutex_lock(&db->wmu);
-        while (!db->wq.head && !db->wstop)
+        while (!db->wq.head && !db->wstop && !db_ids_asked(&db->ids))
             pthread_cond_wait(&db->wcv, &db->wmu);
-        if (!db->wq.head) {
+        if (!db->wq.head && !db_ids_asked(&db->ids)) {
             pthread_mutex_unlock(&db->wmu);
             break;
         }
@@ -529,6 +526,12 @@ static void *writer_main(void *arg)
             memcpy(fence, db->fence, sizeof fence);
         pthread_mutex_unlock(&db->wmu);
 
+        /* between two transactions: a take is stored at once, whatever
+         * becomes of the batch */
+        if (db_ids_asked(&db->ids))
+            db_ids_refill(&db->ids, &db->wconn);
+        if (!batch.head)
+            continue;
         uint64_t n = 0;
         for (db_op_t *op = batch.head; op; op = op->next)
             n++;
@@ -900,7 +903,16 @@ void db_set_max_size(db_t *db, int64_t bytes, db_done_cb cb, void *ud)
 
 int64_t db_next_game_id_(db_t *db)
 {
-    return atomic_fetch_add(&db->core->next_game_id, 1);
+    return db_ids_next(&db->core->ids);
+}
+
+/* db_ids.c asks for more game ids. */
+static void wake_writer(void *ud)
+{
+    db_core_t *db = ud;
+    pthread_mutex_lock(&db->wmu);
+    pthread_cond_broadcast(&db->wcv);
+    pthread_mutex_unlock(&db->wmu);
 }
 
 /* ---- open / close ----------------------------------------------------------- */
@@ -922,8 +934,11 @@ static void core_free(db_core_t *db)
     for (int i = 0; i < DB_READERS; i++)
         if (db->rconn[i].be)
             conn_close(&db->rconn[i]);
+    if (db->wconn.be && !db->fenced)
+        db_ids_give_back(&db->ids, &db->wconn);
     if (db->wconn.be)
         conn_close(&db->wconn);
+    db_ids_destroy(&db->ids);
     sqlite3_close(db->ckh);
     db_file_close(&db->file, db->fenced); /* after every connection: earlier drops their locks */
     pthread_mutex_destroy(&db->wmu);
@@ -1024,15 +1039,13 @@ static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
     if (db_pg_connect(&db->wconn, db->path, false, err, errlen) != DB_OK)
         return DB_ERR;
     char e2[200] = "";
-    int64_t max = 0;
     if (db_pg_migrate(&db->wconn, &db->version, e2, sizeof e2) != DB_OK ||
-        db_pg_query_int(&db->wconn, "SELECT coalesce(max(id), 0) FROM games", &max) != DB_OK ||
         db_pg_query_text(&db->wconn, "SELECT value FROM meta WHERE key = 'id'", out->id,
-                         sizeof out->id) != DB_OK) {
+                         sizeof out->id) != DB_OK ||
+        db_ids_refill(&db->ids, &db->wconn) != DB_OK) {
         snprintf(err, errlen, "PostgreSQL database: %s", e2[0] ? e2 : db->wconn.err);
         return DB_ERR;
     }
-    db->next_game_id = max + 1;
     for (int i = 0; i < DB_READERS; i++)
         if (db_pg_connect(&db->rconn[i], db->path, true, err, errlen) != DB_OK)
             return DB_ERR;
@@ -1061,6 +1074,7 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     pthread_cond_init(&db->wdone, NULL);
     pthread_cond_init(&db->rcv, NULL);
     db->file.fd = -1;
+    db_ids_init(&db->ids, wake_writer, db);
     int ret =
         db_pg_is_url(path) ? open_pg(db, out, err, errlen) : open_sqlite(db, g, out, err, errlen);
     if (ret == DB_OK)

@@ -298,8 +298,10 @@ void db_user_set_options(db_t *db, int64_t user, const char *options, db_done_cb
 void db_user_set_locked(db_t *db, int64_t user, bool locked, db_done_cb cb, void *ud);
 
 /* Games. The id is assigned at once (returned, > 0; negative DB_E* on a bad
- * argument, and then cb never comes) so journal appends can follow in the
- * same loop turn; the insert itself fails with DB_EEXISTS if the user
+ * argument, or DB_ERR when the database gives no ids, and then cb never
+ * comes) so journal appends can follow in the same loop turn. Ids come
+ * from the database's counter (a sequence on PostgreSQL), so daemons
+ * sharing one database never give the same id; the insert itself fails with DB_EEXISTS if the user
  * already has a live game, and then everything later queued for that id
  * fails too. */
 int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud);
@@ -309,6 +311,24 @@ void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb
  * kept for replays. */
 void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_milestone_t *ms,
                     size_t nms, const char *dump, size_t dumplen, db_done_cb cb, void *ud);
+/* Game leases (db_lease.c): with several daemons ("nodes") on one
+ * PostgreSQL, each live game is run by the node holding its lease, a row
+ * (game, node, expiry) the node's heartbeat keeps pushing forward. A node
+ * that stops renewing (killed, cut off) loses its leases once they expire;
+ * another may then take them and resume the games from snapshot and
+ * journal, as crash recovery does. Times are the database's clock. node is
+ * the node's name (at most 63 bytes).
+ * Take: DB_OK when the lease was free, expired or already node's (then
+ * only pushed to ttl_ms from now); DB_ENOTFOUND while another node holds
+ * it. Renew (the heartbeat): every lease of node pushed to ttl_ms from now,
+ * cb's id how many. Release: node's lease of game dropped (none: no
+ * error). Holder: the node holding game's unexpired lease, DB_ENOTFOUND
+ * when none does. */
+void db_lease_take(db_t *db, int64_t game, const char *node, int64_t ttl_ms, db_done_cb cb,
+                   void *ud);
+void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, db_done_cb cb, void *ud);
+void db_lease_release(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud);
+void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
 /* A game that could not be restored: state BROKEN, kept with its data. */
 void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud);
 /* Its player has been told that the BROKEN game could not be restored. */

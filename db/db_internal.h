@@ -45,6 +45,7 @@
  * (a reader thread) follows from its statements' outcomes. */
 #ifndef WARREN_DB_INTERNAL_H
 #define WARREN_DB_INTERNAL_H
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -119,6 +120,14 @@ void db_file_close(db_file_t *f, bool lost);
     "coalesce((SELECT max(r.id) FROM hosted_games r WHERE r.score = hosted_scores.id), 0)," \
     "coalesce((SELECT u.name FROM users u WHERE u.id = hosted_scores.user), '') "           \
     "FROM hosted_scores"
+/* Leases (db_lease.c): now in ms by the database's clock, so nodes' clocks
+ * need not agree; a lease is taken when free, expired, or already ours. */
+#define DB_NOW_MS_LITE "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+#define DB_NOW_MS_PG   "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"
+#define DB_LEASE_TAKE(now)                                                               \
+    "INSERT INTO leases(game, node, expires) VALUES (?1, ?2, " now " + ?3) "             \
+    "ON CONFLICT (game) DO UPDATE SET node = excluded.node, expires = excluded.expires " \
+    "WHERE leases.node = excluded.node OR leases.expires < " now
 #define DB_STMT_LIST(X)                                                                            \
     X(BEGIN, "", RUN, none, DB_BOTH("BEGIN IMMEDIATE", "BEGIN"))                                   \
     X(BEGIN_READ, "", RUN, none,                                                                   \
@@ -162,7 +171,6 @@ void db_file_close(db_file_t *f, bool lost);
       DB_BOTH("INSERT OR IGNORE INTO hosted_scores (" DB_HOSTED_SCORE_INS ")",                     \
               "INSERT INTO hosted_scores (" DB_HOSTED_SCORE_INS ") ON CONFLICT DO NOTHING "        \
               "RETURNING id"))                                                                     \
-    X(GAME_MAX_ID, "", ROW, int, "SELECT coalesce(max(id), 0) FROM games")                         \
     X(MILESTONES_CLEAR, "i", RUN, none, "DELETE FROM milestones WHERE game = ?1")                  \
     X(MILESTONE_INSERT, "iiitt", RUN, none,                                                        \
       "INSERT INTO milestones(game, turn, depth, kind, text) VALUES (?1, ?2, ?3, ?4, ?5)")         \
@@ -373,7 +381,16 @@ void db_file_close(db_file_t *f, bool lost);
       "DELETE FROM dumps WHERE game IN (SELECT id FROM games WHERE user = ?1)")                    \
     X(USER_GAMES_DELETE, "i", RUN, none, "DELETE FROM games WHERE user = ?1")                      \
     X(USER_GAME_NAME_RETIRE, "i", RUN, none, "UPDATE game_names SET user = NULL WHERE user = ?1")  \
-    X(USER_DELETE, "i", CHANGE, none, "DELETE FROM users WHERE id = ?1")
+    X(USER_DELETE, "i", CHANGE, none, "DELETE FROM users WHERE id = ?1")                           \
+    X(LEASE_TAKE, "iti", CHANGE, none,                                                             \
+      DB_BOTH(DB_LEASE_TAKE(DB_NOW_MS_LITE), DB_LEASE_TAKE(DB_NOW_MS_PG)))                         \
+    X(LEASE_RENEW, "ti", COUNT, none,                                                              \
+      DB_BOTH("UPDATE leases SET expires = " DB_NOW_MS_LITE " + ?2 WHERE node = ?1",               \
+              "UPDATE leases SET expires = " DB_NOW_MS_PG " + ?2 WHERE node = ?1"))                \
+    X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
+    X(LEASE_HOLDER, "i", ROW, text,                                                                \
+      DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
+              "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))
 
 /* An account and its game name ("" if it has none). */
 #define DB_USER_COLS                                                \
@@ -483,6 +500,13 @@ struct db_backend {
     bool (*in_tx)(const db_conn_t *c);
     const char *(*errmsg)(const db_conn_t *c); /* the last failure's message */
     void (*close)(db_conn_t *c);
+    /* Takes up to n new game ids from the database's counter into ids,
+     * outside any transaction (each take stored at once): how many, or -1
+     * with the message in c->err. */
+    int (*take_ids)(db_conn_t *c, int64_t *ids, int n);
+    /* Gives back the unused ids [first, end) if nothing was taken after
+     * them (NULL: the counter cannot go back, as a sequence's). */
+    void (*give_ids)(db_conn_t *c, int64_t first, int64_t end);
 };
 
 extern const db_backend_t db_sqlite_backend; /* db_sqlite.c */
@@ -514,6 +538,34 @@ int db_pg_query_text(db_conn_t *c, const char *sql, char *out, size_t n);
 /* The PostgreSQL text of statement def: its own, or sql translated (?N to
  * $N, user quoted) into out. NULL when out is too small. */
 const char *db_pg_sql(const db_stmt_def_t *def, char *out, size_t n);
+
+/* ---- db_ids.c: game ids taken from the database ahead of need ---- */
+#define DB_IDS_CAP 32 /* ids held at most */
+#define DB_IDS_LOW 8  /* fewer left: the writer is asked for more */
+typedef struct {
+    pthread_mutex_t mu; /* guards v, head, n, rounds */
+    pthread_cond_t cv;  /* rounds grew */
+    int64_t v[DB_IDS_CAP];
+    int head, n;
+    uint64_t rounds;      /* refills done, whether or not they got any */
+    _Atomic bool asked;   /* the writer is to refill */
+    void (*wake)(void *); /* wakes the writer (db.c) */
+    void *ud;
+} db_ids_t;
+
+void db_ids_init(db_ids_t *p, void (*wake)(void *ud), void *ud);
+void db_ids_destroy(db_ids_t *p);
+/* Any thread: the next id, waiting (2 s at most) for the writer when none
+ * is left; DB_ERR when none came. Asks for more when few are left. */
+int64_t db_ids_next(db_ids_t *p);
+/* Whether a refill is asked for (the writer's wait checks it). */
+bool db_ids_asked(db_ids_t *p);
+/* The writer (or open, before it starts): fills the pool from c. DB_OK, or
+ * DB_ERR with the message in c->err; waiters are woken either way. */
+int db_ids_refill(db_ids_t *p, db_conn_t *c);
+/* At close, every thread stopped: unused ids back to the counter where the
+ * backend can (SQLite), so a restart goes on where the last games ended. */
+void db_ids_give_back(db_ids_t *p, db_conn_t *c);
 
 /* ---- arguments: typed, in the order of the SQL's ?N ---- */
 typedef struct {

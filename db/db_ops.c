@@ -47,6 +47,8 @@ int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud
         too_long(g->race, DB_SHORT_MAX) || too_long(g->cls, DB_SHORT_MAX))
         return DB_EINVAL;
     int64_t id = db_next_game_id_(db);
+    if (id <= 0)
+        return DB_ERR;
     db_queue(db, DB_ON(done, cb, ud), id, DB_STMT_GAME_INSERT,
              DB_ARGS(DB_INT(id), DB_INT(g->user), DB_INT(g->seed), DB_TEXT(g->content_version),
                      DB_TEXT(g->race), DB_TEXT(g->cls), DB_INT(g->start_time)));

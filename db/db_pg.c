@@ -406,6 +406,32 @@ static void conn_close(db_conn_t *c)
     c->pg = NULL;
 }
 
+/* n values of the sequence game_ids: not one run when other nodes take
+ * theirs meanwhile, each unique. A connection lost since the last batch
+ * is made again once. */
+static int take_ids(db_conn_t *c, int64_t *ids, int n)
+{
+    char count[16];
+    snprintf(count, sizeof count, "%d", n);
+    const char *vals[1] = {count};
+    PGresult *r = NULL;
+    for (int tries = 0; tries < 2; tries++) {
+        PQclear(r);
+        r = PQexecParams(pgc(c), "SELECT nextval('game_ids') FROM generate_series(1, $1::int)", 1,
+                         NULL, vals, NULL, NULL, 0);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK || PQstatus(pgc(c)) == CONNECTION_OK)
+            break;
+        revive(c);
+    }
+    int got = PQresultStatus(r) == PGRES_TUPLES_OK ? PQntuples(r) : -1;
+    if (got < 0)
+        keep_err(c, r ? PQresultErrorMessage(r) : PQerrorMessage(pgc(c)));
+    for (int i = 0; i < got && i < n; i++)
+        ids[i] = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    PQclear(r);
+    return got < 0 ? -1 : got < n ? got : n;
+}
+
 const db_backend_t db_pg_backend = {
     .name = "PostgreSQL",
     .stmt_rollback = false,
@@ -414,6 +440,7 @@ const db_backend_t db_pg_backend = {
     .in_tx = in_tx,
     .errmsg = errmsg,
     .close = conn_close,
+    .take_ids = take_ids,
 };
 
 /* The server's notices (a NOTICE of CREATE ... IF NOT EXISTS) are no

@@ -196,6 +196,43 @@ static void conn_close(db_conn_t *c)
     c->h = NULL;
 }
 
+/* ---- game ids (db_ids.c) ------------------------------------------------------ */
+
+/* A block of n from the game_ids row, never below a game already there
+ * (one written by another program). Its own statement: it both changes
+ * the row and returns it, which no row of the table may. */
+static int take_ids(db_conn_t *c, int64_t *ids, int n)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t first = -1;
+    if (sqlite3_prepare_v2(c->h,
+                           "UPDATE game_ids SET next = max(next, "
+                           "(SELECT coalesce(max(id), 0) + 1 FROM games)) + ?1 RETURNING next - ?1",
+                           -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_bind_int(st, 1, n) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        first = sqlite3_column_int64(st, 0);
+    if (first < 0 || sqlite3_step(st) != SQLITE_DONE) {
+        snprintf(c->err, sizeof c->err, "cannot take game ids: %s",
+                 first < 0 ? sqlite3_errmsg(c->h) : "no counter row");
+        first = -1;
+    }
+    sqlite3_finalize(st);
+    for (int i = 0; first > 0 && i < n; i++)
+        ids[i] = first + i;
+    return first > 0 ? n : -1;
+}
+
+static void give_ids(db_conn_t *c, int64_t first, int64_t end)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(c->h, "UPDATE game_ids SET next = ?1 WHERE next = ?2", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_bind_int64(st, 1, first) == SQLITE_OK &&
+        sqlite3_bind_int64(st, 2, end) == SQLITE_OK)
+        sqlite3_step(st);
+    sqlite3_finalize(st);
+}
+
 const db_backend_t db_sqlite_backend = {
     .name = "SQLite",
     .stmt_rollback = true,
@@ -204,4 +241,6 @@ const db_backend_t db_sqlite_backend = {
     .in_tx = in_tx,
     .errmsg = errmsg,
     .close = conn_close,
+    .take_ids = take_ids,
+    .give_ids = give_ids,
 };

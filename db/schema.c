@@ -201,6 +201,18 @@ static const char *const migrations[] = {
     "    game INTEGER NOT NULL UNIQUE REFERENCES games(id) ON DELETE CASCADE,\n"
     "    PRIMARY KEY (day, user)\n"
     ");\n",
+    /* 10: game ids from the database (db_ids.c takes them in blocks): the
+     * next one to give, above every game there is */
+    "CREATE TABLE game_ids (next INTEGER NOT NULL);\n"
+    "INSERT INTO game_ids SELECT coalesce(max(id), 0) + 1 FROM games;\n",
+    /* 11: game leases: which node runs a live game, until when (ms, the
+     * database's clock; db_lease.c) */
+    "CREATE TABLE leases (\n"
+    "    game INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,\n"
+    "    node TEXT NOT NULL,\n"
+    "    expires INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX leases_by_node ON leases(node);\n",
 };
 
 int db_migration_count(void)

@@ -234,3 +234,20 @@ CREATE TABLE daily (
     game INTEGER NOT NULL UNIQUE REFERENCES games(id) ON DELETE CASCADE,
     PRIMARY KEY (day, user)
 );
+
+-- The next game id to give (one row). The daemon takes them in blocks
+-- (db_ids.c), never below max(games.id) + 1; on PostgreSQL this is the
+-- sequence game_ids, which nodes sharing the database all draw from.
+CREATE TABLE game_ids (next INTEGER NOT NULL);
+
+-- Which node runs a live game: with several daemons on one PostgreSQL each
+-- live game is run by the node holding its lease, whose heartbeat pushes
+-- expires (ms since 1970 by the database's clock) forward. A node that
+-- stops renewing loses its leases when they expire; another may then take
+-- them and resume the games from snapshot and journal (db_lease.c).
+CREATE TABLE leases (
+    game INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    node TEXT NOT NULL,
+    expires INTEGER NOT NULL
+);
+CREATE INDEX leases_by_node ON leases(node);

@@ -204,6 +204,17 @@ static const char *const migrations[] = {
     "    game BIGINT NOT NULL UNIQUE REFERENCES games(id) ON DELETE CASCADE,\n"
     "    PRIMARY KEY (day, \"user\")\n"
     ");\n",
+    /* 10: game ids from a sequence, so nodes sharing the database never give
+     * the same one (schema.c's game_ids table; never rolled back) */
+    "CREATE SEQUENCE game_ids AS BIGINT;\n"
+    "SELECT setval('game_ids', (SELECT coalesce(max(id), 0) + 1 FROM games), false);\n",
+    /* 11: game leases */
+    "CREATE TABLE leases (\n"
+    "    game BIGINT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,\n"
+    "    node TEXT NOT NULL,\n"
+    "    expires BIGINT NOT NULL\n"
+    ");\n"
+    "CREATE INDEX leases_by_node ON leases(node);\n",
 };
 
 int db_pg_migration_count(void)

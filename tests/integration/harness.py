@@ -8,6 +8,7 @@
 - Web and WS: HTTP and websocket clients for the web listener;
 - the helpers the suites share: the test-hook key, the reference replay,
   finding built programs, unique names, browser scripts, PNG pixels."""
+import atexit
 import base64
 import collections
 import contextlib
@@ -22,12 +23,14 @@ import socket
 import sqlite3
 import struct
 import subprocess
+import tempfile
 import time
 import urllib.parse
 import zlib
 
 import pexpect
 import pyte
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -71,6 +74,61 @@ def unique_name(prefix="p"):
     return "%s%x" % (prefix, int(time.time() * 1000) % 0xffffffff ^ os.getpid())
 
 
+# ---- the database: the SQLite file, or PostgreSQL with WARREN_DB=pg ---------------------
+
+# WARREN_DB=pg: every daemon started with the default flags stores in a
+# schema of its own on one private PostgreSQL cluster the run shares
+# (pgcluster.py, started on first use and stopped when the run ends).
+ON_PG = os.environ.get("WARREN_DB") == "pg"
+_PG = {"cluster": None, "made": 0}
+
+
+def sqlite_only(reason):
+    """Marks a test about the SQLite file itself: skipped with WARREN_DB=pg."""
+    return pytest.mark.skipif(ON_PG, reason=f"SQLite only: {reason}")
+
+
+def pg_database():
+    """A new empty schema on the run's cluster; the URL warrend takes for it."""
+    if _PG["cluster"] is None:
+        from pgcluster import PgCluster
+        top = tempfile.mkdtemp(prefix="warren-pg-")
+        cluster = PgCluster(pathlib.Path(top) / "pg").start()
+        cluster.create_db("warren")
+        atexit.register(lambda: (cluster.stop(), shutil.rmtree(top, ignore_errors=True)))
+        _PG["cluster"] = cluster
+    _PG["made"] += 1
+    name = f"d{os.getpid()}_{_PG['made']}"
+    _PG["cluster"].psql(f"CREATE SCHEMA {name}", db="warren")
+    return _PG["cluster"].url("warren") + f"&options=-csearch_path%3D{name}"
+
+
+def pg_sql(sql):
+    """A query in SQLite's words for psycopg2: ?s as %s, % doubled, user
+    quoted, rowid as id (every table with a rowid has an id there, the
+    milestones' own counting their order)."""
+    parts = re.split(r"""('(?:[^']|'')*'|"[^"]*")""", sql.replace("%", "%%"))
+    for i in range(0, len(parts), 2):  # outside quotes
+        p = re.sub(r"\?\d*", "%s", parts[i])
+        parts[i] = re.sub(r"\browid\b", "id", re.sub(r"\buser\b", '"user"', p))
+    return "".join(parts)
+
+
+def pg_run(url, stmts, fetch):
+    """Runs (sql, args) statements in one transaction; the last one's rows if fetch."""
+    import psycopg2
+    con = psycopg2.connect(url)
+    try:
+        with con, con.cursor() as cur:
+            for sql, args in stmts:
+                cur.execute(pg_sql(sql), tuple(args))
+            rows = cur.fetchall() if fetch else None
+        return [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                for r in rows or []]
+    finally:
+        con.close()
+
+
 # ---- the daemon -----------------------------------------------------------------------
 
 class Daemon:
@@ -81,11 +139,13 @@ class Daemon:
     game stays live), --test-hooks (F12 logs the game's hash, cheap
     password hashes) and --register-per-hour 0. args
     replaces all of these flags (a config file then says where it
-    listens); extra comes after them. exe: another warrend than the build's (sanitizer
+    listens); extra comes after them. With WARREN_DB=pg the database is a
+    PostgreSQL schema of its own (db_url) unless args are given or
+    sqlite=True (a test that needs the file). exe: another warrend than the build's (sanitizer
     first); wrap: a command prefix (taskset); popen: more Popen arguments."""
 
     def __init__(self, bindir, dir, *, http=False, unix=False, extra=(), args=None,
-                 test_flags=True, exe=None, env=None, wrap=(), popen=None):
+                 test_flags=True, exe=None, env=None, wrap=(), popen=None, sqlite=False):
         self.dir = pathlib.Path(dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -95,9 +155,13 @@ class Daemon:
         self.sock = self.dir / "warren.sock" if unix else None
         self.db = self.dir / "warren.db"
         self.logpath = self.dir / "warrend.log"
+        # WARREN_DB=pg: the control socket and players' directories where the file's would be
+        self.db_url = pg_database() if ON_PG and args is None and not sqlite else None
         if args is None:
-            args = ["--db", self.db, "--telnet", f"127.0.0.1:{self.port}",
+            args = ["--db", self.db_url or self.db, "--telnet", f"127.0.0.1:{self.port}",
                     "--http", f"127.0.0.1:{self.http}" if http else ""]
+            args += ["--control", f"{self.db}.ctl", "--games-dir", self.dir / "games"] \
+                if self.db_url else []
             args += ["--socket", self.sock] if unix else []
             # tests register many names from 127.0.0.1
             args += ["--grace", "600", "--test-hooks", "--register-per-hour", "0"] if test_flags else []
@@ -186,15 +250,32 @@ class Daemon:
         self.start()
 
     def db_rows(self, sql, *args):
-        """A query on the database, opened read-only."""
+        """A query on the database, opened read-only (SQLite's words on both)."""
+        if self.db_url:
+            return pg_run(self.db_url, [(sql, args)], fetch=True)
         con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
         try:
             return con.execute(sql, args).fetchall()
         finally:
             con.close()
 
+    def db_remove(self):
+        """Deletes the database (the daemon stopped), so the next start makes
+        it anew: the file and what lies beside it, or the PostgreSQL schema's
+        tables."""
+        if self.db_url:
+            schema = re.search(r"search_path%3D(\w+)", self.db_url).group(1)
+            _PG["cluster"].psql(f"DROP SCHEMA {schema} CASCADE; CREATE SCHEMA {schema}",
+                                db="warren")
+            return
+        for suffix in ("", "-wal", "-shm", ".id"):
+            pathlib.Path(f"{self.db}{suffix}").unlink(missing_ok=True)
+
     def db_write(self, *stmts):
         """Runs (sql, args) statements in one transaction."""
+        if self.db_url:
+            pg_run(self.db_url, stmts, fetch=False)
+            return
         con = sqlite3.connect(str(self.db), timeout=10)
         try:
             for sql, args in stmts:

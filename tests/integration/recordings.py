@@ -1,4 +1,4 @@
-"""Hosted games' recordings written straight into a daemon's SQLite file,
+"""Hosted games' recordings written straight into a daemon's database,
 in the format the recorder stores (server/hosted/recchunk.h): for the
 replay tests and benchmarks, a recording of any size in a second instead
 of a flooding program's minute. A row of hosted_games, then its chunks:
@@ -55,19 +55,32 @@ def chunks(output, w=80, h=24, read=READ, ms_per_read=2, start_ms=0):
     return out
 
 
+def _open(db):
+    """A connection to db and how it takes a query in SQLite's words: a
+    harness.Daemon's PostgreSQL schema (WARREN_DB=pg), else the SQLite file
+    (a Daemon's, or a path)."""
+    url = getattr(db, "db_url", None)
+    if url:
+        import psycopg2
+        from harness import pg_sql
+        return psycopg2.connect(url), pg_sql
+    return sqlite3.connect(str(getattr(db, "db", db)), timeout=30), lambda sql: sql
+
+
 def insert(db, user, made, nbytes, game="flood", w=80, h=24, ended=True, copies=1):
     """copies recordings of user holding made (chunks()) for nbytes of
     output; returns their ids."""
-    con = sqlite3.connect(str(db), timeout=30)
+    con, q = _open(db)
     ids = []
     try:
         now = int(time.time())
+        cur = con.cursor()
         for _ in range(copies):
-            cur = con.execute("INSERT INTO hosted_games(user, game, start_time, end_time, width, "
-                              "height, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              (user, game, now - 100, now if ended else 0, w, h, nbytes))
-            rid = cur.lastrowid
-            con.executemany("INSERT INTO hosted_chunks(game, seq, ms, data) VALUES (?, ?, ?, ?)",
+            cur.execute(q("INSERT INTO hosted_games(user, game, start_time, end_time, width, "
+                          "height, bytes) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"),
+                        (user, game, now - 100, now if ended else 0, w, h, nbytes))
+            rid = cur.fetchone()[0]
+            cur.executemany(q("INSERT INTO hosted_chunks(game, seq, ms, data) VALUES (?, ?, ?, ?)"),
                             [(rid, i + 1, ms, data) for i, (ms, data) in enumerate(made)])
             ids.append(rid)
         con.commit()
@@ -78,13 +91,14 @@ def insert(db, user, made, nbytes, game="flood", w=80, h=24, ended=True, copies=
 
 def add_chunk(db, rid, made_chunk, nbytes):
     """One more chunk at the end of recording rid, nbytes more output."""
-    con = sqlite3.connect(str(db), timeout=30)
+    con, q = _open(db)
     try:
-        seq = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM hosted_chunks WHERE game = ?",
-                          (rid,)).fetchone()[0]
-        con.execute("INSERT INTO hosted_chunks(game, seq, ms, data) VALUES (?, ?, ?, ?)",
+        cur = con.cursor()
+        cur.execute(q("SELECT coalesce(max(seq), 0) + 1 FROM hosted_chunks WHERE game = ?"), (rid,))
+        seq = cur.fetchone()[0]
+        cur.execute(q("INSERT INTO hosted_chunks(game, seq, ms, data) VALUES (?, ?, ?, ?)"),
                     (rid, seq, made_chunk[0], made_chunk[1]))
-        con.execute("UPDATE hosted_games SET bytes = bytes + ? WHERE id = ?", (nbytes, rid))
+        cur.execute(q("UPDATE hosted_games SET bytes = bytes + ? WHERE id = ?"), (nbytes, rid))
         con.commit()
     finally:
         con.close()

@@ -5,7 +5,6 @@ discoveries, saving and leaving with the game's S, quitting with
 confirmation, which ends the game with its cause, a death that waits
 on its --More-- for the player's key before the end screen, and walking
 out of the town onto the overland and back."""
-import sqlite3
 import subprocess
 import time
 
@@ -141,14 +140,11 @@ def one_key_from_death(daemon, clients, bindir, tmp_path, name):
     t.wait_for("who are you? Choose a race.")
     t.close()
     with daemon.stopped():
-        con = sqlite3.connect(str(daemon.db), timeout=10)
-        con.execute("UPDATE games SET seed = ? WHERE id = ?", (seed, game))
-        con.execute("DELETE FROM snapshots WHERE game = ?", (game,))
-        con.execute("DELETE FROM journal WHERE game = ?", (game,))
-        con.executemany("INSERT INTO journal (game, seq, keys) VALUES (?, ?, ?)",
-                        [(game, i + 1, k.encode()) for i, k in enumerate(DYING[:n - 1])])
-        con.commit()
-        con.close()
+        daemon.db_write(("UPDATE games SET seed = ? WHERE id = ?", (seed, game)),
+                        ("DELETE FROM snapshots WHERE game = ?", (game,)),
+                        ("DELETE FROM journal WHERE game = ?", (game,)),
+                        *[("INSERT INTO journal (game, seq, keys) VALUES (?, ?, ?)",
+                           (game, i + 1, k.encode())) for i, k in enumerate(DYING[:n - 1])])
     t = clients(daemon.port, cols=100, rows=30).connected()
     t.login(name)
     t.send("p")
@@ -185,11 +181,7 @@ def test_leaving_on_deaths_more_ends_the_game(daemon, clients, bindir, tmp_path)
     assert "game end user=gone" not in daemon.log()
     t.close()
     daemon.wait_log(r"game end user=gone game=\d+ kind=dead")
-    con = sqlite3.connect(str(daemon.db), timeout=10)
-    try:
-        (kind,) = con.execute("SELECT end_kind FROM games WHERE id = ?", (game,)).fetchone()
-    finally:
-        con.close()
+    (kind,) = daemon.db_rows("SELECT end_kind FROM games WHERE id = ?", game)[0]
     assert kind == "dead", kind
 
 

@@ -8,7 +8,7 @@ import re
 import subprocess
 import time
 
-from harness import Daemon, program, unique_name
+from harness import Daemon, program, sqlite_only, unique_name
 from test_hosted import answer_until, nethack, playground  # noqa: F401 (nethack: a fixture)
 
 
@@ -165,6 +165,7 @@ def test_delete_retires_the_game_name(nethack, clients, bindir):
     assert f"its game name {name} is retired" in out
 
 
+@sqlite_only("rewinds the file to schema 7 (db_game_names_pg runs migration 8 on PostgreSQL)")
 def test_upgrade_keeps_an_existing_accounts_save(bindir, tmp_path, clients):
     """A save made as the shipped sample did before (-u %n) under a database
     of schema 7 (before game names) is restored after the
@@ -182,7 +183,8 @@ def test_upgrade_keeps_an_existing_accounts_save(bindir, tmp_path, clients):
     rc = d.db.parent / "games" / "nethack" / name / "nethackrc"
     rc.write_text(rc.read_text() + "OPTIONS=time\n")
     d.stop_clean()
-    d.db_write(("DROP TABLE daily", ()), ("DROP TRIGGER users_game_name", ()),
+    d.db_write(("DROP TABLE leases", ()), ("DROP TABLE game_ids", ()), ("DROP TABLE daily", ()),
+               ("DROP TRIGGER users_game_name", ()),
                ("DROP TABLE game_names", ()), ("PRAGMA user_version = 7", ()))
     assert d.db_rows("PRAGMA user_version") == [(7,)]
     conf.write_text(text)  # the sample as shipped now: -u %u

@@ -2,7 +2,6 @@
 keys it counts as answered are keys the daemon journalled, failures are
 counted, and its command line behaves."""
 import re
-import sqlite3
 import subprocess
 
 from harness import Daemon
@@ -29,9 +28,8 @@ def window(out):
     return [int(g) for g in m.groups()]
 
 
-def journal_rows(db):
-    with sqlite3.connect(db) as c:
-        return c.execute("select count(*), count(distinct game) from journal").fetchone()
+def journal_rows(d):
+    return d.db_rows("select count(*), count(distinct game) from journal")[0]
 
 
 def test_players_and_watchers_play(bindir, tmp_path):
@@ -59,7 +57,7 @@ def test_players_and_watchers_play(bindir, tmp_path):
     # With no warm-up every key is in the window: the journal holds one
     # character key per game and exactly the keys the tool saw answered
     # (a menu's echo would be an answer without a row).
-    rows, games = journal_rows(d.db)
+    rows, games = journal_rows(d)
     assert games >= 6
     assert rows == answered + games
 
@@ -76,7 +74,7 @@ def test_saturate_reports_max_keys_per_second(bindir, tmp_path):
     assert answered > 3 and unanswered == 0
     assert b["server.keys_per_s.max.t"] == answered
     assert b["server.latency.saturated.p99.us.t"] > 0
-    rows, games = journal_rows(d.db)  # games end and start again when saturated
+    rows, games = journal_rows(d)  # games end and start again when saturated
     assert rows == answered + games
 
 

@@ -7,7 +7,6 @@ file and against an independent replay of the same keys
 import gzip
 import html
 import json
-import pathlib
 import re
 import socket
 import subprocess
@@ -101,8 +100,7 @@ def play_long_game(daemon, name, seen=None, pauses=None, need=20, keys=KEYS):
         if len(journal_bytes(daemon, gid)) > need:
             return gid, seed, kind
         with daemon.stopped():
-            for suffix in ("", "-wal", "-shm", ".id"):  # anew on purpose
-                pathlib.Path(f"{daemon.db}{suffix}").unlink(missing_ok=True)
+            daemon.db_remove()  # anew on purpose
     raise AssertionError(f"every character died within {need} keys")
 
 

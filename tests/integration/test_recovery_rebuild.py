@@ -8,7 +8,6 @@ and screen via the F12 test hook), the log must say it was rebuilt, the game
 must stay live, and the snapshot written after the rebuild must be of the
 current format again."""
 import signal
-import sqlite3
 import struct
 import time
 import zlib
@@ -36,24 +35,21 @@ def with_version(blob, version):
     return bytes(b)
 
 
-def make_snapshots_stale(dbpath, game):
+def make_snapshots_stale(d, game):
     """Rewrites every snapshot of game to the format version before this
     build's; returns (the build's version, snapshots rewritten)."""
-    con = sqlite3.connect(str(dbpath), timeout=10)
-    try:
-        rows = con.execute("SELECT seq, blob FROM snapshots WHERE game = ?", (game,)).fetchall()
-        assert rows, "the game has no snapshot to make stale"
-        current = blob_version(rows[0][1])
-        assert current > 1
-        for seq, blob in rows:
-            stale = with_version(blob, current - 1)
-            assert blob_version(stale) == current - 1 and len(stale) == len(blob)
-            con.execute("UPDATE snapshots SET blob = ? WHERE game = ? AND seq = ?",
-                        (stale, game, seq))
-        con.commit()
-        return current, len(rows)
-    finally:
-        con.close()
+    rows = d.db_rows("SELECT seq, blob FROM snapshots WHERE game = ?", game)
+    assert rows, "the game has no snapshot to make stale"
+    current = blob_version(rows[0][1])
+    assert current > 1
+    updates = []
+    for seq, blob in rows:
+        stale = with_version(blob, current - 1)
+        assert blob_version(stale) == current - 1 and len(stale) == len(blob)
+        updates.append(("UPDATE snapshots SET blob = ? WHERE game = ? AND seq = ?",
+                        (stale, game, seq)))
+    d.db_write(*updates)
+    return current, len(rows)
 
 
 def game_state(d, game):
@@ -92,7 +88,7 @@ def test_stale_snapshot_is_rebuilt(daemon, clients, stop):
         d.kill(signal.SIGKILL)
     else:
         assert d.stop() == 0
-    current, n = make_snapshots_stale(d.db, game)
+    current, n = make_snapshots_stale(d, game)
     assert n >= 1
 
     d.start()

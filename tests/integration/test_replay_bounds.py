@@ -60,7 +60,7 @@ def release(bindir, tmp_path):
 def test_hosted_replay_cut_at_replay_max_then_cached(start_daemon):
     d = start_daemon(http=True, extra=["--replay-max", "256K"])
     _, uid = recorder(d)
-    big, small = (recordings.insert(d.db, uid, flood(n), n)[0] for n in (2 * MIB, 20000))
+    big, small = (recordings.insert(d, uid, flood(n), n)[0] for n in (2 * MIB, 20000))
     web = Web(d.http)
 
     r = web.get(f"/api/hosted/{big}/replay")
@@ -94,7 +94,7 @@ def test_hosted_replay_cut_at_replay_max_then_cached(start_daemon):
     assert not any("truncated" in e[2] for e in events)
     # a live recording grows: its next size is a body of its own
     more = flood(5000, start_ms=60000)[0]
-    recordings.add_chunk(d.db, small, more, 5000)
+    recordings.add_chunk(d, small, more, 5000)
     r = web.get(f"/api/hosted/{small}/replay")
     assert r.headers["x-warren-cache"] == "miss" and json.loads(r.body)["bytes"] == 25000
     assert web.get(f"/api/hosted/{small}/replay").headers["x-warren-cache"] == "hit"
@@ -132,7 +132,7 @@ def test_busy_builds_get_503_with_retry_after_and_memory_stays_small(release):
     never holds a whole body (each about 10 MB)."""
     d = release("--replay-builds", "2", "--replay-queue", "2")
     _, uid = recorder(d)
-    ids = recordings.insert(d.db, uid, flood(8 * MIB), 8 * MIB, copies=12)
+    ids = recordings.insert(d, uid, flood(8 * MIB), 8 * MIB, copies=12)
     before = peak_rss_mb(d)
     web = Web(d.http, timeout=120)
     got = {}
@@ -165,8 +165,8 @@ def test_abandoned_requests_cost_nothing(release):
     is built (each would take a second of CPU)."""
     d = release()
     name, uid = recorder(d)
-    ids = recordings.insert(d.db, uid, flood(8 * MIB), 8 * MIB, copies=40)
-    [small] = recordings.insert(d.db, uid, flood(20000), 20000)
+    ids = recordings.insert(d, uid, flood(8 * MIB), 8 * MIB, copies=40)
+    [small] = recordings.insert(d, uid, flood(20000), 20000)
     for i in ids:
         s = socket.create_connection(("127.0.0.1", d.http))
         s.sendall(f"GET /api/hosted/{i}/replay HTTP/1.1\r\nHost: x\r\n\r\n".encode())

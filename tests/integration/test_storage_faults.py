@@ -35,7 +35,13 @@ import time
 
 import pytest
 
-from harness import CTRL_X, F12, PW, SANITIZER_WORDS, hook, program, replay
+from harness import CTRL_X, F12, PW, SANITIZER_WORDS, hook, program, replay, sqlite_only
+
+# What only the SQLite file has (docs/LIMITS.md): its size cap, its write
+# lock that another process can hold, the file itself and what lies beside it.
+FULL = sqlite_only("db-max-size caps the SQLite file's pages")
+LOCK = sqlite_only("another process holds the SQLite file's write lock")
+FILE = sqlite_only("the SQLite file itself: deleted, swapped, damaged, its modes")
 
 NOTICE = "The server cannot save right now"
 LOST = "The server has lost its saved data"
@@ -228,6 +234,7 @@ def paused_game(start_daemon, clients, tmp_path, ctl):
     return d, a, b, game, seed, before, paused(d, a, b, before)
 
 
+@FULL
 def test_full_database_pauses_and_loses_nothing(bindir, tmp_path, start_daemon, clients,
                                                 ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
@@ -263,6 +270,7 @@ def test_full_database_pauses_and_loses_nothing(bindir, tmp_path, start_daemon, 
     assert resumed_as_replayed(bindir, tmp_path, d, clients, "alice", game, seed)[1]["seq"] == acked
 
 
+@FULL
 def test_play_resumes_by_itself_when_space_returns(bindir, tmp_path, start_daemon, clients,
                                                    ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
@@ -303,6 +311,7 @@ def test_play_resumes_by_itself_when_space_returns(bindir, tmp_path, start_daemo
     assert resumed_as_replayed(bindir, tmp_path, d, clients, "alice", game, seed)[1] == last
 
 
+@FULL
 def test_shutdown_while_paused_keeps_the_journal_whole(bindir, tmp_path, start_daemon, clients,
                                                        ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
@@ -418,6 +427,7 @@ def test_unrestorable_game_is_kept_and_its_player_told(bindir, tmp_path, start_d
     assert d.db_rows("SELECT state FROM games WHERE id = ?", games["vic"]) == [("broken",)]
 
 
+@LOCK
 def test_game_creation_while_unwritable_returns_to_the_menu(daemon, clients):
     """No game is paused, but the database cannot be written (another
     process holds its write lock): the new game's row fails, the player is
@@ -509,6 +519,7 @@ def watched_game(start_daemon, clients, ctl, *flags):
     return d, a, b
 
 
+@FILE
 def test_deleted_database_stops_answering_and_is_never_made_anew(bindir, tmp_path, start_daemon,
                                                                  clients, ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
@@ -573,6 +584,7 @@ def test_deleted_database_stops_answering_and_is_never_made_anew(bindir, tmp_pat
     assert answered(t, "?")
 
 
+@FILE
 def test_other_database_is_refused_until_its_id_file_goes(start_daemon, clients):
     first = start_daemon()
     clients(first.port).connected().register("ann")
@@ -617,6 +629,7 @@ def add_filler(db, rows=150000):
         con.close()
 
 
+@FILE
 def test_damaged_database_is_refused_and_check_db_finds_it(bindir, tmp_path, start_daemon,
                                                            clients, ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
@@ -656,6 +669,7 @@ def test_damaged_database_is_refused_and_check_db_finds_it(bindir, tmp_path, sta
                r"missing from index mismatch_a")
 
 
+@LOCK
 def test_stalled_writes_show_the_notice_and_are_logged(bindir, start_daemon, clients, ctl_dir):
     """Another program holds the database's write lock (a real SQLite
     connection, BEGIN IMMEDIATE) while the daemon's busy timeout is long:
@@ -692,6 +706,7 @@ def test_stalled_writes_show_the_notice_and_are_logged(bindir, start_daemon, cli
     assert answered(a, "?")
 
 
+@FILE
 def test_files_are_private_whatever_the_umask(start_daemon, clients, ctl_dir):
     ctl = f"{ctl_dir}/w.ctl"
     d = start_daemon(extra=["--control", ctl], popen={"umask": 0})

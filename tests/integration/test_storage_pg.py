@@ -47,9 +47,11 @@ def test_db_unit_suite_runs_on_postgresql(bindir, pg, suite, least):
 
 
 def admin(bindir, d, *args):
-    """warren-admin on d's control socket (./warren.ctl by default with PostgreSQL)."""
+    """warren-admin on d's control socket (./warren.ctl by default with PostgreSQL,
+    unless the harness named one: WARREN_DB=pg)."""
     tool = program(bindir, "asan/warren-admin", "warren-admin")
-    return subprocess.run([str(tool), "--control", "./warren.ctl", *args], capture_output=True,
+    ctl = f"{d.db}.ctl" if d.db_url else "./warren.ctl"
+    return subprocess.run([str(tool), "--control", ctl, *args], capture_output=True,
                           text=True, timeout=60, cwd=d.dir)
 
 

@@ -303,7 +303,7 @@ START_TEST(journal_snapshot_resume_finish_and_reopen)
     char err[256];
     f.db = db_open(&f.loop, f.path, err, sizeof err);
     ck_assert_msg(f.db != NULL, "%s", err);
-    ck_assert_int_eq(db_next_game_id_(f.db), id); /* the games' max id + 1 */
+    ck_assert_int_gt(db_next_game_id_(f.db), id); /* the sequence never goes back */
     games_res_t top = {0};
     db_scores_top(f.db, 10, 0, on_games, &top);
     uv_run(&f.loop, UV_RUN_DEFAULT);
@@ -447,13 +447,15 @@ static void sqlite_columns(char *out, size_t n)
     ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
     ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
     sqlite3_stmt *st;
-    ck_assert_int_eq(sqlite3_prepare_v2(h,
-                                        "SELECT group_concat(c, char(10)) FROM (SELECT t.name || "
-                                        "'.' || p.name AS c FROM sqlite_master t, "
-                                        "pragma_table_info(t.name) p WHERE t.type = 'table' "
-                                        "ORDER BY c)",
-                                        -1, &st, NULL),
-                     SQLITE_OK);
+    ck_assert_int_eq(
+        sqlite3_prepare_v2(
+            h,
+            "SELECT group_concat(c, char(10)) FROM (SELECT t.name || "
+            "'.' || p.name AS c FROM sqlite_master t, "
+            "pragma_table_info(t.name) p WHERE t.type = 'table' AND t.name <> 'game_ids' "
+            "ORDER BY c)",
+            -1, &st, NULL),
+        SQLITE_OK);
     ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
     snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
@@ -461,7 +463,8 @@ static void sqlite_columns(char *out, size_t n)
 }
 
 /* The two lists of migrations make the same tables with the same columns
- * (PostgreSQL's own: its version table, the milestones' order). */
+ * (PostgreSQL's own: its version table, the milestones' order; SQLite's
+ * game_ids row is PostgreSQL's sequence game_ids). */
 START_TEST(both_schemas_have_the_same_columns)
 {
     fx_t f;
@@ -480,8 +483,85 @@ START_TEST(both_schemas_have_the_same_columns)
                          "'id')) x",
                          pg, sizeof pg),
         DB_OK);
+    int64_t seqs = 0; /* SQLite's counter row (left out above) is a sequence here */
+    ck_assert_int_eq(db_pg_query_int(&c,
+                                     "SELECT count(*) FROM pg_sequences WHERE schemaname = "
+                                     "current_schema() AND sequencename = 'game_ids'",
+                                     &seqs),
+                     DB_OK);
+    ck_assert_int_eq(seqs, 1);
     c.be->close(&c);
     ck_assert_str_eq(pg, lite);
+    fx_close(&f);
+}
+END_TEST
+
+/* Two daemons on one database (two handles, each its own writer and its
+ * own block of ids): the ids they give never meet, and each one's game is
+ * stored. */
+START_TEST(two_nodes_never_give_the_same_game_id)
+{
+    fx_t f;
+    pg_open(&f);
+    char err[256];
+    db_t *other = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(other != NULL, "%s", err);
+    enum { N = DB_IDS_CAP * 2 };
+    static int64_t ids[2 * N];
+    for (int i = 0; i < 2 * N; i++) {
+        ids[i] = db_next_game_id_(i % 2 ? other : f.db);
+        ck_assert_int_gt(ids[i], 0);
+        for (int k = 0; k < i; k++)
+            ck_assert_int_ne(ids[k], ids[i]);
+    }
+    int64_t a = make_user(&f, "Ann", "ann"), b = make_user(&f, "Bob", "bob");
+    db_game_new_t g = {.user = b, .seed = 1, .content_version = "c1", .start_time = 1};
+    done_t d = {0};
+    int64_t on_other = db_game_create(other, &g, on_done, &d);
+    int64_t here = make_game(&f, a);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_ne(here, on_other);
+    ck_assert_int_eq(count_rows(f.path, "SELECT count(*) FROM games"), 2);
+    db_close(other);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    fx_close(&f);
+}
+END_TEST
+
+static void on_text_status(void *ud, int status, const char *text, size_t len)
+{
+    (void)len;
+    snprintf(ud, 32, "%s", status == DB_OK && text ? text : "");
+}
+
+/* Two nodes asking for the same game's lease at once (two handles, two
+ * writers): exactly one gets it, and the database names that one. */
+START_TEST(two_nodes_racing_for_a_lease_one_wins)
+{
+    fx_t f;
+    pg_open(&f);
+    char err[256];
+    db_t *other = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(other != NULL, "%s", err);
+    int64_t g = make_game(&f, make_user(&f, "Ann", "ann"));
+    for (int round = 0; round < 20; round++) {
+        done_t a = {0}, b = {0};
+        db_lease_take(f.db, g, "node-a", 60000, on_done, &a);
+        db_lease_take(other, g, "node-b", 60000, on_done, &b);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_msg((a.status == DB_OK) != (b.status == DB_OK), "a %d, b %d", a.status, b.status);
+        char who[32] = "";
+        db_lease_holder(other, g, on_text_status, who);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_str_eq(who, a.status == DB_OK ? "node-a" : "node-b");
+        done_t gone = {0}; /* the winner lets it lapse: the next round races again */
+        db_lease_take(a.status == DB_OK ? f.db : other, g, who, -1, on_done, &gone);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+        ck_assert_int_eq(gone.status, DB_OK);
+    }
+    db_close(other);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
     fx_close(&f);
 }
 END_TEST
@@ -500,6 +580,8 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, hosted_rows_and_retired_names);
     tcase_add_test(t, dropped_connections_are_made_again);
     tcase_add_test(t, both_schemas_have_the_same_columns);
+    tcase_add_test(t, two_nodes_never_give_the_same_game_id);
+    tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);
     suite_add_tcase(s, t);
     return s;
 }

@@ -819,7 +819,9 @@ START_TEST(acknowledged_writes_survive_sigkill)
     f.db = db_open(&f.loop, f.path, err, sizeof err);
     ck_assert_msg(f.db != NULL, "%s", err);
     journal_res_t *j = calloc(1, sizeof *j);
-    db_journal_read(f.db, 1, 0, on_journal, j);
+    /* the child's game: ids come from the database, not from 1 */
+    int64_t game = count_rows(f.path, "SELECT max(id) FROM games");
+    db_journal_read(f.db, game, 0, on_journal, j);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(j->status, DB_OK);
     ck_assert_int_ge((int64_t)j->n, acked);
@@ -976,6 +978,125 @@ START_TEST(broken_games_listed_and_told)
 }
 END_TEST
 
+/* Game ids come from the database's counter in blocks: more than a block
+ * drawn in one loop turn are all different, every one stores a game, and
+ * after a reopen none is given again (on SQLite, whose counter takes back
+ * what was never used, the next is the one after the last game; a game
+ * another program stored meanwhile is stepped over). */
+START_TEST(game_ids_come_from_the_database)
+{
+    fx_t f;
+    fx_open(&f);
+    enum { N = DB_IDS_CAP * 3 };
+    int64_t ids[N], top = 0;
+    for (int i = 0; i < N; i++) {
+        ids[i] = db_next_game_id_(f.db);
+        ck_assert_int_gt(ids[i], 0);
+        for (int k = 0; k < i; k++)
+            ck_assert_int_ne(ids[k], ids[i]);
+        top = ids[i] > top ? ids[i] : top;
+    }
+    int64_t u = make_user(&f, "Ida"), g = make_game(&f, u, 1);
+    ck_assert_int_gt(g, top);
+    done_t fin = {0};
+    db_game_end_t end = {.end_time = 3, .end_kind = "quit"};
+    db_game_finish(f.db, g, &end, NULL, 0, NULL, 0, on_done, &fin);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(fin.status, DB_OK);
+    db_close(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    bool lite = !db_is_server(f.path);
+    if (lite) { /* a game stored by another program while warrend was stopped */
+        sqlite3 *h;
+        ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(h,
+                                      "INSERT INTO games(id, user, seed, content_version, "
+                                      "start_time, state) VALUES (1000, 1, 5, 'c1', 1, 'finished')",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+        sqlite3_close(h);
+    }
+    char err[256];
+    f.db = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(f.db != NULL, "%s", err);
+    int64_t next = make_game(&f, u, 2);
+    if (lite)
+        ck_assert_int_eq(next, 1001);
+    else
+        ck_assert_int_gt(next, g);
+    fx_close(&f);
+}
+END_TEST
+
+typedef struct {
+    int status;
+    char text[64];
+} text_res_t;
+
+static void on_holder(void *ud, int status, const char *text, size_t len)
+{
+    text_res_t *r = ud;
+    r->status = status;
+    snprintf(r->text, sizeof r->text, "%.*s", (int)len, text ? text : "");
+}
+
+/* Runs the loop and returns the status (and *id) of one lease op. */
+static int lease_op(fx_t *f, int kind, int64_t game, const char *node, int64_t ttl, int64_t *id)
+{
+    done_t d = {0};
+    if (kind == 0)
+        db_lease_take(f->db, game, node, ttl, on_done, &d);
+    else if (kind == 1)
+        db_lease_renew(f->db, node, ttl, on_done, &d);
+    else
+        db_lease_release(f->db, game, node, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.calls, 1);
+    if (id)
+        *id = d.id;
+    return d.status;
+}
+
+static const char *holder(fx_t *f, int64_t game)
+{
+    static text_res_t r;
+    r = (text_res_t){0};
+    db_lease_holder(f->db, game, on_holder, &r);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    return r.status == DB_OK ? r.text : r.status == DB_ENOTFOUND ? "(none)" : "(error)";
+}
+
+/* A game's lease: one node at a time; its own again at once; another's
+ * only once it has expired (a node that stopped renewing); a heartbeat
+ * renews what the node still holds. */
+START_TEST(game_leases_one_node_at_a_time)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Lea"), 1), n = -1;
+    ck_assert_str_eq(holder(&f, g), "(none)");
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-b", 60000, NULL), DB_ENOTFOUND);
+    ck_assert_str_eq(holder(&f, g), "node-a");
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
+    ck_assert_int_eq(lease_op(&f, 1, 0, "node-a", 60000, &n), DB_OK);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(lease_op(&f, 2, g, "node-b", 0, NULL), DB_OK); /* not b's to drop */
+    ck_assert_str_eq(holder(&f, g), "node-a");
+    /* a stops renewing: its lease runs out, and b takes the game */
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", -1, NULL), DB_OK);
+    ck_assert_str_eq(holder(&f, g), "(none)");
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-b", 60000, NULL), DB_OK);
+    ck_assert_str_eq(holder(&f, g), "node-b");
+    ck_assert_int_eq(lease_op(&f, 1, 0, "node-a", 60000, &n), DB_OK);
+    ck_assert_int_eq(n, 0); /* a's heartbeat finds nothing left to renew */
+    ck_assert_int_eq(lease_op(&f, 2, g, "node-b", 0, NULL), DB_OK);
+    ck_assert_str_eq(holder(&f, g), "(none)");
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_store(void)
 {
     Suite *s = suite_create("db_store");
@@ -994,6 +1115,8 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, open_failures);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);
+    tcase_add_test(tc, game_ids_come_from_the_database);
+    tcase_add_test(tc, game_leases_one_node_at_a_time);
     suite_add_tcase(s, tc);
     TCase *faults = tcase_create("storage faults");
     tcase_set_timeout(faults, 30);
@@ -1028,6 +1151,8 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);
     tcase_add_test(tc, journal_has_no_gaps_and_snapshots_follow_it);
     tcase_add_test(tc, broken_games_listed_and_told);
+    tcase_add_test(tc, game_ids_come_from_the_database);
+    tcase_add_test(tc, game_leases_one_node_at_a_time);
     suite_add_tcase(s, tc);
     return s;
 }
