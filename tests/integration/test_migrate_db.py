@@ -22,7 +22,7 @@ from test_storage_pg import stored_hook
 
 # Each table and the order its rows are compared in (every column).
 TABLES = ["users", "game_names", "games", "journal", "journal_aside", "snapshots", "milestones",
-          "dumps", "sessions", "mail", "bans", "mutes", "hosted_scores", "hosted_games",
+          "dumps", "daily", "sessions", "mail", "bans", "mutes", "hosted_scores", "hosted_games",
           "hosted_chunks", "meta"]
 
 
@@ -52,7 +52,7 @@ def rows(path, table):
 
 def add_rows(path, user, game, other):
     """A row in each table a short game leaves empty: mail, bans, mutes,
-    milestones, a dump, rows set aside, a session, a finished game with a
+    milestones, a dump, a daily attempt, rows set aside, a session, a finished game with a
     NULL-free odd text, a hosted score, recording and chunk (blobs with NUL)."""
     con = sqlite3.connect(str(path))
     with con:
@@ -63,6 +63,7 @@ def add_rows(path, user, game, other):
         con.executemany("INSERT INTO milestones(game, turn, depth, kind, text) VALUES (?,?,?,?,?)",
                         [(game, 9, 2, "z", "second by key, first by order"), (game, 1, 1, "a", "b")])
         con.execute("INSERT INTO dumps(game, text) VALUES (?, ?)", (game, "dump\nlines\t"))
+        con.execute("INSERT INTO daily(day, user, game) VALUES ('2026-11-28', ?, ?)", (user, game))
         con.execute("INSERT INTO journal_aside(game, after_seq, seq, keys, ms) VALUES (?,?,?,?,?)",
                     (game, 1, 2, b"\x00\xff\x00", -1))
         con.execute("INSERT INTO sessions(token_hash, user, expires) VALUES ('abc', ?, 2000000000)",
