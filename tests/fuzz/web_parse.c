@@ -40,9 +40,13 @@ static void check_routes(const char *path)
         if (methods[i] == WEB_WS) {
             if (r->arg != WEB_LOBBY && r->arg != WEB_PLAY && r->arg != WEB_WATCH)
                 abort();
-            /* watch names a player, play may name a hosted game, the lobby nothing */
-            if ((r->arg == WEB_WATCH && !param[0]) || (r->arg == WEB_LOBBY && param[0]) ||
-                strspn(param, TOKEN_CHARS) != strlen(param))
+            /* watch names a player (and may name their game: NAME/GAME), play
+             * may name a hosted game, the lobby nothing */
+            const char *game = r->arg == WEB_WATCH ? strchr(param, '/') : NULL;
+            size_t who = game ? (size_t)(game - param) : strlen(param);
+            if ((r->arg == WEB_WATCH && !who) || (r->arg == WEB_LOBBY && param[0]) ||
+                strspn(param, TOKEN_CHARS) != who ||
+                (game && (!game[1] || strspn(game + 1, TOKEN_CHARS) != strlen(game + 1))))
                 abort();
         }
     }
