@@ -860,7 +860,8 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
                        .routes = routes,
                        .nroutes = nroutes,
                        .budget = srv->budget,
-                       .trust_proxy = srv->cfg.trust_proxy};
+                       .trust_proxy = srv->cfg.trust_proxy,
+                       .proxy_from = srv->cfg.proxy_from};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
                          .on_input = on_input,
