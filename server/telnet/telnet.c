@@ -5,12 +5,14 @@
  *
  * A telnet conn is a tconn_t: the shared conn_t (conn.h) first, then the
  * transport's own state, which no other file sees. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "telnet.h"
 #include "budget.h"
+#include "drain.h"
 #include "hooks.h"
 #include "input.h"
 #include "listener.h"
@@ -516,9 +518,25 @@ static void refuse(server_t *s, int fd, const char *peer, int why)
 /* A socket from a listener: counted in the budget, or turned away. Unix
  * socket peers count toward the total only until `warren --ssh` names their
  * address (on_environ): at accept they all look "local". */
+/* A drain under way (drain.h): new players go to another node. */
+static void refuse_draining(server_t *s, int fd, const char *peer)
+{
+    char m[DRAIN_MESSAGE_MAX + 8];
+    snprintf(m, sizeof m, "%s\r\n", drain_of(s)->message);
+    ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n; /* best effort: the socket closes either way */
+    close(fd);
+    unsigned held;
+    if (log_every(&s->telnet->refused_log, now_ms(s), LISTENER_LOG_MS, &held))
+        log_info("refused telnet ip=%s reason=draining (%u more refused since the last line)", peer,
+                 held);
+}
+
 static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
 {
     budget_slot_t slot;
+    if (drain_of(s) && !s->stopping)
+        return refuse_draining(s, fd, peer);
     int ret = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
     if (ret != BUDGET_OK) {
         refuse(s, fd, peer, ret);
