@@ -903,8 +903,11 @@ void webgw_stop(server_t *srv)
         uv_close((uv_handle_t *)&g->lobby_timer, NULL);
     }
     if (drain_of(srv)) /* a drain's goodbye: reconnect to go on */
-        LIST_EACH (it, &g->socks)
-            send_text_msg(LIST_ITEM(it, wsock_t, node), "left", drain_of(srv)->message);
+        LIST_EACH (it, &g->socks) {
+            wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+            if (ws->kind != WEB_LOBBY)
+                send_text_msg(ws, "left", drain_of(srv)->message);
+        }
     web_stop(g->web);
 }
 

@@ -119,8 +119,8 @@ START_TEST(drain_lines)
     ck_assert_int_eq(parse("drain 86400\n", &cmd, arg, &err), 1);
     ck_assert_int_eq(parse("drain-status\n", &cmd, arg, &err), 1);
     ck_assert_int_eq(cmd, CTL_DRAIN_STATUS);
-    const char *bad[] = {"drain\n",        "drain 0\n",      "drain 86401\n", "drain -5\n",
-                         "drain 5x hi\n",  "drain 000001\n", "drain  5\n",    "drain-status 1\n"};
+    const char *bad[] = {"drain\n",       "drain 0\n",      "drain 86401\n", "drain -5\n",
+                         "drain 5x hi\n", "drain 000001\n", "drain  5\n",    "drain-status 1\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         ck_assert_msg(parse(bad[i], &cmd, arg, &err) == -1 && err, "%s", bad[i]);
     char big[300] = "drain 9 ";
