@@ -24,7 +24,7 @@
 #define DRAIN_POLL_MS   250  /* how often a drain looks for players left */
 
 /* The clean stop: SIGTERM's own path in main.c, whatever it grows to do. */
-static void drain_stop(server_t *home, drain_t *d, const char *why)
+static void drain_stop(drain_t *d, const char *why)
 {
     d->stopping = true;
     uv_timer_stop(&d->timer);
@@ -32,7 +32,6 @@ static void drain_stop(server_t *home, drain_t *d, const char *why)
     int err = uv_kill(getpid(), SIGTERM);
     if (err)
         log_error("drain: cannot signal the daemon: %s", uv_strerror(err));
-    (void)home;
 }
 
 static void on_drain_tick(uv_timer_t *t)
@@ -43,9 +42,9 @@ static void on_drain_tick(uv_timer_t *t)
     if (home->stopping || d->stopping)
         return;
     if (now >= d->deadline_ms)
-        drain_stop(home, d, "the deadline came");
+        drain_stop(d, "the deadline came");
     else if (now - d->start_ms >= DRAIN_NOTICE_MS && drain_players(home) == 0)
-        drain_stop(home, d, "no player is in a game");
+        drain_stop(d, "no player is in a game");
 }
 
 /* "2026-01-02 03:04:05 UTC" */

@@ -70,6 +70,9 @@ def test_drain_tells_saves_and_stops(start_daemon, clients, bindir):
     got = raw(d.port, b"")
     assert MSG.encode() in got, got
     d.wait_log(r"refused telnet ip=127\.0\.0\.1 reason=draining")
+    r = Web(d.http).post("/login", {"name": web_name, "password": PW})
+    assert r.status == 503 and r.body == (MSG + "\n").encode(), r
+    assert r.session is None
     again = WS(d.http, "/ws/play", session=tok)
     left = again.json_until(lambda m: m.get("t") == "left")
     assert left["text"] == MSG
