@@ -143,6 +143,10 @@ def stop_games(d):
 
 
 def run(a):
+    if os.geteuid() != 0:
+        print("bench_hosted1k: needs root (a mount namespace where NetHack's MAXPLAYERS is 0)",
+              file=sys.stderr)
+        return 2
     bindir = pathlib.Path(a.bindir).resolve()
     root = pathlib.Path(tempfile.mkdtemp(prefix="warren-h1k-"))
     _, conf = playground(root, bindir)
