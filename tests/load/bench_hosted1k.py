@@ -27,6 +27,8 @@ stay as they are.
   BENCH pty.daemon.memory.per_game.bytes.nN  warrend's RSS growth / N
   BENCH nethack.rss.per_process.bytes.nN     the NetHack processes' PSS
         (/proc/PID/smaps_rollup: shared pages divided among them) / N
+  BENCH server.cpu_per_key.us.nN     warrend's CPU (all its threads) in the
+                                     window per key answered
   BENCH machine.memory.per_player.bytes.nN   MemAvailable's drop / N
         (the daemon, the NetHacks, the kernel's ptys and sockets, the
         load tool; other programs on the machine move it too)
@@ -160,7 +162,7 @@ def run(a):
         cmd = [bindir / "warren-load", "--port", d.port, "--hosted", "1", "--n", a.n,
                "--m", a.watchers, "--watched", max(1, a.watchers), "--inflight", a.inflight,
                "--seconds", a.seconds, "--warmup", 5, "--key-timeout", 0.9,
-               "--ramp-timeout", 120, "--tag", f".n{a.n}"]
+               "--ramp-timeout", 120, "--tag", f".n{a.n}", "--pid", d.proc.pid]
         load = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True)
         status = drive(load, d, a.n, mem0, rss0)
         stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", d.log())]
