@@ -164,7 +164,9 @@ def run(a):
                "--seconds", a.seconds, "--warmup", 5, "--key-timeout", 0.9,
                "--ramp-timeout", 120, "--tag", f".n{a.n}", "--pid", d.proc.pid]
         load = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True)
+        print(f"# load average at start: {os.getloadavg()[0]:.2f}", flush=True)
         status = drive(load, d, a.n, mem0, rss0)
+        print(f"# load average at the end: {os.getloadavg()[0]:.2f} (the machine's, others' too)")
         stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", d.log())]
         print(f"# warrend: longest loop stall {max(stalls or [0])} ms, {len(stalls)} logged")
         warns = [ln for ln in d.log().splitlines() if re.search(r" (WARN|ERROR) ", ln)]
