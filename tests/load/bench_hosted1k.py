@@ -3,7 +3,7 @@
 NetHack under its ptys, warren-load (--hosted) as the players over telnet.
 
   tests/load/bench_hosted1k.py BINDIR [--n N] [--watchers M] [--seconds S]
-                               [--inflight K]
+                               [--inflight K] [--one-session]
 
 Each player registers, starts NetHack from the menu, takes a random
 character, gets past its intro and then moves once a second (a move onto
@@ -154,8 +154,11 @@ def run(a):
     _, conf = playground(root, bindir)
     config(conf, a.n, a.watchers)
     mem0 = meminfo()
+    # the daemon and the load tool each in a session (so a scheduling
+    # autogroup) of its own, as a service runs apart from its clients
     d = Daemon(bindir, root / "daemon", exe=bindir / "warrend",
-               wrap=namespaced(sysconf_copy(root)), extra=["--config", conf])
+               wrap=namespaced(sysconf_copy(root)), extra=["--config", conf],
+               popen={"start_new_session": not a.one_session})
     d.start()
     try:
         rss0 = rss(d.proc.pid)
@@ -163,7 +166,8 @@ def run(a):
                "--m", a.watchers, "--watched", max(1, a.watchers), "--inflight", a.inflight,
                "--seconds", a.seconds, "--warmup", 5, "--key-timeout", 0.9,
                "--ramp-timeout", 120, "--tag", f".n{a.n}", "--pid", d.proc.pid]
-        load = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True)
+        load = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True,
+                                start_new_session=not a.one_session)
         print(f"# load average at start: {os.getloadavg()[0]:.2f}", flush=True)
         status = drive(load, d, a.n, mem0, rss0)
         print(f"# load average at the end: {os.getloadavg()[0]:.2f} (the machine's, others' too)")
@@ -189,6 +193,8 @@ def main():
     ap.add_argument("--watchers", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=30)
     ap.add_argument("--inflight", type=int, default=16)
+    ap.add_argument("--one-session", action="store_true",
+                    help="the daemon and the load tool in this script's session (a comparison)")
     sys.exit(run(ap.parse_args()))
 
 
