@@ -11,9 +11,10 @@
  * for when a watcher joins (its status line counts watchers); watchers
  * join before the keys start, or again after player 0's game ended.
  * With --hosted the game is Debian's NetHack under the daemon's pty: its
- * questions before the map get their answers, and a key is a move onto
- * something beside the @ (the cursor), or Esc for a --More-- or a
- * question. */
+ * questions before the map get their answers (Esc skips the intro's
+ * --More--s), and in play a key is a move onto something beside the @
+ * (the cursor), timed; a --More-- or a question in play gets its answer
+ * instead (hosted_key), sent on the same beat but not timed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
