@@ -16,8 +16,8 @@ import time
 import pytest
 
 from harness import PW, WS, hook, new_game, play_socket
+from players import watch
 from test_admin import admin_path
-from test_community import watch
 from test_web_daemon import register
 
 pytestmark = pytest.mark.daemon(http=True, extra=["--loops", "2"])
