@@ -99,6 +99,8 @@ def test_watch_footer_help_and_other_games(daemon, clients):
     s.wait_for("Your choice")
 
 
+@pytest.mark.daemon(http=True, extra=["--public-url", "https://warren.example/",
+                                      "--chat-show", "4"])
 def test_chat_both_ways_on_telnet_and_web(daemon, clients):
     d = daemon
     p = clients(d.port).connected()
@@ -162,7 +164,7 @@ def test_chat_both_ways_on_telnet_and_web(daemon, clients):
     # the player's chat keys are not game keys: nothing journalled
     assert d.db_rows("SELECT count(*) FROM journal j JOIN games g ON g.id = j.game "
                      "JOIN users u ON u.id = g.user WHERE u.name = 'quinn'")[0][0] == 1
-    # lines leave the strip after a while
+    # lines leave the strip after chat-show seconds
     end = time.time() + 20
     while time.time() < end and "from the web" in p.text():
         p.pump(quiet=0.5, limit=1)
