@@ -385,10 +385,10 @@ class Term:
         """From the main menu: presses key, then types each (prompt, text)
         of answers, with Enter, once its prompt shows."""
         self.wait_for("Your choice")
-        self.send(key)
+        self.send(key, settle=False)  # each step waits for its prompt instead
         for prompt, text in answers:
             self.wait_for(prompt)
-            self.send(text + "\r")
+            self.send(text + "\r", settle=False)
 
     def try_login(self, name, pw=PW):
         """From the main menu: types a login; the caller waits for the answer."""
