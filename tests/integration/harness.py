@@ -420,9 +420,9 @@ class Term:
     def random_character(self, name):
         """From the logged-in menu: a new game whose race and class are left
         to chance ('l' is no choice); returns once the map is drawn."""
-        self.send("p")
+        self.send("p", settle=False)
         self.wait_for("Choose a race.")
-        self.send("l")
+        self.send("l", settle=False)
         self.wait_for(f"Welcome, {name} the ")
         self.pump(quiet=0.3)
 
