@@ -213,6 +213,9 @@ static const char *const migrations[] = {
     "    expires INTEGER NOT NULL\n"
     ");\n"
     "CREATE INDEX leases_by_node ON leases(node);\n",
+    /* 12: the lobby's feed reads the newest ends first (DB_FEED_SQL) */
+    "CREATE INDEX games_by_end ON games(end_time) WHERE state = 'finished';\n"
+    "CREATE INDEX hosted_scores_by_end ON hosted_scores(end_time);\n",
 };
 
 int db_migration_count(void)

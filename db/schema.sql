@@ -43,6 +43,8 @@ CREATE TABLE games (
 CREATE UNIQUE INDEX games_live_user ON games(user) WHERE state = 'live';
 CREATE INDEX games_by_score ON games(score DESC, end_time) WHERE state = 'finished';
 CREATE INDEX games_by_user ON games(user, id);
+-- The lobby's feed: the newest ends first.
+CREATE INDEX games_by_end ON games(end_time) WHERE state = 'finished';
 
 -- Input of every game: key bytes in the daemon's encoding, in seq order
 -- from 1 with no gaps (a row is inserted only after the row before it).
@@ -155,6 +157,7 @@ CREATE TABLE hosted_scores (
 );
 CREATE INDEX hosted_scores_by_points ON hosted_scores(game, points DESC);
 CREATE INDEX hosted_scores_by_user ON hosted_scores(user, id);
+CREATE INDEX hosted_scores_by_end ON hosted_scores(end_time);
 
 -- A hosted game's recording: the program's output as it ran, never a
 -- `games` row (nothing replays it through Warren's engine). end_time is 0

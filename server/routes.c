@@ -1,4 +1,5 @@
 /* routes — the route table; see routes.h. Handlers get the webgw_t. */
+#include "lobby_page.h"
 #include "records.h"
 #include "routes.h"
 #include "webgw.h"
@@ -31,6 +32,8 @@ const web_route_t WEB_ROUTES[] = {
     {SHOW, "/health", .handler = webgw_health},
     /* mail between players (mail_page.c) */
     {CALL, "/mail", .handler = webgw_mail},
+    /* the lobby's feed of recent ends, for its script (web/lobby_page.c) */
+    {WEB_GET, "/api/feed", .handler = lobby_page_api},
     /* finished games (records/pages.c): HTML, and JSON under /api/ */
     {CALL, "/scores", .handler = records_scores},
     {CALL, "/api/scores", .handler = records_scores, .arg = RECORDS_JSON},

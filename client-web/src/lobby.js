@@ -170,6 +170,27 @@ for (const input of document.querySelectorAll('#connect input.copy')) {
   input.after(' ', b);
 }
 
+// The feed of recent ends below the games, read again every FEED_POLL_MS
+// from /api/feed, so a death or a win shows without a reload. The server
+// writes its list (names escaped there); a hidden tab does not ask.
+const FEED_POLL_MS = 15000;
+const feed = document.getElementById('feed');
+let feedHtml = null;
+async function refreshFeed() {
+  if (!feed || document.hidden) return;
+  try {
+    const r = await fetch('/api/feed', { cache: 'no-store' });
+    const { html } = r.ok ? await r.json() : {};
+    if (typeof html !== 'string' || html === feedHtml) return;
+    feedHtml = html;
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    feed.replaceChildren(...[...feed.children].filter((e) => e.tagName === 'H2'),
+      ...doc.body.childNodes);
+  } catch { /* offline or a bad answer: the next round asks again */ }
+}
+setInterval(refreshFeed, FEED_POLL_MS);
+document.addEventListener('visibilitychange', refreshFeed);
+
 let retry = 0;
 function connect() {
   const ws = new WebSocket(wsUrl('/ws/lobby'));

@@ -47,6 +47,7 @@ static const opt_t opts[] = {
     {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "N connections per address (50)"},
     {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "BYTES/s input per connection (2000)"},
     {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
+    {"chat-show", OPT_INT, S(chat_show), 1, 3600, "SECONDS a chat line stays on the game (12)"},
     {"snapshot-every", OPT_INT, S(snapshot_every), 1, 1000000, "TURNS between snapshots (200)"},
     {"output-queue", OPT_INT, S(outq_max), 4096, 1 << 30, "BYTES queued per connection (262144)"},
     {"loops", OPT_INT, S(loops), 1, 64,
@@ -119,6 +120,7 @@ void config_defaults(config_t *c)
     c->max_per_ip = 50;
     c->input_rate = 2000;
     c->idle_timeout = 900;
+    c->chat_show = 12;
     c->snapshot_every = 200;
     c->outq_max = 262144;
     c->listen_backlog = 4096;

@@ -30,6 +30,7 @@ typedef struct {
     int max_per_ip;
     int input_rate;     /* input bytes per second per connection (burst 4x) */
     int idle_timeout;   /* seconds of no input in menus before disconnect */
+    int chat_show;      /* seconds a chat line stays on a game's strip (screens/chat.c) */
     int snapshot_every; /* turns between periodic snapshots */
     int outq_max;       /* bytes queued per connection before frames are skipped */
     int listen_backlog; /* connections the kernel holds for accept (clamped by somaxconn) */

@@ -18,6 +18,7 @@
  * above the core keeps its state behind an opaque pointer. */
 #ifndef WARREN_SERVER_H
 #define WARREN_SERVER_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
@@ -67,8 +68,10 @@ struct server {
     list_t conns;          /* telnet conns on this loop (conn_t.node): telnet.c */
     int nconns;
     list_t sessions; /* session_t.node: session.c */
-    int nsessions;
-    int nended; /* of them, games over whose session is not freed yet (session.c) */
+    /* Written by this loop only (session.c); atomic so that any loop may
+     * read them unparked: the banner's "N playing now" (siteinfo_playing). */
+    _Atomic int nsessions;
+    _Atomic int nended; /* of them, games over whose session is not freed yet (session.c) */
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     /* What the one-second tick looks at, so that it costs what is due, not

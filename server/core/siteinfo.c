@@ -2,6 +2,8 @@
 #include "siteinfo.h"
 #include <stdio.h>
 #include <string.h>
+#include "server.h"
+#include "shard.h"
 
 const char *siteinfo_name(const config_t *c)
 {
@@ -64,4 +66,14 @@ void siteinfo_ssh(const config_t *c, char *out, size_t n)
         snprintf(out, n, "ssh %.*s -p %s", (int)(colon - c->ssh_login), c->ssh_login, colon + 1);
     else
         snprintf(out, n, "ssh %s", c->ssh_login);
+}
+
+int siteinfo_playing(const server_t *srv)
+{
+    int n = 0;
+    for (int i = 0; i < shard_count(srv); i++) {
+        const server_t *k = shard_at(srv, i);
+        n += atomic_load(&k->nsessions) - atomic_load(&k->nended);
+    }
+    return n > 0 ? n : 0; /* two loads apart, a game gone between reads as -1 */
 }

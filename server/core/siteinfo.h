@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include "config.h"
 
+typedef struct server server_t;
+
 #define SITEINFO_NAME_DEFAULT "Warren"
 
 /* The server's name: server-name, else "Warren". Borrowed from c. */
@@ -21,6 +23,10 @@ const char *siteinfo_name(const config_t *c);
 void siteinfo_url(const config_t *c, char *out, size_t n);
 /* "telnet HOST PORT" (the port left out when it is 23). */
 void siteinfo_telnet(const config_t *c, char *out, size_t n);
+/* Games being played now on every loop (ended ones not yet gone left
+ * out), read from each loop's counters without parking it: any loop may
+ * ask, and it may be one off while a game on another loop comes or goes. */
+int siteinfo_playing(const server_t *srv);
 /* "ssh USER@HOST" (with " -p PORT" when ssh-login names one). */
 void siteinfo_ssh(const config_t *c, char *out, size_t n);
 

@@ -83,15 +83,9 @@ static void row_html(buf_t *o, const db_game_t *g, size_t rank, bool today)
     buf_printf(o, rank ? "<td>%zu</td>" : "<td></td>", rank);
     buf_puts(o, "<td class=\"player\">");
     player_link(o, g->player);
-    buf_printf(o, "</td><td class=\"score\">%lld</td><td>", (long long)g->score);
-    html_escape_str(o, g->race);
-    buf_puts(o, "</td><td>");
-    html_escape_str(o, g->cls);
-    buf_printf(o, "</td><td>%lld</td><td>%d (%d)</td><td>%d</td><td class=\"cause\">",
-               (long long)g->turns, g->depth, g->max_depth, g->xl);
-    static const char *const states[] = {"playing now", "", "broken"};
-    html_escape_str(o, g->state == DB_GAME_FINISHED ? g->cause : states[g->state % 3]);
-    buf_puts(o, "</td><td>");
+    buf_puts(o, "</td>");
+    game_cells_html(o, g, "playing now");
+    buf_puts(o, "<td>");
     if (g->state == DB_GAME_FINISHED)
         verified_html(o, g->verified);
     buf_puts(o, "</td><td class=\"links\">");

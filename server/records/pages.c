@@ -191,6 +191,21 @@ void player_link(buf_t *o, const char *name)
     buf_puts(o, "</a>");
 }
 
+void game_cells_html(buf_t *o, const db_game_t *g, const char *live)
+{
+    buf_printf(o, "<td class=\"score\">%lld</td><td>", (long long)g->score);
+    html_escape_str(o, g->race);
+    buf_puts(o, "</td><td>");
+    html_escape_str(o, g->cls);
+    buf_printf(o, "</td><td>%lld</td><td>%d (%d)</td><td>%d</td><td class=\"cause\">",
+               (long long)g->turns, g->depth, g->max_depth, g->xl);
+    const char *end = g->state == DB_GAME_FINISHED ? g->cause
+                      : g->state == DB_GAME_LIVE   ? live
+                                                   : state_words[g->state % 3];
+    html_escape_str(o, end);
+    buf_puts(o, "</td>");
+}
+
 /* One row of a games table; rank 0 = no rank column. */
 static void game_row_html(buf_t *o, const db_game_t *g, size_t rank, bool with_player)
 {
@@ -202,14 +217,8 @@ static void game_row_html(buf_t *o, const db_game_t *g, size_t rank, bool with_p
         player_link(o, g->player);
         buf_puts(o, "</td>");
     }
-    buf_printf(o, "<td class=\"score\">%lld</td><td>", (long long)g->score);
-    html_escape_str(o, g->race);
-    buf_puts(o, "</td><td>");
-    html_escape_str(o, g->cls);
-    buf_printf(o, "</td><td>%lld</td><td>%d (%d)</td><td>%d</td><td class=\"cause\">",
-               (long long)g->turns, g->depth, g->max_depth, g->xl);
-    html_escape_str(o, g->state == DB_GAME_FINISHED ? g->cause : state_words[g->state % 3]);
-    buf_puts(o, "</td><td>");
+    game_cells_html(o, g, state_words[DB_GAME_LIVE]);
+    buf_puts(o, "<td>");
     webgw_put_time(o, g->end_time ? g->end_time : g->start_time);
     buf_puts(o, "</td><td>");
     verified_html(o, g->verified);

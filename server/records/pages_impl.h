@@ -65,7 +65,10 @@ void html_head(page_t *p, const char *title);
 void html_tail(buf_t *o);
 void json_key_str(buf_t *o, const char *key, const char *v, bool comma);
 void game_json(buf_t *o, const db_game_t *g); /* a game object (pages.c's top comment) */
-void verified_html(buf_t *o, int v);          /* "✓ verified", "unchecked", "✗ mismatch" */
+/* A game's cells from score to how it ended (its cause; live for a game
+ * being played), shared by every games table. */
+void game_cells_html(buf_t *o, const db_game_t *g, const char *live);
+void verified_html(buf_t *o, int v); /* "✓ verified", "unchecked", "✗ mismatch" */
 void player_link(buf_t *o, const char *name);
 /* Hosted games' score rows as a table: ranked (a /scores/ID table, a rank
  * column) or a player's (a game column); each links its recording. */

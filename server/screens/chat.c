@@ -167,6 +167,12 @@ static void draw_typing(const chatlog_t *log, screen_t *scr)
     screen_cursor(scr, x, y, true);
 }
 
+/* How long a line stays on the strip (chat-show). */
+static uint64_t show_ms(const server_t *srv)
+{
+    return (uint64_t)srv->cfg.chat_show * 1000;
+}
+
 void chat_draw(session_t *s, screen_t *scr)
 {
     chatlog_t *log = s->chat;
@@ -181,7 +187,7 @@ void chat_draw(session_t *s, screen_t *scr)
     int rows = 0;
     for (unsigned i = 0; i < CHAT_KEEP && !log->hidden; i++) {
         const chat_entry_t *e = &log->lines[(log->next + i) % CHAT_KEEP];
-        if (e->at && now - e->at < CHAT_SHOW_MS && y < scr->h - 3) {
+        if (e->at && now - e->at < show_ms(s->srv) && y < scr->h - 3) {
             strip_row(scr, y++, e->from, e->text, st_strip);
             rows++;
         }
@@ -197,7 +203,7 @@ static int strip_due(const chatlog_t *log, uint64_t now)
 {
     int n = log->notice[0] && now < log->notice_end;
     for (unsigned i = 0; i < CHAT_KEEP && !log->hidden; i++)
-        n += log->lines[i].at && now - log->lines[i].at < CHAT_SHOW_MS;
+        n += log->lines[i].at && now - log->lines[i].at < show_ms(log->sess->srv);
     return n;
 }
 

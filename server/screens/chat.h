@@ -2,7 +2,7 @@
  * use. A line said in a browser (web/webgw.c) or typed after ':' by a
  * telnet watcher (watch.c) goes to every browser viewing the game as a
  * {"t":"chat"} message and onto the game's screen as a strip of the newest
- * lines, shown for CHAT_SHOW_MS over the map's top right, so telnet players
+ * lines, shown for chat-show seconds over the map's top right, so telnet players
  * and watchers read it too.
  *
  * The player's chat commands (never journalled, never seen by the game;
@@ -22,8 +22,7 @@
 #include "keys.h"
 #include "screen.h"
 
-#define CHAT_MAX     200   /* bytes of one line */
-#define CHAT_SHOW_MS 12000 /* a line stays on the strip this long */
+#define CHAT_MAX 200 /* bytes of one line */
 
 typedef struct chatlog chatlog_t;
 

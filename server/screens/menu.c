@@ -10,7 +10,6 @@
 #include "hooks.h"
 #include "menu_impl.h"
 #include "session.h"
-#include "shard.h"
 #include "siteinfo.h"
 
 #define MENU_SCREEN_ROW_(id, name) [MENU_##id] = &menu_screen_##name,
@@ -81,25 +80,6 @@ static void draw_too_small(conn_t *c, screen_t *scr)
     screen_cursor(scr, 0, 0, false);
 }
 
-/* Live games on every loop, each other loop parked while it is counted
- * (menus run on home, the one loop that may park others). */
-static int games_live(server_t *srv)
-{
-    int n = 0;
-    bool home = shard_at(srv, 0) == srv;
-    for (int i = 0; i < shard_count(srv); i++) {
-        server_t *k = shard_at(srv, i);
-        if (k != srv && !home)
-            continue;
-        if (k != srv)
-            shard_lock(k);
-        n += k->nsessions - k->nended;
-        if (k != srv)
-            shard_unlock(k);
-    }
-    return n;
-}
-
 /* The banner: the server's name and message of the day, who is logged
  * in, the site's address and how many play now (siteinfo.h). */
 void menu_draw_header(conn_t *c, screen_t *scr)
@@ -114,7 +94,7 @@ void menu_draw_header(conn_t *c, screen_t *scr)
         x = screen_text(scr, 2, 3, STYLE_DEFAULT, "Not logged in.");
     char url[200];
     siteinfo_url(cfg, url, sizeof url);
-    int live = games_live(c->srv);
+    int live = siteinfo_playing(c->srv);
     screen_textf(scr, x + 2, 3, ST_DIM, "%d playing now%s%s", live, url[0] ? " · " : "", url);
 }
 

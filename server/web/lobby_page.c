@@ -5,6 +5,7 @@
 #include "db_records.h"
 #include "gamecfg.h"
 #include "html.h"
+#include "json.h"
 #include "siteinfo.h"
 
 /* ---- the welcome ------------------------------------------------------------------ */
@@ -100,13 +101,19 @@ static void feed_row(webgw_t *g, buf_t *b, const db_feed_t *f)
     buf_puts(b, "</li>\n");
 }
 
-void lobby_page_feed(webgw_t *g, buf_t *b)
+/* The feed's list, or a line saying there is none yet. */
+static void feed_list(webgw_t *g, buf_t *b)
 {
-    buf_puts(b, "<section id=\"feed\"><h2>Recent deaths, wins and milestones</h2>");
     if (g->feed.len)
         buf_put(b, g->feed.data, g->feed.len);
     else
         buf_puts(b, "<p>Nothing yet: no game has ended here.</p>");
+}
+
+void lobby_page_feed(webgw_t *g, buf_t *b)
+{
+    buf_puts(b, "<section id=\"feed\"><h2>Recent deaths, wins and milestones</h2>");
+    feed_list(g, b);
     buf_puts(b, "</section>\n");
 }
 
@@ -147,4 +154,44 @@ void lobby_page_refresh(webgw_t *g, void (*then)(void *ud), void *ud)
     }
     *r = (refresh_t){g, then, ud};
     db_feed_recent(g->srv->db, LOBBY_FEED_ROWS, on_feed, r);
+}
+
+/* ---- /api/feed ----------------------------------------------------------------------- */
+
+typedef struct {
+    webgw_t *g;
+    uint64_t id;
+} feed_req_t;
+
+static void feed_reply(void *ud)
+{
+    feed_req_t r = *(feed_req_t *)ud;
+    free(ud);
+    buf_t list, b;
+    buf_init(&list);
+    buf_init(&b);
+    feed_list(r.g, &list);
+    buf_puts(&b, "{\"html\":");
+    json_put_string(&b, list.len ? list.data : "", list.len);
+    buf_puts(&b, "}\n");
+    b.failed |= list.failed;
+    buf_free(&list);
+    if (b.failed)
+        web_reply(r.g->web, r.id, 503, "text/plain; charset=utf-8", NULL, "busy\n", 5);
+    else
+        web_reply(r.g->web, r.id, 200, "application/json", NULL, b.data, b.len);
+    buf_free(&b);
+}
+
+int lobby_page_api(void *ctx, const web_http_t *req)
+{
+    webgw_t *g = ctx;
+    feed_req_t *r = malloc(sizeof *r);
+    if (!r) {
+        web_reply(g->web, req->id, 503, "text/plain; charset=utf-8", NULL, "busy\n", 5);
+        return 0;
+    }
+    *r = (feed_req_t){g, req->id};
+    lobby_page_refresh(g, feed_reply, r);
+    return 0;
 }

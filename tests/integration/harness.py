@@ -385,10 +385,10 @@ class Term:
         """From the main menu: presses key, then types each (prompt, text)
         of answers, with Enter, once its prompt shows."""
         self.wait_for("Your choice")
-        self.send(key)
+        self.send(key, settle=False)  # each step waits for its prompt instead
         for prompt, text in answers:
             self.wait_for(prompt)
-            self.send(text + "\r")
+            self.send(text + "\r", settle=False)
 
     def try_login(self, name, pw=PW):
         """From the main menu: types a login; the caller waits for the answer."""
@@ -420,9 +420,9 @@ class Term:
     def random_character(self, name):
         """From the logged-in menu: a new game whose race and class are left
         to chance ('l' is no choice); returns once the map is drawn."""
-        self.send("p")
+        self.send("p", settle=False)
         self.wait_for("Choose a race.")
-        self.send("l")
+        self.send("l", settle=False)
         self.wait_for(f"Welcome, {name} the ")
         self.pump(quiet=0.3)
 

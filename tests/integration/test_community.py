@@ -11,33 +11,10 @@ import time
 import pytest
 
 from harness import PW, WS, Web, new_game, program
+from players import quit_game, started, watch, web_account
 
 pytestmark = pytest.mark.daemon(http=True, extra=["--public-url", "https://warren.example/"])
 CTRL_E, CTRL_T, CTRL_W = "\x05", "\x14", "\x17"
-
-
-def started(d, t, name):
-    """A new account on t playing a new character; returns the game id."""
-    gid, _ = new_game(d, t, name)
-    t.wait_for("Choose a race.")
-    t.send("l")
-    t.wait_for(f"Welcome, {name} the ")
-    return gid
-
-
-def watch(d, t, name):
-    """From t's menu: watches name's game."""
-    t.send("w")
-    t.wait_for(name)
-    row = [ln for ln in t.lines() if re.search(rf"\) {name} ", ln)][0]
-    t.send(row.strip()[0])
-    d.wait_log(rf"watch conn=\d+ user={name} ")
-
-
-def quit_game(t):
-    t.send("Q")
-    t.wait_for("Really quit?")
-    t.send("y")
 
 
 def test_taken_name_refused_before_password(daemon, clients):
@@ -122,6 +99,8 @@ def test_watch_footer_help_and_other_games(daemon, clients):
     s.wait_for("Your choice")
 
 
+@pytest.mark.daemon(http=True, extra=["--public-url", "https://warren.example/",
+                                      "--chat-show", "4"])
 def test_chat_both_ways_on_telnet_and_web(daemon, clients):
     d = daemon
     p = clients(d.port).connected()
@@ -185,7 +164,7 @@ def test_chat_both_ways_on_telnet_and_web(daemon, clients):
     # the player's chat keys are not game keys: nothing journalled
     assert d.db_rows("SELECT count(*) FROM journal j JOIN games g ON g.id = j.game "
                      "JOIN users u ON u.id = g.user WHERE u.name = 'quinn'")[0][0] == 1
-    # lines leave the strip after a while
+    # lines leave the strip after chat-show seconds
     end = time.time() + 20
     while time.time() < end and "from the web" in p.text():
         p.pump(quiet=0.5, limit=1)
@@ -208,12 +187,6 @@ def test_muted_chatter_is_refused(daemon, clients, bindir):
     w.wait_for("muted by the administrator")
     p.pump(quiet=0.3)
     assert "let me talk" not in p.text()
-
-
-def web_account(d, name):
-    r = Web(d.http).register(name, PW, next="/")
-    assert r.status == 303, r.head
-    return Web(d.http, session=r.session)
 
 
 def test_mail_from_telnet_and_the_web(daemon, clients):

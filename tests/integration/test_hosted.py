@@ -186,7 +186,7 @@ def test_misbehaving_programs_hurt_no_one(nethack, clients):
     t.wait_for("has ended")
     t.send(" ")
     t.wait_for("Your choice")
-    t.send(toy_key("flood"))
+    t.send(toy_key("flood"), settle=False)  # never quiet: no settling
     t.wait_for("flood")
     other.send("w")  # the daemon answers others while the program floods
     other.wait_for("Live games", timeout=5)
@@ -230,7 +230,7 @@ def test_a_flood_is_read_at_the_output_rate(nethack, clients):
     t = clients(d.port)
     name = unique_name("fl")
     t.register(name)
-    t.send(toy_key("flood"))
+    t.send(toy_key("flood"), settle=False)  # never quiet: no settling
     t.wait_for("flood 0")
     pid = int(d.wait_log(rf"hosted start user={name} game=flood pid=(\d+)").group(1))
     v = clients(d.port)

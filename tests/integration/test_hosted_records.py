@@ -178,7 +178,7 @@ def test_record_max_truncates(bindir, tmp_path, clients):
         t = clients(d.port)
         name = unique_name("fl")
         t.register(name)
-        t.send("1")
+        t.send("1", settle=False)  # a flood is never quiet: no settling
         t.wait_for("flood")
         d.wait_log(rf"recording user=\d+ game=flood: record-max reached at \d+ bytes")
         other.send("w")
@@ -207,7 +207,7 @@ def test_record_max_truncates(bindir, tmp_path, clients):
         d.start()
         t = clients(d.port)
         t.login(name)
-        t.send("1")
+        t.send("1", settle=False)
         t.wait_for("flood")
         d.wait_log(rf"recording {rid} user=\d+ game=flood goes on")
         t.send(LEAVE)

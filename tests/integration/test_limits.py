@@ -16,14 +16,9 @@ import time
 import pytest
 
 from harness import PW, WS, Web, play_socket, raw, status_of
+from players import web_session as register
 
 A, B, C = "127.0.0.2", "127.0.0.3", "127.0.0.4"
-
-
-def register(port, name, source=None, pw=PW):
-    r = Web(port, source=source).register(name, pw)
-    assert r.status == 303 and r.session, (r.status, r.head)
-    return r.session
 
 
 def hello_user(port, session, **kw):

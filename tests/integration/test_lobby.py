@@ -5,13 +5,15 @@ port, a Play button per game), its feed of recent ends and milestones,
 one row per live game linking /watch/NAME/GAME, and registration that
 says it worked on both sides."""
 import html
+import json
 import re
 
 import pytest
 
 import subprocess
 
-from harness import Web, daemon_exe, new_game, unique_name
+from harness import ROOT, Web, daemon_exe, new_game, unique_name
+from players import quit_game, started
 
 PW = "correct horse"
 NAME = "Hollow Hill"
@@ -130,6 +132,34 @@ def test_lobby_feed_and_one_row_per_game_with_its_watch_link(daemon, clients):
     item = next(li for li in re.findall(r"<li.*?</li>", feed, re.S) if f">{name}</a>" in li)
     assert 'class="quit"' in item and " quit: " in item and f'href="/game/{gid}"' in item, item
     assert re.search(r"<time>\d{4}-\d\d-\d\d \d\d:\d\d UTC</time>", item), item
+
+
+@pytest.mark.daemon(http=True)
+def test_lobby_feed_shows_a_new_end_without_a_reload(daemon, clients):
+    """Chromium on the lobby: a game that ends after the page loaded shows
+    in its feed once the page's script reads the feed again (its clock run
+    15 s ahead), with no reload."""
+    d = daemon
+    name = unique_name("lf")
+    t = clients(d.port).connected()
+    gid = started(d, t, name)
+    node = subprocess.Popen(["node", str(ROOT / "tests" / "web" / "lobby_feed.mjs"),
+                             f"http://127.0.0.1:{d.http}", name],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        loaded = json.loads(node.stdout.readline())
+        assert loaded["loaded"] and name not in loaded["feed"], loaded
+        quit_game(t)
+        d.wait_log(rf"game end user={name} game={gid} kind=quit")
+        node.stdin.write("ended\n")
+        node.stdin.flush()
+        out, _ = node.communicate(timeout=120)
+    finally:
+        if node.poll() is None:
+            node.kill()
+    res = json.loads(out.strip().splitlines()[-1])
+    assert not res["errors"] and res["found"], res
+    assert f"{name} quit: quit in the town" in res["feed"] and not res["reloaded"], res
 
 
 def test_bad_site_text_is_refused(bindir, tmp_path):

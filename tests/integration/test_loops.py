@@ -2,8 +2,9 @@
 loops (an account's game on loop user_id % 2: the first account registered
 is on loop 1, the second on loop 0), played, watched, chatted to and taken
 over from terminals handed to their game's loop and back home for the
-menu (a browser stays home, relayed), kicked, locked, banned and shut down
-there, then recovered loop by loop after a SIGKILL. `WARREN_LOOPS=2 make
+menu (a browser stays home, relayed), counted on the telnet banner as they
+start and end, kicked, locked, banned and shut down there, then recovered
+loop by loop after a SIGKILL. `WARREN_LOOPS=2 make
 test-loops` runs every other suite the same way."""
 import contextlib
 import json
@@ -16,8 +17,8 @@ import time
 import pytest
 
 from harness import PW, WS, hook, new_game, play_socket
+from players import quit_game, watch
 from test_admin import admin_path
-from test_community import watch
 from test_web_daemon import register
 
 pytestmark = pytest.mark.daemon(http=True, extra=["--loops", "2"])
@@ -130,6 +131,44 @@ def test_games_on_both_loops_watched_taken_over_and_recovered(daemon, clients):
         t.send("p")
         d.wait_log(rf"game resume user={name}")
         assert hook(d, t, name) == h
+
+
+def playing_now(t, want, timeout=10):
+    """The count on t's banner once it says want (or the last one read):
+    t, at the menu, opens the watch list and comes back to redraw it."""
+    end = time.time() + timeout
+    while True:
+        t.send("w")
+        t.wait_for("Live games")
+        t.send("q")
+        n = int(re.search(r"(\d+) playing now", t.wait_for("Your choice")).group(1))
+        if n == want or time.time() > end:
+            return n
+
+
+def test_banner_counts_the_games_of_both_loops(daemon, clients):
+    """The telnet banner's "N playing now" counts the games of every loop
+    as they start and as they end, wherever the game is."""
+    d = daemon
+    t = clients(d.port).connected()
+    assert "0 playing now" in t.text()
+    a = clients(d.port).connected()
+    assert begin(d, a, "cal") == 1
+    assert playing_now(t, 1) == 1
+    b = clients(d.port).connected()
+    assert begin(d, b, "dot") == 0
+    assert playing_now(t, 2) == 2
+    quit_game(a)  # ends on loop 1
+    d.wait_log(r"game end user=cal")
+    assert playing_now(t, 1) == 1
+    c = clients(d.port).connected()
+    assert begin(d, c, "eve") == 1
+    assert playing_now(t, 2) == 2
+    quit_game(b)  # ends on loop 0
+    quit_game(c)
+    d.wait_log(r"game end user=dot")
+    d.wait_log(r"game end user=eve")
+    assert playing_now(t, 0) == 0
 
 
 def test_browser_watches_and_chats_with_a_game_on_another_loop(daemon, clients):

@@ -288,7 +288,7 @@ def test_what_the_tick_looks_at(start_daemon, clients):
     timers still runs: an open watch list shows a game started after it,
     a watcher's notice goes after 5 s, a menu left idle is closed, a
     detached game is freed after its grace."""
-    d = start_daemon(extra=["--idle-timeout", "8", "--grace", "2"])
+    d = start_daemon(extra=["--idle-timeout", "5", "--grace", "2"])
     w = clients(d.port).connected()
     w.send("w")
     w.wait_for("Nobody is playing")

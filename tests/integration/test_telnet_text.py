@@ -14,36 +14,14 @@ import time
 
 import pytest
 
-from harness import (CTRL_X, LEAVE, PW, ROOT, WS, Daemon, Web, new_game, play_socket,
+from harness import (CTRL_X, LEAVE, PW, ROOT, WS, Daemon, Web, play_socket,
                      program, unique_name)
+from players import started, watch, web_account
 from test_hosted import open_to_games
 
 pytestmark = pytest.mark.daemon(http=True)
 MARK = "\u2713 \u00fcn\u00efcode"  # ✓ ünïcode: three, two and one-byte characters
 CTRL_E = "\x05"
-
-
-def web_account(d, name, pw=PW):
-    r = Web(d.http).register(name, pw, next="/")
-    assert r.status == 303, r.head
-    return Web(d.http, session=r.session)
-
-
-def started(d, t, name):
-    """A new account on t playing a new character of Warren's game."""
-    new_game(d, t, name)
-    t.wait_for("Choose a race.")
-    t.send("l")
-    t.wait_for(f"Welcome, {name} the ")
-
-
-def watch(d, t, name):
-    """From t's menu: watches name's game."""
-    t.send("w")
-    t.wait_for(name)
-    row = [ln for ln in t.lines() if re.search(rf"\) {name} ", ln)][0]
-    t.send(row.strip()[0])
-    d.wait_log(rf"watch conn=\d+ user={name} ")
 
 
 def bottom(t):

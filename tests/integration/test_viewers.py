@@ -32,13 +32,13 @@ def wait_list(d, t, want, timeout=15):
     is redrawn every second. Then no check against a rebuild found a
     difference (it would have mended it: the screen alone cannot tell)."""
     end = time.time() + timeout
-    while time.time() < end:
-        t.pump(quiet=0.3, limit=1.5)
-        if list_names(t) == want and f"{len(want)} playing" in t.text():
-            break
-    else:
-        raise AssertionError(f"watch list {list_names(t)} != {want}:\n{t.text()}")
-    t.pump(quiet=1.2, limit=2.5)  # a tick later: the check ran after the change
+    while not (list_names(t) == want and f"{len(want)} playing" in t.text()):
+        if time.time() > end:
+            raise AssertionError(f"watch list {list_names(t)} != {want}:\n{t.text()}")
+        t.pump(quiet=0.1, limit=0.5)
+    after = time.time() + 1.2  # a tick later: the check ran after the change
+    while time.time() < after:
+        t.pump(quiet=0.1, limit=after - time.time())
     bad = [ln for ln in d.log().splitlines() if "watch list differs" in ln]
     assert not bad, bad
 

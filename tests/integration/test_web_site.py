@@ -13,15 +13,10 @@ import pytest
 
 from harness import (ARTIFACTS, WS, Web, browser_script, colour_params, new_game, options_menu,
                      play_socket, png_pixels)
+from players import web_session
 
 PW = "correct horse"
 pytestmark = pytest.mark.daemon(http=True)
-
-
-def register(d, name):
-    r = Web(d.http).register(name, PW)
-    assert r.status == 303 and r.session, r.head
-    return r.session
 
 
 def here(d):
@@ -46,7 +41,7 @@ def test_lobby_lists_live_games_without_javascript(daemon):
     web = Web(d.http)
     status, h, body = web.get("/")
     assert status == 200 and b"No games right now." in body
-    tok = register(d, "Lena")
+    tok = web_session(d.http, "Lena", PW)
     play = play_socket(d.http, tok, 90, 28)
     status, h, body = web.get("/")
     assert status == 200 and h["content-type"].startswith("text/html")
@@ -107,7 +102,7 @@ def test_lobby_lists_the_first_hundred_and_counts_the_rest(start_daemon, clients
 
 def test_one_navigation_on_every_page(daemon):
     d = daemon
-    tok = register(d, "Nico")
+    tok = web_session(d.http, "Nico", PW)
     play_socket(d.http, tok).close()
     gid = d.db_rows("SELECT id FROM games")[0][0]
     pages = ["/", "/play", "/watch/Nico", "/scores", "/player/Nico", f"/game/{gid}", "/options",
@@ -132,7 +127,7 @@ def test_one_navigation_on_every_page(daemon):
 
 def test_login_returns_to_the_page_that_sent_you(daemon):
     d = daemon
-    register(d, "Olga")
+    web_session(d.http, "Olga", PW)
     web = Web(d.http)
     # the navigation's link carries the page it is on
     _, _, body = web.get("/player/Olga")
@@ -163,7 +158,7 @@ def test_options_page_offers_and_keeps_the_telnet_options(daemon, clients):
     # a visitor is sent to log in first, and comes back here
     r = Web(d.http).get("/options")
     assert r.status == 303 and r.headers["location"] == "/login?next=/options"
-    tok = register(d, "Pia")
+    tok = web_session(d.http, "Pia", PW)
     web = Web(d.http, session=tok)
     status, _, body = web.get("/options")
     assert status == 200 and b'<form method="post" action="/options">' in body
@@ -205,7 +200,7 @@ def test_password_page_changes_it_and_logs_out_elsewhere(daemon):
     d = daemon
     r = Web(d.http).get("/password")
     assert r.status == 303 and r.headers["location"] == "/login?next=/password"
-    a = register(d, "Quin")
+    a = web_session(d.http, "Quin", PW)
     b = Web(d.http).post("/login", {"name": "Quin", "password": PW}).session
     status, _, body = Web(d.http, session=a).get("/password")
     assert status == 200 and b'action="/password"' in body and 'href="/player/Quin"' in nav(body)
@@ -222,7 +217,7 @@ def test_password_page_changes_it_and_logs_out_elsewhere(daemon):
 
 def test_times_say_utc_scores_say_what_they_show_and_totals_count_live_games(daemon):
     d = daemon
-    tok = register(d, "Rhea")
+    tok = web_session(d.http, "Rhea", PW)
     play = play_socket(d.http, tok)
     for _ in range(12):
         play.binary(b".")
@@ -262,8 +257,8 @@ def test_times_say_utc_scores_say_what_they_show_and_totals_count_live_games(dae
 
 def test_terminals_fill_the_window_and_previews_are_readable(daemon):
     d = daemon
-    register(d, "Sam")
-    watched = register(d, "Tess")
+    web_session(d.http, "Sam", PW)
+    watched = web_session(d.http, "Tess", PW)
     play = play_socket(d.http, watched, 80, 24)  # as a telnet player would
     proc, out = browser_script("surface.mjs", f"http://127.0.0.1:{d.http}", ARTIFACTS, "Sam", PW,
                                "Tess")

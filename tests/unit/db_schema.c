@@ -94,12 +94,48 @@ START_TEST(migration_list_is_sane)
 }
 END_TEST
 
+/* The plan's lines of sql ("detail" column), one per line. */
+static void query_plan(sqlite3 *h, const char *sql, char *out, size_t n)
+{
+    char eqp[4096];
+    snprintf(eqp, sizeof eqp, "EXPLAIN QUERY PLAN %s", sql);
+    sqlite3_stmt *st;
+    ck_assert_msg(sqlite3_prepare_v2(h, eqp, -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+    size_t len = 0;
+    out[0] = 0;
+    while (sqlite3_step(st) == SQLITE_ROW && len < n)
+        len += (size_t)snprintf(out + len, n - len, "%s\n", sqlite3_column_text(st, 3));
+    sqlite3_finalize(st);
+}
+
+/* The lobby's feed reads the newest ends through an index (migration 12):
+ * neither Warren's games nor hosted scores are scanned whole and sorted. */
+START_TEST(feed_query_uses_its_indexes)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    int v = 0;
+    char err[256] = "", plan[4096];
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    query_plan(h, DB_FEED_SQL, plan, sizeof plan);
+    ck_assert_msg(strstr(plan, "SCAN g USING INDEX games_by_end"), "%s", plan);
+    ck_assert_msg(strstr(plan, "SCAN games USING INDEX games_by_end"), "%s", plan);
+    ck_assert_msg(strstr(plan, "SCAN s USING INDEX hosted_scores_by_end"), "%s", plan);
+    ck_assert_msg(!strstr(plan, "SCAN g\n") && !strstr(plan, "SCAN s\n"), "%s", plan);
+    /* one sort only: the merge of the three, not each part's */
+    const char *sort = strstr(plan, "USE TEMP B-TREE");
+    ck_assert_msg(sort && !strstr(sort + 1, "USE TEMP B-TREE"), "%s", plan);
+    sqlite3_close(h);
+}
+END_TEST
+
 Suite *suite_db_schema(void)
 {
     Suite *s = suite_create("db_schema");
     TCase *tc = tcase_create("schema");
     tcase_add_test(tc, migrations_match_schema_sql);
     tcase_add_test(tc, migration_list_is_sane);
+    tcase_add_test(tc, feed_query_uses_its_indexes);
     suite_add_tcase(s, tc);
     return s;
 }

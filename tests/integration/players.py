@@ -1,0 +1,46 @@
+"""Steps the suites share to bring a player in: a new account playing a new
+character over telnet, watching a game from the menu, quitting one, and a
+web account (its session, or a Web client holding it)."""
+import re
+
+from harness import PW, Web, new_game
+
+
+def started(d, t, name):
+    """A new account on t playing a new character of Warren's game; returns
+    the game id."""
+    gid, _ = new_game(d, t, name)
+    t.wait_for("Choose a race.")
+    t.send("l")
+    t.wait_for(f"Welcome, {name} the ")
+    return gid
+
+
+def watch(d, t, name):
+    """From t's menu: watches name's game."""
+    t.send("w")
+    t.wait_for(name)
+    row = [ln for ln in t.lines() if re.search(rf"\) {name} ", ln)][0]
+    t.send(row.strip()[0])
+    d.wait_log(rf"watch conn=\d+ user={name} ")
+
+
+def quit_game(t):
+    """Quits t's game for good (the game ends, its row is kept)."""
+    t.send("Q")
+    t.wait_for("Really quit?")
+    t.send("y")
+
+
+def web_session(port, name, pw=PW, source=None):
+    """Registers name through the web form on port; returns its session."""
+    r = Web(port, source=source).register(name, pw)
+    assert r.status == 303 and r.session, (r.status, r.head)
+    return r.session
+
+
+def web_account(d, name, pw=PW):
+    """Registers name through the web form; a Web client logged in as it."""
+    r = Web(d.http).register(name, pw, next="/")
+    assert r.status == 303, r.head
+    return Web(d.http, session=r.session)
