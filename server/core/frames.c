@@ -7,7 +7,11 @@
  * a game keeps one grid, not two. Each change is
  * encoded once per ANSI profile and the same bytes go to every viewer of
  * that profile. A viewer that is behind (queue full) or new gets a keyframe
- * of its own; a watcher whose terminal is smaller renders at its own size. */
+ * of its own; a watcher whose terminal is smaller renders at its own size.
+ * Watchers that cannot share the player's frame but show nothing of their
+ * own beyond the line saying whom they watch (an 80x24 terminal watching
+ * an 80x24 game) share one of their size: a view group, drawn, diffed and
+ * encoded once per frame for all of them. */
 #include "frames.h"
 #include <stdlib.h>
 #include "backend.h"
@@ -99,7 +103,198 @@ static void own_frame(session_t *s, conn_t *c, const session_view_t *v, const sc
         session_render(s, c->scr, v);
     if (c != s->player && s->srv->hooks->watcher_draw)
         s->srv->hooks->watcher_draw(s, c, c->scr);
+    s->srv->frame_encodes++;
     conn_send_diff(c);
+}
+
+/* ---- view groups: watchers sharing a frame of their own size ------------------------ */
+
+#define VIEW_GROUPS_MAX 8 /* sizes drawn for at once; past it a watcher draws alone */
+#define VIEW_GROUP_ENCS 4 /* profiles encoded a frame; past it each its own bytes */
+
+/* Watchers of one size and kind of terminal with no overlay up see the
+ * same frame (the game's, the watch line on its bottom row): `sent` is
+ * what their terminals show, `next` the frame being sent; between frames
+ * next holds sent's cells, clean, so drawing over it dirties only what
+ * changed. */
+typedef struct {
+    int w, h;
+    bool browser;
+    bool valid;   /* sent is drawn: members' terminals show it */
+    bool drawn;   /* next holds this frame (frames_send) */
+    uint64_t seq; /* the session's frame_seq sent was drawn at */
+    screen_t *sent, *next;
+    int nenc; /* this frame's encodings */
+    int enc_pid[VIEW_GROUP_ENCS];
+    buf_t enc[VIEW_GROUP_ENCS];
+} view_group_t;
+
+struct frames_views {
+    view_group_t g[VIEW_GROUPS_MAX];
+    int n;
+};
+
+static void group_fini(view_group_t *g)
+{
+    screen_free(g->sent);
+    screen_free(g->next);
+    for (int i = 0; i < VIEW_GROUP_ENCS; i++)
+        buf_free(&g->enc[i]);
+    *g = (view_group_t){0};
+}
+
+void frames_free(session_t *s)
+{
+    if (!s->views)
+        return;
+    for (int i = 0; i < s->views->n; i++)
+        group_fini(&s->views->g[i]);
+    free(s->views);
+    s->views = NULL;
+}
+
+/* The grid changed size: every group's baseline is gone. */
+static void groups_clear(session_t *s)
+{
+    if (!s->views)
+        return;
+    for (int i = 0; i < s->views->n; i++)
+        group_fini(&s->views->g[i]);
+    s->views->n = 0;
+}
+
+/* A slot for a new group: a free one, or one no member took the last
+ * frame nor joined since; -1 when all are in use. */
+static int group_slot(struct frames_views *vs)
+{
+    if (vs->n < VIEW_GROUPS_MAX)
+        return vs->n++;
+    for (int i = 0; i < vs->n; i++)
+        if (!vs->g[i].valid && !vs->g[i].drawn)
+            return i;
+    return -1;
+}
+
+/* Watcher c's group, made when new; NULL when c draws its own frames (an
+ * overlay is up, it is the player, or past the cap or out of memory). */
+static view_group_t *group_of(session_t *s, const conn_t *c)
+{
+    const hooks_t *h = s->srv->hooks;
+    if (!c->own_render || c == s->player || c->json || (h->watcher_own && h->watcher_own(c)))
+        return NULL;
+    if (!s->views && !(s->views = calloc(1, sizeof *s->views)))
+        return NULL;
+    struct frames_views *vs = s->views;
+    for (int i = 0; i < vs->n; i++)
+        if (vs->g[i].w == c->w && vs->g[i].h == c->h && vs->g[i].browser == c->ops->browser)
+            return &vs->g[i];
+    int at = group_slot(vs);
+    if (at < 0)
+        return NULL;
+    view_group_t *g = &vs->g[at];
+    group_fini(g);
+    *g = (view_group_t){.w = c->w, .h = c->h, .browser = c->ops->browser};
+    g->sent = screen_new(c->w, c->h);
+    g->next = screen_new(c->w, c->h);
+    if (!g->sent || !g->next) {
+        group_fini(g);
+        *g = vs->g[--vs->n]; /* keep the array dense */
+        return NULL;
+    }
+    return g;
+}
+
+/* Draws frame (and c's watch line: the same for every member) into dst,
+ * which holds the group's last frame, so only changed rows turn dirty. */
+static void group_draw(session_t *s, conn_t *c, const session_view_t *v, const screen_t *frame,
+                       screen_t *dst)
+{
+    if (dst->w == frame->w && dst->h == frame->h)
+        screen_copy(dst, frame);
+    else
+        session_render(s, dst, v);
+    if (s->srv->hooks->watcher_draw)
+        s->srv->hooks->watcher_draw(s, c, dst);
+}
+
+/* A keyframe of the group's baseline for c (joining, behind, resized).
+ * A baseline not drawn from the last frame is drawn again first: no
+ * member shows it but those keyframed since, from the same frame. */
+static void group_keyframe(session_t *s, conn_t *c, view_group_t *g)
+{
+    server_t *srv = s->srv;
+    if (!g->valid || g->seq != s->frame_seq) {
+        session_view_t v;
+        view_of(s, &v);
+        group_draw(s, c, &v, s->sent, g->sent);
+        screen_copy(g->next, g->sent);
+        screen_clean(g->sent);
+        screen_clean(g->next);
+        g->valid = true;
+        g->seq = s->frame_seq;
+    }
+    buf_reset(&srv->scratch);
+    ansi_keyframe(&c->prof, g->sent, &srv->scratch);
+    srv->frame_encodes++;
+    c->shown_valid = false; /* its own pair, if it draws alone again, starts over */
+    conn_write(c, srv->scratch.data, srv->scratch.len);
+}
+
+/* This frame's bytes for c's profile in its group: the diff from what the
+ * members show (a keyframe for a new group), made once per profile. */
+static const buf_t *group_bytes(session_t *s, conn_t *c, view_group_t *g, const session_view_t *v)
+{
+    if (!g->drawn) {
+        group_draw(s, c, v, s->grid, g->next);
+        g->drawn = true;
+        g->nenc = 0;
+    }
+    int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
+    for (int i = 0; i < g->nenc; i++)
+        if (g->enc_pid[i] == pid)
+            return &g->enc[i];
+    buf_t *b = g->nenc < VIEW_GROUP_ENCS ? &g->enc[g->nenc] : &s->srv->scratch;
+    buf_reset(b);
+    if (g->valid)
+        ansi_diff(&c->prof, g->sent, g->next, b);
+    else
+        ansi_keyframe(&c->prof, g->next, b);
+    s->srv->frame_encodes++;
+    if (g->nenc < VIEW_GROUP_ENCS)
+        g->enc_pid[g->nenc++] = pid;
+    return b;
+}
+
+static void group_send(session_t *s, conn_t *c, view_group_t *g, const session_view_t *v)
+{
+    if (c->need_key || !conn_writable(c)) {
+        c->need_key = true; /* a keyframe of the group when it drains */
+        return;
+    }
+    const buf_t *b = group_bytes(s, c, g, v);
+    c->shown_valid = false;
+    conn_write(c, b->data, b->len);
+}
+
+/* After a frame: each group drawn for it keeps it as its baseline; one no
+ * member took is drawn afresh for the next that joins. */
+static void groups_done(session_t *s)
+{
+    if (!s->views)
+        return;
+    for (int i = 0; i < s->views->n; i++) {
+        view_group_t *g = &s->views->g[i];
+        if (g->drawn) {
+            screen_copy(g->sent, g->next);
+            screen_clean(g->sent);
+            screen_clean(g->next);
+            g->seq = s->frame_seq;
+            g->valid = true;
+        } else {
+            g->valid = false;
+        }
+        g->drawn = false;
+    }
 }
 
 /* A keyframe of the shared baseline for one viewer (new, resized or behind). */
@@ -115,6 +310,11 @@ void frames_keyframe(session_t *s, conn_t *c)
         return;
     }
     c->need_key = false;
+    view_group_t *g = group_of(s, c);
+    if (g) {
+        group_keyframe(s, c, g);
+        return;
+    }
     if (c->own_render) {
         c->shown_valid = false;
         session_view_t v;
@@ -129,6 +329,7 @@ void frames_keyframe(session_t *s, conn_t *c)
         return;
     }
     buf_reset(&srv->scratch);
+    srv->frame_encodes++;
     if (c->json) {
         json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
         conn_write_text(c, srv->scratch.data, srv->scratch.len);
@@ -146,6 +347,7 @@ static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
     if (!*encoded) {
         buf_reset(b);
         json_frame(s->sent, s->grid, s->frame_seq, b);
+        s->srv->frame_encodes++;
         *encoded = true;
     }
     conn_write_text(c, b->data, b->len);
@@ -163,6 +365,11 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
 {
     if (c->closing || c->too_small)
         return;
+    view_group_t *g = group_of(s, c);
+    if (g) {
+        group_send(s, c, g, &f->v);
+        return;
+    }
     if (c->own_render) {
         if (c->scr && c->shown) /* else its keyframe, on its way, makes them */
             own_frame(s, c, &f->v, s->grid);
@@ -181,6 +388,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     if (!(f->encoded & (1u << pid))) {
         buf_reset(b);
         ansi_diff(&c->prof, s->sent, s->grid, b);
+        s->srv->frame_encodes++;
         f->encoded |= 1u << pid;
     }
     conn_write(c, b->data, b->len);
@@ -215,6 +423,7 @@ static void frames_send(session_t *s)
         if (w[i]->sess == s && w[i] != s->player)
             frame_send(s, w[i], &f);
     }
+    groups_done(s);
     for (int i = 0; i < n; i++)
         conn_unref(w[i]);
     if (w != few)
@@ -316,6 +525,7 @@ void frames_layout(session_t *s)
         frame_grid_give(s->srv, g);
     }
     screen_clean(s->sent);
+    groups_clear(s);
     if (p) {
         p->own_render = false;
         frames_keyframe(s, p);
@@ -346,7 +556,8 @@ void session_view_changed(conn_t *c)
     if (!s || c == s->player || c->closing)
         return;
     bool own = !frames_shared(s, c);
-    if (own && c->own_render && c->scr && c->shown && !c->too_small) {
+    if (own && c->own_render && c->scr && c->shown && !c->too_small && c->shown_valid &&
+        !group_of(s, c)) {
         session_view_t v;
         view_of(s, &v);
         own_frame(s, c, &v, s->sent);

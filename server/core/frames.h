@@ -25,5 +25,7 @@ void frames_layout(session_t *s);
 bool frames_shared(const session_t *s, const conn_t *c);
 /* A keyframe of the shared baseline (or its own frame) for one viewer. */
 void frames_keyframe(session_t *s, conn_t *c);
+/* Frees what frames keep per session beside its grids (session_free). */
+void frames_free(session_t *s);
 
 #endif

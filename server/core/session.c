@@ -170,6 +170,7 @@ static void session_really_free(session_t *s)
 {
     HOOKS_CALL(s->srv->hooks->session_gone, s);
     s->ops->free(s);
+    frames_free(s);
     screen_free(s->sent);
     screen_free(s->frozen);
     jqueue_free(&s->jq);

@@ -67,6 +67,7 @@ struct session {
     uint64_t frame_seq;                 /* frames broadcast (JSON frames carry it) */
     struct chatlog *chat;               /* chat.c's: recent lines, the strip; NULL until used */
     bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
+    struct frames_views *views;         /* frames.c: watchers sharing a frame of their size */
     uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };
