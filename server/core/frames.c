@@ -107,6 +107,14 @@ static void own_frame(session_t *s, conn_t *c, const session_view_t *v, const sc
     conn_send_diff(c);
 }
 
+/* One more frame encoded on this loop; the id naming its bytes among every
+ * loop's (conn_write_shared: relays bring them to the web gateway's loop). */
+static uint64_t encoded(server_t *srv)
+{
+    srv->frame_encodes++;
+    return (uint64_t)(srv->shard + 1) << 48 | (srv->frame_encodes & ((1ull << 48) - 1));
+}
+
 /* ---- view groups: watchers sharing a frame of their own size ------------------------ */
 
 #define VIEW_GROUPS_MAX 8 /* sizes drawn for at once; past it a watcher draws alone */
@@ -126,6 +134,7 @@ typedef struct {
     screen_t *sent, *next;
     int nenc; /* this frame's encodings */
     int enc_pid[VIEW_GROUP_ENCS];
+    uint64_t enc_id[VIEW_GROUP_ENCS]; /* encoded(): names the bytes */
     buf_t enc[VIEW_GROUP_ENCS];
 } view_group_t;
 
@@ -241,8 +250,10 @@ static void group_keyframe(session_t *s, conn_t *c, view_group_t *g)
 }
 
 /* This frame's bytes for c's profile in its group: the diff from what the
- * members show (a keyframe for a new group), made once per profile. */
-static const buf_t *group_bytes(session_t *s, conn_t *c, view_group_t *g, const session_view_t *v)
+ * members show (a keyframe for a new group), made once per profile; *id
+ * names them for gateways that share them (0: made for c alone). */
+static const buf_t *group_bytes(session_t *s, conn_t *c, view_group_t *g, const session_view_t *v,
+                                uint64_t *id)
 {
     if (!g->drawn) {
         group_draw(s, c, v, s->grid, g->next);
@@ -251,17 +262,23 @@ static const buf_t *group_bytes(session_t *s, conn_t *c, view_group_t *g, const 
     }
     int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
     for (int i = 0; i < g->nenc; i++)
-        if (g->enc_pid[i] == pid)
+        if (g->enc_pid[i] == pid) {
+            *id = g->enc_id[i];
             return &g->enc[i];
+        }
     buf_t *b = g->nenc < VIEW_GROUP_ENCS ? &g->enc[g->nenc] : &s->srv->scratch;
     buf_reset(b);
     if (g->valid)
         ansi_diff(&c->prof, g->sent, g->next, b);
     else
         ansi_keyframe(&c->prof, g->next, b);
-    s->srv->frame_encodes++;
-    if (g->nenc < VIEW_GROUP_ENCS)
+    *id = encoded(s->srv);
+    if (g->nenc < VIEW_GROUP_ENCS) {
+        g->enc_id[g->nenc] = *id;
         g->enc_pid[g->nenc++] = pid;
+    } else {
+        *id = 0;
+    }
     return b;
 }
 
@@ -271,9 +288,10 @@ static void group_send(session_t *s, conn_t *c, view_group_t *g, const session_v
         c->need_key = true; /* a keyframe of the group when it drains */
         return;
     }
-    const buf_t *b = group_bytes(s, c, g, v);
+    uint64_t id;
+    const buf_t *b = group_bytes(s, c, g, v, &id);
     c->shown_valid = false;
-    conn_write(c, b->data, b->len);
+    conn_write_shared(c, b->data, b->len, false, id);
 }
 
 /* After a frame: each group drawn for it keeps it as its baseline; one no
@@ -340,25 +358,26 @@ void frames_keyframe(session_t *s, conn_t *c)
     conn_write(c, srv->scratch.data, srv->scratch.len);
 }
 
-/* The JSON encoding of the change, made once per frame when asked. */
-static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
+/* The JSON encoding of the change, made once per frame when asked; *id
+ * names it (0: not made yet). */
+static void frame_send_json(session_t *s, conn_t *c, uint64_t *id)
 {
     buf_t *b = &s->srv->enc_json;
-    if (!*encoded) {
+    if (!*id) {
         buf_reset(b);
         json_frame(s->sent, s->grid, s->frame_seq, b);
-        s->srv->frame_encodes++;
-        *encoded = true;
+        *id = encoded(s->srv);
     }
-    conn_write_text(c, b->data, b->len);
+    conn_write_shared(c, b->data, b->len, true, *id);
 }
 
 /* What one frame has encoded so far: each profile's ANSI and the JSON
  * are made once and the same bytes go to every viewer that takes them. */
 typedef struct {
     session_view_t v;
-    uint32_t encoded; /* bit per ANSI profile id */
-    bool json_encoded;
+    uint32_t encoded;              /* bit per ANSI profile id */
+    uint64_t id[ANSI_PROFILE_IDS]; /* each one's name (encoded()) */
+    uint64_t json_id;              /* the JSON's; 0: not made */
 } fanout_t;
 
 static void frame_send(session_t *s, conn_t *c, fanout_t *f)
@@ -380,7 +399,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
         return;
     }
     if (c->json) {
-        frame_send_json(s, c, &f->json_encoded);
+        frame_send_json(s, c, &f->json_id);
         return;
     }
     int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
@@ -388,10 +407,10 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     if (!(f->encoded & (1u << pid))) {
         buf_reset(b);
         ansi_diff(&c->prof, s->sent, s->grid, b);
-        s->srv->frame_encodes++;
+        f->id[pid] = encoded(s->srv);
         f->encoded |= 1u << pid;
     }
-    conn_write(c, b->data, b->len);
+    conn_write_shared(c, b->data, b->len, false, f->id[pid]);
     if (c != s->player && !c->ops->browser && c->h > s->grid->h) {
         buf_t *own = &s->srv->scratch;
         buf_reset(own);
