@@ -33,6 +33,9 @@
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
 #define WEB_LWS_LOG_MS    10000
+#define WEB_PING_S        300   /* a websocket that sent nothing this long is pinged, */
+#define WEB_HANGUP_S      310   /* and closed when nothing came back by then */
+#define WEB_SWEEP_MS      10000 /* how often the quiet ones are looked for */
 #define WEB_ANSWER_WAIT_S \
     90                     /* a dynamic request waits this long for its answer (a replay queued) */
 #define WEB_SEND_IDLE_S 30 /* then its client takes a piece of it within this, or is cut */
@@ -68,7 +71,9 @@ struct web_conn {
     void *user;
     bool accepted; /* on_open said yes: on_close is owed */
     bool closing;
-    bool refused; /* web_send refused: on_drained is owed */
+    bool refused;          /* web_send refused: on_drained is owed */
+    bool ping_due, pinged; /* a ping to write; written, no answer yet */
+    uint64_t rx_ms;        /* uv_now when the client last sent something */
     int close_code;
     char close_reason[64];
     list_t queue; /* web_msg_t, oldest first */
@@ -141,6 +146,8 @@ struct web {
     int shared_next;                     /* the slot the next one takes */
     uv_idle_t later_idle;                /* serves the later list while it is not empty */
     bool later_open, later_on;
+    uv_timer_t sweep; /* pings quiet websockets (web_sweep) */
+    bool sweep_open;
     bool stopping, destroyed;
     uv_timer_t stop_timer;
     bool stop_timer_open;
@@ -477,6 +484,15 @@ static int conn_writeable(web_conn_t *wc)
 {
     blob_unref(wc->inflight); /* lws is done with it once it asks for more */
     wc->inflight = NULL;
+    if (wc->ping_due && !wc->closing) {
+        unsigned char ping[LWS_PRE + 1];
+        wc->ping_due = false;
+        if (lws_write(wc->wsi, ping + LWS_PRE, 0, LWS_WRITE_PING) < 0)
+            return -1;
+        if (!list_empty(&wc->queue) || wc->refused)
+            lws_callback_on_writable(wc->wsi);
+        return 0;
+    }
     web_blob_t *m = queue_pop(wc);
     if (!m) {
         if (wc->closing) {
@@ -503,6 +519,44 @@ static int conn_writeable(web_conn_t *wc)
     if (!list_empty(&wc->queue) || wc->closing || wc->refused)
         lws_callback_on_writable(wc->wsi);
     return 0;
+}
+
+/* Once every WEB_SWEEP_MS: a websocket that sent nothing (not even a pong)
+ * for WEB_PING_S is pinged, one still silent at WEB_HANGUP_S closed (a
+ * spectator's peer that vanished without a word). */
+static void web_sweep(uv_timer_t *t)
+{
+    web_t *w = t->data;
+    uint64_t now = uv_now(w->loop);
+    LIST_EACH (it, &w->conns) {
+        web_conn_t *wc = LIST_ITEM(it, web_conn_t, node);
+        uint64_t quiet = now - wc->rx_ms;
+        if (wc->closing || !wc->accepted)
+            continue;
+        if (quiet >= WEB_HANGUP_S * 1000ull) {
+            web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to ping");
+        } else if (quiet >= WEB_PING_S * 1000ull && !wc->pinged) {
+            wc->ping_due = wc->pinged = true;
+            lws_callback_on_writable(wc->wsi);
+        }
+    }
+}
+
+static void sweep_start(web_t *w)
+{
+    if (w->sweep_open || w->stopping)
+        return;
+    uv_timer_init(w->loop, &w->sweep);
+    w->sweep.data = w;
+    w->sweep_open = true;
+    uv_timer_start(&w->sweep, web_sweep, WEB_SWEEP_MS, WEB_SWEEP_MS);
+}
+
+/* Something came from wc's client: it is there. */
+static void heard(web_conn_t *wc)
+{
+    wc->rx_ms = uv_now(wc->w->loop);
+    wc->pinged = false;
 }
 
 /* ---- websocket setup -------------------------------------------------------- */
@@ -604,6 +658,8 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
     list_push_front(&w->conns, &wc->node);
     w->nconns++;
     pss->wc = wc;
+    heard(wc);
+    sweep_start(w);
     if (w->stopping) {
         web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
@@ -676,6 +732,7 @@ static int ws_text(web_conn_t *wc)
 static int ws_receive(web_conn_t *wc, const void *in, size_t len)
 {
     web_t *w = wc->w;
+    heard(wc);
     if (lws_is_first_fragment(wc->wsi)) {
         wc->rx_len = 0;
         wc->rx_text = !lws_frame_is_binary(wc->wsi);
@@ -1196,6 +1253,10 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     }
     case LWS_CALLBACK_ESTABLISHED: return ws_established(w, wsi, pss);
     case LWS_CALLBACK_RECEIVE: return pss->wc ? ws_receive(pss->wc, in, len) : -1;
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (pss->wc)
+            heard(pss->wc);
+        return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE: return pss->wc ? conn_writeable(pss->wc) : -1;
     case LWS_CALLBACK_TIMER: return pss->wc && pss->wc->closing ? -1 : 0;
     case LWS_CALLBACK_CLOSED: ws_closed(w, pss); return 0;
@@ -1257,8 +1318,8 @@ static int web_resolve_root(web_t *w, const web_config_t *cfg, char *err, size_t
  * one sorted list walked from its head at each insert, and the default
  * policy's (a ping after 300 s idle) always lands at the tail, so 10,000
  * websockets cost a walk of 10,000 each time one connects. Handshakes and
- * requests keep their own timeouts; a spectator that vanished is cut
- * when its queue fills (output-queue) or its socket fails. */
+ * requests keep their own timeouts; quiet websockets are pinged and cut
+ * by web_sweep instead, one walk of them every WEB_SWEEP_MS. */
 static const lws_retry_bo_t web_idle_policy = {.secs_since_valid_ping = 0,
                                                .secs_since_valid_hangup = 0};
 
@@ -1446,6 +1507,11 @@ void web_stop(web_t *w)
         uv_idle_stop(&w->later_idle);
         uv_close((uv_handle_t *)&w->later_idle, NULL);
         w->later_open = w->later_on = false;
+    }
+    if (w->sweep_open) {
+        uv_timer_stop(&w->sweep);
+        uv_close((uv_handle_t *)&w->sweep, NULL);
+        w->sweep_open = false;
     }
     LIST_EACH (it, &w->conns)
         web_close(LIST_ITEM(it, web_conn_t, node), LWS_CLOSE_STATUS_GOINGAWAY,

@@ -234,12 +234,60 @@ START_TEST(same_size_watchers_share_one_encoding)
 }
 END_TEST
 
+/* A crowd joining one game: each join redraws for everyone only while the
+ * crowd is small; past that the count is drawn once a tick (else 5,000
+ * joining cost 12 million frames), and then every watcher has it. */
+START_TEST(a_crowd_joining_redraws_its_count_once_a_tick)
+{
+    enum { N = 100 };
+    uv_loop_t loop;
+    server_t srv;
+    memset(&srv, 0, sizeof srv);
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    server_init(&srv, &loop);
+    hooks_t hk = hooks_none;
+    hk.watcher_draw = tw_draw, hk.watcher_own = tw_own, hk.watcher_footer = tw_footer;
+    srv.hooks = &hk;
+    srv.cfg.input_rate = 100;
+    helped = NULL;
+    session_t *a = session_new(&srv, 1, 1, "amy", &TEST_OPS);
+    ck_assert_ptr_nonnull(a);
+    tconn_t *w = calloc(N, sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(conn_init(&w[i].c, &srv, &TC_OPS), 0);
+        w[i].c.w = TERM_MIN_W, w[i].c.h = TERM_MIN_H;
+        session_watch(&w[i].c, a);
+    }
+    ck_assert_uint_le(a->frame_seq, 64); /* not one frame a join */
+    for (int i = 0; i < N; i++)
+        buf_reset(&w[i].got);
+    session_tick(&srv);
+    ck_assert_uint_le(a->frame_seq, 65);
+    for (int i = 0; i < N; i++)
+        ck_assert_ptr_nonnull(memmem(w[i].got.data, w[i].got.len, "100 watching", 12));
+    session_tick(&srv); /* nothing more to draw */
+    ck_assert_uint_le(a->frame_seq, 65);
+    session_free(a);
+    session_free_all(&srv);
+    for (int i = 0; i < N; i++) {
+        conn_fini(&w[i].c);
+        buf_free(&w[i].got);
+    }
+    free(w);
+    server_bufs_free(&srv);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *suite_server_frames(void)
 {
     Suite *s = suite_create("server_frames");
     TCase *t = tcase_create("grids");
     tcase_add_test(t, one_grid_a_game_and_the_loop_draws_in_its_own);
     tcase_add_test(t, same_size_watchers_share_one_encoding);
+    tcase_add_test(t, a_crowd_joining_redraws_its_count_once_a_tick);
     suite_add_tcase(s, t);
     return s;
 }
