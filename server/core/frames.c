@@ -527,7 +527,7 @@ void frames_refresh(session_t *s)
 /* A game with a crowd of watchers redraws for a change of their count once
  * a tick: each join redrawn at once would send a crowd of n joining n * n / 2
  * frames (5,000 browsers on one game: 12 million). */
-#define COUNT_NOW_MAX 64
+#define COUNT_NOW_MAX 16
 
 void frames_count_changed(session_t *s)
 {

@@ -259,15 +259,16 @@ START_TEST(a_crowd_joining_redraws_its_count_once_a_tick)
         w[i].c.w = TERM_MIN_W, w[i].c.h = TERM_MIN_H;
         session_watch(&w[i].c, a);
     }
-    ck_assert_uint_le(a->frame_seq, 64); /* not one frame a join */
+    ck_assert_uint_le(a->frame_seq, 16); /* not one frame a join */
     for (int i = 0; i < N; i++)
         buf_reset(&w[i].got);
     session_tick(&srv);
-    ck_assert_uint_le(a->frame_seq, 65);
+    ck_assert_uint_le(a->frame_seq, 17);
     for (int i = 0; i < N; i++)
-        ck_assert_ptr_nonnull(memmem(w[i].got.data, w[i].got.len, "100 watching", 12));
-    session_tick(&srv); /* nothing more to draw */
-    ck_assert_uint_le(a->frame_seq, 65);
+        ck_assert_ptr_nonnull(
+            memmem(w[i].got.data, w[i].got.len, "00 watching", 11)); /* 16 -> 100 */
+    session_tick(&srv);                                              /* nothing more to draw */
+    ck_assert_uint_le(a->frame_seq, 17);
     session_free(a);
     session_free_all(&srv);
     for (int i = 0; i < N; i++) {
