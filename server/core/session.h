@@ -152,7 +152,7 @@ void session_redraw_all(server_t *s);
 /* Sends s's frame again now (an overlay changed), unless keys wait for
  * their journal rows: their frame comes with the commit. */
 void session_redraw(session_t *s);
-void session_tick(server_t *s); /* grace expiry */
+void session_tick(server_t *s); /* grace expiry; crowds' watcher counts (frames_tick) */
 /* At start: resume every unfinished game, in the background (logged as
  * "recovery done" when the last is back); -1 when out of memory. */
 int session_recover_all(server_t *s);
