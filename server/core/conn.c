@@ -61,6 +61,16 @@ void conn_write_text(conn_t *c, const char *json, size_t len)
         c->ops->write(c, json, len, true);
 }
 
+void conn_write_shared(conn_t *c, const void *data, size_t len, bool text, uint64_t id)
+{
+    if (c->closing)
+        return;
+    if (c->ops->write_shared && id)
+        c->ops->write_shared(c, data, len, text, id);
+    else
+        c->ops->write(c, data, len, text);
+}
+
 bool conn_writable(const conn_t *c)
 {
     return c->ops->writable(c);

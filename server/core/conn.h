@@ -66,6 +66,11 @@ typedef struct {
     /* Output: frames and menus (text = false; a terminal's bytes) or one
      * JSON message (text = true; a gateway without them drops it). */
     void (*write)(conn_t *c, const void *data, size_t len, bool text);
+    /* The same, for bytes many conns are sent (a frame's shared encoding):
+     * id names them in the process (the same id, the same bytes; frames.c
+     * puts the loop in it), so the gateway may keep one copy for all.
+     * NULL: write. */
+    void (*write_shared)(conn_t *c, const void *data, size_t len, bool text, uint64_t id);
     bool (*writable)(const conn_t *c); /* the output queue is below its limit */
     void (*close)(conn_t *c, const char *why);
     /* A browser's conn left its game (takeover, end, detach, refusal): tell
@@ -144,6 +149,8 @@ void conn_fini(conn_t *c);
 void conn_write(conn_t *c, const void *data, size_t len);      /* frames, menus */
 void conn_write_text(conn_t *c, const char *json, size_t len); /* a JSON message (web) */
 bool conn_writable(const conn_t *c);
+/* Bytes shared by many conns, named by id (conn_ops_t.write_shared). */
+void conn_write_shared(conn_t *c, const void *data, size_t len, bool text, uint64_t id);
 void conn_close(conn_t *c, const char *why);
 void conn_ref(conn_t *c);
 void conn_unref(conn_t *c);

@@ -7,7 +7,11 @@
  * a game keeps one grid, not two. Each change is
  * encoded once per ANSI profile and the same bytes go to every viewer of
  * that profile. A viewer that is behind (queue full) or new gets a keyframe
- * of its own; a watcher whose terminal is smaller renders at its own size. */
+ * of its own; a watcher whose terminal is smaller renders at its own size.
+ * Watchers that cannot share the player's frame but show nothing of their
+ * own beyond the line saying whom they watch (an 80x24 terminal watching
+ * an 80x24 game) share one of their size: a view group, drawn, diffed and
+ * encoded once per frame for all of them. */
 #include "frames.h"
 #include <stdlib.h>
 #include "backend.h"
@@ -99,7 +103,216 @@ static void own_frame(session_t *s, conn_t *c, const session_view_t *v, const sc
         session_render(s, c->scr, v);
     if (c != s->player && s->srv->hooks->watcher_draw)
         s->srv->hooks->watcher_draw(s, c, c->scr);
+    s->srv->frame_encodes++;
     conn_send_diff(c);
+}
+
+/* One more frame encoded on this loop; the id naming its bytes among every
+ * loop's (conn_write_shared: relays bring them to the web gateway's loop). */
+static uint64_t encoded(server_t *srv)
+{
+    srv->frame_encodes++;
+    return (uint64_t)(srv->shard + 1) << 48 | (srv->frame_encodes & ((1ull << 48) - 1));
+}
+
+/* ---- view groups: watchers sharing a frame of their own size ------------------------ */
+
+#define VIEW_GROUPS_MAX 8 /* sizes drawn for at once; past it a watcher draws alone */
+#define VIEW_GROUP_ENCS 4 /* profiles encoded a frame; past it each its own bytes */
+
+/* Watchers of one size and kind of terminal with no overlay up see the
+ * same frame (the game's, the watch line on its bottom row): `sent` is
+ * what their terminals show, `next` the frame being sent; between frames
+ * next holds sent's cells, clean, so drawing over it dirties only what
+ * changed. */
+typedef struct {
+    int w, h;
+    bool browser;
+    bool valid;   /* sent is drawn: members' terminals show it */
+    bool drawn;   /* next holds this frame (frames_send) */
+    uint64_t seq; /* the session's frame_seq sent was drawn at */
+    screen_t *sent, *next;
+    int nenc; /* this frame's encodings */
+    int enc_pid[VIEW_GROUP_ENCS];
+    uint64_t enc_id[VIEW_GROUP_ENCS]; /* encoded(): names the bytes */
+    buf_t enc[VIEW_GROUP_ENCS];
+} view_group_t;
+
+struct frames_views {
+    view_group_t g[VIEW_GROUPS_MAX];
+    int n;
+};
+
+static void group_fini(view_group_t *g)
+{
+    screen_free(g->sent);
+    screen_free(g->next);
+    for (int i = 0; i < VIEW_GROUP_ENCS; i++)
+        buf_free(&g->enc[i]);
+    *g = (view_group_t){0};
+}
+
+void frames_free(session_t *s)
+{
+    if (!s->views)
+        return;
+    for (int i = 0; i < s->views->n; i++)
+        group_fini(&s->views->g[i]);
+    free(s->views);
+    s->views = NULL;
+}
+
+/* The grid changed size: every group's baseline is gone. */
+static void groups_clear(session_t *s)
+{
+    if (!s->views)
+        return;
+    for (int i = 0; i < s->views->n; i++)
+        group_fini(&s->views->g[i]);
+    s->views->n = 0;
+}
+
+/* A slot for a new group: a free one, or one no member took the last
+ * frame nor joined since; -1 when all are in use. */
+static int group_slot(struct frames_views *vs)
+{
+    if (vs->n < VIEW_GROUPS_MAX)
+        return vs->n++;
+    for (int i = 0; i < vs->n; i++)
+        if (!vs->g[i].valid && !vs->g[i].drawn)
+            return i;
+    return -1;
+}
+
+/* Watcher c's group, made when new; NULL when c draws its own frames (an
+ * overlay is up, it is the player, or past the cap or out of memory). */
+static view_group_t *group_of(session_t *s, const conn_t *c)
+{
+    const hooks_t *h = s->srv->hooks;
+    if (!c->own_render || c == s->player || c->json || (h->watcher_own && h->watcher_own(c)))
+        return NULL;
+    if (!s->views && !(s->views = calloc(1, sizeof *s->views)))
+        return NULL;
+    struct frames_views *vs = s->views;
+    for (int i = 0; i < vs->n; i++)
+        if (vs->g[i].w == c->w && vs->g[i].h == c->h && vs->g[i].browser == c->ops->browser)
+            return &vs->g[i];
+    int at = group_slot(vs);
+    if (at < 0)
+        return NULL;
+    view_group_t *g = &vs->g[at];
+    group_fini(g);
+    *g = (view_group_t){.w = c->w, .h = c->h, .browser = c->ops->browser};
+    g->sent = screen_new(c->w, c->h);
+    g->next = screen_new(c->w, c->h);
+    if (!g->sent || !g->next) {
+        group_fini(g);
+        *g = vs->g[--vs->n]; /* keep the array dense */
+        return NULL;
+    }
+    return g;
+}
+
+/* Draws frame (and c's watch line: the same for every member) into dst,
+ * which holds the group's last frame, so only changed rows turn dirty. */
+static void group_draw(session_t *s, conn_t *c, const session_view_t *v, const screen_t *frame,
+                       screen_t *dst)
+{
+    if (dst->w == frame->w && dst->h == frame->h)
+        screen_copy(dst, frame);
+    else
+        session_render(s, dst, v);
+    if (s->srv->hooks->watcher_draw)
+        s->srv->hooks->watcher_draw(s, c, dst);
+}
+
+/* A keyframe of the group's baseline for c (joining, behind, resized).
+ * A baseline not drawn from the last frame is drawn again first: no
+ * member shows it but those keyframed since, from the same frame. */
+static void group_keyframe(session_t *s, conn_t *c, view_group_t *g)
+{
+    server_t *srv = s->srv;
+    if (!g->valid || g->seq != s->frame_seq) {
+        session_view_t v;
+        view_of(s, &v);
+        group_draw(s, c, &v, s->sent, g->sent);
+        screen_copy(g->next, g->sent);
+        screen_clean(g->sent);
+        screen_clean(g->next);
+        g->valid = true;
+        g->seq = s->frame_seq;
+    }
+    buf_reset(&srv->scratch);
+    ansi_keyframe(&c->prof, g->sent, &srv->scratch);
+    srv->frame_encodes++;
+    c->shown_valid = false; /* its own pair, if it draws alone again, starts over */
+    conn_write(c, srv->scratch.data, srv->scratch.len);
+}
+
+/* This frame's bytes for c's profile in its group: the diff from what the
+ * members show (a keyframe for a new group), made once per profile; *id
+ * names them for gateways that share them (0: made for c alone). */
+static const buf_t *group_bytes(session_t *s, conn_t *c, view_group_t *g, const session_view_t *v,
+                                uint64_t *id)
+{
+    if (!g->drawn) {
+        group_draw(s, c, v, s->grid, g->next);
+        g->drawn = true;
+        g->nenc = 0;
+    }
+    int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
+    for (int i = 0; i < g->nenc; i++)
+        if (g->enc_pid[i] == pid) {
+            *id = g->enc_id[i];
+            return &g->enc[i];
+        }
+    buf_t *b = g->nenc < VIEW_GROUP_ENCS ? &g->enc[g->nenc] : &s->srv->scratch;
+    buf_reset(b);
+    if (g->valid)
+        ansi_diff(&c->prof, g->sent, g->next, b);
+    else
+        ansi_keyframe(&c->prof, g->next, b);
+    *id = encoded(s->srv);
+    if (g->nenc < VIEW_GROUP_ENCS) {
+        g->enc_id[g->nenc] = *id;
+        g->enc_pid[g->nenc++] = pid;
+    } else {
+        *id = 0;
+    }
+    return b;
+}
+
+static void group_send(session_t *s, conn_t *c, view_group_t *g, const session_view_t *v)
+{
+    if (c->need_key || !conn_writable(c)) {
+        c->need_key = true; /* a keyframe of the group when it drains */
+        return;
+    }
+    uint64_t id;
+    const buf_t *b = group_bytes(s, c, g, v, &id);
+    c->shown_valid = false;
+    conn_write_shared(c, b->data, b->len, false, id);
+}
+
+/* After a frame: each group drawn for it keeps it as its baseline; one no
+ * member took is drawn afresh for the next that joins. */
+static void groups_done(session_t *s)
+{
+    if (!s->views)
+        return;
+    for (int i = 0; i < s->views->n; i++) {
+        view_group_t *g = &s->views->g[i];
+        if (g->drawn) {
+            screen_copy(g->sent, g->next);
+            screen_clean(g->sent);
+            screen_clean(g->next);
+            g->seq = s->frame_seq;
+            g->valid = true;
+        } else {
+            g->valid = false;
+        }
+        g->drawn = false;
+    }
 }
 
 /* A keyframe of the shared baseline for one viewer (new, resized or behind). */
@@ -115,6 +328,11 @@ void frames_keyframe(session_t *s, conn_t *c)
         return;
     }
     c->need_key = false;
+    view_group_t *g = group_of(s, c);
+    if (g) {
+        group_keyframe(s, c, g);
+        return;
+    }
     if (c->own_render) {
         c->shown_valid = false;
         session_view_t v;
@@ -129,6 +347,7 @@ void frames_keyframe(session_t *s, conn_t *c)
         return;
     }
     buf_reset(&srv->scratch);
+    srv->frame_encodes++;
     if (c->json) {
         json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
         conn_write_text(c, srv->scratch.data, srv->scratch.len);
@@ -139,30 +358,37 @@ void frames_keyframe(session_t *s, conn_t *c)
     conn_write(c, srv->scratch.data, srv->scratch.len);
 }
 
-/* The JSON encoding of the change, made once per frame when asked. */
-static void frame_send_json(session_t *s, conn_t *c, bool *encoded)
+/* The JSON encoding of the change, made once per frame when asked; *id
+ * names it (0: not made yet). */
+static void frame_send_json(session_t *s, conn_t *c, uint64_t *id)
 {
     buf_t *b = &s->srv->enc_json;
-    if (!*encoded) {
+    if (!*id) {
         buf_reset(b);
         json_frame(s->sent, s->grid, s->frame_seq, b);
-        *encoded = true;
+        *id = encoded(s->srv);
     }
-    conn_write_text(c, b->data, b->len);
+    conn_write_shared(c, b->data, b->len, true, *id);
 }
 
 /* What one frame has encoded so far: each profile's ANSI and the JSON
  * are made once and the same bytes go to every viewer that takes them. */
 typedef struct {
     session_view_t v;
-    uint32_t encoded; /* bit per ANSI profile id */
-    bool json_encoded;
+    uint32_t encoded;              /* bit per ANSI profile id */
+    uint64_t id[ANSI_PROFILE_IDS]; /* each one's name (encoded()) */
+    uint64_t json_id;              /* the JSON's; 0: not made */
 } fanout_t;
 
 static void frame_send(session_t *s, conn_t *c, fanout_t *f)
 {
     if (c->closing || c->too_small)
         return;
+    view_group_t *g = group_of(s, c);
+    if (g) {
+        group_send(s, c, g, &f->v);
+        return;
+    }
     if (c->own_render) {
         if (c->scr && c->shown) /* else its keyframe, on its way, makes them */
             own_frame(s, c, &f->v, s->grid);
@@ -173,7 +399,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
         return;
     }
     if (c->json) {
-        frame_send_json(s, c, &f->json_encoded);
+        frame_send_json(s, c, &f->json_id);
         return;
     }
     int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
@@ -181,9 +407,10 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     if (!(f->encoded & (1u << pid))) {
         buf_reset(b);
         ansi_diff(&c->prof, s->sent, s->grid, b);
+        f->id[pid] = encoded(s->srv);
         f->encoded |= 1u << pid;
     }
-    conn_write(c, b->data, b->len);
+    conn_write_shared(c, b->data, b->len, false, f->id[pid]);
     if (c != s->player && !c->ops->browser && c->h > s->grid->h) {
         buf_t *own = &s->srv->scratch;
         buf_reset(own);
@@ -215,6 +442,7 @@ static void frames_send(session_t *s)
         if (w[i]->sess == s && w[i] != s->player)
             frame_send(s, w[i], &f);
     }
+    groups_done(s);
     for (int i = 0; i < n; i++)
         conn_unref(w[i]);
     if (w != few)
@@ -273,6 +501,7 @@ static void broadcast_once(session_t *s)
     if (!g)
         return; /* out of memory: the next change tries again */
     s->frame_due = false;
+    s->count_due = false;
     s->frame_seq++;
     s->grid = g;
     session_render(s, g, &v);
@@ -293,6 +522,28 @@ void frames_refresh(session_t *s)
         frames_broadcast(s);
     else
         s->frame_due = true;
+}
+
+/* A game with a crowd of watchers redraws for a change of their count once
+ * a tick: each join redrawn at once would send a crowd of n joining n * n / 2
+ * frames (5,000 browsers on one game: 12 million). */
+#define COUNT_NOW_MAX 16
+
+void frames_count_changed(session_t *s)
+{
+    if (s->nwatchers <= COUNT_NOW_MAX)
+        frames_refresh(s);
+    else
+        s->count_due = true;
+}
+
+void frames_tick(server_t *srv)
+{
+    LIST_EACH (it, &srv->watched) {
+        session_t *s = LIST_ITEM(it, session_t, wdnode);
+        if (s->count_due)
+            session_redraw(s); /* broadcast_once clears it */
+    }
 }
 
 /* The grid follows the player's terminal; everyone gets a keyframe. */
@@ -316,6 +567,7 @@ void frames_layout(session_t *s)
         frame_grid_give(s->srv, g);
     }
     screen_clean(s->sent);
+    groups_clear(s);
     if (p) {
         p->own_render = false;
         frames_keyframe(s, p);
@@ -346,7 +598,8 @@ void session_view_changed(conn_t *c)
     if (!s || c == s->player || c->closing)
         return;
     bool own = !frames_shared(s, c);
-    if (own && c->own_render && c->scr && c->shown && !c->too_small) {
+    if (own && c->own_render && c->scr && c->shown && !c->too_small && c->shown_valid &&
+        !group_of(s, c)) {
         session_view_t v;
         view_of(s, &v);
         own_frame(s, c, &v, s->sent);

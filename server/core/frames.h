@@ -25,5 +25,12 @@ void frames_layout(session_t *s);
 bool frames_shared(const session_t *s, const conn_t *c);
 /* A keyframe of the shared baseline (or its own frame) for one viewer. */
 void frames_keyframe(session_t *s, conn_t *c);
+/* The watcher count changed (it shows on the player's status and the
+ * watchers' line): a frame now, or for a crowd at the next frames_tick. */
+void frames_count_changed(session_t *s);
+/* Once a second: the frames crowds' counts wait for. */
+void frames_tick(server_t *srv);
+/* Frees what frames keep per session beside its grids (session_free). */
+void frames_free(session_t *s);
 
 #endif

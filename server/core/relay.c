@@ -41,6 +41,7 @@ typedef struct {
     relay_fn fn; /* relay_to_game, relay_to_home */
     bool text;   /* data: a JSON message, not terminal bytes */
     bool has;    /* data holds a message (NULL otherwise) */
+    uint64_t id; /* data: bytes shared by many conns (conn_write_shared); 0: not */
     size_t len;
     char data[];
 } rmsg_t;
@@ -133,10 +134,8 @@ static void home_out(server_t *home, void *ud)
     if (c && !c->closing) {
         /* A frame after one the peer's queue refused would draw on a screen
          * that lacks it: dropped until the keyframe its drain brings. */
-        if (m->text)
-            conn_write_text(c, m->data, m->len);
-        else if (!c->need_key)
-            conn_write(c, m->data, m->len);
+        if (m->text || !c->need_key)
+            conn_write_shared(c, m->data, m->len, m->text, m->id);
         atomic_store(&rl->home_ok, conn_writable(c) && !c->need_key);
     }
     atomic_fetch_sub(&rl->inflight, m->len);
@@ -242,7 +241,9 @@ void relay_stop(conn_t *r)
     let_go(r);
 }
 
-static void op_write(conn_t *r, const void *data, size_t len, bool text)
+/* Frames go home in a post each; shared ones keep their id there, so the
+ * gateway at home queues one copy for every conn they reach. */
+static void op_write_shared(conn_t *r, const void *data, size_t len, bool text, uint64_t id)
 {
     relay_t *rl = relay_of(r);
     rmsg_t *m = rmsg_new(rl, data, len);
@@ -251,9 +252,15 @@ static void op_write(conn_t *r, const void *data, size_t len, bool text)
         return;
     }
     m->text = text;
+    m->id = id;
     atomic_fetch_add(&rl->inflight, len);
     if (!rmsg_post(rl->home, home_out, m))
         atomic_fetch_sub(&rl->inflight, len);
+}
+
+static void op_write(conn_t *r, const void *data, size_t len, bool text)
+{
+    op_write_shared(r, data, len, text, 0);
 }
 
 static bool op_writable(const conn_t *r)
@@ -298,6 +305,7 @@ static const conn_ops_t relay_term_ops = {
 static const conn_ops_t relay_web_ops = {
     .browser = true,
     .write = op_write,
+    .write_shared = op_write_shared,
     .writable = op_writable,
     .close = op_close,
     .leave = op_leave,

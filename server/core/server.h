@@ -97,7 +97,8 @@ struct server {
     buf_t scratch;           /* per-frame encode buffers (loop thread only) */
     screen_t *frame_grid;    /* the next frame is drawn here (frames.c; loop thread only) */
     buf_t enc[ANSI_PROFILE_IDS];
-    buf_t enc_json; /* the JSON encoding of the same frame */
+    buf_t enc_json;         /* the JSON encoding of the same frame */
+    uint64_t frame_encodes; /* frames.c: diffs and keyframes encoded for viewers */
     /* Games that came, ended or went since the watch list last read them
      * (session.c writes them; screens/wlist.c reads and clears them, this
      * loop parked); lost once more than SESS_CHANGES_MAX waited. */

@@ -170,6 +170,7 @@ static void session_really_free(session_t *s)
 {
     HOOKS_CALL(s->srv->hooks->session_gone, s);
     s->ops->free(s);
+    frames_free(s);
     screen_free(s->sent);
     screen_free(s->frozen);
     jqueue_free(&s->jq);
@@ -259,7 +260,7 @@ void session_watch(conn_t *c, session_t *s)
     log_info("watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id, s->user,
              (long long)s->game_id, s->nwatchers);
     /* the player's status shows the count: everyone gets that frame first */
-    frames_refresh(s);
+    frames_count_changed(s);
     frames_keyframe(s, c);
 }
 
@@ -306,7 +307,7 @@ void session_detach(conn_t *c, const char *why)
     } else {
         watcher_unlink(s, c);
         if (!s->ended)
-            frames_refresh(s); /* the watcher count changed */
+            frames_count_changed(s);
     }
     if (why && !c->closing)
         conn_menu(c, why);
@@ -467,6 +468,7 @@ void session_tick(server_t *srv)
         log_info("grace over user=%s game=%lld: saved and freed", s->user, (long long)s->game_id);
         session_save_and_free(s, "grace");
     }
+    frames_tick(srv);
 }
 
 int64_t session_close_user(server_t *srv, int64_t user_id, const char *why)

@@ -67,6 +67,8 @@ struct session {
     uint64_t frame_seq;                 /* frames broadcast (JSON frames carry it) */
     struct chatlog *chat;               /* chat.c's: recent lines, the strip; NULL until used */
     bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
+    struct frames_views *views;         /* frames.c: watchers sharing a frame of their size */
+    bool count_due;                     /* frames.c: the watcher count changed, not yet drawn */
     uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };
@@ -150,7 +152,7 @@ void session_redraw_all(server_t *s);
 /* Sends s's frame again now (an overlay changed), unless keys wait for
  * their journal rows: their frame comes with the commit. */
 void session_redraw(session_t *s);
-void session_tick(server_t *s); /* grace expiry */
+void session_tick(server_t *s); /* grace expiry; crowds' watcher counts (frames_tick) */
 /* At start: resume every unfinished game, in the background (logged as
  * "recovery done" when the last is back); -1 when out of memory. */
 int session_recover_all(server_t *s);

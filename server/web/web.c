@@ -33,17 +33,33 @@
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
 #define WEB_LWS_LOG_MS    10000
+#define WEB_PING_S        300   /* a websocket that sent nothing this long is pinged, */
+#define WEB_HANGUP_S      310   /* and closed when nothing came back by then */
+#define WEB_SWEEP_MS      10000 /* how often the quiet ones are looked for */
 #define WEB_ANSWER_WAIT_S \
     90                     /* a dynamic request waits this long for its answer (a replay queued) */
 #define WEB_SEND_IDLE_S 30 /* then its client takes a piece of it within this, or is cut */
 #define WEB_CLOSE_TRY_AGAIN \
     1013 /* RFC 6455 7.4.1; lws 4.1 has no name for it */ /* lws's own error lines: at most a few per interval */
 
-typedef struct web_msg {
-    list_t node; /* web_conn_t.queue */
+#define WEB_SHARED_KEEP 8 /* shared messages kept for more connections to queue */
+
+/* A message's bytes, one copy however many connections queue it (a
+ * frame's encoding shared by its watchers): freed by the last reference.
+ * lws writes each connection's frame header into the room before the
+ * payload, one write after another on this loop, and copies what a
+ * socket did not take (no extension), so the room can be shared. */
+typedef struct web_blob {
+    int refs;
     size_t len;
     bool text;
+    uint64_t id;         /* the sender's name for these bytes (shared); 0: own */
     unsigned char buf[]; /* LWS_PRE bytes of room, then the payload */
+} web_blob_t;
+
+typedef struct web_msg {
+    list_t node;      /* web_conn_t.queue */
+    web_blob_t *blob; /* a reference */
 } web_msg_t;
 
 struct web_conn {
@@ -55,13 +71,15 @@ struct web_conn {
     void *user;
     bool accepted; /* on_open said yes: on_close is owed */
     bool closing;
-    bool refused; /* web_send refused: on_drained is owed */
+    bool refused;          /* web_send refused: on_drained is owed */
+    bool ping_due, pinged; /* a ping to write; written, no answer yet */
+    uint64_t rx_ms;        /* uv_now when the client last sent something */
     int close_code;
     char close_reason[64];
     list_t queue; /* web_msg_t, oldest first */
     size_t queued;
-    web_msg_t *inflight; /* last written; lws may still read it */
-    unsigned char *rx;   /* the message being received */
+    web_blob_t *inflight; /* last written (a reference); lws may still read it */
+    unsigned char *rx;    /* the message being received */
     size_t rx_len, rx_cap;
     bool rx_text, rx_over;
 };
@@ -123,9 +141,13 @@ struct web {
     uint64_t next_req_id;
     unsigned char *wbuf; /* LWS_PRE + message, for direct writes */
     size_t wbuf_cap;
-    list_t later;         /* web_conn_t.lnode: served by later_run, in order */
-    uv_idle_t later_idle; /* serves the later list while it is not empty */
+    list_t later;                        /* web_conn_t.lnode: served by later_run, in order */
+    web_blob_t *shared[WEB_SHARED_KEEP]; /* the latest shared messages (references) */
+    int shared_next;                     /* the slot the next one takes */
+    uv_idle_t later_idle;                /* serves the later list while it is not empty */
     bool later_open, later_on;
+    uv_timer_t sweep; /* pings quiet websockets (web_sweep) */
+    bool sweep_open;
     bool stopping, destroyed;
     uv_timer_t stop_timer;
     bool stop_timer_open;
@@ -193,22 +215,63 @@ static void conn_unlink(web_conn_t *wc)
     wc->w->nconns--;
 }
 
-/* The oldest queued message, taken off the queue; NULL when it is empty. */
-static web_msg_t *queue_pop(web_conn_t *wc)
+/* ---- messages' bytes ------------------------------------------------------------ */
+
+static web_blob_t *blob_new(const void *data, size_t len, bool text, uint64_t id)
+{
+    web_blob_t *b = malloc(sizeof *b + LWS_PRE + len);
+    if (!b)
+        return NULL;
+    *b = (web_blob_t){.refs = 1, .len = len, .text = text, .id = id};
+    if (len)
+        memcpy(b->buf + LWS_PRE, data, len);
+    return b;
+}
+
+static void blob_unref(web_blob_t *b)
+{
+    if (b && --b->refs == 0)
+        free(b);
+}
+
+/* The shared message id (len bytes): kept when it was queued before, else
+ * copied once and kept for the next connections. A borrowed pointer (the
+ * keep holds it); NULL when out of memory. */
+static web_blob_t *shared_blob(web_t *w, const void *data, size_t len, bool text, uint64_t id)
+{
+    for (int i = 0; i < WEB_SHARED_KEEP; i++) {
+        web_blob_t *b = w->shared[i];
+        if (b && b->id == id && b->len == len && b->text == text)
+            return b;
+    }
+    web_blob_t *b = blob_new(data, len, text, id);
+    if (!b)
+        return NULL;
+    blob_unref(w->shared[w->shared_next]);
+    w->shared[w->shared_next] = b;
+    w->shared_next = (w->shared_next + 1) % WEB_SHARED_KEEP;
+    return b;
+}
+
+/* The oldest queued message's bytes (the queue's reference), taken off
+ * the queue; NULL when it is empty. */
+static web_blob_t *queue_pop(web_conn_t *wc)
 {
     list_t *n = list_pop_front(&wc->queue);
     if (!n)
         return NULL;
     web_msg_t *m = LIST_ITEM(n, web_msg_t, node);
-    wc->queued -= m->len;
-    return m;
+    web_blob_t *b = m->blob;
+    free(m);
+    wc->queued -= b->len;
+    return b;
 }
 
 static void conn_free(web_conn_t *wc)
 {
-    for (web_msg_t *m; (m = queue_pop(wc));)
-        free(m);
-    free(wc->inflight);
+    for (web_blob_t *b; (b = queue_pop(wc));)
+        blob_unref(b);
+    blob_unref(wc->inflight);
     free(wc->rx);
     free(wc);
 }
@@ -243,27 +306,43 @@ static int send_direct(web_conn_t *wc, const void *data, size_t len, bool text)
     return 0;
 }
 
-/* Appends to the bounded queue. Returns 0 or -1 (refused). */
-static int queue_push(web_conn_t *wc, const void *data, size_t len, bool text)
+/* Appends b (a new reference) to the bounded queue. Returns 0 or -1
+ * (refused). */
+static int queue_push_blob(web_conn_t *wc, web_blob_t *b)
 {
     /* An empty queue always takes a message, so a keyframe bigger than the
      * limit can still be delivered. */
-    if (!list_empty(&wc->queue) && wc->queued + len > wc->w->outq_max) {
+    if (!list_empty(&wc->queue) && wc->queued + b->len > wc->w->outq_max) {
         wc->refused = true;
         return -1;
     }
-    web_msg_t *m = malloc(sizeof *m + LWS_PRE + len);
+    web_msg_t *m = malloc(sizeof *m);
     if (!m) {
         wc->refused = true;
         return -1;
     }
-    m->len = len;
-    m->text = text;
-    if (len)
-        memcpy(m->buf + LWS_PRE, data, len);
+    m->blob = b;
+    b->refs++;
     list_push_back(&wc->queue, &m->node);
-    wc->queued += len;
+    wc->queued += b->len;
     return 0;
+}
+
+/* Appends a copy of data to the bounded queue. Returns 0 or -1 (refused). */
+static int queue_push(web_conn_t *wc, const void *data, size_t len, bool text)
+{
+    if (!list_empty(&wc->queue) && wc->queued + len > wc->w->outq_max) {
+        wc->refused = true; /* refused before copying */
+        return -1;
+    }
+    web_blob_t *b = blob_new(data, len, text, 0);
+    if (!b) {
+        wc->refused = true;
+        return -1;
+    }
+    int r = queue_push_blob(wc, b);
+    blob_unref(b);
+    return r;
 }
 
 int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
@@ -289,11 +368,11 @@ static void later_drain(web_conn_t *wc)
             lws_callback_on_writable(wc->wsi);
             return;
         }
-        web_msg_t *m = queue_pop(wc);
+        web_blob_t *m = queue_pop(wc);
         size_t len = m->len;
         int n =
             lws_write(wc->wsi, m->buf + LWS_PRE, len, m->text ? LWS_WRITE_TEXT : LWS_WRITE_BINARY);
-        free(m); /* no extension: lws copied what the socket did not take */
+        blob_unref(m); /* no extension: lws copied what the socket did not take */
         if (n < (int)len) {
             web_close(wc, LWS_CLOSE_STATUS_UNEXPECTED_CONDITION, "write failed");
             return;
@@ -318,15 +397,10 @@ static void later_run(uv_idle_t *h)
     }
 }
 
-int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text)
+/* wc has something queued for later_run. */
+static void later_add(web_conn_t *wc)
 {
-    if (!wc || wc->closing)
-        return -1;
     web_t *w = wc->w;
-    if (w->stopping || !wc->accepted)
-        return web_send(wc, data, len, text);
-    if (queue_push(wc, data, len, text) < 0)
-        return -1;
     if (!list_linked(&wc->lnode))
         list_push_back(&w->later, &wc->lnode);
     if (!w->later_open) {
@@ -338,6 +412,38 @@ int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text)
         uv_idle_start(&w->later_idle, later_run);
         w->later_on = true;
     }
+}
+
+int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text)
+{
+    if (!wc || wc->closing)
+        return -1;
+    web_t *w = wc->w;
+    if (w->stopping || !wc->accepted)
+        return web_send(wc, data, len, text);
+    if (queue_push(wc, data, len, text) < 0)
+        return -1;
+    later_add(wc);
+    return 0;
+}
+
+int web_send_shared(web_conn_t *wc, const void *data, size_t len, bool text, uint64_t id)
+{
+    if (!wc || wc->closing)
+        return -1;
+    web_t *w = wc->w;
+    if (w->stopping || !wc->accepted || !id)
+        return web_send_later(wc, data, len, text);
+    if (!list_empty(&wc->queue) && wc->queued + len > w->outq_max) {
+        wc->refused = true; /* refused before anything is copied */
+        return -1;
+    }
+    web_blob_t *b = shared_blob(w, data, len, text, id);
+    if (!b || queue_push_blob(wc, b) < 0) {
+        wc->refused = true;
+        return -1;
+    }
+    later_add(wc);
     return 0;
 }
 
@@ -376,9 +482,18 @@ int web_port(const web_t *w)
 /* Writes the next queued message. Returns -1 to have lws close the socket. */
 static int conn_writeable(web_conn_t *wc)
 {
-    free(wc->inflight); /* lws is done with it once it asks for more */
+    blob_unref(wc->inflight); /* lws is done with it once it asks for more */
     wc->inflight = NULL;
-    web_msg_t *m = queue_pop(wc);
+    if (wc->ping_due && !wc->closing) {
+        unsigned char ping[LWS_PRE + 1];
+        wc->ping_due = false;
+        if (lws_write(wc->wsi, ping + LWS_PRE, 0, LWS_WRITE_PING) < 0)
+            return -1;
+        if (!list_empty(&wc->queue) || wc->refused)
+            lws_callback_on_writable(wc->wsi);
+        return 0;
+    }
+    web_blob_t *m = queue_pop(wc);
     if (!m) {
         if (wc->closing) {
             /* On a libuv loop, -1 from WRITEABLE drops the socket without
@@ -404,6 +519,44 @@ static int conn_writeable(web_conn_t *wc)
     if (!list_empty(&wc->queue) || wc->closing || wc->refused)
         lws_callback_on_writable(wc->wsi);
     return 0;
+}
+
+/* Once every WEB_SWEEP_MS: a websocket that sent nothing (not even a pong)
+ * for WEB_PING_S is pinged, one still silent at WEB_HANGUP_S closed (a
+ * spectator's peer that vanished without a word). */
+static void web_sweep(uv_timer_t *t)
+{
+    web_t *w = t->data;
+    uint64_t now = uv_now(w->loop);
+    LIST_EACH (it, &w->conns) {
+        web_conn_t *wc = LIST_ITEM(it, web_conn_t, node);
+        uint64_t quiet = now - wc->rx_ms;
+        if (wc->closing || !wc->accepted)
+            continue;
+        if (quiet >= WEB_HANGUP_S * 1000ull) {
+            web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "no answer to ping");
+        } else if (quiet >= WEB_PING_S * 1000ull && !wc->pinged) {
+            wc->ping_due = wc->pinged = true;
+            lws_callback_on_writable(wc->wsi);
+        }
+    }
+}
+
+static void sweep_start(web_t *w)
+{
+    if (w->sweep_open || w->stopping)
+        return;
+    uv_timer_init(w->loop, &w->sweep);
+    w->sweep.data = w;
+    w->sweep_open = true;
+    uv_timer_start(&w->sweep, web_sweep, WEB_SWEEP_MS, WEB_SWEEP_MS);
+}
+
+/* Something came from wc's client: it is there. */
+static void heard(web_conn_t *wc)
+{
+    wc->rx_ms = uv_now(wc->w->loop);
+    wc->pinged = false;
 }
 
 /* ---- websocket setup -------------------------------------------------------- */
@@ -505,6 +658,8 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
     list_push_front(&w->conns, &wc->node);
     w->nconns++;
     pss->wc = wc;
+    heard(wc);
+    sweep_start(w);
     if (w->stopping) {
         web_close(wc, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
         return 0;
@@ -577,6 +732,7 @@ static int ws_text(web_conn_t *wc)
 static int ws_receive(web_conn_t *wc, const void *in, size_t len)
 {
     web_t *w = wc->w;
+    heard(wc);
     if (lws_is_first_fragment(wc->wsi)) {
         wc->rx_len = 0;
         wc->rx_text = !lws_frame_is_binary(wc->wsi);
@@ -1097,6 +1253,10 @@ static int web_callback(struct lws *wsi, enum lws_callback_reasons reason, void 
     }
     case LWS_CALLBACK_ESTABLISHED: return ws_established(w, wsi, pss);
     case LWS_CALLBACK_RECEIVE: return pss->wc ? ws_receive(pss->wc, in, len) : -1;
+    case LWS_CALLBACK_RECEIVE_PONG:
+        if (pss->wc)
+            heard(pss->wc);
+        return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE: return pss->wc ? conn_writeable(pss->wc) : -1;
     case LWS_CALLBACK_TIMER: return pss->wc && pss->wc->closing ? -1 : 0;
     case LWS_CALLBACK_CLOSED: ws_closed(w, pss); return 0;
@@ -1154,6 +1314,15 @@ static int web_resolve_root(web_t *w, const web_config_t *cfg, char *err, size_t
     return 0;
 }
 
+/* No validity timer a connection: lws keeps every connection's timers on
+ * one sorted list walked from its head at each insert, and the default
+ * policy's (a ping after 300 s idle) always lands at the tail, so 10,000
+ * websockets cost a walk of 10,000 each time one connects. Handshakes and
+ * requests keep their own timeouts; quiet websockets are pinged and cut
+ * by web_sweep instead, one walk of them every WEB_SWEEP_MS. */
+static const lws_retry_bo_t web_idle_policy = {.secs_since_valid_ping = 0,
+                                               .secs_since_valid_hangup = 0};
+
 /* The vhost listens on nothing: the door accepts (CONTEXT_PORT_NO_LISTEN_SERVER
  * is a server vhost for adopted sockets). */
 static int web_create_vhost(web_t *w, char *err, size_t errlen)
@@ -1168,6 +1337,7 @@ static int web_create_vhost(web_t *w, char *err, size_t errlen)
     vi.user = w;
     vi.keepalive_timeout = 30;
     vi.timeout_secs = 20;
+    vi.retry_and_idle_policy = &web_idle_policy;
     vi.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
     w->vh = lws_create_vhost(w->ctx, &vi);
     if (!w->vh) {
@@ -1339,6 +1509,11 @@ void web_stop(web_t *w)
         uv_close((uv_handle_t *)&w->later_idle, NULL);
         w->later_open = w->later_on = false;
     }
+    if (w->sweep_open) {
+        uv_timer_stop(&w->sweep);
+        uv_close((uv_handle_t *)&w->sweep, NULL);
+        w->sweep_open = false;
+    }
     LIST_EACH (it, &w->conns)
         web_close(LIST_ITEM(it, web_conn_t, node), LWS_CLOSE_STATUS_GOINGAWAY,
                   "server shutting down");
@@ -1366,6 +1541,8 @@ void web_free(web_t *w)
     for (list_t *n; (n = list_front(&w->reqs));)
         req_free(LIST_ITEM(n, web_req_t, node));
     free(w->wbuf);
+    for (int i = 0; i < WEB_SHARED_KEEP; i++)
+        blob_unref(w->shared[i]);
     for (list_t *n; (n = list_front(&w->conns));) {
         web_conn_t *wc = LIST_ITEM(n, web_conn_t, node);
         conn_unlink(wc);

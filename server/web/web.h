@@ -174,6 +174,11 @@ int web_send(web_conn_t *wc, const void *data, size_t len, bool text);
  * holds up input (a player's next key) for long. Messages of a connection
  * keep their order across web_send and web_send_later. */
 int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text);
+/* Like web_send_later for bytes many connections are sent (a frame's
+ * shared encoding): id (not 0) names them, the same id the same bytes, and
+ * they are copied once for all the connections that queue them while they
+ * are among the latest few ids. 0: web_send_later. */
+int web_send_shared(web_conn_t *wc, const void *data, size_t len, bool text, uint64_t id);
 /* Answers dynamic request id. headers is NULL or a NULL-terminated list of
  * name/value pairs, names ending with ':' ("set-cookie:", "v", NULL). body
  * is copied. The security headers are always added; cache-control defaults

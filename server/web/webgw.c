@@ -112,6 +112,20 @@ static void op_write(conn_t *c, const void *data, size_t len, bool text)
         c->need_key = true; /* on_drained brings a keyframe */
 }
 
+/* A frame's encoding shared by its watchers: one copy queued for all (the
+ * player's own frame still leaves at once). A watcher of a game on
+ * another loop has no sess here, but its place says it watches. */
+static void op_write_shared(conn_t *c, const void *data, size_t len, bool text, uint64_t id)
+{
+    wsock_t *ws = wsock_of(c);
+    if (c->place != CONN_WATCH) {
+        op_write(c, data, len, text);
+        return;
+    }
+    if (!ws->wc || web_send_shared(ws->wc, data, len, text, id) < 0)
+        c->need_key = true; /* on_drained brings a keyframe */
+}
+
 static bool op_writable(const conn_t *c)
 {
     const wsock_t *ws = wsock_of(c);
@@ -140,6 +154,7 @@ static void op_release(conn_t *c)
 
 static const conn_ops_t web_ops = {.browser = true,
                                    .write = op_write,
+                                   .write_shared = op_write_shared,
                                    .writable = op_writable,
                                    .close = op_close,
                                    .leave = op_leave,

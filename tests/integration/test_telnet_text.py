@@ -247,6 +247,46 @@ def test_watcher_bottom_line_at_80x24_and_below_the_game_when_taller(daemon, cli
     assert bottom(small).endswith("q stops \u00b7 ? help")
 
 
+def test_watchers_of_the_games_size_share_its_frames_and_help_leaves_one_alone(daemon, clients):
+    """Three 80x24 watchers of an 80x24 game share one frame (the game with
+    the line on its bottom row): each still sees the player's screen above
+    its line as the game moves, one with help up sees help and the others
+    not, and once it closes help it sees the game again with the rest."""
+    d = daemon
+    p = clients(d.port).connected()
+    started(d, p, "pia")
+    ws = []
+    for _ in range(3):
+        w = clients(d.port).connected()
+        watch(d, w, "pia")
+        ws.append(w)
+    for w in ws:
+        w.wait_for(re.compile(r"Watching pia, game \d+, depth 0, 3 watching\."))
+
+    def same_as_player():
+        p.pump(quiet=0.3)
+        for w in ws:
+            w.pump(quiet=0.2)
+            assert w.screen.display[:-1] == p.screen.display[:-1]
+            assert bottom(w).startswith("Watching pia, game ")
+            assert bottom(w).endswith("q stops \u00b7 ? help")
+
+    for key in "lkhj":
+        p.play_keys(key)
+        same_as_player()
+    ws[1].send("?")
+    ws[1].wait_for("stop watching")
+    p.play_keys("l")
+    same_as_player_but = [w for i, w in enumerate(ws) if i != 1]
+    for w in same_as_player_but:
+        w.pump(quiet=0.2)
+        assert "stop watching" not in w.text()
+        assert w.screen.display[:-1] == p.screen.display[:-1]
+    ws[1].send("x")  # any key closes help
+    p.play_keys("h")
+    same_as_player()
+
+
 # ---- announcements over a hosted game ------------------------------------------------
 
 def test_announcement_leaves_a_hosted_games_rows_after_seconds(hosted_cat, clients, bindir):

@@ -191,3 +191,37 @@ def test_slow_spectator_bounded_then_keyframe(bindir, tmp_path):
         assert any("HP" in row for row in want), want
     finally:
         d.stop()
+
+
+def test_slow_spectators_share_one_copy_of_each_frame(bindir, tmp_path):
+    """Sixty browsers watching one game stop reading while its player
+    plays on: each may have up to --output-queue bytes waiting, but the
+    frames waiting are the same bytes for all of them, kept once (a copy
+    per socket would grow the daemon by 60 queues), and each still ends
+    on the player's screen once it reads again."""
+    n, queue = 60, 262144
+    d = Daemon(bindir, tmp_path / "d", http=True, exe=program(bindir, "warrend"),
+               extra=["--output-queue", str(queue), "--max-per-ip", "200"])
+    d.start()
+    try:
+        tok = Web(d.http).register("stan", PW).session
+        w, h = 200, 60
+        player = play_socket(d.http, tok, w, h)
+        slow = [WS(d.http, "/ws/watch/stan", rcvbuf=4096, timeout=10) for _ in range(n)]
+        for s in slow:
+            s.until(lambda op, p: op == 2, timeout=10)  # its first keyframe, then nothing
+        before = rss_kb(d.proc.pid)
+        sent = 0
+        while sent < 7_000_000:  # past what the sockets' buffers hold (4 MB)
+            player.binary(b"\x10")  # message history on and off
+            sent += len(player.until(lambda op, p: op == 2, timeout=10)[1])
+        grew = rss_kb(d.proc.pid) - before
+        assert grew < n * queue // 1024 // 4, f"the daemon grew by {grew} KB"
+        fresh = WS(d.http, "/ws/watch/stan", timeout=10)
+        want = screen_of(read_frames(fresh), w, h)
+        for s in slow[:3]:
+            got = screen_of(read_frames(s), w, h)
+            differ = [(a, b) for a, b in zip(got, want) if a != b]
+            assert len(differ) <= 1 and all("watching" in a for a, b in differ), differ
+    finally:
+        d.stop()

@@ -1,12 +1,17 @@
 /* Unit tests: server/core/frames' grids — a game keeps one grid (its
  * viewers' baseline); each frame is drawn into the loop's frame grid and
  * swapped with the baseline, so games of different sizes take turns with
- * the same one and each baseline holds its own game's last frame. */
+ * the same one and each baseline holds its own game's last frame; and
+ * watchers at the game's own size, their line on their bottom row, share
+ * one encoding of their frame. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 #include <uv.h>
 #include "backend.h"
+#include "conn.h"
 #include "frames.h"
+#include "hooks.h"
 #include "server.h"
 #include "session_impl.h"
 
@@ -81,11 +86,209 @@ START_TEST(one_grid_a_game_and_the_loop_draws_in_its_own)
 }
 END_TEST
 
+/* ---- watchers sharing a frame of their own size ---------------------------------------- */
+
+/* A terminal gateway for the test: what each conn was sent, kept whole. */
+typedef struct {
+    conn_t c;
+    buf_t got;
+} tconn_t;
+
+static void tc_write(conn_t *c, const void *data, size_t len, bool text)
+{
+    (void)text;
+    buf_put(&((tconn_t *)c)->got, data, len);
+}
+
+static bool tc_writable(const conn_t *c)
+{
+    (void)c;
+    return true;
+}
+
+static const conn_ops_t TC_OPS = {.write = tc_write, .writable = tc_writable};
+
+/* The watch line's stand-in (watch.c's draws whom and how many): the
+ * bottom row; one conn has help up, so draws its own frames. */
+static const style_t LINE_ST = {0, 14, 0};
+static const conn_t *helped;
+
+static void tw_line(const session_t *s, screen_t *scr)
+{
+    screen_fill(scr, 0, scr->h - 1, scr->w, 1, ' ', LINE_ST);
+    screen_textf(scr, 0, scr->h - 1, LINE_ST, "Watching %s, %d watching", s->user, s->nwatchers);
+}
+
+static void tw_draw(session_t *s, conn_t *c, screen_t *scr)
+{
+    tw_line(s, scr);
+    if (c == helped)
+        screen_text(scr, 10, 10, LINE_ST, "help");
+}
+
+static bool tw_own(const conn_t *c)
+{
+    return c == helped;
+}
+
+static bool tw_footer(session_t *s, conn_t *c, char *out, size_t n, bool force)
+{
+    (void)c, (void)force;
+    snprintf(out, n, "Watching %s", s->user);
+    return true;
+}
+
+/* What an 80x24 watcher of s should get for s's last frame, its terminal
+ * showing prev (the frame before with the line): the diff; prev moves on. */
+static void expected_diff(const session_t *s, screen_t *prev, const ansi_profile_t *p, buf_t *out)
+{
+    screen_t *next = screen_new(prev->w, prev->h);
+    ck_assert_ptr_nonnull(next);
+    screen_copy(next, prev);
+    screen_clean(next);
+    screen_copy(next, s->sent);
+    tw_line(s, next);
+    buf_reset(out);
+    ansi_diff(p, prev, next, out);
+    screen_copy(prev, next);
+    screen_free(next);
+}
+
+#define NW 40
+
+/* 40 watchers at the game's own size (no row below it for their line, so
+ * the line goes on their bottom row) cost one encoding a frame, not 40,
+ * and each gets the bytes that take its terminal to the game's frame with
+ * the line; one with help up draws its own; a keyframe joins the group. */
+START_TEST(same_size_watchers_share_one_encoding)
+{
+    uv_loop_t loop;
+    server_t srv;
+    memset(&srv, 0, sizeof srv);
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    server_init(&srv, &loop);
+    hooks_t hk = hooks_none;
+    hk.watcher_draw = tw_draw, hk.watcher_own = tw_own, hk.watcher_footer = tw_footer;
+    srv.hooks = &hk;
+    srv.cfg.input_rate = 100;
+    helped = NULL;
+    session_t *a = session_new(&srv, 1, 1, "amy", &TEST_OPS);
+    ck_assert_ptr_nonnull(a);
+    tconn_t *w = calloc(NW, sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    for (int i = 0; i < NW; i++) {
+        ck_assert_int_eq(conn_init(&w[i].c, &srv, &TC_OPS), 0);
+        w[i].c.w = TERM_MIN_W, w[i].c.h = TERM_MIN_H;
+        session_watch(&w[i].c, a);
+    }
+    frames_broadcast(a); /* everyone has the same count on the line now */
+    screen_t *prev = screen_new(TERM_MIN_W, TERM_MIN_H);
+    screen_copy(prev, a->sent);
+    tw_line(a, prev);
+    buf_t want;
+    buf_init(&want);
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < NW; i++)
+            buf_reset(&w[i].got);
+        uint64_t before = srv.frame_encodes;
+        frames_broadcast(a);
+        ck_assert_uint_eq(srv.frame_encodes - before, 1); /* not one per watcher */
+        expected_diff(a, prev, &w[0].c.prof, &want);
+        ck_assert_uint_gt(want.len, 0);
+        for (int i = 0; i < NW; i++) {
+            ck_assert_uint_eq(w[i].got.len, want.len);
+            ck_assert_mem_eq(w[i].got.data, want.data, want.len);
+        }
+    }
+    /* help up on one: it draws alone, the others still share */
+    helped = &w[3].c;
+    session_view_changed(&w[3].c);
+    uint64_t before = srv.frame_encodes;
+    frames_broadcast(a);
+    ck_assert_uint_eq(srv.frame_encodes - before, 2);
+    ck_assert_ptr_nonnull(memmem(w[3].got.data, w[3].got.len, "help", 4));
+    /* help closed: a keyframe of the group's frame, then its diffs again */
+    helped = NULL;
+    buf_reset(&w[3].got);
+    session_view_changed(&w[3].c);
+    ck_assert_ptr_nonnull(memmem(w[3].got.data, w[3].got.len, "Watching amy, 40 watching", 25));
+    for (int i = 0; i < NW; i++)
+        buf_reset(&w[i].got);
+    frames_broadcast(a);
+    expected_diff(a, prev, &w[0].c.prof, &want);
+    ck_assert_uint_eq(w[3].got.len, want.len);
+    ck_assert_mem_eq(w[3].got.data, want.data, want.len);
+    ck_assert_uint_eq(w[NW - 1].got.len, want.len);
+    buf_free(&want);
+    screen_free(prev);
+    session_free(a);
+    session_free_all(&srv);
+    for (int i = 0; i < NW; i++) {
+        conn_fini(&w[i].c);
+        buf_free(&w[i].got);
+    }
+    free(w);
+    server_bufs_free(&srv);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
+/* A crowd joining one game: each join redraws for everyone only while the
+ * crowd is small; past that the count is drawn once a tick (else 5,000
+ * joining cost 12 million frames), and then every watcher has it. */
+START_TEST(a_crowd_joining_redraws_its_count_once_a_tick)
+{
+    enum { N = 100 };
+    uv_loop_t loop;
+    server_t srv;
+    memset(&srv, 0, sizeof srv);
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    server_init(&srv, &loop);
+    hooks_t hk = hooks_none;
+    hk.watcher_draw = tw_draw, hk.watcher_own = tw_own, hk.watcher_footer = tw_footer;
+    srv.hooks = &hk;
+    srv.cfg.input_rate = 100;
+    helped = NULL;
+    session_t *a = session_new(&srv, 1, 1, "amy", &TEST_OPS);
+    ck_assert_ptr_nonnull(a);
+    tconn_t *w = calloc(N, sizeof *w);
+    ck_assert_ptr_nonnull(w);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(conn_init(&w[i].c, &srv, &TC_OPS), 0);
+        w[i].c.w = TERM_MIN_W, w[i].c.h = TERM_MIN_H;
+        session_watch(&w[i].c, a);
+    }
+    ck_assert_uint_le(a->frame_seq, 16); /* not one frame a join */
+    for (int i = 0; i < N; i++)
+        buf_reset(&w[i].got);
+    session_tick(&srv);
+    ck_assert_uint_le(a->frame_seq, 17);
+    for (int i = 0; i < N; i++)
+        ck_assert_ptr_nonnull(
+            memmem(w[i].got.data, w[i].got.len, "00 watching", 11)); /* 16 -> 100 */
+    session_tick(&srv);                                              /* nothing more to draw */
+    ck_assert_uint_le(a->frame_seq, 17);
+    session_free(a);
+    session_free_all(&srv);
+    for (int i = 0; i < N; i++) {
+        conn_fini(&w[i].c);
+        buf_free(&w[i].got);
+    }
+    free(w);
+    server_bufs_free(&srv);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *suite_server_frames(void)
 {
     Suite *s = suite_create("server_frames");
     TCase *t = tcase_create("grids");
     tcase_add_test(t, one_grid_a_game_and_the_loop_draws_in_its_own);
+    tcase_add_test(t, same_size_watchers_share_one_encoding);
+    tcase_add_test(t, a_crowd_joining_redraws_its_count_once_a_tick);
     suite_add_tcase(s, t);
     return s;
 }
