@@ -105,6 +105,13 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_SNAPSHOT_SEL                      \
     "SELECT ?1, ?2, ?3, ?4 WHERE ?3 = 0 OR " \
     "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)"
+/* ... and, fenced (db_lease_fence), no other node holds the game's lease */
+#define DB_SNAPSHOT_SEL_LEASED                                          \
+    "SELECT ?1, ?2, ?3, ?4 WHERE (?3 = 0 OR "                           \
+    "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)) AND " \
+    "NOT EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node <> ?5)"
+#define DB_SNAPSHOT_UPSERT \
+    " ON CONFLICT (game, seq) DO UPDATE SET turn = excluded.turn, blob = excluded.blob"
 #define DB_ASIDE_SEL "SELECT game, ?2, seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2"
 #define DB_SCORES_TAIL \
     "AND g.end_time >= ?3 ORDER BY g.score DESC, g.end_time, g.id LIMIT ?4 OFFSET ?5"
@@ -187,6 +194,10 @@ void db_file_close(db_file_t *f, bool lost);
               "INSERT INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL                      \
               " ON CONFLICT (game, seq) DO UPDATE SET turn = excluded.turn, "                      \
               "blob = excluded.blob"))                                                             \
+    X(SNAPSHOT_PUT_LEASED, "iiibt", CHANGE, none,                                                  \
+      DB_BOTH("INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL_LEASED,   \
+              "INSERT INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL_LEASED               \
+                  DB_SNAPSHOT_UPSERT))                                                             \
     X(SNAPSHOTS_DELETE_AFTER, "ii", RUN, none,                                                     \
       "DELETE FROM snapshots WHERE game = ?1 AND seq > ?2")                                        \
     X(SNAPSHOT_NEWEST, "i", ROWS, snapshot,                                                        \
@@ -388,6 +399,11 @@ void db_file_close(db_file_t *f, bool lost);
       DB_BOTH("UPDATE leases SET expires = " DB_NOW_MS_LITE " + ?2 WHERE node = ?1",               \
               "UPDATE leases SET expires = " DB_NOW_MS_PG " + ?2 WHERE node = ?1"))                \
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
+    X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
+    /* fencing: the lease row is node's, and locked until the batch commits \
+     * (a take waits for it); no row: DB_ELEASE (db_query.c) */                      \
+    X(LEASE_HOLD, "it", CHANGE, none,                                                              \
+      "UPDATE leases SET node = node WHERE game = ?1 AND node = ?2")                               \
     X(LEASE_HOLDER, "i", ROW, text,                                                                \
       DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
               "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))
@@ -738,6 +754,9 @@ bool db_reads_rows(const db_stmt_def_t *d);
 int db_check_sig(const db_stmt_def_t *d, int params, int cols, char *err, size_t errlen);
 char *db_strdup(const char *s);
 int64_t db_next_game_id_(db_t *db); /* loop thread: the id for a new game */
+/* The node whose leases fence journal appends and snapshots
+ * (db_lease_fence); NULL when nothing is fenced. */
+const char *db_lease_node_(const db_t *db);
 
 /* Tests only: after `after` more op allocations succeed, the next `count`
  * fail, as if memory ran out. */

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "frames.h"
 #include "hooks.h"
+#include "lease.h"
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
@@ -196,6 +197,8 @@ void session_free(session_t *s)
     list_remove(&s->snap_node);
     session_unindex(srv, s);
     srv->nsessions--;
+    if (s->game && !s->fenced) /* Warren's: another node may run it now */
+        lease_release(srv, s->game_id);
     if (jqueue_paused(&s->jq)) {
         log_info("game closed while paused user=%s game=%lld: %zu keys not stored (none was "
                  "answered)",
@@ -402,6 +405,18 @@ static void watchers_leave(session_t *s, const char *msg)
         w->sess = NULL;
         conn_message(w, msg);
     }
+}
+
+void session_drop(session_t *s, const char *line, const char *msg)
+{
+    watchers_leave(s, msg);
+    conn_t *p = s->player;
+    if (p) {
+        s->player = NULL;
+        p->sess = NULL;
+        conn_tell_close(p, line, "game runs elsewhere");
+    }
+    session_free(s);
 }
 
 /* Snapshots the game and frees the session; watchers go back to the menu. */

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "journal.h"
+#include "lease.h"
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
@@ -44,7 +45,8 @@ typedef struct {
     conn_t *c; /* the player who asked (NULL at recovery) */
     int64_t user_id;
     char user[32];
-    game_t *g; /* a new game while its row is being stored */
+    game_t *g;       /* a new game while its row is being stored */
+    int64_t game_id; /* the live game whose lease is being taken */
 } load_req_t;
 
 static const char MSG_BROKEN[] =
@@ -363,10 +365,13 @@ static void game_start(load_req_t *rq)
     game_status(rq->g, &st);
     db_game_new_t ng = {rq->user_id, seed,   content_version(srv->content),
                         st.race,     st.cls, (int64_t)time(NULL)};
-    if (db_game_create(srv->db, &ng, on_game_created, rq) <= 0) {
+    int64_t id = db_game_create(srv->db, &ng, on_game_created, rq);
+    if (id <= 0) {
         game_free(rq->g);
         rq->g = NULL;
         play_finish_load(rq, NULL, "A new game could not be started.");
+    } else if (lease_on(srv)) { /* in the row's batch; its rows are refused without it */
+        db_lease_take(srv->db, id, srv->cfg.node, srv->cfg.lease_ttl_ms, NULL, NULL);
     }
 }
 
@@ -389,6 +394,32 @@ static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
     }
 }
 
+/* The live game's lease, taken before its journal is read: from then on
+ * no other node stores a row of it, so the read holds every key. */
+static void on_play_lease(void *ud, int status, const char *holder)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
+    if (s || status == DB_OK) {
+        if (s)
+            play_finish_load(rq, s, NULL);
+        else
+            db_game_resume(srv->db, rq->game_id, on_resume, rq);
+        return;
+    }
+    char msg[200] = "Your game could not be loaded. Please try again.";
+    if (status == DB_ENOTFOUND) {
+        log_info("game elsewhere user=%s game=%lld node=%s", rq->user, (long long)rq->game_id,
+                 holder);
+        snprintf(msg, sizeof msg,
+                 "Your game is running on another server (%s). If it stopped, press p again "
+                 "in %d seconds.",
+                 holder, (srv->cfg.lease_ttl_ms + 999) / 1000);
+    }
+    play_finish_load(rq, NULL, msg);
+}
+
 static void on_live_game(void *ud, int status, const db_game_t *g)
 {
     load_req_t *rq = ud;
@@ -398,7 +429,8 @@ static void on_live_game(void *ud, int status, const db_game_t *g)
         return;
     }
     if (status == DB_OK) {
-        db_game_resume(rq->srv->db, g->id, on_resume, rq);
+        rq->game_id = g->id;
+        lease_take(rq->srv, g->id, on_play_lease, rq);
         return;
     }
     if (status != DB_ENOTFOUND) {
@@ -489,6 +521,7 @@ typedef struct {
     recover_t *rc;
     script_vm_t *vm; /* NULL: this slot restores on the loop */
     bool busy;
+    int64_t leased; /* the game whose lease the slot took (0: none) */
     uv_work_t req;
     /* the game being restored on the pool: copies of its rows */
     db_game_t row;
@@ -559,6 +592,36 @@ static void slot_clear(recover_slot_t *sl)
 }
 
 static void on_recover_read(void *ud, int status, const db_resume_t *r);
+static void recover_next(recover_slot_t *sl);
+
+/* A game is restored only under its lease: one another node holds is its
+ * (it runs there); free, expired or this node's, it is taken first. */
+static void on_recover_lease(void *ud, int status, const char *holder)
+{
+    recover_slot_t *sl = ud;
+    server_t *srv = sl->rc->srv;
+    if (status != DB_OK) {
+        if (status == DB_ENOTFOUND)
+            log_info("recovery: game=%lld runs on node %s: left to it", (long long)sl->leased,
+                     holder);
+        sl->leased = 0;
+        recover_next(sl);
+        return;
+    }
+    if (session_find_game(srv, sl->leased) || srv->stopping) /* its player came first */
+        recover_next(sl);
+    else
+        db_game_resume(srv->db, sl->leased, on_recover_read, sl);
+}
+
+/* The slot is done with its game: its lease goes unless the game is live
+ * here now (its player came back meanwhile). */
+static void recover_let_go(recover_slot_t *sl)
+{
+    if (sl->leased && !session_find_game(sl->rc->srv, sl->leased))
+        lease_release(sl->rc->srv, sl->leased);
+    sl->leased = 0;
+}
 
 /* The slot takes the next game not yet live (its player may have taken it
  * up meanwhile); none left, or the server stopping: the slot is done. */
@@ -566,11 +629,13 @@ static void recover_next(recover_slot_t *sl)
 {
     recover_t *rc = sl->rc;
     slot_clear(sl);
+    recover_let_go(sl);
     while (rc->next < rc->n && !rc->srv->stopping) {
         int64_t id = rc->ids[rc->next++];
         if (session_find_game(rc->srv, id))
             continue;
-        db_game_resume(rc->srv->db, id, on_recover_read, sl);
+        sl->leased = id;
+        lease_take(rc->srv, id, on_recover_lease, sl);
         return;
     }
     sl->busy = false;

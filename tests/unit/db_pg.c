@@ -566,6 +566,88 @@ START_TEST(two_nodes_racing_for_a_lease_one_wins)
 }
 END_TEST
 
+/* A takeover in the middle of a node's burst of journal rows. */
+#define TAKEOVER_ROWS 300
+typedef struct {
+    db_t *other;
+    int64_t game;
+    int status[TAKEOVER_ROWS + 1];
+    int taken;    /* b's take: its status */
+    int64_t seen; /* rows b read right after its take */
+    int read_status;
+} takeover_t;
+
+static void on_row(void *ud, int status, int64_t seq)
+{
+    int *st = ud; /* this row's: a failed op's id is 0 */
+    (void)seq;
+    *st = status;
+}
+
+static void on_seen(void *ud, int status, const db_journal_row_t *rows, size_t n)
+{
+    takeover_t *t = ud;
+    (void)rows;
+    t->read_status = status;
+    t->seen = (int64_t)n;
+}
+
+static void on_took(void *ud, int status, int64_t id)
+{
+    takeover_t *t = ud;
+    (void)id;
+    t->taken = status;
+    db_journal_read(t->other, t->game, 0, on_seen, t); /* what b resumes from */
+}
+
+/* Node a stores a burst of rows while node b takes the game over (a's
+ * lease lapsed): b's read right after its take holds every row a was told
+ * was stored, and a is refused every row after it (DB_ELEASE), so no row
+ * a acknowledged is missing where b goes on. */
+START_TEST(a_takeover_loses_no_acknowledged_row)
+{
+    fx_t f;
+    pg_open(&f);
+    char err[256];
+    db_t *other = db_open(&f.loop, f.path, err, sizeof err);
+    ck_assert_msg(other != NULL, "%s", err);
+    static takeover_t t;
+    t = (takeover_t){.other = other, .game = make_game(&f, make_user(&f, "Ann", "ann"))};
+    for (int i = 0; i <= TAKEOVER_ROWS; i++)
+        t.status[i] = 1; /* not answered yet */
+    db_lease_fence(f.db, "node-a");
+    done_t d = {0};
+    db_lease_take(f.db, t.game, "node-a", -1, on_done, &d); /* a's, and lapsed at once */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    const uint8_t k = 'j';
+    for (int i = 1; i <= TAKEOVER_ROWS; i++) {
+        db_journal_append(f.db, t.game, i, &k, 1, 0, on_row, &t.status[i]);
+        if (i == TAKEOVER_ROWS / 3)
+            db_lease_take(other, t.game, "node-b", 60000, on_took, &t);
+        if (i % 16 == 0)
+            db_flush(f.db); /* batches of their own, racing b's */
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(t.taken, DB_OK);
+    ck_assert_int_eq(t.read_status, DB_OK);
+    int64_t stored = 0;
+    for (int i = 1; i <= TAKEOVER_ROWS; i++) {
+        ck_assert_msg(t.status[i] == DB_OK || t.status[i] == DB_ELEASE, "row %d: %d", i,
+                      t.status[i]);
+        if (t.status[i] == DB_OK) {
+            ck_assert_int_eq(stored, i - 1); /* the stored ones come first */
+            stored = i;
+        }
+    }
+    ck_assert_int_eq(t.seen, stored);
+    ck_assert_int_lt(stored, TAKEOVER_ROWS);
+    db_close(other);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -582,6 +664,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, both_schemas_have_the_same_columns);
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
     tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);
+    tcase_add_test(t, a_takeover_loses_no_acknowledged_row);
     suite_add_tcase(s, t);
     return s;
 }
