@@ -339,9 +339,11 @@ void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
  * the lease waits for it and then reads every row it stored); else the
  * append fails with DB_ELEASE. A snapshot is stored unless another node
  * holds the lease (DB_ENOTFOUND). So a node that lost a game never
- * writes it again. Call once at start, before any other loop attaches;
- * without it (one node, SQLite) nothing is checked. */
-void db_lease_fence(db_t *db, const char *node);
+ * writes it again. A game this node creates (db_game_create,
+ * db_daily_create) is its own from the start: its lease (ttl_ms) is
+ * taken in the same savepoint as its row. Call once at start, before any
+ * other loop attaches; without it (one node, SQLite) nothing is checked. */
+void db_lease_fence(db_t *db, const char *node, int64_t ttl_ms);
 /* A game that could not be restored: state BROKEN, kept with its data. */
 void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud);
 /* Its player has been told that the BROKEN game could not be restored. */

@@ -755,8 +755,12 @@ int db_check_sig(const db_stmt_def_t *d, int params, int cols, char *err, size_t
 char *db_strdup(const char *s);
 int64_t db_next_game_id_(db_t *db); /* loop thread: the id for a new game */
 /* The node whose leases fence journal appends and snapshots
- * (db_lease_fence); NULL when nothing is fenced. */
-const char *db_lease_node_(const db_t *db);
+ * (db_lease_fence) and the ttl of its new games' leases (unless NULL);
+ * NULL when nothing is fenced. */
+const char *db_lease_node_(const db_t *db, int64_t *ttl_ms);
+/* Fenced: a step taking new game's lease for the node, in the op that
+ * creates the game (db_lease.c). Else nothing. */
+void db_lease_step_new(const db_t *db, db_op_t *op, int64_t game);
 
 /* Tests only: after `after` more op allocations succeed, the next `count`
  * fail, as if memory ran out. */

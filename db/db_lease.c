@@ -34,6 +34,14 @@ void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud)
              DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX)));
 }
 
+void db_lease_step_new(const db_t *db, db_op_t *op, int64_t game)
+{
+    int64_t ttl;
+    const char *node = db_lease_node_(db, &ttl);
+    if (node)
+        db_op_step(op, DB_STMT_LEASE_TAKE, DB_ARGS(DB_INT(game), DB_TEXT(node), DB_INT(ttl)));
+}
+
 void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud)
 {
     db_queue(db, DB_ON(text, cb, ud), 0, DB_STMT_LEASE_HOLDER, DB_ARGS(DB_INT(game)));

@@ -45,7 +45,7 @@ void lease_start(server_t *home)
     home->lease.on = db_is_server(home->cfg.db);
     if (!home->lease.on)
         return;
-    db_lease_fence(home->db, home->cfg.node);
+    db_lease_fence(home->db, home->cfg.node, home->cfg.lease_ttl_ms);
     uv_timer_init(home->loop, &home->lease.beat);
     home->lease.beat.data = home;
     home->lease.beating = true;

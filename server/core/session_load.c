@@ -365,13 +365,11 @@ static void game_start(load_req_t *rq)
     game_status(rq->g, &st);
     db_game_new_t ng = {rq->user_id, seed,   content_version(srv->content),
                         st.race,     st.cls, (int64_t)time(NULL)};
-    int64_t id = db_game_create(srv->db, &ng, on_game_created, rq);
-    if (id <= 0) {
+    /* fenced (lease.h), the game's lease is taken with its row */
+    if (db_game_create(srv->db, &ng, on_game_created, rq) <= 0) {
         game_free(rq->g);
         rq->g = NULL;
         play_finish_load(rq, NULL, "A new game could not be started.");
-    } else if (lease_on(srv)) { /* in the row's batch; its rows are refused without it */
-        db_lease_take(srv->db, id, srv->cfg.node, srv->cfg.lease_ttl_ms, NULL, NULL);
     }
 }
 

@@ -615,7 +615,7 @@ START_TEST(a_takeover_loses_no_acknowledged_row)
     t = (takeover_t){.other = other, .game = make_game(&f, make_user(&f, "Ann", "ann"))};
     for (int i = 0; i <= TAKEOVER_ROWS; i++)
         t.status[i] = 1; /* not answered yet */
-    db_lease_fence(f.db, "node-a");
+    db_lease_fence(f.db, "node-a", 60000);
     done_t d = {0};
     db_lease_take(f.db, t.game, "node-a", -1, on_done, &d); /* a's, and lapsed at once */
     uv_run(&f.loop, UV_RUN_DEFAULT);

@@ -1127,7 +1127,7 @@ START_TEST(journal_fenced_by_the_lease)
     fx_open(&f);
     int64_t u = make_user(&f, "Fen"), g = make_game(&f, u, 1), n = -1;
     ck_assert_int_eq(append_one(&f, g, 1), DB_OK); /* not fenced yet: as one node */
-    db_lease_fence(f.db, "node-a");
+    db_lease_fence(f.db, "node-a", 60000);
     ck_assert_int_eq(append_one(&f, g, 2), DB_ELEASE); /* no lease */
     ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
     ck_assert_int_eq(append_one(&f, g, 2), DB_OK);
@@ -1146,17 +1146,22 @@ START_TEST(journal_fenced_by_the_lease)
     ck_assert_int_eq(lease_op(&f, 2, g, "node-b", 0, NULL), DB_OK);
     ck_assert_int_eq(snapshot_one(&f, g, 3), DB_OK);
     ck_assert_int_eq(append_one(&f, g, 4), DB_ELEASE);
+    /* a game a fenced node makes is its own from its first row */
+    int64_t g4 = make_game(&f, make_user(&f, "Fen4"), 4);
+    ck_assert_str_eq(holder(&f, g4), "node-a");
+    ck_assert_int_eq(append_one(&f, g4, 1), DB_OK);
     /* release-all: every lease of a node, none of another's */
     int64_t g2 = make_game(&f, make_user(&f, "Fen2"), 2),
             g3 = make_game(&f, make_user(&f, "Fen3"), 3);
     ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
-    ck_assert_int_eq(lease_op(&f, 0, g2, "node-a", 60000, NULL), DB_OK);
+    ck_assert_str_eq(holder(&f, g2), "node-a"); /* made by a, as g4 */
+    ck_assert_int_eq(lease_op(&f, 0, g3, "node-a", -1, NULL), DB_OK);
     ck_assert_int_eq(lease_op(&f, 0, g3, "node-b", 60000, NULL), DB_OK);
     done_t d = {0};
     db_lease_release_node(f.db, "node-a", on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
-    ck_assert_int_eq(d.id, 2);
+    ck_assert_int_eq(d.id, 3); /* g, g2, g4 */
     ck_assert_str_eq(holder(&f, g), "(none)");
     ck_assert_str_eq(holder(&f, g3), "node-b");
     ck_assert_int_eq(lease_op(&f, 1, 0, "node-a", 60000, &n), DB_OK);
