@@ -304,6 +304,11 @@ void session_detach(conn_t *c, const char *why)
         if (!s->ended && s->ops->over_at_more && s->ops->over_at_more(s))
             return end_left(s, c, why); /* left on the last --More--: it ends now */
         s->ops->save(s, "detach");
+        /* after its last rows (unless they wait to be stored): another node may take it */
+        if (s->game && lease_on(s->srv) && !jqueue_paused(&s->jq)) {
+            lease_release(s->srv, s->game_id);
+            s->let_go = true;
+        }
         if (s->nwatchers)
             frames_refresh(s); /* watchers' lines say the player left */
     } else {

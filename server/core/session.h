@@ -64,6 +64,7 @@ struct session {
     screen_t *frozen;                   /* paused: the last frame sent, shown under the notice */
     bool dead;                          /* unlinked; freed when db_refs drops to 0 */
     bool fenced;                        /* its lease was lost (lease.h): no more writes */
+    bool let_go;                        /* detached, its lease released (lease.h) */
     bool chat_off;                      /* the player turned spectator chat off */
     uint64_t frame_seq;                 /* frames broadcast (JSON frames carry it) */
     struct chatlog *chat;               /* chat.c's: recent lines, the strip; NULL until used */

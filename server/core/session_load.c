@@ -392,6 +392,9 @@ static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
     }
 }
 
+static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, size_t n);
+static void on_live_game(void *ud, int status, const db_game_t *g);
+
 /* The live game's lease, taken before its journal is read: from then on
  * no other node stores a row of it, so the read holds every key. */
 static void on_play_lease(void *ud, int status, const char *holder)
@@ -399,7 +402,15 @@ static void on_play_lease(void *ud, int status, const char *holder)
     load_req_t *rq = ud;
     server_t *srv = rq->srv;
     session_t *s = session_find_kind(srv, rq->user_id, "warren");
-    if (s || status == DB_OK) {
+    if (s && s->let_go && status == DB_OK) { /* kept here, and ours again: still current? */
+        rq->game_id = s->game_id;
+        db_journal_read(srv->db, s->game_id, (int64_t)s->seq, on_reclaim_rows, rq);
+        return;
+    }
+    if (s && s->let_go) { /* another node runs it now: what is kept here is stale */
+        s->fenced = true;
+        session_drop(s, "", "That game now runs on another server.");
+    } else if (s || status == DB_OK) {
         if (s)
             play_finish_load(rq, s, NULL);
         else
@@ -416,6 +427,34 @@ static void on_play_lease(void *ud, int status, const char *holder)
                  holder, (srv->cfg.lease_ttl_ms + 999) / 1000);
     }
     play_finish_load(rq, NULL, msg);
+}
+
+/* A game kept here after its player left was let go (session.c): another
+ * node may have played it since. Taken again, it is kept only when the
+ * journal holds no row after it; else it is dropped and read anew. */
+static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, size_t n)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    (void)rows;
+    session_t *s = session_find_game(srv, rq->game_id);
+    if (s && s->let_go && status == DB_OK && n == 0) {
+        s->let_go = false;
+        play_finish_load(rq, s, NULL);
+        return;
+    }
+    if (status != DB_OK) {
+        play_finish_load(rq, NULL, "Your game could not be loaded. Please try again.");
+        return;
+    }
+    if (s && s->let_go) {
+        log_info("game played elsewhere user=%s game=%lld: %zu rows after seq %llu; read anew",
+                 rq->user, (long long)rq->game_id, n, (unsigned long long)s->seq);
+        s->fenced = true; /* nothing more of it written from here */
+        session_drop(s, "", "That game was played on another server; watch it again.");
+    }
+    lease_release(srv, rq->game_id); /* the live game (if it still is) is taken anew */
+    db_game_live_of_user(srv->db, rq->user_id, on_live_game, rq);
 }
 
 static void on_live_game(void *ud, int status, const db_game_t *g)
@@ -483,7 +522,7 @@ void session_play(conn_t *c)
         return;
     }
     session_t *s = session_find_kind(srv, c->user_id, "warren");
-    if (s) {
+    if (s && !s->let_go) {
         session_attach_player(s, c);
         return;
     }
@@ -498,6 +537,11 @@ void session_play(conn_t *c)
     snprintf(rq->user, sizeof rq->user, "%s", c->user);
     conn_ref(c);
     conn_wait(c);
+    if (s) { /* kept here, its lease let go: taken again first */
+        rq->game_id = s->game_id;
+        lease_take(srv, s->game_id, on_play_lease, rq);
+        return;
+    }
     db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
 }
 

@@ -8,6 +8,10 @@ runs every game and there are no leases).
 - start order: a node starting beside a running one leaves that node's
   live games to it (its recovery restores none of them), and their players
   play on undisturbed;
+- moving: a player who leaves a game on one node gets it on the other at
+  once (the lease is let go at the detach), plays there, and coming back
+  to the first node gets the game as the other left it, not the copy the
+  first one kept;
 - fencing: a node paused (SIGSTOP) past its lease loses the game to the
   other; resumed (SIGCONT), its rows of that game are refused by the
   database, its player is told and disconnected, and the journal holds
@@ -18,7 +22,7 @@ import time
 
 import pytest
 
-from harness import F12, ON_PG, PW, Daemon, hook, replay
+from harness import CTRL_X, F12, ON_PG, PW, Daemon, hook, replay
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -184,3 +188,45 @@ def test_a_paused_node_is_fenced_off_its_game(nodes, clients, bindir, tmp_path):
     # b's player is not disturbed
     t2.send("h")
     assert stored_hook(b, t2, "carol")["seq"] == on_b["seq"] + 1
+
+
+def test_a_player_moves_between_nodes(nodes, clients):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("dave")
+    t.random_character("dave")
+    t.send("hjkl")
+    on_a = stored_hook(a, t, "dave")
+    t.send(CTRL_X)
+    t.wait_for("Your game is saved")
+    # at b at once: no wait for a's grace period
+    t2 = clients(b.port).connected()
+    t2.login("dave", PW)
+    t2.send("p")
+    b.wait_log(r"attach user=dave ")
+    assert "running on another server" not in t2.text()
+    t2.pump()
+    assert hook(b, t2, "dave")["hash"] == on_a["hash"]
+    t2.send("yubn")
+    on_b = stored_hook(b, t2, "dave")
+    t2.send(CTRL_X)
+    t2.wait_for("Your game is saved")
+    # back at a, whose copy is four keys behind: the game as b left it
+    t.send("p")
+    a.wait_log(rf"game played elsewhere user=dave game={on_a['game']}: 4 rows after seq "
+               rf"{on_a['seq']}")
+    a.wait_log(r"attach user=dave ")
+    t.pump()
+    back = hook(a, t, "dave")
+    assert (back["hash"], back["seq"]) == (on_b["hash"], on_b["seq"])
+    t.send("h")
+    assert stored_hook(a, t, "dave")["seq"] == on_b["seq"] + 1
+    assert "lease lost" not in a.log() + b.log()
+    # and a game kept at a that nobody played elsewhere is taken up as it is
+    t.send(CTRL_X)
+    t.wait_for("Your game is saved")
+    pos = len(a.log())
+    t.send("p")
+    a.wait_log(r"attach user=dave ")
+    assert "game played elsewhere" not in a.log()[pos:]
