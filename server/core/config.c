@@ -104,7 +104,8 @@ static const opt_t opts[] = {
      "MS a write waits for another program's lock on the database (5000)"},
     /* nodes */
     {"node", OPT_NODE, S(node), 0, 0,
-     "NAME this daemon among several on one PostgreSQL: A-Z a-z 0-9 . _ - (the host's name)"},
+     "NAME this daemon among several on one PostgreSQL: A-Z a-z 0-9 . _ -; empty: the host's "
+     "name (the default)"},
     {"lease-ttl-ms", OPT_INT, S(lease_ttl_ms), 1000, 3600000,
      "MS a game's lease lasts unrenewed; then another node may take the game (10000)"},
     {"lease-renew-ms", OPT_INT, S(lease_renew_ms), 100, 600000,
@@ -269,6 +270,10 @@ static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size
         if (strlen(val) >= o->size) {
             snprintf(err, errlen, "%s: value too long", o->name);
             return -1;
+        }
+        if (o->kind == OPT_NODE && !val[0]) { /* the default: the host's name */
+            config_default_node(field, o->size);
+            return 0;
         }
         if (o->kind == OPT_NODE && !config_node_ok(val)) {
             snprintf(err, errlen, "%s: expected 1 to 63 of A-Z a-z 0-9 . _ -, got \"%s\"", o->name,

@@ -215,9 +215,12 @@ START_TEST(node_settings)
     ck_assert_int_eq(PARSE(&c, "node = two words\n", err), -1);
     ck_assert_str_eq(err,
                      "w.conf:1: node: expected 1 to 63 of A-Z a-z 0-9 . _ -, got \"two words\"");
-    ck_assert_int_eq(PARSE(&c, "node =\n", err), -1);
     ck_assert_int_eq(PARSE(&c, "node = \x1b[2J\n", err), -1);
     ck_assert_str_eq(c.node, "web-2.eu_west"); /* a bad value changes nothing */
+    config_t d;
+    config_defaults(&d);
+    ck_assert_int_eq(PARSE(&c, "node =\n", err), 0); /* empty: the host's name again */
+    ck_assert_str_eq(c.node, d.node);
     char *argv[] = {"warrend", "--lease-ttl-ms", "2000", "--lease-renew-ms", "2000", NULL};
     ck_assert_int_eq(config_from_args(&c, 5, argv, err, sizeof err), -1);
     ck_assert_str_eq(err, "lease-renew-ms (2000) must be under lease-ttl-ms (2000)");
