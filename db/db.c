@@ -866,12 +866,16 @@ void db_fence(db_t *db, const char *msg)
 
 void db_lease_fence(db_t *db, const char *node, int64_t ttl_ms)
 {
+    if (db->closing)
+        return;
     snprintf(db->core->lease_node, sizeof db->core->lease_node, "%s", node ? node : "");
     db->core->lease_ttl_ms = ttl_ms;
 }
 
 const char *db_lease_node_(const db_t *db, int64_t *ttl_ms)
 {
+    if (db->closing) /* the core may be gone: what is queued now is answered DB_ECLOSED */
+        return NULL;
     if (ttl_ms)
         *ttl_ms = db->core->lease_ttl_ms;
     return db->core->lease_node[0] ? db->core->lease_node : NULL;

@@ -400,10 +400,11 @@ void db_file_close(db_file_t *f, bool lost);
               "UPDATE leases SET expires = " DB_NOW_MS_PG " + ?2 WHERE node = ?1"))                \
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
     X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
-    /* fencing: the lease row is node's, and locked until the batch commits \
-     * (a take waits for it); no row: DB_ELEASE (db_query.c) */                      \
-    X(LEASE_HOLD, "it", CHANGE, none,                                                              \
-      "UPDATE leases SET node = node WHERE game = ?1 AND node = ?2")                               \
+    /* fencing: the lease row is node's, locked (shared, so a take waits                        \
+     * for the batch; cheap again in the same transaction); none: DB_ELEASE */  \
+    X(LEASE_HOLD, "it", ROW, int,                                                                  \
+      DB_BOTH("SELECT 1 FROM leases WHERE game = ?1 AND node = ?2",                                \
+              "SELECT 1 FROM leases WHERE game = ?1 AND node = ?2 FOR SHARE"))                     \
     X(LEASE_HOLDER, "i", ROW, text,                                                                \
       DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
               "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))
