@@ -331,8 +331,11 @@ void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, db_done_cb cb, v
 void db_lease_release(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud);
 void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
 /* Release-all (a clean stop): every lease of node dropped, cb's id how
- * many. */
+ * many. Of node: the games whose lease rows name node (expired or not),
+ * in ascending order: those it may still store rows of. */
 void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
+typedef void (*db_game_ids_cb)(void *ud, int status, const int64_t *games, size_t n);
+void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud);
 /* Fencing: from now on every handle's journal appends are stored only
  * while node holds the game's lease, checked in the append's own
  * transaction (the lease row locked until it commits, so a node taking

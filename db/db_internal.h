@@ -400,6 +400,7 @@ void db_file_close(db_file_t *f, bool lost);
               "UPDATE leases SET expires = " DB_NOW_MS_PG " + ?2 WHERE node = ?1"))                \
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
     X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
+    X(LEASES_OF_NODE, "t", ROWS, int, "SELECT game FROM leases WHERE node = ?1 ORDER BY game")     \
     /* fencing: the lease row is node's, locked (shared, so a take waits                        \
      * for the batch; cheap again in the same transaction); none: DB_ELEASE */  \
     X(LEASE_HOLD, "it", ROW, int,                                                                  \
@@ -607,25 +608,26 @@ typedef struct {
 #define DB_NOARGS         NULL, 0
 
 /* ---- callbacks: one line per callback type; db_deliver_<name> calls it ---- */
-#define DB_CALLBACKS(X)             \
-    X(done, db_done_cb)             \
-    X(user, db_user_cb)             \
-    X(game, db_game_cb)             \
-    X(games, db_games_cb)           \
-    X(milestones, db_milestones_cb) \
-    X(text, db_text_cb)             \
-    X(journal, db_journal_cb)       \
-    X(resume, db_resume_cb)         \
-    X(users, db_users_cb)           \
-    X(health, db_health_cb)         \
-    X(check, db_check_cb)           \
-    X(totals, db_totals_cb)         \
-    X(number, db_number_cb)         \
-    X(mail, db_mail_cb)             \
-    X(sanctions, db_sanctions_cb)   \
-    X(hosted, db_hosted_cb)         \
-    X(feed, db_feed_cb)             \
-    X(hosted_game, db_hosted_game_cb)
+#define DB_CALLBACKS(X)               \
+    X(done, db_done_cb)               \
+    X(user, db_user_cb)               \
+    X(game, db_game_cb)               \
+    X(games, db_games_cb)             \
+    X(milestones, db_milestones_cb)   \
+    X(text, db_text_cb)               \
+    X(journal, db_journal_cb)         \
+    X(resume, db_resume_cb)           \
+    X(users, db_users_cb)             \
+    X(health, db_health_cb)           \
+    X(check, db_check_cb)             \
+    X(totals, db_totals_cb)           \
+    X(number, db_number_cb)           \
+    X(mail, db_mail_cb)               \
+    X(sanctions, db_sanctions_cb)     \
+    X(hosted, db_hosted_cb)           \
+    X(feed, db_feed_cb)               \
+    X(hosted_game, db_hosted_game_cb) \
+    X(game_ids, db_game_ids_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

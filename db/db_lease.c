@@ -42,6 +42,17 @@ void db_lease_step_new(const db_t *db, db_op_t *op, int64_t game)
         db_op_step(op, DB_STMT_LEASE_TAKE, DB_ARGS(DB_INT(game), DB_TEXT(node), DB_INT(ttl)));
 }
 
+void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(game_ids, cb, ud), 0, DB_STMT_LEASES_OF_NODE,
+             DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX)));
+}
+
+void db_deliver_game_ids(const db_op_t *op)
+{
+    op->cb.fn.game_ids(op->cb.ud, op->status, db_op_first(op, 0), db_op_count(op, 0));
+}
+
 void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud)
 {
     db_queue(db, DB_ON(text, cb, ud), 0, DB_STMT_LEASE_HOLDER, DB_ARGS(DB_INT(game)));

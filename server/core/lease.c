@@ -139,16 +139,53 @@ void lease_release(server_t *s, int64_t game)
 
 /* ---- a lost lease ---------------------------------------------------------------- */
 
+/* Whether this session ran its game under a lease of this node when the
+ * check was asked (one taken since may not be in what it read). */
+static bool leased(const session_t *s, uint64_t asked_ms)
+{
+    return s->game && !s->let_go && !s->fenced && !s->ended && !s->dead && s->leased_ms < asked_ms;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void on_held(void *ud, int status, const int64_t *games, size_t n)
+{
+    server_t *s = ud;
+    s->lease.checking = false;
+    if (status != DB_OK || s->stopping) /* a read that failed proves nothing */
+        return;
+    LIST_EACH (it, &s->sessions) {
+        session_t *x = LIST_ITEM(it, session_t, node);
+        bool held = n && bsearch(&x->game_id, games, n, sizeof *games, cmp_id);
+        if (leased(x, s->lease.check_ms) && !held)
+            lease_lost(x, "its lease names another node");
+    }
+}
+
+void lease_tick(server_t *s)
+{
+    uint64_t every = ((uint64_t)s->cfg.lease_renew_ms + 999) / 1000;
+    if (!s->lease.on || s->stopping || s->lease.checking || !s->nsessions || s->ticks % every)
+        return;
+    s->lease.checking = true;
+    s->lease.check_ms = now_ms(s);
+    db_leases_of_node(s->db, s->cfg.node, on_held, s);
+}
+
 static const char LOST_LINE[] = "\r\n\r\nThis game is now run by another server, so it stops "
                                 "here. Connect again to go on playing it.\r\n";
 
-void lease_lost(session_t *s)
+void lease_lost(session_t *s, const char *why)
 {
     if (s->fenced)
         return;
     s->fenced = true; /* no more writes of it from here: no snapshot, no release */
-    log_error("lease lost user=%s game=%lld seq=%llu: another node runs it; its player is "
-              "sent off",
-              s->user, (long long)s->game_id, (unsigned long long)s->seq);
+    log_error("lease lost user=%s game=%lld seq=%llu (%s): another node runs it; its player "
+              "is sent off",
+              s->user, (long long)s->game_id, (unsigned long long)s->seq, why);
     session_drop(s, LOST_LINE, "That game now runs on another server.");
 }

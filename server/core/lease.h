@@ -39,6 +39,8 @@ typedef struct {
     /* private */
     uv_timer_t beat;
     bool beating;
+    bool checking;     /* a check of this loop's games is on its way */
+    uint64_t check_ms; /* when it was asked (now_ms) */
 } lease_t;
 
 /* Whether this node takes leases (its database is PostgreSQL). */
@@ -63,9 +65,14 @@ void lease_take(server_t *s, int64_t game, lease_cb cb, void *ud);
 /* Queues the release of game's lease (no-op when off, or not ours). */
 void lease_release(server_t *s, int64_t game);
 
-/* s's journal row was refused (DB_ELEASE): another node runs the game
- * now. Its player and watchers are told and sent off, s is freed without
- * another write. */
-void lease_lost(session_t *s);
+/* Another node runs s's game now (why: its journal row was refused,
+ * DB_ELEASE, or lease_tick found its lease gone). Its player and watchers
+ * are told and sent off, s is freed without another write. */
+void lease_lost(session_t *s, const char *why);
+/* Every loop, once a second (session_tick): about every lease_renew_ms,
+ * the games whose lease rows still name this node are read, and a game
+ * here that is not among them is lost (lease_lost) before its player's
+ * next key would find out. */
+void lease_tick(server_t *s);
 
 #endif

@@ -152,7 +152,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     }
     s->srv = srv;
     s->ops = ops;
-    s->started_ms = s->last_key_ms = now_ms(srv);
+    s->started_ms = s->last_key_ms = s->leased_ms = now_ms(srv);
     jqueue_init(&s->jq);
     list_init(&s->watchers);
     list_init(&s->snap_node);
@@ -473,6 +473,7 @@ void session_retime(session_t *s)
 
 void session_tick(server_t *srv)
 {
+    lease_tick(srv);
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
     LIST_EACH (it, &srv->sess_timed) {
         session_t *s = LIST_ITEM(it, session_t, tnode);

@@ -440,6 +440,7 @@ static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, 
     session_t *s = session_find_game(srv, rq->game_id);
     if (s && s->let_go && status == DB_OK && n == 0) {
         s->let_go = false;
+        s->leased_ms = now_ms(srv);
         play_finish_load(rq, s, NULL);
         return;
     }

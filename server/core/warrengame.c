@@ -384,7 +384,7 @@ static void journal_outcome(session_t *s, int status)
 {
     server_t *srv = s->srv;
     if (status == DB_ELEASE) { /* another node runs it now: nothing more here */
-        lease_lost(s);
+        lease_lost(s, "a journal row refused");
         return;
     }
     if (status != DB_OK && status != DB_ENOTFOUND) /* not found: an earlier row failed */

@@ -14,7 +14,8 @@ runs every game and there are no leases).
   first one kept;
 - fencing: a node paused (SIGSTOP) past its lease loses the game to the
   other; resumed (SIGCONT), its rows of that game are refused by the
-  database, its player is told and disconnected, and the journal holds
+  database, its player is told and disconnected (one who types nothing
+  too, found out by the node's check of its leases), and the journal holds
   exactly the keys the new node answered after the old one's."""
 import re
 import signal
@@ -162,6 +163,10 @@ def test_a_paused_node_is_fenced_off_its_game(nodes, clients, bindir, tmp_path):
     t.send("hjkl")
     before = stored_hook(a, t, "carol")
     game = before["game"]
+    idle = clients(a.port).connected()  # a second player, who types nothing at a
+    idle.register("frank")
+    idle.random_character("frank")
+    frank = stored_hook(a, idle, "frank")["game"]
 
     a.proc.send_signal(signal.SIGSTOP)
     t2 = clients(b.port).connected()
@@ -173,21 +178,32 @@ def test_a_paused_node_is_fenced_off_its_game(nodes, clients, bindir, tmp_path):
     t2.send("yubn")
     on_b = stored_hook(b, t2, "carol")
     assert on_b["seq"] == before["seq"] + 4
+    f2 = clients(b.port).connected()
+    f2.login("frank", PW)
+    play_on(b, f2, "frank")
 
     a.proc.send_signal(signal.SIGCONT)
-    t.send("h")  # a's key: its row is refused, never answered
-    a.wait_log(rf"lease lost user=carol game={game} ")
+    t.send("h")  # a's key: refused by the database, or never applied (a found out first)
+    m = a.wait_log(rf"lease lost user=carol game={game} seq=(\d+) "
+                   rf"\((a journal row refused|its lease names another node)\)")
+    assert int(m.group(1)) in (before["seq"], before["seq"] + 1)
     t.wait_for("This game is now run by another server")
     t.wait_exit()
+    # the idle one is found out by a's check of its leases, not by a key
+    idle.wait_for("This game is now run by another server")
+    assert re.search(rf"lease lost user=frank game={frank} seq=\d+ \(its lease names another "
+                     rf"node\)", a.log())
     # the journal is b's: every row after the takeover is one b answered
     keys = journal_keys(b, game)
     assert len(keys) == on_b["seq"]
     lines, h = replay(bindir, tmp_path, before["seed"], "carol", keys)
     assert h == on_b["hash"]
-    assert holder(b, game) == "b"
-    # b's player is not disturbed
+    assert holder(b, game) == "b" and holder(b, frank) == "b"
+    # b's players are not disturbed
     t2.send("h")
     assert stored_hook(b, t2, "carol")["seq"] == on_b["seq"] + 1
+    f2.send("h")
+    stored_hook(b, f2, "frank")
 
 
 def test_a_player_moves_between_nodes(nodes, clients):
