@@ -162,7 +162,7 @@ static void on_held(void *ud, int status, const int64_t *games, size_t n)
         session_t *x = LIST_ITEM(it, session_t, node);
         bool held = n && bsearch(&x->game_id, games, n, sizeof *games, cmp_id);
         if (leased(x, s->lease.check_ms) && !held)
-            lease_lost(x, "its lease names another node");
+            lease_lost(x, "its lease is no longer this node's");
     }
 }
 

@@ -9,14 +9,18 @@
  * node that stops (killed, paused, cut off) loses them cfg.lease_ttl_ms
  * after its last renewal, and the next node a player reaches takes the
  * game and resumes it from its snapshot and journal, as recovery does.
- * A game's lease is released when its session goes (its end, its grace
- * period over), every lease of the node at a clean stop.
+ * A game's lease is released when its player detaches (the session kept
+ * here is taken up again only if no other node stored a row of it since:
+ * session_load.c), when its session goes (its end, its grace period
+ * over), and every lease of the node at a clean stop.
  *
  * Fencing: lease_start makes the database refuse this node's journal
  * rows of a game whose lease it does not hold, in the row's own
  * transaction (db_lease_fence). So no frame a player sees here answers a
  * key another node's game does not have: a refused row ends the session
- * here (lease_lost), its player told where to go and disconnected.
+ * here (lease_lost), its player told where to go and disconnected; each
+ * loop's check of its leases (lease_tick) finds a lost game even while
+ * its player types nothing.
  *
  * With SQLite (one machine) leases are off: lease_on is false, and the
  * daemon behaves as it always did.

@@ -185,14 +185,14 @@ def test_a_paused_node_is_fenced_off_its_game(nodes, clients, bindir, tmp_path):
     a.proc.send_signal(signal.SIGCONT)
     t.send("h")  # a's key: refused by the database, or never applied (a found out first)
     m = a.wait_log(rf"lease lost user=carol game={game} seq=(\d+) "
-                   rf"\((a journal row refused|its lease names another node)\)")
+                   rf"\((a journal row refused|its lease is no longer this node's)\)")
     assert int(m.group(1)) in (before["seq"], before["seq"] + 1)
     t.wait_for("This game is now run by another server")
     t.wait_exit()
     # the idle one is found out by a's check of its leases, not by a key
     idle.wait_for("This game is now run by another server")
-    assert re.search(rf"lease lost user=frank game={frank} seq=\d+ \(its lease names another "
-                     rf"node\)", a.log())
+    assert re.search(rf"lease lost user=frank game={frank} seq=\d+ \(its lease is no longer this "
+                     rf"node's\)", a.log())
     # the journal is b's: every row after the takeover is one b answered
     keys = journal_keys(b, game)
     assert len(keys) == on_b["seq"]
