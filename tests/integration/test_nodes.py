@@ -19,11 +19,12 @@ runs every game and there are no leases).
   exactly the keys the new node answered after the old one's."""
 import re
 import signal
+import subprocess
 import time
 
 import pytest
 
-from harness import CTRL_X, F12, ON_PG, PW, Daemon, hook, replay
+from harness import CTRL_X, F12, ON_PG, PW, Daemon, hook, program, replay
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -77,6 +78,15 @@ def holder(d, game):
     return rows[0][0] if rows else None
 
 
+def admin(bindir, d, *args):
+    """warren-admin's answer from d's control socket."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
+                       text=True, timeout=60, cwd=d.dir)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 def play_on(d, t, name, deadline_s=30):
     """Presses p on d until the game is there (its lease free): the 'told'
     lines seen meanwhile."""
@@ -123,7 +133,7 @@ def test_killed_node_game_resumes_on_the_other(nodes, clients, bindir, tmp_path)
     assert stored_hook(b, t2, "alice")["seq"] == before["seq"] + 1
 
 
-def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients):
+def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients, bindir):
     a = nodes("a")
     t = clients(a.port).connected()
     t.register("bob")
@@ -135,6 +145,15 @@ def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients):
     b.wait_log(rf"recovery: game={first['game']} runs on node a: left to it")
     b.wait_log(r"recovery done: 0 games resumed, 0 broken")
     assert holder(b, first["game"]) == "a"
+    # each node's admin names it, and the games and leases it holds
+    games = admin(bindir, a, "games")
+    assert re.search(r"^bob\s+warren\s+%d\s" % first["game"], games, re.M), games
+    assert games.endswith("node: a\n"), games
+    assert "bob" not in admin(bindir, b, "games")
+    time.sleep(RENEW_MS * 3 / 1000)  # a heartbeat of each
+    assert re.search(r"^node: a, 1 game leases, renewed every 500 ms, lasting 3000 ms$",
+                     admin(bindir, a, "health"), re.M)
+    assert re.search(r"^node: b, 0 game leases", admin(bindir, b, "health"), re.M)
     # a's player plays on, every key stored there
     t.send("yubn")
     now = stored_hook(a, t, "bob")
