@@ -1150,6 +1150,13 @@ START_TEST(journal_fenced_by_the_lease)
     int64_t g4 = make_game(&f, make_user(&f, "Fen4"), 4);
     ck_assert_str_eq(holder(&f, g4), "node-a");
     ck_assert_int_eq(append_one(&f, g4, 1), DB_OK);
+    db_game_new_t dg = {.user = make_user(&f, "Fen5"), .seed = 5, .content_version = "c1"};
+    done_t dd = {0};
+    int64_t g5 = db_daily_create(f.db, "2026-11-28", &dg, (const uint8_t *)"a", 1, on_done, &dd);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(dd.status, DB_OK);
+    ck_assert_str_eq(holder(&f, g5), "node-a"); /* the daily game's too */
+    ck_assert_int_eq(append_one(&f, g5, 2), DB_OK);
     /* release-all: every lease of a node, none of another's */
     int64_t g2 = make_game(&f, make_user(&f, "Fen2"), 2),
             g3 = make_game(&f, make_user(&f, "Fen3"), 3);
@@ -1161,7 +1168,7 @@ START_TEST(journal_fenced_by_the_lease)
     db_lease_release_node(f.db, "node-a", on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
-    ck_assert_int_eq(d.id, 3); /* g, g2, g4 */
+    ck_assert_int_eq(d.id, 4); /* g, g2, g4, g5 */
     ck_assert_str_eq(holder(&f, g), "(none)");
     ck_assert_str_eq(holder(&f, g3), "node-b");
     ck_assert_int_eq(lease_op(&f, 1, 0, "node-a", 60000, &n), DB_OK);
