@@ -190,7 +190,8 @@ LOOPS_SUITES := test_server.py test_community.py test_web_daemon.py test_storage
 # The suites of PG_SUITES run a third time on PostgreSQL (WARREN_DB=pg: each
 # daemon in a schema of its own on a private cluster the run starts);
 # test-pg runs every suite that way.
-PG_SUITES := test_server.py test_admin.py test_community.py test_recovery_rebuild.py
+PG_SUITES := test_server.py test_admin.py test_community.py test_recovery_rebuild.py \
+             test_nodes.py
 test: format-check build build-asan
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration

@@ -35,8 +35,10 @@ typedef struct db_core {
     char *path;
     db_file_t file; /* the file itself: its guards, its id, held open to watch it */
     int version;
-    db_ids_t ids;      /* game ids taken ahead of need (db_ids.c) */
-    int64_t max_pages; /* the writer's page limit before any cap (SQLite's) */
+    db_ids_t ids;        /* game ids taken ahead of need (db_ids.c) */
+    int64_t max_pages;   /* the writer's page limit before any cap (SQLite's) */
+    char lease_node[64]; /* db_lease_fence: set once at start, then only read */
+    int64_t lease_ttl_ms;
 
     pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, sync_status, handles */
     pthread_cond_t wcv, wdone;
@@ -860,6 +862,23 @@ void db_fence(db_t *db, const char *msg)
     snprintf(k->fence, sizeof k->fence, "%s", msg && *msg ? msg : "the database is fenced");
     k->fenced = true;
     pthread_mutex_unlock(&k->wmu);
+}
+
+void db_lease_fence(db_t *db, const char *node, int64_t ttl_ms)
+{
+    if (db->closing)
+        return;
+    snprintf(db->core->lease_node, sizeof db->core->lease_node, "%s", node ? node : "");
+    db->core->lease_ttl_ms = ttl_ms;
+}
+
+const char *db_lease_node_(const db_t *db, int64_t *ttl_ms)
+{
+    if (db->closing) /* the core may be gone: what is queued now is answered DB_ECLOSED */
+        return NULL;
+    if (ttl_ms)
+        *ttl_ms = db->core->lease_ttl_ms;
+    return db->core->lease_node[0] ? db->core->lease_node : NULL;
 }
 
 void db_writer_state(const db_t *db, db_writer_t *out)

@@ -65,6 +65,7 @@ enum {
     DB_ECLOSED = -4,   /* the db is closing */
     DB_ENOMEM = -5,
     DB_EINVAL = -6, /* bad argument (too long a string, NULL where not allowed) */
+    DB_ELEASE = -7, /* a fenced write of a game whose lease this node does not hold */
 };
 
 #define DB_NAME_MAX    32  /* bytes incl. NUL, for user names */
@@ -329,6 +330,23 @@ void db_lease_take(db_t *db, int64_t game, const char *node, int64_t ttl_ms, db_
 void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, db_done_cb cb, void *ud);
 void db_lease_release(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud);
 void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
+/* Release-all (a clean stop): every lease of node dropped, cb's id how
+ * many. Of node: the games whose lease rows name node (expired or not),
+ * in ascending order: those it may still store rows of. */
+void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
+typedef void (*db_game_ids_cb)(void *ud, int status, const int64_t *games, size_t n);
+void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud);
+/* Fencing: from now on every handle's journal appends are stored only
+ * while node holds the game's lease, checked in the append's own
+ * transaction (the lease row locked until it commits, so a node taking
+ * the lease waits for it and then reads every row it stored); else the
+ * append fails with DB_ELEASE. A snapshot is stored unless another node
+ * holds the lease (DB_ENOTFOUND). So a node that lost a game never
+ * writes it again. A game this node creates (db_game_create,
+ * db_daily_create) is its own from the start: its lease (ttl_ms) is
+ * taken in the same savepoint as its row. Call once at start, before any
+ * other loop attaches; without it (one node, SQLite) nothing is checked. */
+void db_lease_fence(db_t *db, const char *node, int64_t ttl_ms);
 /* A game that could not be restored: state BROKEN, kept with its data. */
 void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud);
 /* Its player has been told that the BROKEN game could not be restored. */

@@ -27,6 +27,7 @@ int64_t db_daily_create(db_t *db, const char *day, const db_game_new_t *g, const
                DB_ARGS(DB_INT(id), DB_INT(g->user), DB_INT(g->seed), DB_TEXT(g->content_version),
                        DB_TEXT_MAX(g->race, DB_SHORT_MAX), DB_TEXT_MAX(g->cls, DB_SHORT_MAX),
                        DB_INT(g->start_time)));
+    db_lease_step_new(db, op, id);
     db_op_step(op, DB_STMT_DAILY_INSERT,
                DB_ARGS(DB_TEXT_MAX(day, DB_DAY_MAX), DB_INT(g->user), DB_INT(id)));
     db_op_step(op, DB_STMT_JOURNAL_INSERT,

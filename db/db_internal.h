@@ -105,6 +105,13 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_SNAPSHOT_SEL                      \
     "SELECT ?1, ?2, ?3, ?4 WHERE ?3 = 0 OR " \
     "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)"
+/* ... and, fenced (db_lease_fence), no other node holds the game's lease */
+#define DB_SNAPSHOT_SEL_LEASED                                          \
+    "SELECT ?1, ?2, ?3, ?4 WHERE (?3 = 0 OR "                           \
+    "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?3)) AND " \
+    "NOT EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node <> ?5)"
+#define DB_SNAPSHOT_UPSERT \
+    " ON CONFLICT (game, seq) DO UPDATE SET turn = excluded.turn, blob = excluded.blob"
 #define DB_ASIDE_SEL "SELECT game, ?2, seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2"
 #define DB_SCORES_TAIL \
     "AND g.end_time >= ?3 ORDER BY g.score DESC, g.end_time, g.id LIMIT ?4 OFFSET ?5"
@@ -187,6 +194,10 @@ void db_file_close(db_file_t *f, bool lost);
               "INSERT INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL                      \
               " ON CONFLICT (game, seq) DO UPDATE SET turn = excluded.turn, "                      \
               "blob = excluded.blob"))                                                             \
+    X(SNAPSHOT_PUT_LEASED, "iiibt", CHANGE, none,                                                  \
+      DB_BOTH("INSERT OR REPLACE INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL_LEASED,   \
+              "INSERT INTO snapshots(game, turn, seq, blob) " DB_SNAPSHOT_SEL_LEASED               \
+                  DB_SNAPSHOT_UPSERT))                                                             \
     X(SNAPSHOTS_DELETE_AFTER, "ii", RUN, none,                                                     \
       "DELETE FROM snapshots WHERE game = ?1 AND seq > ?2")                                        \
     X(SNAPSHOT_NEWEST, "i", ROWS, snapshot,                                                        \
@@ -388,6 +399,13 @@ void db_file_close(db_file_t *f, bool lost);
       DB_BOTH("UPDATE leases SET expires = " DB_NOW_MS_LITE " + ?2 WHERE node = ?1",               \
               "UPDATE leases SET expires = " DB_NOW_MS_PG " + ?2 WHERE node = ?1"))                \
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
+    X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
+    X(LEASES_OF_NODE, "t", ROWS, int, "SELECT game FROM leases WHERE node = ?1 ORDER BY game")     \
+    /* fencing: the lease row is node's, locked (shared, so a take waits                        \
+     * for the batch; cheap again in the same transaction); none: DB_ELEASE */  \
+    X(LEASE_HOLD, "it", ROW, int,                                                                  \
+      DB_BOTH("SELECT 1 FROM leases WHERE game = ?1 AND node = ?2",                                \
+              "SELECT 1 FROM leases WHERE game = ?1 AND node = ?2 FOR SHARE"))                     \
     X(LEASE_HOLDER, "i", ROW, text,                                                                \
       DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
               "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))
@@ -590,25 +608,26 @@ typedef struct {
 #define DB_NOARGS         NULL, 0
 
 /* ---- callbacks: one line per callback type; db_deliver_<name> calls it ---- */
-#define DB_CALLBACKS(X)             \
-    X(done, db_done_cb)             \
-    X(user, db_user_cb)             \
-    X(game, db_game_cb)             \
-    X(games, db_games_cb)           \
-    X(milestones, db_milestones_cb) \
-    X(text, db_text_cb)             \
-    X(journal, db_journal_cb)       \
-    X(resume, db_resume_cb)         \
-    X(users, db_users_cb)           \
-    X(health, db_health_cb)         \
-    X(check, db_check_cb)           \
-    X(totals, db_totals_cb)         \
-    X(number, db_number_cb)         \
-    X(mail, db_mail_cb)             \
-    X(sanctions, db_sanctions_cb)   \
-    X(hosted, db_hosted_cb)         \
-    X(feed, db_feed_cb)             \
-    X(hosted_game, db_hosted_game_cb)
+#define DB_CALLBACKS(X)               \
+    X(done, db_done_cb)               \
+    X(user, db_user_cb)               \
+    X(game, db_game_cb)               \
+    X(games, db_games_cb)             \
+    X(milestones, db_milestones_cb)   \
+    X(text, db_text_cb)               \
+    X(journal, db_journal_cb)         \
+    X(resume, db_resume_cb)           \
+    X(users, db_users_cb)             \
+    X(health, db_health_cb)           \
+    X(check, db_check_cb)             \
+    X(totals, db_totals_cb)           \
+    X(number, db_number_cb)           \
+    X(mail, db_mail_cb)               \
+    X(sanctions, db_sanctions_cb)     \
+    X(hosted, db_hosted_cb)           \
+    X(feed, db_feed_cb)               \
+    X(hosted_game, db_hosted_game_cb) \
+    X(game_ids, db_game_ids_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,
@@ -738,6 +757,13 @@ bool db_reads_rows(const db_stmt_def_t *d);
 int db_check_sig(const db_stmt_def_t *d, int params, int cols, char *err, size_t errlen);
 char *db_strdup(const char *s);
 int64_t db_next_game_id_(db_t *db); /* loop thread: the id for a new game */
+/* The node whose leases fence journal appends and snapshots
+ * (db_lease_fence) and the ttl of its new games' leases (unless NULL);
+ * NULL when nothing is fenced. */
+const char *db_lease_node_(const db_t *db, int64_t *ttl_ms);
+/* Fenced: a step taking new game's lease for the node, in the op that
+ * creates the game (db_lease.c). Else nothing. */
+void db_lease_step_new(const db_t *db, db_op_t *op, int64_t game);
 
 /* Tests only: after `after` more op allocations succeed, the next `count`
  * fail, as if memory ran out. */

@@ -49,9 +49,12 @@ int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud
     int64_t id = db_next_game_id_(db);
     if (id <= 0)
         return DB_ERR;
-    db_queue(db, DB_ON(done, cb, ud), id, DB_STMT_GAME_INSERT,
-             DB_ARGS(DB_INT(id), DB_INT(g->user), DB_INT(g->seed), DB_TEXT(g->content_version),
-                     DB_TEXT(g->race), DB_TEXT(g->cls), DB_INT(g->start_time)));
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), id);
+    db_op_step(op, DB_STMT_GAME_INSERT,
+               DB_ARGS(DB_INT(id), DB_INT(g->user), DB_INT(g->seed), DB_TEXT(g->content_version),
+                       DB_TEXT(g->race), DB_TEXT(g->cls), DB_INT(g->start_time)));
+    db_lease_step_new(db, op, id);
+    db_submit(db, op);
     return id;
 }
 
@@ -115,17 +118,28 @@ void db_hosted_score_add(db_t *db, const db_hosted_score_t *r, db_done_cb cb, vo
 void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys, size_t len,
                        int64_t ms, db_done_cb cb, void *ud)
 {
-    db_queue(db, DB_ON(done, cb, ud), seq, DB_STMT_JOURNAL_INSERT,
-             DB_ARGS(DB_INT(game), DB_INT(seq), DB_BLOB(keys, len),
-                     DB_INT(ms < 0 ? DB_MS_UNKNOWN : ms)));
+    const char *node = db_lease_node_(db, NULL);
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), seq);
+    if (node) /* fenced: only while this node holds the lease */
+        db_op_step(op, DB_STMT_LEASE_HOLD, DB_ARGS(DB_INT(game), DB_TEXT(node)));
+    db_op_step(op, DB_STMT_JOURNAL_INSERT,
+               DB_ARGS(DB_INT(game), DB_INT(seq), DB_BLOB(keys, len),
+                       DB_INT(ms < 0 ? DB_MS_UNKNOWN : ms)));
+    db_submit(db, op);
 }
 
 void db_snapshot_save(db_t *db, int64_t game, int64_t turn, int64_t seq, const uint8_t *blob,
                       size_t len, db_done_cb cb, void *ud)
 {
+    const char *node = db_lease_node_(db, NULL);
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), seq);
-    db_op_step(op, DB_STMT_SNAPSHOT_PUT,
-               DB_ARGS(DB_INT(game), DB_INT(turn), DB_INT(seq), DB_BLOB(blob, len)));
+    if (node) /* fenced: never over another node's game */
+        db_op_step(
+            op, DB_STMT_SNAPSHOT_PUT_LEASED,
+            DB_ARGS(DB_INT(game), DB_INT(turn), DB_INT(seq), DB_BLOB(blob, len), DB_TEXT(node)));
+    else
+        db_op_step(op, DB_STMT_SNAPSHOT_PUT,
+                   DB_ARGS(DB_INT(game), DB_INT(turn), DB_INT(seq), DB_BLOB(blob, len)));
     db_op_step(op, DB_STMT_SNAPSHOTS_DELETE_OLDER, DB_ARGS(DB_INT(game), DB_INT(seq)));
     db_submit(db, op);
 }

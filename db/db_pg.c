@@ -462,9 +462,14 @@ int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size
         return DB_ERR;
     }
     PQsetNoticeProcessor(h, quiet, NULL);
+    /* The writer never waits inside a transaction: one open for long is a
+     * node stopped mid-batch (SIGSTOP, a frozen machine), whose row locks
+     * (a game's lease: db_lease.c) would hold up every other node; the
+     * server ends that session, and its batch, which was never answered. */
     const char *setup = read_only ? "SET default_transaction_read_only = on; "
                                     "SET application_name = 'warrend reader'"
-                                  : "SET application_name = 'warrend writer'";
+                                  : "SET application_name = 'warrend writer'; "
+                                    "SET idle_in_transaction_session_timeout = '10s'";
     if (exec_sql(c, setup) != DB_OK) {
         snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
         return DB_ERR;

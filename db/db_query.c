@@ -275,6 +275,8 @@ int db_op_run(db_conn_t *c, db_op_t *op)
         const db_rec_t *r = (const db_rec_t *)(op->mem + off);
         bool reads = db_reads_rows(&db_stmt_defs[r->stmt]);
         int ret = c->be->run_step(c, op, r, reads ? k++ : -1);
+        if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_LEASE_HOLD) /* fenced: not ours */
+            return db_op_fail_msg(op, DB_ELEASE, "another node holds the game's lease");
         if (ret != DB_OK)
             return ret;
         off += r->size;

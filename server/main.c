@@ -78,6 +78,7 @@ static void probe_start(server_t *s)
 /* Every game's keys are stored, or given up after a few retries. */
 static void shutdown_finish(server_t *s)
 {
+    lease_stop(s); /* after every game's last rows: other nodes may take them at once */
     int ret = db_flush_sync(s->db);
     if (ret != DB_OK)
         log_error("final flush failed: %s", db_error(s->db));

@@ -180,6 +180,7 @@ static void cmd_games(ctl_t *c, char *arg)
     for (int i = 0; i < shard_count(srv); i++)
         games_of_loop(c, shard_at(srv, i), now_ms(srv));
     shards_unlock_all(srv);
+    buf_printf(&c->out, "node: %s\n", srv->cfg.node); /* the games above run here */
     ctl_finish(c, NULL);
 }
 
@@ -364,6 +365,19 @@ static void on_broken(void *ud, int status, const db_game_t *g, size_t n)
     ctl_unref(c);
 }
 
+/* This node and its leases (lease.h). */
+static void health_node(ctl_t *c)
+{
+    const server_t *s = c->srv;
+    if (!lease_on(s)) {
+        buf_printf(&c->out, "node: %s (one node: no leases)\n", s->cfg.node);
+        return;
+    }
+    buf_printf(&c->out, "node: %s, %lld game leases, renewed every %d ms, lasting %d ms%s\n",
+               s->cfg.node, (long long)s->lease.renewed, s->cfg.lease_renew_ms, s->cfg.lease_ttl_ms,
+               s->lease.failing_at ? "; renewals FAILING" : "");
+}
+
 static void on_health(void *ud, int status, const db_health_t *h)
 {
     ctl_t *c = ud;
@@ -392,6 +406,7 @@ static void on_health(void *ud, int status, const db_health_t *h)
             nsess += shard_at(c->srv, i)->nsessions;
         shards_unlock_all(c->srv);
         buf_printf(&c->out, "live: %d sessions, %d connections\n", nsess, conns_all(c->srv));
+        health_node(c);
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);

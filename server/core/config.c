@@ -3,13 +3,16 @@
 #include "db.h"
 #include "proxyproto.h"
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* OPT_TEXT: a string shown to players, so no control characters */
 /* OPT_NETS: networks as proxyproto.h reads them */
+/* OPT_NODE: a node's name (config_node_ok) */
 typedef enum {
     OPT_STR,
     OPT_INT,
@@ -18,7 +21,8 @@ typedef enum {
     OPT_IPS,
     OPT_SIZE,
     OPT_TEXT,
-    OPT_NETS
+    OPT_NETS,
+    OPT_NODE
 } opt_kind_t;
 
 typedef struct {
@@ -105,9 +109,35 @@ static const opt_t opts[] = {
      "MS the quick check of the database at start may take, 0 = none (10000)"},
     {"db-busy-ms", OPT_INT, S(db_busy_ms), 1, 3600000,
      "MS a write waits for another program's lock on the database (5000)"},
+    /* nodes */
+    {"node", OPT_NODE, S(node), 0, 0,
+     "NAME this daemon among several on one PostgreSQL: A-Z a-z 0-9 . _ -; empty: the host's "
+     "name (the default)"},
+    {"lease-ttl-ms", OPT_INT, S(lease_ttl_ms), 1000, 3600000,
+     "MS a game's lease lasts unrenewed; then another node may take the game (10000)"},
+    {"lease-renew-ms", OPT_INT, S(lease_renew_ms), 100, 600000,
+     "MS between renewals of this node's leases, under lease-ttl-ms (3000)"},
 };
 #undef S
 #define NOPTS (sizeof opts / sizeof opts[0])
+
+bool config_node_ok(const char *s)
+{
+    size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+    return n > 0 && n < 64 && s[n] == '\0';
+}
+
+/* The host's name, its other characters as '-' ("warren" without one). */
+static void config_default_node(char *out, size_t n)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0 || !host[0])
+        snprintf(host, sizeof host, "warren");
+    snprintf(out, n, "%.63s", host);
+    for (char *p = out; *p; p++)
+        if (!strchr("._-", *p) && !isalnum((unsigned char)*p))
+            *p = '-';
+}
 
 void config_defaults(config_t *c)
 {
@@ -130,6 +160,9 @@ void config_defaults(config_t *c)
     c->record_max = 32 << 20;
     c->db_check_ms = 10000; /* storage */
     c->db_busy_ms = 5000;
+    config_default_node(c->node, sizeof c->node);
+    c->lease_ttl_ms = 10000; /* nodes */
+    c->lease_renew_ms = 3000;
     snprintf(c->games_user, sizeof c->games_user, "warren-games");
     c->hosted_max = 100;
     c->hosted_per_ip = 4;
@@ -241,9 +274,18 @@ static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size
 {
     char *field = (char *)c + o->off;
     if (o->kind == OPT_STR || o->kind == OPT_ADDR || o->kind == OPT_IPS || o->kind == OPT_TEXT ||
-        o->kind == OPT_NETS) {
+        o->kind == OPT_NETS || o->kind == OPT_NODE) {
         if (strlen(val) >= o->size) {
             snprintf(err, errlen, "%s: value too long", o->name);
+            return -1;
+        }
+        if (o->kind == OPT_NODE && !val[0]) { /* the default: the host's name */
+            config_default_node(field, o->size);
+            return 0;
+        }
+        if (o->kind == OPT_NODE && !config_node_ok(val)) {
+            snprintf(err, errlen, "%s: expected 1 to 63 of A-Z a-z 0-9 . _ -, got \"%s\"", o->name,
+                     val);
             return -1;
         }
         if (o->kind == OPT_TEXT && !config_text_ok(val)) {
@@ -463,6 +505,11 @@ int config_from_args(config_t *c, int argc, char **argv, char *err, size_t errle
             if (pass == 1 && opt_set(c, o, val ? val : "", err, errlen))
                 return -1;
         }
+    }
+    if (c->lease_renew_ms >= c->lease_ttl_ms) {
+        snprintf(err, errlen, "lease-renew-ms (%d) must be under lease-ttl-ms (%d)",
+                 c->lease_renew_ms, c->lease_ttl_ms);
+        return -1;
     }
     return 0;
 }

@@ -60,6 +60,10 @@ typedef struct {
     int64_t db_max_size; /* bytes the database may grow to; 0 = no cap */
     int db_check_ms;     /* the quick check at start may run this long; 0 = none */
     int db_busy_ms;      /* a write waits this long for another program's lock */
+    /* nodes: several daemons on one PostgreSQL (lease.h) */
+    char node[64];      /* this daemon's name: [A-Za-z0-9._-], default the host's name */
+    int lease_ttl_ms;   /* a game's lease lasts this long unrenewed (10000) */
+    int lease_renew_ms; /* the heartbeat renews every lease this often (3000) */
     /* the daily game (daily.h) */
     char daily_secret[256]; /* its secret's file; "" = the database path + ".daily" */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */
@@ -90,5 +94,7 @@ void config_print_usage(FILE *out);
 /* The admin control socket's path: cfg.control, else cfg.db + ".ctl".
  * Returns 0, or -1 if it does not fit in out. */
 int config_control_path(const config_t *c, char *out, size_t outlen);
+/* Whether s is a good node name: 1 to 63 of A-Z a-z 0-9 . _ - */
+bool config_node_ok(const char *s);
 
 #endif

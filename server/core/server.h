@@ -27,6 +27,7 @@
 #include "config.h"
 #include "db.h"
 #include "hmap.h"
+#include "lease.h"
 #include "list.h"
 #include "storage.h"
 
@@ -85,6 +86,7 @@ struct server {
     list_t watched;        /* session_t.wdnode: sessions with a watcher (session.c) */
     uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
     storage_t storage;     /* storage.c */
+    lease_t lease;         /* this node's game leases (lease.c) */
     uint64_t next_conn_id; /* conn_init */
     int recovering;        /* home: loops still recovering games (session_load.c) */
     size_t recovered_ok, recovered_broken;

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "frames.h"
 #include "hooks.h"
+#include "lease.h"
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
@@ -151,7 +152,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     }
     s->srv = srv;
     s->ops = ops;
-    s->started_ms = s->last_key_ms = now_ms(srv);
+    s->started_ms = s->last_key_ms = s->leased_ms = now_ms(srv);
     jqueue_init(&s->jq);
     list_init(&s->watchers);
     list_init(&s->snap_node);
@@ -197,6 +198,8 @@ void session_free(session_t *s)
     list_remove(&s->snap_node);
     session_unindex(srv, s);
     srv->nsessions--;
+    if (s->game && !s->fenced) /* Warren's: another node may run it now */
+        lease_release(srv, s->game_id);
     if (jqueue_paused(&s->jq)) {
         log_info("game closed while paused user=%s game=%lld: %zu keys not stored (none was "
                  "answered)",
@@ -302,6 +305,11 @@ void session_detach(conn_t *c, const char *why)
         if (!s->ended && s->ops->over_at_more && s->ops->over_at_more(s))
             return end_left(s, c, why); /* left on the last --More--: it ends now */
         s->ops->save(s, "detach");
+        /* after its last rows (unless they wait to be stored): another node may take it */
+        if (s->game && lease_on(s->srv) && !jqueue_paused(&s->jq)) {
+            lease_release(s->srv, s->game_id);
+            s->let_go = true;
+        }
         if (s->nwatchers)
             frames_refresh(s); /* watchers' lines say the player left */
     } else {
@@ -405,6 +413,18 @@ static void watchers_leave(session_t *s, const char *msg)
     }
 }
 
+void session_drop(session_t *s, const char *line, const char *msg)
+{
+    watchers_leave(s, msg);
+    conn_t *p = s->player;
+    if (p) {
+        s->player = NULL;
+        p->sess = NULL;
+        conn_tell_close(p, line, "game runs elsewhere");
+    }
+    session_free(s);
+}
+
 /* Snapshots the game and frees the session; watchers go back to the menu. */
 static void session_save_and_free(session_t *s, const char *why)
 {
@@ -454,6 +474,7 @@ void session_retime(session_t *s)
 
 void session_tick(server_t *srv)
 {
+    lease_tick(srv);
     uint64_t now = now_ms(srv), grace = (uint64_t)srv->cfg.grace * 1000;
     LIST_EACH (it, &srv->sess_timed) {
         session_t *s = LIST_ITEM(it, session_t, tnode);

@@ -63,6 +63,9 @@ struct session {
     jqueue_t jq;                        /* journal rows not yet stored (jqueue.h) */
     screen_t *frozen;                   /* paused: the last frame sent, shown under the notice */
     bool dead;                          /* unlinked; freed when db_refs drops to 0 */
+    bool fenced;                        /* its lease was lost (lease.h): no more writes */
+    bool let_go;                        /* detached, its lease released (lease.h) */
+    uint64_t leased_ms;                 /* since when its lease is known held (lease.c) */
     bool chat_off;                      /* the player turned spectator chat off */
     uint64_t frame_seq;                 /* frames broadcast (JSON frames carry it) */
     struct chatlog *chat;               /* chat.c's: recent lines, the strip; NULL until used */

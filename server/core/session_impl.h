@@ -26,6 +26,10 @@ void session_attach_player(session_t *s, conn_t *c);
 /* The game's screen changed on its own (a hosted program wrote): a frame
  * to every viewer (frames.c). */
 void session_output(session_t *s);
+/* s's game now runs elsewhere (lease.h): its watchers go back to the
+ * menu told msg, its player is told line and disconnected, and s is freed
+ * with nothing more drawn or saved. */
+void session_drop(session_t *s, const char *line, const char *msg);
 /* The game ended: its record is stored, viewers told, s freed. */
 void session_finish(session_t *s);
 

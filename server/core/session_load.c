@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "journal.h"
+#include "lease.h"
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
@@ -44,7 +45,8 @@ typedef struct {
     conn_t *c; /* the player who asked (NULL at recovery) */
     int64_t user_id;
     char user[32];
-    game_t *g; /* a new game while its row is being stored */
+    game_t *g;       /* a new game while its row is being stored */
+    int64_t game_id; /* the live game whose lease is being taken */
 } load_req_t;
 
 static const char MSG_BROKEN[] =
@@ -363,6 +365,7 @@ static void game_start(load_req_t *rq)
     game_status(rq->g, &st);
     db_game_new_t ng = {rq->user_id, seed,   content_version(srv->content),
                         st.race,     st.cls, (int64_t)time(NULL)};
+    /* fenced (lease.h), the game's lease is taken with its row */
     if (db_game_create(srv->db, &ng, on_game_created, rq) <= 0) {
         game_free(rq->g);
         rq->g = NULL;
@@ -389,6 +392,72 @@ static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
     }
 }
 
+static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, size_t n);
+static void on_live_game(void *ud, int status, const db_game_t *g);
+
+/* The live game's lease, taken before its journal is read: from then on
+ * no other node stores a row of it, so the read holds every key. */
+static void on_play_lease(void *ud, int status, const char *holder)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    session_t *s = session_find_kind(srv, rq->user_id, "warren");
+    if (s && s->let_go && status == DB_OK) { /* kept here, and ours again: still current? */
+        rq->game_id = s->game_id;
+        db_journal_read(srv->db, s->game_id, (int64_t)s->seq, on_reclaim_rows, rq);
+        return;
+    }
+    if (s && s->let_go) { /* another node runs it now: what is kept here is stale */
+        s->fenced = true;
+        session_drop(s, "", "That game now runs on another server.");
+    } else if (s || status == DB_OK) {
+        if (s)
+            play_finish_load(rq, s, NULL);
+        else
+            db_game_resume(srv->db, rq->game_id, on_resume, rq);
+        return;
+    }
+    char msg[200] = "Your game could not be loaded. Please try again.";
+    if (status == DB_ENOTFOUND) {
+        log_info("game elsewhere user=%s game=%lld node=%s", rq->user, (long long)rq->game_id,
+                 holder);
+        snprintf(msg, sizeof msg,
+                 "Your game is running on another server (%s). If it stopped, press p again "
+                 "in %d seconds.",
+                 holder, (srv->cfg.lease_ttl_ms + 999) / 1000);
+    }
+    play_finish_load(rq, NULL, msg);
+}
+
+/* A game kept here after its player left was let go (session.c): another
+ * node may have played it since. Taken again, it is kept only when the
+ * journal holds no row after it; else it is dropped and read anew. */
+static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, size_t n)
+{
+    load_req_t *rq = ud;
+    server_t *srv = rq->srv;
+    (void)rows;
+    session_t *s = session_find_game(srv, rq->game_id);
+    if (s && s->let_go && status == DB_OK && n == 0) {
+        s->let_go = false;
+        s->leased_ms = now_ms(srv);
+        play_finish_load(rq, s, NULL);
+        return;
+    }
+    if (status != DB_OK) {
+        play_finish_load(rq, NULL, "Your game could not be loaded. Please try again.");
+        return;
+    }
+    if (s && s->let_go) {
+        log_info("game played elsewhere user=%s game=%lld: %zu rows after seq %llu; read anew",
+                 rq->user, (long long)rq->game_id, n, (unsigned long long)s->seq);
+        s->fenced = true; /* nothing more of it written from here */
+        session_drop(s, "", "That game was played on another server; watch it again.");
+    }
+    lease_release(srv, rq->game_id); /* the live game (if it still is) is taken anew */
+    db_game_live_of_user(srv->db, rq->user_id, on_live_game, rq);
+}
+
 static void on_live_game(void *ud, int status, const db_game_t *g)
 {
     load_req_t *rq = ud;
@@ -398,7 +467,8 @@ static void on_live_game(void *ud, int status, const db_game_t *g)
         return;
     }
     if (status == DB_OK) {
-        db_game_resume(rq->srv->db, g->id, on_resume, rq);
+        rq->game_id = g->id;
+        lease_take(rq->srv, g->id, on_play_lease, rq);
         return;
     }
     if (status != DB_ENOTFOUND) {
@@ -453,7 +523,7 @@ void session_play(conn_t *c)
         return;
     }
     session_t *s = session_find_kind(srv, c->user_id, "warren");
-    if (s) {
+    if (s && !s->let_go) {
         session_attach_player(s, c);
         return;
     }
@@ -468,6 +538,11 @@ void session_play(conn_t *c)
     snprintf(rq->user, sizeof rq->user, "%s", c->user);
     conn_ref(c);
     conn_wait(c);
+    if (s) { /* kept here, its lease let go: taken again first */
+        rq->game_id = s->game_id;
+        lease_take(srv, s->game_id, on_play_lease, rq);
+        return;
+    }
     db_game_live_of_user(srv->db, c->user_id, on_live_game, rq);
 }
 
@@ -489,6 +564,7 @@ typedef struct {
     recover_t *rc;
     script_vm_t *vm; /* NULL: this slot restores on the loop */
     bool busy;
+    int64_t leased; /* the game whose lease the slot took (0: none) */
     uv_work_t req;
     /* the game being restored on the pool: copies of its rows */
     db_game_t row;
@@ -559,6 +635,36 @@ static void slot_clear(recover_slot_t *sl)
 }
 
 static void on_recover_read(void *ud, int status, const db_resume_t *r);
+static void recover_next(recover_slot_t *sl);
+
+/* A game is restored only under its lease: one another node holds is its
+ * (it runs there); free, expired or this node's, it is taken first. */
+static void on_recover_lease(void *ud, int status, const char *holder)
+{
+    recover_slot_t *sl = ud;
+    server_t *srv = sl->rc->srv;
+    if (status != DB_OK) {
+        if (status == DB_ENOTFOUND)
+            log_info("recovery: game=%lld runs on node %s: left to it", (long long)sl->leased,
+                     holder);
+        sl->leased = 0;
+        recover_next(sl);
+        return;
+    }
+    if (session_find_game(srv, sl->leased) || srv->stopping) /* its player came first */
+        recover_next(sl);
+    else
+        db_game_resume(srv->db, sl->leased, on_recover_read, sl);
+}
+
+/* The slot is done with its game: its lease goes unless the game is live
+ * here now (its player came back meanwhile). */
+static void recover_let_go(recover_slot_t *sl)
+{
+    if (sl->leased && !session_find_game(sl->rc->srv, sl->leased))
+        lease_release(sl->rc->srv, sl->leased);
+    sl->leased = 0;
+}
 
 /* The slot takes the next game not yet live (its player may have taken it
  * up meanwhile); none left, or the server stopping: the slot is done. */
@@ -566,11 +672,13 @@ static void recover_next(recover_slot_t *sl)
 {
     recover_t *rc = sl->rc;
     slot_clear(sl);
+    recover_let_go(sl);
     while (rc->next < rc->n && !rc->srv->stopping) {
         int64_t id = rc->ids[rc->next++];
         if (session_find_game(rc->srv, id))
             continue;
-        db_game_resume(rc->srv->db, id, on_recover_read, sl);
+        sl->leased = id;
+        lease_take(rc->srv, id, on_recover_lease, sl);
         return;
     }
     sl->busy = false;

@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include "hooks.h"
+#include "lease.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
@@ -298,6 +299,7 @@ static shard_rt_t *shard_new(server_t *home, int i)
         return rt; /* shards_free frees it */
     }
     storage_init(k);
+    lease_init(k, home);
     uv_timer_init(&rt->loop, &k->tick);
     k->tick.data = k;
     uv_timer_start(&k->tick, on_shard_tick, 1000, 1000);

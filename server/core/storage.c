@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "jqueue.h"
+#include "lease.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
@@ -58,6 +59,7 @@ void storage_close(server_t *s)
     if (!st->on)
         return;
     st->on = false;
+    lease_close(s);
     uv_close((uv_handle_t *)&st->retry, NULL);
     uv_close((uv_handle_t *)&st->wait, NULL);
     if (st->watching)
@@ -210,6 +212,7 @@ int storage_open(server_t *s)
     storage_init(s);
     if (s->cfg.db_max_size > 0) /* before any other write */
         storage_set_cap(s, s->cfg.db_max_size, NULL, NULL);
+    lease_start(s); /* several nodes on one PostgreSQL: fenced by this node's leases */
     return 0;
 }
 

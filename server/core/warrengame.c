@@ -27,6 +27,7 @@
 #include "frames.h"
 #include "game.h"
 #include "hooks.h"
+#include "lease.h"
 #include "log.h"
 #include "server.h"
 #include "session_impl.h"
@@ -92,7 +93,7 @@ typedef struct {
  * (detached, grace over) still saves: the job kept its memory. */
 static void snapshot_put(session_t *s, int64_t turn, uint64_t seq, const buf_t *blob)
 {
-    if (s->ended || seq <= s->snap_put)
+    if (s->ended || s->fenced || seq <= s->snap_put)
         return;
     if (jqueue_paused(&s->jq)) { /* its journal may now be behind it */
         if (!s->dead)
@@ -160,7 +161,7 @@ static int snapshot_start(session_t *s, int64_t turn)
  * (the database refuses one over a row it does not hold, too). */
 void warrengame_snapshot(session_t *s, const char *why)
 {
-    if (s->ended || s->seq == s->snap_seq || jqueue_paused(&s->jq))
+    if (s->ended || s->fenced || s->seq == s->snap_seq || jqueue_paused(&s->jq))
         return;
     server_t *srv = s->srv;
     game_status_t st;
@@ -382,6 +383,10 @@ static void session_resume(session_t *s)
 static void journal_outcome(session_t *s, int status)
 {
     server_t *srv = s->srv;
+    if (status == DB_ELEASE) { /* another node runs it now: nothing more here */
+        lease_lost(s, "a journal row refused");
+        return;
+    }
     if (status != DB_OK && status != DB_ENOTFOUND) /* not found: an earlier row failed */
         storage_failed(srv, db_error(srv->db));
     jqueue_event_t ev = jqueue_done(&s->jq, status == DB_OK);
@@ -460,7 +465,7 @@ static void warren_key(conn_t *c, session_t *s, key_event_t k)
     server_t *srv = c->srv;
     /* paused, held (storage.c) or shutting down: the key is dropped, never
      * applied nor acknowledged */
-    if (jqueue_paused(&s->jq) || s->frozen || srv->stopping)
+    if (jqueue_paused(&s->jq) || s->frozen || s->fenced || srv->stopping)
         return;
     uint8_t packed[JQUEUE_KEYS_MAX];
     size_t n = key_pack(k, packed);

@@ -1,8 +1,11 @@
 /* db_bench — what the store costs per operation, through db.h only: journal
  * appends (the one write every key makes) and single-row reads, on a real
- * SQLite file in a temporary directory. The best of five rounds.
+ * SQLite file in a temporary directory, or the empty database DB names (a
+ * postgresql:// URL too); with NODE, the appends fenced by that node's
+ * game leases (db_lease_fence: several nodes on one PostgreSQL). The best
+ * of five rounds.
  *
- *   db_bench [appends]                       (default 100000)
+ *   db_bench [appends [DB [NODE]]]           (default 100000, a new SQLite file)
  *   BENCH db.append.per_s X appends/s        (queued in one burst, until the last ack)
  *   BENCH db.append.queue_ns X ns            (loop-thread cost of one db_journal_append call)
  *   BENCH db.append.paced_per_s X appends/s  (100 per loop turn, one commit per turn)
@@ -139,14 +142,16 @@ int main(int argc, char **argv)
      * loop-side cost being measured). */
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     long n = argc > 1 ? atol(argv[1]) : 100000;
-    if (n <= 0) {
-        fprintf(stderr, "usage: db_bench [appends]\n");
+    if (n <= 0 || argc > 4) {
+        fprintf(stderr, "usage: db_bench [appends [DB [NODE]]]\n");
         return 2;
     }
-    char dir[] = "/tmp/warren-dbbench-XXXXXX", path[64], err[256];
+    char dir[] = "/tmp/warren-dbbench-XXXXXX", path[512], err[256];
     if (!mkdtemp(dir))
         return 1;
-    snprintf(path, sizeof path, "%s/bench.db", dir);
+    snprintf(path, sizeof path, "%s", argc > 2 ? argv[2] : "");
+    if (!path[0])
+        snprintf(path, sizeof path, "%s/bench.db", dir);
     bench_t b = {0};
     uv_loop_init(&b.loop);
     b.db = db_open(&b.loop, path, err, sizeof err);
@@ -154,6 +159,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "db_bench: %s\n", err);
         return 1;
     }
+    if (argc > 3)
+        db_lease_fence(b.db, argv[3], 60000);
     db_user_create(b.db, "bench", "bench", "$h", 1, on_done, &b);
     uv_run(&b.loop, UV_RUN_DEFAULT);
     expect_all(&b, 1, "user");

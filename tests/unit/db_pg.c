@@ -566,6 +566,111 @@ START_TEST(two_nodes_racing_for_a_lease_one_wins)
 }
 END_TEST
 
+/* A takeover in the middle of a node's stream of journal rows: a keeps
+ * TAKEOVER_WINDOW rows on their way, the next queued as one is answered,
+ * and b asks for the game once a has TAKEOVER_AT stored. */
+#define TAKEOVER_ROWS   300
+#define TAKEOVER_WINDOW 16
+#define TAKEOVER_AT     60
+typedef struct takeover takeover_t;
+typedef struct {
+    takeover_t *t;
+    int seq;
+} takeover_row_t;
+struct takeover {
+    db_t *a, *b;
+    int64_t game;
+    int next, acked;
+    int status[TAKEOVER_ROWS + 1]; /* each row's answer; 1 until it comes */
+    takeover_row_t row[TAKEOVER_ROWS + 1];
+    int taken;    /* b's take: its status (1 until it comes) */
+    int64_t seen; /* rows b read right after its take */
+    int read_status;
+};
+
+static void on_seen(void *ud, int status, const db_journal_row_t *rows, size_t n)
+{
+    takeover_t *t = ud;
+    (void)rows;
+    t->read_status = status;
+    t->seen = (int64_t)n;
+}
+
+static void on_took(void *ud, int status, int64_t id)
+{
+    takeover_t *t = ud;
+    (void)id;
+    t->taken = status;
+    db_journal_read(t->b, t->game, 0, on_seen, t); /* what b resumes from */
+}
+
+static void on_row(void *ud, int status, int64_t unused);
+
+static void takeover_next(takeover_t *t)
+{
+    static const uint8_t k = 'j';
+    if (t->next > TAKEOVER_ROWS)
+        return;
+    takeover_row_t *r = &t->row[t->next];
+    *r = (takeover_row_t){t, t->next++};
+    db_journal_append(t->a, t->game, r->seq, &k, 1, 0, on_row, r);
+}
+
+static void on_row(void *ud, int status, int64_t unused)
+{
+    takeover_row_t *r = ud; /* a failed op's id is 0: the row says which it was */
+    takeover_t *t = r->t;
+    (void)unused;
+    t->status[r->seq] = status;
+    if (status == DB_OK && ++t->acked == TAKEOVER_AT)
+        db_lease_take(t->b, t->game, "node-b", 60000, on_took, t);
+    takeover_next(t);
+}
+
+/* Node a stores a stream of rows while node b takes the game over (a's
+ * lease lapsed): b's read right after its take holds every row a was told
+ * was stored, and a is refused every row after it (DB_ELEASE), so no row
+ * a acknowledged is missing where b goes on. */
+START_TEST(a_takeover_loses_no_acknowledged_row)
+{
+    fx_t f;
+    pg_open(&f);
+    char err[256];
+    static takeover_t t;
+    t = (takeover_t){
+        .a = f.db, .b = db_open(&f.loop, f.path, err, sizeof err), .next = 1, .taken = 1};
+    ck_assert_msg(t.b != NULL, "%s", err);
+    t.game = make_game(&f, make_user(&f, "Ann", "ann"));
+    for (int i = 0; i <= TAKEOVER_ROWS; i++)
+        t.status[i] = 1;
+    db_lease_fence(f.db, "node-a", 60000);
+    done_t d = {0};
+    db_lease_take(f.db, t.game, "node-a", -1, on_done, &d); /* a's, and lapsed at once */
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    for (int i = 0; i < TAKEOVER_WINDOW; i++)
+        takeover_next(&t);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(t.taken, DB_OK);
+    ck_assert_int_eq(t.read_status, DB_OK);
+    int64_t stored = 0;
+    for (int i = 1; i <= TAKEOVER_ROWS; i++) {
+        ck_assert_msg(t.status[i] == DB_OK || t.status[i] == DB_ELEASE, "row %d: %d", i,
+                      t.status[i]);
+        if (t.status[i] == DB_OK) {
+            ck_assert_int_eq(stored, i - 1); /* the stored ones come first */
+            stored = i;
+        }
+    }
+    ck_assert_int_eq(t.seen, stored);
+    ck_assert_int_ge(stored, TAKEOVER_AT);
+    ck_assert_int_lt(stored, TAKEOVER_ROWS);
+    db_close(t.b);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -582,6 +687,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, both_schemas_have_the_same_columns);
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
     tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);
+    tcase_add_test(t, a_takeover_loses_no_acknowledged_row);
     suite_add_tcase(s, t);
     return s;
 }

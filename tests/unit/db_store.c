@@ -1097,6 +1097,86 @@ START_TEST(game_leases_one_node_at_a_time)
 }
 END_TEST
 
+/* One row of game g, seq seq, on f's handle: its status. */
+static int append_one(fx_t *f, int64_t g, int64_t seq)
+{
+    done_t d = {0};
+    const uint8_t k = 'h';
+    db_journal_append(f->db, g, seq, &k, 1, 0, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.calls, 1);
+    return d.status;
+}
+
+static int snapshot_one(fx_t *f, int64_t g, int64_t seq)
+{
+    done_t d = {0};
+    db_snapshot_save(f->db, g, seq, seq, (const uint8_t *)"snap", 4, on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.calls, 1);
+    return d.status;
+}
+
+/* Fenced by node-a's leases: a's journal rows are stored only while a
+ * holds the game's lease (DB_ELEASE otherwise: before it took it, after
+ * b took it over), a's snapshots unless another node holds it; a clean
+ * stop's release drops every lease of a at once. */
+START_TEST(journal_fenced_by_the_lease)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t u = make_user(&f, "Fen"), g = make_game(&f, u, 1), n = -1;
+    ck_assert_int_eq(append_one(&f, g, 1), DB_OK); /* not fenced yet: as one node */
+    db_lease_fence(f.db, "node-a", 60000);
+    ck_assert_int_eq(append_one(&f, g, 2), DB_ELEASE); /* no lease */
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
+    ck_assert_int_eq(append_one(&f, g, 2), DB_OK);
+    ck_assert_int_eq(snapshot_one(&f, g, 2), DB_OK);
+    /* a stops renewing; b takes the game over */
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", -1, NULL), DB_OK);
+    ck_assert_int_eq(append_one(&f, g, 3), DB_OK); /* expired, but still a's: no one took it */
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-b", 60000, NULL), DB_OK);
+    ck_assert_int_eq(append_one(&f, g, 4), DB_ELEASE);
+    ck_assert_int_eq(snapshot_one(&f, g, 3), DB_ENOTFOUND);
+    journal_res_t j = {0};
+    db_journal_read(f.db, g, 0, on_journal, &j);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(j.n, 3);
+    /* b let it go: a may store a snapshot of what it has, no journal row */
+    ck_assert_int_eq(lease_op(&f, 2, g, "node-b", 0, NULL), DB_OK);
+    ck_assert_int_eq(snapshot_one(&f, g, 3), DB_OK);
+    ck_assert_int_eq(append_one(&f, g, 4), DB_ELEASE);
+    /* a game a fenced node makes is its own from its first row */
+    int64_t g4 = make_game(&f, make_user(&f, "Fen4"), 4);
+    ck_assert_str_eq(holder(&f, g4), "node-a");
+    ck_assert_int_eq(append_one(&f, g4, 1), DB_OK);
+    db_game_new_t dg = {.user = make_user(&f, "Fen5"), .seed = 5, .content_version = "c1"};
+    done_t dd = {0};
+    int64_t g5 = db_daily_create(f.db, "2026-11-28", &dg, (const uint8_t *)"a", 1, on_done, &dd);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(dd.status, DB_OK);
+    ck_assert_str_eq(holder(&f, g5), "node-a"); /* the daily game's too */
+    ck_assert_int_eq(append_one(&f, g5, 2), DB_OK);
+    /* release-all: every lease of a node, none of another's */
+    int64_t g2 = make_game(&f, make_user(&f, "Fen2"), 2),
+            g3 = make_game(&f, make_user(&f, "Fen3"), 3);
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
+    ck_assert_str_eq(holder(&f, g2), "node-a"); /* made by a, as g4 */
+    ck_assert_int_eq(lease_op(&f, 0, g3, "node-a", -1, NULL), DB_OK);
+    ck_assert_int_eq(lease_op(&f, 0, g3, "node-b", 60000, NULL), DB_OK);
+    done_t d = {0};
+    db_lease_release_node(f.db, "node-a", on_done, &d);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_eq(d.id, 4); /* g, g2, g4, g5 */
+    ck_assert_str_eq(holder(&f, g), "(none)");
+    ck_assert_str_eq(holder(&f, g3), "node-b");
+    ck_assert_int_eq(lease_op(&f, 1, 0, "node-a", 60000, &n), DB_OK);
+    ck_assert_int_eq(n, 0);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_store(void)
 {
     Suite *s = suite_create("db_store");
@@ -1117,6 +1197,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);
     tcase_add_test(tc, game_ids_come_from_the_database);
     tcase_add_test(tc, game_leases_one_node_at_a_time);
+    tcase_add_test(tc, journal_fenced_by_the_lease);
     suite_add_tcase(s, tc);
     TCase *faults = tcase_create("storage faults");
     tcase_set_timeout(faults, 30);
@@ -1153,6 +1234,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, broken_games_listed_and_told);
     tcase_add_test(tc, game_ids_come_from_the_database);
     tcase_add_test(tc, game_leases_one_node_at_a_time);
+    tcase_add_test(tc, journal_fenced_by_the_lease);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -199,6 +199,37 @@ START_TEST(replay_settings)
 }
 END_TEST
 
+/* A node's name: the host's by default (a good one whatever the host is
+ * called), else 1 to 63 of A-Z a-z 0-9 . _ -; leases renewed more often
+ * than they last. */
+START_TEST(node_settings)
+{
+    config_t c;
+    char err[256];
+    config_defaults(&c);
+    ck_assert(config_node_ok(c.node));
+    ck_assert_int_eq(c.lease_ttl_ms, 10000);
+    ck_assert_int_eq(c.lease_renew_ms, 3000);
+    ck_assert_int_eq(PARSE(&c, "node = web-2.eu_west\n", err), 0);
+    ck_assert_str_eq(c.node, "web-2.eu_west");
+    ck_assert_int_eq(PARSE(&c, "node = two words\n", err), -1);
+    ck_assert_str_eq(err,
+                     "w.conf:1: node: expected 1 to 63 of A-Z a-z 0-9 . _ -, got \"two words\"");
+    ck_assert_int_eq(PARSE(&c, "node = \x1b[2J\n", err), -1);
+    ck_assert_str_eq(c.node, "web-2.eu_west"); /* a bad value changes nothing */
+    config_t d;
+    config_defaults(&d);
+    ck_assert_int_eq(PARSE(&c, "node =\n", err), 0); /* empty: the host's name again */
+    ck_assert_str_eq(c.node, d.node);
+    char *argv[] = {"warrend", "--lease-ttl-ms", "2000", "--lease-renew-ms", "2000", NULL};
+    ck_assert_int_eq(config_from_args(&c, 5, argv, err, sizeof err), -1);
+    ck_assert_str_eq(err, "lease-renew-ms (2000) must be under lease-ttl-ms (2000)");
+    argv[4] = "500";
+    ck_assert_int_eq(config_from_args(&c, 5, argv, err, sizeof err), 0);
+    ck_assert_int_eq(c.lease_ttl_ms + c.lease_renew_ms, 2500);
+}
+END_TEST
+
 Suite *suite_server_config(void)
 {
     Suite *s = suite_create("server.config");
@@ -211,6 +242,7 @@ Suite *suite_server_config(void)
     tcase_add_test(t, string_values_must_fit);
     tcase_add_test(t, sizes_take_k_m_g);
     tcase_add_test(t, replay_settings);
+    tcase_add_test(t, node_settings);
     suite_add_tcase(s, t);
     return s;
 }

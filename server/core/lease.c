@@ -1,0 +1,191 @@
+/* lease — this node's leases on its games (lease.h): taking one (and
+ * naming the holder when another node has it), the heartbeat, the
+ * releases, and the end of a session whose lease was lost. */
+#include "lease.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "log.h"
+#include "server.h"
+#include "session_impl.h"
+
+bool lease_on(const server_t *s)
+{
+    return s->lease.on;
+}
+
+/* ---- the heartbeat -------------------------------------------------------------- */
+
+static void on_renewed(void *ud, int status, int64_t n)
+{
+    server_t *home = ud;
+    if (status == DB_OK) {
+        if (home->lease.failing_at)
+            log_info("lease renewal works again: %lld leases of node %s", (long long)n,
+                     home->cfg.node);
+        home->lease.failing_at = 0;
+        home->lease.renewed = n;
+        return;
+    }
+    if (!home->lease.failing_at) /* once per change: other nodes take the games at expiry */
+        log_error("lease renewal failed (node %s): %s; its games go to other nodes once "
+                  "their leases expire",
+                  home->cfg.node, db_error(home->db));
+    home->lease.failing_at = (int64_t)time(NULL);
+}
+
+static void on_beat(uv_timer_t *t)
+{
+    server_t *home = t->data;
+    db_lease_renew(home->db, home->cfg.node, home->cfg.lease_ttl_ms, on_renewed, home);
+}
+
+void lease_start(server_t *home)
+{
+    home->lease.on = db_is_server(home->cfg.db);
+    if (!home->lease.on)
+        return;
+    db_lease_fence(home->db, home->cfg.node, home->cfg.lease_ttl_ms);
+    uv_timer_init(home->loop, &home->lease.beat);
+    home->lease.beat.data = home;
+    home->lease.beating = true;
+    uint64_t every = (uint64_t)home->cfg.lease_renew_ms;
+    uv_timer_start(&home->lease.beat, on_beat, every, every);
+    log_info("node %s: game leases of %d ms, renewed every %d ms", home->cfg.node,
+             home->cfg.lease_ttl_ms, home->cfg.lease_renew_ms);
+}
+
+void lease_init(server_t *s, const server_t *home)
+{
+    s->lease.on = home->lease.on;
+}
+
+void lease_close(server_t *home)
+{
+    if (!home->lease.beating)
+        return;
+    home->lease.beating = false;
+    uv_timer_stop(&home->lease.beat);
+    uv_close((uv_handle_t *)&home->lease.beat, NULL);
+}
+
+static void on_released_all(void *ud, int status, int64_t n)
+{
+    server_t *home = ud;
+    if (status == DB_OK)
+        log_info("node %s: %lld game leases released", home->cfg.node, (long long)n);
+    else
+        log_error("node %s: leases not released (%s): they expire in %d ms", home->cfg.node,
+                  db_error(home->db), home->cfg.lease_ttl_ms);
+}
+
+void lease_stop(server_t *home)
+{
+    if (!home->lease.on)
+        return;
+    lease_close(home);
+    db_lease_release_node(home->db, home->cfg.node, on_released_all, home);
+}
+
+/* ---- one game's lease ------------------------------------------------------------ */
+
+typedef struct {
+    server_t *srv;
+    int64_t game;
+    lease_cb cb;
+    void *ud;
+} take_t;
+
+static void on_holder(void *ud, int status, const char *text, size_t len)
+{
+    take_t *t = ud;
+    char who[64] = "";
+    if (status == DB_OK) /* else gone meanwhile (released, expired): still not ours now */
+        snprintf(who, sizeof who, "%.*s", (int)len, text);
+    t->cb(t->ud, DB_ENOTFOUND, who[0] ? who : "another node");
+    free(t);
+}
+
+static void on_taken(void *ud, int status, int64_t unused)
+{
+    take_t *t = ud;
+    (void)unused;
+    if (status == DB_ENOTFOUND) { /* another node's: which one, for the player */
+        db_lease_holder(t->srv->db, t->game, on_holder, t);
+        return;
+    }
+    if (status != DB_OK)
+        log_error("lease of game=%lld not taken: %s", (long long)t->game, db_error(t->srv->db));
+    t->cb(t->ud, status, NULL);
+    free(t);
+}
+
+void lease_take(server_t *s, int64_t game, lease_cb cb, void *ud)
+{
+    take_t *t = s->lease.on ? malloc(sizeof *t) : NULL;
+    if (!t) {
+        cb(ud, s->lease.on ? DB_ENOMEM : DB_OK, NULL);
+        return;
+    }
+    *t = (take_t){s, game, cb, ud};
+    db_lease_take(s->db, game, s->cfg.node, s->cfg.lease_ttl_ms, on_taken, t);
+}
+
+void lease_release(server_t *s, int64_t game)
+{
+    if (s->lease.on)
+        db_lease_release(s->db, game, s->cfg.node, NULL, NULL);
+}
+
+/* ---- a lost lease ---------------------------------------------------------------- */
+
+/* Whether this session ran its game under a lease of this node when the
+ * check was asked (one taken since may not be in what it read). */
+static bool leased(const session_t *s, uint64_t asked_ms)
+{
+    return s->game && !s->let_go && !s->fenced && !s->ended && !s->dead && s->leased_ms < asked_ms;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void on_held(void *ud, int status, const int64_t *games, size_t n)
+{
+    server_t *s = ud;
+    s->lease.checking = false;
+    if (status != DB_OK || s->stopping) /* a read that failed proves nothing */
+        return;
+    LIST_EACH (it, &s->sessions) {
+        session_t *x = LIST_ITEM(it, session_t, node);
+        bool held = n && bsearch(&x->game_id, games, n, sizeof *games, cmp_id);
+        if (leased(x, s->lease.check_ms) && !held)
+            lease_lost(x, "its lease is no longer this node's");
+    }
+}
+
+void lease_tick(server_t *s)
+{
+    uint64_t every = ((uint64_t)s->cfg.lease_renew_ms + 999) / 1000;
+    if (!s->lease.on || s->stopping || s->lease.checking || !s->nsessions || s->ticks % every)
+        return;
+    s->lease.checking = true;
+    s->lease.check_ms = now_ms(s);
+    db_leases_of_node(s->db, s->cfg.node, on_held, s);
+}
+
+static const char LOST_LINE[] = "\r\n\r\nThis game is now run by another server, so it stops "
+                                "here. Connect again to go on playing it.\r\n";
+
+void lease_lost(session_t *s, const char *why)
+{
+    if (s->fenced)
+        return;
+    s->fenced = true; /* no more writes of it from here: no snapshot, no release */
+    log_error("lease lost user=%s game=%lld seq=%llu (%s): another node runs it; its player "
+              "is sent off",
+              s->user, (long long)s->game_id, (unsigned long long)s->seq, why);
+    session_drop(s, LOST_LINE, "That game now runs on another server.");
+}

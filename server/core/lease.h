@@ -1,0 +1,82 @@
+/* lease — this node's hold on its Warren games when several daemons
+ * ("nodes", cfg.node) share one PostgreSQL (db.h: game leases).
+ *
+ * A node takes a game's lease before it runs the game: when it starts
+ * one, when a player comes back to a saved one, when it recovers one at
+ * start. A lease another node holds (and renews) is left alone: recovery
+ * skips the game and its player is told where it runs. The home loop's
+ * heartbeat renews every lease of the node each cfg.lease_renew_ms; a
+ * node that stops (killed, paused, cut off) loses them cfg.lease_ttl_ms
+ * after its last renewal, and the next node a player reaches takes the
+ * game and resumes it from its snapshot and journal, as recovery does.
+ * A game's lease is released when its player detaches (the session kept
+ * here is taken up again only if no other node stored a row of it since:
+ * session_load.c), when its session goes (its end, its grace period
+ * over), and every lease of the node at a clean stop.
+ *
+ * Fencing: lease_start makes the database refuse this node's journal
+ * rows of a game whose lease it does not hold, in the row's own
+ * transaction (db_lease_fence). So no frame a player sees here answers a
+ * key another node's game does not have: a refused row ends the session
+ * here (lease_lost), its player told where to go and disconnected; each
+ * loop's check of its leases (lease_tick) finds a lost game even while
+ * its player types nothing.
+ *
+ * With SQLite (one machine) leases are off: lease_on is false, and the
+ * daemon behaves as it always did.
+ *
+ * lease_t is server_t.lease, written here only. Loop thread only. */
+#ifndef WARREN_LEASE_H
+#define WARREN_LEASE_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+typedef struct server server_t;
+typedef struct session session_t;
+
+typedef struct {
+    /* read-only outside lease.c */
+    bool on;            /* several nodes may share the database (PostgreSQL) */
+    int64_t renewed;    /* home: leases the last heartbeat renewed */
+    int64_t failing_at; /* home: Unix time renewals began failing; 0 while they work */
+    /* private */
+    uv_timer_t beat;
+    bool beating;
+    bool checking;     /* a check of this loop's games is on its way */
+    uint64_t check_ms; /* when it was asked (now_ms) */
+} lease_t;
+
+/* Whether this node takes leases (its database is PostgreSQL). */
+bool lease_on(const server_t *s);
+/* Home, once the database is open and before the other loops start:
+ * fences the database by cfg.node and starts the heartbeat. No-op on
+ * SQLite. Every loop's lease_t follows home's on (lease_init). */
+void lease_start(server_t *home);
+/* Another loop: leases on when home's are. */
+void lease_init(server_t *s, const server_t *home);
+/* A clean stop (home, every loop's keys stored): the heartbeat stops and
+ * every lease of the node is released, queued after everything else. */
+void lease_stop(server_t *home);
+/* A failed start: the heartbeat's timer closed, nothing released. */
+void lease_close(server_t *home);
+
+/* Takes game's lease for this node. cb: DB_OK (taken, or leases off),
+ * DB_ENOTFOUND with holder the node that holds it, or another DB_E*
+ * (holder NULL). Leases off: cb is called at once, inside this call. */
+typedef void (*lease_cb)(void *ud, int status, const char *holder);
+void lease_take(server_t *s, int64_t game, lease_cb cb, void *ud);
+/* Queues the release of game's lease (no-op when off, or not ours). */
+void lease_release(server_t *s, int64_t game);
+
+/* Another node runs s's game now (why: its journal row was refused,
+ * DB_ELEASE, or lease_tick found its lease gone). Its player and watchers
+ * are told and sent off, s is freed without another write. */
+void lease_lost(session_t *s, const char *why);
+/* Every loop, once a second (session_tick): about every lease_renew_ms,
+ * the games whose lease rows still name this node are read, and a game
+ * here that is not among them is lost (lease_lost) before its player's
+ * next key would find out. */
+void lease_tick(server_t *s);
+
+#endif

@@ -1,0 +1,267 @@
+"""Nodes: two warrend daemons on one PostgreSQL schema, each live game run
+by the node that holds its lease (WARREN_DB=pg only: on SQLite one machine
+runs every game and there are no leases).
+
+- a node killed with SIGKILL: its player, at the other node, is told the
+  game runs elsewhere while the dead node's lease lasts, then gets the game
+  back there with every key that was answered;
+- start order: a node starting beside a running one leaves that node's
+  live games to it (its recovery restores none of them), and their players
+  play on undisturbed;
+- moving: a player who leaves a game on one node gets it on the other at
+  once (the lease is let go at the detach), plays there, and coming back
+  to the first node gets the game as the other left it, not the copy the
+  first one kept;
+- fencing: a node paused (SIGSTOP) past its lease loses the game to the
+  other; resumed (SIGCONT), its rows of that game are refused by the
+  database, its player is told and disconnected (one who types nothing
+  too, found out by the node's check of its leases), and the journal holds
+  exactly the keys the new node answered after the old one's."""
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+from harness import CTRL_X, F12, ON_PG, PW, Daemon, hook, program, replay
+
+pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+
+TTL_MS = 3000  # short leases, so a dead node's games come back within seconds
+RENEW_MS = 500
+
+
+@pytest.fixture
+def nodes(bindir, tmp_path):
+    """nodes(name, share=None) starts a daemon called name, on share's
+    schema when given (else a new one); every one is stopped cleanly after."""
+    made = []
+
+    def start(name, share=None):
+        d = Daemon(bindir, tmp_path / name,
+                   extra=["--node", name, "--lease-ttl-ms", TTL_MS, "--lease-renew-ms", RENEW_MS])
+        if share is not None:  # the same database as share
+            d.db_url = share.db_url
+            d.argv[d.argv.index("--db") + 1] = share.db_url
+        made.append(d)
+        return d.start()
+    yield start
+    for d in made:
+        if d.alive():
+            d.proc.send_signal(signal.SIGCONT)  # a paused one must be able to stop
+    for d in made:
+        if d.alive():  # not one a test killed
+            d.stop_clean()
+
+
+def stored_hook(d, t, name, tries=100):
+    """The game's hook once every key typed is stored."""
+    for _ in range(tries):
+        t.send(F12, settle=False)
+        m = d.wait_log(rf"hook user={name} game=(\d+) hash=([0-9a-f]+) seed=(\d+) turn=(\d+) "
+                       rf"seq=(\d+) stored=(\d+)")
+        if m.group(5) == m.group(6):
+            return {"game": int(m.group(1)), "hash": m.group(2), "seed": int(m.group(3)),
+                    "seq": int(m.group(5))}
+    raise AssertionError("keys never stored")
+
+
+def journal_keys(d, game):
+    rows = d.db_rows("SELECT seq, keys FROM journal WHERE game = ? ORDER BY seq", game)
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1)), rows
+    return b"".join(bytes(r[1]) for r in rows)
+
+
+def holder(d, game):
+    rows = d.db_rows("SELECT node FROM leases WHERE game = ?", game)
+    return rows[0][0] if rows else None
+
+
+def admin(bindir, d, *args):
+    """warren-admin's answer from d's control socket."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
+                       text=True, timeout=60, cwd=d.dir)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def play_on(d, t, name, deadline_s=30):
+    """Presses p on d until the game is there (its lease free): the 'told'
+    lines seen meanwhile."""
+    told = []
+    end = time.time() + deadline_s
+    while time.time() < end:
+        t.send("p")
+        t.pump(quiet=0.3, limit=3)
+        if re.search(rf"attach user={name} ", d.unread()):
+            d.wait_log(rf"attach user={name} ")
+            return told
+        if "running on another server" in t.text():
+            told.append(t.text())
+        time.sleep(0.3)
+    raise AssertionError(f"no game on {d.argv}:\n{t.text()}\n{d.log()[-2000:]}")
+
+
+def test_killed_node_game_resumes_on_the_other(nodes, clients, bindir, tmp_path):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("alice")
+    t.random_character("alice")
+    for key in "hjklyubn" * 3:
+        t.send(key)
+    before = stored_hook(a, t, "alice")
+    assert holder(a, before["game"]) == "a"
+
+    a.kill(signal.SIGKILL)
+    t2 = clients(b.port).connected()
+    t2.login("alice", PW)
+    told = play_on(b, t2, "alice")
+    # while a's lease lasted, b said where the game runs
+    assert told and "Your game is running on another server (a)" in told[0], told
+    assert holder(b, before["game"]) == "b"
+    t2.pump()
+    after = hook(b, t2, "alice")
+    assert (after["hash"], after["seq"]) == (before["hash"], before["seq"])
+    lines, h = replay(bindir, tmp_path, before["seed"], "alice",
+                      journal_keys(b, before["game"]))
+    assert h == after["hash"]
+    # b goes on with it
+    t2.send("l")
+    assert stored_hook(b, t2, "alice")["seq"] == before["seq"] + 1
+
+
+def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients, bindir):
+    a = nodes("a")
+    t = clients(a.port).connected()
+    t.register("bob")
+    t.random_character("bob")
+    t.send("hjkl")
+    first = stored_hook(a, t, "bob")
+    b = nodes("b", share=a)
+    # b lists the game and leaves it to a: nothing of it restored or written
+    b.wait_log(rf"recovery: game={first['game']} runs on node a: left to it")
+    b.wait_log(r"recovery done: 0 games resumed, 0 broken")
+    assert holder(b, first["game"]) == "a"
+    # each node's admin names it, and the games and leases it holds
+    games = admin(bindir, a, "games")
+    assert re.search(r"^bob\s+warren\s+%d\s" % first["game"], games, re.M), games
+    assert games.endswith("node: a\n"), games
+    assert "bob" not in admin(bindir, b, "games")
+    time.sleep(RENEW_MS * 3 / 1000)  # a heartbeat of each
+    assert re.search(r"^node: a, 1 game leases, renewed every 500 ms, lasting 3000 ms$",
+                     admin(bindir, a, "health"), re.M)
+    assert re.search(r"^node: b, 0 game leases", admin(bindir, b, "health"), re.M)
+    # a's player plays on, every key stored there
+    t.send("yubn")
+    now = stored_hook(a, t, "bob")
+    assert now["seq"] == first["seq"] + 4
+    assert "lease lost" not in a.log()
+    # and at b the player is told where the game runs
+    t2 = clients(b.port).connected()
+    t2.login("bob", PW)
+    t2.send("p")
+    t2.wait_for("Your game is running on another server (a)")
+    assert holder(b, first["game"]) == "a"
+    # a clean stop of a lets the game go at once: b has it with no wait
+    a.stop_clean()
+    assert holder(b, first["game"]) is None
+    t2.send("p")
+    b.wait_log(r"attach user=bob ")
+    assert hook(b, t2, "bob")["hash"] == now["hash"]
+
+
+def test_a_paused_node_is_fenced_off_its_game(nodes, clients, bindir, tmp_path):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("carol")
+    t.random_character("carol")
+    t.send("hjkl")
+    before = stored_hook(a, t, "carol")
+    game = before["game"]
+    idle = clients(a.port).connected()  # a second player, who types nothing at a
+    idle.register("frank")
+    idle.random_character("frank")
+    frank = stored_hook(a, idle, "frank")["game"]
+
+    a.proc.send_signal(signal.SIGSTOP)
+    t2 = clients(b.port).connected()
+    t2.login("carol", PW)
+    play_on(b, t2, "carol")  # once a's lease ran out
+    assert holder(b, game) == "b"
+    t2.pump()
+    assert hook(b, t2, "carol")["hash"] == before["hash"]
+    t2.send("yubn")
+    on_b = stored_hook(b, t2, "carol")
+    assert on_b["seq"] == before["seq"] + 4
+    f2 = clients(b.port).connected()
+    f2.login("frank", PW)
+    play_on(b, f2, "frank")
+
+    a.proc.send_signal(signal.SIGCONT)
+    t.send("h")  # a's key: refused by the database, or never applied (a found out first)
+    m = a.wait_log(rf"lease lost user=carol game={game} seq=(\d+) "
+                   rf"\((a journal row refused|its lease is no longer this node's)\)")
+    assert int(m.group(1)) in (before["seq"], before["seq"] + 1)
+    t.wait_for("This game is now run by another server")
+    t.wait_exit()
+    # the idle one is found out by a's check of its leases, not by a key
+    idle.wait_for("This game is now run by another server")
+    assert re.search(rf"lease lost user=frank game={frank} seq=\d+ \(its lease is no longer this "
+                     rf"node's\)", a.log())
+    # the journal is b's: every row after the takeover is one b answered
+    keys = journal_keys(b, game)
+    assert len(keys) == on_b["seq"]
+    lines, h = replay(bindir, tmp_path, before["seed"], "carol", keys)
+    assert h == on_b["hash"]
+    assert holder(b, game) == "b" and holder(b, frank) == "b"
+    # b's players are not disturbed
+    t2.send("h")
+    assert stored_hook(b, t2, "carol")["seq"] == on_b["seq"] + 1
+    f2.send("h")
+    stored_hook(b, f2, "frank")
+
+
+def test_a_player_moves_between_nodes(nodes, clients):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("dave")
+    t.random_character("dave")
+    t.send("hjkl")
+    on_a = stored_hook(a, t, "dave")
+    t.send(CTRL_X)
+    t.wait_for("Your game is saved")
+    # at b at once: no wait for a's grace period
+    t2 = clients(b.port).connected()
+    t2.login("dave", PW)
+    t2.send("p")
+    b.wait_log(r"attach user=dave ")
+    assert "running on another server" not in t2.text()
+    t2.pump()
+    assert hook(b, t2, "dave")["hash"] == on_a["hash"]
+    t2.send("yubn")
+    on_b = stored_hook(b, t2, "dave")
+    t2.send(CTRL_X)
+    t2.wait_for("Your game is saved")
+    # back at a, whose copy is four keys behind: the game as b left it
+    t.send("p")
+    a.wait_log(rf"game played elsewhere user=dave game={on_a['game']}: 4 rows after seq "
+               rf"{on_a['seq']}")
+    a.wait_log(r"attach user=dave ")
+    t.pump()
+    back = hook(a, t, "dave")
+    assert (back["hash"], back["seq"]) == (on_b["hash"], on_b["seq"])
+    t.send("h")
+    assert stored_hook(a, t, "dave")["seq"] == on_b["seq"] + 1
+    assert "lease lost" not in a.log() + b.log()
+    # and a game kept at a that nobody played elsewhere is taken up as it is
+    t.send(CTRL_X)
+    t.wait_for("Your game is saved")
+    pos = len(a.log())
+    t.send("p")
+    a.wait_log(r"attach user=dave ")
+    assert "game played elsewhere" not in a.log()[pos:]
