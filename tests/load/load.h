@@ -35,6 +35,7 @@ typedef struct {
     uint64_t sent_ns;     /* when the key awaiting its frame went out; 0: none */
     bool measured;        /* that key went out inside the measured window */
     unsigned acked;       /* keys of its current game answered (--acked) */
+    bool paused;          /* its game shows the storage notice: no keys */
     /* written by load.c */
     uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
     /* written by sess.c, acted on by load.c's sweep through sess_retry */
@@ -79,6 +80,7 @@ struct load {
     int cur_i, outstanding;
     bool kicked;
     uint64_t sent, answered, late, unanswered, skipped, games_ended;
+    uint64_t in_doubt, held;        /* keys out when a game paused; keys due while paused */
     uint64_t frame0_ns, frame0_seq; /* player 0's last answer, for watchers */
     samples_t lat, wdel;
     /* --detach-all: player 0 keys on while every other session closes */
