@@ -299,7 +299,11 @@ class Node:
                 "--http", f"{self.ip}:{HTTP_PORT}", "--control", self.dir / "warrend.ctl",
                 "--games-dir", self.dir / "games", "--daily-secret", self.dir.parent / "daily",
                 "--grace", "600", "--test-hooks", "--register-per-hour", "0",
-                "--max-per-ip", "100000", *self.extra]
+                "--max-per-ip", "100000", *self.node_name(), *self.extra]
+
+    def node_name(self):
+        """The node's name in its game leases, when warrend has leases."""
+        return ["--node", self.role] if takes_setting(self.bindir, "node") else []
 
     def start(self, timeout=30):
         self.logpos = len(self.log())
@@ -363,11 +367,16 @@ class Node:
         return run_in_ns(self.ns, get).startswith((b"HTTP/1.0 200", b"HTTP/1.1 200"))
 
 
+def takes_setting(bindir, key):
+    """True when this warrend has the setting key (--help lists --KEY)."""
+    out = sh(pathlib.Path(bindir) / "warrend", "--help", check=False)
+    return re.search(rf"--{re.escape(key)}\b", out) is not None
+
+
 def node_takes_proxy_protocol(bindir):
     """True when this warrend has the proxy-from setting (PROXY protocol v2
     from the balancer on its telnet and web listeners)."""
-    out = sh(pathlib.Path(bindir) / "warrend", "--help", check=False)
-    return "proxy-from" in out
+    return takes_setting(bindir, "proxy-from")
 
 
 def haproxy_cfg(nodes, ip, *, proxy_v2, http_health, stats_sock):
