@@ -156,6 +156,10 @@ class Net:
         """The machine's cable pulled: its end on the bridge goes down."""
         sh("ip", "-n", self.br, "link", "set", f"v-{role}", "down")
 
+    def mend(self, role):
+        """The cable back in."""
+        sh("ip", "-n", self.br, "link", "set", f"v-{role}", "up")
+
     def kill_all(self, role, sig=signal.SIGKILL):
         """Every process of the role's namespace (a machine's death)."""
         for p in sh("ip", "netns", "pids", self.ns(role), check=False).split():
@@ -486,11 +490,12 @@ class HAProxy:
 class Cluster:
     """The whole cluster under dir; see the module's comment."""
 
-    def __init__(self, dir, bindir, nodes=1, node_extra=()):
+    def __init__(self, dir, bindir, nodes=1, node_extra=(), sync=True):
         self.dir = pathlib.Path(dir)
         self.bindir = pathlib.Path(bindir)
         self.net = Net()
         self.nnodes = nodes
+        self.sync = sync  # False: asynchronous replication, to show what it loses
         self.node_extra = list(node_extra)
         self.pg1 = Pg(self.net, "pg1", self.dir / "pg1")
         self.pg2 = Pg(self.net, "pg2", self.dir / "pg2")
@@ -543,13 +548,15 @@ class Cluster:
         self.pg2.prepare()
         self.pg1.init_primary()
         self.pg2.init_standby(self.pg1, "standby1")
-        self.pg1.wait_for("standby1")
+        if self.sync:
+            self.pg1.wait_for("standby1")
+        want = "sync" if self.sync else "async"
         deadline = time.time() + 30
         while time.time() < deadline:
-            if self.pg1.psql("SELECT sync_state FROM pg_stat_replication").strip() == "sync":
+            if self.pg1.psql("SELECT sync_state FROM pg_stat_replication").strip() == want:
                 return
             time.sleep(0.1)
-        raise AssertionError("standby never became synchronous:\n" + self.pg2.log()[-2000:])
+        raise AssertionError(f"standby never {want}:\n" + self.pg2.log()[-2000:])
 
     def start_nodes(self):
         for k in range(1, self.nnodes + 1):
