@@ -209,7 +209,8 @@ test-pg: build build-asan
 # test-cluster-short is the database failover with a few players.
 CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
 test-cluster: build
-	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 $(CLUSTER_PYTEST) tests/cluster
+	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 WARREN_CLUSTER_KILL_PLAYERS=12 \
+	    $(CLUSTER_PYTEST) tests/cluster
 test-cluster-short: build
 	$(CLUSTER_PYTEST) tests/cluster/test_db_failover.py
 

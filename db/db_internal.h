@@ -459,6 +459,7 @@ typedef struct {
     struct pg_conn *pg;                    /* PostgreSQL: libpq's PGconn */
     unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
     bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
+    bool pg_reader;         /* PostgreSQL: a reader's connection (read-only) */
     char err[200];          /* why the last statement failed */
 } db_conn_t;
 

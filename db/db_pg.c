@@ -328,15 +328,28 @@ static int exec_sql(db_conn_t *c, const char *sql)
     return ret;
 }
 
-/* A server restarted or a connection dropped between batches: connected
- * again when a transaction is to begin (nothing of a transaction is lost
- * by that: none is open), its statements to be prepared again. A dropped
- * connection shows only once something fails on it: a BEGIN that fails on
- * a connection found broken is tried once more on a new one. */
+/* What a new session of the connection is set to: a name in
+ * pg_stat_activity, and a reader's transactions read-only. */
+static const char *setup_sql(const db_conn_t *c)
+{
+    return c->pg_reader ? "SET default_transaction_read_only = on; "
+                          "SET application_name = 'warrend reader'"
+                        : "SET application_name = 'warrend writer'";
+}
+
+/* A server restarted, a standby promoted (libpq finds the server that
+ * takes writes when the URL names several with target_session_attrs) or
+ * a connection dropped between batches: connected again when a
+ * transaction is to begin (nothing of a transaction is lost by that: none
+ * is open), set up as at the start, its statements to be prepared again.
+ * A dropped connection shows only once something fails on it: a BEGIN
+ * that fails on a connection found broken is tried once more on a new one. */
 static void revive(db_conn_t *c)
 {
     PQreset(pgc(c));
     memset(c->prepared, 0, sizeof c->prepared);
+    if (PQstatus(pgc(c)) == CONNECTION_OK)
+        exec_sql(c, setup_sql(c));
 }
 
 /* SAVEPOINT and RELEASE are held and sent with the next step (exec_held);
@@ -462,10 +475,8 @@ int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size
         return DB_ERR;
     }
     PQsetNoticeProcessor(h, quiet, NULL);
-    const char *setup = read_only ? "SET default_transaction_read_only = on; "
-                                    "SET application_name = 'warrend reader'"
-                                  : "SET application_name = 'warrend writer'";
-    if (exec_sql(c, setup) != DB_OK) {
+    c->pg_reader = read_only;
+    if (exec_sql(c, setup_sql(c)) != DB_OK) {
         snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
         return DB_ERR;
     }
