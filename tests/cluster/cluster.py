@@ -303,7 +303,11 @@ class Node:
                 "--http", f"{self.ip}:{HTTP_PORT}", "--control", self.dir / "warrend.ctl",
                 "--games-dir", self.dir / "games", "--daily-secret", self.dir.parent / "daily",
                 "--grace", "600", "--test-hooks", "--register-per-hour", "0",
-                "--max-per-ip", "100000", *self.node_name(), *self.extra]
+                "--max-per-ip", "100000", *self.node_name(), *self.proxy_from(), *self.extra]
+
+    def proxy_from(self):
+        """The balancer's PROXY protocol header trusted (when warrend takes it)."""
+        return ["--proxy-from", ROLE_IP["lb"]] if node_takes_proxy_protocol(self.bindir) else []
 
     def node_name(self):
         """The node's name in its game leases, when warrend has leases."""
@@ -388,7 +392,7 @@ def haproxy_cfg(nodes, ip, *, proxy_v2, http_health, stats_sock):
     mode (websockets pass: HAProxy switches to tunnel mode on an upgrade),
     health from each node's /health when it has one, else a TCP connect.
     deploy/haproxy.cfg is the same for a real server."""
-    send = " send-proxy-v2" if proxy_v2 else ""
+    send = " send-proxy-v2 check-send-proxy" if proxy_v2 else ""
     check = f" check port {HTTP_PORT} inter 500 fall 2 rise 1" if http_health else \
         " check inter 500 fall 2 rise 1"
     chk = ("    option httpchk GET /health\n    http-check expect status 200\n"

@@ -431,8 +431,9 @@ START_TEST(dropped_connections_are_made_again)
 {
     fx_t f;
     pg_open(&f);
-    int64_t u = make_user(&f, "Cy", "cy");
+    static const char *const names[2][2] = {{"Cy", "cy"}, {"Di", "di"}};
     for (int round = 0; round < 2; round++) {
+        int64_t u = make_user(&f, names[round][0], names[round][1]);
         /* the writer and a reader at least, named as at the start */
         ck_assert_int_ge(pg_count("SELECT count(pg_terminate_backend(pid)) FROM "
                                   "pg_stat_activity WHERE application_name LIKE 'warrend %'"),
