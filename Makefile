@@ -206,13 +206,14 @@ test-pg: build build-asan
 
 # tests/cluster/ builds PostgreSQL primary + standby, HAProxy and warrend
 # nodes from network namespaces it makes (root); it prints BENCH lines.
-# test-cluster-short is the database failover with a few players.
+# test-cluster-short: the balancer and the database failover, a few players.
 CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
 test-cluster: build
 	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 WARREN_CLUSTER_KILL_PLAYERS=12 \
 	    $(CLUSTER_PYTEST) tests/cluster
 test-cluster-short: build
-	$(CLUSTER_PYTEST) tests/cluster/test_db_failover.py
+	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_balancer.py \
+	    tests/cluster/test_db_failover.py
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
