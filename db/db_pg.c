@@ -464,10 +464,36 @@ static void quiet(void *arg, const char *msg)
     (void)msg;
 }
 
+/* A server that vanishes (its machine gone: no reset, no close) would
+ * hold a connection for the kernel's minutes of retransmissions: it is
+ * given up on after 10 s of unacknowledged data, or of unanswered
+ * keepalives while waiting for an answer, a connection to it after 5 s,
+ * and the next transaction connects again (to a promoted standby when
+ * the URL names it). A setting in the URL wins: it comes after these. */
+static const char *const CONN_KEYS[] = {"keepalives",
+                                        "keepalives_idle",
+                                        "keepalives_interval",
+                                        "keepalives_count",
+                                        "tcp_user_timeout",
+                                        "connect_timeout",
+                                        "dbname",
+                                        NULL};
+static const char *const CONN_DEFAULTS[] = {"1", "10", "2", "3", "10000", "5"};
+
+static PGconn *connect_url(const char *url)
+{
+    const char *vals[sizeof CONN_KEYS / sizeof CONN_KEYS[0]];
+    size_t n = sizeof CONN_DEFAULTS / sizeof CONN_DEFAULTS[0];
+    memcpy(vals, CONN_DEFAULTS, sizeof CONN_DEFAULTS);
+    vals[n] = url;
+    vals[n + 1] = NULL;
+    return PQconnectdbParams(CONN_KEYS, vals, 1);
+}
+
 int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size_t errlen)
 {
     c->be = &db_pg_backend;
-    PGconn *h = PQconnectdb(url);
+    PGconn *h = connect_url(url);
     c->pg = (struct pg_conn *)h;
     if (!h || PQstatus(h) != CONNECTION_OK) {
         snprintf(err, errlen, "cannot connect to PostgreSQL: %s",

@@ -513,10 +513,11 @@ class Cluster:
 
     # Both servers in the URL: libpq tries them in turn and keeps the one
     # that takes writes, so after a promotion the node finds the new primary.
+    # A primary that vanishes (no reset: a machine gone) is given up on by
+    # warrend's own timeouts (db_pg.c), which the URL leaves as they are.
     def db_url(self):
         hosts = ",".join(f"{ROLE_IP[r]}:{PG_PORT}" for r in ("pg1", "pg2"))
-        return (f"postgresql://{DB_USER}@{hosts}/{DB_NAME}"
-                f"?target_session_attrs=read-write&connect_timeout=2")
+        return f"postgresql://{DB_USER}@{hosts}/{DB_NAME}?target_session_attrs=read-write"
 
     def __enter__(self):
         self._old_term = signal.signal(signal.SIGTERM, self._on_term)

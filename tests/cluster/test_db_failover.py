@@ -74,11 +74,12 @@ def journal_rows(c):
         return -1  # no primary yet
 
 
-def failover(c, bindir, tmp_path, cut_standby_s=0):
+def failover(c, bindir, tmp_path, cut_standby_s=0, vanish=False):
     """Players through HAProxy; the primary killed, the standby promoted.
     cut_standby_s: the standby's network cut that long before the kill
-    (it falls behind), and mended at the kill. Returns the figures and
-    what was lost."""
+    (it falls behind), and mended at the kill. vanish: the primary's
+    cable cut instead (no process dies, no connection is reset). Returns
+    the figures and what was lost."""
     c.start_pg()
     c.start_nodes()
     c.start_haproxy()
@@ -93,14 +94,17 @@ def failover(c, bindir, tmp_path, cut_standby_s=0):
             c.net.cut("pg2")
             time.sleep(cut_standby_s)
         t_kill = time.monotonic()
-        c.kill_primary()
+        if vanish:
+            c.net.cut("pg1")
+        else:
+            c.kill_primary()
         if cut_standby_s:
             c.net.mend("pg2")
         c.pg2.promote()
         t_promoted = time.monotonic()
         at_promotion = journal_rows(c)
         # the node's first commit on the new primary, then every paused game going on
-        wrote = wait_until(lambda: journal_rows(c) > at_promotion, 30, "", soft=True)
+        wrote = wait_until(lambda: journal_rows(c) > at_promotion, 40, "", soft=True)
         t_first = time.monotonic() if wrote else None
         paused = node.log().count(" game paused user=")
         recovered = wrote and (not paused or wait_until(
@@ -155,3 +159,18 @@ def test_db_failover_after_the_standby_fell_behind(make_cluster, bindir, tmp_pat
     assert figures["games_paused"] > 0 or "storage stalled" in c.nodes[0].log()
     assert not lost, f"acknowledged keys missing after the failover: {lost}\n{out}"
     assert not stalled, f"players who could not key on after the failover: {stalled}\n{out}"
+
+
+def test_db_failover_when_the_primary_vanishes(make_cluster, bindir, tmp_path):
+    """The primary's cable cut: its connections hang rather than fail, and
+    the node must give them up by itself (the URL's tcp_user_timeout and
+    keepalives) before it can reach the promoted standby. The old primary
+    lives on, cut off: it can commit nothing, since no standby confirms."""
+    c = make_cluster(nodes=1)
+    figures, lost, stalled, out = failover(c, bindir, tmp_path, vanish=True)
+    bench("cluster.db_failover.vanish.acked_lost", figures["acked_lost"])
+    bench("cluster.db_failover.vanish.recover.ms", figures["recover.ms"])
+    assert not lost, f"acknowledged keys missing after the failover: {lost}\n{out}"
+    assert not stalled, f"players who could not key on after the failover: {stalled}\n{out}"
+    assert figures["recover.ms"] != "never", c.nodes[0].log()[-3000:]
+
