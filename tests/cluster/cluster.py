@@ -218,9 +218,13 @@ class Pg:
 
     def options(self, extra=""):
         # Streaming replication, and only the cluster's own address and socket.
+        # A standby that lost its primary waits wal_retrieve_retry_interval
+        # (5 s by default) before it looks again, and a promotion asked for
+        # meanwhile may wait it out: 500 ms.
         return (f"-c listen_addresses='{self.ip}' -c port={PG_PORT} "
                 f"-c unix_socket_directories='{self.sock}' -c fsync=on -c wal_level=replica "
-                f"-c max_wal_senders=5 -c hot_standby=on -c wal_keep_size=64MB {extra}")
+                f"-c max_wal_senders=5 -c hot_standby=on -c wal_keep_size=64MB "
+                f"-c wal_retrieve_retry_interval=500ms {extra}")
 
     def start(self, extra=""):
         self.run(self.bin / "pg_ctl", "-D", self.data, "-l", self.logpath, "-o",
