@@ -24,10 +24,7 @@ import time
 
 from conftest import bench
 from cluster import TELNET_PORT
-
-import sys  # noqa: E402
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
-from harness import PW, Term  # noqa: E402
+from harness import PW, Term  # tests/integration, on the path through cluster.py
 
 NODES = 3
 PLAYERS = int(os.environ.get("WARREN_CLUSTER_KILL_PLAYERS", "6"))
