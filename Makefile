@@ -75,7 +75,7 @@ FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
 .PHONY: all deps build run run-hosted test test-loops test-pg test-cluster test-cluster-short unit fuzz format format-check bench bench-protocol bench-engine bench-server \
-        bench-server-figures bench-spectators \
+        bench-server-figures bench-spectators bench-hosted1k \
         golden clean client-web install
 all: build
 
@@ -271,6 +271,14 @@ bench-server-figures: build
 	$(BIN)/tools/db_bench
 	$(BIN)/tools/hosted_bench
 	@if [ -x /usr/games/nethack ]; then /usr/bin/python3 tests/load/pty_watch.py $(BIN); fi
+	@$(MAKE) -s --no-print-directory bench-hosted1k
+# 1,000 hosted NetHack games played at a key a second over telnet, 10 watched
+# (tests/load/bench_hosted1k.py: as root, NetHack's MAXPLAYERS lifted in a
+# mount namespace of the daemon's own)
+HOSTED1K_N ?= 1000
+bench-hosted1k: build
+	@if [ "$$(id -u)" != 0 ]; then echo "bench-hosted1k: skipped: it needs root (a mount namespace)"; \
+	elif [ -x /usr/games/nethack ]; then $(PYTHON) tests/load/bench_hosted1k.py $(BIN) --n $(HOSTED1K_N); fi
 
 # one dialect: .clang-format
 format: deps

@@ -50,6 +50,12 @@ static void usage(FILE *out)
                  "  mute NAME [DURATION]\n"
                  "                     keep the account out of spectator chat\n"
                  "  unmute NAME        let it chat again\n"
+                 "  drain [--message TEXT] [--deadline SECONDS]\n"
+                 "                     take this node out of service for an upgrade: /health\n"
+                 "                     answers 503, no new game starts, players are told TEXT;\n"
+                 "                     once none is in a game (within SECONDS, default 30)\n"
+                 "                     every game is saved and warrend stops cleanly (exit 0)\n"
+                 "  drain --status     whether a drain is under way, and how far\n"
                  "Command on the databases themselves (warrend stopped):\n"
                  "  migrate-db [--replace] FROM TO\n"
                  "                     copy a database (a SQLite file or a postgresql:// URL)\n"
@@ -83,6 +89,37 @@ static int read_password(char *pw, size_t n)
     return 0;
 }
 
+#define DRAIN_DEFAULT_S "30" /* seconds a drain may take when --deadline is not given */
+
+/* drain's options into "drain SECONDS [TEXT]" or "drain-status". */
+static int build_drain(int argc, char **argv, int i, char *line, size_t n)
+{
+    const char *msg = "", *secs = NULL;
+    bool status = false;
+    for (int a = i + 1; a < argc; a++) {
+        bool has = a + 1 < argc;
+        if (!strcmp(argv[a], "--status"))
+            status = true;
+        else if (!strcmp(argv[a], "--message") && has)
+            msg = argv[++a];
+        else if (!strcmp(argv[a], "--deadline") && has)
+            secs = argv[++a];
+        else {
+            fprintf(stderr, "warren-admin: usage: drain [--message TEXT] [--deadline SECONDS] "
+                            "| drain --status\n");
+            return -1;
+        }
+    }
+    int len = status ? snprintf(line, n, "drain-status\n")
+                     : snprintf(line, n, "drain %s%s%s\n", secs ? secs : DRAIN_DEFAULT_S,
+                                msg[0] ? " " : "", msg);
+    if (len < 0 || (size_t)len >= n || strchr(line, '\n') != line + len - 1) {
+        fprintf(stderr, "warren-admin: drain: message too long or with a line break\n");
+        return -1;
+    }
+    return 0;
+}
+
 /* The command line to send, from argv[i..]; -1 with a message on misuse. */
 static int build_line(int argc, char **argv, int i, char *line, size_t n)
 {
@@ -96,6 +133,8 @@ static int build_line(int argc, char **argv, int i, char *line, size_t n)
                 {"db-max-size", 1, 1}, {"check-db", 0, 0}};
     const char *cmd = argv[i];
     int nargs = argc - i - 1;
+    if (!strcmp(cmd, "drain"))
+        return build_drain(argc, argv, i, line, n);
     for (size_t k = 0; k < sizeof CMDS / sizeof CMDS[0]; k++) {
         if (strcmp(cmd, CMDS[k].name) != 0)
             continue;

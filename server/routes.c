@@ -27,6 +27,8 @@ const web_route_t WEB_ROUTES[] = {
     {CALL, "/password", .handler = webgw_password},
     {CALL, "/options", .handler = webgw_options},
     {CALL, "/options/{name}", .handler = webgw_rc}, /* a [game ID]'s rc file */
+    /* a balancer's health check: 503 while draining (health_page.c) */
+    {SHOW, "/health", .handler = webgw_health},
     /* mail between players (mail_page.c) */
     {CALL, "/mail", .handler = webgw_mail},
     /* finished games (records/pages.c): HTML, and JSON under /api/ */

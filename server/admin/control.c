@@ -15,6 +15,7 @@
  *   check-db              the full integrity check, on a reader thread
  *   db-max-size BYTES     caps the database now (K, M, G; 0 lifts it), until restart
  *   kick, ban, unban, bans, end, delete, rename, mute, unmute: control_mod.c
+ *   drain SECONDS [TEXT], drain-status: control_drain.c
  */
 #include <stdlib.h>
 #include <string.h>
@@ -477,12 +478,16 @@ static void cmd_db_max_size(ctl_t *c, char *arg)
 }
 
 static const ctl_fn HANDLERS[CTL_NCMDS] = {
-    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,       [CTL_LOCK] = cmd_lock,
-    [CTL_UNLOCK] = cmd_unlock, [CTL_PASSWD] = cmd_passwd,     [CTL_ANNOUNCE] = cmd_announce,
-    [CTL_HEALTH] = cmd_health, [CTL_CHECK_DB] = cmd_check_db, [CTL_KICK] = cmd_kick,
-    [CTL_BAN] = cmd_ban,       [CTL_UNBAN] = cmd_unban,       [CTL_BANS] = cmd_bans,
-    [CTL_END] = cmd_end,       [CTL_DELETE] = cmd_delete,     [CTL_RENAME] = cmd_rename,
-    [CTL_MUTE] = cmd_mute,     [CTL_UNMUTE] = cmd_unmute,     [CTL_DB_MAX_SIZE] = cmd_db_max_size,
+    [CTL_USERS] = cmd_users,   [CTL_GAMES] = cmd_games,
+    [CTL_LOCK] = cmd_lock,     [CTL_UNLOCK] = cmd_unlock,
+    [CTL_PASSWD] = cmd_passwd, [CTL_ANNOUNCE] = cmd_announce,
+    [CTL_HEALTH] = cmd_health, [CTL_CHECK_DB] = cmd_check_db,
+    [CTL_KICK] = cmd_kick,     [CTL_BAN] = cmd_ban,
+    [CTL_UNBAN] = cmd_unban,   [CTL_BANS] = cmd_bans,
+    [CTL_END] = cmd_end,       [CTL_DELETE] = cmd_delete,
+    [CTL_RENAME] = cmd_rename, [CTL_MUTE] = cmd_mute,
+    [CTL_UNMUTE] = cmd_unmute, [CTL_DB_MAX_SIZE] = cmd_db_max_size,
+    [CTL_DRAIN] = cmd_drain,   [CTL_DRAIN_STATUS] = cmd_drain_status,
 };
 
 /* Until the line is complete, bytes go after what came; then c->line is
@@ -578,6 +583,7 @@ void control_stop(server_t *s)
 {
     char path[300];
     struct control *ctl = s->control;
+    ctl_drain_close(s);
     if (!ctl)
         return;
     for (list_t *it; (it = list_front(&ctl->ctls));) /* a request still running finishes quietly */
@@ -593,4 +599,6 @@ void control_free(server_t *s)
 {
     free(s->control);
     s->control = NULL;
+    free(s->drain); /* its timer closed in control_stop; conn_bye read it till now */
+    s->drain = NULL;
 }

@@ -67,5 +67,9 @@ void cmd_delete(ctl_t *c, char *arg);
 void cmd_rename(ctl_t *c, char *arg);
 void cmd_mute(ctl_t *c, char *arg);
 void cmd_unmute(ctl_t *c, char *arg);
+/* control_drain.c's, and its timer closed when the daemon stops */
+void cmd_drain(ctl_t *c, char *arg);
+void cmd_drain_status(ctl_t *c, char *arg);
+void ctl_drain_close(server_t *home);
 
 #endif

@@ -1,4 +1,5 @@
 /* control_parse — the admin request line (see control_parse.h). */
+#include <stdlib.h>
 #include <string.h>
 #include "control_parse.h"
 #include "config.h"
@@ -29,11 +30,14 @@ static const struct {
     [CTL_MUTE] = {"mute", 1, 2, "usage: mute NAME [DURATION]"},
     [CTL_UNMUTE] = {"unmute", 1, 1, "usage: unmute NAME"},
     [CTL_CHECK_DB] = {"check-db", 0, 0, "usage: check-db"},
+    [CTL_DRAIN] = {"drain", 1, -1, "usage: drain SECONDS [TEXT]"},
+    [CTL_DRAIN_STATUS] = {"drain-status", 0, 0, "usage: drain-status"},
 };
 
 #define UNKNOWN                                                                         \
     "unknown command (users, games, lock, unlock, passwd, announce, health, check-db, " \
-    "db-max-size, kick, ban, unban, bans, end, delete, rename, mute, unmute)"
+    "db-max-size, kick, ban, unban, bans, end, delete, rename, mute, unmute, drain, "   \
+    "drain-status)"
 
 static int fail(const char **error, const char *msg)
 {
@@ -50,6 +54,27 @@ static int words(const char *arg)
     return n;
 }
 
+/* Text drawn on every terminal: printable ASCII, the rest made '?'. */
+static int check_text(char *text, const char **error)
+{
+    if (strlen(text) > CTL_ANNOUNCE_MAX)
+        return fail(error, "text too long (at most 199 characters)");
+    for (char *p = text; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7E)
+            *p = '?';
+    return 0;
+}
+
+/* drain's "SECONDS [TEXT]". */
+static int check_drain(char *arg, const char **error)
+{
+    size_t n = strcspn(arg, " ");
+    long secs = n > 0 && n <= 5 && strspn(arg, "0123456789") == n ? strtol(arg, NULL, 10) : 0;
+    if (secs < 1 || secs > CTL_DRAIN_MAX_S)
+        return fail(error, "usage: drain SECONDS [TEXT] (SECONDS from 1 to 86400)");
+    return arg[n] ? check_text(arg + n + 1, error) : 0;
+}
+
 /* The checks one command's argument needs; 0 or -1 with *error. */
 static int check_arg(ctl_cmd_t cmd, char *arg, const char **error)
 {
@@ -63,10 +88,10 @@ static int check_arg(ctl_cmd_t cmd, char *arg, const char **error)
     if (cmd == CTL_ANNOUNCE) {
         if (n > CTL_ANNOUNCE_MAX)
             return fail(error, "announcement too long (at most 199 characters)");
-        for (char *p = arg; *p; p++)
-            if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7E)
-                *p = '?'; /* it is drawn on every terminal */
-    } else if (cmd == CTL_DELETE && strcmp(strchr(arg, ' '), " --yes") != 0)
+        check_text(arg, error); /* it is drawn on every terminal */
+    } else if (cmd == CTL_DRAIN)
+        return check_drain(arg, error);
+    else if (cmd == CTL_DELETE && strcmp(strchr(arg, ' '), " --yes") != 0)
         return fail(error, "delete removes the account and its games: add --yes to confirm");
     else if (cmd == CTL_DB_MAX_SIZE && config_parse_size(arg, &(int64_t){0}))
         return fail(error, "usage: db-max-size BYTES (K, M or G; 0 lifts the cap)");

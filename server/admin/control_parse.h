@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 #define CTL_LINE_MAX     1024
-#define CTL_ANNOUNCE_MAX 199 /* characters of an announcement */
+#define CTL_ANNOUNCE_MAX 199   /* characters of an announcement (and a drain's message) */
+#define CTL_DRAIN_MAX_S  86400 /* the longest deadline of a drain */
 
 typedef enum {
     CTL_USERS,
@@ -30,6 +31,8 @@ typedef enum {
     CTL_MUTE,
     CTL_UNMUTE,
     CTL_CHECK_DB,
+    CTL_DRAIN,
+    CTL_DRAIN_STATUS,
     CTL_NCMDS
 } ctl_cmd_t;
 
@@ -37,7 +40,8 @@ typedef enum {
  * (NUL-terminated, "" when there is none; argmax >= CTL_LINE_MAX) when a
  * whole request is there, 0 when more bytes are needed, -1 with *error (a
  * static message) for a bad request. Announcements come back as printable
- * ASCII ('?' for anything else); passwd's argument is "NAME PASSWORD". Each
+ * ASCII ('?' for anything else), and so is drain's "SECONDS [TEXT]" (SECONDS
+ * from 1 to CTL_DRAIN_MAX_S); passwd's argument is "NAME PASSWORD". Each
  * command's words are counted (ban "ADDR [DURATION]", rename "OLD NEW"),
  * and delete needs "NAME --yes". */
 int control_parse(const char *line, size_t len, ctl_cmd_t *cmd, char *arg, size_t argmax,

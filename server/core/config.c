@@ -1,6 +1,7 @@
 /* config — a table of settings shared by the file parser and the flags. */
 #include "config.h"
 #include "db.h"
+#include "proxyproto.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +9,17 @@
 #include <string.h>
 
 /* OPT_TEXT: a string shown to players, so no control characters */
-typedef enum { OPT_STR, OPT_INT, OPT_BOOL, OPT_ADDR, OPT_IPS, OPT_SIZE, OPT_TEXT } opt_kind_t;
+/* OPT_NETS: networks as proxyproto.h reads them */
+typedef enum {
+    OPT_STR,
+    OPT_INT,
+    OPT_BOOL,
+    OPT_ADDR,
+    OPT_IPS,
+    OPT_SIZE,
+    OPT_TEXT,
+    OPT_NETS
+} opt_kind_t;
 
 typedef struct {
     const char *name;
@@ -45,6 +56,9 @@ static const opt_t opts[] = {
     /* limits */
     {"trust-proxy", OPT_IPS, S(trust_proxy), 0, 0,
      "ADDR[,ADDR] proxies whose X-Forwarded-For/-Proto are believed (none)"},
+    {"proxy-from", OPT_NETS, S(proxy_from), 0, 0,
+     "ADDR[/BITS],... balancers whose connections start with a PROXY v2 or v1 header naming "
+     "the client, on the telnet and web listeners (none)"},
     {"register-per-hour", OPT_INT, S(register_per_hour), 0, 1000000,
      "N new accounts per address per hour, 0 = no limit (5)"},
     {"public-url", OPT_STR, S(public_url), 0, 0,
@@ -224,7 +238,8 @@ static bool config_text_ok(const char *s)
 static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size_t errlen)
 {
     char *field = (char *)c + o->off;
-    if (o->kind == OPT_STR || o->kind == OPT_ADDR || o->kind == OPT_IPS || o->kind == OPT_TEXT) {
+    if (o->kind == OPT_STR || o->kind == OPT_ADDR || o->kind == OPT_IPS || o->kind == OPT_TEXT ||
+        o->kind == OPT_NETS) {
         if (strlen(val) >= o->size) {
             snprintf(err, errlen, "%s: value too long", o->name);
             return -1;
@@ -236,6 +251,12 @@ static int opt_set(config_t *c, const opt_t *o, const char *val, char *err, size
         if (o->kind == OPT_IPS && config_check_ips(val)) {
             snprintf(err, errlen, "%s: expected addresses like 127.0.0.1,::1, got \"%s\"", o->name,
                      val);
+            return -1;
+        }
+        const char *why = NULL;
+        proxy_nets_t nets;
+        if (o->kind == OPT_NETS && proxy_nets_parse(val, &nets, &why)) {
+            snprintf(err, errlen, "%s: %s, got \"%s\"", o->name, why, val);
             return -1;
         }
         char host[128];

@@ -36,6 +36,7 @@ typedef struct {
     int loops;          /* loops (threads) Warren's games are spread over (shard.h) */
     /* limits: who the web listener believes, how many accounts an address makes */
     char trust_proxy[256]; /* ADDR[,ADDR]: proxies whose X-Forwarded-* are believed */
+    char proxy_from[512];  /* ADDR[/BITS], ...: balancers that send a PROXY header first */
     int register_per_hour; /* new accounts per address per hour (0 = no limit) */
     char public_url[200];  /* the site's address as players reach it, for links */
     char server_name[64];  /* the first screens' title (siteinfo.h); "" = Warren */

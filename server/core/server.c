@@ -1,9 +1,11 @@
 /* server — a loop's context: its lists and buffers (server.h). */
 #include "server.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
 #include "conn.h"
+#include "drain.h"
 #include "session.h"
 
 uint64_t now_ms(const server_t *s)
@@ -44,7 +46,10 @@ void server_bufs_free(server_t *s)
 
 void conn_bye(conn_t *c)
 {
-    const char *bye = "\r\n\033[m\033[2J\033[HThe server is shutting down. Your game is saved.\n";
+    const drain_t *d = drain_of(c->srv); /* a drain's goodbye says to reconnect */
+    char bye[DRAIN_MESSAGE_MAX + 32];
+    snprintf(bye, sizeof bye, "\r\n\033[m\033[2J\033[H%s\n",
+             d ? d->message : "The server is shutting down. Your game is saved.");
     conn_write(c, bye, strlen(bye));
     conn_close(c, "shutdown");
 }

@@ -87,6 +87,7 @@ struct server {
     size_t recovered_ok, recovered_broken;
     bool stopping;
     struct control *control; /* the control socket (admin/control.c) */
+    struct drain *drain;     /* home: a drain under way (drain.h; admin/control_drain.c) */
     char announce[200];      /* the admin's announcement: screens/announce.c */
     uint8_t daily_key[32];   /* home: the daily game's secret, hashed (daily.c) */
     uint64_t announce_until; /* uv_now ms; shown while now < this */

@@ -400,6 +400,11 @@ int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char 
     if (call(sp, &req, &rep, buf, master, err, errlen) < 0 ||
         answer(&rep, SPAWNMSG_SPAWNED, err, errlen) < 0)
         return -1;
+    if (rep.fd_lost) { /* it runs, but its terminal could not come in: no one could play it */
+        spawner_kill(sp, rep.pid);
+        snprintf(err, errlen, "no descriptor left for its terminal (the open files limit)");
+        return -1;
+    }
     *pid = rep.pid;
     return 0;
 }

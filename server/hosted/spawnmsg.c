@@ -333,12 +333,16 @@ int spawnmsg_recv(int sock, void *buf, int flags, spawnmsg_t *m, int *fd, char *
     if (n <= 0)
         return (int)n;
     int fds = take_fds(&mh, fd);
-    if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
+    if (mh.msg_flags & MSG_TRUNC)
         return refuse(fd, err, errlen, "message too long");
     char why[160];
     if (spawnmsg_parse(buf, (size_t)n, m, why, sizeof why) < 0)
         return refuse(fd, err, errlen, why);
-    if (fds != (LAYOUT[m->type].fd ? 1 : 0))
+    /* the only descriptor a message carries, dropped for want of room here */
+    m->fd_lost = (mh.msg_flags & MSG_CTRUNC) && fds == 0 && LAYOUT[m->type].fd;
+    if ((mh.msg_flags & MSG_CTRUNC) && !m->fd_lost)
+        return refuse(fd, err, errlen, "message too long");
+    if (!m->fd_lost && fds != (LAYOUT[m->type].fd ? 1 : 0))
         return refuse(fd, err, errlen, "a descriptor where none belongs, or none where one does");
     return 1;
 }

@@ -27,6 +27,7 @@
  * Pure (parse and build), plus the two socket calls. No allocation. */
 #ifndef WARREN_SPAWNMSG_H
 #define WARREN_SPAWNMSG_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "cmdline.h"
@@ -64,6 +65,7 @@ typedef struct {
     int32_t pid, status;
     const char *text; /* RC_SAVE, RC_TEXT, FAILED: borrowed (the parsed buffer) */
     size_t len;       /* bytes of text */
+    bool fd_lost;     /* spawnmsg_recv: its descriptor was sent, but none was left here */
 } spawnmsg_t;
 
 /* The type's name ("spawn"...), "?" when unknown. */
@@ -83,7 +85,9 @@ int spawnmsg_send(int sock, const spawnmsg_t *m, int fd);
  * a message that may not carry one has it closed and is refused). flags
  * as for recvmsg (MSG_DONTWAIT). Returns 1 with a message, 0 at EOF, -1
  * with errno (EAGAIN: nothing yet) or, for a bad message, EBADMSG and a
- * reason in err. */
+ * reason in err. A message whose descriptor the kernel dropped because
+ * this process has none left (RLIMIT_NOFILE) comes with *fd -1 and
+ * m->fd_lost set: the sender's work is done, its answer must not wait. */
 int spawnmsg_recv(int sock, void *buf, int flags, spawnmsg_t *m, int *fd, char *err, size_t errlen);
 
 #endif

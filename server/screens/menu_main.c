@@ -3,6 +3,7 @@
  * ([game ID]) follow Warren's own Play on the keys 1-9. */
 #include <string.h>
 #include "daily.h"
+#include "drain.h"
 #include "hooks.h"
 #include "menu_impl.h"
 #include "playkeys.h"
@@ -85,17 +86,32 @@ static void draw_main(conn_t *c, screen_t *scr)
     screen_cursor(scr, 15, 8 + n, true);
 }
 
+/* While a drain is under way (drain.h) nothing starts here: no login, no
+ * game; watching, scores and quitting still work. */
+static bool drain_refuses(conn_t *c, const menu_item_t *it)
+{
+    const drain_t *d = drain_of(c->srv);
+    if (!d || (it && (it->action == act_quit || it->action == menu_open_watchlist ||
+                      it->action == menu_open_scores)))
+        return false;
+    conn_menu(c, d->message);
+    return true;
+}
+
 static void main_key(conn_t *c, key_event_t k)
 {
     c->menu->msg[0] = 0;
     if (k.code >= '1' && k.code < '1' + (uint32_t)menu_hosted_count(c) && !k.mods) {
+        if (drain_refuses(c, NULL))
+            return;
         hooks_hosted_play(c, &c->srv->cfg.games.games[k.code - '1']);
         return;
     }
     for (size_t i = 0; i < MAIN_ITEMS; i++) {
         const menu_item_t *it = &main_menu[i];
         if (k.code < 0x80 && k.code && strchr(it->keys, (int)k.code) && item_shown(c, it)) {
-            it->action(c);
+            if (!drain_refuses(c, it))
+                it->action(c);
             return;
         }
     }

@@ -5,17 +5,21 @@
  *
  * A telnet conn is a tconn_t: the shared conn_t (conn.h) first, then the
  * transport's own state, which no other file sees. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "telnet.h"
 #include "budget.h"
+#include "drain.h"
 #include "hooks.h"
 #include "input.h"
 #include "listener.h"
 #include "log.h"
 #include "menu.h"
+#include "proxyproto.h"
+#include "proxywait.h"
 #include "server.h"
 #include "session.h"
 #include "shard.h"
@@ -42,6 +46,7 @@ typedef struct {
     uv_timer_t esc_timer;
     int handles_open; /* libuv handles not yet closed */
     bool is_unix, env_asked;
+    bool read_any; /* its first bytes came (checked for a PROXY header) */
     telnet_t *tn;
     keydec_t kd;
     size_t outq; /* bytes handed to uv_write, not yet written */
@@ -59,6 +64,7 @@ typedef struct {
 /* The listeners (server_t.telnet). */
 struct telnetgw {
     listener_t *tcp, *unix_sock;
+    proxywait_t *proxied;    /* proxy-from's sockets until their PROXY header came */
     log_every_t refused_log; /* connections turned away at the door */
     list_t eofs;             /* tconn_t.eof_node: ended by the peer, not closed yet */
     uv_idle_t eof_idle;      /* closes them a few per loop turn */
@@ -405,6 +411,25 @@ static void close_soon(tconn_t *t, const char *why)
     uv_idle_start(&tl->eof_idle, on_eof_idle);
 }
 
+/* A connection that starts with a PROXY header when its peer is not in
+ * proxy-from (or a second header after a balancer's): the header is
+ * never believed, the connection is refused with a line saying why. */
+static bool proxy_header_refused(tconn_t *t, const char *buf, size_t n)
+{
+    proxy_client_t pc;
+    const char *why;
+    if (t->read_any || t->is_unix)
+        return false;
+    t->read_any = true;
+    if (n < 6 || proxy_parse((const uint8_t *)buf, n, &pc, &why) == PROXY_BAD)
+        return false;
+    const char *m = "\r\nA PROXY header is taken only from a proxy-from address: refused.\r\n";
+    log_warn("telnet: PROXY header from ip=%s, not a proxy-from address: refused", t->c.ip);
+    conn_write(&t->c, m, strlen(m));
+    conn_close(&t->c, "PROXY header from an untrusted address");
+    return true;
+}
+
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     tconn_t *t = st->data;
@@ -414,7 +439,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
         close_soon(t, n == UV_EOF ? "closed by peer" : uv_strerror((int)n));
         return;
     }
-    if (n > 0 && !c->closing) {
+    if (n > 0 && !c->closing && !proxy_header_refused(t, b->base, (size_t)n)) {
         t->last_input_ms = now_ms(c->srv);
         size_t ok = conn_rate_allow(c, (size_t)n);
         conn_ref(c); /* handlers may close c; keep the memory until we return */
@@ -493,9 +518,25 @@ static void refuse(server_t *s, int fd, const char *peer, int why)
 /* A socket from a listener: counted in the budget, or turned away. Unix
  * socket peers count toward the total only until `warren --ssh` names their
  * address (on_environ): at accept they all look "local". */
+/* A drain under way (drain.h): new players go to another node. */
+static void refuse_draining(server_t *s, int fd, const char *peer)
+{
+    char m[DRAIN_MESSAGE_MAX + 8];
+    snprintf(m, sizeof m, "%s\r\n", drain_of(s)->message);
+    ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)n; /* best effort: the socket closes either way */
+    close(fd);
+    unsigned held;
+    if (log_every(&s->telnet->refused_log, now_ms(s), LISTENER_LOG_MS, &held))
+        log_info("refused telnet ip=%s reason=draining (%u more refused since the last line)", peer,
+                 held);
+}
+
 static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
 {
     budget_slot_t slot;
+    if (drain_of(s) && !s->stopping)
+        return refuse_draining(s, fd, peer);
     int ret = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
     if (ret != BUDGET_OK) {
         refuse(s, fd, peer, ret);
@@ -524,9 +565,19 @@ static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
     tconn_start(t);
 }
 
-static void on_tcp_socket(void *ud, int fd, const char *peer)
+/* A balancer's socket whose PROXY header came: peer is now the client. */
+static void on_proxied_socket(void *ud, int fd, const char *peer)
 {
     on_socket(ud, fd, peer, false);
+}
+
+static void on_tcp_socket(void *ud, int fd, const char *peer)
+{
+    server_t *s = ud;
+    if (proxywait_from(s->telnet->proxied, peer) && !s->stopping)
+        proxywait_add(s->telnet->proxied, fd, peer);
+    else
+        on_socket(s, fd, peer, false);
 }
 
 static void on_unix_socket(void *ud, int fd, const char *peer)
@@ -647,6 +698,10 @@ int telnetgw_listen(server_t *s)
         if (!s->telnet->tcp)
             return log_error("%s", err), -1;
         log_info("listening telnet %s", s->cfg.telnet);
+        if (s->cfg.proxy_from[0] &&
+            !(s->telnet->proxied =
+                  proxywait_new(s->loop, "telnet", s->cfg.proxy_from, on_proxied_socket, s)))
+            return log_error("telnet: out of memory"), -1;
     }
     if (s->cfg.socket[0]) {
         s->telnet->unix_sock =
@@ -666,7 +721,9 @@ void telnetgw_stop(server_t *s)
         return;
     listener_close(tl->tcp);
     listener_close(tl->unix_sock);
+    proxywait_close(tl->proxied);
     tl->tcp = tl->unix_sock = NULL;
+    tl->proxied = NULL;
     while (!list_empty(&tl->eofs))
         on_eof_idle(&tl->eof_idle);
     if (!uv_is_closing((uv_handle_t *)&tl->eof_idle))

@@ -454,12 +454,12 @@ static int login_page(webgw_t *g, const web_http_t *req, bool reg)
 
 int webgw_login(void *ctx, const web_http_t *req)
 {
-    return login_page(ctx, req, false);
+    return webgw_drain_refuses(ctx, req) ? 0 : login_page(ctx, req, false);
 }
 
 int webgw_register(void *ctx, const web_http_t *req)
 {
-    return login_page(ctx, req, true);
+    return webgw_drain_refuses(ctx, req) ? 0 : login_page(ctx, req, true);
 }
 
 int webgw_logout(void *ctx, const web_http_t *req)

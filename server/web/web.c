@@ -1264,6 +1264,7 @@ static web_door_t *web_open_door(web_t *w, const web_config_t *cfg, char *err, s
                             .backlog = cfg->backlog,
                             .budget = cfg->budget,
                             .trusted = w->trusted,
+                            .proxy_from = cfg->proxy_from,
                             .pass = web_adopt,
                             .ud = w};
     return web_door_new(w->loop, &dc, err, errlen);

@@ -96,6 +96,9 @@ typedef struct {
      * X-Forwarded-Proto (https) are believed; NULL or "" = none. */
     struct budget *budget;
     const char *trust_proxy;
+    /* proxy-from (proxywait.h): networks of balancers whose sockets start
+     * with a PROXY header naming the client; NULL or "" = none. */
+    const char *proxy_from;
 } web_config_t;
 
 /* Info about a websocket as it opens; pointers valid during on_open only. */

@@ -20,6 +20,7 @@
 #include "list.h"
 #include "listener.h"
 #include "log.h"
+#include "proxywait.h"
 #include "web_parse.h"
 
 #define DOOR_REFUSED_HEAD_MS 2000    /* a refused socket's head comes soon or never */
@@ -31,6 +32,7 @@
 struct web_door {
     uv_loop_t *loop;
     listener_t *listener;
+    proxywait_t *proxied; /* proxy-from's sockets until their PROXY header came */
     budget_t *budget;
     char trusted[256];
     web_door_pass_cb pass;
@@ -250,7 +252,8 @@ static void on_readable(uv_poll_t *h, int status, int events)
         conn_answer(dc, v);
 }
 
-static void on_socket(void *ud, int fd, const char *peer)
+/* A socket let in under peer (a balancer's: the client its header named). */
+static void door_take(void *ud, int fd, const char *peer)
 {
     web_door_t *d = ud;
     web_ticket_t *t = d->closed ? NULL : ticket_new(d, peer);
@@ -278,6 +281,15 @@ static void on_socket(void *ud, int fd, const char *peer)
     uv_poll_start(&dc->poll, UV_READABLE, on_readable);
 }
 
+static void on_socket(void *ud, int fd, const char *peer)
+{
+    web_door_t *d = ud;
+    if (!d->closed && proxywait_from(d->proxied, peer))
+        proxywait_add(d->proxied, fd, peer);
+    else
+        door_take(d, fd, peer);
+}
+
 /* ---- the door ---------------------------------------------------------------------- */
 
 web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *err, size_t errlen)
@@ -293,8 +305,15 @@ web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *er
     d->pass = cfg->pass;
     d->ud = cfg->ud;
     list_init(&d->waiting);
+    if (cfg->proxy_from && cfg->proxy_from[0] &&
+        !(d->proxied = proxywait_new(loop, "http", cfg->proxy_from, door_take, d))) {
+        snprintf(err, errlen, "web: out of memory");
+        free(d);
+        return NULL;
+    }
     d->listener = listener_tcp(loop, "http", cfg->listen, cfg->backlog, on_socket, d, err, errlen);
     if (!d->listener) {
+        proxywait_close(d->proxied);
         free(d);
         return NULL;
     }
@@ -313,6 +332,8 @@ void web_door_close(web_door_t *d)
     d->closed = true;
     listener_close(d->listener);
     d->listener = NULL;
+    proxywait_close(d->proxied);
+    d->proxied = NULL;
     for (list_t *n; (n = list_front(&d->waiting));)
         conn_leave(LIST_ITEM(n, door_conn_t, node), false);
     door_maybe_free(d);

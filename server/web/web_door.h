@@ -13,7 +13,9 @@
  * accepted and closed with 1013); past WEB_DOOR_REFUSING_MAX of those at
  * once a socket is closed at the door. A peer listed as a trusted proxy is
  * charged to the total only until web.c names the client it forwards
- * (web_door_charge).
+ * (web_door_charge). A socket from a proxy-from balancer first gives its
+ * PROXY header (proxywait.h: read off the socket here, since libwebsockets
+ * 4.1 has no PROXY support); its client then stands for the peer.
  *
  * Ownership: web_door_new / web_door_close; the door is freed once closed
  * and every ticket released. Loop thread only. */
@@ -47,6 +49,9 @@ typedef struct {
     int backlog;         /* listen() backlog; 0 = LISTENER_BACKLOG */
     budget_t *budget;    /* borrowed; NULL = no limits */
     const char *trusted; /* comma-separated proxy addresses, NULL = none */
+    /* proxy-from: balancers whose sockets start with a PROXY header, read
+     * at the door before the head (proxywait.h); NULL or "" = none */
+    const char *proxy_from;
     web_door_pass_cb pass;
     void *ud;
 } web_door_config_t;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 #include <sodium.h>
+#include "drain.h"
 #include "chat.h"
 #include "daily.h"
 #include "hooks.h"
@@ -221,6 +222,10 @@ static void ws_ready(wsock_t *ws)
     if (ws->kind == WEB_PLAY) {
         if (!c->user_id) {
             ws_refuse(ws, "login", "Log in to play.", "login required");
+            return;
+        }
+        if (drain_of(c->srv)) { /* this node stops soon: the player goes on elsewhere */
+            ws_refuse(ws, "left", drain_of(c->srv)->message, "draining");
             return;
         }
         log_info("web play user=%s conn=%llu ip=%s game=%s", c->user, (unsigned long long)c->id,
@@ -860,7 +865,8 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
                        .routes = routes,
                        .nroutes = nroutes,
                        .budget = srv->budget,
-                       .trust_proxy = srv->cfg.trust_proxy};
+                       .trust_proxy = srv->cfg.trust_proxy,
+                       .proxy_from = srv->cfg.proxy_from};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
                          .on_input = on_input,
@@ -896,6 +902,12 @@ void webgw_stop(server_t *srv)
         uv_timer_stop(&g->lobby_timer);
         uv_close((uv_handle_t *)&g->lobby_timer, NULL);
     }
+    if (drain_of(srv)) /* a drain's goodbye: reconnect to go on */
+        LIST_EACH (it, &g->socks) {
+            wsock_t *ws = LIST_ITEM(it, wsock_t, node);
+            if (ws->kind != WEB_LOBBY)
+                send_text_msg(ws, "left", drain_of(srv)->message);
+        }
     web_stop(g->web);
 }
 

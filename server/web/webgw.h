@@ -69,6 +69,10 @@ int webgw_register(void *ctx, const web_http_t *req); /* /register */
 int webgw_logout(void *ctx, const web_http_t *req);   /* /logout */
 int webgw_password(void *ctx, const web_http_t *req); /* /password */
 int webgw_mail(void *ctx, const web_http_t *req);     /* /mail (mail_page.c) */
+int webgw_health(void *ctx, const web_http_t *req);   /* /health (health_page.c) */
+/* While a drain is under way (drain.h), a login or registration posted is
+ * answered 503 with the drain's message: true when it was (health_page.c). */
+bool webgw_drain_refuses(webgw_t *g, const web_http_t *req);
 /* site.c: the lobby, /play and /watch/NAME from their templates
  * (req->route->arg is a WEBGW_*_PAGE), and /options. */
 int webgw_page(void *ctx, const web_http_t *req);

@@ -11,7 +11,7 @@ from harness import PW, hook, new_game
 from test_admin import admin_path, world  # noqa: F401 (the fixture)
 
 COMMANDS = ["users", "games", "lock", "unlock", "passwd", "announce", "health", "kick", "ban",
-            "unban", "bans", "end", "delete", "rename", "mute", "unmute", "check-db"]
+            "unban", "bans", "end", "delete", "rename", "mute", "unmute", "check-db", "drain"]
 
 
 def test_help_lists_every_command(bindir):

@@ -2,7 +2,8 @@
 and hosted-per-ip refuse a start with a message on telnet and the web
 (a game in its grace period still counts), and a daemon whose user runs
 out of processes refuses games but keeps serving: a player's detach no
-longer makes libuv start its thread pool late and abort() (exit 134)."""
+longer makes libuv start its thread pool late and abort() (exit 134); a
+daemon with no descriptor left for a game's terminal refuses it at once."""
 import json
 import os
 import pathlib
@@ -215,3 +216,65 @@ def test_no_threads_at_start_is_a_message_not_an_abort(bindir, nobody_dir):
             assert "ERROR" in text and "cannot" in text, text
             outcomes.add("refused")
     assert outcomes == {"ran", "refused"}
+
+
+# ---- out of descriptors -----------------------------------------------------------------
+
+def open_fds(pid):
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def children(ppid, comm):
+    """Processes named comm whose parent is ppid."""
+    found = []
+    for p in pathlib.Path("/proc").iterdir():
+        try:
+            stat = (p / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        name, rest = stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+        if name == comm and int(rest[1]) == ppid:
+            found.append(int(p.name))
+    return found
+
+
+def test_out_of_descriptors_refuses_a_game_at_once(bindir, tmp_path, clients):
+    """warrend with no descriptor left for a game's terminal: the spawner's
+    answer comes without its pty (the kernel drops it), and the start is
+    refused at once with a message, the program it started killed, the
+    loop never waiting for an answer that cannot come."""
+    open_to_games(tmp_path)
+    conf = cat_conf(tmp_path / "warren.conf", "hosted-per-ip = 100\n")
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf])
+    d.start()
+    pid = d.proc.pid
+    try:
+        spawner = int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
+        t = clients(d.port)
+        name = unique_name("fd")
+        t.register(name)
+        time.sleep(0.3)
+        full = open_fds(pid)  # every descriptor in use: the pty cannot come in
+        subprocess.run(["prlimit", "--pid", str(pid), f"--nofile={full}:"], check=True)
+        t0 = time.monotonic()
+        t.send("1")
+        t.wait_for("The game cannot start now", timeout=20)
+        took = time.monotonic() - t0
+        assert took < 3, f"the loop waited {took:.1f} s for the spawner"
+        d.wait_log(rf"cannot start game=cat user={name}: no descriptor left for its terminal")
+        assert f"hosted start user={name}" not in d.log()
+        end = time.time() + 5
+        while children(spawner, "cat") and time.time() < end:
+            time.sleep(0.1)
+        assert children(spawner, "cat") == [], "the program started for it still runs"
+        subprocess.run(["prlimit", "--pid", str(pid), "--nofile=4096:"], check=True)
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("1")  # room again: it starts
+        d.wait_log(rf"hosted start user={name} game=cat")
+        assert d.alive()
+    finally:
+        if d.alive():
+            subprocess.run(["prlimit", "--pid", str(pid), "--nofile=4096:"])
+        d.stop()
+        d.stop_clean()

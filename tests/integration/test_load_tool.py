@@ -102,3 +102,35 @@ def test_help_and_bad_options(bindir):
     r = subprocess.run([str(load_path(bindir)), "--n", "zero"], capture_output=True, text=True,
                        timeout=10)
     assert r.returncode == 2 and "--n" in r.stderr
+
+
+def test_hosted_nethack_players_and_watchers(bindir, tmp_path):
+    """--hosted: players of Debian's NetHack get past its questions and
+    move; only moves are timed; --watched spreads the watchers over the
+    first games (here one each)."""
+    from test_hosted import playground
+    _, conf = playground(tmp_path, bindir)
+    conf.write_text("hosted-per-ip = 20\n" + conf.read_text())
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        r = run_load(bindir, d, "--hosted", "1", "--n", "3", "--m", "2", "--watched", "2",
+                     "--seconds", "3", "--warmup", "0.5", "--interval", "0.3",
+                     "--key-timeout", "0.25")
+        log = d.log()
+    finally:
+        d.stop()
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert re.search(r"^# ramp-up: 5 of 5 sessions in play", r.stdout, re.M), out
+    assert len(re.findall(r"hosted start user=\S+ game=nethack pid=\d+", log)) == 3, log[-2000:]
+    b = bench(r.stdout)
+    assert b["server.sessions.failed.t"] == 0
+    m = re.search(r"^# hosted: keys answered (\d+) of (\d+) sent", r.stdout, re.M)
+    answered, sent = int(m.group(1)), int(m.group(2))
+    assert sent > 0 and answered >= sent // 2, out
+    assert b["hosted.t.answered"] == round(answered / sent, 3)
+    assert 0 < b["hosted.t.p50.ms"] <= b["hosted.t.p99.ms"]
+    assert "hosted.t.watch.delay.p99.ms" in b
+    # each watcher on its own game: players 0 and 1, the first two started
+    watched = {m.group(1) for m in re.finditer(r"watch conn=\d+ user=(\S+) game=", log)}
+    assert len(watched) == 2, log[-3000:]

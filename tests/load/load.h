@@ -26,16 +26,18 @@ typedef struct {
     load_t *L;
     int idx;
     bool watcher;
+    int target; /* a watcher's player (--watched) */
     char name[24];
     /* written by sess.c, read by load.c */
     sess_state_t state;
-    bool reached;         /* has played (or watched) once */
-    bool in_ramp;         /* counted in load_t.inflight */
-    uint64_t progress_ns; /* last frame while in the menus */
-    uint64_t sent_ns;     /* when the key awaiting its frame went out; 0: none */
-    bool measured;        /* that key went out inside the measured window */
-    unsigned acked;       /* keys of its current game answered (--acked) */
-    bool paused;          /* its game shows the storage notice: no keys */
+    bool reached;                 /* has played (or watched) once */
+    bool in_ramp;                 /* counted in load_t.inflight */
+    uint64_t progress_ns;         /* last frame while in the menus */
+    uint64_t sent_ns;             /* when the key awaiting its frame went out; 0: none */
+    bool measured;                /* that key went out inside the measured window */
+    unsigned acked;               /* keys of its current game answered (--acked) */
+    uint64_t frame_ns, frame_seq; /* a player's last answer, for its watchers */
+    bool paused;                  /* its game shows the storage notice: no keys */
     /* written by load.c */
     uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
     /* written by sess.c, acted on by load.c's sweep through sess_retry */
@@ -48,6 +50,8 @@ typedef struct {
     bool opted; /* the turn counter was turned on (the options menu) */
     int acted, tries, busy, actions;
     unsigned keyno;
+    int dir;      /* --hosted: the last move's direction (index in sess.c's MOVES) */
+    uint32_t sig; /* --hosted: the menu screen last answered (a hash of its rows) */
     uint64_t seen_seq;
     vt_t vt;
 } sess_t;
@@ -58,8 +62,8 @@ typedef struct {
 } samples_t;
 
 typedef struct {
-    const char *host, *tag, *term, *acked;
-    int port, n, m, inflight, pid, saturate, help;
+    const char *host, *tag, *term, *acked, *hosted;
+    int port, n, m, watched, inflight, pid, saturate, help;
     double seconds, warmup, interval, key_timeout, ramp_timeout, detach_all;
 } load_opts_t;
 
@@ -80,8 +84,9 @@ struct load {
     int cur_i, outstanding;
     bool kicked;
     uint64_t sent, answered, late, unanswered, skipped, games_ended;
-    uint64_t in_doubt, held;        /* keys out when a game paused; keys due while paused */
-    uint64_t frame0_ns, frame0_seq; /* player 0's last answer, for watchers */
+    uint64_t noanswer;       /* --hosted: keys that drew nothing before the next fell due */
+    uint64_t answers;        /* --hosted: keys that answered NetHack (--More--, questions) */
+    uint64_t in_doubt, held; /* keys out when a game paused; keys due while paused */
     samples_t lat, wdel;
     /* --detach-all: player 0 keys on while every other session closes */
     uint64_t detach_end, stall_ns, detach_keys;

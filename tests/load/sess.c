@@ -9,7 +9,12 @@
  * once the key's journal row has committed, and every key sent here
  * changes the screen (sess_key). A player also gets one frame nobody keyed
  * for when a watcher joins (its status line counts watchers); watchers
- * join before the keys start, or again after player 0's game ended. */
+ * join before the keys start, or again after player 0's game ended.
+ * With --hosted the game is Debian's NetHack under the daemon's pty: its
+ * questions before the map get their answers (Esc skips the intro's
+ * --More--s), and in play a key is a move onto something beside the @
+ * (the cursor), timed; a --More-- or a question in play gets its answer
+ * instead (hosted_key), sent on the same beat but not timed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +39,8 @@ typedef enum {
     SEEN_MENU_ANON,
     SEEN_MENU_USER,
     SEEN_OPTIONS,
+    SEEN_NH_PICK, /* NetHack: "Shall I pick ... for you?", "Is this ok?" */
+    SEEN_NH_MORE, /* NetHack: a --More-- */
 } seen_t;
 
 /* A text on a row identifies a screen; the first match wins (the menu
@@ -64,8 +71,28 @@ static const struct {
 #define WL_FIRST_ROW   4
 #define WL_ROWS        15
 
+/* NetHack's screens, before Warren's (a hosted game covers the menus). */
+static seen_t seen_hosted(const sess_t *s)
+{
+    for (int y = 0; y < VT_H; y++) {
+        const char *r = vt_row(&s->vt, y);
+        if (strstr(r, "Shall I pick") || strstr(r, "Is this ok?"))
+            return SEEN_NH_PICK;
+        if (strstr(r, "--More--"))
+            return SEEN_NH_MORE;
+    }
+    /* its status lines; a watcher's bottom row is the watch line */
+    for (int y = VT_H - 3; y < VT_H; y++)
+        if (strstr(vt_row(&s->vt, y), "Dlvl:") || strstr(vt_row(&s->vt, y), " St:"))
+            return SEEN_GAME;
+    return SEEN_NOTHING;
+}
+
 static seen_t seen_now(const sess_t *s)
 {
+    seen_t h = s->L->o.hosted ? seen_hosted(s) : SEEN_NOTHING;
+    if (h != SEEN_NOTHING)
+        return h;
     for (size_t i = 0; i < sizeof SCREENS / sizeof SCREENS[0]; i++)
         if (strstr(vt_row(&s->vt, SCREENS[i].row), SCREENS[i].text))
             return SCREENS[i].seen;
@@ -231,6 +258,10 @@ static void on_password(sess_t *s)
  * ('.', sess_key) then changes the screen, so every key gets a frame. */
 static void on_menu_user(sess_t *s)
 {
+    if (s->L->o.hosted) {
+        type(s, s->L->o.hosted);
+        return;
+    }
     type(s, s->opted ? "p" : "o");
     s->opted = true;
 }
@@ -251,12 +282,14 @@ static const struct {
     {SEEN_CHARGEN, "*", NULL},  /* not a choice: a random race and class */
     {SEEN_LEVELUP, "a", NULL},
     {SEEN_MESSAGE, " ", NULL},
+    {SEEN_NH_PICK, "y", NULL},
+    {SEEN_NH_MORE, "\x1b", NULL},
 };
 
 /* The watch list: the row of player 0's game, or the next page. */
 static void pick_game(sess_t *s)
 {
-    const char *name = s->L->s[0].name;
+    const char *name = s->L->s[s->target].name;
     size_t len = strlen(name);
     for (int y = WL_FIRST_ROW; y < WL_FIRST_ROW + WL_ROWS; y++) {
         const char *r = vt_row(&s->vt, y);
@@ -281,6 +314,16 @@ static void to_play(sess_t *s)
     load_playing(s->L, s);
 }
 
+/* FNV-1a over the rows: a new screen of the same kind. */
+static uint32_t screen_sig(const sess_t *s)
+{
+    uint32_t h = 2166136261u;
+    for (int y = 0; y < VT_H; y++)
+        for (const char *c = vt_row(&s->vt, y); *c; c++)
+            h = (h ^ (uint8_t)*c) * 16777619u;
+    return h;
+}
+
 static void menu_frame(sess_t *s)
 {
     seen_t seen = seen_now(s);
@@ -292,9 +335,12 @@ static void menu_frame(sess_t *s)
         pick_game(s);
         return;
     }
-    if (seen == (seen_t)s->acted)
+    /* NetHack shows the same kind of screen again (a second --More--) */
+    uint32_t sig = s->L->o.hosted ? screen_sig(s) : 0;
+    if (seen == (seen_t)s->acted && sig == s->sig)
         return;
     s->acted = seen;
+    s->sig = sig;
     if (seen != SEEN_NOTHING && seen != SEEN_WAIT && ++s->actions > MENU_ACTIONS) {
         sess_fail(s, "stuck in the menus");
         return;
@@ -317,6 +363,39 @@ static void menu_frame(sess_t *s)
  * (A step into a wall would change nothing and get no frame.) */
 static const char KEYS[] = "h.l.";
 
+/* NetHack's moves; the opposite of MOVES[i] is MOVES[i ^ 1]. */
+static const struct {
+    char key;
+    int dx, dy;
+} MOVES[] = {{'h', -1, 0},  {'l', 1, 0}, {'j', 0, 1},  {'k', 0, -1},
+             {'y', -1, -1}, {'n', 1, 1}, {'u', 1, -1}, {'b', -1, 1}};
+#define NMOVES (int)(sizeof MOVES / sizeof MOVES[0])
+
+/* Back where it came from first (it could stand there), else the first
+ * direction with something beside the @ that is not rock or a wall.
+ * NetHack's --More-- gets a space, its yes-or-no questions a no, any other
+ * question (the top row asks) Esc: answers, not moves, so not timed (a
+ * lone Esc also waits out the telnet gateway's ESC_DELAY_MS). */
+static char hosted_key(sess_t *s)
+{
+    const char *top = vt_row(&s->vt, 0);
+    if (seen_now(s) == SEEN_NH_MORE)
+        return ' ';
+    if (strstr(top, "[yn"))
+        return 'n';
+    if (strstr(top, "? "))
+        return '\x1b';
+    for (int k = 0; k <= NMOVES; k++) {
+        int i = k == 0 ? s->dir ^ 1 : (s->dir + k) % NMOVES;
+        char c = vt_near_cursor(&s->vt, MOVES[i].dx, MOVES[i].dy);
+        if (c && !strchr(" |-", c)) {
+            s->dir = i;
+            return MOVES[i].key;
+        }
+    }
+    return 's'; /* walled in: search */
+}
+
 void sess_key(sess_t *s, uint64_t due)
 {
     load_t *L = s->L;
@@ -325,10 +404,16 @@ void sess_key(sess_t *s, uint64_t due)
         key[0] = '.';
     if (seen_now(s) == SEEN_LEVELUP)
         key[0] = 'a'; /* the gift screen takes only its choices */
+    bool move = true;
+    if (L->o.hosted) {
+        key[0] = hosted_key(s);
+        move = strchr("hjklyubn", key[0]) && !strstr(vt_row(&s->vt, 0), "[yn");
+        L->answers += !move && due >= L->t_meas && due < L->t_end;
+    }
     s->sent_ns = uv_hrtime();
     if (!due)
         due = s->sent_ns;
-    s->measured = due >= L->t_meas && due < L->t_end;
+    s->measured = move && due >= L->t_meas && due < L->t_end;
     L->sent += s->measured;
     L->outstanding++;
     type(s, key);
@@ -358,25 +443,23 @@ static void answered(sess_t *s, uint64_t now)
     L->outstanding--;
     s->sent_ns = 0;
     s->acked++;
-    if (s->idx == 0) {
-        L->frame0_ns = now;
-        L->frame0_seq++;
-    }
+    s->frame_ns = now;
+    s->frame_seq++;
 }
 
-/* A watcher's frame, timed from player 0's. Read before player 0's own
- * (both in the same poll), it counts as no delay. */
+/* A watcher's frame, timed from its player's. Read before the player's
+ * own (both in the same poll), it counts as no delay. */
 static void watched(sess_t *s, uint64_t now)
 {
     load_t *L = s->L;
-    const sess_t *p0 = &L->s[0];
-    if (L->frame0_seq != s->seen_seq) {
-        if (L->frame0_ns >= L->t_meas && L->phase != PH_RAMP)
-            samples_push(&L->wdel, now - L->frame0_ns);
-        s->seen_seq = L->frame0_seq;
-    } else if (p0->sent_ns && p0->measured) {
+    const sess_t *p = &L->s[s->target];
+    if (p->frame_seq != s->seen_seq) {
+        if (p->frame_ns >= L->t_meas && L->phase != PH_RAMP)
+            samples_push(&L->wdel, now - p->frame_ns);
+        s->seen_seq = p->frame_seq;
+    } else if (p->sent_ns && p->measured) {
         samples_push(&L->wdel, 0);
-        s->seen_seq = L->frame0_seq + 1;
+        s->seen_seq = p->frame_seq + 1;
     }
 }
 
@@ -402,7 +485,10 @@ static void play_frame(sess_t *s, uint64_t now)
     if (was_key && !s->watcher)
         answered(s, now);
     seen_t seen = seen_now(s);
-    if (seen != SEEN_GAME && seen != SEEN_LEVELUP) {
+    /* a hosted game's own screens (a --More--, a cleared one) are still play */
+    bool hosted =
+        s->L->o.hosted && (seen == SEEN_NH_MORE || seen == SEEN_NH_PICK || seen == SEEN_NOTHING);
+    if (seen != SEEN_GAME && seen != SEEN_LEVELUP && !hosted) {
         leave_play(s);
         return;
     }

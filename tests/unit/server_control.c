@@ -104,6 +104,32 @@ START_TEST(partial_and_bad_lines)
 }
 END_TEST
 
+/* drain SECONDS [TEXT]: seconds from 1 to CTL_DRAIN_MAX_S, the text drawn
+ * on terminals (printable ASCII only), and drain-status with nothing. */
+START_TEST(drain_lines)
+{
+    ctl_cmd_t cmd;
+    char arg[CTL_LINE_MAX];
+    const char *err = NULL;
+    ck_assert_int_eq(parse("drain 30\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_DRAIN);
+    ck_assert_str_eq(arg, "30");
+    ck_assert_int_eq(parse("drain 5 Back in a \x1b[2Jmoment\n", &cmd, arg, &err), 1);
+    ck_assert_str_eq(arg, "5 Back in a ?[2Jmoment");
+    ck_assert_int_eq(parse("drain 86400\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(parse("drain-status\n", &cmd, arg, &err), 1);
+    ck_assert_int_eq(cmd, CTL_DRAIN_STATUS);
+    const char *bad[] = {"drain\n",       "drain 0\n",      "drain 86401\n", "drain -5\n",
+                         "drain 5x hi\n", "drain 000001\n", "drain  5\n",    "drain-status 1\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(parse(bad[i], &cmd, arg, &err) == -1 && err, "%s", bad[i]);
+    char big[300] = "drain 9 ";
+    memset(big + 8, 'y', 200);
+    strcpy(big + 208, "\n");
+    ck_assert_int_eq(parse(big, &cmd, arg, &err), -1);
+}
+END_TEST
+
 Suite *suite_server_control(void)
 {
     Suite *s = suite_create("server_control");
@@ -111,6 +137,7 @@ Suite *suite_server_control(void)
     tcase_add_test(t, commands_and_arguments);
     tcase_add_test(t, partial_and_bad_lines);
     tcase_add_test(t, word_counts_and_confirmation);
+    tcase_add_test(t, drain_lines);
     suite_add_tcase(s, t);
     return s;
 }
