@@ -1,5 +1,6 @@
 """HAProxy in front of two nodes, as the harness configures it (the same
 modes as deploy/haproxy.cfg): telnet in TCP mode spread over both nodes,
+each told the player's address by the PROXY protocol v2,
 the web in HTTP mode with a websocket's upgrade passed through, and a dead
 node taken out by the health checks so new players go to the other."""
 import base64
@@ -8,7 +9,7 @@ import signal
 import socket
 import time
 
-from cluster import HTTP_PORT, TELNET_PORT, run_in_ns
+from cluster import HTTP_PORT, ROLE_IP, TELNET_PORT, run_in_ns
 
 
 def telnet_banner(ip):
@@ -61,6 +62,12 @@ def test_haproxy_spreads_telnet_and_passes_web_and_websockets(make_cluster):
     for s in socks:
         s.close()
     assert per_node == [2, 2], per_node
+    # each node sees the player's address (PROXY v2 from the balancer), and
+    # the balancer checks each node's /health
+    assert c.proxy_v2 and c.http_health
+    for n in c.nodes:
+        assert n.log().count(f" ip={ROLE_IP['cl']} via=tcp") == 2, n.log()[-2000:]
+        assert f"ip={ROLE_IP['lb']} via=tcp" not in n.log()
     assert b"Your choice" in run_in_ns(c.client_ns, telnet_banner, c.proxy_ip)
     # the web: a page, and the lobby's websocket through HTTP mode
     page = run_in_ns(c.client_ns, http, c.proxy_ip,
