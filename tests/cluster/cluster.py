@@ -413,7 +413,7 @@ defaults
     timeout server 1h
     timeout tunnel 1h
     timeout http-request 10s
-    retries 2
+    retries 3
     option redispatch
 
 frontend telnet

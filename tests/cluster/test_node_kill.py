@@ -19,6 +19,7 @@ restoring a game its first node still runs, which this scenario never does
 import os
 import re
 import signal
+import subprocess
 import threading
 import time
 
@@ -109,8 +110,18 @@ def p99(xs):
     return xs[min(len(xs) - 1, int(len(xs) * 0.99))] if xs else float("nan")
 
 
-def test_node_kill_players_resume_elsewhere(make_cluster, bindir):
-    c = make_cluster(nodes=NODES)
+def drain(node, bindir, deadline_s):
+    """warren-admin drain on the node's control socket; the node then
+    saves every game, tells its players and exits by itself."""
+    r = subprocess.run([str(bindir / "warren-admin"), "--control", str(node.dir / "warrend.ctl"),
+                        "drain", "--deadline", str(int(deadline_s))],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def players_move(c, bindir, how):
+    """Players over three nodes; the busiest node killed (how="kill") or
+    drained (how="drain") half way; (figures, victim, moved players)."""
     c.start_pg()
     c.start_nodes()
     c.start_haproxy()
@@ -127,13 +138,15 @@ def test_node_kill_players_resume_elsewhere(make_cluster, bindir):
         for th in threads:
             th.start()
         time.sleep(PLAY_S / 2)
-        # the node with the most players dies
         on = {n.k: sum(f"attach user={p.name} " in n.log() or
                        f"game start user={p.name} " in n.log() for p in players)
               for n in c.nodes}
         victim = c.nodes[max(on, key=on.get) - 1]
         assert on[victim.k] > 0, on
-        victim.kill(signal.SIGKILL)
+        if how == "kill":
+            victim.kill(signal.SIGKILL)
+        else:
+            drain(victim, bindir, PLAY_S / 4)
         time.sleep(PLAY_S / 2)
     finally:
         stop.set()
@@ -149,9 +162,8 @@ def test_node_kill_players_resume_elsewhere(make_cluster, bindir):
     lost = {p.name: (p.acked, int(rows.get(p.name, 0))) for p in players
             if int(rows.get(p.name, 0)) < p.acked}
     resumes = [ms for p in players for ms in p.resumes]
-    bench("cluster.node_kill.acked_lost", sum(a - r for a, r in lost.values()))
-    bench("cluster.node_kill.resume.p99.ms", round(p99(resumes)))
-    bench("cluster.node_kill.players_moved", len(moved))
+    figures = {"acked_lost": sum(a - r for a, r in lost.values()),
+               "resume.p99.ms": round(p99(resumes)), "players_moved": len(moved)}
     assert not lost, lost
     # every moved player's game was restored on a node still up, and went on there
     for p in moved:
@@ -160,3 +172,23 @@ def test_node_kill_players_resume_elsewhere(make_cluster, bindir):
     for n in c.nodes:
         if n is not victim:
             assert n.alive(), n.log()[-3000:]
+    return figures, victim
+
+
+def test_node_kill_players_resume_elsewhere(make_cluster, bindir):
+    c = make_cluster(nodes=NODES)
+    figures, _ = players_move(c, bindir, "kill")
+    for name, v in figures.items():
+        bench(f"cluster.node_kill.{name}", v)
+
+
+def test_drained_node_hands_its_players_on(make_cluster, bindir):
+    """warren-admin drain: /health answers 503 so HAProxy sends nobody new,
+    the node saves every game, says goodbye and exits 0; its players come
+    back through HAProxy to another node with nothing lost."""
+    c = make_cluster(nodes=NODES)
+    figures, victim = players_move(c, bindir, "drain")
+    for name, v in figures.items():
+        bench(f"cluster.drain.{name}", v)
+    assert victim.proc.wait(timeout=60) == 0, victim.log()[-3000:]
+    assert c.lb.servers_up() == NODES - 1, c.lb.server_states()
