@@ -5,6 +5,7 @@
 #   make run-hosted  the same with Debian's NetHack (and Crawl) in var/hosted
 #   make test     sanitizer build + every suite
 #   make test-pg  every integration suite on PostgreSQL (a private cluster)
+#   make test-cluster  the cluster scenarios in network namespaces (root)
 #   make fuzz     run each fuzz target for FUZZ_SECONDS (default 60)
 #   make bench    print BENCH lines
 # B=DIR puts every build output under DIR (default: build/ and bin/).
@@ -73,7 +74,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
 FUZZ_BINS    := $(patsubst tests/fuzz/%.c,$(BIN)/fuzz/%,$(FUZZ_SRC))
 
-.PHONY: all deps build run run-hosted test test-loops test-pg unit fuzz format format-check bench bench-protocol bench-engine bench-server \
+.PHONY: all deps build run run-hosted test test-loops test-pg test-cluster test-cluster-short unit fuzz format format-check bench bench-protocol bench-engine bench-server \
         bench-server-figures bench-spectators bench-hosted1k \
         golden clean client-web install
 all: build
@@ -203,6 +204,17 @@ test: format-check build build-asan
 
 test-pg: build build-asan
 	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
+
+# tests/cluster/ builds PostgreSQL primary + standby, HAProxy and warrend
+# nodes from network namespaces it makes (root); it prints BENCH lines.
+# test-cluster-short: the balancer and the database failover, a few players.
+CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
+test-cluster: build
+	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 WARREN_CLUSTER_KILL_PLAYERS=12 \
+	    $(CLUSTER_PYTEST) tests/cluster
+test-cluster-short: build
+	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_balancer.py \
+	    tests/cluster/test_db_failover.py
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration

@@ -202,10 +202,16 @@ void db_file_close(db_file_t *f, bool lost);
       "DELETE FROM snapshots WHERE game = ?1 AND seq > ?2")                                        \
     X(SNAPSHOT_NEWEST, "i", ROWS, snapshot,                                                        \
       "SELECT turn, seq, blob FROM snapshots WHERE game = ?1 ORDER BY seq DESC LIMIT 1")           \
-    /* only after the row before it: a journal never has a gap */                                  \
+    /* only after the row before it: a journal never has a gap. On PostgreSQL the same row      \
+     * again is stored already: a commit whose answer was lost with its server (a failover),     \
+     * retried; another row in its place changes nothing (DB_ENOTFOUND). */  \
     X(JOURNAL_INSERT, "iibi", CHANGE, none,                                                        \
-      "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE ?2 = 1 OR "            \
-      "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)")                           \
+      DB_BOTH("INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE ?2 = 1 OR "    \
+              "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)",                   \
+              "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE ?2 = 1 OR "    \
+              "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1) "                   \
+              "ON CONFLICT (game, seq) DO UPDATE SET ms = journal.ms "                             \
+              "WHERE journal.keys = excluded.keys"))                                               \
     X(JOURNAL_SET_ASIDE, "ii", COUNT, none,                                                        \
       DB_BOTH("INSERT OR IGNORE INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL, \
               "INSERT INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL            \
@@ -477,6 +483,7 @@ typedef struct {
     struct pg_conn *pg;                    /* PostgreSQL: libpq's PGconn */
     unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
     bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
+    bool pg_reader;         /* PostgreSQL: a reader's connection (read-only) */
     char err[200];          /* why the last statement failed */
 } db_conn_t;
 

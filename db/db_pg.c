@@ -328,15 +328,33 @@ static int exec_sql(db_conn_t *c, const char *sql)
     return ret;
 }
 
-/* A server restarted or a connection dropped between batches: connected
- * again when a transaction is to begin (nothing of a transaction is lost
- * by that: none is open), its statements to be prepared again. A dropped
- * connection shows only once something fails on it: a BEGIN that fails on
- * a connection found broken is tried once more on a new one. */
+/* What a new session of the connection is set to: a name in
+ * pg_stat_activity, and a reader's transactions read-only. */
+/* The writer never waits inside a transaction: one open for long is a
+ * node stopped mid-batch (SIGSTOP, a frozen machine), whose row locks (a
+ * game's lease: db_lease.c) would hold up every other node; the server
+ * ends that session, and its batch, which was never answered. */
+static const char *setup_sql(const db_conn_t *c)
+{
+    return c->pg_reader ? "SET default_transaction_read_only = on; "
+                          "SET application_name = 'warrend reader'"
+                        : "SET application_name = 'warrend writer'; "
+                          "SET idle_in_transaction_session_timeout = '10s'";
+}
+
+/* A server restarted, a standby promoted (libpq finds the server that
+ * takes writes when the URL names several with target_session_attrs) or
+ * a connection dropped between batches: connected again when a
+ * transaction is to begin (nothing of a transaction is lost by that: none
+ * is open), set up as at the start, its statements to be prepared again.
+ * A dropped connection shows only once something fails on it: a BEGIN
+ * that fails on a connection found broken is tried once more on a new one. */
 static void revive(db_conn_t *c)
 {
     PQreset(pgc(c));
     memset(c->prepared, 0, sizeof c->prepared);
+    if (PQstatus(pgc(c)) == CONNECTION_OK)
+        exec_sql(c, setup_sql(c));
 }
 
 /* SAVEPOINT and RELEASE are held and sent with the next step (exec_held);
@@ -451,10 +469,36 @@ static void quiet(void *arg, const char *msg)
     (void)msg;
 }
 
+/* A server that vanishes (its machine gone: no reset, no close) would
+ * hold a connection for the kernel's minutes of retransmissions: it is
+ * given up on after 10 s of unacknowledged data, or of unanswered
+ * keepalives while waiting for an answer, a connection to it after 5 s,
+ * and the next transaction connects again (to a promoted standby when
+ * the URL names it). A setting in the URL wins: it comes after these. */
+static const char *const CONN_KEYS[] = {"keepalives",
+                                        "keepalives_idle",
+                                        "keepalives_interval",
+                                        "keepalives_count",
+                                        "tcp_user_timeout",
+                                        "connect_timeout",
+                                        "dbname",
+                                        NULL};
+static const char *const CONN_DEFAULTS[] = {"1", "10", "2", "3", "10000", "5"};
+
+static PGconn *connect_url(const char *url)
+{
+    const char *vals[sizeof CONN_KEYS / sizeof CONN_KEYS[0]];
+    size_t n = sizeof CONN_DEFAULTS / sizeof CONN_DEFAULTS[0];
+    memcpy(vals, CONN_DEFAULTS, sizeof CONN_DEFAULTS);
+    vals[n] = url;
+    vals[n + 1] = NULL;
+    return PQconnectdbParams(CONN_KEYS, vals, 1);
+}
+
 int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size_t errlen)
 {
     c->be = &db_pg_backend;
-    PGconn *h = PQconnectdb(url);
+    PGconn *h = connect_url(url);
     c->pg = (struct pg_conn *)h;
     if (!h || PQstatus(h) != CONNECTION_OK) {
         snprintf(err, errlen, "cannot connect to PostgreSQL: %s",
@@ -462,15 +506,8 @@ int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size
         return DB_ERR;
     }
     PQsetNoticeProcessor(h, quiet, NULL);
-    /* The writer never waits inside a transaction: one open for long is a
-     * node stopped mid-batch (SIGSTOP, a frozen machine), whose row locks
-     * (a game's lease: db_lease.c) would hold up every other node; the
-     * server ends that session, and its batch, which was never answered. */
-    const char *setup = read_only ? "SET default_transaction_read_only = on; "
-                                    "SET application_name = 'warrend reader'"
-                                  : "SET application_name = 'warrend writer'; "
-                                    "SET idle_in_transaction_session_timeout = '10s'";
-    if (exec_sql(c, setup) != DB_OK) {
+    c->pg_reader = read_only;
+    if (exec_sql(c, setup_sql(c)) != DB_OK) {
         snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
         return DB_ERR;
     }

@@ -3,7 +3,8 @@
 #   $PREFIX/bin/{warrend,warren,warren-admin,warren-engine}
 #   $PREFIX/share/warren/{content,web}          game content, web assets
 #   $PREFIX/share/warren/{sshd,nginx}/warren.conf, warren.conf.sample
-#   $PREFIX/lib/systemd/system/warrend.service
+#   $PREFIX/lib/systemd/system/warrend.service, warrend@.service (nodes)
+#   $PREFIX/share/warren/haproxy.cfg            HAProxy in front of nodes
 #   $SYSCONFDIR/warren/warren.conf              (kept if it already exists)
 #   $PREFIX/share/doc/warren/RUNNING.md
 # Paths inside the unit, the sshd snippet and the config are rewritten for
@@ -69,6 +70,8 @@ else
 fi
 
 install_text "$SRC/deploy/warrend.service" "$ROOT/lib/systemd/system/warrend.service" 0644
+install_text "$SRC/deploy/warrend@.service" "$ROOT/lib/systemd/system/warrend@.service" 0644
+install_text "$SRC/deploy/haproxy.cfg" "$SHARE/haproxy.cfg" 0644
 install_text "$SRC/deploy/sshd/warren.conf" "$SHARE/sshd/warren.conf" 0644
 install_text "$SRC/deploy/nginx/warren.conf" "$SHARE/nginx/warren.conf" 0644
 install_text "$SRC/deploy/warren.conf" "$SHARE/warren.conf.sample" 0644

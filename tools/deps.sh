@@ -8,7 +8,7 @@ libuv1-dev libsqlite3-dev sqlite3 liblua5.4-dev libsodium-dev zlib1g-dev
 libtelnet-dev libwebsockets-dev libwebsockets-evlib-uv libvterm-dev libcap-dev libpcre2-dev
 python3 python3-pytest python3-pyte python3-pexpect telnet tmux iproute2 nethack-console
 openssh-server openssh-client nginx-light systemd chromium nodejs npm
-libpq-dev postgresql python3-psycopg2"
+libpq-dev postgresql python3-psycopg2 haproxy"
 missing=""
 for p in $PKGS; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -253,3 +253,48 @@ def test_nginx_proxies_http_and_websockets(start_daemon, tmp_path):
         if nginx:
             nginx.terminate()
             nginx.wait(10)
+
+
+def test_node_template_unit(bindir, tmp_path):
+    """warrend@.service: warrend.service with a config, a directory and a
+    name per node, checked by systemd-analyze for instance 1."""
+    unit = (DEPLOY / "warrend@.service").read_text()
+    single = (DEPLOY / "warrend.service").read_text()
+    assert "--config /usr/local/etc/warren/node-%i.conf" in unit
+    assert "WorkingDirectory=/var/lib/warren/node-%i" in unit
+    for key in ("CapabilityBoundingSet", "SystemCallFilter", "KillSignal", "TimeoutStopSec",
+                "NoNewPrivileges", "ProtectSystem", "Restart"):
+        line = re.search(rf"^{key}=.*$", single, re.M).group(0)
+        assert re.search(rf"^{re.escape(line)}$", unit, re.M), key
+    exe = pathlib.Path(bindir) / "warrend"
+    if not exe.exists():
+        exe = pathlib.Path("/bin/true")
+    (tmp_path / "warrend@.service").write_text(unit.replace("/usr/local/bin/warrend", str(exe)))
+    r = run(["systemd-analyze", "verify", tmp_path / "warrend@1.service"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "warrend@" not in r.stderr, r.stderr
+
+
+def test_haproxy_config(tmp_path):
+    """deploy/haproxy.cfg as HAProxy reads it (haproxy -c), a certificate
+    made here in place of the real one; telnet in TCP mode and the web in
+    HTTP mode, both to every node with the PROXY protocol v2 and the
+    nodes' /health as the check."""
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    r = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+             "-subj", "/CN=warren.example.org", "-keyout", key, "-out", cert])
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "warren.pem").write_text(cert.read_text() + key.read_text())
+    cfg = (DEPLOY / "haproxy.cfg").read_text()
+    for sec, mode in (("\nbackend warren_telnet", "tcp"), ("\nbackend warren_web", "http")):
+        body = cfg.split(sec, 1)[1].split("\nbackend ", 1)[0].split("\nfrontend ", 1)[0]
+        assert f"mode {mode}" in body, sec
+        assert "option httpchk GET /health" in body, sec
+        assert "send-proxy-v2" in body, sec
+        assert len(re.findall(r"^\s+server ", body, re.M)) >= 2, sec
+    local = cfg.replace("/etc/haproxy/warren.pem", str(tmp_path / "warren.pem"))
+    local = local.replace("chroot /var/lib/haproxy", f"chroot {tmp_path}")
+    (tmp_path / "haproxy.cfg").write_text(local)
+    r = run([sbin("haproxy"), "-c", "-f", tmp_path / "haproxy.cfg"])
+    assert r.returncode == 0, r.stdout + r.stderr
+

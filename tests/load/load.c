@@ -318,8 +318,9 @@ void load_answered(load_t *L, sess_t *s)
 /* Player i's k-th key falls due now: send it, or count it late. */
 static void key_due(load_t *L, sess_t *s, uint64_t due)
 {
-    if (s->state != SS_PLAY) {
+    if (s->state != SS_PLAY || s->paused) {
         L->skipped += s->state == SS_MENU && due >= L->t_meas; /* its game ended */
+        L->held += s->paused;
         return;
     }
     if (s->sent_ns && L->o.hosted) { /* it drew nothing (a wall): the next key goes */
@@ -466,6 +467,10 @@ static void report_keys(load_t *L)
            L->o.seconds, (unsigned long long)L->sent, (unsigned long long)L->answered,
            (unsigned long long)L->late, (unsigned long long)L->unanswered,
            (unsigned long long)L->skipped, (unsigned long long)L->games_ended);
+    if (L->in_doubt || L->held)
+        printf("# storage paused games: %llu keys out then (neither answered nor lost), "
+               "%llu keys not sent while paused\n",
+               (unsigned long long)L->in_doubt, (unsigned long long)L->held);
     printf("# latency us: p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f (%zu keys)\n",
            pct_us(&L->lat, 0.5), pct_us(&L->lat, 0.9), pct_us(&L->lat, 0.99),
            pct_us(&L->lat, 0.999), pct_us(&L->lat, 1), L->lat.n);

@@ -37,6 +37,7 @@ typedef struct {
     bool measured;                /* that key went out inside the measured window */
     unsigned acked;               /* keys of its current game answered (--acked) */
     uint64_t frame_ns, frame_seq; /* a player's last answer, for its watchers */
+    bool paused;                  /* its game shows the storage notice: no keys */
     /* written by load.c */
     uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
     /* written by sess.c, acted on by load.c's sweep through sess_retry */
@@ -83,8 +84,9 @@ struct load {
     int cur_i, outstanding;
     bool kicked;
     uint64_t sent, answered, late, unanswered, skipped, games_ended;
-    uint64_t noanswer; /* --hosted: keys that drew nothing before the next fell due */
-    uint64_t answers;  /* --hosted: keys that answered NetHack (--More--, questions) */
+    uint64_t noanswer;       /* --hosted: keys that drew nothing before the next fell due */
+    uint64_t answers;        /* --hosted: keys that answered NetHack (--More--, questions) */
+    uint64_t in_doubt, held; /* keys out when a game paused; keys due while paused */
     samples_t lat, wdel;
     /* --detach-all: player 0 keys on while every other session closes */
     uint64_t detach_end, stall_ns, detach_keys;

@@ -463,8 +463,24 @@ static void watched(sess_t *s, uint64_t now)
     }
 }
 
+/* The daemon's storage notice over a paused game's last frame: the key out
+ * may be held (stored and answered later) or dropped, so it is neither
+ * answered nor lost; no key goes out until a frame without the notice. */
+static bool paused_frame(sess_t *s)
+{
+    s->paused = strstr(vt_row(&s->vt, 0), "Your game is paused") != NULL;
+    if (s->paused && s->sent_ns && !s->watcher) {
+        s->L->outstanding--;
+        s->L->in_doubt++;
+        s->sent_ns = 0;
+    }
+    return s->paused;
+}
+
 static void play_frame(sess_t *s, uint64_t now)
 {
+    if (paused_frame(s))
+        return;
     bool was_key = s->sent_ns != 0;
     if (was_key && !s->watcher)
         answered(s, now);
