@@ -201,20 +201,23 @@ test: format-check build build-asan
 	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	    $(addprefix tests/integration/,$(PG_SUITES))
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
+	$(MAKE) --no-print-directory test-cluster-short
 
 test-pg: build build-asan
 	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 
 # tests/cluster/ builds PostgreSQL primary + standby, HAProxy and warrend
 # nodes from network namespaces it makes (root); it prints BENCH lines.
-# test-cluster-short: the balancer and the database failover, a few players.
+# test-cluster-short (part of make test): the harness's cleanup, a node
+# killed under a few players, the database failover.
 CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
 test-cluster: build
 	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 WARREN_CLUSTER_KILL_PLAYERS=12 \
 	    $(CLUSTER_PYTEST) tests/cluster
 test-cluster-short: build
-	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_balancer.py \
-	    tests/cluster/test_db_failover.py
+	$(CLUSTER_PYTEST) tests/cluster/test_harness.py \
+	    tests/cluster/test_node_kill.py::test_node_kill_players_resume_elsewhere \
+	    tests/cluster/test_db_failover.py::test_db_failover_loses_no_acknowledged_key
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration

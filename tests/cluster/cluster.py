@@ -310,12 +310,12 @@ class Node:
                 "--max-per-ip", "100000", *self.node_name(), *self.proxy_from(), *self.extra]
 
     def proxy_from(self):
-        """The balancer's PROXY protocol header trusted (when warrend takes it)."""
-        return ["--proxy-from", ROLE_IP["lb"]] if node_takes_proxy_protocol(self.bindir) else []
+        """The balancer's PROXY protocol header trusted."""
+        return ["--proxy-from", ROLE_IP["lb"]]
 
     def node_name(self):
-        """The node's name in its game leases, when warrend has leases."""
-        return ["--node", self.role] if takes_setting(self.bindir, "node") else []
+        """The node's name in its game leases."""
+        return ["--node", self.role]
 
     def start(self, timeout=30):
         self.logpos = len(self.log())
@@ -377,18 +377,6 @@ class Node:
             except OSError:
                 return b""
         return run_in_ns(self.ns, get).startswith((b"HTTP/1.0 200", b"HTTP/1.1 200"))
-
-
-def takes_setting(bindir, key):
-    """True when this warrend has the setting key (--help lists --KEY)."""
-    out = sh(pathlib.Path(bindir) / "warrend", "--help", check=False)
-    return re.search(rf"--{re.escape(key)}\b", out) is not None
-
-
-def node_takes_proxy_protocol(bindir):
-    """True when this warrend has the proxy-from setting (PROXY protocol v2
-    from the balancer on its telnet and web listeners)."""
-    return takes_setting(bindir, "proxy-from")
 
 
 def haproxy_cfg(nodes, ip, *, proxy_v2, http_health, stats_sock):
@@ -511,7 +499,7 @@ class Cluster:
         self.lb = HAProxy(self.net, self.dir / "lb")
         self.proxy_ip = self.lb.ip
         self.client_ns = None
-        self.proxy_v2 = node_takes_proxy_protocol(bindir)
+        self.proxy_v2 = True
         self.http_health = False
         self._old_term = None
 
@@ -576,7 +564,9 @@ class Cluster:
         # one at a time: the first migrates the schema
         for n in self.nodes:
             n.start()
-        self.http_health = all(n.has_health() for n in self.nodes)
+        sick = [n.role for n in self.nodes if not n.has_health()]
+        assert not sick, f"GET /health did not answer 200 on {sick}"
+        self.http_health = True
 
     def start_haproxy(self):
         self.lb.start(self.nodes, proxy_v2=self.proxy_v2, http_health=self.http_health)
