@@ -89,7 +89,24 @@ static int read_password(char *pw, size_t n)
     return 0;
 }
 
-#define DRAIN_DEFAULT_S "30" /* seconds a drain may take when --deadline is not given */
+#define DRAIN_DEFAULT_S "30"  /* seconds a drain may take when --deadline is not given */
+#define DRAIN_MAX_S     86400 /* the daemon's longest deadline (CTL_DRAIN_MAX_S) */
+
+/* --deadline's value: whole seconds from 1 to DRAIN_MAX_S, said in the
+ * tool's own words (the control line's usage names no option). */
+static bool drain_secs_ok(const char *secs)
+{
+    size_t n = strlen(secs);
+    if (n > 0 && n <= 5 && strspn(secs, "0123456789") == n) {
+        long v = strtol(secs, NULL, 10);
+        if (v >= 1 && v <= DRAIN_MAX_S)
+            return true;
+    }
+    fprintf(stderr,
+            "warren-admin: drain: --deadline takes whole seconds, from 1 to %d (not \"%s\")\n",
+            DRAIN_MAX_S, secs);
+    return false;
+}
 
 /* drain's options into "drain SECONDS [TEXT]" or "drain-status". */
 static int build_drain(int argc, char **argv, int i, char *line, size_t n)
@@ -110,6 +127,8 @@ static int build_drain(int argc, char **argv, int i, char *line, size_t n)
             return -1;
         }
     }
+    if (!status && secs && !drain_secs_ok(secs))
+        return -1;
     int len = status ? snprintf(line, n, "drain-status\n")
                      : snprintf(line, n, "drain %s%s%s\n", secs ? secs : DRAIN_DEFAULT_S,
                                 msg[0] ? " " : "", msg);

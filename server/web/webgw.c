@@ -33,6 +33,7 @@
 #include "server.h"
 #include "session.h"
 #include "shard.h"
+#include "siteinfo.h"
 #include "web.h"
 #include "web_json.h"
 #include "webgw.h"
@@ -576,13 +577,17 @@ static size_t live_pick(server_t *srv, bool watched, size_t max, live_pick_t *v,
 /* The watched games, most watched first, then the latest keyed: from each
  * loop's watched and by_recency lists (the other loops parked meanwhile),
  * so the cost is what is shown (plus the watched games), not one walk of
- * every session. */
+ * every session. When the loops' own counters say no game is live, no
+ * loop is parked at all (a game starting meanwhile shows at the next
+ * refresh). */
 size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const webgw_live_t *l),
                        void *ud)
 {
     uint64_t now = now_ms(srv);
     size_t nw = 0, live = 0, shown = 0;
     int loops = shard_count(srv);
+    if (siteinfo_playing(srv) == 0)
+        return 0; /* read unparked: an idle lobby's refresh parks no loop */
     shards_lock_all(srv);
     for (int i = 0; i < loops; i++) {
         server_t *k = shard_at(srv, i);

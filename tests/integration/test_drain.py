@@ -121,8 +121,13 @@ def test_drain_stops_early_once_no_one_plays(start_daemon, clients, bindir):
 
 @pytest.mark.daemon(http=True)
 def test_drain_bad_requests(daemon, bindir):
-    for args in (["--deadline", "0"], ["--deadline", "x"], ["--deadline", "100000"],
-                 ["--frob"], ["--message"]):
+    for secs in ("0", "x", "100000", "5.0", "-5", " 5"):
+        code, out, err = admin(bindir, daemon, "drain", "--deadline", secs)
+        # said in the tool's own terms, not the control line's usage
+        assert code != 0 and out == "", (secs, out)
+        assert err == ("warren-admin: drain: --deadline takes whole seconds, from 1 to 86400 "
+                       f'(not "{secs}")\n'), (secs, err)
+    for args in (["--frob"], ["--message"]):
         code, out, err = admin(bindir, daemon, "drain", *args)
         assert code != 0 and "usage" in err, (args, err)
     code, out, _ = admin(bindir, daemon, "drain", "--status")

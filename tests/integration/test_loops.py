@@ -171,6 +171,34 @@ def test_banner_counts_the_games_of_both_loops(daemon, clients):
     assert playing_now(t, 0) == 0
 
 
+def lobby_games(ws, want):
+    """The names the web lobby lists, once they are `want` (it sends a new
+    list whenever one changes)."""
+    m = ws.json_until(lambda m: m["t"] == "lobby" and sorted(g["name"] for g in m["games"]) == want)
+    return sorted(g["name"] for g in m["games"])
+
+
+def test_lobby_counts_the_games_of_both_loops(daemon, clients):
+    """The web lobby lists the games of every loop, also while the only
+    game is on the other loop and once the last one is gone (it skips the
+    walk of the loops when their counters say none is live)."""
+    d = daemon
+    ws = WS(d.http, "/ws/lobby")
+    assert lobby_games(ws, []) == []
+    a = clients(d.port).connected()
+    assert begin(d, a, "cal") == 1
+    assert lobby_games(ws, ["cal"]) == ["cal"]  # loop 1's game alone
+    b = clients(d.port).connected()
+    assert begin(d, b, "dot") == 0
+    assert lobby_games(ws, ["cal", "dot"]) == ["cal", "dot"]
+    quit_game(b)
+    d.wait_log(r"game end user=dot")
+    assert lobby_games(ws, ["cal"]) == ["cal"]
+    quit_game(a)
+    d.wait_log(r"game end user=cal")
+    assert lobby_games(ws, []) == []
+
+
 def test_browser_watches_and_chats_with_a_game_on_another_loop(daemon, clients):
     d = daemon
     t = clients(d.port).connected()
