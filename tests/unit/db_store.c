@@ -1138,6 +1138,7 @@ START_TEST(journal_fenced_by_the_lease)
     ck_assert_int_eq(append_one(&f, g, 2), DB_ELEASE); /* no lease */
     ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
     ck_assert_int_eq(append_one(&f, g, 2), DB_OK);
+    ck_assert_int_eq(append_one(&f, g, 9), DB_ENOTFOUND); /* a gap, not the lease */
     ck_assert_int_eq(snapshot_one(&f, g, 2), DB_OK);
     /* a stops renewing; b takes the game over */
     ck_assert_int_eq(lease_op(&f, 0, g, "node-a", -1, NULL), DB_OK);
