@@ -495,6 +495,7 @@ typedef struct {
     unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
     bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
     bool pg_reader;         /* PostgreSQL: a reader's connection (read-only) */
+    int pg_first;           /* PostgreSQL: the URL's host that answered last (db_pg.c) */
     char err[200];          /* why the last statement failed */
 } db_conn_t;
 
