@@ -40,11 +40,16 @@ typedef struct db_core {
     char lease_node[64]; /* db_lease_fence: set once at start, then only read */
     int64_t lease_ttl_ms;
 
-    pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, sync_status, handles */
+    pthread_mutex_t wmu; /* guards wq, submitted, written, wstop, failed_*, handles */
     pthread_cond_t wcv, wdone;
     db_list_t wq;
     uint64_t submitted, written;
-    int sync_status;
+    /* The last batch that failed whole: written once it ended, its status
+     * and message, so a db_flush_sync reports only batches of its own wait. */
+    uint64_t failed_at;
+    int failed_status;
+    char failed_msg[200];
+    char batch_msg[200]; /* writer only: why the batch it ran last failed */
     bool wstop;
     bool fenced; /* db_fence: every write fails with fence */
     char fence[200];
@@ -405,6 +410,7 @@ static int write_batch(db_core_t *db, db_list_t *batch)
         atomic_fetch_add(&db->commits, 1);
         return DB_OK;
     }
+    snprintf(db->batch_msg, sizeof db->batch_msg, "%s", msg);
     /* The whole transaction is lost: every op reports it. */
     for (db_op_t *op = batch->head; op; op = op->next) {
         if (op->status == DB_OK) {
@@ -422,6 +428,7 @@ static int write_batch(db_core_t *db, db_list_t *batch)
  * into it, so every op fails with the fence's message. */
 static int fail_batch(db_core_t *db, db_list_t *batch, const char *msg)
 {
+    snprintf(db->batch_msg, sizeof db->batch_msg, "%s", msg);
     for (db_op_t *op = batch->head; op; op = op->next) {
         if (op->status == DB_OK) {
             op->status = DB_ERR;
@@ -541,8 +548,11 @@ static void *writer_main(void *arg)
 
         pthread_mutex_lock(&db->wmu);
         db->written += n;
-        if (ret != DB_OK && db->sync_status == DB_OK)
-            db->sync_status = ret;
+        if (ret != DB_OK) {
+            db->failed_at = db->written;
+            db->failed_status = ret;
+            memcpy(db->failed_msg, db->batch_msg, sizeof db->failed_msg);
+        }
         pthread_cond_broadcast(&db->wdone);
         pthread_mutex_unlock(&db->wmu);
     }
@@ -779,10 +789,12 @@ int db_flush_sync(db_t *db)
     db_flush(db);
     db_core_t *k = db->core;
     pthread_mutex_lock(&k->wmu);
+    uint64_t from = k->written; /* a batch that failed before this is not ours to tell */
     while (k->written < k->submitted)
         pthread_cond_wait(&k->wdone, &k->wmu);
-    int ret = k->sync_status;
-    k->sync_status = DB_OK;
+    int ret = k->failed_at > from ? k->failed_status : DB_OK;
+    if (ret != DB_OK)
+        snprintf(db->errmsg, sizeof db->errmsg, "%s", k->failed_msg);
     pthread_mutex_unlock(&k->wmu);
     return ret;
 }

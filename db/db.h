@@ -265,8 +265,9 @@ void db_close(db_t *db);
 /* Hands everything queued so far to the writer as one transaction. */
 void db_flush(db_t *db);
 /* Flushes and blocks until the writer has committed everything queued.
- * For shutdown. Returns DB_OK or the first error. Callbacks still come
- * through the loop. */
+ * For shutdown. Returns DB_OK or the error of a batch that failed while
+ * it waited (db_error then says why; a batch that failed before the call
+ * was told to its own callbacks). Callbacks still come through the loop. */
 int db_flush_sync(db_t *db);
 /* Turn the per-loop-turn flush off (then the caller calls db_flush): the
  * unit tests time the writer's commits with it. */

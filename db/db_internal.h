@@ -212,6 +212,17 @@ void db_file_close(db_file_t *f, bool lost);
               "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1) "                   \
               "ON CONFLICT (game, seq) DO UPDATE SET ms = journal.ms "                             \
               "WHERE journal.keys = excluded.keys"))                                               \
+    /* ... fenced (db_lease_fence): only while node ?5 holds the game's lease, its row locked    \
+     * as LEASE_HOLD does, in the same statement (one round trip); none: see db_op_run */ \
+    X(JOURNAL_INSERT_LEASED, "iibit", CHANGE, none,                                                \
+      DB_BOTH("INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE (?2 = 1 OR "   \
+              "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)) AND "              \
+              "EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node = ?5)",                       \
+              "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE (?2 = 1 OR "   \
+              "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)) AND "              \
+              "EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node = ?5 FOR SHARE) "             \
+              "ON CONFLICT (game, seq) DO UPDATE SET ms = journal.ms "                             \
+              "WHERE journal.keys = excluded.keys"))                                               \
     X(JOURNAL_SET_ASIDE, "ii", COUNT, none,                                                        \
       DB_BOTH("INSERT OR IGNORE INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL, \
               "INSERT INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL            \
@@ -484,6 +495,7 @@ typedef struct {
     unsigned char prepared[DB_STMT_COUNT]; /* PostgreSQL: prepared on pg */
     bool held_sp, held_rel; /* PostgreSQL: SAVEPOINT, RELEASE not sent yet (db_pg.c) */
     bool pg_reader;         /* PostgreSQL: a reader's connection (read-only) */
+    int pg_first;           /* PostgreSQL: the URL's host that answered last (db_pg.c) */
     char err[200];          /* why the last statement failed */
 } db_conn_t;
 

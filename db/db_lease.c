@@ -4,7 +4,8 @@
  * racing for a game cannot both win; the heartbeat is one UPDATE of every
  * lease of the node, queued like any write (on the writer's connection, in
  * its next batch). Fencing (db_lease_fence) is in the journal's and the
- * snapshots' own writes (db_ops.c): a step that locks the lease row. */
+ * snapshots' own statements (db_ops.c): an append locks the lease row in
+ * its INSERT, so a fenced append costs no round trip more than another. */
 #include "db_internal.h"
 
 #define DB_NODE_MAX 64 /* bytes of a node's name */

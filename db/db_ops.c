@@ -120,11 +120,14 @@ void db_journal_append(db_t *db, int64_t game, int64_t seq, const uint8_t *keys,
 {
     const char *node = db_lease_node_(db, NULL);
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), seq);
+    int64_t at = ms < 0 ? DB_MS_UNKNOWN : ms;
     if (node) /* fenced: only while this node holds the lease */
-        db_op_step(op, DB_STMT_LEASE_HOLD, DB_ARGS(DB_INT(game), DB_TEXT(node)));
-    db_op_step(op, DB_STMT_JOURNAL_INSERT,
-               DB_ARGS(DB_INT(game), DB_INT(seq), DB_BLOB(keys, len),
-                       DB_INT(ms < 0 ? DB_MS_UNKNOWN : ms)));
+        db_op_step(
+            op, DB_STMT_JOURNAL_INSERT_LEASED,
+            DB_ARGS(DB_INT(game), DB_INT(seq), DB_BLOB(keys, len), DB_INT(at), DB_TEXT(node)));
+    else
+        db_op_step(op, DB_STMT_JOURNAL_INSERT,
+                   DB_ARGS(DB_INT(game), DB_INT(seq), DB_BLOB(keys, len), DB_INT(at)));
     db_submit(db, op);
 }
 

@@ -342,6 +342,101 @@ static const char *setup_sql(const db_conn_t *c)
                           "SET idle_in_transaction_session_timeout = '10s'";
 }
 
+/* ---- connecting again: the host that answered last tried first ---------------------- */
+
+#define PG_OPTS_MAX  96   /* libpq's connection options (about 45 in libpq 15) */
+#define PG_HOSTS_MAX 1024 /* bytes of a URL's host, hostaddr or port list */
+
+static void quiet(void *arg, const char *msg);
+
+/* Element i of a comma-separated list (hosts, ports) into out, or "". */
+static void nth(const char *list, int i, char *out, size_t n)
+{
+    for (; list && i > 0; i--)
+        if ((list = strchr(list, ',')))
+            list++;
+    size_t len = list ? strcspn(list, ",") : 0;
+    snprintf(out, n, "%.*s", (int)len, list ? list : "");
+}
+
+static int count(const char *list)
+{
+    int k = list && *list;
+    for (const char *p = list; k && (p = strchr(p, ',')); p++)
+        k++;
+    return k;
+}
+
+/* list from its element i on, then the ones before ("a,b,c" at 1:
+ * "b,c,a"); a list of one (a port for every host) stays as it is. */
+static void rotate(const char *list, int i, char *out, size_t n)
+{
+    const char *p = list;
+    for (int j = 0; p && j < i; j++)
+        if ((p = strchr(p, ',')))
+            p++;
+    if (i <= 0 || !p || !*p)
+        snprintf(out, n, "%s", list);
+    else
+        snprintf(out, n, "%s,%.*s", p, (int)(p - 1 - list), list);
+}
+
+static const char *opt(const PQconninfoOption *o, const char *key)
+{
+    for (; o && o->keyword; o++)
+        if (strcmp(o->keyword, key) == 0)
+            return o->val;
+    return NULL;
+}
+
+/* Which of the connection's hosts it is connected to: its index in the
+ * host (or hostaddr) list, 0 when it cannot be told. */
+static int answered(PGconn *h)
+{
+    PQconninfoOption *o = PQconninfo(h);
+    const char *hosts = opt(o, "host"), *addrs = opt(o, "hostaddr"), *ports = opt(o, "port");
+    int n = count(hosts) > count(addrs) ? count(hosts) : count(addrs), found = 0;
+    for (int i = 0; i < n && !found; i++) {
+        char host[256], port[32];
+        nth(hosts, i, host, sizeof host);
+        if (!*host)
+            nth(addrs, i, host, sizeof host);
+        nth(ports, count(ports) > 1 ? i : 0, port, sizeof port);
+        if (strcmp(host, PQhost(h)) == 0 && (!*port || strcmp(port, PQport(h)) == 0))
+            found = i;
+    }
+    PQconninfoFree(o);
+    return found;
+}
+
+/* A new connection with old's options, its host lists started at the host
+ * that answered last: after a failover each reconnect would otherwise
+ * wait out connect_timeout on the old primary, gone, before the new one. */
+static PGconn *connect_again(const db_conn_t *c, PGconn *old)
+{
+    static const char *const lists[] = {"host", "hostaddr", "port"};
+    PQconninfoOption *o = PQconninfo(old);
+    const char *keys[PG_OPTS_MAX + 1], *vals[PG_OPTS_MAX + 1];
+    char turned[3][PG_HOSTS_MAX];
+    int n = 0;
+    for (const PQconninfoOption *p = o; p && p->keyword && n < PG_OPTS_MAX; p++) {
+        if (!p->val)
+            continue;
+        keys[n] = p->keyword;
+        vals[n] = p->val;
+        for (int k = 0; k < 3; k++)
+            if (strcmp(p->keyword, lists[k]) == 0) {
+                rotate(p->val, c->pg_first, turned[k], sizeof turned[k]);
+                vals[n] = turned[k];
+            }
+        n++;
+    }
+    keys[n] = vals[n] = NULL;
+    PGconn *h = o ? PQconnectdbParams(keys, vals, 0) : NULL;
+    PQconninfoFree(o);
+    return h;
+}
+
 /* A server restarted, a standby promoted (libpq finds the server that
  * takes writes when the URL names several with target_session_attrs) or
  * a connection dropped between batches: connected again when a
@@ -351,10 +446,20 @@ static const char *setup_sql(const db_conn_t *c)
  * that fails on a connection found broken is tried once more on a new one. */
 static void revive(db_conn_t *c)
 {
-    PQreset(pgc(c));
+    PGconn *h = connect_again(c, pgc(c));
+    if (h) {
+        PQfinish(pgc(c));
+        c->pg = (struct pg_conn *)h;
+        PQsetNoticeProcessor(h, quiet, NULL);
+    } else {
+        PQreset(pgc(c)); /* out of memory: as it was */
+    }
     memset(c->prepared, 0, sizeof c->prepared);
-    if (PQstatus(pgc(c)) == CONNECTION_OK)
-        exec_sql(c, setup_sql(c));
+    c->pg_first = 0; /* the host that answered last is first now */
+    if (PQstatus(pgc(c)) != CONNECTION_OK)
+        return;
+    c->pg_first = answered(pgc(c));
+    exec_sql(c, setup_sql(c));
 }
 
 /* SAVEPOINT and RELEASE are held and sent with the next step (exec_held);
@@ -507,6 +612,7 @@ int db_pg_connect(db_conn_t *c, const char *url, bool read_only, char *err, size
     }
     PQsetNoticeProcessor(h, quiet, NULL);
     c->pg_reader = read_only;
+    c->pg_first = answered(h);
     if (exec_sql(c, setup_sql(c)) != DB_OK) {
         snprintf(err, errlen, "cannot set up a PostgreSQL connection: %s", c->err);
         return DB_ERR;

@@ -266,6 +266,24 @@ void *db_op_add_row(db_op_t *op, int k, const db_row_t *row)
     return p;
 }
 
+/* A fenced append that stored nothing (r: JOURNAL_INSERT_LEASED): the
+ * lease is checked after the fact, on this rare path only, to tell a lease
+ * another node holds (DB_ELEASE) from a gap in the journal (DB_ENOTFOUND). */
+static int lease_or_gap(db_conn_t *c, db_op_t *op, const db_rec_t *r)
+{
+    _Alignas(8) unsigned char mem[sizeof(db_rec_t) + 2 * sizeof(db_val_t)];
+    db_rec_t *hold = (db_rec_t *)mem;
+    hold->size = sizeof mem;
+    hold->stmt = DB_STMT_LEASE_HOLD;
+    hold->nvals = 2;
+    hold->v[0] = r->v[0]; /* the game */
+    hold->v[1] = r->v[4]; /* the node: its bytes are op's too */
+    int ret = c->be->run_step(c, op, hold, 0);
+    if (ret == DB_ENOTFOUND)
+        return db_op_fail_msg(op, DB_ELEASE, "another node holds the game's lease");
+    return ret == DB_OK ? db_op_fail_msg(op, DB_ENOTFOUND, "no such row") : ret;
+}
+
 int db_op_run(db_conn_t *c, db_op_t *op)
 {
     if (op->run)
@@ -277,6 +295,8 @@ int db_op_run(db_conn_t *c, db_op_t *op)
         int ret = c->be->run_step(c, op, r, reads ? k++ : -1);
         if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_LEASE_HOLD) /* fenced: not ours */
             return db_op_fail_msg(op, DB_ELEASE, "another node holds the game's lease");
+        if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_JOURNAL_INSERT_LEASED)
+            return lease_or_gap(c, op, r);
         if (ret != DB_OK)
             return ret;
         off += r->size;

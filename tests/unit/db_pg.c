@@ -5,11 +5,15 @@
  * where WARREN_PG_URL names one (tests/integration/test_storage_pg.py
  * starts a private cluster and runs this suite against it); without it
  * the suite has no tests. Each test works in a schema of its own. */
+#include <arpa/inet.h>
 #include <check.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sqlite3.h>
 #include <uv.h>
@@ -453,6 +457,58 @@ START_TEST(dropped_connections_are_made_again)
 }
 END_TEST
 
+/* A port on 127.0.0.1 that takes connections and never answers them, as
+ * a server whose machine is gone holds a client until connect_timeout. */
+static int mute_port(int *fd)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    *fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(*fd, 0);
+    ck_assert_int_eq(bind(*fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(*fd, 8), 0);
+    ck_assert_int_eq(getsockname(*fd, (struct sockaddr *)&a, &len), 0);
+    return ntohs(a.sin_port);
+}
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A URL naming a dead host (an old primary) before the live one: the
+ * first connection waits out its connect_timeout once; after the
+ * connection drops, connecting again starts at the host that answered
+ * and does not wait on the dead one again. */
+START_TEST(a_reconnect_tries_the_host_that_answered_first)
+{
+    PGconn *p = PQconnectdb(getenv("WARREN_PG_URL"));
+    ck_assert_int_eq(PQstatus(p), CONNECTION_OK);
+    int mute, port = mute_port(&mute);
+    char url[1024], out[32];
+    snprintf(url, sizeof url,
+             "host=127.0.0.1,%s port=%d,%s dbname=%s user=%s connect_timeout=2 sslmode=disable",
+             PQhost(p), port, PQport(p), PQdb(p), PQuser(p));
+    PQfinish(p);
+    db_conn_t c = {0};
+    char err[256] = "";
+    ck_assert_msg(db_pg_connect(&c, url, false, err, sizeof err) == DB_OK, "%s", err);
+    ck_assert_int_eq(db_pg_query_text(&c, "SELECT pg_terminate_backend(pg_backend_pid())::text",
+                                      out, sizeof out),
+                     DB_ERR);
+    ck_assert_int_ne(PQstatus((PGconn *)c.pg), CONNECTION_OK);
+    double t0 = seconds();
+    ck_assert_msg(c.be->exec(&c, DB_STMT_BEGIN) == DB_OK, "%s", c.err);
+    double took = seconds() - t0;
+    ck_assert_msg(took < 1.0, "connecting again took %.1f s", took);
+    ck_assert_int_eq(c.be->exec(&c, DB_STMT_ROLLBACK), DB_OK);
+    c.be->close(&c);
+    close(mute);
+}
+END_TEST
+
 /* "table.column" of every column of the SQLite schema, sorted, into out
  * (one per line). */
 static void sqlite_columns(char *out, size_t n)
@@ -693,6 +749,7 @@ Suite *suite_db_pg(void)
     if (!getenv("WARREN_PG_URL"))
         return s;
     TCase *t = tcase_create("postgresql");
+    tcase_set_timeout(t, 30); /* a reconnect's test waits a connect_timeout once */
     tcase_add_test(t, statements_are_translated_for_postgresql);
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
@@ -700,6 +757,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
     tcase_add_test(t, dropped_connections_are_made_again);
+    tcase_add_test(t, a_reconnect_tries_the_host_that_answered_first);
     tcase_add_test(t, both_schemas_have_the_same_columns);
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
     tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);

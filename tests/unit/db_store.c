@@ -1124,6 +1124,44 @@ static int snapshot_one(fx_t *f, int64_t g, int64_t seq)
     return d.status;
 }
 
+/* Another program holds the file's write lock past the busy timeout while
+ * seq is queued: the batch fails whole. */
+static int append_locked_out(fx_t *f, int64_t g, int64_t seq, bool sync)
+{
+    sqlite3 *h;
+    done_t d = {0};
+    const uint8_t k = 'h';
+    ck_assert_int_eq(sqlite3_open(f->path, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    db_journal_append(f->db, g, seq, &k, 1, 0, on_done, &d);
+    int ret = sync ? db_flush_sync(f->db) : DB_OK;
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(sqlite3_exec(h, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    ck_assert_int_eq(d.status, DB_ERR);
+    return ret;
+}
+
+/* A db_flush_sync (a shutdown's last) tells the failure of a batch that
+ * failed while it waited, not of one that failed before and was told to
+ * its own ops (the false "final flush failed" after a failover). */
+START_TEST(flush_sync_tells_only_its_own_batches)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Syd"), 21);
+    append_locked_out(&f, g, 1, false);
+    done_t d = {0};
+    db_journal_append(f.db, g, 1, (const uint8_t *)"h", 1, 0, on_done, &d);
+    ck_assert_int_eq(db_flush_sync(f.db), DB_OK);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_eq(append_locked_out(&f, g, 2, true), DB_ERR); /* its own: told */
+    ck_assert_ptr_nonnull(strstr(db_error(f.db), "locked"));
+    fx_close(&f);
+}
+END_TEST
+
 /* Fenced by node-a's leases: a's journal rows are stored only while a
  * holds the game's lease (DB_ELEASE otherwise: before it took it, after
  * b took it over), a's snapshots unless another node holds it; a clean
@@ -1138,6 +1176,7 @@ START_TEST(journal_fenced_by_the_lease)
     ck_assert_int_eq(append_one(&f, g, 2), DB_ELEASE); /* no lease */
     ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
     ck_assert_int_eq(append_one(&f, g, 2), DB_OK);
+    ck_assert_int_eq(append_one(&f, g, 9), DB_ENOTFOUND); /* a gap, not the lease */
     ck_assert_int_eq(snapshot_one(&f, g, 2), DB_OK);
     /* a stops renewing; b takes the game over */
     ck_assert_int_eq(lease_op(&f, 0, g, "node-a", -1, NULL), DB_OK);
@@ -1210,6 +1249,7 @@ Suite *suite_db_store(void)
     tcase_set_timeout(faults, 30);
     tcase_add_test(faults, journal_has_no_gaps_and_snapshots_follow_it);
     tcase_add_test(faults, max_size_fails_like_a_full_disk);
+    tcase_add_test(faults, flush_sync_tells_only_its_own_batches);
     tcase_add_test(faults, rows_after_a_gap_set_aside);
     tcase_add_test(faults, broken_games_listed_and_told);
     suite_add_tcase(s, faults);
