@@ -447,6 +447,14 @@ int web_send_shared(web_conn_t *wc, const void *data, size_t len, bool text, uin
     return 0;
 }
 
+void web_owe_drained(web_conn_t *wc)
+{
+    if (wc && !wc->closing) {
+        wc->refused = true;
+        lws_callback_on_writable(wc->wsi);
+    }
+}
+
 size_t web_queued(const web_conn_t *wc)
 {
     return wc ? wc->queued : 0;

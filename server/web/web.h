@@ -209,6 +209,10 @@ bool web_pending(const web_t *w, uint64_t id);
  * absent or longer than outlen - 1. */
 int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen);
 
+/* The caller skipped a message because wc's queue is full (it asked
+ * web_queued): on_drained is owed once the queue empties, as after a
+ * refused send, so the caller can then catch up (a keyframe). */
+void web_owe_drained(web_conn_t *wc);
 /* Bytes queued and not yet written. */
 size_t web_queued(const web_conn_t *wc);
 /* Closes with a websocket close code (1000 normal, 1008 policy, ...) and a

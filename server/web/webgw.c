@@ -127,10 +127,18 @@ static void op_write_shared(conn_t *c, const void *data, size_t len, bool text, 
         c->need_key = true; /* on_drained brings a keyframe */
 }
 
+/* Not writable: the caller skips a frame (need_key), so on_drained is
+ * owed when the queue empties, or that keyframe would wait for the next
+ * change (a player waiting for its screen before its next key). */
 static bool op_writable(const conn_t *c)
 {
     const wsock_t *ws = wsock_of(c);
-    return ws->wc && !c->closing && web_queued(ws->wc) < (size_t)c->srv->cfg.outq_max;
+    if (!ws->wc || c->closing)
+        return false;
+    if (web_queued(ws->wc) < (size_t)c->srv->cfg.outq_max)
+        return true;
+    web_owe_drained(ws->wc);
+    return false;
 }
 
 static void op_close(conn_t *c, const char *why)
