@@ -83,6 +83,7 @@ typedef struct {
     bool last_key;        /* the last frame written carries a keyframe */
     uint64_t last_ms;     /* and its time */
     uint64_t dirty_since; /* the time of the first change since the last frame */
+    uint64_t idle;        /* the longest gap between two frames */
     int failed;
 } framer_t;
 
@@ -152,9 +153,9 @@ static int frame_event(framer_t *f, const recevent_t *e, uint64_t play)
     } else if (vtgrid_resize(f->g, e->w, e->h) == 0) {
         f->resized = true;
     }
-    if (!f->dirty) {
+    if (!f->dirty) { /* merged output never stretches a gap past idle */
         f->dirty = true;
-        f->dirty_since = play;
+        f->dirty_since = f->index && play > f->last_ms + f->idle ? f->last_ms + f->idle : play;
     }
     return f->failed ? -1 : 0;
 }
@@ -169,10 +170,11 @@ static void framer_close(framer_t *f)
     buf_free(&f->key);
 }
 
-static int framer_open(framer_t *f, const hostreplay_opts_t *o, buf_t *out)
+static int framer_open(framer_t *f, const hostreplay_opts_t *o, int idle, buf_t *out)
 {
     memset(f, 0, sizeof *f);
     f->out = out;
+    f->idle = (uint64_t)idle;
     buf_init(&f->diff);
     buf_init(&f->key);
     ansi_profile_for_term(&f->prof, "xterm-256color");
@@ -247,7 +249,7 @@ hostreplay_t *hostreplay_new(hostreplay_kind_t kind, const hostreplay_opts_t *o,
         return r;
     }
     r->framer_open = true;
-    if (framer_open(&r->frames, &m, &out->text) < 0) {
+    if (framer_open(&r->frames, &m, idle, &out->text) < 0) {
         snprintf(err, errlen, "a bad size %dx%d, or out of memory", m.w, m.h);
         hostreplay_free(r);
         return NULL;

@@ -8,7 +8,8 @@
  * Times: a record's time is its milliseconds since the game's start; every
  * gap between records plays as at most idle_ms (as asciinema's
  * idle_time_limit). Frames: output within HOSTREPLAY_MERGE_MS of a frame's
- * first change joins that frame, shown at the time of that first change;
+ * first change joins that frame, shown at the time of that first change
+ * (but never more than idle_ms after the frame before it);
  * a keyframe comes at least every HOSTREPLAY_KEY_EVERY frames, after a
  * resize and on the last frame (an extra frame with no diff when needed).
  * The player's screen is the largest window the recording had (a first
