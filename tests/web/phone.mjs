@@ -68,14 +68,16 @@ const settle = async (page) => {
     last = now;
   }
 };
-// NetHack's first questions answered until the map shows. The key row
-// appearing resizes the terminal while NetHack starts; its redraw can wipe
-// the first question from the screen while it still waits for it, so a
-// copyright screen with no question for 3 s gets the answer anyway.
+// NetHack's first questions answered until the map shows. The terminal
+// is focused before each answer (a key typed while the page has moved the
+// focus elsewhere would be lost), and a copyright screen with no question
+// for 3 s gets the answer anyway (a resize while NetHack starts may have
+// redrawn the screen without it).
 const toMap = async (page) => {
   for (let i = 0; i < 200; i++) {
     const ls = (await lines(page)).join('\n');
     if (ls.includes('Dlvl:1') && !ls.includes('--More--')) return;
+    await page.evaluate(() => window.warren.term.focus());
     if (ls.includes('Shall I pick') || ls.includes('Is this ok?')) await page.keyboard.type('y');
     else if (ls.includes('--More--')) await page.keyboard.press('Enter');
     else if (i >= 20 && i % 10 === 0 && ls.includes('Copyright')) await page.keyboard.type('y');
