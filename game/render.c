@@ -526,6 +526,73 @@ static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t 
     return objs_record(g, cache, lv, m);
 }
 
+/* ---- lists over the map -------------------------------------------------- */
+
+/* A list (a PF_LIST screen, or the item lists) is drawn from the left of a
+ * blank grid, then put over the map's right side in a box as wide as its
+ * widest line and as tall as its lines (NetHack's menus sit the same way):
+ * the map stays up round it, so opening and closing a list rewrites the
+ * box, not the screen. */
+static bool list_onto(game_t *g, screen_t *t, const prompt_t *pr)
+{
+    if (!pr)
+        return itemui_render(g, t);
+    pr->draw(g, t);
+    return true;
+}
+
+/* The width and height of what t holds from its top left corner. */
+static void list_extent(const screen_t *t, int *w, int *h)
+{
+    *w = *h = 0;
+    for (int y = 0; y < t->h; y++)
+        for (int x = 0; x < t->w; x++) {
+            const cell_t *c = screen_at(t, x, y);
+            if (c->ch != ' ' || c->bg != SCREEN_DEFAULT_COLOR) {
+                *w = x + 1 > *w ? x + 1 : *w;
+                *h = y + 1;
+            }
+        }
+}
+
+/* t's box onto s's right side, a blank column left of it and a blank row
+ * under it where that leaves the status and help lines alone. False when
+ * the box is as wide as s or reaches those lines: the caller then draws
+ * the list as it always was. */
+static bool list_box(screen_t *s, const screen_t *t)
+{
+    int w, h;
+    list_extent(t, &w, &h);
+    int x0 = s->w - w - 1, rows = h + 1 <= s->h - 2 ? h + 1 : h;
+    if (x0 < 0 || h > s->h - 2)
+        return false;
+    for (int y = 0; y < rows; y++) {
+        screen_put(s, x0, y, ' ', STYLE_DEFAULT);
+        for (int x = 0; x < w; x++) {
+            const cell_t *c = screen_at(t, x, y);
+            screen_put(s, x0 + 1 + x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
+        }
+    }
+    if (s->cur_visible && s->cur_x >= x0 && s->cur_y < rows)
+        screen_cursor(s, s->cur_x, s->cur_y, false); /* under the box */
+    return true;
+}
+
+/* Draws the list of pr (NULL: the item lists) over s's map, or as it
+ * always was when it does not fit beside it. Returns whether one is up. */
+static bool draw_list(game_t *g, screen_t *s, const prompt_t *pr)
+{
+    screen_t *t = screen_new(s->w, s->h);
+    bool up = t ? list_onto(g, t, pr) : false, boxed = up && list_box(s, t);
+    screen_free(t);
+    if (!t || (up && !boxed)) {
+        if (pr)
+            screen_clear(s);
+        up = list_onto(g, s, pr);
+    }
+    return up;
+}
+
 /* Draws the view into s: all of it when full (s cleared), else only what
  * changed since cache's frame, which s is. Returns whether a screen or an
  * overlay went over the map. */
@@ -533,12 +600,13 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
                       bool full)
 {
     const prompt_t *pr = prompt_of(g);
-    if (pr->flags & PF_SCREEN) {
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    bool list = (pr->flags & PF_LIST) && lv && p;
+    if ((pr->flags & PF_SCREEN) && !list) {
         pr->draw(g, s);
         return true;
     }
-    level_t *lv = level_current(g);
-    const obj_t *p = reg_get(&g->reg, g->player);
     render_msgs(g, s, cache);
     if (!lv || !p)
         return true;
@@ -551,10 +619,12 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
         map_cursor(g, s, p, &m, (pr->flags & PF_CURSOR) != 0);
     render_status(g, s, p, view, cache);
     help_row(g, s, view, cache);
+    if (list)
+        return draw_list(g, s, pr);
     bool over = pr->draw != NULL;
     if (pr->draw)
         pr->draw(g, s);
-    return itemui_render(g, s) || over;
+    return (g->items.screen != ITEMUI_NONE && draw_list(g, s, NULL)) || over;
 }
 
 void render_full(game_t *g, screen_t *s, const game_view_t *view)
