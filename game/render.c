@@ -13,6 +13,7 @@
 #include "prompt.h"
 #include "target.h"
 #include "trap.h"
+#include "vision.h"
 #include "world.h"
 
 enum { STATUS_SIG = 768 }; /* bytes of a status line's signature */
@@ -131,17 +132,23 @@ static span_t showing(int map, int view, int a, int b)
 }
 
 /* First map column/row shown. A map that fits is centred. Else the view
- * is centred on the anchor (which follows the player loosely, vision.h),
- * then moved as little as it takes to show every creature in sight (on
- * this axis from cmin to cmax, the player among them) and to keep the
- * player a quarter of the view from every edge the map goes on past;
- * creatures in sight first when both cannot be (vision's sight box makes
- * both possible on views of 80x21 tiles and more). */
-static int view_axis(int map, int view, int anchor, int p, int cmin, int cmax)
+ * is centred on the anchor (which follows the player loosely, vision.h;
+ * slack: how far), or, on a map so little wider than the view that
+ * either end of it keeps the player a quarter of the view from its edges
+ * wherever the anchor lets the player be, the end nearer that centre
+ * (travel across such a map moves the view once, not every time the
+ * anchor moves); then moved as little as it takes to show every creature
+ * in sight (on this axis from cmin to cmax, the player among them) and to
+ * keep the player a quarter of the view from every edge the map goes on
+ * past; creatures in sight first when both cannot be (vision's sight box
+ * makes both possible on views of 80x21 tiles and more). */
+static int view_axis(int map, int view, int slack, int anchor, int p, int cmin, int cmax)
 {
     if (map <= view)
         return -(view - map) / 2;
     int q = view / 4, o = clampi(anchor - (view - 1) / 2, 0, map - view);
+    if (map - view <= view - 2 * q - 2 * slack - 2)
+        o = 2 * o < map - view ? 0 : map - view;
     span_t margin = showing(map, view, p - q, p + q), all = showing(map, view, cmin, cmax);
     span_t both = {margin.lo > all.lo ? margin.lo : all.lo,
                    margin.hi < all.hi ? margin.hi : all.hi};
@@ -168,8 +175,8 @@ static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, cons
     map_view_t m = {0, 0, s->w / tw, s->h - 3, tw, 1};
     int box[4];
     sighted_box(g, lv, p, box);
-    m.ox = view_axis(lv->w, m.vw, g->view_x, p->x, box[0], box[2]);
-    m.oy = view_axis(lv->h, m.vh, g->view_y, p->y, box[1], box[3]);
+    m.ox = view_axis(lv->w, m.vw, ANCHOR_SLACK_X, g->view_x, p->x, box[0], box[2]);
+    m.oy = view_axis(lv->h, m.vh, ANCHOR_SLACK_Y, g->view_y, p->y, box[1], box[3]);
     return m;
 }
 
