@@ -61,13 +61,13 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_NONE, 0, cmd_key, NULL},
     {PROMPT_QUIT, 0, cmd_quit_key, cmd_quit_draw},
     {PROMPT_MORE, PF_PAGING, msg_more_key, NULL}, /* the message line shows --More-- */
-    {PROMPT_HISTORY, PF_PAGING | PF_SCREEN, msg_history_key, msg_history_draw},
+    {PROMPT_HISTORY, PF_PAGING | PF_SCREEN | PF_LIST, msg_history_key, msg_history_draw},
     {PROMPT_RACE, PF_SCREEN, chargen_race_key, chargen_draw},
     {PROMPT_CLASS, PF_SCREEN, chargen_class_key, chargen_draw},
     {PROMPT_LEVELUP, PF_SCREEN, chargen_levelup_key, chargen_levelup_draw},
     {PROMPT_TRAVEL, PF_CURSOR, travel_key, travel_draw},
     {PROMPT_LOOK, PF_CURSOR, travel_look_key, travel_look_draw},
-    {PROMPT_HELP, PF_PAGING | PF_SCREEN, help_key, help_draw},
+    {PROMPT_HELP, PF_PAGING | PF_SCREEN | PF_LIST, help_key, help_draw},
     {PROMPT_CAST, PF_SCREEN, spell_menu_key, spell_menu_draw},
     {PROMPT_DOOR, 0, trap_door_key, trap_door_draw}, /* the top line asks the direction */
     {PROMPT_WORLD, PF_PAGING | PF_SCREEN, worldui_key, worldui_draw},
@@ -75,8 +75,8 @@ static const prompt_t PROMPTS[PROMPT_COUNT] = {
     {PROMPT_SHOP, PF_SCREEN, shop_key, shop_draw},
     {PROMPT_VICTORY, PF_SCREEN, escape_victory_key, escape_victory_draw},
     {PROMPT_ATTACK, PF_CURSOR, target_attack_key, target_attack_draw},
-    {PROMPT_SHEET, PF_PAGING | PF_SCREEN, sheet_key, sheet_draw},
-    {PROMPT_DISCOVERIES, PF_PAGING | PF_SCREEN, discoveries_key, discoveries_draw},
+    {PROMPT_SHEET, PF_PAGING | PF_SCREEN | PF_LIST, sheet_key, sheet_draw},
+    {PROMPT_DISCOVERIES, PF_PAGING | PF_SCREEN | PF_LIST, discoveries_key, discoveries_draw},
     {PROMPT_VOYAGE, PF_SCREEN, voyage_key, voyage_draw},
 };
 

@@ -41,6 +41,8 @@ enum {
     PF_PAGING = 1 << 0, /* its keys only page or close: the world never sees them */
     PF_SCREEN = 1 << 1, /* draw fills the screen instead of the map view */
     PF_CURSOR = 1 << 2, /* the map's cursor is on g->cur_x, cur_y, not the player */
+    PF_LIST = 1 << 3,   /* with PF_SCREEN: a list drawn from the left, which the view
+                         * may put over the map's right side instead (render.h) */
 };
 
 typedef struct {

@@ -13,6 +13,7 @@
 #include "prompt.h"
 #include "target.h"
 #include "trap.h"
+#include "vision.h"
 #include "world.h"
 
 enum { STATUS_SIG = 768 }; /* bytes of a status line's signature */
@@ -131,17 +132,23 @@ static span_t showing(int map, int view, int a, int b)
 }
 
 /* First map column/row shown. A map that fits is centred. Else the view
- * is centred on the anchor (which follows the player loosely, vision.h),
- * then moved as little as it takes to show every creature in sight (on
- * this axis from cmin to cmax, the player among them) and to keep the
- * player a quarter of the view from every edge the map goes on past;
- * creatures in sight first when both cannot be (vision's sight box makes
- * both possible on views of 80x21 tiles and more). */
-static int view_axis(int map, int view, int anchor, int p, int cmin, int cmax)
+ * is centred on the anchor (which follows the player loosely, vision.h;
+ * slack: how far), or, on a map so little wider than the view that
+ * either end of it keeps the player a quarter of the view from its edges
+ * wherever the anchor lets the player be, the end nearer that centre
+ * (travel across such a map moves the view once, not every time the
+ * anchor moves); then moved as little as it takes to show every creature
+ * in sight (on this axis from cmin to cmax, the player among them) and to
+ * keep the player a quarter of the view from every edge the map goes on
+ * past; creatures in sight first when both cannot be (vision's sight box
+ * makes both possible on views of 80x21 tiles and more). */
+static int view_axis(int map, int view, int slack, int anchor, int p, int cmin, int cmax)
 {
     if (map <= view)
         return -(view - map) / 2;
     int q = view / 4, o = clampi(anchor - (view - 1) / 2, 0, map - view);
+    if (map - view <= view - 2 * q - 2 * slack - 2)
+        o = 2 * o < map - view ? 0 : map - view;
     span_t margin = showing(map, view, p - q, p + q), all = showing(map, view, cmin, cmax);
     span_t both = {margin.lo > all.lo ? margin.lo : all.lo,
                    margin.hi < all.hi ? margin.hi : all.hi};
@@ -168,8 +175,8 @@ static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, cons
     map_view_t m = {0, 0, s->w / tw, s->h - 3, tw, 1};
     int box[4];
     sighted_box(g, lv, p, box);
-    m.ox = view_axis(lv->w, m.vw, g->view_x, p->x, box[0], box[2]);
-    m.oy = view_axis(lv->h, m.vh, g->view_y, p->y, box[1], box[3]);
+    m.ox = view_axis(lv->w, m.vw, ANCHOR_SLACK_X, g->view_x, p->x, box[0], box[2]);
+    m.oy = view_axis(lv->h, m.vh, ANCHOR_SLACK_Y, g->view_y, p->y, box[1], box[3]);
     return m;
 }
 
@@ -526,6 +533,73 @@ static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t 
     return objs_record(g, cache, lv, m);
 }
 
+/* ---- lists over the map -------------------------------------------------- */
+
+/* A list (a PF_LIST screen, or the item lists) is drawn from the left of a
+ * blank grid, then put over the map's right side in a box as wide as its
+ * widest line and as tall as its lines (NetHack's menus sit the same way):
+ * the map stays up round it, so opening and closing a list rewrites the
+ * box, not the screen. */
+static bool list_onto(game_t *g, screen_t *t, const prompt_t *pr)
+{
+    if (!pr)
+        return itemui_render(g, t);
+    pr->draw(g, t);
+    return true;
+}
+
+/* The width and height of what t holds from its top left corner. */
+static void list_extent(const screen_t *t, int *w, int *h)
+{
+    *w = *h = 0;
+    for (int y = 0; y < t->h; y++)
+        for (int x = 0; x < t->w; x++) {
+            const cell_t *c = screen_at(t, x, y);
+            if (c->ch != ' ' || c->bg != SCREEN_DEFAULT_COLOR) {
+                *w = x + 1 > *w ? x + 1 : *w;
+                *h = y + 1;
+            }
+        }
+}
+
+/* t's box onto s's right side, a blank column left of it and a blank row
+ * under it where that leaves the status and help lines alone. False when
+ * the box is as wide as s or reaches those lines: the caller then draws
+ * the list as it always was. */
+static bool list_box(screen_t *s, const screen_t *t)
+{
+    int w, h;
+    list_extent(t, &w, &h);
+    int x0 = s->w - w - 1, rows = h + 1 <= s->h - 2 ? h + 1 : h;
+    if (x0 < 0 || h > s->h - 2)
+        return false;
+    for (int y = 0; y < rows; y++) {
+        screen_put(s, x0, y, ' ', STYLE_DEFAULT);
+        for (int x = 0; x < w; x++) {
+            const cell_t *c = screen_at(t, x, y);
+            screen_put(s, x0 + 1 + x, y, c->ch, (style_t){c->fg, c->bg, c->attr});
+        }
+    }
+    if (s->cur_visible && s->cur_x >= x0 && s->cur_y < rows)
+        screen_cursor(s, s->cur_x, s->cur_y, false); /* under the box */
+    return true;
+}
+
+/* Draws the list of pr (NULL: the item lists) over s's map, or as it
+ * always was when it does not fit beside it. Returns whether one is up. */
+static bool draw_list(game_t *g, screen_t *s, const prompt_t *pr)
+{
+    screen_t *t = screen_new(s->w, s->h);
+    bool up = t ? list_onto(g, t, pr) : false, boxed = up && list_box(s, t);
+    screen_free(t);
+    if (!t || (up && !boxed)) {
+        if (pr)
+            screen_clear(s);
+        up = list_onto(g, s, pr);
+    }
+    return up;
+}
+
 /* Draws the view into s: all of it when full (s cleared), else only what
  * changed since cache's frame, which s is. Returns whether a screen or an
  * overlay went over the map. */
@@ -533,12 +607,13 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
                       bool full)
 {
     const prompt_t *pr = prompt_of(g);
-    if (pr->flags & PF_SCREEN) {
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    bool list = (pr->flags & PF_LIST) && lv && p;
+    if ((pr->flags & PF_SCREEN) && !list) {
         pr->draw(g, s);
         return true;
     }
-    level_t *lv = level_current(g);
-    const obj_t *p = reg_get(&g->reg, g->player);
     render_msgs(g, s, cache);
     if (!lv || !p)
         return true;
@@ -551,10 +626,12 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
         map_cursor(g, s, p, &m, (pr->flags & PF_CURSOR) != 0);
     render_status(g, s, p, view, cache);
     help_row(g, s, view, cache);
+    if (list)
+        return draw_list(g, s, pr);
     bool over = pr->draw != NULL;
     if (pr->draw)
         pr->draw(g, s);
-    return itemui_render(g, s) || over;
+    return (g->items.screen != ITEMUI_NONE && draw_list(g, s, NULL)) || over;
 }
 
 void render_full(game_t *g, screen_t *s, const game_view_t *view)

@@ -1,9 +1,11 @@
 /* render — the view at any grid size from 20x5 up: the message line, the
  * map (centred when it fits, else on the view's anchor, a few cells behind
- * the player, moved as little as it takes to keep the player a quarter of
- * the view from the edges the map goes on past and to show every creature
- * in sight), the status line and the help line, or the current prompt's
- * screen (prompt.h). A pure function of
+ * the player, or at the nearer end of a map little wider than the view,
+ * moved as little as it takes to keep the player a quarter of the view
+ * from the edges the map goes on past and to show every creature in
+ * sight), the status line and the help line, or the current prompt's
+ * screen (prompt.h); a list (PF_LIST, the item lists) sits over the map's
+ * right side in a box when it fits there. A pure function of
  * the state and the view: it never changes the state; the frame it keeps to
  * draw only what changed is derived. */
 #ifndef WARREN_RENDER_H

@@ -161,9 +161,28 @@ static void bench_rest(const content_t *c)
     }
 }
 
-/* "bench walk": only the walk, the benchmarks' calibration workload. */
+/* "bench kinds": only the bytes per key by kind of play (deterministic,
+ * a second's work: what a change to the drawing is measured with). */
+static int bench_kinds_only(void)
+{
+    char err[160];
+    content_t *c = content_load(NULL, err, sizeof err);
+    script_vm_t *vm = c ? script_vm_new() : NULL;
+    if (vm)
+        bench_kind_lines(c, vm);
+    else
+        fprintf(stderr, "bench: cannot start: %s\n", c ? "out of memory" : err);
+    script_vm_free(vm);
+    content_free(c);
+    return vm ? 0 : 1;
+}
+
+/* "bench walk": only the walk, the benchmarks' calibration workload;
+ * "bench kinds": only the kinds of play. */
 int cmd_bench(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "kinds"))
+        return bench_kinds_only();
     bool walk_only = argc > 1 && !strcmp(argv[1], "walk");
     char err[160];
     content_t *c = content_load(NULL, err, sizeof err);

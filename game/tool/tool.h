@@ -13,7 +13,7 @@ typedef struct {
 #define TOOL_CMD_LIST(X)                                                                         \
     X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump]: "  \
             "final screen + hash")                                                               \
-    X(bench, "bench: BENCH lines for the engine")                                                \
+    X(bench, "bench [walk|kinds]: BENCH lines for the engine (walk, kinds: only those)")         \
     X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: "      \
               "generated levels")                                                                \
     X(bot, "bot [--games N] [--seed S] [--class NAME] [--policy explore|wait] [--turns N] "      \

@@ -401,14 +401,16 @@ def test_a_watcher_that_falls_behind_gets_a_keyframe_and_the_same_screen(start_d
     for i in range(60):
         w, h = (200, 60) if i % 2 else (120, 40)
         play.text(json.dumps({"t": "resize", "w": w, "h": h}))
-    play.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+    # the watcher's own size: the message history sits over the map, so
+    # the two screens agree only at one size
+    play.text(json.dumps({"t": "resize", "w": 80, "h": 24}))
     play.binary(b"\x10")
     time.sleep(1.0)
     # the player's final screen: a fresh socket resumes with a keyframe
     play.close()
     fresh = WS(d.http, "/ws/play", session=tok)
-    fresh.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
-    pscr = pyte.Screen(100, 30)
+    fresh.text(json.dumps({"t": "resize", "w": 80, "h": 24}))
+    pscr = pyte.Screen(80, 24)
     pst = pyte.ByteStream(pscr)
     end = time.time() + 3
     fresh.s.settimeout(0.5)
@@ -420,7 +422,7 @@ def test_a_watcher_that_falls_behind_gets_a_keyframe_and_the_same_screen(start_d
         if op == 2:
             pst.feed(p)
     # the watcher now reads everything it was sent
-    wscr = pyte.Screen(100, 30)
+    wscr = pyte.Screen(80, 24)
     wst = pyte.ByteStream(wscr)
     keyframes = 0
     watch.s.settimeout(1.0)
@@ -435,7 +437,7 @@ def test_a_watcher_that_falls_behind_gets_a_keyframe_and_the_same_screen(start_d
     assert keyframes >= 2, keyframes
     # what it sees at the end is the player's screen (its status line
     # counts one watcher less: the fresh player socket is not watching)
-    assert wscr.display[:28] == pscr.display[:28]
+    assert wscr.display[:22] == pscr.display[:22]
     log = d.log()
     assert "runtime error" not in log and "AddressSanitizer" not in log
     serving(d)

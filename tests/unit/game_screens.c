@@ -2,7 +2,7 @@
  * travel say why they stop or cannot start; death shows "You die..." on
  * --More-- until the player's key; the dump holds what happened, never a
  * question asked; C shows the character sheet and \ the discoveries, both
- * listed by ? (help). */
+ * listed by ? (help); lists sit over the map's right side. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +260,81 @@ START_TEST(sheet_and_discoveries)
 }
 END_TEST
 
+/* The column of row y of s where text starts, or -1. */
+static int text_at(const screen_t *s, int y, const char *text)
+{
+    size_t n = strlen(text);
+    for (int x = 0; x + (int)n <= s->w; x++) {
+        size_t i = 0;
+        while (i < n && screen_at(s, x + (int)i, y)->ch == (uint32_t)(unsigned char)text[i])
+            i++;
+        if (i == n)
+            return x;
+    }
+    return -1;
+}
+
+/* The kept frame (as a session draws it) into s; it must equal the frame
+ * drawn from nothing. */
+static void frame_into(game_t *g, screen_t *s)
+{
+    game_view_t v = {0};
+    render_world(g, s, &v);
+    screen_t *whole = screen_new(s->w, s->h);
+    render_full(g, whole, &v);
+    for (int i = 0; i < s->w * s->h; i++)
+        ck_assert_msg(cell_eq(&s->cells[i], &whole->cells[i]), "kept frame differs at %d,%d",
+                      i % s->w, i / s->w);
+    screen_free(whole);
+}
+
+/* Lists (inventory, equipment, discoveries, the sheet, the message
+ * history) sit over the map's right side as NetHack's menus do: the
+ * frame changes only in a box right of a blank column, the status and
+ * help lines stay, and Esc brings the frame back as it was. A list too
+ * wide for the screen (the sheet at 40 columns) or too tall (help, with
+ * its footer) fills the screen as before. */
+START_TEST(lists_sit_over_the_map)
+{
+    static const struct {
+        uint32_t key;
+        int w;
+        const char *title;
+        bool boxed;
+    } LISTS[] = {{'i', 80, "Inventory", true},        {'e', 80, "Equipment", true},
+                 {'\\', 80, "Discoveries", true},     {'C', 80, "Character sheet", true},
+                 {0x10, 80, "Message history", true}, {'?', 80, "Commands", false},
+                 {'C', 40, "Character sheet", false}};
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 13, HUMAN, WIZARD);
+    key(g, KEY_ESC); /* the messages of the way down read */
+    for (size_t l = 0; l < sizeof LISTS / sizeof LISTS[0]; l++) {
+        screen_t *before = screen_new(LISTS[l].w, 24), *up = screen_new(LISTS[l].w, 24);
+        for (int i = 0; i < 4; i++) /* the kept frame takes a new size after a few calls */
+            frame_into(g, before);
+        key(g, LISTS[l].key);
+        frame_into(g, up);
+        int x0 = text_at(up, 0, LISTS[l].title) - 1;
+        ck_assert_msg(LISTS[l].boxed ? x0 > 0 : x0 == -1, "%s drawn from column %d", LISTS[l].title,
+                      x0 + 1);
+        for (int y = 0; LISTS[l].boxed && y < up->h; y++)
+            for (int x = 0; x < (y < up->h - 2 ? x0 : up->w); x++)
+                ck_assert_msg(cell_eq(screen_at(up, x, y), screen_at(before, x, y)),
+                              "%s changed %d,%d, left of its box or below it", LISTS[l].title, x,
+                              y);
+        key(g, KEY_ESC);
+        screen_t *after = screen_new(LISTS[l].w, 24);
+        frame_into(g, after);
+        for (int i = 0; i < after->w * after->h; i++)
+            ck_assert_msg(cell_eq(&after->cells[i], &before->cells[i]), "%s left %d,%d changed",
+                          LISTS[l].title, i % after->w, i / after->w);
+        screen_free(before), screen_free(up), screen_free(after);
+    }
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_screens(void)
 {
     Suite *s = suite_create("game_screens");
@@ -270,6 +345,7 @@ Suite *suite_game_screens(void)
     tcase_add_test(t, death_waits_on_more);
     tcase_add_test(t, the_dump_holds_no_questions);
     tcase_add_test(t, sheet_and_discoveries);
+    tcase_add_test(t, lists_sit_over_the_map);
     suite_add_tcase(s, t);
     return s;
 }
