@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "lease.h"
 #include "log.h"
+#include "peer.h"
 #include "server.h"
 #include "session_impl.h"
 #include "shard.h"
@@ -200,6 +201,8 @@ void session_free(session_t *s)
     srv->nsessions--;
     if (s->game && !s->fenced) /* Warren's: another node may run it now */
         lease_release(srv, s->game_id);
+    if (s->peer) /* other nodes' watchers of it are told */
+        peer_session_gone(s);
     if (jqueue_paused(&s->jq)) {
         log_info("game closed while paused user=%s game=%lld: %zu keys not stored (none was "
                  "answered)",
@@ -265,6 +268,8 @@ void session_watch(conn_t *c, session_t *s)
     /* the player's status shows the count: everyone gets that frame first */
     frames_count_changed(s);
     frames_keyframe(s, c);
+    if (s->ops->watched) /* another node's game: its frames are asked for */
+        s->ops->watched(s);
 }
 
 static void watcher_unlink(session_t *s, conn_t *c)

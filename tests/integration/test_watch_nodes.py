@@ -1,0 +1,120 @@
+"""Watching across nodes: two warrend daemons on one PostgreSQL schema
+(WARREN_DB=pg only), each with a node-to-node stream (--peer-listen,
+--peers). A watcher on node b sees, in b's watch list, the game a player
+plays on node a, watches it through the stream (the rows a's player sees,
+each change as it comes), and is sent back to b's menu, told, when the
+game ends on a; b keeps serving."""
+import re
+import signal
+import time
+
+import pytest
+
+from harness import ON_PG, Daemon, free_port
+from players import quit_game
+
+pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+
+
+@pytest.fixture
+def pair(bindir, tmp_path):
+    """Nodes a and b on one schema, each naming the other's peer address."""
+    pa, pb = free_port(), free_port()
+    peers = {"a": (pa, f"b=127.0.0.1:{pb}"), "b": (pb, f"a=127.0.0.1:{pa}")}
+    made = []
+    for name in ("a", "b"):
+        port, other = peers[name]
+        d = Daemon(bindir, tmp_path / name,
+                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other])
+        if made:
+            d.db_url = made[0].db_url
+            d.argv[d.argv.index("--db") + 1] = made[0].db_url
+        made.append(d.start())
+    yield made
+    for d in made:
+        if d.alive():
+            d.stop_clean()
+
+
+def game_rows(t):
+    """The rows of the game map and messages (the last two rows are the
+    status and, for a watcher, the line naming whom it watches)."""
+    return [ln.rstrip() for ln in t.screen.display[:-2]]
+
+
+def watch_from_list(t, name, timeout=15):
+    """t, logged in at b's menu, opens the watch list until name's game is
+    listed and picks it."""
+    end = time.time() + timeout
+    while True:
+        t.send("w")
+        text = t.wait_for("Live games")
+        m = re.search(rf"^\s*([a-z])\) {name}\b", text, re.M)
+        if m:
+            t.send(m.group(1))
+            return
+        assert time.time() < end, f"{name} never listed:\n{text}"
+        t.send("q")
+        time.sleep(0.5)
+
+
+def same_rows(player, watcher, timeout=10):
+    """Waits until the watcher's game rows are the player's."""
+    end = time.time() + timeout
+    while game_rows(watcher) != game_rows(player):
+        assert time.time() < end, ("rows differ:\n" + "\n".join(game_rows(player)) + "\n----\n"
+                                   + "\n".join(game_rows(watcher)))
+        watcher.pump(quiet=0.05, limit=0.3)
+        player.pump(quiet=0.05, limit=0.3)
+
+
+def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("alice")
+    p.random_character("alice")
+    p.play_keys("hjkl")
+    w = clients(b.port).connected()
+    w.register("wanda")
+    watch_from_list(w, "alice")
+    b.wait_log(r"watch conn=\d+ user=alice game=\d+ watchers=1")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    same_rows(p, w)
+    assert "alice" in w.text()
+    # each key answered on a shows on b
+    for key in "lhjk":
+        before = game_rows(w)
+        p.send(key)
+        same_rows(p, w)
+        if game_rows(w) != before:
+            break
+    else:
+        raise AssertionError("no key changed the screen")
+    # the game ends on a: the watcher on b is told and goes back to its menu
+    quit_game(p)
+    a.wait_log(r"game end user=alice")
+    w.wait_for("That game is over", timeout=15)
+    w.send(" ")
+    w.wait_for("Your choice")
+    # b serves on: its watch list no longer shows the game
+    w.send("w")
+    assert "alice" not in w.wait_for("Live games")
+    assert b.alive() and a.alive()
+
+
+def test_stranger_is_not_trusted(pair):
+    """A connection to a's peer address from an address not in --peers
+    (and without the secret) is closed after its HELLO; a serves on."""
+    import socket
+    import struct
+    a, _ = pair
+    port = int(re.search(r"peer stream listening on 127\.0\.0\.1:(\d+)", a.log()).group(1))
+    # 127.0.0.2 is this machine too, but not an address a trusts
+    s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+    body = bytes([1, 5]) + b"wrong" + bytes([1]) + b"x"
+    s.sendall(struct.pack(">I", len(body)) + body)
+    s.settimeout(5)
+    assert s.recv(100) == b""  # closed, no HELLO back
+    s.close()
+    a.wait_log(r"peer link \? \(127\.0\.0\.2\).*neither a configured peer address")
+    assert a.alive()
