@@ -441,6 +441,7 @@ static void answered(sess_t *s, uint64_t now)
     if (L->phase == PH_DETACH && s->idx == 0)
         load_detach_answer(L, now - s->sent_ns);
     L->outstanding--;
+    s->key_ns = s->sent_ns;
     s->sent_ns = 0;
     s->acked++;
     s->frame_ns = now;
@@ -454,8 +455,11 @@ static void watched(sess_t *s, uint64_t now)
     load_t *L = s->L;
     const sess_t *p = &L->s[s->target];
     if (p->frame_seq != s->seen_seq) {
-        if (p->frame_ns >= L->t_meas && L->phase != PH_RAMP)
+        if (p->frame_ns >= L->t_meas && L->phase != PH_RAMP) {
             samples_push(&L->wdel, now - p->frame_ns);
+            if (p->key_ns)
+                samples_push(&L->wkey, now - p->key_ns);
+        }
         s->seen_seq = p->frame_seq;
     } else if (p->sent_ns && p->measured) {
         samples_push(&L->wdel, 0);
@@ -590,7 +594,8 @@ void sess_start(sess_t *s)
         sess_fail(s, "out of memory");
         return;
     }
-    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&L->addr, on_connect);
+    const struct sockaddr_in *to = s->watcher && L->o.watch_host ? &L->waddr : &L->addr;
+    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)to, on_connect);
     if (ret < 0)
         sess_fail(s, uv_strerror(ret));
 }
