@@ -186,8 +186,10 @@ static void feed_unwatch(link_t *l, int64_t game)
 {
     session_t *s = session_find_game(l->p->home, game);
     int i = s && s->peer ? feed_find(s->peer, l) : -1;
-    if (i >= 0)
+    if (i >= 0) {
         feed_drop_sub(s, i);
+        log_info("peer unfeed game=%lld to=%s", (long long)game, l->name);
+    }
 }
 
 void peer_frame(session_t *s)
@@ -243,6 +245,7 @@ static void mirror_drop(mirror_t *m, const char *msg)
 }
 
 static link_t *link_named(peers_t *p, const char *name);
+static void mirror_unwatch(mirror_t *m);
 static link_t *link_connect(peers_t *p, const char *name);
 
 static void mirror_ask(mirror_t *m, link_t *l)
@@ -268,8 +271,8 @@ static void on_holder(void *ud, int status, const char *node, size_t len)
     mirror_t *m = mirror_find(h->p, h->game);
     (void)len;
     free(h);
-    if (!m || m->p->stopped)
-        return;
+    if (!m || m->p->stopped || !m->asked)
+        return; /* gone, or its watchers left meanwhile */
     link_t *l = status == DB_OK ? link_named(m->p, node) : NULL;
     if (status == DB_OK && !l)
         l = link_connect(m->p, node);
@@ -329,12 +332,8 @@ static bool remote_stop(session_t *s)
 static void remote_free(session_t *s)
 {
     mirror_t *m = s->bk;
-    if (m->l && m->l->ready && !m->l->closing && !m->p->stopped) {
-        buf_t *b = &m->p->out;
-        buf_reset(b);
-        peerwire_game(b, PEER_UNWATCH, s->game_id);
-        link_send(m->l, b);
-    }
+    if (!m->p->stopped)
+        mirror_unwatch(m);
     list_remove(&m->node);
     m->p->nmirrors--;
     screen_free(m->scr);
@@ -418,7 +417,29 @@ static void on_list(void *ud, int status, const db_game_t *games, size_t n)
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
         if (m->seen != read && !m->s->nwatchers)
             mirror_drop(m, "That game ended.");
+        else if (m->asked && !m->s->nwatchers)
+            mirror_unwatch(m);
     }
+}
+
+void peer_game_here(server_t *srv, int64_t game)
+{
+    mirror_t *m = mirror_find(srv->peer, game);
+    if (m)
+        mirror_drop(m, "That game now runs on this server: pick it again to watch it.");
+}
+
+/* A mirror nobody watches any more: its node stops sending it. */
+static void mirror_unwatch(mirror_t *m)
+{
+    if (m->l && m->l->ready && !m->l->closing) {
+        buf_t *b = &m->p->out;
+        buf_reset(b);
+        peerwire_game(b, PEER_UNWATCH, m->s->game_id);
+        link_send(m->l, b);
+    }
+    m->l = NULL;
+    m->asked = false;
 }
 
 void peer_tick(server_t *home)

@@ -28,6 +28,7 @@
 #ifndef WARREN_PEER_H
 #define WARREN_PEER_H
 #include <stdbool.h>
+#include <stdint.h>
 
 typedef struct server server_t;
 typedef struct session session_t;
@@ -43,5 +44,8 @@ void peer_tick(server_t *home);
 void peer_frame(session_t *s);
 /* session.c: s leaves memory; the nodes watching it are told. */
 void peer_session_gone(session_t *s);
+/* session.c: game now runs on this loop (a node that died left it here):
+ * its mirror, if any, goes, its watchers told. */
+void peer_game_here(server_t *srv, int64_t game);
 
 #endif

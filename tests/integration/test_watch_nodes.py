@@ -96,10 +96,45 @@ def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
     w.wait_for("That game is over", timeout=15)
     w.send(" ")
     w.wait_for("Your choice")
-    # b serves on: its watch list no longer shows the game
-    w.send("w")
-    assert "alice" not in w.wait_for("Live games")
+    # b serves on: its watch list soon no longer shows the game (its next
+    # read of the other nodes' games)
+    end = time.time() + 5
+    while True:
+        w.send("w")
+        if "alice" not in w.wait_for("Live games"):
+            break
+        assert time.time() < end, w.text()
+        w.send("q")
+        time.sleep(0.3)
     assert b.alive() and a.alive()
+
+
+def test_watcher_leaving_stops_the_stream_and_a_lost_node_is_told(pair, clients):
+    """The last watcher on b leaves: a stops sending the game (UNWATCH).
+    Watched again, then a dies (SIGKILL): the watcher on b is told and
+    back at b's menu, and b serves on."""
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("bert")
+    p.random_character("bert")
+    w = clients(b.port).connected()
+    w.register("willa")
+    watch_from_list(w, "bert")
+    a.wait_log(r"peer feed game=(\d+) to=b nodes=1")
+    same_rows(p, w)
+    w.send("q")
+    w.wait_for("Your choice")
+    a.wait_log(r"peer unfeed game=\d+ to=b")
+    watch_from_list(w, "bert")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    p.send("s")
+    same_rows(p, w)
+    a.kill(signal.SIGKILL)
+    w.wait_for("went away", timeout=15)
+    w.send(" ")
+    w.wait_for("Your choice")
+    b.wait_log(r"peer link a \(127\.0\.0\.1\) closed")
+    assert b.alive()
 
 
 def test_stranger_is_not_trusted(pair):
