@@ -6,6 +6,8 @@ each change as it comes), and is sent back to b's menu, told, when the
 game ends on a; b keeps serving."""
 import re
 import signal
+import socket
+import struct
 import time
 
 import pytest
@@ -14,6 +16,7 @@ from harness import ON_PG, Daemon, free_port
 from players import quit_game
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+SECRET = "peer-secret-1"
 
 
 @pytest.fixture
@@ -25,7 +28,8 @@ def pair(bindir, tmp_path):
     for name in ("a", "b"):
         port, other = peers[name]
         d = Daemon(bindir, tmp_path / name,
-                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other])
+                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
+                          "--peer-secret", SECRET])
         if made:
             d.db_url = made[0].db_url
             d.argv[d.argv.index("--db") + 1] = made[0].db_url
@@ -137,19 +141,32 @@ def test_watcher_leaving_stops_the_stream_and_a_lost_node_is_told(pair, clients)
     assert b.alive()
 
 
-def test_stranger_is_not_trusted(pair):
-    """A connection to a's peer address from an address not in --peers
-    (and without the secret) is closed after its HELLO; a serves on."""
-    import socket
-    import struct
-    a, _ = pair
+def hello_from_stranger(a, secret, then=b""):
+    """A HELLO (and then's bytes) to a's peer address from 127.0.0.2 (this
+    machine too, but no address --peers names): what a answers."""
     port = int(re.search(r"peer stream listening on 127\.0\.0\.1:(\d+)", a.log()).group(1))
-    # 127.0.0.2 is this machine too, but not an address a trusts
     s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-    body = bytes([1, 5]) + b"wrong" + bytes([1]) + b"x"
-    s.sendall(struct.pack(">I", len(body)) + body)
+    body = bytes([1, len(secret)]) + secret + bytes([1]) + b"x"
+    s.sendall(struct.pack(">I", len(body)) + body + then)
     s.settimeout(5)
-    assert s.recv(100) == b""  # closed, no HELLO back
+    got = b""
+    try:
+        while chunk := s.recv(4096):
+            got += chunk
+    except socket.timeout:
+        pass
     s.close()
+    return got
+
+
+def test_stranger_is_trusted_only_with_the_secret(pair):
+    """From an address --peers does not name, a HELLO without the secret
+    is closed unanswered; with it, a answers HELLO; bad bytes after it
+    close the link; a serves on."""
+    a, _ = pair
+    assert hello_from_stranger(a, b"wrong") == b""
     a.wait_log(r"peer link \? \(127\.0\.0\.2\).*neither a configured peer address")
+    got = hello_from_stranger(a, SECRET.encode(), then=b"\0\0\0\1\x63")
+    assert got[4:5] == b"\x01" and b"a" in got, got  # HELLO naming node a
+    a.wait_log(r"peer link x \(127\.0\.0\.2\): an unknown message type")
     assert a.alive()

@@ -303,7 +303,12 @@ static void pick_game(sess_t *s)
     int page, pages;
     const char *p = strstr(vt_row(&s->vt, 1), "page ");
     if (p && sscanf(p, "page %d/%d", &page, &pages) == 2 && page < pages)
-        type(s, ">"); /* not on this page; redraws of the list come by themselves */
+        type(s, ">");         /* not on this page; redraws of the list come by themselves */
+    else if (p && page > 1) { /* past the end: the game may have come since, on an */
+        type(s, "q");         /* earlier page; the list again from its first */
+        s->acted = SEEN_NOTHING;
+        s->actions = 0;
+    }
 }
 
 static void to_play(sess_t *s)
