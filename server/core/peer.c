@@ -29,6 +29,7 @@ typedef struct link {
     uint8_t *in;
     size_t in_len, in_cap;
     size_t queued; /* bytes written, not yet sent */
+    int nfeeds;    /* this node's games streamed on it (at most cfg.peer_max_games) */
     uv_connect_t conn;
 } link_t;
 
@@ -125,6 +126,7 @@ static int feed_find(const feed_t *f, const link_t *l)
 static void feed_drop_sub(session_t *s, int i)
 {
     feed_t *f = s->peer;
+    f->subs[i].l->nfeeds--;
     f->subs[i] = f->subs[--f->n];
     if (f->n)
         return;
@@ -161,9 +163,13 @@ static void feed_watch(link_t *l, int64_t game)
 {
     session_t *s = session_find_game(l->p->home, game);
     buf_t *b = &l->p->out;
-    if (!s || !s->game || s->dead || s->ended || s->ops == &backend_remote) {
+    bool full = l->nfeeds >= l->p->home->cfg.peer_max_games;
+    if (!s || !s->game || s->dead || s->ended || s->ops == &backend_remote ||
+        (full && !(s->peer && feed_find(s->peer, l) >= 0))) {
         buf_reset(b);
-        peerwire_gone(b, game, "That game is not on this server.");
+        peerwire_gone(b, game,
+                      full ? "Too many games are watched from that server."
+                           : "That game is not on this server.");
         link_send(l, b);
         return;
     }
@@ -176,8 +182,10 @@ static void feed_watch(link_t *l, int64_t game)
     if (!f || (feed_find(f, l) < 0 && f->n == FEED_NODES_MAX))
         return; /* at its cap: that node's mirror waits, its watchers see the last screen */
     int i = feed_find(f, l);
-    if (i < 0)
+    if (i < 0) {
         f->subs[i = f->n++].l = l;
+        l->nfeeds++;
+    }
     feed_keyframe(s, i);
     log_info("peer feed game=%lld to=%s nodes=%d", (long long)game, l->name, f->n);
 }
@@ -415,7 +423,9 @@ static void on_list(void *ud, int status, const db_game_t *games, size_t n)
      * one also hears it from its node, or loses its link) */
     LIST_EACH (it, &p->mirrors) {
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
-        if (m->seen != read && !m->s->nwatchers)
+        /* a watched one waits a few reads: its node's GONE may have been
+         * lost to a full queue, and then nothing else would end it */
+        if (m->seen != read && (!m->s->nwatchers || read - m->seen >= 3))
             mirror_drop(m, "That game ended.");
         else if (m->asked && !m->s->nwatchers)
             mirror_unwatch(m);
