@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from harness import ON_PG, Daemon, free_port
+from harness import ON_PG, Daemon, Web, free_port
 from players import quit_game
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -27,7 +27,7 @@ def pair(bindir, tmp_path):
     made = []
     for name in ("a", "b"):
         port, other = peers[name]
-        d = Daemon(bindir, tmp_path / name,
+        d = Daemon(bindir, tmp_path / name, http=True,
                    extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
                           "--peer-secret", SECRET])
         if made:
@@ -78,6 +78,13 @@ def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
     p.register("alice")
     p.random_character("alice")
     p.play_keys("hjkl")
+    # b's lobby page lists the game, with its watch page
+    end = time.time() + 10
+    while "<td>alice</td>" not in (home := Web(b.http).request("GET", "/").body.decode()):
+        assert time.time() < end, home
+        time.sleep(0.3)
+    link = re.search(r'href="(/watch/alice/[a-z]+)"', home).group(1)
+    assert Web(b.http).request("GET", link).status == 200
     w = clients(b.port).connected()
     w.register("wanda")
     watch_from_list(w, "alice")
