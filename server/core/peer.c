@@ -14,8 +14,9 @@
 #include "server.h"
 #include "session_impl.h"
 
-#define PEER_LINKS_MAX 64 /* links at once (nodes of a cluster, and strangers) */
-#define FEED_NODES_MAX 16 /* nodes one game streams to */
+#define PEER_LINKS_MAX 64    /* links at once (nodes of a cluster, and strangers) */
+#define FEED_NODES_MAX 16    /* nodes one game streams to */
+#define PEER_SNDBUF    65536 /* the kernel's part of a link's queue: peer-queue bounds the rest */
 
 typedef struct peers peers_t;
 
@@ -213,6 +214,8 @@ void peer_frame(session_t *s)
         if (link_send(f->subs[i].l, b) < 0) {
             f->subs[i].need_key = true;
             f->subs[i].l->want_key = true;
+            log_info("peer link %s: %zu bytes queued, game=%lld waits for a keyframe",
+                     f->subs[i].l->name, f->subs[i].l->queued, (long long)s->game_id);
         }
     }
     if (!f->last)
@@ -708,6 +711,8 @@ static link_t *link_connect(peers_t *p, const char *name)
         return NULL;
     }
     uv_tcp_nodelay(&l->tcp, 1);
+    int sndbuf = PEER_SNDBUF;
+    uv_send_buffer_size((uv_handle_t *)&l->tcp, &sndbuf);
     return l;
 }
 
@@ -727,6 +732,8 @@ static void on_accept(void *ud, int fd, const char *addr)
         return;
     }
     uv_tcp_nodelay(&l->tcp, 1);
+    int sndbuf = PEER_SNDBUF;
+    uv_send_buffer_size((uv_handle_t *)&l->tcp, &sndbuf);
 }
 
 /* ---- start and stop ------------------------------------------------------------------ */
@@ -755,7 +762,11 @@ int peer_start(server_t *home)
         log_error("peer-listen %s: %s", addr, err);
         return -1;
     }
-    log_info("peer stream listening on %s (node %s)", addr, cfg->node);
+    char host[64];
+    int port;
+    if (config_split_addr(addr, host, sizeof host, &port) == 0) /* port 0: the one picked */
+        log_info("peer stream listening on %s:%d (node %s)", host, listener_port(p->lis),
+                 cfg->node);
     return 0;
 }
 

@@ -177,3 +177,62 @@ def test_stranger_is_trusted_only_with_the_secret(pair):
     assert got[4:5] == b"\x01" and b"a" in got, got  # HELLO naming node a
     a.wait_log(r"peer link x \(127\.0\.0\.2\): an unknown message type")
     assert a.alive()
+
+
+def read_messages(data):
+    """The stream's messages in data: (type, game, flags) each, SCREEN's
+    flags else 0."""
+    out, at = [], 0
+    while at + 4 <= len(data):
+        n = struct.unpack(">I", data[at:at + 4])[0]
+        if at + 4 + n > len(data):
+            break
+        body = data[at + 4:at + 4 + n]
+        game = struct.unpack(">q", body[1:9])[0] if body[0] != 1 else 0
+        out.append((body[0], game, body[21 - 4] if body[0] == 4 else 0))
+        at += 4 + n
+    return out
+
+
+def test_a_slow_node_gets_a_keyframe_later(bindir, tmp_path, clients):
+    """A node that does not read: past --peer-queue bytes the game's
+    changes to it stop (logged), memory stays bounded, and once it reads
+    again it gets a whole screen (a keyframe) and the changes after it."""
+    d = Daemon(bindir, tmp_path / "a", extra=["--node", "a", "--peer-listen", f"127.0.0.1:{free_port()}",
+                                              "--peer-secret", SECRET, "--peer-queue", "65536"])
+    d.start()
+    try:
+        p = clients(d.port).connected()
+        p.register("cleo")
+        p.random_character("cleo")
+        game = int(re.search(r"game start user=cleo game=(\d+)", d.log()).group(1))
+        port = int(re.search(r"peer stream listening on 127\.0\.0\.1:(\d+)", d.log()).group(1))
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: it fills
+        s.connect(("127.0.0.1", port))
+        hello = bytes([1, len(SECRET)]) + SECRET.encode() + bytes([4]) + b"slow"
+        watch = bytes([2]) + struct.pack(">q", game)
+        s.sendall(b"".join(struct.pack(">I", len(m)) + m for m in (hello, watch)))
+        d.wait_log(rf"peer feed game={game} to=slow nodes=1")
+        for _ in range(60):  # frames pile up while nobody reads
+            p.play_keys("?\x1b")
+            if re.search(rf"peer link slow: \d+ bytes queued, game={game} waits", d.unread()):
+                break
+        else:
+            raise AssertionError("the queue never filled:\n" + d.log()[-2000:])
+        p.play_keys("hl")
+        s.settimeout(2)
+        got = b""
+        try:
+            while chunk := s.recv(65536):
+                got += chunk
+        except socket.timeout:
+            pass
+        msgs = [m for m in read_messages(got) if m[0] == 4]
+        assert msgs and msgs[0][2] & 1, msgs[:3]  # the first frame is a keyframe
+        later_keys = [i for i, m in enumerate(msgs) if i and m[2] & 1]
+        assert later_keys, "no keyframe after the queue drained"
+        s.close()
+        assert d.alive()
+    finally:
+        d.stop_clean()
