@@ -1,6 +1,7 @@
 /* peer — watching across nodes (peer.h): the lists' mirrors, the links
  * between nodes, the feeds of this node's games to them. */
 #include "peer.h"
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -583,7 +584,9 @@ static int link_hello(link_t *l, const peer_msg_t *m, const char **why)
         link_ready(l);
         return 0;
     }
-    bool secret = cfg->peer_secret[0] && !strcmp(cfg->peer_secret, m->secret);
+    size_t n = strlen(cfg->peer_secret);
+    bool secret = n && n == strlen(m->secret) && /* in constant time: no guessing by timing */
+                  sodium_memcmp(cfg->peer_secret, m->secret, n) == 0;
     if (!secret && !peer_trusted_addr(cfg, l->addr)) {
         *why = "neither a configured peer address nor the peer secret";
         return -1;
