@@ -171,7 +171,7 @@ static void feed_watch(link_t *l, int64_t game)
         buf_reset(b);
         peerwire_gone(b, game,
                       full ? "Too many games are watched from that server."
-                           : "That game is not on this server.");
+                           : "That game cannot be watched from another server.");
         link_send(l, b);
         return;
     }
