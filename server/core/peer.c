@@ -380,7 +380,8 @@ static void mirror_new(peers_t *p, const db_game_t *g)
     m->s = s;
     m->row = *g;
     s->bk = m;
-    snprintf(s->kind, sizeof s->kind, "remote");
+    s->mirror = true; /* its player's own lookups pass it by (session.c) */
+    snprintf(s->kind, sizeof s->kind, "warren"); /* listed and watched as one of ours */
     snprintf(s->kind_name, sizeof s->kind_name, "Warren");
     list_push_back(&p->mirrors, &m->node);
     p->nmirrors++;

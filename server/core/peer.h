@@ -4,7 +4,7 @@
  *
  * The lists: once a second, home reads the live games other nodes hold
  * leases of (db_games_leased_elsewhere: one query per node, not per
- * viewer) and keeps a mirror session for each (kind "remote", at most
+ * viewer) and keeps a mirror session for each (session_t.mirror, at most
  * cfg.peer_max_games): the watch list, the lobby and the watch page show
  * and watch it like a game of this node, through the same frames code.
  *

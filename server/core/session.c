@@ -26,7 +26,7 @@ static session_t *session_find_user(server_t *srv, int64_t user_id)
     HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
     {
         session_t *s = HMAP_ITEM(it, session_t, by_user);
-        if (s->user_id == user_id && !s->ended)
+        if (s->user_id == user_id && !s->ended && !s->mirror)
             return s;
     }
     return NULL;
@@ -37,7 +37,7 @@ session_t *session_find_kind(server_t *srv, int64_t user_id, const char *kind)
     HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
     {
         session_t *s = HMAP_ITEM(it, session_t, by_user);
-        if (s->user_id == user_id && !s->ended && strcmp(s->kind, kind) == 0)
+        if (s->user_id == user_id && !s->ended && !s->mirror && strcmp(s->kind, kind) == 0)
             return s;
     }
     return NULL;
