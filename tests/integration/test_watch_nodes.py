@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from harness import ON_PG, Daemon, Web, free_port
+from harness import ON_PG, WS, Daemon, Web, free_port
 from players import quit_game
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -84,6 +84,10 @@ def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
         assert time.time() < end, home
         time.sleep(0.3)
     assert 'href="/watch/alice/warren"' in home, home  # the same link as on a
+    # a browser watching there gets the game's frames (binary: ANSI) through b
+    ws = WS(b.http, "/ws/watch/alice/warren")
+    ws.until(lambda op, p: op == 2 and b"alice" in p, timeout=10)
+    ws.close()
     w = clients(b.port).connected()
     w.register("wanda")
     watch_from_list(w, "alice")
