@@ -15,9 +15,10 @@
 #include "server.h"
 #include "session_impl.h"
 
-#define PEER_LINKS_MAX 64    /* links at once (nodes of a cluster, and strangers) */
-#define FEED_NODES_MAX 16    /* nodes one game streams to */
-#define PEER_SNDBUF    65536 /* the kernel's part of a link's queue: peer-queue bounds the rest */
+#define PEER_LINKS_MAX   64    /* links at once (nodes of a cluster, and strangers) */
+#define FEED_NODES_MAX   16    /* nodes one game streams to */
+#define PEER_SNDBUF      65536 /* the kernel's part of a link's queue: peer-queue bounds the rest */
+#define PEER_KEEPALIVE_S 10    /* idle seconds before the kernel probes a link */
 
 typedef struct peers peers_t;
 
@@ -674,6 +675,15 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     }
 }
 
+/* A link's socket: a small kernel buffer (peer-queue bounds the rest)
+ * and keepalives, so a node cut off is found out without traffic. */
+static void link_tune(link_t *l)
+{
+    int sndbuf = PEER_SNDBUF;
+    uv_send_buffer_size((uv_handle_t *)&l->tcp, &sndbuf);
+    uv_tcp_keepalive(&l->tcp, 1, PEER_KEEPALIVE_S);
+}
+
 static void on_connected(uv_connect_t *req, int status)
 {
     link_t *l = req->data;
@@ -715,8 +725,7 @@ static link_t *link_connect(peers_t *p, const char *name)
         return NULL;
     }
     uv_tcp_nodelay(&l->tcp, 1);
-    int sndbuf = PEER_SNDBUF;
-    uv_send_buffer_size((uv_handle_t *)&l->tcp, &sndbuf);
+    link_tune(l);
     return l;
 }
 
@@ -736,8 +745,7 @@ static void on_accept(void *ud, int fd, const char *addr)
         return;
     }
     uv_tcp_nodelay(&l->tcp, 1);
-    int sndbuf = PEER_SNDBUF;
-    uv_send_buffer_size((uv_handle_t *)&l->tcp, &sndbuf);
+    link_tune(l);
 }
 
 /* ---- start and stop ------------------------------------------------------------------ */
