@@ -48,7 +48,8 @@ typedef struct {
     uv_connect_t creq;
     telnet_t *tn;
     bool open, framed, picked;
-    bool opted; /* the turn counter was turned on (the options menu) */
+    bool leaving; /* a watcher typed q: no other key until the menu */
+    bool opted;   /* the turn counter was turned on (the options menu) */
     int acted, tries, busy, actions;
     unsigned keyno;
     int dir;      /* --hosted: the last move's direction (index in sess.c's MOVES) */

@@ -214,9 +214,10 @@ enum { BUSY_TRIES = 100 };
 static void on_menu_anon(sess_t *s)
 {
     char msg[VT_W + 1];
-    if (s->watcher)
+    if (s->watcher) {
+        s->leaving = false;
         type(s, "w");
-    else if (s->tries++ == 0)
+    } else if (s->tries++ == 0)
         type(s, "r");
     else if (strstr(row_text(s, MSG_ROW_MENU, msg, sizeof msg), "busy") && s->busy++ < BUSY_TRIES)
         s->retry_ns = uv_hrtime() + (uint64_t)(20 + s->idx % 80) * 1000000u;
@@ -306,9 +307,20 @@ static void pick_game(sess_t *s)
         type(s, ">");         /* not on this page; redraws of the list come by themselves */
     else if (p && page > 1) { /* past the end: the game may have come since, on an */
         type(s, "q");         /* earlier page; the list again from its first */
+        s->leaving = true;
         s->acted = SEEN_NOTHING;
         s->actions = 0;
     }
+}
+
+/* Whether the watch line (the bottom row) names the watcher's player:
+ * a list that changed between reading a row and its letter arriving
+ * picks a neighbour. */
+static bool watching_target(const sess_t *s)
+{
+    char want[64];
+    snprintf(want, sizeof want, "Watching %s,", s->L->s[s->target].name);
+    return strstr(vt_row(&s->vt, VT_H - 1), want) != NULL;
 }
 
 static void to_play(sess_t *s)
@@ -332,6 +344,15 @@ static uint32_t screen_sig(const sess_t *s)
 static void menu_frame(sess_t *s)
 {
     seen_t seen = seen_now(s);
+    if (s->leaving && seen != SEEN_MENU_ANON)
+        return; /* its q is on its way: the menu comes */
+    if (seen == SEEN_GAME && s->watcher && s->picked && !watching_target(s)) {
+        type(s, "q"); /* the list moved under the letter: another game; again */
+        s->leaving = true;
+        s->picked = false;
+        s->acted = SEEN_NOTHING;
+        return;
+    }
     if (seen == SEEN_GAME && (!s->watcher || s->picked)) {
         to_play(s);
         return;
