@@ -753,8 +753,12 @@ static void on_accept(void *ud, int fd, const char *addr)
 int peer_start(server_t *home)
 {
     const config_t *cfg = &home->cfg;
-    if (!lease_on(home) || (!cfg->peer_listen[0] && !cfg->peers[0]))
+    if (!cfg->peer_listen[0] && !cfg->peers[0])
         return 0;
+    if (!lease_on(home)) {
+        log_warn("peer-listen and peers are for nodes sharing a PostgreSQL database: ignored");
+        return 0;
+    }
     peers_t *p = calloc(1, sizeof *p);
     if (!p)
         return -1;
