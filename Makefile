@@ -192,7 +192,7 @@ LOOPS_SUITES := test_server.py test_community.py test_web_daemon.py test_storage
 # daemon in a schema of its own on a private cluster the run starts);
 # test-pg runs every suite that way.
 PG_SUITES := test_server.py test_admin.py test_community.py test_recovery_rebuild.py \
-             test_nodes.py
+             test_nodes.py test_watch_nodes.py
 test: format-check build build-asan
 	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
@@ -209,15 +209,18 @@ test-pg: build build-asan
 # tests/cluster/ builds PostgreSQL primary + standby, HAProxy and warrend
 # nodes from network namespaces it makes (root); it prints BENCH lines.
 # test-cluster-short (part of make test): the harness's cleanup, a node
-# killed under a few players, the database failover.
+# killed under a few players, the database failover, watchers on another
+# node than their game.
 CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
 test-cluster: build
 	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 WARREN_CLUSTER_KILL_PLAYERS=12 \
+	    WARREN_CLUSTER_WATCH_PLAYERS=270 WARREN_CLUSTER_WATCHERS=30 WARREN_CLUSTER_WATCH_SECONDS=30 \
 	    $(CLUSTER_PYTEST) tests/cluster
 test-cluster-short: build
 	$(CLUSTER_PYTEST) tests/cluster/test_harness.py \
 	    tests/cluster/test_node_kill.py::test_node_kill_players_resume_elsewhere \
-	    tests/cluster/test_db_failover.py::test_db_failover_loses_no_acknowledged_key
+	    tests/cluster/test_db_failover.py::test_db_failover_loses_no_acknowledged_key \
+	    tests/cluster/test_watch_cross.py
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration

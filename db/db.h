@@ -413,6 +413,9 @@ void db_games_of_user(db_t *db, int64_t user, size_t limit, size_t offset, db_ga
                       void *ud);
 /* Every LIVE game (for recovery at start), by id. */
 void db_games_unfinished(db_t *db, db_games_cb cb, void *ud);
+/* The live games whose unexpired lease another node than node holds, at
+ * most limit, by id (peer.h: the lists show every node's games). */
+void db_games_leased_elsewhere(db_t *db, const char *node, size_t limit, db_games_cb cb, void *ud);
 /* The newest BROKEN games, newest first. */
 void db_games_broken(db_t *db, size_t limit, db_games_cb cb, void *ud);
 void db_milestones_get(db_t *db, int64_t game, db_milestones_cb cb, void *ud);

@@ -247,6 +247,12 @@ void db_file_close(db_file_t *f, bool lost);
     X(GAMES_OF_USER, "iii", ROWS, game,                                                            \
       DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3")                     \
     X(GAMES_LIVE, "", ROWS, game, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id")            \
+    /* peer.c: the live games other nodes hold leases of, for the lists */                         \
+    X(GAMES_LEASED_ELSEWHERE, "ti", ROWS, game,                                                    \
+      DB_BOTH(DB_GAME_COLS " JOIN leases l ON l.game = g.id WHERE l.node <> ?1 AND g.state = "     \
+                           "'live' AND l.expires >= " DB_NOW_MS_LITE " ORDER BY g.id LIMIT ?2",    \
+              DB_GAME_COLS " JOIN leases l ON l.game = g.id WHERE l.node <> ?1 AND g.state = "     \
+                           "'live' AND l.expires >= " DB_NOW_MS_PG " ORDER BY g.id LIMIT ?2"))     \
     X(GAMES_BROKEN, "i", ROWS, game,                                                               \
       DB_GAME_COLS " WHERE g.state = 'broken' ORDER BY g.id DESC LIMIT ?1")                        \
     X(MILESTONES_OF, "i", ROWS, milestone,                                                         \

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "menu.h"
 #include "moderation.h"
+#include "peer.h"
 #include "privsep.h"
 #include "pool.h"
 #include "records.h"
@@ -107,6 +108,7 @@ static void on_signal(uv_signal_t *h, int signum)
     log_info("signal %d: shutting down", signum);
     telnetgw_stop(s);
     control_stop(s);
+    peer_stop(s);
     webgw_stop(s);
     session_shutdown_all(s);
     storage_shutdown(s, shutdown_stored);
@@ -178,7 +180,7 @@ static int server_open(server_t *s)
     s->records = records_new(s, web_default_root(root, sizeof root));
     if (!s->records)
         return log_error("records: out of memory"), -1;
-    if (telnetgw_listen(s) || control_listen(s))
+    if (telnetgw_listen(s) || control_listen(s) || peer_start(s))
         return -1;
     webgw_start(s, WEB_ROUTES, WEB_NROUTES);
     int err_sig = uv_signal_init(s->loop, &s->sigterm);
@@ -207,6 +209,7 @@ static void server_free(server_t *s)
     control_free(s);
     records_free(s->records);
     session_free_all(s);
+    peer_free(s); /* after the sessions: mirrors are among them */
     menu_cache_free(s);
     script_vm_free(s->vm); /* before the content it ran */
     content_free(s->content);

@@ -54,6 +54,8 @@ typedef struct backend_ops {
      * screen (hooks.h: game_over), false: msg is shown. */
     bool (*finish)(session_t *s, session_end_t *end, char *msg, size_t n);
     void (*free)(session_t *s); /* the game's state, once the session goes */
+    /* A watcher came (session_watch). NULL: nothing to do. */
+    void (*watched)(session_t *s);
 } backend_ops_t;
 
 #endif

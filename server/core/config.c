@@ -117,6 +117,17 @@ static const opt_t opts[] = {
      "MS a game's lease lasts unrenewed; then another node may take the game (10000)"},
     {"lease-renew-ms", OPT_INT, S(lease_renew_ms), 100, 600000,
      "MS between renewals of this node's leases, under lease-ttl-ms (3000)"},
+    /* watching across nodes (peer.h) */
+    {"peer-listen", OPT_ADDR, S(peer_listen), 0, 0,
+     "ADDR:PORT the node-to-node stream's listener (default off; 127.0.0.1 if ADDR is empty)"},
+    {"peers", OPT_STR, S(peers), 0, 0,
+     "NAME=ADDR:PORT,... the other nodes' peer-listen; their addresses are trusted"},
+    {"peer-secret", OPT_STR, S(peer_secret), 0, 0,
+     "TEXT a node that sends it is trusted from any address (default: none)"},
+    {"peer-queue", OPT_INT, S(peer_queue), 65536, 1 << 30,
+     "BYTES queued to one node; past it a game waits for a keyframe (1048576)"},
+    {"peer-max-games", OPT_INT, S(peer_max_games), 0, 1000000,
+     "N other nodes' games listed and watchable here (4096)"},
 };
 #undef S
 #define NOPTS (sizeof opts / sizeof opts[0])
@@ -162,6 +173,8 @@ void config_defaults(config_t *c)
     c->db_busy_ms = 5000;
     config_default_node(c->node, sizeof c->node);
     c->lease_ttl_ms = 10000; /* nodes */
+    c->peer_queue = 1 << 20; /* peer.h */
+    c->peer_max_games = 4096;
     c->lease_renew_ms = 3000;
     snprintf(c->games_user, sizeof c->games_user, "warren-games");
     c->hosted_max = 100;

@@ -64,6 +64,12 @@ typedef struct {
     char node[64];      /* this daemon's name: [A-Za-z0-9._-], default the host's name */
     int lease_ttl_ms;   /* a game's lease lasts this long unrenewed (10000) */
     int lease_renew_ms; /* the heartbeat renews every lease this often (3000) */
+    /* watching across nodes (peer.h) */
+    char peer_listen[64];  /* the node-to-node stream's listener; "" = off */
+    char peers[1024];      /* NAME=ADDR:PORT,...: the other nodes, trusted by address */
+    char peer_secret[128]; /* trusted from any address when sent; "" = none */
+    int peer_queue;        /* bytes queued to one node before frames wait (1 MiB) */
+    int peer_max_games;    /* other nodes' games mirrored here at most (4096) */
     /* the daily game (daily.h) */
     char daily_secret[256]; /* its secret's file; "" = the database path + ".daily" */
     bool test_hooks; /* F12 in a game logs "hook user=... hash=... turn=... seq=... stored=..." */

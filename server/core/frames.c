@@ -17,6 +17,7 @@
 #include "backend.h"
 #include "hooks.h"
 #include "json.h"
+#include "peer.h"
 #include "server.h"
 #include "session_impl.h"
 #include "storage.h"
@@ -512,6 +513,8 @@ static void broadcast_once(session_t *s)
     s->sent = s->grid = g;
     screen_clean(g);
     frame_grid_give(s->srv, old);
+    if (s->peer) /* other nodes watching it: the change, once per node */
+        peer_frame(s);
 }
 
 /* A frame now when it shows only stored keys (or the paused notice), else

@@ -6,6 +6,7 @@
 #include "hooks.h"
 #include "conn.h"
 #include "drain.h"
+#include "peer.h"
 #include "session.h"
 
 uint64_t now_ms(const server_t *s)
@@ -67,5 +68,7 @@ void server_tick(server_t *s)
 {
     s->ticks++;
     HOOKS_CALL(s->hooks->tick, s);
+    if (s->peer)
+        peer_tick(s); /* other nodes' games for the lists */
     session_tick(s);
 }

@@ -87,6 +87,7 @@ struct server {
     uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
     storage_t storage;     /* storage.c */
     lease_t lease;         /* this node's game leases (lease.c) */
+    struct peers *peer;    /* home: watching across nodes (peer.c); NULL: off */
     uint64_t next_conn_id; /* conn_init */
     int recovering;        /* home: loops still recovering games (session_load.c) */
     size_t recovered_ok, recovered_broken;

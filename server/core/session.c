@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "lease.h"
 #include "log.h"
+#include "peer.h"
 #include "server.h"
 #include "session_impl.h"
 #include "shard.h"
@@ -25,7 +26,7 @@ static session_t *session_find_user(server_t *srv, int64_t user_id)
     HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
     {
         session_t *s = HMAP_ITEM(it, session_t, by_user);
-        if (s->user_id == user_id && !s->ended)
+        if (s->user_id == user_id && !s->ended && !s->mirror)
             return s;
     }
     return NULL;
@@ -36,7 +37,7 @@ session_t *session_find_kind(server_t *srv, int64_t user_id, const char *kind)
     HMAP_EACH(it, &srv->sess_by_user, hmap_hash_u64((uint64_t)user_id))
     {
         session_t *s = HMAP_ITEM(it, session_t, by_user);
-        if (s->user_id == user_id && !s->ended && strcmp(s->kind, kind) == 0)
+        if (s->user_id == user_id && !s->ended && !s->mirror && strcmp(s->kind, kind) == 0)
             return s;
     }
     return NULL;
@@ -141,6 +142,8 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     session_t *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    if (srv->peer) /* taken over from another node: one session of a game here */
+        peer_game_here(srv, game_id);
     s->grid = s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
     s->game_id = game_id;
     s->user_id = user_id;
@@ -200,6 +203,8 @@ void session_free(session_t *s)
     srv->nsessions--;
     if (s->game && !s->fenced) /* Warren's: another node may run it now */
         lease_release(srv, s->game_id);
+    if (s->peer) /* other nodes' watchers of it are told */
+        peer_session_gone(s);
     if (jqueue_paused(&s->jq)) {
         log_info("game closed while paused user=%s game=%lld: %zu keys not stored (none was "
                  "answered)",
@@ -265,6 +270,8 @@ void session_watch(conn_t *c, session_t *s)
     /* the player's status shows the count: everyone gets that frame first */
     frames_count_changed(s);
     frames_keyframe(s, c);
+    if (s->ops->watched) /* another node's game: its frames are asked for */
+        s->ops->watched(s);
 }
 
 static void watcher_unlink(session_t *s, conn_t *c)

@@ -71,7 +71,9 @@ struct session {
     struct chatlog *chat;               /* chat.c's: recent lines, the strip; NULL until used */
     bool broadcasting, broadcast_again; /* session_broadcast is not re-entered */
     struct frames_views *views;         /* frames.c: watchers sharing a frame of their size */
-    bool count_due;                     /* frames.c: the watcher count changed, not yet drawn */
+    struct peer_feed *peer;             /* peer.c: other nodes watching it; NULL: none */
+    bool mirror;         /* peer.c: another node's game, watched here: never its player's */
+    bool count_due;      /* frames.c: the watcher count changed, not yet drawn */
     uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
 };

@@ -44,6 +44,8 @@ typedef struct {
 #define O(f) offsetof(load_opts_t, f)
 static const opt_t OPTS[] = {
     {"--host", "ADDR", OPT_STR, O(host), 0, 0, "the daemon's IPv4 address (127.0.0.1)"},
+    {"--watch-host", "ADDR", OPT_STR, O(watch_host), 0, 0,
+     "the watchers connect there instead (another node of a cluster; same port)"},
     {"--port", "PORT", OPT_INT, O(port), 1, 65535, "its telnet port (2323)"},
     {"--n", "N", OPT_INT, O(n), 1, 1000000, "players (100)"},
     {"--m", "M", OPT_INT, O(m), 0, 1000000, "watchers of player 0's game (0)"},
@@ -532,6 +534,10 @@ static void report(load_t *L)
         printf("# watcher delay us: p50 %.1f p99 %.1f max %.1f (%zu frames)\n",
                pct_us(&L->wdel, 0.5), pct_us(&L->wdel, 0.99), pct_us(&L->wdel, 1), L->wdel.n);
         printf("BENCH server.watch.delay.p99.us %.1f\n", pct_us(&L->wdel, 0.99));
+        if (L->wkey.n)
+            qsort(L->wkey.v, L->wkey.n, sizeof *L->wkey.v, cmp_u64);
+        printf("# watcher delay from the key us: p50 %.1f p99 %.1f max %.1f (%zu frames)\n",
+               pct_us(&L->wkey, 0.5), pct_us(&L->wkey, 0.99), pct_us(&L->wkey, 1), L->wkey.n);
     }
     if (L->o.hosted)
         report_hosted(L);
@@ -544,6 +550,10 @@ static int load_init(load_t *L)
     L->loop = uv_default_loop();
     if (uv_ip4_addr(L->o.host, L->o.port, &L->addr)) {
         fprintf(stderr, "warren-load: bad address %s\n", L->o.host);
+        return 2;
+    }
+    if (L->o.watch_host && uv_ip4_addr(L->o.watch_host, L->o.port, &L->waddr)) {
+        fprintf(stderr, "warren-load: bad address %s\n", L->o.watch_host);
         return 2;
     }
     L->total = L->o.n + L->o.m;
@@ -603,6 +613,7 @@ int main(int argc, char **argv)
     free(L.s);
     free(L.lat.v);
     free(L.wdel.v);
+    free(L.wkey.v);
     uv_loop_close(L.loop);
     return ok && !ret ? 0 : 1;
 }

@@ -37,6 +37,7 @@ typedef struct {
     bool measured;                /* that key went out inside the measured window */
     unsigned acked;               /* keys of its current game answered (--acked) */
     uint64_t frame_ns, frame_seq; /* a player's last answer, for its watchers */
+    uint64_t key_ns;              /* when the key of that answer went out */
     bool paused;                  /* its game shows the storage notice: no keys */
     /* written by load.c */
     uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
@@ -47,7 +48,8 @@ typedef struct {
     uv_connect_t creq;
     telnet_t *tn;
     bool open, framed, picked;
-    bool opted; /* the turn counter was turned on (the options menu) */
+    bool leaving; /* a watcher typed q: no other key until the menu */
+    bool opted;   /* the turn counter was turned on (the options menu) */
     int acted, tries, busy, actions;
     unsigned keyno;
     int dir;      /* --hosted: the last move's direction (index in sess.c's MOVES) */
@@ -63,6 +65,7 @@ typedef struct {
 
 typedef struct {
     const char *host, *tag, *term, *acked, *hosted;
+    const char *watch_host; /* the watchers' daemon, when not host's (another node) */
     int port, n, m, watched, inflight, pid, saturate, help;
     double seconds, warmup, interval, key_timeout, ramp_timeout, detach_all;
 } load_opts_t;
@@ -88,6 +91,8 @@ struct load {
     uint64_t answers;        /* --hosted: keys that answered NetHack (--More--, questions) */
     uint64_t in_doubt, held; /* keys out when a game paused; keys due while paused */
     samples_t lat, wdel;
+    samples_t wkey;           /* a watcher's frame, timed from its player's key */
+    struct sockaddr_in waddr; /* --watch-host */
     /* --detach-all: player 0 keys on while every other session closes */
     uint64_t detach_end, stall_ns, detach_keys;
     long rss0, rss_end;

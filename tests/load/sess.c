@@ -214,9 +214,10 @@ enum { BUSY_TRIES = 100 };
 static void on_menu_anon(sess_t *s)
 {
     char msg[VT_W + 1];
-    if (s->watcher)
+    if (s->watcher) {
+        s->leaving = false;
         type(s, "w");
-    else if (s->tries++ == 0)
+    } else if (s->tries++ == 0)
         type(s, "r");
     else if (strstr(row_text(s, MSG_ROW_MENU, msg, sizeof msg), "busy") && s->busy++ < BUSY_TRIES)
         s->retry_ns = uv_hrtime() + (uint64_t)(20 + s->idx % 80) * 1000000u;
@@ -303,7 +304,23 @@ static void pick_game(sess_t *s)
     int page, pages;
     const char *p = strstr(vt_row(&s->vt, 1), "page ");
     if (p && sscanf(p, "page %d/%d", &page, &pages) == 2 && page < pages)
-        type(s, ">"); /* not on this page; redraws of the list come by themselves */
+        type(s, ">");         /* not on this page; redraws of the list come by themselves */
+    else if (p && page > 1) { /* past the end: the game may have come since, on an */
+        type(s, "q");         /* earlier page; the list again from its first */
+        s->leaving = true;
+        s->acted = SEEN_NOTHING;
+        s->actions = 0;
+    }
+}
+
+/* Whether the watch line (the bottom row) names the watcher's player:
+ * a list that changed between reading a row and its letter arriving
+ * picks a neighbour. */
+static bool watching_target(const sess_t *s)
+{
+    char want[64];
+    snprintf(want, sizeof want, "Watching %s,", s->L->s[s->target].name);
+    return strstr(vt_row(&s->vt, VT_H - 1), want) != NULL;
 }
 
 static void to_play(sess_t *s)
@@ -327,6 +344,15 @@ static uint32_t screen_sig(const sess_t *s)
 static void menu_frame(sess_t *s)
 {
     seen_t seen = seen_now(s);
+    if (s->leaving && seen != SEEN_MENU_ANON)
+        return; /* its q is on its way: the menu comes */
+    if (seen == SEEN_GAME && s->watcher && s->picked && !watching_target(s)) {
+        type(s, "q"); /* the list moved under the letter: another game; again */
+        s->leaving = true;
+        s->picked = false;
+        s->acted = SEEN_NOTHING;
+        return;
+    }
     if (seen == SEEN_GAME && (!s->watcher || s->picked)) {
         to_play(s);
         return;
@@ -441,6 +467,7 @@ static void answered(sess_t *s, uint64_t now)
     if (L->phase == PH_DETACH && s->idx == 0)
         load_detach_answer(L, now - s->sent_ns);
     L->outstanding--;
+    s->key_ns = s->sent_ns;
     s->sent_ns = 0;
     s->acked++;
     s->frame_ns = now;
@@ -454,8 +481,11 @@ static void watched(sess_t *s, uint64_t now)
     load_t *L = s->L;
     const sess_t *p = &L->s[s->target];
     if (p->frame_seq != s->seen_seq) {
-        if (p->frame_ns >= L->t_meas && L->phase != PH_RAMP)
+        if (p->frame_ns >= L->t_meas && L->phase != PH_RAMP) {
             samples_push(&L->wdel, now - p->frame_ns);
+            if (p->key_ns)
+                samples_push(&L->wkey, now - p->key_ns);
+        }
         s->seen_seq = p->frame_seq;
     } else if (p->sent_ns && p->measured) {
         samples_push(&L->wdel, 0);
@@ -590,7 +620,8 @@ void sess_start(sess_t *s)
         sess_fail(s, "out of memory");
         return;
     }
-    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)&L->addr, on_connect);
+    const struct sockaddr_in *to = s->watcher && L->o.watch_host ? &L->waddr : &L->addr;
+    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)to, on_connect);
     if (ret < 0)
         sess_fail(s, uv_strerror(ret));
 }

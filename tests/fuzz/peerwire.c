@@ -1,0 +1,57 @@
+/* Fuzz target: the node-to-node stream's messages (peerwire.h), read as
+ * they could arrive from another node: every message the parser accepts
+ * is applied to a mirror screen (a SCREEN) or bounded (a HELLO's texts,
+ * a GONE's reason), a used length never passes what was given, and bad
+ * input always comes with a message. A SCREEN that applied is encoded
+ * again, and the result read back must parse. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "peerwire.h"
+
+static void check_screen(const peer_msg_t *m, screen_t *scr)
+{
+    const char *why = NULL;
+    if (peerwire_apply(m, scr, &why) < 0) {
+        if (!why)
+            abort();
+        return;
+    }
+    if (scr->w != m->w || scr->h != m->h)
+        abort();
+    buf_t b;
+    buf_init(&b);
+    if (peerwire_screen(&b, m->game, scr, NULL) > 0) {
+        peer_msg_t again;
+        size_t used = 0;
+        if (peerwire_next((const uint8_t *)b.data, b.len, &used, &again, &why) != 1 ||
+            used != b.len || again.nrows != scr->h)
+            abort();
+    }
+    buf_free(&b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    screen_t *scr = screen_new(80, 24);
+    if (!scr)
+        return 0;
+    size_t at = 0, used = 0;
+    peer_msg_t m;
+    const char *why = NULL;
+    int r;
+    while ((r = peerwire_next(data + at, size - at, &used, &m, &why)) == 1) {
+        if (used < 5 || used > size - at)
+            abort();
+        at += used;
+        if (strlen(m.secret) > PEER_TEXT_MAX || strlen(m.node) > PEER_TEXT_MAX ||
+            strlen(m.reason) >= sizeof m.reason)
+            abort();
+        if (m.type == PEER_SCREEN)
+            check_screen(&m, scr);
+    }
+    if (r < 0 && !why)
+        abort();
+    screen_free(scr);
+    return 0;
+}

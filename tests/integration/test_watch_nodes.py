@@ -1,0 +1,247 @@
+"""Watching across nodes: two warrend daemons on one PostgreSQL schema
+(WARREN_DB=pg only), each with a node-to-node stream (--peer-listen,
+--peers). A watcher on node b sees, in b's watch list, the game a player
+plays on node a, watches it through the stream (the rows a's player sees,
+each change as it comes), and is sent back to b's menu, told, when the
+game ends on a; b keeps serving."""
+import re
+import signal
+import socket
+import struct
+import time
+
+import pytest
+
+from harness import ON_PG, WS, Daemon, Web, free_port
+from players import quit_game
+
+pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
+SECRET = "peer-secret-1"
+
+
+@pytest.fixture
+def pair(bindir, tmp_path):
+    """Nodes a and b on one schema, each naming the other's peer address."""
+    pa, pb = free_port(), free_port()
+    peers = {"a": (pa, f"b=127.0.0.1:{pb}"), "b": (pb, f"a=127.0.0.1:{pa}")}
+    made = []
+    for name in ("a", "b"):
+        port, other = peers[name]
+        d = Daemon(bindir, tmp_path / name, http=True,
+                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
+                          "--peer-secret", SECRET])
+        if made:
+            d.db_url = made[0].db_url
+            d.argv[d.argv.index("--db") + 1] = made[0].db_url
+        made.append(d.start())
+    yield made
+    for d in made:
+        if d.alive():
+            d.stop_clean()
+
+
+def game_rows(t):
+    """The rows of the game map and messages (the last two rows are the
+    status and, for a watcher, the line naming whom it watches)."""
+    return [ln.rstrip() for ln in t.screen.display[:-2]]
+
+
+def watch_from_list(t, name, timeout=15):
+    """t, logged in at b's menu, opens the watch list until name's game is
+    listed and picks it."""
+    end = time.time() + timeout
+    while True:
+        t.send("w")
+        text = t.wait_for("Live games")
+        m = re.search(rf"^\s*([a-z])\) {name}\b", text, re.M)
+        if m:
+            t.send(m.group(1))
+            return
+        assert time.time() < end, f"{name} never listed:\n{text}"
+        t.send("q")
+        time.sleep(0.5)
+
+
+def same_rows(player, watcher, timeout=10):
+    """Waits until the watcher's game rows are the player's."""
+    end = time.time() + timeout
+    while game_rows(watcher) != game_rows(player):
+        assert time.time() < end, ("rows differ:\n" + "\n".join(game_rows(player)) + "\n----\n"
+                                   + "\n".join(game_rows(watcher)))
+        watcher.pump(quiet=0.05, limit=0.3)
+        player.pump(quiet=0.05, limit=0.3)
+
+
+def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("alice")
+    p.random_character("alice")
+    p.play_keys("hjkl")
+    # b's lobby page lists the game, with its watch page
+    end = time.time() + 10
+    while "<td>alice</td>" not in (home := Web(b.http).request("GET", "/").body.decode()):
+        assert time.time() < end, home
+        time.sleep(0.3)
+    assert 'href="/watch/alice/warren"' in home, home  # the same link as on a
+    # a browser watching there gets the game's frames (binary: ANSI) through b
+    ws = WS(b.http, "/ws/watch/alice/warren")
+    ws.until(lambda op, p: op == 2 and b"alice" in p, timeout=10)
+    ws.close()
+    w = clients(b.port).connected()
+    w.register("wanda")
+    watch_from_list(w, "alice")
+    b.wait_log(r"watch conn=\d+ user=alice game=\d+ watchers=1")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    same_rows(p, w)
+    assert "alice" in w.text()
+    # each key answered on a shows on b
+    for key in "lhjk":
+        before = game_rows(w)
+        p.send(key)
+        same_rows(p, w)
+        if game_rows(w) != before:
+            break
+    else:
+        raise AssertionError("no key changed the screen")
+    # alice at b is told where her game runs: b's copy is only for watching
+    p2 = clients(b.port).connected()
+    p2.login("alice")
+    p2.send("p")
+    p2.wait_for("running on another server (a)")
+    assert not re.search(r"attach user=alice", b.log()), b.log()[-2000:]
+    # the game ends on a: the watcher on b is told and goes back to its menu
+    quit_game(p)
+    a.wait_log(r"game end user=alice")
+    w.wait_for("That game is over", timeout=15)
+    w.send(" ")
+    w.wait_for("Your choice")
+    # b serves on: its watch list soon no longer shows the game (its next
+    # read of the other nodes' games)
+    end = time.time() + 5
+    while True:
+        w.send("w")
+        if "alice" not in w.wait_for("Live games"):
+            break
+        assert time.time() < end, w.text()
+        w.send("q")
+        time.sleep(0.3)
+    assert b.alive() and a.alive()
+
+
+def test_watcher_leaving_stops_the_stream_and_a_lost_node_is_told(pair, clients):
+    """The last watcher on b leaves: a stops sending the game (UNWATCH).
+    Watched again, then a dies (SIGKILL): the watcher on b is told and
+    back at b's menu, and b serves on."""
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("bert")
+    p.random_character("bert")
+    w = clients(b.port).connected()
+    w.register("willa")
+    watch_from_list(w, "bert")
+    a.wait_log(r"peer feed game=(\d+) to=b nodes=1")
+    same_rows(p, w)
+    w.send("q")
+    w.wait_for("Your choice")
+    a.wait_log(r"peer unfeed game=\d+ to=b")
+    watch_from_list(w, "bert")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    p.send("s")
+    same_rows(p, w)
+    a.kill(signal.SIGKILL)
+    w.wait_for("went away", timeout=15)
+    w.send(" ")
+    w.wait_for("Your choice")
+    b.wait_log(r"peer link a \(127\.0\.0\.1\) closed")
+    assert b.alive()
+
+
+def hello_from_stranger(a, secret, then=b""):
+    """A HELLO (and then's bytes) to a's peer address from 127.0.0.2 (this
+    machine too, but no address --peers names): what a answers."""
+    port = int(re.search(r"peer stream listening on 127\.0\.0\.1:(\d+)", a.log()).group(1))
+    s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+    body = bytes([1, len(secret)]) + secret + bytes([1]) + b"x"
+    s.sendall(struct.pack(">I", len(body)) + body + then)
+    s.settimeout(5)
+    got = b""
+    try:
+        while chunk := s.recv(4096):
+            got += chunk
+    except socket.timeout:
+        pass
+    s.close()
+    return got
+
+
+def test_stranger_is_trusted_only_with_the_secret(pair):
+    """From an address --peers does not name, a HELLO without the secret
+    is closed unanswered; with it, a answers HELLO; bad bytes after it
+    close the link; a serves on."""
+    a, _ = pair
+    assert hello_from_stranger(a, b"wrong") == b""
+    a.wait_log(r"peer link \? \(127\.0\.0\.2\).*neither a configured peer address")
+    got = hello_from_stranger(a, SECRET.encode(), then=b"\0\0\0\1\x63")
+    assert got[4:5] == b"\x01" and b"a" in got, got  # HELLO naming node a
+    a.wait_log(r"peer link x \(127\.0\.0\.2\): an unknown message type")
+    assert a.alive()
+
+
+def read_messages(data):
+    """The stream's messages in data: (type, game, flags) each, SCREEN's
+    flags else 0."""
+    out, at = [], 0
+    while at + 4 <= len(data):
+        n = struct.unpack(">I", data[at:at + 4])[0]
+        if at + 4 + n > len(data):
+            break
+        body = data[at + 4:at + 4 + n]
+        game = struct.unpack(">q", body[1:9])[0] if body[0] != 1 else 0
+        out.append((body[0], game, body[21 - 4] if body[0] == 4 else 0))
+        at += 4 + n
+    return out
+
+
+def test_a_slow_node_gets_a_keyframe_later(bindir, tmp_path, clients):
+    """A node that does not read: past --peer-queue bytes the game's
+    changes to it stop (logged), memory stays bounded, and once it reads
+    again it gets a whole screen (a keyframe) and the changes after it."""
+    d = Daemon(bindir, tmp_path / "a", extra=["--node", "a", "--peer-listen", f"127.0.0.1:{free_port()}",
+                                              "--peer-secret", SECRET, "--peer-queue", "65536"])
+    d.start()
+    try:
+        p = clients(d.port).connected()
+        p.register("cleo")
+        p.random_character("cleo")
+        game = int(re.search(r"game start user=cleo game=(\d+)", d.log()).group(1))
+        port = int(re.search(r"peer stream listening on 127\.0\.0\.1:(\d+)", d.log()).group(1))
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: it fills
+        s.connect(("127.0.0.1", port))
+        hello = bytes([1, len(SECRET)]) + SECRET.encode() + bytes([4]) + b"slow"
+        watch = bytes([2]) + struct.pack(">q", game)
+        s.sendall(b"".join(struct.pack(">I", len(m)) + m for m in (hello, watch)))
+        d.wait_log(rf"peer feed game={game} to=slow nodes=1")
+        for _ in range(60):  # frames pile up while nobody reads
+            p.play_keys("?\x1b")
+            if re.search(rf"peer link slow: \d+ bytes queued, game={game} waits", d.unread()):
+                break
+        else:
+            raise AssertionError("the queue never filled:\n" + d.log()[-2000:])
+        p.play_keys("hl")
+        s.settimeout(2)
+        got = b""
+        try:
+            while chunk := s.recv(65536):
+                got += chunk
+        except socket.timeout:
+            pass
+        msgs = [m for m in read_messages(got) if m[0] == 4]
+        assert msgs and msgs[0][2] & 1, msgs[:3]  # the first frame is a keyframe
+        later_keys = [i for i, m in enumerate(msgs) if i and m[2] & 1]
+        assert later_keys, "no keyframe after the queue drained"
+        s.close()
+        assert d.alive()
+    finally:
+        d.stop_clean()
