@@ -29,6 +29,9 @@ stay as they are.
         (/proc/PID/smaps_rollup: shared pages divided among them) / N
   BENCH server.cpu_per_key.us.nN     warrend's CPU (all its threads) in the
                                      window per key answered
+  BENCH hosted.start.loop_stall.max.ms       the longest turn of warrend's
+        loop while the N games started (its stall probe logs a turn of 50 ms
+        or more: 0 means none did); .count: how many were logged
   BENCH machine.memory.per_player.bytes.nN   MemAvailable's drop / N
         (the daemon, the NetHacks, the kernel's ptys and sockets, the
         load tool; other programs on the machine move it too)
@@ -115,14 +118,22 @@ def memory(d, n, mem0, rss0):
     print(f"BENCH machine.memory.per_player.bytes{tag} {(mem0 - meminfo()) // n}", flush=True)
 
 
+def start_stalls(d):
+    """The loop stalls logged so far (the ramp-up: every game starting)."""
+    stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", d.log())]
+    print(f"BENCH hosted.start.loop_stall.max.ms {max(stalls or [0])}")
+    print(f"BENCH hosted.start.loop_stall.count {len(stalls)}", flush=True)
+
+
 def drive(load, d, n, mem0, rss0):
-    """Relays warren-load's lines; at the end of its ramp-up, the memory.
-    Returns its exit status."""
+    """Relays warren-load's lines; at the end of its ramp-up, the loop's
+    stalls and the memory. Returns its exit status."""
     for line in load.stdout:
         sys.stdout.write(line)
         sys.stdout.flush()
         m = re.match(r"# ramp-up: (\d+) of \d+ sessions in play after (\d+) ms", line)
         if m:
+            start_stalls(d)
             print(f"BENCH hosted.n{n}.spawn.per_s {int(m.group(1)) * 1000 / max(1, int(m.group(2))):.1f}")
             time.sleep(2)  # the last games' recordings flush their first chunk
             memory(d, n, mem0, rss0)

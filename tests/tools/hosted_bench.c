@@ -12,7 +12,7 @@
  *   BENCH hosted.move.us X us              (vtgrid_write + vtgrid_sync)
  *   BENCH hosted.move.cells X cells        (cells read back from libvterm)
  *   BENCH hosted.parse.mb_per_s X MB/s     (coloured lines, as a flood)
- *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true, wall clock:
+ *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true to its answer:
  *                                          the request to the spawner, the player's
  *                                          directory checked, its fork and exec)
  *   BENCH hosted.memory80x24.bytes X bytes (ptyproc with its libvterm, a grid)
@@ -208,18 +208,39 @@ static void spawner_down(bench_spawner_t *b)
         fprintf(stderr, "hosted_bench: could not remove %s\n", b->dir);
 }
 
+/* The start's answer: *user set (1 running, -1 not). */
+static void on_bench_started(ptyproc_t *p, const char *err, void *user)
+{
+    (void)p;
+    if (err)
+        fprintf(stderr, "hosted_bench: %s\n", err);
+    *(int *)user = err ? -1 : 1;
+}
+
+/* Starts o and runs the loop until the program runs (or exits 1). */
+static ptyproc_t *spawn_wait(bench_spawner_t *b, uv_loop_t *loop, const ptyproc_opts_t *o)
+{
+    ptyproc_cbs_t cbs = {NULL, NULL, on_bench_started};
+    char err[300];
+    int state = 0;
+    ptyproc_t *p;
+    if (ptyproc_spawn(loop, b->sp, o, &cbs, &state, &p, err, sizeof err) < 0) {
+        fprintf(stderr, "hosted_bench: %s\n", err);
+        exit(1);
+    }
+    while (state == 0)
+        uv_run(loop, UV_RUN_ONCE);
+    if (state < 0)
+        exit(1);
+    return p;
+}
+
 /* A hosted game's daemon-side memory: a real ptyproc (its grid's libvterm
  * state included) running sleep, plus the session's screen_t. */
 static void bench_memory(bench_spawner_t *b, uv_loop_t *loop, int w, int h)
 {
-    char err[300];
     ptyproc_opts_t o = {"sleep", "bench", "bench", w, h};
-    ptyproc_cbs_t cbs = {NULL, NULL};
-    ptyproc_t *p;
-    if (ptyproc_spawn(loop, b->sp, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
-        fprintf(stderr, "hosted_bench: %s\n", err);
-        exit(1);
-    }
+    ptyproc_t *p = spawn_wait(b, loop, &o);
     size_t grid = sizeof(screen_t) + sizeof(cell_t) * (size_t)w * (size_t)h + (size_t)h;
     printf("BENCH hosted.memory%dx%d.bytes %zu bytes\n", w, h, ptyproc_memory(p) + grid);
     ptyproc_close(p);
@@ -233,23 +254,17 @@ static double wall_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* The loop thread's cost of starting a game: the spawner's round trip, its
- * checks of the player's directory, openpty, fork, the child's set-up
- * until exec (ptyproc_spawn waits for it). */
+/* The time to start a game: the spawner's round trip, its checks of the
+ * player's directory, openpty, fork, the child's set-up until exec (the
+ * loop goes on meanwhile; this waits for the answer). */
 static void bench_spawn(bench_spawner_t *b, uv_loop_t *loop)
 {
     enum { N = 51 };
-    char err[300];
     ptyproc_opts_t o = {"true", "bench", "bench", 80, 24};
-    ptyproc_cbs_t cbs = {NULL, NULL};
     double t[N];
     for (int i = 0; i < N; i++) {
-        ptyproc_t *p;
         double t0 = wall_us();
-        if (ptyproc_spawn(loop, b->sp, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
-            fprintf(stderr, "hosted_bench: %s\n", err);
-            exit(1);
-        }
+        ptyproc_t *p = spawn_wait(b, loop, &o);
         t[i] = wall_us() - t0;
         ptyproc_close(p);
         uv_run(loop, UV_RUN_DEFAULT);
