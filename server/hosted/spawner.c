@@ -479,8 +479,11 @@ int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char 
         spawner_lost(sp, strerror(errno));
         return snprintf(err, errlen, "%s", GONE), -1;
     }
-    *st = (starting_t){.seq = req.seq, .deadline = mono_ms() + SPAWNER_TIMEOUT_MS, .fn = fn,
-                       .user = user, .master = -1};
+    *st = (starting_t){.seq = req.seq,
+                       .deadline = mono_ms() + SPAWNER_TIMEOUT_MS,
+                       .fn = fn,
+                       .user = user,
+                       .master = -1};
     if (sp->nstarting++ == 0 && sp->attached)
         uv_timer_start(&sp->clock, on_clock, 250, 250);
     update_ref(sp);

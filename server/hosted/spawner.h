@@ -50,7 +50,7 @@
 #include "buf.h"
 #include "gamecfg.h"
 
-#define SPAWNER_GROUPS_MAX 64
+#define SPAWNER_GROUPS_MAX   64
 #define SPAWNER_TIMEOUT_MS   10000 /* a request's answer, at most */
 #define SPAWNER_STARTING_MAX 64    /* programs starting at once (waiting for their answer) */
 
