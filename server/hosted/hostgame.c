@@ -105,12 +105,12 @@ static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
     }
     vtgrid_size(g, &w, &h);
     if (scr->w == w && scr->h == h) {
-        vtgrid_sync(g, scr, true);
+        vtgrid_sync(g, scr, false); /* the rows that changed (vtgrid.h) */
         return;
     }
     if (!hg->tmp && !(hg->tmp = screen_new(w, h)))
         return;
-    vtgrid_sync(g, hg->tmp, true);
+    vtgrid_sync(g, hg->tmp, false);
     screen_blit(scr, hg->tmp);
 }
 
@@ -222,8 +222,8 @@ static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
     char page[240];
     bool xlog_read;
     (void)end;
-    if (hg->failed) {
-        snprintf(msg, n, "%s cannot start now; the admins can see why in the log.", s->kind_name);
+    if (hg->failed) { /* its player is in the menu already, told */
+        snprintf(msg, n, "%s could not start.", s->kind_name);
         return false;
     }
     page_line(s, page, sizeof page);
@@ -325,6 +325,23 @@ static void on_exited(ptyproc_t *p, int status, void *user)
         session_finish(s);
 }
 
+#define CANNOT_START "The game cannot start now; the admins can see why in the log."
+
+/* The player is back in the menu, told (as when the start is refused at
+ * once); watchers are told the game ended. */
+static void start_failed(session_t *s)
+{
+    conn_t *p = s->player;
+    if (p) {
+        p->sess = NULL;
+        s->player = NULL;
+    }
+    hg_of(s)->failed = true;
+    session_finish(s);
+    if (p && !p->closing)
+        conn_menu(p, CANNOT_START);
+}
+
 /* The spawner's answer: the game runs (its id, its rate, its recording),
  * or the player is back in the menu, told. */
 static void on_started(ptyproc_t *p, const char *err, void *user)
@@ -333,8 +350,7 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
     hostgame_t *hg = hg_of(s);
     if (err) {
         log_error("cannot start game=%s user=%s: %s", s->kind, s->user, err);
-        hg->failed = true;
-        session_finish(s);
+        start_failed(s);
         return;
     }
     session_set_game_id(s, -(int64_t)ptyproc_pid(p)); /* live only: never a games row */
@@ -424,7 +440,7 @@ static void play(conn_t *c, const gamecfg_t *g)
     if (hostgame_spawn(s, hg, c, err, sizeof err) < 0) {
         log_error("cannot start game=%s user=%s: %s", g->id, c->user, err);
         session_free(s);
-        conn_menu(c, "The game cannot start now; the admins can see why in the log.");
+        conn_menu(c, CANNOT_START);
         return;
     }
     s->key_prefix = g->key_prefix; /* Warren's keys behind it: the program gets the rest */

@@ -148,6 +148,89 @@ static void bench_move(void)
     vtgrid_free(g);
 }
 
+/* ---- the render of a real game (--walk FILE) --------------------------------- */
+
+#define WALK_PIECES 4096
+
+typedef struct {
+    buf_t data;
+    size_t off[WALK_PIECES], len[WALK_PIECES];
+    int n;
+} walk_t;
+
+/* A capture of tests/load/nethack_capture.py: 0, or -1 with a message. */
+static int walk_load(walk_t *w, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char chunk[65536];
+    size_t n;
+    buf_init(&w->data);
+    w->n = 0;
+    if (!f)
+        return fprintf(stderr, "hosted_bench: %s: cannot open\n", path), -1;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_put(&w->data, chunk, n);
+    fclose(f);
+    for (size_t at = 0; at + 4 <= w->data.len && w->n < WALK_PIECES; w->n++) {
+        const unsigned char *p = (const unsigned char *)w->data.data + at;
+        size_t len = p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+        if (len > w->data.len - at - 4)
+            return fprintf(stderr, "hosted_bench: %s: cut short\n", path), -1;
+        w->off[w->n] = at + 4;
+        w->len[w->n] = len;
+        at += 4 + len;
+    }
+    return w->n ? 0 : (fprintf(stderr, "hosted_bench: %s: empty\n", path), -1);
+}
+
+/* One replay of the walk drawn as the daemon draws a hosted game's frames:
+ * each into a copy of the frame sent before (frames.c), the terminal
+ * synced into it, whole (all) or by its changed rows. Returns the sync's
+ * microseconds per piece; *cells the cells read. */
+static double walk_once(const walk_t *w, bool all, long *cells)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *sent = screen_new(80, 24), *grid = screen_new(80, 24);
+    double us = 0;
+    *cells = 0;
+    for (int i = 0; i < w->n; i++) {
+        vtgrid_write(g, w->data.data + w->off[i], w->len[i]);
+        screen_copy(grid, sent);
+        screen_clean(grid);
+        double t0 = cpu_us();
+        *cells += vtgrid_sync(g, grid, all);
+        us += cpu_us() - t0;
+        screen_t *t = sent;
+        sent = grid;
+        grid = t;
+    }
+    screen_free(sent);
+    screen_free(grid);
+    vtgrid_free(g);
+    return us / w->n;
+}
+
+static void bench_walk(const char *path)
+{
+    enum { RUNS = 101 };
+    static walk_t w;
+    if (walk_load(&w, path) < 0)
+        exit(1);
+    static const char *const NAME[2] = {"damaged", "all"};
+    double t[2][RUNS];
+    long cells[2];
+    for (int r = 0; r < RUNS; r++) /* interleaved: the machine's load falls on both */
+        for (int m = 0; m < 2; m++)
+            t[m][r] = walk_once(&w, m == 1, &cells[m]);
+    for (int m = 0; m < 2; m++) {
+        printf("BENCH hosted.walk.sync.%s.us %.3f us\n", NAME[m], median(t[m], RUNS));
+        printf("BENCH hosted.walk.sync.%s.cells %.1f cells\n", NAME[m], (double)cells[m] / w.n);
+    }
+    printf("BENCH hosted.walk.sync.ratio %.3f (damaged / all, %d frames)\n",
+           median(t[0], RUNS) / median(t[1], RUNS), w.n);
+    buf_free(&w.data);
+}
+
 static void bench_parse(void)
 {
     vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
@@ -303,8 +386,12 @@ static void bench_record(void)
     recchunk_free(&c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--walk") == 0) {
+        bench_walk(argv[2]);
+        return 0;
+    }
     bench_spawner_t sp;
     spawner_up(&sp); /* first: a fork of this process, before anything else */
     bench_record();
