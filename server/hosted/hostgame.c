@@ -416,6 +416,10 @@ static void play(conn_t *c, const gamecfg_t *g)
         conn_menu(c, msg);
         return;
     }
+    if (spawner_starting(srv->spawner) >= SPAWNER_STARTING_MAX) { /* the cap: no log line each */
+        conn_menu(c, "Many games are starting: try again in a moment.");
+        return;
+    }
     char err[256] = "out of memory";
     hostgame_t *hg = calloc(1, sizeof *hg);
     s = hg ? session_new(srv, 0, c->user_id, c->user, &backend_pty) : NULL;

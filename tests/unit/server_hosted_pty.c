@@ -369,6 +369,58 @@ static int try_spawn(uv_loop_t *loop, const ptyproc_opts_t *o, char *err, size_t
     return r;
 }
 
+static bool all_started(void *arg)
+{
+    toy_t *t = arg;
+    for (int i = 0; i < SPAWNER_STARTING_MAX; i++)
+        if (!t[i].started)
+            return false;
+    return true;
+}
+
+/* Starts do not wait on the loop: with the spawner stopped, the loop turns
+ * while SPAWNER_STARTING_MAX starts wait, the next is refused at once with
+ * a message; once it goes on every one runs, and the one closed while it
+ * started is killed (the spawner reaps it: no child is left). */
+START_TEST(starts_wait_for_the_spawner_up_to_the_cap)
+{
+    enum { N = SPAWNER_STARTING_MAX };
+    static toy_t t[N];
+    uv_loop_t loop;
+    box_open();
+    loop_start(&loop);
+    toy_spec_t spec;
+    ptyproc_opts_t *o = toy_spec(&spec, "winsize");
+    char err[256];
+    ck_assert_int_eq(kill(spawner_pid(BOX.sp), SIGSTOP), 0);
+    for (int i = 0; i < N; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, &t[i], &t[i].p, err, sizeof err), 0);
+        ck_assert(ptyproc_starting(t[i].p));
+    }
+    ck_assert_int_eq(spawner_starting(BOX.sp), N);
+    ptyproc_t *p = NULL;
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_str_eq(err, "64 games are starting already");
+    run_until(&loop, never, NULL, 100);
+    ck_assert(!t[1].started);
+    ptyproc_write(t[1].p, "q", 1); /* waits for the program */
+    ptyproc_close(t[0].p);         /* given up while it starts */
+    t[0].started = true;
+    ck_assert_int_eq(kill(spawner_pid(BOX.sp), SIGCONT), 0);
+    ck_assert(run_until(&loop, all_started, t, 20000));
+    for (int i = 1; i < N; i++) {
+        ck_assert_str_eq(t[i].start_err, "");
+        ck_assert(ptyproc_running(t[i].p) || i == 1);
+    }
+    ck_assert_int_eq(spawner_starting(BOX.sp), 0);
+    ck_assert(run_until(&loop, toy_exited, &t[1], 5000)); /* the 'q' typed meanwhile */
+    for (int i = 1; i < N; i++)
+        ptyproc_close(t[i].p);
+    loop_done(&loop);
+}
+END_TEST
+
 START_TEST(spawn_failures_say_why)
 {
     uv_loop_t loop;
@@ -1113,6 +1165,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, exit_at_once_is_reported_and_reaped);
     tcase_add_test(t, spawn_failures_say_why);
+    tcase_add_test(t, starts_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
     tcase_add_test(t, a_flood_is_held_to_its_output_rate);
     tcase_add_test(t, ignoring_sighup_gets_sigkill);
