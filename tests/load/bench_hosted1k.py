@@ -33,6 +33,11 @@ stay as they are.
         that prints each key (ptytoy keys), sends a key every 20 ms while
         the N games start: its longest and 99th-percentile wait for the
         answer (a loop held up by a start shows here first)
+  BENCH hosted.start.spawner_wait.ms / .max.ms   the loop thread sampled
+        every millisecond (/proc/PID/task/PID/syscall) while the games
+        start: the time it sat in poll(2), where a start used to wait for
+        the spawner's answer (libuv waits in epoll_wait), in all and the
+        longest stretch; the machine's other work does not move it
   BENCH hosted.start.loop_stall.max.ms       the longest turn of warrend's
         loop while the N games started (its stall probe logs a turn of 50 ms
         or more: 0 means none did); .count: how many were logged
@@ -164,6 +169,40 @@ class Probe:
         self.t.close()
 
 
+class Sampler:
+    """What warrend's loop thread is in, every millisecond, until stop()."""
+    POLL = ("7", "271")  # poll, ppoll on x86-64: the old synchronous wait for the spawner
+
+    def __init__(self, pid):
+        self.path = f"/proc/{pid}/task/{pid}/syscall"
+        self.samples, self.in_poll, self.run, self.longest = 0, 0, 0, 0
+        self.t0 = time.monotonic()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.done.is_set():
+            try:
+                nr = pathlib.Path(self.path).read_text().split(" ", 1)[0]
+            except OSError:
+                break
+            self.samples += 1
+            polling = nr in self.POLL
+            self.run = self.run + 1 if polling else 0
+            self.in_poll += polling
+            self.longest = max(self.longest, self.run)
+            time.sleep(0.001)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        per = (time.monotonic() - self.t0) * 1000 / max(1, self.samples)  # ms a sample
+        print(f"# sampler: {self.samples} samples, {per:.2f} ms apart")
+        print(f"BENCH hosted.start.spawner_wait.ms {self.in_poll * per:.1f}")
+        print(f"BENCH hosted.start.spawner_wait.max.ms {self.longest * per:.1f}", flush=True)
+
+
 def start_stalls(d):
     """The loop stalls logged so far (the ramp-up: every game starting)."""
     stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", d.log())]
@@ -171,7 +210,7 @@ def start_stalls(d):
     print(f"BENCH hosted.start.loop_stall.count {len(stalls)}", flush=True)
 
 
-def drive(load, d, n, mem0, rss0, probe):
+def drive(load, d, n, mem0, rss0, probe, sampler):
     """Relays warren-load's lines; at the end of its ramp-up, the probe's
     waits, the loop's stalls and the memory. Returns its exit status."""
     for line in load.stdout:
@@ -179,6 +218,7 @@ def drive(load, d, n, mem0, rss0, probe):
         sys.stdout.flush()
         m = re.match(r"# ramp-up: (\d+) of \d+ sessions in play after (\d+) ms", line)
         if m:
+            sampler.stop()
             probe.stop()
             start_stalls(d)
             print(f"BENCH hosted.n{n}.spawn.per_s {int(m.group(1)) * 1000 / max(1, int(m.group(2))):.1f}")
@@ -221,6 +261,7 @@ def run(a):
     try:
         rss0 = rss(d.proc.pid)
         probe = Probe(d.port)
+        sampler = Sampler(d.proc.pid)
         cmd = [bindir / "warren-load", "--port", d.port, "--hosted", "1", "--n", a.n,
                "--m", a.watchers, "--watched", max(1, a.watchers), "--inflight", a.inflight,
                "--seconds", a.seconds, "--warmup", 5, "--key-timeout", 0.9,
@@ -228,7 +269,7 @@ def run(a):
         load = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True,
                                 start_new_session=not a.one_session)
         print(f"# load average at start: {os.getloadavg()[0]:.2f}", flush=True)
-        status = drive(load, d, a.n, mem0, rss0, probe)
+        status = drive(load, d, a.n, mem0, rss0, probe, sampler)
         print(f"# load average at the end: {os.getloadavg()[0]:.2f} (the machine's, others' too)")
         stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", d.log())]
         print(f"# warrend: longest loop stall {max(stalls or [0])} ms, {len(stalls)} logged")
