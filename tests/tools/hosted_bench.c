@@ -4,6 +4,10 @@
  * many rounds, thread CPU time.
  *
  *   hosted_bench
+ *   hosted_bench --walk FILE   only the render of a real game: FILE from
+ *                              tests/load/nethack_capture.py, each piece
+ *                              synced into a copy of the frame before, by
+ *                              changed rows and whole (hosted.walk.sync.*)
  *   BENCH hosted.full80x24.bytes X bytes   (output of one full redraw)
  *   BENCH hosted.full80x24.us X us         (vtgrid_write + vtgrid_sync)
  *   BENCH hosted.copy80x24.us X us         (vtgrid_sync of every cell)
