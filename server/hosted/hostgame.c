@@ -128,9 +128,9 @@ static void pty_save(session_t *s, const char *why)
 static bool pty_stop(session_t *s)
 {
     hostgame_t *hg = hg_of(s);
-    if (!ptyproc_running(hg->proc))
+    if (!ptyproc_running(hg->proc) && !ptyproc_starting(hg->proc))
         return false;
-    hg->stopping = true;
+    hg->stopping = true;   /* a start in flight is hung up once it runs */
     session_mark_ended(s); /* no longer anyone's live game */
     log_info("hangup user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(hg->proc));
     ptyproc_hangup(hg->proc);
@@ -353,6 +353,8 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
         start_failed(s);
         return;
     }
+    if (hg->stopping) /* left while it started: hung up now, it goes on exit */
+        return;
     session_set_game_id(s, -(int64_t)ptyproc_pid(p)); /* live only: never a games row */
     ptyproc_set_output_rate(p, (uint64_t)s->srv->cfg.hosted_output_rate);
     int w, h;

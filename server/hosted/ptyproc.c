@@ -297,10 +297,11 @@ static void on_exit_report(pid_t pid, int status, void *user)
 
 void ptyproc_hangup(ptyproc_t *p)
 {
-    if (!p->running || p->hungup)
+    if (p->hungup || (!p->running && !p->starting))
         return;
     p->hungup = true;
-    spawner_hangup(p->sp, p->pid);
+    if (p->running) /* starting: once it runs (proc_run) */
+        spawner_hangup(p->sp, p->pid);
 }
 
 void ptyproc_close(ptyproc_t *p)
@@ -383,6 +384,8 @@ static int proc_run(ptyproc_t *p, int master, pid_t pid)
     if (p->qlen)
         flush_input(p);
     update_poll(p);
+    if (p->hungup) /* hung up while it started */
+        spawner_hangup(p->sp, pid);
     return 0;
 }
 

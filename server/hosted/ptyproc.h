@@ -96,9 +96,10 @@ int ptyproc_resize(ptyproc_t *p, int w, int h);
  * with a burst of a second's worth clamped to PTYPROC_BURST_MIN..MAX; the
  * bucket starts full. */
 void ptyproc_set_output_rate(ptyproc_t *p, uint64_t bytes_per_s);
-/* SIGHUP (then SIGCONT) to the program's process group now; SIGKILL to it
- * after the game's hangup-timeout if it has not exited by then (the
- * spawner keeps that time). Repeats are no-ops. */
+/* SIGHUP (then SIGCONT) to the program's process group now (while it
+ * starts: as soon as it runs); SIGKILL to it after the game's
+ * hangup-timeout if it has not exited by then (the spawner keeps that
+ * time). Repeats are no-ops. */
 void ptyproc_hangup(ptyproc_t *p);
 void ptyproc_close(ptyproc_t *p);
 

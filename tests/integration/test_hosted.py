@@ -262,6 +262,25 @@ def test_a_start_with_no_answer_fails_soft(nethack, clients):
     t.wait_for("keys ready")
 
 
+def test_a_start_in_flight_at_shutdown_ends_with_the_daemon(nethack, clients):
+    """warrend stopped while a game starts: the program, started late, is
+    hung up as every other game is, and the daemon ends, cleanly."""
+    d, _ = nethack
+    spawner = spawner_of(d)
+    t = clients(d.port)
+    t.register(unique_name("sd"))
+    os.kill(spawner, signal.SIGSTOP)
+    try:
+        t.send(toy_key("keys"), settle=False)
+        t.wait_for("Starting keys", timeout=5)
+        d.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+    finally:
+        os.kill(spawner, signal.SIGCONT)
+    assert d.proc.wait(timeout=20) == 0, d.log()[-2000:]
+    assert re.search(r"program exited user=sd\S* game=keys pid=\d+", d.log()), d.log()[-2000:]
+
+
 RATE, BURST = 128 * 1024, 64 * 1024  # hosted-output-rate's default, its burst
 PTY_BUFFER = 64 * 1024  # what a program may write ahead of the reads: the kernel's buffers
 
