@@ -25,6 +25,7 @@ typedef struct {
     ptyproc_t *proc;
     screen_t *tmp;   /* the program's screen, for a viewer of another size */
     bool stopping;   /* hung up without an end: the session goes on exit */
+    bool failed;     /* the program could not start: the session ends, saying so */
     int64_t started; /* Unix seconds: xlog rows before this are others' */
     hostrec_t *rec;  /* the recording; NULL when off */
     /* the account's game name (%u): its directory, its xlog rows */
@@ -97,14 +98,19 @@ static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
     vtgrid_t *g = ptyproc_grid(hg->proc);
     int w, h;
     (void)v;
+    if (ptyproc_starting(hg->proc)) { /* the spawner forks and execs it meanwhile */
+        screen_clear(scr);
+        screen_textf(scr, 0, 0, STYLE_DEFAULT, "Starting %s...", s->kind_name);
+        return;
+    }
     vtgrid_size(g, &w, &h);
     if (scr->w == w && scr->h == h) {
-        vtgrid_sync(g, scr, true);
+        vtgrid_sync(g, scr, false); /* the rows that changed (vtgrid.h) */
         return;
     }
     if (!hg->tmp && !(hg->tmp = screen_new(w, h)))
         return;
-    vtgrid_sync(g, hg->tmp, true);
+    vtgrid_sync(g, hg->tmp, false);
     screen_blit(scr, hg->tmp);
 }
 
@@ -122,9 +128,9 @@ static void pty_save(session_t *s, const char *why)
 static bool pty_stop(session_t *s)
 {
     hostgame_t *hg = hg_of(s);
-    if (!ptyproc_running(hg->proc))
+    if (!ptyproc_running(hg->proc) && !ptyproc_starting(hg->proc))
         return false;
-    hg->stopping = true;
+    hg->stopping = true;   /* a start in flight is hung up once it runs */
     session_mark_ended(s); /* no longer anyone's live game */
     log_info("hangup user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(hg->proc));
     ptyproc_hangup(hg->proc);
@@ -215,8 +221,12 @@ static bool pty_finish(session_t *s, session_end_t *end, char *msg, size_t n)
     xlog_row_t row;
     char page[240];
     bool xlog_read;
-    page_line(s, page, sizeof page);
     (void)end;
+    if (hg->failed) { /* its player is in the menu already, told */
+        snprintf(msg, n, "%s could not start.", s->kind_name);
+        return false;
+    }
+    page_line(s, page, sizeof page);
     if (xlog_last(hg, hg->game_name, &row, &xlog_read)) {
         db_hosted_score_t r = {s->user_id, s->kind,      row.name,      row.role,   row.race,
                                row.gender, row.align,    row.death,     row.maxlvl, row.points,
@@ -315,6 +325,45 @@ static void on_exited(ptyproc_t *p, int status, void *user)
         session_finish(s);
 }
 
+#define CANNOT_START "The game cannot start now; the admins can see why in the log."
+
+/* The player is back in the menu, told (as when the start is refused at
+ * once); watchers are told the game ended. */
+static void start_failed(session_t *s)
+{
+    conn_t *p = s->player;
+    if (p) {
+        p->sess = NULL;
+        s->player = NULL;
+    }
+    hg_of(s)->failed = true;
+    session_finish(s);
+    if (p && !p->closing)
+        conn_menu(p, CANNOT_START);
+}
+
+/* The spawner's answer: the game runs (its id, its rate, its recording),
+ * or the player is back in the menu, told. */
+static void on_started(ptyproc_t *p, const char *err, void *user)
+{
+    session_t *s = user;
+    hostgame_t *hg = hg_of(s);
+    if (err) {
+        log_error("cannot start game=%s user=%s: %s", s->kind, s->user, err);
+        start_failed(s);
+        return;
+    }
+    if (hg->stopping) /* left while it started: hung up now, it goes on exit */
+        return;
+    session_set_game_id(s, -(int64_t)ptyproc_pid(p)); /* live only: never a games row */
+    ptyproc_set_output_rate(p, (uint64_t)s->srv->cfg.hosted_output_rate);
+    int w, h;
+    vtgrid_size(ptyproc_grid(p), &w, &h);
+    hg->rec = hostrec_open(s->srv, s->user_id, s->kind, w, h); /* before any output is read */
+    log_info("hosted start user=%s game=%s pid=%d", s->user, s->kind, (int)ptyproc_pid(p));
+    session_output(s);
+}
+
 /* ---- rc files ---------------------------------------------------------------------------- */
 
 /* The spawner reads and writes them, as the game's user, through the
@@ -350,7 +399,7 @@ static int rc_save(server_t *srv, const gamecfg_t *g, const char *user, const ch
 static int hostgame_spawn(session_t *s, hostgame_t *hg, const conn_t *c, char *err, size_t n)
 {
     ptyproc_opts_t o = {hg->cfg->id, s->user, hg->game_name, c->w, c->h};
-    ptyproc_cbs_t cbs = {on_output, on_exited};
+    ptyproc_cbs_t cbs = {on_output, on_exited, on_started};
     return ptyproc_spawn(s->srv->loop, s->srv->spawner, &o, &cbs, s, &hg->proc, err, n);
 }
 
@@ -367,6 +416,10 @@ static void play(conn_t *c, const gamecfg_t *g)
         char msg[300];
         snprintf(msg, sizeof msg, "%s.", why);
         conn_menu(c, msg);
+        return;
+    }
+    if (spawner_starting(srv->spawner) >= SPAWNER_STARTING_MAX) { /* the cap: no log line each */
+        conn_menu(c, "Many games are starting: try again in a moment.");
         return;
     }
     char err[256] = "out of memory";
@@ -393,19 +446,13 @@ static void play(conn_t *c, const gamecfg_t *g)
     if (hostgame_spawn(s, hg, c, err, sizeof err) < 0) {
         log_error("cannot start game=%s user=%s: %s", g->id, c->user, err);
         session_free(s);
-        conn_menu(c, "The game cannot start now; the admins can see why in the log.");
+        conn_menu(c, CANNOT_START);
         return;
     }
-    session_set_game_id(s, -(int64_t)ptyproc_pid(hg->proc)); /* live only: never a games row */
-    ptyproc_set_output_rate(hg->proc, (uint64_t)srv->cfg.hosted_output_rate);
     s->key_prefix = g->key_prefix; /* Warren's keys behind it: the program gets the rest */
-    int w, h;
-    vtgrid_size(ptyproc_grid(hg->proc), &w, &h);
-    hg->rec = hostrec_open(srv, c->user_id, g->id, w, h); /* before any output is read */
     int idle = g->idle_seconds >= 0 ? g->idle_seconds : srv->cfg.game_idle;
     s->idle_limit_ms = (uint64_t)idle * 1000;
-    log_info("hosted start user=%s game=%s pid=%d", c->user, g->id, (int)ptyproc_pid(hg->proc));
-    session_attach_player(s, c);
+    session_attach_player(s, c); /* "Starting" until on_started */
 }
 
 void hostgame_hooks(hooks_t *h)

@@ -19,6 +19,10 @@ struct ptyproc {
     int master;
     pid_t pid;
     int status;
+    uint32_t ticket; /* the spawner's start, while starting */
+    bool starting;   /* waiting for the spawner's answer: input is queued */
+    bool polling;    /* poll is initialized (once started) */
+    int w0, h0;      /* the window the start asked for */
     bool running;    /* not reaped yet */
     bool master_eof; /* read gave EOF or EIO: the slave side is closed */
     bool hungup;
@@ -74,7 +78,7 @@ static void on_poll(uv_poll_t *h, int status, int events);
  * input waits. */
 static void update_poll(ptyproc_t *p)
 {
-    if (uv_is_closing((uv_handle_t *)&p->poll))
+    if (!p->polling || uv_is_closing((uv_handle_t *)&p->poll))
         return;
     int ev = p->master_eof ? 0 : (p->paused ? 0 : UV_READABLE) | (p->qlen ? UV_WRITABLE : 0);
     if (ev)
@@ -114,7 +118,7 @@ static void flush_input(ptyproc_t *p)
 size_t ptyproc_write(ptyproc_t *p, const void *bytes, size_t len)
 {
     p->st.last_input = uv_now(p->loop);
-    bool open = p->running && !p->master_eof && !p->closing;
+    bool open = (p->running || p->starting) && !p->master_eof && !p->closing;
     size_t room = open ? PTYPROC_INPUT_MAX - p->qlen : 0;
     size_t take = len < room ? len : room;
     if (take && !p->q && !(p->q = malloc(PTYPROC_INPUT_MAX)))
@@ -129,7 +133,7 @@ size_t ptyproc_write(ptyproc_t *p, const void *bytes, size_t len)
     memcpy(p->q + p->qhead + p->qlen, bytes, take);
     p->qlen += take;
     bool was_waiting = p->qlen > take;
-    if (!was_waiting)
+    if (!was_waiting && p->polling)
         flush_input(p);
     update_poll(p);
     return take;
@@ -293,10 +297,11 @@ static void on_exit_report(pid_t pid, int status, void *user)
 
 void ptyproc_hangup(ptyproc_t *p)
 {
-    if (!p->running || p->hungup)
+    if (p->hungup || (!p->running && !p->starting))
         return;
     p->hungup = true;
-    spawner_hangup(p->sp, p->pid);
+    if (p->running) /* starting: once it runs (proc_run) */
+        spawner_hangup(p->sp, p->pid);
 }
 
 void ptyproc_close(ptyproc_t *p)
@@ -305,11 +310,14 @@ void ptyproc_close(ptyproc_t *p)
         return;
     p->closing = true;
     p->master_eof = true; /* the fd closes with the poll handle: no more reads */
-    if (p->running) {     /* its exit report is no one's now */
+    if (p->starting)      /* a program that starts anyway is killed */
+        spawner_spawn_cancel(p->sp, p->ticket);
+    if (p->running) { /* its exit report is no one's now */
         spawner_unwatch(p->sp, p->pid);
         spawner_kill(p->sp, p->pid);
     }
-    close_handle((uv_handle_t *)&p->poll);
+    if (p->polling)
+        close_handle((uv_handle_t *)&p->poll);
     close_handle((uv_handle_t *)&p->resume);
     maybe_free(p);
 }
@@ -342,10 +350,61 @@ static ptyproc_t *proc_new(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t 
     p->loop = loop;
     p->sp = sp;
     p->master = -1;
+    p->w0 = o->w;
+    p->h0 = o->h;
     p->cbs = *cbs;
     p->user = user;
     p->st.last_output = p->st.last_input = uv_now(loop);
+    uv_timer_init(loop, &p->resume);
+    p->resume.data = p;
+    p->handles_open = 1;
     return p;
+}
+
+/* The program runs: its pty polled, the input that waited written, a
+ * resize made while it started passed on. Returns 0, or -1 (memory). */
+static int proc_run(ptyproc_t *p, int master, pid_t pid)
+{
+    if (spawner_watch(p->sp, pid, on_exit_report, p) < 0)
+        return -1;
+    if (uv_poll_init(p->loop, &p->poll, master) < 0) {
+        spawner_unwatch(p->sp, pid);
+        return -1;
+    }
+    p->pid = pid;
+    p->running = p->polling = true;
+    p->master = master;
+    p->poll.data = p;
+    p->handles_open++;
+    int w, h;
+    vtgrid_size(p->grid, &w, &h);
+    struct winsize ws = {(unsigned short)h, (unsigned short)w, 0, 0};
+    if (w != p->w0 || h != p->h0)
+        ioctl(master, TIOCSWINSZ, &ws);
+    if (p->qlen)
+        flush_input(p);
+    update_poll(p);
+    if (p->hungup) /* hung up while it started */
+        spawner_hangup(p->sp, pid);
+    return 0;
+}
+
+/* The spawner's answer (never after ptyproc_close: it cancels). */
+static void on_started(int master, pid_t pid, const char *err, void *user)
+{
+    ptyproc_t *p = user;
+    p->starting = false;
+    if (master >= 0 && proc_run(p, master, pid) < 0) {
+        spawner_kill(p->sp, pid);
+        close(master);
+        err = "out of memory";
+    }
+    if (err) { /* what was typed meanwhile goes nowhere */
+        p->st.bytes_dropped += p->qlen;
+        drop_queue(p);
+    }
+    if (p->cbs.started)
+        p->cbs.started(p, err, p->user);
 }
 
 int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const ptyproc_cbs_t *cbs,
@@ -354,31 +413,15 @@ int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const
     if (opts_check(o, err, errlen) < 0)
         return -1;
     ptyproc_t *p = proc_new(loop, sp, o, cbs, user);
-    int master = -1;
-    pid_t pid = 0;
     if (!p)
         return snprintf(err, errlen, "out of memory"), -1;
-    if (spawner_spawn(sp, o->game, o->name, o->dir, o->w, o->h, &master, &pid, err, errlen) < 0 ||
-        spawner_watch(sp, pid, on_exit_report, p) < 0 || uv_poll_init(loop, &p->poll, master) < 0) {
-        if (pid > 0) { /* started, but cannot be kept */
-            spawner_unwatch(sp, pid);
-            spawner_kill(sp, pid);
-            snprintf(err, errlen, "out of memory");
-        }
-        if (master >= 0)
-            close(master);
-        vtgrid_free(p->grid);
-        free(p);
+    if (spawner_spawn(sp, o->game, o->name, o->dir, o->w, o->h, on_started, p, &p->ticket, err,
+                      errlen) < 0) {
+        p->closing = true; /* freed once its timer is closed */
+        close_handle((uv_handle_t *)&p->resume);
         return -1;
     }
-    p->pid = pid;
-    p->running = true;
-    p->master = master;
-    p->poll.data = p;
-    uv_timer_init(loop, &p->resume);
-    p->resume.data = p;
-    p->handles_open = 2;
-    update_poll(p);
+    p->starting = true;
     *out = p;
     return 0;
 }
@@ -390,8 +433,8 @@ int ptyproc_resize(ptyproc_t *p, int w, int h)
     if (vtgrid_resize(p->grid, w, h) < 0)
         return -1;
     struct winsize ws = {(unsigned short)h, (unsigned short)w, 0, 0};
-    if (p->running && p->master >= 0 && !uv_is_closing((uv_handle_t *)&p->poll))
-        ioctl(p->master, TIOCSWINSZ, &ws);
+    if (p->running && p->polling && !uv_is_closing((uv_handle_t *)&p->poll))
+        ioctl(p->master, TIOCSWINSZ, &ws); /* while starting: once it started */
     return 0;
 }
 
@@ -408,6 +451,11 @@ pid_t ptyproc_pid(const ptyproc_t *p)
 bool ptyproc_running(const ptyproc_t *p)
 {
     return p->running;
+}
+
+bool ptyproc_starting(const ptyproc_t *p)
+{
+    return p->starting;
 }
 
 size_t ptyproc_memory(const ptyproc_t *p)

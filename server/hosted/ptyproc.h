@@ -6,7 +6,7 @@
  * pty as its terminal, nothing else open, default signals, the game's
  * limits, user and working directory) and passes the pty back. A failure
  * before exec (chdir, the user switch, exec itself...) is reported by
- * ptyproc_spawn with its reason.
+ * the started callback with its reason.
  *
  * Fairness: output is read at most PTYPROC_READ_BUDGET bytes per loop turn
  * and handed to the output callback at once (libvterm takes about half a
@@ -21,6 +21,12 @@
  * input past that is dropped (counted in the stats). Exits: the spawner
  * reaps the program and reports its wait status; the daemon has no
  * children to wait for.
+ *
+ * Starting is asynchronous: ptyproc_spawn returns at once with the object
+ * starting (the spawner forks and execs meanwhile); started runs when the
+ * program runs or could not start. Input written while it starts waits in
+ * the input queue (the same cap), a resize meanwhile reaches the program
+ * once it runs, and ptyproc_close meanwhile cancels the start.
  *
  * Lifetime: ptyproc_spawn returns an object; its callbacks run on the loop
  * until ptyproc_close. exited runs once, after the last output was read
@@ -58,6 +64,9 @@ typedef struct {
     void (*output)(ptyproc_t *p, const char *bytes, size_t len, void *user);
     /* The program ended: status as from waitpid (WIFEXITED...). */
     void (*exited)(ptyproc_t *p, int status, void *user);
+    /* The start's end: err NULL when the program runs, else why it does
+     * not (the spawner's reason, a timeout); then no other callback comes. */
+    void (*started)(ptyproc_t *p, const char *err, void *user);
 } ptyproc_cbs_t;
 
 typedef struct {
@@ -70,8 +79,10 @@ typedef struct {
     uint64_t pauses;        /* times reading was paused by the output rate */
 } ptyproc_stats_t;
 
-/* Starts the program through sp (borrowed; it outlives the object).
- * Returns 0 and *out, or -1 with a reason in err. cbs is copied; user is
+/* Starts the program through sp (borrowed; it outlives the object)
+ * without waiting for it. Returns 0 and *out (started comes later), or -1
+ * with a reason in err (bad options, SPAWNER_STARTING_MAX games starting,
+ * the spawner gone). cbs is copied; user is
  * passed back to the callbacks. */
 int ptyproc_spawn(uv_loop_t *loop, spawner_t *sp, const ptyproc_opts_t *o, const ptyproc_cbs_t *cbs,
                   void *user, ptyproc_t **out, char *err, size_t errlen);
@@ -85,15 +96,17 @@ int ptyproc_resize(ptyproc_t *p, int w, int h);
  * with a burst of a second's worth clamped to PTYPROC_BURST_MIN..MAX; the
  * bucket starts full. */
 void ptyproc_set_output_rate(ptyproc_t *p, uint64_t bytes_per_s);
-/* SIGHUP (then SIGCONT) to the program's process group now; SIGKILL to it
- * after the game's hangup-timeout if it has not exited by then (the
- * spawner keeps that time). Repeats are no-ops. */
+/* SIGHUP (then SIGCONT) to the program's process group now (while it
+ * starts: as soon as it runs); SIGKILL to it after the game's
+ * hangup-timeout if it has not exited by then (the spawner keeps that
+ * time). Repeats are no-ops. */
 void ptyproc_hangup(ptyproc_t *p);
 void ptyproc_close(ptyproc_t *p);
 
 vtgrid_t *ptyproc_grid(ptyproc_t *p); /* borrowed; valid until ptyproc_close */
 pid_t ptyproc_pid(const ptyproc_t *p);
-bool ptyproc_running(const ptyproc_t *p); /* not yet reaped */
+bool ptyproc_running(const ptyproc_t *p);  /* started and not yet reaped */
+bool ptyproc_starting(const ptyproc_t *p); /* waiting for the spawner */
 void ptyproc_stats(const ptyproc_t *p, ptyproc_stats_t *st);
 /* Bytes this object holds on the daemon's side (its grid's libvterm state
  * included; the child process and the kernel's pty buffers not): what

@@ -28,6 +28,18 @@ typedef struct {
     int status;
 } exit_t;
 
+/* A start waiting for its answer, or answered and not delivered yet. */
+typedef struct {
+    uint32_t seq; /* 0: a free slot */
+    uint64_t deadline;
+    spawner_started_fn *fn;
+    void *user;
+    bool answered;
+    int master; /* answered: the pty (ours until delivered), or -1 with err */
+    pid_t pid;
+    char err[200];
+} starting_t;
+
 struct spawner {
     spawner_cfg_t cfg;
     pid_t pid;
@@ -36,8 +48,11 @@ struct spawner {
     uint32_t seq;
     uv_loop_t *loop;
     uv_poll_t poll;
-    uv_timer_t later; /* exits that came during a request, delivered after it */
+    uv_timer_t later; /* exits and answers that came during a request, delivered after it */
+    uv_timer_t clock; /* runs while starts wait: their deadlines */
     bool attached;
+    starting_t starting[SPAWNER_STARTING_MAX];
+    int nstarting; /* slots in use */
     watch_t *watches;
     int nwatch, capwatch;
     exit_t *exits; /* received, not delivered yet */
@@ -45,6 +60,10 @@ struct spawner {
 };
 
 static void send_signal(spawner_t *sp, pid_t pid, spawnmsg_type_t type);
+static void fail_starts(spawner_t *sp, uint64_t before, const char *why);
+static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd);
+static void deliver_answers(spawner_t *sp);
+static uint32_t next_seq(spawner_t *sp);
 
 /* ---- whom games run as --------------------------------------------------------------- */
 
@@ -162,7 +181,7 @@ static void update_ref(spawner_t *sp)
 {
     if (!sp->attached)
         return;
-    if (sp->nwatch)
+    if (sp->nwatch || sp->nstarting)
         uv_ref((uv_handle_t *)&sp->poll);
     else
         uv_unref((uv_handle_t *)&sp->poll);
@@ -211,8 +230,10 @@ static void deliver_queued(spawner_t *sp)
     }
 }
 
+/* Answers first: their callbacks watch the pids whose exits follow. */
 static void on_later(uv_timer_t *t)
 {
+    deliver_answers(t->data);
     deliver_queued(t->data);
 }
 
@@ -245,6 +266,7 @@ static void spawner_lost(spawner_t *sp, const char *why)
         uv_poll_stop(&sp->poll);
     for (int i = 0; i < sp->nwatch; i++)
         queue_exit(sp, sp->watches[i].pid, -1);
+    fail_starts(sp, 0, "the spawner is gone: hosted games cannot start until warrend restarts");
 }
 
 /* ---- the socket ------------------------------------------------------------------------ */
@@ -286,6 +308,8 @@ static uint64_t mono_ms(void)
  * call that gave up waiting is killed (no one would ever hang it up). */
 static void unasked(spawner_t *sp, const spawnmsg_t *m, int *fd)
 {
+    if (take_answer(sp, m, fd))
+        return;
     if (m->type == SPAWNMSG_EXIT)
         queue_exit(sp, m->pid, m->status);
     else if (m->type == SPAWNMSG_SPAWNED)
@@ -301,7 +325,7 @@ static int call(spawner_t *sp, spawnmsg_t *req, spawnmsg_t *rep, void *buf, int 
                 size_t errlen)
 {
     *fd = -1;
-    req->seq = ++sp->seq ? sp->seq : ++sp->seq;
+    req->seq = next_seq(sp);
     if (!sp->gone && spawnmsg_send(sp->fd, req, -1) < 0) {
         if (errno == EINVAL) /* a field spawnmsg.h refuses: nothing was sent */
             return snprintf(err, errlen, "a bad name, directory, size or text"), -1;
@@ -336,6 +360,154 @@ static int answer(const spawnmsg_t *rep, spawnmsg_type_t want, char *err, size_t
     return -1;
 }
 
+/* ---- starts ---------------------------------------------------------------------------- */
+
+static uint32_t next_seq(spawner_t *sp)
+{
+    return ++sp->seq ? sp->seq : ++sp->seq; /* 0 is no request's */
+}
+
+static starting_t *starting_find(spawner_t *sp, uint32_t seq)
+{
+    for (int i = 0; seq && i < SPAWNER_STARTING_MAX; i++)
+        if (sp->starting[i].seq == seq)
+            return &sp->starting[i];
+    return NULL;
+}
+
+static void starting_free(spawner_t *sp, starting_t *st)
+{
+    st->seq = 0;
+    if (--sp->nstarting == 0 && sp->attached)
+        uv_timer_stop(&sp->clock);
+    update_ref(sp);
+}
+
+/* Its callback runs on the next turn (never within a request's call). */
+static void answered(spawner_t *sp, starting_t *st)
+{
+    st->answered = true;
+    if (sp->attached)
+        uv_timer_start(&sp->later, on_later, 0, 0);
+}
+
+/* A start's answer is kept for its callback: true when m was one. */
+static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
+{
+    starting_t *st = m->type == SPAWNMSG_EXIT ? NULL : starting_find(sp, m->seq);
+    if (!st || st->answered)
+        return false;
+    if (answer(m, SPAWNMSG_SPAWNED, st->err, sizeof st->err) == 0 && m->fd_lost) {
+        /* it runs, but its terminal could not come in: no one could play it */
+        send_signal(sp, m->pid, SPAWNMSG_KILL);
+        snprintf(st->err, sizeof st->err,
+                 "no descriptor left for its terminal (the open files limit)");
+    } else if (m->type == SPAWNMSG_SPAWNED) {
+        st->master = *fd;
+        st->pid = m->pid;
+        *fd = -1;
+    }
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    answered(sp, st);
+    return true;
+}
+
+/* Starts still waiting whose deadline is before (0: every one) fail with
+ * why. */
+static void fail_starts(spawner_t *sp, uint64_t before, const char *why)
+{
+    for (int i = 0; i < SPAWNER_STARTING_MAX; i++) {
+        starting_t *st = &sp->starting[i];
+        if (st->seq && !st->answered && (!before || st->deadline <= before)) {
+            snprintf(st->err, sizeof st->err, "%s", why);
+            answered(sp, st);
+        }
+    }
+}
+
+static void on_clock(uv_timer_t *t)
+{
+    fail_starts(t->data, mono_ms(), "the spawner did not answer in time");
+}
+
+/* Each answered start to its callback, once (its slot is free first: the
+ * callback may start or cancel others). */
+static void deliver_answers(spawner_t *sp)
+{
+    for (int i = 0; sp->nstarting && i < SPAWNER_STARTING_MAX; i++) {
+        starting_t *st = &sp->starting[i];
+        if (!st->seq || !st->answered)
+            continue;
+        starting_t one = *st;
+        starting_free(sp, st);
+        one.fn(one.master, one.pid, one.master >= 0 ? NULL : one.err, one.user);
+    }
+}
+
+static const char GONE[] = "the spawner is gone: hosted games cannot start until warrend restarts";
+
+/* A free slot, or NULL at SPAWNER_STARTING_MAX. */
+static starting_t *starting_slot(spawner_t *sp)
+{
+    for (int i = 0; i < SPAWNER_STARTING_MAX; i++)
+        if (!sp->starting[i].seq)
+            return &sp->starting[i];
+    return NULL;
+}
+
+int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
+                  spawner_started_fn *fn, void *user, uint32_t *ticket, char *err, size_t errlen)
+{
+    spawnmsg_t req = {.type = SPAWNMSG_SPAWN, .w = w, .h = h};
+    starting_t *st = starting_slot(sp);
+    if (strlen(game) >= sizeof req.game || strlen(name) >= sizeof req.name ||
+        strlen(dir) >= sizeof req.dir)
+        return snprintf(err, errlen, "a bad name or directory"), -1;
+    if (sp->gone)
+        return snprintf(err, errlen, "%s", GONE), -1;
+    if (!st)
+        return snprintf(err, errlen, "%d games are starting already", SPAWNER_STARTING_MAX), -1;
+    snprintf(req.game, sizeof req.game, "%s", game);
+    snprintf(req.name, sizeof req.name, "%s", name);
+    snprintf(req.dir, sizeof req.dir, "%s", dir);
+    req.seq = next_seq(sp);
+    if (spawnmsg_send(sp->fd, &req, -1) < 0) {
+        if (errno == EINVAL) /* a field spawnmsg.h refuses: nothing was sent */
+            return snprintf(err, errlen, "a bad name, directory, size or text"), -1;
+        spawner_lost(sp, strerror(errno));
+        return snprintf(err, errlen, "%s", GONE), -1;
+    }
+    *st = (starting_t){.seq = req.seq,
+                       .deadline = mono_ms() + SPAWNER_TIMEOUT_MS,
+                       .fn = fn,
+                       .user = user,
+                       .master = -1};
+    if (sp->nstarting++ == 0 && sp->attached)
+        uv_timer_start(&sp->clock, on_clock, 250, 250);
+    update_ref(sp);
+    *ticket = req.seq;
+    return 0;
+}
+
+void spawner_spawn_cancel(spawner_t *sp, uint32_t ticket)
+{
+    starting_t *st = starting_find(sp, ticket);
+    if (!st)
+        return; /* unknown or delivered; an answer still to come is killed (unasked) */
+    if (st->answered && st->master >= 0) {
+        close(st->master);
+        send_signal(sp, st->pid, SPAWNMSG_KILL);
+    }
+    starting_free(sp, st);
+}
+
+int spawner_starting(const spawner_t *sp)
+{
+    return sp->nstarting;
+}
+
 static void on_poll(uv_poll_t *h, int status, int events)
 {
     spawner_t *sp = h->data;
@@ -349,16 +521,19 @@ static void on_poll(uv_poll_t *h, int status, int events)
     int fd;
     for (int i = 0; i < 64 && receive(sp, buf, -1, &m, &fd) > 0; i++)
         unasked(sp, &m, &fd);
+    deliver_answers(sp);
     deliver_queued(sp);
 }
 
 int spawner_attach(spawner_t *sp, uv_loop_t *loop)
 {
     sp->loop = loop;
-    if (uv_poll_init(loop, &sp->poll, sp->fd) < 0 || uv_timer_init(loop, &sp->later) < 0)
+    if (uv_poll_init(loop, &sp->poll, sp->fd) < 0 || uv_timer_init(loop, &sp->later) < 0 ||
+        uv_timer_init(loop, &sp->clock) < 0)
         return -1;
-    sp->poll.data = sp->later.data = sp;
+    sp->poll.data = sp->later.data = sp->clock.data = sp;
     uv_unref((uv_handle_t *)&sp->later);
+    uv_unref((uv_handle_t *)&sp->clock);
     sp->attached = true;
     update_ref(sp);
     if (sp->gone)
@@ -373,8 +548,12 @@ void spawner_free(spawner_t *sp)
     if (sp->attached) {
         uv_close((uv_handle_t *)&sp->poll, NULL);
         uv_close((uv_handle_t *)&sp->later, NULL);
+        uv_close((uv_handle_t *)&sp->clock, NULL);
         uv_run(sp->loop, UV_RUN_NOWAIT);
     }
+    for (int i = 0; i < SPAWNER_STARTING_MAX; i++) /* answered, never delivered */
+        if (sp->starting[i].seq && sp->starting[i].master >= 0)
+            close(sp->starting[i].master);
     close(sp->fd); /* the spawner hangs up what is left and exits */
     int status;
     for (int i = 0; i < 100 && waitpid(sp->pid, &status, WNOHANG) == 0; i++)
@@ -385,29 +564,6 @@ void spawner_free(spawner_t *sp)
 }
 
 /* ---- requests -------------------------------------------------------------------------- */
-
-int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
-                  int *master, pid_t *pid, char *err, size_t errlen)
-{
-    spawnmsg_t req = {.type = SPAWNMSG_SPAWN, .w = w, .h = h}, rep;
-    snprintf(req.game, sizeof req.game, "%s", game);
-    snprintf(req.name, sizeof req.name, "%s", name);
-    snprintf(req.dir, sizeof req.dir, "%s", dir);
-    uint8_t buf[SPAWNMSG_MAX];
-    if (strlen(game) >= sizeof req.game || strlen(name) >= sizeof req.name ||
-        strlen(dir) >= sizeof req.dir)
-        return snprintf(err, errlen, "a bad name or directory"), -1;
-    if (call(sp, &req, &rep, buf, master, err, errlen) < 0 ||
-        answer(&rep, SPAWNMSG_SPAWNED, err, errlen) < 0)
-        return -1;
-    if (rep.fd_lost) { /* it runs, but its terminal could not come in: no one could play it */
-        spawner_kill(sp, rep.pid);
-        snprintf(err, errlen, "no descriptor left for its terminal (the open files limit)");
-        return -1;
-    }
-    *pid = rep.pid;
-    return 0;
-}
 
 static void send_signal(spawner_t *sp, pid_t pid, spawnmsg_type_t type)
 {

@@ -31,21 +31,28 @@
  *     SIGKILL) hangs every program up as above and exits once all are gone;
  *   - reads and replaces players' rc files (playerfs.h), as the game's user.
  *
- * warrend's side runs on the home loop and is synchronous for spawns and
- * rc files (a fork and an exec, or a small file: what the loop did itself
- * before), asynchronous for signals and exits.
+ * warrend's side runs on the home loop. Starting a program is
+ * asynchronous: the request is sent and its answer (the pty's master with
+ * the pid, or why not) comes to a callback on the loop, so a spawner slow
+ * to fork and exec (a busy machine, a thousand games starting) never holds
+ * up the other players; at most SPAWNER_STARTING_MAX starts wait at once
+ * (more are refused with a message), each at most SPAWNER_TIMEOUT_MS. rc
+ * files are synchronous (a small file: what the loop did itself before);
+ * signals and exits asynchronous.
  *
  * Ownership: spawner_start returns a spawner_t freed by spawner_free. */
 #ifndef WARREN_SPAWNER_H
 #define WARREN_SPAWNER_H
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
 #include "buf.h"
 #include "gamecfg.h"
 
-#define SPAWNER_GROUPS_MAX 64
-#define SPAWNER_TIMEOUT_MS 10000 /* a request's answer, at most */
+#define SPAWNER_GROUPS_MAX   64
+#define SPAWNER_TIMEOUT_MS   10000 /* a request's answer, at most */
+#define SPAWNER_STARTING_MAX 64    /* programs starting at once (waiting for their answer) */
 
 /* Whom a game's program runs as. */
 typedef struct {
@@ -97,15 +104,26 @@ pid_t spawner_pid(const spawner_t *sp);
 /* Why game cannot start for anyone (its user is missing), or NULL. */
 const char *spawner_unavailable(const spawner_t *sp, const char *game);
 
-/* Starts game for the player name (%n) whose directory is games-dir/game/
- * dir, in a w x h window: 0 with *master (the pty, non-blocking,
- * close-on-exec) and *pid, or -1 with err. Blocks until the program exec'd
- * or failed. */
-int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
-                  int *master, pid_t *pid, char *err, size_t errlen);
+/* A start's answer: master (the pty, non-blocking, close-on-exec: the
+ * callee owns it) and pid, or master -1 with err (the spawner's reason, no
+ * answer within SPAWNER_TIMEOUT_MS, the spawner gone). */
+typedef void spawner_started_fn(int master, pid_t pid, const char *err, void *user);
 
-/* pid's exit is reported once to fn, on the loop, after the call that
- * started it returned; a program whose report cannot come (the spawner
+/* Starts game for the player name (%n) whose directory is games-dir/game/
+ * dir, in a w x h window, without waiting: 0 with *ticket, the answer to
+ * come to fn on the loop once (never within this call), or -1 with err
+ * (SPAWNER_STARTING_MAX starts wait already, a bad field, the spawner
+ * gone; fn is not called). */
+int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
+                  spawner_started_fn *fn, void *user, uint32_t *ticket, char *err, size_t errlen);
+/* The start of ticket is no one's now: fn is not called, and a program
+ * that starts anyway is killed. An unknown or answered ticket is fine. */
+void spawner_spawn_cancel(spawner_t *sp, uint32_t ticket);
+/* Starts waiting for their answer (the bench and the tests read it). */
+int spawner_starting(const spawner_t *sp);
+
+/* pid's exit is reported once to fn, on the loop, after its start's
+ * answer was delivered; a program whose report cannot come (the spawner
  * ended) is reported with status -1. */
 typedef void spawner_exit_fn(pid_t pid, int status, void *user);
 int spawner_watch(spawner_t *sp, pid_t pid, spawner_exit_fn *fn, void *user);

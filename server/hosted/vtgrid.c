@@ -63,9 +63,14 @@ struct vtgrid {
     /* damaged columns [lo, hi) of each row since the last sync; lo >= hi: none */
     int16_t lo[SCREEN_MAX_H], hi[SCREEN_MAX_H];
     bool dwl[SCREEN_MAX_H]; /* row y was double-width (DECDWL/DECDHL) at the last sync */
-    bool damaged;           /* some row has a span, or the cursor changed */
-    bool cursor_hidden;     /* DECTCEM off */
-    vtguard_t guard;        /* what would crash libvterm never reaches it */
+    /* each row's sum (row_sum) as the last sync left it in its screen;
+     * h entries, valid when sums_ok (not before the first sync, nor after
+     * a resize) */
+    uint64_t *sums;
+    bool sums_ok;
+    bool damaged;       /* some row has a span, or the cursor changed */
+    bool cursor_hidden; /* DECTCEM off */
+    vtguard_t guard;    /* what would crash libvterm never reaches it */
     vtgrid_reply_fn *reply;
     void *user;
     size_t mem; /* bytes allocated by libvterm */
@@ -544,7 +549,8 @@ vtgrid_t *vtgrid_new(int w, int h, vtgrid_reply_fn *reply, void *user)
         return NULL;
     g->cells = calloc((size_t)w * (size_t)h, sizeof(vcell_t)); /* blank */
     g->styles = malloc(sizeof(vstyle_t) * 8);
-    if (!g->cells || !g->styles) {
+    g->sums = malloc(sizeof(uint64_t) * (size_t)h);
+    if (!g->cells || !g->styles || !g->sums) {
         vtgrid_free(g);
         return NULL;
     }
@@ -581,6 +587,7 @@ void vtgrid_free(vtgrid_t *g)
     free(g->cells);
     free(g->primary);
     free(g->styles);
+    free(g->sums);
     free(g);
 }
 
@@ -681,6 +688,11 @@ int vtgrid_resize(vtgrid_t *g, int w, int h)
         return -1;
     if (w == g->w && h == g->h)
         return 0;
+    uint64_t *sums = realloc(g->sums, sizeof(uint64_t) * (size_t)h);
+    if (!sums)
+        return -1;
+    g->sums = sums;
+    g->sums_ok = false;
     if (ready_cells(g, w, h) < 0)
         return -1;
     vterm_set_size(g->vt, h, w);
@@ -709,7 +721,7 @@ size_t vtgrid_memory(const vtgrid_t *g)
 {
     size_t screen = sizeof(vcell_t) * (size_t)g->w * (size_t)g->h;
     return sizeof *g + g->mem + screen + (g->primary ? screen : 0) +
-           sizeof(vstyle_t) * g->cap_styles;
+           sizeof(uint64_t) * (size_t)g->h + sizeof(vstyle_t) * g->cap_styles;
 }
 
 /* ---- copying cells ------------------------------------------------------------ */
@@ -763,6 +775,32 @@ static void sync_cursor(const vtgrid_t *g, screen_t *dst)
     screen_cursor(dst, x, y, !g->cursor_hidden);
 }
 
+/* Row y of dst summed: equal sums, the same cells (all of cell_t's bits
+ * are named, so its bytes are its value). */
+static uint64_t row_sum(const screen_t *dst, int y)
+{
+    const cell_t *c = &dst->cells[(size_t)y * (size_t)dst->w];
+    uint64_t h = 0x243F6A8885A308D3u;
+    for (int x = 0; x < dst->w; x++) {
+        uint64_t v;
+        memcpy(&v, &c[x], sizeof v);
+        h = (h ^ v) * 0x9E3779B97F4A7C15u;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+/* The columns of row y to copy: its damaged span, or all of it when all
+ * or when dst's row is not what the last sync left there (another screen,
+ * or something drawn over it since). */
+static void row_span(vtgrid_t *g, const screen_t *dst, int y, bool all, int *x0, int *x1)
+{
+    bool whole = all || row_sum(dst, y) != g->sums[y];
+    *x0 = whole ? 0 : g->lo[y];
+    *x1 = whole ? g->w : g->hi[y];
+    g->lo[y] = g->hi[y] = 0;
+}
+
 int vtgrid_sync(vtgrid_t *g, screen_t *dst, bool all)
 {
     if (dst->w != g->w || dst->h != g->h) {
@@ -770,10 +808,11 @@ int vtgrid_sync(vtgrid_t *g, screen_t *dst, bool all)
             return -1;
         all = true;
     }
+    all = all || !g->sums_ok;
     int cells = 0;
     for (int y = 0; y < g->h; y++) {
-        int x0 = all ? 0 : g->lo[y], x1 = all ? g->w : g->hi[y];
-        g->lo[y] = g->hi[y] = 0;
+        int x0, x1;
+        row_span(g, dst, y, all, &x0, &x1);
         if (x0 >= x1)
             continue;
         /* a double-width line, or one that just stopped being one, is
@@ -788,8 +827,10 @@ int vtgrid_sync(vtgrid_t *g, screen_t *dst, bool all)
         x0 = x0 > 0 ? x0 - 1 : 0;
         x1 = x1 < g->w ? x1 + 1 : g->w;
         copy_span(g, dst, y, x0, x1, dwl ? g->w / 2 : g->w);
+        g->sums[y] = row_sum(dst, y);
         cells += x1 - x0;
     }
+    g->sums_ok = true;
     sync_cursor(g, dst);
     g->damaged = false;
     return cells;

@@ -66,9 +66,13 @@ void vtgrid_size(const vtgrid_t *g, int *w, int *h);
  * check vtgrid_sync's "changed" against). */
 bool vtgrid_damaged(const vtgrid_t *g);
 
-/* Copies the changed cells and the cursor into dst; all cells when all is
- * true or when dst has another size (dst is resized). Returns the number
- * of cells read from the terminal, or -1 if dst could not be resized. */
+/* Copies the changed cells and the cursor into dst: the spans damaged
+ * since the last sync, and every row of dst that is not what the last
+ * sync left there (a row sum each tells: dst may be another screen, or
+ * have been drawn over), so a frame costs the rows that changed, not the
+ * screen; all cells when all is true or when dst has another size (dst is
+ * resized). Returns the number of cells read from the terminal, or -1 if
+ * dst could not be resized. */
 int vtgrid_sync(vtgrid_t *g, screen_t *dst, bool all);
 
 /* Bytes this terminal holds: its grid (and the primary screen kept under

@@ -3,7 +3,7 @@
  * the size; a 0xFF byte resizes (from the next two) or syncs. Whatever the
  * bytes: every cell is printable with colours and attributes in range, the
  * cursor is on the grid, and copying only the damage gives exactly the
- * grid a full copy gives. */
+ * grid a full copy gives, also after a cell of it was drawn over. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             vtgrid_resize(g, VTGRID_MIN_W + data[at] % 131, 1 + data[at + 1] % 60);
             at += 2;
         } else {
+            if (ff && at < size && data[at] & 2) /* drawn over (a chat strip): put right */
+                screen_put(inc, data[at] % 7, data[at] % (inc->h > 0 ? inc->h : 1), '#',
+                           STYLE_DEFAULT);
             check(g, inc);
         }
     }

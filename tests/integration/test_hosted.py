@@ -6,6 +6,7 @@ import pathlib
 import pwd
 import re
 import shutil
+import signal
 import subprocess
 import time
 
@@ -208,6 +209,76 @@ def test_misbehaving_programs_hurt_no_one(nethack, clients):
     d.wait_log(r"program exited user=bad\S* game=nohup pid=\d+ status=9", timeout=15)
     other.send("w")
     other.wait_for("Live games", timeout=5)
+
+
+def spawner_of(d):
+    return int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
+
+
+def test_a_slow_spawner_holds_up_no_other_player(nethack, clients):
+    """A game starting while the spawner cannot answer (stopped: as slow as
+    a busy machine makes it) holds up no one else on the loop; its player
+    sees it start, and gets the program with the keys typed meanwhile once
+    the spawner goes on."""
+    d, _ = nethack
+    a = clients(d.port)
+    a.register(unique_name("on"))
+    a.send(toy_key("keys"))
+    a.wait_for("keys ready")
+    spawner = spawner_of(d)
+    os.kill(spawner, signal.SIGSTOP)
+    try:
+        b = clients(d.port)
+        b.register(unique_name("slow"))
+        b.send(toy_key("keys"), settle=False)
+        b.wait_for("Starting keys", timeout=5)
+        b.send("z", settle=False)  # waits for the program, not dropped
+        a.send("x", settle=False)  # the other player's key is answered meanwhile
+        a.wait_for("got 1: 78", timeout=3)
+    finally:
+        os.kill(spawner, signal.SIGCONT)
+    b.wait_for("keys ready")
+    b.wait_for("got 1: 7a")
+    d.wait_log(r"hosted start user=slow\S* game=keys pid=\d+")
+
+
+def test_a_start_with_no_answer_fails_soft(nethack, clients):
+    """A spawner that never answers in time: the player is told and back
+    in the menu; the program that starts late is killed, not left behind."""
+    d, _ = nethack
+    spawner = spawner_of(d)
+    t = clients(d.port)
+    t.register(unique_name("late"))
+    os.kill(spawner, signal.SIGSTOP)
+    try:
+        t.send(toy_key("keys"), settle=False)
+        t.wait_for("Starting keys", timeout=5)
+        text = t.wait_for("The game cannot start now", timeout=20)  # SPAWNER_TIMEOUT_MS: 10 s
+        assert "Your choice" in text, text
+    finally:
+        os.kill(spawner, signal.SIGCONT)
+    assert d.wait_log(r"cannot start game=keys user=late\S*: the spawner did not answer in time")
+    t.send(toy_key("keys"))  # the spawner answers again
+    t.wait_for("keys ready")
+
+
+def test_a_start_in_flight_at_shutdown_ends_with_the_daemon(nethack, clients):
+    """warrend stopped while a game starts: the program, started late, is
+    hung up as every other game is, and the daemon ends, cleanly."""
+    d, _ = nethack
+    spawner = spawner_of(d)
+    t = clients(d.port)
+    t.register(unique_name("sd"))
+    os.kill(spawner, signal.SIGSTOP)
+    try:
+        t.send(toy_key("keys"), settle=False)
+        t.wait_for("Starting keys", timeout=5)
+        d.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+    finally:
+        os.kill(spawner, signal.SIGCONT)
+    assert d.proc.wait(timeout=20) == 0, d.log()[-2000:]
+    assert re.search(r"program exited user=sd\S* game=keys pid=\d+", d.log()), d.log()[-2000:]
 
 
 RATE, BURST = 128 * 1024, 64 * 1024  # hosted-output-rate's default, its burst

@@ -29,12 +29,25 @@ stay as they are.
         (/proc/PID/smaps_rollup: shared pages divided among them) / N
   BENCH server.cpu_per_key.us.nN     warrend's CPU (all its threads) in the
                                      window per key answered
+  BENCH hosted.start.probe.max.ms / .p99.ms  one more player, in a program
+        that prints each key (ptytoy keys), sends a key every 20 ms while
+        the N games start: its longest and 99th-percentile wait for the
+        answer (a loop held up by a start shows here first)
+  BENCH hosted.start.spawner_wait.ms / .max.ms   the loop thread sampled
+        every millisecond (/proc/PID/task/PID/syscall) while the games
+        start: the time it sat in poll(2), where a start used to wait for
+        the spawner's answer (libuv waits in epoll_wait), in all and the
+        longest stretch; the machine's other work does not move it
+  BENCH hosted.start.loop_stall.max.ms       the longest turn of warrend's
+        loop while the N games started (its stall probe logs a turn of 50 ms
+        or more: 0 means none did); .count: how many were logged
   BENCH machine.memory.per_player.bytes.nN   MemAvailable's drop / N
         (the daemon, the NetHacks, the kernel's ptys and sockets, the
         load tool; other programs on the machine move it too)
 
 Exits 1 when a session failed or no key was answered."""
 import argparse
+import itertools
 import os
 import pathlib
 import re
@@ -43,12 +56,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "integration"))
-from harness import Daemon  # noqa: E402
-from test_hosted import playground  # noqa: E402
+from harness import Daemon, Telnet, unique_name  # noqa: E402
+from test_hosted import playground, toy_key  # noqa: E402
 
 SYSCONF = pathlib.Path("/etc/nethack/sysconf")
 
@@ -115,14 +129,98 @@ def memory(d, n, mem0, rss0):
     print(f"BENCH machine.memory.per_player.bytes{tag} {(mem0 - meminfo()) // n}", flush=True)
 
 
-def drive(load, d, n, mem0, rss0):
-    """Relays warren-load's lines; at the end of its ramp-up, the memory.
-    Returns its exit status."""
+class Probe:
+    """A player in ptytoy keys whose keys are timed from a thread until
+    stop(): each from its send to the first byte of its answer."""
+
+    def __init__(self, port):
+        self.t = Telnet(port)
+        self.t.register(unique_name("probe"))
+        self.t.send(toy_key("keys"))
+        self.t.wait_for("keys ready")
+        self.waits, self.done = [], threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        child = self.t.child
+        keys = "abcdefghijklmnoprstuvwxyz0123456789"  # not q (it ends the program)
+        for i in itertools.count():
+            if self.done.is_set():
+                break
+            t0 = time.monotonic()
+            child.send(keys[i % len(keys)])  # lines that differ: each answer is a change
+            while True:
+                try:
+                    child.read_nonblocking(65536, timeout=5)
+                    break
+                except Exception:  # pexpect.TIMEOUT: counted as 5 s (none expected)
+                    break
+            self.waits.append(time.monotonic() - t0)
+            time.sleep(0.02)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        w = sorted(self.waits) or [0]
+        print(f"# probe: {len(self.waits)} keys while the games started")
+        print(f"BENCH hosted.start.probe.max.ms {w[-1] * 1000:.2f}")
+        print(f"BENCH hosted.start.probe.p99.ms {w[int(len(w) * 0.99)] * 1000:.2f}", flush=True)
+        self.t.close()
+
+
+class Sampler:
+    """What warrend's loop thread is in, every millisecond, until stop()."""
+    POLL = ("7", "271")  # poll, ppoll on x86-64: the old synchronous wait for the spawner
+
+    def __init__(self, pid):
+        self.path = f"/proc/{pid}/task/{pid}/syscall"
+        self.samples, self.in_poll, self.run, self.longest = 0, 0, 0, 0
+        self.t0 = time.monotonic()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while not self.done.is_set():
+            try:
+                nr = pathlib.Path(self.path).read_text().split(" ", 1)[0]
+            except OSError:
+                break
+            self.samples += 1
+            polling = nr in self.POLL
+            self.run = self.run + 1 if polling else 0
+            self.in_poll += polling
+            self.longest = max(self.longest, self.run)
+            time.sleep(0.001)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        per = (time.monotonic() - self.t0) * 1000 / max(1, self.samples)  # ms a sample
+        print(f"# sampler: {self.samples} samples, {per:.2f} ms apart")
+        print(f"BENCH hosted.start.spawner_wait.ms {self.in_poll * per:.1f}")
+        print(f"BENCH hosted.start.spawner_wait.max.ms {self.longest * per:.1f}", flush=True)
+
+
+def start_stalls(d):
+    """The loop stalls logged so far (the ramp-up: every game starting)."""
+    stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", d.log())]
+    print(f"BENCH hosted.start.loop_stall.max.ms {max(stalls or [0])}")
+    print(f"BENCH hosted.start.loop_stall.count {len(stalls)}", flush=True)
+
+
+def drive(load, d, n, mem0, rss0, probe, sampler):
+    """Relays warren-load's lines; at the end of its ramp-up, the probe's
+    waits, the loop's stalls and the memory. Returns its exit status."""
     for line in load.stdout:
         sys.stdout.write(line)
         sys.stdout.flush()
         m = re.match(r"# ramp-up: (\d+) of \d+ sessions in play after (\d+) ms", line)
         if m:
+            sampler.stop()
+            probe.stop()
+            start_stalls(d)
             print(f"BENCH hosted.n{n}.spawn.per_s {int(m.group(1)) * 1000 / max(1, int(m.group(2))):.1f}")
             time.sleep(2)  # the last games' recordings flush their first chunk
             memory(d, n, mem0, rss0)
@@ -162,6 +260,8 @@ def run(a):
     d.start()
     try:
         rss0 = rss(d.proc.pid)
+        probe = Probe(d.port)
+        sampler = Sampler(d.proc.pid)
         cmd = [bindir / "warren-load", "--port", d.port, "--hosted", "1", "--n", a.n,
                "--m", a.watchers, "--watched", max(1, a.watchers), "--inflight", a.inflight,
                "--seconds", a.seconds, "--warmup", 5, "--key-timeout", 0.9,
@@ -169,7 +269,7 @@ def run(a):
         load = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, text=True,
                                 start_new_session=not a.one_session)
         print(f"# load average at start: {os.getloadavg()[0]:.2f}", flush=True)
-        status = drive(load, d, a.n, mem0, rss0)
+        status = drive(load, d, a.n, mem0, rss0, probe, sampler)
         print(f"# load average at the end: {os.getloadavg()[0]:.2f} (the machine's, others' too)")
         stalls = [int(x) for x in re.findall(r"loop stalled (\d+) ms", d.log())]
         print(f"# warrend: longest loop stall {max(stalls or [0])} ms, {len(stalls)} logged")

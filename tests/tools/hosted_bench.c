@@ -4,6 +4,10 @@
  * many rounds, thread CPU time.
  *
  *   hosted_bench
+ *   hosted_bench --walk FILE   only the render of a real game: FILE from
+ *                              tests/load/nethack_capture.py, each piece
+ *                              synced into a copy of the frame before, by
+ *                              changed rows and whole (hosted.walk.sync.*)
  *   BENCH hosted.full80x24.bytes X bytes   (output of one full redraw)
  *   BENCH hosted.full80x24.us X us         (vtgrid_write + vtgrid_sync)
  *   BENCH hosted.copy80x24.us X us         (vtgrid_sync of every cell)
@@ -12,7 +16,7 @@
  *   BENCH hosted.move.us X us              (vtgrid_write + vtgrid_sync)
  *   BENCH hosted.move.cells X cells        (cells read back from libvterm)
  *   BENCH hosted.parse.mb_per_s X MB/s     (coloured lines, as a flood)
- *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true, wall clock:
+ *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true to its answer:
  *                                          the request to the spawner, the player's
  *                                          directory checked, its fork and exec)
  *   BENCH hosted.memory80x24.bytes X bytes (ptyproc with its libvterm, a grid)
@@ -148,6 +152,89 @@ static void bench_move(void)
     vtgrid_free(g);
 }
 
+/* ---- the render of a real game (--walk FILE) --------------------------------- */
+
+#define WALK_PIECES 4096
+
+typedef struct {
+    buf_t data;
+    size_t off[WALK_PIECES], len[WALK_PIECES];
+    int n;
+} walk_t;
+
+/* A capture of tests/load/nethack_capture.py: 0, or -1 with a message. */
+static int walk_load(walk_t *w, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char chunk[65536];
+    size_t n;
+    buf_init(&w->data);
+    w->n = 0;
+    if (!f)
+        return fprintf(stderr, "hosted_bench: %s: cannot open\n", path), -1;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_put(&w->data, chunk, n);
+    fclose(f);
+    for (size_t at = 0; at + 4 <= w->data.len && w->n < WALK_PIECES; w->n++) {
+        const unsigned char *p = (const unsigned char *)w->data.data + at;
+        size_t len = p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+        if (len > w->data.len - at - 4)
+            return fprintf(stderr, "hosted_bench: %s: cut short\n", path), -1;
+        w->off[w->n] = at + 4;
+        w->len[w->n] = len;
+        at += 4 + len;
+    }
+    return w->n ? 0 : (fprintf(stderr, "hosted_bench: %s: empty\n", path), -1);
+}
+
+/* One replay of the walk drawn as the daemon draws a hosted game's frames:
+ * each into a copy of the frame sent before (frames.c), the terminal
+ * synced into it, whole (all) or by its changed rows. Returns the sync's
+ * microseconds per piece; *cells the cells read. */
+static double walk_once(const walk_t *w, bool all, long *cells)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *sent = screen_new(80, 24), *grid = screen_new(80, 24);
+    double us = 0;
+    *cells = 0;
+    for (int i = 0; i < w->n; i++) {
+        vtgrid_write(g, w->data.data + w->off[i], w->len[i]);
+        screen_copy(grid, sent);
+        screen_clean(grid);
+        double t0 = cpu_us();
+        *cells += vtgrid_sync(g, grid, all);
+        us += cpu_us() - t0;
+        screen_t *t = sent;
+        sent = grid;
+        grid = t;
+    }
+    screen_free(sent);
+    screen_free(grid);
+    vtgrid_free(g);
+    return us / w->n;
+}
+
+static void bench_walk(const char *path)
+{
+    enum { RUNS = 101 };
+    static walk_t w;
+    if (walk_load(&w, path) < 0)
+        exit(1);
+    static const char *const NAME[2] = {"damaged", "all"};
+    double t[2][RUNS];
+    long cells[2];
+    for (int r = 0; r < RUNS; r++) /* interleaved: the machine's load falls on both */
+        for (int m = 0; m < 2; m++)
+            t[m][r] = walk_once(&w, m == 1, &cells[m]);
+    for (int m = 0; m < 2; m++) {
+        printf("BENCH hosted.walk.sync.%s.us %.3f us\n", NAME[m], median(t[m], RUNS));
+        printf("BENCH hosted.walk.sync.%s.cells %.1f cells\n", NAME[m], (double)cells[m] / w.n);
+    }
+    printf("BENCH hosted.walk.sync.ratio %.3f (damaged / all, %d frames)\n",
+           median(t[0], RUNS) / median(t[1], RUNS), w.n);
+    buf_free(&w.data);
+}
+
 static void bench_parse(void)
 {
     vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
@@ -208,18 +295,39 @@ static void spawner_down(bench_spawner_t *b)
         fprintf(stderr, "hosted_bench: could not remove %s\n", b->dir);
 }
 
+/* The start's answer: *user set (1 running, -1 not). */
+static void on_bench_started(ptyproc_t *p, const char *err, void *user)
+{
+    (void)p;
+    if (err)
+        fprintf(stderr, "hosted_bench: %s\n", err);
+    *(int *)user = err ? -1 : 1;
+}
+
+/* Starts o and runs the loop until the program runs (or exits 1). */
+static ptyproc_t *spawn_wait(bench_spawner_t *b, uv_loop_t *loop, const ptyproc_opts_t *o)
+{
+    ptyproc_cbs_t cbs = {NULL, NULL, on_bench_started};
+    char err[300];
+    int state = 0;
+    ptyproc_t *p;
+    if (ptyproc_spawn(loop, b->sp, o, &cbs, &state, &p, err, sizeof err) < 0) {
+        fprintf(stderr, "hosted_bench: %s\n", err);
+        exit(1);
+    }
+    while (state == 0)
+        uv_run(loop, UV_RUN_ONCE);
+    if (state < 0)
+        exit(1);
+    return p;
+}
+
 /* A hosted game's daemon-side memory: a real ptyproc (its grid's libvterm
  * state included) running sleep, plus the session's screen_t. */
 static void bench_memory(bench_spawner_t *b, uv_loop_t *loop, int w, int h)
 {
-    char err[300];
     ptyproc_opts_t o = {"sleep", "bench", "bench", w, h};
-    ptyproc_cbs_t cbs = {NULL, NULL};
-    ptyproc_t *p;
-    if (ptyproc_spawn(loop, b->sp, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
-        fprintf(stderr, "hosted_bench: %s\n", err);
-        exit(1);
-    }
+    ptyproc_t *p = spawn_wait(b, loop, &o);
     size_t grid = sizeof(screen_t) + sizeof(cell_t) * (size_t)w * (size_t)h + (size_t)h;
     printf("BENCH hosted.memory%dx%d.bytes %zu bytes\n", w, h, ptyproc_memory(p) + grid);
     ptyproc_close(p);
@@ -233,23 +341,17 @@ static double wall_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* The loop thread's cost of starting a game: the spawner's round trip, its
- * checks of the player's directory, openpty, fork, the child's set-up
- * until exec (ptyproc_spawn waits for it). */
+/* The time to start a game: the spawner's round trip, its checks of the
+ * player's directory, openpty, fork, the child's set-up until exec (the
+ * loop goes on meanwhile; this waits for the answer). */
 static void bench_spawn(bench_spawner_t *b, uv_loop_t *loop)
 {
     enum { N = 51 };
-    char err[300];
     ptyproc_opts_t o = {"true", "bench", "bench", 80, 24};
-    ptyproc_cbs_t cbs = {NULL, NULL};
     double t[N];
     for (int i = 0; i < N; i++) {
-        ptyproc_t *p;
         double t0 = wall_us();
-        if (ptyproc_spawn(loop, b->sp, &o, &cbs, NULL, &p, err, sizeof err) < 0) {
-            fprintf(stderr, "hosted_bench: %s\n", err);
-            exit(1);
-        }
+        ptyproc_t *p = spawn_wait(b, loop, &o);
         t[i] = wall_us() - t0;
         ptyproc_close(p);
         uv_run(loop, UV_RUN_DEFAULT);
@@ -288,8 +390,12 @@ static void bench_record(void)
     recchunk_free(&c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "--walk") == 0) {
+        bench_walk(argv[2]);
+        return 0;
+    }
     bench_spawner_t sp;
     spawner_up(&sp); /* first: a fork of this process, before anything else */
     bench_record();

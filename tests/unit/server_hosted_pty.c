@@ -33,6 +33,8 @@ typedef struct {
     int turn_calls, max_calls;     /* output calls per loop turn */
     uint64_t goal;                 /* past_total's */
     int exits, status;
+    bool started;        /* the start's answer came */
+    char start_err[256]; /* its error, "" when the program runs */
     screen_t *screen;
 } toy_t;
 
@@ -154,7 +156,34 @@ static void on_exited(ptyproc_t *p, int status, void *user)
     t->status = status;
 }
 
-static const ptyproc_cbs_t CBS = {on_output, on_exited};
+static void on_started(ptyproc_t *p, const char *err, void *user)
+{
+    toy_t *t = user;
+    (void)p;
+    t->started = true;
+    snprintf(t->start_err, sizeof t->start_err, "%s", err ? err : "");
+}
+
+static const ptyproc_cbs_t CBS = {on_output, on_exited, on_started};
+
+typedef bool pred_fn(void *arg);
+static bool run_until(uv_loop_t *loop, pred_fn *pred, void *arg, uint64_t ms);
+
+static bool toy_started(void *arg)
+{
+    return ((toy_t *)arg)->started;
+}
+
+/* Starts o and waits for the answer: 0, or -1 with err (refused at once
+ * or by the spawner's answer). */
+static int spawn_wait(uv_loop_t *loop, const ptyproc_opts_t *o, toy_t *t, char *err, size_t n)
+{
+    if (ptyproc_spawn(loop, BOX.sp, o, &CBS, t, &t->p, err, n) < 0)
+        return -1;
+    ck_assert(run_until(loop, toy_started, t, 15000));
+    snprintf(err, n, "%s", t->start_err);
+    return t->start_err[0] ? -1 : 0;
+}
 
 /* What a test runs: the box's game id for player "tester", 80x24. */
 typedef struct {
@@ -173,7 +202,7 @@ static void toy_start(toy_t *t, uv_loop_t *loop, const ptyproc_opts_t *o)
     memset(t, 0, sizeof *t);
     t->loop = loop;
     char err[256] = "";
-    ck_assert_msg(ptyproc_spawn(loop, BOX.sp, o, &CBS, t, &t->p, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(spawn_wait(loop, o, t, err, sizeof err) == 0, "%s", err);
     t->screen = screen_new(o->w, o->h);
 }
 
@@ -185,8 +214,6 @@ static void loop_start(uv_loop_t *loop)
 }
 
 /* ---- driving the loop ----------------------------------------------------------- */
-
-typedef bool pred_fn(void *arg);
 
 static void on_tick(uv_timer_t *t)
 {
@@ -332,6 +359,68 @@ START_TEST(exit_at_once_is_reported_and_reaped)
 }
 END_TEST
 
+/* spawn_wait for a start that should fail; the object (if any) closed. */
+static int try_spawn(uv_loop_t *loop, const ptyproc_opts_t *o, char *err, size_t n)
+{
+    static toy_t t; /* 64 KB: not on the stack */
+    memset(&t, 0, sizeof t);
+    int r = spawn_wait(loop, o, &t, err, n);
+    ptyproc_close(t.p);
+    return r;
+}
+
+static bool all_started(void *arg)
+{
+    toy_t *t = arg;
+    for (int i = 0; i < SPAWNER_STARTING_MAX; i++)
+        if (!t[i].started)
+            return false;
+    return true;
+}
+
+/* Starts do not wait on the loop: with the spawner stopped, the loop turns
+ * while SPAWNER_STARTING_MAX starts wait, the next is refused at once with
+ * a message; once it goes on every one runs, and the one closed while it
+ * started is killed (the spawner reaps it: no child is left). */
+START_TEST(starts_wait_for_the_spawner_up_to_the_cap)
+{
+    enum { N = SPAWNER_STARTING_MAX };
+    static toy_t t[N];
+    uv_loop_t loop;
+    box_open();
+    loop_start(&loop);
+    toy_spec_t spec;
+    ptyproc_opts_t *o = toy_spec(&spec, "winsize");
+    char err[256];
+    ck_assert_int_eq(kill(spawner_pid(BOX.sp), SIGSTOP), 0);
+    for (int i = 0; i < N; i++) {
+        memset(&t[i], 0, sizeof t[i]);
+        ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, &t[i], &t[i].p, err, sizeof err), 0);
+        ck_assert(ptyproc_starting(t[i].p));
+    }
+    ck_assert_int_eq(spawner_starting(BOX.sp), N);
+    ptyproc_t *p = NULL;
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_str_eq(err, "64 games are starting already");
+    run_until(&loop, never, NULL, 100);
+    ck_assert(!t[1].started);
+    ptyproc_write(t[1].p, "q", 1); /* waits for the program */
+    ptyproc_close(t[0].p);         /* given up while it starts */
+    t[0].started = true;
+    ck_assert_int_eq(kill(spawner_pid(BOX.sp), SIGCONT), 0);
+    ck_assert(run_until(&loop, all_started, t, 20000));
+    for (int i = 1; i < N; i++) {
+        ck_assert_str_eq(t[i].start_err, "");
+        ck_assert(ptyproc_running(t[i].p) || i == 1);
+    }
+    ck_assert_int_eq(spawner_starting(BOX.sp), 0);
+    ck_assert(run_until(&loop, toy_exited, &t[1], 5000)); /* the 'q' typed meanwhile */
+    for (int i = 1; i < N; i++)
+        ptyproc_close(t[i].p);
+    loop_done(&loop);
+}
+END_TEST
+
 START_TEST(spawn_failures_say_why)
 {
     uv_loop_t loop;
@@ -339,24 +428,23 @@ START_TEST(spawn_failures_say_why)
     loop_start(&loop);
     toy_spec_t spec;
     ptyproc_opts_t *o = toy_spec(&spec, "nosuch");
-    ptyproc_t *p = NULL;
     char err[256];
-    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(try_spawn(&loop, o, err, sizeof err), -1);
     ck_assert_str_eq(err, "no game nosuch");
     o->game = "missing";
-    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(try_spawn(&loop, o, err, sizeof err), -1);
     ck_assert_str_eq(err, "exec: No such file or directory");
     o->game = "report";
     o->w = 0;
-    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(try_spawn(&loop, o, err, sizeof err), -1);
     ck_assert_str_eq(err, "bad window size");
     o->w = 80;
     o->name = "b b"; /* refused before it is sent */
-    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(try_spawn(&loop, o, err, sizeof err), -1);
     ck_assert_str_eq(err, "a bad name, directory, size or text");
     o->name = "tester";
     o->dir = "..";
-    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(try_spawn(&loop, o, err, sizeof err), -1);
     ck_assert_str_eq(err, "a bad name, directory, size or text");
     /* the player's directory replaced by a link: refused, not followed */
     char games[128], link[160];
@@ -365,18 +453,17 @@ START_TEST(spawn_failures_say_why)
     snprintf(link, sizeof link, "%s/linked", games);
     ck_assert_int_eq(symlink("/tmp", link), 0);
     o->dir = "linked";
-    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+    ck_assert_int_eq(try_spawn(&loop, o, err, sizeof err), -1);
     ck_assert_str_eq(err, "your directory for this game is a link or not a directory: not used");
     o->dir = "tester";
     if (geteuid() == 0) { /* as root, a game whose user is missing cannot start */
         ck_assert_str_eq(spawner_unavailable(BOX.sp, "nouser"),
                          "nouser is not available: its user no-such-user-here does not exist");
         o->game = "nouser";
-        ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, o, &CBS, NULL, &p, err, sizeof err), -1);
+        ck_assert_int_eq(try_spawn(&loop, o, err, sizeof err), -1);
         ck_assert_str_eq(err, "nouser is not available: its user no-such-user-here does not exist");
     }
     ck_assert_ptr_null(spawner_unavailable(BOX.sp, "report"));
-    ck_assert_ptr_null(p);
     spawner_user_t u;
     ck_assert_int_eq(spawner_user_lookup("no-such-user-here", &u), -1);
     ck_assert_str_eq(u.why, "user no-such-user-here: no such user");
@@ -483,10 +570,11 @@ START_TEST(a_flood_is_held_to_its_output_rate)
     toy_spec_t fspec, qspec;
     toy_t flood, quiet;
     toy_start(&flood, &loop, toy_spec(&fspec, "flood"));
-    toy_start(&quiet, &loop, toy_spec(&qspec, "winsize"));
-    ptyproc_set_output_rate(flood.p, RATE);
-    uv_update_time(&loop);
+    uv_update_time(&loop);                  /* the bucket's start and t0 are one time */
+    ptyproc_set_output_rate(flood.p, RATE); /* before the loop reads it again */
     uint64_t t0 = uv_now(&loop);
+    uint64_t before = flood.total; /* read in the turn that started it, before the rate */
+    toy_start(&quiet, &loop, toy_spec(&qspec, "winsize"));
     wait_output(&quiet, "size 80x24");
     run_until(&loop, never, NULL, 1000);
     ck_assert_int_eq(ptyproc_resize(quiet.p, 90, 20), 0);
@@ -495,12 +583,12 @@ START_TEST(a_flood_is_held_to_its_output_rate)
     ptyproc_stats_t st;
     ptyproc_stats(flood.p, &st);
     uint64_t ms = uv_now(&loop) - t0, most = RATE + (uint64_t)RATE * ms / 1000;
+    uint64_t read = flood.total - before;
     ck_assert_uint_eq(st.bytes_out, flood.total);
-    ck_assert_msg(flood.total <= most, "read %llu bytes in %llu ms: more than %llu",
-                  (unsigned long long)flood.total, (unsigned long long)ms,
-                  (unsigned long long)most);
-    ck_assert_msg(flood.total >= most / 2, "read only %llu bytes in %llu ms",
-                  (unsigned long long)flood.total, (unsigned long long)ms);
+    ck_assert_msg(read <= most, "read %llu bytes in %llu ms: more than %llu",
+                  (unsigned long long)read, (unsigned long long)ms, (unsigned long long)most);
+    ck_assert_msg(read >= most / 2, "read only %llu bytes in %llu ms", (unsigned long long)read,
+                  (unsigned long long)ms);
     ck_assert_uint_ge(st.pauses, 20); /* paused about every 25 ms, and resumed */
     ck_assert(grid_has(&flood, "flood "));
     ptyproc_set_output_rate(flood.p, 0); /* no limit: it floods at once */
@@ -1078,6 +1166,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, exit_at_once_is_reported_and_reaped);
     tcase_add_test(t, spawn_failures_say_why);
+    tcase_add_test(t, starts_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
     tcase_add_test(t, a_flood_is_held_to_its_output_rate);
     tcase_add_test(t, ignoring_sighup_gets_sigkill);

@@ -114,6 +114,39 @@ START_TEST(vtgrid_copies_only_damage)
 }
 END_TEST
 
+/* A frame is drawn into a copy of the last one sent, which may carry what
+ * was drawn over the game (a chat strip, a notice) or be another viewer's
+ * screen: the rows that are not what the last sync left are copied whole,
+ * the others only where the terminal changed. */
+START_TEST(vtgrid_puts_right_a_screen_drawn_over)
+{
+    vtgrid_t *g = vtgrid_new(80, 24, NULL, NULL);
+    screen_t *s = screen_new(80, 24), *other = screen_new(80, 24);
+    feed(g, "hello\r\nworld");
+    vtgrid_sync(g, s, false); /* the first sync copies all */
+    screen_clean(s);
+    ck_assert_int_eq(vtgrid_sync(g, s, false), 0); /* nothing changed */
+    screen_text(s, 0, 1, STYLE_DEFAULT, "CHAT STRIP");
+    screen_clean(s);
+    ck_assert_int_eq(vtgrid_sync(g, s, false), 80); /* that row, whole */
+    char t[11];
+    row_text(s, 0, 1, 10, t);
+    ck_assert_str_eq(t, "world     ");
+    for (int y = 0; y < 24; y++)
+        ck_assert_int_eq(s->dirty[y] != 0, y == 1);
+    feed(g, "\x1b[1;1HJ");
+    /* another screen: only its rows that differ (blank rows are alike) */
+    ck_assert_int_eq(vtgrid_sync(g, other, false), 2 * 80);
+    row_text(other, 0, 0, 5, t);
+    ck_assert_str_eq(t, "Jello");
+    row_text(other, 0, 1, 5, t);
+    ck_assert_str_eq(t, "world");
+    screen_free(other);
+    screen_free(s);
+    vtgrid_free(g);
+}
+END_TEST
+
 typedef struct {
     char data[64];
     size_t len;
@@ -739,6 +772,7 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_loop_test(t, vtguard_cases, 0, (int)(sizeof GUARD_CASES / sizeof *GUARD_CASES));
     tcase_add_test(t, vtgrid_colours_attributes_and_cursor);
     tcase_add_test(t, vtgrid_copies_only_damage);
+    tcase_add_test(t, vtgrid_puts_right_a_screen_drawn_over);
     tcase_add_test(t, vtgrid_answers_queries);
     tcase_add_test(t, vtgrid_resizes_and_reverses);
     tcase_add_test(t, vtgrid_survives_c1_in_utf8);
