@@ -41,16 +41,22 @@ def admin_games(bindir, d):
     return r.stdout
 
 
-def start(t, name):
-    t.register(name)
-    t.send("1")
-    to_map(t)
-    t.play_keys("s" * 4)  # turns pass
-    for _ in range(10):  # a --More-- left by the welcome is answered first
+def answer_more(t):
+    """Answers any --More-- on the screen (NetHack ignores other keys there)."""
+    for _ in range(10):
         t.pump(quiet=0.5)
         if "--More--" not in t.text():
             break
         t.send("\r")
+
+
+def start(t, name):
+    t.register(name)
+    t.send("1")
+    to_map(t)
+    answer_more(t)  # a --More-- left by the welcome would swallow the searches
+    t.play_keys("s" * 4)  # turns pass
+    answer_more(t)
     return screen_turn(t)
 
 
