@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "backend.h"
 #include "log.h"
+#include "notify.h"
 #include "server.h"
 #include "session_impl.h"
+#include "shard.h"
 
 bool lease_on(const server_t *s)
 {
@@ -53,6 +56,7 @@ void lease_start(server_t *home)
     uv_timer_start(&home->lease.beat, on_beat, every, every);
     log_info("node %s: game leases of %d ms, renewed every %d ms", home->cfg.node,
              home->cfg.lease_ttl_ms, home->cfg.lease_renew_ms);
+    notify_start(home);
 }
 
 void lease_init(server_t *s, const server_t *home)
@@ -62,6 +66,7 @@ void lease_init(server_t *s, const server_t *home)
 
 void lease_close(server_t *home)
 {
+    notify_stop(home);
     if (!home->lease.beating)
         return;
     home->lease.beating = false;
@@ -188,4 +193,82 @@ void lease_lost(session_t *s, const char *why)
               "is sent off",
               s->user, (long long)s->game_id, (unsigned long long)s->seq, why);
     session_drop(s, LOST_LINE, "That game now runs on another server.");
+}
+
+/* ---- takeover: another node asks for a game of this one ----------------------------- */
+
+static const char MOVED_LINE[] = "\r\n\r\nYour game moved to another connection: you logged in "
+                                 "there. It is saved and goes on there.\r\n";
+
+typedef struct {
+    server_t *k;
+    int64_t game, user_id;
+} give_t;
+
+/* The game here, run under this node's lease as far as this loop knows. */
+static session_t *givable(server_t *k, int64_t game)
+{
+    session_t *s = session_find_game(k, game);
+    bool ok = s && s->game && !s->fenced && !s->dead && !s->ended && !s->let_go && k->lease.on;
+    return ok ? s : NULL;
+}
+
+/* Saved, its lease let go after its last rows (as a detach does), its
+ * player told and disconnected. */
+static void give(server_t *k, session_t *s)
+{
+    log_info("game wanted by another node user=%s game=%lld seq=%llu: saved and let go", s->user,
+             (long long)s->game_id, (unsigned long long)s->seq);
+    conn_t *p = s->player;
+    if (p) {
+        session_detach(p, NULL); /* saves it and releases the lease (session.c) */
+        conn_tell_close(p, MOVED_LINE, "game moved");
+        return;
+    }
+    s->ops->save(s, "moved");
+    if (!jqueue_paused(&s->jq)) {
+        lease_release(k, s->game_id);
+        s->let_go = true;
+    }
+}
+
+/* Whose lease it is now: a request heard late (this node was paused
+ * past its lease) finds the game another node's, which it is already
+ * running: lost here, not saved over. A lease lapsed but still free is
+ * this node's to give. */
+static void on_give_holder(void *ud, int status, const char *text, size_t len)
+{
+    give_t *g = ud;
+    server_t *k = g->k;
+    session_t *s = givable(k, g->game);
+    bool ours = status == DB_ENOTFOUND ||
+                (status == DB_OK && len == strlen(k->cfg.node) && !memcmp(text, k->cfg.node, len));
+    free(g);
+    if (s && ours)
+        give(k, s);
+    else if (s && status == DB_OK)
+        lease_lost(s, "its lease is no longer this node's");
+}
+
+/* On the game's loop: who holds its lease is read first. */
+static void give_on_loop(server_t *k, void *ud)
+{
+    give_t *g = ud;
+    g->k = k;
+    if (!givable(k, g->game)) {
+        free(g);
+        return;
+    }
+    db_lease_holder(k->db, g->game, on_give_holder, g);
+}
+
+void lease_give_notified(server_t *home, const char *to, int64_t game, int64_t user_id)
+{
+    (void)to;
+    give_t *g = malloc(sizeof *g);
+    if (!g)
+        return; /* the asker takes the game when its lease lapses */
+    *g = (give_t){NULL, game, user_id};
+    if (shard_post(shard_of_user(home, user_id), give_on_loop, g) != 0)
+        free(g);
 }

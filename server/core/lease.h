@@ -22,6 +22,11 @@
  * loop's check of its leases (lease_tick) finds a lost game even while
  * its player types nothing.
  *
+ * Takeover: a node where a player logs in while another node runs the
+ * game asks that node for it (notify.h); the other saves it, lets its
+ * lease go and sends its player off, and the first takes the lease and
+ * resumes the game at once instead of waiting for the lease to lapse.
+ *
  * With SQLite (one machine) leases are off: lease_on is false, and the
  * daemon behaves as it always did.
  *
@@ -43,8 +48,9 @@ typedef struct {
     /* private */
     uv_timer_t beat;
     bool beating;
-    bool checking;     /* a check of this loop's games is on its way */
-    uint64_t check_ms; /* when it was asked (now_ms) */
+    bool checking;         /* a check of this loop's games is on its way */
+    uint64_t check_ms;     /* when it was asked (now_ms) */
+    struct notify *notify; /* home: the listener for other nodes' events (notify.c) */
 } lease_t;
 
 /* Whether this node takes leases (its database is PostgreSQL). */
@@ -78,5 +84,13 @@ void lease_lost(session_t *s, const char *why);
  * here that is not among them is lost (lease_lost) before its player's
  * next key would find out. */
 void lease_tick(server_t *s);
+
+/* Takeover: a player of a game here logged in at another node, which
+ * asked for it (notify.h, NOTIFY_TAKE: session_load.c sends it while it
+ * waits for the lease). On home: on the game's loop, its player is told
+ * the game moved and disconnected, the game saved and its lease released
+ * after its last rows, so the other node takes it at once. A game not
+ * here, or not under a lease of this node, is left alone. */
+void lease_give_notified(server_t *home, const char *to, int64_t game, int64_t user_id);
 
 #endif

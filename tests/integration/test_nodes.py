@@ -8,6 +8,9 @@ runs every game and there are no leases).
 - start order: a node starting beside a running one leaves that node's
   live games to it (its recovery restores none of them), and their players
   play on undisturbed;
+- takeover: a player who logs in at one node while the other runs the game
+  gets it there at once: the other is asked (LISTEN/NOTIFY), saves it, lets
+  its lease go and tells its player, whose connection it closes;
 - moving: a player who leaves a game on one node gets it on the other at
   once (the lease is let go at the detach), plays there, and coming back
   to the first node gets the game as the other left it, not the copy the
@@ -89,17 +92,18 @@ def admin(bindir, d, *args):
 
 def play_on(d, t, name, deadline_s=30):
     """Presses p on d until the game is there (its lease free): the 'told'
-    lines seen meanwhile."""
+    lines seen meanwhile. Each press is answered (the game, or where it
+    runs once d gave up asking for it) before the next: a p typed while d
+    asks would reach the game as a key."""
     told = []
     end = time.time() + deadline_s
     while time.time() < end:
         t.send("p")
-        t.pump(quiet=0.3, limit=3)
-        if re.search(rf"attach user={name} ", d.unread()):
-            d.wait_log(rf"attach user={name} ")
+        m = d.wait_log(rf"(attach|game elsewhere) user={name} ")
+        if m.group(1) == "attach":
             return told
-        if "running on another server" in t.text():
-            told.append(t.text())
+        t.wait_for("running on another server")
+        told.append(t.text())
         time.sleep(0.3)
     raise AssertionError(f"no game on {d.argv}:\n{t.text()}\n{d.log()[-2000:]}")
 
@@ -159,17 +163,14 @@ def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients, bindir)
     now = stored_hook(a, t, "bob")
     assert now["seq"] == first["seq"] + 4
     assert "lease lost" not in a.log()
-    # and at b the player is told where the game runs
+    # a clean stop of a lets its games go at once: b has them with no wait
+    a.stop_clean()
+    assert holder(b, first["game"]) is None
     t2 = clients(b.port).connected()
     t2.login("bob", PW)
     t2.send("p")
-    t2.wait_for("Your game is running on another server (a)")
-    assert holder(b, first["game"]) == "a"
-    # a clean stop of a lets the game go at once: b has it with no wait
-    a.stop_clean()
-    assert holder(b, first["game"]) is None
-    t2.send("p")
     b.wait_log(r"attach user=bob ")
+    assert "running on another server" not in t2.text()
     assert hook(b, t2, "bob")["hash"] == now["hash"]
 
 
@@ -265,3 +266,36 @@ def test_a_player_moves_between_nodes(nodes, clients):
     t.send("p")
     a.wait_log(r"attach user=dave ")
     assert "game played elsewhere" not in a.log()[pos:]
+
+
+def test_a_player_logging_in_elsewhere_takes_the_game_over(nodes, clients):
+    """Takeover: the same account plays at a, then logs in at b: b asks a
+    (LISTEN/NOTIFY), a saves the game, lets its lease go and sends its
+    player off, and b shows the game at once, as a left it."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("erin")
+    t.random_character("erin")
+    t.send("hjklyubn")
+    on_a = stored_hook(a, t, "erin")
+    assert holder(a, on_a["game"]) == "a"
+
+    t2 = clients(b.port).connected()
+    t2.login("erin", PW)
+    asked = time.time()
+    t2.send("p")
+    b.wait_log(r"attach user=erin ")
+    took = time.time() - asked
+    assert took < 2.5, took  # not the lease's lapse (3 s after a's last renewal)
+    assert "running on another server" not in t2.text()
+    a.wait_log(rf"game wanted by another node user=erin game={on_a['game']}")
+    t.wait_for("Your game moved to another connection")
+    t.wait_exit()
+    assert holder(b, on_a["game"]) == "b"
+    t2.pump()
+    on_b = hook(b, t2, "erin")
+    assert (on_b["hash"], on_b["seq"]) == (on_a["hash"], on_a["seq"])
+    t2.send("h")
+    assert stored_hook(b, t2, "erin")["seq"] == on_a["seq"] + 1
+    assert "lease lost" not in a.log() + b.log()
