@@ -8,6 +8,8 @@
 #include "db_listen.h"
 #include "lease.h"
 #include "log.h"
+#include "mail.h"
+#include "moderation.h"
 #include "server.h"
 
 #define NOTIFY_RETRY_MS 1000 /* between two tries to connect the listener */
@@ -26,26 +28,30 @@ struct notify {
 
 /* ---- the kinds -------------------------------------------------------------------- */
 
-typedef void (*notify_fn)(server_t *home, const char *from, int64_t a, int64_t b);
+typedef void (*notify_fn)(server_t *home, const char *to, int64_t a, int64_t b);
 
 static const struct {
     const char *kind;
     notify_fn fn;
 } KINDS[] = {
     {NOTIFY_TAKE, lease_give_notified},
+    {NOTIFY_SANCTIONS, moderation_changed_elsewhere},
+    {NOTIFY_KICK, moderation_kicked_elsewhere},
+    {NOTIFY_MAIL, mail_left_elsewhere},
 };
 
 static void on_event(void *ud, const char *payload)
 {
     notify_t *n = ud;
     server_t *home = n->home;
-    char kind[16], to[64];
+    char kind[16], to[64], from[64];
     int64_t a, b;
-    if (sscanf(payload, "%15s %63s %" SCNd64 " %" SCNd64, kind, to, &a, &b) != 4) {
+    if (sscanf(payload, "%15s %63s %63s %" SCNd64 " %" SCNd64, kind, to, from, &a, &b) != 5) {
         log_warn("node event not understood: %.80s", payload);
         return;
     }
-    if (strcmp(to, "*") != 0 && strcmp(to, home->cfg.node) != 0)
+    if ((strcmp(to, "*") != 0 && strcmp(to, home->cfg.node) != 0) ||
+        strcmp(from, home->cfg.node) == 0)
         return;
     for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
         if (strcmp(kind, KINDS[i].kind) == 0)
@@ -58,7 +64,7 @@ void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64
     char line[DB_NOTIFY_PAYLOAD_MAX];
     if (!lease_on(s))
         return;
-    snprintf(line, sizeof line, "%s %s %" PRId64 " %" PRId64, kind, to, a, b);
+    snprintf(line, sizeof line, "%s %s %s %" PRId64 " %" PRId64, kind, to, s->cfg.node, a, b);
     db_notify(s->db, DB_NOTIFY_CHANNEL, line);
 }
 

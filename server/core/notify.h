@@ -2,10 +2,10 @@
  * (lease.h), over LISTEN/NOTIFY (db_listen.h): one channel, every node
  * listening on a connection of its own, polled by the home loop.
  *
- * An event is a line "KIND TO A B": a kind from the table in notify.c,
- * the node it is for ("*": every node) and two ids; the receiver reads
- * the rows they name. Events a node sends reach it too; it skips those
- * not for it. What a kind does runs on the home loop (a game's on the
+ * An event is a line "KIND TO FROM A B": a kind from the table in
+ * notify.c, the node it is for ("*": every node), the node that sent it
+ * and two ids; the receiver reads the rows they name. Events a node sends
+ * reach it too; it skips those, and those for another node. What a kind does runs on the home loop (a game's on the
  * loop that holds it: shard_post).
  *
  * The listener's connection, lost (a restart, a failover), is made again
@@ -28,7 +28,10 @@ void notify_start(server_t *home);
 void notify_stop(server_t *home);
 
 /* The event kinds. */
-#define NOTIFY_TAKE "take" /* a: game, b: account; its player is at another node now */
+#define NOTIFY_TAKE      "take"      /* a: game, b: account; its player is at another node now */
+#define NOTIFY_SANCTIONS "sanctions" /* the stored bans or mutes changed */
+#define NOTIFY_KICK      "kick"      /* a: an account the administrator disconnected */
+#define NOTIFY_MAIL      "mail"      /* a: an account that has new mail */
 
 /* Queues event kind for node to ("*": all) with ids a, b, sent when the
  * writer's batch commits. No-op when leases are off. Any loop. */

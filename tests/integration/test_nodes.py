@@ -22,6 +22,7 @@ runs every game and there are no leases).
   exactly the keys the new node answered after the old one's."""
 import re
 import signal
+import socket
 import subprocess
 import time
 
@@ -299,3 +300,62 @@ def test_a_player_logging_in_elsewhere_takes_the_game_over(nodes, clients):
     t2.send("h")
     assert stored_hook(b, t2, "erin")["seq"] == on_a["seq"] + 1
     assert "lease lost" not in a.log() + b.log()
+
+
+def door_says(d):
+    """What d's telnet door says first to a new connection."""
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+    got = b""
+    try:
+        while b"refused" not in got and len(got) < 4096:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+    finally:
+        s.close()
+    return got
+
+
+def test_a_ban_or_kick_at_one_node_holds_at_the_other(nodes, clients, bindir):
+    """A kick at a closes the account's connection at b; a ban stored at a
+    closes b's connections from the address and b's door refuses it; an
+    unban at a opens b's door again. Each within a second or two: b is
+    told (NOTIFY), reads the stored bans and sweeps its connections."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("kim")
+    t.random_character("kim")
+    before = stored_hook(b, t, "kim")
+    assert "closed 0 connections of kim" in admin(bindir, a, "kick", "kim")
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
+    b.wait_log(r"closed conn=\d+ user=kim \(kicked at another node\)")
+    b.wait_log(r"detach user=kim ")  # the game kept, its lease let go
+    assert holder(b, before["game"]) is None
+
+    idle = clients(b.port).connected()
+    idle.register("lou")
+    out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
+    assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
+    idle.wait_for("Connections from your address are refused.", timeout=5)
+    idle.wait_exit(timeout=5)
+    b.wait_log(r"bans read again after another node's change: 1")
+    assert b"Connections from your address are refused." in door_says(b)
+    assert "lifted the ban" in admin(bindir, a, "unban", "127.0.0.0/8")
+    b.wait_log(r"bans read again after another node's change: 0")
+    clients(b.port).connected().login("lou", PW)
+
+
+def test_mail_left_at_one_node_shows_at_the_other(nodes, clients):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    walt = clients(b.port).connected()
+    walt.register("walt")  # waits at b's menu
+    vera = clients(a.port).connected()
+    vera.register("vera")
+    vera.menu("m", ("To:", "walt"), ("Message:", "meet me at depth 5"))
+    vera.wait_for("Message left for walt.")
+    screen = walt.wait_for("Mail from vera, ", timeout=5)
+    assert "meet me at depth 5" in screen
