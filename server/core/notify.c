@@ -1,6 +1,8 @@
 /* notify — events between nodes (notify.h): the listener's connection
  * kept up, each event parsed and dispatched by its kind. */
 #include "notify.h"
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,23 +42,68 @@ static const struct {
     {NOTIFY_MAIL, mail_left_elsewhere},
 };
 
+/* The next word of *p (up to a space or the end) into out (n bytes): -1
+ * when empty or too long; *p then points past one space. */
+static int word(const char **p, char *out, size_t n)
+{
+    size_t len = strcspn(*p, " ");
+    if (len == 0 || len >= n)
+        return -1;
+    memcpy(out, *p, len);
+    out[len] = '\0';
+    *p += len + ((*p)[len] == ' ');
+    return 0;
+}
+
+static int id_of(const char *text, int64_t *out)
+{
+    const char *digits = text + (text[0] == '-');
+    if (!isdigit((unsigned char)digits[0])) /* strtoll would skip spaces, take a '+' */
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static notify_fn kind_fn(const char *kind)
+{
+    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
+        if (strcmp(kind, KINDS[i].kind) == 0)
+            return KINDS[i].fn;
+    return NULL;
+}
+
+int notify_parse(const char *payload, notify_event_t *ev)
+{
+    const char *p = payload;
+    char a[24], b[24];
+    if (word(&p, ev->kind, sizeof ev->kind) || word(&p, ev->to, sizeof ev->to) ||
+        word(&p, ev->from, sizeof ev->from) || word(&p, a, sizeof a) || word(&p, b, sizeof b) ||
+        *p || p[-1] == ' ')
+        return -1;
+    bool to_ok = strcmp(ev->to, "*") == 0 || config_node_ok(ev->to);
+    if (!kind_fn(ev->kind) || !to_ok || !config_node_ok(ev->from) || id_of(a, &ev->a) ||
+        id_of(b, &ev->b))
+        return -1;
+    return 0;
+}
+
 static void on_event(void *ud, const char *payload)
 {
     notify_t *n = ud;
     server_t *home = n->home;
-    char kind[16], to[64], from[64];
-    int64_t a, b;
-    if (sscanf(payload, "%15s %63s %63s %" SCNd64 " %" SCNd64, kind, to, from, &a, &b) != 5) {
+    notify_event_t ev;
+    if (notify_parse(payload, &ev)) {
         log_warn("node event not understood: %.80s", payload);
         return;
     }
-    if ((strcmp(to, "*") != 0 && strcmp(to, home->cfg.node) != 0) ||
-        strcmp(from, home->cfg.node) == 0)
-        return;
-    for (size_t i = 0; i < sizeof KINDS / sizeof KINDS[0]; i++)
-        if (strcmp(kind, KINDS[i].kind) == 0)
-            return KINDS[i].fn(home, to, a, b);
-    log_warn("node event of unknown kind: %.80s", payload);
+    bool mine = strcmp(ev.to, "*") == 0 || strcmp(ev.to, home->cfg.node) == 0;
+    if (mine && strcmp(ev.from, home->cfg.node) != 0) /* not one this node sent */
+        kind_fn(ev.kind)(home, ev.to, ev.a, ev.b);
 }
 
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b)

@@ -33,6 +33,16 @@ void notify_stop(server_t *home);
 #define NOTIFY_KICK      "kick"      /* a: an account the administrator disconnected */
 #define NOTIFY_MAIL      "mail"      /* a: an account that has new mail */
 
+/* An event as notify_parse reads it. */
+typedef struct {
+    char kind[16], to[64], from[64]; /* to: a node's name or "*"; from: a node's */
+    int64_t a, b;
+} notify_event_t;
+/* payload, "KIND TO FROM A B" (single spaces, a known kind, node names
+ * as config_node_ok, ids as decimal numbers), into ev: 0, or -1 when it
+ * is not one (ev then undefined). Any thread. */
+int notify_parse(const char *payload, notify_event_t *ev);
+
 /* Queues event kind for node to ("*": all) with ids a, b, sent when the
  * writer's batch commits. No-op when leases are off. Any loop. */
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b);
