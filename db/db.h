@@ -337,6 +337,9 @@ void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
 void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
 typedef void (*db_game_ids_cb)(void *ud, int status, const int64_t *games, size_t n);
 void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud);
+/* Up to limit live games whose lease rows name another node than node
+ * and have lapsed (that node stopped renewing): in ascending order. */
+void db_games_lease_lapsed(db_t *db, const char *node, int64_t limit, db_games_cb cb, void *ud);
 /* Fencing: from now on every handle's journal appends, and a game's
  * progress, end record (db_game_finish) and broken mark, are stored only
  * while node holds the game's lease, checked in the write's own

@@ -426,6 +426,12 @@ void db_file_close(db_file_t *f, bool lost);
     X(LEASE_HOLDER, "i", ROW, text,                                                                \
       DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
               "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))             \
+    /* live games whose lease another node let lapse (stopped, cut off): up to ?2 */               \
+    X(GAMES_LEASE_LAPSED, "ti", ROWS, game,                                                        \
+      DB_BOTH(DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN (SELECT game FROM leases WHERE "   \
+                           "node <> ?1 AND expires < " DB_NOW_MS_LITE ") ORDER BY g.id LIMIT ?2",  \
+              DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN (SELECT game FROM leases WHERE "   \
+                           "node <> ?1 AND expires < " DB_NOW_MS_PG ") ORDER BY g.id LIMIT ?2"))   \
     /* PostgreSQL's only (db_listen.c); SQLite's text just keeps the row valid */                  \
     X(NOTIFY, "tt", RUN, none,                                                                     \
       DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL",                     \

@@ -171,8 +171,96 @@ static void on_held(void *ud, int status, const int64_t *games, size_t n)
     }
 }
 
+/* ---- a stopped node's games ------------------------------------------------------ */
+
+typedef struct {
+    size_t ok, broken;
+} lapsed_t;
+
+static void lapsed_add(server_t *home, void *ud)
+{
+    lapsed_t *r = ud;
+    if (r->ok || r->broken)
+        log_info("lapsed leases: %zu games of a stopped node restored here, %zu broken", r->ok,
+                 r->broken);
+    home->lease.lapsed_runs--;
+    free(r);
+}
+
+void lease_lapsed_done(server_t *k, size_t ok, size_t broken)
+{
+    server_t *home = shard_at(k, 0);
+    lapsed_t *r = malloc(sizeof *r);
+    if (!r) { /* the count is off by one: no more rounds, which is safe */
+        log_error("lapsed leases: out of memory");
+        return;
+    }
+    *r = (lapsed_t){ok, broken};
+    if (home == k)
+        lapsed_add(home, r);
+    else if (shard_post(home, lapsed_add, r))
+        free(r);
+}
+
+typedef struct {
+    int64_t *ids;
+    size_t n;
+} lapsed_ids_t;
+
+static void restore_on_loop(server_t *k, void *ud)
+{
+    lapsed_ids_t *l = ud;
+    if (k->stopping || session_restore_lapsed(k, l->ids, l->n)) {
+        if (k->stopping)
+            free(l->ids);
+        lease_lapsed_done(k, 0, 0);
+    }
+    free(l);
+}
+
+/* Home: each loop gets its own of the games (by account, as at start). */
+static void on_lapsed(void *ud, int status, const db_game_t *games, size_t n)
+{
+    server_t *home = ud;
+    home->lease.lapsed_runs = 0;
+    for (int i = 0; status == DB_OK && n && !home->stopping && i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        lapsed_ids_t *l = calloc(1, sizeof *l);
+        int64_t *ids = l ? malloc(n * sizeof *ids) : NULL;
+        for (size_t j = 0; ids && j < n; j++)
+            if (shard_of_user(home, games[j].user) == k)
+                ids[l->n++] = games[j].id;
+        if (!ids || !l->n) {
+            free(ids);
+            free(l);
+            continue;
+        }
+        l->ids = ids;
+        home->lease.lapsed_runs++;
+        if (k == home)
+            restore_on_loop(k, l);
+        else if (shard_post(k, restore_on_loop, l)) {
+            home->lease.lapsed_runs--;
+            free(ids);
+            free(l);
+        }
+    }
+}
+
+/* Home, about once a lease's time, when no round is on. */
+static void lapsed_tick(server_t *home)
+{
+    uint64_t every = ((uint64_t)home->cfg.lease_ttl_ms + 999) / 1000;
+    if (home->shard != 0 || home->lease.lapsed_runs || home->recovering || home->ticks % every)
+        return;
+    home->lease.lapsed_runs = 1; /* the read's own, until on_lapsed */
+    db_games_lease_lapsed(home->db, home->cfg.node, LEASE_LAPSED_MAX, on_lapsed, home);
+}
+
 void lease_tick(server_t *s)
 {
+    if (s->lease.on && !s->stopping)
+        lapsed_tick(s);
     uint64_t every = ((uint64_t)s->cfg.lease_renew_ms + 999) / 1000;
     if (!s->lease.on || s->stopping || s->lease.checking || !s->nsessions || s->ticks % every)
         return;

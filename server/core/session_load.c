@@ -640,6 +640,7 @@ typedef struct {
 
 struct recover {
     server_t *srv;
+    bool lapsed;  /* games of a stopped node (session_restore_lapsed), not the start's */
     int64_t *ids; /* this loop's unfinished games, in the order restored */
     size_t n, next, ok, broken;
     uint64_t t0;
@@ -675,7 +676,10 @@ static void recover_maybe_done(recover_t *rc)
             return;
     recover_free_parts(rc);
     server_t *home = shard_at(rc->srv, 0);
-    if (home == rc->srv)
+    if (rc->lapsed) {
+        lease_lapsed_done(rc->srv, rc->ok, rc->broken);
+        free(rc);
+    } else if (home == rc->srv)
         recovery_add(home, rc);
     else if (shard_post(home, recovery_add, rc))
         free(rc);
@@ -694,6 +698,7 @@ static void slot_clear(recover_slot_t *sl)
 
 static void on_recover_read(void *ud, int status, const db_resume_t *r);
 static void recover_next(recover_slot_t *sl);
+static void recover_start(recover_t *rc);
 
 /* A game is restored only under its lease: one another node holds is its
  * (it runs there); free, expired or this node's, it is taken first. */
@@ -909,6 +914,12 @@ static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n
         log_error("recovery: out of memory for %zu games; each is restored when its player "
                   "comes back",
                   n);
+    recover_start(rc);
+}
+
+/* The slots start on rc->ids. */
+static void recover_start(recover_t *rc)
+{
     for (int i = 0; i < RECOVER_SLOTS; i++) {
         recover_slot_t *sl = &rc->slot[i];
         sl->rc = rc;
@@ -917,6 +928,18 @@ static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n
     }
     for (int i = 0; i < RECOVER_SLOTS; i++)
         recover_next(&rc->slot[i]);
+}
+
+int session_restore_lapsed(server_t *k, int64_t *ids, size_t n)
+{
+    recover_t *rc = calloc(1, sizeof *rc);
+    if (!rc) {
+        free(ids);
+        return -1;
+    }
+    *rc = (recover_t){.srv = k, .lapsed = true, .ids = ids, .n = n, .t0 = uv_hrtime()};
+    recover_start(rc);
+    return 0;
 }
 
 int session_recover_all(server_t *srv)

@@ -8,6 +8,9 @@ runs every game and there are no leases).
 - start order: a node starting beside a running one leaves that node's
   live games to it (its recovery restores none of them), and their players
   play on undisturbed;
+- a dead node's games are restored by a running one once their leases
+  lapse, before their players come back;
+- bans, kicks and mail notices made at one node reach the other;
 - takeover: a player who logs in at one node while the other runs the game
   gets it there at once: the other is asked (LISTEN/NOTIFY), saves it, lets
   its lease go and tells its player, whose connection it closes;
@@ -359,3 +362,30 @@ def test_mail_left_at_one_node_shows_at_the_other(nodes, clients):
     vera.wait_for("Message left for walt.")
     screen = walt.wait_for("Mail from vera, ", timeout=5)
     assert "meet me at depth 5" in screen
+
+
+def test_a_dead_nodes_games_are_restored_before_their_players_return(nodes, clients):
+    """a is killed with a game live; once its lease lapses b restores the
+    game in the background (a fresh snapshot at the last stored key) and
+    lets the lease go, with no player asking: its player, coming back
+    later, gets it at once, at any node."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("nell")
+    t.random_character("nell")
+    t.send("hjklyubnhjkl")
+    before = stored_hook(a, t, "nell")
+    game = before["game"]
+    a.kill(signal.SIGKILL)
+    b.wait_log(r"lapsed leases: 1 games of a stopped node restored here, 0 broken", timeout=15)
+    assert holder(b, game) is None
+    snaps = b.db_rows("SELECT seq FROM snapshots WHERE game = ?", game)
+    assert [r[0] for r in snaps] == [before["seq"]], snaps
+    t2 = clients(b.port).connected()
+    t2.login("nell", PW)
+    t2.send("p")
+    b.wait_log(r"attach user=nell ")
+    assert "running on another server" not in t2.text()
+    t2.pump()
+    assert hook(b, t2, "nell")["hash"] == before["hash"]
