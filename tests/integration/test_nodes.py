@@ -389,3 +389,22 @@ def test_a_dead_nodes_games_are_restored_before_their_players_return(nodes, clie
     assert "running on another server" not in t2.text()
     t2.pump()
     assert hook(b, t2, "nell")["hash"] == before["hash"]
+
+
+def test_events_are_heard_again_after_the_listener_is_cut(nodes, clients, bindir):
+    """The listener's connection dropped (a restart, a failover: here the
+    server ends it) is made again within seconds, and events are heard
+    again: a kick at a reaches b's player."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("olga")
+    cut = b.db_rows("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM "
+                    "pg_stat_activity WHERE application_name = 'warrend listener') x")
+    assert cut[0][0] == 2, cut  # a's and b's
+    b.wait_log(r"node events: connection for other nodes' events lost")
+    b.wait_log(r"node events: listening again", timeout=10)
+    a.wait_log(r"node events: listening again", timeout=10)
+    assert "closed 0 connections of olga" in admin(bindir, a, "kick", "olga")
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
