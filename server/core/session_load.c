@@ -458,6 +458,9 @@ static void on_play_lease(void *ud, int status, const char *holder)
     load_req_t *rq = ud;
     server_t *srv = rq->srv;
     session_t *s = session_find_kind(srv, rq->user_id, "warren");
+    if (status == DB_OK && rq->asked_ms) /* the other node gave it up */
+        log_info("game taken over user=%s game=%lld: lease ours %llu ms after asking", rq->user,
+                 (long long)rq->game_id, (unsigned long long)(now_ms(srv) - rq->asked_ms));
     if (s && s->let_go && status == DB_OK) { /* kept here, and ours again: still current? */
         rq->game_id = s->game_id;
         db_journal_read(srv->db, s->game_id, (int64_t)s->seq, on_reclaim_rows, rq);
