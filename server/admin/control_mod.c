@@ -328,6 +328,7 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     log_info("admin: delete user=%s", c->name);
+    moderation_kick_nodes(c->srv, c->user_id); /* its connections at other nodes too */
     db_user_delete(c->srv->db, c->user_id, on_deleted, c);
 }
 
@@ -363,6 +364,7 @@ static void rename_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     char key[DB_NAME_MAX];
+    moderation_kick_nodes(c->srv, c->user_id); /* other nodes know it by its old name */
     accounts_name_key(c->name2, key);
     db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
 }

@@ -406,3 +406,15 @@ def test_events_are_heard_again_after_the_listener_is_cut(nodes, clients, bindir
     assert "closed 0 connections of olga" in admin(bindir, a, "kick", "olga")
     t.wait_for("You were disconnected by the administrator.", timeout=5)
     t.wait_exit(timeout=5)
+
+
+def test_an_account_deleted_at_one_node_is_sent_off_the_other(nodes, clients, bindir):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("pia")
+    out = admin(bindir, a, "delete", "pia", "--yes")
+    assert "deleted pia" in out, out
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
+    b.wait_log(r"closed conn=\d+ user=pia \(kicked at another node\)")
