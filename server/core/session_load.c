@@ -403,7 +403,7 @@ static void on_live_game(void *ud, int status, const db_game_t *g);
  * lease_give_notified); one that does not is stopped or cut off, and its
  * player is told where the game runs, as before, to come back once its
  * lease lapses. */
-#define TAKEOVER_WAIT_MS  1000
+#define TAKEOVER_WAIT_MS  750
 #define TAKEOVER_RETRY_MS 100
 
 static void on_play_lease(void *ud, int status, const char *holder);
@@ -458,7 +458,7 @@ static void on_play_lease(void *ud, int status, const char *holder)
     load_req_t *rq = ud;
     server_t *srv = rq->srv;
     session_t *s = session_find_kind(srv, rq->user_id, "warren");
-    if (status == DB_OK && rq->asked_ms) /* the other node gave it up */
+    if (status == DB_OK && rq->asked_ms) /* given up by the other node, or lapsed */
         log_info("game taken over user=%s game=%lld: lease ours %llu ms after asking", rq->user,
                  (long long)rq->game_id, (unsigned long long)(now_ms(srv) - rq->asked_ms));
     if (s && s->let_go && status == DB_OK) { /* kept here, and ours again: still current? */
