@@ -337,11 +337,15 @@ void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
 void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
 typedef void (*db_game_ids_cb)(void *ud, int status, const int64_t *games, size_t n);
 void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud);
-/* Fencing: from now on every handle's journal appends are stored only
- * while node holds the game's lease, checked in the append's own
+/* Up to limit live games whose lease rows name another node than node
+ * and have lapsed (that node stopped renewing): in ascending order. */
+void db_games_lease_lapsed(db_t *db, const char *node, int64_t limit, db_games_cb cb, void *ud);
+/* Fencing: from now on every handle's journal appends, and a game's
+ * progress, end record (db_game_finish) and broken mark, are stored only
+ * while node holds the game's lease, checked in the write's own
  * transaction (the lease row locked until it commits, so a node taking
  * the lease waits for it and then reads every row it stored); else the
- * append fails with DB_ELEASE. A snapshot is stored unless another node
+ * write fails with DB_ELEASE. A snapshot is stored unless another node
  * holds the lease (DB_ENOTFOUND). So a node that lost a game never
  * writes it again. A game this node creates (db_game_create,
  * db_daily_create) is its own from the start: its lease (ttl_ms) is

@@ -431,7 +431,17 @@ void db_file_close(db_file_t *f, bool lost);
               "SELECT 1 FROM leases WHERE game = ?1 AND node = ?2 FOR SHARE"))                     \
     X(LEASE_HOLDER, "i", ROW, text,                                                                \
       DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
-              "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))
+              "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))             \
+    /* live games whose lease another node let lapse (stopped, cut off): up to ?2 */               \
+    X(GAMES_LEASE_LAPSED, "ti", ROWS, game,                                                        \
+      DB_BOTH(DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN (SELECT game FROM leases WHERE "   \
+                           "node <> ?1 AND expires < " DB_NOW_MS_LITE ") ORDER BY g.id LIMIT ?2",  \
+              DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN (SELECT game FROM leases WHERE "   \
+                           "node <> ?1 AND expires < " DB_NOW_MS_PG ") ORDER BY g.id LIMIT ?2"))   \
+    /* PostgreSQL's only (db_listen.c); SQLite's text just keeps the row valid */                  \
+    X(NOTIFY, "tt", RUN, none,                                                                     \
+      DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL",                     \
+              "WITH n AS (SELECT pg_notify(?1, ?2)) SELECT FROM n"))
 
 /* An account and its game name ("" if it has none). */
 #define DB_USER_COLS                                                \

@@ -58,3 +58,9 @@ void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud)
 {
     db_queue(db, DB_ON(text, cb, ud), 0, DB_STMT_LEASE_HOLDER, DB_ARGS(DB_INT(game)));
 }
+
+void db_games_lease_lapsed(db_t *db, const char *node, int64_t limit, db_games_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(games, cb, ud), 0, DB_STMT_GAMES_LEASE_LAPSED,
+             DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX), DB_INT(limit)));
+}

@@ -58,12 +58,25 @@ int64_t db_game_create(db_t *db, const db_game_new_t *g, db_done_cb cb, void *ud
     return id;
 }
 
+/* Fenced (db_lease_fence): the op's first step holds the game's lease row
+ * (LEASE_HOLD, locked until the commit), so a write of a game another
+ * node runs is refused (DB_ELEASE), as a journal append is. */
+static void fence_step(db_t *db, db_op_t *op, int64_t game)
+{
+    const char *node = db_lease_node_(db, NULL);
+    if (node)
+        db_op_step(op, DB_STMT_LEASE_HOLD, DB_ARGS(DB_INT(game), DB_TEXT(node)));
+}
+
 void db_game_progress(db_t *db, int64_t game, const db_progress_t *p, db_done_cb cb, void *ud)
 {
-    db_queue(db, DB_ON(done, cb, ud), game, DB_STMT_GAME_PROGRESS,
-             DB_ARGS(DB_INT(game), DB_INT(p->turns), DB_INT(p->depth), DB_INT(p->max_depth),
-                     DB_INT(p->xl), DB_TEXT_MAX(p->race, DB_SHORT_MAX),
-                     DB_TEXT_MAX(p->cls, DB_SHORT_MAX)));
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), game);
+    fence_step(db, op, game);
+    db_op_step(op, DB_STMT_GAME_PROGRESS,
+               DB_ARGS(DB_INT(game), DB_INT(p->turns), DB_INT(p->depth), DB_INT(p->max_depth),
+                       DB_INT(p->xl), DB_TEXT_MAX(p->race, DB_SHORT_MAX),
+                       DB_TEXT_MAX(p->cls, DB_SHORT_MAX)));
+    db_submit(db, op);
 }
 
 /* The end record, the milestones (replacing any), the dump; no snapshots. */
@@ -71,6 +84,7 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
                     size_t nms, const char *dump, size_t dumplen, db_done_cb cb, void *ud)
 {
     db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), game);
+    fence_step(db, op, game);
     db_op_step(op, DB_STMT_GAME_FINISH,
                DB_ARGS(DB_INT(game), DB_INT(end->end_time), DB_INT(end->turns), DB_INT(end->depth),
                        DB_INT(end->max_depth), DB_INT(end->xl), DB_INT(end->score),
@@ -89,8 +103,10 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
 
 void db_game_mark_broken(db_t *db, int64_t game, const char *reason, db_done_cb cb, void *ud)
 {
-    db_queue(db, DB_ON(done, cb, ud), game, DB_STMT_GAME_BROKEN,
-             DB_ARGS(DB_INT(game), DB_TEXT(reason)));
+    db_op_t *op = db_op_begin(db, DB_ON(done, cb, ud), game);
+    fence_step(db, op, game);
+    db_op_step(op, DB_STMT_GAME_BROKEN, DB_ARGS(DB_INT(game), DB_TEXT(reason)));
+    db_submit(db, op);
 }
 
 void db_game_broken_told(db_t *db, int64_t game, db_done_cb cb, void *ud)

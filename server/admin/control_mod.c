@@ -172,6 +172,7 @@ static void kicked(ctl_t *c, int n, int64_t game)
 {
     (void)game;
     log_info("admin: kick user=%s connections=%d", c->name, n);
+    moderation_kick_nodes(c->srv, c->user_id); /* and its connections at other nodes */
     buf_printf(&c->out, "closed %d connection%s of %s; a live game waits for its player\n", n,
                n == 1 ? "" : "s", c->name);
     ctl_finish(c, NULL);
@@ -201,6 +202,7 @@ static void banned(ctl_t *c, int n, int64_t game)
     say_until(c, what);
     c->refs++;
     db_ban_put(c->srv->db, c->net, c->until, (int64_t)time(NULL), on_written, c);
+    moderation_tell_nodes(c->srv); /* after the row: other nodes read it */
 }
 
 void cmd_ban(ctl_t *c, char *arg)
@@ -231,6 +233,7 @@ void cmd_unban(ctl_t *c, char *arg)
     buf_printf(&c->out, "lifted the ban on %s\n", c->net);
     c->refs++;
     db_ban_delete(c->srv->db, c->net, on_written, c);
+    moderation_tell_nodes(c->srv);
 }
 
 static void list_sanctions(ctl_t *c, const char *kind, const db_sanction_t *s, size_t n)
@@ -325,6 +328,7 @@ static void delete_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     log_info("admin: delete user=%s", c->name);
+    moderation_kick_nodes(c->srv, c->user_id); /* its connections at other nodes too */
     db_user_delete(c->srv->db, c->user_id, on_deleted, c);
 }
 
@@ -360,6 +364,7 @@ static void rename_swept(ctl_t *c, int n, int64_t game)
 {
     (void)n, (void)game;
     char key[DB_NAME_MAX];
+    moderation_kick_nodes(c->srv, c->user_id); /* other nodes know it by its old name */
     accounts_name_key(c->name2, key);
     db_user_rename(c->srv->db, c->user_id, c->name2, key, on_renamed, c);
 }
@@ -417,6 +422,7 @@ static void mute_user(ctl_t *c, const db_user_t *u)
     snprintf(what, sizeof what, "%s may not chat", u->name);
     say_until(c, what);
     db_mute_put(c->srv->db, u->id, c->until, on_written, c);
+    moderation_tell_nodes(c->srv);
 }
 
 void cmd_mute(ctl_t *c, char *arg)
@@ -434,6 +440,7 @@ static void unmute_user(ctl_t *c, const db_user_t *u)
     log_info("admin: unmute user=%s", u->name);
     buf_printf(&c->out, "%s may chat again\n", u->name);
     db_mute_delete(c->srv->db, u->id, on_written, c);
+    moderation_tell_nodes(c->srv);
 }
 
 void cmd_unmute(ctl_t *c, char *arg)

@@ -5,9 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "backend.h"
 #include "log.h"
+#include "notify.h"
 #include "server.h"
 #include "session_impl.h"
+#include "shard.h"
 
 bool lease_on(const server_t *s)
 {
@@ -53,6 +56,7 @@ void lease_start(server_t *home)
     uv_timer_start(&home->lease.beat, on_beat, every, every);
     log_info("node %s: game leases of %d ms, renewed every %d ms", home->cfg.node,
              home->cfg.lease_ttl_ms, home->cfg.lease_renew_ms);
+    notify_start(home);
 }
 
 void lease_init(server_t *s, const server_t *home)
@@ -62,6 +66,7 @@ void lease_init(server_t *s, const server_t *home)
 
 void lease_close(server_t *home)
 {
+    notify_stop(home);
     if (!home->lease.beating)
         return;
     home->lease.beating = false;
@@ -166,8 +171,96 @@ static void on_held(void *ud, int status, const int64_t *games, size_t n)
     }
 }
 
+/* ---- a stopped node's games ------------------------------------------------------ */
+
+typedef struct {
+    size_t ok, broken;
+} lapsed_t;
+
+static void lapsed_add(server_t *home, void *ud)
+{
+    lapsed_t *r = ud;
+    if (r->ok || r->broken)
+        log_info("lapsed leases: %zu games of a stopped node restored here, %zu broken", r->ok,
+                 r->broken);
+    home->lease.lapsed_runs--;
+    free(r);
+}
+
+void lease_lapsed_done(server_t *k, size_t ok, size_t broken)
+{
+    server_t *home = shard_at(k, 0);
+    lapsed_t *r = malloc(sizeof *r);
+    if (!r) { /* the count is off by one: no more rounds, which is safe */
+        log_error("lapsed leases: out of memory");
+        return;
+    }
+    *r = (lapsed_t){ok, broken};
+    if (home == k)
+        lapsed_add(home, r);
+    else if (shard_post(home, lapsed_add, r))
+        free(r);
+}
+
+typedef struct {
+    int64_t *ids;
+    size_t n;
+} lapsed_ids_t;
+
+static void restore_on_loop(server_t *k, void *ud)
+{
+    lapsed_ids_t *l = ud;
+    if (k->stopping || session_restore_lapsed(k, l->ids, l->n)) {
+        if (k->stopping)
+            free(l->ids);
+        lease_lapsed_done(k, 0, 0);
+    }
+    free(l);
+}
+
+/* Home: each loop gets its own of the games (by account, as at start). */
+static void on_lapsed(void *ud, int status, const db_game_t *games, size_t n)
+{
+    server_t *home = ud;
+    home->lease.lapsed_runs = 0;
+    for (int i = 0; status == DB_OK && n && !home->stopping && i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        lapsed_ids_t *l = calloc(1, sizeof *l);
+        int64_t *ids = l ? malloc(n * sizeof *ids) : NULL;
+        for (size_t j = 0; ids && j < n; j++)
+            if (shard_of_user(home, games[j].user) == k)
+                ids[l->n++] = games[j].id;
+        if (!ids || !l->n) {
+            free(ids);
+            free(l);
+            continue;
+        }
+        l->ids = ids;
+        home->lease.lapsed_runs++;
+        if (k == home)
+            restore_on_loop(k, l);
+        else if (shard_post(k, restore_on_loop, l)) {
+            home->lease.lapsed_runs--;
+            free(ids);
+            free(l);
+        }
+    }
+}
+
+/* Home, about once a lease's time, when no round is on. */
+static void lapsed_tick(server_t *home)
+{
+    uint64_t every = ((uint64_t)home->cfg.lease_ttl_ms + 999) / 1000;
+    if (home->shard != 0 || home->lease.lapsed_runs || home->recovering || home->ticks % every)
+        return;
+    home->lease.lapsed_runs = 1; /* the read's own, until on_lapsed */
+    db_games_lease_lapsed(home->db, home->cfg.node, LEASE_LAPSED_MAX, on_lapsed, home);
+}
+
 void lease_tick(server_t *s)
 {
+    if (s->lease.on && !s->stopping)
+        lapsed_tick(s);
     uint64_t every = ((uint64_t)s->cfg.lease_renew_ms + 999) / 1000;
     if (!s->lease.on || s->stopping || s->lease.checking || !s->nsessions || s->ticks % every)
         return;
@@ -188,4 +281,82 @@ void lease_lost(session_t *s, const char *why)
               "is sent off",
               s->user, (long long)s->game_id, (unsigned long long)s->seq, why);
     session_drop(s, LOST_LINE, "That game now runs on another server.");
+}
+
+/* ---- takeover: another node asks for a game of this one ----------------------------- */
+
+static const char MOVED_LINE[] = "\r\n\r\nYour game moved to another connection: you logged in "
+                                 "there. It is saved and goes on there.\r\n";
+
+typedef struct {
+    server_t *k;
+    int64_t game, user_id;
+} give_t;
+
+/* The game here, run under this node's lease as far as this loop knows. */
+static session_t *givable(server_t *k, int64_t game)
+{
+    session_t *s = session_find_game(k, game);
+    bool ok = s && s->game && !s->fenced && !s->dead && !s->ended && !s->let_go && k->lease.on;
+    return ok ? s : NULL;
+}
+
+/* Saved, its lease let go after its last rows (as a detach does), its
+ * player told and disconnected. */
+static void give(server_t *k, session_t *s)
+{
+    log_info("game wanted by another node user=%s game=%lld seq=%llu: saved and let go", s->user,
+             (long long)s->game_id, (unsigned long long)s->seq);
+    conn_t *p = s->player;
+    if (p) {
+        session_detach(p, NULL); /* saves it and releases the lease (session.c) */
+        conn_tell_close(p, MOVED_LINE, "game moved");
+        return;
+    }
+    s->ops->save(s, "moved");
+    if (!jqueue_paused(&s->jq)) {
+        lease_release(k, s->game_id);
+        s->let_go = true;
+    }
+}
+
+/* Whose lease it is now: a request heard late (this node was paused
+ * past its lease) finds the game another node's, which it is already
+ * running: lost here, not saved over. A lease lapsed but still free is
+ * this node's to give. */
+static void on_give_holder(void *ud, int status, const char *text, size_t len)
+{
+    give_t *g = ud;
+    server_t *k = g->k;
+    session_t *s = givable(k, g->game);
+    bool ours = status == DB_ENOTFOUND ||
+                (status == DB_OK && len == strlen(k->cfg.node) && !memcmp(text, k->cfg.node, len));
+    free(g);
+    if (s && ours)
+        give(k, s);
+    else if (s && status == DB_OK)
+        lease_lost(s, "its lease is no longer this node's");
+}
+
+/* On the game's loop: who holds its lease is read first. */
+static void give_on_loop(server_t *k, void *ud)
+{
+    give_t *g = ud;
+    g->k = k;
+    if (!givable(k, g->game)) {
+        free(g);
+        return;
+    }
+    db_lease_holder(k->db, g->game, on_give_holder, g);
+}
+
+void lease_give_notified(server_t *home, const char *to, int64_t game, int64_t user_id)
+{
+    (void)to;
+    give_t *g = malloc(sizeof *g);
+    if (!g)
+        return; /* the asker takes the game when its lease lapses */
+    *g = (give_t){NULL, game, user_id};
+    if (shard_post(shard_of_user(home, user_id), give_on_loop, g) != 0)
+        free(g);
 }

@@ -22,6 +22,15 @@
  * loop's check of its leases (lease_tick) finds a lost game even while
  * its player types nothing.
  *
+ * Takeover: a node where a player logs in while another node runs the
+ * game asks that node for it (notify.h); the other saves it, lets its
+ * lease go and sends its player off, and the first takes the lease and
+ * resumes the game at once instead of waiting for the lease to lapse.
+ *
+ * A node that stopped without letting its leases go leaves games behind:
+ * once their leases lapse another node restores them in the background,
+ * a few at a time (lease_lapsed_done).
+ *
  * With SQLite (one machine) leases are off: lease_on is false, and the
  * daemon behaves as it always did.
  *
@@ -43,8 +52,10 @@ typedef struct {
     /* private */
     uv_timer_t beat;
     bool beating;
-    bool checking;     /* a check of this loop's games is on its way */
-    uint64_t check_ms; /* when it was asked (now_ms) */
+    bool checking;         /* a check of this loop's games is on its way */
+    uint64_t check_ms;     /* when it was asked (now_ms) */
+    struct notify *notify; /* home: the listener for other nodes' events (notify.c) */
+    int lapsed_runs;       /* home: loops restoring lapsed games now (lease_lapsed_done) */
 } lease_t;
 
 /* Whether this node takes leases (its database is PostgreSQL). */
@@ -78,5 +89,22 @@ void lease_lost(session_t *s, const char *why);
  * here that is not among them is lost (lease_lost) before its player's
  * next key would find out. */
 void lease_tick(server_t *s);
+
+/* Takeover: a player of a game here logged in at another node, which
+ * asked for it (notify.h, NOTIFY_TAKE: session_load.c sends it while it
+ * waits for the lease). On home: on the game's loop, its player is told
+ * the game moved and disconnected, the game saved and its lease released
+ * after its last rows, so the other node takes it at once. A game not
+ * here, or not under a lease of this node, is left alone. */
+void lease_give_notified(server_t *home, const char *to, int64_t game, int64_t user_id);
+
+/* A stopped node's games: home's lease_tick looks, about once a lease's
+ * time, for up to LEASE_LAPSED_MAX live games whose leases another node
+ * let lapse, and each loop restores its own of them in the background
+ * (session_restore_lapsed: a fresh snapshot, the lease let go after), so
+ * they are current before their players come back, at whatever node.
+ * One round at a time. On loop k, once its round is done: */
+#define LEASE_LAPSED_MAX 16
+void lease_lapsed_done(server_t *k, size_t ok, size_t broken);
 
 #endif

@@ -6,6 +6,7 @@
 #include <time.h>
 #include "hooks.h"
 #include "log.h"
+#include "notify.h"
 #include "server.h"
 
 typedef struct {
@@ -31,6 +32,7 @@ static void on_stored(void *ud, int status, int64_t id)
     if (status == DB_OK) {
         log_info("mail from=%lld to=%s", (long long)r->from, r->to_name);
         HOOKS_CALL(r->srv->hooks->mail_left, r->srv, r->to); /* a terminal at the menu shows it */
+        notify_send(r->srv, NOTIFY_MAIL, "*", r->to, 0);     /* or one at another node */
         snprintf(msg, sizeof msg, "Message left for %s.", r->to_name);
         mail_done(r, true, msg);
     } else if (status == DB_ENOTFOUND) {
@@ -83,4 +85,10 @@ void mail_send(server_t *srv, int64_t from, const char *to, const char *text, si
     for (size_t i = 0; i < n; i++) /* text only: it is drawn on terminals */
         r->text[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? ' ' : text[i];
     db_user_by_name(srv->db, to, on_recipient, r);
+}
+
+void mail_left_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b)
+{
+    (void)to, (void)b;
+    HOOKS_CALL(home->hooks->mail_left, home, user_id);
 }

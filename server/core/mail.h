@@ -28,5 +28,8 @@ typedef void (*mail_sent_cb)(void *ud, bool ok, const char *msg);
  * is called once, maybe before mail_send returns. */
 void mail_send(server_t *srv, int64_t from, const char *to, const char *text, size_t n,
                mail_sent_cb cb, void *ud);
+/* Home, told by another node (notify.h) that mail was left there for
+ * user_id: its terminals at the main menu here show it. */
+void mail_left_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b);
 
 #endif

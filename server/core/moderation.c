@@ -7,8 +7,12 @@
 #include <string.h>
 #include <time.h>
 #include "budget.h"
+#include "conn.h"
+#include "list.h"
 #include "log.h"
+#include "notify.h"
 #include "server.h"
+#include "shard.h"
 
 typedef struct {
     uint8_t addr[16]; /* IPv4 as v4-mapped IPv6 */
@@ -241,4 +245,111 @@ void moderation_load(server_t *s)
     budget_set_refuse(s->budget, refused, s);
     db_bans_list(s->db, on_bans, s);
     db_mutes_list(s->db, on_mutes, s);
+}
+
+/* ---- several nodes ---------------------------------------------------------------- */
+
+void moderation_tell_nodes(server_t *s)
+{
+    notify_send(s, NOTIFY_SANCTIONS, "*", 0, 0);
+}
+
+void moderation_kick_nodes(server_t *s, int64_t user_id)
+{
+    notify_send(s, NOTIFY_KICK, "*", user_id, 0);
+}
+
+typedef struct {
+    int64_t user_id; /* a kick's account; 0: a ban's sweep */
+    char line[200];
+} sweep_t;
+
+/* On each loop: its connections that the sweep names, told and closed. */
+static void sweep_loop(server_t *k, void *ud)
+{
+    sweep_t *w = ud;
+    int64_t now = (int64_t)time(NULL);
+    LIST_EACH (it, &k->conns) {
+        conn_t *x = LIST_ITEM(it, conn_t, node);
+        bool hit = w->user_id ? x->user_id == w->user_id : moderation_banned(k->mod, x->ip, now);
+        if (hit && !x->closing) {
+            log_info("closed conn=%llu user=%s (%s at another node)", (unsigned long long)x->id,
+                     x->user, w->user_id ? "kicked" : "banned");
+            conn_tell_close(x, w->line, w->user_id ? "kicked" : "banned");
+        }
+    }
+}
+
+static void sweep_done(server_t *home, void *ud)
+{
+    (void)home;
+    free(ud);
+}
+
+static void sweep(server_t *home, int64_t user_id, const char *msg)
+{
+    sweep_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return log_error("sweep after another node's sanction: out of memory");
+    w->user_id = user_id;
+    if (user_id)
+        snprintf(w->line, sizeof w->line, "\033[m\033[H\033[2J\033[?25h%s\r\n", msg);
+    else
+        snprintf(w->line, sizeof w->line, "\r\n%s\r\n", msg);
+    shards_each(home, sweep_loop, w, sweep_done);
+}
+
+void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b)
+{
+    (void)to, (void)b;
+    if (user_id > 0)
+        sweep(home, user_id, "You were disconnected by the administrator.");
+}
+
+/* The stored lists replace the ones kept here: every loop reads them, so
+ * the swap is made with the others parked. */
+static void on_bans_again(void *ud, int status, const db_sanction_t *b, size_t n)
+{
+    server_t *home = ud;
+    moderation_t *fresh = status == DB_OK ? moderation_new() : NULL;
+    for (size_t i = 0; fresh && i < n; i++)
+        if (moderation_ban(fresh, b[i].net, b[i].until))
+            log_error("ban %s not loaded", b[i].net);
+    if (!fresh)
+        return log_error("bans not read again: %s", db_error(home->db));
+    shards_lock_all(home);
+    ban_t *old = home->mod->bans;
+    home->mod->bans = fresh->bans;
+    home->mod->nbans = fresh->nbans;
+    home->mod->capbans = fresh->capbans;
+    shards_unlock_all(home);
+    fresh->bans = old;
+    moderation_free(fresh);
+    log_info("bans read again after another node's change: %zu", n);
+    sweep(home, 0, "Connections from your address are refused.");
+}
+
+static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t n)
+{
+    server_t *home = ud;
+    moderation_t *fresh = status == DB_OK ? moderation_new() : NULL;
+    for (size_t i = 0; fresh && i < n; i++)
+        moderation_mute(fresh, m[i].user, m[i].until);
+    if (!fresh)
+        return log_error("mutes not read again: %s", db_error(home->db));
+    shards_lock_all(home);
+    mute_t *old = home->mod->mutes;
+    home->mod->mutes = fresh->mutes;
+    home->mod->nmutes = fresh->nmutes;
+    home->mod->capmutes = fresh->capmutes;
+    shards_unlock_all(home);
+    fresh->mutes = old;
+    moderation_free(fresh);
+}
+
+void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int64_t b)
+{
+    (void)to, (void)a, (void)b;
+    db_bans_list(home->db, on_bans_again, home);
+    db_mutes_list(home->db, on_mutes_again, home);
 }

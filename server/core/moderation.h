@@ -35,6 +35,20 @@ int moderation_mute(moderation_t *m, int64_t user, int64_t until);
 bool moderation_unmute(moderation_t *m, int64_t user);
 bool moderation_muted(const moderation_t *m, int64_t user, int64_t now);
 
+/* ---- several nodes on one database (notify.h) ---- */
+/* After a change stored here (a ban, an unban, a mute, an unmute): the
+ * other nodes are told to read them again. */
+void moderation_tell_nodes(server_t *s);
+/* After a kick here: the other nodes close the account's connections. */
+void moderation_kick_nodes(server_t *s, int64_t user_id);
+/* Home, told by another node: the stored bans and mutes read again,
+ * replacing these, then every connection here from an address banned
+ * now is told and closed (on every loop). */
+void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int64_t b);
+/* Home, told by another node: every connection here of account user_id
+ * is told and closed (its game kept for it, its lease let go). */
+void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b);
+
 /* "30m", "2h", "7d", "90s" or plain seconds: 0 and *secs, else -1. */
 int moderation_parse_duration(const char *text, int64_t *secs);
 

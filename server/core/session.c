@@ -518,11 +518,12 @@ int64_t session_abandon_user(server_t *srv, int64_t user_id, const char *reason,
     if (!s)
         return 0;
     int64_t id = s->game_id;
+    /* before the detach lets its lease go: the mark is fenced by it (db.h) */
+    db_game_mark_broken(srv->db, id, reason, NULL, NULL);
+    db_game_broken_told(srv->db, id, NULL, NULL); /* why is said now, not at the next login */
     if (s->player)
         session_detach(s->player, why);
     warrengame_snapshot(s, "abandoned"); /* the journal's end is kept with the record */
-    db_game_mark_broken(srv->db, id, reason, NULL, NULL);
-    db_game_broken_told(srv->db, id, NULL, NULL); /* why is said now, not at the next login */
     watchers_leave(s, why);
     log_info("game abandoned user=%s game=%lld: %s", s->user, (long long)id, reason);
     session_free(s);

@@ -161,6 +161,11 @@ void session_tick(server_t *s); /* grace expiry; crowds' watcher counts (frames_
 /* At start: resume every unfinished game, in the background (logged as
  * "recovery done" when the last is back); -1 when out of memory. */
 int session_recover_all(server_t *s);
+/* On loop k: its games ids (taken, freed here), whose leases a stopped
+ * node let lapse, restored as at start (each under its lease, a fresh
+ * snapshot stored, the lease let go); lease_lapsed_done(k, ...) after
+ * the last. -1 when out of memory (nothing done). */
+int session_restore_lapsed(server_t *k, int64_t *ids, size_t n);
 /* Snapshots every live game; storage_shutdown then waits for their keys. */
 void session_shutdown_all(server_t *s);
 void session_free_all(server_t *s); /* after the loop ran down: without viewers */

@@ -31,6 +31,7 @@
 #include "journal.h"
 #include "lease.h"
 #include "log.h"
+#include "notify.h"
 #include "server.h"
 #include "session_impl.h"
 #include "shard.h"
@@ -45,8 +46,9 @@ typedef struct {
     conn_t *c; /* the player who asked (NULL at recovery) */
     int64_t user_id;
     char user[32];
-    game_t *g;       /* a new game while its row is being stored */
-    int64_t game_id; /* the live game whose lease is being taken */
+    game_t *g;         /* a new game while its row is being stored */
+    int64_t game_id;   /* the live game whose lease is being taken */
+    uint64_t asked_ms; /* takeover: when its node was first asked for it (0: not yet) */
 } load_req_t;
 
 static const char MSG_BROKEN[] =
@@ -395,6 +397,60 @@ static void on_newest_game(void *ud, int status, const db_game_t *g, size_t n)
 static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, size_t n);
 static void on_live_game(void *ud, int status, const db_game_t *g);
 
+/* ---- takeover: the game asked of the node that runs it ---------------------------- */
+
+/* A live node answers within a few round trips (lease.c's
+ * lease_give_notified); one that does not is stopped or cut off, and its
+ * player is told where the game runs, as before, to come back once its
+ * lease lapses. */
+#define TAKEOVER_WAIT_MS  750
+#define TAKEOVER_RETRY_MS 100
+
+static void on_play_lease(void *ud, int status, const char *holder);
+
+typedef struct {
+    uv_timer_t t; /* first: the struct is freed through it */
+    load_req_t *rq;
+} retake_t;
+
+static void on_retake_closed(uv_handle_t *h)
+{
+    free(h);
+}
+
+static void on_retake(uv_timer_t *t)
+{
+    retake_t *r = (retake_t *)t;
+    load_req_t *rq = r->rq;
+    uv_close((uv_handle_t *)t, on_retake_closed);
+    if (rq->srv->stopping)
+        return play_finish_load(rq, NULL, "The server is shutting down.");
+    lease_take(rq->srv, rq->game_id, on_play_lease, rq);
+}
+
+/* holder (a node's name, or "another node" when the lease went
+ * meanwhile) runs rq's game: asked to give it up (again: an event sent
+ * while its listener reconnects is lost), the lease taken again shortly.
+ * False once the wait is over: the player is told. */
+static bool takeover_wait(load_req_t *rq, const char *holder)
+{
+    server_t *srv = rq->srv;
+    uint64_t now = now_ms(srv);
+    if (!lease_on(srv) || !req_conn_ok(rq) || !holder || strcmp(holder, srv->cfg.node) == 0)
+        return false;
+    if (!rq->asked_ms)
+        rq->asked_ms = now ? now : 1;
+    retake_t *r = now - rq->asked_ms < TAKEOVER_WAIT_MS ? malloc(sizeof *r) : NULL;
+    if (!r)
+        return false;
+    if (strcmp(holder, "another node") != 0)
+        notify_send(srv, NOTIFY_TAKE, holder, rq->game_id, rq->user_id);
+    r->rq = rq;
+    uv_timer_init(srv->loop, &r->t);
+    uv_timer_start(&r->t, on_retake, TAKEOVER_RETRY_MS, 0);
+    return true;
+}
+
 /* The live game's lease, taken before its journal is read: from then on
  * no other node stores a row of it, so the read holds every key. */
 static void on_play_lease(void *ud, int status, const char *holder)
@@ -402,6 +458,9 @@ static void on_play_lease(void *ud, int status, const char *holder)
     load_req_t *rq = ud;
     server_t *srv = rq->srv;
     session_t *s = session_find_kind(srv, rq->user_id, "warren");
+    if (status == DB_OK && rq->asked_ms) /* given up by the other node, or lapsed */
+        log_info("game taken over user=%s game=%lld: lease ours %llu ms after asking", rq->user,
+                 (long long)rq->game_id, (unsigned long long)(now_ms(srv) - rq->asked_ms));
     if (s && s->let_go && status == DB_OK) { /* kept here, and ours again: still current? */
         rq->game_id = s->game_id;
         db_journal_read(srv->db, s->game_id, (int64_t)s->seq, on_reclaim_rows, rq);
@@ -417,6 +476,8 @@ static void on_play_lease(void *ud, int status, const char *holder)
             db_game_resume(srv->db, rq->game_id, on_resume, rq);
         return;
     }
+    if (status == DB_ENOTFOUND && takeover_wait(rq, holder))
+        return;
     char msg[200] = "Your game could not be loaded. Please try again.";
     if (status == DB_ENOTFOUND) {
         log_info("game elsewhere user=%s game=%lld node=%s", rq->user, (long long)rq->game_id,
@@ -582,6 +643,7 @@ typedef struct {
 
 struct recover {
     server_t *srv;
+    bool lapsed;  /* games of a stopped node (session_restore_lapsed), not the start's */
     int64_t *ids; /* this loop's unfinished games, in the order restored */
     size_t n, next, ok, broken;
     uint64_t t0;
@@ -617,7 +679,10 @@ static void recover_maybe_done(recover_t *rc)
             return;
     recover_free_parts(rc);
     server_t *home = shard_at(rc->srv, 0);
-    if (home == rc->srv)
+    if (rc->lapsed) {
+        lease_lapsed_done(rc->srv, rc->ok, rc->broken);
+        free(rc);
+    } else if (home == rc->srv)
         recovery_add(home, rc);
     else if (shard_post(home, recovery_add, rc))
         free(rc);
@@ -636,6 +701,7 @@ static void slot_clear(recover_slot_t *sl)
 
 static void on_recover_read(void *ud, int status, const db_resume_t *r);
 static void recover_next(recover_slot_t *sl);
+static void recover_start(recover_t *rc);
 
 /* A game is restored only under its lease: one another node holds is its
  * (it runs there); free, expired or this node's, it is taken first. */
@@ -851,6 +917,12 @@ static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n
         log_error("recovery: out of memory for %zu games; each is restored when its player "
                   "comes back",
                   n);
+    recover_start(rc);
+}
+
+/* The slots start on rc->ids. */
+static void recover_start(recover_t *rc)
+{
     for (int i = 0; i < RECOVER_SLOTS; i++) {
         recover_slot_t *sl = &rc->slot[i];
         sl->rc = rc;
@@ -859,6 +931,18 @@ static void on_unfinished(void *ud, int status, const db_game_t *games, size_t n
     }
     for (int i = 0; i < RECOVER_SLOTS; i++)
         recover_next(&rc->slot[i]);
+}
+
+int session_restore_lapsed(server_t *k, int64_t *ids, size_t n)
+{
+    recover_t *rc = calloc(1, sizeof *rc);
+    if (!rc) {
+        free(ids);
+        return -1;
+    }
+    *rc = (recover_t){.srv = k, .lapsed = true, .ids = ids, .n = n, .t0 = uv_hrtime()};
+    recover_start(rc);
+    return 0;
 }
 
 int session_recover_all(server_t *srv)

@@ -8,6 +8,12 @@ runs every game and there are no leases).
 - start order: a node starting beside a running one leaves that node's
   live games to it (its recovery restores none of them), and their players
   play on undisturbed;
+- a dead node's games are restored by a running one once their leases
+  lapse, before their players come back;
+- bans, kicks and mail notices made at one node reach the other;
+- takeover: a player who logs in at one node while the other runs the game
+  gets it there at once: the other is asked (LISTEN/NOTIFY), saves it, lets
+  its lease go and tells its player, whose connection it closes;
 - moving: a player who leaves a game on one node gets it on the other at
   once (the lease is let go at the detach), plays there, and coming back
   to the first node gets the game as the other left it, not the copy the
@@ -19,6 +25,7 @@ runs every game and there are no leases).
   exactly the keys the new node answered after the old one's."""
 import re
 import signal
+import socket
 import subprocess
 import time
 
@@ -89,17 +96,18 @@ def admin(bindir, d, *args):
 
 def play_on(d, t, name, deadline_s=30):
     """Presses p on d until the game is there (its lease free): the 'told'
-    lines seen meanwhile."""
+    lines seen meanwhile. Each press is answered (the game, or where it
+    runs once d gave up asking for it) before the next: a p typed while d
+    asks would reach the game as a key."""
     told = []
     end = time.time() + deadline_s
     while time.time() < end:
         t.send("p")
-        t.pump(quiet=0.3, limit=3)
-        if re.search(rf"attach user={name} ", d.unread()):
-            d.wait_log(rf"attach user={name} ")
+        m = d.wait_log(rf"(attach|game elsewhere) user={name} ")
+        if m.group(1) == "attach":
             return told
-        if "running on another server" in t.text():
-            told.append(t.text())
+        t.wait_for("running on another server")
+        told.append(t.text())
         time.sleep(0.3)
     raise AssertionError(f"no game on {d.argv}:\n{t.text()}\n{d.log()[-2000:]}")
 
@@ -159,17 +167,14 @@ def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients, bindir)
     now = stored_hook(a, t, "bob")
     assert now["seq"] == first["seq"] + 4
     assert "lease lost" not in a.log()
-    # and at b the player is told where the game runs
+    # a clean stop of a lets its games go at once: b has them with no wait
+    a.stop_clean()
+    assert holder(b, first["game"]) is None
     t2 = clients(b.port).connected()
     t2.login("bob", PW)
     t2.send("p")
-    t2.wait_for("Your game is running on another server (a)")
-    assert holder(b, first["game"]) == "a"
-    # a clean stop of a lets the game go at once: b has it with no wait
-    a.stop_clean()
-    assert holder(b, first["game"]) is None
-    t2.send("p")
     b.wait_log(r"attach user=bob ")
+    assert "running on another server" not in t2.text()
     assert hook(b, t2, "bob")["hash"] == now["hash"]
 
 
@@ -265,3 +270,151 @@ def test_a_player_moves_between_nodes(nodes, clients):
     t.send("p")
     a.wait_log(r"attach user=dave ")
     assert "game played elsewhere" not in a.log()[pos:]
+
+
+def test_a_player_logging_in_elsewhere_takes_the_game_over(nodes, clients):
+    """Takeover: the same account plays at a, then logs in at b: b asks a
+    (LISTEN/NOTIFY), a saves the game, lets its lease go and sends its
+    player off, and b shows the game at once, as a left it."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("erin")
+    t.random_character("erin")
+    t.send("hjklyubn")
+    on_a = stored_hook(a, t, "erin")
+    assert holder(a, on_a["game"]) == "a"
+
+    t2 = clients(b.port).connected()
+    t2.login("erin", PW)
+    t2.send("p")  # answered with the game: b asks a, which gives it up
+    b.wait_log(rf"game taken over user=erin game={on_a['game']}: lease ours \d+ ms after asking")
+    b.wait_log(r"attach user=erin ")
+    assert "running on another server" not in t2.text()
+    a.wait_log(rf"game wanted by another node user=erin game={on_a['game']}")
+    t.wait_for("Your game moved to another connection")
+    t.wait_exit()
+    assert holder(b, on_a["game"]) == "b"
+    t2.pump()
+    on_b = hook(b, t2, "erin")
+    assert (on_b["hash"], on_b["seq"]) == (on_a["hash"], on_a["seq"])
+    t2.send("h")
+    assert stored_hook(b, t2, "erin")["seq"] == on_a["seq"] + 1
+    assert "lease lost" not in a.log() + b.log()
+
+
+def door_says(d):
+    """What d's telnet door says first to a new connection."""
+    s = socket.create_connection(("127.0.0.1", d.port), timeout=10)
+    got = b""
+    try:
+        while b"refused" not in got and len(got) < 4096:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+    finally:
+        s.close()
+    return got
+
+
+def test_a_ban_or_kick_at_one_node_holds_at_the_other(nodes, clients, bindir):
+    """A kick at a closes the account's connection at b; a ban stored at a
+    closes b's connections from the address and b's door refuses it; an
+    unban at a opens b's door again. Each within a second or two: b is
+    told (NOTIFY), reads the stored bans and sweeps its connections."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("kim")
+    t.random_character("kim")
+    before = stored_hook(b, t, "kim")
+    assert "closed 0 connections of kim" in admin(bindir, a, "kick", "kim")
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
+    b.wait_log(r"closed conn=\d+ user=kim \(kicked at another node\)")
+    b.wait_log(r"detach user=kim ")  # the game kept, its lease let go
+    assert holder(b, before["game"]) is None
+
+    idle = clients(b.port).connected()
+    idle.register("lou")
+    out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
+    assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
+    idle.wait_for("Connections from your address are refused.", timeout=5)
+    idle.wait_exit(timeout=5)
+    b.wait_log(r"bans read again after another node's change: 1")
+    assert b"Connections from your address are refused." in door_says(b)
+    assert "lifted the ban" in admin(bindir, a, "unban", "127.0.0.0/8")
+    b.wait_log(r"bans read again after another node's change: 0")
+    clients(b.port).connected().login("lou", PW)
+
+
+def test_mail_left_at_one_node_shows_at_the_other(nodes, clients):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    walt = clients(b.port).connected()
+    walt.register("walt")  # waits at b's menu
+    vera = clients(a.port).connected()
+    vera.register("vera")
+    vera.menu("m", ("To:", "walt"), ("Message:", "meet me at depth 5"))
+    vera.wait_for("Message left for walt.")
+    screen = walt.wait_for("Mail from vera, ", timeout=5)
+    assert "meet me at depth 5" in screen
+
+
+def test_a_dead_nodes_games_are_restored_before_their_players_return(nodes, clients):
+    """a is killed with a game live; once its lease lapses b restores the
+    game in the background (a fresh snapshot at the last stored key) and
+    lets the lease go, with no player asking: its player, coming back
+    later, gets it at once, at any node."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(a.port).connected()
+    t.register("nell")
+    t.random_character("nell")
+    t.send("hjklyubnhjkl")
+    before = stored_hook(a, t, "nell")
+    game = before["game"]
+    a.kill(signal.SIGKILL)
+    b.wait_log(r"lapsed leases: 1 games of a stopped node restored here, 0 broken", timeout=15)
+    assert holder(b, game) is None
+    snaps = b.db_rows("SELECT seq FROM snapshots WHERE game = ?", game)
+    assert [r[0] for r in snaps] == [before["seq"]], snaps
+    t2 = clients(b.port).connected()
+    t2.login("nell", PW)
+    t2.send("p")
+    b.wait_log(r"attach user=nell ")
+    assert "running on another server" not in t2.text()
+    t2.pump()
+    assert hook(b, t2, "nell")["hash"] == before["hash"]
+
+
+def test_events_are_heard_again_after_the_listener_is_cut(nodes, clients, bindir):
+    """The listener's connection dropped (a restart, a failover: here the
+    server ends it) is made again within seconds, and events are heard
+    again: a kick at a reaches b's player."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("olga")
+    cut = b.db_rows("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM "
+                    "pg_stat_activity WHERE application_name = 'warrend listener') x")
+    assert cut[0][0] == 2, cut  # a's and b's
+    b.wait_log(r"node events: connection for other nodes' events lost")
+    b.wait_log(r"node events: listening again", timeout=10)
+    a.wait_log(r"node events: listening again", timeout=10)
+    assert "closed 0 connections of olga" in admin(bindir, a, "kick", "olga")
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
+
+
+def test_an_account_deleted_at_one_node_is_sent_off_the_other(nodes, clients, bindir):
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("pia")
+    out = admin(bindir, a, "delete", "pia", "--yes")
+    assert "deleted pia" in out, out
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
+    b.wait_log(r"closed conn=\d+ user=pia \(kicked at another node\)")

@@ -1223,6 +1223,70 @@ START_TEST(journal_fenced_by_the_lease)
 }
 END_TEST
 
+/* The game writes besides the journal (progress, the end record, broken)
+ * of write kind 0, 1, 2: DB_OK, or DB_ELEASE when fenced off. */
+static int game_write(fx_t *f, int kind, int64_t g)
+{
+    done_t d = {0};
+    db_progress_t p = {.turns = 7, .depth = 2, .max_depth = 3, .xl = 1, .race = "", .cls = ""};
+    db_game_end_t end = {
+        .end_time = 9, .turns = 8, .cause = "fenced", .end_kind = "quit", .race = "", .cls = ""};
+    if (kind == 0)
+        db_game_progress(f->db, g, &p, on_done, &d);
+    else if (kind == 1)
+        db_game_finish(f->db, g, &end, NULL, 0, "dump", 4, on_done, &d);
+    else
+        db_game_mark_broken(f->db, g, "fenced", on_done, &d);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.calls, 1);
+    return d.status;
+}
+
+static db_game_t game_row(fx_t *f, int64_t g)
+{
+    games_res_t r = {0};
+    db_game_get(f->db, g, on_game, &r);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.status, DB_OK);
+    return r.g[0];
+}
+
+/* Fenced as journal appends are: a node's progress, end record and
+ * broken mark of a game are stored only while it holds the game's lease
+ * (expired but not taken still counts); once another node took it they
+ * are refused whole (DB_ELEASE) and the row stays as the other left it. */
+START_TEST(game_writes_fenced_by_the_lease)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Gwf"), 1);
+    db_lease_fence(f.db, "node-a", 60000);
+    for (int kind = 0; kind < 3; kind++) /* no lease yet */
+        ck_assert_int_eq(game_write(&f, kind, g), DB_ELEASE);
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", 60000, NULL), DB_OK);
+    ck_assert_int_eq(game_write(&f, 0, g), DB_OK);
+    ck_assert_int_eq(game_row(&f, g).turns, 7);
+    /* a's lease lapses: still a's until b takes it */
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-a", -1, NULL), DB_OK);
+    ck_assert_int_eq(game_write(&f, 0, g), DB_OK);
+    ck_assert_int_eq(lease_op(&f, 0, g, "node-b", 60000, NULL), DB_OK);
+    for (int kind = 0; kind < 3; kind++)
+        ck_assert_int_eq(game_write(&f, kind, g), DB_ELEASE);
+    db_game_t row = game_row(&f, g);
+    ck_assert_int_eq(row.state, DB_GAME_LIVE);
+    ck_assert_int_eq(row.end_time, 0);
+    ck_assert_str_eq(row.broken_reason, "");
+    /* a game of its own: a ends it */
+    int64_t g2 = make_game(&f, make_user(&f, "Gwf2"), 2);
+    ck_assert_int_eq(game_write(&f, 1, g2), DB_OK);
+    ck_assert_int_eq(game_row(&f, g2).state, DB_GAME_FINISHED);
+    int64_t g3 = make_game(&f, make_user(&f, "Gwf3"), 3);
+    ck_assert_int_eq(game_write(&f, 2, g3), DB_OK);
+    ck_assert_int_eq(game_row(&f, g3).state, DB_GAME_BROKEN);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_store(void)
 {
     Suite *s = suite_create("db_store");
@@ -1244,6 +1308,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, game_ids_come_from_the_database);
     tcase_add_test(tc, game_leases_one_node_at_a_time);
     tcase_add_test(tc, journal_fenced_by_the_lease);
+    tcase_add_test(tc, game_writes_fenced_by_the_lease);
     suite_add_tcase(s, tc);
     TCase *faults = tcase_create("storage faults");
     tcase_set_timeout(faults, 30);
@@ -1282,6 +1347,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, game_ids_come_from_the_database);
     tcase_add_test(tc, game_leases_one_node_at_a_time);
     tcase_add_test(tc, journal_fenced_by_the_lease);
+    tcase_add_test(tc, game_writes_fenced_by_the_lease);
     suite_add_tcase(s, tc);
     return s;
 }
