@@ -3,7 +3,8 @@
 --peers). A watcher on node b sees, in b's watch list, the game a player
 plays on node a, watches it through the stream (the rows a's player sees,
 each change as it comes), and is sent back to b's menu, told, when the
-game ends on a; b keeps serving."""
+game ends on a, or when its player takes the game over at b; b keeps
+serving."""
 import re
 import signal
 import socket
@@ -104,12 +105,6 @@ def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
             break
     else:
         raise AssertionError("no key changed the screen")
-    # alice at b is told where her game runs: b's copy is only for watching
-    p2 = clients(b.port).connected()
-    p2.login("alice")
-    p2.send("p")
-    p2.wait_for("running on another server (a)")
-    assert not re.search(r"attach user=alice", b.log()), b.log()[-2000:]
     # the game ends on a: the watcher on b is told and goes back to its menu
     quit_game(p)
     a.wait_log(r"game end user=alice")
@@ -126,6 +121,27 @@ def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
         assert time.time() < end, w.text()
         w.send("q")
         time.sleep(0.3)
+    # a new game on a, watched from b; alice logging in at b takes it over:
+    # a's player is let go, b's watcher of the copy is told to pick it again
+    w.send("q")
+    p.pump(quiet=0.3)
+    while "Your choice" not in p.text():  # the end's screens passed
+        p.send(" ")
+    p.random_character("alice")
+    watch_from_list(w, "alice")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    left = game_rows(p)
+    p2 = clients(b.port).connected()
+    p2.login("alice")
+    p2.send("p")
+    p.wait_for("Your game moved to another connection")
+    p2.wait_for("alice the ")
+    end = time.time() + 10
+    while game_rows(p2) != left:  # the game as a left it
+        assert time.time() < end, "\n".join(left) + "\n----\n" + "\n".join(game_rows(p2))
+        p2.pump(quiet=0.05, limit=0.3)
+    w.wait_for("now runs on this server")
+    b.wait_log(r"attach user=alice")
     assert b.alive() and a.alive()
 
 
