@@ -183,17 +183,19 @@ run-hosted:
 	@$(MAKE) --no-print-directory $(PARALLEL) build
 	./tools/run-hosted.sh $(abspath $(BIN)) $(abspath $(RUN_DIR)) $(ARGS)
 
-# Suites run in this order; the unit runner's summary line ends the output.
-# The suites of LOOPS_SUITES run a second time with Warren's games over two
-# loops (WARREN_LOOPS=2 adds --loops 2 to every daemon); test-loops runs
-# every suite that way.
-LOOPS_SUITES := test_server.py test_community.py test_web_daemon.py test_storage_faults.py \
-                test_admin.py test_admin_people.py
-# The suites of PG_SUITES run a third time on PostgreSQL (WARREN_DB=pg: each
-# daemon in a schema of its own on a private cluster the run starts);
-# test-pg runs every suite that way.
-PG_SUITES := test_server.py test_admin.py test_community.py test_recovery_rebuild.py \
-             test_nodes.py
+# Suites run in this order. The suites of LOOPS_SUITES run a second time
+# with Warren's games over two loops (WARREN_LOOPS=2 adds --loops 2 to every
+# daemon), those of PG_SUITES a third time on PostgreSQL (WARREN_DB=pg: each
+# daemon in a schema of its own on a private cluster the run starts); both
+# are a part that stands for the rest (test_loops.py and test_nodes.py are
+# about loops and PostgreSQL themselves): test-loops and test-pg run every
+# suite that way.
+LOOPS_SUITES := test_community.py test_web_daemon.py test_admin.py test_admin_people.py \
+                test_server.py::test_takeover test_server.py::test_sigterm_saves_and_restart_resumes \
+                test_storage_faults.py::test_full_database_pauses_and_loses_nothing
+PG_SUITES := test_nodes.py test_admin.py test_community.py test_recovery_rebuild.py \
+             test_server.py::test_register_play_quit_resume test_server.py::test_takeover \
+             test_server.py::test_sigterm_saves_and_restart_resumes test_server.py::test_crash_at_level_change
 test: format-check build build-asan
 	$(MAKE) --no-print-directory $(PARALLEL) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
