@@ -326,12 +326,6 @@ class Node(Process):
         self.wait_log(r"warrend \S+ ready", timeout)
         return self
 
-    def log(self):
-        try:
-            return self.logpath.read_bytes().decode("utf-8", "replace")
-        except FileNotFoundError:
-            return ""
-
     def wait_log(self, pattern, timeout=10):
         deadline = time.time() + timeout
         rx = re.compile(pattern)

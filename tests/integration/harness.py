@@ -132,10 +132,18 @@ def pg_run(url, stmts, fetch):
 # ---- the daemon -----------------------------------------------------------------------
 
 class Process:
-    """A started warrend (self.proc, a Popen, or None before it starts):
-    here and on the cluster's nodes (tests/cluster/cluster.py)."""
+    """A started warrend (self.proc, a Popen, or None before it starts)
+    logging to self.logpath: here and on the cluster's nodes
+    (tests/cluster/cluster.py)."""
 
     proc = None
+
+    def log(self):
+        """Its log file (self.logpath) as text."""
+        try:
+            return self.logpath.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None
@@ -216,12 +224,6 @@ class Daemon(Process):
         if self.http:
             assert f"listening http 127.0.0.1:{self.http}" in self.log(), self.log()[-2000:]
         return self
-
-    def log(self):
-        try:
-            return self.logpath.read_bytes().decode("utf-8", "replace")
-        except FileNotFoundError:
-            return ""
 
     def unread(self):
         """The log after the last line wait_log matched."""
