@@ -196,7 +196,8 @@ LOOPS_SUITES := test_community.py test_web_daemon.py test_admin.py test_admin_pe
 PG_SUITES := test_nodes.py test_admin.py test_community.py test_recovery_rebuild.py \
              test_server.py::test_register_play_quit_resume test_server.py::test_takeover \
              test_server.py::test_sigterm_saves_and_restart_resumes test_server.py::test_crash_at_level_change
-test: format-check build build-asan
+test: format-check
+	@$(MAKE) --no-print-directory $(PARALLEL) build build-asan
 	$(MAKE) --no-print-directory $(PARALLEL) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
