@@ -169,7 +169,8 @@ client-web:
 # core) unless make was given -j itself; ARGS are warrend's flags
 # (`make run ARGS="--telnet 127.0.0.1:2424 --http 127.0.0.1:8081"`).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-PARALLEL = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
+PARALLEL = $(call jobs,$(JOBS))
+jobs = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(1))
 run:
 	@$(MAKE) --no-print-directory $(PARALLEL) build
 	mkdir -p var
@@ -182,25 +183,29 @@ run-hosted:
 	@$(MAKE) --no-print-directory $(PARALLEL) build
 	./tools/run-hosted.sh $(abspath $(BIN)) $(abspath $(RUN_DIR)) $(ARGS)
 
-# Suites run in this order; the unit runner's summary line ends the output.
-# The suites of LOOPS_SUITES run a second time with Warren's games over two
-# loops (WARREN_LOOPS=2 adds --loops 2 to every daemon); test-loops runs
-# every suite that way.
-LOOPS_SUITES := test_server.py test_community.py test_web_daemon.py test_storage_faults.py \
-                test_admin.py test_admin_people.py
-# The suites of PG_SUITES run a third time on PostgreSQL (WARREN_DB=pg: each
-# daemon in a schema of its own on a private cluster the run starts);
-# test-pg runs every suite that way.
-PG_SUITES := test_server.py test_admin.py test_community.py test_recovery_rebuild.py \
-             test_nodes.py test_watch_nodes.py
-test: format-check build build-asan
-	$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+# Suites run in this order. The suites of LOOPS_SUITES run a second time
+# with Warren's games over two loops (WARREN_LOOPS=2 adds --loops 2 to every
+# daemon), those of PG_SUITES a third time on PostgreSQL (WARREN_DB=pg: each
+# daemon in a schema of its own on a private cluster the run starts); both
+# are a part that stands for the rest (test_loops.py and test_nodes.py are
+# about loops and PostgreSQL themselves): test-loops and test-pg run every
+# suite that way.
+LOOPS_SUITES := test_community.py test_web_daemon.py test_admin.py test_admin_people.py \
+                test_server.py::test_takeover test_server.py::test_sigterm_saves_and_restart_resumes \
+                test_storage_faults.py::test_full_database_pauses_and_loses_nothing
+PG_SUITES := test_nodes.py test_admin.py test_community.py test_recovery_rebuild.py \
+             test_server.py::test_register_play_quit_resume test_server.py::test_takeover \
+             test_server.py::test_sigterm_saves_and_restart_resumes test_server.py::test_crash_at_level_change \
+             test_watch_nodes.py
+test: format-check
+	@$(MAKE) --no-print-directory $(PARALLEL) build build-asan
+	$(MAKE) --no-print-directory $(PARALLEL) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	    $(addprefix tests/integration/,$(LOOPS_SUITES))
 	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	    $(addprefix tests/integration/,$(PG_SUITES))
-	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
+	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory test-cluster-short
 
 test-pg: build build-asan
@@ -225,8 +230,11 @@ test-cluster-short: build
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
 
+# The unit runner as UNIT_JOBS processes at once (default: one per core),
+# each taking the next suite as it finishes one
+UNIT_JOBS ?= $(JOBS)
 unit: build-asan
-	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit
+	CK_FORK=yes CK_DEFAULT_TIMEOUT=$(UNIT_TIMEOUT) $(BIN)/asan/unit -j $(UNIT_JOBS)
 
 # Fuzz targets link every layer and the client (less its main) as archives
 # built with the sanitizers: a target pulls in only the objects it uses.
@@ -243,16 +251,21 @@ $(BIN)/fuzz/%: $(OBJ)/fuzz/tests/fuzz/%.o $(LIBS_fuzz)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKGLIBS)
 # Each target runs from its seeds (if any) for FUZZ_SECONDS; any crash, leak
-# or sanitizer report fails the run and shows the end of its log.
+# or sanitizer report fails the run and shows the end of its log. A target
+# is one thread: FUZZ_JOBS of them run at once (default: one per core; make's
+# own -j when given), each one's lines kept together.
+FUZZ_JOBS ?= $(JOBS)
+FUZZ_RUNS := $(patsubst tests/fuzz/%.c,fuzz-run-%,$(FUZZ_SRC))
+.PHONY: $(FUZZ_RUNS)
 fuzz: deps $(FUZZ_BINS)
-	@set -e; for f in $(FUZZ_BINS); do n=$$(basename $$f); \
-	  out=$(OBJ)/fuzz-out; mkdir -p $(OBJ)/corpus/$$n $$out; \
+	@$(MAKE) --no-print-directory -Otarget $(call jobs,$(FUZZ_JOBS)) $(FUZZ_RUNS)
+$(FUZZ_RUNS): fuzz-run-%: $(BIN)/fuzz/%
+	@n=$*; out=$(OBJ)/fuzz-out; mkdir -p $(OBJ)/corpus/$$n $$out; \
 	  seeds=tests/fuzz/seeds/$$n; [ -d $$seeds ] || seeds=; \
 	  echo "fuzz: $$n for $(FUZZ_SECONDS)s"; \
-	  if $$f -max_total_time=$(FUZZ_SECONDS) -detect_leaks=1 -artifact_prefix=$$out/$$n- \
+	  if $< -max_total_time=$(FUZZ_SECONDS) -detect_leaks=1 -artifact_prefix=$$out/$$n- \
 	       $(OBJ)/corpus/$$n $$seeds > $$out/$$n.log 2>&1; then tail -n 1 $$out/$$n.log; \
-	  else tail -n 40 $$out/$$n.log; echo "fuzz: $$n FAILED (log: $$out/$$n.log)"; exit 1; fi; \
-	done
+	  else tail -n 40 $$out/$$n.log; echo "fuzz: $$n FAILED (log: $$out/$$n.log)"; exit 1; fi
 
 # bench and bench-server measure the machine first and print each time
 # also as a ratio to it (tests/bench/calibrated.py)

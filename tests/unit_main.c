@@ -1,19 +1,97 @@
-/* The unit runner: every suite from tests/unit (listed at build time). */
+/* The unit runner: every suite from tests/unit (listed at build time).
+ * `unit -j N` runs the suites in N processes at once, each taking the next
+ * suite when it has finished one (a test's time is mostly its forked
+ * child's leak check, one core each); its last line sums them all up.
+ * With CK_RUN_SUITE set, one process runs the one suite. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define SUITE(name) Suite *name(void);
 #include "suites.inc"
 #undef SUITE
 
-int main(void)
-{
-    SRunner *sr = srunner_create(NULL);
-#define SUITE(name) srunner_add_suite(sr, name());
+typedef Suite *(*suite_fn)(void);
+static const suite_fn SUITES[] = {
+#define SUITE(name) name,
 #include "suites.inc"
 #undef SUITE
+};
+enum { NSUITES = sizeof SUITES / sizeof SUITES[0], MAX_JOBS = 64 };
+
+/* What the processes share: the next suite to take and the sums. */
+typedef struct {
+    int next, run, failed;
+} shared_t;
+
+static int run_all(void)
+{
+    SRunner *sr = srunner_create(NULL);
+    for (int i = 0; i < NSUITES; i++)
+        srunner_add_suite(sr, SUITES[i]());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* One process: suites one at a time until none is left. */
+static void worker(shared_t *sh)
+{
+    for (int i; (i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST)) < NSUITES;) {
+        SRunner *sr = srunner_create(SUITES[i]());
+        srunner_run_all(sr, CK_NORMAL);
+        __atomic_fetch_add(&sh->run, srunner_ntests_run(sr), __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&sh->failed, srunner_ntests_failed(sr), __ATOMIC_SEQ_CST);
+        srunner_free(sr);
+        fflush(stdout);
+    }
+}
+
+static int run_jobs(int jobs)
+{
+    shared_t *sh =
+        mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (sh == MAP_FAILED) {
+        perror("mmap");
+        return EXIT_FAILURE;
+    }
+    fflush(stdout);
+    int started = 0, lost = 0;
+    for (; started < jobs; started++) {
+        pid_t p = fork();
+        if (p < 0)
+            break; /* fewer processes: the ones started take every suite */
+        if (p == 0) {
+            worker(sh);
+            _exit(0);
+        }
+    }
+    if (started == 0)
+        worker(sh);
+    for (int st; wait(&st) > 0;)
+        lost += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    printf("all suites in %d processes: Checks: %d, Failures and errors: %d%s\n",
+           started ? started : 1, sh->run, sh->failed, lost ? ", a process died" : "");
+    int ok = sh->failed == 0 && !lost && sh->next >= NSUITES;
+    munmap(sh, sizeof *sh);
+    return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+    int jobs = 1;
+    if (argc == 3 && strcmp(argv[1], "-j") == 0)
+        jobs = atoi(argv[2]);
+    if (argc != 1 && (argc != 3 || jobs < 1 || jobs > MAX_JOBS)) {
+        fprintf(stderr, "usage: %s [-j N]  (N processes, 1 to %d)\n", argv[0], MAX_JOBS);
+        return EXIT_FAILURE;
+    }
+    if (jobs == 1 || getenv("CK_RUN_SUITE"))
+        return run_all();
+    return run_jobs(jobs);
 }

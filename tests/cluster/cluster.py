@@ -39,6 +39,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
+from harness import Process  # noqa: E402
 from pgcluster import PG_USER, pg_bindir  # noqa: E402
 
 PREFIX = "wcl"
@@ -281,7 +282,7 @@ class Pg:
             return ""
 
 
-class Node:
+class Node(Process):
     """warrend on cluster node k: telnet and web on its address, a
     directory of its own, the cluster's database."""
 
@@ -325,12 +326,6 @@ class Node:
         self.wait_log(r"warrend \S+ ready", timeout)
         return self
 
-    def log(self):
-        try:
-            return self.logpath.read_bytes().decode("utf-8", "replace")
-        except FileNotFoundError:
-            return ""
-
     def wait_log(self, pattern, timeout=10):
         deadline = time.time() + timeout
         rx = re.compile(pattern)
@@ -345,26 +340,6 @@ class Node:
             time.sleep(0.05)
         raise AssertionError(f"no log line /{pattern}/ in {timeout}s on n{self.k}:\n"
                              f"{self.log()[-3000:]}")
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill(self, sig=signal.SIGKILL):
-        if self.alive():
-            self.proc.send_signal(sig)
-        return self.proc.wait(timeout=30) if self.proc else None
-
-    def stop(self):
-        """SIGTERM; the exit status (the harness kills what is left at the end)."""
-        if not self.proc:
-            return None
-        if self.alive():
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
 
     def has_health(self):
         """True when the node answers GET /health with 200 (the web

@@ -131,7 +131,43 @@ def pg_run(url, stmts, fetch):
 
 # ---- the daemon -----------------------------------------------------------------------
 
-class Daemon:
+class Process:
+    """A started warrend (self.proc, a Popen, or None before it starts)
+    logging to self.logpath: here and on the cluster's nodes
+    (tests/cluster/cluster.py)."""
+
+    proc = None
+
+    def log(self):
+        """Its log file (self.logpath) as text."""
+        try:
+            return self.logpath.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            return ""
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self, sig=signal.SIGKILL):
+        """Sends sig and waits; returns the exit status (None if never started)."""
+        if self.alive():
+            self.proc.send_signal(sig)
+        return self.proc.wait(timeout=30) if self.proc else None
+
+    def stop(self):
+        """SIGTERM and wait; returns the exit status (None if never started)."""
+        if not self.proc:
+            return None
+        if self.alive():
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+class Daemon(Process):
     """warrend on 127.0.0.1 in the directory dir: database warren.db, telnet
     on a free port, stdout and stderr appended to warrend.log. http=True adds
     the web listener on another free port (self.http), unix=True the Unix
@@ -189,12 +225,6 @@ class Daemon:
             assert f"listening http 127.0.0.1:{self.http}" in self.log(), self.log()[-2000:]
         return self
 
-    def log(self):
-        try:
-            return self.logpath.read_bytes().decode("utf-8", "replace")
-        except FileNotFoundError:
-            return ""
-
     def unread(self):
         """The log after the last line wait_log matched."""
         return self.log()[self.logpos:]
@@ -213,27 +243,6 @@ class Daemon:
                 raise AssertionError(f"warrend exited ({self.proc.returncode}):\n{text[-3000:]}")
             time.sleep(0.02)
         raise AssertionError(f"no log line /{pattern}/ in {timeout}s:\n{self.log()[-3000:]}")
-
-    def alive(self):
-        return self.proc is not None and self.proc.poll() is None
-
-    def kill(self, sig=signal.SIGKILL):
-        """Sends sig and waits; returns the exit status."""
-        if self.alive():
-            self.proc.send_signal(sig)
-        return self.proc.wait(timeout=30)
-
-    def stop(self):
-        """SIGTERM and wait; returns the exit status (None if never started)."""
-        if not self.proc:
-            return None
-        if self.alive():
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return self.proc.wait()
 
     def stop_clean(self):
         """Stops the daemon and asserts it ended well: status 0, no sanitizer report."""
@@ -473,6 +482,19 @@ def hook(daemon, client, user):
     m = daemon.wait_log(rf"hook user={user} game=\d+ hash=([0-9a-f]+) seed=(\d+) turn=(\d+) seq=(\d+)")
     return {"hash": m.group(1), "seed": int(m.group(2)), "turn": int(m.group(3)),
             "seq": int(m.group(4))}
+
+
+def stored_hook(daemon, client, user, tries=100):
+    """The game's hook once every key typed is stored: dict(game, hash,
+    seed, seq)."""
+    for _ in range(tries):
+        client.send(F12, settle=False)
+        m = daemon.wait_log(rf"hook user={user} game=(\d+) hash=([0-9a-f]+) seed=(\d+) turn=(\d+) "
+                            rf"seq=(\d+) stored=(\d+)")
+        if m.group(5) == m.group(6):
+            return {"game": int(m.group(1)), "hash": m.group(2), "seed": int(m.group(3)),
+                    "seq": int(m.group(5))}
+    raise AssertionError("keys never stored")
 
 
 def replay(bindir, tmp, seed, name, keys, size="80x24", turns=False):

@@ -35,63 +35,85 @@ def run_bot(exe, games, seed, *extra, timeout=900):
     return out, lines
 
 
+def run_bots(exe, games, seed, *extra, parts=2, timeout=900):
+    """The bot's games seed .. seed+games-1 split over `parts` bots at once
+    (a core each; a game depends on its seed alone): each one's
+    (process, lines, games' LINE matches, summary), in seed order, every
+    one checked whole (it ran, a line a game, no crash, its mean depth and
+    count of causes those of its lines)."""
+    sizes = [games // parts + (i < games % parts) for i in range(parts)]
+    firsts = [seed + sum(sizes[:i]) for i in range(parts)]
+    procs = [subprocess.Popen([str(exe), "bot", "--games", str(n), "--seed", str(first), *extra],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for n, first in zip(sizes, firsts)]
+    parts_out = []
+    for p, n, first in zip(procs, sizes, firsts):
+        stdout, stderr = p.communicate(timeout=timeout)
+        out = subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
+        assert out.returncode == 0, stdout + stderr
+        lines = stdout.rstrip("\n").split("\n")
+        s = summary(lines[-1])
+        played = [LINE.match(l) for l in lines if l.startswith("seed ")]
+        assert len(played) == n and all(played) and (s["games"], s["crashes"]) == (n, 0), lines
+        assert [int(m.group(1)) for m in played] == list(range(first, first + n)), lines
+        assert abs(s["mean_deepest"] - sum(int(m.group(3)) for m in played) / n) < 0.01, lines
+        assert s["causes"] == len({m.group(6) for m in played}), lines
+        parts_out.append((out, lines, played, s))
+    return parts_out
+
+
+def total(parts, key):
+    return sum(p[3][key] for p in parts)
+
+
 def test_bot_sanitizer_build_with_snapshot_cuts(bindir):
-    out, lines = run_bot(tool(bindir, "asan"), 4, 101, "--check-snapshots", "--max-keys", "6000")
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "ERROR: AddressSanitizer" not in out.stderr and "runtime error" not in out.stderr, out.stderr
-    games = [LINE.match(l) for l in lines if l.startswith("seed ")]
-    assert len(games) == 4 and all(games), lines
-    for m in games:
-        assert int(m.group(2)) > 0 and int(m.group(3)) >= 1
-        assert m.group(6) != "none", m.group(0)  # every game ended: death or quit
-    assert lines[-2] == "bot snapshots checked 4 mismatches 0", lines
-    s = summary(lines[-1])
-    assert (s["games"], s["crashes"]) == (4, 0), lines[-1]
+    parts = run_bots(tool(bindir, "asan"), 4, 101, "--check-snapshots", "--max-keys", "6000")
+    for out, lines, played, s in parts:
+        assert "ERROR: AddressSanitizer" not in out.stderr and "runtime error" not in out.stderr, out.stderr
+        for m in played:
+            assert int(m.group(2)) > 0 and int(m.group(3)) >= 1
+            assert m.group(6) != "none", m.group(0)  # every game ended: death or quit
+        assert lines[-2] == f"bot snapshots checked {s['games']} mismatches 0", lines
+    assert total(parts, "games") == 4
 
 
 def test_bot_reaches_depth_and_many_ends(bindir):
-    out, lines = run_bot(tool(bindir), 24, 1)
-    assert out.returncode == 0, out.stderr
-    s = summary(lines[-1])
-    assert (s["games"], s["crashes"]) == (24, 0)
-    assert s["deepest"] >= 5, lines
-    assert s["causes"] >= 4, lines
-    games = [LINE.match(l) for l in lines if l.startswith("seed ")]
-    assert len(games) == 24 and all(games)
-    assert abs(s["mean_deepest"] - sum(int(m.group(3)) for m in games) / 24) < 0.01
+    parts = run_bots(tool(bindir), 24, 1)
+    played = [m for p in parts for m in p[2]]
+    assert len(played) == 24
+    assert max(p[3]["deepest"] for p in parts) >= 5, played
+    assert len({m.group(6) for m in played}) >= 4, played  # causes
     # uniques once, the warden at home, and sneak attacks happen
-    assert s["unique_repeats"] == 0 and s["warden_off_depth"] == 0, lines[-1]
-    assert s["sneak_attacks"] > 0, lines[-1]
-    assert s["missiles"] > 0, lines[-1]  # thrown and shot, through the attack chain
+    assert total(parts, "unique_repeats") == 0 and total(parts, "warden_off_depth") == 0, parts
+    assert total(parts, "sneak_attacks") > 0, parts
+    assert total(parts, "missiles") > 0, parts  # thrown and shot, through the attack chain
     # out of town to a dungeon entrance and home again, in every game
-    assert s["surface_min"] > 0 and s["surface_steps"] >= 24 * s["surface_min"], lines[-1]
+    surface_min = min(p[3]["surface_min"] for p in parts)
+    assert surface_min > 0 and total(parts, "surface_steps") >= 24 * surface_min, parts
     # the same seeds give the same games
     again = run_bot(tool(bindir), 3, 1)[1]
-    assert again[:3] == lines[:3]
+    assert again[:3] == parts[0][1][:3]
 
 
 def test_bot_plays_a_class_and_casts(bindir):
-    out, lines = run_bot(tool(bindir), 4, 7, "--class", "wizard")
-    assert out.returncode == 0, out.stderr
-    s = summary(lines[-1])
-    assert s["games"] == 4 and s["spells_cast"] > 0, lines[-1]
-    # one line per class played: here the wizard alone, its four games
-    classes = [line.split() for line in lines if line.startswith("bot class ")]
-    assert len(classes) == 1 and classes[0][2:5] == ["wizard", "games", "4"], classes
-    assert float(classes[0][6]) == s["mean_deepest"], (classes, lines[-1])
+    parts = run_bots(tool(bindir), 4, 7, "--class", "wizard")
+    assert total(parts, "games") == 4 and total(parts, "spells_cast") > 0, parts
+    for out, lines, played, s in parts:
+        # one line per class played: here the wizard alone, its games
+        classes = [line.split() for line in lines if line.startswith("bot class ")]
+        assert len(classes) == 1 and classes[0][2:5] == ["wizard", "games", str(s["games"])], classes
+        assert float(classes[0][6]) == s["mean_deepest"], (classes, lines[-1])
     bad = subprocess.run([str(tool(bindir)), "bot", "--class", "bard"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2 and "bard" in bad.stderr
 
 
 def test_bot_that_only_waits(bindir):
-    out, lines = run_bot(tool(bindir), 50, 1, "--policy", "wait", "--turns", "20")
-    assert out.returncode == 0, out.stderr
-    s = summary(lines[-1])
-    assert s["games"] == 50 and s["deepest"] == 1 and s["spells_cast"] == 0, lines[-1]
-    assert s["deaths"] <= 2, lines[-1]
-    for m in (LINE.match(l) for l in lines if l.startswith("seed ")):
-        assert m and (int(m.group(2)) >= 20 or m.group(6) != "none"), m.group(0) if m else lines
+    parts = run_bots(tool(bindir), 50, 1, "--policy", "wait", "--turns", "20")
+    assert total(parts, "games") == 50 and total(parts, "spells_cast") == 0, parts
+    assert max(p[3]["deepest"] for p in parts) == 1 and total(parts, "deaths") <= 2, parts
+    for m in (m for p in parts for m in p[2]):
+        assert int(m.group(2)) >= 20 or m.group(6) != "none", m.group(0)
 
 
 def test_arena(bindir):

@@ -473,7 +473,8 @@ def test_play_in_chromium(nethack):
 
 def test_idle_games_are_hung_up(bindir, tmp_path, clients):
     """game-idle is the default, a section's idle overrides it; a key
-    restarts the clock."""
+    restarts the clock. The awake game starts first and sits without a key
+    while the sleepy one is hung up: idle = 0 is never."""
     open_to_games(tmp_path)
     toy = toy_copy(bindir, tmp_path)
     conf = tmp_path / "warren.conf"
@@ -483,6 +484,10 @@ def test_idle_games_are_hung_up(bindir, tmp_path, clients):
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf])
     d.start()
     try:
+        a = clients(d.port)
+        a.register(unique_name("awake"))
+        a.send("2")
+        a.wait_for("size 80x24")
         t = clients(d.port)
         name = unique_name("idle")
         t.register(name)
@@ -497,11 +502,8 @@ def test_idle_games_are_hung_up(bindir, tmp_path, clients):
         d.wait_log(rf"idle over user={name} game=sleepy idle_s=[23]: hung up", timeout=5)
         # nohup ignores SIGHUP: SIGKILL after hangup-timeout, as on detach
         d.wait_log(rf"program exited user={name} game=sleepy pid=\d+ status=9", timeout=10)
-        t.send("2")
-        t.wait_for("size 80x24")
-        time.sleep(4)
-        t.resize(90, 30)
-        t.wait_for("size 90x30")  # still running: idle = 0 is never
+        a.resize(90, 30)
+        a.wait_for("size 90x30")  # still running after 7 s without a key: idle = 0 is never
         assert f"game=awake" not in "".join(re.findall(r"idle over.*", d.log()))
     finally:
         d.stop()

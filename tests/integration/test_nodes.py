@@ -31,7 +31,7 @@ import time
 
 import pytest
 
-from harness import CTRL_X, F12, ON_PG, PW, Daemon, hook, program, replay
+from harness import CTRL_X, ON_PG, PW, Daemon, hook, program, replay, stored_hook
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -60,18 +60,6 @@ def nodes(bindir, tmp_path):
     for d in made:
         if d.alive():  # not one a test killed
             d.stop_clean()
-
-
-def stored_hook(d, t, name, tries=100):
-    """The game's hook once every key typed is stored."""
-    for _ in range(tries):
-        t.send(F12, settle=False)
-        m = d.wait_log(rf"hook user={name} game=(\d+) hash=([0-9a-f]+) seed=(\d+) turn=(\d+) "
-                       rf"seq=(\d+) stored=(\d+)")
-        if m.group(5) == m.group(6):
-            return {"game": int(m.group(1)), "hash": m.group(2), "seed": int(m.group(3)),
-                    "seq": int(m.group(5))}
-    raise AssertionError("keys never stored")
 
 
 def journal_keys(d, game):

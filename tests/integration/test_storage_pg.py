@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from harness import F12, PW, hook, program, replay
+from harness import PW, hook, program, replay, stored_hook
 from pgcluster import PgCluster
 
 
@@ -53,18 +53,6 @@ def admin(bindir, d, *args):
     ctl = f"{d.db}.ctl" if d.db_url else "./warren.ctl"
     return subprocess.run([str(tool), "--control", ctl, *args], capture_output=True,
                           text=True, timeout=60, cwd=d.dir)
-
-
-def stored_hook(d, t, name, tries=100):
-    """The game's hook once every key typed is stored."""
-    for _ in range(tries):
-        t.send(F12, settle=False)
-        m = d.wait_log(rf"hook user={name} game=(\d+) hash=([0-9a-f]+) seed=(\d+) turn=(\d+) "
-                       rf"seq=(\d+) stored=(\d+)")
-        if m.group(5) == m.group(6):
-            return {"game": int(m.group(1)), "hash": m.group(2), "seed": int(m.group(3)),
-                    "seq": int(m.group(5))}
-    raise AssertionError("keys never stored")
 
 
 def test_game_on_postgresql_resumes_after_sigkill(pg, bindir, tmp_path, start_daemon, clients):

@@ -1124,6 +1124,20 @@ static int snapshot_one(fx_t *f, int64_t g, int64_t seq)
     return d.status;
 }
 
+/* fx_open with a short wait for another program's lock: a locked-out
+ * write fails in busy_ms, not the default 5 s. */
+static void fx_open_busy(fx_t *f, int busy_ms)
+{
+    snprintf(f->dir, sizeof f->dir, "/tmp/warren-dbtest-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+    snprintf(f->path, sizeof f->path, "%s/w.db", f->dir);
+    ck_assert_int_eq(uv_loop_init(&f->loop), 0);
+    char err[256];
+    db_guard_t g = {.busy_ms = busy_ms};
+    f->db = db_open_guarded(&f->loop, f->path, &g, NULL, err, sizeof err);
+    ck_assert_msg(f->db != NULL, "db_open_guarded: %s", err);
+}
+
 /* Another program holds the file's write lock past the busy timeout while
  * seq is queued: the batch fails whole. */
 static int append_locked_out(fx_t *f, int64_t g, int64_t seq, bool sync)
@@ -1148,7 +1162,7 @@ static int append_locked_out(fx_t *f, int64_t g, int64_t seq, bool sync)
 START_TEST(flush_sync_tells_only_its_own_batches)
 {
     fx_t f;
-    fx_open(&f);
+    fx_open_busy(&f, 250);
     int64_t g = make_game(&f, make_user(&f, "Syd"), 21);
     append_locked_out(&f, g, 1, false);
     done_t d = {0};

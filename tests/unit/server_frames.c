@@ -156,31 +156,63 @@ static void expected_diff(const session_t *s, screen_t *prev, const ansi_profile
 
 #define NW 40
 
+/* A game watched by a crowd of n 80x24 watchers through the stand-ins
+ * above: the loop, server and hooks it needs, opened and closed whole. */
+typedef struct {
+    uv_loop_t loop;
+    server_t srv;
+    hooks_t hk;
+    session_t *a;
+    tconn_t *w;
+    int n;
+} crowd_t;
+
+static void crowd_open(crowd_t *cr, int n)
+{
+    memset(cr, 0, sizeof *cr);
+    ck_assert_int_eq(uv_loop_init(&cr->loop), 0);
+    server_init(&cr->srv, &cr->loop);
+    cr->hk = hooks_none;
+    cr->hk.watcher_draw = tw_draw, cr->hk.watcher_own = tw_own, cr->hk.watcher_footer = tw_footer;
+    cr->srv.hooks = &cr->hk;
+    cr->srv.cfg.input_rate = 100;
+    helped = NULL;
+    cr->a = session_new(&cr->srv, 1, 1, "amy", &TEST_OPS);
+    ck_assert_ptr_nonnull(cr->a);
+    cr->n = n;
+    cr->w = calloc((size_t)n, sizeof *cr->w);
+    ck_assert_ptr_nonnull(cr->w);
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_eq(conn_init(&cr->w[i].c, &cr->srv, &TC_OPS), 0);
+        cr->w[i].c.w = TERM_MIN_W, cr->w[i].c.h = TERM_MIN_H;
+        session_watch(&cr->w[i].c, cr->a);
+    }
+}
+
+static void crowd_close(crowd_t *cr)
+{
+    session_free(cr->a);
+    session_free_all(&cr->srv);
+    for (int i = 0; i < cr->n; i++) {
+        conn_fini(&cr->w[i].c);
+        buf_free(&cr->w[i].got);
+    }
+    free(cr->w);
+    server_bufs_free(&cr->srv);
+    uv_run(&cr->loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&cr->loop), 0);
+}
+
 /* 40 watchers at the game's own size (no row below it for their line, so
  * the line goes on their bottom row) cost one encoding a frame, not 40,
  * and each gets the bytes that take its terminal to the game's frame with
  * the line; one with help up draws its own; a keyframe joins the group. */
 START_TEST(same_size_watchers_share_one_encoding)
 {
-    uv_loop_t loop;
-    server_t srv;
-    memset(&srv, 0, sizeof srv);
-    ck_assert_int_eq(uv_loop_init(&loop), 0);
-    server_init(&srv, &loop);
-    hooks_t hk = hooks_none;
-    hk.watcher_draw = tw_draw, hk.watcher_own = tw_own, hk.watcher_footer = tw_footer;
-    srv.hooks = &hk;
-    srv.cfg.input_rate = 100;
-    helped = NULL;
-    session_t *a = session_new(&srv, 1, 1, "amy", &TEST_OPS);
-    ck_assert_ptr_nonnull(a);
-    tconn_t *w = calloc(NW, sizeof *w);
-    ck_assert_ptr_nonnull(w);
-    for (int i = 0; i < NW; i++) {
-        ck_assert_int_eq(conn_init(&w[i].c, &srv, &TC_OPS), 0);
-        w[i].c.w = TERM_MIN_W, w[i].c.h = TERM_MIN_H;
-        session_watch(&w[i].c, a);
-    }
+    crowd_t cr;
+    crowd_open(&cr, NW);
+    session_t *a = cr.a;
+    tconn_t *w = cr.w;
     frames_broadcast(a); /* everyone has the same count on the line now */
     screen_t *prev = screen_new(TERM_MIN_W, TERM_MIN_H);
     screen_copy(prev, a->sent);
@@ -190,9 +222,9 @@ START_TEST(same_size_watchers_share_one_encoding)
     for (int round = 0; round < 3; round++) {
         for (int i = 0; i < NW; i++)
             buf_reset(&w[i].got);
-        uint64_t before = srv.frame_encodes;
+        uint64_t before = cr.srv.frame_encodes;
         frames_broadcast(a);
-        ck_assert_uint_eq(srv.frame_encodes - before, 1); /* not one per watcher */
+        ck_assert_uint_eq(cr.srv.frame_encodes - before, 1); /* not one per watcher */
         expected_diff(a, prev, &w[0].c.prof, &want);
         ck_assert_uint_gt(want.len, 0);
         for (int i = 0; i < NW; i++) {
@@ -203,9 +235,9 @@ START_TEST(same_size_watchers_share_one_encoding)
     /* help up on one: it draws alone, the others still share */
     helped = &w[3].c;
     session_view_changed(&w[3].c);
-    uint64_t before = srv.frame_encodes;
+    uint64_t before = cr.srv.frame_encodes;
     frames_broadcast(a);
-    ck_assert_uint_eq(srv.frame_encodes - before, 2);
+    ck_assert_uint_eq(cr.srv.frame_encodes - before, 2);
     ck_assert_ptr_nonnull(memmem(w[3].got.data, w[3].got.len, "help", 4));
     /* help closed: a keyframe of the group's frame, then its diffs again */
     helped = NULL;
@@ -221,16 +253,7 @@ START_TEST(same_size_watchers_share_one_encoding)
     ck_assert_uint_eq(w[NW - 1].got.len, want.len);
     buf_free(&want);
     screen_free(prev);
-    session_free(a);
-    session_free_all(&srv);
-    for (int i = 0; i < NW; i++) {
-        conn_fini(&w[i].c);
-        buf_free(&w[i].got);
-    }
-    free(w);
-    server_bufs_free(&srv);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(uv_loop_close(&loop), 0);
+    crowd_close(&cr);
 }
 END_TEST
 
@@ -240,45 +263,21 @@ END_TEST
 START_TEST(a_crowd_joining_redraws_its_count_once_a_tick)
 {
     enum { N = 100 };
-    uv_loop_t loop;
-    server_t srv;
-    memset(&srv, 0, sizeof srv);
-    ck_assert_int_eq(uv_loop_init(&loop), 0);
-    server_init(&srv, &loop);
-    hooks_t hk = hooks_none;
-    hk.watcher_draw = tw_draw, hk.watcher_own = tw_own, hk.watcher_footer = tw_footer;
-    srv.hooks = &hk;
-    srv.cfg.input_rate = 100;
-    helped = NULL;
-    session_t *a = session_new(&srv, 1, 1, "amy", &TEST_OPS);
-    ck_assert_ptr_nonnull(a);
-    tconn_t *w = calloc(N, sizeof *w);
-    ck_assert_ptr_nonnull(w);
-    for (int i = 0; i < N; i++) {
-        ck_assert_int_eq(conn_init(&w[i].c, &srv, &TC_OPS), 0);
-        w[i].c.w = TERM_MIN_W, w[i].c.h = TERM_MIN_H;
-        session_watch(&w[i].c, a);
-    }
+    crowd_t cr;
+    crowd_open(&cr, N);
+    session_t *a = cr.a;
+    tconn_t *w = cr.w;
     ck_assert_uint_le(a->frame_seq, 16); /* not one frame a join */
     for (int i = 0; i < N; i++)
         buf_reset(&w[i].got);
-    session_tick(&srv);
+    session_tick(&cr.srv);
     ck_assert_uint_le(a->frame_seq, 17);
     for (int i = 0; i < N; i++)
         ck_assert_ptr_nonnull(
             memmem(w[i].got.data, w[i].got.len, "00 watching", 11)); /* 16 -> 100 */
-    session_tick(&srv);                                              /* nothing more to draw */
+    session_tick(&cr.srv);                                           /* nothing more to draw */
     ck_assert_uint_le(a->frame_seq, 17);
-    session_free(a);
-    session_free_all(&srv);
-    for (int i = 0; i < N; i++) {
-        conn_fini(&w[i].c);
-        buf_free(&w[i].got);
-    }
-    free(w);
-    server_bufs_free(&srv);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(uv_loop_close(&loop), 0);
+    crowd_close(&cr);
 }
 END_TEST
 
