@@ -315,12 +315,14 @@ static void pick_game(sess_t *s)
 
 /* Whether the watch line (the bottom row) names the watcher's player:
  * a list that changed between reading a row and its letter arriving
- * picks a neighbour. */
+ * picks a neighbour. "Watching NAME, game ..." for Warren's game,
+ * "Watching NAME play GAME, ..." for a hosted one. */
 static bool watching_target(const sess_t *s)
 {
     char want[64];
-    snprintf(want, sizeof want, "Watching %s,", s->L->s[s->target].name);
-    return strstr(vt_row(&s->vt, VT_H - 1), want) != NULL;
+    int n = snprintf(want, sizeof want, "Watching %s", s->L->s[s->target].name);
+    const char *at = strstr(vt_row(&s->vt, VT_H - 1), want);
+    return at && n > 0 && (at[n] == ',' || at[n] == ' ');
 }
 
 static void to_play(sess_t *s)
