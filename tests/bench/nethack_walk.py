@@ -24,6 +24,7 @@ tests/load/pty_watch.py (random.Random(16) over "hjklyubns" and Esc).
 The process runs as whoever runs this (root on CI); nothing it writes
 outlives the run."""
 import argparse
+import contextlib
 import fcntl
 import os
 import pathlib
@@ -172,13 +173,31 @@ class Screen:
         return n
 
 
-def walk(keys=200, seed=16, kind="walk", cells=False):
-    """One game; returns {cpu_ns, keys, bytes, cells, rss, private} (cells:
-    0 unless asked for)."""
-    root = pathlib.Path(tempfile.mkdtemp(prefix="nh-walk-"))
+@contextlib.contextmanager
+def game(prefix="nh-walk-"):
+    """A fresh NetHack in a playground of its own: yields (pid, fd), its
+    process and terminal; killed and removed at the end."""
+    root = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
     pid = fd = None
     try:
         pid, fd = spawn(root, playground(root))
+        yield pid, fd
+    finally:
+        if pid:
+            try:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+        if fd is not None:
+            os.close(fd)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def walk(keys=200, seed=16, kind="walk", cells=False):
+    """One game; returns {cpu_ns, keys, bytes, cells, rss, private} (cells:
+    0 unless asked for)."""
+    with game() as (pid, fd):
         screen = Screen() if cells else None
         if screen:
             screen.changed(to_map(fd))
@@ -195,16 +214,6 @@ def walk(keys=200, seed=16, kind="walk", cells=False):
         rss, private = memory(pid)
         return {"cpu_ns": c1 - c0, "keys": keys, "bytes": nbytes, "cells": cells, "rss": rss,
                 "private": private}
-    finally:
-        if pid:
-            try:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-        if fd is not None:
-            os.close(fd)
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def runs(n, keys=200, seed=16, kind="walk", cells=False):

@@ -1,6 +1,7 @@
 """Hosted games with the real daemon and Debian's NetHack (nethack-console):
 chosen from the telnet menu, played, watched, resized, brought back after
 warrend is SIGKILLed, and ended with its xlogfile row."""
+import contextlib
 import os
 import pathlib
 import pwd
@@ -123,6 +124,16 @@ def answer_until(t, goal, timeout=20):
     return t.text()
 
 
+def settle(t):
+    """Past any --More-- NetHack still shows (it ignores other keys there)."""
+    for _ in range(10):
+        t.pump(quiet=0.3)
+        if "--More--" not in t.text():
+            return
+        t.send("\r")
+    raise AssertionError(t.text())
+
+
 def to_map(t):
     """From NetHack's first question to the map of level 1."""
     t.wait_for("Shall I pick", timeout=20)
@@ -215,6 +226,23 @@ def spawner_of(d):
     return int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
 
 
+@contextlib.contextmanager
+def spawner_stopped(d, clients, prefix):
+    """A player of d (registered as prefix...) starting the toy "keys"
+    while the spawner is stopped (SIGSTOP), as slow as a busy machine makes
+    it; the spawner goes on when the block ends. Yields the player."""
+    spawner = spawner_of(d)
+    t = clients(d.port)
+    t.register(unique_name(prefix))
+    os.kill(spawner, signal.SIGSTOP)
+    try:
+        t.send(toy_key("keys"), settle=False)
+        t.wait_for("Starting keys", timeout=5)
+        yield t
+    finally:
+        os.kill(spawner, signal.SIGCONT)
+
+
 def test_a_slow_spawner_holds_up_no_other_player(nethack, clients):
     """A game starting while the spawner cannot answer (stopped: as slow as
     a busy machine makes it) holds up no one else on the loop; its player
@@ -225,18 +253,10 @@ def test_a_slow_spawner_holds_up_no_other_player(nethack, clients):
     a.register(unique_name("on"))
     a.send(toy_key("keys"))
     a.wait_for("keys ready")
-    spawner = spawner_of(d)
-    os.kill(spawner, signal.SIGSTOP)
-    try:
-        b = clients(d.port)
-        b.register(unique_name("slow"))
-        b.send(toy_key("keys"), settle=False)
-        b.wait_for("Starting keys", timeout=5)
+    with spawner_stopped(d, clients, "slow") as b:
         b.send("z", settle=False)  # waits for the program, not dropped
         a.send("x", settle=False)  # the other player's key is answered meanwhile
         a.wait_for("got 1: 78", timeout=3)
-    finally:
-        os.kill(spawner, signal.SIGCONT)
     b.wait_for("keys ready")
     b.wait_for("got 1: 7a")
     d.wait_log(r"hosted start user=slow\S* game=keys pid=\d+")
@@ -246,17 +266,9 @@ def test_a_start_with_no_answer_fails_soft(nethack, clients):
     """A spawner that never answers in time: the player is told and back
     in the menu; the program that starts late is killed, not left behind."""
     d, _ = nethack
-    spawner = spawner_of(d)
-    t = clients(d.port)
-    t.register(unique_name("late"))
-    os.kill(spawner, signal.SIGSTOP)
-    try:
-        t.send(toy_key("keys"), settle=False)
-        t.wait_for("Starting keys", timeout=5)
+    with spawner_stopped(d, clients, "late") as t:
         text = t.wait_for("The game cannot start now", timeout=20)  # SPAWNER_TIMEOUT_MS: 10 s
         assert "Your choice" in text, text
-    finally:
-        os.kill(spawner, signal.SIGCONT)
     assert d.wait_log(r"cannot start game=keys user=late\S*: the spawner did not answer in time")
     t.send(toy_key("keys"))  # the spawner answers again
     t.wait_for("keys ready")
@@ -266,17 +278,9 @@ def test_a_start_in_flight_at_shutdown_ends_with_the_daemon(nethack, clients):
     """warrend stopped while a game starts: the program, started late, is
     hung up as every other game is, and the daemon ends, cleanly."""
     d, _ = nethack
-    spawner = spawner_of(d)
-    t = clients(d.port)
-    t.register(unique_name("sd"))
-    os.kill(spawner, signal.SIGSTOP)
-    try:
-        t.send(toy_key("keys"), settle=False)
-        t.wait_for("Starting keys", timeout=5)
+    with spawner_stopped(d, clients, "sd"):
         d.proc.send_signal(signal.SIGTERM)
         time.sleep(0.5)
-    finally:
-        os.kill(spawner, signal.SIGCONT)
     assert d.proc.wait(timeout=20) == 0, d.log()[-2000:]
     assert re.search(r"program exited user=sd\S* game=keys pid=\d+", d.log()), d.log()[-2000:]
 

@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from harness import Daemon, program, sqlite_only, unique_name
-from test_hosted import answer_until, nethack, playground  # noqa: F401 (nethack: a fixture)
+from test_hosted import answer_until, nethack, playground, settle  # noqa: F401 (nethack: a fixture)
 
 
 def start(t):
@@ -29,16 +29,6 @@ def start(t):
             answer_until(t, "Dlvl:1")
             return "new"
         t.pump(quiet=0.1, limit=0.5)
-    raise AssertionError(t.text())
-
-
-def settle(t):
-    """Past any --More-- NetHack still shows."""
-    for _ in range(10):
-        t.pump(quiet=0.3)
-        if "--More--" not in t.text():
-            return
-        t.send("\r")
     raise AssertionError(t.text())
 
 

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from harness import PW, WS, Daemon, Web, daemon_exe, play_socket, program, unique_name
-from test_hosted import RC, answer_until, playground, to_map
+from test_hosted import RC, answer_until, playground, settle, to_map
 
 STATUS = r"Dlvl:(?<depth>\d+).*T:(?<turn>\d+)"
 
@@ -41,22 +41,13 @@ def admin_games(bindir, d):
     return r.stdout
 
 
-def answer_more(t):
-    """Answers any --More-- on the screen (NetHack ignores other keys there)."""
-    for _ in range(10):
-        t.pump(quiet=0.5)
-        if "--More--" not in t.text():
-            break
-        t.send("\r")
-
-
 def start(t, name):
     t.register(name)
     t.send("1")
     to_map(t)
-    answer_more(t)  # a --More-- left by the welcome would swallow the searches
+    settle(t)  # a --More-- left by the welcome would swallow the searches
     t.play_keys("s" * 4)  # turns pass
-    answer_more(t)
+    settle(t)
     return screen_turn(t)
 
 

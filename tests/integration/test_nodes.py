@@ -100,6 +100,17 @@ def play_on(d, t, name, deadline_s=30):
     raise AssertionError(f"no game on {d.argv}:\n{t.text()}\n{d.log()[-2000:]}")
 
 
+def playing(d, clients, name, keys=""):
+    """name registered at node d, in a new game, keys sent: its telnet and
+    its game's stored state after them."""
+    t = clients(d.port).connected()
+    t.register(name)
+    t.random_character(name)
+    if keys:
+        t.send(keys)
+    return t, stored_hook(d, t, name)
+
+
 def test_killed_node_game_resumes_on_the_other(nodes, clients, bindir, tmp_path):
     a = nodes("a")
     b = nodes("b", share=a)
@@ -131,11 +142,7 @@ def test_killed_node_game_resumes_on_the_other(nodes, clients, bindir, tmp_path)
 
 def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients, bindir):
     a = nodes("a")
-    t = clients(a.port).connected()
-    t.register("bob")
-    t.random_character("bob")
-    t.send("hjkl")
-    first = stored_hook(a, t, "bob")
+    t, first = playing(a, clients, "bob", "hjkl")
     b = nodes("b", share=a)
     # b lists the game and leaves it to a: nothing of it restored or written
     b.wait_log(rf"recovery: game={first['game']} runs on node a: left to it")
@@ -169,11 +176,7 @@ def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients, bindir)
 def test_a_paused_node_is_fenced_off_its_game(nodes, clients, bindir, tmp_path):
     a = nodes("a")
     b = nodes("b", share=a)
-    t = clients(a.port).connected()
-    t.register("carol")
-    t.random_character("carol")
-    t.send("hjkl")
-    before = stored_hook(a, t, "carol")
+    t, before = playing(a, clients, "carol", "hjkl")
     game = before["game"]
     idle = clients(a.port).connected()  # a second player, who types nothing at a
     idle.register("frank")
@@ -221,11 +224,7 @@ def test_a_paused_node_is_fenced_off_its_game(nodes, clients, bindir, tmp_path):
 def test_a_player_moves_between_nodes(nodes, clients):
     a = nodes("a")
     b = nodes("b", share=a)
-    t = clients(a.port).connected()
-    t.register("dave")
-    t.random_character("dave")
-    t.send("hjkl")
-    on_a = stored_hook(a, t, "dave")
+    t, on_a = playing(a, clients, "dave", "hjkl")
     t.send(CTRL_X)
     t.wait_for("Your game is saved")
     # at b at once: no wait for a's grace period
@@ -266,11 +265,7 @@ def test_a_player_logging_in_elsewhere_takes_the_game_over(nodes, clients):
     player off, and b shows the game at once, as a left it."""
     a = nodes("a")
     b = nodes("b", share=a)
-    t = clients(a.port).connected()
-    t.register("erin")
-    t.random_character("erin")
-    t.send("hjklyubn")
-    on_a = stored_hook(a, t, "erin")
+    t, on_a = playing(a, clients, "erin", "hjklyubn")
     assert holder(a, on_a["game"]) == "a"
 
     t2 = clients(b.port).connected()
@@ -313,10 +308,7 @@ def test_a_ban_or_kick_at_one_node_holds_at_the_other(nodes, clients, bindir):
     told (NOTIFY), reads the stored bans and sweeps its connections."""
     a = nodes("a")
     b = nodes("b", share=a)
-    t = clients(b.port).connected()
-    t.register("kim")
-    t.random_character("kim")
-    before = stored_hook(b, t, "kim")
+    t, before = playing(b, clients, "kim")
     assert "closed 0 connections of kim" in admin(bindir, a, "kick", "kim")
     t.wait_for("You were disconnected by the administrator.", timeout=5)
     t.wait_exit(timeout=5)
@@ -357,11 +349,7 @@ def test_a_dead_nodes_games_are_restored_before_their_players_return(nodes, clie
     later, gets it at once, at any node."""
     a = nodes("a")
     b = nodes("b", share=a)
-    t = clients(a.port).connected()
-    t.register("nell")
-    t.random_character("nell")
-    t.send("hjklyubnhjkl")
-    before = stored_hook(a, t, "nell")
+    t, before = playing(a, clients, "nell", "hjklyubnhjkl")
     game = before["game"]
     a.kill(signal.SIGKILL)
     b.wait_log(r"lapsed leases: 1 games of a stopped node restored here, 0 broken", timeout=15)

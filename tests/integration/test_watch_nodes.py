@@ -63,6 +63,18 @@ def watch_from_list(t, name, timeout=15):
         time.sleep(0.5)
 
 
+def read_quiet(s, quiet):
+    """What socket s sends until it closes or is quiet for quiet seconds."""
+    s.settimeout(quiet)
+    got = b""
+    try:
+        while chunk := s.recv(65536):
+            got += chunk
+    except socket.timeout:
+        pass
+    return got
+
+
 def same_rows(player, watcher, timeout=10):
     """Waits until the watcher's game rows are the player's."""
     end = time.time() + timeout
@@ -180,13 +192,7 @@ def hello_from_stranger(a, secret, then=b""):
     s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
     body = bytes([1, len(secret)]) + secret + bytes([1]) + b"x"
     s.sendall(struct.pack(">I", len(body)) + body + then)
-    s.settimeout(5)
-    got = b""
-    try:
-        while chunk := s.recv(4096):
-            got += chunk
-    except socket.timeout:
-        pass
+    got = read_quiet(s, 5)
     s.close()
     return got
 
@@ -246,13 +252,7 @@ def test_a_slow_node_gets_a_keyframe_later(bindir, tmp_path, clients):
         else:
             raise AssertionError("the queue never filled:\n" + d.log()[-2000:])
         p.play_keys("hl")
-        s.settimeout(2)
-        got = b""
-        try:
-            while chunk := s.recv(65536):
-                got += chunk
-        except socket.timeout:
-            pass
+        got = read_quiet(s, 2)
         msgs = [m for m in read_messages(got) if m[0] == 4]
         assert msgs and msgs[0][2] & 1, msgs[:3]  # the first frame is a keyframe
         later_keys = [i for i, m in enumerate(msgs) if i and m[2] & 1]

@@ -12,38 +12,23 @@ capture is a game of its own; compare figures on one file."""
 import argparse
 import os
 import pathlib
-import shutil
 import struct
 import sys
-import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "bench"))
 import nethack_walk as nw  # noqa: E402
 
 
 def capture(out, keys, seed, kind):
-    root = pathlib.Path(tempfile.mkdtemp(prefix="nh-capture-"))
-    pid = fd = None
-    try:
-        pid, fd = nw.spawn(root, nw.playground(root))
+    with nw.game("nh-capture-") as (_, fd):
         pieces = [nw.to_map(fd)]
         for k in nw.keys_of(kind, keys, seed):
             os.write(fd, k.encode())
             pieces.append(nw.drain(fd))
-        with open(out, "wb") as f:
-            for p in pieces:
-                f.write(struct.pack("<I", len(p)) + p)
-        print(f"# {len(pieces)} pieces, {sum(map(len, pieces))} bytes in {out}")
-    finally:
-        if pid:
-            try:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-        if fd is not None:
-            os.close(fd)
-        shutil.rmtree(root, ignore_errors=True)
+    with open(out, "wb") as f:
+        for p in pieces:
+            f.write(struct.pack("<I", len(p)) + p)
+    print(f"# {len(pieces)} pieces, {sum(map(len, pieces))} bytes in {out}")
 
 
 def main():
