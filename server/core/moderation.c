@@ -345,6 +345,7 @@ static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t 
     shards_unlock_all(home);
     fresh->mutes = old;
     moderation_free(fresh);
+    log_info("mutes read again after another node's change: %zu", n);
 }
 
 void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int64_t b)
