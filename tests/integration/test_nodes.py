@@ -10,7 +10,10 @@ runs every game and there are no leases).
   play on undisturbed;
 - a dead node's games are restored by a running one once their leases
   lapse, before their players come back;
-- bans, kicks and mail notices made at one node reach the other;
+- bans, kicks and mail notices made at one node reach the other, and a
+  ban made while a node's listener is down holds there once it is back;
+- the administrator's end of a game the other node runs is carried out
+  there, and says so;
 - takeover: a player who logs in at one node while the other runs the game
   gets it there at once: the other is asked (LISTEN/NOTIFY), saves it, lets
   its lease go and tells its player, whose connection it closes;
@@ -31,6 +34,7 @@ import time
 
 import pytest
 
+import harness
 from harness import CTRL_X, ON_PG, PW, Daemon, hook, program, replay, stored_hook
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -80,6 +84,14 @@ def admin(bindir, d, *args):
                        text=True, timeout=60, cwd=d.dir)
     assert r.returncode == 0, r.stderr
     return r.stdout
+
+
+def admin_rc(bindir, d, *args):
+    """warren-admin's exit code, output and errors from d's control socket."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
+                       text=True, timeout=60, cwd=d.dir)
+    return r.returncode, r.stdout, r.stderr
 
 
 def play_on(d, t, name, deadline_s=30):
@@ -394,3 +406,56 @@ def test_an_account_deleted_at_one_node_is_sent_off_the_other(nodes, clients, bi
     t.wait_for("You were disconnected by the administrator.", timeout=5)
     t.wait_exit(timeout=5)
     b.wait_log(r"closed conn=\d+ user=pia \(kicked at another node\)")
+
+
+def test_an_admin_end_at_one_node_ends_the_game_at_the_other(nodes, clients, bindir):
+    """warren-admin end at a, of a game b runs: b ends it as abandoned (its
+    player told), and a's answer names b; then, and for an account with
+    no live game, the answer is that there is none."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t, before = playing(b, clients, "quin", "hjkl")
+    game = before["game"]
+    out = admin(bindir, a, "end", "quin")
+    assert f"ended game {game} of quin on node b as abandoned" in out, out
+    t.wait_for("The game was ended by the administrator.", timeout=5)
+    b.wait_log(rf"end of game={game} asked by node a: ended")
+    assert a.db_rows("SELECT state FROM games WHERE id = ?", game) == [("broken",)]
+    assert holder(a, game) is None
+    rc, out, err = admin_rc(bindir, a, "end", "quin")
+    assert rc != 0 and "no live game" in err, (rc, out, err)
+    rc, out, err = admin_rc(bindir, a, "end", "nobody")
+    assert rc != 0 and "no such account" in err, (rc, out, err)
+
+
+LISTENING = r"node events: listening again(?! in)"
+
+
+def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, clients, bindir):
+    """b's listener is cut and cannot connect again for a while (the
+    database takes no new connections); a ban made at a meanwhile is
+    heard by nobody at b. Once b listens again it reads the bans anew:
+    its connection from the address is closed and its door refuses it."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    idle = clients(b.port).connected()
+    idle.register("rita")
+    cluster = harness._PG["cluster"]
+    cluster.psql("ALTER DATABASE warren ALLOW_CONNECTIONS false")
+    try:
+        cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE application_name = 'warrend listener'")
+        b.wait_log(r"node events: connection for other nodes' events lost")
+        pos = len(b.log())
+        out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
+        assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
+        time.sleep(2.5)  # b tried to listen again, and could not
+        assert not re.search(LISTENING, b.log()[pos:]), b.log()[pos:]
+        assert "bans read again" not in b.log()
+    finally:
+        cluster.psql("ALTER DATABASE warren ALLOW_CONNECTIONS true")
+    b.wait_log(LISTENING, timeout=10)
+    idle.wait_for("Connections from your address are refused.", timeout=5)
+    idle.wait_exit(timeout=5)
+    b.wait_log(r"bans read again after another node's change: 1")
+    assert b"Connections from your address are refused." in door_says(b)
