@@ -237,8 +237,8 @@ void notify_send_chat(server_t *s, int64_t game, int64_t seq, const char *name, 
                       size_t n)
 {
     notify_event_t ev = {.kind = NOTIFY_CHAT, .to = "*", .a = game, .b = seq};
-    if (!lease_on(s) || n == 0 || n > NOTIFY_TEXT_MAX || !name_ok(name))
-        return;
+    if (!lease_on(s) || game <= 0 || n == 0 || n > NOTIFY_TEXT_MAX || !name_ok(name))
+        return; /* a hosted game (id 0) runs on one node only and is watched there */
     snprintf(ev.from, sizeof ev.from, "%s", s->cfg.node);
     snprintf(ev.name, sizeof ev.name, "%s", name);
     memcpy(ev.text, text, n);
@@ -269,6 +269,8 @@ static void heard_on_loop(server_t *k, void *ud)
 /* Each loop looks for the game: home's mirror, or the loop it runs on. */
 static void chat_heard(server_t *home, const notify_event_t *ev)
 {
+    if (ev->a <= 0) /* never a game's id: hosted games' sessions have 0 */
+        return;
     for (int i = 0; i < shard_count(home); i++) {
         heard_t *h = malloc(sizeof *h);
         if (!h)

@@ -70,7 +70,8 @@ void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64
 /* A chat line said here in game (chat.c), for the other nodes' viewers of
  * it: seq tells two equal lines apart (PostgreSQL folds equal
  * notifications of one transaction into one). No-op when leases are
- * off. The game's loop. */
+ * off, and for a hosted game (game 0: never watched elsewhere). The
+ * game's loop. */
 void notify_send_chat(server_t *s, int64_t game, int64_t seq, const char *name, const char *text,
                       size_t n);
 
