@@ -284,9 +284,8 @@ void cmd_bans(ctl_t *c, char *arg)
 
 /* ---- end ------------------------------------------------------------------------------- */
 
-/* ---- end of a game another node runs ----------------------------------------- */
-
-/* What the node running it answered (nodeend.h). */
+/* A game no loop here runs may run at the node holding its lease, which
+ * is asked (nodeend.h); what it answered: */
 static void ended_there(void *ud, nodeend_result_t result)
 {
     ctl_t *c = ud;
@@ -301,7 +300,10 @@ static void ended_there(void *ud, nodeend_result_t result)
         char why[160];
         snprintf(why, sizeof why, "node %s did not answer; game %lld may still run there",
                  c->end_node, (long long)c->game);
-        ctl_finish(c, result == NODEEND_SILENT ? why : "out of memory");
+        if (result != NODEEND_SILENT)
+            snprintf(why, sizeof why, "node %s runs game %lld; this node could not ask it to end",
+                     c->end_node, (long long)c->game);
+        ctl_finish(c, why);
     }
     ctl_unref(c);
 }

@@ -55,10 +55,11 @@ static struct nodeends *ends_of(server_t *home)
 void nodeend_ask(server_t *home, const char *node, int64_t game, int64_t user, nodeend_cb cb,
                  void *ud)
 {
-    struct nodeends *e = ends_of(home);
+    struct nodeends *e = home->lease.notify ? ends_of(home) : NULL; /* stopped: none */
     wait_t *w = e ? calloc(1, sizeof *w) : NULL;
     if (!w) {
-        log_error("end of game=%lld at node %s: out of memory", (long long)game, node);
+        log_error("end of game=%lld at node %s: not asked (stopping, or out of memory)",
+                  (long long)game, node);
         return cb(ud, NODEEND_FAILED); /* the one answer given at once: nothing to wait on */
     }
     *w = (wait_t){.game = game, .cb = cb, .ud = ud};

@@ -18,11 +18,11 @@ typedef enum {
     NODEEND_ENDED,  /* node ended the game */
     NODEEND_NONE,   /* node has no such game (it ended, or moved, meanwhile) */
     NODEEND_SILENT, /* no answer within NODEEND_WAIT_MS */
-    NODEEND_FAILED, /* this node stops, or is out of memory */
+    NODEEND_FAILED, /* not asked, or no answer awaited: this node stops, or out of memory */
 } nodeend_result_t;
 
 /* cb(ud, result) once, on home, after the answer (inside this call only
- * when out of memory). */
+ * when it cannot ask: the listener stopped, or out of memory). */
 typedef void (*nodeend_cb)(void *ud, nodeend_result_t result);
 /* Asks node to end game, user's live game there. */
 void nodeend_ask(server_t *home, const char *node, int64_t game, int64_t user, nodeend_cb cb,

@@ -426,6 +426,15 @@ def test_an_admin_end_at_one_node_ends_the_game_at_the_other(nodes, clients, bin
     assert rc != 0 and "no live game" in err, (rc, out, err)
     rc, out, err = admin_rc(bindir, a, "end", "nobody")
     assert rc != 0 and "no such account" in err, (rc, out, err)
+    # a node that does not answer (paused) is named, and the game with it
+    t2, other = playing(b, clients, "rolf")
+    b.proc.send_signal(signal.SIGSTOP)
+    try:
+        rc, out, err = admin_rc(bindir, a, "end", "rolf")
+    finally:
+        b.proc.send_signal(signal.SIGCONT)
+    assert rc != 0 and f"node b did not answer; game {other['game']} may still run there" in err, \
+        (rc, out, err)
 
 
 LISTENING = r"node events: listening again(?! in)"
