@@ -333,12 +333,14 @@ static void on_readable(uv_poll_t *p, int status, int events)
 
 /* Listening again after a gap: what the events of the gap would have
  * changed is read from the rows instead (those sent from now on are
- * heard), so a ban or mute made meanwhile holds here and mail left for
- * someone at the menu shows. */
+ * heard), so a ban or mute made meanwhile holds here, an account deleted
+ * or locked is sent off and mail left for someone at the menu shows. A
+ * plain kick of the gap leaves no row: it is not repeated. */
 static void catch_up(server_t *home)
 {
-    log_info("node events: listening again; bans, mutes and waiting mail read again");
+    log_info("node events: listening again; bans, mutes, accounts and waiting mail read again");
     moderation_changed_elsewhere(home, "*", 0, 0);
+    moderation_recheck_accounts(home);
     HOOKS_CALL(home->hooks->mail_left, home, 0);
 }
 

@@ -10,8 +10,9 @@ runs every game and there are no leases).
   play on undisturbed;
 - a dead node's games are restored by a running one once their leases
   lapse, before their players come back;
-- bans, kicks and mail notices made at one node reach the other, and a
-  ban made while a node's listener is down holds there once it is back;
+- bans, kicks, locks and mail notices made at one node reach the other,
+  and a ban, lock or delete made while a node's listener is down holds
+  there once it is back;
 - the administrator's end of a game the other node runs is carried out
   there, and says so;
 - takeover: a player who logs in at one node while the other runs the game
@@ -26,6 +27,7 @@ runs every game and there are no leases).
   database, its player is told and disconnected (one who types nothing
   too, found out by the node's check of its leases), and the journal holds
   exactly the keys the new node answered after the old one's."""
+import contextlib
 import re
 import signal
 import socket
@@ -440,15 +442,10 @@ def test_an_admin_end_at_one_node_ends_the_game_at_the_other(nodes, clients, bin
 LISTENING = r"node events: listening again(?! in)"
 
 
-def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, clients, bindir):
-    """b's listener is cut and cannot connect again for a while (the
-    database takes no new connections); a ban made at a meanwhile is
-    heard by nobody at b. Once b listens again it reads the bans anew:
-    its connection from the address is closed and its door refuses it."""
-    a = nodes("a")
-    b = nodes("b", share=a)
-    idle = clients(b.port).connected()
-    idle.register("rita")
+@contextlib.contextmanager
+def listeners_down(b):
+    """Every node's listener cut, and kept from connecting again (the
+    database takes no new connections) for the block; b has noticed."""
     cluster = harness._PG["cluster"]
     cluster.psql("ALTER DATABASE warren ALLOW_CONNECTIONS false")
     try:
@@ -456,15 +453,55 @@ def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, client
                      "WHERE application_name = 'warrend listener'")
         b.wait_log(r"node events: connection for other nodes' events lost")
         pos = len(b.log())
-        out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
-        assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
+        yield
         time.sleep(2.5)  # b tried to listen again, and could not
         assert not re.search(LISTENING, b.log()[pos:]), b.log()[pos:]
-        assert "bans read again" not in b.log()
     finally:
         cluster.psql("ALTER DATABASE warren ALLOW_CONNECTIONS true")
     b.wait_log(LISTENING, timeout=10)
+
+
+def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, clients, bindir):
+    """b's listener is cut and cannot connect again for a while; a ban
+    made at a meanwhile is heard by nobody at b. Once b listens again it
+    reads the bans anew: its connection from the address is closed and
+    its door refuses it."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    idle = clients(b.port).connected()
+    idle.register("rita")
+    with listeners_down(b):
+        out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
+        assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
     idle.wait_for("Connections from your address are refused.", timeout=5)
     idle.wait_exit(timeout=5)
     b.wait_log(r"bans read again after another node's change: 1")
     assert b"Connections from your address are refused." in door_says(b)
+
+
+def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clients, bindir):
+    """A lock at a reaches b's connection of the account; one locked, and
+    one deleted, while b's listener is down are sent off once it is back:
+    b reads the accounts of its connections again."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("sam")
+    assert "sam locked" in admin(bindir, a, "lock", "sam")
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
+    locked, deleted, kept = (clients(b.port).connected() for _ in range(3))
+    locked.register("tom")
+    deleted.register("uma")
+    kept.register("val")
+    with listeners_down(b):
+        assert "tom locked" in admin(bindir, a, "lock", "tom")
+        assert "deleted uma" in admin(bindir, a, "delete", "uma", "--yes")
+    for gone in (locked, deleted):
+        gone.wait_for("You were disconnected by the administrator.", timeout=5)
+        gone.wait_exit(timeout=5)
+    for name in ("tom", "uma"):
+        assert re.search(rf"closed conn=\d+ user={name} \(account deleted or locked at another "
+                         rf"node\)", b.log()), b.log()[-2000:]
+    kept.pump(quiet=0.5)
+    assert not kept.eof and "disconnected" not in kept.text()
