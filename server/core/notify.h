@@ -7,17 +7,18 @@
  * and two ids; the receiver reads the rows they name. A chat line is the
  * one event that carries its words: "chat * FROM GAME SEQ NAME TEXT",
  * TEXT percent-encoded (every byte but printable ASCII other than '%'),
- * so a payload stays one line of ASCII under DB_NOTIFY_PAYLOAD_MAX. Events a node sends
- * reach it too; it skips those, and those for another node. What a kind does runs on the home loop (a game's on the
- * loop that holds it: shard_post).
+ * so a payload stays one line of ASCII under DB_NOTIFY_PAYLOAD_MAX.
+ * Events a node sends reach it too; it skips those (a chat line is shown
+ * once where it is said), and those for another node. What a kind does
+ * runs on the home loop (a game's on the loop that holds it: shard_post).
  *
  * The listener's connection, lost (a restart, a failover), is made again
  * every second off the loop (libuv's thread pool) until it works; events
  * sent meanwhile are not heard, so a sender that waits on one sends it
  * again (session_load.c's takeover does), and once the listener is back
  * the node reads again what it keeps of the others' events (the bans and
- * mutes; mail waiting for those at the menu), so a ban made meanwhile
- * holds here too.
+ * mutes, its connections' accounts, mail waiting for those at the menu),
+ * so a ban made meanwhile holds here too. Chat lines of the gap are lost.
  *
  * SQLite (one node): nothing is started, notify_send does nothing.
  * Home loop only, except notify_send (any loop, on its own db handle). */
