@@ -1,7 +1,7 @@
 /* db_listen — PostgreSQL's LISTEN/NOTIFY between the nodes that share one
  * database (lease.h): small events (a game wanted elsewhere, a ban, a chat
  * line, a mail) that other nodes must hear at once. A payload carries ids
- * only; a receiver reads the rows it names.
+ * (a receiver reads the rows they name) or, for a chat line, its words.
  *
  * Sending (db_notify) is queued like any write, on the writer's
  * connection: PostgreSQL delivers a notification when its transaction
@@ -19,7 +19,7 @@
 #include "db.h"
 
 #define DB_NOTIFY_CHANNEL     "warren"
-#define DB_NOTIFY_PAYLOAD_MAX 200 /* bytes; PostgreSQL allows 8000 */
+#define DB_NOTIFY_PAYLOAD_MAX 1024 /* bytes (a chat line fits); PostgreSQL allows 8000 */
 
 typedef struct db_listen db_listen_t;
 

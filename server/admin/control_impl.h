@@ -31,6 +31,8 @@ struct ctl {
     char game_name[DB_NAME_MAX];                /* delete, rename: the account's (db.h) */
     char net[MOD_NET_MAX];                      /* ban, unban */
     int64_t until;                              /* ban, mute: Unix seconds, 0 = until lifted */
+    int64_t game;                               /* end: a game another node runs, and which */
+    char end_node[64];
 };
 
 /* Sends what was collected in c->out plus "ok" or "error: MSG", then closes. */

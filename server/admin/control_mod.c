@@ -8,9 +8,11 @@
 #include <string.h>
 #include <time.h>
 #include "control_impl.h"
+#include "lease.h"
 #include "log.h"
 #include "menu.h"
 #include "moderation.h"
+#include "nodeend.h"
 #include "session.h"
 #include "shard.h"
 #include "webgw.h"
@@ -282,9 +284,62 @@ void cmd_bans(ctl_t *c, char *arg)
 
 /* ---- end ------------------------------------------------------------------------------- */
 
+/* A game no loop here runs may run at the node holding its lease, which
+ * is asked (nodeend.h); what it answered: */
+static void ended_there(void *ud, nodeend_result_t result)
+{
+    ctl_t *c = ud;
+    if (result == NODEEND_ENDED) {
+        log_info("admin: end user=%s game=%lld node=%s", c->name, (long long)c->game, c->end_node);
+        buf_printf(&c->out, "ended game %lld of %s on node %s as abandoned; its record is kept\n",
+                   (long long)c->game, c->name, c->end_node);
+        ctl_finish(c, NULL);
+    } else if (result == NODEEND_NONE) {
+        ctl_finish(c, "no live game");
+    } else {
+        char why[160];
+        snprintf(why, sizeof why, "node %s did not answer; game %lld may still run there",
+                 c->end_node, (long long)c->game);
+        if (result != NODEEND_SILENT)
+            snprintf(why, sizeof why, "node %s runs game %lld; this node could not ask it to end",
+                     c->end_node, (long long)c->game);
+        ctl_finish(c, why);
+    }
+    ctl_unref(c);
+}
+
+/* The node holding the live game's lease: asked to end it there. */
+static void on_end_holder(void *ud, int status, const char *node, size_t len)
+{
+    ctl_t *c = ud;
+    if (status != DB_OK || strcmp(node, c->srv->cfg.node) == 0 || len >= sizeof c->end_node) {
+        ctl_finish(c, status == DB_OK || status == DB_ENOTFOUND ? "no live game"
+                                                                : db_msg(c->srv, status));
+        return ctl_unref(c);
+    }
+    snprintf(c->end_node, sizeof c->end_node, "%s", node);
+    nodeend_ask(c->srv, c->end_node, c->game, c->user_id, ended_there, c);
+}
+
+static void on_end_live(void *ud, int status, const db_game_t *g)
+{
+    ctl_t *c = ud;
+    if (status != DB_OK) {
+        ctl_finish(c, status == DB_ENOTFOUND ? "no live game" : db_msg(c->srv, status));
+        return ctl_unref(c);
+    }
+    c->game = g->id;
+    db_lease_holder(c->srv->db, g->id, on_end_holder, c);
+}
+
 static void ended(ctl_t *c, int n, int64_t id)
 {
     (void)n;
+    if (!id && lease_on(c->srv)) { /* not here: perhaps at the node holding its lease */
+        c->refs++;
+        db_game_live_of_user(c->srv->db, c->user_id, on_end_live, c);
+        return;
+    }
     if (!id) {
         ctl_finish(c, "no live game");
         return;

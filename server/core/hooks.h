@@ -70,6 +70,10 @@ typedef struct hooks {
     void (*watcher_draw)(session_t *s, conn_t *c, screen_t *scr);
     /* the footer line below the game; false when unchanged and not forced */
     bool (*watcher_footer)(session_t *s, conn_t *c, char *out, size_t n, bool force);
+    /* ---- providers: chat (screens/chat.c) ---- */
+    /* A line said at another node (notify.h) about s, a game here or a
+     * mirror of one: from (an account's name) said text (n bytes). */
+    void (*chat_heard)(session_t *s, const char *from, const char *text, size_t n);
     /* ---- providers: a game's end (screens/gameover.c) ---- */
     /* Its n viewers, taken off the game, see its last screen (end says
      * how it went); NULL or false: the core tells them in one line. */
@@ -98,7 +102,8 @@ typedef struct hooks {
     /* Home: an account's password changed; its web sessions other than
      * keep_hash's (NULL: all) end (web/webgw.c). */
     void (*password_changed[HOOKS_MAX])(server_t *srv, int64_t user_id, const char *keep_hash);
-    /* Home: mail was left for an account (a terminal at the menu shows it). */
+    /* Home: mail was left for an account (a terminal at the menu shows
+     * it); user_id 0: for anyone (mail may have come unheard). */
     void (*mail_left[HOOKS_MAX])(server_t *srv, int64_t user_id);
 
     bool full; /* an observer found its list full: main.c refuses to start */

@@ -55,6 +55,7 @@ typedef struct {
     bool checking;         /* a check of this loop's games is on its way */
     uint64_t check_ms;     /* when it was asked (now_ms) */
     struct notify *notify; /* home: the listener for other nodes' events (notify.c) */
+    struct nodeends *ends; /* home: admin's ends asked of other nodes (nodeend.c) */
     int lapsed_runs;       /* home: loops restoring lapsed games now (lease_lapsed_done) */
 } lease_t;
 

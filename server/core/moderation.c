@@ -345,6 +345,44 @@ static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t 
     shards_unlock_all(home);
     fresh->mutes = old;
     moderation_free(fresh);
+    log_info("mutes read again after another node's change: %zu", n);
+}
+
+/* A logged-in conn's account, read again: deleted or locked meanwhile at
+ * another node (a kick this node did not hear), the conn is told and
+ * closed as a kick's would be. */
+static void on_account_again(void *ud, int status, const db_user_t *u)
+{
+    conn_t *c = ud;
+    bool gone = status == DB_ENOTFOUND || (status == DB_OK && u->locked);
+    if (gone && c->user_id && !c->closing) {
+        log_info("closed conn=%llu user=%s (account deleted or locked at another node)",
+                 (unsigned long long)c->id, c->user);
+        conn_tell_close(
+            c, "\033[m\033[H\033[2J\033[?25hYou were disconnected by the administrator.\r\n",
+            "kicked");
+    }
+    conn_unref(c);
+}
+
+static void recheck_loop(server_t *k, void *ud)
+{
+    (void)ud;
+    LIST_EACH (it, &k->conns) {
+        conn_t *x = LIST_ITEM(it, conn_t, node);
+        if (x->user_id && !x->closing) {
+            conn_ref(x);
+            db_user_by_id(k->db, x->user_id, on_account_again, x);
+        }
+    }
+}
+
+void moderation_recheck_accounts(server_t *home)
+{
+    recheck_loop(home, NULL);
+    for (int i = 1; i < shard_count(home); i++)
+        if (shard_post(shard_at(home, i), recheck_loop, NULL) != 0)
+            log_error("loop %d stopped: its accounts not read again", i);
 }
 
 void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int64_t b)

@@ -49,6 +49,11 @@ void moderation_changed_elsewhere(server_t *home, const char *to, int64_t a, int
  * is told and closed (its game kept for it, its lease let go). */
 void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id, int64_t b);
 
+/* Home, after a gap in hearing other nodes (notify.c): every logged-in
+ * connection's account read again, and those deleted or locked meanwhile
+ * told and closed, as a kick would have done. One read per connection. */
+void moderation_recheck_accounts(server_t *home);
+
 /* "30m", "2h", "7d", "90s" or plain seconds: 0 and *secs, else -1. */
 int moderation_parse_duration(const char *text, int64_t *secs);
 

@@ -7,6 +7,7 @@
 #include "json.h"
 #include "log.h"
 #include "moderation.h"
+#include "notify.h"
 #include "playkeys.h"
 #include "server.h"
 #include "session.h"
@@ -14,6 +15,8 @@
 #define CHAT_KEEP 4 /* lines kept (the strip shows the fresh ones) */
 #define NOTICE_MS 8000
 #define STRIP_W   56 /* widest strip, in cells */
+
+_Static_assert(CHAT_MAX <= NOTIFY_TEXT_MAX, "a chat line fits in a node event");
 
 typedef struct {
     char from[32];
@@ -29,6 +32,7 @@ struct chatlog {
     uint64_t notice_end; /* uv_now ms */
     int drawn;           /* strip rows last drawn: chat_tick redraws when fewer are due */
     bool typing;         /* the player writes a line (chat_start_line) */
+    int64_t said;        /* lines said here, for other nodes to tell equal ones apart */
     char line[CHAT_MAX + 1];
     size_t len;
     session_t *sess;   /* whose */
@@ -60,14 +64,14 @@ static void chat_send_web(session_t *s, const char *json, size_t len)
         conn_write_text(LIST_ITEM(it, conn_t, wnode), json, len);
 }
 
-static void send_json_line(session_t *s, const conn_t *from, const char *text, size_t n)
+static void send_json_line(session_t *s, const char *from, bool player, const char *text, size_t n)
 {
     buf_t b;
     buf_init(&b);
     buf_puts(&b, "{\"t\":\"chat\",\"from\":");
-    json_put_string(&b, from->user, strlen(from->user));
+    json_put_string(&b, from, strlen(from));
     buf_puts(&b, ",\"player\":");
-    buf_puts(&b, from == s->player ? "true" : "false");
+    buf_puts(&b, player ? "true" : "false");
     buf_puts(&b, ",\"text\":");
     json_put_string(&b, text, n);
     buf_putc(&b, '}');
@@ -105,6 +109,32 @@ void chat_state_send(session_t *s)
     chat_send_web(s, m, (size_t)n);
 }
 
+/* The line (clean: n bytes, no control characters) from an account
+ * (its game's player or not) to s's viewers here: browsers get it, the
+ * strip shows it. */
+static void deliver(session_t *s, const char *from, bool player, const char *clean, size_t n)
+{
+    send_json_line(s, from, player, clean, n);
+    chatlog_t *log = log_of(s);
+    if (!log)
+        return;
+    chat_entry_t *e = &log->lines[log->next];
+    log->next = (log->next + 1) % CHAT_KEEP;
+    snprintf(e->from, sizeof e->from, "%s", from);
+    memcpy(e->text, clean, n);
+    e->text[n] = '\0';
+    e->at = now_ms(s->srv);
+    session_redraw(s);
+}
+
+/* text (n bytes) without control characters into clean (n + 1 bytes). */
+static void clean_line(char *clean, const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        clean[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? ' ' : text[i];
+    clean[n] = '\0';
+}
+
 const char *chat_say(conn_t *from, const char *text, size_t n)
 {
     session_t *s = from->sess;
@@ -112,22 +142,23 @@ const char *chat_say(conn_t *from, const char *text, size_t n)
     if (why)
         return why;
     char clean[CHAT_MAX + 1];
-    for (size_t i = 0; i < n; i++) /* text only: no control characters */
-        clean[i] = (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? ' ' : text[i];
-    clean[n] = '\0';
+    clean_line(clean, text, n);
     if (n == 0)
         return NULL;
-    send_json_line(s, from, clean, n);
-    chatlog_t *log = log_of(s);
-    if (log) {
-        chat_entry_t *e = &log->lines[log->next];
-        log->next = (log->next + 1) % CHAT_KEEP;
-        snprintf(e->from, sizeof e->from, "%s", from->user);
-        memcpy(e->text, clean, n + 1);
-        e->at = now_ms(from->srv);
-        session_redraw(s);
-    }
+    deliver(s, from->user, from == s->player, clean, n);
+    /* and to the game's viewers at other nodes (this one skips its own) */
+    notify_send_chat(from->srv, s->game_id, s->chat ? ++s->chat->said : 0, from->user, clean, n);
     return NULL;
+}
+
+void chat_heard(session_t *s, const char *from, const char *text, size_t n)
+{
+    bool player = strcmp(from, s->user) == 0;
+    char clean[CHAT_MAX + 1];
+    if (n == 0 || n > CHAT_MAX || (s->chat_off && !player)) /* the player here turned it off */
+        return;
+    clean_line(clean, text, n);
+    deliver(s, from, player, clean, n);
 }
 
 /* ---- the strip ------------------------------------------------------------------- */

@@ -12,6 +12,10 @@
  *   who is watching (a notice in the strip)
  *   chat: strip shown -> strip hidden -> chat off -> shown
  *
+ * With several nodes (notify.h) a line said here goes to the game's
+ * viewers at the other nodes too (its own node or the nodes mirroring
+ * it), checked only here: muted, rate-limited, chat off where it is said.
+ *
  * The log (struct chatlog) is the session's, made on the first line and
  * freed with it (chat_free). Loop thread only. */
 #ifndef WARREN_CHAT_H
@@ -31,6 +35,9 @@ typedef struct chatlog chatlog_t;
  * long, the player turned chat off, muted by the administrator. Rate
  * limits are the caller's. */
 const char *chat_say(conn_t *from, const char *text, size_t n);
+/* hooks_t.chat_heard: a line said at another node, shown here (unless
+ * the player here turned chat off and from is not the player). */
+void chat_heard(session_t *s, const char *from, const char *text, size_t n);
 /* chat_say's checks alone (for a rate limit that comes after them). */
 const char *chat_check(const conn_t *from, size_t n);
 /* The same, told what the game says: from views one (viewing), whose chat

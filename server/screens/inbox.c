@@ -9,7 +9,7 @@ void inbox_notify(server_t *srv, int64_t user)
 {
     LIST_EACH (it, &srv->conns) {
         conn_t *c = LIST_ITEM(it, conn_t, node);
-        if (!c->closing && c->user_id == user && menu_at_main(c))
+        if (!c->closing && c->user_id && (c->user_id == user || !user) && menu_at_main(c))
             inbox_show(c);
     }
 }

@@ -9,7 +9,7 @@
 /* A terminal at the main menu: its unseen mail, if any, as a notice. */
 void inbox_show(conn_t *c);
 /* hooks_t.mail_left: mail came for user; its terminals at the main menu
- * show it now. */
+ * show it now (user 0: every logged-in terminal there, if it has some). */
 void inbox_notify(server_t *srv, int64_t user);
 
 #endif

@@ -41,6 +41,7 @@ void screens_hooks(hooks_t *h)
     h->watcher_draw = watch_draw;
     h->watcher_footer = watch_footer;
     h->game_over = gameover_show;
+    h->chat_heard = chat_heard;
     /* Warren's own keys first, even while a chat line is typed */
     HOOKS_ADD(h, player_key, playkeys_take);
     HOOKS_ADD(h, player_key, chat_typing_key);

@@ -1,16 +1,18 @@
 /* Fuzz target: an event between nodes as another node's NOTIFY payload
  * brings it (notify.h): notify_parse accepts only "KIND TO FROM A B" with
- * a known kind and good node names, and what it accepts is text that fits
- * its fields. */
+ * a known kind and good node names, plus " NAME TEXT" for a chat line;
+ * what it accepts is text that fits its fields, and notify_format writes
+ * it back byte for byte. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "db_listen.h"
 #include "notify.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char payload[256];
+    char payload[DB_NOTIFY_PAYLOAD_MAX + 64];
     size_t n = size < sizeof payload - 1 ? size : sizeof payload - 1;
     memcpy(payload, data, n);
     payload[n] = 0;
@@ -22,5 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (strchr(payload, '\n') || strstr(payload, "  "))
         abort(); /* one line, single spaces */
+    if (ev.text_len > NOTIFY_TEXT_MAX || strlen(ev.name) >= sizeof ev.name)
+        abort();
+    for (size_t i = 0; i < ev.text_len; i++)
+        if ((unsigned char)ev.text[i] < 0x20 || ev.text[i] == 0x7f)
+            abort(); /* a chat line never carries control characters */
+    char again[sizeof payload];
+    if (notify_format(&ev, again, sizeof again) < 0 || strcmp(again, payload) != 0)
+        abort(); /* one way to write each event */
     return 0;
 }

@@ -10,7 +10,11 @@ runs every game and there are no leases).
   play on undisturbed;
 - a dead node's games are restored by a running one once their leases
   lapse, before their players come back;
-- bans, kicks and mail notices made at one node reach the other;
+- bans, kicks, locks and mail notices made at one node reach the other,
+  and a ban, lock or delete made while a node's listener is down holds
+  there once it is back;
+- the administrator's end of a game the other node runs is carried out
+  there, and says so;
 - takeover: a player who logs in at one node while the other runs the game
   gets it there at once: the other is asked (LISTEN/NOTIFY), saves it, lets
   its lease go and tells its player, whose connection it closes;
@@ -23,6 +27,7 @@ runs every game and there are no leases).
   database, its player is told and disconnected (one who types nothing
   too, found out by the node's check of its leases), and the journal holds
   exactly the keys the new node answered after the old one's."""
+import contextlib
 import re
 import signal
 import socket
@@ -31,6 +36,7 @@ import time
 
 import pytest
 
+import harness
 from harness import CTRL_X, ON_PG, PW, Daemon, hook, program, replay, stored_hook
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -80,6 +86,14 @@ def admin(bindir, d, *args):
                        text=True, timeout=60, cwd=d.dir)
     assert r.returncode == 0, r.stderr
     return r.stdout
+
+
+def admin_rc(bindir, d, *args):
+    """warren-admin's exit code, output and errors from d's control socket."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
+                       text=True, timeout=60, cwd=d.dir)
+    return r.returncode, r.stdout, r.stderr
 
 
 def play_on(d, t, name, deadline_s=30):
@@ -394,3 +408,100 @@ def test_an_account_deleted_at_one_node_is_sent_off_the_other(nodes, clients, bi
     t.wait_for("You were disconnected by the administrator.", timeout=5)
     t.wait_exit(timeout=5)
     b.wait_log(r"closed conn=\d+ user=pia \(kicked at another node\)")
+
+
+def test_an_admin_end_at_one_node_ends_the_game_at_the_other(nodes, clients, bindir):
+    """warren-admin end at a, of a game b runs: b ends it as abandoned (its
+    player told), and a's answer names b; then, and for an account with
+    no live game, the answer is that there is none."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t, before = playing(b, clients, "quin", "hjkl")
+    game = before["game"]
+    out = admin(bindir, a, "end", "quin")
+    assert f"ended game {game} of quin on node b as abandoned" in out, out
+    t.wait_for("The game was ended by the administrator.", timeout=5)
+    b.wait_log(rf"end of game={game} asked by node a: ended")
+    assert a.db_rows("SELECT state FROM games WHERE id = ?", game) == [("broken",)]
+    assert holder(a, game) is None
+    rc, out, err = admin_rc(bindir, a, "end", "quin")
+    assert rc != 0 and "no live game" in err, (rc, out, err)
+    rc, out, err = admin_rc(bindir, a, "end", "nobody")
+    assert rc != 0 and "no such account" in err, (rc, out, err)
+    # a node that does not answer (paused) is named, and the game with it
+    t2, other = playing(b, clients, "rolf")
+    b.proc.send_signal(signal.SIGSTOP)
+    try:
+        rc, out, err = admin_rc(bindir, a, "end", "rolf")
+    finally:
+        b.proc.send_signal(signal.SIGCONT)
+    assert rc != 0 and f"node b did not answer; game {other['game']} may still run there" in err, \
+        (rc, out, err)
+
+
+LISTENING = r"node events: listening again(?! in)"
+
+
+@contextlib.contextmanager
+def listeners_down(b):
+    """Every node's listener cut, and kept from connecting again (the
+    database takes no new connections) for the block; b has noticed."""
+    cluster = harness._PG["cluster"]
+    cluster.psql("ALTER DATABASE warren ALLOW_CONNECTIONS false")
+    try:
+        cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                     "WHERE application_name = 'warrend listener'")
+        b.wait_log(r"node events: connection for other nodes' events lost")
+        pos = len(b.log())
+        yield
+        time.sleep(2.5)  # b tried to listen again, and could not
+        assert not re.search(LISTENING, b.log()[pos:]), b.log()[pos:]
+    finally:
+        cluster.psql("ALTER DATABASE warren ALLOW_CONNECTIONS true")
+    b.wait_log(LISTENING, timeout=10)
+
+
+def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, clients, bindir):
+    """b's listener is cut and cannot connect again for a while; a ban
+    made at a meanwhile is heard by nobody at b. Once b listens again it
+    reads the bans anew: its connection from the address is closed and
+    its door refuses it."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    idle = clients(b.port).connected()
+    idle.register("rita")
+    with listeners_down(b):
+        out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
+        assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
+    idle.wait_for("Connections from your address are refused.", timeout=5)
+    idle.wait_exit(timeout=5)
+    b.wait_log(r"bans read again after another node's change: 1")
+    assert b"Connections from your address are refused." in door_says(b)
+
+
+def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clients, bindir):
+    """A lock at a reaches b's connection of the account; one locked, and
+    one deleted, while b's listener is down are sent off once it is back:
+    b reads the accounts of its connections again."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("sam")
+    assert "sam locked" in admin(bindir, a, "lock", "sam")
+    t.wait_for("You were disconnected by the administrator.", timeout=5)
+    t.wait_exit(timeout=5)
+    locked, deleted, kept = (clients(b.port).connected() for _ in range(3))
+    locked.register("tom")
+    deleted.register("uma")
+    kept.register("val")
+    with listeners_down(b):
+        assert "tom locked" in admin(bindir, a, "lock", "tom")
+        assert "deleted uma" in admin(bindir, a, "delete", "uma", "--yes")
+    for gone in (locked, deleted):
+        gone.wait_for("You were disconnected by the administrator.", timeout=5)
+        gone.wait_exit(timeout=5)
+    for name in ("tom", "uma"):
+        assert re.search(rf"closed conn=\d+ user={name} \(account deleted or locked at another "
+                         rf"node\)", b.log()), b.log()[-2000:]
+    kept.pump(quiet=0.5)
+    assert not kept.eof and "disconnected" not in kept.text()

@@ -4,7 +4,9 @@
 plays on node a, watches it through the stream (the rows a's player sees,
 each change as it comes), and is sent back to b's menu, told, when the
 game ends on a, or when its player takes the game over at b; b keeps
-serving."""
+serving. Spectator chat crosses too: a line said at either node reaches
+the game's viewers at both, once each, in the order said."""
+import json
 import re
 import signal
 import socket
@@ -13,11 +15,12 @@ import time
 
 import pytest
 
-from harness import ON_PG, WS, Daemon, Web, free_port
+from harness import ON_PG, PW, WS, Daemon, Web, free_port
 from players import quit_game
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 SECRET = "peer-secret-1"
+CTRL_E = "\x05"
 
 
 @pytest.fixture
@@ -183,6 +186,67 @@ def test_watcher_leaving_stops_the_stream_and_a_lost_node_is_told(pair, clients)
     w.wait_for("Your choice")
     b.wait_log(r"peer link a \(127\.0\.0\.1\) closed")
     assert b.alive()
+
+
+def chats(ws, quiet=1.5):
+    """The chat messages (from, text, player) browser socket ws gets until
+    it is quiet for quiet seconds."""
+    got = []
+    ws.s.settimeout(quiet)
+    try:
+        while True:
+            op, p = ws.recv()
+            if op == 1 and (m := json.loads(p))["t"] == "chat":
+                got.append((m["from"], m["text"], m["player"]))
+    except socket.timeout:
+        return got
+
+
+def say(t, line):
+    """Telnet watcher t says line (':' opens the line)."""
+    t.send(":")
+    t.wait_for("Say:")
+    t.send(line + "\r")
+
+
+def test_chat_crosses_nodes_once_and_in_order(pair, clients, bindir):
+    """Lines a watcher at b says of a game played at a reach the player
+    at a and the browsers watching at a and at b, each once, in the order
+    said; the player's answer reaches b's watchers; a watcher muted (at a:
+    b hears of it) is refused at b and nothing of it reaches a."""
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("gina")
+    p.random_character("gina")
+    w = clients(b.port).connected()
+    w.register("hugo")
+    watch_from_list(w, "gina")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    web_a = WS(a.http, "/ws/watch/gina/warren")
+    web_b = WS(b.http, "/ws/watch/gina/warren")
+    a.wait_log(r"watch conn=\d+ user=gina game=\d+ watchers=1")
+    b.wait_log(r"watch conn=\d+ user=gina game=\d+ watchers=2")
+    for line in ("one", "two", "three"):
+        say(w, line)
+    p.wait_for("hugo: three")
+    said = [("hugo", x, False) for x in ("one", "two", "three")]
+    assert chats(web_a) == said  # at the game's node: once each, in order
+    assert chats(web_b) == said  # at the node it was said: not again from a
+    # the player answers: b's watchers read it, marked as the player's
+    p.send(CTRL_E)
+    p.wait_for("Say (Enter sends, Esc cancels):")
+    p.send("hi hugo \u2713 100%\r")
+    w.wait_for("gina: hi hugo \u2713 100%")
+    assert chats(web_b) == [("gina", "hi hugo \u2713 100%", True)]
+    assert chats(web_a) == [("gina", "hi hugo \u2713 100%", True)]
+    # muted at a: b reads the mutes again and refuses hugo's line there
+    from test_nodes import admin
+    assert "hugo may not chat" in admin(bindir, a, "mute", "hugo", "1h")
+    b.wait_log(r"mutes read again after another node's change: 1")
+    say(w, "let me talk")
+    w.wait_for("muted by the administrator")
+    assert chats(web_a) == [] and chats(web_b) == []
+    assert "let me talk" not in p.text()
 
 
 def hello_from_stranger(a, secret, then=b""):

@@ -1,6 +1,9 @@
 /* Unit tests: server/notify — the events one node sends the others
- * through PostgreSQL's NOTIFY: what notify_parse accepts and refuses. */
+ * through PostgreSQL's NOTIFY: what notify_parse accepts and refuses,
+ * and chat lines written by notify_format read back whole. */
 #include <check.h>
+#include <string.h>
+#include "db_listen.h"
 #include "notify.h"
 
 START_TEST(events_read_whole)
@@ -17,6 +20,49 @@ START_TEST(events_read_whole)
     ck_assert_int_eq(notify_parse("kick * a.example_1 -5 9223372036854775807", &ev), 0);
     ck_assert_int_eq(ev.a, -5);
     ck_assert_int_eq(notify_parse("mail * a 7 0", &ev), 0);
+    ck_assert_int_eq(notify_parse("end b a 7 3", &ev), 0);
+    ck_assert_int_eq(notify_parse("ended a b 7 1", &ev), 0);
+    ck_assert_int_eq(ev.text_len, 0);
+}
+END_TEST
+
+START_TEST(chat_lines_read_whole)
+{
+    notify_event_t ev;
+    ck_assert_int_eq(notify_parse("chat * node-b 12 3 wanda hi%20there%25%E2%9C%93!", &ev), 0);
+    ck_assert_str_eq(ev.kind, "chat");
+    ck_assert_int_eq(ev.a, 12);
+    ck_assert_int_eq(ev.b, 3);
+    ck_assert_str_eq(ev.name, "wanda");
+    ck_assert_str_eq(ev.text, "hi there%\xe2\x9c\x93!");
+    ck_assert_int_eq(ev.text_len, strlen("hi there%\xe2\x9c\x93!"));
+}
+END_TEST
+
+/* The longest line, every byte needing its escape, fits a payload, and
+ * comes back as it went. */
+START_TEST(chat_lines_round_trip)
+{
+    notify_event_t ev = {.kind = NOTIFY_CHAT,
+                         .to = "*",
+                         .a = 9223372036854775807LL,
+                         .b = -9223372036854775807LL,
+                         .text_len = NOTIFY_TEXT_MAX};
+    memset(ev.from, 'n', 63);
+    memset(ev.name, 'x', 31);
+    for (size_t i = 0; i < NOTIFY_TEXT_MAX; i++)
+        ev.text[i] = (char)(0x80 + i % 0x80);
+    char line[DB_NOTIFY_PAYLOAD_MAX];
+    int n = notify_format(&ev, line, sizeof line);
+    ck_assert_int_gt(n, 0);
+    ck_assert_int_lt(n, DB_NOTIFY_PAYLOAD_MAX);
+    notify_event_t back;
+    ck_assert_int_eq(notify_parse(line, &back), 0);
+    ck_assert_int_eq(back.text_len, NOTIFY_TEXT_MAX);
+    ck_assert_mem_eq(back.text, ev.text, NOTIFY_TEXT_MAX);
+    ck_assert_str_eq(back.name, ev.name);
+    ck_assert_int_eq(back.b, ev.b);
+    ck_assert_int_eq(notify_format(&ev, line, 100), -1); /* too small: refused, not cut */
 }
 END_TEST
 
@@ -37,7 +83,21 @@ START_TEST(anything_else_refused)
         "take b a 1x 2",                   /* a number and more */
         "take b a 1 99999999999999999999", /* out of range */
         "take b a - 2",
+        "take b a 01 2", /* a number notify_send would not write */
+        "take b a -0 2",
         "take b a 1 2\n",
+        "take b a 1 2 bob hi",       /* words for a kind without them */
+        "chat * a 1 2",              /* a chat line with no words */
+        "chat * a 1 2 bob",          /* no text */
+        "chat * a 1 2 bob ",         /* an empty text */
+        "chat * a 1 2 b/b hi",       /* not an account's name */
+        "chat * a 1 2 bob hi there", /* a space not written %20 */
+        "chat * a 1 2 bob %41",      /* a letter written escaped */
+        "chat * a 1 2 bob %e2",      /* lower-case hex */
+        "chat * a 1 2 bob %0A",      /* a control character */
+        "chat * a 1 2 bob %7F",
+        "chat * a 1 2 bob 100%", /* a lone '%' */
+        "chat * a 1 2 bob %4",
     };
     notify_event_t ev;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -51,6 +111,8 @@ Suite *suite_server_notify(void)
     TCase *t = tcase_create("notify");
     tcase_add_test(t, events_read_whole);
     tcase_add_test(t, anything_else_refused);
+    tcase_add_test(t, chat_lines_read_whole);
+    tcase_add_test(t, chat_lines_round_trip);
     suite_add_tcase(s, t);
     return s;
 }
