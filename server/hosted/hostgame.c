@@ -355,7 +355,6 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
     }
     if (hg->stopping) /* left while it started: hung up now, it goes on exit */
         return;
-    session_set_game_id(s, -(int64_t)ptyproc_pid(p)); /* live only: never a games row */
     ptyproc_set_output_rate(p, (uint64_t)s->srv->cfg.hosted_output_rate);
     int w, h;
     vtgrid_size(ptyproc_grid(p), &w, &h);
@@ -424,7 +423,9 @@ static void play(conn_t *c, const gamecfg_t *g)
     }
     char err[256] = "out of memory";
     hostgame_t *hg = calloc(1, sizeof *hg);
-    s = hg ? session_new(srv, 0, c->user_id, c->user, &backend_pty) : NULL;
+    /* its id from the start, for its whole life (lists and watchers find
+     * it by it): negative, never a games row's, never another's */
+    s = hg ? session_new(srv, -++srv->hosted_ids, c->user_id, c->user, &backend_pty) : NULL;
     if (!s) {
         free(hg);
         conn_menu(c, "The game cannot start now.");
