@@ -55,7 +55,7 @@ static void rc_fail_open(conn_t *c, const gamecfg_t *game, const char *err)
 {
     log_error("rc file user=%s game=%s: %s", c->user, game->id, err);
     char msg[240];
-    snprintf(msg, sizeof msg, "The rc file cannot be edited now: %s.", err);
+    snprintf(msg, sizeof msg, "The rc file cannot be edited: %s.", err);
     rcedit_free(c->menu->rc);
     c->menu->rc = NULL;
     c->menu->rc_busy = RC_IDLE;
