@@ -9,6 +9,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -684,14 +685,23 @@ def test_rc_editor_waits_for_no_slow_spawner(nethack, clients):
     name = unique_name("rcs")
     t.register(name)
     t.wait_for("Your choice")
+    web = Web(d.http)
+    web.session = web.register(unique_name("rcw"), "correct horse").session
+    page = {}
     with stopped(spawner):
         t.send("e", settle=False)
         t.wait_for("Loading your rc file of NetHack 3.6.6", timeout=5)
+        # the browser's page waits for the spawner too, holding up no one
+        th = threading.Thread(target=lambda: page.update(r=web.html("/options/nethack")))
+        th.start()
         a.send("x", settle=False)  # the other player's key is answered meanwhile
         a.wait_for("got 1: 78", timeout=3)
         text = t.wait_for("did not answer in time", timeout=20)  # SPAWNER_TIMEOUT_MS: 10 s
         assert "The rc file cannot be edited: the spawner did not" in text, text
         assert "Your choice" in text, text
+        th.join(timeout=20)
+    status, body = page["r"]
+    assert status == 500 and "the spawner did not answer in time" in body, (status, body)
     t.send("e")
     t.wait_for("Your rc file of NetHack 3.6.6")
     assert rc_path(d, name).read_text() == RC
