@@ -16,22 +16,22 @@ void hooks_hosted_play(conn_t *c, const gamecfg_t *g)
         conn_menu(c, "Hosted games are not available.");
 }
 
-int hooks_rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
-                  size_t errlen)
+int hooks_rc_load(server_t *srv, const gamecfg_t *g, const char *user, hooks_rc_fn *fn, void *ud,
+                  char *err, size_t errlen)
 {
     const hooks_hosted_t *h = srv->hooks->hosted;
     if (h)
-        return h->rc_load(srv, g, user, out, err, errlen);
+        return h->rc_load(srv, g, user, fn, ud, err, errlen);
     snprintf(err, errlen, "hosted games are not available");
     return -1;
 }
 
 int hooks_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text, size_t len,
-                  char *err, size_t errlen)
+                  hooks_rc_fn *fn, void *ud, char *err, size_t errlen)
 {
     const hooks_hosted_t *h = srv->hooks->hosted;
     if (h)
-        return h->rc_save(srv, g, user, text, len, err, errlen);
+        return h->rc_save(srv, g, user, text, len, fn, ud, err, errlen);
     snprintf(err, errlen, "hosted games are not available");
     return -1;
 }

@@ -39,14 +39,18 @@ typedef struct {
     bool player;
 } hooks_viewer_t;
 
+/* An rc file read (text: len bytes, borrowed for the call) or saved
+ * (text ""), or err why not: hooks_rc_load's and hooks_rc_save's answer. */
+typedef void hooks_rc_fn(void *ud, const char *text, size_t len, const char *err);
+
 /* Hosted games (hosted/hostgame.c): started from a menu or a page, and the
  * players' rc files the editors read and write (see hostgame.h). */
 typedef struct {
     void (*play)(conn_t *c, const gamecfg_t *g);
-    int (*rc_load)(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
-                   size_t errlen);
+    int (*rc_load)(server_t *srv, const gamecfg_t *g, const char *user, hooks_rc_fn *fn, void *ud,
+                   char *err, size_t errlen);
     int (*rc_save)(server_t *srv, const gamecfg_t *g, const char *user, const char *text,
-                   size_t len, char *err, size_t errlen);
+                   size_t len, hooks_rc_fn *fn, void *ud, char *err, size_t errlen);
 } hooks_hosted_t;
 
 typedef struct hooks {
@@ -130,13 +134,15 @@ typedef struct hooks {
 extern const hooks_t hooks_none;
 
 /* Through hooks_t.hosted, for the screens and the gateways: c plays the
- * hosted game g (see hostgame.h); the player's rc file of g read whole
- * into out, or replaced by text. Without hosted games: the menu with a
- * notice, or -1 with err. */
+ * hosted game g (see hostgame.h); the player's rc file of g read whole,
+ * or replaced by text, without waiting: 0 with the answer to come to fn
+ * on the home loop once (never within the call; the caller keeps ud
+ * alive until then), or -1 with err (fn is not called). Without hosted
+ * games: the menu with a notice, or -1 with err. */
 void hooks_hosted_play(conn_t *c, const gamecfg_t *g);
-int hooks_rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
-                  size_t errlen);
-int hooks_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text, size_t len,
+int hooks_rc_load(server_t *srv, const gamecfg_t *g, const char *user, hooks_rc_fn *fn, void *ud,
                   char *err, size_t errlen);
+int hooks_rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text, size_t len,
+                  hooks_rc_fn *fn, void *ud, char *err, size_t errlen);
 
 #endif

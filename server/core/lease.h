@@ -12,7 +12,9 @@
  * A game's lease is released when its player detaches (the session kept
  * here is taken up again only if no other node stored a row of it since:
  * session_load.c), when its session goes (its end, its grace period
- * over), and every lease of the node at a clean stop.
+ * over), when a returning player's game is not restored after all
+ * (broken, a failed read: session_load.c), and every lease of the node
+ * at a clean stop.
  *
  * Fencing: lease_start makes the database refuse this node's journal
  * rows of a game whose lease it does not hold, in the row's own

@@ -57,6 +57,7 @@ struct server {
     struct budget *budget;   /* connections in all and per address, every gateway's */
     struct moderation *mod;  /* bans and chat mutes (moderation.c) */
     struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
+    int64_t hosted_ids;      /* home: hosted games' session ids given so far (hostgame.c) */
     /* live hosted games in all and per address (hosted/hostcap.c) */
     struct budget *hosted_cap;
     uv_signal_t sigterm, sigint;

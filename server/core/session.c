@@ -124,18 +124,6 @@ void session_changes_clear(server_t *k)
     k->changes_lost = false;
 }
 
-void session_set_game_id(session_t *s, int64_t game_id)
-{
-    if (!s->ended)
-        log_change(s, false); /* under its old id */
-    hmap_del(&s->srv->sess_by_game, &s->by_game);
-    s->game_id = game_id;
-    (void)hmap_add(&s->srv->sess_by_game, &s->by_game, hmap_hash_u64((uint64_t)game_id));
-    /* cannot fail: the slot array is kept and one entry just left it */
-    if (!s->ended)
-        log_change(s, true);
-}
-
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
                        const backend_ops_t *ops)
 {

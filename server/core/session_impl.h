@@ -15,8 +15,6 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
 /* Unlinks s now; its memory goes once no db callback points at it. */
 void session_free(session_t *s);
 void session_db_done(session_t *s); /* a db callback that held s returned */
-/* s now goes by game id (a hosted game learns its id after its start). */
-void session_set_game_id(session_t *s, int64_t game_id);
 /* After a change of player, detached_ms or idle_limit_ms: s is on the
  * server's sess_timed, which session_tick walks, when it has an idle limit
  * or no player (its grace period runs). */

@@ -247,6 +247,15 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
     free(rq);
 }
 
+/* rq's game was leased to be read and is not live here after all (it is
+ * broken, a read failed, memory ran out): its lease goes, queued after
+ * the broken mark, so no node is kept from the game for good. */
+static void unlease_failed(load_req_t *rq)
+{
+    if (rq->game_id && !session_find_game(rq->srv, rq->game_id))
+        lease_release(rq->srv, rq->game_id);
+}
+
 static bool game_over(const game_t *g)
 {
     game_status_t st;
@@ -263,6 +272,7 @@ static void on_player_restored(void *ud, const restored_t *r)
             mark_broken(srv, r->row, r->err);
             tell_broken(srv, r->row->id, rq->user);
         }
+        unlease_failed(rq);
         play_finish_load(
             rq, NULL, r->retry ? "Your game could not be loaded. Please try again." : MSG_BROKEN);
         return;
@@ -277,6 +287,7 @@ static void on_player_restored(void *ud, const restored_t *r)
     s = warrengame_new(srv, r->row->id, rq->user_id, rq->user, r->g, r->seq);
     if (!s) {
         game_free(r->g);
+        unlease_failed(rq);
         play_finish_load(rq, NULL, "Out of memory.");
         return;
     }
@@ -299,8 +310,10 @@ static void on_resume(void *ud, int status, const db_resume_t *r)
     server_t *srv = rq->srv;
     session_t *s = session_find_kind(srv, rq->user_id, "warren");
     if (s || status != DB_OK) {
-        if (!s)
+        if (!s) {
             log_error("resume read failed user=%s: %d", rq->user, status);
+            unlease_failed(rq);
+        }
         play_finish_load(rq, s, "Your game could not be loaded. Please try again.");
         return;
     }
@@ -505,7 +518,8 @@ static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, 
         play_finish_load(rq, s, NULL);
         return;
     }
-    if (status != DB_OK) {
+    if (status != DB_OK) { /* taken again for the read: let go again, as it was */
+        lease_release(srv, rq->game_id);
         play_finish_load(rq, NULL, "Your game could not be loaded. Please try again.");
         return;
     }

@@ -355,7 +355,6 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
     }
     if (hg->stopping) /* left while it started: hung up now, it goes on exit */
         return;
-    session_set_game_id(s, -(int64_t)ptyproc_pid(p)); /* live only: never a games row */
     ptyproc_set_output_rate(p, (uint64_t)s->srv->cfg.hosted_output_rate);
     int w, h;
     vtgrid_size(ptyproc_grid(p), &w, &h);
@@ -367,17 +366,62 @@ static void on_started(ptyproc_t *p, const char *err, void *user)
 /* ---- rc files ---------------------------------------------------------------------------- */
 
 /* The spawner reads and writes them, as the game's user, through the
- * player's directory (spawner.h, playerfs.h). */
-static int rc_load(server_t *srv, const gamecfg_t *g, const char *user, buf_t *out, char *err,
-                   size_t n)
+ * player's directory (spawner.h, playerfs.h), without holding up the
+ * loop: the answer comes to the caller's callback. */
+
+/* A request on its way: whose answer goes where (and a save's, logged). */
+typedef struct {
+    hooks_rc_fn *fn;
+    void *ud;
+    char user[32], game[GAMECFG_ID_MAX + 1];
+    size_t len;
+} rc_call_t;
+
+static rc_call_t *rc_call_new(const gamecfg_t *g, const char *user, size_t len, hooks_rc_fn *fn,
+                              void *ud)
+{
+    rc_call_t *rc = malloc(sizeof *rc);
+    if (rc) {
+        *rc = (rc_call_t){.fn = fn, .ud = ud, .len = len};
+        snprintf(rc->user, sizeof rc->user, "%s", user);
+        snprintf(rc->game, sizeof rc->game, "%s", g->id);
+    }
+    return rc;
+}
+
+static void on_rc_loaded(const char *text, size_t len, const char *err, void *user)
+{
+    rc_call_t *rc = user;
+    rc->fn(rc->ud, text, len, err);
+    free(rc);
+}
+
+static void on_rc_saved(const char *text, size_t len, const char *err, void *user)
+{
+    rc_call_t *rc = user;
+    if (!err)
+        log_info("rc file saved user=%s game=%s bytes=%zu", rc->user, rc->game, rc->len);
+    rc->fn(rc->ud, text, len, err);
+    free(rc);
+}
+
+static int rc_load(server_t *srv, const gamecfg_t *g, const char *user, hooks_rc_fn *fn, void *ud,
+                   char *err, size_t n)
 {
     if (!g->rcfile[0])
         return snprintf(err, n, "%s has no rc file", g->name), -1;
-    return spawner_rc_load(srv->spawner, g->id, user, out, err, n);
+    rc_call_t *rc = rc_call_new(g, user, 0, fn, ud);
+    if (!rc)
+        return snprintf(err, n, "out of memory"), -1;
+    if (spawner_rc_load(srv->spawner, g->id, user, on_rc_loaded, rc, err, n) < 0) {
+        free(rc);
+        return -1;
+    }
+    return 0;
 }
 
 static int rc_save(server_t *srv, const gamecfg_t *g, const char *user, const char *text,
-                   size_t len, char *err, size_t n)
+                   size_t len, hooks_rc_fn *fn, void *ud, char *err, size_t n)
 {
     if (len > GAMECFG_RC_MAX || memchr(text, 0, len)) {
         snprintf(err, n,
@@ -388,9 +432,13 @@ static int rc_save(server_t *srv, const gamecfg_t *g, const char *user, const ch
     }
     if (!g->rcfile[0])
         return snprintf(err, n, "%s has no rc file", g->name), -1;
-    if (spawner_rc_save(srv->spawner, g->id, user, text, len, err, n) < 0)
+    rc_call_t *rc = rc_call_new(g, user, len, fn, ud);
+    if (!rc)
+        return snprintf(err, n, "out of memory"), -1;
+    if (spawner_rc_save(srv->spawner, g->id, user, text, len, on_rc_saved, rc, err, n) < 0) {
+        free(rc);
         return -1;
-    log_info("rc file saved user=%s game=%s bytes=%zu", user, g->id, len);
+    }
     return 0;
 }
 
@@ -424,7 +472,9 @@ static void play(conn_t *c, const gamecfg_t *g)
     }
     char err[256] = "out of memory";
     hostgame_t *hg = calloc(1, sizeof *hg);
-    s = hg ? session_new(srv, 0, c->user_id, c->user, &backend_pty) : NULL;
+    /* its id from the start, for its whole life (lists and watchers find
+     * it by it): negative, never a games row's, never another's */
+    s = hg ? session_new(srv, -++srv->hosted_ids, c->user_id, c->user, &backend_pty) : NULL;
     if (!s) {
         free(hg);
         conn_menu(c, "The game cannot start now.");

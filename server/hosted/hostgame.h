@@ -19,13 +19,14 @@
  *            else a new run of the program; on failure the player is
  *            back in the menu, told
  *   rc_load  user (the account's game name, conn_t.game_name, whose
- *            directory holds the file): the player's rc file of g into
- *            out, copied from rc-default first when missing (empty when
- *            there is no default); 0, or -1 with err (g has no rcfile, the
- *            file is too large or cannot be read)
+ *            directory holds the file): the player's rc file of g,
+ *            copied from rc-default first when missing (empty when there
+ *            is no default), to fn; -1 with err at once when g has no
+ *            rcfile; the file too large, unreadable, or the spawner too
+ *            slow (spawner.h: SPAWNER_TIMEOUT_MS) come to fn as err
  *   rc_save  replaces it with text (len bytes: no NUL, at most
- *            GAMECFG_RC_MAX), owned by the game's user; 0, or -1 with err
- * rc files are small (GAMECFG_RC_MAX), so the loop does the I/O. */
+ *            GAMECFG_RC_MAX), owned by the game's user; the answer to fn
+ * The spawner does the I/O (spawner.h): the loop never waits for it. */
 void hostgame_hooks(hooks_t *h);
 
 #endif

@@ -364,6 +364,12 @@ static void on_rc(spawnd_t *d, const spawnmsg_t *m)
 {
     char err[300], text[PLAYERFS_RC_MAX];
     size_t len = 0;
+    if (m->type == SPAWNMSG_RC_SAVE && now_ms() >= m->deadline_ms) {
+        /* warrend told the player it was not saved: it must not be now */
+        log_warn("spawner: an rc file save came after its deadline: not made");
+        reply_failed(d, m->seq, "too late: not saved");
+        return;
+    }
     if (rc_work(d, m, text, &len, err, sizeof err) < 0) {
         reply_failed(d, m->seq, err);
         return;

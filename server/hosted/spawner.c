@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,17 +27,27 @@ typedef struct {
     int status;
 } exit_t;
 
-/* A start waiting for its answer, or answered and not delivered yet. */
+/* What a request waits for: a start, or an rc file read or written. */
+typedef enum { REQ_START, REQ_RC_LOAD, REQ_RC_SAVE } req_kind_t;
+
+/* A request waiting for its answer, or answered and not delivered yet. */
 typedef struct {
     uint32_t seq; /* 0: a free slot */
+    req_kind_t kind;
     uint64_t deadline;
-    spawner_started_fn *fn;
+    spawner_started_fn *fn; /* REQ_START */
+    spawner_rc_fn *rc_fn;   /* the rc requests */
     void *user;
     bool answered;
-    int master; /* answered: the pty (ours until delivered), or -1 with err */
+    bool ok;    /* an rc request worked (else err) */
+    int master; /* a start answered: the pty (ours until delivered), or -1 with err */
     pid_t pid;
+    char *text; /* an rc file read: its bytes, ours until delivered (NULL: none) */
+    size_t len;
     char err[200];
 } starting_t;
+
+#define REQ_SLOTS (SPAWNER_STARTING_MAX + SPAWNER_RC_MAX)
 
 struct spawner {
     spawner_cfg_t cfg;
@@ -51,8 +60,9 @@ struct spawner {
     uv_timer_t later; /* exits and answers that came during a request, delivered after it */
     uv_timer_t clock; /* runs while starts wait: their deadlines */
     bool attached;
-    starting_t starting[SPAWNER_STARTING_MAX];
-    int nstarting; /* slots in use */
+    starting_t starting[REQ_SLOTS];
+    int nstarting; /* slots in use by starts */
+    int nrc;       /* slots in use by rc requests */
     watch_t *watches;
     int nwatch, capwatch;
     exit_t *exits; /* received, not delivered yet */
@@ -181,7 +191,7 @@ static void update_ref(spawner_t *sp)
 {
     if (!sp->attached)
         return;
-    if (sp->nwatch || sp->nstarting)
+    if (sp->nwatch || sp->nstarting || sp->nrc)
         uv_ref((uv_handle_t *)&sp->poll);
     else
         uv_unref((uv_handle_t *)&sp->poll);
@@ -271,20 +281,14 @@ static void spawner_lost(spawner_t *sp, const char *why)
 
 /* ---- the socket ------------------------------------------------------------------------ */
 
-/* One message, waiting at most timeout_ms (-1: not at all). Returns 1, 0
- * when nothing came in time, -1 when the spawner is gone. */
-static int receive(spawner_t *sp, void *buf, int timeout_ms, spawnmsg_t *m, int *fd)
+/* One message, if one is there. Returns 1, 0 when none is, -1 when the
+ * spawner is gone. */
+static int receive(spawner_t *sp, void *buf, spawnmsg_t *m, int *fd)
 {
     if (sp->gone)
         return -1;
-    struct pollfd p = {sp->fd, POLLIN, 0};
-    int r = timeout_ms < 0 ? 1 : poll(&p, 1, timeout_ms);
-    if (r < 0 && errno == EINTR)
-        return 0;
-    if (r == 0)
-        return 0;
     char err[200];
-    r = spawnmsg_recv(sp->fd, buf, MSG_DONTWAIT, m, fd, err, sizeof err);
+    int r = spawnmsg_recv(sp->fd, buf, MSG_DONTWAIT, m, fd, err, sizeof err);
     if (r > 0)
         return 1;
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
@@ -319,35 +323,6 @@ static void unasked(spawner_t *sp, const spawnmsg_t *m, int *fd)
     *fd = -1;
 }
 
-/* Sends req and waits for its answer in rep (which borrows buf); exits that
- * come meanwhile are queued. Returns 0, or -1 with err. */
-static int call(spawner_t *sp, spawnmsg_t *req, spawnmsg_t *rep, void *buf, int *fd, char *err,
-                size_t errlen)
-{
-    *fd = -1;
-    req->seq = next_seq(sp);
-    if (!sp->gone && spawnmsg_send(sp->fd, req, -1) < 0) {
-        if (errno == EINVAL) /* a field spawnmsg.h refuses: nothing was sent */
-            return snprintf(err, errlen, "a bad name, directory, size or text"), -1;
-        spawner_lost(sp, strerror(errno));
-    }
-    uint64_t end = mono_ms() + SPAWNER_TIMEOUT_MS;
-    while (!sp->gone) {
-        uint64_t now = mono_ms();
-        if (now >= end) {
-            snprintf(err, errlen, "the spawner does not answer");
-            return -1;
-        }
-        int r = receive(sp, buf, (int)(end - now), rep, fd);
-        if (r > 0 && rep->seq == req->seq)
-            return 0;
-        if (r > 0)
-            unasked(sp, rep, fd);
-    }
-    snprintf(err, errlen, "the spawner is gone: hosted games cannot start until warrend restarts");
-    return -1;
-}
-
 /* A FAILED answer's reason into err; anything else unexpected. */
 static int answer(const spawnmsg_t *rep, spawnmsg_type_t want, char *err, size_t errlen)
 {
@@ -369,7 +344,7 @@ static uint32_t next_seq(spawner_t *sp)
 
 static starting_t *starting_find(spawner_t *sp, uint32_t seq)
 {
-    for (int i = 0; seq && i < SPAWNER_STARTING_MAX; i++)
+    for (int i = 0; seq && i < REQ_SLOTS; i++)
         if (sp->starting[i].seq == seq)
             return &sp->starting[i];
     return NULL;
@@ -378,7 +353,12 @@ static starting_t *starting_find(spawner_t *sp, uint32_t seq)
 static void starting_free(spawner_t *sp, starting_t *st)
 {
     st->seq = 0;
-    if (--sp->nstarting == 0 && sp->attached)
+    st->text = NULL; /* delivered, or freed by whoever frees the slot */
+    if (st->kind == REQ_START)
+        sp->nstarting--;
+    else
+        sp->nrc--;
+    if (sp->nstarting + sp->nrc == 0 && sp->attached)
         uv_timer_stop(&sp->clock);
     update_ref(sp);
 }
@@ -391,12 +371,25 @@ static void answered(spawner_t *sp, starting_t *st)
         uv_timer_start(&sp->later, on_later, 0, 0);
 }
 
-/* A start's answer is kept for its callback: true when m was one. */
-static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
+/* An rc request's answer: what was read (copied: the message's buffer
+ * is the receiver's), or done, or why not. */
+static void rc_answer(starting_t *st, const spawnmsg_t *m)
 {
-    starting_t *st = m->type == SPAWNMSG_EXIT ? NULL : starting_find(sp, m->seq);
-    if (!st || st->answered)
-        return false;
+    spawnmsg_type_t want = st->kind == REQ_RC_LOAD ? SPAWNMSG_RC_TEXT : SPAWNMSG_DONE;
+    if (answer(m, want, st->err, sizeof st->err) < 0)
+        return;
+    if (m->len && !(st->text = malloc(m->len))) {
+        snprintf(st->err, sizeof st->err, "out of memory");
+        return;
+    }
+    if (m->len)
+        memcpy(st->text, m->text, m->len);
+    st->len = m->len;
+    st->ok = true;
+}
+
+static void start_answer(spawner_t *sp, starting_t *st, const spawnmsg_t *m, int *fd)
+{
     if (answer(m, SPAWNMSG_SPAWNED, st->err, sizeof st->err) == 0 && m->fd_lost) {
         /* it runs, but its terminal could not come in: no one could play it */
         send_signal(sp, m->pid, SPAWNMSG_KILL);
@@ -407,6 +400,18 @@ static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
         st->pid = m->pid;
         *fd = -1;
     }
+}
+
+/* A request's answer is kept for its callback: true when m was one. */
+static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
+{
+    starting_t *st = m->type == SPAWNMSG_EXIT ? NULL : starting_find(sp, m->seq);
+    if (!st || st->answered)
+        return false;
+    if (st->kind == REQ_START)
+        start_answer(sp, st, m, fd);
+    else
+        rc_answer(st, m);
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
@@ -414,11 +419,11 @@ static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
     return true;
 }
 
-/* Starts still waiting whose deadline is before (0: every one) fail with
- * why. */
+/* Requests still waiting whose deadline is before (0: every one) fail
+ * with why. */
 static void fail_starts(spawner_t *sp, uint64_t before, const char *why)
 {
-    for (int i = 0; i < SPAWNER_STARTING_MAX; i++) {
+    for (int i = 0; i < REQ_SLOTS; i++) {
         starting_t *st = &sp->starting[i];
         if (st->seq && !st->answered && (!before || st->deadline <= before)) {
             snprintf(st->err, sizeof st->err, "%s", why);
@@ -432,36 +437,60 @@ static void on_clock(uv_timer_t *t)
     fail_starts(t->data, mono_ms(), "the spawner did not answer in time");
 }
 
-/* Each answered start to its callback, once (its slot is free first: the
- * callback may start or cancel others). */
+/* Each answered request to its callback, once (its slot is free first:
+ * the callback may make or cancel others). */
 static void deliver_answers(spawner_t *sp)
 {
-    for (int i = 0; sp->nstarting && i < SPAWNER_STARTING_MAX; i++) {
+    for (int i = 0; sp->nstarting + sp->nrc && i < REQ_SLOTS; i++) {
         starting_t *st = &sp->starting[i];
         if (!st->seq || !st->answered)
             continue;
         starting_t one = *st;
         starting_free(sp, st);
-        one.fn(one.master, one.pid, one.master >= 0 ? NULL : one.err, one.user);
+        if (one.kind == REQ_START)
+            one.fn(one.master, one.pid, one.master >= 0 ? NULL : one.err, one.user);
+        else
+            one.rc_fn(one.text ? one.text : "", one.len, one.ok ? NULL : one.err, one.user);
+        free(one.text);
     }
 }
 
 static const char GONE[] = "the spawner is gone: hosted games cannot start until warrend restarts";
 
-/* A free slot, or NULL at SPAWNER_STARTING_MAX. */
-static starting_t *starting_slot(spawner_t *sp)
+/* A free slot for a request of kind, or NULL at its cap
+ * (SPAWNER_STARTING_MAX starts, SPAWNER_RC_MAX rc requests). */
+static starting_t *starting_slot(spawner_t *sp, req_kind_t kind)
 {
-    for (int i = 0; i < SPAWNER_STARTING_MAX; i++)
+    if (kind == REQ_START ? sp->nstarting >= SPAWNER_STARTING_MAX : sp->nrc >= SPAWNER_RC_MAX)
+        return NULL;
+    for (int i = 0; i < REQ_SLOTS; i++)
         if (!sp->starting[i].seq)
             return &sp->starting[i];
     return NULL;
+}
+
+/* Sends req (its seq given here) and keeps a slot st for its answer. 0,
+ * or -1 with err (nothing is kept). */
+static int request(spawner_t *sp, starting_t *st, spawnmsg_t *req, char *err, size_t errlen)
+{
+    req->seq = next_seq(sp);
+    if (spawnmsg_send(sp->fd, req, -1) < 0) {
+        if (errno == EINVAL) /* a field spawnmsg.h refuses: nothing was sent */
+            return snprintf(err, errlen, "a bad name, directory, size or text"), -1;
+        spawner_lost(sp, strerror(errno));
+        return snprintf(err, errlen, "%s", GONE), -1;
+    }
+    *st = (starting_t){.seq = req->seq, .deadline = mono_ms() + SPAWNER_TIMEOUT_MS, .master = -1};
+    if (sp->nstarting + sp->nrc == 0 && sp->attached)
+        uv_timer_start(&sp->clock, on_clock, 250, 250);
+    return 0;
 }
 
 int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char *dir, int w, int h,
                   spawner_started_fn *fn, void *user, uint32_t *ticket, char *err, size_t errlen)
 {
     spawnmsg_t req = {.type = SPAWNMSG_SPAWN, .w = w, .h = h};
-    starting_t *st = starting_slot(sp);
+    starting_t *st = starting_slot(sp, REQ_START);
     if (strlen(game) >= sizeof req.game || strlen(name) >= sizeof req.name ||
         strlen(dir) >= sizeof req.dir)
         return snprintf(err, errlen, "a bad name or directory"), -1;
@@ -472,20 +501,12 @@ int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char 
     snprintf(req.game, sizeof req.game, "%s", game);
     snprintf(req.name, sizeof req.name, "%s", name);
     snprintf(req.dir, sizeof req.dir, "%s", dir);
-    req.seq = next_seq(sp);
-    if (spawnmsg_send(sp->fd, &req, -1) < 0) {
-        if (errno == EINVAL) /* a field spawnmsg.h refuses: nothing was sent */
-            return snprintf(err, errlen, "a bad name, directory, size or text"), -1;
-        spawner_lost(sp, strerror(errno));
-        return snprintf(err, errlen, "%s", GONE), -1;
-    }
-    *st = (starting_t){.seq = req.seq,
-                       .deadline = mono_ms() + SPAWNER_TIMEOUT_MS,
-                       .fn = fn,
-                       .user = user,
-                       .master = -1};
-    if (sp->nstarting++ == 0 && sp->attached)
-        uv_timer_start(&sp->clock, on_clock, 250, 250);
+    if (request(sp, st, &req, err, errlen) < 0)
+        return -1;
+    st->kind = REQ_START;
+    st->fn = fn;
+    st->user = user;
+    sp->nstarting++;
     update_ref(sp);
     *ticket = req.seq;
     return 0;
@@ -494,7 +515,7 @@ int spawner_spawn(spawner_t *sp, const char *game, const char *name, const char 
 void spawner_spawn_cancel(spawner_t *sp, uint32_t ticket)
 {
     starting_t *st = starting_find(sp, ticket);
-    if (!st)
+    if (!st || st->kind != REQ_START)
         return; /* unknown or delivered; an answer still to come is killed (unasked) */
     if (st->answered && st->master >= 0) {
         close(st->master);
@@ -519,7 +540,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
     uint8_t buf[SPAWNMSG_MAX];
     spawnmsg_t m;
     int fd;
-    for (int i = 0; i < 64 && receive(sp, buf, -1, &m, &fd) > 0; i++)
+    for (int i = 0; i < 64 && receive(sp, buf, &m, &fd) > 0; i++)
         unasked(sp, &m, &fd);
     deliver_answers(sp);
     deliver_queued(sp);
@@ -551,9 +572,12 @@ void spawner_free(spawner_t *sp)
         uv_close((uv_handle_t *)&sp->clock, NULL);
         uv_run(sp->loop, UV_RUN_NOWAIT);
     }
-    for (int i = 0; i < SPAWNER_STARTING_MAX; i++) /* answered, never delivered */
+    for (int i = 0; i < REQ_SLOTS; i++) { /* answered, never delivered */
         if (sp->starting[i].seq && sp->starting[i].master >= 0)
             close(sp->starting[i].master);
+        if (sp->starting[i].seq)
+            free(sp->starting[i].text);
+    }
     close(sp->fd); /* the spawner hangs up what is left and exits */
     int status;
     for (int i = 0; i < 100 && waitpid(sp->pid, &status, WNOHANG) == 0; i++)
@@ -582,35 +606,54 @@ void spawner_kill(spawner_t *sp, pid_t pid)
     send_signal(sp, pid, SPAWNMSG_KILL);
 }
 
-static int rc_request(spawner_t *sp, spawnmsg_t *req, const char *game, const char *dir,
-                      spawnmsg_t *rep, void *buf, char *err, size_t errlen)
+/* An rc request of kind: sent now, its answer to fn later. */
+static int rc_request(spawner_t *sp, spawnmsg_t *req, req_kind_t kind, spawner_rc_fn *fn,
+                      void *user, char *err, size_t errlen)
+{
+    starting_t *st = starting_slot(sp, kind);
+    if (sp->gone)
+        return snprintf(err, errlen, "%s", GONE), -1;
+    if (!st)
+        return snprintf(err, errlen,
+                        "many rc files are being read or written: try again in a "
+                        "moment"),
+               -1;
+    if (request(sp, st, req, err, errlen) < 0)
+        return -1;
+    st->kind = kind;
+    st->rc_fn = fn;
+    st->user = user;
+    sp->nrc++;
+    update_ref(sp);
+    return 0;
+}
+
+/* game and dir into req; false when either is too long. */
+static bool rc_names(spawnmsg_t *req, const char *game, const char *dir)
 {
     snprintf(req->game, sizeof req->game, "%s", game);
     snprintf(req->dir, sizeof req->dir, "%s", dir);
-    if (strlen(game) >= sizeof req->game || strlen(dir) >= sizeof req->dir)
-        return snprintf(err, errlen, "a bad game or directory"), -1;
-    int fd;
-    return call(sp, req, rep, buf, &fd, err, errlen);
+    return strlen(game) < sizeof req->game && strlen(dir) < sizeof req->dir;
 }
 
-int spawner_rc_load(spawner_t *sp, const char *game, const char *dir, buf_t *out, char *err,
-                    size_t errlen)
+int spawner_rc_load(spawner_t *sp, const char *game, const char *dir, spawner_rc_fn *fn, void *user,
+                    char *err, size_t errlen)
 {
-    spawnmsg_t req = {.type = SPAWNMSG_RC_LOAD}, rep;
-    uint8_t buf[SPAWNMSG_MAX];
-    if (rc_request(sp, &req, game, dir, &rep, buf, err, errlen) < 0 ||
-        answer(&rep, SPAWNMSG_RC_TEXT, err, errlen) < 0)
-        return -1;
-    buf_put(out, rep.text, rep.len);
-    return out->failed ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+    spawnmsg_t req = {.type = SPAWNMSG_RC_LOAD};
+    if (!rc_names(&req, game, dir))
+        return snprintf(err, errlen, "a bad game or directory"), -1;
+    return rc_request(sp, &req, REQ_RC_LOAD, fn, user, err, errlen);
 }
 
 int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char *text, size_t len,
-                    char *err, size_t errlen)
+                    spawner_rc_fn *fn, void *user, char *err, size_t errlen)
 {
-    spawnmsg_t req = {.type = SPAWNMSG_RC_SAVE, .text = text, .len = len}, rep;
-    uint8_t buf[SPAWNMSG_MAX];
-    if (rc_request(sp, &req, game, dir, &rep, buf, err, errlen) < 0)
-        return -1;
-    return answer(&rep, SPAWNMSG_DONE, err, errlen);
+    /* made only before the answer is given up on: never later, unasked */
+    spawnmsg_t req = {.type = SPAWNMSG_RC_SAVE,
+                      .text = text,
+                      .len = len,
+                      .deadline_ms = mono_ms() + SPAWNER_TIMEOUT_MS - SPAWNER_RC_MARGIN_MS};
+    if (!rc_names(&req, game, dir))
+        return snprintf(err, errlen, "a bad game or directory"), -1;
+    return rc_request(sp, &req, REQ_RC_SAVE, fn, user, err, errlen);
 }

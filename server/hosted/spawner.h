@@ -37,8 +37,11 @@
  * to fork and exec (a busy machine, a thousand games starting) never holds
  * up the other players; at most SPAWNER_STARTING_MAX starts wait at once
  * (more are refused with a message), each at most SPAWNER_TIMEOUT_MS. rc
- * files are synchronous (a small file: what the loop did itself before);
- * signals and exits asynchronous.
+ * files are read and written the same way (SPAWNER_RC_MAX at once); a
+ * save not answered in time is refused by the spawner if it comes to it
+ * later (its deadline travels with it), so a save the player was told
+ * failed is never made behind their back. Signals and exits are
+ * asynchronous too: the loop never waits for the spawner.
  *
  * Ownership: spawner_start returns a spawner_t freed by spawner_free. */
 #ifndef WARREN_SPAWNER_H
@@ -47,12 +50,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <uv.h>
-#include "buf.h"
 #include "gamecfg.h"
 
 #define SPAWNER_GROUPS_MAX   64
 #define SPAWNER_TIMEOUT_MS   10000 /* a request's answer, at most */
 #define SPAWNER_STARTING_MAX 64    /* programs starting at once (waiting for their answer) */
+#define SPAWNER_RC_MAX       64    /* rc files being read or written at once */
+/* an rc save's deadline at the spawner is this much before warrend gives
+ * up on its answer: one made just in time is still answered in time */
+#define SPAWNER_RC_MARGIN_MS 2000
 
 /* Whom a game's program runs as. */
 typedef struct {
@@ -133,12 +139,22 @@ void spawner_unwatch(spawner_t *sp, pid_t pid);
 void spawner_hangup(spawner_t *sp, pid_t pid);
 void spawner_kill(spawner_t *sp, pid_t pid);
 
+/* An rc request's answer, on the loop, once: err NULL when it worked
+ * (a read's text: len bytes, borrowed for the call; a save's: ""), else
+ * why not (the spawner's reason, no answer within SPAWNER_TIMEOUT_MS, the
+ * spawner gone). */
+typedef void spawner_rc_fn(const char *text, size_t len, const char *err, void *user);
+
 /* The rc file of game (its rcfile) in the player's directory dir, read
- * into out (made from rc-default first when missing; empty when there is
- * no default), or replaced by text. 0, or -1 with err for the player. */
-int spawner_rc_load(spawner_t *sp, const char *game, const char *dir, buf_t *out, char *err,
-                    size_t errlen);
-int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char *text, size_t len,
+ * (made from rc-default first when missing; empty when there is no
+ * default), or replaced by text, without waiting: 0, the answer to come
+ * to fn (never within this call), or -1 with err for the player
+ * (SPAWNER_RC_MAX requests wait already, a bad field, the spawner gone;
+ * fn is not called). There is no cancel: the caller keeps user alive
+ * until fn. */
+int spawner_rc_load(spawner_t *sp, const char *game, const char *dir, spawner_rc_fn *fn, void *user,
                     char *err, size_t errlen);
+int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char *text, size_t len,
+                    spawner_rc_fn *fn, void *user, char *err, size_t errlen);
 
 #endif

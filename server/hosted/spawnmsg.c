@@ -9,7 +9,18 @@
 #include "screen.h"
 #include "vtgrid.h"
 
-typedef enum { F_END = 0, F_GAME, F_NAME, F_DIR, F_W, F_H, F_PID, F_STATUS, F_TEXT } field_t;
+typedef enum {
+    F_END = 0,
+    F_GAME,
+    F_NAME,
+    F_DIR,
+    F_W,
+    F_H,
+    F_PID,
+    F_STATUS,
+    F_TEXT,
+    F_DEADLINE
+} field_t;
 
 #define FIELDS_MAX 6
 static const struct {
@@ -21,7 +32,7 @@ static const struct {
     [SPAWNMSG_HANGUP] = {"hangup", {F_PID}, false},
     [SPAWNMSG_KILL] = {"kill", {F_PID}, false},
     [SPAWNMSG_RC_LOAD] = {"rc-load", {F_GAME, F_DIR}, false},
-    [SPAWNMSG_RC_SAVE] = {"rc-save", {F_GAME, F_DIR, F_TEXT}, false},
+    [SPAWNMSG_RC_SAVE] = {"rc-save", {F_GAME, F_DIR, F_DEADLINE, F_TEXT}, false},
     [SPAWNMSG_SPAWNED] = {"spawned", {F_PID}, true},
     [SPAWNMSG_FAILED] = {"failed", {F_TEXT}, false},
     [SPAWNMSG_RC_TEXT] = {"rc-text", {F_TEXT}, false},
@@ -128,6 +139,8 @@ static bool read_int(cursor_t *c, spawnmsg_t *m, field_t f)
 
 static bool read_field(cursor_t *c, spawnmsg_t *m, field_t f)
 {
+    if (f == F_DEADLINE)
+        return take(c, &m->deadline_ms, sizeof m->deadline_ms);
     if (f != F_GAME && f != F_NAME && f != F_DIR && f != F_TEXT)
         return read_int(c, m, f);
     const char *s;
@@ -149,8 +162,8 @@ static bool read_field(cursor_t *c, spawnmsg_t *m, field_t f)
     return true;
 }
 
-static const char *const FIELD_NAMES[] = {"",  "game", "name",   "dir", "w",
-                                          "h", "pid",  "status", "text"};
+static const char *const FIELD_NAMES[] = {"",  "game", "name",   "dir",  "w",
+                                          "h", "pid",  "status", "text", "deadline"};
 
 int spawnmsg_parse(const void *buf, size_t len, spawnmsg_t *m, char *err, size_t errlen)
 {
@@ -208,6 +221,10 @@ static void put_str(writer_t *w, const char *s, size_t n)
 
 static void write_field(writer_t *w, const spawnmsg_t *m, field_t f)
 {
+    if (f == F_DEADLINE) {
+        put(w, &m->deadline_ms, sizeof m->deadline_ms);
+        return;
+    }
     if (f == F_TEXT) {
         w->ok = w->ok && text_ok(m);
         put_str(w, m->text, m->len);

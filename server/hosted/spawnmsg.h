@@ -10,7 +10,7 @@
  * string is a u16 length and that many bytes, no NUL. The bodies:
  *     SPAWN    game, name, dir (strings), u16 w, u16 h
  *     HANGUP   u32 pid         KILL   u32 pid
- *     RC_LOAD  game, dir       RC_SAVE  game, dir, text
+ *     RC_LOAD  game, dir       RC_SAVE  game, dir, u64 deadline, text
  *     SPAWNED  u32 pid: the pty's master comes with it (SCM_RIGHTS)
  *     FAILED   text: why, for the log and the player
  *     RC_TEXT  text            DONE   (empty)
@@ -22,7 +22,9 @@
  * 1..CMDLINE_NAME_MAX of [A-Za-z0-9_-]; w in VTGRID_MIN_W..
  * SCREEN_MAX_W and h in 1..SCREEN_MAX_H; a pid 1..INT32_MAX; a text at most
  * SPAWNMSG_TEXT_MAX bytes without NUL (a FAILED reason also without
- * control characters); nothing may trail the last field.
+ * control characters); a deadline any value (CLOCK_MONOTONIC ms: a save
+ * the spawner comes to later is refused, warrend gave up on it); nothing
+ * may trail the last field.
  *
  * Pure (parse and build), plus the two socket calls. No allocation. */
 #ifndef WARREN_SPAWNMSG_H
@@ -63,9 +65,10 @@ typedef struct {
     char dir[CMDLINE_NAME_MAX + 1];
     int w, h;
     int32_t pid, status;
-    const char *text; /* RC_SAVE, RC_TEXT, FAILED: borrowed (the parsed buffer) */
-    size_t len;       /* bytes of text */
-    bool fd_lost;     /* spawnmsg_recv: its descriptor was sent, but none was left here */
+    uint64_t deadline_ms; /* RC_SAVE: CLOCK_MONOTONIC ms after which it is not made */
+    const char *text;     /* RC_SAVE, RC_TEXT, FAILED: borrowed (the parsed buffer) */
+    size_t len;           /* bytes of text */
+    bool fd_lost;         /* spawnmsg_recv: its descriptor was sent, but none was left here */
 } spawnmsg_t;
 
 /* The type's name ("spawn"...), "?" when unknown. */

@@ -78,6 +78,8 @@ struct menu_state {
     uint8_t glyphs;         /* options: index into GLYPH_SETS; 0 = from the terminal */
     rcedit_t *rc;           /* MENU_RCEDIT's editor; owned */
     const gamecfg_t *rc_of; /* its game (the server's config) */
+    uint8_t rc_busy;        /* menu_rcedit.c: the file is being read or saved */
+    uint32_t rc_token;      /* menu_rcedit.c: names the request the editor waits for */
     bool held;              /* a read is being handled: redraws wait (menu_hold) */
     bool redraw_due;
 };

@@ -20,6 +20,7 @@ typedef struct {
     char here[64];         /* /options/ID */
     char *text;            /* a POST's rc text, owned */
     size_t len;
+    char viewer[32]; /* the account's name, while the spawner answers */
 } rc_req_t;
 
 static void rc_req_free(rc_req_t *r)
@@ -57,17 +58,37 @@ static void rc_page(rc_req_t *r, const char *viewer, const char *text, size_t le
     rc_req_free(r);
 }
 
+static void on_rc_loaded(void *ud, const char *text, size_t len, const char *err)
+{
+    rc_req_t *r = ud;
+    if (err) {
+        log_error("rc file user=%s game=%s: %s", r->viewer, r->game->id, err);
+        rc_page(r, r->viewer, "", 0, 500, err, false);
+    } else
+        rc_page(r, r->viewer, text, len, 200, NULL, false);
+}
+
+/* The page once the spawner has read the file (spawner.h: the loop does
+ * not wait for it). */
 static void rc_show(rc_req_t *r, const db_user_t *u)
 {
     char err[200];
-    buf_t text;
-    buf_init(&text);
-    if (hooks_rc_load(r->g->srv, r->game, u->game_name, &text, err, sizeof err) < 0) {
+    if (hooks_rc_load(r->g->srv, r->game, u->game_name, on_rc_loaded, r, err, sizeof err) < 0) {
         log_error("rc file user=%s game=%s: %s", u->name, r->game->id, err);
         rc_page(r, u->name, "", 0, 500, err, false);
+    }
+}
+
+static void on_rc_saved(void *ud, const char *text, size_t len, const char *err)
+{
+    rc_req_t *r = ud;
+    (void)text, (void)len;
+    if (err) {
+        char msg[240];
+        snprintf(msg, sizeof msg, "Not saved: %s.", err);
+        rc_page(r, r->viewer, r->text, r->len, 400, msg, false);
     } else
-        rc_page(r, u->name, text.data ? text.data : "", text.len, 200, NULL, false);
-    buf_free(&text);
+        rc_page(r, r->viewer, r->text, r->len, 200, "Saved.", true);
 }
 
 static void on_rc_viewer(void *ud, const db_user_t *u)
@@ -78,6 +99,7 @@ static void on_rc_viewer(void *ud, const db_user_t *u)
         rc_req_free(r);
         return;
     }
+    snprintf(r->viewer, sizeof r->viewer, "%s", u->name);
     if (!r->post) {
         rc_show(r, u);
         return;
@@ -88,11 +110,9 @@ static void on_rc_viewer(void *ud, const db_user_t *u)
                  "Not saved: the file may have at most %d bytes; this one has %zu.", GAMECFG_RC_MAX,
                  r->len);
         rc_page(r, u->name, r->text, r->len, 413, err, false);
-    } else if (hooks_rc_save(r->g->srv, r->game, u->game_name, r->text, r->len, err, sizeof err) <
-               0)
+    } else if (hooks_rc_save(r->g->srv, r->game, u->game_name, r->text, r->len, on_rc_saved, r, err,
+                             sizeof err) < 0)
         rc_page(r, u->name, r->text, r->len, 400, err, false);
-    else
-        rc_page(r, u->name, r->text, r->len, 200, "Saved.", true);
 }
 
 /* The posted rc field into r->text, "\r\n" made "\n"; false when absent. */

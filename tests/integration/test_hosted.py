@@ -9,6 +9,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -260,6 +261,50 @@ def test_a_slow_spawner_holds_up_no_other_player(nethack, clients):
     b.wait_for("keys ready")
     b.wait_for("got 1: 7a")
     d.wait_log(r"hosted start user=slow\S* game=keys pid=\d+")
+
+
+def test_starting_games_have_their_own_ids_in_every_list(nethack, clients):
+    """Two games starting at once (the spawner stopped holds them) are
+    listed each as itself, not both as game 0: picking either from the
+    telnet watch list watches that player's game, and the lobby's JSON
+    lists each once; once they run they keep those ids (the watcher stays
+    on its game)."""
+    d, _ = nethack
+    spawner = spawner_of(d)
+    names = [unique_name("sa"), unique_name("sb")]  # the watch list's order, by name
+    players = []
+    for n in names:
+        t = clients(d.port)
+        t.register(n)
+        players.append(t)
+    w = clients(d.port)
+    w.register(unique_name("wa"))
+    os.kill(spawner, signal.SIGSTOP)
+    try:
+        for t in players:
+            t.send(toy_key("keys"), settle=False)
+            t.wait_for("Starting keys", timeout=5)
+        for letter, n in (("a", names[0]), ("b", names[1])):
+            w.send("w")
+            w.wait_for(names[1])
+            w.send(letter)
+            w.wait_for(f"Watching {n} play keys", timeout=5)
+            if letter == "a":
+                w.send("q")
+                w.wait_for("Your choice")
+        ws = WS(d.http, "/ws/lobby")
+        lobby = ws.json_until(lambda m: m["t"] == "lobby")
+        ws.close()
+        listed = [g["name"] for g in lobby["games"]]
+        assert sorted(x for x in listed if x in names) == names, lobby
+    finally:
+        os.kill(spawner, signal.SIGCONT)
+    for t in players:
+        t.wait_for("keys ready")
+    players[1].send("z")
+    players[1].wait_for("got 1: 7a")
+    w.wait_for("got 1: 7a")  # still the game it picked while it started
+    assert f"Watching {names[1]} play keys" in w.text()
 
 
 def test_a_start_with_no_answer_fails_soft(nethack, clients):
@@ -610,6 +655,69 @@ def test_rc_editor_over_telnet(nethack, clients):
     t.wait_for("Saved your rc file of NetHack 3.6.6")
     assert rc_path(d, name).read_text() == "OPTIONS=number_pad:1\nOPTIONS=time\n"
     assert d.wait_log(rf"rc file saved user={name} game=nethack bytes=34")
+
+
+@contextlib.contextmanager
+def stopped(pid):
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_rc_editor_waits_for_no_slow_spawner(nethack, clients):
+    """The editor's rc file is read and saved by the spawner without the
+    loop waiting: while the spawner cannot answer (stopped), its player
+    sees "Loading..." or "Saving..." and another player's keys are
+    answered. A read not answered in time sends the player back to the
+    menu, told; a save not answered in time keeps the editor and its text,
+    told it was not saved, and the spawner refuses it when it comes to it
+    late, so the file is not changed behind the player's back. Once the
+    spawner goes on, both work."""
+    d, _ = nethack
+    spawner = spawner_of(d)
+    a = clients(d.port)
+    a.register(unique_name("on"))
+    a.send(toy_key("keys"))
+    a.wait_for("keys ready")
+    t = clients(d.port)
+    name = unique_name("rcs")
+    t.register(name)
+    t.wait_for("Your choice")
+    web = Web(d.http)
+    web.session = web.register(unique_name("rcw"), "correct horse").session
+    page = {}
+    with stopped(spawner):
+        t.send("e", settle=False)
+        t.wait_for("Loading your rc file of NetHack 3.6.6", timeout=5)
+        # the browser's page waits for the spawner too, holding up no one
+        th = threading.Thread(target=lambda: page.update(r=web.html("/options/nethack")))
+        th.start()
+        a.send("x", settle=False)  # the other player's key is answered meanwhile
+        a.wait_for("got 1: 78", timeout=3)
+        text = t.wait_for("did not answer in time", timeout=20)  # SPAWNER_TIMEOUT_MS: 10 s
+        assert "The rc file cannot be edited: the spawner did not" in text, text
+        assert "Your choice" in text, text
+        th.join(timeout=20)
+    status, body = page["r"]
+    assert status == 500 and "the spawner did not answer in time" in body, (status, body)
+    t.send("e")
+    t.wait_for("Your rc file of NetHack 3.6.6")
+    assert rc_path(d, name).read_text() == RC
+    t.send("d")  # the first line goes
+    with stopped(spawner):
+        t.send("s", settle=False)
+        t.wait_for("Saving...", timeout=5)
+        a.send("y", settle=False)
+        a.wait_for("got 1: 79", timeout=3)
+        text = t.wait_for("Not saved: the spawner did not answer in time", timeout=20)
+        assert RC.splitlines()[1] in text, text  # still in the editor, the text kept
+    d.wait_log(r"an rc file save came after its deadline: not made")
+    assert rc_path(d, name).read_text() == RC
+    t.send("s")  # again, answered now
+    t.wait_for("Saved your rc file of NetHack 3.6.6")
+    assert rc_path(d, name).read_text() == RC.splitlines(keepends=True)[1]
 
 
 def test_rc_page_in_the_browser(nethack):

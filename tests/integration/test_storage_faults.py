@@ -427,6 +427,40 @@ def test_unrestorable_game_is_kept_and_its_player_told(bindir, tmp_path, start_d
     assert d.db_rows("SELECT state FROM games WHERE id = ?", games["vic"]) == [("broken",)]
 
 
+def test_a_game_that_fails_to_restore_lets_its_lease_go(start_daemon, clients):
+    """A returning player's game that cannot be restored is kept as broken
+    and its lease (PostgreSQL: the row naming the node that runs it) is
+    let go, not renewed by this node for ever. On SQLite leases are off and
+    the row never exists; the rest holds on both."""
+    d = start_daemon()
+    t = clients(d.port).connected()
+    t.register("wes")
+    t.random_character("wes")
+    t.play_keys("hjkl")
+    assert stored_hook(d, t, "wes")["seq"] == 5
+    game = int(re.search(r"game start user=wes game=(\d+)", d.log()).group(1))
+    t.close()
+    d.kill(signal.SIGKILL)  # so the game is read from the database again
+    d.start()
+    d.wait_log(r"recovery done: 1 games resumed, 0 broken")
+    newest = "SELECT (SELECT max(seq) FROM snapshots WHERE game = ?) = " \
+             "(SELECT max(seq) FROM journal WHERE game = ?)"
+    eventually(lambda: d.db_rows(newest, game, game) == [(1,)], timeout=20)
+    eventually(lambda: d.db_rows("SELECT count(*) FROM leases WHERE game = ?", game) == [(0,)])
+    d.db_write(("UPDATE games SET content_version = 'older' WHERE id = ?", (game,)),
+               ("DELETE FROM snapshots WHERE game = ?", (game,)))
+    v = clients(d.port).connected()
+    v.login("wes")
+    v.send("p")
+    v.wait_for("Your last game could not be restored")
+    d.wait_log(rf"game cannot be restored game={game} user=wes: .*\(kept as broken\)")
+    eventually(lambda: d.db_rows("SELECT state FROM games WHERE id = ?", game) == [("broken",)])
+    leased = "SELECT count(*) FROM leases WHERE game = ?"
+    eventually(lambda: d.db_rows(leased, game) == [(0,)], timeout=5)
+    v.send("p")  # a new game, under a lease of its own
+    v.wait_for("Choose a race.")
+
+
 @LOCK
 def test_game_creation_while_unwritable_returns_to_the_menu(daemon, clients):
     """No game is paused, but the database cannot be written (another

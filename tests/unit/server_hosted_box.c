@@ -41,6 +41,7 @@ START_TEST(messages_round_trip)
          .seq = 8,
          .game = "crawl",
          .dir = "x",
+         .deadline_ms = 0x123456789abcull,
          .text = rc,
          .len = strlen(rc)},
         {.type = SPAWNMSG_EXIT, .pid = 99, .status = -1},
@@ -57,6 +58,7 @@ START_TEST(messages_round_trip)
         ck_assert_str_eq(out.dir, in[i].dir);
         ck_assert(out.w == in[i].w && out.h == in[i].h && out.pid == in[i].pid);
         ck_assert_int_eq(out.status, in[i].status);
+        ck_assert(out.deadline_ms == in[i].deadline_ms);
         ck_assert_uint_eq(out.len, in[i].len);
         ck_assert(!in[i].len || memcmp(out.text, in[i].text, in[i].len) == 0);
     }

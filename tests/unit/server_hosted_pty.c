@@ -421,6 +421,72 @@ START_TEST(starts_wait_for_the_spawner_up_to_the_cap)
 }
 END_TEST
 
+/* rc requests' answers, as their callbacks get them. */
+typedef struct {
+    int answers;
+    char err[200];
+    char text[64];
+} rc_got_t;
+
+static void on_rc(const char *text, size_t len, const char *err, void *user)
+{
+    rc_got_t *g = user;
+    g->answers++;
+    snprintf(g->err, sizeof g->err, "%s", err ? err : "");
+    snprintf(g->text, sizeof g->text, "%.*s", (int)len, text);
+}
+
+static bool rc_all_answered(void *arg)
+{
+    rc_got_t *g = arg;
+    for (int i = 0; i < SPAWNER_RC_MAX; i++)
+        if (!g[i].answers)
+            return false;
+    return true;
+}
+
+static bool rc_answered(void *arg)
+{
+    return ((rc_got_t *)arg)->answers > 0;
+}
+
+START_TEST(rc_files_wait_for_the_spawner_up_to_the_cap)
+{
+    static rc_got_t got[SPAWNER_RC_MAX];
+    uv_loop_t loop;
+    box_t *b = box_make();
+    gamecfg_list_free(&b->games);
+    box_config(b, "[game rc]\ncommand = /bin/true\nrcfile = %d/rc\n");
+    box_spawner(b, NULL);
+    loop_start(&loop);
+    char err[256];
+    memset(got, 0, sizeof got);
+    ck_assert_int_eq(kill(spawner_pid(BOX.sp), SIGSTOP), 0);
+    for (int i = 0; i < SPAWNER_RC_MAX; i++) /* none waits: answered later, never in the call */
+        ck_assert_int_eq(spawner_rc_load(BOX.sp, "rc", "ann", on_rc, &got[i], err, sizeof err), 0);
+    ck_assert_int_eq(got[0].answers, 0);
+    ck_assert_int_eq(spawner_rc_load(BOX.sp, "rc", "ann", on_rc, NULL, err, sizeof err), -1);
+    ck_assert_str_eq(err, "many rc files are being read or written: try again in a moment");
+    ck_assert_int_eq(spawner_starting(BOX.sp), 0); /* starts have a cap of their own */
+    run_until(&loop, never, NULL, 100);
+    ck_assert_int_eq(got[0].answers, 0);
+    ck_assert_int_eq(kill(spawner_pid(BOX.sp), SIGCONT), 0);
+    ck_assert(run_until(&loop, rc_all_answered, got, 10000));
+    for (int i = 0; i < SPAWNER_RC_MAX; i++) /* no rc-default: empty */
+        ck_assert(got[i].answers == 1 && !got[i].err[0] && !got[i].text[0]);
+    rc_got_t saved = {0}, read = {0};
+    ck_assert_int_eq(
+        spawner_rc_save(BOX.sp, "rc", "ann", "OPTIONS=time\n", 13, on_rc, &saved, err, sizeof err),
+        0);
+    ck_assert(run_until(&loop, rc_answered, &saved, 10000));
+    ck_assert_str_eq(saved.err, "");
+    ck_assert_int_eq(spawner_rc_load(BOX.sp, "rc", "ann", on_rc, &read, err, sizeof err), 0);
+    ck_assert(run_until(&loop, rc_answered, &read, 10000));
+    ck_assert_str_eq(read.text, "OPTIONS=time\n");
+    loop_done(&loop);
+}
+END_TEST
+
 START_TEST(spawn_failures_say_why)
 {
     uv_loop_t loop;
@@ -1167,6 +1233,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, exit_at_once_is_reported_and_reaped);
     tcase_add_test(t, spawn_failures_say_why);
     tcase_add_test(t, starts_wait_for_the_spawner_up_to_the_cap);
+    tcase_add_test(t, rc_files_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
     tcase_add_test(t, a_flood_is_held_to_its_output_rate);
     tcase_add_test(t, ignoring_sighup_gets_sigkill);
