@@ -238,7 +238,7 @@ void notify_send_chat(server_t *s, int64_t game, int64_t seq, const char *name, 
 {
     notify_event_t ev = {.kind = NOTIFY_CHAT, .to = "*", .a = game, .b = seq};
     if (!lease_on(s) || game <= 0 || n == 0 || n > NOTIFY_TEXT_MAX || !name_ok(name))
-        return; /* a hosted game (id 0) runs on one node only and is watched there */
+        return; /* a hosted game (id below 1) runs on one node only and is watched there */
     snprintf(ev.from, sizeof ev.from, "%s", s->cfg.node);
     snprintf(ev.name, sizeof ev.name, "%s", name);
     memcpy(ev.text, text, n);
