@@ -14,6 +14,7 @@
 #include "peerwire.h"
 #include "server.h"
 #include "session_impl.h"
+#include "shard.h"
 
 #define PEER_LINKS_MAX   64    /* links at once (nodes of a cluster, and strangers) */
 #define FEED_NODES_MAX   16    /* nodes one game streams to */
@@ -36,17 +37,28 @@ typedef struct link {
     uv_connect_t conn;
 } link_t;
 
-/* This node's game s streamed to the links in subs. */
-typedef struct peer_feed {
+/* Home's side of one of this node's games streamed to other nodes: the
+ * links it goes to. The game runs on loop k, which encodes its frames
+ * (its session's struct peer_feed) and posts them here. */
+typedef struct feed {
     list_t node; /* peers' feeds */
-    session_t *s;
-    screen_t *last; /* what the last frame streamed showed */
+    hnode_t hn;  /* peers' feeds by game */
+    int64_t game;
+    server_t *k;
     int n;
     struct {
         link_t *l;
-        bool need_key;
+        bool need_key; /* its next SCREEN must be a keyframe: diffs skip it */
+        bool asked;    /* that keyframe is asked of the game's loop */
     } subs[FEED_NODES_MAX];
 } feed_t;
+
+/* The game's loop's side (session_t.peer): what the last frame streamed
+ * showed, and a buffer to encode the next. That loop's thread only. */
+struct peer_feed {
+    screen_t *last;
+    buf_t out;
+};
 
 /* Another node's game (a session of kind "remote": its s->bk). */
 typedef struct {
@@ -64,6 +76,7 @@ struct peers {
     server_t *home;
     listener_t *lis;
     list_t links, feeds, mirrors;
+    hmap_t feed_by_game;
     int nlinks, nmirrors;
     bool listing, stopped;
     uint64_t reads; /* list reads so far */
@@ -74,11 +87,35 @@ static const backend_ops_t backend_remote;
 
 /* ---- writing ------------------------------------------------------------------------ */
 
+/* Encoded bytes on their way, shared by every link they are written to
+ * (home's thread only once handed over). */
+typedef struct {
+    int refs;
+    size_t n;
+    char data[];
+} pmsg_t;
+
+static pmsg_t *pmsg_of(const buf_t *b)
+{
+    pmsg_t *m = b->failed || !b->len ? NULL : malloc(sizeof *m + b->len);
+    if (m) {
+        m->refs = 1;
+        m->n = b->len;
+        memcpy(m->data, b->data, b->len);
+    }
+    return m;
+}
+
+static void pmsg_unref(pmsg_t *m)
+{
+    if (m && --m->refs == 0)
+        free(m);
+}
+
 typedef struct {
     uv_write_t req;
     link_t *l;
-    size_t n;
-    char data[];
+    pmsg_t *m;
 } wreq_t;
 
 static void feeds_catch_up(link_t *l);
@@ -87,36 +124,85 @@ static void on_written(uv_write_t *req, int status)
 {
     wreq_t *w = (wreq_t *)req;
     link_t *l = w->l;
-    l->queued -= w->n;
+    l->queued -= w->m->n;
+    pmsg_unref(w->m);
     free(w);
     if (status == 0 && l->want_key && !l->closing &&
         l->queued < (size_t)l->p->home->cfg.peer_queue / 2)
         feeds_catch_up(l);
 }
 
-/* b's bytes to l; -1 (nothing sent) past the queue's cap or out of memory. */
-static int link_send(link_t *l, const buf_t *b)
+/* m's bytes to l; -1 (nothing sent) past the queue's cap or out of memory. */
+static int link_write(link_t *l, pmsg_t *m)
 {
-    if (l->closing || b->failed || !b->len)
+    if (l->closing || !m)
         return -1;
-    if (l->queued + b->len > (size_t)l->p->home->cfg.peer_queue)
+    if (l->queued + m->n > (size_t)l->p->home->cfg.peer_queue)
         return -1;
-    wreq_t *w = malloc(sizeof *w + b->len);
+    wreq_t *w = malloc(sizeof *w);
     if (!w)
         return -1;
     w->l = l;
-    w->n = b->len;
-    memcpy(w->data, b->data, b->len);
-    uv_buf_t ub = uv_buf_init(w->data, (unsigned)b->len);
+    w->m = m;
+    uv_buf_t ub = uv_buf_init(m->data, (unsigned)m->n);
     if (uv_write(&w->req, (uv_stream_t *)&l->tcp, &ub, 1, on_written) < 0) {
         free(w);
         return -1;
     }
-    l->queued += b->len;
+    m->refs++;
+    l->queued += m->n;
     return 0;
 }
 
+static int link_send(link_t *l, const buf_t *b)
+{
+    pmsg_t *m = pmsg_of(b);
+    int r = link_write(l, m);
+    pmsg_unref(m);
+    return r;
+}
+
 /* ---- feeds: this node's games to other nodes ------------------------------------ */
+
+/* Between home and a game's loop: a command (home to the loop: stream
+ * game, with a keyframe now, or stop) or what the loop streams (to home:
+ * a keyframe, a change, or the game gone, encoded). Posted (shard.h), so
+ * each side sees the other's in order; with one loop, home posts to
+ * itself. */
+enum { OUT_KEY, OUT_FRAME, OUT_GONE };
+
+typedef struct {
+    server_t *k; /* the game's loop */
+    int64_t game;
+    int kind;
+    pmsg_t *m;
+} feed_msg_t;
+
+static void home_feed_msg(server_t *home, void *ud);
+static void loop_feed_on(server_t *k, void *ud);
+static void loop_feed_off(server_t *k, void *ud);
+
+static void feed_post(server_t *to, shard_fn fn, server_t *k, int64_t game, int kind, pmsg_t *m)
+{
+    feed_msg_t *fm = malloc(sizeof *fm);
+    if (fm)
+        *fm = (feed_msg_t){k, game, kind, m};
+    if (!fm || shard_post(to, fn, fm)) {
+        pmsg_unref(m); /* that loop stopped: its games went with it */
+        free(fm);
+    }
+}
+
+static feed_t *feed_get(peers_t *p, int64_t game)
+{
+    HMAP_EACH(it, &p->feed_by_game, hmap_hash_u64((uint64_t)game))
+    {
+        feed_t *f = HMAP_ITEM(it, feed_t, hn);
+        if (f->game == game)
+            return f;
+    }
+    return NULL;
+}
 
 static int feed_find(const feed_t *f, const link_t *l)
 {
@@ -126,29 +212,32 @@ static int feed_find(const feed_t *f, const link_t *l)
     return -1;
 }
 
-static void feed_drop_sub(session_t *s, int i)
+static void feed_free(peers_t *p, feed_t *f)
 {
-    feed_t *f = s->peer;
+    list_remove(&f->node);
+    hmap_del(&p->feed_by_game, &f->hn);
+    free(f);
+}
+
+/* Sub i leaves; the last one's going stops the game's loop encoding. */
+static void feed_drop_sub(peers_t *p, feed_t *f, int i)
+{
     f->subs[i].l->nfeeds--;
     f->subs[i] = f->subs[--f->n];
     if (f->n)
         return;
-    list_remove(&f->node);
-    screen_free(f->last);
-    free(f);
-    s->peer = NULL;
+    feed_post(f->k, loop_feed_off, f->k, f->game, 0, NULL);
+    feed_free(p, f);
 }
 
-/* A keyframe of s's screen to sub i, or it waits for the queue to drain. */
-static void feed_keyframe(session_t *s, int i)
+/* Sub i waits for a keyframe: asked of the game's loop once. */
+static void feed_ask_key(feed_t *f, int i)
 {
-    feed_t *f = s->peer;
-    link_t *l = f->subs[i].l;
-    buf_t *b = &l->p->out;
-    buf_reset(b);
-    peerwire_screen(b, s->game_id, s->sent, NULL);
-    f->subs[i].need_key = link_send(l, b) < 0;
-    l->want_key |= f->subs[i].need_key;
+    f->subs[i].need_key = true;
+    if (f->subs[i].asked)
+        return;
+    f->subs[i].asked = true;
+    feed_post(f->k, loop_feed_on, f->k, f->game, 0, NULL);
 }
 
 static void feeds_catch_up(link_t *l)
@@ -158,68 +247,191 @@ static void feeds_catch_up(link_t *l)
         feed_t *f = LIST_ITEM(it, feed_t, node);
         int i = feed_find(f, l);
         if (i >= 0 && f->subs[i].need_key)
-            feed_keyframe(f->s, i);
+            feed_ask_key(f, i);
     }
+}
+
+/* Sub i gets m; a keyframe that cannot be queued now waits for the link
+ * to drain, a change that cannot makes the sub wait for a keyframe. */
+static void feed_deliver(feed_t *f, int i, int kind, pmsg_t *m)
+{
+    link_t *l = f->subs[i].l;
+    if ((kind == OUT_KEY) != f->subs[i].need_key)
+        return; /* a change before its keyframe, or a keyframe it needs not */
+    if (kind == OUT_KEY)
+        f->subs[i].asked = false;
+    if (link_write(l, m) == 0) {
+        f->subs[i].need_key = false;
+        return;
+    }
+    f->subs[i].need_key = true;
+    l->want_key = true;
+    if (kind == OUT_FRAME)
+        log_info("peer link %s: %zu bytes queued, game=%lld waits for a keyframe", l->name,
+                 l->queued, (long long)f->game);
+}
+
+/* On home: what a game's loop streams goes to the game's links. */
+static void home_feed_msg(server_t *home, void *ud)
+{
+    feed_msg_t *fm = ud;
+    peers_t *p = home->peer;
+    feed_t *f = p && !p->stopped ? feed_get(p, fm->game) : NULL;
+    if (!f && p && !p->stopped && fm->kind != OUT_GONE)
+        feed_post(fm->k, loop_feed_off, fm->k, fm->game, 0, NULL); /* nobody wants it now */
+    else if (f && fm->kind == OUT_GONE) {
+        for (int i = 0; i < f->n; i++) {
+            link_write(f->subs[i].l, fm->m);
+            f->subs[i].l->nfeeds--;
+        }
+        feed_free(p, f);
+    } else if (f)
+        for (int i = 0; i < f->n; i++)
+            feed_deliver(f, i, fm->kind, fm->m);
+    pmsg_unref(fm->m);
+    free(fm);
+}
+
+/* On game's loop: the session that may be streamed, or NULL. */
+static session_t *loop_game(server_t *k, int64_t game)
+{
+    session_t *s = session_find_game(k, game);
+    return s && s->game && !s->dead && !s->ended && !s->mirror ? s : NULL;
+}
+
+static void loop_feed_free(session_t *s)
+{
+    screen_free(s->peer->last);
+    buf_free(&s->peer->out);
+    free(s->peer);
+    s->peer = NULL;
+}
+
+static void loop_gone(server_t *k, int64_t game, const char *why)
+{
+    buf_t b;
+    buf_init(&b);
+    peerwire_gone(&b, game, why);
+    feed_post(shard_at(k, 0), home_feed_msg, k, game, OUT_GONE, pmsg_of(&b));
+    buf_free(&b);
+}
+
+/* On the game's loop: stream it (if not yet), a keyframe of it now. */
+static void loop_feed_on(server_t *k, void *ud)
+{
+    feed_msg_t *fm = ud;
+    session_t *s = loop_game(k, fm->game);
+    if (s && !s->peer && (s->peer = calloc(1, sizeof *s->peer)))
+        buf_init(&s->peer->out);
+    if (!s || !s->peer)
+        loop_gone(k, fm->game, "That game is over or left its server.");
+    else {
+        buf_t *b = &s->peer->out;
+        buf_reset(b);
+        peerwire_screen(b, s->game_id, s->sent, NULL);
+        feed_post(shard_at(k, 0), home_feed_msg, k, s->game_id, OUT_KEY, pmsg_of(b));
+    }
+    free(fm);
+}
+
+static void loop_feed_off(server_t *k, void *ud)
+{
+    feed_msg_t *fm = ud;
+    session_t *s = session_find_game(k, fm->game);
+    if (s && s->peer)
+        loop_feed_free(s);
+    free(fm);
+}
+
+/* The loop whose session runs game (others parked while looked at), or
+ * NULL when none does. Home only. */
+static server_t *game_loop(server_t *home, int64_t game)
+{
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        shard_lock(k);
+        bool here = loop_game(k, game) != NULL;
+        shard_unlock(k);
+        if (here)
+            return k;
+    }
+    return NULL;
+}
+
+static void feed_refuse(link_t *l, int64_t game, const char *why)
+{
+    buf_t *b = &l->p->out;
+    buf_reset(b);
+    peerwire_gone(b, game, why);
+    link_send(l, b);
+}
+
+static feed_t *feed_new(peers_t *p, int64_t game, server_t *k)
+{
+    feed_t *f = calloc(1, sizeof *f);
+    if (!f || hmap_add(&p->feed_by_game, &f->hn, hmap_hash_u64((uint64_t)game)) < 0) {
+        free(f);
+        return NULL;
+    }
+    f->game = game;
+    f->k = k;
+    list_push_back(&p->feeds, &f->node);
+    return f;
+}
+
+/* The reason a WATCH of game on l is refused, or NULL with *k its loop. */
+static const char *feed_refusal(link_t *l, const feed_t *f, int64_t game, server_t **k)
+{
+    if (l->nfeeds >= l->p->home->cfg.peer_max_games)
+        return "Too many games are watched from that server.";
+    *k = f ? f->k : game_loop(l->p->home, game);
+    return *k ? NULL : "That game cannot be watched from another server.";
 }
 
 static void feed_watch(link_t *l, int64_t game)
 {
-    session_t *s = session_find_game(l->p->home, game);
-    buf_t *b = &l->p->out;
-    bool full = l->nfeeds >= l->p->home->cfg.peer_max_games;
-    if (!s || !s->game || s->dead || s->ended || s->ops == &backend_remote ||
-        (full && !(s->peer && feed_find(s->peer, l) >= 0))) {
-        buf_reset(b);
-        peerwire_gone(b, game,
-                      full ? "Too many games are watched from that server."
-                           : "That game cannot be watched from another server.");
-        link_send(l, b);
+    peers_t *p = l->p;
+    feed_t *f = feed_get(p, game);
+    server_t *k = NULL;
+    const char *why = NULL;
+    if (f && feed_find(f, l) >= 0) { /* asked again: a whole screen */
+        feed_ask_key(f, feed_find(f, l));
         return;
     }
-    feed_t *f = s->peer;
-    if (!f && (f = calloc(1, sizeof *f))) {
-        f->s = s;
-        s->peer = f;
-        list_push_back(&l->p->feeds, &f->node);
+    if ((why = feed_refusal(l, f, game, &k))) {
+        feed_refuse(l, game, why);
+        return;
     }
-    if (!f || (feed_find(f, l) < 0 && f->n == FEED_NODES_MAX))
+    if ((!f && !(f = feed_new(p, game, k))) || f->n == FEED_NODES_MAX)
         return; /* at its cap: that node's mirror waits, its watchers see the last screen */
-    int i = feed_find(f, l);
-    if (i < 0) {
-        f->subs[i = f->n++].l = l;
-        l->nfeeds++;
-    }
-    feed_keyframe(s, i);
-    log_info("peer feed game=%lld to=%s nodes=%d", (long long)game, l->name, f->n);
+    int i = f->n++;
+    f->subs[i].l = l;
+    f->subs[i].asked = false;
+    l->nfeeds++;
+    feed_ask_key(f, i);
+    log_info("peer feed game=%lld to=%s nodes=%d loop=%d", (long long)game, l->name, f->n,
+             k->shard);
 }
 
 static void feed_unwatch(link_t *l, int64_t game)
 {
-    session_t *s = session_find_game(l->p->home, game);
-    int i = s && s->peer ? feed_find(s->peer, l) : -1;
+    feed_t *f = feed_get(l->p, game);
+    int i = f ? feed_find(f, l) : -1;
     if (i >= 0) {
-        feed_drop_sub(s, i);
+        feed_drop_sub(l->p, f, i);
         log_info("peer unfeed game=%lld to=%s", (long long)game, l->name);
     }
 }
 
+/* On the game's loop, after a frame of s went out: the change to home. */
 void peer_frame(session_t *s)
 {
-    feed_t *f = s->peer;
-    buf_t *b = &s->srv->peer->out;
+    struct peer_feed *f = s->peer;
+    buf_t *b = &f->out;
     buf_reset(b);
     if (peerwire_screen(b, s->game_id, s->sent, f->last) <= 0)
         return; /* nothing changed (or out of memory: the next frame's keyframe) */
-    for (int i = 0; i < f->n; i++) {
-        if (f->subs[i].need_key)
-            continue; /* its keyframe comes when its queue drains */
-        if (link_send(f->subs[i].l, b) < 0) {
-            f->subs[i].need_key = true;
-            f->subs[i].l->want_key = true;
-            log_info("peer link %s: %zu bytes queued, game=%lld waits for a keyframe",
-                     f->subs[i].l->name, f->subs[i].l->queued, (long long)s->game_id);
-        }
-    }
+    feed_post(shard_at(s->srv, 0), home_feed_msg, s->srv, s->game_id, OUT_FRAME, pmsg_of(b));
     if (!f->last)
         f->last = screen_new(s->sent->w, s->sent->h);
     if (!f->last || screen_copy(f->last, s->sent) < 0) {
@@ -230,14 +442,8 @@ void peer_frame(session_t *s)
 
 void peer_session_gone(session_t *s)
 {
-    buf_t *b = &s->srv->peer->out;
-    while (s->peer) {
-        feed_t *f = s->peer;
-        buf_reset(b);
-        peerwire_gone(b, s->game_id, "That game is over or left its server.");
-        link_send(f->subs[f->n - 1].l, b);
-        feed_drop_sub(s, f->n - 1);
-    }
+    loop_feed_free(s);
+    loop_gone(s->srv, s->game_id, "That game is over or left its server.");
 }
 
 /* ---- mirrors: other nodes' games here ----------------------------------------------- */
@@ -438,11 +644,27 @@ static void on_list(void *ud, int status, const db_game_t *games, size_t n)
     }
 }
 
-void peer_game_here(server_t *srv, int64_t game)
+static void home_game_here(server_t *home, void *ud)
 {
-    mirror_t *m = mirror_find(srv->peer, game);
+    int64_t *game = ud;
+    mirror_t *m = home->peer ? mirror_find(home->peer, *game) : NULL;
     if (m)
         mirror_drop(m, "That game now runs on this server: pick it again to watch it.");
+    free(game);
+}
+
+void peer_game_here(server_t *srv, int64_t game)
+{
+    if (!lease_on(srv))
+        return;
+    int64_t *g = malloc(sizeof *g);
+    if (!g)
+        return;
+    *g = game;
+    if (srv->shard == 0)
+        home_game_here(srv, g); /* now: the session about to be made is the game's one */
+    else if (shard_post(shard_at(srv, 0), home_game_here, g))
+        free(g);
 }
 
 /* A mirror nobody watches any more: its node stops sending it. */
@@ -537,7 +759,7 @@ static void link_close(link_t *l, const char *why)
         feed_t *f = LIST_ITEM(it, feed_t, node);
         int i = feed_find(f, l);
         if (i >= 0)
-            feed_drop_sub(f->s, i);
+            feed_drop_sub(p, f, i);
     }
     LIST_EACH (it, &p->mirrors) {
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
@@ -766,6 +988,7 @@ int peer_start(server_t *home)
     list_init(&p->links);
     list_init(&p->feeds);
     list_init(&p->mirrors);
+    hmap_init(&p->feed_by_game);
     buf_init(&p->out);
     home->peer = p;
     if (!cfg->peer_listen[0])
@@ -804,6 +1027,9 @@ void peer_free(server_t *home)
     peers_t *p = home->peer;
     if (!p)
         return;
+    LIST_EACH (it, &p->feeds) /* their loops stopped with their games */
+        feed_free(p, LIST_ITEM(it, feed_t, node));
+    hmap_fini(&p->feed_by_game);
     buf_free(&p->out);
     free(p);
     home->peer = NULL;

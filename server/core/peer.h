@@ -19,12 +19,17 @@
  * queue drains. A node that goes away (or sends bad input: closed) takes
  * its mirrors with it: their watchers are told and go back to the menu.
  *
+ * Loops (shard.h): the links and the mirrors live on home; a game's
+ * frames are encoded on the loop that runs it (session_t.peer) and posted
+ * to home, which writes them to the links (home asks that loop for a
+ * keyframe the same way), so a game on any loop is streamed.
+ *
  * With SQLite, or with neither peer-listen nor peers set, nothing runs.
- * Games on loops other than home's are not streamed (told GONE).
  *
  * server_t.peer (home only) is owned here: peer_start makes it,
  * peer_stop closes its sockets, peer_free frees it once the loop ran
- * down. Loop thread (home) only. */
+ * down. Home's thread, but for peer_frame and peer_session_gone (the
+ * game's loop) and peer_game_here (any loop). */
 #ifndef WARREN_PEER_H
 #define WARREN_PEER_H
 #include <stdbool.h>
@@ -40,12 +45,13 @@ void peer_stop(server_t *home);
 void peer_free(server_t *home);
 /* Home, once a second: the list of other nodes' games is read again. */
 void peer_tick(server_t *home);
-/* frames.c, after a frame of s went out: the nodes watching s get it. */
+/* frames.c, after a frame of s went out (s's loop): the nodes watching s
+ * get it. */
 void peer_frame(session_t *s);
 /* session.c: s leaves memory; the nodes watching it are told. */
 void peer_session_gone(session_t *s);
-/* session.c: game now runs on this loop (a node that died left it here):
- * its mirror, if any, goes, its watchers told. */
+/* session.c, any loop: game now runs on this node (a node that died left
+ * it here): its mirror, if any, goes, its watchers told. */
 void peer_game_here(server_t *srv, int64_t game);
 
 #endif

@@ -21,24 +21,33 @@ SECRET = "peer-secret-1"
 
 
 @pytest.fixture
-def pair(bindir, tmp_path):
-    """Nodes a and b on one schema, each naming the other's peer address."""
-    pa, pb = free_port(), free_port()
-    peers = {"a": (pa, f"b=127.0.0.1:{pb}"), "b": (pb, f"a=127.0.0.1:{pa}")}
+def pair_of(bindir, tmp_path):
+    """pair_of(a_extra=()): nodes a and b on one schema, each naming the
+    other's peer address (a started with a_extra too)."""
     made = []
-    for name in ("a", "b"):
-        port, other = peers[name]
-        d = Daemon(bindir, tmp_path / name, http=True,
-                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
-                          "--peer-secret", SECRET])
-        if made:
-            d.db_url = made[0].db_url
-            d.argv[d.argv.index("--db") + 1] = made[0].db_url
-        made.append(d.start())
-    yield made
+
+    def start(a_extra=()):
+        pa, pb = free_port(), free_port()
+        peers = {"a": (pa, f"b=127.0.0.1:{pb}", list(a_extra)), "b": (pb, f"a=127.0.0.1:{pa}", [])}
+        for name in ("a", "b"):
+            port, other, more = peers[name]
+            d = Daemon(bindir, tmp_path / name, http=True,
+                       extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
+                              "--peer-secret", SECRET, *more])
+            if made:
+                d.db_url = made[0].db_url
+                d.argv[d.argv.index("--db") + 1] = made[0].db_url
+            made.append(d.start())
+        return made
+    yield start
     for d in made:
         if d.alive():
             d.stop_clean()
+
+
+@pytest.fixture
+def pair(pair_of):
+    return pair_of()
 
 
 def game_rows(t):
@@ -261,3 +270,30 @@ def test_a_slow_node_gets_a_keyframe_later(bindir, tmp_path, clients):
         assert d.alive()
     finally:
         d.stop_clean()
+
+
+def test_games_on_every_loop_are_watched_from_another_node(pair_of, clients):
+    """a runs its games over two loops (an account's game on loop id % 2):
+    from b, a game on either loop is watched, each change as it comes."""
+    a, b = pair_of(a_extra=["--loops", "2"])
+    players = []
+    for name in ("ann", "abe", "amy"):  # consecutive ids: games on both loops
+        p = clients(a.port).connected()
+        p.register(name)
+        p.random_character(name)
+        players.append((name, p))
+    w = clients(b.port).connected()
+    w.register("wes")
+    loops = set()
+    for name, p in players:
+        watch_from_list(w, name)
+        same_rows(p, w)
+        loops.add(a.wait_log(r"peer feed game=\d+ to=b nodes=1 loop=(\d)").group(1))
+        p.send("s")  # a turn passes: its change streams too
+        p.pump(quiet=0.3)
+        same_rows(p, w)
+        assert "cannot be watched" not in w.text()
+        w.send("q")
+        w.wait_for("Your choice")
+    assert loops == {"0", "1"}, loops
+    assert a.alive() and b.alive()
