@@ -2,6 +2,7 @@
  * between nodes, the feeds of this node's games to them. */
 #include "peer.h"
 #include <sodium.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -60,30 +61,68 @@ struct peer_feed {
     buf_t out;
 };
 
-/* Another node's game (a session of kind "remote": its s->bk). */
+/* What the list says of another node's game. */
 typedef struct {
+    char node[PEER_TEXT_MAX + 1]; /* the node holding its lease */
+    char race[DB_SHORT_MAX], cls[DB_SHORT_MAX];
+    int depth, max_depth, xl;
+    int64_t turns;
+} pgame_t;
+
+/* Another node's live game as the list read it, counted in "playing now"
+ * here; it has a mirror session while cfg.peer_max_games allow. */
+typedef struct entry {
+    list_t node; /* peers' entries */
+    list_t wait; /* peers' entries with no mirror (linked then) */
+    hnode_t hn;  /* peers' entries by game */
+    int64_t game, user;
+    char player[DB_NAME_MAX];
+    pgame_t st;
+    struct mirror *m; /* its mirror, NULL while none */
+    uint64_t seen;    /* the full read that last named it */
+    uint64_t retry;   /* no new mirror before this read (its last one was just dropped) */
+} entry_t;
+
+/* Another node's game (a session of kind "remote": its s->bk). */
+typedef struct mirror {
     list_t node; /* peers' mirrors */
     peers_t *p;
     session_t *s;
-    link_t *l;     /* the link its frames come on, once asked */
-    screen_t *scr; /* its screen as the last frame left it */
-    db_game_t row; /* what the list read of it */
-    bool asked;    /* its holder is looked up or WATCH sent */
-    uint64_t seen; /* the list read that last named it */
+    link_t *l;       /* the link its frames come on, once asked */
+    screen_t *scr;   /* its screen as the last frame left it */
+    entry_t *e;      /* its list entry; NULL once the list lost it */
+    pgame_t st;      /* what the list said of it last */
+    bool asked;      /* its holder is looked up or WATCH sent */
+    uint64_t ending; /* the read its entry went at, while its watchers wait */
 } mirror_t;
+
+/* Another node the list named: its leases are checked once a read. */
+typedef struct {
+    char name[PEER_TEXT_MAX + 1];
+    bool lapsed; /* its leases expired: its games are off the list */
+    bool asking;
+} pnode_t;
 
 struct peers {
     server_t *home;
     listener_t *lis;
-    list_t links, feeds, mirrors;
-    hmap_t feed_by_game;
-    int nlinks, nmirrors;
+    list_t links, feeds, mirrors, entries, waiting;
+    hmap_t feed_by_game, entry_by_game;
+    int nlinks, nmirrors, nentries, nwaiting;
     bool listing, stopped;
-    uint64_t reads; /* list reads so far */
-    buf_t out;      /* a message being encoded */
+    bool synced;         /* a full read is done: changes are read since cursor */
+    int64_t cursor;      /* the change number the next read starts from */
+    int64_t next_cursor; /* a full read's, once it is done */
+    uint64_t last_ok;    /* when a read last worked (uv_now) */
+    uint64_t reads;      /* list reads so far */
+    uint64_t rows;       /* rows those reads returned */
+    pnode_t nodes[PEER_LINKS_MAX];
+    int nnodes;
+    buf_t out; /* a message being encoded */
 };
 
 static const backend_ops_t backend_remote;
+static void entry_wait(peers_t *p, entry_t *e, uint64_t retry);
 
 /* ---- writing ------------------------------------------------------------------------ */
 
@@ -525,10 +564,10 @@ static void remote_draw(const session_t *s, screen_t *scr, const session_view_t 
 static bool remote_status(const session_t *s, session_status_t *st)
 {
     const mirror_t *m = s->bk;
-    snprintf(st->race, sizeof st->race, "%s", m->row.race);
-    snprintf(st->cls, sizeof st->cls, "%s", m->row.cls);
-    st->depth = m->row.depth, st->max_depth = m->row.max_depth, st->xl = m->row.xl;
-    st->turn = (uint64_t)m->row.turns;
+    snprintf(st->race, sizeof st->race, "%s", m->st.race);
+    snprintf(st->cls, sizeof st->cls, "%s", m->st.cls);
+    st->depth = m->st.depth, st->max_depth = m->st.max_depth, st->xl = m->st.xl;
+    st->turn = (uint64_t)m->st.turns;
     return true;
 }
 
@@ -553,6 +592,8 @@ static void remote_free(session_t *s)
     mirror_t *m = s->bk;
     if (!m->p->stopped)
         mirror_unwatch(m);
+    if (m->e) /* its game is still listed: a mirror again in a few reads */
+        entry_wait(m->p, m->e, m->p->reads + 3);
     list_remove(&m->node);
     m->p->nmirrors--;
     screen_free(m->scr);
@@ -570,14 +611,14 @@ static const backend_ops_t backend_remote = {
     .free = remote_free,
 };
 
-static void mirror_new(peers_t *p, const db_game_t *g)
+static void mirror_new(peers_t *p, entry_t *e)
 {
     mirror_t *m = calloc(1, sizeof *m);
     if (m && !(m->scr = screen_new(TERM_MIN_W, TERM_MIN_H))) {
         free(m);
         return;
     }
-    session_t *s = m ? session_new(p->home, g->id, g->user, g->player, &backend_remote) : NULL;
+    session_t *s = m ? session_new(p->home, e->game, e->user, e->player, &backend_remote) : NULL;
     if (!s) {
         screen_free(m ? m->scr : NULL);
         free(m);
@@ -585,7 +626,11 @@ static void mirror_new(peers_t *p, const db_game_t *g)
     }
     m->p = p;
     m->s = s;
-    m->row = *g;
+    m->e = e;
+    m->st = e->st;
+    e->m = m;
+    list_remove(&e->wait);
+    p->nwaiting--;
     s->bk = m;
     s->mirror = true; /* its player's own lookups pass it by (session.c) */
     snprintf(s->kind, sizeof s->kind, "warren"); /* listed and watched as one of ours */
@@ -610,38 +655,304 @@ static int mirror_frame(link_t *l, const peer_msg_t *msg, const char **why)
     return 0;
 }
 
-/* ---- the list of other nodes' games ------------------------------------------------ */
+/* ---- the list of other nodes' games --------------------------------------------------- */
 
-static void on_list(void *ud, int status, const db_game_t *games, size_t n)
+#define ENTRIES_MAX     100000 /* other nodes' games known here at most */
+#define RESYNC_AFTER_MS 300000 /* reads failing this long: read everything again */
+#define PRUNE_EVERY     60     /* reads between two prunings of old tombstones */
+#define TOMBSTONE_MS    600000 /* how long a tombstone is kept: well past RESYNC_AFTER_MS */
+
+static void publish_count(peers_t *p)
 {
-    peers_t *p = ud;
-    p->listing = false;
-    if (status != DB_OK || p->stopped)
-        return;
-    uint64_t read = ++p->reads;
-    for (size_t i = 0; i < n; i++) {
-        session_t *s = session_find_game(p->home, games[i].id);
-        mirror_t *m = mirror_of(s);
-        if (m) {
-            m->seen = read;
-            m->row = games[i];
-        } else if (!s && p->nmirrors < p->home->cfg.peer_max_games) {
-            mirror_new(p, &games[i]);
-            if ((m = mirror_find(p, games[i].id)))
-                m->seen = read;
-        }
+    atomic_store(&p->home->peer_unlisted, p->nwaiting); /* mirrors count as sessions */
+}
+
+static entry_t *entry_get(peers_t *p, int64_t game)
+{
+    HMAP_EACH(it, &p->entry_by_game, hmap_hash_u64((uint64_t)game))
+    {
+        entry_t *e = HMAP_ITEM(it, entry_t, hn);
+        if (e->game == game)
+            return e;
     }
-    /* gone from the list: ended, or its node lost its lease (a watched
-     * one also hears it from its node, or loses its link) */
+    return NULL;
+}
+
+/* e waits for a mirror (made from read retry on, while the cap allows). */
+static void entry_wait(peers_t *p, entry_t *e, uint64_t retry)
+{
+    e->m = NULL;
+    e->retry = retry;
+    if (!list_linked(&e->wait)) {
+        list_push_back(&p->waiting, &e->wait);
+        p->nwaiting++;
+    }
+}
+
+/* e leaves the list: its mirror goes, told why (a watched one waits a few
+ * reads for its node's own word, which says more). */
+static void entry_del(peers_t *p, entry_t *e, const char *why)
+{
+    mirror_t *m = e->m;
+    if (m) {
+        m->e = NULL;
+        if (m->s->nwatchers && !m->ending)
+            m->ending = p->reads + 1;
+        else if (!m->s->nwatchers)
+            mirror_drop(m, why);
+    }
+    if (list_linked(&e->wait)) {
+        list_remove(&e->wait);
+        p->nwaiting--;
+    }
+    list_remove(&e->node);
+    hmap_del(&p->entry_by_game, &e->hn);
+    p->nentries--;
+    free(e);
+}
+
+static void pgame_of(pgame_t *st, const db_peer_game_t *r)
+{
+    snprintf(st->node, sizeof st->node, "%s", r->node);
+    snprintf(st->race, sizeof st->race, "%s", r->g.race);
+    snprintf(st->cls, sizeof st->cls, "%s", r->g.cls);
+    st->depth = r->g.depth, st->max_depth = r->g.max_depth, st->xl = r->g.xl;
+    st->turns = r->g.turns;
+}
+
+static void node_seen(peers_t *p, const char *name);
+
+/* Row r of another node's live game: listed, or its entry brought up to date. */
+static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
+{
+    entry_t *e = entry_get(p, r->g.id);
+    if (!e && p->nentries < ENTRIES_MAX && (e = calloc(1, sizeof *e))) {
+        if (hmap_add(&p->entry_by_game, &e->hn, hmap_hash_u64((uint64_t)r->g.id)) < 0) {
+            free(e);
+            return NULL;
+        }
+        e->game = r->g.id;
+        e->user = r->g.user;
+        snprintf(e->player, sizeof e->player, "%s", r->g.player);
+        list_init(&e->wait);
+        list_push_back(&p->entries, &e->node);
+        p->nentries++;
+        entry_wait(p, e, 0);
+    }
+    if (!e)
+        return NULL;
+    pgame_of(&e->st, r);
+    if (e->m)
+        e->m->st = e->st;
+    node_seen(p, r->node);
+    return e;
+}
+
+/* Entries with no mirror get one while the cap allows (each read). */
+static void mirrors_fill(peers_t *p)
+{
+    LIST_EACH (it, &p->waiting) {
+        entry_t *e = LIST_ITEM(it, entry_t, wait);
+        if (p->nmirrors >= p->home->cfg.peer_max_games)
+            break;
+        if (e->retry <= p->reads && !session_find_game(p->home, e->game))
+            mirror_new(p, e);
+    }
+}
+
+/* Each read: a mirror nobody watches stops its stream; one whose game left
+ * the list and whose node said nothing meanwhile ends. */
+static void mirrors_sweep(peers_t *p)
+{
     LIST_EACH (it, &p->mirrors) {
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
-        /* a watched one waits a few reads: its node's GONE may have been
-         * lost to a full queue, and then nothing else would end it */
-        if (m->seen != read && (!m->s->nwatchers || read - m->seen >= 3))
+        if (m->ending && (!m->s->nwatchers || p->reads >= m->ending + 3))
             mirror_drop(m, "That game ended.");
         else if (m->asked && !m->s->nwatchers)
             mirror_unwatch(m);
     }
+}
+
+static void list_done(peers_t *p, size_t n)
+{
+    p->listing = false;
+    p->reads++;
+    p->rows += n;
+    p->last_ok = uv_now(p->home->loop);
+    mirrors_fill(p);
+    mirrors_sweep(p);
+    publish_count(p);
+}
+
+/* A full read: every other node's live game; what it does not name goes. */
+static void on_full(void *ud, int status, const db_peer_game_t *rows, size_t n)
+{
+    peers_t *p = ud;
+    if (status != DB_OK || p->stopped) {
+        p->listing = false;
+        return;
+    }
+    uint64_t read = p->reads + 1;
+    for (size_t i = 0; i < n; i++) {
+        entry_t *e = entry_put(p, &rows[i]);
+        if (e)
+            e->seen = read;
+    }
+    LIST_EACH (it, &p->entries) {
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        if (e->seen != read)
+            entry_del(p, e, "That game ended.");
+    }
+    if (n >= ENTRIES_MAX)
+        log_warn("peer list: more than %d games on other nodes; the rest are not counted",
+                 ENTRIES_MAX);
+    p->cursor = p->next_cursor;
+    p->synced = true;
+    list_done(p, n);
+}
+
+static void on_cursor(void *ud, int status, int64_t n)
+{
+    peers_t *p = ud;
+    if (status != DB_OK || p->stopped) {
+        p->listing = false;
+        return;
+    }
+    p->next_cursor = n; /* what changes during the full read is read after it */
+    db_peer_games_all(p->home->db, p->home->cfg.node, ENTRIES_MAX, on_full, p);
+}
+
+/* Changes since the last read, in order: a lease row names its holder (a
+ * game of this node's, or one over, is off the list); a tombstone (node
+ * "") says the lease went. */
+static void on_changes(void *ud, int status, const db_peer_game_t *rows, size_t n)
+{
+    peers_t *p = ud;
+    if (status != DB_OK || p->stopped) {
+        p->listing = false;
+        if (!p->stopped && uv_now(p->home->loop) - p->last_ok > RESYNC_AFTER_MS)
+            p->synced = false; /* tombstones may be pruned meanwhile */
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const db_peer_game_t *r = &rows[i];
+        bool listed =
+            r->node[0] && strcmp(r->node, p->home->cfg.node) && r->g.state == DB_GAME_LIVE;
+        entry_t *e = listed ? entry_put(p, r) : entry_get(p, r->g.id);
+        if (!listed && e)
+            entry_del(p, e, "That game ended.");
+        if (r->chg >= p->cursor)
+            p->cursor = r->chg + 1;
+    }
+    list_done(p, n);
+}
+
+/* ---- other nodes' liveness: a node that stops renewing loses its games ---- */
+
+static pnode_t *node_named(peers_t *p, const char *name)
+{
+    for (int i = 0; i < p->nnodes; i++)
+        if (!strcmp(p->nodes[i].name, name))
+            return &p->nodes[i];
+    return NULL;
+}
+
+static void node_seen(peers_t *p, const char *name)
+{
+    pnode_t *n = node_named(p, name);
+    if (n && n->lapsed) { /* renewing again: its games are read again */
+        n->lapsed = false;
+        p->synced = false;
+    }
+    if (n || p->nnodes == PEER_LINKS_MAX)
+        return;
+    n = &p->nodes[p->nnodes++];
+    *n = (pnode_t){0};
+    snprintf(n->name, sizeof n->name, "%s", name);
+}
+
+typedef struct {
+    peers_t *p;
+    char name[PEER_TEXT_MAX + 1];
+} alive_t;
+
+static void nodes_lapse(peers_t *p, pnode_t *n)
+{
+    n->lapsed = true;
+    log_info("peer list: node %s stopped renewing its leases: its games are off the list", n->name);
+    LIST_EACH (it, &p->entries) {
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        if (!strcmp(e->st.node, n->name))
+            entry_del(p, e, "The server running that game stopped.");
+    }
+    publish_count(p);
+}
+
+static void on_alive(void *ud, int status, int64_t alive)
+{
+    alive_t *a = ud;
+    peers_t *p = a->p;
+    pnode_t *n = p->stopped ? NULL : node_named(p, a->name);
+    p->rows += status == DB_OK;
+    if (n && status == DB_ENOTFOUND) /* it holds nothing: forgotten */
+        *n = p->nodes[--p->nnodes];
+    else if (n && status == DB_OK) {
+        n->asking = false;
+        if (!alive && !n->lapsed)
+            nodes_lapse(p, n);
+        else if (alive && n->lapsed)
+            node_seen(p, n->name);
+    } else if (n)
+        n->asking = false;
+    free(a);
+}
+
+static void nodes_check(peers_t *p)
+{
+    for (int i = 0; i < p->nnodes; i++) {
+        pnode_t *n = &p->nodes[i];
+        alive_t *a = n->asking ? NULL : malloc(sizeof *a);
+        if (!a)
+            continue;
+        n->asking = true;
+        a->p = p;
+        snprintf(a->name, sizeof a->name, "%s", n->name);
+        db_peer_node_alive(p->home->db, n->name, on_alive, a);
+    }
+}
+
+void peer_tick(server_t *home)
+{
+    peers_t *p = home->peer;
+    if (!p || p->stopped || p->listing || home->stopping)
+        return;
+    p->listing = true;
+    if (!p->synced) {
+        db_peer_cursor(home->db, on_cursor, p);
+        return;
+    }
+    db_peer_games_changed(home->db, p->cursor, on_changes, p);
+    nodes_check(p);
+    if (p->reads % PRUNE_EVERY == 0)
+        db_peer_prune(home->db, TOMBSTONE_MS, NULL, NULL);
+}
+
+void peer_stats(const server_t *home, peer_stats_t *st)
+{
+    const peers_t *p = home->peer;
+    *st = (peer_stats_t){0};
+    if (!p)
+        return;
+    st->games = p->nentries;
+    st->mirrors = p->nmirrors;
+    st->reads = p->reads;
+    st->rows = p->rows;
+}
+
+const char *peer_node_of(const session_t *s)
+{
+    const mirror_t *m = mirror_of(s);
+    return m ? m->st.node : NULL;
 }
 
 static void home_game_here(server_t *home, void *ud)
@@ -678,16 +989,6 @@ static void mirror_unwatch(mirror_t *m)
     }
     m->l = NULL;
     m->asked = false;
-}
-
-void peer_tick(server_t *home)
-{
-    peers_t *p = home->peer;
-    if (!p || p->stopped || p->listing || home->stopping)
-        return;
-    p->listing = true;
-    db_games_leased_elsewhere(home->db, home->cfg.node, (size_t)home->cfg.peer_max_games + 1,
-                              on_list, p);
 }
 
 /* ---- links: one connection per pair of nodes ----------------------------------------- */
@@ -975,10 +1276,9 @@ static void on_accept(void *ud, int fd, const char *addr)
 int peer_start(server_t *home)
 {
     const config_t *cfg = &home->cfg;
-    if (!cfg->peer_listen[0] && !cfg->peers[0])
-        return 0;
     if (!lease_on(home)) {
-        log_warn("peer-listen and peers are for nodes sharing a PostgreSQL database: ignored");
+        if (cfg->peer_listen[0] || cfg->peers[0])
+            log_warn("peer-listen and peers are for nodes sharing a PostgreSQL database: ignored");
         return 0;
     }
     peers_t *p = calloc(1, sizeof *p);
@@ -988,7 +1288,10 @@ int peer_start(server_t *home)
     list_init(&p->links);
     list_init(&p->feeds);
     list_init(&p->mirrors);
+    list_init(&p->entries);
+    list_init(&p->waiting);
     hmap_init(&p->feed_by_game);
+    hmap_init(&p->entry_by_game);
     buf_init(&p->out);
     home->peer = p;
     if (!cfg->peer_listen[0])
@@ -1030,6 +1333,12 @@ void peer_free(server_t *home)
     LIST_EACH (it, &p->feeds) /* their loops stopped with their games */
         feed_free(p, LIST_ITEM(it, feed_t, node));
     hmap_fini(&p->feed_by_game);
+    LIST_EACH (it, &p->entries) { /* their mirrors went with the sessions */
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        hmap_del(&p->entry_by_game, &e->hn);
+        free(e);
+    }
+    hmap_fini(&p->entry_by_game);
     buf_free(&p->out);
     free(p);
     home->peer = NULL;
