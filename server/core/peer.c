@@ -657,7 +657,7 @@ static int mirror_frame(link_t *l, const peer_msg_t *msg, const char **why)
 
 /* ---- the list of other nodes' games --------------------------------------------------- */
 
-#define ENTRIES_MAX     100000 /* other nodes' games known here at most */
+#define ENTRIES_MAX     20000 /* other nodes' games known here at most (a full read holds them all) */
 #define RESYNC_AFTER_MS 300000 /* reads failing this long: read everything again */
 #define PRUNE_EVERY     60     /* reads between two prunings of old tombstones */
 #define TOMBSTONE_MS    600000 /* how long a tombstone is kept: well past RESYNC_AFTER_MS */

@@ -352,15 +352,15 @@ def test_other_nodes_games_count_everywhere(pair_of, clients, bindir):
     p.register("gil")
     p.random_character("gil")
     idle_games_of(a, "z", 1000)
-    until_listed(bindir, b, 1001)
     w = clients(b.port).connected()
-    end = time.time() + 10
+    end = time.time() + 20
     while "1001 playing now" not in w.text():
         assert time.time() < end, w.text()
         w.send("w")  # the menu drawn again after the watch list
         w.wait_for("Live games")
         w.send("q")
         w.wait_for("Your choice")
+    until_listed(bindir, b, 1001)
     home = Web(b.http).request("GET", "/").body.decode()
     shown = home.count('href="/watch/')
     assert shown == 10 and f"and {1001 - shown} more games" in home, home
