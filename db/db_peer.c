@@ -10,13 +10,17 @@
 static int read_peer_game(const db_cur_t *st, void *row)
 {
     db_peer_game_t *r = row;
-    int ret = db_row_game.read(st, &r->g);
+    *r = (db_peer_game_t){0};
+    int ret = db_row_game.read(st, &r->g); /* all NULL for a tombstone of a game deleted since */
     db_col_copy(st, 20, r->node, sizeof r->node);
     r->chg = db_col_int(st, 21);
+    r->g.id = db_col_int(st, 22);
+    if (!r->node[0]) /* a tombstone: nothing of the game row counts */
+        r->g.state = DB_GAME_FINISHED;
     return ret;
 }
 
-const db_row_t db_row_peer_game = {sizeof(db_peer_game_t), 22, read_peer_game, NULL};
+const db_row_t db_row_peer_game = {sizeof(db_peer_game_t), 23, read_peer_game, NULL};
 
 void db_deliver_peer_games(const db_op_t *op)
 {
