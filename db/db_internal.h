@@ -139,17 +139,17 @@ void db_file_close(db_file_t *f, bool lost);
  * PostgreSQL's snapshot xmin is one no running transaction may still add.
  * The game's id comes last too: a tombstone's game row may be gone. */
 #define DB_XMIN_PG "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
-#define DB_PEER_ALL(now)                                                                   \
-    DB_GAME_LIST                                                                           \
-        ", l.node, l.chg, l.game FROM games g JOIN users u ON u.id = g.user JOIN leases "  \
-        "l ON l.game = g.id WHERE l.node <> ?1 AND g.state = 'live' AND l.expires >= " now \
-        " ORDER BY g.id LIMIT ?2"
-#define DB_PEER_CHANGED(upto)                                                                   \
-    DB_GAME_LIST                                                                                \
-        ", x.node, x.chg, x.game FROM (SELECT game, node, chg FROM leases WHERE chg >= ?1" upto \
-        " UNION ALL SELECT game, '', chg FROM lease_gone WHERE chg >= ?1" upto                  \
-        ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "            \
-        "ORDER BY x.chg"
+#define DB_PEER_ALL(now)                                                               \
+    DB_GAME_LIST                                                                       \
+    ", l.node, l.chg, l.game FROM games g JOIN users u ON u.id = g.user JOIN leases "  \
+    "l ON l.game = g.id WHERE l.node <> ?1 AND g.state = 'live' AND l.expires >= " now \
+    " ORDER BY g.id LIMIT ?2"
+#define DB_PEER_CHANGED(upto)                                                               \
+    DB_GAME_LIST                                                                            \
+    ", x.node, x.chg, x.game FROM (SELECT game, node, chg FROM leases WHERE chg >= ?1" upto \
+    " UNION ALL SELECT game, '', chg FROM lease_gone WHERE chg >= ?1" upto                  \
+    ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "            \
+    "ORDER BY x.chg"
 #define DB_PEER_ALIVE(now) \
     "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END FROM leases WHERE node = ?1 LIMIT 1"
 #define DB_STMT_LIST(X)                                                                            \
