@@ -286,18 +286,25 @@ def test_games_on_every_loop_are_watched_from_another_node(pair_of, clients):
         players.append((name, p))
     w = clients(b.port).connected()
     w.register("wes")
-    loops = set()
+    loops = {}
     for name, p in players:
         watch_from_list(w, name)
         same_rows(p, w)
-        loops.add(a.wait_log(r"peer feed game=\d+ to=b nodes=1 loop=(\d)").group(1))
+        loops[a.wait_log(r"peer feed game=\d+ to=b nodes=1 loop=(\d)").group(1)] = (name, p)
         p.send("s")  # a turn passes: its change streams too
         p.pump(quiet=0.3)
         same_rows(p, w)
         assert "cannot be watched" not in w.text()
         w.send("q")
         w.wait_for("Your choice")
-    assert loops == {"0", "1"}, loops
+    assert set(loops) == {"0", "1"}, loops
+    # the game on the second loop ends while watched: its watcher on b is told
+    name, p = loops["1"]
+    watch_from_list(w, name)
+    same_rows(p, w)
+    quit_game(p)
+    a.wait_log(rf"game end user={name}")
+    w.wait_for("That game is over", timeout=15)
     assert a.alive() and b.alive()
 
 
