@@ -417,9 +417,6 @@ void db_games_of_user(db_t *db, int64_t user, size_t limit, size_t offset, db_ga
                       void *ud);
 /* Every LIVE game (for recovery at start), by id. */
 void db_games_unfinished(db_t *db, db_games_cb cb, void *ud);
-/* The live games whose unexpired lease another node than node holds, at
- * most limit, by id (peer.h: the lists show every node's games). */
-void db_games_leased_elsewhere(db_t *db, const char *node, size_t limit, db_games_cb cb, void *ud);
 /* The newest BROKEN games, newest first. */
 void db_games_broken(db_t *db, size_t limit, db_games_cb cb, void *ud);
 void db_milestones_get(db_t *db, int64_t game, db_milestones_cb cb, void *ud);
@@ -479,6 +476,32 @@ void db_health(db_t *db, db_health_cb cb, void *ud);
 typedef void (*db_number_cb)(void *ud, int status, int64_t n);
 
 #define DB_MAIL_MAX 800 /* bytes of one message: 200 characters of UTF-8 */
+
+/* ---- other nodes' games (db_peer.c) ---- */
+
+/* Other nodes' games, as a change feed (peer.h: the lists show every
+ * node's games). A row: a game's lease row, node its holder, or a lease
+ * that went (a tombstone: node ""); chg its change number. */
+typedef struct {
+    db_game_t g;
+    char node[64];
+    int64_t chg;
+} db_peer_game_t;
+typedef void (*db_peer_games_cb)(void *ud, int status, const db_peer_game_t *rows, size_t n);
+/* The change number from which db_peer_games_changed reads what a full
+ * read after it might not show (asked before db_peer_games_all). */
+void db_peer_cursor(db_t *db, db_number_cb cb, void *ud);
+/* Every live game whose unexpired lease another node than node holds, at
+ * most limit, by id. */
+void db_peer_games_all(db_t *db, const char *node, size_t limit, db_peer_games_cb cb, void *ud);
+/* The lease rows (any node's) and tombstones changed at or after cursor,
+ * in change order: only those, whatever the number of leases. */
+void db_peer_games_changed(db_t *db, int64_t cursor, db_peer_games_cb cb, void *ud);
+/* 1 while node's leases are renewed, 0 once they lapsed; DB_ENOTFOUND when
+ * it holds none (a lease row of node's is read: a renewal renews them all). */
+void db_peer_node_alive(db_t *db, const char *node, db_number_cb cb, void *ud);
+/* Tombstones older than ms (the database's clock) are forgotten. */
+void db_peer_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud);
 
 typedef struct {
     int64_t id;

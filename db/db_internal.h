@@ -135,6 +135,23 @@ void db_file_close(db_file_t *f, bool lost);
     "INSERT INTO leases(game, node, expires) VALUES (?1, ?2, " now " + ?3) "             \
     "ON CONFLICT (game) DO UPDATE SET node = excluded.node, expires = excluded.expires " \
     "WHERE leases.node = excluded.node OR leases.expires < " now
+/* The change feed of other nodes' games (db_peer.c): a change number below
+ * PostgreSQL's snapshot xmin is one no running transaction may still add.
+ * The game's id comes last too: a tombstone's game row may be gone. */
+#define DB_XMIN_PG "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+#define DB_PEER_ALL(now)                                                               \
+    DB_GAME_LIST                                                                       \
+    ", l.node, l.chg, l.game FROM games g JOIN users u ON u.id = g.user JOIN leases "  \
+    "l ON l.game = g.id WHERE l.node <> ?1 AND g.state = 'live' AND l.expires >= " now \
+    " ORDER BY g.id LIMIT ?2"
+#define DB_PEER_CHANGED(upto)                                                               \
+    DB_GAME_LIST                                                                            \
+    ", x.node, x.chg, x.game FROM (SELECT game, node, chg FROM leases WHERE chg >= ?1" upto \
+    " UNION ALL SELECT game, '', chg FROM lease_gone WHERE chg >= ?1" upto                  \
+    ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "            \
+    "ORDER BY x.chg"
+#define DB_PEER_ALIVE(now) \
+    "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END FROM leases WHERE node = ?1 LIMIT 1"
 #define DB_STMT_LIST(X)                                                                            \
     X(BEGIN, "", RUN, none, DB_BOTH("BEGIN IMMEDIATE", "BEGIN"))                                   \
     X(BEGIN_READ, "", RUN, none,                                                                   \
@@ -247,12 +264,17 @@ void db_file_close(db_file_t *f, bool lost);
     X(GAMES_OF_USER, "iii", ROWS, game,                                                            \
       DB_GAME_COLS " WHERE g.user = ?1 ORDER BY g.id DESC LIMIT ?2 OFFSET ?3")                     \
     X(GAMES_LIVE, "", ROWS, game, DB_GAME_COLS " WHERE g.state = 'live' ORDER BY g.id")            \
-    /* peer.c: the live games other nodes hold leases of, for the lists */                         \
-    X(GAMES_LEASED_ELSEWHERE, "ti", ROWS, game,                                                    \
-      DB_BOTH(DB_GAME_COLS " JOIN leases l ON l.game = g.id WHERE l.node <> ?1 AND g.state = "     \
-                           "'live' AND l.expires >= " DB_NOW_MS_LITE " ORDER BY g.id LIMIT ?2",    \
-              DB_GAME_COLS " JOIN leases l ON l.game = g.id WHERE l.node <> ?1 AND g.state = "     \
-                           "'live' AND l.expires >= " DB_NOW_MS_PG " ORDER BY g.id LIMIT ?2"))     \
+    /* peer.c: other nodes' games for the lists, as a change feed (db_peer.c) */                   \
+    X(PEER_CURSOR, "", ROW, int, DB_BOTH("SELECT n + 1 FROM lease_chg", "SELECT " DB_XMIN_PG))     \
+    X(PEER_GAMES_ALL, "ti", ROWS, peer_game,                                                       \
+      DB_BOTH(DB_PEER_ALL(DB_NOW_MS_LITE), DB_PEER_ALL(DB_NOW_MS_PG)))                             \
+    X(PEER_GAMES_CHANGED, "i", ROWS, peer_game,                                                    \
+      DB_BOTH(DB_PEER_CHANGED(""), DB_PEER_CHANGED(" AND chg < " DB_XMIN_PG)))                     \
+    X(PEER_NODE_ALIVE, "t", ROW, int,                                                              \
+      DB_BOTH(DB_PEER_ALIVE(DB_NOW_MS_LITE), DB_PEER_ALIVE(DB_NOW_MS_PG)))                         \
+    X(PEER_PRUNE, "i", RUN, none,                                                                  \
+      DB_BOTH("DELETE FROM lease_gone WHERE at < " DB_NOW_MS_LITE " - ?1",                         \
+              "DELETE FROM lease_gone WHERE at < " DB_NOW_MS_PG " - ?1"))                          \
     X(GAMES_BROKEN, "i", ROWS, game,                                                               \
       DB_GAME_COLS " WHERE g.state = 'broken' ORDER BY g.id DESC LIMIT ?1")                        \
     X(MILESTONES_OF, "i", ROWS, milestone,                                                         \
@@ -447,12 +469,12 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_USER_COLS                                                \
     "SELECT id, name, name_key, pwhash, created, locked, options, " \
     "coalesce((SELECT g.name FROM game_names g WHERE g.user = users.id), '') FROM users"
-#define DB_GAME_COLS                                                                           \
+#define DB_GAME_LIST                                                                           \
     "SELECT g.id, g.user, u.name, g.seed, g.content_version, g.race, g.class, g.start_time, "  \
     "g.end_time, "                                                                             \
     "g.turns, g.depth, g.max_depth, g.xl, g.score, g.cause, g.end_kind, g.verified, g.state, " \
-    "g.broken_reason, g.broken_told "                                                          \
-    "FROM games g JOIN users u ON u.id = g.user"
+    "g.broken_reason, g.broken_told "
+#define DB_GAME_COLS DB_GAME_LIST "FROM games g JOIN users u ON u.id = g.user"
 
 enum {
 #define DB_STMT_ENUM_(n, sig, out, row, sql) DB_STMT_##n,
@@ -662,7 +684,8 @@ typedef struct {
     X(hosted, db_hosted_cb)           \
     X(feed, db_feed_cb)               \
     X(hosted_game, db_hosted_game_cb) \
-    X(game_ids, db_game_ids_cb)
+    X(game_ids, db_game_ids_cb)       \
+    X(peer_games, db_peer_games_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

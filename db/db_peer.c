@@ -1,11 +1,55 @@
 /* db_peer — what the node-to-node stream (server/core/peer.h) reads: the
- * live games other nodes hold leases of, so every node's lists show them. */
+ * live games other nodes hold leases of, so every node's lists show them.
+ * Read once in full, then as a change feed: the lease rows and tombstones
+ * whose change number (migration 13) is at or past the last read's, so an
+ * idle cluster costs a read of nothing, whatever its number of games. */
 #include "db_internal.h"
 
 #define DB_NODE_MAX 64 /* bytes of a node's name, as db_lease.c */
 
-void db_games_leased_elsewhere(db_t *db, const char *node, size_t limit, db_games_cb cb, void *ud)
+static int read_peer_game(const db_cur_t *st, void *row)
 {
-    db_queue(db, DB_ON(games, cb, ud), 0, DB_STMT_GAMES_LEASED_ELSEWHERE,
+    db_peer_game_t *r = row;
+    *r = (db_peer_game_t){0};
+    int ret = db_row_game.read(st, &r->g); /* all NULL for a tombstone of a game deleted since */
+    db_col_copy(st, 20, r->node, sizeof r->node);
+    r->chg = db_col_int(st, 21);
+    r->g.id = db_col_int(st, 22);
+    if (!r->node[0]) /* a tombstone: nothing of the game row counts */
+        r->g.state = DB_GAME_FINISHED;
+    return ret;
+}
+
+const db_row_t db_row_peer_game = {sizeof(db_peer_game_t), 23, read_peer_game, NULL};
+
+void db_deliver_peer_games(const db_op_t *op)
+{
+    op->cb.fn.peer_games(op->cb.ud, op->status, db_op_first(op, 0), db_op_count(op, 0));
+}
+
+void db_peer_cursor(db_t *db, db_number_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(number, cb, ud), 0, DB_STMT_PEER_CURSOR, DB_NOARGS);
+}
+
+void db_peer_games_all(db_t *db, const char *node, size_t limit, db_peer_games_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(peer_games, cb, ud), 0, DB_STMT_PEER_GAMES_ALL,
              DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX), DB_INT(limit)));
+}
+
+void db_peer_games_changed(db_t *db, int64_t cursor, db_peer_games_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(peer_games, cb, ud), 0, DB_STMT_PEER_GAMES_CHANGED, DB_ARGS(DB_INT(cursor)));
+}
+
+void db_peer_node_alive(db_t *db, const char *node, db_number_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(number, cb, ud), 0, DB_STMT_PEER_NODE_ALIVE,
+             DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX)));
+}
+
+void db_peer_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_PEER_PRUNE, DB_ARGS(DB_INT(ms)));
 }

@@ -216,6 +216,32 @@ static const char *const migrations[] = {
     /* 12: the lobby's feed reads the newest ends first (DB_FEED_SQL) */
     "CREATE INDEX games_by_end ON games(end_time) WHERE state = 'finished';\n"
     "CREATE INDEX hosted_scores_by_end ON hosted_scores(end_time);\n",
+    /* 13: the leases as a change feed (db_peer.c): a change number on each
+     * row, set when the row is made or changes node (not when renewed),
+     * and a tombstone with its own number when it goes */
+    "ALTER TABLE leases ADD COLUMN chg INTEGER NOT NULL DEFAULT 0;\n"
+    "CREATE INDEX leases_by_chg ON leases(chg);\n"
+    "CREATE TABLE lease_chg (n INTEGER NOT NULL);\n"
+    "INSERT INTO lease_chg VALUES (0);\n"
+    "CREATE TABLE lease_gone (\n"
+    "    game INTEGER PRIMARY KEY,\n"
+    "    chg INTEGER NOT NULL,\n"
+    "    at INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX lease_gone_by_chg ON lease_gone(chg);\n"
+    "CREATE TRIGGER leases_chg_made AFTER INSERT ON leases BEGIN\n"
+    "    UPDATE lease_chg SET n = n + 1;\n"
+    "    UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;\n"
+    "END;\n"
+    "CREATE TRIGGER leases_chg_moved AFTER UPDATE OF node ON leases BEGIN\n"
+    "    UPDATE lease_chg SET n = n + 1;\n"
+    "    UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;\n"
+    "END;\n"
+    "CREATE TRIGGER leases_gone AFTER DELETE ON leases BEGIN\n"
+    "    UPDATE lease_chg SET n = n + 1;\n"
+    "    INSERT OR REPLACE INTO lease_gone(game, chg, at) VALUES (OLD.game, (SELECT n FROM "
+    "lease_chg), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));\n"
+    "END;\n",
 };
 
 int db_migration_count(void)

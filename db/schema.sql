@@ -248,9 +248,34 @@ CREATE TABLE game_ids (next INTEGER NOT NULL);
 -- expires (ms since 1970 by the database's clock) forward. A node that
 -- stops renewing loses its leases when they expire; another may then take
 -- them and resume the games from snapshot and journal (db_lease.c).
+-- chg is the row's change number, so other nodes read only what changed
+-- since their last read (db_peer.c): set when the row is made or changes
+-- node, never by a renewal. A row that goes leaves a tombstone in
+-- lease_gone with a number of its own; lease_chg is the last number given
+-- (PostgreSQL uses the changing transaction's id instead).
 CREATE TABLE leases (
     game INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
     node TEXT NOT NULL,
-    expires INTEGER NOT NULL
+    expires INTEGER NOT NULL, chg INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX leases_by_node ON leases(node);
+CREATE INDEX leases_by_chg ON leases(chg);
+CREATE TABLE lease_chg (n INTEGER NOT NULL);
+CREATE TABLE lease_gone (
+    game INTEGER PRIMARY KEY,
+    chg INTEGER NOT NULL,
+    at INTEGER NOT NULL
+);
+CREATE INDEX lease_gone_by_chg ON lease_gone(chg);
+CREATE TRIGGER leases_chg_made AFTER INSERT ON leases BEGIN
+    UPDATE lease_chg SET n = n + 1;
+    UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;
+END;
+CREATE TRIGGER leases_chg_moved AFTER UPDATE OF node ON leases BEGIN
+    UPDATE lease_chg SET n = n + 1;
+    UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;
+END;
+CREATE TRIGGER leases_gone AFTER DELETE ON leases BEGIN
+    UPDATE lease_chg SET n = n + 1;
+    INSERT OR REPLACE INTO lease_gone(game, chg, at) VALUES (OLD.game, (SELECT n FROM lease_chg), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+END;

@@ -218,6 +218,35 @@ static const char *const migrations[] = {
     /* 12: the lobby's feed (schema.c's migration 12) */
     "CREATE INDEX games_by_end ON games(end_time) WHERE state = 'finished';\n"
     "CREATE INDEX hosted_scores_by_end ON hosted_scores(end_time);\n",
+    /* 13: the leases as a change feed (schema.c's migration 13). The
+     * change number is the id of the transaction that made the change, so
+     * a reader that takes only those below its snapshot's xmin (every
+     * transaction before it ended) never passes one that commits later. */
+    "ALTER TABLE leases ADD COLUMN chg BIGINT NOT NULL DEFAULT 0;\n"
+    "CREATE INDEX leases_by_chg ON leases(chg);\n"
+    "CREATE TABLE lease_gone (\n"
+    "    game BIGINT PRIMARY KEY,\n"
+    "    chg BIGINT NOT NULL,\n"
+    "    at BIGINT NOT NULL\n"
+    ");\n"
+    "CREATE INDEX lease_gone_by_chg ON lease_gone(chg);\n"
+    "CREATE FUNCTION lease_chg() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+    "BEGIN\n"
+    "    NEW.chg := pg_current_xact_id()::text::bigint;\n"
+    "    RETURN NEW;\n"
+    "END $$;\n"
+    "CREATE TRIGGER leases_chg BEFORE INSERT OR UPDATE OF node ON leases\n"
+    "    FOR EACH ROW EXECUTE FUNCTION lease_chg();\n"
+    "CREATE FUNCTION lease_gone() RETURNS trigger LANGUAGE plpgsql AS $$\n"
+    "BEGIN\n"
+    "    INSERT INTO lease_gone(game, chg, at) VALUES (OLD.game, "
+    "pg_current_xact_id()::text::bigint,\n"
+    "        CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT))\n"
+    "        ON CONFLICT (game) DO UPDATE SET chg = excluded.chg, at = excluded.at;\n"
+    "    RETURN OLD;\n"
+    "END $$;\n"
+    "CREATE TRIGGER leases_gone AFTER DELETE ON leases\n"
+    "    FOR EACH ROW EXECUTE FUNCTION lease_gone();\n",
 };
 
 int db_pg_migration_count(void)

@@ -27,6 +27,7 @@
 #include "control_parse.h"
 #include "log.h"
 #include "menu.h"
+#include "peer.h"
 #include "server.h"
 #include "session.h"
 #include "shard.h"
@@ -149,7 +150,8 @@ static void cmd_users(ctl_t *c, char *arg)
 
 /* The rows of loop k's live games (k parked unless it is home). A hosted
  * game's id is its recording's (/hosted/ID; "-" until it is stored), its
- * depth and turn what its status pattern reads (0 without one). */
+ * depth and turn what its status pattern reads (0 without one); NODE is
+ * the node running it (another node's game is listed here: peer.h). */
 static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
 {
     LIST_EACH (it, &k->sessions) {
@@ -164,9 +166,14 @@ static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
         if (warren || st.hosted_id > 0)
             snprintf(id, sizeof id, "%lld", (long long)(warren ? s->game_id : st.hosted_id));
         uint64_t idle = now > s->last_key_ms ? (now - s->last_key_ms) / 1000 : 0;
-        buf_printf(&c->out, "%-20s %-10.31s %8s %5d %8llu %5llus %5d %s\n", s->user, s->kind, id,
-                   st.depth, (unsigned long long)st.turn, (unsigned long long)idle, s->nwatchers,
-                   term);
+        const char *node = peer_node_of(s);
+        if (node)
+            snprintf(term, sizeof term, "-");
+        if (!node)
+            node = k->cfg.node[0] ? k->cfg.node : "-";
+        buf_printf(&c->out, "%-20s %-10.31s %8s %5d %8llu %5llus %5d %-8s %s\n", s->user, s->kind,
+                   id, st.depth, (unsigned long long)st.turn, (unsigned long long)idle,
+                   s->nwatchers, node, term);
     }
 }
 
@@ -174,13 +181,17 @@ static void cmd_games(ctl_t *c, char *arg)
 {
     (void)arg;
     server_t *srv = c->srv;
-    buf_printf(&c->out, "%-20s %-10s %8s %5s %8s %6s %5s %s\n", "PLAYER", "KIND", "GAME", "DEPTH",
-               "TURN", "IDLE", "WATCH", "TERM");
+    buf_printf(&c->out, "%-20s %-10s %8s %5s %8s %6s %5s %-8s %s\n", "PLAYER", "KIND", "GAME",
+               "DEPTH", "TURN", "IDLE", "WATCH", "NODE", "TERM");
     shards_lock_all(srv);
     for (int i = 0; i < shard_count(srv); i++)
         games_of_loop(c, shard_at(srv, i), now_ms(srv));
     shards_unlock_all(srv);
-    buf_printf(&c->out, "node: %s\n", srv->cfg.node); /* the games above run here */
+    peer_stats_t ps;
+    peer_stats(srv, &ps);
+    if (ps.games > ps.mirrors) /* past peer-max-games: counted, not listed */
+        buf_printf(&c->out, "and %d more on other nodes\n", ps.games - ps.mirrors);
+    buf_printf(&c->out, "node: %s\n", srv->cfg.node); /* this node's name */
     ctl_finish(c, NULL);
 }
 
@@ -377,6 +388,10 @@ static void health_node(ctl_t *c)
     buf_printf(&c->out, "node: %s, %lld game leases, renewed every %d ms, lasting %d ms%s\n",
                s->cfg.node, (long long)s->lease.renewed, s->cfg.lease_renew_ms, s->cfg.lease_ttl_ms,
                s->lease.failing_at ? "; renewals FAILING" : "");
+    peer_stats_t ps;
+    peer_stats(s, &ps);
+    buf_printf(&c->out, "other nodes: %d games (%d listed here); %llu list reads, %llu rows read\n",
+               ps.games, ps.mirrors, (unsigned long long)ps.reads, (unsigned long long)ps.rows);
 }
 
 static void on_health(void *ud, int status, const db_health_t *h)

@@ -2,6 +2,7 @@
  * between nodes, the feeds of this node's games to them. */
 #include "peer.h"
 #include <sodium.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -14,6 +15,7 @@
 #include "peerwire.h"
 #include "server.h"
 #include "session_impl.h"
+#include "shard.h"
 
 #define PEER_LINKS_MAX   64    /* links at once (nodes of a cluster, and strangers) */
 #define FEED_NODES_MAX   16    /* nodes one game streams to */
@@ -36,49 +38,123 @@ typedef struct link {
     uv_connect_t conn;
 } link_t;
 
-/* This node's game s streamed to the links in subs. */
-typedef struct peer_feed {
+/* Home's side of one of this node's games streamed to other nodes: the
+ * links it goes to. The game runs on loop k, which encodes its frames
+ * (its session's struct peer_feed) and posts them here. */
+typedef struct feed {
     list_t node; /* peers' feeds */
-    session_t *s;
-    screen_t *last; /* what the last frame streamed showed */
+    hnode_t hn;  /* peers' feeds by game */
+    int64_t game;
+    server_t *k;
     int n;
     struct {
         link_t *l;
-        bool need_key;
+        bool need_key; /* its next SCREEN must be a keyframe: diffs skip it */
+        bool asked;    /* that keyframe is asked of the game's loop */
     } subs[FEED_NODES_MAX];
 } feed_t;
 
-/* Another node's game (a session of kind "remote": its s->bk). */
+/* The game's loop's side (session_t.peer): what the last frame streamed
+ * showed, and a buffer to encode the next. That loop's thread only. */
+struct peer_feed {
+    screen_t *last;
+    buf_t out;
+};
+
+/* What the list says of another node's game. */
 typedef struct {
+    char node[PEER_TEXT_MAX + 1]; /* the node holding its lease */
+    char race[DB_SHORT_MAX], cls[DB_SHORT_MAX];
+    int depth, max_depth, xl;
+    int64_t turns;
+} pgame_t;
+
+/* Another node's live game as the list read it, counted in "playing now"
+ * here; it has a mirror session while cfg.peer_max_games allow. */
+typedef struct entry {
+    list_t node; /* peers' entries */
+    list_t wait; /* peers' entries with no mirror (linked then) */
+    hnode_t hn;  /* peers' entries by game */
+    int64_t game, user;
+    char player[DB_NAME_MAX];
+    pgame_t st;
+    struct mirror *m; /* its mirror, NULL while none */
+    uint64_t seen;    /* the full read that last named it */
+    uint64_t retry;   /* no new mirror before this read (its last one was just dropped) */
+} entry_t;
+
+/* Another node's game (a session of kind "remote": its s->bk). */
+typedef struct mirror {
     list_t node; /* peers' mirrors */
     peers_t *p;
     session_t *s;
-    link_t *l;     /* the link its frames come on, once asked */
-    screen_t *scr; /* its screen as the last frame left it */
-    db_game_t row; /* what the list read of it */
-    bool asked;    /* its holder is looked up or WATCH sent */
-    uint64_t seen; /* the list read that last named it */
+    link_t *l;       /* the link its frames come on, once asked */
+    screen_t *scr;   /* its screen as the last frame left it */
+    entry_t *e;      /* its list entry; NULL once the list lost it */
+    pgame_t st;      /* what the list said of it last */
+    bool asked;      /* its holder is looked up or WATCH sent */
+    uint64_t ending; /* the read its entry went at, while its watchers wait */
 } mirror_t;
+
+/* Another node the list named: its leases are checked once a read. */
+typedef struct {
+    char name[PEER_TEXT_MAX + 1];
+    bool lapsed; /* its leases expired: its games are off the list */
+    bool asking;
+} pnode_t;
 
 struct peers {
     server_t *home;
     listener_t *lis;
-    list_t links, feeds, mirrors;
-    int nlinks, nmirrors;
+    list_t links, feeds, mirrors, entries, waiting;
+    hmap_t feed_by_game, entry_by_game;
+    int nlinks, nmirrors, nentries, nwaiting;
     bool listing, stopped;
-    uint64_t reads; /* list reads so far */
-    buf_t out;      /* a message being encoded */
+    bool synced;         /* a full read is done: changes are read since cursor */
+    int64_t cursor;      /* the change number the next read starts from */
+    int64_t next_cursor; /* a full read's, once it is done */
+    uint64_t last_ok;    /* when a read last worked (uv_now) */
+    uint64_t reads;      /* list reads so far */
+    uint64_t rows;       /* rows those reads returned */
+    pnode_t nodes[PEER_LINKS_MAX];
+    int nnodes;
+    buf_t out; /* a message being encoded */
 };
 
 static const backend_ops_t backend_remote;
+static void entry_wait(peers_t *p, entry_t *e, uint64_t retry);
 
 /* ---- writing ------------------------------------------------------------------------ */
+
+/* Encoded bytes on their way, shared by every link they are written to
+ * (home's thread only once handed over). */
+typedef struct {
+    int refs;
+    size_t n;
+    char data[];
+} pmsg_t;
+
+static pmsg_t *pmsg_of(const buf_t *b)
+{
+    pmsg_t *m = b->failed || !b->len ? NULL : malloc(sizeof *m + b->len);
+    if (m) {
+        m->refs = 1;
+        m->n = b->len;
+        memcpy(m->data, b->data, b->len);
+    }
+    return m;
+}
+
+static void pmsg_unref(pmsg_t *m)
+{
+    if (m && --m->refs == 0)
+        free(m);
+}
 
 typedef struct {
     uv_write_t req;
     link_t *l;
-    size_t n;
-    char data[];
+    pmsg_t *m;
 } wreq_t;
 
 static void feeds_catch_up(link_t *l);
@@ -87,36 +163,85 @@ static void on_written(uv_write_t *req, int status)
 {
     wreq_t *w = (wreq_t *)req;
     link_t *l = w->l;
-    l->queued -= w->n;
+    l->queued -= w->m->n;
+    pmsg_unref(w->m);
     free(w);
     if (status == 0 && l->want_key && !l->closing &&
         l->queued < (size_t)l->p->home->cfg.peer_queue / 2)
         feeds_catch_up(l);
 }
 
-/* b's bytes to l; -1 (nothing sent) past the queue's cap or out of memory. */
-static int link_send(link_t *l, const buf_t *b)
+/* m's bytes to l; -1 (nothing sent) past the queue's cap or out of memory. */
+static int link_write(link_t *l, pmsg_t *m)
 {
-    if (l->closing || b->failed || !b->len)
+    if (l->closing || !m)
         return -1;
-    if (l->queued + b->len > (size_t)l->p->home->cfg.peer_queue)
+    if (l->queued + m->n > (size_t)l->p->home->cfg.peer_queue)
         return -1;
-    wreq_t *w = malloc(sizeof *w + b->len);
+    wreq_t *w = malloc(sizeof *w);
     if (!w)
         return -1;
     w->l = l;
-    w->n = b->len;
-    memcpy(w->data, b->data, b->len);
-    uv_buf_t ub = uv_buf_init(w->data, (unsigned)b->len);
+    w->m = m;
+    uv_buf_t ub = uv_buf_init(m->data, (unsigned)m->n);
     if (uv_write(&w->req, (uv_stream_t *)&l->tcp, &ub, 1, on_written) < 0) {
         free(w);
         return -1;
     }
-    l->queued += b->len;
+    m->refs++;
+    l->queued += m->n;
     return 0;
 }
 
+static int link_send(link_t *l, const buf_t *b)
+{
+    pmsg_t *m = pmsg_of(b);
+    int r = link_write(l, m);
+    pmsg_unref(m);
+    return r;
+}
+
 /* ---- feeds: this node's games to other nodes ------------------------------------ */
+
+/* Between home and a game's loop: a command (home to the loop: stream
+ * game, with a keyframe now, or stop) or what the loop streams (to home:
+ * a keyframe, a change, or the game gone, encoded). Posted (shard.h), so
+ * each side sees the other's in order; with one loop, home posts to
+ * itself. */
+enum { OUT_KEY, OUT_FRAME, OUT_GONE };
+
+typedef struct {
+    server_t *k; /* the game's loop */
+    int64_t game;
+    int kind;
+    pmsg_t *m;
+} feed_msg_t;
+
+static void home_feed_msg(server_t *home, void *ud);
+static void loop_feed_on(server_t *k, void *ud);
+static void loop_feed_off(server_t *k, void *ud);
+
+static void feed_post(server_t *to, shard_fn fn, server_t *k, int64_t game, int kind, pmsg_t *m)
+{
+    feed_msg_t *fm = malloc(sizeof *fm);
+    if (fm)
+        *fm = (feed_msg_t){k, game, kind, m};
+    if (!fm || shard_post(to, fn, fm)) {
+        pmsg_unref(m); /* that loop stopped: its games went with it */
+        free(fm);
+    }
+}
+
+static feed_t *feed_get(peers_t *p, int64_t game)
+{
+    HMAP_EACH(it, &p->feed_by_game, hmap_hash_u64((uint64_t)game))
+    {
+        feed_t *f = HMAP_ITEM(it, feed_t, hn);
+        if (f->game == game)
+            return f;
+    }
+    return NULL;
+}
 
 static int feed_find(const feed_t *f, const link_t *l)
 {
@@ -126,29 +251,32 @@ static int feed_find(const feed_t *f, const link_t *l)
     return -1;
 }
 
-static void feed_drop_sub(session_t *s, int i)
+static void feed_free(peers_t *p, feed_t *f)
 {
-    feed_t *f = s->peer;
+    list_remove(&f->node);
+    hmap_del(&p->feed_by_game, &f->hn);
+    free(f);
+}
+
+/* Sub i leaves; the last one's going stops the game's loop encoding. */
+static void feed_drop_sub(peers_t *p, feed_t *f, int i)
+{
     f->subs[i].l->nfeeds--;
     f->subs[i] = f->subs[--f->n];
     if (f->n)
         return;
-    list_remove(&f->node);
-    screen_free(f->last);
-    free(f);
-    s->peer = NULL;
+    feed_post(f->k, loop_feed_off, f->k, f->game, 0, NULL);
+    feed_free(p, f);
 }
 
-/* A keyframe of s's screen to sub i, or it waits for the queue to drain. */
-static void feed_keyframe(session_t *s, int i)
+/* Sub i waits for a keyframe: asked of the game's loop once. */
+static void feed_ask_key(feed_t *f, int i)
 {
-    feed_t *f = s->peer;
-    link_t *l = f->subs[i].l;
-    buf_t *b = &l->p->out;
-    buf_reset(b);
-    peerwire_screen(b, s->game_id, s->sent, NULL);
-    f->subs[i].need_key = link_send(l, b) < 0;
-    l->want_key |= f->subs[i].need_key;
+    f->subs[i].need_key = true;
+    if (f->subs[i].asked)
+        return;
+    f->subs[i].asked = true;
+    feed_post(f->k, loop_feed_on, f->k, f->game, 0, NULL);
 }
 
 static void feeds_catch_up(link_t *l)
@@ -158,68 +286,191 @@ static void feeds_catch_up(link_t *l)
         feed_t *f = LIST_ITEM(it, feed_t, node);
         int i = feed_find(f, l);
         if (i >= 0 && f->subs[i].need_key)
-            feed_keyframe(f->s, i);
+            feed_ask_key(f, i);
     }
+}
+
+/* Sub i gets m; a keyframe that cannot be queued now waits for the link
+ * to drain, a change that cannot makes the sub wait for a keyframe. */
+static void feed_deliver(feed_t *f, int i, int kind, pmsg_t *m)
+{
+    link_t *l = f->subs[i].l;
+    if ((kind == OUT_KEY) != f->subs[i].need_key)
+        return; /* a change before its keyframe, or a keyframe it needs not */
+    if (kind == OUT_KEY)
+        f->subs[i].asked = false;
+    if (link_write(l, m) == 0) {
+        f->subs[i].need_key = false;
+        return;
+    }
+    f->subs[i].need_key = true;
+    l->want_key = true;
+    if (kind == OUT_FRAME)
+        log_info("peer link %s: %zu bytes queued, game=%lld waits for a keyframe", l->name,
+                 l->queued, (long long)f->game);
+}
+
+/* On home: what a game's loop streams goes to the game's links. */
+static void home_feed_msg(server_t *home, void *ud)
+{
+    feed_msg_t *fm = ud;
+    peers_t *p = home->peer;
+    feed_t *f = p && !p->stopped ? feed_get(p, fm->game) : NULL;
+    if (!f && p && !p->stopped && fm->kind != OUT_GONE)
+        feed_post(fm->k, loop_feed_off, fm->k, fm->game, 0, NULL); /* nobody wants it now */
+    else if (f && fm->kind == OUT_GONE) {
+        for (int i = 0; i < f->n; i++) {
+            link_write(f->subs[i].l, fm->m);
+            f->subs[i].l->nfeeds--;
+        }
+        feed_free(p, f);
+    } else if (f)
+        for (int i = 0; i < f->n; i++)
+            feed_deliver(f, i, fm->kind, fm->m);
+    pmsg_unref(fm->m);
+    free(fm);
+}
+
+/* On game's loop: the session that may be streamed, or NULL. */
+static session_t *loop_game(server_t *k, int64_t game)
+{
+    session_t *s = session_find_game(k, game);
+    return s && s->game && !s->dead && !s->ended && !s->mirror ? s : NULL;
+}
+
+static void loop_feed_free(session_t *s)
+{
+    screen_free(s->peer->last);
+    buf_free(&s->peer->out);
+    free(s->peer);
+    s->peer = NULL;
+}
+
+static void loop_gone(server_t *k, int64_t game, const char *why)
+{
+    buf_t b;
+    buf_init(&b);
+    peerwire_gone(&b, game, why);
+    feed_post(shard_at(k, 0), home_feed_msg, k, game, OUT_GONE, pmsg_of(&b));
+    buf_free(&b);
+}
+
+/* On the game's loop: stream it (if not yet), a keyframe of it now. */
+static void loop_feed_on(server_t *k, void *ud)
+{
+    feed_msg_t *fm = ud;
+    session_t *s = loop_game(k, fm->game);
+    if (s && !s->peer && (s->peer = calloc(1, sizeof *s->peer)))
+        buf_init(&s->peer->out);
+    if (!s || !s->peer)
+        loop_gone(k, fm->game, "That game is over or left its server.");
+    else {
+        buf_t *b = &s->peer->out;
+        buf_reset(b);
+        peerwire_screen(b, s->game_id, s->sent, NULL);
+        feed_post(shard_at(k, 0), home_feed_msg, k, s->game_id, OUT_KEY, pmsg_of(b));
+    }
+    free(fm);
+}
+
+static void loop_feed_off(server_t *k, void *ud)
+{
+    feed_msg_t *fm = ud;
+    session_t *s = session_find_game(k, fm->game);
+    if (s && s->peer)
+        loop_feed_free(s);
+    free(fm);
+}
+
+/* The loop whose session runs game (others parked while looked at), or
+ * NULL when none does. Home only. */
+static server_t *game_loop(server_t *home, int64_t game)
+{
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        shard_lock(k);
+        bool here = loop_game(k, game) != NULL;
+        shard_unlock(k);
+        if (here)
+            return k;
+    }
+    return NULL;
+}
+
+static void feed_refuse(link_t *l, int64_t game, const char *why)
+{
+    buf_t *b = &l->p->out;
+    buf_reset(b);
+    peerwire_gone(b, game, why);
+    link_send(l, b);
+}
+
+static feed_t *feed_new(peers_t *p, int64_t game, server_t *k)
+{
+    feed_t *f = calloc(1, sizeof *f);
+    if (!f || hmap_add(&p->feed_by_game, &f->hn, hmap_hash_u64((uint64_t)game)) < 0) {
+        free(f);
+        return NULL;
+    }
+    f->game = game;
+    f->k = k;
+    list_push_back(&p->feeds, &f->node);
+    return f;
+}
+
+/* The reason a WATCH of game on l is refused, or NULL with *k its loop. */
+static const char *feed_refusal(link_t *l, const feed_t *f, int64_t game, server_t **k)
+{
+    if (l->nfeeds >= l->p->home->cfg.peer_max_games)
+        return "Too many games are watched from that server.";
+    *k = f ? f->k : game_loop(l->p->home, game);
+    return *k ? NULL : "That game cannot be watched from another server.";
 }
 
 static void feed_watch(link_t *l, int64_t game)
 {
-    session_t *s = session_find_game(l->p->home, game);
-    buf_t *b = &l->p->out;
-    bool full = l->nfeeds >= l->p->home->cfg.peer_max_games;
-    if (!s || !s->game || s->dead || s->ended || s->ops == &backend_remote ||
-        (full && !(s->peer && feed_find(s->peer, l) >= 0))) {
-        buf_reset(b);
-        peerwire_gone(b, game,
-                      full ? "Too many games are watched from that server."
-                           : "That game cannot be watched from another server.");
-        link_send(l, b);
+    peers_t *p = l->p;
+    feed_t *f = feed_get(p, game);
+    server_t *k = NULL;
+    const char *why = NULL;
+    if (f && feed_find(f, l) >= 0) { /* asked again: a whole screen */
+        feed_ask_key(f, feed_find(f, l));
         return;
     }
-    feed_t *f = s->peer;
-    if (!f && (f = calloc(1, sizeof *f))) {
-        f->s = s;
-        s->peer = f;
-        list_push_back(&l->p->feeds, &f->node);
+    if ((why = feed_refusal(l, f, game, &k))) {
+        feed_refuse(l, game, why);
+        return;
     }
-    if (!f || (feed_find(f, l) < 0 && f->n == FEED_NODES_MAX))
+    if ((!f && !(f = feed_new(p, game, k))) || f->n == FEED_NODES_MAX)
         return; /* at its cap: that node's mirror waits, its watchers see the last screen */
-    int i = feed_find(f, l);
-    if (i < 0) {
-        f->subs[i = f->n++].l = l;
-        l->nfeeds++;
-    }
-    feed_keyframe(s, i);
-    log_info("peer feed game=%lld to=%s nodes=%d", (long long)game, l->name, f->n);
+    int i = f->n++;
+    f->subs[i].l = l;
+    f->subs[i].asked = false;
+    l->nfeeds++;
+    feed_ask_key(f, i);
+    log_info("peer feed game=%lld to=%s nodes=%d loop=%d", (long long)game, l->name, f->n,
+             k->shard);
 }
 
 static void feed_unwatch(link_t *l, int64_t game)
 {
-    session_t *s = session_find_game(l->p->home, game);
-    int i = s && s->peer ? feed_find(s->peer, l) : -1;
+    feed_t *f = feed_get(l->p, game);
+    int i = f ? feed_find(f, l) : -1;
     if (i >= 0) {
-        feed_drop_sub(s, i);
+        feed_drop_sub(l->p, f, i);
         log_info("peer unfeed game=%lld to=%s", (long long)game, l->name);
     }
 }
 
+/* On the game's loop, after a frame of s went out: the change to home. */
 void peer_frame(session_t *s)
 {
-    feed_t *f = s->peer;
-    buf_t *b = &s->srv->peer->out;
+    struct peer_feed *f = s->peer;
+    buf_t *b = &f->out;
     buf_reset(b);
     if (peerwire_screen(b, s->game_id, s->sent, f->last) <= 0)
         return; /* nothing changed (or out of memory: the next frame's keyframe) */
-    for (int i = 0; i < f->n; i++) {
-        if (f->subs[i].need_key)
-            continue; /* its keyframe comes when its queue drains */
-        if (link_send(f->subs[i].l, b) < 0) {
-            f->subs[i].need_key = true;
-            f->subs[i].l->want_key = true;
-            log_info("peer link %s: %zu bytes queued, game=%lld waits for a keyframe",
-                     f->subs[i].l->name, f->subs[i].l->queued, (long long)s->game_id);
-        }
-    }
+    feed_post(shard_at(s->srv, 0), home_feed_msg, s->srv, s->game_id, OUT_FRAME, pmsg_of(b));
     if (!f->last)
         f->last = screen_new(s->sent->w, s->sent->h);
     if (!f->last || screen_copy(f->last, s->sent) < 0) {
@@ -230,14 +481,8 @@ void peer_frame(session_t *s)
 
 void peer_session_gone(session_t *s)
 {
-    buf_t *b = &s->srv->peer->out;
-    while (s->peer) {
-        feed_t *f = s->peer;
-        buf_reset(b);
-        peerwire_gone(b, s->game_id, "That game is over or left its server.");
-        link_send(f->subs[f->n - 1].l, b);
-        feed_drop_sub(s, f->n - 1);
-    }
+    loop_feed_free(s);
+    loop_gone(s->srv, s->game_id, "That game is over or left its server.");
 }
 
 /* ---- mirrors: other nodes' games here ----------------------------------------------- */
@@ -319,10 +564,10 @@ static void remote_draw(const session_t *s, screen_t *scr, const session_view_t 
 static bool remote_status(const session_t *s, session_status_t *st)
 {
     const mirror_t *m = s->bk;
-    snprintf(st->race, sizeof st->race, "%s", m->row.race);
-    snprintf(st->cls, sizeof st->cls, "%s", m->row.cls);
-    st->depth = m->row.depth, st->max_depth = m->row.max_depth, st->xl = m->row.xl;
-    st->turn = (uint64_t)m->row.turns;
+    snprintf(st->race, sizeof st->race, "%s", m->st.race);
+    snprintf(st->cls, sizeof st->cls, "%s", m->st.cls);
+    st->depth = m->st.depth, st->max_depth = m->st.max_depth, st->xl = m->st.xl;
+    st->turn = (uint64_t)m->st.turns;
     return true;
 }
 
@@ -347,6 +592,8 @@ static void remote_free(session_t *s)
     mirror_t *m = s->bk;
     if (!m->p->stopped)
         mirror_unwatch(m);
+    if (m->e) /* its game is still listed: a mirror again in a few reads */
+        entry_wait(m->p, m->e, m->p->reads + 3);
     list_remove(&m->node);
     m->p->nmirrors--;
     screen_free(m->scr);
@@ -364,14 +611,14 @@ static const backend_ops_t backend_remote = {
     .free = remote_free,
 };
 
-static void mirror_new(peers_t *p, const db_game_t *g)
+static void mirror_new(peers_t *p, entry_t *e)
 {
     mirror_t *m = calloc(1, sizeof *m);
     if (m && !(m->scr = screen_new(TERM_MIN_W, TERM_MIN_H))) {
         free(m);
         return;
     }
-    session_t *s = m ? session_new(p->home, g->id, g->user, g->player, &backend_remote) : NULL;
+    session_t *s = m ? session_new(p->home, e->game, e->user, e->player, &backend_remote) : NULL;
     if (!s) {
         screen_free(m ? m->scr : NULL);
         free(m);
@@ -379,7 +626,11 @@ static void mirror_new(peers_t *p, const db_game_t *g)
     }
     m->p = p;
     m->s = s;
-    m->row = *g;
+    m->e = e;
+    m->st = e->st;
+    e->m = m;
+    list_remove(&e->wait);
+    p->nwaiting--;
     s->bk = m;
     s->mirror = true; /* its player's own lookups pass it by (session.c) */
     snprintf(s->kind, sizeof s->kind, "warren"); /* listed and watched as one of ours */
@@ -404,45 +655,327 @@ static int mirror_frame(link_t *l, const peer_msg_t *msg, const char **why)
     return 0;
 }
 
-/* ---- the list of other nodes' games ------------------------------------------------ */
+/* ---- the list of other nodes' games --------------------------------------------------- */
 
-static void on_list(void *ud, int status, const db_game_t *games, size_t n)
+#define ENTRIES_MAX     20000 /* other nodes' games known here at most (a full read holds them all) */
+#define RESYNC_AFTER_MS 300000 /* reads failing this long: read everything again */
+#define PRUNE_EVERY     60     /* reads between two prunings of old tombstones */
+#define TOMBSTONE_MS    600000 /* how long a tombstone is kept: well past RESYNC_AFTER_MS */
+
+static void publish_count(peers_t *p)
 {
-    peers_t *p = ud;
-    p->listing = false;
-    if (status != DB_OK || p->stopped)
-        return;
-    uint64_t read = ++p->reads;
-    for (size_t i = 0; i < n; i++) {
-        session_t *s = session_find_game(p->home, games[i].id);
-        mirror_t *m = mirror_of(s);
-        if (m) {
-            m->seen = read;
-            m->row = games[i];
-        } else if (!s && p->nmirrors < p->home->cfg.peer_max_games) {
-            mirror_new(p, &games[i]);
-            if ((m = mirror_find(p, games[i].id)))
-                m->seen = read;
-        }
+    atomic_store(&p->home->peer_unlisted, p->nwaiting); /* mirrors count as sessions */
+}
+
+static entry_t *entry_get(peers_t *p, int64_t game)
+{
+    HMAP_EACH(it, &p->entry_by_game, hmap_hash_u64((uint64_t)game))
+    {
+        entry_t *e = HMAP_ITEM(it, entry_t, hn);
+        if (e->game == game)
+            return e;
     }
-    /* gone from the list: ended, or its node lost its lease (a watched
-     * one also hears it from its node, or loses its link) */
+    return NULL;
+}
+
+/* e waits for a mirror (made from read retry on, while the cap allows). */
+static void entry_wait(peers_t *p, entry_t *e, uint64_t retry)
+{
+    e->m = NULL;
+    e->retry = retry;
+    if (!list_linked(&e->wait)) {
+        list_push_back(&p->waiting, &e->wait);
+        p->nwaiting++;
+    }
+}
+
+/* e leaves the list: its mirror goes, told why (a watched one waits a few
+ * reads for its node's own word, which says more). */
+static void entry_del(peers_t *p, entry_t *e, const char *why)
+{
+    mirror_t *m = e->m;
+    if (m) {
+        m->e = NULL;
+        if (m->s->nwatchers && !m->ending)
+            m->ending = p->reads + 1;
+        else if (!m->s->nwatchers)
+            mirror_drop(m, why);
+    }
+    if (list_linked(&e->wait)) {
+        list_remove(&e->wait);
+        p->nwaiting--;
+    }
+    list_remove(&e->node);
+    hmap_del(&p->entry_by_game, &e->hn);
+    p->nentries--;
+    free(e);
+}
+
+static void pgame_of(pgame_t *st, const db_peer_game_t *r)
+{
+    snprintf(st->node, sizeof st->node, "%s", r->node);
+    snprintf(st->race, sizeof st->race, "%s", r->g.race);
+    snprintf(st->cls, sizeof st->cls, "%s", r->g.cls);
+    st->depth = r->g.depth, st->max_depth = r->g.max_depth, st->xl = r->g.xl;
+    st->turns = r->g.turns;
+}
+
+static void node_seen(peers_t *p, const char *name);
+
+/* Row r of another node's live game: listed, or its entry brought up to date. */
+static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
+{
+    entry_t *e = entry_get(p, r->g.id);
+    if (!e && p->nentries < ENTRIES_MAX && (e = calloc(1, sizeof *e))) {
+        if (hmap_add(&p->entry_by_game, &e->hn, hmap_hash_u64((uint64_t)r->g.id)) < 0) {
+            free(e);
+            return NULL;
+        }
+        e->game = r->g.id;
+        e->user = r->g.user;
+        snprintf(e->player, sizeof e->player, "%s", r->g.player);
+        list_init(&e->wait);
+        list_push_back(&p->entries, &e->node);
+        p->nentries++;
+        entry_wait(p, e, 0);
+    }
+    if (!e)
+        return NULL;
+    pgame_of(&e->st, r);
+    if (e->m)
+        e->m->st = e->st;
+    node_seen(p, r->node);
+    return e;
+}
+
+/* Entries with no mirror get one while the cap allows (each read). */
+static void mirrors_fill(peers_t *p)
+{
+    LIST_EACH (it, &p->waiting) {
+        entry_t *e = LIST_ITEM(it, entry_t, wait);
+        if (p->nmirrors >= p->home->cfg.peer_max_games)
+            break;
+        if (e->retry <= p->reads && !session_find_game(p->home, e->game))
+            mirror_new(p, e);
+    }
+}
+
+/* Each read: a mirror nobody watches stops its stream; one whose game left
+ * the list and whose node said nothing meanwhile ends. */
+static void mirrors_sweep(peers_t *p)
+{
     LIST_EACH (it, &p->mirrors) {
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
-        /* a watched one waits a few reads: its node's GONE may have been
-         * lost to a full queue, and then nothing else would end it */
-        if (m->seen != read && (!m->s->nwatchers || read - m->seen >= 3))
+        if (m->ending && (!m->s->nwatchers || p->reads >= m->ending + 3))
             mirror_drop(m, "That game ended.");
         else if (m->asked && !m->s->nwatchers)
             mirror_unwatch(m);
     }
 }
 
-void peer_game_here(server_t *srv, int64_t game)
+static void list_done(peers_t *p, size_t n)
 {
-    mirror_t *m = mirror_find(srv->peer, game);
+    p->listing = false;
+    p->reads++;
+    p->rows += n;
+    p->last_ok = uv_now(p->home->loop);
+    mirrors_fill(p);
+    mirrors_sweep(p);
+    publish_count(p);
+}
+
+/* A full read: every other node's live game; what it does not name goes. */
+static void on_full(void *ud, int status, const db_peer_game_t *rows, size_t n)
+{
+    peers_t *p = ud;
+    if (status != DB_OK || p->stopped) {
+        p->listing = false;
+        return;
+    }
+    uint64_t read = p->reads + 1;
+    for (size_t i = 0; i < n; i++) {
+        entry_t *e = entry_put(p, &rows[i]);
+        if (e)
+            e->seen = read;
+    }
+    LIST_EACH (it, &p->entries) {
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        if (e->seen != read)
+            entry_del(p, e, "That game ended.");
+    }
+    if (n >= ENTRIES_MAX)
+        log_warn("peer list: more than %d games on other nodes; the rest are not counted",
+                 ENTRIES_MAX);
+    p->cursor = p->next_cursor;
+    p->synced = true;
+    list_done(p, n);
+}
+
+static void on_cursor(void *ud, int status, int64_t n)
+{
+    peers_t *p = ud;
+    if (status != DB_OK || p->stopped) {
+        p->listing = false;
+        return;
+    }
+    p->next_cursor = n; /* what changes during the full read is read after it */
+    db_peer_games_all(p->home->db, p->home->cfg.node, ENTRIES_MAX, on_full, p);
+}
+
+/* Changes since the last read, in order: a lease row names its holder (a
+ * game of this node's, or one over, is off the list); a tombstone (node
+ * "") says the lease went. */
+static void on_changes(void *ud, int status, const db_peer_game_t *rows, size_t n)
+{
+    peers_t *p = ud;
+    if (status != DB_OK || p->stopped) {
+        p->listing = false;
+        if (!p->stopped && uv_now(p->home->loop) - p->last_ok > RESYNC_AFTER_MS)
+            p->synced = false; /* tombstones may be pruned meanwhile */
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const db_peer_game_t *r = &rows[i];
+        bool listed =
+            r->node[0] && strcmp(r->node, p->home->cfg.node) && r->g.state == DB_GAME_LIVE;
+        entry_t *e = listed ? entry_put(p, r) : entry_get(p, r->g.id);
+        if (!listed && e)
+            entry_del(p, e, "That game ended.");
+        if (r->chg >= p->cursor)
+            p->cursor = r->chg + 1;
+    }
+    list_done(p, n);
+}
+
+/* ---- other nodes' liveness: a node that stops renewing loses its games ---- */
+
+static pnode_t *node_named(peers_t *p, const char *name)
+{
+    for (int i = 0; i < p->nnodes; i++)
+        if (!strcmp(p->nodes[i].name, name))
+            return &p->nodes[i];
+    return NULL;
+}
+
+static void node_seen(peers_t *p, const char *name)
+{
+    pnode_t *n = node_named(p, name);
+    if (n && n->lapsed) { /* renewing again: its games are read again */
+        n->lapsed = false;
+        p->synced = false;
+    }
+    if (n || p->nnodes == PEER_LINKS_MAX)
+        return;
+    n = &p->nodes[p->nnodes++];
+    *n = (pnode_t){0};
+    snprintf(n->name, sizeof n->name, "%s", name);
+}
+
+typedef struct {
+    peers_t *p;
+    char name[PEER_TEXT_MAX + 1];
+} alive_t;
+
+static void nodes_lapse(peers_t *p, pnode_t *n)
+{
+    n->lapsed = true;
+    log_info("peer list: node %s stopped renewing its leases: its games are off the list", n->name);
+    LIST_EACH (it, &p->entries) {
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        if (!strcmp(e->st.node, n->name))
+            entry_del(p, e, "The server running that game stopped.");
+    }
+    publish_count(p);
+}
+
+static void on_alive(void *ud, int status, int64_t alive)
+{
+    alive_t *a = ud;
+    peers_t *p = a->p;
+    pnode_t *n = p->stopped ? NULL : node_named(p, a->name);
+    p->rows += status == DB_OK;
+    if (n && status == DB_ENOTFOUND) /* it holds nothing: forgotten */
+        *n = p->nodes[--p->nnodes];
+    else if (n && status == DB_OK) {
+        n->asking = false;
+        if (!alive && !n->lapsed)
+            nodes_lapse(p, n);
+        else if (alive && n->lapsed)
+            node_seen(p, n->name);
+    } else if (n)
+        n->asking = false;
+    free(a);
+}
+
+static void nodes_check(peers_t *p)
+{
+    for (int i = 0; i < p->nnodes; i++) {
+        pnode_t *n = &p->nodes[i];
+        alive_t *a = n->asking ? NULL : malloc(sizeof *a);
+        if (!a)
+            continue;
+        n->asking = true;
+        a->p = p;
+        snprintf(a->name, sizeof a->name, "%s", n->name);
+        db_peer_node_alive(p->home->db, n->name, on_alive, a);
+    }
+}
+
+void peer_tick(server_t *home)
+{
+    peers_t *p = home->peer;
+    if (!p || p->stopped || p->listing || home->stopping)
+        return;
+    p->listing = true;
+    if (!p->synced) {
+        db_peer_cursor(home->db, on_cursor, p);
+        return;
+    }
+    db_peer_games_changed(home->db, p->cursor, on_changes, p);
+    nodes_check(p);
+    if (p->reads % PRUNE_EVERY == 0)
+        db_peer_prune(home->db, TOMBSTONE_MS, NULL, NULL);
+}
+
+void peer_stats(const server_t *home, peer_stats_t *st)
+{
+    const peers_t *p = home->peer;
+    *st = (peer_stats_t){0};
+    if (!p)
+        return;
+    st->games = p->nentries;
+    st->mirrors = p->nmirrors;
+    st->reads = p->reads;
+    st->rows = p->rows;
+}
+
+const char *peer_node_of(const session_t *s)
+{
+    const mirror_t *m = mirror_of(s);
+    return m ? m->st.node : NULL;
+}
+
+static void home_game_here(server_t *home, void *ud)
+{
+    int64_t *game = ud;
+    mirror_t *m = home->peer ? mirror_find(home->peer, *game) : NULL;
     if (m)
         mirror_drop(m, "That game now runs on this server: pick it again to watch it.");
+    free(game);
+}
+
+void peer_game_here(server_t *srv, int64_t game)
+{
+    if (!lease_on(srv))
+        return;
+    int64_t *g = malloc(sizeof *g);
+    if (!g)
+        return;
+    *g = game;
+    if (srv->shard == 0)
+        home_game_here(srv, g); /* now: the session about to be made is the game's one */
+    else if (shard_post(shard_at(srv, 0), home_game_here, g))
+        free(g);
 }
 
 /* A mirror nobody watches any more: its node stops sending it. */
@@ -456,16 +989,6 @@ static void mirror_unwatch(mirror_t *m)
     }
     m->l = NULL;
     m->asked = false;
-}
-
-void peer_tick(server_t *home)
-{
-    peers_t *p = home->peer;
-    if (!p || p->stopped || p->listing || home->stopping)
-        return;
-    p->listing = true;
-    db_games_leased_elsewhere(home->db, home->cfg.node, (size_t)home->cfg.peer_max_games + 1,
-                              on_list, p);
 }
 
 /* ---- links: one connection per pair of nodes ----------------------------------------- */
@@ -537,7 +1060,7 @@ static void link_close(link_t *l, const char *why)
         feed_t *f = LIST_ITEM(it, feed_t, node);
         int i = feed_find(f, l);
         if (i >= 0)
-            feed_drop_sub(f->s, i);
+            feed_drop_sub(p, f, i);
     }
     LIST_EACH (it, &p->mirrors) {
         mirror_t *m = LIST_ITEM(it, mirror_t, node);
@@ -753,10 +1276,9 @@ static void on_accept(void *ud, int fd, const char *addr)
 int peer_start(server_t *home)
 {
     const config_t *cfg = &home->cfg;
-    if (!cfg->peer_listen[0] && !cfg->peers[0])
-        return 0;
     if (!lease_on(home)) {
-        log_warn("peer-listen and peers are for nodes sharing a PostgreSQL database: ignored");
+        if (cfg->peer_listen[0] || cfg->peers[0])
+            log_warn("peer-listen and peers are for nodes sharing a PostgreSQL database: ignored");
         return 0;
     }
     peers_t *p = calloc(1, sizeof *p);
@@ -766,6 +1288,10 @@ int peer_start(server_t *home)
     list_init(&p->links);
     list_init(&p->feeds);
     list_init(&p->mirrors);
+    list_init(&p->entries);
+    list_init(&p->waiting);
+    hmap_init(&p->feed_by_game);
+    hmap_init(&p->entry_by_game);
     buf_init(&p->out);
     home->peer = p;
     if (!cfg->peer_listen[0])
@@ -804,6 +1330,15 @@ void peer_free(server_t *home)
     peers_t *p = home->peer;
     if (!p)
         return;
+    LIST_EACH (it, &p->feeds) /* their loops stopped with their games */
+        feed_free(p, LIST_ITEM(it, feed_t, node));
+    hmap_fini(&p->feed_by_game);
+    LIST_EACH (it, &p->entries) { /* their mirrors went with the sessions */
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        hmap_del(&p->entry_by_game, &e->hn);
+        free(e);
+    }
+    hmap_fini(&p->entry_by_game);
     buf_free(&p->out);
     free(p);
     home->peer = NULL;

@@ -2,11 +2,17 @@
  * (lease.h) show every node's live games and let a watcher here watch a
  * game another node runs.
  *
- * The lists: once a second, home reads the live games other nodes hold
- * leases of (db_games_leased_elsewhere: one query per node, not per
- * viewer) and keeps a mirror session for each (session_t.mirror, at most
- * cfg.peer_max_games): the watch list, the lobby and the watch page show
+ * The lists: home reads the live games other nodes hold leases of once
+ * in full, then once a second only what changed since (db_peer_games_*:
+ * the lease rows and tombstones past a change number, one query per node,
+ * not per viewer), and checks once a second that each other node still
+ * renews its leases (one row each: a node that stopped has its games
+ * taken off the list). Each game is counted in "playing now" here, and
+ * has a mirror session (session_t.mirror, at most cfg.peer_max_games):
+ * the watch list, the lobby, the watch page and the admin's games show
  * and watch it like a game of this node, through the same frames code.
+ * The lists run whenever several nodes share the database, the stream
+ * only when configured.
  *
  * The stream: one TCP connection per pair of nodes (cfg.peer_listen;
  * cfg.peers names the others' addresses). The node that connects sends
@@ -19,12 +25,18 @@
  * queue drains. A node that goes away (or sends bad input: closed) takes
  * its mirrors with it: their watchers are told and go back to the menu.
  *
- * With SQLite, or with neither peer-listen nor peers set, nothing runs.
- * Games on loops other than home's are not streamed (told GONE).
+ * Loops (shard.h): the links and the mirrors live on home; a game's
+ * frames are encoded on the loop that runs it (session_t.peer) and posted
+ * to home, which writes them to the links (home asks that loop for a
+ * keyframe the same way), so a game on any loop is streamed.
+ *
+ * With SQLite nothing runs; with neither peer-listen nor peers set, only
+ * the lists (a mirror's watchers are told it cannot be reached).
  *
  * server_t.peer (home only) is owned here: peer_start makes it,
  * peer_stop closes its sockets, peer_free frees it once the loop ran
- * down. Loop thread (home) only. */
+ * down. Home's thread, but for peer_frame and peer_session_gone (the
+ * game's loop) and peer_game_here (any loop). */
 #ifndef WARREN_PEER_H
 #define WARREN_PEER_H
 #include <stdbool.h>
@@ -40,12 +52,23 @@ void peer_stop(server_t *home);
 void peer_free(server_t *home);
 /* Home, once a second: the list of other nodes' games is read again. */
 void peer_tick(server_t *home);
-/* frames.c, after a frame of s went out: the nodes watching s get it. */
+/* frames.c, after a frame of s went out (s's loop): the nodes watching s
+ * get it. */
 void peer_frame(session_t *s);
 /* session.c: s leaves memory; the nodes watching it are told. */
 void peer_session_gone(session_t *s);
-/* session.c: game now runs on this loop (a node that died left it here):
- * its mirror, if any, goes, its watchers told. */
+/* Home: what the lists hold and what reading them cost so far. */
+typedef struct {
+    int games;            /* other nodes' live games known here */
+    int mirrors;          /* of them, with a mirror session (listed, watchable) */
+    uint64_t reads, rows; /* list reads, and the rows they returned */
+} peer_stats_t;
+void peer_stats(const server_t *home, peer_stats_t *st);
+/* The node holding s's lease when s mirrors another node's game, else NULL
+ * (home; borrowed while s lives). */
+const char *peer_node_of(const session_t *s);
+/* session.c, any loop: game now runs on this node (a node that died left
+ * it here): its mirror, if any, goes, its watchers told. */
 void peer_game_here(server_t *srv, int64_t game);
 
 #endif

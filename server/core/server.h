@@ -73,7 +73,8 @@ struct server {
     /* Written by this loop only (session.c); atomic so that any loop may
      * read them unparked: the banner's "N playing now" (siteinfo_playing). */
     _Atomic int nsessions;
-    _Atomic int nended; /* of them, games over whose session is not freed yet (session.c) */
+    _Atomic int nended;        /* of them, games over whose session is not freed yet (session.c) */
+    _Atomic int peer_unlisted; /* home: other nodes' games without a mirror here (peer.c) */
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     /* What the one-second tick looks at, so that it costs what is due, not

@@ -130,8 +130,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     session_t *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    if (srv->peer) /* taken over from another node: one session of a game here */
-        peer_game_here(srv, game_id);
+    peer_game_here(srv, game_id); /* taken over from another node: one session of a game here */
     s->grid = s->sent = screen_new(TERM_MIN_W, TERM_MIN_H);
     s->game_id = game_id;
     s->user_id = user_id;

@@ -75,5 +75,6 @@ int siteinfo_playing(const server_t *srv)
         const server_t *k = shard_at(srv, i);
         n += atomic_load(&k->nsessions) - atomic_load(&k->nended);
     }
+    n += atomic_load(&shard_at(srv, 0)->peer_unlisted); /* other nodes' (mirrors are sessions) */
     return n > 0 ? n : 0; /* two loads apart, a game gone between reads as -1 */
 }

@@ -23,9 +23,10 @@ const char *siteinfo_name(const config_t *c);
 void siteinfo_url(const config_t *c, char *out, size_t n);
 /* "telnet HOST PORT" (the port left out when it is 23). */
 void siteinfo_telnet(const config_t *c, char *out, size_t n);
-/* Games being played now on every loop (ended ones not yet gone left
- * out), read from each loop's counters without parking it: any loop may
- * ask, and it may be one off while a game on another loop comes or goes. */
+/* Games being played now on every loop, and on the other nodes sharing
+ * the database (peer.h; ended ones not yet gone left out), read from each
+ * loop's counters without parking it: any loop may ask, and it may be one
+ * off while a game on another loop comes or goes. */
 int siteinfo_playing(const server_t *srv);
 /* "ssh USER@HOST" (with " -p PORT" when ssh-login names one). */
 void siteinfo_ssh(const config_t *c, char *out, size_t n);

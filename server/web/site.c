@@ -204,9 +204,16 @@ static void idle_text(buf_t *b, uint64_t s)
         buf_printf(b, "%lluh", (unsigned long long)(s / 3600));
 }
 
+typedef struct {
+    buf_t *b;
+    size_t shown;
+} rows_t;
+
 static void game_row(void *ud, const webgw_live_t *l)
 {
-    buf_t *b = ud;
+    rows_t *r = ud;
+    buf_t *b = r->b;
+    r->shown++;
     buf_puts(b, "<tr><td>");
     html_escape_str(b, l->name);
     buf_puts(b, "</td><td>");
@@ -227,12 +234,13 @@ static void game_row(void *ud, const webgw_live_t *l)
 
 static void games_rows(webgw_t *g, buf_t *b)
 {
-    size_t live = webgw_each_live(g->srv, WEBGW_LIVE_MAX, game_row, b);
+    rows_t r = {b, 0};
+    size_t live = webgw_each_live(g->srv, WEBGW_LIVE_MAX, game_row, &r);
     if (live == 0)
         buf_puts(b, "<tr><td colspan=\"9\">No games right now.</td></tr>");
-    else if (live > WEBGW_LIVE_MAX)
+    else if (live > r.shown) /* past the cap, or other nodes' games past their mirrors */
         buf_printf(b, "<tr class=\"more\"><td colspan=\"9\">and %zu more games</td></tr>",
-                   live - WEBGW_LIVE_MAX);
+                   live - r.shown);
 }
 
 typedef struct {

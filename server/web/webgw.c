@@ -603,6 +603,7 @@ size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const web
             nw++;
         live += (size_t)(k->nsessions - k->nended);
     }
+    live += (size_t)srv->peer_unlisted; /* other nodes' games past the mirrors (peer.h) */
     live_pick_t *v = malloc((nw + max * (size_t)loops + 1) * sizeof *v);
     if (v) {
         size_t n = live_pick(srv, true, nw, v, 0);
@@ -621,13 +622,15 @@ size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const web
 
 typedef struct {
     buf_t *b;
-    bool more; /* a game is in already */
+    bool more;    /* a game is in already */
+    size_t shown; /* games in */
 } lobby_json_t;
 
 static void lobby_game_json(void *ud, const webgw_live_t *l)
 {
     lobby_json_t *lj = ud;
     buf_t *b = lj->b;
+    lj->shown++;
     buf_puts(b, lj->more ? ",{\"name\":" : "{\"name\":");
     lj->more = true;
     json_put_string(b, l->name, strlen(l->name));
@@ -648,13 +651,12 @@ static void lobby_game_json(void *ud, const webgw_live_t *l)
 
 static void lobby_build(webgw_t *g, buf_t *b)
 {
-    lobby_json_t lj = {b, false};
+    lobby_json_t lj = {b, false, 0};
     buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
     size_t live = webgw_each_live(g->srv, WEBGW_LIVE_MAX, lobby_game_json, &lj);
     buf_printf(b, "],\"more\":%zu,\"hosted\":[",
-               live > WEBGW_LIVE_MAX
-                   ? live - WEBGW_LIVE_MAX
-                   : (size_t)0); /* the games one can start besides Warren's own */
+               live > lj.shown ? live - lj.shown
+                               : (size_t)0); /* the games one can start besides Warren's own */
     for (int i = 0; i < g->srv->cfg.games.n; i++) {
         const gamecfg_t *h = &g->srv->cfg.games.games[i];
         buf_puts(b, i ? ",{\"id\":" : "{\"id\":");

@@ -11,11 +11,12 @@ import re
 import signal
 import socket
 import struct
+import subprocess
 import time
 
 import pytest
 
-from harness import ON_PG, PW, WS, Daemon, Web, free_port
+from harness import ON_PG, PW, WS, Daemon, Web, free_port, pg_run, program
 from players import quit_game
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -24,24 +25,34 @@ CTRL_E = "\x05"
 
 
 @pytest.fixture
-def pair(bindir, tmp_path):
-    """Nodes a and b on one schema, each naming the other's peer address."""
-    pa, pb = free_port(), free_port()
-    peers = {"a": (pa, f"b=127.0.0.1:{pb}"), "b": (pb, f"a=127.0.0.1:{pa}")}
+def pair_of(bindir, tmp_path):
+    """pair_of(a_extra=(), b_extra=()): nodes a and b on one schema, each
+    naming the other's peer address (each started with its extra too)."""
     made = []
-    for name in ("a", "b"):
-        port, other = peers[name]
-        d = Daemon(bindir, tmp_path / name, http=True,
-                   extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
-                          "--peer-secret", SECRET])
-        if made:
-            d.db_url = made[0].db_url
-            d.argv[d.argv.index("--db") + 1] = made[0].db_url
-        made.append(d.start())
-    yield made
+
+    def start(a_extra=(), b_extra=()):
+        pa, pb = free_port(), free_port()
+        peers = {"a": (pa, f"b=127.0.0.1:{pb}", list(a_extra)),
+                 "b": (pb, f"a=127.0.0.1:{pa}", list(b_extra))}
+        for name in ("a", "b"):
+            port, other, more = peers[name]
+            d = Daemon(bindir, tmp_path / name, http=True,
+                       extra=["--node", name, "--peer-listen", f"127.0.0.1:{port}", "--peers", other,
+                              "--peer-secret", SECRET, *more])
+            if made:
+                d.db_url = made[0].db_url
+                d.argv[d.argv.index("--db") + 1] = made[0].db_url
+            made.append(d.start())
+        return made
+    yield start
     for d in made:
         if d.alive():
             d.stop_clean()
+
+
+@pytest.fixture
+def pair(pair_of):
+    return pair_of()
 
 
 def game_rows(t):
@@ -325,3 +336,138 @@ def test_a_slow_node_gets_a_keyframe_later(bindir, tmp_path, clients):
         assert d.alive()
     finally:
         d.stop_clean()
+
+
+def test_games_on_every_loop_are_watched_from_another_node(pair_of, clients):
+    """a runs its games over two loops (an account's game on loop id % 2):
+    from b, a game on either loop is watched, each change as it comes."""
+    a, b = pair_of(a_extra=["--loops", "2"])
+    players = []
+    for name in ("ann", "abe", "amy"):  # consecutive ids: games on both loops
+        p = clients(a.port).connected()
+        p.register(name)
+        p.random_character(name)
+        players.append((name, p))
+    w = clients(b.port).connected()
+    w.register("wes")
+    loops = {}
+    for name, p in players:
+        watch_from_list(w, name)
+        same_rows(p, w)
+        loops[a.wait_log(r"peer feed game=\d+ to=b nodes=1 loop=(\d)").group(1)] = (name, p)
+        p.send("s")  # a turn passes: its change streams too
+        p.pump(quiet=0.3)
+        same_rows(p, w)
+        assert "cannot be watched" not in w.text()
+        w.send("q")
+        w.wait_for("Your choice")
+    assert set(loops) == {"0", "1"}, loops
+    # the game on the second loop ends while watched: its watcher on b is told
+    name, p = loops["1"]
+    watch_from_list(w, name)
+    same_rows(p, w)
+    quit_game(p)
+    a.wait_log(rf"game end user={name}")
+    w.wait_for("That game is over", timeout=15)
+    assert a.alive() and b.alive()
+
+
+def admin(bindir, d, *args):
+    """warren-admin's answer from d's control socket."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
+                       text=True, timeout=60, cwd=d.dir)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def idle_games_of(d, node, n):
+    """n live games of accounts z1..zn whose leases node holds for an hour,
+    written straight into d's database: a node that runs them and no key
+    comes (nothing of them changes)."""
+    now = "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"
+    pg_run(d.db_url, [
+        ("INSERT INTO users(name, name_key, pwhash, created) "
+         "SELECT 'z' || i, 'z' || i, 'x', 0 FROM generate_series(1, ?) i", (n,)),
+        ("INSERT INTO games(id, user, seed, content_version, start_time) "
+         "SELECT 900000000 + id, id, 1, 'x', 0 FROM users WHERE name LIKE 'z%'", ()),
+        (f"INSERT INTO leases(game, node, expires) SELECT id, ?, {now} + 3600000 FROM games "
+         "WHERE id >= 900000000", (node,)),
+    ], fetch=False)
+
+
+def list_stats(bindir, d):
+    """(other nodes' games, listed here, list reads, rows read) from d's health."""
+    m = re.search(r"^other nodes: (\d+) games \((\d+) listed here\); (\d+) list reads, (\d+) rows",
+                  admin(bindir, d, "health"), re.M)
+    assert m, admin(bindir, d, "health")
+    return tuple(int(v) for v in m.groups())
+
+
+def until_listed(bindir, d, n, timeout=20):
+    end = time.time() + timeout
+    while (st := list_stats(bindir, d))[0] != n:
+        assert time.time() < end, st
+        time.sleep(0.3)
+    return st
+
+
+def test_other_nodes_games_count_everywhere(pair_of, clients, bindir):
+    """b mirrors at most 10 of other nodes' games (--peer-max-games): the
+    1,000 node z runs and the one a runs all count in b's "playing now"
+    (menu), its lobby's "more" (page and JSON); b's admin lists the games
+    it mirrors, each marked with the node that runs it, and counts the rest;
+    a counts b's too."""
+    a, b = pair_of(b_extra=["--peer-max-games", "10"])
+    p = clients(a.port).connected()
+    p.register("gil")
+    p.random_character("gil")
+    idle_games_of(a, "z", 1000)
+    w = clients(b.port).connected()
+    end = time.time() + 20
+    while "1001 playing now" not in w.text():
+        assert time.time() < end, w.text()
+        w.send("w")  # the menu drawn again after the watch list
+        w.wait_for("Live games")
+        w.send("q")
+        w.wait_for("Your choice")
+    until_listed(bindir, b, 1001)
+    home = Web(b.http).request("GET", "/").body.decode()
+    shown = home.count('href="/watch/')
+    assert shown == 10 and f"and {1001 - shown} more games" in home, home
+    ws = WS(b.http, "/ws/lobby")
+    lobby = ws.json_until(lambda m: m.get("t") == "lobby")
+    assert len(lobby["games"]) + lobby["more"] == 1001, lobby
+    ws.close()
+    games = admin(bindir, b, "games")
+    rows = [ln.split() for ln in games.splitlines()[1:] if re.match(r"(z\d+|gil)\s", ln)]
+    assert len(rows) == 10 and all(r[-2] in ("a", "z") and r[-1] == "-" for r in rows), games
+    assert "and 991 more on other nodes" in games, games
+    # a counts z's games too, and lists gil's as its own
+    until_listed(bindir, a, 1000)
+    assert re.search(r"^gil\s.*\sa\s+80x24$", admin(bindir, a, "games"), re.M)
+
+
+def test_idle_games_of_another_node_are_not_read_again(pair, bindir):
+    """Node z holds 1,000 idle games: once b listed them, its list reads
+    return only what changed (nothing) and one row checking that z still
+    renews its leases, not every game each second. A game of z's that ends
+    (its lease row goes) leaves b's list at the next read."""
+    _, b = pair
+    idle_games_of(b, "z", 1000)
+    until_listed(bindir, b, 1000)
+    _, _, reads0, rows0 = list_stats(bindir, b)
+    time.sleep(5)
+    _, _, reads1, rows1 = list_stats(bindir, b)
+    reads, rows = reads1 - reads0, rows1 - rows0
+    print(f"BENCH peer.list.idle_1000.rows_per_read {rows / max(reads, 1):.2f} "
+          f"({rows} rows in {reads} reads)")
+    assert reads >= 3 and rows <= 2 * reads, (reads, rows)
+    gid = b.db_rows("SELECT min(game) FROM leases WHERE node = 'z'")[0][0]
+    pg_run(b.db_url, [("UPDATE games SET state = 'finished' WHERE id = ?", (gid,)),
+                      ("DELETE FROM leases WHERE game = ?", (gid,))], fetch=False)
+    until_listed(bindir, b, 999, timeout=5)
+    # z stops renewing: its leases lapse and its games leave the list
+    pg_run(b.db_url, [("UPDATE leases SET expires = 0 WHERE node = 'z'", ())], fetch=False)
+    until_listed(bindir, b, 0, timeout=5)
+    b.wait_log(r"peer list: node z stopped renewing its leases")
