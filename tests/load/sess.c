@@ -15,13 +15,20 @@
  * --More--s), and in play a key is a move onto something beside the @
  * (the cursor), timed; a --More-- or a question in play gets its answer
  * instead (hosted_key), sent on the same beat but not timed. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "load.h"
 
-#define PASSWORD     "load-pass-1"
-#define MENU_ACTIONS 40 /* more answers than the menus need: stuck */
+#define PASSWORD        "load-pass-1"
+#define MENU_ACTIONS    40 /* more answers than the menus need: stuck */
+/* --reconnect: a dropped player's pause before it connects again, the
+ * connections of one return that may close before its game is back, and
+ * the pause before it presses p again when told its game runs elsewhere */
+#define REJOIN_DELAY_NS 100000000ull
+#define REJOIN_TRIES    50
+#define TOLD_RETRY_NS   500000000ull
 
 /* What each screen of server/screens/menu.c and the game shows at 80x24. */
 typedef enum {
@@ -109,6 +116,8 @@ static void on_written(uv_write_t *w, int status)
 
 /* Telnet-encoded bytes to the socket: at once if the kernel takes them,
  * else the rest is queued. */
+static void sess_lost(sess_t *s, const char *why);
+
 static void raw_write(sess_t *s, const char *p, size_t n)
 {
     if (!s->open || n == 0)
@@ -118,7 +127,7 @@ static void raw_write(sess_t *s, const char *p, size_t n)
     if (r == (int)n)
         return;
     if (r < 0 && r != UV_EAGAIN) {
-        sess_fail(s, uv_strerror(r));
+        sess_lost(s, uv_strerror(r));
         return;
     }
     if (r > 0)
@@ -132,7 +141,7 @@ static void raw_write(sess_t *s, const char *p, size_t n)
     b = uv_buf_init((char *)(w + 1), (unsigned)n);
     if (uv_write(w, (uv_stream_t *)&s->tcp, &b, 1, on_written) < 0) {
         free(w);
-        sess_fail(s, "write failed");
+        sess_lost(s, "write failed");
     }
 }
 
@@ -194,6 +203,60 @@ void sess_fail(sess_t *s, const char *why)
     load_failed(L, s);
 }
 
+/* The connection went. With --reconnect a player that had played comes
+ * back: connects again, logs in and presses p (sess_tick); its key out
+ * then is in doubt (neither answered nor lost). Else the session fails. */
+static void sess_lost(sess_t *s, const char *why)
+{
+    load_t *L = s->L;
+    if (!L->o.reconnect || s->watcher || !s->reached || s->state == SS_FAILED ||
+        L->phase == PH_DONE || s->rejoin_tries >= REJOIN_TRIES) {
+        sess_fail(s, why);
+        return;
+    }
+    if (s->sent_ns) {
+        L->outstanding--;
+        L->in_doubt++;
+        s->sent_ns = 0;
+    }
+    L->rejoining += !s->rejoining;
+    s->rejoining = true;
+    s->rejoin_tries++;
+    s->state = SS_MENU;
+    s->paused = false;
+    s->play_ns = 0;
+    s->progress_ns = uv_hrtime(); /* the menus' time-out counts from the drop */
+    s->rejoin_ns = s->progress_ns + REJOIN_DELAY_NS;
+    sess_close(s);
+}
+
+static bool screen_shows(const sess_t *s, const char *text)
+{
+    for (int y = 0; y < VT_H; y++)
+        if (strstr(vt_row(&s->vt, y), text))
+            return true;
+    return false;
+}
+
+void sess_tick(sess_t *s, uint64_t now)
+{
+    if (s->rejoin_ns && now >= s->rejoin_ns && !s->open && !s->tn) {
+        s->rejoin_ns = 0;
+        s->tries = s->actions = 0;
+        s->leaving = s->picked = false;
+        s->rejoin_t0 = now;
+        sess_start(s);
+        return;
+    }
+    /* the old node's lease has not lapsed yet: a player presses p again */
+    if (s->rejoining && s->open && s->state == SS_MENU && s->play_ns &&
+        now - s->play_ns > TOLD_RETRY_NS && screen_shows(s, "another server")) {
+        s->L->told++;
+        s->play_ns = now;
+        type(s, "p");
+    }
+}
+
 /* ---- menus: each screen gets one answer ------------------------------------------ */
 
 static const char *row_text(const sess_t *s, int y, char *out, size_t n)
@@ -218,7 +281,7 @@ static void on_menu_anon(sess_t *s)
         s->leaving = false;
         type(s, "w");
     } else if (s->tries++ == 0)
-        type(s, "r");
+        type(s, s->rejoining ? "l" : "r"); /* a returning player logs in */
     else if (strstr(row_text(s, MSG_ROW_MENU, msg, sizeof msg), "busy") && s->busy++ < BUSY_TRIES)
         s->retry_ns = uv_hrtime() + (uint64_t)(20 + s->idx % 80) * 1000000u;
     else
@@ -230,7 +293,7 @@ void sess_retry(sess_t *s)
     s->retry_ns = 0;
     s->actions = 0; /* the screens of a retry are not a session going round in circles */
     s->L->busy++;
-    type(s, "r");
+    type(s, s->rejoining ? "l" : "r");
 }
 
 /* A prompt repeated with a message means the daemon refused what we typed. */
@@ -264,6 +327,8 @@ static void on_menu_user(sess_t *s)
         return;
     }
     type(s, s->opted ? "p" : "o");
+    if (s->opted && s->rejoining)
+        s->play_ns = uv_hrtime();
     s->opted = true;
 }
 
@@ -327,6 +392,14 @@ static bool watching_target(const sess_t *s)
 
 static void to_play(sess_t *s)
 {
+    load_t *L = s->L;
+    if (s->rejoining) { /* back in its game */
+        samples_push(&L->resume, uv_hrtime() - s->rejoin_t0);
+        s->rejoining = false;
+        s->rejoin_tries = 0;
+        L->rejoined++;
+        L->rejoining--;
+    }
     s->state = SS_PLAY;
     s->acted = SEEN_GAME;
     s->actions = 0;
@@ -369,6 +442,10 @@ static void menu_frame(sess_t *s)
         return;
     s->acted = seen;
     s->sig = sig;
+    if (seen == SEEN_CHARGEN) {           /* a new game: its keys count from 0 */
+        s->L->rejoin_new += s->rejoining; /* a returning player's game was lost */
+        s->acked = 0;
+    }
     if (seen != SEEN_NOTHING && seen != SEEN_WAIT && ++s->actions > MENU_ACTIONS) {
         sess_fail(s, "stuck in the menus");
         return;
@@ -453,7 +530,6 @@ static void leave_play(sess_t *s)
 {
     s->state = SS_MENU;
     s->picked = false;
-    s->acked = 0; /* its game ended: the next one counts from 0 */
     s->progress_ns = uv_hrtime();
     s->L->games_ended += !s->watcher;
     menu_frame(s);
@@ -514,9 +590,15 @@ static void play_frame(sess_t *s, uint64_t now)
     if (paused_frame(s))
         return;
     bool was_key = s->sent_ns != 0;
-    if (was_key && !s->watcher)
-        answered(s, now);
     seen_t seen = seen_now(s);
+    if (was_key && !s->watcher && seen == SEEN_NOTHING && !s->L->o.hosted) {
+        s->L->outstanding--; /* a goodbye over the game, not the key's frame */
+        s->L->in_doubt++;
+        s->sent_ns = 0;
+        was_key = false;
+    } else if (was_key && !s->watcher) {
+        answered(s, now);
+    }
     /* a hosted game's own screens (a --More--, a cleared one) are still play */
     bool hosted =
         s->L->o.hosted && (seen == SEEN_NH_MORE || seen == SEEN_NH_PICK || seen == SEEN_NOTHING);
@@ -567,7 +649,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     sess_t *s = st->data;
     if (n < 0) {
-        sess_fail(s, n == UV_EOF ? "closed by the daemon" : uv_strerror((int)n));
+        sess_lost(s, n == UV_EOF ? "closed by the daemon" : uv_strerror((int)n));
         return;
     }
     uint64_t now = uv_hrtime();
@@ -623,7 +705,20 @@ void sess_start(sess_t *s)
         return;
     }
     const struct sockaddr_in *to = s->watcher && L->o.watch_host ? &L->waddr : &L->addr;
-    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)to, on_connect);
+    int ret = 0;
+    if (L->o.bind) { /* --bind: the sessions spread over bind_count source addresses */
+        struct sockaddr_in from = L->baddr;
+        from.sin_addr.s_addr =
+            htonl(ntohl(from.sin_addr.s_addr) + (uint32_t)(s->idx % L->o.bind_count));
+        ret = uv_tcp_bind(&s->tcp, (const struct sockaddr *)&from, 0);
+    }
+    if (ret == 0)
+        ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)to, on_connect);
     if (ret < 0)
         sess_fail(s, uv_strerror(ret));
+}
+
+bool sess_following(const sess_t *s)
+{
+    return s->watcher && s->state == SS_PLAY && watching_target(s);
 }
