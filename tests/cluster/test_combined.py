@@ -37,9 +37,9 @@ from cluster import CLIENT_MAX, TELNET_PORT, node_ip
 from test_db_failover import journal_by_user, wait_until
 from test_node_kill import LEASES, drain
 
-PLAYERS = int(os.environ.get("WARREN_CLUSTER_COMBINED_PLAYERS", "300"))
-WATCHERS = int(os.environ.get("WARREN_CLUSTER_COMBINED_WATCHERS", "30"))
-STEP_S = float(os.environ.get("WARREN_CLUSTER_STEP_SECONDS", "20"))
+PLAYERS = int(os.environ.get("WARREN_CLUSTER_COMBINED_PLAYERS", "40"))
+WATCHERS = int(os.environ.get("WARREN_CLUSTER_COMBINED_WATCHERS", "6"))
+STEP_S = float(os.environ.get("WARREN_CLUSTER_STEP_SECONDS", "10"))
 INTERVAL = 0.5  # seconds between one player's keys
 NODES = 3
 MARK = re.compile(r"# mark (\d+): (.*)")

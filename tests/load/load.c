@@ -455,9 +455,9 @@ static void on_sweep(uv_timer_t *t)
         }
         if (s->state == SS_MENU && s->retry_ns && now >= s->retry_ns)
             sess_retry(s);
-        sess_tick(s, now);
         if (s->state == SS_MENU && now - s->progress_ns > ramp_to)
             sess_fail(s, "no new screen in the menus");
+        sess_tick(s, now); /* last: a new connection's progress_ns is after now */
     }
 }
 

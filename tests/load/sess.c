@@ -29,6 +29,7 @@
 #define REJOIN_DELAY_NS 100000000ull
 #define REJOIN_TRIES    50
 #define TOLD_RETRY_NS   500000000ull
+#define WATCH_RETRY_NS  250000000ull /* a watcher's pause before the list again */
 
 /* What each screen of server/screens/menu.c and the game shows at 80x24. */
 typedef enum {
@@ -292,6 +293,10 @@ void sess_retry(sess_t *s)
 {
     s->retry_ns = 0;
     s->actions = 0; /* the screens of a retry are not a session going round in circles */
+    if (s->watcher) { /* told its pick cannot be watched (yet): the list again */
+        type(s, "w");
+        return;
+    }
     s->L->busy++;
     type(s, s->rejoining ? "l" : "r");
 }
@@ -421,6 +426,14 @@ static void menu_frame(sess_t *s)
     seen_t seen = seen_now(s);
     if (s->leaving && seen != SEEN_MENU_ANON)
         return; /* its q is on its way: the menu comes */
+    if (seen == SEEN_MENU_ANON && s->watcher && s->picked && !s->retry_ns) {
+        /* its pick was refused with a message (its node went away, or the
+         * game moved here): a moment later, the watch list again */
+        s->picked = false;
+        s->acted = SEEN_MENU_ANON;
+        s->retry_ns = uv_hrtime() + WATCH_RETRY_NS;
+        return;
+    }
     if (seen == SEEN_GAME && s->watcher && s->picked && !watching_target(s)) {
         type(s, "q"); /* the list moved under the letter: another game; again */
         s->leaving = true;
