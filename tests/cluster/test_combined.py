@@ -42,7 +42,7 @@ WATCHERS = int(os.environ.get("WARREN_CLUSTER_COMBINED_WATCHERS", "6"))
 STEP_S = float(os.environ.get("WARREN_CLUSTER_STEP_SECONDS", "10"))
 INTERVAL = 0.5  # seconds between one player's keys
 NODES = 3
-MARK = re.compile(r"# mark (\d+): (.*)")
+MARK = re.compile(r"# mark (\d+): (playing=.*)")
 
 
 class Load:
@@ -55,7 +55,7 @@ class Load:
         self.out = dir / f"{name}.out"
         self.acked = dir / f"{name}.acked"
         self.marks = 0
-        self.told = 0  # "told" at the last mark (the load counts from its start)
+        self.last = {}  # the counts at the last mark (the load counts from its start)
         self.proc = c.client([bindir / "warren-load", "--host", c.proxy_ip, "--port",
                               TELNET_PORT, "--n", n, "--seconds", 3600, "--warmup", 0,
                               "--interval", INTERVAL, "--inflight", 32, "--key-timeout", 60,
@@ -79,7 +79,8 @@ class Load:
         found = wait_until(lambda: [m for m in MARK.finditer(self.text())
                                     if int(m.group(1)) == self.marks], 30, f"{self.name} mark")
         got = {k: float(v) for k, v in (kv.split("=") for kv in found[0].group(2).split())}
-        got["told"], self.told = got["told"] - self.told, got["told"]
+        for k in ("told", "watch_ends"):
+            got[k], self.last[k] = got[k] - self.last.get(k, 0), got[k]
         return got
 
     def acked_now(self):
@@ -108,12 +109,14 @@ def check_step(c, loads, step, rows_before):
                rows_before.get(name, (0, 0, 0))[2]]
     total = {k: sum(m[k] for m in marks) for k in ("playing", "players", "following",
                                                    "watchers", "failed", "rejoining",
-                                                   "resumes", "told", "new_games")}
+                                                   "resumes", "told", "new_games",
+                                                   "watch_ends")}
     figures = {"acked_lost": sum(n - have for n, have in lost.values()),
                "keys_acked": sum(acked.values()),
                "players_moved": int(total["resumes"]),
                "resume.p99.ms": round(max(m["resume.p99.ms"] for m in marks)),
-               "told_elsewhere": int(total["told"])}
+               "told_elsewhere": int(total["told"]),
+               "watchers_told": int(total["watch_ends"])}
     outs = "\n".join(ld.text()[-2000:] for ld in loads)
     assert not lost, f"{step}: acknowledged keys missing: {lost}\n{outs}"
     assert total["failed"] == 0 and total["new_games"] == 0, f"{step}: {marks}\n{outs}"
@@ -180,6 +183,7 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
         for k, v in figures.items():
             bench(f"cluster.node_kill.{k}", v)
         assert figures["players_moved"] == len(victims), (figures, len(victims))
+        assert figures["watchers_told"] >= WATCHERS, figures  # each game went from under it
         for n in (n2, n3):
             assert n.alive(), n.log()[-3000:]
 

@@ -8,6 +8,7 @@
 
 #include <libtelnet.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <uv.h>
 #include "vt.h"
@@ -102,6 +103,7 @@ struct load {
     /* --reconnect: time from a return's connection to its game's frame */
     samples_t resume;
     uint64_t rejoined, told, rejoin_new; /* returns done; told "another server"; new games */
+    uint64_t watch_ends;                 /* watchers sent back to the menus */
     int rejoining;
     /* SIGUSR1 (a mark): each samples' length at the last mark */
     size_t mark_lat, mark_wkey, mark_wdel, mark_resume;
@@ -129,7 +131,8 @@ void sess_retry(sess_t *s); /* registers again after a busy refusal */
 /* --reconnect, from the sweep: connects a dropped player again when its
  * time comes, and presses p again when told its game runs elsewhere. */
 void sess_tick(sess_t *s, uint64_t now);
-bool sess_following(const sess_t *s); /* a watcher watching its own player's game */
+bool sess_following(const sess_t *s);             /* a watcher watching its own player's game */
+void sess_print_screen(const sess_t *s, FILE *f); /* its non-blank rows */
 
 /* load.c: what a session tells the run */
 void load_playing(load_t *L, sess_t *s);           /* in play (or watching), first time or again */

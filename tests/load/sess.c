@@ -177,7 +177,7 @@ void sess_close(sess_t *s)
 }
 
 /* The screen's non-blank rows, for a failure report. */
-static void print_screen(const sess_t *s)
+void sess_print_screen(const sess_t *s, FILE *f)
 {
     for (int y = 0; y < VT_H; y++) {
         const char *r = vt_row(&s->vt, y);
@@ -185,7 +185,7 @@ static void print_screen(const sess_t *s)
         while (n > 0 && r[n - 1] == ' ')
             n--;
         if (n)
-            fprintf(stderr, "  | %.*s\n", n, r);
+            fprintf(f, "  | %.*s\n", n, r);
     }
 }
 
@@ -197,7 +197,7 @@ void sess_fail(sess_t *s, const char *why)
     if (L->reported++ < 3) {
         fprintf(stderr, "warren-load: %s %d %s: %s; its screen:\n",
                 s->watcher ? "watcher" : "player", s->idx, s->reached ? "dropped" : "failed", why);
-        print_screen(s);
+        sess_print_screen(s, stderr);
     }
     s->state = SS_FAILED;
     sess_close(s);
@@ -292,7 +292,7 @@ static void on_menu_anon(sess_t *s)
 void sess_retry(sess_t *s)
 {
     s->retry_ns = 0;
-    s->actions = 0; /* the screens of a retry are not a session going round in circles */
+    s->actions = 0;   /* the screens of a retry are not a session going round in circles */
     if (s->watcher) { /* told its pick cannot be watched (yet): the list again */
         type(s, "w");
         return;
@@ -545,6 +545,7 @@ static void leave_play(sess_t *s)
     s->picked = false;
     s->progress_ns = uv_hrtime();
     s->L->games_ended += !s->watcher;
+    s->L->watch_ends += s->watcher; /* its game ended or went: told, it picks again */
     menu_frame(s);
 }
 
