@@ -24,8 +24,11 @@ cluster.watch.cross_node.delay.p99.us, cluster.node_kill.acked_lost,
 cluster.node_kill.resume.p99.ms (a returning player's new connection to
 its game's frame), cluster.drain.*, cluster.db_failover.acked_lost.
 
-WARREN_CLUSTER_COMBINED_PLAYERS (300 in all) and
-WARREN_CLUSTER_COMBINED_WATCHERS (30) size it; make test-cluster runs it."""
+WARREN_CLUSTER_COMBINED_PLAYERS (40 in all), WARREN_CLUSTER_COMBINED_WATCHERS
+(6) and WARREN_CLUSTER_STEP_SECONDS (10) size it: make test-cluster-short
+runs these (about 50 s), make test-cluster 300 players, 30 watchers and
+20 s a step. The separate scenarios (test_node_kill, test_db_failover,
+test_watch_cross) do each step alone, with their own variants."""
 import os
 import re
 import signal

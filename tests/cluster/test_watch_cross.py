@@ -12,8 +12,10 @@ the watcher's (what the stream adds).
 
 WARREN_CLUSTER_WATCH_PLAYERS (20) players through HAProxy and
 WARREN_CLUSTER_WATCHERS (5) watched players with one watcher each, for
-WARREN_CLUSTER_WATCH_SECONDS (8): make test-cluster-short runs these,
-make test-cluster 270 + 30 players (300) and 30 watchers."""
+WARREN_CLUSTER_WATCH_SECONDS (8); make test-cluster runs 270 + 30 players
+(300) and 30 watchers. test_combined.py's first step measures the same
+(its watched players through HAProxy, on node 1, their watchers on node 3),
+then goes on to the failures."""
 import os
 import re
 import subprocess
