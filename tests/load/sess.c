@@ -445,7 +445,10 @@ static void menu_frame(sess_t *s)
         to_play(s);
         return;
     }
-    if (seen == SEEN_WATCHLIST && s->watcher && !s->picked) {
+    /* the list again after a pick: the game left it before the letter
+     * came (a letter that reaches the game instead is ignored there) */
+    if (seen == SEEN_WATCHLIST && s->watcher) {
+        s->picked = false;
         pick_game(s);
         return;
     }
