@@ -81,7 +81,8 @@ static const opt_t OPTS[] = {
      "sessions connect from ADDR and the --bind-count addresses after it (the kernel's)"},
     {"--bind-count", "K", OPT_INT, O(bind_count), 1, 65536, "addresses from --bind on (1)"},
     {"--acked", "FILE", OPT_STR, O(acked), 0, 0,
-     "at the end, each player's name and its game's answered keys, a line each; the run ends "
+     "at the end and at each mark, each player's name and its game's answered keys, a line "
+     "each; the run ends "
      "when the daemon went away (every player dropped)"},
     {"--help", NULL, OPT_FLAG, O(help), 0, 0, "this text"},
 };
@@ -93,7 +94,8 @@ static void usage(FILE *f)
                "Drives telnet players (and watchers) against warrend and prints BENCH lines:\n"
                "key-to-frame latency, keys/s, late keys, failed sessions, ramp-up time,\n"
                "watcher delay, RSS per player. Exit 0 only when every session played and\n"
-               "every key was answered; 1 otherwise; 2 for bad options.\n\n");
+               "every key was answered; 1 otherwise; 2 for bad options. SIGUSR1 prints a mark:\n"
+               "the figures since the last one, and writes the --acked file.\n\n");
     for (size_t i = 0; i < NOPTS; i++) {
         char left[32];
         snprintf(left, sizeof left, "%s%s%s", OPTS[i].name, OPTS[i].arg ? " " : "",

@@ -14,7 +14,12 @@
  * questions before the map get their answers (Esc skips the intro's
  * --More--s), and in play a key is a move onto something beside the @
  * (the cursor), timed; a --More-- or a question in play gets its answer
- * instead (hosted_key), sent on the same beat but not timed. */
+ * instead (hosted_key), sent on the same beat but not timed.
+ * With --reconnect a player whose connection closes after it played comes
+ * back (sess_lost, sess_tick): it logs in and presses p, and its key out
+ * then, or one a goodbye screen came after, is in doubt, not answered. A
+ * watcher sent back to the menu (its game ended or left its node) opens
+ * the list again a moment later and picks its player's game anew. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
