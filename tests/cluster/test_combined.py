@@ -37,7 +37,7 @@ import time
 
 from conftest import bench
 from cluster import CLIENT_MAX, TELNET_PORT, node_ip
-from test_db_failover import journal_by_user, wait_until
+from test_db_failover import journal_by_user, journal_rows, wait_until
 from test_node_kill import LEASES, drain
 
 PLAYERS = int(os.environ.get("WARREN_CLUSTER_COMBINED_PLAYERS", "40"))
@@ -102,6 +102,8 @@ def check_step(c, loads, step, rows_before):
     since rows_before, the counts taken at the step) and every watcher
     following its player. Returns the figures, summed over the loads."""
     marks = [ld.mark() for ld in loads]
+    for ld in loads:  # the marks as the load printed them, for the record
+        print(f"# {step} {ld.name}:", [m.group(2) for m in MARK.finditer(ld.text())][-1])
     acked = {}
     for ld in loads:
         acked.update(ld.acked_now())
@@ -208,6 +210,10 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
         c.kill_primary()
         c.pg2.promote()
         bench("cluster.db_failover.promote.ms", round((time.monotonic() - t_kill) * 1000))
+        at = journal_rows(c)  # the node's first commit on the new primary
+        wrote = wait_until(lambda: journal_rows(c) > at, STEP_S, "", soft=True)
+        bench("cluster.db_failover.first_write.ms",
+              round((time.monotonic() - t_kill) * 1000) if wrote else "never")
         time.sleep(STEP_S)
         figures, _ = check_step(c, loads, "db_failover", rows)
         bench("cluster.db_failover.acked_lost", figures["acked_lost"])
