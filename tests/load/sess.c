@@ -120,10 +120,10 @@ static void on_written(uv_write_t *w, int status)
     free(w);
 }
 
-/* Telnet-encoded bytes to the socket: at once if the kernel takes them,
- * else the rest is queued. */
 static void sess_lost(sess_t *s, const char *why);
 
+/* Telnet-encoded bytes to the socket: at once if the kernel takes them,
+ * else the rest is queued. */
 static void raw_write(sess_t *s, const char *p, size_t n)
 {
     if (!s->open || n == 0)
