@@ -119,6 +119,7 @@ def check_step(c, loads, step, rows_before):
     figures = {"acked_lost": sum(n - have for n, have in lost.values()),
                "keys_acked": sum(acked.values()),
                "players_moved": int(total["resumes"]),
+               # the larger of the two loads' p99s: at least the p99 of all
                "resume.p99.ms": round(max(m["resume.p99.ms"] for m in marks)),
                "told_elsewhere": int(total["told"]),
                "watchers_told": int(total["watch_ends"])}
