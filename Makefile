@@ -213,19 +213,18 @@ test-pg: build build-asan
 
 # tests/cluster/ builds PostgreSQL primary + standby, HAProxy and warrend
 # nodes from network namespaces it makes (root); it prints BENCH lines.
-# test-cluster-short (part of make test): the harness's cleanup, a node
-# killed under a few players, the database failover, watchers on another
-# node than their game.
+# test-cluster-short (part of make test): the harness's cleanup and the
+# combined run small (40 players, 6 watchers on another node than their
+# game; a node killed, one drained, the database failed over, in turn).
+# test-cluster: every scenario, the combined run with 300 players.
 CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
 test-cluster: build
 	WARREN_CLUSTER_PLAYERS=100 WARREN_CLUSTER_SECONDS=60 WARREN_CLUSTER_KILL_PLAYERS=12 \
 	    WARREN_CLUSTER_WATCH_PLAYERS=270 WARREN_CLUSTER_WATCHERS=30 WARREN_CLUSTER_WATCH_SECONDS=30 \
-	    $(CLUSTER_PYTEST) tests/cluster
+	    WARREN_CLUSTER_COMBINED_PLAYERS=300 WARREN_CLUSTER_COMBINED_WATCHERS=30 \
+	    WARREN_CLUSTER_STEP_SECONDS=20 $(CLUSTER_PYTEST) tests/cluster
 test-cluster-short: build
-	$(CLUSTER_PYTEST) tests/cluster/test_harness.py \
-	    tests/cluster/test_node_kill.py::test_node_kill_players_resume_elsewhere \
-	    tests/cluster/test_db_failover.py::test_db_failover_loses_no_acknowledged_key \
-	    tests/cluster/test_watch_cross.py
+	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_combined.py
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration

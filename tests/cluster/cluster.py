@@ -22,7 +22,7 @@ Roles and addresses:
     pg2 10.77.0.2   PostgreSQL standby, promoted by promote()
     lb  10.77.0.10  HAProxy
     nK  10.77.0.2K  warrend node K (1..9)
-    cl  10.77.0.100 clients
+    cl  10.77.0.100 clients (and 10.77.0.101 on, client_addresses())
 """
 import os
 import pathlib
@@ -52,10 +52,20 @@ DB_USER = "warren"
 DB_NAME = "warren"
 ROLE_IP = {"pg1": f"{NET}.1", "pg2": f"{NET}.2", "lb": f"{NET}.10", "cl": f"{NET}.100"}
 MAX_NODES = 9
+PEER_PORT = 7300
+CLIENT_FIRST = 101  # client_addresses() from NET.101
+CLIENT_MAX = 150
 
 
 def node_ip(k):
     return f"{NET}.{20 + k}"
+
+
+def peer_args(k, nodes):
+    """Node k's node-to-node stream (watching across nodes): its own
+    address, and the other nodes by name."""
+    others = ",".join(f"n{j}={node_ip(j)}:{PEER_PORT}" for j in range(1, nodes + 1) if j != k)
+    return ["--peer-listen", f"{node_ip(k)}:{PEER_PORT}", "--peers", others]
 
 
 def sh(*argv, check=True, timeout=60, **kw):
@@ -445,6 +455,17 @@ class HAProxy:
         return {(r[0], r[1]): r[17] for r in rows if len(r) > 17 and r[1] not in
                 ("FRONTEND", "BACKEND")}
 
+    def command(self, line):
+        """A command on the stats socket (level admin), e.g. "set server
+        telnet_nodes/n2 state maint"; its answer."""
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(str(self.stats))
+            s.sendall(line.encode() + b"\n")
+            data = b""
+            while chunk := s.recv(65536):
+                data += chunk
+        return data.decode()
+
     def servers_up(self, backend="telnet_nodes"):
         return sum(1 for (b, _), st in self.server_states().items()
                    if b == backend and st.startswith("UP"))
@@ -530,10 +551,11 @@ class Cluster:
             time.sleep(0.1)
         raise AssertionError(f"standby never {want}:\n" + self.pg2.log()[-2000:])
 
-    def start_nodes(self):
+    def start_nodes(self, peers=False):
+        """peers: each node with its node-to-node stream (peer_args)."""
         for k in range(1, self.nnodes + 1):
-            n = Node(self.net, k, self.dir / f"n{k}", self.bindir, self.db_url(),
-                     self.node_extra)
+            extra = self.node_extra + (peer_args(k, self.nnodes) if peers else [])
+            n = Node(self.net, k, self.dir / f"n{k}", self.bindir, self.db_url(), extra)
             n.prepare()
             self.nodes.append(n)
         # one at a time: the first migrates the schema
@@ -545,6 +567,16 @@ class Cluster:
 
     def start_haproxy(self):
         self.lb.start(self.nodes, proxy_v2=self.proxy_v2, http_health=self.http_health)
+
+    def client_addresses(self, count):
+        """count more addresses for the clients' namespace (at most
+        CLIENT_MAX), so that players come from many, as in life: a
+        server's per-address limits then see a few players each. The
+        first of them (warren-load --bind ADDR --bind-count count)."""
+        assert 0 < count <= CLIENT_MAX, count
+        cmds = "".join(f"addr add {NET}.{CLIENT_FIRST + i}/24 dev eth0\n" for i in range(count))
+        sh("ip", "-n", self.client_ns, "-batch", "-", input=cmds)
+        return f"{NET}.{CLIENT_FIRST}"
 
     def client(self, argv, **kw):
         """A program in the clients' namespace (Popen)."""

@@ -16,7 +16,9 @@ answered nor lost (warren-load counts it apart): the daemon either stores
 it on a retry or drops it, and the player saw the notice, not its frame.
 
 WARREN_CLUSTER_PLAYERS (8) and WARREN_CLUSTER_SECONDS (40) size the run;
-make test-cluster-short runs the defaults, make test-cluster a larger one."""
+make test-cluster runs a larger one. test_combined.py's last step is this
+failover with a node and its players beside it; the variants here (the
+standby behind, the primary vanished) are this file's only."""
 import os
 import subprocess
 import time

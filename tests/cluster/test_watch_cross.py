@@ -12,36 +12,21 @@ the watcher's (what the stream adds).
 
 WARREN_CLUSTER_WATCH_PLAYERS (20) players through HAProxy and
 WARREN_CLUSTER_WATCHERS (5) watched players with one watcher each, for
-WARREN_CLUSTER_WATCH_SECONDS (8): make test-cluster-short runs these,
-make test-cluster 270 + 30 players (300) and 30 watchers."""
+WARREN_CLUSTER_WATCH_SECONDS (8); make test-cluster runs 270 + 30 players
+(300) and 30 watchers. test_combined.py's first step measures the same
+(its watched players through HAProxy, on node 1, their watchers on node 3),
+then goes on to the failures."""
 import os
 import re
 import subprocess
 
 from conftest import bench
-from cluster import TELNET_PORT, Node, node_ip
+from cluster import TELNET_PORT, node_ip
 
 PLAYERS = int(os.environ.get("WARREN_CLUSTER_WATCH_PLAYERS", "20"))
 WATCHERS = int(os.environ.get("WARREN_CLUSTER_WATCHERS", "5"))
 SECONDS = float(os.environ.get("WARREN_CLUSTER_WATCH_SECONDS", "8"))
-PEER_PORT = 7300
 NODES = 3
-
-
-def peer_args(k):
-    others = ",".join(f"n{j}={node_ip(j)}:{PEER_PORT}" for j in range(1, NODES + 1) if j != k)
-    return ["--peer-listen", f"{node_ip(k)}:{PEER_PORT}", "--peers", others]
-
-
-def start_nodes(c):
-    """As Cluster.start_nodes, each node with its own peer address."""
-    for k in range(1, NODES + 1):
-        n = Node(c.net, k, c.dir / f"n{k}", c.bindir, c.db_url(), peer_args(k))
-        n.prepare()
-        c.nodes.append(n)
-    for n in c.nodes:
-        n.start()
-    c.http_health = all(n.has_health() for n in c.nodes)
 
 
 def load(c, bindir, out, host, n, extra=()):
@@ -54,7 +39,7 @@ def load(c, bindir, out, host, n, extra=()):
 def test_watchers_on_other_nodes_see_frames_within_goal(make_cluster, bindir, tmp_path):
     c = make_cluster(nodes=NODES)
     c.start_pg()
-    start_nodes(c)
+    c.start_nodes(peers=True)
     c.start_haproxy()
     bg = load(c, bindir, tmp_path / "players.out", c.proxy_ip, PLAYERS)
     watched = load(c, bindir, tmp_path / "watched.out", node_ip(1), WATCHERS,

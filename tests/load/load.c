@@ -15,9 +15,15 @@
  * its random character, and then move: a key that draws nothing before
  * the player's next one falls due (a wall) is counted, not waited for,
  * and only answered keys are timed. --watched G spreads the watchers over
- * the first G players' games. The daemon should run with --test-hooks
- * (cheap password hashes). */
+ * the first G players' games. With --reconnect a player whose connection
+ * closes after it played connects again, logs in and presses p, as a
+ * person does when their server dies or drains (again when told its game
+ * runs elsewhere): timed from the new connection to its game's frame.
+ * SIGUSR1 prints a mark, the figures since the last one, and writes the
+ * --acked file. The daemon should run with --test-hooks (cheap password
+ * hashes). */
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +75,14 @@ static const opt_t OPTS[] = {
      "a session with no new screen for S seconds in the menus fails (30)"},
     {"--detach-all", "S", OPT_NUM, O(detach_all), 0, 600,
      "after the window, close all but player 0 at once; time its keys for S s (0: off)"},
+    {"--reconnect", NULL, OPT_FLAG, O(reconnect), 0, 0,
+     "a player dropped after it played connects again, logs in and resumes (off)"},
+    {"--bind", "ADDR", OPT_STR, O(bind), 0, 0,
+     "sessions connect from ADDR and the --bind-count addresses after it (the kernel's)"},
+    {"--bind-count", "K", OPT_INT, O(bind_count), 1, 65536, "addresses from --bind on (1)"},
     {"--acked", "FILE", OPT_STR, O(acked), 0, 0,
-     "at the end, each player's name and its game's answered keys, a line each; the run ends "
+     "at the end and at each mark, each player's name and its game's answered keys, a line "
+     "each; the run ends "
      "when the daemon went away (every player dropped)"},
     {"--help", NULL, OPT_FLAG, O(help), 0, 0, "this text"},
 };
@@ -82,7 +94,8 @@ static void usage(FILE *f)
                "Drives telnet players (and watchers) against warrend and prints BENCH lines:\n"
                "key-to-frame latency, keys/s, late keys, failed sessions, ramp-up time,\n"
                "watcher delay, RSS per player. Exit 0 only when every session played and\n"
-               "every key was answered; 1 otherwise; 2 for bad options.\n\n");
+               "every key was answered; 1 otherwise; 2 for bad options. SIGUSR1 prints a mark:\n"
+               "the figures since the last one, and writes the --acked file.\n\n");
     for (size_t i = 0; i < NOPTS; i++) {
         char left[32];
         snprintf(left, sizeof left, "%s%s%s", OPTS[i].name, OPTS[i].arg ? " " : "",
@@ -122,6 +135,7 @@ static int parse_args(load_opts_t *o, int argc, char **argv)
                        .n = 100,
                        .watched = 1,
                        .inflight = 64,
+                       .bind_count = 1,
                        .seconds = 10,
                        .warmup = 1,
                        .interval = 1,
@@ -363,6 +377,7 @@ static void finish(load_t *L)
         L->rss_end = rss_of(L->o.pid);
     uv_close((uv_handle_t *)&L->tick, NULL);
     uv_close((uv_handle_t *)&L->sweep, NULL);
+    uv_close((uv_handle_t *)&L->usr1, NULL);
     for (int i = 0; i < L->total; i++)
         sess_close(&L->s[i]);
 }
@@ -444,6 +459,7 @@ static void on_sweep(uv_timer_t *t)
             sess_retry(s);
         if (s->state == SS_MENU && now - s->progress_ns > ramp_to)
             sess_fail(s, "no new screen in the menus");
+        sess_tick(s, now); /* last: a new connection's progress_ns is after now */
     }
 }
 
@@ -541,6 +557,83 @@ static void report(load_t *L)
     }
     if (L->o.hosted)
         report_hosted(L);
+    if (L->o.reconnect) {
+        if (L->resume.n)
+            qsort(L->resume.v, L->resume.n, sizeof *L->resume.v, cmp_u64);
+        printf("# reconnect: %llu returns (p50 %.1f p99 %.1f ms), %llu told elsewhere, "
+               "%llu new games instead, %d still returning\n",
+               (unsigned long long)L->rejoined, pct_us(&L->resume, 0.5) / 1000,
+               pct_us(&L->resume, 0.99) / 1000, (unsigned long long)L->told,
+               (unsigned long long)L->rejoin_new, L->rejoining);
+    }
+}
+
+/* ---- marks (SIGUSR1) ---------------------------------------------------------------- */
+
+/* The p-quantile (us) of a's samples from index from on; a stays as it is. */
+static double since_pct(const samples_t *a, size_t from, double p)
+{
+    size_t n = a->n > from ? a->n - from : 0;
+    uint64_t *v = n ? malloc(n * sizeof *v) : NULL;
+    if (!v)
+        return 0;
+    memcpy(v, a->v + from, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_u64);
+    samples_t s = {v, n, n};
+    double r = pct_us(&s, p);
+    free(v);
+    return r;
+}
+
+static int write_acked(const load_t *L);
+
+/* One line of what happened since the last mark, for a scenario in
+ * steps: sessions playing and watching now, key latency, the watchers'
+ * delay from the key, the returns; then the --acked file as it is now. */
+static void on_usr1(uv_signal_t *h, int sig)
+{
+    load_t *L = h->data;
+    (void)sig;
+    int playing = 0, following = 0, failed = 0;
+    if (L->o.acked) /* first: a reader of the mark's line finds the file as of it */
+        write_acked(L);
+    for (int i = 0; i < L->total; i++) {
+        const sess_t *s = &L->s[i];
+        playing += !s->watcher && s->state == SS_PLAY;
+        following += sess_following(s);
+        failed += s->state == SS_FAILED;
+    }
+    printf("# mark %d: playing=%d players=%d following=%d watchers=%d failed=%d rejoining=%d "
+           "keys=%zu key.p50.us=%.1f key.p99.us=%.1f wkey.n=%zu wkey.p50.us=%.1f "
+           "wkey.p99.us=%.1f wdel.p99.us=%.1f resumes=%zu resume.p50.ms=%.1f "
+           "resume.p99.ms=%.1f told=%llu new_games=%llu in_doubt=%llu watch_ends=%llu\n",
+           ++L->marks, playing, L->o.n, following, L->o.m, failed, L->rejoining,
+           L->lat.n - L->mark_lat, since_pct(&L->lat, L->mark_lat, 0.5),
+           since_pct(&L->lat, L->mark_lat, 0.99), L->wkey.n - L->mark_wkey,
+           since_pct(&L->wkey, L->mark_wkey, 0.5), since_pct(&L->wkey, L->mark_wkey, 0.99),
+           since_pct(&L->wdel, L->mark_wdel, 0.99), L->resume.n - L->mark_resume,
+           since_pct(&L->resume, L->mark_resume, 0.5) / 1000,
+           since_pct(&L->resume, L->mark_resume, 0.99) / 1000, (unsigned long long)L->told,
+           (unsigned long long)L->rejoin_new, (unsigned long long)L->in_doubt,
+           (unsigned long long)L->watch_ends);
+    fflush(stdout);
+    int shown = 0; /* a session neither playing nor following: what it shows */
+    for (int i = 0; i < L->total && shown < 2; i++) {
+        const sess_t *s = &L->s[i];
+        if (s->watcher ? sess_following(s) : s->state == SS_PLAY)
+            continue;
+        printf("# mark %d: %s %d not in play (state %d, its player %s), its screen:\n", L->marks,
+               s->watcher ? "watcher" : "player", i, (int)s->state,
+               L->s[s->target].state == SS_PLAY ? "plays" : "does not play");
+        fflush(stdout);
+        sess_print_screen(s, stdout);
+        shown++;
+    }
+    fflush(stdout);
+    L->mark_lat = L->lat.n;
+    L->mark_wkey = L->wkey.n;
+    L->mark_wdel = L->wdel.n;
+    L->mark_resume = L->resume.n;
 }
 
 /* ---- main ---------------------------------------------------------------------------------- */
@@ -554,6 +647,10 @@ static int load_init(load_t *L)
     }
     if (L->o.watch_host && uv_ip4_addr(L->o.watch_host, L->o.port, &L->waddr)) {
         fprintf(stderr, "warren-load: bad address %s\n", L->o.watch_host);
+        return 2;
+    }
+    if (L->o.bind && uv_ip4_addr(L->o.bind, 0, &L->baddr)) {
+        fprintf(stderr, "warren-load: bad address %s\n", L->o.bind);
         return 2;
     }
     L->total = L->o.n + L->o.m;
@@ -573,21 +670,31 @@ static int load_init(load_t *L)
     }
     uv_timer_init(L->loop, &L->tick);
     uv_timer_init(L->loop, &L->sweep);
-    L->tick.data = L->sweep.data = L;
+    uv_signal_init(L->loop, &L->usr1);
+    L->tick.data = L->sweep.data = L->usr1.data = L;
+    uv_signal_start(&L->usr1, on_usr1, SIGUSR1);
+    uv_unref((uv_handle_t *)&L->usr1); /* marks keep no run alive */
     return 0;
 }
 
-/* --acked: what every player saw answered in its current game. */
+/* --acked: what every player saw answered in its current game; the file
+ * replaced whole (a mark writes it while a reader may look). */
 static int write_acked(const load_t *L)
 {
-    FILE *f = fopen(L->o.acked, "w");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.new", L->o.acked);
+    FILE *f = fopen(tmp, "w");
     if (!f) {
-        perror(L->o.acked);
+        perror(tmp);
         return -1;
     }
     for (int i = 0; i < L->o.n; i++)
         fprintf(f, "%s %u\n", L->s[i].name, L->s[i].acked);
-    return fclose(f) ? -1 : 0;
+    if (fclose(f) || rename(tmp, L->o.acked)) {
+        perror(L->o.acked);
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -609,11 +716,13 @@ int main(int argc, char **argv)
     if (L.o.acked && write_acked(&L))
         ret = 1;
     /* a hosted key may draw nothing (a wall): only sessions must not fail */
-    bool ok = L.failed == 0 && L.dropped == 0 && (L.unanswered == 0 || L.o.hosted) && L.lat.n > 0;
+    bool ok = L.failed == 0 && L.dropped == 0 && (L.unanswered == 0 || L.o.hosted) && L.lat.n > 0 &&
+              L.rejoin_new == 0 && L.rejoining == 0;
     free(L.s);
     free(L.lat.v);
     free(L.wdel.v);
     free(L.wkey.v);
+    free(L.resume.v);
     uv_loop_close(L.loop);
     return ok && !ret ? 0 : 1;
 }

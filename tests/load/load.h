@@ -8,6 +8,7 @@
 
 #include <libtelnet.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <uv.h>
 #include "vt.h"
@@ -43,6 +44,12 @@ typedef struct {
     uint64_t late_due; /* a key fell due then while one was out: sent on the answer */
     /* written by sess.c, acted on by load.c's sweep through sess_retry */
     uint64_t retry_ns; /* the daemon was busy: register again from then (0: no) */
+    /* --reconnect, sess.c's: a player dropped after it played comes back */
+    bool rejoining;     /* from the drop until its game's frame again */
+    int rejoin_tries;   /* connections of this return that closed early */
+    uint64_t rejoin_ns; /* connect again from then (0: not waiting) */
+    uint64_t rejoin_t0; /* when the return's connection began */
+    uint64_t play_ns;   /* its last 'p' while returning */
     /* private to sess.c */
     uv_tcp_t tcp;
     uv_connect_t creq;
@@ -66,7 +73,8 @@ typedef struct {
 typedef struct {
     const char *host, *tag, *term, *acked, *hosted;
     const char *watch_host; /* the watchers' daemon, when not host's (another node) */
-    int port, n, m, watched, inflight, pid, saturate, help;
+    const char *bind;       /* --bind: first source address of the sessions' spread */
+    int port, n, m, watched, inflight, pid, saturate, help, reconnect, bind_count;
     double seconds, warmup, interval, key_timeout, ramp_timeout, detach_all;
 } load_opts_t;
 
@@ -91,7 +99,17 @@ struct load {
     uint64_t answers;        /* --hosted: keys that answered NetHack (--More--, questions) */
     uint64_t in_doubt, held; /* keys out when a game paused; keys due while paused */
     samples_t lat, wdel;
-    samples_t wkey;           /* a watcher's frame, timed from its player's key */
+    samples_t wkey; /* a watcher's frame, timed from its player's key */
+    /* --reconnect: time from a return's connection to its game's frame */
+    samples_t resume;
+    uint64_t rejoined, told, rejoin_new; /* returns done; told "another server"; new games */
+    uint64_t watch_ends;                 /* watchers sent back to the menus */
+    int rejoining;
+    /* SIGUSR1 (a mark): each samples' length at the last mark */
+    size_t mark_lat, mark_wkey, mark_wdel, mark_resume;
+    int marks;
+    uv_signal_t usr1;
+    struct sockaddr_in baddr; /* --bind */
     struct sockaddr_in waddr; /* --watch-host */
     /* --detach-all: player 0 keys on while every other session closes */
     uint64_t detach_end, stall_ns, detach_keys;
@@ -110,6 +128,11 @@ void sess_key(sess_t *s, uint64_t due);
 void sess_fail(sess_t *s, const char *why);
 void sess_close(sess_t *s);
 void sess_retry(sess_t *s); /* registers again after a busy refusal */
+/* --reconnect, from the sweep: connects a dropped player again when its
+ * time comes, and presses p again when told its game runs elsewhere. */
+void sess_tick(sess_t *s, uint64_t now);
+bool sess_following(const sess_t *s);             /* a watcher watching its own player's game */
+void sess_print_screen(const sess_t *s, FILE *f); /* its non-blank rows */
 
 /* load.c: what a session tells the run */
 void load_playing(load_t *L, sess_t *s);           /* in play (or watching), first time or again */

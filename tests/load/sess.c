@@ -14,14 +14,27 @@
  * questions before the map get their answers (Esc skips the intro's
  * --More--s), and in play a key is a move onto something beside the @
  * (the cursor), timed; a --More-- or a question in play gets its answer
- * instead (hosted_key), sent on the same beat but not timed. */
+ * instead (hosted_key), sent on the same beat but not timed.
+ * With --reconnect a player whose connection closes after it played comes
+ * back (sess_lost, sess_tick): it logs in and presses p, and its key out
+ * then, or one a goodbye screen came after, is in doubt, not answered. A
+ * watcher sent back to the menu (its game ended or left its node) opens
+ * the list again a moment later and picks its player's game anew. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "load.h"
 
-#define PASSWORD     "load-pass-1"
-#define MENU_ACTIONS 40 /* more answers than the menus need: stuck */
+#define PASSWORD        "load-pass-1"
+#define MENU_ACTIONS    40 /* more answers than the menus need: stuck */
+/* --reconnect: a dropped player's pause before it connects again, the
+ * connections of one return that may close before its game is back, and
+ * the pause before it presses p again when told its game runs elsewhere */
+#define REJOIN_DELAY_NS 100000000ull
+#define REJOIN_TRIES    50
+#define TOLD_RETRY_NS   500000000ull
+#define WATCH_RETRY_NS  250000000ull /* a watcher's pause before the list again */
 
 /* What each screen of server/screens/menu.c and the game shows at 80x24. */
 typedef enum {
@@ -107,6 +120,8 @@ static void on_written(uv_write_t *w, int status)
     free(w);
 }
 
+static void sess_lost(sess_t *s, const char *why);
+
 /* Telnet-encoded bytes to the socket: at once if the kernel takes them,
  * else the rest is queued. */
 static void raw_write(sess_t *s, const char *p, size_t n)
@@ -118,7 +133,7 @@ static void raw_write(sess_t *s, const char *p, size_t n)
     if (r == (int)n)
         return;
     if (r < 0 && r != UV_EAGAIN) {
-        sess_fail(s, uv_strerror(r));
+        sess_lost(s, uv_strerror(r));
         return;
     }
     if (r > 0)
@@ -132,7 +147,7 @@ static void raw_write(sess_t *s, const char *p, size_t n)
     b = uv_buf_init((char *)(w + 1), (unsigned)n);
     if (uv_write(w, (uv_stream_t *)&s->tcp, &b, 1, on_written) < 0) {
         free(w);
-        sess_fail(s, "write failed");
+        sess_lost(s, "write failed");
     }
 }
 
@@ -167,7 +182,7 @@ void sess_close(sess_t *s)
 }
 
 /* The screen's non-blank rows, for a failure report. */
-static void print_screen(const sess_t *s)
+void sess_print_screen(const sess_t *s, FILE *f)
 {
     for (int y = 0; y < VT_H; y++) {
         const char *r = vt_row(&s->vt, y);
@@ -175,7 +190,7 @@ static void print_screen(const sess_t *s)
         while (n > 0 && r[n - 1] == ' ')
             n--;
         if (n)
-            fprintf(stderr, "  | %.*s\n", n, r);
+            fprintf(f, "  | %.*s\n", n, r);
     }
 }
 
@@ -187,11 +202,65 @@ void sess_fail(sess_t *s, const char *why)
     if (L->reported++ < 3) {
         fprintf(stderr, "warren-load: %s %d %s: %s; its screen:\n",
                 s->watcher ? "watcher" : "player", s->idx, s->reached ? "dropped" : "failed", why);
-        print_screen(s);
+        sess_print_screen(s, stderr);
     }
     s->state = SS_FAILED;
     sess_close(s);
     load_failed(L, s);
+}
+
+/* The connection went. With --reconnect a player that had played comes
+ * back: connects again, logs in and presses p (sess_tick); its key out
+ * then is in doubt (neither answered nor lost). Else the session fails. */
+static void sess_lost(sess_t *s, const char *why)
+{
+    load_t *L = s->L;
+    if (!L->o.reconnect || s->watcher || !s->reached || s->state == SS_FAILED ||
+        L->phase == PH_DONE || s->rejoin_tries >= REJOIN_TRIES) {
+        sess_fail(s, why);
+        return;
+    }
+    if (s->sent_ns) {
+        L->outstanding--;
+        L->in_doubt++;
+        s->sent_ns = 0;
+    }
+    L->rejoining += !s->rejoining;
+    s->rejoining = true;
+    s->rejoin_tries++;
+    s->state = SS_MENU;
+    s->paused = false;
+    s->play_ns = 0;
+    s->progress_ns = uv_hrtime(); /* the menus' time-out counts from the drop */
+    s->rejoin_ns = s->progress_ns + REJOIN_DELAY_NS;
+    sess_close(s);
+}
+
+static bool screen_shows(const sess_t *s, const char *text)
+{
+    for (int y = 0; y < VT_H; y++)
+        if (strstr(vt_row(&s->vt, y), text))
+            return true;
+    return false;
+}
+
+void sess_tick(sess_t *s, uint64_t now)
+{
+    if (s->rejoin_ns && now >= s->rejoin_ns && !s->open && !s->tn) {
+        s->rejoin_ns = 0;
+        s->tries = s->actions = 0;
+        s->leaving = s->picked = false;
+        s->rejoin_t0 = now;
+        sess_start(s);
+        return;
+    }
+    /* the old node's lease has not lapsed yet: a player presses p again */
+    if (s->rejoining && s->open && s->state == SS_MENU && s->play_ns &&
+        now - s->play_ns > TOLD_RETRY_NS && screen_shows(s, "another server")) {
+        s->L->told++;
+        s->play_ns = now;
+        type(s, "p");
+    }
 }
 
 /* ---- menus: each screen gets one answer ------------------------------------------ */
@@ -218,7 +287,7 @@ static void on_menu_anon(sess_t *s)
         s->leaving = false;
         type(s, "w");
     } else if (s->tries++ == 0)
-        type(s, "r");
+        type(s, s->rejoining ? "l" : "r"); /* a returning player logs in */
     else if (strstr(row_text(s, MSG_ROW_MENU, msg, sizeof msg), "busy") && s->busy++ < BUSY_TRIES)
         s->retry_ns = uv_hrtime() + (uint64_t)(20 + s->idx % 80) * 1000000u;
     else
@@ -228,9 +297,13 @@ static void on_menu_anon(sess_t *s)
 void sess_retry(sess_t *s)
 {
     s->retry_ns = 0;
-    s->actions = 0; /* the screens of a retry are not a session going round in circles */
+    s->actions = 0;   /* the screens of a retry are not a session going round in circles */
+    if (s->watcher) { /* told its pick cannot be watched (yet): the list again */
+        type(s, "w");
+        return;
+    }
     s->L->busy++;
-    type(s, "r");
+    type(s, s->rejoining ? "l" : "r");
 }
 
 /* A prompt repeated with a message means the daemon refused what we typed. */
@@ -264,6 +337,8 @@ static void on_menu_user(sess_t *s)
         return;
     }
     type(s, s->opted ? "p" : "o");
+    if (s->opted && s->rejoining)
+        s->play_ns = uv_hrtime();
     s->opted = true;
 }
 
@@ -327,6 +402,14 @@ static bool watching_target(const sess_t *s)
 
 static void to_play(sess_t *s)
 {
+    load_t *L = s->L;
+    if (s->rejoining) { /* back in its game */
+        samples_push(&L->resume, uv_hrtime() - s->rejoin_t0);
+        s->rejoining = false;
+        s->rejoin_tries = 0;
+        L->rejoined++;
+        L->rejoining--;
+    }
     s->state = SS_PLAY;
     s->acted = SEEN_GAME;
     s->actions = 0;
@@ -348,6 +431,14 @@ static void menu_frame(sess_t *s)
     seen_t seen = seen_now(s);
     if (s->leaving && seen != SEEN_MENU_ANON)
         return; /* its q is on its way: the menu comes */
+    if (seen == SEEN_MENU_ANON && s->watcher && s->picked && !s->retry_ns) {
+        /* its pick was refused with a message (its node went away, or the
+         * game moved here): a moment later, the watch list again */
+        s->picked = false;
+        s->acted = SEEN_MENU_ANON;
+        s->retry_ns = uv_hrtime() + WATCH_RETRY_NS;
+        return;
+    }
     if (seen == SEEN_GAME && s->watcher && s->picked && !watching_target(s)) {
         type(s, "q"); /* the list moved under the letter: another game; again */
         s->leaving = true;
@@ -359,7 +450,10 @@ static void menu_frame(sess_t *s)
         to_play(s);
         return;
     }
-    if (seen == SEEN_WATCHLIST && s->watcher && !s->picked) {
+    /* the list again after a pick: the game left it before the letter
+     * came (a letter that reaches the game instead is ignored there) */
+    if (seen == SEEN_WATCHLIST && s->watcher) {
+        s->picked = false;
         pick_game(s);
         return;
     }
@@ -369,6 +463,10 @@ static void menu_frame(sess_t *s)
         return;
     s->acted = seen;
     s->sig = sig;
+    if (seen == SEEN_CHARGEN) {           /* a new game: its keys count from 0 */
+        s->L->rejoin_new += s->rejoining; /* a returning player's game was lost */
+        s->acked = 0;
+    }
     if (seen != SEEN_NOTHING && seen != SEEN_WAIT && ++s->actions > MENU_ACTIONS) {
         sess_fail(s, "stuck in the menus");
         return;
@@ -453,9 +551,9 @@ static void leave_play(sess_t *s)
 {
     s->state = SS_MENU;
     s->picked = false;
-    s->acked = 0; /* its game ended: the next one counts from 0 */
     s->progress_ns = uv_hrtime();
     s->L->games_ended += !s->watcher;
+    s->L->watch_ends += s->watcher; /* its game ended or went: told, it picks again */
     menu_frame(s);
 }
 
@@ -514,9 +612,15 @@ static void play_frame(sess_t *s, uint64_t now)
     if (paused_frame(s))
         return;
     bool was_key = s->sent_ns != 0;
-    if (was_key && !s->watcher)
-        answered(s, now);
     seen_t seen = seen_now(s);
+    if (was_key && !s->watcher && seen == SEEN_NOTHING && !s->L->o.hosted) {
+        s->L->outstanding--; /* a goodbye over the game, not the key's frame */
+        s->L->in_doubt++;
+        s->sent_ns = 0;
+        was_key = false;
+    } else if (was_key && !s->watcher) {
+        answered(s, now);
+    }
     /* a hosted game's own screens (a --More--, a cleared one) are still play */
     bool hosted =
         s->L->o.hosted && (seen == SEEN_NH_MORE || seen == SEEN_NH_PICK || seen == SEEN_NOTHING);
@@ -567,7 +671,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
 {
     sess_t *s = st->data;
     if (n < 0) {
-        sess_fail(s, n == UV_EOF ? "closed by the daemon" : uv_strerror((int)n));
+        sess_lost(s, n == UV_EOF ? "closed by the daemon" : uv_strerror((int)n));
         return;
     }
     uint64_t now = uv_hrtime();
@@ -623,7 +727,20 @@ void sess_start(sess_t *s)
         return;
     }
     const struct sockaddr_in *to = s->watcher && L->o.watch_host ? &L->waddr : &L->addr;
-    int ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)to, on_connect);
+    int ret = 0;
+    if (L->o.bind) { /* --bind: the sessions spread over bind_count source addresses */
+        struct sockaddr_in from = L->baddr;
+        from.sin_addr.s_addr =
+            htonl(ntohl(from.sin_addr.s_addr) + (uint32_t)(s->idx % L->o.bind_count));
+        ret = uv_tcp_bind(&s->tcp, (const struct sockaddr *)&from, 0);
+    }
+    if (ret == 0)
+        ret = uv_tcp_connect(&s->creq, &s->tcp, (const struct sockaddr *)to, on_connect);
     if (ret < 0)
         sess_fail(s, uv_strerror(ret));
+}
+
+bool sess_following(const sess_t *s)
+{
+    return s->watcher && s->state == SS_PLAY && watching_target(s);
 }
