@@ -606,7 +606,8 @@ static void on_usr1(uv_signal_t *h, int sig)
     printf("# mark %d: playing=%d players=%d following=%d watchers=%d failed=%d rejoining=%d "
            "keys=%zu key.p50.us=%.1f key.p99.us=%.1f wkey.n=%zu wkey.p50.us=%.1f "
            "wkey.p99.us=%.1f wdel.p99.us=%.1f resumes=%zu resume.p50.ms=%.1f "
-           "resume.p99.ms=%.1f told=%llu new_games=%llu in_doubt=%llu watch_ends=%llu\n",
+           "resume.p99.ms=%.1f told=%llu new_games=%llu in_doubt=%llu watch_ends=%llu "
+           "watch_nudges=%llu\n",
            ++L->marks, playing, L->o.n, following, L->o.m, failed, L->rejoining,
            L->lat.n - L->mark_lat, since_pct(&L->lat, L->mark_lat, 0.5),
            since_pct(&L->lat, L->mark_lat, 0.99), L->wkey.n - L->mark_wkey,
@@ -615,15 +616,16 @@ static void on_usr1(uv_signal_t *h, int sig)
            since_pct(&L->resume, L->mark_resume, 0.5) / 1000,
            since_pct(&L->resume, L->mark_resume, 0.99) / 1000, (unsigned long long)L->told,
            (unsigned long long)L->rejoin_new, (unsigned long long)L->in_doubt,
-           (unsigned long long)L->watch_ends);
+           (unsigned long long)L->watch_ends, (unsigned long long)L->watch_nudges);
     fflush(stdout);
     int shown = 0; /* a session neither playing nor following: what it shows */
     for (int i = 0; i < L->total && shown < 2; i++) {
         const sess_t *s = &L->s[i];
         if (s->watcher ? sess_following(s) : s->state == SS_PLAY)
             continue;
-        printf("# mark %d: %s %d not in play (state %d, its player %s), its screen:\n", L->marks,
-               s->watcher ? "watcher" : "player", i, (int)s->state,
+        printf("# mark %d: %s %d not in play (state %d%s%s, its player %s), its screen:\n",
+               L->marks, s->watcher ? "watcher" : "player", i, (int)s->state,
+               s->picked ? ", picked" : "", s->leaving ? ", leaving" : "",
                L->s[s->target].state == SS_PLAY ? "plays" : "does not play");
         fflush(stdout);
         sess_print_screen(s, stdout);

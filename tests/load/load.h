@@ -34,6 +34,7 @@ typedef struct {
     bool reached;                 /* has played (or watched) once */
     bool in_ramp;                 /* counted in load_t.inflight */
     uint64_t progress_ns;         /* last frame while in the menus */
+    uint64_t typed_ns;            /* last keys sent */
     uint64_t sent_ns;             /* when the key awaiting its frame went out; 0: none */
     bool measured;                /* that key went out inside the measured window */
     unsigned acked;               /* keys of its current game answered (--acked) */
@@ -104,6 +105,7 @@ struct load {
     samples_t resume;
     uint64_t rejoined, told, rejoin_new; /* returns done; told "another server"; new games */
     uint64_t watch_ends;                 /* watchers sent back to the menus */
+    uint64_t watch_nudges;               /* watchers whose screen stood still: acted again */
     int rejoining;
     /* SIGUSR1 (a mark): each samples' length at the last mark */
     size_t mark_lat, mark_wkey, mark_wdel, mark_resume;

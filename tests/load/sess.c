@@ -35,6 +35,11 @@
 #define REJOIN_TRIES    50
 #define TOLD_RETRY_NS   500000000ull
 #define WATCH_RETRY_NS  250000000ull /* a watcher's pause before the list again */
+/* A watcher in the menus that has typed nothing for this long acts on
+ * what it sees afresh: a key of its may have met another screen on its
+ * way (a notice that came meanwhile takes any key), leaving it waiting
+ * for a screen that does not come (the list it shows redraws by itself). */
+#define WATCH_STILL_NS  2000000000ull
 
 /* What each screen of server/screens/menu.c and the game shows at 80x24. */
 typedef enum {
@@ -153,6 +158,7 @@ static void raw_write(sess_t *s, const char *p, size_t n)
 
 static void type(sess_t *s, const char *text)
 {
+    s->typed_ns = uv_hrtime();
     telnet_send(s->tn, text, strlen(text));
 }
 
@@ -244,6 +250,8 @@ static bool screen_shows(const sess_t *s, const char *text)
     return false;
 }
 
+static void menu_frame(sess_t *s);
+
 void sess_tick(sess_t *s, uint64_t now)
 {
     if (s->rejoin_ns && now >= s->rejoin_ns && !s->open && !s->tn) {
@@ -252,6 +260,15 @@ void sess_tick(sess_t *s, uint64_t now)
         s->leaving = s->picked = false;
         s->rejoin_t0 = now;
         sess_start(s);
+        return;
+    }
+    if (s->watcher && s->open && s->state == SS_MENU && !s->retry_ns &&
+        now - s->typed_ns > WATCH_STILL_NS && now - s->progress_ns > WATCH_STILL_NS / 4) {
+        s->L->watch_nudges++;
+        s->typed_ns = now;
+        s->leaving = s->picked = false;
+        s->acted = SEEN_NOTHING;
+        menu_frame(s);
         return;
     }
     /* the old node's lease has not lapsed yet: a player presses p again */
