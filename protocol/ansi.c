@@ -1156,26 +1156,76 @@ static bool cells_eq(const cell_t *a, const cell_t *b, int n)
     return memcmp(a, b, sizeof(cell_t) * (size_t)n) == 0;
 }
 
+/* The windows of a (SHIFT_WIN cells from each column of each row), by
+ * hash, that are not one cell repeated: a probe finds where its window
+ * shows in a in a few steps whatever the grid's size. */
+typedef struct {
+    uint32_t *slot; /* 0 empty, else 1 + y * w + x of a window */
+    size_t mask;
+    int chain; /* the longest run a look-up walks */
+} windows_t;
+#define SHIFT_CHAIN 32 /* a window repeated more often than this is no clue */
+
+static uint64_t window_hash(const cell_t *c)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < SHIFT_WIN; i++) {
+        uint64_t v;
+        memcpy(&v, &c[i], sizeof v);
+        h = (h ^ v ^ c[i].attr) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static bool window_varied(const cell_t *c)
+{
+    for (int x = 1; x < SHIFT_WIN; x++)
+        if (!cell_same(&c[x], &c[0]))
+            return true;
+    return false;
+}
+
+static bool windows_make(windows_t *t, const screen_t *a)
+{
+    size_t n = (size_t)a->w * (size_t)a->h * 2, size = 64;
+    while (size < n)
+        size *= 2;
+    t->slot = calloc(size, sizeof *t->slot);
+    t->mask = size - 1;
+    if (!t->slot)
+        return false;
+    for (int y = 0; y < a->h; y++)
+        for (int x = 0; x + SHIFT_WIN <= a->w; x++) {
+            const cell_t *c = a->cells + (size_t)y * a->w + x;
+            if (!window_varied(c))
+                continue;
+            size_t i = window_hash(c) & t->mask;
+            for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++)
+                i = (i + 1) & t->mask;
+            if (!t->slot[i])
+                t->slot[i] = (uint32_t)(1 + (size_t)y * a->w + x);
+        }
+    return true;
+}
+
 /* Votes of row y's probes for each move (dy, k) of the view, at
  * votes[(dy + h) * 2w + k + w]: where in a (row y + dy, column px + k) a
  * changed, varied window of b's row y at px shows again. */
-static void shift_vote(const screen_t *a, const screen_t *b, int y, int *votes)
+static void shift_vote(const screen_t *a, const windows_t *t, const screen_t *b, int y, int *votes)
 {
     int w = b->w, h = b->h;
     const cell_t *brow = b->cells + (size_t)y * w;
     for (int px = SHIFT_EVERY / 2; px + SHIFT_WIN <= w; px += SHIFT_EVERY) {
-        int x = 1;
         const cell_t *bw = brow + px;
-        while (x < SHIFT_WIN && cell_same(&bw[x], &bw[0]))
-            x++;
-        if (x == SHIFT_WIN || cells_eq(bw, a->cells + (size_t)y * w + px, SHIFT_WIN))
+        if (!window_varied(bw) || cells_eq(bw, a->cells + (size_t)y * w + px, SHIFT_WIN))
             continue; /* a run of one cell matches anywhere; an unchanged one is no clue */
-        for (int ya = 0; ya < h; ya++) {
-            const cell_t *arow = a->cells + (size_t)ya * w;
-            int *v = votes + (size_t)(ya - y + h) * 2 * w + w - px;
-            for (int xa = 0; xa + SHIFT_WIN <= w; xa++)
-                if (cell_same(&arow[xa], bw) && cells_eq(arow + xa, bw, SHIFT_WIN))
-                    v[xa]++;
+        size_t i = window_hash(bw) & t->mask;
+        for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++, i = (i + 1) & t->mask) {
+            size_t at = t->slot[i] - 1;
+            int ya = (int)(at / (size_t)w), xa = (int)(at % (size_t)w);
+            if (cells_eq(a->cells + at, bw, SHIFT_WIN))
+                votes[(size_t)(ya - y + h) * 2 * w + (size_t)(xa - px + w)]++;
         }
     }
 }
@@ -1188,12 +1238,15 @@ static int shift_find(const screen_t *a, const screen_t *b, const bool *changed,
     *dy = 0;
     if (w < 4 * SHIFT_EVERY)
         return 0;
+    windows_t t;
     int *votes = calloc((size_t)(2 * h) * (size_t)(2 * w), sizeof *votes);
-    if (!votes)
+    if (!votes || !windows_make(&t, a)) {
+        free(votes);
         return 0;
+    }
     for (int y = 0; y < h; y++)
         if (changed[y])
-            shift_vote(a, b, y, votes);
+            shift_vote(a, &t, b, y, votes);
     for (int d = 0; d < h; d++) /* on a tie, the move least far up or down */
         for (int s = d ? -1 : 1; s <= 1; s += 2)
             for (int x = 0; x < 2 * w; x++) {
@@ -1202,6 +1255,7 @@ static int shift_find(const screen_t *a, const screen_t *b, const bool *changed,
                     best = v, k = x - w, *dy = s * d;
             }
     free(votes);
+    free(t.slot);
     return best >= SCROLL_MIN_ROWS ? k : 0;
 }
 
