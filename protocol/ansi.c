@@ -1124,6 +1124,18 @@ static int shift_ops(int k, int s, int e, int w, int at[2], int n[2])
     return c;
 }
 
+/* tmux (3.3) clears only w - at - n of the n cells an ICH inserts when n
+ * is more than half of what is right of the cursor: such a shift is not
+ * made. */
+static bool shift_ops_safe(int k, int s, int e, int w)
+{
+    int at[2], n[2], c = shift_ops(k, s, e, w, at, n);
+    for (int i = 0; i < c; i++)
+        if (n[i] < 0 && -2 * n[i] > w - at[i])
+            return false;
+    return true;
+}
+
 /* Row a as the terminal holds it after shifting span [s, e) by k, into dst. */
 static void shift_apply(const cell_t *a, int w, int k, int s, int e, cell_t *dst)
 {
@@ -1306,7 +1318,7 @@ static void shift_plan_row(shift_t *sh, int y, cell_t *row, const cell_t *brow, 
     int best = row_cost(arow, brow, w), ends[3] = {w, k > 0 ? hi + 1 - k : hi + 1, last + 1};
     for (int i = 0; i < 3; i++) {
         int e = ends[i];
-        if (lo + m >= w || (i && (e >= w || e - m <= lo)))
+        if (lo + m >= w || (i && (e >= w || e - m <= lo)) || !shift_ops_safe(k, lo, e, w))
             continue;
         shift_apply(arow, w, k, lo, e, tmp);
         int cost = row_cost(tmp, brow, w) + SHIFT_OP_CELLS * (1 + (i > 0));
