@@ -1080,10 +1080,12 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
 
 /* A probe for the shift's votes every SHIFT_EVERY columns of a changed
  * row, SHIFT_WIN cells wide. */
-#define SHIFT_EVERY    12
-#define SHIFT_WIN      6
+#define SHIFT_EVERY     12
+#define SHIFT_WIN       6
+/* A frame shorter than this has too little to save to look for a shift. */
+#define SHIFT_MIN_BYTES 256
 /* What one DCH or ICH with its move costs, in cells it must save. */
-#define SHIFT_OP_CELLS 6
+#define SHIFT_OP_CELLS  6
 
 static void row_blank(cell_t *r, int from, int to)
 {
@@ -1417,7 +1419,7 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     }
     if (n >= SCROLL_MIN_ROWS && (p->utf8 || p->dec_graphics))
         diff_try_scroll(p, a, b, changed, out, start);
-    if (n >= SCROLL_MIN_ROWS && p->utf8)
+    if (n >= SCROLL_MIN_ROWS && p->utf8 && out->len - start >= SHIFT_MIN_BYTES)
         diff_try_shift(p, a, b, changed, out, start);
 }
 
