@@ -1176,19 +1176,25 @@ static bool cells_eq(const cell_t *a, const cell_t *b, int n)
 typedef struct {
     uint32_t *slot; /* 0 empty, else 1 + y * w + x of a window */
     size_t mask;
-    int chain; /* the longest run a look-up walks */
 } windows_t;
 #define SHIFT_CHAIN 32 /* a window repeated more often than this is no clue */
 
+/* A window's hash is a polynomial in its cells' keys, so that the next
+ * window's follows from it in a few operations (Rabin-Karp). */
+#define ROLL_B 0x100000001B3ull
+
+static inline uint64_t cell_key(const cell_t *c)
+{
+    uint64_t v;
+    memcpy(&v, c, sizeof v);
+    return (v ^ (v >> 29)) * 0xBF58476D1CE4E5B9ull;
+}
+
 static uint64_t window_hash(const cell_t *c)
 {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < SHIFT_WIN; i++) {
-        uint64_t v;
-        memcpy(&v, &c[i], sizeof v);
-        h = (h ^ v ^ c[i].attr) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 29;
-    }
+    uint64_t h = 0;
+    for (int i = 0; i < SHIFT_WIN; i++)
+        h = h * ROLL_B + cell_key(&c[i]);
     return h;
 }
 
@@ -1200,6 +1206,34 @@ static bool window_varied(const cell_t *c)
     return false;
 }
 
+static void window_add(windows_t *t, uint64_t hash, uint32_t at)
+{
+    size_t i = hash & t->mask;
+    for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++)
+        i = (i + 1) & t->mask;
+    if (!t->slot[i])
+        t->slot[i] = at;
+}
+
+/* Row y's windows into t, the hash rolled along the row; `same` counts the
+ * window's neighbouring cells that are equal (all: one cell repeated). */
+static void windows_row(windows_t *t, const screen_t *a, int y, uint64_t top)
+{
+    const cell_t *r = a->cells + (size_t)y * a->w;
+    uint64_t h = window_hash(r);
+    int same = 0;
+    for (int i = 0; i + 1 < SHIFT_WIN; i++)
+        same += cell_same(&r[i], &r[i + 1]);
+    for (int x = 0; x + SHIFT_WIN <= a->w; x++) {
+        if (same < SHIFT_WIN - 1)
+            window_add(t, h, (uint32_t)(1 + (size_t)y * a->w + x));
+        if (x + SHIFT_WIN == a->w)
+            break;
+        h = (h - cell_key(&r[x]) * top) * ROLL_B + cell_key(&r[x + SHIFT_WIN]);
+        same += cell_same(&r[x + SHIFT_WIN - 1], &r[x + SHIFT_WIN]) - cell_same(&r[x], &r[x + 1]);
+    }
+}
+
 static bool windows_make(windows_t *t, const screen_t *a)
 {
     size_t n = (size_t)a->w * (size_t)a->h * 2, size = 64;
@@ -1209,17 +1243,11 @@ static bool windows_make(windows_t *t, const screen_t *a)
     t->mask = size - 1;
     if (!t->slot)
         return false;
+    uint64_t top = 1; /* ROLL_B to the power SHIFT_WIN - 1 */
+    for (int i = 1; i < SHIFT_WIN; i++)
+        top *= ROLL_B;
     for (int y = 0; y < a->h; y++)
-        for (int x = 0; x + SHIFT_WIN <= a->w; x++) {
-            const cell_t *c = a->cells + (size_t)y * a->w + x;
-            if (!window_varied(c))
-                continue;
-            size_t i = window_hash(c) & t->mask;
-            for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++)
-                i = (i + 1) & t->mask;
-            if (!t->slot[i])
-                t->slot[i] = (uint32_t)(1 + (size_t)y * a->w + x);
-        }
+        windows_row(t, a, y, top);
     return true;
 }
 
