@@ -274,3 +274,35 @@ def test_tmux_shows_the_encoded_grid(bindir, tmux, profile, seed, count):
         if bad:
             failures.append(f"case {n} ({w}x{h}): " + "; ".join(bad[:3]))
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:10])
+
+
+# ---- a real game in tmux ----------------------------------------------------
+
+
+def test_tmux_shows_a_game_whose_view_slides(daemon, clients, tmux):
+    """Walking and travelling across the town (wider than 80 columns) moves
+    the 80x24 view sideways, which the player's terminal gets as deleted and
+    inserted cells; tmux, fed every byte the player's telnet wrote, shows
+    the screen a keyframe of the same game shows (a second login taking the
+    game over gets one)."""
+    for i in range(6):
+        name = f"slide{i}"
+        a = clients(daemon.port, cols=80, rows=24).connected()
+        a.register(name)
+        a.random_character(name)
+        a.play_keys("l" * 70)  # east along the road: the view moves at once
+        a.play_keys("_<.")  # back to the west gate: and again
+        if SHIFT.search(a.raw):
+            break
+        a.close()
+    else:
+        pytest.fail("no game of 6 moved its view sideways")
+    raw = a.raw
+    b = clients(daemon.port, cols=80, rows=24).connected()
+    b.login(name)
+    b.send("p")
+    daemon.wait_log(rf"takeover user={name}")
+    b.pump()
+    cap, _ = tmux.show("game", 80, 24, raw)
+    shown = ["".join(chr(c[0]) for c in row).rstrip() for row in parse_capture(cap, 80, 24)]
+    assert shown == b.lines(), "\n".join(shown) + "\n---\n" + "\n".join(b.lines())
