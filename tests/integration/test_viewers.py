@@ -214,7 +214,7 @@ def test_slow_spectators_share_one_copy_of_each_frame(bindir, tmp_path):
         before = rss_kb(d.proc.pid)
         sent = 0
         while sent < 7_000_000:  # past what the sockets' buffers hold (4 MB)
-            player.binary(b"?")  # the help screen on and off (it fills the screen)
+            player.binary(b"?")  # the help page on and off (a box over the whole map)
             # a generous wait: a loaded machine may hold a commit for seconds
             sent += len(player.until(lambda op, p: op == 2, timeout=30)[1])
         grew = rss_kb(d.proc.pid) - before
