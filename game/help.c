@@ -27,19 +27,22 @@ int help_key(game_t *g, key_event_t k)
 }
 
 /* A page of commands between a title and a footer that every page
- * repeats: how to leave, for now or for good. */
+ * repeats: how to leave, for now or for good. The footer follows the
+ * page's last command, so that at 80x24 the page is a list of 22 rows
+ * that sits in a box over the map (render.c), the status lines left up,
+ * and closing it redraws only the map under the box. */
 void help_draw(game_t *g, screen_t *s)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
     size_t n;
     const cmd_t *t = cmd_table(&n);
-    int pages = help_pages();
+    int pages = help_pages(), row = 1;
     char keys[64];
     screen_textf(s, 0, 0, hi, "Commands, page %d of %d (%s)", g->page + 1, pages,
                  prompt_page_hint(g->page, pages, "next", "previous", keys, sizeof keys));
-    for (size_t i = (size_t)g->page * PAGE_ROWS, row = 2; i < n && row < 2 + PAGE_ROWS; i++, row++)
-        screen_textf(s, 0, (int)row, STYLE_DEFAULT, "%-9s %s", t[i].label, t[i].what);
-    screen_text(s, 0, s->h - 1, hi, HELP_FOOTER);
+    for (size_t i = (size_t)g->page * PAGE_ROWS; i < n && row < 1 + PAGE_ROWS; i++, row++)
+        screen_textf(s, 0, row, STYLE_DEFAULT, "%-9s %s", t[i].label, t[i].what);
+    screen_text(s, 0, row, hi, HELP_FOOTER);
 }
 
 size_t help_line_first(const game_view_t *view)

@@ -993,12 +993,27 @@ static void scroll_cells(const screen_t *a, const scroll_t *sc, cell_t *dst)
         dst[i] = screen_blank();
 }
 
+/* A view that slid left or right by k columns (the map moving sideways
+ * under the player): on each row whose span [s, e) shifted, the terminal
+ * moves the cells itself by deleting and inserting characters (DCH, ICH)
+ * and the diff draws only what came in. Cells right of the span (a panel
+ * beside the map) are put back by the opposite operation at the span's
+ * end. VT100s lack both operations and VT102s lack ICH, so only UTF-8
+ * profiles (xterm and the terminals named like it, xterm.js) shift. */
+typedef struct {
+    int k;                   /* > 0: the content moves left k columns; < 0: right */
+    int16_t s[SCREEN_MAX_H]; /* the row's span starts here; -1: the row is not shifted */
+    int16_t e[SCREEN_MAX_H]; /* the span ends here (exclusive); w: nothing kept right of it */
+} shift_t;
+
+static void em_shift_row(em_t *e, const shift_t *sh, int y);
+
 /* One frame from a terminal holding acells (a's cells, or their scrolled
  * copy after sc) to b, its rows top down or (up) bottom up; changed[y]: row
  * y of b differs from a's (rows inside sc are compared with acells here). */
 static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t *acells,
-                       const screen_t *b, const bool *changed, const scroll_t *sc, bool up,
-                       buf_t *out)
+                       const screen_t *b, const bool *changed, const scroll_t *sc,
+                       const shift_t *sh, bool up, buf_t *out)
 {
     uint64_t ra[SCREEN_MAX_W], rb[SCREEN_MAX_W];
     buf_t scratch;
@@ -1016,7 +1031,10 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
     for (int i = 0; i < b->h; i++) {
         int y = up ? b->h - 1 - i : i;
         const cell_t *arow = acells + (size_t)y * b->w, *brow = b->cells + (size_t)y * b->w;
-        bool moved = sc && y >= sc->top && y <= sc->bot;
+        bool shifted = sh && sh->s[y] >= 0;
+        if (shifted)
+            em_shift_row(&e, sh, y);
+        bool moved = shifted || (sc && y >= sc->top && y <= sc->bot);
         if (moved ? memcmp(arow, brow, rowb) == 0 : !changed[y])
             continue;
         int lo = 0, hi = b->w - 1;
@@ -1055,9 +1073,353 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
     buf_t alt;
     buf_init(&alt);
     scroll_cells(a, &sc, moved);
-    diff_frame(p, a, moved, b, changed, &sc, false, &alt);
+    diff_frame(p, a, moved, b, changed, &sc, NULL, false, &alt);
     keep_shorter(out, start, &alt);
     free(moved);
+}
+
+/* A probe for the shift's votes every SHIFT_EVERY columns of a changed
+ * row, SHIFT_WIN cells wide. */
+#define SHIFT_EVERY     12
+#define SHIFT_WIN       6
+/* A frame shorter than this has too little to save to look for a shift. */
+#define SHIFT_MIN_BYTES 256
+/* What one DCH or ICH with its move costs, in cells it must save. */
+#define SHIFT_OP_CELLS  6
+
+static void row_blank(cell_t *r, int from, int to)
+{
+    for (int x = from; x < to; x++)
+        r[x] = screen_blank();
+}
+
+/* The terminal's DCH (n > 0) or ICH (n < 0) of |n| cells at column at,
+ * on row r of width w: the rest of the row moves, blanks come in. */
+static void row_op(cell_t *r, int w, int at, int n)
+{
+    int m = n > 0 ? n : -n;
+    m = m < w - at ? m : w - at;
+    size_t keep = sizeof(cell_t) * (size_t)(w - at - m);
+    if (n > 0) {
+        memmove(r + at, r + at + m, keep);
+        row_blank(r, w - m, w);
+    } else {
+        memmove(r + at + m, r + at, keep);
+        row_blank(r, at, at + m);
+    }
+}
+
+/* The one or two operations that shift span [s, e) by k, in order, as
+ * (column, row_op count) pairs; returns how many. */
+static int shift_ops(int k, int s, int e, int w, int at[2], int n[2])
+{
+    int c = 0;
+    if (k > 0) {
+        at[c] = s, n[c++] = k;
+        if (e < w)
+            at[c] = e, n[c++] = -k;
+    } else {
+        if (e < w)
+            at[c] = e + k, n[c++] = -k;
+        at[c] = s, n[c++] = k;
+    }
+    return c;
+}
+
+/* tmux (3.3) clears only w - at - n of the n cells an ICH inserts when n
+ * is more than half of what is right of the cursor: such a shift is not
+ * made. */
+static bool shift_ops_safe(int k, int s, int e, int w)
+{
+    int at[2], n[2], c = shift_ops(k, s, e, w, at, n);
+    for (int i = 0; i < c; i++)
+        if (n[i] < 0 && -2 * n[i] > w - at[i])
+            return false;
+    return true;
+}
+
+/* Row a as the terminal holds it after shifting span [s, e) by k, into dst. */
+static void shift_apply(const cell_t *a, int w, int k, int s, int e, cell_t *dst)
+{
+    int at[2], n[2], c = shift_ops(k, s, e, w, at, n);
+    memcpy(dst, a, sizeof(cell_t) * (size_t)w);
+    for (int i = 0; i < c; i++)
+        row_op(dst, w, at[i], n[i]);
+}
+
+static int mismatches(const cell_t *a, const cell_t *b, int w)
+{
+    int n = 0;
+    for (int x = 0; x < w; x++)
+        n += !cell_same(&a[x], &b[x]);
+    return n;
+}
+
+/* About what drawing row b over row a costs, in cells: a cell that
+ * differs counts one, but a blank tail of b costs one erase. */
+static int row_cost(const cell_t *a, const cell_t *b, int w)
+{
+    int t = w;
+    while (t > 0 && cell_blank(&b[t - 1]))
+        t--;
+    return mismatches(a, b, t) + (t < w && mismatches(a + t, b + t, w - t) ? 3 : 0);
+}
+
+static bool cells_eq(const cell_t *a, const cell_t *b, int n)
+{
+    return memcmp(a, b, sizeof(cell_t) * (size_t)n) == 0;
+}
+
+/* The windows of a (SHIFT_WIN cells from each column of each row), by
+ * hash, that are not one cell repeated: a probe finds where its window
+ * shows in a in a few steps whatever the grid's size. */
+typedef struct {
+    uint32_t *slot; /* 0 empty, else 1 + y * w + x of a window */
+    size_t mask;
+} windows_t;
+#define SHIFT_CHAIN 32 /* a window repeated more often than this is no clue */
+
+/* A window's hash is a polynomial in its cells' keys, so that the next
+ * window's follows from it in a few operations (Rabin-Karp). */
+#define ROLL_B 0x100000001B3ull
+
+static inline uint64_t cell_key(const cell_t *c)
+{
+    uint64_t v;
+    memcpy(&v, c, sizeof v);
+    return (v ^ (v >> 29)) * 0xBF58476D1CE4E5B9ull;
+}
+
+static uint64_t window_hash(const cell_t *c)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < SHIFT_WIN; i++)
+        h = h * ROLL_B + cell_key(&c[i]);
+    return h;
+}
+
+static bool window_varied(const cell_t *c)
+{
+    for (int x = 1; x < SHIFT_WIN; x++)
+        if (!cell_same(&c[x], &c[0]))
+            return true;
+    return false;
+}
+
+static void window_add(windows_t *t, uint64_t hash, uint32_t at)
+{
+    size_t i = hash & t->mask;
+    for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++)
+        i = (i + 1) & t->mask;
+    if (!t->slot[i])
+        t->slot[i] = at;
+}
+
+/* Row y's windows into t, the hash rolled along the row; `same` counts the
+ * window's neighbouring cells that are equal (all: one cell repeated). */
+static void windows_row(windows_t *t, const screen_t *a, int y, uint64_t top)
+{
+    const cell_t *r = a->cells + (size_t)y * a->w;
+    uint64_t h = window_hash(r);
+    int same = 0;
+    for (int i = 0; i + 1 < SHIFT_WIN; i++)
+        same += cell_same(&r[i], &r[i + 1]);
+    for (int x = 0; x + SHIFT_WIN <= a->w; x++) {
+        if (same < SHIFT_WIN - 1)
+            window_add(t, h, (uint32_t)(1 + (size_t)y * a->w + x));
+        if (x + SHIFT_WIN == a->w)
+            break;
+        h = (h - cell_key(&r[x]) * top) * ROLL_B + cell_key(&r[x + SHIFT_WIN]);
+        same += cell_same(&r[x + SHIFT_WIN - 1], &r[x + SHIFT_WIN]) - cell_same(&r[x], &r[x + 1]);
+    }
+}
+
+static bool windows_make(windows_t *t, const screen_t *a)
+{
+    size_t n = (size_t)a->w * (size_t)a->h * 2, size = 64;
+    while (size < n)
+        size *= 2;
+    t->slot = calloc(size, sizeof *t->slot);
+    t->mask = size - 1;
+    if (!t->slot)
+        return false;
+    uint64_t top = 1; /* ROLL_B to the power SHIFT_WIN - 1 */
+    for (int i = 1; i < SHIFT_WIN; i++)
+        top *= ROLL_B;
+    for (int y = 0; y < a->h; y++)
+        windows_row(t, a, y, top);
+    return true;
+}
+
+/* Votes of row y's probes for each move (dy, k) of the view, at
+ * votes[(dy + h) * 2w + k + w]: where in a (row y + dy, column px + k) a
+ * changed, varied window of b's row y at px shows again. */
+static void shift_vote(const screen_t *a, const windows_t *t, const screen_t *b, int y, int *votes)
+{
+    int w = b->w, h = b->h;
+    const cell_t *brow = b->cells + (size_t)y * w;
+    for (int px = SHIFT_EVERY / 2; px + SHIFT_WIN <= w; px += SHIFT_EVERY) {
+        const cell_t *bw = brow + px;
+        if (!window_varied(bw) || cells_eq(bw, a->cells + (size_t)y * w + px, SHIFT_WIN))
+            continue; /* a run of one cell matches anywhere; an unchanged one is no clue */
+        size_t i = window_hash(bw) & t->mask;
+        for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++, i = (i + 1) & t->mask) {
+            size_t at = t->slot[i] - 1;
+            int ya = (int)(at / (size_t)w), xa = (int)(at % (size_t)w);
+            if (cells_eq(a->cells + at, bw, SHIFT_WIN))
+                votes[(size_t)(ya - y + h) * 2 * w + (size_t)(xa - px + w)]++;
+        }
+    }
+}
+
+/* The sideways move (with an upward or downward one, *dy) most probes
+ * agree on, or 0. */
+static int shift_find(const screen_t *a, const screen_t *b, const bool *changed, int *dy)
+{
+    int w = b->w, h = b->h, best = 0, k = 0;
+    *dy = 0;
+    if (w < 4 * SHIFT_EVERY)
+        return 0;
+    windows_t t;
+    int *votes = calloc((size_t)(2 * h) * (size_t)(2 * w), sizeof *votes);
+    if (!votes || !windows_make(&t, a)) {
+        free(votes);
+        return 0;
+    }
+    for (int y = 0; y < h; y++)
+        if (changed[y])
+            shift_vote(a, &t, b, y, votes);
+    for (int d = 0; d < h; d++) /* on a tie, the move least far up or down */
+        for (int s = d ? -1 : 1; s <= 1; s += 2)
+            for (int x = 0; x < 2 * w; x++) {
+                int v = votes[(size_t)(h + s * d) * 2 * w + x];
+                if (v > best && x != w)
+                    best = v, k = x - w, *dy = s * d;
+            }
+    free(votes);
+    free(t.slot);
+    return best >= SCROLL_MIN_ROWS ? k : 0;
+}
+
+/* The rows a move by dy (> 0: the content goes up) brings back: the region
+ * round the changed rows of b whose probes found their window dy rows
+ * away, as scroll_find would make it. */
+static bool shift_region(const screen_t *a, const screen_t *b, const bool *changed, int dy, int k,
+                         scroll_t *sc)
+{
+    int w = b->w, lo = b->h, hi = -1;
+    for (int y = 0; y < b->h; y++) {
+        int ya = y + dy, m = k > 0 ? k : -k;
+        if (!changed[y] || ya < 0 || ya >= b->h)
+            continue;
+        const cell_t *brow = b->cells + (size_t)y * w, *arow = a->cells + (size_t)ya * w;
+        int from = k > 0 ? 0 : m; /* b's cells that came from a's row ya */
+        if (mismatches(k > 0 ? arow + m : arow, brow + from, w - m) * 2 < w - m) {
+            lo = y < lo ? y : lo;
+            hi = y;
+        }
+    }
+    if (hi - lo + 1 < SCROLL_MIN_ROWS)
+        return false;
+    *sc = (scroll_t){dy > 0 ? lo : lo + dy, dy > 0 ? hi + dy : hi, dy};
+    return true;
+}
+
+/* Whether row y shifts by sh->k and over which span (sh->s[y], sh->e[y]):
+ * the choice that leaves the fewest cells to draw, each operation counted
+ * as SHIFT_OP_CELLS. The span starts at the first changed cell and ends
+ * at the row's end, where the row's unchanged right part begins, or after
+ * the last cell the shift brings back.
+ * row (a's) becomes the row as the terminal then holds it. */
+static void shift_plan_row(shift_t *sh, int y, cell_t *row, const cell_t *brow, int w)
+{
+    int k = sh->k, m = k > 0 ? k : -k, lo = 0, hi = w - 1;
+    cell_t arow[SCREEN_MAX_W], tmp[SCREEN_MAX_W];
+    sh->s[y] = -1;
+    memcpy(arow, row, sizeof(cell_t) * (size_t)w);
+    while (lo < hi && cell_same(&arow[lo], &brow[lo]))
+        lo++;
+    while (hi > lo && cell_same(&arow[hi], &brow[hi]))
+        hi--;
+    int last = -1; /* the last cell of b's that a's row shows k away */
+    for (int x = 0; x < w; x++)
+        if (x + k >= 0 && x + k < w && !cell_blank(&brow[x]) && cell_same(&brow[x], &arow[x + k]))
+            last = x;
+    int best = row_cost(arow, brow, w), ends[3] = {w, k > 0 ? hi + 1 - k : hi + 1, last + 1};
+    for (int i = 0; i < 3; i++) {
+        int e = ends[i];
+        if (lo + m >= w || (i && (e >= w || e - m <= lo)) || !shift_ops_safe(k, lo, e, w))
+            continue;
+        shift_apply(arow, w, k, lo, e, tmp);
+        int cost = row_cost(tmp, brow, w) + SHIFT_OP_CELLS * (1 + (i > 0));
+        if (cost < best) {
+            best = cost;
+            sh->s[y] = (int16_t)lo, sh->e[y] = (int16_t)e;
+            memcpy(row, tmp, sizeof(cell_t) * (size_t)w);
+        }
+    }
+}
+
+/* Row y's operations: each a move to its column and CSI n P or CSI n @,
+ * with the default pen (the blanks that come in take the pen's colours). */
+static void em_shift_row(em_t *e, const shift_t *sh, int y)
+{
+    int at[2], n[2], c = shift_ops(sh->k, sh->s[y], sh->e[y], e->w, at, n);
+    if (e->pen != PEN_DEFAULT)
+        em_pen(e, PEN_DEFAULT);
+    for (int i = 0; i < c; i++) {
+        char seq[16];
+        em_move(e, at[i], y);
+        em_raw(e, seq,
+               (size_t)(put_csi_n(seq, (unsigned)(n[i] > 0 ? n[i] : -n[i]), n[i] > 0 ? 'P' : '@') -
+                        seq));
+    }
+}
+
+/* Plans every changed row's shift (on rows a vertical move sc brought
+ * back: against its scrolled copy, acells) into sh, the rows as the
+ * terminal then holds them into acells. Returns how many rows shift. */
+static int shift_plan(shift_t *sh, const screen_t *a, const screen_t *b, const bool *changed,
+                      const scroll_t *sc, cell_t *acells)
+{
+    size_t w = (size_t)a->w;
+    int rows = 0;
+    for (int y = 0; y < b->h; y++) {
+        sh->s[y] = -1;
+        bool moved = sc && y >= sc->top && y <= sc->bot;
+        if (changed[y] || (moved && memcmp(acells + y * w, b->cells + y * w, w * sizeof(cell_t))))
+            shift_plan_row(sh, y, acells + y * w, b->cells + y * w, a->w);
+        rows += sh->s[y] >= 0;
+    }
+    return rows;
+}
+
+/* The frame that moves the view sideways (and up or down), when such a
+ * move is found and its frame comes out shorter than the one already at
+ * out[start..]. */
+static void diff_try_shift(const ansi_profile_t *p, const screen_t *a, const screen_t *b,
+                           const bool *changed, buf_t *out, size_t start)
+{
+    shift_t *sh = malloc(sizeof *sh);
+    cell_t *moved = malloc(sizeof(cell_t) * (size_t)a->w * (size_t)a->h);
+    int dy = 0;
+    if (sh && moved && (sh->k = shift_find(a, b, changed, &dy)) != 0) {
+        scroll_t sc;
+        bool vert =
+            dy != 0 && (p->utf8 || p->dec_graphics) && shift_region(a, b, changed, dy, sh->k, &sc);
+        if (vert)
+            scroll_cells(a, &sc, moved);
+        else
+            memcpy(moved, a->cells, sizeof(cell_t) * (size_t)a->w * (size_t)a->h);
+        if (shift_plan(sh, a, b, changed, vert ? &sc : NULL, moved) > 0) {
+            buf_t alt;
+            buf_init(&alt);
+            diff_frame(p, a, moved, b, changed, vert ? &sc : NULL, sh, false, &alt);
+            keep_shorter(out, start, &alt);
+        }
+    }
+    free(moved);
+    free(sh);
 }
 
 void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
@@ -1075,16 +1437,18 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
         first = first < 0 && changed[y] ? y : first;
         n += changed[y];
     }
-    diff_frame(p, a, a->cells, b, changed, NULL, false, out);
+    diff_frame(p, a, a->cells, b, changed, NULL, NULL, false, out);
     /* a step upward: the row it left first, then the row the cursor ends on */
     if (n >= 2 && n <= ORDER_ROWS && b->cur_visible && b->cur_y == first) {
         buf_t alt;
         buf_init(&alt);
-        diff_frame(p, a, a->cells, b, changed, NULL, true, &alt);
+        diff_frame(p, a, a->cells, b, changed, NULL, NULL, true, &alt);
         keep_shorter(out, start, &alt);
     }
     if (n >= SCROLL_MIN_ROWS && (p->utf8 || p->dec_graphics))
         diff_try_scroll(p, a, b, changed, out, start);
+    if (n >= SCROLL_MIN_ROWS && p->utf8 && out->len - start >= SHIFT_MIN_BYTES)
+        diff_try_shift(p, a, b, changed, out, start);
 }
 
 /* ---- profiles ---------------------------------------------------------------- */

@@ -10,7 +10,10 @@
  * on the grid's cursor; a hidden cursor's position is unspecified and the
  * next diff does not rely on it. A diff of equal grids is empty (no sync
  * brackets either). Cells never reach the terminal raw: control characters
- * and code points that are not one column wide show as '?'. */
+ * and code points that are not one column wide show as '?'. A diff may move
+ * rows the terminal shows rather than redraw them: up or down in a
+ * scrolling region (profiles other than ASCII-only), sideways by deleting
+ * and inserting characters (UTF-8 profiles). */
 #ifndef WARREN_ANSI_H
 #define WARREN_ANSI_H
 #include <stdbool.h>

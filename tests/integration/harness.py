@@ -296,13 +296,24 @@ class Daemon(Process):
 
 # ---- terminals --------------------------------------------------------------------------
 
+class Screen(pyte.Screen):
+    """pyte's screen with CSI r resetting the scrolling region to the whole
+    screen, as xterm does (pyte 0.8 reads it as a top of 0 and keeps the
+    old bottom, so rows past it would no longer scroll)."""
+
+    def set_margins(self, top=None, bottom=None):
+        if not top and bottom is None:
+            top = None
+        super().set_margins(top, bottom)
+
+
 class Term:
     """A program in a pty of cols x rows, its output fed to a pyte screen of
     the same size; raw keeps every byte it wrote, eof says it ended."""
 
     def __init__(self, argv, cols=80, rows=24, term="xterm-256color", env=None, cwd=None):
         self.cols, self.rows = cols, rows
-        self.screen = pyte.Screen(cols, rows)
+        self.screen = Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = b""
         self.eof = False

@@ -5,7 +5,9 @@ keyframe(G0) + diff(G0,G1) + ... ; these tests feed the bytes into pyte
 (Debian's python3-pyte) and compare the screen with the expected last grid:
 characters, colours, bold/underline/reverse, cursor position and visibility,
 and that every frame leaves the default pen and the ASCII charset (the state
-contract in protocol/ansi.h). The final diff is also replayed after a
+contract in protocol/ansi.h). Some chains slide rows sideways (a map moving
+beside a panel), so the diffs that delete and insert characters are played
+too. The final diff is also replayed after a
 different path (a keyframe of the grid before it) to show a diff only
 depends on the grid the terminal shows.
 
@@ -17,6 +19,7 @@ blink and the raw bright-colour codes are visible too.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -38,7 +41,8 @@ PROFILES = [("256", 11, 1500), ("16", 12, 600), ("dec", 13, 400),
 
 
 class XtermColours(pyte.Screen):
-    """pyte with 90-97 / 100-107 meaning palette colours 8-15 (as xterm)."""
+    """pyte with 90-97 / 100-107 meaning palette colours 8-15 and CSI r
+    resetting the margins (as xterm)."""
 
     def select_graphic_rendition(self, *attrs):
         out, i = [], 0
@@ -56,6 +60,13 @@ class XtermColours(pyte.Screen):
                 out.append(a)
             i += 1
         super().select_graphic_rendition(*out)
+
+    def set_margins(self, top=None, bottom=None):
+        """CSI r resets the scrolling region to the whole screen (pyte 0.8
+        reads it as a top of 0 and keeps the old bottom)."""
+        if not top and bottom is None:
+            top = None
+        super().set_margins(top, bottom)
 
 
 def pyte_colour(index):
@@ -107,10 +118,15 @@ def mismatches(case, screen):
         yield "frame left a graphics charset selected"
 
 
+# a character deleted or inserted (DCH, ICH): a row's cells moved sideways
+SHIFT = re.compile(rb"\x1b\[[0-9]*[P@]")
+
+
 @pytest.mark.parametrize("profile,seed,count", PROFILES)
 def test_pyte_shows_the_encoded_grid(bindir, profile, seed, count):
-    failures = []
+    failures, shifted = [], 0
     for n, case in enumerate(cases(bindir, profile, seed, count)):
+        shifted += bool(SHIFT.search(bytes.fromhex(case["bytes"])))
         for name in ("bytes", "last"):
             screen = run_pyte(case, case[name], profile not in ("dec", "ascii"))
             bad = list(mismatches(case, screen))
@@ -118,6 +134,12 @@ def test_pyte_shows_the_encoded_grid(bindir, profile, seed, count):
                 failures.append(f"case {n} ({name}, {case['w']}x{case['h']}, "
                                 f"{case['steps']} steps): " + "; ".join(bad[:3]))
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:10])
+    # the sideways moves are played too; terminals of the ASCII-only and
+    # VT100 profiles may lack ICH and DCH and never get them
+    if profile in ("dec", "ascii"):
+        assert shifted == 0
+    else:
+        assert shifted >= count // 20, f"only {shifted} of {count} cases moved cells sideways"
 
 
 # ---- tmux: a second emulator, for what pyte cannot see ----------------------
@@ -252,3 +274,35 @@ def test_tmux_shows_the_encoded_grid(bindir, tmux, profile, seed, count):
         if bad:
             failures.append(f"case {n} ({w}x{h}): " + "; ".join(bad[:3]))
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:10])
+
+
+# ---- a real game in tmux ----------------------------------------------------
+
+
+def test_tmux_shows_a_game_whose_view_slides(daemon, clients, tmux):
+    """Walking and travelling across the town (wider than 80 columns) moves
+    the 80x24 view sideways, which the player's terminal gets as deleted and
+    inserted cells; tmux, fed every byte the player's telnet wrote, shows
+    the screen a keyframe of the same game shows (a second login taking the
+    game over gets one)."""
+    for i in range(6):
+        name = f"slide{i}"
+        a = clients(daemon.port, cols=80, rows=24).connected()
+        a.register(name)
+        a.random_character(name)
+        a.play_keys("l" * 70)  # east along the road: the view moves at once
+        a.play_keys("_<.")  # back to the west gate: and again
+        if SHIFT.search(a.raw):
+            break
+        a.close()
+    else:
+        pytest.fail("no game of 6 moved its view sideways")
+    raw = a.raw
+    b = clients(daemon.port, cols=80, rows=24).connected()
+    b.login(name)
+    b.send("p")
+    daemon.wait_log(rf"takeover user={name}")
+    b.pump()
+    cap, _ = tmux.show("game", 80, 24, raw)
+    shown = ["".join(chr(c[0]) for c in row).rstrip() for row in parse_capture(cap, 80, 24)]
+    assert shown == b.lines(), "\n".join(shown) + "\n---\n" + "\n".join(b.lines())

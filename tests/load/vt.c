@@ -145,6 +145,23 @@ static void csi_margins(vt_t *v, int n)
     }
 }
 
+/* Delete (DCH) or insert (ICH) n characters at the cursor: the rest of
+ * the row moves left or right, blanks come in. */
+static void csi_dch(vt_t *v, int n)
+{
+    n = n < VT_W - v->x ? n : VT_W - v->x;
+    memmove(v->row[v->y] + v->x, v->row[v->y] + v->x + n, (size_t)(VT_W - v->x - n));
+    memset(v->row[v->y] + VT_W - n, ' ', (size_t)n);
+    v->wrap = false;
+}
+static void csi_ich(vt_t *v, int n)
+{
+    n = n < VT_W - v->x ? n : VT_W - v->x;
+    memmove(v->row[v->y] + v->x + n, v->row[v->y] + v->x, (size_t)(VT_W - v->x - n));
+    memset(v->row[v->y] + v->x, ' ', (size_t)n);
+    v->wrap = false;
+}
+
 static const struct {
     char final;
     int dflt; /* the first parameter when omitted or 0 */
@@ -153,6 +170,7 @@ static const struct {
     {'H', 1, csi_cup},  {'f', 1, csi_cup}, {'G', 1, csi_cha},  {'`', 1, csi_cha},
     {'d', 1, csi_vpa},  {'A', 1, csi_up},  {'B', 1, csi_down}, {'C', 1, csi_right},
     {'D', 1, csi_left}, {'K', 0, csi_el},  {'J', 0, csi_ed},   {'r', 1, csi_margins},
+    {'P', 1, csi_dch},  {'@', 1, csi_ich},
 };
 
 static void csi_final(vt_t *v, char c)

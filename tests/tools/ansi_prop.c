@@ -141,11 +141,36 @@ static void fill_random(rng_t *r, screen_t *s)
     screen_cursor(s, rnd(r, s->w), rnd(r, s->h), rnd(r, 4) != 0);
 }
 
-/* One random change of kind 0..6 (sparse, dense rows, style only, blank
- * tail, clear row, nothing, false dirty). */
+/* The map slides: rows [y0, y1] of columns [0, mapw) move dx columns
+ * and dy rows (cells that come in are new), a panel right of them stays. */
+static void slide(rng_t *r, screen_t *s)
+{
+    int panel = rnd(r, 2) || s->w < 3 ? 0 : rnd(r, s->w / 3), mapw = s->w - panel;
+    int y0 = rnd(r, s->h), y1 = y0 + rnd(r, s->h - y0);
+    int dx = 1 + rnd(r, mapw > 1 ? mapw - 1 : 1), dy = rnd(r, 3) ? 0 : rnd(r, 5) - 2;
+    dx = rnd(r, 2) ? dx : -dx;
+    screen_t *old = screen_new(s->w, s->h);
+    if (!old)
+        return;
+    screen_copy(old, s);
+    for (int y = y0; y <= y1; y++)
+        for (int x = 0; x < mapw; x++) {
+            int fx = x + dx, fy = y + dy;
+            if (fx < 0 || fx >= mapw || fy < y0 || fy > y1) {
+                rand_cell(r, s, x, y, false);
+                continue;
+            }
+            const cell_t *c = screen_at(old, fx, fy);
+            screen_put(s, x, y, c->ch, (style_t){c->fg, c->bg, (uint8_t)c->attr});
+        }
+    screen_free(old);
+}
+
+/* One random change of kind 0..7 (sparse, dense rows, style only, blank
+ * tail, clear row, nothing, false dirty, the map sliding). */
 static void mutate(rng_t *r, screen_t *s)
 {
-    int kind = rnd(r, 7), n;
+    int kind = rnd(r, 8), n;
     switch (kind) {
     case 0:
         n = 1 + rnd(r, 6);
@@ -168,6 +193,7 @@ static void mutate(rng_t *r, screen_t *s)
     case 3: blank_from(s, rnd(r, s->w), rnd(r, s->h)); break;
     case 4: blank_from(s, 0, rnd(r, s->h)); break;
     case 6: screen_touch_all(s); break;
+    case 7: slide(r, s); break;
     }
     if (rnd(r, 2))
         screen_cursor(s, rnd(r, s->w), rnd(r, s->h), rnd(r, 4) != 0);
@@ -218,8 +244,11 @@ static void print_expected(const ansi_profile_t *p, const screen_t *s)
 static void one_case(rng_t *r, const ansi_profile_t *p)
 {
     int w = 1 + rnd(r, 30), h = 1 + rnd(r, 8);
+    bool wide = rnd(r, 5) == 0; /* wide enough for a sideways move, which its last step makes */
     if (rnd(r, 20) == 0)
         w = 80, h = 24;
+    else if (wide)
+        w = 48 + rnd(r, 40), h = 4 + rnd(r, 12);
     int steps = 1 + rnd(r, 3);
     screen_t *g[4];
     buf_t all, last;
@@ -233,6 +262,8 @@ static void one_case(rng_t *r, const ansi_profile_t *p)
         screen_copy(g[k], g[k - 1]);
         screen_clean(g[k]);
         mutate(r, g[k]);
+        if (wide && k == steps)
+            slide(r, g[k]);
         if (k == steps)
             ansi_keyframe(p, g[k - 1], &last);
         size_t before = all.len;

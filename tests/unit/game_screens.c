@@ -291,9 +291,9 @@ static void frame_into(game_t *g, screen_t *s)
 /* Lists (inventory, equipment, discoveries, the sheet, the message
  * history) sit over the map's right side as NetHack's menus do: the
  * frame changes only in a box right of a blank column, the status and
- * help lines stay, and Esc brings the frame back as it was. A list too
- * wide for the screen (the sheet at 40 columns) or too tall (help, with
- * its footer) fills the screen as before. */
+ * help lines stay, and Esc brings the frame back as it was; help too, its
+ * footer under its last command. A list too wide for the screen (the
+ * sheet or help at 40 columns) fills the screen as before. */
 START_TEST(lists_sit_over_the_map)
 {
     static const struct {
@@ -303,8 +303,8 @@ START_TEST(lists_sit_over_the_map)
         bool boxed;
     } LISTS[] = {{'i', 80, "Inventory", true},        {'e', 80, "Equipment", true},
                  {'\\', 80, "Discoveries", true},     {'C', 80, "Character sheet", true},
-                 {0x10, 80, "Message history", true}, {'?', 80, "Commands", false},
-                 {'C', 40, "Character sheet", false}};
+                 {0x10, 80, "Message history", true}, {'?', 80, "Commands", true},
+                 {'C', 40, "Character sheet", false}, {'?', 40, "Commands", false}};
     content_t *c = shipped_content();
     game_t *g = alone(c, 13, HUMAN, WIZARD);
     key(g, KEY_ESC); /* the messages of the way down read */

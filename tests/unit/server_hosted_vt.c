@@ -765,6 +765,177 @@ START_TEST(ansi_scroll_only_where_it_pays)
 }
 END_TEST
 
+/* One random map tile at (x, y), as random_row draws them. */
+static void random_cell(screen_t *s, int x, int y, uint64_t *r)
+{
+    static const char TILES[] = "..#+<>@$%";
+    uint64_t v = next(r);
+    style_t st = {(uint16_t)(v >> 8 & 15), v >> 12 & 3 ? SCREEN_DEFAULT_COLOR : 4,
+                  (uint8_t)(v >> 16 & 1 ? ATTR_BOLD : 0)};
+    screen_put(s, x, y, v % 3 ? (uint32_t)TILES[v % 9] : ' ', st);
+}
+
+static void copy_cell(screen_t *s, int x, int y, const cell_t *c)
+{
+    screen_put(s, x, y, c->ch, (style_t){c->fg, c->bg, (uint8_t)c->attr});
+}
+
+/* Plays keyframe(a) + diff(a, b) in libvterm under prof and checks the
+ * screen equals b; returns whether the diff deleted or inserted cells. */
+static bool plays_exactly(const ansi_profile_t *prof, const screen_t *a, const screen_t *b,
+                          size_t *diff_len)
+{
+    screen_t *shown = screen_new(b->w, b->h);
+    vtgrid_t *g = vtgrid_new(b->w, b->h, NULL, NULL);
+    buf_t out;
+    buf_init(&out);
+    ansi_keyframe(prof, a, &out);
+    size_t key = out.len;
+    ansi_diff(prof, a, b, &out);
+    bool shifted = false;
+    for (size_t i = key; i + 2 < out.len; i++) /* CSI digits P or @ */
+        if (out.data[i] == '\x1b' && out.data[i + 1] == '[') {
+            size_t j = i + 2;
+            while (j < out.len && out.data[j] >= '0' && out.data[j] <= '9')
+                j++;
+            shifted |= j < out.len && (out.data[j] == 'P' || out.data[j] == '@');
+        }
+    if (diff_len)
+        *diff_len = out.len - key;
+    vtgrid_write(g, out.data, out.len);
+    vtgrid_sync(g, shown, true);
+    same_screen(shown, b);
+    buf_free(&out);
+    vtgrid_free(g);
+    screen_free(shown);
+    return shifted;
+}
+
+/* b: a's map (columns [0, mapw) of rows 1..map) moved dx columns and dy
+ * rows (new cells random), the panel right of it kept or redrawn. */
+static void slide_map(const screen_t *a, screen_t *b, int mapw, int map, int dx, int dy,
+                      uint64_t *r)
+{
+    screen_copy(b, a);
+    for (int y = 1; y <= map; y++)
+        for (int x = 0; x < mapw; x++) {
+            int fx = x + dx, fy = y + dy;
+            if (fx >= 0 && fx < mapw && fy >= 1 && fy <= map)
+                copy_cell(b, x, y, at(a, fx, fy));
+            else
+                random_cell(b, x, y, r);
+        }
+    screen_touch_all(b);
+}
+
+START_TEST(ansi_shifted_diffs_play_exactly)
+{
+    ansi_profile_t prof;
+    ansi_profile_for_term(&prof, "xterm-256color");
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+    int shifted = 0, rounds = 300;
+    for (int round = 0; round < rounds; round++) {
+        int w = 48 + (int)(next(&r) % 33), h = 12 + (int)(next(&r) % 13), map = h - 4;
+        int panel = round % 3 ? 4 + (int)(next(&r) % 12) : 0, mapw = w - panel;
+        screen_t *a = screen_new(w, h), *b = screen_new(w, h);
+        for (int y = 1; y <= map; y++) {
+            random_row(a, y, &r);
+            if (panel)
+                screen_textf(a, mapw, y, (style_t){3, SCREEN_DEFAULT_COLOR, 0}, " P%d-%d   ", y,
+                             round);
+        }
+        screen_textf(a, 0, h - 2, STYLE_DEFAULT, "Status %d", round);
+        /* a sideways move, by more than half the map every fourth round,
+         * and up or down by a few rows every other round */
+        int dx = 1 + (int)(next(&r) % (uint64_t)(round % 4 ? mapw / 2 : mapw - mapw / 2 - 1));
+        dx = round % 4 ? dx : mapw / 2 + dx;
+        dx = next(&r) & 1 ? dx : -dx;
+        int dy = round % 2 ? 0 : (int)(next(&r) % 7) - 3;
+        slide_map(a, b, mapw, map, dx, dy, &r);
+        if (panel && round % 5 == 1) /* the panel changes too, on one row */
+            screen_textf(b, mapw, 2, STYLE_DEFAULT, " changed");
+        screen_textf(b, 0, h - 2, STYLE_DEFAULT, "Status %d!", round);
+        screen_cursor(b, (int)(next(&r) % (uint64_t)w), 1 + (int)(next(&r) % (uint64_t)map), true);
+        shifted += plays_exactly(&prof, a, b, NULL);
+        screen_free(a);
+        screen_free(b);
+    }
+    ck_assert_int_gt(shifted, rounds / 2); /* most rounds took the sideways path */
+}
+END_TEST
+
+/* A 60-column map of distinct rows beside a 20-column panel. */
+static void map_and_panel(screen_t *a)
+{
+    for (int y = 1; y <= 20; y++) {
+        for (int x = 0; x < 60; x++)
+            screen_put(
+                a, x, y, (uint32_t) "..#..+..##.~~.<>" [(x * x * 7 + y * 13 + x * y) % 16],
+                (style_t) { (uint16_t)(1 + (x + y) % 6), SCREEN_DEFAULT_COLOR, 0 });
+        screen_textf(a, 60, y, STYLE_DEFAULT, " panel line %d", y);
+    }
+    screen_textf(a, 0, 22, STYLE_DEFAULT, "Status");
+}
+
+START_TEST(ansi_shift_keeps_a_panel_and_pays)
+{
+    ansi_profile_t rich, vt100;
+    ansi_profile_for_term(&rich, "xterm-256color");
+    ansi_profile_for_term(&vt100, "vt100");
+    uint64_t r = 7;
+    screen_t *a = screen_new(80, 24), *b = screen_new(80, 24);
+    map_and_panel(a);
+    size_t shifted_len, plain_len;
+    /* left by 10: DCH at each row's start, ICH where the panel begins */
+    slide_map(a, b, 60, 20, 10, 0, &r);
+    ck_assert(plays_exactly(&rich, a, b, &shifted_len));
+    ck_assert(!plays_exactly(&vt100, a, b, &plain_len)); /* no ICH on a VT100 */
+    ck_assert_uint_lt(shifted_len * 2, plain_len);
+    /* by 45, more than half the map: left it shifts (deleting), right it
+     * would insert more cells than tmux 3.3 clears, so it draws */
+    slide_map(a, b, 60, 20, 45, 0, &r);
+    ck_assert(plays_exactly(&rich, a, b, &shifted_len));
+    ck_assert(!plays_exactly(&vt100, a, b, &plain_len));
+    ck_assert_uint_lt(shifted_len, plain_len);
+    slide_map(a, b, 60, 20, -45, 0, &r);
+    ck_assert(!plays_exactly(&rich, a, b, NULL));
+    /* diagonally */
+    slide_map(a, b, 60, 20, 12, -4, &r);
+    ck_assert(plays_exactly(&rich, a, b, &shifted_len));
+    ck_assert(!plays_exactly(&vt100, a, b, &plain_len));
+    ck_assert_uint_lt(shifted_len * 2, plain_len);
+    screen_free(a);
+    screen_free(b);
+}
+END_TEST
+
+START_TEST(ansi_shift_only_where_it_pays)
+{
+    ansi_profile_t rich;
+    ansi_profile_for_term(&rich, "xterm-256color");
+    uint64_t r = 11;
+    screen_t *a = screen_new(80, 24), *b = screen_new(80, 24);
+    map_and_panel(a);
+    /* two rows moved: too few to look for a shift */
+    screen_copy(b, a);
+    for (int x = 0; x < 59; x++) {
+        copy_cell(b, x, 5, at(a, x + 1, 5));
+        copy_cell(b, x, 6, at(a, x + 1, 6));
+    }
+    ck_assert(!plays_exactly(&rich, a, b, NULL));
+    /* every row moved by one, then most of each row drawn anew: the few
+     * cells a shift would keep do not pay for it */
+    slide_map(a, b, 60, 20, 1, 0, &r);
+    for (int y = 1; y <= 20; y++)
+        for (int x = 0; x < 60; x++)
+            if (x % 10 > 1)
+                random_cell(b, x, y, &r);
+    ck_assert(!plays_exactly(&rich, a, b, NULL));
+    screen_free(a);
+    screen_free(b);
+}
+END_TEST
+
 Suite *suite_server_hosted_vt(void)
 {
     Suite *s = suite_create("server.hosted_vt");
@@ -778,6 +949,9 @@ Suite *suite_server_hosted_vt(void)
     tcase_add_test(t, vtgrid_survives_c1_in_utf8);
     tcase_add_test(t, ansi_scrolled_diffs_play_exactly);
     tcase_add_test(t, ansi_scroll_only_where_it_pays);
+    tcase_add_test(t, ansi_shifted_diffs_play_exactly);
+    tcase_add_test(t, ansi_shift_keeps_a_panel_and_pays);
+    tcase_add_test(t, ansi_shift_only_where_it_pays);
     tcase_add_test(t, vtgrid_survives_libvterm_limits);
     tcase_add_test(t, vtgrid_settles_after_a_resize);
     tcase_add_test(t, vtgrid_shows_double_width_lines_at_normal_width);
