@@ -560,7 +560,14 @@ struct db_backend {
     /* Gives back the unused ids [first, end) if nothing was taken after
      * them (NULL: the counter cannot go back, as a sequence's). */
     void (*give_ids)(db_conn_t *c, int64_t first, int64_t end);
+    /* Writes and commits the whole batch ops (linked by next) at once,
+     * in fewer round trips than op by op (NULL: none such). DB_OK when
+     * committed, every op done; DB_ERR when the COMMIT failed (the
+     * message in c->err); DB_RUN_EACH when nothing is stored and nothing
+     * of the ops changed: the batch is to run op by op. */
+    int (*write_all)(db_conn_t *c, db_op_t *ops);
 };
+#define DB_RUN_EACH 1 /* write_all: run the batch op by op instead */
 
 extern const db_backend_t db_sqlite_backend; /* db_sqlite.c */
 extern const db_backend_t db_pg_backend;     /* db_pg.c */

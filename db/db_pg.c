@@ -148,8 +148,7 @@ static bool prepare(db_conn_t *c, int id)
     PGresult *r = PQprepare(pgc(c), name, sql, (int)d->nparams, types);
     bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
-    if (ok)
-        r = PQdescribePrepared(pgc(c), name);
+    r = ok ? PQdescribePrepared(pgc(c), name) : NULL; /* not the one cleared */
     ok = ok && PQresultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
         char msg[160];
@@ -555,6 +554,147 @@ static int take_ids(db_conn_t *c, int64_t *ids, int n)
     return got < 0 ? -1 : got < n ? got : n;
 }
 
+/* ---- a whole batch in two round trips ------------------------------------------------ */
+
+/* Statements sent before their answers are read: libpq writes blocking,
+ * so the server's answers to many more could fill the socket both ways. */
+#define PG_PIPE_STEPS 256
+
+/* Whether op may be sent with the others before any answer is seen: it
+ * reads no rows (a batch run again op by op would find them twice). */
+static bool pipeable(const db_op_t *op)
+{
+    return op->status == DB_OK && !op->run && op->nread == 0 && op->used > 0;
+}
+
+static bool prepare_op(db_conn_t *c, const db_op_t *op)
+{
+    for (size_t off = 0; off < op->used;) {
+        const db_rec_t *r = (const db_rec_t *)(op->mem + off);
+        if (!prepare(c, r->stmt))
+            return false;
+        off += r->size;
+    }
+    return true;
+}
+
+static bool send_op(db_conn_t *c, const db_op_t *op)
+{
+    for (size_t off = 0; off < op->used;) {
+        const db_rec_t *r = (const db_rec_t *)(op->mem + off);
+        params_t p;
+        params(&p, op, r);
+        if (!PQsendQueryPrepared(pgc(c), p.name, r->nvals, p.vals, p.lens, p.fmts, 0))
+            return false;
+        off += r->size;
+    }
+    return true;
+}
+
+/* The answers to op's steps: whether each did what run_step takes for
+ * success (a change where one is wanted); op->id as run_step sets it. */
+static bool read_op(db_conn_t *c, db_op_t *op)
+{
+    bool ok = true;
+    for (size_t off = 0; off < op->used;) {
+        const db_rec_t *r = (const db_rec_t *)(op->mem + off);
+        const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
+        PGresult *res = next_result(pgc(c));
+        int64_t n = strtoll(PQcmdTuples(res), NULL, 10);
+        ok = ok &&
+             (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK);
+        ok = ok && !(d->outcome == DB_OUT_CHANGE && n == 0);
+        if (ok && d->outcome == DB_OUT_ROWID)
+            op->id = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+        if (ok && d->outcome == DB_OUT_COUNT)
+            op->id = n;
+        PQclear(res);
+        off += r->size;
+    }
+    return ok;
+}
+
+/* Sends the ops from *at on (BEGIN first when begin), PG_PIPE_STEPS
+ * steps at most, and a sync; reads their answers. *at: the op after
+ * them. false when a step failed, or the connection. */
+static bool pipe_part(db_conn_t *c, db_op_t **at, bool begin)
+{
+    PGconn *h = pgc(c);
+    db_op_t *op = *at;
+    int steps = 0;
+    bool ok = !begin || PQsendQueryParams(h, "BEGIN", 0, NULL, NULL, NULL, NULL, 0);
+    for (; ok && op && steps < PG_PIPE_STEPS; op = op->next) {
+        ok = send_op(c, op);
+        steps += op->nsteps;
+    }
+    if (!(ok && PQpipelineSync(h)))
+        return false; /* unsent statements: the connection is given up */
+    if (begin) {
+        PGresult *b = next_result(h);
+        ok = PQresultStatus(b) == PGRES_COMMAND_OK;
+        PQclear(b);
+    }
+    for (db_op_t *o = *at; o != op; o = o->next)
+        ok = read_op(c, o) && ok;    /* every answer read, failed or not */
+    PGresult *sync = PQgetResult(h); /* PGRES_PIPELINE_SYNC */
+    ok = ok && PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
+    PQclear(sync);
+    *at = op;
+    return ok;
+}
+
+/* The ops' steps after a BEGIN, in one pipeline (several when there
+ * are many), every answer read: whether all did as run_step wants. */
+static bool piped(db_conn_t *c, db_op_t *ops)
+{
+    if (!PQenterPipelineMode(pgc(c)))
+        return false;
+    bool ok = true;
+    for (db_op_t *at = ops; ok && at;)
+        ok = pipe_part(c, &at, at == ops);
+    if (!PQexitPipelineMode(pgc(c))) {
+        revive(c); /* answers left unread: the transaction goes with its connection */
+        return false;
+    }
+    return ok;
+}
+
+/* BEGIN and every op's steps in one pipeline, then COMMIT: two round
+ * trips for a batch instead of one per op and three more, and no
+ * savepoints. A step that fails (or changes nothing where run_step would
+ * fail) rolls it all back: the batch then runs op by op, each op in its
+ * savepoint, for each op's own outcome. */
+static int write_all(db_conn_t *c, db_op_t *ops)
+{
+    size_t n = 0;
+    for (db_op_t *op = ops; op; op = op->next, n++)
+        if (!pipeable(op))
+            return DB_RUN_EACH;
+    if (c->held_sp || c->held_rel || n == 0)
+        return DB_RUN_EACH;
+    if (PQstatus(pgc(c)) != CONNECTION_OK)
+        revive(c);
+    int64_t *ids = malloc(n * sizeof *ids); /* as they were, for a run op by op */
+    bool ok = ids != NULL;
+    n = 0;
+    for (db_op_t *op = ops; ok && op; op = op->next) {
+        ids[n++] = op->id;
+        ok = prepare_op(c, op);
+    }
+    ok = ok && piped(c, ops);
+    if (ok && exec_sql(c, "COMMIT") != DB_OK) {
+        free(ids);
+        return DB_ERR; /* as a COMMIT op by op fails: the batch with it */
+    }
+    if (!ok && PQtransactionStatus(pgc(c)) != PQTRANS_IDLE)
+        exec_sql(c, "ROLLBACK");
+    n = 0;
+    for (db_op_t *op = ops; !ok && ids && op; op = op->next)
+        op->id = ids[n++];
+    free(ids);
+    return ok ? DB_OK : DB_RUN_EACH;
+}
+
 const db_backend_t db_pg_backend = {
     .name = "PostgreSQL",
     .stmt_rollback = false,
@@ -564,6 +704,7 @@ const db_backend_t db_pg_backend = {
     .errmsg = errmsg,
     .close = conn_close,
     .take_ids = take_ids,
+    .write_all = write_all,
 };
 
 /* The server's notices (a NOTICE of CREATE ... IF NOT EXISTS) are no

@@ -427,6 +427,54 @@ static int pg_count(const char *sql)
     return n;
 }
 
+/* One value of a query in f's own schema. */
+static int fx_count(const fx_t *f, const char *sql)
+{
+    PGconn *c = PQconnectdb(f->path);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(c));
+    int n = atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+    return n;
+}
+
+/* A batch whose ops all succeed is sent at once, in one transaction
+ * without savepoints: its rows carry the transaction's own id (xmin), not
+ * one savepoint's each as when every op runs in its own savepoint, a
+ * round trip each. 300 appends: more than one pipeline's worth. */
+START_TEST(a_batch_that_succeeds_is_sent_at_once)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Eve", "eve"));
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    db_set_autoflush(f.db, false); /* one batch */
+    static done_t d[300];
+    memset(d, 0, sizeof d);
+    for (int i = 0; i < 300; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+    }
+    db_flush(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.writes - s0.writes, 300);
+    ck_assert_uint_eq(s1.failed - s0.failed, 0);
+    for (int i = 0; i < 300; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld", (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 300);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT xmin::text) FROM journal WHERE game = %lld",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 1);
+    fx_close(&f);
+}
+END_TEST
+
 /* Every connection of the daemon's dropped by the server (a restart, an
  * administrator's pg_terminate_backend, a failover) between two batches:
  * the next write and read connect again and succeed, set up as at the
@@ -753,6 +801,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, statements_are_translated_for_postgresql);
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
+    tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
     tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
