@@ -417,8 +417,11 @@ static int write_batch(db_core_t *db, db_list_t *batch)
     char msg[200] = "";
     int ret = c->be->write_all ? c->be->write_all(c, batch->head) : DB_RUN_EACH;
     if (ret == DB_OK) {
-        for (db_op_t *op = batch->head; op; op = op->next)
+        for (db_op_t *op = batch->head; op; op = op->next) {
+            if (op->status != DB_OK)
+                atomic_fetch_add(&db->failed, 1);
             atomic_fetch_add(&db->writes, 1);
+        }
     } else if (ret == DB_RUN_EACH) {
         ret = write_each(db, batch, msg, sizeof msg);
     } else {

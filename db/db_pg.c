@@ -554,7 +554,7 @@ static int take_ids(db_conn_t *c, int64_t *ids, int n)
     return got < 0 ? -1 : got < n ? got : n;
 }
 
-/* ---- a whole batch in two round trips ------------------------------------------------ */
+/* ---- a whole batch at once ------------------------------------------------------------ */
 
 /* Statements sent before their answers are read: libpq writes blocking,
  * so the server's answers to many more could fill the socket both ways. */
@@ -565,6 +565,19 @@ static int take_ids(db_conn_t *c, int64_t *ids, int n)
 static bool pipeable(const db_op_t *op)
 {
     return op->status == DB_OK && !op->run && op->nread == 0 && op->used > 0;
+}
+
+/* Whether op's COMMIT may go in the same pipeline as op, before its answer
+ * is seen: op is one statement, so one that changed no row where a change
+ * is wanted (run_step's DB_ENOTFOUND) changed nothing at all (no
+ * statement of the table modifies in a WITH, no trigger fires for no
+ * row), as rolled back to op's savepoint. Not a fenced append, whose "no
+ * row" is told apart by a look at the lease in its transaction
+ * (db_op_run). */
+static bool one_trip(const db_op_t *op)
+{
+    const db_rec_t *r = (const db_rec_t *)op->mem;
+    return op->nsteps == 1 && r->stmt != DB_STMT_JOURNAL_INSERT_LEASED;
 }
 
 static bool prepare_op(db_conn_t *c, const db_op_t *op)
@@ -591,51 +604,88 @@ static bool send_op(db_conn_t *c, const db_op_t *op)
     return true;
 }
 
-/* The answers to op's steps: whether each did what run_step takes for
- * success (a change where one is wanted); op->id as run_step sets it. */
-static bool read_op(db_conn_t *c, db_op_t *op)
+/* What the answers to an op's steps say. */
+enum { PIPE_OK, PIPE_NONE /* no row changed where one is wanted */, PIPE_FAILED };
+
+/* The answers to op's steps, against what run_step takes for success;
+ * op->id as run_step sets it. */
+static int read_op(db_conn_t *c, db_op_t *op)
 {
-    bool ok = true;
+    int how = PIPE_OK;
     for (size_t off = 0; off < op->used;) {
         const db_rec_t *r = (const db_rec_t *)(op->mem + off);
         const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
         PGresult *res = next_result(pgc(c));
+        ExecStatusType st = PQresultStatus(res);
         int64_t n = strtoll(PQcmdTuples(res), NULL, 10);
-        ok = ok &&
-             (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK);
-        ok = ok && !(d->outcome == DB_OUT_CHANGE && n == 0);
-        if (ok && d->outcome == DB_OUT_ROWID)
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+            how = PIPE_FAILED;
+        else if (how == PIPE_OK && d->outcome == DB_OUT_CHANGE && n == 0)
+            how = PIPE_NONE;
+        if (how == PIPE_OK && d->outcome == DB_OUT_ROWID)
             op->id = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
-        if (ok && d->outcome == DB_OUT_COUNT)
+        if (how == PIPE_OK && d->outcome == DB_OUT_COUNT)
             op->id = n;
         PQclear(res);
         off += r->size;
     }
+    return how;
+}
+
+/* One batch sent at once: its ops (linked by next) and what each came to. */
+typedef struct {
+    db_op_t *ops;
+    int64_t *ids; /* each op's id as it was, for a run op by op */
+    bool *none;   /* each op's PIPE_NONE */
+    bool commit;  /* COMMIT goes in the pipeline, after the last op */
+    bool unknown; /* it went, and whether it committed is not known */
+} pipe_t;
+
+/* A query of no parameters into the pipeline, or its answer read: whether
+ * it succeeded (a COMMIT: committed). */
+static bool send_plain(PGconn *h, const char *sql)
+{
+    return PQsendQueryParams(h, sql, 0, NULL, NULL, NULL, NULL, 0);
+}
+
+static bool read_plain(PGconn *h, const char *sql, bool *unknown)
+{
+    PGresult *r = next_result(h);
+    ExecStatusType st = PQresultStatus(r);
+    bool ok = st == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), sql) == 0;
+    /* skipped after a failed step (nothing stored), or failed itself, or
+     * no answer (the connection lost: it may have committed) */
+    *unknown = !ok && st != PGRES_PIPELINE_ABORTED;
+    PQclear(r);
     return ok;
 }
 
-/* Sends the ops from *at on (BEGIN first when begin), PG_PIPE_STEPS
- * steps at most, and a sync; reads their answers. *at: the op after
- * them. false when a step failed, or the connection. */
-static bool pipe_part(db_conn_t *c, db_op_t **at, bool begin)
+/* Sends the ops from *at on (op i of the batch; BEGIN first at the
+ * start), PG_PIPE_STEPS steps at most, the COMMIT after the last when
+ * p->commit, and a sync; reads every answer. *at, *i: the op after them.
+ * false when something failed (a PIPE_NONE does not, when p->commit). */
+static bool pipe_part(db_conn_t *c, pipe_t *p, db_op_t **at, size_t *i)
 {
     PGconn *h = pgc(c);
+    bool begin = *at == p->ops, ok = !begin || send_plain(h, "BEGIN");
     db_op_t *op = *at;
-    int steps = 0;
-    bool ok = !begin || PQsendQueryParams(h, "BEGIN", 0, NULL, NULL, NULL, NULL, 0);
-    for (; ok && op && steps < PG_PIPE_STEPS; op = op->next) {
+    for (int steps = 0; ok && op && steps < PG_PIPE_STEPS; op = op->next) {
         ok = send_op(c, op);
         steps += op->nsteps;
     }
-    if (!(ok && PQpipelineSync(h)))
-        return false; /* unsent statements: the connection is given up */
-    if (begin) {
-        PGresult *b = next_result(h);
-        ok = PQresultStatus(b) == PGRES_COMMAND_OK;
-        PQclear(b);
+    bool commit = p->commit && !op, sent = ok && commit && send_plain(h, "COMMIT");
+    if (!(ok && (!commit || sent) && PQpipelineSync(h))) {
+        p->unknown = sent; /* it may have gone */
+        return false;      /* unsent statements: the connection is given up */
     }
-    for (db_op_t *o = *at; o != op; o = o->next)
-        ok = read_op(c, o) && ok;    /* every answer read, failed or not */
+    bool unknown;
+    ok = !begin || read_plain(h, "BEGIN", &unknown);
+    for (db_op_t *o = *at; o != op; o = o->next, (*i)++) {
+        int how = read_op(c, o); /* every answer read, failed or not */
+        p->none[*i] = how == PIPE_NONE;
+        ok = ok && (how == PIPE_OK || (how == PIPE_NONE && p->commit));
+    }
+    ok = (!commit || read_plain(h, "COMMIT", &p->unknown)) && ok;
     PGresult *sync = PQgetResult(h); /* PGRES_PIPELINE_SYNC */
     ok = ok && PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
     PQclear(sync);
@@ -643,15 +693,16 @@ static bool pipe_part(db_conn_t *c, db_op_t **at, bool begin)
     return ok;
 }
 
-/* The ops' steps after a BEGIN, in one pipeline (several when there
- * are many), every answer read: whether all did as run_step wants. */
-static bool piped(db_conn_t *c, db_op_t *ops)
+/* BEGIN and the ops' steps after it in one pipeline (several when there
+ * are many), every answer read: whether all did as they should. */
+static bool piped(db_conn_t *c, pipe_t *p)
 {
     if (!PQenterPipelineMode(pgc(c)))
         return false;
     bool ok = true;
-    for (db_op_t *at = ops; ok && at;)
-        ok = pipe_part(c, &at, at == ops);
+    size_t i = 0;
+    for (db_op_t *at = p->ops; ok && at;)
+        ok = pipe_part(c, p, &at, &i);
     if (!PQexitPipelineMode(pgc(c))) {
         revive(c); /* answers left unread: the transaction goes with its connection */
         return false;
@@ -659,40 +710,61 @@ static bool piped(db_conn_t *c, db_op_t *ops)
     return ok;
 }
 
-/* BEGIN and every op's steps in one pipeline, then COMMIT: two round
- * trips for a batch instead of one per op and three more, and no
- * savepoints. A step that fails (or changes nothing where run_step would
- * fail) rolls it all back: the batch then runs op by op, each op in its
- * savepoint, for each op's own outcome. */
-static int write_all(db_conn_t *c, db_op_t *ops)
+/* The ops checked and prepared, their ids kept: the batch's pipe_t, or
+ * false to run it op by op. */
+static bool pipe_start(db_conn_t *c, db_op_t *ops, pipe_t *p)
 {
     size_t n = 0;
-    for (db_op_t *op = ops; op; op = op->next, n++)
+    bool one = true;
+    for (db_op_t *op = ops; op; op = op->next, n++) {
         if (!pipeable(op))
-            return DB_RUN_EACH;
+            return false;
+        one = one && one_trip(op);
+    }
     if (c->held_sp || c->held_rel || n == 0)
-        return DB_RUN_EACH;
+        return false;
     if (PQstatus(pgc(c)) != CONNECTION_OK)
         revive(c);
-    int64_t *ids = malloc(n * sizeof *ids); /* as they were, for a run op by op */
-    bool ok = ids != NULL;
+    *p = (pipe_t){ops, malloc(n * sizeof *p->ids), calloc(n, sizeof *p->none),
+                  one && n <= PG_PIPE_STEPS};
+    bool ok = p->ids && p->none;
     n = 0;
     for (db_op_t *op = ops; ok && op; op = op->next) {
-        ids[n++] = op->id;
+        p->ids[n++] = op->id;
         ok = prepare_op(c, op);
     }
-    ok = ok && piped(c, ops);
-    if (ok && exec_sql(c, "COMMIT") != DB_OK) {
-        free(ids);
-        return DB_ERR; /* as a COMMIT op by op fails: the batch with it */
+    return ok;
+}
+
+/* BEGIN, every op's steps and COMMIT in one pipeline when every op is one
+ * statement (one_trip), else COMMIT once the answers are in: one or two
+ * round trips for a batch instead of one per op and three more, and no
+ * savepoints. A step that fails (or changes nothing where run_step would
+ * fail, with more than one statement in an op) rolls it all back: the
+ * batch then runs op by op, each op in its savepoint, for each op's own
+ * outcome. */
+static int write_all(db_conn_t *c, db_op_t *ops)
+{
+    pipe_t p = {0};
+    bool ok = pipe_start(c, ops, &p) && piped(c, &p);
+    int ret = ok ? DB_OK : DB_RUN_EACH;
+    if ((ok && !p.commit && exec_sql(c, "COMMIT") != DB_OK) || p.unknown) {
+        if (p.unknown)
+            keep_err(c, PQerrorMessage(pgc(c)));
+        ret = DB_ERR; /* as a COMMIT op by op fails: the batch with it */
     }
-    if (!ok && PQtransactionStatus(pgc(c)) != PQTRANS_IDLE)
+    if (!ok && !p.unknown && PQtransactionStatus(pgc(c)) != PQTRANS_IDLE)
         exec_sql(c, "ROLLBACK");
-    n = 0;
-    for (db_op_t *op = ops; !ok && ids && op; op = op->next)
-        op->id = ids[n++];
-    free(ids);
-    return ok ? DB_OK : DB_RUN_EACH;
+    size_t i = 0;
+    for (db_op_t *op = ops; p.ids && op; op = op->next, i++) {
+        if (!ok)
+            op->id = p.ids[i];
+        else if (p.none[i])
+            db_op_fail_msg(op, DB_ENOTFOUND, "no such row"); /* as run_step says it */
+    }
+    free(p.ids);
+    free(p.none);
+    return ret;
 }
 
 const db_backend_t db_pg_backend = {

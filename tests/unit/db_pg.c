@@ -475,6 +475,45 @@ START_TEST(a_batch_that_succeeds_is_sent_at_once)
 }
 END_TEST
 
+/* A batch of one-statement ops goes with its COMMIT in one round trip: an
+ * append that finds a gap (it changes no row) fails alone, the others are
+ * stored in that one transaction, not run again op by op in savepoints. */
+START_TEST(a_gap_fails_alone_in_a_batch_sent_with_its_commit)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Fay", "fay"));
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    done_t d[10] = {{0}}, gap = {0};
+    for (int i = 0; i < 10; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        if (i == 4)
+            db_journal_append(f.db, g, 30, &k, 1, 5, on_done, &gap);
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.writes - s0.writes, 11);
+    ck_assert_uint_eq(s1.failed - s0.failed, 1);
+    ck_assert_int_eq(gap.status, DB_ENOTFOUND);
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld AND seq <= 10",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 10);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld AND seq = 30",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 0);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT xmin::text) FROM journal WHERE game = %lld",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 1);
+    fx_close(&f);
+}
+END_TEST
+
 /* Every connection of the daemon's dropped by the server (a restart, an
  * administrator's pg_terminate_backend, a failover) between two batches:
  * the next write and read connect again and succeed, set up as at the
@@ -802,6 +841,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
     tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
+    tcase_add_test(t, a_gap_fails_alone_in_a_batch_sent_with_its_commit);
     tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
