@@ -741,6 +741,10 @@ void db_op_free(db_op_t *op);
 
 /* Runs op's steps on connection c (a db thread): DB_OK or DB_E*. */
 int db_op_run(db_conn_t *c, db_op_t *op);
+/* A fenced append (r: JOURNAL_INSERT_LEASED) that stored nothing: its
+ * failure in op, DB_ELEASE when the lease is not the node's, else
+ * DB_ENOTFOUND (a gap). */
+int db_op_lease_or_gap(db_conn_t *c, db_op_t *op, const db_rec_t *r);
 /* Calls op's callback with its status and results (loop thread). */
 void db_op_deliver(const db_op_t *op);
 /* cb with status and no result, as if from an operation that never ran. */

@@ -571,13 +571,24 @@ static bool pipeable(const db_op_t *op)
  * is seen: op is one statement, so one that changed no row where a change
  * is wanted (run_step's DB_ENOTFOUND) changed nothing at all (no
  * statement of the table modifies in a WITH, no trigger fires for no
- * row), as rolled back to op's savepoint. Not a fenced append, whose "no
- * row" is told apart by a look at the lease in its transaction
- * (db_op_run). */
+ * row), as rolled back to op's savepoint. */
 static bool one_trip(const db_op_t *op)
 {
+    return op->nsteps == 1;
+}
+
+/* An op of one statement that changed no row in a committed batch: what
+ * db_op_run says of it. A fenced append's lease is looked at after the
+ * commit: only this node's writer takes its leases, so one that was not
+ * the node's in the batch is not now either (a gap whose lease another
+ * node took meanwhile is told DB_ELEASE: not the node's game either way). */
+static void none_after(db_conn_t *c, db_op_t *op)
+{
     const db_rec_t *r = (const db_rec_t *)op->mem;
-    return op->nsteps == 1 && r->stmt != DB_STMT_JOURNAL_INSERT_LEASED;
+    if (r->stmt == DB_STMT_JOURNAL_INSERT_LEASED)
+        db_op_lease_or_gap(c, op, r);
+    else
+        db_op_fail_msg(op, DB_ENOTFOUND, "no such row"); /* as run_step says it */
 }
 
 static bool prepare_op(db_conn_t *c, const db_op_t *op)
@@ -760,7 +771,7 @@ static int write_all(db_conn_t *c, db_op_t *ops)
         if (!ok)
             op->id = p.ids[i];
         else if (p.none[i])
-            db_op_fail_msg(op, DB_ENOTFOUND, "no such row"); /* as run_step says it */
+            none_after(c, op);
     }
     free(p.ids);
     free(p.none);

@@ -514,6 +514,49 @@ START_TEST(a_gap_fails_alone_in_a_batch_sent_with_its_commit)
 }
 END_TEST
 
+/* Fenced appends go with their COMMIT at once too: one to a game whose
+ * lease another node holds fails alone with DB_ELEASE, told after the
+ * commit; the node's own rows are stored in that one transaction. */
+START_TEST(a_fenced_batch_sent_with_its_commit_refuses_another_nodes_game)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t mine = make_game(&f, make_user(&f, "Gil", "gil"));
+    int64_t theirs = make_game(&f, make_user(&f, "Hal", "hal"));
+    done_t ta = {0}, tb = {0};
+    db_lease_take(f.db, mine, "node-a", 60000, on_done, &ta);
+    db_lease_take(f.db, theirs, "node-b", 60000, on_done, &tb);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(ta.status, DB_OK);
+    ck_assert_int_eq(tb.status, DB_OK);
+    db_lease_fence(f.db, "node-a", 60000);
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    done_t d[10] = {{0}}, refused = {0};
+    for (int i = 0; i < 10; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, mine, i + 1, &k, 1, 5, on_done, &d[i]);
+        if (i == 4)
+            db_journal_append(f.db, theirs, 1, &k, 1, 5, on_done, &refused);
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.failed - s0.failed, 1);
+    ck_assert_int_eq(refused.status, DB_ELEASE);
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld", (long long)theirs);
+    ck_assert_int_eq(fx_count(&f, sql), 0);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) * 100 + count(DISTINCT xmin::text) FROM journal WHERE game = %lld",
+             (long long)mine);
+    ck_assert_int_eq(fx_count(&f, sql), 1001); /* 10 rows, one transaction */
+    fx_close(&f);
+}
+END_TEST
+
 /* Every connection of the daemon's dropped by the server (a restart, an
  * administrator's pg_terminate_backend, a failover) between two batches:
  * the next write and read connect again and succeed, set up as at the
@@ -842,6 +885,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
     tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
     tcase_add_test(t, a_gap_fails_alone_in_a_batch_sent_with_its_commit);
+    tcase_add_test(t, a_fenced_batch_sent_with_its_commit_refuses_another_nodes_game);
     tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
