@@ -618,9 +618,17 @@ static bool send_op(db_conn_t *c, const db_op_t *op)
 /* What the answers to an op's steps say. */
 enum { PIPE_OK, PIPE_NONE /* no row changed where one is wanted */, PIPE_FAILED };
 
+/* Whether r is the server's refusal (a lost connection's, made by libpq,
+ * has no SQLSTATE): the transaction is rolled back, nothing after it
+ * commits. */
+static bool refused(const PGresult *r)
+{
+    return PQresultStatus(r) == PGRES_FATAL_ERROR && PQresultErrorField(r, PG_DIAG_SQLSTATE);
+}
+
 /* The answers to op's steps, against what run_step takes for success;
- * op->id as run_step sets it. */
-static int read_op(db_conn_t *c, db_op_t *op)
+ * op->id as run_step sets it; *aborted when the server refused one. */
+static int read_op(db_conn_t *c, db_op_t *op, bool *aborted)
 {
     int how = PIPE_OK;
     for (size_t off = 0; off < op->used;) {
@@ -629,6 +637,7 @@ static int read_op(db_conn_t *c, db_op_t *op)
         PGresult *res = next_result(pgc(c));
         ExecStatusType st = PQresultStatus(res);
         int64_t n = strtoll(PQcmdTuples(res), NULL, 10);
+        *aborted = *aborted || refused(res);
         if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
             how = PIPE_FAILED;
         else if (how == PIPE_OK && d->outcome == DB_OUT_CHANGE && n == 0)
@@ -649,6 +658,7 @@ typedef struct {
     int64_t *ids; /* each op's id as it was, for a run op by op */
     bool *none;   /* each op's PIPE_NONE */
     bool commit;  /* COMMIT goes in the pipeline, after the last op */
+    bool aborted; /* the server refused a statement before the COMMIT */
     bool unknown; /* it went, and whether it committed is not known */
 } pipe_t;
 
@@ -659,14 +669,11 @@ static bool send_plain(PGconn *h, const char *sql)
     return PQsendQueryParams(h, sql, 0, NULL, NULL, NULL, NULL, 0);
 }
 
-static bool read_plain(PGconn *h, const char *sql, bool *unknown)
+static bool read_plain(PGconn *h, const char *sql, bool *aborted)
 {
     PGresult *r = next_result(h);
-    ExecStatusType st = PQresultStatus(r);
-    bool ok = st == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), sql) == 0;
-    /* skipped after a failed step (nothing stored), or failed itself, or
-     * no answer (the connection lost: it may have committed) */
-    *unknown = !ok && st != PGRES_PIPELINE_ABORTED;
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), sql) == 0;
+    *aborted = *aborted || refused(r);
     PQclear(r);
     return ok;
 }
@@ -689,14 +696,18 @@ static bool pipe_part(db_conn_t *c, pipe_t *p, db_op_t **at, size_t *i)
         p->unknown = sent; /* it may have gone */
         return false;      /* unsent statements: the connection is given up */
     }
-    bool unknown;
-    ok = !begin || read_plain(h, "BEGIN", &unknown);
+    ok = !begin || read_plain(h, "BEGIN", &p->aborted);
     for (db_op_t *o = *at; o != op; o = o->next, (*i)++) {
-        int how = read_op(c, o); /* every answer read, failed or not */
+        int how = read_op(c, o, &p->aborted); /* every answer read, failed or not */
         p->none[*i] = how == PIPE_NONE;
         ok = ok && (how == PIPE_OK || (how == PIPE_NONE && p->commit));
     }
-    ok = (!commit || read_plain(h, "COMMIT", &p->unknown)) && ok;
+    bool before = p->aborted, done = !commit || read_plain(h, "COMMIT", &p->aborted);
+    /* not committed for sure only when the server refused a statement
+     * before it: libpq answers PGRES_PIPELINE_ABORTED for every query
+     * after a lost connection too, whatever the server had done */
+    p->unknown = !done && !before;
+    ok = done && ok;
     PGresult *sync = PQgetResult(h); /* PGRES_PIPELINE_SYNC */
     ok = ok && PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
     PQclear(sync);

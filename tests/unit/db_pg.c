@@ -608,6 +608,33 @@ static double seconds(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The writer's connection dropped by the server between two batches of
+ * journal rows (one trip each: the statements and COMMIT sent at once):
+ * the next batch finds it gone before sending, connects again and is
+ * stored, not failed as a COMMIT whose answer was lost. */
+START_TEST(a_batch_sent_at_once_after_a_drop_connects_again)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Ivy", "ivy"));
+    for (int round = 0; round < 3; round++) {
+        done_t d[4] = {{0}};
+        for (int i = 0; i < 4; i++) {
+            uint8_t k = (uint8_t)i;
+            db_journal_append(f.db, g, round * 4 + i + 1, &k, 1, 5, on_done, &d[i]);
+        }
+        run(&f);
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(d[i].status == DB_OK, "round %d append %d: %d", round, i, d[i].status);
+        ck_assert_int_ge(pg_count("SELECT count(pg_terminate_backend(pid)) FROM "
+                                  "pg_stat_activity WHERE application_name = 'warrend writer'"),
+                         1);
+        usleep(100 * 1000); /* the server closes it */
+    }
+    fx_close(&f);
+}
+END_TEST
+
 /* A URL naming a dead host (an old primary) before the live one: the
  * first connection waits out its connect_timeout once; after the
  * connection drops, connecting again starts at the host that answered
@@ -890,6 +917,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
     tcase_add_test(t, dropped_connections_are_made_again);
+    tcase_add_test(t, a_batch_sent_at_once_after_a_drop_connects_again);
     tcase_add_test(t, a_reconnect_tries_the_host_that_answered_first);
     tcase_add_test(t, both_schemas_have_the_same_columns);
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
