@@ -386,26 +386,47 @@ static int run_write(db_core_t *db, db_op_t *op)
     return op->status;
 }
 
-/* One transaction for everything taken from the queue; each op in a savepoint. */
-static int write_batch(db_core_t *db, db_list_t *batch)
+/* One transaction for everything taken from the queue, op by op; each op
+ * in a savepoint. DB_OK, or the failure with its message in msg. */
+static int write_each(db_core_t *db, db_list_t *batch, char *msg, size_t n)
 {
     db_conn_t *c = &db->wconn;
     int ret = conn_exec(c, DB_STMT_BEGIN);
-    char msg[200] = "";
     if (ret != DB_OK)
-        snprintf(msg, sizeof msg, "%s", c->err);
+        snprintf(msg, n, "%s", c->err);
     for (db_op_t *op = batch->head; op && ret == DB_OK; op = op->next) {
         run_write(db, op);
         /* Some failures (a full disk, I/O, a lost server) may roll the
          * whole transaction back: then nothing of the batch is stored, and
          * what would run next must not run outside a transaction. */
         if (!c->be->in_tx(c)) {
-            snprintf(msg, sizeof msg, "%s", op->err ? op->err : "transaction rolled back");
+            snprintf(msg, n, "%s", op->err ? op->err : "transaction rolled back");
             ret = DB_ERR;
         }
     }
     if (ret == DB_OK && (ret = conn_exec(c, DB_STMT_COMMIT)) != DB_OK)
+        snprintf(msg, n, "%s", c->err);
+    return ret;
+}
+
+/* One transaction for everything taken from the queue: all of it at once
+ * where the backend can (write_all), else op by op. */
+static int write_batch(db_core_t *db, db_list_t *batch)
+{
+    db_conn_t *c = &db->wconn;
+    char msg[200] = "";
+    int ret = c->be->write_all ? c->be->write_all(c, batch->head) : DB_RUN_EACH;
+    if (ret == DB_OK) {
+        for (db_op_t *op = batch->head; op; op = op->next) {
+            if (op->status != DB_OK)
+                atomic_fetch_add(&db->failed, 1);
+            atomic_fetch_add(&db->writes, 1);
+        }
+    } else if (ret == DB_RUN_EACH) {
+        ret = write_each(db, batch, msg, sizeof msg);
+    } else {
         snprintf(msg, sizeof msg, "%s", c->err);
+    }
     if (ret == DB_OK) {
         atomic_fetch_add(&db->commits, 1);
         return DB_OK;

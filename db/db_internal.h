@@ -582,7 +582,14 @@ struct db_backend {
     /* Gives back the unused ids [first, end) if nothing was taken after
      * them (NULL: the counter cannot go back, as a sequence's). */
     void (*give_ids)(db_conn_t *c, int64_t first, int64_t end);
+    /* Writes and commits the whole batch ops (linked by next) at once,
+     * in fewer round trips than op by op (NULL: none such). DB_OK when
+     * committed, every op done; DB_ERR when the COMMIT failed (the
+     * message in c->err); DB_RUN_EACH when nothing is stored and nothing
+     * of the ops changed: the batch is to run op by op. */
+    int (*write_all)(db_conn_t *c, db_op_t *ops);
 };
+#define DB_RUN_EACH 1 /* write_all: run the batch op by op instead */
 
 extern const db_backend_t db_sqlite_backend; /* db_sqlite.c */
 extern const db_backend_t db_pg_backend;     /* db_pg.c */
@@ -757,6 +764,10 @@ void db_op_free(db_op_t *op);
 
 /* Runs op's steps on connection c (a db thread): DB_OK or DB_E*. */
 int db_op_run(db_conn_t *c, db_op_t *op);
+/* A fenced append (r: JOURNAL_INSERT_LEASED) that stored nothing: its
+ * failure in op, DB_ELEASE when the lease is not the node's, else
+ * DB_ENOTFOUND (a gap). */
+int db_op_lease_or_gap(db_conn_t *c, db_op_t *op, const db_rec_t *r);
 /* Calls op's callback with its status and results (loop thread). */
 void db_op_deliver(const db_op_t *op);
 /* cb with status and no result, as if from an operation that never ran. */

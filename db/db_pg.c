@@ -148,8 +148,7 @@ static bool prepare(db_conn_t *c, int id)
     PGresult *r = PQprepare(pgc(c), name, sql, (int)d->nparams, types);
     bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
-    if (ok)
-        r = PQdescribePrepared(pgc(c), name);
+    r = ok ? PQdescribePrepared(pgc(c), name) : NULL; /* not the one cleared */
     ok = ok && PQresultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
         char msg[160];
@@ -555,6 +554,241 @@ static int take_ids(db_conn_t *c, int64_t *ids, int n)
     return got < 0 ? -1 : got < n ? got : n;
 }
 
+/* ---- a whole batch at once ------------------------------------------------------------ */
+
+/* Statements sent before their answers are read: libpq writes blocking,
+ * so the server's answers to many more could fill the socket both ways. */
+#define PG_PIPE_STEPS 256
+
+/* Whether op may be sent with the others before any answer is seen: it
+ * reads no rows (a batch run again op by op would find them twice). */
+static bool pipeable(const db_op_t *op)
+{
+    return op->status == DB_OK && !op->run && op->nread == 0 && op->used > 0;
+}
+
+/* Whether op's COMMIT may go in the same pipeline as op, before its answer
+ * is seen: op is one statement, so one that changed no row where a change
+ * is wanted (run_step's DB_ENOTFOUND) changed nothing at all (no
+ * statement of the table modifies in a WITH, no trigger fires for no
+ * row), as rolled back to op's savepoint. */
+static bool one_trip(const db_op_t *op)
+{
+    return op->nsteps == 1;
+}
+
+/* An op of one statement that changed no row in a committed batch: what
+ * db_op_run says of it. A fenced append's lease is looked at after the
+ * commit: only this node's writer takes its leases, so one that was not
+ * the node's in the batch is not now either (a gap whose lease another
+ * node took meanwhile is told DB_ELEASE: not the node's game either way). */
+static void none_after(db_conn_t *c, db_op_t *op)
+{
+    const db_rec_t *r = (const db_rec_t *)op->mem;
+    if (r->stmt == DB_STMT_JOURNAL_INSERT_LEASED)
+        db_op_lease_or_gap(c, op, r);
+    else
+        db_op_fail_msg(op, DB_ENOTFOUND, "no such row"); /* as run_step says it */
+}
+
+static bool prepare_op(db_conn_t *c, const db_op_t *op)
+{
+    for (size_t off = 0; off < op->used;) {
+        const db_rec_t *r = (const db_rec_t *)(op->mem + off);
+        if (!prepare(c, r->stmt))
+            return false;
+        off += r->size;
+    }
+    return true;
+}
+
+static bool send_op(db_conn_t *c, const db_op_t *op)
+{
+    for (size_t off = 0; off < op->used;) {
+        const db_rec_t *r = (const db_rec_t *)(op->mem + off);
+        params_t p;
+        params(&p, op, r);
+        if (!PQsendQueryPrepared(pgc(c), p.name, r->nvals, p.vals, p.lens, p.fmts, 0))
+            return false;
+        off += r->size;
+    }
+    return true;
+}
+
+/* What the answers to an op's steps say. */
+enum { PIPE_OK, PIPE_NONE /* no row changed where one is wanted */, PIPE_FAILED };
+
+/* Whether r is the server's refusal (a lost connection's, made by libpq,
+ * has no SQLSTATE): the transaction is rolled back, nothing after it
+ * commits. */
+static bool refused(const PGresult *r)
+{
+    return PQresultStatus(r) == PGRES_FATAL_ERROR && PQresultErrorField(r, PG_DIAG_SQLSTATE);
+}
+
+/* The answers to op's steps, against what run_step takes for success;
+ * op->id as run_step sets it; *aborted when the server refused one. */
+static int read_op(db_conn_t *c, db_op_t *op, bool *aborted)
+{
+    int how = PIPE_OK;
+    for (size_t off = 0; off < op->used;) {
+        const db_rec_t *r = (const db_rec_t *)(op->mem + off);
+        const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
+        PGresult *res = next_result(pgc(c));
+        ExecStatusType st = PQresultStatus(res);
+        int64_t n = strtoll(PQcmdTuples(res), NULL, 10);
+        *aborted = *aborted || refused(res);
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+            how = PIPE_FAILED;
+        else if (how == PIPE_OK && d->outcome == DB_OUT_CHANGE && n == 0)
+            how = PIPE_NONE;
+        if (how == PIPE_OK && d->outcome == DB_OUT_ROWID)
+            op->id = PQntuples(res) > 0 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+        if (how == PIPE_OK && d->outcome == DB_OUT_COUNT)
+            op->id = n;
+        PQclear(res);
+        off += r->size;
+    }
+    return how;
+}
+
+/* One batch sent at once: its ops (linked by next) and what each came to. */
+typedef struct {
+    db_op_t *ops;
+    int64_t *ids; /* each op's id as it was, for a run op by op */
+    bool *none;   /* each op's PIPE_NONE */
+    bool commit;  /* COMMIT goes in the pipeline, after the last op */
+    bool aborted; /* the server refused a statement before the COMMIT */
+    bool unknown; /* it went, and whether it committed is not known */
+} pipe_t;
+
+/* A query of no parameters into the pipeline, or its answer read: whether
+ * it succeeded (a COMMIT: committed). */
+static bool send_plain(PGconn *h, const char *sql)
+{
+    return PQsendQueryParams(h, sql, 0, NULL, NULL, NULL, NULL, 0);
+}
+
+static bool read_plain(PGconn *h, const char *sql, bool *aborted)
+{
+    PGresult *r = next_result(h);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), sql) == 0;
+    *aborted = *aborted || refused(r);
+    PQclear(r);
+    return ok;
+}
+
+/* Sends the ops from *at on (op i of the batch; BEGIN first at the
+ * start), PG_PIPE_STEPS steps at most, the COMMIT after the last when
+ * p->commit, and a sync; reads every answer. *at, *i: the op after them.
+ * false when something failed (a PIPE_NONE does not, when p->commit). */
+static bool pipe_part(db_conn_t *c, pipe_t *p, db_op_t **at, size_t *i)
+{
+    PGconn *h = pgc(c);
+    bool begin = *at == p->ops, ok = !begin || send_plain(h, "BEGIN");
+    db_op_t *op = *at;
+    for (int steps = 0; ok && op && steps < PG_PIPE_STEPS; op = op->next) {
+        ok = send_op(c, op);
+        steps += op->nsteps;
+    }
+    bool commit = p->commit && !op, sent = ok && commit && send_plain(h, "COMMIT");
+    if (!(ok && (!commit || sent) && PQpipelineSync(h))) {
+        p->unknown = sent; /* it may have gone */
+        return false;      /* unsent statements: the connection is given up */
+    }
+    ok = !begin || read_plain(h, "BEGIN", &p->aborted);
+    for (db_op_t *o = *at; o != op; o = o->next, (*i)++) {
+        int how = read_op(c, o, &p->aborted); /* every answer read, failed or not */
+        p->none[*i] = how == PIPE_NONE;
+        ok = ok && (how == PIPE_OK || (how == PIPE_NONE && p->commit));
+    }
+    bool before = p->aborted, done = !commit || read_plain(h, "COMMIT", &p->aborted);
+    /* not committed for sure only when the server refused a statement
+     * before it: libpq answers PGRES_PIPELINE_ABORTED for every query
+     * after a lost connection too, whatever the server had done */
+    p->unknown = !done && !before;
+    ok = done && ok;
+    PGresult *sync = PQgetResult(h); /* PGRES_PIPELINE_SYNC */
+    ok = ok && PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
+    PQclear(sync);
+    *at = op;
+    return ok;
+}
+
+/* BEGIN and the ops' steps after it in one pipeline (several when there
+ * are many), every answer read: whether all did as they should. */
+static bool piped(db_conn_t *c, pipe_t *p)
+{
+    if (!PQenterPipelineMode(pgc(c)))
+        return false;
+    bool ok = true;
+    size_t i = 0;
+    for (db_op_t *at = p->ops; ok && at;)
+        ok = pipe_part(c, p, &at, &i);
+    if (!PQexitPipelineMode(pgc(c))) {
+        revive(c); /* answers left unread: the transaction goes with its connection */
+        return false;
+    }
+    return ok;
+}
+
+/* The ops checked and prepared, their ids kept: the batch's pipe_t, or
+ * false to run it op by op. */
+static bool pipe_start(db_conn_t *c, db_op_t *ops, pipe_t *p)
+{
+    size_t n = 0;
+    bool one = true;
+    for (db_op_t *op = ops; op; op = op->next, n++) {
+        if (!pipeable(op))
+            return false;
+        one = one && one_trip(op);
+    }
+    if (c->held_sp || c->held_rel || n == 0)
+        return false;
+    if (PQstatus(pgc(c)) != CONNECTION_OK)
+        revive(c);
+    *p = (pipe_t){ops, malloc(n * sizeof *p->ids), calloc(n, sizeof *p->none),
+                  one && n <= PG_PIPE_STEPS};
+    bool ok = p->ids && p->none;
+    n = 0;
+    for (db_op_t *op = ops; ok && op; op = op->next) {
+        p->ids[n++] = op->id;
+        ok = prepare_op(c, op);
+    }
+    return ok;
+}
+
+/* BEGIN, every op's steps and COMMIT in one pipeline when every op is one
+ * statement (one_trip), else COMMIT once the answers are in: one or two
+ * round trips for a batch instead of one per op and three more, and no
+ * savepoints. A step that fails (or changes nothing where run_step would
+ * fail, with more than one statement in an op) rolls it all back: the
+ * batch then runs op by op, each op in its savepoint, for each op's own
+ * outcome. */
+static int write_all(db_conn_t *c, db_op_t *ops)
+{
+    pipe_t p = {0};
+    bool ok = pipe_start(c, ops, &p) && piped(c, &p);
+    int ret = ok ? DB_OK : DB_RUN_EACH;
+    if ((ok && !p.commit && exec_sql(c, "COMMIT") != DB_OK) || p.unknown) {
+        if (p.unknown)
+            keep_err(c, PQerrorMessage(pgc(c)));
+        ret = DB_ERR; /* as a COMMIT op by op fails: the batch with it */
+    }
+    if (!ok && !p.unknown && PQtransactionStatus(pgc(c)) != PQTRANS_IDLE)
+        exec_sql(c, "ROLLBACK");
+    size_t i = 0;
+    for (db_op_t *op = ops; p.ids && op; op = op->next, i++) {
+        if (!ok)
+            op->id = p.ids[i];
+        else if (p.none[i])
+            none_after(c, op);
+    }
+    free(p.ids);
+    free(p.none);
+    return ret;
+}
+
 const db_backend_t db_pg_backend = {
     .name = "PostgreSQL",
     .stmt_rollback = false,
@@ -564,6 +798,7 @@ const db_backend_t db_pg_backend = {
     .errmsg = errmsg,
     .close = conn_close,
     .take_ids = take_ids,
+    .write_all = write_all,
 };
 
 /* The server's notices (a NOTICE of CREATE ... IF NOT EXISTS) are no

@@ -269,7 +269,7 @@ void *db_op_add_row(db_op_t *op, int k, const db_row_t *row)
 /* A fenced append that stored nothing (r: JOURNAL_INSERT_LEASED): the
  * lease is checked after the fact, on this rare path only, to tell a lease
  * another node holds (DB_ELEASE) from a gap in the journal (DB_ENOTFOUND). */
-static int lease_or_gap(db_conn_t *c, db_op_t *op, const db_rec_t *r)
+int db_op_lease_or_gap(db_conn_t *c, db_op_t *op, const db_rec_t *r)
 {
     _Alignas(8) unsigned char mem[sizeof(db_rec_t) + 2 * sizeof(db_val_t)];
     db_rec_t *hold = (db_rec_t *)mem;
@@ -296,7 +296,7 @@ int db_op_run(db_conn_t *c, db_op_t *op)
         if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_LEASE_HOLD) /* fenced: not ours */
             return db_op_fail_msg(op, DB_ELEASE, "another node holds the game's lease");
         if (ret == DB_ENOTFOUND && r->stmt == DB_STMT_JOURNAL_INSERT_LEASED)
-            return lease_or_gap(c, op, r);
+            return db_op_lease_or_gap(c, op, r);
         if (ret != DB_OK)
             return ret;
         off += r->size;

@@ -427,6 +427,136 @@ static int pg_count(const char *sql)
     return n;
 }
 
+/* One value of a query in f's own schema. */
+static int fx_count(const fx_t *f, const char *sql)
+{
+    PGconn *c = PQconnectdb(f->path);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(c));
+    int n = atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+    return n;
+}
+
+/* A batch whose ops all succeed is sent at once, in one transaction
+ * without savepoints: its rows carry the transaction's own id (xmin), not
+ * one savepoint's each as when every op runs in its own savepoint, a
+ * round trip each. 300 appends: more than one pipeline's worth. */
+START_TEST(a_batch_that_succeeds_is_sent_at_once)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Eve", "eve"));
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    db_set_autoflush(f.db, false); /* one batch */
+    static done_t d[300];
+    memset(d, 0, sizeof d);
+    for (int i = 0; i < 300; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+    }
+    db_flush(f.db);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.writes - s0.writes, 300);
+    ck_assert_uint_eq(s1.failed - s0.failed, 0);
+    for (int i = 0; i < 300; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld", (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 300);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT xmin::text) FROM journal WHERE game = %lld",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 1);
+    fx_close(&f);
+}
+END_TEST
+
+/* A batch of one-statement ops goes with its COMMIT in one round trip: an
+ * append that finds a gap (it changes no row) fails alone, the others are
+ * stored in that one transaction, not run again op by op in savepoints. */
+START_TEST(a_gap_fails_alone_in_a_batch_sent_with_its_commit)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Fay", "fay"));
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    done_t d[10] = {{0}}, gap = {0};
+    for (int i = 0; i < 10; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        if (i == 4)
+            db_journal_append(f.db, g, 30, &k, 1, 5, on_done, &gap);
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.writes - s0.writes, 11);
+    ck_assert_uint_eq(s1.failed - s0.failed, 1);
+    ck_assert_int_eq(gap.status, DB_ENOTFOUND);
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld AND seq <= 10",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 10);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld AND seq = 30",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 0);
+    snprintf(sql, sizeof sql, "SELECT count(DISTINCT xmin::text) FROM journal WHERE game = %lld",
+             (long long)g);
+    ck_assert_int_eq(fx_count(&f, sql), 1);
+    fx_close(&f);
+}
+END_TEST
+
+/* Fenced appends go with their COMMIT at once too: one to a game whose
+ * lease another node holds fails alone with DB_ELEASE, told after the
+ * commit; the node's own rows are stored in that one transaction. */
+START_TEST(a_fenced_batch_sent_with_its_commit_refuses_another_nodes_game)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t mine = make_game(&f, make_user(&f, "Gil", "gil"));
+    int64_t theirs = make_game(&f, make_user(&f, "Hal", "hal"));
+    done_t ta = {0}, tb = {0};
+    db_lease_take(f.db, mine, "node-a", 60000, on_done, &ta);
+    db_lease_take(f.db, theirs, "node-b", 60000, on_done, &tb);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(ta.status, DB_OK);
+    ck_assert_int_eq(tb.status, DB_OK);
+    db_lease_fence(f.db, "node-a", 60000);
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    done_t d[10] = {{0}}, refused = {0};
+    for (int i = 0; i < 10; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, mine, i + 1, &k, 1, 5, on_done, &d[i]);
+        if (i == 4)
+            db_journal_append(f.db, theirs, 1, &k, 1, 5, on_done, &refused);
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.failed - s0.failed, 1);
+    ck_assert_int_eq(refused.status, DB_ELEASE);
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld", (long long)theirs);
+    ck_assert_int_eq(fx_count(&f, sql), 0);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) * 100 + count(DISTINCT xmin::text) FROM journal WHERE game = %lld",
+             (long long)mine);
+    ck_assert_int_eq(fx_count(&f, sql), 1001); /* 10 rows, one transaction */
+    fx_close(&f);
+}
+END_TEST
+
 /* Every connection of the daemon's dropped by the server (a restart, an
  * administrator's pg_terminate_backend, a failover) between two batches:
  * the next write and read connect again and succeed, set up as at the
@@ -477,6 +607,33 @@ static double seconds(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
+
+/* The writer's connection dropped by the server between two batches of
+ * journal rows (one trip each: the statements and COMMIT sent at once):
+ * the next batch finds it gone before sending, connects again and is
+ * stored, not failed as a COMMIT whose answer was lost. */
+START_TEST(a_batch_sent_at_once_after_a_drop_connects_again)
+{
+    fx_t f;
+    pg_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "Ivy", "ivy"));
+    for (int round = 0; round < 3; round++) {
+        done_t d[4] = {{0}};
+        for (int i = 0; i < 4; i++) {
+            uint8_t k = (uint8_t)i;
+            db_journal_append(f.db, g, round * 4 + i + 1, &k, 1, 5, on_done, &d[i]);
+        }
+        run(&f);
+        for (int i = 0; i < 4; i++)
+            ck_assert_msg(d[i].status == DB_OK, "round %d append %d: %d", round, i, d[i].status);
+        ck_assert_int_ge(pg_count("SELECT count(pg_terminate_backend(pid)) FROM "
+                                  "pg_stat_activity WHERE application_name = 'warrend writer'"),
+                         1);
+        usleep(100 * 1000); /* the server closes it */
+    }
+    fx_close(&f);
+}
+END_TEST
 
 /* A URL naming a dead host (an old primary) before the live one: the
  * first connection waits out its connect_timeout once; after the
@@ -754,10 +911,14 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, statements_are_translated_for_postgresql);
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
+    tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
+    tcase_add_test(t, a_gap_fails_alone_in_a_batch_sent_with_its_commit);
+    tcase_add_test(t, a_fenced_batch_sent_with_its_commit_refuses_another_nodes_game);
     tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
     tcase_add_test(t, rows_of_two_dialects_agree);
     tcase_add_test(t, hosted_rows_and_retired_names);
     tcase_add_test(t, dropped_connections_are_made_again);
+    tcase_add_test(t, a_batch_sent_at_once_after_a_drop_connects_again);
     tcase_add_test(t, a_reconnect_tries_the_host_that_answered_first);
     tcase_add_test(t, both_schemas_have_the_same_columns);
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
