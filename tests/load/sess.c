@@ -19,7 +19,9 @@
  * back (sess_lost, sess_tick): it logs in and presses p, and its key out
  * then, or one a goodbye screen came after, is in doubt, not answered. A
  * watcher sent back to the menu (its game ended or left its node) opens
- * the list again a moment later and picks its player's game anew. */
+ * the list again a moment later and picks its player's game anew; one
+ * whose game is on no page yet (between nodes) looks again from the first
+ * page a moment later. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +38,11 @@
 #define TOLD_RETRY_NS   500000000ull
 #define WATCH_RETRY_NS  250000000ull /* a watcher's pause before the list again */
 /* A watcher in the menus that has typed nothing for this long acts on
- * what it sees afresh: a key of its may have met another screen on its
- * way (a notice that came meanwhile takes any key), leaving it waiting
- * for a screen that does not come (the list it shows redraws by itself). */
+ * what it sees afresh: a safety net for a key of its that got no answer
+ * (the daemon drops input over its per-connection cap, input-rate, so a
+ * watcher must never go round the menus without a pause), which would
+ * leave it waiting for a screen that does not come. Counted: a run
+ * expects none (watch_nudges). */
 #define WATCH_STILL_NS  2000000000ull
 
 /* What each screen of server/screens/menu.c and the game shows at 80x24. */
@@ -311,12 +315,24 @@ static void on_menu_anon(sess_t *s)
         sess_fail(s, msg); /* registration refused */
 }
 
+/* The watch list again from its first page: q, then the menu's w. */
+static void leave_list(sess_t *s)
+{
+    type(s, "q");
+    s->leaving = true;
+    s->acted = SEEN_NOTHING;
+    s->actions = 0;
+}
+
 void sess_retry(sess_t *s)
 {
     s->retry_ns = 0;
     s->actions = 0;   /* the screens of a retry are not a session going round in circles */
-    if (s->watcher) { /* told its pick cannot be watched (yet): the list again */
-        type(s, "w");
+    if (s->watcher) { /* its pick refused, or its game not listed: the list again */
+        if (seen_now(s) == SEEN_WATCHLIST)
+            leave_list(s);
+        else
+            type(s, "w");
         return;
     }
     s->L->busy++;
@@ -390,18 +406,20 @@ static void pick_game(sess_t *s)
             char key[2] = {r[2], 0};
             type(s, key);
             s->picked = true;
+            s->retry_ns = 0;
             return;
         }
     }
     int page, pages;
     const char *p = strstr(vt_row(&s->vt, 1), "page ");
-    if (p && sscanf(p, "page %d/%d", &page, &pages) == 2 && page < pages)
-        type(s, ">");         /* not on this page; redraws of the list come by themselves */
-    else if (p && page > 1) { /* past the end: the game may have come since, on an */
-        type(s, "q");         /* earlier page; the list again from its first */
-        s->leaving = true;
-        s->acted = SEEN_NOTHING;
-        s->actions = 0;
+    if (p && sscanf(p, "page %d/%d", &page, &pages) == 2 && page < pages) {
+        s->retry_ns = 0;
+        type(s, ">"); /* not on this page; redraws of the list come by themselves */
+    } else if (p && page > 1 && !s->retry_ns) {
+        /* not listed (a game between nodes is on none's list until it
+         * runs again): the list again from its first page a moment later,
+         * not at once, which would flood the daemon's input cap */
+        s->retry_ns = uv_hrtime() + WATCH_RETRY_NS;
     }
 }
 
