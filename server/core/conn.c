@@ -3,6 +3,7 @@
 #include <string.h>
 #include "hooks.h"
 #include "json.h"
+#include "log.h"
 #include "ratelimit.h"
 #include "relay.h"
 #include "server.h"
@@ -96,9 +97,21 @@ void conn_unref(conn_t *c)
         c->ops->settled(c);
 }
 
+#define DROP_LOG_MS 10000
+
 size_t conn_rate_allow(conn_t *c, size_t n)
 {
-    return ratelimit_take(c->input_limit, n, now_ms(c->srv));
+    uint64_t now = now_ms(c->srv);
+    size_t ok = ratelimit_take(c->input_limit, n, now);
+    c->input_dropped += n - ok;
+    if (c->input_dropped && (!c->input_logged_ms || now - c->input_logged_ms >= DROP_LOG_MS)) {
+        log_warn("input over the cap conn=%llu user=%s dropped=%llu bytes (input-rate %d/s)",
+                 (unsigned long long)c->id, c->user[0] ? c->user : "-",
+                 (unsigned long long)c->input_dropped, c->srv->cfg.input_rate);
+        c->input_dropped = 0;
+        c->input_logged_ms = now ? now : 1;
+    }
+    return ok;
 }
 
 void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *game_name)

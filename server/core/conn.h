@@ -136,6 +136,8 @@ struct conn {
     list_t wnode;             /* its session's watchers (session.c) */
     menu_state_t *menu;       /* menu.c */
     ratelimit_t *input_limit; /* input bytes per second (conn.c, ratelimit.c) */
+    uint64_t input_dropped;   /* bytes over it not yet logged */
+    uint64_t input_logged_ms; /* when a drop was last logged (0: never) */
     watchview_t *watch;       /* a terminal watcher's help, chat line, footer (watch.c) */
 };
 
@@ -155,7 +157,8 @@ void conn_close(conn_t *c, const char *why);
 void conn_ref(conn_t *c);
 void conn_unref(conn_t *c);
 /* Input bytes allowed now by the connection's rate cap (a flood is
- * dropped, not queued). */
+ * dropped, not queued; the drop is logged, at most once in 10 s a
+ * connection, with the bytes dropped since). */
 size_t conn_rate_allow(conn_t *c, size_t n);
 void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *game_name);
 /* Moves c to p; a terminal in the menu is on the server's menu_conns. */

@@ -108,6 +108,9 @@ def test_websocket_key_flood_obeys_the_input_rate(daemon):
     cap = 4 * 50 + 50 * (elapsed + 1.0) + 5
     assert sent > 10 * cap, sent
     assert 150 <= added <= cap, (added, cap, sent)
+    # the drop is logged, once for this 2 s flood (at most once in 10 s)
+    drops = re.findall(r"input over the cap conn=\d+ user=flooder dropped=(\d+) bytes", d.log())
+    assert len(drops) == 1 and int(drops[0]) > 0, drops
     play.close()
     Web(d.http).assert_serving()
 
