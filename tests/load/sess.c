@@ -84,7 +84,7 @@ static const struct {
     {8, "Password: ", SEEN_PASS},
     {8, "Name: ", SEEN_NAME},
     {5, "One moment...", SEEN_WAIT},
-    {7, "Press any key.", SEEN_MESSAGE},
+    {-1, "Press any key.", SEEN_MESSAGE}, /* two rows under a notice's last line */
     {3, "Not logged in.", SEEN_MENU_ANON},
     {3, "Logged in as ", SEEN_MENU_USER},
 };
@@ -110,13 +110,16 @@ static seen_t seen_hosted(const sess_t *s)
     return SEEN_NOTHING;
 }
 
+static bool screen_shows(const sess_t *s, const char *text);
+
 static seen_t seen_now(const sess_t *s)
 {
     seen_t h = s->L->o.hosted ? seen_hosted(s) : SEEN_NOTHING;
     if (h != SEEN_NOTHING)
         return h;
     for (size_t i = 0; i < sizeof SCREENS / sizeof SCREENS[0]; i++)
-        if (strstr(vt_row(&s->vt, SCREENS[i].row), SCREENS[i].text))
+        if (SCREENS[i].row < 0 ? screen_shows(s, SCREENS[i].text)
+                               : strstr(vt_row(&s->vt, SCREENS[i].row), SCREENS[i].text) != NULL)
             return SCREENS[i].seen;
     return SEEN_NOTHING;
 }
