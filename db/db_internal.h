@@ -147,8 +147,8 @@ void db_file_close(db_file_t *f, bool lost);
 /* The games of the nodes whose heartbeat lapsed: those nodes first (a
  * handful of rows), then their games by leases_by_node. */
 #define DB_LAPSED(now)                                                                 \
-    "(SELECT l.game FROM nodes n JOIN leases l ON l.node = n.node WHERE n.node <> ?1 " \
-    "AND n.expires < " now ")"
+    "(SELECT game FROM leases WHERE node IN (SELECT node FROM nodes WHERE node <> ?1 " \
+    "AND expires < " now "))"
 /* The change feed of other nodes' games (db_peer.c): a change number below
  * PostgreSQL's snapshot xmin is one no running transaction may still add.
  * The game's id comes last too: a tombstone's game row may be gone. */

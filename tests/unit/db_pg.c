@@ -808,6 +808,7 @@ START_TEST(a_renewal_writes_one_row_whatever_the_games)
     printf("BENCH db.lease.renew.rows_updated %lld rows (%d idle games: leases %lld, nodes "
            "%lld)\n",
            (long long)(leases + nodes), IDLE_GAMES, (long long)leases, (long long)nodes);
+    fflush(stdout); /* before an assertion ends the test's process */
     ck_assert_int_eq(leases, 0);
     ck_assert_int_eq(nodes, 1);
     fx_close(&f);
