@@ -771,6 +771,32 @@ static void pg_run_sql(const char *url, const char *sql)
     PQfinish(c);
 }
 
+/* The lapsed check's plan, run (EXPLAIN ANALYZE) for node, ?2 = 16: the
+ * lines of it that read leases. */
+static void lapsed_plan_of_leases(const char *url, const char *node, char *out, size_t n)
+{
+    const char *sql = db_stmt_defs[DB_STMT_GAMES_LEASE_LAPSED].pg_sql;
+    char q[8192] = "EXPLAIN ANALYZE ";
+    size_t len = strlen(q);
+    for (const char *p = sql; *p && len + 80 < sizeof q; p++) {
+        if (p[0] == '?' && (p[1] == '1' || p[1] == '2'))
+            len += (size_t)snprintf(q + len, sizeof q - len, p[1] == '1' ? "'%s'" : "16", node),
+                p++;
+        else
+            q[len++] = *p;
+    }
+    q[len] = 0;
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, q);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQresultErrorMessage(r));
+    out[0] = 0;
+    for (int i = 0, at = 0; i < PQntuples(r); i++)
+        if (strstr(PQgetvalue(r, i, 0), "leases") && at + 200 < (int)n)
+            at += snprintf(out + at, n - (size_t)at, "%s\n", PQgetvalue(r, i, 0));
+    PQclear(r);
+    PQfinish(c);
+}
+
 /* What a renewal writes with IDLE_GAMES idle games of the node: one row
  * (its heartbeat in nodes), none of the leases; printed as a BENCH line. */
 #define IDLE_GAMES 1000
@@ -811,6 +837,13 @@ START_TEST(a_renewal_writes_one_row_whatever_the_games)
     fflush(stdout); /* before an assertion ends the test's process */
     ck_assert_int_eq(leases, 0);
     ck_assert_int_eq(nodes, 1);
+    /* no node lapsed: the lapsed check reads no lease at all */
+    char plan[4096];
+    lapsed_plan_of_leases(f.path, "node-b", plan, sizeof plan);
+    for (const char *l = plan; (l = strstr(l, "Scan")); l++) {
+        const char *eol = strchr(l, '\n');
+        ck_assert_msg(eol && memmem(l, (size_t)(eol - l), "never executed", 14), "%s", plan);
+    }
     fx_close(&f);
 }
 END_TEST
