@@ -1,15 +1,16 @@
 /* db_lease — game leases (db.h): a row per live game naming the node that
  * runs it, and a row per node (nodes) with its heartbeat's expiry. A lease
  * is valid while its node's heartbeat is fresh, so the heartbeat is one
- * upsert of one row, whatever the number of the node's games. Taking a
- * lease is a single upsert that succeeds only when the lease is free, its
- * node's heartbeat lapsed or it is already the node's own, so two nodes
- * racing for a game cannot both win; a take renews the taker's heartbeat
- * in the same op, so a lease is never taken by a node without a fresh row.
- * Fencing (db_lease_fence) is in the journal's and the snapshots' own
- * statements (db_ops.c): an append locks the lease row and reads the
- * node's heartbeat in its INSERT, so a fenced append costs no round trip
- * more than another. */
+ * upsert of one row, whatever the number of the node's games, queued like
+ * any write (on the writer's connection, in its next batch). Taking a
+ * lease succeeds only when it is free, its holder's heartbeat lapsed or it
+ * is already the node's own, so two nodes racing for a game cannot both
+ * win (take_steps); a take renews the taker's heartbeat in the same op, so
+ * every lease's node has a row. Fencing (db_lease_fence) is in the
+ * journal's and the snapshots' own statements (db_ops.c): an append locks
+ * the lease row in its INSERT, so a fenced append costs no round trip more
+ * than another; a taker moves the row under that lock, so the old holder's
+ * later rows are refused. */
 #include "db_internal.h"
 
 #define DB_NODE_MAX 64 /* bytes of a node's name */
