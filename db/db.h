@@ -315,17 +315,20 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
                     size_t nms, const char *dump, size_t dumplen, db_done_cb cb, void *ud);
 /* Game leases (db_lease.c): with several daemons ("nodes") on one
  * PostgreSQL, each live game is run by the node holding its lease, a row
- * (game, node, expiry) the node's heartbeat keeps pushing forward. A node
- * that stops renewing (killed, cut off) loses its leases once they expire;
+ * (game, node). A lease is valid while its node's heartbeat is fresh: a
+ * row per node (nodes) whose expiry the heartbeat pushes forward, one row
+ * written per renewal whatever the number of games. A node that stops
+ * renewing (killed, cut off) loses its leases once its heartbeat lapses;
  * another may then take them and resume the games from snapshot and
  * journal, as crash recovery does. Times are the database's clock. node is
  * the node's name (at most 63 bytes).
- * Take: DB_OK when the lease was free, expired or already node's (then
- * only pushed to ttl_ms from now); DB_ENOTFOUND while another node holds
- * it. Renew (the heartbeat): every lease of node pushed to ttl_ms from now,
- * cb's id how many. Release: node's lease of game dropped (none: no
- * error). Holder: the node holding game's unexpired lease, DB_ENOTFOUND
- * when none does. */
+ * Take: node's heartbeat pushed to ttl_ms from now and the lease taken, in
+ * one op: DB_OK when the lease was free, its node's heartbeat lapsed or it
+ * was already node's; DB_ENOTFOUND while another node holds it. Renew (the
+ * heartbeat): node's row pushed to ttl_ms from now, cb's id how many leases
+ * node holds. Release: node's lease of game dropped (none: no error).
+ * Holder: the node holding game's lease while its heartbeat is fresh,
+ * DB_ENOTFOUND when none does. */
 void db_lease_take(db_t *db, int64_t game, const char *node, int64_t ttl_ms, db_done_cb cb,
                    void *ud);
 void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, db_done_cb cb, void *ud);
@@ -338,7 +341,8 @@ void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
 typedef void (*db_game_ids_cb)(void *ud, int status, const int64_t *games, size_t n);
 void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud);
 /* Up to limit live games whose lease rows name another node than node
- * and have lapsed (that node stopped renewing): in ascending order. */
+ * whose heartbeat lapsed (it stopped renewing): in ascending order. The
+ * lapsed nodes are found first (a row each), then their games. */
 void db_games_lease_lapsed(db_t *db, const char *node, int64_t limit, db_games_cb cb, void *ud);
 /* Fencing: from now on every handle's journal appends, and a game's
  * progress, end record (db_game_finish) and broken mark, are stored only
@@ -497,8 +501,8 @@ void db_peer_games_all(db_t *db, const char *node, size_t limit, db_peer_games_c
 /* The lease rows (any node's) and tombstones changed at or after cursor,
  * in change order: only those, whatever the number of leases. */
 void db_peer_games_changed(db_t *db, int64_t cursor, db_peer_games_cb cb, void *ud);
-/* 1 while node's leases are renewed, 0 once they lapsed; DB_ENOTFOUND when
- * it holds none (a lease row of node's is read: a renewal renews them all). */
+/* 1 while node's heartbeat is fresh, 0 once it lapsed; DB_ENOTFOUND when
+ * it holds no lease. */
 void db_peer_node_alive(db_t *db, const char *node, db_number_cb cb, void *ud);
 /* Tombstones older than ms (the database's clock) are forgotten. */
 void db_peer_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud);

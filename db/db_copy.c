@@ -65,8 +65,8 @@ static const table_t TABLES[] = {
  * counters (set after the copy), PostgreSQL's schema version, and the
  * leases of the nodes that ran the source (none run the copy yet) with
  * their change feed's counter and tombstones. */
-static const char *const NOT_COPIED[] = {"game_ids", "schema_version", "leases", "lease_chg",
-                                         "lease_gone"};
+static const char *const NOT_COPIED[] = {"game_ids",  "schema_version", "leases",
+                                         "lease_chg", "lease_gone",     "nodes"};
 
 /* ---- an end: one side of the copy ----------------------------------------------- */
 

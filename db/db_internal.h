@@ -131,27 +131,47 @@ void db_file_close(db_file_t *f, bool lost);
  * need not agree; a lease is taken when free, expired, or already ours. */
 #define DB_NOW_MS_LITE "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 #define DB_NOW_MS_PG   "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"
-#define DB_LEASE_TAKE(now)                                                               \
-    "INSERT INTO leases(game, node, expires) VALUES (?1, ?2, " now " + ?3) "             \
-    "ON CONFLICT (game) DO UPDATE SET node = excluded.node, expires = excluded.expires " \
-    "WHERE leases.node = excluded.node OR leases.expires < " now
+/* A node's heartbeat (its row in nodes) is fresh: its leases are valid. */
+#define DB_NODE_FRESH(node, now) \
+    "EXISTS (SELECT 1 FROM nodes WHERE node = " node " AND expires >= " now ")"
+#define DB_NODE_BEAT(now)                                         \
+    "INSERT INTO nodes(node, expires) VALUES (?1, " now " + ?2) " \
+    "ON CONFLICT (node) DO UPDATE SET expires = excluded.expires"
+/* Taking a lease (db_lease.c: LEASE_NEW, LEASE_LOCK, LEASE_MOVE, LEASE_OURS,
+ * each its own statement, so on PostgreSQL the move reads the holder's
+ * heartbeat after the row's last locker committed): moved only when its
+ * node's heartbeat lapsed. */
+#define DB_LEASE_MOVE(now)                                            \
+    "UPDATE leases SET node = ?2 WHERE game = ?1 AND node <> ?2 AND " \
+    "NOT " DB_NODE_FRESH("leases.node", now)
+/* The games of the nodes whose heartbeat lapsed: those nodes first (a
+ * handful of rows), then only their leases by leases_by_node. PostgreSQL's
+ * planner would rather walk every lease against the few nodes; a LATERAL
+ * subquery it may not flatten (OFFSET 0) keeps the nodes outside. */
+#define DB_LAPSED_LITE                                                                 \
+    "(SELECT game FROM leases WHERE node IN (SELECT node FROM nodes WHERE node <> ?1 " \
+    "AND expires < " DB_NOW_MS_LITE "))"
+#define DB_LAPSED_PG                                                                        \
+    "(SELECT l.game FROM nodes n CROSS JOIN LATERAL (SELECT game FROM leases WHERE node = " \
+    "n.node OFFSET 0) l WHERE n.node <> ?1 AND n.expires < " DB_NOW_MS_PG ")"
 /* The change feed of other nodes' games (db_peer.c): a change number below
  * PostgreSQL's snapshot xmin is one no running transaction may still add.
  * The game's id comes last too: a tombstone's game row may be gone. */
 #define DB_XMIN_PG "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
-#define DB_PEER_ALL(now)                                                               \
-    DB_GAME_LIST                                                                       \
-    ", l.node, l.chg, l.game FROM games g JOIN users u ON u.id = g.user JOIN leases "  \
-    "l ON l.game = g.id WHERE l.node <> ?1 AND g.state = 'live' AND l.expires >= " now \
-    " ORDER BY g.id LIMIT ?2"
+#define DB_PEER_ALL(now)                                                              \
+    DB_GAME_LIST                                                                      \
+    ", l.node, l.chg, l.game FROM games g JOIN users u ON u.id = g.user JOIN leases " \
+    "l ON l.game = g.id JOIN nodes n ON n.node = l.node WHERE l.node <> ?1 AND "      \
+    "g.state = 'live' AND n.expires >= " now " ORDER BY g.id LIMIT ?2"
 #define DB_PEER_CHANGED(upto)                                                               \
     DB_GAME_LIST                                                                            \
     ", x.node, x.chg, x.game FROM (SELECT game, node, chg FROM leases WHERE chg >= ?1" upto \
     " UNION ALL SELECT game, '', chg FROM lease_gone WHERE chg >= ?1" upto                  \
     ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "            \
     "ORDER BY x.chg"
-#define DB_PEER_ALIVE(now) \
-    "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END FROM leases WHERE node = ?1 LIMIT 1"
+#define DB_PEER_ALIVE(now)                                                              \
+    "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END FROM nodes WHERE node = ?1 " \
+    "AND EXISTS (SELECT 1 FROM leases WHERE node = ?1)"
 #define DB_STMT_LIST(X)                                                                            \
     X(BEGIN, "", RUN, none, DB_BOTH("BEGIN IMMEDIATE", "BEGIN"))                                   \
     X(BEGIN_READ, "", RUN, none,                                                                   \
@@ -438,28 +458,39 @@ void db_file_close(db_file_t *f, bool lost);
     X(USER_GAMES_DELETE, "i", RUN, none, "DELETE FROM games WHERE user = ?1")                      \
     X(USER_GAME_NAME_RETIRE, "i", RUN, none, "UPDATE game_names SET user = NULL WHERE user = ?1")  \
     X(USER_DELETE, "i", CHANGE, none, "DELETE FROM users WHERE id = ?1")                           \
-    X(LEASE_TAKE, "iti", CHANGE, none,                                                             \
-      DB_BOTH(DB_LEASE_TAKE(DB_NOW_MS_LITE), DB_LEASE_TAKE(DB_NOW_MS_PG)))                         \
-    X(LEASE_RENEW, "ti", COUNT, none,                                                              \
-      DB_BOTH("UPDATE leases SET expires = " DB_NOW_MS_LITE " + ?2 WHERE node = ?1",               \
-              "UPDATE leases SET expires = " DB_NOW_MS_PG " + ?2 WHERE node = ?1"))                \
+    X(LEASE_NEW, "it", RUN, none,                                                                  \
+      "INSERT INTO leases(game, node) VALUES (?1, ?2) ON CONFLICT (game) DO NOTHING")              \
+    X(LEASE_LOCK, "i", ROWS, int,                                                                  \
+      DB_BOTH("SELECT game FROM leases WHERE game = ?1",                                           \
+              "SELECT game FROM leases WHERE game = ?1 FOR UPDATE"))                               \
+    X(LEASE_MOVE, "it", RUN, none,                                                                 \
+      DB_BOTH(DB_LEASE_MOVE(DB_NOW_MS_LITE), DB_LEASE_MOVE(DB_NOW_MS_PG)))                         \
+    X(LEASE_OURS, "it", ROW, int, "SELECT 1 FROM leases WHERE game = ?1 AND node = ?2")            \
+    /* the heartbeat: one row per node, whatever the number of its games */                        \
+    X(NODE_BEAT, "ti", CHANGE, none,                                                               \
+      DB_BOTH(DB_NODE_BEAT(DB_NOW_MS_LITE), DB_NODE_BEAT(DB_NOW_MS_PG)))                           \
+    X(NODE_LEASES, "t", ROW, int, "SELECT count(*) FROM leases WHERE node = ?1")                   \
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
     X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
     X(LEASES_OF_NODE, "t", ROWS, int, "SELECT game FROM leases WHERE node = ?1 ORDER BY game")     \
     /* fencing: the lease row is node's, locked (shared, so a take waits                        \
-     * for the batch; cheap again in the same transaction); none: DB_ELEASE */  \
+     * for the batch; cheap again in the same transaction); none: DB_ELEASE.                    \
+     * Not node's heartbeat: a take moves the row, under this lock, so a row                    \
+     * still node's is a game nobody took (a pause or a failover past the ttl) */  \
     X(LEASE_HOLD, "it", ROW, int,                                                                  \
       DB_BOTH("SELECT 1 FROM leases WHERE game = ?1 AND node = ?2",                                \
               "SELECT 1 FROM leases WHERE game = ?1 AND node = ?2 FOR SHARE"))                     \
     X(LEASE_HOLDER, "i", ROW, text,                                                                \
-      DB_BOTH("SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_LITE,            \
-              "SELECT node FROM leases WHERE game = ?1 AND expires >= " DB_NOW_MS_PG))             \
+      DB_BOTH("SELECT l.node FROM leases l JOIN nodes n ON n.node = l.node WHERE l.game = ?1 "     \
+              "AND n.expires >= " DB_NOW_MS_LITE,                                                  \
+              "SELECT l.node FROM leases l JOIN nodes n ON n.node = l.node WHERE l.game = ?1 "     \
+              "AND n.expires >= " DB_NOW_MS_PG))                                                   \
     /* live games whose lease another node let lapse (stopped, cut off): up to ?2 */               \
     X(GAMES_LEASE_LAPSED, "ti", ROWS, game,                                                        \
-      DB_BOTH(DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN (SELECT game FROM leases WHERE "   \
-                           "node <> ?1 AND expires < " DB_NOW_MS_LITE ") ORDER BY g.id LIMIT ?2",  \
-              DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN (SELECT game FROM leases WHERE "   \
-                           "node <> ?1 AND expires < " DB_NOW_MS_PG ") ORDER BY g.id LIMIT ?2"))   \
+      DB_BOTH(DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN " DB_LAPSED_LITE                   \
+                           " ORDER BY g.id LIMIT ?2",                                              \
+              DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN " DB_LAPSED_PG                     \
+                           " ORDER BY g.id LIMIT ?2"))                                             \
     /* PostgreSQL's only (db_listen.c); SQLite's text just keeps the row valid */                  \
     X(NOTIFY, "tt", RUN, none,                                                                     \
       DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL",                     \

@@ -242,6 +242,15 @@ static const char *const migrations[] = {
     "    INSERT OR REPLACE INTO lease_gone(game, chg, at) VALUES (OLD.game, (SELECT n FROM "
     "lease_chg), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));\n"
     "END;\n",
+    /* 14: a heartbeat row per node (db_lease.c): a lease is valid while its
+     * node's row has not expired, so a renewal writes one row, not one per
+     * game; the leases' own expiry goes, their nodes keeping the latest */
+    "CREATE TABLE nodes (\n"
+    "    node TEXT PRIMARY KEY,\n"
+    "    expires INTEGER NOT NULL\n"
+    ");\n"
+    "INSERT INTO nodes(node, expires) SELECT node, max(expires) FROM leases GROUP BY node;\n"
+    "ALTER TABLE leases DROP COLUMN expires;\n",
 };
 
 int db_migration_count(void)

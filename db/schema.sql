@@ -244,9 +244,11 @@ CREATE TABLE daily (
 CREATE TABLE game_ids (next INTEGER NOT NULL);
 
 -- Which node runs a live game: with several daemons on one PostgreSQL each
--- live game is run by the node holding its lease, whose heartbeat pushes
--- expires (ms since 1970 by the database's clock) forward. A node that
--- stops renewing loses its leases when they expire; another may then take
+-- live game is run by the node holding its lease. A lease is valid while
+-- its node's heartbeat is fresh: nodes holds a row per node whose expires
+-- (ms since 1970 by the database's clock) the heartbeat pushes forward, one
+-- row written per renewal whatever the number of games. A node that stops
+-- renewing loses its leases when its row expires; another may then take
 -- them and resume the games from snapshot and journal (db_lease.c).
 -- chg is the row's change number, so other nodes read only what changed
 -- since their last read (db_peer.c): set when the row is made or changes
@@ -256,7 +258,10 @@ CREATE TABLE game_ids (next INTEGER NOT NULL);
 CREATE TABLE leases (
     game INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
     node TEXT NOT NULL,
-    expires INTEGER NOT NULL, chg INTEGER NOT NULL DEFAULT 0
+    chg INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE nodes (
+    node TEXT PRIMARY KEY,
+    expires INTEGER NOT NULL
 );
 CREATE INDEX leases_by_node ON leases(node);
 CREATE INDEX leases_by_chg ON leases(chg);

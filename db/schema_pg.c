@@ -247,6 +247,13 @@ static const char *const migrations[] = {
     "END $$;\n"
     "CREATE TRIGGER leases_gone AFTER DELETE ON leases\n"
     "    FOR EACH ROW EXECUTE FUNCTION lease_gone();\n",
+    /* 14: a heartbeat row per node (schema.c's migration 14) */
+    "CREATE TABLE nodes (\n"
+    "    node TEXT PRIMARY KEY,\n"
+    "    expires BIGINT NOT NULL\n"
+    ");\n"
+    "INSERT INTO nodes(node, expires) SELECT node, max(expires) FROM leases GROUP BY node;\n"
+    "ALTER TABLE leases DROP COLUMN expires;\n",
 };
 
 int db_pg_migration_count(void)

@@ -54,6 +54,7 @@ void lease_start(server_t *home)
     home->lease.beating = true;
     uint64_t every = (uint64_t)home->cfg.lease_renew_ms;
     uv_timer_start(&home->lease.beat, on_beat, every, every);
+    on_beat(&home->lease.beat); /* the node's row at once, before any game is taken */
     log_info("node %s: game leases of %d ms, renewed every %d ms", home->cfg.node,
              home->cfg.lease_ttl_ms, home->cfg.lease_renew_ms);
     notify_start(home);

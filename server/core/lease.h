@@ -4,9 +4,10 @@
  * A node takes a game's lease before it runs the game: when it starts
  * one, when a player comes back to a saved one, when it recovers one at
  * start. A lease another node holds (and renews) is left alone: recovery
- * skips the game and its player is told where it runs. The home loop's
- * heartbeat renews every lease of the node each cfg.lease_renew_ms; a
- * node that stops (killed, paused, cut off) loses them cfg.lease_ttl_ms
+ * skips the game and its player is told where it runs. A lease is valid
+ * while its node's heartbeat is fresh: the home loop renews the node's one
+ * row (db_lease_renew) each cfg.lease_renew_ms, at start at once; a node
+ * that stops (killed, paused, cut off) loses its leases cfg.lease_ttl_ms
  * after its last renewal, and the next node a player reaches takes the
  * game and resumes it from its snapshot and journal, as recovery does.
  * A game's lease is released when its player detaches (the session kept
@@ -49,7 +50,7 @@ typedef struct session session_t;
 typedef struct {
     /* read-only outside lease.c */
     bool on;            /* several nodes may share the database (PostgreSQL) */
-    int64_t renewed;    /* home: leases the last heartbeat renewed */
+    int64_t renewed;    /* home: leases the node held at the last heartbeat */
     int64_t failing_at; /* home: Unix time renewals began failing; 0 while they work */
     /* private */
     uv_timer_t beat;

@@ -174,7 +174,9 @@ def test_upgrade_keeps_an_existing_accounts_save(bindir, tmp_path, clients):
     rc.write_text(rc.read_text() + "OPTIONS=time\n")
     d.stop_clean()
     d.db_write(("DROP INDEX games_by_end", ()), ("DROP INDEX hosted_scores_by_end", ()),
-               ("DROP TABLE leases", ()), ("DROP TABLE game_ids", ()), ("DROP TABLE daily", ()),
+               ("DROP TABLE leases", ()), ("DROP TABLE lease_chg", ()),
+               ("DROP TABLE lease_gone", ()), ("DROP TABLE nodes", ()),
+               ("DROP TABLE game_ids", ()), ("DROP TABLE daily", ()),
                ("DROP TRIGGER users_game_name", ()),
                ("DROP TABLE game_names", ()), ("PRAGMA user_version = 7", ()))
     assert d.db_rows("PRAGMA user_version") == [(7,)]

@@ -382,17 +382,17 @@ def admin(bindir, d, *args):
 
 
 def idle_games_of(d, node, n):
-    """n live games of accounts z1..zn whose leases node holds for an hour,
-    written straight into d's database: a node that runs them and no key
-    comes (nothing of them changes)."""
+    """n live games of accounts z1..zn whose leases node holds, its
+    heartbeat good for an hour, written straight into d's database: a node
+    that runs them and no key comes (nothing of them changes)."""
     now = "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"
     pg_run(d.db_url, [
         ("INSERT INTO users(name, name_key, pwhash, created) "
          "SELECT 'z' || i, 'z' || i, 'x', 0 FROM generate_series(1, ?) i", (n,)),
         ("INSERT INTO games(id, user, seed, content_version, start_time) "
          "SELECT 900000000 + id, id, 1, 'x', 0 FROM users WHERE name LIKE 'z%'", ()),
-        (f"INSERT INTO leases(game, node, expires) SELECT id, ?, {now} + 3600000 FROM games "
-         "WHERE id >= 900000000", (node,)),
+        (f"INSERT INTO nodes(node, expires) VALUES (?, {now} + 3600000)", (node,)),
+        ("INSERT INTO leases(game, node) SELECT id, ? FROM games WHERE id >= 900000000", (node,)),
     ], fetch=False)
 
 
@@ -467,7 +467,7 @@ def test_idle_games_of_another_node_are_not_read_again(pair, bindir):
     pg_run(b.db_url, [("UPDATE games SET state = 'finished' WHERE id = ?", (gid,)),
                       ("DELETE FROM leases WHERE game = ?", (gid,))], fetch=False)
     until_listed(bindir, b, 999, timeout=5)
-    # z stops renewing: its leases lapse and its games leave the list
-    pg_run(b.db_url, [("UPDATE leases SET expires = 0 WHERE node = 'z'", ())], fetch=False)
+    # z stops renewing: its heartbeat lapses and its games leave the list
+    pg_run(b.db_url, [("UPDATE nodes SET expires = 0 WHERE node = 'z'", ())], fetch=False)
     until_listed(bindir, b, 0, timeout=5)
     b.wait_log(r"peer list: node z stopped renewing its leases")

@@ -901,6 +901,110 @@ START_TEST(a_takeover_loses_no_acknowledged_row)
 }
 END_TEST
 
+/* The rows of table the server counts as updated in the test's schema
+ * (pg_stat_user_tables; a backend's counts arrive once it ends). */
+static int64_t rows_updated(const char *url, const char *table)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(sum(n_tup_upd), 0) FROM pg_stat_user_tables "
+             "WHERE schemaname = current_schema() AND relname = '%s'",
+             table);
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
+    int64_t n = atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+    return n;
+}
+
+static void pg_run_sql(const char *url, const char *sql)
+{
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQresultErrorMessage(r));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* The lapsed check's plan, run (EXPLAIN ANALYZE) for node, ?2 = 16: the
+ * lines of it that read leases. */
+static void lapsed_plan_of_leases(const char *url, const char *node, char *out, size_t n)
+{
+    const char *sql = db_stmt_defs[DB_STMT_GAMES_LEASE_LAPSED].pg_sql;
+    char q[8192] = "EXPLAIN ANALYZE ";
+    size_t len = strlen(q);
+    for (const char *p = sql; *p && len + 80 < sizeof q; p++) {
+        if (p[0] == '?' && (p[1] == '1' || p[1] == '2'))
+            len += (size_t)snprintf(q + len, sizeof q - len, p[1] == '1' ? "'%s'" : "16", node),
+                p++;
+        else
+            q[len++] = *p;
+    }
+    q[len] = 0;
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, q);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQresultErrorMessage(r));
+    out[0] = 0;
+    for (int i = 0, at = 0; i < PQntuples(r); i++)
+        if (strstr(PQgetvalue(r, i, 0), "leases") && at + 200 < (int)n)
+            at += snprintf(out + at, n - (size_t)at, "%s\n", PQgetvalue(r, i, 0));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* What a renewal writes with IDLE_GAMES idle games of the node: one row
+ * (its heartbeat in nodes), none of the leases; printed as a BENCH line. */
+#define IDLE_GAMES 1000
+START_TEST(a_renewal_writes_one_row_whatever_the_games)
+{
+    fx_t f;
+    pg_open(&f);
+    char sql[1024];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO users(name, name_key, pwhash, created) SELECT 'u' || i, 'u' || i, "
+             "'x', 1 FROM generate_series(1, %d) i; "
+             "INSERT INTO games(id, \"user\", seed, content_version, race, class, start_time) "
+             "SELECT id, id, 1, 'c1', 'human', 'fighter', 1 FROM users; "
+             "INSERT INTO nodes(node, expires) VALUES ('node-a', 0); "
+             "INSERT INTO leases(game, node) SELECT id, 'node-a' FROM games",
+             IDLE_GAMES);
+    pg_run_sql(f.path, sql);
+    int64_t leases0 = rows_updated(f.path, "leases"), nodes0 = rows_updated(f.path, "nodes");
+    char err[256];
+    db_t *b = db_open(&f.loop, f.path, err, sizeof err); /* the renewal's own backend */
+    ck_assert_msg(b != NULL, "%s", err);
+    done_t d = {0};
+    db_lease_renew(b, "node-a", 60000, on_done, &d);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    ck_assert_int_eq(d.id, IDLE_GAMES); /* the leases it holds, for health */
+    db_close(b);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    int64_t leases = 0, nodes = 0;
+    for (int i = 0; i < 100 && !leases && !nodes; i++) { /* the ended backend's counts */
+        usleep(i ? 100000 : 0);
+        leases = rows_updated(f.path, "leases") - leases0;
+        nodes = rows_updated(f.path, "nodes") - nodes0;
+    }
+    printf("BENCH db.lease.renew.rows_updated %lld rows (%d idle games: leases %lld, nodes "
+           "%lld)\n",
+           (long long)(leases + nodes), IDLE_GAMES, (long long)leases, (long long)nodes);
+    fflush(stdout); /* before an assertion ends the test's process */
+    ck_assert_int_eq(leases, 0);
+    ck_assert_int_eq(nodes, 1);
+    /* no node lapsed: the lapsed check reads no lease at all */
+    char plan[4096];
+    lapsed_plan_of_leases(f.path, "node-b", plan, sizeof plan);
+    for (const char *l = plan; (l = strstr(l, "Scan")); l++) {
+        const char *eol = strchr(l, '\n');
+        ck_assert_msg(eol && memmem(l, (size_t)(eol - l), "never executed", 14), "%s", plan);
+    }
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -924,6 +1028,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, two_nodes_never_give_the_same_game_id);
     tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);
     tcase_add_test(t, a_takeover_loses_no_acknowledged_row);
+    tcase_add_test(t, a_renewal_writes_one_row_whatever_the_games);
     suite_add_tcase(s, t);
     return s;
 }

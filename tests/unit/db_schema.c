@@ -129,6 +129,71 @@ START_TEST(feed_query_uses_its_indexes)
 }
 END_TEST
 
+static void exec_ok(sqlite3 *h, const char *sql)
+{
+    char *msg = NULL;
+    ck_assert_msg(sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql, msg);
+}
+
+static int64_t one_int(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *st;
+    ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(h));
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    int64_t n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* Migration 14 over leases of schema 13: each node's row in nodes keeps
+ * the latest expiry of its leases (so their holders hold them still), the
+ * leases keep their node and lose their own expiry. */
+START_TEST(migration_14_moves_each_nodes_expiry_to_its_row)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    for (int i = 1; i <= 13; i++)
+        exec_ok(h, db_migration_sql(i));
+    exec_ok(h, "PRAGMA user_version = 13;"
+               "INSERT INTO users(id, name, name_key, pwhash, created) VALUES "
+               "(1, 'a', 'a', 'x', 0), (2, 'b', 'b', 'x', 0), (3, 'c', 'c', 'x', 0);"
+               "INSERT INTO games(id, user, seed, content_version, start_time) VALUES "
+               "(1, 1, 1, 'x', 0), (2, 2, 1, 'x', 0), (3, 3, 1, 'x', 0);"
+               "INSERT INTO leases(game, node, expires) VALUES "
+               "(1, 'node-a', 5000), (2, 'node-a', 7000), (3, 'node-b', 100);");
+    int v = 0;
+    char err[256] = "";
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    ck_assert_int_ge(v, 14);
+    ck_assert_int_eq(one_int(h, "SELECT expires FROM nodes WHERE node = 'node-a'"), 7000);
+    ck_assert_int_eq(one_int(h, "SELECT expires FROM nodes WHERE node = 'node-b'"), 100);
+    ck_assert_int_eq(one_int(h, "SELECT count(*) FROM nodes"), 2);
+    ck_assert_int_eq(one_int(h, "SELECT count(*) FROM leases WHERE node = 'node-a'"), 2);
+    ck_assert_int_eq(one_int(h, "SELECT count(*) FROM pragma_table_info('leases') "
+                                "WHERE name = 'expires'"),
+                     0);
+    sqlite3_close(h);
+}
+END_TEST
+
+/* The lapsed check reads the nodes first (a row each) and then only the
+ * leases of the lapsed ones, by leases_by_node: never every lease. */
+START_TEST(lapsed_check_reads_the_nodes_first)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    int v = 0;
+    char err[256] = "", plan[4096];
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    query_plan(h, db_stmt_defs[DB_STMT_GAMES_LEASE_LAPSED].sql, plan, sizeof plan);
+    ck_assert_msg(strstr(plan, "SCAN nodes\n"), "%s", plan);
+    ck_assert_msg(strstr(plan, "SEARCH leases USING COVERING INDEX leases_by_node (node=?)"), "%s",
+                  plan);
+    ck_assert_msg(!strstr(plan, "SCAN leases"), "%s", plan);
+    sqlite3_close(h);
+}
+END_TEST
+
 Suite *suite_db_schema(void)
 {
     Suite *s = suite_create("db_schema");
@@ -136,6 +201,8 @@ Suite *suite_db_schema(void)
     tcase_add_test(tc, migrations_match_schema_sql);
     tcase_add_test(tc, migration_list_is_sane);
     tcase_add_test(tc, feed_query_uses_its_indexes);
+    tcase_add_test(tc, migration_14_moves_each_nodes_expiry_to_its_row);
+    tcase_add_test(tc, lapsed_check_reads_the_nodes_first);
     suite_add_tcase(s, tc);
     return s;
 }
