@@ -14,7 +14,7 @@ BIN=$(cd "${1:-bin}" && pwd)
 N=${2:-3000}
 SECS=${3:-10}
 TMP=$(mktemp -d)
-PID= LPID=
+PID='' LPID=''
 cleanup() {
     [ -n "$LPID" ] && kill "$LPID" 2>/dev/null
     [ -n "$PID" ] && kill "$PID" 2>/dev/null
