@@ -74,7 +74,7 @@ typedef struct db_core {
     db_conn_t rconn[DB_READERS];
     int nreaders;
 
-    _Atomic uint64_t commits, writes, failed, reads;
+    _Atomic uint64_t commits, writes, failed, reads, ckpt_asks;
     _Atomic uint64_t batch_started_ns, batch_ended_ns; /* db_writer_state */
 } db_core_t;
 
@@ -476,9 +476,15 @@ static void checkpoint_if_due(db_core_t *db)
         return;
     }
     if (db->wal_pages < db->ckpt_mark) {
+        /* One wake-up per request: a request still pending (the
+         * checkpointer within its gap) is not signalled again, or every
+         * commit would wake that thread and contend for cmu with it. */
         pthread_mutex_lock(&db->cmu);
-        db->ckpt_want = true;
-        pthread_cond_signal(&db->ccv);
+        if (!db->ckpt_want) {
+            db->ckpt_want = true;
+            pthread_cond_signal(&db->ccv);
+            atomic_fetch_add(&db->ckpt_asks, 1);
+        }
         pthread_mutex_unlock(&db->cmu);
         return;
     }
@@ -787,8 +793,10 @@ void db_flush(db_t *db)
     k->submitted += db->npending;
     db->flushed = k->submitted; /* our writes are done once this many are */
     list_append(&k->wq, &db->pending);
-    pthread_cond_signal(&k->wcv);
     pthread_mutex_unlock(&k->wmu);
+    /* Signalled after the unlock: woken under it, the writer would at once
+     * block on wmu and need a second wake-up from this unlock. */
+    pthread_cond_signal(&k->wcv);
     db->handed += db->npending;
     db->npending = 0;
     if (!db->held.head)
@@ -837,6 +845,7 @@ void db_stats(const db_t *db, db_stats_t *out)
     out->writes = atomic_load(&db->core->writes);
     out->failed = atomic_load(&db->core->failed);
     out->reads = atomic_load(&db->core->reads);
+    out->ckpt_asks = atomic_load(&db->core->ckpt_asks);
     out->pending = db->outstanding;
 }
 

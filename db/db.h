@@ -169,11 +169,12 @@ typedef struct {
 } db_resume_t;
 
 typedef struct {
-    uint64_t commits; /* transactions committed by the writer */
-    uint64_t writes;  /* write operations run */
-    uint64_t failed;  /* write operations that failed */
-    uint64_t reads;   /* read requests run */
-    uint64_t pending; /* operations queued or running, not yet called back */
+    uint64_t commits;   /* transactions committed by the writer */
+    uint64_t writes;    /* write operations run */
+    uint64_t failed;    /* write operations that failed */
+    uint64_t reads;     /* read requests run */
+    uint64_t pending;   /* operations queued or running, not yet called back */
+    uint64_t ckpt_asks; /* times the writer woke the checkpointer thread */
 } db_stats_t;
 
 /* Callbacks. status is DB_OK or DB_E*. */

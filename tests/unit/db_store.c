@@ -316,6 +316,43 @@ START_TEST(wal_checkpointed_beside_the_writer)
 }
 END_TEST
 
+/* A WAL past the mark that a reader keeps from starting over: each commit
+ * asks for a checkpoint, but the checkpointer (at most one run every
+ * 100 ms) is woken once per request, not by every commit meanwhile; woken
+ * by each, it contended for its mutex with the writer on every key. */
+START_TEST(checkpointer_woken_once_per_request)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "ckw"), 9);
+    enum { BLOB = 65536, SMALL = 300 };
+    uint8_t *blob = malloc(BLOB);
+    ck_assert_ptr_nonnull(blob);
+    sqlite3 *h = NULL; /* a reader whose snapshot holds the WAL's frames */
+    ck_assert_int_eq(sqlite3_open(f.path, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h, "BEGIN; SELECT count(*) FROM games;", NULL, NULL, NULL),
+                     SQLITE_OK);
+    write_snapshots(&f, g, 0, 80, blob, BLOB); /* 1,280 pages: past the mark */
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    uint64_t t0 = uv_hrtime();
+    for (int i = 0; i < SMALL; i++) { /* one small commit a loop turn */
+        uint8_t k = 'x';
+        db_journal_append(f.db, g, 81 + i, &k, 1, 5, NULL, NULL);
+        uv_run(&f.loop, UV_RUN_DEFAULT);
+    }
+    uint64_t ms = (uv_hrtime() - t0) / 1000000u;
+    db_stats(f.db, &s1);
+    ck_assert_uint_ge(s1.commits - s0.commits, SMALL);
+    /* a request at most per run of the checkpointer, one every 100 ms */
+    ck_assert_uint_le(s1.ckpt_asks - s0.ckpt_asks, ms / 100 + 3);
+    sqlite3_exec(h, "COMMIT;", NULL, NULL, NULL);
+    sqlite3_close(h);
+    free(blob);
+    fx_close(&f);
+}
+END_TEST
+
 /* ---- two loops, one database ---- */
 
 enum { LANE_BURST = 100, LANE_BURSTS = 20, LANE_KEYS = LANE_BURST * LANE_BURSTS };
@@ -1310,6 +1347,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, journal_rows_from_version_1_read_unknown_times);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
     tcase_add_test(tc, wal_checkpointed_beside_the_writer);
+    tcase_add_test(tc, checkpointer_woken_once_per_request);
     tcase_add_test(tc, two_loops_share_one_database);
     tcase_add_test(tc, journal_order_and_duplicates);
     tcase_add_test(tc, snapshot_and_later_journal);
