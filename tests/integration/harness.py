@@ -60,6 +60,23 @@ def program(bindir, *names):
     raise AssertionError(f"none of {', '.join(names)} is built in {bindir}: run make")
 
 
+
+def admin_rc(bindir, d, *args):
+    """warren-admin's exit code, output and errors from daemon d's control
+    socket."""
+    tool = program(bindir, "asan/warren-admin", "warren-admin")
+    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
+                       text=True, timeout=60, cwd=d.dir)
+    return r.returncode, r.stdout, r.stderr
+
+
+def admin(bindir, d, *args):
+    """warren-admin's answer from daemon d's control socket (it succeeded)."""
+    rc, out, err = admin_rc(bindir, d, *args)
+    assert rc == 0, (out, err)
+    return out
+
+
 def daemon_exe(bindir):
     """warrend, the sanitizer build when there is one."""
     return program(bindir, "asan/warrend", "warrend")

@@ -6,20 +6,14 @@ game, says goodbye with the message and exits 0 through the clean stop; a
 restart resumes every game with every acknowledged key."""
 import re
 import socket
-import subprocess
 import time
 
 import pytest
 
-from harness import F12, PW, WS, Web, hook, new_game, play_socket, program, raw, unique_name
+from harness import F12, PW, WS, Web, admin_rc, hook, new_game, play_socket, raw, unique_name
 
 MSG = "Moving you to another node: reconnect in a moment."
 
-
-def admin(bindir, d, *args):
-    r = subprocess.run([str(program(bindir, "asan/warren-admin", "warren-admin")), "--control",
-                        f"{d.db}.ctl", *args], capture_output=True, text=True, timeout=60)
-    return r.returncode, r.stdout, r.stderr
 
 
 def web_player(d, name):
@@ -50,14 +44,14 @@ def test_drain_tells_saves_and_stops(start_daemon, clients, bindir):
     idle = clients(d.port).connected()  # in the menu, not logged in
     assert health(d) == (200, b"ok\n")
 
-    code, out, err = admin(bindir, d, "drain", "--message", MSG, "--deadline", "8")
+    code, out, err = admin_rc(bindir, d, "drain", "--message", MSG, "--deadline", "8")
     assert code == 0 and "draining: /health answers 503" in out, (out, err)
     assert "2 players in games told" in out, out
     status, body = health(d)
     assert status == 503 and b"draining" in body, (status, body)
-    code, out, _ = admin(bindir, d, "drain", "--status")
+    code, out, _ = admin_rc(bindir, d, "drain", "--status")
     assert code == 0 and "draining: since" in out and "players in games: 2" in out, out
-    code, _, err = admin(bindir, d, "drain")
+    code, _, err = admin_rc(bindir, d, "drain")
     assert code == 1 and "under way already" in err
 
     # everyone there is told; nobody new gets in
@@ -109,7 +103,7 @@ def test_drain_stops_early_once_no_one_plays(start_daemon, clients, bindir):
     d = start_daemon(http=True)
     t = clients(d.port).connected()
     started = time.time()
-    code, out, err = admin(bindir, d, "drain", "--deadline", "300")
+    code, out, err = admin_rc(bindir, d, "drain", "--deadline", "300")
     assert code == 0, err
     assert d.proc.wait(timeout=30) == 0
     assert time.time() - started < 20  # not the 300 s deadline
@@ -122,15 +116,15 @@ def test_drain_stops_early_once_no_one_plays(start_daemon, clients, bindir):
 @pytest.mark.daemon(http=True)
 def test_drain_bad_requests(daemon, bindir):
     for secs in ("0", "x", "100000", "5.0", "-5", " 5"):
-        code, out, err = admin(bindir, daemon, "drain", "--deadline", secs)
+        code, out, err = admin_rc(bindir, daemon, "drain", "--deadline", secs)
         # said in the tool's own terms, not the control line's usage
         assert code != 0 and out == "", (secs, out)
         assert err == ("warren-admin: drain: --deadline takes whole seconds, from 1 to 86400 "
                        f'(not "{secs}")\n'), (secs, err)
     for args in (["--frob"], ["--message"]):
-        code, out, err = admin(bindir, daemon, "drain", *args)
+        code, out, err = admin_rc(bindir, daemon, "drain", *args)
         assert code != 0 and "usage" in err, (args, err)
-    code, out, _ = admin(bindir, daemon, "drain", "--status")
+    code, out, _ = admin_rc(bindir, daemon, "drain", "--status")
     assert code == 0 and out == "draining: no\n"
     assert health(daemon) == (200, b"ok\n")
     # the control socket's own check of the line

@@ -5,10 +5,9 @@ there), one of NetHack's generic names (it asks who you are), a rename, a
 delete and an upgrade from a database without game names each keep every
 save with its own account."""
 import re
-import subprocess
 import time
 
-from harness import Daemon, program, sqlite_only, unique_name
+from harness import Daemon, admin, sqlite_only, unique_name
 from test_hosted import answer_until, nethack, playground, settle  # noqa: F401 (nethack: a fixture)
 
 
@@ -54,13 +53,6 @@ def status_name(t):
     assert line, t.text()
     return line.split()[0]
 
-
-def admin(bindir, d, *args):
-    exe = program(bindir, "asan/warren-admin", "warren-admin")
-    r = subprocess.run([str(exe), "--control", str(d.db) + ".ctl", *args], capture_output=True,
-                       text=True, timeout=30)
-    assert r.returncode == 0, (r.stdout, r.stderr)
-    return r.stdout
 
 
 def test_a_dash_or_a_generic_name_reaches_no_other_save(nethack, clients):

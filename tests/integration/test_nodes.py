@@ -31,13 +31,12 @@ import contextlib
 import re
 import signal
 import socket
-import subprocess
 import time
 
 import pytest
 
 import harness
-from harness import CTRL_X, ON_PG, PW, Daemon, hook, program, replay, stored_hook
+from harness import CTRL_X, ON_PG, PW, Daemon, admin, admin_rc, hook, replay, stored_hook
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 
@@ -79,21 +78,6 @@ def holder(d, game):
     return rows[0][0] if rows else None
 
 
-def admin(bindir, d, *args):
-    """warren-admin's answer from d's control socket."""
-    tool = program(bindir, "asan/warren-admin", "warren-admin")
-    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
-                       text=True, timeout=60, cwd=d.dir)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
-
-
-def admin_rc(bindir, d, *args):
-    """warren-admin's exit code, output and errors from d's control socket."""
-    tool = program(bindir, "asan/warren-admin", "warren-admin")
-    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
-                       text=True, timeout=60, cwd=d.dir)
-    return r.returncode, r.stdout, r.stderr
 
 
 def play_on(d, t, name, deadline_s=30):

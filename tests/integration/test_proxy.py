@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from harness import PW, Web, program, raw, unique_name
+from harness import PW, Web, admin, program, raw, unique_name
 
 PROXY = "127.0.0.2"  # the balancer: listed in proxy-from
 STRANGER = "127.0.0.3"  # any other address on this machine
@@ -83,12 +83,6 @@ class FakeProxy:
     def close(self):
         self.lsock.close()
 
-
-def admin(bindir, daemon, *args):
-    r = subprocess.run([str(program(bindir, "asan/warren-admin", "warren-admin")), "--control",
-                        f"{daemon.db}.ctl", *args], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
 
 
 def send_slowly(port, data, source, gap=0.02):

@@ -11,12 +11,11 @@ import re
 import signal
 import socket
 import struct
-import subprocess
 import time
 
 import pytest
 
-from harness import ON_PG, PW, WS, Daemon, Web, free_port, pg_run, program
+from harness import ON_PG, WS, Daemon, Web, admin, free_port, pg_run
 from players import quit_game
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
@@ -251,7 +250,6 @@ def test_chat_crosses_nodes_once_and_in_order(pair, clients, bindir):
     assert chats(web_b) == [("gina", "hi hugo \u2713 100%", True)]
     assert chats(web_a) == [("gina", "hi hugo \u2713 100%", True)]
     # muted at a: b reads the mutes again and refuses hugo's line there
-    from test_nodes import admin
     assert "hugo may not chat" in admin(bindir, a, "mute", "hugo", "1h")
     b.wait_log(r"mutes read again after another node's change: 1")
     say(w, "let me talk")
@@ -371,14 +369,6 @@ def test_games_on_every_loop_are_watched_from_another_node(pair_of, clients):
     w.wait_for("That game is over", timeout=15)
     assert a.alive() and b.alive()
 
-
-def admin(bindir, d, *args):
-    """warren-admin's answer from d's control socket."""
-    tool = program(bindir, "asan/warren-admin", "warren-admin")
-    r = subprocess.run([str(tool), "--control", f"{d.db}.ctl", *args], capture_output=True,
-                       text=True, timeout=60, cwd=d.dir)
-    assert r.returncode == 0, r.stderr
-    return r.stdout
 
 
 def idle_games_of(d, node, n):

@@ -475,6 +475,30 @@ START_TEST(a_batch_that_succeeds_is_sent_at_once)
 }
 END_TEST
 
+/* Ten appends to game g (seq 1..10) with, after the fifth, one to
+ * odd_game at odd_seq (odd told its end): all in one batch, which commits
+ * once and fails the odd one alone. Returns the batch's writes. */
+static uint64_t ten_and_an_odd_one(fx_t *f, int64_t g, int64_t odd_game, int64_t odd_seq,
+                                   done_t *odd)
+{
+    db_stats_t s0, s1;
+    db_stats(f->db, &s0);
+    done_t d[10] = {{0}};
+    for (int i = 0; i < 10; i++) {
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f->db, g, i + 1, &k, 1, 5, on_done, &d[i]);
+        if (i == 4)
+            db_journal_append(f->db, odd_game, odd_seq, &k, 1, 5, on_done, odd);
+    }
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    db_stats(f->db, &s1);
+    ck_assert_uint_eq(s1.commits - s0.commits, 1);
+    ck_assert_uint_eq(s1.failed - s0.failed, 1);
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    return s1.writes - s0.writes;
+}
+
 /* A batch of one-statement ops goes with its COMMIT in one round trip: an
  * append that finds a gap (it changes no row) fails alone, the others are
  * stored in that one transaction, not run again op by op in savepoints. */
@@ -483,23 +507,9 @@ START_TEST(a_gap_fails_alone_in_a_batch_sent_with_its_commit)
     fx_t f;
     pg_open(&f);
     int64_t g = make_game(&f, make_user(&f, "Fay", "fay"));
-    db_stats_t s0, s1;
-    db_stats(f.db, &s0);
-    done_t d[10] = {{0}}, gap = {0};
-    for (int i = 0; i < 10; i++) {
-        uint8_t k = (uint8_t)i;
-        db_journal_append(f.db, g, i + 1, &k, 1, 5, on_done, &d[i]);
-        if (i == 4)
-            db_journal_append(f.db, g, 30, &k, 1, 5, on_done, &gap);
-    }
-    uv_run(&f.loop, UV_RUN_DEFAULT);
-    db_stats(f.db, &s1);
-    ck_assert_uint_eq(s1.commits - s0.commits, 1);
-    ck_assert_uint_eq(s1.writes - s0.writes, 11);
-    ck_assert_uint_eq(s1.failed - s0.failed, 1);
+    done_t gap = {0};
+    ck_assert_uint_eq(ten_and_an_odd_one(&f, g, g, 30, &gap), 11);
     ck_assert_int_eq(gap.status, DB_ENOTFOUND);
-    for (int i = 0; i < 10; i++)
-        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld AND seq <= 10",
              (long long)g);
@@ -530,22 +540,9 @@ START_TEST(a_fenced_batch_sent_with_its_commit_refuses_another_nodes_game)
     ck_assert_int_eq(ta.status, DB_OK);
     ck_assert_int_eq(tb.status, DB_OK);
     db_lease_fence(f.db, "node-a", 60000);
-    db_stats_t s0, s1;
-    db_stats(f.db, &s0);
-    done_t d[10] = {{0}}, refused = {0};
-    for (int i = 0; i < 10; i++) {
-        uint8_t k = (uint8_t)i;
-        db_journal_append(f.db, mine, i + 1, &k, 1, 5, on_done, &d[i]);
-        if (i == 4)
-            db_journal_append(f.db, theirs, 1, &k, 1, 5, on_done, &refused);
-    }
-    uv_run(&f.loop, UV_RUN_DEFAULT);
-    db_stats(f.db, &s1);
-    ck_assert_uint_eq(s1.commits - s0.commits, 1);
-    ck_assert_uint_eq(s1.failed - s0.failed, 1);
+    done_t refused = {0};
+    ten_and_an_odd_one(&f, mine, theirs, 1, &refused);
     ck_assert_int_eq(refused.status, DB_ELEASE);
-    for (int i = 0; i < 10; i++)
-        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM journal WHERE game = %lld", (long long)theirs);
     ck_assert_int_eq(fx_count(&f, sql), 0);
