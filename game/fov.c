@@ -207,10 +207,30 @@ int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible
 int fov_compute_reach(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out,
                       int *reach)
 {
+    fov_box_t all = {0, 0, m ? m->w : 0, m ? m->h : 0};
+    return fov_compute_box(m, ox, oy, radius, &all, visible_out, reach);
+}
+
+/* How deep quadrant q may go and still meet a row inside the box. */
+static int box_depth(const fov_box_t *b, int ox, int oy, int q)
+{
+    switch (q) {
+    case 0: return oy - b->y0;
+    case 1: return b->y1 - 1 - oy;
+    case 2: return b->x1 - 1 - ox;
+    default: return ox - b->x0;
+    }
+}
+
+int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
+                    uint8_t *visible_out, int *reach)
+{
     *reach = 0;
-    if (!map_ok(m) || !visible_out)
+    if (!map_ok(m) || !visible_out || !box)
         return -1;
     if (ox < 0 || oy < 0 || ox >= m->w || oy >= m->h)
+        return -1;
+    if (ox < box->x0 || oy < box->y0 || ox >= box->x1 || oy >= box->y1)
         return -1;
     memset(visible_out, 0, (size_t)m->w * (size_t)m->h);
     visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
@@ -218,6 +238,8 @@ int fov_compute_reach(const fov_map_t *m, int ox, int oy, int radius, uint8_t *v
     int count = 1;
     for (int q = 0; q < 4; q++) {
         int depth = scan_depth(m, &lb, ox, oy, q, radius);
+        int bd = box_depth(box, ox, oy, q);
+        depth = depth < bd ? depth : bd;
         *reach = depth > *reach ? depth : *reach;
         scan_t s = {m, ox, oy, radius, q, depth, visible_out, -1, -1, 0, 0};
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
