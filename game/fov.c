@@ -7,6 +7,7 @@
  * when any part of it does (expansive walls). */
 #include "fov.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -15,15 +16,36 @@ typedef struct {
 } frac_t;
 
 /* One scan: the map, the origin, which quadrant, and what to do with a
- * revealed cell (mark the output array, or look for one target cell). */
+ * revealed cell (mark the output array, or look for one target cell).
+ * A cell (depth, col) of the quadrant lies at x = ox + col * xc + depth *
+ * xd, y = oy + col * yc + depth * yd; cols outside [cmin, cmax] are off
+ * the map (depth never is: maxdepth stays within it). */
 typedef struct {
     const fov_map_t *m;
-    int ox, oy, radius, quadrant, maxdepth;
+    int ox, oy, quadrant, maxdepth;
     uint8_t *out; /* fov_compute: the visible array */
     int tx, ty;   /* fov_los: the target */
     int found;
-    int count; /* fov_compute: cells newly marked */
+    int count;          /* fov_compute: cells newly marked */
+    int r2;             /* squared distance still in the radius; INT_MAX: no radius */
+    int xc, xd, yc, yd; /* the quadrant's axes */
+    int cmin, cmax;     /* columns on the map */
 } scan_t;
+
+/* The axes of each quadrant: north, south, east, west. */
+static const int QUAD_AXES[4][4] = {{1, 0, 0, -1}, {1, 0, 0, 1}, {0, 1, 1, 0}, {0, -1, 1, 0}};
+
+static scan_t scan_new(const fov_map_t *m, int ox, int oy, int radius, int q, int maxdepth)
+{
+    scan_t s = {
+        .m = m, .ox = ox, .oy = oy, .quadrant = q, .maxdepth = maxdepth, .tx = -1, .ty = -1};
+    s.r2 = radius < 0 ? INT_MAX : radius * (radius + 1);
+    s.xc = QUAD_AXES[q][0], s.xd = QUAD_AXES[q][1], s.yc = QUAD_AXES[q][2], s.yd = QUAD_AXES[q][3];
+    int along = s.xc ? ox : oy, len = s.xc ? m->w : m->h;
+    s.cmin = -along;
+    s.cmax = len - 1 - along;
+    return s;
+}
 
 static int floor_div(int a, int b) /* b > 0 */
 {
@@ -42,44 +64,21 @@ int fov_in_radius(int dx, int dy, int radius)
     return dx * dx + dy * dy <= radius * (radius + 1);
 }
 
-static void quadrant_xy(const scan_t *s, int depth, int col, int *x, int *y)
+/* Whether a cell on the map blocks sight. */
+static int cell_blocks(const scan_t *s, int x, int y)
 {
-    switch (s->quadrant) {
-    case 0:
-        *x = s->ox + col;
-        *y = s->oy - depth;
-        break; /* north */
-    case 1:
-        *x = s->ox + col;
-        *y = s->oy + depth;
-        break; /* south */
-    case 2:
-        *x = s->ox + depth;
-        *y = s->oy + col;
-        break; /* east */
-    default:
-        *x = s->ox - depth;
-        *y = s->oy + col;
-        break; /* west */
-    }
-}
-
-static int map_blocks(const fov_map_t *m, int x, int y)
-{
-    if (x < 0 || y < 0 || x >= m->w || y >= m->h)
-        return 1;
+    const fov_map_t *m = s->m;
     if (m->opaque)
         return m->opaque[(size_t)y * (size_t)m->w + (size_t)x] != 0;
     return m->is_opaque(m->ctx, x, y) != 0;
 }
 
-static void reveal(scan_t *s, int x, int y)
+/* A cell on the map in line of sight: seen if within the radius or lit. */
+static void reveal(scan_t *s, int depth, int col, int x, int y)
 {
     const fov_map_t *m = s->m;
-    if (x < 0 || y < 0 || x >= m->w || y >= m->h)
-        return;
     size_t i = (size_t)y * (size_t)m->w + (size_t)x;
-    if (!fov_in_radius(x - s->ox, y - s->oy, s->radius) && !(m->lit && m->lit[i]))
+    if (col * col + depth * depth > s->r2 && !(m->lit && m->lit[i]))
         return;
     if (s->out) {
         s->count += !s->out[i];
@@ -102,12 +101,12 @@ static void scan_row(scan_t *s, int depth, frac_t start, frac_t end)
         int hi = ceil_div(2 * depth * end.n - end.d, 2 * end.d);
         int prev = -1; /* -1 none yet, 0 floor, 1 wall */
         for (int col = lo; col <= hi; col++) {
-            int x, y;
-            quadrant_xy(s, depth, col, &x, &y);
-            int wall = map_blocks(s->m, x, y);
+            int x = s->ox + col * s->xc + depth * s->xd, y = s->oy + col * s->yc + depth * s->yd;
+            int on_map = col >= s->cmin && col <= s->cmax;
+            int wall = !on_map || cell_blocks(s, x, y);
             int centre_in = col * start.d >= depth * start.n && col * end.d <= depth * end.n;
-            if (wall || centre_in)
-                reveal(s, x, y);
+            if (on_map && (wall || centre_in))
+                reveal(s, depth, col, x, y);
             if (prev == 1 && !wall)
                 start = cell_slope(depth, col);
             if (prev == 0 && wall)
@@ -241,7 +240,8 @@ int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_bo
         int bd = box_depth(box, ox, oy, q);
         depth = depth < bd ? depth : bd;
         *reach = depth > *reach ? depth : *reach;
-        scan_t s = {m, ox, oy, radius, q, depth, visible_out, -1, -1, 0, 0};
+        scan_t s = scan_new(m, ox, oy, radius, q, depth);
+        s.out = visible_out;
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
         count += s.count;
     }
@@ -274,7 +274,8 @@ int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius)
     for (int q = 0; q < 4; q++) {
         if (!depth[q])
             continue;
-        scan_t s = {m, ax, ay, radius, q, depth[q], NULL, bx, by, 0, 0};
+        scan_t s = scan_new(m, ax, ay, radius, q, depth[q]);
+        s.tx = bx, s.ty = by;
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
         if (s.found)
             return 1;
