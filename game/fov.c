@@ -65,25 +65,27 @@ int fov_in_radius(int dx, int dy, int radius)
 }
 
 /* Whether a cell on the map blocks sight. */
-static int cell_blocks(const scan_t *s, int x, int y)
+static int cell_blocks(const scan_t *k, int x, int y)
 {
-    const fov_map_t *m = s->m;
+    const fov_map_t *m = k->m;
     if (m->opaque)
         return m->opaque[(size_t)y * (size_t)m->w + (size_t)x] != 0;
     return m->is_opaque(m->ctx, x, y) != 0;
 }
 
-/* A cell on the map in line of sight: seen if within the radius or lit. */
-static void reveal(scan_t *s, int depth, int col, int x, int y)
+/* A cell on the map in line of sight: seen if within the radius or lit.
+ * k is s's fields copied (writes through out may alias any byte, so the
+ * copy keeps them in registers); the counts go to s. */
+static void reveal(scan_t *s, const scan_t *k, int depth, int col, int x, int y)
 {
-    const fov_map_t *m = s->m;
+    const fov_map_t *m = k->m;
     size_t i = (size_t)y * (size_t)m->w + (size_t)x;
-    if (col * col + depth * depth > s->r2 && !(m->lit && m->lit[i]))
+    if (col * col + depth * depth > k->r2 && !(m->lit && m->lit[i]))
         return;
-    if (s->out) {
-        s->count += !s->out[i];
-        s->out[i] = 1;
-    } else if (x == s->tx && y == s->ty)
+    if (k->out) {
+        s->count += !k->out[i];
+        k->out[i] = 1;
+    } else if (x == k->tx && y == k->ty)
         s->found = 1;
 }
 
@@ -95,18 +97,19 @@ static frac_t cell_slope(int depth, int col)
 
 static void scan_row(scan_t *s, int depth, frac_t start, frac_t end)
 {
-    while (depth <= s->maxdepth && !s->found) {
+    const scan_t k = *s;
+    while (depth <= k.maxdepth && !s->found) {
         /* columns whose centres round into [start, end], ties toward the inside */
         int lo = floor_div(2 * depth * start.n + start.d, 2 * start.d);
         int hi = ceil_div(2 * depth * end.n - end.d, 2 * end.d);
         int prev = -1; /* -1 none yet, 0 floor, 1 wall */
         for (int col = lo; col <= hi; col++) {
-            int x = s->ox + col * s->xc + depth * s->xd, y = s->oy + col * s->yc + depth * s->yd;
-            int on_map = col >= s->cmin && col <= s->cmax;
-            int wall = !on_map || cell_blocks(s, x, y);
+            int x = k.ox + col * k.xc + depth * k.xd, y = k.oy + col * k.yc + depth * k.yd;
+            int on_map = col >= k.cmin && col <= k.cmax;
+            int wall = !on_map || cell_blocks(&k, x, y);
             int centre_in = col * start.d >= depth * start.n && col * end.d <= depth * end.n;
             if (on_map && (wall || centre_in))
-                reveal(s, depth, col, x, y);
+                reveal(s, &k, depth, col, x, y);
             if (prev == 1 && !wall)
                 start = cell_slope(depth, col);
             if (prev == 0 && wall)
