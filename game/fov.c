@@ -7,6 +7,7 @@
  * when any part of it does (expansive walls). */
 #include "fov.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -15,15 +16,36 @@ typedef struct {
 } frac_t;
 
 /* One scan: the map, the origin, which quadrant, and what to do with a
- * revealed cell (mark the output array, or look for one target cell). */
+ * revealed cell (mark the output array, or look for one target cell).
+ * A cell (depth, col) of the quadrant lies at x = ox + col * xc + depth *
+ * xd, y = oy + col * yc + depth * yd; cols outside [cmin, cmax] are off
+ * the map (depth never is: maxdepth stays within it). */
 typedef struct {
     const fov_map_t *m;
-    int ox, oy, radius, quadrant, maxdepth;
+    int ox, oy, quadrant, maxdepth;
     uint8_t *out; /* fov_compute: the visible array */
     int tx, ty;   /* fov_los: the target */
     int found;
-    int count; /* fov_compute: cells newly marked */
+    int count;          /* fov_compute: cells newly marked */
+    int r2;             /* squared distance still in the radius; INT_MAX: no radius */
+    int xc, xd, yc, yd; /* the quadrant's axes */
+    int cmin, cmax;     /* columns on the map */
 } scan_t;
+
+/* The axes of each quadrant: north, south, east, west. */
+static const int QUAD_AXES[4][4] = {{1, 0, 0, -1}, {1, 0, 0, 1}, {0, 1, 1, 0}, {0, -1, 1, 0}};
+
+static scan_t scan_new(const fov_map_t *m, int ox, int oy, int radius, int q, int maxdepth)
+{
+    scan_t s = {
+        .m = m, .ox = ox, .oy = oy, .quadrant = q, .maxdepth = maxdepth, .tx = -1, .ty = -1};
+    s.r2 = radius < 0 ? INT_MAX : radius * (radius + 1);
+    s.xc = QUAD_AXES[q][0], s.xd = QUAD_AXES[q][1], s.yc = QUAD_AXES[q][2], s.yd = QUAD_AXES[q][3];
+    int along = s.xc ? ox : oy, len = s.xc ? m->w : m->h;
+    s.cmin = -along;
+    s.cmax = len - 1 - along;
+    return s;
+}
 
 static int floor_div(int a, int b) /* b > 0 */
 {
@@ -42,49 +64,28 @@ int fov_in_radius(int dx, int dy, int radius)
     return dx * dx + dy * dy <= radius * (radius + 1);
 }
 
-static void quadrant_xy(const scan_t *s, int depth, int col, int *x, int *y)
+/* Whether a cell on the map blocks sight. */
+static int cell_blocks(const scan_t *k, int x, int y)
 {
-    switch (s->quadrant) {
-    case 0:
-        *x = s->ox + col;
-        *y = s->oy - depth;
-        break; /* north */
-    case 1:
-        *x = s->ox + col;
-        *y = s->oy + depth;
-        break; /* south */
-    case 2:
-        *x = s->ox + depth;
-        *y = s->oy + col;
-        break; /* east */
-    default:
-        *x = s->ox - depth;
-        *y = s->oy + col;
-        break; /* west */
-    }
-}
-
-static int map_blocks(const fov_map_t *m, int x, int y)
-{
-    if (x < 0 || y < 0 || x >= m->w || y >= m->h)
-        return 1;
+    const fov_map_t *m = k->m;
     if (m->opaque)
         return m->opaque[(size_t)y * (size_t)m->w + (size_t)x] != 0;
     return m->is_opaque(m->ctx, x, y) != 0;
 }
 
-static void reveal(scan_t *s, int x, int y)
+/* A cell on the map in line of sight: seen if within the radius or lit.
+ * k is s's fields copied (writes through out may alias any byte, so the
+ * copy keeps them in registers); the counts go to s. */
+static void reveal(scan_t *s, const scan_t *k, int depth, int col, int x, int y)
 {
-    const fov_map_t *m = s->m;
-    if (x < 0 || y < 0 || x >= m->w || y >= m->h)
-        return;
+    const fov_map_t *m = k->m;
     size_t i = (size_t)y * (size_t)m->w + (size_t)x;
-    if (!fov_in_radius(x - s->ox, y - s->oy, s->radius) && !(m->lit && m->lit[i]))
+    if (col * col + depth * depth > k->r2 && !(m->lit && m->lit[i]))
         return;
-    if (s->out) {
-        s->count += !s->out[i];
-        s->out[i] = 1;
-    } else if (x == s->tx && y == s->ty)
+    if (k->out) {
+        s->count += !k->out[i];
+        k->out[i] = 1;
+    } else if (x == k->tx && y == k->ty)
         s->found = 1;
 }
 
@@ -96,18 +97,19 @@ static frac_t cell_slope(int depth, int col)
 
 static void scan_row(scan_t *s, int depth, frac_t start, frac_t end)
 {
-    while (depth <= s->maxdepth && !s->found) {
+    const scan_t k = *s;
+    while (depth <= k.maxdepth && !s->found) {
         /* columns whose centres round into [start, end], ties toward the inside */
         int lo = floor_div(2 * depth * start.n + start.d, 2 * start.d);
         int hi = ceil_div(2 * depth * end.n - end.d, 2 * end.d);
         int prev = -1; /* -1 none yet, 0 floor, 1 wall */
         for (int col = lo; col <= hi; col++) {
-            int x, y;
-            quadrant_xy(s, depth, col, &x, &y);
-            int wall = map_blocks(s->m, x, y);
+            int x = k.ox + col * k.xc + depth * k.xd, y = k.oy + col * k.yc + depth * k.yd;
+            int on_map = col >= k.cmin && col <= k.cmax;
+            int wall = !on_map || cell_blocks(&k, x, y);
             int centre_in = col * start.d >= depth * start.n && col * end.d <= depth * end.n;
-            if (wall || centre_in)
-                reveal(s, x, y);
+            if (on_map && (wall || centre_in))
+                reveal(s, &k, depth, col, x, y);
             if (prev == 1 && !wall)
                 start = cell_slope(depth, col);
             if (prev == 0 && wall)
@@ -207,10 +209,30 @@ int fov_compute(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible
 int fov_compute_reach(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out,
                       int *reach)
 {
+    fov_box_t all = {0, 0, m ? m->w : 0, m ? m->h : 0};
+    return fov_compute_box(m, ox, oy, radius, &all, visible_out, reach);
+}
+
+/* How deep quadrant q may go and still meet a row inside the box. */
+static int box_depth(const fov_box_t *b, int ox, int oy, int q)
+{
+    switch (q) {
+    case 0: return oy - b->y0;
+    case 1: return b->y1 - 1 - oy;
+    case 2: return b->x1 - 1 - ox;
+    default: return ox - b->x0;
+    }
+}
+
+int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
+                    uint8_t *visible_out, int *reach)
+{
     *reach = 0;
-    if (!map_ok(m) || !visible_out)
+    if (!map_ok(m) || !visible_out || !box)
         return -1;
     if (ox < 0 || oy < 0 || ox >= m->w || oy >= m->h)
+        return -1;
+    if (ox < box->x0 || oy < box->y0 || ox >= box->x1 || oy >= box->y1)
         return -1;
     memset(visible_out, 0, (size_t)m->w * (size_t)m->h);
     visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
@@ -218,8 +240,11 @@ int fov_compute_reach(const fov_map_t *m, int ox, int oy, int radius, uint8_t *v
     int count = 1;
     for (int q = 0; q < 4; q++) {
         int depth = scan_depth(m, &lb, ox, oy, q, radius);
+        int bd = box_depth(box, ox, oy, q);
+        depth = depth < bd ? depth : bd;
         *reach = depth > *reach ? depth : *reach;
-        scan_t s = {m, ox, oy, radius, q, depth, visible_out, -1, -1, 0, 0};
+        scan_t s = scan_new(m, ox, oy, radius, q, depth);
+        s.out = visible_out;
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
         count += s.count;
     }
@@ -252,7 +277,8 @@ int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius)
     for (int q = 0; q < 4; q++) {
         if (!depth[q])
             continue;
-        scan_t s = {m, ax, ay, radius, q, depth[q], NULL, bx, by, 0, 0};
+        scan_t s = scan_new(m, ax, ay, radius, q, depth[q]);
+        s.tx = bx, s.ty = by;
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
         if (s.found)
             return 1;

@@ -45,6 +45,18 @@ int fov_los(const fov_map_t *m, int ax, int ay, int bx, int by, int radius);
 int fov_compute_reach(const fov_map_t *m, int ox, int oy, int radius, uint8_t *visible_out,
                       int *reach);
 
+/* A rectangle of cells: x0 <= x < x1, y0 <= y < y1. */
+typedef struct {
+    int x0, y0, x1, y1;
+} fov_box_t;
+
+/* fov_compute_reach, but only rows of the scan that meet box are read:
+ * every cell inside box gets exactly fov_compute's answer (a row's answer
+ * depends only on the rows nearer the origin); cells outside it may be
+ * left 0 where fov_compute would say 1. The origin must lie in box. */
+int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
+                    uint8_t *visible_out, int *reach);
+
 /* The radius test used above, exposed so callers agree on it. */
 int fov_in_radius(int dx, int dy, int radius);
 

@@ -443,25 +443,55 @@ static void redraw_around(game_t *g, screen_t *s, const level_t *lv, const map_v
                 map_tile(g, s, lv, m, x, y);
 }
 
+/* Whether eight cells of the three planes from k on are all unchanged. */
+static bool eight_same(const uint8_t *const was[3], const uint8_t *const now[3], size_t k)
+{
+    uint64_t d = 0;
+    for (int p = 0; p < 3; p++) {
+        uint64_t a, b;
+        memcpy(&a, was[p] + k, 8);
+        memcpy(&b, now[p] + k, 8);
+        d |= a ^ b;
+    }
+    return d == 0;
+}
+
+/* Redraws what changed on the shadow's row sy. The row's pointers are
+ * taken once: drawing writes to the frame, never to the planes. */
+static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
+                        int sy)
+{
+    int x0, x1;
+    shadow_span(lv, m, &x0, &x1);
+    size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0), k = 0;
+    size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
+    const uint8_t *const was[3] = {plane(cache, 0) + at, plane(cache, 1) + at,
+                                   plane(cache, 2) + at};
+    const uint8_t *const now[3] = {lv->terrain + li, lv->seen + li, lv->vis + li};
+    while (k < n) {
+        if (k + 8 <= n && eight_same(was, now, k)) {
+            k += 8; /* most of a changed row is as it was */
+            continue;
+        }
+        int sx = x0 + (int)k;
+        /* wall lines join seen terrain: only a change of those touches
+         * the neighbours; a change of visibility is the tile's own */
+        if (was[0][k] != now[0][k] || was[1][k] != now[1][k])
+            redraw_around(g, cache->frame, lv, m, sx, sy);
+        else if (was[2][k] != now[2][k] && on_view(lv, m, sx, sy))
+            map_tile(g, cache->frame, lv, m, sx, sy);
+        k++;
+    }
+}
+
 /* Tiles whose terrain, memory or visibility changed, with the neighbours
  * whose wall lines join them (the margin's cells only for those). */
 static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
 {
-    int x0, x1;
-    shadow_span(lv, m, &x0, &x1);
     for (int sy = -1; sy <= m->vh; sy++) {
         if (!shadow_row_on_level(lv, m, sy) || row_same(cache, lv, m, sy))
             continue;
-        size_t row = (size_t)(m->oy + sy) * (size_t)lv->w;
-        for (int sx = x0; sx < x1; sx++) {
-            size_t at = shadow_at(m, sx, sy), i = row + (size_t)(m->ox + sx);
-            /* wall lines join seen terrain: only a change of those touches
-             * the neighbours; a change of visibility is the tile's own */
-            if (plane(cache, 0)[at] != lv->terrain[i] || plane(cache, 1)[at] != lv->seen[i])
-                redraw_around(g, cache->frame, lv, m, sx, sy);
-            else if (plane(cache, 2)[at] != lv->vis[i] && on_view(lv, m, sx, sy))
-                map_tile(g, cache->frame, lv, m, sx, sy);
-        }
+        row_changes(g, cache, lv, m, sy);
         shadow_row(cache, lv, m, sy);
     }
 }

@@ -58,19 +58,25 @@ static int box_start(int p, int reach, int map)
 
 /* Nothing past the sight box is seen, however lit: what the player sees
  * is what a map view of 80x21 tiles can draw round it. */
-static void sight_box(level_t *lv, int px, int py)
+static fov_box_t sight_box(const level_t *lv, int px, int py)
 {
     int x0 = box_start(px, SIGHT_X, lv->w), y0 = box_start(py, SIGHT_Y, lv->h);
     int x1 = x0 + 2 * SIGHT_X + 1, y1 = y0 + 2 * SIGHT_Y + 1; /* past the box */
+    return (fov_box_t){x0, y0, x1 < lv->w ? x1 : lv->w, y1 < lv->h ? y1 : lv->h};
+}
+
+/* Clears what the scan marked outside the sight box. */
+static void clip_to_box(level_t *lv, const fov_box_t *b)
+{
     for (int y = 0; y < lv->h; y++) {
         uint8_t *row = lv->vis + (size_t)y * (size_t)lv->w;
-        if (y < y0 || y >= y1) {
+        if (y < b->y0 || y >= b->y1) {
             memset(row, 0, (size_t)lv->w);
             continue;
         }
-        memset(row, 0, (size_t)x0);
-        if (x1 < lv->w)
-            memset(row + x1, 0, (size_t)(lv->w - x1));
+        memset(row, 0, (size_t)b->x0);
+        if (b->x1 < lv->w)
+            memset(row + b->x1, 0, (size_t)(lv->w - b->x1));
     }
 }
 
@@ -90,10 +96,12 @@ void vision_update(game_t *g)
     if (lv->fov_ok && lv->fov_x == p->x && lv->fov_y == p->y && lv->fov_radius == radius)
         return; /* nothing the view depends on changed: vis and seen stand */
     fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
+    /* rows past the sight box are not scanned: their cells are not seen */
+    fov_box_t box = sight_box(lv, p->x, p->y);
     int reach;
-    if (fov_compute_reach(&m, p->x, p->y, radius, lv->vis, &reach) < 0)
+    if (fov_compute_box(&m, p->x, p->y, radius, &box, lv->vis, &reach) < 0)
         return;
-    sight_box(lv, p->x, p->y);
+    clip_to_box(lv, &box);
     lv->fov_ok = 1;
     lv->fov_x = p->x;
     lv->fov_y = p->y;

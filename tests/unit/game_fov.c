@@ -219,6 +219,45 @@ START_TEST(symmetry_on_random_maps)
 }
 END_TEST
 
+/* A scan kept to a box gives every cell inside it the full scan's answer,
+ * reads no farther than the full scan, and refuses an origin outside it. */
+START_TEST(box_agrees_with_compute_inside)
+{
+    map_t *t = malloc(sizeof *t);
+    uint8_t *full = malloc(W * H);
+    rng_t r;
+    rng_seed(&r, 17, 3);
+    int shorter = 0;
+    for (int k = 0; k < 200; k++) {
+        random_map(t, &r, 10 + k % 3 * 10);
+        t->m.lit = NULL;
+        if (k & 1) {
+            for (int i = 0; i < W * H; i++)
+                t->lit[i] = rng_percent(&r, 30);
+            t->m.lit = t->lit;
+        }
+        int ox = 1 + (int)rng_below(&r, W - 2), oy = 1 + (int)rng_below(&r, H - 2);
+        int radius = k % 4 == 0 ? -1 : 2 + k % 9, reach_full, reach_box;
+        fov_box_t b = {ox - (int)rng_below(&r, 12), oy - (int)rng_below(&r, 8),
+                       ox + 1 + (int)rng_below(&r, 12), oy + 1 + (int)rng_below(&r, 8)};
+        ck_assert_int_ge(fov_compute_reach(&t->m, ox, oy, radius, full, &reach_full), 1);
+        ck_assert_int_ge(fov_compute_box(&t->m, ox, oy, radius, &b, t->vis, &reach_box), 1);
+        for (int y = b.y0 < 0 ? 0 : b.y0; y < b.y1 && y < H; y++)
+            for (int x = b.x0 < 0 ? 0 : b.x0; x < b.x1 && x < W; x++)
+                ck_assert_msg(t->vis[y * W + x] == full[y * W + x], "map %d cell (%d,%d)", k, x, y);
+        ck_assert_int_le(reach_box, reach_full);
+        shorter += reach_box < reach_full;
+    }
+    ck_assert_int_gt(shorter, 20); /* the boxes did cut scans short */
+    fov_box_t away = {0, 0, 2, 2};
+    int reach;
+    ck_assert_int_eq(fov_compute_box(&t->m, 5, 5, 3, &away, t->vis, &reach), -1);
+    ck_assert_int_eq(fov_compute_box(&t->m, 5, 5, 3, NULL, t->vis, &reach), -1);
+    free(full);
+    free(t);
+}
+END_TEST
+
 START_TEST(los_agrees_with_compute)
 {
     map_t *t = malloc(sizeof *t);
@@ -306,6 +345,7 @@ Suite *suite_game_fov(void)
     tcase_add_test(tc, lit_cells_seen_from_afar);
     tcase_add_test(tc, symmetry_on_random_maps);
     tcase_add_test(tc, los_agrees_with_compute);
+    tcase_add_test(tc, box_agrees_with_compute_inside);
     tcase_add_test(tc, callback_matches_array);
     tcase_add_test(tc, edges_and_tiny_maps);
     suite_add_tcase(s, tc);
