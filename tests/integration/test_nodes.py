@@ -78,6 +78,19 @@ def holder(d, game):
     return rows[0][0] if rows else None
 
 
+def ban_loopback(bindir, a):
+    """Bans 127.0.0.0/8 at node a (nobody there connected from it)."""
+    out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
+    assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
+
+
+def banned_at(b, idle):
+    """Node b heard of the ban: its idle connection is closed, told, and
+    its door refuses the address."""
+    idle.wait_for("Connections from your address are refused.", timeout=5)
+    idle.wait_exit(timeout=5)
+    b.wait_log(r"bans read again after another node's change: 1")
+    assert b"Connections from your address are refused." in door_says(b)
 
 
 def play_on(d, t, name, deadline_s=30):
@@ -321,12 +334,8 @@ def test_a_ban_or_kick_at_one_node_holds_at_the_other(nodes, clients, bindir):
 
     idle = clients(b.port).connected()
     idle.register("lou")
-    out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
-    assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
-    idle.wait_for("Connections from your address are refused.", timeout=5)
-    idle.wait_exit(timeout=5)
-    b.wait_log(r"bans read again after another node's change: 1")
-    assert b"Connections from your address are refused." in door_says(b)
+    ban_loopback(bindir, a)
+    banned_at(b, idle)
     assert "lifted the ban" in admin(bindir, a, "unban", "127.0.0.0/8")
     b.wait_log(r"bans read again after another node's change: 0")
     clients(b.port).connected().login("lou", PW)
@@ -460,12 +469,8 @@ def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, client
     idle = clients(b.port).connected()
     idle.register("rita")
     with listeners_down(b):
-        out = admin(bindir, a, "ban", "127.0.0.0/8", "1h")
-        assert "banned 127.0.0.0/8 (0 connections closed)" in out, out
-    idle.wait_for("Connections from your address are refused.", timeout=5)
-    idle.wait_exit(timeout=5)
-    b.wait_log(r"bans read again after another node's change: 1")
-    assert b"Connections from your address are refused." in door_says(b)
+        ban_loopback(bindir, a)
+    banned_at(b, idle)
 
 
 def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clients, bindir):
