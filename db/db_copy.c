@@ -64,9 +64,10 @@ static const table_t TABLES[] = {
 /* Tables made by the migrations that are no rows of the data: the
  * counters (set after the copy), PostgreSQL's schema version, and the
  * leases of the nodes that ran the source (none run the copy yet) with
- * their change feed's counter and tombstones. */
-static const char *const NOT_COPIED[] = {"game_ids",  "schema_version", "leases",
-                                         "lease_chg", "lease_gone",     "nodes"};
+ * their change feed's counter and tombstones, and the events between
+ * those nodes. */
+static const char *const NOT_COPIED[] = {"game_ids",   "schema_version", "leases",     "lease_chg",
+                                         "lease_gone", "nodes",          "node_events"};
 
 /* ---- an end: one side of the copy ----------------------------------------------- */
 

@@ -52,6 +52,7 @@
 #include "db.h"
 #include "db_daily.h"
 #include "db_hosted.h"
+#include "db_listen.h"
 #include "db_records.h"
 
 /* ---- schema.c ---- */
@@ -172,6 +173,24 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_PEER_ALIVE(now)                                                              \
     "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END FROM nodes WHERE node = ?1 " \
     "AND EXISTS (SELECT 1 FROM leases WHERE node = ?1)"
+/* An event between nodes (db_listen.c): its row in node_events, numbered
+ * by the writing transaction's id as migration 13's lease feed, and its
+ * NOTIFY "ID XID PAYLOAD", both in the writer's transaction. */
+#define DB_EVENT_LOGGED                                                                   \
+    "WITH e AS (INSERT INTO node_events(xid, origin, at, payload) VALUES "                \
+    "(pg_current_xact_id()::text::bigint, ?3, " DB_NOW_MS_PG ", ?2) RETURNING id, xid), " \
+    "n AS (SELECT pg_notify(?1, e.id || ' ' || e.xid || ' ' || ?2) FROM e) SELECT FROM n"
+/* Other nodes' events numbered ?1 or more, by id, each row with m, the
+ * number the next read starts from (PostgreSQL: the snapshot's xmin, so
+ * a transaction still running never falls below it); one row of m and
+ * NULLs when there are none. */
+#define DB_EVENTS_SINCE(m)                                                            \
+    "SELECT x.m, e.id, e.xid, e.payload FROM (SELECT " m ") x LEFT JOIN node_events " \
+    "e ON e.xid >= ?1 AND e.origin <> ?2 ORDER BY e.id"
+/* Rows older than ?1 ms, and all but the newest ?2 (db_listen.h). */
+#define DB_EVENTS_PRUNE(now)                                                         \
+    "DELETE FROM node_events WHERE at < " now " - ?1 OR id <= (SELECT max(id) - ?2 " \
+    "FROM node_events)"
 #define DB_STMT_LIST(X)                                                                            \
     X(BEGIN, "", RUN, none, DB_BOTH("BEGIN IMMEDIATE", "BEGIN"))                                   \
     X(BEGIN_READ, "", RUN, none,                                                                   \
@@ -492,9 +511,20 @@ void db_file_close(db_file_t *f, bool lost);
               DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN " DB_LAPSED_PG                     \
                            " ORDER BY g.id LIMIT ?2"))                                             \
     /* PostgreSQL's only (db_listen.c); SQLite's text just keeps the row valid */                  \
-    X(NOTIFY, "tt", RUN, none,                                                                     \
-      DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL",                     \
-              "WITH n AS (SELECT pg_notify(?1, ?2)) SELECT FROM n"))
+    X(NOTIFY, "ttt", RUN, none,                                                                    \
+      DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL AND ?3 IS NULL",      \
+              DB_EVENT_LOGGED))                                                                    \
+    X(EVENTS_SINCE, "it", ROWS, node_event,                                                        \
+      DB_BOTH(DB_EVENTS_SINCE("coalesce(max(xid), 0) + 1 AS m FROM node_events"),                  \
+              DB_EVENTS_SINCE(DB_XMIN_PG " AS m")))                                                \
+    X(EVENTS_PRUNE, "ii", RUN, none,                                                               \
+      DB_BOTH(DB_EVENTS_PRUNE(DB_NOW_MS_LITE), DB_EVENTS_PRUNE(DB_NOW_MS_PG)))                     \
+    /* of the account ids ?1 (a JSON array), those deleted or locked */                            \
+    X(USERS_GONE, "t", ROWS, int,                                                                  \
+      DB_BOTH("SELECT j.value FROM json_each(?1) j WHERE NOT EXISTS (SELECT 1 FROM users u "       \
+              "WHERE u.id = j.value AND u.locked = 0)",                                            \
+              "SELECT j.v FROM (SELECT value::bigint AS v FROM json_array_elements_text(?1::json)" \
+              ") j WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = j.v AND u.locked = 0)"))
 
 /* An account and its game name ("" if it has none). */
 #define DB_USER_COLS                                                \
@@ -723,7 +753,8 @@ typedef struct {
     X(feed, db_feed_cb)               \
     X(hosted_game, db_hosted_game_cb) \
     X(game_ids, db_game_ids_cb)       \
-    X(peer_games, db_peer_games_cb)
+    X(peer_games, db_peer_games_cb)   \
+    X(node_events, db_node_events_cb)
 
 enum {
 #define DB_CB_ENUM_(n, t) DB_CB_##n,

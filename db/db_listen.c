@@ -3,6 +3,7 @@
  * connection of its own, read without blocking. */
 #include "db_listen.h"
 #include <libpq-fe.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "db_internal.h"
@@ -13,10 +14,56 @@ struct db_listen {
 
 void db_notify(db_t *db, const char *channel, const char *payload)
 {
-    if (!db_lease_node_(db, NULL)) /* one node alone (SQLite): nobody to tell */
+    const char *node = db_lease_node_(db, NULL);
+    if (!node) /* one node alone (SQLite): nobody to tell */
         return;
     db_queue(db, DB_ON(done, NULL, NULL), 0, DB_STMT_NOTIFY,
-             DB_ARGS(DB_TEXT_MAX(channel, 64), DB_TEXT_MAX(payload, DB_NOTIFY_PAYLOAD_MAX)));
+             DB_ARGS(DB_TEXT_MAX(channel, 64), DB_TEXT_MAX(payload, DB_NOTIFY_PAYLOAD_MAX),
+                     DB_TEXT_MAX(node, 64)));
+}
+
+static int read_node_event(const db_cur_t *st, void *row)
+{
+    db_node_event_t *e = row;
+    e->next = db_col_int(st, 0);
+    e->id = db_col_int(st, 1); /* NULL (0): the row that only says next */
+    e->xid = db_col_int(st, 2);
+    db_col_copy(st, 3, e->payload, sizeof e->payload);
+    return DB_OK;
+}
+
+const db_row_t db_row_node_event = {sizeof(db_node_event_t), 4, read_node_event, NULL};
+
+void db_deliver_node_events(const db_op_t *op)
+{
+    op->cb.fn.node_events(op->cb.ud, op->status, db_op_first(op, 0), db_op_count(op, 0));
+}
+
+void db_events_since(db_t *db, int64_t from, const char *node, db_node_events_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(node_events, cb, ud), 0, DB_STMT_EVENTS_SINCE,
+             DB_ARGS(DB_INT(from), DB_TEXT_MAX(node, 64)));
+}
+
+void db_events_prune(db_t *db)
+{
+    db_queue(db, DB_ON(done, NULL, NULL), 0, DB_STMT_EVENTS_PRUNE,
+             DB_ARGS(DB_INT(DB_EVENTS_KEEP_MS), DB_INT(DB_EVENTS_KEEP_ROWS)));
+}
+
+/* ids as a JSON array ("[1,2]"): both dialects read it as rows. */
+void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, void *ud)
+{
+    char *json = malloc(n * 21 + 3), *at = json;
+    if (!json)
+        return cb(ud, DB_ENOMEM, NULL, 0);
+    *at++ = '[';
+    for (size_t i = 0; i < n; i++)
+        at += sprintf(at, "%s%lld", i ? "," : "", (long long)ids[i]);
+    *at++ = ']';
+    *at = '\0';
+    db_queue(db, DB_ON(game_ids, cb, ud), 0, DB_STMT_USERS_GONE, DB_ARGS(DB_TEXT(json)));
+    free(json);
 }
 
 static void quiet(void *arg, const char *msg)

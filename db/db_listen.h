@@ -12,6 +12,13 @@
  * again (db_listen_open, which blocks: call it off the loop). Every node
  * hears every notification of the channel, its own too.
  *
+ * Every notification is also a row of node_events, written in the same
+ * transaction and numbered by that transaction's id (xid): a node whose
+ * listener was down reads what it missed with db_events_since, the
+ * notification carrying the row's id so the two never apply one event
+ * twice. Rows go after DB_EVENTS_KEEP_MS or beyond the newest
+ * DB_EVENTS_KEEP_ROWS (db_events_prune).
+ *
  * SQLite has none of it: db_notify is a no-op there, db_listen_open fails. */
 #ifndef WARREN_DB_LISTEN_H
 #define WARREN_DB_LISTEN_H
@@ -21,10 +28,34 @@
 #define DB_NOTIFY_CHANNEL     "warren"
 #define DB_NOTIFY_PAYLOAD_MAX 1024 /* bytes (a chat line fits); PostgreSQL allows 8000 */
 
+/* A listener's gap is seconds (it connects again every second; a
+ * failover takes about ten), and every node reads the log every few
+ * seconds anyway: two minutes covers them with room, while a chat line
+ * or a kick from longer ago means little and costs every reader. The
+ * count bounds what one read can return while a flood is logged. */
+#define DB_EVENTS_KEEP_MS   120000
+#define DB_EVENTS_KEEP_ROWS 4096
+
 typedef struct db_listen db_listen_t;
 
-/* Queues NOTIFY channel with payload (at most DB_NOTIFY_PAYLOAD_MAX
- * bytes) in the writer's next batch. No-op unless db is fenced by a
+/* A row of node_events: id, the number of its transaction (xid), its
+ * payload as sent (without "ID XID "); next: where the following read
+ * starts. A read with no events has one row of id 0, next set. */
+typedef struct {
+    int64_t id, xid, next;
+    char payload[DB_NOTIFY_PAYLOAD_MAX];
+} db_node_event_t;
+typedef void (*db_node_events_cb)(void *ud, int status, const db_node_event_t *rows, size_t n);
+/* The events of other nodes than node numbered from or more, by id. */
+void db_events_since(db_t *db, int64_t from, const char *node, db_node_events_cb cb, void *ud);
+/* Deletes the rows older than DB_EVENTS_KEEP_MS or past the newest
+ * DB_EVENTS_KEEP_ROWS. */
+void db_events_prune(db_t *db);
+/* Of the accounts ids (n of them), those deleted or locked: one read. */
+void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, void *ud);
+
+/* Queues NOTIFY channel with "ID XID payload" (payload at most
+ * DB_NOTIFY_PAYLOAD_MAX bytes) and its row in the writer's next batch. No-op unless db is fenced by a
  * node's leases (db_lease_fence: PostgreSQL). */
 void db_notify(db_t *db, const char *channel, const char *payload);
 

@@ -251,6 +251,18 @@ static const char *const migrations[] = {
     ");\n"
     "INSERT INTO nodes(node, expires) SELECT node, max(expires) FROM leases GROUP BY node;\n"
     "ALTER TABLE leases DROP COLUMN expires;\n",
+    /* 15: the events between nodes as rows (db_listen.h), so a node whose
+     * listener was down reads those it missed; xid orders them as
+     * leases.chg does (PostgreSQL: the writing transaction's id) */
+    "CREATE TABLE node_events (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    xid INTEGER NOT NULL,\n"
+    "    origin TEXT NOT NULL,\n"
+    "    at INTEGER NOT NULL,\n"
+    "    payload TEXT NOT NULL\n"
+    ");\n"
+    "CREATE INDEX node_events_by_xid ON node_events(xid);\n"
+    "CREATE INDEX node_events_by_at ON node_events(at);\n",
 };
 
 int db_migration_count(void)

@@ -284,3 +284,19 @@ CREATE TRIGGER leases_gone AFTER DELETE ON leases BEGIN
     UPDATE lease_chg SET n = n + 1;
     INSERT OR REPLACE INTO lease_gone(game, chg, at) VALUES (OLD.game, (SELECT n FROM lease_chg), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
 END;
+
+-- The small events between nodes (a kick, a chat line, an administrator's
+-- end), each also sent by PostgreSQL's NOTIFY in the same transaction: a
+-- node whose listener was down reads here what it missed (db_listen.h).
+-- xid orders them as leases.chg does (PostgreSQL: the writing
+-- transaction's id, so a reader below its snapshot's xmin never passes
+-- one that commits late); rows go after two minutes.
+CREATE TABLE node_events (
+    id INTEGER PRIMARY KEY,
+    xid INTEGER NOT NULL,
+    origin TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE INDEX node_events_by_xid ON node_events(xid);
+CREATE INDEX node_events_by_at ON node_events(at);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "budget.h"
 #include "conn.h"
+#include "db_listen.h"
 #include "list.h"
 #include "log.h"
 #include "notify.h"
@@ -348,33 +349,47 @@ static void on_mutes_again(void *ud, int status, const db_sanction_t *m, size_t 
     log_info("mutes read again after another node's change: %zu", n);
 }
 
-/* A logged-in conn's account, read again: deleted or locked meanwhile at
- * another node (a kick this node did not hear), the conn is told and
- * closed as a kick's would be. */
-static void on_account_again(void *ud, int status, const db_user_t *u)
+/* The accounts of a loop's logged-in conns are read again in one query
+ * per RECHECK_MAX of them (a failover makes every node ask at once). */
+#define RECHECK_MAX 4096
+
+/* Those of k's conns whose account was deleted or locked meanwhile at
+ * another node (a kick this node did not hear) are told and closed as a
+ * kick's would be. A conn logged in since holds an account just read. */
+static void on_accounts_gone(void *ud, int status, const int64_t *gone, size_t n)
 {
-    conn_t *c = ud;
-    bool gone = status == DB_ENOTFOUND || (status == DB_OK && u->locked);
-    if (gone && c->user_id && !c->closing) {
-        log_info("closed conn=%llu user=%s (account deleted or locked at another node)",
-                 (unsigned long long)c->id, c->user);
-        conn_tell_close(
-            c, "\033[m\033[H\033[2J\033[?25hYou were disconnected by the administrator.\r\n",
-            "kicked");
-    }
-    conn_unref(c);
+    server_t *k = ud;
+    if (status != DB_OK)
+        return log_error("accounts not read again: %s", db_error(k->db));
+    for (size_t i = 0; i < n; i++)
+        LIST_EACH (it, &k->conns) {
+            conn_t *c = LIST_ITEM(it, conn_t, node);
+            if (c->user_id != gone[i] || c->closing)
+                continue;
+            log_info("closed conn=%llu user=%s (account deleted or locked at another node)",
+                     (unsigned long long)c->id, c->user);
+            conn_tell_close(
+                c, "\033[m\033[H\033[2J\033[?25hYou were disconnected by the administrator.\r\n",
+                "kicked");
+        }
 }
 
 static void recheck_loop(server_t *k, void *ud)
 {
     (void)ud;
+    int64_t ids[RECHECK_MAX];
+    size_t n = 0;
     LIST_EACH (it, &k->conns) {
         conn_t *x = LIST_ITEM(it, conn_t, node);
-        if (x->user_id && !x->closing) {
-            conn_ref(x);
-            db_user_by_id(k->db, x->user_id, on_account_again, x);
+        if (x->user_id && !x->closing)
+            ids[n++] = x->user_id;
+        if (n == RECHECK_MAX) {
+            db_users_gone(k->db, ids, n, on_accounts_gone, k);
+            n = 0;
         }
     }
+    if (n)
+        db_users_gone(k->db, ids, n, on_accounts_gone, k);
 }
 
 void moderation_recheck_accounts(server_t *home)

@@ -19,17 +19,36 @@
 #include "session.h"
 #include "shard.h"
 
-#define NOTIFY_RETRY_MS 1000 /* between two tries to connect the listener */
+#define NOTIFY_RETRY_MS    1000 /* between two tries to connect the listener */
+/* Between two reads of the event log: what a gap of the listener (or a
+ * notification lost any other way) held reaches the node within it. */
+#define NOTIFY_SYNC_MS     2000
+#define NOTIFY_PRUNE_EVERY 30    /* reads between two prunings of the log (a minute) */
+#define NOTIFY_SEEN_MAX    65536 /* events remembered as applied (at 2 s a read, ample) */
+
+/* An event applied, by its row's id and number (db_listen.h). */
+typedef struct {
+    int64_t id, xid;
+} seen_t;
 
 struct notify {
     server_t *home;
     db_listen_t *l;   /* the connection, NULL while none */
     db_listen_t *got; /* what the thread pool's connect made */
     uv_poll_t poll;
-    uv_timer_t retry;
+    uv_timer_t retry, sync;
     uv_work_t work;
     bool polling, working, stopping, failing;
-    int open; /* handles not yet closed */
+    bool started; /* cursor set by a first read of the log */
+    bool reading; /* a read of the log in flight: n outlives it */
+    bool unread;  /* the last read failed (said once) */
+    int open;     /* handles not yet closed */
+    int reads;
+    /* The log's next read takes the events numbered cursor or more; seen
+     * holds those applied that a notification or read may still bring. */
+    int64_t cursor;
+    seen_t *seen;
+    size_t nseen, capseen;
     char err[256];
 };
 
@@ -39,6 +58,7 @@ typedef void (*notify_fn)(server_t *home, const char *to, int64_t a, int64_t b);
 typedef void (*notify_ev_fn)(server_t *home, const notify_event_t *ev);
 
 static void chat_heard(server_t *home, const notify_event_t *ev);
+static void chat_off_heard(server_t *home, const notify_event_t *ev);
 
 /* fn gets the ids, ev_fn the whole event; text: the kind carries NAME TEXT. */
 static const struct {
@@ -52,6 +72,7 @@ static const struct {
     {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false},
     {NOTIFY_MAIL, mail_left_elsewhere, NULL, false},
     {NOTIFY_CHAT, NULL, chat_heard, true},
+    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false},
     {NOTIFY_END, NULL, nodeend_asked, false},
     {NOTIFY_ENDED, NULL, nodeend_answered, false},
 };
@@ -195,9 +216,70 @@ int notify_format(const notify_event_t *ev, char *out, size_t n)
     return (int)at;
 }
 
+/* ---- the log: each event applied once --------------------------------------------- */
+
+static bool was_seen(const notify_t *n, int64_t id)
+{
+    for (size_t i = n->nseen; i-- > 0;) /* the newest last: a notification's is near the end */
+        if (n->seen[i].id == id)
+            return true;
+    return false;
+}
+
+/* Remembers id as applied: false when it already was. Full, the oldest
+ * half goes (a read every 2 s never lets it fill unless reads fail). */
+static bool first_time(notify_t *n, int64_t id, int64_t xid)
+{
+    if (was_seen(n, id))
+        return false;
+    if (n->nseen == n->capseen) {
+        size_t cap = n->capseen ? n->capseen * 2 : 64;
+        seen_t *more = cap <= NOTIFY_SEEN_MAX ? realloc(n->seen, cap * sizeof *more) : NULL;
+        if (more) {
+            n->seen = more;
+            n->capseen = cap;
+        } else {
+            log_warn("node events: %zu remembered; the oldest half forgotten", n->nseen);
+            memmove(n->seen, n->seen + n->nseen / 2, (n->nseen - n->nseen / 2) * sizeof *n->seen);
+            n->nseen -= n->nseen / 2;
+        }
+    }
+    n->seen[n->nseen++] = (seen_t){id, xid};
+    return true;
+}
+
+/* A read that started at xid returned every event numbered below its
+ * own next cursor, so no read brings those below xid again; and their
+ * notifications, sent when they committed before the previous read,
+ * have come by now: they are forgotten. */
+static void forget_below(notify_t *n, int64_t xid)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n->nseen; i++)
+        if (n->seen[i].xid >= xid)
+            n->seen[k++] = n->seen[i];
+    n->nseen = k;
+}
+
+static void apply(notify_t *n, const char *payload);
+
+/* "ID XID PAYLOAD" as the log's NOTIFY sends it: applied unless seen. */
 static void on_event(void *ud, const char *payload)
 {
     notify_t *n = ud;
+    char id[24], xid[24];
+    const char *p = payload;
+    int64_t i, x;
+    if (word(&p, id, sizeof id) || word(&p, xid, sizeof xid) || id_of(id, &i) || id_of(xid, &x)) {
+        log_warn("node event not understood: %.80s", payload);
+        return;
+    }
+    if (first_time(n, i, x))
+        apply(n, p);
+}
+
+static void apply(notify_t *n, const char *payload)
+{
     server_t *home = n->home;
     notify_event_t ev;
     if (notify_parse(payload, &ev)) {
@@ -286,14 +368,78 @@ static void chat_heard(server_t *home, const notify_event_t *ev)
     }
 }
 
+/* The player of game a turned chat off (b 1) or on (b 0) at its node: a
+ * mirror of it here (home's) follows, so its watchers here are refused
+ * as the player's node would refuse them. */
+static void chat_off_heard(server_t *home, const notify_event_t *ev)
+{
+    session_t *s = ev->a > 0 ? session_find_game(home, ev->a) : NULL;
+    if (s && s->mirror && !s->ended && s->chat_off != (ev->b != 0))
+        session_set_chat(s, ev->b != 0);
+}
+
+/* ---- reading the log ------------------------------------------------------------- */
+
+static void maybe_free(notify_t *n);
+
+/* The events past the cursor not applied yet, in order (a notification
+ * lost in a gap of the listener, or not yet come); the first read only
+ * sets the cursor: what was said before the node listened is not its. */
+static void on_read(void *ud, int status, const db_node_event_t *rows, size_t count)
+{
+    notify_t *n = ud;
+    size_t applied = 0;
+    n->reading = false;
+    if (n->stopping)
+        return maybe_free(n);
+    if (status != DB_OK || count == 0) {
+        if (!n->unread)
+            log_warn("node events: the log not read (again every %d ms): %s", NOTIFY_SYNC_MS,
+                     db_error(n->home->db));
+        n->unread = true;
+        return;
+    }
+    n->unread = false;
+    for (size_t i = 0; n->started && i < count; i++)
+        if (rows[i].id > 0 && first_time(n, rows[i].id, rows[i].xid)) {
+            apply(n, rows[i].payload);
+            applied++;
+        }
+    forget_below(n, n->cursor);
+    n->cursor = rows[0].next;
+    n->started = true;
+    if (applied)
+        log_info("node events: %zu not heard read from the log", applied);
+}
+
+static void read_log(notify_t *n)
+{
+    if (n->reading || n->stopping)
+        return;
+    n->reading = true;
+    if (++n->reads % NOTIFY_PRUNE_EVERY == 0)
+        db_events_prune(n->home->db);
+    db_events_since(n->home->db, n->started ? n->cursor : INT64_MAX, n->home->cfg.node, on_read, n);
+}
+
+/* Read once the listener is first up (what commits after that is heard
+ * or read), then every NOTIFY_SYNC_MS. */
+static void on_sync(uv_timer_t *t)
+{
+    notify_t *n = t->data;
+    if (n->started || n->l)
+        read_log(n);
+}
+
 /* ---- the connection --------------------------------------------------------------- */
 
 static void connect_later(notify_t *n);
 
 static void maybe_free(notify_t *n)
 {
-    if (n->stopping && n->open == 0 && !n->working) {
+    if (n->stopping && n->open == 0 && !n->working && !n->reading) {
         db_listen_close(n->l);
+        free(n->seen);
         free(n);
     }
 }
@@ -331,14 +477,17 @@ static void on_readable(uv_poll_t *p, int status, int events)
     uv_close((uv_handle_t *)p, on_poll_closed);
 }
 
-/* Listening again after a gap: what the events of the gap would have
- * changed is read from the rows instead (those sent from now on are
- * heard), so a ban or mute made meanwhile holds here, an account deleted
- * or locked is sent off and mail left for someone at the menu shows. A
- * plain kick of the gap leaves no row: it is not repeated. */
-static void catch_up(server_t *home)
+/* Listening again after a gap: the events of the gap are read from the
+ * log at once, and what they would have changed from the rows too, for
+ * a gap longer than the log keeps (DB_EVENTS_KEEP_MS): a ban or mute
+ * made meanwhile holds here, an account deleted or locked is sent off and
+ * mail left for someone at the menu shows. */
+static void catch_up(notify_t *n)
 {
-    log_info("node events: listening again; bans, mutes, accounts and waiting mail read again");
+    server_t *home = n->home;
+    log_info("node events: listening again; the log, bans, mutes, accounts and waiting mail "
+             "read again");
+    read_log(n);
     moderation_changed_elsewhere(home, "*", 0, 0);
     moderation_recheck_accounts(home);
     HOOKS_CALL(home->hooks->mail_left, home, 0);
@@ -370,7 +519,9 @@ static void listen_on(notify_t *n)
     if (db_listen_read(n->l, on_event, n, err, sizeof err) != DB_OK) /* what came meanwhile */
         log_error("node events: %s", err);
     if (missed)
-        catch_up(n->home);
+        catch_up(n);
+    else if (!n->started)
+        read_log(n);
 }
 
 static void connect_done(uv_work_t *w, int status)
@@ -419,7 +570,10 @@ void notify_start(server_t *home)
     n->home = home;
     uv_timer_init(home->loop, &n->retry);
     n->retry.data = n;
-    n->open = 1;
+    uv_timer_init(home->loop, &n->sync);
+    n->sync.data = n;
+    uv_timer_start(&n->sync, on_sync, NOTIFY_SYNC_MS, NOTIFY_SYNC_MS);
+    n->open = 2;
     home->lease.notify = n;
     connect_now(n);
 }
@@ -434,6 +588,8 @@ void notify_stop(server_t *home)
     n->stopping = true;
     uv_timer_stop(&n->retry);
     uv_close((uv_handle_t *)&n->retry, on_handle_closed);
+    uv_timer_stop(&n->sync);
+    uv_close((uv_handle_t *)&n->sync, on_handle_closed);
     if (n->polling) {
         n->polling = false;
         uv_poll_stop(&n->poll);

@@ -41,6 +41,7 @@ void notify_stop(server_t *home);
 #define NOTIFY_KICK      "kick"      /* a: an account the administrator disconnected */
 #define NOTIFY_MAIL      "mail"      /* a: an account that has new mail */
 #define NOTIFY_CHAT      "chat"      /* a: game, b: the sender's count; NAME TEXT: a chat line */
+#define NOTIFY_CHAT_OFF  "chatoff"   /* a: game, b: 1 its player turned chat off, 0 on */
 #define NOTIFY_END       "end"   /* a: game, b: account; the administrator ends it (nodeend.h) */
 #define NOTIFY_ENDED     "ended" /* a: game asked of, b: 1 ended, 0 no such game here */
 

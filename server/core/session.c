@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "lease.h"
 #include "log.h"
+#include "notify.h"
 #include "peer.h"
 #include "server.h"
 #include "session_impl.h"
@@ -534,6 +535,8 @@ void session_set_chat(session_t *s, bool off)
 {
     s->chat_off = off;
     s->srv->view_gen++;
+    if (!s->mirror && s->game_id > 0) /* other nodes' mirrors of the game follow */
+        notify_send(s->srv, NOTIFY_CHAT_OFF, "*", s->game_id, off);
 }
 
 /* ---- shutdown ------------------------------------------------------------------------------ */

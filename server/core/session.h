@@ -128,6 +128,8 @@ void session_resized(conn_t *c);
 /* A watcher's overlay changed (watch.c): its own frame, or the shared one again. */
 void session_view_changed(conn_t *c);
 void session_drained(conn_t *c); /* output queue emptied */
+/* The player turns spectator chat off or on; for a game of this node,
+ * other nodes' mirrors of it are told (notify.h: NOTIFY_CHAT_OFF). */
 void session_set_chat(session_t *s, bool off);
 /* The game is over (its end is on its way): off the lists of live games. */
 void session_mark_ended(session_t *s);

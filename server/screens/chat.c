@@ -155,6 +155,8 @@ void chat_heard(session_t *s, const char *from, const char *text, size_t n)
 {
     bool player = strcmp(from, s->user) == 0;
     char clean[CHAT_MAX + 1];
+    if (s->chat_off && !player && !s->mirror) /* a mirror made since the player turned it */
+        session_set_chat(s, true);            /* off learns it (notify.h): said again */
     if (n == 0 || n > CHAT_MAX || (s->chat_off && !player)) /* the player here turned it off */
         return;
     clean_line(clean, text, n);

@@ -499,3 +499,27 @@ def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clie
                          rf"node\)", b.log()), b.log()[-2000:]
     kept.pump(quiet=0.5)
     assert not kept.eof and "disconnected" not in kept.text()
+
+
+def test_a_kick_made_while_a_listener_is_down_reaches_it_once(nodes, clients, bindir):
+    """A kick leaves no row of its own but the event's, in node_events: b,
+    its listener down, reads it there (within seconds, and at once when
+    listening again) and sends the account off; the account, back at b
+    meanwhile, is not sent off again when the notifications and the log
+    both bring the kick once b listens again."""
+    a = nodes("a")
+    b = nodes("b", share=a)
+    t = clients(b.port).connected()
+    t.register("wes")
+    with listeners_down(b):
+        assert "closed 0 connections of wes" in admin(bindir, a, "kick", "wes")
+        t.wait_for("You were disconnected by the administrator.", timeout=8)
+        t.wait_exit(timeout=5)
+        again = clients(b.port).connected()
+        again.login("wes", PW)
+    time.sleep(5)  # the log read at once, and twice more
+    again.pump(quiet=0.5)
+    assert not again.eof and "disconnected" not in again.text(), again.text()
+    kicked = re.findall(r"closed conn=\d+ user=wes \(kicked at another node\)", b.log())
+    assert len(kicked) == 1, b.log()[-3000:]
+    assert a.db_rows("SELECT count(*) FROM node_events WHERE payload LIKE 'kick %'") == [(1,)]

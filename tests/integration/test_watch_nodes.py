@@ -5,7 +5,9 @@ plays on node a, watches it through the stream (the rows a's player sees,
 each change as it comes), and is sent back to b's menu, told, when the
 game ends on a, or when its player takes the game over at b; b keeps
 serving. Spectator chat crosses too: a line said at either node reaches
-the game's viewers at both, once each, in the order said."""
+the game's viewers at both, once each, in the order said, a line said
+while a node's listener is down included (read from the event log); and
+the player's chat-off holds at the other node too."""
 import json
 import re
 import signal
@@ -17,6 +19,7 @@ import pytest
 
 from harness import ON_PG, WS, Daemon, Web, admin, free_port, pg_run
 from players import quit_game
+from test_nodes import listeners_down
 
 pytestmark = pytest.mark.skipif(not ON_PG, reason="nodes share one PostgreSQL: WARREN_DB=pg")
 SECRET = "peer-secret-1"
@@ -256,6 +259,62 @@ def test_chat_crosses_nodes_once_and_in_order(pair, clients, bindir):
     w.wait_for("muted by the administrator")
     assert chats(web_a) == [] and chats(web_b) == []
     assert "let me talk" not in p.text()
+
+
+CTRL_T = "\x14"
+
+
+def watched_across(pair, clients, player, watcher):
+    """player plays at a, watcher watches at b (telnet), and a browser at
+    b too: (a, b, the player's telnet, the watcher's, the browser)."""
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register(player)
+    p.random_character(player)
+    w = clients(b.port).connected()
+    w.register(watcher)
+    watch_from_list(w, player)
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    web_b = WS(b.http, f"/ws/watch/{player}/warren")
+    b.wait_log(rf"watch conn=\d+ user={player} game=\d+ watchers=2")
+    return a, b, p, w, web_b
+
+
+def test_a_chat_line_said_while_a_listener_is_down_reaches_it_once(pair, clients):
+    """The player at a answers while b's listener is cut and cannot
+    connect again: b reads the line from the event log, and its viewers
+    get it once, even after b listens again and reads the log at once."""
+    a, b, p, w, web_b = watched_across(pair, clients, "ines", "jack")
+    with listeners_down(b):
+        p.send(CTRL_E)
+        p.wait_for("Say (Enter sends, Esc cancels):")
+        p.send("said in the gap\r")
+        got = web_b.json_until(lambda m: m["t"] == "chat", timeout=8)
+        assert (got["from"], got["text"], got["player"]) == ("ines", "said in the gap", True)
+    time.sleep(4)  # listening again: the log read at once, and again
+    assert chats(web_b) == []  # not twice
+
+
+def test_chat_off_at_the_players_node_holds_at_the_other(pair, clients):
+    """The player at a turns chat off: b's copy of the game follows, so a
+    watcher at b is refused there, as at a, and b's browsers get nothing;
+    turned on again, b's watcher talks again."""
+    a, b, p, w, web_b = watched_across(pair, clients, "kara", "liam")
+    p.send(CTRL_T)
+    p.wait_for("Chat hidden")
+    p.send(CTRL_T)
+    p.wait_for("Chat off")
+    assert web_b.json_until(lambda m: m["t"] == "watchers" and m["chat"] is False)
+    say(w, "anyone?")
+    w.wait_for("The player turned chat off.")
+    assert chats(web_b) == []
+    p.pump(quiet=0.5)
+    assert "anyone?" not in p.text()
+    p.send(CTRL_T)
+    p.wait_for("Chat on")
+    assert web_b.json_until(lambda m: m["t"] == "watchers" and m["chat"] is True)
+    say(w, "hello now")
+    p.wait_for("liam: hello now")
 
 
 def hello_from_stranger(a, secret, then=b""):
