@@ -1,6 +1,7 @@
 /* notify — events between nodes (notify.h): the listener's connection
- * kept up, each event parsed and dispatched by its kind; chat lines from
- * other nodes handed to the game's viewers here. */
+ * kept up, the event log read behind it, each event applied once, parsed
+ * and dispatched by its kind; chat lines from other nodes handed to the
+ * game's viewers here. */
 #include "notify.h"
 #include <ctype.h>
 #include <errno.h>
@@ -263,19 +264,29 @@ static void forget_below(notify_t *n, int64_t xid)
 
 static void apply(notify_t *n, const char *payload);
 
-/* "ID XID PAYLOAD" as the log's NOTIFY sends it: applied unless seen. */
+int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **rest)
+{
+    char a[24], b[24];
+    const char *p = payload;
+    if (word(&p, a, sizeof a) || word(&p, b, sizeof b) || p[-1] != ' ' || !*p || id_of(a, id) ||
+        id_of(b, xid) || *id <= 0 || *xid <= 0)
+        return -1;
+    *rest = p;
+    return 0;
+}
+
+/* A notification: applied unless seen. */
 static void on_event(void *ud, const char *payload)
 {
     notify_t *n = ud;
-    char id[24], xid[24];
-    const char *p = payload;
-    int64_t i, x;
-    if (word(&p, id, sizeof id) || word(&p, xid, sizeof xid) || id_of(id, &i) || id_of(xid, &x)) {
+    const char *rest;
+    int64_t id, xid;
+    if (notify_split(payload, &id, &xid, &rest)) {
         log_warn("node event not understood: %.80s", payload);
         return;
     }
-    if (first_time(n, i, x))
-        apply(n, p);
+    if (first_time(n, id, xid))
+        apply(n, rest);
 }
 
 static void apply(notify_t *n, const char *payload)

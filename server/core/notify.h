@@ -12,13 +12,27 @@
  * once where it is said), and those for another node. What a kind does
  * runs on the home loop (a game's on the loop that holds it: shard_post).
  *
+ * Every event is also a row of the database's event log, written with
+ * its NOTIFY (db_listen.h). The node reads the log every NOTIFY_SYNC_MS
+ * and applies, in order, the events past its cursor that it has not
+ * applied yet (each is known by its row's id, which the notification
+ * carries too): so an event is applied once, whether it came by its
+ * notification, by the log, or by both. The cursor follows migration
+ * 13's rule (a transaction still running keeps it back), so an event
+ * committed late is never passed over.
+ *
  * The listener's connection, lost (a restart, a failover), is made again
  * every second off the loop (libuv's thread pool) until it works; events
- * sent meanwhile are not heard, so a sender that waits on one sends it
- * again (session_load.c's takeover does), and once the listener is back
- * the node reads again what it keeps of the others' events (the bans and
+ * sent meanwhile (a kick, a chat line, an end) come from the log within
+ * NOTIFY_SYNC_MS, and at once when the listener is back. The node then
+ * also reads again what the rows keep of the others' events (bans and
  * mutes, its connections' accounts, mail waiting for those at the menu),
- * so a ban made meanwhile holds here too. Chat lines of the gap are lost.
+ * for a gap longer than the log keeps them (DB_EVENTS_KEEP_MS).
+ *
+ * A player's chat-off travels as an event (NOTIFY_CHAT_OFF) to the
+ * mirrors other nodes keep of the game, so their watchers are refused
+ * where they type, as at the game's node; a mirror made after the toggle
+ * learns it from the game's node when a line of its first is dropped.
  *
  * SQLite (one node): nothing is started, notify_send does nothing.
  * Home loop only, except notify_send (any loop, on its own db handle). */
@@ -65,6 +79,12 @@ int notify_parse(const char *payload, notify_event_t *ev);
 /* ev as a payload into out (n bytes): its length, or -1 when it does not
  * fit. notify_parse reads it back as ev. Any thread. */
 int notify_format(const notify_event_t *ev, char *out, size_t n);
+
+/* A notification as the event log sends it, "ID XID PAYLOAD" (db_listen.h:
+ * the row's id and its transaction's number, positive decimal numbers,
+ * single spaces): 0 with *rest pointing at PAYLOAD (for notify_parse),
+ * or -1 when it is not one. Any thread. */
+int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **rest);
 
 /* Queues event kind for node to ("*": all) with ids a, b, sent when the
  * writer's batch commits. No-op when leases are off. Any loop. */

@@ -1,6 +1,7 @@
 /* Fuzz target: an event between nodes as another node's NOTIFY payload
- * brings it (notify.h): notify_parse accepts only "KIND TO FROM A B" with
- * a known kind and good node names, plus " NAME TEXT" for a chat line;
+ * brings it (notify.h): "ID XID " first when notify_split takes them (the
+ * event log's numbers, written as read), then notify_parse accepts only
+ * "KIND TO FROM A B" with a known kind and good node names, plus " NAME TEXT" for a chat line;
  * what it accepts is text that fits its fields, and notify_format writes
  * it back byte for byte. */
 #include <stdint.h>
@@ -17,12 +18,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(payload, data, n);
     payload[n] = 0;
     notify_event_t ev;
-    if (notify_parse(payload, &ev) != 0)
+    const char *rest = payload;
+    int64_t id, xid;
+    if (notify_split(payload, &id, &xid, &rest) == 0) {
+        char head[48];
+        int n = snprintf(head, sizeof head, "%lld %lld ", (long long)id, (long long)xid);
+        if (id <= 0 || xid <= 0 || n < 0 || strncmp(head, payload, (size_t)n) != 0 ||
+            rest != payload + n)
+            abort(); /* the numbers as written, and the payload right after them */
+    }
+    if (notify_parse(rest, &ev) != 0)
         return 0;
     if (strlen(ev.kind) >= sizeof ev.kind || !config_node_ok(ev.from) ||
         (strcmp(ev.to, "*") != 0 && !config_node_ok(ev.to)))
         abort();
-    if (strchr(payload, '\n') || strstr(payload, "  "))
+    if (strchr(rest, '\n') || strstr(rest, "  "))
         abort(); /* one line, single spaces */
     if (ev.text_len > NOTIFY_TEXT_MAX || strlen(ev.name) >= sizeof ev.name)
         abort();
@@ -30,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((unsigned char)ev.text[i] < 0x20 || ev.text[i] == 0x7f)
             abort(); /* a chat line never carries control characters */
     char again[sizeof payload];
-    if (notify_format(&ev, again, sizeof again) < 0 || strcmp(again, payload) != 0)
+    if (notify_format(&ev, again, sizeof again) < 0 || strcmp(again, rest) != 0)
         abort(); /* one way to write each event */
     return 0;
 }

@@ -475,8 +475,10 @@ def test_a_ban_made_while_a_listener_is_down_holds_once_it_is_back(nodes, client
 
 def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clients, bindir):
     """A lock at a reaches b's connection of the account; one locked, and
-    one deleted, while b's listener is down are sent off once it is back:
-    b reads the accounts of its connections again."""
+    one deleted, while b's listener is down are sent off there too (the
+    event log); and an account locked with no event at all (a gap longer
+    than the log keeps) is sent off once b listens again: b reads the
+    accounts of its connections again, in one query."""
     a = nodes("a")
     b = nodes("b", share=a)
     t = clients(b.port).connected()
@@ -495,8 +497,18 @@ def test_an_account_locked_or_deleted_unheard_is_sent_off_once_heard(nodes, clie
         gone.wait_for("You were disconnected by the administrator.", timeout=5)
         gone.wait_exit(timeout=5)
     for name in ("tom", "uma"):
-        assert re.search(rf"closed conn=\d+ user={name} \(account deleted or locked at another "
-                         rf"node\)", b.log()), b.log()[-2000:]
+        assert re.search(rf"closed conn=\d+ user={name} \(kicked at another node\)",
+                         b.log()), b.log()[-2000:]
+    kept.pump(quiet=0.5)
+    assert not kept.eof and "disconnected" not in kept.text()
+    quiet = clients(b.port).connected()
+    quiet.register("wyn")
+    a.db_write(("UPDATE users SET locked = 1 WHERE name = 'wyn'", ()))
+    with listeners_down(b):
+        pass
+    quiet.wait_for("You were disconnected by the administrator.", timeout=5)
+    assert re.search(r"closed conn=\d+ user=wyn \(account deleted or locked at another node\)",
+                     b.log()), b.log()[-2000:]
     kept.pump(quiet=0.5)
     assert not kept.eof and "disconnected" not in kept.text()
 

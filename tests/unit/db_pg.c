@@ -1002,6 +1002,77 @@ START_TEST(a_renewal_writes_one_row_whatever_the_games)
 }
 END_TEST
 
+typedef struct {
+    int calls, status;
+    size_t n;
+    int64_t next, id[8];
+    char payload[8][64];
+} events_t;
+
+static void on_events(void *ud, int status, const db_node_event_t *rows, size_t n)
+{
+    events_t *e = ud;
+    e->calls++;
+    e->status = status;
+    e->n = 0;
+    for (size_t i = 0; i < n && status == DB_OK; i++) {
+        e->next = rows[i].next;
+        if (rows[i].id > 0 && e->n < 8) {
+            e->id[e->n] = rows[i].id;
+            snprintf(e->payload[e->n++], sizeof e->payload[0], "%s", rows[i].payload);
+        }
+    }
+}
+
+static events_t events_since(fx_t *f, int64_t from, const char *node)
+{
+    events_t e = {0};
+    db_events_since(f->db, from, node, on_events, &e);
+    run(f);
+    ck_assert_int_eq(e.calls, 1);
+    ck_assert_int_eq(e.status, DB_OK);
+    return e;
+}
+
+/* The event log (db_listen.h): an event written by a transaction that
+ * began before another's but commits after it is not passed over: the
+ * read after the later one's commit stops its cursor below the open
+ * one, and the next read returns it. A node's own events are not read. */
+START_TEST(a_late_committing_event_is_read_after_its_commit)
+{
+    fx_t f;
+    pg_open(&f);
+    db_lease_fence(f.db, "node-a", 60000);
+    events_t first = events_since(&f, INT64_MAX, "node-b");
+    ck_assert_int_eq(first.n, 0);
+    PGconn *late = PQconnectdb(f.path);
+    PGresult *r = PQexec(late, "BEGIN; INSERT INTO node_events(xid, origin, at, payload) VALUES "
+                               "(pg_current_xact_id()::text::bigint, 'node-c', 0, 'kick * c 7 0')");
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(late));
+    PQclear(r);
+    db_notify(f.db, DB_NOTIFY_CHANNEL, "kick * node-a 8 0");
+    db_flush(f.db);
+    run(&f);
+    events_t seen = events_since(&f, first.next, "node-b");
+    ck_assert_int_eq(seen.n, 1);
+    ck_assert_str_eq(seen.payload[0], "kick * node-a 8 0");
+    ck_assert_int_eq(events_since(&f, first.next, "node-a").n, 0); /* its own */
+    r = PQexec(late, "COMMIT");
+    PQclear(r);
+    PQfinish(late);
+    events_t after = events_since(&f, seen.next, "node-b");
+    ck_assert_int_eq(after.n, 2); /* the late one, and the other again (applied once by id) */
+    ck_assert_str_eq(after.payload[0], "kick * c 7 0"); /* by id: it was written first */
+    ck_assert_str_eq(after.payload[1], "kick * node-a 8 0");
+    ck_assert_int_eq(events_since(&f, after.next, "node-b").n, 0);
+    db_events_prune(f.db); /* none older than DB_EVENTS_KEEP_MS: both stay */
+    db_flush(f.db);
+    run(&f);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM node_events"), 2);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -1026,6 +1097,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, two_nodes_racing_for_a_lease_one_wins);
     tcase_add_test(t, a_takeover_loses_no_acknowledged_row);
     tcase_add_test(t, a_renewal_writes_one_row_whatever_the_games);
+    tcase_add_test(t, a_late_committing_event_is_read_after_its_commit);
     suite_add_tcase(s, t);
     return s;
 }

@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 #include <uv.h>
 #include "db.h"
+#include "db_listen.h"
 #include "db_internal.h"
 #include "db_fixture.h"
 
@@ -1338,6 +1339,42 @@ START_TEST(game_writes_fenced_by_the_lease)
 }
 END_TEST
 
+typedef struct {
+    int status;
+    size_t n;
+    int64_t ids[4];
+} gone_t;
+
+static void on_gone(void *ud, int status, const int64_t *ids, size_t n)
+{
+    gone_t *g = ud;
+    g->status = status;
+    g->n = n;
+    for (size_t i = 0; i < n && i < 4; i++)
+        g->ids[i] = ids[i];
+}
+
+/* The accounts read again after a listener's gap: one query for all. */
+START_TEST(accounts_deleted_or_locked_read_in_one_query)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t kept = make_user(&f, "Ida"), locked = make_user(&f, "Jon");
+    done_t d = {0};
+    db_user_set_locked(f.db, locked, true, on_done, &d);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(d.status, DB_OK);
+    int64_t ids[] = {kept, locked, 999999};
+    gone_t g = {0};
+    db_users_gone(f.db, ids, 3, on_gone, &g);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(g.status, DB_OK);
+    ck_assert_int_eq(g.n, 2);
+    ck_assert_int_eq(g.ids[0] + g.ids[1], locked + 999999);
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_store(void)
 {
     Suite *s = suite_create("db_store");
@@ -1353,6 +1390,7 @@ Suite *suite_db_store(void)
     tcase_add_test(tc, snapshot_and_later_journal);
     tcase_add_test(tc, finish_unfinished_scores);
     tcase_add_test(tc, users_and_sessions);
+    tcase_add_test(tc, accounts_deleted_or_locked_read_in_one_query);
     tcase_add_test(tc, close_delivers_pending);
     tcase_add_test(tc, open_failures);
     tcase_add_test(tc, bad_arguments);
@@ -1391,6 +1429,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_test(tc, snapshot_and_later_journal);
     tcase_add_test(tc, finish_unfinished_scores);
     tcase_add_test(tc, users_and_sessions);
+    tcase_add_test(tc, accounts_deleted_or_locked_read_in_one_query);
     tcase_add_test(tc, close_delivers_pending);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, acknowledged_writes_survive_sigkill);

@@ -1,6 +1,7 @@
 /* Unit tests: server/notify — the events one node sends the others
  * through PostgreSQL's NOTIFY: what notify_parse accepts and refuses,
- * and chat lines written by notify_format read back whole. */
+ * and chat lines written by notify_format read back whole; the event
+ * log's numbers split off before them. */
 #include <check.h>
 #include <string.h>
 #include "db_listen.h"
@@ -105,6 +106,38 @@ START_TEST(anything_else_refused)
 }
 END_TEST
 
+/* The event log's numbers before the event (db_listen.h): taken only as
+ * two positive numbers written plainly, each followed by one space. */
+START_TEST(logged_numbers_split_off)
+{
+    const char *rest;
+    int64_t id, xid;
+    ck_assert_int_eq(notify_split("41 7731 kick * a 12 0", &id, &xid, &rest), 0);
+    ck_assert_int_eq(id, 41);
+    ck_assert_int_eq(xid, 7731);
+    ck_assert_str_eq(rest, "kick * a 12 0");
+    notify_event_t ev;
+    ck_assert_int_eq(notify_parse(rest, &ev), 0);
+    ck_assert_int_eq(notify_parse("chatoff * a 5 1", &ev), 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_CHAT_OFF);
+    static const char *const bad[] = {
+        "kick * a 12 0",
+        "41 kick",
+        "41 7731",
+        "41 7731 ",
+        "0 1 kick * a 1 0",
+        "1 -1 kick * a 1 0",
+        "01 1 kick * a 1 0",
+        "1  2 kick * a 1 0",
+        "+1 2 kick * a 1 0",
+        "",
+        "1 99999999999999999999 k",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(notify_split(bad[i], &id, &xid, &rest) == -1, "accepted \"%s\"", bad[i]);
+}
+END_TEST
+
 Suite *suite_server_notify(void)
 {
     Suite *s = suite_create("server_notify");
@@ -113,6 +146,7 @@ Suite *suite_server_notify(void)
     tcase_add_test(t, anything_else_refused);
     tcase_add_test(t, chat_lines_read_whole);
     tcase_add_test(t, chat_lines_round_trip);
+    tcase_add_test(t, logged_numbers_split_off);
     suite_add_tcase(s, t);
     return s;
 }
