@@ -31,8 +31,10 @@
  *
  * A player's chat-off travels as an event (NOTIFY_CHAT_OFF) to the
  * mirrors other nodes keep of the game, so their watchers are refused
- * where they type, as at the game's node; a mirror made after the toggle
- * learns it from the game's node when a line of its first is dropped.
+ * where they type, as at the game's node (rather than checked where the
+ * line is heard, which would still show it to the watchers beside its
+ * sender). A mirror made after the toggle learns it when the game's node
+ * drops the first line said there: that node says it again.
  *
  * SQLite (one node): nothing is started, notify_send does nothing.
  * Home loop only, except notify_send (any loop, on its own db handle). */
