@@ -61,21 +61,24 @@ typedef void (*notify_ev_fn)(server_t *home, const notify_event_t *ev);
 static void chat_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_heard(server_t *home, const notify_event_t *ev);
 
-/* fn gets the ids, ev_fn the whole event; text: the kind carries NAME TEXT. */
+/* fn gets the ids, ev_fn the whole event; text: the kind carries NAME
+ * TEXT; late: applied when read from the log too. A takeover's request
+ * is not: its sender asks again while it waits, and one read late (the
+ * node cut off longer) could take the game from a player back since. */
 static const struct {
     const char *kind;
     notify_fn fn;
     notify_ev_fn ev_fn;
-    bool text;
+    bool text, late;
 } KINDS[] = {
-    {NOTIFY_TAKE, lease_give_notified, NULL, false},
-    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, false},
-    {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false},
-    {NOTIFY_MAIL, mail_left_elsewhere, NULL, false},
-    {NOTIFY_CHAT, NULL, chat_heard, true},
-    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false},
-    {NOTIFY_END, NULL, nodeend_asked, false},
-    {NOTIFY_ENDED, NULL, nodeend_answered, false},
+    {NOTIFY_TAKE, lease_give_notified, NULL, false, false},
+    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, false, true},
+    {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false, true},
+    {NOTIFY_MAIL, mail_left_elsewhere, NULL, false, true},
+    {NOTIFY_CHAT, NULL, chat_heard, true, true},
+    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false, true},
+    {NOTIFY_END, NULL, nodeend_asked, false, true},
+    {NOTIFY_ENDED, NULL, nodeend_answered, false, true},
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
@@ -262,7 +265,7 @@ static void forget_below(notify_t *n, int64_t xid)
     n->nseen = k;
 }
 
-static void apply(notify_t *n, const char *payload);
+static void apply(notify_t *n, const char *payload, bool late);
 
 int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **rest)
 {
@@ -286,10 +289,11 @@ static void on_event(void *ud, const char *payload)
         return;
     }
     if (first_time(n, id, xid))
-        apply(n, rest);
+        apply(n, rest, false);
 }
 
-static void apply(notify_t *n, const char *payload)
+/* late: read from the log, not heard. */
+static void apply(notify_t *n, const char *payload, bool late)
 {
     server_t *home = n->home;
     notify_event_t ev;
@@ -301,6 +305,8 @@ static void apply(notify_t *n, const char *payload)
     if (!mine || strcmp(ev.from, home->cfg.node) == 0) /* not one this node sent */
         return;
     size_t k = kind_at(ev.kind);
+    if (late && !KINDS[k].late)
+        return;
     if (KINDS[k].fn)
         KINDS[k].fn(home, ev.to, ev.a, ev.b);
     else
@@ -413,7 +419,7 @@ static void on_read(void *ud, int status, const db_node_event_t *rows, size_t co
     n->unread = false;
     for (size_t i = 0; n->started && i < count; i++)
         if (rows[i].id > 0 && first_time(n, rows[i].id, rows[i].xid)) {
-            apply(n, rows[i].payload);
+            apply(n, rows[i].payload, true);
             applied++;
         }
     forget_below(n, n->cursor);

@@ -13,7 +13,7 @@
  * runs on the home loop (a game's on the loop that holds it: shard_post).
  *
  * Every event is also a row of the database's event log, written with
- * its NOTIFY (db_listen.h). The node reads the log every NOTIFY_SYNC_MS
+ * its NOTIFY (db_listen.h). The node reads the log every 2 s (notify.c)
  * and applies, in order, the events past its cursor that it has not
  * applied yet (each is known by its row's id, which the notification
  * carries too): so an event is applied once, whether it came by its
@@ -24,7 +24,10 @@
  * The listener's connection, lost (a restart, a failover), is made again
  * every second off the loop (libuv's thread pool) until it works; events
  * sent meanwhile (a kick, a chat line, an end) come from the log within
- * NOTIFY_SYNC_MS, and at once when the listener is back. The node then
+ * 2 s, and at once when the listener is back; all but a
+ * takeover's request, which its sender repeats while it waits
+ * (session_load.c), so one read late never takes a game from a player
+ * who came back since. The node then
  * also reads again what the rows keep of the others' events (bans and
  * mutes, its connections' accounts, mail waiting for those at the menu),
  * for a gap longer than the log keeps them (DB_EVENTS_KEEP_MS).
