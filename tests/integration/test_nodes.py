@@ -11,8 +11,8 @@ runs every game and there are no leases).
 - a dead node's games are restored by a running one once their leases
   lapse, before their players come back;
 - bans, kicks, locks and mail notices made at one node reach the other,
-  and a ban, lock or delete made while a node's listener is down holds
-  there once it is back;
+  and a ban, kick, lock or delete made while a node's listener is down
+  holds there too (the event log), a kick applied once;
 - the administrator's end of a game the other node runs is carried out
   there, and says so;
 - takeover: a player who logs in at one node while the other runs the game
