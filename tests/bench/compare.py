@@ -8,8 +8,9 @@ Runs, alternately for each build and R rounds: bench-protocol, warren-engine
 bench, and NEW_BINDIR's warren-load against that build's warrend (N players,
 one key a second, S seconds measured; the load tool is the same for both, so
 only the daemon differs). Prints every figure's median per build and the
-ratio new / old. Alternating rounds spread the machine's noise over both
-builds; compare ratios, not absolute figures across runs. --load-args adds
+ratio new / old, then the daemon's CPU per key of every round. Alternating
+rounds spread the machine's noise over both builds; compare ratios, not
+absolute figures across runs. --load-args adds
 options to every warren-load run (e.g. "--detach-all 3").
 
 Each round first measures the machine (calibrated.py: OLD_BINDIR's
@@ -123,6 +124,11 @@ def main():
         new = statistics.median(f[name] for f in runs["new"] if name in f)
         ratio = f"{new / old:8.2f}" if old else "     n/a"
         print(f"{name:44} {num(old)} {num(new)} {ratio}")
+    # the CPU per key round by round: how far the machine moved it
+    for name in (n for n in names if "cpu_per_key" in n and not n.endswith((".calib", "_nethack"))):
+        for which in ("old", "new"):
+            each = " ".join(num(f[name]).strip() for f in runs[which] if name in f)
+            print(f"# {name} {which}, each round: {each}")
 
 
 if __name__ == "__main__":

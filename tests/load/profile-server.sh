@@ -1,14 +1,91 @@
 #!/bin/bash
-# profile-server — instructions per key in warrend, counted by callgrind, so
-# per-key costs can be compared on a busy machine (counts do not depend on
-# load). Usage: tests/load/profile-server.sh BINDIR [N] [SECONDS]
-# Runs the release warrend under valgrind --tool=callgrind, drives N telnet
+# profile-server — where warrend's CPU per key goes. Two modes:
+#
+#   tests/load/profile-server.sh BINDIR [N] [SECONDS]
+# Instructions per key, counted by callgrind, so per-key costs can be
+# compared on a busy machine (counts do not depend on load). Runs the
+# release warrend under valgrind --tool=callgrind, drives N telnet
 # sessions (default 100) with bin/warren-load for SECONDS (default 5), then
 # prints PROFILE lines: inclusive instructions per call of the per-key paths
 # on the loop thread (player_key: engine step and journal queueing;
-# session_broadcast: render, encode and send one frame; conn_send_raw) and
-# the writer thread's instructions per journalled key.
+# frames_broadcast: render, encode and send one frame) and the writer
+# thread's instructions per journalled key.
+#
+#   tests/load/profile-server.sh --perf BINDIR [N] [SECONDS]
+# The daemon's CPU per key at N players (default 10,000) split by part,
+# under the real load and with the real caches (callgrind runs one thread
+# at a time, far slower, and cannot see the kernel): syscalls_per_key.sh
+# measures the CPU per key over SECONDS (default 5), then perf record -g
+# (DWARF stacks) samples the daemon for 3 s more, and each part's share
+# of the samples (a function and all it calls) times that CPU is printed
+# as PROFILE server.us_per_key.PART. PROFILE_OUT=FILE keeps the profile
+# (perf report -i FILE). Needs perf (root).
 set -u
+# --perf: the parts of a key's CPU, each an inclusive share of the samples
+# (a function and what it calls) times the CPU per key measured before.
+perf_parts() {
+    local bin=$1 n=${2:-10000} secs=${3:-5} tmp data cpu
+    tmp=$(mktemp -d)
+    data=${PROFILE_OUT:-$tmp/perf.data}
+    SPK_RECORD=$data SPK_EVENTS="--call-graph dwarf,16384 -F 1999" \
+        "$(dirname "$0")/syscalls_per_key.sh" "$bin" "$n" "$secs" >"$tmp/spk" || {
+        cat "$tmp/spk" >&2
+        rm -rf "$tmp"
+        return 1
+    }
+    grep -E '^# |cpu_per_key|sys.all.per_key |^BENCH keys' "$tmp/spk"
+    cpu=$(awk '$2 == "cpu_per_key.us" { print $3 }' "$tmp/spk")
+    perf report -i "$data" --children --sort sym -g none --percent-limit 0.1 2>/dev/null \
+        >"$tmp/report"
+    perf report -i "$data" --no-children --sort pid -g none 2>/dev/null >"$tmp/threads"
+    /usr/bin/python3 - "$tmp/report" "$tmp/threads" "$cpu" <<'PY'
+import re, sys
+share, threads = {}, {}
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*([\d.]+)%\s+[\d.]+%\s+\[.\]\s+(\S+)", line)
+    if m:  # a name seen twice (two inlined copies): the larger share
+        share[m.group(2)] = max(share.get(m.group(2), 0.0), float(m.group(1)))
+for line in open(sys.argv[2]):
+    m = re.match(r"\s*([\d.]+)%\s+(\d+):", line)
+    if m:
+        threads[int(m.group(2))] = float(m.group(1))
+cpu = float(sys.argv[3])
+loop = threads.get(min(threads), 0.0) if threads else 0.0  # the first thread: the loop's
+# part, its function (None: computed), what it is
+PARTS = [
+    ("loop", None, "the loop thread, all of it"),
+    ("frame", "on_journaled", "a commit's frames: render, encode, write"),
+    ("frame.render", "session_render", "the game draws its frame"),
+    ("frame.grid_copy", "frame_grid_take", "the baseline copied to the frame grid"),
+    ("frame.encode", "diff_frame", "the change encoded (ANSI)"),
+    ("frame.write", "ksys_write", "write(2), loopback delivery to the client included"),
+    ("key.read", "ksys_read", "read(2), before libuv calls back"),
+    ("key", "on_read", "a key decoded and applied"),
+    ("key.engine", "game_input", "the engine's turn"),
+    ("loop.poll", "do_epoll_wait", "epoll_wait(2)"),
+    ("loop.rest", None, "the loop's own work, timers, and stacks perf could not unwind"),
+    ("threads", None, "the other threads (the writer, the checkpointer)"),
+    ("journal", "writer_main", "the writer: rows into SQLite, commits"),
+    ("journal.sqlite", "sqlite3_step", "SQLite's statements (commit included)"),
+]
+# diff_frame's stack is often too deep to unwind: its own share, or ansi_diff's
+share["diff_frame"] = max(share.get("diff_frame", 0.0), share.get("ansi_diff", 0.0))
+share["loop.rest"] = loop - sum(share.get(f, 0.0) for f in ("on_journaled", "on_read",
+                                                              "ksys_read", "do_epoll_wait"))
+share["threads"] = 100.0 - loop
+print("# %.1f us a key: the parts (%% of samples, inclusive)" % cpu)
+for name, fn, what in PARTS:
+    pct = share.get(fn or name, 0.0) if name != "loop" else loop
+    print("# %-18s %5.1f %%  %s%s" % (name, pct, what, " (%s)" % fn if fn else ""))
+    print("PROFILE server.us_per_key.%s %.1f" % (name, pct * cpu / 100))
+PY
+    rm -rf "$tmp"
+}
+if [ "${1:-}" = --perf ]; then
+    shift
+    perf_parts "$(cd "${1:-bin}" && pwd)" "${2:-10000}" "${3:-5}"
+    exit
+fi
 BIN=$(cd "${1:-bin}" && pwd)
 N=${2:-100}
 SECS=${3:-5}
@@ -36,17 +113,26 @@ callgrind_annotate --tree=caller --inclusive=yes "$TMP/cg.out" 2>/dev/null > "$T
 import re, sys
 text, keys = open(sys.argv[1]).read(), int(sys.argv[2])
 # per call: a function's inclusive cost over the calls its callers made
+def per_call(fn):
+    """fn's inclusive instructions over the calls its callers made: the
+    callers' lines (< ... (Nx)) stand right above the line naming fn (or
+    a clone of it: fn.isra.0)."""
+    callers = r"((?:^\s*[\d,]+ .*< .*\([\d,]+x\).*\n)+)"
+    star = r"^\s*([\d,]+) .*\*\s+\S*:%s(?:\.[\w.]+)?(?: \[.*\])?\s*$" % re.escape(fn)
+    m = re.search(callers + star, text, re.M)
+    if not m:
+        return None
+    calls = sum(int(n.replace(",", "")) for n in re.findall(r"\(([\d,]+)x\)", m.group(1)))
+    return int(m.group(2).replace(",", "")) // max(calls, 1)
 for fn, what in (("player_key", "engine step + journal queue, per key"),
-                 ("session_broadcast", "render + encode + send, per frame"),
-                 ("conn_send_raw", "socket write, per call")):
-    for block in text.split("\n\n"):
-        star = re.search(r"^\s*([\d,]+) .*\*\s+\S*:%s \[" % fn, block, re.M)
-        if star:
-            calls = sum(int(n.replace(",", "")) for n in re.findall(r"^\s*[\d,]+ .*< .*\(([\d,]+)x\)", block, re.M))
-            ir = int(star.group(1).replace(",", ""))
-            print("# %s: %s" % (fn, what))
-            print("PROFILE server.ir.%s %d" % (fn, ir // max(calls, 1)))
-            break
+                 ("frames_broadcast", "render + encode + send, per frame"),
+                 ("session_render", "the render, per frame"),
+                 ("frame_grid_take", "the baseline copied to the frame grid, per frame"),
+                 ("frames_send", "encode + send, per frame")):
+    ir = per_call(fn)
+    if ir is not None:
+        print("# %s: %s" % (fn, what))
+        print("PROFILE server.ir.%s %d" % (fn, ir))
 m = re.search(r"^\s*([\d,]+) .*\*\s+\S*:writer_main \[", text, re.M)
 if m:
     print("# writer thread (journal, snapshots, games), per journalled key")
