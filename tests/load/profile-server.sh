@@ -7,9 +7,12 @@
 # release warrend under valgrind --tool=callgrind, drives N telnet
 # sessions (default 100) with bin/warren-load for SECONDS (default 5), then
 # prints PROFILE lines: inclusive instructions per call of the per-key paths
-# on the loop thread (player_key: engine step and journal queueing;
-# frames_broadcast: render, encode and send one frame) and the writer
-# thread's instructions per journalled key.
+# on the loop thread that the build keeps as functions (player_key: engine
+# step and journal queueing; frames_broadcast: render, encode and send one
+# frame; its parts session_render, frame_grid_take, frames_send) and the
+# writer thread's instructions per journalled key. (Valgrind counts each
+# byte of a `rep movsb` copy as an instruction: copies look dearer here
+# than they are.)
 #
 #   tests/load/profile-server.sh --perf BINDIR [N] [SECONDS]
 # The daemon's CPU per key at N players (default 10,000) split by part,
