@@ -324,16 +324,20 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
  * journal, as crash recovery does. Times are the database's clock. node is
  * the node's name (at most 63 bytes).
  * Take: node's heartbeat pushed to ttl_ms from now and the lease taken, in
- * one op: DB_OK when the lease was free, its node's heartbeat lapsed or it
- * was already node's; DB_ENOTFOUND while another node holds it. Renew (the
+ * one op: DB_OK when the lease was free, let go, its node's heartbeat lapsed
+ * or it was already node's; DB_ENOTFOUND while another node holds it. Renew (the
  * heartbeat): node's row pushed to ttl_ms from now, cb's id how many leases
- * node holds. Release: node's lease of game dropped (none: no error).
+ * node holds. Release: node's lease of game dropped (none: no error). Let
+ * go: node's lease of game kept but marked away (its player left, the game
+ * kept on node): any node may take it, fenced writes of node's are
+ * refused as with no lease, and other nodes list it as detached.
  * Holder: the node holding game's lease while its heartbeat is fresh,
  * DB_ENOTFOUND when none does. */
 void db_lease_take(db_t *db, int64_t game, const char *node, int64_t ttl_ms, db_done_cb cb,
                    void *ud);
 void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, db_done_cb cb, void *ud);
 void db_lease_release(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud);
+void db_lease_let_go(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud);
 void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
 /* Release-all (a clean stop): every lease of node dropped, cb's id how
  * many. Of node: the games whose lease rows name node (expired or not),
@@ -486,11 +490,13 @@ typedef void (*db_number_cb)(void *ud, int status, int64_t n);
 
 /* Other nodes' games, as a change feed (peer.h: the lists show every
  * node's games). A row: a game's lease row, node its holder, or a lease
- * that went (a tombstone: node ""); chg its change number. */
+ * that went (a tombstone: node ""); chg its change number; away: its
+ * player left and its node keeps it for their return (db_lease_let_go). */
 typedef struct {
     db_game_t g;
     char node[64];
     int64_t chg;
+    bool away;
 } db_peer_game_t;
 typedef void (*db_peer_games_cb)(void *ud, int status, const db_peer_game_t *rows, size_t n);
 /* The change number from which db_peer_games_changed reads what a full

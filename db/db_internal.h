@@ -141,10 +141,10 @@ void db_file_close(db_file_t *f, bool lost);
 /* Taking a lease (db_lease.c: LEASE_NEW, LEASE_LOCK, LEASE_MOVE, LEASE_OURS,
  * each its own statement, so on PostgreSQL the move reads the holder's
  * heartbeat after the row's last locker committed): moved only when its
- * node's heartbeat lapsed. */
-#define DB_LEASE_MOVE(now)                                            \
-    "UPDATE leases SET node = ?2 WHERE game = ?1 AND node <> ?2 AND " \
-    "NOT " DB_NODE_FRESH("leases.node", now)
+ * node's heartbeat lapsed or its node let it go (away: detached). */
+#define DB_LEASE_MOVE(now)                                                              \
+    "UPDATE leases SET node = ?2, away = 0 WHERE game = ?1 AND (away <> 0 OR (node <> " \
+    "?2 AND NOT " DB_NODE_FRESH("leases.node", now) "))"
 /* The games of the nodes whose heartbeat lapsed: those nodes first (a
  * handful of rows), then only their leases by leases_by_node. PostgreSQL's
  * planner would rather walk every lease against the few nodes; a LATERAL
@@ -159,16 +159,16 @@ void db_file_close(db_file_t *f, bool lost);
  * PostgreSQL's snapshot xmin is one no running transaction may still add.
  * The game's id comes last too: a tombstone's game row may be gone. */
 #define DB_XMIN_PG "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
-#define DB_PEER_ALL(now)                                                              \
-    DB_GAME_LIST                                                                      \
-    ", l.node, l.chg, l.game FROM games g JOIN users u ON u.id = g.user JOIN leases " \
-    "l ON l.game = g.id JOIN nodes n ON n.node = l.node WHERE l.node <> ?1 AND "      \
+#define DB_PEER_ALL(now)                                                                \
+    DB_GAME_LIST                                                                        \
+    ", l.node, l.chg, l.game, l.away FROM games g JOIN users u ON u.id = g.user JOIN "  \
+    "leases l ON l.game = g.id JOIN nodes n ON n.node = l.node WHERE l.node <> ?1 AND " \
     "g.state = 'live' AND n.expires >= " now " ORDER BY g.id LIMIT ?2"
-#define DB_PEER_CHANGED(upto)                                                               \
-    DB_GAME_LIST                                                                            \
-    ", x.node, x.chg, x.game FROM (SELECT game, node, chg FROM leases WHERE chg >= ?1" upto \
-    " UNION ALL SELECT game, '', chg FROM lease_gone WHERE chg >= ?1" upto                  \
-    ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "            \
+#define DB_PEER_CHANGED(upto)                                                                  \
+    DB_GAME_LIST                                                                               \
+    ", x.node, x.chg, x.game, x.away FROM (SELECT game, node, chg, away FROM leases WHERE "    \
+    "chg >= ?1" upto " UNION ALL SELECT game, '', chg, 0 FROM lease_gone WHERE chg >= ?1" upto \
+    ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "               \
     "ORDER BY x.chg"
 #define DB_PEER_ALIVE(now)                                                              \
     "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END FROM nodes WHERE node = ?1 " \
@@ -271,14 +271,15 @@ void db_file_close(db_file_t *f, bool lost);
     /* ... fenced (db_lease_fence): only while node ?5 holds the game's lease, its row locked    \
      * as LEASE_HOLD does, in the same statement (one round trip); none: see db_op_run */ \
     X(JOURNAL_INSERT_LEASED, "iibit", CHANGE, none,                                                \
-      DB_BOTH("INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE (?2 = 1 OR "   \
-              "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)) AND "              \
-              "EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node = ?5)",                       \
-              "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE (?2 = 1 OR "   \
-              "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)) AND "              \
-              "EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node = ?5 FOR SHARE) "             \
-              "ON CONFLICT (game, seq) DO UPDATE SET ms = journal.ms "                             \
-              "WHERE journal.keys = excluded.keys"))                                               \
+      DB_BOTH(                                                                                     \
+          "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE (?2 = 1 OR "       \
+          "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)) AND "                  \
+          "EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node = ?5 AND away = 0)",              \
+          "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4 WHERE (?2 = 1 OR "       \
+          "EXISTS (SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1)) AND "                  \
+          "EXISTS (SELECT 1 FROM leases WHERE game = ?1 AND node = ?5 AND away = 0 FOR SHARE) "    \
+          "ON CONFLICT (game, seq) DO UPDATE SET ms = journal.ms "                                 \
+          "WHERE journal.keys = excluded.keys"))                                                   \
     X(JOURNAL_SET_ASIDE, "ii", COUNT, none,                                                        \
       DB_BOTH("INSERT OR IGNORE INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL, \
               "INSERT INTO journal_aside(game, after_seq, seq, keys, ms) " DB_ASIDE_SEL            \
@@ -490,6 +491,8 @@ void db_file_close(db_file_t *f, bool lost);
       DB_BOTH(DB_NODE_BEAT(DB_NOW_MS_LITE), DB_NODE_BEAT(DB_NOW_MS_PG)))                           \
     X(NODE_LEASES, "t", ROW, int, "SELECT count(*) FROM leases WHERE node = ?1")                   \
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
+    /* detached, kept here: any node may take it, every node lists it as away */                   \
+    X(LEASE_LET_GO, "it", RUN, none, "UPDATE leases SET away = 1 WHERE game = ?1 AND node = ?2")   \
     X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
     X(LEASES_OF_NODE, "t", ROWS, int, "SELECT game FROM leases WHERE node = ?1 ORDER BY game")     \
     /* fencing: the lease row is node's, locked (shared, so a take waits                        \
@@ -497,8 +500,8 @@ void db_file_close(db_file_t *f, bool lost);
      * Not node's heartbeat: a take moves the row, under this lock, so a row                    \
      * still node's is a game nobody took (a pause or a failover past the ttl) */  \
     X(LEASE_HOLD, "it", ROW, int,                                                                  \
-      DB_BOTH("SELECT 1 FROM leases WHERE game = ?1 AND node = ?2",                                \
-              "SELECT 1 FROM leases WHERE game = ?1 AND node = ?2 FOR SHARE"))                     \
+      DB_BOTH("SELECT 1 FROM leases WHERE game = ?1 AND node = ?2 AND away = 0",                   \
+              "SELECT 1 FROM leases WHERE game = ?1 AND node = ?2 AND away = 0 FOR SHARE"))        \
     X(LEASE_HOLDER, "i", ROW, text,                                                                \
       DB_BOTH("SELECT l.node FROM leases l JOIN nodes n ON n.node = l.node WHERE l.game = ?1 "     \
               "AND n.expires >= " DB_NOW_MS_LITE,                                                  \

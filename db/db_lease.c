@@ -54,6 +54,12 @@ void db_lease_release(db_t *db, int64_t game, const char *node, db_done_cb cb, v
              DB_ARGS(DB_INT(game), DB_TEXT_MAX(node, DB_NODE_MAX)));
 }
 
+void db_lease_let_go(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), game, DB_STMT_LEASE_LET_GO,
+             DB_ARGS(DB_INT(game), DB_TEXT_MAX(node, DB_NODE_MAX)));
+}
+
 void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud)
 {
     db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_LEASE_RELEASE_NODE,

@@ -15,12 +15,13 @@ static int read_peer_game(const db_cur_t *st, void *row)
     db_col_copy(st, 20, r->node, sizeof r->node);
     r->chg = db_col_int(st, 21);
     r->g.id = db_col_int(st, 22);
+    r->away = db_col_int(st, 23) != 0;
     if (!r->node[0]) /* a tombstone: nothing of the game row counts */
         r->g.state = DB_GAME_FINISHED;
     return ret;
 }
 
-const db_row_t db_row_peer_game = {sizeof(db_peer_game_t), 23, read_peer_game, NULL};
+const db_row_t db_row_peer_game = {sizeof(db_peer_game_t), 24, read_peer_game, NULL};
 
 void db_deliver_peer_games(const db_op_t *op)
 {

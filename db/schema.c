@@ -263,6 +263,16 @@ static const char *const migrations[] = {
     ");\n"
     "CREATE INDEX node_events_by_xid ON node_events(xid);\n"
     "CREATE INDEX node_events_by_at ON node_events(at);\n",
+    /* 16: a game kept on its node after its player left (detached) keeps
+     * its lease row, marked away: free for any node to take, and listed on
+     * every node as its own node lists it (db_peer.c); a change of away is
+     * a change in the feed as a move is */
+    "ALTER TABLE leases ADD COLUMN away INTEGER NOT NULL DEFAULT 0;\n"
+    "DROP TRIGGER leases_chg_moved;\n"
+    "CREATE TRIGGER leases_chg_moved AFTER UPDATE OF node, away ON leases BEGIN\n"
+    "    UPDATE lease_chg SET n = n + 1;\n"
+    "    UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;\n"
+    "END;\n",
 };
 
 int db_migration_count(void)

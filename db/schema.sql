@@ -254,11 +254,14 @@ CREATE TABLE game_ids (next INTEGER NOT NULL);
 -- since their last read (db_peer.c): set when the row is made or changes
 -- node, never by a renewal. A row that goes leaves a tombstone in
 -- lease_gone with a number of its own; lease_chg is the last number given
--- (PostgreSQL uses the changing transaction's id instead).
+-- (PostgreSQL uses the changing transaction's id instead). A detached
+-- game (its player left, the game kept on its node for their return) keeps
+-- its row with away = 1: any node may take it, and every node lists it as
+-- detached, as its own node does; the row goes when its node frees it.
 CREATE TABLE leases (
     game INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
     node TEXT NOT NULL,
-    chg INTEGER NOT NULL DEFAULT 0);
+    chg INTEGER NOT NULL DEFAULT 0, away INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE nodes (
     node TEXT PRIMARY KEY,
     expires INTEGER NOT NULL
@@ -276,7 +279,7 @@ CREATE TRIGGER leases_chg_made AFTER INSERT ON leases BEGIN
     UPDATE lease_chg SET n = n + 1;
     UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;
 END;
-CREATE TRIGGER leases_chg_moved AFTER UPDATE OF node ON leases BEGIN
+CREATE TRIGGER leases_chg_moved AFTER UPDATE OF node, away ON leases BEGIN
     UPDATE lease_chg SET n = n + 1;
     UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;
 END;

@@ -266,6 +266,12 @@ static const char *const migrations[] = {
     ");\n"
     "CREATE INDEX node_events_by_xid ON node_events(xid);\n"
     "CREATE INDEX node_events_by_at ON node_events(at);\n",
+    /* 16: a detached game's lease row kept, marked away (schema.c's
+     * migration 16); a change of away is a change in the feed */
+    "ALTER TABLE leases ADD COLUMN away BIGINT NOT NULL DEFAULT 0;\n"
+    "DROP TRIGGER leases_chg ON leases;\n"
+    "CREATE TRIGGER leases_chg BEFORE INSERT OR UPDATE OF node, away ON leases\n"
+    "    FOR EACH ROW EXECUTE FUNCTION lease_chg();\n",
 };
 
 int db_pg_migration_count(void)

@@ -160,15 +160,12 @@ static void games_of_loop(ctl_t *c, server_t *k, uint64_t now)
             continue;
         session_status_t st;
         bool warren = session_status(s, &st) || s->game_id > 0;
-        char term[24] = "detached", id[24] = "-";
-        if (s->player)
-            snprintf(term, sizeof term, "%dx%d", s->grid->w, s->grid->h);
+        char term[24], id[24] = "-";
+        session_term_text(s, term, sizeof term);
         if (warren || st.hosted_id > 0)
             snprintf(id, sizeof id, "%lld", (long long)(warren ? s->game_id : st.hosted_id));
         uint64_t idle = now > s->last_key_ms ? (now - s->last_key_ms) / 1000 : 0;
         const char *node = peer_node_of(s);
-        if (node)
-            snprintf(term, sizeof term, "-");
         if (!node)
             node = k->cfg.node[0] ? k->cfg.node : "-";
         buf_printf(&c->out, "%-20s %-10.31s %8s %5d %8llu %5llus %5d %-8s %s\n", s->user, s->kind,

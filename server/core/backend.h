@@ -56,6 +56,10 @@ typedef struct backend_ops {
     void (*free)(session_t *s); /* the game's state, once the session goes */
     /* A watcher came (session_watch). NULL: nothing to do. */
     void (*watched)(session_t *s);
+    /* A game whose player is elsewhere (another node's: peer.c): whether
+     * it is played there now, and the player's size as last seen here (0
+     * x 0: not known). NULL: the session's own player says. */
+    bool (*played)(const session_t *s, int *w, int *h);
 } backend_ops_t;
 
 #endif

@@ -143,6 +143,12 @@ void lease_release(server_t *s, int64_t game)
         db_lease_release(s->db, game, s->cfg.node, NULL, NULL);
 }
 
+void lease_let_go(server_t *s, int64_t game)
+{
+    if (s->lease.on)
+        db_lease_let_go(s->db, game, s->cfg.node, NULL, NULL);
+}
+
 /* ---- a lost lease ---------------------------------------------------------------- */
 
 /* Whether this session ran its game under a lease of this node when the
@@ -316,7 +322,7 @@ static void give(server_t *k, session_t *s)
     }
     s->ops->save(s, "moved");
     if (!jqueue_paused(&s->jq)) {
-        lease_release(k, s->game_id);
+        lease_let_go(k, s->game_id);
         s->let_go = true;
     }
 }

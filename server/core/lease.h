@@ -10,9 +10,10 @@
  * that stops (killed, paused, cut off) loses its leases cfg.lease_ttl_ms
  * after its last renewal, and the next node a player reaches takes the
  * game and resumes it from its snapshot and journal, as recovery does.
- * A game's lease is released when its player detaches (the session kept
+ * A game's lease is let go when its player detaches (its row kept,
+ * marked away, so every node lists the game as detached; the session kept
  * here is taken up again only if no other node stored a row of it since:
- * session_load.c), when its session goes (its end, its grace period
+ * session_load.c), and released when its session goes (its end, its grace period
  * over), when a returning player's game is not restored after all
  * (broken, a failed read: session_load.c), and every lease of the node
  * at a clean stop.
@@ -83,6 +84,10 @@ typedef void (*lease_cb)(void *ud, int status, const char *holder);
 void lease_take(server_t *s, int64_t game, lease_cb cb, void *ud);
 /* Queues the release of game's lease (no-op when off, or not ours). */
 void lease_release(server_t *s, int64_t game);
+/* Queues the letting go of game's lease, its session kept here detached
+ * (session_t.let_go): any node may take it at once, and every node lists
+ * it as detached until it is taken or its session goes (then released). */
+void lease_let_go(server_t *s, int64_t game);
 
 /* Another node runs s's game now (why: its journal row was refused,
  * DB_ELEASE, or lease_tick found its lease gone). Its player and watchers

@@ -64,6 +64,7 @@ struct peer_feed {
 /* What the list says of another node's game. */
 typedef struct {
     char node[PEER_TEXT_MAX + 1]; /* the node holding its lease */
+    bool away;                    /* its player left: kept there, detached */
     char race[DB_SHORT_MAX], cls[DB_SHORT_MAX];
     int depth, max_depth, xl;
     int64_t turns;
@@ -93,6 +94,7 @@ typedef struct mirror {
     entry_t *e;      /* its list entry; NULL once the list lost it */
     pgame_t st;      /* what the list said of it last */
     bool asked;      /* its holder is looked up or WATCH sent */
+    bool framed;     /* a SCREEN came: scr has the player's size */
     uint64_t ending; /* the read its entry went at, while its watchers wait */
 } mirror_t;
 
@@ -571,6 +573,15 @@ static bool remote_status(const session_t *s, session_status_t *st)
     return true;
 }
 
+/* Played there now (as the list says), at the size its frames have. */
+static bool remote_played(const session_t *s, int *w, int *h)
+{
+    const mirror_t *m = s->bk;
+    *w = m->framed ? m->scr->w : 0;
+    *h = m->framed ? m->scr->h : 0;
+    return !m->st.away;
+}
+
 static void remote_key(conn_t *c, session_t *s, key_event_t k)
 {
     (void)c, (void)s, (void)k; /* nobody plays a mirror: its player is elsewhere */
@@ -608,6 +619,7 @@ static const backend_ops_t backend_remote = {
     .stop = remote_stop,
     .status = remote_status,
     .watched = remote_watched,
+    .played = remote_played,
     .free = remote_free,
 };
 
@@ -648,6 +660,7 @@ static int mirror_frame(link_t *l, const peer_msg_t *msg, const char **why)
     bool resized = m->scr->w != msg->w || m->scr->h != msg->h;
     if (peerwire_apply(msg, m->scr, why) < 0)
         return -1;
+    m->framed = true;
     if (resized && screen_resize(m->s->sent, msg->w, msg->h) == 0)
         frames_layout(m->s); /* the watchers' grid follows, everyone gets a keyframe */
     else
@@ -714,6 +727,7 @@ static void entry_del(peers_t *p, entry_t *e, const char *why)
 static void pgame_of(pgame_t *st, const db_peer_game_t *r)
 {
     snprintf(st->node, sizeof st->node, "%s", r->node);
+    st->away = r->away;
     snprintf(st->race, sizeof st->race, "%s", r->g.race);
     snprintf(st->cls, sizeof st->cls, "%s", r->g.cls);
     st->depth = r->g.depth, st->max_depth = r->g.max_depth, st->xl = r->g.xl;

@@ -302,7 +302,7 @@ void session_detach(conn_t *c, const char *why)
         s->ops->save(s, "detach");
         /* after its last rows (unless they wait to be stored): another node may take it */
         if (s->game && lease_on(s->srv) && !jqueue_paused(&s->jq)) {
-            lease_release(s->srv, s->game_id);
+            lease_let_go(s->srv, s->game_id); /* listed as detached on every node */
             s->let_go = true;
         }
         if (s->nwatchers)
@@ -360,6 +360,21 @@ bool session_status(const session_t *s, session_status_t *st)
 {
     *st = (session_status_t){0};
     return s->ops->status && s->ops->status(s, st);
+}
+
+void session_term_text(const session_t *s, char *out, size_t n)
+{
+    int w = 0, h = 0;
+    if (s->player)
+        w = s->grid->w, h = s->grid->h;
+    else if (!s->ops->played || !s->ops->played(s, &w, &h)) {
+        snprintf(out, n, "detached");
+        return;
+    }
+    if (w)
+        snprintf(out, n, "%dx%d", w, h);
+    else
+        snprintf(out, n, "-");
 }
 
 /* ---- keys ---------------------------------------------------------------------------- */

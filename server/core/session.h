@@ -106,6 +106,11 @@ typedef struct {
  * depth and turn (what its status pattern reads, gamecfg.h) and
  * hosted_id may be filled, the rest is zero. */
 bool session_status(const session_t *s, session_status_t *st);
+/* What the lists say of s's player into out: the terminal's size ("80x24")
+ * while someone plays it, "detached" while nobody does (its player left, or
+ * left another node's game: backend.h, played), "-" when another node's
+ * player's size is not known here. */
+void session_term_text(const session_t *s, char *out, size_t n);
 
 /* How a game ended, for its last screen (hooks.h: game_over). */
 typedef struct session_end {

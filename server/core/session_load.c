@@ -519,7 +519,7 @@ static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, 
         return;
     }
     if (status != DB_OK) { /* taken again for the read: let go again, as it was */
-        lease_release(srv, rq->game_id);
+        lease_let_go(srv, rq->game_id);
         play_finish_load(rq, NULL, "Your game could not be loaded. Please try again.");
         return;
     }

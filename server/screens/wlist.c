@@ -398,13 +398,13 @@ static void row_detail(wl_row_t *r, uint64_t tick)
     session_status_t st = {0};
     r->detail_tick = tick + 1;
     r->race_cls[0] = 0;
-    snprintf(r->term, sizeof r->term, "%s", s ? "detached" : "ended");
+    snprintf(r->term, sizeof r->term, "ended");
     if (s && session_status(s, &st))
         snprintf(r->race_cls, sizeof r->race_cls, "%s %s", st.race, st.cls);
     else if (s) /* a hosted game: its name */
         snprintf(r->race_cls, sizeof r->race_cls, "%.39s", s->kind_name);
-    if (s && s->player)
-        snprintf(r->term, sizeof r->term, "%dx%d", s->grid->w, s->grid->h);
+    if (s) /* another node's game too, as its own node shows it */
+        session_term_text(s, r->term, sizeof r->term);
     if (s) {
         r->last_key_ms = s->last_key_ms;
         r->watchers = s->nwatchers;

@@ -173,6 +173,72 @@ def test_watcher_on_b_sees_a_game_played_on_a(pair, clients):
     assert b.alive() and a.alive()
 
 
+def wl_row(t, name, want=lambda row: True, timeout=15):
+    """The words of the watch list's row of name's game at t's menu, once
+    it is listed and want(row) holds."""
+    end = time.time() + timeout
+    while True:
+        t.send("w")
+        text = t.wait_for("Live games")
+        m = re.search(rf"^\s*[a-z]\) {name}\b.*$", text, re.M)
+        t.send("q")
+        t.wait_for("Your choice")
+        if m and want(m.group(0).split()):
+            return m.group(0).split()
+        assert time.time() < end, f"{name}'s row never as wanted:\n{text}"
+        time.sleep(0.3)
+
+
+def admin_row(bindir, d, name):
+    """The words of d's admin games row of name's game (NODE, TERM last)."""
+    games = admin(bindir, d, "games")
+    m = re.search(rf"^{name}\s.*$", games, re.M)
+    assert m, games
+    return m.group(0).split()
+
+
+def test_a_detached_game_is_listed_on_other_nodes_as_on_its_own(pair, clients, bindir):
+    """A player leaves a game at a, which keeps it for their return: b's
+    watch list and admin list it as a's do, detached (it was taken off
+    b's lists), and b watches it; played, b never calls it detached; the
+    player back at a, b lists it played again."""
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("dora")
+    p.random_character("dora")
+    va = clients(a.port).connected()
+    va.register("vera")
+    vb = clients(b.port).connected()
+    vb.register("walt")
+    assert wl_row(va, "dora")[-1] == "80x24"
+    assert wl_row(vb, "dora")[-1] != "detached"
+    left = game_rows(p)
+    p.close()
+    a.wait_log(r"detach user=dora ")
+    wl_row(va, "dora", lambda r: r[-1] == "detached")
+    wl_row(vb, "dora", lambda r: r[-1] == "detached")
+    assert admin_row(bindir, a, "dora")[-2:] == ["a", "detached"]
+    assert admin_row(bindir, b, "dora")[-2:] == ["a", "detached"]
+    # watched from b, it shows the screen its player left
+    watch_from_list(vb, "dora")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    end = time.time() + 10
+    while game_rows(vb) != left:
+        assert time.time() < end, "\n".join(left) + "\n----\n" + "\n".join(game_rows(vb))
+        vb.pump(quiet=0.05, limit=0.3)
+    vb.send("q")
+    vb.wait_for("Your choice")
+    # back at a: played again on both
+    p = clients(a.port).connected()
+    p.login("dora")
+    p.send("p")
+    p.wait_for("dora the ")
+    a.wait_log(r"attach user=dora")
+    assert wl_row(vb, "dora", lambda r: r[-1] != "detached")[-1] == "80x24"
+    assert wl_row(va, "dora")[-1] == "80x24"
+    assert a.alive() and b.alive()
+
+
 def test_watcher_leaving_stops_the_stream_and_a_lost_node_is_told(pair, clients):
     """The last watcher on b leaves: a stops sending the game (UNWATCH).
     Watched again, then a dies (SIGKILL): the watcher on b is told and
