@@ -343,6 +343,11 @@ void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
  * many. Of node: the games whose lease rows name node (expired or not),
  * in ascending order: those it may still store rows of. */
 void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud);
+/* The heartbeat rows of nodes that lapsed over ms ago and hold no lease
+ * row (not even one let go) deleted, cb's id how many: a node still
+ * renewing, or one whose games another node has yet to take, keeps its
+ * row. */
+void db_nodes_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud);
 typedef void (*db_game_ids_cb)(void *ud, int status, const int64_t *games, size_t n);
 void db_leases_of_node(db_t *db, const char *node, db_game_ids_cb cb, void *ud);
 /* Up to limit live games whose lease rows name another node than node

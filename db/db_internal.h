@@ -138,6 +138,9 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_NODE_BEAT(now)                                         \
     "INSERT INTO nodes(node, expires) VALUES (?1, " now " + ?2) " \
     "ON CONFLICT (node) DO UPDATE SET expires = excluded.expires"
+#define DB_NODES_PRUNE(now)                                   \
+    "DELETE FROM nodes WHERE expires < " now " - ?1 AND NOT " \
+    "EXISTS (SELECT 1 FROM leases WHERE leases.node = nodes.node)"
 /* Taking a lease (db_lease.c: LEASE_NEW, LEASE_LOCK, LEASE_MOVE, LEASE_OURS,
  * each its own statement, so on PostgreSQL the move reads the holder's
  * heartbeat after the row's last locker committed): moved only when its
@@ -495,6 +498,9 @@ void db_file_close(db_file_t *f, bool lost);
     X(LEASE_LET_GO, "it", RUN, none, "UPDATE leases SET away = 1 WHERE game = ?1 AND node = ?2")   \
     X(LEASE_RELEASE_NODE, "t", COUNT, none, "DELETE FROM leases WHERE node = ?1")                  \
     X(LEASES_OF_NODE, "t", ROWS, int, "SELECT game FROM leases WHERE node = ?1 ORDER BY game")     \
+    /* heartbeat rows lapsed over ?1 ms ago whose node holds no lease (db_nodes_prune) */          \
+    X(NODES_PRUNE, "i", COUNT, none,                                                               \
+      DB_BOTH(DB_NODES_PRUNE(DB_NOW_MS_LITE), DB_NODES_PRUNE(DB_NOW_MS_PG)))                       \
     /* fencing: the lease row is node's, locked (shared, so a take waits                        \
      * for the batch; cheap again in the same transaction); none: DB_ELEASE.                    \
      * Not node's heartbeat: a take moves the row, under this lock, so a row                    \

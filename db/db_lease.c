@@ -60,6 +60,11 @@ void db_lease_let_go(db_t *db, int64_t game, const char *node, db_done_cb cb, vo
              DB_ARGS(DB_INT(game), DB_TEXT_MAX(node, DB_NODE_MAX)));
 }
 
+void db_nodes_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_NODES_PRUNE, DB_ARGS(DB_INT(ms)));
+}
+
 void db_lease_release_node(db_t *db, const char *node, db_done_cb cb, void *ud)
 {
     db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_LEASE_RELEASE_NODE,

@@ -37,6 +37,32 @@ static void on_renewed(void *ud, int status, int64_t n)
     home->lease.failing_at = (int64_t)time(NULL);
 }
 
+/* ---- stopped nodes' heartbeat rows ----------------------------------------------- */
+
+/* A node's row goes a day after its heartbeat lapsed, once it holds no
+ * lease: before, the node may only be paused or cut off (a stall, a
+ * database failover past the ttl) or restarting, and its row is how other
+ * nodes tell it lapsed (peer.c takes its games off their lists) and how an
+ * operator sees when it last beat. A row of a node still holding leases
+ * stays whatever its age: the lapsed games are found through it
+ * (db_games_lease_lapsed), so they are restored elsewhere first. */
+#define NODES_PRUNE_AFTER_MS (24 * 3600 * 1000)
+#define NODES_PRUNE_EVERY_S  3600 /* home's ticks between two prunings (and one at start) */
+
+static void on_nodes_pruned(void *ud, int status, int64_t n)
+{
+    server_t *home = ud;
+    if (status != DB_OK)
+        log_warn("stopped nodes' rows not pruned: %s", db_error(home->db));
+    else if (n)
+        log_info("nodes pruned: %lld stopped a day ago or more, holding no lease", (long long)n);
+}
+
+static void nodes_prune(server_t *home)
+{
+    db_nodes_prune(home->db, NODES_PRUNE_AFTER_MS, on_nodes_pruned, home);
+}
+
 static void on_beat(uv_timer_t *t)
 {
     server_t *home = t->data;
@@ -55,6 +81,7 @@ void lease_start(server_t *home)
     uint64_t every = (uint64_t)home->cfg.lease_renew_ms;
     uv_timer_start(&home->lease.beat, on_beat, every, every);
     on_beat(&home->lease.beat); /* the node's row at once, before any game is taken */
+    nodes_prune(home);
     log_info("node %s: game leases of %d ms, renewed every %d ms", home->cfg.node,
              home->cfg.lease_ttl_ms, home->cfg.lease_renew_ms);
     notify_start(home);
@@ -268,6 +295,9 @@ void lease_tick(server_t *s)
 {
     if (s->lease.on && !s->stopping)
         lapsed_tick(s);
+    if (s->lease.on && !s->stopping && s->shard == 0 && s->ticks &&
+        s->ticks % NODES_PRUNE_EVERY_S == 0)
+        nodes_prune(s);
     uint64_t every = ((uint64_t)s->cfg.lease_renew_ms + 999) / 1000;
     if (!s->lease.on || s->stopping || s->lease.checking || !s->nsessions || s->ticks % every)
         return;

@@ -539,3 +539,23 @@ def test_a_kick_made_while_a_listener_is_down_reaches_it_once(nodes, clients, bi
     kicked = re.findall(r"closed conn=\d+ user=wes \(kicked at another node\)", b.log())
     assert len(kicked) == 1, b.log()[-3000:]
     assert a.db_rows("SELECT count(*) FROM node_events WHERE payload LIKE 'kick %'") == [(1,)]
+
+
+def test_stopped_nodes_rows_go_once_they_hold_nothing(nodes):
+    """A node's start prunes the heartbeat rows of nodes that lapsed long
+    ago and hold no lease; the row of a long-lapsed node still holding a
+    lease, of one that lapsed a moment ago, and the live nodes' stay."""
+    a = nodes("a")
+    now = "CAST(extract(epoch FROM clock_timestamp()) * 1000 AS BIGINT)"
+    harness.pg_run(a.db_url, [
+        ("INSERT INTO users(name, name_key, pwhash, created) VALUES ('old1', 'old1', 'x', 0)", ()),
+        ("INSERT INTO games(id, user, seed, content_version, start_time, state) "
+         "SELECT 900000001, id, 1, 'x', 0, 'finished' FROM users WHERE name = 'old1'", ()),
+        ("INSERT INTO nodes(node, expires) VALUES ('gone', 0), ('holding', 0), "
+         f"('recent', {now} - 60000)", ()),
+        ("INSERT INTO leases(game, node) VALUES (900000001, 'holding')", ()),
+    ], fetch=False)
+    b = nodes("b", share=a)
+    b.wait_log(r"nodes pruned: 1 stopped a day ago or more, holding no lease")
+    left = sorted(r[0] for r in b.db_rows("SELECT node FROM nodes"))
+    assert left == ["a", "b", "holding", "recent"], left
