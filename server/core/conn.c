@@ -97,7 +97,33 @@ void conn_unref(conn_t *c)
         c->ops->settled(c);
 }
 
-#define DROP_LOG_MS 10000
+#define DROP_LOG_MS  10000
+#define DROP_TELL_MS 5000 /* a terminal player's line stays up this long */
+
+/* The user is told as often as the log says it: a browser in its page's
+ * status line, outside the game's terminal; a terminal player over the
+ * bottom row of the frames Warren draws (screens/keynote.c), never in the
+ * game itself nor a hosted game's pty, whose screen stays intact. */
+static void drop_tell(conn_t *c, uint64_t now)
+{
+    session_t *s = c->sess;
+    if (c->ops->browser) {
+        buf_t b;
+        buf_init(&b);
+        buf_printf(&b,
+                   "{\"t\":\"status\",\"text\":\"Keys typed faster than %d a second were "
+                   "dropped.\"}",
+                   c->srv->cfg.input_rate);
+        if (!b.failed)
+            conn_write_text(c, b.data, b.len);
+        buf_free(&b);
+    } else if (s && s->player == c && !s->ended) {
+        s->keynote_until = now + DROP_TELL_MS;
+        if (!list_linked(&s->keynote_node))
+            list_push_back(&c->srv->keynotes, &s->keynote_node);
+        session_redraw(s);
+    }
+}
 
 size_t conn_rate_allow(conn_t *c, size_t n)
 {
@@ -110,6 +136,7 @@ size_t conn_rate_allow(conn_t *c, size_t n)
                  (unsigned long long)c->input_dropped, c->srv->cfg.input_rate);
         c->input_dropped = 0;
         c->input_logged_ms = now ? now : 1;
+        drop_tell(c, now);
     }
     return ok;
 }

@@ -158,7 +158,9 @@ void conn_ref(conn_t *c);
 void conn_unref(conn_t *c);
 /* Input bytes allowed now by the connection's rate cap (a flood is
  * dropped, not queued; the drop is logged, at most once in 10 s a
- * connection, with the bytes dropped since). */
+ * connection, with the bytes dropped since, and its user told as often:
+ * a browser in its page's status line, a terminal's player over its
+ * game's bottom row for a few seconds). */
 size_t conn_rate_allow(conn_t *c, size_t n);
 void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *game_name);
 /* Moves c to p; a terminal in the menu is on the server's menu_conns. */

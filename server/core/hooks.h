@@ -31,7 +31,7 @@ typedef struct conn conn_t;
 typedef struct session session_t;
 typedef struct session_end session_end_t;
 
-#define HOOKS_MAX 4
+#define HOOKS_MAX 6 /* observers of one list; past it main.c refuses to start */
 
 /* A game's last screen, for whoever viewed it (session_finish). */
 typedef struct {

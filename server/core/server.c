@@ -23,6 +23,7 @@ void server_init(server_t *s, uv_loop_t *loop)
     list_init(&s->menu_conns);
     list_init(&s->watch_notices);
     list_init(&s->chat_strips);
+    list_init(&s->keynotes);
     list_init(&s->sess_timed);
     list_init(&s->by_recency);
     list_init(&s->watched);

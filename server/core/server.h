@@ -82,6 +82,7 @@ struct server {
     list_t menu_conns;    /* conn_t.mnode: terminals in the menu (conn.c) */
     list_t watch_notices; /* watchers with a notice up (watch.c) */
     list_t chat_strips;   /* sessions with a chat strip on screen (chat.c) */
+    list_t keynotes;      /* session_t.keynote_node: dropped keys told (conn.c, keynote.c) */
     list_t sess_timed;    /* session_t.tnode: detached, or with an idle limit (session.c) */
     /* What the lobby shows first, without a walk of every session: */
     list_t by_recency;     /* session_t.rnode: the latest keyed first (session_keyed) */

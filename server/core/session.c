@@ -150,6 +150,7 @@ session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const ch
     list_init(&s->tnode);
     list_init(&s->wdnode);
     list_init(&s->rnode);
+    list_init(&s->keynote_node);
     list_push_front(&srv->by_recency, &s->rnode);
     list_push_front(&srv->sessions, &s->node);
     srv->sess_gen++;
@@ -187,6 +188,7 @@ void session_free(session_t *s)
     list_remove(&s->rnode);
     list_remove(&s->wdnode);
     list_remove(&s->snap_node);
+    list_remove(&s->keynote_node);
     session_unindex(srv, s);
     srv->nsessions--;
     if (s->game && !s->fenced) /* Warren's: another node may run it now */

@@ -76,6 +76,10 @@ struct session {
     bool count_due;      /* frames.c: the watcher count changed, not yet drawn */
     uint32_t key_prefix; /* Warren's keys follow it (a hosted game's); 0: direct (playkeys.h) */
     uint64_t key_armed;  /* the conn (conn_t.id) that just pressed the prefix, or 0 (playkeys.c) */
+    /* conn.c: its player's keys went over the input cap: told until then
+     * (now_ms) over the game's bottom row (screens/keynote.c) */
+    uint64_t keynote_until;
+    list_t keynote_node; /* server's keynotes while told */
 };
 
 /* A change of one loop's live games, for the watch list: a game came

@@ -4,6 +4,7 @@
 #include "chat.h"
 #include "gameover.h"
 #include "inbox.h"
+#include "keynote.h"
 #include "menu.h"
 #include "playkeys.h"
 #include "session.h"
@@ -48,9 +49,11 @@ void screens_hooks(hooks_t *h)
     /* the chat strip, then the announcement over the bottom row */
     HOOKS_ADD(h, overlay, chat_draw);
     HOOKS_ADD(h, overlay, announce_overlay);
+    HOOKS_ADD(h, overlay, keynote_overlay); /* a player's dropped keys, over the same row */
     HOOKS_ADD(h, session_gone, chat_gone);
     HOOKS_ADD(h, tick, chat_tick);
     HOOKS_ADD(h, tick, watch_tick);
     HOOKS_ADD(h, tick, announce_game_tick);
+    HOOKS_ADD(h, tick, keynote_tick);
     HOOKS_ADD(h, mail_left, inbox_notify);
 }

@@ -111,8 +111,31 @@ def test_websocket_key_flood_obeys_the_input_rate(daemon):
     # the drop is logged, once for this 2 s flood (at most once in 10 s)
     drops = re.findall(r"input over the cap conn=\d+ user=flooder dropped=(\d+) bytes", d.log())
     assert len(drops) == 1 and int(drops[0]) > 0, drops
+    # and the player is told as often, in the page's status line (outside the terminal)
+    told = play.json_until(lambda m: m.get("t") == "status")
+    assert told["text"] == "Keys typed faster than 50 a second were dropped.", told
     play.close()
     Web(d.http).assert_serving()
+
+
+@pytest.mark.daemon(extra=["--input-rate", "20"])
+def test_a_terminal_player_over_the_input_rate_is_told_over_the_bottom_row(daemon, clients):
+    """Keys typed over the cap are dropped, logged, and the player is told
+    over the game's bottom row for a few seconds (the game itself untold:
+    its other rows as they were); then the game's own row is back."""
+    d = daemon
+    t = clients(d.port).connected()
+    t.register("typist")
+    t.random_character("typist")
+    rows = t.lines()[1:]  # the top row is the game's messages: the keys clear it
+    t.send("i\x1b" * 400)  # the inventory, open and shut: no game time passes
+    t.wait_for("Keys typed faster than 20 a second were dropped.", timeout=5)
+    assert t.lines()[-1].strip() == "Keys typed faster than 20 a second were dropped.", t.text()
+    d.wait_log(r"input over the cap conn=\d+ user=typist dropped=\d+ bytes")
+    end = time.time() + 10
+    while t.lines()[1:] != rows:  # the note comes down by itself, no key needed
+        assert time.time() < end, "\n".join(rows) + "\n----\n" + t.text()
+        t.pump(quiet=0.1, limit=0.5)
 
 
 # ---- descriptors ---------------------------------------------------------------------------
