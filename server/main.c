@@ -106,6 +106,7 @@ static void on_signal(uv_signal_t *h, int signum)
         return;
     s->stopping = true;
     log_info("signal %d: shutting down", signum);
+    spawner_stop(s->spawner); /* rc files in flight: answered now, before their players go */
     telnetgw_stop(s);
     control_stop(s);
     peer_stop(s);

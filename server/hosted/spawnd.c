@@ -360,17 +360,41 @@ static int rc_work(spawnd_t *d, const spawnmsg_t *m, char *text, size_t *len, ch
     return ret;
 }
 
+/* A save may be made only while warrend's gate is open (spawner.h): it
+ * is held SAVING meanwhile, so warrend, shutting down, never tells a
+ * player "Not saved" of a save made after. No gate: always. */
+static bool rc_gate_enter(_Atomic uint32_t *gate)
+{
+    uint32_t open = SPAWNER_RC_OPEN;
+    return !gate || atomic_compare_exchange_strong(gate, &open, SPAWNER_RC_SAVING);
+}
+
+static void rc_gate_leave(_Atomic uint32_t *gate)
+{
+    if (gate)
+        atomic_store(gate, SPAWNER_RC_OPEN);
+}
+
 static void on_rc(spawnd_t *d, const spawnmsg_t *m)
 {
     char err[300], text[PLAYERFS_RC_MAX];
     size_t len = 0;
-    if (m->type == SPAWNMSG_RC_SAVE && now_ms() >= m->deadline_ms) {
+    bool save = m->type == SPAWNMSG_RC_SAVE;
+    if (save && now_ms() >= m->deadline_ms) {
         /* warrend told the player it was not saved: it must not be now */
         log_warn("spawner: an rc file save came after its deadline: not made");
         reply_failed(d, m->seq, "too late: not saved");
         return;
     }
-    if (rc_work(d, m, text, &len, err, sizeof err) < 0) {
+    if (save && !rc_gate_enter(d->cfg->rc_gate)) { /* warrend stopped: told not saved */
+        log_warn("spawner: an rc file save came after warrend began to stop: not made");
+        reply_failed(d, m->seq, "the server is shutting down: not saved");
+        return;
+    }
+    int worked = rc_work(d, m, text, &len, err, sizeof err);
+    if (save)
+        rc_gate_leave(d->cfg->rc_gate);
+    if (worked < 0) {
         reply_failed(d, m->seq, err);
         return;
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,6 +30,8 @@ typedef struct {
 
 /* What a request waits for: a start, or an rc file read or written. */
 typedef enum { REQ_START, REQ_RC_LOAD, REQ_RC_SAVE } req_kind_t;
+#define KIND(k) (1u << (k)) /* kinds of requests, as bits (fail_starts) */
+#define KINDS   (KIND(REQ_START) | KIND(REQ_RC_LOAD) | KIND(REQ_RC_SAVE))
 
 /* A request waiting for its answer, or answered and not delivered yet. */
 typedef struct {
@@ -70,7 +73,7 @@ struct spawner {
 };
 
 static void send_signal(spawner_t *sp, pid_t pid, spawnmsg_type_t type);
-static void fail_starts(spawner_t *sp, uint64_t before, const char *why);
+static void fail_starts(spawner_t *sp, uint64_t before, unsigned kinds, const char *why);
 static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd);
 static void deliver_answers(spawner_t *sp);
 static uint32_t next_seq(spawner_t *sp);
@@ -142,7 +145,10 @@ spawner_t *spawner_start(const spawner_cfg_t *cfg, char *err, size_t errlen)
         return NULL;
     }
     sp->cfg = *cfg;
-    fflush(NULL); /* nothing buffered is written twice */
+    void *gate = mmap(NULL, sizeof *sp->cfg.rc_gate, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    sp->cfg.rc_gate = gate == MAP_FAILED ? NULL : gate; /* zeroed: SPAWNER_RC_OPEN */
+    fflush(NULL);                                       /* nothing buffered is written twice */
     pid_t pid = fork();
     if (pid == 0) {
         close(sv[0]);
@@ -152,6 +158,8 @@ spawner_t *spawner_start(const spawner_cfg_t *cfg, char *err, size_t errlen)
     if (pid < 0) {
         snprintf(err, errlen, "spawner: fork: %s", strerror(errno));
         close(sv[0]);
+        if (sp->cfg.rc_gate)
+            munmap((void *)sp->cfg.rc_gate, sizeof *sp->cfg.rc_gate);
         free(sp);
         return NULL;
     }
@@ -276,7 +284,8 @@ static void spawner_lost(spawner_t *sp, const char *why)
         uv_poll_stop(&sp->poll);
     for (int i = 0; i < sp->nwatch; i++)
         queue_exit(sp, sp->watches[i].pid, -1);
-    fail_starts(sp, 0, "the spawner is gone: hosted games cannot start until warrend restarts");
+    fail_starts(sp, 0, KINDS,
+                "the spawner is gone: hosted games cannot start until warrend restarts");
 }
 
 /* ---- the socket ------------------------------------------------------------------------ */
@@ -419,13 +428,14 @@ static bool take_answer(spawner_t *sp, const spawnmsg_t *m, int *fd)
     return true;
 }
 
-/* Requests still waiting whose deadline is before (0: every one) fail
- * with why. */
-static void fail_starts(spawner_t *sp, uint64_t before, const char *why)
+/* Requests of kinds (KIND bits) still waiting whose deadline is before
+ * (0: every one) fail with why. */
+static void fail_starts(spawner_t *sp, uint64_t before, unsigned kinds, const char *why)
 {
     for (int i = 0; i < REQ_SLOTS; i++) {
         starting_t *st = &sp->starting[i];
-        if (st->seq && !st->answered && (!before || st->deadline <= before)) {
+        if (st->seq && !st->answered && (kinds & KIND(st->kind)) &&
+            (!before || st->deadline <= before)) {
             snprintf(st->err, sizeof st->err, "%s", why);
             answered(sp, st);
         }
@@ -434,7 +444,7 @@ static void fail_starts(spawner_t *sp, uint64_t before, const char *why)
 
 static void on_clock(uv_timer_t *t)
 {
-    fail_starts(t->data, mono_ms(), "the spawner did not answer in time");
+    fail_starts(t->data, mono_ms(), KINDS, "the spawner did not answer in time");
 }
 
 /* Each answered request to its callback, once (its slot is free first:
@@ -582,6 +592,8 @@ void spawner_free(spawner_t *sp)
     int status;
     for (int i = 0; i < 100 && waitpid(sp->pid, &status, WNOHANG) == 0; i++)
         usleep(10000); /* a moment; else it finishes its work alone */
+    if (sp->cfg.rc_gate)
+        munmap((void *)sp->cfg.rc_gate, sizeof *sp->cfg.rc_gate);
     free(sp->watches);
     free(sp->exits);
     free(sp);
@@ -604,6 +616,27 @@ void spawner_hangup(spawner_t *sp, pid_t pid)
 void spawner_kill(spawner_t *sp, pid_t pid)
 {
     send_signal(sp, pid, SPAWNMSG_KILL);
+}
+
+#define STOP_WAIT_MS 200 /* for a save being made as warrend stops */
+
+void spawner_stop(spawner_t *sp)
+{
+    if (!sp || !sp->cfg.rc_gate)
+        return;
+    uint32_t open = SPAWNER_RC_OPEN;
+    for (int i = 0; !atomic_compare_exchange_strong(sp->cfg.rc_gate, &open, SPAWNER_RC_SHUT) &&
+                    open != SPAWNER_RC_SHUT && i < STOP_WAIT_MS;
+         i++) {
+        open = SPAWNER_RC_OPEN;
+        usleep(1000); /* a save being made: let it finish, its answer told as it is */
+    }
+    bool shut = atomic_load(sp->cfg.rc_gate) == SPAWNER_RC_SHUT;
+    if (!shut)
+        log_warn("spawner: an rc file save still being made at shutdown: waited for");
+    fail_starts(sp, 0, KIND(REQ_RC_LOAD) | (shut ? KIND(REQ_RC_SAVE) : 0),
+                "the server is shutting down");
+    deliver_answers(sp); /* now: their players are about to be sent off */
 }
 
 /* An rc request of kind: sent now, its answer to fn later. */

@@ -46,6 +46,7 @@
  * Ownership: spawner_start returns a spawner_t freed by spawner_free. */
 #ifndef WARREN_SPAWNER_H
 #define WARREN_SPAWNER_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -82,7 +83,13 @@ typedef struct {
     char games_dir[256];                 /* players' directories (playerfs.h) */
     uid_t owner;                         /* the daemon's user: owns games-dir */
     gid_t group;
+    /* private: set by spawner_start. The rc saves' gate, shared by both
+     * processes (one page, MAP_SHARED): the spawner makes a save only
+     * while it is open (OPEN to SAVING, back when made), warrend shuts it
+     * at shutdown (OPEN to SHUT: spawner_stop). NULL: no gate (no page). */
+    _Atomic uint32_t *rc_gate;
 } spawner_cfg_t;
+enum { SPAWNER_RC_OPEN, SPAWNER_RC_SAVING, SPAWNER_RC_SHUT };
 
 /* Fills cfg: each game's user (its section's user, else games_user) is
  * looked up (getpwnam: at start, never on the loop). As root, a missing
@@ -104,6 +111,16 @@ int spawner_attach(spawner_t *sp, uv_loop_t *loop);
  * and reaps the spawner if it ends within a moment. Call once the loop has
  * ended; NULL is fine. */
 void spawner_free(spawner_t *sp);
+/* Shutdown (home, as warrend begins to stop): the rc saves' gate is shut,
+ * so the spawner makes no save from now on, not even one already sent,
+ * and every rc request still waiting is answered as failed ("the server
+ * is shutting down"), its callback called within this call, before the
+ * players are sent off: the loop does not wait for them, and a player
+ * told "Not saved" never has the file changed. A save the spawner is
+ * making at that very moment is let finish (a small file's write, waited
+ * for a moment); if it does not finish, the saves keep waiting for their
+ * answers as before. No-op on NULL or without a gate. */
+void spawner_stop(spawner_t *sp);
 /* The spawner's process (the unit tests watch it end). */
 pid_t spawner_pid(const spawner_t *sp);
 

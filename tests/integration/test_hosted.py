@@ -720,6 +720,44 @@ def test_rc_editor_waits_for_no_slow_spawner(nethack, clients):
     assert rc_path(d, name).read_text() == RC.splitlines(keepends=True)[1]
 
 
+def test_a_save_in_flight_at_shutdown_is_not_waited_for_nor_made(nethack, clients):
+    """warrend stopped while the spawner (stopped) holds an rc save: it ends
+    at once, not after the save's 10 s; its player is told it was not
+    saved, and the spawner, going on after, does not make it."""
+    d, _ = nethack
+    spawner = spawner_of(d)
+    t = clients(d.port)
+    name = unique_name("rcd")
+    t.register(name)
+    t.wait_for("Your choice")
+    t.send("e")
+    t.wait_for("Your rc file of NetHack 3.6.6")
+    t.send("d")  # the first line goes
+    with stopped(spawner):
+        t.send("s", settle=False)
+        t.wait_for("Saving...", timeout=5)
+        t0 = time.time()
+        d.proc.send_signal(signal.SIGTERM)
+        assert d.proc.wait(timeout=30) == 0, d.log()[-2000:]
+        took = time.time() - t0
+        t.pump(quiet=0.3)
+        assert "Not saved: the server is shutting down." in str(t.raw), t.raw[-500:]
+    assert took < 5, took  # the save's answer waited for: 10 s (SPAWNER_TIMEOUT_MS)
+    end = time.time() + 5  # the spawner, going on, comes to the save and ends
+    while spawner_alive(spawner):
+        assert time.time() < end
+        time.sleep(0.1)
+    assert rc_path(d, name).read_text() == RC
+
+
+def spawner_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def test_rc_page_in_the_browser(nethack):
     """/options/nethack: the same file as a form; a visitor is sent to log
     in, a foreign post is refused, a file over 8192 bytes is not saved."""
