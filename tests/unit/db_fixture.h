@@ -84,6 +84,19 @@ static inline void fx_close(fx_t *f)
     fx_remove(f);
 }
 
+/* The single integer sql (PostgreSQL's words) reads from the database at
+ * url, through a connection of its own. */
+static inline int64_t fx_pg_count(const char *url, const char *sql)
+{
+    PGconn *c = PQconnectdb(url);
+    PGresult *r = PQexec(c, sql);
+    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql, PQerrorMessage(c));
+    int64_t n = atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    PQfinish(c);
+    return n;
+}
+
 /* The single integer sql counts, read through a connection of its own
  * (sql in SQLite's words: PostgreSQL gets it translated). */
 static inline int count_rows(const char *path, const char *sql)
@@ -92,13 +105,7 @@ static inline int count_rows(const char *path, const char *sql)
         char text[1024];
         db_stmt_def_t d = {.name = "count", .sql = sql};
         ck_assert_ptr_nonnull(db_pg_sql(&d, text, sizeof text));
-        PGconn *c = PQconnectdb(path);
-        PGresult *r = PQexec(c, text);
-        ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(c));
-        int n = atoi(PQgetvalue(r, 0, 0));
-        PQclear(r);
-        PQfinish(c);
-        return n;
+        return (int)fx_pg_count(path, text);
     }
     sqlite3 *h;
     ck_assert_int_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);

@@ -415,28 +415,15 @@ START_TEST(hosted_rows_and_retired_names)
 }
 END_TEST
 
-/* One value of a query on a connection of the test's own. */
+/* One value of a query on the server (pg_count) or in f's own schema. */
 static int pg_count(const char *sql)
 {
-    PGconn *c = PQconnectdb(getenv("WARREN_PG_URL"));
-    PGresult *r = PQexec(c, sql);
-    ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
-    int n = atoi(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    PQfinish(c);
-    return n;
+    return (int)fx_pg_count(getenv("WARREN_PG_URL"), sql);
 }
 
-/* One value of a query in f's own schema. */
 static int fx_count(const fx_t *f, const char *sql)
 {
-    PGconn *c = PQconnectdb(f->path);
-    PGresult *r = PQexec(c, sql);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s", PQerrorMessage(c));
-    int n = atoi(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    PQfinish(c);
-    return n;
+    return (int)fx_pg_count(f->path, sql);
 }
 
 /* A batch whose ops all succeed is sent at once, in one transaction
@@ -907,13 +894,7 @@ static int64_t rows_updated(const char *url, const char *table)
              "SELECT coalesce(sum(n_tup_upd), 0) FROM pg_stat_user_tables "
              "WHERE schemaname = current_schema() AND relname = '%s'",
              table);
-    PGconn *c = PQconnectdb(url);
-    PGresult *r = PQexec(c, sql);
-    ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
-    int64_t n = atoll(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    PQfinish(c);
-    return n;
+    return fx_pg_count(url, sql);
 }
 
 static void pg_run_sql(const char *url, const char *sql)
