@@ -38,13 +38,19 @@ typedef struct link {
     uv_connect_t conn;
 } link_t;
 
+/* An item of one of peers' maps by game (feeds, entries): its place in
+ * the map and the game it is of (keyed_get, keyed_add). */
+typedef struct {
+    hnode_t hn;
+    int64_t game;
+} keyed_t;
+
 /* Home's side of one of this node's games streamed to other nodes: the
  * links it goes to. The game runs on loop k, which encodes its frames
  * (its session's struct peer_feed) and posts them here. */
 typedef struct feed {
     list_t node; /* peers' feeds */
-    hnode_t hn;  /* peers' feeds by game */
-    int64_t game;
+    keyed_t key; /* peers' feeds by game: key.game is the game */
     server_t *k;
     int n;
     struct {
@@ -75,8 +81,8 @@ typedef struct {
 typedef struct entry {
     list_t node; /* peers' entries */
     list_t wait; /* peers' entries with no mirror (linked then) */
-    hnode_t hn;  /* peers' entries by game */
-    int64_t game, user;
+    keyed_t key; /* peers' entries by game: key.game is the game */
+    int64_t user;
     char player[DB_NAME_MAX];
     pgame_t st;
     struct mirror *m; /* its mirror, NULL while none */
@@ -234,15 +240,28 @@ static void feed_post(server_t *to, shard_fn fn, server_t *k, int64_t game, int 
     }
 }
 
-static feed_t *feed_get(peers_t *p, int64_t game)
+static keyed_t *keyed_get(const hmap_t *m, int64_t game)
 {
-    HMAP_EACH(it, &p->feed_by_game, hmap_hash_u64((uint64_t)game))
+    HMAP_EACH(it, m, hmap_hash_u64((uint64_t)game))
     {
-        feed_t *f = HMAP_ITEM(it, feed_t, hn);
-        if (f->game == game)
-            return f;
+        keyed_t *k = HMAP_ITEM(it, keyed_t, hn);
+        if (k->game == game)
+            return k;
     }
     return NULL;
+}
+
+/* k into m as game's; -1 when out of memory (k not added). */
+static int keyed_add(hmap_t *m, keyed_t *k, int64_t game)
+{
+    k->game = game;
+    return hmap_add(m, &k->hn, hmap_hash_u64((uint64_t)game));
+}
+
+static feed_t *feed_get(peers_t *p, int64_t game)
+{
+    keyed_t *k = keyed_get(&p->feed_by_game, game);
+    return k ? HMAP_ITEM(k, feed_t, key) : NULL;
 }
 
 static int feed_find(const feed_t *f, const link_t *l)
@@ -256,7 +275,7 @@ static int feed_find(const feed_t *f, const link_t *l)
 static void feed_free(peers_t *p, feed_t *f)
 {
     list_remove(&f->node);
-    hmap_del(&p->feed_by_game, &f->hn);
+    hmap_del(&p->feed_by_game, &f->key.hn);
     free(f);
 }
 
@@ -267,7 +286,7 @@ static void feed_drop_sub(peers_t *p, feed_t *f, int i)
     f->subs[i] = f->subs[--f->n];
     if (f->n)
         return;
-    feed_post(f->k, loop_feed_off, f->k, f->game, 0, NULL);
+    feed_post(f->k, loop_feed_off, f->k, f->key.game, 0, NULL);
     feed_free(p, f);
 }
 
@@ -278,7 +297,7 @@ static void feed_ask_key(feed_t *f, int i)
     if (f->subs[i].asked)
         return;
     f->subs[i].asked = true;
-    feed_post(f->k, loop_feed_on, f->k, f->game, 0, NULL);
+    feed_post(f->k, loop_feed_on, f->k, f->key.game, 0, NULL);
 }
 
 static void feeds_catch_up(link_t *l)
@@ -309,7 +328,7 @@ static void feed_deliver(feed_t *f, int i, int kind, pmsg_t *m)
     l->want_key = true;
     if (kind == OUT_FRAME)
         log_info("peer link %s: %zu bytes queued, game=%lld waits for a keyframe", l->name,
-                 l->queued, (long long)f->game);
+                 l->queued, (long long)f->key.game);
 }
 
 /* On home: what a game's loop streams goes to the game's links. */
@@ -410,11 +429,10 @@ static void feed_refuse(link_t *l, int64_t game, const char *why)
 static feed_t *feed_new(peers_t *p, int64_t game, server_t *k)
 {
     feed_t *f = calloc(1, sizeof *f);
-    if (!f || hmap_add(&p->feed_by_game, &f->hn, hmap_hash_u64((uint64_t)game)) < 0) {
+    if (!f || keyed_add(&p->feed_by_game, &f->key, game) < 0) {
         free(f);
         return NULL;
     }
-    f->game = game;
     f->k = k;
     list_push_back(&p->feeds, &f->node);
     return f;
@@ -630,7 +648,8 @@ static void mirror_new(peers_t *p, entry_t *e)
         free(m);
         return;
     }
-    session_t *s = m ? session_new(p->home, e->game, e->user, e->player, &backend_remote) : NULL;
+    session_t *s =
+        m ? session_new(p->home, e->key.game, e->user, e->player, &backend_remote) : NULL;
     if (!s) {
         screen_free(m ? m->scr : NULL);
         free(m);
@@ -682,13 +701,8 @@ static void publish_count(peers_t *p)
 
 static entry_t *entry_get(peers_t *p, int64_t game)
 {
-    HMAP_EACH(it, &p->entry_by_game, hmap_hash_u64((uint64_t)game))
-    {
-        entry_t *e = HMAP_ITEM(it, entry_t, hn);
-        if (e->game == game)
-            return e;
-    }
-    return NULL;
+    keyed_t *k = keyed_get(&p->entry_by_game, game);
+    return k ? HMAP_ITEM(k, entry_t, key) : NULL;
 }
 
 /* e waits for a mirror (made from read retry on, while the cap allows). */
@@ -719,7 +733,7 @@ static void entry_del(peers_t *p, entry_t *e, const char *why)
         p->nwaiting--;
     }
     list_remove(&e->node);
-    hmap_del(&p->entry_by_game, &e->hn);
+    hmap_del(&p->entry_by_game, &e->key.hn);
     p->nentries--;
     free(e);
 }
@@ -741,11 +755,10 @@ static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
 {
     entry_t *e = entry_get(p, r->g.id);
     if (!e && p->nentries < ENTRIES_MAX && (e = calloc(1, sizeof *e))) {
-        if (hmap_add(&p->entry_by_game, &e->hn, hmap_hash_u64((uint64_t)r->g.id)) < 0) {
+        if (keyed_add(&p->entry_by_game, &e->key, r->g.id) < 0) {
             free(e);
             return NULL;
         }
-        e->game = r->g.id;
         e->user = r->g.user;
         snprintf(e->player, sizeof e->player, "%s", r->g.player);
         list_init(&e->wait);
@@ -769,7 +782,7 @@ static void mirrors_fill(peers_t *p)
         entry_t *e = LIST_ITEM(it, entry_t, wait);
         if (p->nmirrors >= p->home->cfg.peer_max_games)
             break;
-        if (e->retry <= p->reads && !session_find_game(p->home, e->game))
+        if (e->retry <= p->reads && !session_find_game(p->home, e->key.game))
             mirror_new(p, e);
     }
 }
@@ -1349,7 +1362,7 @@ void peer_free(server_t *home)
     hmap_fini(&p->feed_by_game);
     LIST_EACH (it, &p->entries) { /* their mirrors went with the sessions */
         entry_t *e = LIST_ITEM(it, entry_t, node);
-        hmap_del(&p->entry_by_game, &e->hn);
+        hmap_del(&p->entry_by_game, &e->key.hn);
         free(e);
     }
     hmap_fini(&p->entry_by_game);
