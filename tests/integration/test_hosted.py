@@ -340,6 +340,36 @@ def written(pid):
     return int(re.search(r"^wchar: (\d+)", io, re.M).group(1))
 
 
+def test_keys_over_the_input_rate_are_told_over_the_frame_not_the_pty(bindir, tmp_path, clients):
+    """A hosted game's player whose keys go over --input-rate is told over
+    the bottom row of the frames for a few seconds; the line comes down by
+    itself and was never the program's: when the program's own screen
+    scrolls after, no row of it carries the line."""
+    _, conf = playground(tmp_path, bindir)
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf, "--input-rate", "30"])
+    d.start()
+    try:
+        t = clients(d.port)
+        t.register(unique_name("fast"))
+        t.send(toy_key("keys"))
+        t.wait_for("keys ready")
+        t.send("x" * 400)
+        note = "Keys typed faster than 30 a second were dropped."
+        t.wait_for(note, timeout=5)
+        assert t.lines()[-1].strip() == note, t.text()
+        end = time.time() + 10
+        while note in t.text():  # down by itself, no key needed
+            assert time.time() < end, t.text()
+            t.pump(quiet=0.1, limit=0.5)
+        time.sleep(1.5)  # the bucket refills: the next key passes
+        t.send("y")
+        t.wait_for("got 1: 79", timeout=5)
+        assert note not in t.text(), t.text()  # the program's screen never held it
+    finally:
+        d.stop()
+        d.stop_clean()
+
+
 def test_a_flood_is_read_at_the_output_rate(nethack, clients):
     """A program that writes as fast as it can is read at hosted-output-rate
     (default 128 KB a second; a full bucket to begin with), so its writes
