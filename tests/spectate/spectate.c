@@ -7,11 +7,14 @@
  *
  *   warren-spectate --port HTTP --cookies FILE [--games G] [--watchers N]
  *                   [--one] [--seconds S] [--interval S] [--slow K] [--tag T]
+ *                   [--wake] [--daemon-pid PID]
  *
  * FILE has one "NAME COOKIE" line a player. Two measured windows of S
  * seconds: without watchers, then with them. Figures (BENCH lines):
  *   web.spectators.TAG.p50.ms, .p99.ms   a key to each watcher's copy of
  *                                        its frame (first frame after the key)
+ *                                        reaching the watcher's socket
+ *   web.spectators.TAG.read.p50.ms, .read.p99.ms   ... read by this tool
  *   web.spectators.TAG.player.p99.us     a key to the player's frame, with
  *   web.spectators.TAG.none.player.p99.us  ... and without the watchers
  *   web.spectators.TAG.player_ratio      the two p99s' ratio
@@ -19,12 +22,25 @@
  *   web.spectators.TAG.keyframes         keyframes watchers got after the first
  *   web.spectators.TAG.differ            watchers whose screen is not their
  *                                        player's once all is read (must be 0)
+ *   web.spectators.TAG.cpu_us_per_frame  (--daemon-pid) the daemon's CPU time,
+ *                                        all threads, in the window with
+ *                                        watchers less the one without, per
+ *                                        watcher frame read
  * --slow K: K watchers read nothing during the window, then catch up; they
  * must end on their player's screen like the rest (a keyframe brings them).
  * Exits 1 when a socket fails, a watcher never got a frame or a screen
- * differs. Reading: players' sockets first (their own epoll set), so that a
- * player's frame does not wait here behind thousands of watchers' and count
- * as the daemon's latency. */
+ * differs.
+ *
+ * What is timed is the daemon's delay, not this tool's: a frame's time is
+ * when its last bytes reached the socket (the kernel's receive timestamp,
+ * SO_TIMESTAMPNS), however late the tool reads them; the time the tool
+ * read them is printed beside it (.read.p50.ms, .read.p99.ms). During a
+ * window the tool looks at its sockets every POLL_US instead of sleeping
+ * in epoll_wait: on loopback the kernel runs the receiving side of a send
+ * in the sender's system call, and a reader asleep in epoll_wait is woken
+ * there (an interrupt to the other core) once per socket, which a browser
+ * on another machine never costs the daemon (--wake: sleep in epoll_wait
+ * as before). Players' sockets are read first (their own epoll set). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +64,7 @@ typedef struct {
     size_t len, cap;
     vt_t vt;
     long frames, keyframes;
+    double rx_us;     /* when the bytes last read reached the socket (kernel) */
     uint64_t counted; /* the game's key whose delay this watcher gave */
     bool playing, chooser;
 } peer_t;
@@ -67,21 +84,26 @@ typedef struct {
 } samples_t;
 
 typedef struct {
-    int port, ngames, nwatch, one, slow;
+    int port, ngames, nwatch, one, slow, wake; /* wake: --wake, sleep in epoll_wait */
+    int daemon_pid;                            /* --daemon-pid: its CPU time is read */
+    double cpu_ms[2];                          /* the daemon's CPU in each window */
     double seconds, interval;
     const char *cookies, *tag;
     game_t *games;
     peer_t *peers; /* the watchers */
     int ep_players, ep_watch;
     bool measuring, watching, held; /* held: slow watchers are not read */
-    samples_t player_lat, watch_lat;
+    samples_t player_lat, watch_lat, watch_read;
     long frames_in_window;
 } run_t;
 
+#define POLL_US 200 /* how often a window looks at its sockets (without --wake) */
+
+/* Times are the real-time clock's, as the kernel's receive timestamps are. */
 static double now_us(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
@@ -127,6 +149,8 @@ static int ws_connect(int port, const char *path, const char *cookie)
         return -1;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) < 0)
+        return close(fd), -1;
     char req[1024];
     int n =
         snprintf(req, sizeof req,
@@ -170,7 +194,7 @@ static int ws_send(int fd, int opcode, const void *data, size_t len)
 static void on_frame(run_t *r, peer_t *p, const unsigned char *d, size_t n)
 {
     game_t *g = &r->games[p->game];
-    double t = now_us();
+    double read = now_us(), t = p->rx_us > 0 ? p->rx_us : read;
     vt_feed(&p->vt, (const char *)d, n);
     p->frames++;
     if (memmem(d, n, "\033[H\033[2J", 7))
@@ -188,6 +212,7 @@ static void on_frame(run_t *r, peer_t *p, const unsigned char *d, size_t n)
     if (r->measuring && g->key && p->counted != g->key && !p->slow) {
         p->counted = g->key;
         push(&r->watch_lat, t - g->sent_us);
+        push(&r->watch_read, read - g->sent_us);
     }
 }
 
@@ -225,6 +250,27 @@ static void parse(run_t *r, peer_t *p)
     p->len -= off;
 }
 
+/* One read; p->rx_us becomes the kernel's time for the newest bytes in it. */
+static ssize_t read_stamped(peer_t *p)
+{
+    struct iovec iov = {.iov_base = p->buf + p->len, .iov_len = p->cap - p->len};
+    union {
+        char buf[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } ctl;
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl};
+    ssize_t n = recvmsg(p->fd, &m, 0);
+    for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts;
+            memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            p->rx_us = (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+        }
+    }
+    return n;
+}
+
 /* Reads what is there. Returns -1 when the socket ended. */
 static int peer_read(run_t *r, peer_t *p)
 {
@@ -234,7 +280,7 @@ static int peer_read(run_t *r, peer_t *p)
             if (!(p->buf = realloc(p->buf, p->cap)))
                 die("out of memory", 0);
         }
-        ssize_t n = read(p->fd, p->buf + p->len, p->cap - p->len);
+        ssize_t n = read_stamped(p);
         if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
             return -1;
         if (n < 0)
@@ -245,10 +291,16 @@ static int peer_read(run_t *r, peer_t *p)
     return 0;
 }
 
-/* Ready players first, then a batch of ready watchers (waiting up to ms). */
+/* Ready players first, then a batch of ready watchers (waiting up to ms:
+ * in a window without --wake, a nap of POLL_US when none is ready). */
 static void pump(run_t *r, int ms)
 {
     struct epoll_event ev[256];
+    if (r->measuring && !r->wake && ms > 0) {
+        ms = 0;
+        if (epoll_wait(r->ep_watch, ev, 1, 0) == 0) /* nothing ready: a nap, not a wait */
+            nanosleep(&(struct timespec){.tv_nsec = POLL_US * 1000}, NULL);
+    }
     int n = epoll_wait(r->ep_players, ev, 256, 0);
     for (int i = 0; i < n; i++)
         if (peer_read(r, ev[i].data.ptr) < 0)
@@ -332,11 +384,29 @@ static void start_watchers(run_t *r)
     }
 }
 
+/* The CPU time (user and system, ms) process pid has used; 0 unknown. */
+static double cpu_ms_of(int pid)
+{
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = pid > 0 ? fopen(path, "r") : NULL;
+    if (!f)
+        return 0;
+    size_t n = fread(line, 1, sizeof line - 1, f);
+    fclose(f);
+    line[n] = 0;
+    const char *p = strrchr(line, ')'); /* the command may hold spaces */
+    unsigned long long ut, st;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return 0;
+    return (double)(ut + st) * 1e3 / (double)sysconf(_SC_CLK_TCK);
+}
+
 /* Each player presses Ctrl-P (history on, then off: a frame each, no game
  * turn) every interval, staggered, for seconds; the window is measured. */
 static void window(run_t *r, double seconds)
 {
-    double t0 = now_us(), end = t0 + seconds * 1e6;
+    double t0 = now_us(), end = t0 + seconds * 1e6, cpu0 = cpu_ms_of(r->daemon_pid);
     for (int i = 0; i < r->ngames; i++)
         r->games[i].next_us = t0 + r->interval * 1e6 * i / r->ngames;
     r->measuring = true;
@@ -356,6 +426,8 @@ static void window(run_t *r, double seconds)
         pump(r, 1);
     }
     r->measuring = false;
+    r->cpu_ms[r->watching] = cpu_ms_of(r->daemon_pid) - cpu0;
+    r->watching = true;
 }
 
 static void settle(run_t *r, double seconds)
@@ -401,8 +473,8 @@ static int opt_parse(run_t *r, int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--one")) {
-            r->one = 1;
+        if (!strcmp(a, "--one") || !strcmp(a, "--wake")) {
+            *(a[2] == 'o' ? &r->one : &r->wake) = 1;
             continue;
         }
         if (!v)
@@ -424,6 +496,8 @@ static int opt_parse(run_t *r, int argc, char **argv)
             r->slow = atoi(v);
         else if (!strcmp(a, "--tag"))
             r->tag = v;
+        else if (!strcmp(a, "--daemon-pid"))
+            r->daemon_pid = atoi(v);
         else
             return -1;
     }
@@ -444,11 +518,16 @@ static void report(run_t *r, double none_p99, double secs)
            r->player_lat.n, r->watch_lat.n);
     bench(r, "p50.ms", pct(&r->watch_lat, 0.5) / 1e3);
     bench(r, "p99.ms", pct(&r->watch_lat, 0.99) / 1e3);
+    bench(r, "read.p50.ms", pct(&r->watch_read, 0.5) / 1e3);
+    bench(r, "read.p99.ms", pct(&r->watch_read, 0.99) / 1e3);
     bench(r, "player.p99.us", p99);
     bench(r, "none.player.p99.us", none_p99);
     bench(r, "player_ratio", none_p99 > 0 ? p99 / none_p99 : 0);
     bench(r, "frames_per_s", (double)r->frames_in_window / secs);
     bench(r, "keyframes", (double)keyframes);
+    if (r->daemon_pid && r->frames_in_window)
+        bench(r, "cpu_us_per_frame",
+              (r->cpu_ms[1] - r->cpu_ms[0]) * 1e3 / (double)r->frames_in_window);
 }
 
 int main(int argc, char **argv)
@@ -457,7 +536,7 @@ int main(int argc, char **argv)
     if (opt_parse(&r, argc, argv) < 0) {
         fprintf(stderr, "usage: warren-spectate --port HTTP --cookies FILE [--games G] "
                         "[--watchers N] [--one] [--seconds S] [--interval S] [--slow K] "
-                        "[--tag T]\n");
+                        "[--tag T] [--wake] [--daemon-pid PID]\n");
         return 2;
     }
     load_cookies(&r);
