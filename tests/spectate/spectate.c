@@ -15,6 +15,8 @@
  *                                        its frame (first frame after the key)
  *                                        reaching the watcher's socket
  *   web.spectators.TAG.read.p50.ms, .read.p99.ms   ... read by this tool
+ *   web.spectators.TAG.spread.p99.ms     the player's frame reaching its
+ *                                        socket to a watcher's: the fan-out
  *   web.spectators.TAG.player.p99.us     a key to the player's frame, with
  *   web.spectators.TAG.none.player.p99.us  ... and without the watchers
  *   web.spectators.TAG.player_ratio      the two p99s' ratio
@@ -72,10 +74,11 @@ typedef struct {
 typedef struct {
     char name[32], cookie[160];
     peer_t *player;
-    uint64_t key;   /* keys sent */
-    double sent_us; /* the latest key's time */
-    bool out;       /* its frame has not come back */
-    double next_us; /* the next key's time */
+    uint64_t key;     /* keys sent */
+    double sent_us;   /* the latest key's time */
+    double player_us; /* its frame's arrival at the player's socket; 0: not yet */
+    bool out;         /* its frame has not come back */
+    double next_us;   /* the next key's time */
 } game_t;
 
 typedef struct {
@@ -93,7 +96,7 @@ typedef struct {
     peer_t *peers; /* the watchers */
     int ep_players, ep_watch;
     bool measuring, watching, held; /* held: slow watchers are not read */
-    samples_t player_lat, watch_lat, watch_read;
+    samples_t player_lat, watch_lat, watch_read, watch_spread;
     long frames_in_window;
 } run_t;
 
@@ -204,6 +207,8 @@ static void on_frame(run_t *r, peer_t *p, const unsigned char *d, size_t n)
         p->chooser = p->chooser || memmem(d, n, "who are you", 11);
         if (g->out && r->measuring)
             push(&r->player_lat, t - g->sent_us);
+        if (g->out)
+            g->player_us = t;
         g->out = false;
         return;
     }
@@ -213,6 +218,8 @@ static void on_frame(run_t *r, peer_t *p, const unsigned char *d, size_t n)
         p->counted = g->key;
         push(&r->watch_lat, t - g->sent_us);
         push(&r->watch_read, read - g->sent_us);
+        if (g->player_us > 0)
+            push(&r->watch_spread, t - g->player_us);
     }
 }
 
@@ -419,6 +426,7 @@ static void window(run_t *r, double seconds)
             g->next_us += r->interval * 1e6;
             g->key++;
             g->sent_us = now_us();
+            g->player_us = 0;
             g->out = true;
             if (ws_send(g->player->fd, 2, "\x10", 1) < 0)
                 die("a key could not be sent", i);
@@ -520,6 +528,7 @@ static void report(run_t *r, double none_p99, double secs)
     bench(r, "p99.ms", pct(&r->watch_lat, 0.99) / 1e3);
     bench(r, "read.p50.ms", pct(&r->watch_read, 0.5) / 1e3);
     bench(r, "read.p99.ms", pct(&r->watch_read, 0.99) / 1e3);
+    bench(r, "spread.p99.ms", pct(&r->watch_spread, 0.99) / 1e3);
     bench(r, "player.p99.us", p99);
     bench(r, "none.player.p99.us", none_p99);
     bench(r, "player_ratio", none_p99 > 0 ? p99 / none_p99 : 0);

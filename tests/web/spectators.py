@@ -18,15 +18,7 @@ WARREN_SPECTATE_ARGS: more arguments for warren-spectate (--wake: the
 tool sleeps in epoll_wait during the windows, as it did before).
 With two cores the daemon runs on core 0 and the tool on core 1. Each
 side holds N + GAMES sockets: ulimit -n is raised to 20,000.
-
-Remote watchers: on loopback the kernel does a socket's receiving work
-(TCP's receive path, waking the reader) inside the sender's send(), so
-the daemon's core would pay for its watchers' side as well, which
-browsers on other machines never cost it. As root with two cores, the
-runs are made in a network namespace of their own whose loopback hands
-that work to core 1, the tool's (receive packet steering, rps_cpus); the
-host's network is not touched. WARREN_SPECTATE_NETNS=0: on the host's
-loopback, every receive in the daemon's time."""
+"""
 import os
 import pathlib
 import resource
@@ -67,29 +59,7 @@ def run(bindir, tag, watchers, games, one):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def remote_loopback():
-    """Re-runs this script in a namespace of its own whose loopback's receive
-    work goes to core 1 (see the top); returns only when that cannot be."""
-    if os.environ.get("WARREN_SPECTATE_NETNS", "1") == "0" or os.geteuid() != 0 \
-            or (os.cpu_count() or 1) < 2 or not (shutil.which("unshare") and shutil.which("ip")):
-        print("# watchers' receive work on the daemon's core (host loopback)")
-        return
-    if os.environ.get("WARREN_SPECTATE_INNER") != "1":
-        env = dict(os.environ, WARREN_SPECTATE_INNER="1")
-        r = subprocess.run(["unshare", "-n", "-m", sys.executable, *sys.argv], env=env)
-        sys.exit(r.returncode)
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    ok = subprocess.run(["mount", "-t", "sysfs", "sysfs", "/sys"]).returncode == 0
-    try:
-        pathlib.Path("/sys/class/net/lo/queues/rx-0/rps_cpus").write_text("2\n")
-    except OSError:
-        ok = False
-    print("# watchers' receive work on core 1 (namespace loopback, rps_cpus 2)" if ok else
-          "# watchers' receive work on the daemon's core (rps_cpus not set)")
-
-
 def main():
-    remote_loopback()
     bindir = pathlib.Path(sys.argv[1]).resolve()
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 10000
     games = int(sys.argv[3]) if len(sys.argv) > 3 else 100
