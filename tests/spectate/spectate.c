@@ -24,6 +24,9 @@
  *   web.spectators.TAG.keyframes         keyframes watchers got after the first
  *   web.spectators.TAG.differ            watchers whose screen is not their
  *                                        player's once all is read (must be 0)
+ *   web.spectators.TAG.cpu_ms_per_s, .none.cpu_ms_per_s  (--daemon-pid) the
+ *                                        daemon's CPU time a second, all
+ *                                        threads, with and without watchers
  *   web.spectators.TAG.cpu_us_per_frame  (--daemon-pid) the daemon's CPU time,
  *                                        all threads, in the window with
  *                                        watchers less the one without, per
@@ -534,6 +537,10 @@ static void report(run_t *r, double none_p99, double secs)
     bench(r, "player_ratio", none_p99 > 0 ? p99 / none_p99 : 0);
     bench(r, "frames_per_s", (double)r->frames_in_window / secs);
     bench(r, "keyframes", (double)keyframes);
+    if (r->daemon_pid) { /* its share of a core, without and with the watchers */
+        bench(r, "none.cpu_ms_per_s", r->cpu_ms[0] / secs);
+        bench(r, "cpu_ms_per_s", r->cpu_ms[1] / secs);
+    }
     if (r->daemon_pid && r->frames_in_window)
         bench(r, "cpu_us_per_frame",
               (r->cpu_ms[1] - r->cpu_ms[0]) * 1e3 / (double)r->frames_in_window);

@@ -16,6 +16,7 @@ read by the tool; .player_ratio: the players' p99 with the watchers over
 without; .cpu_us_per_frame: the daemon's CPU a watcher frame).
 WARREN_SPECTATE_ARGS: more arguments for warren-spectate (--wake: the
 tool sleeps in epoll_wait during the windows, as it did before).
+WARREN_SPECTATE_DAEMON_CORES: the daemon's cores for taskset ("0,1").
 With two cores the daemon runs on core 0 and the tool on core 1. Each
 side holds N + GAMES sockets: ulimit -n is raised to 20,000.
 """
@@ -34,7 +35,9 @@ from fanout import pinned  # noqa: E402
 
 def run(bindir, tag, watchers, games, one):
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="warren-spectate-"))
-    d = Daemon(bindir, tmp, http=True, exe=program(bindir, "warrend"), wrap=pinned(0),
+    cores = os.environ.get("WARREN_SPECTATE_DAEMON_CORES")  # e.g. "0,1": not only core 0
+    wrap = ["taskset", "-c", cores] if cores else pinned(0)
+    d = Daemon(bindir, tmp, http=True, exe=program(bindir, "warrend"), wrap=wrap,
                extra=["--max-per-ip", "20000", "--max-connections", "20000"])
     try:
         d.start()
