@@ -260,7 +260,8 @@ static void parse(run_t *r, peer_t *p)
     p->len -= off;
 }
 
-/* One read; p->rx_us becomes the kernel's time for the newest bytes in it. */
+/* One read; p->rx_us becomes the kernel's time for the newest bytes in it
+ * (0 when the read carried none: the read's own time is used then). */
 static ssize_t read_stamped(peer_t *p)
 {
     struct iovec iov = {.iov_base = p->buf + p->len, .iov_len = p->cap - p->len};
@@ -271,6 +272,8 @@ static ssize_t read_stamped(peer_t *p)
     struct msghdr m = {
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl};
     ssize_t n = recvmsg(p->fd, &m, 0);
+    if (n > 0)
+        p->rx_us = 0;
     for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
             struct timespec ts;
