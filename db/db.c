@@ -12,8 +12,13 @@
 #include <unistd.h>
 #include "db_internal.h"
 
-#define DB_READERS 2
-#define DB_BUSY_MS 5000
+#define DB_READERS     2
+#define DB_WRITERS     2 /* PostgreSQL's; SQLite has one */
+/* A batch written beside another (overlap) holds at most this many ops,
+ * and overlaps one of at most this many: the games are compared pair by
+ * pair under the queue's lock. */
+#define DB_OVERLAP_MAX 64
+#define DB_BUSY_MS     5000
 
 typedef struct {
     db_op_t *head, *tail;
@@ -28,6 +33,14 @@ typedef struct {
 } db_owed_t;
 
 #define DB_OWED 256 /* owed callbacks kept between two loop turns */
+
+/* A writer thread: its connection, and why the batch it ran last failed. */
+typedef struct {
+    struct db_core *db;
+    db_conn_t *c;
+    int me; /* its index in busy[]; writer 0 also takes game ids ahead */
+    char msg[200];
+} db_writer_arg_t;
 
 /* What every loop's handle shares: the file, its connections, the threads
  * and their queues. Freed by the close of the last handle. */
@@ -49,16 +62,21 @@ typedef struct db_core {
     uint64_t failed_at;
     int failed_status;
     char failed_msg[200];
-    char batch_msg[200]; /* writer only: why the batch it ran last failed */
     bool wstop;
     bool fenced; /* db_fence: every write fails with fence */
     char fence[200];
     int handles; /* open handles (db_open, db_attach, less db_close) */
-    pthread_t writer;
-    bool writer_started;
-    db_conn_t wconn;
-    int wal_pages; /* writer only: the WAL's length after the last commit */
-    int ckpt_mark; /* writer only: the WAL length at which it copies the rest itself */
+    pthread_t writers[DB_WRITERS];
+    db_writer_arg_t wargs[DB_WRITERS];
+    int nwriters;            /* started */
+    db_conn_t wconn, wconn2; /* the writers' (wconn2: PostgreSQL's second) */
+    /* Batches being written (wmu): each writer's, NULL when idle; ticket
+     * order is the order they are handed back in. */
+    const db_op_t *busy[DB_WRITERS];
+    uint64_t tickets, posted;
+    _Atomic uint64_t overlaps; /* batches begun while another was in flight */
+    int wal_pages;             /* writer only: the WAL's length after the last commit */
+    int ckpt_mark;             /* writer only: the WAL length at which it copies the rest itself */
 
     pthread_mutex_t cmu; /* guards ckpt_want, ckpt_stop */
     pthread_cond_t ccv;
@@ -75,7 +93,7 @@ typedef struct db_core {
     int nreaders;
 
     _Atomic uint64_t commits, writes, failed, reads, ckpt_asks;
-    _Atomic uint64_t batch_started_ns, batch_ended_ns; /* db_writer_state */
+    _Atomic uint64_t batch_started_ns[DB_WRITERS], batch_ended_ns; /* db_writer_state */
 } db_core_t;
 
 /* One loop's handle: what it queued, what comes back to it, what it owes. */
@@ -361,9 +379,8 @@ static void post_batch(db_list_t *batch)
  * of one statement gets that from SQLite's statement rollback for free
  * (PostgreSQL has none: there every op has its savepoint).
  * An op that failed when it was built (a bad argument) runs nothing. */
-static int run_write(db_core_t *db, db_op_t *op)
+static int run_write(db_core_t *db, db_conn_t *c, db_op_t *op)
 {
-    db_conn_t *c = &db->wconn;
     bool sp = op->nsteps > 1 || !c->be->stmt_rollback;
     if (op->status != DB_OK) {
         atomic_fetch_add(&db->failed, 1);
@@ -388,14 +405,13 @@ static int run_write(db_core_t *db, db_op_t *op)
 
 /* One transaction for everything taken from the queue, op by op; each op
  * in a savepoint. DB_OK, or the failure with its message in msg. */
-static int write_each(db_core_t *db, db_list_t *batch, char *msg, size_t n)
+static int write_each(db_core_t *db, db_conn_t *c, db_list_t *batch, char *msg, size_t n)
 {
-    db_conn_t *c = &db->wconn;
     int ret = conn_exec(c, DB_STMT_BEGIN);
     if (ret != DB_OK)
         snprintf(msg, n, "%s", c->err);
     for (db_op_t *op = batch->head; op && ret == DB_OK; op = op->next) {
-        run_write(db, op);
+        run_write(db, c, op);
         /* Some failures (a full disk, I/O, a lost server) may roll the
          * whole transaction back: then nothing of the batch is stored, and
          * what would run next must not run outside a transaction. */
@@ -410,10 +426,12 @@ static int write_each(db_core_t *db, db_list_t *batch, char *msg, size_t n)
 }
 
 /* One transaction for everything taken from the queue: all of it at once
- * where the backend can (write_all), else op by op. */
-static int write_batch(db_core_t *db, db_list_t *batch)
+ * where the backend can (write_all), else op by op. A failure's message
+ * in the writer's msg. */
+static int write_batch(db_writer_arg_t *w, db_list_t *batch)
 {
-    db_conn_t *c = &db->wconn;
+    db_core_t *db = w->db;
+    db_conn_t *c = w->c;
     char msg[200] = "";
     int ret = c->be->write_all ? c->be->write_all(c, batch->head) : DB_RUN_EACH;
     if (ret == DB_OK) {
@@ -423,7 +441,7 @@ static int write_batch(db_core_t *db, db_list_t *batch)
             atomic_fetch_add(&db->writes, 1);
         }
     } else if (ret == DB_RUN_EACH) {
-        ret = write_each(db, batch, msg, sizeof msg);
+        ret = write_each(db, c, batch, msg, sizeof msg);
     } else {
         snprintf(msg, sizeof msg, "%s", c->err);
     }
@@ -431,7 +449,7 @@ static int write_batch(db_core_t *db, db_list_t *batch)
         atomic_fetch_add(&db->commits, 1);
         return DB_OK;
     }
-    snprintf(db->batch_msg, sizeof db->batch_msg, "%s", msg);
+    snprintf(w->msg, sizeof w->msg, "%s", msg);
     /* The whole transaction is lost: every op reports it. */
     for (db_op_t *op = batch->head; op; op = op->next) {
         if (op->status == DB_OK) {
@@ -447,9 +465,10 @@ static int write_batch(db_core_t *db, db_list_t *batch)
 
 /* The file is gone (db_fence): nothing of the batch may be acknowledged
  * into it, so every op fails with the fence's message. */
-static int fail_batch(db_core_t *db, db_list_t *batch, const char *msg)
+static int fail_batch(db_writer_arg_t *w, db_list_t *batch, const char *msg)
 {
-    snprintf(db->batch_msg, sizeof db->batch_msg, "%s", msg);
+    db_core_t *db = w->db;
+    snprintf(w->msg, sizeof w->msg, "%s", msg);
     for (db_op_t *op = batch->head; op; op = op->next) {
         if (op->status == DB_OK) {
             op->status = DB_ERR;
@@ -528,61 +547,132 @@ static void *ckpt_main(void *arg)
     return NULL;
 }
 
-/* One batch: written (or failed by the fence), handed back, then the WAL
- * copied if due; timed for db_writer_state. */
-static int run_batch(db_core_t *db, db_list_t *batch, const char *fence)
+/* Whether op is one journal append and nothing else: the only kind of op
+ * written beside another batch. */
+static bool lone_append(const db_op_t *op)
 {
-    atomic_store(&db->batch_started_ns, mono_ns());
-    int ret = fence ? fail_batch(db, batch, fence) : write_batch(db, batch);
-    post_batch(batch);
-    if (!fence)
-        checkpoint_if_due(db);
-    atomic_store(&db->batch_ended_ns, mono_ns());
-    atomic_store(&db->batch_started_ns, 0);
-    return ret;
+    if (op->status != DB_OK || op->nsteps != 1 || op->nread != 0 || op->run || op->used == 0)
+        return false;
+    const db_rec_t *r = (const db_rec_t *)op->mem;
+    return r->stmt == DB_STMT_JOURNAL_INSERT || r->stmt == DB_STMT_JOURNAL_INSERT_LEASED;
 }
 
+static int64_t game_of(const db_op_t *op)
+{
+    return ((const db_rec_t *)op->mem)->v[0].i;
+}
+
+/* Whether op may be written while the batch other is, on another
+ * connection, and commit before it: both are journal appends only, of
+ * other games. A game's row never commits before the one before it (its
+ * append would find a gap), and an append needs nothing else that is not
+ * committed already (its game, its lease: ops of batches before). */
+static bool apart(const db_op_t *op, const db_op_t *other)
+{
+    if (!lone_append(op))
+        return false;
+    int n = 0;
+    for (; other; other = other->next)
+        if (++n > DB_OVERLAP_MAX || !lone_append(other) || game_of(other) == game_of(op))
+            return false;
+    return true;
+}
+
+/* What writer me takes from the queue (wmu held): all of it when no other
+ * batch is being written (group commit across turns too); beside one, the
+ * ops at the queue's head that are apart from it (PostgreSQL then flushes
+ * both commits together, or this one right after the other's flush
+ * instead of after its round trip too). */
+static db_list_t take(db_core_t *db, int me)
+{
+    db_list_t b = {NULL, NULL};
+    const db_op_t *other = db->busy[!me];
+    if (!other) {
+        b = db->wq;
+        db->wq.head = db->wq.tail = NULL;
+        return b;
+    }
+    db_op_t *op = db->wq.head, *last = NULL;
+    for (int n = 0; op && n < DB_OVERLAP_MAX && apart(op, other); n++, op = op->next)
+        last = op;
+    if (!last)
+        return b;
+    b = (db_list_t){db->wq.head, last};
+    last->next = NULL;
+    db->wq.head = op;
+    if (!op)
+        db->wq.tail = NULL;
+    atomic_fetch_add(&db->overlaps, 1);
+    return b;
+}
+
+/* A written batch handed back (wmu held on entry and return) in the order
+ * the batches were taken, so the count of writes done (written, which a
+ * read waits for) always counts the queue's first ops. */
+static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int ret)
+{
+    db_core_t *db = w->db;
+    uint64_t n = 0;
+    for (db_op_t *op = batch->head; op; op = op->next)
+        n++;
+    db->busy[w->me] = NULL; /* committed: the game's next rows may go anywhere */
+    pthread_cond_broadcast(&db->wcv);
+    while (db->posted + 1 != ticket)
+        pthread_cond_wait(&db->wdone, &db->wmu);
+    pthread_mutex_unlock(&db->wmu);
+    post_batch(batch);
+    if (w->me == 0)
+        checkpoint_if_due(db);
+    atomic_store(&db->batch_ended_ns, mono_ns());
+    atomic_store(&db->batch_started_ns[w->me], 0);
+    pthread_mutex_lock(&db->wmu);
+    db->posted = ticket;
+    db->written += n;
+    if (ret != DB_OK) {
+        db->failed_at = db->written;
+        db->failed_status = ret;
+        memcpy(db->failed_msg, w->msg, sizeof db->failed_msg);
+    }
+    pthread_cond_broadcast(&db->wdone);
+}
+
+/* A writer: batches taken, written (or failed by the fence) on its own
+ * connection, handed back; writer 0 also takes game ids ahead, between two
+ * of its transactions (a take is stored at once, whatever becomes of the
+ * batch). */
 static void *writer_main(void *arg)
 {
-    db_core_t *db = arg;
+    db_writer_arg_t *w = arg;
+    db_core_t *db = w->db;
+    pthread_mutex_lock(&db->wmu);
     for (;;) {
-        pthread_mutex_lock(&db->wmu);
-        while (!db->wq.head && !db->wstop && !db_ids_asked(&db->ids))
+        db_list_t batch = take(db, w->me);
+        bool ids = w->me == 0 && db_ids_asked(&db->ids);
+        if (!batch.head && !ids) {
+            if (db->wstop && !db->wq.head)
+                break;
             pthread_cond_wait(&db->wcv, &db->wmu);
-        if (!db->wq.head && !db_ids_asked(&db->ids)) {
-            pthread_mutex_unlock(&db->wmu);
-            break;
+            continue;
         }
-        /* Every batch waiting now commits together: group commit across turns too. */
-        db_list_t batch = db->wq;
-        db->wq.head = db->wq.tail = NULL;
+        uint64_t ticket = batch.head ? ++db->tickets : 0;
+        db->busy[w->me] = batch.head;
         char fence[sizeof db->fence];
         bool fenced = db->fenced;
         if (fenced)
             memcpy(fence, db->fence, sizeof fence);
         pthread_mutex_unlock(&db->wmu);
-
-        /* between two transactions: a take is stored at once, whatever
-         * becomes of the batch */
-        if (db_ids_asked(&db->ids))
-            db_ids_refill(&db->ids, &db->wconn);
-        if (!batch.head)
-            continue;
-        uint64_t n = 0;
-        for (db_op_t *op = batch.head; op; op = op->next)
-            n++;
-        int ret = run_batch(db, &batch, fenced ? fence : NULL);
-
-        pthread_mutex_lock(&db->wmu);
-        db->written += n;
-        if (ret != DB_OK) {
-            db->failed_at = db->written;
-            db->failed_status = ret;
-            memcpy(db->failed_msg, db->batch_msg, sizeof db->failed_msg);
+        if (ids)
+            db_ids_refill(&db->ids, w->c);
+        int ret = DB_OK;
+        if (batch.head) {
+            atomic_store(&db->batch_started_ns[w->me], mono_ns());
+            ret = fenced ? fail_batch(w, &batch, fence) : write_batch(w, &batch);
         }
-        pthread_cond_broadcast(&db->wdone);
-        pthread_mutex_unlock(&db->wmu);
+        pthread_mutex_lock(&db->wmu);
+        if (batch.head)
+            hand_back(w, &batch, ticket, ret);
     }
+    pthread_mutex_unlock(&db->wmu);
     return NULL;
 }
 
@@ -794,9 +884,10 @@ void db_flush(db_t *db)
     db->flushed = k->submitted; /* our writes are done once this many are */
     list_append(&k->wq, &db->pending);
     pthread_mutex_unlock(&k->wmu);
-    /* Signalled after the unlock: woken under it, the writer would at once
-     * block on wmu and need a second wake-up from this unlock. */
-    pthread_cond_signal(&k->wcv);
+    /* Signalled after the unlock: woken under it, a writer would at once
+     * block on wmu and need a second wake-up from this unlock. Both
+     * writers (PostgreSQL's): one alone may be the one that cannot take it. */
+    pthread_cond_broadcast(&k->wcv);
     db->handed += db->npending;
     db->npending = 0;
     if (!db->held.head)
@@ -846,6 +937,7 @@ void db_stats(const db_t *db, db_stats_t *out)
     out->failed = atomic_load(&db->core->failed);
     out->reads = atomic_load(&db->core->reads);
     out->ckpt_asks = atomic_load(&db->core->ckpt_asks);
+    out->overlaps = atomic_load(&db->core->overlaps);
     out->pending = db->outstanding;
 }
 
@@ -925,7 +1017,12 @@ const char *db_lease_node_(const db_t *db, int64_t *ttl_ms)
 
 void db_writer_state(const db_t *db, db_writer_t *out)
 {
-    out->started_ns = atomic_load(&db->core->batch_started_ns);
+    out->started_ns = 0; /* the oldest batch being written */
+    for (int i = 0; i < DB_WRITERS; i++) {
+        uint64_t t = atomic_load(&db->core->batch_started_ns[i]);
+        if (t && (!out->started_ns || t < out->started_ns))
+            out->started_ns = t;
+    }
     out->ended_ns = atomic_load(&db->core->batch_ended_ns);
 }
 
@@ -999,6 +1096,8 @@ static void core_free(db_core_t *db)
         db_ids_give_back(&db->ids, &db->wconn);
     if (db->wconn.be)
         conn_close(&db->wconn);
+    if (db->wconn2.be)
+        conn_close(&db->wconn2);
     db_ids_destroy(&db->ids);
     sqlite3_close(db->ckh);
     db_file_close(&db->file, db->fenced); /* after every connection: earlier drops their locks */
@@ -1015,11 +1114,15 @@ static void core_free(db_core_t *db)
 
 static int start_threads(db_core_t *db, char *err, size_t errlen)
 {
-    if (pthread_create(&db->writer, NULL, writer_main, db) != 0) {
-        snprintf(err, errlen, "cannot start the database writer thread");
-        return DB_ERR;
+    db_conn_t *conns[DB_WRITERS] = {&db->wconn, &db->wconn2};
+    for (int i = 0; i < DB_WRITERS && conns[i]->be; i++) {
+        db->wargs[i] = (db_writer_arg_t){db, conns[i], i, ""};
+        if (pthread_create(&db->writers[i], NULL, writer_main, &db->wargs[i]) != 0) {
+            snprintf(err, errlen, "cannot start the database writer thread");
+            return DB_ERR;
+        }
+        db->nwriters++;
     }
-    db->writer_started = true;
     if (db->ckh && pthread_create(&db->ckpt, NULL, ckpt_main, db) != 0) {
         snprintf(err, errlen, "cannot start the database checkpointer thread");
         return DB_ERR;
@@ -1055,13 +1158,14 @@ static void stop_threads(db_core_t *db)
         pthread_join(db->ckpt, NULL);
         db->ckpt_started = false;
     }
-    if (db->writer_started) {
+    if (db->nwriters > 0) {
         pthread_mutex_lock(&db->wmu);
         db->wstop = true;
         pthread_cond_broadcast(&db->wcv);
         pthread_mutex_unlock(&db->wmu);
-        pthread_join(db->writer, NULL);
-        db->writer_started = false;
+        for (int i = 0; i < db->nwriters; i++)
+            pthread_join(db->writers[i], NULL);
+        db->nwriters = 0;
     }
     pthread_mutex_lock(&db->rmu);
     db->rstop = true;
@@ -1107,6 +1211,10 @@ static int open_pg(db_core_t *db, db_opened_t *out, char *err, size_t errlen)
         snprintf(err, errlen, "PostgreSQL database: %s", e2[0] ? e2 : db->wconn.err);
         return DB_ERR;
     }
+    /* a second writer: a batch of journal appends is written beside the
+     * one in flight (writer_main) instead of after it */
+    if (db_pg_connect(&db->wconn2, db->path, false, err, errlen) != DB_OK)
+        return DB_ERR;
     for (int i = 0; i < DB_READERS; i++)
         if (db_pg_connect(&db->rconn[i], db->path, true, err, errlen) != DB_OK)
             return DB_ERR;

@@ -462,6 +462,51 @@ START_TEST(a_batch_that_succeeds_is_sent_at_once)
 }
 END_TEST
 
+/* Journal rows handed to the writers one batch at a time, round robin
+ * over three games (and one game alone): a batch of appends is written on
+ * the second connection beside the one in flight, but never a game's row
+ * beside the batch holding the row before it, which it would not see (a
+ * gap: DB_ENOTFOUND) or would commit before. Every row is stored, in
+ * order, and some batches did overlap. */
+START_TEST(a_games_rows_commit_in_order_across_two_writers)
+{
+    fx_t f;
+    pg_open(&f);
+    static const char *const names[3][2] = {{"Jo", "jo"}, {"Kit", "kit"}, {"Lu", "lu"}};
+    int64_t g[3];
+    for (int i = 0; i < 3; i++)
+        g[i] = make_game(&f, make_user(&f, names[i][0], names[i][1]));
+    db_stats_t s0, s1;
+    db_stats(f.db, &s0);
+    db_set_autoflush(f.db, false);
+    enum { ROWS = 600 };
+    static done_t d[ROWS];
+    memset(d, 0, sizeof d);
+    for (int i = 0; i < ROWS; i++) {
+        int which = i < ROWS / 2 ? i % 3 : 0, seq = i < ROWS / 2 ? i / 3 + 1 : i - ROWS / 3 + 1;
+        uint8_t k = (uint8_t)i;
+        db_journal_append(f.db, g[which], seq, &k, 1, 5, on_done, &d[i]);
+        db_flush(f.db);
+        if (i % 5 == 0)
+            usleep(300); /* a writer busy while the other takes the next */
+    }
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_stats(f.db, &s1);
+    for (int i = 0; i < ROWS; i++)
+        ck_assert_msg(d[i].status == DB_OK, "append %d: %d", i, d[i].status);
+    ck_assert_uint_eq(s1.failed - s0.failed, 0);
+    ck_assert_uint_gt(s1.overlaps - s0.overlaps, 0);
+    char sql[200];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM journal WHERE game IN (%lld, %lld, %lld) AND keys IS NOT NULL",
+             (long long)g[0], (long long)g[1], (long long)g[2]);
+    ck_assert_int_eq(fx_count(&f, sql), ROWS);
+    snprintf(sql, sizeof sql, "SELECT max(seq) FROM journal WHERE game = %lld", (long long)g[0]);
+    ck_assert_int_eq(fx_count(&f, sql), ROWS / 2 + ROWS / 6);
+    fx_close(&f);
+}
+END_TEST
+
 /* Ten appends to game g (seq 1..10) with, after the fifth, one to
  * odd_game at odd_seq (odd told its end): all in one batch, which commits
  * once and fails the odd one alone. Returns the batch's writes. */
@@ -1066,6 +1111,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, every_statement_prepares_on_postgresql);
     tcase_add_test(t, group_commit_undoes_a_failing_op_alone);
     tcase_add_test(t, a_batch_that_succeeds_is_sent_at_once);
+    tcase_add_test(t, a_games_rows_commit_in_order_across_two_writers);
     tcase_add_test(t, a_gap_fails_alone_in_a_batch_sent_with_its_commit);
     tcase_add_test(t, a_fenced_batch_sent_with_its_commit_refuses_another_nodes_game);
     tcase_add_test(t, journal_snapshot_resume_finish_and_reopen);
