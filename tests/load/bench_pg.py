@@ -6,15 +6,24 @@ PostgreSQL server is a private cluster (tests/integration/pgcluster.py) on
 the same machine, unpinned, with fsync on.
 
     /usr/bin/python3 tests/load/bench_pg.py BINDIR [N] [ROUNDS] [--async-commit]
+        [--pg-base DIR] [--sqlite-full DIR]
 
 --async-commit sets synchronous_commit = off on the PostgreSQL database:
 its commits return before their WAL is on disk, the durability SQLite's
 synchronous = NORMAL gives (a daemon's crash loses nothing acknowledged,
 the machine's may), to see how much of the difference is the fsync.
 
-Prints each run's BENCH lines with .sqlite or .pg added, then the medians'
-ratios: BENCH server.latency.p99.us.pg_over_sqlite.nN and
-server.keys_per_s.pg_over_sqlite.nN (the issue's goal: p99 within 2x)."""
+--pg-base DIR adds a PostgreSQL run of the build in DIR each round (tag
+pgbase: an older build against this one, in the same sitting);
+--sqlite-full DIR an SQLite run of the build in DIR (tag sqlitefull), one
+built with `PRAGMA synchronous = FULL` in db/db.c for the purpose: SQLite
+flushing every commit, as PostgreSQL does.
+
+Prints each run's BENCH lines with .sqlite, .pg (and .pgbase,
+.sqlitefull) added, then the medians' ratios: BENCH
+server.latency.p99.us.pg_over_sqlite.nN and
+server.keys_per_s.pg_over_sqlite.nN (the issue's goal: p99 within 2x), and
+the same for the other tags."""
 import os
 import pathlib
 import re
@@ -65,21 +74,36 @@ def run(bindir, db, n, tmp, tag):
         d.wait(timeout=60)
 
 
+def options(argv):
+    """The arguments left, and each leg's tag: (build, whether PostgreSQL)."""
+    legs, rest, i = {}, [], 1
+    extra = {"--pg-base": ("pgbase", True), "--sqlite-full": ("sqlitefull", False)}
+    while i < len(argv):
+        if argv[i] in extra and i + 1 < len(argv):
+            tag, pg = extra[argv[i]]
+            legs[tag] = (pathlib.Path(argv[i + 1]).resolve(), pg)
+            i += 2
+        else:
+            rest.append(argv[i])
+            i += 1
+    bindir = pathlib.Path(rest[0] if rest else "bin").resolve()
+    return rest, {"sqlite": (bindir, False), "pg": (bindir, True), **legs}
+
+
 def main():
     lazy = "--async-commit" in sys.argv
-    argv = [a for a in sys.argv if a != "--async-commit"]
-    bindir = pathlib.Path(argv[1] if len(argv) > 1 else "bin").resolve()
-    n = int(argv[2]) if len(argv) > 2 else 1000
-    rounds = int(argv[3]) if len(argv) > 3 else 2
+    argv, legs = options([a for a in sys.argv if a != "--async-commit"])
+    n = int(argv[1]) if len(argv) > 1 else 1000
+    rounds = int(argv[2]) if len(argv) > 2 else 2
     top = pathlib.Path(tempfile.mkdtemp(prefix="bench-pg-"))
-    results = {"sqlite": [], "pg": []}
+    results = {tag: [] for tag in legs}
     try:
         with PgCluster(top / "pg") as pg:
             for r in range(rounds):
-                for tag in ("sqlite", "pg"):
-                    db = pg.create_db(f"b{r}") if tag == "pg" else top / f"b{r}.db"
-                    if tag == "pg" and lazy:
-                        pg.psql(f"ALTER DATABASE b{r} SET synchronous_commit = off")
+                for tag, (bindir, on_pg) in legs.items():
+                    db = pg.create_db(f"{tag}{r}") if on_pg else top / f"{tag}{r}.db"
+                    if on_pg and lazy:
+                        pg.psql(f"ALTER DATABASE {tag}{r} SET synchronous_commit = off")
                     got = run(bindir, db, n, top, f"{tag}{r}")
                     got = {k.replace(f".{tag}{r}", ""): v for k, v in got.items()}
                     for name, v in sorted(got.items()):
@@ -90,7 +114,9 @@ def main():
     for what in ("latency.p99.us", "keys_per_s"):
         name = f"server.{what}.n{n}"
         med = {tag: statistics.median(r[name] for r in runs) for tag, runs in results.items()}
-        print(f"BENCH server.{what}.pg_over_sqlite.n{n} {med['pg'] / med['sqlite']:.2f}")
+        for tag in med:
+            if tag != "sqlite":
+                print(f"BENCH server.{what}.{tag}_over_sqlite.n{n} {med[tag] / med['sqlite']:.2f}")
 
 
 if __name__ == "__main__":
