@@ -1,4 +1,5 @@
-/* db — open/close, the writer thread with group commit, the reader threads,
+/* db — open/close, the writer threads with group commit (PostgreSQL's two
+ * overlapping batches of journal appends), the reader threads,
  * delivery of results to the loop, and the callbacks owed when an operation
  * could not even be made. Building and running operations is db_query.c;
  * the operations themselves are db_ops.c, db_records.c and db_admin.c. */
