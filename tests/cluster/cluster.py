@@ -12,7 +12,7 @@ however it ends (exception, Ctrl-C, SIGTERM), and removes at its start
 what a run that died left behind (a name whose pid is no longer running).
 
     with Cluster(tmp_path, bindir, nodes=1) as c:
-        c.start_pg()                  # primary + synchronous standby
+        c.start_pg()                  # primary + synchronous standby (remote_write)
         c.start_nodes()               # warrend on each node
         c.start_haproxy()             # telnet :2323, web :8080 on c.proxy_ip
         c.client(["warren-load", "--host", c.proxy_ip, ...])
@@ -52,6 +52,9 @@ DB_USER = "warren"
 DB_NAME = "warren"
 ROLE_IP = {"pg1": f"{NET}.1", "pg2": f"{NET}.2", "lb": f"{NET}.10", "cl": f"{NET}.100"}
 MAX_NODES = 9
+# What a commit waits for on the standby (Pg.wait_for): remote_write, or
+# on (its disk too) with WARREN_CLUSTER_SYNC_COMMIT=on.
+SYNC_COMMIT = os.environ.get("WARREN_CLUSTER_SYNC_COMMIT", "remote_write")
 PEER_PORT = 7300
 CLIENT_FIRST = 101  # client_addresses() from NET.101
 CLIENT_MAX = 150
@@ -260,14 +263,18 @@ class Pg:
         self.psql(f"CREATE ROLE {DB_USER} WITH LOGIN")
         self.psql(f"CREATE DATABASE {DB_NAME} OWNER {DB_USER}")
 
-    def wait_for(self, standby_name):
-        """From now on a commit returns only once the standby named
-        standby_name has its WAL on disk (synchronous_commit = on, the
-        default, with synchronous_standby_names): a key acknowledged to a
-        player survives the primary's death. Set once the standby streams,
-        or every commit until then would wait. In postgresql.auto.conf of
-        the primary only: a promoted standby waits for nobody."""
+    def wait_for(self, standby_name, commit=SYNC_COMMIT):
+        """From now on a commit returns only once it is on the primary's
+        disk and the standby named standby_name has written it
+        (synchronous_standby_names, synchronous_commit = commit): a key
+        acknowledged to a player survives the death of either machine.
+        remote_write (the default, as deploy/RUNNING.md advises) waits for
+        the standby's write to its operating system, on for its disk too.
+        Set once the standby streams, or every commit until then would
+        wait. In postgresql.auto.conf of the primary only: a promoted
+        standby waits for nobody."""
         self.psql(f"ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 ({standby_name})'")
+        self.psql(f"ALTER SYSTEM SET synchronous_commit = '{commit}'")
         self.psql("SELECT pg_reload_conf()")
 
     def init_standby(self, primary, name):

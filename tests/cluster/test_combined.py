@@ -1,6 +1,7 @@
 """Every failure in one run, one after another, while the load plays on:
 three warrend nodes with game leases and node-to-node streams behind
-HAProxy, on a PostgreSQL primary with a synchronous standby. Players
+HAProxy, on a PostgreSQL primary with a synchronous standby (remote_write:
+WARREN_CLUSTER_SYNC_COMMIT=on for the stricter setting). Players
 (bin/warren-load --reconnect, through HAProxy, from many client
 addresses) key steadily; a first group of them plays on node 1 and each
 of those games has a watcher on node 3, who watches it through the
@@ -36,7 +37,7 @@ import subprocess
 import time
 
 from conftest import bench
-from cluster import CLIENT_MAX, TELNET_PORT, node_ip
+from cluster import CLIENT_MAX, SYNC_COMMIT, TELNET_PORT, node_ip
 from test_db_failover import journal_by_user, journal_rows, wait_until
 from test_node_kill import LEASES, drain
 
@@ -145,6 +146,9 @@ def on_node(node, names):
 def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
     c = make_cluster(nodes=NODES, node_extra=LEASES)
     c.start_pg()
+    # the figures are those of the commit setting deploy/RUNNING.md advises
+    assert c.pg1.psql("SHOW synchronous_commit").strip() == SYNC_COMMIT
+    bench("cluster.combined.synchronous_commit", SYNC_COMMIT)
     c.start_nodes(peers=True)
     c.start_haproxy()
     n1, n2, n3 = c.nodes
