@@ -10,13 +10,17 @@ medians per setting with their ratio to the first setting's.
 
     sudo WARREN_BIN=$PWD/bin /usr/bin/python3 tests/cluster/bench_sync_commit.py \\
         [--players 300] [--watchers 30] [--seconds 15] [--rounds 3] \\
-        [--settings on,remote_write,local]
+        [--settings on,remote_write,local] [--waits]
 
 Per window: the watchers' delay from the key (p50, p99), the watched
 players' own key p99 (node 1, through HAProxy), every player's key p99,
 node 1's writer (commits and writes: the writes a commit carries), the
-primary's commits, WAL flushes and the standby's lags
-(pg_stat_replication, as the window ends)."""
+primary's commits, WAL flushes, WAL bytes and the standby's lags
+(pg_stat_replication, as the window ends); each role's CPU and its
+threads' mean wait for a CPU (schedstat), the machine's stall shares
+(/proc/pressure); with --waits, what the nodes' writer backends waited on
+(pg_stat_activity sampled every 2 ms: SyncRep is the standby, WALSync and
+WALWrite the primary's own WAL flush, ClientRead waiting for warrend)."""
 import argparse
 import pathlib
 import re
@@ -75,6 +79,20 @@ def sched(c):
     return out
 
 
+def pressure():
+    """The machine's stall totals (us) from /proc/pressure: time some task
+    waited for a CPU, for I/O, and all tasks for I/O at once."""
+    def total(res, kind):
+        for ln in pathlib.Path(f"/proc/pressure/{res}").read_text().splitlines():
+            if ln.startswith(kind):
+                return int(ln.rsplit("total=", 1)[1])
+        return 0
+    try:
+        return total("cpu", "some"), total("io", "some"), total("io", "full")
+    except OSError:
+        return 0, 0, 0
+
+
 def set_commit(c, setting):
     c.pg1.psql(f"ALTER SYSTEM SET synchronous_commit = '{setting}'")
     c.pg1.psql("SELECT pg_reload_conf()")
@@ -120,16 +138,21 @@ def window(c, bindir, loads, seconds, waits=False):
         th = threading.Thread(target=writer_waits, args=(c, int(seconds * 1000) - 500, waited))
         th.start()
     w0, p0, s0, t0 = writer_counts(bindir, c.nodes[0]), pg_counts(c), sched(c), time.monotonic()
+    q0 = pressure()
     time.sleep(seconds)
     marks = [ld.mark() for ld in loads]
     if th:
         th.join()
     w1, p1, s1, t1 = writer_counts(bindir, c.nodes[0]), pg_counts(c), sched(c), time.monotonic()
+    q1 = pressure()
     cpu = {}
     for role in ROLES:  # the CPU it used, and how long a thread woken waited for one
         run, wait, n = (b - a for a, b in zip(s0[role], s1[role]))
         cpu[f"{role}.cpu_ms_per_s"] = round(run / 1e6 / (t1 - t0), 1)
         cpu[f"{role}.runq_wait_us"] = round(wait / 1e3 / max(1, n))
+    # the share of the window the machine stalled (other work as much as this)
+    for name, a, b in zip(("cpu_some", "io_some", "io_full"), q0, q1):
+        cpu[f"machine.{name}.pct"] = round((b - a) / 1e4 / (t1 - t0), 1)
     lag = c.pg1.psql("SELECT coalesce(extract(epoch FROM write_lag) * 1e6, 0)::int, "
                      "coalesce(extract(epoch FROM flush_lag) * 1e6, 0)::int "
                      "FROM pg_stat_replication").strip().split("|")
