@@ -69,7 +69,11 @@ def sched(c):
     for role in ROLES:
         tot = [0, 0, 0]
         for pid in sh("ip", "netns", "pids", c.net.ns(role), check=False).split():
-            for task in pathlib.Path(f"/proc/{pid}/task").glob("*"):
+            try:  # a process may end meanwhile
+                tasks = list(pathlib.Path(f"/proc/{pid}/task").iterdir())
+            except OSError:
+                continue
+            for task in tasks:
                 try:
                     v = [int(x) for x in (task / "schedstat").read_text().split()]
                 except (OSError, ValueError):
@@ -169,10 +173,18 @@ def window(c, bindir, loads, seconds, waits=False):
             "pg.wal_kb_per_s": round((p1[2] - p0[2]) / 1024 / (t1 - t0)),
             "pg.wal_files_made": p1[3] - p0[3],
             "standby.write_lag.us": int(lag[0] or 0), "standby.flush_lag.us": int(lag[1] or 0),
-            **cpu, **{f"writer.{k.replace(' ', '_')}": v for k, v in waited.items()}}
+            **cpu, **{f"writer.{k.replace(' ', '_')}": v for k, v in waited.items()},
+            **direct_figures(loads, marks)}
 
 
-def start(c, bindir, dir, players, watchers):
+def direct_figures(loads, marks):
+    """The watched players that reach node 1 without HAProxy (--direct),
+    beside those through it: what the balancer's two hops add."""
+    return {f"direct.{k}": m[k] for ld, m in zip(loads, marks) if ld.name == "direct"
+            for k in ("wkey.p50.us", "wkey.p99.us", "key.p50.us", "key.p99.us")}
+
+
+def start(c, bindir, dir, players, watchers, direct=0):
     c.start_pg()
     c.start_nodes(peers=True)
     c.start_haproxy()
@@ -188,7 +200,13 @@ def start(c, bindir, dir, players, watchers):
     wait_until(lambda: c.lb.servers_up() == NODES, 10, "the balancer's nodes back")
     rest = Load(c, bindir, dir, "players", players - watchers, first, addrs)
     rest.wait_ramp()
-    return [watched, rest]
+    loads = [watched, rest]
+    if direct:  # straight to node 1 (no PROXY header: a client of its own)
+        loads.append(Load(c, bindir, dir, "direct", direct, first, addrs,
+                          ["--m", direct, "--watched", direct, "--watch-host", node_ip(3),
+                           "--host", node_ip(1)]))
+        loads[-1].wait_ramp()
+    return loads
 
 
 def main():
@@ -198,6 +216,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=15)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--settings", default="on,remote_write,local")
+    ap.add_argument("--direct", type=int, default=0,
+                    help="this many more watched players on node 1 without HAProxy")
     ap.add_argument("--waits", action="store_true",
                     help="sample what the writers' backends wait on (costs the primary CPU)")
     a = ap.parse_args()
@@ -209,7 +229,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="bench-sync-") as tmp, \
             Cluster(pathlib.Path(tmp) / "cluster", bindir, nodes=NODES,
                     node_extra=LEASES) as c:
-        loads = start(c, bindir, pathlib.Path(tmp), a.players, a.watchers)
+        loads = start(c, bindir, pathlib.Path(tmp), a.players, a.watchers, a.direct)
         try:
             time.sleep(a.seconds)  # settle: every game started, the caches warm
             for r in range(a.rounds):
