@@ -146,7 +146,7 @@ def on_node(node, names):
 def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
     c = make_cluster(nodes=NODES, node_extra=LEASES)
     c.start_pg()
-    # the figures are those of the commit setting deploy/RUNNING.md advises
+    # the commit setting in force, printed with the figures it gave
     assert c.pg1.psql("SHOW synchronous_commit").strip() == SYNC_COMMIT
     bench("cluster.combined.synchronous_commit", SYNC_COMMIT)
     c.start_nodes(peers=True)
