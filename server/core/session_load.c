@@ -230,17 +230,34 @@ static bool req_conn_ok(load_req_t *rq)
     return c && !c->closing && c->place == CONN_WAIT && c->user_id == rq->user_id;
 }
 
+/* Nobody took s up (its player left while it loaded): kept as a game
+ * whose player leaves is (session_detach): its grace period runs, and its
+ * lease (taken for the load) is let go, so any node may take it and every
+ * node lists it as detached, not as played here. */
+static void keep_detached(session_t *s)
+{
+    if (!s->detached_ms) {
+        s->detached_ms = now_ms(s->srv) ? now_ms(s->srv) : 1;
+        session_retime(s);
+    }
+    if (s->game && !s->let_go && lease_on(s->srv) && !jqueue_paused(&s->jq)) {
+        lease_let_go(s->srv, s->game_id);
+        s->let_go = true;
+    }
+}
+
 static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
 {
     conn_t *c = rq->c;
     if (req_conn_ok(rq)) {
-        if (s)
+        if (s && s->let_go && !s->player)
+            session_play(c); /* let go meanwhile (its other loader left): taken again first */
+        else if (s)
             session_attach_player(s, c);
         else
             conn_menu(c, fail);
-    } else if (s && !s->player && !s->detached_ms) {
-        s->detached_ms = now_ms(rq->srv); /* nobody took it: its grace period runs */
-        session_retime(s);
+    } else if (s && !s->player) {
+        keep_detached(s);
     }
     if (c)
         conn_unref(c);
