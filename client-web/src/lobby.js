@@ -126,7 +126,7 @@ function render(games, more) {
     cell(tr, g.turn);
     cell(tr, fmtIdle(g.idle));
     cell(tr, g.watchers);
-    cell(tr, g.w && g.h ? `${g.w}x${g.h}` : '');
+    cell(tr, g.detached ? 'detached' : g.w && g.h ? `${g.w}x${g.h}` : '');
     const a = document.createElement('a'); // the game too: a player may be live in two
     a.href = `/watch/${encodeURIComponent(String(g.name))}/${encodeURIComponent(String(g.game || 'warren'))}`;
     a.textContent = 'watch';

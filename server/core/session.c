@@ -364,12 +364,22 @@ bool session_status(const session_t *s, session_status_t *st)
     return s->ops->status && s->ops->status(s, st);
 }
 
+bool session_played(const session_t *s, int *w, int *h)
+{
+    *w = *h = 0;
+    if (s->player)
+        *w = s->grid->w, *h = s->grid->h;
+    else if (!s->ops->played || !s->ops->played(s, w, h)) {
+        *w = *h = 0;
+        return false;
+    }
+    return true;
+}
+
 void session_term_text(const session_t *s, char *out, size_t n)
 {
-    int w = 0, h = 0;
-    if (s->player)
-        w = s->grid->w, h = s->grid->h;
-    else if (!s->ops->played || !s->ops->played(s, &w, &h)) {
+    int w, h;
+    if (!session_played(s, &w, &h)) {
         snprintf(out, n, "detached");
         return;
     }

@@ -110,6 +110,11 @@ typedef struct {
  * depth and turn (what its status pattern reads, gamecfg.h) and
  * hosted_id may be filled, the rest is zero. */
 bool session_status(const session_t *s, session_status_t *st);
+/* Whether someone plays s: its own player, or another node's game's
+ * (backend.h, played); false while nobody does (detached). *w, *h: the
+ * player's terminal size, 0 x 0 when not known here (another node's, no
+ * frame of it come yet) or detached. */
+bool session_played(const session_t *s, int *w, int *h);
 /* What the lists say of s's player into out: the terminal's size ("80x24")
  * while someone plays it, "detached" while nobody does (its player left, or
  * left another node's game: backend.h, played), "-" when another node's

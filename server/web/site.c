@@ -223,7 +223,9 @@ static void game_row(void *ud, const webgw_live_t *l)
     buf_printf(b, "</td><td>%d</td><td>%llu</td><td>", l->depth, (unsigned long long)l->turn);
     idle_text(b, l->idle_s);
     buf_printf(b, "</td><td>%d</td><td>", l->watchers);
-    if (l->w && l->h)
+    if (l->detached)
+        buf_puts(b, "detached");
+    else if (l->w && l->h)
         buf_printf(b, "%dx%d", l->w, l->h);
     buf_puts(b, "</td><td><a href=\"/watch/");
     url_escape(b, l->name);

@@ -545,6 +545,8 @@ static void live_call(const session_t *s, uint64_t now, void (*fn)(void *ud, con
 {
     session_status_t st;
     session_status(s, &st);
+    int w, h; /* another node's game too, as its own node's lobby shows it */
+    bool detached = !session_played(s, &w, &h);
     webgw_live_t l = {.name = s->user,
                       .game = s->kind,
                       .game_name = s->kind_name,
@@ -552,11 +554,12 @@ static void live_call(const session_t *s, uint64_t now, void (*fn)(void *ud, con
                       .cls = st.cls,
                       .depth = st.depth,
                       .watchers = s->nwatchers,
-                      .w = s->player ? s->grid->w : 0,
-                      .h = s->player ? s->grid->h : 0,
+                      .w = w,
+                      .h = h,
                       .turn = st.turn,
                       .idle_s = now > s->last_key_ms ? (now - s->last_key_ms) / 1000 : 0,
                       .chat = !s->chat_off,
+                      .detached = detached,
                       .sess = s};
     fn(ud, &l);
 }
@@ -644,9 +647,9 @@ static void lobby_game_json(void *ud, const webgw_live_t *l)
     json_put_string(b, l->cls, strlen(l->cls));
     buf_printf(b,
                ",\"depth\":%d,\"turn\":%llu,\"idle\":%llu,\"watchers\":%d,\"w\":%d,\"h\":%d,"
-               "\"chat\":%s}",
+               "\"chat\":%s,\"detached\":%s}",
                l->depth, (unsigned long long)l->turn, (unsigned long long)l->idle_s, l->watchers,
-               l->w, l->h, l->chat ? "true" : "false");
+               l->w, l->h, l->chat ? "true" : "false", l->detached ? "true" : "false");
 }
 
 static void lobby_build(webgw_t *g, buf_t *b)

@@ -118,9 +118,10 @@ void webgw_templates_free(webgw_t *g);
 typedef struct {
     const char *name, *race, *cls;
     const char *game, *game_name; /* "warren" or a [game ID]; the game's name */
-    int depth, watchers, w, h;    /* w, h: 0 while nobody plays it */
+    int depth, watchers, w, h;    /* w, h: 0 while nobody plays it (or not known yet) */
     uint64_t turn, idle_s;
     bool chat;
+    bool detached;         /* nobody plays it: its player left it, kept for their return */
     const session_t *sess; /* borrowed for the call */
 } webgw_live_t;
 /* The lobby and the home page list at most this many live games: the most
