@@ -239,6 +239,113 @@ def test_a_detached_game_is_listed_on_other_nodes_as_on_its_own(pair, clients, b
     assert a.alive() and b.alive()
 
 
+# what a game's lobby entry says the same at every node (idle, turn and
+# depth are read at different times, and race and class too, from the
+# game's row while its player plays; watchers count each node's own)
+LOBBY_SAME = ("name", "game", "w", "h", "chat", "detached")
+
+
+def lobby_game(d, name, want=lambda g: True, timeout=15):
+    """name's entry in d's lobby JSON (a new /ws/lobby each try: a newcomer
+    gets the list as it is), once it is listed and want(entry) holds."""
+    end = time.time() + timeout
+    while True:
+        ws = WS(d.http, "/ws/lobby")
+        try:
+            lobby = ws.json_until(lambda m: m.get("t") == "lobby")
+        finally:
+            ws.close()
+        g = next((g for g in lobby["games"] if g["name"] == name), None)
+        if g and want(g):
+            return {k: g.get(k) for k in LOBBY_SAME}
+        assert time.time() < end, f"{name}'s entry never as wanted: {lobby}"
+        time.sleep(0.3)
+
+
+def lobby_row(d, name, timeout=15):
+    """The cells of name's row in d's lobby page (the home page's table; the size
+    next to last)."""
+    end = time.time() + timeout
+    while True:
+        home = Web(d.http).request("GET", "/").body.decode()
+        m = re.search(rf"<tr><td>{name}</td>.*?</tr>", home)
+        if m:
+            return re.findall(r"<td>(.*?)</td>", m.group(0))
+        assert time.time() < end, home
+        time.sleep(0.3)
+
+
+def test_the_lobby_lists_another_nodes_game_as_its_own_node_does(pair, clients):
+    """b's lobby (JSON and page) says of a game played on a what a's says:
+    the player's terminal size once its frames reach b (a watcher there),
+    not detached; its player gone, detached and no size, on both."""
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("lena")
+    p.random_character("lena")
+    w = clients(b.port).connected()
+    w.register("walt")
+    watch_from_list(w, "lena")
+    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    same_rows(p, w)
+    own = lobby_game(a, "lena")
+    assert own["w"] == 80 and own["h"] == 24 and own["detached"] is False, own
+    assert lobby_game(b, "lena", lambda g: g.get("w")) == own
+    assert lobby_row(a, "lena")[-2] == lobby_row(b, "lena")[-2] == "80x24"
+    p.close()
+    a.wait_log(r"detach user=lena ")
+    own = lobby_game(a, "lena", lambda g: g.get("detached"))
+    assert own["w"] == own["h"] == 0, own
+    assert lobby_game(b, "lena", lambda g: g.get("detached")) == own
+    assert lobby_row(a, "lena")[-2] == lobby_row(b, "lena")[-2] == "detached"
+    assert a.alive() and b.alive()
+
+
+def test_a_game_left_while_it_loads_is_listed_detached_on_other_nodes(pair, clients):
+    """A player leaves their kept game at a, comes back and leaves again
+    while a still takes its lease (held by a lock here): a keeps the game
+    detached, its lease marked away as at any detach, so b lists it as
+    detached (watch list and lobby), not as played."""
+    import psycopg2
+    from harness import pg_sql
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("nell")
+    p.random_character("nell")
+    game = a.db_rows("SELECT g.id FROM games g JOIN users u ON u.id = g.user "
+                     "WHERE u.name = 'nell' AND g.state = 'live'")[0][0]
+    p.close()
+    a.wait_log(r"detach user=nell ")
+    vb = clients(b.port).connected()
+    vb.register("vic")
+    wl_row(vb, "nell", lambda r: r[-1] == "detached")
+    lock = psycopg2.connect(a.db_url)  # a's take of the lease waits on this
+    try:
+        lock.cursor().execute(pg_sql("SELECT game FROM leases WHERE game = ? FOR UPDATE"), (game,))
+        p = clients(a.port).connected()
+        p.login("nell")
+        p.send("p", settle=False)
+        time.sleep(0.5)  # the take sent, waiting
+        p.close()
+        a.wait_log(r"disconnect conn=\d+ ip=\S+ user=nell ")
+    finally:
+        lock.commit()
+        lock.close()
+    end = time.time() + 10
+    while (row := a.db_rows("SELECT node, away FROM leases WHERE game = ?", game)) != [("a", 1)]:
+        assert time.time() < end, row
+        time.sleep(0.1)
+    assert wl_row(vb, "nell", lambda r: r[-1] == "detached")[-1] == "detached"
+    assert lobby_game(b, "nell", lambda g: g.get("detached"))["detached"] is True
+    # back again, with nothing held: played at a, and listed so at b
+    p = clients(a.port).connected()
+    p.login("nell")
+    p.send("p")
+    p.wait_for("nell the ")
+    assert wl_row(vb, "nell", lambda r: r[-1] != "detached")[-1] != "detached"
+    assert a.alive() and b.alive()
+
+
 def test_watcher_leaving_stops_the_stream_and_a_lost_node_is_told(pair, clients):
     """The last watcher on b leaves: a stops sending the game (UNWATCH).
     Watched again, then a dies (SIGKILL): the watcher on b is told and
