@@ -325,7 +325,11 @@ def test_a_game_left_while_it_loads_is_listed_detached_on_other_nodes(pair, clie
         p = clients(a.port).connected()
         p.login("nell")
         p.send("p", settle=False)
-        time.sleep(0.5)  # the take sent, waiting
+        end = time.time() + 10
+        while not a.db_rows("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                            "AND query LIKE '%leases%'"):  # a's take waits
+            assert time.time() < end, "a never took the lease"
+            time.sleep(0.05)
         p.close()
         a.wait_log(r"disconnect conn=\d+ ip=\S+ user=nell ")
     finally:
