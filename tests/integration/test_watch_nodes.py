@@ -279,14 +279,7 @@ def test_the_lobby_lists_another_nodes_game_as_its_own_node_does(pair, clients):
     """b's lobby (JSON and page) says of a game played on a what a's says:
     the player's terminal size once its frames reach b (a watcher there),
     not detached; its player gone, detached and no size, on both."""
-    a, b = pair
-    p = clients(a.port).connected()
-    p.register("lena")
-    p.random_character("lena")
-    w = clients(b.port).connected()
-    w.register("walt")
-    watch_from_list(w, "lena")
-    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    a, b, p, w = played_and_watched(pair, clients, "lena", "walt")
     same_rows(p, w)
     own = lobby_game(a, "lena")
     assert own["w"] == 80 and own["h"] == 24 and own["detached"] is False, own
@@ -354,14 +347,7 @@ def test_watcher_leaving_stops_the_stream_and_a_lost_node_is_told(pair, clients)
     """The last watcher on b leaves: a stops sending the game (UNWATCH).
     Watched again, then a dies (SIGKILL): the watcher on b is told and
     back at b's menu, and b serves on."""
-    a, b = pair
-    p = clients(a.port).connected()
-    p.register("bert")
-    p.random_character("bert")
-    w = clients(b.port).connected()
-    w.register("willa")
-    watch_from_list(w, "bert")
-    a.wait_log(r"peer feed game=(\d+) to=b nodes=1")
+    a, b, p, w = played_and_watched(pair, clients, "bert", "willa")
     same_rows(p, w)
     w.send("q")
     w.wait_for("Your choice")
@@ -404,14 +390,7 @@ def test_chat_crosses_nodes_once_and_in_order(pair, clients, bindir):
     at a and the browsers watching at a and at b, each once, in the order
     said; the player's answer reaches b's watchers; a watcher muted (at a:
     b hears of it) is refused at b and nothing of it reaches a."""
-    a, b = pair
-    p = clients(a.port).connected()
-    p.register("gina")
-    p.random_character("gina")
-    w = clients(b.port).connected()
-    w.register("hugo")
-    watch_from_list(w, "gina")
-    a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    a, b, p, w = played_and_watched(pair, clients, "gina", "hugo")
     web_a = WS(a.http, "/ws/watch/gina/warren")
     web_b = WS(b.http, "/ws/watch/gina/warren")
     a.wait_log(r"watch conn=\d+ user=gina game=\d+ watchers=1")
@@ -441,9 +420,9 @@ def test_chat_crosses_nodes_once_and_in_order(pair, clients, bindir):
 CTRL_T = "\x14"
 
 
-def watched_across(pair, clients, player, watcher):
-    """player plays at a, watcher watches at b (telnet), and a browser at
-    b too: (a, b, the player's telnet, the watcher's, the browser)."""
+def played_and_watched(pair, clients, player, watcher):
+    """player plays at a, watcher watches at b (telnet), fed by a:
+    (a, b, the player's telnet, the watcher's)."""
     a, b = pair
     p = clients(a.port).connected()
     p.register(player)
@@ -452,6 +431,13 @@ def watched_across(pair, clients, player, watcher):
     w.register(watcher)
     watch_from_list(w, player)
     a.wait_log(r"peer feed game=\d+ to=b nodes=1")
+    return a, b, p, w
+
+
+def watched_across(pair, clients, player, watcher):
+    """played_and_watched, and a browser at b too: (a, b, the player's
+    telnet, the watcher's, the browser)."""
+    a, b, p, w = played_and_watched(pair, clients, player, watcher)
     web_b = WS(b.http, f"/ws/watch/{player}/warren")
     b.wait_log(rf"watch conn=\d+ user={player} game=\d+ watchers=2")
     return a, b, p, w, web_b
