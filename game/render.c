@@ -180,6 +180,18 @@ static map_view_t map_view(game_t *g, const screen_t *s, const level_t *lv, cons
     return m;
 }
 
+/* Whether level cell i lies under the sky (an RF_SKY region): seen there
+ * is shown as in sight. level_region_kind's lookup for a cell known to
+ * lie on the level, without the call: it runs for many tiles a frame. */
+static bool sky_at(const game_t *g, const level_t *lv, size_t i)
+{
+    int r = lv->region[i];
+    if (r < 1 || r > lv->nregions)
+        return false;
+    int k = lv->regions[r - 1].kind;
+    return k >= 0 && k < g->c->n_regions && (g->c->regions[k].flags & RF_SKY);
+}
+
 /* The terrain of the view's tile (sx, sy): blank unless seen. */
 static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx, int sy)
 {
@@ -191,11 +203,7 @@ static void map_tile(game_t *g, screen_t *s, const level_t *lv, const map_view_t
     }
     uint8_t t = lv->terrain[i];
     const terrain_kind_t *k = &g->c->terrain[t < g->c->n_terrain ? t : 0];
-    bool vis = lv->vis && lv->vis[i];
-    if (!vis) {
-        const region_kind_t *rk = level_region_kind(g, lv, x, y);
-        vis = rk && (rk->flags & RF_SKY);
-    }
+    bool vis = (lv->vis && lv->vis[i]) || sky_at(g, lv, i);
     uint32_t ch = k->flags & TF_LINE ? glyph_join(join_mask(g, lv, x, y), k->glyph) : k->glyph;
     screen_put(s, sx * m->tw, m->top + sy, ch, vis ? fg_style(k->fg, 0) : fg_style(8, ATTR_DIM));
 }
@@ -475,10 +483,12 @@ static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
         }
         int sx = x0 + (int)k;
         /* wall lines join seen terrain: only a change of those touches
-         * the neighbours; a change of visibility is the tile's own */
+         * the neighbours; a change of visibility is the tile's own, and
+         * shows only on a seen tile not under the sky (map_tile) */
         if (was[0][k] != now[0][k] || was[1][k] != now[1][k])
             redraw_around(g, cache->frame, lv, m, sx, sy);
-        else if (was[2][k] != now[2][k] && on_view(lv, m, sx, sy))
+        else if (was[2][k] != now[2][k] && now[1][k] && !sky_at(g, lv, li + k) &&
+                 on_view(lv, m, sx, sy))
             map_tile(g, cache->frame, lv, m, sx, sy);
         k++;
     }

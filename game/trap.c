@@ -300,6 +300,11 @@ void trap_render(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top
     for (int y = oy > 0 ? oy : 0; y < oy + vh && y < lv->h; y++) {
         const uint8_t *row = lv->trap + (size_t)y * (size_t)lv->w;
         for (int x = x0; x < x1; x++) {
+            uint64_t w = 1;
+            if (x + 8 <= x1 && (memcpy(&w, row + x, 8), w == 0)) {
+                x += 7; /* eight cells without a trap: most of a row */
+                continue;
+            }
             if (row[x] <= TRAP_FOUND) /* none, or not found yet */
                 continue;
             int k = (row[x] & TRAP_KIND) - 1;
