@@ -42,6 +42,7 @@ struct render_cache {
     uint8_t msg_prompt;
     uint16_t status_len;
     uint8_t status_sig[STATUS_SIG];
+    uint8_t sky[256]; /* by level_t.region value: the region is under the sky */
 };
 
 static style_t fg_style(uint16_t fg, uint8_t attr)
@@ -487,10 +488,20 @@ static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
          * shows only on a seen tile not under the sky (map_tile) */
         if (was[0][k] != now[0][k] || was[1][k] != now[1][k])
             redraw_around(g, cache->frame, lv, m, sx, sy);
-        else if (was[2][k] != now[2][k] && now[1][k] && !sky_at(g, lv, li + k) &&
+        else if (was[2][k] != now[2][k] && now[1][k] && !cache->sky[lv->region[li + k]] &&
                  on_view(lv, m, sx, sy))
             map_tile(g, cache->frame, lv, m, sx, sy);
         k++;
+    }
+}
+
+/* cache->sky for lv's regions as they are now (sky_at by region value). */
+static void sky_table(const game_t *g, const level_t *lv, render_cache_t *cache)
+{
+    memset(cache->sky, 0, sizeof cache->sky);
+    for (int r = 1; r <= lv->nregions && r < (int)sizeof cache->sky; r++) {
+        int k = lv->regions[r - 1].kind;
+        cache->sky[r] = k >= 0 && k < g->c->n_regions && (g->c->regions[k].flags & RF_SKY);
     }
 }
 
@@ -498,6 +509,7 @@ static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
  * whose wall lines join them (the margin's cells only for those). */
 static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
 {
+    sky_table(g, lv, cache);
     for (int sy = -1; sy <= m->vh; sy++) {
         if (!shadow_row_on_level(lv, m, sy) || row_same(cache, lv, m, sy))
             continue;
