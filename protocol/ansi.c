@@ -133,10 +133,10 @@ static uint64_t render_cell(const ansi_profile_t *p, const cell_t *c)
 
 static bool cell_same(const cell_t *a, const cell_t *b)
 {
-    uint64_t x, y; /* ch, fg and bg in one compare */
+    uint64_t x, y; /* ch, attr, fg and bg: the whole cell in one compare */
     memcpy(&x, a, sizeof x);
     memcpy(&y, b, sizeof y);
-    return x == y && a->attr == b->attr;
+    return x == y;
 }
 
 /* render_cell with a shortcut for the commonest cell: printable ASCII in
@@ -933,8 +933,36 @@ static uint64_t row_hash(const cell_t *row, int w)
     return h;
 }
 
+/* Rows of b that a shift of k rows brings back from a: how many, the
+ * first and the last (by k + h - 1). */
+typedef struct {
+    int n[2 * SCREEN_MAX_H], lo[2 * SCREEN_MAX_H], hi[2 * SCREEN_MAX_H];
+} shift_votes_t;
+
+/* Each changed, non-blank row y of b votes for every k that brings an
+ * equal row (by hash) of a onto it: rows times rows compares, where
+ * trying every k against every row would be twice the rows times it. */
+static void scroll_votes(const uint64_t *ha, const uint64_t *hb, uint64_t hblank,
+                         const bool *changed, int h, shift_votes_t *v)
+{
+    memset(v->n, 0, sizeof(int) * (size_t)(2 * h));
+    for (int y = 0; y < h; y++) {
+        if (!changed[y] || hb[y] == hblank)
+            continue;
+        for (int y2 = 0; y2 < h; y2++) {
+            int i = y2 - y + h - 1;
+            if (y2 == y || hb[y] != ha[y2])
+                continue;
+            if (v->n[i]++ == 0)
+                v->lo[i] = y;
+            v->hi[i] = y;
+        }
+    }
+}
+
 /* The shift that brings back the most changed, non-blank rows of b from a
- * (rows equal by hash: a false match costs bytes, never correctness). */
+ * (rows equal by hash: a false match costs bytes, never correctness); the
+ * smallest k among those that bring back as many. */
 static bool scroll_find(const screen_t *a, const screen_t *b, const bool *changed, scroll_t *sc)
 {
     int w = b->w, h = b->h, best = 0;
@@ -947,17 +975,13 @@ static bool scroll_find(const screen_t *a, const screen_t *b, const bool *change
         ha[y] = row_hash(a->cells + (size_t)y * w, w);
         hb[y] = changed[y] ? row_hash(b->cells + (size_t)y * w, w) : ha[y];
     }
+    shift_votes_t v;
+    scroll_votes(ha, hb, hblank, changed, h, &v);
     for (int k = 1 - h; k < h; k++) {
-        int n = 0, lo = h, hi = -1;
-        for (int y = k < 0 ? -k : 0; k && y < h && y + k < h; y++)
-            if (changed[y] && hb[y] != hblank && hb[y] == ha[y + k]) {
-                n++;
-                lo = y < lo ? y : lo;
-                hi = y;
-            }
-        if (n > best) {
-            best = n;
-            *sc = (scroll_t){k > 0 ? lo : lo + k, k > 0 ? hi + k : hi, k};
+        int i = k + h - 1;
+        if (k && v.n[i] > best) {
+            best = v.n[i];
+            *sc = (scroll_t){k > 0 ? v.lo[i] : v.lo[i] + k, k > 0 ? v.hi[i] + k : v.hi[i], k};
         }
     }
     return best >= SCROLL_MIN_ROWS;
