@@ -452,8 +452,9 @@ static void redraw_around(game_t *g, screen_t *s, const level_t *lv, const map_v
                 map_tile(g, s, lv, m, x, y);
 }
 
-/* Whether eight cells of the three planes from k on are all unchanged. */
-static bool eight_same(const uint8_t *const was[3], const uint8_t *const now[3], size_t k)
+/* Eight cells of the three planes from k on, cell k + j in byte j (bits
+ * 8j to 8j + 7): a byte is not zero where that cell changed. */
+static uint64_t eight_diff(const uint8_t *const was[3], const uint8_t *const now[3], size_t k)
 {
     uint64_t d = 0;
     for (int p = 0; p < 3; p++) {
@@ -462,11 +463,38 @@ static bool eight_same(const uint8_t *const was[3], const uint8_t *const now[3],
         memcpy(&b, now[p] + k, 8);
         d |= a ^ b;
     }
-    return d == 0;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    d = __builtin_bswap64(d);
+#endif
+    return d;
 }
 
-/* Redraws what changed on the shadow's row sy. The row's pointers are
- * taken once: drawing writes to the frame, never to the planes. */
+/* One shadow row against the level: the planes as last drawn (was) and
+ * as they are (now), from the shadow's column x0 on (level cell li). */
+typedef struct {
+    const uint8_t *was[3], *now[3];
+    size_t li;
+    int x0, sy;
+} shadow_row_t;
+
+/* Redraws what a change of the row's cell k shows. Wall lines join seen
+ * terrain: only a change of those touches the neighbours; a change of
+ * visibility is the tile's own, and shows only on a seen tile not under
+ * the sky (map_tile). */
+static void cell_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
+                         const shadow_row_t *r, size_t k)
+{
+    int sx = r->x0 + (int)k;
+    if (r->was[0][k] != r->now[0][k] || r->was[1][k] != r->now[1][k])
+        redraw_around(g, cache->frame, lv, m, sx, r->sy);
+    else if (r->was[2][k] != r->now[2][k] && r->now[1][k] && !cache->sky[lv->region[r->li + k]] &&
+             on_view(lv, m, sx, r->sy))
+        map_tile(g, cache->frame, lv, m, sx, r->sy);
+}
+
+/* Redraws what changed on the shadow's row sy, eight cells at a time
+ * (most of a changed row is as it was). The row's pointers are taken
+ * once: drawing writes to the frame, never to the planes. */
 static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
                         int sy)
 {
@@ -474,25 +502,21 @@ static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
     shadow_span(lv, m, &x0, &x1);
     size_t at = shadow_at(m, x0, sy), n = (size_t)(x1 - x0), k = 0;
     size_t li = (size_t)(m->oy + sy) * (size_t)lv->w + (size_t)(m->ox + x0);
-    const uint8_t *const was[3] = {plane(cache, 0) + at, plane(cache, 1) + at,
-                                   plane(cache, 2) + at};
-    const uint8_t *const now[3] = {lv->terrain + li, lv->seen + li, lv->vis + li};
-    while (k < n) {
-        if (k + 8 <= n && eight_same(was, now, k)) {
-            k += 8; /* most of a changed row is as it was */
-            continue;
+    const shadow_row_t r = {{plane(cache, 0) + at, plane(cache, 1) + at, plane(cache, 2) + at},
+                            {lv->terrain + li, lv->seen + li, lv->vis + li},
+                            li,
+                            x0,
+                            sy};
+    for (; k + 8 <= n; k += 8) {
+        uint64_t d = eight_diff(r.was, r.now, k);
+        while (d) { /* only the changed cells, lowest first */
+            int j = __builtin_ctzll(d) / 8;
+            cell_changes(g, cache, lv, m, &r, k + (size_t)j);
+            d &= ~(0xFFull << (8 * j));
         }
-        int sx = x0 + (int)k;
-        /* wall lines join seen terrain: only a change of those touches
-         * the neighbours; a change of visibility is the tile's own, and
-         * shows only on a seen tile not under the sky (map_tile) */
-        if (was[0][k] != now[0][k] || was[1][k] != now[1][k])
-            redraw_around(g, cache->frame, lv, m, sx, sy);
-        else if (was[2][k] != now[2][k] && now[1][k] && !cache->sky[lv->region[li + k]] &&
-                 on_view(lv, m, sx, sy))
-            map_tile(g, cache->frame, lv, m, sx, sy);
-        k++;
     }
+    for (; k < n; k++)
+        cell_changes(g, cache, lv, m, &r, k);
 }
 
 /* cache->sky for lv's regions as they are now (sky_at by region value). */
