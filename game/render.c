@@ -481,8 +481,8 @@ typedef struct {
  * terrain: only a change of those touches the neighbours; a change of
  * visibility is the tile's own, and shows only on a seen tile not under
  * the sky (map_tile). */
-static void cell_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
-                         const shadow_row_t *r, size_t k)
+static inline void cell_changes(game_t *g, render_cache_t *cache, const level_t *lv,
+                                const map_view_t *m, const shadow_row_t *r, size_t k)
 {
     int sx = r->x0 + (int)k;
     if (r->was[0][k] != r->now[0][k] || r->was[1][k] != r->now[1][k])
