@@ -579,11 +579,45 @@ START_TEST(keyframe_equals_diff_from_blank)
 }
 END_TEST
 
+/* Rows 2-20 of a 40x24 grid hold distinct lines; b has them moved by k
+ * rows (up when k > 0) inside that block, fresh lines where the block
+ * opened. */
+static void moved_block(pair_t *p, int k)
+{
+    for (int y = 2; y <= 20; y++)
+        screen_textf(p->b, 0, y, STYLE_DEFAULT, "map line %02d, not like the others", y);
+    pair_commit(p);
+    for (int y = 2; y <= 20; y++) {
+        int from = y + k;
+        if (from >= 2 && from <= 20)
+            screen_textf(p->b, 0, y, STYLE_DEFAULT, "map line %02d, not like the others", from);
+        else
+            screen_textf(p->b, 0, y, STYLE_DEFAULT, "a fresh line %02d of other text   ", y);
+    }
+}
+
+/* The scroll region is the whole block that moved, its first row to its
+ * last (the rows a shift brings back, counted and bounded per shift). */
+START_TEST(scroll_region_spans_the_moved_rows)
+{
+    for (int k = -2; k <= 2; k += 4) {
+        pair_t p = pair_new(40, 24);
+        moved_block(&p, k);
+        ansi_diff(&P256, p.a, p.b, &p.out);
+        ck_assert_ptr_nonnull(memmem(p.out.data, p.out.len, "\033[3;21r", 7));
+        ck_assert_ptr_nonnull(
+            memmem(p.out.data, p.out.len, k > 0 ? "\033D\033D" : "\033M\033M", 4));
+        pair_free(&p);
+    }
+}
+END_TEST
+
 Suite *suite_protocol_ansi(void)
 {
     Suite *s = suite_create("protocol_ansi");
     TCase *t = tcase_create("core");
     tcase_add_test(t, identical_grids_give_nothing);
+    tcase_add_test(t, scroll_region_spans_the_moved_rows);
     tcase_add_test(t, one_cell_change);
     tcase_add_test(t, relative_moves_from_a_known_cursor);
     tcase_add_test(t, attribute_change_only);
