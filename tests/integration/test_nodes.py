@@ -565,3 +565,65 @@ def test_stopped_nodes_rows_go_once_they_hold_nothing(nodes):
         time.sleep(0.05)
     left = sorted(r[0] for r in b.db_rows("SELECT node FROM nodes"))
     assert left == ["a", "b", "holding", "recent"], left
+
+
+
+def lease_waits(d):
+    """Waits until a statement of d on the leases waits for a lock."""
+    end = time.time() + 10
+    while not d.db_rows("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND query LIKE '%leases%'"):
+        assert time.time() < end, "no take of the lease waits"
+        time.sleep(0.05)
+
+
+def test_a_game_restored_in_the_background_while_its_player_loads_it(nodes, clients):
+    """a restarts while its game's lease is held by a stand-in node z,
+    which then stops renewing: a restores the game in the background (as
+    at recovery), its take of the lease waiting on the row locked here;
+    two logins of the player press p meanwhile, the first leaves, the lock
+    goes. The second plays the game: no journal row of it refused, the
+    lease a's, every stored key kept, and a new key stored."""
+    import psycopg2
+    from harness import pg_sql
+    a = nodes("a")
+    t, before = playing(a, clients, "tina", "hjklyubn")
+    game = before["game"]
+    t.send(CTRL_X)  # saved: its newest snapshot holds every key
+    t.wait_for("Your game is saved")
+    end = time.time() + 10
+    while a.db_rows("SELECT max(seq) FROM snapshots WHERE game = ?", game) != [(before["seq"],)]:
+        assert time.time() < end, "no snapshot of the saved game"
+        time.sleep(0.05)
+    a.kill(signal.SIGKILL)
+    t.close()
+    z_alive = int(time.time() * 1000) + 3600_000
+    a.db_write(("INSERT INTO nodes(node, expires) VALUES ('z', ?)", (z_alive,)),
+               ("UPDATE leases SET node = 'z', away = 0 WHERE game = ?", (game,)))
+    a.start()
+    a.wait_log(rf"recovery: game={game} runs on node z: left to it")
+    first = clients(a.port).connected()
+    first.login("tina", PW)
+    second = clients(a.port).connected()
+    second.login("tina", PW)
+    lock = psycopg2.connect(a.db_url)
+    try:
+        lock.cursor().execute(pg_sql("SELECT game FROM leases WHERE game = ? FOR UPDATE"), (game,))
+        a.db_write(("UPDATE nodes SET expires = 0 WHERE node = 'z'", ()))  # z stopped
+        lease_waits(a)  # a's background restore takes the lease
+        first.send("p", settle=False)
+        second.send("p", settle=False)
+        time.sleep(0.3)  # their takes queued after it
+        first.close()
+        a.wait_log(r"disconnect conn=\d+ ip=\S+ user=tina ")
+    finally:
+        lock.commit()
+        lock.close()
+    a.wait_log(r"attach user=tina ")
+    second.pump()
+    got = hook(a, second, "tina")
+    assert (got["hash"], got["seq"]) == (before["hash"], before["seq"])
+    second.send("h")
+    assert stored_hook(a, second, "tina")["seq"] == before["seq"] + 1
+    assert "lease lost" not in a.log()
+    assert holder(a, game) == "a"
