@@ -70,6 +70,7 @@ struct server {
     list_t conns;          /* telnet conns on this loop (conn_t.node): telnet.c */
     int nconns;
     list_t sessions; /* session_t.node: session.c */
+    list_t loads;    /* players' 'p' bringing their game in (session_load.c) */
     /* Written by this loop only (session.c); atomic so that any loop may
      * read them unparked: the banner's "N playing now" (siteinfo_playing). */
     _Atomic int nsessions;

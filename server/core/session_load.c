@@ -42,6 +42,7 @@
 /* ---- restoring games ---------------------------------------------------------------- */
 
 typedef struct {
+    list_t node; /* on srv->loads while it runs */
     server_t *srv;
     conn_t *c; /* the player who asked (NULL at recovery) */
     int64_t user_id;
@@ -49,6 +50,8 @@ typedef struct {
     game_t *g;         /* a new game while its row is being stored */
     int64_t game_id;   /* the live game whose lease is being taken */
     uint64_t asked_ms; /* takeover: when its node was first asked for it (0: not yet) */
+    bool owes_release; /* the lease was handed to it (lease_hand_over): released at its end
+                          unless a session here runs the game then */
 } load_req_t;
 
 static const char MSG_BROKEN[] =
@@ -246,9 +249,38 @@ static void keep_detached(session_t *s)
     }
 }
 
+/* A player's load of game under way here (its lease taken, or being
+ * taken), other than but. */
+static load_req_t *load_of_game(server_t *srv, int64_t game, const load_req_t *but)
+{
+    LIST_EACH (it, &srv->loads) {
+        load_req_t *rq = LIST_ITEM(it, load_req_t, node);
+        if (rq != but && rq->game_id == game)
+            return rq;
+    }
+    return NULL;
+}
+
+/* This loop is done with game's lease and no session here runs it: it is
+ * released, unless a player's load of it is under way (its take may have
+ * found the lease this node's already, and a release queued now would
+ * delete it under the session that load makes): that load is given the
+ * release, done at its end if no session runs the game then. */
+static void lease_hand_over(server_t *srv, int64_t game, const load_req_t *but)
+{
+    load_req_t *rq = load_of_game(srv, game, but);
+    if (rq)
+        rq->owes_release = true;
+    else
+        lease_release(srv, game);
+}
+
 static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
 {
     conn_t *c = rq->c;
+    list_remove(&rq->node);
+    if (rq->owes_release && !session_find_game(rq->srv, rq->game_id))
+        lease_hand_over(rq->srv, rq->game_id, rq);
     if (req_conn_ok(rq)) {
         if (s && s->let_go && !s->player)
             session_play(c); /* let go meanwhile (its other loader left): taken again first */
@@ -256,8 +288,9 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
             session_attach_player(s, c);
         else
             conn_menu(c, fail);
-    } else if (s && !s->player) {
-        keep_detached(s);
+    } else if (s && !s->player && !load_of_game(rq->srv, s->game_id, rq)) {
+        keep_detached(s); /* else the other load takes it up: its take may have come
+                             before a let go queued now, so no let go */
     }
     if (c)
         conn_unref(c);
@@ -270,7 +303,7 @@ static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
 static void unlease_failed(load_req_t *rq)
 {
     if (rq->game_id && !session_find_game(rq->srv, rq->game_id))
-        lease_release(rq->srv, rq->game_id);
+        lease_hand_over(rq->srv, rq->game_id, rq);
 }
 
 static bool game_over(const game_t *g)
@@ -625,6 +658,7 @@ void session_play(conn_t *c)
         return;
     }
     rq->srv = srv;
+    list_push_back(&srv->loads, &rq->node);
     rq->c = c;
     rq->user_id = c->user_id;
     snprintf(rq->user, sizeof rq->user, "%s", c->user);
@@ -732,6 +766,14 @@ static void slot_clear(recover_slot_t *sl)
 
 static void on_recover_read(void *ud, int status, const db_resume_t *r);
 static void recover_next(recover_slot_t *sl);
+
+/* Its player came back meanwhile: the game is live here, or their load
+ * of it is under way (it restores the game itself; a session made here
+ * for a snapshot would let its lease go when freed). */
+static bool taken_up(server_t *srv, int64_t game)
+{
+    return session_find_game(srv, game) || load_of_game(srv, game, NULL);
+}
 static void recover_start(recover_t *rc);
 
 /* A game is restored only under its lease: one another node holds is its
@@ -748,7 +790,7 @@ static void on_recover_lease(void *ud, int status, const char *holder)
         recover_next(sl);
         return;
     }
-    if (session_find_game(srv, sl->leased) || srv->stopping) /* its player came first */
+    if (taken_up(srv, sl->leased) || srv->stopping) /* its player came first */
         recover_next(sl);
     else
         db_game_resume(srv->db, sl->leased, on_recover_read, sl);
@@ -759,7 +801,7 @@ static void on_recover_lease(void *ud, int status, const char *holder)
 static void recover_let_go(recover_slot_t *sl)
 {
     if (sl->leased && !session_find_game(sl->rc->srv, sl->leased))
-        lease_release(sl->rc->srv, sl->leased);
+        lease_hand_over(sl->rc->srv, sl->leased, NULL); /* a player's load may hold it now */
     sl->leased = 0;
 }
 
@@ -798,7 +840,7 @@ static void on_recovered(void *ud, const restored_t *r)
         return;
     }
     rc->ok++;
-    if (session_find_game(srv, r->row->id) || srv->stopping) { /* its player took it up */
+    if (taken_up(srv, r->row->id) || srv->stopping) { /* its player took it up */
         game_free(r->g);
         recover_next(sl);
         return;
@@ -855,7 +897,7 @@ static void recover_store(recover_slot_t *sl, const restored_t *r)
 {
     server_t *srv = sl->rc->srv;
     sl->rc->ok++;
-    if (session_find_game(srv, r->row->id) || srv->stopping) { /* its player took it up */
+    if (taken_up(srv, r->row->id) || srv->stopping) { /* its player took it up */
         game_free(r->g);
         recover_next(sl);
         return;
@@ -921,7 +963,7 @@ static void on_recover_read(void *ud, int status, const db_resume_t *r)
 {
     recover_slot_t *sl = ud;
     server_t *srv = sl->rc->srv;
-    if (status != DB_OK || session_find_game(srv, r->game.id) || srv->stopping) {
+    if (status != DB_OK || taken_up(srv, r->game.id) || srv->stopping) {
         if (status != DB_OK && status != DB_ECLOSED)
             log_error("recovery read failed: %d", status);
         recover_next(sl);
