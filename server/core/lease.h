@@ -16,7 +16,9 @@
  * session_load.c), and released when its session goes (its end, its grace period
  * over), when a returning player's game is not restored after all
  * (broken, a failed read: session_load.c), and every lease of the node
- * at a clean stop.
+ * at a clean stop. A game restored in the background (recovery, lapsed
+ * leases) while its player's load of it is under way leaves the release
+ * to that load, whose take may have found the lease this node's already.
  *
  * Fencing: lease_start makes the database refuse this node's journal
  * rows of a game whose lease it does not hold, in the row's own

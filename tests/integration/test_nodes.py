@@ -9,7 +9,8 @@ runs every game and there are no leases).
   live games to it (its recovery restores none of them), and their players
   play on undisturbed;
 - a dead node's games are restored by a running one once their leases
-  lapse, before their players come back;
+  lapse, before their players come back; a player loading the game while
+  that restore runs keeps its lease (no release under the load);
 - bans, kicks, locks and mail notices made at one node reach the other,
   and a ban, kick, lock or delete made while a node's listener is down
   holds there too (the event log), a kick applied once;
