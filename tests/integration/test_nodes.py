@@ -123,6 +123,17 @@ def playing(d, clients, name, keys=""):
     return t, stored_hook(d, t, name)
 
 
+def plays_on_as(d, t, name, was):
+    """name's game attached at d is the game as was (its hook: hash and
+    seq), and a key more is stored."""
+    d.wait_log(rf"attach user={name} ")
+    t.pump()
+    got = hook(d, t, name)
+    assert (got["hash"], got["seq"]) == (was["hash"], was["seq"])
+    t.send("h")
+    assert stored_hook(d, t, name)["seq"] == was["seq"] + 1
+
+
 def test_killed_node_game_resumes_on_the_other(nodes, clients, bindir, tmp_path):
     a = nodes("a")
     b = nodes("b", share=a)
@@ -260,12 +271,7 @@ def test_a_player_moves_between_nodes(nodes, clients):
     t.send("p")
     a.wait_log(rf"game played elsewhere user=dave game={on_a['game']}: 4 rows after seq "
                rf"{on_a['seq']}")
-    a.wait_log(r"attach user=dave ")
-    t.pump()
-    back = hook(a, t, "dave")
-    assert (back["hash"], back["seq"]) == (on_b["hash"], on_b["seq"])
-    t.send("h")
-    assert stored_hook(a, t, "dave")["seq"] == on_b["seq"] + 1
+    plays_on_as(a, t, "dave", on_b)
     assert "lease lost" not in a.log() + b.log()
     # and a game kept at a that nobody played elsewhere is taken up as it is
     t.send(CTRL_X)
@@ -620,11 +626,6 @@ def test_a_game_restored_in_the_background_while_its_player_loads_it(nodes, clie
     finally:
         lock.commit()
         lock.close()
-    a.wait_log(r"attach user=tina ")
-    second.pump()
-    got = hook(a, second, "tina")
-    assert (got["hash"], got["seq"]) == (before["hash"], before["seq"])
-    second.send("h")
-    assert stored_hook(a, second, "tina")["seq"] == before["seq"] + 1
+    plays_on_as(a, second, "tina", before)
     assert "lease lost" not in a.log()
     assert holder(a, game) == "a"
