@@ -270,7 +270,9 @@ def test_key_times_reach_journal_cast_and_frames(daemon, bindir, tmp_path):
     assert st == 200 and fr["idle_ms"] == 2000 and len(fr["frames"]) == len(rows) + 1
     t = [f[1] for f in fr["frames"]]
     assert t[0] == 0 and t[1] == min(ms[0], 2000)
-    assert (t[2] - t[1], t[3] - t[2], t[4] - t[3]) == (ms[1], ms[2], 2000)  # 4 s capped
+    # a slow machine can stretch the short pauses too: those are capped alike
+    assert ms[3] > 2000 and t[4] - t[3] == 2000  # 4 s capped
+    assert (t[2] - t[1], t[3] - t[2]) == (min(ms[1], 2000), min(ms[2], 2000))
     assert all(b - a == min(m, 2000) for a, b, m in zip(t, t[1:], ms))
     head, events = cast_events(web, gid)
     assert head["idle_time_limit"] == 2
