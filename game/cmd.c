@@ -91,7 +91,7 @@ static const cmd_t COMMANDS[] = {
     {'p', "p", "trade: buy, sell and services (or bump the keeper)", shop_cmd_trade},
     {'Z', "Z", "cast a spell (wizards, clerics); bolts and areas aim", spell_menu},
     {0x01, "^A", "class power: power attack, hide, turn undead, arcane spark", power_use},
-    {'?', "?", "this list of commands", help_open},
+    {'?', "?", "help: a menu of topics, each with its commands", help_open},
     {'g', "g", "pick up what lies here", itemui_pick_up},
     {'i', "i", "inventory", itemui_inventory},
     {'e', "e", "equipment and what you know of your gear", itemui_equipment},

@@ -1,10 +1,66 @@
-/* help — the help screen and the cycling help line (see help.h). */
+/* help — the menu of topics, their pages and the cycling help line (see
+ * help.h). */
 #include "help.h"
 #include <stdio.h>
+#include <string.h>
 #include "cmd.h"
 #include "prompt.h"
 #include "sched.h"
 #include "world.h"
+
+/* The widest line a topic draws: its box leaves the map's left half up
+ * at 80 columns, and a long description wraps under its first word. */
+#define HELP_WRAP   56
+#define TOPIC_CMDS  12
+#define TOPIC_EXTRA 5
+
+typedef struct {
+    const char *label, *what;
+} help_row_t;
+
+/* A topic lists rows of the command table by label, in its own order,
+ * then keys the table does not hold (the host's) and a line of its own. */
+typedef struct {
+    const char *title;
+    const char *cmds[TOPIC_CMDS];
+    help_row_t extra[TOPIC_EXTRA];
+    const char *note; /* NULL: none */
+} topic_t;
+
+static const topic_t TOPICS[] = {
+    {"Moving and looking", {"hjklyubn", ".", "o", "_", ";", "R"}, {{0}}, NULL},
+    {"Fighting and shooting",
+     {"t", "f", "v", "aiming"},
+     {{0}},
+     "Walk into a monster to attack it."},
+    {"Items", {"g", "i", "e", "w", "T", "d", "q", "r", "z", "E"}, {{0}}, NULL},
+    {"Spells and powers", {"Z", "^A"}, {{0}}, "Wizards and clerics cast from a pool of mana."},
+    {"Stairs, doors and the world", {">", "<", "c", "L", "K", "p", "M"}, {{0}}, NULL},
+    {"What you know", {"C", "\\", "^P", "?"}, {{0}}, NULL},
+    {"Watchers, chat, options",
+     {"@"},
+     {{"^E", "say a line to those watching (on a server)"},
+      {"^W", "who is watching"},
+      {"^T", "chat shown, hidden, or off (nobody may talk)"},
+      {"^X", "save and return to the menu"}},
+     "In a browser: Alt-E, Alt-W, Alt-T, Alt-X. The server's menu (o) sets "
+     "map tiles, colours, glyphs and the turn counter."},
+    {"Saving and quitting",
+     {"S", "Q"},
+     {{0}},
+     "Death is for good: the game ends, its record stays."},
+};
+#define TOPICS_N ((int)(sizeof TOPICS / sizeof TOPICS[0]))
+
+int help_topics(void)
+{
+    return TOPICS_N;
+}
+
+const char *help_topic_name(int i)
+{
+    return i >= 0 && i < TOPICS_N ? TOPICS[i].title : NULL;
+}
 
 int help_open(game_t *g)
 {
@@ -13,38 +69,114 @@ int help_open(game_t *g)
     return 0;
 }
 
-static int help_pages(void)
+/* The topic up (-1: the menu, also for a page no topic has). */
+static int topic_up(const game_t *g)
 {
-    size_t n;
-    cmd_table(&n);
-    return (int)((n + PAGE_ROWS - 1) / PAGE_ROWS);
+    return g->page >= 1 && g->page <= TOPICS_N ? g->page - 1 : -1;
+}
+
+static void help_close(game_t *g)
+{
+    g->page = 0;
+    g->prompt = PROMPT_NONE;
 }
 
 int help_key(game_t *g, key_event_t k)
 {
-    prompt_page_key(g, k, help_pages());
+    bool plain = !(k.mods & (KEYMOD_ALT | KEYMOD_CTRL));
+    if (topic_up(g) < 0) {
+        if (plain && k.code >= 'a' && k.code < 'a' + (uint32_t)TOPICS_N)
+            g->page = (uint8_t)(1 + k.code - 'a');
+        else
+            help_close(g);
+    } else if (plain && (k.code == '?' || k.code == '<')) {
+        g->page = 0;
+    } else {
+        help_close(g);
+    }
     return 0;
 }
 
-/* A page of commands between a title and a footer that every page
- * repeats: how to leave, for now or for good. The footer follows the
- * page's last command, so that at 80x24 the page is a list of 22 rows
- * that sits in a box over the map (render.c), the status lines left up,
- * and closing it redraws only the map under the box. */
-void help_draw(game_t *g, screen_t *s)
+/* text from column x of row y on, wrapped at its spaces into as few rows
+ * as HELP_WRAP allows, of about equal length (no word alone on the last);
+ * returns the row after it. */
+static int help_wrap(screen_t *s, int x, int y, const char *text)
 {
-    style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
-    size_t n;
-    const cmd_t *t = cmd_table(&n);
-    int pages = help_pages(), row = 1;
-    char keys[64];
-    screen_textf(s, 0, 0, hi, "Commands, page %d of %d (%s)", g->page + 1, pages,
-                 prompt_page_hint(g->page, pages, "next", "previous", keys, sizeof keys));
-    for (size_t i = (size_t)g->page * PAGE_ROWS; i < n && row < 1 + PAGE_ROWS; i++, row++)
-        screen_textf(s, 0, row, STYLE_DEFAULT, "%-9s %s", t[i].label, t[i].what);
-    screen_text(s, 0, row, hi, HELP_FOOTER);
+    size_t room = (size_t)(HELP_WRAP - x), len = strlen(text);
+    size_t rows = (len + room - 1) / room, width = rows > 1 ? (len + rows - 1) / rows + 6 : room;
+    width = width < room ? width : room;
+    while (strlen(text) > width) {
+        size_t cut = width;
+        while (cut > 0 && text[cut] != ' ')
+            cut--;
+        cut = cut ? cut : width;
+        char part[HELP_WRAP + 1];
+        memcpy(part, text, cut);
+        part[cut] = 0;
+        screen_text(s, x, y++, STYLE_DEFAULT, part);
+        text += cut;
+        while (*text == ' ')
+            text++;
+    }
+    screen_text(s, x, y, STYLE_DEFAULT, text);
+    return y + 1;
 }
 
+static const cmd_t *cmd_labelled(const char *label)
+{
+    size_t n;
+    const cmd_t *t = cmd_table(&n);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i].label, label))
+            return &t[i];
+    return NULL;
+}
+
+/* The column where a topic's descriptions start: past its widest key. */
+static int topic_column(const topic_t *t)
+{
+    size_t w = 0;
+    for (int i = 0; i < TOPIC_CMDS && t->cmds[i]; i++)
+        w = strlen(t->cmds[i]) > w ? strlen(t->cmds[i]) : w;
+    for (int i = 0; i < TOPIC_EXTRA && t->extra[i].label; i++)
+        w = strlen(t->extra[i].label) > w ? strlen(t->extra[i].label) : w;
+    return (int)w + 2;
+}
+
+static void topic_draw(const topic_t *t, screen_t *s)
+{
+    style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
+    int col = topic_column(t), y = 1;
+    screen_textf(s, 0, 0, hi, "%s (?: topics, Esc returns)", t->title);
+    for (int i = 0; i < TOPIC_CMDS && t->cmds[i]; i++) {
+        const cmd_t *c = cmd_labelled(t->cmds[i]);
+        if (!c)
+            continue;
+        screen_text(s, 0, y, STYLE_DEFAULT, c->label);
+        y = help_wrap(s, col, y, c->what);
+    }
+    for (int i = 0; i < TOPIC_EXTRA && t->extra[i].label; i++) {
+        screen_text(s, 0, y, STYLE_DEFAULT, t->extra[i].label);
+        y = help_wrap(s, col, y, t->extra[i].what);
+    }
+    if (t->note)
+        help_wrap(s, 0, y, t->note);
+}
+
+/* The menu, NetHack's way: a letter a topic. The list is drawn from the
+ * left of s; the view puts it in a box over the map (render.h). */
+void help_draw(game_t *g, screen_t *s)
+{
+    int topic = topic_up(g);
+    if (topic >= 0) {
+        topic_draw(&TOPICS[topic], s);
+        return;
+    }
+    style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
+    screen_text(s, 0, 0, hi, "Help: which topic? (Esc returns)");
+    for (int i = 0; i < TOPICS_N; i++)
+        screen_textf(s, 0, 1 + i, STYLE_DEFAULT, "%c - %s", 'a' + i, TOPICS[i].title);
+}
 size_t help_line_first(const game_view_t *view)
 {
     size_t n;

@@ -20,7 +20,7 @@ static const struct {
 } KINDS[] = {
     {"explore", {"h", "j", "k", "l", "y", "u", "b", "n", ".", ESC}},
     {"travel", {"o", "_>.", "_<.", "o" ESC}},
-    {"menus", {"i" ESC, "e" ESC, "C" ESC, "\\" ESC, "?" ESC}},
+    {"menus", {"i" ESC, "e" ESC, "C" ESC, "\\" ESC, "?c" ESC}},
     {"messages", {"\x10" ESC, ";." ESC, "x." ESC, ".", "s"}},
 };
 

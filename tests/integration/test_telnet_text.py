@@ -166,20 +166,40 @@ def test_rc_editor_edits_utf8_by_character(hosted_cat, clients):
 
 # ---- the game's help -----------------------------------------------------------------
 
-def test_help_pages_say_what_their_keys_do(daemon, clients):
+def test_help_is_a_menu_of_topics_over_the_map_and_esc_restores_it(daemon, clients):
+    """? opens a short menu of topics in a box over the map's right side, a
+    letter its topic's page (each command with what it does, the title
+    saying how to go back), ? the menu again, and Esc the game: the screen
+    is the one before help, to the cell, and the game's keys work again."""
     d = daemon
     t = clients(d.port).connected()
     started(d, t, "hana")
+    t.send("\x1b")  # the welcome read: the top line clears, as after any key
+    t.pump(quiet=0.3)
+    before, cells = t.lines(), list(t.screen.display)
     t.send("?")
-    first = t.wait_for("Commands, page 1 of 2 (space: next, Esc returns)")
-    t.send(" ")
-    second = t.wait_for("Commands, page 2 of 2 (<: previous, other keys return)")
-    assert (first + second).count("look at something") == 1  # x is on ;'s row
-    assert "look at something (also x)" in first + second
-    t.send("<")  # goes back, as the title says
-    t.wait_for("Commands, page 1 of 2")
+    menu = t.wait_for("Help: which topic? (Esc returns)")
+    rows = list(t.screen.display)
+    at = rows[0].index("Help: which topic?")
+    assert at > 40, rows[0]  # a small box at the right: the map's left half stays
+    assert rows[1][at:].rstrip() == "a - Moving and looking" and "h - Saving and quitting" in menu
+    assert [r[:at - 1] for r in rows] == [r[:at - 1] for r in cells]  # left of the box
+    assert rows[11:] == cells[11:]  # below it: the map, the status and help lines
+    t.send("c")
+    items = t.wait_for("Items (?: topics, Esc returns)")
+    for what in ("g  pick up what lies here", "E  eat", "q  quaff a potion"):
+        assert what in items, items
+    t.send("?")  # back to the topics, as the title says
+    t.wait_for("Help: which topic?")
+    t.send("a")
+    moving = t.wait_for("Moving and looking (?: topics, Esc returns)")
+    assert moving.count("look at something") == 1  # x is on ;'s row
+    assert "look at something (also x)" in moving
     t.send("\x1b")
-    t.wait_for("hana the ")
+    deadline = time.time() + 10
+    while t.lines() != before and time.time() < deadline:
+        t.pump(quiet=0.1, limit=1)
+    assert t.lines() == before, "\n".join(t.lines())
     t.send("x")  # still looks
     t.wait_for(re.compile(r"Look|look|That is you"))
 

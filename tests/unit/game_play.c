@@ -13,6 +13,7 @@
 #include "creature.h"
 #include "end.h"
 #include "event.h"
+#include "help.h"
 #include "helpers.h"
 #include "ident.h"
 #include "item.h"
@@ -640,52 +641,125 @@ static void row_of(const screen_t *s, int y, char *out)
     out[s->w] = 0;
 }
 
-/* Help fits 80x24: page after page, every command of the table whole on
- * its row (in a box over the map: the label 10 columns before what it
- * does), and on every page the footer naming S (save and return to the
- * menu) and Q (quit for good); the last page closes on space. */
-START_TEST(help_pages_fit_80x24)
+/* One entry of a help page drawn from the left of a blank grid: a key at
+ * the left edge, what it does after it, wrapped rows indented under it. */
+typedef struct {
+    char label[16], what[160];
+} help_entry_t;
+
+/* The entries of the help page g has up, drawn alone into s. */
+static int help_entries(game_t *g, screen_t *s, help_entry_t *e, int max)
+{
+    screen_clear(s);
+    help_draw(g, s);
+    int n = 0;
+    char row[81];
+    for (int y = 1; y < s->h; y++) {
+        row_of(s, y, row);
+        for (int x = s->w - 1; x >= 0 && row[x] == ' '; x--)
+            row[x] = 0;
+        const char *w = row + strspn(row, " ");
+        if (!*w)
+            continue;
+        if (w == row && n < max) { /* a key: its description after a run of spaces */
+            size_t len = strcspn(row, " ");
+            snprintf(e[n].label, sizeof e[n].label, "%.*s", (int)len, row);
+            snprintf(e[n++].what, sizeof e[n].what, "%s", row + len + strspn(row + len, " "));
+        } else if (w != row && n > 0) { /* a description's next row */
+            size_t at = strlen(e[n - 1].what);
+            snprintf(e[n - 1].what + at, sizeof e[n - 1].what - at, " %s", w);
+        }
+    }
+    return n;
+}
+
+/* ? is a short menu of topics, and every command of the table is on a
+ * topic's page, its key at the left and what it does after it (wrapped
+ * rows read back whole): a command added without help fails here. Each
+ * page fits 80x24 in a box over the map, narrow enough to leave most of
+ * the map up. */
+START_TEST(help_topics_list_every_command)
 {
     content_t *c = shipped_content();
     game_t *g = alone(c, 9, 0, 0);
-    screen_t *s = screen_new(80, 24);
+    screen_t *s = screen_new(80, 24), *view = screen_new(80, 24);
     size_t n;
     const cmd_t *t = cmd_table(&n);
-    ck_assert_uint_gt(n, PAGE_ROWS); /* more than one page: the case that lost its last line */
-    int found[64] = {0}, pages = 0;
+    int found[64] = {0};
     ck_assert_uint_le(n, 64);
     key(g, '?');
-    for (; g->prompt == PROMPT_HELP && pages < 10; pages++) {
-        game_render(g, s, NULL);
-        char row[81];
-        int footer = 0;
-        for (int y = 1; y < 24; y++) {
-            row_of(s, y, row);
-            footer += strstr(row, "S (or Ctrl-X): save and return to the menu") &&
-                      strstr(row, "Q: quit the game for good");
-            for (size_t i = 0; i < n; i++) {
-                const char *w = strstr(row, t[i].what);
-                if (w && w - row >= 10 && !strncmp(w - 10, t[i].label, strlen(t[i].label)))
-                    found[i]++;
-            }
-        }
-        ck_assert_int_eq(footer, 1);
-        key(g, ' ');
+    ck_assert_int_eq(g->prompt, PROMPT_HELP);
+    game_render(g, view, NULL);
+    char row[81];
+    row_of(view, 0, row);
+    ck_assert_msg(strstr(row, "Help: which topic? (Esc returns)") > row + 40, "%s", row);
+    ck_assert_int_ge(help_topics(), 6);
+    for (int i = 0; i < help_topics(); i++) {
+        char line[64];
+        snprintf(line, sizeof line, "%c - %s", 'a' + i, help_topic_name(i));
+        row_of(view, 1 + i, row);
+        ck_assert_msg(strstr(row, line), "menu row %d: %s", i, row);
     }
-    ck_assert_int_eq(pages, (int)((n + PAGE_ROWS - 1) / PAGE_ROWS));
+    key(g, '?'); /* ? again closes it, as any key that names no topic */
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
-    for (size_t i = 0; i < n; i++)
-        ck_assert_msg(found[i] == 1, "%s %s shown %d times", t[i].label, t[i].what, found[i]);
-    bool quit = false, leave = false; /* both ways out are commands */
-    for (size_t i = 0; i < n; i++)
-        quit |= !strcmp(t[i].label, "Q"), leave |= !strcmp(t[i].label, "S");
-    ck_assert(quit && leave);
-    /* back a page, and any other key closes */
-    keys(g, "? <");
+    for (int i = 0; i < help_topics(); i++) {
+        keys(g, (char[]){'?', (char)('a' + i), 0});
+        ck_assert_int_eq(g->prompt, PROMPT_HELP);
+        help_entry_t e[32];
+        int m = help_entries(g, s, e, 32);
+        int w = 0, h = 0;
+        for (int y = 0; y < s->h; y++)
+            for (int x = 0; x < s->w; x++)
+                if (screen_at(s, x, y)->ch != ' ')
+                    w = x + 1 > w ? x + 1 : w, h = y + 1;
+        ck_assert_msg(w <= 60 && h <= PAGE_ROWS, "%s: %dx%d", help_topic_name(i), w, h);
+        for (int j = 0; j < m; j++)
+            for (size_t k = 0; k < n; k++)
+                found[k] += !strcmp(e[j].label, t[k].label) && !strcmp(e[j].what, t[k].what);
+        key(g, KEY_ESC);
+        ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    }
+    for (size_t k = 0; k < n; k++)
+        ck_assert_msg(found[k] >= 1, "no topic lists %s (%s)", t[k].label, t[k].what);
+    screen_free(s), screen_free(view);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
+/* The ways about help: a topic's letter opens it, ? and < go back to the
+ * topics, Esc (any other key) returns to the game from either; no key in
+ * help spends game time or reaches the game. */
+START_TEST(help_keys_open_topics_and_return)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 9, 0, 0);
+    uint64_t now = g->sched.now;
+    keys(g, "?c");
+    ck_assert_int_eq(g->prompt, PROMPT_HELP);
+    ck_assert_int_eq(g->page, 3);
+    key(g, '?');
+    ck_assert_int_eq(g->page, 0);
+    keys(g, "h<");
     ck_assert_int_eq(g->prompt, PROMPT_HELP);
     ck_assert_int_eq(g->page, 0);
-    key(g, 'x');
+    key(g, 'z'); /* no topic: back to the game, and no wand zapped */
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_int_eq(g->items.screen, ITEMUI_NONE);
+    keys(g, "?a");
+    key(g, 'Q'); /* a topic closes on any other key, which does nothing else */
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert_int_eq(g->page, 0);
+    key(g, '?');
+    key(g, (uint32_t)('a' + help_topics())); /* past the last topic */
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    g->prompt = PROMPT_HELP, g->page = 25; /* a page no topic has (an old save's) */
+    screen_t *s = screen_new(80, 24);
+    game_render(g, s, NULL);
+    ck_assert_int_eq(g->prompt, PROMPT_HELP);
+    key(g, KEY_ESC);
+    ck_assert_int_eq(g->prompt, PROMPT_NONE);
+    ck_assert(g->sched.now == now);
     screen_free(s);
     game_free(g);
     content_free(c);
@@ -957,7 +1031,8 @@ Suite *suite_game_play(void)
     tcase_add_test(t, ai_zaps_wands_and_picks_up);
     tcase_add_test(t, travel_and_explore_stop);
     tcase_add_test(t, explore_stops_for_new_items);
-    tcase_add_test(t, help_pages_fit_80x24);
+    tcase_add_test(t, help_topics_list_every_command);
+    tcase_add_test(t, help_keys_open_topics_and_return);
     tcase_add_test(t, wall_lines_join_seen_neighbours);
     tcase_add_test(t, creature_content);
     tcase_add_test(t, victory_through_the_rules);

@@ -247,14 +247,8 @@ START_TEST(sheet_and_discoveries)
     key(g, KEY_ESC);
     ck_assert_int_eq(g->prompt, PROMPT_NONE);
     ck_assert(g->sched.now == now);
-    key(g, '?');
-    bool sheet = false, disc = false;
-    for (int page = 0; page < 4 && g->prompt == PROMPT_HELP; page++) {
-        sheet |= shows(g, "character sheet");
-        disc |= shows(g, "discoveries");
-        key(g, ' ');
-    }
-    ck_assert(sheet && disc);
+    keys(g, "?f"); /* help's "What you know" */
+    ck_assert(shows(g, "character sheet") && shows(g, "discoveries"));
     game_free(g);
     content_free(c);
 }
@@ -291,20 +285,21 @@ static void frame_into(game_t *g, screen_t *s)
 /* Lists (inventory, equipment, discoveries, the sheet, the message
  * history) sit over the map's right side as NetHack's menus do: the
  * frame changes only in a box right of a blank column, the status and
- * help lines stay, and Esc brings the frame back as it was; help too, its
- * footer under its last command. A list too wide for the screen (the
- * sheet or help at 40 columns) fills the screen as before. */
+ * help lines stay, and Esc brings the frame back as it was; help's menu
+ * of topics and a topic's page too. A list too wide for the screen (the
+ * sheet or a topic at 40 columns) fills the screen as before. */
 START_TEST(lists_sit_over_the_map)
 {
     static const struct {
-        uint32_t key;
+        const char *keys;
         int w;
         const char *title;
         bool boxed;
-    } LISTS[] = {{'i', 80, "Inventory", true},        {'e', 80, "Equipment", true},
-                 {'\\', 80, "Discoveries", true},     {'C', 80, "Character sheet", true},
-                 {0x10, 80, "Message history", true}, {'?', 80, "Commands", true},
-                 {'C', 40, "Character sheet", false}, {'?', 40, "Commands", false}};
+    } LISTS[] = {{"i", 80, "Inventory", true},          {"e", 80, "Equipment", true},
+                 {"\\", 80, "Discoveries", true},       {"C", 80, "Character sheet", true},
+                 {"\x10", 80, "Message history", true}, {"?", 80, "Help: which topic?", true},
+                 {"?c", 80, "Items (?: topics", true},  {"?", 40, "Help: which topic?", true},
+                 {"C", 40, "Character sheet", false},   {"?c", 40, "Items (?: topics", false}};
     content_t *c = shipped_content();
     game_t *g = alone(c, 13, HUMAN, WIZARD);
     key(g, KEY_ESC); /* the messages of the way down read */
@@ -312,7 +307,7 @@ START_TEST(lists_sit_over_the_map)
         screen_t *before = screen_new(LISTS[l].w, 24), *up = screen_new(LISTS[l].w, 24);
         for (int i = 0; i < 4; i++) /* the kept frame takes a new size after a few calls */
             frame_into(g, before);
-        key(g, LISTS[l].key);
+        keys(g, LISTS[l].keys);
         frame_into(g, up);
         int x0 = text_at(up, 0, LISTS[l].title) - 1;
         ck_assert_msg(LISTS[l].boxed ? x0 > 0 : x0 == -1, "%s drawn from column %d", LISTS[l].title,
