@@ -291,8 +291,10 @@ static void title(screen_t *s, const char *t)
     screen_text(s, 0, 0, (style_t){15, SCREEN_DEFAULT_COLOR, ATTR_BOLD}, t);
 }
 
-/* The abilities line; a drained one shows its full score too ("Str 12/14"). */
-static void abilities(game_t *g, screen_t *s, int row)
+/* The abilities line, a drained one with its full score too ("Str
+ * 12/14"), then what the player resists on a row of its own; returns the
+ * row after them. */
+static int abilities(game_t *g, screen_t *s, int row)
 {
     static const char *const AB[AB_COUNT] = {"Str", "Dex", "Con", "Int", "Wis", "Cha"};
     char line[128];
@@ -303,16 +305,24 @@ static void abilities(game_t *g, screen_t *s, int row)
                : snprintf(line + n, (size_t)left, "%s %d  ", AB[i], g->pc.ab[i]);
         drained += d;
     }
+    if (!drained && n >= 2)
+        line[n - 2] = 0; /* no blanks after the last: the box is as wide as its text */
     char resist[64];
     ego_resist_words(g, true, resist, sizeof resist);
     screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
-    screen_textf(s, 1, row, drained ? (style_t){11, SCREEN_DEFAULT_COLOR, 0} : STYLE_DEFAULT,
-                 "%s%s%s%s", line, drained ? "(drained)" : "", resist[0] ? "  Resist " : "",
-                 resist);
+    screen_textf(s, 1, row++, drained ? (style_t){11, SCREEN_DEFAULT_COLOR, 0} : STYLE_DEFAULT,
+                 "%s%s", line, drained ? "(drained)" : "");
+    if (resist[0]) {
+        screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
+        screen_textf(s, 1, row++, STYLE_DEFAULT, "Resist %s", resist);
+    }
+    return row;
 }
 
-/* The character sheet line: what the player knows of their gear. */
-static void sheet(game_t *g, screen_t *s, int row)
+/* The character sheet lines: what the player knows of their gear, in
+ * rows short enough that the box leaves most of the map up; returns the
+ * row after them. */
+static int sheet(game_t *g, screen_t *s, int row)
 {
     gear_t k;
     status_stats(g, g->player, true, &k);
@@ -321,12 +331,12 @@ static void sheet(game_t *g, screen_t *s, int row)
     dice_t d = k.armed ? k.dmg : ck ? ck->weapon : (dice_t){1, 4, 0};
     snprintf(dmg, sizeof dmg, "%dd%d%+d", d.n, d.sides,
              d.bonus + k.damage + pc_mod(g->pc.ab[AB_STR]));
-    screen_fill(s, 0, row, s->w, 1, ' ', STYLE_DEFAULT);
-    screen_textf(s, 1, row, STYLE_DEFAULT,
-                 "Attack %+d  Damage %s  Defence %d  Absorb %d  Speed %d  Stealth %+d",
-                 pc_attack_bonus(g) + k.to_hit, dmg, pc_defence(g) + k.defence,
+    screen_fill(s, 0, row, s->w, 2, ' ', STYLE_DEFAULT);
+    screen_textf(s, 1, row, STYLE_DEFAULT, "Attack %+d  Damage %s  Defence %d",
+                 pc_attack_bonus(g) + k.to_hit, dmg, pc_defence(g) + k.defence);
+    screen_textf(s, 1, row + 1, STYLE_DEFAULT, "Absorb %d  Speed %d  Stealth %+d",
                  pc_armour(g) + k.absorb, status_speed(g, g->player), pc_stealth(g));
-    abilities(g, s, row + 1);
+    return abilities(g, s, row + 2);
 }
 
 bool itemui_render(game_t *g, screen_t *s)
@@ -343,8 +353,7 @@ bool itemui_render(game_t *g, screen_t *s)
         row = list_items(g, s, 1, fits_any);
     } else if (scr == ITEMUI_EQUIPMENT) {
         title(s, "Equipment (any key)");
-        sheet(g, s, 1);
-        row = list_items(g, s, 3, fits_worn);
+        row = list_items(g, s, sheet(g, s, 1), fits_worn);
     } else if (scr == ITEMUI_CHOOSE) {
         snprintf(t, sizeof t, "%s [letter, Esc]",
                  VERBS[g->items.verb < VERB_COUNT ? g->items.verb : 0].prompt

@@ -40,7 +40,28 @@ static void sheet_more(game_t *g, buf_t *out)
         buf_putc(out, '\n');
 }
 
-/* The lines, each cut at the screen's width (a long one goes on below). */
+/* The widest row the sheet draws: its box leaves most of the map up. */
+#define SHEET_WRAP 46
+
+/* How much of a line of len (more than width) goes on this row: up to
+ * about an even share of the rows it needs, cut between two figures
+ * (their double space) when one lies past the first half, else at a
+ * space, else at width. */
+static size_t sheet_cut(const char *p, size_t len, size_t width)
+{
+    size_t rows = (len + width - 1) / width, even = (len + rows - 1) / rows + 4;
+    size_t want = even < width ? even : width;
+    for (size_t i = want; i > want / 2; i--)
+        if (p[i] == ' ' && p[i - 1] == ' ')
+            return i - 1;
+    for (size_t i = want; i > 0; i--)
+        if (p[i] == ' ')
+            return i;
+    return want;
+}
+
+/* The lines under the title, each wrapped at SHEET_WRAP (or the screen's
+ * width when narrower); what is left over goes on below. */
 void sheet_draw(game_t *g, screen_t *s)
 {
     style_t hi = {15, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
@@ -49,13 +70,15 @@ void sheet_draw(game_t *g, screen_t *s)
     end_sheet(g, &b);
     sheet_more(g, &b);
     screen_text(s, 0, 0, hi, "Character sheet (any key returns)");
+    size_t width = (size_t)(s->w < SHEET_WRAP ? s->w : SHEET_WRAP);
     const char *p = b.data ? b.data : "";
-    for (int row = 2; *p && row < s->h - 1;) {
-        size_t len = strcspn(p, "\n");
-        for (size_t at = 0; at < len && row < s->h - 1; at += (size_t)s->w, row++)
-            screen_textf(s, 0, row, STYLE_DEFAULT, "%.*s",
-                         (int)(len - at < (size_t)s->w ? len - at : (size_t)s->w), p + at);
-        p += len + (p[len] == '\n');
+    for (int row = 1; *p && row < s->h - 1; row++) {
+        size_t len = strcspn(p, "\n"), cut = len > width ? sheet_cut(p, len, width) : len;
+        screen_textf(s, 0, row, STYLE_DEFAULT, "%.*s", (int)cut, p);
+        p += cut;
+        while (*p == ' ')
+            p++;
+        p += *p == '\n';
     }
     buf_free(&b);
 }

@@ -303,7 +303,7 @@ START_TEST(drain_and_restore_abilities)
     screen_t *s = screen_new(80, 24);
     game_render(g, s, NULL);
     char row[200], want[32];
-    screen_row_text(s, 2, row, sizeof row);
+    screen_row_text(s, 3, row, sizeof row); /* under attack and defence */
     snprintf(want, sizeof want, "Con %d/%d", con - 1, con);
     ck_assert_msg(strstr(row, want) && strstr(row, "(drained)"), "%s", row);
     keys_paged(g, "\x1b");
