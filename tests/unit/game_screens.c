@@ -301,6 +301,7 @@ START_TEST(lists_sit_over_the_map)
                  {"\\", 80, "Discoveries", true},       {"C", 80, "Character sheet", true},
                  {"\x10", 80, "Message history", true}, {"?", 80, "Help: which topic?", true},
                  {"?c", 80, "Items (?: topics", true},  {"?", 40, "Help: which topic?", true},
+                 {"e", 50, "Equipment", true}, /* its figures wrapped to fit */
                  {"C", 40, "Character sheet", true},    {"?c", 40, "Items (?: topics", false}};
     content_t *c = shipped_content();
     game_t *g = alone(c, 13, HUMAN, WIZARD);
