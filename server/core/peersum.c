@@ -1,0 +1,205 @@
+/* peersum — the heartbeat row's lines of a node's games (peersum.h). */
+#include "peersum.h"
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "screen.h"
+
+#define NUM_MAX   ((uint64_t)1 << 62) /* turns, idle ms and game ids at most */
+#define DEPTH_MAX 1000000             /* depth, deepest level, experience level at most */
+
+static bool plain_byte(unsigned char c)
+{
+    return c > ' ' && c <= '~' && c != '%';
+}
+
+static void put_text(buf_t *b, const char *s)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    if (!s[0]) {
+        buf_putc(b, '-');
+        return;
+    }
+    for (size_t i = 0; s[i] && i < PEERSUM_TEXT_MAX; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (plain_byte(c) && !(i == 0 && c == '-' && !s[1]))
+            buf_putc(b, (char)c);
+        else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            buf_put(b, e, 3);
+        }
+    }
+}
+
+void peersum_put(buf_t *b, const peersum_game_t *g)
+{
+    buf_printf(b, "%lld %d %d %d %llu %d %d %llu ", (long long)g->game, g->depth, g->max_depth,
+               g->xl, (unsigned long long)g->turn, g->w, g->h, (unsigned long long)g->idle_ms);
+    put_text(b, g->race);
+    buf_putc(b, ' ');
+    put_text(b, g->cls);
+    buf_putc(b, '\n');
+}
+
+/* ---- the parser ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *p, *end;
+    const char *why;
+} cur_t;
+
+/* The next field (up to a space or the line's end): its bytes and length. */
+static const char *field(cur_t *c, size_t *len)
+{
+    const char *s = c->p;
+    while (c->p < c->end && *c->p != ' ' && *c->p != '\n')
+        c->p++;
+    *len = (size_t)(c->p - s);
+    return s;
+}
+
+/* One separator: a space, or the line's end when last. */
+static bool sep(cur_t *c, bool last)
+{
+    if (c->p < c->end && *c->p == (last ? '\n' : ' ')) {
+        c->p++;
+        return true;
+    }
+    c->why = last ? "a line does not end after its class" : "a line has a field missing";
+    return false;
+}
+
+static bool num(cur_t *c, uint64_t max, uint64_t *v)
+{
+    size_t n;
+    const char *s = field(c, &n);
+    *v = 0;
+    if (n == 0 || n > 20) {
+        c->why = "a number is missing or too long";
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || *v > (max - (uint64_t)(s[i] - '0')) / 10) {
+            c->why = "a number is not one, or out of range";
+            return false;
+        }
+        *v = *v * 10 + (uint64_t)(s[i] - '0');
+    }
+    return sep(c, false);
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'f')
+        return (ch | 0x20) - 'a' + 10;
+    return -1;
+}
+
+/* A percent-encoded text into out (PEERSUM_TEXT_MAX bytes at most). */
+static bool text(cur_t *c, char *out, bool last)
+{
+    size_t n, k = 0;
+    const char *s = field(c, &n);
+    if (n == 1 && s[0] == '-') {
+        out[0] = 0;
+        return sep(c, last);
+    }
+    for (size_t i = 0; i < n; i++) {
+        int ch = (unsigned char)s[i];
+        if (ch == '%') {
+            int hi = i + 2 < n ? hexval(s[i + 1]) : -1, lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+            ch = lo >= 0 ? hi * 16 + lo : -1;
+            i += 2;
+        } else if (!plain_byte((unsigned char)ch))
+            ch = -1;
+        if (ch <= 0 || k == PEERSUM_TEXT_MAX) {
+            c->why = ch <= 0 ? "a text is badly encoded" : "a text is too long";
+            return false;
+        }
+        out[k++] = (char)ch;
+    }
+    out[k] = 0;
+    if (!k) {
+        c->why = "a text is empty";
+        return false;
+    }
+    return sep(c, last);
+}
+
+static bool line(cur_t *c, peersum_game_t *g)
+{
+    uint64_t v[8];
+    static const uint64_t max[8] = {NUM_MAX, DEPTH_MAX,    DEPTH_MAX,    DEPTH_MAX,
+                                    NUM_MAX, SCREEN_MAX_W, SCREEN_MAX_H, NUM_MAX};
+    for (int i = 0; i < 8; i++)
+        if (!num(c, max[i], &v[i]))
+            return false;
+    if (v[0] == 0) {
+        c->why = "a game id is 0";
+        return false;
+    }
+    memset(g, 0, sizeof *g); /* the padding and the texts' tails too: games compare whole */
+    g->game = (int64_t)v[0];
+    g->depth = (int)v[1], g->max_depth = (int)v[2], g->xl = (int)v[3];
+    g->turn = v[4];
+    g->w = (int)v[5], g->h = (int)v[6];
+    g->idle_ms = v[7];
+    return text(c, g->race, false) && text(c, g->cls, true);
+}
+
+static int game_cmp(const void *a, const void *b)
+{
+    const peersum_game_t *x = a, *y = b;
+    return (x->game > y->game) - (x->game < y->game);
+}
+
+/* Lines in text[0, n): each ends in '\n'. */
+static size_t count_lines(const char *text, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = text, *end = text + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+        k++;
+    return k;
+}
+
+static int refuse(peersum_game_t *v, const char **why, const char *msg)
+{
+    free(v);
+    *why = msg;
+    return -1;
+}
+
+int peersum_parse(const char *text, size_t n, peersum_game_t **out, size_t *nout, const char **why)
+{
+    *out = NULL;
+    *nout = 0;
+    if (n && text[n - 1] != '\n')
+        return refuse(NULL, why, "the last line is not ended");
+    size_t lines = count_lines(text, n);
+    if (lines > PEERSUM_GAMES_MAX)
+        return refuse(NULL, why, "too many games");
+    if (!lines)
+        return 0;
+    peersum_game_t *v = malloc(lines * sizeof *v);
+    if (!v)
+        return refuse(NULL, why, "out of memory");
+    cur_t c = {text, text + n, NULL};
+    for (size_t i = 0; i < lines; i++)
+        if (!line(&c, &v[i]))
+            return refuse(v, why, c.why);
+    qsort(v, lines, sizeof *v, game_cmp);
+    for (size_t i = 1; i < lines; i++)
+        if (v[i].game == v[i - 1].game)
+            return refuse(v, why, "a game is named twice");
+    *out = v;
+    *nout = lines;
+    return 0;
+}
+
+const peersum_game_t *peersum_find(const peersum_game_t *v, size_t n, int64_t game)
+{
+    peersum_game_t key = {.game = game};
+    return n ? bsearch(&key, v, n, sizeof *v, game_cmp) : NULL;
+}
