@@ -328,7 +328,9 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
  * one op: DB_OK when the lease was free, let go, its node's heartbeat lapsed
  * or it was already node's; DB_ENOTFOUND while another node holds it. Renew (the
  * heartbeat): node's row pushed to ttl_ms from now, cb's id how many leases
- * node holds. Release: node's lease of game dropped (none: no error). Let
+ * node holds; games, when not NULL, is what node's games show now
+ * (peersum.h), stored in the same row with the time (db_peer_node reads
+ * it). Release: node's lease of game dropped (none: no error). Let
  * go: node's lease of game kept but marked away (its player left, the game
  * kept on node): any node may take it, fenced writes of node's are
  * refused as with no lease, and other nodes list it as detached.
@@ -336,7 +338,8 @@ void db_game_finish(db_t *db, int64_t game, const db_game_end_t *end, const db_m
  * DB_ENOTFOUND when none does. */
 void db_lease_take(db_t *db, int64_t game, const char *node, int64_t ttl_ms, db_done_cb cb,
                    void *ud);
-void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, db_done_cb cb, void *ud);
+void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, const char *games, db_done_cb cb,
+                    void *ud);
 void db_lease_release(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud);
 void db_lease_let_go(db_t *db, int64_t game, const char *node, db_done_cb cb, void *ud);
 void db_lease_holder(db_t *db, int64_t game, db_text_cb cb, void *ud);
@@ -514,9 +517,19 @@ void db_peer_games_all(db_t *db, const char *node, size_t limit, db_peer_games_c
 /* The lease rows (any node's) and tombstones changed at or after cursor,
  * in change order: only those, whatever the number of leases. */
 void db_peer_games_changed(db_t *db, int64_t cursor, db_peer_games_cb cb, void *ud);
-/* 1 while node's heartbeat is fresh, 0 once it lapsed; DB_ENOTFOUND when
- * it holds no lease. */
-void db_peer_node_alive(db_t *db, const char *node, db_number_cb cb, void *ud);
+/* Another node's heartbeat row: alive while its heartbeat is fresh; at,
+ * when its heartbeat last said what its games show (db_lease_renew; the
+ * database's clock, ms; 0: never), age_ms how long ago; games, what it
+ * said (peersum.h; len bytes, borrowed for the callback) when at is not
+ * known_at, else NULL. DB_ENOTFOUND when node holds no lease. */
+typedef struct {
+    bool alive;
+    int64_t at, age_ms;
+    char *games;
+    size_t len;
+} db_peer_node_t;
+typedef void (*db_peer_node_cb)(void *ud, int status, const db_peer_node_t *row);
+void db_peer_node(db_t *db, const char *node, int64_t known_at, db_peer_node_cb cb, void *ud);
 /* Tombstones older than ms (the database's clock) are forgotten. */
 void db_peer_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud);
 

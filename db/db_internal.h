@@ -138,6 +138,12 @@ void db_file_close(db_file_t *f, bool lost);
 #define DB_NODE_BEAT(now)                                         \
     "INSERT INTO nodes(node, expires) VALUES (?1, " now " + ?2) " \
     "ON CONFLICT (node) DO UPDATE SET expires = excluded.expires"
+/* ... with what it says of its games (peersum.h) and when: a heartbeat
+ * that has something new to say (db_lease_renew) */
+#define DB_NODE_BEAT_GAMES(now)                                                               \
+    "INSERT INTO nodes(node, expires, games, games_at) VALUES (?1, " now " + ?2, ?3, " now    \
+    ") ON CONFLICT (node) DO UPDATE SET expires = excluded.expires, games = excluded.games, " \
+    "games_at = excluded.games_at"
 #define DB_NODES_PRUNE(now)                                   \
     "DELETE FROM nodes WHERE expires < " now " - ?1 AND NOT " \
     "EXISTS (SELECT 1 FROM leases WHERE leases.node = nodes.node)"
@@ -173,9 +179,12 @@ void db_file_close(db_file_t *f, bool lost);
     "chg >= ?1" upto " UNION ALL SELECT game, '', chg, 0 FROM lease_gone WHERE chg >= ?1" upto \
     ") x LEFT JOIN games g ON g.id = x.game LEFT JOIN users u ON u.id = g.user "               \
     "ORDER BY x.chg"
-#define DB_PEER_ALIVE(now)                                                              \
-    "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END FROM nodes WHERE node = ?1 " \
-    "AND EXISTS (SELECT 1 FROM leases WHERE node = ?1)"
+/* A node's heartbeat fresh or not, when it last said what its games show
+ * and how long ago, and that (the text) only when it said it since ?2. */
+#define DB_PEER_NODE(now)                                                                      \
+    "SELECT CASE WHEN expires >= " now " THEN 1 ELSE 0 END, games_at, " now " - games_at, "    \
+    "CASE WHEN games_at <> ?2 THEN 1 ELSE 0 END, CASE WHEN games_at <> ?2 THEN games ELSE '' " \
+    "END FROM nodes WHERE node = ?1 AND EXISTS (SELECT 1 FROM leases WHERE node = ?1)"
 /* An event between nodes (db_listen.c): its row in node_events, numbered
  * by the writing transaction's id as migration 13's lease feed, and its
  * NOTIFY "ID XID PAYLOAD", both in the writer's transaction. */
@@ -313,8 +322,8 @@ void db_file_close(db_file_t *f, bool lost);
       DB_BOTH(DB_PEER_ALL(DB_NOW_MS_LITE), DB_PEER_ALL(DB_NOW_MS_PG)))                             \
     X(PEER_GAMES_CHANGED, "i", ROWS, peer_game,                                                    \
       DB_BOTH(DB_PEER_CHANGED(""), DB_PEER_CHANGED(" AND chg < " DB_XMIN_PG)))                     \
-    X(PEER_NODE_ALIVE, "t", ROW, int,                                                              \
-      DB_BOTH(DB_PEER_ALIVE(DB_NOW_MS_LITE), DB_PEER_ALIVE(DB_NOW_MS_PG)))                         \
+    X(PEER_NODE, "ti", ROW, peer_node,                                                             \
+      DB_BOTH(DB_PEER_NODE(DB_NOW_MS_LITE), DB_PEER_NODE(DB_NOW_MS_PG)))                           \
     X(PEER_PRUNE, "i", RUN, none,                                                                  \
       DB_BOTH("DELETE FROM lease_gone WHERE at < " DB_NOW_MS_LITE " - ?1",                         \
               "DELETE FROM lease_gone WHERE at < " DB_NOW_MS_PG " - ?1"))                          \
@@ -492,6 +501,8 @@ void db_file_close(db_file_t *f, bool lost);
     /* the heartbeat: one row per node, whatever the number of its games */                        \
     X(NODE_BEAT, "ti", CHANGE, none,                                                               \
       DB_BOTH(DB_NODE_BEAT(DB_NOW_MS_LITE), DB_NODE_BEAT(DB_NOW_MS_PG)))                           \
+    X(NODE_BEAT_GAMES, "tit", CHANGE, none,                                                        \
+      DB_BOTH(DB_NODE_BEAT_GAMES(DB_NOW_MS_LITE), DB_NODE_BEAT_GAMES(DB_NOW_MS_PG)))               \
     X(NODE_LEASES, "t", ROW, int, "SELECT count(*) FROM leases WHERE node = ?1")                   \
     X(LEASE_RELEASE, "it", RUN, none, "DELETE FROM leases WHERE game = ?1 AND node = ?2")          \
     /* detached, kept here: any node may take it, every node lists it as away */                   \
@@ -763,6 +774,7 @@ typedef struct {
     X(hosted_game, db_hosted_game_cb) \
     X(game_ids, db_game_ids_cb)       \
     X(peer_games, db_peer_games_cb)   \
+    X(peer_node, db_peer_node_cb)     \
     X(node_events, db_node_events_cb)
 
 enum {

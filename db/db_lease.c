@@ -39,11 +39,18 @@ void db_lease_take(db_t *db, int64_t game, const char *node, int64_t ttl_ms, db_
     db_submit(db, op);
 }
 
-/* cb's id: how many leases the node holds (read in the same op). */
-void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, db_done_cb cb, void *ud)
+/* cb's id: how many leases the node holds (read in the same op). The
+ * games' text rides in the heartbeat's own upsert: one statement either
+ * way, never one per game. */
+void db_lease_renew(db_t *db, const char *node, int64_t ttl_ms, const char *games, db_done_cb cb,
+                    void *ud)
 {
     db_op_t *op = db_op_begin(db, DB_ON(number, cb, ud), 0);
-    db_op_step(op, DB_STMT_NODE_BEAT, DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX), DB_INT(ttl_ms)));
+    db_arg_t n = DB_TEXT_MAX(node, DB_NODE_MAX);
+    if (games)
+        db_op_step(op, DB_STMT_NODE_BEAT_GAMES, DB_ARGS(n, DB_INT(ttl_ms), DB_TEXT(games)));
+    else
+        db_op_step(op, DB_STMT_NODE_BEAT, DB_ARGS(n, DB_INT(ttl_ms)));
     db_op_step(op, DB_STMT_NODE_LEASES, DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX)));
     db_submit(db, op);
 }

@@ -3,6 +3,7 @@
  * Read once in full, then as a change feed: the lease rows and tombstones
  * whose change number (migration 13) is at or past the last read's, so an
  * idle cluster costs a read of nothing, whatever its number of games. */
+#include <stdlib.h>
 #include "db_internal.h"
 
 #define DB_NODE_MAX 64 /* bytes of a node's name, as db_lease.c */
@@ -44,10 +45,32 @@ void db_peer_games_changed(db_t *db, int64_t cursor, db_peer_games_cb cb, void *
     db_queue(db, DB_ON(peer_games, cb, ud), 0, DB_STMT_PEER_GAMES_CHANGED, DB_ARGS(DB_INT(cursor)));
 }
 
-void db_peer_node_alive(db_t *db, const char *node, db_number_cb cb, void *ud)
+static int read_peer_node(const db_cur_t *st, void *row)
 {
-    db_queue(db, DB_ON(number, cb, ud), 0, DB_STMT_PEER_NODE_ALIVE,
-             DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX)));
+    db_peer_node_t *r = row;
+    *r = (db_peer_node_t){
+        .alive = db_col_int(st, 0) != 0, .at = db_col_int(st, 1), .age_ms = db_col_int(st, 2)};
+    if (!db_col_int(st, 3)) /* nothing new said: the text is not read */
+        return DB_OK;
+    return (r->games = db_col_dup(st, 4, &r->len)) ? DB_OK : DB_ENOMEM;
+}
+
+static void free_peer_node(void *row)
+{
+    free(((db_peer_node_t *)row)->games);
+}
+
+const db_row_t db_row_peer_node = {sizeof(db_peer_node_t), 5, read_peer_node, free_peer_node};
+
+void db_deliver_peer_node(const db_op_t *op)
+{
+    op->cb.fn.peer_node(op->cb.ud, op->status, db_op_first(op, 0));
+}
+
+void db_peer_node(db_t *db, const char *node, int64_t known_at, db_peer_node_cb cb, void *ud)
+{
+    db_queue(db, DB_ON(peer_node, cb, ud), 0, DB_STMT_PEER_NODE,
+             DB_ARGS(DB_TEXT_MAX(node, DB_NODE_MAX), DB_INT(known_at)));
 }
 
 void db_peer_prune(db_t *db, int64_t ms, db_done_cb cb, void *ud)

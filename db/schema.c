@@ -273,6 +273,11 @@ static const char *const migrations[] = {
     "    UPDATE lease_chg SET n = n + 1;\n"
     "    UPDATE leases SET chg = (SELECT n FROM lease_chg) WHERE game = NEW.game;\n"
     "END;\n",
+    /* 17: what each node's heartbeat says of its games (peersum.h: a line
+     * a game) and when it last said it (the database's clock, ms), so
+     * every node lists another's games as that node shows them */
+    "ALTER TABLE nodes ADD COLUMN games TEXT NOT NULL DEFAULT '';\n"
+    "ALTER TABLE nodes ADD COLUMN games_at INTEGER NOT NULL DEFAULT 0;\n",
 };
 
 int db_migration_count(void)

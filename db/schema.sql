@@ -258,6 +258,12 @@ CREATE TABLE game_ids (next INTEGER NOT NULL);
 -- game (its player left, the game kept on its node for their return) keeps
 -- its row with away = 1: any node may take it, and every node lists it as
 -- detached, as its own node does; the row goes when its node frees it.
+-- A node's heartbeat also says what its games show (games: a line per
+-- game, server/core/peersum.h: race, class, depth, turn, terminal size,
+-- idle), when one of them changed, and when it said it (games_at, the
+-- database's clock): the other nodes read it with their check of the
+-- node's heartbeat, only when games_at moved, and list its games as it
+-- does.
 CREATE TABLE leases (
     game INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
     node TEXT NOT NULL,
@@ -265,7 +271,7 @@ CREATE TABLE leases (
 CREATE TABLE nodes (
     node TEXT PRIMARY KEY,
     expires INTEGER NOT NULL
-);
+, games TEXT NOT NULL DEFAULT '', games_at INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX leases_by_node ON leases(node);
 CREATE INDEX leases_by_chg ON leases(chg);
 CREATE TABLE lease_chg (n INTEGER NOT NULL);

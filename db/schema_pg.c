@@ -272,6 +272,10 @@ static const char *const migrations[] = {
     "DROP TRIGGER leases_chg ON leases;\n"
     "CREATE TRIGGER leases_chg BEFORE INSERT OR UPDATE OF node, away ON leases\n"
     "    FOR EACH ROW EXECUTE FUNCTION lease_chg();\n",
+    /* 17: what each node's heartbeat says of its games (schema.c's
+     * migration 17) */
+    "ALTER TABLE nodes ADD COLUMN games TEXT NOT NULL DEFAULT '';\n"
+    "ALTER TABLE nodes ADD COLUMN games_at BIGINT NOT NULL DEFAULT 0;\n",
 };
 
 int db_pg_migration_count(void)

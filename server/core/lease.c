@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "log.h"
 #include "notify.h"
+#include "peer.h"
 #include "server.h"
 #include "session_impl.h"
 #include "shard.h"
@@ -66,7 +67,8 @@ static void nodes_prune(server_t *home)
 static void on_beat(uv_timer_t *t)
 {
     server_t *home = t->data;
-    db_lease_renew(home->db, home->cfg.node, home->cfg.lease_ttl_ms, on_renewed, home);
+    db_lease_renew(home->db, home->cfg.node, home->cfg.lease_ttl_ms, peer_summary(home), on_renewed,
+                   home); /* what its games show rides along (peer.h) */
 }
 
 void lease_start(server_t *home)

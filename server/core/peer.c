@@ -12,6 +12,7 @@
 #include "lease.h"
 #include "listener.h"
 #include "log.h"
+#include "peersum.h"
 #include "peerwire.h"
 #include "server.h"
 #include "session_impl.h"
@@ -67,13 +68,17 @@ struct peer_feed {
     buf_t out;
 };
 
-/* What the list says of another node's game. */
+/* What the list says of another node's game: its row's, then what its
+ * node's heartbeat said of it since (summed), which is newer. */
 typedef struct {
     char node[PEER_TEXT_MAX + 1]; /* the node holding its lease */
     bool away;                    /* its player left: kept there, detached */
     char race[DB_SHORT_MAX], cls[DB_SHORT_MAX];
     int depth, max_depth, xl;
     int64_t turns;
+    bool summed;          /* its node's heartbeat said it: w, h and last_key_ms too */
+    int w, h;             /* its player's terminal (0 x 0: nobody plays it) */
+    uint64_t last_key_ms; /* its player's last key, by home's clock (now_ms) */
 } pgame_t;
 
 /* Another node's live game as the list read it, counted in "playing now"
@@ -104,11 +109,16 @@ typedef struct mirror {
     uint64_t ending; /* the read its entry went at, while its watchers wait */
 } mirror_t;
 
-/* Another node the list named: its leases are checked once a read. */
+/* Another node the list named: its leases are checked once a read, and
+ * what its heartbeat says of its games read when it said something new. */
 typedef struct {
     char name[PEER_TEXT_MAX + 1];
     bool lapsed; /* its leases expired: its games are off the list */
     bool asking;
+    int64_t sum_at;      /* when it said sum (the database's clock; 0: never) */
+    uint64_t sum_base;   /* that moment by home's clock (now_ms) */
+    peersum_game_t *sum; /* what it said, by game (owned) */
+    size_t nsum;
 } pnode_t;
 
 struct peers {
@@ -124,9 +134,15 @@ struct peers {
     uint64_t last_ok;    /* when a read last worked (uv_now) */
     uint64_t reads;      /* list reads so far */
     uint64_t rows;       /* rows those reads returned */
+    uint64_t sum_bytes;  /* bytes of what other nodes said of their games, read */
     pnode_t nodes[PEER_LINKS_MAX];
     int nnodes;
     buf_t out; /* a message being encoded */
+    /* what this node's games show, for its heartbeat (peer_summary) */
+    buf_t sum;
+    uint64_t sum_hash; /* of the last one given */
+    int sum_beats;     /* heartbeats since */
+    bool sum_given;
 };
 
 static const backend_ops_t backend_remote;
@@ -352,11 +368,17 @@ static void home_feed_msg(server_t *home, void *ud)
     free(fm);
 }
 
+/* Whether s is a live Warren game of this node's (streamed, summed). */
+static bool own_game(const session_t *s)
+{
+    return s && s->game && !s->dead && !s->ended && !s->mirror;
+}
+
 /* On game's loop: the session that may be streamed, or NULL. */
 static session_t *loop_game(server_t *k, int64_t game)
 {
     session_t *s = session_find_game(k, game);
-    return s && s->game && !s->dead && !s->ended && !s->mirror ? s : NULL;
+    return own_game(s) ? s : NULL;
 }
 
 static void loop_feed_free(session_t *s)
@@ -505,6 +527,70 @@ void peer_session_gone(session_t *s)
     loop_gone(s->srv, s->game_id, "That game is over or left its server.");
 }
 
+/* ---- what this node's games show, said at each heartbeat ------------------------------ */
+
+#define SUM_EVERY 10 /* heartbeats at most between two summaries, changed or not */
+
+static uint64_t hash_mix(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ULL; /* FNV-1a */
+    return h;
+}
+
+/* s's line into p->sum (s's loop parked); returns h mixed with what it
+ * shows that only a change of the game moves (its last key, not its idle). */
+static uint64_t sum_game(peers_t *p, const session_t *s, uint64_t now, uint64_t h)
+{
+    session_status_t st = {0};
+    peersum_game_t g;
+    memset(&g, 0, sizeof g); /* the padding too: g is hashed whole */
+    session_status(s, &st);
+    g.game = s->game_id;
+    g.depth = st.depth, g.max_depth = st.max_depth, g.xl = st.xl;
+    g.turn = st.turn;
+    session_played(s, &g.w, &g.h);
+    snprintf(g.race, sizeof g.race, "%s", st.race);
+    snprintf(g.cls, sizeof g.cls, "%s", st.cls);
+    g.idle_ms = now > s->last_key_ms ? now - s->last_key_ms : 0;
+    peersum_put(&p->sum, &g);
+    g.idle_ms = s->last_key_ms;
+    return hash_mix(h, &g, sizeof g);
+}
+
+const char *peer_summary(server_t *home)
+{
+    peers_t *p = home->peer;
+    if (!p || p->stopped)
+        return NULL;
+    buf_reset(&p->sum);
+    uint64_t h = 14695981039346656037ULL;
+    size_t n = 0;
+    for (int i = 0; i < shard_count(home); i++) {
+        server_t *k = shard_at(home, i);
+        shard_lock(k);
+        uint64_t now = now_ms(k);
+        LIST_EACH (it, &k->sessions) {
+            const session_t *s = LIST_ITEM(it, session_t, node);
+            if (!own_game(s) || n == PEERSUM_GAMES_MAX)
+                continue;
+            h = sum_game(p, s, now, h);
+            n++;
+        }
+        shard_unlock(k);
+    }
+    buf_putc(&p->sum, 0); /* a C string for the statement */
+    if (p->sum.failed)
+        return NULL; /* out of memory: the heartbeat goes without */
+    if (p->sum_given && h == p->sum_hash && ++p->sum_beats < SUM_EVERY)
+        return NULL;
+    p->sum_given = true;
+    p->sum_hash = h;
+    p->sum_beats = 0;
+    return p->sum.data;
+}
+
 /* ---- mirrors: other nodes' games here ----------------------------------------------- */
 
 static mirror_t *mirror_of(const session_t *s)
@@ -591,12 +677,14 @@ static bool remote_status(const session_t *s, session_status_t *st)
     return true;
 }
 
-/* Played there now (as the list says), at the size its frames have. */
+/* Played there now (as the list says), at the size its frames have while
+ * they come, else the size its node's heartbeat said. */
 static bool remote_played(const session_t *s, int *w, int *h)
 {
     const mirror_t *m = s->bk;
-    *w = m->framed ? m->scr->w : 0;
-    *h = m->framed ? m->scr->h : 0;
+    bool framed = m->framed && (m->l || !m->st.summed);
+    *w = framed ? m->scr->w : m->st.summed ? m->st.w : 0;
+    *h = framed ? m->scr->h : m->st.summed ? m->st.h : 0;
     return !m->st.away;
 }
 
@@ -641,6 +729,36 @@ static const backend_ops_t backend_remote = {
     .free = remote_free,
 };
 
+#define KEY_JITTER_MS 250 /* a last key said again this close is the same one */
+
+/* The mirror's last key as its node said it (its idle): moved in home's
+ * by_recency to keep that list newest first, as keys keep it (the lobby
+ * and the watch list take the latest keyed from its front). */
+static void mirror_keyed_at(mirror_t *m, uint64_t ms)
+{
+    session_t *s = m->s;
+    uint64_t d = ms > s->last_key_ms ? ms - s->last_key_ms : s->last_key_ms - ms;
+    if (d < KEY_JITTER_MS)
+        return;
+    s->last_key_ms = ms;
+    list_remove(&s->rnode);
+    list_t *head = &s->srv->by_recency, *at = head;
+    LIST_EACH (it, head) {
+        if (LIST_ITEM(it, session_t, rnode)->last_key_ms <= ms)
+            break;
+        at = it;
+    }
+    list_insert_after(at, &s->rnode);
+}
+
+/* What the list now says of m's game. */
+static void mirror_show(mirror_t *m, const pgame_t *st)
+{
+    m->st = *st;
+    if (st->summed)
+        mirror_keyed_at(m, st->last_key_ms);
+}
+
 static void mirror_new(peers_t *p, entry_t *e)
 {
     mirror_t *m = calloc(1, sizeof *m);
@@ -658,7 +776,7 @@ static void mirror_new(peers_t *p, entry_t *e)
     m->p = p;
     m->s = s;
     m->e = e;
-    m->st = e->st;
+    mirror_show(m, &e->st);
     e->m = m;
     list_remove(&e->wait);
     p->nwaiting--;
@@ -746,9 +864,29 @@ static void pgame_of(pgame_t *st, const db_peer_game_t *r)
     snprintf(st->cls, sizeof st->cls, "%s", r->g.cls);
     st->depth = r->g.depth, st->max_depth = r->g.max_depth, st->xl = r->g.xl;
     st->turns = r->g.turns;
+    st->summed = false;
 }
 
 static void node_seen(peers_t *p, const char *name);
+static pnode_t *node_named(peers_t *p, const char *name);
+
+/* What e's node last said of it, over what its row says: newer (its row
+ * is written at saves). */
+static void entry_sum(peers_t *p, entry_t *e)
+{
+    const pnode_t *n = node_named(p, e->st.node);
+    const peersum_game_t *g = n ? peersum_find(n->sum, n->nsum, e->key.game) : NULL;
+    pgame_t *st = &e->st;
+    st->summed = g != NULL;
+    if (!g)
+        return;
+    snprintf(st->race, sizeof st->race, "%s", g->race);
+    snprintf(st->cls, sizeof st->cls, "%s", g->cls);
+    st->depth = g->depth, st->max_depth = g->max_depth, st->xl = g->xl;
+    st->turns = (int64_t)g->turn;
+    st->w = g->w, st->h = g->h;
+    st->last_key_ms = n->sum_base > g->idle_ms ? n->sum_base - g->idle_ms : 0;
+}
 
 /* Row r of another node's live game: listed, or its entry brought up to date. */
 static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
@@ -769,9 +907,10 @@ static entry_t *entry_put(peers_t *p, const db_peer_game_t *r)
     if (!e)
         return NULL;
     pgame_of(&e->st, r);
-    if (e->m)
-        e->m->st = e->st;
     node_seen(p, r->node);
+    entry_sum(p, e);
+    if (e->m)
+        mirror_show(e->m, &e->st);
     return e;
 }
 
@@ -915,19 +1054,48 @@ static void nodes_lapse(peers_t *p, pnode_t *n)
     publish_count(p);
 }
 
-static void on_alive(void *ud, int status, int64_t alive)
+/* n said anew what its games show (r): kept, and its games' entries and
+ * mirrors show it. Bad text is logged and kept as nothing said. */
+static void node_said(peers_t *p, pnode_t *n, const db_peer_node_t *r)
+{
+    peersum_game_t *v = NULL;
+    size_t nv = 0;
+    const char *why = NULL;
+    if (peersum_parse(r->games, r->len, &v, &nv, &why) < 0)
+        log_warn("peer list: what node %s says of its games is not read: %s", n->name, why);
+    free(n->sum);
+    n->sum = v;
+    n->nsum = nv;
+    n->sum_at = r->at;
+    uint64_t now = now_ms(p->home), age = r->age_ms > 0 ? (uint64_t)r->age_ms : 0;
+    n->sum_base = now > age ? now - age : 0;
+    p->sum_bytes += r->len;
+    LIST_EACH (it, &p->entries) {
+        entry_t *e = LIST_ITEM(it, entry_t, node);
+        if (strcmp(e->st.node, n->name))
+            continue;
+        entry_sum(p, e);
+        if (e->m)
+            mirror_show(e->m, &e->st);
+    }
+}
+
+static void on_node(void *ud, int status, const db_peer_node_t *r)
 {
     alive_t *a = ud;
     peers_t *p = a->p;
     pnode_t *n = p->stopped ? NULL : node_named(p, a->name);
     p->rows += status == DB_OK;
-    if (n && status == DB_ENOTFOUND) /* it holds nothing: forgotten */
+    if (n && status == DB_ENOTFOUND) { /* it holds nothing: forgotten */
+        free(n->sum);
         *n = p->nodes[--p->nnodes];
-    else if (n && status == DB_OK) {
+    } else if (n && status == DB_OK) {
         n->asking = false;
-        if (!alive && !n->lapsed)
+        if (r->games)
+            node_said(p, n, r);
+        if (!r->alive && !n->lapsed)
             nodes_lapse(p, n);
-        else if (alive && n->lapsed)
+        else if (r->alive && n->lapsed)
             node_seen(p, n->name);
     } else if (n)
         n->asking = false;
@@ -944,7 +1112,7 @@ static void nodes_check(peers_t *p)
         n->asking = true;
         a->p = p;
         snprintf(a->name, sizeof a->name, "%s", n->name);
-        db_peer_node_alive(p->home->db, n->name, on_alive, a);
+        db_peer_node(p->home->db, n->name, n->sum_at, on_node, a);
     }
 }
 
@@ -974,6 +1142,7 @@ void peer_stats(const server_t *home, peer_stats_t *st)
     st->mirrors = p->nmirrors;
     st->reads = p->reads;
     st->rows = p->rows;
+    st->sum_bytes = p->sum_bytes;
 }
 
 const char *peer_node_of(const session_t *s)
@@ -1320,6 +1489,7 @@ int peer_start(server_t *home)
     hmap_init(&p->feed_by_game);
     hmap_init(&p->entry_by_game);
     buf_init(&p->out);
+    buf_init(&p->sum);
     home->peer = p;
     if (!cfg->peer_listen[0])
         return 0;
@@ -1366,7 +1536,10 @@ void peer_free(server_t *home)
         free(e);
     }
     hmap_fini(&p->entry_by_game);
+    for (int i = 0; i < p->nnodes; i++)
+        free(p->nodes[i].sum);
     buf_free(&p->out);
+    buf_free(&p->sum);
     free(p);
     home->peer = NULL;
 }

@@ -7,7 +7,13 @@
  * the lease rows and tombstones past a change number, one query per node,
  * not per viewer), and checks once a second that each other node still
  * renews its leases (one row each: a node that stopped has its games
- * taken off the list). Each game is counted in "playing now" here, and
+ * taken off the list). What a game shows (race, class, depth, turn, its
+ * player's terminal and idle) comes from its node's heartbeat: each
+ * heartbeat row carries a line per game of its node when one changed
+ * (peer_summary, peersum.h), read with that node's check, so the lists
+ * here say what the game's own node says within a heartbeat and a read,
+ * with no watcher here and no write per key. Each game is counted in
+ * "playing now" here, and
  * has a mirror session (session_t.mirror, at most cfg.peer_max_games):
  * the watch list, the lobby, the watch page and the admin's games show
  * and watch it like a game of this node, through the same frames code.
@@ -52,6 +58,11 @@ void peer_stop(server_t *home);
 void peer_free(server_t *home);
 /* Home, once a second: the list of other nodes' games is read again. */
 void peer_tick(server_t *home);
+/* Home, at each heartbeat (lease.c): what this node's Warren games show
+ * now, a line each (peersum.h), for the heartbeat's row; NULL when the
+ * lists are off or nothing changed since the last one given (given
+ * anyway every 10 heartbeats). Borrowed until the next call. */
+const char *peer_summary(server_t *home);
 /* frames.c, after a frame of s went out (s's loop): the nodes watching s
  * get it. */
 void peer_frame(session_t *s);
@@ -62,6 +73,7 @@ typedef struct {
     int games;            /* other nodes' live games known here */
     int mirrors;          /* of them, with a mirror session (listed, watchable) */
     uint64_t reads, rows; /* list reads, and the rows they returned */
+    uint64_t sum_bytes;   /* bytes of what other nodes' heartbeats said of their games */
 } peer_stats_t;
 void peer_stats(const server_t *home, peer_stats_t *st);
 /* The node holding s's lease when s mirrors another node's game, else NULL

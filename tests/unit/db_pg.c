@@ -999,7 +999,7 @@ START_TEST(a_renewal_writes_one_row_whatever_the_games)
     db_t *b = db_open(&f.loop, f.path, err, sizeof err); /* the renewal's own backend */
     ck_assert_msg(b != NULL, "%s", err);
     done_t d = {0};
-    db_lease_renew(b, "node-a", 60000, on_done, &d);
+    db_lease_renew(b, "node-a", 60000, NULL, on_done, &d);
     uv_run(&f.loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(d.status, DB_OK);
     ck_assert_int_eq(d.id, IDLE_GAMES); /* the leases it holds, for health */

@@ -1092,7 +1092,7 @@ static int lease_op(fx_t *f, int kind, int64_t game, const char *node, int64_t t
     if (kind == 0)
         db_lease_take(f->db, game, node, ttl, on_done, &d);
     else if (kind == 1)
-        db_lease_renew(f->db, node, ttl, on_done, &d);
+        db_lease_renew(f->db, node, ttl, NULL, on_done, &d);
     else
         db_lease_release(f->db, game, node, on_done, &d);
     uv_run(&f->loop, UV_RUN_DEFAULT);
