@@ -134,7 +134,6 @@ struct peers {
     uint64_t last_ok;    /* when a read last worked (uv_now) */
     uint64_t reads;      /* list reads so far */
     uint64_t rows;       /* rows those reads returned */
-    uint64_t sum_bytes;  /* bytes of what other nodes said of their games, read */
     pnode_t nodes[PEER_LINKS_MAX];
     int nnodes;
     buf_t out; /* a message being encoded */
@@ -1069,7 +1068,6 @@ static void node_said(peers_t *p, pnode_t *n, const db_peer_node_t *r)
     n->sum_at = r->at;
     uint64_t now = now_ms(p->home), age = r->age_ms > 0 ? (uint64_t)r->age_ms : 0;
     n->sum_base = now > age ? now - age : 0;
-    p->sum_bytes += r->len;
     LIST_EACH (it, &p->entries) {
         entry_t *e = LIST_ITEM(it, entry_t, node);
         if (strcmp(e->st.node, n->name))
@@ -1142,7 +1140,6 @@ void peer_stats(const server_t *home, peer_stats_t *st)
     st->mirrors = p->nmirrors;
     st->reads = p->reads;
     st->rows = p->rows;
-    st->sum_bytes = p->sum_bytes;
 }
 
 const char *peer_node_of(const session_t *s)

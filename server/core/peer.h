@@ -73,7 +73,6 @@ typedef struct {
     int games;            /* other nodes' live games known here */
     int mirrors;          /* of them, with a mirror session (listed, watchable) */
     uint64_t reads, rows; /* list reads, and the rows they returned */
-    uint64_t sum_bytes;   /* bytes of what other nodes' heartbeats said of their games */
 } peer_stats_t;
 void peer_stats(const server_t *home, peer_stats_t *st);
 /* The node holding s's lease when s mirrors another node's game, else NULL
