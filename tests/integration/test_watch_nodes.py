@@ -239,9 +239,10 @@ def test_a_detached_game_is_listed_on_other_nodes_as_on_its_own(pair, clients, b
     assert a.alive() and b.alive()
 
 
-# what a game's lobby entry says the same at every node (idle, turn and
-# depth are read at different times, and race and class too, from the
-# game's row while its player plays; watchers count each node's own)
+# what a game's lobby entry says the same at every node at once (idle,
+# turn, depth, race and class follow its node's heartbeat, so they may lag
+# a moment elsewhere: SHOWN below waits for them; watchers count each
+# node's own)
 LOBBY_SAME = ("name", "game", "w", "h", "chat", "detached")
 
 
@@ -291,6 +292,73 @@ def test_the_lobby_lists_another_nodes_game_as_its_own_node_does(pair, clients):
     assert own["w"] == own["h"] == 0, own
     assert lobby_game(b, "lena", lambda g: g.get("detached")) == own
     assert lobby_row(a, "lena")[-2] == lobby_row(b, "lena")[-2] == "detached"
+    assert a.alive() and b.alive()
+
+
+def lobby_entry(d, name):
+    """name's entry in d's lobby JSON as it is now (a new /ws/lobby), or None."""
+    ws = WS(d.http, "/ws/lobby")
+    try:
+        lobby = ws.json_until(lambda m: m.get("t") == "lobby")
+    finally:
+        ws.close()
+    return next((g for g in lobby["games"] if g["name"] == name), None)
+
+
+# what a game's lobby entry says of it alike at every node once its node's
+# heartbeat said it (idle alike within a second: read at other moments)
+SHOWN = ("race", "class", "depth", "turn", "w", "h", "detached")
+
+
+def shown_alike(a, b, name, timeout=10):
+    """Waits until b's lobby JSON says of name's game what a's says (SHOWN,
+    and idle within a second); returns a's entry."""
+    end = time.time() + timeout
+    while True:
+        own, there = lobby_entry(a, name), lobby_entry(b, name)
+        if own and there and all(own[k] == there[k] for k in SHOWN) and \
+                abs(own["idle"] - there["idle"]) <= 1:
+            return own
+        assert time.time() < end, f"at a: {own}\nat b: {there}"
+        time.sleep(0.3)
+
+
+def test_another_nodes_game_shows_what_its_node_shows_unwatched(pair, clients, bindir):
+    """A game played at a, nobody watching it at b: b's lobby (JSON and
+    page), watch list and admin games say its race, class, depth, turn,
+    its player's terminal size and idle as a's do within a few seconds of
+    each change (a's heartbeat says them), though a writes the game's row
+    only at saves (every 200 turns, a new level, a detach) and sends b no
+    frame of it."""
+    a, b = pair
+    p = clients(a.port, cols=100, rows=30).connected()
+    p.register("tess")
+    p.random_character("tess")
+    v = clients(b.port).connected()
+    v.register("vic")
+    lobby_game(b, "tess")
+    time.sleep(3)  # listed at b a while before the keys: its idle there is its own
+    p.play_keys("s" * 6)  # turns pass; nothing is saved
+    own = shown_alike(a, b, "tess")
+    assert own["turn"] >= 6 and (own["w"], own["h"]) == (100, 30), own
+    assert own["race"] and own["class"] and own["detached"] is False, own
+    cells_a, cells_b = lobby_row(a, "tess"), lobby_row(b, "tess")
+    # name, race, class, depth, turn, idle, watchers, size
+    assert cells_b[1:5] == cells_a[1:5] and cells_b[7] == cells_a[7] == "100x30", (cells_a, cells_b)
+    row_a = wl_row(v, "tess")  # b's watch list: letter, name, race, class, depth, turn, idle
+    assert row_a[2:6] == [own["race"], own["class"], str(own["depth"]), str(own["turn"])], row_a
+    assert row_a[-1] == "100x30", row_a
+    adm_a, adm_b = admin_row(bindir, a, "tess"), admin_row(bindir, b, "tess")
+    assert adm_b[3:5] == adm_a[3:5] and adm_b[-2:] == ["a", "100x30"], (adm_a, adm_b)
+    assert abs(int(adm_a[5].rstrip("s")) - int(adm_b[5].rstrip("s"))) <= 1, (adm_a, adm_b)
+    # its player's terminal and turns change again: b follows, still unwatched
+    p.resize(90, 28)
+    p.play_keys("." * 4)
+    own2 = shown_alike(a, b, "tess")
+    assert own2["turn"] > own["turn"] and (own2["w"], own2["h"]) == (90, 28), own2
+    assert wl_row(v, "tess", lambda r: r[-1] == "90x28")[2:6] == \
+        [own2["race"], own2["class"], str(own2["depth"]), str(own2["turn"])]
+    assert "peer feed" not in a.log()  # no frame of it went to b
     assert a.alive() and b.alive()
 
 
