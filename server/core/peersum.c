@@ -175,7 +175,9 @@ int peersum_parse(const char *text, size_t n, peersum_game_t **out, size_t *nout
 {
     *out = NULL;
     *nout = 0;
-    if (n && text[n - 1] != '\n')
+    if (!n)
+        return 0; /* nothing said: no games */
+    if (text[n - 1] != '\n')
         return refuse(NULL, why, "the last line is not ended");
     size_t lines = count_lines(text, n);
     if (lines > PEERSUM_GAMES_MAX)
