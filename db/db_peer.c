@@ -2,7 +2,10 @@
  * live games other nodes hold leases of, so every node's lists show them.
  * Read once in full, then as a change feed: the lease rows and tombstones
  * whose change number (migration 13) is at or past the last read's, so an
- * idle cluster costs a read of nothing, whatever its number of games. */
+ * idle cluster costs a read of nothing, whatever its number of games.
+ * And each other node's heartbeat row (db_peer_node): fresh or not, and
+ * what its heartbeat says of its games (a text, migration 17) only when
+ * it said something since the reader's last look. */
 #include <stdlib.h>
 #include "db_internal.h"
 

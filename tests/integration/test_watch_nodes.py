@@ -359,6 +359,11 @@ def test_another_nodes_game_shows_what_its_node_shows_unwatched(pair, clients, b
     assert wl_row(v, "tess", lambda r: r[-1] == "90x28")[2:6] == \
         [own2["race"], own2["class"], str(own2["depth"]), str(own2["turn"])]
     assert "peer feed" not in a.log()  # no frame of it went to b
+    # its player waits: a's heartbeats say nothing new (b reads nothing)
+    said = a.db_rows("SELECT games_at FROM nodes WHERE node = 'a'")
+    assert said[0][0] > 0, said
+    time.sleep(7)  # two heartbeats and more
+    assert a.db_rows("SELECT games_at FROM nodes WHERE node = 'a'") == said
     assert a.alive() and b.alive()
 
 
