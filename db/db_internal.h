@@ -195,10 +195,13 @@ void db_file_close(db_file_t *f, bool lost);
 /* Other nodes' events numbered ?1 or more, by id, each row with m, the
  * number the next read starts from (PostgreSQL: the snapshot's xmin, so
  * a transaction still running never falls below it); one row of m and
- * NULLs when there are none. */
-#define DB_EVENTS_SINCE(m)                                                            \
-    "SELECT x.m, e.id, e.xid, e.payload FROM (SELECT " m ") x LEFT JOIN node_events " \
-    "e ON e.xid >= ?1 AND e.origin <> ?2 ORDER BY e.id"
+ * NULLs when there are none. Only the newest ?3 ids: what the log keeps
+ * (DB_EVENTS_KEEP_ROWS), pruned or not yet, so a reader remembers that
+ * many (notify.h's notify_once_t). */
+#define DB_EVENTS_SINCE(m)                                                              \
+    "SELECT x.m, e.id, e.xid, e.payload FROM (SELECT " m ") x LEFT JOIN node_events "   \
+    "e ON e.xid >= ?1 AND e.origin <> ?2 AND e.id > (SELECT coalesce(max(id), 0) - ?3 " \
+    "FROM node_events) ORDER BY e.id"
 /* Rows older than ?1 ms, and all but the newest ?2 (db_listen.h). */
 #define DB_EVENTS_PRUNE(now)                                                         \
     "DELETE FROM node_events WHERE at < " now " - ?1 OR id <= (SELECT max(id) - ?2 " \
@@ -534,7 +537,7 @@ void db_file_close(db_file_t *f, bool lost);
     X(NOTIFY, "ttt", RUN, none,                                                                    \
       DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL AND ?3 IS NULL",      \
               DB_EVENT_LOGGED))                                                                    \
-    X(EVENTS_SINCE, "it", ROWS, node_event,                                                        \
+    X(EVENTS_SINCE, "iti", ROWS, node_event,                                                       \
       DB_BOTH(DB_EVENTS_SINCE("coalesce(max(xid), 0) + 1 AS m FROM node_events"),                  \
               DB_EVENTS_SINCE(DB_XMIN_PG " AS m")))                                                \
     X(EVENTS_PRUNE, "ii", RUN, none,                                                               \

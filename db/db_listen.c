@@ -42,7 +42,7 @@ void db_deliver_node_events(const db_op_t *op)
 void db_events_since(db_t *db, int64_t from, const char *node, db_node_events_cb cb, void *ud)
 {
     db_queue(db, DB_ON(node_events, cb, ud), 0, DB_STMT_EVENTS_SINCE,
-             DB_ARGS(DB_INT(from), DB_TEXT_MAX(node, 64)));
+             DB_ARGS(DB_INT(from), DB_TEXT_MAX(node, 64), DB_INT(DB_EVENTS_KEEP_ROWS)));
 }
 
 void db_events_prune(db_t *db)

@@ -24,13 +24,7 @@
 /* Between two reads of the event log: what a gap of the listener (or a
  * notification lost any other way) held reaches the node within it. */
 #define NOTIFY_SYNC_MS     2000
-#define NOTIFY_PRUNE_EVERY 30    /* reads between two prunings of the log (a minute) */
-#define NOTIFY_SEEN_MAX    65536 /* events remembered as applied (at 2 s a read, ample) */
-
-/* An event applied, by its row's id and number (db_listen.h). */
-typedef struct {
-    int64_t id, xid;
-} seen_t;
+#define NOTIFY_PRUNE_EVERY 30 /* reads between two prunings of the log (a minute) */
 
 struct notify {
     server_t *home;
@@ -40,16 +34,11 @@ struct notify {
     uv_timer_t retry, sync;
     uv_work_t work;
     bool polling, working, stopping, failing;
-    bool started; /* cursor set by a first read of the log */
     bool reading; /* a read of the log in flight: n outlives it */
     bool unread;  /* the last read failed (said once) */
     int open;     /* handles not yet closed */
     int reads;
-    /* The log's next read takes the events numbered cursor or more; seen
-     * holds those applied that a notification or read may still bring. */
-    int64_t cursor;
-    seen_t *seen;
-    size_t nseen, capseen;
+    notify_once_t once; /* the log's cursor and the events applied */
     char err[256];
 };
 
@@ -222,50 +211,75 @@ int notify_format(const notify_event_t *ev, char *out, size_t n)
 
 /* ---- the log: each event applied once --------------------------------------------- */
 
-static bool was_seen(const notify_t *n, int64_t id)
+enum { ONCE_NEW, ONCE_AGAIN, ONCE_GONE };
+
+static bool once_bit(const notify_once_t *o, int64_t id)
 {
-    for (size_t i = n->nseen; i-- > 0;) /* the newest last: a notification's is near the end */
-        if (n->seen[i].id == id)
-            return true;
-    return false;
+    uint64_t k = (uint64_t)id % NOTIFY_ONCE_SPAN;
+    return o->bits[k / 64] >> (k % 64) & 1;
 }
 
-/* Remembers id as applied: false when it already was. Full, the oldest
- * half goes (a read every 2 s never lets it fill unless reads fail). */
-static bool first_time(notify_t *n, int64_t id, int64_t xid)
+static void once_set(notify_once_t *o, int64_t id, bool on)
 {
-    if (was_seen(n, id))
-        return false;
-    if (n->nseen == n->capseen) {
-        size_t cap = n->capseen ? n->capseen * 2 : 64;
-        seen_t *more = cap <= NOTIFY_SEEN_MAX ? realloc(n->seen, cap * sizeof *more) : NULL;
-        if (more) {
-            n->seen = more;
-            n->capseen = cap;
-        } else {
-            log_warn("node events: %zu remembered; the oldest half forgotten", n->nseen);
-            memmove(n->seen, n->seen + n->nseen / 2, (n->nseen - n->nseen / 2) * sizeof *n->seen);
-            n->nseen -= n->nseen / 2;
+    uint64_t k = (uint64_t)id % NOTIFY_ONCE_SPAN, m = UINT64_C(1) << (k % 64);
+    o->bits[k / 64] = on ? o->bits[k / 64] | m : o->bits[k / 64] & ~m;
+}
+
+/* Remembers id (positive) as applied: ONCE_AGAIN when it was already,
+ * ONCE_GONE when it is too far below the newest to tell. A newer id
+ * first clears the bits of the ids it passes (not heard of yet). */
+static int once_mark(notify_once_t *o, int64_t id)
+{
+    if (o->top && id <= o->top - NOTIFY_ONCE_SPAN)
+        return ONCE_GONE;
+    if (id > o->top) {
+        if (!o->top || id - o->top >= NOTIFY_ONCE_SPAN)
+            memset(o->bits, 0, sizeof o->bits);
+        else
+            for (int64_t i = o->top + 1; i < id; i++)
+                once_set(o, i, false);
+        o->top = id;
+    } else if (once_bit(o, id)) {
+        return ONCE_AGAIN;
+    }
+    once_set(o, id, true);
+    return ONCE_NEW;
+}
+
+int notify_once_heard(notify_once_t *o, int64_t id)
+{
+    int m = once_mark(o, id);
+    return m == ONCE_NEW ? 1 : m == ONCE_AGAIN ? 0 : -1;
+}
+
+size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n, notify_once_fn fn,
+                        void *ud)
+{
+    size_t applied = 0;
+    for (size_t i = 0; o->started && i < n; i++) {
+        if (rows[i].id <= 0) /* the row that only says next */
+            continue;
+        int m = once_mark(o, rows[i].id);
+        if (m == ONCE_GONE) {
+            /* a read returns only the log's newest rows: this node's ids
+             * are ahead of the database's (its numbering went back) */
+            log_warn("node events: id %lld read, %lld heard before: remembered ones forgotten",
+                     (long long)rows[i].id, (long long)o->top);
+            memset(o->bits, 0, sizeof o->bits);
+            o->top = 0;
+            m = once_mark(o, rows[i].id);
+        }
+        if (m == ONCE_NEW) {
+            fn(ud, &rows[i]);
+            applied++;
         }
     }
-    n->seen[n->nseen++] = (seen_t){id, xid};
-    return true;
+    if (n) {
+        o->cursor = rows[0].next;
+        o->started = true;
+    }
+    return applied;
 }
-
-/* A read that started at xid returned every event numbered below its
- * own next cursor, so no read brings those below xid again; and their
- * notifications, sent when they committed before the previous read,
- * have come by now: they are forgotten. */
-static void forget_below(notify_t *n, int64_t xid)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n->nseen; i++)
-        if (n->seen[i].xid >= xid)
-            n->seen[k++] = n->seen[i];
-    n->nseen = k;
-}
-
-static void apply(notify_t *n, const char *payload, bool late);
 
 int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **rest)
 {
@@ -278,39 +292,57 @@ int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **re
     return 0;
 }
 
-/* A notification: applied unless seen. */
-static void on_event(void *ud, const char *payload)
+/* A bare event's first word is a kind, never a number: the two forms
+ * cannot be taken for each other. */
+int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid, notify_event_t *ev)
 {
-    notify_t *n = ud;
     const char *rest;
-    int64_t id, xid;
-    if (notify_split(payload, &id, &xid, &rest)) {
-        log_warn("node event not understood: %.80s", payload);
-        return;
-    }
-    if (first_time(n, id, xid))
-        apply(n, rest, false);
+    if (notify_split(payload, id, xid, &rest) == 0)
+        return notify_parse(rest, ev) == 0 ? 1 : -1;
+    *id = *xid = 0;
+    return notify_parse(payload, ev) == 0 ? 0 : -1;
 }
 
 /* late: read from the log, not heard. */
-static void apply(notify_t *n, const char *payload, bool late)
+static void apply(notify_t *n, const notify_event_t *ev, bool late)
 {
     server_t *home = n->home;
-    notify_event_t ev;
-    if (notify_parse(payload, &ev)) {
-        log_warn("node event not understood: %.80s", payload);
+    bool mine = strcmp(ev->to, "*") == 0 || strcmp(ev->to, home->cfg.node) == 0;
+    if (!mine || strcmp(ev->from, home->cfg.node) == 0) /* not one this node sent */
         return;
-    }
-    bool mine = strcmp(ev.to, "*") == 0 || strcmp(ev.to, home->cfg.node) == 0;
-    if (!mine || strcmp(ev.from, home->cfg.node) == 0) /* not one this node sent */
-        return;
-    size_t k = kind_at(ev.kind);
+    size_t k = kind_at(ev->kind);
     if (late && !KINDS[k].late)
         return;
     if (KINDS[k].fn)
-        KINDS[k].fn(home, ev.to, ev.a, ev.b);
+        KINDS[k].fn(home, ev->to, ev->a, ev->b);
     else
-        KINDS[k].ev_fn(home, &ev);
+        KINDS[k].ev_fn(home, ev);
+}
+
+/* A notification: applied unless it was; a bare one (a node of an older
+ * build: no row, no id) at once. */
+static void on_event(void *ud, const char *payload)
+{
+    notify_t *n = ud;
+    notify_event_t ev;
+    int64_t id, xid;
+    int form = notify_heard_parse(payload, &id, &xid, &ev);
+    if (form < 0)
+        return log_warn("node event not understood: %.80s", payload);
+    int fresh = form == 1 ? notify_once_heard(&n->once, id) : 1;
+    if (fresh < 0)
+        log_warn("node event id %lld heard after the log let it go: not applied", (long long)id);
+    if (fresh > 0)
+        apply(n, &ev, false);
+}
+
+/* A row of the log to apply. */
+static void on_logged(void *ud, const db_node_event_t *row)
+{
+    notify_event_t ev;
+    if (notify_parse(row->payload, &ev))
+        return log_warn("node event not understood: %.80s", row->payload);
+    apply(ud, &ev, true);
 }
 
 static void send_event(server_t *s, const notify_event_t *ev)
@@ -405,7 +437,6 @@ static void maybe_free(notify_t *n);
 static void on_read(void *ud, int status, const db_node_event_t *rows, size_t count)
 {
     notify_t *n = ud;
-    size_t applied = 0;
     n->reading = false;
     if (n->stopping)
         return maybe_free(n);
@@ -417,14 +448,7 @@ static void on_read(void *ud, int status, const db_node_event_t *rows, size_t co
         return;
     }
     n->unread = false;
-    for (size_t i = 0; n->started && i < count; i++)
-        if (rows[i].id > 0 && first_time(n, rows[i].id, rows[i].xid)) {
-            apply(n, rows[i].payload, true);
-            applied++;
-        }
-    forget_below(n, n->cursor);
-    n->cursor = rows[0].next;
-    n->started = true;
+    size_t applied = notify_once_read(&n->once, rows, count, on_logged, n);
     if (applied)
         log_info("node events: %zu not heard read from the log", applied);
 }
@@ -436,7 +460,8 @@ static void read_log(notify_t *n)
     n->reading = true;
     if (++n->reads % NOTIFY_PRUNE_EVERY == 0)
         db_events_prune(n->home->db);
-    db_events_since(n->home->db, n->started ? n->cursor : INT64_MAX, n->home->cfg.node, on_read, n);
+    db_events_since(n->home->db, n->once.started ? n->once.cursor : INT64_MAX, n->home->cfg.node,
+                    on_read, n);
 }
 
 /* Read once the listener is first up (what commits after that is heard
@@ -444,7 +469,7 @@ static void read_log(notify_t *n)
 static void on_sync(uv_timer_t *t)
 {
     notify_t *n = t->data;
-    if (n->started || n->l)
+    if (n->once.started || n->l)
         read_log(n);
 }
 
@@ -456,7 +481,6 @@ static void maybe_free(notify_t *n)
 {
     if (n->stopping && n->open == 0 && !n->working && !n->reading) {
         db_listen_close(n->l);
-        free(n->seen);
         free(n);
     }
 }
@@ -537,7 +561,7 @@ static void listen_on(notify_t *n)
         log_error("node events: %s", err);
     if (missed)
         catch_up(n);
-    else if (!n->started)
+    else if (!n->once.started)
         read_log(n);
 }
 

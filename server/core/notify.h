@@ -17,9 +17,14 @@
  * and applies, in order, the events past its cursor that it has not
  * applied yet (each is known by its row's id, which the notification
  * carries too): so an event is applied once, whether it came by its
- * notification, by the log, or by both. The cursor follows migration
- * 13's rule (a transaction still running keeps it back), so an event
- * committed late is never passed over.
+ * notification, by the log, or by both, in either order and however many
+ * reads apart while the log keeps it (notify_once_t). The cursor follows
+ * migration 13's rule (a transaction still running keeps it back), so an
+ * event committed late is never passed over.
+ *
+ * A node of a build before the log sends the bare event ("KIND TO FROM A
+ * B", no ids) and writes no row: heard, it is applied at once, with
+ * nothing to know it again by (a rolling upgrade: deploy/RUNNING.md).
  *
  * The listener's connection, lost (a restart, a failover), is made again
  * every second off the loop (libuv's thread pool) until it works; events
@@ -43,8 +48,10 @@
  * Home loop only, except notify_send (any loop, on its own db handle). */
 #ifndef WARREN_NOTIFY_H
 #define WARREN_NOTIFY_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "db_listen.h"
 
 typedef struct server server_t;
 typedef struct notify notify_t;
@@ -90,6 +97,38 @@ int notify_format(const notify_event_t *ev, char *out, size_t n);
  * single spaces): 0 with *rest pointing at PAYLOAD (for notify_parse),
  * or -1 when it is not one. Any thread. */
 int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **rest);
+/* A notification as heard, in either form: "ID XID PAYLOAD" (notify_split)
+ * gives 1, with id, xid and ev set; a bare PAYLOAD, as a node of a build
+ * before the event log sends it, 0 (id and xid 0: nothing to know it
+ * again by); anything else -1. Any thread. */
+int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid, notify_event_t *ev);
+
+/* Which events to apply, of those the notifications and the log's reads
+ * bring (notify.c's, exposed for its tests). An event is known by its
+ * row's id; the ids applied are remembered, a bit each, down to
+ * NOTIFY_ONCE_SPAN below the newest heard or read, and a read returns
+ * only rows among the log's newest DB_EVENTS_KEEP_ROWS (db_listen.h).
+ * So one event is applied once in whatever order and however far apart
+ * its notification and its reads come, as long as the log keeps it, in
+ * a fixed 1 KiB. Zeroed: nothing applied, no read yet. */
+#define NOTIFY_ONCE_SPAN (2 * DB_EVENTS_KEEP_ROWS)
+typedef struct {
+    int64_t cursor;                       /* the next read takes the events numbered this or more */
+    bool started;                         /* cursor set by a first read */
+    int64_t top;                          /* the newest id remembered (0: none) */
+    uint64_t bits[NOTIFY_ONCE_SPAN / 64]; /* id % SPAN: applied, for ids above top - SPAN */
+} notify_once_t;
+/* The notification of event id: 1 to apply it, 0 when it was, -1 when it
+ * is NOTIFY_ONCE_SPAN or more below the newest (past what the log keeps:
+ * not applied). */
+int notify_once_heard(notify_once_t *o, int64_t id);
+/* A read of the log (db_events_since's rows): fn(ud, row) for each event
+ * to apply, in order, and the cursor moved to the read's next; the first
+ * read applies none (what was said before the node listened is not its).
+ * Returns how many were applied. */
+typedef void (*notify_once_fn)(void *ud, const db_node_event_t *row);
+size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n, notify_once_fn fn,
+                        void *ud);
 
 /* Queues event kind for node to ("*": all) with ids a, b, sent when the
  * writer's batch commits. No-op when leases are off. Any loop. */

@@ -3,7 +3,10 @@
  * event log's numbers, written as read), then notify_parse accepts only
  * "KIND TO FROM A B" with a known kind and good node names, plus " NAME TEXT" for a chat line;
  * what it accepts is text that fits its fields, and notify_format writes
- * it back byte for byte. */
+ * it back byte for byte. notify_heard_parse, which takes either the
+ * logged form or the bare one of an older build, agrees with the two:
+ * logged exactly when split, bare exactly when the whole payload parses. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +30,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rest != payload + n)
             abort(); /* the numbers as written, and the payload right after them */
     }
-    if (notify_parse(rest, &ev) != 0)
+    int64_t hid, hxid;
+    notify_event_t heard;
+    int form = notify_heard_parse(payload, &hid, &hxid, &heard);
+    bool split = rest != payload;
+    int parsed = notify_parse(rest, &ev);
+    if (form != (parsed != 0 ? -1 : split ? 1 : 0))
+        abort(); /* the logged form, the bare one, or neither: as split and parse say */
+    if (form == 1 && (hid != id || hxid != xid))
+        abort();
+    if (form == 0 && (hid != 0 || hxid != 0))
+        abort(); /* a bare event has nothing to know it again by */
+    if (parsed != 0)
         return 0;
+    if (strcmp(heard.kind, ev.kind) || strcmp(heard.from, ev.from) || heard.a != ev.a ||
+        heard.b != ev.b || heard.text_len != ev.text_len)
+        abort();
     if (strlen(ev.kind) >= sizeof ev.kind || !config_node_ok(ev.from) ||
         (strcmp(ev.to, "*") != 0 && !config_node_ok(ev.to)))
         abort();

@@ -13,7 +13,8 @@ runs every game and there are no leases).
   that restore runs keeps its lease (no release under the load);
 - bans, kicks, locks and mail notices made at one node reach the other,
   and a ban, kick, lock or delete made while a node's listener is down
-  holds there too (the event log), a kick applied once;
+  holds there too (the event log), a kick applied once; a bare event
+  of a node of an older build (no row in the log) is applied at once;
 - the administrator's end of a game the other node runs is carried out
   there, and says so;
 - takeover: a player who logs in at one node while the other runs the game
@@ -47,13 +48,15 @@ RENEW_MS = 500
 
 @pytest.fixture
 def nodes(bindir, tmp_path):
-    """nodes(name, share=None) starts a daemon called name, on share's
-    schema when given (else a new one); every one is stopped cleanly after."""
+    """nodes(name, share=None, extra=()) starts a daemon called name, on
+    share's schema when given (else a new one), extra flags last; every one
+    is stopped cleanly after."""
     made = []
 
-    def start(name, share=None):
+    def start(name, share=None, extra=()):
         d = Daemon(bindir, tmp_path / name,
-                   extra=["--node", name, "--lease-ttl-ms", TTL_MS, "--lease-renew-ms", RENEW_MS])
+                   extra=["--node", name, "--lease-ttl-ms", TTL_MS, "--lease-renew-ms", RENEW_MS,
+                          *extra])
         if share is not None:  # the same database as share
             d.db_url = share.db_url
             d.argv[d.argv.index("--db") + 1] = share.db_url
@@ -548,6 +551,30 @@ def test_a_kick_made_while_a_listener_is_down_reaches_it_once(nodes, clients, bi
     assert a.db_rows("SELECT count(*) FROM node_events WHERE payload LIKE 'kick %'") == [(1,)]
 
 
+def test_a_bare_event_of_an_older_build_is_applied_at_once(nodes, clients):
+    """A node of a build before the event log sends its events bare ("kick
+    * NODE ID 0"), with no row in node_events, so no read of the log ever
+    brings them: a node of this build applies one as soon as it hears it
+    (its kick closes the account's connection), and again each time it is
+    sent (it has no id to be known again by)."""
+    b = nodes("b")
+    uid = None
+    for _ in range(2):
+        t = clients(b.port).connected()
+        if uid is None:
+            t.register("kim")
+            uid = b.db_rows("SELECT id FROM users WHERE name = 'kim'")[0][0]
+        else:
+            t.login("kim", PW)
+        b.db_write(("SELECT pg_notify('warren', ?)", (f"kick * old-node {uid} 0",)))
+        t.wait_for("You were disconnected by the administrator.", timeout=5)
+        t.wait_exit(timeout=5)
+    kicked = re.findall(r"closed conn=\d+ user=kim \(kicked at another node\)", b.log())
+    assert len(kicked) == 2, b.log()[-3000:]
+    assert "not understood" not in b.log()
+    assert b.db_rows("SELECT count(*) FROM node_events") == [(0,)]
+
+
 def test_stopped_nodes_rows_go_once_they_hold_nothing(nodes):
     """A node's start prunes the heartbeat rows of nodes that lapsed long
     ago and hold no lease; the row of a long-lapsed node still holding a
@@ -629,3 +656,4 @@ def test_a_game_restored_in_the_background_while_its_player_loads_it(nodes, clie
     plays_on_as(a, second, "tina", before)
     assert "lease lost" not in a.log()
     assert holder(a, game) == "a"
+

@@ -1120,8 +1120,8 @@ END_TEST
 
 typedef struct {
     int calls, status;
-    size_t n;
-    int64_t next, id[8];
+    size_t n, total; /* n: the first 8 kept below; total: every event read */
+    int64_t next, id[8], first, last;
     char payload[8][64];
 } events_t;
 
@@ -1130,9 +1130,13 @@ static void on_events(void *ud, int status, const db_node_event_t *rows, size_t 
     events_t *e = ud;
     e->calls++;
     e->status = status;
-    e->n = 0;
+    e->n = e->total = 0;
     for (size_t i = 0; i < n && status == DB_OK; i++) {
         e->next = rows[i].next;
+        if (rows[i].id > 0) {
+            e->first = e->total++ ? e->first : rows[i].id;
+            e->last = rows[i].id;
+        }
         if (rows[i].id > 0 && e->n < 8) {
             e->id[e->n] = rows[i].id;
             snprintf(e->payload[e->n++], sizeof e->payload[0], "%s", rows[i].payload);
@@ -1190,6 +1194,29 @@ START_TEST(a_late_committing_event_is_read_after_its_commit)
 }
 END_TEST
 
+/* A read of the log takes only its newest DB_EVENTS_KEEP_ROWS ids,
+ * pruned or not yet (db_listen.h): what a reader remembers as applied
+ * (notify.h), so no older row comes back to be applied twice. */
+START_TEST(a_read_of_the_log_takes_only_what_it_keeps)
+{
+    fx_t f;
+    pg_open(&f);
+    events_t first = events_since(&f, INT64_MAX, "node-b");
+    PGconn *h = PQconnectdb(f.path);
+    PGresult *r = PQexec(h, "INSERT INTO node_events(xid, origin, at, payload) SELECT "
+                            "pg_current_xact_id()::text::bigint, 'node-c', 0, 'kick * c ' || i "
+                            "|| ' 0' FROM generate_series(1, 4100) i");
+    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(h));
+    PQclear(r);
+    PQfinish(h);
+    events_t got = events_since(&f, first.next, "node-b");
+    ck_assert_int_eq(got.total, DB_EVENTS_KEEP_ROWS);
+    ck_assert_int_eq(got.last - got.first, DB_EVENTS_KEEP_ROWS - 1);
+    ck_assert_str_eq(got.payload[0], "kick * c 5 0"); /* the four oldest left out */
+    fx_close(&f);
+}
+END_TEST
+
 Suite *suite_db_pg(void)
 {
     Suite *s = suite_create("db_pg");
@@ -1217,6 +1244,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, a_renewal_writes_one_row_whatever_the_games);
     tcase_add_test(t, a_renewal_says_its_games_in_its_one_row);
     tcase_add_test(t, a_late_committing_event_is_read_after_its_commit);
+    tcase_add_test(t, a_read_of_the_log_takes_only_what_it_keeps);
     suite_add_tcase(s, t);
     return s;
 }

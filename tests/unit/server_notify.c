@@ -1,8 +1,11 @@
 /* Unit tests: server/notify — the events one node sends the others
  * through PostgreSQL's NOTIFY: what notify_parse accepts and refuses,
  * and chat lines written by notify_format read back whole; the event
- * log's numbers split off before them. */
+ * log's numbers split off before them, and a bare event of an older
+ * build taken too; each event applied once whichever of its
+ * notification and the log's reads comes first, however far apart. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 #include "db_listen.h"
 #include "notify.h"
@@ -138,6 +141,146 @@ START_TEST(logged_numbers_split_off)
 }
 END_TEST
 
+/* A node of a build before the event log sends the bare event: heard, it
+ * is taken whole with no ids (applied at once, nothing to know it again
+ * by); a logged one with its ids; a logged one whose event is bad, or a
+ * bare one that is not an event, is neither. */
+START_TEST(bare_events_of_an_older_build_are_heard)
+{
+    notify_event_t ev;
+    int64_t id = 9, xid = 9;
+    ck_assert_int_eq(notify_heard_parse("kick * old-node 12 0", &id, &xid, &ev), 0);
+    ck_assert_int_eq(id, 0);
+    ck_assert_int_eq(xid, 0);
+    ck_assert_str_eq(ev.kind, NOTIFY_KICK);
+    ck_assert_str_eq(ev.from, "old-node");
+    ck_assert_int_eq(ev.a, 12);
+    ck_assert_int_eq(notify_heard_parse("chat * b 12 3 wanda hi%20there", &id, &xid, &ev), 0);
+    ck_assert_str_eq(ev.text, "hi there");
+    ck_assert_int_eq(notify_heard_parse("41 7731 kick * a 12 0", &id, &xid, &ev), 1);
+    ck_assert_int_eq(id, 41);
+    ck_assert_int_eq(xid, 7731);
+    ck_assert_str_eq(ev.kind, NOTIFY_KICK);
+    static const char *const bad[] = {
+        "41 7731 steal * a 12 0", /* logged, not an event */
+        "41 7731 ",
+        "41 kick * a 12 0", /* one number: neither form */
+        "steal * a 12 0",
+        "kick * a 12",
+        "",
+        "0 1 kick * a 12 0",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(notify_heard_parse(bad[i], &id, &xid, &ev) == -1, "took \"%s\"", bad[i]);
+}
+END_TEST
+
+/* ---- each event applied once ---- */
+
+typedef struct {
+    int64_t applied[64];
+    size_t n;
+} applied_t;
+
+static void on_apply(void *ud, const db_node_event_t *row)
+{
+    applied_t *a = ud;
+    if (a->n < 64)
+        a->applied[a->n] = row->id;
+    a->n++;
+}
+
+/* A read of the log returning events ids[0..n) (0 ids: none), each
+ * committed before the read (below its next cursor, next): how many it
+ * applied. */
+static size_t read_log(notify_once_t *o, const int64_t *ids, size_t n, int64_t next, applied_t *a)
+{
+    db_node_event_t *rows = calloc(n ? n : 1, sizeof *rows);
+    for (size_t i = 0; i < n; i++)
+        rows[i] = (db_node_event_t){.id = ids[i], .xid = next - 1, .next = next};
+    if (!n)
+        rows[0].next = next;
+    size_t got = notify_once_read(o, rows, n ? n : 1, on_apply, a);
+    free(rows);
+    return got;
+}
+
+/* Reads that bring nothing new, each moving the cursor on, between the
+ * events ids from and below to (each heard once by its notification):
+ * what a node does for a while between an event's two arrivals. */
+static void meanwhile(notify_once_t *o, int reads, int64_t from, int64_t to)
+{
+    applied_t a = {0};
+    for (int i = 0; i < reads; i++)
+        ck_assert_int_eq(read_log(o, NULL, 0, o->cursor + 1, &a), 0);
+    for (int64_t id = from; id < to; id++)
+        ck_assert_int_eq(notify_once_heard(o, id), 1);
+}
+
+/* An event read from the log and heard again by its notification later,
+ * many reads and thousands of other events apart (the notification kept
+ * by a stalled loop), is applied once; so is one heard first and read
+ * (again and again, a transaction keeping the cursor back) later. */
+START_TEST(an_event_is_applied_once_in_either_order_however_far_apart)
+{
+    static notify_once_t o; /* zeroed: nothing applied, no read yet */
+    applied_t a = {0};
+    ck_assert_int_eq(read_log(&o, (int64_t[]){5}, 1, 100, &a), 0); /* the first read: a cursor */
+    ck_assert_int_eq(o.cursor, 100);
+    /* the log first, its notification later */
+    ck_assert_int_eq(read_log(&o, (int64_t[]){10}, 1, 101, &a), 1);
+    ck_assert_int_eq(a.applied[0], 10);
+    meanwhile(&o, 60, 11, 11 + DB_EVENTS_KEEP_ROWS - 1); /* two minutes of reads, 4,095 events */
+    ck_assert_int_eq(notify_once_heard(&o, 10), 0);
+    /* the notification first, the log later, read twice */
+    int64_t late = 11 + DB_EVENTS_KEEP_ROWS;
+    ck_assert_int_eq(notify_once_heard(&o, late), 1);
+    meanwhile(&o, 60, late + 1, late + DB_EVENTS_KEEP_ROWS);
+    a.n = 0;
+    ck_assert_int_eq(read_log(&o, (int64_t[]){late}, 1, o.cursor, &a), 0);
+    ck_assert_int_eq(read_log(&o, (int64_t[]){late, late + 1}, 2, o.cursor + 1, &a), 0);
+    ck_assert_int_eq(a.n, 0);
+}
+END_TEST
+
+/* Ids come out of order (numbered at insert, heard at commit): an older
+ * id not yet applied is applied once, whichever way it comes; one read
+ * twice in a read is applied once; an id past what the log keeps is not
+ * applied when heard; the first read applies nothing. */
+START_TEST(ids_out_of_order_and_too_old)
+{
+    static notify_once_t o;
+    applied_t a = {0};
+    ck_assert_int_eq(read_log(&o, (int64_t[]){3, 4}, 2, 50, &a), 0);
+    ck_assert_int_eq(notify_once_heard(&o, 20), 1);
+    ck_assert_int_eq(notify_once_heard(&o, 15), 1); /* below the newest, never applied */
+    ck_assert_int_eq(notify_once_heard(&o, 15), 0);
+    ck_assert_int_eq(read_log(&o, (int64_t[]){14, 15, 16, 20}, 4, 51, &a), 2);
+    ck_assert_int_eq(a.applied[0], 14);
+    ck_assert_int_eq(a.applied[1], 16);
+    ck_assert_int_eq(notify_once_heard(&o, 14), 0);
+    ck_assert_int_eq(notify_once_heard(&o, 16 + NOTIFY_ONCE_SPAN), 1);
+    ck_assert_int_eq(notify_once_heard(&o, 16), -1); /* the log let it go long since */
+    ck_assert_int_eq(notify_once_heard(&o, 17), 1);  /* within the span, never applied */
+    ck_assert_int_eq(notify_once_heard(&o, 17), 0);
+}
+END_TEST
+
+/* The database's numbering went back (a restore): the log is what
+ * counts, its events are applied once, and heard once after. */
+START_TEST(a_numbering_gone_back_starts_again)
+{
+    static notify_once_t o;
+    applied_t a = {0};
+    ck_assert_int_eq(read_log(&o, NULL, 0, 10, &a), 0);
+    ck_assert_int_eq(notify_once_heard(&o, 100000), 1);
+    ck_assert_int_eq(read_log(&o, (int64_t[]){7, 8}, 2, 11, &a), 2);
+    ck_assert_int_eq(read_log(&o, (int64_t[]){7, 8}, 2, 11, &a), 0);
+    ck_assert_int_eq(notify_once_heard(&o, 8), 0);
+    ck_assert_int_eq(notify_once_heard(&o, 9), 1);
+}
+END_TEST
+
 Suite *suite_server_notify(void)
 {
     Suite *s = suite_create("server_notify");
@@ -147,6 +290,10 @@ Suite *suite_server_notify(void)
     tcase_add_test(t, chat_lines_read_whole);
     tcase_add_test(t, chat_lines_round_trip);
     tcase_add_test(t, logged_numbers_split_off);
+    tcase_add_test(t, bare_events_of_an_older_build_are_heard);
+    tcase_add_test(t, an_event_is_applied_once_in_either_order_however_far_apart);
+    tcase_add_test(t, ids_out_of_order_and_too_old);
+    tcase_add_test(t, a_numbering_gone_back_starts_again);
     suite_add_tcase(s, t);
     return s;
 }
