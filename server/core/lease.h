@@ -17,8 +17,10 @@
  * over), when a returning player's game is not restored after all
  * (broken, a failed read: session_load.c), and every lease of the node
  * at a clean stop. A game restored in the background (recovery, lapsed
- * leases) while its player's load of it is under way leaves the release
- * to that load, whose take may have found the lease this node's already.
+ * leases), a session freed (its grace over) or a load that gave up the
+ * game while a player's load of it is under way leaves the release (or
+ * the letting go) to that load, whose take may have found the lease this
+ * node's already (session_lease_done).
  *
  * Fencing: lease_start makes the database refuse this node's journal
  * rows of a game whose lease it does not hold, in the row's own

@@ -192,7 +192,7 @@ void session_free(session_t *s)
     session_unindex(srv, s);
     srv->nsessions--;
     if (s->game && !s->fenced) /* Warren's: another node may run it now */
-        lease_release(srv, s->game_id);
+        session_lease_done(srv, s->game_id);
     if (s->peer) /* other nodes' watchers of it are told */
         peer_session_gone(s);
     if (jqueue_paused(&s->jq)) {

@@ -12,8 +12,13 @@ typedef struct backend_ops backend_ops_t;
  * memory. */
 session_t *session_new(server_t *srv, int64_t game_id, int64_t user_id, const char *user,
                        const backend_ops_t *ops);
-/* Unlinks s now; its memory goes once no db callback points at it. */
+/* Unlinks s now; its memory goes once no db callback points at it. Its
+ * game's lease goes with it (session_lease_done). */
 void session_free(session_t *s);
+/* The loop is done with game's lease (session_load.c): released, unless
+ * a player's load of the game is under way here; that load then settles
+ * it at its end (released if no session here runs the game). */
+void session_lease_done(server_t *srv, int64_t game);
 void session_db_done(session_t *s); /* a db callback that held s returned */
 /* After a change of player, detached_ms or idle_limit_ms: s is on the
  * server's sess_timed, which session_tick walks, when it has an idle limit

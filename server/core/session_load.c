@@ -50,8 +50,8 @@ typedef struct {
     game_t *g;         /* a new game while its row is being stored */
     int64_t game_id;   /* the live game whose lease is being taken */
     uint64_t asked_ms; /* takeover: when its node was first asked for it (0: not yet) */
-    bool owes_release; /* the lease was handed to it (lease_hand_over): released at its end
-                          unless a session here runs the game then */
+    bool owes_release; /* the lease was handed to it (lease_hand_over): settled at its end
+                          unless a session here plays the game then */
 } load_req_t;
 
 static const char MSG_BROKEN[] =
@@ -261,25 +261,34 @@ static load_req_t *load_of_game(server_t *srv, int64_t game, const load_req_t *b
     return NULL;
 }
 
-/* This loop is done with game's lease and no session here runs it: it is
- * released, unless a player's load of it is under way (its take may have
- * found the lease this node's already, and a release queued now would
- * delete it under the session that load makes): that load is given the
- * release, done at its end if no session runs the game then. */
+/* This loop is done with game's lease: released when no session here
+ * runs the game, let go again when one is kept here detached (a load took
+ * it back and did not keep it); unless a player's load of it is under
+ * way (its take may have found the lease this node's already, and a
+ * release queued now would delete it under the session that load makes):
+ * that load is handed the lease, settled so at its end. */
 static void lease_hand_over(server_t *srv, int64_t game, const load_req_t *but)
 {
     load_req_t *rq = load_of_game(srv, game, but);
+    session_t *s = session_find_game(srv, game);
     if (rq)
         rq->owes_release = true;
-    else
+    else if (!s)
         lease_release(srv, game);
+    else if (s->let_go && !s->player)
+        lease_let_go(srv, game);
+}
+
+void session_lease_done(server_t *srv, int64_t game)
+{
+    lease_hand_over(srv, game, NULL);
 }
 
 static void play_finish_load(load_req_t *rq, session_t *s, const char *fail)
 {
     conn_t *c = rq->c;
     list_remove(&rq->node);
-    if (rq->owes_release && !session_find_game(rq->srv, rq->game_id))
+    if (rq->owes_release)
         lease_hand_over(rq->srv, rq->game_id, rq);
     if (req_conn_ok(rq)) {
         if (s && s->let_go && !s->player)
@@ -569,7 +578,7 @@ static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, 
         return;
     }
     if (status != DB_OK) { /* taken again for the read: let go again, as it was */
-        lease_let_go(srv, rq->game_id);
+        lease_hand_over(srv, rq->game_id, rq);
         play_finish_load(rq, NULL, "Your game could not be loaded. Please try again.");
         return;
     }
@@ -579,7 +588,7 @@ static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, 
         s->fenced = true; /* nothing more of it written from here */
         session_drop(s, "", "That game was played on another server; watch it again.");
     }
-    lease_release(srv, rq->game_id); /* the live game (if it still is) is taken anew */
+    lease_hand_over(srv, rq->game_id, rq); /* the live game (if it still is) is taken anew */
     db_game_live_of_user(srv->db, rq->user_id, on_live_game, rq);
 }
 

@@ -10,7 +10,8 @@ runs every game and there are no leases).
   play on undisturbed;
 - a dead node's games are restored by a running one once their leases
   lapse, before their players come back; a player loading the game while
-  that restore runs keeps its lease (no release under the load);
+  that restore runs, or while its session kept here is freed at its grace
+  period's end, keeps its lease (no release under the load);
 - bans, kicks, locks and mail notices made at one node reach the other,
   and a ban, kick, lock or delete made while a node's listener is down
   holds there too (the event log), a kick applied once; a bare event
@@ -657,3 +658,38 @@ def test_a_game_restored_in_the_background_while_its_player_loads_it(nodes, clie
     assert "lease lost" not in a.log()
     assert holder(a, game) == "a"
 
+
+def test_a_game_freed_at_its_grace_end_while_its_player_loads_it(nodes, clients):
+    """tina leaves her game at a (kept detached, its lease let go) and, at
+    another connection, presses p: the load takes the lease back, its take
+    waiting on the row locked here until the game's grace period is over
+    and its session freed. The freed session leaves the lease to the load:
+    the game is resumed under a's lease, every stored key kept, a new key
+    stored, no row refused."""
+    import psycopg2
+    from harness import pg_sql
+    a = nodes("a", extra=["--grace", "1", "--lease-ttl-ms", "10000"])  # no lapse while locked
+    t, before = playing(a, clients, "tina", "hjklyubn")
+    game = before["game"]
+    again = clients(a.port).connected()
+    again.login("tina", PW)
+    t.send(CTRL_X)  # saved and left: the session kept, its lease let go
+    t.wait_for("Your game is saved")
+    end = time.time() + 10
+    while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
+        assert time.time() < end, "the lease not let go"
+        time.sleep(0.05)
+    lock = psycopg2.connect(a.db_url)
+    try:
+        lock.cursor().execute(pg_sql("SELECT game FROM leases WHERE game = ? FOR UPDATE"), (game,))
+        pos = len(a.log())
+        again.send("p", settle=False)
+        lease_waits(a)  # the load's take of the lease
+        a.wait_log(rf"grace over user=tina game={game}")
+        assert "attach user=tina" not in a.log()[pos:]
+    finally:
+        lock.commit()
+        lock.close()
+    plays_on_as(a, again, "tina", before)
+    assert "lease lost" not in a.log()
+    assert a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) == [("a", 0)]
