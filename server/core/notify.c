@@ -49,6 +49,7 @@ typedef void (*notify_ev_fn)(server_t *home, const notify_event_t *ev);
 
 static void chat_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_heard(server_t *home, const notify_event_t *ev);
+static void chat_off_asked(server_t *home, const notify_event_t *ev);
 
 /* fn gets the ids, ev_fn the whole event; text: the kind carries NAME
  * TEXT; late: applied when read from the log too. A takeover's request
@@ -66,6 +67,7 @@ static const struct {
     {NOTIFY_MAIL, mail_left_elsewhere, NULL, false, true},
     {NOTIFY_CHAT, NULL, chat_heard, true, true},
     {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false, true},
+    {NOTIFY_CHAT_ASK, NULL, chat_off_asked, false, true},
     {NOTIFY_END, NULL, nodeend_asked, false, true},
     {NOTIFY_ENDED, NULL, nodeend_answered, false, true},
 };
@@ -427,6 +429,54 @@ static void chat_off_heard(server_t *home, const notify_event_t *ev)
         session_set_chat(s, ev->b != 0);
 }
 
+/* On a loop: its games with chat off said again, to the node that asked
+ * or ("*") every node. */
+static void resay_on_loop(server_t *k, void *ud)
+{
+    char *to = ud;
+    LIST_EACH (it, &k->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (!s->mirror && !s->ended && s->chat_off && s->game_id > 0)
+            notify_send(k, NOTIFY_CHAT_OFF, to, s->game_id, 1);
+    }
+    free(to);
+}
+
+static void chat_off_resay(server_t *home, const char *to)
+{
+    for (int i = 0; i < shard_count(home); i++) {
+        char *copy = strdup(to);
+        if (!copy)
+            return log_error("chat-off not said again to %s: out of memory", to);
+        if (i == 0)
+            resay_on_loop(home, copy);
+        else if (shard_post(shard_at(home, i), resay_on_loop, copy) != 0)
+            free(copy);
+    }
+}
+
+/* A node listening again after a gap asks: its mirrors of this node's
+ * games learn which have chat off. */
+static void chat_off_asked(server_t *home, const notify_event_t *ev)
+{
+    chat_off_resay(home, ev->from);
+}
+
+/* Listening again: a chat-off (or on) said meanwhile may be past what the
+ * log keeps, so home's mirrors take chat as on, as a new mirror does,
+ * until the games' nodes answer the question; and this node's own games
+ * say theirs again (one said while its writes failed was never sent). */
+static void chat_off_read_again(server_t *home)
+{
+    LIST_EACH (it, &home->sessions) {
+        session_t *s = LIST_ITEM(it, session_t, node);
+        if (s->mirror && s->chat_off)
+            session_set_chat(s, false);
+    }
+    notify_send(home, NOTIFY_CHAT_ASK, "*", 0, 0);
+    chat_off_resay(home, "*");
+}
+
 /* ---- reading the log ------------------------------------------------------------- */
 
 static void maybe_free(notify_t *n);
@@ -521,17 +571,21 @@ static void on_readable(uv_poll_t *p, int status, int events)
 /* Listening again after a gap: the events of the gap are read from the
  * log at once, and what they would have changed from the rows too, for
  * a gap longer than the log keeps (DB_EVENTS_KEEP_MS): a ban or mute
- * made meanwhile holds here, an account deleted or locked is sent off and
- * mail left for someone at the menu shows. */
+ * made meanwhile holds here, an account deleted or locked is sent off,
+ * mail left for someone at the menu shows and the mirrors here learn
+ * their games' chat-off again. A kick stores nothing to read again, and
+ * an end or takeover asked meanwhile was of a game whose lease lapsed
+ * long before the log let it go (other nodes have it since). */
 static void catch_up(notify_t *n)
 {
     server_t *home = n->home;
-    log_info("node events: listening again; the log, bans, mutes, accounts and waiting mail "
-             "read again");
+    log_info("node events: listening again; the log, bans, mutes, accounts, waiting mail and "
+             "chat-off read again");
     read_log(n);
     moderation_changed_elsewhere(home, "*", 0, 0);
     moderation_recheck_accounts(home);
     HOOKS_CALL(home->hooks->mail_left, home, 0);
+    chat_off_read_again(home);
 }
 
 static void connect_work(uv_work_t *w)

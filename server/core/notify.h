@@ -34,15 +34,19 @@
  * (session_load.c), so one read late never takes a game from a player
  * who came back since. The node then
  * also reads again what the rows keep of the others' events (bans and
- * mutes, its connections' accounts, mail waiting for those at the menu),
- * for a gap longer than the log keeps them (DB_EVENTS_KEEP_MS).
+ * mutes, its connections' accounts, mail waiting for those at the menu)
+ * and asks for its mirrors' chat-off (below), for a gap longer than the
+ * log keeps them (DB_EVENTS_KEEP_MS).
  *
  * A player's chat-off travels as an event (NOTIFY_CHAT_OFF) to the
  * mirrors other nodes keep of the game, so their watchers are refused
  * where they type, as at the game's node (rather than checked where the
  * line is heard, which would still show it to the watchers beside its
  * sender). A mirror made after the toggle learns it when the game's node
- * drops the first line said there: that node says it again.
+ * drops the first line said there: that node says it again. A node that
+ * listens again after a gap (perhaps longer than the log keeps) takes
+ * its mirrors' chat as on, as new ones, and asks (NOTIFY_CHAT_ASK): every
+ * node says again which of its games have chat off, and so does it.
  *
  * SQLite (one node): nothing is started, notify_send does nothing.
  * Home loop only, except notify_send (any loop, on its own db handle). */
@@ -68,6 +72,7 @@ void notify_stop(server_t *home);
 #define NOTIFY_MAIL      "mail"      /* a: an account that has new mail */
 #define NOTIFY_CHAT      "chat"      /* a: game, b: the sender's count; NAME TEXT: a chat line */
 #define NOTIFY_CHAT_OFF  "chatoff"   /* a: game, b: 1 its player turned chat off, 0 on */
+#define NOTIFY_CHAT_ASK  "chatask"   /* a node listening again asks which games have chat off */
 #define NOTIFY_END       "end"   /* a: game, b: account; the administrator ends it (nodeend.h) */
 #define NOTIFY_ENDED     "ended" /* a: game asked of, b: 1 ended, 0 no such game here */
 

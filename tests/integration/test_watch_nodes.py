@@ -7,7 +7,8 @@ game ends on a, or when its player takes the game over at b; b keeps
 serving. Spectator chat crosses too: a line said at either node reaches
 the game's viewers at both, once each, in the order said, a line said
 while a node's listener is down included (read from the event log); and
-the player's chat-off holds at the other node too."""
+the player's chat-off holds at the other node too, one turned while the
+other was cut off longer than the event log keeps included."""
 import json
 import re
 import signal
@@ -551,6 +552,54 @@ def test_chat_off_at_the_players_node_holds_at_the_other(pair, clients):
     assert web_b.json_until(lambda m: m["t"] == "watchers" and m["chat"] is True)
     say(w, "hello now")
     p.wait_for("liam: hello now")
+
+
+def chat_turned_in_a_long_gap(a, b, p, turns):
+    """b cut off (its listener down, then b stopped) while the player at a
+    presses Ctrl-T until turns is shown, and the event log's rows go, as
+    after two minutes: b can neither hear nor read what a said. (The rows
+    are read and deleted on a connection made before the database takes
+    no more.)"""
+    import psycopg2
+    db = psycopg2.connect(a.db_url)
+    db.autocommit = True
+    cur = db.cursor()
+    try:
+        cur.execute("DELETE FROM node_events")
+        with listeners_down(b):
+            b.proc.send_signal(signal.SIGSTOP)
+            try:
+                for shown in turns:
+                    p.send(CTRL_T)
+                    p.wait_for(shown)
+                end = time.time() + 10  # the player's turn logged (not an answer to b)
+                while not (cur.execute("SELECT count(*) FROM node_events WHERE payload LIKE "
+                                       "'chatoff * %'") or cur.fetchone()[0]):
+                    assert time.time() < end, "no chat-off logged"
+                    time.sleep(0.05)
+                cur.execute("DELETE FROM node_events")
+            finally:
+                b.proc.send_signal(signal.SIGCONT)
+    finally:
+        db.close()
+
+
+def test_chat_off_turned_in_a_gap_longer_than_the_log_holds_at_the_other(pair, clients):
+    """The player at a turns chat off while b is cut off longer than the
+    event log keeps it: once b listens again it asks, a says again which of
+    its games have chat off, and b's watcher is refused as at a; turned on
+    in such a gap, b takes its copy's chat as on again, and the watcher
+    talks."""
+    a, b, p, w, web_b = watched_across(pair, clients, "mona", "nils")
+    chat_turned_in_a_long_gap(a, b, p, ["Chat hidden", "Chat off"])
+    assert web_b.json_until(lambda m: m["t"] == "watchers" and m["chat"] is False)
+    say(w, "anyone?")
+    w.wait_for("The player turned chat off.")
+    assert chats(web_b) == []
+    chat_turned_in_a_long_gap(a, b, p, ["Chat on"])
+    assert web_b.json_until(lambda m: m["t"] == "watchers" and m["chat"] is True)
+    say(w, "hello now")
+    p.wait_for("nils: hello now")
 
 
 def hello_from_stranger(a, secret, then=b""):
