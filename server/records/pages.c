@@ -494,27 +494,27 @@ static void totals_json(buf_t *o, const db_player_totals_t *t)
         buf_puts(o, "null}");
 }
 
-/* The player's live game, if it is in gs, as it is now rather than at its
- * last snapshot: its row in the copy games and the turns it adds to t. */
+/* Whether game runs here or at another node as its heartbeat said
+ * (peer.c); st: as it is now. Called with the shards locked. */
+static bool live_status(server_t *srv, int64_t game, session_status_t *st)
+{
+    for (int i = 0; i < shard_count(srv); i++) {
+        session_t *s = session_find_game(shard_at(srv, i), game);
+        if (s && !s->ended && (s->game || s->mirror))
+            return session_status(s, st);
+    }
+    return false;
+}
+
+/* The player's live games in gs as they are now rather than at their last
+ * snapshot: their rows in the copy games and the turns they add to t. */
 static void live_overlay(page_t *p, db_game_t *games, size_t n, db_player_totals_t *t)
 {
-    session_t *s = NULL;
-    game_status_t st;
+    session_status_t st;
     shards_lock_all(p->srv);
-    for (int i = 0; i < shard_count(p->srv) && !s; i++) {
-        s = session_find_name(shard_at(p->srv, i), p->name);
-        if (s && (s->ended || !s->game))
-            s = NULL;
-    }
-    if (s)
-        game_status(s->game, &st);
-    int64_t game_id = s ? s->game_id : 0;
-    shards_unlock_all(p->srv);
-    if (!s)
-        return;
     for (size_t i = 0; i < n; i++) {
         db_game_t *g = &games[i];
-        if (g->id != game_id || g->state != DB_GAME_LIVE)
+        if (g->state != DB_GAME_LIVE || !live_status(p->srv, g->id, &st))
             continue;
         t->turns += (int64_t)st.turn - g->turns;
         if (st.max_depth > t->max_depth)
@@ -524,6 +524,7 @@ static void live_overlay(page_t *p, db_game_t *games, size_t n, db_player_totals
         g->max_depth = st.max_depth;
         g->xl = st.xl;
     }
+    shards_unlock_all(p->srv);
 }
 
 static void on_player_hosted(void *ud, int status, const db_hosted_score_t *r, size_t n)

@@ -352,6 +352,13 @@ def test_another_nodes_game_shows_what_its_node_shows_unwatched(pair, clients, b
     adm_a, adm_b = admin_row(bindir, a, "tess"), admin_row(bindir, b, "tess")
     assert adm_b[3:5] == adm_a[3:5] and adm_b[-2:] == ["a", "100x30"], (adm_a, adm_b)
     assert abs(int(adm_a[5].rstrip("s")) - int(adm_b[5].rstrip("s"))) <= 1, (adm_a, adm_b)
+    # the player's page at either node: the live game's turns as it is now
+    for d in (a, b):
+        st, page = Web(d.http).json("/api/player/tess")
+        live = [g for g in page["games"] if g["state"] == "live"]
+        assert st == 200 and len(live) == 1, page
+        assert (live[0]["turns"], live[0]["depth"]) == (own["turn"], own["depth"]), (d.http, live)
+        assert page["totals"]["turns"] == own["turn"], (d.http, page["totals"])
     # its player's terminal and turns change again: b follows, still unwatched
     p.resize(90, 28)
     p.play_keys("." * 4)
