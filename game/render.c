@@ -16,7 +16,23 @@
 #include "vision.h"
 #include "world.h"
 
-enum { STATUS_SIG = 768 }; /* bytes of a status line's signature */
+/* What the status line is made of, taken each frame for little: equal
+ * keys make equal lines, so the line is built (a dozen snprintf calls)
+ * only when its key changed. Every value status_parts and render_status
+ * read is here; one left out would leave the line stale (game_view's
+ * tests check the kept line against a fresh one). */
+enum { STATUS_EFFECTS = 24 }; /* effect kinds a key holds; more: never kept */
+
+typedef struct {
+    const char *race, *cls, *hunger;
+    const void *region, *atlas; /* the region kind underfoot; the surface's table */
+    uint64_t turn;              /* UINT64_MAX: the counter is not shown */
+    int32_t hp, hp_max, mana, mana_max, xl, gold, depth, terr, watchers, w;
+    int32_t neff; /* effects on the player; > STATUS_EFFECTS: too many to keep */
+    int32_t pad;  /* zero: the key is compared as bytes */
+    uint16_t eff[STATUS_EFFECTS];
+    char name[32];
+} status_key_t;
 
 /* The frame kept between calls (game_t.render_cache): derived from the state, never
  * saved nor hashed. Each call redraws only what changed since the last:
@@ -40,8 +56,7 @@ struct render_cache {
     bool msg_ok, status_ok;
     uint32_t msg_said, msg_seen, msg_n;
     uint8_t msg_prompt;
-    uint16_t status_len;
-    uint8_t status_sig[STATUS_SIG];
+    status_key_t status_key;
     uint8_t sky[256]; /* by level_t.region value: the region is under the sky */
 };
 
@@ -315,37 +330,52 @@ static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, stat
     return n;
 }
 
-/* Whether the status line would show what cache's frame shows (its parts,
- * their styles and the watcher cell, as bytes); remembers it if not. */
-static bool status_same(render_cache_t *cache, const status_part_t *pt, int n, const char *cell)
+/* The status line's key now (see status_key_t). */
+static void status_key(game_t *g, const obj_t *p, const game_view_t *view, const screen_t *s,
+                       status_key_t *k)
+{
+    memset(k, 0, sizeof *k);
+    k->race = pc_race_name(g);
+    k->cls = pc_class_name(g);
+    k->hunger = itemui_status_word(g);
+    k->region = level_region_kind(g, level_current(g), p->x, p->y);
+    k->atlas = g->atlas.t;
+    k->turn = view && view->turns ? g->sched.now / SCHED_MOVE : UINT64_MAX;
+    k->hp = p->hp, k->hp_max = p->hp_max, k->xl = g->pc.xl, k->gold = g->items.gold;
+    k->mana = g->pc.mana, k->mana_max = g->pc.mana_max;
+    k->depth = g->depth; /* with the atlas and the territory: atlas_place */
+    k->terr = g->depth == ATLAS_OVERLAND ? atlas_terr_at(g, p->x, p->y) : -1;
+    k->watchers = view ? view->watchers : 0;
+    k->w = s->w;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_EFFECT && o->target == g->player && k->neff++ < STATUS_EFFECTS)
+            k->eff[k->neff - 1] = o->kind;
+    }
+    memcpy(k->name, g->name, sizeof k->name);
+}
+
+/* Whether cache's frame shows the status line as it is now; remembers
+ * its key if not. */
+static bool status_kept(game_t *g, const obj_t *p, const game_view_t *view, const screen_t *s,
+                        render_cache_t *cache)
 {
     if (!cache)
         return false;
-    uint8_t sig[STATUS_SIG];
-    size_t len = 0;
-    for (int i = 0; i <= n; i++) {
-        const char *t = i < n ? pt[i].text : cell;
-        style_t st = i < n ? pt[i].st : STYLE_DEFAULT;
-        size_t tl = strlen(t) + 1;
-        if (len + tl + 5 > sizeof sig)
-            return cache->status_ok = false;
-        uint8_t head[5] = {(uint8_t)st.fg, (uint8_t)(st.fg >> 8), (uint8_t)st.bg,
-                           (uint8_t)(st.bg >> 8), st.attr};
-        memcpy(sig + len, head, 5);
-        memcpy(sig + len + 5, t, tl);
-        len += 5 + tl;
-    }
-    if (cache->status_ok && cache->status_len == len && memcmp(cache->status_sig, sig, len) == 0)
+    status_key_t k;
+    status_key(g, p, view, s, &k);
+    if (cache->status_ok && memcmp(&k, &cache->status_key, sizeof k) == 0)
         return true;
-    cache->status_ok = true;
-    cache->status_len = (uint16_t)len;
-    memcpy(cache->status_sig, sig, len);
+    cache->status_ok = k.neff <= STATUS_EFFECTS;
+    cache->status_key = k;
     return false;
 }
 
 static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view,
                           render_cache_t *cache)
 {
+    if (status_kept(g, p, view, s, cache))
+        return;
     status_part_t pt[STATUS_PARTS];
     int n = status_parts(g, p, view, pt), width = 0;
     char cell[32] = "";
@@ -360,8 +390,6 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
                 width -= (int)strlen(pt[i].text);
                 pt[i].text[0] = 0;
             }
-    if (status_same(cache, pt, n, cell))
-        return;
     int x = 0;
     for (int i = 0; i < n; i++)
         x = screen_text(s, x, s->h - 2, pt[i].st, pt[i].text);
@@ -677,10 +705,11 @@ static bool draw_list(game_t *g, screen_t *s, const prompt_t *pr)
 }
 
 /* Draws the view into s: all of it when full (s cleared), else only what
- * changed since cache's frame, which s is. Returns whether a screen or an
- * overlay went over the map. */
+ * changed since cache's frame, which s is; mv: where the map sits, when
+ * the caller already placed it (NULL: placed here). Returns whether a
+ * screen or an overlay went over the map. */
 static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_cache_t *cache,
-                      bool full)
+                      bool full, const map_view_t *mv)
 {
     const prompt_t *pr = prompt_of(g);
     level_t *lv = level_current(g);
@@ -693,7 +722,7 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
     render_msgs(g, s, cache);
     if (!lv || !p)
         return true;
-    map_view_t m = map_view(g, s, lv, p, view && view->two_cell ? 2 : 1);
+    map_view_t m = mv ? *mv : map_view(g, s, lv, p, view && view->two_cell ? 2 : 1);
     if (m.vh >= 1 && draw_map(g, s, lv, &m, cache, full) < 0 && cache)
         cache->valid = false;
     if (m.vh >= 1 && g->prompt == PROMPT_TARGET)
@@ -713,7 +742,7 @@ static bool draw_view(game_t *g, screen_t *s, const game_view_t *view, render_ca
 void render_full(game_t *g, screen_t *s, const game_view_t *view)
 {
     screen_clear(s);
-    draw_view(g, s, view, NULL, true);
+    draw_view(g, s, view, NULL, true, NULL);
 }
 
 /* A frame of another size: after a few in a row the kept frame takes it. */
@@ -758,7 +787,7 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
     cache->depth = lv ? lv->depth : -1;
     cache->ox = m.ox;
     cache->oy = m.oy;
-    cache->over = draw_view(g, cache->frame, view, cache, full);
+    cache->over = draw_view(g, cache->frame, view, cache, full, lv && p ? &m : NULL);
     return cache->frame;
 }
 

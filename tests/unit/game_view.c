@@ -13,6 +13,7 @@
 #include "mapgen.h"
 #include "prompt.h"
 #include "render.h"
+#include "status.h"
 #include "vision.h"
 #include "world.h"
 
@@ -433,6 +434,181 @@ START_TEST(view_shows_the_player_and_all_in_sight)
 }
 END_TEST
 
+/* ---- the status line kept between frames --------------------------------- */
+
+/* One thing the status line shows, changed the way play changes it (the
+ * view's own options too), with no key: the map stays put, so only the
+ * line's own key can tell the kept frame to draw it again. */
+typedef struct {
+    const char *what;
+    void (*change)(game_t *g, game_view_t *v, uint32_t r);
+} status_change_t;
+
+static obj_t *pl(game_t *g)
+{
+    return reg_get(&g->reg, g->player);
+}
+
+static void ch_hp(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    pl(g)->hp = 1 + (int32_t)(r % (uint32_t)pl(g)->hp_max);
+}
+
+static void ch_hp_max(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    pl(g)->hp_max += 1 + (int32_t)(r % 3);
+}
+
+static void ch_mana(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    g->pc.mana_max = (int16_t)(r % 4 == 0 ? 0 : 5 + r % 7);
+    g->pc.mana = (int16_t)(g->pc.mana_max ? (r >> 4) % (uint32_t)g->pc.mana_max : 0);
+}
+
+static void ch_xl(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    g->pc.xl = (uint8_t)(1 + r % 20);
+}
+
+static void ch_gold(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    g->items.gold += 1 + (int32_t)(r % 40);
+}
+
+static void ch_hunger(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    static const int32_t FOOD[] = {4000, FOOD_HUNGRY - 1, FOOD_WEAK - 1, -1};
+    g->items.food = FOOD[r % 4];
+}
+
+/* An effect more on the player, one of its effects ended, or one ended
+ * and another begun (as many effects as before, in the same slot). */
+static void ch_effects(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && r % 3 != 1; h = reg_next(&g->reg, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        if (o->type == OBJ_EFFECT && o->target == g->player) {
+            status_end(g, h);
+            break;
+        }
+    }
+    if (r % 3 != 0)
+        status_apply(g, g->player, (int)((r >> 2) % g->c->n_effects), 5000, 1, 0);
+}
+
+/* The region underfoot becomes another of the level's (or none). */
+static void ch_region(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    level_t *lv = level_current(g);
+    lv->region[pl(g)->y * lv->w + pl(g)->x] = (uint8_t)(r % (uint32_t)(lv->nregions + 1));
+}
+
+static void ch_race(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    g->pc.race = (uint8_t)(r % g->c->n_races);
+    g->pc.cls = (uint8_t)((r >> 4) % g->c->n_classes);
+}
+
+static void ch_name(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)v;
+    static const char *const NAMES[] = {"Ann", "Bartholomew", "Cy", "Dee"};
+    snprintf(g->name, sizeof g->name, "%s", NAMES[r % 4]);
+}
+
+static void ch_watchers(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)g;
+    v->watchers = (int)(r % 3);
+}
+
+static void ch_turns(game_t *g, game_view_t *v, uint32_t r)
+{
+    (void)g, (void)r;
+    v->turns = !v->turns;
+}
+
+static const status_change_t STATUS_CHANGES[] = {
+    {"hp", ch_hp},     {"hp_max", ch_hp_max},     {"mana", ch_mana},       {"xl", ch_xl},
+    {"gold", ch_gold}, {"hunger", ch_hunger},     {"effects", ch_effects}, {"race", ch_race},
+    {"name", ch_name}, {"watchers", ch_watchers}, {"turns", ch_turns},     {"region", ch_region},
+};
+enum { N_CHANGES = sizeof STATUS_CHANGES / sizeof STATUS_CHANGES[0] };
+
+/* The kept frame's status line against the one drawn whole; returns
+ * whether it differs from was (the line before). */
+static bool status_checked(game_t *g, const game_view_t *v, screen_t *whole, const cell_t *was,
+                           uint64_t seed, int i)
+{
+    const screen_t *f = render_frame(g, 80, 24, v);
+    ck_assert_ptr_nonnull(f);
+    render_full(g, whole, v);
+    size_t row = (size_t)(f->h - 2) * (size_t)f->w, rowb = sizeof(cell_t) * (size_t)f->w;
+    for (int x = 0; x < f->w; x++)
+        ck_assert_msg(cell_eq(&f->cells[row + x], &whole->cells[row + x]),
+                      "seed %llu step %d: status cell %d is U+%04X in colour %d, drawn whole "
+                      "U+%04X in colour %d",
+                      (unsigned long long)seed, i, x, (unsigned)f->cells[row + x].ch,
+                      f->cells[row + x].fg, (unsigned)whole->cells[row + x].ch,
+                      whole->cells[row + x].fg);
+    return memcmp(was, &whole->cells[row], rowb) != 0;
+}
+
+/* Seeded walks (steps, waits, searches, stairs) with the status line's
+ * inputs changed between frames (hit points and their colour, mana,
+ * level, gold, hunger, effects, race and class, name, watchers, the turn
+ * counter, the region underfoot; depth and place by the walk itself,
+ * which draws the whole frame again): the kept frame's status line
+ * always equals a fresh one, and every change showed on it. */
+START_TEST(kept_status_line_equals_fresh)
+{
+    static const char KEYS[] = "hjklyubnhjklyubn..ss><";
+    content_t *c = shipped_content();
+    int shown[N_CHANGES] = {0}, by_keys = 0;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        screen_t *whole = screen_new(80, 24);
+        cell_t was[80];
+        game_view_t v = {0};
+        uint32_t r = (uint32_t)seed * 2246822519u;
+        for (int i = 0; i < 600 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            if (g->prompt != PROMPT_NONE || g->items.screen)
+                key(g, g->prompt == PROMPT_MORE      ? ' '
+                       : g->prompt == PROMPT_LEVELUP ? 'a'
+                                                     : KEY_ESC);
+            else
+                key(g, (uint32_t)KEYS[(r >> 16) % (sizeof KEYS - 1)]);
+            if (!pl(g) || !level_current(g))
+                continue;
+            memcpy(was, &whole->cells[(size_t)22 * 80], sizeof was);
+            by_keys += status_checked(g, &v, whole, was, seed, i);
+            const status_change_t *ch = &STATUS_CHANGES[(r >> 8) % N_CHANGES];
+            memcpy(was, &whole->cells[(size_t)22 * 80], sizeof was);
+            ch->change(g, &v, r >> 3);
+            if (g->state == GAME_RUNNING && pl(g))
+                shown[ch - STATUS_CHANGES] += status_checked(g, &v, whole, was, seed, i);
+        }
+        screen_free(whole);
+        game_free(g);
+    }
+    for (int k = 0; k < N_CHANGES; k++)
+        ck_assert_msg(shown[k] >= 3, "%s changed the line %d times", STATUS_CHANGES[k].what,
+                      shown[k]);
+    ck_assert_int_gt(by_keys, 200); /* turns, regions, depths, regeneration */
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_view(void)
 {
     Suite *s = suite_create("game_view");
@@ -445,5 +621,9 @@ Suite *suite_game_view(void)
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
     tcase_add_test(t, view_shows_the_player_and_all_in_sight);
     suite_add_tcase(s, t);
+    TCase *st = tcase_create("status");
+    tcase_set_timeout(st, 60);
+    tcase_add_test(st, kept_status_line_equals_fresh);
+    suite_add_tcase(s, st);
     return s;
 }
