@@ -921,16 +921,30 @@ typedef struct {
     int k;        /* > 0: the content moves up k rows; < 0: down */
 } scroll_t;
 
-static uint64_t row_hash(const cell_t *row, int w)
+/* A row's key from a few of its cells, spread along it: equal rows have
+ * equal keys, and rows of equal keys are compared whole. A sixteenth of
+ * the cells keys most rows apart at a fraction of a hash of them all,
+ * and the rows of a are keyed on every frame a scroll is looked for. */
+#define ROW_SAMPLES 16
+
+static uint64_t row_key(const cell_t *row, int w)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (int x = 0; x < w; x++) {
+    for (int i = 0; i < ROW_SAMPLES; i++) {
         uint64_t v;
-        memcpy(&v, &row[x], sizeof v);
+        memcpy(&v, &row[i * w / ROW_SAMPLES], sizeof v);
         h = (h ^ v) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 29;
     }
-    return h;
+    return h ^ (h >> 29);
+}
+
+static bool row_is_blank(const cell_t *row, int w)
+{
+    cell_t blank = screen_blank();
+    for (int x = 0; x < w; x++)
+        if (memcmp(&row[x], &blank, sizeof blank) != 0)
+            return false;
+    return true;
 }
 
 /* Rows of b that a shift of k rows brings back from a: how many, the
@@ -939,19 +953,22 @@ typedef struct {
     int n[2 * SCREEN_MAX_H], lo[2 * SCREEN_MAX_H], hi[2 * SCREEN_MAX_H];
 } shift_votes_t;
 
-/* Each changed, non-blank row y of b votes for every k that brings an
- * equal row (by hash) of a onto it: rows times rows compares, where
+/* Each voter row y of b (changed, not blank) votes for every k that
+ * brings an equal row of a onto it: rows times rows key compares, where
  * trying every k against every row would be twice the rows times it. */
-static void scroll_votes(const uint64_t *ha, const uint64_t *hb, uint64_t hblank,
-                         const bool *changed, int h, shift_votes_t *v)
+static void scroll_votes(const screen_t *a, const screen_t *b, const uint64_t *ka,
+                         const uint64_t *kb, const bool *voter, shift_votes_t *v)
 {
+    int w = b->w, h = b->h;
+    size_t rowb = sizeof(cell_t) * (size_t)w;
     memset(v->n, 0, sizeof(int) * (size_t)(2 * h));
     for (int y = 0; y < h; y++) {
-        if (!changed[y] || hb[y] == hblank)
+        if (!voter[y])
             continue;
         for (int y2 = 0; y2 < h; y2++) {
             int i = y2 - y + h - 1;
-            if (y2 == y || hb[y] != ha[y2])
+            if (y2 == y || kb[y] != ka[y2] ||
+                memcmp(b->cells + (size_t)y * w, a->cells + (size_t)y2 * w, rowb) != 0)
                 continue;
             if (v->n[i]++ == 0)
                 v->lo[i] = y;
@@ -960,23 +977,27 @@ static void scroll_votes(const uint64_t *ha, const uint64_t *hb, uint64_t hblank
     }
 }
 
-/* The shift that brings back the most changed, non-blank rows of b from a
- * (rows equal by hash: a false match costs bytes, never correctness); the
- * smallest k among those that bring back as many. */
+/* The shift that brings back the most changed, non-blank rows of b from
+ * a; the smallest k among those that bring back as many. Fewer than
+ * SCROLL_MIN_ROWS such rows (a key that changed the message and status
+ * lines and a map row or two) need no look at a at all. */
 static bool scroll_find(const screen_t *a, const screen_t *b, const bool *changed, scroll_t *sc)
 {
-    int w = b->w, h = b->h, best = 0;
-    uint64_t ha[SCREEN_MAX_H], hb[SCREEN_MAX_H];
-    cell_t blank[SCREEN_MAX_W];
-    for (int x = 0; x < w; x++)
-        blank[x] = screen_blank();
-    uint64_t hblank = row_hash(blank, w);
+    int w = b->w, h = b->h, best = 0, voters = 0;
+    uint64_t ka[SCREEN_MAX_H], kb[SCREEN_MAX_H];
+    bool voter[SCREEN_MAX_H];
     for (int y = 0; y < h; y++) {
-        ha[y] = row_hash(a->cells + (size_t)y * w, w);
-        hb[y] = changed[y] ? row_hash(b->cells + (size_t)y * w, w) : ha[y];
+        voter[y] = changed[y] && !row_is_blank(b->cells + (size_t)y * w, w);
+        voters += voter[y];
+    }
+    if (voters < SCROLL_MIN_ROWS)
+        return false;
+    for (int y = 0; y < h; y++) {
+        ka[y] = row_key(a->cells + (size_t)y * w, w);
+        kb[y] = voter[y] ? row_key(b->cells + (size_t)y * w, w) : 0;
     }
     shift_votes_t v;
-    scroll_votes(ha, hb, hblank, changed, h, &v);
+    scroll_votes(a, b, ka, kb, voter, &v);
     for (int k = 1 - h; k < h; k++) {
         int i = k + h - 1;
         if (k && v.n[i] > best) {
@@ -1275,10 +1296,36 @@ static bool windows_make(windows_t *t, const screen_t *a)
     return true;
 }
 
+/* The move most probes voted for so far (at: its index in the votes, v
+ * its votes); on a tie the move least far up or down, then the upward
+ * one, then the leftmost. Kept as the votes come: a read of every move
+ * afterwards would cost more than the votes. */
+typedef struct {
+    int v;
+    size_t at;
+} shift_best_t;
+
+/* The order of ties: by distance up or down, upward first, then column. */
+static uint64_t shift_rank(size_t at, int w, int h)
+{
+    int row = (int)(at / (size_t)(2 * w)), dy = row - h, x = (int)(at % (size_t)(2 * w));
+    return (uint64_t)(dy < 0 ? -dy : dy) << 32 | (uint64_t)(dy >= 0) << 31 | (uint64_t)x;
+}
+
+static void shift_count(int *votes, size_t at, int w, int h, shift_best_t *best)
+{
+    int v = ++votes[at];
+    if (at % (size_t)(2 * w) == (size_t)w) /* no sideways move */
+        return;
+    if (v > best->v || (v == best->v && shift_rank(at, w, h) < shift_rank(best->at, w, h)))
+        *best = (shift_best_t){v, at};
+}
+
 /* Votes of row y's probes for each move (dy, k) of the view, at
  * votes[(dy + h) * 2w + k + w]: where in a (row y + dy, column px + k) a
  * changed, varied window of b's row y at px shows again. */
-static void shift_vote(const screen_t *a, const windows_t *t, const screen_t *b, int y, int *votes)
+static void shift_vote(const screen_t *a, const windows_t *t, const screen_t *b, int y, int *votes,
+                       shift_best_t *best)
 {
     int w = b->w, h = b->h;
     const cell_t *brow = b->cells + (size_t)y * w;
@@ -1291,7 +1338,8 @@ static void shift_vote(const screen_t *a, const windows_t *t, const screen_t *b,
             size_t at = t->slot[i] - 1;
             int ya = (int)(at / (size_t)w), xa = (int)(at % (size_t)w);
             if (cells_eq(a->cells + at, bw, SHIFT_WIN))
-                votes[(size_t)(ya - y + h) * 2 * w + (size_t)(xa - px + w)]++;
+                shift_count(votes, (size_t)(ya - y + h) * 2 * w + (size_t)(xa - px + w), w, h,
+                            best);
         }
     }
 }
@@ -1300,7 +1348,7 @@ static void shift_vote(const screen_t *a, const windows_t *t, const screen_t *b,
  * agree on, or 0. */
 static int shift_find(const screen_t *a, const screen_t *b, const bool *changed, int *dy)
 {
-    int w = b->w, h = b->h, best = 0, k = 0;
+    int w = b->w, h = b->h;
     *dy = 0;
     if (w < 4 * SHIFT_EVERY)
         return 0;
@@ -1310,19 +1358,16 @@ static int shift_find(const screen_t *a, const screen_t *b, const bool *changed,
         free(votes);
         return 0;
     }
+    shift_best_t best = {0, 0};
     for (int y = 0; y < h; y++)
         if (changed[y])
-            shift_vote(a, &t, b, y, votes);
-    for (int d = 0; d < h; d++) /* on a tie, the move least far up or down */
-        for (int s = d ? -1 : 1; s <= 1; s += 2)
-            for (int x = 0; x < 2 * w; x++) {
-                int v = votes[(size_t)(h + s * d) * 2 * w + x];
-                if (v > best && x != w)
-                    best = v, k = x - w, *dy = s * d;
-            }
+            shift_vote(a, &t, b, y, votes, &best);
     free(votes);
     free(t.slot);
-    return best >= SCROLL_MIN_ROWS ? k : 0;
+    if (best.v < SCROLL_MIN_ROWS)
+        return 0;
+    *dy = (int)(best.at / (size_t)(2 * w)) - h;
+    return (int)(best.at % (size_t)(2 * w)) - w;
 }
 
 /* The rows a move by dy (> 0: the content goes up) brings back: the region
