@@ -470,14 +470,44 @@ static bool on_view(const level_t *lv, const map_view_t *m, int sx, int sy)
     return sy >= 0 && sy < m->vh && map_row_on_level(lv, m, sy) && sx >= x0 && sx < x1;
 }
 
-/* Redraws the tile (sx, sy) and its eight neighbours that are on view. */
-static void redraw_around(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m, int sx,
-                          int sy)
+/* The tiles a frame's map changes redraw, a bit per column from -2 on
+ * (the margin's neighbours), for the three rows one shadow row's changes
+ * reach (its own and the two beside it, by (sy + 3) % 3): a tile many
+ * changes reach (the wall lines of a room coming into view) is drawn
+ * once. */
+enum { MARK_WORDS = (SCREEN_MAX_W + 4 + 63) / 64 };
+typedef struct {
+    uint64_t row[3][MARK_WORDS];
+} marks_t;
+
+static void mark(marks_t *mk, int sx, int sy)
+{
+    unsigned i = (unsigned)(sx + 2);
+    mk->row[(sy + 3) % 3][i / 64] |= 1ull << (i % 64);
+}
+
+/* Marks the tile (sx, sy) and its eight neighbours. */
+static void mark_around(marks_t *mk, int sx, int sy)
 {
     for (int y = sy - 1; y <= sy + 1; y++)
         for (int x = sx - 1; x <= sx + 1; x++)
-            if (on_view(lv, m, x, y))
-                map_tile(g, s, lv, m, x, y);
+            mark(mk, x, y);
+}
+
+/* Draws the marked tiles of row sy that are on view, and forgets the
+ * row's marks (its slot is the next row's but one). */
+static void marks_draw(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
+                       marks_t *mk, int sy)
+{
+    uint64_t *row = mk->row[(sy + 3) % 3];
+    for (int w = 0; w * 64 < m->vw + 4; w++) {
+        for (uint64_t bits = row[w]; bits; bits &= bits - 1) {
+            int sx = w * 64 + __builtin_ctzll(bits) - 2;
+            if (on_view(lv, m, sx, sy))
+                map_tile(g, cache->frame, lv, m, sx, sy);
+        }
+        row[w] = 0;
+    }
 }
 
 /* Eight cells of the three planes from k on, cell k + j in byte j (bits
@@ -505,25 +535,23 @@ typedef struct {
     int x0, sy;
 } shadow_row_t;
 
-/* Redraws what a change of the row's cell k shows. Wall lines join seen
+/* Marks what a change of the row's cell k shows. Wall lines join seen
  * terrain: only a change of those touches the neighbours; a change of
  * visibility is the tile's own, and shows only on a seen tile not under
  * the sky (map_tile). */
-static inline void cell_changes(game_t *g, render_cache_t *cache, const level_t *lv,
-                                const map_view_t *m, const shadow_row_t *r, size_t k)
+static inline void cell_changes(render_cache_t *cache, const level_t *lv, marks_t *mk,
+                                const shadow_row_t *r, size_t k)
 {
     int sx = r->x0 + (int)k;
     if (r->was[0][k] != r->now[0][k] || r->was[1][k] != r->now[1][k])
-        redraw_around(g, cache->frame, lv, m, sx, r->sy);
-    else if (r->was[2][k] != r->now[2][k] && r->now[1][k] && !cache->sky[lv->region[r->li + k]] &&
-             on_view(lv, m, sx, r->sy))
-        map_tile(g, cache->frame, lv, m, sx, r->sy);
+        mark_around(mk, sx, r->sy);
+    else if (r->was[2][k] != r->now[2][k] && r->now[1][k] && !cache->sky[lv->region[r->li + k]])
+        mark(mk, sx, r->sy);
 }
 
-/* Redraws what changed on the shadow's row sy, eight cells at a time
- * (most of a changed row is as it was). The row's pointers are taken
- * once: drawing writes to the frame, never to the planes. */
-static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
+/* Marks what changed on the shadow's row sy, eight cells at a time
+ * (most of a changed row is as it was). */
+static void row_changes(render_cache_t *cache, const level_t *lv, const map_view_t *m, marks_t *mk,
                         int sy)
 {
     int x0, x1;
@@ -539,12 +567,12 @@ static void row_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
         uint64_t d = eight_diff(r.was, r.now, k);
         while (d) { /* only the changed cells, lowest first */
             int j = __builtin_ctzll(d) / 8;
-            cell_changes(g, cache, lv, m, &r, k + (size_t)j);
+            cell_changes(cache, lv, mk, &r, k + (size_t)j);
             d &= ~(0xFFull << (8 * j));
         }
     }
     for (; k < n; k++)
-        cell_changes(g, cache, lv, m, &r, k);
+        cell_changes(cache, lv, mk, &r, k);
 }
 
 /* cache->sky for lv's regions as they are now (sky_at by region value). */
@@ -562,11 +590,14 @@ static void sky_table(const game_t *g, const level_t *lv, render_cache_t *cache)
 static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
 {
     sky_table(g, lv, cache);
+    marks_t mk;
+    memset(&mk, 0, sizeof mk);
     for (int sy = -1; sy <= m->vh; sy++) {
-        if (!shadow_row_on_level(lv, m, sy) || row_same(cache, lv, m, sy))
-            continue;
-        row_changes(g, cache, lv, m, sy);
-        shadow_row(cache, lv, m, sy);
+        if (shadow_row_on_level(lv, m, sy) && !row_same(cache, lv, m, sy)) {
+            row_changes(cache, lv, m, &mk, sy);
+            shadow_row(cache, lv, m, sy);
+        }
+        marks_draw(g, cache, lv, m, &mk, sy - 1); /* no later row reaches it */
     }
 }
 
