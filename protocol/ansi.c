@@ -927,12 +927,12 @@ typedef struct {
  * and the rows of a are keyed on every frame a scroll is looked for. */
 #define ROW_SAMPLES 16
 
-static uint64_t row_key(const cell_t *row, int w)
+static uint64_t row_key(const cell_t *row, const int *at)
 {
     uint64_t h = 0x9E3779B97F4A7C15ull;
     for (int i = 0; i < ROW_SAMPLES; i++) {
         uint64_t v;
-        memcpy(&v, &row[i * w / ROW_SAMPLES], sizeof v);
+        memcpy(&v, &row[at[i]], sizeof v);
         h = (h ^ v) * 0xFF51AFD7ED558CCDull;
     }
     return h ^ (h >> 29);
@@ -992,9 +992,12 @@ static bool scroll_find(const screen_t *a, const screen_t *b, const bool *change
     }
     if (voters < SCROLL_MIN_ROWS)
         return false;
+    int at[ROW_SAMPLES];
+    for (int i = 0; i < ROW_SAMPLES; i++)
+        at[i] = i * w / ROW_SAMPLES;
     for (int y = 0; y < h; y++) {
-        ka[y] = row_key(a->cells + (size_t)y * w, w);
-        kb[y] = voter[y] ? row_key(b->cells + (size_t)y * w, w) : 0;
+        ka[y] = row_key(a->cells + (size_t)y * w, at);
+        kb[y] = voter[y] ? row_key(b->cells + (size_t)y * w, at) : 0;
     }
     shift_votes_t v;
     scroll_votes(a, b, ka, kb, voter, &v);
