@@ -776,6 +776,29 @@ void render_full(game_t *g, screen_t *s, const game_view_t *view)
     draw_view(g, s, view, NULL, true, NULL);
 }
 
+/* Clears the kept frame for a whole redraw. With text_kept (the last
+ * frame drew the view with nothing over it, and so does this one) its
+ * text lines stay: their caches say what they show, and a line whose
+ * cache holds is not drawn again (the status line is a dozen snprintf
+ * calls). A row put back was dirtied by the clear unless blank. */
+static void clear_for_redraw(render_cache_t *cache, bool text_kept)
+{
+    screen_t *f = cache->frame;
+    bool *ok[3] = {&cache->msg_ok, &cache->status_ok, &cache->help_ok};
+    int row[3] = {0, f->h - 2, f->h - 1};
+    size_t rowb = sizeof(cell_t) * (size_t)f->w;
+    cell_t saved[3][SCREEN_MAX_W];
+    for (int i = 0; i < 3; i++) {
+        *ok[i] = *ok[i] && text_kept;
+        if (*ok[i])
+            memcpy(saved[i], f->cells + (size_t)row[i] * (size_t)f->w, rowb);
+    }
+    screen_clear(f);
+    for (int i = 0; i < 3; i++)
+        if (*ok[i])
+            memcpy(f->cells + (size_t)row[i] * (size_t)f->w, saved[i], rowb);
+}
+
 /* A frame of another size: after a few in a row the kept frame takes it. */
 static int frame_size(render_cache_t *cache, int w, int h)
 {
@@ -806,13 +829,13 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
     const obj_t *p = reg_get(&g->reg, g->player);
     int tw = view && view->two_cell ? 2 : 1;
     map_view_t m = lv && p ? map_view(g, cache->frame, lv, p, tw) : (map_view_t){0};
-    bool full = !cache->valid || cache->over || !lv || !p || !lv->vis ||
-                lv->depth != cache->depth || m.ox != cache->ox || m.oy != cache->oy ||
-                tw != cache->tw || (prompt_of(g)->flags & PF_SCREEN);
-    if (full) {
-        screen_clear(cache->frame);
-        cache->help_ok = cache->msg_ok = cache->status_ok = false;
-    }
+    /* the view as the last frame drew it, but for where the map sits */
+    bool same =
+        cache->valid && !cache->over && lv && p && lv->vis && !(prompt_of(g)->flags & PF_SCREEN);
+    bool full = !same || lv->depth != cache->depth || m.ox != cache->ox || m.oy != cache->oy ||
+                tw != cache->tw;
+    if (full)
+        clear_for_redraw(cache, same);
     cache->valid = true;
     cache->tw = tw;
     cache->depth = lv ? lv->depth : -1;
