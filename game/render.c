@@ -245,25 +245,51 @@ static void map_terrain(game_t *g, screen_t *s, const level_t *lv, const map_vie
             map_tile(g, s, lv, m, sx, sy);
 }
 
+/* Adds level cell i to the cells under objects this frame (objs_erase
+ * redraws their terrain next frame). 0, or -1 out of memory. */
+static int obj_remember(render_cache_t *cache, int32_t i)
+{
+    if (cache->nobjs == cache->cap) {
+        int cap = cache->cap ? cache->cap * 2 : 32;
+        int32_t *n = realloc(cache->objs, sizeof *n * (size_t)cap);
+        if (!n)
+            return -1;
+        cache->objs = n;
+        cache->cap = cap;
+    }
+    cache->objs[cache->nobjs++] = i;
+    return 0;
+}
+
 /* Known traps, items on the floor, then the creatures in view, over the
- * terrain (drawn every frame: they are few). */
-static void map_objects(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m)
+ * terrain (drawn every frame: they are few). With rec, the same walk of
+ * the registry remembers the level cells of every item and creature on
+ * view (a superset of what was drawn) in rec: 0, or -1 when it could not. */
+static int map_objects(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m,
+                       render_cache_t *rec)
 {
     trap_render(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
     itemui_render_floor(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
+    int ret = 0;
+    if (rec)
+        rec->nobjs = 0;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y))
+        if ((o->type != OBJ_CREATURE && o->type != OBJ_ITEM) || o->depth != lv->depth ||
+            !level_in(lv, o->x, o->y))
             continue;
-        if (!level_visible(lv, o->x, o->y))
+        int sx = o->x - m->ox, sy = o->y - m->oy;
+        bool on = sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh;
+        if (on && rec && ret == 0)
+            ret = obj_remember(rec, (int32_t)(o->y * lv->w + o->x));
+        if (o->type != OBJ_CREATURE || !on || !level_visible(lv, o->x, o->y))
             continue;
         const creature_kind_t *k = &g->c->creatures[o->kind];
-        int sx = o->x - m->ox, sy = o->y - m->oy;
         bool hid = (o->flags & OF_DISGUISED) && k->disguise[0]; /* drawn as what it passes for */
-        if (sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh)
-            screen_put(s, sx * m->tw, m->top + sy, hid ? k->disguise_glyph : k->glyph,
-                       fg_style(hid ? k->disguise_fg : k->fg, h == g->player ? ATTR_BOLD : 0));
+        screen_put(s, sx * m->tw, m->top + sy, hid ? k->disguise_glyph : k->glyph,
+                   fg_style(hid ? k->disguise_fg : k->fg, h == g->player ? ATTR_BOLD : 0));
     }
+    return ret;
 }
 
 static void map_cursor(game_t *g, screen_t *s, const obj_t *p, const map_view_t *m, bool cursor)
@@ -601,31 +627,6 @@ static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
     }
 }
 
-/* Remembers the level cells of every item and creature on view (a
- * superset of what was drawn): next frame redraws their terrain. */
-static int objs_record(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
-{
-    cache->nobjs = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if ((o->type != OBJ_CREATURE && o->type != OBJ_ITEM) || o->depth != lv->depth)
-            continue;
-        int sx = o->x - m->ox, sy = o->y - m->oy;
-        if (!level_in(lv, o->x, o->y) || sx < 0 || sx >= m->vw || sy < 0 || sy >= m->vh)
-            continue;
-        if (cache->nobjs == cache->cap) {
-            int cap = cache->cap ? cache->cap * 2 : 32;
-            int32_t *n = realloc(cache->objs, sizeof *n * (size_t)cap);
-            if (!n)
-                return -1;
-            cache->objs = n;
-            cache->cap = cap;
-        }
-        cache->objs[cache->nobjs++] = (int32_t)(o->y * lv->w + o->x);
-    }
-    return 0;
-}
-
 static void objs_erase(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
 {
     for (int i = 0; i < cache->nobjs; i++) {
@@ -659,13 +660,14 @@ static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t 
         map_changes(g, cache, lv, m);
         objs_erase(g, cache, lv, m);
     }
-    map_objects(g, s, lv, m);
-    if (!cache || !lv->vis)
+    bool keep = cache && lv->vis;
+    int ret = map_objects(g, s, lv, m, keep ? cache : NULL);
+    if (!keep)
         return cache ? -1 : 0; /* no view to remember: drawn whole next time */
     for (int sy = -1; full && sy <= m->vh; sy++)
         if (shadow_row_on_level(lv, m, sy))
             shadow_row(cache, lv, m, sy);
-    return objs_record(g, cache, lv, m);
+    return ret;
 }
 
 /* ---- lists over the map -------------------------------------------------- */
