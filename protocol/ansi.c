@@ -1300,15 +1300,16 @@ static bool windows_make(windows_t *t, const screen_t *a)
 }
 
 /* The move most probes voted for so far (at: its index in the votes, v
- * its votes); on a tie the move least far up or down, then the upward
- * one, then the leftmost. Kept as the votes come: a read of every move
- * afterwards would cost more than the votes. */
+ * its votes); on a tie the move least far up or down, then the one that
+ * brings rows from above (dy < 0), then the smallest k. Kept as the
+ * votes come: a read of every move afterwards would cost more than the
+ * votes. */
 typedef struct {
     int v;
     size_t at;
 } shift_best_t;
 
-/* The order of ties: by distance up or down, upward first, then column. */
+/* The order of ties: by |dy|, then dy < 0 first, then by k. */
 static uint64_t shift_rank(size_t at, int w, int h)
 {
     int row = (int)(at / (size_t)(2 * w)), dy = row - h, x = (int)(at % (size_t)(2 * w));
