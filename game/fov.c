@@ -26,7 +26,6 @@ typedef struct {
     uint8_t *out; /* fov_compute: the visible array */
     int tx, ty;   /* fov_los: the target */
     int found;
-    int count;          /* fov_compute: cells newly marked */
     int r2;             /* squared distance still in the radius; INT_MAX: no radius */
     int xc, xd, yc, yd; /* the quadrant's axes */
     int cmin, cmax;     /* columns on the map */
@@ -75,17 +74,16 @@ static int cell_blocks(const scan_t *k, int x, int y)
 
 /* A cell on the map in line of sight: seen if within the radius or lit.
  * k is s's fields copied (writes through out may alias any byte, so the
- * copy keeps them in registers); the counts go to s. */
+ * copy keeps them in registers); a found target goes to s. */
 static void reveal(scan_t *s, const scan_t *k, int depth, int col, int x, int y)
 {
     const fov_map_t *m = k->m;
     size_t i = (size_t)y * (size_t)m->w + (size_t)x;
     if (col * col + depth * depth > k->r2 && !(m->lit && m->lit[i]))
         return;
-    if (k->out) {
-        s->count += !k->out[i];
+    if (k->out)
         k->out[i] = 1;
-    } else if (x == k->tx && y == k->ty)
+    else if (x == k->tx && y == k->ty)
         s->found = 1;
 }
 
@@ -158,27 +156,30 @@ static int all_zero(const uint8_t *p, int n)
     return 1;
 }
 
-static lit_box_t lit_box(const fov_map_t *m)
+/* The lit cells' bounding box within b (lit cells outside b are never
+ * shown, so they need not draw the scan deeper). */
+static lit_box_t lit_box(const fov_map_t *m, const fov_box_t *b)
 {
-    lit_box_t b = {m->w, m->h, -1, -1};
-    for (int y = 0; m->lit && y < m->h; y++) {
+    lit_box_t lb = {b->x1, b->y1, -1, -1};
+    int n = b->x1 - b->x0;
+    for (int y = b->y0; m->lit && y < b->y1; y++) {
         const uint8_t *row = m->lit + (size_t)y * (size_t)m->w;
-        if (all_zero(row, m->w))
+        if (all_zero(row + b->x0, n))
             continue;
-        int x0 = 0, x1 = m->w - 1;
+        int x0 = b->x0, x1 = b->x1 - 1;
         while (!row[x0])
             x0++;
         while (!row[x1])
             x1--;
-        if (x0 < b.x0)
-            b.x0 = x0;
-        if (x1 > b.x1)
-            b.x1 = x1;
-        if (y < b.y0)
-            b.y0 = y;
-        b.y1 = y;
+        if (x0 < lb.x0)
+            lb.x0 = x0;
+        if (x1 > lb.x1)
+            lb.x1 = x1;
+        if (y < lb.y0)
+            lb.y0 = y;
+        lb.y1 = y;
     }
-    return b;
+    return lb;
 }
 
 /* Rows past the radius matter only as far as the farthest lit cell. */
@@ -224,6 +225,171 @@ static int box_depth(const fov_box_t *b, int ox, int oy, int q)
     }
 }
 
+/* The scan of a view over a byte array: the rows, sections and answers
+ * of scan_row, but each row read only where it meets the box and walked by
+ * index steps. A wall outside the box narrows a section only to slopes
+ * that pass outside every cell of the box nearer the edge than it (the
+ * box holds the origin), so the cells inside get scan_row's answers. */
+typedef struct {
+    const uint8_t *op, *lit; /* lit: the map's, or out itself when it has none */
+    uint8_t *out;
+    ptrdiff_t o, cs, ds; /* the origin's index; index steps of a column and a row */
+    int clo, chi;        /* the box's columns, relative to the origin */
+    int maxdepth, r2;    /* r2: as scan_t's */
+} fast_t;
+
+static void fast_row(const fast_t *f, int depth, frac_t start, frac_t end, int rc);
+
+/* The widest column still in the radius at depth (|col| <= it), -1 when
+ * none, counted down from a guess no narrower. */
+static int radius_cols(int r2, int depth, int guess)
+{
+    if (r2 == INT_MAX)
+        return INT_MAX / 2;
+    int room = r2 - depth * depth;
+    while (guess >= 0 && guess * guess > room)
+        guess--;
+    return guess;
+}
+
+/* A row's ends may round into a section with their centres outside it:
+ * such a floor is not seen (a wall is, when any part of it is). */
+enum { END_FIRST_OUT = 1, END_LAST_OUT = 2 };
+
+/* Marks the cells first..last of a row at depth and follows its sections
+ * (a wall after a floor starts the section behind it, a floor after a
+ * wall moves *start). Returns -1 when the row ended in a wall, else
+ * whether *start moved. Each cell gets out |= (in the radius: |col| <=
+ * rc) | lit; with no lit array lit is out itself, so a cell outside the
+ * radius keeps what it had. The arrays are held in locals (a write
+ * through out may alias anything). */
+static int fast_cells(const fast_t *f, int depth, frac_t *start, int first, int last, int rc,
+                      int ends)
+{
+    const uint8_t *op = f->op, *lit = f->lit;
+    uint8_t *out = f->out;
+    ptrdiff_t cs = f->cs, i = f->o + depth * f->ds + first * cs;
+    ptrdiff_t ilast = i + (ptrdiff_t)(last - first) * cs;
+    uint8_t had_last = out[ilast];
+    int rlo = rc < 0 ? INT_MIN / 2 : -rc, moved = 0;
+    unsigned span = rc < 0 ? 0 : 2u * (unsigned)rc;
+    frac_t s = *start;
+    int prev = op[i] != 0;
+    if (prev || !(ends & END_FIRST_OUT))
+        out[i] |= (uint8_t)(((unsigned)(first - rlo) <= span) | (lit[i] != 0));
+    for (int col = first + 1; col <= last; col++) {
+        i += cs;
+        int wall = op[i] != 0;
+        out[i] |= (uint8_t)(((unsigned)(col - rlo) <= span) | (lit[i] != 0));
+        if (wall == prev)
+            continue;
+        if (wall)
+            fast_row(f, depth + 1, s, cell_slope(depth, col), rc);
+        else
+            s = cell_slope(depth, col), moved = 1;
+        prev = wall;
+    }
+    if ((ends & END_LAST_OUT) && !op[ilast])
+        out[ilast] = had_last;
+    *start = s;
+    return prev ? -1 : moved;
+}
+
+/* The lowest column of a row whose centre rounds into a section starting
+ * at slope n/d: floor((2 * depth * n + d) / 2d), kept with its remainder
+ * r so that the next row's is one addition away (no division per row).
+ * The column's centre lies below the slope when 2r > b. The highest
+ * column of a section ending at n/d is minus the lowest of one starting
+ * at -n/d. */
+typedef struct {
+    int col, r, b, step;
+} edge_t;
+
+static edge_t edge_at(frac_t s, int depth)
+{
+    int a = 2 * depth * s.n + s.d, b = 2 * s.d, col = floor_div(a, b);
+    return (edge_t){col, a - col * b, b, 2 * s.n};
+}
+
+static void edge_next(edge_t *e)
+{
+    e->r += e->step;
+    while (e->r >= e->b)
+        e->r -= e->b, e->col++;
+    while (e->r < 0)
+        e->r += e->b, e->col--;
+}
+
+/* A section's rows from depth on; the section is its two edges. */
+static void fast_row(const fast_t *f, int depth, frac_t start, frac_t end, int rc)
+{
+    edge_t lo = edge_at(start, depth), hi = edge_at((frac_t){-end.n, end.d}, depth);
+    for (; depth <= f->maxdepth; depth++) {
+        int first = lo.col > f->clo ? lo.col : f->clo, last = -hi.col < f->chi ? -hi.col : f->chi;
+        if (first > last)
+            return; /* empty, or all outside the box: deeper rows are too */
+        rc = radius_cols(f->r2, depth, rc);
+        int ends = (first == lo.col && 2 * lo.r > lo.b ? END_FIRST_OUT : 0) |
+                   (last == -hi.col && 2 * hi.r > hi.b ? END_LAST_OUT : 0);
+        frac_t s = {lo.step / 2, lo.b / 2};
+        int open = fast_cells(f, depth, &s, first, last, rc, ends);
+        if (open < 0)
+            return; /* the row ended in a wall */
+        if (open)
+            lo = edge_at(s, depth + 1);
+        else
+            edge_next(&lo);
+        edge_next(&hi);
+    }
+}
+
+/* Quadrant q's fast scan, to depth. */
+static void fast_quadrant(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *b, int q,
+                          int depth, uint8_t *out)
+{
+    const int *ax = QUAD_AXES[q];
+    fast_t f = {.op = m->opaque, .lit = m->lit ? m->lit : out, .out = out, .maxdepth = depth};
+    f.o = (ptrdiff_t)oy * m->w + ox;
+    f.cs = ax[0] + (ptrdiff_t)ax[2] * m->w;
+    f.ds = ax[1] + (ptrdiff_t)ax[3] * m->w;
+    f.clo = ax[0] ? b->x0 - ox : b->y0 - oy;
+    f.chi = ax[0] ? b->x1 - 1 - ox : b->y1 - 1 - oy;
+    f.r2 = radius < 0 ? INT_MAX : radius * (radius + 1);
+    fast_row(&f, 1, (frac_t){-1, 1}, (frac_t){1, 1}, radius);
+}
+
+/* Clears what a scan marked outside the box. */
+static void clear_outside(const fov_map_t *m, const fov_box_t *b, uint8_t *out)
+{
+    for (int y = 0; y < m->h; y++) {
+        uint8_t *row = out + (size_t)y * (size_t)m->w;
+        if (y < b->y0 || y >= b->y1) {
+            memset(row, 0, (size_t)m->w);
+            continue;
+        }
+        memset(row, 0, (size_t)b->x0);
+        memset(row + b->x1, 0, (size_t)(m->w - b->x1));
+    }
+}
+
+/* The cells marked in the box (each byte 0 or 1), eight at a time. */
+static int count_marked(const fov_map_t *m, const fov_box_t *b, const uint8_t *out)
+{
+    int count = 0, n = b->x1 - b->x0;
+    for (int y = b->y0; y < b->y1; y++) {
+        const uint8_t *row = out + (size_t)y * (size_t)m->w + b->x0;
+        int x = 0;
+        for (; x + 8 <= n; x += 8) {
+            uint64_t v;
+            memcpy(&v, row + x, 8);
+            count += (int)((v * 0x0101010101010101ull) >> 56);
+        }
+        for (; x < n; x++)
+            count += row[x];
+    }
+    return count;
+}
+
 int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
                     uint8_t *visible_out, int *reach)
 {
@@ -234,21 +400,32 @@ int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_bo
         return -1;
     if (ox < box->x0 || oy < box->y0 || ox >= box->x1 || oy >= box->y1)
         return -1;
+    /* the box within the map */
+    fov_box_t b = {box->x0 > 0 ? box->x0 : 0, box->y0 > 0 ? box->y0 : 0,
+                   box->x1 < m->w ? box->x1 : m->w, box->y1 < m->h ? box->y1 : m->h};
     memset(visible_out, 0, (size_t)m->w * (size_t)m->h);
     visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
-    lit_box_t lb = lit_box(m);
-    int count = 1;
+    lit_box_t lb = lit_box(m, &b);
     for (int q = 0; q < 4; q++) {
         int depth = scan_depth(m, &lb, ox, oy, q, radius);
-        int bd = box_depth(box, ox, oy, q);
+        int bd = box_depth(&b, ox, oy, q);
         depth = depth < bd ? depth : bd;
         *reach = depth > *reach ? depth : *reach;
+        if (m->opaque) {
+            fast_quadrant(m, ox, oy, radius, &b, q, depth, visible_out);
+            continue;
+        }
         scan_t s = scan_new(m, ox, oy, radius, q, depth);
         s.out = visible_out;
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
-        count += s.count;
     }
-    return count;
+    if (!m->opaque)
+        clear_outside(m, &b, visible_out);
+    /* nothing is marked farther than reach from the origin */
+    fov_box_t near = {ox - *reach, oy - *reach, ox + *reach + 1, oy + *reach + 1};
+    near = (fov_box_t){near.x0 > b.x0 ? near.x0 : b.x0, near.y0 > b.y0 ? near.y0 : b.y0,
+                       near.x1 < b.x1 ? near.x1 : b.x1, near.y1 < b.y1 ? near.y1 : b.y1};
+    return count_marked(m, &near, visible_out);
 }
 
 static int abs_int(int v)

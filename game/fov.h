@@ -50,10 +50,10 @@ typedef struct {
     int x0, y0, x1, y1;
 } fov_box_t;
 
-/* fov_compute_reach, but only rows of the scan that meet box are read:
- * every cell inside box gets exactly fov_compute's answer (a row's answer
- * depends only on the rows nearer the origin); cells outside it may be
- * left 0 where fov_compute would say 1. The origin must lie in box. */
+/* fov_compute_reach, but only the part of the scan inside box is read:
+ * every cell inside box (within the map) gets exactly fov_compute's
+ * answer, every cell outside it is 0, and the count is of the cells in
+ * box. The origin must lie in box. */
 int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *box,
                     uint8_t *visible_out, int *reach);
 

@@ -65,18 +65,24 @@ static fov_box_t sight_box(const level_t *lv, int px, int py)
     return (fov_box_t){x0, y0, x1 < lv->w ? x1 : lv->w, y1 < lv->h ? y1 : lv->h};
 }
 
-/* Clears what the scan marked outside the sight box. */
-static void clip_to_box(level_t *lv, const fov_box_t *b)
+/* Remembers what is seen: vis is 0 outside the box, and both arrays hold
+ * 0 or 1, so the box's rows are ORed eight cells at once. */
+static void remember_seen(level_t *lv, const fov_box_t *b)
 {
-    for (int y = 0; y < lv->h; y++) {
-        uint8_t *row = lv->vis + (size_t)y * (size_t)lv->w;
-        if (y < b->y0 || y >= b->y1) {
-            memset(row, 0, (size_t)lv->w);
-            continue;
+    size_t n = (size_t)(b->x1 - b->x0);
+    for (int y = b->y0; y < b->y1; y++) {
+        size_t at = (size_t)y * (size_t)lv->w + (size_t)b->x0, i = 0;
+        uint8_t *seen = lv->seen + at;
+        const uint8_t *vis = lv->vis + at;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t a, v;
+            memcpy(&a, seen + i, 8);
+            memcpy(&v, vis + i, 8);
+            a |= v;
+            memcpy(seen + i, &a, 8);
         }
-        memset(row, 0, (size_t)b->x0);
-        if (b->x1 < lv->w)
-            memset(row + b->x1, 0, (size_t)(lv->w - b->x1));
+        for (; i < n; i++)
+            seen[i] |= vis[i];
     }
 }
 
@@ -101,23 +107,12 @@ void vision_update(game_t *g)
     int reach;
     if (fov_compute_box(&m, p->x, p->y, radius, &box, lv->vis, &reach) < 0)
         return;
-    clip_to_box(lv, &box);
     lv->fov_ok = 1;
     lv->fov_x = p->x;
     lv->fov_y = p->y;
     lv->fov_radius = (int16_t)radius;
     lv->fov_reach = (int16_t)reach;
-    /* remember what is seen: both arrays hold 0 or 1, so eight cells OR at once */
-    size_t n = (size_t)lv->w * (size_t)lv->h, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t a, b;
-        memcpy(&a, lv->seen + i, 8);
-        memcpy(&b, lv->vis + i, 8);
-        a |= b;
-        memcpy(lv->seen + i, &a, 8);
-    }
-    for (; i < n; i++)
-        lv->seen[i] |= lv->vis[i];
+    remember_seen(lv, &box);
 }
 
 bool vision_sees(game_t *g, handle_t h)

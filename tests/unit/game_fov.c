@@ -330,6 +330,80 @@ START_TEST(edges_and_tiny_maps)
 }
 END_TEST
 
+/* A map of any size up to 120x50: walls at a given density, pillars or
+ * rooms, and lit cells (none, scattered, or lit rectangles, some with
+ * values other than 1). */
+typedef struct {
+    int w, h;
+    uint8_t opaque[120 * 50], lit[120 * 50], vis[120 * 50], ref[120 * 50];
+} big_t;
+
+static void big_random(big_t *t, rng_t *r)
+{
+    t->w = 1 + (int)rng_below(r, 120);
+    t->h = 1 + (int)rng_below(r, 50);
+    int n = t->w * t->h, pct = (int)rng_below(r, 60), lit = (int)rng_below(r, 4);
+    for (int i = 0; i < n; i++) {
+        t->opaque[i] = rng_percent(r, pct);
+        t->lit[i] = lit == 1 ? (uint8_t)rng_percent(r, 30) : lit == 3;
+    }
+    for (int k = lit == 2 ? 1 + (int)rng_below(r, 6) : 0; k > 0; k--) {
+        int x0 = (int)rng_below(r, (uint32_t)t->w), y0 = (int)rng_below(r, (uint32_t)t->h);
+        int x1 = x0 + (int)rng_below(r, 30), y1 = y0 + (int)rng_below(r, 12);
+        for (int y = y0; y <= y1 && y < t->h; y++)
+            for (int x = x0; x <= x1 && x < t->w; x++)
+                t->lit[y * t->w + x] = (uint8_t)(1 + k % 3);
+    }
+}
+
+static int big_opaque(const void *ctx, int x, int y)
+{
+    const big_t *t = ctx;
+    return t->opaque[y * t->w + x];
+}
+
+/* The scan over a byte array (fov_compute_box's own, which reads only the
+ * box) marks exactly what the plain scan through the callback does: on
+ * maps of every size and density, lit or not, any radius, any box (also
+ * past the map's edges), and origins on edges and corners. */
+START_TEST(array_scan_matches_plain_scan)
+{
+    big_t *t = malloc(sizeof *t);
+    rng_t r;
+    rng_seed(&r, 29, 5);
+    long cells = 0, seen_cells = 0;
+    for (int k = 0; k < 4000; k++) {
+        big_random(t, &r);
+        fov_map_t fast = {t->w, t->h, t->opaque, NULL, NULL, k % 5 ? t->lit : NULL};
+        fov_map_t plain = {t->w, t->h, NULL, big_opaque, t, fast.lit};
+        int ox = (int)rng_below(&r, (uint32_t)t->w), oy = (int)rng_below(&r, (uint32_t)t->h);
+        if (k % 7 == 0)
+            ox = k % 2 ? 0 : t->w - 1;
+        int radius = (int)rng_below(&r, 14) - 1;
+        fov_box_t b = {0, 0, t->w, t->h};
+        if (k % 3) {
+            int sx = (int)rng_below(&r, 45), sy = (int)rng_below(&r, 14);
+            b = (fov_box_t){ox - (int)rng_below(&r, (uint32_t)sx + 1),
+                            oy - (int)rng_below(&r, (uint32_t)sy + 1), ox + 1 + sx, oy + 1 + sy};
+        }
+        int reach_a, reach_b;
+        int na = fov_compute_box(&fast, ox, oy, radius, &b, t->vis, &reach_a);
+        int nb = fov_compute_box(&plain, ox, oy, radius, &b, t->ref, &reach_b);
+        ck_assert_int_eq(na, nb);
+        ck_assert_int_eq(reach_a, reach_b);
+        for (int i = 0; i < t->w * t->h; i++) {
+            ck_assert_msg(t->vis[i] == t->ref[i], "map %d (%dx%d) from (%d,%d) r %d: cell (%d,%d)",
+                          k, t->w, t->h, ox, oy, radius, i % t->w, i / t->w);
+            seen_cells += t->vis[i];
+        }
+        cells += t->w * t->h;
+    }
+    ck_assert_int_gt(seen_cells, cells / 50); /* both answers were common */
+    ck_assert_int_lt(seen_cells, cells / 2);
+    free(t);
+}
+END_TEST
+
 Suite *suite_game_fov(void)
 {
     Suite *s = suite_create("game_fov");
@@ -348,6 +422,7 @@ Suite *suite_game_fov(void)
     tcase_add_test(tc, box_agrees_with_compute_inside);
     tcase_add_test(tc, callback_matches_array);
     tcase_add_test(tc, edges_and_tiny_maps);
+    tcase_add_test(tc, array_scan_matches_plain_scan);
     suite_add_tcase(s, tc);
     return s;
 }
