@@ -274,14 +274,14 @@ static int fast_cells(const fast_t *f, int depth, frac_t *start, int first, int 
     int rlo = rc < 0 ? INT_MIN / 2 : -rc, moved = 0;
     unsigned span = rc < 0 ? 0 : 2u * (unsigned)rc;
     frac_t s = *start;
-    int prev = op[i] != 0;
+    uint8_t prev = op[i]; /* the last cell's opacity byte: any nonzero is a wall */
     if (prev || !(ends & END_FIRST_OUT))
         out[i] |= (uint8_t)(((unsigned)(first - rlo) <= span) | (lit[i] != 0));
     for (int col = first + 1; col <= last; col++) {
         i += cs;
-        int wall = op[i] != 0;
+        uint8_t wall = op[i];
         out[i] |= (uint8_t)(((unsigned)(col - rlo) <= span) | (lit[i] != 0));
-        if (wall == prev)
+        if (wall == prev || (wall && prev))
             continue;
         if (wall)
             fast_row(f, depth + 1, s, cell_slope(depth, col), rc);
@@ -324,11 +324,12 @@ static void edge_next(edge_t *e)
 static void fast_row(const fast_t *f, int depth, frac_t start, frac_t end, int rc)
 {
     edge_t lo = edge_at(start, depth), hi = edge_at((frac_t){-end.n, end.d}, depth);
-    for (; depth <= f->maxdepth; depth++) {
-        int first = lo.col > f->clo ? lo.col : f->clo, last = -hi.col < f->chi ? -hi.col : f->chi;
+    const int clo = f->clo, chi = f->chi, maxdepth = f->maxdepth, r2 = f->r2;
+    for (; depth <= maxdepth; depth++) {
+        int first = lo.col > clo ? lo.col : clo, last = -hi.col < chi ? -hi.col : chi;
         if (first > last)
             return; /* empty, or all outside the box: deeper rows are too */
-        rc = radius_cols(f->r2, depth, rc);
+        rc = radius_cols(r2, depth, rc);
         int ends = (first == lo.col && 2 * lo.r > lo.b ? END_FIRST_OUT : 0) |
                    (last == -hi.col && 2 * hi.r > hi.b ? END_LAST_OUT : 0);
         frac_t s = {lo.step / 2, lo.b / 2};
