@@ -236,9 +236,10 @@ typedef struct {
     ptrdiff_t o, cs, ds; /* the origin's index; index steps of a column and a row */
     int clo, chi;        /* the box's columns, relative to the origin */
     int maxdepth, r2;    /* r2: as scan_t's */
+    int marked;          /* the deepest row where a cell was marked */
 } fast_t;
 
-static void fast_row(const fast_t *f, int depth, frac_t start, frac_t end, int rc);
+static void fast_row(fast_t *f, int depth, frac_t start, frac_t end, int rc);
 
 /* The widest column still in the radius at depth (|col| <= it), -1 when
  * none, counted down from a guess no narrower. */
@@ -263,8 +264,7 @@ enum { END_FIRST_OUT = 1, END_LAST_OUT = 2 };
  * rc) | lit; with no lit array lit is out itself, so a cell outside the
  * radius keeps what it had. The arrays are held in locals (a write
  * through out may alias anything). */
-static int fast_cells(const fast_t *f, int depth, frac_t *start, int first, int last, int rc,
-                      int ends)
+static int fast_cells(fast_t *f, int depth, frac_t *start, int first, int last, int rc, int ends)
 {
     const uint8_t *op = f->op, *lit = f->lit;
     uint8_t *out = f->out;
@@ -274,13 +274,16 @@ static int fast_cells(const fast_t *f, int depth, frac_t *start, int first, int 
     int rlo = rc < 0 ? INT_MIN / 2 : -rc, moved = 0;
     unsigned span = rc < 0 ? 0 : 2u * (unsigned)rc;
     frac_t s = *start;
-    uint8_t prev = op[i]; /* the last cell's opacity byte: any nonzero is a wall */
-    if (prev || !(ends & END_FIRST_OUT))
-        out[i] |= (uint8_t)(((unsigned)(first - rlo) <= span) | (lit[i] != 0));
+    uint8_t prev = op[i], any = 0; /* prev: the last cell's opacity byte (nonzero: a wall) */
+    if (prev || !(ends & END_FIRST_OUT)) {
+        any = (uint8_t)(((unsigned)(first - rlo) <= span) | (lit[i] != 0));
+        out[i] |= any;
+    }
     for (int col = first + 1; col <= last; col++) {
         i += cs;
-        uint8_t wall = op[i];
-        out[i] |= (uint8_t)(((unsigned)(col - rlo) <= span) | (lit[i] != 0));
+        uint8_t wall = op[i], v = (uint8_t)(((unsigned)(col - rlo) <= span) | (lit[i] != 0));
+        out[i] |= v;
+        any |= v;
         if (wall == prev || (wall && prev))
             continue;
         if (wall)
@@ -291,6 +294,8 @@ static int fast_cells(const fast_t *f, int depth, frac_t *start, int first, int 
     }
     if ((ends & END_LAST_OUT) && !op[ilast])
         out[ilast] = had_last;
+    if (any && depth > f->marked)
+        f->marked = depth;
     *start = s;
     return prev ? -1 : moved;
 }
@@ -321,7 +326,7 @@ static void edge_next(edge_t *e)
 }
 
 /* A section's rows from depth on; the section is its two edges. */
-static void fast_row(const fast_t *f, int depth, frac_t start, frac_t end, int rc)
+static void fast_row(fast_t *f, int depth, frac_t start, frac_t end, int rc)
 {
     edge_t lo = edge_at(start, depth), hi = edge_at((frac_t){-end.n, end.d}, depth);
     const int clo = f->clo, chi = f->chi, maxdepth = f->maxdepth, r2 = f->r2;
@@ -344,9 +349,9 @@ static void fast_row(const fast_t *f, int depth, frac_t start, frac_t end, int r
     }
 }
 
-/* Quadrant q's fast scan, to depth. */
-static void fast_quadrant(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *b, int q,
-                          int depth, uint8_t *out)
+/* Quadrant q's fast scan, to depth: the deepest row it marked a cell in. */
+static int fast_quadrant(const fov_map_t *m, int ox, int oy, int radius, const fov_box_t *b, int q,
+                         int depth, uint8_t *out)
 {
     const int *ax = QUAD_AXES[q];
     fast_t f = {.op = m->opaque, .lit = m->lit ? m->lit : out, .out = out, .maxdepth = depth};
@@ -357,6 +362,7 @@ static void fast_quadrant(const fov_map_t *m, int ox, int oy, int radius, const 
     f.chi = ax[0] ? b->x1 - 1 - ox : b->y1 - 1 - oy;
     f.r2 = radius < 0 ? INT_MAX : radius * (radius + 1);
     fast_row(&f, 1, (frac_t){-1, 1}, (frac_t){1, 1}, radius);
+    return f.marked;
 }
 
 /* Clears what a scan marked outside the box. */
@@ -407,23 +413,27 @@ int fov_compute_box(const fov_map_t *m, int ox, int oy, int radius, const fov_bo
     memset(visible_out, 0, (size_t)m->w * (size_t)m->h);
     visible_out[(size_t)oy * (size_t)m->w + (size_t)ox] = 1;
     lit_box_t lb = lit_box(m, &b);
+    int marked = 0; /* as far from the origin as a marked cell lies */
     for (int q = 0; q < 4; q++) {
         int depth = scan_depth(m, &lb, ox, oy, q, radius);
         int bd = box_depth(&b, ox, oy, q);
         depth = depth < bd ? depth : bd;
         *reach = depth > *reach ? depth : *reach;
         if (m->opaque) {
-            fast_quadrant(m, ox, oy, radius, &b, q, depth, visible_out);
+            int d = fast_quadrant(m, ox, oy, radius, &b, q, depth, visible_out);
+            marked = d > marked ? d : marked;
             continue;
         }
         scan_t s = scan_new(m, ox, oy, radius, q, depth);
         s.out = visible_out;
         scan_row(&s, 1, (frac_t){-1, 1}, (frac_t){1, 1});
     }
-    if (!m->opaque)
+    if (!m->opaque) {
         clear_outside(m, &b, visible_out);
-    /* nothing is marked farther than reach from the origin */
-    fov_box_t near = {ox - *reach, oy - *reach, ox + *reach + 1, oy + *reach + 1};
+        marked = *reach;
+    }
+    /* nothing is marked farther than that from the origin */
+    fov_box_t near = {ox - marked, oy - marked, ox + marked + 1, oy + marked + 1};
     near = (fov_box_t){near.x0 > b.x0 ? near.x0 : b.x0, near.y0 > b.y0 ? near.y0 : b.y0,
                        near.x1 < b.x1 ? near.x1 : b.x1, near.y1 < b.y1 ? near.y1 : b.y1};
     return count_marked(m, &near, visible_out);
