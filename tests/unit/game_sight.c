@@ -4,7 +4,7 @@
  * computation after every key of long seeded games: one made here from
  * the terrain, the regions and the player's state alone, through the
  * plain scan (fov_compute_box with an opacity callback). The games open
- * and close doors, find secret ones, go up and down stairs, turn blind
+ * and close doors, search for secret ones, go up and down stairs, turn blind
  * and see again, have a region's light changed, and are saved and
  * restored from a snapshot on the way. */
 #include <check.h>
