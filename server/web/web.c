@@ -31,7 +31,8 @@
 #define WEB_OUTQ_DEFAULT  262144
 #define WEB_MSG_DEFAULT   65536
 #define WEB_STOP_GRACE_MS 500
-#define WEB_LATER_CHUNK   64 /* connections served by web_send_later per loop turn */
+#define WEB_LATER_CHUNK   64     /* connections served by web_send_later per loop turn, */
+#define WEB_LATER_SLICE   100000 /* or fewer: a turn's writes stop after this many ns */
 #define WEB_LWS_LOG_MS    10000
 #define WEB_PING_S        300   /* a websocket that sent nothing this long is pinged, */
 #define WEB_HANGUP_S      310   /* and closed when nothing came back by then */
@@ -57,10 +58,8 @@ typedef struct web_blob {
     unsigned char buf[]; /* LWS_PRE bytes of room, then the payload */
 } web_blob_t;
 
-typedef struct web_msg {
-    list_t node;      /* web_conn_t.queue */
-    web_blob_t *blob; /* a reference */
-} web_msg_t;
+#define WEB_QUEUE_INLINE 4     /* messages a connection queues without an allocation */
+#define WEB_QUEUE_MSGS   65536 /* and at most, however small (outq_max bounds the bytes) */
 
 struct web_conn {
     web_t *w;
@@ -76,7 +75,11 @@ struct web_conn {
     uint64_t rx_ms;        /* uv_now when the client last sent something */
     int close_code;
     char close_reason[64];
-    list_t queue; /* web_msg_t, oldest first */
+    /* The send queue: a ring of references to messages, oldest at qhead;
+     * q is qin until it needs more room. A frame fanned out to thousands
+     * of watchers costs each no allocation. */
+    web_blob_t **q, *qin[WEB_QUEUE_INLINE];
+    unsigned qhead, qn, qcap;
     size_t queued;
     web_blob_t *inflight; /* last written (a reference); lws may still read it */
     unsigned char *rx;    /* the message being received */
@@ -253,24 +256,51 @@ static web_blob_t *shared_blob(web_t *w, const void *data, size_t len, bool text
     return b;
 }
 
+static bool queue_empty(const web_conn_t *wc)
+{
+    return wc->qn == 0;
+}
+
 /* The oldest queued message's bytes (the queue's reference), taken off
  * the queue; NULL when it is empty. */
 static web_blob_t *queue_pop(web_conn_t *wc)
 {
-    list_t *n = list_pop_front(&wc->queue);
-    if (!n)
+    if (!wc->qn)
         return NULL;
-    web_msg_t *m = LIST_ITEM(n, web_msg_t, node);
-    web_blob_t *b = m->blob;
-    free(m);
+    web_blob_t *b = wc->q[wc->qhead];
+    wc->qhead = (wc->qhead + 1) % wc->qcap;
+    wc->qn--;
     wc->queued -= b->len;
     return b;
+}
+
+/* Room for one more message in the ring (doubled, in order); false when
+ * out of memory or at WEB_QUEUE_MSGS. */
+static bool queue_room(web_conn_t *wc)
+{
+    if (wc->qn < wc->qcap)
+        return true;
+    if (wc->qcap >= WEB_QUEUE_MSGS)
+        return false;
+    web_blob_t **nq = malloc(sizeof *nq * wc->qcap * 2);
+    if (!nq)
+        return false;
+    for (unsigned i = 0; i < wc->qn; i++)
+        nq[i] = wc->q[(wc->qhead + i) % wc->qcap];
+    if (wc->q != wc->qin)
+        free(wc->q);
+    wc->q = nq;
+    wc->qhead = 0;
+    wc->qcap *= 2;
+    return true;
 }
 
 static void conn_free(web_conn_t *wc)
 {
     for (web_blob_t *b; (b = queue_pop(wc));)
         blob_unref(b);
+    if (wc->q != wc->qin)
+        free(wc->q);
     blob_unref(wc->inflight);
     free(wc->rx);
     free(wc);
@@ -287,7 +317,7 @@ static void conn_free(web_conn_t *wc)
 static int send_direct(web_conn_t *wc, const void *data, size_t len, bool text)
 {
     web_t *w = wc->w;
-    if (!list_empty(&wc->queue) || !wc->accepted || lws_partial_buffered(wc->wsi))
+    if (!queue_empty(wc) || !wc->accepted || lws_partial_buffered(wc->wsi))
         return 1;
     if (LWS_PRE + len > w->wbuf_cap) {
         size_t cap = (LWS_PRE + len) * 2;
@@ -312,18 +342,12 @@ static int queue_push_blob(web_conn_t *wc, web_blob_t *b)
 {
     /* An empty queue always takes a message, so a keyframe bigger than the
      * limit can still be delivered. */
-    if (!list_empty(&wc->queue) && wc->queued + b->len > wc->w->outq_max) {
+    if ((!queue_empty(wc) && wc->queued + b->len > wc->w->outq_max) || !queue_room(wc)) {
         wc->refused = true;
         return -1;
     }
-    web_msg_t *m = malloc(sizeof *m);
-    if (!m) {
-        wc->refused = true;
-        return -1;
-    }
-    m->blob = b;
     b->refs++;
-    list_push_back(&wc->queue, &m->node);
+    wc->q[(wc->qhead + wc->qn++) % wc->qcap] = b;
     wc->queued += b->len;
     return 0;
 }
@@ -331,7 +355,7 @@ static int queue_push_blob(web_conn_t *wc, web_blob_t *b)
 /* Appends a copy of data to the bounded queue. Returns 0 or -1 (refused). */
 static int queue_push(web_conn_t *wc, const void *data, size_t len, bool text)
 {
-    if (!list_empty(&wc->queue) && wc->queued + len > wc->w->outq_max) {
+    if (!queue_empty(wc) && wc->queued + len > wc->w->outq_max) {
         wc->refused = true; /* refused before copying */
         return -1;
     }
@@ -363,7 +387,7 @@ int web_send(web_conn_t *wc, const void *data, size_t len, bool text)
 static void later_drain(web_conn_t *wc)
 {
     web_t *w = wc->w;
-    while (!list_empty(&wc->queue) && !wc->closing) {
+    while (!queue_empty(wc) && !wc->closing) {
         if (lws_partial_buffered(wc->wsi)) {
             lws_callback_on_writable(wc->wsi);
             return;
@@ -378,7 +402,7 @@ static void later_drain(web_conn_t *wc)
             return;
         }
     }
-    if (list_empty(&wc->queue) && wc->refused && !wc->closing) {
+    if (queue_empty(wc) && wc->refused && !wc->closing) {
         wc->refused = false;
         if (wc->accepted && w->hooks.on_drained && !w->hooks_off)
             w->hooks.on_drained(w->hooks.ctx, wc);
@@ -389,8 +413,14 @@ static void later_run(uv_idle_t *h)
 {
     web_t *w = h->data;
     list_t *n;
-    for (int i = 0; i < WEB_LATER_CHUNK && (n = list_pop_front(&w->later)); i++)
+    /* A slice of a big fan-out at a time: a player's key read between two
+     * waits for at most one slice (a loopback send is 5-10 us). */
+    uint64_t end = uv_hrtime() + WEB_LATER_SLICE;
+    for (int i = 0; i < WEB_LATER_CHUNK && (n = list_pop_front(&w->later)); i++) {
         later_drain(LIST_ITEM(n, web_conn_t, lnode));
+        if (uv_hrtime() >= end)
+            break;
+    }
     if (list_empty(&w->later) && w->later_on) {
         uv_idle_stop(&w->later_idle);
         w->later_on = false;
@@ -434,7 +464,7 @@ int web_send_shared(web_conn_t *wc, const void *data, size_t len, bool text, uin
     web_t *w = wc->w;
     if (w->stopping || !wc->accepted || !id)
         return web_send_later(wc, data, len, text);
-    if (!list_empty(&wc->queue) && wc->queued + len > w->outq_max) {
+    if (!queue_empty(wc) && wc->queued + len > w->outq_max) {
         wc->refused = true; /* refused before anything is copied */
         return -1;
     }
@@ -497,7 +527,7 @@ static int conn_writeable(web_conn_t *wc)
         wc->ping_due = false;
         if (lws_write(wc->wsi, ping + LWS_PRE, 0, LWS_WRITE_PING) < 0)
             return -1;
-        if (!list_empty(&wc->queue) || wc->refused)
+        if (!queue_empty(wc) || wc->refused)
             lws_callback_on_writable(wc->wsi);
         return 0;
     }
@@ -524,7 +554,7 @@ static int conn_writeable(web_conn_t *wc)
     wc->inflight = m;
     if (n < (int)m->len)
         return -1;
-    if (!list_empty(&wc->queue) || wc->closing || wc->refused)
+    if (!queue_empty(wc) || wc->closing || wc->refused)
         lws_callback_on_writable(wc->wsi);
     return 0;
 }
@@ -662,7 +692,8 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
     wc->wsi = wsi;
     wc->kind = pss->kind;
     list_init(&wc->lnode);
-    list_init(&wc->queue);
+    wc->q = wc->qin;
+    wc->qcap = WEB_QUEUE_INLINE;
     list_push_front(&w->conns, &wc->node);
     w->nconns++;
     pss->wc = wc;

@@ -316,6 +316,37 @@ def test_send_queue_is_bounded_then_drains(harness):
     ws.close()
 
 
+def test_queued_messages_leave_in_the_order_sent(bindir):
+    """Messages that wait in a connection's queue (a ring of them, grown
+    when full) leave in the order they were sent: numbered frames flooded
+    at a client that reads slowly, a second flood once some of the first
+    were read (the ring has moved on and wraps as it grows), come back
+    0, 1, 2, ... with none missing."""
+    h = Harness(bindir, "--outq", str(64 << 20))
+    try:
+        ws = WS(h.port, "/ws/play", rcvbuf=4096, timeout=10)
+        ws.until(screen_has("Warren harness"))
+        seen = []
+
+        def read(n):
+            while n:
+                op, p = ws.recv()
+                if op == 2 and len(p) == 16384:
+                    seen.append(int(p[:8]))
+                    n -= 1
+
+        ws.text(json.dumps({"t": "flood", "n": 40}))
+        read(7)
+        ws.text(json.dumps({"t": "flood", "n": 300}))
+        read(5)
+        ws.text(json.dumps({"t": "flood", "n": 60}))
+        read(400 - 12)
+        assert seen == list(range(400)), [(i, n) for i, n in enumerate(seen) if n != i][:5]
+        ws.close()
+    finally:
+        assert h.stop() == 0
+
+
 def test_sigterm_closes_websockets_with_going_away(bindir):
     h = Harness(bindir)
     ws = WS(h.port, "/ws/play")

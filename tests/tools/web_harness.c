@@ -8,8 +8,9 @@
  * with a line of what was typed; the frame is sent to every player and
  * watcher. /ws/watch/nobody is refused (1008); other watch names attach.
  * /ws/lobby gets one game list whose player name holds markup (injection
- * test). Text messages {"t":"flood","n":N} queue N 16 KiB frames (queue
- * limit test); once the queue drains, {"t":"drained","refused":R} follows. {"t":"kick"} closes
+ * test). Text messages {"t":"flood","n":N} queue N 16 KiB frames, each
+ * starting with its number (8 digits, counted over every flood: order
+ * and queue limit tests); once the queue drains, {"t":"drained","refused":R} follows. {"t":"kick"} closes
  * the socket with 1012 as a restarting server would. SIGTERM/SIGINT stop
  * the gateway; exits 0 when the loop closed cleanly. Dynamic routes: see
  * routes[]. */
@@ -31,6 +32,7 @@ typedef struct {
     uv_signal_t sigterm, sigint;
     web_t *web;
     int refused;
+    int flooded; /* flood frames made so far: the next one's number */
     uv_loop_t *loop;
 } fake_t;
 
@@ -146,8 +148,12 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
         int n = np ? atoi(np + 4) : 0, refused = 0;
         static char big[16384];
         memset(big, 'x', sizeof big);
-        for (int i = 0; i < n && i < 10000; i++)
+        for (int i = 0; i < n && i < 10000; i++) {
+            char num[16];
+            snprintf(num, sizeof num, "%08d", f->flooded++ % 100000000);
+            memcpy(big, num, 8);
             refused += web_send(wc, big, sizeof big, false) < 0;
+        }
         f->refused = refused; /* reported by on_drained: the queue is full now */
         if (refused)
             return;
