@@ -139,9 +139,17 @@ typedef struct {
     buf_t enc[VIEW_GROUP_ENCS];
 } view_group_t;
 
+/* What frames keep per session beside its grids: the view groups, and
+ * its watchers as an array, built again after any change to the list
+ * (server_t.view_gen bumps with each): walking 5,000 watchers' list
+ * nodes, one cache miss waiting for the next, took 2-3 ms a frame; an
+ * array's addresses are known up front. */
 struct frames_views {
     view_group_t g[VIEW_GROUPS_MAX];
     int n;
+    conn_t **wv; /* s->watchers in order, as of wv_gen; NULL: none built */
+    int nwv, capwv;
+    uint64_t wv_gen;
 };
 
 static void group_fini(view_group_t *g)
@@ -159,6 +167,7 @@ void frames_free(session_t *s)
         return;
     for (int i = 0; i < s->views->n; i++)
         group_fini(&s->views->g[i]);
+    free(s->views->wv);
     free(s->views);
     s->views = NULL;
 }
@@ -421,24 +430,57 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     }
 }
 
+/* s's watchers as an array (frames_views.wv), from the list when it
+ * changed since; NULL when out of memory. */
+static conn_t **watchers_of(session_t *s, int *n)
+{
+    if (!s->views && !(s->views = calloc(1, sizeof *s->views)))
+        return NULL;
+    struct frames_views *vs = s->views;
+    if (vs->wv && vs->wv_gen == s->srv->view_gen && vs->nwv == s->nwatchers) {
+        *n = vs->nwv;
+        return vs->wv;
+    }
+    if (s->nwatchers > vs->capwv) {
+        int cap = s->nwatchers + s->nwatchers / 2 + 16;
+        conn_t **a = realloc(vs->wv, sizeof *a * (size_t)cap);
+        if (!a)
+            return NULL;
+        vs->wv = a;
+        vs->capwv = cap;
+    }
+    vs->nwv = 0;
+    LIST_EACH (it, &s->watchers) {
+        if (vs->nwv == vs->capwv)
+            break; /* never: nwatchers counts the list */
+        vs->wv[vs->nwv++] = LIST_ITEM(it, conn_t, wnode);
+    }
+    vs->wv_gen = s->srv->view_gen;
+    *n = vs->nwv;
+    return vs->wv;
+}
+
 /* Sends the change from sent to grid to every viewer, the player first.
  * A failed write closes its conn at once, and that may detach any number
- * of watchers (a mass disconnect): the walk goes over a copy of the list,
- * each conn held by a ref, and skips those no longer watching. */
+ * of watchers (a mass disconnect): the walk goes over the array as it was
+ * when it began (a copy when a write changed the list), each conn held by
+ * a ref, and skips those no longer watching. */
 static void frames_send(session_t *s)
 {
     fanout_t f = {.encoded = 0};
     view_of(s, &f.v);
     if (s->player)
         frame_send(s, s->player, &f);
-    conn_t *few[16], **w = few;
     int n = 0;
-    if (s->nwatchers > 16 && !(w = malloc(sizeof *w * (size_t)s->nwatchers)))
-        return; /* out of memory: they get a keyframe with the next frame */
-    LIST_EACH (it, &s->watchers) {
-        w[n] = LIST_ITEM(it, conn_t, wnode);
-        conn_ref(w[n++]);
-    }
+    conn_t **w = s->nwatchers ? watchers_of(s, &n) : NULL;
+    if (!w)
+        return; /* none, or out of memory: they get a keyframe with the next frame */
+    struct frames_views *vs = s->views;
+    int cap = vs->capwv;
+    vs->wv = NULL; /* this walk's own: a rebuild meanwhile makes another */
+    vs->capwv = 0;
+    for (int i = 0; i < n; i++)
+        conn_ref(w[i]);
     for (int i = 0; i < n; i++) {
         if (w[i]->sess == s && w[i] != s->player)
             frame_send(s, w[i], &f);
@@ -446,8 +488,13 @@ static void frames_send(session_t *s)
     groups_done(s);
     for (int i = 0; i < n; i++)
         conn_unref(w[i]);
-    if (w != few)
+    if (!vs->wv) { /* kept for the next frame: valid while wv_gen is view_gen */
+        vs->wv = w;
+        vs->nwv = n;
+        vs->capwv = cap;
+    } else {
         free(w);
+    }
 }
 
 /* Not re-entered: a watcher leaving during a broadcast (its write failed)

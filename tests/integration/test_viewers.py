@@ -229,3 +229,70 @@ def test_slow_spectators_share_one_copy_of_each_frame(bindir, tmp_path):
             assert len(differ) <= 1 and all("watching" in a for a, b in differ), differ
     finally:
         d.stop()
+
+
+def drain_all(socks, quiet=1.0, limit=60.0):
+    """Every binary message each socket has, read round after round until
+    none came on any for quiet seconds."""
+    got = [[] for _ in socks]
+    end, last = time.time() + limit, time.time()
+    while time.time() - last < quiet and time.time() < end:
+        for i, s in enumerate(socks):
+            s.s.settimeout(0.01)
+            try:
+                while True:
+                    op, p = s.recv()
+                    last = time.time()
+                    if op == 2:
+                        got[i].append(p)
+            except (socket.timeout, TimeoutError):
+                pass
+    return got
+
+
+KEYFRAME = b"\x1b[H\x1b[2J"
+
+
+def test_a_crowd_that_comes_and_goes_follows_its_player(start_daemon):
+    """Sixty browsers watch one game while its player plays on and, between
+    keys, watchers leave and others join (frames.c keeps a game's watchers
+    as an array, made again after the list changed). Every key of the
+    player is answered; every watcher still there, the late ones too, ends
+    on the player's screen; and three that read nothing meanwhile, whose
+    queues grow past what a socket queues without an allocation and wrap
+    around (web.c), get every frame in order: no keyframe after their
+    first."""
+    d = start_daemon(http=True, extra=["--output-queue", "4194304", "--max-per-ip", "400",
+                                       "--input-rate", "1000000"])
+    tok = Web(d.http).register("crowd", PW).session
+    w, h = 200, 60
+    player = play_socket(d.http, tok, w, h)
+
+    def watcher(**kw):
+        s = WS(d.http, "/ws/watch/crowd", timeout=10, **kw)
+        return s, [s.until(lambda op, p: op == 2, timeout=10)[1]]  # its first keyframe
+
+    crowd = [watcher() for _ in range(60)]
+    slow = [watcher(rcvbuf=4096) for _ in range(3)]
+    for i in range(45):
+        player.binary(b"?")  # the help page on and off (a box over the whole map)
+        player.until(lambda op, p: op == 2, timeout=30)
+        if i % 3 == 0:  # one leaves, one comes
+            crowd.pop(0)[0].s.close()
+            crowd.append(watcher())
+    player.binary(b"s")  # a last change every watcher must get
+    player.until(lambda op, p: op == 2, timeout=30)
+    everyone = crowd + slow
+    for (s, frames), more in zip(everyone, drain_all([s for s, _ in everyone])):
+        frames += more
+    fresh = WS(d.http, "/ws/watch/crowd", timeout=10)
+    want = screen_of(read_frames(fresh), w, h)
+    assert any("HP" in row for row in want), want
+    for n, (s, frames) in enumerate(everyone):
+        keys = [i for i, f in enumerate(frames) if KEYFRAME in f]
+        got = screen_of(frames[keys[-1]:], w, h)
+        # the same screen but for the count of watchers, which the newcomer changed
+        differ = [(a, b) for a, b in zip(got, want) if a != b]
+        assert len(differ) <= 1 and all("watching" in a for a, b in differ), (n, differ)
+    for s, frames in slow:
+        assert [i for i, f in enumerate(frames) if KEYFRAME in f] == [0], "a slow one was cut"
