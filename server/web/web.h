@@ -169,9 +169,10 @@ int web_port(const web_t *w);
  * pass outq_max (nothing queued; on_drained follows once it empties) or the
  * connection is closing. data is copied. */
 int web_send(web_conn_t *wc, const void *data, size_t len, bool text);
-/* Like web_send, but the message is written on a later loop turn, a few
- * connections per turn, so fanning one frame out to many watchers never
- * holds up input (a player's next key) for long. Messages of a connection
+/* Like web_send, but the message is written on a later loop turn, a
+ * slice of connections per turn (at most about 100 us of writes), so
+ * fanning one frame out to many watchers never holds up input (a
+ * player's next key) for long. Messages of a connection
  * keep their order across web_send and web_send_later. */
 int web_send_later(web_conn_t *wc, const void *data, size_t len, bool text);
 /* Like web_send_later for bytes many connections are sent (a frame's
