@@ -463,8 +463,8 @@ static conn_t **watchers_of(session_t *s, int *n)
 /* Sends the change from sent to grid to every viewer, the player first.
  * A failed write closes its conn at once, and that may detach any number
  * of watchers (a mass disconnect): the walk goes over the array as it was
- * when it began (a copy when a write changed the list), each conn held by
- * a ref, and skips those no longer watching. */
+ * when it began (out of the session's keeping meanwhile), each conn held
+ * by a ref, and skips those no longer watching. */
 static void frames_send(session_t *s)
 {
     fanout_t f = {.encoded = 0};
