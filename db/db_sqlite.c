@@ -149,9 +149,43 @@ static int run_read(db_conn_t *c, db_op_t *op, sqlite3_stmt *st, const db_stmt_d
     return DB_OK;
 }
 
+/* A journal row follows only the row before it (or is the first): the
+ * check the PostgreSQL statement makes in its INSERT ... SELECT, made here
+ * by its own statement in the same transaction, so the INSERT reads no
+ * journal row and SQLite needs no temporary table for it. Without the row
+ * before, nothing is stored: "no such row", as an INSERT of no row says. */
+static int journal_prev(db_conn_t *c, db_op_t *op, const db_rec_t *r)
+{
+    if (r->v[1].i == 1)
+        return DB_OK;
+    sqlite3_stmt *st = db_stmt(c, DB_STMT_JOURNAL_PREV);
+    if (!st)
+        return db_op_fail_msg(op, DB_ERR, c->err);
+    int ret = sqlite3_bind_int64(st, 1, r->v[0].i);
+    if (ret == SQLITE_OK)
+        ret = sqlite3_bind_int64(st, 2, r->v[1].i);
+    if (ret == SQLITE_OK)
+        ret = sqlite3_step(st);
+    int status = ret == SQLITE_ROW    ? DB_OK
+                 : ret == SQLITE_DONE ? db_op_fail_msg(op, DB_ENOTFOUND, "no such row")
+                                      : db_op_fail(op, c, DB_ERR);
+    sqlite3_reset(st);
+    return status;
+}
+
+static bool journal_append(int stmt)
+{
+    return stmt == DB_STMT_JOURNAL_INSERT || stmt == DB_STMT_JOURNAL_INSERT_LEASED;
+}
+
 static int run_step(db_conn_t *c, db_op_t *op, const db_rec_t *r, int k)
 {
     const db_stmt_def_t *d = &db_stmt_defs[r->stmt];
+    if (journal_append(r->stmt)) {
+        int ret = journal_prev(c, op, r);
+        if (ret != DB_OK)
+            return ret;
+    }
     sqlite3_stmt *st = db_stmt(c, r->stmt);
     if (!st)
         return db_op_fail_msg(op, DB_ERR, c->err);
