@@ -194,6 +194,34 @@ START_TEST(lapsed_check_reads_the_nodes_first)
 }
 END_TEST
 
+/* A journal append (a row every key) copies no row through a temporary
+ * b-tree: SQLite makes one for an INSERT whose SELECT reads the table it
+ * inserts into, so the row before is looked up by its own statement, by
+ * the primary key. */
+START_TEST(journal_append_needs_no_temp_table)
+{
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(":memory:", &h), SQLITE_OK);
+    int v = 0;
+    char err[256] = "", sql[1024], plan[4096];
+    ck_assert_msg(db_migrate(h, &v, err, sizeof err) == DB_OK, "%s", err);
+    const int ids[] = {DB_STMT_JOURNAL_INSERT, DB_STMT_JOURNAL_INSERT_LEASED};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        snprintf(sql, sizeof sql, "EXPLAIN %s", db_stmt_defs[ids[i]].sql);
+        sqlite3_stmt *st;
+        ck_assert_msg(sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK, "%s",
+                      sqlite3_errmsg(h));
+        while (sqlite3_step(st) == SQLITE_ROW)
+            ck_assert_msg(strcmp((const char *)sqlite3_column_text(st, 1), "OpenEphemeral") != 0,
+                          "%s", db_stmt_defs[ids[i]].sql);
+        sqlite3_finalize(st);
+    }
+    query_plan(h, db_stmt_defs[DB_STMT_JOURNAL_PREV].sql, plan, sizeof plan);
+    ck_assert_msg(strstr(plan, "SEARCH journal USING PRIMARY KEY (game=? AND seq=?)"), "%s", plan);
+    sqlite3_close(h);
+}
+END_TEST
+
 Suite *suite_db_schema(void)
 {
     Suite *s = suite_create("db_schema");
@@ -203,6 +231,7 @@ Suite *suite_db_schema(void)
     tcase_add_test(tc, feed_query_uses_its_indexes);
     tcase_add_test(tc, migration_14_moves_each_nodes_expiry_to_its_row);
     tcase_add_test(tc, lapsed_check_reads_the_nodes_first);
+    tcase_add_test(tc, journal_append_needs_no_temp_table);
     suite_add_tcase(s, tc);
     return s;
 }
