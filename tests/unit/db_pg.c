@@ -978,13 +978,11 @@ static void lapsed_plan_of_leases(const char *url, const char *node, char *out, 
     PQfinish(c);
 }
 
-/* What a renewal writes with IDLE_GAMES idle games of the node: one row
- * (its heartbeat in nodes), none of the leases; printed as a BENCH line. */
 #define IDLE_GAMES 1000
-START_TEST(a_renewal_writes_one_row_whatever_the_games)
+
+/* IDLE_GAMES games, each its player's, all leased by node-a. */
+static void node_a_holds_games(const fx_t *f)
 {
-    fx_t f;
-    pg_open(&f);
     char sql[1024];
     snprintf(sql, sizeof sql,
              "INSERT INTO users(name, name_key, pwhash, created) SELECT 'u' || i, 'u' || i, "
@@ -994,7 +992,16 @@ START_TEST(a_renewal_writes_one_row_whatever_the_games)
              "INSERT INTO nodes(node, expires) VALUES ('node-a', 0); "
              "INSERT INTO leases(game, node) SELECT id, 'node-a' FROM games",
              IDLE_GAMES);
-    pg_run_sql(f.path, sql);
+    pg_run_sql(f->path, sql);
+}
+
+/* What a renewal writes with IDLE_GAMES idle games of the node: one row
+ * (its heartbeat in nodes), none of the leases; printed as a BENCH line. */
+START_TEST(a_renewal_writes_one_row_whatever_the_games)
+{
+    fx_t f;
+    pg_open(&f);
+    node_a_holds_games(&f);
     int64_t leases0 = rows_updated(f.path, "leases"), nodes0 = rows_updated(f.path, "nodes");
     char err[256];
     db_t *b = db_open(&f.loop, f.path, err, sizeof err); /* the renewal's own backend */
@@ -1054,16 +1061,7 @@ START_TEST(a_renewal_says_its_games_in_its_one_row)
 {
     fx_t f;
     pg_open(&f);
-    char sql[1024];
-    snprintf(sql, sizeof sql,
-             "INSERT INTO users(name, name_key, pwhash, created) SELECT 'u' || i, 'u' || i, "
-             "'x', 1 FROM generate_series(1, %d) i; "
-             "INSERT INTO games(id, \"user\", seed, content_version, race, class, start_time) "
-             "SELECT id, id, 1, 'c1', 'human', 'fighter', 1 FROM users; "
-             "INSERT INTO nodes(node, expires) VALUES ('node-a', 0); "
-             "INSERT INTO leases(game, node) SELECT id, 'node-a' FROM games",
-             IDLE_GAMES);
-    pg_run_sql(f.path, sql);
+    node_a_holds_games(&f);
     buf_t text;
     buf_init(&text);
     for (int i = 1; i <= IDLE_GAMES; i++) /* games well under way, as a node says them */
