@@ -729,10 +729,15 @@ static const backend_ops_t backend_remote = {
 };
 
 #define KEY_JITTER_MS 250 /* a last key said again this close is the same one */
+#define RECENCY_WALK  256 /* sessions passed at most to place a mirror by its last key */
 
 /* The mirror's last key as its node said it (its idle): moved in home's
  * by_recency to keep that list newest first, as keys keep it (the lobby
- * and the watch list take the latest keyed from its front). */
+ * and the watch list take the latest keyed from its front). The walk is
+ * bounded: where more than RECENCY_WALK sessions keyed since, the mirror
+ * is placed after those, as if keyed then (a list shows the front few
+ * hundred at most), so 1,000 mirrors among 10,000 players cost no walk
+ * of every session each. */
 static void mirror_keyed_at(mirror_t *m, uint64_t ms)
 {
     session_t *s = m->s;
@@ -742,8 +747,9 @@ static void mirror_keyed_at(mirror_t *m, uint64_t ms)
     s->last_key_ms = ms;
     list_remove(&s->rnode);
     list_t *head = &s->srv->by_recency, *at = head;
+    int passed = 0;
     LIST_EACH (it, head) {
-        if (LIST_ITEM(it, session_t, rnode)->last_key_ms <= ms)
+        if (LIST_ITEM(it, session_t, rnode)->last_key_ms <= ms || passed++ == RECENCY_WALK)
             break;
         at = it;
     }
