@@ -677,11 +677,13 @@ static bool remote_status(const session_t *s, session_status_t *st)
 }
 
 /* Played there now (as the list says), at the size its frames have while
- * they come, else the size its node's heartbeat said. */
+ * they come, else the size its node's heartbeat said; that says none for
+ * a game its player had left (until the beat after their return), so the
+ * size of frames seen here before stands in. */
 static bool remote_played(const session_t *s, int *w, int *h)
 {
     const mirror_t *m = s->bk;
-    bool framed = m->framed && (m->l || !m->st.summed);
+    bool framed = m->framed && (m->l || !m->st.summed || !m->st.w);
     *w = framed ? m->scr->w : m->st.summed ? m->st.w : 0;
     *h = framed ? m->scr->h : m->st.summed ? m->st.h : 0;
     return !m->st.away;
