@@ -578,6 +578,9 @@ static void on_reclaim_rows(void *ud, int status, const db_journal_row_t *rows, 
         return;
     }
     if (status != DB_OK) { /* taken again for the read: let go again, as it was */
+        log_error("journal read failed user=%s game=%lld: %s; its lease let go again, the "
+                  "game kept as it was",
+                  rq->user, (long long)rq->game_id, db_error(srv->db));
         lease_hand_over(srv, rq->game_id, rq);
         play_finish_load(rq, NULL, "Your game could not be loaded. Please try again.");
         return;

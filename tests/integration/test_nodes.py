@@ -24,7 +24,9 @@ runs every game and there are no leases).
 - moving: a player who leaves a game on one node gets it on the other at
   once (the lease is let go at the detach), plays there, and coming back
   to the first node gets the game as the other left it, not the copy the
-  first one kept;
+  first one kept; a kept game whose journal cannot be read when its player
+  comes back (its SELECT revoked) is let go again, its player told, and
+  the other node takes it at once, every stored key kept;
 - fencing: a node paused (SIGSTOP) past its lease loses the game to the
   other; resumed (SIGCONT), its rows of that game are refused by the
   database, its player is told and disconnected (one who types nothing
@@ -693,3 +695,61 @@ def test_a_game_freed_at_its_grace_end_while_its_player_loads_it(nodes, clients)
     plays_on_as(a, again, "tina", before)
     assert "lease lost" not in a.log()
     assert a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) == [("a", 0)]
+
+
+class RoleSchema:
+    """A new schema owned by a role of its own, not a superuser (whose
+    rights a REVOKE cannot take): db_url connects as that role. Given as
+    a node's share, the node runs on it."""
+
+    def __init__(self):
+        url = harness.pg_database()
+        cluster = harness._PG["cluster"]
+        self.schema = re.search(r"search_path%3D(\w+)", url).group(1)
+        self.role = f"r_{self.schema}"
+        cluster.psql(f"CREATE ROLE {self.role} LOGIN", db="warren")
+        cluster.psql(f"ALTER SCHEMA {self.schema} OWNER TO {self.role}", db="warren")
+        self.db_url = url.replace(f"user={cluster.role}", f"user={self.role}")
+        self.cluster = cluster
+
+    def sql(self, sql):
+        self.cluster.psql(sql, db="warren")
+
+
+def test_a_kept_game_whose_journal_read_fails_is_let_go_again(nodes, clients):
+    """tina leaves her game at a (kept, its lease let go) and presses p
+    there while a cannot read the journal (its role's SELECT on it
+    revoked): a takes the lease back for the read, the read fails, she is
+    told to try again, and the lease is let go again, not held by the
+    failed load. Once a may read again, b takes the game at once and it
+    goes on from its last stored key; a stays up throughout."""
+    rs = RoleSchema()
+    a = nodes("a", share=rs)
+    b = nodes("b", share=rs)
+    t, before = playing(a, clients, "tina", "hjklyubn")
+    game = before["game"]
+    t.send(CTRL_X)  # saved and left: the session kept, its lease let go
+    t.wait_for("Your game is saved")
+    end = time.time() + 10
+    while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
+        assert time.time() < end, "the lease not let go"
+        time.sleep(0.05)
+    rs.sql(f"REVOKE SELECT ON {rs.schema}.journal FROM {rs.role}")
+    try:
+        t.send("p")
+        a.wait_log(rf"journal read failed user=tina game={game}: ")
+        t.wait_for("Your game could not be loaded. Please try again.")
+        end = time.time() + 10
+        while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
+            assert time.time() < end, "the lease held by a failed load"
+            time.sleep(0.05)
+    finally:
+        rs.sql(f"GRANT SELECT ON {rs.schema}.journal TO {rs.role}")
+    assert "attach user=tina" not in a.log()[a.logpos:]
+    t2 = clients(b.port).connected()
+    t2.login("tina", PW)
+    t2.send("p")
+    plays_on_as(b, t2, "tina", before)
+    assert "game elsewhere user=tina" not in b.log()
+    assert "lease lost" not in a.log() + b.log()
+    assert a.alive()
