@@ -736,10 +736,13 @@ static const backend_ops_t backend_remote = {
 /* The mirror's last key as its node said it (its idle): moved in home's
  * by_recency to keep that list newest first, as keys keep it (the lobby
  * and the watch list take the latest keyed from its front). The walk is
- * bounded: where more than RECENCY_WALK sessions keyed since, the mirror
- * is placed after those, as if keyed then (a list shows the front few
- * hundred at most), so 1,000 mirrors among 10,000 players cost no walk
- * of every session each. */
+ * bounded, so 1,000 mirrors among 10,000 players cost no walk of every
+ * session each: where more than RECENCY_WALK sessions keyed since, the
+ * mirror goes on home's recency_late instead, which the lists read
+ * whole besides the front (session_each_recent). Placed after those
+ * sessions, it would be taken before the ones after it that keyed later
+ * too: shown in their stead once a list reaches that far (the watch
+ * list's later pages by idle). */
 static void mirror_keyed_at(mirror_t *m, uint64_t ms)
 {
     session_t *s = m->s;
@@ -751,8 +754,12 @@ static void mirror_keyed_at(mirror_t *m, uint64_t ms)
     list_t *head = &s->srv->by_recency, *at = head;
     int passed = 0;
     LIST_EACH (it, head) {
-        if (LIST_ITEM(it, session_t, rnode)->last_key_ms <= ms || passed++ == RECENCY_WALK)
+        if (LIST_ITEM(it, session_t, rnode)->last_key_ms <= ms)
             break;
+        if (passed++ == RECENCY_WALK) {
+            list_push_front(&s->srv->recency_late, &s->rnode);
+            return;
+        }
         at = it;
     }
     list_insert_after(at, &s->rnode);

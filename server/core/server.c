@@ -27,6 +27,7 @@ void server_init(server_t *s, uv_loop_t *loop)
     list_init(&s->keynotes);
     list_init(&s->sess_timed);
     list_init(&s->by_recency);
+    list_init(&s->recency_late);
     list_init(&s->watched);
     list_init(&s->snaps_due);
     buf_init(&s->scratch);

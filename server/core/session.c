@@ -486,6 +486,25 @@ void session_keyed(session_t *s)
     list_push_front(&s->srv->by_recency, &s->rnode);
 }
 
+void session_each_recent(server_t *k, size_t need, bool (*take)(void *ud, session_t *s), void *ud)
+{
+    size_t took = 0;
+    uint64_t last = 0; /* the last counted one's last key */
+    if (!need)
+        return;
+    LIST_EACH (it, &k->by_recency) {
+        session_t *s = LIST_ITEM(it, session_t, rnode);
+        if (took >= need && s->last_key_ms != last)
+            break;
+        if (take(ud, s)) {
+            took++;
+            last = s->last_key_ms;
+        }
+    }
+    LIST_EACH (it, &k->recency_late)
+        take(ud, LIST_ITEM(it, session_t, rnode));
+}
+
 void session_retime(session_t *s)
 {
     if (s->dead || (!s->idle_limit_ms && (s->player || !s->detached_ms)))

@@ -149,6 +149,14 @@ void session_set_chat(session_t *s, bool off);
 void session_mark_ended(session_t *s);
 /* The player keyed now: last_key_ms, and first on the server's by_recency. */
 void session_keyed(session_t *s);
+/* The latest keyed of loop k (parked, or on its own thread) for a list
+ * of need: the front of by_recency until take has counted need (take
+ * says whether it counts s) and those keyed in the same millisecond as
+ * the last (a list sorting ties by name gets them all, so its pages
+ * agree), then every mirror whose place there is not known (server.h's
+ * recency_late). The caller sorts what it took by last_key_ms and keeps
+ * the first need. */
+void session_each_recent(server_t *k, size_t need, bool (*take)(void *ud, session_t *s), void *ud);
 /* The account's live game of one kind ("warren" or a [game ID]). */
 session_t *session_find_kind(server_t *s, int64_t user_id, const char *kind);
 session_t *session_find_name(server_t *s, const char *user); /* live, ignoring case */

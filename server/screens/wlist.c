@@ -288,26 +288,41 @@ static bool ord_room(wl_order_t *o, size_t more)
     return true;
 }
 
-/* Up to need rows from loop k's list (by_recency or watched; k parked),
- * their compared fields read on the way. */
-static bool ord_take(wlcache_t *w, wl_order_t *o, server_t *k, bool watched, size_t need)
+typedef struct {
+    wlcache_t *w;
+    wl_order_t *o;
+    server_t *k;
+} ord_take_t;
+
+/* s's row into the order, its compared fields read: whether it is one. */
+static bool ord_put(void *ud, session_t *s)
 {
+    ord_take_t *t = ud;
+    wl_row_t *r = s->ended ? NULL : row_find(t->w, t->k, s->game_id, s->user_id);
+    if (!r || !ord_room(t->o, 1))
+        return false;
+    r->last_key_ms = s->last_key_ms;
+    r->watchers = s->nwatchers;
+    r->mark = t->w->mark;
+    t->o->v[t->o->n++] = r;
+    return true;
+}
+
+/* Up to need rows from loop k's watched list, or its latest keyed
+ * (session_each_recent: maybe more); k parked. */
+static void ord_take(wlcache_t *w, wl_order_t *o, server_t *k, bool watched, size_t need)
+{
+    ord_take_t t = {w, o, k};
+    if (!watched) {
+        session_each_recent(k, need, ord_put, &t);
+        return;
+    }
     size_t took = 0;
-    list_t *l = watched ? &k->watched : &k->by_recency;
-    LIST_EACH (it, l) {
+    LIST_EACH (it, &k->watched) {
         if (took >= need)
             break;
-        session_t *s = watched ? LIST_ITEM(it, session_t, wdnode) : LIST_ITEM(it, session_t, rnode);
-        wl_row_t *r = s->ended ? NULL : row_find(w, k, s->game_id, s->user_id);
-        if (!r || !ord_room(o, 1))
-            continue;
-        r->last_key_ms = s->last_key_ms;
-        r->watchers = s->nwatchers;
-        r->mark = w->mark;
-        o->v[o->n++] = r;
-        took++;
+        took += ord_put(&t, LIST_ITEM(it, session_t, wdnode));
     }
-    return true;
 }
 
 /* The latest keyed (idle) or the most watched first, as far as need: from

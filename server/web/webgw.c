@@ -564,19 +564,42 @@ static void live_call(const session_t *s, uint64_t now, void (*fn)(void *ud, con
     fn(ud, &l);
 }
 
-/* Up to max of the games of every loop on list (watched or by_recency),
- * into v from n on; returns the new n. */
-static size_t live_pick(server_t *srv, bool watched, size_t max, live_pick_t *v, size_t n)
+typedef struct {
+    live_pick_t *v;
+    size_t n, cap;
+} picks_t;
+
+/* An unwatched game (the watched come first, from their own list); past
+ * cap (games keyed in one millisecond) counted, not kept. */
+static bool pick_unwatched(void *ud, session_t *s)
+{
+    picks_t *p = ud;
+    if (s->ended || s->nwatchers > 0)
+        return false;
+    if (p->n < p->cap)
+        p->v[p->n++] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
+    return true;
+}
+
+/* Up to max of the games of every loop on list (watched, or the latest
+ * keyed: session_each_recent, which may give more), into v from n on;
+ * returns the new n. */
+static size_t live_pick(server_t *srv, bool watched, size_t max, live_pick_t *v, size_t n,
+                        size_t cap)
 {
     for (int i = 0; i < shard_count(srv); i++) {
+        picks_t p = {v, n, cap};
+        if (!watched) {
+            session_each_recent(shard_at(srv, i), max, pick_unwatched, &p);
+            n = p.n;
+            continue;
+        }
         size_t took = 0;
-        list_t *l = watched ? &shard_at(srv, i)->watched : &shard_at(srv, i)->by_recency;
-        LIST_EACH (it, l) {
+        LIST_EACH (it, &shard_at(srv, i)->watched) {
             if (took >= max)
                 break;
-            session_t *s =
-                watched ? LIST_ITEM(it, session_t, wdnode) : LIST_ITEM(it, session_t, rnode);
-            if (s->ended || (!watched && s->nwatchers > 0))
+            session_t *s = LIST_ITEM(it, session_t, wdnode);
+            if (s->ended)
                 continue;
             v[n++] = (live_pick_t){s, s->nwatchers, s->last_key_ms};
             took++;
@@ -586,16 +609,16 @@ static size_t live_pick(server_t *srv, bool watched, size_t max, live_pick_t *v,
 }
 
 /* The watched games, most watched first, then the latest keyed: from each
- * loop's watched and by_recency lists (the other loops parked meanwhile),
- * so the cost is what is shown (plus the watched games), not one walk of
- * every session. When the loops' own counters say no game is live, no
- * loop is parked at all (a game starting meanwhile shows at the next
- * refresh). */
+ * loop's watched list and latest keyed (session_each_recent; the other
+ * loops parked meanwhile), so the cost is what is shown (plus the watched
+ * games), not one walk of every session. When the loops' own counters
+ * say no game is live, no loop is parked at all (a game starting
+ * meanwhile shows at the next refresh). */
 size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const webgw_live_t *l),
                        void *ud)
 {
     uint64_t now = now_ms(srv);
-    size_t nw = 0, live = 0, shown = 0;
+    size_t nw = 0, late = 0, live = 0, shown = 0;
     int loops = shard_count(srv);
     if (siteinfo_playing(srv) == 0)
         return 0; /* read unparked: an idle lobby's refresh parks no loop */
@@ -604,16 +627,19 @@ size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const web
         server_t *k = shard_at(srv, i);
         LIST_EACH (it, &k->watched)
             nw++;
+        LIST_EACH (it, &k->recency_late) /* read whole besides the front */
+            late++;
         live += (size_t)(k->nsessions - k->nended);
     }
     live += (size_t)srv->peer_unlisted; /* other nodes' games past the mirrors (peer.h) */
-    live_pick_t *v = malloc((nw + max * (size_t)loops + 1) * sizeof *v);
+    size_t cap = nw + late + max * (size_t)loops + 1;
+    live_pick_t *v = malloc(cap * sizeof *v);
     if (v) {
-        size_t n = live_pick(srv, true, nw, v, 0);
+        size_t n = live_pick(srv, true, nw, v, 0, cap);
         qsort(v, n, sizeof *v, live_cmp);
         for (size_t i = 0; i < n && shown < max; i++, shown++)
             live_call(v[i].s, now, fn, ud);
-        n = live_pick(srv, false, max - shown, v, 0); /* the latest keyed of each loop */
+        n = live_pick(srv, false, max - shown, v, 0, cap); /* the latest keyed of each loop */
         qsort(v, n, sizeof *v, live_cmp);
         for (size_t i = 0; i < n && shown < max; i++, shown++)
             live_call(v[i].s, now, fn, ud);

@@ -8,7 +8,9 @@ serving. Spectator chat crosses too: a line said at either node reaches
 the game's viewers at both, once each, in the order said, a line said
 while a node's listener is down included (read from the event log); and
 the player's chat-off holds at the other node too, one turned while the
-other was cut off longer than the event log keeps included."""
+other was cut off longer than the event log keeps included. A game of a
+whose mirror at b is placed past the bounded walk (more players at b
+keyed since) is listed once, in its place by idle, on every page."""
 import json
 import re
 import signal
@@ -812,3 +814,70 @@ def test_idle_games_of_another_node_are_not_read_again(pair, bindir):
     pg_run(b.db_url, [("UPDATE nodes SET expires = 0 WHERE node = 'z'", ())], fetch=False)
     until_listed(bindir, b, 0, timeout=5)
     b.wait_log(r"peer list: node z stopped renewing its leases")
+
+
+LATE_N = 300  # players keying at b after a's game: more than peer.c's RECENCY_WALK
+
+
+def load_players(bindir, d, n):
+    """n players (bin/warren-load) key at d for a second and leave: their
+    games are kept there, detached, each keyed later than any before."""
+    import subprocess
+    exe = bindir / "asan" / "warren-load"
+    r = subprocess.run([str(exe if exe.exists() else bindir / "warren-load"), "--port",
+                        str(d.port), "--n", str(n), "--seconds", "1", "--warmup", "0",
+                        "--interval", "0.5", "--ramp-timeout", "240"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and f"{n} of {n} sessions in play" in r.stdout, \
+        r.stdout + r.stderr
+
+
+def idle_pages(t):
+    """Every row of t's watch list (open at page 1, sorted by idle), page
+    by page: the names in the order shown."""
+    names = []
+    while True:
+        text = t.text()
+        m = re.search(r"sorted by idle, page (\d+)/(\d+)", text)
+        names += re.findall(r"^\s*[a-z]\) (\S+)", text, re.M)
+        if m.group(1) == m.group(2):
+            return names
+        t.send(">", settle=False)
+        t.wait_for(f"sorted by idle, page {int(m.group(1)) + 1}/", timeout=5)
+
+
+def test_a_mirror_placed_past_the_walk_is_listed_once_in_its_place(pair_of, clients, bindir):
+    """b (one loop, one mirror at most) mirrors bob's game of a. alice
+    keys at a; then LATE_N players key at b and leave. bob's game ends, so
+    alice's game gets b's mirror only now: placed among the latest keyed
+    past the bounded walk. b's watch list by idle, paged through, lists
+    every game once, alice's last (every other keyed after it), the pages
+    answered at once."""
+    a, b = pair_of(b_extra=["--loops", "1", "--peer-max-games", "1",
+                            "--max-per-ip", str(LATE_N + 20), "--test-lists"])
+    bob = clients(a.port).connected()
+    bob.register("bob")
+    bob.random_character("bob")
+    bob.play_keys("hj")
+    viewer = clients(b.port).connected()
+    viewer.register("vera")
+    wl_row(viewer, "bob")
+    alice = clients(a.port).connected()
+    alice.register("alice")
+    alice.random_character("alice")
+    alice.play_keys("hjkl")
+    time.sleep(1)  # the players at b key later than alice's last key, by far
+    load_players(bindir, b, LATE_N)
+    quit_game(bob)
+    wl_row(viewer, "alice", timeout=30)  # bob's mirror gone, alice's made
+    viewer.send("w")
+    viewer.wait_for("sorted by player")
+    for order in ("depth", "turn", "idle"):
+        viewer.send(".", settle=False)
+        viewer.wait_for(f"sorted by {order}, page 1/", timeout=5)
+    names = idle_pages(viewer)
+    twice = sorted({n for n in names if names.count(n) > 1})
+    assert len(names) == LATE_N + 1 and not twice, (len(names), twice, names[-20:])
+    assert names[-1] == "alice", names[-20:]
+    assert "watch list differs" not in b.log()
+    assert b.alive() and a.alive()
