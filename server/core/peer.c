@@ -731,38 +731,15 @@ static const backend_ops_t backend_remote = {
 };
 
 #define KEY_JITTER_MS 250 /* a last key said again this close is the same one */
-#define RECENCY_WALK  256 /* sessions passed at most to place a mirror by its last key */
 
-/* The mirror's last key as its node said it (its idle): moved in home's
- * by_recency to keep that list newest first, as keys keep it (the lobby
- * and the watch list take the latest keyed from its front). The walk is
- * bounded, so 1,000 mirrors among 10,000 players cost no walk of every
- * session each: where more than RECENCY_WALK sessions keyed since, the
- * mirror goes on home's recency_late instead, which the lists read
- * whole besides the front (session_each_recent). Placed after those
- * sessions, it would be taken before the ones after it that keyed later
- * too: shown in their stead once a list reaches that far (the watch
- * list's later pages by idle). */
+/* The mirror's last key as its node said it (its idle): placed among the
+ * latest keyed (session_keyed_at), unless it is the one said before. */
 static void mirror_keyed_at(mirror_t *m, uint64_t ms)
 {
     session_t *s = m->s;
     uint64_t d = ms > s->last_key_ms ? ms - s->last_key_ms : s->last_key_ms - ms;
-    if (d < KEY_JITTER_MS)
-        return;
-    s->last_key_ms = ms;
-    list_remove(&s->rnode);
-    list_t *head = &s->srv->by_recency, *at = head;
-    int passed = 0;
-    LIST_EACH (it, head) {
-        if (LIST_ITEM(it, session_t, rnode)->last_key_ms <= ms)
-            break;
-        if (passed++ == RECENCY_WALK) {
-            list_push_front(&s->srv->recency_late, &s->rnode);
-            return;
-        }
-        at = it;
-    }
-    list_insert_after(at, &s->rnode);
+    if (d >= KEY_JITTER_MS)
+        session_keyed_at(s, ms);
 }
 
 /* What the list now says of m's game. */

@@ -87,8 +87,8 @@ struct server {
     list_t sess_timed;    /* session_t.tnode: detached, or with an idle limit (session.c) */
     /* What the lobby shows first, without a walk of every session: */
     list_t by_recency;     /* session_t.rnode: the latest keyed first (session_keyed) */
-    list_t recency_late;   /* session_t.rnode: home's mirrors placed past peer.c's bounded
-                              walk, in no order (session_each_recent reads both) */
+    list_t recency_late;   /* session_t.rnode: mirrors past the walk (session_keyed_at),
+                              in no order (session_each_recent reads both) */
     list_t watched;        /* session_t.wdnode: sessions with a watcher (session.c) */
     uv_idle_t snap_idle;   /* takes them a few per loop turn (session.c) */
     storage_t storage;     /* storage.c */

@@ -486,6 +486,24 @@ void session_keyed(session_t *s)
     list_push_front(&s->srv->by_recency, &s->rnode);
 }
 
+void session_keyed_at(session_t *s, uint64_t ms)
+{
+    s->last_key_ms = ms;
+    list_remove(&s->rnode);
+    list_t *head = &s->srv->by_recency, *at = head;
+    int passed = 0;
+    LIST_EACH (it, head) {
+        if (LIST_ITEM(it, session_t, rnode)->last_key_ms <= ms)
+            break;
+        if (passed++ == SESSION_RECENCY_WALK) {
+            list_push_front(&s->srv->recency_late, &s->rnode);
+            return;
+        }
+        at = it;
+    }
+    list_insert_after(at, &s->rnode);
+}
+
 void session_each_recent(server_t *k, size_t need, bool (*take)(void *ud, session_t *s), void *ud)
 {
     size_t took = 0;

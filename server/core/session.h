@@ -149,6 +149,17 @@ void session_set_chat(session_t *s, bool off);
 void session_mark_ended(session_t *s);
 /* The player keyed now: last_key_ms, and first on the server's by_recency. */
 void session_keyed(session_t *s);
+#define SESSION_RECENCY_WALK 256 /* sessions passed at most to place one by its last key */
+/* s (another node's game: a mirror, peer.c) last keyed at ms, as its
+ * node said: placed in the server's by_recency, newest first, by a walk
+ * of SESSION_RECENCY_WALK sessions at most (1,000 mirrors among 10,000
+ * players cost no walk of every session each); where more keyed since,
+ * on its recency_late instead, which the lists read whole besides the
+ * front (session_each_recent). Placed after the ones walked, it would be
+ * taken before the sessions after it that keyed later too, and shown in
+ * their stead once a list reaches that far (the watch list's later pages
+ * by idle). */
+void session_keyed_at(session_t *s, uint64_t ms);
 /* The latest keyed of loop k (parked, or on its own thread) for a list
  * of need: the front of by_recency until take has counted need (take
  * says whether it counts s) and those keyed in the same millisecond as
