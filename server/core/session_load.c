@@ -538,9 +538,12 @@ static void on_play_lease(void *ud, int status, const char *holder)
         db_journal_read(srv->db, s->game_id, (int64_t)s->seq, on_reclaim_rows, rq);
         return;
     }
-    if (s && s->let_go) { /* another node runs it now: what is kept here is stale */
+    if (s && s->let_go && status == DB_ENOTFOUND) { /* another node runs it: stale here */
         s->fenced = true;
         session_drop(s, "", "That game now runs on another server.");
+    } else if (s && s->let_go) { /* not taken (a failed write): kept, let go, as it was */
+        log_info("game kept user=%s game=%lld: its lease not taken again", rq->user,
+                 (long long)rq->game_id);
     } else if (s || status == DB_OK) {
         if (s)
             play_finish_load(rq, s, NULL);

@@ -26,7 +26,8 @@ runs every game and there are no leases).
   to the first node gets the game as the other left it, not the copy the
   first one kept; a kept game whose journal cannot be read when its player
   comes back (its SELECT revoked) is let go again, its player told, and
-  the other node takes it at once, every stored key kept;
+  the other node takes it at once, every stored key kept; one whose lease
+  cannot be taken again (UPDATE revoked) stays kept, not dropped as stale;
 - fencing: a node paused (SIGSTOP) past its lease loses the game to the
   other; resumed (SIGCONT), its rows of that game are refused by the
   database, its player is told and disconnected (one who types nothing
@@ -753,3 +754,35 @@ def test_a_kept_game_whose_journal_read_fails_is_let_go_again(nodes, clients):
     assert "game elsewhere user=tina" not in b.log()
     assert "lease lost" not in a.log() + b.log()
     assert a.alive()
+
+
+def test_a_kept_game_whose_lease_cannot_be_taken_again_stays_kept(nodes, clients):
+    """tina leaves her game at a (kept, its lease let go) and presses p
+    there while a cannot take the lease (its role's UPDATE on leases
+    revoked): she is told to try again, and the game kept at a is kept,
+    not dropped as if another node ran it. Once a may take leases again,
+    her p gets that kept game (no restore from the database), as it was."""
+    rs = RoleSchema()
+    a = nodes("a", share=rs)
+    t, before = playing(a, clients, "tina", "hjklyubn")
+    game = before["game"]
+    t.send(CTRL_X)
+    t.wait_for("Your game is saved")
+    end = time.time() + 10
+    while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
+        assert time.time() < end, "the lease not let go"
+        time.sleep(0.05)
+    rs.sql(f"REVOKE UPDATE ON {rs.schema}.leases FROM {rs.role}")
+    try:
+        t.send("p")
+        a.wait_log(rf"lease of game={game} not taken: ")
+        t.wait_for("Your game could not be loaded. Please try again.")
+    finally:
+        rs.sql(f"GRANT UPDATE ON {rs.schema}.leases TO {rs.role}")
+    assert a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) == [("a", 1)]
+    pos = len(a.log())
+    t.send("p")
+    plays_on_as(a, t, "tina", before)
+    assert "game resume user=tina" not in a.log()[pos:]
+    assert f"game kept user=tina game={game}: its lease not taken again" in a.log()
+    assert "lease lost" not in a.log()
