@@ -182,9 +182,10 @@ def test_a_starting_node_leaves_live_games_to_their_node(nodes, clients, bindir)
     games = admin(bindir, a, "games")
     assert re.search(r"^bob\s+warren\s+%d\s" % first["game"], games, re.M), games
     assert games.endswith("node: a\n"), games
-    # b lists it too, as a's (its count and watch list show every node's games)
+    # b lists it too, as a's (its count and watch list show every node's games);
+    # its size is "-" until a's heartbeat says the game's, then 80x24
     end = time.time() + 10
-    row = re.compile(r"^bob\s+warren\s+%d\s.*\sa\s+-$" % first["game"], re.M)
+    row = re.compile(r"^bob\s+warren\s+%d\s.*\sa\s+(-|80x24)$" % first["game"], re.M)
     while not row.search(games_b := admin(bindir, b, "games")):
         assert time.time() < end, games_b
         time.sleep(0.3)
