@@ -305,6 +305,16 @@ void conn_resized(conn_t *c)
     conn_route(c)->resized(c);
 }
 
+uint64_t conn_resize_wait(conn_t *c)
+{
+    uint64_t now = now_ms(c->srv);
+    /* a conn changing loops may read a clock a little behind: draw now */
+    if (c->resized_ms && now >= c->resized_ms && now - c->resized_ms < CONN_RESIZE_MS)
+        return CONN_RESIZE_MS - (now - c->resized_ms);
+    c->resized_ms = now ? now : 1;
+    return 0;
+}
+
 void conn_drained(conn_t *c)
 {
     conn_route(c)->drained(c);

@@ -138,6 +138,7 @@ struct conn {
     ratelimit_t *input_limit; /* input bytes per second (conn.c, ratelimit.c) */
     uint64_t input_dropped;   /* bytes over it not yet logged */
     uint64_t input_logged_ms; /* when a drop was last logged (0: never) */
+    uint64_t resized_ms;      /* when a size change was last drawn (conn_resize_wait) */
     watchview_t *watch;       /* a terminal watcher's help, chat line, footer (watch.c) */
 };
 
@@ -176,6 +177,14 @@ bool conn_in_game(const conn_t *c);
  * (hooks.h; a browser has none: its keys outside a game are dropped). */
 void conn_key(conn_t *c, key_event_t k);
 void conn_resized(conn_t *c); /* its size or profile changed */
+/* A size change redraws the game and sends each of its watchers a
+ * keyframe, so a client that sends sizes in a flood (NAWS, TTYPE or
+ * websocket resizes, each a few bytes) is drawn at most once every
+ * CONN_RESIZE_MS: 0 when the change the gateway holds may be drawn now
+ * (the time is noted), else the ms to wait before asking again. The
+ * gateway keeps only the latest size meanwhile. */
+#define CONN_RESIZE_MS 100
+uint64_t conn_resize_wait(conn_t *c);
 void conn_drained(conn_t *c); /* its output queue emptied */
 /* c leaves its game (player or watcher); then the menu with why, unless
  * NULL or closing. */

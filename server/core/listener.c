@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include "log.h"
@@ -243,6 +244,10 @@ listener_t *listener_unix(uv_loop_t *loop, const char *name, const char *path, i
         return listener_fail(l, err, errlen, errno);
     unlink(path); /* a stale socket from a crash */
     if (bind(l->fd, (struct sockaddr *)&sun, sizeof sun) < 0)
+        return listener_fail(l, err, errlen, errno);
+    /* whatever the umask, before anyone can connect: a client here names
+     * the player's address, believed for limits and bans */
+    if (chmod(path, LISTENER_UNIX_MODE) < 0)
         return listener_fail(l, err, errlen, errno);
     int e = listener_start(l);
     return e ? listener_fail(l, err, errlen, e) : l;

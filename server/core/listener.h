@@ -34,7 +34,9 @@ typedef void (*listener_cb)(void *ud, int fd, const char *peer);
 listener_t *listener_tcp(uv_loop_t *loop, const char *name, const char *addr, int backlog,
                          listener_cb cb, void *ud, char *err, size_t errlen);
 /* Listens on a Unix socket at path (a stale socket file is replaced; the
- * file is removed by listener_close). */
+ * file is removed by listener_close), mode LISTENER_UNIX_MODE whatever
+ * the umask: the daemon's user and group only (deploy/RUNNING.md). */
+#define LISTENER_UNIX_MODE 0770
 listener_t *listener_unix(uv_loop_t *loop, const char *name, const char *path, int backlog,
                           listener_cb cb, void *ud, char *err, size_t errlen);
 int listener_port(const listener_t *l); /* the TCP port listened on, else 0 */

@@ -44,9 +44,12 @@ typedef struct {
         uv_pipe_t pipe;
     } io;
     uv_timer_t esc_timer;
-    int handles_open; /* libuv handles not yet closed */
+    uv_timer_t size_timer; /* a held size change is drawn (size_changed) */
+    int handles_open;      /* libuv handles not yet closed */
     bool is_unix, env_asked;
-    bool read_any; /* its first bytes came (checked for a PROXY header) */
+    bool read_any;    /* its first bytes came (checked for a PROXY header) */
+    bool size_held;   /* raw_w, raw_h or the profile changed, not drawn yet */
+    bool redraw_held; /* ... and the screen is drawn whole even at the same size */
     telnet_t *tn;
     keydec_t kd;
     size_t outq; /* bytes handed to uv_write, not yet written */
@@ -90,9 +93,11 @@ static void open_handles(tconn_t *t, server_t *on)
     else
         uv_tcp_init(on->loop, &t->io.tcp);
     uv_timer_init(on->loop, &t->esc_timer);
+    uv_timer_init(on->loop, &t->size_timer);
     t->io.handle.data = t;
     t->esc_timer.data = t;
-    t->handles_open = 2;
+    t->size_timer.data = t;
+    t->handles_open = 3;
     list_push_front(&on->conns, &t->c.node);
     on->nconns++;
 }
@@ -134,6 +139,7 @@ static void close_handles(tconn_t *t)
     if (t->mv >= MV_CLOSING) /* closing already, for the move */
         return;
     uv_close((uv_handle_t *)&t->esc_timer, on_handle_closed);
+    uv_close((uv_handle_t *)&t->size_timer, on_handle_closed);
     uv_close(&t->io.handle, on_handle_closed);
 }
 
@@ -249,35 +255,77 @@ static bool in_game(const conn_t *c)
     return c->place == CONN_PLAY || c->place == CONN_WATCH;
 }
 
-static void apply_size(conn_t *c)
+/* The size the client said (raw_w, raw_h), as drawn: 80x24 when it said
+ * none, at most TERM_MAX_*. */
+static void drawn_size(const conn_t *c, int *w, int *h)
 {
-    int w = c->raw_w > 0 ? c->raw_w : TERM_MIN_W;
-    int h = c->raw_h > 0 ? c->raw_h : TERM_MIN_H;
+    *w = c->raw_w > 0 ? c->raw_w : TERM_MIN_W;
+    *h = c->raw_h > 0 ? c->raw_h : TERM_MIN_H;
+    if (*w > TERM_MAX_W)
+        *w = TERM_MAX_W;
+    if (*h > TERM_MAX_H)
+        *h = TERM_MAX_H;
+}
+
+/* Draws the held size (and profile) now. */
+static void apply_size(tconn_t *t)
+{
+    conn_t *c = &t->c;
+    bool redraw = t->redraw_held;
+    int w, h;
+    t->size_held = t->redraw_held = false;
+    drawn_size(c, &w, &h);
     c->too_small = w < TERM_MIN_W || h < TERM_MIN_H;
-    if (w > TERM_MAX_W)
-        w = TERM_MAX_W;
-    if (h > TERM_MAX_H)
-        h = TERM_MAX_H;
-    if (c->w == w && c->h == h)
+    if (c->w == w && c->h == h && !redraw)
         return;
     c->w = w;
     c->h = h;
     conn_resized(c);
 }
 
-static void on_naws(conn_t *c, const unsigned char *b, size_t n)
+static void on_size_timer(uv_timer_t *timer);
+
+/* The client's size or terminal type changed (redraw: the screen is drawn
+ * whole even at the same size): drawn now, or held until CONN_RESIZE_MS
+ * after the last one drawn, the latest winning (conn_resize_wait). A conn
+ * on its way to another loop draws it once there. */
+static void size_changed(tconn_t *t, bool redraw)
 {
-    if (input_naws(b, n, &c->raw_w, &c->raw_h) == 0)
-        apply_size(c);
+    conn_t *c = &t->c;
+    int w, h;
+    drawn_size(c, &w, &h);
+    t->redraw_held |= redraw;
+    t->size_held = t->redraw_held || w != c->w || h != c->h;
+    if (!t->size_held || c->closing || t->mv != MV_NONE ||
+        uv_is_active((uv_handle_t *)&t->size_timer))
+        return;
+    uint64_t wait = conn_resize_wait(c);
+    if (wait == 0)
+        apply_size(t);
+    else
+        uv_timer_start(&t->size_timer, on_size_timer, wait, 0);
 }
 
-static void on_ttype(conn_t *c, const char *name)
+static void on_size_timer(uv_timer_t *timer)
 {
+    tconn_t *t = timer->data;
+    size_changed(t, false);
+}
+
+static void on_naws(tconn_t *t, const unsigned char *b, size_t n)
+{
+    if (input_naws(b, n, &t->c.raw_w, &t->c.raw_h) == 0)
+        size_changed(t, false);
+}
+
+static void on_ttype(tconn_t *t, const char *name)
+{
+    conn_t *c = &t->c;
     input_term_name(name, c->term, sizeof c->term);
     menu_apply_profile(c);
     /* a new profile means a full redraw in it */
     if (in_game(c))
-        conn_resized(c);
+        size_changed(t, true);
     else
         menu_redraw(c);
 }
@@ -353,11 +401,11 @@ static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
     case TELNET_EV_WILL: on_will(t, ev->neg.telopt); break;
     case TELNET_EV_SUBNEGOTIATION:
         if (ev->sub.telopt == TELNET_TELOPT_NAWS)
-            on_naws(c, (const unsigned char *)ev->sub.buffer, ev->sub.size);
+            on_naws(t, (const unsigned char *)ev->sub.buffer, ev->sub.size);
         break;
     case TELNET_EV_TTYPE:
         if (ev->ttype.cmd == TELNET_TTYPE_IS)
-            on_ttype(c, ev->ttype.name);
+            on_ttype(t, ev->ttype.name);
         break;
     case TELNET_EV_ENVIRON: on_environ(t, ev); break;
     case TELNET_EV_ERROR:
@@ -475,7 +523,7 @@ static void tconn_start(tconn_t *t)
     if (t->is_unix)
         telnet_negotiate(t->tn, TELNET_DO, TELNET_TELOPT_NEW_ENVIRON);
     uv_read_start(&t->io.stream, on_alloc, on_read);
-    apply_size(c);
+    apply_size(t);
     conn_menu(c, NULL);
 }
 
@@ -627,6 +675,8 @@ static void on_arrive(server_t *on, void *ud)
         uv_timer_start(&t->esc_timer, on_esc_timer, ESC_DELAY_MS, 0);
     conn_ref(c); /* a move it starts goes on once this returns */
     conn_arrived(c, &t->mv_dest);
+    if (t->size_held) /* changed on the way */
+        size_changed(t, false);
     conn_unref(c);
 }
 
@@ -643,6 +693,7 @@ static void move_on(tconn_t *t)
             return;
         }
         uv_close((uv_handle_t *)&t->esc_timer, on_handle_closed);
+        uv_close((uv_handle_t *)&t->size_timer, on_handle_closed);
         uv_close(&t->io.handle, on_handle_closed);
         t->mv = MV_CLOSING;
     } else if (t->mv == MV_CLOSED) {
@@ -669,6 +720,7 @@ static void op_move(conn_t *c, server_t *to, const conn_dest_t *d)
     c->watch = NULL;
     uv_read_stop(&t->io.stream);
     uv_timer_stop(&t->esc_timer);
+    uv_timer_stop(&t->size_timer); /* a held size is drawn once there (on_arrive) */
     move_on(t);
 }
 

@@ -61,6 +61,7 @@ struct wsock {
     bool last_chat_off;
     int last_w, last_h; /* the game's size last told ({"t":"size"}) */
     ratelimit_t *chat;  /* chat lines */
+    list_t hnode;       /* webgw_t.held: a size or format change waits to be drawn */
 };
 
 /* Every conn of web_ops is a wsock_t, whose first member it is. */
@@ -93,6 +94,7 @@ static void send_text_msg(wsock_t *ws, const char *t, const char *text)
 
 static void ws_free(wsock_t *ws)
 {
+    list_remove(&ws->hnode);
     conn_fini(&ws->c);
     ratelimit_free(ws->chat);
     free(ws);
@@ -171,11 +173,15 @@ static const conn_ops_t web_ops = {.browser = true,
 
 /* ---- sizes and keys ------------------------------------------------------------- */
 
-static void ws_apply_size(wsock_t *ws, int w, int h)
+static void on_size_timer(uv_timer_t *t);
+
+/* Draws the size the client said last (raw_w, raw_h) and the format:
+ * clamped into w and h, a keyframe when in a game. */
+static void ws_draw_size(wsock_t *ws)
 {
     conn_t *c = &ws->c;
-    c->raw_w = w;
-    c->raw_h = h;
+    int w = c->raw_w ? c->raw_w : c->w, h = c->raw_h ? c->raw_h : c->h;
+    list_remove(&ws->hnode);
     c->too_small = !c->json && (w < TERM_MIN_W || h < TERM_MIN_H);
     if (w < TERM_MIN_W)
         w = TERM_MIN_W;
@@ -189,6 +195,47 @@ static void ws_apply_size(wsock_t *ws, int w, int h)
     c->h = h;
     if (conn_in_game(c))
         conn_resized(c);
+}
+
+/* A size or format the client sent: drawn now, or held on webgw_t.held
+ * until CONN_RESIZE_MS after the last one drawn (conn_resize_wait). */
+static void ws_size_changed(wsock_t *ws)
+{
+    webgw_t *g = ws->g;
+    if (list_linked(&ws->hnode) || ws->c.closing)
+        return; /* held already: drawn with the latest size */
+    uint64_t wait = conn_resize_wait(&ws->c);
+    if (wait == 0 || !g->timer_on) /* stopping: no timer any more */
+        return ws_draw_size(ws);
+    list_push_back(&g->held, &ws->hnode);
+    if (!uv_is_active((uv_handle_t *)&g->size_timer))
+        uv_timer_start(&g->size_timer, on_size_timer, wait, 0);
+}
+
+/* The held changes whose time came are drawn; the timer waits for the
+ * next of the others. */
+static void on_size_timer(uv_timer_t *t)
+{
+    webgw_t *g = t->data;
+    list_t due; /* a keyframe may end other sockets: each is taken off before it is drawn */
+    list_init(&due);
+    for (list_t *n; (n = list_pop_front(&g->held));)
+        list_push_back(&due, n);
+    uint64_t next = 0;
+    for (list_t *n; (n = list_pop_front(&due));) {
+        wsock_t *ws = LIST_ITEM(n, wsock_t, hnode);
+        if (ws->c.closing)
+            continue;
+        uint64_t wait = conn_resize_wait(&ws->c);
+        if (wait == 0) {
+            ws_draw_size(ws);
+            continue;
+        }
+        list_push_back(&g->held, &ws->hnode);
+        next = next && next < wait ? next : wait;
+    }
+    if (next)
+        uv_timer_start(&g->size_timer, on_size_timer, next, 0);
 }
 
 static void on_key(void *ud, key_event_t k)
@@ -318,6 +365,7 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     wsock_t *ws = calloc(1, sizeof *ws);
     if (!ws)
         return -1;
+    list_init(&ws->hnode);
     conn_t *c = &ws->c;
     int ret = conn_init(c, srv, &web_ops);
     snprintf(c->ip, sizeof c->ip, "%s", info->ip);
@@ -366,6 +414,7 @@ static void on_close(void *ctx, web_conn_t *wc)
         conn_detach(c, NULL);
     list_remove(&ws->node);
     list_remove(&ws->lnode);
+    list_remove(&ws->hnode);
     if (c->refs == 0)
         ws_free(ws);
 }
@@ -390,8 +439,11 @@ static void on_resize(void *ctx, web_conn_t *wc, int w, int h)
 {
     (void)ctx;
     wsock_t *ws = web_conn_user(wc);
-    if (ws->kind != WEB_LOBBY && !ws->c.closing)
-        ws_apply_size(ws, w, h);
+    if (ws->kind == WEB_LOBBY || ws->c.closing)
+        return;
+    ws->c.raw_w = w;
+    ws->c.raw_h = h;
+    ws_size_changed(ws);
 }
 
 static void on_drained(void *ctx, web_conn_t *wc)
@@ -487,9 +539,7 @@ static void set_frames(wsock_t *ws, const char *json, size_t len)
     else
         return send_text_msg(ws, "error", "format is \"json\" or \"ansi\".");
     c->shown_valid = false;
-    ws_apply_size(ws, c->raw_w ? c->raw_w : c->w, c->raw_h ? c->raw_h : c->h);
-    if (conn_in_game(c) && !c->too_small)
-        conn_resized(c); /* a keyframe in the new format */
+    ws_size_changed(ws); /* a keyframe in the new format */
 }
 
 static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
@@ -914,6 +964,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
     g->srv = srv;
     list_init(&g->socks);
     list_init(&g->lobbies);
+    list_init(&g->held);
     buf_init(&g->lobby);
     buf_init(&g->feed);
     char root[4096];
@@ -945,6 +996,8 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
     srv->web = g;
     uv_timer_init(srv->loop, &g->lobby_timer);
     g->lobby_timer.data = g;
+    uv_timer_init(srv->loop, &g->size_timer);
+    g->size_timer.data = g;
     g->timer_on = true;
     uv_timer_start(&g->lobby_timer, on_lobby_timer, LOBBY_MS, LOBBY_MS);
     log_info("listening http %s (port %d)", srv->cfg.http, web_port(g->web));
@@ -960,6 +1013,7 @@ void webgw_stop(server_t *srv)
         g->timer_on = false;
         uv_timer_stop(&g->lobby_timer);
         uv_close((uv_handle_t *)&g->lobby_timer, NULL);
+        uv_close((uv_handle_t *)&g->size_timer, NULL);
     }
     if (drain_of(srv)) /* a drain's goodbye: reconnect to go on */
         LIST_EACH (it, &g->socks) {

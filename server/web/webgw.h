@@ -51,8 +51,10 @@ typedef struct webgw {
     uint64_t view_gen;   /* the loops' view_gen summed when viewers were last told */
     bool status_pending; /* a socket was not in its game then: told next round */
     uv_timer_t lobby_timer;
-    bool timer_on;
-    buf_t lobby; /* the last game list sent */
+    uv_timer_t size_timer; /* draws held's changes when their time comes */
+    list_t held;           /* sockets whose size change waits (wsock_t.hnode) */
+    bool timer_on;         /* lobby_timer and size_timer are open */
+    buf_t lobby;           /* the last game list sent */
     preview_t previews[PREVIEW_MAX];
     int npreviews;
     log_every_t refused_log;    /* throttled and busy logins (login.c) */

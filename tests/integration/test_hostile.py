@@ -1,0 +1,139 @@
+"""A running warrend tried by a hostile client with real sockets: sizes
+sent in a flood (telnet NAWS and TTYPE, websocket resizes and format
+changes) are drawn at most once every 100 ms, the latest winning, so a
+few bytes no longer buy a whole redraw of the game each."""
+import json
+import socket
+import time
+
+import pyte
+import pytest
+
+from harness import PW, play_socket
+from players import web_session as register
+
+IAC, SB, SE = 255, 250, 240
+NAWS, TTYPE = 31, 24
+KEYFRAME = b"\x1b(B\x1b[m\x1b[H\x1b[2J"  # a screen drawn whole (protocol/ansi.c)
+FLOOD = 600  # size changes sent at once: within the input rate given below
+
+
+def naws(w, h):
+    return bytes([IAC, SB, NAWS, w >> 8, w & 255, h >> 8, h & 255, IAC, SE])
+
+
+def ttype_is(name):
+    return bytes([IAC, SB, TTYPE, 0]) + name.encode() + bytes([IAC, SE])
+
+
+def read_until(s, needle, timeout=15):
+    """A raw client's bytes read until needle shows."""
+    data, end = b"", time.time() + timeout
+    s.settimeout(0.2)
+    while needle not in data:
+        assert time.time() < end, f"no {needle!r} in {data[-400:]!r}"
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            continue
+        assert chunk, f"closed before {needle!r}: {data[-400:]!r}"
+        data += chunk
+    return data
+
+
+def read_for(s, seconds):
+    """Everything a raw client is sent in the next seconds."""
+    data, end = b"", time.time() + seconds
+    s.settimeout(0.05)
+    while time.time() < end:
+        try:
+            chunk = s.recv(1 << 20)
+        except socket.timeout:
+            continue
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def telnet_player(port, name):
+    """A raw telnet client registered as name, in a new game at 100x30."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(naws(100, 30))
+    read_until(s, b"Your choice")
+    for key, prompt in ((b"r", b"Name:"), (name.encode() + b"\r", b"Password:"),
+                        (PW.encode() + b"\r", b"again:"), (PW.encode() + b"\r", b"Logged in as"),
+                        (b"p", b"Choose a race"), (b"l", b"Welcome")):
+        s.sendall(key)
+        read_until(s, prompt)
+    read_for(s, 0.5)
+    return s
+
+
+def shows_status_at(drawn, w, h):
+    """drawn, played on a w x h terminal, ends with the game's status line
+    (its HP) on one of the bottom rows."""
+    screen = pyte.Screen(w, h)
+    pyte.ByteStream(screen).feed(drawn[drawn.rfind(KEYFRAME):])
+    return any("HP " in row for row in screen.display[-3:]), "\n".join(screen.display)
+
+
+@pytest.mark.daemon(extra=["--input-rate", "20000"])
+def test_a_telnet_size_flood_is_drawn_at_most_every_100_ms(daemon):
+    d = daemon
+    s = telnet_player(d.port, "wobbler")
+    # NAWS that never stops changing, then the size the terminal settles at
+    flood = b"".join(naws(100 + i % 2, 30) for i in range(FLOOD)) + naws(120, 40)
+    t0 = time.time()
+    s.sendall(flood)
+    drawn = read_for(s, 1.0)
+    frames = drawn.count(KEYFRAME)
+    # one at once, then the latest held for 100 ms: not one a size
+    assert 1 <= frames <= 2 + int((time.time() - t0) / 0.1), frames
+    ok, screen = shows_status_at(drawn, 120, 40)
+    assert ok, screen
+    # a new terminal type draws the game whole again: paced the same
+    s.sendall(b"".join(ttype_is(f"xterm-{i % 2}") for i in range(FLOOD)))
+    frames = read_for(s, 1.0).count(KEYFRAME)
+    assert 1 <= frames <= 12, frames
+    # the game goes on at the size it was last told
+    s.sendall(naws(100, 30))
+    ok, screen = shows_status_at(read_for(s, 0.5), 100, 30)
+    assert ok, screen
+    s.close()
+
+
+@pytest.mark.daemon(http=True)
+def test_a_websocket_size_flood_is_drawn_at_most_every_100_ms(daemon):
+    d = daemon
+    play = play_socket(d.http, register(d.http, "stretcher"))
+    sizes = [json.dumps({"t": "resize", "w": 100 + i % 2, "h": 30}) for i in range(FLOOD)]
+    t0 = time.time()
+    for m in sizes + [json.dumps({"t": "resize", "w": 120, "h": 40})]:
+        play.text(m)
+    frames, drawn, end = 0, b"", time.time() + 1.0
+    play.s.settimeout(0.1)
+    while time.time() < end:
+        try:
+            op, p = play.recv()
+        except socket.timeout:
+            continue
+        if op == 2 and KEYFRAME in p:
+            frames += 1
+            drawn = p
+    assert 1 <= frames <= 2 + int((time.time() - t0) / 0.1), frames
+    ok, screen = shows_status_at(drawn, 120, 40)
+    assert ok, screen
+    # a format asked for again and again: a keyframe each time before
+    for _ in range(FLOOD // 2):
+        play.text(json.dumps({"t": "frames", "format": "ansi"}))
+    frames, end = 0, time.time() + 1.0
+    while time.time() < end:
+        try:
+            op, p = play.recv()
+        except socket.timeout:
+            continue
+        frames += op == 2 and KEYFRAME in p
+    assert 1 <= frames <= 12, frames
+    play.close()
+
