@@ -1,9 +1,12 @@
 """A running warrend tried by a hostile client with real sockets: sizes
 sent in a flood (telnet NAWS and TTYPE, websocket resizes and format
 changes) are drawn at most once every 100 ms, the latest winning, so a
-few bytes no longer buy a whole redraw of the game each."""
+few bytes no longer buy a whole redraw of the game each; the Unix socket
+for local clients has its mode whatever the umask."""
 import json
+import os
 import socket
+import stat
 import time
 
 import pyte
@@ -137,3 +140,8 @@ def test_a_websocket_size_flood_is_drawn_at_most_every_100_ms(daemon):
     assert 1 <= frames <= 12, frames
     play.close()
 
+
+@pytest.mark.daemon(unix=True, popen={"preexec_fn": lambda: os.umask(0)})
+def test_the_local_socket_is_0770_whatever_the_umask(daemon):
+    mode = os.stat(daemon.sock).st_mode
+    assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o770, oct(mode)
