@@ -4,7 +4,8 @@
  * descriptors run out), charges each to the connection budget shared with
  * telnet (budget.h) under its peer's address, and looks at the head of
  * the first request itself: a head over WEB_HEAD_MAX bytes or WEB_HEAD_FIELDS
- * fields gets 431, a folded header line 400 (web_head_check), a client that
+ * fields and query parameters gets 431, a folded header line or a bad
+ * escape in the target 400 (web_head_check), a client that
  * sends no complete head in time is dropped. Only then does the socket go
  * to libwebsockets, with a ticket web.c keeps beside the connection.
  *

@@ -239,12 +239,43 @@ void web_referer_path(const char *referer, const char *host, char *out, size_t c
 
 /* ---- the head of a request ------------------------------------------------------- */
 
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The request line's target (line: n bytes, no line end) as
+ * libwebsockets would read it: its parameters (lws keeps each in a slot
+ * of the table its header fields share), or -1 when a '%' is not two hex
+ * digits or is %00 (lws answers the first with a 403 of its own and
+ * drops the connection without a word on the second). */
+static int target_params(const char *line, size_t n)
+{
+    const char *sp = memchr(line, ' ', n);
+    int params = 0;
+    bool query = false;
+    for (size_t i = sp ? (size_t)(sp - line) + 1 : n; i < n && line[i] != ' '; i++) {
+        if (line[i] == '%' && (i + 2 >= n || hexval(line[i + 1]) < 0 || hexval(line[i + 2]) < 0 ||
+                               (line[i + 1] == '0' && line[i + 2] == '0')))
+            return -1;
+        if (line[i] == '?' && !query)
+            query = true, params = 1;
+        else if (line[i] == '&' && query)
+            params++;
+    }
+    return params;
+}
+
 int web_head_check(const char *buf, size_t len)
 {
     size_t at = 0;
     while (at < len && (buf[at] == '\r' || buf[at] == '\n'))
         at++;        /* empty lines before the request line are allowed (RFC 9112 2.2) */
     int fields = -1; /* the request line is not a field */
+    int params = 0;  /* ... but its query's parameters count as fields */
     while (at < len) {
         const char *nl = memchr(buf + at, '\n', len - at);
         size_t end = nl ? (size_t)(nl - buf) : len;
@@ -259,19 +290,13 @@ int web_head_check(const char *buf, size_t len)
             return end + 1 > WEB_HEAD_MAX ? WEB_HEAD_TOO_LARGE : (int)(end + 1);
         if (fields >= 0 && !memchr(buf + at, ':', n))
             return WEB_HEAD_BAD;
-        if (++fields > WEB_HEAD_FIELDS)
+        if (fields < 0 && (params = target_params(buf + at, n)) < 0)
+            return WEB_HEAD_BAD;
+        if (++fields + params > WEB_HEAD_FIELDS)
             return WEB_HEAD_TOO_LARGE;
         at = end + 1;
     }
     return len >= WEB_HEAD_MAX ? WEB_HEAD_TOO_LARGE : WEB_HEAD_MORE;
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
 int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen)

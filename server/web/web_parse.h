@@ -56,11 +56,16 @@ void web_referer_path(const char *referer, const char *host, char *out, size_t c
 
 /* The head of a request (the request line and header fields, up to the
  * blank line), checked before libwebsockets sees it. */
-#define WEB_HEAD_MAX       8192   /* bytes, the blank line included */
-#define WEB_HEAD_FIELDS    100    /* header field lines */
+#define WEB_HEAD_MAX       8192 /* bytes, the blank line included */
+/* header field lines and the target's query parameters together:
+ * libwebsockets 4.1 holds 93 of them (the path among them) and drops a
+ * request with more without an answer */
+#define WEB_HEAD_FIELDS    90
 #define WEB_HEAD_MORE      0      /* not complete yet */
 #define WEB_HEAD_TOO_LARGE (-431) /* too many bytes or too many fields */
-#define WEB_HEAD_BAD       (-400) /* a folded line (obs-fold), a NUL, a field without ':' */
+/* a folded line (obs-fold), a NUL, a field without ':', a '%' in the
+ * target not followed by two hex digits or followed by 00 */
+#define WEB_HEAD_BAD       (-400)
 /* len bytes read so far of a connection: the head's length when it is
  * complete and well formed, else WEB_HEAD_MORE, _TOO_LARGE or _BAD (a
  * verdict that no further bytes could change). */

@@ -208,6 +208,8 @@ def test_bad_dates_refused(daemon, path, status):
     if path.startswith("/api/"):
         body = json.loads(r.body)
         assert body["status"] == status and body["error"]
+    elif "%00" in path:  # refused at the door, before any page (web_parse.h)
+        assert r.body == b"Bad request.\n", r
     else:
         assert b"date" in r.body or b"not started" in r.body
     assert web.get("/daily").status == 200  # and the daemon goes on

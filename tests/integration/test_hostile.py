@@ -2,7 +2,8 @@
 sent in a flood (telnet NAWS and TTYPE, websocket resizes and format
 changes) are drawn at most once every 100 ms, the latest winning, so a
 few bytes no longer buy a whole redraw of the game each; the Unix socket
-for local clients has its mode whatever the umask."""
+for local clients has its mode whatever the umask; a request head that
+libwebsockets would drop without a word is answered at the door."""
 import json
 import os
 import socket
@@ -12,7 +13,7 @@ import time
 import pyte
 import pytest
 
-from harness import PW, play_socket
+from harness import PW, Web, play_socket, raw, status_of
 from players import web_session as register
 
 IAC, SB, SE = 255, 250, 240
@@ -145,3 +146,26 @@ def test_a_websocket_size_flood_is_drawn_at_most_every_100_ms(daemon):
 def test_the_local_socket_is_0770_whatever_the_umask(daemon):
     mode = os.stat(daemon.sock).st_mode
     assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o770, oct(mode)
+
+
+@pytest.mark.daemon(http=True)
+def test_what_libwebsockets_would_drop_is_answered_at_the_door(daemon):
+    """A target with %00 or a '%' without two hex digits, or a head whose
+    fields and query parameters together pass what libwebsockets holds:
+    each was dropped without an answer (or answered by lws's own 403);
+    now 400 or 431 from the door, and the listener goes on serving."""
+    d = daemon
+
+    def get(target, fields=()):
+        head = f"GET {target} HTTP/1.1\r\nHost: x\r\n" + "".join(f"{f}\r\n" for f in fields)
+        return status_of(raw(d.http, (head + "\r\n").encode(), timeout=3))
+
+    for target in ("/health?x=%00", "/health%00", "/health?%00=1", "/health?x=%zz",
+                   "/he%zzalth", "/health?x=%", "/health?x=%0"):
+        assert get(target) == 400, target
+    params = "&".join(f"p{i}=1" for i in range(95))
+    assert get("/api/scores?" + params) == 431
+    assert get("/health", [f"Accept-Language: x{i}" for i in range(92)]) == 431
+    assert get("/health?" + "&".join(f"p{i}=1" for i in range(60))) == 200
+    assert get("/health?x=%c3%a9&y=a%20b") == 200
+    Web(d.http).assert_serving()

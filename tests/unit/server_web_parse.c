@@ -234,6 +234,21 @@ START_TEST(request_heads)
     ck_assert_int_lt(n, 2048);
     ck_assert_int_eq(web_head_check(big, (size_t)n), WEB_HEAD_TOO_LARGE);
     ck_assert_int_eq(web_head_check(big, (size_t)n - 9), WEB_HEAD_MORE); /* exactly the limit */
+    /* the query's parameters count with the fields */
+    n = snprintf(big, sizeof big, "GET /s?p=0");
+    for (int i = 1; i < WEB_HEAD_FIELDS; i++)
+        n += snprintf(big + n, sizeof big - (size_t)n, "&p=%d", i);
+    n += snprintf(big + n, sizeof big - (size_t)n, " HTTP/1.1\r\nHost: x\r\n");
+    ck_assert_int_eq(web_head_check(big, (size_t)n), WEB_HEAD_TOO_LARGE);
+    ck_assert_int_eq(web_head_check(big, (size_t)n - 9), WEB_HEAD_MORE);
+    /* escapes in the target: two hex digits, never %00; a '&' before '?' is no parameter */
+    static const char *const bad[] = {"%zz", "%4", "%", "%00", "?x=%00", "?x=%0g", "?x=a%"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        n = snprintf(big, sizeof big, "GET /a%s HTTP/1.1\r\n", bad[i]);
+        ck_assert_msg(web_head_check(big, (size_t)n) == WEB_HEAD_BAD, "%s", bad[i]);
+    }
+    const char *fine = "GET /a%2Fb&c?x=%c3%A9&y=%20 HTTP/1.1\r\nHost: x\r\n\r\n";
+    ck_assert_int_eq(web_head_check(fine, strlen(fine)), (int)strlen(fine));
 }
 END_TEST
 
