@@ -215,63 +215,95 @@ int notify_format(const notify_event_t *ev, char *out, size_t n)
 
 enum { ONCE_NEW, ONCE_AGAIN, ONCE_GONE };
 
-static bool once_bit(const notify_once_t *o, int64_t id)
+/* FNV-1a, 64 bits. */
+uint64_t notify_once_key(int64_t xid, const char *payload)
 {
-    uint64_t k = (uint64_t)id % NOTIFY_ONCE_SPAN;
-    return o->bits[k / 64] >> (k % 64) & 1;
+    uint64_t h = UINT64_C(14695981039346656037);
+    for (int i = 0; i < 8; i++)
+        h = (h ^ (uint8_t)((uint64_t)xid >> (8 * i))) * UINT64_C(1099511628211);
+    for (const char *p = payload; *p; p++)
+        h = (h ^ (uint8_t)*p) * UINT64_C(1099511628211);
+    return h ? h : 1;
 }
 
-static void once_set(notify_once_t *o, int64_t id, bool on)
+static uint64_t *once_slot(notify_once_t *o, int64_t id)
 {
-    uint64_t k = (uint64_t)id % NOTIFY_ONCE_SPAN, m = UINT64_C(1) << (k % 64);
-    o->bits[k / 64] = on ? o->bits[k / 64] | m : o->bits[k / 64] & ~m;
+    return &o->keys[(uint64_t)id % NOTIFY_ONCE_SPAN];
 }
 
-/* Remembers id (positive) as applied: ONCE_AGAIN when it was already,
- * ONCE_GONE when it is too far below the newest to tell. A newer id
- * first clears the bits of the ids it passes (not heard of yet). */
-static int once_mark(notify_once_t *o, int64_t id)
+/* The database's numbering went back (a restore): said once, until the
+ * ids pass the newest seen before it again. */
+static void once_went_back(notify_once_t *o, const char *what, int64_t now, int64_t before)
+{
+    if (o->back && o->top <= o->back)
+        return;
+    o->back = o->top;
+    log_warn("node events: %s %lld after %lld: the database's numbering went back (a backup "
+             "restored?); events taken as new from here",
+             what, (long long)now, (long long)before);
+}
+
+/* Forgets every event remembered: the next id starts the memory again. */
+static void once_forget(notify_once_t *o, int64_t id)
+{
+    once_went_back(o, "id", id, o->top);
+    memset(o->keys, 0, sizeof o->keys);
+    o->top = 0;
+}
+
+/* Remembers event id (positive) under key as applied: ONCE_AGAIN when it
+ * was already, ONCE_GONE when it is too far below the newest to tell. A
+ * newer id first clears the keys of the ids it passes (not heard of yet);
+ * an id that comes as another event is one of a numbering gone back. */
+static int once_mark(notify_once_t *o, int64_t id, uint64_t key)
 {
     if (o->top && id <= o->top - NOTIFY_ONCE_SPAN)
         return ONCE_GONE;
+    uint64_t *slot = once_slot(o, id);
     if (id > o->top) {
         if (!o->top || id - o->top >= NOTIFY_ONCE_SPAN)
-            memset(o->bits, 0, sizeof o->bits);
+            memset(o->keys, 0, sizeof o->keys);
         else
             for (int64_t i = o->top + 1; i < id; i++)
-                once_set(o, i, false);
+                *once_slot(o, i) = 0;
         o->top = id;
-    } else if (once_bit(o, id)) {
+    } else if (*slot == key) {
         return ONCE_AGAIN;
+    } else if (*slot) {
+        once_went_back(o, "id", id, o->top);
     }
-    once_set(o, id, true);
+    *slot = key;
     return ONCE_NEW;
 }
 
-int notify_once_heard(notify_once_t *o, int64_t id)
+/* once_mark, an id far below the newest taking the memory back to it:
+ * the log never returns one (it keeps only its newest rows), and a
+ * notification comes long before thousands of events after it. */
+static int once_mark_back(notify_once_t *o, int64_t id, uint64_t key)
 {
-    int m = once_mark(o, id);
-    return m == ONCE_NEW ? 1 : m == ONCE_AGAIN ? 0 : -1;
+    int m = once_mark(o, id, key);
+    if (m != ONCE_GONE)
+        return m;
+    once_forget(o, id);
+    return once_mark(o, id, key);
+}
+
+int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *payload)
+{
+    return once_mark_back(o, id, notify_once_key(xid, payload)) == ONCE_NEW;
 }
 
 size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n, notify_once_fn fn,
                         void *ud)
 {
     size_t applied = 0;
+    if (o->started && n && rows[0].next < o->cursor) /* the transactions' numbers went back */
+        once_went_back(o, "next cursor", rows[0].next, o->cursor);
     for (size_t i = 0; o->started && i < n; i++) {
         if (rows[i].id <= 0) /* the row that only says next */
             continue;
-        int m = once_mark(o, rows[i].id);
-        if (m == ONCE_GONE) {
-            /* a read returns only the log's newest rows: this node's ids
-             * are ahead of the database's (its numbering went back) */
-            log_warn("node events: id %lld read, %lld heard before: remembered ones forgotten",
-                     (long long)rows[i].id, (long long)o->top);
-            memset(o->bits, 0, sizeof o->bits);
-            o->top = 0;
-            m = once_mark(o, rows[i].id);
-        }
-        if (m == ONCE_NEW) {
+        if (once_mark_back(o, rows[i].id, notify_once_key(rows[i].xid, rows[i].payload)) ==
+            ONCE_NEW) {
             fn(ud, &rows[i]);
             applied++;
         }
@@ -328,13 +360,11 @@ static void on_event(void *ud, const char *payload)
     notify_t *n = ud;
     notify_event_t ev;
     int64_t id, xid;
-    int form = notify_heard_parse(payload, &id, &xid, &ev);
-    if (form < 0)
+    const char *rest = payload;
+    bool logged = notify_split(payload, &id, &xid, &rest) == 0;
+    if (notify_parse(rest, &ev) != 0)
         return log_warn("node event not understood: %.80s", payload);
-    int fresh = form == 1 ? notify_once_heard(&n->once, id) : 1;
-    if (fresh < 0)
-        log_warn("node event id %lld heard after the log let it go: not applied", (long long)id);
-    if (fresh > 0)
+    if (!logged || notify_once_heard(&n->once, id, xid, rest))
         apply(n, &ev, false);
 }
 

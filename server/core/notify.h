@@ -110,23 +110,36 @@ int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid, notify_ev
 
 /* Which events to apply, of those the notifications and the log's reads
  * bring (notify.c's, exposed for its tests). An event is known by its
- * row's id; the ids applied are remembered, a bit each, down to
- * NOTIFY_ONCE_SPAN below the newest heard or read, and a read returns
- * only rows among the log's newest DB_EVENTS_KEEP_ROWS (db_listen.h).
- * So one event is applied once in whatever order and however far apart
- * its notification and its reads come, as long as the log keeps it, in
- * a fixed 1 KiB. Zeroed: nothing applied, no read yet. */
+ * row's id and, under that id, by its transaction's number and payload
+ * (notify_once_key); the events applied are remembered, a key each, down
+ * to NOTIFY_ONCE_SPAN ids below the newest heard or read, and a read
+ * returns only rows among the log's newest DB_EVENTS_KEEP_ROWS
+ * (db_listen.h). So one event is applied once in whatever order and
+ * however far apart its notification and its reads come, as long as the
+ * log keeps it, in a fixed 64 KiB.
+ *
+ * A database restored from a backup numbers its rows again from where
+ * the backup left them: below ids this node has seen. An id that comes
+ * again as another event (another key) is a new event, applied; one far
+ * below the newest (NOTIFY_ONCE_SPAN or more) starts the memory again
+ * from it; a read whose next cursor is below the one it started from
+ * (the transactions' numbers went back) moves the cursor back. Each said
+ * in one line, the first time it is seen. Zeroed: nothing applied, no
+ * read yet. */
 #define NOTIFY_ONCE_SPAN (2 * DB_EVENTS_KEEP_ROWS)
 typedef struct {
-    int64_t cursor;                       /* the next read takes the events numbered this or more */
-    bool started;                         /* cursor set by a first read */
-    int64_t top;                          /* the newest id remembered (0: none) */
-    uint64_t bits[NOTIFY_ONCE_SPAN / 64]; /* id % SPAN: applied, for ids above top - SPAN */
+    int64_t cursor;                  /* the next read takes the events numbered this or more */
+    bool started;                    /* cursor set by a first read */
+    int64_t top;                     /* the newest id remembered (0: none) */
+    int64_t back;                    /* top when ids going back were last said (0: never) */
+    uint64_t keys[NOTIFY_ONCE_SPAN]; /* id % SPAN: the key applied, for ids above top - SPAN */
 } notify_once_t;
-/* The notification of event id: 1 to apply it, 0 when it was, -1 when it
- * is NOTIFY_ONCE_SPAN or more below the newest (past what the log keeps:
- * not applied). */
-int notify_once_heard(notify_once_t *o, int64_t id);
+/* An event's key: its transaction's number and payload (as the log
+ * keeps it, without "ID XID "), hashed; never 0. */
+uint64_t notify_once_key(int64_t xid, const char *payload);
+/* The notification of event id (xid, payload as notify_split gives
+ * them): 1 to apply it, 0 when it was. */
+int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *payload);
 /* A read of the log (db_events_since's rows): fn(ud, row) for each event
  * to apply, in order, and the cursor moved to the read's next; the first
  * read applies none (what was said before the node listened is not its).

@@ -3,7 +3,8 @@
  * and chat lines written by notify_format read back whole; the event
  * log's numbers split off before them, and a bare event of an older
  * build taken too; each event applied once whichever of its
- * notification and the log's reads comes first, however far apart. */
+ * notification and the log's reads comes first, however far apart, and
+ * new events applied after the database's numbering went back. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,19 +193,46 @@ static void on_apply(void *ud, const db_node_event_t *row)
     a->n++;
 }
 
-/* A read of the log returning events ids[0..n) (0 ids: none), each
- * committed before the read (below its next cursor, next): how many it
- * applied. */
-static size_t read_log(notify_once_t *o, const int64_t *ids, size_t n, int64_t next, applied_t *a)
+/* Event id's row as the database numbered it in its era: its
+ * transaction's number and payload (a restored database numbers other
+ * events with the same ids: another era). */
+static db_node_event_t event(int64_t id, int era, int64_t next)
+{
+    db_node_event_t e = {.id = id, .xid = 1000 * era + id / 3, .next = next};
+    snprintf(e.payload, sizeof e.payload, "kick * node-%c %lld 0", 'a' + era, (long long)id);
+    return e;
+}
+
+static int heard_in(notify_once_t *o, int64_t id, int era)
+{
+    db_node_event_t e = event(id, era, 0);
+    return notify_once_heard(o, id, e.xid, e.payload);
+}
+
+static int heard(notify_once_t *o, int64_t id)
+{
+    return heard_in(o, id, 0);
+}
+
+/* A read of the log returning events ids[0..n) of era (0 ids: none),
+ * each committed before the read (below its next cursor, next): how many
+ * it applied. */
+static size_t read_era(notify_once_t *o, const int64_t *ids, size_t n, int64_t next, int era,
+                       applied_t *a)
 {
     db_node_event_t *rows = calloc(n ? n : 1, sizeof *rows);
     for (size_t i = 0; i < n; i++)
-        rows[i] = (db_node_event_t){.id = ids[i], .xid = next - 1, .next = next};
+        rows[i] = event(ids[i], era, next);
     if (!n)
         rows[0].next = next;
     size_t got = notify_once_read(o, rows, n ? n : 1, on_apply, a);
     free(rows);
     return got;
+}
+
+static size_t read_log(notify_once_t *o, const int64_t *ids, size_t n, int64_t next, applied_t *a)
+{
+    return read_era(o, ids, n, next, 0, a);
 }
 
 /* Reads that bring nothing new, each moving the cursor on, between the
@@ -216,7 +244,7 @@ static void meanwhile(notify_once_t *o, int reads, int64_t from, int64_t to)
     for (int i = 0; i < reads; i++)
         ck_assert_int_eq(read_log(o, NULL, 0, o->cursor + 1, &a), 0);
     for (int64_t id = from; id < to; id++)
-        ck_assert_int_eq(notify_once_heard(o, id), 1);
+        ck_assert_int_eq(heard(o, id), 1);
 }
 
 /* An event read from the log and heard again by its notification later,
@@ -233,10 +261,10 @@ START_TEST(an_event_is_applied_once_in_either_order_however_far_apart)
     ck_assert_int_eq(read_log(&o, (int64_t[]){10}, 1, 101, &a), 1);
     ck_assert_int_eq(a.applied[0], 10);
     meanwhile(&o, 60, 11, 11 + DB_EVENTS_KEEP_ROWS - 1); /* two minutes of reads, 4,095 events */
-    ck_assert_int_eq(notify_once_heard(&o, 10), 0);
+    ck_assert_int_eq(heard(&o, 10), 0);
     /* the notification first, the log later, read twice */
     int64_t late = 11 + DB_EVENTS_KEEP_ROWS;
-    ck_assert_int_eq(notify_once_heard(&o, late), 1);
+    ck_assert_int_eq(heard(&o, late), 1);
     meanwhile(&o, 60, late + 1, late + DB_EVENTS_KEEP_ROWS);
     a.n = 0;
     ck_assert_int_eq(read_log(&o, (int64_t[]){late}, 1, o.cursor, &a), 0);
@@ -247,39 +275,80 @@ END_TEST
 
 /* Ids come out of order (numbered at insert, heard at commit): an older
  * id not yet applied is applied once, whichever way it comes; one read
- * twice in a read is applied once; an id past what the log keeps is not
- * applied when heard; the first read applies nothing. */
-START_TEST(ids_out_of_order_and_too_old)
+ * twice in a read is applied once; the first read applies nothing. */
+START_TEST(ids_out_of_order)
 {
     static notify_once_t o;
     applied_t a = {0};
     ck_assert_int_eq(read_log(&o, (int64_t[]){3, 4}, 2, 50, &a), 0);
-    ck_assert_int_eq(notify_once_heard(&o, 20), 1);
-    ck_assert_int_eq(notify_once_heard(&o, 15), 1); /* below the newest, never applied */
-    ck_assert_int_eq(notify_once_heard(&o, 15), 0);
+    ck_assert_int_eq(heard(&o, 20), 1);
+    ck_assert_int_eq(heard(&o, 15), 1); /* below the newest, never applied */
+    ck_assert_int_eq(heard(&o, 15), 0);
     ck_assert_int_eq(read_log(&o, (int64_t[]){14, 15, 16, 20}, 4, 51, &a), 2);
     ck_assert_int_eq(a.applied[0], 14);
     ck_assert_int_eq(a.applied[1], 16);
-    ck_assert_int_eq(notify_once_heard(&o, 14), 0);
-    ck_assert_int_eq(notify_once_heard(&o, 16 + NOTIFY_ONCE_SPAN), 1);
-    ck_assert_int_eq(notify_once_heard(&o, 16), -1); /* the log let it go long since */
-    ck_assert_int_eq(notify_once_heard(&o, 17), 1);  /* within the span, never applied */
-    ck_assert_int_eq(notify_once_heard(&o, 17), 0);
+    ck_assert_int_eq(heard(&o, 14), 0);
+    ck_assert_int_eq(heard(&o, 16 + NOTIFY_ONCE_SPAN - 1), 1);
+    ck_assert_int_eq(heard(&o, 17), 1); /* within the span, never applied */
+    ck_assert_int_eq(heard(&o, 17), 0);
 }
 END_TEST
 
-/* The database's numbering went back (a restore): the log is what
- * counts, its events are applied once, and heard once after. */
-START_TEST(a_numbering_gone_back_starts_again)
+/* The database's numbering went back far (a restore of an old backup):
+ * the first id far below the newest, read or heard, starts the memory
+ * again; its events are applied once, and heard once after. */
+START_TEST(a_numbering_gone_back_far_starts_again)
 {
     static notify_once_t o;
     applied_t a = {0};
     ck_assert_int_eq(read_log(&o, NULL, 0, 10, &a), 0);
-    ck_assert_int_eq(notify_once_heard(&o, 100000), 1);
+    ck_assert_int_eq(heard(&o, 100000), 1);
     ck_assert_int_eq(read_log(&o, (int64_t[]){7, 8}, 2, 11, &a), 2);
     ck_assert_int_eq(read_log(&o, (int64_t[]){7, 8}, 2, 11, &a), 0);
-    ck_assert_int_eq(notify_once_heard(&o, 8), 0);
-    ck_assert_int_eq(notify_once_heard(&o, 9), 1);
+    ck_assert_int_eq(heard(&o, 8), 0);
+    ck_assert_int_eq(heard(&o, 9), 1);
+    /* heard first, this time */
+    ck_assert_int_eq(heard(&o, 9 + NOTIFY_ONCE_SPAN), 1);
+    ck_assert_int_eq(heard_in(&o, 9, 1), 1);
+    ck_assert_int_eq(heard_in(&o, 10, 1), 1);
+    ck_assert_int_eq(read_era(&o, (int64_t[]){9, 10, 11}, 3, 12, 1, &a), 1); /* 11: new */
+    ck_assert_int_eq(heard_in(&o, 9, 1), 0);
+}
+END_TEST
+
+/* Back a little (a restore of a recent backup, the log emptied and its
+ * numbering started again): the ids this node applied come again as
+ * other events, each applied once however it comes, and the events of
+ * before are still known (a notification of one late is not applied). */
+START_TEST(ids_again_as_other_events_are_new_ones)
+{
+    static notify_once_t o;
+    applied_t a = {0};
+    ck_assert_int_eq(read_log(&o, NULL, 0, 10, &a), 0);
+    for (int64_t id = 1; id <= 6; id++)
+        ck_assert_int_eq(heard(&o, id), 1);
+    ck_assert_int_eq(read_log(&o, (int64_t[]){1, 2, 3}, 3, 11, &a), 0);
+    ck_assert_int_eq(heard_in(&o, 1, 1), 1); /* the log's numbering started again */
+    ck_assert_int_eq(heard_in(&o, 1, 1), 0);
+    ck_assert_int_eq(read_era(&o, (int64_t[]){1, 2}, 2, 12, 1, &a), 1);
+    ck_assert_int_eq(a.applied[0], 2);
+    ck_assert_int_eq(heard_in(&o, 2, 1), 0);
+    ck_assert_int_eq(heard(&o, 6), 0);
+    ck_assert_int_eq(heard_in(&o, 7, 1), 1); /* past the newest of before: as ever */
+    ck_assert_int_eq(heard_in(&o, 7, 1), 0);
+}
+END_TEST
+
+/* The transactions' numbers went back (a restore): the cursor follows the
+ * read, so the events after are read. */
+START_TEST(a_cursor_gone_back_follows)
+{
+    static notify_once_t o;
+    applied_t a = {0};
+    ck_assert_int_eq(read_log(&o, NULL, 0, 5000, &a), 0);
+    ck_assert_int_eq(read_log(&o, NULL, 0, 900, &a), 0);
+    ck_assert_int_eq(o.cursor, 900);
+    ck_assert_int_eq(read_log(&o, (int64_t[]){40}, 1, 901, &a), 1);
 }
 END_TEST
 
@@ -294,8 +363,10 @@ Suite *suite_server_notify(void)
     tcase_add_test(t, logged_numbers_split_off);
     tcase_add_test(t, bare_events_of_an_older_build_are_heard);
     tcase_add_test(t, an_event_is_applied_once_in_either_order_however_far_apart);
-    tcase_add_test(t, ids_out_of_order_and_too_old);
-    tcase_add_test(t, a_numbering_gone_back_starts_again);
+    tcase_add_test(t, ids_out_of_order);
+    tcase_add_test(t, a_numbering_gone_back_far_starts_again);
+    tcase_add_test(t, ids_again_as_other_events_are_new_ones);
+    tcase_add_test(t, a_cursor_gone_back_follows);
     suite_add_tcase(s, t);
     return s;
 }
