@@ -12,12 +12,14 @@ struct db_listen {
     PGconn *h;
 };
 
-void db_notify(db_t *db, const char *channel, const char *payload)
+void db_notify(db_t *db, const char *channel, const char *payload, db_done_cb cb, void *ud)
 {
     const char *node = db_lease_node_(db, NULL);
-    if (!node) /* one node alone (SQLite): nobody to tell */
+    if (!node && !cb) /* one node alone (SQLite): nobody to tell */
         return;
-    db_queue(db, DB_ON(done, NULL, NULL), 0, DB_STMT_NOTIFY,
+    if (!node) /* cb is still answered: DB_ECLOSED when closing, else DB_OK (a no-op) */
+        node = "";
+    db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_NOTIFY,
              DB_ARGS(DB_TEXT_MAX(channel, 64), DB_TEXT_MAX(payload, DB_NOTIFY_PAYLOAD_MAX),
                      DB_TEXT_MAX(node, 64)));
 }

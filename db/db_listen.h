@@ -56,9 +56,12 @@ void db_events_prune(db_t *db);
 void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, void *ud);
 
 /* Queues NOTIFY channel with "ID XID payload" (payload at most
- * DB_NOTIFY_PAYLOAD_MAX bytes) and its row in the writer's next batch. No-op unless db is fenced by a
- * node's leases (db_lease_fence: PostgreSQL). */
-void db_notify(db_t *db, const char *channel, const char *payload);
+ * DB_NOTIFY_PAYLOAD_MAX bytes) and its row in the writer's next batch;
+ * cb (may be NULL) is told whether they were written: a failed write
+ * leaves neither (the sender keeps the event: notify.c's outbox). No-op
+ * unless db is fenced by a node's leases (db_lease_fence: PostgreSQL);
+ * cb then gets DB_OK. */
+void db_notify(db_t *db, const char *channel, const char *payload, db_done_cb cb, void *ud);
 
 /* A new connection to url listening on channel, or NULL with err set.
  * Blocks up to the connection's timeout. Freed by db_listen_close. */

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "menu.h"
 #include "moderation.h"
+#include "notify.h"
 #include "peer.h"
 #include "privsep.h"
 #include "pool.h"
@@ -204,6 +205,7 @@ static void server_free(server_t *s)
     accounts_free(s->acc);
     db_close(s->db);
     uv_run(s->loop, UV_RUN_DEFAULT); /* close callbacks of db, accounts, conns */
+    notify_outbox_free(s);           /* its writes all answered by now */
     shards_free(s);                  /* their threads end with their loops */
     webgw_free(s);
     telnetgw_free(s);

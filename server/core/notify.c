@@ -52,9 +52,11 @@ static void chat_off_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_asked(server_t *home, const notify_event_t *ev);
 
 /* fn gets the ids, ev_fn the whole event; text: the kind carries NAME
- * TEXT; late: applied when read from the log too. A takeover's request
- * is not: its sender asks again while it waits, and one read late (the
- * node cut off longer) could take the game from a player back since. */
+ * TEXT; late: applied when read from the log too, and kept in the
+ * sender's outbox while its write fails (notify_send). A takeover's
+ * request is neither: its sender asks again while it waits, and one
+ * read or sent late (the node cut off longer) could take the game from a
+ * player back since. */
 static const struct {
     const char *kind;
     notify_fn fn;
@@ -377,12 +379,156 @@ static void on_logged(void *ud, const db_node_event_t *row)
     apply(ud, &ev, true);
 }
 
+/* ---- the outbox: events whose write failed, kept and written again ----------------- */
+
+enum { OUT_WAIT, OUT_SENT }; /* an entry to write (again), or one being written */
+
+typedef struct {
+    list_t node; /* notify_out_t.q, oldest first */
+    server_t *s;
+    notify_event_t ev;
+    int state;
+} out_ev_t;
+
+/* A loop's (lease_t.out), made at its first event. */
+struct notify_out {
+    list_t q;
+    size_t n;        /* entries on q */
+    size_t inflight; /* of them OUT_SENT */
+    size_t lost;     /* dropped since the outbox was last empty (it was full) */
+    bool failing;    /* a write failed: only the oldest is tried, each second */
+};
+
+static void out_write(out_ev_t *e);
+
+static void out_drop(struct notify_out *o, out_ev_t *e)
+{
+    list_remove(&e->node);
+    o->n--;
+    free(e);
+}
+
+/* Every entry waiting, in order. */
+static void out_flush(struct notify_out *o)
+{
+    LIST_EACH (it, &o->q) {
+        out_ev_t *e = LIST_ITEM(it, out_ev_t, node);
+        if (e->state == OUT_WAIT)
+            out_write(e);
+    }
+}
+
+static void on_written(void *ud, int status, int64_t id)
+{
+    out_ev_t *e = ud;
+    server_t *s = e->s;
+    struct notify_out *o = s->lease.out;
+    (void)id;
+    o->inflight--;
+    if (status != DB_OK && status != DB_EINVAL && status != DB_ECLOSED) {
+        if (!o->failing)
+            log_warn("node events: %s not written (%s): kept, %zu in all, written again once the "
+                     "database takes them",
+                     e->ev.kind, db_error(s->db), o->n);
+        e->state = OUT_WAIT;
+        o->failing = true;
+        return;
+    }
+    if (status == DB_EINVAL) /* never written, however often tried */
+        log_error("node events: %s refused by the database: dropped", e->ev.kind);
+    out_drop(o, e);
+    if (status == DB_OK && o->failing && o->inflight == 0) {
+        o->failing = false;
+        log_info("node events: written again; the %zu kept after it sent now", o->n);
+        out_flush(o);
+    }
+    if (o->n == 0 && o->lost) {
+        log_warn("node events: the outbox emptied; %zu dropped while it was full", o->lost);
+        o->lost = 0;
+    }
+}
+
+static void out_write(out_ev_t *e)
+{
+    char line[DB_NOTIFY_PAYLOAD_MAX];
+    struct notify_out *o = e->s->lease.out;
+    if (notify_format(&e->ev, line, sizeof line) < 0) {
+        log_error("node event %s too long to send", e->ev.kind);
+        return out_drop(o, e);
+    }
+    e->state = OUT_SENT;
+    o->inflight++;
+    db_notify(e->s->db, DB_NOTIFY_CHANNEL, line, on_written, e);
+}
+
+static struct notify_out *out_of(server_t *s)
+{
+    struct notify_out *o = s->lease.out;
+    if (!o && (o = calloc(1, sizeof *o)) != NULL) {
+        list_init(&o->q);
+        s->lease.out = o;
+    }
+    return o;
+}
+
+/* ev at the outbox's end, written at once unless writes fail. */
+static void out_send(server_t *s, const notify_event_t *ev)
+{
+    struct notify_out *o = out_of(s);
+    out_ev_t *e = o && o->n < NOTIFY_OUTBOX_MAX ? malloc(sizeof *e) : NULL;
+    if (!e) {
+        if (o && o->lost++ == 0)
+            log_error("node events: %d kept unwritten, the outbox is full: %s dropped (and "
+                      "those after it until it empties)",
+                      NOTIFY_OUTBOX_MAX, ev->kind);
+        else if (!o)
+            log_error("node events: out of memory: %s dropped", ev->kind);
+        return;
+    }
+    *e = (out_ev_t){.s = s, .ev = *ev, .state = OUT_WAIT};
+    list_init(&e->node);
+    list_push_back(&o->q, &e->node);
+    o->n++;
+    if (!o->failing)
+        out_write(e);
+}
+
+void notify_retry(server_t *s)
+{
+    struct notify_out *o = s->lease.out;
+    if (!o || !o->failing || o->inflight)
+        return;
+    LIST_EACH (it, &o->q) { /* the oldest, alone: the rest once it is written */
+        out_ev_t *e = LIST_ITEM(it, out_ev_t, node);
+        if (e->state == OUT_WAIT)
+            return out_write(e);
+    }
+}
+
+void notify_outbox_free(server_t *s)
+{
+    struct notify_out *o = s->lease.out;
+    if (!o)
+        return;
+    if (o->n)
+        log_error("node events: %zu never written (the database refused them) are lost at the "
+                  "stop",
+                  o->n);
+    LIST_EACH (it, &o->q)
+        free(LIST_ITEM(it, out_ev_t, node));
+    free(o);
+    s->lease.out = NULL;
+}
+
+/* A takeover's request is written once: not kept (KINDS' late). */
 static void send_event(server_t *s, const notify_event_t *ev)
 {
+    if (KINDS[kind_at(ev->kind)].late)
+        return out_send(s, ev);
     char line[DB_NOTIFY_PAYLOAD_MAX];
     if (notify_format(ev, line, sizeof line) < 0)
         return log_error("node event %s too long to send", ev->kind);
-    db_notify(s->db, DB_NOTIFY_CHANNEL, line);
+    db_notify(s->db, DB_NOTIFY_CHANNEL, line, NULL, NULL);
 }
 
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b)

@@ -149,8 +149,24 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
                         void *ud);
 
 /* Queues event kind for node to ("*": all) with ids a, b, sent when the
- * writer's batch commits. No-op when leases are off. Any loop. */
+ * writer's batch commits. No-op when leases are off. Any loop.
+ *
+ * An event whose write fails (the database away, a statement refused) is
+ * not lost: the loop keeps it in its outbox, in order with those sent
+ * after it, up to NOTIFY_OUTBOX_MAX (past that one is dropped, said in
+ * the log), and writes them again once the database takes one (tried on
+ * the loop's second tick, notify_retry). Its new row is a new event, so
+ * a receiver applies it once. A takeover's request is not kept: its
+ * sender asks again while it waits, and a late one could take a game
+ * from a player back since. */
+#define NOTIFY_OUTBOX_MAX 4096
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b);
+/* Each second (server_tick): while the loop's outbox holds events the
+ * database refused, the oldest is written again; once it is, the rest. */
+void notify_retry(server_t *s);
+/* After the loop's db_close: what the outbox still holds is let go (said
+ * in the log). */
+void notify_outbox_free(server_t *s);
 /* A chat line said here in game (chat.c), for the other nodes' viewers of
  * it: seq tells two equal lines apart (PostgreSQL folds equal
  * notifications of one transaction into one). No-op when leases are

@@ -6,6 +6,7 @@
 #include "hooks.h"
 #include "conn.h"
 #include "drain.h"
+#include "notify.h"
 #include "peer.h"
 #include "session.h"
 
@@ -73,5 +74,6 @@ void server_tick(server_t *s)
     HOOKS_CALL(s->hooks->tick, s);
     if (s->peer)
         peer_tick(s); /* other nodes' games for the lists */
+    notify_retry(s);  /* events the database refused, written again */
     session_tick(s);
 }

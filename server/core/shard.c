@@ -7,6 +7,7 @@
 #include "hooks.h"
 #include "lease.h"
 #include "log.h"
+#include "notify.h"
 #include "server.h"
 #include "session.h"
 #include "relay.h"
@@ -463,6 +464,7 @@ static void shard_free(shard_rt_t *rt)
     }
     session_free_all(k);
     HOOKS_CALL(k->hooks->loop_free, k);
+    notify_outbox_free(k); /* after db_close: its writes all answered */
     script_vm_free(k->vm);
     server_bufs_free(k);
     shard_mailbox_free(k);

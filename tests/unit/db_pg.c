@@ -1168,7 +1168,7 @@ START_TEST(a_late_committing_event_is_read_after_its_commit)
                                "(pg_current_xact_id()::text::bigint, 'node-c', 0, 'kick * c 7 0')");
     ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(late));
     PQclear(r);
-    db_notify(f.db, DB_NOTIFY_CHANNEL, "kick * node-a 8 0");
+    db_notify(f.db, DB_NOTIFY_CHANNEL, "kick * node-a 8 0", NULL, NULL);
     db_flush(f.db);
     run(&f);
     events_t seen = events_since(&f, first.next, "node-b");
