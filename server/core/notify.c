@@ -641,7 +641,7 @@ static void chat_off_asked(server_t *home, const notify_event_t *ev)
 /* Listening again: a chat-off (or on) said meanwhile may be past what the
  * log keeps, so home's mirrors take chat as on, as a new mirror does,
  * until the games' nodes answer the question; and this node's own games
- * say theirs again (one said while its writes failed was never sent). */
+ * say theirs again (one said while its outbox was full was never sent). */
 static void chat_off_read_again(server_t *home)
 {
     LIST_EACH (it, &home->sessions) {
