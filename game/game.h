@@ -75,6 +75,11 @@ typedef struct {
      * further with each count (never on a key or a game turn). 0 in
      * replays. */
     uint32_t hint_tick;
+    /* The host's counter of stamps (screen_t.stamp), one for all the
+     * grids it hands game_render: a grid that still holds the game's last
+     * frame, as its stamp says, is given only the rows that changed since,
+     * not compared row by row. NULL: every row compared. */
+    uint64_t *stamps;
 } game_view_t;
 
 /* Content kinds may carry Lua handlers; they run in a script vm. A vm

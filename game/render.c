@@ -42,8 +42,9 @@ typedef struct {
  * was up. */
 struct render_cache {
     screen_t *frame;
-    bool valid; /* frame holds a whole frame of the layout below */
-    bool over;  /* the last frame had a screen or an overlay on it */
+    uint64_t stamp; /* a grid stamped so holds frame as it is now; 0: none */
+    bool valid;     /* frame holds a whole frame of the layout below */
+    bool over;      /* the last frame had a screen or an overlay on it */
     int tw, depth, ox, oy;
     bool help_ok; /* the help line shows help_first for help_state */
     size_t help_first;
@@ -824,6 +825,7 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
     if (!g->render_cache && !(g->render_cache = calloc(1, sizeof *g->render_cache)))
         return NULL;
     render_cache_t *cache = g->render_cache;
+    cache->stamp = 0; /* the frame changes: no grid holds it any more */
     if (frame_size(cache, w, h) < 0)
         return NULL;
     screen_clean(cache->frame);
@@ -847,11 +849,41 @@ const screen_t *render_frame(game_t *g, int w, int h, const game_view_t *view)
     return cache->frame;
 }
 
+/* s held f as it was before this frame: only f's dirty rows can differ
+ * (render_frame's dirty rows are every row that changed). */
+static void copy_changed(screen_t *s, const screen_t *f)
+{
+    size_t rowb = sizeof(cell_t) * (size_t)f->w;
+    for (int y = 0; y < f->h; y++) {
+        cell_t *d = s->cells + (size_t)y * (size_t)f->w;
+        const cell_t *r = f->cells + (size_t)y * (size_t)f->w;
+        if (f->dirty[y] && memcmp(d, r, rowb) != 0) {
+            memcpy(d, r, rowb);
+            s->dirty[y] = 1;
+        }
+    }
+    s->cur_x = f->cur_x;
+    s->cur_y = f->cur_y;
+    s->cur_visible = f->cur_visible;
+}
+
+/* With the host's stamps, s is stamped as holding the frame; the next
+ * call given s (or a copy of it, screen_copy passes the stamp on) with
+ * nothing drawn over it since copies the changed rows only. The frame is
+ * cold by then (a thousand other games drew theirs meanwhile): reading
+ * it whole was most of the copy's cost. */
 void render_world(game_t *g, screen_t *s, const game_view_t *view)
 {
+    uint64_t held = g->render_cache ? g->render_cache->stamp : 0;
     const screen_t *f = render_frame(g, s->w, s->h, view);
-    if (f)
-        screen_copy(s, f);
-    else
+    if (!f) {
         render_full(g, s, view);
+        return;
+    }
+    if (held && s->stamp == held && s->w == f->w && s->h == f->h)
+        copy_changed(s, f);
+    else
+        screen_copy(s, f);
+    uint64_t *stamps = view ? view->stamps : NULL;
+    s->stamp = g->render_cache->stamp = stamps ? ++*stamps : 0;
 }

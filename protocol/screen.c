@@ -72,6 +72,7 @@ int screen_resize(screen_t *s, int w, int h)
     s->dirty = dirty;
     s->w = w;
     s->h = h;
+    s->stamp = 0;
     memset(s->dirty, 1, (size_t)h);
     if (s->cur_x >= w)
         s->cur_x = w - 1;
@@ -98,6 +99,7 @@ int screen_copy(screen_t *dst, const screen_t *src)
     dst->cur_x = src->cur_x;
     dst->cur_y = src->cur_y;
     dst->cur_visible = src->cur_visible;
+    dst->stamp = src->stamp;
     return 0;
 }
 
@@ -136,6 +138,7 @@ static void set_cell(screen_t *s, int x, int y, cell_t c)
     if (!cell_eq(p, &c)) {
         *p = c;
         s->dirty[y] = 1;
+        s->stamp = 0;
     }
 }
 
@@ -165,6 +168,7 @@ void screen_clear(screen_t *s)
             continue;
         row_fill_blank(row, s->w);
         s->dirty[y] = 1;
+        s->stamp = 0;
     }
 }
 

@@ -51,6 +51,10 @@ typedef struct {
     uint8_t *dirty; /* h entries */
     int cur_x, cur_y;
     bool cur_visible;
+    /* Not 0: the cells are those of whatever handed out this stamp, as
+     * they were when it did (the game's kept frame: render_world). Every
+     * change of a cell sets it to 0; screen_copy passes the source's on. */
+    uint64_t stamp;
 } screen_t;
 
 extern const style_t STYLE_DEFAULT; /* const data, not state */

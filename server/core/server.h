@@ -105,6 +105,9 @@ struct server {
     uint64_t announce_until; /* uv_now ms; shown while now < this */
     buf_t scratch;           /* per-frame encode buffers (loop thread only) */
     screen_t *frame_grid;    /* the next frame is drawn here (frames.c; loop thread only) */
+    /* the games' kept frames' stamps (game_view_t.stamps; loop only): loop
+     * i's from i << 48 up, so no two loops give the same */
+    uint64_t screen_stamps;
     buf_t enc[ANSI_PROFILE_IDS];
     buf_t enc_json;         /* the JSON encoding of the same frame */
     uint64_t frame_encodes; /* frames.c: diffs and keyframes encoded for viewers */

@@ -293,6 +293,8 @@ static shard_rt_t *shard_new(server_t *home, int i)
     k->budget = home->budget;
     k->shards = home->shards;
     k->shard = i;
+    /* stamps of its own: a terminal's grid moves between loops */
+    k->screen_stamps = (uint64_t)i << 48;
     k->vm = script_vm_new();
     k->db = db_attach(home->db, &rt->loop);
     if (!k->vm || !k->db || shard_mailbox_open(k) || loop_start(k)) {

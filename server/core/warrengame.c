@@ -510,7 +510,10 @@ static bool warren_over_at_more(const session_t *s)
 /* The rest of the engine's view is zero: no idle clock yet. */
 static void warren_draw(const session_t *s, screen_t *scr, const session_view_t *v)
 {
-    game_view_t gv = {.watchers = v->watchers, .two_cell = v->two_cell, .turns = v->turns};
+    game_view_t gv = {.watchers = v->watchers,
+                      .two_cell = v->two_cell,
+                      .turns = v->turns,
+                      .stamps = &s->srv->screen_stamps};
     game_render(s->game, scr, &gv);
 }
 

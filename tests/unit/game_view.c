@@ -209,6 +209,62 @@ START_TEST(kept_frame_equals_whole_frame)
 }
 END_TEST
 
+/* Frames drawn as the daemon draws them, with stamps: each into a grid
+ * that is a copy of the last frame sent (screen_copy passes its stamp on),
+ * sometimes with a line drawn over it after the game's frame (a notice),
+ * sometimes into a grid holding another game's frame, with a frame of the
+ * game at another size or its kept frame (game_frame) between; every frame equals the frame drawn whole,
+ * and most were given only their changed rows (the grid's stamp held). */
+START_TEST(stamped_grid_gets_the_frame_drawn_whole)
+{
+    static const char KEYS[] = "hjklyubnhjklyubnhjklyubn..s><oiq\x1b?\x1b\x10 _\x1b;\x1bgedrEwtzZR";
+    content_t *c = shipped_content();
+    uint64_t stamps = 0;
+    int frames = 0, held = 0;
+    uint64_t last = 0; /* the stamp the game gave last */
+    game_t *other = started(game_new(c, 99, NULL));
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        screen_t *sent = screen_new(80, 24), *grid = screen_new(80, 24);
+        screen_t *whole = screen_new(80, 24), *small = screen_new(60, 20);
+        uint32_t r = (uint32_t)seed * 2654435761u;
+        for (int i = 0; i < 800 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            key(g, (uint32_t)(unsigned char)KEYS[(r >> 16) % (sizeof KEYS - 1)]);
+            game_view_t v = {.watchers = (int)(i / 200 % 2), .stamps = &stamps};
+            if ((r >> 9) % 11 == 0) /* the grid held another game's frame */
+                game_render(other, grid, &v);
+            if ((r >> 5) % 13 == 0) { /* the game drawn at another size between */
+                game_render(g, small, &v);
+                last = small->stamp;
+            }
+            if ((r >> 3) % 17 == 0) /* its kept frame brought up to date between */
+                ck_assert_ptr_nonnull(game_frame(g, 80, 24, &v));
+            screen_copy(grid, sent);
+            screen_clean(grid);
+            held += grid->stamp != 0 && grid->stamp == last;
+            game_render(g, grid, &v);
+            ck_assert_uint_ne(grid->stamp, 0);
+            last = grid->stamp;
+            render_full(g, whole, &v);
+            same_screen(grid, whole, seed, i);
+            if ((r >> 12) % 5 == 0) /* a notice over the frame, sent with it */
+                screen_text(grid, 0, 2 + (int)(r % 20), STYLE_DEFAULT, "paused: the disk is full");
+            screen_t *t = sent; /* the grid becomes the baseline */
+            sent = grid;
+            grid = t;
+            frames++;
+        }
+        screen_free(sent), screen_free(grid), screen_free(whole), screen_free(small);
+        game_free(g);
+    }
+    game_free(other);
+    ck_assert_int_gt(frames, 2000);
+    ck_assert_int_gt(held, frames / 2);
+    content_free(c);
+}
+END_TEST
+
 /* Where the map starts on the kept frame: the player's level column (or
  * row) less the screen column (row) its '@' is drawn at. */
 static void frame_origin(game_t *g, const screen_t *f, int *ox, int *oy)
@@ -617,6 +673,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, kept_view_equals_fresh_on_random_walks);
     tcase_add_test(t, opacity_change_in_reach_sees_again);
     tcase_add_test(t, kept_frame_equals_whole_frame);
+    tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
     tcase_add_test(t, view_shows_the_player_and_all_in_sight);

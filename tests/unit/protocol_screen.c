@@ -112,6 +112,47 @@ START_TEST(clear_dirties_only_rows_with_content)
 }
 END_TEST
 
+/* A stamp says the cells are as they were when it was given: any change
+ * of a cell drops it, a copy passes it on, what changes no cell keeps it. */
+START_TEST(stamp_dropped_by_every_change)
+{
+    screen_t *a = screen_new(8, 4), *b = screen_new(8, 4);
+    ck_assert_uint_eq(a->stamp, 0);
+    a->stamp = 7;
+    screen_put(a, 1, 1, ' ', STYLE_DEFAULT); /* blank over blank: no change */
+    screen_clear(a);
+    screen_clean(a);
+    screen_touch_all(a);
+    screen_cursor(a, 2, 2, true);
+    ck_assert_uint_eq(a->stamp, 7);
+    ck_assert_int_eq(screen_copy(b, a), 0);
+    ck_assert_uint_eq(b->stamp, 7);
+    screen_put(a, 1, 1, 'x', STYLE_DEFAULT);
+    ck_assert_uint_eq(a->stamp, 0);
+    a->stamp = 7;
+    screen_text(a, 0, 2, STYLE_DEFAULT, "hi");
+    ck_assert_uint_eq(a->stamp, 0);
+    a->stamp = 7;
+    screen_fill(a, 0, 3, 2, 1, '.', STYLE_DEFAULT);
+    ck_assert_uint_eq(a->stamp, 0);
+    a->stamp = 7;
+    screen_box(a, 0, 0, 8, 4, STYLE_DEFAULT);
+    ck_assert_uint_eq(a->stamp, 0);
+    a->stamp = 7;
+    screen_clear(a);
+    ck_assert_uint_eq(a->stamp, 0);
+    a->stamp = 7;
+    screen_put(b, 0, 0, 'y', STYLE_DEFAULT);
+    screen_blit(a, b);
+    ck_assert_uint_eq(a->stamp, 0);
+    a->stamp = 7;
+    ck_assert_int_eq(screen_resize(a, 9, 4), 0);
+    ck_assert_uint_eq(a->stamp, 0);
+    screen_free(a);
+    screen_free(b);
+}
+END_TEST
+
 Suite *suite_protocol_screen(void)
 {
     Suite *s = suite_create("protocol.screen");
@@ -122,6 +163,7 @@ Suite *suite_protocol_screen(void)
     tcase_add_test(t, resize_keeps_content);
     tcase_add_test(t, copy_marks_differences);
     tcase_add_test(t, clear_dirties_only_rows_with_content);
+    tcase_add_test(t, stamp_dropped_by_every_change);
     suite_add_tcase(s, t);
     return s;
 }
