@@ -213,8 +213,10 @@ END_TEST
  * that is a copy of the last frame sent (screen_copy passes its stamp on),
  * sometimes with a line drawn over it after the game's frame (a notice),
  * sometimes into a grid holding another game's frame, with a frame of the
- * game at another size or its kept frame (game_frame) between; every frame equals the frame drawn whole,
- * and most were given only their changed rows (the grid's stamp held). */
+ * game at another size or its kept frame (game_frame) between; every frame
+ * equals the frame drawn whole, its dirty rows are those a copy of all of
+ * it would make, and most were given only their changed rows (the grid's
+ * stamp held). */
 START_TEST(stamped_grid_gets_the_frame_drawn_whole)
 {
     static const char KEYS[] = "hjklyubnhjklyubnhjklyubn..s><oiq\x1b?\x1b\x10 _\x1b;\x1bgedrEwtzZR";
@@ -227,6 +229,7 @@ START_TEST(stamped_grid_gets_the_frame_drawn_whole)
         game_t *g = started(game_new(c, seed, NULL));
         screen_t *sent = screen_new(80, 24), *grid = screen_new(80, 24);
         screen_t *whole = screen_new(80, 24), *small = screen_new(60, 20);
+        screen_t *ref = screen_new(80, 24);
         uint32_t r = (uint32_t)seed * 2654435761u;
         for (int i = 0; i < 800 && g->state == GAME_RUNNING; i++) {
             r = r * 1103515245u + 12345u;
@@ -243,11 +246,16 @@ START_TEST(stamped_grid_gets_the_frame_drawn_whole)
             screen_copy(grid, sent);
             screen_clean(grid);
             held += grid->stamp != 0 && grid->stamp == last;
+            screen_copy(ref, grid);
+            screen_clean(ref);
             game_render(g, grid, &v);
             ck_assert_uint_ne(grid->stamp, 0);
             last = grid->stamp;
             render_full(g, whole, &v);
             same_screen(grid, whole, seed, i);
+            screen_copy(ref, whole); /* the rows a copy of it all makes dirty */
+            for (int y = 0; y < grid->h; y++)
+                ck_assert_int_eq(grid->dirty[y], ref->dirty[y]);
             if ((r >> 12) % 5 == 0) /* a notice over the frame, sent with it */
                 screen_text(grid, 0, 2 + (int)(r % 20), STYLE_DEFAULT, "paused: the disk is full");
             screen_t *t = sent; /* the grid becomes the baseline */
@@ -256,6 +264,7 @@ START_TEST(stamped_grid_gets_the_frame_drawn_whole)
             frames++;
         }
         screen_free(sent), screen_free(grid), screen_free(whole), screen_free(small);
+        screen_free(ref);
         game_free(g);
     }
     game_free(other);
