@@ -32,14 +32,14 @@ def test_character_screen_help_look_and_quit(daemon, clients):
     assert "HP " in t.text() and "Town" in t.text()
     t.send("?")
     t.wait_for("Help: which topic?")
-    t.send("a")
-    text = t.wait_for("Moving and looking")
+    t.send("a")  # the topic list names it too: wait for the page's own lines
+    text = t.wait_for("look at something")
     for what in ("explore: walk to the nearest unexplored place", "travel: choose a spot",
                  "look at something"):
         assert what in text, text
     t.send("?")
     t.send("h")
-    text = t.wait_for("Saving and quitting")
+    text = t.wait_for("quit the game for good")
     for what in ("save and return to the menu", "quit the game for good"):
         assert what in text, text
     t.send("\x1b")
@@ -94,7 +94,7 @@ def test_sheet_and_discoveries_are_in_help(daemon, clients):
     t.send("?")
     t.wait_for("Help: which topic?")
     t.send("f")
-    text = t.wait_for("What you know")
+    text = t.wait_for("discoveries")
     assert "character sheet" in text and "discoveries" in text, text
     t.send("\x1b")
     t.send("C")
