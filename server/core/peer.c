@@ -18,7 +18,9 @@
 #include "session_impl.h"
 #include "shard.h"
 
-#define PEER_LINKS_MAX   64    /* links at once (nodes of a cluster, and strangers) */
+#define PEER_LINKS_MAX   64    /* links at once past HELLO, and this node's own calls */
+#define PEER_PENDING_MAX 16    /* links called in, their HELLO not yet through */
+#define PEER_HELLO_MS    5000  /* a link called in sends its HELLO within this */
 #define FEED_NODES_MAX   16    /* nodes one game streams to */
 #define PEER_SNDBUF      65536 /* the kernel's part of a link's queue: peer-queue bounds the rest */
 #define PEER_KEEPALIVE_S 10    /* idle seconds before the kernel probes a link */
@@ -32,6 +34,8 @@ typedef struct link {
     char name[PEER_TEXT_MAX + 1]; /* the other node ("" until its HELLO) */
     char addr[64];
     bool ready, outbound, closing, want_key;
+    bool pending;    /* called in, its HELLO not yet through: counted in npending */
+    uint64_t opened; /* when it was accepted (uv_now) */
     uint8_t *in;
     size_t in_len, in_cap;
     size_t queued; /* bytes written, not yet sent */
@@ -126,7 +130,7 @@ struct peers {
     listener_t *lis;
     list_t links, feeds, mirrors, entries, waiting;
     hmap_t feed_by_game, entry_by_game;
-    int nlinks, nmirrors, nentries, nwaiting;
+    int nlinks, npending, nmirrors, nentries, nwaiting;
     bool listing, stopped;
     bool synced;         /* a full read is done: changes are read since cursor */
     int64_t cursor;      /* the change number the next read starts from */
@@ -610,6 +614,7 @@ static void mirror_drop(mirror_t *m, const char *msg)
 static link_t *link_named(peers_t *p, const char *name);
 static void mirror_unwatch(mirror_t *m);
 static link_t *link_connect(peers_t *p, const char *name);
+static void links_sweep(peers_t *p, bool full);
 
 static void mirror_ask(mirror_t *m, link_t *l)
 {
@@ -1109,7 +1114,10 @@ static void nodes_check(peers_t *p)
 void peer_tick(server_t *home)
 {
     peers_t *p = home->peer;
-    if (!p || p->stopped || p->listing || home->stopping)
+    if (!p || p->stopped || home->stopping)
+        return;
+    links_sweep(p, false);
+    if (p->listing)
         return;
     p->listing = true;
     if (!p->synced) {
@@ -1253,22 +1261,51 @@ static void link_close(link_t *l, const char *why)
             mirror_drop(m, "The server running that game went away.");
     }
     list_remove(&l->node);
-    p->nlinks--;
+    if (l->pending)
+        p->npending--;
+    else
+        p->nlinks--;
     uv_close((uv_handle_t *)&l->tcp, on_link_closed);
 }
 
-static link_t *link_new(peers_t *p, const char *addr)
+/* A link to or from addr; pending: called in, counted apart until its
+ * HELLO is through. NULL past its count's cap or out of memory. */
+static link_t *link_new(peers_t *p, const char *addr, bool pending)
 {
-    link_t *l = p->nlinks < PEER_LINKS_MAX ? calloc(1, sizeof *l) : NULL;
+    bool room = pending ? p->npending < PEER_PENDING_MAX : p->nlinks < PEER_LINKS_MAX;
+    link_t *l = room ? calloc(1, sizeof *l) : NULL;
     if (!l)
         return NULL;
     l->p = p;
+    l->pending = pending;
+    l->opened = uv_now(p->home->loop);
     snprintf(l->addr, sizeof l->addr, "%s", addr);
     uv_tcp_init(p->home->loop, &l->tcp);
     l->tcp.data = l;
     list_push_back(&p->links, &l->node);
-    p->nlinks++;
+    if (pending)
+        p->npending++;
+    else
+        p->nlinks++;
     return l;
+}
+
+/* The links called in whose HELLO is late, or (oldest first) the one
+ * making room for another when every pending place is taken (full). */
+static void links_sweep(peers_t *p, bool full)
+{
+    uint64_t now = uv_now(p->home->loop);
+    LIST_EACH (it, &p->links) {
+        link_t *l = LIST_ITEM(it, link_t, node);
+        if (!l->pending || l->closing)
+            continue;
+        if (full) {
+            link_close(l, "too many links waiting for a HELLO: the oldest goes");
+            return;
+        }
+        if (now - l->opened >= PEER_HELLO_MS)
+            link_close(l, "no HELLO in time");
+    }
 }
 
 /* Both HELLOs are through: the mirrors waiting for l ask for their games. */
@@ -1305,6 +1342,14 @@ static int link_hello(link_t *l, const peer_msg_t *m, const char **why)
         *why = "a bad node name";
         return -1;
     }
+    peers_t *p = l->p;
+    if (p->nlinks >= PEER_LINKS_MAX) {
+        *why = "links past HELLO at their most";
+        return -1;
+    }
+    l->pending = false; /* counted with the nodes' links from now on */
+    p->npending--;
+    p->nlinks++;
     snprintf(l->name, sizeof l->name, "%s", m->node);
     buf_t *b = &l->p->out;
     buf_reset(b);
@@ -1339,17 +1384,36 @@ static int link_message(link_t *l, const peer_msg_t *m, const char **why)
     }
 }
 
+/* Before its HELLO a link reads no more than a HELLO's bytes; then up
+ * to a message of the largest size, 64 KiB at a time. */
 static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *out)
 {
     link_t *l = h->data;
     (void)want;
+    if (!l->ready && !l->in) {
+        l->in = malloc(4 + PEER_HELLO_MAX);
+        l->in_cap = l->in ? 4 + PEER_HELLO_MAX : 0;
+    }
     size_t room = 65536;
-    if (l->in_cap - l->in_len < room && l->in_len + room <= PEER_MSG_MAX + 4 + room) {
+    if (l->ready && l->in_cap - l->in_len < room && l->in_len + room <= PEER_MSG_MAX + 4 + room) {
         uint8_t *n = realloc(l->in, l->in_len + room);
         if (n)
             l->in = n, l->in_cap = l->in_len + room;
     }
     *out = uv_buf_init((char *)l->in + l->in_len, (unsigned)(l->in_cap - l->in_len));
+}
+
+/* -1 with *why when the first message announces more than a HELLO can
+ * be, so a stranger's big length is refused before its body is read. */
+static int hello_first(const link_t *l, const uint8_t *in, size_t n, const char **why)
+{
+    if (l->ready || n < 4)
+        return 0;
+    size_t len = (size_t)in[0] << 24 | (size_t)in[1] << 16 | (size_t)in[2] << 8 | in[3];
+    if (len <= PEER_HELLO_MAX)
+        return 0;
+    *why = "a first message longer than a HELLO";
+    return -1;
 }
 
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
@@ -1365,7 +1429,8 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     peer_msg_t m;
     const char *why = NULL;
     int r = 0;
-    while (!l->closing && (r = peerwire_next(l->in + at, l->in_len - at, &used, &m, &why)) > 0) {
+    while (!l->closing && !(r = hello_first(l, l->in + at, l->in_len - at, &why)) &&
+           (r = peerwire_next(l->in + at, l->in_len - at, &used, &m, &why)) > 0) {
         at += used;
         if (link_message(l, &m, &why) < 0)
             r = -1;
@@ -1422,7 +1487,7 @@ static link_t *link_connect(peers_t *p, const char *name)
     if (uv_ip4_addr(host, port, (struct sockaddr_in *)&ss) &&
         uv_ip6_addr(host, port, (struct sockaddr_in6 *)&ss))
         return NULL;
-    link_t *l = link_new(p, host);
+    link_t *l = link_new(p, host, false);
     if (!l)
         return NULL;
     l->outbound = true;
@@ -1440,10 +1505,18 @@ static link_t *link_connect(peers_t *p, const char *name)
 static void on_accept(void *ud, int fd, const char *addr)
 {
     peers_t *p = ud;
-    link_t *l = p->stopped ? NULL : link_new(p, addr);
+    const config_t *cfg = &p->home->cfg;
+    if (!cfg->peer_secret[0] && !peer_trusted_addr(cfg, addr)) {
+        close(fd); /* its HELLO could not be trusted: no secret, an address not named */
+        log_warn("peer link from %s refused: not an address peers names, and no peer-secret", addr);
+        return;
+    }
+    if (!p->stopped && p->npending >= PEER_PENDING_MAX)
+        links_sweep(p, true);
+    link_t *l = p->stopped ? NULL : link_new(p, addr, true);
     if (!l) {
         close(fd);
-        log_warn("peer link from %s refused: %d links at most", addr, PEER_LINKS_MAX);
+        log_warn("peer link from %s refused", addr);
         return;
     }
     if (uv_tcp_open(&l->tcp, fd) < 0 ||

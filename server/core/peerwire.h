@@ -31,6 +31,9 @@ enum { PEER_HELLO = 1, PEER_WATCH, PEER_UNWATCH, PEER_SCREEN, PEER_GONE };
 #define PEER_TEXT_MAX  63
 /* The largest message: a keyframe of the largest screen. */
 #define PEER_MSG_MAX   (32 + (size_t)SCREEN_MAX_H * (2 + (size_t)SCREEN_MAX_W * 8))
+/* The largest HELLO (type, two texts with their lengths): the most a
+ * node reads of a link before that link's HELLO is through. */
+#define PEER_HELLO_MAX (3 + 2 * (size_t)PEER_TEXT_MAX)
 
 /* One message, pointing into the bytes it was read from (valid while they are). */
 typedef struct {

@@ -889,3 +889,109 @@ def test_a_mirror_placed_past_the_walk_is_listed_once_in_its_place(pair_of, clie
     assert names[-1] == "alice", names[-20:]
     assert "watch list differs" not in b.log()
     assert b.alive() and a.alive()
+
+
+def peer_port(d):
+    return int(re.search(r"peer stream listening on 127\.0\.0\.1:(\d+)", d.log()).group(1))
+
+
+def rss_kb(d):
+    with open(f"/proc/{d.proc.pid}/status") as f:
+        return int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1))
+
+
+def stranger(port, length, body, source="127.0.0.1"):
+    """A connection to a peer port announcing a message of length and
+    sending body (all or what goes before the node closes it)."""
+    s = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+    s.settimeout(3)
+    try:
+        s.sendall(struct.pack(">I", length) + body)
+    except OSError:
+        pass
+    return s
+
+
+def is_open(s):
+    s.settimeout(0)
+    try:
+        return s.recv(1, socket.MSG_PEEK) != b""
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+def closes(s, timeout):
+    """Whether the node closes s within timeout seconds, sending nothing."""
+    s.settimeout(timeout)
+    try:
+        return s.recv(4096) == b""
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+    finally:
+        s.close()
+
+
+def test_strangers_before_hello_cost_little_and_lock_no_node_out(pair, clients):
+    """Strangers (here even from an address --peers names) holding many
+    links before a HELLO: one announcing a message bigger than a HELLO is
+    closed at once, unread, so the node's memory stays small; those
+    waiting have a few places of their own (the oldest goes for a new
+    one) and are closed after the HELLO deadline; a real node links and
+    streams a watched game while they are connected."""
+    a, b = pair
+    p = clients(a.port).connected()
+    p.register("alice")
+    p.random_character("alice")
+    w = clients(b.port).connected()
+    w.register("wanda")
+    end = time.time() + 10
+    while "<td>alice</td>" not in Web(b.http).request("GET", "/").body.decode():
+        assert time.time() < end
+        time.sleep(0.3)
+    port, base = peer_port(a), rss_kb(a)
+    big = [stranger(port, 1049000, b"\0" * 600_000) for _ in range(64)]
+    t0 = time.time()
+    slow = [stranger(port, 100, b"\1" * 50) for _ in range(64)]
+    time.sleep(0.5)
+    grown = rss_kb(a) - base
+    assert grown < 8_000, f"{grown} kB more for strangers"
+    assert not any(is_open(s) for s in big)
+    a.wait_log(r"peer link \? \(127\.0\.0\.1\): a first message longer than a HELLO")
+    watch_from_list(w, "alice")
+    a.wait_log(r"peer link b \(127\.0\.0\.1\) ready")
+    waiting = sum(is_open(s) for s in slow)
+    assert 0 < waiting <= 16, (waiting, time.time() - t0)  # still there as b linked
+    same_rows(p, w)
+    for s in slow:  # all closed after the deadline
+        assert closes(s, max(0.1, t0 + 12 - time.time()))
+    log = a.log()
+    assert "closed: no HELLO in time" in log
+    assert "closed: too many links waiting for a HELLO: the oldest goes" in log
+    for s in big:
+        s.close()
+    p.send("l")
+    same_rows(p, w)  # the stream goes on
+    assert a.alive() and b.alive()
+
+
+def test_without_a_secret_only_peers_addresses_are_accepted(bindir, tmp_path):
+    """With peers named by address and no --peer-secret, a link from
+    another address is closed as it is accepted, and one from a named
+    address that announces more than a HELLO is closed at once."""
+    d = Daemon(bindir, tmp_path / "a", extra=["--node", "a", "--peer-listen", f"127.0.0.1:{free_port()}",
+                                              "--peers", f"b=127.0.0.1:{free_port()}"])
+    d.start()
+    try:
+        s = stranger(peer_port(d), 10, b"", source="127.0.0.2")
+        assert closes(s, 5)
+        d.wait_log(r"peer link from 127\.0\.0\.2 refused: not an address peers names")
+        s = stranger(peer_port(d), 1049000, b"\0" * 1000)
+        assert closes(s, 5)
+        d.wait_log(r"peer link \? \(127\.0\.0\.1\): a first message longer than a HELLO")
+        assert d.alive()
+    finally:
+        d.stop_clean()
