@@ -1516,7 +1516,7 @@ static void on_accept(void *ud, int fd, const char *addr)
     link_t *l = p->stopped ? NULL : link_new(p, addr, true);
     if (!l) {
         close(fd);
-        log_warn("peer link from %s refused", addr);
+        log_warn("peer link from %s refused: this node stops or is out of memory", addr);
         return;
     }
     if (uv_tcp_open(&l->tcp, fd) < 0 ||
