@@ -21,6 +21,7 @@
 #define PEER_LINKS_MAX   64    /* links at once past HELLO, and this node's own calls */
 #define PEER_PENDING_MAX 16    /* links called in, their HELLO not yet through */
 #define PEER_HELLO_MS    5000  /* a link called in sends its HELLO within this */
+#define PEER_SAY_KINDS   8     /* kinds of line about strangers, each said once per interval */
 #define FEED_NODES_MAX   16    /* nodes one game streams to */
 #define PEER_SNDBUF      65536 /* the kernel's part of a link's queue: peer-queue bounds the rest */
 #define PEER_KEEPALIVE_S 10    /* idle seconds before the kernel probes a link */
@@ -131,6 +132,10 @@ struct peers {
     list_t links, feeds, mirrors, entries, waiting;
     hmap_t feed_by_game, entry_by_game;
     int nlinks, npending, nmirrors, nentries, nwaiting;
+    struct {
+        const char *what; /* a line's kind (its text less the address) */
+        log_every_t every;
+    } said[PEER_SAY_KINDS]; /* lines about links no HELLO let in: a flood logs few */
     bool listing, stopped;
     bool synced;         /* a full read is done: changes are read since cursor */
     int64_t cursor;      /* the change number the next read starts from */
@@ -1241,6 +1246,24 @@ static void on_link_closed(uv_handle_t *h)
     free(l);
 }
 
+/* A line about a link from a stranger (refused, or called in and not
+ * yet past its HELLO): each kind of line at most once per
+ * LISTENER_LOG_MS with how many were held back, so a flood of strangers
+ * costs the log a few lines. */
+static void stranger_say(peers_t *p, const char *addr, const char *what)
+{
+    size_t i = 0;
+    while (i < PEER_SAY_KINDS && p->said[i].what && strcmp(p->said[i].what, what) != 0)
+        i++;
+    if (i == PEER_SAY_KINDS)
+        i = PEER_SAY_KINDS - 1; /* more kinds than places: the last place shares */
+    else if (!p->said[i].what)
+        p->said[i].what = what;
+    unsigned held;
+    if (log_every(&p->said[i].every, uv_now(p->home->loop), LISTENER_LOG_MS, &held))
+        log_warn("peer link ? (%s): %s (%u such lines held back)", addr, what, held);
+}
+
 /* l goes: the feeds to it stop, its mirrors' watchers are told. */
 static void link_close(link_t *l, const char *why)
 {
@@ -1248,7 +1271,10 @@ static void link_close(link_t *l, const char *why)
         return;
     l->closing = true;
     peers_t *p = l->p;
-    log_info("peer link %s (%s) closed: %s", l->name[0] ? l->name : "?", l->addr, why);
+    if (l->pending)
+        stranger_say(p, l->addr, why);
+    else
+        log_info("peer link %s (%s) closed: %s", l->name[0] ? l->name : "?", l->addr, why);
     LIST_EACH (it, &p->feeds) {
         feed_t *f = LIST_ITEM(it, feed_t, node);
         int i = feed_find(f, l);
@@ -1438,6 +1464,10 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
             break;
     }
     if (r < 0) {
+        if (l->pending) { /* said once, by link_close */
+            link_close(l, why ? why : "bad input");
+            return;
+        }
         log_warn("peer link %s (%s): %s", l->name[0] ? l->name : "?", l->addr, why ? why : "?");
         link_close(l, "bad input");
         return;
@@ -1508,7 +1538,7 @@ static void on_accept(void *ud, int fd, const char *addr)
     const config_t *cfg = &p->home->cfg;
     if (!cfg->peer_secret[0] && !peer_trusted_addr(cfg, addr)) {
         close(fd); /* its HELLO could not be trusted: no secret, an address not named */
-        log_warn("peer link from %s refused: not an address peers names, and no peer-secret", addr);
+        stranger_say(p, addr, "refused: not an address peers names, and no peer-secret");
         return;
     }
     if (!p->stopped && p->npending >= PEER_PENDING_MAX)
@@ -1516,7 +1546,7 @@ static void on_accept(void *ud, int fd, const char *addr)
     link_t *l = p->stopped ? NULL : link_new(p, addr, true);
     if (!l) {
         close(fd);
-        log_warn("peer link from %s refused: this node stops or is out of memory", addr);
+        stranger_say(p, addr, "refused: this node stops, or no room or memory");
         return;
     }
     if (uv_tcp_open(&l->tcp, fd) < 0 ||
