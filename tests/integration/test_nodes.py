@@ -679,10 +679,7 @@ def test_a_game_freed_at_its_grace_end_while_its_player_loads_it(nodes, clients)
     again.login("tina", PW)
     t.send(CTRL_X)  # saved and left: the session kept, its lease let go
     t.wait_for("Your game is saved")
-    end = time.time() + 10
-    while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
-        assert time.time() < end, "the lease not let go"
-        time.sleep(0.05)
+    until_let_go(a, game, "the lease not let go")
     lock = psycopg2.connect(a.db_url)
     try:
         lock.cursor().execute(pg_sql("SELECT game FROM leases WHERE game = ? FOR UPDATE"), (game,))
@@ -718,6 +715,14 @@ class RoleSchema:
         self.cluster.psql(sql, db="warren")
 
 
+def until_let_go(a, game, why):
+    """Waits (10 s at most) for a's lease of game to be let go (kept, away)."""
+    end = time.time() + 10
+    while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
+        assert time.time() < end, why
+        time.sleep(0.05)
+
+
 def test_a_kept_game_whose_journal_read_fails_is_let_go_again(nodes, clients):
     """tina leaves her game at a (kept, its lease let go) and presses p
     there while a cannot read the journal (its role's SELECT on it
@@ -732,19 +737,13 @@ def test_a_kept_game_whose_journal_read_fails_is_let_go_again(nodes, clients):
     game = before["game"]
     t.send(CTRL_X)  # saved and left: the session kept, its lease let go
     t.wait_for("Your game is saved")
-    end = time.time() + 10
-    while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
-        assert time.time() < end, "the lease not let go"
-        time.sleep(0.05)
+    until_let_go(a, game, "the lease not let go")
     rs.sql(f"REVOKE SELECT ON {rs.schema}.journal FROM {rs.role}")
     try:
         t.send("p")
         a.wait_log(rf"journal read failed user=tina game={game}: ")
         t.wait_for("Your game could not be loaded. Please try again.")
-        end = time.time() + 10
-        while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
-            assert time.time() < end, "the lease held by a failed load"
-            time.sleep(0.05)
+        until_let_go(a, game, "the lease held by a failed load")
     finally:
         rs.sql(f"GRANT SELECT ON {rs.schema}.journal TO {rs.role}")
     assert "attach user=tina" not in a.log()[a.logpos:]
@@ -769,10 +768,7 @@ def test_a_kept_game_whose_lease_cannot_be_taken_again_stays_kept(nodes, clients
     game = before["game"]
     t.send(CTRL_X)
     t.wait_for("Your game is saved")
-    end = time.time() + 10
-    while a.db_rows("SELECT node, away FROM leases WHERE game = ?", game) != [("a", 1)]:
-        assert time.time() < end, "the lease not let go"
-        time.sleep(0.05)
+    until_let_go(a, game, "the lease not let go")
     rs.sql(f"REVOKE UPDATE ON {rs.schema}.leases FROM {rs.role}")
     try:
         t.send("p")
