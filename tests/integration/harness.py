@@ -45,6 +45,21 @@ ASAN_OPTIONS = "detect_leaks=1:abort_on_error=0:exitcode=23"
 SANITIZER_WORDS = ("AddressSanitizer", "runtime error")
 
 
+def raw_read(sock, seconds, needle=None):
+    """What a raw client is sent in the next seconds, or until needle shows."""
+    sock.settimeout(0.05)
+    data, end = b"", time.time() + seconds
+    while (needle is None or needle not in data) and time.time() < end:
+        try:
+            chunk = sock.recv(1 << 20)
+        except socket.timeout:
+            continue
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -13,7 +13,7 @@ import time
 import pyte
 import pytest
 
-from harness import PW, Web, play_socket, raw, status_of
+from harness import PW, Web, play_socket, raw, raw_read, status_of
 from players import web_session as register
 
 IAC, SB, SE = 255, 250, 240
@@ -45,21 +45,6 @@ def read_until(s, needle, timeout=15):
     return data
 
 
-def read_for(s, seconds):
-    """Everything a raw client is sent in the next seconds."""
-    data, end = b"", time.time() + seconds
-    s.settimeout(0.05)
-    while time.time() < end:
-        try:
-            chunk = s.recv(1 << 20)
-        except socket.timeout:
-            continue
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
 def telnet_player(port, name):
     """A raw telnet client registered as name, in a new game at 100x30."""
     s = socket.create_connection(("127.0.0.1", port))
@@ -70,7 +55,7 @@ def telnet_player(port, name):
                         (b"p", b"Choose a race"), (b"l", b"Welcome")):
         s.sendall(key)
         read_until(s, prompt)
-    read_for(s, 0.5)
+    raw_read(s, 0.5)
     return s
 
 
@@ -90,7 +75,7 @@ def test_a_telnet_size_flood_is_drawn_at_most_every_100_ms(daemon):
     flood = b"".join(naws(100 + i % 2, 30) for i in range(FLOOD)) + naws(120, 40)
     t0 = time.time()
     s.sendall(flood)
-    drawn = read_for(s, 1.0)
+    drawn = raw_read(s, 1.0)
     frames = drawn.count(KEYFRAME)
     # one at once, then the latest held for 100 ms: not one a size
     assert 1 <= frames <= 2 + int((time.time() - t0) / 0.1), frames
@@ -98,11 +83,11 @@ def test_a_telnet_size_flood_is_drawn_at_most_every_100_ms(daemon):
     assert ok, screen
     # a new terminal type draws the game whole again: paced the same
     s.sendall(b"".join(ttype_is(f"xterm-{i % 2}") for i in range(FLOOD)))
-    frames = read_for(s, 1.0).count(KEYFRAME)
+    frames = raw_read(s, 1.0).count(KEYFRAME)
     assert 1 <= frames <= 12, frames
     # the game goes on at the size it was last told
     s.sendall(naws(100, 30))
-    ok, screen = shows_status_at(read_for(s, 0.5), 100, 30)
+    ok, screen = shows_status_at(raw_read(s, 0.5), 100, 30)
     assert ok, screen
     s.close()
 

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from harness import CTRL_X, PW, daemon_exe, free_port, hook, new_game, program, replay
+from harness import CTRL_X, PW, daemon_exe, free_port, hook, new_game, program, raw_read, replay
 
 MOVES = "hjklyubn"
 
@@ -395,29 +395,14 @@ def test_bad_input_keeps_serving(daemon, clients):
         except OSError:
             break
     # NAWS 0x0 means "unknown": served at 80x24; 65535x65535 is clamped and served
-    assert b"Your choice" in read_for(socks[0], b"Your choice")
-    assert b"Your choice" in read_for(socks[1], b"Your choice")
+    assert b"Your choice" in raw_read(socks[0], 10, b"Your choice")
+    assert b"Your choice" in raw_read(socks[1], 10, b"Your choice")
     before = hook(daemon, good, "frank")["seq"]
     good.play_keys("hjkl")
     assert hook(daemon, good, "frank")["seq"] == before + 4
     assert daemon.alive()
     for s in socks + [slow]:
         s.close()
-
-
-def read_for(sock, needle, timeout=10):
-    """What a raw client has been sent, read until needle shows (or timeout)."""
-    sock.settimeout(0.2)
-    data, end = b"", time.time() + timeout
-    while needle not in data and time.time() < end:
-        try:
-            chunk = sock.recv(65536)
-        except socket.timeout:
-            continue
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 def test_small_terminal_told_to_enlarge(daemon, clients):
