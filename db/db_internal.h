@@ -187,11 +187,14 @@ void db_file_close(db_file_t *f, bool lost);
     "END FROM nodes WHERE node = ?1 AND EXISTS (SELECT 1 FROM leases WHERE node = ?1)"
 /* An event between nodes (db_listen.c): its row in node_events, numbered
  * by the writing transaction's id as migration 13's lease feed, and its
- * NOTIFY "ID XID PAYLOAD", both in the writer's transaction. */
-#define DB_EVENT_LOGGED                                                                   \
-    "WITH e AS (INSERT INTO node_events(xid, origin, at, payload) VALUES "                \
-    "(pg_current_xact_id()::text::bigint, ?3, " DB_NOW_MS_PG ", ?2) RETURNING id, xid), " \
-    "n AS (SELECT pg_notify(?1, e.id || ' ' || e.xid || ' ' || ?2) FROM e) SELECT FROM n"
+ * NOTIFY "ID XID KEY PAYLOAD", both in the writer's transaction; neither
+ * when a row has its key ?4 already (a write tried again whose first
+ * commit went unanswered). */
+#define DB_EVENT_LOGGED                                                                     \
+    "WITH e AS (INSERT INTO node_events(xid, origin, at, payload, event_key) VALUES "       \
+    "(pg_current_xact_id()::text::bigint, ?3, " DB_NOW_MS_PG ", ?2, ?4) ON CONFLICT "       \
+    "(event_key) DO NOTHING RETURNING id, xid), n AS (SELECT pg_notify(?1, e.id || ' ' || " \
+    "e.xid || ' ' || ?4 || ' ' || ?2) FROM e) SELECT FROM n"
 /* Other nodes' events numbered ?1 or more, by id, each row with m, the
  * number the next read starts from (PostgreSQL: the snapshot's xmin, so
  * a transaction still running never falls below it); one row of m and
@@ -199,7 +202,8 @@ void db_file_close(db_file_t *f, bool lost);
  * (DB_EVENTS_KEEP_ROWS), pruned or not yet, so a reader remembers that
  * many (notify.h's notify_once_t). */
 #define DB_EVENTS_SINCE(m)                                                              \
-    "SELECT x.m, e.id, e.xid, e.payload FROM (SELECT " m ") x LEFT JOIN node_events "   \
+    "SELECT x.m, e.id, e.xid, e.payload, coalesce(e.event_key, '') FROM (SELECT " m     \
+    ") x LEFT JOIN node_events "                                                        \
     "e ON e.xid >= ?1 AND e.origin <> ?2 AND e.id > (SELECT coalesce(max(id), 0) - ?3 " \
     "FROM node_events) ORDER BY e.id"
 /* Rows older than ?1 ms, and all but the newest ?2 (db_listen.h). */
@@ -537,8 +541,9 @@ void db_file_close(db_file_t *f, bool lost);
               DB_GAME_COLS " WHERE g.state = 'live' AND g.id IN " DB_LAPSED_PG                     \
                            " ORDER BY g.id LIMIT ?2"))                                             \
     /* PostgreSQL's only (db_listen.c); SQLite's text just keeps the row valid */                  \
-    X(NOTIFY, "ttt", RUN, none,                                                                    \
-      DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL AND ?3 IS NULL",      \
+    X(NOTIFY, "tttt", RUN, none,                                                                   \
+      DB_BOTH("UPDATE meta SET value = value WHERE ?1 IS NULL AND ?2 IS NULL AND ?3 IS NULL AND "  \
+              "?4 IS NULL",                                                                        \
               DB_EVENT_LOGGED))                                                                    \
     X(EVENTS_SINCE, "iti", ROWS, node_event,                                                       \
       DB_BOTH(DB_EVENTS_SINCE("coalesce(max(xid), 0) + 1 AS m FROM node_events"),                  \

@@ -12,7 +12,8 @@ struct db_listen {
     PGconn *h;
 };
 
-void db_notify(db_t *db, const char *channel, const char *payload, db_done_cb cb, void *ud)
+void db_notify(db_t *db, const char *channel, const char *payload, const char *key, db_done_cb cb,
+               void *ud)
 {
     const char *node = db_lease_node_(db, NULL);
     if (!node && !cb) /* one node alone (SQLite): nobody to tell */
@@ -21,7 +22,7 @@ void db_notify(db_t *db, const char *channel, const char *payload, db_done_cb cb
         node = "";
     db_queue(db, DB_ON(done, cb, ud), 0, DB_STMT_NOTIFY,
              DB_ARGS(DB_TEXT_MAX(channel, 64), DB_TEXT_MAX(payload, DB_NOTIFY_PAYLOAD_MAX),
-                     DB_TEXT_MAX(node, 64)));
+                     DB_TEXT_MAX(node, 64), DB_TEXT_MAX(key, DB_EVENT_KEY_LEN + 1)));
 }
 
 static int read_node_event(const db_cur_t *st, void *row)
@@ -31,10 +32,11 @@ static int read_node_event(const db_cur_t *st, void *row)
     e->id = db_col_int(st, 1); /* NULL (0): the row that only says next */
     e->xid = db_col_int(st, 2);
     db_col_copy(st, 3, e->payload, sizeof e->payload);
+    db_col_copy(st, 4, e->key, sizeof e->key);
     return DB_OK;
 }
 
-const db_row_t db_row_node_event = {sizeof(db_node_event_t), 4, read_node_event, NULL};
+const db_row_t db_row_node_event = {sizeof(db_node_event_t), 5, read_node_event, NULL};
 
 void db_deliver_node_events(const db_op_t *op)
 {

@@ -15,8 +15,8 @@
  * Every notification is also a row of node_events, written in the same
  * transaction and numbered by that transaction's id (xid): a node whose
  * listener was down reads what it missed with db_events_since, the
- * notification carrying the row's id so the two never apply one event
- * twice. Rows go after DB_EVENTS_KEEP_MS or beyond the newest
+ * notification carrying the row's id and the event's key so the two
+ * never apply one event twice. Rows go after DB_EVENTS_KEEP_MS or beyond the newest
  * DB_EVENTS_KEEP_ROWS (db_events_prune).
  *
  * SQLite has none of it: db_notify is a no-op there, db_listen_open fails. */
@@ -38,12 +38,18 @@
 
 typedef struct db_listen db_listen_t;
 
+/* An event's key, chosen by its sender (notify.c): 32 lower-case hex
+ * digits, unique among the log's rows (migration 18). */
+#define DB_EVENT_KEY_LEN 32
+
 /* A row of node_events: id, the number of its transaction (xid), its
- * payload as sent (without "ID XID "); next: where the following read
- * starts. A read with no events has one row of id 0, next set. */
+ * payload as sent (without "ID XID KEY "), its key ("" for a row of a
+ * build before keys); next: where the following read starts. A read
+ * with no events has one row of id 0, next set. */
 typedef struct {
     int64_t id, xid, next;
     char payload[DB_NOTIFY_PAYLOAD_MAX];
+    char key[DB_EVENT_KEY_LEN + 1];
 } db_node_event_t;
 typedef void (*db_node_events_cb)(void *ud, int status, const db_node_event_t *rows, size_t n);
 /* The events of other nodes than node numbered from or more, by id, of
@@ -55,13 +61,16 @@ void db_events_prune(db_t *db);
 /* Of the accounts ids (n of them), those deleted or locked: one read. */
 void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, void *ud);
 
-/* Queues NOTIFY channel with "ID XID payload" (payload at most
- * DB_NOTIFY_PAYLOAD_MAX bytes) and its row in the writer's next batch;
- * cb (may be NULL) is told whether they were written: a failed write
- * leaves neither (the sender keeps the event: notify.c's outbox). No-op
- * unless db is fenced by a node's leases (db_lease_fence: PostgreSQL);
- * cb then gets DB_OK. */
-void db_notify(db_t *db, const char *channel, const char *payload, db_done_cb cb, void *ud);
+/* Queues NOTIFY channel with "ID XID KEY payload" (payload at most
+ * DB_NOTIFY_PAYLOAD_MAX bytes, key DB_EVENT_KEY_LEN hex digits) and its
+ * row in the writer's next batch; cb (may be NULL) is told whether they
+ * were written: a failed write leaves neither (the sender keeps the
+ * event: notify.c's outbox), and one whose key a row has already (its
+ * first write committed, the answer lost) writes neither again and is
+ * DB_OK. No-op unless db is fenced by a node's leases (db_lease_fence:
+ * PostgreSQL); cb then gets DB_OK. */
+void db_notify(db_t *db, const char *channel, const char *payload, const char *key, db_done_cb cb,
+               void *ud);
 
 /* A new connection to url listening on channel, or NULL with err set.
  * Blocks up to the connection's timeout. Freed by db_listen_close. */

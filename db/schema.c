@@ -278,6 +278,11 @@ static const char *const migrations[] = {
      * every node lists another's games as that node shows them */
     "ALTER TABLE nodes ADD COLUMN games TEXT NOT NULL DEFAULT '';\n"
     "ALTER TABLE nodes ADD COLUMN games_at INTEGER NOT NULL DEFAULT 0;\n",
+    /* 18: each event's key, chosen by its sender (notify.c): a write
+     * tried again after its commit went unanswered finds the row there
+     * and adds none; NULL for the rows of a build before it */
+    "ALTER TABLE node_events ADD COLUMN event_key TEXT;\n"
+    "CREATE UNIQUE INDEX node_events_by_key ON node_events(event_key);\n",
 };
 
 int db_migration_count(void)

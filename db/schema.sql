@@ -299,13 +299,16 @@ END;
 -- node whose listener was down reads here what it missed (db_listen.h).
 -- xid orders them as leases.chg does (PostgreSQL: the writing
 -- transaction's id, so a reader below its snapshot's xmin never passes
--- one that commits late); rows go after two minutes.
+-- one that commits late); rows go after two minutes. event_key: the
+-- sender's key for the event (notify.c), so a write tried again after a
+-- commit whose answer was lost adds no second row.
 CREATE TABLE node_events (
     id INTEGER PRIMARY KEY,
     xid INTEGER NOT NULL,
     origin TEXT NOT NULL,
     at INTEGER NOT NULL,
     payload TEXT NOT NULL
-);
+, event_key TEXT);
 CREATE INDEX node_events_by_xid ON node_events(xid);
 CREATE INDEX node_events_by_at ON node_events(at);
+CREATE UNIQUE INDEX node_events_by_key ON node_events(event_key);

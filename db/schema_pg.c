@@ -276,6 +276,10 @@ static const char *const migrations[] = {
      * migration 17) */
     "ALTER TABLE nodes ADD COLUMN games TEXT NOT NULL DEFAULT '';\n"
     "ALTER TABLE nodes ADD COLUMN games_at BIGINT NOT NULL DEFAULT 0;\n",
+    /* 18: each event's key, chosen by its sender (schema.c's migration
+     * 18): the write of an event is INSERT ... ON CONFLICT DO NOTHING */
+    "ALTER TABLE node_events ADD COLUMN event_key TEXT;\n"
+    "CREATE UNIQUE INDEX node_events_by_key ON node_events(event_key);\n",
 };
 
 int db_pg_migration_count(void)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 #include "db_listen.h"
 #include "hooks.h"
 #include "lease.h"
@@ -217,13 +218,14 @@ int notify_format(const notify_event_t *ev, char *out, size_t n)
 
 enum { ONCE_NEW, ONCE_AGAIN, ONCE_GONE };
 
-/* FNV-1a, 64 bits. */
-uint64_t notify_once_key(int64_t xid, const char *payload)
+/* FNV-1a, 64 bits: of the key alone when there is one. */
+uint64_t notify_once_key(int64_t xid, const char *key, const char *payload)
 {
     uint64_t h = UINT64_C(14695981039346656037);
-    for (int i = 0; i < 8; i++)
-        h = (h ^ (uint8_t)((uint64_t)xid >> (8 * i))) * UINT64_C(1099511628211);
-    for (const char *p = payload; *p; p++)
+    if (!*key)
+        for (int i = 0; i < 8; i++)
+            h = (h ^ (uint8_t)((uint64_t)xid >> (8 * i))) * UINT64_C(1099511628211);
+    for (const char *p = *key ? key : payload; *p; p++)
         h = (h ^ (uint8_t)*p) * UINT64_C(1099511628211);
     return h ? h : 1;
 }
@@ -290,9 +292,10 @@ static int once_mark_back(notify_once_t *o, int64_t id, uint64_t key)
     return once_mark(o, id, key);
 }
 
-int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *payload)
+int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *key,
+                      const char *payload)
 {
-    return once_mark_back(o, id, notify_once_key(xid, payload)) == ONCE_NEW;
+    return once_mark_back(o, id, notify_once_key(xid, key, payload)) == ONCE_NEW;
 }
 
 size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n, notify_once_fn fn,
@@ -304,8 +307,8 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
     for (size_t i = 0; o->started && i < n; i++) {
         if (rows[i].id <= 0) /* the row that only says next */
             continue;
-        if (once_mark_back(o, rows[i].id, notify_once_key(rows[i].xid, rows[i].payload)) ==
-            ONCE_NEW) {
+        uint64_t key = notify_once_key(rows[i].xid, rows[i].key, rows[i].payload);
+        if (once_mark_back(o, rows[i].id, key) == ONCE_NEW) {
             fn(ud, &rows[i]);
             applied++;
         }
@@ -317,25 +320,43 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
     return applied;
 }
 
-int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **rest)
+/* Whether p starts with an event's key and a space after it. */
+static bool key_at(const char *p)
+{
+    size_t n = strspn(p, "0123456789abcdef");
+    return n == DB_EVENT_KEY_LEN && p[n] == ' ';
+}
+
+int notify_split(const char *payload, int64_t *id, int64_t *xid, char key[DB_EVENT_KEY_LEN + 1],
+                 const char **rest)
 {
     char a[24], b[24];
     const char *p = payload;
     if (word(&p, a, sizeof a) || word(&p, b, sizeof b) || p[-1] != ' ' || !*p || id_of(a, id) ||
         id_of(b, xid) || *id <= 0 || *xid <= 0)
         return -1;
+    key[0] = '\0';
+    if (key_at(p)) {
+        memcpy(key, p, DB_EVENT_KEY_LEN);
+        key[DB_EVENT_KEY_LEN] = '\0';
+        p += DB_EVENT_KEY_LEN + 1;
+        if (!*p)
+            return -1;
+    }
     *rest = p;
     return 0;
 }
 
 /* A bare event's first word is a kind, never a number: the two forms
  * cannot be taken for each other. */
-int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid, notify_event_t *ev)
+int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid,
+                       char key[DB_EVENT_KEY_LEN + 1], notify_event_t *ev)
 {
     const char *rest;
-    if (notify_split(payload, id, xid, &rest) == 0)
+    if (notify_split(payload, id, xid, key, &rest) == 0)
         return notify_parse(rest, ev) == 0 ? 1 : -1;
     *id = *xid = 0;
+    key[0] = '\0';
     return notify_parse(payload, ev) == 0 ? 0 : -1;
 }
 
@@ -362,11 +383,12 @@ static void on_event(void *ud, const char *payload)
     notify_t *n = ud;
     notify_event_t ev;
     int64_t id, xid;
+    char key[DB_EVENT_KEY_LEN + 1];
     const char *rest = payload;
-    bool logged = notify_split(payload, &id, &xid, &rest) == 0;
+    bool logged = notify_split(payload, &id, &xid, key, &rest) == 0;
     if (notify_parse(rest, &ev) != 0)
         return log_warn("node event not understood: %.80s", payload);
-    if (!logged || notify_once_heard(&n->once, id, xid, rest))
+    if (!logged || notify_once_heard(&n->once, id, xid, key, rest))
         apply(n, &ev, false);
 }
 
@@ -387,6 +409,7 @@ typedef struct {
     list_t node; /* notify_out_t.q, oldest first */
     server_t *s;
     notify_event_t ev;
+    char key[DB_EVENT_KEY_LEN + 1]; /* the same at every write of it */
     int state;
 } out_ev_t;
 
@@ -397,6 +420,8 @@ struct notify_out {
     size_t inflight; /* of them OUT_SENT */
     size_t lost;     /* dropped since the outbox was last empty (it was full) */
     bool failing;    /* a write failed: only the oldest is tried, each second */
+    uint64_t nonce;  /* drawn at random when made: this loop's events' keys, this run */
+    uint64_t sent;   /* events keyed so far */
 };
 
 static void out_write(out_ev_t *e);
@@ -406,6 +431,12 @@ static void out_drop(struct notify_out *o, out_ev_t *e)
     list_remove(&e->node);
     o->n--;
     free(e);
+}
+
+/* The next event's key into key: the loop's nonce and its count. */
+static void out_key(struct notify_out *o, char key[DB_EVENT_KEY_LEN + 1])
+{
+    snprintf(key, DB_EVENT_KEY_LEN + 1, "%016" PRIx64 "%016" PRIx64, o->nonce, ++o->sent);
 }
 
 /* Every entry waiting, in order. */
@@ -458,7 +489,7 @@ static void out_write(out_ev_t *e)
     }
     e->state = OUT_SENT;
     o->inflight++;
-    db_notify(e->s->db, DB_NOTIFY_CHANNEL, line, on_written, e);
+    db_notify(e->s->db, DB_NOTIFY_CHANNEL, line, e->key, on_written, e);
 }
 
 static struct notify_out *out_of(server_t *s)
@@ -466,6 +497,7 @@ static struct notify_out *out_of(server_t *s)
     struct notify_out *o = s->lease.out;
     if (!o && (o = calloc(1, sizeof *o)) != NULL) {
         list_init(&o->q);
+        randombytes_buf(&o->nonce, sizeof o->nonce);
         s->lease.out = o;
     }
     return o;
@@ -486,6 +518,7 @@ static void out_send(server_t *s, const notify_event_t *ev)
         return;
     }
     *e = (out_ev_t){.s = s, .ev = *ev, .state = OUT_WAIT};
+    out_key(o, e->key);
     list_init(&e->node);
     list_push_back(&o->q, &e->node);
     o->n++;
@@ -525,10 +558,14 @@ static void send_event(server_t *s, const notify_event_t *ev)
 {
     if (KINDS[kind_at(ev->kind)].late)
         return out_send(s, ev);
-    char line[DB_NOTIFY_PAYLOAD_MAX];
+    char line[DB_NOTIFY_PAYLOAD_MAX], key[DB_EVENT_KEY_LEN + 1];
+    struct notify_out *o = out_of(s);
+    if (!o)
+        return log_error("node events: out of memory: %s dropped", ev->kind);
     if (notify_format(ev, line, sizeof line) < 0)
         return log_error("node event %s too long to send", ev->kind);
-    db_notify(s->db, DB_NOTIFY_CHANNEL, line, NULL, NULL);
+    out_key(o, key);
+    db_notify(s->db, DB_NOTIFY_CHANNEL, line, key, NULL, NULL);
 }
 
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b)

@@ -97,21 +97,28 @@ int notify_parse(const char *payload, notify_event_t *ev);
  * fit. notify_parse reads it back as ev. Any thread. */
 int notify_format(const notify_event_t *ev, char *out, size_t n);
 
-/* A notification as the event log sends it, "ID XID PAYLOAD" (db_listen.h:
- * the row's id and its transaction's number, positive decimal numbers,
- * single spaces): 0 with *rest pointing at PAYLOAD (for notify_parse),
- * or -1 when it is not one. Any thread. */
-int notify_split(const char *payload, int64_t *id, int64_t *xid, const char **rest);
-/* A notification as heard, in either form: "ID XID PAYLOAD" (notify_split)
- * gives 1, with id, xid and ev set; a bare PAYLOAD, as a node of a build
- * before the event log sends it, 0 (id and xid 0: nothing to know it
- * again by); anything else -1. Any thread. */
-int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid, notify_event_t *ev);
+/* A notification as the event log sends it, "ID XID KEY PAYLOAD"
+ * (db_listen.h: the row's id and its transaction's number, positive
+ * decimal numbers; the event's key, DB_EVENT_KEY_LEN lower-case hex
+ * digits; single spaces), or "ID XID PAYLOAD" as a build before keys
+ * sends it: 0 with key set ("" when there is none) and *rest pointing at
+ * PAYLOAD (for notify_parse), or -1 when it is neither. A kind is never
+ * 32 hex digits, so the two cannot be taken for each other. Any thread. */
+int notify_split(const char *payload, int64_t *id, int64_t *xid, char key[DB_EVENT_KEY_LEN + 1],
+                 const char **rest);
+/* A notification as heard, in any form: a logged one (notify_split)
+ * gives 1, with id, xid, key and ev set; a bare PAYLOAD, as a node of a
+ * build before the event log sends it, 0 (id and xid 0, key "": nothing
+ * to know it again by); anything else -1. Any thread. */
+int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid,
+                       char key[DB_EVENT_KEY_LEN + 1], notify_event_t *ev);
 
 /* Which events to apply, of those the notifications and the log's reads
  * bring (notify.c's, exposed for its tests). An event is known by its
- * row's id and, under that id, by its transaction's number and payload
- * (notify_once_key); the events applied are remembered, a key each, down
+ * row's id and, under that id, by its sender's key (a row of a build
+ * before keys: by its transaction's number and payload; notify_once_key).
+ * A write tried again after its commit went unanswered adds no row
+ * (db_notify), so one event is one row. The events applied are remembered, a key each, down
  * to NOTIFY_ONCE_SPAN ids below the newest heard or read, and a read
  * returns only rows among the log's newest DB_EVENTS_KEEP_ROWS
  * (db_listen.h). So one event is applied once in whatever order and
@@ -134,12 +141,14 @@ typedef struct {
     int64_t back;                    /* top when ids going back were last said (0: never) */
     uint64_t keys[NOTIFY_ONCE_SPAN]; /* id % SPAN: the key applied, for ids above top - SPAN */
 } notify_once_t;
-/* An event's key: its transaction's number and payload (as the log
- * keeps it, without "ID XID "), hashed; never 0. */
-uint64_t notify_once_key(int64_t xid, const char *payload);
-/* The notification of event id (xid, payload as notify_split gives
+/* What an event is known by under its id: its sender's key, hashed, or
+ * for one without ("") its transaction's number and payload (as the log
+ * keeps it, without "ID XID "); never 0. */
+uint64_t notify_once_key(int64_t xid, const char *key, const char *payload);
+/* The notification of event id (xid, key, payload as notify_split gives
  * them): 1 to apply it, 0 when it was. */
-int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *payload);
+int notify_once_heard(notify_once_t *o, int64_t id, int64_t xid, const char *key,
+                      const char *payload);
 /* A read of the log (db_events_since's rows): fn(ud, row) for each event
  * to apply, in order, and the cursor moved to the read's next; the first
  * read applies none (what was said before the node listened is not its).
@@ -151,14 +160,20 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
 /* Queues event kind for node to ("*": all) with ids a, b, sent when the
  * writer's batch commits. No-op when leases are off. Any loop.
  *
+ * Each event has a key of its sender's (the loop's 64 random bits drawn
+ * once, and its count of events), written in its row's UNIQUE column:
+ * a write whose commit went unanswered (the connection lost after the
+ * server committed) is written again under the same key, which the
+ * database then takes as done (no second row, no second notification),
+ * so the other nodes apply it once.
+ *
  * An event whose write fails (the database away, a statement refused) is
  * not lost: the loop keeps it in its outbox, in order with those sent
  * after it, up to NOTIFY_OUTBOX_MAX (past that one is dropped, said in
  * the log), and writes them again once the database takes one (tried on
- * the loop's second tick, notify_retry). Its new row is a new event, so
- * a receiver applies it once. A takeover's request is not kept: its
- * sender asks again while it waits, and a late one could take a game
- * from a player back since. */
+ * the loop's second tick, notify_retry). A takeover's request is not
+ * kept: its sender asks again while it waits, and a late one could take
+ * a game from a player back since. */
 #define NOTIFY_OUTBOX_MAX 4096
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b);
 /* Each second (server_tick): while the loop's outbox holds events the

@@ -1,6 +1,7 @@
 /* Fuzz target: an event between nodes as another node's NOTIFY payload
  * brings it (notify.h): "ID XID " first when notify_split takes them (the
- * event log's numbers, written as read), then notify_parse accepts only
+ * event log's numbers, written as read), and "KEY " after them when it
+ * is one (32 lower-case hex digits, copied as written), then notify_parse accepts only
  * "KIND TO FROM A B" with a known kind and good node names, plus " NAME TEXT" for a chat line;
  * what it accepts is text that fits its fields, and notify_format writes
  * it back byte for byte. notify_heard_parse, which takes either the
@@ -23,23 +24,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     notify_event_t ev;
     const char *rest = payload;
     int64_t id, xid;
-    if (notify_split(payload, &id, &xid, &rest) == 0) {
-        char head[48];
-        int n = snprintf(head, sizeof head, "%lld %lld ", (long long)id, (long long)xid);
+    char key[DB_EVENT_KEY_LEN + 1];
+    if (notify_split(payload, &id, &xid, key, &rest) == 0) {
+        char head[96];
+        int n = snprintf(head, sizeof head, "%lld %lld %s%s", (long long)id, (long long)xid, key,
+                         *key ? " " : "");
         if (id <= 0 || xid <= 0 || n < 0 || strncmp(head, payload, (size_t)n) != 0 ||
-            rest != payload + n)
-            abort(); /* the numbers as written, and the payload right after them */
+            rest != payload + n || !*rest)
+            abort(); /* the numbers and key as written, and the payload right after them */
+        if (*key && (strlen(key) != DB_EVENT_KEY_LEN ||
+                     strspn(key, "0123456789abcdef") != DB_EVENT_KEY_LEN))
+            abort();
     }
     int64_t hid, hxid;
+    char hkey[DB_EVENT_KEY_LEN + 1];
     notify_event_t heard;
-    int form = notify_heard_parse(payload, &hid, &hxid, &heard);
+    int form = notify_heard_parse(payload, &hid, &hxid, hkey, &heard);
     bool split = rest != payload;
     int parsed = notify_parse(rest, &ev);
     if (form != (parsed != 0 ? -1 : split ? 1 : 0))
         abort(); /* the logged form, the bare one, or neither: as split and parse say */
-    if (form == 1 && (hid != id || hxid != xid))
+    if (form == 1 && (hid != id || hxid != xid || strcmp(hkey, key) != 0))
         abort();
-    if (form == 0 && (hid != 0 || hxid != 0))
+    if (form == 0 && (hid != 0 || hxid != 0 || *hkey))
         abort(); /* a bare event has nothing to know it again by */
     if (parsed != 0)
         return 0;

@@ -20,6 +20,7 @@
 #include "db.h"
 #include "db_fixture.h"
 #include "db_internal.h"
+#include "db_listen.h"
 #include "db_records.h"
 #include "peersum.h"
 
@@ -1116,11 +1117,13 @@ START_TEST(a_renewal_says_its_games_in_its_one_row)
 }
 END_TEST
 
+#define KEY_A "0123456789abcdef0000000000000001"
+
 typedef struct {
     int calls, status;
     size_t n, total; /* n: the first 8 kept below; total: every event read */
     int64_t next, id[8], first, last;
-    char payload[8][64];
+    char payload[8][64], key[8][DB_EVENT_KEY_LEN + 1];
 } events_t;
 
 static void on_events(void *ud, int status, const db_node_event_t *rows, size_t n)
@@ -1137,9 +1140,39 @@ static void on_events(void *ud, int status, const db_node_event_t *rows, size_t 
         }
         if (rows[i].id > 0 && e->n < 8) {
             e->id[e->n] = rows[i].id;
+            snprintf(e->key[e->n], sizeof e->key[0], "%s", rows[i].key);
             snprintf(e->payload[e->n++], sizeof e->payload[0], "%s", rows[i].payload);
         }
     }
+}
+
+/* What a listener heard: the first 4 notifications' texts, and how many. */
+typedef struct {
+    char text[4][128];
+    int n;
+} heard_t;
+
+static void heard_one(void *ud, const char *payload)
+{
+    heard_t *h = ud;
+    if (h->n < 4)
+        snprintf(h->text[h->n], sizeof h->text[0], "%s", payload);
+    h->n++;
+}
+
+/* What l hears within wait_ms (until one comes), then 200 ms more. */
+static heard_t hear(db_listen_t *l, int wait_ms)
+{
+    heard_t h = {0};
+    char err[256] = "";
+    for (int t = 0; t < wait_ms / 20 && h.n == 0; t++) {
+        ck_assert_msg(db_listen_read(l, heard_one, &h, err, sizeof err) == DB_OK, "%s", err);
+        if (h.n == 0)
+            usleep(20000);
+    }
+    usleep(200000);
+    ck_assert_msg(db_listen_read(l, heard_one, &h, err, sizeof err) == DB_OK, "%s", err);
+    return h;
 }
 
 static events_t events_since(fx_t *f, int64_t from, const char *node)
@@ -1168,7 +1201,7 @@ START_TEST(a_late_committing_event_is_read_after_its_commit)
                                "(pg_current_xact_id()::text::bigint, 'node-c', 0, 'kick * c 7 0')");
     ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(late));
     PQclear(r);
-    db_notify(f.db, DB_NOTIFY_CHANNEL, "kick * node-a 8 0", NULL, NULL);
+    db_notify(f.db, DB_NOTIFY_CHANNEL, "kick * node-a 8 0", KEY_A, NULL, NULL);
     db_flush(f.db);
     run(&f);
     events_t seen = events_since(&f, first.next, "node-b");
@@ -1188,6 +1221,51 @@ START_TEST(a_late_committing_event_is_read_after_its_commit)
     run(&f);
     ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM node_events WHERE origin = 'node-a'"), 1);
     ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM node_events"), 1);
+    fx_close(&f);
+}
+END_TEST
+
+static void on_written(void *ud, int status, int64_t id)
+{
+    (void)id;
+    *(int *)ud = status;
+}
+
+/* An event written again under its key (its first commit's answer lost,
+ * notify.h) is DB_OK and adds neither a row nor a notification: a
+ * listener hears the first once, "ID XID KEY PAYLOAD", and a read of the
+ * log returns it once, with its key. Another key is another event. */
+START_TEST(an_event_written_again_under_its_key_is_one_event)
+{
+    fx_t f;
+    pg_open(&f);
+    db_lease_fence(f.db, "node-a", 60000);
+    char err[256] = "";
+    db_listen_t *l = db_listen_open(f.path, DB_NOTIFY_CHANNEL, err, sizeof err);
+    ck_assert_msg(l != NULL, "%s", err);
+    events_t first = events_since(&f, INT64_MAX, "node-b");
+    int st[3] = {-1, -1, -1};
+    for (int i = 0; i < 2; i++) {
+        db_notify(f.db, DB_NOTIFY_CHANNEL, "kick * node-a 8 0", KEY_A, on_written, &st[i]);
+        db_flush(f.db);
+        run(&f);
+        ck_assert_int_eq(st[i], DB_OK);
+    }
+    db_notify(f.db, DB_NOTIFY_CHANNEL, "kick * node-a 8 0", KEY_A "0", on_written, &st[2]);
+    db_flush(f.db);
+    run(&f);
+    ck_assert_int_eq(st[2], DB_EINVAL); /* a key longer than a key is no key */
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM node_events"), 1);
+    events_t seen = events_since(&f, first.next, "node-b");
+    ck_assert_int_eq(seen.n, 1);
+    ck_assert_str_eq(seen.key[0], KEY_A);
+    heard_t h = hear(l, 2000);
+    ck_assert_int_eq(h.n, 1);
+    char want[128];
+    snprintf(want, sizeof want, "%lld ", (long long)seen.id[0]);
+    ck_assert_msg(strncmp(h.text[0], want, strlen(want)) == 0, "%s", h.text[0]);
+    ck_assert_msg(strstr(h.text[0], " " KEY_A " kick * node-a 8 0") != NULL, "%s", h.text[0]);
+    db_listen_close(l);
     fx_close(&f);
 }
 END_TEST
@@ -1243,6 +1321,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, a_renewal_says_its_games_in_its_one_row);
     tcase_add_test(t, a_late_committing_event_is_read_after_its_commit);
     tcase_add_test(t, a_read_of_the_log_takes_only_what_it_keeps);
+    tcase_add_test(t, an_event_written_again_under_its_key_is_one_event);
     suite_add_tcase(s, t);
     return s;
 }

@@ -112,20 +112,36 @@ START_TEST(anything_else_refused)
 }
 END_TEST
 
+#define KEY "00000000deadbeef000000000000002a"
+
 /* The event log's numbers before the event (db_listen.h): taken only as
- * two positive numbers written plainly, each followed by one space. */
+ * two positive numbers written plainly, each followed by one space; then
+ * the event's key when it has one (32 lower-case hex digits and a
+ * space), else the event itself (a build before keys). */
 START_TEST(logged_numbers_split_off)
 {
     const char *rest;
     int64_t id, xid;
-    ck_assert_int_eq(notify_split("41 7731 kick * a 12 0", &id, &xid, &rest), 0);
+    char key[DB_EVENT_KEY_LEN + 1] = "x";
+    ck_assert_int_eq(notify_split("41 7731 kick * a 12 0", &id, &xid, key, &rest), 0);
     ck_assert_int_eq(id, 41);
     ck_assert_int_eq(xid, 7731);
+    ck_assert_str_eq(key, "");
     ck_assert_str_eq(rest, "kick * a 12 0");
     notify_event_t ev;
     ck_assert_int_eq(notify_parse(rest, &ev), 0);
     ck_assert_int_eq(notify_parse("chatoff * a 5 1", &ev), 0);
     ck_assert_str_eq(ev.kind, NOTIFY_CHAT_OFF);
+    ck_assert_int_eq(notify_split("41 7731 " KEY " kick * a 12 0", &id, &xid, key, &rest), 0);
+    ck_assert_str_eq(key, KEY);
+    ck_assert_str_eq(rest, "kick * a 12 0");
+    /* not a key: another length, upper case, nothing after it */
+    ck_assert_int_eq(notify_split("41 7731 " KEY "0 kick * a 12 0", &id, &xid, key, &rest), 0);
+    ck_assert_str_eq(key, "");
+    ck_assert_int_eq(
+        notify_split("41 7731 00000000DEADBEEF000000000000002a kick", &id, &xid, key, &rest), 0);
+    ck_assert_str_eq(key, "");
+    ck_assert_int_eq(notify_split("41 7731 " KEY " ", &id, &xid, key, &rest), -1);
     static const char *const bad[] = {
         "kick * a 12 0",
         "41 kick",
@@ -140,7 +156,7 @@ START_TEST(logged_numbers_split_off)
         "1 99999999999999999999 k",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(notify_split(bad[i], &id, &xid, &rest) == -1, "accepted \"%s\"", bad[i]);
+        ck_assert_msg(notify_split(bad[i], &id, &xid, key, &rest) == -1, "accepted \"%s\"", bad[i]);
 }
 END_TEST
 
@@ -152,17 +168,22 @@ START_TEST(bare_events_of_an_older_build_are_heard)
 {
     notify_event_t ev;
     int64_t id = 9, xid = 9;
-    ck_assert_int_eq(notify_heard_parse("kick * old-node 12 0", &id, &xid, &ev), 0);
+    char key[DB_EVENT_KEY_LEN + 1] = "x";
+    ck_assert_int_eq(notify_heard_parse("kick * old-node 12 0", &id, &xid, key, &ev), 0);
+    ck_assert_str_eq(key, "");
     ck_assert_int_eq(id, 0);
     ck_assert_int_eq(xid, 0);
     ck_assert_str_eq(ev.kind, NOTIFY_KICK);
     ck_assert_str_eq(ev.from, "old-node");
     ck_assert_int_eq(ev.a, 12);
-    ck_assert_int_eq(notify_heard_parse("chat * b 12 3 wanda hi%20there", &id, &xid, &ev), 0);
+    ck_assert_int_eq(notify_heard_parse("chat * b 12 3 wanda hi%20there", &id, &xid, key, &ev), 0);
     ck_assert_str_eq(ev.text, "hi there");
-    ck_assert_int_eq(notify_heard_parse("41 7731 kick * a 12 0", &id, &xid, &ev), 1);
+    ck_assert_int_eq(notify_heard_parse("41 7731 kick * a 12 0", &id, &xid, key, &ev), 1);
     ck_assert_int_eq(id, 41);
     ck_assert_int_eq(xid, 7731);
+    ck_assert_str_eq(ev.kind, NOTIFY_KICK);
+    ck_assert_int_eq(notify_heard_parse("41 7731 " KEY " kick * a 12 0", &id, &xid, key, &ev), 1);
+    ck_assert_str_eq(key, KEY);
     ck_assert_str_eq(ev.kind, NOTIFY_KICK);
     static const char *const bad[] = {
         "41 7731 steal * a 12 0", /* logged, not an event */
@@ -172,9 +193,11 @@ START_TEST(bare_events_of_an_older_build_are_heard)
         "kick * a 12",
         "",
         "0 1 kick * a 12 0",
+        "41 7731 " KEY " steal * a 12 0",
+        "41 7731 " KEY KEY " kick * a 12 0",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        ck_assert_msg(notify_heard_parse(bad[i], &id, &xid, &ev) == -1, "took \"%s\"", bad[i]);
+        ck_assert_msg(notify_heard_parse(bad[i], &id, &xid, key, &ev) == -1, "took \"%s\"", bad[i]);
 }
 END_TEST
 
@@ -206,7 +229,7 @@ static db_node_event_t event(int64_t id, int era, int64_t next)
 static int heard_in(notify_once_t *o, int64_t id, int era)
 {
     db_node_event_t e = event(id, era, 0);
-    return notify_once_heard(o, id, e.xid, e.payload);
+    return notify_once_heard(o, id, e.xid, e.key, e.payload);
 }
 
 static int heard(notify_once_t *o, int64_t id)
@@ -339,6 +362,30 @@ START_TEST(ids_again_as_other_events_are_new_ones)
 }
 END_TEST
 
+/* A keyed event (notify.h) is known by its key under its id: one read
+ * and heard is applied once; after a restore that gave its id again, an
+ * event with the same transaction's number and payload but another key
+ * is a new one (numbers and payloads alone could not tell the two). */
+START_TEST(a_keyed_event_is_known_by_its_key)
+{
+    static notify_once_t o;
+    applied_t a = {0};
+    ck_assert_int_eq(read_log(&o, NULL, 0, 10, &a), 0);
+    db_node_event_t e = {.id = 5,
+                         .xid = 77,
+                         .next = 11,
+                         .payload = "kick * node-a 3 0",
+                         .key = "0000000000000001000000000000000a"};
+    ck_assert_int_eq(notify_once_heard(&o, e.id, e.xid, e.key, e.payload), 1);
+    ck_assert_int_eq(notify_once_read(&o, &e, 1, on_apply, &a), 0);
+    ck_assert_int_eq(notify_once_heard(&o, e.id, e.xid, e.key, e.payload), 0);
+    snprintf(e.key, sizeof e.key, "%s", "0000000000000002000000000000000a");
+    ck_assert_int_eq(notify_once_heard(&o, e.id, e.xid, e.key, e.payload), 1);
+    ck_assert_int_eq(notify_once_read(&o, &e, 1, on_apply, &a), 0);
+    ck_assert_uint_ne(notify_once_key(77, e.key, e.payload), notify_once_key(77, "", e.payload));
+}
+END_TEST
+
 /* The transactions' numbers went back (a restore): the cursor follows the
  * read, so the events after are read. */
 START_TEST(a_cursor_gone_back_follows)
@@ -367,6 +414,7 @@ Suite *suite_server_notify(void)
     tcase_add_test(t, a_numbering_gone_back_far_starts_again);
     tcase_add_test(t, ids_again_as_other_events_are_new_ones);
     tcase_add_test(t, a_cursor_gone_back_follows);
+    tcase_add_test(t, a_keyed_event_is_known_by_its_key);
     suite_add_tcase(s, t);
     return s;
 }
