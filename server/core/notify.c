@@ -52,27 +52,44 @@ static void chat_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_asked(server_t *home, const notify_event_t *ev);
 
+/* How long the sender's outbox keeps an event of a kind whose write
+ * fails (ms from when it was sent), for as long as it still means
+ * something. A change that tells the others to read rows again (bans,
+ * mutes, mail, chat-off, a question about it) means the same however
+ * late, and another copy of it costs one read: 10 minutes. A kick is the
+ * administrator's "off now": a minute late it would send off someone who
+ * came back after it (a ban keeps one off). An end and its answer matter
+ * while the asker waits (NODEEND_WAIT_MS): past that the administrator
+ * was told there was no answer. A chat line answers what a game shows:
+ * 15 s late it reads out of place. Each but the 10 minutes is under the
+ * log's two (DB_EVENTS_KEEP_MS), so an event written again still finds
+ * its first row (its key) if that one committed. */
+#define KEEP_READ_AGAIN_MS 600000
+#define KEEP_KICK_MS       60000
+#define KEEP_CHAT_MS       15000
+
 /* fn gets the ids, ev_fn the whole event; text: the kind carries NAME
- * TEXT; late: applied when read from the log too, and kept in the
- * sender's outbox while its write fails (notify_send). A takeover's
- * request is neither: its sender asks again while it waits, and one
- * read or sent late (the node cut off longer) could take the game from a
- * player back since. */
+ * TEXT; keep_ms: how long it is kept in the sender's outbox while its
+ * write fails (notify_send), 0 for neither kept nor applied when read
+ * from the log. A takeover's request is neither: its sender asks again
+ * while it waits, and one read or sent late (the node cut off longer)
+ * could take the game from a player back since. */
 static const struct {
     const char *kind;
     notify_fn fn;
     notify_ev_fn ev_fn;
-    bool text, late;
+    bool text;
+    int64_t keep_ms;
 } KINDS[] = {
-    {NOTIFY_TAKE, lease_give_notified, NULL, false, false},
-    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, false, true},
-    {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false, true},
-    {NOTIFY_MAIL, mail_left_elsewhere, NULL, false, true},
-    {NOTIFY_CHAT, NULL, chat_heard, true, true},
-    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false, true},
-    {NOTIFY_CHAT_ASK, NULL, chat_off_asked, false, true},
-    {NOTIFY_END, NULL, nodeend_asked, false, true},
-    {NOTIFY_ENDED, NULL, nodeend_answered, false, true},
+    {NOTIFY_TAKE, lease_give_notified, NULL, false, 0},
+    {NOTIFY_SANCTIONS, moderation_changed_elsewhere, NULL, false, KEEP_READ_AGAIN_MS},
+    {NOTIFY_KICK, moderation_kicked_elsewhere, NULL, false, KEEP_KICK_MS},
+    {NOTIFY_MAIL, mail_left_elsewhere, NULL, false, KEEP_READ_AGAIN_MS},
+    {NOTIFY_CHAT, NULL, chat_heard, true, KEEP_CHAT_MS},
+    {NOTIFY_CHAT_OFF, NULL, chat_off_heard, false, KEEP_READ_AGAIN_MS},
+    {NOTIFY_CHAT_ASK, NULL, chat_off_asked, false, KEEP_READ_AGAIN_MS},
+    {NOTIFY_END, NULL, nodeend_asked, false, NODEEND_WAIT_MS},
+    {NOTIFY_ENDED, NULL, nodeend_answered, false, NODEEND_WAIT_MS},
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
@@ -368,7 +385,7 @@ static void apply(notify_t *n, const notify_event_t *ev, bool late)
     if (!mine || strcmp(ev->from, home->cfg.node) == 0) /* not one this node sent */
         return;
     size_t k = kind_at(ev->kind);
-    if (late && !KINDS[k].late)
+    if (late && !KINDS[k].keep_ms)
         return;
     if (KINDS[k].fn)
         KINDS[k].fn(home, ev->to, ev->a, ev->b);
@@ -410,6 +427,7 @@ typedef struct {
     server_t *s;
     notify_event_t ev;
     char key[DB_EVENT_KEY_LEN + 1]; /* the same at every write of it */
+    uint64_t born;                  /* the loop's clock (ms) when it was sent */
     int state;
 } out_ev_t;
 
@@ -437,6 +455,35 @@ static void out_drop(struct notify_out *o, out_ev_t *e)
 static void out_key(struct notify_out *o, char key[DB_EVENT_KEY_LEN + 1])
 {
     snprintf(key, DB_EVENT_KEY_LEN + 1, "%016" PRIx64 "%016" PRIx64, o->nonce, ++o->sent);
+}
+
+/* The entries waiting past their kind's age limit dropped, the count said
+ * in one line with each kind's. */
+static void out_expire(server_t *s, struct notify_out *o)
+{
+    size_t counts[NKINDS] = {0}, total = 0;
+    uint64_t now = uv_now(s->loop);
+    LIST_EACH (it, &o->q) {
+        out_ev_t *e = LIST_ITEM(it, out_ev_t, node);
+        size_t k = kind_at(e->ev.kind);
+        if (e->state == OUT_WAIT && now - e->born > (uint64_t)KINDS[k].keep_ms) {
+            counts[k]++;
+            total++;
+            out_drop(o, e);
+        }
+    }
+    if (!total)
+        return;
+    char said[256] = "";
+    size_t at = 0;
+    for (size_t k = 0; k < NKINDS && at < sizeof said; k++)
+        if (counts[k])
+            at +=
+                (size_t)snprintf(said + at, sizeof said - at, "%s%s %zu (%" PRId64 " s)",
+                                 at ? ", " : "", KINDS[k].kind, counts[k], KINDS[k].keep_ms / 1000);
+    log_warn("node events: %zu dropped unwritten, kept past their kind's age limit (%s): too "
+             "late to mean anything; %zu kept",
+             total, said, o->n);
 }
 
 /* Every entry waiting, in order. */
@@ -470,6 +517,7 @@ static void on_written(void *ud, int status, int64_t id)
     out_drop(o, e);
     if (status == DB_OK && o->failing && o->inflight == 0) {
         o->failing = false;
+        out_expire(s, o);
         log_info("node events: written again; the %zu kept after it sent now", o->n);
         out_flush(o);
     }
@@ -517,7 +565,7 @@ static void out_send(server_t *s, const notify_event_t *ev)
             log_error("node events: out of memory: %s dropped", ev->kind);
         return;
     }
-    *e = (out_ev_t){.s = s, .ev = *ev, .state = OUT_WAIT};
+    *e = (out_ev_t){.s = s, .ev = *ev, .born = uv_now(s->loop), .state = OUT_WAIT};
     out_key(o, e->key);
     list_init(&e->node);
     list_push_back(&o->q, &e->node);
@@ -531,6 +579,7 @@ void notify_retry(server_t *s)
     struct notify_out *o = s->lease.out;
     if (!o || !o->failing || o->inflight)
         return;
+    out_expire(s, o);
     LIST_EACH (it, &o->q) { /* the oldest, alone: the rest once it is written */
         out_ev_t *e = LIST_ITEM(it, out_ev_t, node);
         if (e->state == OUT_WAIT)
@@ -553,10 +602,10 @@ void notify_outbox_free(server_t *s)
     s->lease.out = NULL;
 }
 
-/* A takeover's request is written once: not kept (KINDS' late). */
+/* A takeover's request is written once: not kept (KINDS' keep_ms). */
 static void send_event(server_t *s, const notify_event_t *ev)
 {
-    if (KINDS[kind_at(ev->kind)].late)
+    if (KINDS[kind_at(ev->kind)].keep_ms)
         return out_send(s, ev);
     char line[DB_NOTIFY_PAYLOAD_MAX], key[DB_EVENT_KEY_LEN + 1];
     struct notify_out *o = out_of(s);

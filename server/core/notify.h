@@ -171,9 +171,13 @@ size_t notify_once_read(notify_once_t *o, const db_node_event_t *rows, size_t n,
  * not lost: the loop keeps it in its outbox, in order with those sent
  * after it, up to NOTIFY_OUTBOX_MAX (past that one is dropped, said in
  * the log), and writes them again once the database takes one (tried on
- * the loop's second tick, notify_retry). A takeover's request is not
- * kept: its sender asks again while it waits, and a late one could take
- * a game from a player back since. */
+ * the loop's second tick, notify_retry), each while it still means
+ * something: an event kept longer than its kind's age limit (notify.c's
+ * KINDS: a chat line 15 s, a kick 60 s, an end while its asker waits, a
+ * change to read again 10 min) is dropped unwritten, the count said in
+ * one line. A takeover's request is not kept: its sender asks again
+ * while it waits, and a late one could take a game from a player back
+ * since. */
 #define NOTIFY_OUTBOX_MAX 4096
 void notify_send(server_t *s, const char *kind, const char *to, int64_t a, int64_t b);
 /* Each second (server_tick): while the loop's outbox holds events the
