@@ -11,6 +11,7 @@
 #include "special.h"
 #include "status.h"
 #include "trap.h"
+#include "vision.h"
 
 level_t *level_new(game_t *g, int w, int h, int depth)
 {
@@ -40,8 +41,10 @@ void level_sleep(game_t *g, level_t *lv)
     gfree(&g->al, lv->vis);
     gfree(&g->al, lv->opaque);
     gfree(&g->al, lv->lit);
+    gfree(&g->al, lv->kept);
     lv->vis = lv->opaque = lv->lit = NULL;
-    lv->opaque_ok = lv->fov_ok = 0;
+    lv->kept = NULL;
+    lv->opaque_ok = lv->fov_ok = lv->kept_ok = 0;
 }
 
 int level_live(game_t *g, level_t *lv)
@@ -52,11 +55,12 @@ int level_live(game_t *g, level_t *lv)
     lv->vis = gcalloc(&g->al, n, 1);
     lv->opaque = gcalloc(&g->al, n, 1);
     lv->lit = gcalloc(&g->al, n, 1);
-    if (!lv->vis || !lv->opaque || !lv->lit) {
+    lv->kept = gcalloc(&g->al, VISION_KEPT_WORDS, sizeof *lv->kept);
+    if (!lv->vis || !lv->opaque || !lv->lit || !lv->kept) {
         level_sleep(g, lv);
         return -1;
     }
-    lv->opaque_ok = lv->fov_ok = 0;
+    lv->opaque_ok = lv->fov_ok = lv->kept_ok = 0;
     return 0;
 }
 

@@ -7,33 +7,38 @@
 #include "level.h"
 #include "status.h"
 
-/* Whether (x, y) lies within the last view's reach (fov_reach). */
-static bool in_reach(const level_t *lv, int x, int y)
+/* Whether (x, y) lies within reach of (cx, cy) (fov_reach, kept_reach). */
+static bool in_reach(int cx, int cy, int reach, int x, int y)
 {
-    int dx = x - lv->fov_x, dy = y - lv->fov_y;
-    return dx >= -lv->fov_reach && dx <= lv->fov_reach && dy >= -lv->fov_reach &&
-           dy <= lv->fov_reach;
+    int dx = x - cx, dy = y - cy;
+    return dx >= -reach && dx <= reach && dy >= -reach && dy <= reach;
 }
 
 /* Rebuilds the live level's derived arrays: what blocks sight, what is
  * lit (lit regions; never a dark one). The view in vis stays good unless
  * a cell its scan could read now blocks sight differently, or the light
- * changed. */
+ * changed; so does the kept one, on the same terms. */
 static void vision_derive(game_t *g, level_t *lv)
 {
-    bool keep = lv->fov_ok;
+    bool keep = lv->fov_ok, keep2 = lv->kept_ok;
     for (int y = 0; y < lv->h; y++)
         for (int x = 0; x < lv->w; x++) {
             size_t i = (size_t)y * (size_t)lv->w + (size_t)x;
             uint8_t t = lv->terrain[i], r = lv->region[i];
             uint8_t op = t >= g->c->n_terrain || (g->c->terrain[t].flags & TF_OPAQUE);
             uint8_t lit = r && r <= lv->nregions && lv->regions[r - 1].lit;
-            if (keep && (lit != lv->lit[i] || (op != lv->opaque[i] && in_reach(lv, x, y))))
+            bool lit_moved = lit != lv->lit[i], op_moved = op != lv->opaque[i];
+            if (keep &&
+                (lit_moved || (op_moved && in_reach(lv->fov_x, lv->fov_y, lv->fov_reach, x, y))))
                 keep = false;
+            if (keep2 &&
+                (lit_moved || (op_moved && in_reach(lv->kept_x, lv->kept_y, lv->kept_reach, x, y))))
+                keep2 = false;
             lv->opaque[i] = op;
             lv->lit[i] = lit;
         }
     lv->fov_ok = keep;
+    lv->kept_ok = keep2;
     lv->opaque_ok = 1;
 }
 
@@ -86,7 +91,82 @@ static void remember_seen(level_t *lv, const fov_box_t *b)
     }
 }
 
-/* Sees again only when something the view depends on changed. */
+/* Eight cells of 0 or 1 as eight bits (cell k is bit k) and back. */
+static uint64_t pack8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (v * 0x0102040810204080ull) >> 56;
+}
+
+static void unpack8(uint8_t *p, uint64_t bits)
+{
+    uint64_t v = (bits * 0x0101010101010101ull) & 0x8040201008040201ull;
+    v = ((v + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
+    memcpy(p, &v, 8);
+}
+
+/* The view in vis over box b, a bit a cell, into words (two a row). */
+static void view_pack(const level_t *lv, const fov_box_t *b, uint64_t *words)
+{
+    int n = b->x1 - b->x0;
+    memset(words, 0, VISION_KEPT_WORDS * sizeof *words);
+    for (int y = b->y0; y < b->y1; y++, words += 2) {
+        const uint8_t *vis = lv->vis + (size_t)y * (size_t)lv->w + (size_t)b->x0;
+        int x = 0;
+        for (; x + 8 <= n; x += 8)
+            words[x >> 6] |= pack8(vis + x) << (x & 63);
+        if (x < n) { /* the row's last few cells, through eight zeros */
+            uint8_t tail[8] = {0};
+            memcpy(tail, vis + x, (size_t)(n - x));
+            words[x >> 6] |= pack8(tail) << (x & 63);
+        }
+    }
+}
+
+/* The packed view back into vis over box b (which holds zeros there). */
+static void view_unpack(level_t *lv, const fov_box_t *b, const uint64_t *words)
+{
+    int n = b->x1 - b->x0;
+    for (int y = b->y0; y < b->y1; y++, words += 2) {
+        uint8_t *vis = lv->vis + (size_t)y * (size_t)lv->w + (size_t)b->x0;
+        int x = 0;
+        for (; x + 8 <= n; x += 8)
+            unpack8(vis + x, (words[x >> 6] >> (x & 63)) & 0xff);
+        if (x < n) {
+            uint8_t tail[8];
+            unpack8(tail, (words[x >> 6] >> (x & 63)) & 0xff);
+            memcpy(vis + x, tail, (size_t)(n - x));
+        }
+    }
+}
+
+/* The kept view (from where the player stands now) into vis, in place of
+ * the current one over old (vis is 0 outside a view's sight box). */
+static void view_restore(level_t *lv, const fov_box_t *old, const fov_box_t *box)
+{
+    for (int y = old->y0; y < old->y1; y++)
+        memset(lv->vis + (size_t)y * (size_t)lv->w + (size_t)old->x0, 0,
+               (size_t)(old->x1 - old->x0));
+    view_unpack(lv, box, lv->kept);
+}
+
+/* The view from (x, y) at radius: the kept one when it was made from
+ * there (a step back), else a scan. Returns its reach, or -1. */
+static int view_make(level_t *lv, int x, int y, int radius, const fov_box_t *box)
+{
+    if (lv->kept_ok && lv->kept_x == x && lv->kept_y == y && lv->kept_radius == radius) {
+        fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
+        view_restore(lv, &old, box);
+        return lv->kept_reach;
+    }
+    fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
+    int reach; /* rows past the sight box are not scanned: their cells are not seen */
+    return fov_compute_box(&m, x, y, radius, box, lv->vis, &reach) < 0 ? -1 : reach;
+}
+
+/* Sees again only when something the view depends on changed; the view
+ * it leaves is kept for a step back. */
 void vision_update(game_t *g)
 {
     level_t *lv = level_current(g);
@@ -99,14 +179,26 @@ void vision_update(game_t *g)
     const region_kind_t *rk = level_region_kind(g, lv, p->x, p->y);
     int radius =
         (rk && (rk->flags & RF_DARK)) || status_has(g, g->player, EFK_(BLIND)) ? 1 : LIGHT_RADIUS;
+    if (!lv->fov_ok)
+        lv->kept_ok = 0; /* what dropped the view may have changed what the kept one saw */
     if (lv->fov_ok && lv->fov_x == p->x && lv->fov_y == p->y && lv->fov_radius == radius)
         return; /* nothing the view depends on changed: vis and seen stand */
-    fov_map_t m = {.w = lv->w, .h = lv->h, .opaque = lv->opaque, .lit = lv->lit};
-    /* rows past the sight box are not scanned: their cells are not seen */
+    uint64_t prev[VISION_KEPT_WORDS];
+    bool had = lv->fov_ok;
+    if (had) {
+        fov_box_t old = sight_box(lv, lv->fov_x, lv->fov_y);
+        view_pack(lv, &old, prev);
+    }
     fov_box_t box = sight_box(lv, p->x, p->y);
-    int reach;
-    if (fov_compute_box(&m, p->x, p->y, radius, &box, lv->vis, &reach) < 0)
+    int reach = view_make(lv, p->x, p->y, radius, &box);
+    if (reach < 0)
         return;
+    if (had) {
+        memcpy(lv->kept, prev, sizeof prev);
+        lv->kept_ok = 1;
+        lv->kept_x = lv->fov_x, lv->kept_y = lv->fov_y;
+        lv->kept_radius = lv->fov_radius, lv->kept_reach = lv->fov_reach;
+    }
     lv->fov_ok = 1;
     lv->fov_x = p->x;
     lv->fov_y = p->y;

@@ -15,6 +15,12 @@
 #define SIGHT_X      39
 #define SIGHT_Y      10
 
+/* The view before the current one is kept packed, a bit a cell of its
+ * sight box: two words a row (up to 128 columns). */
+#define VISION_KEPT_ROWS  (2 * SIGHT_Y + 1)
+#define VISION_KEPT_WORDS (2 * VISION_KEPT_ROWS)
+_Static_assert(2 * SIGHT_X + 1 <= 128, "a kept row is two words");
+
 /* Recomputes the current level's view (after the player or the map moved)
  * and moves the map view's anchor (game_t.view_x/y) to the player when it
  * strayed more than ANCHOR_SLACK_X columns or ANCHOR_SLACK_Y rows from it

@@ -133,6 +133,120 @@ START_TEST(opacity_change_in_reach_sees_again)
 }
 END_TEST
 
+/* The view and memory the game holds now against a fresh scan of the
+ * same level (the current and the kept view forgotten), then every field
+ * of both views put back as they were: the game goes on with its own. */
+static void check_against_fresh(game_t *g, uint64_t seed, int i)
+{
+    level_t *lv = level_current(g);
+    size_t n = (size_t)lv->w * (size_t)lv->h;
+    level_t was = *lv;
+    uint8_t *vis = malloc(n), *seen = malloc(n);
+    uint64_t kept[VISION_KEPT_WORDS];
+    memcpy(vis, lv->vis, n);
+    memcpy(seen, lv->seen, n);
+    memcpy(kept, lv->kept, sizeof kept);
+    lv->fov_ok = 0;
+    vision_update(g);
+    ck_assert_msg(memcmp(vis, lv->vis, n) == 0, "seed %llu key %d: the view differs",
+                  (unsigned long long)seed, i);
+    ck_assert_msg(memcmp(seen, lv->seen, n) == 0, "seed %llu key %d: memory differs",
+                  (unsigned long long)seed, i);
+    memcpy(lv->vis, vis, n);
+    memcpy(lv->kept, kept, sizeof kept);
+    lv->fov_ok = was.fov_ok, lv->fov_x = was.fov_x, lv->fov_y = was.fov_y;
+    lv->fov_radius = was.fov_radius, lv->fov_reach = was.fov_reach;
+    lv->kept_ok = was.kept_ok, lv->kept_x = was.kept_x, lv->kept_y = was.kept_y;
+    lv->kept_radius = was.kept_radius, lv->kept_reach = was.kept_reach;
+    free(vis), free(seen);
+}
+
+/* Walks to and fro (a step and the step back, doors opened and shut,
+ * searches, waits, stairs) on many seeds: after every key the view (made
+ * again from the one kept on a step back, or by a scan) and the memory
+ * equal a fresh scan's; many keys were steps back to the kept view. */
+START_TEST(step_back_view_equals_fresh)
+{
+    static const char *const KEYS[] = {"hl", "lh", "jk", "kj", "yn", "nu", "ub", "bu", "h",
+                                       "l",  "j",  "k",  "y",  "n",  "ol", "oh", "cl", "ch",
+                                       "s",  ".",  ">",  "<",  "oj", "ok", "cj", "ck", "\x1b"};
+    content_t *c = shipped_content();
+    int back = 0, total = 0;
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        uint32_t r = (uint32_t)seed * 2654435761u;
+        for (int i = 0; i < 500 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            const char *k = KEYS[(r >> 16) % (sizeof KEYS / sizeof KEYS[0])];
+            for (; *k && g->state == GAME_RUNNING; k++) {
+                level_t *lv = level_current(g);
+                bool kept = lv && lv->vis && lv->kept_ok;
+                int kx = kept ? lv->kept_x : -1, ky = kept ? lv->kept_y : -1;
+                key(g, (uint32_t)(unsigned char)*k);
+                lv = level_current(g);
+                const obj_t *p = reg_get(&g->reg, g->player);
+                if (!lv || !lv->vis || !p)
+                    continue;
+                back += kept && lv->fov_ok && p->x == kx && p->y == ky;
+                total++;
+                check_against_fresh(g, seed, i);
+            }
+        }
+        game_free(g);
+    }
+    ck_assert_int_gt(total, 3000);
+    ck_assert_int_gt(back, total / 10);
+    content_free(c);
+}
+END_TEST
+
+/* In a dark corridor (light radius 7) three steps east and back, with a
+ * wall put 5 west of the start between: past the reach of the view from
+ * where the player stands (8 away), in the reach of the kept one, whose
+ * cells behind it it hides. Once through the terrain (vision_derive
+ * sees it), once straight into the opacity with the view dropped (as
+ * code that changes the map does): the kept view is not taken back. */
+START_TEST(kept_view_dropped_by_a_wall_in_its_reach)
+{
+    content_t *c = shipped_content();
+    for (int how = 0; how < 2; how++) {
+        game_t *g = alone(c, 5, 0, 0);
+        level_t *lv = level_current(g);
+        obj_t *p = reg_get(&g->reg, g->player);
+        int y = lv->h / 2;
+        for (int x = 1; x < lv->w - 1; x++) {
+            lv->terrain[y * lv->w + x] = MAP_FLOOR;
+            lv->trap[y * lv->w + x] = 0;
+        }
+        for (int r = 0; r < lv->nregions; r++)
+            lv->regions[r].lit = 0;
+        p->x = 20, p->y = (int16_t)y;
+        lv->opaque_ok = 0;
+        vision_update(g);
+        ck_assert_int_eq(lv->fov_reach, LIGHT_RADIUS);
+        ck_assert(lv->vis[y * lv->w + 14]);
+        p->x = 23;
+        vision_update(g);
+        ck_assert(lv->kept_ok && lv->kept_x == 20);
+        if (how == 0) {
+            lv->terrain[y * lv->w + 15] = MAP_WALL;
+            lv->opaque_ok = 0;
+        } else {
+            lv->opaque[y * lv->w + 15] = 1;
+            lv->fov_ok = 0;
+        }
+        vision_update(g);
+        ck_assert(lv->fov_ok && lv->fov_x == 23);
+        p->x = 20;
+        vision_update(g);
+        ck_assert(!lv->vis[y * lv->w + 14]);
+        check_against_fresh(g, 5, how);
+        game_free(g);
+    }
+    content_free(c);
+}
+END_TEST
+
 /* Whether two grids show the same: every cell and the cursor. */
 static void same_screen(const screen_t *a, const screen_t *b, uint64_t seed, int i)
 {
@@ -681,6 +795,8 @@ Suite *suite_game_view(void)
     tcase_set_timeout(t, 60); /* long seeded walks, slow under the sanitizers on a busy machine */
     tcase_add_test(t, kept_view_equals_fresh_on_random_walks);
     tcase_add_test(t, opacity_change_in_reach_sees_again);
+    tcase_add_test(t, step_back_view_equals_fresh);
+    tcase_add_test(t, kept_view_dropped_by_a_wall_in_its_reach);
     tcase_add_test(t, kept_frame_equals_whole_frame);
     tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
