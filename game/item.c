@@ -544,6 +544,8 @@ void item_arrive(game_t *g)
     int depth = p->depth, x = p->x, y = p->y;
     handle_t here[ITEM_LIST_MAX + 1];
     int n = floor_items(g, depth, x, y, here, ITEM_LIST_MAX + 1);
+    if (n == 0)
+        return; /* nothing here: no gold to take, nothing to say */
     for (int i = 0; i < n && i <= ITEM_LIST_MAX && !g->gold_by_hand; i++)
         if (item_kind(g, reg_get(&g->reg, here[i]))->cls == IC_GOLD)
             item_pick_up(g, g->player, here[i]); /* deletes only that one */

@@ -250,6 +250,8 @@ static bool saw_item(game_t *g, const handle_t *hidden, int n)
  * of the goal says why (a message, a prompt, or one said here). */
 void travel_keep_going(game_t *g)
 {
+    if (g->run == RUN_NONE)
+        return;           /* no run begun by this key: the objects need no walk */
     handle_t hidden[128]; /* once per run: each step looks only at these */
     int nh = hidden_items(g, hidden, (int)(sizeof hidden / sizeof hidden[0]));
     int steps = 0;
