@@ -66,16 +66,6 @@ handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out)
     return reg_make(r, i);
 }
 
-obj_t *reg_get(const reg_t *r, handle_t h)
-{
-    uint32_t i = h & OBJ_INDEX_MASK;
-    if (h == HANDLE_NONE || i >= r->n)
-        return NULL;
-    if (r->slot[i].type == OBJ_FREE || r->gen[i] != (h >> OBJ_INDEX_BITS))
-        return NULL;
-    return &r->slot[i];
-}
-
 void reg_del(reg_t *r, handle_t h)
 {
     obj_t *o = reg_get(r, h);
@@ -86,15 +76,6 @@ void reg_del(reg_t *r, handle_t h)
     /* a new generation makes every old handle to this slot stale */
     r->gen[i] = (uint16_t)(r->gen[i] >= OBJ_GEN_MAX ? 1 : r->gen[i] + 1);
     r->live--;
-}
-
-handle_t reg_next(const reg_t *r, handle_t after)
-{
-    uint32_t i = after == HANDLE_NONE ? 0 : (after & OBJ_INDEX_MASK) + 1;
-    for (; i < r->n; i++)
-        if (r->slot[i].type != OBJ_FREE)
-            return reg_make(r, i);
-    return HANDLE_NONE;
 }
 
 static void obj_save(const obj_t *o, ser_t *s)

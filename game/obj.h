@@ -81,11 +81,30 @@ void reg_free(reg_t *r);
 /* New zeroed object of the given type; *out (may be NULL) gets its pointer.
  * Returns its handle, or HANDLE_NONE on OOM / full registry. */
 handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out);
-obj_t *reg_get(const reg_t *r, handle_t h); /* NULL: stale, forged or NONE */
-void reg_del(reg_t *r, handle_t h);         /* stale handles are ignored */
+void reg_del(reg_t *r, handle_t h); /* stale handles are ignored */
+
+/* The object of h; NULL: stale, forged or NONE. Here, not in obj.c: the
+ * engine looks objects up and walks them several times a key. */
+static inline obj_t *reg_get(const reg_t *r, handle_t h)
+{
+    uint32_t i = h & OBJ_INDEX_MASK;
+    if (h == HANDLE_NONE || i >= r->n)
+        return NULL;
+    if (r->slot[i].type == OBJ_FREE || r->gen[i] != (h >> OBJ_INDEX_BITS))
+        return NULL;
+    return &r->slot[i];
+}
+
 /* The first live handle after `after` in slot order (HANDLE_NONE starts);
  * HANDLE_NONE at the end. Deleting the current object while iterating is safe. */
-handle_t reg_next(const reg_t *r, handle_t after);
+static inline handle_t reg_next(const reg_t *r, handle_t after)
+{
+    uint32_t i = after == HANDLE_NONE ? 0 : (after & OBJ_INDEX_MASK) + 1;
+    for (; i < r->n; i++)
+        if (r->slot[i].type != OBJ_FREE)
+            return ((uint32_t)r->gen[i] << OBJ_INDEX_BITS) | i;
+    return HANDLE_NONE;
+}
 
 void reg_save(const reg_t *r, ser_t *s);
 /* Loads into an empty (just initialised) registry. 0, or -1 with r->... bad. */
