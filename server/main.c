@@ -8,6 +8,7 @@
 #include "accounts.h"
 #include "announce.h"
 #include "budget.h"
+#include "logcap.h"
 #include "control.h"
 #include "daily.h"
 #include "hooks.h"
@@ -173,7 +174,8 @@ static int server_open(server_t *s)
     if (!s->acc)
         return log_error("accounts: cannot start"), -1;
     s->budget = budget_open(&s->cfg);
-    if (!s->budget || !(s->mod = moderation_new()) || hostcap_open(s))
+    s->strangers = logcap_new(0);
+    if (!s->budget || !s->strangers || !(s->mod = moderation_new()) || hostcap_open(s))
         return log_error("connections: out of memory"), -1;
     moderation_load(s); /* bans and mutes, before the first connection */
     if (shards_start(s))
@@ -219,6 +221,7 @@ static void server_free(server_t *s)
     server_bufs_free(s);
     hostcap_close(s);       /* after the sessions, whose hosted games held slots */
     budget_free(s->budget); /* last: the gateways release their slots as they close */
+    logcap_free(s->strangers);
     moderation_free(s->mod);
     shard_mailbox_free(s);
 }

@@ -12,6 +12,7 @@
 #include "lease.h"
 #include "listener.h"
 #include "log.h"
+#include "logcap.h"
 #include "peersum.h"
 #include "peerwire.h"
 #include "server.h"
@@ -21,7 +22,6 @@
 #define PEER_LINKS_MAX   64    /* links at once past HELLO, and this node's own calls */
 #define PEER_PENDING_MAX 16    /* links called in, their HELLO not yet through */
 #define PEER_HELLO_MS    5000  /* a link called in sends its HELLO within this */
-#define PEER_SAY_KINDS   8     /* kinds of line about strangers, each said once per interval */
 #define FEED_NODES_MAX   16    /* nodes one game streams to */
 #define PEER_SNDBUF      65536 /* the kernel's part of a link's queue: peer-queue bounds the rest */
 #define PEER_KEEPALIVE_S 10    /* idle seconds before the kernel probes a link */
@@ -132,10 +132,6 @@ struct peers {
     list_t links, feeds, mirrors, entries, waiting;
     hmap_t feed_by_game, entry_by_game;
     int nlinks, npending, nmirrors, nentries, nwaiting;
-    struct {
-        const char *what; /* a line's kind (its text less the address) */
-        log_every_t every;
-    } said[PEER_SAY_KINDS]; /* lines about links no HELLO let in: a flood logs few */
     bool listing, stopped;
     bool synced;         /* a full read is done: changes are read since cursor */
     int64_t cursor;      /* the change number the next read starts from */
@@ -1247,21 +1243,12 @@ static void on_link_closed(uv_handle_t *h)
 }
 
 /* A line about a link from a stranger (refused, or called in and not
- * yet past its HELLO): each kind of line at most once per
- * LISTENER_LOG_MS with how many were held back, so a flood of strangers
- * costs the log a few lines. */
+ * yet past its HELLO), under the log's cap (logcap.h): a flood of
+ * strangers costs the log a few lines. */
 static void stranger_say(peers_t *p, const char *addr, const char *what)
 {
-    size_t i = 0;
-    while (i < PEER_SAY_KINDS && p->said[i].what && strcmp(p->said[i].what, what) != 0)
-        i++;
-    if (i == PEER_SAY_KINDS)
-        i = PEER_SAY_KINDS - 1; /* more kinds than places: the last place shares */
-    else if (!p->said[i].what)
-        p->said[i].what = what;
-    unsigned held;
-    if (log_every(&p->said[i].every, uv_now(p->home->loop), LISTENER_LOG_MS, &held))
-        log_warn("peer link ? (%s): %s (%u such lines held back)", addr, what, held);
+    logcap_say(p->home->strangers, uv_now(p->home->loop), LOG_WARN, &(logcap_kind_t){.name = what},
+               addr, "peer link ? (%s): %s", addr, what);
 }
 
 /* l goes: the feeds to it stop, its mirrors' watchers are told. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hooks.h"
+#include "logcap.h"
 #include "conn.h"
 #include "drain.h"
 #include "notify.h"
@@ -76,4 +77,6 @@ void server_tick(server_t *s)
         peer_tick(s); /* other nodes' games for the lists */
     notify_retry(s);  /* events the database refused, written again */
     session_tick(s);
+    if (s->shard == 0)
+        logcap_flush(s->strangers, now_ms(s)); /* counts held back, said */
 }

@@ -50,14 +50,15 @@ struct server {
     content_t *content;
     script_vm_t *vm; /* the loop thread's script vm, lent to every game_input here */
     db_t *db;
-    struct accounts *acc;    /* accounts.h */
-    void *web;               /* webgw_t when the web gateway runs (web/webgw.c) */
-    struct records *records; /* score pages, replays, verification (records/records.h) */
-    struct telnetgw *telnet; /* the telnet listeners (telnet/telnet.c) */
-    struct budget *budget;   /* connections in all and per address, every gateway's */
-    struct moderation *mod;  /* bans and chat mutes (moderation.c) */
-    struct spawner *spawner; /* starts hosted programs (hosted/spawner.h); home only */
-    int64_t hosted_ids;      /* home: hosted games' session ids given so far (hostgame.c) */
+    struct accounts *acc;     /* accounts.h */
+    void *web;                /* webgw_t when the web gateway runs (web/webgw.c) */
+    struct records *records;  /* score pages, replays, verification (records/records.h) */
+    struct telnetgw *telnet;  /* the telnet listeners (telnet/telnet.c) */
+    struct budget *budget;    /* connections in all and per address, every gateway's */
+    struct logcap *strangers; /* lines others can make the log write, capped (logcap.h) */
+    struct moderation *mod;   /* bans and chat mutes (moderation.c) */
+    struct spawner *spawner;  /* starts hosted programs (hosted/spawner.h); home only */
+    int64_t hosted_ids;       /* home: hosted games' session ids given so far (hostgame.c) */
     /* live hosted games in all and per address (hosted/hostcap.c) */
     struct budget *hosted_cap;
     uv_signal_t sigterm, sigint;
