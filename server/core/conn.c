@@ -4,6 +4,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "log.h"
+#include "logcap.h"
 #include "ratelimit.h"
 #include "relay.h"
 #include "server.h"
@@ -131,10 +132,13 @@ size_t conn_rate_allow(conn_t *c, size_t n)
     size_t ok = ratelimit_take(c->input_limit, n, now);
     c->input_dropped += n - ok;
     if (c->input_dropped && (!c->input_logged_ms || now - c->input_logged_ms >= DROP_LOG_MS)) {
-        log_warn("input over the cap conn=%llu user=%s dropped=%llu bytes (input-rate %d/s)",
-                 (unsigned long long)c->id, c->user[0] ? c->user : "-",
-                 (unsigned long long)c->input_dropped, c->srv->cfg.input_rate);
-        c->input_dropped = 0;
+        /* under the log's cap: what a line held back dropped is in the next */
+        static const logcap_kind_t say_over = {"input over the cap", 0, 0};
+        if (logcap_say(c->srv->strangers, now, LOG_WARN, &say_over, c->ip,
+                       "input over the cap conn=%llu user=%s dropped=%llu bytes (input-rate %d/s)",
+                       (unsigned long long)c->id, c->user[0] ? c->user : "-",
+                       (unsigned long long)c->input_dropped, c->srv->cfg.input_rate))
+            c->input_dropped = 0;
         c->input_logged_ms = now ? now : 1;
         drop_tell(c, now);
     }

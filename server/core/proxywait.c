@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "list.h"
 #include "log.h"
+#include "logcap.h"
 #include "proxyproto.h"
 
 struct proxywait {
@@ -24,8 +25,13 @@ struct proxywait {
     int nwaiting;
     int socks; /* pw_sock_t not yet freed */
     bool closed;
-    log_every_t full_log;
+    logcap_t *cap; /* the log's cap on lines others can make (logcap.h) */
 };
+
+/* A header taken (one a connection, a few per client address in a
+ * window), and sockets turned away; bad headers are kinds of their own. */
+static const logcap_kind_t SAY_TAKEN = {"PROXY header taken", 5, 200},
+                           SAY_FULL = {"PROXY header: too many waiting"};
 
 typedef struct {
     proxywait_t *w;
@@ -69,7 +75,10 @@ static void sock_leave(pw_sock_t *p, bool keep_fd)
 
 static void sock_fail(pw_sock_t *p, const char *why)
 {
-    log_warn("%s: PROXY header from ip=%s: %s; connection closed", p->w->name, p->peer, why);
+    char kind[96];
+    snprintf(kind, sizeof kind, "%s PROXY header: %s", p->w->name, why);
+    logcap_say(p->w->cap, uv_now(p->w->loop), LOG_WARN, &(logcap_kind_t){.name = kind}, p->peer,
+               "%s: PROXY header from ip=%s: %s; connection closed", p->w->name, p->peer, why);
     sock_leave(p, false);
 }
 
@@ -90,8 +99,9 @@ static void sock_done(pw_sock_t *p, int n, const proxy_client_t *c)
     proxywait_t *w = p->w;
     char client[LISTENER_PEER_MAX];
     snprintf(client, sizeof client, "%s", c->local ? p->peer : c->addr);
-    log_info("%s: PROXY header from ip=%s: client ip=%s port=%u%s", w->name, p->peer, client,
-             c->port, c->local ? " (local: the balancer itself)" : "");
+    logcap_say(w->cap, uv_now(w->loop), LOG_INFO, &SAY_TAKEN, client,
+               "%s: PROXY header from ip=%s: client ip=%s port=%u%s", w->name, p->peer, client,
+               c->port, c->local ? " (local: the balancer itself)" : "");
     int fd = p->fd;
     sock_leave(p, true);
     w->cb(w->ud, fd, client);
@@ -122,8 +132,8 @@ static void on_readable(uv_poll_t *h, int status, int events)
     p->have += (size_t)n;
 }
 
-proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networks, listener_cb cb,
-                           void *ud)
+proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networks,
+                           struct logcap *cap, listener_cb cb, void *ud)
 {
     proxywait_t *w = calloc(1, sizeof *w);
     const char *why;
@@ -135,6 +145,7 @@ proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networ
         w->nets.n = 0; /* config.c checked it: never here */
     w->cb = cb;
     w->ud = ud;
+    w->cap = cap;
     list_init(&w->waiting);
     return w;
 }
@@ -151,12 +162,11 @@ int proxywait_count(const proxywait_t *w)
 
 void proxywait_add(proxywait_t *w, int fd, const char *peer)
 {
-    unsigned held;
     pw_sock_t *p = w->nwaiting < PROXYWAIT_MAX ? calloc(1, sizeof *p) : NULL;
     if (!p || uv_poll_init_socket(w->loop, &p->poll, fd) < 0) {
-        if (log_every(&w->full_log, uv_now(w->loop), LISTENER_LOG_MS, &held))
-            log_warn("%s: ip=%s closed: %d sockets wait for their PROXY header already (%u more)",
-                     w->name, peer, w->nwaiting, held);
+        logcap_say(w->cap, uv_now(w->loop), LOG_WARN, &SAY_FULL, peer,
+                   "%s: ip=%s closed: %d sockets wait for their PROXY header already", w->name,
+                   peer, w->nwaiting);
         free(p);
         close(fd);
         return;

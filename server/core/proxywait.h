@@ -25,12 +25,14 @@
 #define PROXYWAIT_MAX 1024 /* sockets waiting at once */
 
 typedef struct proxywait proxywait_t;
+struct logcap;
 
 /* networks: proxy-from's text (config.h), already checked. name is what
- * log lines call the listener. cb gets each socket whose header came,
- * with the client's address as its peer. NULL when out of memory. */
-proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networks, listener_cb cb,
-                           void *ud);
+ * log lines call the listener; its lines go under cap (logcap.h,
+ * borrowed; NULL: none). cb gets each socket whose header came, with the
+ * client's address as its peer. NULL when out of memory. */
+proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networks,
+                           struct logcap *cap, listener_cb cb, void *ud);
 /* Whether peer is a balancer listed in proxy-from (NULL w: none is). */
 bool proxywait_from(const proxywait_t *w, const char *peer);
 /* Takes the socket fd of the balancer peer: read its header, then cb. */

@@ -6,6 +6,7 @@
 #include "hooks.h"
 #include "inbox.h"
 #include "log.h"
+#include "logcap.h"
 #include "menu_impl.h"
 #include "session.h"
 
@@ -121,6 +122,13 @@ static void confirm_done(conn_t *c)
     account_submit(c);
 }
 
+/* Logins under the log's cap (logcap.h): a player's a few times per
+ * address in a window (a new address always said), a failure once per
+ * address, a locked account's apart so that a flood of wrong passwords
+ * cannot hold it back. */
+static const logcap_kind_t SAY_LOGIN = {"login", 5, 1000}, SAY_FAILED = {"login failed"},
+                           SAY_LOCKED = {"login to a locked account", 1, 1000};
+
 static void on_account(void *ud, int status, const db_user_t *u, const char *msg)
 {
     conn_t *c = ud;
@@ -132,8 +140,11 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
     if (status == ACCOUNTS_OK && u && p != &prompt_chpw_new2) {
         conn_set_user(c, u->id, u->name, u->game_name);
         menu_options_apply(c, u->options);
-        log_info("login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
-                 p == &prompt_reg_pass2 ? " (registered)" : "");
+        char key[sizeof c->ip + sizeof c->user + 1];
+        snprintf(key, sizeof key, "%s %s", c->ip, c->user);
+        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_LOGIN, key,
+                   "login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
+                   p == &prompt_reg_pass2 ? " (registered)" : "");
         bool live = session_user_live(c->srv, c->user_id);
         char made[96]; /* registering says it worked */
         snprintf(made, sizeof made, "Welcome, %s: your account is made. Press p to play.", c->user);
@@ -149,8 +160,10 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         HOOKS_CALL(c->srv->hooks->password_changed, c->srv, c->user_id, NULL);
         conn_menu(c, "Password changed.");
     } else {
-        log_info("login failed conn=%llu ip=%s status=%d", (unsigned long long)c->id, c->ip,
-                 status);
+        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO,
+                   status == ACCOUNTS_ELOCKED ? &SAY_LOCKED : &SAY_FAILED, c->ip,
+                   "login failed conn=%llu ip=%s status=%d", (unsigned long long)c->id, c->ip,
+                   status);
         conn_menu(c, msg && msg[0] ? msg : "That did not work.");
     }
     conn_unref(c);

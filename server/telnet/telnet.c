@@ -17,6 +17,7 @@
 #include "input.h"
 #include "listener.h"
 #include "log.h"
+#include "logcap.h"
 #include "menu.h"
 #include "proxyproto.h"
 #include "proxywait.h"
@@ -26,6 +27,20 @@
 #include "watch.h"
 
 #define ESC_DELAY_MS 50
+
+/* Lines the other end can make at will, under the log's cap (logcap.h):
+ * a connection's life a few times per address in a window, each kind of
+ * bad or refused one once. */
+static const logcap_kind_t SAY_CONNECT = {"connect", 5, 200},
+                           SAY_CONNECT_UNIX = {"connect via unix", 200, 200},
+                           SAY_DISCONNECT = {"disconnect", 5, 200},
+                           SAY_REMOTE_ADDR = {"remote-addr", 5, 200}, SAY_ERROR = {"telnet error"},
+                           SAY_PROXY = {"telnet PROXY header from an untrusted address"},
+                           SAY_REFUSED[] = {{"refused telnet: per-address limit"},
+                                            {"refused telnet: banned"},
+                                            {"refused telnet: server full"},
+                                            {"refused telnet: draining"}};
+static const char *const REFUSED_WHY[] = {"per-address limit", "banned", "server full", "draining"};
 
 /* A conn handed to another loop (loops = N) goes through these states. */
 typedef enum {
@@ -67,10 +82,9 @@ typedef struct {
 /* The listeners (server_t.telnet). */
 struct telnetgw {
     listener_t *tcp, *unix_sock;
-    proxywait_t *proxied;    /* proxy-from's sockets until their PROXY header came */
-    log_every_t refused_log; /* connections turned away at the door */
-    list_t eofs;             /* tconn_t.eof_node: ended by the peer, not closed yet */
-    uv_idle_t eof_idle;      /* closes them a few per loop turn */
+    proxywait_t *proxied; /* proxy-from's sockets until their PROXY header came */
+    list_t eofs;          /* tconn_t.eof_node: ended by the peer, not closed yet */
+    uv_idle_t eof_idle;   /* closes them a few per loop turn */
 };
 
 typedef struct {
@@ -148,8 +162,11 @@ static void op_close(conn_t *c, const char *why)
     if (c->closing)
         return;
     c->closing = true;
-    log_info("disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id, c->ip,
-             c->user[0] ? c->user : "-", why);
+    char key[sizeof c->ip + sizeof c->user + 1]; /* a player's own, a stranger's by address */
+    snprintf(key, sizeof key, "%s %s", c->ip, c->user);
+    logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_DISCONNECT, key,
+               "disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id, c->ip,
+               c->user[0] ? c->user : "-", why);
     if (conn_in_game(c))
         conn_detach(c, NULL);
     close_handles(tconn_of(c));
@@ -342,7 +359,8 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
             char ip[sizeof c->ip];
             if (input_remote_addr(v->value, ip, sizeof ip))
                 return;
-            log_info("remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
+            logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_REMOTE_ADDR, ip,
+                       "remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit applies once the address is known */
             int ret = budget_move(c->srv->budget, &t->slot, ip);
@@ -409,7 +427,9 @@ static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
         break;
     case TELNET_EV_ENVIRON: on_environ(t, ev); break;
     case TELNET_EV_ERROR:
-        log_warn("telnet error conn=%llu: %s", (unsigned long long)c->id, ev->error.msg);
+        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_WARN, &SAY_ERROR, c->ip,
+                   "telnet error conn=%llu ip=%s: %s", (unsigned long long)c->id, c->ip,
+                   ev->error.msg);
         conn_close(c, "telnet protocol error");
         break;
     default: break;
@@ -472,7 +492,8 @@ static bool proxy_header_refused(tconn_t *t, const char *buf, size_t n)
     if (n < 6 || proxy_parse((const uint8_t *)buf, n, &pc, &why) == PROXY_BAD)
         return false;
     const char *m = "\r\nA PROXY header is taken only from a proxy-from address: refused.\r\n";
-    log_warn("telnet: PROXY header from ip=%s, not a proxy-from address: refused", t->c.ip);
+    logcap_say(t->c.srv->strangers, now_ms(t->c.srv), LOG_WARN, &SAY_PROXY, t->c.ip,
+               "telnet: PROXY header from ip=%s, not a proxy-from address: refused", t->c.ip);
     conn_write(&t->c, m, strlen(m));
     conn_close(&t->c, "PROXY header from an untrusted address");
     return true;
@@ -554,13 +575,9 @@ static void refuse(server_t *s, int fd, const char *peer, int why)
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* best effort: the socket closes either way */
     close(fd);
-    unsigned held;
-    if (log_every(&s->telnet->refused_log, now_ms(s), LISTENER_LOG_MS, &held))
-        log_info("refused telnet ip=%s reason=%s (%u more refused since the last line)", peer,
-                 why == BUDGET_ADDR     ? "per-address limit"
-                 : why == BUDGET_BANNED ? "banned"
-                                        : "server full",
-                 held);
+    int k = why == BUDGET_ADDR ? 0 : why == BUDGET_BANNED ? 1 : 2;
+    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[k], peer,
+               "refused telnet ip=%s reason=%s", peer, REFUSED_WHY[k]);
 }
 
 /* A socket from a listener: counted in the budget, or turned away. Unix
@@ -574,10 +591,8 @@ static void refuse_draining(server_t *s, int fd, const char *peer)
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* best effort: the socket closes either way */
     close(fd);
-    unsigned held;
-    if (log_every(&s->telnet->refused_log, now_ms(s), LISTENER_LOG_MS, &held))
-        log_info("refused telnet ip=%s reason=draining (%u more refused since the last line)", peer,
-                 held);
+    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[3], peer,
+               "refused telnet ip=%s reason=draining", peer);
 }
 
 static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
@@ -608,8 +623,9 @@ static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
     if (!is_unix)
         uv_tcp_nodelay(&t->io.tcp, 1);
     snprintf(c->ip, sizeof c->ip, "%s", peer);
-    log_info("connect conn=%llu ip=%s via=%s", (unsigned long long)c->id, c->ip,
-             is_unix ? "unix" : "tcp");
+    logcap_say(s->strangers, now_ms(s), LOG_INFO, is_unix ? &SAY_CONNECT_UNIX : &SAY_CONNECT, c->ip,
+               "connect conn=%llu ip=%s via=%s", (unsigned long long)c->id, c->ip,
+               is_unix ? "unix" : "tcp");
     tconn_start(t);
 }
 
@@ -751,8 +767,8 @@ int telnetgw_listen(server_t *s)
             return log_error("%s", err), -1;
         log_info("listening telnet %s", s->cfg.telnet);
         if (s->cfg.proxy_from[0] &&
-            !(s->telnet->proxied =
-                  proxywait_new(s->loop, "telnet", s->cfg.proxy_from, on_proxied_socket, s)))
+            !(s->telnet->proxied = proxywait_new(s->loop, "telnet", s->cfg.proxy_from, s->strangers,
+                                                 on_proxied_socket, s)))
             return log_error("telnet: out of memory"), -1;
     }
     if (s->cfg.socket[0]) {

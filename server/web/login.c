@@ -17,6 +17,7 @@
 #include "accounts.h"
 #include "listener.h"
 #include "log.h"
+#include "logcap.h"
 #include "html.h"
 #include "webgw.h"
 
@@ -189,28 +190,37 @@ static void on_session_made(void *ud, int status, int64_t id)
     free(ar);
 }
 
+/* Logins and registrations under the log's cap (logcap.h), as the
+ * terminal's (menu_account.c): [register][ok, failed, refused, locked]. */
+static const logcap_kind_t SAY_ACCOUNT[2][4] = {
+    {{"web login", 5, 1000},
+     {"web login failed"},
+     {"web login refused"},
+     {"web login to a locked account", 1, 1000}},
+    {{"web register", 5, 1000}, {"web register failed"}, {"web register refused"}, {"-"}},
+};
+
 static void on_account(void *ud, int status, const db_user_t *u, const char *msg)
 {
     auth_req_t *ar = ud;
     webgw_t *g = ar->g;
     if (status != ACCOUNTS_OK || !u) {
-        unsigned held = 0;
         /* throttled and busy answers cost nothing and can come by the
-         * thousand: a line now and then; failed checks a line each */
+         * thousand, failed checks hardly more */
         bool cheap = status == ACCOUNTS_ETHROTTLED || status == ACCOUNTS_EBUSY;
-        const char *what = ar->reg ? "register" : "login";
-        if (!cheap)
-            log_info("web %s failed ip=%s status=%d", what, ar->ip, status);
-        else if (log_every(&g->refused_log, (unsigned long long)now_ms(g->srv), LISTENER_LOG_MS,
-                           &held))
-            log_info("web %s refused ip=%s status=%d (%u more refused since the last line)", what,
-                     ar->ip, status, held);
+        int k = cheap ? 2 : status == ACCOUNTS_ELOCKED && !ar->reg ? 3 : 1;
+        logcap_say(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][k], ar->ip,
+                   "web %s %s ip=%s status=%d", ar->reg ? "register" : "login",
+                   cheap ? "refused" : "failed", ar->ip, status);
         reply_form(g, ar->id, status_of(status), ar->reg, msg[0] ? msg : "That did not work.",
                    ar->name, ar->next);
         free(ar);
         return;
     }
-    log_info("web %s user=%s ip=%s", ar->reg ? "register" : "login", u->name, ar->ip);
+    char key[sizeof ar->ip + DB_NAME_MAX + 1];
+    snprintf(key, sizeof key, "%s %s", ar->ip, u->name);
+    logcap_say(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][0], key,
+               "web %s user=%s ip=%s", ar->reg ? "register" : "login", u->name, ar->ip);
     unsigned char raw[TOKEN_BYTES];
     randombytes_buf(raw, sizeof raw);
     sodium_bin2base64(ar->token, sizeof ar->token, raw, sizeof raw,

@@ -12,6 +12,7 @@
 
 #include "list.h"
 #include "log.h"
+#include "logcap.h"
 #include "web.h"
 #include "web_door.h"
 #include "web_json.h"
@@ -33,10 +34,10 @@
 #define WEB_STOP_GRACE_MS 500
 #define WEB_LATER_CHUNK   64     /* connections served by web_send_later per loop turn, */
 #define WEB_LATER_SLICE   100000 /* or fewer: a turn's writes stop after this many ns */
-#define WEB_LWS_LOG_MS    10000
-#define WEB_PING_S        300   /* a websocket that sent nothing this long is pinged, */
-#define WEB_HANGUP_S      310   /* and closed when nothing came back by then */
-#define WEB_SWEEP_MS      10000 /* how often the quiet ones are looked for */
+#define WEB_LWS_LINES     6      /* lws's lines in a window (logcap.h) */
+#define WEB_PING_S        300    /* a websocket that sent nothing this long is pinged, */
+#define WEB_HANGUP_S      310    /* and closed when nothing came back by then */
+#define WEB_SWEEP_MS      10000  /* how often the quiet ones are looked for */
 #define WEB_ANSWER_WAIT_S \
     90                     /* a dynamic request waits this long for its answer (a replay queued) */
 #define WEB_SEND_IDLE_S 30 /* then its client takes a piece of it within this, or is cut */
@@ -1447,24 +1448,20 @@ static int web_create_context(web_t *w, char *err, size_t errlen)
     return 0;
 }
 
-/* lws's own error and warning lines go to the daemon's log, at most a few
- * per interval, so nothing lws repeats can flood it. lws passes no context
- * to its log callback: the state is this file's. */
+/* lws's own error and warning lines go to the daemon's log under its cap
+ * (logcap.h: a few per window, the rest counted), so nothing lws repeats
+ * can flood it. lws passes no context to its log callback, nor the
+ * address a line is about: the cap is this file's, set by web_start. */
+static logcap_t *lws_cap;
+
 static void lws_log_line(int level, const char *line)
 {
-    static log_every_t every;
-    static int burst;
+    static const logcap_kind_t say_lws = {"lws", WEB_LWS_LINES, WEB_LWS_LINES};
     struct timespec ts;
-    unsigned held;
     (void)level;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    unsigned long long now =
-        (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
-    if (log_every(&every, now, WEB_LWS_LOG_MS, &held))
-        burst = 0;
-    else if (++burst > 5)
-        return;
-    log_warn("lws: %.*s", (int)strcspn(line, "\n"), line);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    logcap_say(lws_cap, now, LOG_WARN, &say_lws, "-", "lws: %.*s", (int)strcspn(line, "\n"), line);
 }
 
 static web_door_t *web_open_door(web_t *w, const web_config_t *cfg, char *err, size_t errlen)
@@ -1472,6 +1469,7 @@ static web_door_t *web_open_door(web_t *w, const web_config_t *cfg, char *err, s
     web_door_config_t dc = {.listen = cfg->listen,
                             .backlog = cfg->backlog,
                             .budget = cfg->budget,
+                            .cap = cfg->cap,
                             .trusted = w->trusted,
                             .proxy_from = cfg->proxy_from,
                             .pass = web_adopt,
@@ -1488,6 +1486,7 @@ web_t *web_start(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_t *ho
     web_t *w = web_new(loop, cfg, hooks, err, errlen);
     if (!w)
         return NULL;
+    lws_cap = cfg->cap;
     lws_set_log_level(getenv("WARREN_LWS_DEBUG") ? 0x7ff : LLL_ERR | LLL_WARN,
                       getenv("WARREN_LWS_DEBUG") ? NULL : lws_log_line);
     /* The door first: a busy port is the likely failure, and an lws context

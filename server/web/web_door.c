@@ -20,6 +20,7 @@
 #include "list.h"
 #include "listener.h"
 #include "log.h"
+#include "logcap.h"
 #include "proxywait.h"
 #include "web_parse.h"
 
@@ -42,7 +43,7 @@ struct web_door {
     int tickets;    /* tickets not yet released */
     int refusing;   /* refused tickets among them */
     bool closed;
-    log_every_t refused_log;
+    logcap_t *cap;           /* the log's cap on lines others can make (logcap.h) */
     char head[WEB_HEAD_MAX]; /* what a head looks like, one socket at a time */
 };
 
@@ -70,22 +71,25 @@ static void door_maybe_free(web_door_t *d)
 
 /* ---- tickets ------------------------------------------------------------------------- */
 
-static void log_refusal(web_door_t *d, const char *peer, const char *why)
+/* Refusals under the log's cap, a kind a reason. */
+static const logcap_kind_t SAY_REFUSED[] = {{"refused http: per-address limit"},
+                                            {"refused http: banned"},
+                                            {"refused http: server full"},
+                                            {"refused http: closed at the door"}};
+static const char *const REFUSED_WHY[] = {"per-address limit", "banned", "server full",
+                                          "closed at the door"};
+
+static void log_refusal(web_door_t *d, const char *peer, int k)
 {
-    unsigned held;
-    if (log_every(&d->refused_log, uv_now(d->loop), LISTENER_LOG_MS, &held))
-        log_info("refused http ip=%s reason=%s (%u more refused since the last line)", peer, why,
-                 held);
+    logcap_say(d->cap, uv_now(d->loop), LOG_INFO, &SAY_REFUSED[k], peer,
+               "refused http ip=%s reason=%s", peer, REFUSED_WHY[k]);
 }
 
 static void ticket_refuse(web_ticket_t *t, const char *peer, int why)
 {
     t->refused = true;
     t->door->refusing++;
-    log_refusal(t->door, peer,
-                why == BUDGET_ADDR     ? "per-address limit"
-                : why == BUDGET_BANNED ? "banned"
-                                       : "server full");
+    log_refusal(t->door, peer, why == BUDGET_ADDR ? 0 : why == BUDGET_BANNED ? 1 : 2);
 }
 
 /* A ticket for a new socket from peer, or NULL when it is to be closed at
@@ -100,7 +104,7 @@ static web_ticket_t *ticket_new(web_door_t *d, const char *peer)
     t->proxied = web_addr_listed(peer, d->trusted);
     int ret = d->budget ? budget_take(d->budget, &t->slot, t->proxied ? NULL : peer) : BUDGET_OK;
     if (ret != BUDGET_OK && d->refusing >= WEB_DOOR_REFUSING_MAX) {
-        log_refusal(d, peer, "closed at the door");
+        log_refusal(d, peer, 3);
         free(t);
         return NULL;
     }
@@ -301,12 +305,13 @@ web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *er
     }
     d->loop = loop;
     d->budget = cfg->budget;
+    d->cap = cfg->cap;
     snprintf(d->trusted, sizeof d->trusted, "%s", cfg->trusted ? cfg->trusted : "");
     d->pass = cfg->pass;
     d->ud = cfg->ud;
     list_init(&d->waiting);
     if (cfg->proxy_from && cfg->proxy_from[0] &&
-        !(d->proxied = proxywait_new(loop, "http", cfg->proxy_from, door_take, d))) {
+        !(d->proxied = proxywait_new(loop, "http", cfg->proxy_from, cfg->cap, door_take, d))) {
         snprintf(err, errlen, "web: out of memory");
         free(d);
         return NULL;

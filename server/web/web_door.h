@@ -49,6 +49,7 @@ typedef struct {
     const char *listen;  /* "ADDR:PORT" */
     int backlog;         /* listen() backlog; 0 = LISTENER_BACKLOG */
     budget_t *budget;    /* borrowed; NULL = no limits */
+    struct logcap *cap;  /* the log's cap (logcap.h), borrowed; NULL = none */
     const char *trusted; /* comma-separated proxy addresses, NULL = none */
     /* proxy-from: balancers whose sockets start with a PROXY header, read
      * at the door before the head (proxywait.h); NULL or "" = none */

@@ -27,6 +27,7 @@
 #include "hooks.h"
 #include "json.h"
 #include "log.h"
+#include "logcap.h"
 #include "menu.h"
 #include "ratelimit.h"
 #include "relay.h"
@@ -299,8 +300,12 @@ static void ws_ready(wsock_t *ws)
             ws_refuse(ws, "left", drain_of(c->srv)->message, "draining");
             return;
         }
-        log_info("web play user=%s conn=%llu ip=%s game=%s", c->user, (unsigned long long)c->id,
-                 c->ip, ws->watch[0] ? ws->watch : "warren");
+        static const logcap_kind_t say_play = {"web play", 5, 1000};
+        char key[sizeof c->ip + sizeof c->user + 1];
+        snprintf(key, sizeof key, "%s %s", c->ip, c->user);
+        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &say_play, key,
+                   "web play user=%s conn=%llu ip=%s game=%s", c->user, (unsigned long long)c->id,
+                   c->ip, ws->watch[0] ? ws->watch : "warren");
         const gamecfg_t *hosted = gamecfg_find(&c->srv->cfg.games, ws->watch);
         if (strcmp(ws->watch, "daily") == 0)
             daily_play(c); /* /play/daily: the daily game (core/daily.h) */
@@ -975,6 +980,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
                        .routes = routes,
                        .nroutes = nroutes,
                        .budget = srv->budget,
+                       .cap = srv->strangers,
                        .trust_proxy = srv->cfg.trust_proxy,
                        .proxy_from = srv->cfg.proxy_from};
     web_hooks_t hooks = {.ctx = g,

@@ -57,7 +57,6 @@ typedef struct webgw {
     buf_t lobby;           /* the last game list sent */
     preview_t previews[PREVIEW_MAX];
     int npreviews;
-    log_every_t refused_log;    /* throttled and busy logins (login.c) */
     char *tpl[WEBGW_TEMPLATES]; /* the client's pages (site.c); NULL when not built */
     buf_t feed;                 /* the lobby's feed as HTML (lobby_page.c) */
     uint64_t feed_ms;           /* when it was read; 0: never */
