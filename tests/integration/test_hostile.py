@@ -3,9 +3,13 @@ sent in a flood (telnet NAWS and TTYPE, websocket resizes and format
 changes) are drawn at most once every 100 ms, the latest winning, so a
 few bytes no longer buy a whole redraw of the game each; the Unix socket
 for local clients has its mode whatever the umask; a request head that
-libwebsockets would drop without a word is answered at the door."""
+libwebsockets would drop without a word is answered at the door; a flood
+of bad requests or connections costs the log a few lines, the rest
+counted (server/core/logcap.h)."""
+import concurrent.futures
 import json
 import os
+import re
 import socket
 import stat
 import time
@@ -154,3 +158,110 @@ def test_what_libwebsockets_would_drop_is_answered_at_the_door(daemon):
     assert get("/health?" + "&".join(f"p{i}=1" for i in range(60))) == 200
     assert get("/health?x=%c3%a9&y=a%20b") == 200
     Web(d.http).assert_serving()
+
+
+# ---- the log's cap on lines others can make it write (server/core/logcap.h) ----
+
+WINDOW = 10  # s: LOGCAP_WINDOW_MS, a kind said once per address in it
+HELD = re.compile(r"\((\d+) such lines held back\)")
+
+
+def accounted(log, line, kind):
+    """(lines, events) of one kind: the log's lines matching line, and the
+    events they stand for: the lines, the counts held back they say, and
+    the counts the tick says of a kind quiet for a window."""
+    lines = [ln for ln in log.splitlines() if re.search(line, ln)]
+    held = sum(int(m.group(1)) for ln in lines for m in HELD.finditer(ln))
+    flushed = sum(map(int, re.findall(rf'held back: (\d+) lines of "{re.escape(kind)}"', log)))
+    return len(lines), len(lines) + held + flushed
+
+
+def wait_accounted(d, line, kind, want, timeout=WINDOW + 8):
+    """accounted, once it stands for want events (or time is up)."""
+    end = time.time() + timeout
+    while True:
+        got = accounted(d.log(), line, kind)
+        if got[1] >= want or time.time() > end:
+            return got
+        time.sleep(0.2)
+
+
+def bad_registration(port, source=None):
+    """A registration whose password is too short: refused, a log line."""
+    body = b"name=flooder&password=short&password2=short"
+    head = ("POST /register HTTP/1.1\r\nHost: x\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    return status_of(raw(port, head + body, timeout=10, source=source))
+
+
+def new_lines(d, since):
+    return d.log().splitlines()[since:]
+
+
+@pytest.mark.daemon(http=True)
+def test_a_flood_of_bad_requests_costs_the_log_a_few_lines(daemon):
+    """2,000 bad registrations from one address in a few seconds, a line
+    each before: the first is said, the rest held back and counted; a
+    second address's line is said at once and says the count; what is
+    still held is said once the kind has been quiet for a window; the
+    daemon answers all along."""
+    d = daemon
+    n, start = 2000, len(d.log().splitlines())
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(lambda _: bad_registration(d.http), range(n)))
+    took = time.time() - t0
+    assert len(set(statuses)) == 1 and statuses[0] >= 400, set(statuses)
+    Web(d.http).assert_serving()  # answered all along
+    grown = new_lines(d, start)
+    assert len(grown) <= 4 + 2 * int(took // WINDOW), "\n".join(grown[:40])
+    # another address: said at once, with what the flood's were held back
+    assert bad_registration(d.http, source="127.0.0.2") == statuses[0]
+    m = d.wait_log(r"web register failed ip=127\.0\.0\.2 status=-1( \((\d+) such lines)?", 5)
+    if took < WINDOW - 1:  # the flood's own window still runs: all but its first held
+        assert m.group(2) and int(m.group(2)) == n - 1, m.group(0)
+    # more from the flood's address, held; said by the tick after a window
+    for _ in range(50):
+        bad_registration(d.http)
+    lines, events = wait_accounted(d, r"web register failed ip=", "web register failed", n + 51)
+    assert events == n + 51, d.log()[-3000:]
+    assert lines <= 3 + 2 * int((time.time() - t0) // WINDOW), d.log()[-3000:]
+    assert re.search(r'held back: \d+ lines of "web register failed" in \d+ s '
+                     r"\(the last from 127\.0\.0\.1\)", d.log()), d.log()[-3000:]
+
+
+UNTRUSTED_PROXY = b"PROXY TCP4 203.0.113.9 10.0.0.2 40000 23\r\n"
+
+
+@pytest.mark.daemon()
+def test_a_flood_of_strangers_on_telnet_costs_the_log_a_few_lines(daemon):
+    """300 connections from one address, each with a PROXY header it may
+    not send: three lines each before (connect, refused, disconnect); now a
+    few of each kind, the rest counted; another address's refusal is said
+    at once, and a player still gets the menu."""
+    d = daemon
+    n, start = 300, len(d.log().splitlines())
+    t0 = time.time()
+    for _ in range(n):
+        assert b"only from a proxy-from address" in raw(d.port, UNTRUSTED_PROXY, timeout=5)
+    took = time.time() - t0
+    got = raw(d.port, UNTRUSTED_PROXY, source="127.0.0.2")
+    assert b"only from a proxy-from address" in got
+    d.wait_log(r"PROXY header from ip=127\.0\.0\.2, not a proxy-from address", 5)
+    s = socket.create_connection(("127.0.0.1", d.port))
+    assert b"Your choice" in raw_read(s, 5, b"Your choice")  # the daemon answers
+    s.close()
+    time.sleep(0.3)
+    grown = new_lines(d, start)
+    # connect and disconnect a few times from an address, the refusal once
+    assert len(grown) <= (2 + 2 * int(took // WINDOW)) * 11 + 3, "\n".join(grown[:60])
+    for line, kind, want in ((r"PROXY header from ip=\S+, not a proxy-from", PROXY_KIND, n + 1),
+                             (r"INFO connect conn=\d+ ip=127\.", "connect", n + 2),
+                             (r"INFO disconnect conn=\d+ ip=127\.", "disconnect", n + 2)):
+        lines, events = wait_accounted(d, line, kind, want)
+        assert events == want, (kind, lines, events, d.log()[-3000:])
+        assert lines < 20, (kind, lines)
+
+
+PROXY_KIND = "telnet PROXY header from an untrusted address"
