@@ -11,6 +11,7 @@
 #include "hooks.h"
 #include "lease.h"
 #include "log.h"
+#include "logcap.h"
 #include "notify.h"
 #include "peer.h"
 #include "server.h"
@@ -255,8 +256,14 @@ void session_watch(conn_t *c, session_t *s)
         list_push_back(&s->srv->watched, &s->wdnode);
     c->own_render = !frames_shared(s, c);
     c->need_key = false;
-    log_info("watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id, s->user,
-             (long long)s->game_id, s->nwatchers);
+    /* anyone may watch, again and again: under the log's cap (logcap.h),
+     * a few times per address and game in a window */
+    static const logcap_kind_t say_watch = {"watch", 10, 1000};
+    char key[sizeof c->ip + sizeof s->user + 1];
+    snprintf(key, sizeof key, "%s %s", c->ip, s->user);
+    logcap_say(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_watch, key,
+               "watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id, s->user,
+               (long long)s->game_id, s->nwatchers);
     /* the player's status shows the count: everyone gets that frame first */
     frames_count_changed(s);
     frames_keyframe(s, c);
