@@ -858,6 +858,7 @@ static void copy_changed(screen_t *s, const screen_t *f)
         cell_t *d = s->cells + (size_t)y * (size_t)f->w;
         const cell_t *r = f->cells + (size_t)y * (size_t)f->w;
         if (f->dirty[y] && memcmp(d, r, rowb) != 0) {
+            screen_will_change(s, y);
             memcpy(d, r, rowb);
             s->dirty[y] = 1;
         }

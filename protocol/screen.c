@@ -55,6 +55,11 @@ int screen_resize(screen_t *s, int w, int h)
         return -1;
     if (w == s->w && h == s->h)
         return 0;
+    if (s->before) { /* every row kept as it was: before is then whole */
+        for (int y = 0; y < s->h; y++)
+            screen_will_change(s, y);
+        s->before = NULL;
+    }
     cell_t *cells = malloc(sizeof(cell_t) * (size_t)w * (size_t)h);
     uint8_t *dirty = malloc((size_t)h);
     if (!cells || !dirty) {
@@ -92,6 +97,7 @@ int screen_copy(screen_t *dst, const screen_t *src)
         cell_t *d = dst->cells + (size_t)y * src->w;
         const cell_t *r = src->cells + (size_t)y * src->w;
         if (memcmp(d, r, rowb) != 0) {
+            screen_will_change(dst, y);
             memcpy(d, r, rowb);
             dst->dirty[y] = 1;
         }
@@ -125,6 +131,54 @@ void screen_touch_all(screen_t *s)
     memset(s->dirty, 1, (size_t)s->h);
 }
 
+void screen_keep_row(screen_t *s, int y)
+{
+    size_t at = (size_t)y * (size_t)s->w;
+    memcpy(s->before->cells + at, s->cells + at, sizeof(cell_t) * (size_t)s->w);
+    s->before->dirty[y] = 1;
+}
+
+int screen_keep_begin(screen_t *s, screen_t *before)
+{
+    if (screen_resize(before, s->w, s->h) < 0)
+        return -1;
+    screen_clean(before);
+    before->cur_x = s->cur_x;
+    before->cur_y = s->cur_y;
+    before->cur_visible = s->cur_visible;
+    before->stamp = 0;
+    before->before = NULL;
+    s->before = before;
+    return 0;
+}
+
+void screen_keep_end(screen_t *s, screen_t *before)
+{
+    s->before = NULL;
+    if (s->w != before->w || s->h != before->h)
+        return; /* resized: every row was kept first */
+    size_t rowb = sizeof(cell_t) * (size_t)s->w;
+    for (int y = 0; y < s->h; y++)
+        if (s->dirty[y] && !before->dirty[y]) {
+            memcpy(before->cells + (size_t)y * (size_t)s->w, s->cells + (size_t)y * (size_t)s->w,
+                   rowb);
+            before->dirty[y] = 1;
+        }
+}
+
+void screen_keep_whole(screen_t *before, const screen_t *now)
+{
+    if (now->w != before->w || now->h != before->h)
+        return; /* resized: every row was kept first */
+    size_t rowb = sizeof(cell_t) * (size_t)now->w;
+    for (int y = 0; y < now->h; y++)
+        if (!before->dirty[y]) {
+            memcpy(before->cells + (size_t)y * (size_t)now->w,
+                   now->cells + (size_t)y * (size_t)now->w, rowb);
+            before->dirty[y] = 1;
+        }
+}
+
 const cell_t *screen_at(const screen_t *s, int x, int y)
 {
     if (x < 0 || y < 0 || x >= s->w || y >= s->h)
@@ -136,6 +190,7 @@ static void set_cell(screen_t *s, int x, int y, cell_t c)
 {
     cell_t *p = &s->cells[(size_t)y * s->w + x];
     if (!cell_eq(p, &c)) {
+        screen_will_change(s, y);
         *p = c;
         s->dirty[y] = 1;
         s->stamp = 0;
@@ -166,6 +221,7 @@ void screen_clear(screen_t *s)
         cell_t *row = s->cells + (size_t)y * s->w;
         if (row_blank(row, s->w))
             continue;
+        screen_will_change(s, y);
         row_fill_blank(row, s->w);
         s->dirty[y] = 1;
         s->stamp = 0;

@@ -45,7 +45,7 @@ typedef struct {
     uint8_t attr;
 } style_t;
 
-typedef struct {
+typedef struct screen {
     int w, h;
     cell_t *cells;  /* w * h, row-major */
     uint8_t *dirty; /* h entries */
@@ -55,6 +55,11 @@ typedef struct {
      * they were when it did (the game's kept frame: render_world). Every
      * change of a cell sets it to 0; screen_copy passes the source's on. */
     uint64_t stamp;
+    /* Not NULL (screen_keep_begin): a grid of the same size that gets each
+     * row's cells as they were before their first change, its dirty[y]
+     * saying the row is there; a resize puts every row there first and
+     * ends the keeping. */
+    struct screen *before;
 } screen_t;
 
 extern const style_t STYLE_DEFAULT; /* const data, not state */
@@ -72,6 +77,25 @@ int screen_copy(screen_t *dst, const screen_t *src);
 void screen_blit(screen_t *dst, const screen_t *src);
 void screen_clean(screen_t *s);
 void screen_touch_all(screen_t *s); /* every row dirty (forces a full diff) */
+
+/* Drawing over s in place while keeping what it showed: before (resized
+ * to s's size, cursor copied) gets each row of s as it was before the
+ * row's first change, so that the rows a frame changed are copied twice
+ * and the rest not at all. Returns 0, or -1 on OOM (nothing kept). */
+int screen_keep_begin(screen_t *s, screen_t *before);
+/* Ends the keeping: every row dirty in s is then in before (one dirty
+ * with no change of a cell is copied as it is). */
+void screen_keep_end(screen_t *s, screen_t *before);
+/* The rows before lacks, from now (the same grid after the drawing, whose
+ * rows not in before did not change): before is then all of the old one. */
+void screen_keep_whole(screen_t *before, const screen_t *now);
+/* Row y of s is about to change (for those that write cells directly). */
+void screen_keep_row(screen_t *s, int y);
+static inline void screen_will_change(screen_t *s, int y)
+{
+    if (s->before && !s->before->dirty[y])
+        screen_keep_row(s, y);
+}
 
 static inline cell_t screen_blank(void)
 {

@@ -153,6 +153,103 @@ START_TEST(stamp_dropped_by_every_change)
 }
 END_TEST
 
+/* Rows of a 6x4 grid, text, for comparing: each row its characters. */
+static void rows_of(const screen_t *s, char *out)
+{
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++)
+            *out++ = (char)screen_at(s, x, y)->ch;
+    *out = 0;
+}
+
+/* A grid drawn over in place keeps each row as it was before its first
+ * change, whichever function changes it (a put, text, a fill, a box, a
+ * clear, a copy, a blit, a resize), once, and nothing of rows no change
+ * reached; the end adds rows dirty with no change, whole adds the rest. */
+START_TEST(keeping_gets_each_row_before_its_first_change)
+{
+    screen_t *s = screen_new(6, 4), *b = screen_new(1, 1), *src = screen_new(6, 4);
+    screen_text(s, 0, 0, STYLE_DEFAULT, "aaaaaa");
+    screen_text(s, 0, 1, STYLE_DEFAULT, "bbbbbb");
+    screen_text(s, 0, 2, STYLE_DEFAULT, "cccccc");
+    screen_text(s, 0, 3, STYLE_DEFAULT, "dddddd");
+    screen_cursor(s, 2, 1, true);
+    screen_clean(s);
+    char was[32], got[32];
+    rows_of(s, was);
+    /* each writer on a row of its own; a second change of a row keeps nothing more */
+    for (int how = 0; how < 6; how++) {
+        screen_fill(b, 0, 0, b->w, b->h, '#', STYLE_DEFAULT);
+        ck_assert_int_eq(screen_keep_begin(s, b), 0);
+        ck_assert_int_eq(b->w, 6);
+        ck_assert_int_eq(b->cur_x, 2);
+        screen_put(s, 0, 0, 'a', STYLE_DEFAULT); /* no change: nothing kept */
+        int y = how % 4;
+        switch (how) {
+        case 0: screen_put(s, 3, y, 'x', STYLE_DEFAULT); break;
+        case 1: screen_text(s, 1, y, STYLE_DEFAULT, "xy"); break;
+        case 2: screen_fill(s, 0, y, 2, 1, '.', STYLE_DEFAULT); break;
+        case 3: screen_box(s, 0, y, 2, 1, STYLE_DEFAULT); break;
+        case 4:
+            screen_copy(src, s);
+            screen_put(src, 5, y, 'z', STYLE_DEFAULT);
+            screen_copy(s, src);
+            break;
+        case 5: screen_clear(s); break;
+        }
+        screen_put(s, 4, y, 'q', STYLE_DEFAULT); /* a second change of the row */
+        screen_cursor(s, 0, 0, false);
+        screen_keep_end(s, b);
+        char now[32];
+        rows_of(s, now);
+        for (int r = 0; r < 4; r++) /* kept: the rows changed, row y among them */
+            ck_assert_int_eq(b->dirty[r] != 0, memcmp(now + r * 6, was + r * 6, 6) != 0);
+        ck_assert(b->dirty[y]);
+        rows_of(b, got);
+        for (int r = 0; r < 4; r++)
+            if (b->dirty[r])
+                ck_assert_mem_eq(got + r * 6, was + r * 6, 6);
+        screen_keep_whole(b, s);
+        rows_of(b, got);
+        ck_assert_str_eq(got, was);
+        ck_assert_int_eq(b->cur_x, 2);
+        ck_assert_int_eq(b->cur_y, 1);
+        ck_assert(b->cur_visible);
+        ck_assert_ptr_null(s->before);
+        /* back as it was, clean, for the next */
+        for (int r = 0; r < 4; r++)
+            screen_text(s, 0, r, STYLE_DEFAULT,
+                        (const char *[]){"aaaaaa", "bbbbbb", "cccccc", "dddddd"}[r]);
+        screen_cursor(s, 2, 1, true);
+        screen_clean(s);
+    }
+    /* a row dirty with no change of a cell is kept at the end, as it is */
+    screen_fill(b, 0, 0, b->w, b->h, '#', STYLE_DEFAULT); /* what another grid left */
+    ck_assert_int_eq(screen_keep_begin(s, b), 0);
+    screen_touch_all(s);
+    screen_keep_end(s, b);
+    for (int r = 0; r < 4; r++)
+        ck_assert(b->dirty[r]);
+    rows_of(b, got);
+    ck_assert_str_eq(got, was);
+    screen_clean(s);
+    /* a resize keeps every row first, at the old size, and ends the keeping */
+    screen_fill(b, 0, 0, b->w, b->h, '#', STYLE_DEFAULT);
+    ck_assert_int_eq(screen_keep_begin(s, b), 0);
+    screen_put(s, 0, 1, 'x', STYLE_DEFAULT);
+    ck_assert_int_eq(screen_resize(s, 8, 3), 0);
+    ck_assert_ptr_null(s->before);
+    screen_put(s, 0, 2, 'y', STYLE_DEFAULT);
+    screen_keep_end(s, b);
+    screen_keep_whole(b, s);
+    ck_assert_int_eq(b->w, 6);
+    ck_assert_int_eq(b->h, 4);
+    rows_of(b, got);
+    ck_assert_str_eq(got, was);
+    screen_free(s), screen_free(b), screen_free(src);
+}
+END_TEST
+
 Suite *suite_protocol_screen(void)
 {
     Suite *s = suite_create("protocol.screen");
@@ -164,6 +261,7 @@ Suite *suite_protocol_screen(void)
     tcase_add_test(t, copy_marks_differences);
     tcase_add_test(t, clear_dirties_only_rows_with_content);
     tcase_add_test(t, stamp_dropped_by_every_change);
+    tcase_add_test(t, keeping_gets_each_row_before_its_first_change);
     suite_add_tcase(s, t);
     return s;
 }
