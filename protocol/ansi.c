@@ -911,7 +911,7 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
  * diff draws only what came in. Chosen only when enough changed rows show
  * again shifted, and kept only when its frame is the shorter; ASCII-only
  * profiles (vt52, dumb) may lack scrolling regions and never scroll. */
-#define SCROLL_MIN_ROWS 3
+#define SCROLL_MIN_ROWS ANSI_DIFF_SEARCH_ROWS /* the shift's search too (ansi.h) */
 /* A frame of a few changed rows whose cursor ends on the topmost of them
  * is also tried bottom up (twice the work of a small frame). */
 #define ORDER_ROWS      4

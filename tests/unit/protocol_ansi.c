@@ -612,6 +612,64 @@ START_TEST(scroll_region_spans_the_moved_rows)
 }
 END_TEST
 
+/* Fewer than ANSI_DIFF_SEARCH_ROWS rows dirty in b, and ansi_diff reads
+ * of a only those rows (frames.c sends such a frame from the rows the
+ * frame before had there alone): a's other rows scrambled, the same
+ * bytes; the changed rows are often a's neighbours moved up or down or
+ * sideways, what the searches would find if they began there. */
+START_TEST(few_dirty_rows_read_only_those_of_the_old_grid)
+{
+    static const ansi_profile_t PROFS[] = {
+        {ANSI_COLORS_256, true, false, false, false},
+        {ANSI_COLORS_16, false, true, false, false},
+    };
+    uint32_t r = 12345;
+    int moved = 0;
+    for (int round = 0; round < 3000; round++) {
+        screen_t *a = screen_new(40, 12), *b = screen_new(40, 12), *a2 = screen_new(40, 12);
+        for (int y = 0; y < a->h; y++) {
+            r = r * 1103515245u + 12345u;
+            screen_textf(a, (int)(r >> 20) % 4, y,
+                         (style_t){(uint16_t)(r >> 8) % 8, SCREEN_DEFAULT_COLOR, 0},
+                         "row %d of the old screen %u", y, (r >> 12) % 100);
+        }
+        screen_cursor(a, 3, 4, true);
+        screen_copy(b, a);
+        screen_clean(b);
+        r = r * 1103515245u + 12345u;
+        int n = 1 + (int)(r >> 16) % (ANSI_DIFF_SEARCH_ROWS - 1),
+            y0 = 1 + (int)(r >> 8) % (a->h - 3);
+        for (int i = 0; i < n; i++) {
+            int y = y0 + i, how = (int)(r >> (4 + 2 * i)) % 4;
+            int from = how == 0 ? y + 1 : how == 1 ? y - 1 : y;
+            int dx = how == 2 ? 2 : 0;
+            moved += how < 3;
+            for (int x = 0; x < b->w; x++) {
+                const cell_t *c = screen_at(a, x + dx < a->w ? x + dx : x, from);
+                screen_put(b, x, y, how == 3 ? (uint32_t)('a' + (x + (int)r) % 26) : c->ch,
+                           (style_t){c->fg, c->bg, c->attr});
+            }
+        }
+        screen_cursor(b, 5, y0, true);
+        screen_copy(a2, a);
+        for (int y = 0; y < a->h; y++)
+            if (!b->dirty[y])
+                screen_fill(a2, 0, y, a2->w, 1, '#', (style_t){3, 4, ATTR_BOLD});
+        for (size_t i = 0; i < sizeof PROFS / sizeof PROFS[0]; i++) {
+            buf_t want, got;
+            buf_init(&want), buf_init(&got);
+            ansi_diff(&PROFS[i], a, b, &want);
+            ansi_diff(&PROFS[i], a2, b, &got);
+            ck_assert_msg(got.len == want.len && memcmp(got.data, want.data, got.len) == 0,
+                          "round %d, profile %zu: the diff read rows clean in b", round, i);
+            buf_free(&want), buf_free(&got);
+        }
+        screen_free(a), screen_free(b), screen_free(a2);
+    }
+    ck_assert_int_gt(moved, 3000);
+}
+END_TEST
+
 Suite *suite_protocol_ansi(void)
 {
     Suite *s = suite_create("protocol_ansi");
@@ -636,6 +694,7 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, size_change_gives_keyframe);
     tcase_add_test(t, profiles_for_terminal_names);
     tcase_add_test(t, profile_ids_are_small_and_distinct);
+    tcase_add_test(t, few_dirty_rows_read_only_those_of_the_old_grid);
     suite_add_tcase(s, t);
     TCase *k = tcase_create("keyframe");
     tcase_add_test(k, keyframe_of_blank_grid);
