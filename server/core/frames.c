@@ -1,10 +1,12 @@
 /* frames — a session's frames to its viewers (frames.h).
  *
  * The session keeps `sent`, the baseline every in-step viewer's terminal
- * shows, at the player's size. A frame is rendered into the loop's one
- * frame grid (server_t.frame_grid, a copy of the baseline first), sent as
- * its change from the baseline, and then becomes the baseline by a swap:
- * a game keeps one grid, not two. Each change is
+ * shows, at the player's size. A frame is drawn over it in place, each row
+ * it changes first kept as it was in the loop's one frame grid
+ * (server_t.frame_grid, session_t.before while the frame is sent), and
+ * sent as its change from those rows: a game keeps one grid, not two, and
+ * its rows that did not change are not read (a grid last touched a second
+ * ago among 10,000 games is out of every cache). Each change is
  * encoded once per ANSI profile and the same bytes go to every viewer of
  * that profile. A viewer that is behind (queue full) or new gets a keyframe
  * of its own; a watcher whose terminal is smaller renders at its own size.
@@ -89,8 +91,20 @@ static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
     if (!h->watcher_footer || !h->watcher_footer(s, c, line, sizeof line, key))
         return;
     buf_printf(out, "\033[%d;1H\033[m\033[K\033[2m%s\033[m", s->grid->h + 1, line);
-    if (s->sent->cur_visible)
-        buf_printf(out, "\033[%d;%dH", s->sent->cur_y + 1, s->sent->cur_x + 1);
+    const screen_t *was = s->before ? s->before : s->sent; /* its cursor is there */
+    if (was->cur_visible)
+        buf_printf(out, "\033[%d;%dH", was->cur_y + 1, was->cur_x + 1);
+}
+
+/* What in-step viewers' terminals show: the frame last sent, or, while a
+ * frame drawn over it is sent, the one before that, its rows the frame did
+ * not change put back first (a keyframe in the midst of a frame's sends). */
+static const screen_t *shown(session_t *s)
+{
+    if (!s->before)
+        return s->sent;
+    screen_keep_whole(s->before, s->sent);
+    return s->before;
 }
 
 /* A watcher drawn at its own size: the game, then its overlays. At the
@@ -245,7 +259,7 @@ static void group_keyframe(session_t *s, conn_t *c, view_group_t *g)
     if (!g->valid || g->seq != s->frame_seq) {
         session_view_t v;
         view_of(s, &v);
-        group_draw(s, c, &v, s->sent, g->sent);
+        group_draw(s, c, &v, shown(s), g->sent);
         screen_copy(g->next, g->sent);
         screen_clean(g->sent);
         screen_clean(g->next);
@@ -353,17 +367,17 @@ void frames_keyframe(session_t *s, conn_t *c)
         }
         if (!c->scr || (!c->shown && !(c->shown = screen_new(c->w, c->h))))
             return;
-        own_frame(s, c, &v, s->sent);
+        own_frame(s, c, &v, shown(s));
         return;
     }
     buf_reset(&srv->scratch);
     srv->frame_encodes++;
     if (c->json) {
-        json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
+        json_frame(NULL, shown(s), s->frame_seq, &srv->scratch);
         conn_write_text(c, srv->scratch.data, srv->scratch.len);
         return;
     }
-    ansi_keyframe(&c->prof, s->sent, &srv->scratch);
+    ansi_keyframe(&c->prof, shown(s), &srv->scratch);
     watcher_footer(s, c, &srv->scratch, true);
     conn_write(c, srv->scratch.data, srv->scratch.len);
 }
@@ -375,7 +389,7 @@ static void frame_send_json(session_t *s, conn_t *c, uint64_t *id)
     buf_t *b = &s->srv->enc_json;
     if (!*id) {
         buf_reset(b);
-        json_frame(s->sent, s->grid, s->frame_seq, b);
+        json_frame(s->before, s->grid, s->frame_seq, b); /* reads its dirty rows only */
         *id = encoded(s->srv);
     }
     conn_write_shared(c, b->data, b->len, true, *id);
@@ -416,7 +430,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     buf_t *b = &s->srv->enc[pid];
     if (!(f->encoded & (1u << pid))) {
         buf_reset(b);
-        ansi_diff(&c->prof, s->sent, s->grid, b);
+        ansi_diff(&c->prof, s->before, s->grid, b);
         f->id[pid] = encoded(s->srv);
         f->encoded |= 1u << pid;
     }
@@ -460,7 +474,7 @@ static conn_t **watchers_of(session_t *s, int *n)
     return vs->wv;
 }
 
-/* Sends the change from sent to grid to every viewer, the player first.
+/* Sends the change from before to grid to every viewer, the player first.
  * A failed write closes its conn at once, and that may detach any number
  * of watchers (a mass disconnect): the walk goes over the array as it was
  * when it began (out of the session's keeping meanwhile), each conn held
@@ -541,25 +555,44 @@ static void frame_grid_give(server_t *srv, screen_t *g)
         srv->frame_grid = g;
 }
 
+/* Rows dirty in scr: enough, and ansi_diff reads every row of the frame
+ * before it (ansi.h). */
+static int dirty_rows(const screen_t *scr)
+{
+    int n = 0;
+    for (int y = 0; y < scr->h; y++)
+        n += scr->dirty[y] != 0;
+    return n;
+}
+
+/* The frame is drawn over the baseline in place; the loop's frame grid
+ * keeps the rows it changes as they were (screen_keep_begin), and is
+ * given back once the change went out. */
 static void broadcast_once(session_t *s)
 {
     session_view_t v;
     view_of(s, &v);
-    screen_t *g = frame_grid_take(s);
-    if (!g)
+    screen_t *before = s->srv->frame_grid;
+    s->srv->frame_grid = NULL;
+    if (!before)
+        before = screen_new(s->sent->w, s->sent->h);
+    if (!before || screen_keep_begin(s->sent, before) < 0) {
+        screen_free(before);
         return; /* out of memory: the next change tries again */
+    }
     s->frame_due = false;
     s->count_due = false;
     s->frame_seq++;
-    s->grid = g;
-    session_render(s, g, &v);
+    screen_t *now = s->grid = s->sent;
+    session_render(s, now, &v);
+    screen_keep_end(now, before);
+    if (dirty_rows(now) >= ANSI_DIFF_SEARCH_ROWS)
+        screen_keep_whole(before, now);
+    s->before = before;
     frames_send(s);
-    /* The frame just sent becomes the baseline by swapping, not copying;
-     * the old baseline is the next frame's grid, for this game or another. */
-    screen_t *old = s->sent;
-    s->sent = s->grid = g;
-    screen_clean(g);
-    frame_grid_give(s->srv, old);
+    s->before = NULL;
+    screen_clean(now);
+    frame_grid_give(s->srv, before);
     if (s->peer) /* other nodes watching it: the change, once per node */
         peer_frame(s);
 }
@@ -652,7 +685,7 @@ void session_view_changed(conn_t *c)
         !group_of(s, c)) {
         session_view_t v;
         view_of(s, &v);
-        own_frame(s, c, &v, s->sent);
+        own_frame(s, c, &v, shown(s));
         return;
     }
     c->own_render = own;

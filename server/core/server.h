@@ -105,7 +105,7 @@ struct server {
     uint8_t daily_key[32];   /* home: the daily game's secret, hashed (daily.c) */
     uint64_t announce_until; /* uv_now ms; shown while now < this */
     buf_t scratch;           /* per-frame encode buffers (loop thread only) */
-    screen_t *frame_grid;    /* the next frame is drawn here (frames.c; loop thread only) */
+    screen_t *frame_grid;    /* a frame's changed rows kept here (frames.c; loop thread only) */
     /* the games' kept frames' stamps (game_view_t.stamps; loop only): loop
      * i's from i << 48 up, so no two loops give the same */
     uint64_t screen_stamps;

@@ -51,10 +51,11 @@ struct session {
     conn_t *player;
     list_t watchers; /* conn_t.wnode */
     int nwatchers;
-    /* sent: the shared baseline, owned. grid: the frame being built while
-     * frames.c sends one (the loop's frame grid), else the same as sent:
-     * read its size, never keep it. */
-    screen_t *grid, *sent;
+    /* sent: the shared baseline, owned; a frame is drawn over it in place.
+     * grid: the same (read its size, never keep it). before: while
+     * frames.c sends a frame, the rows of the one before that it changed
+     * (the loop's frame grid), else NULL. */
+    screen_t *grid, *sent, *before;
     uint64_t started_ms, last_key_ms, detached_ms;
     uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;

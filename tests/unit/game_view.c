@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ansi.h"
 #include "fov.h"
 #include "game.h"
 #include "helpers.h"
 #include "level.h"
 #include "item.h"
+#include "json.h"
 #include "mapgen.h"
 #include "prompt.h"
 #include "render.h"
@@ -384,6 +386,114 @@ START_TEST(stamped_grid_gets_the_frame_drawn_whole)
     game_free(other);
     ck_assert_int_gt(frames, 2000);
     ck_assert_int_gt(held, frames / 2);
+    content_free(c);
+}
+END_TEST
+
+/* One frame's encodings from a (the frame before) to b, for each profile
+ * and JSON, one after another into out. */
+static void encodings(const screen_t *a, const screen_t *b, buf_t *out)
+{
+    static const char *const TERMS[] = {"xterm-256color", "xterm", "vt100", "dumb"};
+    buf_reset(out);
+    for (size_t i = 0; i < sizeof TERMS / sizeof TERMS[0]; i++) {
+        ansi_profile_t p;
+        ansi_profile_for_term(&p, TERMS[i]);
+        ansi_diff(&p, a, b, out);
+        buf_putc(out, '|');
+    }
+    json_frame(a, b, 1, out);
+}
+
+/* Frames drawn as the daemon draws them now (frames.c): over the last
+ * frame sent, in place, each row the frame changes kept first in the
+ * loop's one grid (screen_keep_begin), which is made whole only when the
+ * frame has ANSI_DIFF_SEARCH_ROWS dirty rows; now and then a notice drawn
+ * over the frame after the game's, another game drawn at another size with
+ * the same keeping grid between, the game drawn at another size or
+ * through game_frame between. Every frame equals the frame drawn whole,
+ * every encoding of it (four profiles' diffs and the JSON) is the one made
+ * from a whole copy of the frame before, the keeping grid made whole is
+ * that frame, and most frames' copies were of their changed rows only
+ * (the stamp held) with most rows not kept. */
+START_TEST(frame_drawn_in_place_encodes_as_from_a_whole_copy)
+{
+    static const char KEYS[] = "hjklyubnhjklyubnhjklyubn..s><oiq\x1b?\x1b\x10 _\x1b;\x1bgedrEwtzZR";
+    content_t *c = shipped_content();
+    uint64_t stamps = 0;
+    int frames = 0, held = 0, partial = 0;
+    long kept = 0, rows = 0;
+    game_t *other = started(game_new(c, 99, NULL));
+    screen_t *before = screen_new(1, 1), *osent = screen_new(100, 30);
+    buf_t want, got;
+    buf_init(&want);
+    buf_init(&got);
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        game_t *g = started(game_new(c, seed, NULL));
+        screen_t *sent = screen_new(80, 24), *prev = screen_new(80, 24);
+        screen_t *whole = screen_new(80, 24), *small = screen_new(60, 20);
+        uint64_t last = 0; /* the stamp the game gave last */
+        uint32_t r = (uint32_t)seed * 2654435761u;
+        for (int i = 0; i < 600 && g->state == GAME_RUNNING; i++) {
+            r = r * 1103515245u + 12345u;
+            key(g, (uint32_t)(unsigned char)KEYS[(r >> 16) % (sizeof KEYS - 1)]);
+            game_view_t v = {.watchers = (int)(i / 200 % 2), .stamps = &stamps};
+            if ((r >> 9) % 11 == 0) { /* another game's frame kept its rows there */
+                ck_assert_int_eq(screen_keep_begin(osent, before), 0);
+                game_render(other, osent, &v);
+                screen_keep_end(osent, before);
+                screen_clean(osent);
+            }
+            if ((r >> 5) % 13 == 0) { /* the game drawn at another size between */
+                game_render(g, small, &v);
+                last = small->stamp;
+            }
+            if ((r >> 3) % 17 == 0) /* its kept frame brought up to date between */
+                ck_assert_ptr_nonnull(game_frame(g, 80, 24, &v));
+            held += sent->stamp != 0 && sent->stamp == last;
+            if (r % 3 == 0) /* what another game's frame left there */
+                screen_fill(before, 0, 0, before->w, before->h, '#', STYLE_DEFAULT);
+            ck_assert_int_eq(screen_keep_begin(sent, before), 0);
+            game_render(g, sent, &v);
+            ck_assert_uint_ne(sent->stamp, 0);
+            last = sent->stamp;
+            render_full(g, whole, &v);
+            same_screen(sent, whole, seed, i);
+            if ((r >> 12) % 5 == 0) /* a notice over the frame, sent with it */
+                screen_text(sent, 0, 2 + (int)(r % 20), STYLE_DEFAULT, "paused: the disk is full");
+            screen_keep_end(sent, before);
+            int dirty = 0, n = 0;
+            for (int y = 0; y < sent->h; y++) {
+                dirty += sent->dirty[y] != 0;
+                n += before->dirty[y] != 0;
+            }
+            kept += n, rows += sent->h;
+            if (dirty >= ANSI_DIFF_SEARCH_ROWS)
+                screen_keep_whole(before, sent);
+            else
+                partial += n < sent->h;
+            encodings(prev, sent, &want);
+            encodings(before, sent, &got);
+            ck_assert_msg(got.len == want.len && memcmp(got.data, want.data, got.len) == 0,
+                          "seed %llu key %d: the frame's encodings differ",
+                          (unsigned long long)seed, i);
+            screen_keep_whole(before, sent);
+            same_screen(before, prev, seed, i);
+            screen_copy(prev, sent); /* what the viewers show now */
+            screen_clean(sent);
+            frames++;
+        }
+        screen_free(sent), screen_free(prev), screen_free(whole), screen_free(small);
+        game_free(g);
+    }
+    buf_free(&want);
+    buf_free(&got);
+    screen_free(before), screen_free(osent);
+    game_free(other);
+    ck_assert_int_gt(frames, 1500);
+    ck_assert_int_gt(held, frames / 2);
+    ck_assert_int_gt(partial, frames / 4); /* frames sent from their changed rows alone */
+    ck_assert_int_lt(kept, rows / 4);
     content_free(c);
 }
 END_TEST
@@ -799,6 +909,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, kept_view_dropped_by_a_wall_in_its_reach);
     tcase_add_test(t, kept_frame_equals_whole_frame);
     tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
+    tcase_add_test(t, frame_drawn_in_place_encodes_as_from_a_whole_copy);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
     tcase_add_test(t, view_shows_the_player_and_all_in_sight);

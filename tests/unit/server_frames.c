@@ -12,6 +12,7 @@
 #include "conn.h"
 #include "frames.h"
 #include "hooks.h"
+#include "json.h"
 #include "server.h"
 #include "session_impl.h"
 
@@ -281,6 +282,152 @@ START_TEST(a_crowd_joining_redraws_its_count_once_a_tick)
 }
 END_TEST
 
+/* ---- a frame drawn over the baseline in place -------------------------------------------- */
+
+/* A backend that changes a few rows a frame, now and then none, all (a
+ * clear, the rows moved up: a scroll) or a row moved sideways, and moves
+ * the cursor: every way the diff reads the frame before. */
+static uint32_t rnd;
+
+static uint32_t next_rnd(void)
+{
+    rnd = rnd * 1103515245u + 12345u;
+    return rnd >> 8;
+}
+
+static void moved_draw(screen_t *scr, int dy, int dx)
+{
+    int y0 = dy ? 1 : (int)(next_rnd() % (uint32_t)scr->h);
+    for (int y = y0; y < (dy ? scr->h : y0 + 1); y++)
+        for (int x = dx; x < scr->w; x++) {
+            const cell_t *c = screen_at(scr, x, y);
+            screen_put(scr, x - dx, y - dy, c->ch, (style_t){c->fg, c->bg, c->attr});
+        }
+}
+
+static void rand_draw(const session_t *s, screen_t *scr, const session_view_t *v)
+{
+    (void)s, (void)v;
+    uint32_t r = next_rnd();
+    if (r % 31 == 0)
+        screen_clear(scr);
+    if (r % 7 == 1)
+        moved_draw(scr, 1, 0);
+    if (r % 5 == 2)
+        moved_draw(scr, 0, 2);
+    for (int i = (int)(r >> 4) % 6; i > 0; i--) {
+        uint32_t q = next_rnd();
+        screen_textf(scr, (int)(q % 50), (int)(q >> 6) % scr->h,
+                     (style_t){(uint16_t)(q >> 11) % 16, SCREEN_DEFAULT_COLOR, 0},
+                     "row %u of the frame %u", q % 977, q % 13);
+    }
+    uint32_t q = next_rnd();
+    screen_cursor(scr, (int)(q % (uint32_t)scr->w), (int)(q >> 7) % scr->h, (q >> 3) & 1);
+}
+
+static const backend_ops_t RAND_OPS = {.kind = "test", .draw = rand_draw, .free = test_free};
+
+/* With keyed set, the frame's first write asks a keyframe for a watcher
+ * not yet sent the frame (one behind, drained mid-frame): it must be of
+ * the frame its diff then starts from. */
+static tconn_t *keyed_among;
+static int keyed_n, keyed;
+static session_t *keyed_sess;
+
+static void tc_write_keys(conn_t *c, const void *data, size_t len, bool text)
+{
+    tc_write(c, data, len, text);
+    if (!keyed_among)
+        return;
+    tconn_t *w = keyed_among;
+    keyed_among = NULL;
+    for (int i = keyed_n - 1; i >= 0; i--)
+        if (&w[i].c != c && w[i].got.len == 0) {
+            keyed = i;
+            frames_keyframe(keyed_sess, &w[i].c);
+            return;
+        }
+}
+
+static const conn_ops_t TK_OPS = {.write = tc_write_keys, .writable = tc_writable};
+
+/* Frames drawn over the baseline in place, each row they change kept
+ * first: every watcher gets, frame after frame, the bytes a whole copy of
+ * the frame before gives (xterm, vt100, JSON), and a keyframe asked in the
+ * midst of a frame's sends is of the frame before, whole. */
+START_TEST(frames_drawn_in_place_send_what_a_whole_copy_sends)
+{
+    enum { NV = 4 };
+    static const char *const TERMS[NV] = {"xterm-256color", "vt100", "xterm-256color", "xterm"};
+    uv_loop_t loop;
+    server_t srv;
+    memset(&srv, 0, sizeof srv);
+    ck_assert_int_eq(uv_loop_init(&loop), 0);
+    server_init(&srv, &loop);
+    srv.cfg.input_rate = 100;
+    rnd = 7;
+    session_t *a = session_new(&srv, 1, 1, "amy", &RAND_OPS);
+    ck_assert_ptr_nonnull(a);
+    tconn_t w[NV];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < NV; i++) {
+        ck_assert_int_eq(conn_init(&w[i].c, &srv, &TK_OPS), 0);
+        w[i].c.w = TERM_MIN_W, w[i].c.h = TERM_MIN_H;
+        ansi_profile_for_term(&w[i].c.prof, TERMS[i]);
+        w[i].c.prof_id = ansi_profile_id(&w[i].c.prof);
+        w[i].c.json = i == 2;
+        session_watch(&w[i].c, a);
+    }
+    screen_t *prev = screen_new(TERM_MIN_W, TERM_MIN_H), *next = screen_new(1, 1);
+    buf_t want;
+    buf_init(&want);
+    frames_broadcast(a);
+    screen_copy(prev, a->sent);
+    int nkeyed = 0;
+    for (int f = 0; f < 400; f++) {
+        for (int i = 0; i < NV; i++)
+            buf_reset(&w[i].got);
+        keyed_sess = a, keyed_n = NV, keyed = -1;
+        keyed_among = f % 3 == 0 ? w : NULL;
+        frames_broadcast(a);
+        keyed_among = NULL;
+        nkeyed += keyed >= 0;
+        screen_copy(next, prev);
+        screen_clean(next);
+        screen_copy(next, a->sent); /* dirty: the rows that changed */
+        for (int i = 0; i < NV; i++) {
+            buf_reset(&want);
+            if (i == keyed && w[i].c.json)
+                json_frame(NULL, prev, a->frame_seq, &want);
+            else if (i == keyed)
+                ansi_keyframe(&w[i].c.prof, prev, &want);
+            if (w[i].c.json)
+                json_frame(prev, next, a->frame_seq, &want);
+            else
+                ansi_diff(&w[i].c.prof, prev, next, &want);
+            ck_assert_msg(w[i].got.len == want.len &&
+                              memcmp(w[i].got.data, want.data, want.len) == 0,
+                          "frame %d, watcher %d: %zu bytes, a whole copy gives %zu", f, i,
+                          w[i].got.len, want.len);
+        }
+        screen_copy(prev, next);
+    }
+    ck_assert_int_gt(nkeyed, 100);
+    ck_assert_ptr_null(a->before);
+    buf_free(&want);
+    screen_free(prev), screen_free(next);
+    session_free(a);
+    session_free_all(&srv);
+    for (int i = 0; i < NV; i++) {
+        conn_fini(&w[i].c);
+        buf_free(&w[i].got);
+    }
+    server_bufs_free(&srv);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 Suite *suite_server_frames(void)
 {
     Suite *s = suite_create("server_frames");
@@ -288,6 +435,7 @@ Suite *suite_server_frames(void)
     tcase_add_test(t, one_grid_a_game_and_the_loop_draws_in_its_own);
     tcase_add_test(t, same_size_watchers_share_one_encoding);
     tcase_add_test(t, a_crowd_joining_redraws_its_count_once_a_tick);
+    tcase_add_test(t, frames_drawn_in_place_send_what_a_whole_copy_sends);
     suite_add_tcase(s, t);
     return s;
 }
