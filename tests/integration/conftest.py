@@ -1,7 +1,15 @@
 """Fixtures every suite shares: where the binaries are, a started warrend
 that is stopped and checked after the test, and terminal sessions closed
 after it. Options for the daemon fixture come from a marker, e.g.
-`pytestmark = pytest.mark.daemon(http=True)` (see harness.Daemon)."""
+`pytestmark = pytest.mark.daemon(http=True)` (see harness.Daemon).
+
+Under pytest-xdist (`-n 2`, as make test runs them) every worker is a
+process of its own: its tmp_path under its own basetemp, its daemons on
+ports the kernel hands it, its PostgreSQL cluster (harness.pg_database)
+in a directory and schemas of its own. A test marked `alone` times itself
+against the clock: it waits until the other workers' tests have ended and
+runs with none beside it."""
+import fcntl
 import os
 import pathlib
 
@@ -12,6 +20,24 @@ from harness import ROOT, Daemon, Telnet, Term
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "daemon(**options): how the daemon fixture starts warrend")
+    config.addinivalue_line("markers", "alone: times itself; no other worker runs a test meanwhile")
+
+
+@pytest.fixture(autouse=True)
+def neighbours(request, tmp_path_factory):
+    """With workers (pytest-xdist), each test holds the run's lock shared,
+    an `alone` one holds it exclusive. A turnstile taken first keeps a
+    worker's next tests from overtaking an `alone` test that waits."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    run = tmp_path_factory.getbasetemp().parent  # the controller's, shared by its workers
+    alone = request.node.get_closest_marker("alone") is not None
+    with open(run / "turnstile.lock", "a") as turn, open(run / "alone.lock", "a") as lock:
+        fcntl.flock(turn, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        fcntl.flock(turn, fcntl.LOCK_UN)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -109,8 +109,9 @@ def unique_name(prefix="p"):
 # ---- the database: the SQLite file, or PostgreSQL with WARREN_DB=pg ---------------------
 
 # WARREN_DB=pg: every daemon started with the default flags stores in a
-# schema of its own on one private PostgreSQL cluster the run shares
-# (pgcluster.py, started on first use and stopped when the run ends).
+# schema of its own on one private PostgreSQL cluster this process shares
+# (pgcluster.py, started on first use and stopped when the process ends:
+# each pytest-xdist worker has its own, in its own directory and socket).
 ON_PG = os.environ.get("WARREN_DB") == "pg"
 _PG = {"cluster": None, "made": 0}
 

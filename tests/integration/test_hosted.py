@@ -750,6 +750,7 @@ def test_rc_editor_waits_for_no_slow_spawner(nethack, clients):
     assert rc_path(d, name).read_text() == RC.splitlines(keepends=True)[1]
 
 
+@pytest.mark.alone  # times itself
 def test_a_save_in_flight_at_shutdown_is_not_waited_for_nor_made(nethack, clients):
     """warrend stopped while the spawner (stopped) holds an rc save: it ends
     at once, not after the save's 10 s; its player is told it was not

@@ -238,6 +238,7 @@ def children(ppid, comm):
     return found
 
 
+@pytest.mark.alone  # times itself
 def test_out_of_descriptors_refuses_a_game_at_once(bindir, tmp_path, clients):
     """warrend with no descriptor left for a game's terminal: the spawner's
     answer comes without its pty (the kernel drops it), and the start is

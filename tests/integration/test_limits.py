@@ -91,6 +91,7 @@ def journal_rows(d, name):
 
 
 @pytest.mark.daemon(http=True, extra=["--input-rate", "50"])
+@pytest.mark.alone  # times itself
 def test_websocket_key_flood_obeys_the_input_rate(daemon):
     d = daemon
     play = play_socket(d.http, register(d.http, "flooder"))
@@ -158,6 +159,7 @@ def set_nofile(pid, soft, hard):
     subprocess.run(["prlimit", "--pid", str(pid), f"--nofile={soft}:{hard}"], check=True)
 
 
+@pytest.mark.alone  # times itself
 def test_out_of_descriptors(start_daemon, clients):
     """Under prlimit the budget stays below the descriptor limit: a flood of
     web sockets is turned away and a player from another address is served.

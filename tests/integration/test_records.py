@@ -246,6 +246,7 @@ def cast_events(web, gid):
     return json.loads(lines[0]), [json.loads(ln) for ln in lines[1:]]
 
 
+@pytest.mark.alone  # times itself
 def test_key_times_reach_journal_cast_and_frames(daemon, bindir, tmp_path):
     """Keys typed with pauses of 0.5, 1.5 and 4 s: the journal keeps the
     gaps, the frames and the cast play them with the 4 s one capped at 2 s;
