@@ -197,19 +197,24 @@ PG_SUITES := test_nodes.py test_admin.py test_community.py test_recovery_rebuild
              test_server.py::test_register_play_quit_resume test_server.py::test_takeover \
              test_server.py::test_sigterm_saves_and_restart_resumes test_server.py::test_crash_at_level_change \
              test_watch_nodes.py
+# The integration suites run as TEST_WORKERS pytest processes at once
+# (pytest-xdist; default: one per core): most of their time is spent
+# waiting on sockets. Each worker has its own temporary directories, ports
+# and PostgreSQL cluster; tests marked `alone` (they time themselves) run
+# with no other test beside them (tests/integration/conftest.py).
+TEST_WORKERS ?= $(JOBS)
+PYTEST_N = $(PYTHON) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS)
 test: format-check
 	@$(MAKE) --no-print-directory $(PARALLEL) build build-asan
 	$(MAKE) --no-print-directory $(PARALLEL) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
-	WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
-	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
-	    $(addprefix tests/integration/,$(LOOPS_SUITES))
-	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider \
-	    $(addprefix tests/integration/,$(PG_SUITES))
+	WARREN_BIN=$(abspath $(BIN)) $(PYTEST_N) tests/integration
+	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTEST_N) $(addprefix tests/integration/,$(LOOPS_SUITES))
+	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTEST_N) $(addprefix tests/integration/,$(PG_SUITES))
 	$(MAKE) --no-print-directory unit
 	$(MAKE) --no-print-directory test-cluster-short
 
 test-pg: build build-asan
-	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
+	WARREN_DB=pg WARREN_BIN=$(abspath $(BIN)) $(PYTEST_N) tests/integration
 
 # tests/cluster/ builds PostgreSQL primary + standby, HAProxy and warrend
 # nodes from network namespaces it makes (root); it prints BENCH lines.
@@ -227,7 +232,7 @@ test-cluster-short: build
 	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_combined.py
 
 test-loops: build build-asan
-	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/integration
+	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTEST_N) tests/integration
 
 # The unit runner as UNIT_JOBS processes at once (default: one per core),
 # each taking the next suite as it finishes one
