@@ -113,15 +113,34 @@ const settleGame = async (page) => {
     await page.waitForTimeout(300);
   }
 };
+// The game's answer is all in: the screen and its cursor unchanged for
+// 300 ms (at most 12 s; a loaded machine answers a key late)
+const quiet = async (page) => {
+  let last = null;
+  for (let i = 0; i < 40; i++) {
+    const now = await page.evaluate(() => {
+      const t = window.warren.term;
+      const b = t.buffer.active;
+      const rows = [];
+      for (let y = 0; y < t.rows; y++) rows.push(b.getLine(b.viewportY + y)?.translateToString());
+      return `${b.cursorX},${b.cursorY}\n${rows.join('\n')}`;
+    });
+    if (now === last) return;
+    last = now;
+    await page.waitForTimeout(300);
+  }
+};
 // Taps each arrow; what the '@' did and what the screen's first row said
 const arrows = async (page) => {
   const moves = {};
   for (const k of ['\u2190', '\u2192', '\u2191', '\u2193', '\u2190', '\u2192']) {
     await settleGame(page);
+    await quiet(page);
     const before = await at(page);
     await tap(page, k);
-    await page.waitForTimeout(400);
+    await quiet(page);
     await settleGame(page);
+    await quiet(page);
     const after = await at(page);
     (moves[k] ||= []).push({ before, after, top: (await lines(page))[0] });
   }
