@@ -81,8 +81,10 @@ bool frames_shared(const session_t *s, const conn_t *c)
 }
 
 /* Below the game on a taller terminal: whom it watches and the keys
- * (watch.c); written again only when it changed. */
-static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
+ * (watch.c); written again only when it changed. at: the frame c's
+ * terminal shows once out's bytes before the line are written, whose
+ * cursor the line puts back. */
+static void watcher_footer(session_t *s, conn_t *c, const screen_t *at, buf_t *out, bool key)
 {
     if (c == s->player || c->ops->browser || c->h <= s->grid->h) /* pages say it themselves */
         return;
@@ -91,9 +93,8 @@ static void watcher_footer(session_t *s, conn_t *c, buf_t *out, bool key)
     if (!h->watcher_footer || !h->watcher_footer(s, c, line, sizeof line, key))
         return;
     buf_printf(out, "\033[%d;1H\033[m\033[K\033[2m%s\033[m", s->grid->h + 1, line);
-    const screen_t *was = s->before ? s->before : s->sent; /* its cursor is there */
-    if (was->cur_visible)
-        buf_printf(out, "\033[%d;%dH", was->cur_y + 1, was->cur_x + 1);
+    if (at->cur_visible)
+        buf_printf(out, "\033[%d;%dH", at->cur_y + 1, at->cur_x + 1);
 }
 
 /* What in-step viewers' terminals show: the frame last sent, or, while a
@@ -377,8 +378,9 @@ void frames_keyframe(session_t *s, conn_t *c)
         conn_write_text(c, srv->scratch.data, srv->scratch.len);
         return;
     }
-    ansi_keyframe(&c->prof, shown(s), &srv->scratch);
-    watcher_footer(s, c, &srv->scratch, true);
+    const screen_t *frame = shown(s);
+    ansi_keyframe(&c->prof, frame, &srv->scratch);
+    watcher_footer(s, c, frame, &srv->scratch, true);
     conn_write(c, srv->scratch.data, srv->scratch.len);
 }
 
@@ -438,7 +440,7 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     if (c != s->player && !c->ops->browser && c->h > s->grid->h) {
         buf_t *own = &s->srv->scratch;
         buf_reset(own);
-        watcher_footer(s, c, own, false);
+        watcher_footer(s, c, s->grid, own, false); /* after the frame being sent */
         if (own->len)
             conn_write(c, own->data, own->len);
     }

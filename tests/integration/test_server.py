@@ -271,6 +271,37 @@ def test_watchers_of_other_sizes(daemon, clients):
     small.wait_for("Your choice")
 
 
+def test_taller_watcher_keeps_the_players_cursor(daemon, clients):
+    """A watcher on a taller terminal gets the line saying whom it watches
+    below the game, written again when it changes (the depth here, in the
+    same frame as the player's move down the stairs): after it its cursor
+    is where the player's frame put it, not where the frame before had it,
+    and what it shows keeps matching the player's screen."""
+    p = clients(daemon.port).connected()
+    p.register("tall")
+    p.random_character("tall")
+    big = clients(daemon.port, cols=100, rows=30).connected()
+    big.send("w")
+    big.wait_for("tall")
+    big.send("a")
+    big.wait_for("depth 0,")
+    for _ in range(4):  # explore until the stairs down are seen, go there, go down
+        p.play_keys("o" * 12 + "_>.")
+        end = time.time() + 15
+        while "where?" in p.text() and time.time() < end:
+            p.pump(quiet=0.3, limit=1)
+        p.play_keys(">")
+        big.pump()
+        if "depth 1," in big.text():
+            break
+    big.wait_for("depth 1,")
+    assert screens_converge_region(p, big)
+    assert (big.screen.cursor.x, big.screen.cursor.y) == (p.screen.cursor.x, p.screen.cursor.y)
+    p.play_keys("hjkl")
+    assert screens_converge_region(p, big)
+    assert (big.screen.cursor.x, big.screen.cursor.y) == (p.screen.cursor.x, p.screen.cursor.y)
+
+
 def screens_converge_region(p, big, timeout=3.0):
     end = time.time() + timeout
     while time.time() < end:
