@@ -1576,6 +1576,7 @@ void web_free(web_t *w)
         lws_context_destroy(w->ctx);
     }
     lws_context_destroy(w->ctx); /* step 2: frees the context */
+    lws_cap = NULL; /* the cap is freed after the web: lws's lines from here on uncapped */
     for (list_t *n; (n = list_front(&w->reqs));)
         req_free(LIST_ITEM(n, web_req_t, node));
     free(w->wbuf);
