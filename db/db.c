@@ -122,6 +122,7 @@ struct db {
     db_owed_t owed[DB_OWED]; /* loop only: a ring, oldest at owed_head */
     size_t owed_head, owed_n;
     int fail_after, fail_count; /* tests: allocations to let through, then to fail */
+    db_timering_t times;        /* loop only: the journal appends' times */
 };
 
 static void list_push(db_list_t *l, db_op_t *op)
@@ -637,6 +638,14 @@ static void hand_back(db_writer_arg_t *w, db_list_t *batch, uint64_t ticket, int
     pthread_cond_broadcast(&db->wdone);
 }
 
+/* Time i of the batch's timed ops (db_write_times). */
+static void stamp(db_list_t *batch, int i, uint64_t t)
+{
+    for (db_op_t *op = batch->head; op; op = op->next)
+        if (op->timed)
+            op->t[i] = t;
+}
+
 /* A writer: batches taken, written (or failed by the fence) on its own
  * connection, handed back; writer 0 also takes game ids ahead, between two
  * of its transactions (a take is stored at once, whatever becomes of the
@@ -666,8 +675,11 @@ static void *writer_main(void *arg)
             db_ids_refill(&db->ids, w->c);
         int ret = DB_OK;
         if (batch.head) {
-            atomic_store(&db->batch_started_ns[w->me], mono_ns());
+            uint64_t t = mono_ns();
+            atomic_store(&db->batch_started_ns[w->me], t);
+            stamp(&batch, 1, t);
             ret = fenced ? fail_batch(w, &batch, fence) : write_batch(w, &batch);
+            stamp(&batch, 2, mono_ns());
         }
         pthread_mutex_lock(&db->wmu);
         if (batch.head)
@@ -821,6 +833,8 @@ static void deliver_all(db_t *db)
             snprintf(db->errmsg, sizeof db->errmsg, "%s",
                      op->err ? op->err : "database operation failed");
         db->outstanding--;
+        if (op->timed && op->status == DB_OK)
+            db_times_add(&db->times, (uint64_t[4]){op->t[0], op->t[1], op->t[2], mono_ns()});
         db_op_deliver(op);
         db_op_free(op);
     }
@@ -855,6 +869,9 @@ void db_submit(db_t *db, db_op_t *op)
     db->outstanding++;
     update_ref(db);
     if (op->write) {
+        op->timed = lone_append(op);
+        if (op->timed)
+            op->t[0] = mono_ns();
         list_push(&db->pending, op);
         /* A long loop turn (a burst of keys) hands its writes over in
          * slices, so the writer commits while the loop is still reading. */
@@ -1027,6 +1044,11 @@ void db_writer_state(const db_t *db, db_writer_t *out)
     out->ended_ns = atomic_load(&db->core->batch_ended_ns);
 }
 
+void db_write_times(const db_t *db, uint64_t window_ms, db_times_t *out)
+{
+    db_times_read(&db->times, mono_ns(), window_ms * 1000000u, out);
+}
+
 /* The writer's op of db_set_max_size: op->id holds the bytes asked for,
  * then the cap in force. */
 static int run_max_size(db_conn_t *c, db_op_t *op)
@@ -1085,6 +1107,7 @@ static void on_handle_closed(uv_handle_t *h)
         pay_oldest(db);
     pthread_mutex_destroy(&db->dmu);
     pthread_cond_destroy(&db->dcv);
+    db_times_free(&db->times);
     free(db);
 }
 

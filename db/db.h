@@ -254,6 +254,24 @@ typedef struct {
 } db_writer_t;
 void db_writer_state(const db_t *db, db_writer_t *out);
 
+/* Where the time of this handle's journal appends went, over those whose
+ * callback came within the last window_ms (DB_TIMES_MAX appends at most):
+ * queue, from the submit until a writer took it (the rest of the loop's
+ * turn, the writer's wake-up, a batch in flight before it); commit, the
+ * writer's transaction until the server's answer to its COMMIT; back,
+ * from that answer to the callback on the loop (the batches before it
+ * handed back first, the loop's wake-up and turn). In us: the whole's
+ * percentiles, each part's p99, and the parts' means over the slowest
+ * 1 % by the whole (at least one append). */
+#define DB_TIMES_MAX 8192
+typedef struct {
+    size_t n;
+    double p50, p99, max;
+    double queue_p99, commit_p99, back_p99;
+    double slow_queue, slow_commit, slow_back;
+} db_times_t;
+void db_write_times(const db_t *db, uint64_t window_ms, db_times_t *out);
+
 /* Another handle on db's database for another loop (call it on that
  * loop's thread, or before it runs); NULL without memory. */
 db_t *db_attach(db_t *db, uv_loop_t *loop);

@@ -819,6 +819,20 @@ typedef struct {
 #define DB_RES_MAX   3   /* reading steps per operation */
 #define DB_OP_INLINE 256 /* bytes for the steps of an op begun with db_op_begin */
 
+/* A loop's last DB_TIMES_MAX journal appends (db_times.c), loop only. */
+typedef struct {
+    uint64_t end_ns; /* its callback */
+    uint32_t queue_us, commit_us, back_us;
+} db_time_t;
+typedef struct {
+    db_time_t *v; /* DB_TIMES_MAX, made with the first */
+    size_t head, n;
+} db_timering_t;
+/* t: submitted, taken, committed, called back (ns). */
+void db_times_add(db_timering_t *r, const uint64_t t[4]);
+void db_times_read(const db_timering_t *r, uint64_t now, uint64_t window_ns, db_times_t *out);
+void db_times_free(db_timering_t *r);
+
 typedef struct db_op db_op_t;
 struct db_op {
     db_op_t *next;
@@ -826,11 +840,13 @@ struct db_op {
     db_cb_t cb;
     int status;     /* preset when building failed: then nothing runs */
     bool write;     /* some step changes the database */
+    bool timed;     /* a journal append, its times kept (db_write_times) */
     int nsteps;     /* a write of one step needs no savepoint */
     int nread;      /* steps that read rows */
     int64_t id;     /* a write's result id (preset, or from ROWID / COUNT) */
     char *err;      /* owned failure message */
     uint64_t after; /* a read runs once this many writes are done */
+    uint64_t t[3];  /* timed: submitted, taken by a writer, committed (ns) */
     db_rows_t *res; /* DB_RES_MAX: what the reading steps returned, in order */
     /* Instead of the steps, for a read that is no list of statements. */
     int (*run)(db_conn_t *c, db_op_t *op);

@@ -391,6 +391,24 @@ static void health_node(ctl_t *c)
                ps.games, ps.mirrors, (unsigned long long)ps.reads, (unsigned long long)ps.rows);
 }
 
+/* Where the home loop's journal appends of the last HEALTH_TIMES_MS spent
+ * their time (db_write_times): what a key waits for before its frame. */
+#define HEALTH_TIMES_MS 10000
+
+static void health_times(ctl_t *c)
+{
+    db_times_t t;
+    db_write_times(c->srv->db, HEALTH_TIMES_MS, &t);
+    if (!t.n)
+        return;
+    buf_printf(&c->out,
+               "journal appends, last %d s: %zu, submit to callback p50 %.0f p99 %.0f max %.0f us; "
+               "p99 of queue %.0f commit %.0f back %.0f us; slowest 1%%: queue %.0f commit %.0f "
+               "back %.0f us\n",
+               HEALTH_TIMES_MS / 1000, t.n, t.p50, t.p99, t.max, t.queue_p99, t.commit_p99,
+               t.back_p99, t.slow_queue, t.slow_commit, t.slow_back);
+}
+
 static void on_health(void *ud, int status, const db_health_t *h)
 {
     ctl_t *c = ud;
@@ -423,6 +441,7 @@ static void on_health(void *ud, int status, const db_health_t *h)
         buf_printf(&c->out, "writer: %llu commits, %llu writes, %llu failed, %llu pending\n",
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);
+        health_times(c);
         health_storage(c);
         db_games_broken(c->srv->db, HEALTH_BROKEN_MAX, on_broken, c); /* finishes the answer */
         return;

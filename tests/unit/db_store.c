@@ -176,6 +176,34 @@ START_TEST(journal_rows_from_version_1_read_unknown_times)
 }
 END_TEST
 
+/* Each journal append's time in its three parts, over the window asked;
+ * other writes are not counted. */
+START_TEST(journal_append_times_kept)
+{
+    fx_t f;
+    fx_open(&f);
+    int64_t g = make_game(&f, make_user(&f, "tim"), 7);
+    db_times_t t;
+    db_write_times(f.db, 60000, &t);
+    ck_assert_uint_eq(t.n, 0);
+    done_t d[5] = {{0}};
+    for (int i = 0; i < 5; i++)
+        db_journal_append(f.db, g, i + 1, (const uint8_t *)"k", 1, 5, on_done, &d[i]);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    db_write_times(f.db, 60000, &t);
+    ck_assert_uint_eq(t.n, 5);
+    ck_assert(t.p50 <= t.p99 && t.p99 <= t.max && t.max > 0);
+    ck_assert(t.commit_p99 > 0 && t.commit_p99 <= t.max);
+    /* the slowest one's parts add up to the whole */
+    double whole = t.slow_queue + t.slow_commit + t.slow_back;
+    ck_assert(whole >= t.max - 1 && whole <= t.max + 1);
+    usleep(20000);
+    db_write_times(f.db, 10, &t); /* none within the last 10 ms */
+    ck_assert_uint_eq(t.n, 0);
+    fx_close(&f);
+}
+END_TEST
+
 START_TEST(open_migrates_and_reopens)
 {
     fx_t f;
@@ -1383,6 +1411,7 @@ Suite *suite_db_store(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, open_migrates_and_reopens);
     tcase_add_test(tc, journal_rows_from_version_1_read_unknown_times);
+    tcase_add_test(tc, journal_append_times_kept);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
     tcase_add_test(tc, wal_checkpointed_beside_the_writer);
     tcase_add_test(tc, checkpointer_woken_once_per_request);
@@ -1425,6 +1454,7 @@ Suite *suite_db_store_pg(void)
     tcase_add_unchecked_fixture(tc, fx_use_pg, NULL);
     tcase_add_test(tc, open_migrates_and_reopens);
     tcase_add_test(tc, group_commit_one_transaction_per_turn);
+    tcase_add_test(tc, journal_append_times_kept);
     tcase_add_test(tc, two_loops_share_one_database);
     tcase_add_test(tc, journal_order_and_duplicates);
     tcase_add_test(tc, snapshot_and_later_journal);
