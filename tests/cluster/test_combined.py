@@ -30,14 +30,17 @@ WARREN_CLUSTER_COMBINED_PLAYERS (40 in all), WARREN_CLUSTER_COMBINED_WATCHERS
 runs these (about 50 s), make test-cluster 300 players, 30 watchers and
 20 s a step. The separate scenarios (test_node_kill, test_db_failover,
 test_watch_cross) do each step alone, with their own variants."""
+import itertools
 import os
+import pathlib
 import re
 import signal
 import subprocess
+import threading
 import time
 
 from conftest import bench
-from cluster import CLIENT_MAX, SYNC_COMMIT, TELNET_PORT, node_ip
+from cluster import CLIENT_MAX, SYNC_COMMIT, TELNET_PORT, node_ip, sh
 from test_db_failover import journal_by_user, journal_rows, wait_until
 from test_node_kill import LEASES, drain
 
@@ -137,6 +140,57 @@ def check_step(c, loads, step, rows_before):
     return figures, marks
 
 
+APPENDS = re.compile(r"journal appends, last \d+ s: (\d+), submit to callback p50 (\d+) "
+                     r"p99 (\d+) max (\d+) us; p99 of queue (\d+) commit (\d+) back (\d+) us; "
+                     r"slowest 1%: queue (\d+) commit (\d+) back (\d+) us")
+
+
+def append_times(bindir, node):
+    """Where node's journal appends of the last 10 s spent their time
+    (warren-admin health): {part: us}, {} when it printed none."""
+    out = sh(bindir / "warren-admin", "--control", node.dir / "warrend.ctl", "health",
+             check=False)
+    m = APPENDS.search(out)
+    keys = ("n", "p50", "p99", "max", "queue.p99", "commit.p99", "back.p99",
+            "slowest.queue", "slowest.commit", "slowest.back")
+    return dict(zip(keys, map(int, m.groups()))) if m else {}
+
+
+class DiskProbe:
+    """What one flush of the disk under the primary's WAL takes meanwhile:
+    an 8 KiB write into a file of its own beside the primary's data, then
+    fdatasync, every 50 ms (a commit's own flush, at a fifth of the
+    cluster's commit rate) until stop(); (p50, p99, max) in us."""
+
+    def __init__(self, dir):
+        self.path, self.times = pathlib.Path(dir) / "disk.probe", []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, bytes(1 << 20))  # written once: the probes overwrite
+            os.fsync(fd)
+            for i in itertools.count():
+                if self.done.wait(0.05):
+                    break
+                os.pwrite(fd, os.urandom(8192), i % 128 * 8192)
+                t = time.perf_counter()
+                os.fdatasync(fd)
+                self.times.append((time.perf_counter() - t) * 1e6)
+        finally:
+            os.close(fd)
+            self.path.unlink()
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        v = sorted(self.times) or [0]
+        return v[len(v) // 2], v[min(len(v) - 1, int(0.99 * len(v)))], v[-1]
+
+
 def on_node(node, names):
     """The players whose game the node started or resumed."""
     log = node.log()
@@ -173,13 +227,25 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
 
         # watch: every watched game streamed from node 1 to node 3
         rows = journal_by_user(c)
+        probe = DiskProbe(c.pg1.dir)
         time.sleep(STEP_S)
+        disk = probe.stop()
+        times = append_times(bindir, n1)  # the last 10 s of the step, before the marks
         figures, marks = check_step(c, loads, "watch", rows)
         wm = marks[0]
         bench("cluster.watch.cross_node.delay.p99.us", wm["wkey.p99.us"])
         bench("cluster.watch.cross_node.delay.p50.us", wm["wkey.p50.us"])
         bench("cluster.watch.cross_node.stream.p99.us", wm["wdel.p99.us"])
         bench("cluster.combined.key.p99.us", max(m["key.p99.us"] for m in marks))
+        # where the delay goes: the watched players' own key to its frame,
+        # and of that node 1's journal append, from its submit to its
+        # callback (the frame goes out in it), in parts
+        bench("cluster.watch.cross_node.player_key.p99.us", wm["key.p99.us"])
+        for k, v in times.items():
+            bench(f"cluster.watch.cross_node.n1_append.{k}" + ("" if k == "n" else ".us"), v)
+        # and what the disk under the primary's WAL gave a flush meanwhile
+        for k, v in zip(("p50", "p99", "max"), disk):
+            bench(f"cluster.watch.disk_flush.{k}.us", round(v))
         assert wm["wkey.n"] >= WATCHERS, wm
         fed = set(re.findall(r"peer feed game=(\d+) to=n3 nodes=1", n1.log()))
         assert len(fed) >= WATCHERS, n1.log()[-3000:]
