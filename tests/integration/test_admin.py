@@ -178,6 +178,10 @@ def test_health(world):
     assert lines["users"].startswith("1 ")
     assert int(lines["snapshots"].split(",")[0]) >= 1
     assert int(lines["database"].split()[0]) > 0
+    # the keys' journal rows, just stored, timed in their parts
+    appends = lines["journal appends, last 10 s"]
+    assert int(appends.split(",")[0]) >= 5, appends
+    assert "p99 of queue" in appends and "slowest 1%: queue" in appends, appends
 
 
 def test_bad_control_input(world):
