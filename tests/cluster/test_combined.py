@@ -21,7 +21,8 @@ asserted: no key any player saw answered is missing from the journal,
 every player is back in its game and keying (the journal grew for each),
 and every watcher watches its player's game again (told by its node when
 the game went, it picked it again from the watch list). BENCH lines:
-cluster.watch.cross_node.delay.p99.us, cluster.node_kill.acked_lost,
+cluster.watch.cross_node.delay.p99.us (and its parts: the player's own
+key, node 1's journal appends, the WAL disk's flush), cluster.node_kill.acked_lost,
 cluster.node_kill.resume.p99.ms (a returning player's new connection to
 its game's frame), cluster.drain.*, cluster.db_failover.acked_lost.
 
@@ -237,6 +238,7 @@ def test_one_run_kill_drain_failover_under_load(make_cluster, bindir, tmp_path):
         bench("cluster.watch.cross_node.delay.p50.us", wm["wkey.p50.us"])
         bench("cluster.watch.cross_node.stream.p99.us", wm["wdel.p99.us"])
         bench("cluster.combined.key.p99.us", max(m["key.p99.us"] for m in marks))
+        assert times.get("n", 0) > 0, "node 1's health printed no journal appends"
         # where the delay goes: the watched players' own key to its frame,
         # and of that node 1's journal append, from its submit to its
         # callback (the frame goes out in it), in parts
