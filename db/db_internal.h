@@ -523,7 +523,8 @@ void db_file_close(db_file_t *f, bool lost);
     X(NODES_PRUNE, "i", COUNT, none,                                                               \
       DB_BOTH(DB_NODES_PRUNE(DB_NOW_MS_LITE), DB_NODES_PRUNE(DB_NOW_MS_PG)))                       \
     /* fencing: the lease row is node's, locked (shared, so a take waits                        \
-     * for the batch; cheap again in the same transaction); none: DB_ELEASE.                    \
+     * for the batch, and for the next too when it locks first: until the                       \
+     * game's appends pause; cheap again in the same transaction); none: DB_ELEASE.             \
      * Not node's heartbeat: a take moves the row, under this lock, so a row                    \
      * still node's is a game nobody took (a pause or a failover past the ttl) */  \
     X(LEASE_HOLD, "it", ROW, int,                                                                  \

@@ -31,10 +31,8 @@ def pg(tmp_path):
 
 
 @pytest.mark.parametrize("suite,least",
-                         # db_pg races a takeover against a stream of appends
-                         # (a_takeover_loses_no_acknowledged_row): alone
-                         [pytest.param("db_pg", 8, marks=pytest.mark.alone),
-                          ("db_store_pg", 12), ("db_game_names_pg", 3), ("db_hosted_pg", 1)])
+                         [("db_pg", 8), ("db_store_pg", 12), ("db_game_names_pg", 3),
+                          ("db_hosted_pg", 1)])
 def test_db_unit_suite_runs_on_postgresql(bindir, pg, suite, least):
     url = pg.create_db("unit")
     unit = program(bindir, "asan/unit")
