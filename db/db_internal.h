@@ -206,10 +206,8 @@ void db_file_close(db_file_t *f, bool lost);
     ") x LEFT JOIN node_events "                                                        \
     "e ON e.xid >= ?1 AND e.origin <> ?2 AND e.id > (SELECT coalesce(max(id), 0) - ?3 " \
     "FROM node_events) ORDER BY e.id"
-/* Rows older than ?1 ms, and all but the newest ?2 (db_listen.h). */
-#define DB_EVENTS_PRUNE(now)                                                         \
-    "DELETE FROM node_events WHERE at < " now " - ?1 OR id <= (SELECT max(id) - ?2 " \
-    "FROM node_events)"
+/* Rows older than ?1 ms (db_listen.h: never by their count) */
+#define DB_EVENTS_PRUNE(now) "DELETE FROM node_events WHERE at < " now " - ?1"
 #define DB_STMT_LIST(X)                                                                            \
     X(BEGIN, "", RUN, none, DB_BOTH("BEGIN IMMEDIATE", "BEGIN"))                                   \
     X(BEGIN_READ, "", RUN, none,                                                                   \
@@ -549,7 +547,7 @@ void db_file_close(db_file_t *f, bool lost);
     X(EVENTS_SINCE, "iti", ROWS, node_event,                                                       \
       DB_BOTH(DB_EVENTS_SINCE("coalesce(max(xid), 0) + 1 AS m FROM node_events"),                  \
               DB_EVENTS_SINCE(DB_XMIN_PG " AS m")))                                                \
-    X(EVENTS_PRUNE, "ii", RUN, none,                                                               \
+    X(EVENTS_PRUNE, "i", RUN, none,                                                                \
       DB_BOTH(DB_EVENTS_PRUNE(DB_NOW_MS_LITE), DB_EVENTS_PRUNE(DB_NOW_MS_PG)))                     \
     /* of the account ids ?1 (a JSON array), those deleted or locked */                            \
     X(USERS_GONE, "t", ROWS, int,                                                                  \

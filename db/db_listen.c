@@ -52,7 +52,7 @@ void db_events_since(db_t *db, int64_t from, const char *node, db_node_events_cb
 void db_events_prune(db_t *db)
 {
     db_queue(db, DB_ON(done, NULL, NULL), 0, DB_STMT_EVENTS_PRUNE,
-             DB_ARGS(DB_INT(DB_EVENTS_KEEP_MS), DB_INT(DB_EVENTS_KEEP_ROWS)));
+             DB_ARGS(DB_INT(DB_EVENTS_KEEP_MS)));
 }
 
 /* ids as a JSON array ("[1,2]"): both dialects read it as rows. */

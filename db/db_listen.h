@@ -16,8 +16,8 @@
  * transaction and numbered by that transaction's id (xid): a node whose
  * listener was down reads what it missed with db_events_since, the
  * notification carrying the row's id and the event's key so the two
- * never apply one event twice. Rows go after DB_EVENTS_KEEP_MS or beyond the newest
- * DB_EVENTS_KEEP_ROWS (db_events_prune).
+ * never apply one event twice. Rows go after DB_EVENTS_KEEP_MS (db_events_prune);
+ * a read takes only the newest DB_EVENTS_KEEP_ROWS.
  *
  * SQLite has none of it: db_notify is a no-op there, db_listen_open fails. */
 #ifndef WARREN_DB_LISTEN_H
@@ -28,12 +28,19 @@
 #define DB_NOTIFY_CHANNEL     "warren"
 #define DB_NOTIFY_PAYLOAD_MAX 1024 /* bytes (a chat line fits); PostgreSQL allows 8000 */
 
-/* A listener's gap is seconds (it connects again every second; a
- * failover takes about ten), and every node reads the log every few
- * seconds anyway: two minutes covers them with room, while a chat line
- * or a kick from longer ago means little and costs every reader. The
- * count bounds what one read can return while a flood is logged. */
-#define DB_EVENTS_KEEP_MS   120000
+/* A sender writes an event again (its write failed, or its commit went
+ * unanswered) for at most DB_EVENTS_RESEND_MS after it was sent (notify.c's
+ * outbox, each kind under it): its first row, if that one committed, must
+ * still be there for its key to make the new write none. So rows stay
+ * that long and two minutes more, for a write held up between the
+ * sender's look at its age and its commit (the connection's timeouts are
+ * seconds) and for the database's clock, which measures the rows' age,
+ * being stepped meanwhile; never fewer by their count, which would let a
+ * flood of others push such a row out. Far more than a listener's gap
+ * (seconds: it connects again every second, a failover takes about ten).
+ * The count bounds what one read returns while a flood is logged. */
+#define DB_EVENTS_RESEND_MS 600000
+#define DB_EVENTS_KEEP_MS   (DB_EVENTS_RESEND_MS + 120000)
 #define DB_EVENTS_KEEP_ROWS 4096
 
 typedef struct db_listen db_listen_t;
@@ -55,8 +62,7 @@ typedef void (*db_node_events_cb)(void *ud, int status, const db_node_event_t *r
 /* The events of other nodes than node numbered from or more, by id, of
  * the newest DB_EVENTS_KEEP_ROWS (what the log keeps, pruned or not yet). */
 void db_events_since(db_t *db, int64_t from, const char *node, db_node_events_cb cb, void *ud);
-/* Deletes the rows older than DB_EVENTS_KEEP_MS or past the newest
- * DB_EVENTS_KEEP_ROWS. */
+/* Deletes the rows older than DB_EVENTS_KEEP_MS, however many are newer. */
 void db_events_prune(db_t *db);
 /* Of the accounts ids (n of them), those deleted or locked: one read. */
 void db_users_gone(db_t *db, const int64_t *ids, size_t n, db_game_ids_cb cb, void *ud);

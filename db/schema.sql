@@ -299,7 +299,7 @@ END;
 -- node whose listener was down reads here what it missed (db_listen.h).
 -- xid orders them as leases.chg does (PostgreSQL: the writing
 -- transaction's id, so a reader below its snapshot's xmin never passes
--- one that commits late); rows go after two minutes. event_key: the
+-- one that commits late); rows go after 12 minutes. event_key: the
 -- sender's key for the event (notify.c), so a write tried again after a
 -- commit whose answer was lost adds no second row.
 CREATE TABLE node_events (

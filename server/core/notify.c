@@ -53,20 +53,25 @@ static void chat_off_heard(server_t *home, const notify_event_t *ev);
 static void chat_off_asked(server_t *home, const notify_event_t *ev);
 
 /* How long the sender's outbox keeps an event of a kind whose write
- * fails (ms from when it was sent), for as long as it still means
- * something. A change that tells the others to read rows again (bans,
- * mutes, mail, chat-off, a question about it) means the same however
- * late, and another copy of it costs one read: 10 minutes. A kick is the
- * administrator's "off now": a minute late it would send off someone who
- * came back after it (a ban keeps one off). An end and its answer matter
- * while the asker waits (NODEEND_WAIT_MS): past that the administrator
- * was told there was no answer. A chat line answers what a game shows:
- * 15 s late it reads out of place. Each but the 10 minutes is under the
- * log's two (DB_EVENTS_KEEP_MS), so an event written again still finds
- * its first row (its key) if that one committed. */
-#define KEEP_READ_AGAIN_MS 600000
+ * fails (ms from when it was sent, on the loop's monotonic clock: the
+ * age is never a difference of two machines' clocks), for as long as it
+ * still means something. A change that tells the others to read rows
+ * again (bans, mutes, mail, chat-off, a question about it) means the
+ * same however late, and another copy of it costs one read: 10 minutes.
+ * A kick is the administrator's "off now": a minute late it would send
+ * off someone who came back after it (a ban keeps one off). An end and
+ * its answer matter while the asker waits (NODEEND_WAIT_MS): past that
+ * the administrator was told there was no answer. A chat line answers
+ * what a game shows: 15 s late it reads out of place. None is over
+ * DB_EVENTS_RESEND_MS, under what the log keeps its rows
+ * (DB_EVENTS_KEEP_MS), so an event written again still finds its first
+ * row (its key) if that one committed, and is not applied twice. */
+#define KEEP_READ_AGAIN_MS DB_EVENTS_RESEND_MS
 #define KEEP_KICK_MS       60000
 #define KEEP_CHAT_MS       15000
+_Static_assert(KEEP_KICK_MS <= DB_EVENTS_RESEND_MS && KEEP_CHAT_MS <= DB_EVENTS_RESEND_MS &&
+                   NODEEND_WAIT_MS <= DB_EVENTS_RESEND_MS,
+               "an event kept longer than the log keeps its key could be applied twice");
 
 /* fn gets the ids, ev_fn the whole event; text: the kind carries NAME
  * TEXT; keep_ms: how long it is kept in the sender's outbox while its

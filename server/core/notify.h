@@ -36,7 +36,7 @@
  * also reads again what the rows keep of the others' events (bans and
  * mutes, its connections' accounts, mail waiting for those at the menu)
  * and asks for its mirrors' chat-off (below), for a gap longer than the
- * log keeps them (DB_EVENTS_KEEP_MS).
+ * log keeps them (DB_EVENTS_KEEP_MS: 12 minutes).
  *
  * A player's chat-off travels as an event (NOTIFY_CHAT_OFF) to the
  * mirrors other nodes keep of the game, so their watchers are refused

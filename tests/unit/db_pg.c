@@ -1279,6 +1279,53 @@ START_TEST(an_event_written_again_under_its_key_is_one_event)
 }
 END_TEST
 
+#define KEY_B "0123456789abcdef0000000000000002"
+
+/* db_notify of payload under key; its answer. */
+static int notify_once_more(fx_t *f, const char *payload, const char *key)
+{
+    int st = -1;
+    db_notify(f->db, DB_NOTIFY_CHANNEL, payload, key, on_written, &st);
+    db_flush(f->db);
+    run(f);
+    return st;
+}
+
+/* A sender writes an event again up to DB_EVENTS_RESEND_MS after it sent
+ * it (notify.c's outbox), whatever came meanwhile: the log's pruning
+ * keeps its first row, so its key still makes the new write none. One
+ * written that long ago (KEY_A, its row's clock set back), and one
+ * followed by more events of other nodes than a read takes (KEY_B): after
+ * a prune each is written again, and each is still its one first row. */
+START_TEST(an_event_written_again_as_late_as_its_sender_may_is_one_event)
+{
+    fx_t f;
+    pg_open(&f);
+    db_lease_fence(f.db, "node-a", 60000);
+    ck_assert_int_eq(notify_once_more(&f, "sanctions * node-a 0 0", KEY_A), DB_OK);
+    ck_assert_int_eq(notify_once_more(&f, "mail * node-a 3 0", KEY_B), DB_OK);
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "UPDATE node_events SET at = at - %d WHERE event_key = '" KEY_A "'; "
+             "INSERT INTO node_events(xid, origin, at, payload) SELECT "
+             "pg_current_xact_id()::text::bigint, 'node-c', " DB_NOW_MS_PG ", 'kick * c ' || i "
+             "|| ' 0' FROM generate_series(1, %d) i",
+             DB_EVENTS_RESEND_MS, DB_EVENTS_KEEP_ROWS + 4);
+    pg_run_sql(f.path, sql);
+    int64_t a = fx_count(&f, "SELECT id FROM node_events WHERE event_key = '" KEY_A "'");
+    int64_t b = fx_count(&f, "SELECT id FROM node_events WHERE event_key = '" KEY_B "'");
+    db_events_prune(f.db);
+    db_flush(f.db);
+    run(&f);
+    ck_assert_int_eq(notify_once_more(&f, "sanctions * node-a 0 0", KEY_A), DB_OK);
+    ck_assert_int_eq(notify_once_more(&f, "mail * node-a 3 0", KEY_B), DB_OK);
+    ck_assert_int_eq(fx_count(&f, "SELECT id FROM node_events WHERE event_key = '" KEY_A "'"), a);
+    ck_assert_int_eq(fx_count(&f, "SELECT id FROM node_events WHERE event_key = '" KEY_B "'"), b);
+    ck_assert_int_eq(fx_count(&f, "SELECT count(*) FROM node_events WHERE origin = 'node-a'"), 2);
+    fx_close(&f);
+}
+END_TEST
+
 /* A read of the log takes only its newest DB_EVENTS_KEEP_ROWS ids,
  * pruned or not yet (db_listen.h): what a reader remembers as applied
  * (notify.h), so no older row comes back to be applied twice. */
@@ -1331,6 +1378,7 @@ Suite *suite_db_pg(void)
     tcase_add_test(t, a_late_committing_event_is_read_after_its_commit);
     tcase_add_test(t, a_read_of_the_log_takes_only_what_it_keeps);
     tcase_add_test(t, an_event_written_again_under_its_key_is_one_event);
+    tcase_add_test(t, an_event_written_again_as_late_as_its_sender_may_is_one_event);
     suite_add_tcase(s, t);
     return s;
 }
