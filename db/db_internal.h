@@ -198,9 +198,9 @@ void db_file_close(db_file_t *f, bool lost);
 /* Other nodes' events numbered ?1 or more, by id, each row with m, the
  * number the next read starts from (PostgreSQL: the snapshot's xmin, so
  * a transaction still running never falls below it); one row of m and
- * NULLs when there are none. Only the newest ?3 ids: what the log keeps
- * (DB_EVENTS_KEEP_ROWS), pruned or not yet, so a reader remembers that
- * many (notify.h's notify_once_t). */
+ * NULLs when there are none. Only the newest ?3 ids (DB_EVENTS_KEEP_ROWS),
+ * however many the log keeps, so a reader remembers that many (notify.h's
+ * notify_once_t). */
 #define DB_EVENTS_SINCE(m)                                                              \
     "SELECT x.m, e.id, e.xid, e.payload, coalesce(e.event_key, '') FROM (SELECT " m     \
     ") x LEFT JOIN node_events "                                                        \

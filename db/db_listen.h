@@ -60,7 +60,7 @@ typedef struct {
 } db_node_event_t;
 typedef void (*db_node_events_cb)(void *ud, int status, const db_node_event_t *rows, size_t n);
 /* The events of other nodes than node numbered from or more, by id, of
- * the newest DB_EVENTS_KEEP_ROWS (what the log keeps, pruned or not yet). */
+ * the newest DB_EVENTS_KEEP_ROWS, however many older the log keeps. */
 void db_events_since(db_t *db, int64_t from, const char *node, db_node_events_cb cb, void *ud);
 /* Deletes the rows older than DB_EVENTS_KEEP_MS, however many are newer. */
 void db_events_prune(db_t *db);

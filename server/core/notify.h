@@ -122,8 +122,8 @@ int notify_heard_parse(const char *payload, int64_t *id, int64_t *xid,
  * to NOTIFY_ONCE_SPAN ids below the newest heard or read, and a read
  * returns only rows among the log's newest DB_EVENTS_KEEP_ROWS
  * (db_listen.h). So one event is applied once in whatever order and
- * however far apart its notification and its reads come, as long as the
- * log keeps it, in a fixed 64 KiB.
+ * however far apart its notification and its reads come, as long as a
+ * read may return it, in a fixed 64 KiB.
  *
  * A database restored from a backup numbers its rows again from where
  * the backup left them: below ids this node has seen. An id that comes
