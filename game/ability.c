@@ -128,6 +128,7 @@ bool ability_blink(game_t *g, handle_t h, handle_t foe)
             continue;
         creature_say(g, "<Actor> blink<s:Actor> away.", h, HANDLE_NONE);
         m->x = (int16_t)x, m->y = (int16_t)y;
+        reg_refile(&g->reg, h);
         return true;
     }
     return false;

@@ -82,6 +82,7 @@ handle_t creature_spawn(game_t *g, uint16_t kind, int depth, int x, int y)
     o->x = (int16_t)x;
     o->y = (int16_t)y;
     o->depth = (int16_t)depth;
+    reg_refile(&g->reg, h);
     o->speed = k->speed;
     o->magnitude = -1; /* no wander goal yet (ai.c) */
     int32_t hp = dice_roll(&k->hp, lv ? &lv->gen : &g->play);

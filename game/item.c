@@ -172,6 +172,7 @@ static handle_t inv_add(game_t *g, handle_t h, handle_t holder)
         o->a[0] = l;
         o->depth = -1;
         o->x = o->y = 0;
+        reg_refile(&g->reg, h);
         return h;
     }
     return HANDLE_NONE;
@@ -192,6 +193,7 @@ handle_t item_new(game_t *g, uint16_t kind, int count, handle_t holder, int dept
     o->depth = (int16_t)depth;
     o->x = (int16_t)x;
     o->y = (int16_t)y;
+    reg_refile(&g->reg, h);
     if (r)
         item_roll(k, o, r);
     if (k->flags & IKF_CURSED)
@@ -212,6 +214,7 @@ handle_t item_new(game_t *g, uint16_t kind, int count, handle_t holder, int dept
     o->depth = c ? c->depth : (int16_t)depth;
     o->x = c ? c->x : (int16_t)x;
     o->y = c ? c->y : (int16_t)y;
+    reg_refile(&g->reg, h);
     return h;
 }
 
@@ -651,6 +654,7 @@ static handle_t loose_at_feet(game_t *g, handle_t it, int n, handle_t who)
     o->depth = c->depth;
     o->x = c->x;
     o->y = c->y;
+    reg_refile(&g->reg, h);
     return h;
 }
 

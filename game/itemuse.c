@@ -131,6 +131,7 @@ static bool use_teleport(game_t *g, const use_t *u)
             continue;
         o->x = (int16_t)x;
         o->y = (int16_t)y;
+        reg_refile(&g->reg, u->who);
         item_say(g, "<Actor> <v:Actor:blinks/blink> away.", u->who, HANDLE_NONE);
         if (u->player)
             vision_update(g);
@@ -565,5 +566,6 @@ void itemuse_drop_all(game_t *g, handle_t who)
         o->depth = depth;
         o->x = x;
         o->y = y;
+        reg_refile(&g->reg, h);
     }
 }

@@ -45,10 +45,16 @@ void level_sleep(game_t *g, level_t *lv)
     lv->vis = lv->opaque = lv->lit = NULL;
     lv->kept = NULL;
     lv->opaque_ok = lv->fov_ok = lv->kept_ok = 0;
+    if (g->reg.ix.depth == lv->depth)
+        reg_index_close(&g->reg);
 }
 
+/* The map index (obj.h) follows the live level; without memory for it
+ * (it stays closed) every look walks all objects, to the same answers. */
 int level_live(game_t *g, level_t *lv)
 {
+    if (g->reg.ix.depth != lv->depth)
+        (void)reg_index_open(&g->reg, lv->depth, lv->w, lv->h);
     if (lv->vis)
         return 0;
     size_t n = (size_t)lv->w * (size_t)lv->h;
@@ -314,6 +320,7 @@ int level_arrive(game_t *g, int nd, int x, int y)
     p->depth = (int16_t)nd;
     p->x = (int16_t)x;
     p->y = (int16_t)y;
+    reg_refile(&g->reg, g->player);
     g->level_changes++;
     if (atlas_kind(nd) == ATLAS_WARREN && nd > g->max_depth) {
         g->max_depth = (int16_t)nd;

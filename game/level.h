@@ -19,7 +19,9 @@ int level_generate(game_t *g, level_t *lv);
 mapgen_params_t level_params(const content_t *c, int w, int h, int depth);
 /* Sets the region table to n entries (zeroed); 0 or -1 (OOM). */
 int level_set_regions(game_t *g, level_t *lv, int n);
-int level_live(game_t *g, level_t *lv); /* allocates vis/opaque/lit: 0 or -1 */
+/* Allocates vis/opaque/lit (0 or -1) and opens the registry's map index
+ * for it (obj.h); level_sleep closes it. */
+int level_live(game_t *g, level_t *lv);
 void level_sleep(game_t *g, level_t *lv);
 
 level_t *level_current(game_t *g); /* the player's level */

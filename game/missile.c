@@ -168,6 +168,7 @@ static void land(game_t *g, handle_t it, int depth, int x, int y, bool hit)
     o->depth = (int16_t)depth;
     o->x = (int16_t)x;
     o->y = (int16_t)y;
+    reg_refile(&g->reg, it);
 }
 
 /* who sends one of it, from bow (NONE: thrown), towards (x, y). */

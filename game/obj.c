@@ -6,16 +6,20 @@ void reg_init(reg_t *r, galloc_t *al)
 {
     memset(r, 0, sizeof *r);
     r->al = al;
+    r->ix.depth = -1;
 }
 
 void reg_free(reg_t *r)
 {
+    reg_index_close(r);
     gfree(r->al, r->slot);
     gfree(r->al, r->gen);
     r->slot = NULL;
     r->gen = NULL;
     r->n = r->cap = r->live = 0;
 }
+
+static int index_grow(reg_t *r, uint32_t from, uint32_t cap);
 
 static int reg_grow(reg_t *r, uint32_t want)
 {
@@ -40,13 +44,10 @@ static int reg_grow(reg_t *r, uint32_t want)
         memset(&r->slot[i], 0, sizeof r->slot[i]);
         r->gen[i] = 1;
     }
+    if (r->ix.depth >= 0 && index_grow(r, r->cap, cap) < 0)
+        return -1;
     r->cap = cap;
     return 0;
-}
-
-static handle_t reg_make(const reg_t *r, uint32_t i)
-{
-    return ((uint32_t)r->gen[i] << OBJ_INDEX_BITS) | i;
 }
 
 handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out)
@@ -63,7 +64,7 @@ handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out)
     r->live++;
     if (out)
         *out = &r->slot[i];
-    return reg_make(r, i);
+    return reg_make_handle(r, i);
 }
 
 void reg_del(reg_t *r, handle_t h)
@@ -72,10 +73,118 @@ void reg_del(reg_t *r, handle_t h)
     if (!o)
         return;
     uint32_t i = h & OBJ_INDEX_MASK;
+    if (r->ix.depth >= 0) {
+        o->depth = -1; /* off the map: unfiled */
+        reg_refile(r, h);
+    }
     memset(o, 0, sizeof *o);
     /* a new generation makes every old handle to this slot stale */
     r->gen[i] = (uint16_t)(r->gen[i] >= OBJ_GEN_MAX ? 1 : r->gen[i] + 1);
     r->live--;
+}
+
+/* ---- the map index -------------------------------------------------------- */
+
+/* The per-slot arrays from slot `from` up to cap: nothing filed there. */
+static int index_grow(reg_t *r, uint32_t from, uint32_t cap)
+{
+    reg_index_t *ix = &r->ix;
+    uint32_t *next = grealloc(r->al, ix->next, cap * sizeof *next);
+    if (next)
+        ix->next = next;
+    uint32_t *cnext = grealloc(r->al, ix->cnext, cap * sizeof *cnext);
+    if (cnext)
+        ix->cnext = cnext;
+    int32_t *cell = grealloc(r->al, ix->cell, cap * sizeof *cell);
+    if (cell)
+        ix->cell = cell;
+    if (!next || !cnext || !cell)
+        return -1;
+    for (uint32_t i = from; i < cap; i++)
+        ix->next[i] = ix->cnext[i] = 0, ix->cell[i] = -1;
+    return 0;
+}
+
+void reg_index_close(reg_t *r)
+{
+    reg_index_t *ix = &r->ix;
+    gfree(r->al, ix->head);
+    gfree(r->al, ix->next);
+    gfree(r->al, ix->cnext);
+    gfree(r->al, ix->cell);
+    memset(ix, 0, sizeof *ix);
+    ix->depth = -1;
+}
+
+int reg_index_open(reg_t *r, int depth, int w, int h)
+{
+    reg_index_close(r);
+    if (depth < 0 || w <= 0 || h <= 0)
+        return -1;
+    reg_index_t *ix = &r->ix;
+    ix->head = gcalloc(r->al, (size_t)w * (size_t)h, sizeof *ix->head);
+    ix->depth = (int16_t)depth;
+    ix->w = (int16_t)w;
+    ix->h = (int16_t)h;
+    if (!ix->head || index_grow(r, 0, r->cap ? r->cap : 1) < 0) {
+        reg_index_close(r);
+        return -1;
+    }
+    /* from the last slot down: each lands at its lists' heads, in slot order */
+    for (uint32_t i = r->n; i-- > 0;)
+        if (r->slot[i].type != OBJ_FREE)
+            reg_refile(r, reg_make_handle(r, i));
+    return 0;
+}
+
+/* The cell o stands on in the index, -1 when it is not on the map there. */
+static int32_t index_cell(const reg_index_t *ix, const obj_t *o)
+{
+    bool placed = o->type == OBJ_CREATURE || (o->type == OBJ_ITEM && !o->target);
+    if (!placed || o->depth != ix->depth || o->x < 0 || o->y < 0 || o->x >= ix->w || o->y >= ix->h)
+        return -1;
+    return o->y * ix->w + o->x;
+}
+
+/* Links slot i into the list from *head, in slot order. */
+static void link_in(uint32_t *head, uint32_t *next, uint32_t i)
+{
+    while (*head && *head - 1 < i)
+        head = &next[*head - 1];
+    next[i] = *head;
+    *head = i + 1;
+}
+
+static void link_out(uint32_t *head, uint32_t *next, uint32_t i)
+{
+    while (*head && *head != i + 1)
+        head = &next[*head - 1];
+    if (*head)
+        *head = next[i];
+    next[i] = 0;
+}
+
+void reg_refile(reg_t *r, handle_t h)
+{
+    reg_index_t *ix = &r->ix;
+    const obj_t *o = reg_get(r, h);
+    if (ix->depth < 0 || !o)
+        return;
+    uint32_t i = h & OBJ_INDEX_MASK;
+    int32_t was = ix->cell[i], now = index_cell(ix, o);
+    if (was == now)
+        return;
+    if (was >= 0)
+        link_out(&ix->head[was], ix->next, i);
+    if (now >= 0)
+        link_in(&ix->head[now], ix->next, i);
+    ix->cell[i] = now;
+    if (o->type == OBJ_CREATURE && (was < 0) != (now < 0)) {
+        if (now >= 0)
+            link_in(&ix->chead, ix->cnext, i);
+        else
+            link_out(&ix->chead, ix->cnext, i);
+    }
 }
 
 static void obj_save(const obj_t *o, ser_t *s)

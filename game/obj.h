@@ -67,13 +67,36 @@ typedef struct {
     uint64_t t;
 } obj_t;
 
+/* The map index: which objects stand on each cell of one level (the live
+ * one), so that a look at a cell or at the level's creatures reads only
+ * those, not every object. An object is on the map when it is a creature,
+ * or an item no one carries (target HANDLE_NONE), at the index's depth and
+ * inside its w x h. Each cell's list and the creature list are in slot
+ * order, the order reg_next walks: a look through the index meets the
+ * objects a full walk would, in the same order.
+ *
+ * Derived, never saved: opened for the live level (level_live), closed when
+ * it sleeps. Whoever changes an object's x, y, depth or (an item's) target
+ * calls reg_refile after; reg_new files nothing, reg_del unfiles. Links are
+ * slot index + 1, 0 the end. */
+typedef struct {
+    int16_t depth; /* -1: closed */
+    int16_t w, h;
+    uint32_t *head;  /* w*h: the first object on the cell */
+    uint32_t *next;  /* cap: the next object on the same cell */
+    uint32_t *cnext; /* cap: the next creature on the map */
+    int32_t *cell;   /* cap: the cell the slot is filed at, -1 none */
+    uint32_t chead;  /* the first creature on the map */
+} reg_index_t;
+
 typedef struct {
     obj_t *slot;
     uint16_t *gen;
     uint32_t n;   /* slots in use (high-water mark) */
     uint32_t cap; /* slots allocated */
     uint32_t live;
-    galloc_t *al; /* borrowed */
+    galloc_t *al;   /* borrowed */
+    reg_index_t ix; /* owned */
 } reg_t;
 
 void reg_init(reg_t *r, galloc_t *al);
@@ -82,6 +105,11 @@ void reg_free(reg_t *r);
  * Returns its handle, or HANDLE_NONE on OOM / full registry. */
 handle_t reg_new(reg_t *r, obj_type_t type, obj_t **out);
 void reg_del(reg_t *r, handle_t h); /* stale handles are ignored */
+
+static inline handle_t reg_make_handle(const reg_t *r, uint32_t i)
+{
+    return ((uint32_t)r->gen[i] << OBJ_INDEX_BITS) | i;
+}
 
 /* The object of h; NULL: stale, forged or NONE. Here, not in obj.c: the
  * engine looks objects up and walks them several times a key. */
@@ -104,6 +132,56 @@ static inline handle_t reg_next(const reg_t *r, handle_t after)
         if (r->slot[i].type != OBJ_FREE)
             return ((uint32_t)r->gen[i] << OBJ_INDEX_BITS) | i;
     return HANDLE_NONE;
+}
+
+/* Opens the map index for depth (w x h cells), filing every object on the
+ * map there: 0, or -1 on OOM (the index stays closed). Closes any other. */
+int reg_index_open(reg_t *r, int depth, int w, int h);
+void reg_index_close(reg_t *r);
+/* Files h where it now stands (or nowhere): after any change of its x, y,
+ * depth or target. Cheap when nothing changed; stale handles are ignored. */
+void reg_refile(reg_t *r, handle_t h);
+
+/* Whether the index answers for (depth, x, y): open for depth, the cell
+ * inside it. Else the caller walks every object. */
+static inline bool reg_index_covers(const reg_t *r, int depth, int x, int y)
+{
+    return r->ix.depth >= 0 && depth == r->ix.depth && x >= 0 && y >= 0 && x < r->ix.w &&
+           y < r->ix.h;
+}
+
+static inline handle_t reg_index_handle(const reg_t *r, uint32_t link)
+{
+    return link ? reg_make_handle(r, link - 1) : HANDLE_NONE;
+}
+
+/* The first object on a covered cell (slot order), HANDLE_NONE: none. */
+static inline handle_t reg_index_at(const reg_t *r, int x, int y)
+{
+    return reg_index_handle(r, r->ix.head[y * r->ix.w + x]);
+}
+
+/* The next object on the same cell as h (filed), HANDLE_NONE: the last. */
+static inline handle_t reg_index_next_at(const reg_t *r, handle_t h)
+{
+    return reg_index_handle(r, r->ix.next[h & OBJ_INDEX_MASK]);
+}
+
+/* The creatures on the map of the open index's depth in slot order:
+ * HANDLE_NONE starts; HANDLE_NONE at the end. Not safe across a change
+ * of the creature walked (refile or delete it after stepping on). */
+static inline handle_t reg_index_next_creature(const reg_t *r, handle_t after)
+{
+    return reg_index_handle(r, after ? r->ix.cnext[after & OBJ_INDEX_MASK] : r->ix.chead);
+}
+
+/* A walk of the creatures at depth, slot order: the index's creatures when
+ * it is open there, else every object (the caller still checks each one's
+ * type and depth). HANDLE_NONE starts and ends. */
+static inline handle_t reg_next_near(const reg_t *r, int depth, handle_t after)
+{
+    return r->ix.depth >= 0 && depth == r->ix.depth ? reg_index_next_creature(r, after)
+                                                    : reg_next(r, after);
 }
 
 void reg_save(const reg_t *r, ser_t *s);

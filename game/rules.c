@@ -36,6 +36,7 @@ static int h_creature(game_t *g, ev_info_t *e, handle_t self)
     if (self == e->actor && e->type == EV_MOVE) {
         o->x = e->x;
         o->y = e->y;
+        reg_refile(&g->reg, self);
         return EV_DONE;
     }
     if (self == e->actor && e->type == EV_ATTACK)

@@ -205,6 +205,7 @@ bool cast_push(SPELLFX_ARGS)
             return true;
         }
         o->x = (int16_t)nx, o->y = (int16_t)ny;
+        reg_refile(&g->reg, target);
         if (!i)
             creature_say(g, "<Victim> <is:Victim> thrown back!", HANDLE_NONE, target);
     }
@@ -234,6 +235,7 @@ bool cast_banish(SPELLFX_ARGS)
         creature_say(g, "<Victim> vanish<es:Victim>!", HANDLE_NONE, target);
         o = reg_get(&g->reg, target);
         o->x = (int16_t)nx, o->y = (int16_t)ny;
+        reg_refile(&g->reg, target);
         if (target == g->player)
             vision_update(g);
         return true;

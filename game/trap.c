@@ -234,6 +234,7 @@ static void spring_teleport(game_t *g, const trap_kind_t *t)
             continue;
         p->x = (int16_t)x;
         p->y = (int16_t)y;
+        reg_refile(&g->reg, g->player);
         msg_add(g, "You are somewhere else.");
         return;
     }

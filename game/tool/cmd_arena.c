@@ -77,6 +77,7 @@ static void build_arena(game_t *g)
             lv->terrain[y * lv->w + x] = MAP_FLOOR;
     obj_t *p = reg_get(&g->reg, g->player);
     p->x = (int16_t)(lv->w - 3), p->y = (int16_t)(lv->h - 3);
+    reg_refile(&g->reg, g->player);
     lv->terrain[p->y * lv->w + p->x] = MAP_FLOOR;
     lv->opaque_ok = 0;
     vision_update(g);

@@ -420,6 +420,7 @@ START_TEST(artifacts_are_made_once)
     g->levels[15] = lv;
     lv->depth = 15;
     reg_get(&g->reg, g->player)->depth = 15;
+    reg_refile(&g->reg, g->player);
     g->depth = g->max_depth = 15;
     int made[64] = {0}, any = 0;
     rng_t r;

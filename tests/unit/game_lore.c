@@ -115,6 +115,7 @@ START_TEST(basilisk_gaze)
     uint32_t from = g->nmsg;
     for (int i = 0; i < 200 && !has_effect(g, g->player, "petrifying"); i++) {
         reg_get(&g->reg, b)->x = (int16_t)(player(g)->x + 3); /* it stays three steps off */
+        reg_refile(&g->reg, b);
         monster_turn(g, b);
     }
     ck_assert(has_effect(g, g->player, "petrifying"));
@@ -127,6 +128,7 @@ START_TEST(basilisk_gaze)
     from = g->nmsg;
     for (int i = 0; i < 200; i++) {
         reg_get(&g->reg, b)->x = (int16_t)(player(g)->x + 3);
+        reg_refile(&g->reg, b);
         monster_turn(g, b);
     }
     ck_assert(!has_effect(g, g->player, "petrifying"));
@@ -175,6 +177,7 @@ START_TEST(gargoyle_disguise)
     ck_assert_int_eq(o->y, y);
     ck_assert(o->flags & OF_DISGUISED);
     player(g)->x = (int16_t)(x - 1); /* beside it */
+    reg_refile(&g->reg, g->player);
     vision_update(g);
     uint32_t from = g->nmsg;
     monster_turn(g, h);
@@ -249,6 +252,7 @@ START_TEST(cube_engulfs)
     for (int i = 0; i < 40 && status_has(g, g->player, EFK_(HELD)); i++) {
         stuck += creature_step(g, g->player, -1, 0) > 0 && player(g)->x == x;
         reg_get(&g->reg, g->player)->x = (int16_t)x;
+        reg_refile(&g->reg, g->player);
     }
     ck_assert_int_gt(stuck, 0); /* some struggles fail */
     /* held again, then the cube dies: free */
@@ -309,6 +313,7 @@ START_TEST(thieves_steal_by_their_handlers)
         const obj_t *p = player(g);
         obj_t *o = reg_get(&g->reg, t);
         o->x = (int16_t)(p->x + 1), o->y = p->y;
+        reg_refile(&g->reg, t);
         blow(g, t, g->player, 1, DT_HIT);
     }
     ck_assert_int_lt(g->items.gold, 100);
@@ -320,6 +325,7 @@ START_TEST(thieves_steal_by_their_handlers)
     for (int i = 0; i < 100 && item_inventory(g, m, inv) == 0; i++) {
         obj_t *o = reg_get(&g->reg, m);
         o->x = player(g)->x, o->y = (int16_t)(player(g)->y + 1);
+        reg_refile(&g->reg, m);
         blow(g, m, g->player, 1, DT_HIT);
     }
     ck_assert_int_eq(item_inventory(g, m, inv), 1);
@@ -355,6 +361,7 @@ START_TEST(touches_and_flesh)
     ck_assert(has_effect(g, t, "seared"));
     hp = reg_get(&g->reg, t)->hp;
     reg_get(&g->reg, t)->x = (int16_t)(player(g)->x - 5); /* out of reach: it only knits, or not */
+    reg_refile(&g->reg, t);
     monster_turn(g, t);
     ck_assert_int_le(reg_get(&g->reg, t)->hp, hp);
     handle_t v = aware_at(g, "vampire", 0, -1);
@@ -387,6 +394,7 @@ START_TEST(minotaur_charges)
     for (int i = 0; i < 50 && !said_since(g, from, "charges!"); i++) {
         obj_t *o = reg_get(&g->reg, m);
         o->x = (int16_t)(player(g)->x + 4), o->y = player(g)->y;
+        reg_refile(&g->reg, m);
         monster_turn(g, m);
     }
     ck_assert(said_since(g, from, "The minotaur lowers his horns and charges!"));

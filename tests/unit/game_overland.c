@@ -67,6 +67,7 @@ static void put(game_t *g, int x, int y)
 {
     obj_t *p = reg_get(&g->reg, g->player);
     p->x = (int16_t)x, p->y = (int16_t)y;
+    reg_refile(&g->reg, g->player);
     vision_update(g);
 }
 

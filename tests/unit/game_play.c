@@ -412,6 +412,7 @@ START_TEST(ai_zaps_wands_and_picks_up)
         obj_t *o = reg_get(&g->reg, h);
         o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 4); /* keep it in line, at range */
         o->y = reg_get(&g->reg, g->player)->y;
+        reg_refile(&g->reg, h);
     }
     ck_assert_int_lt(reg_get(&g->reg, w)->remaining, 6);
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 10000);
@@ -423,6 +424,7 @@ START_TEST(ai_zaps_wands_and_picks_up)
     obj_t *o = reg_get(&g->reg, h);
     o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 4),
     o->y = (int16_t)(reg_get(&g->reg, g->player)->y + 2);
+    reg_refile(&g->reg, h);
     int32_t left = reg_get(&g->reg, w)->remaining;
     ck_assert_int_eq(itemuse_monster(g, h, true), 0);
     ck_assert_int_eq(reg_get(&g->reg, w)->remaining, left);
@@ -482,6 +484,7 @@ START_TEST(casters_by_purpose)
         obj_t *o = reg_get(&g->reg, h);
         o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 5); /* keep it at range */
         o->y = reg_get(&g->reg, g->player)->y;
+        reg_refile(&g->reg, h);
     }
     ck_assert_int_gt(bolts, 0);
     ck_assert_int_lt(reg_get(&g->reg, g->player)->hp, 10000);

@@ -216,6 +216,7 @@ static bool put_player_in(game_t *g, int r, int *px, int *py)
                 !level_creature_at(g, 1, x, y)) {
                 obj_t *p = reg_get(&g->reg, g->player);
                 p->x = (int16_t)x, p->y = (int16_t)y;
+                reg_refile(&g->reg, g->player);
                 *px = x, *py = y;
                 return true;
             }
@@ -268,6 +269,7 @@ START_TEST(lit_rooms_seen_from_afar)
             if (!level_passable(g, lv, x, y))
                 continue;
             p->x = (int16_t)x, p->y = (int16_t)y;
+            reg_refile(&g->reg, g->player);
             vision_update(g);
             int beyond = 0;
             spots++;
@@ -312,6 +314,7 @@ START_TEST(slippery_floor_slides)
     for (int i = 0; i < 200; i++) {
         p = reg_get(&g->reg, g->player);
         p->x = (int16_t)x, p->y = (int16_t)y;
+        reg_refile(&g->reg, g->player);
         ck_assert_int_gt(creature_step(g, g->player, 1, 0), 0);
         p = reg_get(&g->reg, g->player);
         if (p->x >= x + 2 && p->y == y)

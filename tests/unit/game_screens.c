@@ -141,6 +141,7 @@ START_TEST(explore_says_who_is_in_the_way)
             lv->trap[(y + dy) * lv->w + x] = 0;
         }
     p->x = (int16_t)x0, p->y = (int16_t)y;
+    reg_refile(&g->reg, g->player);
     lv->opaque_ok = 0;
     lv->fov_ok = 0;
     handle_t k = spawn_at(g, "shopkeeper", 1, 0);

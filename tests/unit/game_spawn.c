@@ -50,6 +50,7 @@ static void move_to_depth(game_t *g, int d)
     g->levels[d] = lv;
     lv->depth = (int16_t)d;
     reg_get(&g->reg, g->player)->depth = (int16_t)d;
+    reg_refile(&g->reg, g->player);
     g->depth = g->max_depth = (int16_t)d;
 }
 

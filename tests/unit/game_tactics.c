@@ -304,6 +304,7 @@ START_TEST(monsters_shoot)
         obj_t *o = reg_get(&g->reg, a); /* keep it at range */
         o->x = (int16_t)(reg_get(&g->reg, g->player)->x + 5);
         o->y = reg_get(&g->reg, g->player)->y;
+        reg_refile(&g->reg, a);
     }
     ck_assert_int_gt(shots, 0);
     ck_assert_int_gt(hurt, 0);

@@ -76,6 +76,7 @@ static void beside(game_t *g, handle_t k)
             if ((dx || dy) && level_terrain(lv, x, y) == MAP_FLOOR && shop_at(g, lv, x, y) == sh &&
                 !level_creature_at(g, g->depth, x, y)) {
                 p->x = (int16_t)x, p->y = (int16_t)y;
+                reg_refile(&g->reg, g->player);
                 vision_update(g);
                 return;
             }

@@ -223,11 +223,13 @@ START_TEST(kept_view_dropped_by_a_wall_in_its_reach)
         for (int r = 0; r < lv->nregions; r++)
             lv->regions[r].lit = 0;
         p->x = 20, p->y = (int16_t)y;
+        reg_refile(&g->reg, g->player);
         lv->opaque_ok = 0;
         vision_update(g);
         ck_assert_int_eq(lv->fov_reach, LIGHT_RADIUS);
         ck_assert(lv->vis[y * lv->w + 14]);
         p->x = 23;
+        reg_refile(&g->reg, g->player);
         vision_update(g);
         ck_assert(lv->kept_ok && lv->kept_x == 20);
         if (how == 0) {
@@ -240,6 +242,7 @@ START_TEST(kept_view_dropped_by_a_wall_in_its_reach)
         vision_update(g);
         ck_assert(lv->fov_ok && lv->fov_x == 23);
         p->x = 20;
+        reg_refile(&g->reg, g->player);
         vision_update(g);
         ck_assert(!lv->vis[y * lv->w + 14]);
         check_against_fresh(g, 5, how);
@@ -544,6 +547,7 @@ START_TEST(view_stays_put_on_a_walk_to_and_fro)
         lv->trap[p->y * lv->w + x] = 0;
     }
     p->x = 1;
+    reg_refile(&g->reg, g->player);
     lv->opaque_ok = 0;
     vision_update(g);
     int o = step_origin(g, '.'), scrolls = 0;

@@ -133,6 +133,7 @@ void hero_by_warden(game_t *g)
     p->hp = p->hp_max = 3000;
     g->items.food = FOOD_MAX; /* the climb out is long */
     p->depth = (int16_t)d, p->x = (int16_t)px, p->y = (int16_t)py;
+    reg_refile(&g->reg, g->player);
     g->depth = g->max_depth = (int16_t)d;
     g->level_changes++;
     vision_update(g);
@@ -183,6 +184,7 @@ void open_room(game_t *g, int r)
         p->x = (int16_t)(lv->w - r - 3);
     if (p->y > lv->h - r - 3)
         p->y = (int16_t)(lv->h - r - 3);
+    reg_refile(&g->reg, g->player);
     for (int y = p->y - r - 1; y <= p->y + r + 1; y++)
         for (int x = p->x - r - 1; x <= p->x + r + 1; x++) {
             bool edge = abs(x - p->x) == r + 1 || abs(y - p->y) == r + 1;
