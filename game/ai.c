@@ -166,7 +166,8 @@ static handle_t nearest_ally(game_t *g, const look_t *l, const obj_t *m)
 {
     handle_t best = HANDLE_NONE;
     int bd = ALLY_RANGE + 1;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_near(&g->reg, m->depth, HANDLE_NONE); h;
+         h = reg_next_near(&g->reg, m->depth, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (h == l->h || h == g->player || h == l->foe || o->type != OBJ_CREATURE ||
             o->depth != m->depth)
@@ -190,8 +191,8 @@ typedef struct {
 static void find_packmates(game_t *g, handle_t h, const obj_t *m, gravity_t *gv)
 {
     gv->nmates = 0;
-    for (handle_t o = reg_next(&g->reg, HANDLE_NONE); o && gv->nmates < 8;
-         o = reg_next(&g->reg, o)) {
+    for (handle_t o = reg_next_near(&g->reg, m->depth, HANDLE_NONE); o && gv->nmates < 8;
+         o = reg_next_near(&g->reg, m->depth, o)) {
         const obj_t *c = reg_get(&g->reg, o);
         if (o != h && c->type == OBJ_CREATURE && c->kind == m->kind && c->depth == m->depth &&
             cheb(c->x, c->y, m->x, m->y) <= 2)

@@ -423,7 +423,8 @@ void combat_death(game_t *g, handle_t victim, handle_t killer)
 bool combat_unique_seen(game_t *g)
 {
     bool any = false;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_near(&g->reg, g->depth, HANDLE_NONE); h;
+         h = reg_next_near(&g->reg, g->depth, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || o->depth != g->depth)
             continue;

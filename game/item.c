@@ -480,10 +480,19 @@ handle_t item_by_letter(const game_t *g, handle_t holder, int letter)
     return HANDLE_NONE;
 }
 
+/* A walk of what may lie at (depth, x, y), slot order: the cell's objects
+ * when the map index covers it, else every object (the caller checks). */
+static handle_t next_at(const game_t *g, int depth, int x, int y, handle_t after)
+{
+    if (!reg_index_covers(&g->reg, depth, x, y))
+        return reg_next(&g->reg, after);
+    return after ? reg_index_next_at(&g->reg, after) : reg_index_at(&g->reg, x, y);
+}
+
 handle_t item_floor_at(const game_t *g, int depth, int x, int y)
 {
     handle_t top = HANDLE_NONE;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = next_at(g, depth, x, y, HANDLE_NONE); h; h = next_at(g, depth, x, y, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_ITEM && !o->target && o->depth == depth && o->x == x && o->y == y)
             top = h;
@@ -506,7 +515,7 @@ int item_carried_weight(const game_t *g, handle_t holder)
 static int floor_items(const game_t *g, int depth, int x, int y, handle_t *out, int max)
 {
     int n = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = next_at(g, depth, x, y, HANDLE_NONE); h; h = next_at(g, depth, x, y, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_ITEM || o->target || o->depth != depth || o->x != x || o->y != y)
             continue;

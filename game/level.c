@@ -124,6 +124,12 @@ bool level_walkable(game_t *g, const level_t *lv, int x, int y)
 
 handle_t level_creature_at(game_t *g, int depth, int x, int y)
 {
+    if (reg_index_covers(&g->reg, depth, x, y)) {
+        for (handle_t h = reg_index_at(&g->reg, x, y); h; h = reg_index_next_at(&g->reg, h))
+            if (reg_get(&g->reg, h)->type == OBJ_CREATURE)
+                return h;
+        return HANDLE_NONE;
+    }
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_CREATURE && o->depth == depth && o->x == x && o->y == y)
