@@ -44,8 +44,8 @@ static int reg_grow(reg_t *r, uint32_t want)
         memset(&r->slot[i], 0, sizeof r->slot[i]);
         r->gen[i] = 1;
     }
-    if (r->ix.depth >= 0 && index_grow(r, r->cap, cap) < 0)
-        return -1;
+    if (r->ix.depth >= 0 && (cap > REG_INDEX_SLOTS || index_grow(r, r->cap, cap) < 0))
+        reg_index_close(r); /* looks walk every object again */
     r->cap = cap;
     return 0;
 }
@@ -89,10 +89,10 @@ void reg_del(reg_t *r, handle_t h)
 static int index_grow(reg_t *r, uint32_t from, uint32_t cap)
 {
     reg_index_t *ix = &r->ix;
-    uint32_t *next = grealloc(r->al, ix->next, cap * sizeof *next);
+    uint16_t *next = grealloc(r->al, ix->next, cap * sizeof *next);
     if (next)
         ix->next = next;
-    uint32_t *cnext = grealloc(r->al, ix->cnext, cap * sizeof *cnext);
+    uint16_t *cnext = grealloc(r->al, ix->cnext, cap * sizeof *cnext);
     if (cnext)
         ix->cnext = cnext;
     int32_t *cell = grealloc(r->al, ix->cell, cap * sizeof *cell);
@@ -108,7 +108,6 @@ static int index_grow(reg_t *r, uint32_t from, uint32_t cap)
 void reg_index_close(reg_t *r)
 {
     reg_index_t *ix = &r->ix;
-    gfree(r->al, ix->head);
     gfree(r->al, ix->next);
     gfree(r->al, ix->cnext);
     gfree(r->al, ix->cell);
@@ -119,14 +118,13 @@ void reg_index_close(reg_t *r)
 int reg_index_open(reg_t *r, int depth, int w, int h)
 {
     reg_index_close(r);
-    if (depth < 0 || w <= 0 || h <= 0)
+    if (depth < 0 || w <= 0 || h <= 0 || r->cap > REG_INDEX_SLOTS)
         return -1;
     reg_index_t *ix = &r->ix;
-    ix->head = gcalloc(r->al, (size_t)w * (size_t)h, sizeof *ix->head);
     ix->depth = (int16_t)depth;
     ix->w = (int16_t)w;
     ix->h = (int16_t)h;
-    if (!ix->head || index_grow(r, 0, r->cap ? r->cap : 1) < 0) {
+    if (index_grow(r, 0, r->cap ? r->cap : 1) < 0) {
         reg_index_close(r);
         return -1;
     }
@@ -147,15 +145,15 @@ static int32_t index_cell(const reg_index_t *ix, const obj_t *o)
 }
 
 /* Links slot i into the list from *head, in slot order. */
-static void link_in(uint32_t *head, uint32_t *next, uint32_t i)
+static void link_in(uint16_t *head, uint16_t *next, uint32_t i)
 {
-    while (*head && *head - 1 < i)
+    while (*head && *head - 1u < i)
         head = &next[*head - 1];
     next[i] = *head;
-    *head = i + 1;
+    *head = (uint16_t)(i + 1);
 }
 
-static void link_out(uint32_t *head, uint32_t *next, uint32_t i)
+static void link_out(uint16_t *head, uint16_t *next, uint32_t i)
 {
     while (*head && *head != i + 1)
         head = &next[*head - 1];
@@ -175,9 +173,9 @@ void reg_refile(reg_t *r, handle_t h)
     if (was == now)
         return;
     if (was >= 0)
-        link_out(&ix->head[was], ix->next, i);
+        link_out(&ix->head[(uint32_t)was % REG_INDEX_BUCKETS], ix->next, i);
     if (now >= 0)
-        link_in(&ix->head[now], ix->next, i);
+        link_in(&ix->head[(uint32_t)now % REG_INDEX_BUCKETS], ix->next, i);
     ix->cell[i] = now;
     if (o->type == OBJ_CREATURE && (was < 0) != (now < 0)) {
         if (now >= 0)

@@ -71,22 +71,27 @@ typedef struct {
  * one), so that a look at a cell or at the level's creatures reads only
  * those, not every object. An object is on the map when it is a creature,
  * or an item no one carries (target HANDLE_NONE), at the index's depth and
- * inside its w x h. Each cell's list and the creature list are in slot
- * order, the order reg_next walks: a look through the index meets the
- * objects a full walk would, in the same order.
+ * inside its w x h. Cells share REG_INDEX_BUCKETS lists (cell index modulo
+ * the count: a few hundred bytes a game, whatever the level's size); each
+ * list and the creature list are in slot order, the order reg_next walks:
+ * a look through the index meets the objects a full walk would, in the
+ * same order.
  *
  * Derived, never saved: opened for the live level (level_live), closed when
- * it sleeps. Whoever changes an object's x, y, depth or (an item's) target
- * calls reg_refile after; reg_new files nothing, reg_del unfiles. Links are
- * slot index + 1, 0 the end. */
+ * it sleeps, or when the registry grows past REG_INDEX_SLOTS (every look
+ * then walks all objects, to the same answers). Whoever changes an object's
+ * x, y, depth or (an item's) target calls reg_refile after; reg_new files
+ * nothing, reg_del unfiles. Links are slot index + 1, 0 the end. */
+#define REG_INDEX_BUCKETS 256u
+#define REG_INDEX_SLOTS   65535u
 typedef struct {
     int16_t depth; /* -1: closed */
     int16_t w, h;
-    uint32_t *head;  /* w*h: the first object on the cell */
-    uint32_t *next;  /* cap: the next object on the same cell */
-    uint32_t *cnext; /* cap: the next creature on the map */
-    int32_t *cell;   /* cap: the cell the slot is filed at, -1 none */
-    uint32_t chead;  /* the first creature on the map */
+    uint16_t head[REG_INDEX_BUCKETS]; /* the first object of each bucket */
+    uint16_t *next;                   /* cap: the next object in its bucket */
+    uint16_t *cnext;                  /* cap: the next creature on the map */
+    int32_t *cell;                    /* cap: the cell the slot is filed at, -1 none */
+    uint16_t chead;                   /* the first creature on the map */
 } reg_index_t;
 
 typedef struct {
@@ -155,16 +160,26 @@ static inline handle_t reg_index_handle(const reg_t *r, uint32_t link)
     return link ? reg_make_handle(r, link - 1) : HANDLE_NONE;
 }
 
+/* From link on, the first object filed at cell c; HANDLE_NONE: none. */
+static inline handle_t reg_index_from(const reg_t *r, uint32_t link, int32_t c)
+{
+    while (link && r->ix.cell[link - 1] != c)
+        link = r->ix.next[link - 1];
+    return reg_index_handle(r, link);
+}
+
 /* The first object on a covered cell (slot order), HANDLE_NONE: none. */
 static inline handle_t reg_index_at(const reg_t *r, int x, int y)
 {
-    return reg_index_handle(r, r->ix.head[y * r->ix.w + x]);
+    int32_t c = y * r->ix.w + x;
+    return reg_index_from(r, r->ix.head[(uint32_t)c % REG_INDEX_BUCKETS], c);
 }
 
 /* The next object on the same cell as h (filed), HANDLE_NONE: the last. */
 static inline handle_t reg_index_next_at(const reg_t *r, handle_t h)
 {
-    return reg_index_handle(r, r->ix.next[h & OBJ_INDEX_MASK]);
+    uint32_t i = h & OBJ_INDEX_MASK;
+    return reg_index_from(r, r->ix.next[i], r->ix.cell[i]);
 }
 
 /* The creatures on the map of the open index's depth in slot order:
