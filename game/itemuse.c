@@ -510,28 +510,64 @@ int itemuse_monster_pick_up(game_t *g, handle_t m)
     return SCHED_MOVE;
 }
 
-handle_t itemuse_wanted_near(const game_t *g, handle_t m, int radius, int *x, int *y)
+static int cheb_from(const obj_t *o, int x, int y)
 {
-    const obj_t *o = reg_get(&g->reg, m);
-    if (!o || !uses_items(g, o))
-        return HANDLE_NONE;
+    int dx = x - o->x, dy = y - o->y;
+    dx = dx < 0 ? -dx : dx, dy = dy < 0 ? -dy : dy;
+    return dx > dy ? dx : dy;
+}
+
+/* The nearest item on the floor o wants within radius, the first in slot
+ * order of those as near: through every object. */
+static handle_t wanted_by_walk(const game_t *g, const obj_t *o, int radius)
+{
     handle_t best = HANDLE_NONE;
     int bd = radius + 1;
     for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
         const obj_t *it = reg_get(&g->reg, h);
         if (it->type != OBJ_ITEM || it->target || it->depth != o->depth)
             continue;
-        int dx = it->x - o->x, dy = it->y - o->y;
-        int d =
-            (dx < 0 ? -dx : dx) > (dy < 0 ? -dy : dy) ? (dx < 0 ? -dx : dx) : (dy < 0 ? -dy : dy);
-        if (d >= bd || !monster_wants(item_kind(g, it)))
-            continue;
-        bd = d, best = h;
-        if (x)
-            *x = it->x;
-        if (y)
-            *y = it->y;
+        int d = cheb_from(o, it->x, it->y);
+        if (d < bd && monster_wants(item_kind(g, it)))
+            bd = d, best = h;
     }
+    return best;
+}
+
+/* The same through the map index: the cells within radius, a tie going to
+ * the lower slot (the one a walk of every object meets first). */
+static handle_t wanted_by_index(const game_t *g, const obj_t *o, int radius)
+{
+    handle_t best = HANDLE_NONE;
+    int bd = radius + 1;
+    for (int y = o->y - radius; y <= o->y + radius; y++)
+        for (int x = o->x - radius; x <= o->x + radius; x++) {
+            int d = cheb_from(o, x, y);
+            if (d > bd || !reg_index_covers(&g->reg, o->depth, x, y))
+                continue;
+            for (handle_t h = reg_index_at(&g->reg, x, y); h; h = reg_index_next_at(&g->reg, h)) {
+                const obj_t *it = reg_get(&g->reg, h);
+                if (it->type != OBJ_ITEM || it->target || !monster_wants(item_kind(g, it)))
+                    continue;
+                if (d < bd || (h & OBJ_INDEX_MASK) < (best & OBJ_INDEX_MASK))
+                    bd = d, best = h;
+            }
+        }
+    return best;
+}
+
+handle_t itemuse_wanted_near(const game_t *g, handle_t m, int radius, int *x, int *y)
+{
+    const obj_t *o = reg_get(&g->reg, m);
+    if (!o || !uses_items(g, o))
+        return HANDLE_NONE;
+    bool ix = g->reg.ix.depth >= 0 && g->reg.ix.depth == o->depth;
+    handle_t best = ix ? wanted_by_index(g, o, radius) : wanted_by_walk(g, o, radius);
+    const obj_t *it = reg_get(&g->reg, best);
+    if (it && x)
+        *x = it->x;
+    if (it && y)
+        *y = it->y;
     return best;
 }
 
