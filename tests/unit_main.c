@@ -23,6 +23,37 @@ static const suite_fn SUITES[] = {
 };
 enum { NSUITES = sizeof SUITES / sizeof SUITES[0], MAX_JOBS = 64 };
 
+/* A passing ck_assert records its place (Check's _mark_point: a message
+ * written and flushed to the parent, which reads them all after the test),
+ * so a crash or a timeout can say "after this point". An assertion in a
+ * loop would write the same place again for every pass, a write each: the
+ * unit is linked with --wrap=_mark_point, and a place is passed on only
+ * when it differs from the last one passed on, which the parent holds
+ * already. Each forked test starts with none; unforked, every one goes.
+ * (The test's start, which Check sends itself, is not seen here: a test
+ * whose first assertion repeats its checked fixture's last place keeps its
+ * start as the place.) Failing assertions go as before. */
+void __real__mark_point(const char *file, int line);
+void __wrap__mark_point(const char *file, int line);
+static struct {
+    const char *file;
+    int line;
+    int unforked; /* 0 not known yet, 1 CK_FORK=no, -1 forked */
+} last_mark;
+
+void __wrap__mark_point(const char *file, int line)
+{
+    if (!last_mark.unforked) {
+        const char *f = getenv("CK_FORK");
+        last_mark.unforked = f && strcmp(f, "no") == 0 ? 1 : -1;
+    }
+    if (last_mark.unforked < 0 && file == last_mark.file && line == last_mark.line)
+        return;
+    last_mark.file = file;
+    last_mark.line = line;
+    __real__mark_point(file, line);
+}
+
 /* What the processes share: the next suite to take and the sums. */
 typedef struct {
     int next, run, failed;
