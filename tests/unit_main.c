@@ -1,9 +1,11 @@
 /* The unit runner: every suite from tests/unit (listed at build time).
  * `unit -j N` runs the suites in N processes at once, each taking the next
- * suite when it has finished one (a test's time is mostly its forked
- * child's leak check, one core each); its last line sums them all up.
+ * suite (the longest ones first) when it has finished one (a test's time
+ * is mostly its forked child's leak check, one core each); its last line
+ * sums them all up.
  * With CK_RUN_SUITE set, one process runs the one suite. */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +18,50 @@
 #undef SUITE
 
 typedef Suite *(*suite_fn)(void);
-static const suite_fn SUITES[] = {
-#define SUITE(name) name,
+typedef struct {
+    const char *name;
+    suite_fn fn;
+} suite_entry_t;
+static const suite_entry_t SUITES[] = {
+#define SUITE(name) {#name, name},
 #include "suites.inc"
 #undef SUITE
 };
 enum { NSUITES = sizeof SUITES / sizeof SUITES[0], MAX_JOBS = 64 };
+
+/* The longest suites (make unit's wall time, slowest first): with -j they
+ * are taken first, so the last to finish is a short one, not one of these
+ * started while the other processes have nothing left. The rest follow in
+ * their own order; a name no longer there is passed over. */
+static const char *const LONGEST[] = {
+    "suite_protocol_keys",     "suite_server_hosted_vt", "suite_game_view",
+    "suite_db_store",          "suite_server_accounts",  "suite_game_play",
+    "suite_server_hosted_pty", "suite_game_grammar",
+};
+enum { NLONGEST = sizeof LONGEST / sizeof LONGEST[0] };
+
+/* ORDER[k]: the suite taken k-th, the longest ones first. */
+static int ORDER[NSUITES];
+
+static bool is_longest(const char *name)
+{
+    for (int j = 0; j < NLONGEST; j++)
+        if (strcmp(LONGEST[j], name) == 0)
+            return true;
+    return false;
+}
+
+static void order_suites(void)
+{
+    int k = 0;
+    for (int j = 0; j < NLONGEST; j++)
+        for (int i = 0; i < NSUITES; i++)
+            if (strcmp(SUITES[i].name, LONGEST[j]) == 0)
+                ORDER[k++] = i;
+    for (int i = 0; i < NSUITES; i++)
+        if (!is_longest(SUITES[i].name))
+            ORDER[k++] = i;
+}
 
 /* A passing ck_assert records its place (Check's _mark_point: a message
  * written and flushed to the parent, which reads them all after the test),
@@ -63,7 +103,7 @@ static int run_all(void)
 {
     SRunner *sr = srunner_create(NULL);
     for (int i = 0; i < NSUITES; i++)
-        srunner_add_suite(sr, SUITES[i]());
+        srunner_add_suite(sr, SUITES[i].fn());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
@@ -73,8 +113,8 @@ static int run_all(void)
 /* One process: suites one at a time until none is left. */
 static void worker(shared_t *sh)
 {
-    for (int i; (i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST)) < NSUITES;) {
-        SRunner *sr = srunner_create(SUITES[i]());
+    for (int k; (k = __atomic_fetch_add(&sh->next, 1, __ATOMIC_SEQ_CST)) < NSUITES;) {
+        SRunner *sr = srunner_create(SUITES[ORDER[k]].fn());
         srunner_run_all(sr, CK_NORMAL);
         __atomic_fetch_add(&sh->run, srunner_ntests_run(sr), __ATOMIC_SEQ_CST);
         __atomic_fetch_add(&sh->failed, srunner_ntests_failed(sr), __ATOMIC_SEQ_CST);
@@ -124,5 +164,6 @@ int main(int argc, char **argv)
     }
     if (jobs == 1 || getenv("CK_RUN_SUITE"))
         return run_all();
+    order_suites();
     return run_jobs(jobs);
 }
