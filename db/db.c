@@ -95,6 +95,9 @@ typedef struct db_core {
 
     _Atomic uint64_t commits, writes, failed, reads, ckpt_asks;
     _Atomic uint64_t batch_started_ns[DB_WRITERS], batch_ended_ns; /* db_writer_state */
+
+    pthread_mutex_t tmu; /* guards times: every loop's handle adds to it */
+    db_timering_t times; /* the journal appends' times (db_write_times) */
 } db_core_t;
 
 /* One loop's handle: what it queued, what comes back to it, what it owes. */
@@ -122,7 +125,6 @@ struct db {
     db_owed_t owed[DB_OWED]; /* loop only: a ring, oldest at owed_head */
     size_t owed_head, owed_n;
     int fail_after, fail_count; /* tests: allocations to let through, then to fail */
-    db_timering_t times;        /* loop only: the journal appends' times */
 };
 
 static void list_push(db_list_t *l, db_op_t *op)
@@ -820,6 +822,14 @@ bool db_is_stopping(const db_t *db)
     return db->stopping;
 }
 
+static void add_time(db_core_t *k, const db_op_t *op)
+{
+    uint64_t t[4] = {op->t[0], op->t[1], op->t[2], mono_ns()};
+    pthread_mutex_lock(&k->tmu);
+    db_times_add(&k->times, t);
+    pthread_mutex_unlock(&k->tmu);
+}
+
 static void deliver_all(db_t *db)
 {
     pthread_mutex_lock(&db->dmu);
@@ -834,7 +844,7 @@ static void deliver_all(db_t *db)
                      op->err ? op->err : "database operation failed");
         db->outstanding--;
         if (op->timed && op->status == DB_OK)
-            db_times_add(&db->times, (uint64_t[4]){op->t[0], op->t[1], op->t[2], mono_ns()});
+            add_time(db->core, op);
         db_op_deliver(op);
         db_op_free(op);
     }
@@ -1044,9 +1054,19 @@ void db_writer_state(const db_t *db, db_writer_t *out)
     out->ended_ns = atomic_load(&db->core->batch_ended_ns);
 }
 
+/* Read from a copy: the sorting is done without holding up the loops. */
 void db_write_times(const db_t *db, uint64_t window_ms, db_times_t *out)
 {
-    db_times_read(&db->times, mono_ns(), window_ms * 1000000u, out);
+    db_core_t *k = db->core;
+    db_timering_t copy = {0};
+    pthread_mutex_lock(&k->tmu);
+    if (k->times.n && (copy.v = malloc(k->times.n * sizeof *copy.v))) {
+        memcpy(copy.v, k->times.v, k->times.n * sizeof *copy.v);
+        copy.n = k->times.n;
+    }
+    pthread_mutex_unlock(&k->tmu);
+    db_times_read(&copy, mono_ns(), window_ms * 1000000u, out);
+    free(copy.v);
 }
 
 /* The writer's op of db_set_max_size: op->id holds the bytes asked for,
@@ -1107,7 +1127,6 @@ static void on_handle_closed(uv_handle_t *h)
         pay_oldest(db);
     pthread_mutex_destroy(&db->dmu);
     pthread_cond_destroy(&db->dcv);
-    db_times_free(&db->times);
     free(db);
 }
 
@@ -1129,6 +1148,8 @@ static void core_free(db_core_t *db)
     pthread_mutex_destroy(&db->cmu);
     pthread_cond_destroy(&db->ccv);
     pthread_mutex_destroy(&db->rmu);
+    pthread_mutex_destroy(&db->tmu);
+    db_times_free(&db->times);
     pthread_cond_destroy(&db->wcv);
     pthread_cond_destroy(&db->wdone);
     pthread_cond_destroy(&db->rcv);
@@ -1263,6 +1284,7 @@ static db_core_t *core_open(const char *path, const db_guard_t *g, db_opened_t *
     pthread_cond_init(&db->ccv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&db->rmu, NULL);
+    pthread_mutex_init(&db->tmu, NULL);
     pthread_cond_init(&db->wcv, NULL);
     pthread_cond_init(&db->wdone, NULL);
     pthread_cond_init(&db->rcv, NULL);

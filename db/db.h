@@ -254,8 +254,9 @@ typedef struct {
 } db_writer_t;
 void db_writer_state(const db_t *db, db_writer_t *out);
 
-/* Where the time of this handle's journal appends went, over those whose
- * callback came within the last window_ms (DB_TIMES_MAX appends at most):
+/* Where the time of the journal appends of every loop went (all handles
+ * on db's database), over those whose callback came within the last
+ * window_ms (DB_TIMES_MAX appends at most):
  * queue, from the submit until a writer took it (the rest of the loop's
  * turn, the writer's wake-up, a batch in flight before it); commit, the
  * writer's transaction until the server's answer to its COMMIT; back,

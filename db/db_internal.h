@@ -818,7 +818,8 @@ typedef struct {
 #define DB_RES_MAX   3   /* reading steps per operation */
 #define DB_OP_INLINE 256 /* bytes for the steps of an op begun with db_op_begin */
 
-/* A loop's last DB_TIMES_MAX journal appends (db_times.c), loop only. */
+/* The last DB_TIMES_MAX journal appends of every loop (db_times.c); the
+ * core's tmu guards it. */
 typedef struct {
     uint64_t end_ns; /* its callback */
     uint32_t queue_us, commit_us, back_us;

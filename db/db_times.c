@@ -1,4 +1,4 @@
-/* db_times — where the time of a loop's journal appends went (db.h,
+/* db_times — where the time of the loops' journal appends went (db.h,
  * db_write_times): the last DB_TIMES_MAX appends, each with the moment
  * its callback came and its three parts, read over a window of time. */
 #include <stddef.h>
