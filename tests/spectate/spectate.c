@@ -5,11 +5,13 @@
  * Every message is read and every frame decoded into an 80x24 screen
  * (tests/load/vt.c), the players' and the watchers' alike.
  *
- *   warren-spectate --port HTTP --cookies FILE [--games G] [--watchers N]
- *                   [--one] [--seconds S] [--interval S] [--slow K] [--tag T]
- *                   [--wake] [--daemon-pid PID]
+ *   warren-spectate [--host ADDR] --port HTTP --cookies FILE [--games G]
+ *                   [--watchers N] [--one] [--seconds S] [--interval S]
+ *                   [--slow K] [--tag T] [--wake] [--daemon-pid PID]
  *
- * FILE has one "NAME COOKIE" line a player. Two measured windows of S
+ * ADDR: the daemon's IPv4 address (127.0.0.1; another when the tool runs
+ * as another machine, tests/web/spectators.py's network mode). FILE has
+ * one "NAME COOKIE" line a player. Two measured windows of S
  * seconds: without watchers, then with them. Figures (BENCH lines):
  *   web.spectators.TAG.p50.ms, .p99.ms   a key to each watcher's copy of
  *                                        its frame (first frame after the key)
@@ -95,6 +97,7 @@ typedef struct {
     double cpu_ms[2];                          /* the daemon's CPU in each window */
     double seconds, interval;
     const char *cookies, *tag;
+    struct in_addr host; /* --host */
     game_t *games;
     peer_t *peers; /* the watchers */
     int ep_players, ep_watch;
@@ -146,11 +149,13 @@ static double pct(samples_t *s, double p)
 
 /* ---- websockets ---------------------------------------------------------------------------- */
 
-static int ws_connect(int port, const char *path, const char *cookie)
+static int ws_connect(const run_t *r, const char *path, const char *cookie)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    struct sockaddr_in a = {
+        .sin_family = AF_INET, .sin_port = htons((uint16_t)r->port), .sin_addr = r->host};
+    char host[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &r->host, host, sizeof host);
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
         return -1;
     int one = 1;
@@ -158,12 +163,12 @@ static int ws_connect(int port, const char *path, const char *cookie)
     if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) < 0)
         return close(fd), -1;
     char req[1024];
-    int n =
-        snprintf(req, sizeof req,
-                 "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
-                 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                 "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
-                 path, port, cookie ? "Cookie: " : "", cookie ? cookie : "", cookie ? "\r\n" : "");
+    int n = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\n"
+                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n%s%s%s\r\n",
+                     path, host, r->port, cookie ? "Cookie: " : "", cookie ? cookie : "",
+                     cookie ? "\r\n" : "");
     if (write(fd, req, (size_t)n) != n)
         return close(fd), -1;
     char head[2048];
@@ -360,7 +365,7 @@ static void start_player(run_t *r, int i)
     peer_t *p = g->player = calloc(1, sizeof *p);
     char cookie[200];
     snprintf(cookie, sizeof cookie, "warren_session=%s", g->cookie);
-    if (!p || (p->fd = ws_connect(r->port, "/ws/play", cookie)) < 0)
+    if (!p || (p->fd = ws_connect(r, "/ws/play", cookie)) < 0)
         die("a player's websocket was refused", i);
     p->player = true;
     p->game = i;
@@ -388,7 +393,7 @@ static void start_watchers(run_t *r)
         p->slow = i < r->slow;
         char path[96];
         snprintf(path, sizeof path, "/ws/watch/%s", r->games[p->game].name);
-        if ((p->fd = ws_connect(r->port, path, NULL)) < 0)
+        if ((p->fd = ws_connect(r, path, NULL)) < 0)
             die("a watcher's websocket was refused", i);
         vt_init(&p->vt);
         add_ep(r->ep_watch, p->fd, p);
@@ -496,7 +501,10 @@ static int opt_parse(run_t *r, int argc, char **argv)
         i++;
         if (!strcmp(a, "--port"))
             r->port = atoi(v);
-        else if (!strcmp(a, "--cookies"))
+        else if (!strcmp(a, "--host")) {
+            if (inet_pton(AF_INET, v, &r->host) != 1)
+                return -1;
+        } else if (!strcmp(a, "--cookies"))
             r->cookies = v;
         else if (!strcmp(a, "--games"))
             r->ngames = atoi(v);
@@ -552,10 +560,12 @@ static void report(run_t *r, double none_p99, double secs)
 int main(int argc, char **argv)
 {
     run_t r = {.ngames = 100, .nwatch = 10000, .seconds = 10, .interval = 1, .tag = "x"};
+    r.host.s_addr = htonl(INADDR_LOOPBACK);
     if (opt_parse(&r, argc, argv) < 0) {
-        fprintf(stderr, "usage: warren-spectate --port HTTP --cookies FILE [--games G] "
-                        "[--watchers N] [--one] [--seconds S] [--interval S] [--slow K] "
-                        "[--tag T] [--wake] [--daemon-pid PID]\n");
+        fprintf(stderr,
+                "usage: warren-spectate [--host ADDR] --port HTTP --cookies FILE [--games G] "
+                "[--watchers N] [--one] [--seconds S] [--interval S] [--slow K] "
+                "[--tag T] [--wake] [--daemon-pid PID]\n");
         return 2;
     }
     load_cookies(&r);
