@@ -594,11 +594,12 @@ class Response(collections.namedtuple("Response", "status headers body")):
 
 
 class Web:
-    """An HTTP client for 127.0.0.1:port, one connection a request, no
+    """An HTTP client for host:port (127.0.0.1), one connection a request, no
     redirects followed; session: a login token sent as the cookie; source:
     the local address to connect from."""
 
-    def __init__(self, port, session=None, timeout=30, source=None):
+    def __init__(self, port, session=None, timeout=30, source=None, host="127.0.0.1"):
+        self.host = host
         self.port = port
         self.session = session
         self.timeout = timeout
@@ -613,7 +614,7 @@ class Web:
             body = urllib.parse.urlencode(body).encode()
             h["Content-Type"] = FORM
         h.update(headers or {})
-        con = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout,
+        con = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout,
                                          source_address=self.source)
         try:
             con.request(method, path, body=body, headers=h)
