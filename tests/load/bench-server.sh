@@ -23,7 +23,15 @@
 # flooding its output against two other players' keys (bench_hosted.py;
 # WARREN_BENCH_BASE=DIR runs it against the build in DIR too). With
 # WARREN_BENCH_ONLY=viewers only the two N=10000 runs and their p99 ratio
-# (viewers_over_plain; the goal is at most 1.2). Each N=10000 run
+# (viewers_over_plain; the goal is at most 1.2). Network mode
+# (tests/load/bench_net.py, root): the plain N=10000 run again with the
+# daemon and the load tool as two machines, network namespaces joined by
+# a veth pair, each side's receive work on its own core (over loopback a
+# client's receive runs in the daemon's send, on the daemon's core):
+# server.*.n10000.net beside the loopback figures, their ratios
+# (net_over_loopback), and web.spectators.one5000.net (5,000 watchers of
+# one game, tests/web/spectators.py with WARREN_BENCH_NET=1).
+# WARREN_BENCH_ONLY=net runs only the N=10000 network run. Each N=10000 run
 # takes about 30 s, 1.3 GB for the daemon and 10,200 descriptors each side;
 # WARREN_BENCH_10K=0 skips them. Exits 1 when a run fails (a session that
 # never played, a key never answered), after printing that run's whole
@@ -106,6 +114,11 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
 }
 
 ONLY=${WARREN_BENCH_ONLY:-}
+NET="$(dirname "$0")/bench_net.py"
+if [ "$ONLY" = net ]; then
+    /usr/bin/python3 "$NET" "$BIN" 10000 10 || FAILED=1
+    exit $FAILED
+fi
 if [ -z "$ONLY" ]; then
 run 100 10 .n100 10
 run 1000 0 .n1000 10 --detach-all 3
@@ -154,6 +167,15 @@ else
          END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.n10000.viewers_over_plain.ratio %.2f\n", b / a
                if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.n10000.viewers_over_plain.ratio %.2f\n", d / c }' \
         "$TMP/plain" "$TMP/viewed"
+    if [ -z "$ONLY" ]; then # the plain run as two machines (network namespaces)
+        /usr/bin/python3 "$NET" "$BIN" 10000 10 >"$TMP/net" || FAILED=1
+        cat "$TMP/net"
+        awk '/latency.p99.us.n10000 / { a = $3 } /latency.p99.us.n10000.net / { b = $3 }
+             /cpu_per_key.us.n10000 / { c = $3 } /cpu_per_key.us.n10000.net / { d = $3 }
+             END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.n10000.net_over_loopback.ratio %.2f\n", b / a
+                   if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.n10000.net_over_loopback.ratio %.2f\n", d / c }' \
+            "$TMP/plain" "$TMP/net"
+    fi
 fi
 [ "$ONLY" = viewers ] && exit $FAILED
 
@@ -177,6 +199,8 @@ fi
 # (web.spectators.*: each watcher's frame delay, the players' p99 with them over without)
 if [ "${WARREN_BENCH_10K:-1}" = 1 ]; then
     /usr/bin/python3 "$(dirname "$0")/../web/spectators.py" "$BIN" 10000 100 5000 || FAILED=1
+    # the 5,000 on one game again as other machines (network namespaces)
+    WARREN_BENCH_NET=1 /usr/bin/python3 "$(dirname "$0")/../web/spectators.py" "$BIN" 0 100 5000 || FAILED=1
 fi
 
 # replays: a 32 MiB recording's frames and asciicast (and another build's, to compare)
