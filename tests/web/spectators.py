@@ -19,6 +19,13 @@ tool sleeps in epoll_wait during the windows, as it did before).
 WARREN_SPECTATE_DAEMON_CORES: the daemon's cores for taskset ("0,1").
 With two cores the daemon runs on core 0 and the tool on core 1. Each
 side holds N + GAMES sockets: ulimit -n is raised to 20,000.
+WARREN_BENCH_NET=1: network mode (tests/load/netpair.py, root): the daemon
+in a namespace of its own listening on 10.213.0.1 only, the players'
+registrations and warren-spectate in the clients' namespace, joined by a
+veth pair whose receive work runs on the receiving side's core, as when
+the browsers are other machines (over loopback each watcher's receive is
+done in the daemon's send, on its core). Its figures are named with .net
+after the tag (web.spectators.one5000.net.p99.ms).
 """
 import os
 import pathlib
@@ -31,27 +38,58 @@ import tempfile
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "integration"))
 from harness import Daemon, Web, program  # noqa: E402
 from fanout import pinned  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "load"))
+from netpair import NetPair, can_make_netns, run_in_ns  # noqa: E402
+
+HTTP_PORT = 8080  # in network mode: the server namespace's own ports are all free
 
 
-def run(bindir, tag, watchers, games, one):
+def net_daemon(bindir, tmp, pair, extra):
+    """warrend in pair's server namespace on its address only, pinned."""
+    ip = pair.server_ip
+    args = ["--db", tmp / "warren.db", "--telnet", f"{ip}:2323", "--http", f"{ip}:{HTTP_PORT}",
+            "--grace", "600", "--test-hooks", "--register-per-hour", "0", *extra]
+    return Daemon(bindir, tmp, exe=program(bindir, "warrend"), args=args,
+                  wrap=pair.server_cmd([]))
+
+
+def register_all(d, games, path, host="127.0.0.1"):
+    """GAMES players registered through the web form, "NAME COOKIE" lines in path."""
+    with open(path, "w") as f:
+        for i in range(games):
+            r = Web(d.http, host=host).register(f"spec{i}", "benchpass1")
+            assert r.status == 303 and r.session, r.head
+            f.write(f"spec{i} {r.session}\n")
+
+
+def run(bindir, tag, watchers, games, one, pair=None):
+    """One daemon, one warren-spectate run; pair: network mode (a NetPair)."""
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="warren-spectate-"))
-    cores = os.environ.get("WARREN_SPECTATE_DAEMON_CORES")  # e.g. "0,1": not only core 0
-    wrap = ["taskset", "-c", cores] if cores else pinned(0)
-    d = Daemon(bindir, tmp, http=True, exe=program(bindir, "warrend"), wrap=wrap,
-               extra=["--max-per-ip", "20000", "--max-connections", "20000"])
+    extra = ["--max-per-ip", "20000", "--max-connections", "20000"]
+    if pair:
+        d = net_daemon(bindir, tmp, pair, extra)
+    else:
+        cores = os.environ.get("WARREN_SPECTATE_DAEMON_CORES")  # e.g. "0,1": not only core 0
+        wrap = ["taskset", "-c", cores] if cores else pinned(0)
+        d = Daemon(bindir, tmp, http=True, exe=program(bindir, "warrend"), wrap=wrap, extra=extra)
     try:
         d.start()
-        with open(tmp / "cookies", "w") as f:
-            for i in range(games):
-                r = Web(d.http).register(f"spec{i}", "benchpass1")
-                assert r.status == 303 and r.session, r.head
-                f.write(f"spec{i} {r.session}\n")
+        if pair:  # on the server's address only; the registrations come from the clients' machine
+            assert f"listening http {pair.server_ip}:{HTTP_PORT}" in d.log(), d.log()[-2000:]
+            d.http = HTTP_PORT
+            run_in_ns(pair.client, register_all, d, games, tmp / "cookies", pair.server_ip)
+        else:
+            register_all(d, games, tmp / "cookies")
         argv = [str(bindir / "warren-spectate"), "--port", str(d.http), "--cookies",
                 str(tmp / "cookies"), "--games", str(games), "--watchers", str(watchers),
                 "--seconds", "10", "--slow", "10", "--tag", tag] + (["--one"] if one else [])
         argv += ["--daemon-pid", str(d.proc.pid)]
         argv += os.environ.get("WARREN_SPECTATE_ARGS", "").split()  # e.g. --wake
-        r = subprocess.run(pinned(1) + argv, capture_output=True, text=True, timeout=900)
+        if pair:
+            argv = pair.client_cmd(argv + ["--host", pair.server_ip])
+        else:
+            argv = pinned(1) + argv
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=900)
         sys.stdout.write(r.stdout)
         if r.returncode != 0:
             sys.stderr.write(r.stderr + d.log()[-2000:])
@@ -60,6 +98,14 @@ def run(bindir, tag, watchers, games, one):
     finally:
         d.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_mode(bindir, tag, watchers, games, one):
+    """run() over loopback, or with WARREN_BENCH_NET=1 in a NetPair of its own."""
+    if os.environ.get("WARREN_BENCH_NET", "0") in ("", "0"):
+        return run(bindir, tag, watchers, games, one)
+    with NetPair() as pair:
+        return run(bindir, tag + ".net", watchers, games, one, pair)
 
 
 def main():
@@ -73,8 +119,11 @@ def main():
     if want < n + games + 100:
         print(f"# spectators skipped: {want} descriptors, {n + games + 100} needed")
         return
-    ok = run(bindir, f"n{n}", n, games, False) if n else True
-    ok = (run(bindir, f"one{one}", one, games, True) if one else True) and ok
+    if os.environ.get("WARREN_BENCH_NET", "0") not in ("", "0") and (why := can_make_netns()):
+        print(f"# spectators' network mode skipped: {why}")
+        return
+    ok = run_mode(bindir, f"n{n}", n, games, False) if n else True
+    ok = (run_mode(bindir, f"one{one}", one, games, True) if one else True) and ok
     sys.exit(0 if ok else 1)
 
 
