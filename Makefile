@@ -220,7 +220,8 @@ test-pg: build build-asan
 # nodes from network namespaces it makes (root); it prints BENCH lines.
 # test-cluster-short (part of make test): the harness's cleanup and the
 # combined run small (40 players, 6 watchers on another node than their
-# game; a node killed, one drained, the database failed over, in turn).
+# game; a node killed, one drained, the database failed over, in turn),
+# and the benchmarks' network mode (tests/load/netpair.py) short.
 # test-cluster: every scenario, the combined run with 300 players.
 CLUSTER_PYTEST = WARREN_BIN=$(abspath $(BIN)) $(PYTHON) -m pytest -q -s -p no:cacheprovider
 test-cluster: build
@@ -229,7 +230,8 @@ test-cluster: build
 	    WARREN_CLUSTER_COMBINED_PLAYERS=300 WARREN_CLUSTER_COMBINED_WATCHERS=30 \
 	    WARREN_CLUSTER_STEP_SECONDS=20 $(CLUSTER_PYTEST) tests/cluster
 test-cluster-short: build
-	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_combined.py
+	$(CLUSTER_PYTEST) tests/cluster/test_harness.py tests/cluster/test_bench_net.py \
+	    tests/cluster/test_combined.py
 
 test-loops: build build-asan
 	WARREN_LOOPS=2 WARREN_BIN=$(abspath $(BIN)) $(PYTEST_N) tests/integration
