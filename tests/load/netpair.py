@@ -121,9 +121,16 @@ class NetPair:
         return self
 
     def steer(self, ns):
-        """The namespace's receive queue processed on its own core (RPS)."""
+        """The namespace's receive queue processed on its own core (RPS).
+        WARREN_NET_RPS=clients steers the clients' side only: what the
+        daemon receives (the clients' keys and ACKs) is then processed in
+        the clients' send, on their core, as over loopback; none: neither."""
         core = self.cores[ns]
-        if (os.cpu_count() or 1) < 2 or core is None:
+        which = os.environ.get("WARREN_NET_RPS", "both")
+        if which not in ("both", "clients", "none"):
+            raise SystemExit(f"WARREN_NET_RPS={which}: both, clients or none")
+        if (os.cpu_count() or 1) < 2 or core is None or which == "none" or \
+                (which == "clients" and ns == self.server):
             return
         path = f"/sys/class/net/{DEV}/queues/rx-0/rps_cpus"
         mask = format(1 << core, "x")
