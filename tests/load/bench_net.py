@@ -119,4 +119,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt as e:  # Ctrl-C or SIGTERM: the pair is removed by now
+        sys.exit(f"bench_net: stopped ({e})")
