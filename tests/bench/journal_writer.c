@@ -1,0 +1,278 @@
+/* journal_writer — the journal writer's statements in a loop, as db.c and
+ * db_sqlite.c run them: the schema of db/schema.sql, n games (10,000) with
+ * pre rows each (20), then rows more each, the games keying in another
+ * order every round, r rows a commit (10) at rate rows a second (10,000;
+ * 0: flat out), each row JOURNAL_PREV then JOURNAL_INSERT, WAL with
+ * synchronous=NORMAL, a checkpointer thread beside it (PASSIVE when asked
+ * at 1,000 WAL pages, at most every 100 ms; at 8,000 the writer itself).
+ * Prints the writer thread's CPU per row, the checkpointer's and the
+ * process's. Options page=, cache= (KB), mmap= (MB), sort=1 (a commit's
+ * rows by game), noprev=1, values=1 (INSERT ... VALUES).
+ *   cc -O2 -o /tmp/journal_writer tests/bench/journal_writer.c -lsqlite3 -lpthread
+ *   /tmp/journal_writer /tmp/jw.db db/schema.sql rows=10 [page=2048 ...]
+ * The measured loop is measure(): valgrind --tool=callgrind
+ * --collect-atstart=no '--toggle-collect=measure*' counts its instructions. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *path;
+static int N = 10000, P = 20, M = 20, R = 10, PAGE = 4096, CACHE = 0, SORT = 0, MMAP = 0,
+           NOPREV = 0, VALUES = 0, RATE = 10000;
+static atomic_int wal_pages, stop, want;
+static int ckpt_mark = 8000;
+static void due(sqlite3 *h)
+{
+    int p = atomic_load(&wal_pages);
+    if (p < 1000) {
+        ckpt_mark = 8000;
+        return;
+    }
+    if (p < ckpt_mark) {
+        atomic_store(&want, 1);
+        return;
+    }
+    if (sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) != SQLITE_BUSY)
+        ckpt_mark = p + 1000;
+}
+
+static double cpu_us(clockid_t c)
+{
+    struct timespec t;
+    clock_gettime(c, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static void ex(sqlite3 *h, const char *sql)
+{
+    char *e = NULL;
+    if (sqlite3_exec(h, sql, NULL, NULL, &e) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s\n", sql, e);
+        exit(1);
+    }
+}
+
+static int on_wal(void *ud, sqlite3 *h, const char *n, int pages)
+{
+    (void)ud, (void)h, (void)n;
+    atomic_store(&wal_pages, pages);
+    return SQLITE_OK;
+}
+
+static double ck_cpu;
+static void *ckpt(void *arg)
+{
+    (void)arg;
+    sqlite3 *h;
+    sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    ex(h, "PRAGMA synchronous = NORMAL");
+    while (!atomic_load(&stop)) {
+        if (!atomic_exchange(&want, 0)) {
+            usleep(1000);
+            continue;
+        }
+        sqlite3_wal_checkpoint_v2(h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+        usleep(100000);
+    }
+    ck_cpu = cpu_us(CLOCK_THREAD_CPUTIME_ID);
+    sqlite3_close(h);
+    return NULL;
+}
+
+static char *slurp(const char *f)
+{
+    FILE *fp = fopen(f, "r");
+    if (!fp)
+        exit(1);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = 0;
+    fclose(fp);
+    return buf;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static sqlite3_stmt *prep(sqlite3 *h, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v3(h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(h));
+        exit(1);
+    }
+    return st;
+}
+
+static void step(sqlite3_stmt *st, int want)
+{
+    int r = sqlite3_step(st);
+    if (r != want) {
+        fprintf(stderr, "step %d: %s\n", r, sqlite3_errmsg(sqlite3_db_handle(st)));
+        exit(1);
+    }
+    sqlite3_reset(st);
+}
+
+static long long __attribute__((noinline))
+measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
+        sqlite3_stmt *commit, long long *order, long long *batch, long long *commitsp)
+{
+    (void)h;
+    unsigned char key[2] = {'h', 0};
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    long long rows = 0, commits = 0;
+    for (int s = P + 1; s <= P + M; s++) {
+        for (int i = N - 1; i > 0; i--) { /* each second the games key in another order */
+            int j = rand() % (i + 1);
+            long long t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        for (int i = 0; i < N; i += R) {
+            int n = i + R <= N ? R : N - i;
+            memcpy(batch, order + i, sizeof *batch * n);
+            if (SORT)
+                qsort(batch, n, sizeof *batch, cmp64);
+            step(begin, SQLITE_DONE);
+            for (int k = 0; k < n; k++) {
+                if (!NOPREV) {
+                    sqlite3_bind_int64(prev, 1, batch[k]);
+                    sqlite3_bind_int64(prev, 2, s);
+                    step(prev, SQLITE_ROW);
+                }
+                sqlite3_bind_int64(ins, 1, batch[k]);
+                sqlite3_bind_int64(ins, 2, s);
+                sqlite3_bind_blob(ins, 3, key, 1, SQLITE_STATIC);
+                sqlite3_bind_int64(ins, 4, 1000);
+                step(ins, SQLITE_DONE);
+                rows++;
+            }
+            step(commit, SQLITE_DONE);
+            commits++;
+            due(h);
+            if (RATE) {
+                next.tv_nsec += 1000000000LL * R / RATE;
+                while (next.tv_nsec >= 1000000000L) {
+                    next.tv_nsec -= 1000000000L;
+                    next.tv_sec++;
+                }
+                clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+            }
+        }
+    }
+    *commitsp = commits;
+    return rows;
+}
+
+int main(int argc, char **argv)
+{
+    path = argv[1];
+    const char *schema = argv[2];
+    for (int i = 3; i < argc; i++) {
+        int v = 0;
+        char k[32];
+        if (sscanf(argv[i], "%31[^=]=%d", k, &v) != 2)
+            return 2;
+        int *p = !strcmp(k, "n")        ? &N
+                 : !strcmp(k, "pre")    ? &P
+                 : !strcmp(k, "rows")   ? &M
+                 : !strcmp(k, "r")      ? &R
+                 : !strcmp(k, "page")   ? &PAGE
+                 : !strcmp(k, "cache")  ? &CACHE
+                 : !strcmp(k, "sort")   ? &SORT
+                 : !strcmp(k, "mmap")   ? &MMAP
+                 : !strcmp(k, "noprev") ? &NOPREV
+                 : !strcmp(k, "values") ? &VALUES
+                 : !strcmp(k, "rate")   ? &RATE
+                                        : NULL;
+        if (!p)
+            return 2;
+        *p = v;
+    }
+    unlink(path);
+    char w[512];
+    snprintf(w, sizeof w, "%s-wal", path);
+    unlink(w);
+    snprintf(w, sizeof w, "%s-shm", path);
+    unlink(w);
+    sqlite3 *h;
+    sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                    NULL);
+    char sql[256];
+    snprintf(sql, sizeof sql, "PRAGMA page_size = %d", PAGE);
+    ex(h, sql);
+    ex(h, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;");
+    if (CACHE) {
+        snprintf(sql, sizeof sql, "PRAGMA cache_size = -%d", CACHE);
+        ex(h, sql);
+    }
+    if (MMAP) {
+        snprintf(sql, sizeof sql, "PRAGMA mmap_size = %d", MMAP * 1048576);
+        ex(h, sql);
+    }
+    sqlite3_wal_hook(h, on_wal, NULL);
+    ex(h, slurp(schema));
+    ex(h, "BEGIN");
+    sqlite3_stmt *u =
+        prep(h, "INSERT INTO users(name, name_key, pwhash, created) VALUES(?1, ?1, 'x', 0)");
+    sqlite3_stmt *g = prep(h, "INSERT INTO games(user, seed, content_version, start_time) "
+                              "VALUES(?1, 1, 'v', 0)");
+    for (int i = 0; i < N; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "u%d", i);
+        sqlite3_bind_text(u, 1, nm, -1, SQLITE_TRANSIENT);
+        step(u, SQLITE_DONE);
+        sqlite3_bind_int64(g, 1, sqlite3_last_insert_rowid(h));
+        step(g, SQLITE_DONE);
+    }
+    ex(h, "COMMIT");
+    sqlite3_stmt *prev = prep(h, "SELECT 1 FROM journal WHERE game = ?1 AND seq = ?2 - 1");
+    sqlite3_stmt *ins =
+        prep(h, VALUES ? "INSERT INTO journal(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)"
+                       : "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4");
+    sqlite3_stmt *begin = prep(h, "BEGIN"), *commit = prep(h, "COMMIT");
+    long long *order = malloc(sizeof *order * N), *batch = malloc(sizeof *batch * R);
+    for (int i = 0; i < N; i++)
+        order[i] = i + 1;
+    srand(1);
+    unsigned char key[2] = {'h', 0};
+    /* preload, not timed: each game P rows, games in turn */
+    for (int s = 1; s <= P; s++) {
+        ex(h, "BEGIN");
+        for (int i = 0; i < N; i++) {
+            sqlite3_bind_int64(ins, 1, order[i]);
+            sqlite3_bind_int64(ins, 2, s);
+            sqlite3_bind_blob(ins, 3, key, 1, SQLITE_STATIC);
+            sqlite3_bind_int64(ins, 4, 1000);
+            step(ins, SQLITE_DONE);
+        }
+        ex(h, "COMMIT");
+    }
+    ex(h, "PRAGMA wal_checkpoint(TRUNCATE)");
+    pthread_t ct;
+    pthread_create(&ct, NULL, ckpt, NULL);
+    double t0 = cpu_us(CLOCK_THREAD_CPUTIME_ID), p0 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
+    long long commits = 0;
+    fprintf(stderr, "start\n");
+    long long rows = measure(h, prev, ins, begin, commit, order, batch, &commits);
+    double t1 = cpu_us(CLOCK_THREAD_CPUTIME_ID);
+    atomic_store(&stop, 1);
+    pthread_join(ct, NULL);
+    double p1 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
+    printf("page=%d cache=%d sort=%d mmap=%d noprev=%d values=%d r=%d: writer %.2f us/row, "
+           "checkpointer %.2f us/row, process %.2f us/row (%lld rows, %lld commits)\n",
+           PAGE, CACHE, SORT, MMAP, NOPREV, VALUES, R, (t1 - t0) / rows, ck_cpu / rows,
+           (p1 - p0) / rows, rows, commits);
+    return 0;
+}
