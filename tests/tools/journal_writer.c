@@ -8,11 +8,9 @@
  * Prints the writer thread's CPU per row, the checkpointer's and the
  * process's. Options page=, cache= (KB), mmap= (MB), sort=1 (a commit's
  * rows by game), noprev=1, values=1 (INSERT ... VALUES).
- *   cc -O2 -o /tmp/journal_writer tests/bench/journal_writer.c -lsqlite3 -lpthread
- *   /tmp/journal_writer /tmp/jw.db db/schema.sql rows=10 [page=2048 ...]
+ *   bin/tools/journal_writer /tmp/jw.db db/schema.sql rows=10 [page=2048 ...]
  * The measured loop is measure(): valgrind --tool=callgrind
  * --collect-atstart=no '--toggle-collect=measure*' counts its instructions. */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
