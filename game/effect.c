@@ -16,7 +16,8 @@ static void effect_hook(game_t *g, handle_t h, effect_phase_t phase)
 
 handle_t effect_find(game_t *g, handle_t target, uint16_t kind)
 {
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, target, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, target, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_EFFECT && o->target == target && o->kind == kind)
             return h;
@@ -71,6 +72,7 @@ handle_t effect_apply(game_t *g, handle_t target, uint16_t kind, int32_t duratio
         return HANDLE_NONE;
     e->kind = kind;
     e->target = target;
+    reg_refile(&g->reg, h);
     e->magnitude = magnitude;
     e->remaining = duration;
     e->t = g->sched.now;

@@ -72,7 +72,8 @@ void ego_gear(const game_t *g, const obj_t *it, bool known_only, gear_t *out)
 /* The ego of who's wielded weapon; -1 none. */
 static int weapon_ego(const game_t *g, handle_t who)
 {
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, who, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, who, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_ITEM && o->target == who && (o->flags & IF_EQUIPPED) &&
             o->kind < g->c->n_items && g->c->items[o->kind].slot == SLOT_WEAPON)

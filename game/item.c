@@ -455,7 +455,8 @@ void item_say(game_t *g, const char *tmpl, handle_t actor, handle_t it)
 int item_inventory(const game_t *g, handle_t holder, handle_t out[INV_SLOTS])
 {
     handle_t by[INV_SLOTS] = {0};
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, holder, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, holder, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_ITEM && o->target == holder && holder && o->a[0] >= 0 &&
             o->a[0] < INV_SLOTS)
@@ -472,7 +473,8 @@ handle_t item_by_letter(const game_t *g, handle_t holder, int letter)
 {
     if (letter < 'a' || letter >= 'a' + INV_SLOTS || !holder)
         return HANDLE_NONE;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, holder, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, holder, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_ITEM && o->target == holder && o->a[0] == letter - 'a')
             return h;
@@ -575,6 +577,7 @@ handle_t item_give(game_t *g, handle_t it, handle_t holder, int n)
         return HANDLE_NONE;
     if (n <= 0 || n >= o->magnitude) {
         o->target = HANDLE_NONE;
+        reg_refile(&g->reg, it);
         return inv_add(g, it, holder);
     }
     obj_t copy = *o, *p;
@@ -694,7 +697,8 @@ int item_drop(game_t *g, handle_t who, handle_t it, int count)
 
 static handle_t worn_in(const game_t *g, handle_t who, int slot, int skip)
 {
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, who, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, who, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_ITEM && o->target == who && (o->flags & IF_EQUIPPED) &&
             item_kind(g, o)->slot == slot && skip-- <= 0)
@@ -762,7 +766,8 @@ int item_unequip(game_t *g, handle_t who, handle_t it)
 void item_gear(const game_t *g, handle_t who, bool known_only, gear_t *out)
 {
     memset(out, 0, sizeof *out);
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, who, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, who, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_ITEM || o->target != who || !(o->flags & IF_EQUIPPED))
             continue;

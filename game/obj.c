@@ -7,11 +7,15 @@ void reg_init(reg_t *r, galloc_t *al)
     memset(r, 0, sizeof *r);
     r->al = al;
     r->ix.depth = -1;
+    r->held.open = true; /* empty: nothing to file yet */
 }
 
 void reg_free(reg_t *r)
 {
     reg_index_close(r);
+    gfree(r->al, r->held.l);
+    r->held.l = NULL;
+    r->held.open = false;
     gfree(r->al, r->slot);
     gfree(r->al, r->gen);
     r->slot = NULL;
@@ -20,6 +24,7 @@ void reg_free(reg_t *r)
 }
 
 static int index_grow(reg_t *r, uint32_t from, uint32_t cap);
+static void held_grow(reg_t *r, uint32_t cap);
 
 static int reg_grow(reg_t *r, uint32_t want)
 {
@@ -47,6 +52,7 @@ static int reg_grow(reg_t *r, uint32_t want)
     if (r->ix.depth >= 0 && (cap > REG_INDEX_SLOTS || index_grow(r, r->cap, cap) < 0))
         reg_index_close(r); /* looks walk every object again */
     r->cap = cap;
+    held_grow(r, cap);
     return 0;
 }
 
@@ -73,8 +79,9 @@ void reg_del(reg_t *r, handle_t h)
     if (!o)
         return;
     uint32_t i = h & OBJ_INDEX_MASK;
-    if (r->ix.depth >= 0) {
-        o->depth = -1; /* off the map: unfiled */
+    if (r->ix.depth >= 0 || r->held.open) {
+        o->depth = -1; /* off the map, held by none: unfiled */
+        o->target = HANDLE_NONE;
         reg_refile(r, h);
     }
     memset(o, 0, sizeof *o);
@@ -162,13 +169,80 @@ static void link_out(uint16_t *head, uint16_t *next, uint32_t i)
     next[i] = 0;
 }
 
+/* ---- the holder index ----------------------------------------------------- */
+
+/* Links slot i into the holder list from *head, in slot order. */
+static void held_link_in(reg_hlink_t *l, uint16_t *head, uint32_t i)
+{
+    while (*head && *head - 1u < i)
+        head = &l[*head - 1].next;
+    l[i].next = *head;
+    *head = (uint16_t)(i + 1);
+}
+
+static void held_link_out(reg_hlink_t *l, uint16_t *head, uint32_t i)
+{
+    while (*head && *head != i + 1)
+        head = &l[*head - 1].next;
+    if (*head)
+        *head = l[i].next;
+    l[i].next = 0;
+}
+
+/* The target slot + 1 o is filed under, 0 none. */
+static uint16_t held_key(const reg_t *r, const obj_t *o)
+{
+    uint32_t t = o->target & OBJ_INDEX_MASK;
+    if ((o->type != OBJ_ITEM && o->type != OBJ_EFFECT) || !o->target || t >= r->cap)
+        return 0;
+    return (uint16_t)(t + 1);
+}
+
+static void held_refile(reg_t *r, uint32_t i, const obj_t *o)
+{
+    reg_hlink_t *l = r->held.l;
+    uint16_t was = l[i].key, now = held_key(r, o);
+    if (was == now)
+        return;
+    if (was)
+        held_link_out(l, &l[was - 1].head, i);
+    if (now)
+        held_link_in(l, &l[now - 1].head, i);
+    l[i].key = now;
+}
+
+/* Every link anew for cap slots: after a load, and when the registry grows
+ * (an object may name a target slot the old cap did not hold). */
+static void held_grow(reg_t *r, uint32_t cap)
+{
+    if (!r->held.open || cap == 0)
+        return;
+    reg_hlink_t *l = cap <= REG_INDEX_SLOTS ? grealloc(r->al, r->held.l, cap * sizeof *l) : NULL;
+    if (!l) { /* looks walk every object again */
+        gfree(r->al, r->held.l);
+        r->held.l = NULL;
+        r->held.open = false;
+        return;
+    }
+    memset(l, 0, cap * sizeof *l);
+    r->held.l = l;
+    /* from the last slot down: each lands at its list's head, in slot order */
+    for (uint32_t i = r->n; i-- > 0;)
+        if (r->slot[i].type != OBJ_FREE)
+            held_refile(r, i, &r->slot[i]);
+}
+
 void reg_refile(reg_t *r, handle_t h)
 {
     reg_index_t *ix = &r->ix;
     const obj_t *o = reg_get(r, h);
-    if (ix->depth < 0 || !o)
+    if (!o)
         return;
     uint32_t i = h & OBJ_INDEX_MASK;
+    if (r->held.open && o->type != OBJ_CREATURE)
+        held_refile(r, i, o);
+    if (ix->depth < 0)
+        return;
     int32_t was = ix->cell[i], now = index_cell(ix, o);
     if (was == now)
         return;
@@ -262,5 +336,6 @@ int reg_load(reg_t *r, rd_t *in)
         }
     }
     r->n = n;
+    held_grow(r, r->cap); /* every object filed under its target */
     return in->bad ? -1 : 0;
 }

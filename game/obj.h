@@ -94,14 +94,40 @@ typedef struct {
     uint16_t chead;                   /* the first creature on the map */
 } reg_index_t;
 
+/* The holder index: the objects whose target each slot is (the items a
+ * creature carries, the effects on an object), so that a look at one
+ * creature's pack, gear or effects reads those, not every object. An item
+ * or an effect is filed under its target's slot (any generation: a look
+ * checks the whole handle), when that slot is below cap; creatures (whose
+ * target is a foe) never are. Each list is in slot order, the order
+ * reg_next walks.
+ *
+ * Derived, never saved: kept from reg_init on, rebuilt after a load and
+ * when the registry grows; closed when memory for it fails or the
+ * registry grows past REG_INDEX_SLOTS (every look then walks all objects,
+ * to the same answers). Whoever changes an item's or an effect's target
+ * calls reg_refile after (the map index's rule); reg_del unfiles. One
+ * slot's three links side by side: a look reads one line of them. */
+typedef struct {
+    uint16_t head; /* the first object whose target is this slot */
+    uint16_t next; /* the next object filed under the same target slot */
+    uint16_t key;  /* the target slot this one is filed under + 1; 0 none */
+} reg_hlink_t;
+
+typedef struct {
+    bool open;
+    reg_hlink_t *l; /* cap */
+} reg_held_t;
+
 typedef struct {
     obj_t *slot;
     uint16_t *gen;
     uint32_t n;   /* slots in use (high-water mark) */
     uint32_t cap; /* slots allocated */
     uint32_t live;
-    galloc_t *al;   /* borrowed */
-    reg_index_t ix; /* owned */
+    galloc_t *al;    /* borrowed */
+    reg_index_t ix;  /* owned */
+    reg_held_t held; /* owned */
 } reg_t;
 
 void reg_init(reg_t *r, galloc_t *al);
@@ -143,8 +169,9 @@ static inline handle_t reg_next(const reg_t *r, handle_t after)
  * map there: 0, or -1 on OOM (the index stays closed). Closes any other. */
 int reg_index_open(reg_t *r, int depth, int w, int h);
 void reg_index_close(reg_t *r);
-/* Files h where it now stands (or nowhere): after any change of its x, y,
- * depth or target. Cheap when nothing changed; stale handles are ignored. */
+/* Files h where it now stands (or nowhere) in the map index and under its
+ * target in the holder index: after any change of its x, y, depth or
+ * target. Cheap when nothing changed; stale handles are ignored. */
 void reg_refile(reg_t *r, handle_t h);
 
 /* Whether the index answers for (depth, x, y): open for depth, the cell
@@ -197,6 +224,34 @@ static inline handle_t reg_next_near(const reg_t *r, int depth, handle_t after)
 {
     return r->ix.depth >= 0 && depth == r->ix.depth ? reg_index_next_creature(r, after)
                                                     : reg_next(r, after);
+}
+
+/* From link on (a holder list's), the first object whose target is who. */
+static inline handle_t reg_held_from(const reg_t *r, uint32_t link, handle_t who)
+{
+    while (link && r->slot[link - 1].target != who)
+        link = r->held.l[link - 1].next;
+    return reg_index_handle(r, link);
+}
+
+/* The next item or effect after `after` whose target is who (what who
+ * carries, the effects on it), in slot order; HANDLE_NONE starts and
+ * ends. Through the holder index when it is open, else a walk of every
+ * object (creatures skipped: their target is a foe). The caller still
+ * checks each one's type. Not safe across a change of the object walked
+ * (its target changed, or it deleted): take the next one first. */
+static inline handle_t reg_next_held(const reg_t *r, handle_t who, handle_t after)
+{
+    uint32_t w = who & OBJ_INDEX_MASK;
+    if (r->held.open && who != HANDLE_NONE && w < r->cap)
+        return reg_held_from(r, after ? r->held.l[after & OBJ_INDEX_MASK].next : r->held.l[w].head,
+                             who);
+    for (handle_t h = reg_next(r, after); h; h = reg_next(r, h)) {
+        const obj_t *o = &r->slot[h & OBJ_INDEX_MASK];
+        if (o->type != OBJ_CREATURE && o->target == who)
+            return h;
+    }
+    return HANDLE_NONE;
 }
 
 void reg_save(const reg_t *r, ser_t *s);

@@ -342,7 +342,8 @@ static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, stat
                        (unsigned long long)(g->sched.now / SCHED_MOVE));
     size_t e = 0;
     char eff[64] = "";
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, g->player, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, g->player, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_EFFECT && o->target == g->player && e + 14 < sizeof eff)
             e += (size_t)snprintf(eff + e, sizeof eff - e, " %s", g->c->effects[o->kind].tag);
@@ -374,7 +375,8 @@ static void status_key(game_t *g, const obj_t *p, const game_view_t *view, const
     k->terr = g->depth == ATLAS_OVERLAND ? atlas_terr_at(g, p->x, p->y) : -1;
     k->watchers = view ? view->watchers : 0;
     k->w = s->w;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, g->player, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, g->player, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_EFFECT && o->target == g->player && k->neff++ < STATUS_EFFECTS)
             k->eff[k->neff - 1] = o->kind;

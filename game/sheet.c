@@ -25,7 +25,8 @@ static void sheet_more(game_t *g, buf_t *out)
 {
     buf_printf(out, "Speed %d\n", status_speed(g, g->player));
     size_t n = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, g->player, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, g->player, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type == OBJ_EFFECT && o->target == g->player && o->kind < g->c->n_effects)
             buf_printf(out, "%s%s", n++ ? ", " : "Now: ", g->c->effects[o->kind].name);

@@ -52,7 +52,8 @@ static void effects_of(const game_t *g, handle_t who, gear_t *out, unsigned *fla
 {
     if (!g->items.live)
         return;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, who, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, who, h)) {
         const obj_t *e = reg_get(&g->reg, h);
         if (e->type != OBJ_EFFECT || e->target != who || e->kind >= g->c->n_effects)
             continue;
@@ -178,7 +179,8 @@ static bool is_status(const game_t *g, const obj_t *e)
 
 void status_forget(game_t *g, handle_t who)
 {
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, who, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, who, h)) {
         const obj_t *e = reg_get(&g->reg, h);
         if (is_status(g, e) && e->target == who && g->items.live)
             g->items.live--;

@@ -68,7 +68,8 @@ static int ability_named(const char *name)
  * condition whose a[0] is self); NONE when none. */
 static handle_t hold_of(game_t *g, handle_t holder, handle_t held)
 {
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_held(&g->reg, held, HANDLE_NONE); h;
+         h = reg_next_held(&g->reg, held, h)) {
         const obj_t *e = reg_get(&g->reg, h);
         if (e->type == OBJ_EFFECT && e->target == held && e->kind < g->c->n_effects &&
             (g->c->effects[e->kind].flags & EFK_(HELD)) && (handle_t)e->a[0] == holder)

@@ -1,7 +1,8 @@
-/* game_index — the registry's map index (obj.h) against a walk of every
- * object: after every key of random play, through snapshots and replays,
- * each cell lists exactly the objects on it and the creature list exactly
- * the creatures on the map, in slot order. */
+/* game_index — the registry's map index and holder index (obj.h) against
+ * a walk of every object: after every key of random play, through
+ * snapshots and replays, each cell lists exactly the objects on it, the
+ * creature list exactly the creatures on the map, and each object's holder
+ * list exactly the items and effects whose target it is, in slot order. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,61 @@ static bool index_matches_walk(const game_t *g, const char *where)
     return true;
 }
 
+/* The target slot + 1 a full walk files the object of slot i under, 0
+ * none (obj.h's rule spelt out again). */
+static uint32_t key_by_walk(const reg_t *r, uint32_t i)
+{
+    const obj_t *o = &r->slot[i];
+    uint32_t t = o->target & OBJ_INDEX_MASK;
+    if ((o->type != OBJ_ITEM && o->type != OBJ_EFFECT) || !o->target || t >= r->cap)
+        return 0;
+    return t + 1;
+}
+
+/* The holder index equals a full walk: every item and effect filed under
+ * its target's slot and nothing else, each list live and in slot order,
+ * and what reg_next_held gives the player what a walk of all finds. */
+static void held_matches_walk(const game_t *g, const char *where)
+{
+    const reg_t *r = &g->reg;
+    ck_assert_msg(r->held.open, "%s: the holder index is closed", where);
+    uint32_t want = 0, filed = 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t k = key_by_walk(r, i);
+        ck_assert_msg(r->held.l[i].key == k, "%s: slot %u filed under %u, its target is %u", where,
+                      i, r->held.l[i].key, k);
+        want += k != 0;
+    }
+    for (uint32_t s = 0; s < r->cap; s++) {
+        uint32_t last = 0;
+        for (uint32_t link = r->held.l[s].head; link; link = r->held.l[link - 1].next, filed++) {
+            uint32_t i = link - 1;
+            ck_assert_msg(i < r->n && r->slot[i].type != OBJ_FREE, "%s: free slot %u filed", where,
+                          i);
+            ck_assert_msg(key_by_walk(r, i) == s + 1, "%s: slot %u in %u's list", where, i, s);
+            ck_assert_msg(link > last, "%s: slot %u after %u", where, i, last - 1);
+            last = link;
+        }
+    }
+    ck_assert_msg(filed == want, "%s: %u in the lists, %u held", where, filed, want);
+    handle_t h = reg_next_held(r, g->player, HANDLE_NONE);
+    for (handle_t w = reg_next(r, HANDLE_NONE); w; w = reg_next(r, w)) {
+        const obj_t *o = reg_get(r, w);
+        if (o->type == OBJ_CREATURE || o->target != g->player)
+            continue;
+        ck_assert_msg(h == w, "%s: the player's next is %x, a walk's %x", where, h, w);
+        h = reg_next_held(r, g->player, h);
+    }
+    ck_assert_msg(h == HANDLE_NONE, "%s: the player's list goes on past a walk's", where);
+}
+
+/* Both indexes against a walk; false when the map index is closed. */
+static bool indexes_match_walk(const game_t *g, const char *where)
+{
+    held_matches_walk(g, where);
+    return index_matches_walk(g, where);
+}
+
 /* Keys of random play: steps most of the time, else any command (fights,
  * pick-ups, drops, throws, potions, scrolls, wands, prompts), now and then
  * exploring or a travel to the stairs down and down them. */
@@ -109,7 +165,7 @@ START_TEST(index_equals_a_full_walk_after_every_key)
                 played[n] = (unsigned char)*k;
                 key(g, played[n]);
                 snprintf(where, sizeof where, "seed %llu key %d", (unsigned long long)seed, n);
-                checked += index_matches_walk(g, where);
+                checked += indexes_match_walk(g, where);
             }
             if (turn % SNAP_EVERY == SNAP_EVERY - 1) { /* restored, the game goes on */
                 buf_t b;
@@ -120,7 +176,7 @@ START_TEST(index_equals_a_full_walk_after_every_key)
                 ck_assert_msg(h != NULL, "%s", err);
                 buf_free(&b);
                 ck_assert_uint_eq(game_hash(g), game_hash(h));
-                index_matches_walk(h, where);
+                indexes_match_walk(h, where);
                 game_free(g);
                 g = h;
             }
@@ -132,7 +188,7 @@ START_TEST(index_equals_a_full_walk_after_every_key)
         for (int i = 0; i < n; i++)
             key(replay, played[i]);
         ck_assert_uint_eq(game_hash(g), game_hash(replay));
-        index_matches_walk(replay, "replay");
+        indexes_match_walk(replay, "replay");
         game_free(replay);
         game_free(g);
         free(played);
