@@ -4,10 +4,12 @@
  * ratio says what the ANSI encoder spends per changed cell. Same session
  * path as bench_walk.c: render into the grid, diff against what the
  * terminal shows, the grid becomes that. */
+#include <stdio.h>
 #include <string.h>
 #include "ansi.h"
 #include "game.h"
 #include "tool.h"
+#include "world.h"
 
 #define KIND_KEYS 200
 #define ESC       "\x1b"
@@ -54,8 +56,33 @@ static int changed_cells(const screen_t *a, const screen_t *b)
     return n;
 }
 
-/* One run of kind k from a fresh game of seed 1: bytes and changed cells. */
-static int kind_once(const content_t *c, script_vm_t *vm, int k, bench_kind_t *out)
+static int changed_rows(const screen_t *a, const screen_t *b)
+{
+    int n = 0;
+    for (int y = 0; y < a->h; y++)
+        n += memcmp(a->cells + (size_t)y * a->w, b->cells + (size_t)y * b->w,
+                    sizeof(cell_t) * (size_t)a->w) != 0;
+    return n;
+}
+
+/* One line of a trace: the key, its frame's bytes, the cells and rows it
+ * changed, and where the player and the view's anchor stand after it. */
+static void trace_key(FILE *f, int i, char key, size_t bytes, const screen_t *a, const screen_t *b,
+                      const game_t *g)
+{
+    const obj_t *p = reg_get(&g->reg, g->player);
+    char k[4] = {key, 0};
+    if ((unsigned char)key < 0x20)
+        k[0] = '^', k[1] = (char)(key + 64);
+    fprintf(f, "%4d %-3s %6zu bytes %5d cells %3d rows  depth %d at %d,%d anchor %d,%d\n", i, k,
+            bytes, changed_cells(a, b), changed_rows(a, b), g->depth, p ? p->x : -1, p ? p->y : -1,
+            g->view_x, g->view_y);
+}
+
+/* One run of the keys from a fresh game of seed 1: bytes and changed
+ * cells into out, and each key's line into trace when not NULL. */
+static int keys_once(const content_t *c, script_vm_t *vm, const char *keys, bench_kind_t *out,
+                     FILE *trace)
 {
     ansi_profile_t prof;
     ansi_profile_for_term(&prof, "xterm-256color");
@@ -65,8 +92,6 @@ static int kind_once(const content_t *c, script_vm_t *vm, int k, bench_kind_t *o
     buf_init(&b);
     int ret = g && grid && sent ? 0 : -1;
     game_view_t v = {0};
-    char keys[KIND_KEYS];
-    kind_keys(k, keys);
     if (ret == 0) {
         game_input(g, vm, (key_event_t){'x', 0}); /* a random character */
         game_render(g, sent, &v);
@@ -79,6 +104,8 @@ static int kind_once(const content_t *c, script_vm_t *vm, int k, bench_kind_t *o
         out->cells += changed_cells(sent, grid);
         buf_reset(&b);
         ansi_diff(&prof, sent, grid, &b);
+        if (trace)
+            trace_key(trace, i, keys[i], b.len, sent, grid, g);
         screen_copy(sent, grid);
         screen_clean(sent);
         screen_clean(grid);
@@ -97,9 +124,31 @@ int bench_kinds(const content_t *c, script_vm_t *vm, bench_kind_t *out, int max)
     int n = 0;
     for (int k = 0; k < (int)(sizeof KINDS / sizeof KINDS[0]) && n < max; k++) {
         bench_kind_t r = {KINDS[k].name, 0, 0, 0};
-        if (kind_once(c, vm, k, &r) < 0)
+        char keys[KIND_KEYS];
+        kind_keys(k, keys);
+        if (keys_once(c, vm, keys, &r, NULL) < 0)
             return -1;
         out[n++] = r;
     }
     return n;
+}
+
+int bench_kind_trace(const content_t *c, script_vm_t *vm, const char *kind, FILE *f)
+{
+    char keys[KIND_KEYS];
+    int k = 0, n = (int)(sizeof KINDS / sizeof KINDS[0]);
+    while (k < n && strcmp(KINDS[k].name, kind))
+        k++;
+    if (k < n)
+        kind_keys(k, keys);
+    else if (!strcmp(kind, "walk"))
+        bench_walk_keys(keys, KIND_KEYS);
+    else
+        return -1;
+    bench_kind_t r = {kind, 0, 0, 0};
+    if (keys_once(c, vm, keys, &r, f) < 0)
+        return -1;
+    fprintf(f, "%s: %.1f bytes a key, %.1f cells a key\n", kind, r.bytes / r.keys,
+            r.cells / r.keys);
+    return 0;
 }

@@ -21,7 +21,7 @@ static double cpu_ns(void)
 }
 
 /* The walk's keys: the eight directions drawn from a fixed xorshift. */
-static void walk_keys(char *keys, int n)
+void bench_walk_keys(char *keys, int n)
 {
     static const char DIRS[] = "hjklyubn";
     uint64_t x = 0x9E3779B97F4A7C15ull;
@@ -111,7 +111,7 @@ static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, bool
 int bench_walk(const content_t *c, script_vm_t *vm, bench_walk_t *out)
 {
     char keys[WALK_KEYS];
-    walk_keys(keys, WALK_KEYS);
+    bench_walk_keys(keys, WALK_KEYS);
     bench_walk_t grid = {0}, frame = {0};
     if (walk_once(c, vm, keys, false, &grid) < 0)
         return -1;

@@ -177,12 +177,32 @@ static int bench_kinds_only(void)
     return vm ? 0 : 1;
 }
 
+/* "bench keys KIND": each key of a kind of play (or of the walk) and what
+ * its frame cost. */
+static int bench_keys(const char *kind)
+{
+    char err[160];
+    content_t *c = content_load(NULL, err, sizeof err);
+    script_vm_t *vm = c ? script_vm_new() : NULL;
+    int ret = vm ? bench_kind_trace(c, vm, kind, stdout) : -1;
+    if (!vm)
+        fprintf(stderr, "bench: cannot start: %s\n", c ? "out of memory" : err);
+    else if (ret < 0)
+        fprintf(stderr, "bench: no kind of play '%s'\n", kind);
+    script_vm_free(vm);
+    content_free(c);
+    return ret < 0 ? 1 : 0;
+}
+
 /* "bench walk": only the walk, the benchmarks' calibration workload;
- * "bench kinds": only the kinds of play. */
+ * "bench kinds": only the kinds of play; "bench keys KIND": one kind's
+ * keys one by one. */
 int cmd_bench(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "kinds"))
         return bench_kinds_only();
+    if (argc > 2 && !strcmp(argv[1], "keys"))
+        return bench_keys(argv[2]);
     bool walk_only = argc > 1 && !strcmp(argv[1], "walk");
     char err[160];
     content_t *c = content_load(NULL, err, sizeof err);

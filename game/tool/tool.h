@@ -3,6 +3,7 @@
  * int cmd_NAME(int argc, char **argv) (argv[0] is the command name). */
 #ifndef WARREN_TOOL_H
 #define WARREN_TOOL_H
+#include <stdio.h>
 
 typedef struct {
     const char *name;
@@ -13,7 +14,7 @@ typedef struct {
 #define TOOL_CMD_LIST(X)                                                                         \
     X(play, "play --seed S --keys FILE [--snapshot-at K] [--size WxH] [--save FILE] [--dump]: "  \
             "final screen + hash")                                                               \
-    X(bench, "bench [walk|kinds]: BENCH lines for the engine (walk, kinds: only those)")         \
+    X(bench, "bench [walk|kinds|keys KIND]: engine BENCH lines (keys: each key's frame)")        \
     X(levels, "levels [--seed S] [--count N] [--depth D] [--size WxH] [--show] [--bench]: "      \
               "generated levels")                                                                \
     X(bot, "bot [--games N] [--seed S] [--class NAME] [--policy explore|wait] [--turns N] "      \
@@ -50,6 +51,8 @@ typedef struct {
     double bytes, render_ns, diff_ns, frame_ns, keys;
 } bench_walk_t;
 int bench_walk(const content_t *c, script_vm_t *vm, bench_walk_t *out);
+/* The walk's n keys (the eight directions, seeded). */
+void bench_walk_keys(char *keys, int n);
 
 /* bench_kinds.c: kinds of play (explore, travel, menus, messages), 200
  * seeded keys each at 80x24: the ANSI bytes and the cells that changed.
@@ -59,5 +62,9 @@ typedef struct {
     double bytes, cells, keys;
 } bench_kind_t;
 int bench_kinds(const content_t *c, script_vm_t *vm, bench_kind_t *out, int max);
+/* One kind's keys (or "walk": the seeded walk's), a line each into f: the
+ * frame's bytes, the cells and rows it changed, where the player stands.
+ * -1 for an unknown kind or a game that cannot start. */
+int bench_kind_trace(const content_t *c, script_vm_t *vm, const char *kind, FILE *f);
 
 #endif
