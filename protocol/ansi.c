@@ -5,7 +5,8 @@
  * on a profile compare equal and cost nothing. An emitter tracks what the
  * terminal is known to hold (cursor, SGR pen, G0 charset) and picks the
  * cheapest bytes for each step: which move, whether to overwrite a short
- * unchanged gap instead, which SGR form, whether to erase a blank tail.
+ * unchanged gap instead, which SGR form, whether to erase a blank tail,
+ * whether to repeat a run of one ASCII glyph (REP) where the profile has it.
  *
  * Frame contract (see ansi.h): a frame starts and ends with the default pen
  * and the ASCII G0 charset; it ends with the cursor on the grid's cursor
@@ -343,6 +344,7 @@ typedef struct {
     int cx, cy; /* cursor; -1 = unknown */
     uint32_t pen;
     bool dec;         /* G0 holds DEC special graphics */
+    bool rep;         /* runs of a glyph may be repeated by REP */
     sgr_memo_t *memo; /* SGR_MEMOS entries, read only when valid */
     uint64_t memo_valid[SGR_MEMOS / 64];
 } em_t;
@@ -456,6 +458,28 @@ static int cup_len(int x, int y)
     if (!x && !y)
         return 3;
     return 3 + ndig((unsigned)y + 1) + (x ? 1 + ndig((unsigned)x + 1) : 0);
+}
+
+/* REP: a run of n equal cells is its first glyph and CSI n-1 b, when its
+ * other glyphs take more bytes than the sequence. The terminal repeats
+ * the glyph it printed last, so the sequence always follows it at once;
+ * only an ASCII one (tmux 3.3, under a terminal named xterm, repeats
+ * nothing after a UTF-8 glyph). */
+static inline bool rep_pays(uint64_t rc, int n)
+{
+    return n > 1 && RC_CH(rc) < 0x80 && n - 1 > csi_n_len((unsigned)(n - 1));
+}
+
+/* The run of cells equal to rb[x] from x up to `to`, cut after its last
+ * changed cell (the unchanged ones inside it are written again). */
+static int rep_run(const uint64_t *ra, const uint64_t *rb, int x, int to)
+{
+    int e = x + 1;
+    while (e < to && rb[e] == rb[x])
+        e++;
+    while (e > x + 1 && ra[e - 1] == rb[e - 1])
+        e--;
+    return e - x;
 }
 
 typedef enum { MV_CUP, MV_CR, MV_CHA, MV_REL, MV_CR_DOWN, MV_VERT_REL, MV_VERT_CHA } move_kind_t;
@@ -578,15 +602,35 @@ static void em_cell(em_t *e, uint64_t rc)
     e->cx = e->cx + 1 < e->w ? e->cx + 1 : -1;
 }
 
+/* Draws the n > 1 cells rc from the cursor: the first, then REP. */
+static void em_rep(em_t *e, uint64_t rc, int n)
+{
+    em_cell(e, rc);
+    char seq[16];
+    em_raw(e, seq, (size_t)(put_csi_n(seq, (unsigned)(n - 1), 'b') - seq));
+    e->cx = e->cx + n - 1 < e->w ? e->cx + n - 1 : -1; /* the last column: as em_cell */
+}
+
 /* Writes the run of changed cells from x (the cursor) up to `to`; returns
  * the end of the run. A glyph is all it writes while pen and charset
- * stay the same. */
+ * stay the same; with REP, a run of one glyph is written once. */
 static int em_changed(em_t *e, const uint64_t *ra, const uint64_t *rb, int x, int to)
 {
     buf_t *out = e->out;
     uint64_t state = (uint64_t)e->pen << 1 | (e->dec ? 1 : 0); /* as rc >> 21 */
     for (; x < to && ra[x] != rb[x]; x++) {
         uint64_t rc = rb[x];
+        if (e->rep && x + 1 < to && rb[x + 1] == rc) {
+            int n = rep_run(ra, rb, x, to);
+            if (rep_pays(rc, n)) {
+                em_rep(e, rc, n);
+                x += n - 1;
+                state = (uint64_t)e->pen << 1 | (e->dec ? 1 : 0);
+                if (e->cx < 0)
+                    return x + 1;
+                continue;
+            }
+        }
         if ((rc >> 21) != state || out->cap - out->len <= CELL_ROOM) {
             em_cell(e, rc);
             state = (uint64_t)e->pen << 1 | (e->dec ? 1 : 0);
@@ -847,6 +891,20 @@ static char *put_glyphs(char *o, const look_t *g, int n)
     return o;
 }
 
+/* With REP, runs of cells that render alike are one run (as a diff from
+ * a blank grid sees them): the end of the run of rc from end on. */
+static int rep_merge(looks_t *l, const cell_t *row, int end, int w, uint64_t rc)
+{
+    while (end < w) {
+        uint64_t key;
+        memcpy(&key, &row[end], sizeof key);
+        if (look_up(l, &row[end], key)->rc != rc)
+            break;
+        end = run_end(row, end, w, key);
+    }
+    return end;
+}
+
 /* Draws the cells of row y that are not blank, a run of equal cells at a
  * time: one look-up, one pen switch and copied glyphs per run. */
 static void key_row(em_t *e, looks_t *l, int y, const cell_t *row)
@@ -865,6 +923,10 @@ static void key_row(em_t *e, looks_t *l, int y, const cell_t *row)
         const look_t *g = look_up(l, &row[x], key);
         if (g->rc == RC_BLANK)
             continue;
+        if (e->rep) { /* its look-ups may take g's slot: g looked up again */
+            end = rep_merge(l, row, end, w, g->rc);
+            g = look_up(l, &row[x], key);
+        }
         if (e->cy != y || e->cx != x) {
             key_reach(e, g->rc, x, y);
             size_t room = (size_t)(w - x) * CELL_ROOM;
@@ -875,7 +937,10 @@ static void key_row(em_t *e, looks_t *l, int y, const cell_t *row)
         char *o = out->data + out->len;
         if ((g->rc >> 21) != ((uint64_t)e->pen << 1 | e->dec))
             o = em_switch(e, o, g->rc);
-        o = put_glyphs(o, g, end - x);
+        if (e->rep && rep_pays(g->rc, end - x))
+            o = put_csi_n(put_glyphs(o, g, 1), (unsigned)(end - x - 1), 'b');
+        else
+            o = put_glyphs(o, g, end - x);
         out->len = (size_t)(o - out->data);
         out->data[out->len] = 0;
         /* after the last column the terminal waits to wrap: column unknown */
@@ -889,7 +954,7 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
     /* unknown state: ASCII charset, default pen, home, clear */
     buf_puts(out, "\033(B\033[m\033[H\033[2J");
     sgr_memo_t memo[SGR_MEMOS];
-    em_t e = {out, NULL, b->w, 0, 0, PEN_DEFAULT, false, memo, {0}};
+    em_t e = {out, NULL, b->w, 0, 0, PEN_DEFAULT, false, p->rep && p->utf8, memo, {0}};
     looks_t looks;
     looks.p = p;
     looks.rich = p->colors == ANSI_COLORS_256;
@@ -1071,8 +1136,16 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
     frame_begin(p, out);
     bool known =
         a->cur_visible && a->cur_x >= 0 && a->cur_x < a->w && a->cur_y >= 0 && a->cur_y < a->h;
-    em_t e = {out,   &scratch, b->w, known ? a->cur_x : -1, known ? a->cur_y : -1, PEN_DEFAULT,
-              false, memo,     {0}};
+    em_t e = {out,
+              &scratch,
+              b->w,
+              known ? a->cur_x : -1,
+              known ? a->cur_y : -1,
+              PEN_DEFAULT,
+              false,
+              p->rep && p->utf8,
+              memo,
+              {0}};
     if (sc)
         em_scroll(&e, sc);
     size_t rowb = sizeof(cell_t) * (size_t)b->w;
@@ -1556,6 +1629,18 @@ static const term_entry_t TERMS[] = {
 /* Names that promise 256 colours whatever their base. */
 static const char *const RICH[] = {"256col", "truecolor", "direct", "kitty", "ghostty"};
 
+/* Whole names whose terminfo entries have REP (`rep`): curses programs
+ * already send it to every terminal that goes by them. */
+static const char *const REPEATERS[] = {"xterm", "xterm-256color"};
+
+static bool repeats(const char *low)
+{
+    for (size_t i = 0; i < sizeof REPEATERS / sizeof REPEATERS[0]; i++)
+        if (!strcmp(low, REPEATERS[i]))
+            return true;
+    return false;
+}
+
 static const ansi_profile_t *term_lookup(const char *name, size_t n)
 {
     for (size_t i = 0; i < sizeof TERMS / sizeof TERMS[0]; i++)
@@ -1575,18 +1660,20 @@ void ansi_profile_for_term(ansi_profile_t *p, const char *term)
     for (; term[n] && n < sizeof low - 1; n++)
         low[n] = (char)tolower((unsigned char)term[n]);
     low[n] = 0;
+    bool rich = false;
     for (size_t i = 0; i < sizeof RICH / sizeof RICH[0]; i++)
-        if (strstr(low, RICH[i]))
-            return;
-    const ansi_profile_t *hit = term_lookup(low, n);
-    if (!hit)
+        rich = rich || strstr(low, RICH[i]) != NULL;
+    const ansi_profile_t *hit = rich ? NULL : term_lookup(low, n);
+    if (!hit && !rich)
         hit = term_lookup(low, strcspn(low, "-"));
     if (hit)
         *p = *hit;
+    p->rep = p->utf8 && repeats(low);
 }
 
 int ansi_profile_id(const ansi_profile_t *p)
 {
     bool glyphs = p->utf8 ? p->fallbacks : p->dec_graphics; /* the other flag is unused */
-    return ((int)p->colors & 3) | (p->utf8 ? 4 : 0) | (glyphs ? 8 : 0) | (p->sync ? 16 : 0);
+    return ((int)p->colors & 3) | (p->utf8 ? 4 : 0) | (glyphs ? 8 : 0) | (p->sync ? 16 : 0) |
+           (p->utf8 && p->rep ? 32 : 0);
 }

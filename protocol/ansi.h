@@ -13,7 +13,8 @@
  * and code points that are not one column wide show as '?'. A diff may move
  * rows the terminal shows rather than redraw them: up or down in a
  * scrolling region (profiles other than ASCII-only), sideways by deleting
- * and inserting characters (UTF-8 profiles). */
+ * and inserting characters (UTF-8 profiles). A run of one ASCII glyph may
+ * go out as the glyph and REP (CSI n b) on profiles that have it (rep). */
 #ifndef WARREN_ANSI_H
 #define WARREN_ANSI_H
 #include <stdbool.h>
@@ -33,17 +34,20 @@ typedef struct {
     bool sync;         /* wrap frames in DEC mode 2026 synchronized-output brackets */
     bool fallbacks;    /* with utf8: glyphs of the fallback table (glyph.h) show as
                         * their DEC chart code point or ASCII (few-glyph fonts) */
+    bool rep;          /* with utf8: a run of one ASCII glyph is drawn once and
+                        * repeated by REP (CSI n b), which xterm and xterm.js have */
 } ansi_profile_t;
 
 /* Profile for a terminal type name (TTYPE/$TERM), case-insensitive; NULL or
  * unknown gives the default (256 colours, UTF-8). "xterm-256color" -> 256;
  * "xterm", "linux", "screen"... -> 16 colours, UTF-8 with glyph
  * fallbacks; "vt100", "vt220"... -> 16 colours, ASCII with DEC graphics;
- * "ansi", "dumb", "ascii" -> ASCII-only. */
+ * "ansi", "dumb", "ascii" -> ASCII-only. REP for "xterm" and
+ * "xterm-256color" alone (their terminfo entries have it). */
 void ansi_profile_for_term(ansi_profile_t *p, const char *term);
 /* Small integer id of a profile, for sharing encoded frames between viewers
  * with equal profiles (0..ANSI_PROFILE_IDS-1). */
-#define ANSI_PROFILE_IDS 32 /* a power of two */
+#define ANSI_PROFILE_IDS 64 /* a power of two */
 int ansi_profile_id(const ansi_profile_t *p);
 
 /* Full redraw from an unknown terminal state. Appends to out. */

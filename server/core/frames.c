@@ -401,10 +401,11 @@ static void frame_send_json(session_t *s, conn_t *c, uint64_t *id)
  * are made once and the same bytes go to every viewer that takes them. */
 typedef struct {
     session_view_t v;
-    uint32_t encoded;              /* bit per ANSI profile id */
+    uint64_t encoded;              /* bit per ANSI profile id */
     uint64_t id[ANSI_PROFILE_IDS]; /* each one's name (encoded()) */
     uint64_t json_id;              /* the JSON's; 0: not made */
 } fanout_t;
+_Static_assert(ANSI_PROFILE_IDS <= 64, "fanout_t.encoded holds a bit per profile id");
 
 static void frame_send(session_t *s, conn_t *c, fanout_t *f)
 {
@@ -430,11 +431,11 @@ static void frame_send(session_t *s, conn_t *c, fanout_t *f)
     }
     int pid = c->prof_id & (ANSI_PROFILE_IDS - 1);
     buf_t *b = &s->srv->enc[pid];
-    if (!(f->encoded & (1u << pid))) {
+    if (!(f->encoded & (1ull << pid))) {
         buf_reset(b);
         ansi_diff(&c->prof, s->before, s->grid, b);
         f->id[pid] = encoded(s->srv);
-        f->encoded |= 1u << pid;
+        f->encoded |= 1ull << pid;
     }
     conn_write_shared(c, b->data, b->len, false, f->id[pid]);
     if (c != s->player && !c->ops->browser && c->h > s->grid->h) {

@@ -329,6 +329,33 @@ class Daemon(Process):
 
 # ---- terminals --------------------------------------------------------------------------
 
+def _teach_pyte_rep():
+    """REP (CSI n b: the character printed last, n times more), which xterm
+    has and pyte 0.8 lacks: the encoder sends it to terminals named xterm
+    or xterm-256color, the name the tests' terminals give. Every pyte screen
+    of the run (this module is imported before any test) learns it."""
+    if "b" in pyte.Stream.csi:
+        return
+    draw = pyte.Screen.draw
+
+    def draw_keeping_last(self, data):
+        draw(self, data)
+        if data:
+            self.rep_last = data[-1]
+
+    def repeat_last(self, count=1, *args, **kwargs):
+        if getattr(self, "rep_last", None):
+            draw_keeping_last(self, self.rep_last * max(count or 1, 1))
+
+    pyte.Screen.draw = draw_keeping_last
+    pyte.Screen.repeat_last = repeat_last
+    pyte.Stream.csi = dict(pyte.Stream.csi, b="repeat_last")
+    pyte.Stream.events = pyte.Stream.events | {"repeat_last"}
+
+
+_teach_pyte_rep()
+
+
 class Screen(pyte.Screen):
     """pyte's screen with CSI r resetting the scrolling region to the whole
     screen, as xterm does (pyte 0.8 reads it as a top of 0 and keeps the

@@ -37,7 +37,8 @@ DEFAULT_PEN = pyte.screens.Char(" ")
 
 # (profile, seed, cases): a few thousand pairs in all
 PROFILES = [("256", 11, 1500), ("16", 12, 600), ("dec", 13, 400),
-            ("ascii", 14, 300), ("256sync", 15, 200), ("mono", 16, 300)]
+            ("ascii", 14, 300), ("256sync", 15, 200), ("mono", 16, 300),
+            ("256rep", 17, 600)]
 
 
 class XtermColours(pyte.Screen):
@@ -120,13 +121,16 @@ def mismatches(case, screen):
 
 # a character deleted or inserted (DCH, ICH): a row's cells moved sideways
 SHIFT = re.compile(rb"\x1b\[[0-9]*[P@]")
+# the character printed last repeated (REP): a run of one glyph
+REPEAT = re.compile(rb"\x1b\[[0-9]*b")
 
 
 @pytest.mark.parametrize("profile,seed,count", PROFILES)
 def test_pyte_shows_the_encoded_grid(bindir, profile, seed, count):
-    failures, shifted = [], 0
+    failures, shifted, repeated = [], 0, 0
     for n, case in enumerate(cases(bindir, profile, seed, count)):
         shifted += bool(SHIFT.search(bytes.fromhex(case["bytes"])))
+        repeated += bool(REPEAT.search(bytes.fromhex(case["bytes"])))
         for name in ("bytes", "last"):
             screen = run_pyte(case, case[name], profile not in ("dec", "ascii"))
             bad = list(mismatches(case, screen))
@@ -134,6 +138,11 @@ def test_pyte_shows_the_encoded_grid(bindir, profile, seed, count):
                 failures.append(f"case {n} ({name}, {case['w']}x{case['h']}, "
                                 f"{case['steps']} steps): " + "; ".join(bad[:3]))
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:10])
+    # runs of a glyph are repeated (REP) where the profile has it, only there
+    if profile == "256rep":
+        assert repeated >= count // 2, f"only {repeated} of {count} cases repeated a glyph"
+    else:
+        assert repeated == 0
     # the sideways moves are played too; terminals of the ASCII-only and
     # VT100 profiles may lack ICH and DCH and never get them
     if profile in ("dec", "ascii"):

@@ -1,6 +1,6 @@
 /* ansi_prop — cases for the ANSI property test.
  *
- *   ansi_prop SEED COUNT PROFILE     PROFILE: 256 16 dec ascii 256sync
+ *   ansi_prop SEED COUNT PROFILE     PROFILE: 256 16 dec ascii 256sync mono 256rep
  *
  * For each case it builds a seeded random chain of grids G0 -> G1 (-> G2 ..)
  * and prints one JSON line:
@@ -241,6 +241,19 @@ static void print_expected(const ansi_profile_t *p, const screen_t *s)
     printf("],\"cur\":[%d,%d,%d]", s->cur_x, s->cur_y, s->cur_visible ? 1 : 0);
 }
 
+/* Runs of one cell over parts of rows (a map's floor and walls), some
+ * over runs of another: what REP repeats. */
+static void paint_runs(rng_t *r, screen_t *s)
+{
+    for (int n = rnd(r, 2 * s->h); n > 0; n--) {
+        int y = rnd(r, s->h), x0 = rnd(r, s->w), x1 = x0 + rnd(r, s->w - x0 + 1);
+        rand_cell(r, s, x0, y, false);
+        const cell_t *c = screen_at(s, x0, y);
+        for (int x = x0 + 1; x < x1; x++)
+            screen_put(s, x, y, c->ch, (style_t){c->fg, c->bg, (uint8_t)c->attr});
+    }
+}
+
 static void one_case(rng_t *r, const ansi_profile_t *p)
 {
     int w = 1 + rnd(r, 30), h = 1 + rnd(r, 8);
@@ -256,12 +269,16 @@ static void one_case(rng_t *r, const ansi_profile_t *p)
     buf_init(&last);
     g[0] = screen_new(w, h);
     fill_random(r, g[0]);
+    if (p->rep)
+        paint_runs(r, g[0]);
     ansi_keyframe(p, g[0], &all);
     for (int k = 1; k <= steps; k++) {
         g[k] = screen_new(w, h);
         screen_copy(g[k], g[k - 1]);
         screen_clean(g[k]);
         mutate(r, g[k]);
+        if (p->rep && rnd(r, 2))
+            paint_runs(r, g[k]);
         if (wide && k == steps)
             slide(r, g[k]);
         if (k == steps)
@@ -296,6 +313,7 @@ static int profile_named(const char *name, ansi_profile_t *p)
         {"ascii", {ANSI_COLORS_256, false, false, false, false}},
         {"256sync", {ANSI_COLORS_256, true, false, true, false}},
         {"mono", {ANSI_COLORS_NONE, true, false, false, false}},
+        {"256rep", {ANSI_COLORS_256, true, false, false, false, true}},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(name, names[i].name)) {
@@ -309,7 +327,7 @@ int main(int argc, char **argv)
 {
     ansi_profile_t p;
     if (argc != 4 || profile_named(argv[3], &p) < 0) {
-        fprintf(stderr, "usage: ansi_prop SEED COUNT 256|16|dec|ascii|256sync|mono\n");
+        fprintf(stderr, "usage: ansi_prop SEED COUNT 256|16|dec|ascii|256sync|mono|256rep\n");
         return 2;
     }
     rng_t r = {strtoull(argv[1], NULL, 10)};

@@ -338,7 +338,18 @@ START_TEST(profiles_for_terminal_names)
     ansi_profile_for_term(&p, "ascii");
     ck_assert(!p.utf8 && !p.dec_graphics);
     ansi_profile_for_term(&p, "no-such-terminal");
-    ck_assert(p.colors == ANSI_COLORS_256 && p.utf8 && !p.sync);
+    ck_assert(p.colors == ANSI_COLORS_256 && p.utf8 && !p.sync && !p.rep);
+    /* REP only where terminfo has it (curses sends it there already) */
+    static const struct {
+        const char *name;
+        bool rep;
+    } REPS[] = {{"xterm-256color", true},   {"XTERM", true},          {"xterm-kitty", false},
+                {"screen-256color", false}, {"tmux-256color", false}, {"linux", false},
+                {"putty", false},           {"vt220", false},         {"xterm-color", false}};
+    for (size_t i = 0; i < sizeof REPS / sizeof REPS[0]; i++) {
+        ansi_profile_for_term(&p, REPS[i].name);
+        ck_assert_msg(p.rep == REPS[i].rep, "%s: rep %d", REPS[i].name, p.rep);
+    }
 }
 END_TEST
 
@@ -349,13 +360,13 @@ START_TEST(profile_ids_are_small_and_distinct)
         for (int u = 0; u < 2; u++)
             for (int d = 0; d < 2; d++)
                 for (int s = 0; s < 2; s++)
-                    for (int f = 0; f < 2; f++) {
-                        ansi_profile_t p = {(ansi_colors_t)c, u, d, s, f};
+                    for (int f = 0; f < 4; f++) {
+                        ansi_profile_t p = {(ansi_colors_t)c, u, d, s, f & 1, f >> 1};
                         int id = ansi_profile_id(&p);
                         ck_assert_int_ge(id, 0);
                         ck_assert_int_lt(id, ANSI_PROFILE_IDS);
                         /* DEC graphics mean nothing with UTF-8, fallbacks
-                         * nothing without it: same frames */
+                         * and REP nothing without it: same frames */
                         if ((u && d) || (!u && f))
                             continue;
                         ck_assert_int_eq(seen[id], 0);
@@ -367,6 +378,7 @@ END_TEST
 /* ---- keyframes ------------------------------------------------------------ */
 
 static const ansi_profile_t P16 = {ANSI_COLORS_16, true, false, false, false};
+static const ansi_profile_t PREP = {ANSI_COLORS_256, true, false, false, false, true};
 static const ansi_profile_t PDEC = {ANSI_COLORS_16, false, true, false, false};
 static const ansi_profile_t PASCII = {ANSI_COLORS_16, false, false, false, false};
 
@@ -549,7 +561,7 @@ static int rows_drawn(const screen_t *a, const screen_t *b)
  * paths make the same choices, so their bytes must match exactly. */
 START_TEST(keyframe_equals_diff_from_blank)
 {
-    const ansi_profile_t *profiles[] = {&P256, &P16, &PDEC, &PASCII};
+    const ansi_profile_t *profiles[] = {&P256, &P16, &PDEC, &PASCII, &PREP};
     uint64_t r = 2026;
     buf_t key, diff;
     buf_init(&key);
@@ -670,6 +682,41 @@ START_TEST(few_dirty_rows_read_only_those_of_the_old_grid)
 }
 END_TEST
 
+/* With REP, a run of one ASCII glyph goes out once and repeated, in a
+ * diff (up to its last changed cell: the unchanged ones in it are written
+ * again) and in a keyframe; runs too short to pay, runs of a UTF-8 glyph
+ * and every run without REP go out glyph by glyph. */
+START_TEST(runs_of_a_glyph_are_repeated)
+{
+    pair_t p = pair_new(40, 2);
+    screen_text(p.b, 2, 0, STYLE_DEFAULT, "##########");
+    screen_text(p.b, 20, 0, STYLE_DEFAULT, "aaaab"); /* too short to pay */
+    for (int x = 30; x < 36; x++)
+        screen_put(p.b, x, 0, 0x2500, STYLE_DEFAULT); /* not ASCII */
+    screen_text(p.b, 0, 1, STYLE_DEFAULT, "x.x.x.x.x");
+    ansi_diff(&PREP, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[1;3H#\033[9b\033[8Caaaab\033[5C"
+                            "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
+                            "\xe2\x94\x80\r\nx.x.x.x.x");
+    pair_commit(&p);
+    buf_reset(&p.out);
+    screen_text(p.b, 2, 0, STYLE_DEFAULT, "x.......x"); /* over the run but its last cell */
+    screen_text(p.b, 0, 1, STYLE_DEFAULT, ".........");
+    ansi_diff(&PREP, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[1;3Hx.\033[6bx\r\n.\033[8b");
+    buf_reset(&p.out);
+    screen_clear(p.b);
+    screen_text(p.b, 2, 0, STYLE_DEFAULT, "x.......x#");
+    screen_text(p.b, 0, 1, STYLE_DEFAULT, ".........");
+    ansi_keyframe(&PREP, p.b, &p.out);
+    ck_assert_bytes(&p.out, KEY_START "  x.\033[6bx#\r\n.\033[8b\033[?25l");
+    buf_reset(&p.out);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_ptr_null(memmem(p.out.data, p.out.len, "b", 1)); /* no REP without the profile's */
+    pair_free(&p);
+}
+END_TEST
+
 Suite *suite_protocol_ansi(void)
 {
     Suite *s = suite_create("protocol_ansi");
@@ -695,6 +742,7 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, profiles_for_terminal_names);
     tcase_add_test(t, profile_ids_are_small_and_distinct);
     tcase_add_test(t, few_dirty_rows_read_only_those_of_the_old_grid);
+    tcase_add_test(t, runs_of_a_glyph_are_repeated);
     suite_add_tcase(s, t);
     TCase *k = tcase_create("keyframe");
     tcase_add_test(k, keyframe_of_blank_grid);
