@@ -1180,6 +1180,39 @@ static void keep_shorter(buf_t *out, size_t start, buf_t *alt)
     buf_free(alt);
 }
 
+static int row_cost(const cell_t *a, const cell_t *b, int w);
+
+/* About what finishing b costs, in cells, from a terminal holding a's
+ * cells scrolled by sc (into moved). */
+static int scroll_cost(const screen_t *a, const screen_t *b, const scroll_t *sc, cell_t *moved)
+{
+    scroll_cells(a, sc, moved);
+    int cost = 0;
+    for (int y = 0; y < b->h; y++)
+        cost += row_cost(moved + (size_t)y * b->w, b->cells + (size_t)y * b->w, b->w);
+    return cost;
+}
+
+/* Grows the region a row at a time, at either end, while that leaves less
+ * to draw: a row next to the region that changed beyond the move (the
+ * player's old place, an item now remembered dim) moves with it and is
+ * patched, rather than drawn over the row it replaces. */
+static void scroll_grow(const screen_t *a, const screen_t *b, scroll_t *sc, cell_t *moved)
+{
+    int best = scroll_cost(a, b, sc, moved);
+    for (bool grew = true; grew;) {
+        grew = false;
+        scroll_t up = *sc, down = *sc;
+        up.top--, down.bot++;
+        const scroll_t *tries[2] = {up.top >= 0 ? &up : NULL, down.bot < b->h ? &down : NULL};
+        for (int i = 0; i < 2; i++) {
+            int cost = tries[i] ? scroll_cost(a, b, tries[i], moved) : best;
+            if (cost < best)
+                best = cost, *sc = *tries[i], grew = true;
+        }
+    }
+}
+
 /* The scrolled frame, when one is found and comes out shorter than the
  * frame already at out[start..]. */
 static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const screen_t *b,
@@ -1193,6 +1226,7 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
         return;
     buf_t alt;
     buf_init(&alt);
+    scroll_grow(a, b, &sc, moved);
     scroll_cells(a, &sc, moved);
     diff_frame(p, a, moved, b, changed, &sc, NULL, false, &alt);
     keep_shorter(out, start, &alt);

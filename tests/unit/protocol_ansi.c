@@ -624,6 +624,24 @@ START_TEST(scroll_region_spans_the_moved_rows)
 }
 END_TEST
 
+/* A row at the block's edge that changed beyond the move (a creature
+ * stepped there) moves with the block and is patched: the region is the
+ * whole block, and the row is not drawn again. */
+START_TEST(scroll_region_takes_a_row_changed_beyond_the_move)
+{
+    for (int k = -2; k <= 2; k += 4) {
+        pair_t p = pair_new(40, 24);
+        moved_block(&p, k);
+        int edge = k > 0 ? 2 : 20; /* where the block's first row landed */
+        screen_put(p.b, 5, edge, '@', STYLE_DEFAULT);
+        ansi_diff(&P256, p.a, p.b, &p.out);
+        ck_assert_ptr_nonnull(memmem(p.out.data, p.out.len, "\033[3;21r", 7));
+        ck_assert_ptr_null(memmem(p.out.data, p.out.len, "map line", 8));
+        pair_free(&p);
+    }
+}
+END_TEST
+
 /* Fewer than ANSI_DIFF_SEARCH_ROWS rows dirty in b, and ansi_diff reads
  * of a only those rows (frames.c sends such a frame from the rows the
  * frame before had there alone): a's other rows scrambled, the same
@@ -723,6 +741,7 @@ Suite *suite_protocol_ansi(void)
     TCase *t = tcase_create("core");
     tcase_add_test(t, identical_grids_give_nothing);
     tcase_add_test(t, scroll_region_spans_the_moved_rows);
+    tcase_add_test(t, scroll_region_takes_a_row_changed_beyond_the_move);
     tcase_add_test(t, one_cell_change);
     tcase_add_test(t, relative_moves_from_a_known_cursor);
     tcase_add_test(t, attribute_change_only);
