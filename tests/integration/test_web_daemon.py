@@ -380,6 +380,15 @@ def test_browser_register_play_reload_watch_and_telnet_takeover(daemon, clients)
     assert f"{name} the" in pv["text"] and f"Turn {out['turnAfter'] + 1}" in pv["text"], pv["text"]
     assert 7 <= pv["font"] <= 10 and pv["rows"] == out["size"][1], pv
     assert pv["href"] == f"/watch/{name}/warren"  # the game too: a player may play two
+    # the page's terminal drew what the game's screen holds (the preview is
+    # that screen as text; the page's is the frames' ANSI as xterm.js read
+    # it, REP's repeated glyphs and scrolled rows included)
+    shown = [l.rstrip() for l in out["playLines"][: out["size"][1]]]
+    held = [l.rstrip() for l in pv["text"].split("\n")[: out["size"][1]]]
+    # (but the chat line, said after the page's screen was read)
+    differ = [(i, a, b) for i, (a, b) in enumerate(zip(shown, held)) if a != b and "hello" not in b]
+    assert len(held) == len(shown) and not differ, differ
+    assert any(re.search(r"([!-~])\1{5}", l) for l in shown), shown  # runs REP draws
     px = png_pixels(ARTIFACTS / "daemon-preview.png")
     lit = sum(1 for row in px for (r_, g, b, *_) in row if r_ + g + b > 200)
     assert lit > 300, "the preview screenshot is blank"

@@ -151,6 +151,7 @@ try {
   await wpage.waitForFunction(() => document.getElementById('watchers').textContent === '1 watching',
     null, { timeout: 5000 });
   const pl = await lines(page), wl = await lines(wpage);
+  out.playLines = pl;
   out.watchSame = pl.slice(0, out.size[1]).every((l, i) => (wl[i] ?? '').slice(0, out.size[0]).trimEnd() === l.trimEnd());
   out.watchersText = await wpage.locator('#watchers').textContent();
   await wpage.screenshot({ path: `${artifacts}/daemon-watch.png` });
