@@ -113,6 +113,14 @@ run() { # run N M TAG SECONDS [--saturate | --detach-all S | --viewers K]: one d
     stop
 }
 
+ratios() { # ratios SUFFIX NAME PLAIN OTHER: p99 and CPU per key of .n10000.SUFFIX over .n10000
+    awk -v sfx="$1" -v name="$2" '
+        $2 == "server.latency.p99.us.n10000" { a = $3 } $2 == "server.latency.p99.us.n10000." sfx { b = $3 }
+        $2 == "server.cpu_per_key.us.n10000" { c = $3 } $2 == "server.cpu_per_key.us.n10000." sfx { d = $3 }
+        END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.n10000.%s.ratio %.2f\n", name, b / a
+              if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.n10000.%s.ratio %.2f\n", name, d / c }' "$3" "$4"
+}
+
 ONLY=${WARREN_BENCH_ONLY:-}
 NET="$(dirname "$0")/bench_net.py"
 if [ "$ONLY" = net ]; then
@@ -162,19 +170,11 @@ else
     cat "$TMP/viewed"
     # the goal (issue 29): viewers change the players' p99 by at most 1.2 times
     # and the daemon's CPU per key answered, which the machine's other load moves less
-    awk '/latency.p99.us.n10000 / { a = $3 } /latency.p99.us.n10000.viewers / { b = $3 }
-         /cpu_per_key.us.n10000 / { c = $3 } /cpu_per_key.us.n10000.viewers / { d = $3 }
-         END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.n10000.viewers_over_plain.ratio %.2f\n", b / a
-               if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.n10000.viewers_over_plain.ratio %.2f\n", d / c }' \
-        "$TMP/plain" "$TMP/viewed"
+    ratios viewers viewers_over_plain "$TMP/plain" "$TMP/viewed"
     if [ -z "$ONLY" ]; then # the plain run as two machines (network namespaces)
         /usr/bin/python3 "$NET" "$BIN" 10000 10 >"$TMP/net" || FAILED=1
         cat "$TMP/net"
-        awk '/latency.p99.us.n10000 / { a = $3 } /latency.p99.us.n10000.net / { b = $3 }
-             /cpu_per_key.us.n10000 / { c = $3 } /cpu_per_key.us.n10000.net / { d = $3 }
-             END { if (a > 0 && b > 0) printf "BENCH server.latency.p99.n10000.net_over_loopback.ratio %.2f\n", b / a
-                   if (c > 0 && d > 0) printf "BENCH server.cpu_per_key.n10000.net_over_loopback.ratio %.2f\n", d / c }' \
-            "$TMP/plain" "$TMP/net"
+        ratios net net_over_loopback "$TMP/plain" "$TMP/net"
     fi
 fi
 [ "$ONLY" = viewers ] && exit $FAILED

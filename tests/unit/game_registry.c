@@ -2,6 +2,18 @@
 #include <check.h>
 #include "obj.h"
 
+/* r saved into buf (left for the caller to free) and loaded into r2. */
+static void round_trip(const reg_t *r, reg_t *r2, buf_t *buf)
+{
+    buf_init(buf);
+    ser_t s;
+    ser_init(&s, buf);
+    reg_save(r, &s);
+    rd_t in;
+    rd_init(&in, (const uint8_t *)buf->data, buf->len);
+    ck_assert_int_eq(reg_load(r2, &in), 0);
+}
+
 START_TEST(stale_handles_fail)
 {
     galloc_t al = {0};
@@ -84,13 +96,7 @@ START_TEST(save_load_keeps_generations)
     o->t = 99;
     reg_del(&r, a);
     buf_t buf;
-    buf_init(&buf);
-    ser_t s;
-    ser_init(&s, &buf);
-    reg_save(&r, &s);
-    rd_t in;
-    rd_init(&in, (const uint8_t *)buf.data, buf.len);
-    ck_assert_int_eq(reg_load(&r2, &in), 0);
+    round_trip(&r, &r2, &buf);
     ck_assert_ptr_null(reg_get(&r2, a));
     ck_assert_int_eq(reg_get(&r2, b)->remaining, 1234);
     ck_assert_uint_eq(reg_get(&r2, b)->t, 99);
@@ -100,6 +106,7 @@ START_TEST(save_load_keeps_generations)
     for (size_t len = 0; len < buf.len; len++) {
         reg_t r3;
         reg_init(&r3, &al);
+        rd_t in;
         rd_init(&in, (const uint8_t *)buf.data, len);
         ck_assert_int_eq(reg_load(&r3, &in), -1);
         reg_free(&r3);
@@ -174,13 +181,7 @@ START_TEST(held_index_follows_targets)
     ck_assert_uint_eq(r.held.l[40].head, (it[0] & OBJ_INDEX_MASK) + 1); /* filed, not walked */
     /* a load files every object again */
     buf_t buf;
-    buf_init(&buf);
-    ser_t s;
-    ser_init(&s, &buf);
-    reg_save(&r, &s);
-    rd_t in;
-    rd_init(&in, (const uint8_t *)buf.data, buf.len);
-    ck_assert_int_eq(reg_load(&r2, &in), 0);
+    round_trip(&r, &r2, &buf);
     ck_assert(r2.held.open);
     uint32_t got2[64];
     handle_t whos[] = {a, b, c, far};
