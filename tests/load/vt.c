@@ -67,6 +67,7 @@ static void put_glyph(vt_t *v, char c)
         line_feed(v);
     }
     v->row[v->y][v->x] = c;
+    v->last = c;
     if (v->x == VT_W - 1)
         v->wrap = true;
     else
@@ -162,6 +163,14 @@ static void csi_ich(vt_t *v, int n)
     v->wrap = false;
 }
 
+/* REP: the glyph put last, n times more (the encoder sends it right after
+ * that glyph; nothing put yet: nothing). */
+static void csi_rep(vt_t *v, int n)
+{
+    for (int i = 0; i < n && i < VT_W * VT_H && v->last; i++)
+        put_glyph(v, v->last);
+}
+
 static const struct {
     char final;
     int dflt; /* the first parameter when omitted or 0 */
@@ -170,7 +179,7 @@ static const struct {
     {'H', 1, csi_cup},  {'f', 1, csi_cup}, {'G', 1, csi_cha},  {'`', 1, csi_cha},
     {'d', 1, csi_vpa},  {'A', 1, csi_up},  {'B', 1, csi_down}, {'C', 1, csi_right},
     {'D', 1, csi_left}, {'K', 0, csi_el},  {'J', 0, csi_ed},   {'r', 1, csi_margins},
-    {'P', 1, csi_dch},  {'@', 1, csi_ich},
+    {'P', 1, csi_dch},  {'@', 1, csi_ich}, {'b', 1, csi_rep},
 };
 
 static void csi_final(vt_t *v, char c)
@@ -238,7 +247,7 @@ static void ground_byte(vt_t *v, unsigned char c)
     else if (c >= 0xC0)
         v->lead = c, put_glyph(v, '?'); /* a UTF-8 lead byte: one cell */
     else if (c == 0xB7 && v->lead == 0xC2 && !v->wrap && v->x > 0)
-        v->row[v->y][v->x - 1] = '.'; /* the floor's middle dot */
+        v->row[v->y][v->x - 1] = v->last = '.'; /* the floor's middle dot */
     else if (c == 0x1B)
         v->state = ST_ESC;
     else if (c == '\r')

@@ -1,6 +1,6 @@
 /* vt — the terminal controls warrend's frames use (cursor moves, erases,
  * SGR, charset switches, UTF-8, a scrolling region with index and reverse
- * index, deleting and inserting characters), applied to an 80x24 grid of characters so
+ * index, deleting and inserting characters, REP), applied to an 80x24 grid of characters so
  * that warren-load can read what a player would see. Colours and
  * attributes are dropped; a character outside ASCII is stored as '?',
  * but for the map's floor (U+00B7, the middle dot), stored as '.'. */
@@ -24,6 +24,7 @@ typedef struct {
     bool wrap;    /* a glyph went into the last column: the next one wraps */
     uint8_t state;
     uint8_t lead; /* the last UTF-8 lead byte */
+    char last;    /* the glyph put last, for REP (0: none yet) */
     bool priv;    /* CSI with a private marker (?, <, =, >) */
     int npar;
     int par[VT_PARAMS];
