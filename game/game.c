@@ -68,6 +68,7 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
     const prompt_t *pr = prompt_of(g);
     if (pr->flags & PF_PAGING) {
         pr->key(g, key);
+        vision_anchor(g);
         return (game_state_t)g->state;
     }
     msg_dismiss(g);
@@ -78,6 +79,7 @@ game_state_t game_input(game_t *g, script_vm_t *vm, key_event_t key)
     g->vm = NULL;
     if (cost <= 0)
         vision_update(g);
+    vision_anchor(g);
     combat_unique_seen(g);
     if (chargen_owed(g) && g->prompt == PROMPT_NONE && g->state == GAME_RUNNING)
         g->prompt = PROMPT_LEVELUP;

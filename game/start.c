@@ -60,6 +60,7 @@ int start_world(game_t *g)
     if (sched_push(&g->sched, SCHED_MOVE, FN_HUNGER, g->player, 0, 0) < 0)
         return -1;
     chargen_begin(g);
+    g->view_x = (int16_t)p->x, g->view_y = (int16_t)p->y; /* the view starts centred */
     vision_update(g);
     return 0;
 }

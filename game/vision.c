@@ -42,15 +42,34 @@ static void vision_derive(game_t *g, level_t *lv)
     lv->opaque_ok = 1;
 }
 
-/* The map view's anchor follows the player only when it strays a few cells
- * from it: stepping to and fro does not scroll the map each time (render.c
- * places the view). */
-static void anchor_follow(game_t *g, const level_t *lv, const obj_t *p)
+/* How the anchor moves on each axis once the player left its band (slack
+ * cells either side of it): land is where the player then stands in the
+ * band, counted back from the edge it crossed (slack: at that edge, the
+ * least move; 0: at the band's centre). Across, any move of the view
+ * draws the whole map again: it moves slack + 1 columns or more, seldom.
+ * Down, the terminal scrolls the rows it keeps and only the new ones are
+ * sent: the least move, and places that fit in one band (a walk to and
+ * fro between them) never move it again. */
+static const struct {
+    int slack, land;
+} ANCHOR_RULE[2] = {{ANCHOR_SLACK_X, 0}, {ANCHOR_SLACK_Y, ANCHOR_SLACK_Y}};
+
+int vision_anchor_axis(int axis, int anchor, int p, int map)
 {
-    if (abs(p->x - g->view_x) > ANCHOR_SLACK_X || g->view_x >= lv->w)
-        g->view_x = p->x;
-    if (abs(p->y - g->view_y) > ANCHOR_SLACK_Y || g->view_y >= lv->h)
-        g->view_y = p->y;
+    int slack = ANCHOR_RULE[axis].slack, land = ANCHOR_RULE[axis].land;
+    if (anchor < 0 || anchor >= map) /* off this level: the view centres on the player */
+        return p;
+    return p > anchor + slack ? p - land : p < anchor - slack ? p + land : anchor;
+}
+
+void vision_anchor(game_t *g)
+{
+    const level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    if (!lv || !p)
+        return;
+    g->view_x = (int16_t)vision_anchor_axis(0, g->view_x, p->x, lv->w);
+    g->view_y = (int16_t)vision_anchor_axis(1, g->view_y, p->y, lv->h);
 }
 
 /* The first cell of the sight box on one axis: reach cells either side
@@ -173,7 +192,6 @@ void vision_update(game_t *g)
     const obj_t *p = reg_get(&g->reg, g->player);
     if (!lv || !p || level_live(g, lv) < 0)
         return;
-    anchor_follow(g, lv, p);
     if (!lv->opaque_ok)
         vision_derive(g, lv);
     const region_kind_t *rk = level_region_kind(g, lv, p->x, p->y);

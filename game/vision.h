@@ -21,15 +21,23 @@
 #define VISION_KEPT_WORDS (2 * VISION_KEPT_ROWS)
 _Static_assert(2 * SIGHT_X + 1 <= 128, "a kept row is two words");
 
-/* Recomputes the current level's view (after the player or the map moved)
- * and moves the map view's anchor (game_t.view_x/y) to the player when it
- * strayed more than ANCHOR_SLACK_X columns or ANCHOR_SLACK_Y rows from it
- * (render.c centres the view on the anchor: with these, a view of 40x21
- * tiles or more keeps the player a quarter of the view from its edges
- * without scrolling under every step). */
+/* Recomputes the current level's view (after the player or the map
+ * moved). */
+void vision_update(game_t *g);
+
+/* The map view's anchor (game_t.view_x/y): render.c centres the view on
+ * it. It moves once a key (game_input), from where the key left the
+ * player, and only when the player stands more than ANCHOR_SLACK_X
+ * columns or ANCHOR_SLACK_Y rows from it; then across it centres on the
+ * player and down it moves only as far as it must (vision.c, ANCHOR_RULE).
+ * With these, a view of 40x21 tiles or more keeps the player a quarter
+ * of the view from its edges without scrolling under every step. */
 #define ANCHOR_SLACK_X 9
 #define ANCHOR_SLACK_Y 5
-void vision_update(game_t *g);
+void vision_anchor(game_t *g);
+/* The anchor's next place on one axis (0: columns, 1: rows) of a map of
+ * map cells, for the player at p. */
+int vision_anchor_axis(int axis, int anchor, int p, int map);
 /* True when the player sees h now (the player always sees itself; a
  * disguised creature is seen as what it passes for, not as itself). */
 bool vision_sees(game_t *g, handle_t h);

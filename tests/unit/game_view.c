@@ -574,6 +574,87 @@ START_TEST(view_stays_put_on_a_walk_to_and_fro)
 }
 END_TEST
 
+/* The anchor's rule on its own: it stands while the player stays in its
+ * band; past it, it moves across to the player and down only as far as
+ * it must; off the level it comes to the player. */
+START_TEST(anchor_rule_band_and_moves)
+{
+    static const int SLACK[2] = {ANCHOR_SLACK_X, ANCHOR_SLACK_Y};
+    for (int axis = 0; axis < 2; axis++)
+        for (int a = 0; a < 60; a++)
+            for (int p = 0; p < 60; p++) {
+                int n = vision_anchor_axis(axis, a, p, 60), d = p > a ? p - a : a - p;
+                ck_assert_int_le(abs(p - n), SLACK[axis]);
+                if (d <= SLACK[axis])
+                    ck_assert_int_eq(n, a);
+                else if (axis == 0)
+                    ck_assert_int_eq(n, p);
+                else
+                    ck_assert_int_eq(abs(n - a), d - SLACK[axis]);
+            }
+    ck_assert_int_eq(vision_anchor_axis(1, 70, 12, 60), 12);
+    ck_assert_int_eq(vision_anchor_axis(0, -1, 12, 60), 12);
+}
+END_TEST
+
+/* One key, then the kept frame's first map row. */
+static int step_row(game_t *g, uint32_t k)
+{
+    key(g, k);
+    game_view_t v = {0};
+    const screen_t *f = render_frame(g, 80, 24, &v);
+    ck_assert_ptr_nonnull(f);
+    int ox, oy;
+    frame_origin(g, f, &ox, &oy);
+    return oy;
+}
+
+/* A corridor down a level taller than the view (21 rows at 80x24):
+ * walking it the map scrolls a row at a time at most, the player always
+ * a quarter of the view (5 rows) from the edges the map goes on past;
+ * walking to and fro between two rows 10 apart (they fit one view with
+ * those margins) moves it once at most, then never again; steps inside
+ * the band never move it. */
+START_TEST(view_moves_least_down_and_stays_to_and_fro)
+{
+    content_t *c = shipped_content();
+    game_t *g = alone(c, 5, 0, 0);
+    level_t *lv = level_current(g);
+    obj_t *p = reg_get(&g->reg, g->player);
+    ck_assert_int_ge(lv->h, 40);
+    p->x = (int16_t)(lv->w / 2);
+    for (int y = 1; y < lv->h - 1; y++) {
+        lv->terrain[y * lv->w + p->x] = MAP_FLOOR;
+        lv->trap[y * lv->w + p->x] = 0;
+    }
+    p->y = 1;
+    reg_refile(&g->reg, g->player);
+    lv->opaque_ok = 0;
+    vision_update(g);
+    int o = step_row(g, '.'), vh = 21, q = vh / 4;
+    while (p->y < lv->h - 2) {
+        int n = step_row(g, 'j');
+        ck_assert_msg(n - o == 0 || n - o == 1, "row %d: the view moved %d rows", p->y, n - o);
+        ck_assert_msg((n == 0 || p->y - n >= q) && (n + vh >= lv->h || n + vh - 1 - p->y >= q),
+                      "row %d: the view starts at row %d", p->y, n);
+        o = n;
+    }
+    while (p->y > 20) /* up to the first of the two places */
+        o = step_row(g, 'k');
+    int moves = 0;
+    for (int trip = 0; trip < 6; trip++)
+        for (int i = 0; i < 10; i++) {
+            int n = step_row(g, trip % 2 ? 'k' : 'j');
+            moves += n != o;
+            ck_assert_msg(trip < 2 || n == o, "trip %d: the view moved from %d to %d", trip, o, n);
+            o = n;
+        }
+    ck_assert_int_le(moves, 1);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* The terrain cell of the kept frame showing level cell i. */
 static const cell_t *drawn(game_t *g, const screen_t *f, size_t i)
 {
@@ -915,6 +996,8 @@ Suite *suite_game_view(void)
     tcase_add_test(t, stamped_grid_gets_the_frame_drawn_whole);
     tcase_add_test(t, frame_drawn_in_place_encodes_as_from_a_whole_copy);
     tcase_add_test(t, view_stays_put_on_a_walk_to_and_fro);
+    tcase_add_test(t, anchor_rule_band_and_moves);
+    tcase_add_test(t, view_moves_least_down_and_stays_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
     tcase_add_test(t, view_shows_the_player_and_all_in_sight);
     suite_add_tcase(s, t);
