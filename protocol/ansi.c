@@ -20,6 +20,7 @@
  * that state: after writing the last column the cursor column counts as
  * unknown, so the next step is an absolute or carriage-return move. */
 #include "ansi.h"
+#include "ansi_shift.h"
 #include "glyph.h"
 #include <ctype.h>
 #include <stdio.h>
@@ -1093,6 +1094,12 @@ static void em_scroll(em_t *e, const scroll_t *sc)
     e->cx = e->cy = -1;
 }
 
+static void row_blank(cell_t *r, int from, int to)
+{
+    for (int x = from; x < to; x++)
+        r[x] = screen_blank();
+}
+
 /* a's cells as the terminal holds them after scrolling sc, into dst. */
 static void scroll_cells(const screen_t *a, const scroll_t *sc, cell_t *dst)
 {
@@ -1182,31 +1189,64 @@ static void keep_shorter(buf_t *out, size_t start, buf_t *alt)
 
 static int row_cost(const cell_t *a, const cell_t *b, int w);
 
-/* About what finishing b costs, in cells, from a terminal holding a's
- * cells scrolled by sc (into moved). */
-static int scroll_cost(const screen_t *a, const screen_t *b, const scroll_t *sc, cell_t *moved)
+/* What drawing each row of b costs (row_cost) over the row the terminal
+ * holds there after a scroll by k: a's own row, a's row k away, or a
+ * blank one; each worked out once, when first asked for (-1 till then),
+ * so that trying a region grown by a row costs a sum, not a copy of a and
+ * a compare of every row. */
+typedef struct {
+    int k;
+    const cell_t *blank; /* a blank row */
+    int still[SCREEN_MAX_H], moved[SCREEN_MAX_H], fresh[SCREEN_MAX_H];
+} row_costs_t;
+
+static int row_cost_memo(int *memo, const cell_t *a, const cell_t *b, int w)
 {
-    scroll_cells(a, sc, moved);
-    int cost = 0;
-    for (int y = 0; y < b->h; y++)
-        cost += row_cost(moved + (size_t)y * b->w, b->cells + (size_t)y * b->w, b->w);
+    if (*memo < 0)
+        *memo = row_cost(a, b, w);
+    return *memo;
+}
+
+/* About what finishing b costs, in cells, from a terminal holding a's
+ * cells scrolled by sc (sc->k == rc->k). */
+static int scroll_cost(const screen_t *a, const screen_t *b, const scroll_t *sc, row_costs_t *rc)
+{
+    int w = b->w, m = sc->k > 0 ? sc->k : -sc->k, cost = 0;
+    /* the rows that come in blank: the region's last m, or its first m */
+    int fresh0 = sc->k > 0 ? sc->bot - m + 1 : sc->top, fresh1 = fresh0 + m - 1;
+    for (int y = 0; y < b->h; y++) {
+        const cell_t *brow = b->cells + (size_t)y * w;
+        if (y < sc->top || y > sc->bot)
+            cost += row_cost_memo(&rc->still[y], a->cells + (size_t)y * w, brow, w);
+        else if (y >= fresh0 && y <= fresh1)
+            cost += row_cost_memo(&rc->fresh[y], rc->blank, brow, w);
+        else
+            cost += row_cost_memo(&rc->moved[y], a->cells + (size_t)(y + sc->k) * w, brow, w);
+    }
     return cost;
 }
 
 /* Grows the region a row at a time, at either end, while that leaves less
  * to draw: a row next to the region that changed beyond the move (the
  * player's old place, an item now remembered dim) moves with it and is
- * patched, rather than drawn over the row it replaces. */
-static void scroll_grow(const screen_t *a, const screen_t *b, scroll_t *sc, cell_t *moved)
+ * patched, rather than drawn over the row it replaces. blank: a blank
+ * row of b's width. */
+static void scroll_grow(const screen_t *a, const screen_t *b, scroll_t *sc, const cell_t *blank)
 {
-    int best = scroll_cost(a, b, sc, moved);
+    row_costs_t costs, *rc = &costs;
+    rc->k = sc->k;
+    rc->blank = blank;
+    memset(rc->still, -1, sizeof(int) * (size_t)b->h);
+    memset(rc->moved, -1, sizeof(int) * (size_t)b->h);
+    memset(rc->fresh, -1, sizeof(int) * (size_t)b->h);
+    int best = scroll_cost(a, b, sc, rc);
     for (bool grew = true; grew;) {
         grew = false;
         scroll_t up = *sc, down = *sc;
         up.top--, down.bot++;
         const scroll_t *tries[2] = {up.top >= 0 ? &up : NULL, down.bot < b->h ? &down : NULL};
         for (int i = 0; i < 2; i++) {
-            int cost = tries[i] ? scroll_cost(a, b, tries[i], moved) : best;
+            int cost = tries[i] ? scroll_cost(a, b, tries[i], rc) : best;
             if (cost < best)
                 best = cost, *sc = *tries[i], grew = true;
         }
@@ -1221,32 +1261,25 @@ static void diff_try_scroll(const ansi_profile_t *p, const screen_t *a, const sc
     scroll_t sc;
     if (!scroll_find(a, b, changed, &sc))
         return;
-    cell_t *moved = malloc(sizeof(cell_t) * (size_t)a->w * (size_t)a->h);
+    /* a's cells as scrolled, and a blank row after them */
+    size_t n = (size_t)a->w * (size_t)a->h;
+    cell_t *moved = malloc(sizeof(cell_t) * (n + (size_t)a->w));
     if (!moved)
         return;
+    row_blank(moved + n, 0, a->w);
     buf_t alt;
     buf_init(&alt);
-    scroll_grow(a, b, &sc, moved);
+    scroll_grow(a, b, &sc, moved + n);
     scroll_cells(a, &sc, moved);
     diff_frame(p, a, moved, b, changed, &sc, NULL, false, &alt);
     keep_shorter(out, start, &alt);
     free(moved);
 }
 
-/* A probe for the shift's votes every SHIFT_EVERY columns of a changed
- * row, SHIFT_WIN cells wide. */
-#define SHIFT_EVERY     12
-#define SHIFT_WIN       6
 /* A frame shorter than this has too little to save to look for a shift. */
 #define SHIFT_MIN_BYTES 256
 /* What one DCH or ICH with its move costs, in cells it must save. */
 #define SHIFT_OP_CELLS  6
-
-static void row_blank(cell_t *r, int from, int to)
-{
-    for (int x = from; x < to; x++)
-        r[x] = screen_blank();
-}
 
 /* The terminal's DCH (n > 0) or ICH (n < 0) of |n| cells at column at,
  * on row r of width w: the rest of the row moves, blanks come in. */
@@ -1314,171 +1347,12 @@ static int mismatches(const cell_t *a, const cell_t *b, int w)
  * differs counts one, but a blank tail of b costs one erase. */
 static int row_cost(const cell_t *a, const cell_t *b, int w)
 {
+    if (memcmp(a, b, sizeof(cell_t) * (size_t)w) == 0)
+        return 0;
     int t = w;
     while (t > 0 && cell_blank(&b[t - 1]))
         t--;
     return mismatches(a, b, t) + (t < w && mismatches(a + t, b + t, w - t) ? 3 : 0);
-}
-
-static bool cells_eq(const cell_t *a, const cell_t *b, int n)
-{
-    return memcmp(a, b, sizeof(cell_t) * (size_t)n) == 0;
-}
-
-/* The windows of a (SHIFT_WIN cells from each column of each row), by
- * hash, that are not one cell repeated: a probe finds where its window
- * shows in a in a few steps whatever the grid's size. */
-typedef struct {
-    uint32_t *slot; /* 0 empty, else 1 + y * w + x of a window */
-    size_t mask;
-} windows_t;
-#define SHIFT_CHAIN 32 /* a window repeated more often than this is no clue */
-
-/* A window's hash is a polynomial in its cells' keys, so that the next
- * window's follows from it in a few operations (Rabin-Karp). */
-#define ROLL_B 0x100000001B3ull
-
-static inline uint64_t cell_key(const cell_t *c)
-{
-    uint64_t v;
-    memcpy(&v, c, sizeof v);
-    return (v ^ (v >> 29)) * 0xBF58476D1CE4E5B9ull;
-}
-
-static uint64_t window_hash(const cell_t *c)
-{
-    uint64_t h = 0;
-    for (int i = 0; i < SHIFT_WIN; i++)
-        h = h * ROLL_B + cell_key(&c[i]);
-    return h;
-}
-
-static bool window_varied(const cell_t *c)
-{
-    for (int x = 1; x < SHIFT_WIN; x++)
-        if (!cell_same(&c[x], &c[0]))
-            return true;
-    return false;
-}
-
-static void window_add(windows_t *t, uint64_t hash, uint32_t at)
-{
-    size_t i = hash & t->mask;
-    for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++)
-        i = (i + 1) & t->mask;
-    if (!t->slot[i])
-        t->slot[i] = at;
-}
-
-/* Row y's windows into t, the hash rolled along the row; `same` counts the
- * window's neighbouring cells that are equal (all: one cell repeated). */
-static void windows_row(windows_t *t, const screen_t *a, int y, uint64_t top)
-{
-    const cell_t *r = a->cells + (size_t)y * a->w;
-    uint64_t h = window_hash(r);
-    int same = 0;
-    for (int i = 0; i + 1 < SHIFT_WIN; i++)
-        same += cell_same(&r[i], &r[i + 1]);
-    for (int x = 0; x + SHIFT_WIN <= a->w; x++) {
-        if (same < SHIFT_WIN - 1)
-            window_add(t, h, (uint32_t)(1 + (size_t)y * a->w + x));
-        if (x + SHIFT_WIN == a->w)
-            break;
-        h = (h - cell_key(&r[x]) * top) * ROLL_B + cell_key(&r[x + SHIFT_WIN]);
-        same += cell_same(&r[x + SHIFT_WIN - 1], &r[x + SHIFT_WIN]) - cell_same(&r[x], &r[x + 1]);
-    }
-}
-
-static bool windows_make(windows_t *t, const screen_t *a)
-{
-    size_t n = (size_t)a->w * (size_t)a->h * 2, size = 64;
-    while (size < n)
-        size *= 2;
-    t->slot = calloc(size, sizeof *t->slot);
-    t->mask = size - 1;
-    if (!t->slot)
-        return false;
-    uint64_t top = 1; /* ROLL_B to the power SHIFT_WIN - 1 */
-    for (int i = 1; i < SHIFT_WIN; i++)
-        top *= ROLL_B;
-    for (int y = 0; y < a->h; y++)
-        windows_row(t, a, y, top);
-    return true;
-}
-
-/* The move most probes voted for so far (at: its index in the votes, v
- * its votes); on a tie the move least far up or down, then the one that
- * brings rows from above (dy < 0), then the smallest k. Kept as the
- * votes come: a read of every move afterwards would cost more than the
- * votes. */
-typedef struct {
-    int v;
-    size_t at;
-} shift_best_t;
-
-/* The order of ties: by |dy|, then dy < 0 first, then by k. */
-static uint64_t shift_rank(size_t at, int w, int h)
-{
-    int row = (int)(at / (size_t)(2 * w)), dy = row - h, x = (int)(at % (size_t)(2 * w));
-    return (uint64_t)(dy < 0 ? -dy : dy) << 32 | (uint64_t)(dy >= 0) << 31 | (uint64_t)x;
-}
-
-static void shift_count(int *votes, size_t at, int w, int h, shift_best_t *best)
-{
-    int v = ++votes[at];
-    if (at % (size_t)(2 * w) == (size_t)w) /* no sideways move */
-        return;
-    if (v > best->v || (v == best->v && shift_rank(at, w, h) < shift_rank(best->at, w, h)))
-        *best = (shift_best_t){v, at};
-}
-
-/* Votes of row y's probes for each move (dy, k) of the view, at
- * votes[(dy + h) * 2w + k + w]: where in a (row y + dy, column px + k) a
- * changed, varied window of b's row y at px shows again. */
-static void shift_vote(const screen_t *a, const windows_t *t, const screen_t *b, int y, int *votes,
-                       shift_best_t *best)
-{
-    int w = b->w, h = b->h;
-    const cell_t *brow = b->cells + (size_t)y * w;
-    for (int px = SHIFT_EVERY / 2; px + SHIFT_WIN <= w; px += SHIFT_EVERY) {
-        const cell_t *bw = brow + px;
-        if (!window_varied(bw) || cells_eq(bw, a->cells + (size_t)y * w + px, SHIFT_WIN))
-            continue; /* a run of one cell matches anywhere; an unchanged one is no clue */
-        size_t i = window_hash(bw) & t->mask;
-        for (int step = 0; step < SHIFT_CHAIN && t->slot[i]; step++, i = (i + 1) & t->mask) {
-            size_t at = t->slot[i] - 1;
-            int ya = (int)(at / (size_t)w), xa = (int)(at % (size_t)w);
-            if (cells_eq(a->cells + at, bw, SHIFT_WIN))
-                shift_count(votes, (size_t)(ya - y + h) * 2 * w + (size_t)(xa - px + w), w, h,
-                            best);
-        }
-    }
-}
-
-/* The sideways move (with an upward or downward one, *dy) most probes
- * agree on, or 0. */
-static int shift_find(const screen_t *a, const screen_t *b, const bool *changed, int *dy)
-{
-    int w = b->w, h = b->h;
-    *dy = 0;
-    if (w < 4 * SHIFT_EVERY)
-        return 0;
-    windows_t t;
-    int *votes = calloc((size_t)(2 * h) * (size_t)(2 * w), sizeof *votes);
-    if (!votes || !windows_make(&t, a)) {
-        free(votes);
-        return 0;
-    }
-    shift_best_t best = {0, 0};
-    for (int y = 0; y < h; y++)
-        if (changed[y])
-            shift_vote(a, &t, b, y, votes, &best);
-    free(votes);
-    free(t.slot);
-    if (best.v < SCROLL_MIN_ROWS)
-        return 0;
-    *dy = (int)(best.at / (size_t)(2 * w)) - h;
-    return (int)(best.at % (size_t)(2 * w)) - w;
 }
 
 /* The rows a move by dy (> 0: the content goes up) brings back: the region
@@ -1576,14 +1450,17 @@ static int shift_plan(shift_t *sh, const screen_t *a, const screen_t *b, const b
 
 /* The frame that moves the view sideways (and up or down), when such a
  * move is found and its frame comes out shorter than the one already at
- * out[start..]. */
+ * out[start..]; full: without the pre-test. */
 static void diff_try_shift(const ansi_profile_t *p, const screen_t *a, const screen_t *b,
-                           const bool *changed, buf_t *out, size_t start)
+                           const bool *changed, bool full, buf_t *out, size_t start)
 {
+    int dy = 0, k = ansi_shift_find(a, b, changed, full, &dy);
+    if (!k)
+        return;
     shift_t *sh = malloc(sizeof *sh);
     cell_t *moved = malloc(sizeof(cell_t) * (size_t)a->w * (size_t)a->h);
-    int dy = 0;
-    if (sh && moved && (sh->k = shift_find(a, b, changed, &dy)) != 0) {
+    if (sh && moved) {
+        sh->k = k;
         scroll_t sc;
         bool vert =
             dy != 0 && (p->utf8 || p->dec_graphics) && shift_region(a, b, changed, dy, sh->k, &sc);
@@ -1602,7 +1479,9 @@ static void diff_try_shift(const ansi_profile_t *p, const screen_t *a, const scr
     free(sh);
 }
 
-void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
+/* ansi_diff; full: every search run that its pre-tests would skip. */
+static void diff_searched(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bool full,
+                          buf_t *out)
 {
     if (!a || a->w != b->w || a->h != b->h) {
         ansi_keyframe(p, b, out);
@@ -1628,7 +1507,17 @@ void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, bu
     if (n >= SCROLL_MIN_ROWS && (p->utf8 || p->dec_graphics))
         diff_try_scroll(p, a, b, changed, out, start);
     if (n >= SCROLL_MIN_ROWS && p->utf8 && out->len - start >= SHIFT_MIN_BYTES)
-        diff_try_shift(p, a, b, changed, out, start);
+        diff_try_shift(p, a, b, changed, full, out, start);
+}
+
+void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
+{
+    diff_searched(p, a, b, false, out);
+}
+
+void ansi_diff_exhaustive(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out)
+{
+    diff_searched(p, a, b, true, out);
 }
 
 /* ---- profiles ---------------------------------------------------------------- */

@@ -55,6 +55,11 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out);
 /* Minimal bytes turning a terminal showing a into one showing b. Only rows
  * dirty in b are examined. a and b must be the same size (else keyframe). */
 void ansi_diff(const ansi_profile_t *p, const screen_t *a, const screen_t *b, buf_t *out);
+/* ansi_diff without its pre-tests, which skip a search for rows moved
+ * where they show it can find none: the same bytes at more cost (tests
+ * hold the two to that). */
+void ansi_diff_exhaustive(const ansi_profile_t *p, const screen_t *a, const screen_t *b,
+                          buf_t *out);
 /* Fewer rows than this dirty in b, and ansi_diff reads of a only those
  * rows (and its cursor): its searches for rows that scrolled or slid
  * sideways, which read all of a, begin at this many changed rows. */

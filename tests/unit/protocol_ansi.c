@@ -735,6 +735,94 @@ START_TEST(runs_of_a_glyph_are_repeated)
 }
 END_TEST
 
+/* The searches' pre-tests skip a search only where it could find
+ * nothing: on random map-like screens that slid sideways, up or down or
+ * both beside a panel, redrawn in part or not moved at all, every profile
+ * gets the same bytes from ansi_diff as from the searches always run. */
+static uint64_t rng_step(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void random_map(screen_t *s, uint64_t *x)
+{
+    static const char TILES[] = "  ..#+|-@$";
+    for (int y = 0; y < s->h; y++)
+        for (int c = 0; c < s->w; c++) {
+            uint64_t r = rng_step(x);
+            style_t st = {(uint16_t)(r >> 8 & 3 ? SCREEN_DEFAULT_COLOR : r >> 12 & 15),
+                          SCREEN_DEFAULT_COLOR, 0};
+            screen_put(s, c, y, (uint32_t)TILES[r % (sizeof TILES - 1)], st);
+        }
+}
+
+/* b := a moved by (dx, dy) left of a panel, what came in random, then a
+ * few cells drawn over. */
+static void random_move(const screen_t *a, screen_t *b, uint64_t *x)
+{
+    int panel = (int)(rng_step(x) % 20), mapw = a->w - panel;
+    int dx = (int)(rng_step(x) % 9) - 4, dy = (int)(rng_step(x) % 5) - 2;
+    screen_copy(b, a);
+    screen_touch_all(b);
+    if (rng_step(x) % 4 == 0)
+        dx = dy = 0;
+    for (int y = 0; y < a->h; y++)
+        for (int c = 0; c < mapw; c++) {
+            const cell_t *from = screen_at(a, c + dx, y + dy);
+            if (!from || c + dx >= mapw) {
+                screen_put(b, c, y, rng_step(x) % 3 ? '.' : '#', STYLE_DEFAULT);
+                continue;
+            }
+            screen_put(b, c, y, from->ch, (style_t){from->fg, from->bg, (uint8_t)from->attr});
+        }
+    for (int i = (int)(rng_step(x) % 40); i > 0; i--)
+        screen_put(b, (int)(rng_step(x) % (uint64_t)a->w), (int)(rng_step(x) % (uint64_t)a->h), 'k',
+                   STYLE_DEFAULT);
+    screen_cursor(b, (int)(rng_step(x) % (uint64_t)a->w), (int)(rng_step(x) % (uint64_t)a->h),
+                  rng_step(x) % 2);
+}
+
+START_TEST(pre_tests_skip_only_searches_that_find_nothing)
+{
+    ansi_profile_t profs[4];
+    ansi_profile_for_term(&profs[0], "xterm-256color");
+    ansi_profile_for_term(&profs[1], "xterm");
+    ansi_profile_for_term(&profs[2], "screen");
+    ansi_profile_for_term(&profs[3], "vt100");
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    buf_t fast, full;
+    buf_init(&fast);
+    buf_init(&full);
+    int moved = 0;
+    for (int i = 0; i < 90; i++) {
+        int w = i % 2 ? 80 : 132, h = i % 2 ? 24 : 43;
+        screen_t *a = screen_new(w, h), *b = screen_new(w, h);
+        random_map(a, &x);
+        if (i % 3 == 0) /* a screen of a few tiles: windows repeat */
+            for (int y = 0; y < h; y += 2)
+                screen_text(a, 0, y, STYLE_DEFAULT, "#..#..#..#..#..#..#..#..#..#..#..#..");
+        random_move(a, b, &x);
+        for (int p = 0; p < 4; p++) {
+            buf_reset(&fast);
+            buf_reset(&full);
+            ansi_diff(&profs[p], a, b, &fast);
+            ansi_diff_exhaustive(&profs[p], a, b, &full);
+            ck_assert_uint_eq(fast.len, full.len);
+            ck_assert_mem_eq(fast.data, full.data, fast.len);
+            moved += memmem(full.data, full.len, "P", 1) != NULL; /* DCH: a shift */
+        }
+        screen_free(a);
+        screen_free(b);
+    }
+    ck_assert_int_gt(moved, 20); /* the shifts were there to be found */
+    buf_free(&fast);
+    buf_free(&full);
+}
+END_TEST
+
 Suite *suite_protocol_ansi(void)
 {
     Suite *s = suite_create("protocol_ansi");
@@ -762,6 +850,7 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, profile_ids_are_small_and_distinct);
     tcase_add_test(t, few_dirty_rows_read_only_those_of_the_old_grid);
     tcase_add_test(t, runs_of_a_glyph_are_repeated);
+    tcase_add_test(t, pre_tests_skip_only_searches_that_find_nothing);
     suite_add_tcase(s, t);
     TCase *k = tcase_create("keyframe");
     tcase_add_test(k, keyframe_of_blank_grid);
