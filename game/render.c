@@ -173,11 +173,14 @@ static int view_axis(int map, int view, int slack, int anchor, int p, int cmin, 
     return clampi(o, use.lo, use.hi);
 }
 
-/* The box round the creatures the player sees on lv, the player in it. */
+/* The box round the creatures the player sees on lv, the player in it
+ * (the creatures of the map index when it is open for lv: the box is the
+ * same in any order). */
 static void sighted_box(game_t *g, const level_t *lv, const obj_t *p, int box[4])
 {
     box[0] = box[2] = p->x, box[1] = box[3] = p->y;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+    for (handle_t h = reg_next_near(&g->reg, lv->depth, HANDLE_NONE); h;
+         h = reg_next_near(&g->reg, lv->depth, h)) {
         const obj_t *o = reg_get(&g->reg, h);
         if (o->type != OBJ_CREATURE || o->depth != lv->depth || !level_in(lv, o->x, o->y) ||
             !level_visible(lv, o->x, o->y))
