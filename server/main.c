@@ -36,6 +36,7 @@
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
+    turns_note(&s->turns, TURN_TICK, TURN_REDRAWS, 0);
     telnetgw_tick(s);
     server_tick(s);
     menu_tick(s);
@@ -88,6 +89,7 @@ static void shutdown_finish(server_t *s)
     uv_timer_stop(&s->tick);
     uv_close((uv_handle_t *)&s->tick, NULL);
     uv_close((uv_handle_t *)&s->probe, NULL);
+    turns_stop(&s->turns);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
     shard_mailbox_close(s);
@@ -197,6 +199,8 @@ static int server_open(server_t *s)
     s->tick.data = s;
     uv_timer_start(&s->tick, on_tick, 1000, 1000);
     probe_start(s);
+    if (turns_start(&s->turns, s->loop))
+        return log_error("loop: cannot measure its turns"), -1;
     int ret = session_recover_all(s);
     records_verify_backlog(s); /* after recovery: games it finishes are queued too */
     return ret;
@@ -238,6 +242,7 @@ static void server_unwind(server_t *s)
         uv_close((uv_handle_t *)&s->tick, NULL);
     if (s->probe.loop)
         uv_close((uv_handle_t *)&s->probe, NULL);
+    turns_stop(&s->turns);
     if (s->sigterm.loop)
         uv_close((uv_handle_t *)&s->sigterm, NULL);
     if (s->sigint.loop)

@@ -442,6 +442,9 @@ static void on_health(void *ud, int status, const db_health_t *h)
                    (unsigned long long)st.commits, (unsigned long long)st.writes,
                    (unsigned long long)st.failed, (unsigned long long)st.pending);
         health_times(c);
+        char turns[512];
+        turns_describe(&c->srv->turns, turns, sizeof turns);
+        buf_printf(&c->out, "%s\n", turns);
         health_storage(c);
         db_games_broken(c->srv->db, HEALTH_BROKEN_MAX, on_broken, c); /* finishes the answer */
         return;

@@ -30,6 +30,7 @@
 #include "lease.h"
 #include "list.h"
 #include "storage.h"
+#include "turns.h"
 
 #define WARREN_VERSION "0.1.0"
 
@@ -68,6 +69,7 @@ struct server {
     struct wlcache *wl;    /* wlist.c's: the watch list's rows, shared by its viewers */
     uv_timer_t probe;      /* the stall probe (main.c) */
     uint64_t probe_due_ns; /* when it should fire next, uv_hrtime */
+    turns_t turns;         /* the home loop's turns and viewers' work per turn (turns.h) */
     list_t conns;          /* telnet conns on this loop (conn_t.node): telnet.c */
     int nconns;
     list_t sessions; /* session_t.node: session.c */

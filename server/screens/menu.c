@@ -241,11 +241,15 @@ static void menu_key(conn_t *c, key_event_t k)
 
 void menu_tick(server_t *s)
 {
+    uint64_t began = turns_begin();
     LIST_EACH (it, &s->menu_conns) {
         conn_t *c = LIST_ITEM(it, conn_t, mnode);
-        if (!c->closing && screens[c->menu->screen]->tick)
+        if (!c->closing && screens[c->menu->screen]->tick) {
             menu_redraw(c);
+            turns_note(&s->turns, TURN_MENU, TURN_REDRAWS, 1);
+        }
     }
+    turns_end(&s->turns, began);
 }
 
 void menu_hooks(hooks_t *h)

@@ -738,6 +738,7 @@ static void lobby_build(webgw_t *g, buf_t *b)
     lobby_json_t lj = {b, false, 0};
     buf_puts(b, "{\"t\":\"lobby\",\"games\":[");
     size_t live = webgw_each_live(g->srv, WEBGW_LIVE_MAX, lobby_game_json, &lj);
+    turns_note(&g->srv->turns, TURN_LOBBY, TURN_GAMES, (uint32_t)lj.shown);
     buf_printf(b, "],\"more\":%zu,\"hosted\":[",
                live > lj.shown ? live - lj.shown
                                : (size_t)0); /* the games one can start besides Warren's own */
@@ -795,6 +796,7 @@ static void preview_one(void *ud, const webgw_live_t *l)
     buf_putc(&srv->scratch, '}');
     if (!srv->scratch.failed)
         lobby_write(p->g, p->only, srv->scratch.data, srv->scratch.len);
+    turns_note(&srv->turns, TURN_LOBBY, TURN_PREVIEWS, 1);
 }
 
 /* A JSON keyframe of every game shown first in the lobby that changed (of
@@ -905,8 +907,12 @@ static void viewers_status(webgw_t *g)
 static void on_lobby_timer(uv_timer_t *t)
 {
     webgw_t *g = t->data;
+    uint64_t began = turns_begin();
+    turns_note(&g->srv->turns, TURN_LOBBY, TURN_GAMES, 0);
     lobby_send_all(g, NULL);
+    turns_note(&g->srv->turns, TURN_STATUS, TURN_GAMES, 0);
     viewers_status(g);
+    turns_end(&g->srv->turns, began);
 }
 
 void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)

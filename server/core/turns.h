@@ -1,0 +1,70 @@
+/* turns — how long each turn of a loop held its games: the loop's work
+ * between two polls (libuv's idle time taken out), as a histogram and the
+ * longest turn, and what viewers' work ran in the longest (TURN_* bits
+ * each part of the daemon sets while it runs). A player's key waits for
+ * at most the turn it came in: what warren-admin health reports, and
+ * with WARREN_TURN_LOG_US=N every turn of N µs or more is logged with
+ * what ran in it.
+ *
+ * Besides the times, the viewers' work per turn as counts (rows drawn:
+ * watch-list terminals redrawn, lobby games and previews sent), which do
+ * not depend on the machine: their largest in one turn. Loop thread only;
+ * the counts are the home loop's. */
+#ifndef WARREN_TURNS_H
+#define WARREN_TURNS_H
+#include <stdint.h>
+#include <uv.h>
+
+enum {
+    TURN_MENU = 1u << 0,  /* watch-list and other menu terminals redrawn */
+    TURN_LOBBY = 1u << 1, /* the lobby's list or previews built and sent */
+    TURN_TICK = 1u << 2,  /* the one-second tick */
+    TURN_STATUS = 1u << 3 /* watcher counts and sizes to websockets */
+};
+
+/* What viewers' work is counted in, per turn. */
+enum { TURN_REDRAWS, TURN_GAMES, TURN_PREVIEWS, TURN_COUNTS };
+
+#define TURNS_BUCKETS 16 /* < 64 µs, < 128 µs, ... doubling; the last: the rest */
+
+typedef struct turns {
+    uv_prepare_t prep;
+    uint64_t last_ns, last_idle_ns, last_cpu_ns;
+    uint64_t n, hist[TURNS_BUCKETS]; /* by the loop thread's CPU time in the turn */
+    uint64_t max_ns;                 /* the longest turn, by the clock (preemption counts too) */
+    uint64_t max_cpu_ns;             /* the most CPU one turn took */
+    unsigned max_what;               /* TURN_* of that one */
+    unsigned what;                   /* TURN_* of the turn running */
+    uint64_t log_ns;                 /* WARREN_TURN_LOG_US; 0: none logged */
+    /* viewers' work this turn (TURN_REDRAWS: menu terminals redrawn,
+     * TURN_GAMES: lobby list entries, TURN_PREVIEWS: lobby previews
+     * encoded), and the most of each in one turn */
+    uint32_t count[TURN_COUNTS], count_max[TURN_COUNTS];
+    /* the time viewers' work took this turn (turns_begin/turns_end around
+     * it), the most in one turn, and the turns it took 1 ms or more in */
+    uint64_t viewer_ns, viewer_max_ns, viewer_slow;
+} turns_t;
+
+/* Before uv_run (the loop's idle time is measured from then on). */
+int turns_start(turns_t *t, uv_loop_t *loop);
+void turns_stop(turns_t *t);
+/* Viewers' work of this turn: what (TURN_MENU...) ran, and n more of
+ * kind (TURN_REDRAWS...). */
+static inline void turns_note(turns_t *t, unsigned what, int kind, uint32_t n)
+{
+    t->what |= what;
+    t->count[kind] += n;
+}
+/* Around a piece of viewers' work: its time is added to the turn's. */
+static inline uint64_t turns_begin(void)
+{
+    return uv_hrtime();
+}
+static inline void turns_end(turns_t *t, uint64_t began)
+{
+    t->viewer_ns += uv_hrtime() - began;
+}
+/* "loop turns: ..." into out (a line, no newline). */
+void turns_describe(const turns_t *t, char *out, size_t cap);
+
+#endif
