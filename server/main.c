@@ -90,6 +90,7 @@ static void shutdown_finish(server_t *s)
     uv_close((uv_handle_t *)&s->tick, NULL);
     uv_close((uv_handle_t *)&s->probe, NULL);
     turns_stop(&s->turns);
+    menu_tick_close(s);
     uv_close((uv_handle_t *)&s->sigterm, NULL);
     uv_close((uv_handle_t *)&s->sigint, NULL);
     shard_mailbox_close(s);
@@ -243,6 +244,7 @@ static void server_unwind(server_t *s)
     if (s->probe.loop)
         uv_close((uv_handle_t *)&s->probe, NULL);
     turns_stop(&s->turns);
+    menu_tick_close(s);
     if (s->sigterm.loop)
         uv_close((uv_handle_t *)&s->sigterm, NULL);
     if (s->sigint.loop)

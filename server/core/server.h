@@ -83,7 +83,10 @@ struct server {
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     /* What the one-second tick looks at, so that it costs what is due, not
      * one walk of every conn and session (10,000 of them took 13 ms): */
-    list_t menu_conns;    /* conn_t.mnode: terminals in the menu (conn.c) */
+    list_t menu_conns;   /* conn_t.mnode: terminals in the menu (conn.c) */
+    uv_idle_t menu_idle; /* a round of their redraws, a slice a turn (menu.c) */
+    int menu_due;        /* of them, still to be looked at this round */
+    bool menu_idle_on;
     list_t watch_notices; /* watchers with a notice up (watch.c) */
     list_t chat_strips;   /* sessions with a chat strip on screen (chat.c) */
     list_t keynotes;      /* session_t.keynote_node: dropped keys told (conn.c, keynote.c) */

@@ -239,17 +239,71 @@ static void menu_key(conn_t *c, key_event_t k)
         screens[c->menu->screen]->key(c, k);
 }
 
-void menu_tick(server_t *s)
+/* The one-second redraw of the terminals in the menu (the watch list's
+ * games and clocks) is spread over loop turns: at most MENU_TICK_SLICE
+ * terminals redrawn a turn (about 30 us each: draw, diff, write), so 100
+ * watch lists never hold a player's key behind all of their redraws; the
+ * round is over a few turns later. The terminals looked at go to the back
+ * of menu_conns, so a round takes each in turn. */
+#define MENU_TICK_SLICE 8
+#define MENU_TICK_LOOK  64 /* terminals looked at a turn (most may have no clock) */
+
+static void tick_stop(server_t *s)
 {
+    s->menu_due = 0;
+    if (s->menu_idle_on) {
+        uv_idle_stop(&s->menu_idle);
+        s->menu_idle_on = false;
+    }
+}
+
+static void tick_slice(uv_idle_t *h)
+{
+    server_t *s = h->data;
     uint64_t began = turns_begin();
-    LIST_EACH (it, &s->menu_conns) {
-        conn_t *c = LIST_ITEM(it, conn_t, mnode);
+    int drawn = 0;
+    for (int looked = 0; s->menu_due > 0 && drawn < MENU_TICK_SLICE && looked < MENU_TICK_LOOK;
+         looked++) {
+        list_t *n = list_pop_front(&s->menu_conns);
+        if (!n)
+            break;
+        list_push_back(&s->menu_conns, n);
+        s->menu_due--;
+        conn_t *c = LIST_ITEM(n, conn_t, mnode);
         if (!c->closing && screens[c->menu->screen]->tick) {
             menu_redraw(c);
-            turns_note(&s->turns, TURN_MENU, TURN_REDRAWS, 1);
+            drawn++;
         }
     }
+    turns_note(&s->turns, drawn ? TURN_MENU : 0, TURN_REDRAWS, (uint32_t)drawn);
     turns_end(&s->turns, began);
+    if (s->menu_due <= 0 || list_empty(&s->menu_conns))
+        tick_stop(s);
+}
+
+void menu_tick(server_t *s)
+{
+    if (s->stopping)
+        return;
+    int n = 0;
+    LIST_EACH (it, &s->menu_conns)
+        n++;
+    s->menu_due = n; /* a round still under way is taken up by this one */
+    if (!n || s->menu_idle_on)
+        return;
+    if (!s->menu_idle.loop) {
+        uv_idle_init(s->loop, &s->menu_idle);
+        s->menu_idle.data = s;
+    }
+    uv_idle_start(&s->menu_idle, tick_slice);
+    s->menu_idle_on = true;
+}
+
+void menu_tick_close(server_t *s)
+{
+    tick_stop(s);
+    if (s->menu_idle.loop && !uv_is_closing((uv_handle_t *)&s->menu_idle))
+        uv_close((uv_handle_t *)&s->menu_idle, NULL);
 }
 
 void menu_hooks(hooks_t *h)

@@ -51,7 +51,9 @@ void menu_apply_profile(conn_t *c);
 /* The account's options (users.options) on c: two-cell tiles, colours, glyphs. */
 void menu_options_apply(conn_t *c, const char *opts);
 
-void menu_tick(server_t *s);       /* refresh watch lists */
+/* Refreshes watch lists: starts a round of redraws, a few a loop turn. */
+void menu_tick(server_t *s);
+void menu_tick_close(server_t *s); /* shutdown: the round's handle closed */
 void menu_redraw_all(server_t *s); /* every telnet conn outside a game */
 
 #endif
