@@ -753,39 +753,54 @@ static void lobby_build(webgw_t *g, buf_t *b)
     buf_puts(b, "]}");
 }
 
+/* One message to every lobby (or only one): one copy shared by all of
+ * them, written a slice of sockets a turn (web_send_shared, as watchers'
+ * frames), so ten lobbies cost one copy and no burst of writes. Lobby
+ * message ids have the top 16 bits set, beside the frames' (loop + 1) << 48. */
 static void lobby_write(webgw_t *g, wsock_t *only, const char *data, size_t len)
 {
+    uint64_t id = 0xffffull << 48 | (++g->lobby_msgs & ((1ull << 48) - 1));
     LIST_EACH (it, &g->lobbies) {
         wsock_t *ws = LIST_ITEM(it, wsock_t, lnode);
-        if (ws->kind == WEB_LOBBY && ws->authed && !ws->c.closing && (!only || ws == only))
-            conn_write_text(&ws->c, data, len);
+        if (ws->kind != WEB_LOBBY || !ws->authed || ws->c.closing || (only && ws != only))
+            continue;
+        if (!ws->wc || web_send_shared(ws->wc, data, len, true, id) < 0)
+            ws->c.need_key = true; /* as op_write: a full queue */
     }
 }
 
-static bool preview_due(webgw_t *g, const session_t *s, preview_t *next, int *n)
+#define PREVIEW_NONE UINT64_MAX /* a preview_t.seq: nothing sent yet */
+
+/* What was last sent of game id's preview (in g->previews), NULL none. */
+static preview_t *preview_sent(webgw_t *g, int64_t id)
 {
-    bool due = true;
     for (int i = 0; i < g->npreviews; i++)
-        if (g->previews[i].game_id == s->game_id && g->previews[i].seq == s->frame_seq)
-            due = false;
-    next[(*n)++] = (preview_t){s->game_id, s->frame_seq};
-    return due;
+        if (g->previews[i].game_id == id)
+            return &g->previews[i];
+    return NULL;
+}
+
+static bool preview_pending(const webgw_t *g, int64_t id)
+{
+    for (int i = 0; i < g->npending; i++)
+        if (g->pending[i] == id)
+            return true;
+    return false;
 }
 
 typedef struct {
     webgw_t *g;
-    wsock_t *only;
-    preview_t next[PREVIEW_MAX];
+    bool round;                  /* the round's walk, not a slice's */
+    preview_t next[PREVIEW_MAX]; /* the round's: the games shown, what each was sent */
     int n;
+    int encoded;               /* this turn */
+    int64_t left[PREVIEW_MAX]; /* due, left for the next turn */
+    int nleft;
 } previews_t;
 
-static void preview_one(void *ud, const webgw_live_t *l)
+static void preview_send(webgw_t *g, const session_t *s)
 {
-    previews_t *p = ud;
-    const session_t *s = l->sess;
-    server_t *srv = p->g->srv;
-    if (!preview_due(p->g, s, p->next, &p->n) && !p->only)
-        return;
+    server_t *srv = g->srv;
     buf_reset(&srv->scratch);
     buf_puts(&srv->scratch, "{\"t\":\"preview\",\"name\":");
     json_put_string(&srv->scratch, s->user, strlen(s->user));
@@ -795,22 +810,72 @@ static void preview_one(void *ud, const webgw_live_t *l)
     json_frame(NULL, s->sent, s->frame_seq, &srv->scratch);
     buf_putc(&srv->scratch, '}');
     if (!srv->scratch.failed)
-        lobby_write(p->g, p->only, srv->scratch.data, srv->scratch.len);
+        lobby_write(g, NULL, srv->scratch.data, srv->scratch.len);
     turns_note(&srv->turns, TURN_LOBBY, TURN_PREVIEWS, 1);
 }
 
-/* A JSON keyframe of every game shown first in the lobby that changed (of
- * all of them, for a newcomer). */
-static void lobby_previews(webgw_t *g, wsock_t *only)
+/* The round: every game shown is recorded, the changed ones are due. A
+ * slice: only the round's due ones still shown (pending), so a round's
+ * work ends within PREVIEW_MAX / PREVIEW_SLICE turns however fast the
+ * games shown change. */
+static void preview_one(void *ud, const webgw_live_t *l)
 {
-    previews_t p = {.g = g, .only = only};
-    webgw_each_live(g->srv, PREVIEW_MAX, preview_one, &p);
-    preview_t *next = p.next;
-    int n = p.n;
-    if (!only) {
-        memcpy(g->previews, next, sizeof next[0] * (size_t)n);
-        g->npreviews = n;
+    previews_t *p = ud;
+    const session_t *s = l->sess;
+    preview_t *was = preview_sent(p->g, s->game_id), *now;
+    if (p->round) {
+        now = &p->next[p->n++];
+        *now = (preview_t){s->game_id, was ? was->seq : PREVIEW_NONE};
+    } else {
+        if (!was || !preview_pending(p->g, s->game_id))
+            return;
+        now = was;
     }
+    if (now->seq == s->frame_seq)
+        return;
+    if (p->encoded >= PREVIEW_SLICE) {
+        p->left[p->nleft++] = s->game_id;
+        return;
+    }
+    p->encoded++;
+    now->seq = s->frame_seq;
+    preview_send(p->g, s);
+}
+
+static void previews_slice(uv_idle_t *h);
+
+/* A JSON keyframe of every game shown first in the lobby that changed,
+ * PREVIEW_SLICE a loop turn (round: the round's walk; then the rest on
+ * the next turns, previews_slice, each game's latest frame then). */
+static void lobby_previews(webgw_t *g, bool round)
+{
+    previews_t p = {.g = g, .round = round};
+    if (g->previews_turn == g->srv->turns.n) /* the round and a slice in one turn */
+        p.encoded = g->previews_encoded;
+    webgw_each_live(g->srv, PREVIEW_MAX, preview_one, &p);
+    if (round) {
+        memcpy(g->previews, p.next, sizeof p.next[0] * (size_t)p.n);
+        g->npreviews = p.n;
+    }
+    memcpy(g->pending, p.left, sizeof p.left[0] * (size_t)p.nleft);
+    g->npending = p.nleft;
+    g->previews_turn = g->srv->turns.n;
+    g->previews_encoded = p.encoded;
+    if (p.nleft && !g->previews_on) {
+        uv_idle_start(&g->previews_idle, previews_slice);
+        g->previews_on = true;
+    } else if (!p.nleft && g->previews_on) {
+        uv_idle_stop(&g->previews_idle);
+        g->previews_on = false;
+    }
+}
+
+static void previews_slice(uv_idle_t *h)
+{
+    webgw_t *g = h->data;
+    uint64_t began = turns_begin();
+    lobby_previews(g, false);
+    turns_end(&g->srv->turns, began);
 }
 
 static bool lobby_watched(const webgw_t *g)
@@ -828,7 +893,10 @@ static void lobby_send_all(webgw_t *g, wsock_t *only)
 {
     if (!only && !lobby_watched(g)) {
         buf_reset(&g->lobby);
-        g->npreviews = 0;
+        g->npreviews = g->npending = 0;
+        if (g->previews_on)
+            uv_idle_stop(&g->previews_idle);
+        g->previews_on = false;
         return;
     }
     if (!only) {
@@ -846,8 +914,9 @@ static void lobby_send_all(webgw_t *g, wsock_t *only)
         if (!g->lobby.len)
             lobby_build(g, &g->lobby);
         lobby_write(g, only, g->lobby.data, g->lobby.len);
+        g->npreviews = 0; /* every preview again, to every lobby: a few a turn */
     }
-    lobby_previews(g, only);
+    lobby_previews(g, true);
 }
 
 /* The loops' view_gen summed (they are parked). */
@@ -1010,6 +1079,8 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
     g->lobby_timer.data = g;
     uv_timer_init(srv->loop, &g->size_timer);
     g->size_timer.data = g;
+    uv_idle_init(srv->loop, &g->previews_idle);
+    g->previews_idle.data = g;
     g->timer_on = true;
     uv_timer_start(&g->lobby_timer, on_lobby_timer, LOBBY_MS, LOBBY_MS);
     log_info("listening http %s (port %d)", srv->cfg.http, web_port(g->web));
@@ -1026,6 +1097,8 @@ void webgw_stop(server_t *srv)
         uv_timer_stop(&g->lobby_timer);
         uv_close((uv_handle_t *)&g->lobby_timer, NULL);
         uv_close((uv_handle_t *)&g->size_timer, NULL);
+        uv_close((uv_handle_t *)&g->previews_idle, NULL);
+        g->previews_on = false;
     }
     if (drain_of(srv)) /* a drain's goodbye: reconnect to go on */
         LIST_EACH (it, &g->socks) {

@@ -14,7 +14,8 @@
 #include "web.h"
 #include "session.h"
 
-#define PREVIEW_MAX 24 /* games with a live preview in the lobby */
+#define PREVIEW_MAX   24 /* games with a live preview in the lobby */
+#define PREVIEW_SLICE 4  /* of them, encoded in one loop turn at most */
 
 typedef struct hooks hooks_t;
 
@@ -51,12 +52,19 @@ typedef struct webgw {
     uint64_t view_gen;   /* the loops' view_gen summed when viewers were last told */
     bool status_pending; /* a socket was not in its game then: told next round */
     uv_timer_t lobby_timer;
-    uv_timer_t size_timer; /* draws held's changes when their time comes */
-    list_t held;           /* sockets whose size change waits (wsock_t.hnode) */
-    bool timer_on;         /* lobby_timer and size_timer are open */
-    buf_t lobby;           /* the last game list sent */
-    preview_t previews[PREVIEW_MAX];
+    uv_timer_t size_timer;           /* draws held's changes when their time comes */
+    list_t held;                     /* sockets whose size change waits (wsock_t.hnode) */
+    bool timer_on;                   /* lobby_timer and size_timer are open */
+    buf_t lobby;                     /* the last game list sent */
+    preview_t previews[PREVIEW_MAX]; /* the frame each last sent */
     int npreviews;
+    int64_t pending[PREVIEW_MAX]; /* games whose preview a round left for later turns */
+    int npending;
+    uint64_t lobby_msgs;     /* lobby messages written (their shared ids) */
+    uv_idle_t previews_idle; /* those, a slice a turn */
+    bool previews_on;
+    uint64_t previews_turn;     /* the loop turn (turns_t.n) previews were last encoded in */
+    int previews_encoded;       /* how many then */
     char *tpl[WEBGW_TEMPLATES]; /* the client's pages (site.c); NULL when not built */
     buf_t feed;                 /* the lobby's feed as HTML (lobby_page.c) */
     uint64_t feed_ms;           /* when it was read; 0: never */
