@@ -17,7 +17,7 @@ import time
 import pyte
 import pytest
 
-from harness import PW, WS, Daemon, new_game, program, play_socket, Web
+from harness import PW, WS, Daemon, admin, new_game, program, play_socket, Web
 
 ROW = re.compile(r"^\s+[a-pr-z]\) (\S+)")
 
@@ -296,3 +296,93 @@ def test_a_crowd_that_comes_and_goes_follows_its_player(start_daemon):
         assert len(differ) <= 1 and all("watching" in a for a, b in differ), (n, differ)
     for s, frames in slow:
         assert [i for i, f in enumerate(frames) if KEYFRAME in f] == [0], "a slow one was cut"
+
+
+IAC_SEQ = re.compile(rb"\xff(?:[\xfb-\xfe].|\xfa.*?\xff\xf0|[^\xff])", re.S)
+
+
+class RawViewer:
+    """An anonymous telnet terminal (no NAWS: 80x24) left on the watch
+    list, read into a screen; many of them cost one process."""
+
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.setblocking(False)
+        self.screen = pyte.Screen(80, 24)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = b""
+
+    def pump(self):
+        try:
+            while d := self.s.recv(1 << 16):
+                self.raw += d
+        except BlockingIOError:
+            pass
+        # telnet's negotiation taken out; a sequence split by a read waits
+        cut = self.raw.rfind(b"\xff")
+        keep = self.raw[cut:] if cut >= 0 and len(self.raw) - cut < 3 else b""
+        self.stream.feed(IAC_SEQ.sub(b"", self.raw[:len(self.raw) - len(keep)]))
+        self.raw = keep
+
+    def text(self):
+        return "\n".join(self.screen.display)
+
+
+def health_counts(bindir, d):
+    """The most menu redraws, lobby games and previews the daemon did in
+    one loop turn (warren-admin health's "loop turns" line)."""
+    out = admin(bindir, d, "health")
+    m = re.search(r"most in one turn: (\d+) menu redraws, (\d+) lobby games, (\d+) previews", out)
+    assert m, out
+    return tuple(int(x) for x in m.groups())
+
+
+def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
+    """Forty terminals on the watch list and a lobby beside seven games:
+    the watch lists' one-second redraws and the lobby's previews are done
+    a few a loop turn (at most 8 terminals and 4 previews: what the daemon
+    counts per turn and health reports), not all in one turn that holds
+    every player's key behind them; and every viewer still sees every
+    change within a second or two."""
+    d = Daemon(bindir, tmp_path / "d", http=True, extra=["--control", f"{tmp_path}/d/warren.db.ctl"])
+    d.start()
+    try:
+        lobby = WS(d.http, "/ws/lobby", timeout=15)
+        names = [f"slice{c}" for c in "abcdef"]
+        players = {}
+        for name in names:
+            players[name] = clients(d.port)
+            new_game(d, players[name], name)
+        viewers = [RawViewer(d.port) for _ in range(40)]
+        time.sleep(1.0)  # the menu first
+        for v in viewers:
+            v.pump()
+            v.s.send(b"w")
+        for t in players.values():  # every game's frame changes: every preview is due
+            t.play_keys("lh")
+        seen = set()
+        lobby.json_until(lambda m: m.get("t") == "preview" and seen.add(m["name"]) is None and
+                         seen >= set(names), timeout=15)
+        late = clients(d.port)
+        new_game(d, late, "slicez")
+        end = time.time() + 10
+        while True:
+            for v in viewers:
+                v.pump()
+            behind = [v for v in viewers if "slicez" not in v.text() or "7 playing" not in v.text()]
+            if not behind:
+                break
+            assert time.time() < end, f"{len(behind)} watch lists behind:\n{behind[0].text()}"
+            time.sleep(0.2)
+        lobby.json_until(lambda m: m.get("t") == "lobby" and
+                         "slicez" in [g["name"] for g in m["games"]], timeout=10)
+        redraws, games, previews = health_counts(bindir, d)
+        assert 0 < redraws <= 8, f"{redraws} watch lists redrawn in one loop turn"
+        assert 0 < previews <= 4, f"{previews} lobby previews encoded in one loop turn"
+        assert games == 7, games
+        for v in viewers:
+            v.s.close()
+        lobby.close()
+        d.stop_clean()
+    finally:
+        d.stop()
