@@ -516,16 +516,22 @@ static void frame_origin(game_t *g, const screen_t *f, int *ox, int *oy)
     ck_abort_msg("no @ on the frame");
 }
 
-/* One key, then the kept frame's map origin. */
-static int step_origin(game_t *g, uint32_t k)
+/* One key, then the kept frame's map origin on one axis (0: its first
+ * column, 1: its first row). */
+static int step_view(game_t *g, uint32_t k, int axis)
 {
     key(g, k);
     game_view_t v = {0};
     const screen_t *f = render_frame(g, 80, 24, &v);
     ck_assert_ptr_nonnull(f);
-    int ox, oy;
-    frame_origin(g, f, &ox, &oy);
-    return ox;
+    int o[2];
+    frame_origin(g, f, &o[0], &o[1]);
+    return o[axis];
+}
+
+static int step_origin(game_t *g, uint32_t k)
+{
+    return step_view(g, k, 0);
 }
 
 /* A corridor across a level wider than the view: walking its length
@@ -597,16 +603,9 @@ START_TEST(anchor_rule_band_and_moves)
 }
 END_TEST
 
-/* One key, then the kept frame's first map row. */
 static int step_row(game_t *g, uint32_t k)
 {
-    key(g, k);
-    game_view_t v = {0};
-    const screen_t *f = render_frame(g, 80, 24, &v);
-    ck_assert_ptr_nonnull(f);
-    int ox, oy;
-    frame_origin(g, f, &ox, &oy);
-    return oy;
+    return step_view(g, k, 1);
 }
 
 /* A corridor down a level taller than the view (21 rows at 80x24):
