@@ -346,6 +346,7 @@ typedef struct {
     uint32_t pen;
     bool dec;         /* G0 holds DEC special graphics */
     bool rep;         /* runs of a glyph may be repeated by REP */
+    bool esc_vert;    /* moves of one row may be IND and RI (esc_moves) */
     sgr_memo_t *memo; /* SGR_MEMOS entries, read only when valid */
     uint64_t memo_valid[SGR_MEMOS / 64];
 } em_t;
@@ -387,6 +388,14 @@ static int sgr_len(em_t *e, uint32_t from, uint32_t to)
     return from == to ? 0 : em_memo(e, from, to)->n;
 }
 
+/* IND and RI for moves of one row: on the profiles that scroll (VT100 and
+ * after: xterm, tmux, screen, Linux, VTE, PuTTY, xterm.js all have them),
+ * not on the ASCII-only ones. */
+static bool esc_moves(const ansi_profile_t *p)
+{
+    return p->utf8 || p->dec_graphics;
+}
+
 static void em_raw(em_t *e, const char *p, size_t n)
 {
     buf_put(e->out, p, n);
@@ -417,11 +426,19 @@ static char *put_horiz(char *o, int dx)
 }
 
 /* Relative vertical move; at column 0, LF is safe and short (a terminal
- * that turns LF into CR LF still lands on column 0). */
-static char *put_vert(char *o, int dy, bool col0)
+ * that turns LF into CR LF still lands on column 0). With esc, a move of
+ * one row is IND (ESC D) or RI (ESC M), a byte shorter than CUD or CUU:
+ * the frame's scrolling region is the whole screen and a move of one row
+ * on the grid never starts on its edge, so neither scrolls. */
+static char *put_vert(char *o, int dy, bool col0, bool esc)
 {
     if (dy == 0)
         return o;
+    if (esc && (dy == -1 || (dy == 1 && !col0))) {
+        *o++ = '\033';
+        *o++ = dy < 0 ? 'M' : 'D';
+        return o;
+    }
     if (dy < 0)
         return put_csi_n(o, (unsigned)-dy, 'A');
     if (col0 && dy <= 3) {
@@ -446,10 +463,12 @@ static int horiz_len(int dx)
         return csi_n_len((unsigned)dx);
     return -dx <= 4 ? -dx : csi_n_len((unsigned)-dx);
 }
-static int vert_len(int dy, bool col0)
+static int vert_len(int dy, bool col0, bool esc)
 {
     if (dy == 0)
         return 0;
+    if (esc && (dy == -1 || (dy == 1 && !col0)))
+        return 2;
     if (dy < 0)
         return csi_n_len((unsigned)-dy);
     return col0 && dy <= 3 ? dy : csi_n_len((unsigned)dy);
@@ -506,12 +525,14 @@ static int move_plan(const em_t *e, int x, int y, move_kind_t *kind)
     } else if (e->cy >= 0) {
         int dy = y - e->cy;
         int fwd = x ? csi_n_len((unsigned)x) : 0;
-        consider(&best, kind, (e->cx != 0) + vert_len(dy, true) + fwd, MV_CR_DOWN);
+        bool esc = e->esc_vert && e->cx >= 0; /* IND and RI not from a pending wrap */
+        consider(&best, kind, (e->cx != 0) + vert_len(dy, true, e->esc_vert) + fwd, MV_CR_DOWN);
         if (e->cx >= 0)
             consider(&best, kind,
-                     vert_len(dy, e->cx == 0) + (e->cx != x ? horiz_len(x - e->cx) : 0),
+                     vert_len(dy, e->cx == 0, esc) + (e->cx != x ? horiz_len(x - e->cx) : 0),
                      MV_VERT_REL);
-        consider(&best, kind, vert_len(dy, e->cx == 0) + csi_n_len((unsigned)x + 1), MV_VERT_CHA);
+        consider(&best, kind, vert_len(dy, e->cx == 0, esc) + csi_n_len((unsigned)x + 1),
+                 MV_VERT_CHA);
     }
     return best;
 }
@@ -519,6 +540,7 @@ static int move_plan(const em_t *e, int x, int y, move_kind_t *kind)
 static char *move_write(const em_t *e, int x, int y, move_kind_t kind, char *o)
 {
     int dy = y - e->cy;
+    bool esc = e->esc_vert && e->cx >= 0;
     switch (kind) {
     case MV_CUP: return put_cup(o, x, y);
     case MV_CR: *o++ = '\r'; return o;
@@ -527,12 +549,12 @@ static char *move_write(const em_t *e, int x, int y, move_kind_t kind, char *o)
     case MV_CR_DOWN:
         if (e->cx != 0)
             *o++ = '\r';
-        o = put_vert(o, dy, true);
+        o = put_vert(o, dy, true, e->esc_vert);
         return x ? put_csi_n(o, (unsigned)x, 'C') : o;
     case MV_VERT_REL:
-        o = put_vert(o, dy, e->cx == 0);
+        o = put_vert(o, dy, e->cx == 0, esc);
         return e->cx != x ? put_horiz(o, x - e->cx) : o;
-    case MV_VERT_CHA: return put_csi_n(put_vert(o, dy, e->cx == 0), (unsigned)x + 1, 'G');
+    case MV_VERT_CHA: return put_csi_n(put_vert(o, dy, e->cx == 0, esc), (unsigned)x + 1, 'G');
     }
     return o;
 }
@@ -955,7 +977,8 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
     /* unknown state: ASCII charset, default pen, home, clear */
     buf_puts(out, "\033(B\033[m\033[H\033[2J");
     sgr_memo_t memo[SGR_MEMOS];
-    em_t e = {out, NULL, b->w, 0, 0, PEN_DEFAULT, false, p->rep && p->utf8, memo, {0}};
+    em_t e = {out,          NULL, b->w, 0, 0, PEN_DEFAULT, false, p->rep && p->utf8,
+              esc_moves(p), memo, {0}};
     looks_t looks;
     looks.p = p;
     looks.rich = p->colors == ANSI_COLORS_256;
@@ -1151,6 +1174,7 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
               PEN_DEFAULT,
               false,
               p->rep && p->utf8,
+              esc_moves(p),
               memo,
               {0}};
     if (sc)

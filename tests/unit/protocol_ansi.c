@@ -87,6 +87,25 @@ START_TEST(relative_moves_from_a_known_cursor)
 }
 END_TEST
 
+/* A move of one row up or down is RI or IND (two bytes, not three) where
+ * the profile scrolls; ASCII-only profiles keep CUU and CUD. */
+START_TEST(one_row_moves_are_ri_and_ind)
+{
+    pair_t p = pair_new(10, 3);
+    screen_cursor(p.a, 5, 1, true);
+    screen_cursor(p.b, 5, 1, true);
+    pair_commit(&p);
+    screen_put(p.b, 5, 0, 'x', STYLE_DEFAULT);
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033Mx\033D\b");
+    buf_reset(&p.out);
+    ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false, false};
+    ansi_diff(&ascii, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[Ax\033[B\b");
+    pair_free(&p);
+}
+END_TEST
+
 START_TEST(attribute_change_only)
 {
     pair_t p = pair_new(10, 3);
@@ -494,7 +513,7 @@ START_TEST(keyframe_wide_grid_last_column)
     buf_init(&out);
     key_of(&P256, s, &out);
     /* after the last column the way down is absolute, never LF */
-    ck_assert_bytes(&out, KEY_START "\033[512Gr\033[2;511Hs\033[B\033[?25h");
+    ck_assert_bytes(&out, KEY_START "\033[512Gr\033[2;511Hs\033D\033[?25h");
     buf_free(&out);
     screen_free(s);
 }
@@ -832,6 +851,7 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, scroll_region_takes_a_row_changed_beyond_the_move);
     tcase_add_test(t, one_cell_change);
     tcase_add_test(t, relative_moves_from_a_known_cursor);
+    tcase_add_test(t, one_row_moves_are_ri_and_ind);
     tcase_add_test(t, attribute_change_only);
     tcase_add_test(t, blank_tail_uses_erase_line);
     tcase_add_test(t, short_blank_tail_writes_spaces);
