@@ -294,12 +294,14 @@ static char *sgr_params_delta(char *o, uint32_t from, uint32_t to)
     return o;
 }
 
-/* Parameters that reset and then set pen `to`. */
+/* Parameters that reset and then set pen `to`. The reset is an empty
+ * parameter (CSI ;32m): an empty parameter is its default, 0 for SGR
+ * (ECMA-48 5.4.2; xterm, tmux, screen, Linux, VTE, PuTTY, xterm.js and
+ * the DEC terminals read it so), a byte shorter than CSI 0;32m. */
 static char *sgr_params_reset(char *o, uint32_t to)
 {
     if (to == PEN_DEFAULT)
         return o; /* CSI m */
-    *o++ = '0';
     for (size_t i = 0; i < N_ATTR_CODES; i++)
         if (PEN_ATTR(to) & ATTR_CODES[i].bit)
             *o++ = ';', *o++ = ATTR_CODES[i].on;

@@ -106,6 +106,18 @@ START_TEST(one_row_moves_are_ri_and_ind)
 }
 END_TEST
 
+/* A reset and a colour is CSI ;31m: the empty parameter is 0. */
+START_TEST(sgr_reset_is_an_empty_parameter)
+{
+    pair_t p = pair_new(4, 1);
+    screen_put(p.b, 0, 0, 'a', BOLD);
+    screen_put(p.b, 1, 0, 'b', (style_t){1, SCREEN_DEFAULT_COLOR, 0});
+    ansi_diff(&P256, p.a, p.b, &p.out);
+    ck_assert_bytes(&p.out, "\033[H\033[1ma\033[;31mb\033[m");
+    pair_free(&p);
+}
+END_TEST
+
 START_TEST(attribute_change_only)
 {
     pair_t p = pair_new(10, 3);
@@ -457,7 +469,7 @@ START_TEST(keyframe_attributes_and_runs)
     buf_init(&out);
     key_of(&P256, s, &out);
     /* LF moves whatever the pen; the cursor goes back by two BS */
-    ck_assert_bytes(&out, KEY_START "\033[4;7muuu\033[0;2;5;44mbb\033[0;1mB"
+    ck_assert_bytes(&out, KEY_START "\033[4;7muuu\033[;2;5;44mbb\033[;1mB"
                                     "\r\n\033[m\xe2\x95\x90\xe2\x95\x90"
                                     "\033[38;5;250m\xe2\x95\x91\xe2\x95\x91\xe2\x95\x91"
                                     "\033[m\b\b\033[?25h");
@@ -852,6 +864,7 @@ Suite *suite_protocol_ansi(void)
     tcase_add_test(t, one_cell_change);
     tcase_add_test(t, relative_moves_from_a_known_cursor);
     tcase_add_test(t, one_row_moves_are_ri_and_ind);
+    tcase_add_test(t, sgr_reset_is_an_empty_parameter);
     tcase_add_test(t, attribute_change_only);
     tcase_add_test(t, blank_tail_uses_erase_line);
     tcase_add_test(t, short_blank_tail_writes_spaces);
