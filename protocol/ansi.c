@@ -348,7 +348,7 @@ typedef struct {
     uint32_t pen;
     bool dec;         /* G0 holds DEC special graphics */
     bool rep;         /* runs of a glyph may be repeated by REP */
-    bool esc_vert;    /* moves of one row may be IND and RI (esc_moves) */
+    bool esc_vert;    /* moves of one row may be IND and RI (scrolls) */
     sgr_memo_t *memo; /* SGR_MEMOS entries, read only when valid */
     uint64_t memo_valid[SGR_MEMOS / 64];
 } em_t;
@@ -390,10 +390,10 @@ static int sgr_len(em_t *e, uint32_t from, uint32_t to)
     return from == to ? 0 : em_memo(e, from, to)->n;
 }
 
-/* IND and RI for moves of one row: on the profiles that scroll (VT100 and
- * after: xterm, tmux, screen, Linux, VTE, PuTTY, xterm.js all have them),
- * not on the ASCII-only ones. */
-static bool esc_moves(const ansi_profile_t *p)
+/* The profiles that scroll (VT100 and after: xterm, tmux, screen, Linux,
+ * VTE, PuTTY, xterm.js): scrolling regions, and IND and RI for moves of
+ * one row; not the ASCII-only ones. */
+static bool scrolls(const ansi_profile_t *p)
 {
     return p->utf8 || p->dec_graphics;
 }
@@ -979,8 +979,7 @@ void ansi_keyframe(const ansi_profile_t *p, const screen_t *b, buf_t *out)
     /* unknown state: ASCII charset, default pen, home, clear */
     buf_puts(out, "\033(B\033[m\033[H\033[2J");
     sgr_memo_t memo[SGR_MEMOS];
-    em_t e = {out,          NULL, b->w, 0, 0, PEN_DEFAULT, false, p->rep && p->utf8,
-              esc_moves(p), memo, {0}};
+    em_t e = {out, NULL, b->w, 0, 0, PEN_DEFAULT, false, p->rep && p->utf8, scrolls(p), memo, {0}};
     looks_t looks;
     looks.p = p;
     looks.rich = p->colors == ANSI_COLORS_256;
@@ -1176,7 +1175,7 @@ static void diff_frame(const ansi_profile_t *p, const screen_t *a, const cell_t 
               PEN_DEFAULT,
               false,
               p->rep && p->utf8,
-              esc_moves(p),
+              scrolls(p),
               memo,
               {0}};
     if (sc)
@@ -1488,8 +1487,7 @@ static void diff_try_shift(const ansi_profile_t *p, const screen_t *a, const scr
     if (sh && moved) {
         sh->k = k;
         scroll_t sc;
-        bool vert =
-            dy != 0 && (p->utf8 || p->dec_graphics) && shift_region(a, b, changed, dy, sh->k, &sc);
+        bool vert = dy != 0 && scrolls(p) && shift_region(a, b, changed, dy, sh->k, &sc);
         if (vert)
             scroll_cells(a, &sc, moved);
         else
@@ -1530,7 +1528,7 @@ static void diff_searched(const ansi_profile_t *p, const screen_t *a, const scre
         diff_frame(p, a, a->cells, b, changed, NULL, NULL, true, &alt);
         keep_shorter(out, start, &alt);
     }
-    if (n >= SCROLL_MIN_ROWS && (p->utf8 || p->dec_graphics))
+    if (n >= SCROLL_MIN_ROWS && scrolls(p))
         diff_try_scroll(p, a, b, changed, out, start);
     if (n >= SCROLL_MIN_ROWS && p->utf8 && out->len - start >= SHIFT_MIN_BYTES)
         diff_try_shift(p, a, b, changed, full, out, start);
