@@ -8,6 +8,16 @@
  * Prints the writer thread's CPU per row, the checkpointer's and the
  * process's. Options page=, cache= (KB), mmap= (MB), sort=1 (a commit's
  * rows by game), noprev=1, values=1 (INSERT ... VALUES).
+ * arrival=1: the other layout. New rows go to journal_new, a rowid table
+ * in arrival order (a commit dirties a few shared pages); seq continuity
+ * is the writer's own map of each game's last stored seq (no seek); every
+ * move= rows (10,000) the writer moves them into journal in one
+ * transaction (INSERT ... SELECT in arrival order, or by (game, seq) with
+ * order=1, then DELETE). The moves run in the timed loop and their share
+ * is printed; index=1 gives journal_new an index on (game, seq). Then
+ * reads= (100) games are read from both parts, as a restore would, with
+ * the rows still in journal_new (move=15000: 10,000 of them).
+ * Also printed: WAL frames a row (the wal hook's page counts).
  *   bin/tools/journal_writer /tmp/jw.db db/schema.sql rows=10 [page=2048 ...]
  * The measured loop is measure(): valgrind --tool=callgrind
  * --collect-atstart=no '--toggle-collect=measure*' counts its instructions. */
@@ -22,8 +32,10 @@
 
 static const char *path;
 static int N = 10000, P = 20, M = 20, R = 10, PAGE = 4096, CACHE = 0, SORT = 0, MMAP = 0,
-           NOPREV = 0, VALUES = 0, RATE = 10000;
+           NOPREV = 0, VALUES = 0, RATE = 10000, ARRIVAL = 0, MOVE = 10000, ORDER = 0, READS = 100,
+           INDEX = 0;
 static atomic_int wal_pages, stop, want;
+static long long frames, last_pages;
 static int ckpt_mark = 8000;
 static void due(sqlite3 *h)
 {
@@ -59,6 +71,8 @@ static void ex(sqlite3 *h, const char *sql)
 static int on_wal(void *ud, sqlite3 *h, const char *n, int pages)
 {
     (void)ud, (void)h, (void)n;
+    frames += pages >= last_pages ? pages - last_pages : pages;
+    last_pages = pages;
     atomic_store(&wal_pages, pages);
     return SQLITE_OK;
 }
@@ -121,11 +135,38 @@ static void step(sqlite3_stmt *st, int want)
     sqlite3_reset(st);
 }
 
+/* The arrival layout's parts: each game's last stored seq (the writer's
+ * map, in place of JOURNAL_PREV), the move and its statements. */
+static int *last_seq;
+static sqlite3_stmt *move_ins, *move_del, *move_max;
+static long long moved_rows, moves;
+static double move_us;
+
+static void move_rows(void)
+{
+    double t0 = cpu_us(CLOCK_THREAD_CPUTIME_ID);
+    sqlite3 *h = sqlite3_db_handle(move_ins);
+    ex(h, "BEGIN");
+    if (sqlite3_step(move_max) != SQLITE_ROW)
+        exit(1);
+    long long top = sqlite3_column_int64(move_max, 0);
+    sqlite3_reset(move_max);
+    sqlite3_bind_int64(move_ins, 1, top);
+    step(move_ins, SQLITE_DONE);
+    moved_rows += sqlite3_changes(h);
+    sqlite3_bind_int64(move_del, 1, top);
+    step(move_del, SQLITE_DONE);
+    ex(h, "COMMIT");
+    moves++;
+    move_us += cpu_us(CLOCK_THREAD_CPUTIME_ID) - t0;
+}
+
 static long long __attribute__((noinline))
 measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
         sqlite3_stmt *commit, long long *order, long long *batch, long long *commitsp)
 {
     (void)h;
+    long long since_move = 0;
     unsigned char key[2] = {'h', 0};
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
@@ -144,7 +185,12 @@ measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
                 qsort(batch, n, sizeof *batch, cmp64);
             step(begin, SQLITE_DONE);
             for (int k = 0; k < n; k++) {
-                if (!NOPREV) {
+                if (ARRIVAL) {
+                    if (last_seq[batch[k]] != s - 1) {
+                        fprintf(stderr, "gap: game %lld seq %d\n", batch[k], s);
+                        exit(1);
+                    }
+                } else if (!NOPREV) {
                     sqlite3_bind_int64(prev, 1, batch[k]);
                     sqlite3_bind_int64(prev, 2, s);
                     step(prev, SQLITE_ROW);
@@ -158,6 +204,15 @@ measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
             }
             step(commit, SQLITE_DONE);
             commits++;
+            if (ARRIVAL) {
+                for (int k = 0; k < n; k++) /* stored: the map moves on only now */
+                    last_seq[batch[k]] = s;
+                since_move += n;
+                if (since_move >= MOVE) {
+                    move_rows();
+                    since_move = 0;
+                }
+            }
             due(h);
             if (RATE) {
                 next.tv_nsec += 1000000000LL * R / RATE;
@@ -173,6 +228,58 @@ measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
     return rows;
 }
 
+/* A restore's read: one game's rows after seq 0 from both parts, as
+ * JOURNAL_AFTER would read them (journal_new has no index: a scan). */
+static void read_games(sqlite3 *h, const long long *order)
+{
+    sqlite3_stmt *rd =
+        prep(h, ARRIVAL ? "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 "
+                          "UNION ALL SELECT seq, keys, ms FROM journal_new WHERE game = ?1 AND "
+                          "seq > ?2 ORDER BY seq"
+                        : "SELECT seq, keys, ms FROM journal WHERE game = ?1 AND seq > ?2 "
+                          "ORDER BY seq");
+    sqlite3_stmt *cnt = prep(h, "SELECT count(*) FROM journal_new");
+    if (sqlite3_step(cnt) != SQLITE_ROW)
+        exit(1);
+    long long pending = sqlite3_column_int64(cnt, 0);
+    sqlite3_finalize(cnt);
+    double t0 = cpu_us(CLOCK_THREAD_CPUTIME_ID);
+    long long got = 0;
+    for (int i = 0; i < READS && i < N; i++) {
+        sqlite3_bind_int64(rd, 1, order[i]);
+        sqlite3_bind_int64(rd, 2, 0);
+        int r;
+        long long want = 1;
+        while ((r = sqlite3_step(rd)) == SQLITE_ROW) {
+            if (sqlite3_column_int64(rd, 0) != want++) {
+                fprintf(stderr, "read: game %lld out of order\n", order[i]);
+                exit(1);
+            }
+            got++;
+        }
+        if (r != SQLITE_DONE || want != P + M + 1) {
+            fprintf(stderr, "read: game %lld has %lld rows\n", order[i], want - 1);
+            exit(1);
+        }
+        sqlite3_reset(rd);
+    }
+    double t1 = cpu_us(CLOCK_THREAD_CPUTIME_ID);
+    if (READS)
+        printf("reads: %d games, %lld rows, %.1f us a game (%lld rows in journal_new)\n",
+               READS < N ? READS : N, got, (t1 - t0) / (READS < N ? READS : N), pending);
+    sqlite3_finalize(rd);
+}
+
+static const struct {
+    const char *name;
+    int *v;
+} opts[] = {
+    {"n", &N},           {"pre", &P},         {"rows", &M},      {"r", &R},
+    {"page", &PAGE},     {"cache", &CACHE},   {"sort", &SORT},   {"mmap", &MMAP},
+    {"noprev", &NOPREV}, {"values", &VALUES}, {"rate", &RATE},   {"arrival", &ARRIVAL},
+    {"move", &MOVE},     {"order", &ORDER},   {"reads", &READS}, {"index", &INDEX},
+};
+
 int main(int argc, char **argv)
 {
     path = argv[1];
@@ -180,22 +287,18 @@ int main(int argc, char **argv)
     for (int i = 3; i < argc; i++) {
         int v = 0;
         char k[32];
-        if (sscanf(argv[i], "%31[^=]=%d", k, &v) != 2)
+        if (sscanf(argv[i], "%31[^=]=%d", k, &v) != 2) {
+            fprintf(stderr, "journal_writer: %s is not name=number\n", argv[i]);
             return 2;
-        int *p = !strcmp(k, "n")        ? &N
-                 : !strcmp(k, "pre")    ? &P
-                 : !strcmp(k, "rows")   ? &M
-                 : !strcmp(k, "r")      ? &R
-                 : !strcmp(k, "page")   ? &PAGE
-                 : !strcmp(k, "cache")  ? &CACHE
-                 : !strcmp(k, "sort")   ? &SORT
-                 : !strcmp(k, "mmap")   ? &MMAP
-                 : !strcmp(k, "noprev") ? &NOPREV
-                 : !strcmp(k, "values") ? &VALUES
-                 : !strcmp(k, "rate")   ? &RATE
-                                        : NULL;
-        if (!p)
+        }
+        int *p = NULL;
+        for (size_t o = 0; o < sizeof opts / sizeof *opts; o++)
+            if (!strcmp(k, opts[o].name))
+                p = opts[o].v;
+        if (!p) {
+            fprintf(stderr, "journal_writer: no option %s\n", k);
             return 2;
+        }
         *p = v;
     }
     unlink(path);
@@ -221,6 +324,10 @@ int main(int argc, char **argv)
     }
     sqlite3_wal_hook(h, on_wal, NULL);
     ex(h, slurp(schema));
+    ex(h, "CREATE TABLE journal_new (game INTEGER NOT NULL, seq INTEGER NOT NULL, "
+          "keys BLOB NOT NULL, ms INTEGER NOT NULL DEFAULT -1)");
+    if (INDEX)
+        ex(h, "CREATE INDEX journal_new_game ON journal_new(game, seq)");
     ex(h, "BEGIN");
     sqlite3_stmt *u =
         prep(h, "INSERT INTO users(name, name_key, pwhash, created) VALUES(?1, ?1, 'x', 0)");
@@ -240,6 +347,16 @@ int main(int argc, char **argv)
         prep(h, VALUES ? "INSERT INTO journal(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)"
                        : "INSERT INTO journal(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4");
     sqlite3_stmt *begin = prep(h, "BEGIN"), *commit = prep(h, "COMMIT");
+    sqlite3_stmt *ins_new =
+        prep(h, VALUES ? "INSERT INTO journal_new(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)"
+                       : "INSERT INTO journal_new(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4");
+    move_ins = prep(h, ORDER ? "INSERT INTO journal(game, seq, keys, ms) SELECT game, seq, "
+                               "keys, ms FROM journal_new WHERE rowid <= ?1 ORDER BY game, seq"
+                             : "INSERT INTO journal(game, seq, keys, ms) SELECT game, seq, "
+                               "keys, ms FROM journal_new WHERE rowid <= ?1");
+    move_del = prep(h, "DELETE FROM journal_new WHERE rowid <= ?1");
+    move_max = prep(h, "SELECT coalesce(max(rowid), 0) FROM journal_new");
+    last_seq = calloc(N + 1, sizeof *last_seq);
     long long *order = malloc(sizeof *order * N), *batch = malloc(sizeof *batch * R);
     for (int i = 0; i < N; i++)
         order[i] = i + 1;
@@ -254,6 +371,7 @@ int main(int argc, char **argv)
             sqlite3_bind_blob(ins, 3, key, 1, SQLITE_STATIC);
             sqlite3_bind_int64(ins, 4, 1000);
             step(ins, SQLITE_DONE);
+            last_seq[order[i]] = s;
         }
         ex(h, "COMMIT");
     }
@@ -263,14 +381,24 @@ int main(int argc, char **argv)
     double t0 = cpu_us(CLOCK_THREAD_CPUTIME_ID), p0 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
     long long commits = 0;
     fprintf(stderr, "start\n");
-    long long rows = measure(h, prev, ins, begin, commit, order, batch, &commits);
+    long long f0 = frames;
+    long long rows =
+        measure(h, prev, ARRIVAL ? ins_new : ins, begin, commit, order, batch, &commits);
     double t1 = cpu_us(CLOCK_THREAD_CPUTIME_ID);
+    long long f1 = frames;
     atomic_store(&stop, 1);
     pthread_join(ct, NULL);
     double p1 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
-    printf("page=%d cache=%d sort=%d mmap=%d noprev=%d values=%d r=%d: writer %.2f us/row, "
-           "checkpointer %.2f us/row, process %.2f us/row (%lld rows, %lld commits)\n",
-           PAGE, CACHE, SORT, MMAP, NOPREV, VALUES, R, (t1 - t0) / rows, ck_cpu / rows,
-           (p1 - p0) / rows, rows, commits);
+    printf("page=%d cache=%d sort=%d mmap=%d noprev=%d values=%d r=%d arrival=%d move=%d "
+           "order=%d index=%d: writer %.2f us/row (moves %.2f of it, %lld moves of %lld rows), "
+           "checkpointer %.2f us/row, process %.2f us/row, WAL frames %.3f a row (%lld rows, "
+           "%lld commits)\n",
+           PAGE, CACHE, SORT, MMAP, NOPREV, VALUES, R, ARRIVAL, ARRIVAL ? MOVE : 0, ORDER, INDEX,
+           (t1 - t0) / rows, move_us / rows, moves, moved_rows, ck_cpu / rows, (p1 - p0) / rows,
+           (double)(f1 - f0) / rows, rows, commits);
+    read_games(h, order);
+    free(order);
+    free(batch);
+    free(last_seq);
     return 0;
 }
