@@ -14,7 +14,9 @@
  * move= rows (10,000) the writer moves them into journal in one
  * transaction (INSERT ... SELECT in arrival order, or by (game, seq) with
  * order=1, then DELETE). The moves run in the timed loop and their share
- * is printed; index=1 gives journal_new an index on (game, seq). Then
+ * is printed; index=1 gives journal_new an index on (game, seq);
+ * slices=S moves every move/S rows the rows of the next S-th of the games
+ * (by id: their rows sit on neighbouring leaves), a shorter stall. Then
  * reads= (100) games are read from both parts, as a restore would, with
  * the rows still in journal_new (move=15000: 10,000 of them).
  * Also printed: WAL frames a row (the wal hook's page counts).
@@ -33,7 +35,7 @@
 static const char *path;
 static int N = 10000, P = 20, M = 20, R = 10, PAGE = 4096, CACHE = 0, SORT = 0, MMAP = 0,
            NOPREV = 0, VALUES = 0, RATE = 10000, ARRIVAL = 0, MOVE = 10000, ORDER = 0, READS = 100,
-           INDEX = 0;
+           INDEX = 0, SLICES = 1;
 static atomic_int wal_pages, stop, want;
 static long long frames, last_pages;
 static int ckpt_mark = 8000;
@@ -140,7 +142,8 @@ static void step(sqlite3_stmt *st, int want)
 static int *last_seq;
 static sqlite3_stmt *move_ins, *move_del, *move_max;
 static long long moved_rows, moves;
-static double move_us;
+static double move_us, move_max_us;
+static int slice;
 
 static void move_rows(void)
 {
@@ -151,14 +154,23 @@ static void move_rows(void)
         exit(1);
     long long top = sqlite3_column_int64(move_max, 0);
     sqlite3_reset(move_max);
+    long long lo = (long long)slice * N / SLICES + 1, hi = (long long)(slice + 1) * N / SLICES + 1;
+    slice = (slice + 1) % SLICES;
     sqlite3_bind_int64(move_ins, 1, top);
+    sqlite3_bind_int64(move_ins, 2, lo);
+    sqlite3_bind_int64(move_ins, 3, hi);
     step(move_ins, SQLITE_DONE);
     moved_rows += sqlite3_changes(h);
     sqlite3_bind_int64(move_del, 1, top);
+    sqlite3_bind_int64(move_del, 2, lo);
+    sqlite3_bind_int64(move_del, 3, hi);
     step(move_del, SQLITE_DONE);
     ex(h, "COMMIT");
     moves++;
-    move_us += cpu_us(CLOCK_THREAD_CPUTIME_ID) - t0;
+    double us = cpu_us(CLOCK_THREAD_CPUTIME_ID) - t0;
+    move_us += us;
+    if (us > move_max_us)
+        move_max_us = us;
 }
 
 static long long __attribute__((noinline))
@@ -208,7 +220,7 @@ measure(sqlite3 *h, sqlite3_stmt *prev, sqlite3_stmt *ins, sqlite3_stmt *begin,
                 for (int k = 0; k < n; k++) /* stored: the map moves on only now */
                     last_seq[batch[k]] = s;
                 since_move += n;
-                if (since_move >= MOVE) {
+                if (since_move >= MOVE / SLICES) {
                     move_rows();
                     since_move = 0;
                 }
@@ -278,6 +290,7 @@ static const struct {
     {"page", &PAGE},     {"cache", &CACHE},   {"sort", &SORT},   {"mmap", &MMAP},
     {"noprev", &NOPREV}, {"values", &VALUES}, {"rate", &RATE},   {"arrival", &ARRIVAL},
     {"move", &MOVE},     {"order", &ORDER},   {"reads", &READS}, {"index", &INDEX},
+    {"slices", &SLICES},
 };
 
 int main(int argc, char **argv)
@@ -351,10 +364,12 @@ int main(int argc, char **argv)
         prep(h, VALUES ? "INSERT INTO journal_new(game, seq, keys, ms) VALUES (?1, ?2, ?3, ?4)"
                        : "INSERT INTO journal_new(game, seq, keys, ms) SELECT ?1, ?2, ?3, ?4");
     move_ins = prep(h, ORDER ? "INSERT INTO journal(game, seq, keys, ms) SELECT game, seq, "
-                               "keys, ms FROM journal_new WHERE rowid <= ?1 ORDER BY game, seq"
+                               "keys, ms FROM journal_new WHERE rowid <= ?1 AND game >= ?2 AND "
+                               "game < ?3 ORDER BY game, seq"
                              : "INSERT INTO journal(game, seq, keys, ms) SELECT game, seq, "
-                               "keys, ms FROM journal_new WHERE rowid <= ?1");
-    move_del = prep(h, "DELETE FROM journal_new WHERE rowid <= ?1");
+                               "keys, ms FROM journal_new WHERE rowid <= ?1 AND game >= ?2 AND "
+                               "game < ?3");
+    move_del = prep(h, "DELETE FROM journal_new WHERE rowid <= ?1 AND game >= ?2 AND game < ?3");
     move_max = prep(h, "SELECT coalesce(max(rowid), 0) FROM journal_new");
     last_seq = calloc(N + 1, sizeof *last_seq);
     long long *order = malloc(sizeof *order * N), *batch = malloc(sizeof *batch * R);
@@ -390,12 +405,13 @@ int main(int argc, char **argv)
     pthread_join(ct, NULL);
     double p1 = cpu_us(CLOCK_PROCESS_CPUTIME_ID);
     printf("page=%d cache=%d sort=%d mmap=%d noprev=%d values=%d r=%d arrival=%d move=%d "
-           "order=%d index=%d: writer %.2f us/row (moves %.2f of it, %lld moves of %lld rows), "
+           "order=%d index=%d slices=%d: writer %.2f us/row (moves %.2f of it, %lld moves of %lld "
+           "rows, the longest %.1f ms), "
            "checkpointer %.2f us/row, process %.2f us/row, WAL frames %.3f a row (%lld rows, "
            "%lld commits)\n",
            PAGE, CACHE, SORT, MMAP, NOPREV, VALUES, R, ARRIVAL, ARRIVAL ? MOVE : 0, ORDER, INDEX,
-           (t1 - t0) / rows, move_us / rows, moves, moved_rows, ck_cpu / rows, (p1 - p0) / rows,
-           (double)(f1 - f0) / rows, rows, commits);
+           SLICES, (t1 - t0) / rows, move_us / rows, moves, moved_rows, move_max_us / 1000,
+           ck_cpu / rows, (p1 - p0) / rows, (double)(f1 - f0) / rows, rows, commits);
     read_games(h, order);
     free(order);
     free(batch);
