@@ -17,7 +17,10 @@ without; .cpu_us_per_frame: the daemon's CPU a watcher frame).
 WARREN_SPECTATE_ARGS: more arguments for warren-spectate (--wake: the
 tool sleeps in epoll_wait during the windows, as it did before).
 WARREN_SPECTATE_DAEMON_CORES: the daemon's cores for taskset ("0,1").
-With two cores the daemon runs on core 0 and the tool on core 1. Each
+With two cores the daemon runs on core 0 and the tool on core 1.
+WARREN_LOOPS=N: the daemon with N loops (the harness passes --loops);
+give it the cores too (WARREN_SPECTATE_DAEMON_CORES=0,1), or every loop
+shares core 0. Each
 side holds N + GAMES sockets: ulimit -n is raised to 20,000.
 WARREN_BENCH_NET=1: network mode (tests/load/netpair.py, root): the daemon
 in a namespace of its own listening on 10.213.0.1 only, the players'
