@@ -58,6 +58,8 @@ struct render_cache {
     uint32_t msg_said, msg_seen, msg_n;
     uint8_t msg_prompt;
     status_key_t status_key;
+    int turn_x;       /* the status line's column of the turn counter's text (render_status) */
+    int turn_len;     /* that text's length, whether the line shows it or not */
     uint8_t sky[256]; /* by level_t.region value: the region is under the sky */
 };
 
@@ -313,6 +315,12 @@ typedef struct {
 
 enum { STATUS_PARTS = 11 };
 
+/* The turn counter's piece of the status line (status_parts, turn_only). */
+static int turn_text(char *buf, size_t n, uint64_t turn)
+{
+    return snprintf(buf, n, "  Turn %llu", (unsigned long long)turn);
+}
+
 static int status_add(status_part_t *pt, int n, style_t st, int keep, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
@@ -327,7 +335,9 @@ static int status_add(status_part_t *pt, int n, style_t st, int keep, const char
     return n + 1;
 }
 
-static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, status_part_t *pt)
+/* The line's pieces; *turn_i: the turn counter's (-1: not shown). */
+static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, status_part_t *pt,
+                        int *turn_i)
 {
     int n = status_add(pt, 0, STYLE_DEFAULT, 9, "%s", g->name);
     n = status_add(pt, n, STYLE_DEFAULT, 1, " the %s %s", pc_race_name(g), pc_class_name(g));
@@ -340,9 +350,12 @@ static int status_parts(game_t *g, const obj_t *p, const game_view_t *view, stat
     atlas_place(g, place, sizeof place); /* "Depth 3", "Town", a territory, a town */
     n = status_add(pt, n, STYLE_DEFAULT, 7, "  %s", place);
     n = status_add(pt, n, STYLE_DEFAULT, 5, "  $%d", (int)g->items.gold);
-    if (view && view->turns)
-        n = status_add(pt, n, STYLE_DEFAULT, 6, "  Turn %llu",
-                       (unsigned long long)(g->sched.now / SCHED_MOVE));
+    *turn_i = view && view->turns ? n : -1;
+    if (view && view->turns) {
+        char turn[32];
+        turn_text(turn, sizeof turn, g->sched.now / SCHED_MOVE);
+        n = status_add(pt, n, STYLE_DEFAULT, 6, "%s", turn);
+    }
     size_t e = 0;
     char eff[64] = "";
     for (handle_t h = reg_next_held(&g->reg, g->player, HANDLE_NONE); h;
@@ -387,20 +400,58 @@ static void status_key(game_t *g, const obj_t *p, const game_view_t *view, const
     memcpy(k->name, g->name, sizeof k->name);
 }
 
-/* Whether cache's frame shows the status line as it is now; remembers
- * its key if not. */
-static bool status_kept(game_t *g, const obj_t *p, const game_view_t *view, const screen_t *s,
+/* Whether the line shown for cache's key becomes k's by its turn counter
+ * alone, that counter's text as long as before: then every piece keeps
+ * its place (the same pieces dropped to fit, and a counter not dropped
+ * lies inside the line's room), and the counter's cells, if the line
+ * shows it, are drawn again here. */
+static bool turn_only(screen_t *s, render_cache_t *cache, const status_key_t *k)
+{
+    status_key_t was = cache->status_key;
+    if (k->turn == UINT64_MAX || was.turn == UINT64_MAX || cache->turn_x == -1)
+        return false;
+    was.turn = k->turn;
+    char text[32];
+    if (memcmp(&was, k, sizeof was) != 0 ||
+        turn_text(text, sizeof text, k->turn) != cache->turn_len)
+        return false;
+    if (cache->turn_x >= 0)
+        screen_text(s, cache->turn_x, s->h - 2, STYLE_DEFAULT, text);
+    return true;
+}
+
+/* Whether cache's frame shows the status line as it is now (drawing its
+ * turn counter again if that is all that changed); remembers its key if
+ * not. */
+static bool status_kept(game_t *g, const obj_t *p, const game_view_t *view, screen_t *s,
                         render_cache_t *cache)
 {
     if (!cache)
         return false;
     status_key_t k;
     status_key(g, p, view, s, &k);
-    if (cache->status_ok && memcmp(&k, &cache->status_key, sizeof k) == 0)
+    if (cache->status_ok &&
+        (memcmp(&k, &cache->status_key, sizeof k) == 0 || turn_only(s, cache, &k))) {
+        cache->status_key.turn = k.turn;
         return true;
+    }
     cache->status_ok = k.neff <= STATUS_EFFECTS;
     cache->status_key = k;
     return false;
+}
+
+/* Drops the pieces of lowest keep until the line fits room. */
+static void status_fit(status_part_t *pt, int n, int room)
+{
+    int width = 0;
+    for (int i = 0; i < n; i++)
+        width += (int)strlen(pt[i].text);
+    for (int keep = 0; keep < 9 && width > room; keep++)
+        for (int i = 0; i < n; i++)
+            if (pt[i].keep == keep && pt[i].text[0]) {
+                width -= (int)strlen(pt[i].text);
+                pt[i].text[0] = 0;
+            }
 }
 
 static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_view_t *view,
@@ -409,25 +460,24 @@ static void render_status(game_t *g, screen_t *s, const obj_t *p, const game_vie
     if (status_kept(g, p, view, s, cache))
         return;
     status_part_t pt[STATUS_PARTS];
-    int n = status_parts(g, p, view, pt), width = 0;
+    int turn_i, n = status_parts(g, p, view, pt, &turn_i), tx = -1;
     char cell[32] = "";
     if (view && view->watchers > 0)
         snprintf(cell, sizeof cell, " [%d watching]", view->watchers);
-    for (int i = 0; i < n; i++)
-        width += (int)strlen(pt[i].text);
-    int room = s->w - (int)strlen(cell);
-    for (int keep = 0; keep < 9 && width > room; keep++)
-        for (int i = 0; i < n; i++)
-            if (pt[i].keep == keep && pt[i].text[0]) {
-                width -= (int)strlen(pt[i].text);
-                pt[i].text[0] = 0;
-            }
-    int x = 0;
-    for (int i = 0; i < n; i++)
+    int room = s->w - (int)strlen(cell), x = 0;
+    int turn_len = turn_i < 0 ? 0 : (int)strlen(pt[turn_i].text);
+    status_fit(pt, n, room);
+    for (int i = 0; i < n; i++) {
+        tx = i == turn_i ? x : tx;
         x = screen_text(s, x, s->h - 2, pt[i].st, pt[i].text);
-    blank_rest(s, x, s->h - 2, s->w - (int)strlen(cell));
+    }
+    if (cache) { /* where the counter went: -1 not shown, -2 dropped to fit */
+        cache->turn_x = turn_i < 0 ? -1 : pt[turn_i].text[0] ? tx : -2;
+        cache->turn_len = turn_len;
+    }
+    blank_rest(s, x, s->h - 2, room);
     if (cell[0])
-        screen_text(s, s->w - (int)strlen(cell), s->h - 2, fg_style(6, 0), cell);
+        screen_text(s, room, s->h - 2, fg_style(6, 0), cell);
 }
 
 /* ---- the kept frame ------------------------------------------------------- */
