@@ -290,6 +290,22 @@ void trap_arrive(game_t *g)
         trap_search(g, trap_search_chance(g, false));
 }
 
+/* Whether row[x0, x1) holds a found trap (a byte with TRAP_FOUND set):
+ * eight cells a load, no branch but the loop's. */
+static bool row_has_found(const uint8_t *row, int x0, int x1)
+{
+    uint64_t any = 0;
+    int x = x0;
+    for (; x + 8 <= x1; x += 8) {
+        uint64_t w;
+        memcpy(&w, row + x, 8);
+        any |= w;
+    }
+    for (; x < x1; x++)
+        any |= row[x];
+    return (any & 0x0101010101010101ull * TRAP_FOUND) != 0;
+}
+
 /* Runs every frame over every cell in view, so it reads the level's trap
  * bytes directly: a found trap is rare, a call per cell is not cheap. */
 void trap_render(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top, int tw)
@@ -300,6 +316,8 @@ void trap_render(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top
     int x0 = ox > 0 ? ox : 0, x1 = ox + vw < lv->w ? ox + vw : lv->w;
     for (int y = oy > 0 ? oy : 0; y < oy + vh && y < lv->h; y++) {
         const uint8_t *row = lv->trap + (size_t)y * (size_t)lv->w;
+        if (!row_has_found(row, x0, x1))
+            continue; /* most rows: no trap found on them */
         for (int x = x0; x < x1; x++) {
             uint64_t w = 1;
             if (x + 8 <= x1 && (memcpy(&w, row + x, 8), w == 0)) {
