@@ -263,6 +263,35 @@ START_TEST(found_traps_are_drawn)
 }
 END_TEST
 
+/* A found trap is drawn wherever it lies in the view's columns: each
+ * column in turn, the view starting and ending off an 8-cell boundary. */
+START_TEST(found_traps_drawn_in_every_column)
+{
+    content_t *c = shipped_content();
+    game_t *g = step_on(c, "pit", false, 11);
+    level_t *lv = level_current(g);
+    const int ox = 3, vw = 37, y = 2, top = 1;
+    uint8_t pit = (uint8_t)((trap_named(c, "pit") + 1) | TRAP_FOUND);
+    memset(lv->trap, 0, (size_t)lv->w * (size_t)lv->h);
+    for (int x = 0; x < lv->w && x < ox + vw + 9; x++) {
+        lv->trap[y * lv->w + x] = pit;
+        screen_t *s = screen_new(80, 24);
+        trap_render(g, s, ox, 0, vw, 10, top, 1);
+        int carets = 0;
+        for (int i = 0; i < 80 * 24; i++)
+            carets += s->cells[i].ch == '^';
+        bool in = x >= ox && x < ox + vw;
+        ck_assert_msg(carets == (in ? 1 : 0), "column %d: %d drawn", x, carets);
+        if (in)
+            ck_assert_int_eq(s->cells[(top + y) * 80 + (x - ox)].ch, '^');
+        screen_free(s);
+        lv->trap[y * lv->w + x] = 0;
+    }
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 Suite *suite_game_trap(void)
 {
     Suite *s = suite_create("game_trap");
@@ -273,6 +302,7 @@ Suite *suite_game_trap(void)
     tcase_add_test(t, known_traps_are_stepped_over_sometimes);
     tcase_add_test(t, door_commands);
     tcase_add_test(t, traps_are_saved);
+    tcase_add_test(t, found_traps_drawn_in_every_column);
     tcase_add_test(t, found_traps_are_drawn);
     suite_add_tcase(s, t);
     return s;
