@@ -36,7 +36,7 @@
 static void on_tick(uv_timer_t *t)
 {
     server_t *s = t->data;
-    turns_note(&s->turns, TURN_TICK, TURN_REDRAWS, 0);
+    turns_ran(&s->turns, TURN_TICK);
     telnetgw_tick(s);
     server_tick(s);
     menu_tick(s);

@@ -493,6 +493,8 @@ static void cmd_check_db(ctl_t *c, char *arg)
 static void cmd_health(ctl_t *c, char *arg)
 {
     (void)arg;
+    /* the loop's turns are measured from the first health on */
+    turns_meter_on(&c->srv->turns);
     if (c->srv->storage.stall_since) { /* its reads would wait behind the stalled write */
         buf_puts(&c->out, "database: not read while a write is stalled\n");
         health_storage(c);

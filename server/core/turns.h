@@ -1,17 +1,26 @@
-/* turns — how long each turn of a loop held its games: the loop's work
- * between two polls (libuv's idle time taken out), as a histogram and the
- * longest turn, and what viewers' work ran in the longest (TURN_* bits
- * each part of the daemon sets while it runs). A player's key waits for
- * at most the turn it came in: what warren-admin health reports, and
- * with WARREN_TURN_LOG_US=N every turn of N µs or more is logged with
- * what ran in it.
+/* turns — a loop's turns: the loop's work between two polls.
+ *
+ * Counted always (turns_now): work spread over turns (a slice a turn)
+ * asks it whether two pieces fell in one turn. A handle of the loop's
+ * own adds one at each poll; that is all it does while the meter is off.
+ *
+ * Measured only while wanted (the meter): switched on by the first
+ * warren-admin health and kept on, or from the start when
+ * WARREN_TURN_LOG_US=N is set (then every turn of N µs of CPU or more is
+ * logged with what ran in it). While on, each turn's CPU time (the loop
+ * thread's clock, a system call a turn: why it is off until asked) and
+ * its length (libuv's idle time taken out) go into a histogram and the
+ * longest, with what viewers' work ran in the longest (TURN_* bits each
+ * part of the daemon sets while it runs). A player's key waits for at
+ * most the turn it came in.
  *
  * Besides the times, the viewers' work per turn as counts (rows drawn:
  * watch-list terminals redrawn, lobby games and previews sent), which do
  * not depend on the machine: their largest in one turn. Loop thread only;
- * the counts are the home loop's. */
+ * the home loop's. */
 #ifndef WARREN_TURNS_H
 #define WARREN_TURNS_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -28,14 +37,20 @@ enum { TURN_REDRAWS, TURN_GAMES, TURN_PREVIEWS, TURN_COUNTS };
 #define TURNS_BUCKETS 16 /* < 64 µs, < 128 µs, ... doubling; the last: the rest */
 
 typedef struct turns {
+    /* read-only (turns_now): the loop's turns so far, meter on or off */
+    uint64_t n;
+    /* private */
     uv_prepare_t prep;
+    bool on;          /* the meter: the rest is kept only while on */
+    uint64_t on_s;    /* when it was switched on, s since the epoch */
+    uint64_t metered; /* turns measured since then */
     uint64_t last_ns, last_idle_ns, last_cpu_ns;
-    uint64_t n, hist[TURNS_BUCKETS]; /* by the loop thread's CPU time in the turn */
-    uint64_t max_ns;                 /* the longest turn, by the clock (preemption counts too) */
-    uint64_t max_cpu_ns;             /* the most CPU one turn took */
-    unsigned max_what;               /* TURN_* of that one */
-    unsigned what;                   /* TURN_* of the turn running */
-    uint64_t log_ns;                 /* WARREN_TURN_LOG_US; 0: none logged */
+    uint64_t hist[TURNS_BUCKETS]; /* by the loop thread's CPU time in the turn */
+    uint64_t max_ns;              /* the longest turn, by the clock (preemption counts too) */
+    uint64_t max_cpu_ns;          /* the most CPU one turn took */
+    unsigned max_what;            /* TURN_* of that one */
+    unsigned what;                /* TURN_* of the turn running */
+    uint64_t log_ns;              /* WARREN_TURN_LOG_US; 0: none logged */
     /* viewers' work this turn (TURN_REDRAWS: menu terminals redrawn,
      * TURN_GAMES: lobby list entries, TURN_PREVIEWS: lobby previews
      * encoded), and the most of each in one turn */
@@ -45,26 +60,43 @@ typedef struct turns {
     uint64_t viewer_ns, viewer_max_ns, viewer_slow;
 } turns_t;
 
-/* Before uv_run (the loop's idle time is measured from then on). */
+/* Before uv_run: the count starts, and the meter if WARREN_TURN_LOG_US
+ * is set. */
 int turns_start(turns_t *t, uv_loop_t *loop);
 void turns_stop(turns_t *t);
-/* Viewers' work of this turn: what (TURN_MENU...) ran, and n more of
- * kind (TURN_REDRAWS...). */
+/* The loop's turn number: equal for two calls in one turn. */
+static inline uint64_t turns_now(const turns_t *t)
+{
+    return t->n;
+}
+/* Switches the meter on, kept on (after turns_start; no-op when on). */
+void turns_meter_on(turns_t *t);
+/* Viewers' work of this turn: what (TURN_MENU...) ran. */
+static inline void turns_ran(turns_t *t, unsigned what)
+{
+    if (t->on)
+        t->what |= what;
+}
+/* ... and n more of kind (TURN_REDRAWS...) done in it. */
 static inline void turns_note(turns_t *t, unsigned what, int kind, uint32_t n)
 {
-    t->what |= what;
-    t->count[kind] += n;
+    if (t->on) {
+        t->what |= what;
+        t->count[kind] += n;
+    }
 }
 /* Around a piece of viewers' work: its time is added to the turn's. */
-static inline uint64_t turns_begin(void)
+static inline uint64_t turns_begin(const turns_t *t)
 {
-    return uv_hrtime();
+    return t->on ? uv_hrtime() : 0;
 }
 static inline void turns_end(turns_t *t, uint64_t began)
 {
-    t->viewer_ns += uv_hrtime() - began;
+    if (t->on && began)
+        t->viewer_ns += uv_hrtime() - began;
 }
-/* "loop turns: ..." into out (a line, no newline). */
+/* "loop turns ..." into out (a line, no newline): since the meter was
+ * switched on. */
 void turns_describe(const turns_t *t, char *out, size_t cap);
 
 #endif

@@ -260,7 +260,7 @@ static void tick_stop(server_t *s)
 static void tick_slice(uv_idle_t *h)
 {
     server_t *s = h->data;
-    uint64_t began = turns_begin();
+    uint64_t began = turns_begin(&s->turns);
     int drawn = 0;
     for (int looked = 0; s->menu_due > 0 && drawn < MENU_TICK_SLICE && looked < MENU_TICK_LOOK;
          looked++) {
@@ -275,7 +275,8 @@ static void tick_slice(uv_idle_t *h)
             drawn++;
         }
     }
-    turns_note(&s->turns, drawn ? TURN_MENU : 0, TURN_REDRAWS, (uint32_t)drawn);
+    if (drawn)
+        turns_note(&s->turns, TURN_MENU, TURN_REDRAWS, (uint32_t)drawn);
     turns_end(&s->turns, began);
     if (s->menu_due <= 0 || list_empty(&s->menu_conns))
         tick_stop(s);

@@ -850,7 +850,7 @@ static void previews_slice(uv_idle_t *h);
 static void lobby_previews(webgw_t *g, bool round)
 {
     previews_t p = {.g = g, .round = round};
-    if (g->previews_turn == g->srv->turns.n) /* the round and a slice in one turn */
+    if (g->previews_turn == turns_now(&g->srv->turns)) /* the round and a slice in one turn */
         p.encoded = g->previews_encoded;
     webgw_each_live(g->srv, PREVIEW_MAX, preview_one, &p);
     if (round) {
@@ -859,7 +859,7 @@ static void lobby_previews(webgw_t *g, bool round)
     }
     memcpy(g->pending, p.left, sizeof p.left[0] * (size_t)p.nleft);
     g->npending = p.nleft;
-    g->previews_turn = g->srv->turns.n;
+    g->previews_turn = turns_now(&g->srv->turns);
     g->previews_encoded = p.encoded;
     if (p.nleft && !g->previews_on) {
         uv_idle_start(&g->previews_idle, previews_slice);
@@ -873,7 +873,7 @@ static void lobby_previews(webgw_t *g, bool round)
 static void previews_slice(uv_idle_t *h)
 {
     webgw_t *g = h->data;
-    uint64_t began = turns_begin();
+    uint64_t began = turns_begin(&g->srv->turns);
     lobby_previews(g, false);
     turns_end(&g->srv->turns, began);
 }
@@ -976,10 +976,10 @@ static void viewers_status(webgw_t *g)
 static void on_lobby_timer(uv_timer_t *t)
 {
     webgw_t *g = t->data;
-    uint64_t began = turns_begin();
-    turns_note(&g->srv->turns, TURN_LOBBY, TURN_GAMES, 0);
+    uint64_t began = turns_begin(&g->srv->turns);
+    turns_ran(&g->srv->turns, TURN_LOBBY);
     lobby_send_all(g, NULL);
-    turns_note(&g->srv->turns, TURN_STATUS, TURN_GAMES, 0);
+    turns_ran(&g->srv->turns, TURN_STATUS);
     viewers_status(g);
     turns_end(&g->srv->turns, began);
 }

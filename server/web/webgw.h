@@ -63,7 +63,7 @@ typedef struct webgw {
     uint64_t lobby_msgs;     /* lobby messages written (their shared ids) */
     uv_idle_t previews_idle; /* those, a slice a turn */
     bool previews_on;
-    uint64_t previews_turn;     /* the loop turn (turns_t.n) previews were last encoded in */
+    uint64_t previews_turn;     /* the loop turn (turns_now) previews were last encoded in */
     int previews_encoded;       /* how many then */
     char *tpl[WEBGW_TEMPLATES]; /* the client's pages (site.c); NULL when not built */
     buf_t feed;                 /* the lobby's feed as HTML (lobby_page.c) */

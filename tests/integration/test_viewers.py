@@ -337,6 +337,15 @@ def health_counts(bindir, d):
     return tuple(int(x) for x in m.groups())
 
 
+def loop_turns(bindir, d):
+    """The home loop's turns in all and those its meter measured (since
+    the first health switched it on), from warren-admin health."""
+    out = admin(bindir, d, "health")
+    m = re.search(r"loop turns: (\d+); since the meter went on at [^(]*\((\d+) s ago\): (\d+),", out)
+    assert m, out
+    return int(m.group(1)), int(m.group(3))
+
+
 def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
     """Forty terminals on the watch list and a lobby beside seven games:
     the watch lists' one-second redraws and the lobby's previews are done
@@ -353,6 +362,9 @@ def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
         for name in names:
             players[name] = clients(d.port)
             new_game(d, players[name], name)
+        # the meter reads a clock a turn: off until the first health asks
+        total, measured = loop_turns(bindir, d)
+        assert measured < total / 2, (total, measured)
         viewers = [RawViewer(d.port) for _ in range(40)]
         time.sleep(1.0)  # the menu first
         for v in viewers:
@@ -383,6 +395,22 @@ def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
         for v in viewers:
             v.s.close()
         lobby.close()
+        d.stop_clean()
+    finally:
+        d.stop()
+
+
+def test_turn_log_meters_from_the_start(bindir, tmp_path):
+    """With WARREN_TURN_LOG_US set the meter is on from the start (not
+    only from the first health): slow turns are logged with what ran, and
+    health's figures cover every turn."""
+    d = Daemon(bindir, tmp_path / "d", extra=["--control", f"{tmp_path}/d/warren.db.ctl"],
+               env={"WARREN_TURN_LOG_US": "1"})
+    d.start()
+    try:
+        d.wait_log(r"turn \d+ us cpu \d+ us: \S+, redraws \d+ games \d+ previews \d+, viewers")
+        total, measured = loop_turns(bindir, d)
+        assert total - measured <= 2, (total, measured)
         d.stop_clean()
     finally:
         d.stop()
