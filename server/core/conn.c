@@ -26,9 +26,17 @@ int conn_init(conn_t *c, server_t *srv, const conn_ops_t *ops)
     return c->input_limit && above == 0 ? 0 : -1;
 }
 
+static void menu_leave(conn_t *c)
+{
+    if (list_linked(&c->mnode)) {
+        list_remove(&c->mnode);
+        c->srv->nmenu--;
+    }
+}
+
 void conn_fini(conn_t *c)
 {
-    list_remove(&c->mnode);
+    menu_leave(c);
     ratelimit_free(c->input_limit);
     if (c->srv->hooks->conn_close)
         c->srv->hooks->conn_close(c);
@@ -45,10 +53,12 @@ void conn_set_place(conn_t *c, conn_place_t p)
         relay_placed(c);
         return;
     }
-    if (p != CONN_MENU || c->ops->browser)
-        list_remove(&c->mnode);
-    else if (!list_linked(&c->mnode))
+    if (p != CONN_MENU || c->ops->browser) {
+        menu_leave(c);
+    } else if (!list_linked(&c->mnode)) {
         list_push_back(&c->srv->menu_conns, &c->mnode);
+        c->srv->nmenu++;
+    }
 }
 
 void conn_write(conn_t *c, const void *data, size_t len)

@@ -84,6 +84,7 @@ struct server {
     /* What the one-second tick looks at, so that it costs what is due, not
      * one walk of every conn and session (10,000 of them took 13 ms): */
     list_t menu_conns;   /* conn_t.mnode: terminals in the menu (conn.c) */
+    int nmenu;           /* how many (conn.c) */
     uv_idle_t menu_idle; /* a round of their redraws, a slice a turn (menu.c) */
     int menu_due;        /* of them, still to be looked at this round */
     bool menu_idle_on;

@@ -262,6 +262,8 @@ static void tick_slice(uv_idle_t *h)
     server_t *s = h->data;
     uint64_t began = turns_begin(&s->turns);
     int drawn = 0;
+    if (s->menu_due > s->nmenu) /* some left the menu: the round ends sooner */
+        s->menu_due = s->nmenu;
     for (int looked = 0; s->menu_due > 0 && drawn < MENU_TICK_SLICE && looked < MENU_TICK_LOOK;
          looked++) {
         list_t *n = list_pop_front(&s->menu_conns);
@@ -286,11 +288,8 @@ void menu_tick(server_t *s)
 {
     if (s->stopping)
         return;
-    int n = 0;
-    LIST_EACH (it, &s->menu_conns)
-        n++;
-    s->menu_due = n; /* a round still under way is taken up by this one */
-    if (!n || s->menu_idle_on)
+    s->menu_due = s->nmenu; /* a round still under way is taken up by this one */
+    if (!s->nmenu || s->menu_idle_on)
         return;
     if (!s->menu_idle.loop) {
         uv_idle_init(s->loop, &s->menu_idle);
