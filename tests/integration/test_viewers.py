@@ -392,6 +392,12 @@ def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
         assert 0 < redraws <= 8, f"{redraws} watch lists redrawn in one loop turn"
         assert 0 < previews <= 4, f"{previews} lobby previews encoded in one loop turn"
         assert games == 7, games
+        # between rounds the loop sleeps: no idle handle of a finished
+        # round left running (it would turn the loop without waiting)
+        before, _ = loop_turns(bindir, d)
+        time.sleep(2)
+        after, _ = loop_turns(bindir, d)
+        assert after - before < 1000, f"{after - before} loop turns in 2 s, the viewers idle"
         for v in viewers:
             v.s.close()
         lobby.close()
