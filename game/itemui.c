@@ -374,25 +374,6 @@ bool itemui_render(game_t *g, screen_t *s)
     return true;
 }
 
-void itemui_render_floor(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top, int tw)
-{
-    const level_t *lv = level_current(g);
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h && lv; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if (o->type != OBJ_ITEM || o->target || o->depth != lv->depth || !level_in(lv, o->x, o->y))
-            continue;
-        if (!lv->seen[o->y * lv->w + o->x])
-            continue;
-        int sx = o->x - ox, sy = o->y - oy;
-        if (sx < 0 || sx >= vw || sy < 0 || sy >= vh)
-            continue;
-        const item_kind_t *k = item_kind(g, o);
-        bool vis = level_visible(lv, o->x, o->y);
-        style_t st = {vis ? k->fg : 8, SCREEN_DEFAULT_COLOR, vis ? 0 : ATTR_DIM};
-        screen_put(s, sx * tw, top + sy, k->glyph, st);
-    }
-}
-
 const char *itemui_status_word(const game_t *g)
 {
     return status_hunger_word(g);

@@ -29,8 +29,6 @@ int itemui_equipment(game_t *g);
 int itemui_rest(game_t *g);
 /* Draws the open item screen over the map; false when none is open. */
 bool itemui_render(game_t *g, screen_t *s);
-/* Floor items on the map view (cells the player has seen). */
-void itemui_render_floor(game_t *g, screen_t *s, int ox, int oy, int vw, int vh, int top, int tw);
 /* The words for the status line ("Hungry"), "" when none. */
 const char *itemui_status_word(const game_t *g);
 

@@ -14,6 +14,7 @@
 #define WARREN_OBJ_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include "alloc.h"
 #include "ser.h"
 
@@ -215,6 +216,25 @@ static inline handle_t reg_index_next_at(const reg_t *r, handle_t h)
 static inline handle_t reg_index_next_creature(const reg_t *r, handle_t after)
 {
     return reg_index_handle(r, after ? r->ix.cnext[after & OBJ_INDEX_MASK] : r->ix.chead);
+}
+
+/* The objects filed in the open map index (its creatures and the items
+ * on its floor), bucket after bucket: those of any one cell in slot
+ * order, as reg_next meets them. *bucket 0 and HANDLE_NONE start;
+ * HANDLE_NONE at the end. Not safe across a refile of the one walked. */
+static inline handle_t reg_index_next_filed(const reg_t *r, uint32_t *bucket, handle_t after)
+{
+    uint32_t link = after ? r->ix.next[after & OBJ_INDEX_MASK] : 0;
+    while (!link && *bucket < REG_INDEX_BUCKETS) {
+        uint64_t four = 1; /* four empty buckets passed in one look */
+        if (*bucket % 4 == 0)
+            memcpy(&four, &r->ix.head[*bucket], sizeof four);
+        if (!four)
+            *bucket += 4;
+        else
+            link = r->ix.head[(*bucket)++];
+    }
+    return reg_index_handle(r, link);
 }
 
 /* A walk of the creatures at depth, slot order: the index's creatures when

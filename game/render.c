@@ -6,6 +6,7 @@
 #include <string.h>
 #include "glyph.h"
 #include "help.h"
+#include "item.h"
 #include "itemui.h"
 #include "level.h"
 #include "msg.h"
@@ -40,6 +41,21 @@ typedef struct {
  * whose wall lines join them), tiles objects stood on or stand on, and the
  * text lines; the whole frame when the layout moved or a screen or overlay
  * was up. */
+/* One glyph of the objects' layer: tile (sx, sy) of the view, level cell. */
+typedef struct {
+    int32_t cell;
+    int16_t sx, sy;
+    uint32_t ch;
+    style_t st;
+} obj_glyph_t;
+
+/* The objects' glyphs of a frame in the order drawn (on any one tile the
+ * last one stays). */
+typedef struct {
+    obj_glyph_t *g;
+    int n, cap;
+} obj_layer_t;
+
 struct render_cache {
     screen_t *frame;
     uint64_t stamp; /* a grid stamped so holds frame as it is now; 0: none */
@@ -49,10 +65,9 @@ struct render_cache {
     bool help_ok; /* the help line shows help_first for help_state */
     size_t help_first;
     int help_state;
-    int misses;      /* calls at another size since the last at this one */
-    uint8_t *shadow; /* 3 planes: terrain, seen, vis under each tile (plane) */
-    int32_t *objs;   /* level cells under objects last frame */
-    int nobjs, cap;
+    int misses;          /* calls at another size since the last at this one */
+    uint8_t *shadow;     /* 3 planes: terrain, seen, vis under each tile (plane) */
+    obj_layer_t objs[2]; /* the objects' glyphs: this frame's, last frame's */
     /* the text lines as last drawn: drawn again only when they would differ */
     bool msg_ok, status_ok;
     uint32_t msg_said, msg_seen, msg_n;
@@ -251,51 +266,102 @@ static void map_terrain(game_t *g, screen_t *s, const level_t *lv, const map_vie
             map_tile(g, s, lv, m, sx, sy);
 }
 
-/* Adds level cell i to the cells under objects this frame (objs_erase
- * redraws their terrain next frame). 0, or -1 out of memory. */
-static int obj_remember(render_cache_t *cache, int32_t i)
+/* Where the objects' glyphs go: into layer (NULL: straight onto s). */
+typedef struct {
+    screen_t *s;
+    const map_view_t *m;
+    obj_layer_t *layer;
+    int failed; /* 0, or -1: the layer could not grow */
+} obj_sink_t;
+
+static void obj_put(obj_sink_t *k, int32_t cell, int sx, int sy, uint32_t ch, style_t st)
 {
-    if (cache->nobjs == cache->cap) {
-        int cap = cache->cap ? cache->cap * 2 : 32;
-        int32_t *n = realloc(cache->objs, sizeof *n * (size_t)cap);
-        if (!n)
-            return -1;
-        cache->objs = n;
-        cache->cap = cap;
+    obj_layer_t *l = k->layer;
+    if (!l) {
+        screen_put(k->s, sx * k->m->tw, k->m->top + sy, ch, st);
+        return;
     }
-    cache->objs[cache->nobjs++] = i;
-    return 0;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 32;
+        obj_glyph_t *n = k->failed ? NULL : realloc(l->g, sizeof *n * (size_t)cap);
+        if (!n) {
+            k->failed = -1;
+            return;
+        }
+        l->g = n;
+        l->cap = cap;
+    }
+    l->g[l->n++] = (obj_glyph_t){cell, (int16_t)sx, (int16_t)sy, ch, st};
 }
 
-/* Known traps, items on the floor, then the creatures in view, over the
- * terrain (drawn every frame: they are few). With rec, the same walk of
- * the registry remembers the level cells of every item and creature on
- * view (a superset of what was drawn) in rec: 0, or -1 when it could not. */
-static int map_objects(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m,
-                       render_cache_t *rec)
+/* Whether o stands on lv at a tile of the view: its tile in *sx, *sy. */
+static bool obj_on_view(const level_t *lv, const map_view_t *m, const obj_t *o, int *sx, int *sy)
 {
-    trap_render(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
-    itemui_render_floor(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
-    int ret = 0;
-    if (rec)
-        rec->nobjs = 0;
-    for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
-        const obj_t *o = reg_get(&g->reg, h);
-        if ((o->type != OBJ_CREATURE && o->type != OBJ_ITEM) || o->depth != lv->depth ||
-            !level_in(lv, o->x, o->y))
-            continue;
-        int sx = o->x - m->ox, sy = o->y - m->oy;
-        bool on = sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh;
-        if (on && rec && ret == 0)
-            ret = obj_remember(rec, (int32_t)(o->y * lv->w + o->x));
-        if (o->type != OBJ_CREATURE || !on || !level_visible(lv, o->x, o->y))
-            continue;
-        const creature_kind_t *k = &g->c->creatures[o->kind];
-        bool hid = (o->flags & OF_DISGUISED) && k->disguise[0]; /* drawn as what it passes for */
-        screen_put(s, sx * m->tw, m->top + sy, hid ? k->disguise_glyph : k->glyph,
-                   fg_style(hid ? k->disguise_fg : k->fg, h == g->player ? ATTR_BOLD : 0));
+    *sx = o->x - m->ox, *sy = o->y - m->oy;
+    return *sx >= 0 && *sx < m->vw && *sy >= 0 && *sy < m->vh && o->depth == lv->depth &&
+           level_in(lv, o->x, o->y);
+}
+
+/* o's glyph when it is an item on the floor of a seen tile of the view. */
+static void floor_item(game_t *g, const level_t *lv, obj_sink_t *k, const obj_t *o)
+{
+    int sx, sy;
+    if (o->type != OBJ_ITEM || o->target || !obj_on_view(lv, k->m, o, &sx, &sy))
+        return;
+    int32_t cell = o->y * lv->w + o->x;
+    if (!lv->seen[cell])
+        return;
+    const item_kind_t *ik = item_kind(g, o);
+    bool vis = level_visible(lv, o->x, o->y);
+    obj_put(k, cell, sx, sy, ik->glyph,
+            (style_t){vis ? ik->fg : 8, SCREEN_DEFAULT_COLOR, vis ? 0 : ATTR_DIM});
+}
+
+/* The items on the floor in view: the map index's objects when it is open
+ * for lv (on any one tile in slot order, as a walk of every object). */
+static void floor_items(game_t *g, const level_t *lv, obj_sink_t *k)
+{
+    const reg_t *r = &g->reg;
+    if (r->ix.depth >= 0 && r->ix.depth == lv->depth && r->ix.w == lv->w && r->ix.h == lv->h) {
+        uint32_t b = 0;
+        for (handle_t h = reg_index_next_filed(r, &b, HANDLE_NONE); h;
+             h = reg_index_next_filed(r, &b, h)) {
+            const obj_t *o = reg_get(r, h);
+            if (o->type == OBJ_ITEM && (unsigned)(o->x - k->m->ox) < (unsigned)k->m->vw &&
+                (unsigned)(o->y - k->m->oy) < (unsigned)k->m->vh) /* floor_item's first look */
+                floor_item(g, lv, k, o);
+        }
+        return;
     }
-    return ret;
+    for (handle_t h = reg_next(r, HANDLE_NONE); h; h = reg_next(r, h))
+        floor_item(g, lv, k, reg_get(r, h));
+}
+
+/* The creatures in sight in view (the map index's when it is open for lv). */
+static void creatures(game_t *g, const level_t *lv, obj_sink_t *k)
+{
+    for (handle_t h = reg_next_near(&g->reg, lv->depth, HANDLE_NONE); h;
+         h = reg_next_near(&g->reg, lv->depth, h)) {
+        const obj_t *o = reg_get(&g->reg, h);
+        int sx, sy;
+        if (o->type != OBJ_CREATURE || !obj_on_view(lv, k->m, o, &sx, &sy) ||
+            !level_visible(lv, o->x, o->y))
+            continue;
+        const creature_kind_t *ck = &g->c->creatures[o->kind];
+        bool hid = (o->flags & OF_DISGUISED) && ck->disguise[0]; /* drawn as what it passes for */
+        obj_put(k, o->y * lv->w + o->x, sx, sy, hid ? ck->disguise_glyph : ck->glyph,
+                fg_style(hid ? ck->disguise_fg : ck->fg, h == g->player ? ATTR_BOLD : 0));
+    }
+}
+
+/* The objects' glyphs (items on the floor, then creatures) into k. */
+static int objs_walk(game_t *g, const level_t *lv, obj_sink_t *k)
+{
+    if (k->layer)
+        k->layer->n = 0;
+    floor_items(g, lv, k);
+    creatures(g, lv, k);
+    return k->failed;
 }
 
 static void map_cursor(game_t *g, screen_t *s, const obj_t *p, const map_view_t *m, bool cursor)
@@ -491,7 +557,8 @@ void render_free(game_t *g)
         return;
     screen_free(cache->frame);
     free(cache->shadow);
-    free(cache->objs);
+    free(cache->objs[0].g);
+    free(cache->objs[1].g);
     free(cache);
     g->render_cache = NULL;
 }
@@ -683,13 +750,51 @@ static void map_changes(game_t *g, render_cache_t *cache, const level_t *lv, con
     }
 }
 
-static void objs_erase(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m)
+static bool layer_has(const obj_layer_t *l, int32_t cell)
 {
-    for (int i = 0; i < cache->nobjs; i++) {
-        int sx = cache->objs[i] % lv->w - m->ox, sy = cache->objs[i] / lv->w - m->oy;
-        if (sx >= 0 && sx < m->vw && sy >= 0 && sy < m->vh)
-            map_tile(g, cache->frame, lv, m, sx, sy);
+    for (int i = 0; i < l->n; i++)
+        if (l->g[i].cell == cell)
+            return true;
+    return false;
+}
+
+/* The terrain again under last frame's objects, but where an object of
+ * now (NULL: none known) goes over it anyway. */
+static void objs_erase(game_t *g, render_cache_t *cache, const level_t *lv, const map_view_t *m,
+                       const obj_layer_t *now)
+{
+    const obj_layer_t *was = &cache->objs[1];
+    for (int i = 0; i < was->n; i++) {
+        const obj_glyph_t *o = &was->g[i];
+        if (o->sx < m->vw && o->sy < m->vh && !(now && layer_has(now, o->cell)))
+            map_tile(g, cache->frame, lv, m, o->sx, o->sy);
     }
+}
+
+/* Known traps, items on the floor, then the creatures in view, over the
+ * terrain (drawn every frame: they are few). With a cache that keeps the
+ * view (keep), the objects' glyphs are gathered first: the terrain is drawn
+ * again (unless full) only under last frame's objects that none covers
+ * now, and cache->objs[1] holds this frame's after. 0, or -1 when the
+ * glyphs could not be kept. */
+static int map_objects(game_t *g, screen_t *s, const level_t *lv, const map_view_t *m,
+                       render_cache_t *cache, bool keep, bool full)
+{
+    obj_sink_t k = {s, m, keep ? &cache->objs[0] : NULL, 0};
+    int ret = keep ? objs_walk(g, lv, &k) : 0;
+    if (cache && !full)
+        objs_erase(g, cache, lv, m, keep && ret == 0 ? k.layer : NULL);
+    trap_render(g, s, m->ox, m->oy, m->vw, m->vh, m->top, m->tw);
+    k.layer = ret == 0 ? k.layer : NULL;
+    if (!k.layer)
+        return objs_walk(g, lv, &k) | ret;
+    for (int i = 0; i < k.layer->n; i++) {
+        const obj_glyph_t *o = &k.layer->g[i];
+        screen_put(s, o->sx * m->tw, m->top + o->sy, o->ch, o->st);
+    }
+    obj_layer_t t = cache->objs[1];
+    cache->objs[1] = cache->objs[0], cache->objs[0] = t;
+    return 0;
 }
 
 /* The help line, unless it already shows what it would show now. */
@@ -712,12 +817,10 @@ static int draw_map(game_t *g, screen_t *s, const level_t *lv, const map_view_t 
 {
     if (full)
         map_terrain(g, s, lv, m);
-    else {
+    else
         map_changes(g, cache, lv, m);
-        objs_erase(g, cache, lv, m);
-    }
     bool keep = cache && lv->vis;
-    int ret = map_objects(g, s, lv, m, keep ? cache : NULL);
+    int ret = map_objects(g, s, lv, m, cache, keep, full);
     if (!keep)
         return cache ? -1 : 0; /* no view to remember: drawn whole next time */
     for (int sy = -1; full && sy <= m->vh; sy++)

@@ -807,6 +807,101 @@ START_TEST(view_shows_the_player_and_all_in_sight)
 }
 END_TEST
 
+/* ---- the objects' layer --------------------------------------------------- */
+
+/* What a walk of every object puts on the view's tile of o (items on seen
+ * floor, then creatures in sight: the last on a tile stays), into want. */
+static void object_glyph(game_t *g, const obj_t *o, handle_t h, int pass, cell_t *want)
+{
+    const level_t *lv = level_current(g);
+    if (pass == 0 && o->type == OBJ_ITEM && !o->target && lv->seen[o->y * lv->w + o->x]) {
+        const item_kind_t *k = item_kind(g, o);
+        bool vis = level_visible(lv, o->x, o->y);
+        *want = (cell_t){.ch = k->glyph, .fg = vis ? k->fg : 8, .attr = vis ? 0 : ATTR_DIM};
+    } else if (pass == 1 && o->type == OBJ_CREATURE && level_visible(lv, o->x, o->y)) {
+        const creature_kind_t *k = &g->c->creatures[o->kind];
+        bool hid = (o->flags & OF_DISGUISED) && k->disguise[0];
+        *want = (cell_t){.ch = hid ? k->disguise_glyph : k->glyph,
+                         .fg = hid ? k->disguise_fg : k->fg,
+                         .attr = h == g->player ? ATTR_BOLD : 0};
+    }
+}
+
+/* Every object's tile on f (80x24, the map from row 1) shows what a walk
+ * of every object draws there: the tiles checked. */
+static int objects_as_walked(game_t *g, const screen_t *f, int ox, int oy, int key)
+{
+    const level_t *lv = level_current(g);
+    enum { VW = 80, VH = 21 };
+    static cell_t want[VH][VW];
+    memset(want, 0, sizeof want);
+    for (int pass = 0; pass < 2; pass++)
+        for (handle_t h = reg_next(&g->reg, HANDLE_NONE); h; h = reg_next(&g->reg, h)) {
+            const obj_t *o = reg_get(&g->reg, h);
+            int sx = o->x - ox, sy = o->y - oy;
+            if (o->depth == lv->depth && level_in(lv, o->x, o->y) && sx >= 0 && sx < VW &&
+                sy >= 0 && sy < VH)
+                object_glyph(g, o, h, pass, &want[sy][sx]);
+        }
+    int n = 0;
+    for (int sy = 0; sy < VH; sy++)
+        for (int sx = 0; sx < VW; sx++) {
+            const cell_t *c = screen_at(f, sx, 1 + sy), *w = &want[sy][sx];
+            if (!w->ch)
+                continue;
+            ck_assert_msg(c->ch == w->ch && c->fg == w->fg && c->attr == w->attr,
+                          "key %d: tile %d,%d shows U+%04X fg %d, not U+%04X fg %d", key, sx, sy,
+                          (unsigned)c->ch, c->fg, (unsigned)w->ch, w->fg);
+            n++;
+        }
+    return n;
+}
+
+/* Items on the floor at the view's four corners, under the player and on
+ * each of the ten columns left of it (every column modulo 8), seen: on
+ * every frame of a walk over them, drawn from the kept frame and whole,
+ * each object's tile shows what a walk of every object draws there (the
+ * player over the item it stands on, the item again once it steps off)
+ * and the kept frame equals the frame drawn whole. */
+START_TEST(objects_drawn_at_every_tile_of_the_view)
+{
+    content_t *c = shipped_content();
+    game_t *g = started(game_new(c, 1, NULL));
+    game_view_t v = {0};
+    const screen_t *f = render_frame(g, 80, 24, &v);
+    int ox, oy;
+    frame_origin(g, f, &ox, &oy);
+    level_t *lv = level_current(g);
+    const obj_t *p = reg_get(&g->reg, g->player);
+    int px = p->x, py = p->y; /* p moves when the registry grows */
+    int at[][2] = {{ox, oy}, {ox + 79, oy}, {ox, oy + 20}, {ox + 79, oy + 20}, {px, py}};
+    uint16_t kind = item_named(c, "potion of curing");
+    for (int i = 0; i < 15; i++) {
+        int x = i < 5 ? at[i][0] : px + i - 15, y = i < 5 ? at[i][1] : py;
+        if (!level_in(lv, x, y))
+            continue;
+        ck_assert(item_new(g, kind, 1, HANDLE_NONE, lv->depth, x, y, NULL) != HANDLE_NONE);
+        lv->seen[y * lv->w + x] = 1;
+    }
+    screen_t *whole = screen_new(80, 24);
+    static const char WALK[] = "hhhhhhllllll.";
+    int moved = 0;
+    for (int i = 0; WALK[i]; i++) {
+        key(g, (uint32_t)(unsigned char)WALK[i]);
+        f = render_frame(g, 80, 24, &v);
+        moved += reg_get(&g->reg, g->player)->x != px;
+        ck_assert_int_ge(objects_as_walked(g, f, ox, oy, i), 3); /* the view stays put */
+        render_full(g, whole, &v);
+        objects_as_walked(g, whole, ox, oy, i);
+        same_screen(f, whole, 1, i); /* no object left where it was */
+    }
+    ck_assert_int_ge(moved, 4);
+    screen_free(whole);
+    game_free(g);
+    content_free(c);
+}
+END_TEST
+
 /* ---- the status line kept between frames --------------------------------- */
 
 /* One thing the status line shows, changed the way play changes it (the
@@ -999,6 +1094,7 @@ Suite *suite_game_view(void)
     tcase_add_test(t, view_moves_least_down_and_stays_to_and_fro);
     tcase_add_test(t, town_ground_keeps_its_colours_out_of_view);
     tcase_add_test(t, view_shows_the_player_and_all_in_sight);
+    tcase_add_test(t, objects_drawn_at_every_tile_of_the_view);
     suite_add_tcase(s, t);
     TCase *st = tcase_create("status");
     tcase_set_timeout(st, 60);
