@@ -35,12 +35,6 @@ typedef struct {
     char name[32];
 } status_key_t;
 
-/* The frame kept between calls (game_t.render_cache): derived from the state, never
- * saved nor hashed. Each call redraws only what changed since the last:
- * tiles whose terrain, memory or visibility changed (and their neighbours,
- * whose wall lines join them), tiles objects stood on or stand on, and the
- * text lines; the whole frame when the layout moved or a screen or overlay
- * was up. */
 /* One glyph of the objects' layer: tile (sx, sy) of the view, level cell. */
 typedef struct {
     int32_t cell;
@@ -56,6 +50,12 @@ typedef struct {
     int n, cap;
 } obj_layer_t;
 
+/* The frame kept between calls (game_t.render_cache): derived from the state, never
+ * saved nor hashed. Each call redraws only what changed since the last:
+ * tiles whose terrain, memory or visibility changed (and their neighbours,
+ * whose wall lines join them), tiles objects stood on or stand on, and the
+ * text lines; the whole frame when the layout moved or a screen or overlay
+ * was up. */
 struct render_cache {
     screen_t *frame;
     uint64_t stamp; /* a grid stamped so holds frame as it is now; 0: none */
