@@ -40,6 +40,7 @@ static void on_tick(uv_timer_t *t)
     telnetgw_tick(s);
     server_tick(s);
     menu_tick(s);
+    webgw_tick(s);
     announce_tick(s);
     retention_tick(s);
 }

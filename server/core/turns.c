@@ -65,6 +65,7 @@ static void measure(turns_t *t, uv_loop_t *loop)
     if (t->viewer_ns > t->viewer_max_ns)
         t->viewer_max_ns = t->viewer_ns;
     t->viewer_slow += t->viewer_ns >= 1000000;
+    t->lobby_with_menu += (t->what & (TURN_STATUS | TURN_MENU)) == (TURN_STATUS | TURN_MENU);
     t->viewer_ns = 0;
     t->what = 0;
     memset(t->count, 0, sizeof t->count);
@@ -130,12 +131,13 @@ void turns_describe(const turns_t *t, char *out, size_t cap)
         out, cap,
         "loop turns: %llu; since the meter went on at %s (%lld s ago): %llu, longest %llu us, "
         "most CPU %llu us (%s); most in one turn: %u menu redraws, %u lobby games, %u previews; "
-        "viewers' work: most %llu us in one turn, 1 ms or more in %llu; CPU per turn",
+        "viewers' work: most %llu us in one turn, 1 ms or more in %llu; "
+        "lobby rounds beside menu redraws: %llu; CPU per turn",
         (unsigned long long)t->n, since, ago, (unsigned long long)t->metered,
         (unsigned long long)(t->max_ns / 1000), (unsigned long long)(t->max_cpu_ns / 1000),
         what_names(t->max_what, w, sizeof w), t->count_max[TURN_REDRAWS], t->count_max[TURN_GAMES],
         t->count_max[TURN_PREVIEWS], (unsigned long long)(t->viewer_max_ns / 1000),
-        (unsigned long long)t->viewer_slow);
+        (unsigned long long)t->viewer_slow, (unsigned long long)t->lobby_with_menu);
     for (int b = 0; b < TURNS_BUCKETS && len > 0 && (size_t)len < cap; b++)
         if (t->hist[b])
             len += snprintf(out + len, cap - (size_t)len, " %s%llu us: %llu",

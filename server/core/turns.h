@@ -58,6 +58,9 @@ typedef struct turns {
     /* the time viewers' work took this turn (turns_begin/turns_end around
      * it), the most in one turn, and the turns it took 1 ms or more in */
     uint64_t viewer_ns, viewer_max_ns, viewer_slow;
+    /* turns that held both the lobby's round (TURN_STATUS) and watch-list
+     * redraws (TURN_MENU): the two are kept apart, so none */
+    uint64_t lobby_with_menu;
 } turns_t;
 
 /* Before uv_run: the count starts, and the meter if WARREN_TURN_LOG_US

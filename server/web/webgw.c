@@ -39,7 +39,13 @@
 #include "web_json.h"
 #include "webgw.h"
 
-#define LOBBY_MS 500
+/* The lobby's round (its list, previews and watcher counts) every
+ * LOBBY_MS, at a set phase of the one-second tick: a quarter of a second
+ * after it and after that, so never in the turn of the tick, whose first
+ * slice of watch-list redraws runs in its turn (webgw_tick re-arms it
+ * each tick: two timers of their own would drift back into step). */
+#define LOBBY_MS    500
+#define LOBBY_PHASE 250
 
 #define COOKIE_DAYS 30
 #define CHAT_RATE   1.0 /* lines per second ... */
@@ -984,6 +990,13 @@ static void on_lobby_timer(uv_timer_t *t)
     turns_end(&g->srv->turns, began);
 }
 
+void webgw_tick(server_t *srv)
+{
+    webgw_t *g = srv->web;
+    if (g && g->timer_on) /* next round a phase after this tick, then every LOBBY_MS */
+        uv_timer_start(&g->lobby_timer, on_lobby_timer, LOBBY_PHASE, LOBBY_MS);
+}
+
 void webgw_options_changed(webgw_t *g, int64_t user_id, const char *options)
 {
     LIST_EACH (it, &g->socks) {
@@ -1082,7 +1095,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
     uv_idle_init(srv->loop, &g->previews_idle);
     g->previews_idle.data = g;
     g->timer_on = true;
-    uv_timer_start(&g->lobby_timer, on_lobby_timer, LOBBY_MS, LOBBY_MS);
+    uv_timer_start(&g->lobby_timer, on_lobby_timer, LOBBY_PHASE, LOBBY_MS);
     log_info("listening http %s (port %d)", srv->cfg.http, web_port(g->web));
     return 0;
 }

@@ -26,6 +26,8 @@ void webgw_hooks(hooks_t *h);
 /* Starts it on the home loop with the route table routes[0..n) (borrowed
  * for its life); 0 also when http is off or unavailable. */
 int webgw_start(server_t *s, const web_route_t *routes, size_t n);
+/* home, once a second: the lobby's rounds kept at their phase of the tick */
+void webgw_tick(server_t *s);
 void webgw_stop(server_t *s); /* step 1, on the loop (shutdown) */
 void webgw_free(server_t *s); /* step 2, after uv_run returned */
 /* The account's password changed: its websockets opened with another web

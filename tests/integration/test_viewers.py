@@ -337,6 +337,15 @@ def health_counts(bindir, d):
     return tuple(int(x) for x in m.groups())
 
 
+def lobby_beside_menu(bindir, d):
+    """The turns that held both a lobby round and watch-list redraws
+    (warren-admin health's "lobby rounds beside menu redraws")."""
+    out = admin(bindir, d, "health")
+    m = re.search(r"lobby rounds beside menu redraws: (\d+);", out)
+    assert m, out
+    return int(m.group(1))
+
+
 def loop_turns(bindir, d):
     """The home loop's turns in all and those its meter measured (since
     the first health switched it on), from warren-admin health."""
@@ -351,8 +360,9 @@ def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
     the watch lists' one-second redraws and the lobby's previews are done
     a few a loop turn (at most 8 terminals and 4 previews: what the daemon
     counts per turn and health reports), not all in one turn that holds
-    every player's key behind them; and every viewer still sees every
-    change within a second or two."""
+    every player's key behind them; the lobby's rounds never fall in a
+    turn of redraws; and every viewer still sees every change within a
+    second or two."""
     d = Daemon(bindir, tmp_path / "d", http=True, extra=["--control", f"{tmp_path}/d/warren.db.ctl"])
     d.start()
     try:
@@ -398,6 +408,10 @@ def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
         time.sleep(2)
         after, _ = loop_turns(bindir, d)
         assert after - before < 1000, f"{after - before} loop turns in 2 s, the viewers idle"
+        # the lobby's round (list, previews, watcher counts every 500 ms)
+        # and the tick's first slice of redraws never share a turn: the
+        # round runs at its phase of the tick, not in step with it
+        assert lobby_beside_menu(bindir, d) == 0, "a lobby round in a turn of watch-list redraws"
         for v in viewers:
             v.s.close()
         lobby.close()
