@@ -982,6 +982,11 @@ static void viewers_status(webgw_t *g)
 static void on_lobby_timer(uv_timer_t *t)
 {
     webgw_t *g = t->data;
+    /* both due at once (after a stall of the loop): the tick, about to run
+     * in this turn, starts the next round at its phase */
+    if (g->srv->tick.loop && uv_is_active((uv_handle_t *)&g->srv->tick) &&
+        uv_timer_get_due_in(&g->srv->tick) == 0)
+        return;
     uint64_t began = turns_begin(&g->srv->turns);
     turns_ran(&g->srv->turns, TURN_LOBBY);
     lobby_send_all(g, NULL);

@@ -10,6 +10,7 @@ import pathlib
 import re
 import shutil
 import socket
+import signal
 import subprocess
 import tempfile
 import time
@@ -408,9 +409,16 @@ def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
         time.sleep(2)
         after, _ = loop_turns(bindir, d)
         assert after - before < 1000, f"{after - before} loop turns in 2 s, the viewers idle"
-        # the lobby's round (list, previews, watcher counts every 500 ms)
-        # and the tick's first slice of redraws never share a turn: the
-        # round runs at its phase of the tick, not in step with it
+        # the lobby's round (list and watcher counts every 500 ms) and the
+        # tick's first slice of redraws never share a turn: the round runs
+        # at its phase of the tick, not in step with it, also after a
+        # stall of the loop that left both due at once
+        d.proc.send_signal(signal.SIGSTOP)
+        time.sleep(1.5)
+        d.proc.send_signal(signal.SIGCONT)
+        time.sleep(3)
+        for v in viewers:
+            v.pump()
         assert lobby_beside_menu(bindir, d) == 0, "a lobby round in a turn of watch-list redraws"
         for v in viewers:
             v.s.close()
