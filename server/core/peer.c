@@ -752,6 +752,7 @@ static void mirror_keyed_at(mirror_t *m, uint64_t ms)
 static void mirror_show(mirror_t *m, const pgame_t *st)
 {
     m->st = *st;
+    session_set_away(m->s, st->away); /* left out of "playing now" here too */
     if (st->summed)
         mirror_keyed_at(m, st->last_key_ms);
 }
@@ -811,7 +812,11 @@ static int mirror_frame(link_t *l, const peer_msg_t *msg, const char **why)
 
 static void publish_count(peers_t *p)
 {
+    int away = 0;
+    LIST_EACH (it, &p->waiting)
+        away += LIST_ITEM(it, entry_t, wait)->st.away;
     atomic_store(&p->home->peer_unlisted, p->nwaiting); /* mirrors count as sessions */
+    atomic_store(&p->home->peer_unlisted_away, away);
 }
 
 static entry_t *entry_get(peers_t *p, int64_t game)

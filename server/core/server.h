@@ -75,10 +75,12 @@ struct server {
     list_t sessions; /* session_t.node: session.c */
     list_t loads;    /* players' 'p' bringing their game in (session_load.c) */
     /* Written by this loop only (session.c); atomic so that any loop may
-     * read them unparked: the banner's "N playing now" (siteinfo_playing). */
+     * read them unparked: the banner's "N playing now" (siteinfo_live). */
     _Atomic int nsessions;
     _Atomic int nended;        /* of them, games over whose session is not freed yet (session.c) */
+    _Atomic int naway;         /* of them, live games whose player is away (session_set_away) */
     _Atomic int peer_unlisted; /* home: other nodes' games without a mirror here (peer.c) */
+    _Atomic int peer_unlisted_away; /* of them, those whose player is away (peer.c) */
     hmap_t sess_by_user, sess_by_name, sess_by_game; /* session_t indexes: session.c */
     list_t snaps_due; /* session_t.snap_node: detach snapshots not taken yet (session.c) */
     /* What the one-second tick looks at, so that it costs what is due, not

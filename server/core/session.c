@@ -178,6 +178,7 @@ void session_free(session_t *s)
     server_t *srv = s->srv;
     if (s->dead)
         return;
+    session_set_away(s, false);
     s->dead = true;
     s->srv->sess_gen++;
     if (s->ended)
@@ -226,6 +227,7 @@ void session_attach_player(session_t *s, conn_t *c)
     }
     s->player = c;
     s->detached_ms = 0;
+    session_set_away(s, false);
     session_retime(s);
     c->sess = s;
     conn_set_place(c, CONN_PLAY);
@@ -303,6 +305,7 @@ void session_detach(conn_t *c, const char *why)
         s->detached_ms = now_ms(s->srv);
         if (s->detached_ms == 0)
             s->detached_ms = 1;
+        session_set_away(s, true);
         session_retime(s);
         log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                  (unsigned long long)s->seq);
@@ -480,10 +483,20 @@ void session_mark_ended(session_t *s)
 {
     if (s->ended)
         return;
+    session_set_away(s, false);
     s->ended = true;
     s->srv->sess_gen++;
     s->srv->nended++;
     log_change(s, false);
+}
+
+void session_set_away(session_t *s, bool away)
+{
+    away = away && !s->ended && !s->dead;
+    if (away == s->away)
+        return;
+    s->away = away;
+    s->srv->naway += away ? 1 : -1;
 }
 
 void session_keyed(session_t *s)

@@ -59,6 +59,7 @@ struct session {
     uint64_t started_ms, last_key_ms, detached_ms;
     uint64_t idle_limit_ms; /* a hosted game ends this long after the last key; 0: never */
     bool ended;
+    bool away;                          /* its player left it live: srv->naway */
     bool frame_due;                     /* a frame waits for its keys to be stored */
     int db_refs;                        /* db callbacks that point at us */
     jqueue_t jq;                        /* journal rows not yet stored (jqueue.h) */
@@ -148,6 +149,10 @@ void session_drained(conn_t *c); /* output queue emptied */
 void session_set_chat(session_t *s, bool off);
 /* The game is over (its end is on its way): off the lists of live games. */
 void session_mark_ended(session_t *s);
+/* Whether s's player is away (left it in its grace period; for a mirror,
+ * as its node's list says): kept in srv->naway, which the banner's "N
+ * playing now" leaves out. Over or freed, s is not counted. */
+void session_set_away(session_t *s, bool away);
 /* The player keyed now: last_key_ms, and first on the server's by_recency. */
 void session_keyed(session_t *s);
 #define SESSION_RECENCY_WALK 256 /* sessions passed at most to place one by its last key */

@@ -243,6 +243,7 @@ static void keep_detached(session_t *s)
         s->detached_ms = now_ms(s->srv) ? now_ms(s->srv) : 1;
         session_retime(s);
     }
+    session_set_away(s, true);
     if (s->game && !s->let_go && lease_on(s->srv) && !jqueue_paused(&s->jq)) {
         lease_let_go(s->srv, s->game_id);
         s->let_go = true;

@@ -68,13 +68,18 @@ void siteinfo_ssh(const config_t *c, char *out, size_t n)
         snprintf(out, n, "ssh %s", c->ssh_login);
 }
 
-int siteinfo_playing(const server_t *srv)
+int siteinfo_live(const server_t *srv, bool away)
 {
     int n = 0;
     for (int i = 0; i < shard_count(srv); i++) {
         const server_t *k = shard_at(srv, i);
         n += atomic_load(&k->nsessions) - atomic_load(&k->nended);
+        if (!away)
+            n -= atomic_load(&k->naway);
     }
-    n += atomic_load(&shard_at(srv, 0)->peer_unlisted); /* other nodes' (mirrors are sessions) */
-    return n > 0 ? n : 0; /* two loads apart, a game gone between reads as -1 */
+    const server_t *home = shard_at(srv, 0); /* other nodes' (mirrors are sessions) */
+    n += atomic_load(&home->peer_unlisted);
+    if (!away)
+        n -= atomic_load(&home->peer_unlisted_away);
+    return n > 0 ? n : 0; /* loads apart, a game gone between reads as -1 */
 }

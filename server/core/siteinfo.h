@@ -9,6 +9,7 @@
  * "" when there is nothing to say (no listener, no ssh-login). */
 #ifndef WARREN_SITEINFO_H
 #define WARREN_SITEINFO_H
+#include <stdbool.h>
 #include <stddef.h>
 #include "config.h"
 
@@ -23,11 +24,13 @@ const char *siteinfo_name(const config_t *c);
 void siteinfo_url(const config_t *c, char *out, size_t n);
 /* "telnet HOST PORT" (the port left out when it is 23). */
 void siteinfo_telnet(const config_t *c, char *out, size_t n);
-/* Games being played now on every loop, and on the other nodes sharing
- * the database (peer.h; ended ones not yet gone left out), read from each
- * loop's counters without parking it: any loop may ask, and it may be one
- * off while a game on another loop comes or goes. */
-int siteinfo_playing(const server_t *srv);
+/* Live games on every loop, and on the other nodes sharing the database
+ * (peer.h; ended ones not yet gone left out), read from each loop's
+ * counters without parking it: any loop may ask, and it may be one off
+ * while a game on another loop comes or goes. With away false, those
+ * whose player left them (kept live for their grace period) are left out
+ * too: the games being played now. */
+int siteinfo_live(const server_t *srv, bool away);
 /* "ssh USER@HOST" (with " -p PORT" when ssh-login names one). */
 void siteinfo_ssh(const config_t *c, char *out, size_t n);
 

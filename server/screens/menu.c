@@ -94,7 +94,7 @@ void menu_draw_header(conn_t *c, screen_t *scr)
         x = screen_text(scr, 2, 3, STYLE_DEFAULT, "Not logged in.");
     char url[200];
     siteinfo_url(cfg, url, sizeof url);
-    int live = siteinfo_playing(c->srv);
+    int live = siteinfo_live(c->srv, false);
     screen_textf(scr, x + 2, 3, ST_DIM, "%d playing now%s%s", live, url[0] ? " · " : "", url);
 }
 

@@ -681,7 +681,7 @@ size_t webgw_each_live(server_t *srv, size_t max, void (*fn)(void *ud, const web
     uint64_t now = now_ms(srv);
     size_t nw = 0, late = 0, live = 0, shown = 0;
     int loops = shard_count(srv);
-    if (siteinfo_playing(srv) == 0)
+    if (siteinfo_live(srv, true) == 0)
         return 0; /* read unparked: an idle lobby's refresh parks no loop */
     shards_lock_all(srv);
     for (int i = 0; i < loops; i++) {

@@ -49,6 +49,39 @@ def test_banner_names_the_server_and_says_who_plays(site, clients):
     assert "1 playing now · https://warren.example.org" in t.wait_for("Your choice"), t.text()
 
 
+def banner_count(t):
+    """The banner's "N playing now" on t (at the menu), redrawn by a trip to
+    the watch list."""
+    t.send("w")
+    t.wait_for("Live games")
+    t.send("q")
+    return int(re.search(r"(\d+) playing now", t.wait_for("Your choice")).group(1))
+
+
+def test_banner_leaves_out_a_game_its_player_left(site, clients):
+    """A game saved and left stays live for its grace period (listed as
+    left, resumed at once), but nobody plays it: the banner counts it again
+    only when its player is back, and the lobby still lists it."""
+    d = site
+    t = clients(d.port).connected()
+    p = clients(d.port).connected()
+    name = unique_name("gone")
+    new_game(d, p, name)
+    assert banner_count(t) == 1, t.text()
+    p.send("\x18")  # Ctrl-X: saved, back at the menu
+    p.wait_for("Your game is saved")
+    d.wait_log(rf"detach user={name}")
+    assert banner_count(t) == 0, t.text()
+    assert "0 playing now" in p.text(), p.text()
+    t.send("w")
+    assert name in t.wait_for(name), t.text()  # still on the list of live games
+    t.send("q")
+    t.wait_for("Your choice")
+    p.send("p")
+    d.wait_log(rf"attach user={name}")
+    assert banner_count(t) == 1, t.text()
+
+
 def test_telnet_registration_confirms_and_p_names_the_game(site, clients):
     d = site
     t = clients(d.port).connected()

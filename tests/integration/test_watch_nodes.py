@@ -760,7 +760,7 @@ def test_other_nodes_games_count_everywhere(pair_of, clients, bindir):
     1,000 node z runs and the one a runs all count in b's "playing now"
     (menu), its lobby's "more" (page and JSON); b's admin lists the games
     it mirrors, each marked with the node that runs it, and counts the rest;
-    a counts b's too."""
+    a counts b's too. A game its player left is not counted as played."""
     a, b = pair_of(b_extra=["--peer-max-games", "10"])
     p = clients(a.port).connected()
     p.register("gil")
@@ -797,6 +797,17 @@ def test_other_nodes_games_count_everywhere(pair_of, clients, bindir):
     # a counts z's games too, and lists gil's as its own
     until_listed(bindir, a, 1000)
     assert re.search(r"^gil\s.*\sa\s+80x24$", admin(bindir, a, "games"), re.M)
+    # gil leaves his game (kept live for its grace period): nobody plays it,
+    # so b's "playing now" leaves it out, and counts it again on his return
+    for keys, want in (("\x18", "1000 playing now"), ("p", "1001 playing now")):
+        p.send(keys)
+        end = time.time() + 20
+        while want not in w.text():
+            assert time.time() < end, w.text()
+            w.send("w")
+            w.wait_for("Live games")
+            w.send("q")
+            w.wait_for("Your choice")
 
 
 def test_idle_games_of_another_node_are_not_read_again(pair, bindir):
