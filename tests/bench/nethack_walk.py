@@ -3,12 +3,17 @@
 played by a seeded walk of keys; what it cost NetHack itself.
 
   nethack_walk.py [--keys K] [--seed S] [--runs R] [--kind KIND] [--cells]
+                  [--seeded]
 
-Each run starts a new game in a fresh playground (a Valkyrie; NetHack
-cannot be seeded, so its own randomness moves the figures; take
-the median of several runs), answers its first questions until the map of
+Each run starts a new game in a fresh playground (a Valkyrie; its own
+randomness moves the figures, each run being another dungeon: take the
+median of several runs), answers its first questions until the map of
 level 1, then sends the walk's keys one at a time, each once NetHack has
-gone quiet after the last. Measured over the walk only:
+gone quiet after the last. With --seeded (root only) NetHack draws its
+random numbers from a fixed file bound over /dev/urandom in a mount
+namespace of its own, so every run plays the same game and the walk's
+output is the same byte for byte (a comment line counts the different
+walks); only the machine moves its CPU figure. Measured over the walk only:
   cpu_ns   NetHack's CPU time (/proc/PID/schedstat, nanoseconds)
   bytes    what it wrote to its terminal
   cells    with --cells: the cells each key changed on its screen (pyte)
@@ -26,6 +31,7 @@ outlives the run."""
 import argparse
 import contextlib
 import fcntl
+import hashlib
 import os
 import pathlib
 import pty
@@ -33,6 +39,7 @@ import random
 import select
 import shutil
 import statistics
+import subprocess
 import struct
 import sys
 import tempfile
@@ -46,6 +53,12 @@ RC = ("OPTIONS=windowtype:tty,color,!legacy,!tombstone,!toptenwin,!news,!autopic
       "OPTIONS=disclose:-i -a -v -g -c -o\n"
       "OPTIONS=role:Valkyrie,race:human,gender:female,align:neutral\n")
 ESC = "\x1b"
+# NetHack 3.6 seeds its random numbers from /dev/urandom: with this file
+# bound over it (a mount namespace of the game's own, private to it) every
+# new game is the same game: the same level, monsters and messages.
+UNSHARE = "/usr/bin/unshare"
+SEED = bytes(range(256)) * 4
+BIND_SEED = 'mount --bind "$0" /dev/urandom'
 
 # Each kind draws whole steps (a key or a few) from its list, as
 # game/tool/bench_kinds.c does for Warren's game with Warren's keys for the
@@ -105,13 +118,34 @@ def playground(root):
     return pg
 
 
-def spawn(root, pg):
+def can_seed():
+    """Whether NetHack can be seeded here: a mount namespace of its own
+    (root, util-linux's unshare) with a file bound over /dev/urandom."""
+    if os.geteuid() != 0 or not os.path.exists(UNSHARE):
+        return False
+    with tempfile.NamedTemporaryFile() as f:
+        r = subprocess.run([UNSHARE, "-m", "/bin/sh", "-c", BIND_SEED + " && exec true", f.name],
+                           capture_output=True, timeout=10)
+    return r.returncode == 0
+
+
+def spawn(root, pg, seeded=False):
+    """NetHack on a pty of its own; seeded: its random numbers drawn from
+    SEED (NetHack 3.6 seeds from /dev/urandom), so every game it starts is
+    the same one. The pid is NetHack's (unshare and sh exec it)."""
+    argv = [NETHACK, "-d", str(pg), "-u", "bench"]
+    if seeded:
+        f = os.open(root / "seed", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(f, "wb") as out:
+            out.write(SEED)
+        argv = [UNSHARE, "-m", "/bin/sh", "-c", BIND_SEED + ' && exec "$@"', str(root / "seed"),
+                *argv]
     pid, fd = pty.fork()
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         env = {"HOME": str(root), "TERM": "xterm-256color", "USER": "bench",
                "NETHACKOPTIONS": f"@{root / 'nethackrc'}", "PATH": "/usr/bin:/bin"}
-        os.execve(NETHACK, [NETHACK, "-d", str(pg), "-u", "bench"], env)
+        os.execve(argv[0], argv, env)
     return pid, fd
 
 
@@ -174,13 +208,14 @@ class Screen:
 
 
 @contextlib.contextmanager
-def game(prefix="nh-walk-"):
-    """A fresh NetHack in a playground of its own: yields (pid, fd), its
-    process and terminal; killed and removed at the end."""
+def game(prefix="nh-walk-", seeded=False):
+    """A new NetHack in a playground of its own: yields (pid, fd), its
+    process and terminal; killed and removed at the end. Seeded (spawn):
+    the same game as every other seeded run's."""
     root = pathlib.Path(tempfile.mkdtemp(prefix=prefix))
     pid = fd = None
     try:
-        pid, fd = spawn(root, playground(root))
+        pid, fd = spawn(root, playground(root), seeded)
         yield pid, fd
     finally:
         if pid:
@@ -194,30 +229,32 @@ def game(prefix="nh-walk-"):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def walk(keys=200, seed=16, kind="walk", cells=False):
-    """One game; returns {cpu_ns, keys, bytes, cells, rss, private} (cells:
-    0 unless asked for)."""
-    with game() as (pid, fd):
+def walk(keys=200, seed=16, kind="walk", cells=False, seeded=False):
+    """One game (see game); returns {cpu_ns, keys, bytes, cells, rss,
+    private, digest} (cells: 0 unless asked for; digest: a hash of all the
+    walk's output, the same in every seeded run). The game's start is not
+    measured: the walk only."""
+    with game(seeded=seeded) as (pid, fd):
         screen = Screen() if cells else None
+        start = to_map(fd)
         if screen:
-            screen.changed(to_map(fd))
-        else:
-            to_map(fd)
-        c0, nbytes, cells = cpu_ns(pid), 0, 0
+            screen.changed(start)
+        c0, nbytes, cells, digest = cpu_ns(pid), 0, 0, hashlib.sha1()
         for k in keys_of(kind, keys, seed):
             os.write(fd, k.encode())
             out = drain(fd)
             nbytes += len(out)
+            digest.update(out)
             if screen:
                 cells += screen.changed(out)
         c1 = cpu_ns(pid)
         rss, private = memory(pid)
         return {"cpu_ns": c1 - c0, "keys": keys, "bytes": nbytes, "cells": cells, "rss": rss,
-                "private": private}
+                "private": private, "digest": digest.hexdigest()[:12]}
 
 
-def runs(n, keys=200, seed=16, kind="walk", cells=False):
-    return [walk(keys, seed, kind, cells) for _ in range(n)]
+def runs(n, keys=200, seed=16, kind="walk", cells=False, seeded=False):
+    return [walk(keys, seed, kind, cells, seeded) for _ in range(n)]
 
 
 def main():
@@ -226,13 +263,20 @@ def main():
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--kind", default="walk", choices=KINDS)
+    ap.add_argument("--seeded", action="store_true",
+                    help="NetHack seeded (root only): every run the same game")
     ap.add_argument("--cells", action="store_true",
                     help="count the cells each key changed (pyte): nethack.KIND.bytes_per_cell")
     a = ap.parse_args()
-    rs = runs(a.runs, a.keys, a.seed, a.kind, a.cells)
+    seeded = a.seeded and can_seed()
+    if a.seeded and not seeded:
+        print("# NetHack not seeded: it needs root and a mount namespace (unshare)")
+    rs = runs(a.runs, a.keys, a.seed, a.kind, a.cells, seeded)
     per_key = [r["cpu_ns"] / r["keys"] / 1000 for r in rs]
     bpk = [r["bytes"] / r["keys"] for r in rs]
     print("# runs: cpu per key us " + " ".join(f"{x:.1f}" for x in per_key))
+    if seeded:
+        print(f"# seeded: {len(set(r['digest'] for r in rs))} different walk(s) in {len(rs)} runs")
     print(f"BENCH nethack.{a.kind}.cpu_per_key.us {statistics.median(per_key):.1f} us")
     print(f"BENCH nethack.{a.kind}.bytes_per_key {statistics.median(bpk):.1f} bytes")
     if a.cells:
