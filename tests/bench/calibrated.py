@@ -3,20 +3,24 @@
 runs a benchmark command and prints each of its scale figures also as a
 ratio to the reference, so figures from different machines compare.
 
-  calibrated.py BINDIR [--runs R] -- COMMAND [ARGS...]
+  calibrated.py BINDIR [--runs R] [--nethack-runs NR] -- COMMAND [ARGS...]
 
-The references, each the median of R runs (default 5), with their spread
-(largest minus smallest over the median):
+The references, each the median of R runs (default 5; NetHack's of NR,
+default 9), with their spread (largest minus smallest over the median):
   BENCH calib.render_diff.us    the reference: CPU per key of the seeded
         200-key walk rendered and diffed at 80x24 (BINDIR/warren-engine
         bench walk: walk.render_diff.ns, thread CPU over 40 walks)
   BENCH calib.nethack.cpu_per_key.us  Debian's NetHack's own CPU per key on
         tests/load/pty_watch.py's seeded walk (nethack_walk.py; skipped
         when /usr/games/nethack is missing), and its memory per process:
-        calib.nethack.rss.bytes, calib.nethack.private.bytes
+        calib.nethack.rss.bytes, calib.nethack.private.bytes. As root
+        NetHack itself is seeded (nethack_walk.py --seeded), so every run
+        plays the same game; otherwise each run is another dungeon. A
+        comment line gives the runs' min/median/max.
 The render walk is the reference because it is the steadier on a shared
-machine (BENCHMARKS.md, "Calibration"): NetHack cannot be seeded, so its
-figure moves with the dungeon it drew. It is Warren's own code, so two
+machine (BENCHMARKS.md, "Calibration"): NetHack's CPU per key wakes for
+each key after 30 ms asleep, and what else the machine runs moves it by
+tens of per cent even for the same game. It is Warren's own code, so two
 builds compared side by side take the same build's walk
 (tests/bench/compare.py).
 
@@ -61,8 +65,10 @@ def render_runs(bindir, runs):
     return out
 
 
-def measure(bindir, runs, keys=200, log=sys.stdout):
-    """{name: value} of the references; prints their runs as comments to log."""
+def measure(bindir, runs, keys=200, log=sys.stdout, nethack_runs=None):
+    """{name: value} of the references; prints their runs as comments to log.
+    NetHack plays nethack_runs games (default runs), seeded where it can be
+    (nethack_walk.can_seed: the same game every run)."""
     ref = {}
     rd = render_runs(bindir, runs)
     if rd:
@@ -70,14 +76,20 @@ def measure(bindir, runs, keys=200, log=sys.stdout):
               f" (spread {spread(rd) * 100:.0f} %)", file=log)
         ref["calib.render_diff.us"] = statistics.median(rd)
     try:
-        nh = nethack_walk.runs(runs, keys) if os.path.exists(nethack_walk.NETHACK) else []
-    except (OSError, RuntimeError) as e:  # the reference is still there
+        seeded = os.path.exists(nethack_walk.NETHACK) and nethack_walk.can_seed()
+        nh = nethack_walk.runs(nethack_runs or runs, keys, seeded=seeded) \
+            if os.path.exists(nethack_walk.NETHACK) else []
+    except (OSError, RuntimeError, subprocess.SubprocessError) as e:  # the reference is still there
         print(f"# calib nethack failed: {e}", file=log)
         nh = []
     if nh:
         per_key = [r["cpu_ns"] / r["keys"] / 1000 for r in nh]
         print("# calib nethack cpu per key us, runs: " + " ".join(f"{x:.1f}" for x in per_key) +
               f" (spread {spread(per_key) * 100:.0f} %)", file=log)
+        same = (f"seeded, {len(set(r['digest'] for r in nh))} different walk(s) in {len(nh)} runs"
+                if seeded else "not seeded (it needs root): each run another game")
+        print(f"# calib nethack cpu per key us, min/median/max: {min(per_key):.1f} / "
+              f"{statistics.median(per_key):.1f} / {max(per_key):.1f}; {same}", file=log)
         ref["calib.nethack.cpu_per_key.us"] = statistics.median(per_key)
         ref["calib.nethack.bytes_per_key"] = statistics.median(r["bytes"] / r["keys"] for r in nh)
         ref["calib.nethack.rss.bytes"] = statistics.median(r["rss"] for r in nh)
@@ -111,11 +123,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("bindir")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--nethack-runs", type=int, default=9)
     argv, cmd = sys.argv[1:], []
     if "--" in argv:
         argv, cmd = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     a = ap.parse_args(argv)
-    ref = measure(a.bindir, a.runs)
+    ref = measure(a.bindir, a.runs, nethack_runs=a.nethack_runs)
     for k, v in ref.items():
         print(f"BENCH {k} {v:.3f}" if v < 1000 else f"BENCH {k} {v:.0f}", flush=True)
     if not cmd:

@@ -14,7 +14,8 @@ absolute figures across runs. --load-args adds
 options to every warren-load run (e.g. "--detach-all 3").
 
 Each round first measures the machine (calibrated.py: OLD_BINDIR's
-render walk, the same workload for both builds, and NetHack's CPU per key)
+render walk, the same workload for both builds, and NetHack's CPU per key,
+the median of 3 runs, seeded as root: the same game every round)
 and adds every figure's ratio to it (NAME.calib, NAME.per_nethack), so a
 table from one machine reads against another's.
 """
@@ -79,7 +80,7 @@ def server_figures(bindir, loadtool, n, seconds, tmp, extra=()):
 
 
 def one_round(bindir, loadtool, args, tmp):
-    ref = calibrated.measure(args.old, 1, log=sys.stderr)
+    ref = calibrated.measure(args.old, 1, log=sys.stderr, nethack_runs=3)
     figs = bench_lines(subprocess.run([os.path.join(bindir, "bench-protocol")],
                                       capture_output=True, text=True).stdout)
     figs.update(bench_lines(subprocess.run([os.path.join(bindir, "warren-engine"), "bench"],
