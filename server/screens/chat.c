@@ -9,12 +9,24 @@
 #include "moderation.h"
 #include "notify.h"
 #include "playkeys.h"
+#include "ratelimit.h"
 #include "server.h"
 #include "session.h"
 
-#define CHAT_KEEP 4 /* lines kept (the strip shows the fresh ones) */
-#define NOTICE_MS 8000
-#define STRIP_W   56 /* widest strip, in cells */
+#define CHAT_KEEP     4 /* lines kept (the strip shows the fresh ones) */
+#define NOTICE_MS     8000
+#define STRIP_W       56 /* widest strip, in cells */
+/* Each account's lines to one game pass at SPEAK_RATE a second, bursts
+ * of SPEAK_BURST, however many sockets it says them from (a socket's own
+ * pace, webgw.c and watch.c, is the same). SPEAKERS accounts are paced
+ * at once; a place is given again once its account has been quiet for
+ * SPEAK_IDLE_MS (its bucket would be full again: nothing is forgotten),
+ * and while every place is taken by an account heard within it a new
+ * speaker is told to wait. */
+#define SPEAK_RATE    1.0
+#define SPEAK_BURST   3.0
+#define SPEAK_IDLE_MS 3000
+#define SPEAKERS      16
 
 _Static_assert(CHAT_MAX <= NOTIFY_TEXT_MAX, "a chat line fits in a node event");
 
@@ -24,8 +36,15 @@ typedef struct {
     uint64_t at; /* uv_now ms */
 } chat_entry_t;
 
+typedef struct {
+    int64_t user_id;   /* 0: a free place */
+    uint64_t last;     /* uv_now ms of its last line */
+    ratelimit_t *rate; /* its lines */
+} speaker_t;
+
 struct chatlog {
     chat_entry_t lines[CHAT_KEEP]; /* a ring; next is the oldest */
+    speaker_t speakers[SPEAKERS];  /* who said lines lately (SPEAK_*) */
     unsigned next;
     bool hidden;         /* the player hid the strip */
     char notice[160];    /* for the player: who watches, what the chat key did, help */
@@ -41,8 +60,11 @@ struct chatlog {
 
 void chat_free(chatlog_t *log)
 {
-    if (log)
-        list_remove(&log->strip_node);
+    if (!log)
+        return;
+    list_remove(&log->strip_node);
+    for (int i = 0; i < SPEAKERS; i++)
+        ratelimit_free(log->speakers[i].rate);
     free(log);
 }
 
@@ -135,6 +157,36 @@ static void clean_line(char *clean, const char *text, size_t n)
     clean[n] = '\0';
 }
 
+/* The place of user_id among log's speakers: its own, else a free one or
+ * one quiet for SPEAK_IDLE_MS given a full bucket; NULL when none. */
+static speaker_t *speaker_of(chatlog_t *log, int64_t user_id, uint64_t now)
+{
+    speaker_t *free_place = NULL;
+    for (int i = 0; i < SPEAKERS; i++) {
+        speaker_t *sp = &log->speakers[i];
+        if (sp->user_id == user_id && sp->rate)
+            return sp;
+        if (!free_place && (!sp->rate || now - sp->last >= SPEAK_IDLE_MS))
+            free_place = sp;
+    }
+    if (!free_place)
+        return NULL;
+    ratelimit_free(free_place->rate);
+    *free_place = (speaker_t){user_id, now, ratelimit_new(SPEAK_RATE, SPEAK_BURST, now)};
+    return free_place->rate ? free_place : NULL;
+}
+
+/* True when from's account may say one more line to log's game now. */
+static bool speaker_paced(chatlog_t *log, const conn_t *from)
+{
+    uint64_t now = now_ms(from->srv);
+    speaker_t *sp = speaker_of(log, from->user_id, now);
+    if (!sp || ratelimit_take(sp->rate, 1, now) != 1)
+        return false;
+    sp->last = now;
+    return true;
+}
+
 const char *chat_say(conn_t *from, const char *text, size_t n)
 {
     session_t *s = from->sess;
@@ -145,6 +197,9 @@ const char *chat_say(conn_t *from, const char *text, size_t n)
     clean_line(clean, text, n);
     if (n == 0)
         return NULL;
+    chatlog_t *log = log_of(s);
+    if (log && !speaker_paced(log, from))
+        return "Too fast: wait a moment.";
     deliver(s, from->user, from == s->player, clean, n);
     /* and to the game's viewers at other nodes (this one skips its own) */
     notify_send_chat(from->srv, s->game_id, s->chat ? ++s->chat->said : 0, from->user, clean, n);

@@ -32,8 +32,9 @@ typedef struct chatlog chatlog_t;
 
 /* from says text (n bytes, UTF-8) to the game it views. Returns NULL when
  * it was said (or was empty), else why not: not logged in, not viewing, too
- * long, the player turned chat off, muted by the administrator. Rate
- * limits are the caller's. */
+ * long, the player turned chat off, muted by the administrator, or too
+ * fast: the game paces each account (its lines from every socket together,
+ * chat.c: SPEAK_*); a socket's own pace is the caller's. */
 const char *chat_say(conn_t *from, const char *text, size_t n);
 /* hooks_t.chat_heard: a line said at another node, shown here (unless
  * the player here turned chat off and from is not the player). */

@@ -17,7 +17,7 @@ import time
 import pyte
 import pytest
 
-from harness import PW, Web, play_socket, raw, raw_read, status_of
+from harness import PW, WS, Web, play_socket, raw, raw_read, status_of
 from players import web_session as register
 
 IAC, SB, SE = 255, 250, 240
@@ -265,3 +265,59 @@ def test_a_flood_of_strangers_on_telnet_costs_the_log_a_few_lines(daemon):
 
 
 PROXY_KIND = "telnet PROXY header from an untrusted address"
+
+
+# ---- chat from many connections of one account (server/screens/chat.c) ----
+
+def chats(ws, seconds):
+    """The chat lines a websocket hears in the next seconds, as (from, text)."""
+    got, end = [], time.time() + seconds
+    ws.s.settimeout(0.1)
+    while time.time() < end:
+        try:
+            op, p = ws.recv()
+        except socket.timeout:
+            continue
+        if op == 1 and json.loads(p)["t"] == "chat":
+            m = json.loads(p)
+            got.append((m["from"], m["text"]))
+    return got
+
+
+@pytest.mark.daemon(http=True)
+def test_one_account_chats_at_one_rate_however_many_sockets_it_opens(daemon):
+    """Chat is paced by the speaker, not by the socket: ten watch sockets
+    of one account, each sending its socket's burst of three lines at
+    once, put 30 lines on the player's game and screens before; now the
+    account's burst passes and the rest are told "Too fast". Another
+    watcher says its line meanwhile."""
+    d = daemon
+    play = play_socket(d.http, register(d.http, "chatted"))
+    spam = register(d.http, "spammer")
+    socks = [WS(d.http, "/ws/watch/chatted", session=spam) for _ in range(10)]
+    friend = WS(d.http, "/ws/watch/chatted", session=register(d.http, "friend"))
+    for w in socks + [friend]:
+        assert w.status == 101
+        w.json_until(lambda m: m["t"] == "watchers")  # watching: its first frame is out
+    for i, w in enumerate(socks):
+        for j in range(3):
+            w.text(json.dumps({"t": "chat", "text": f"spam {i}.{j}"}))
+    friend.text(json.dumps({"t": "chat", "text": "hello"}))
+    heard = chats(play, 1.5)
+    spammed = [t for f, t in heard if f == "spammer"]
+    assert len(spammed) <= 4, spammed  # the account's burst of 3, one more at 1 a second
+    assert ("friend", "hello") in heard, heard
+    refused = 0
+    for w in socks:
+        try:
+            w.json_until(lambda m: m["t"] == "chat_error" and "Too fast" in m["text"], 0.5)
+            refused += 1
+        except (AssertionError, socket.timeout):
+            pass
+    assert refused >= 7, refused
+    # a second later the account may speak again
+    time.sleep(1.2)
+    socks[0].text(json.dumps({"t": "chat", "text": "later"}))
+    assert ("spammer", "later") in chats(play, 1.0)
+    for w in socks + [friend, play]:
+        w.close()
