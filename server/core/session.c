@@ -3,6 +3,7 @@
  * shows its viewers is frames.c; how its game runs is its backend's
  * (backend.h: warrengame.c, hosted/hostgame.c); bringing a Warren game
  * into memory (start, resume, recovery) is session_load.c. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -215,12 +216,34 @@ void session_db_done(session_t *s)
 
 /* ---- attaching and leaving ------------------------------------------------------------ */
 
+/* A player comes to, leaves or takes over a game as often as they like:
+ * those lines are under the log's cap (logcap.h), each kind a few times
+ * in a window per address and account. */
+static const logcap_kind_t SAY_ATTACH = {"attach", 10, 1000}, SAY_DETACH = {"detach", 10, 1000},
+                           SAY_TAKEOVER = {"takeover", 10, 1000};
+
+static void say_player(session_t *s, const conn_t *c, const logcap_kind_t *kind, const char *fmt,
+                       ...) __attribute__((format(printf, 4, 5)));
+
+static void say_player(session_t *s, const conn_t *c, const logcap_kind_t *kind, const char *fmt,
+                       ...)
+{
+    char key[sizeof c->ip + sizeof s->user + 1], line[512];
+    snprintf(key, sizeof key, "%s %s", c->ip, s->user);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    logcap_say(s->srv->strangers, now_ms(s->srv), LOG_INFO, kind, key, "%s", line);
+}
+
 void session_attach_player(session_t *s, conn_t *c)
 {
     conn_t *old = s->player;
     if (old && old != c) {
-        log_info("takeover user=%s game=%lld from conn=%llu to conn=%llu", s->user,
-                 (long long)s->game_id, (unsigned long long)old->id, (unsigned long long)c->id);
+        say_player(s, c, &SAY_TAKEOVER, "takeover user=%s game=%lld from conn=%llu to conn=%llu",
+                   s->user, (long long)s->game_id, (unsigned long long)old->id,
+                   (unsigned long long)c->id);
         old->sess = NULL;
         s->player = NULL;
         conn_message(old, "Your game was taken over by another connection.");
@@ -240,9 +263,9 @@ void session_attach_player(session_t *s, conn_t *c)
     screen_free(c->shown);
     c->scr = c->shown = NULL;
     c->shown_valid = false;
-    log_info("attach user=%s game=%lld conn=%llu turn-seq=%llu loop=%d", s->user,
-             (long long)s->game_id, (unsigned long long)c->id, (unsigned long long)s->seq,
-             s->srv->shard);
+    say_player(s, c, &SAY_ATTACH, "attach user=%s game=%lld conn=%llu turn-seq=%llu loop=%d",
+               s->user, (long long)s->game_id, (unsigned long long)c->id,
+               (unsigned long long)s->seq, s->srv->shard);
     frames_layout(s);
 }
 
@@ -307,8 +330,8 @@ void session_detach(conn_t *c, const char *why)
             s->detached_ms = 1;
         session_set_away(s, true);
         session_retime(s);
-        log_info("detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
-                 (unsigned long long)s->seq);
+        say_player(s, c, &SAY_DETACH, "detach user=%s game=%lld seq=%llu", s->user,
+                   (long long)s->game_id, (unsigned long long)s->seq);
         if (!s->ended && s->ops->over_at_more && s->ops->over_at_more(s))
             return end_left(s, c, why); /* left on the last --More--: it ends now */
         s->ops->save(s, "detach");

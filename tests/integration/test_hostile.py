@@ -321,3 +321,42 @@ def test_one_account_chats_at_one_rate_however_many_sockets_it_opens(daemon):
     assert ("spammer", "later") in chats(play, 1.0)
     for w in socks + [friend, play]:
         w.close()
+
+
+# ---- a player coming and going at will (server/core/session.c) ----
+
+@pytest.mark.daemon(http=True)
+def test_a_player_coming_and_going_costs_the_log_a_few_lines(daemon):
+    """One account opens its game's socket again and again, each taking
+    the game over from the one before, then closing: three lines each
+    before (attach, takeover, detach), thousands in seconds; now each kind
+    a few times a window from one address and account, the rest counted.
+    The game goes on, and another player's lines are said meanwhile."""
+    d = daemon
+    tok = register(d.http, "comer")
+    play_socket(d.http, tok).close()
+    start = len(d.log().splitlines())
+    t0, n = time.time(), 300
+    socks = []
+    for i in range(n):
+        ws = WS(d.http, "/ws/play", session=tok)
+        assert ws.status == 101
+        ws.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+        socks.append(ws)
+        if len(socks) > 2:  # a takeover each, and a detach now and then
+            socks.pop(0).close()
+    for ws in socks:
+        ws.close()
+    took = time.time() - t0
+    other = play_socket(d.http, register(d.http, "bystander", source="127.0.0.2"))
+    d.wait_log(r"attach user=bystander game=\d+ conn=\d+")
+    grown = new_lines(d, start)
+    for kind in ("attach", "takeover", "detach"):
+        said = [ln for ln in grown if f" {kind} user=comer " in ln]
+        assert len(said) <= 10 * (1 + int(took // WINDOW)), (kind, len(said), took)
+    assert sum(f" attach user=comer " in ln for ln in grown) >= 1
+    # what was held back is said: on the next line of its kind, or by the tick
+    lines, events = wait_accounted(d, r" attach user=", "attach", n)
+    assert events >= n, (lines, events)
+    play_socket(d.http, tok).close()  # the game goes on
+    other.close()
