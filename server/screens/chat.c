@@ -6,6 +6,7 @@
 #include "lineedit.h"
 #include "json.h"
 #include "log.h"
+#include "logcap.h"
 #include "moderation.h"
 #include "notify.h"
 #include "playkeys.h"
@@ -336,6 +337,17 @@ void chat_who(session_t *s)
     chat_notice(s, text);
 }
 
+/* The player may press the chat key at will: its line is under the log's
+ * cap (logcap.h), a few times in a window per address and account. */
+static void say_toggle(session_t *s, const char *now_is)
+{
+    static const logcap_kind_t say_chat = {"chat on, hidden or off", 10, 1000};
+    char who[96];
+    snprintf(who, sizeof who, "%s %s", s->player ? s->player->ip : "-", s->user);
+    logcap_say(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_chat, who,
+               "chat user=%s game=%lld %s", s->user, (long long)s->game_id, now_is);
+}
+
 /* Shown -> hidden -> off -> shown; the notice names the player's key. */
 void chat_toggle(session_t *s)
 {
@@ -354,10 +366,7 @@ void chat_toggle(session_t *s)
         session_set_chat(s, true);
         say = "Chat off: watchers cannot talk. %s turns it on.";
     }
-    log_info("chat user=%s game=%lld %s", s->user, (long long)s->game_id,
-             s->chat_off   ? "off"
-             : log->hidden ? "hidden"
-                           : "on");
+    say_toggle(s, s->chat_off ? "off" : log->hidden ? "hidden" : "on");
     char key[24], text[128];
     snprintf(text, sizeof text, say, playkeys_name(s->key_prefix, 't', key, sizeof key));
     chat_notice(s, text);
