@@ -13,6 +13,7 @@
 #include "hostrec.h"
 #include "ptyproc.h"
 #include "log.h"
+#include "logcap.h"
 #include "server.h"
 #include "session_impl.h"
 #include "siteinfo.h"
@@ -114,15 +115,24 @@ static void pty_draw(const session_t *s, screen_t *scr, const session_view_t *v)
     screen_blit(scr, hg->tmp);
 }
 
-/* The program saves itself when hung up; this logs what it wrote so far. */
+/* The program saves itself when hung up; this logs what it wrote so far
+ * (a player leaving, as often as they like, under the log's cap: a few
+ * times in a window per account). */
 static void pty_save(session_t *s, const char *why)
 {
+    static const logcap_kind_t say_detach = {"hosted detach", 10, 1000};
     hostrec_flush(hg_of(s)->rec);
     ptyproc_stats_t st;
     ptyproc_stats(hg_of(s)->proc, &st);
-    log_info("hosted %s user=%s game=%s bytes_out=%llu bytes_in=%llu dropped=%llu", why, s->user,
+    char line[256];
+    snprintf(line, sizeof line,
+             "hosted %s user=%s game=%s bytes_out=%llu bytes_in=%llu dropped=%llu", why, s->user,
              s->kind, (unsigned long long)st.bytes_out, (unsigned long long)st.bytes_in,
              (unsigned long long)st.bytes_dropped);
+    if (strcmp(why, "detach") == 0)
+        logcap_say(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_detach, s->user, "%s", line);
+    else
+        log_info("%s", line);
 }
 
 static bool pty_stop(session_t *s)

@@ -223,6 +223,27 @@ def test_misbehaving_programs_hurt_no_one(nethack, clients):
     other.wait_for("Live games", timeout=5)
 
 
+def test_leaving_and_coming_back_at_will_costs_the_log_a_few_lines(nethack, clients):
+    """A player who leaves a hosted game and picks it again, a hundred
+    times in a burst of keys, wrote a line each time it left; now a few
+    a window, the rest counted, and the program is the same one."""
+    d, _ = nethack
+    t = clients(d.port)
+    name = unique_name("lv")
+    t.register(name)
+    t.send(toy_key("winsize"))
+    t.wait_for("size 80x24")
+    start = len(d.log())
+    t.send((LEAVE + toy_key("winsize")) * 100, settle=False)
+    t.pump(quiet=1.0, limit=15)
+    t.send(LEAVE)
+    t.wait_for("Your choice")
+    log = d.log()[start:]
+    left = log.count(f"hosted detach user={name} ")
+    assert 1 <= left <= 10, left
+    assert len(re.findall(rf"hosted start user={name} ", d.log())) == 1  # reattached each time
+
+
 def spawner_of(d):
     return int(re.search(r"spawner pid=(\d+) started", d.log()).group(1))
 
