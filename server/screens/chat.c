@@ -28,6 +28,12 @@
 #define SPEAK_BURST   3.0
 #define SPEAK_IDLE_MS 3000
 #define SPEAKERS      16
+/* The player's chat key works TOGGLE_RATE times a second, bursts of
+ * TOGGLE_BURST: each press that turns chat off or on is told to the other
+ * nodes (notify.h), a write to the database, so a key held down must not
+ * be one each. */
+#define TOGGLE_RATE   4.0
+#define TOGGLE_BURST  8.0
 
 _Static_assert(CHAT_MAX <= NOTIFY_TEXT_MAX, "a chat line fits in a node event");
 
@@ -46,6 +52,7 @@ typedef struct {
 struct chatlog {
     chat_entry_t lines[CHAT_KEEP]; /* a ring; next is the oldest */
     speaker_t speakers[SPEAKERS];  /* who said lines lately (SPEAK_*) */
+    ratelimit_t *toggles;          /* the player's chat key (TOGGLE_*) */
     unsigned next;
     bool hidden;         /* the player hid the strip */
     char notice[160];    /* for the player: who watches, what the chat key did, help */
@@ -66,6 +73,7 @@ void chat_free(chatlog_t *log)
     list_remove(&log->strip_node);
     for (int i = 0; i < SPEAKERS; i++)
         ratelimit_free(log->speakers[i].rate);
+    ratelimit_free(log->toggles);
     free(log);
 }
 
@@ -354,6 +362,13 @@ void chat_toggle(session_t *s)
     chatlog_t *log = log_of(s);
     if (!log)
         return;
+    uint64_t now = now_ms(s->srv);
+    if (!log->toggles && !(log->toggles = ratelimit_new(TOGGLE_RATE, TOGGLE_BURST, now)))
+        return;
+    if (ratelimit_take(log->toggles, 1, now) != 1) {
+        chat_notice(s, "Too fast: wait a moment.");
+        return;
+    }
     const char *say;
     if (s->chat_off) {
         session_set_chat(s, false);
