@@ -356,16 +356,37 @@ static void say_toggle(session_t *s, const char *now_is)
                "chat user=%s game=%lld %s", s->user, (long long)s->game_id, now_is);
 }
 
+/* True when the player may turn chat off or on once more now (TOGGLE_*). */
+static bool toggle_paced(session_t *s, chatlog_t *log)
+{
+    uint64_t now = now_ms(s->srv);
+    if (!log->toggles && !(log->toggles = ratelimit_new(TOGGLE_RATE, TOGGLE_BURST, now)))
+        return false;
+    return ratelimit_take(log->toggles, 1, now) == 1;
+}
+
+void chat_set_off(session_t *s, bool off)
+{
+    chatlog_t *log = log_of(s);
+    if (log && s->chat_off != off && toggle_paced(s, log)) {
+        session_set_chat(s, off);
+        say_toggle(s, off ? "off" : log->hidden ? "hidden" : "on");
+        chat_state_send(s);
+    } else if (s->player) { /* unchanged: its browser alone is told how it is */
+        char m[64];
+        int n = snprintf(m, sizeof m, "{\"t\":\"chat_state\",\"on\":%s}",
+                         s->chat_off ? "false" : "true");
+        conn_write_text(s->player, m, (size_t)n);
+    }
+}
+
 /* Shown -> hidden -> off -> shown; the notice names the player's key. */
 void chat_toggle(session_t *s)
 {
     chatlog_t *log = log_of(s);
     if (!log)
         return;
-    uint64_t now = now_ms(s->srv);
-    if (!log->toggles && !(log->toggles = ratelimit_new(TOGGLE_RATE, TOGGLE_BURST, now)))
-        return;
-    if (ratelimit_take(log->toggles, 1, now) != 1) {
+    if (!toggle_paced(s, log)) {
         chat_notice(s, "Too fast: wait a moment.");
         return;
     }

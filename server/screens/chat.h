@@ -53,6 +53,10 @@ bool chat_typing_key(conn_t *c, session_t *s, key_event_t k);
 void chat_start_line(session_t *s); /* the player starts typing a line */
 void chat_who(session_t *s);        /* who watches, as a notice */
 void chat_toggle(session_t *s);     /* shown -> hidden -> off -> shown */
+/* The player's browser turns chat off or on: at the chat key's pace
+ * (chat.c: TOGGLE_*), and only when it changes; else that browser alone
+ * is told how it is. */
+void chat_set_off(session_t *s, bool off);
 /* A notice for the player over the game's top right, for a few seconds. */
 void chat_notice(session_t *s, const char *text);
 /* Lines and notices that went stale come off the screens. */

@@ -510,10 +510,8 @@ static void chat_line_there(conn_t *r, const char *text, size_t len, int arg)
 static void chat_off_there(conn_t *r, const char *data, size_t len, int off)
 {
     (void)data, (void)len;
-    if (r->sess && r == r->sess->player) {
-        session_set_chat(r->sess, off);
-        chat_state_send(r->sess);
-    }
+    if (r->sess && r == r->sess->player)
+        chat_set_off(r->sess, off);
 }
 
 static void chat_line(wsock_t *ws, const char *json, size_t len)
@@ -568,10 +566,8 @@ static void on_message(void *ctx, web_conn_t *wc, const char *json, size_t len)
         bool off;
         if (c->relay && web_json_bool(json, len, "off", &off) == 0)
             relay_to_game(c, chat_off_there, NULL, 0, off);
-        else if (c->sess && c == c->sess->player && web_json_bool(json, len, "off", &off) == 0) {
-            session_set_chat(c->sess, off);
-            chat_state_send(c->sess);
-        }
+        else if (c->sess && c == c->sess->player && web_json_bool(json, len, "off", &off) == 0)
+            chat_set_off(c->sess, off);
         return;
     }
     if (ws->kind == WEB_PLAY &&

@@ -382,3 +382,30 @@ def test_the_chat_key_pressed_at_will_costs_the_log_a_few_lines(daemon):
                                    timeout=WINDOW + 3)
     assert 8 <= events <= 8 + 4 * (time.time() - t0), (lines, events)
     s.close()
+
+
+@pytest.mark.daemon(http=True)
+def test_a_browser_turning_chat_off_and_on_at_will_is_paced(daemon):
+    """A player's browser sending chat off, on, off... 2,000 times at once
+    sent each change to every browser watching (and, with several nodes,
+    wrote each to the database for the others); now the chat key's pace,
+    4 a second, bursts of 8, and the player's browser is told the state."""
+    d = daemon
+    play = play_socket(d.http, register(d.http, "switcher"))
+    watcher = WS(d.http, "/ws/watch/switcher", session=register(d.http, "looker"))
+    watcher.json_until(lambda m: m["t"] == "watchers")
+    t0 = time.time()
+    for i in range(2000):
+        play.text(json.dumps({"t": "chat_off", "off": i % 2 == 0}))
+    states, end = 0, time.time() + 1.5
+    watcher.s.settimeout(0.1)
+    while time.time() < end:
+        try:
+            op, p = watcher.recv()
+        except socket.timeout:
+            continue
+        states += op == 1 and json.loads(p)["t"] == "chat_state"
+    assert 1 <= states <= 8 + 4 * (time.time() - t0), states
+    assert play.json_until(lambda m: m["t"] == "chat_state")  # the player's browser hears
+    watcher.close()
+    play.close()
