@@ -144,8 +144,14 @@ static budget_t *budget_open(const config_t *cfg)
     int total = cfg->max_conns;
     if (fds >= 0 && fds - FD_RESERVE < total)
         total = fds - FD_RESERVE > 1 ? (int)(fds - FD_RESERVE) : 1;
-    log_info("connections: at most %d, %d per address (descriptors %lld)", total, cfg->max_per_ip,
-             fds);
+    if (total < cfg->max_conns)
+        log_warn("connections: at most %d, %d per address: max-connections %d is cut to the "
+                 "descriptor limit %lld less %d kept for files and listeners (raise it: "
+                 "ulimit -n, systemd's LimitNOFILE)",
+                 total, cfg->max_per_ip, cfg->max_conns, fds, FD_RESERVE);
+    else
+        log_info("connections: at most %d, %d per address (descriptors %lld)", total,
+                 cfg->max_per_ip, fds);
     return budget_new(total, cfg->max_per_ip);
 }
 
