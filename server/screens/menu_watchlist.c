@@ -48,7 +48,8 @@ static void draw_watchlist(conn_t *c, screen_t *scr)
     if (m->wl_page >= pages)
         m->wl_page = pages ? pages - 1 : 0;
     screen_text(scr, 2, 1, ST_TITLE, "Live games");
-    screen_textf(scr, 16, 1, ST_DIM, "%zu playing, sorted by %s, page %d/%d", n,
+    /* "games", not "playing": a game its player left is listed (detached) */
+    screen_textf(scr, 16, 1, ST_DIM, "%zu game%s, sorted by %s, page %d/%d", n, n == 1 ? "" : "s",
                  sort_names[m->wl_sort], m->wl_page + 1, pages ? pages : 1);
     screen_text(scr, 2, 3, STY(SCREEN_DEFAULT_COLOR, ATTR_UNDERLINE),
                 "   Player               Race/class       Depth    Turn   Idle  Watch  Term");

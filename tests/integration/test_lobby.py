@@ -74,7 +74,8 @@ def test_banner_leaves_out_a_game_its_player_left(site, clients):
     assert banner_count(t) == 0, t.text()
     assert "0 playing now" in p.text(), p.text()
     t.send("w")
-    assert name in t.wait_for(name), t.text()  # still on the list of live games
+    listed = t.wait_for(name)  # still on the list of live games, as one not played
+    assert re.search(rf"1 game, sorted by .*{name} .*detached", listed, re.S), listed
     t.send("q")
     t.wait_for("Your choice")
     p.send("p")
