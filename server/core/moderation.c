@@ -202,12 +202,15 @@ int moderation_parse_duration(const char *text, int64_t *secs)
         char unit;
         int64_t mult;
     } UNITS[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}, {0, 1}};
+    const int64_t most = 100LL * 365 * 86400; /* a hundred years, whatever the unit */
     char *end;
     long long v = strtoll(text, &end, 10);
-    if (end == text || v <= 0 || v > 100LL * 365 * 86400)
+    if (end == text || v <= 0 || v > most)
         return -1;
     for (size_t i = 0; i < sizeof UNITS / sizeof UNITS[0]; i++)
         if (*end == UNITS[i].unit && (!*end || !end[1])) {
+            if (v > most / UNITS[i].mult)
+                return -1;
             *secs = v * UNITS[i].mult;
             return 0;
         }

@@ -54,7 +54,8 @@ void moderation_kicked_elsewhere(server_t *home, const char *to, int64_t user_id
  * told and closed, as a kick would have done. One read per connection. */
 void moderation_recheck_accounts(server_t *home);
 
-/* "30m", "2h", "7d", "90s" or plain seconds: 0 and *secs, else -1. */
+/* "30m", "2h", "7d", "90s" or plain seconds, up to a hundred years: 0
+ * and *secs, else -1. */
 int moderation_parse_duration(const char *text, int64_t *secs);
 
 #endif

@@ -59,6 +59,11 @@ START_TEST(mutes_and_durations)
     ck_assert_int_eq(moderation_parse_duration("5x", &s), -1);
     ck_assert_int_eq(moderation_parse_duration("5mm", &s), -1);
     ck_assert_int_eq(moderation_parse_duration("m", &s), -1);
+    /* a hundred years at most, in any unit */
+    ck_assert(moderation_parse_duration("5200w", &s) == 0 && s == 5200LL * 604800);
+    ck_assert_int_eq(moderation_parse_duration("5300w", &s), -1);
+    ck_assert_int_eq(moderation_parse_duration("3153600000w", &s), -1);
+    ck_assert(moderation_parse_duration("3153600000", &s) == 0 && s == 3153600000LL);
 }
 END_TEST
 
