@@ -33,7 +33,8 @@ def wait_list(d, t, want, timeout=15):
     is redrawn every second. Then no check against a rebuild found a
     difference (it would have mended it: the screen alone cannot tell)."""
     end = time.time() + timeout
-    while not (list_names(t) == want and f"{len(want)} playing" in t.text()):
+    count = f"{len(want)} game{'' if len(want) == 1 else 's'}, sorted"  # the list's header
+    while not (list_names(t) == want and count in t.text()):
         if time.time() > end:
             raise AssertionError(f"watch list {list_names(t)} != {want}:\n{t.text()}")
         t.pump(quiet=0.1, limit=0.5)
@@ -392,7 +393,7 @@ def test_viewers_work_a_slice_a_turn(bindir, tmp_path, clients):
         while True:
             for v in viewers:
                 v.pump()
-            behind = [v for v in viewers if "slicez" not in v.text() or "7 playing" not in v.text()]
+            behind = [v for v in viewers if "slicez" not in v.text() or "7 games," not in v.text()]
             if not behind:
                 break
             assert time.time() < end, f"{len(behind)} watch lists behind:\n{behind[0].text()}"
