@@ -342,6 +342,8 @@ def test_a_player_coming_and_going_costs_the_log_a_few_lines(daemon):
         ws = WS(d.http, "/ws/play", session=tok)
         assert ws.status == 101
         ws.text(json.dumps({"t": "resize", "w": 100, "h": 30}))
+        # its game's frame: attached (a socket closed before never is)
+        ws.until(lambda op, p: op == 2 and b"HP " in p, timeout=10)
         socks.append(ws)
         if len(socks) > 2:  # a takeover each, and a detach now and then
             socks.pop(0).close()
