@@ -188,22 +188,42 @@ bool logcap_may(logcap_t *c, const logcap_kind_t *kind, const char *addr, uint64
     return ok;
 }
 
-bool logcap_say(logcap_t *c, uint64_t now_ms, log_level_t lvl, const logcap_kind_t *kind,
-                const char *addr, const char *fmt, ...)
+static bool say_v(logcap_t *c, uint64_t now_ms, log_level_t lvl, const logcap_kind_t *kind,
+                  const char *addr, const char *fmt, va_list ap)
 {
     unsigned held;
     if (!logcap_may(c, kind, addr, now_ms, &held))
         return false;
     char text[900];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
     if (held)
         log_msg(lvl, "%s (%u such lines held back)", text, held);
     else
         log_msg(lvl, "%s", text);
     return true;
+}
+
+bool logcap_say(logcap_t *c, uint64_t now_ms, log_level_t lvl, const logcap_kind_t *kind,
+                const char *addr, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bool said = say_v(c, now_ms, lvl, kind, addr, fmt, ap);
+    va_end(ap);
+    return said;
+}
+
+bool logcap_say_user(logcap_t *c, uint64_t now_ms, log_level_t lvl, const logcap_kind_t *kind,
+                     const char *addr, const char *user, const char *fmt, ...)
+{
+    char key[LOGCAP_ADDR_MAX];
+    bool named = user && user[0];
+    snprintf(key, sizeof key, "%s%s%s", addr ? addr : "-", named ? " " : "", named ? user : "");
+    va_list ap;
+    va_start(ap, fmt);
+    bool said = say_v(c, now_ms, lvl, kind, key, fmt, ap);
+    va_end(ap);
+    return said;
 }
 
 int logcap_flush(logcap_t *c, uint64_t now_ms)

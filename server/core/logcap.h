@@ -58,6 +58,13 @@ bool logcap_may(logcap_t *c, const logcap_kind_t *kind, const char *addr, uint64
 bool logcap_say(logcap_t *c, uint64_t now_ms, log_level_t lvl, const logcap_kind_t *kind,
                 const char *addr, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* logcap_say about what one account does from one address: the pair is
+ * "ADDR USER", so one account's lines from one place are capped without
+ * holding back another's (a stranger's, user NULL or "": the address). */
+bool logcap_say_user(logcap_t *c, uint64_t now_ms, log_level_t lvl, const logcap_kind_t *kind,
+                     const char *addr, const char *user, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
 /* Says every count held back whose kind has had no line for a window.
  * Returns how many lines it wrote. */
 int logcap_flush(logcap_t *c, uint64_t now_ms);

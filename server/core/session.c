@@ -222,28 +222,14 @@ void session_db_done(session_t *s)
 static const logcap_kind_t SAY_ATTACH = {"attach", 10, 1000}, SAY_DETACH = {"detach", 10, 1000},
                            SAY_TAKEOVER = {"takeover", 10, 1000};
 
-static void say_player(session_t *s, const conn_t *c, const logcap_kind_t *kind, const char *fmt,
-                       ...) __attribute__((format(printf, 4, 5)));
-
-static void say_player(session_t *s, const conn_t *c, const logcap_kind_t *kind, const char *fmt,
-                       ...)
-{
-    char key[sizeof c->ip + sizeof s->user + 1], line[512];
-    snprintf(key, sizeof key, "%s %s", c->ip, s->user);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    logcap_say(s->srv->strangers, now_ms(s->srv), LOG_INFO, kind, key, "%s", line);
-}
-
 void session_attach_player(session_t *s, conn_t *c)
 {
     conn_t *old = s->player;
     if (old && old != c) {
-        say_player(s, c, &SAY_TAKEOVER, "takeover user=%s game=%lld from conn=%llu to conn=%llu",
-                   s->user, (long long)s->game_id, (unsigned long long)old->id,
-                   (unsigned long long)c->id);
+        logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_TAKEOVER, c->ip, s->user,
+                        "takeover user=%s game=%lld from conn=%llu to conn=%llu", s->user,
+                        (long long)s->game_id, (unsigned long long)old->id,
+                        (unsigned long long)c->id);
         old->sess = NULL;
         s->player = NULL;
         conn_message(old, "Your game was taken over by another connection.");
@@ -263,9 +249,10 @@ void session_attach_player(session_t *s, conn_t *c)
     screen_free(c->shown);
     c->scr = c->shown = NULL;
     c->shown_valid = false;
-    say_player(s, c, &SAY_ATTACH, "attach user=%s game=%lld conn=%llu turn-seq=%llu loop=%d",
-               s->user, (long long)s->game_id, (unsigned long long)c->id,
-               (unsigned long long)s->seq, s->srv->shard);
+    logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_ATTACH, c->ip, s->user,
+                    "attach user=%s game=%lld conn=%llu turn-seq=%llu loop=%d", s->user,
+                    (long long)s->game_id, (unsigned long long)c->id, (unsigned long long)s->seq,
+                    s->srv->shard);
     frames_layout(s);
 }
 
@@ -284,11 +271,9 @@ void session_watch(conn_t *c, session_t *s)
     /* anyone may watch, again and again: under the log's cap (logcap.h),
      * a few times per address and game in a window */
     static const logcap_kind_t say_watch = {"watch", 10, 1000};
-    char key[sizeof c->ip + sizeof s->user + 1];
-    snprintf(key, sizeof key, "%s %s", c->ip, s->user);
-    logcap_say(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_watch, key,
-               "watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id, s->user,
-               (long long)s->game_id, s->nwatchers);
+    logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_watch, c->ip, s->user,
+                    "watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id,
+                    s->user, (long long)s->game_id, s->nwatchers);
     /* the player's status shows the count: everyone gets that frame first */
     frames_count_changed(s);
     frames_keyframe(s, c);
@@ -330,8 +315,9 @@ void session_detach(conn_t *c, const char *why)
             s->detached_ms = 1;
         session_set_away(s, true);
         session_retime(s);
-        say_player(s, c, &SAY_DETACH, "detach user=%s game=%lld seq=%llu", s->user,
-                   (long long)s->game_id, (unsigned long long)s->seq);
+        logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_DETACH, c->ip, s->user,
+                        "detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
+                        (unsigned long long)s->seq);
         if (!s->ended && s->ops->over_at_more && s->ops->over_at_more(s))
             return end_left(s, c, why); /* left on the last --More--: it ends now */
         s->ops->save(s, "detach");

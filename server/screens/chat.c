@@ -350,10 +350,9 @@ void chat_who(session_t *s)
 static void say_toggle(session_t *s, const char *now_is)
 {
     static const logcap_kind_t say_chat = {"chat on, hidden or off", 10, 1000};
-    char who[96];
-    snprintf(who, sizeof who, "%s %s", s->player ? s->player->ip : "-", s->user);
-    logcap_say(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_chat, who,
-               "chat user=%s game=%lld %s", s->user, (long long)s->game_id, now_is);
+    logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_chat,
+                    s->player ? s->player->ip : "-", s->user, "chat user=%s game=%lld %s", s->user,
+                    (long long)s->game_id, now_is);
 }
 
 /* True when the player may turn chat off or on once more now (TOGGLE_*). */

@@ -140,11 +140,9 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
     if (status == ACCOUNTS_OK && u && p != &prompt_chpw_new2) {
         conn_set_user(c, u->id, u->name, u->game_name);
         menu_options_apply(c, u->options);
-        char key[sizeof c->ip + sizeof c->user + 1];
-        snprintf(key, sizeof key, "%s %s", c->ip, c->user);
-        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_LOGIN, key,
-                   "login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip, c->user,
-                   p == &prompt_reg_pass2 ? " (registered)" : "");
+        logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_LOGIN, c->ip, c->user,
+                        "login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip,
+                        c->user, p == &prompt_reg_pass2 ? " (registered)" : "");
         bool live = session_user_live(c->srv, c->user_id);
         char made[96]; /* registering says it worked */
         snprintf(made, sizeof made, "Welcome, %s: your account is made. Press p to play.", c->user);

@@ -162,11 +162,9 @@ static void op_close(conn_t *c, const char *why)
     if (c->closing)
         return;
     c->closing = true;
-    char key[sizeof c->ip + sizeof c->user + 1]; /* a player's own, a stranger's by address */
-    snprintf(key, sizeof key, "%s%s%s", c->ip, c->user[0] ? " " : "", c->user);
-    logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_DISCONNECT, key,
-               "disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id, c->ip,
-               c->user[0] ? c->user : "-", why);
+    logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_DISCONNECT, c->ip, c->user,
+                    "disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id,
+                    c->ip, c->user[0] ? c->user : "-", why);
     if (conn_in_game(c))
         conn_detach(c, NULL);
     close_handles(tconn_of(c));

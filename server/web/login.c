@@ -217,10 +217,9 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         free(ar);
         return;
     }
-    char key[sizeof ar->ip + DB_NAME_MAX + 1];
-    snprintf(key, sizeof key, "%s %s", ar->ip, u->name);
-    logcap_say(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][0], key,
-               "web %s user=%s ip=%s", ar->reg ? "register" : "login", u->name, ar->ip);
+    logcap_say_user(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][0], ar->ip,
+                    u->name, "web %s user=%s ip=%s", ar->reg ? "register" : "login", u->name,
+                    ar->ip);
     unsigned char raw[TOKEN_BYTES];
     randombytes_buf(raw, sizeof raw);
     sodium_bin2base64(ar->token, sizeof ar->token, raw, sizeof raw,

@@ -307,11 +307,9 @@ static void ws_ready(wsock_t *ws)
             return;
         }
         static const logcap_kind_t say_play = {"web play", 5, 1000};
-        char key[sizeof c->ip + sizeof c->user + 1];
-        snprintf(key, sizeof key, "%s %s", c->ip, c->user);
-        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &say_play, key,
-                   "web play user=%s conn=%llu ip=%s game=%s", c->user, (unsigned long long)c->id,
-                   c->ip, ws->watch[0] ? ws->watch : "warren");
+        logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &say_play, c->ip, c->user,
+                        "web play user=%s conn=%llu ip=%s game=%s", c->user,
+                        (unsigned long long)c->id, c->ip, ws->watch[0] ? ws->watch : "warren");
         const gamecfg_t *hosted = gamecfg_find(&c->srv->cfg.games, ws->watch);
         if (strcmp(ws->watch, "daily") == 0)
             daily_play(c); /* /play/daily: the daily game (core/daily.h) */

@@ -193,6 +193,25 @@ START_TEST(more_kinds_than_places_share_the_last)
 }
 END_TEST
 
+START_TEST(an_account_is_capped_apart_from_its_address)
+{
+    FILE *f = capture();
+    logcap_t *c = logcap_new(0);
+    ck_assert(logcap_say_user(c, 1, LOG_WARN, &BAD, "A", "ann", "bad ann"));
+    ck_assert(!logcap_say_user(c, 2, LOG_WARN, &BAD, "A", "ann", "bad ann again"));
+    ck_assert(logcap_say_user(c, 3, LOG_WARN, &BAD, "A", "bob", "bad bob")); /* another account */
+    ck_assert(logcap_knows(c, "bad", "A ann") && logcap_knows(c, "bad", "A bob"));
+    ck_assert(!logcap_knows(c, "bad", "A"));
+    ck_assert(logcap_say_user(c, 4, LOG_WARN, &BAD, "A", "", "bad stranger"));
+    ck_assert(logcap_knows(c, "bad", "A")); /* a stranger: the address alone */
+    ck_assert(!logcap_say(c, 5, LOG_WARN, &BAD, "A", "bad by address"));
+    const char *log = captured(f);
+    ck_assert_ptr_nonnull(strstr(log, "WARN bad bob (1 such lines held back)\n"));
+    ck_assert_ptr_null(strstr(log, "ann again"));
+    logcap_free(c);
+}
+END_TEST
+
 Suite *suite_server_logcap(void)
 {
     Suite *s = suite_create("server_logcap");
@@ -204,6 +223,7 @@ Suite *suite_server_logcap(void)
     tcase_add_test(t, a_clock_a_little_behind_is_no_time);
     tcase_add_test(t, say_and_flush_write_the_counts);
     tcase_add_test(t, more_kinds_than_places_share_the_last);
+    tcase_add_test(t, an_account_is_capped_apart_from_its_address);
     suite_add_tcase(s, t);
     return s;
 }
