@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "screen.h"
 
 typedef enum { X_TEXT, X_INT, X_BITS } xkind_t;
 
@@ -71,16 +72,32 @@ static const xfield_t *field_find(const char *key, size_t n)
     return NULL;
 }
 
-/* Text cut to the field; control bytes (NUL too) become '?'. */
+/* Shown as it is: not a control (C0, DEL, C1) and not a bidirectional
+ * control, which would reorder the text around it where a page shows it. */
+static bool shown_as_is(uint32_t cp)
+{
+    return cp >= 0x20 && !(cp >= 0x7F && cp <= 0x9F) && !(cp >= 0x202A && cp <= 0x202E) &&
+           !(cp >= 0x2066 && cp <= 0x2069) && cp != 0xFFFD;
+}
+
+/* Text cut to the field at a character's end; what is not shown as it is
+ * (and each byte that is not UTF-8, NUL too) becomes '?'. */
 static void set_text(char *dst, size_t size, const char *v, size_t n)
 {
-    if (n > size - 1)
-        n = size - 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)v[i];
-        dst[i] = c < 0x20 || c == 0x7F ? '?' : (char)c;
+    size_t o = 0;
+    for (size_t i = 0, used; i < n; i += used) {
+        uint32_t cp = utf8_decode((const uint8_t *)v + i, n - i, &used);
+        bool keep = shown_as_is(cp);
+        size_t len = keep ? used : 1;
+        if (o + len > size - 1)
+            break;
+        if (keep)
+            memcpy(dst + o, v + i, used);
+        else
+            dst[o] = '?';
+        o += len;
     }
-    dst[n] = 0;
+    dst[o] = 0;
 }
 
 static int set_number(const xfield_t *f, char *field, const char *v, size_t n)

@@ -4,9 +4,10 @@
  * A row is key=value fields separated by tabs (NetHack 3.6 and later);
  * a row with no tab is split at ':' (the 3.4 format, whose values cannot
  * hold ':'). Unknown keys are ignored; a key given twice keeps its last
- * value. Text values are cut to their fields and control characters
- * become '?'. Numbers are decimal; conduct, achieve and flags may be hex
- * ("0x..."). A row needs name, points and death, else it is an error.
+ * value. Text values are cut to their fields at a character's end and
+ * are UTF-8: control characters (C0, DEL, C1), bidirectional controls and
+ * bytes that are not UTF-8 become '?', since pages and lists show them.
+ * Numbers are decimal; conduct, achieve and flags may be hex ("0x..."). A row needs name, points and death, else it is an error.
  * Pure: no allocation, no state. */
 #ifndef WARREN_XLOG_H
 #define WARREN_XLOG_H

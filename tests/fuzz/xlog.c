@@ -1,20 +1,25 @@
 /* Fuzz target: xlogfile rows (server/hosted/xlog.c), written by the games
  * warrend hosts and read back for scores. A row parses or is refused with
  * a message; an accepted row has a name and text fields that are
- * NUL-terminated and free of control characters. */
+ * NUL-terminated UTF-8, free of control characters (C0, DEL, C1) and of
+ * bidirectional controls. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hosted/xlog.h"
+#include "screen.h"
 
 static void check_text(const char *s, size_t size)
 {
     const char *end = memchr(s, 0, size);
     if (!end)
         abort();
-    for (; s < end; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7F)
+    for (size_t used; s < end; s += used) {
+        uint32_t cp = utf8_decode((const uint8_t *)s, (size_t)(end - s), &used);
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
+            (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFFFD)
             abort();
+    }
 }
 
 #define TEXT(f) check_text(r.f, sizeof r.f)

@@ -27,8 +27,18 @@
  *              in its working directory (the player's), makes RC a link to
  *              TARGET and RC.new a link to NEW, prints "planted", then waits
  *              for 'q' (what an escaped game could do to the rc editor)
+ *   xlog FILE NAME
+ *              appends to FILE a row for NAME whose death holds C1 controls
+ *              (raw and in UTF-8), bytes that are not UTF-8 and a
+ *              bidirectional override, then exits 0
+ *   connect PORT
+ *              connects to 127.0.0.1:PORT over TCP, prints "connect: ok"
+ *              or "connect: " and why not, then waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +46,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -312,6 +324,43 @@ static int plant(int argc, char **argv)
     return wait_q();
 }
 
+static int xlog_row(int argc, char **argv)
+{
+    if (argc < 4)
+        return 2;
+    int fd = open(argv[2], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return 1;
+    char row[512];
+    int n = snprintf(row, sizeof row,
+                     "version=3.6.6\tname=%s\tdeath=killed by \x9b"
+                     "31mred\x9b"
+                     "0m, \xc2\x9b"
+                     "2J, \xff\xfe and \xe2\x80\xae"
+                     "drow\xc3\tpoints=4242\tturns=7\t"
+                     "endtime=%lld\n",
+                     argv[3], (long long)time(NULL) + 5);
+    ssize_t w = write(fd, row, (size_t)n);
+    close(fd);
+    return w == n ? 0 : 1;
+}
+
+static int connect_to(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2]))};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    char line[160];
+    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) < 0)
+        snprintf(line, sizeof line, "connect: %s\r\n", strerror(errno));
+    else
+        snprintf(line, sizeof line, "connect: ok\r\n");
+    out(line);
+    return wait_q();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -340,7 +389,11 @@ int main(int argc, char **argv)
         return plant(argc, argv);
     if (!strcmp(mode, "keys"))
         return keys();
+    if (!strcmp(mode, "xlog"))
+        return xlog_row(argc, argv);
+    if (!strcmp(mode, "connect"))
+        return connect_to(argc, argv);
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-                    "plant RC TARGET NEW|keys\n");
+                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT\n");
     return 2;
 }

@@ -355,6 +355,20 @@ START_TEST(xlog_reads_nethack_rows)
     ck_assert_int_eq(xlog_parse(odd, strlen(odd), &r, err, sizeof err), 0);
     ck_assert_str_eq(r.name, "e?[2Jve");
     ck_assert_uint_eq(strlen(r.death), sizeof r.death - 1);
+    /* nor C1 controls (raw or in UTF-8), bytes that are not UTF-8 or
+     * bidirectional controls; other characters stay, none cut in two */
+    const char c1[] = "name=c1\tpoints=1\tdeath=by \x9b"
+                      "31m\xc2\x9b"
+                      "2J \xff\xe2\x80\xae"
+                      "x \xc3\xa9\xe2\x94\x80\xc3";
+    ck_assert_int_eq(xlog_parse(c1, strlen(c1), &r, err, sizeof err), 0);
+    ck_assert_str_eq(r.death, "by ?31m?2J ??x \xc3\xa9\xe2\x94\x80?");
+    char cut[64] = "name=";
+    for (int i = 0; i < 16; i++)
+        strcat(cut, "\xc3\xa9"); /* 32 bytes, for a field of 31 */
+    strcat(cut, "\tpoints=1\tdeath=x");
+    ck_assert_int_eq(xlog_parse(cut, strlen(cut), &r, err, sizeof err), 0);
+    ck_assert_uint_eq(strlen(r.name), 30);
 }
 END_TEST
 
