@@ -21,6 +21,7 @@ typedef enum {
     K_LIMIT,  /* a uint64_t in limits, times scale */
     K_INT,    /* an int */
     K_KEYS,   /* "prefix ^C" or "direct" */
+    K_NET,    /* "none" or "host" */
     K_STATUS, /* a status pattern (statuspat.h) */
 } kind_t;
 
@@ -52,6 +53,7 @@ static const gamekey_t KEYS[] = {
     {"idle", K_INT, F(idle_seconds), 0, 86400 * 7, 1},
     {"hangup-timeout", K_INT, F(hangup_seconds), 1, 3600, 1},
     {"keys", K_KEYS, F(key_prefix), 0, 0, 0},
+    {"network", K_NET, F(network), 0, 0, 0},
     {"status", K_STATUS, F(status), 0, 0, 0},
 };
 #undef F
@@ -195,6 +197,15 @@ static int set_keys(parser_t *ps, const char *val)
     return 0;
 }
 
+/* "none" (no network: the default) or "host" (the machine's). */
+static int set_network(parser_t *ps, const char *val)
+{
+    if (strcmp(val, "none") && strcmp(val, "host"))
+        return fail(ps, "network: expected \"none\" or \"host\", got \"%s\"", val);
+    ps->cur->network = !strcmp(val, "host");
+    return 0;
+}
+
 /* A status pattern compiles (and is dropped: each game compiles its own). */
 static int check_status(parser_t *ps, const char *val)
 {
@@ -212,6 +223,8 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
         return set_number(ps, k, val);
     if (k->kind == K_KEYS)
         return set_keys(ps, val);
+    if (k->kind == K_NET)
+        return set_network(ps, val);
     if (strlen(val) >= k->size)
         return fail(ps, "%s: value too long", k->key);
     if (!*val)

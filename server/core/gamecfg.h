@@ -39,6 +39,9 @@
  *               itself goes to the program; every other key is the
  *               program's, Ctrl-X and Ctrl-T too. "direct": Ctrl-X, -E,
  *               -W and -T are Warren's, as in Warren's own game
+ *   network     "none" (default): the program has no network, not even
+ *               127.0.0.1 (a user and a network namespace of its own,
+ *               spawnexec.c); "host": the machine's network
  *   status      a PCRE2 pattern matched against the program's screen for
  *               the depth and turn the lists show (statuspat.h), e.g.
  *               Dlvl:(?<depth>\d+).*T:(?<turn>\d+)  (no " #" in it: that
@@ -58,6 +61,7 @@
  * gamecfg_launch_t owns its argv and envp (gamecfg_launch_free). */
 #ifndef WARREN_GAMECFG_H
 #define WARREN_GAMECFG_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +105,7 @@ typedef struct {
     int idle_seconds; /* -1: not given */
     int hangup_seconds;
     uint32_t key_prefix;       /* keys = prefix ^C: that control code; 0: direct */
+    bool network;              /* network = host; false (none): cut off */
     char status[GAMECFG_TEXT]; /* a status pattern (statuspat.h); "" = none */
     int line;                  /* where the section starts, for messages */
 } gamecfg_t;

@@ -3,6 +3,7 @@
  * Internal to the spawner's files. */
 #ifndef WARREN_SPAWND_H
 #define WARREN_SPAWND_H
+#include <stdbool.h>
 #include <sys/types.h>
 #include "spawner.h"
 
@@ -16,6 +17,7 @@ typedef struct {
     int w, h;                        /* the pty's size */
     const gamecfg_limits_t *limits;
     const spawner_user_t *user; /* its ids are taken when user->sw */
+    bool network;               /* false: namespaces of its own, no network */
 } spawnexec_t;
 
 /* Opens a pty and starts the program on it: returns its pid with *master

@@ -5,19 +5,21 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pty.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "spawnd.h"
 
 /* What failed in the child before exec, sent back through a pipe. */
-typedef enum { STEP_TTY, STEP_LIMITS, STEP_USER, STEP_CHDIR, STEP_EXEC } step_t;
+typedef enum { STEP_TTY, STEP_LIMITS, STEP_USER, STEP_NET, STEP_CHDIR, STEP_EXEC } step_t;
 static const char *const STEP_NAMES[] = {"terminal setup", "resource limits", "user switch",
-                                         "chdir", "exec"};
+                                         "network cut",    "chdir",           "exec"};
 
 typedef struct {
     int step, err;
@@ -99,6 +101,40 @@ static void child_user(const spawner_user_t *u)
     }
 }
 
+/* Writes text into /proc/self/NAME, whole. */
+static int write_proc(const char *name, const char *text)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/%s", name);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* No network, as the game's user: a user namespace where its ids are its
+ * own (so it may make the rest without rights), and in it a network
+ * namespace whose only device, loopback, is down. The ids it switched to
+ * left it not dumpable, so its /proc files are root's: dumpable again
+ * until exec, which sets it as for any program. */
+static void child_no_network(void)
+{
+    char map[64];
+    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+        child_fail(STEP_NET);
+    snprintf(map, sizeof map, "%u %u 1\n", uid, uid);
+    if (write_proc("uid_map", map) < 0 || write_proc("setgroups", "deny") < 0)
+        child_fail(STEP_NET);
+    snprintf(map, sizeof map, "%u %u 1\n", gid, gid);
+    if (write_proc("gid_map", map) < 0)
+        child_fail(STEP_NET);
+}
+
 static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave, int report)
 {
     child_signals();
@@ -110,6 +146,8 @@ static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave,
         errno = EPERM;
         child_fail(STEP_USER);
     }
+    if (!x->network)
+        child_no_network();
     if (fchdir(FD_DIR) < 0) /* as the user: its own directory */
         child_fail(STEP_CHDIR);
     execve(x->argv[0], x->argv, x->envp);

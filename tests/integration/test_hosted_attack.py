@@ -1,11 +1,13 @@
 """A hosted program as an attacker, with the real daemon and real clients
 (tests/tools/ptytoy): the xlogfile row it writes puts no control byte,
 bidirectional override or byte that is not UTF-8 on a page or a terminal;
-it reaches no network, not even warrend's own ports on 127.0.0.1."""
+it reaches no network, not even warrend's own ports on 127.0.0.1; it
+cannot trace another game's program (of the same user) nor read its
+environment."""
 import re
 
 from harness import Daemon, Web, unique_name
-from test_hosted import for_games, open_to_games, toy_copy
+from test_hosted import for_games, games_ids, open_to_games, toy_copy
 
 # what the row's death holds that must reach nobody: C1 CSI raw and in
 # UTF-8, bytes that are not UTF-8, a right-to-left override
@@ -43,5 +45,69 @@ def test_an_xlog_row_of_control_bytes_reaches_no_page_nor_terminal(bindir, tmp_p
             assert r.status == 200 and b"killed by ?31mred" in r.body, (path, r.status)
             assert not FORBIDDEN.search(r.body), (path, FORBIDDEN.search(r.body))
             r.body.decode("utf-8")  # the whole page is UTF-8
+    finally:
+        d.stop_clean()
+
+
+def test_a_program_reaches_no_network_unless_its_section_says_host(bindir, tmp_path, clients):
+    """Not even warrend's own telnet port on 127.0.0.1 (where it could pass
+    for nginx or a node, trust-proxy and peers being 127.0.0.1): the
+    program is in a network namespace of its own, its files still its
+    user's. network = host gives it the machine's network."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, "")
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game cut]\ncommand = {toy} connect {d.port}\n"
+                    f"[game open]\ncommand = {toy} connect {d.port}\nnetwork = host\n"
+                    f"[game files]\ncommand = {toy} report\n")
+    d.stop()
+    d.start()
+    try:
+        t = clients(d.port)
+        name = unique_name("nt")
+        t.register(name)
+        t.send("1")
+        t.wait_for("connect: Network is unreachable")
+        t.send("q")
+        t.wait_for("has ended")
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("2")
+        t.wait_for("connect: ok")
+        t.send("q")
+        t.wait_for("has ended")
+        t.send(" ")
+        t.wait_for("Your choice")
+        t.send("3")  # its ids are its user's, as before
+        t.wait_for("has ended")
+        uid, gid = games_ids()
+        assert f"uid {uid} gid {gid} ".encode() in t.raw, t.raw[-2000:]
+    finally:
+        d.stop_clean()
+
+
+def test_one_game_neither_traces_nor_reads_another(bindir, tmp_path, clients):
+    """Both run as the games' user; each in a user namespace of its own, so
+    the kernel refuses ptrace and /proc/PID/environ across them."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} winsize\n"
+                                f"[game peek]\ncommand = {toy} peek\n")
+    try:
+        v = clients(d.port)
+        name = unique_name("vi")
+        v.register(name)
+        v.send("1")
+        v.wait_for("size 80x24")
+        pid = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+        t = clients(d.port)
+        t.register(unique_name("pk"))
+        t.send("2")
+        t.wait_for("peek ready")
+        t.send(f"{pid}\r")
+        t.wait_for("environ: no ptrace: no")
+        v.send("q")
+        v.wait_for("has ended")
+        t.send("q")
+        t.wait_for("has ended")
     finally:
         d.stop_clean()

@@ -34,6 +34,10 @@
  *   connect PORT
  *              connects to 127.0.0.1:PORT over TCP, prints "connect: ok"
  *              or "connect: " and why not, then waits for 'q'
+ *   peek       reads a pid typed on its terminal (digits, then Enter),
+ *              tries to read its environment and to attach to it with
+ *              ptrace, prints "environ: ok|no ptrace: ok|no", then waits
+ *              for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -41,11 +45,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -361,6 +367,34 @@ static int connect_to(int argc, char **argv)
     return wait_q();
 }
 
+/* What another program of the same user gives away: its environment, a
+ * ptrace attach. */
+static int peek(void)
+{
+    raw_mode();
+    out("peek ready\r\n");
+    char c, num[16];
+    size_t n = 0;
+    while (read(0, &c, 1) == 1 && c != '\r' && n < sizeof num - 1)
+        num[n++] = c;
+    num[n] = 0;
+    pid_t pid = (pid_t)atoi(num);
+    char path[64], buf[64];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool env = fd >= 0 && read(fd, buf, sizeof buf) > 0;
+    if (fd >= 0)
+        close(fd);
+    bool traced = ptrace(PTRACE_ATTACH, pid, NULL, NULL) == 0;
+    if (traced)
+        ptrace(PTRACE_DETACH, pid, NULL, NULL);
+    char line[80];
+    snprintf(line, sizeof line, "environ: %s ptrace: %s\r\n", env ? "ok" : "no",
+             traced ? "ok" : "no");
+    out(line);
+    return wait_q();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -393,7 +427,9 @@ int main(int argc, char **argv)
         return xlog_row(argc, argv);
     if (!strcmp(mode, "connect"))
         return connect_to(argc, argv);
+    if (!strcmp(mode, "peek"))
+        return peek();
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT\n");
+                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek\n");
     return 2;
 }

@@ -126,6 +126,7 @@ static const char SAMPLE[] = "# hosted games\n"
                              "keys = prefix ^a\n"
                              "[game cat]\n"
                              "command = /bin/cat\n"
+                             "network = host\n"
                              "keys = direct # Ctrl-X, -E, -W, -T\n";
 
 static int parse(gamecfg_list_t *l, const char *text, char *err)
@@ -161,7 +162,8 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_int_eq(c->idle_seconds, -1);  /* not given: the daemon's game-idle */
     ck_assert_uint_eq(n->key_prefix, 0x1C); /* not given: ^\ */
     ck_assert_uint_eq(c->key_prefix, 0x01); /* ^a is ^A */
-    ck_assert_uint_eq(gamecfg_find(&l, "cat")->key_prefix, 0); /* direct */
+    ck_assert_uint_eq(gamecfg_find(&l, "cat")->key_prefix, 0);  /* direct */
+    ck_assert(!n->network && gamecfg_find(&l, "cat")->network); /* none unless host */
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
     ck_assert_str_eq(err, "line 1: [game crawl] given twice");
@@ -221,6 +223,8 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nname =\n", "line 3: name: empty value"},
         {"[game a]\ncommand = /bin/x\nname = a\x1b[2Jb\n", "line 3: name: control characters"},
         {"[game a]\ncommand\n", "line 2: expected \"key = value\""},
+        {"[game a]\ncommand = /bin/x\nnetwork = yes\n",
+         "line 3: network: expected \"none\" or \"host\", got \"yes\""},
         {"[game a]\ncommand = /bin/x\nkeys = ^]\n",
          "line 3: keys: expected \"prefix ^C\" (^A to ^_) or \"direct\", got \"^]\""},
         {"[game a]\ncommand = /bin/x\nkeys = prefix ]\n",
