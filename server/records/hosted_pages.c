@@ -6,7 +6,7 @@
  *                       "links":{"page","replay","frames","cast"}}
  *   /hosted/ID/replay  the browser player (client-web/dist/replay.html)
  *   /api/hosted/ID/replay  its frames (hostreplay.h)
- *   /hosted/ID.cast    asciicast v2 of the recorded bytes
+ *   /hosted/ID.cast    asciicast v2 of what the terminal showed (hostreplay.h)
  * Recordings are read on a reader thread a few chunks at a time and
  * played back on the thread pool (rbuild.h: built once, cached, at most
  * replay-max bytes); the loop only formats text. */

@@ -16,40 +16,50 @@ static void put_time(buf_t *o, uint64_t ms)
 
 /* ---- asciicast -------------------------------------------------------------------------- */
 
+/* The cast is what the terminal shows, as a watcher's terminal gets it:
+ * the records run through a terminal (vtgrid.h) and each one's change to
+ * its screen goes out as the ANSI encoder's diff (a keyframe first and
+ * after a resize), so none of the program's own sequences reach a player. */
 typedef struct {
-    buf_t text;    /* the event's bytes: the carry, then the record */
-    char carry[4]; /* a UTF-8 sequence the last record cut */
-    size_t ncarry;
+    vtgrid_t *g;
+    screen_t *now, *shown; /* the terminal's screen; what the events drew */
+    ansi_profile_t prof;
+    buf_t text; /* one event's bytes */
+    bool drawn; /* shown is drawn at this size: diffs, else a keyframe */
 } cast_t;
 
-/* Bytes at the end of p[0..n) that start a UTF-8 sequence not finished. */
-static size_t utf8_cut(const unsigned char *p, size_t n)
+static int cast_open(cast_t *c, const hostreplay_opts_t *o)
 {
-    for (size_t back = 1; back <= 3 && back <= n; back++) {
-        unsigned char c = p[n - back];
-        if ((c & 0xC0) == 0x80)
-            continue; /* a continuation byte: look further back */
-        size_t need = c >= 0xF0 && c < 0xF8 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-        return need > back ? back : 0;
-    }
-    return 0;
+    ansi_profile_for_term(&c->prof, "xterm-256color");
+    c->g = vtgrid_new(o->w, o->h, NULL, NULL);
+    c->now = screen_new(o->w, o->h);
+    c->shown = screen_new(o->w, o->h);
+    return c->g && c->now && c->shown ? 0 : -1;
 }
 
-static int cast_event(cast_t *c, buf_t *out, const recevent_t *e, uint64_t play)
+static void cast_close(cast_t *c)
 {
-    if (e->kind == 'r') {
-        put_time(out, play);
-        buf_printf(out, "\"r\", \"%dx%d\"]\n", e->w, e->h);
-        return 0;
-    }
-    buf_reset(&c->text);
-    buf_put(&c->text, c->carry, c->ncarry);
-    buf_put(&c->text, e->data, e->len);
-    if (c->text.failed)
+    vtgrid_free(c->g);
+    screen_free(c->now);
+    screen_free(c->shown);
+}
+
+/* The terminal's screen now, as an "o" event at play; nothing when it
+ * looks as the last event left it. */
+static int cast_draw(cast_t *c, buf_t *out, uint64_t play)
+{
+    if (vtgrid_sync(c->g, c->now, !c->drawn) < 0)
         return -1;
-    c->ncarry = utf8_cut((const unsigned char *)c->text.data, c->text.len);
-    c->text.len -= c->ncarry;
-    memcpy(c->carry, c->text.data + c->text.len, c->ncarry);
+    buf_reset(&c->text);
+    if (c->drawn)
+        ansi_diff(&c->prof, c->shown, c->now, &c->text);
+    else
+        ansi_keyframe(&c->prof, c->now, &c->text);
+    if (c->text.failed || screen_copy(c->shown, c->now) < 0)
+        return -1;
+    screen_clean(c->shown);
+    screen_clean(c->now);
+    c->drawn = true;
     if (c->text.len == 0)
         return 0;
     put_time(out, play);
@@ -57,6 +67,24 @@ static int cast_event(cast_t *c, buf_t *out, const recevent_t *e, uint64_t play)
     json_put_string(out, c->text.data, c->text.len);
     buf_puts(out, "]\n");
     return 0;
+}
+
+static int cast_event(cast_t *c, buf_t *out, const recevent_t *e, uint64_t play)
+{
+    if (e->kind == 'o') {
+        vtgrid_write(c->g, e->data, e->len);
+        return cast_draw(c, out, play);
+    }
+    int w, h;
+    vtgrid_size(c->g, &w, &h);
+    if (vtgrid_resize(c->g, e->w, e->h) < 0)
+        return -1;
+    put_time(out, play);
+    buf_printf(out, "\"r\", \"%dx%d\"]\n", e->w, e->h);
+    if (e->w == w && e->h == h)
+        return 0; /* each run says its size: no change */
+    c->drawn = false;
+    return cast_draw(c, out, play);
 }
 
 static void cast_head(buf_t *out, const hostreplay_opts_t *o, int idle)
@@ -211,7 +239,8 @@ struct hostreplay {
     buf_t scratch;             /* one chunk inflated */
     cast_t cast;
     framer_t frames;
-    bool framer_open, stopped;
+    bool opened, stopped;
+    bool failed; /* out of memory */
 };
 
 /* One record: its playback time (gaps capped), then the cast or frames. */
@@ -224,6 +253,7 @@ static int replay_event(void *ud, const recevent_t *e)
         r->last = e->ms;
     int ret = r->kind == HOSTREPLAY_CAST ? cast_event(&r->cast, &r->out->text, e, r->play)
                                          : frame_event(&r->frames, e, r->play);
+    r->failed = r->failed || ret < 0;
     if (ret == 0 && body_full(r->out))
         ret = -1;
     return ret;
@@ -244,15 +274,16 @@ hostreplay_t *hostreplay_new(hostreplay_kind_t kind, const hostreplay_opts_t *o,
     *r = (hostreplay_t){.kind = kind, .out = out, .idle = (uint64_t)idle};
     buf_init(&r->scratch);
     buf_init(&r->cast.text);
-    if (kind == HOSTREPLAY_CAST) {
-        cast_head(&out->text, &m, idle);
-        return r;
-    }
-    r->framer_open = true;
-    if (framer_open(&r->frames, &m, idle, &out->text) < 0) {
+    r->opened = true;
+    if (kind == HOSTREPLAY_CAST ? cast_open(&r->cast, &m)
+                                : framer_open(&r->frames, &m, idle, &out->text)) {
         snprintf(err, errlen, "a bad size %dx%d, or out of memory", m.w, m.h);
         hostreplay_free(r);
         return NULL;
+    }
+    if (kind == HOSTREPLAY_CAST) {
+        cast_head(&out->text, &m, idle);
+        return r;
     }
     buf_printf(&out->text, "{\"w\":%d,\"h\":%d,\"keyframe_turns\":%d,\"idle_ms\":%d,\"frames\":[\n",
                m.maxw, m.maxh, HOSTREPLAY_KEY_EVERY, idle);
@@ -269,7 +300,7 @@ int hostreplay_feed(hostreplay_t *r, const db_hosted_chunk_t *c, char *err, size
     if (ret == 0)
         return 0;
     if (!r->out->cut) {
-        if (r->frames.failed || r->out->text.failed || r->out->gz.failed)
+        if (r->failed || r->out->text.failed || r->out->gz.failed)
             snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -295,7 +326,9 @@ void hostreplay_free(hostreplay_t *r)
 {
     if (!r)
         return;
-    if (r->framer_open)
+    if (r->opened && r->kind == HOSTREPLAY_CAST)
+        cast_close(&r->cast);
+    else if (r->opened)
         framer_close(&r->frames);
     buf_free(&r->scratch);
     buf_free(&r->cast.text);

@@ -1,17 +1,27 @@
 /* hostreplay — a hosted game's recording (db_hosted.h, recchunk.h) played
- * back: the asciicast straight from the recorded bytes, and the browser
- * player's frames, made by running the bytes through a terminal (vtgrid.h)
- * into Warren's screen and its ANSI diff encoder, so the frames have the
- * shape of Warren's own replays (replay.h): [index, ms, diff(, keyframe)].
- * Nothing here is verified: the program ran outside Warren's engine.
+ * back: the asciicast and the browser player's frames, both made by
+ * running the recorded bytes through a terminal (vtgrid.h) into Warren's
+ * screen and its ANSI diff encoder (ansi.h, the xterm-256color profile), as
+ * watchers get them. So the frames have the shape of Warren's own replays
+ * (replay.h): [index, ms, diff(, keyframe)]; and the cast holds what the
+ * terminal showed, never the program's own bytes: no title, clipboard,
+ * device string, mode switch or report request of the program reaches a
+ * player's terminal, only text, SGR and the encoder's cursor, erase and
+ * scroll sequences. Nothing here is verified: the program ran outside
+ * Warren's engine.
  *
  * Times: a record's time is its milliseconds since the game's start; every
  * gap between records plays as at most idle_ms (as asciinema's
- * idle_time_limit). Frames: output within HOSTREPLAY_MERGE_MS of a frame's
- * first change joins that frame, shown at the time of that first change
- * (but never more than idle_ms after the frame before it);
- * a keyframe comes at least every HOSTREPLAY_KEY_EVERY frames, after a
- * resize and on the last frame (an extra frame with no diff when needed).
+ * idle_time_limit). Cast: each record that changes the screen is an "o"
+ * event at its time, the change from the screen the events before drew (a
+ * keyframe from a cleared screen first, and after a resize at the size's
+ * "r" event); each run's "r" event stays. The cast is the terminal's size
+ * (its header the window at the start). Frames: output within
+ * HOSTREPLAY_MERGE_MS of a frame's first change joins that frame, shown at
+ * the time of that first change (but never more than idle_ms after the
+ * frame before it); a keyframe comes at least every HOSTREPLAY_KEY_EVERY
+ * frames, after a resize and on the last frame (an extra frame with no
+ * diff when needed).
  * The player's screen is the largest window the recording had (a first
  * pass of hostreplay_sizes over every chunk); each frame is the
  * terminal's screen drawn into it from the top left.
@@ -70,9 +80,10 @@ typedef struct {
 } hostreplay_input_t;
 
 /* An asciicast v2 document: a header (w x h, the idle limit, title
- * copied), then "o" events of the recorded output (a UTF-8 sequence cut
- * between two reads is kept whole) and "r" events "WxH". Returns 0, or -1
- * with err (a bad chunk, out of memory). */
+ * copied), then "o" events drawing the terminal's screen as the recorded
+ * output changed it (a UTF-8 sequence cut between two reads is drawn
+ * whole) and "r" events "WxH". Returns 0, or -1 with err (a bad chunk, a
+ * bad size, out of memory). */
 int hostreplay_cast(const hostreplay_input_t *in, const char *title, body_t *out, char *err,
                     size_t errlen);
 /* The frames as one JSON document: {"w","h","keyframe_turns","idle_ms",

@@ -176,7 +176,11 @@ static void one_chunk(buf_t *z, db_hosted_chunk_t *ch, const uint64_t *ms, const
     recchunk_free(&c);
 }
 
-START_TEST(cast_keeps_utf8_whole_caps_gaps_and_resizes)
+/* The cast draws what the terminal shows: a keyframe from a cleared
+ * screen first, then each record's change to the screen (a UTF-8
+ * sequence cut between two reads is drawn whole), at the record's time
+ * with gaps capped; a resize's event, then a keyframe at the new size. */
+START_TEST(cast_draws_the_screen_caps_gaps_and_resizes)
 {
     const uint64_t ms[] = {0, 100, 150, 60000, 60500};
     const char *const text[] = {"\00180x24", "a\xe2\x94", "\x80z", "later", "\00190x30"};
@@ -191,15 +195,57 @@ START_TEST(cast_keeps_utf8_whole_caps_gaps_and_resizes)
     ck_assert_int_eq(hostreplay_cast(&in, "t \"q\"", &b, err, sizeof err), 0);
     buf_putc(&b.text, 0);
     buf_t out = b.text;
-    const char *want = "{\"version\": 2, \"width\": 80, \"height\": 24, \"idle_time_limit\": "
-                       "2.000, \"title\": \"t \\\"q\\\"\", \"env\": {\"TERM\": "
-                       "\"xterm-256color\"}}\n"
-                       "[0.000, \"r\", \"80x24\"]\n"
-                       "[0.100, \"o\", \"a\"]\n"
-                       "[0.150, \"o\", \"\xe2\x94\x80z\"]\n"
-                       "[2.150, \"o\", \"later\"]\n"
-                       "[2.650, \"r\", \"90x30\"]\n";
+    const char *want =
+        "{\"version\": 2, \"width\": 80, \"height\": 24, \"idle_time_limit\": "
+        "2.000, \"title\": \"t \\\"q\\\"\", \"env\": {\"TERM\": "
+        "\"xterm-256color\"}}\n"
+        "[0.000, \"r\", \"80x24\"]\n"
+        "[0.100, \"o\", \"\\u001b(B\\u001b[m\\u001b[H\\u001b[2Ja\\u001b[?25h\"]\n"
+        "[0.150, \"o\", \"\xe2\x94\x80z\"]\n"
+        "[2.150, \"o\", \"later\"]\n"
+        "[2.650, \"r\", \"90x30\"]\n"
+        "[2.650, \"o\", "
+        "\"\\u001b(B\\u001b[m\\u001b[H\\u001b[2Ja\xe2\x94\x80zlater\\u001b[?25h\"]\n";
     ck_assert_str_eq(out.data, want);
+    buf_free(&z);
+    body_free(&b);
+}
+END_TEST
+
+/* A program's own sequences never reach the cast: titles, the clipboard,
+ * device strings, 8-bit controls, the alternate screen, reports and the
+ * bell are the terminal's business; the cast shows their effect. */
+START_TEST(cast_keeps_none_of_the_programs_sequences)
+{
+    const uint64_t ms[] = {0, 10, 20, 30, 40};
+    const char *const text[] = {"\00140x6",
+                                "\033[?1049h\033]52;c;aGVsbG8=\007\033]0;a title\007top\r\n",
+                                "\033P1$qm\033\\\033_apc\033\\\033^pm\033\\\xc2\x9b"
+                                "31m\xc2\x9d"
+                                "2;t\xc2\x9c",
+                                "\x9b"
+                                "2J\033[21t\033[?1000h\007\033[2;3Hmid\033[5;1H\033[1;31mred",
+                                "\x9d"
+                                "0;x\007 end"};
+    buf_t z;
+    buf_init(&z);
+    body_t b;
+    ck_assert_int_eq(body_open(&b, 0, false), 0);
+    db_hosted_chunk_t ch;
+    one_chunk(&z, &ch, ms, text, 5);
+    hostreplay_input_t in = {40, 6, &ch, 1, 0};
+    char err[100] = "";
+    ck_assert_int_eq(hostreplay_cast(&in, "t", &b, err, sizeof err), 0);
+    buf_putc(&b.text, 0);
+    const char *out = b.text.data;
+    static const char *const never[] = {"\\u001b]", "\\u001bP", "\\u001b_", "\\u001b^", "\\u0007",
+                                        "\\u0090",  "\\u009b",  "\\u009c",  "\\u009d",  "?1049",
+                                        "?1000",    "21t",      "52;",      "a title",  "\xc2\x9b"};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        ck_assert_msg(!strstr(out, never[i]), "%s in %s", never[i], out);
+    ck_assert_msg(strstr(out, "top") && strstr(out, "mid") && strstr(out, "red") &&
+                      strstr(out, "\\u001b[1;31m") && strstr(out, " end"),
+                  "%s", out);
     buf_free(&z);
     body_free(&b);
 }
@@ -364,7 +410,8 @@ Suite *suite_server_hosted_rec(void)
     tcase_add_test(t, chunk_round_trip);
     tcase_add_test(t, chunk_refuses_what_it_cannot_store);
     tcase_add_test(t, decoder_refuses_bad_chunks);
-    tcase_add_test(t, cast_keeps_utf8_whole_caps_gaps_and_resizes);
+    tcase_add_test(t, cast_draws_the_screen_caps_gaps_and_resizes);
+    tcase_add_test(t, cast_keeps_none_of_the_programs_sequences);
     tcase_add_test(t, frames_merge_close_output_and_end_on_a_keyframe);
     tcase_add_test(t, playback_refuses_a_bad_chunk);
     tcase_add_test(t, playback_chunk_by_chunk_gzipped_and_cut);
