@@ -1,15 +1,19 @@
 """Hosted games' recordings with the real daemon: NetHack's output is
 recorded as it is played, kept across a SIGKILL of warrend, served as an
 asciicast and as the browser player's frames, linked from the score and
-player pages; a flood past record-max is cut and marked truncated."""
+player pages; a flood past record-max is cut and marked truncated. The
+cast draws what the terminal showed, so a program's own sequences (its
+titles, clipboard writes, device strings, 8-bit controls, mode switches,
+report requests) never reach whoever plays it in a real terminal."""
 import json
+import os
 import re
 import time
 import zlib
 
 import pyte
 
-from harness import LEAVE, Daemon, Web, unique_name
+from harness import LEAVE, Daemon, Screen, Web, unique_name
 from test_hosted import (NETHACK, answer_until, kill_and_come_back,  # noqa: F401 (fixture)
                          nethack, open_to_games, start_nethack, toy_copy, toy_key)
 
@@ -45,6 +49,44 @@ def cast_of(web, rid):
     times = [e[0] for e in events]
     assert times == sorted(times) and all(e[1] in ("o", "r") for e in events)
     return header, events
+
+
+# What the encoder writes, and nothing else: CSI with digits and ';' ending
+# in a cursor move, erase, insert/delete, REP, SGR or scrolling region; the
+# cursor shown or hidden; synchronized output; the charsets; IND and RI.
+ENCODER_SEQ = re.compile(r"\x1b(\[[0-9;]*[@ABCDGHJKPbmr]|\[\?(25|2026)[hl]|\([B0]|[DM])")
+CLEARED = "\x1b(B\x1b[m\x1b[H\x1b[2J"  # a keyframe's start: the screen cleared
+
+
+def check_drawn(events):
+    """Every "o" event is the encoder's drawing (text, SGR, cursor and
+    erase sequences; BS, CR and LF), the first from a cleared screen."""
+    outs = [e[2] for e in events if e[1] == "o"]
+    assert outs and outs[0].startswith(CLEARED), outs[:1]
+    for o in outs:
+        rest = ENCODER_SEQ.sub("", o)
+        bad = [c for c in rest if (ord(c) < 0x20 and c not in "\b\r\n") or 0x7F <= ord(c) < 0xA0]
+        assert not bad, (bad, o)
+
+
+def cast_screens(header, events):
+    """The cast played in a terminal as asciinema plays it: the screen's
+    rows after each "o" event (a resize on each "r")."""
+    screen = Screen(header["width"], header["height"])
+    stream, seen = pyte.Stream(screen), []
+    for _, kind, data in events:
+        if kind == "r":
+            w, h = (int(n) for n in data.split("x"))
+            screen.resize(h, w)
+        else:
+            stream.feed(data)
+            seen.append(list(screen.display))
+    return seen
+
+
+def first_showing(screens, *texts):
+    """The first of screens that shows one of texts."""
+    return next(i for i, rows in enumerate(screens) if any(t in r for t in texts for r in rows))
 
 
 def render(w, h, data):
@@ -102,13 +144,14 @@ def test_recorded_game_pages(nethack, clients):
     assert header["version"] == 2 and (header["width"], header["height"]) == (80, 24)
     assert header["idle_time_limit"] == 2.0 and "not verified" in header["title"]
     assert events[0][1:] == ["r", "80x24"]
-    out = "".join(e[2] for e in events if e[1] == "o")
-    assert len(out.encode("utf-8")) >= nbytes * 0.9  # every byte recorded (escapes aside)
-    assert out.index("Shall I pick") < out.index("Dlvl:1") < out.index("Really quit?")
+    check_drawn(events)
+    screens = cast_screens(header, events)  # the game in order: its start, the map, the end
+    assert (first_showing(screens, "Shall I pick") < first_showing(screens, "Dlvl:1")
+            < first_showing(screens, "Really quit?"))
 
     status, fr = web.json(f"/api/hosted/{rid}/replay")
     assert status == 200 and fr["bytes"] == nbytes and fr["idle_ms"] == 2000
-    check_frames(fr)
+    assert check_frames(fr) == screens[-1]  # the cast ends on the browser player's screen
     screen = pyte.Screen(80, 24)
     stream, seen = pyte.Stream(screen), []
     for f in fr["frames"]:  # played frame by frame: the map, then the question
@@ -155,10 +198,11 @@ def test_recording_survives_sigkill(nethack, clients):
     assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) >= 2
     ms = [r[0] for r in d.db_rows("SELECT ms FROM hosted_chunks WHERE game = ? ORDER BY seq", rid)]
     assert ms == sorted(ms)
-    _, events = cast_of(Web(d.http), rid)
-    out = "".join(e[2] for e in events if e[1] == "o")
-    again = re.search(r"welcome back|Restoring", out)
-    assert again and out.index("Shall I pick") < again.start()
+    header, events = cast_of(Web(d.http), rid)
+    check_drawn(events)
+    screens = cast_screens(header, events)
+    again = first_showing(screens, "welcome back", "Restoring")
+    assert first_showing(screens, "Shall I pick") < again
     assert [e[2] for e in events if e[1] == "r"] == ["80x24", "80x24"]  # each run's size
 
 
@@ -196,12 +240,13 @@ def test_record_max_truncates(bindir, tmp_path, clients):
         status, page = web.html(f"/hosted/{rid}")
         assert status == 200 and "truncated" in page and f"{nbytes} bytes" in page
         assert web.json(f"/api/hosted/{rid}")[1]["recording"]["truncated"] is True
-        _, events = cast_of(web, rid)
-        out = "".join(e[2] for e in events if e[1] == "o")
-        assert "flood 000000000000" in out and len(out) <= 4096
+        header, events = cast_of(web, rid)
+        check_drawn(events)
+        screens = cast_screens(header, events)
+        assert any(r.startswith("flood 0000000000") for r in screens[-1])  # its last lines
         status, fr = web.json(f"/api/hosted/{rid}/replay")
         assert status == 200 and fr["bytes"] == nbytes
-        check_frames(fr)
+        assert check_frames(fr) == screens[-1]
         chunks = wait_chunks(d, rid)
         d.kill()  # the same game after a restart goes on in the row: still cut
         d.start()
@@ -213,6 +258,71 @@ def test_record_max_truncates(bindir, tmp_path, clients):
         t.send(LEAVE)
         t.wait_for("Your choice", timeout=10)
         assert recordings(d, name)[0][5:7] == (nbytes, 1) and wait_chunks(d, rid) == chunks
+    finally:
+        d.stop_clean()
+
+
+# A program as hostile as a hosted game or its rc file can make one: text
+# between a window title and name, a clipboard write (OSC 52), device
+# strings (DCS, APC, PM), 8-bit controls raw and in UTF-8 (CSI, OSC, DCS),
+# the alternate screen, a report request, mouse tracking and the bell.
+HOSTILE = r"""#!/bin/sh
+printf '\033[?1049h\033]52;c;aGVsbG8=\007\033]0;a title\007\033]2;a name\007'
+printf 'visible one\r\n'
+printf '\033P1$qm\033\\\033_apc\033\\\033^pm\033\\'
+printf '\233''2J\235''0;t\007\302\233''2J\302\235''0;u\007\302\220''q\033\\'
+printf '\033[21t\033[?1000h\033[?1006h\007'
+printf '\033[5;3H\033[1;32mvisible two\033[0m\r\n'
+printf 'press Enter\r\n'
+read line
+"""
+NEVER = ("\x1b]", "\x1bP", "\x1b_", "\x1b^", "\x9b", "\x9d", "\x90", "\x07", "?1049", "21t",
+         "?1000")
+
+
+def test_cast_keeps_none_of_the_programs_sequences(bindir, tmp_path, clients):
+    """A program that writes visible text among hostile sequences: its
+    cast parses as asciicast v2, played in a terminal shows the text where
+    the program put it, as the browser player's last frame does, and holds
+    none of the sequences, only the encoder's drawing."""
+    open_to_games(tmp_path)
+    prog = tmp_path / "hostile.sh"
+    prog.write_text(HOSTILE)
+    os.chmod(prog, 0o755)
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game hostile]\nname = Hostile\ncommand = {prog}\nhangup-timeout = 1\n")
+    d = Daemon(bindir, tmp_path / "daemon", http=True, extra=["--config", conf])
+    d.start()
+    try:
+        t = clients(d.port)
+        name = unique_name("ho")
+        t.register(name)
+        t.send("1")
+        t.wait_for("press Enter")
+        t.send("\r")
+        t.wait_for("Hostile has ended")
+        end = time.time() + 10
+        while not recordings(d, name)[0][2] and time.time() < end:
+            time.sleep(0.1)
+        [(rid, game, end_time, w, h, nbytes, _, _)] = recordings(d, name)
+        assert (game, w, h) == ("hostile", 80, 24) and end_time > 0
+        web = Web(d.http)
+        r = web.get(f"/hosted/{rid}.cast")
+        for raw in (b"\xc2\x9b", b"\xc2\x9d", b"\xc2\x90"):  # C1 controls in UTF-8
+            assert raw not in r.body, raw
+        header, events = cast_of(web, rid)
+        assert (header["version"], header["width"], header["height"]) == (2, 80, 24)
+        assert events[0][1:] == ["r", "80x24"]
+        for e in events:
+            assert not any(n in e[2] for n in NEVER), e
+        check_drawn(events)
+        screens = cast_screens(header, events)
+        last = screens[-1]
+        assert last[0].startswith("visible one") and last[4][2:13] == "visible two", last
+        assert first_showing(screens, "visible one") <= first_showing(screens, "visible two")
+        status, fr = web.json(f"/api/hosted/{rid}/replay")
+        assert status == 200 and fr["bytes"] == nbytes
+        assert check_frames(fr) == last  # what the browser player ends on
     finally:
         d.stop_clean()
 
