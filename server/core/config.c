@@ -49,6 +49,11 @@ static const opt_t opts[] = {
     {"grace", OPT_INT, S(grace), 0, 86400 * 7, "SECONDS a detached game stays live (600)"},
     {"max-connections", OPT_INT, S(max_conns), 1, 1000000, "N connections in total (5000)"},
     {"max-per-ip", OPT_INT, S(max_per_ip), 1, 1000000, "N connections per address (50)"},
+    {"request-rate", OPT_INT, S(request_rate), 0, 1000000,
+     "N HTTP requests, websocket upgrades and telnet connections a second from one address, "
+     "0 = no limit (20)"},
+    {"request-burst", OPT_INT, S(request_burst), 1, 1000000,
+     "N of those from one address at once before request-rate holds them (200)"},
     {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "BYTES/s input per connection (2000)"},
     {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
     {"chat-show", OPT_INT, S(chat_show), 1, 3600, "SECONDS a chat line stays on the game (12)"},
@@ -159,6 +164,8 @@ void config_defaults(config_t *c)
     c->grace = 600;
     c->max_conns = 5000;
     c->max_per_ip = 50;
+    c->request_rate = 20;
+    c->request_burst = 200;
     c->input_rate = 2000;
     c->idle_timeout = 900;
     c->chat_show = 12;

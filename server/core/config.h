@@ -28,6 +28,8 @@ typedef struct {
     int grace;         /* seconds a detached game stays live */
     int max_conns;     /* connections in total */
     int max_per_ip;
+    int request_rate;   /* requests and telnet connections a second per address (0 = no limit) */
+    int request_burst;  /* ... and at once (addrrate.h) */
     int input_rate;     /* input bytes per second per connection (burst 4x) */
     int idle_timeout;   /* seconds of no input in menus before disconnect */
     int chat_show;      /* seconds a chat line stays on a game's strip (screens/chat.c) */

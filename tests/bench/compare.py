@@ -33,6 +33,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import calibrated  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import rate_off  # noqa: E402
+
 BENCH = re.compile(r"^BENCH (\S+) ([-0-9.e+]+)")
 
 
@@ -60,7 +63,8 @@ def server_figures(bindir, loadtool, n, seconds, tmp, extra=()):
                                       f"127.0.0.1:{port}", "--http", "", "--db", db,
                                       "--test-hooks", "--register-per-hour", "0",
                                       "--grace", "600", "--max-connections",
-                                      str(n + 100), "--max-per-ip", str(n + 100)],
+                                      str(n + 100), "--max-per-ip", str(n + 100),
+                                      *rate_off(os.path.join(bindir, "warrend"))],
                          stdout=log, stderr=log)
     try:
         for _ in range(200):

@@ -39,7 +39,7 @@ import time
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "integration"))
-from harness import Process  # noqa: E402
+from harness import Process, rate_off  # noqa: E402
 from pgcluster import PG_USER, pg_bindir  # noqa: E402
 
 PREFIX = "wcl"
@@ -325,7 +325,8 @@ class Node(Process):
                 "--http", f"{self.ip}:{HTTP_PORT}", "--control", self.dir / "warrend.ctl",
                 "--games-dir", self.dir / "games", "--daily-secret", self.dir.parent / "daily",
                 "--grace", "600", "--test-hooks", "--register-per-hour", "0",
-                "--max-per-ip", "100000", *self.node_name(), *self.proxy_from(), *self.extra]
+                "--max-per-ip", "100000", *rate_off(exe), *self.node_name(), *self.proxy_from(),
+                *self.extra]
 
     def proxy_from(self):
         """The balancer's PROXY protocol header trusted."""

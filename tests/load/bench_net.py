@@ -24,6 +24,9 @@ import time
 
 from netpair import NetPair, can_make_netns, net_rx, pin
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "integration"))
+from harness import rate_off  # noqa: E402
+
 TELNET = 2323
 
 
@@ -42,7 +45,7 @@ def wait_ready(proc, log, timeout=60):
 def daemon_argv(bindir, tmp, addr):
     return [bindir / "warrend", "--telnet", f"{addr}:{TELNET}", "--http", "", "--db",
             tmp / "net.db", "--test-hooks", "--register-per-hour", "0", "--max-connections",
-            "20000", "--max-per-ip", "20000", "--grace", "600"]
+            "20000", "--max-per-ip", "20000", "--grace", "600", *rate_off(bindir / "warrend")]
 
 
 def load_argv(bindir, addr, n, secs, tag, pid):

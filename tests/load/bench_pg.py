@@ -36,6 +36,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "integration"))
+from harness import rate_off  # noqa: E402
 from pgcluster import PgCluster  # noqa: E402
 
 
@@ -55,7 +56,8 @@ def run(bindir, db, n, tmp, tag):
     d = subprocess.Popen([*pin(0), str(bindir / "warrend"), "--telnet", f"127.0.0.1:{port}",
                           "--http", "", "--db", str(db), "--control", str(tmp / f"{tag}.ctl"),
                           "--test-hooks", "--register-per-hour", "0", "--max-connections",
-                          "20000", "--max-per-ip", "20000", "--grace", "600"],
+                          "20000", "--max-per-ip", "20000", "--grace", "600",
+                          *rate_off(bindir / "warrend")],
                          stdout=log, stderr=log, cwd=tmp)
     try:
         for _ in range(200):

@@ -41,6 +41,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import rate_off  # noqa: E402
+
 PASSWORD = b"load-pass-1"  # tests/load/sess.c's
 
 
@@ -64,7 +67,7 @@ def start(bindir, db, log, port, pin=True):
     args = (pinned(0) if pin else []) + [
         f"{bindir}/warrend", "--telnet", f"127.0.0.1:{port}", "--http", "", "--db", db,
         "--test-hooks", "--register-per-hour", "0", "--max-connections", "20000",
-        "--max-per-ip", "20000", "--grace", "600"]
+        "--max-per-ip", "20000", "--grace", "600", *rate_off(f"{bindir}/warrend")]
     return subprocess.Popen(args, stderr=open(log, "ab"))
 
 

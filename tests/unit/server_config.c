@@ -83,6 +83,15 @@ START_TEST(limit_settings)
                           "\"localhost\"");
     ck_assert_int_eq(PARSE(&c, "trust-proxy = 127.0.0.1,\n", err), -1);
     ck_assert_int_eq(PARSE(&c, "register-per-hour = -1\n", err), -1);
+    ck_assert_int_eq(c.request_rate, 20);
+    ck_assert_int_eq(c.request_burst, 200);
+    ck_assert_int_eq(PARSE(&c, "request-rate = 0\nrequest-burst = 5\n", err), 0);
+    ck_assert_int_eq(c.request_rate, 0);
+    ck_assert_int_eq(c.request_burst, 5);
+    ck_assert_int_eq(PARSE(&c, "request-burst = 0\n", err), -1);
+    ck_assert_str_eq(err, "w.conf:1: request-burst: expected a number from 1 to 1000000, got "
+                          "\"0\"");
+    ck_assert_int_eq(PARSE(&c, "request-rate = -1\n", err), -1);
     ck_assert_int_eq(PARSE(&c, "trust-proxy =\n", err), 0); /* none */
     ck_assert_str_eq(c.trust_proxy, "");
 }

@@ -39,7 +39,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "integration"))
-from harness import Daemon, Web, program  # noqa: E402
+from harness import Daemon, Web, program, rate_off  # noqa: E402
 from fanout import pinned  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "load"))
 from netpair import NetPair, can_make_netns, run_in_ns  # noqa: E402
@@ -51,7 +51,8 @@ def net_daemon(bindir, tmp, pair, extra):
     """warrend in pair's server namespace on its address only, pinned."""
     ip = pair.server_ip
     args = ["--db", tmp / "warren.db", "--telnet", f"{ip}:2323", "--http", f"{ip}:{HTTP_PORT}",
-            "--grace", "600", "--test-hooks", "--register-per-hour", "0", *extra]
+            "--grace", "600", "--test-hooks", "--register-per-hour", "0",
+            *rate_off(program(bindir, "warrend")), *extra]
     return Daemon(bindir, tmp, exe=program(bindir, "warrend"), args=args,
                   wrap=pair.server_cmd([]))
 
