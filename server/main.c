@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "accounts.h"
+#include "addrrate.h"
 #include "announce.h"
 #include "budget.h"
 #include "logcap.h"
@@ -155,6 +156,21 @@ static budget_t *budget_open(const config_t *cfg)
     return budget_new(total, cfg->max_per_ip);
 }
 
+/* The request rate per address (addrrate.h); NULL when off. */
+static int pace_open(server_t *s)
+{
+    if (!s->cfg.request_rate) {
+        log_info("requests: no limit a second per address (request-rate 0)");
+        return 0;
+    }
+    s->pace = addrrate_new((unsigned)s->cfg.request_rate, (unsigned)s->cfg.request_burst);
+    if (!s->pace)
+        return -1;
+    log_info("requests: %d a second per address, bursts of %d (%d addresses remembered)",
+             s->cfg.request_rate, s->cfg.request_burst, ADDRRATE_SLOTS);
+    return 0;
+}
+
 static int server_open(server_t *s)
 {
     char err[512];
@@ -185,7 +201,8 @@ static int server_open(server_t *s)
         return log_error("accounts: cannot start"), -1;
     s->budget = budget_open(&s->cfg);
     s->strangers = logcap_new(0);
-    if (!s->budget || !s->strangers || !(s->mod = moderation_new()) || hostcap_open(s))
+    if (!s->budget || !s->strangers || pace_open(s) || !(s->mod = moderation_new()) ||
+        hostcap_open(s))
         return log_error("connections: out of memory"), -1;
     moderation_load(s); /* bans and mutes, before the first connection */
     if (shards_start(s))
@@ -233,6 +250,7 @@ static void server_free(server_t *s)
     server_bufs_free(s);
     hostcap_close(s);       /* after the sessions, whose hosted games held slots */
     budget_free(s->budget); /* last: the gateways release their slots as they close */
+    addrrate_free(s->pace);
     logcap_free(s->strangers);
     moderation_free(s->mod);
     shard_mailbox_free(s);

@@ -56,6 +56,7 @@ struct server {
     struct records *records;  /* score pages, replays, verification (records/records.h) */
     struct telnetgw *telnet;  /* the telnet listeners (telnet/telnet.c) */
     struct budget *budget;    /* connections in all and per address, every gateway's */
+    struct addrrate *pace;    /* requests and connections a second per address; NULL: no limit */
     struct logcap *strangers; /* lines others can make the log write, capped (logcap.h) */
     struct moderation *mod;   /* bans and chat mutes (moderation.c) */
     struct spawner *spawner;  /* starts hosted programs (hosted/spawner.h); home only */

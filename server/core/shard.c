@@ -291,6 +291,7 @@ static shard_rt_t *shard_new(server_t *home, int i)
     k->content = home->content;
     k->mod = home->mod;
     k->budget = home->budget;
+    k->pace = home->pace;
     k->strangers = home->strangers;
     k->shards = home->shards;
     k->shard = i;

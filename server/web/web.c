@@ -44,7 +44,8 @@
 #define WEB_CLOSE_TRY_AGAIN \
     1013 /* RFC 6455 7.4.1; lws 4.1 has no name for it */ /* lws's own error lines: at most a few per interval */
 
-#define WEB_SHARED_KEEP 8 /* shared messages kept for more connections to queue */
+#define WEB_TOO_MANY    429 /* RFC 6585; lws 4.1 has no name for it */
+#define WEB_SHARED_KEEP 8   /* shared messages kept for more connections to queue */
 
 /* A message's bytes, one copy however many connections queue it (a
  * frame's encoding shared by its watchers): freed by the last reference.
@@ -684,6 +685,13 @@ static bool admit(struct lws *wsi, const char *client)
     return !t || web_door_charge(t, client) == 0;
 }
 
+/* Spends a token of the client's request rate: 0, or the seconds to wait. */
+static unsigned pace(struct lws *wsi, const char *client)
+{
+    web_ticket_t *t = ticket_of(wsi);
+    return t ? web_door_pace(t, client) : 0;
+}
+
 static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
 {
     web_conn_t *wc = calloc(1, sizeof *wc);
@@ -841,20 +849,21 @@ static bool accepts_gzip(struct lws *wsi)
     return web_accepts_gzip(ae);
 }
 
-/* A small HTML page with the status (and text, if any; HEAD: the headers
- * only). The connection closes after it, like after every answer. */
-static int http_status(struct lws *wsi, unsigned int code, const char *text)
+/* An answer that closes the connection, like every answer: body (n bytes)
+ * of type (HEAD: the headers only), and a Retry-After when retry_s > 0.
+ * Returns -1 (the connection ends). */
+static int http_answer(struct lws *wsi, unsigned int code, const char *type, const char *body,
+                       int n, unsigned retry_s)
 {
     unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start,
                                        *end = buf + sizeof buf - 1;
-    char body[512];
-    int n = snprintf(body, sizeof body, "<!doctype html><title>%u</title><h1>%u</h1>%s%s%s\n", code,
-                     code, text ? "<p>" : "", text ? text : "", text ? "</p>" : "");
-    if (n < 0 || n >= (int)sizeof body ||
-        lws_add_http_common_headers(wsi, code, "text/html; charset=utf-8", (lws_filepos_t)n, &p,
-                                    end) ||
+    char retry[16];
+    int rn = snprintf(retry, sizeof retry, "%u", retry_s);
+    if (lws_add_http_common_headers(wsi, code, type, (lws_filepos_t)n, &p, end) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                     (const unsigned char *)"no-store", 8, &p, end) ||
+        (retry_s && lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:",
+                                                (const unsigned char *)retry, rn, &p, end)) ||
         lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
                                     (const unsigned char *)"close", 5, &p, end) ||
         lws_finalize_write_http_header(wsi, start, &p, end))
@@ -864,6 +873,26 @@ static int http_status(struct lws *wsi, unsigned int code, const char *text)
         lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP_FINAL);
     }
     return -1;
+}
+
+/* A small HTML page with the status (and text, if any). */
+static int http_status(struct lws *wsi, unsigned int code, const char *text)
+{
+    char body[512];
+    int n = snprintf(body, sizeof body, "<!doctype html><title>%u</title><h1>%u</h1>%s%s%s\n", code,
+                     code, text ? "<p>" : "", text ? text : "", text ? "</p>" : "");
+    if (n < 0 || n >= (int)sizeof body)
+        return -1;
+    return http_answer(wsi, code, "text/html; charset=utf-8", body, n, 0);
+}
+
+/* Over the client's request rate (web_door_pace): 429, a line of text. */
+static int http_too_many(struct lws *wsi, unsigned retry_s)
+{
+    static const char body[] = "Too many requests from your address. Please try again in a "
+                               "moment.\n";
+    return http_answer(wsi, WEB_TOO_MANY, "text/plain; charset=utf-8", body, (int)sizeof body - 1,
+                       retry_s);
 }
 
 static int http_error(struct lws *wsi, unsigned int code)
@@ -1224,6 +1253,9 @@ static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *p
     if (!admit(wsi, client))
         return http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
                            "The server is busy. Please try again in a moment.");
+    unsigned wait = pace(wsi, client);
+    if (wait)
+        return http_too_many(wsi, wait);
     if (!method)
         return http_error(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED);
     if (method == WEB_POST && post_foreign(wsi))
@@ -1239,8 +1271,9 @@ static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *p
 }
 
 /* A websocket upgrade: refused (no 101) for a path no row takes, a foreign
- * Origin or a bad key; over the budget it is let through to be closed with
- * 1013 once open, which browsers report, unlike a failed handshake. */
+ * Origin or a bad key; over the budget or the client's request rate it is
+ * let through to be closed with 1013 once open, which browsers report,
+ * unlike a failed handshake. */
 static int ws_filter(web_t *w, struct lws *wsi, web_pss_t *pss)
 {
     char path[128], client[64];
@@ -1250,7 +1283,7 @@ static int ws_filter(web_t *w, struct lws *wsi, web_pss_t *pss)
         lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
         return 1;                                       /* refuses the upgrade */
     get_client(w, wsi, client, sizeof client, &https);
-    pss->refused = !admit(wsi, client);
+    pss->refused = !admit(wsi, client) || pace(wsi, client);
     return 0;
 }
 
@@ -1469,6 +1502,7 @@ static web_door_t *web_open_door(web_t *w, const web_config_t *cfg, char *err, s
     web_door_config_t dc = {.listen = cfg->listen,
                             .backlog = cfg->backlog,
                             .budget = cfg->budget,
+                            .pace = cfg->pace,
                             .cap = cfg->cap,
                             .trusted = w->trusted,
                             .proxy_from = cfg->proxy_from,

@@ -95,7 +95,9 @@ typedef struct {
      * addresses of proxies whose X-Forwarded-For (the client) and
      * X-Forwarded-Proto (https) are believed; NULL or "" = none. */
     struct budget *budget;
-    struct logcap *cap; /* the log's cap on lines others can make (logcap.h); NULL = none */
+    struct addrrate *pace; /* requests a second per client (addrrate.h): over it 429, or a
+                              websocket closed with 1013; borrowed, NULL = no limit */
+    struct logcap *cap;    /* the log's cap on lines others can make (logcap.h); NULL = none */
     const char *trust_proxy;
     /* proxy-from (proxywait.h): networks of balancers whose sockets start
      * with a PROXY header naming the client; NULL or "" = none. */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "addrrate.h"
 #include "list.h"
 #include "listener.h"
 #include "log.h"
@@ -35,6 +36,7 @@ struct web_door {
     listener_t *listener;
     proxywait_t *proxied; /* proxy-from's sockets until their PROXY header came */
     budget_t *budget;
+    addrrate_t *pace; /* requests a second per client; NULL: no limit */
     char trusted[256];
     web_door_pass_cb pass;
     void *ud;
@@ -75,9 +77,10 @@ static void door_maybe_free(web_door_t *d)
 static const logcap_kind_t SAY_REFUSED[] = {{"refused http: per-address limit"},
                                             {"refused http: banned"},
                                             {"refused http: server full"},
-                                            {"refused http: closed at the door"}};
+                                            {"refused http: closed at the door"},
+                                            {"refused http: request rate"}};
 static const char *const REFUSED_WHY[] = {"per-address limit", "banned", "server full",
-                                          "closed at the door"};
+                                          "closed at the door", "request rate"};
 
 static void log_refusal(web_door_t *d, const char *peer, int k)
 {
@@ -125,6 +128,16 @@ int web_door_charge(web_ticket_t *t, const char *client)
         return 0;
     ticket_refuse(t, client, ret);
     return -1;
+}
+
+unsigned web_door_pace(web_ticket_t *t, const char *client)
+{
+    web_door_t *d = t->door;
+    uint64_t wait = addrrate_take(d->pace, client, uv_now(d->loop));
+    if (!wait)
+        return 0;
+    log_refusal(d, client, 4);
+    return (unsigned)((wait + 999) / 1000);
 }
 
 void web_door_release(web_ticket_t *t)
@@ -305,6 +318,7 @@ web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *er
     }
     d->loop = loop;
     d->budget = cfg->budget;
+    d->pace = cfg->pace;
     d->cap = cfg->cap;
     snprintf(d->trusted, sizeof d->trusted, "%s", cfg->trusted ? cfg->trusted : "");
     d->pass = cfg->pass;

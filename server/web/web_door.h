@@ -18,6 +18,12 @@
  * PROXY header (proxywait.h: read off the socket here, since libwebsockets
  * 4.1 has no PROXY support); its client then stands for the peer.
  *
+ * Each request, and each websocket upgrade, also spends a token of its
+ * client's bucket (addrrate.h: the same client the budget charges), so
+ * one address opening and closing connections as fast as they are
+ * accepted gets the rate, not the loop (web_door_pace: web.c answers 429
+ * with Retry-After, or closes the websocket with 1013).
+ *
  * Ownership: web_door_new / web_door_close; the door is freed once closed
  * and every ticket released. Loop thread only. */
 #ifndef WARREN_WEB_DOOR_H
@@ -46,11 +52,12 @@ typedef struct web_ticket {
 typedef void (*web_door_pass_cb)(void *ud, int fd, web_ticket_t *t);
 
 typedef struct {
-    const char *listen;  /* "ADDR:PORT" */
-    int backlog;         /* listen() backlog; 0 = LISTENER_BACKLOG */
-    budget_t *budget;    /* borrowed; NULL = no limits */
-    struct logcap *cap;  /* the log's cap (logcap.h), borrowed; NULL = none */
-    const char *trusted; /* comma-separated proxy addresses, NULL = none */
+    const char *listen;    /* "ADDR:PORT" */
+    int backlog;           /* listen() backlog; 0 = LISTENER_BACKLOG */
+    budget_t *budget;      /* borrowed; NULL = no limits */
+    struct addrrate *pace; /* requests a second per client (addrrate.h), borrowed; NULL = none */
+    struct logcap *cap;    /* the log's cap (logcap.h), borrowed; NULL = none */
+    const char *trusted;   /* comma-separated proxy addresses, NULL = none */
     /* proxy-from: balancers whose sockets start with a PROXY header, read
      * at the door before the head (proxywait.h); NULL or "" = none */
     const char *proxy_from;
@@ -65,6 +72,10 @@ int web_door_port(const web_door_t *d);
  * forwards): charge t to it. 0, or -1 when that is over the budget (t is
  * then refused). */
 int web_door_charge(web_ticket_t *t, const char *client);
+/* A request (or websocket upgrade) on t from client: 0 when it is within
+ * the client's rate (a token spent), else the seconds until it would be
+ * (at least 1), the refusal logged under the log's cap. */
+unsigned web_door_pace(web_ticket_t *t, const char *client);
 /* The socket of t closed: uncounts and frees t. */
 void web_door_release(web_ticket_t *t);
 /* Stops accepting and drops the sockets still at the door. NULL is fine. */

@@ -1067,6 +1067,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
                        .routes = routes,
                        .nroutes = nroutes,
                        .budget = srv->budget,
+                       .pace = srv->pace,
                        .cap = srv->strangers,
                        .trust_proxy = srv->cfg.trust_proxy,
                        .proxy_from = srv->cfg.proxy_from};
