@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "telnet.h"
+#include "addrrate.h"
 #include "budget.h"
 #include "drain.h"
 #include "hooks.h"
@@ -39,8 +40,18 @@ static const logcap_kind_t SAY_CONNECT = {"connect", 5, 200},
                            SAY_REFUSED[] = {{"refused telnet: per-address limit"},
                                             {"refused telnet: banned"},
                                             {"refused telnet: server full"},
-                                            {"refused telnet: draining"}};
-static const char *const REFUSED_WHY[] = {"per-address limit", "banned", "server full", "draining"};
+                                            {"refused telnet: draining"},
+                                            {"refused telnet: connection rate"}};
+static const char *const REFUSED_WHY[] = {"per-address limit", "banned", "server full", "draining",
+                                          "connection rate"};
+
+/* What a connection turned away is told, by reason (REFUSED_WHY's order;
+ * draining says the drain's own message). */
+static const char *const REFUSED_TOLD[] = {
+    "Too many connections from your address.\r\n", "Connections from your address are refused.\r\n",
+    "The server is full. Please try again later.\r\n", NULL,
+    "Too many connections from your address in a short time. Please try again in a "
+    "moment.\r\n"};
 
 /* A conn handed to another loop (loops = N) goes through these states. */
 typedef enum {
@@ -360,14 +371,15 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
             logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_REMOTE_ADDR, ip,
                        "remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
-            /* the per-address limit applies once the address is known */
+            /* the per-address limit and rate apply once the address is known */
             int ret = budget_move(c->srv->budget, &t->slot, ip);
-            if (ret != BUDGET_OK) {
-                const char *m = ret == BUDGET_BANNED
-                                    ? "\r\nConnections from your address are refused.\r\n"
-                                    : "\r\nToo many connections from your address.\r\n";
-                conn_write(c, m, strlen(m));
-                conn_close(c, "limit");
+            int k = ret == BUDGET_BANNED ? 1 : ret != BUDGET_OK ? 0 : -1;
+            if (k < 0 && addrrate_take(c->srv->pace, ip, now_ms(c->srv)))
+                k = 4;
+            if (k >= 0) {
+                conn_write(c, "\r\n", 2);
+                conn_write(c, REFUSED_TOLD[k], strlen(REFUSED_TOLD[k]));
+                conn_close(c, k == 4 ? "rate" : "limit");
             }
             return;
         }
@@ -565,15 +577,12 @@ static tconn_t *tconn_new(server_t *s, bool is_unix)
 
 /* Turns a connection away before anything is made for it: one line for
  * the person, at most one log line per interval for a flood of them. */
-static void refuse(server_t *s, int fd, const char *peer, int why)
+static void refuse(server_t *s, int fd, const char *peer, int k)
 {
-    const char *m = why == BUDGET_ADDR     ? "Too many connections from your address.\r\n"
-                    : why == BUDGET_BANNED ? "Connections from your address are refused.\r\n"
-                                           : "The server is full. Please try again later.\r\n";
+    const char *m = REFUSED_TOLD[k];
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* best effort: the socket closes either way */
     close(fd);
-    int k = why == BUDGET_ADDR ? 0 : why == BUDGET_BANNED ? 1 : 2;
     logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[k], peer,
                "refused telnet ip=%s reason=%s", peer, REFUSED_WHY[k]);
 }
@@ -599,9 +608,12 @@ static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
     if (drain_of(s) && !s->stopping)
         return refuse_draining(s, fd, peer);
     int ret = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
-    if (ret != BUDGET_OK) {
-        refuse(s, fd, peer, ret);
-        return;
+    if (ret != BUDGET_OK)
+        return refuse(s, fd, peer, ret == BUDGET_ADDR ? 0 : ret == BUDGET_BANNED ? 1 : 2);
+    /* the request rate (addrrate.h): a Unix socket's once `warren --ssh` names it */
+    if (!is_unix && addrrate_take(s->pace, peer, now_ms(s))) {
+        budget_release(s->budget, &slot);
+        return refuse(s, fd, peer, 4);
     }
     tconn_t *t = tconn_new(s, is_unix);
     if (!t) {
