@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from harness import PW, WS, Web, play_socket, raw, status_of
+from harness import PW, WS, Web, play_socket, raw, raw_read, status_of
 from players import web_session as register
 
 A, B, C = "127.0.0.2", "127.0.0.3", "127.0.0.4"
@@ -208,6 +208,127 @@ def test_out_of_descriptors(start_daemon, clients):
     assert eventually(lambda: Web(d.http).get("/").status == 200)
     grown = len(d.log().splitlines()) - lines
     assert grown < 60, d.log()[-4000:]  # the log stays small: no line per refusal
+
+
+# ---- request rate --------------------------------------------------------------------------
+
+def flood(port, n, source):
+    """n page requests from source, one connection each, as fast as they are
+    answered; the answers."""
+    web = Web(port, source=source)
+    return [web.get("/") for _ in range(n)]
+
+
+def rate_lines(d, ip, door="http", why="request rate"):
+    return re.findall(rf"refused {door} ip={re.escape(ip)} reason={why}.*", d.log())
+
+
+def telnet_knock(port, source):
+    """What a telnet connection from source is sent first (a line will do)."""
+    s = socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+    try:
+        return raw_read(s, 2, b"\n")
+    finally:
+        s.close()
+
+
+def closed_over_the_rate(port, source, tries=3):
+    """Whether a websocket upgrade from source, its rate spent just before
+    (a page answered 429), opens and is closed with 1013. A try whose
+    bucket got its next token in between is tried again."""
+    for _ in range(tries):
+        assert any(Web(port, source=source).get("/").status == 429 for _ in range(50))
+        ws = WS(port, "/ws/lobby", source=source)
+        try:
+            if ws.status == 101 and ws.close_code(timeout=2) == 1013:
+                return True
+        except socket.timeout:
+            pass
+        finally:
+            ws.close()
+    return False
+
+
+@pytest.mark.daemon(http=True, extra=["--request-rate", "2", "--request-burst", "20"])
+def test_a_request_flood_from_one_address_gets_429(daemon):
+    """One address opening connection after connection gets its burst, then
+    429 with Retry-After (nothing rendered) while another address is served
+    all along; after the wait it is served again; a websocket upgrade over
+    the rate opens and closes with 1013; the log says the flood a few times."""
+    d = daemon
+    assert re.search(r"requests: 2 a second per address, bursts of 20 \(4096 addresses "
+                     r"remembered\)", d.log())
+    other = Web(d.http, source=A)
+    answers, beside = [], []
+    t0 = time.time()
+    for i in range(100):
+        answers += flood(d.http, 1, B)
+        if i % 10 == 0:
+            beside.append(other.get("/").status)
+    took = time.time() - t0
+    codes = [r.status for r in answers]
+    assert codes[:20] == [200] * 20, codes
+    assert set(codes) == {200, 429}, codes
+    assert codes.count(200) <= 20 + 2 * took + 1, (codes.count(200), took)
+    assert codes.count(429) >= 50, codes
+    assert beside == [200] * 10, beside  # the other address is answered meanwhile
+    over = next(r for r in answers if r.status == 429)
+    assert over.headers["retry-after"] == "1", over.head
+    assert over.headers["content-type"].startswith("text/plain"), over.head
+    assert over.body == b"Too many requests from your address. Please try again in a moment.\n"
+    # a websocket upgrade over the rate: opened, then closed with 1013 "try again later"
+    assert closed_over_the_rate(d.http, B)
+    # after the wait it says, served again: a page and the lobby's socket
+    time.sleep(int(over.headers["retry-after"]) + 0.1)
+    assert Web(d.http, source=B).get("/").status == 200
+    lobby = WS(d.http, "/ws/lobby", source=B)
+    assert lobby.status == 101
+    lobby.json_until(lambda m: m["t"] == "hello")
+    lobby.close()
+    # the log: a line for the flood (the log's cap: once in 10 s an address)
+    said = rate_lines(d, B)
+    assert 1 <= len(said) <= 2, said
+    assert not rate_lines(d, A)
+
+
+@pytest.mark.daemon(extra=["--request-rate", "2", "--request-burst", "5"])
+def test_a_telnet_connection_flood_is_held_to_the_rate(daemon, clients):
+    """Telnet connections count against the same rate: past the burst a
+    connection is told so and closed, before a menu is drawn; another
+    address connects meanwhile; after a wait the first connects again."""
+    d = daemon
+    told = [telnet_knock(d.port, B) for _ in range(30)]
+    refused = [t for t in told if b"in a short time" in t]
+    assert len(refused) >= 15, told[-1]
+    assert refused[0] == (b"Too many connections from your address in a short time. "
+                          b"Please try again in a moment.\r\n"), refused[0]
+    clients(d.port, source=A).connected()
+    time.sleep(1.5)
+    clients(d.port, source=B).connected()
+    said = rate_lines(d, B, "telnet", "connection rate")
+    assert 1 <= len(said) <= 2, said
+
+
+@pytest.mark.daemon(http=True, extra=["--request-rate", "0", "--request-burst", "1"])
+def test_request_rate_0_is_no_limit(daemon):
+    d = daemon
+    assert re.search(r"requests: no limit a second per address \(request-rate 0\)", d.log())
+    codes = [r.status for r in flood(d.http, 300, B)]
+    assert codes == [200] * 300, set(codes)
+    assert not rate_lines(d, B)
+
+
+def test_the_default_rate_lets_a_crowd_in_and_holds_a_flood(start_daemon):
+    """By default (no flags: 20 a second, bursts of 200) 200 pages at once
+    from one address are all served, as a school behind one NAT opening the
+    site together would be; a flood past them is held to 20 a second."""
+    d = start_daemon(http=True, test_flags=False)
+    assert re.search(r"requests: 20 a second per address, bursts of 200 ", d.log())
+    t0 = time.time()
+    codes = [r.status for r in flood(d.http, 400, B)]
+    took = time.time() - t0
+    assert codes[:200] == [200] * 200, codes
+    assert 429 in codes and codes.count(200) <= 200 + 20 * took + 1, (codes.count(200), took)
 
 
 # ---- trusted proxies -------------------------------------------------------------------------

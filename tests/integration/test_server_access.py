@@ -50,6 +50,24 @@ def test_unix_socket_trusts_remote_addr_and_limits_it(bindir, start_daemon, clie
     assert f"remote-addr conn={pid} " not in d.log()
 
 
+def test_unix_socket_connections_count_against_the_rate_once_named(bindir, start_daemon,
+                                                                   clients):
+    """`warren --ssh` sessions from one address started at once: past the
+    request rate's burst they are told so and closed once REMOTE_ADDR
+    names the address; another address is not affected."""
+    d = start_daemon(unix=True, extra=["--request-rate", "1", "--request-burst", "1"])
+    many = [ssh_client(clients, bindir, str(d.sock), SSH_ADDR) for _ in range(4)]
+    told, end = [], time.time() + 15
+    while len(told) < len(many) and time.time() < end:
+        for c in many:
+            c.pump(quiet=0.05, limit=0.2)
+        told = [c.text() for c in many if "Your choice" in c.text() or "short time" in c.text()]
+    refused = [t for t in told if "Too many connections from your address in a short time" in t]
+    assert len(told) == 4 and 2 <= len(refused) <= 3, told
+    d.wait_log(rf"disconnect conn=\d+ ip={SSH_ADDR} user=- reason=rate")
+    ssh_client(clients, bindir, str(d.sock), OTHER_ADDR).connected()
+
+
 def environ_is(addr):
     """An unsolicited NEW-ENVIRON IS naming REMOTE_ADDR, as a forger would send."""
     return (bytes([IAC, WILL, NEW_ENVIRON, IAC, SB, NEW_ENVIRON, IS, USERVAR]) + b"REMOTE_ADDR"
