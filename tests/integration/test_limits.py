@@ -1,11 +1,13 @@
 """Limits of the real warrend, tried as an attacker would, with real
 sockets from several loopback addresses (any 127.x.y.z is this machine):
 one connection budget for telnet and the web (503, websocket close 1013),
-the input rate for websocket JSON keys (journal rows in SQLite), running
-out of file descriptors under prlimit, X-Forwarded-For and -Proto from
-trusted and untrusted peers, login throttles a stranger cannot turn
-against the owner, foreign form posts (login CSRF), a password change
-ending the other web sessions, and what the door does with odd HTTP."""
+the request rate per address (429 with Retry-After, 1013, a line on
+telnet), the input rate for websocket JSON keys (journal rows in
+SQLite), running out of file descriptors under prlimit, X-Forwarded-For
+and -Proto from trusted and untrusted peers, login throttles a stranger
+cannot turn against the owner, foreign form posts (login CSRF), a
+password change ending the other web sessions, and what the door does
+with odd HTTP."""
 import json
 import os
 import re
@@ -289,6 +291,22 @@ def test_a_request_flood_from_one_address_gets_429(daemon):
     said = rate_lines(d, B)
     assert 1 <= len(said) <= 2, said
     assert not rate_lines(d, A)
+
+
+@pytest.mark.daemon(http=True, extra=["--trust-proxy", "127.0.0.1", "--request-rate", "2",
+                                      "--request-burst", "5"])
+def test_the_request_rate_counts_the_client_a_trusted_proxy_names(daemon):
+    """Behind a trusted proxy each forwarded client has its own rate, as it
+    has its own budget: one flooding does not hold back the others."""
+    d = daemon
+    xa, xb = {"X-Forwarded-For": "198.51.100.1"}, {"X-Forwarded-For": "198.51.100.2"}
+    web = Web(d.http)
+    codes = [web.get("/", headers=xa).status for _ in range(30)]
+    assert codes[:5] == [200] * 5 and codes.count(429) >= 15, codes
+    assert [web.get("/", headers=xb).status for _ in range(5)] == [200] * 5
+    assert web.get("/").status == 200  # the proxy's own
+    assert rate_lines(d, "198.51.100.1") and not rate_lines(d, "198.51.100.2")
+    assert not rate_lines(d, "127.0.0.1")
 
 
 @pytest.mark.daemon(extra=["--request-rate", "2", "--request-burst", "5"])
