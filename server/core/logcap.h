@@ -29,7 +29,7 @@
 #include "log.h"
 
 #define LOGCAP_PAIRS     256   /* (kind, address) pairs remembered */
-#define LOGCAP_KINDS     32    /* kinds told apart */
+#define LOGCAP_KINDS     64    /* kinds told apart */
 #define LOGCAP_WINDOW_MS 10000 /* once per kind per address in this */
 #define LOGCAP_KIND_MAX  20    /* lines of one kind per window, all addresses */
 
