@@ -21,8 +21,8 @@
  *   setsid     leaves a process behind, as a daemon would: a child that
  *              calls setsid and forks a grandchild, then exits; the
  *              grandchild (in a session of its own, no terminal, its parent
- *              gone) sleeps forever. Prints "grandchild PID", then waits
- *              for 'q'
+ *              gone) sleeps forever. Prints "grandchild PID" (the pid
+ *              /proc gives it), then waits for 'q'
  *   plant RC TARGET NEW
  *              in its working directory (the player's), makes RC a link to
  *              TARGET and RC.new a link to NEW, prints "planted", then waits
@@ -38,6 +38,10 @@
  *              tries to read its environment and to attach to it with
  *              ptrace, prints "environ: ok|no ptrace: ok|no", then waits
  *              for 'q'
+ *   kill       reads a pid typed on its terminal (digits, then Enter;
+ *              none: -1, every process it may signal), sends it SIGKILL,
+ *              prints "kill PID: ok" or "kill PID: " and why not, then
+ *              waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -288,6 +292,18 @@ static int wait_q(void)
     return 1;
 }
 
+/* This process's pid as /proc shows it: the machine's, in a pid
+ * namespace too (/proc is the machine's), so the tests can find it. */
+static pid_t machine_pid(void)
+{
+    char text[32];
+    ssize_t n = readlink("/proc/self", text, sizeof text - 1);
+    if (n <= 0)
+        return getpid();
+    text[n] = 0;
+    return (pid_t)atoi(text);
+}
+
 static int leave_behind(void)
 {
     int fds[2];
@@ -298,12 +314,14 @@ static int leave_behind(void)
         setsid();
         pid_t g = fork();
         if (g == 0) {
+            pid_t me = machine_pid();
+            ssize_t n = write(fds[1], &me, sizeof me);
+            (void)n;
             for (int fd = 0; fd < 1024; fd++)
                 close(fd);
             sleep_forever();
         }
-        ssize_t n = write(fds[1], &g, sizeof g);
-        _exit(n == (ssize_t)sizeof g ? 0 : 1);
+        _exit(g > 0 ? 0 : 1);
     }
     pid_t g = 0;
     ssize_t n = read(fds[0], &g, sizeof g);
@@ -367,18 +385,24 @@ static int connect_to(int argc, char **argv)
     return wait_q();
 }
 
+/* A pid typed on the terminal, then Enter; dflt when none is. */
+static pid_t read_pid(pid_t dflt)
+{
+    char c, num[16];
+    size_t n = 0;
+    while (read(0, &c, 1) == 1 && c != '\r' && n < sizeof num - 1)
+        num[n++] = c;
+    num[n] = 0;
+    return n ? (pid_t)atoi(num) : dflt;
+}
+
 /* What another program of the same user gives away: its environment, a
  * ptrace attach. */
 static int peek(void)
 {
     raw_mode();
     out("peek ready\r\n");
-    char c, num[16];
-    size_t n = 0;
-    while (read(0, &c, 1) == 1 && c != '\r' && n < sizeof num - 1)
-        num[n++] = c;
-    num[n] = 0;
-    pid_t pid = (pid_t)atoi(num);
+    pid_t pid = read_pid(0);
     char path[64], buf[64];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -391,6 +415,20 @@ static int peek(void)
     char line[80];
     snprintf(line, sizeof line, "environ: %s ptrace: %s\r\n", env ? "ok" : "no",
              traced ? "ok" : "no");
+    out(line);
+    return wait_q();
+}
+
+/* What a program of the same user may do to another: kill it, or every
+ * process it may signal (kill -9 -1). */
+static int kill_pid(void)
+{
+    raw_mode();
+    out("kill ready\r\n");
+    pid_t pid = read_pid(-1);
+    int r = kill(pid, SIGKILL);
+    char line[80];
+    snprintf(line, sizeof line, "kill %d: %s\r\n", (int)pid, r == 0 ? "ok" : strerror(errno));
     out(line);
     return wait_q();
 }
@@ -429,7 +467,9 @@ int main(int argc, char **argv)
         return connect_to(argc, argv);
     if (!strcmp(mode, "peek"))
         return peek();
+    if (!strcmp(mode, "kill"))
+        return kill_pid();
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek\n");
+                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek|kill\n");
     return 2;
 }
