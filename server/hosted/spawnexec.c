@@ -1,14 +1,29 @@
 /* spawnexec — a program under a new pty, set up as spawner.h says. Runs in
  * the spawner, which is single-threaded: the child may call anything, but
- * keeps to the few calls it needs. */
+ * keeps to the few calls it needs.
+ *
+ * Without network (the default) a game is three processes: the one the
+ * spawner started and tracks (the holder: outside the game's pid
+ * namespace, in its own session and group), its child, pid 1 of the
+ * game's pid namespace (the reaper: same group), and the program, pid 2
+ * (its own session, the pty its terminal). The reaper passes the
+ * signals the spawner sends the group on to the program's group, reaps
+ * what ends in the namespace and, when the program ends, gives the
+ * holder its wait status and exits: the kernel then kills whatever is
+ * left in the namespace. The holder ends as the program did (pid 1 of a
+ * namespace cannot die of most signals: the holder can), so the exit
+ * report reads as without namespaces. Neither execs: they are forks of
+ * the spawner, dumpable no longer, with nothing open but a pipe. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pty.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -17,9 +32,19 @@
 #include "spawnd.h"
 
 /* What failed in the child before exec, sent back through a pipe. */
-typedef enum { STEP_TTY, STEP_LIMITS, STEP_USER, STEP_NET, STEP_CHDIR, STEP_EXEC } step_t;
-static const char *const STEP_NAMES[] = {"terminal setup", "resource limits", "user switch",
-                                         "network cut",    "chdir",           "exec"};
+typedef enum {
+    STEP_TTY,
+    STEP_LIMITS,
+    STEP_USER,
+    STEP_NET,
+    STEP_PID,
+    STEP_FORK,
+    STEP_CHDIR,
+    STEP_EXEC
+} step_t;
+static const char *const STEP_NAMES[] = {
+    "terminal setup", "resource limits", "user switch", "network cut", "pid namespace",
+    "fork",           "chdir",           "exec"};
 
 typedef struct {
     int step, err;
@@ -50,11 +75,12 @@ static void child_signals(void)
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* The pty on 0, 1 and 2, the report pipe on 3, the directory on 4, nothing
+/* In a session of its own (with the pty as its terminal when ctty), the
+ * pty on 0, 1 and 2, the report pipe on 3, the directory on 4, nothing
  * else open. */
-static void child_fds(int slave, int report, int dirfd)
+static void child_fds(int slave, int report, int dirfd, bool ctty)
 {
-    if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+    if (setsid() < 0 || (ctty && ioctl(slave, TIOCSCTTY, 0) < 0))
         child_fail(STEP_TTY);
     int keep[] = {report, dirfd};
     for (int i = 0; i < 2; i++) /* above 4 first, so the moves below cannot clobber them */
@@ -133,25 +159,172 @@ static void child_no_network(void)
     snprintf(map, sizeof map, "%u %u 1\n", gid, gid);
     if (write_proc("gid_map", map) < 0)
         child_fail(STEP_NET);
+    /* the holder and the reaper keep the spawner's memory: no one traces
+     * them (the program is dumpable again once it execs) */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        child_fail(STEP_NET);
+}
+
+/* ---- the program's pid namespace -------------------------------------------------------- */
+
+/* The signals the spawner sends a game's group (hangup, and the keys a
+ * terminal would send), passed on to the program's group. */
+static const int FORWARDED[] = {SIGHUP, SIGTERM, SIGCONT, SIGINT};
+
+static void on_forwarded(int sig)
+{
+    (void)sig; /* taken with sigwaitinfo: a handler only so pid 1 gets them */
+}
+
+/* Forwarded signals and SIGCHLD in *set, blocked, each with a handler. */
+static void reaper_signals(sigset_t *set)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_forwarded;
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    for (size_t i = 0; i < sizeof FORWARDED / sizeof FORWARDED[0]; i++)
+        sigaddset(set, FORWARDED[i]);
+    sigprocmask(SIG_BLOCK, set, NULL);
+    for (int s = 1; s < NSIG; s++)
+        if (sigismember(set, s))
+            sigaction(s, &sa, NULL);
+}
+
+/* Pid 1 of the game's namespace: reaps everything, passes signals on,
+ * and when the program ends writes its status on statusfd and exits
+ * (the kernel kills the rest of the namespace). */
+static void __attribute__((noreturn)) reaper_run(pid_t game, int statusfd)
+{
+    sigset_t set;
+    reaper_signals(&set); /* blocked since before the fork: none is lost */
+    for (;;) {
+        siginfo_t si;
+        int sig = sigwaitinfo(&set, &si);
+        if (sig > 0 && sig != SIGCHLD) {
+            kill(-game, sig);
+            continue;
+        }
+        int status;
+        for (pid_t p; (p = waitpid(-1, &status, WNOHANG)) > 0;)
+            if (p == game) {
+                ssize_t n = write(statusfd, &status, sizeof status);
+                _exit(n == (ssize_t)sizeof status ? 0 : 127);
+            }
+    }
+}
+
+/* Ends as status says: the same exit code, or the same signal (without
+ * the core dump flag: the holder dumps nothing). */
+static void __attribute__((noreturn)) end_as(int status)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        struct rlimit none = {0, 0};
+        setrlimit(RLIMIT_CORE, &none); /* the program's core, if any, was its own */
+        signal(sig, SIG_DFL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        kill(getpid(), sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+/* The holder, once the reaper runs: nothing open but the status pipe,
+ * signals to the group ignored (the reaper passes them on); ends as the
+ * program did, or as the reaper did when it died first. */
+static void __attribute__((noreturn)) holder_run(pid_t reaper, int statusfd)
+{
+    for (size_t i = 0; i < sizeof FORWARDED / sizeof FORWARDED[0]; i++)
+        signal(FORWARDED[i], SIG_IGN);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int status, rstatus = 0;
+    ssize_t n;
+    do
+        n = read(statusfd, &status, sizeof status);
+    while (n < 0 && errno == EINTR);
+    while (waitpid(reaper, &rstatus, 0) < 0 && errno == EINTR)
+        ;
+    end_as(n == (ssize_t)sizeof status ? status : rstatus);
+}
+
+/* The program itself: its directory, exec. */
+static void __attribute__((noreturn)) child_exec(const spawnexec_t *x)
+{
+    if (fchdir(FD_DIR) < 0) /* as the user: its own directory */
+        child_fail(STEP_CHDIR);
+    execve(x->argv[0], x->argv, x->envp);
+    child_fail(STEP_EXEC);
+}
+
+/* In the reaper, pid 1: the program as pid 2, in a session of its own
+ * with the pty as its terminal; then reaping. */
+static void __attribute__((noreturn)) reaper_start(const spawnexec_t *x, int statusfd)
+{
+    pid_t game = fork();
+    if (game < 0)
+        child_fail(STEP_FORK);
+    if (game == 0) {
+        close(statusfd);
+        child_signals();
+        if (setsid() < 0 || ioctl(0, TIOCSCTTY, 0) < 0)
+            child_fail(STEP_TTY);
+        child_exec(x);
+    }
+    close_range(0, FD_DIR, 0); /* the pty, the report pipe, the directory: the program's */
+    reaper_run(game, statusfd);
+}
+
+/* In the holder, inside the user namespace: a pid namespace, its pid 1.
+ * The rights the user namespace gave (in it only) go once it is made:
+ * neither the holder nor the reaper keeps any. */
+static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
+{
+    int status[2];
+    cap_t none = cap_init();
+    if (unshare(CLONE_NEWPID) < 0 || pipe2(status, O_CLOEXEC) < 0 || !none ||
+        cap_set_proc(none) < 0)
+        child_fail(STEP_PID);
+    cap_free(none);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    for (size_t i = 0; i < sizeof FORWARDED / sizeof FORWARDED[0]; i++)
+        sigaddset(&set, FORWARDED[i]);
+    sigprocmask(SIG_BLOCK, &set, NULL); /* until the reaper waits for them */
+    pid_t reaper = fork();
+    if (reaper < 0)
+        child_fail(STEP_FORK);
+    if (reaper == 0) {
+        close(status[0]);
+        reaper_start(x, status[1]);
+    }
+    close(status[1]);
+    close_range(0, FD_DIR, 0);
+    holder_run(reaper, status[0]);
 }
 
 static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave, int report)
 {
     child_signals();
-    child_fds(slave, report, x->dirfd);
-    child_limits(x->limits);
+    child_fds(slave, report, x->dirfd, x->network);
+    child_limits(x->limits); /* the holder's and the reaper's too: they count */
     if (x->user->sw)
         child_user(x->user);
     else if (geteuid() == 0) { /* a root spawner switches, always */
         errno = EPERM;
         child_fail(STEP_USER);
     }
-    if (!x->network)
-        child_no_network();
-    if (fchdir(FD_DIR) < 0) /* as the user: its own directory */
-        child_fail(STEP_CHDIR);
-    execve(x->argv[0], x->argv, x->envp);
-    child_fail(STEP_EXEC);
+    if (x->network)
+        child_exec(x);
+    child_no_network();
+    child_pid_namespace(x);
 }
 
 /* ---- the parent's side ---------------------------------------------------------------- */

@@ -88,7 +88,7 @@ def test_systemd_unit(bindir, tmp_path):
     for line in ("ProtectSystem=strict", "NoNewPrivileges=yes", "ReadWritePaths=/var/lib/warren "
                  "/run/warren", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
                  "Restart=on-failure", "KillSignal=SIGTERM", "SystemCallFilter=@system-service",
-                 "RestrictNamespaces=user net",  # hosted games' own, without network
+                 "RestrictNamespaces=user net pid",  # hosted games' own: no network, no other game
                  "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0711 /var/lib/warren",
                  "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0750 /run/warren"):
         assert re.search("^%s$" % re.escape(line), unit, re.M), line

@@ -355,6 +355,17 @@ RATE, BURST = 128 * 1024, 64 * 1024  # hosted-output-rate's default, its burst
 PTY_BUFFER = 64 * 1024  # what a program may write ahead of the reads: the kernel's buffers
 
 
+def program_of(pid):
+    """The program a game's logged pid started: the process at the end of
+    its line of only children (in a game's pid namespace it is two down:
+    the holder, the namespace's reaper, the program)."""
+    while True:
+        kids = pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        if len(kids) != 1:
+            return pid
+        pid = int(kids[0])
+
+
 def written(pid):
     """Bytes the process has written so far (/proc/PID/io: wchar)."""
     io = pathlib.Path(f"/proc/{pid}/io").read_text()
@@ -403,7 +414,7 @@ def test_a_flood_is_read_at_the_output_rate(nethack, clients):
     t.register(name)
     t.send(toy_key("flood"), settle=False)  # never quiet: no settling
     t.wait_for("flood 0")
-    pid = int(d.wait_log(rf"hosted start user={name} game=flood pid=(\d+)").group(1))
+    pid = program_of(int(d.wait_log(rf"hosted start user={name} game=flood pid=(\d+)").group(1)))
     v = clients(d.port)
     v.register(unique_name("vk"))
     v.send(toy_key("keys"))

@@ -3,11 +3,13 @@
 bidirectional override or byte that is not UTF-8 on a page or a terminal;
 it reaches no network, not even warrend's own ports on 127.0.0.1; it
 cannot trace another game's program (of the same user) nor read its
-environment."""
+environment; it cannot signal another game's processes, not even with
+kill -9 -1, nor by the pid the machine gives them."""
+import pathlib
 import re
 
 from harness import Daemon, Web, unique_name
-from test_hosted import for_games, games_ids, open_to_games, toy_copy
+from test_hosted import for_games, games_ids, open_to_games, program_of, toy_copy
 
 # what the row's death holds that must reach nobody: C1 CSI raw and in
 # UTF-8, bytes that are not UTF-8, a right-to-left override
@@ -109,5 +111,43 @@ def test_one_game_neither_traces_nor_reads_another(bindir, tmp_path, clients):
         v.wait_for("has ended")
         t.send("q")
         t.wait_for("has ended")
+    finally:
+        d.stop_clean()
+
+
+def test_one_game_cannot_kill_another(bindir, tmp_path, clients):
+    """Both run as the games' user: kill -9 -1 in one game ends no other
+    (each game is a pid namespace of its own), nor does a kill of the
+    other's program by its pid on the machine; the attacker's own game
+    ends as any game does."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n"
+                                f"[game killer]\ncommand = {toy} kill\n")
+    try:
+        v = clients(d.port)
+        name = unique_name("vi")
+        v.register(name)
+        v.send("1")
+        v.wait_for("keys ready")
+        logged = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+        victim = program_of(logged)
+        assert pathlib.Path(f"/proc/{victim}/cmdline").read_bytes().split(b"\0")[1] == b"keys"
+        for key, target, refused in (("a", "", "kill -1: No such process"),
+                                     ("b", victim, f"kill {victim}: No such process"),
+                                     ("c", logged, f"kill {logged}: No such process")):
+            t = clients(d.port)
+            t.register(unique_name("kl"))
+            t.send("2")
+            t.wait_for("kill ready")
+            t.send(f"{target}\r")
+            t.wait_for(refused)
+            t.send("q")
+            t.wait_for("has ended")
+            v.send(key)  # the victim's game goes on: its player gets frames
+            v.wait_for(f"got 1: {ord(key):02x}")
+        assert pathlib.Path(f"/proc/{victim}").exists()
+        v.send("q")
+        v.wait_for("has ended")
+        d.wait_log(rf"program exited user={name} game=victim pid={logged} status=0")
     finally:
         d.stop_clean()

@@ -886,8 +886,21 @@ static bool gone(void *arg)
     return kill(*(pid_t *)arg, 0) < 0 && errno == ESRCH;
 }
 
+/* The parent and session of pid, from /proc/PID/stat. */
+static void parent_session(pid_t pid, int *ppid, int *sid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    fclose(f);
+    ck_assert_int_eq(sscanf(strrchr(line, ')') + 1, " %*c %d %*d %d", ppid, sid), 2);
+}
+
 /* A grandchild that left its game's session (setsid, its parent gone) is
- * the spawner's child now, and dies when the game ends, whichever way. */
+ * the child of its game's pid namespace's reaper now (the spawner's, for
+ * a game without one), and dies when the game ends, whichever way. */
 START_TEST(what_a_program_leaves_behind_ends_with_it)
 {
     uv_loop_t loop;
@@ -902,16 +915,11 @@ START_TEST(what_a_program_leaves_behind_ends_with_it)
         pid_t g = (pid_t)atoi(strstr(t.out, "grandchild ") + 11);
         ck_assert_int_gt(g, 1);
         ck_assert_int_eq(kill(g, 0), 0);
-        char path[64], line[512];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)g);
-        FILE *f = fopen(path, "r");
-        ck_assert_ptr_nonnull(f);
-        ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-        fclose(f);
-        int ppid = 0, sid = 0;
-        ck_assert_int_eq(sscanf(strrchr(line, ')') + 1, " %*c %d %*d %d", &ppid, &sid), 2);
-        ck_assert_int_eq(ppid, spawner_pid(BOX.sp)); /* reparented to the subreaper */
-        ck_assert_int_ne(sid, ptyproc_pid(t.p));     /* out of its game's session */
+        int ppid = 0, sid = 0, holder = 0, unused;
+        parent_session(g, &ppid, &sid);
+        parent_session(ppid, &holder, &unused);
+        ck_assert_int_eq(holder, ptyproc_pid(t.p)); /* reparented to the game's reaper */
+        ck_assert_int_ne(sid, ptyproc_pid(t.p));    /* out of its game's session */
         if (way == 0)
             toy_quit(&t);
         else {
