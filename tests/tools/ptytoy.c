@@ -4,7 +4,7 @@
  *   exit N     exits at once with status N
  *   flood      writes coloured lines forever
  *   nohup      ignores SIGHUP, prints "nohup ready", sleeps
- *   noread     prints "noread ready", never reads its input
+ *   noread     prints "noread ready" in raw mode, never reads its input
  *   draw       draws a small screen (colours, attributes, a wide
  *              character, cursor moves), asks the terminal for the cursor
  *              position and shows the answer, then echoes each key on
@@ -446,6 +446,7 @@ int main(int argc, char **argv)
         sleep_forever();
     }
     if (!strcmp(mode, "noread")) {
+        raw_mode(); /* a full line buffer in canonical mode would discard, not fill */
         out("noread ready\r\n");
         sleep_forever();
     }
