@@ -27,6 +27,8 @@ stay as they are.
   BENCH pty.daemon.memory.per_game.bytes.nN  warrend's RSS growth / N
   BENCH nethack.rss.per_process.bytes.nN     the NetHack processes' PSS
         (/proc/PID/smaps_rollup: shared pages divided among them) / N
+  BENCH hosted.box.pss.per_game.bytes.nN     the same of each game's holder
+        and pid namespace reaper (forks of the spawner) / N
   BENCH server.cpu_per_key.us.nN     warrend's CPU (all its threads) in the
                                      window per key answered
   BENCH hosted.start.probe.max.ms / .p99.ms  one more player, in a program
@@ -91,7 +93,26 @@ def pss(pid):
 
 
 def game_pids(d):
+    """The pids the log names: each game's holder (the spawner's child)."""
     return [int(p) for p in re.findall(r"hosted start user=\S+ game=nethack pid=(\d+)", d.log())]
+
+
+def children(pid):
+    try:
+        return [int(c) for c in pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def game_box(holder):
+    """(the program's pid, the box's own pids): a game in a pid namespace
+    is its holder, the namespace's reaper and the program under it; a game
+    without one (network = host) is the program alone."""
+    reapers = children(holder)
+    programs = [p for r in reapers for p in children(r)]
+    if not programs:
+        return holder, []
+    return programs[0], [holder] + reapers
 
 
 def sysconf_copy(root):
@@ -120,12 +141,15 @@ def config(conf, n, m):
 def memory(d, n, mem0, rss0):
     """The memory figures once every game is on its map."""
     pids = game_pids(d)
-    sizes = [x for x in map(pss, pids) if x is not None]
-    print(f"# memory: {len(sizes)} NetHack processes of {len(pids)} started; "
-          f"warrend RSS {rss(d.proc.pid)}", flush=True)
+    boxes = [game_box(p) for p in pids]
+    sizes = [x for x in (pss(prog) for prog, _ in boxes) if x is not None]
+    box = [x for _, own in boxes for x in map(pss, own) if x is not None]
+    print(f"# memory: {len(sizes)} NetHack processes of {len(pids)} started, "
+          f"{len(box)} processes of their boxes; warrend RSS {rss(d.proc.pid)}", flush=True)
     tag = f".n{n}"
     print(f"BENCH pty.daemon.memory.per_game.bytes{tag} {(rss(d.proc.pid) - rss0) // n}")
     print(f"BENCH nethack.rss.per_process.bytes{tag} {sum(sizes) // max(1, len(sizes))}")
+    print(f"BENCH hosted.box.pss.per_game.bytes{tag} {sum(box) // max(1, len(sizes))}")
     print(f"BENCH machine.memory.per_player.bytes{tag} {(mem0 - meminfo()) // n}", flush=True)
 
 
@@ -236,10 +260,11 @@ def stop_games(d):
     while time.time() < end and any(os.path.exists(f"/proc/{p}") for p in pids):
         time.sleep(0.5)
     for p in pids:
-        try:
-            os.kill(p, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        for target in (-p, p):  # the holder's group: it and its reaper
+            try:
+                os.kill(target, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def run(a):
