@@ -167,9 +167,24 @@ static void child_no_network(void)
 
 /* ---- the program's pid namespace -------------------------------------------------------- */
 
-/* The signals the spawner sends a game's group (hangup, and the keys a
- * terminal would send), passed on to the program's group. */
-static const int FORWARDED[] = {SIGHUP, SIGTERM, SIGCONT, SIGINT};
+/* The signals the reaper takes and what it passes on to the program's
+ * group: the spawner's hangup and SIGCONT as they are; a SIGTERM (a
+ * `kill` or `pkill -f` meant for warrend, whose command line the box's
+ * processes share) as a hangup, on which a game saves (NetHack dies
+ * unsaved of a SIGTERM); a SIGINT not at all (the terminal's ^C reaches
+ * the program straight from the pty). */
+static const struct {
+    int sig, passed; /* passed 0: taken and dropped */
+} FORWARDED[] = {{SIGHUP, SIGHUP}, {SIGCONT, SIGCONT}, {SIGTERM, SIGHUP}, {SIGINT, 0}};
+#define NFORWARDED (sizeof FORWARDED / sizeof FORWARDED[0])
+
+static int passed_on(int sig)
+{
+    for (size_t i = 0; i < NFORWARDED; i++)
+        if (FORWARDED[i].sig == sig)
+            return FORWARDED[i].passed;
+    return 0;
+}
 
 static void on_forwarded(int sig)
 {
@@ -184,8 +199,8 @@ static void reaper_signals(sigset_t *set)
     sa.sa_handler = on_forwarded;
     sigemptyset(set);
     sigaddset(set, SIGCHLD);
-    for (size_t i = 0; i < sizeof FORWARDED / sizeof FORWARDED[0]; i++)
-        sigaddset(set, FORWARDED[i]);
+    for (size_t i = 0; i < NFORWARDED; i++)
+        sigaddset(set, FORWARDED[i].sig);
     sigprocmask(SIG_BLOCK, set, NULL);
     for (int s = 1; s < NSIG; s++)
         if (sigismember(set, s))
@@ -203,7 +218,8 @@ static void __attribute__((noreturn)) reaper_run(pid_t game, int statusfd)
         siginfo_t si;
         int sig = sigwaitinfo(&set, &si);
         if (sig > 0 && sig != SIGCHLD) {
-            kill(-game, sig);
+            if (passed_on(sig))
+                kill(-game, passed_on(sig));
             continue;
         }
         int status;
@@ -235,12 +251,14 @@ static void __attribute__((noreturn)) end_as(int status)
 }
 
 /* The holder, once the reaper runs: nothing open but the status pipe,
- * signals to the group ignored (the reaper passes them on); ends as the
- * program did, or as the reaper did when it died first. */
+ * every signal but SIGKILL ignored (the reaper passes the group's on; a
+ * stray one must not end the holder, whose end ends the game unsaved);
+ * ends as the program did, or as the reaper did when it died first. */
 static void __attribute__((noreturn)) holder_run(pid_t reaper, int statusfd)
 {
-    for (size_t i = 0; i < sizeof FORWARDED / sizeof FORWARDED[0]; i++)
-        signal(FORWARDED[i], SIG_IGN);
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP && s != SIGCHLD) /* SIGCHLD ignored: no zombie to wait */
+            signal(s, SIG_IGN);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -295,8 +313,8 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGCHLD);
-    for (size_t i = 0; i < sizeof FORWARDED / sizeof FORWARDED[0]; i++)
-        sigaddset(&set, FORWARDED[i]);
+    for (size_t i = 0; i < NFORWARDED; i++)
+        sigaddset(&set, FORWARDED[i].sig);
     sigprocmask(SIG_BLOCK, &set, NULL); /* until the reaper waits for them */
     pid_t reaper = fork();
     if (reaper < 0)

@@ -4,9 +4,12 @@ bidirectional override or byte that is not UTF-8 on a page or a terminal;
 it reaches no network, not even warrend's own ports on 127.0.0.1; it
 cannot trace another game's program (of the same user) nor read its
 environment; it cannot signal another game's processes, not even with
-kill -9 -1, nor by the pid the machine gives them."""
+kill -9 -1, nor by the pid the machine gives them; a stray signal to its
+box never kills it unsaved."""
+import os
 import pathlib
 import re
+import signal
 
 from harness import Daemon, Web, unique_name
 from test_hosted import for_games, games_ids, open_to_games, program_of, toy_copy
@@ -149,5 +152,33 @@ def test_one_game_cannot_kill_another(bindir, tmp_path, clients):
         v.send("q")
         v.wait_for("has ended")
         d.wait_log(rf"program exited user={name} game=victim pid={logged} status=0")
+    finally:
+        d.stop_clean()
+
+
+def test_a_stray_signal_to_a_games_box_saves_and_never_kills(bindir, tmp_path, clients):
+    """The box's processes (the holder and the pid namespace's reaper) are
+    forks of warrend with its command line, so `pkill -f warrend` and the
+    like reach them: a stray signal to the holder leaves the game going
+    (its end would end the game unsaved), and a SIGTERM to the box
+    reaches the program as a hangup, on which a game saves (NetHack dies
+    unsaved of a SIGTERM), never as itself."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n")
+    try:
+        v = clients(d.port)
+        name = unique_name("st")
+        v.register(name)
+        v.send("1")
+        v.wait_for("keys ready")
+        holder = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+        for sig in (signal.SIGUSR1, signal.SIGQUIT, signal.SIGINT, signal.SIGALRM):
+            os.kill(holder, sig)
+        v.send("a")  # the game goes on
+        v.wait_for("got 1: 61")
+        assert pathlib.Path(f"/proc/{holder}").exists()
+        os.killpg(holder, signal.SIGTERM)  # the holder's group: it and the reaper
+        # ptytoy keys keeps SIGHUP's default: the raw wait status says which came
+        d.wait_log(rf"program exited user={name} game=victim pid={holder} status={signal.SIGHUP}")
     finally:
         d.stop_clean()
