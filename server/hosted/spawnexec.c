@@ -191,16 +191,22 @@ static void on_forwarded(int sig)
     (void)sig; /* taken with sigwaitinfo: a handler only so pid 1 gets them */
 }
 
-/* Forwarded signals and SIGCHLD in *set, blocked, each with a handler. */
+/* The signals the reaper waits for: the forwarded ones and SIGCHLD. */
+static void reaper_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    for (size_t i = 0; i < NFORWARDED; i++)
+        sigaddset(set, FORWARDED[i].sig);
+}
+
+/* reaper_set in *set, blocked, each with a handler. */
 static void reaper_signals(sigset_t *set)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_forwarded;
-    sigemptyset(set);
-    sigaddset(set, SIGCHLD);
-    for (size_t i = 0; i < NFORWARDED; i++)
-        sigaddset(set, FORWARDED[i].sig);
+    reaper_set(set);
     sigprocmask(SIG_BLOCK, set, NULL);
     for (int s = 1; s < NSIG; s++)
         if (sigismember(set, s))
@@ -311,10 +317,7 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
         child_fail(STEP_PID);
     cap_free(none);
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCHLD);
-    for (size_t i = 0; i < NFORWARDED; i++)
-        sigaddset(&set, FORWARDED[i].sig);
+    reaper_set(&set);
     sigprocmask(SIG_BLOCK, &set, NULL); /* until the reaper waits for them */
     pid_t reaper = fork();
     if (reaper < 0)

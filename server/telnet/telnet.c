@@ -45,6 +45,19 @@ static const logcap_kind_t SAY_CONNECT = {"connect", 5, 200},
 static const char *const REFUSED_WHY[] = {"per-address limit", "banned", "server full", "draining",
                                           "connection rate"};
 
+/* Why a connection is turned away: the index of SAY_REFUSED, REFUSED_WHY
+ * and REFUSED_TOLD. */
+typedef enum { REFUSE_ADDR, REFUSE_BANNED, REFUSE_FULL, REFUSE_DRAINING, REFUSE_RATE } refusal_t;
+
+/* The refusal a budget's answer (budget.h) means; -1 for BUDGET_OK. */
+static int refusal_of(int budget_ret)
+{
+    return budget_ret == BUDGET_OK       ? -1
+           : budget_ret == BUDGET_ADDR   ? REFUSE_ADDR
+           : budget_ret == BUDGET_BANNED ? REFUSE_BANNED
+                                         : REFUSE_FULL;
+}
+
 /* What a connection turned away is told, by reason (REFUSED_WHY's order;
  * draining says the drain's own message). */
 static const char *const REFUSED_TOLD[] = {
@@ -372,14 +385,13 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
                        "remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
             snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit and rate apply once the address is known */
-            int ret = budget_move(c->srv->budget, &t->slot, ip);
-            int k = ret == BUDGET_BANNED ? 1 : ret != BUDGET_OK ? 0 : -1;
+            int k = refusal_of(budget_move(c->srv->budget, &t->slot, ip));
             if (k < 0 && addrrate_take(c->srv->pace, ip, now_ms(c->srv)))
-                k = 4;
+                k = REFUSE_RATE;
             if (k >= 0) {
                 conn_write(c, "\r\n", 2);
                 conn_write(c, REFUSED_TOLD[k], strlen(REFUSED_TOLD[k]));
-                conn_close(c, k == 4 ? "rate" : "limit");
+                conn_close(c, k == REFUSE_RATE ? "rate" : "limit");
             }
             return;
         }
@@ -577,7 +589,7 @@ static tconn_t *tconn_new(server_t *s, bool is_unix)
 
 /* Turns a connection away before anything is made for it: one line for
  * the person, at most one log line per interval for a flood of them. */
-static void refuse(server_t *s, int fd, const char *peer, int k)
+static void refuse(server_t *s, int fd, const char *peer, refusal_t k)
 {
     const char *m = REFUSED_TOLD[k];
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -587,9 +599,6 @@ static void refuse(server_t *s, int fd, const char *peer, int k)
                "refused telnet ip=%s reason=%s", peer, REFUSED_WHY[k]);
 }
 
-/* A socket from a listener: counted in the budget, or turned away. Unix
- * socket peers count toward the total only until `warren --ssh` names their
- * address (on_environ): at accept they all look "local". */
 /* A drain under way (drain.h): new players go to another node. */
 static void refuse_draining(server_t *s, int fd, const char *peer)
 {
@@ -598,22 +607,26 @@ static void refuse_draining(server_t *s, int fd, const char *peer)
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* best effort: the socket closes either way */
     close(fd);
-    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[3], peer,
+    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[REFUSE_DRAINING], peer,
                "refused telnet ip=%s reason=draining", peer);
 }
 
+/* A socket from a listener: counted in the budget, or turned away. Unix
+ * socket peers count toward the total only until `warren --ssh` names their
+ * address (on_environ): at accept they all look "local". */
 static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
 {
     budget_slot_t slot;
     if (drain_of(s) && !s->stopping)
         return refuse_draining(s, fd, peer);
-    int ret = s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, is_unix ? NULL : peer);
-    if (ret != BUDGET_OK)
-        return refuse(s, fd, peer, ret == BUDGET_ADDR ? 0 : ret == BUDGET_BANNED ? 1 : 2);
+    int k = refusal_of(s->stopping ? BUDGET_FULL
+                                   : budget_take(s->budget, &slot, is_unix ? NULL : peer));
+    if (k >= 0)
+        return refuse(s, fd, peer, k);
     /* the request rate (addrrate.h): a Unix socket's once `warren --ssh` names it */
     if (!is_unix && addrrate_take(s->pace, peer, now_ms(s))) {
         budget_release(s->budget, &slot);
-        return refuse(s, fd, peer, 4);
+        return refuse(s, fd, peer, REFUSE_RATE);
     }
     tconn_t *t = tconn_new(s, is_unix);
     if (!t) {
