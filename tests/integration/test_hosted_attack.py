@@ -26,6 +26,18 @@ def start(bindir, tmp_path, sections, **kw):
     return Daemon(bindir, tmp_path / "daemon", extra=["--config", conf], **kw).start()
 
 
+def play_victim(d, clients, shown):
+    """A new player in the first game (the victim), once it shows shown:
+    (the client, the player's name, the pid the log gives the game)."""
+    v = clients(d.port)
+    name = unique_name("vi")
+    v.register(name)
+    v.send("1")
+    v.wait_for(shown)
+    pid = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+    return v, name, pid
+
+
 def test_an_xlog_row_of_control_bytes_reaches_no_page_nor_terminal(bindir, tmp_path, clients):
     """The program writes its own end row; the player's end line, the
     front page's feed and the game's score page show it as text."""
@@ -98,12 +110,7 @@ def test_one_game_neither_traces_nor_reads_another(bindir, tmp_path, clients):
     d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} winsize\n"
                                 f"[game peek]\ncommand = {toy} peek\n")
     try:
-        v = clients(d.port)
-        name = unique_name("vi")
-        v.register(name)
-        v.send("1")
-        v.wait_for("size 80x24")
-        pid = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+        v, _, pid = play_victim(d, clients, "size 80x24")
         t = clients(d.port)
         t.register(unique_name("pk"))
         t.send("2")
@@ -127,12 +134,7 @@ def test_one_game_cannot_kill_another(bindir, tmp_path, clients):
     d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n"
                                 f"[game killer]\ncommand = {toy} kill\n")
     try:
-        v = clients(d.port)
-        name = unique_name("vi")
-        v.register(name)
-        v.send("1")
-        v.wait_for("keys ready")
-        logged = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+        v, name, logged = play_victim(d, clients, "keys ready")
         victim = program_of(logged)
         assert pathlib.Path(f"/proc/{victim}/cmdline").read_bytes().split(b"\0")[1] == b"keys"
         for key, target, refused in (("a", "", "kill -1: No such process"),
@@ -166,12 +168,7 @@ def test_a_stray_signal_to_a_games_box_saves_and_never_kills(bindir, tmp_path, c
     toy = toy_copy(bindir, tmp_path)
     d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys\n")
     try:
-        v = clients(d.port)
-        name = unique_name("st")
-        v.register(name)
-        v.send("1")
-        v.wait_for("keys ready")
-        holder = int(d.wait_log(rf"hosted start user={name} game=victim pid=(\d+)").group(1))
+        v, name, holder = play_victim(d, clients, "keys ready")
         for sig in (signal.SIGUSR1, signal.SIGQUIT, signal.SIGINT, signal.SIGALRM):
             os.kill(holder, sig)
         v.send("a")  # the game goes on
