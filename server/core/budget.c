@@ -105,11 +105,23 @@ static void slot_set(budget_slot_t *slot, const char *addr)
     slot->addr[n] = 0;
 }
 
-static int take(budget_t *b, budget_slot_t *slot, const char *addr)
+/* Whether addr, a full address, is one the administrator turned away. */
+static bool banned(const budget_t *b, const char *addr)
+{
+    return addr && addr[0] && b->refused && b->refused(b->refused_ud, addr);
+}
+
+/* What a slot for addr is charged to: its key, "" for none. */
+static const char *charge_of(const char *addr, const char *key)
+{
+    return !addr || !addr[0] ? "" : key && key[0] ? key : addr;
+}
+
+static int take(budget_t *b, budget_slot_t *slot, const char *addr, const char *key)
 {
     slot->held = false;
-    slot_set(slot, addr ? addr : "");
-    if (slot->addr[0] && b->refused && b->refused(b->refused_ud, slot->addr))
+    slot_set(slot, charge_of(addr, key));
+    if (banned(b, addr))
         return BUDGET_BANNED;
     if (b->total >= b->max_total)
         return BUDGET_FULL;
@@ -126,11 +138,11 @@ static int take(budget_t *b, budget_slot_t *slot, const char *addr)
     return BUDGET_OK;
 }
 
-static int move(budget_t *b, budget_slot_t *slot, const char *addr)
+static int move(budget_t *b, budget_slot_t *slot, const char *addr, const char *key)
 {
     budget_slot_t to;
-    slot_set(&to, addr ? addr : "");
-    if (to.addr[0] && b->refused && b->refused(b->refused_ud, to.addr))
+    slot_set(&to, charge_of(addr, key));
+    if (banned(b, addr))
         return BUDGET_BANNED;
     if (!slot->held || strcmp(slot->addr, to.addr) == 0)
         return BUDGET_OK;
@@ -157,18 +169,18 @@ static void release(budget_t *b, budget_slot_t *slot)
     slot->held = false;
 }
 
-int budget_take(budget_t *b, budget_slot_t *slot, const char *addr)
+int budget_take(budget_t *b, budget_slot_t *slot, const char *addr, const char *key)
 {
     pthread_mutex_lock(&b->mu);
-    int ret = take(b, slot, addr);
+    int ret = take(b, slot, addr, key);
     pthread_mutex_unlock(&b->mu);
     return ret;
 }
 
-int budget_move(budget_t *b, budget_slot_t *slot, const char *addr)
+int budget_move(budget_t *b, budget_slot_t *slot, const char *addr, const char *key)
 {
     pthread_mutex_lock(&b->mu);
-    int ret = move(b, slot, addr);
+    int ret = move(b, slot, addr, key);
     pthread_mutex_unlock(&b->mu);
     return ret;
 }

@@ -28,19 +28,22 @@ typedef struct budget budget_t;
 
 typedef struct {
     bool held;                  /* counted; budget_release uncounts it */
-    char addr[BUDGET_ADDR_MAX]; /* "" = the total only */
+    char addr[BUDGET_ADDR_MAX]; /* the key charged; "" = the total only */
 } budget_slot_t;
 
 /* NULL when out of memory. */
 budget_t *budget_new(int max_total, int max_per_addr);
 void budget_free(budget_t *b); /* NULL is fine; every slot must be released */
 
-/* Counts slot against addr (NULL or "" = the total only). Returns BUDGET_OK
- * (slot held) or BUDGET_FULL / BUDGET_ADDR (nothing counted). */
-int budget_take(budget_t *b, budget_slot_t *slot, const char *addr);
-/* Charges a held slot to addr instead. Returns BUDGET_OK, or BUDGET_ADDR
- * (the slot keeps its old charge). The same address is always fine. */
-int budget_move(budget_t *b, budget_slot_t *slot, const char *addr);
+/* Counts slot against key, the address's (addrkey.h; NULL: addr itself),
+ * after asking whether addr, the full address, is refused (NULL or "" =
+ * the total only, nothing asked). Returns BUDGET_OK (slot held) or
+ * BUDGET_FULL / BUDGET_ADDR / BUDGET_BANNED (nothing counted). */
+int budget_take(budget_t *b, budget_slot_t *slot, const char *addr, const char *key);
+/* Charges a held slot to addr's key instead. Returns BUDGET_OK, or
+ * BUDGET_ADDR / BUDGET_BANNED (the slot keeps its old charge). The same key
+ * is always fine. */
+int budget_move(budget_t *b, budget_slot_t *slot, const char *addr, const char *key);
 /* Uncounts a held slot; a slot not held is ignored. */
 void budget_release(budget_t *b, budget_slot_t *slot);
 
@@ -50,7 +53,7 @@ void budget_release(budget_t *b, budget_slot_t *slot);
 void budget_set_refuse(budget_t *b, bool (*refused)(void *ud, const char *addr), void *ud);
 
 /* What the unit tests check the counts against: slots in all, charged to
- * addr, and the cap in all. */
+ * the key addr, and the cap in all. */
 int budget_total(budget_t *b);
 int budget_count(budget_t *b, const char *addr);
 int budget_max_total(const budget_t *b);

@@ -54,6 +54,9 @@ static const opt_t opts[] = {
      "0 = no limit (20)"},
     {"request-burst", OPT_INT, S(request_burst), 1, 1000000,
      "N of those from one address at once before request-rate holds them (200)"},
+    {"ipv6-prefix", OPT_INT, S(ipv6_prefix), 32, 128,
+     "BITS of an IPv6 address that per-address limits count as one address, its network "
+     "(64; 128: each address apart)"},
     {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "BYTES/s input per connection (2000)"},
     {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
     {"chat-show", OPT_INT, S(chat_show), 1, 3600, "SECONDS a chat line stays on the game (12)"},
@@ -166,6 +169,7 @@ void config_defaults(config_t *c)
     c->max_per_ip = 50;
     c->request_rate = 20;
     c->request_burst = 200;
+    c->ipv6_prefix = 64;
     c->input_rate = 2000;
     c->idle_timeout = 900;
     c->chat_show = 12;

@@ -30,6 +30,7 @@ typedef struct {
     int max_per_ip;
     int request_rate;   /* requests and telnet connections a second per address (0 = no limit) */
     int request_burst;  /* ... and at once (addrrate.h) */
+    int ipv6_prefix;    /* IPv6 bits per-address limits count as one address (addrkey.h) */
     int input_rate;     /* input bytes per second per connection (burst 4x) */
     int idle_timeout;   /* seconds of no input in menus before disconnect */
     int chat_show;      /* seconds a chat line stays on a game's strip (screens/chat.c) */

@@ -1,6 +1,7 @@
 /* conn — what every connection shares, whatever carries it; see conn.h. */
 #include <stdio.h>
 #include <string.h>
+#include "addrkey.h"
 #include "hooks.h"
 #include "json.h"
 #include "log.h"
@@ -144,7 +145,7 @@ size_t conn_rate_allow(conn_t *c, size_t n)
     if (c->input_dropped && (!c->input_logged_ms || now - c->input_logged_ms >= DROP_LOG_MS)) {
         /* under the log's cap: what a line held back dropped is in the next */
         static const logcap_kind_t say_over = {"input over the cap", 0, 0};
-        if (logcap_say(c->srv->strangers, now, LOG_WARN, &say_over, c->ip,
+        if (logcap_say(c->srv->strangers, now, LOG_WARN, &say_over, c->key,
                        "input over the cap conn=%llu user=%s dropped=%llu bytes (input-rate %d/s)",
                        (unsigned long long)c->id, c->user[0] ? c->user : "-",
                        (unsigned long long)c->input_dropped, c->srv->cfg.input_rate))
@@ -160,6 +161,12 @@ void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *gam
     c->user_id = user_id;
     snprintf(c->user, sizeof c->user, "%s", name);
     snprintf(c->game_name, sizeof c->game_name, "%s", game_name);
+}
+
+void conn_set_ip(conn_t *c, const char *ip)
+{
+    snprintf(c->ip, sizeof c->ip, "%s", ip);
+    addrkey(ip, c->srv->cfg.ipv6_prefix, c->key, sizeof c->key);
 }
 
 void conn_send_diff(conn_t *c)

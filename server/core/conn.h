@@ -93,7 +93,8 @@ struct conn {
     server_t *srv;
     const conn_ops_t *ops;
     uint64_t id;
-    char ip[64];  /* telnet replaces it once: REMOTE_ADDR from `warren --ssh` */
+    char ip[64];  /* the full address (logs, bans, the admin's views): conn_set_ip */
+    char key[64]; /* what per-address limits charge (addrkey.h): conn_set_ip */
     bool closing; /* written by the gateway */
     bool json;    /* frames as JSON (protocol/json.h), not ANSI; written by webgw.c */
     bool moving;  /* on its way to another loop (conn_to_game, conn_go_home) */
@@ -164,6 +165,10 @@ void conn_unref(conn_t *c);
  * game's bottom row for a few seconds). */
 size_t conn_rate_allow(conn_t *c, size_t n);
 void conn_set_user(conn_t *c, int64_t user_id, const char *name, const char *game_name);
+/* The client's address, and with it the key its per-address limits charge
+ * (addrkey.h, `ipv6-prefix`): where the address becomes known, and again
+ * when telnet learns it from `warren --ssh`. */
+void conn_set_ip(conn_t *c, const char *ip);
 /* Moves c to p; a terminal in the menu is on the server's menu_conns. */
 void conn_set_place(conn_t *c, conn_place_t p);
 /* Sends the difference between scr and shown (a keyframe when shown is not

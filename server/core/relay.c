@@ -366,7 +366,7 @@ static void game_open(server_t *k, void *ud)
         return rmsg_done(m);
     }
     r->id = m->conn_id;
-    memcpy(r->ip, m->ip, sizeof r->ip);
+    conn_set_ip(r, m->ip);
     conn_set_user(r, m->user_id, m->user, ""); /* Warren's games only: no hosted one */
     view_apply(r, &m->view);
     if (!m->game_id) {

@@ -226,7 +226,7 @@ void session_attach_player(session_t *s, conn_t *c)
 {
     conn_t *old = s->player;
     if (old && old != c) {
-        logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_TAKEOVER, c->ip, s->user,
+        logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_TAKEOVER, c->key, s->user,
                         "takeover user=%s game=%lld from conn=%llu to conn=%llu", s->user,
                         (long long)s->game_id, (unsigned long long)old->id,
                         (unsigned long long)c->id);
@@ -249,7 +249,7 @@ void session_attach_player(session_t *s, conn_t *c)
     screen_free(c->shown);
     c->scr = c->shown = NULL;
     c->shown_valid = false;
-    logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_ATTACH, c->ip, s->user,
+    logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_ATTACH, c->key, s->user,
                     "attach user=%s game=%lld conn=%llu turn-seq=%llu loop=%d", s->user,
                     (long long)s->game_id, (unsigned long long)c->id, (unsigned long long)s->seq,
                     s->srv->shard);
@@ -271,7 +271,7 @@ void session_watch(conn_t *c, session_t *s)
     /* anyone may watch, again and again: under the log's cap (logcap.h),
      * a few times per address and game in a window */
     static const logcap_kind_t say_watch = {"watch", 10, 1000};
-    logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_watch, c->ip, s->user,
+    logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_watch, c->key, s->user,
                     "watch conn=%llu user=%s game=%lld watchers=%d", (unsigned long long)c->id,
                     s->user, (long long)s->game_id, s->nwatchers);
     /* the player's status shows the count: everyone gets that frame first */
@@ -315,7 +315,7 @@ void session_detach(conn_t *c, const char *why)
             s->detached_ms = 1;
         session_set_away(s, true);
         session_retime(s);
-        logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_DETACH, c->ip, s->user,
+        logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &SAY_DETACH, c->key, s->user,
                         "detach user=%s game=%lld seq=%llu", s->user, (long long)s->game_id,
                         (unsigned long long)s->seq);
         if (!s->ended && s->ops->over_at_more && s->ops->over_at_more(s))

@@ -19,9 +19,10 @@ void hostcap_close(server_t *srv)
     srv->hosted_cap = NULL;
 }
 
-int hostcap_take(server_t *srv, budget_slot_t *slot, const char *addr, char *msg, size_t n)
+int hostcap_take(server_t *srv, budget_slot_t *slot, const char *addr, const char *key, char *msg,
+                 size_t n)
 {
-    int r = budget_take(srv->hosted_cap, slot, addr);
+    int r = budget_take(srv->hosted_cap, slot, addr, key);
     if (r == BUDGET_OK)
         return 0;
     bool mine = r == BUDGET_ADDR;

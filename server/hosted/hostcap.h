@@ -24,9 +24,11 @@
 int hostcap_open(server_t *srv);
 void hostcap_close(server_t *srv); /* every slot released first */
 
-/* Charges a new game to addr ("" or NULL: the total only) in slot. 0, or
+/* Charges a new game from addr ("" or NULL: the total only) to its key
+ * (addrkey.h) in slot. 0, or
  * -1 with a line for the player in msg (n bytes) and nothing held. */
-int hostcap_take(server_t *srv, budget_slot_t *slot, const char *addr, char *msg, size_t n);
+int hostcap_take(server_t *srv, budget_slot_t *slot, const char *addr, const char *key, char *msg,
+                 size_t n);
 /* Uncharges slot; one never taken (zeroed) is ignored. */
 void hostcap_release(server_t *srv, budget_slot_t *slot);
 

@@ -498,7 +498,7 @@ static void play(conn_t *c, const gamecfg_t *g)
     s->bk = hg;
     snprintf(s->kind, sizeof s->kind, "%s", g->id);
     snprintf(s->kind_name, sizeof s->kind_name, "%s", g->name);
-    if (hostcap_take(srv, &hg->cap, c->ip, err, sizeof err) < 0) {
+    if (hostcap_take(srv, &hg->cap, c->ip, c->key, err, sizeof err) < 0) {
         session_free(s);
         conn_menu(c, err);
         return;

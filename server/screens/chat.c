@@ -351,7 +351,7 @@ static void say_toggle(session_t *s, const char *now_is)
 {
     static const logcap_kind_t say_chat = {"chat on, hidden or off", 10, 1000};
     logcap_say_user(s->srv->strangers, now_ms(s->srv), LOG_INFO, &say_chat,
-                    s->player ? s->player->ip : "-", s->user, "chat user=%s game=%lld %s", s->user,
+                    s->player ? s->player->key : "-", s->user, "chat user=%s game=%lld %s", s->user,
                     (long long)s->game_id, now_is);
 }
 

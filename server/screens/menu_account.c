@@ -140,7 +140,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
     if (status == ACCOUNTS_OK && u && p != &prompt_chpw_new2) {
         conn_set_user(c, u->id, u->name, u->game_name);
         menu_options_apply(c, u->options);
-        logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_LOGIN, c->ip, c->user,
+        logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_LOGIN, c->key, c->user,
                         "login conn=%llu ip=%s user=%s%s", (unsigned long long)c->id, c->ip,
                         c->user, p == &prompt_reg_pass2 ? " (registered)" : "");
         bool live = session_user_live(c->srv, c->user_id);
@@ -159,7 +159,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         conn_menu(c, "Password changed.");
     } else {
         logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO,
-                   status == ACCOUNTS_ELOCKED ? &SAY_LOCKED : &SAY_FAILED, c->ip,
+                   status == ACCOUNTS_ELOCKED ? &SAY_LOCKED : &SAY_FAILED, c->key,
                    "login failed conn=%llu ip=%s status=%d", (unsigned long long)c->id, c->ip,
                    status);
         conn_menu(c, msg && msg[0] ? msg : "That did not work.");
@@ -177,12 +177,12 @@ static void account_submit(conn_t *c)
     conn_set_place(c, CONN_WAIT);
     conn_ref(c);
     if (m->prompt == &prompt_login_pass)
-        ret = accounts_login(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
+        ret = accounts_login(a, c->key, m->pend_name, m->line, m->line_len, now, on_account, c);
     else if (m->prompt == &prompt_reg_pass2)
-        ret = accounts_register(a, c->ip, m->pend_name, m->line, m->line_len, now, on_account, c);
+        ret = accounts_register(a, c->key, m->pend_name, m->line, m->line_len, now, on_account, c);
     else
-        ret = accounts_change_password(a, c->ip, c->user, m->pend_old, strlen(m->pend_old), m->line,
-                                       m->line_len, NULL, now, on_account, c);
+        ret = accounts_change_password(a, c->key, c->user, m->pend_old, strlen(m->pend_old),
+                                       m->line, m->line_len, NULL, now, on_account, c);
     menu_wipe_secrets(m);
     memset(m->pend_name, 0, sizeof m->pend_name);
     if (ret) {

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "telnet.h"
+#include "addrkey.h"
 #include "addrrate.h"
 #include "budget.h"
 #include "drain.h"
@@ -186,7 +187,7 @@ static void op_close(conn_t *c, const char *why)
     if (c->closing)
         return;
     c->closing = true;
-    logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_DISCONNECT, c->ip, c->user,
+    logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_DISCONNECT, c->key, c->user,
                     "disconnect conn=%llu ip=%s user=%s reason=%s", (unsigned long long)c->id,
                     c->ip, c->user[0] ? c->user : "-", why);
     if (conn_in_game(c))
@@ -381,12 +382,12 @@ static void on_environ(tconn_t *t, const telnet_event_t *ev)
             char ip[sizeof c->ip];
             if (input_remote_addr(v->value, ip, sizeof ip))
                 return;
-            logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_REMOTE_ADDR, ip,
+            conn_set_ip(c, ip);
+            logcap_say(c->srv->strangers, now_ms(c->srv), LOG_INFO, &SAY_REMOTE_ADDR, c->key,
                        "remote-addr conn=%llu ip=%s", (unsigned long long)c->id, ip);
-            snprintf(c->ip, sizeof c->ip, "%s", ip);
             /* the per-address limit and rate apply once the address is known */
-            int k = refusal_of(budget_move(c->srv->budget, &t->slot, ip));
-            if (k < 0 && addrrate_take(c->srv->pace, ip, now_ms(c->srv)))
+            int k = refusal_of(budget_move(c->srv->budget, &t->slot, c->ip, c->key));
+            if (k < 0 && addrrate_take(c->srv->pace, c->key, now_ms(c->srv)))
                 k = REFUSE_RATE;
             if (k >= 0) {
                 conn_write(c, "\r\n", 2);
@@ -449,7 +450,7 @@ static void on_telnet(telnet_t *tn, telnet_event_t *ev, void *ud)
         break;
     case TELNET_EV_ENVIRON: on_environ(t, ev); break;
     case TELNET_EV_ERROR:
-        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_WARN, &SAY_ERROR, c->ip,
+        logcap_say(c->srv->strangers, now_ms(c->srv), LOG_WARN, &SAY_ERROR, c->key,
                    "telnet error conn=%llu ip=%s: %s", (unsigned long long)c->id, c->ip,
                    ev->error.msg);
         conn_close(c, "telnet protocol error");
@@ -589,25 +590,25 @@ static tconn_t *tconn_new(server_t *s, bool is_unix)
 
 /* Turns a connection away before anything is made for it: one line for
  * the person, at most one log line per interval for a flood of them. */
-static void refuse(server_t *s, int fd, const char *peer, refusal_t k)
+static void refuse(server_t *s, int fd, const char *peer, const char *key, refusal_t k)
 {
     const char *m = REFUSED_TOLD[k];
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* best effort: the socket closes either way */
     close(fd);
-    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[k], peer,
+    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[k], key,
                "refused telnet ip=%s reason=%s", peer, REFUSED_WHY[k]);
 }
 
 /* A drain under way (drain.h): new players go to another node. */
-static void refuse_draining(server_t *s, int fd, const char *peer)
+static void refuse_draining(server_t *s, int fd, const char *peer, const char *key)
 {
     char m[DRAIN_MESSAGE_MAX + 8];
     snprintf(m, sizeof m, "%s\r\n", drain_of(s)->message);
     ssize_t n = send(fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* best effort: the socket closes either way */
     close(fd);
-    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[REFUSE_DRAINING], peer,
+    logcap_say(s->strangers, now_ms(s), LOG_INFO, &SAY_REFUSED[REFUSE_DRAINING], key,
                "refused telnet ip=%s reason=draining", peer);
 }
 
@@ -617,16 +618,18 @@ static void refuse_draining(server_t *s, int fd, const char *peer)
 static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
 {
     budget_slot_t slot;
+    char key[ADDRKEY_MAX];
+    addrkey(peer, s->cfg.ipv6_prefix, key, sizeof key);
     if (drain_of(s) && !s->stopping)
-        return refuse_draining(s, fd, peer);
-    int k = refusal_of(s->stopping ? BUDGET_FULL
-                                   : budget_take(s->budget, &slot, is_unix ? NULL : peer));
+        return refuse_draining(s, fd, peer, key);
+    const char *addr = is_unix ? NULL : peer;
+    int k = refusal_of(s->stopping ? BUDGET_FULL : budget_take(s->budget, &slot, addr, key));
     if (k >= 0)
-        return refuse(s, fd, peer, k);
+        return refuse(s, fd, peer, key, k);
     /* the request rate (addrrate.h): a Unix socket's once `warren --ssh` names it */
-    if (!is_unix && addrrate_take(s->pace, peer, now_ms(s))) {
+    if (!is_unix && addrrate_take(s->pace, key, now_ms(s))) {
         budget_release(s->budget, &slot);
-        return refuse(s, fd, peer, REFUSE_RATE);
+        return refuse(s, fd, peer, key, REFUSE_RATE);
     }
     tconn_t *t = tconn_new(s, is_unix);
     if (!t) {
@@ -645,9 +648,9 @@ static void on_socket(server_t *s, int fd, const char *peer, bool is_unix)
     }
     if (!is_unix)
         uv_tcp_nodelay(&t->io.tcp, 1);
-    snprintf(c->ip, sizeof c->ip, "%s", peer);
-    logcap_say(s->strangers, now_ms(s), LOG_INFO, is_unix ? &SAY_CONNECT_UNIX : &SAY_CONNECT, c->ip,
-               "connect conn=%llu ip=%s via=%s", (unsigned long long)c->id, c->ip,
+    conn_set_ip(c, peer);
+    logcap_say(s->strangers, now_ms(s), LOG_INFO, is_unix ? &SAY_CONNECT_UNIX : &SAY_CONNECT,
+               c->key, "connect conn=%llu ip=%s via=%s", (unsigned long long)c->id, c->ip,
                is_unix ? "unix" : "tcp");
     tconn_start(t);
 }

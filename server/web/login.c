@@ -33,7 +33,7 @@ typedef struct {
     char name[FIELD_MAX];
     char next[128];
     char token[48];
-    char ip[64];
+    char ip[64], key[64]; /* the client's address, and its key (addrkey.h) */
 } auth_req_t;
 
 /* ---- helpers ------------------------------------------------------------------- */
@@ -209,7 +209,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
          * thousand, failed checks hardly more */
         bool cheap = status == ACCOUNTS_ETHROTTLED || status == ACCOUNTS_EBUSY;
         int k = cheap ? 2 : status == ACCOUNTS_ELOCKED && !ar->reg ? 3 : 1;
-        logcap_say(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][k], ar->ip,
+        logcap_say(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][k], ar->key,
                    "web %s %s ip=%s status=%d", ar->reg ? "register" : "login",
                    cheap ? "refused" : "failed", ar->ip, status);
         reply_form(g, ar->id, status_of(status), ar->reg, msg[0] ? msg : "That did not work.",
@@ -217,7 +217,7 @@ static void on_account(void *ud, int status, const db_user_t *u, const char *msg
         free(ar);
         return;
     }
-    logcap_say_user(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][0], ar->ip,
+    logcap_say_user(g->srv->strangers, now_ms(g->srv), LOG_INFO, &SAY_ACCOUNT[ar->reg][0], ar->key,
                     u->name, "web %s user=%s ip=%s", ar->reg ? "register" : "login", u->name,
                     ar->ip);
     unsigned char raw[TOKEN_BYTES];
@@ -243,6 +243,7 @@ static auth_req_t *auth_req_new(webgw_t *g, const web_http_t *req)
     ar->id = req->id;
     ar->https = req->https;
     snprintf(ar->ip, sizeof ar->ip, "%s", req->ip);
+    snprintf(ar->key, sizeof ar->key, "%s", req->key);
     return ar;
 }
 
@@ -271,9 +272,9 @@ static void auth_post(webgw_t *g, const web_http_t *req, bool reg)
     int ret = -1;
     if (!err) {
         uint64_t now = now_ms(g->srv);
-        ret = reg ? accounts_register(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now,
+        ret = reg ? accounts_register(g->srv->acc, req->key, ar->name, pw, (size_t)pl, now,
                                       on_account, ar)
-                  : accounts_login(g->srv->acc, req->ip, ar->name, pw, (size_t)pl, now, on_account,
+                  : accounts_login(g->srv->acc, req->key, ar->name, pw, (size_t)pl, now, on_account,
                                    ar);
         if (ret != 0)
             err = "The server cannot check accounts right now.";
@@ -327,8 +328,8 @@ static void logout(webgw_t *g, const web_http_t *req)
 typedef struct {
     webgw_t *g;
     uint64_t id;
-    char hash[65]; /* the session the change comes from: the one kept */
-    char ip[64];
+    char hash[65];        /* the session the change comes from: the one kept */
+    char ip[64], key[64]; /* the client's address, and its key (addrkey.h) */
     char user[DB_NAME_MAX];
     int64_t user_id;
     char old[PW_MAX], pw[PW_MAX];
@@ -398,7 +399,7 @@ static void on_pw_user(void *ud, int status, const db_user_t *u)
     pr->user_id = u->id;
     snprintf(pr->user, sizeof pr->user, "%s", u->name);
     int ret =
-        accounts_change_password(g->srv->acc, pr->ip, u->name, pr->old, (size_t)pr->oldlen, pr->pw,
+        accounts_change_password(g->srv->acc, pr->key, u->name, pr->old, (size_t)pr->oldlen, pr->pw,
                                  (size_t)pr->pwlen, pr->hash, now_ms(g->srv), on_pw_changed, pr);
     sodium_memzero(pr->old, sizeof pr->old); /* accounts keeps its own copies */
     sodium_memzero(pr->pw, sizeof pr->pw);
@@ -419,6 +420,7 @@ static void password_post(webgw_t *g, const web_http_t *req)
     pr->g = g;
     pr->id = req->id;
     snprintf(pr->ip, sizeof pr->ip, "%s", req->ip);
+    snprintf(pr->key, sizeof pr->key, "%s", req->key);
     pr->oldlen = web_form_get(req->body, req->body_len, "old", pr->old, sizeof pr->old);
     pr->pwlen = web_form_get(req->body, req->body_len, "password", pr->pw, sizeof pr->pw);
     int p2 = web_form_get(req->body, req->body_len, "password2", pw2, sizeof pw2);

@@ -10,6 +10,7 @@
 #include <uv.h> /* before libwebsockets.h: the libuv prototypes need it */
 #include <libwebsockets.h>
 
+#include "addrkey.h"
 #include "list.h"
 #include "log.h"
 #include "logcap.h"
@@ -113,7 +114,7 @@ struct web_req {
     char argbuf[1024];
     const char *args[WEB_ARGS_MAX];
     int nargs;
-    char cookie[160], ip[64];
+    char cookie[160], ip[64], key[ADDRKEY_MAX];
     char referer[160]; /* the path of a same-site Referer, "" when none */
     char *body;
     size_t body_len;
@@ -138,6 +139,7 @@ struct web {
     char root[PATH_MAX];
     size_t outq_max, msg_max;
     char trusted[256];      /* proxies whose X-Forwarded-* are believed */
+    int ipv6_prefix;        /* what per-address limits count as one IPv6 address (addrkey.h) */
     web_door_t *door;       /* accepts; NULL once closed */
     web_ticket_t *adopting; /* the ticket of the socket lws is adopting now */
     list_t conns;           /* web_conn_t */
@@ -657,39 +659,47 @@ static web_ticket_t *ticket_of(struct lws *wsi)
     return lws_get_opaque_user_data(lws_get_network_wsi(wsi));
 }
 
+/* A request's client: its address, the key its per-address limits charge
+ * (addrkey.h), and whether a trusted proxy says it came over https. */
+typedef struct {
+    char ip[64], key[ADDRKEY_MAX];
+    bool https;
+} client_t;
+
 /* The request's client: the peer the door accepted, or whom a trusted
- * proxy names in X-Forwarded-For; *https when that proxy says https. */
-static void get_client(web_t *w, struct lws *wsi, char *out, size_t outlen, bool *https)
+ * proxy names in X-Forwarded-For. */
+static void get_client(web_t *w, struct lws *wsi, client_t *cl)
 {
     web_ticket_t *t = ticket_of(wsi);
-    *https = false;
+    cl->https = false;
     if (!t) {
-        if (!lws_get_peer_simple(wsi, out, outlen))
-            snprintf(out, outlen, "?");
-        return;
+        if (!lws_get_peer_simple(wsi, cl->ip, sizeof cl->ip))
+            snprintf(cl->ip, sizeof cl->ip, "?");
+    } else {
+        char xff[512], proto[32];
+        int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
+        bool have = t->proxied && n > 0 && n < (int)sizeof xff &&
+                    lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
+        web_client_addr(t->peer, have ? xff : NULL, w->trusted, cl->ip, sizeof cl->ip);
+        cl->https = t->proxied &&
+                    lws_hdr_custom_copy(wsi, proto, sizeof proto, "x-forwarded-proto:", 18) > 0 &&
+                    web_forwarded_https(proto);
     }
-    char xff[512], proto[32];
-    int n = lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR);
-    bool have = t->proxied && n > 0 && n < (int)sizeof xff &&
-                lws_hdr_copy(wsi, xff, sizeof xff, WSI_TOKEN_X_FORWARDED_FOR) > 0;
-    web_client_addr(t->peer, have ? xff : NULL, w->trusted, out, outlen);
-    *https = t->proxied &&
-             lws_hdr_custom_copy(wsi, proto, sizeof proto, "x-forwarded-proto:", 18) > 0 &&
-             web_forwarded_https(proto);
+    addrkey(cl->ip, w->ipv6_prefix, cl->key, sizeof cl->key);
 }
 
 /* Charges the connection to the request's client. False: over the budget. */
-static bool admit(struct lws *wsi, const char *client)
+static bool admit(struct lws *wsi, const client_t *cl)
 {
     web_ticket_t *t = ticket_of(wsi);
-    return !t || web_door_charge(t, client) == 0;
+    return !t || web_door_charge(t, cl->ip, cl->key) == 0;
 }
 
 /* Spends a token of the client's request rate: 0, or the seconds to wait. */
-static unsigned pace(struct lws *wsi, const char *client)
+static unsigned pace(struct lws *wsi, const client_t *cl)
 {
     web_ticket_t *t = ticket_of(wsi);
-    return t ? web_door_pace(t, client) : 0;
+    return t ? web_door_pace(t, cl->ip, cl->key) : 0;
 }
 
 static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
@@ -716,11 +726,12 @@ static int ws_established(web_t *w, struct lws *wsi, web_pss_t *pss)
         web_close(wc, WEB_CLOSE_TRY_AGAIN, "try again later");
         return 0;
     }
-    char cookie[160], ip[64];
-    bool https;
+    char cookie[160];
+    client_t cl;
     get_cookie(wsi, cookie, sizeof cookie);
-    get_client(w, wsi, ip, sizeof ip, &https);
-    web_open_t info = {.kind = pss->kind, .name = pss->name, .cookie = cookie, .ip = ip};
+    get_client(w, wsi, &cl);
+    web_open_t info = {
+        .kind = pss->kind, .name = pss->name, .cookie = cookie, .ip = cl.ip, .key = cl.key};
     /* without an on_open hook nobody decides who may play: refuse */
     int ret = w->hooks.on_open ? w->hooks.on_open(w->hooks.ctx, wc, &info) : -1;
     if (ret < 0) {
@@ -980,6 +991,7 @@ static int req_dispatch(web_req_t *r)
                        .cookie = r->cookie,
                        .referer = r->referer,
                        .ip = r->ip,
+                       .key = r->key,
                        .https = r->https,
                        .body = r->body ? r->body : "",
                        .body_len = r->body_len,
@@ -1018,7 +1030,11 @@ static int req_begin(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path
     web_copy_str(r->param, sizeof r->param, param);
     get_cookie(wsi, r->cookie, sizeof r->cookie);
     get_referer(wsi, r->referer, sizeof r->referer);
-    get_client(w, wsi, r->ip, sizeof r->ip, &r->https);
+    client_t cl;
+    get_client(w, wsi, &cl);
+    memcpy(r->ip, cl.ip, sizeof r->ip);
+    memcpy(r->key, cl.key, sizeof r->key);
+    r->https = cl.https;
     r->gzip = accepts_gzip(wsi);
     req_collect_args(r, wsi);
     list_push_front(&w->reqs, &r->node);
@@ -1245,15 +1261,15 @@ static bool post_foreign(struct lws *wsi)
 static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *path)
 {
     unsigned method = request_method(wsi);
-    char param[256], client[64];
-    bool https;
+    char param[256];
+    client_t cl;
     if (!path)
         return http_error(wsi, HTTP_STATUS_BAD_REQUEST);
-    get_client(w, wsi, client, sizeof client, &https);
-    if (!admit(wsi, client))
+    get_client(w, wsi, &cl);
+    if (!admit(wsi, &cl))
         return http_status(wsi, HTTP_STATUS_SERVICE_UNAVAILABLE,
                            "The server is busy. Please try again in a moment.");
-    unsigned wait = pace(wsi, client);
+    unsigned wait = pace(wsi, &cl);
     if (wait)
         return http_too_many(wsi, wait);
     if (!method)
@@ -1276,14 +1292,14 @@ static int http_request(web_t *w, struct lws *wsi, web_pss_t *pss, const char *p
  * unlike a failed handshake. */
 static int ws_filter(web_t *w, struct lws *wsi, web_pss_t *pss)
 {
-    char path[128], client[64];
-    bool https;
+    char path[128];
+    client_t cl;
     if (w->stopping || lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) <= 0 ||
         ws_route(w, path, pss) < 0 || !origin_ok(wsi) ||
         lws_hdr_total_length(wsi, WSI_TOKEN_KEY) != 24) /* base64 of 16 bytes */
         return 1;                                       /* refuses the upgrade */
-    get_client(w, wsi, client, sizeof client, &https);
-    pss->refused = !admit(wsi, client) || pace(wsi, client);
+    get_client(w, wsi, &cl);
+    pss->refused = !admit(wsi, &cl) || pace(wsi, &cl);
     return 0;
 }
 
@@ -1452,6 +1468,7 @@ static web_t *web_new(uv_loop_t *loop, const web_config_t *cfg, const web_hooks_
     w->outq_max = cfg->outq_max ? cfg->outq_max : WEB_OUTQ_DEFAULT;
     w->msg_max = cfg->msg_max ? cfg->msg_max : WEB_MSG_DEFAULT;
     web_copy_str(w->trusted, sizeof w->trusted, cfg->trust_proxy ? cfg->trust_proxy : "");
+    w->ipv6_prefix = cfg->ipv6_prefix ? cfg->ipv6_prefix : ADDRKEY_V6_DEFAULT;
     w->routes = cfg->routes;
     w->nroutes = cfg->routes ? cfg->nroutes : 0;
     if (web_resolve_root(w, cfg, err, errlen) < 0) {
@@ -1505,6 +1522,7 @@ static web_door_t *web_open_door(web_t *w, const web_config_t *cfg, char *err, s
                             .pace = cfg->pace,
                             .cap = cfg->cap,
                             .trusted = w->trusted,
+                            .ipv6_prefix = w->ipv6_prefix,
                             .proxy_from = cfg->proxy_from,
                             .pass = web_adopt,
                             .ud = w};

@@ -102,6 +102,8 @@ typedef struct {
     /* proxy-from (proxywait.h): networks of balancers whose sockets start
      * with a PROXY header naming the client; NULL or "" = none. */
     const char *proxy_from;
+    int ipv6_prefix; /* IPv6 bits per-address limits count as one address (addrkey.h);
+                        0 = ADDRKEY_V6_DEFAULT */
 } web_config_t;
 
 /* Info about a websocket as it opens; pointers valid during on_open only. */
@@ -109,7 +111,8 @@ typedef struct {
     web_kind_t kind;
     const char *name;   /* the route's parameter: WEB_WATCH's "NAME" or "NAME/GAME" */
     const char *cookie; /* value of the WEB_COOKIE_NAME cookie, "" when none */
-    const char *ip;     /* peer address */
+    const char *ip;     /* the client's address (logs, bans, the admin's views) */
+    const char *key;    /* what its per-address limits charge (addrkey.h) */
 } web_open_t;
 
 /* A dynamic HTTP request (a handler row's, GET or POST). Pointers are
@@ -128,6 +131,7 @@ struct web_http {
     const char *referer; /* the path (and query) of the page on this site that
                             sent the request (its Referer), "" when none */
     const char *ip;      /* the client (from a trusted proxy: X-Forwarded-For) */
+    const char *key;     /* what its per-address limits charge (addrkey.h) */
     bool https;          /* a trusted proxy says it came over https */
     const char *body;    /* POST body as sent (form-urlencoded), NUL-terminated */
     size_t body_len;

@@ -38,6 +38,7 @@ struct web_door {
     budget_t *budget;
     addrrate_t *pace; /* requests a second per client; NULL: no limit */
     char trusted[256];
+    int ipv6_prefix; /* addrkey.h */
     web_door_pass_cb pass;
     void *ud;
     list_t waiting; /* door_conn_t.node: sockets still at the door */
@@ -82,17 +83,17 @@ static const logcap_kind_t SAY_REFUSED[] = {{"refused http: per-address limit"},
 static const char *const REFUSED_WHY[] = {"per-address limit", "banned", "server full",
                                           "closed at the door", "request rate"};
 
-static void log_refusal(web_door_t *d, const char *peer, int k)
+static void log_refusal(web_door_t *d, const char *peer, const char *key, int k)
 {
-    logcap_say(d->cap, uv_now(d->loop), LOG_INFO, &SAY_REFUSED[k], peer,
+    logcap_say(d->cap, uv_now(d->loop), LOG_INFO, &SAY_REFUSED[k], key,
                "refused http ip=%s reason=%s", peer, REFUSED_WHY[k]);
 }
 
-static void ticket_refuse(web_ticket_t *t, const char *peer, int why)
+static void ticket_refuse(web_ticket_t *t, const char *peer, const char *key, int why)
 {
     t->refused = true;
     t->door->refusing++;
-    log_refusal(t->door, peer, why == BUDGET_ADDR ? 0 : why == BUDGET_BANNED ? 1 : 2);
+    log_refusal(t->door, peer, key, why == BUDGET_ADDR ? 0 : why == BUDGET_BANNED ? 1 : 2);
 }
 
 /* A ticket for a new socket from peer, or NULL when it is to be closed at
@@ -104,39 +105,41 @@ static web_ticket_t *ticket_new(web_door_t *d, const char *peer)
         return NULL;
     t->door = d;
     snprintf(t->peer, sizeof t->peer, "%s", peer);
+    addrkey(peer, d->ipv6_prefix, t->key, sizeof t->key);
     t->proxied = web_addr_listed(peer, d->trusted);
-    int ret = d->budget ? budget_take(d->budget, &t->slot, t->proxied ? NULL : peer) : BUDGET_OK;
+    int ret =
+        d->budget ? budget_take(d->budget, &t->slot, t->proxied ? NULL : peer, t->key) : BUDGET_OK;
     if (ret != BUDGET_OK && d->refusing >= WEB_DOOR_REFUSING_MAX) {
-        log_refusal(d, peer, 3);
+        log_refusal(d, peer, t->key, 3);
         free(t);
         return NULL;
     }
     d->tickets++;
     if (ret != BUDGET_OK)
-        ticket_refuse(t, peer, ret);
+        ticket_refuse(t, peer, t->key, ret);
     return t;
 }
 
-int web_door_charge(web_ticket_t *t, const char *client)
+int web_door_charge(web_ticket_t *t, const char *client, const char *key)
 {
     if (t->refused)
         return -1;
     if (!t->proxied || !t->door->budget)
         return 0; /* charged to the peer at the door: that is the client */
-    int ret = budget_move(t->door->budget, &t->slot, client);
+    int ret = budget_move(t->door->budget, &t->slot, client, key);
     if (ret == BUDGET_OK)
         return 0;
-    ticket_refuse(t, client, ret);
+    ticket_refuse(t, client, key, ret);
     return -1;
 }
 
-unsigned web_door_pace(web_ticket_t *t, const char *client)
+unsigned web_door_pace(web_ticket_t *t, const char *client, const char *key)
 {
     web_door_t *d = t->door;
-    uint64_t wait = addrrate_take(d->pace, client, uv_now(d->loop));
+    uint64_t wait = addrrate_take(d->pace, key, uv_now(d->loop));
     if (!wait)
         return 0;
-    log_refusal(d, client, 4);
+    log_refusal(d, client, key, 4);
     return (unsigned)((wait + 999) / 1000);
 }
 
@@ -321,6 +324,7 @@ web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *er
     d->pace = cfg->pace;
     d->cap = cfg->cap;
     snprintf(d->trusted, sizeof d->trusted, "%s", cfg->trusted ? cfg->trusted : "");
+    d->ipv6_prefix = cfg->ipv6_prefix;
     d->pass = cfg->pass;
     d->ud = cfg->ud;
     list_init(&d->waiting);

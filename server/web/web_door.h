@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <uv.h>
+#include "addrkey.h"
 #include "budget.h"
 
 #define WEB_DOOR_HEAD_MS      10000 /* to send a complete head */
@@ -45,6 +46,7 @@ typedef struct web_ticket {
     bool refused; /* over the budget: answer 503 or 1013, then close */
     bool proxied; /* the peer is a trusted proxy */
     char peer[64];
+    char key[ADDRKEY_MAX]; /* peer's key (addrkey.h) */
 } web_ticket_t;
 
 /* Hands a socket on, unread (its head checked, still in the socket): fd and
@@ -61,6 +63,7 @@ typedef struct {
     /* proxy-from: balancers whose sockets start with a PROXY header, read
      * at the door before the head (proxywait.h); NULL or "" = none */
     const char *proxy_from;
+    int ipv6_prefix; /* what per-address limits count as one IPv6 address (addrkey.h) */
     web_door_pass_cb pass;
     void *ud;
 } web_door_config_t;
@@ -69,13 +72,13 @@ typedef struct {
 web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *err, size_t errlen);
 int web_door_port(const web_door_t *d);
 /* The client of a request on t is known (the peer, or whom a trusted proxy
- * forwards): charge t to it. 0, or -1 when that is over the budget (t is
- * then refused). */
-int web_door_charge(web_ticket_t *t, const char *client);
+ * forwards): charge t to its key (addrkey.h). 0, or -1 when that is over
+ * the budget or client is banned (t is then refused). */
+int web_door_charge(web_ticket_t *t, const char *client, const char *key);
 /* A request (or websocket upgrade) on t from client: 0 when it is within
- * the client's rate (a token spent), else the seconds until it would be
- * (at least 1), the refusal logged under the log's cap. */
-unsigned web_door_pace(web_ticket_t *t, const char *client);
+ * the rate of client's key (a token spent), else the seconds until it would
+ * be (at least 1), the refusal logged under the log's cap. */
+unsigned web_door_pace(web_ticket_t *t, const char *client, const char *key);
 /* The socket of t closed: uncounts and frees t. */
 void web_door_release(web_ticket_t *t);
 /* Stops accepting and drops the sockets still at the door. NULL is fine. */

@@ -307,7 +307,7 @@ static void ws_ready(wsock_t *ws)
             return;
         }
         static const logcap_kind_t say_play = {"web play", 5, 1000};
-        logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &say_play, c->ip, c->user,
+        logcap_say_user(c->srv->strangers, now_ms(c->srv), LOG_INFO, &say_play, c->key, c->user,
                         "web play user=%s conn=%llu ip=%s game=%s", c->user,
                         (unsigned long long)c->id, c->ip, ws->watch[0] ? ws->watch : "warren");
         const gamecfg_t *hosted = gamecfg_find(&c->srv->cfg.games, ws->watch);
@@ -377,7 +377,7 @@ static int on_open(void *ctx, web_conn_t *wc, const web_open_t *info)
     list_init(&ws->hnode);
     conn_t *c = &ws->c;
     int ret = conn_init(c, srv, &web_ops);
-    snprintf(c->ip, sizeof c->ip, "%s", info->ip);
+    conn_set_ip(c, info->ip);
     snprintf(c->term, sizeof c->term, "xterm-256color");
     menu_apply_profile(c);
     keydec_init(&ws->kd);
@@ -1070,6 +1070,7 @@ int webgw_start(server_t *srv, const web_route_t *routes, size_t nroutes)
                        .pace = srv->pace,
                        .cap = srv->strangers,
                        .trust_proxy = srv->cfg.trust_proxy,
+                       .ipv6_prefix = srv->cfg.ipv6_prefix,
                        .proxy_from = srv->cfg.proxy_from};
     web_hooks_t hooks = {.ctx = g,
                          .on_open = on_open,
