@@ -153,6 +153,8 @@ static budget_t *budget_open(const config_t *cfg)
     else
         log_info("connections: at most %d, %d per address (descriptors %lld)", total,
                  cfg->max_per_ip, fds);
+    log_info("per-address limits count IPv6 addresses by their first %d bits (ipv6-prefix)",
+             cfg->ipv6_prefix);
     return budget_new(total, cfg->max_per_ip);
 }
 
