@@ -136,6 +136,8 @@ int web_door_charge(web_ticket_t *t, const char *client, const char *key)
 unsigned web_door_pace(web_ticket_t *t, const char *client, const char *key)
 {
     web_door_t *d = t->door;
+    if (t->paced)
+        return t->wait_s; /* spent and said at the door (door_over_rate) */
     uint64_t wait = addrrate_take(d->pace, key, uv_now(d->loop));
     if (!wait)
         return 0;
@@ -217,6 +219,15 @@ static void conn_relook(door_conn_t *dc, size_t seen)
     uv_timer_start(&dc->timer, on_timer, dc->relook < left ? dc->relook : left, 0);
 }
 
+/* An answer sent: the rest of what the client sends is read away for a
+ * moment, then the socket goes. */
+static void conn_linger(door_conn_t *dc)
+{
+    shutdown(dc->fd, SHUT_WR);
+    dc->answered = true;
+    uv_timer_start(&dc->timer, on_timer, DOOR_LINGER_MS, 0);
+}
+
 /* 400 or 431, then the rest of what the client sends is read away for a
  * moment: closing with unread bytes would reset the connection and the
  * client could lose the answer. */
@@ -233,9 +244,55 @@ static void conn_answer(door_conn_t *dc, int status)
     const char *m = status == WEB_HEAD_TOO_LARGE ? big : bad;
     ssize_t n = send(dc->fd, m, strlen(m), MSG_NOSIGNAL | MSG_DONTWAIT);
     (void)n; /* a few hundred bytes into an empty socket buffer */
-    shutdown(dc->fd, SHUT_WR);
-    dc->answered = true;
-    uv_timer_start(&dc->timer, on_timer, DOOR_LINGER_MS, 0);
+    conn_linger(dc);
+}
+
+/* The request rate, checked once the head is here, for a client that is
+ * the peer itself (a trusted proxy's clients are known only from their
+ * X-Forwarded-For, which libwebsockets reads). True: a request over it,
+ * answered here for a fraction of what libwebsockets' adoption and parse
+ * cost; a websocket upgrade over it goes on all the same, to be closed
+ * with 1013 once open, which browsers report (t->wait_s). */
+static bool door_over_rate(door_conn_t *dc, size_t head)
+{
+    web_ticket_t *t = dc->t;
+    web_door_t *d = dc->d;
+    if (t->proxied || t->refused || !d->pace)
+        return false;
+    uint64_t wait = addrrate_take(d->pace, t->key, uv_now(d->loop));
+    t->paced = true;
+    t->wait_s = (unsigned)((wait + 999) / 1000);
+    if (!wait)
+        return false;
+    log_refusal(d, t->peer, t->key, 4);
+    return !web_head_upgrade(d->head, head);
+}
+
+/* 429 with Retry-After, as libwebsockets would answer it (web.c's
+ * http_too_many). The head is read out of the socket first: a socket
+ * closed with bytes unread is reset, and the answer could be lost with it.
+ * Nothing more sent (a GET): closed at once; else the rest is read away. */
+static void conn_too_many(door_conn_t *dc, size_t head)
+{
+    static const char body[] = "Too many requests from your address. Please try again in a "
+                               "moment.\n";
+    web_door_t *d = dc->d;
+    size_t skip = strspn(d->head, "\r\n");
+    bool head_only = head >= skip + 5 && memcmp(d->head + skip, "HEAD ", 5) == 0;
+    char m[512];
+    int n = snprintf(m, sizeof m,
+                     "HTTP/1.1 429 Too Many Requests\r\n"
+                     "Content-Type: text/plain; charset=utf-8\r\n"
+                     "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n"
+                     "Retry-After: %u\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                     dc->t->wait_s, sizeof body - 1, head_only ? "" : body);
+    ssize_t r = recv(dc->fd, d->head, head, MSG_DONTWAIT);
+    if (r == (ssize_t)head && n > 0 && n < (int)sizeof m)
+        r = send(dc->fd, m, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    char more;
+    if (r > 0 && recv(dc->fd, &more, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+        return conn_linger(dc);
+    conn_leave(dc, false);
 }
 
 static void conn_drain(door_conn_t *dc)
@@ -264,7 +321,9 @@ static void on_readable(uv_poll_t *h, int status, int events)
     if (n <= 0)
         return conn_leave(dc, false); /* gone before it asked anything */
     int v = web_head_check(d->head, (size_t)n);
-    if (v > 0)
+    if (v > 0 && door_over_rate(dc, (size_t)v))
+        conn_too_many(dc, (size_t)v);
+    else if (v > 0)
         conn_pass(dc);
     else if (v == WEB_HEAD_MORE)
         conn_relook(dc, (size_t)n);

@@ -19,10 +19,15 @@
  * 4.1 has no PROXY support); its client then stands for the peer.
  *
  * Each request, and each websocket upgrade, also spends a token of its
- * client's bucket (addrrate.h: the same client the budget charges), so
- * one address opening and closing connections as fast as they are
- * accepted gets the rate, not the loop (web_door_pace: web.c answers 429
- * with Retry-After, or closes the websocket with 1013).
+ * client's bucket (addrrate.h: the same client the budget charges, its
+ * key, addrkey.h), so one address opening and closing connections as fast
+ * as they are accepted gets the rate, not the loop. A client that is the
+ * peer (or a balancer's PROXY header) spends it here once its head has
+ * come: over the rate, a request is answered 429 with Retry-After at the
+ * door, never reaching libwebsockets, and a websocket upgrade goes on to
+ * be closed with 1013 once open. A trusted proxy's client is known only
+ * from its X-Forwarded-For: it spends its token in web.c (web_door_pace),
+ * which answers the same way.
  *
  * Ownership: web_door_new / web_door_close; the door is freed once closed
  * and every ticket released. Loop thread only. */
@@ -45,6 +50,8 @@ typedef struct web_ticket {
     budget_slot_t slot;
     bool refused; /* over the budget: answer 503 or 1013, then close */
     bool proxied; /* the peer is a trusted proxy */
+    bool paced;   /* the request rate was checked at the door: wait_s is its answer */
+    unsigned wait_s;
     char peer[64];
     char key[ADDRKEY_MAX]; /* peer's key (addrkey.h) */
 } web_ticket_t;

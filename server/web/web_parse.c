@@ -299,6 +299,43 @@ int web_head_check(const char *buf, size_t len)
     return len >= WEB_HEAD_MAX ? WEB_HEAD_TOO_LARGE : WEB_HEAD_MORE;
 }
 
+/* Whether the n bytes at s hold word as a comma-separated token, case
+ * ignored, spaces and tabs around it allowed. */
+static bool has_token(const char *s, size_t n, const char *word)
+{
+    size_t wl = strlen(word);
+    for (size_t i = 0; i < n;) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == ','))
+            i++;
+        size_t end = i;
+        while (end < n && s[end] != ',')
+            end++;
+        size_t e = end;
+        while (e > i && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+            e--;
+        if (e - i == wl && strncasecmp(s + i, word, wl) == 0)
+            return true;
+        i = end;
+    }
+    return false;
+}
+
+bool web_head_upgrade(const char *buf, size_t len)
+{
+    static const char name[] = "upgrade:";
+    const size_t nl = sizeof name - 1;
+    for (size_t at = 0; at < len;) {
+        const char *eol = memchr(buf + at, '\n', len - at);
+        size_t end = eol ? (size_t)(eol - buf) : len;
+        size_t n = end - at - (end > at && buf[end - 1] == '\r');
+        if (n > nl && strncasecmp(buf + at, name, nl) == 0 &&
+            has_token(buf + at + nl, n - nl, "websocket"))
+            return true;
+        at = end + 1;
+    }
+    return false;
+}
+
 int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen)
 {
     size_t nl = strlen(name);

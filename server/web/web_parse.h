@@ -70,6 +70,9 @@ void web_referer_path(const char *referer, const char *host, char *out, size_t c
  * complete and well formed, else WEB_HEAD_MORE, _TOO_LARGE or _BAD (a
  * verdict that no further bytes could change). */
 int web_head_check(const char *buf, size_t len);
+/* The len bytes of a head (web_head_check's length) ask for a websocket:
+ * an Upgrade field lists "websocket" (case ignored). Reads no further. */
+bool web_head_upgrade(const char *buf, size_t len);
 /* An Accept-Encoding header says the client takes gzip: "gzip" (or
  * "x-gzip") is listed with a q-value above 0, or it is not listed and "*"
  * is, with a q-value above 0. Names ignore case; NULL is false. */

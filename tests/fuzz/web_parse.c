@@ -85,6 +85,8 @@ static void check_head(const char *text, size_t len)
     if (v > (int)len || v > WEB_HEAD_MAX ||
         (v != WEB_HEAD_MORE && v != WEB_HEAD_BAD && v != WEB_HEAD_TOO_LARGE && v <= 0))
         abort();
+    /* the door asks a head whether it is an upgrade: never past its bytes */
+    (void)web_head_upgrade(text, v > 0 ? (size_t)v : len);
 }
 
 static void check_form(const char *form, size_t len)

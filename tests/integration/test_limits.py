@@ -293,6 +293,29 @@ def test_a_request_flood_from_one_address_gets_429(daemon):
     assert not rate_lines(d, A)
 
 
+@pytest.mark.daemon(http=True, extra=["--request-rate", "1", "--request-burst", "1"])
+def test_over_the_rate_a_head_and_a_post_are_answered_whole(daemon):
+    """A request over the rate is answered at the door, before
+    libwebsockets: a HEAD gets the headers only, a POST whose body comes
+    with its head gets the whole answer (the body read away, never a
+    reset), and another address is served meanwhile."""
+    d = daemon
+    assert Web(d.http, source=B).get("/").status == 200
+    got = raw(d.http, b"HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", source=B)
+    head = got.lower()
+    assert status_of(got) == 429 and head.endswith(b"\r\n\r\n"), got
+    assert b"\r\nretry-after: 1\r\n" in head and b"content-type: text/plain" in head, got
+    body = b"name=someone&password=" + b"y" * 60000
+    got = raw(d.http, b"POST /login HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+              b"Content-Type: application/x-www-form-urlencoded\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body) + body, source=B)
+    assert status_of(got) == 429, got[:200]
+    assert got.endswith(b"\r\n\r\nToo many requests from your address. Please try again in a "
+                        b"moment.\n"), got
+    assert Web(d.http, source=A).get("/").status == 200
+    assert len(rate_lines(d, B)) == 1
+
+
 @pytest.mark.daemon(http=True, extra=["--trust-proxy", "127.0.0.1", "--request-rate", "2",
                                       "--request-burst", "5"])
 def test_the_request_rate_counts_the_client_a_trusted_proxy_names(daemon):
