@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "addrkey.h"
 #include "list.h"
 #include "log.h"
 #include "logcap.h"
@@ -25,7 +26,8 @@ struct proxywait {
     int nwaiting;
     int socks; /* pw_sock_t not yet freed */
     bool closed;
-    logcap_t *cap; /* the log's cap on lines others can make (logcap.h) */
+    logcap_t *cap;   /* the log's cap on lines others can make (logcap.h) */
+    int ipv6_prefix; /* a client's lines are capped under its key (addrkey.h) */
 };
 
 /* A header taken (one a connection, a few per client address in a
@@ -98,8 +100,10 @@ static void sock_done(pw_sock_t *p, int n, const proxy_client_t *c)
         return sock_fail(p, "the socket failed while its header was read");
     proxywait_t *w = p->w;
     char client[LISTENER_PEER_MAX];
+    char key[ADDRKEY_MAX];
     snprintf(client, sizeof client, "%s", c->local ? p->peer : c->addr);
-    logcap_say(w->cap, uv_now(w->loop), LOG_INFO, &SAY_TAKEN, client,
+    addrkey(client, w->ipv6_prefix, key, sizeof key);
+    logcap_say(w->cap, uv_now(w->loop), LOG_INFO, &SAY_TAKEN, key,
                "%s: PROXY header from ip=%s: client ip=%s port=%u%s", w->name, p->peer, client,
                c->port, c->local ? " (local: the balancer itself)" : "");
     int fd = p->fd;
@@ -133,7 +137,7 @@ static void on_readable(uv_poll_t *h, int status, int events)
 }
 
 proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networks,
-                           struct logcap *cap, listener_cb cb, void *ud)
+                           struct logcap *cap, int ipv6_prefix, listener_cb cb, void *ud)
 {
     proxywait_t *w = calloc(1, sizeof *w);
     const char *why;
@@ -146,6 +150,7 @@ proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networ
     w->cb = cb;
     w->ud = ud;
     w->cap = cap;
+    w->ipv6_prefix = ipv6_prefix;
     list_init(&w->waiting);
     return w;
 }

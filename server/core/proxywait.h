@@ -29,10 +29,11 @@ struct logcap;
 
 /* networks: proxy-from's text (config.h), already checked. name is what
  * log lines call the listener; its lines go under cap (logcap.h,
- * borrowed; NULL: none). cb gets each socket whose header came, with the
+ * borrowed; NULL: none), a client's under its key (addrkey.h, IPv6 cut to
+ * ipv6_prefix bits). cb gets each socket whose header came, with the
  * client's address as its peer. NULL when out of memory. */
 proxywait_t *proxywait_new(uv_loop_t *loop, const char *name, const char *networks,
-                           struct logcap *cap, listener_cb cb, void *ud);
+                           struct logcap *cap, int ipv6_prefix, listener_cb cb, void *ud);
 /* Whether peer is a balancer listed in proxy-from (NULL w: none is). */
 bool proxywait_from(const proxywait_t *w, const char *peer);
 /* Takes the socket fd of the balancer peer: read its header, then cb. */

@@ -515,7 +515,7 @@ static bool proxy_header_refused(tconn_t *t, const char *buf, size_t n)
     if (n < 6 || proxy_parse((const uint8_t *)buf, n, &pc, &why) == PROXY_BAD)
         return false;
     const char *m = "\r\nA PROXY header is taken only from a proxy-from address: refused.\r\n";
-    logcap_say(t->c.srv->strangers, now_ms(t->c.srv), LOG_WARN, &SAY_PROXY, t->c.ip,
+    logcap_say(t->c.srv->strangers, now_ms(t->c.srv), LOG_WARN, &SAY_PROXY, t->c.key,
                "telnet: PROXY header from ip=%s, not a proxy-from address: refused", t->c.ip);
     conn_write(&t->c, m, strlen(m));
     conn_close(&t->c, "PROXY header from an untrusted address");
@@ -794,7 +794,7 @@ int telnetgw_listen(server_t *s)
         log_info("listening telnet %s", s->cfg.telnet);
         if (s->cfg.proxy_from[0] &&
             !(s->telnet->proxied = proxywait_new(s->loop, "telnet", s->cfg.proxy_from, s->strangers,
-                                                 on_proxied_socket, s)))
+                                                 s->cfg.ipv6_prefix, on_proxied_socket, s)))
             return log_error("telnet: out of memory"), -1;
     }
     if (s->cfg.socket[0]) {

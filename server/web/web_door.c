@@ -388,7 +388,8 @@ web_door_t *web_door_new(uv_loop_t *loop, const web_door_config_t *cfg, char *er
     d->ud = cfg->ud;
     list_init(&d->waiting);
     if (cfg->proxy_from && cfg->proxy_from[0] &&
-        !(d->proxied = proxywait_new(loop, "http", cfg->proxy_from, cfg->cap, door_take, d))) {
+        !(d->proxied = proxywait_new(loop, "http", cfg->proxy_from, cfg->cap, cfg->ipv6_prefix,
+                                     door_take, d))) {
         snprintf(err, errlen, "web: out of memory");
         free(d);
         return NULL;
