@@ -252,6 +252,35 @@ START_TEST(request_heads)
 }
 END_TEST
 
+/* The door asks a head whether it is a websocket upgrade (an over-rate
+ * page is answered there, an upgrade goes on to close with 1013). */
+START_TEST(upgrade_heads)
+{
+    static const struct {
+        const char *head;
+        bool up;
+    } cases[] = {
+        {"GET /ws/lobby HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n", true},
+        {"GET /ws HTTP/1.1\r\nUPGRADE:WebSocket\r\n\r\n", true},
+        {"GET /ws HTTP/1.1\r\nupgrade: h2c, websocket \r\n\r\n", true},
+        {"GET /ws HTTP/1.1\nUpgrade:\twebsocket\n\n", true},
+        {"GET / HTTP/1.1\r\nHost: x\r\n\r\n", false},
+        {"GET / HTTP/1.1\r\nUpgrade: h2c\r\n\r\n", false},
+        {"GET / HTTP/1.1\r\nUpgrade: websockets\r\n\r\n", false},
+        {"GET / HTTP/1.1\r\nX-Upgrade: websocket\r\n\r\n", false},
+        {"GET /?Upgrade:websocket HTTP/1.1\r\n\r\n", false},
+        {"GET / HTTP/1.1\r\nUpgrade:\r\n\r\n", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(web_head_upgrade(cases[i].head, strlen(cases[i].head)) == cases[i].up, "%s",
+                      cases[i].head);
+    /* only the bytes given are read: the field cut short is no upgrade */
+    const char *h = "GET / HTTP/1.1\r\nUpgrade: websocket\r\n\r\n";
+    ck_assert(!web_head_upgrade(h, strlen("GET / HTTP/1.1\r\nUpgrade: websock")));
+    ck_assert(!web_head_upgrade(h, 0));
+}
+END_TEST
+
 START_TEST(form_fields)
 {
     char v[8];
@@ -421,6 +450,7 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, client_behind_trusted_proxies);
     tcase_add_test(t, forwarded_proto_and_referer);
     tcase_add_test(t, request_heads);
+    tcase_add_test(t, upgrade_heads);
     tcase_add_test(t, form_fields);
     tcase_add_test(t, redirects_stay_on_this_site);
     tcase_add_test(t, accept_encoding);
