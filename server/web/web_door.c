@@ -277,7 +277,9 @@ static void conn_too_many(door_conn_t *dc, size_t head)
     static const char body[] = "Too many requests from your address. Please try again in a "
                                "moment.\n";
     web_door_t *d = dc->d;
-    size_t skip = strspn(d->head, "\r\n");
+    size_t skip = 0;
+    while (skip < head && (d->head[skip] == '\r' || d->head[skip] == '\n'))
+        skip++;
     bool head_only = head >= skip + 5 && memcmp(d->head + skip, "HEAD ", 5) == 0;
     char m[512];
     int n = snprintf(m, sizeof m,
