@@ -13,6 +13,7 @@ import re
 import socket
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -93,6 +94,29 @@ def test_telnet_budget_is_shared_by_one_64(daemon):
     finally:
         for s in held:
             s.close()
+
+
+def ssh_client(clients, bindir, sock, addr):
+    """bin/warren --ssh as sshd would start it for a user from addr."""
+    env = {"SSH_CONNECTION": f"{addr} 40022 ::1 22"}
+    return clients.spawn([program(bindir, "warren"), "--ssh", sock], env=env)
+
+
+def test_ssh_sessions_of_one_64_share_the_budget(bindir, start_daemon, clients):
+    """`warren --ssh` names the address (REMOTE_ADDR) once connected: the
+    budget then counts its /64."""
+    d = start_daemon(unix=True, extra=["--max-per-ip", "2"])
+    sock = str(d.sock)
+    for client in (ONE, TWO):
+        ssh_client(clients, bindir, sock, client).connected()
+        d.wait_log(rf"remote-addr conn=\d+ ip={re.escape(client)}\s")
+    c = ssh_client(clients, bindir, sock, THREE)
+    c.wait_for("Too many connections from your address")
+    d.wait_log(r"disconnect conn=\d+ ip=2001:db8::3 user=- reason=limit")
+    ssh_client(clients, bindir, sock, NEXT).connected()
+    d.wait_log(r"remote-addr conn=\d+ ip=2001:db8:0:1::1\s")
+    time.sleep(0.3)
+    assert "ip=2001:db8:0:1::1 user=- reason=limit" not in d.log()
 
 
 @pytest.mark.daemon(http=True, extra=BALANCED)
