@@ -55,8 +55,8 @@ static const opt_t opts[] = {
     {"request-burst", OPT_INT, S(request_burst), 1, 1000000,
      "N of those from one address at once before request-rate holds them (200)"},
     {"ipv6-prefix", OPT_INT, S(ipv6_prefix), 32, 128,
-     "BITS of an IPv6 address that per-address limits count as one address, its network "
-     "(64; 128: each address apart)"},
+     "BITS leading bits of an IPv6 address that per-address limits count as one client "
+     "(64: a /64; 128: each address)"},
     {"input-rate", OPT_INT, S(input_rate), 1, 10000000, "BYTES/s input per connection (2000)"},
     {"idle-timeout", OPT_INT, S(idle_timeout), 1, 86400 * 7, "SECONDS idle in menus (900)"},
     {"chat-show", OPT_INT, S(chat_show), 1, 3600, "SECONDS a chat line stays on the game (12)"},
