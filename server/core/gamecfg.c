@@ -43,6 +43,7 @@ static const gamekey_t KEYS[] = {
     {"rcfile", K_RCFILE, F(rcfile), 0, 0, 0},
     {"rc-default", K_PATH, F(rc_default), 0, 0, 0},
     {"xlogfile", K_PATH, F(xlogfile), 0, 0, 0},
+    {"save-dir", K_PATH, F(save_dir), 0, 0, 0},
     {"user", K_USER, F(user), 0, 0, 0},
     {"term", K_TERM, F(term), 0, 0, 0},
     {"cpu", K_LIMIT, LIM(cpu_seconds), 0, 1000000, 1},
@@ -283,6 +284,9 @@ static int section_end(parser_t *ps)
         return fail(ps, "[game %s]: no command", g->id);
     if (g->rc_default[0] && !g->rcfile[0])
         return fail(ps, "[game %s]: rc-default needs rcfile", g->id);
+    if (g->save_dir[0] && g->network)
+        return fail(ps, "[game %s]: save-dir needs network = none (the box it is mounted in)",
+                    g->id);
     if (check_command(ps, g) < 0)
         return -1;
     if (!g->name[0])

@@ -25,6 +25,11 @@
  *               that directory (spawner.h)
  *   rc-default  copied to rcfile on first play (needs rcfile)
  *   xlogfile    where the game appends a row per finished game (xlog.h)
+ *   save-dir    a directory of the game's own (NetHack's playground save/)
+ *               that each player sees as theirs: the player's directory's
+ *               save/ is mounted over it in the game's box (spawnexec.c),
+ *               so no player sees another's saves; needs network = none
+ *               and a path outside games-dir (which the box hides)
  *   user        system account the program runs as when warrend runs as
  *               root (absent: the daemon's games-user); never root
  *   term        TERM for the program (default xterm-256color)
@@ -99,6 +104,7 @@ typedef struct {
     char rcfile[GAMECFG_TEXT];     /* "" = none */
     char rc_default[GAMECFG_TEXT]; /* "" = none */
     char xlogfile[GAMECFG_TEXT];   /* "" = none */
+    char save_dir[GAMECFG_TEXT];   /* "" = none */
     char user[33];                 /* "" = the daemon's games-user */
     char term[32];
     gamecfg_limits_t limits;

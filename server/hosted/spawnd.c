@@ -297,7 +297,18 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
     if ((!rc || playerfs_rc_first(dirfd, rc, def, &pu, err, errlen) == 0) &&
         playerfs_reachable(path, &pu, err, errlen) == 0 &&
         gamecfg_launch(g, m->name, m->dir, path, &la, err, errlen) == 0) {
-        spawnexec_t x = {la.argv, la.envp, dirfd, m->w, m->h, &g->limits, u, g->network};
+        spawnexec_t x = {.argv = la.argv,
+                         .envp = la.envp,
+                         .dirfd = dirfd,
+                         .w = m->w,
+                         .h = m->h,
+                         .limits = &g->limits,
+                         .user = u,
+                         .network = g->network,
+                         .games_dir = d->fs.path,
+                         .game = m->game,
+                         .dir = m->dir,
+                         .save_dir = g->save_dir};
         pid = spawnexec_start(&x, master, err, errlen);
         gamecfg_launch_free(&la);
     }

@@ -18,6 +18,11 @@ typedef struct {
     const gamecfg_limits_t *limits;
     const spawner_user_t *user; /* its ids are taken when user->sw */
     bool network;               /* false: namespaces of its own, no network */
+    /* Without network, a mount namespace of its own too, where games_dir
+     * (games-dir's real path) holds only game/dir, the player's own
+     * directory (dirfd), and save_dir, when not "", is the player's
+     * directory's save/ (made as needed). */
+    const char *games_dir, *game, *dir, *save_dir;
 } spawnexec_t;
 
 /* Opens a pty and starts the program on it: returns its pid with *master

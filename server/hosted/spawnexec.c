@@ -13,7 +13,13 @@
  * left in the namespace. The holder ends as the program did (pid 1 of a
  * namespace cannot die of most signals: the holder can), so the exit
  * report reads as without namespaces. Neither execs: they are forks of
- * the spawner, dumpable no longer, with nothing open but a pipe. */
+ * the spawner, dumpable no longer, with nothing open but a pipe.
+ *
+ * The game also has a mount namespace of its own, made by the holder with
+ * the pid namespace: games-dir is a small read-only tmpfs there with the
+ * player's directory alone bound into it (and the player's save/ over
+ * the section's save-dir), and the reaper mounts a /proc of the game's
+ * pid namespace. Each mount that fails refuses the start, named. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -25,8 +31,10 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "spawnd.h"
@@ -38,13 +46,15 @@ typedef enum {
     STEP_USER,
     STEP_NET,
     STEP_PID,
+    STEP_MOUNT,
+    STEP_PROC,
     STEP_FORK,
     STEP_CHDIR,
     STEP_EXEC
 } step_t;
 static const char *const STEP_NAMES[] = {
-    "terminal setup", "resource limits", "user switch", "network cut", "pid namespace",
-    "fork",           "chdir",           "exec"};
+    "terminal setup",  "resource limits", "user switch", "network cut", "pid namespace",
+    "mount namespace", "proc mount",      "fork",        "chdir",       "exec"};
 
 typedef struct {
     int step, err;
@@ -305,17 +315,127 @@ static void __attribute__((noreturn)) reaper_start(const spawnexec_t *x, int sta
     reaper_run(game, statusfd);
 }
 
-/* In the holder, inside the user namespace: a pid namespace, its pid 1.
- * The rights the user namespace gave (in it only) go once it is made:
- * neither the holder nor the reaper keeps any. */
+/* ---- the game's mount namespace ------------------------------------------------------ */
+
+#define BOX_FS_OPTS  "size=64k,nr_inodes=64,mode=0711" /* the tmpfs over games-dir */
+#define BOX_FLAGS    (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+#define BOX_PATH_MAX 1024
+
+/* Directory name in parent, made (mode) when missing, opened without
+ * following a link; -1 on failure. */
+static int box_subdir(int parent, const char *name, mode_t mode)
+{
+    if (mkdirat(parent, name, mode) < 0 && errno != EEXIST)
+        return -1;
+    return openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Binds the directory open on fd over path. */
+static int bind_fd(int fd, const char *path)
+{
+    char src[32];
+    snprintf(src, sizeof src, "/proc/self/fd/%d", fd);
+    return mount(src, path, NULL, MS_BIND, NULL);
+}
+
+/* The player's directory opened again in the new mount namespace (the
+ * kernel binds only from its own mounts): by its path, the last part no
+ * link, and the same directory as FD_DIR (the game's user cannot rename
+ * in games-dir/ID). Returns its descriptor. */
+static int box_own_dir(const spawnexec_t *x)
+{
+    char path[BOX_PATH_MAX];
+    struct stat was, is;
+    if (snprintf(path, sizeof path, "%s/%s/%s", x->games_dir, x->game, x->dir) >= (int)sizeof path)
+        return errno = ENAMETOOLONG, -1;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, &is) < 0 || fstat(FD_DIR, &was) < 0)
+        return -1;
+    if (was.st_dev != is.st_dev || was.st_ino != is.st_ino)
+        return errno = ESTALE, -1;
+    return fd;
+}
+
+/* The player's save/ (made as the game's user, never through a link)
+ * over the game's save-dir. */
+static void box_saves(int own, const char *save_dir)
+{
+    int fd = box_subdir(own, "save", 0700);
+    if (fd < 0 || bind_fd(fd, save_dir) < 0)
+        child_fail(STEP_MOUNT);
+    close(fd);
+}
+
+/* games-dir as a small read-only tmpfs holding game/dir alone, the
+ * player's directory (own) bound there; FD_DIR then that bound directory
+ * (so ".." from it is the tmpfs, not games-dir). */
+static void box_games_dir(const spawnexec_t *x, int own)
+{
+    char at[BOX_PATH_MAX];
+    if (mount("warren-box", x->games_dir, "tmpfs", BOX_FLAGS, BOX_FS_OPTS) < 0)
+        child_fail(STEP_MOUNT);
+    int root = open(x->games_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int game = root < 0 ? -1 : box_subdir(root, x->game, 0711);
+    int dir = game < 0 ? -1 : box_subdir(game, x->dir, 0700);
+    if (dir < 0 || snprintf(at, sizeof at, "/proc/self/fd/%d", dir) >= (int)sizeof at ||
+        bind_fd(own, at) < 0 ||
+        mount(NULL, x->games_dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | BOX_FLAGS, NULL) < 0)
+        child_fail(STEP_MOUNT);
+    close(dir); /* the tmpfs's directory, now under the bind */
+    if (snprintf(at, sizeof at, "/proc/self/fd/%d/%s", game, x->dir) >= (int)sizeof at ||
+        (dir = open(at, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+        dup3(dir, FD_DIR, O_CLOEXEC) < 0)
+        child_fail(STEP_MOUNT);
+    close(dir);
+    close(game);
+    close(root);
+}
+
+/* In the holder, with every right in its user namespace: a mount
+ * namespace of its own, nothing propagated either way, games-dir holding
+ * only the player's directory and the save directory the player's. */
+static void child_mount_namespace(const spawnexec_t *x)
+{
+    int own;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || (own = box_own_dir(x)) < 0)
+        child_fail(STEP_MOUNT);
+    if (x->save_dir && x->save_dir[0])
+        box_saves(own, x->save_dir);
+    box_games_dir(x, own);
+    close(own);
+}
+
+/* In the reaper, pid 1: /proc shows its pid namespace, not the machine's
+ * (the kernel allows it only where the proc it covers is fully visible:
+ * nothing mounted over parts of it). */
+static void reaper_proc(void)
+{
+    if (mount("proc", "/proc", "proc", BOX_FLAGS, NULL) < 0)
+        child_fail(STEP_PROC);
+}
+
+/* Every capability gone (they were the user namespace's only): 0 or -1. */
+static int drop_rights(void)
+{
+    cap_t none = cap_init();
+    int ret = none && cap_set_proc(none) == 0 ? 0 : -1;
+    if (none)
+        cap_free(none);
+    return ret;
+}
+
+/* In the holder, inside the user namespace: a pid and a mount namespace,
+ * the pid namespace's pid 1. The rights the user namespace gave (in it
+ * only) go once the reaper has mounted /proc: neither the holder nor the
+ * reaper keeps any. */
 static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
 {
     int status[2];
-    cap_t none = cap_init();
-    if (unshare(CLONE_NEWPID) < 0 || pipe2(status, O_CLOEXEC) < 0 || !none ||
-        cap_set_proc(none) < 0)
+    if (unshare(CLONE_NEWPID) < 0 || pipe2(status, O_CLOEXEC) < 0)
         child_fail(STEP_PID);
-    cap_free(none);
+    if (unshare(CLONE_NEWNS) < 0)
+        child_fail(STEP_MOUNT);
+    child_mount_namespace(x);
     sigset_t set;
     reaper_set(&set);
     sigprocmask(SIG_BLOCK, &set, NULL); /* until the reaper waits for them */
@@ -324,9 +444,18 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
         child_fail(STEP_FORK);
     if (reaper == 0) {
         close(status[0]);
+        reaper_proc();
+        if (drop_rights() < 0)
+            child_fail(STEP_PID);
         reaper_start(x, status[1]);
     }
     close(status[1]);
+    if (drop_rights() < 0) {
+        int e = errno;
+        kill(reaper, SIGKILL); /* its namespace with it */
+        errno = e;
+        child_fail(STEP_PID);
+    }
     close_range(0, FD_DIR, 0);
     holder_run(reaper, status[0]);
 }

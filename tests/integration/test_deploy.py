@@ -87,8 +87,11 @@ def test_systemd_unit(bindir, tmp_path):
     unit = (DEPLOY / "warrend.service").read_text()
     for line in ("ProtectSystem=strict", "NoNewPrivileges=yes", "ReadWritePaths=/var/lib/warren "
                  "/run/warren", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
-                 "Restart=on-failure", "KillSignal=SIGTERM", "SystemCallFilter=@system-service",
-                 "RestrictNamespaces=user net pid",  # hosted games' own: no network, no other game
+                 "Restart=on-failure", "KillSignal=SIGTERM",
+                 "SystemCallFilter=@system-service @mount",  # @mount: a game's box
+                 # hosted games' own: no network, no other game, no other player's files
+                 "RestrictNamespaces=user net pid mnt",
+                 "ProcSubset=pid",  # nothing over parts of /proc: a game may mount its own
                  "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0711 /var/lib/warren",
                  "ExecStartPre=+/usr/bin/install -d -o warrend -g warren -m 0750 /run/warren"):
         assert re.search("^%s$" % re.escape(line), unit, re.M), line
@@ -264,7 +267,7 @@ def test_node_template_unit(bindir, tmp_path):
     assert "--config /usr/local/etc/warren/node-%i.conf" in unit
     assert "WorkingDirectory=/var/lib/warren/node-%i" in unit
     for key in ("CapabilityBoundingSet", "SystemCallFilter", "KillSignal", "TimeoutStopSec",
-                "NoNewPrivileges", "ProtectSystem", "Restart", "RestrictNamespaces"):
+                "NoNewPrivileges", "ProtectSystem", "Restart", "RestrictNamespaces", "ProcSubset"):
         line = re.search(rf"^{key}=.*$", single, re.M).group(0)
         assert re.search(rf"^{re.escape(line)}$", unit, re.M), key
     exe = pathlib.Path(bindir) / "warrend"

@@ -95,8 +95,21 @@ def playground(root, bindir):
                     "env = NETHACKOPTIONS=@%r\n"
                     "rcfile = %d/nethackrc\n"
                     f"rc-default = {root / 'nethackrc'}\n"
-                    f"xlogfile = {pg / 'xlogfile'}\n" + toy_sections(bindir, root))
+                    f"xlogfile = {pg / 'xlogfile'}\n"
+                    f"save-dir = {pg / 'save'}\n" + toy_sections(bindir, root))
     return pg, conf
+
+
+def own_saves(pg, name):
+    """The save directory of name's own (games-dir/nethack/NAME/save), which
+    NetHack sees as the playground's save/ (save-dir)."""
+    return pg.parent / "daemon" / "games" / "nethack" / name / "save"
+
+
+def save_files(pg):
+    """Every NetHack save file: the players' own, and any in the shared
+    save/ (where none should be)."""
+    return [*own_saves(pg, "*").parent.parent.glob("*/save/*"), *(pg / "save").iterdir()]
 
 
 @pytest.fixture
@@ -513,9 +526,10 @@ def kill_and_come_back(d, pg, clients, name):
     NetHack (restored from its hangup save); returns the new client."""
     d.kill()
     end = time.time() + 20  # the pty closed: NetHack hangup-saves
-    while not any((pg / "save").iterdir()):
+    while not any(own_saves(pg, name).glob("*")):
         assert time.time() < end, "no save file after the daemon died"
         time.sleep(0.1)
+    assert not any((pg / "save").iterdir())  # the player's own, not the playground's
     d.start()
     t = clients(d.port)
     t.login(name)
@@ -532,6 +546,48 @@ def test_sigkill_daemon_then_same_game(nethack, clients):
     t.play_keys("s" * 5)
     t = kill_and_come_back(d, pg, clients, name)
     assert re.search(r"welcome back|Restoring", t.raw.decode("utf-8", "replace"))
+
+
+def test_each_player_sees_only_its_own_saves(bindir, tmp_path, clients):
+    """One playground, one record for every score, but each player's saves
+    in its own directory (save-dir), mounted over the playground's save/
+    in its game's box: another player's game finds its save/ empty and the
+    player's directory not there; the player's NetHack restores."""
+    pg, conf = playground(tmp_path, bindir)
+    toy = toy_copy(bindir, tmp_path)
+    conf.write_text(conf.read_text() + f"[game snoop]\ncommand = {toy} snoop {pg / 'save'}\n"
+                    f"save-dir = {pg / 'save'}\n")
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        t = clients(d.port)
+        name = unique_name("nh")
+        t.register(name)  # the menu is too long for "Your choice": straight to NetHack
+        t.send("1")
+        to_map(t)
+        settle(t)
+        t.play_keys("S")
+        t.wait_for("Really save?")
+        t.send("y")
+        t.wait_for("was saved", timeout=30)
+        t.send(" ")
+        t.wait_for("8) Play snoop")
+        assert [p.name for p in own_saves(pg, name).iterdir()] == [f"{games_ids()[0]}{name}.gz"]
+        assert not any((pg / "save").iterdir())
+        s = clients(d.port)
+        s.register(unique_name("sn"))
+        s.send(str(2 + len(TOYS)))
+        s.wait_for("snoop ready")
+        s.send(f"{own_saves(pg, name).parent}\r")
+        text = s.wait_for(re.compile(r"open file: .+"))
+        assert re.search(r"^ls 1: *$", text, re.M), text  # its own save/, empty
+        assert "open dir: No such file or directory" in text, text
+        s.send("q")
+        s.wait_for("has ended")
+        t.send("1")
+        answer_until(t, "Dlvl:")
+        assert "welcome back" in t.raw.decode("utf-8", "replace")
+    finally:
+        d.stop_clean()
 
 
 def test_detach_keeps_running_then_quit_ends_with_xlog_row(nethack, clients):

@@ -179,3 +179,61 @@ def test_a_stray_signal_to_a_games_box_saves_and_never_kills(bindir, tmp_path, c
         d.wait_log(rf"program exited user={name} game=victim pid={holder} status={signal.SIGHUP}")
     finally:
         d.stop_clean()
+
+
+def test_a_game_sees_only_its_own_processes_and_player(bindir, tmp_path, clients):
+    """Both run as the games' user, so files alone keep nothing apart: each
+    game has a mount namespace of its own, where /proc is its pid
+    namespace's (its reaper and itself, no other player's command line)
+    and games-dir holds only its player's directory, so another player's
+    directory and files are not there to open."""
+    toy = toy_copy(bindir, tmp_path)
+    games = (tmp_path / "daemon" / "games").resolve()
+    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} keys %u\n"
+                                f"[game snoop]\ncommand = {toy} snoop {games} {games}/victim\n")
+    try:
+        v, name, _ = play_victim(d, clients, "keys ready")
+        own = games / "victim" / name
+        (own / "secret").write_text("the victim's rc file\n")
+        for_games(own / "secret")
+        t = clients(d.port)
+        spy = unique_name("sn")
+        t.register(spy)
+        t.send("2")
+        t.wait_for("snoop ready")
+        t.send(f"{own}\r")
+        text = t.wait_for(re.compile(r"open file: .+"))
+        pids = re.search(r"pids (\d+):((?: \d+)*)", text)
+        assert pids and pids.group(1) == "2" and pids.group(2).split() == ["1", "2"], text
+        assert "named: no" in text, text
+        assert re.search(r"^ls 1: snoop *$", text, re.M), text  # games-dir: its own game alone
+        assert re.search(r"^ls 2:No such file or directory", text, re.M), text  # games-dir/victim
+        assert "open dir: No such file or directory" in text, text
+        assert "open file: No such file or directory" in text, text
+        assert (games / "snoop" / spy).is_dir()  # its own directory is where it was
+        t.send("q")
+        t.wait_for("has ended")
+        v.send("q")
+        v.wait_for("has ended")
+    finally:
+        d.stop_clean()
+
+
+def test_a_box_that_cannot_be_made_refuses_the_start(bindir, tmp_path, clients):
+    """A mount the box needs fails (save-dir is not there): the player is
+    told the game cannot start, the log names the step, and the program
+    never runs half-boxed."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, f"[game nosave]\ncommand = {toy} keys\n"
+                                f"save-dir = {tmp_path / 'missing' / 'save'}\n")
+    try:
+        t = clients(d.port)
+        name = unique_name("ns")
+        t.register(name)
+        t.send("1")
+        t.wait_for("The game cannot start now")
+        d.wait_log(rf"cannot start game=nosave user={name}: mount namespace: "
+                   "No such file or directory")
+        assert f"hosted start user={name}" not in d.log()
+    finally:
+        d.stop_clean()

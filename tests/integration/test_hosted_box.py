@@ -46,6 +46,24 @@ def program_pid(d, name, game):
     return int(d.wait_log(rf"hosted start user={name} game={game} pid=(\d+)").group(1))
 
 
+def machine_pid_of(holder, boxed):
+    """The machine's pid of the process of holder's game that its box
+    numbers boxed (the program's /proc is its box's: it knows only that),
+    by the last pid of NSpid among the holder's descendants."""
+    def children(pid):
+        kids = pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text()
+        return [int(k) for k in kids.split()]
+
+    todo = children(holder)
+    while todo:
+        pid = todo.pop()
+        status = pathlib.Path(f"/proc/{pid}/status").read_text()
+        if int(re.search(r"^NSpid:.*\s(\d+)$", status, re.M).group(1)) == boxed:
+            return pid
+        todo += children(pid)
+    raise AssertionError(f"no process {boxed} in the box of {holder}")
+
+
 def gone(pid, timeout):
     end = time.time() + timeout
     while time.time() < end:
@@ -244,8 +262,8 @@ def test_a_setsid_grandchild_ends_with_its_game_and_with_warrend(bindir, box, cl
         for way in ("quit", "sigkill"):
             t.send("1")
             text = t.wait_for(re.compile(r"grandchild \d+"))
-            g = int(re.search(r"grandchild (\d+)", text).group(1))
             leader = program_pid(d, name, "setsid")
+            g = machine_pid_of(leader, int(re.search(r"grandchild (\d+)", text).group(1)))
             assert g != leader and not gone(g, 0.2)
             assert os.getsid(g) != leader  # out of its game's session
             if way == "quit":

@@ -8,7 +8,8 @@ import re
 import time
 
 from harness import Daemon, admin, sqlite_only, unique_name
-from test_hosted import answer_until, nethack, playground, settle  # noqa: F401 (nethack: a fixture)
+from test_hosted import (answer_until, nethack, playground, save_files,  # noqa: F401 (a fixture)
+                         settle)
 
 
 def start(t):
@@ -44,7 +45,7 @@ def save(t):
 
 def saves(pg):
     """NetHack's save files by player name (each is UID + name + .gz)."""
-    return sorted(re.sub(r"^\d+", "", p.name) for p in (pg / "save").iterdir())
+    return sorted(re.sub(r"^\d+", "", p.name) for p in save_files(pg))
 
 
 def status_name(t):

@@ -22,7 +22,7 @@
  *              calls setsid and forks a grandchild, then exits; the
  *              grandchild (in a session of its own, no terminal, its parent
  *              gone) sleeps forever. Prints "grandchild PID" (the pid
- *              /proc gives it), then waits for 'q'
+ *              its /proc gives it: a box's own), then waits for 'q'
  *   plant RC TARGET NEW
  *              in its working directory (the player's), makes RC a link to
  *              TARGET and RC.new a link to NEW, prints "planted", then waits
@@ -42,6 +42,13 @@
  *              none: -1, every process it may signal), sends it SIGKILL,
  *              prints "kill PID: ok" or "kill PID: " and why not, then
  *              waits for 'q'
+ *   snoop [DIR...]
+ *              reads a path typed on its terminal (then Enter), another
+ *              player's directory; prints "pids N: P P ..." (what /proc
+ *              lists), "named: yes|no" (whether a command line there holds
+ *              the path's last part, the player's name), "ls N: NAME ..."
+ *              for the Nth DIR (or why not), "open dir: ok|why" and "open file: ok|why"
+ *              (the path and PATH/secret), then waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -292,9 +299,10 @@ static int wait_q(void)
     return 1;
 }
 
-/* This process's pid as /proc shows it: the machine's, in a pid
- * namespace too (/proc is the machine's), so the tests can find it. */
-static pid_t machine_pid(void)
+/* This process's pid as its /proc shows it: in a game's box, the box's
+ * (its /proc is its pid namespace's), so the tests map it to the
+ * machine's. */
+static pid_t proc_pid(void)
 {
     char text[32];
     ssize_t n = readlink("/proc/self", text, sizeof text - 1);
@@ -314,7 +322,7 @@ static int leave_behind(void)
         setsid();
         pid_t g = fork();
         if (g == 0) {
-            pid_t me = machine_pid();
+            pid_t me = proc_pid();
             ssize_t n = write(fds[1], &me, sizeof me);
             (void)n;
             for (int fd = 0; fd < 1024; fd++)
@@ -433,6 +441,97 @@ static int kill_pid(void)
     return wait_q();
 }
 
+/* A line typed on the terminal, up to Enter, into buf (cap bytes). */
+static void read_line(char *buf, size_t cap)
+{
+    size_t n = 0;
+    char c;
+    while (read(0, &c, 1) == 1 && c != '\r' && n < cap - 1)
+        buf[n++] = c;
+    buf[n] = 0;
+}
+
+/* Appends " NAME" for each entry of path (digits only: pids) to line;
+ * returns how many, or -1 with errno. */
+static int list_names(const char *path, bool pids, char *line, size_t cap)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if ((pids && strspn(e->d_name, "0123456789") != strlen(e->d_name)) ||
+            (!pids && e->d_name[0] == '.'))
+            continue;
+        size_t len = strlen(line);
+        if (len + strlen(e->d_name) + 2 < cap)
+            snprintf(line + len, cap - len, " %s", e->d_name);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Whether a command line in /proc holds word. */
+static bool named_in_proc(const char *word)
+{
+    DIR *d = opendir("/proc");
+    bool seen = false;
+    for (struct dirent *e; d && !seen && (e = readdir(d));) {
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (fd >= 0)
+            close(fd);
+        for (ssize_t i = 0; i < n; i++)
+            buf[i] = buf[i] ? buf[i] : ' ';
+        seen = n > 0 && (buf[n] = 0, strstr(buf, word) != NULL);
+    }
+    if (d)
+        closedir(d);
+    return seen;
+}
+
+static void say_open(const char *what, const char *path, int flags)
+{
+    char line[300];
+    int fd = open(path, flags | O_RDONLY | O_CLOEXEC);
+    snprintf(line, sizeof line, "open %s: %s\r\n", what, fd >= 0 ? "ok" : strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    out(line);
+}
+
+/* What a program may learn of other players: the processes /proc shows,
+ * other directories, another player's directory and file. */
+static int snoop(int argc, char **argv)
+{
+    raw_mode();
+    out("snoop ready\r\n");
+    char path[512], file[600], line[2048] = "";
+    read_line(path, sizeof path);
+    int n = list_names("/proc", true, line, 400);
+    char head[600];
+    snprintf(head, sizeof head, "pids %d:", n);
+    out(head);
+    out(line);
+    const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    out(named_in_proc(name) ? "\r\nnamed: yes\r\n" : "\r\nnamed: no\r\n");
+    for (int i = 2; i < argc; i++) {
+        line[0] = 0;
+        bool ok = list_names(argv[i], false, line, sizeof line) >= 0;
+        snprintf(head, sizeof head, "ls %d:", i - 1);
+        out(head);
+        out(ok ? line : strerror(errno));
+        out("\r\n");
+    }
+    say_open("dir", path, O_DIRECTORY);
+    snprintf(file, sizeof file, "%s/secret", path);
+    say_open("file", file, 0);
+    return wait_q();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -470,7 +569,10 @@ int main(int argc, char **argv)
         return peek();
     if (!strcmp(mode, "kill"))
         return kill_pid();
-    fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek|kill\n");
+    if (!strcmp(mode, "snoop"))
+        return snoop(argc, argv);
+    fprintf(stderr,
+            "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
+            "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek|kill|snoop [DIR...]\n");
     return 2;
 }

@@ -115,6 +115,7 @@ static const char SAMPLE[] = "# hosted games\n"
                              "rcfile = %d/nethackrc\n"
                              "rc-default = /etc/warren/nethackrc\n"
                              "xlogfile = /var/games/nethack/xlogfile\n"
+                             "save-dir = /var/games/nethack/save\n"
                              "memory = 512\n"
                              "cpu = 3600\n"
                              "idle = 1800\n"
@@ -149,6 +150,8 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_str_eq(n->rcfile, "%d/nethackrc");
     ck_assert_str_eq(n->rc_default, "/etc/warren/nethackrc");
     ck_assert_str_eq(n->xlogfile, "/var/games/nethack/xlogfile");
+    ck_assert_str_eq(n->save_dir, "/var/games/nethack/save");
+    ck_assert_str_eq(c->save_dir, "");
     ck_assert_uint_eq(n->limits.memory_bytes, 512ull << 20);
     ck_assert_uint_eq(n->limits.cpu_seconds, 3600);
     ck_assert_uint_eq(n->limits.files, 0);
@@ -198,6 +201,9 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nenv = A=1\nenv = A=2\n", "line 4: env: A given twice"},
         {"[game a]\ncommand = /bin/x\nrc-default = /etc/rc\n",
          "line 1: [game a]: rc-default needs rcfile"},
+        {"[game a]\ncommand = /bin/x\nsave-dir = /var/x/save\nnetwork = host\n",
+         "line 1: [game a]: save-dir needs network = none (the box it is mounted in)"},
+        {"[game a]\ncommand = /bin/x\nsave-dir = save\n", "line 3: save-dir: bad value \"save\""},
         {"[game a]\ncommand = /bin/x\nrcfile = nethackrc\n",
          "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME (NAME "
          "of A-Z a-z 0-9 . _ -), got \"nethackrc\""},

@@ -898,6 +898,40 @@ static void parent_session(pid_t pid, int *ppid, int *sid)
     ck_assert_int_eq(sscanf(strrchr(line, ')') + 1, " %*c %d %*d %d", ppid, sid), 2);
 }
 
+/* The text of file path (at most cap - 1 bytes), or "" when unreadable. */
+static void read_text(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    buf[n] = 0;
+    if (f)
+        fclose(f);
+}
+
+/* The machine's pid of the child of the game's reaper (the only child of
+ * its holder) that its box numbers boxed (its /proc being the box's, a
+ * program knows only that): the last pid of its NSpid. -1 when none. */
+static pid_t machine_pid_of(pid_t holder, pid_t boxed)
+{
+    char path[64], kids[4096], status[4096];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)holder, (int)holder);
+    read_text(path, kids, sizeof kids);
+    int reaper = atoi(kids);
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", reaper, reaper);
+    read_text(path, kids, sizeof kids);
+    for (char *k = strtok(kids, " \n"); k; k = strtok(NULL, " \n")) {
+        snprintf(path, sizeof path, "/proc/%s/status", k);
+        read_text(path, status, sizeof status);
+        char *ns = strstr(status, "NSpid:"), *end = ns ? strchr(ns, '\n') : NULL;
+        if (!end)
+            continue;
+        *end = 0;
+        if (atoi(strrchr(ns, '\t') + 1) == (int)boxed)
+            return (pid_t)atoi(k);
+    }
+    return -1;
+}
+
 /* A grandchild that left its game's session (setsid, its parent gone) is
  * the child of its game's pid namespace's reaper now (the spawner's, for
  * a game without one), and dies when the game ends, whichever way. */
@@ -912,7 +946,9 @@ START_TEST(what_a_program_leaves_behind_ends_with_it)
         toy_start(&t, &loop, toy_spec(&spec, "setsid"));
         wait_output(&t, "grandchild ");
         wait_output(&t, "\r\n");
-        pid_t g = (pid_t)atoi(strstr(t.out, "grandchild ") + 11);
+        pid_t boxed = (pid_t)atoi(strstr(t.out, "grandchild ") + 11);
+        ck_assert_int_gt(boxed, 2); /* its box's: 1 the reaper, 2 the program */
+        pid_t g = machine_pid_of(ptyproc_pid(t.p), boxed);
         ck_assert_int_gt(g, 1);
         ck_assert_int_eq(kill(g, 0), 0);
         int ppid = 0, sid = 0, holder = 0, unused;
@@ -953,8 +989,9 @@ static void __attribute__((noreturn)) doomed_daemon(int out)
     wait_output(&a, "grandchild ");
     wait_output(&a, "\r\n");
     wait_output(&b, "nohup ready");
-    victims_t v = {spawner_pid(BOX.sp), ptyproc_pid(a.p), ptyproc_pid(b.p),
-                   (pid_t)atoi(strstr(a.out, "grandchild ") + 11)};
+    victims_t v = {
+        spawner_pid(BOX.sp), ptyproc_pid(a.p), ptyproc_pid(b.p),
+        machine_pid_of(ptyproc_pid(a.p), (pid_t)atoi(strstr(a.out, "grandchild ") + 11))};
     _exit(write(out, &v, sizeof v) == (ssize_t)sizeof v ? 0 : 1);
 }
 
