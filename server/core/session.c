@@ -347,6 +347,7 @@ void session_finish(session_t *s)
     session_end_t end;
     const hooks_t *h = s->srv->hooks;
     bool screen = s->ops->finish(s, &end, msg, sizeof msg) && h->game_over;
+    session_mark_ended(s); /* out of "playing now" before the menus it returns to are drawn */
     hooks_viewer_t few[16], *v = few;
     int n = 0;
     if (screen && s->nwatchers + 1 > 16 && !(v = malloc(sizeof *v * (size_t)(s->nwatchers + 1))))

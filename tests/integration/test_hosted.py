@@ -209,7 +209,7 @@ def test_misbehaving_programs_hurt_no_one(nethack, clients):
     t = clients(d.port)
     t.register(unique_name("bad"))
     t.send(toy_key("exit"))  # exits at once: back to the menu, told
-    t.wait_for("has ended")
+    assert "0 playing now" in t.wait_for("has ended"), t.text()  # the game counted out
     t.send(" ")
     t.wait_for("Your choice")
     t.send(toy_key("flood"), settle=False)  # never quiet: no settling
