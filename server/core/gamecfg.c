@@ -23,6 +23,7 @@ typedef enum {
     K_KEYS,   /* "prefix ^C" or "direct" */
     K_NET,    /* "none" or "host" */
     K_STATUS, /* a status pattern (statuspat.h) */
+    K_NAMES,  /* file names (no '/'), separated by blanks */
 } kind_t;
 
 typedef struct {
@@ -43,7 +44,8 @@ static const gamekey_t KEYS[] = {
     {"rcfile", K_RCFILE, F(rcfile), 0, 0, 0},
     {"rc-default", K_PATH, F(rc_default), 0, 0, 0},
     {"xlogfile", K_PATH, F(xlogfile), 0, 0, 0},
-    {"save-dir", K_PATH, F(save_dir), 0, 0, 0},
+    {"playground", K_PATH, F(playground), 0, 0, 0},
+    {"playground-shared", K_NAMES, F(playground_shared), 0, 0, 0},
     {"user", K_USER, F(user), 0, 0, 0},
     {"term", K_TERM, F(term), 0, 0, 0},
     {"cpu", K_LIMIT, LIM(cpu_seconds), 0, 1000000, 1},
@@ -207,6 +209,35 @@ static int set_network(parser_t *ps, const char *val)
     return 0;
 }
 
+/* One name of a names list (len bytes at s): a file directly in a
+ * directory, of A-Z a-z 0-9 . _ -, never "." or "..". */
+static bool file_name_ok(const char *s, size_t len)
+{
+    return len >= 1 && len <= GAMECFG_NAME_MAX && strspn(s, LOWER UPPER DIGITS "._-") >= len &&
+           !(len == 1 && s[0] == '.') && !(len == 2 && !strncmp(s, "..", 2));
+}
+
+/* Names separated by blanks, at most GAMECFG_NAMES of them; kept with
+ * one space between them (spawnexec.c splits them so). */
+static int set_names(parser_t *ps, const gamekey_t *k, const char *val)
+{
+    char *out = (char *)ps->cur + k->off;
+    size_t used = 0;
+    int n = 0;
+    for (const char *s = val + strspn(val, " \t"); *s; s += strspn(s, " \t")) {
+        size_t len = strcspn(s, " \t");
+        if (!file_name_ok(s, len))
+            return fail(ps, "%s: \"%.*s\" is not a file name (A-Z a-z 0-9 . _ -, no /)", k->key,
+                        (int)len, s);
+        if (++n > GAMECFG_NAMES)
+            return fail(ps, "%s: more than %d names", k->key, GAMECFG_NAMES);
+        used +=
+            (size_t)snprintf(out + used, k->size - used, "%s%.*s", used ? " " : "", (int)len, s);
+        s += len;
+    }
+    return 0;
+}
+
 /* A status pattern compiles (and is dropped: each game compiles its own). */
 static int check_status(parser_t *ps, const char *val)
 {
@@ -240,6 +271,7 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
     case K_USER: ok = check_user(ps, val) == 0; break;
     case K_TERM: ok = all_of(val, LOWER UPPER DIGITS "._+-", 31); break;
     case K_STATUS: ok = check_status(ps, val) == 0; break;
+    case K_NAMES: return set_names(ps, k, val);
     default: break;
     }
     if (!ok)
@@ -284,9 +316,11 @@ static int section_end(parser_t *ps)
         return fail(ps, "[game %s]: no command", g->id);
     if (g->rc_default[0] && !g->rcfile[0])
         return fail(ps, "[game %s]: rc-default needs rcfile", g->id);
-    if (g->save_dir[0] && g->network)
-        return fail(ps, "[game %s]: save-dir needs network = none (the box it is mounted in)",
+    if (g->playground[0] && g->network)
+        return fail(ps, "[game %s]: playground needs network = none (the box it is mounted in)",
                     g->id);
+    if (g->playground_shared[0] && !g->playground[0])
+        return fail(ps, "[game %s]: playground-shared needs playground", g->id);
     if (check_command(ps, g) < 0)
         return -1;
     if (!g->name[0])

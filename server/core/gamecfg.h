@@ -25,11 +25,17 @@
  *               that directory (spawner.h)
  *   rc-default  copied to rcfile on first play (needs rcfile)
  *   xlogfile    where the game appends a row per finished game (xlog.h)
- *   save-dir    a directory of the game's own (NetHack's playground save/)
- *               that each player sees as theirs: the player's directory's
- *               save/ is mounted over it in the game's box (spawnexec.c),
- *               so no player sees another's saves; needs network = none
- *               and a path outside games-dir (which the box hides)
+ *   playground  a directory of the game's own (NetHack's playground, -d)
+ *               that each player sees as theirs alone: the player's
+ *               directory's playground/ (with save/ in it) is mounted over
+ *               it in the game's box (spawnexec.c), so no player sees
+ *               another's saves, level or lock files; needs network =
+ *               none and a path outside games-dir (which the box hides)
+ *   playground-shared  names of files (or directories) directly in the
+ *               playground that every player's game shares, each bound
+ *               from the real playground over the player's (the score
+ *               files, the game's data): at most GAMECFG_NAMES names of
+ *               A-Z a-z 0-9 . _ -, separated by blanks; needs playground
  *   user        system account the program runs as when warrend runs as
  *               root (absent: the daemon's games-user); never root
  *   term        TERM for the program (default xterm-256color)
@@ -77,6 +83,8 @@
 #define GAMECFG_TEXT     512 /* bytes in a value, NUL included */
 #define GAMECFG_DIR_MAX  200 /* bytes in a player's directory (%d) */
 #define GAMECFG_HANGUP_S 10  /* default hangup-timeout, seconds */
+#define GAMECFG_NAMES    16  /* names in playground-shared */
+#define GAMECFG_NAME_MAX 64  /* bytes in one of them */
 /* bytes of a player's rc file as the editors (the menu's, /options/ID)
  * read and write it whole */
 #define GAMECFG_RC_MAX   8192
@@ -104,8 +112,10 @@ typedef struct {
     char rcfile[GAMECFG_TEXT];     /* "" = none */
     char rc_default[GAMECFG_TEXT]; /* "" = none */
     char xlogfile[GAMECFG_TEXT];   /* "" = none */
-    char save_dir[GAMECFG_TEXT];   /* "" = none */
-    char user[33];                 /* "" = the daemon's games-user */
+    char playground[GAMECFG_TEXT]; /* "" = none */
+    /* names in playground, one space between them; "" = none */
+    char playground_shared[GAMECFG_TEXT];
+    char user[33]; /* "" = the daemon's games-user */
     char term[32];
     gamecfg_limits_t limits;
     int idle_seconds; /* -1: not given */

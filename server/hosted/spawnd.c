@@ -308,7 +308,8 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
                          .games_dir = d->fs.path,
                          .game = m->game,
                          .dir = m->dir,
-                         .save_dir = g->save_dir};
+                         .playground = g->playground,
+                         .shared = g->playground_shared};
         pid = spawnexec_start(&x, master, err, errlen);
         gamecfg_launch_free(&la);
     }

@@ -20,9 +20,10 @@ typedef struct {
     bool network;               /* false: namespaces of its own, no network */
     /* Without network, a mount namespace of its own too, where games_dir
      * (games-dir's real path) holds only game/dir, the player's own
-     * directory (dirfd), and save_dir, when not "", is the player's
-     * directory's save/ (made as needed). */
-    const char *games_dir, *game, *dir, *save_dir;
+     * directory (dirfd), and playground, when not "", is the player's
+     * directory's playground/ (save/ in it, made as needed) with each
+     * name of shared (one space between them) bound from the real one. */
+    const char *games_dir, *game, *dir, *playground, *shared;
 } spawnexec_t;
 
 /* Opens a pty and starts the program on it: returns its pid with *master

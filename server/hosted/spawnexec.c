@@ -17,9 +17,10 @@
  *
  * The game also has a mount namespace of its own, made by the holder with
  * the pid namespace: games-dir is a small read-only tmpfs there with the
- * player's directory alone bound into it (and the player's save/ over
- * the section's save-dir), and the reaper mounts a /proc of the game's
- * pid namespace. Each mount that fails refuses the start, named. */
+ * player's directory alone bound into it (and the player's playground/
+ * over the section's playground, the shared names of the real one bound
+ * back into it), and the reaper mounts a /proc of the game's pid
+ * namespace. Each mount that fails refuses the start, named. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -47,14 +48,25 @@ typedef enum {
     STEP_NET,
     STEP_PID,
     STEP_MOUNT,
+    STEP_PLAYGROUND,
+    STEP_SHARED,
     STEP_PROC,
     STEP_FORK,
     STEP_CHDIR,
     STEP_EXEC
 } step_t;
-static const char *const STEP_NAMES[] = {
-    "terminal setup",  "resource limits", "user switch", "network cut", "pid namespace",
-    "mount namespace", "proc mount",      "fork",        "chdir",       "exec"};
+static const char *const STEP_NAMES[] = {"terminal setup",
+                                         "resource limits",
+                                         "user switch",
+                                         "network cut",
+                                         "pid namespace",
+                                         "mount namespace",
+                                         "playground mount",
+                                         "playground shared",
+                                         "proc mount",
+                                         "fork",
+                                         "chdir",
+                                         "exec"};
 
 typedef struct {
     int step, err;
@@ -356,14 +368,70 @@ static int box_own_dir(const spawnexec_t *x)
     return fd;
 }
 
-/* The player's save/ (made as the game's user, never through a link)
- * over the game's save-dir. */
-static void box_saves(int own, const char *save_dir)
+/* ---- the playground ---- */
+
+/* The next name of a playground-shared list (one space between names)
+ * copied to name; returns what follows it, or NULL when none is left. */
+static const char *next_name(const char *s, char *name, size_t cap)
 {
-    int fd = box_subdir(own, "save", 0700);
-    if (fd < 0 || bind_fd(fd, save_dir) < 0)
-        child_fail(STEP_MOUNT);
-    close(fd);
+    if (!s || !*s)
+        return NULL;
+    size_t len = strcspn(s, " ");
+    snprintf(name, cap, "%.*s", (int)len, s);
+    return s + len + (s[len] == ' ');
+}
+
+/* In mine, something to bind the real playground's name over: a
+ * directory for a directory, else an empty file; never a link (one the
+ * player left there of another kind refuses the start). */
+static int box_placeholder(int real, int mine, const char *name)
+{
+    struct stat want, is;
+    if (fstatat(real, name, &want, 0) < 0)
+        return -1;
+    bool dir = S_ISDIR(want.st_mode);
+    int made = dir ? mkdirat(mine, name, 0700) : mknodat(mine, name, S_IFREG | 0600, 0);
+    if ((made < 0 && errno != EEXIST) || fstatat(mine, name, &is, AT_SYMLINK_NOFOLLOW) < 0)
+        return -1;
+    if (dir ? !S_ISDIR(is.st_mode) : !S_ISREG(is.st_mode))
+        return errno = EEXIST, -1;
+    return 0;
+}
+
+/* The real playground's name (real open on it from before it was
+ * covered) bound over the player's, in playground. */
+static int box_share(int real, const char *playground, const char *name)
+{
+    char src[48 + GAMECFG_NAME_MAX], at[BOX_PATH_MAX];
+    snprintf(src, sizeof src, "/proc/self/fd/%d/%s", real, name);
+    if (snprintf(at, sizeof at, "%s/%s", playground, name) >= (int)sizeof at)
+        return errno = ENAMETOOLONG, -1;
+    return mount(src, at, NULL, MS_BIND, NULL);
+}
+
+/* The player's playground/ (made as the game's user, never through a
+ * link, save/ in it) over the section's playground, each shared name of
+ * the real one bound back over a placeholder: the player's game sees its
+ * own saves, level and lock files alone, and the files all games share. */
+static void box_playground(const spawnexec_t *x, int own)
+{
+    char name[GAMECFG_NAME_MAX + 1];
+    int real = open(x->playground, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    int mine = real < 0 ? -1 : box_subdir(own, "playground", 0700);
+    int save = mine < 0 ? -1 : box_subdir(mine, "save", 0700);
+    if (save < 0)
+        child_fail(STEP_PLAYGROUND);
+    for (const char *s = x->shared, *rest; (rest = next_name(s, name, sizeof name)); s = rest)
+        if (box_placeholder(real, mine, name) < 0)
+            child_fail(STEP_SHARED);
+    if (bind_fd(mine, x->playground) < 0)
+        child_fail(STEP_PLAYGROUND);
+    for (const char *s = x->shared, *rest; (rest = next_name(s, name, sizeof name)); s = rest)
+        if (box_share(real, x->playground, name) < 0)
+            child_fail(STEP_SHARED);
+    close(save);
+    close(mine);
+    close(real);
 }
 
 /* games-dir as a small read-only tmpfs holding game/dir alone, the
@@ -393,14 +461,14 @@ static void box_games_dir(const spawnexec_t *x, int own)
 
 /* In the holder, with every right in its user namespace: a mount
  * namespace of its own, nothing propagated either way, games-dir holding
- * only the player's directory and the save directory the player's. */
+ * only the player's directory and the playground the player's. */
 static void child_mount_namespace(const spawnexec_t *x)
 {
     int own;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || (own = box_own_dir(x)) < 0)
         child_fail(STEP_MOUNT);
-    if (x->save_dir && x->save_dir[0])
-        box_saves(own, x->save_dir);
+    if (x->playground && x->playground[0])
+        box_playground(x, own);
     box_games_dir(x, own);
     close(own);
 }

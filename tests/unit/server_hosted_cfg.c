@@ -115,7 +115,8 @@ static const char SAMPLE[] = "# hosted games\n"
                              "rcfile = %d/nethackrc\n"
                              "rc-default = /etc/warren/nethackrc\n"
                              "xlogfile = /var/games/nethack/xlogfile\n"
-                             "save-dir = /var/games/nethack/save\n"
+                             "playground = /var/games/nethack\n"
+                             "playground-shared =  record logfile  xlogfile perm nhdat\n"
                              "memory = 512\n"
                              "cpu = 3600\n"
                              "idle = 1800\n"
@@ -150,8 +151,10 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_str_eq(n->rcfile, "%d/nethackrc");
     ck_assert_str_eq(n->rc_default, "/etc/warren/nethackrc");
     ck_assert_str_eq(n->xlogfile, "/var/games/nethack/xlogfile");
-    ck_assert_str_eq(n->save_dir, "/var/games/nethack/save");
-    ck_assert_str_eq(c->save_dir, "");
+    ck_assert_str_eq(n->playground, "/var/games/nethack");
+    ck_assert_str_eq(n->playground_shared, "record logfile xlogfile perm nhdat");
+    ck_assert_str_eq(c->playground, "");
+    ck_assert_str_eq(c->playground_shared, "");
     ck_assert_uint_eq(n->limits.memory_bytes, 512ull << 20);
     ck_assert_uint_eq(n->limits.cpu_seconds, 3600);
     ck_assert_uint_eq(n->limits.files, 0);
@@ -201,9 +204,20 @@ START_TEST(gamecfg_reports_the_line)
         {"[game a]\ncommand = /bin/x\nenv = A=1\nenv = A=2\n", "line 4: env: A given twice"},
         {"[game a]\ncommand = /bin/x\nrc-default = /etc/rc\n",
          "line 1: [game a]: rc-default needs rcfile"},
-        {"[game a]\ncommand = /bin/x\nsave-dir = /var/x/save\nnetwork = host\n",
-         "line 1: [game a]: save-dir needs network = none (the box it is mounted in)"},
-        {"[game a]\ncommand = /bin/x\nsave-dir = save\n", "line 3: save-dir: bad value \"save\""},
+        {"[game a]\ncommand = /bin/x\nplayground = /var/x\nnetwork = host\n",
+         "line 1: [game a]: playground needs network = none (the box it is mounted in)"},
+        {"[game a]\ncommand = /bin/x\nplayground = pg\n", "line 3: playground: bad value \"pg\""},
+        {"[game a]\ncommand = /bin/x\nplayground-shared = record\n",
+         "line 1: [game a]: playground-shared needs playground"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record save/a\n",
+         "line 4: playground-shared: \"save/a\" is not a file name (A-Z a-z 0-9 . _ -, no /)"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record ..\n",
+         "line 4: playground-shared: \"..\" is not a file name (A-Z a-z 0-9 . _ -, no /)"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = a b c d e f g h i j k l "
+         "m n o p q\n",
+         "line 4: playground-shared: more than 16 names"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = \"a\"\n",
+         "line 4: playground-shared: \"\"a\"\" is not a file name (A-Z a-z 0-9 . _ -, no /)"},
         {"[game a]\ncommand = /bin/x\nrcfile = nethackrc\n",
          "line 3: rcfile: must name a file directly in the player's directory, as %d/NAME (NAME "
          "of A-Z a-z 0-9 . _ -), got \"nethackrc\""},
