@@ -96,20 +96,35 @@ def playground(root, bindir):
                     "rcfile = %d/nethackrc\n"
                     f"rc-default = {root / 'nethackrc'}\n"
                     f"xlogfile = {pg / 'xlogfile'}\n"
-                    f"save-dir = {pg / 'save'}\n" + toy_sections(bindir, root))
+                    + playground_keys(pg) + toy_sections(bindir, root))
     return pg, conf
 
 
+SHARED = "record logfile xlogfile perm nhdat symbols license"
+
+
+def playground_keys(pg):
+    """A section's lines that make pg each player's own, the scores and
+    data shared."""
+    return f"playground = {pg}\nplayground-shared = {SHARED}\n"
+
+
+def own_playground(pg, name):
+    """The playground of name's own (games-dir/nethack/NAME/playground),
+    which NetHack sees as the playground (playground)."""
+    return pg.parent / "daemon" / "games" / "nethack" / name / "playground"
+
+
 def own_saves(pg, name):
-    """The save directory of name's own (games-dir/nethack/NAME/save), which
-    NetHack sees as the playground's save/ (save-dir)."""
-    return pg.parent / "daemon" / "games" / "nethack" / name / "save"
+    """The save directory of name's own, NetHack's playground save/."""
+    return own_playground(pg, name) / "save"
 
 
 def save_files(pg):
     """Every NetHack save file: the players' own, and any in the shared
     save/ (where none should be)."""
-    return [*own_saves(pg, "*").parent.parent.glob("*/save/*"), *(pg / "save").iterdir()]
+    return [*own_playground(pg, "*").parent.parent.glob("*/playground/save/*"),
+            *(pg / "save").iterdir()]
 
 
 @pytest.fixture
@@ -550,13 +565,14 @@ def test_sigkill_daemon_then_same_game(nethack, clients):
 
 def test_each_player_sees_only_its_own_saves(bindir, tmp_path, clients):
     """One playground, one record for every score, but each player's saves
-    in its own directory (save-dir), mounted over the playground's save/
-    in its game's box: another player's game finds its save/ empty and the
-    player's directory not there; the player's NetHack restores."""
+    in its own playground (games-dir/nethack/NAME/playground), mounted over
+    the playground in its game's box: another player's game finds its
+    save/ empty and the player's directory not there; the player's NetHack
+    restores."""
     pg, conf = playground(tmp_path, bindir)
     toy = toy_copy(bindir, tmp_path)
     conf.write_text(conf.read_text() + f"[game snoop]\ncommand = {toy} snoop {pg / 'save'}\n"
-                    f"save-dir = {pg / 'save'}\n")
+                    + playground_keys(pg))
     d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
     try:
         t = clients(d.port)
@@ -586,6 +602,63 @@ def test_each_player_sees_only_its_own_saves(bindir, tmp_path, clients):
         t.send("1")
         answer_until(t, "Dlvl:")
         assert "welcome back" in t.raw.decode("utf-8", "replace")
+    finally:
+        d.stop_clean()
+
+
+def level_files(*dirs):
+    """NetHack's files of games in progress in dirs: a file a level,
+    NAME.0 (the lock), NAME.1, ..."""
+    return sorted(p.name for d in dirs for p in d.glob("*.[0-9]*"))
+
+
+def quit_nethack(t):
+    t.play_keys("\x1b#quit\r")
+    t.wait_for("Really quit?")
+    t.send("y")
+    answer_until(t, "is over")
+
+
+def test_a_game_cannot_reach_another_players_level_files(bindir, tmp_path, clients):
+    """NetHack keeps a game in progress as level files in its playground:
+    each player's are in its own playground, so a hostile game of the same
+    playground neither lists them nor opens one by name (to read or
+    corrupt it), while the shared files are there; the scores stay one
+    for all: both players' rows land in the one xlogfile."""
+    pg, conf = playground(tmp_path, bindir)
+    toy = toy_copy(bindir, tmp_path)
+    conf.write_text(conf.read_text() + f"[game grab]\ncommand = {toy} grab {pg}\n"
+                    + playground_keys(pg))
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        v, o = clients(d.port), clients(d.port)
+        victim, other = unique_name("nv"), unique_name("no")
+        for t, name in ((v, victim), (o, other)):
+            t.register(name)  # the menu is too long for "Your choice": straight to NetHack
+            t.send("1")
+            to_map(t)
+        levels = level_files(pg, own_playground(pg, victim))
+        assert levels and levels == level_files(own_playground(pg, victim)), levels
+        assert not level_files(pg)
+        s = clients(d.port)
+        s.register(unique_name("gr"))
+        s.send(str(2 + len(TOYS)))
+        s.wait_for("grab ready")
+        s.send(f"{levels[0]}\r")
+        text = s.wait_for(re.compile(r"grab \S+: .+"))
+        assert f"grab {levels[0]}: No such file or directory" in text, text
+        listed = re.search(r"^ls:(.*)$", text, re.M).group(1).split()
+        assert set(listed) == {*SHARED.split(), "save"}, text
+        s.send("q")
+        s.wait_for("has ended")
+        for t in (v, o):
+            settle(t)
+            quit_nethack(t)
+        rows = (pg / "xlogfile").read_text().splitlines()
+        assert sorted(dict(f.split("=", 1) for f in r.split("\t"))["name"] for r in rows) == \
+            sorted([victim, other]), rows
+        assert (own_playground(pg, victim) / "xlogfile").read_text() == ""  # the placeholder
+        assert not level_files(own_playground(pg, victim), own_playground(pg, other))
     finally:
         d.stop_clean()
 

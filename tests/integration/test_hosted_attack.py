@@ -220,20 +220,28 @@ def test_a_game_sees_only_its_own_processes_and_player(bindir, tmp_path, clients
 
 
 def test_a_box_that_cannot_be_made_refuses_the_start(bindir, tmp_path, clients):
-    """A mount the box needs fails (save-dir is not there): the player is
-    told the game cannot start, the log names the step, and the program
-    never runs half-boxed."""
+    """A mount the box needs fails (the playground is not there, a shared
+    file is not in it): the player is told the game cannot start, the log
+    names the step, and the program never runs half-boxed."""
     toy = toy_copy(bindir, tmp_path)
-    d = start(bindir, tmp_path, f"[game nosave]\ncommand = {toy} keys\n"
-                                f"save-dir = {tmp_path / 'missing' / 'save'}\n")
+    pg = tmp_path / "pg"
+    pg.mkdir()
+    (pg / "record").write_text("")
+    open_to_games(pg)
+    d = start(bindir, tmp_path, f"[game nopg]\ncommand = {toy} keys\n"
+                                f"playground = {tmp_path / 'missing'}\n"
+                                f"[game noshared]\ncommand = {toy} keys\n"
+                                f"playground = {pg}\nplayground-shared = record logfile\n")
     try:
-        t = clients(d.port)
-        name = unique_name("ns")
-        t.register(name)
-        t.send("1")
-        t.wait_for("The game cannot start now")
-        d.wait_log(rf"cannot start game=nosave user={name}: mount namespace: "
-                   "No such file or directory")
-        assert f"hosted start user={name}" not in d.log()
+        for key, game, step in (("1", "nopg", "playground mount"),
+                                ("2", "noshared", "playground shared")):
+            t = clients(d.port)
+            name = unique_name("ns")
+            t.register(name)
+            t.send(key)
+            t.wait_for("The game cannot start now")
+            d.wait_log(rf"cannot start game={game} user={name}: {step}: "
+                       "No such file or directory")
+            assert f"hosted start user={name}" not in d.log()
     finally:
         d.stop_clean()

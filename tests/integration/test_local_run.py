@@ -159,4 +159,5 @@ def test_make_run_hosted_serves_nethack_over_telnet(bindir, tmp_path, clients):
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
     assert not processes_with(f"{run}/nethack")
-    assert list((run / "nethack" / "save").iterdir()), "NetHack did not save"
+    assert list((run / "games" / "nethack" / name / "playground" / "save").iterdir()), \
+        "NetHack did not save in the player's own playground"

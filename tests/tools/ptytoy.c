@@ -49,6 +49,11 @@
  *              the path's last part, the player's name), "ls N: NAME ..."
  *              for the Nth DIR (or why not), "open dir: ok|why" and "open file: ok|why"
  *              (the path and PATH/secret), then waits for 'q'
+ *   grab DIR   reads a file name typed on its terminal (then Enter), one
+ *              of another player's files in DIR (a game's playground);
+ *              prints "ls: NAME ..." (what DIR lists, or why not) and
+ *              "grab NAME: ok|why" (opening DIR/NAME to write, as a game
+ *              that would corrupt it), then waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -532,6 +537,26 @@ static int snoop(int argc, char **argv)
     return wait_q();
 }
 
+/* What a program may do to another player's files in a shared
+ * directory: list them, open one to write. */
+static int grab(const char *dir)
+{
+    raw_mode();
+    out("grab ready\r\n");
+    char name[256], path[800], line[2048] = "";
+    read_line(name, sizeof name);
+    bool ok = list_names(dir, false, line, sizeof line) >= 0;
+    out("ls:");
+    out(ok ? line : strerror(errno));
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    snprintf(line, sizeof line, "\r\ngrab %s: %s\r\n", name, fd >= 0 ? "ok" : strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    out(line);
+    return wait_q();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -571,8 +596,10 @@ int main(int argc, char **argv)
         return kill_pid();
     if (!strcmp(mode, "snoop"))
         return snoop(argc, argv);
-    fprintf(stderr,
-            "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-            "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek|kill|snoop [DIR...]\n");
+    if (!strcmp(mode, "grab") && argc > 2)
+        return grab(argv[2]);
+    fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
+                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek|kill|snoop [DIR...]|"
+                    "grab DIR\n");
     return 2;
 }
