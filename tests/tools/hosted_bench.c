@@ -19,6 +19,9 @@
  *   BENCH hosted.spawn.us X us             (ptyproc_spawn of /bin/true to its answer:
  *                                          the request to the spawner, the player's
  *                                          directory checked, its fork and exec)
+ *   BENCH hosted.spawn.playground.us X us  (the same with a playground of the
+ *                                          player's own, NetHack's seven shared
+ *                                          files bound into it)
  *   BENCH hosted.memory80x24.bytes X bytes (ptyproc with its libvterm, a grid)
  *   BENCH hosted.memory200x60.bytes X bytes
  *   BENCH hosted.record.compress.us X us   (zlib of one recording chunk,
@@ -258,24 +261,47 @@ static void bench_parse(void)
     vtgrid_free(g);
 }
 
-/* A spawner (as warrend has one) for two games, its games-dir in a
- * directory of its own under /tmp. */
+/* A spawner (as warrend has one) for three games, its games-dir and a
+ * playground (NetHack's shared files, empty) in a directory of its own
+ * under /tmp. */
 typedef struct {
     char dir[64];
     gamecfg_list_t games;
     spawner_t *sp;
 } bench_spawner_t;
 
+#define BENCH_SHARED "record logfile xlogfile perm nhdat symbols license"
+
+/* dir/pg holding an empty file for each shared name; 0 or -1. */
+static int playground_up(const char *dir)
+{
+    char path[160], names[] = BENCH_SHARED;
+    snprintf(path, sizeof path, "%s/pg", dir);
+    if (mkdir(path, 0755) < 0)
+        return -1;
+    for (char *n = strtok(names, " "); n; n = strtok(NULL, " ")) {
+        snprintf(path, sizeof path, "%s/pg/%s", dir, n);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return -1;
+        fclose(f);
+    }
+    return 0;
+}
+
 static void spawner_up(bench_spawner_t *b)
 {
-    static const char CFG[] = "[game sleep]\ncommand = /bin/sleep 5\n"
-                              "[game true]\ncommand = /bin/true\n";
-    char err[300], gdir[96];
+    char cfg[512], err[300] = "", gdir[96];
     snprintf(b->dir, sizeof b->dir, "/tmp/warren-bench-XXXXXX");
     memset(&b->games, 0, sizeof b->games);
     spawner_cfg_t sc;
-    if (!mkdtemp(b->dir) || chmod(b->dir, 0711) < 0 ||
-        gamecfg_parse(&b->games, CFG, strlen(CFG), 1, err, sizeof err) < 0 ||
+    if (!mkdtemp(b->dir) || chmod(b->dir, 0711) < 0 || playground_up(b->dir) < 0 ||
+        snprintf(cfg, sizeof cfg,
+                 "[game sleep]\ncommand = /bin/sleep 5\n[game true]\ncommand = /bin/true\n"
+                 "[game pg]\ncommand = /bin/true\nplayground = %s/pg\n"
+                 "playground-shared = " BENCH_SHARED "\n",
+                 b->dir) < 0 ||
+        gamecfg_parse(&b->games, cfg, strlen(cfg), 1, err, sizeof err) < 0 ||
         snprintf(gdir, sizeof gdir, "%s/games", b->dir) < 0 ||
         spawner_config(&sc, &b->games, "warren-games", gdir, getuid(), getgid(), err, sizeof err) <
             0 ||
@@ -344,10 +370,10 @@ static double wall_us(void)
 /* The time to start a game: the spawner's round trip, its checks of the
  * player's directory, openpty, fork, the child's set-up until exec (the
  * loop goes on meanwhile; this waits for the answer). */
-static void bench_spawn(bench_spawner_t *b, uv_loop_t *loop)
+static void bench_spawn(bench_spawner_t *b, uv_loop_t *loop, const char *game, const char *what)
 {
     enum { N = 51 };
-    ptyproc_opts_t o = {"true", "bench", "bench", 80, 24};
+    ptyproc_opts_t o = {game, "bench", "bench", 80, 24};
     double t[N];
     for (int i = 0; i < N; i++) {
         double t0 = wall_us();
@@ -356,7 +382,7 @@ static void bench_spawn(bench_spawner_t *b, uv_loop_t *loop)
         ptyproc_close(p);
         uv_run(loop, UV_RUN_DEFAULT);
     }
-    printf("BENCH hosted.spawn.us %.0f us\n", median(t, N));
+    printf("BENCH hosted.spawn%s.us %.0f us\n", what, median(t, N));
 }
 
 /* A chunk as a game fills it: a redraw now and then, moves between. */
@@ -405,7 +431,8 @@ int main(int argc, char **argv)
     uv_loop_t loop;
     uv_loop_init(&loop);
     spawner_attach(sp.sp, &loop);
-    bench_spawn(&sp, &loop);
+    bench_spawn(&sp, &loop, "true", "");
+    bench_spawn(&sp, &loop, "pg", ".playground");
     bench_memory(&sp, &loop, 80, 24);
     bench_memory(&sp, &loop, 200, 60);
     spawner_down(&sp);
