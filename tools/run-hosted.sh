@@ -5,10 +5,10 @@
 #   tools/run-hosted.sh BIN_DIR RUN_DIR [warrend flags...]
 # RUN_DIR gets warren.conf (written afresh each start from what is
 # installed; flags given here override it), the database, the players'
-# directories (games/: NetHack's saves are in each player's, mounted over
-# the playground's save/ in their game's box) and NetHack's playground
-# (nethack/: its data linked from Debian's package, its score files made
-# here). Run as root,
+# directories (games/: each holds its player's own NetHack playground,
+# saves and level files, mounted over the playground in their game's box)
+# and NetHack's playground (nethack/: its data linked from Debian's
+# package, its score files made here, both shared by every game). Run as root,
 # warrend becomes RUN_AS (default warren-local, a system user made here
 # the first time) once it has forked its spawner, and the games run as
 # warren-games (made by make deps): never as root. Run as anyone else,
@@ -97,7 +97,8 @@ umask 022
   echo "rcfile = %d/nethackrc"
   echo "rc-default = $dir/nethackrc"
   echo "xlogfile = $pg/xlogfile"
-  echo "save-dir = $pg/save"
+  echo "playground = $pg"
+  echo "playground-shared = record logfile xlogfile perm nhdat symbols license"
   echo "hangup-timeout = 10"
   printf '%s\n' 'status = Dlvl:(?<depth>\d+).*T:(?<turn>\d+)'
   if [ -x "$crawl" ]; then
