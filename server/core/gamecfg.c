@@ -229,6 +229,8 @@ static int set_names(parser_t *ps, const gamekey_t *k, const char *val)
         if (!file_name_ok(s, len))
             return fail(ps, "%s: \"%.*s\" is not a file name (A-Z a-z 0-9 . _ -, no /)", k->key,
                         (int)len, s);
+        if (len == 4 && !memcmp(s, "save", 4)) /* the box's own per player (spawnexec.c) */
+            return fail(ps, "%s: \"save\" is each player's own, never shared", k->key);
         if (++n > GAMECFG_NAMES)
             return fail(ps, "%s: more than %d names", k->key, GAMECFG_NAMES);
         used +=

@@ -211,6 +211,8 @@ START_TEST(gamecfg_reports_the_line)
          "line 1: [game a]: playground-shared needs playground"},
         {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record save/a\n",
          "line 4: playground-shared: \"save/a\" is not a file name (A-Z a-z 0-9 . _ -, no /)"},
+        {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record save\n",
+         "line 4: playground-shared: \"save\" is each player's own, never shared"},
         {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = record ..\n",
          "line 4: playground-shared: \"..\" is not a file name (A-Z a-z 0-9 . _ -, no /)"},
         {"[game a]\ncommand = /bin/x\nplayground = /x\nplayground-shared = a b c d e f g h i j k l "
