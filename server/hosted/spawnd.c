@@ -24,12 +24,24 @@
 #define KIDS_MAX     4096  /* programs at once: more is refused */
 #define GIVE_UP_MS   5000  /* after the last SIGKILL is due, stop waiting */
 #define TIDY_SCAN_MS 30000 /* while programs run, orphans are looked for this often */
+#define STARTS_MAX   SPAWNER_STARTING_MAX /* starts awaiting their child's exec */
 
 typedef struct {
     pid_t pid;        /* also its process group and session */
     int game;         /* index into cfg->games */
     uint64_t kill_at; /* monotonic ms of the SIGKILL after a hangup; 0: none */
 } kid_t;
+
+/* A program forked whose child has neither exec'd nor failed yet: its
+ * answer to warrend waits for the report pipe, in the poll set. */
+typedef struct {
+    pid_t pid;
+    int game;
+    int master, report; /* the pty's master (warrend's once answered); the pipe */
+    uint32_t seq;       /* the request's, for the answer */
+    bool ended;         /* it ended (reaped) before its report came */
+    int status;         /* then its wait status */
+} start_t;
 
 typedef struct {
     const spawner_cfg_t *cfg;
@@ -41,6 +53,8 @@ typedef struct {
     playerfs_t fs;
     kid_t *kids;
     int nkids, cap;
+    start_t starts[STARTS_MAX];
+    int nstarts;
     uint8_t buf[SPAWNMSG_MAX];
 } spawnd_t;
 
@@ -58,6 +72,14 @@ static kid_t *kid_find(spawnd_t *d, pid_t pid)
     for (int i = 0; i < d->nkids; i++)
         if (d->kids[i].pid == pid)
             return &d->kids[i];
+    return NULL;
+}
+
+static start_t *start_find(spawnd_t *d, pid_t pid)
+{
+    for (int i = 0; i < d->nstarts; i++)
+        if (d->starts[i].pid == pid)
+            return &d->starts[i];
     return NULL;
 }
 
@@ -150,7 +172,7 @@ static int kill_orphans(spawnd_t *d)
     int n = children(d, pids, KIDS_MAX * 2), killed = 0;
     for (int i = 0; i < n; i++) {
         pid_t sid;
-        if (kid_find(d, pids[i]) || !session_of(pids[i], &sid))
+        if (kid_find(d, pids[i]) || start_find(d, pids[i]) || !session_of(pids[i], &sid))
             continue;
         if (kid_find(d, sid))
             continue; /* its game still runs: it ends with it */
@@ -185,11 +207,16 @@ static void report_exit(spawnd_t *d, pid_t pid, int status)
 static void reap_one(spawnd_t *d, pid_t pid)
 {
     kid_t *k = kid_find(d, pid);
-    if (k)
+    start_t *st = k ? NULL : start_find(d, pid);
+    if (k || st)
         kill(-pid, SIGKILL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    if (st) { /* its exit is told after its answer, when the report comes */
+        st->ended = true;
+        st->status = status;
+    }
     if (!k)
         return;
     kid_remove(d, k);
@@ -281,8 +308,8 @@ static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, 
 }
 
 /* Everything before the fork: the directory, the rc file, the launch. */
-static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, char *err,
-                           size_t errlen)
+static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, int *report,
+                           char *err, size_t errlen)
 {
     char path[PLAYERFS_PATH_MAX + 2 * 64];
     int dirfd = request_dir(d, m, game, path, sizeof path, err, errlen);
@@ -310,34 +337,78 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
                          .dir = m->dir,
                          .playground = g->playground,
                          .shared = g->playground_shared};
-        pid = spawnexec_start(&x, master, err, errlen);
+        pid = spawnexec_start(&x, master, report, err, errlen);
         gamecfg_launch_free(&la);
     }
     close(dirfd);
     return pid;
 }
 
+/* A start is answered once its child's report pipe says how it went
+ * (start_report): meanwhile the loop serves other requests. */
 static void on_spawn(spawnd_t *d, const spawnmsg_t *m)
 {
     char err[300];
-    int game = -1, master = -1;
-    if (d->nkids >= KIDS_MAX) {
+    int game = -1, master = -1, report = -1;
+    if (d->nkids + d->nstarts >= KIDS_MAX) {
         reply_failed(d, m->seq, "too many hosted programs are running");
         return;
     }
-    pid_t pid = start_program(d, m, &game, &master, err, sizeof err);
-    if (pid < 0 || kid_add(d, pid, game) < 0) {
-        if (pid > 0) { /* no room to keep it: it goes */
-            kill(-pid, SIGKILL);
-            close(master);
-            snprintf(err, sizeof err, "out of memory");
-        }
+    pid_t pid = start_program(d, m, &game, &master, &report, err, sizeof err);
+    if (pid < 0) {
         reply_failed(d, m->seq, err);
         return;
     }
-    spawnmsg_t r = {.type = SPAWNMSG_SPAWNED, .pid = pid};
-    reply(d, &r, m->seq, master);
-    close(master); /* warrend's copy is the only one: its end hangs the pty up */
+    /* the loop reads no request while STARTS_MAX starts wait: room */
+    d->starts[d->nstarts++] = (start_t){pid, game, master, report, m->seq, false, 0};
+}
+
+static void start_remove(spawnd_t *d, start_t *st)
+{
+    close(st->report);
+    *st = d->starts[--d->nstarts];
+}
+
+/* It exec'd: warrend gets the pty's master, and its exit if it ended
+ * meanwhile; a program that comes after warrend went is hung up. */
+static void start_running(spawnd_t *d, start_t st)
+{
+    if (kid_add(d, st.pid, st.game) < 0) { /* no room to keep it: it goes */
+        kill(-st.pid, SIGKILL);
+        close(st.master);
+        reply_failed(d, st.seq, "out of memory");
+        return;
+    }
+    spawnmsg_t r = {.type = SPAWNMSG_SPAWNED, .pid = st.pid};
+    if (!d->eof)
+        reply(d, &r, st.seq, st.master);
+    close(st.master); /* warrend's copy is the only one: its end hangs the pty up */
+    kid_t *k = kid_find(d, st.pid);
+    if (st.ended) {
+        kid_remove(d, k);
+        report_exit(d, st.pid, st.status);
+    } else if (d->eof)
+        hangup(d, k);
+}
+
+/* A start's report pipe is readable: the answer to its request. */
+static void start_report(spawnd_t *d, start_t *st)
+{
+    char err[300];
+    int r = spawnexec_result(st->report, err, sizeof err);
+    if (r > 0)
+        return;
+    start_t one = *st;
+    start_remove(d, st);
+    if (r == 0) {
+        start_running(d, one);
+        return;
+    }
+    if (!one.ended) /* it reported and exits: no program, no exit to tell */
+        while (waitpid(one.pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    close(one.master);
+    reply_failed(d, one.seq, err);
 }
 
 static void on_signal(spawnd_t *d, const spawnmsg_t *m)
@@ -543,6 +614,18 @@ static void setup(spawnd_t *d, int sock)
     }
 }
 
+/* The poll set: warrend's socket (not read while STARTS_MAX starts
+ * wait, nor once it is gone), the signalfd, each start's report pipe. */
+static int poll_set(const spawnd_t *d, struct pollfd *p)
+{
+    bool read_sock = !d->eof && d->nstarts < STARTS_MAX;
+    p[0] = (struct pollfd){read_sock ? d->sock : -1, POLLIN, 0};
+    p[1] = (struct pollfd){d->sigfd, POLLIN, 0};
+    for (int i = 0; i < d->nstarts; i++)
+        p[2 + i] = (struct pollfd){d->starts[i].report, POLLIN, 0};
+    return 2 + d->nstarts;
+}
+
 void spawnd_run(const spawner_cfg_t *cfg, int sock)
 {
     spawnd_t d;
@@ -551,10 +634,14 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     d.fs.games_fd = -1;
     setup(&d, sock);
     for (;;) {
-        struct pollfd p[2] = {{d.eof ? -1 : d.sock, POLLIN, 0}, {d.sigfd, POLLIN, 0}};
-        int r = poll(p, 2, next_timeout(&d));
+        struct pollfd p[2 + STARTS_MAX];
+        int n = poll_set(&d, p);
+        int r = poll(p, (nfds_t)n, next_timeout(&d));
         if (r > 0 && p[1].revents)
             reap(&d);
+        for (int i = n - 3; r > 0 && i >= 0; i--) /* downwards: a removal moves a later one */
+            if (p[2 + i].revents)
+                start_report(&d, &d.starts[i]);
         if (r > 0 && p[0].revents)
             serve(&d);
         run_timers(&d);

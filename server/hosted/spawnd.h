@@ -27,9 +27,15 @@ typedef struct {
 } spawnexec_t;
 
 /* Opens a pty and starts the program on it: returns its pid with *master
- * (the pty's master, non-blocking, close-on-exec), or -1 with err (the
- * step that failed before exec and why). Never runs a program as uid 0
- * when this process is root. */
-pid_t spawnexec_start(const spawnexec_t *x, int *master, char *err, size_t errlen);
+ * (the pty's master, non-blocking, close-on-exec) and *report (the read
+ * end of the child's report pipe, the same), or -1 with err. The child
+ * runs on meanwhile: spawnexec_result says, once *report is readable,
+ * whether it exec'd. Never runs a program as uid 0 when this process is
+ * root. */
+pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err, size_t errlen);
+
+/* What the child's report pipe says: 0 it exec'd, -1 it failed before
+ * (err: the step and why; the child exits, unreaped), 1 not yet. */
+int spawnexec_result(int report, char *err, size_t errlen);
 
 #endif

@@ -547,26 +547,29 @@ static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave,
 
 /* ---- the parent's side ---------------------------------------------------------------- */
 
-/* Waits for exec (the pipe closes) or the child's report. */
-static int child_result(int rfd, pid_t pid, char *err, size_t errlen)
+/* The report pipe once readable: 0 when the child exec'd (the pipe
+ * closed), -1 with err when it reported the step that failed (or died
+ * before exec without a word), 1 when there is nothing yet. */
+int spawnexec_result(int report, char *err, size_t errlen)
 {
     child_report_t r;
     ssize_t n;
     do
-        n = read(rfd, &r, sizeof r);
+        n = read(report, &r, sizeof r);
     while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 1;
     if (n == 0)
         return 0;
     if (n == (ssize_t)sizeof r && r.step >= 0 && r.step <= STEP_EXEC)
         snprintf(err, errlen, "%s: %s", STEP_NAMES[r.step], strerror(r.err));
     else
         snprintf(err, errlen, "the child failed before exec");
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
     return -1;
 }
 
-/* The pty (master non-blocking) and the report pipe, all close-on-exec. */
+/* The pty (master non-blocking) and the report pipe (its read end
+ * non-blocking), all close-on-exec. */
 static int open_fds(const spawnexec_t *x, int *master, int *slave, int pipefd[2])
 {
     struct winsize ws = {(unsigned short)x->h, (unsigned short)x->w, 0, 0};
@@ -578,10 +581,19 @@ static int open_fds(const spawnexec_t *x, int *master, int *slave, int pipefd[2]
         close(*slave);
         return -1;
     }
+    if (fcntl(pipefd[0], F_SETFL, O_NONBLOCK) < 0) {
+        int saved = errno;
+        close(*master);
+        close(*slave);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        errno = saved;
+        return -1;
+    }
     return 0;
 }
 
-pid_t spawnexec_start(const spawnexec_t *x, int *master, char *err, size_t errlen)
+pid_t spawnexec_start(const spawnexec_t *x, int *master, int *report, char *err, size_t errlen)
 {
     if (geteuid() == 0 && (!x->user->sw || x->user->uid == 0)) {
         snprintf(err, errlen, "a hosted program never runs as root");
@@ -598,13 +610,12 @@ pid_t spawnexec_start(const spawnexec_t *x, int *master, char *err, size_t errle
     int fork_errno = errno;
     close(slave);
     close(pipefd[1]);
-    int ret = pid < 0 ? -1 : child_result(pipefd[0], pid, err, errlen);
-    close(pipefd[0]);
-    if (pid < 0)
+    if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(fork_errno));
-    if (ret < 0) {
+        close(pipefd[0]);
         close(*master);
         return -1;
     }
+    *report = pipefd[0];
     return pid;
 }

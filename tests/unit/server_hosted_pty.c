@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -416,6 +417,74 @@ START_TEST(starts_wait_for_the_spawner_up_to_the_cap)
     ck_assert_int_eq(spawner_starting(BOX.sp), 0);
     ck_assert(run_until(&loop, toy_exited, &t[1], 5000)); /* the 'q' typed meanwhile */
     for (int i = 1; i < N; i++)
+        ptyproc_close(t[i].p);
+    loop_done(&loop);
+    free(t);
+}
+END_TEST
+
+/* The spawner's next child, held stopped before it can exec: traced
+ * from the fork on (PTRACE_O_TRACEFORK), then left stopped untraced. */
+static pid_t hold_next_child(pid_t spawner)
+{
+    ck_assert_int_eq(ptrace(PTRACE_SEIZE, spawner, 0, PTRACE_O_TRACEFORK), 0);
+    pid_t child = 0;
+    int st;
+    while (!child) {
+        ck_assert_int_eq(waitpid(spawner, &st, __WALL), spawner);
+        ck_assert(WIFSTOPPED(st));
+        unsigned long msg = 0;
+        if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_FORK << 8)) &&
+            ptrace(PTRACE_GETEVENTMSG, spawner, 0, &msg) == 0)
+            child = (pid_t)msg;
+        else /* another stop: on with its signal */
+            ck_assert_int_eq(ptrace(PTRACE_CONT, spawner, 0, WSTOPSIG(st)), 0);
+    }
+    ck_assert_int_eq(waitpid(child, &st, __WALL), child); /* its first stop, traced */
+    ck_assert_int_eq(kill(child, SIGSTOP), 0);            /* stops it again once let go */
+    ck_assert_int_eq(ptrace(PTRACE_DETACH, child, 0, 0), 0);
+    ck_assert_int_eq(ptrace(PTRACE_DETACH, spawner, 0, 0), 0);
+    return child;
+}
+
+/* A start is answered when its child execs or fails, and the spawner
+ * serves other requests meanwhile: a start whose child is held stopped
+ * before exec holds up neither a start that fails (its step's message
+ * comes back) nor one that runs; it is answered once it goes on. */
+START_TEST(a_start_holds_up_no_other)
+{
+    toy_t *t = calloc(3, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    uv_loop_t loop;
+    box_open();
+    loop_start(&loop);
+    toy_spec_t spec[3];
+    const char *games[3] = {"winsize", "missing", "winsize"};
+    char err[256];
+    ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, toy_spec(&spec[0], games[0]), &CBS, &t[0],
+                                   &t[0].p, err, sizeof err),
+                     0);
+    pid_t held = hold_next_child(spawner_pid(BOX.sp));
+    for (int i = 1; i < 3; i++)
+        ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, toy_spec(&spec[i], games[i]), &CBS, &t[i],
+                                       &t[i].p, err, sizeof err),
+                         0);
+    bool others =
+        run_until(&loop, toy_started, &t[1], 3000) && run_until(&loop, toy_started, &t[2], 3000);
+    bool first_waited = !t[0].started;
+    ck_assert_int_eq(kill(held, SIGCONT), 0); /* before any assert: nothing stays stopped */
+    ck_assert_msg(others, "the other starts waited for the held one");
+    ck_assert(first_waited);
+    ck_assert_str_eq(t[1].start_err, "exec: No such file or directory");
+    ck_assert_str_eq(t[2].start_err, "");
+    ck_assert(ptyproc_running(t[2].p));
+    ck_assert(run_until(&loop, toy_started, &t[0], 10000));
+    ck_assert_str_eq(t[0].start_err, "");
+    ck_assert(ptyproc_running(t[0].p));
+    ck_assert_int_eq(ptyproc_pid(t[0].p), held);
+    t[0].loop = &loop;
+    wait_output(&t[0], "size 80x24");
+    for (int i = 0; i < 3; i++)
         ptyproc_close(t[i].p);
     loop_done(&loop);
     free(t);
@@ -1279,6 +1348,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, exit_at_once_is_reported_and_reaped);
     tcase_add_test(t, spawn_failures_say_why);
     tcase_add_test(t, starts_wait_for_the_spawner_up_to_the_cap);
+    tcase_add_test(t, a_start_holds_up_no_other);
     tcase_add_test(t, rc_files_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
     tcase_add_test(t, a_flood_is_held_to_its_output_rate);
