@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "boxnet.h"
 #include "log.h"
 #include "playerfs.h"
 #include "spawnmsg.h"
@@ -51,6 +52,7 @@ typedef struct {
     uint64_t next_scan;
     pid_t self;
     playerfs_t fs;
+    boxnets_t nets; /* the namespaces games without network share */
     kid_t *kids;
     int nkids, cap;
     start_t starts[STARTS_MAX];
@@ -307,6 +309,24 @@ static int request_dir(spawnd_t *d, const spawnmsg_t *m, int *game, char *path, 
     return playerfs_dir(&d->fs, m->game, m->dir, &pu, path, pathlen, err, errlen);
 }
 
+/* The no-network namespaces u's games share (boxnet.h) in *userns and
+ * *netns, or -1 in both: each game makes its own (the kernel cannot
+ * scope abstract unix sockets, or they could not be made: then never
+ * again). */
+static void shared_net(spawnd_t *d, const spawner_user_t *u, int *userns, int *netns)
+{
+    char err[200];
+    uid_t uid = u->sw ? u->uid : geteuid();
+    gid_t gid = u->sw ? u->gid : getegid();
+    if (boxnet_get(&d->nets, uid, gid, userns, netns, err, sizeof err) == 0)
+        return;
+    if (d->nets.scope) {
+        log_warn("spawner: %s: each game without network makes its own", err);
+        d->nets.scope = 0;
+    }
+    *userns = *netns = -1;
+}
+
 /* Everything before the fork: the directory, the rc file, the launch. */
 static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, int *report,
                            char *err, size_t errlen)
@@ -336,7 +356,11 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
                          .game = m->game,
                          .dir = m->dir,
                          .playground = g->playground,
-                         .shared = g->playground_shared};
+                         .shared = g->playground_shared,
+                         .userns = -1,
+                         .netns = -1};
+        if (!g->network)
+            shared_net(d, u, &x.userns, &x.netns);
         pid = spawnexec_start(&x, master, report, err, errlen);
         gamecfg_launch_free(&la);
     }
@@ -632,6 +656,7 @@ void spawnd_run(const spawner_cfg_t *cfg, int sock)
     memset(&d, 0, sizeof d);
     d.cfg = cfg;
     d.fs.games_fd = -1;
+    d.nets.scope = -1;
     setup(&d, sock);
     for (;;) {
         struct pollfd p[2 + STARTS_MAX];

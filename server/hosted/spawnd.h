@@ -24,6 +24,7 @@ typedef struct {
      * directory's playground/ (save/ in it, made as needed) with each
      * name of shared (one space between them) bound from the real one. */
     const char *games_dir, *game, *dir, *playground, *shared;
+    int userns, netns; /* without network: the games' shared ones (boxnet.h), or -1 */
 } spawnexec_t;
 
 /* Opens a pty and starts the program on it: returns its pid with *master

@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "boxnet.h"
 #include "spawnd.h"
 
 /* What failed in the child before exec, sent back through a pipe. */
@@ -72,9 +73,13 @@ typedef struct {
     int step, err;
 } child_report_t;
 
-/* Descriptors in the child: the pty on 0-2, then these. */
+/* Descriptors in the child: the pty on 0-2, then these (the shared
+ * namespaces only until it joined them). */
 #define FD_REPORT 3
 #define FD_DIR    4
+#define FD_USERNS 5
+#define FD_NETNS  6
+#define FD_LAST   FD_NETNS
 
 static void __attribute__((noreturn)) child_fail(step_t step)
 {
@@ -98,23 +103,24 @@ static void child_signals(void)
 }
 
 /* In a session of its own (with the pty as its terminal when ctty), the
- * pty on 0, 1 and 2, the report pipe on 3, the directory on 4, nothing
- * else open. */
-static void child_fds(int slave, int report, int dirfd, bool ctty)
+ * pty on 0, 1 and 2, the report pipe on 3, the directory on 4, the
+ * shared namespaces (when given) on 5 and 6, nothing else open. */
+static void child_fds(int slave, int report, const spawnexec_t *x)
 {
-    if (setsid() < 0 || (ctty && ioctl(slave, TIOCSCTTY, 0) < 0))
+    if (setsid() < 0 || (x->network && ioctl(slave, TIOCSCTTY, 0) < 0))
         child_fail(STEP_TTY);
-    int keep[] = {report, dirfd};
-    for (int i = 0; i < 2; i++) /* above 4 first, so the moves below cannot clobber them */
-        if ((keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, FD_DIR + 1)) < 0)
+    int keep[] = {report, x->dirfd, x->userns, x->netns};
+    for (int i = 0; i < 4; i++) /* above the last first, so the moves below cannot clobber them */
+        if (keep[i] >= 0 && (keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, FD_LAST + 1)) < 0)
             child_fail(STEP_TTY);
     for (int fd = 0; fd < 3; fd++)
         if (dup2(slave, fd) < 0)
             child_fail(STEP_TTY);
-    if (dup3(keep[0], FD_REPORT, O_CLOEXEC) < 0 || dup3(keep[1], FD_DIR, O_CLOEXEC) < 0)
-        child_fail(STEP_TTY);
-    if (close_range(FD_DIR + 1, ~0U, 0) < 0)
-        for (int fd = FD_DIR + 1; fd < 65536; fd++)
+    for (int i = 0; i < 4; i++)
+        if (keep[i] >= 0 && dup3(keep[i], FD_REPORT + i, O_CLOEXEC) < 0)
+            child_fail(STEP_TTY);
+    if (close_range(FD_LAST + 1, ~0U, 0) < 0)
+        for (int fd = FD_LAST + 1; fd < 65536; fd++)
             close(fd);
 }
 
@@ -164,22 +170,44 @@ static int write_proc(const char *name, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
+/* The user namespace the game makes for itself: given, the games'
+ * shared one (boxnet.h) is joined first (its user owns it: it has every
+ * right in it until it makes its own inside), and its network namespace
+ * with it; the one made here holds nothing but the game's own. */
+static int enter_namespaces(bool shared)
+{
+    if (!shared)
+        return unshare(CLONE_NEWUSER | CLONE_NEWNET);
+    int r = setns(FD_USERNS, CLONE_NEWUSER) < 0 || setns(FD_NETNS, CLONE_NEWNET) < 0 ||
+                    unshare(CLONE_NEWUSER) < 0
+                ? -1
+                : 0;
+    int saved = errno;
+    close(FD_USERNS);
+    close(FD_NETNS);
+    errno = saved;
+    return r;
+}
+
 /* No network, as the game's user: a user namespace where its ids are its
- * own (so it may make the rest without rights), and in it a network
- * namespace whose only device, loopback, is down. The ids it switched to
- * left it not dumpable, so its /proc files are root's: dumpable again
- * until exec, which sets it as for any program. */
-static void child_no_network(void)
+ * own (so it may make the rest without rights), and in it (or joined
+ * with the games' shared one) a network namespace whose only device,
+ * loopback, is down. With the shared one, abstract unix sockets made
+ * outside the game are out of its reach. The ids it switched to left it
+ * not dumpable, so its /proc files are root's: dumpable again until
+ * exec, which sets it as for any program. */
+static void child_no_network(const spawnexec_t *x)
 {
     char map[64];
     unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
-    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+    bool shared = x->netns >= 0;
+    if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || enter_namespaces(shared) < 0)
         child_fail(STEP_NET);
     snprintf(map, sizeof map, "%u %u 1\n", uid, uid);
     if (write_proc("uid_map", map) < 0 || write_proc("setgroups", "deny") < 0)
         child_fail(STEP_NET);
     snprintf(map, sizeof map, "%u %u 1\n", gid, gid);
-    if (write_proc("gid_map", map) < 0)
+    if (write_proc("gid_map", map) < 0 || (shared && boxnet_scope_self() < 0))
         child_fail(STEP_NET);
     /* the holder and the reaper keep the spawner's memory: no one traces
      * them (the program is dumpable again once it execs) */
@@ -531,7 +559,7 @@ static void __attribute__((noreturn)) child_pid_namespace(const spawnexec_t *x)
 static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave, int report)
 {
     child_signals();
-    child_fds(slave, report, x->dirfd, x->network);
+    child_fds(slave, report, x);
     child_limits(x->limits); /* the holder's and the reaper's too: they count */
     if (x->user->sw)
         child_user(x->user);
@@ -541,7 +569,7 @@ static void __attribute__((noreturn)) child_run(const spawnexec_t *x, int slave,
     }
     if (x->network)
         child_exec(x);
-    child_no_network();
+    child_no_network(x);
     child_pid_namespace(x);
 }
 

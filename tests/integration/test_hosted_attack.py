@@ -1,7 +1,8 @@
 """A hosted program as an attacker, with the real daemon and real clients
 (tests/tools/ptytoy): the xlogfile row it writes puts no control byte,
 bidirectional override or byte that is not UTF-8 on a page or a terminal;
-it reaches no network, not even warrend's own ports on 127.0.0.1; it
+it reaches no network, not even warrend's own ports on 127.0.0.1, nor
+another game's abstract unix socket; it
 cannot trace another game's program (of the same user) nor read its
 environment; it cannot signal another game's processes, not even with
 kill -9 -1, nor by the pid the machine gives them; a stray signal to its
@@ -99,6 +100,30 @@ def test_a_program_reaches_no_network_unless_its_section_says_host(bindir, tmp_p
         t.wait_for("has ended")
         uid, gid = games_ids()
         assert f"uid {uid} gid {gid} ".encode() in t.raw, t.raw[-2000:]
+    finally:
+        d.stop_clean()
+
+
+def test_one_game_cannot_reach_anothers_abstract_unix_socket(bindir, tmp_path, clients):
+    """An abstract unix socket belongs to a network namespace, which games
+    without network may share: one game's listening socket is out of
+    another's reach (the kernel scopes each game's to it), while the
+    first game's own program reaches it."""
+    toy = toy_copy(bindir, tmp_path)
+    sock = unique_name("sk")
+    d = start(bindir, tmp_path, f"[game victim]\ncommand = {toy} unix listen {sock}\n"
+                                f"[game reach]\ncommand = {toy} unix connect {sock}\n")
+    try:
+        v, _, pid = play_victim(d, clients, "unix listen: ok")
+        t = clients(d.port)
+        t.register(unique_name("rc"))
+        t.send("2")
+        said = re.compile(r"unix connect: (ok|Connection refused|Operation not permitted)")
+        assert said.search(t.wait_for(said)).group(1) != "ok"
+        t.send("q")
+        t.wait_for("has ended")
+        v.send("q")
+        v.wait_for("has ended")
     finally:
         d.stop_clean()
 

@@ -34,6 +34,10 @@
  *   connect PORT
  *              connects to 127.0.0.1:PORT over TCP, prints "connect: ok"
  *              or "connect: " and why not, then waits for 'q'
+ *   unix listen|connect NAME
+ *              listens on (or connects to) the abstract unix socket NAME,
+ *              prints "unix listen: ok" (or "unix connect: ok") or why
+ *              not, then waits for 'q'
  *   peek       reads a pid typed on its terminal (digits, then Enter),
  *              tries to read its environment and to attach to it with
  *              ptrace, prints "environ: ok|no ptrace: ok|no", then waits
@@ -60,6 +64,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
+#include <sys/un.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -398,6 +404,29 @@ static int connect_to(int argc, char **argv)
     return wait_q();
 }
 
+/* An abstract unix socket (one per network namespace: shared by the
+ * processes in it unless the kernel scopes them). */
+static int unix_abstract(int argc, char **argv)
+{
+    if (argc < 4)
+        return 2;
+    bool listening = !strcmp(argv[2], "listen");
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    size_t n = strlen(argv[3]);
+    if (n >= sizeof a.sun_path)
+        return 2;
+    memcpy(a.sun_path + 1, argv[3], n); /* sun_path[0] is 0: abstract */
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int r = s < 0       ? -1
+            : listening ? (bind(s, (struct sockaddr *)&a, len) < 0 ? -1 : listen(s, 4))
+                        : connect(s, (struct sockaddr *)&a, len);
+    char line[160];
+    snprintf(line, sizeof line, "unix %s: %s\r\n", argv[2], r == 0 ? "ok" : strerror(errno));
+    out(line);
+    return wait_q();
+}
+
 /* A pid typed on the terminal, then Enter; dflt when none is. */
 static pid_t read_pid(pid_t dflt)
 {
@@ -590,6 +619,8 @@ int main(int argc, char **argv)
         return xlog_row(argc, argv);
     if (!strcmp(mode, "connect"))
         return connect_to(argc, argv);
+    if (!strcmp(mode, "unix"))
+        return unix_abstract(argc, argv);
     if (!strcmp(mode, "peek"))
         return peek();
     if (!strcmp(mode, "kill"))
@@ -599,7 +630,8 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "grab") && argc > 2)
         return grab(argv[2]);
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
-                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|peek|kill|snoop [DIR...]|"
+                    "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
+                    "NAME|peek|kill|snoop [DIR...]|"
                     "grab DIR\n");
     return 2;
 }

@@ -461,6 +461,9 @@ START_TEST(a_start_holds_up_no_other)
     toy_spec_t spec[3];
     const char *games[3] = {"winsize", "missing", "winsize"};
     char err[256];
+    /* a first start: what the spawner makes once (boxnet.h) is made */
+    ck_assert_int_eq(try_spawn(&loop, toy_spec(&spec[1], "missing"), err, sizeof err), -1);
+    ck_assert_str_eq(err, "exec: No such file or directory");
     ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, toy_spec(&spec[0], games[0]), &CBS, &t[0],
                                    &t[0].p, err, sizeof err),
                      0);
