@@ -1,6 +1,8 @@
-/* spawnd — the spawner process: a poll loop over warrend's socket and a
- * signalfd for SIGCHLD, a table of the programs it started, and the
- * killing of what they leave behind (spawner.h). */
+/* spawnd — the spawner process: a poll loop over warrend's socket, a
+ * signalfd for SIGCHLD and the report pipes of the starts whose child has
+ * not exec'd yet (a start is answered when its report comes, other
+ * requests served meanwhile), a table of the programs it started, and
+ * the killing of what they leave behind (spawner.h). */
 #include "spawnd.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -70,7 +70,7 @@ def test_an_xlog_row_of_control_bytes_reaches_no_page_nor_terminal(bindir, tmp_p
 def test_a_program_reaches_no_network_unless_its_section_says_host(bindir, tmp_path, clients):
     """Not even warrend's own telnet port on 127.0.0.1 (where it could pass
     for nginx or a node, trust-proxy and peers being 127.0.0.1): the
-    program is in a network namespace of its own, its files still its
+    program is in a network namespace whose loopback is down, its files its
     user's. network = host gives it the machine's network."""
     toy = toy_copy(bindir, tmp_path)
     d = start(bindir, tmp_path, "")
