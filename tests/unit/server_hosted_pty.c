@@ -423,11 +423,17 @@ START_TEST(starts_wait_for_the_spawner_up_to_the_cap)
 }
 END_TEST
 
-/* The spawner's next child, held stopped before it can exec: traced
- * from the fork on (PTRACE_O_TRACEFORK), then left stopped untraced. */
-static pid_t hold_next_child(pid_t spawner)
+/* The spawner traced, its forks too (PTRACE_O_TRACEFORK): before the
+ * request whose child hold_next_child holds is sent. */
+static void trace_forks(pid_t spawner)
 {
     ck_assert_int_eq(ptrace(PTRACE_SEIZE, spawner, 0, PTRACE_O_TRACEFORK), 0);
+}
+
+/* The traced spawner's next child, held stopped before it can exec; the
+ * spawner let go, the child left stopped untraced. */
+static pid_t hold_next_child(pid_t spawner)
+{
     pid_t child = 0;
     int st;
     while (!child) {
@@ -464,6 +470,7 @@ START_TEST(a_start_holds_up_no_other)
     /* a first start: what the spawner makes once (boxnet.h) is made */
     ck_assert_int_eq(try_spawn(&loop, toy_spec(&spec[1], "missing"), err, sizeof err), -1);
     ck_assert_str_eq(err, "exec: No such file or directory");
+    trace_forks(spawner_pid(BOX.sp));
     ck_assert_int_eq(ptyproc_spawn(&loop, BOX.sp, toy_spec(&spec[0], games[0]), &CBS, &t[0],
                                    &t[0].p, err, sizeof err),
                      0);
@@ -489,6 +496,46 @@ START_TEST(a_start_holds_up_no_other)
     wait_output(&t[0], "size 80x24");
     for (int i = 0; i < 3; i++)
         ptyproc_close(t[i].p);
+    loop_done(&loop);
+    free(t);
+}
+END_TEST
+
+/* warrend goes while a start's child has not exec'd yet: once it does,
+ * the spawner hangs the program up (no one will play it) and exits when
+ * it has ended; nothing is left. */
+START_TEST(a_start_under_way_when_warrend_goes_is_hung_up)
+{
+    toy_t *t = calloc(1, sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    uv_loop_t loop;
+    box_open();
+    loop_start(&loop);
+    toy_spec_t spec;
+    char err[256];
+    ck_assert_int_eq(try_spawn(&loop, toy_spec(&spec, "missing"), err, sizeof err), -1);
+    pid_t spawner = spawner_pid(BOX.sp);
+    trace_forks(spawner);
+    ck_assert_int_eq(
+        ptyproc_spawn(&loop, BOX.sp, toy_spec(&spec, "winsize"), &CBS, t, &t->p, err, sizeof err),
+        0);
+    pid_t held = hold_next_child(spawner);
+    ptyproc_close(t->p);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    spawner_free(BOX.sp); /* warrend's end of the socket closes */
+    BOX.sp = NULL;
+    int status;
+    bool waited = waitpid(spawner, &status, WNOHANG) == 0; /* the start holds it */
+    ck_assert_int_eq(kill(held, SIGCONT), 0);
+    ck_assert(waited);
+    uint64_t t0 = uv_hrtime();
+    pid_t r;
+    while ((r = waitpid(spawner, &status, WNOHANG)) == 0 && uv_hrtime() - t0 < 10000000000ull)
+        usleep(20000);
+    ck_assert_int_eq(r, spawner);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_msg(kill(held, 0) < 0 && errno == ESRCH, "pid %d lives on", (int)held);
+    ck_assert(!t->started);
     loop_done(&loop);
     free(t);
 }
@@ -1352,6 +1399,7 @@ Suite *suite_server_hosted_pty(void)
     tcase_add_test(t, spawn_failures_say_why);
     tcase_add_test(t, starts_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_start_holds_up_no_other);
+    tcase_add_test(t, a_start_under_way_when_warrend_goes_is_hung_up);
     tcase_add_test(t, rc_files_wait_for_the_spawner_up_to_the_cap);
     tcase_add_test(t, a_flood_cannot_starve_the_loop);
     tcase_add_test(t, a_flood_is_held_to_its_output_rate);
