@@ -88,7 +88,8 @@ def test_systemd_unit(bindir, tmp_path):
     for line in ("ProtectSystem=strict", "NoNewPrivileges=yes", "ReadWritePaths=/var/lib/warren "
                  "/run/warren", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
                  "Restart=on-failure", "KillSignal=SIGTERM",
-                 "SystemCallFilter=@system-service @mount",  # @mount: a game's box
+                 "SystemCallFilter=@system-service @mount landlock_create_ruleset "
+                 "landlock_restrict_self",  # @mount, landlock: a game's box
                  # hosted games' own: no network, no other game, no other player's files
                  "RestrictNamespaces=user net pid mnt",
                  "ProcSubset=pid",  # nothing over parts of /proc: a game may mount its own

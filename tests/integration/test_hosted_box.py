@@ -10,6 +10,7 @@ import os
 import pathlib
 import pwd
 import re
+import signal
 import socket
 import stat
 import subprocess
@@ -400,3 +401,57 @@ def test_xlogfile_is_read_safely(bindir, box, clients):
         t.wait_for("ex is over: quit. 777 points after 5 turns.", timeout=10)
     finally:
         d.stop_clean()
+
+
+def unit_syscalls():
+    """The system calls deploy/warrend.service's SystemCallFilter allows,
+    its groups expanded by systemd-analyze (a call outside it kills the
+    process that makes it: the unit sets no SystemCallErrorNumber)."""
+    unit = (pathlib.Path(__file__).resolve().parents[2] / "deploy" / "warrend.service").read_text()
+    assert not re.search(r"^SystemCallErrorNumber=", unit, re.M)
+    names = " ".join(re.findall(r"^SystemCallFilter=(.*)$", unit, re.M)).split()
+    allowed, seen = set(), set()
+    while names:
+        n = names.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if not n.startswith("@"):
+            allowed.add(n)
+            continue
+        r = subprocess.run(["systemd-analyze", "syscall-filter", n], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        names += [w for w in (ln.strip() for ln in r.stdout.splitlines()[1:])
+                  if w and not w.startswith("#")]
+    return allowed
+
+
+def test_a_hosted_start_makes_only_calls_the_unit_allows(bindir, box, clients, tmp_path):
+    """warrend, its spawner and a game's box (holder, reaper, the program's
+    side before and after its exec) make no system call the shipped unit's
+    filter refuses: one would kill the spawner, or every start, in
+    production. Traced with strace -f over a start, a game and an end."""
+    allowed = unit_syscalls()
+    trace = tmp_path / "trace"
+    d = start(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} keys\n",
+              exe=pathlib.Path(bindir) / "warrend",  # the build installed, not the sanitizer's
+              wrap=("strace", "-f", "-qq", "-o", str(trace)))
+    try:
+        t = clients(d.port)
+        t.register(unique_name("sc"))
+        t.send("1")
+        t.wait_for("keys ready", timeout=30)
+        t.send("ab")
+        t.wait_for("got ", timeout=30)
+        t.send("q")
+        t.wait_for("has ended", timeout=30)
+    finally:  # warrend itself told to end (strace holds on to a SIGTERM), strace with it
+        tracer = d.proc.pid
+        child = pathlib.Path(f"/proc/{tracer}/task/{tracer}/children").read_text().split()
+        os.kill(int(child[0]), signal.SIGTERM)
+        d.stop_clean()
+    made = set(re.findall(r"^\d+ +(?:<\.\.\. )?([a-z_0-9]+)[( ]", trace.read_text(), re.M))
+    made -= {"exit", "exit_group", "rt_sigreturn"} | {"resumed"}
+    assert "unshare" in made or "setns" in made, sorted(made)  # the box was traced
+    assert not made - allowed, sorted(made - allowed)
