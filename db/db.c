@@ -541,6 +541,7 @@ static void *ckpt_main(void *arg)
 {
     db_core_t *db = arg;
     setpriority(PRIO_PROCESS, (id_t)gettid(), DB_CKPT_NICE); /* this thread only */
+    pthread_setname_np(pthread_self(), "db-ckpt");
     pthread_mutex_lock(&db->cmu);
     for (bool ran = false; ckpt_wait(db, ran); ran = true) {
         pthread_mutex_unlock(&db->cmu);
@@ -656,6 +657,7 @@ static void *writer_main(void *arg)
 {
     db_writer_arg_t *w = arg;
     db_core_t *db = w->db;
+    pthread_setname_np(pthread_self(), "db-writer"); /* for profiles */
     pthread_mutex_lock(&db->wmu);
     for (;;) {
         db_list_t batch = take(db, w->me);
@@ -717,6 +719,7 @@ static void *reader_main(void *arg)
     db_core_t *db = ((reader_arg_t *)arg)->db;
     db_conn_t *c = ((reader_arg_t *)arg)->conn;
     free(arg);
+    pthread_setname_np(pthread_self(), "db-reader");
     for (;;) {
         pthread_mutex_lock(&db->rmu);
         while (!db->rq.head && !db->rstop)

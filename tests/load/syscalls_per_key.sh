@@ -7,8 +7,9 @@
 # (perf stat's tracepoints, each thread apart: "loop" the home loop,
 # "writer" etc. by thread name), over the keys answered meanwhile (the load
 # tool's marks), and its CPU per key (/proc/PID/stat). Prints BENCH lines
-# sys.<call>.per_key.<thread>, sys.all.per_key, cs.per_key.<thread> and
-# cpu_per_key.us. Needs perf with tracepoint access (root).
+# sys.<call>.per_key.<thread>, sys.all.per_key, cs.per_key.<thread>,
+# cpu_per_key.us and each thread's cpu_per_key.us.<thread>. Needs perf
+# with tracepoint access (root).
 set -u
 BIN=$(cd "${1:-bin}" && pwd)
 # no limit on how fast 127.0.0.1 connects, where the build has that setting
@@ -60,11 +61,16 @@ done
 sleep 2
 mark >/dev/null || exit 1
 cpu0=$(awk '{ print $14 + $15 }' /proc/"$PID"/stat)
+threads_cpu() { # "tid ticks" of every thread (utime + stime)
+    for t in /proc/"$PID"/task/*; do echo "${t##*/} $(awk '{ print $14 + $15 }' "$t/stat")"; done
+}
+threads_cpu >"$TMP/tcpu0"
 CALLS="read write writev readv sendmsg recvmsg epoll_wait epoll_pwait epoll_ctl futex pwrite64 pread64 fdatasync fsync ioctl lseek fcntl newfstatat openat close getrandom"
 EV=(-e context-switches -e raw_syscalls:sys_enter)
 for c in $CALLS; do EV+=(-e "syscalls:sys_enter_$c"); done
 perf stat --per-thread -x, -o "$TMP/perf" "${EV[@]}" -p "$PID" -- sleep "$SECS"
 cpu1=$(awk '{ print $14 + $15 }' /proc/"$PID"/stat)
+threads_cpu >"$TMP/tcpu1"
 line=$(mark) || exit 1
 # SPK_RECORD=FILE: then 3 s of the calls with their stacks (perf report -i
 # FILE); SPK_EVENTS="-F 999" for where the CPU goes instead
@@ -97,5 +103,16 @@ awk -F, -v keys="$keys" -v pid="$PID" '
         for (e in tot) if (e != "context-switches") printf "BENCH sys.%s.per_key %.3f\n", e, tot[e] / keys
         printf "BENCH cs.per_key %.3f\n", tot["context-switches"] / keys
     }' "$TMP/names" "$TMP/perf" | sort
+# each thread's CPU per key, by name (threads of one name summed)
+awk -v keys="$keys" -v hz="$hz" -v pid="$PID" '
+    FILENAME == ARGV[1] { split($0, w, " "); comm[w[1]] = w[2]; next }
+    FILENAME == ARGV[2] { t0[$1] = $2; next }
+    {
+        name = $1 == pid ? "loop" : ($1 in comm ? comm[$1] : "gone")
+        gsub(/[^A-Za-z0-9_]/, "_", name)
+        cpu[name] += $2 - ($1 in t0 ? t0[$1] : 0)
+    }
+    END { for (n in cpu) printf "BENCH cpu_per_key.us.%s %.2f\n", n, cpu[n] * 1e6 / hz / keys }
+' "$TMP/names" "$TMP/tcpu0" "$TMP/tcpu1" | sort
 awk -v a="$cpu0" -v b="$cpu1" -v k="$keys" -v hz="$hz" \
     'BEGIN { printf "BENCH cpu_per_key.us %.1f\nBENCH keys %d\n", (b - a) * 1e6 / hz / k, k }'
