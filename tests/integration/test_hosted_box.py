@@ -427,17 +427,29 @@ def unit_syscalls():
     return allowed
 
 
+def traced(bindir, root, conf_text, trace, play):
+    """The system calls (names) warrend and everything it starts made, traced
+    with strace -f while play(daemon) ran: the build installed, not the
+    sanitizer's."""
+    d = start(bindir, root, conf_text, exe=pathlib.Path(bindir) / "warrend",
+              wrap=("strace", "-f", "-qq", "-o", str(trace)))
+    try:
+        play(d)
+    finally:  # warrend itself told to end (strace holds on to a SIGTERM), strace with it
+        tracer = d.proc.pid
+        child = pathlib.Path(f"/proc/{tracer}/task/{tracer}/children").read_text().split()
+        os.kill(int(child[0]), signal.SIGTERM)
+        d.stop_clean()
+    made = set(re.findall(r"^\d+ +(?:<\.\.\. )?([a-z_0-9]+)[( ]", trace.read_text(), re.M))
+    return made - {"exit", "exit_group", "rt_sigreturn", "resumed"}
+
+
 def test_a_hosted_start_makes_only_calls_the_unit_allows(bindir, box, clients, tmp_path):
     """warrend, its spawner and a game's box (holder, reaper, the program's
     side before and after its exec) make no system call the shipped unit's
     filter refuses: one would kill the spawner, or every start, in
-    production. Traced with strace -f over a start, a game and an end."""
-    allowed = unit_syscalls()
-    trace = tmp_path / "trace"
-    d = start(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} keys\n",
-              exe=pathlib.Path(bindir) / "warrend",  # the build installed, not the sanitizer's
-              wrap=("strace", "-f", "-qq", "-o", str(trace)))
-    try:
+    production. Traced over a start, a game and an end."""
+    def play(d):
         t = clients(d.port)
         t.register(unique_name("sc"))
         t.send("1")
@@ -446,12 +458,34 @@ def test_a_hosted_start_makes_only_calls_the_unit_allows(bindir, box, clients, t
         t.wait_for("got ", timeout=30)
         t.send("q")
         t.wait_for("has ended", timeout=30)
-    finally:  # warrend itself told to end (strace holds on to a SIGTERM), strace with it
-        tracer = d.proc.pid
-        child = pathlib.Path(f"/proc/{tracer}/task/{tracer}/children").read_text().split()
-        os.kill(int(child[0]), signal.SIGTERM)
-        d.stop_clean()
-    made = set(re.findall(r"^\d+ +(?:<\.\.\. )?([a-z_0-9]+)[( ]", trace.read_text(), re.M))
-    made -= {"exit", "exit_group", "rt_sigreturn"} | {"resumed"}
+
+    made = traced(bindir, box["root"], f"[game toy]\ncommand = {box['toy']} keys\n",
+                  tmp_path / "trace", play)
     assert "unshare" in made or "setns" in made, sorted(made)  # the box was traced
-    assert not made - allowed, sorted(made - allowed)
+    assert not made - unit_syscalls(), sorted(made - unit_syscalls())
+
+
+def test_nethack_makes_only_calls_the_unit_allows(bindir, tmp_path, clients):
+    """Debian's NetHack in its box under the unit's filter: a new game, a
+    few moves, a save and a restore make no call it refuses (one would
+    kill every NetHack game with SIGSYS)."""
+    _, conf = playground(tmp_path, bindir)
+
+    def play(d):
+        t = clients(d.port)
+        t.register(unique_name("nh"))
+        t.send("1")
+        answer_until(t, "Dlvl:1", timeout=60)
+        t.send("s" * 3)
+        t.send("S")
+        t.wait_for("Really save?", timeout=30)
+        t.send("y")
+        t.wait_for("was saved", timeout=30)
+        t.send(" ")
+        t.wait_for("Your choice", timeout=30)
+        t.send("1")
+        answer_until(t, "Dlvl:1", timeout=60)
+
+    made = traced(bindir, tmp_path, conf.read_text(), tmp_path / "trace", play)
+    assert {"mount", "execve"} <= made, sorted(made)
+    assert not made - unit_syscalls(), sorted(made - unit_syscalls())
