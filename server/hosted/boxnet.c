@@ -52,24 +52,31 @@ static int write_self(const char *name, const char *text)
     if (fd < 0)
         return -1;
     ssize_t n = write(fd, text, strlen(text));
+    int saved = errno;
     close(fd);
+    errno = saved;
     return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+int boxnet_map_ids(uid_t uid, gid_t gid)
+{
+    char map[64];
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    if (write_self("uid_map", map) < 0 || write_self("setgroups", "deny") < 0)
+        return -1;
+    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    return write_self("gid_map", map);
 }
 
 /* In the maker, a fork of the spawner: as uid/gid, a user namespace of
  * that id alone and in it a network namespace (loopback down). */
 static int make_namespaces(uid_t uid, gid_t gid)
 {
-    char map[64];
     if (geteuid() != uid && (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0))
         return -1;
     if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
         return -1;
-    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
-    if (write_self("uid_map", map) < 0 || write_self("setgroups", "deny") < 0)
-        return -1;
-    snprintf(map, sizeof map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
-    if (write_self("gid_map", map) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    if (boxnet_map_ids(uid, gid) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
         return -1;
     return 0;
 }

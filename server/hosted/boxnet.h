@@ -38,4 +38,8 @@ void boxnet_free(boxnets_t *b);
  * children inherit). 0, or -1 with errno. */
 int boxnet_scope_self(void);
 
+/* In a user namespace just made: uid and gid map to themselves alone, no
+ * setgroups. 0, or -1 with errno. */
+int boxnet_map_ids(uid_t uid, gid_t gid);
+
 #endif

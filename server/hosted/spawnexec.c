@@ -155,21 +155,6 @@ static void child_user(const spawner_user_t *u)
     }
 }
 
-/* Writes text into /proc/self/NAME, whole. */
-static int write_proc(const char *name, const char *text)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/%s", name);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = write(fd, text, strlen(text));
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /* The user namespace the game makes for itself: given, the games'
  * shared one (boxnet.h) is joined first (its user owns it: it has every
  * right in it until it makes its own inside), and its network namespace
@@ -198,16 +183,12 @@ static int enter_namespaces(bool shared)
  * exec, which sets it as for any program. */
 static void child_no_network(const spawnexec_t *x)
 {
-    char map[64];
-    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
     bool shared = x->netns >= 0;
+    uid_t uid = getuid(); /* in the new user namespace: unmapped until written */
+    gid_t gid = getgid();
     if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || enter_namespaces(shared) < 0)
         child_fail(STEP_NET);
-    snprintf(map, sizeof map, "%u %u 1\n", uid, uid);
-    if (write_proc("uid_map", map) < 0 || write_proc("setgroups", "deny") < 0)
-        child_fail(STEP_NET);
-    snprintf(map, sizeof map, "%u %u 1\n", gid, gid);
-    if (write_proc("gid_map", map) < 0 || (shared && boxnet_scope_self() < 0))
+    if (boxnet_map_ids(uid, gid) < 0 || (shared && boxnet_scope_self() < 0))
         child_fail(STEP_NET);
     /* the holder and the reaper keep the spawner's memory: no one traces
      * them (the program is dumpable again once it execs) */
