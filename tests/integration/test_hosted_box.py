@@ -20,7 +20,7 @@ import pytest
 
 from harness import PW, Daemon, Web, daemon_exe, unique_name
 from test_hosted import (NETHACK, RC, answer_until, for_games, games_ids, open_to_games,
-                         playground, toy_copy)
+                         playground, settle, toy_copy)
 
 if os.geteuid() != 0:  # these tests are about what a root daemon gives away
     raise RuntimeError("the hosted box tests run as root (as CI does)")
@@ -476,7 +476,9 @@ def test_nethack_makes_only_calls_the_unit_allows(bindir, tmp_path, clients):
         t.register(unique_name("nh"))
         t.send("1")
         answer_until(t, "Dlvl:1", timeout=60)
+        settle(t)  # past a long welcome's --More--
         t.send("s" * 3)
+        settle(t)
         t.send("S")
         t.wait_for("Really save?", timeout=30)
         t.send("y")
