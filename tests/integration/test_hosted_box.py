@@ -491,3 +491,34 @@ def test_nethack_makes_only_calls_the_unit_allows(bindir, tmp_path, clients):
     made = traced(bindir, tmp_path, conf.read_text(), tmp_path / "trace", play)
     assert {"mount", "execve"} <= made, sorted(made)
     assert not made - unit_syscalls(), sorted(made - unit_syscalls())
+
+
+def test_a_program_cannot_undo_its_box(bindir, box, clients):
+    """A program makes a user and mount namespace of its own (it may), where
+    it has every right: the box's mounts came from the box's namespace, so
+    the kernel keeps them locked together: games-dir's cover and /proc
+    cannot be taken away nor a proc of the machine mounted, and it still
+    sees only its own game's directory and its own two processes."""
+    toy, gd = box["toy"], box["root"] / "gd"
+    d = start(bindir, box["root"],
+              f"games-dir = {gd}\n[game victim]\ncommand = {toy} winsize\n"
+              f"[game toy]\ncommand = {toy} unmount {gd}\n")
+    try:
+        v = clients(d.port)
+        v.register(unique_name("vi"))
+        v.send("1")
+        v.wait_for("size 80x24")  # games-dir/victim/NAME exists, the game live
+        t = clients(d.port)
+        t.register(unique_name("un"))
+        t.send("2")
+        text = t.wait_for("unmount done", timeout=30)
+        assert "namespaces: ok" in text, text  # the attempt was a real one
+        assert re.search(r"umount dir: (?!ok)", text), text
+        assert re.search(r"umount proc: (?!ok)", text), text
+        assert re.search(r"mount proc: (?!ok)", text), text
+        assert re.search(r"ls: toy\s*\n", text), text
+        assert re.search(r"pids: 1 2\s*\n", text), text
+        t.send("q")
+        v.send("q")
+    finally:
+        d.stop_clean()

@@ -58,12 +58,20 @@
  *              prints "ls: NAME ..." (what DIR lists, or why not) and
  *              "grab NAME: ok|why" (opening DIR/NAME to write, as a game
  *              that would corrupt it), then waits for 'q'
+ *   unmount DIR
+ *              in a user and mount namespace of its own (as a program may
+ *              make them), tries to take away what covers DIR and /proc
+ *              and to mount a proc of its own; prints "umount DIR: ok|why",
+ *              "umount proc: ok|why", "mount proc: ok|why", then "ls:
+ *              NAME ..." (what DIR lists after) and "pids: P ..." (what
+ *              /proc lists), then waits for 'q'
  * Only libc: no sanitizer runtime, so limits and descriptors are its own. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stddef.h>
 #include <sys/un.h>
 #include <signal.h>
@@ -72,6 +80,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -586,6 +595,57 @@ static int grab(const char *dir)
     return wait_q();
 }
 
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : write(fd, text, strlen(text));
+    if (fd >= 0)
+        close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static void say_result(const char *what, int r)
+{
+    char line[300];
+    snprintf(line, sizeof line, "%s: %s\r\n", what, r == 0 ? "ok" : strerror(errno));
+    out(line);
+}
+
+/* In a user namespace of its own (its ids root there), a mount namespace
+ * of its own, where it has every right. */
+static int own_namespaces(void)
+{
+    char map[64];
+    unsigned uid = (unsigned)getuid(), gid = (unsigned)getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+        return -1;
+    snprintf(map, sizeof map, "0 %u 1", uid);
+    if (write_file("/proc/self/uid_map", map) < 0 || write_file("/proc/self/setgroups", "deny") < 0)
+        return -1;
+    snprintf(map, sizeof map, "0 %u 1", gid);
+    return write_file("/proc/self/gid_map", map);
+}
+
+/* What a program may undo of its box: the mounts over dir and /proc. */
+static int unmount(const char *dir)
+{
+    raw_mode();
+    char line[2048] = "";
+    say_result("namespaces", own_namespaces());
+    say_result("umount dir", umount2(dir, MNT_DETACH));
+    say_result("umount proc", umount2("/proc", MNT_DETACH));
+    say_result("mount proc", mount("proc", "/proc", "proc", 0, NULL));
+    bool ok = list_names(dir, false, line, sizeof line) >= 0;
+    out("ls:");
+    out(ok ? line : strerror(errno));
+    line[0] = 0;
+    list_names("/proc", true, line, sizeof line);
+    out("\r\npids:");
+    out(line);
+    out("\r\nunmount done\r\n");
+    return wait_q();
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -629,9 +689,11 @@ int main(int argc, char **argv)
         return snoop(argc, argv);
     if (!strcmp(mode, "grab") && argc > 2)
         return grab(argv[2]);
+    if (!strcmp(mode, "unmount") && argc > 2)
+        return unmount(argv[2]);
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
                     "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
                     "NAME|peek|kill|snoop [DIR...]|"
-                    "grab DIR\n");
+                    "grab DIR|unmount DIR\n");
     return 2;
 }
