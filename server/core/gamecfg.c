@@ -15,6 +15,7 @@ typedef enum {
     K_CMD,    /* a command line, checked at the section's end */
     K_ENV,    /* NAME=VALUE, repeatable */
     K_RCFILE, /* a path with %d / %n */
+    K_XLOG,   /* an absolute path, or %d/ and a relative one */
     K_PATH,   /* an absolute path */
     K_USER,   /* a system account name */
     K_TERM,   /* a terminal type name */
@@ -43,7 +44,7 @@ static const gamekey_t KEYS[] = {
     {"env", K_ENV, 0, GAMECFG_TEXT, 0, 0, 0},
     {"rcfile", K_RCFILE, F(rcfile), 0, 0, 0},
     {"rc-default", K_PATH, F(rc_default), 0, 0, 0},
-    {"xlogfile", K_PATH, F(xlogfile), 0, 0, 0},
+    {"xlogfile", K_XLOG, F(xlogfile), 0, 0, 0},
     {"playground", K_PATH, F(playground), 0, 0, 0},
     {"playground-shared", K_NAMES, F(playground_shared), 0, 0, 0},
     {"user", K_USER, F(user), 0, 0, 0},
@@ -137,6 +138,45 @@ static int check_rcfile(parser_t *ps, const char *val)
     return 0;
 }
 
+/* One name of a names list (len bytes at s): a file directly in a
+ * directory, of A-Z a-z 0-9 . _ -, never "." or "..". */
+static bool file_name_ok(const char *s, size_t len)
+{
+    return len >= 1 && len <= GAMECFG_NAME_MAX && strspn(s, LOWER UPPER DIGITS "._-") >= len &&
+           !(len == 1 && s[0] == '.') && !(len == 2 && !strncmp(s, "..", 2));
+}
+
+/* A path below the player's directory: names of A-Z a-z 0-9 . _ -
+ * (never "." or "..") separated by single '/'. */
+static bool rel_path_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 128)
+        return false;
+    for (const char *c = s;; c++) {
+        size_t len = strcspn(c, "/");
+        if (!file_name_ok(c, len))
+            return false;
+        c += len;
+        if (!*c)
+            return true;
+    }
+}
+
+/* An absolute path (one file for every player), or "%d/PATH": each
+ * player's own, opened below the player's directory as the game's user,
+ * no link followed (playerfs.h). */
+static int check_xlogfile(parser_t *ps, const char *val)
+{
+    bool own = !strncmp(val, "%d/", 3);
+    if (own ? rel_path_ok(val + 3) : cmdline_path_ok(val))
+        return 0;
+    return fail(ps,
+                "xlogfile: must be an absolute path or %%d/PATH (names of A-Z a-z 0-9 . _ - "
+                "separated by /, no . or ..), got \"%s\"",
+                val);
+}
+
 /* A system account name; never root (the games' files and processes would
  * be root's). A name that is uid 0 under another name is refused when the
  * daemon resolves it (spawner.h). */
@@ -209,14 +249,6 @@ static int set_network(parser_t *ps, const char *val)
     return 0;
 }
 
-/* One name of a names list (len bytes at s): a file directly in a
- * directory, of A-Z a-z 0-9 . _ -, never "." or "..". */
-static bool file_name_ok(const char *s, size_t len)
-{
-    return len >= 1 && len <= GAMECFG_NAME_MAX && strspn(s, LOWER UPPER DIGITS "._-") >= len &&
-           !(len == 1 && s[0] == '.') && !(len == 2 && !strncmp(s, "..", 2));
-}
-
 /* Names separated by blanks, at most GAMECFG_NAMES of them; kept with
  * one space between them (spawnexec.c splits them so). */
 static int set_names(parser_t *ps, const gamekey_t *k, const char *val)
@@ -269,6 +301,7 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
     switch (k->kind) {
     case K_ENV: return set_env(ps, val);
     case K_RCFILE: ok = check_rcfile(ps, val) == 0; break;
+    case K_XLOG: ok = check_xlogfile(ps, val) == 0; break;
     case K_PATH: ok = cmdline_path_ok(val); break;
     case K_USER: ok = check_user(ps, val) == 0; break;
     case K_TERM: ok = all_of(val, LOWER UPPER DIGITS "._+-", 31); break;
@@ -277,7 +310,7 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
     default: break;
     }
     if (!ok)
-        return k->kind == K_RCFILE || k->kind == K_USER || k->kind == K_STATUS
+        return k->kind == K_RCFILE || k->kind == K_XLOG || k->kind == K_USER || k->kind == K_STATUS
                    ? -1
                    : fail(ps, "%s: bad value \"%s\"", k->key, val);
     memcpy((char *)ps->cur + k->off, val, strlen(val) + 1);
@@ -285,6 +318,27 @@ static int set_value(parser_t *ps, const gamekey_t *k, const char *val)
 }
 
 /* ---- sections ------------------------------------------------------------------ */
+
+/* An own xlogfile in the player's playground/ that playground-shared
+ * binds over from the real one: the game would write there, not in the
+ * file read. */
+static int check_xlog_shared(parser_t *ps, const gamecfg_t *g)
+{
+    const char *own = gamecfg_xlog_own(g), *name = own ? own + strlen("playground/") : NULL;
+    if (!own || strncmp(own, "playground/", strlen("playground/")) || strchr(name, '/'))
+        return 0;
+    size_t n = strlen(name);
+    for (const char *s = g->playground_shared; *s; s += strspn(s, " ")) {
+        size_t len = strcspn(s, " ");
+        if (len == n && !memcmp(s, name, n))
+            return fail(ps,
+                        "[game %s]: xlogfile is each player's own, so playground-shared may not "
+                        "name %s",
+                        g->id, name);
+        s += len;
+    }
+    return 0;
+}
 
 /* A command's and env values' substitutions, with sample values. */
 static int check_command(parser_t *ps, const gamecfg_t *g)
@@ -323,7 +377,7 @@ static int section_end(parser_t *ps)
                     g->id);
     if (g->playground_shared[0] && !g->playground[0])
         return fail(ps, "[game %s]: playground-shared needs playground", g->id);
-    if (check_command(ps, g) < 0)
+    if (check_xlog_shared(ps, g) < 0 || check_command(ps, g) < 0)
         return -1;
     if (!g->name[0])
         snprintf(g->name, sizeof g->name, "%s", g->id);
@@ -504,6 +558,11 @@ oom:
 const char *gamecfg_rc_name(const gamecfg_t *g)
 {
     return g->rcfile[0] ? g->rcfile + 3 : NULL; /* after "%d/" (check_rcfile) */
+}
+
+const char *gamecfg_xlog_own(const gamecfg_t *g)
+{
+    return !strncmp(g->xlogfile, "%d/", 3) ? g->xlogfile + 3 : NULL; /* check_xlogfile */
 }
 
 int gamecfg_launch(const gamecfg_t *g, const char *name, const char *game, const char *dir,

@@ -24,7 +24,13 @@
  *               A-Z a-z 0-9 . _ -), so it is always opened relative to
  *               that directory (spawner.h)
  *   rc-default  copied to rcfile on first play (needs rcfile)
- *   xlogfile    where the game appends a row per finished game (xlog.h)
+ *   xlogfile    where the game appends a row per finished game (xlog.h):
+ *               an absolute path (one file for all players, which every
+ *               game can write), or "%d/PATH" (names of A-Z a-z 0-9 . _ -
+ *               separated by /, no . or ..), each player's own below the
+ *               player's directory, read by the spawner as the game's
+ *               user without following a link (playerfs.h): a row there
+ *               can only be about that player's account
  *   playground  a directory of the game's own (NetHack's playground, -d)
  *               that each player sees as theirs alone: the player's
  *               directory's playground/ (with save/ in it) is mounted over
@@ -143,6 +149,10 @@ const gamecfg_t *gamecfg_find(const gamecfg_list_t *list, const char *id);
 
 /* The NAME of g's "rcfile = %d/NAME", or NULL when g has none. */
 const char *gamecfg_rc_name(const gamecfg_t *g);
+
+/* The PATH of g's "xlogfile = %d/PATH" (each player's own), or NULL
+ * when g has none or one file for all. */
+const char *gamecfg_xlog_own(const gamecfg_t *g);
 
 /* What the spawner execs to start a game for one player. */
 typedef struct {

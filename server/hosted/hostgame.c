@@ -21,6 +21,12 @@
 #include "statuspat.h"
 #include "xlog.h"
 
+/* A per-player xlogfile's read: the session it is for, NULL once that
+ * is gone (pty_free). */
+struct xlog_call {
+    session_t *s;
+};
+
 typedef struct {
     const gamecfg_t *cfg; /* borrowed from the server's config */
     ptyproc_t *proc;
@@ -31,6 +37,11 @@ typedef struct {
     hostrec_t *rec;  /* the recording; NULL when off */
     /* the account's game name (%u): its directory, its xlog rows */
     char game_name[32];
+    /* a per-player xlogfile's newest rows, read by the spawner once the
+     * program exited (xlog_own_read): owned; NULL when none was read */
+    char *own_rows;
+    size_t own_len;
+    struct xlog_call *xcall; /* the read under way, or NULL */
     /* its charge against hosted-max and hosted-per-ip (hostcap.h) */
     budget_slot_t cap;
     /* the section's status pattern (NULL: none) and what it last read,
@@ -183,8 +194,13 @@ static ssize_t xlog_tail(const char *path, char *buf, size_t cap)
  * *readable says whether the xlogfile could be read at all. */
 static bool xlog_last(const hostgame_t *hg, const char *user, xlog_row_t *out, bool *readable)
 {
-    char *buf = hg->cfg->xlogfile[0] ? malloc(XLOG_TAIL) : NULL;
+    bool own = gamecfg_xlog_own(hg->cfg);
+    char *buf = !own && hg->cfg->xlogfile[0] ? malloc(XLOG_TAIL) : NULL;
     ssize_t n = buf ? xlog_tail(hg->cfg->xlogfile, buf, XLOG_TAIL) : -1;
+    if (own && hg->own_rows && (buf = malloc(hg->own_len + 1))) {
+        memcpy(buf, hg->own_rows, hg->own_len);
+        n = (ssize_t)hg->own_len;
+    }
     *readable = n >= 0;
     char err[100];
     bool found = false;
@@ -293,6 +309,9 @@ static bool pty_status(const session_t *s, session_status_t *st)
 static void pty_free(session_t *s)
 {
     hostgame_t *hg = hg_of(s);
+    if (hg->xcall) /* its answer finds no session */
+        hg->xcall->s = NULL;
+    free(hg->own_rows);
     statuspat_free(hg->pat);
     hostrec_close(hg->rec);
     hostcap_release(s->srv, &hg->cap);
@@ -323,6 +342,43 @@ static void on_output(ptyproc_t *p, const char *bytes, size_t len, void *user)
     session_output(s);
 }
 
+static void on_own_rows(const char *text, size_t len, const char *err, void *user)
+{
+    struct xlog_call *call = user;
+    session_t *s = call->s;
+    free(call);
+    if (!s)
+        return;
+    hostgame_t *hg = hg_of(s);
+    hg->xcall = NULL;
+    if (err)
+        log_warn("xlogfile of user=%s game=%s: %s", s->user, s->kind, err);
+    else if ((hg->own_rows = malloc(len + 1))) {
+        memcpy(hg->own_rows, text, len);
+        hg->own_len = len;
+    }
+    session_finish(s);
+}
+
+/* The program's own xlogfile is read by the spawner, as its user: the
+ * session finishes on the answer. false when no read could be asked. */
+static bool xlog_own_read(session_t *s, hostgame_t *hg)
+{
+    char err[200];
+    struct xlog_call *call = malloc(sizeof *call);
+    if (!call)
+        return false;
+    call->s = s;
+    if (spawner_xlog_read(s->srv->spawner, hg->cfg->id, hg->game_name, on_own_rows, call, err,
+                          sizeof err) < 0) {
+        log_warn("xlogfile of user=%s game=%s: %s", s->user, s->kind, err);
+        free(call);
+        return false;
+    }
+    hg->xcall = call;
+    return true;
+}
+
 static void on_exited(ptyproc_t *p, int status, void *user)
 {
     session_t *s = user;
@@ -331,7 +387,7 @@ static void on_exited(ptyproc_t *p, int status, void *user)
              (int)ptyproc_pid(p), status);
     if (hg->stopping)
         session_free(s);
-    else
+    else if (!gamecfg_xlog_own(hg->cfg) || !xlog_own_read(s, hg))
         session_finish(s);
 }
 

@@ -324,3 +324,120 @@ int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, cons
 {
     return replace_as(dirfd, name, u, text, len, "cannot write your rc file", err, errlen);
 }
+
+/* ---- the player's own xlogfile ------------------------------------------------------ */
+
+/* path's file below dirfd, each step relative to the last, none a link:
+ * its descriptor, or -1 with errno (ELOOP: a link). As the fs ids in
+ * force. */
+static int open_below(int dirfd, const char *path)
+{
+    char name[NAME_MAX + 1];
+    int at = dirfd;
+    for (const char *c = path;;) {
+        size_t len = strcspn(c, "/");
+        snprintf(name, sizeof name, "%.*s", (int)(len < NAME_MAX ? len : NAME_MAX), c);
+        bool last = !c[len];
+        int fd = openat(at, name, last ? O_RDONLY | FILE_OPEN : DIR_OPEN);
+        int e = errno;
+        if (at != dirfd)
+            close(at);
+        if (fd < 0 || last)
+            return errno = e, fd;
+        at = fd;
+        c += len + 1;
+    }
+}
+
+/* One step of make_below: name in at, a directory (made 0700 when
+ * missing) or, last, the file (made empty, 0600, when missing). */
+static int make_step(int at, const char *name, bool last)
+{
+    if (last)
+        return openat(at, name, O_WRONLY | O_CREAT | FILE_OPEN, 0600);
+    if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+        return -1;
+    return openat(at, name, DIR_OPEN);
+}
+
+/* path's missing directories and file made below dirfd, each step
+ * relative to the last, none through a link. As the fs ids in force. */
+static int make_below(int dirfd, const char *path)
+{
+    char name[NAME_MAX + 1];
+    int at = dirfd;
+    for (const char *c = path;;) {
+        size_t len = strcspn(c, "/");
+        snprintf(name, sizeof name, "%.*s", (int)(len < NAME_MAX ? len : NAME_MAX), c);
+        bool last = !c[len];
+        int fd = make_step(at, name, last);
+        int e = errno;
+        if (at != dirfd)
+            close(at);
+        if (fd < 0)
+            return errno = e, -1;
+        if (last)
+            return close(fd);
+        at = fd;
+        c += len + 1;
+    }
+}
+
+int playerfs_xlog_first(int dirfd, const char *path, const playerfs_user_t *u, char *err,
+                        size_t errlen)
+{
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    int ret = make_below(dirfd, path);
+    int e = errno;
+    as_self(u);
+    if (ret < 0)
+        snprintf(err, errlen, "%s: %s: not made", path, e == ELOOP ? "a link" : strerror(e));
+    return ret;
+}
+
+/* The last cap bytes of an open regular file, from a line's start. */
+static int read_tail(int fd, char *out, size_t cap, size_t *len)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        return errno = EINVAL, -1;
+    off_t from = st.st_size > (off_t)cap ? st.st_size - (off_t)cap : 0;
+    ssize_t n = pread(fd, out, cap, from);
+    if (n < 0)
+        return -1;
+    size_t skip = 0;
+    if (from > 0) { /* the first line is cut: it starts after its newline */
+        char *nl = memchr(out, '\n', (size_t)n);
+        skip = nl ? (size_t)(nl - out) + 1 : (size_t)n;
+    }
+    memmove(out, out + skip, (size_t)n - skip);
+    *len = (size_t)n - skip;
+    for (size_t i = 0; i < *len; i++) /* a text, as messages carry it */
+        if (!out[i])
+            out[i] = '?';
+    return 0;
+}
+
+int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, char *out, size_t cap,
+                       size_t *len, char *err, size_t errlen)
+{
+    *len = 0;
+    if (as_user(u) < 0)
+        return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
+    int fd = open_below(dirfd, path);
+    int e = errno;
+    as_self(u);
+    if (fd < 0 && e == ENOENT)
+        return 0; /* no game of theirs ended there yet */
+    if (fd < 0)
+        return snprintf(err, errlen, "%s: %s: not read", path, e == ELOOP ? "a link" : strerror(e)),
+               -1;
+    int ret = read_tail(fd, out, cap, len);
+    e = errno;
+    close(fd);
+    if (ret < 0)
+        snprintf(err, errlen, "%s: %s: not read", path,
+                 e == EINVAL ? "not a regular file" : strerror(e));
+    return ret;
+}

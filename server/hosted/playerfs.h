@@ -76,4 +76,18 @@ int playerfs_rc_load(int dirfd, const char *name, const char *rc_default, const 
 int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, const char *text,
                      size_t len, char *err, size_t errlen);
 
+/* The player's own xlogfile (path, as below) made, empty (0600), with
+ * its missing directories (0700), as u, no step through a link, when
+ * missing: NetHack writes a row only to an xlogfile that exists. Returns
+ * 0, or -1 with err. */
+int playerfs_xlog_first(int dirfd, const char *path, const playerfs_user_t *u, char *err,
+                        size_t errlen);
+/* The player's own xlogfile (path: names separated by '/', checked by
+ * gamecfg.h) below dirfd, as u, no step a link: its last cap bytes at
+ * most, from a line's start, NUL bytes as '?', into out (*len). A missing
+ * file reads as empty. Returns 0, or -1 with err (a link, not a regular
+ * file, unreadable). */
+int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, char *out, size_t cap,
+                       size_t *len, char *err, size_t errlen);
+
 #endif

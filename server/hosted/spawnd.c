@@ -329,7 +329,18 @@ static void shared_net(spawnd_t *d, const spawner_user_t *u, int *userns, int *n
     *userns = *netns = -1;
 }
 
-/* Everything before the fork: the directory, the rc file, the launch. */
+/* The player's own xlogfile made when missing; a failure (something of
+ * the player's in its place) is logged, and the game starts anyway. */
+static void xlog_first(const gamecfg_t *g, int dirfd, const playerfs_user_t *pu, const char *dir)
+{
+    char err[300];
+    const char *own = gamecfg_xlog_own(g);
+    if (own && playerfs_xlog_first(dirfd, own, pu, err, sizeof err) < 0)
+        log_warn("spawner: xlogfile of dir=%s game=%s: %s", dir, g->id, err);
+}
+
+/* Everything before the fork: the directory, the rc file, the xlogfile,
+ * the launch. */
 static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *master, int *report,
                            char *err, size_t errlen)
 {
@@ -343,6 +354,7 @@ static pid_t start_program(spawnd_t *d, const spawnmsg_t *m, int *game, int *mas
     const char *rc = gamecfg_rc_name(g), *def = rc && g->rc_default[0] ? g->rc_default : NULL;
     gamecfg_launch_t la;
     pid_t pid = -1;
+    xlog_first(g, dirfd, &pu, m->dir);
     if ((!rc || playerfs_rc_first(dirfd, rc, def, &pu, err, errlen) == 0) &&
         playerfs_reachable(path, &pu, err, errlen) == 0 &&
         gamecfg_launch(g, m->name, m->dir, path, &la, err, errlen) == 0) {
@@ -513,10 +525,41 @@ static void on_rc(spawnd_t *d, const spawnmsg_t *m)
     reply(d, &r, m->seq, -1);
 }
 
+/* The tail of a player's own xlogfile into text (*len), as the game's
+ * user. */
+static int xlog_work(spawnd_t *d, const spawnmsg_t *m, char *text, size_t cap, size_t *len,
+                     char *err, size_t errlen)
+{
+    const gamecfg_t *g = gamecfg_find(d->cfg->games, m->game);
+    const char *own = g ? gamecfg_xlog_own(g) : NULL;
+    if (g && !own)
+        return snprintf(err, errlen, "%s has no xlogfile of each player's own", g->name), -1;
+    char path[PLAYERFS_PATH_MAX + 2 * 64];
+    int game, dirfd = request_dir(d, m, &game, path, sizeof path, err, errlen);
+    if (dirfd < 0)
+        return -1;
+    playerfs_user_t pu = fs_user(&d->cfg->users[game]);
+    int ret = playerfs_xlog_tail(dirfd, own, &pu, text, cap, len, err, errlen);
+    close(dirfd);
+    return ret;
+}
+
+static void on_xlog(spawnd_t *d, const spawnmsg_t *m)
+{
+    char err[300], text[SPAWNMSG_TEXT_MAX];
+    size_t len = 0;
+    if (xlog_work(d, m, text, sizeof text, &len, err, sizeof err) < 0) {
+        reply_failed(d, m->seq, err);
+        return;
+    }
+    spawnmsg_t r = {.type = SPAWNMSG_RC_TEXT, .text = text, .len = len};
+    reply(d, &r, m->seq, -1);
+}
+
 typedef void handler_fn(spawnd_t *d, const spawnmsg_t *m);
 static handler_fn *const HANDLERS[SPAWNMSG_TYPES] = {
     [SPAWNMSG_SPAWN] = on_spawn, [SPAWNMSG_HANGUP] = on_signal, [SPAWNMSG_KILL] = on_signal,
-    [SPAWNMSG_RC_LOAD] = on_rc,  [SPAWNMSG_RC_SAVE] = on_rc,
+    [SPAWNMSG_RC_LOAD] = on_rc,  [SPAWNMSG_RC_SAVE] = on_rc,    [SPAWNMSG_XLOG_READ] = on_xlog,
 };
 
 /* warrend is gone: every program is hung up, orphans are killed. */

@@ -29,9 +29,9 @@ typedef struct {
 } exit_t;
 
 /* What a request waits for: a start, or an rc file read or written. */
-typedef enum { REQ_START, REQ_RC_LOAD, REQ_RC_SAVE } req_kind_t;
+typedef enum { REQ_START, REQ_RC_LOAD, REQ_RC_SAVE, REQ_XLOG } req_kind_t;
 #define KIND(k) (1u << (k)) /* kinds of requests, as bits (fail_starts) */
-#define KINDS   (KIND(REQ_START) | KIND(REQ_RC_LOAD) | KIND(REQ_RC_SAVE))
+#define KINDS   (KIND(REQ_START) | KIND(REQ_RC_LOAD) | KIND(REQ_RC_SAVE) | KIND(REQ_XLOG))
 
 /* A request waiting for its answer, or answered and not delivered yet. */
 typedef struct {
@@ -384,7 +384,7 @@ static void answered(spawner_t *sp, starting_t *st)
  * is the receiver's), or done, or why not. */
 static void rc_answer(starting_t *st, const spawnmsg_t *m)
 {
-    spawnmsg_type_t want = st->kind == REQ_RC_LOAD ? SPAWNMSG_RC_TEXT : SPAWNMSG_DONE;
+    spawnmsg_type_t want = st->kind == REQ_RC_SAVE ? SPAWNMSG_DONE : SPAWNMSG_RC_TEXT;
     if (answer(m, want, st->err, sizeof st->err) < 0)
         return;
     if (m->len && !(st->text = malloc(m->len))) {
@@ -634,7 +634,7 @@ void spawner_stop(spawner_t *sp)
     bool shut = atomic_load(sp->cfg.rc_gate) == SPAWNER_RC_SHUT;
     if (!shut)
         log_warn("spawner: an rc file save still being made at shutdown: waited for");
-    fail_starts(sp, 0, KIND(REQ_RC_LOAD) | (shut ? KIND(REQ_RC_SAVE) : 0),
+    fail_starts(sp, 0, KIND(REQ_RC_LOAD) | KIND(REQ_XLOG) | (shut ? KIND(REQ_RC_SAVE) : 0),
                 "the server is shutting down");
     deliver_answers(sp); /* now: their players are about to be sent off */
 }
@@ -689,4 +689,13 @@ int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char
     if (!rc_names(&req, game, dir))
         return snprintf(err, errlen, "a bad game or directory"), -1;
     return rc_request(sp, &req, REQ_RC_SAVE, fn, user, err, errlen);
+}
+
+int spawner_xlog_read(spawner_t *sp, const char *game, const char *dir, spawner_rc_fn *fn,
+                      void *user, char *err, size_t errlen)
+{
+    spawnmsg_t req = {.type = SPAWNMSG_XLOG_READ};
+    if (!rc_names(&req, game, dir))
+        return snprintf(err, errlen, "a bad game or directory"), -1;
+    return rc_request(sp, &req, REQ_XLOG, fn, user, err, errlen);
 }

@@ -29,7 +29,8 @@
  *     setsid) is killed then too, and at the latest within 30 seconds;
  *   - when warrend goes away (end of file on the socket: an exit, a crash,
  *     SIGKILL) hangs every program up as above and exits once all are gone;
- *   - reads and replaces players' rc files (playerfs.h), as the game's user.
+ *   - reads and replaces players' rc files (playerfs.h), and reads the
+ *     tail of a player's own xlogfile, as the game's user.
  *
  * warrend's side runs on the home loop. Starting a program is
  * asynchronous: the request is sent and its answer (the pty's master with
@@ -173,5 +174,13 @@ int spawner_rc_load(spawner_t *sp, const char *game, const char *dir, spawner_rc
                     char *err, size_t errlen);
 int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char *text, size_t len,
                     spawner_rc_fn *fn, void *user, char *err, size_t errlen);
+
+/* The newest rows of game's own xlogfile ("xlogfile = %d/PATH") in the
+ * player's directory dir, read as the game's user, no link followed: its
+ * last SPAWNMSG_TEXT_MAX bytes at most, from a line's start (empty when
+ * missing), to fn as spawner_rc_load's text; an rc request's slot and
+ * rules, answered as failed at shutdown. */
+int spawner_xlog_read(spawner_t *sp, const char *game, const char *dir, spawner_rc_fn *fn,
+                      void *user, char *err, size_t errlen);
 
 #endif

@@ -38,6 +38,7 @@ static const struct {
     [SPAWNMSG_RC_TEXT] = {"rc-text", {F_TEXT}, false},
     [SPAWNMSG_DONE] = {"done", {F_END}, false},
     [SPAWNMSG_EXIT] = {"exit", {F_PID, F_STATUS}, false},
+    [SPAWNMSG_XLOG_READ] = {"xlog-read", {F_GAME, F_DIR}, false},
 };
 
 const char *spawnmsg_type_name(int type)

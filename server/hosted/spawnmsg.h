@@ -11,6 +11,7 @@
  *     SPAWN    game, name, dir (strings), u16 w, u16 h
  *     HANGUP   u32 pid         KILL   u32 pid
  *     RC_LOAD  game, dir       RC_SAVE  game, dir, u64 deadline, text
+ *     XLOG_READ  game, dir (answered with RC_TEXT)
  *     SPAWNED  u32 pid: the pty's master comes with it (SCM_RIGHTS)
  *     FAILED   text: why, for the log and the player
  *     RC_TEXT  text            DONE   (empty)
@@ -54,6 +55,7 @@ typedef enum {
     SPAWNMSG_RC_TEXT,
     SPAWNMSG_DONE,
     SPAWNMSG_EXIT,
+    SPAWNMSG_XLOG_READ, /* a request: answered with RC_TEXT */
     SPAWNMSG_TYPES
 } spawnmsg_type_t;
 

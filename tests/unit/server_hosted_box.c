@@ -46,6 +46,7 @@ START_TEST(messages_round_trip)
          .len = strlen(rc)},
         {.type = SPAWNMSG_EXIT, .pid = 99, .status = -1},
         {.type = SPAWNMSG_DONE, .seq = 9},
+        {.type = SPAWNMSG_XLOG_READ, .seq = 10, .game = "nethack", .dir = "bob_9"},
     };
     for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
         size_t n = build(&in[i], buf);

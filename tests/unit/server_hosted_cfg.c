@@ -151,6 +151,8 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_str_eq(n->rcfile, "%d/nethackrc");
     ck_assert_str_eq(n->rc_default, "/etc/warren/nethackrc");
     ck_assert_str_eq(n->xlogfile, "/var/games/nethack/xlogfile");
+    ck_assert_ptr_null(gamecfg_xlog_own(n)); /* one file for all */
+    ck_assert_ptr_null(gamecfg_xlog_own(c)); /* none */
     ck_assert_str_eq(n->playground, "/var/games/nethack");
     ck_assert_str_eq(n->playground_shared, "record logfile xlogfile perm nhdat");
     ck_assert_str_eq(c->playground, "");
@@ -170,6 +172,13 @@ START_TEST(gamecfg_parses_sections)
     ck_assert_uint_eq(c->key_prefix, 0x01); /* ^a is ^A */
     ck_assert_uint_eq(gamecfg_find(&l, "cat")->key_prefix, 0);  /* direct */
     ck_assert(!n->network && gamecfg_find(&l, "cat")->network); /* none unless host */
+    /* each player's own xlogfile, below the player's directory */
+    gamecfg_list_t o = {NULL, 0};
+    ck_assert_msg(
+        parse(&o, "[game own]\ncommand = /bin/x\nxlogfile = %d/playground/xlog-file.1\n", err) == 0,
+        "%s", err);
+    ck_assert_str_eq(gamecfg_xlog_own(&o.games[0]), "playground/xlog-file.1");
+    gamecfg_list_free(&o);
     /* a second text adds to the list; ids stay unique across it */
     ck_assert_int_eq(parse(&l, "[game crawl]\ncommand = /bin/true\n", err), -1);
     ck_assert_str_eq(err, "line 1: [game crawl] given twice");
@@ -237,8 +246,21 @@ START_TEST(gamecfg_reports_the_line)
          "of A-Z a-z 0-9 . _ -), got \"%d\""},
         {"[game a]\ncommand = /bin/x\nuser = root\n",
          "line 3: user: hosted games never run as root"},
-        {"[game a]\ncommand = /bin/x\nxlogfile = var/x\n", "line 3: xlogfile: bad value "
-                                                           "\"var/x\""},
+#define XLOG_BAD                                                                         \
+    "line 3: xlogfile: must be an absolute path or %d/PATH (names of A-Z a-z 0-9 . _ - " \
+    "separated by /, no . or ..), got "
+        {"[game a]\ncommand = /bin/x\nxlogfile = var/x\n", XLOG_BAD "\"var/x\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d/../x\n", XLOG_BAD "\"%d/../x\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d/a//x\n", XLOG_BAD "\"%d/a//x\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d/a/\n", XLOG_BAD "\"%d/a/\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d/\n", XLOG_BAD "\"%d/\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d//etc/x\n", XLOG_BAD "\"%d//etc/x\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d/a/./x\n", XLOG_BAD "\"%d/a/./x\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %n/x\n", XLOG_BAD "\"%n/x\""},
+        {"[game a]\ncommand = /bin/x\nxlogfile = %d/playground/xlogfile\nplayground = /p\n"
+         "playground-shared = record xlogfile\n",
+         "line 1: [game a]: xlogfile is each player's own, so playground-shared may not name "
+         "xlogfile"},
         {"[game a]\ncommand = /bin/x\ncpu = -1\n",
          "line 3: cpu: expected a number from 0 to 1000000, got \"-1\""},
         {"[game a]\ncommand = /bin/x\nuser = Root!\n", "line 3: user: bad value \"Root!\""},
