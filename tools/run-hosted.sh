@@ -68,12 +68,11 @@ pg=$dir/nethack
 install -d -m 0711 "$dir"
 install -d -m 0755 "$pg" "$pg/save"
 for f in nhdat symbols license; do ln -sfn "$nh/$f" "$pg/$f"; done
-for f in record logfile xlogfile perm; do [ -e "$pg/$f" ] || : >"$pg/$f"; done
+for f in record logfile perm; do [ -e "$pg/$f" ] || : >"$pg/$f"; done
 install -m 0644 "$tree/deploy/games/nethackrc" "$dir/nethackrc"
 if [ "$(id -u)" = 0 ]; then
   chown "$(owner "$daemon_user")" "$dir"
-  chown "$(owner "$games_user")" "$pg" "$pg/save" "$pg/record" "$pg/logfile" \
-    "$pg/xlogfile" "$pg/perm"
+  chown "$(owner "$games_user")" "$pg" "$pg/save" "$pg/record" "$pg/logfile" "$pg/perm"
   let_pass "$dir"
   let_pass "$tree" # the content and the web pages
   let_pass "$bin"
@@ -96,9 +95,9 @@ umask 022
   echo "env = NETHACKOPTIONS=@%r"
   echo "rcfile = %d/nethackrc"
   echo "rc-default = $dir/nethackrc"
-  echo "xlogfile = $pg/xlogfile"
+  echo "xlogfile = %d/playground/xlogfile"
   echo "playground = $pg"
-  echo "playground-shared = record logfile xlogfile perm nhdat symbols license"
+  echo "playground-shared = record logfile perm nhdat symbols license"
   echo "hangup-timeout = 10"
   printf '%s\n' 'status = Dlvl:(?<depth>\d+).*T:(?<turn>\d+)'
   if [ -x "$crawl" ]; then

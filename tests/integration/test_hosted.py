@@ -83,9 +83,9 @@ def playground(root, bindir):
     (pg / "save").mkdir(parents=True)
     for f in ("nhdat", "symbols", "license"):
         os.symlink(f"/usr/lib/games/nethack/{f}", pg / f)
-    for f in ("record", "logfile", "xlogfile", "perm"):
+    for f in ("record", "logfile", "perm"):
         (pg / f).write_text("")
-    for_games(pg, pg / "save", *(pg / f for f in ("record", "logfile", "xlogfile", "perm")))
+    for_games(pg, pg / "save", *(pg / f for f in ("record", "logfile", "perm")))
     (root / "nethackrc").write_text(RC)
     conf = root / "warren.conf"
     conf.write_text("grace = 600\n"
@@ -95,12 +95,15 @@ def playground(root, bindir):
                     "env = NETHACKOPTIONS=@%r\n"
                     "rcfile = %d/nethackrc\n"
                     f"rc-default = {root / 'nethackrc'}\n"
-                    f"xlogfile = {pg / 'xlogfile'}\n"
+                    f"xlogfile = {OWN_XLOG}\n"
                     + playground_keys(pg) + toy_sections(bindir, root))
     return pg, conf
 
 
-SHARED = "record logfile xlogfile perm nhdat symbols license"
+# the xlogfile each player's own (what warrend reads a game's end from:
+# no other game can write a row there), NetHack's top ten one for all
+SHARED = "record logfile perm nhdat symbols license"
+OWN_XLOG = "%d/playground/xlogfile"
 
 
 def playground_keys(pg):
@@ -118,6 +121,12 @@ def own_playground(pg, name):
 def own_saves(pg, name):
     """The save directory of name's own, NetHack's playground save/."""
     return own_playground(pg, name) / "save"
+
+
+def xlog_rows(pg, name):
+    """The rows of name's own xlogfile, as dicts."""
+    path = own_playground(pg, name) / "xlogfile"
+    return [dict(f.split("=", 1) for f in r.split("\t")) for r in path.read_text().splitlines()]
 
 
 def save_files(pg):
@@ -623,8 +632,8 @@ def test_a_game_cannot_reach_another_players_level_files(bindir, tmp_path, clien
     """NetHack keeps a game in progress as level files in its playground:
     each player's are in its own playground, so a hostile game of the same
     playground neither lists them nor opens one by name (to read or
-    corrupt it), while the shared files are there; the scores stay one
-    for all: both players' rows land in the one xlogfile."""
+    corrupt it), while the shared files are there; the top ten stays one
+    for all (record), each player's xlogfile row lands in its own."""
     pg, conf = playground(tmp_path, bindir)
     toy = toy_copy(bindir, tmp_path)
     conf.write_text(conf.read_text() + f"[game grab]\ncommand = {toy} grab {pg}\n"
@@ -654,10 +663,10 @@ def test_a_game_cannot_reach_another_players_level_files(bindir, tmp_path, clien
         for t in (v, o):
             settle(t)
             quit_nethack(t)
-        rows = (pg / "xlogfile").read_text().splitlines()
-        assert sorted(dict(f.split("=", 1) for f in r.split("\t"))["name"] for r in rows) == \
-            sorted([victim, other]), rows
-        assert (own_playground(pg, victim) / "xlogfile").read_text() == ""  # the placeholder
+        for name in (victim, other):
+            assert [r["name"] for r in xlog_rows(pg, name)] == [name]
+        assert not (pg / "xlogfile").exists()
+        assert (pg / "logfile").read_text().count("\n") == 2  # one NetHack log for both
         assert not level_files(own_playground(pg, victim), own_playground(pg, other))
     finally:
         d.stop_clean()
@@ -678,9 +687,9 @@ def test_detach_keeps_running_then_quit_ends_with_xlog_row(nethack, clients):
     t.send("y")
     answer_until(t, "is over")
     assert re.search(r"NetHack 3\.6\.6 is over: quit\. \d+ points after \d+ turns", t.text())
-    rows = (pg / "xlogfile").read_text().splitlines()
-    assert rows and f"name={name}" in rows[-1]
-    xl = dict(f.split("=", 1) for f in rows[-1].split("\t"))
+    rows = xlog_rows(pg, name)  # the player's own xlogfile
+    assert rows and rows[-1]["name"] == name
+    xl = rows[-1]
     got = d.db_rows("SELECT h.game, h.name, role, race, gender, align, max_depth, death, points, "
                     "turns, realtime FROM hosted_scores h JOIN users u ON u.id = h.user "
                     "WHERE u.name = ?", name)

@@ -6,14 +6,18 @@ another game's abstract unix socket; it
 cannot trace another game's program (of the same user) nor read its
 environment; it cannot signal another game's processes, not even with
 kill -9 -1, nor by the pid the machine gives them; a stray signal to its
-box never kills it unsaved."""
+box never kills it unsaved; a row it writes about another player, in
+the xlogfile it can reach (its own), never ends that player's game, and
+a link at a player's own xlogfile's place is not followed."""
 import os
 import pathlib
 import re
 import signal
+import time
 
 from harness import Daemon, Web, unique_name
-from test_hosted import for_games, games_ids, open_to_games, program_of, toy_copy
+from test_hosted import (OWN_XLOG, TOYS, for_games, games_ids, open_to_games, playground,
+                         playground_keys, program_of, settle, to_map, toy_copy)
 
 # what the row's death holds that must reach nobody: C1 CSI raw and in
 # UTF-8, bytes that are not UTF-8, a right-to-left override
@@ -268,5 +272,73 @@ def test_a_box_that_cannot_be_made_refuses_the_start(bindir, tmp_path, clients):
             d.wait_log(rf"cannot start game={game} user={name}: {step}: "
                        "No such file or directory")
             assert f"hosted start user={name}" not in d.log()
+    finally:
+        d.stop_clean()
+
+
+def test_a_forged_row_about_another_player_never_ends_their_game(bindir, tmp_path, clients):
+    """A boxed game writes a row naming a victim who is playing NetHack
+    into the playground's xlogfile, the one it can reach: its own. The
+    victim saves and exits: the game was saved, not over, and no score
+    is the victim's."""
+    pg, conf = playground(tmp_path, bindir)
+    toy = toy_copy(bindir, tmp_path)
+    victim, forger = unique_name("vi"), unique_name("fo")
+    conf.write_text(conf.read_text() + f"[game forge]\ncommand = {toy} xlog {pg / 'xlogfile'} "
+                    f"{victim}\nxlogfile = {OWN_XLOG}\n" + playground_keys(pg))
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        v = clients(d.port)
+        v.register(victim)  # the menu is too long for "Your choice": straight to NetHack
+        v.send("1")
+        to_map(v)
+        f = clients(d.port)
+        f.register(forger)
+        f.send(str(2 + len(TOYS)))
+        f.wait_for("forge was saved", timeout=15)  # no row of its own player's
+        written = (tmp_path / "daemon" / "games" / "forge" / forger / "playground" / "xlogfile")
+        assert f"\tname={victim}\t".encode() in written.read_bytes()  # where it could write
+        settle(v)
+        v.play_keys("S")
+        v.wait_for("Really save?")
+        v.send("y")
+        v.wait_for("NetHack 3.6.6 was saved", timeout=30)
+        assert "is over" not in v.text() and "4242" not in v.text()
+        assert d.db_rows("SELECT count(*) FROM hosted_scores") == [(0,)]
+        assert not re.search(rf"game end user=({victim}|{forger}) game=\w+ kind=xlog", d.log())
+    finally:
+        d.stop_clean()
+
+
+def test_a_link_at_the_own_xlogfiles_place_is_not_followed(bindir, tmp_path, clients):
+    """The player's directory is the game's: a link planted where its own
+    xlogfile goes, to a file with a row for the player, is not read (a log
+    line says so) and the game ends unscored; warrend goes on."""
+    pg, conf = playground(tmp_path, bindir)
+    toy = toy_copy(bindir, tmp_path)
+    conf.write_text(conf.read_text() + f"[game lnk]\ncommand = {toy} keys\n"
+                    f"xlogfile = {OWN_XLOG}\n" + playground_keys(pg))
+    d = Daemon(bindir, tmp_path / "daemon", extra=["--config", conf]).start()
+    try:
+        t = clients(d.port)
+        name = unique_name("ln")
+        t.register(name)
+        t.send(str(2 + len(TOYS)))
+        t.wait_for("keys ready")
+        forged = tmp_path / "forged"
+        forged.write_text(f"version=3.6.6\tname={name}\tdeath=quit\tpoints=777\tturns=3\t"
+                          f"endtime={int(time.time()) + 60}\n")
+        os.chmod(forged, 0o644)
+        own = tmp_path / "daemon" / "games" / "lnk" / name / "playground"
+        (own / "xlogfile").unlink()  # the empty one made at the start
+        os.symlink(forged, own / "xlogfile")
+        t.send("q")
+        t.wait_for("lnk has ended", timeout=15)  # nothing read: nothing says saved or over
+        assert "777" not in t.text()
+        d.wait_log(rf"xlogfile of user={name} game=lnk: playground/xlogfile: a link: not read")
+        assert d.db_rows("SELECT count(*) FROM hosted_scores") == [(0,)]
+        t.send("\r")
+        t.send(str(2 + len(TOYS)))  # the daemon goes on: the game starts again
+        t.wait_for("keys ready")
     finally:
         d.stop_clean()
