@@ -7,7 +7,9 @@
  * SIGHUP (NetHack saves) and the session goes once it exited. Choosing the
  * game again starts the program again: a game that saved restores itself.
  * When the program ends on its own, its xlogfile row (if configured) says
- * how the game ended. Its output is recorded as it is read (hostrec.h). */
+ * how the game ended: a shared xlogfile is read at once, a player's own
+ * ("%d/PATH") by the spawner as the game's user, the session finishing
+ * on its answer. Its output is recorded as it is read (hostrec.h). */
 #ifndef WARREN_HOSTGAME_H
 #define WARREN_HOSTGAME_H
 #include "hooks.h"
