@@ -70,7 +70,20 @@ struct spawner {
     int nwatch, capwatch;
     exit_t *exits; /* received, not delivered yet */
     int nexit, capexit;
+    struct xlog_wait *xwait, **xwait_end; /* xlogfile reads waiting for a slot, oldest first */
+    int nxwait;
 };
+
+/* An xlogfile read that found every rc slot taken: sent once one frees,
+ * so that a game's end never loses its score to a busy moment. */
+typedef struct xlog_wait {
+    struct xlog_wait *next;
+    spawnmsg_t req;
+    spawner_rc_fn *fn;
+    void *user;
+} xlog_wait_t;
+
+#define XLOG_WAIT_MAX 4096 /* one a game that ended (the spawner's KIDS_MAX) */
 
 static void send_signal(spawner_t *sp, pid_t pid, spawnmsg_type_t type);
 static void fail_starts(spawner_t *sp, uint64_t before, unsigned kinds, const char *why);
@@ -249,9 +262,12 @@ static void deliver_queued(spawner_t *sp)
 }
 
 /* Answers first: their callbacks watch the pids whose exits follow. */
+static void xlog_waiting_run(spawner_t *sp, const char *why);
+
 static void on_later(uv_timer_t *t)
 {
     deliver_answers(t->data);
+    xlog_waiting_run(t->data, NULL);
     deliver_queued(t->data);
 }
 
@@ -594,6 +610,10 @@ void spawner_free(spawner_t *sp)
         usleep(10000); /* a moment; else it finishes its work alone */
     if (sp->cfg.rc_gate)
         munmap((void *)sp->cfg.rc_gate, sizeof *sp->cfg.rc_gate);
+    for (xlog_wait_t *w = sp->xwait, *next; w; w = next) { /* after a stop, none */
+        next = w->next;
+        free(w);
+    }
     free(sp->watches);
     free(sp->exits);
     free(sp);
@@ -637,6 +657,7 @@ void spawner_stop(spawner_t *sp)
     fail_starts(sp, 0, KIND(REQ_RC_LOAD) | KIND(REQ_XLOG) | (shut ? KIND(REQ_RC_SAVE) : 0),
                 "the server is shutting down");
     deliver_answers(sp); /* now: their players are about to be sent off */
+    xlog_waiting_run(sp, "the server is shutting down");
 }
 
 /* An rc request of kind: sent now, its answer to fn later. */
@@ -697,5 +718,33 @@ int spawner_xlog_read(spawner_t *sp, const char *game, const char *dir, spawner_
     spawnmsg_t req = {.type = SPAWNMSG_XLOG_READ};
     if (!rc_names(&req, game, dir))
         return snprintf(err, errlen, "a bad game or directory"), -1;
-    return rc_request(sp, &req, REQ_XLOG, fn, user, err, errlen);
+    if (sp->gone || sp->nrc < SPAWNER_RC_MAX || sp->nxwait >= XLOG_WAIT_MAX)
+        return rc_request(sp, &req, REQ_XLOG, fn, user, err, errlen);
+    xlog_wait_t *w = malloc(sizeof *w);
+    if (!w)
+        return snprintf(err, errlen, "out of memory"), -1;
+    *w = (xlog_wait_t){NULL, req, fn, user};
+    if (!sp->xwait)
+        sp->xwait_end = &sp->xwait;
+    *sp->xwait_end = w;
+    sp->xwait_end = &w->next;
+    sp->nxwait++;
+    return 0;
+}
+
+/* The xlogfile reads that waited, sent while slots are free, each told
+ * why not when it cannot be (the spawner gone); with why, all told that. */
+static void xlog_waiting_run(spawner_t *sp, const char *why)
+{
+    while (sp->xwait && (why || sp->gone || sp->nrc < SPAWNER_RC_MAX)) {
+        xlog_wait_t *w = sp->xwait;
+        char err[200];
+        sp->xwait = w->next;
+        sp->nxwait--;
+        if (why)
+            w->fn("", 0, why, w->user);
+        else if (rc_request(sp, &w->req, REQ_XLOG, w->fn, w->user, err, sizeof err) < 0)
+            w->fn("", 0, err, w->user);
+        free(w);
+    }
 }

@@ -179,7 +179,9 @@ int spawner_rc_save(spawner_t *sp, const char *game, const char *dir, const char
  * player's directory dir, read as the game's user, no link followed: its
  * last SPAWNMSG_TEXT_MAX bytes at most, from a line's start (empty when
  * missing), to fn as spawner_rc_load's text; an rc request's slot and
- * rules, answered as failed at shutdown. */
+ * rules, answered as failed at shutdown, except that with every rc slot
+ * taken it waits for one (up to 4,096 waiting) instead of failing: a
+ * game's end keeps its score through a busy moment. */
 int spawner_xlog_read(spawner_t *sp, const char *game, const char *dir, spawner_rc_fn *fn,
                       void *user, char *err, size_t errlen);
 

@@ -576,7 +576,7 @@ START_TEST(rc_files_wait_for_the_spawner_up_to_the_cap)
     uv_loop_t loop;
     box_t *b = box_make();
     gamecfg_list_free(&b->games);
-    box_config(b, "[game rc]\ncommand = /bin/true\nrcfile = %d/rc\n");
+    box_config(b, "[game rc]\ncommand = /bin/true\nrcfile = %d/rc\nxlogfile = %d/xlog\n");
     box_spawner(b, NULL);
     loop_start(&loop);
     char err[256];
@@ -587,6 +587,9 @@ START_TEST(rc_files_wait_for_the_spawner_up_to_the_cap)
     ck_assert_int_eq(got[0].answers, 0);
     ck_assert_int_eq(spawner_rc_load(BOX.sp, "rc", "ann", on_rc, NULL, err, sizeof err), -1);
     ck_assert_str_eq(err, "many rc files are being read or written: try again in a moment");
+    static rc_got_t xlog; /* a game's end waits for a slot: its score is not lost */
+    memset(&xlog, 0, sizeof xlog);
+    ck_assert_int_eq(spawner_xlog_read(BOX.sp, "rc", "ann", on_rc, &xlog, err, sizeof err), 0);
     ck_assert_int_eq(spawner_starting(BOX.sp), 0); /* starts have a cap of their own */
     run_until(&loop, never, NULL, 100);
     ck_assert_int_eq(got[0].answers, 0);
@@ -594,6 +597,9 @@ START_TEST(rc_files_wait_for_the_spawner_up_to_the_cap)
     ck_assert(run_until(&loop, rc_all_answered, got, 10000));
     for (int i = 0; i < SPAWNER_RC_MAX; i++) /* no rc-default: empty */
         ck_assert(got[i].answers == 1 && !got[i].err[0] && !got[i].text[0]);
+    ck_assert(run_until(&loop, rc_answered, &xlog, 10000));
+    ck_assert_int_eq(xlog.answers, 1);
+    ck_assert_str_eq(xlog.err, ""); /* no xlogfile yet: read as empty */
     rc_got_t saved = {0}, read = {0};
     ck_assert_int_eq(
         spawner_rc_save(BOX.sp, "rc", "ann", "OPTIONS=time\n", 13, on_rc, &saved, err, sizeof err),
