@@ -327,10 +327,22 @@ int playerfs_rc_save(int dirfd, const char *name, const playerfs_user_t *u, cons
 
 /* ---- the player's own xlogfile ------------------------------------------------------ */
 
-/* path's file below dirfd, each step relative to the last, none a link:
- * its descriptor, or -1 with errno (ELOOP: a link). As the fs ids in
- * force. */
-static int open_below(int dirfd, const char *path)
+/* One step below: name in at, a directory or, last, the file; with make,
+ * a missing directory made 0700 and a missing file made empty, 0600. */
+static int step_below(int at, const char *name, bool last, bool make)
+{
+    if (last)
+        return make ? openat(at, name, O_WRONLY | O_CREAT | FILE_OPEN, 0600)
+                    : openat(at, name, O_RDONLY | FILE_OPEN);
+    if (make && mkdirat(at, name, 0700) < 0 && errno != EEXIST)
+        return -1;
+    return openat(at, name, DIR_OPEN);
+}
+
+/* path's file below dirfd (made, with its directories, when make), each
+ * step relative to the last, none a link: its descriptor, or -1 with
+ * errno (ELOOP: a link). As the fs ids in force. */
+static int open_below(int dirfd, const char *path, bool make)
 {
     char name[NAME_MAX + 1];
     int at = dirfd;
@@ -338,7 +350,7 @@ static int open_below(int dirfd, const char *path)
         size_t len = strcspn(c, "/");
         snprintf(name, sizeof name, "%.*s", (int)(len < NAME_MAX ? len : NAME_MAX), c);
         bool last = !c[len];
-        int fd = openat(at, name, last ? O_RDONLY | FILE_OPEN : DIR_OPEN);
+        int fd = step_below(at, name, last, make);
         int e = errno;
         if (at != dirfd)
             close(at);
@@ -349,47 +361,13 @@ static int open_below(int dirfd, const char *path)
     }
 }
 
-/* One step of make_below: name in at, a directory (made 0700 when
- * missing) or, last, the file (made empty, 0600, when missing). */
-static int make_step(int at, const char *name, bool last)
-{
-    if (last)
-        return openat(at, name, O_WRONLY | O_CREAT | FILE_OPEN, 0600);
-    if (mkdirat(at, name, 0700) < 0 && errno != EEXIST)
-        return -1;
-    return openat(at, name, DIR_OPEN);
-}
-
-/* path's missing directories and file made below dirfd, each step
- * relative to the last, none through a link. As the fs ids in force. */
-static int make_below(int dirfd, const char *path)
-{
-    char name[NAME_MAX + 1];
-    int at = dirfd;
-    for (const char *c = path;;) {
-        size_t len = strcspn(c, "/");
-        snprintf(name, sizeof name, "%.*s", (int)(len < NAME_MAX ? len : NAME_MAX), c);
-        bool last = !c[len];
-        int fd = make_step(at, name, last);
-        int e = errno;
-        if (at != dirfd)
-            close(at);
-        if (fd < 0)
-            return errno = e, -1;
-        if (last)
-            return close(fd);
-        at = fd;
-        c += len + 1;
-    }
-}
-
 int playerfs_xlog_first(int dirfd, const char *path, const playerfs_user_t *u, char *err,
                         size_t errlen)
 {
     if (as_user(u) < 0)
         return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
-    int ret = make_below(dirfd, path);
-    int e = errno;
+    int fd = open_below(dirfd, path, true);
+    int e = errno, ret = fd < 0 ? -1 : close(fd);
     as_self(u);
     if (ret < 0)
         snprintf(err, errlen, "%s: %s: not made", path, e == ELOOP ? "a link" : strerror(e));
@@ -425,7 +403,7 @@ int playerfs_xlog_tail(int dirfd, const char *path, const playerfs_user_t *u, ch
     *len = 0;
     if (as_user(u) < 0)
         return snprintf(err, errlen, "cannot take the game's user's file rights"), -1;
-    int fd = open_below(dirfd, path);
+    int fd = open_below(dirfd, path, false);
     int e = errno;
     as_self(u);
     if (fd < 0 && e == ENOENT)
