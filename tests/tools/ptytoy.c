@@ -118,7 +118,7 @@ static void sleep_forever(void)
         pause();
 }
 
-static void __attribute__((noreturn)) flood(void)
+static int __attribute__((noreturn)) flood(void)
 {
     char line[128];
     for (unsigned long i = 0;; i++) {
@@ -646,51 +646,58 @@ static int unmount(const char *dir)
     return wait_q();
 }
 
+static int exit_with(int argc, char **argv)
+{
+    return argc > 2 ? atoi(argv[2]) : 0;
+}
+
+static int nohup(void)
+{
+    signal(SIGHUP, SIG_IGN);
+    out("nohup ready\r\n");
+    sleep_forever();
+    return 0;
+}
+
+static int noread(void)
+{
+    raw_mode(); /* a full line buffer in canonical mode would discard, not fill */
+    out("noread ready\r\n");
+    sleep_forever();
+    return 0;
+}
+
+static int grab_in(int argc, char **argv)
+{
+    return argc > 2 ? grab(argv[2]) : 2;
+}
+
+static int unmount_in(int argc, char **argv)
+{
+    return argc > 2 ? unmount(argv[2]) : 2;
+}
+
+/* Each mode: its name and what it runs, without arguments or with argv
+ * (each checks its own; 2 when they are missing). */
+static const struct {
+    const char *name;
+    int (*plain)(void);
+    int (*with)(int argc, char **argv);
+} MODES[] = {
+    {"exit", NULL, exit_with},     {"flood", flood, NULL},         {"nohup", nohup, NULL},
+    {"noread", noread, NULL},      {"draw", draw, NULL},           {"winsize", winsize, NULL},
+    {"report", report, NULL},      {"setsid", leave_behind, NULL}, {"plant", NULL, plant},
+    {"keys", keys, NULL},          {"xlog", NULL, xlog_row},       {"connect", NULL, connect_to},
+    {"unix", NULL, unix_abstract}, {"peek", peek, NULL},           {"kill", kill_pid, NULL},
+    {"snoop", NULL, snoop},        {"grab", NULL, grab_in},        {"unmount", NULL, unmount_in},
+};
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
-    if (!strcmp(mode, "exit"))
-        return argc > 2 ? atoi(argv[2]) : 0;
-    if (!strcmp(mode, "flood"))
-        flood();
-    if (!strcmp(mode, "nohup")) {
-        signal(SIGHUP, SIG_IGN);
-        out("nohup ready\r\n");
-        sleep_forever();
-    }
-    if (!strcmp(mode, "noread")) {
-        raw_mode(); /* a full line buffer in canonical mode would discard, not fill */
-        out("noread ready\r\n");
-        sleep_forever();
-    }
-    if (!strcmp(mode, "draw"))
-        return draw();
-    if (!strcmp(mode, "winsize"))
-        return winsize();
-    if (!strcmp(mode, "report"))
-        return report();
-    if (!strcmp(mode, "setsid"))
-        return leave_behind();
-    if (!strcmp(mode, "plant"))
-        return plant(argc, argv);
-    if (!strcmp(mode, "keys"))
-        return keys();
-    if (!strcmp(mode, "xlog"))
-        return xlog_row(argc, argv);
-    if (!strcmp(mode, "connect"))
-        return connect_to(argc, argv);
-    if (!strcmp(mode, "unix"))
-        return unix_abstract(argc, argv);
-    if (!strcmp(mode, "peek"))
-        return peek();
-    if (!strcmp(mode, "kill"))
-        return kill_pid();
-    if (!strcmp(mode, "snoop"))
-        return snoop(argc, argv);
-    if (!strcmp(mode, "grab") && argc > 2)
-        return grab(argv[2]);
-    if (!strcmp(mode, "unmount") && argc > 2)
-        return unmount(argv[2]);
+    for (size_t i = 0; i < sizeof MODES / sizeof MODES[0]; i++)
+        if (!strcmp(mode, MODES[i].name))
+            return MODES[i].plain ? MODES[i].plain() : MODES[i].with(argc, argv);
     fprintf(stderr, "usage: ptytoy exit N|flood|nohup|noread|draw|winsize|report|setsid|"
                     "plant RC TARGET NEW|keys|xlog FILE NAME|connect PORT|unix listen|connect "
                     "NAME|peek|kill|snoop [DIR...]|"
