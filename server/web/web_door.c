@@ -247,24 +247,42 @@ static void conn_answer(door_conn_t *dc, int status)
     conn_linger(dc);
 }
 
-/* The request rate, checked once the head is here, for a client that is
- * the peer itself (a trusted proxy's clients are known only from their
- * X-Forwarded-For, which libwebsockets reads). True: a request over it,
- * answered here for a fraction of what libwebsockets' adoption and parse
- * cost; a websocket upgrade over it goes on all the same, to be closed
- * with 1013 once open, which browsers report (t->wait_s). */
+/* The client a head comes from, as web.c's get_client finds it: the peer,
+ * or the one a trusted proxy names in X-Forwarded-For (all its fields,
+ * joined as libwebsockets joins them, ignored when too long as web.c
+ * ignores them). ip and key: ADDRKEY_MAX bytes each at least. */
+static void door_client(web_door_t *d, const web_ticket_t *t, size_t head, char *ip, char *key)
+{
+    if (!t->proxied) {
+        snprintf(ip, ADDRKEY_MAX, "%s", t->peer);
+        snprintf(key, ADDRKEY_MAX, "%s", t->key);
+        return;
+    }
+    char xff[512];
+    bool have = web_head_field(d->head, head, "x-forwarded-for:", xff, sizeof xff);
+    web_client_addr(t->peer, have ? xff : NULL, d->trusted, ip, ADDRKEY_MAX);
+    addrkey(ip, d->ipv6_prefix, key, ADDRKEY_MAX);
+}
+
+/* The request rate, checked once the head is here, for the client
+ * door_client names. True: a request over it, answered here for a
+ * fraction of what libwebsockets' adoption and parse cost; a websocket
+ * upgrade over it goes on all the same, to be closed with 1013 once open,
+ * which browsers report (t->wait_s). */
 static bool door_over_rate(door_conn_t *dc, size_t head)
 {
     web_ticket_t *t = dc->t;
     web_door_t *d = dc->d;
-    if (t->proxied || t->refused || !d->pace)
+    if (t->refused || !d->pace)
         return false;
-    uint64_t wait = addrrate_take(d->pace, t->key, uv_now(d->loop));
+    char ip[ADDRKEY_MAX], key[ADDRKEY_MAX];
+    door_client(d, t, head, ip, key);
+    uint64_t wait = addrrate_take(d->pace, key, uv_now(d->loop));
     t->paced = true;
     t->wait_s = (unsigned)((wait + 999) / 1000);
     if (!wait)
         return false;
-    log_refusal(d, t->peer, t->key, 4);
+    log_refusal(d, ip, key, 4);
     return !web_head_upgrade(d->head, head);
 }
 

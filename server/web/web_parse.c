@@ -336,6 +336,34 @@ bool web_head_upgrade(const char *buf, size_t len)
     return false;
 }
 
+bool web_head_field(const char *buf, size_t len, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name), o = 0;
+    bool found = false;
+    const char *eol = memchr(buf, '\n', len); /* the request line is no field */
+    for (size_t at = eol ? (size_t)(eol - buf) + 1 : len; at < len;) {
+        eol = memchr(buf + at, '\n', len - at);
+        size_t end = eol ? (size_t)(eol - buf) : len, v = at + nl, e = end;
+        if (end - at > nl && strncasecmp(buf + at, name, nl) == 0) {
+            while (v < e && (buf[v] == ' ' || buf[v] == '\t'))
+                v++;
+            while (e > v && (buf[e - 1] == ' ' || buf[e - 1] == '\t' || buf[e - 1] == '\r'))
+                e--;
+            if (o + (found ? 1 : 0) + (e - v) >= cap)
+                return false;
+            if (found)
+                out[o++] = ',';
+            memcpy(out + o, buf + v, e - v);
+            o += e - v;
+            found = true;
+        }
+        at = end + 1;
+    }
+    if (cap)
+        out[o] = 0;
+    return found;
+}
+
 int web_form_get(const char *form, size_t len, const char *name, char *out, size_t outlen)
 {
     size_t nl = strlen(name);

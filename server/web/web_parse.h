@@ -73,6 +73,12 @@ int web_head_check(const char *buf, size_t len);
 /* The len bytes of a head (web_head_check's length) ask for a websocket:
  * an Upgrade field lists "websocket" (case ignored). Reads no further. */
 bool web_head_upgrade(const char *buf, size_t len);
+/* The values of every field called name (with its colon: "x-forwarded-for:",
+ * case ignored) of the len bytes of a head, joined with ',' as
+ * libwebsockets joins them, blanks around each dropped, into out. False
+ * when there is none, or they do not fit in cap - 1 bytes (out is then
+ * not to be used). */
+bool web_head_field(const char *buf, size_t len, const char *name, char *out, size_t cap);
 /* An Accept-Encoding header says the client takes gzip: "gzip" (or
  * "x-gzip") is listed with a q-value above 0, or it is not listed and "*"
  * is, with a q-value above 0. Names ignore case; NULL is false. */

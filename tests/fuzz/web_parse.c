@@ -87,6 +87,11 @@ static void check_head(const char *text, size_t len)
         abort();
     /* the door asks a head whether it is an upgrade: never past its bytes */
     (void)web_head_upgrade(text, v > 0 ? (size_t)v : len);
+    /* the door's X-Forwarded-For: within its buffer, ended, no longer than the head */
+    char xff[512];
+    if (web_head_field(text, v > 0 ? (size_t)v : len, "x-forwarded-for:", xff, sizeof xff) &&
+        (strnlen(xff, sizeof xff) >= sizeof xff || strlen(xff) > len))
+        abort();
 }
 
 static void check_form(const char *form, size_t len)

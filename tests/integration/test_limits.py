@@ -316,6 +316,28 @@ def test_over_the_rate_a_head_and_a_post_are_answered_whole(daemon):
     assert len(rate_lines(d, B)) == 1
 
 
+@pytest.mark.daemon(http=True, extra=["--trust-proxy", "127.0.0.1", "--request-rate", "1",
+                                      "--request-burst", "3"])
+def test_a_proxied_flood_is_answered_at_the_door(daemon):
+    """Behind a trusted proxy, a request over its client's rate is answered
+    at the door as a direct one is (a POST whose body came with its head
+    gets the whole answer, never a reset), charged to the client the
+    proxy names (the last of its X-Forwarded-For fields)."""
+    d = daemon
+    web, xb = Web(d.http), {"X-Forwarded-For": "198.51.100.9"}
+    codes = [web.get("/", headers=xb).status for _ in range(10)]
+    assert codes[:3] == [200] * 3 and codes.count(429) >= 6, codes
+    body = b"name=someone&password=" + b"y" * 60000
+    got = raw(d.http, b"POST /login HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+              b"X-Forwarded-For: 6.6.6.6\r\nX-Forwarded-For: 198.51.100.9\r\n"
+              b"Content-Type: application/x-www-form-urlencoded\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    assert status_of(got) == 429, got[:200]
+    assert got.endswith(b"Please try again in a moment.\n"), got[-200:]
+    assert Web(d.http).get("/", headers={"X-Forwarded-For": "198.51.100.10"}).status == 200
+    assert rate_lines(d, "198.51.100.9") and not rate_lines(d, "127.0.0.1")
+
+
 @pytest.mark.daemon(http=True, extra=["--trust-proxy", "127.0.0.1", "--request-rate", "2",
                                       "--request-burst", "5"])
 def test_the_request_rate_counts_the_client_a_trusted_proxy_names(daemon):

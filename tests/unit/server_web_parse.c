@@ -281,6 +281,39 @@ START_TEST(upgrade_heads)
 }
 END_TEST
 
+/* A head's fields as libwebsockets gives them: every one of the name
+ * joined with ',', blanks dropped; the request line is never a field. */
+START_TEST(head_fields)
+{
+    static const struct {
+        const char *head, *want; /* want NULL: none (or too long) */
+    } cases[] = {
+        {"GET / HTTP/1.1\r\nX-Forwarded-For: 1.2.3.4\r\n\r\n", "1.2.3.4"},
+        {"GET / HTTP/1.1\r\nx-forwarded-for:1.2.3.4 , 5.6.7.8 \r\nHost: a\r\n"
+         "X-FORWARDED-FOR:\t9.9.9.9\r\n\r\n",
+         "1.2.3.4 , 5.6.7.8,9.9.9.9"},
+        {"GET / HTTP/1.1\r\nX-Forwarded-Foo: 1.2.3.4\r\n\r\n", NULL},
+        {"X-Forwarded-For: 1.2.3.4 HTTP/1.1\r\nHost: a\r\n\r\n", NULL},
+        {"GET / HTTP/1.1\r\nX-Forwarded-For:\r\n\r\n", ""},
+        {"GET / HTTP/1.1\nX-Forwarded-For: 4.4.4.4\n\n", "4.4.4.4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[64] = "junk";
+        bool got = web_head_field(cases[i].head, strlen(cases[i].head), "x-forwarded-for:", out,
+                                  sizeof out);
+        ck_assert_msg(got == (cases[i].want != NULL), "%zu", i);
+        if (got)
+            ck_assert_str_eq(out, cases[i].want);
+    }
+    /* what just fits (7 bytes and the NUL) is given, one byte less is not */
+    const char *h = "GET / HTTP/1.1\r\nX-Forwarded-For: 1.2.3.4\r\n\r\n";
+    char out[8];
+    ck_assert(web_head_field(h, strlen(h), "x-forwarded-for:", out, sizeof out));
+    ck_assert_str_eq(out, "1.2.3.4");
+    ck_assert(!web_head_field(h, strlen(h), "x-forwarded-for:", out, sizeof out - 1));
+}
+END_TEST
+
 START_TEST(form_fields)
 {
     char v[8];
@@ -451,6 +484,7 @@ Suite *suite_server_web_parse(void)
     tcase_add_test(t, forwarded_proto_and_referer);
     tcase_add_test(t, request_heads);
     tcase_add_test(t, upgrade_heads);
+    tcase_add_test(t, head_fields);
     tcase_add_test(t, form_fields);
     tcase_add_test(t, redirects_stay_on_this_site);
     tcase_add_test(t, accept_encoding);
