@@ -113,6 +113,28 @@ int spawner_user_lookup(const char *name, spawner_user_t *u)
     return 0;
 }
 
+/* A game of network = host is in no box: a program of it can enter the
+ * namespaces of every boxed game of its user (it owns their user
+ * namespaces), and with them their players' directories. Said once a
+ * section, at start, when the ids are switched (else every game is
+ * warrend's own user anyway). */
+static void warn_shared_host_users(const spawner_cfg_t *cfg, const gamecfg_list_t *games)
+{
+    for (int i = 0; i < games->n; i++) {
+        if (!games->games[i].network || !cfg->users[i].sw || !cfg->users[i].ok)
+            continue;
+        for (int j = 0; j < games->n; j++)
+            if (!games->games[j].network && cfg->users[j].ok &&
+                cfg->users[j].uid == cfg->users[i].uid) {
+                log_warn("[game %s]: network = host runs as the user of boxed games "
+                         "([game %s]): its programs can enter their boxes and reach their "
+                         "players' files; give it a user of its own",
+                         games->games[i].id, games->games[j].id);
+                break;
+            }
+    }
+}
+
 int spawner_config(spawner_cfg_t *cfg, const gamecfg_list_t *games, const char *games_user,
                    const char *games_dir, uid_t owner, gid_t group, char *err, size_t errlen)
 {
@@ -143,6 +165,7 @@ int spawner_config(spawner_cfg_t *cfg, const gamecfg_list_t *games, const char *
         if (!root) /* no switch: the ids are warrend's */
             u->uid = geteuid(), u->gid = getegid(), u->ngroups = 0;
     }
+    warn_shared_host_users(cfg, games);
     return 0;
 }
 

@@ -104,6 +104,25 @@ def test_a_program_reaches_no_network_unless_its_section_says_host(bindir, tmp_p
         t.wait_for("has ended")
         uid, gid = games_ids()
         assert f"uid {uid} gid {gid} ".encode() in t.raw, t.raw[-2000:]
+        # the operator is told at start what the unboxed section can reach
+        assert ("[game open]: network = host runs as the user of boxed games ([game cut])"
+                in d.log()), d.log()[-2000:]
+    finally:
+        d.stop_clean()
+
+
+def test_a_host_section_with_a_user_of_its_own_is_not_warned_of(bindir, tmp_path):
+    """The warning names only a section that shares its user with a boxed
+    one."""
+    toy = toy_copy(bindir, tmp_path)
+    d = start(bindir, tmp_path, "")
+    conf = tmp_path / "warren.conf"
+    conf.write_text(f"[game cut]\ncommand = {toy} report\n"
+                    f"[game open]\ncommand = {toy} report\nnetwork = host\nuser = nobody\n")
+    d.stop()
+    d.start()
+    try:
+        assert "network = host runs as" not in d.log(), d.log()[-2000:]
     finally:
         d.stop_clean()
 
