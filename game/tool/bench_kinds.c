@@ -84,38 +84,24 @@ static void trace_key(FILE *f, int i, char key, size_t bytes, const screen_t *a,
 static int keys_once(const content_t *c, script_vm_t *vm, const char *keys, bench_kind_t *out,
                      FILE *trace)
 {
-    ansi_profile_t prof;
-    ansi_profile_for_term(&prof, "xterm-256color");
-    game_t *g = game_new(c, 1, NULL);
-    screen_t *grid = screen_new(80, 24), *sent = screen_new(80, 24);
-    buf_t b;
-    buf_init(&b);
-    int ret = g && grid && sent ? 0 : -1;
-    game_view_t v = {0};
-    if (ret == 0) {
-        game_input(g, vm, (key_event_t){'x', 0}); /* a random character */
-        game_render(g, sent, &v);
-        screen_clean(sent);
-    }
+    bench_play_t p;
+    int ret = bench_play_start(&p, c, vm);
     game_state_t st = GAME_RUNNING;
     for (int i = 0; ret == 0 && i < KIND_KEYS && st == GAME_RUNNING; i++) {
-        st = game_input(g, vm, (key_event_t){(uint32_t)(unsigned char)keys[i], 0});
-        game_render(g, grid, &v);
-        out->cells += changed_cells(sent, grid);
-        buf_reset(&b);
-        ansi_diff(&prof, sent, grid, &b);
+        st = game_input(p.g, vm, (key_event_t){(uint32_t)(unsigned char)keys[i], 0});
+        game_render(p.g, p.grid, &p.v);
+        out->cells += changed_cells(p.sent, p.grid);
+        buf_reset(&p.b);
+        ansi_diff(&p.prof, p.sent, p.grid, &p.b);
         if (trace)
-            trace_key(trace, i, keys[i], b.len, sent, grid, g);
-        screen_copy(sent, grid);
-        screen_clean(sent);
-        screen_clean(grid);
-        out->bytes += (double)b.len;
+            trace_key(trace, i, keys[i], p.b.len, p.sent, p.grid, p.g);
+        screen_copy(p.sent, p.grid);
+        screen_clean(p.sent);
+        screen_clean(p.grid);
+        out->bytes += (double)p.b.len;
         out->keys++;
     }
-    buf_free(&b);
-    screen_free(grid);
-    screen_free(sent);
-    game_free(g);
+    bench_play_end(&p);
     return ret;
 }
 

@@ -69,42 +69,52 @@ static void grid_step(game_t *g, const ansi_profile_t *prof, const game_view_t *
     out->diff_ns += cpu_ns() - t1;
 }
 
+int bench_play_start(bench_play_t *p, const content_t *c, script_vm_t *vm)
+{
+    ansi_profile_for_term(&p->prof, "xterm-256color");
+    p->g = game_new(c, 1, NULL);
+    p->grid = screen_new(80, 24);
+    p->sent = screen_new(80, 24);
+    buf_init(&p->b);
+    p->v = (game_view_t){0};
+    if (!p->g || !p->grid || !p->sent)
+        return -1;
+    game_input(p->g, vm, (key_event_t){'x', 0}); /* a random character */
+    game_render(p->g, p->grid, &p->v);
+    ansi_keyframe(&p->prof, p->grid, &p->b);
+    screen_copy(p->sent, p->grid);
+    screen_clean(p->sent);
+    screen_clean(p->grid);
+    return 0;
+}
+
+void bench_play_end(bench_play_t *p)
+{
+    buf_free(&p->b);
+    screen_free(p->grid);
+    screen_free(p->sent);
+    game_free(p->g);
+}
+
 /* One walk from a fresh game of seed 1, each frame taken through the grid
  * (game_render) or the kept frame (by_frame: game_frame); adds the bytes
  * sent and the CPU spent to out. -1 when the game cannot start. */
 static int walk_once(const content_t *c, script_vm_t *vm, const char *keys, bool by_frame,
                      bench_walk_t *out)
 {
-    ansi_profile_t prof;
-    ansi_profile_for_term(&prof, "xterm-256color");
-    game_t *g = game_new(c, 1, NULL);
-    screen_t *grid = screen_new(80, 24), *sent = screen_new(80, 24);
-    buf_t b;
-    buf_init(&b);
-    int ret = g && grid && sent ? 0 : -1;
-    game_view_t v = {0};
-    if (ret == 0) {
-        game_input(g, vm, (key_event_t){'x', 0}); /* a random character */
-        game_render(g, grid, &v);
-        ansi_keyframe(&prof, grid, &b);
-        screen_copy(sent, grid);
-        screen_clean(sent);
-        screen_clean(grid);
-    }
+    bench_play_t p;
+    int ret = bench_play_start(&p, c, vm);
     for (int i = 0; ret == 0 && i < WALK_KEYS; i++) {
-        game_input(g, vm, (key_event_t){(uint32_t)keys[i], 0});
-        buf_reset(&b);
+        game_input(p.g, vm, (key_event_t){(uint32_t)keys[i], 0});
+        buf_reset(&p.b);
         if (by_frame)
-            out->frame_ns += frame_step(g, &prof, &v, sent, &b);
+            out->frame_ns += frame_step(p.g, &p.prof, &p.v, p.sent, &p.b);
         else
-            grid_step(g, &prof, &v, grid, sent, &b, out);
-        out->bytes += (double)b.len;
+            grid_step(p.g, &p.prof, &p.v, p.grid, p.sent, &p.b, out);
+        out->bytes += (double)p.b.len;
         out->keys++;
     }
-    buf_free(&b);
-    screen_free(grid);
-    screen_free(sent);
-    game_free(g);
+    bench_play_end(&p);
     return ret;
 }
 

@@ -4,6 +4,8 @@
 #ifndef WARREN_TOOL_H
 #define WARREN_TOOL_H
 #include <stdio.h>
+#include "ansi.h"
+#include "game.h"
 
 typedef struct {
     const char *name;
@@ -32,7 +34,6 @@ extern const tool_cmd_t TOOL_CMDS[];
 
 /* cmd_levels.c: engine.levelgen.us (median of 200 levels) and engine.fov.us
  * (radius 8 inside life caves), for the bench command. */
-typedef struct content content_t;
 double levels_bench_levelgen_us(const content_t *c);
 double levels_bench_fov_us(const content_t *c);
 
@@ -43,10 +44,24 @@ typedef struct {
 } bench_bot_t;
 int bench_bot(const content_t *c, bench_bot_t *out);
 
+/* bench_walk.c: a fresh game of seed 1 at 80x24 on a session's path, the
+ * walks' start: a random character ('x') made, its first frame sent whole
+ * (keyframe into b), so the grid and what the terminal shows (sent) agree.
+ * bench_play_start: 0, or -1 when the game cannot start; bench_play_end
+ * frees what it made either way. */
+typedef struct {
+    ansi_profile_t prof; /* what telnet gives an xterm-256color terminal */
+    game_t *g;
+    screen_t *grid, *sent;
+    buf_t b;
+    game_view_t v;
+} bench_play_t;
+int bench_play_start(bench_play_t *p, const content_t *c, script_vm_t *vm);
+void bench_play_end(bench_play_t *p);
+
 /* bench_walk.c: the seeded 200-key walk at 80x24 (walk.*): bytes per key
  * over the ANSI encoder, CPU per key to render (game_render) and to diff,
  * and CPU per key for both through the kept frame (game_frame). */
-typedef struct script_vm script_vm_t;
 typedef struct {
     double bytes, render_ns, diff_ns, frame_ns, keys;
 } bench_walk_t;
