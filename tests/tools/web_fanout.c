@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include "wsframe.h"
 
 #define KEYFRAME "\033[H\033[2J"
 
@@ -118,26 +119,10 @@ static int peer_read(peer_t *p)
         }
         p->len += (size_t)n;
     }
-    size_t off = 0;
-    while (p->len - off >= 2) {
-        unsigned char *b = p->buf + off;
-        int op = b[0] & 0x0f;
-        size_t n = b[1] & 0x7f, h = 2;
-        if (n == 126) {
-            if (p->len - off < 4)
-                break;
-            n = (size_t)b[2] << 8 | b[3];
-            h = 4;
-        } else if (n == 127) {
-            if (p->len - off < 10)
-                break;
-            n = 0;
-            for (int i = 2; i < 10; i++)
-                n = n << 8 | b[i];
-            h = 10;
-        }
-        if (p->len - off < h + n)
-            break;
+    size_t off = 0, h, n;
+    int op;
+    while (wsframe_next(p->buf + off, p->len - off, &op, &h, &n)) {
+        const unsigned char *b = p->buf + off;
         if (op == 2) {
             p->frames++;
             got++;
