@@ -38,14 +38,8 @@ static const keymove_t KEYMOVES[] = {
     {KEY_PGUP, 1, -1}, {KEY_END, -1, 1}, {KEY_PGDN, 1, 1},  {KEY_KP_CENTER, 0, 0},
 };
 
-static int cmd_descend(game_t *g)
-{
-    return level_stairs(g, 1);
-}
-static int cmd_climb(game_t *g)
-{
-    return level_stairs(g, -1);
-}
+static CMD_BIND(cmd_descend, level_stairs, 1)
+static CMD_BIND(cmd_climb, level_stairs, -1)
 
 /* Asks the host to save the game and return to its menu: nothing in the
  * game changes (game_status_t.leave, read once after this key). */

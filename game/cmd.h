@@ -16,6 +16,14 @@ typedef struct {
     int (*run)(game_t *g); /* ticks spent; 0: no time */
 } cmd_t;
 const cmd_t *cmd_table(size_t *n);
+/* A row's function that is fn with a fixed argument, in one line:
+ * CMD_BIND(trap_cmd_kick, ask, DOOR_KICK) defines
+ * int trap_cmd_kick(game_t *g) { return ask(g, DOOR_KICK); } */
+#define CMD_BIND(name, fn, arg) \
+    int name(game_t *g)         \
+    {                           \
+        return fn(g, arg);      \
+    }
 
 /* PROMPT_NONE's row (prompt.c): a key in play, to an open item screen, a
  * move or the table's command; ticks spent. */

@@ -1,6 +1,7 @@
 /* itemui — item commands, prompts and screens (see itemui.h). */
 #include "itemui.h"
 #include <stdio.h>
+#include "cmd.h"
 #include "ego.h"
 #include "item.h"
 #include "itemuse.h"
@@ -207,42 +208,15 @@ int itemui_pick_up(game_t *g)
 {
     return pick_up(g);
 }
-int itemui_drop(game_t *g)
-{
-    return open_verb(g, VERB_DROP);
-}
-int itemui_wear(game_t *g)
-{
-    return open_verb(g, VERB_WEAR);
-}
-int itemui_take_off(game_t *g)
-{
-    return open_verb(g, VERB_REMOVE);
-}
-int itemui_quaff(game_t *g)
-{
-    return open_verb(g, VERB_QUAFF);
-}
-int itemui_read(game_t *g)
-{
-    return open_verb(g, VERB_READ);
-}
-int itemui_zap(game_t *g)
-{
-    return open_verb(g, VERB_ZAP);
-}
-int itemui_throw(game_t *g)
-{
-    return open_verb(g, VERB_THROW);
-}
-int itemui_quiver(game_t *g)
-{
-    return open_verb(g, VERB_QUIVER);
-}
-int itemui_eat(game_t *g)
-{
-    return open_verb(g, VERB_EAT);
-}
+CMD_BIND(itemui_drop, open_verb, VERB_DROP)
+CMD_BIND(itemui_wear, open_verb, VERB_WEAR)
+CMD_BIND(itemui_take_off, open_verb, VERB_REMOVE)
+CMD_BIND(itemui_quaff, open_verb, VERB_QUAFF)
+CMD_BIND(itemui_read, open_verb, VERB_READ)
+CMD_BIND(itemui_zap, open_verb, VERB_ZAP)
+CMD_BIND(itemui_throw, open_verb, VERB_THROW)
+CMD_BIND(itemui_quiver, open_verb, VERB_QUIVER)
+CMD_BIND(itemui_eat, open_verb, VERB_EAT)
 
 int itemui_inventory(game_t *g)
 {

@@ -355,18 +355,9 @@ void trap_door_draw(game_t *g, screen_t *s)
     prompt_ask(s, q);
 }
 
-int trap_cmd_close(game_t *g)
-{
-    return ask(g, DOOR_CLOSE);
-}
-int trap_cmd_lock(game_t *g)
-{
-    return ask(g, DOOR_LOCK);
-}
-int trap_cmd_kick(game_t *g)
-{
-    return ask(g, DOOR_KICK);
-}
+CMD_BIND(trap_cmd_close, ask, DOOR_CLOSE)
+CMD_BIND(trap_cmd_lock, ask, DOOR_LOCK)
+CMD_BIND(trap_cmd_kick, ask, DOOR_KICK)
 
 static void set_terrain(level_t *lv, int i, uint8_t t)
 {
