@@ -45,6 +45,14 @@ static void pair_commit(pair_t *p)
         ck_assert_mem_eq((buf)->data, lit, sizeof(lit) - 1); \
     } while (0)
 
+/* The diff from p's a to its b under prof (p's out reset first) is lit. */
+#define ck_assert_diff(p, prof, lit)                \
+    do {                                            \
+        buf_reset(&(p)->out);                       \
+        ansi_diff(prof, (p)->a, (p)->b, &(p)->out); \
+        ck_assert_bytes(&(p)->out, lit);            \
+    } while (0)
+
 static const style_t BOLD = {SCREEN_DEFAULT_COLOR, SCREEN_DEFAULT_COLOR, ATTR_BOLD};
 
 START_TEST(identical_grids_give_nothing)
@@ -68,8 +76,8 @@ START_TEST(one_cell_change)
 {
     pair_t p = pair_new(10, 3);
     screen_put(p.b, 3, 1, 'x', STYLE_DEFAULT);
-    ansi_diff(&P256, p.a, p.b, &p.out); /* hidden cursor: position unknown */
-    ck_assert_bytes(&p.out, "\033[2;4Hx");
+    /* hidden cursor: position unknown */
+    ck_assert_diff(&p, &P256, "\033[2;4Hx");
     pair_free(&p);
 }
 END_TEST
@@ -80,9 +88,8 @@ START_TEST(relative_moves_from_a_known_cursor)
     screen_cursor(p.a, 0, 0, true);
     screen_cursor(p.b, 0, 0, true);
     screen_put(p.b, 3, 1, 'x', STYLE_DEFAULT);
-    ansi_diff(&P256, p.a, p.b, &p.out);
     /* down by LF at column 0, forward 3, draw, home again */
-    ck_assert_bytes(&p.out, "\n\033[3Cx\033[H");
+    ck_assert_diff(&p, &P256, "\n\033[3Cx\033[H");
     pair_free(&p);
 }
 END_TEST
@@ -96,12 +103,9 @@ START_TEST(one_row_moves_are_ri_and_ind)
     screen_cursor(p.b, 5, 1, true);
     pair_commit(&p);
     screen_put(p.b, 5, 0, 'x', STYLE_DEFAULT);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033Mx\033D\b");
-    buf_reset(&p.out);
+    ck_assert_diff(&p, &P256, "\033Mx\033D\b");
     ansi_profile_t ascii = {ANSI_COLORS_16, false, false, false, false};
-    ansi_diff(&ascii, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[Ax\033[B\b");
+    ck_assert_diff(&p, &ascii, "\033[Ax\033[B\b");
     pair_free(&p);
 }
 END_TEST
@@ -112,8 +116,7 @@ START_TEST(sgr_reset_is_an_empty_parameter)
     pair_t p = pair_new(4, 1);
     screen_put(p.b, 0, 0, 'a', BOLD);
     screen_put(p.b, 1, 0, 'b', (style_t){1, SCREEN_DEFAULT_COLOR, 0});
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\033[1ma\033[;31mb\033[m");
+    ck_assert_diff(&p, &P256, "\033[H\033[1ma\033[;31mb\033[m");
     pair_free(&p);
 }
 END_TEST
@@ -124,8 +127,7 @@ START_TEST(attribute_change_only)
     screen_put(p.b, 3, 1, 'x', STYLE_DEFAULT);
     pair_commit(&p);
     screen_put(p.b, 3, 1, 'x', BOLD);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[2;4H\033[1mx\033[m");
+    ck_assert_diff(&p, &P256, "\033[2;4H\033[1mx\033[m");
     pair_free(&p);
 }
 END_TEST
@@ -136,8 +138,7 @@ START_TEST(blank_tail_uses_erase_line)
     screen_text(p.b, 0, 0, STYLE_DEFAULT, "hello world");
     pair_commit(&p);
     screen_text(p.b, 5, 0, STYLE_DEFAULT, "      ");
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[1;7H\033[K"); /* column 5 was a space already */
+    ck_assert_diff(&p, &P256, "\033[1;7H\033[K"); /* column 5 was a space already */
     pair_free(&p);
 }
 END_TEST
@@ -148,8 +149,7 @@ START_TEST(short_blank_tail_writes_spaces)
     screen_text(p.b, 0, 0, STYLE_DEFAULT, "ab");
     pair_commit(&p);
     screen_put(p.b, 1, 0, ' ', STYLE_DEFAULT);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[1;2H "); /* one space beats ESC [ K */
+    ck_assert_diff(&p, &P256, "\033[1;2H "); /* one space beats ESC [ K */
     pair_free(&p);
 }
 END_TEST
@@ -161,8 +161,7 @@ START_TEST(short_gap_is_overwritten)
     pair_commit(&p);
     screen_put(p.b, 0, 0, 'X', STYLE_DEFAULT);
     screen_put(p.b, 2, 0, 'Y', STYLE_DEFAULT);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[HXbY");
+    ck_assert_diff(&p, &P256, "\033[HXbY");
     pair_free(&p);
 }
 END_TEST
@@ -207,10 +206,9 @@ START_TEST(last_column_never_assumes_the_cursor)
     screen_cursor(p.a, 1, 1, true);
     screen_cursor(p.b, 1, 1, true);
     screen_put(p.b, 2, 1, 'z', STYLE_DEFAULT); /* the bottom-right cell */
-    ansi_diff(&P256, p.a, p.b, &p.out);
     /* rewriting the blank at column 1 beats a move; after z the terminal
      * waits to wrap, so the way back is absolute (CHA), never BS */
-    ck_assert_bytes(&p.out, " z\033[2G");
+    ck_assert_diff(&p, &P256, " z\033[2G");
     pair_free(&p);
 }
 END_TEST
@@ -219,13 +217,10 @@ START_TEST(cursor_visibility_changes)
 {
     pair_t p = pair_new(4, 2);
     screen_cursor(p.b, 1, 1, true);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[2;2H\033[?25h");
+    ck_assert_diff(&p, &P256, "\033[2;2H\033[?25h");
     pair_commit(&p);
-    buf_reset(&p.out);
     screen_cursor(p.b, 3, 0, false);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[?25l"); /* a hidden cursor is not moved */
+    ck_assert_diff(&p, &P256, "\033[?25l"); /* a hidden cursor is not moved */
     pair_free(&p);
 }
 END_TEST
@@ -236,8 +231,7 @@ START_TEST(sync_brackets_wrap_a_frame)
     sync.sync = true;
     pair_t p = pair_new(4, 1);
     screen_put(p.b, 0, 0, 'q', STYLE_DEFAULT);
-    ansi_diff(&sync, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[?2026h\033[Hq\033[?2026l");
+    ck_assert_diff(&p, &sync, "\033[?2026h\033[Hq\033[?2026l");
     pair_free(&p);
 }
 END_TEST
@@ -249,12 +243,9 @@ START_TEST(sixteen_colours_map_to_nearest)
     screen_put(p.b, 0, 0, 'r', (style_t){196, 21, 0});  /* bright red on blue */
     screen_put(p.b, 1, 0, 's', (style_t){9, 4, 0});     /* the same on 16 colours */
     screen_put(p.b, 2, 0, 't', (style_t){244, 232, 0}); /* grey on near-black */
-    ansi_diff(&p16, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\033[91;44mrs\033[90;40mt\033[m");
-    buf_reset(&p.out);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out,
-                    "\033[H\033[38;5;196;48;5;21mr\033[91;44ms\033[38;5;244;48;5;232mt\033[m");
+    ck_assert_diff(&p, &p16, "\033[H\033[91;44mrs\033[90;40mt\033[m");
+    ck_assert_diff(&p, &P256,
+                   "\033[H\033[38;5;196;48;5;21mr\033[91;44ms\033[38;5;244;48;5;232mt\033[m");
     pair_free(&p);
 }
 END_TEST
@@ -268,15 +259,11 @@ START_TEST(ascii_fallbacks)
                 "\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88"
                 "a");
     screen_put(p.b, 5, 0, 0x1B, STYLE_DEFAULT); /* a raw ESC never reaches the terminal */
-    ansi_diff(&dec, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\033(0qx\033(B?\033(0a\033(Ba?");
-    buf_reset(&p.out);
-    ansi_diff(&ascii, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H-|?#a?");
-    buf_reset(&p.out);
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88"
-                            "a?");
+    ck_assert_diff(&p, &dec, "\033[H\033(0qx\033(B?\033(0a\033(Ba?");
+    ck_assert_diff(&p, &ascii, "\033[H-|?#a?");
+    ck_assert_diff(&p, &P256,
+                   "\033[H\xe2\x94\x80\xe2\x95\x91\xc3\xa9\xe2\x96\x88"
+                   "a?");
     pair_free(&p);
 }
 END_TEST
@@ -292,19 +279,12 @@ START_TEST(map_glyphs_per_profile)
     pair_t p = pair_new(6, 1);
     screen_text(p.b, 0, 0, STYLE_DEFAULT,
                 "\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out,
-                    "\033[H\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
-    buf_reset(&p.out);
+    ck_assert_diff(&p, &P256,
+                   "\033[H\xc2\xb7\xe2\x89\x88\xe2\x99\xa3\xe2\x94\x8c\xe2\x95\x90\xc3\xa9");
     /* few-glyph fonts: the DEC chart's own code points, else ASCII */
-    ansi_diff(&p16, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\xc2\xb7}&\xe2\x94\x8c\xe2\x94\x80\xc3\xa9");
-    buf_reset(&p.out);
-    ansi_diff(&dec, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H\033(0~\033(B}&\033(0lq\033(B?");
-    buf_reset(&p.out);
-    ansi_diff(&ascii, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H.}&+-?");
+    ck_assert_diff(&p, &p16, "\033[H\xc2\xb7}&\xe2\x94\x8c\xe2\x94\x80\xc3\xa9");
+    ck_assert_diff(&p, &dec, "\033[H\033(0~\033(B}&\033(0lq\033(B?");
+    ck_assert_diff(&p, &ascii, "\033[H.}&+-?");
     buf_reset(&p.out);
     ansi_keyframe(&ascii, p.b, &p.out);
     ck_assert_bytes(&p.out, KEY_START ".}&+-?\033[?25l");
@@ -318,8 +298,7 @@ START_TEST(wide_and_combining_become_placeholders)
     screen_put(p.b, 0, 0, 0x4E2D, STYLE_DEFAULT); /* CJK: two columns */
     screen_put(p.b, 1, 0, 0x0301, STYLE_DEFAULT); /* combining acute */
     screen_put(p.b, 2, 0, 0x3A9, STYLE_DEFAULT);  /* Omega: fine */
-    ansi_diff(&P256, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[H??\xce\xa9");
+    ck_assert_diff(&p, &P256, "\033[H??\xce\xa9");
     pair_free(&p);
 }
 END_TEST
@@ -743,16 +722,14 @@ START_TEST(runs_of_a_glyph_are_repeated)
     for (int x = 30; x < 36; x++)
         screen_put(p.b, x, 0, 0x2500, STYLE_DEFAULT); /* not ASCII */
     screen_text(p.b, 0, 1, STYLE_DEFAULT, "x.x.x.x.x");
-    ansi_diff(&PREP, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[1;3H#\033[9b\033[8Caaaab\033[5C"
-                            "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
-                            "\xe2\x94\x80\r\nx.x.x.x.x");
+    ck_assert_diff(&p, &PREP,
+                   "\033[1;3H#\033[9b\033[8Caaaab\033[5C"
+                   "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
+                   "\xe2\x94\x80\r\nx.x.x.x.x");
     pair_commit(&p);
-    buf_reset(&p.out);
     screen_text(p.b, 2, 0, STYLE_DEFAULT, "x.......x"); /* over the run but its last cell */
     screen_text(p.b, 0, 1, STYLE_DEFAULT, ".........");
-    ansi_diff(&PREP, p.a, p.b, &p.out);
-    ck_assert_bytes(&p.out, "\033[1;3Hx.\033[6bx\r\n.\033[8b");
+    ck_assert_diff(&p, &PREP, "\033[1;3Hx.\033[6bx\r\n.\033[8b");
     buf_reset(&p.out);
     screen_clear(p.b);
     screen_text(p.b, 2, 0, STYLE_DEFAULT, "x.......x#");
