@@ -38,15 +38,21 @@ static void afx_open(afx_t *f, const accounts_config_t *cfg)
     ck_assert_ptr_nonnull(f->acc);
 }
 
+/* After the loop is closed: the database's directory goes. */
+static void afx_remove_dir(afx_t *f)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
 static void afx_close(afx_t *f)
 {
     accounts_free(f->acc);
     db_close(f->db);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(uv_loop_close(&f->loop), 0);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    ck_assert_int_eq(system(cmd), 0);
+    afx_remove_dir(f);
 }
 
 typedef struct {
@@ -68,24 +74,29 @@ static void on_acc(void *ud, int status, const db_user_t *u, const char *msg)
     }
 }
 
-static res_t do_register(afx_t *f, const char *ip, const char *name, const char *pw, uint64_t now)
+typedef int (*acc_call_t)(accounts_t *a, const char *ip, const char *name, const char *pw,
+                          size_t pwlen, uint64_t now_ms, accounts_cb cb, void *ud);
+
+/* One accounts_register or accounts_login, run until it has answered. */
+static res_t do_call(afx_t *f, acc_call_t call, const char *ip, const char *name, const char *pw,
+                     uint64_t now)
 {
     res_t r = {0};
-    ck_assert_int_eq(accounts_register(f->acc, ip, name, pw, strlen(pw), now, on_acc, &r), 0);
+    ck_assert_int_eq(call(f->acc, ip, name, pw, strlen(pw), now, on_acc, &r), 0);
     ck_assert_int_eq(r.calls, 0); /* never inside the call */
     uv_run(&f->loop, UV_RUN_DEFAULT);
     ck_assert_int_eq(r.calls, 1);
     return r;
 }
 
+static res_t do_register(afx_t *f, const char *ip, const char *name, const char *pw, uint64_t now)
+{
+    return do_call(f, accounts_register, ip, name, pw, now);
+}
+
 static res_t do_login(afx_t *f, const char *ip, const char *name, const char *pw, uint64_t now)
 {
-    res_t r = {0};
-    ck_assert_int_eq(accounts_login(f->acc, ip, name, pw, strlen(pw), now, on_acc, &r), 0);
-    ck_assert_int_eq(r.calls, 0);
-    uv_run(&f->loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(r.calls, 1);
-    return r;
+    return do_call(f, accounts_login, ip, name, pw, now);
 }
 
 START_TEST(name_and_password_rules)
@@ -173,23 +184,25 @@ static void on_user_hash(void *ud, int status, const db_user_t *u)
         snprintf(h->hash, sizeof h->hash, "%s", u->pwhash);
 }
 
+/* The hash the database holds for name, read to its answer. */
+static hash_res_t stored_hash(afx_t *f, const char *name)
+{
+    hash_res_t h = {0};
+    db_user_by_name(f->db, name, on_user_hash, &h);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    return h;
+}
+
 /* An unknown name costs a verify too: its time is close to a wrong password's. */
 START_TEST(unknown_name_costs_a_verify)
 {
     accounts_config_t c;
     accounts_config_default(&c);
     c.ip_free_failures = c.account_free_failures = 1000;
-    afx_t f;
-    snprintf(f.dir, sizeof f.dir, "/tmp/warren-acctest-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(f.dir));
-    char path[128], err[256];
-    snprintf(path, sizeof path, "%s/w.db", f.dir);
-    uv_loop_init(&f.loop);
-    f.db = db_open(&f.loop, path, err, sizeof err);
-    ck_assert_ptr_nonnull(f.db);
     c.opslimit = 3;
     c.memlimit = 4u << 20; /* a few ms per verify: well above the db read */
-    f.acc = accounts_new(&f.loop, f.db, &c);
+    afx_t f;
+    afx_open(&f, &c);
     ck_assert_int_eq(do_register(&f, "ip", "timed", "the password", 0).status, ACCOUNTS_OK);
     uint64_t best_wrong = UINT64_MAX, best_unknown = UINT64_MAX;
     for (int i = 0; i < 7; i++) {
@@ -218,9 +231,7 @@ START_TEST(stored_hash_is_argon2id)
     afx_t f;
     afx_open(&f, NULL);
     ck_assert_int_eq(do_register(&f, "ip", "hasher", "secret pass", 1).status, ACCOUNTS_OK);
-    hash_res_t h = {0};
-    db_user_by_name(f.db, "HASHER", on_user_hash, &h);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
+    hash_res_t h = stored_hash(&f, "HASHER");
     ck_assert_int_eq(h.calls, 1);
     ck_assert_msg(strncmp(h.hash, "$argon2id$", 10) == 0, "%s", h.hash);
     ck_assert_ptr_null(strstr(h.hash, "secret pass"));
@@ -234,9 +245,7 @@ START_TEST(login_upgrades_old_hash_cost)
     afx_t f;
     afx_open(&f, NULL);
     ck_assert_int_eq(do_register(&f, "ip", "olduser", "old cost pw", 0).status, ACCOUNTS_OK);
-    hash_res_t before = {0}, after = {0};
-    db_user_by_name(f.db, "olduser", on_user_hash, &before);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
+    hash_res_t before = stored_hash(&f, "olduser");
     accounts_free(f.acc);
     accounts_config_t c;
     accounts_config_default(&c);
@@ -245,8 +254,7 @@ START_TEST(login_upgrades_old_hash_cost)
     f.acc = accounts_new(&f.loop, f.db, &c);
     ck_assert_int_eq(do_login(&f, "ip", "olduser", "old cost pw", 1).status, ACCOUNTS_OK);
     uv_run(&f.loop, UV_RUN_DEFAULT);
-    db_user_by_name(f.db, "olduser", on_user_hash, &after);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
+    hash_res_t after = stored_hash(&f, "olduser");
     ck_assert_str_ne(before.hash, after.hash);
     ck_assert_int_eq(crypto_pwhash_str_needs_rehash(after.hash, c.opslimit, c.memlimit), 0);
     ck_assert_int_eq(do_login(&f, "ip", "olduser", "old cost pw", 2).status, ACCOUNTS_OK);
@@ -254,29 +262,25 @@ START_TEST(login_upgrades_old_hash_cost)
 }
 END_TEST
 
+/* Cat's password changed from old to pw, from "ip" at now: the answer. */
+static int change_cats(afx_t *f, const char *old, const char *pw, uint64_t now)
+{
+    res_t r = {0};
+    ck_assert_int_eq(accounts_change_password(f->acc, "ip", "cat", old, strlen(old), pw, strlen(pw),
+                                              NULL, now, on_acc, &r),
+                     0);
+    uv_run(&f->loop, UV_RUN_DEFAULT);
+    return r.status;
+}
+
 START_TEST(change_password)
 {
     afx_t f;
     afx_open(&f, NULL);
     ck_assert_int_eq(do_register(&f, "ip", "Cat", "first password", 1).status, ACCOUNTS_OK);
-    res_t r = {0};
-    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "not it at all", 13,
-                                              "second password", 15, NULL, 2, on_acc, &r),
-                     0);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(r.status, ACCOUNTS_EDENIED);
-    memset(&r, 0, sizeof r);
-    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14, "short", 5,
-                                              NULL, 3, on_acc, &r),
-                     0);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(r.status, ACCOUNTS_EINVAL);
-    memset(&r, 0, sizeof r);
-    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "cat", "first password", 14,
-                                              "second password", 15, NULL, 4, on_acc, &r),
-                     0);
-    uv_run(&f.loop, UV_RUN_DEFAULT);
-    ck_assert_int_eq(r.status, ACCOUNTS_OK);
+    ck_assert_int_eq(change_cats(&f, "not it at all", "second password", 2), ACCOUNTS_EDENIED);
+    ck_assert_int_eq(change_cats(&f, "first password", "short", 3), ACCOUNTS_EINVAL);
+    ck_assert_int_eq(change_cats(&f, "first password", "second password", 4), ACCOUNTS_OK);
     ck_assert_int_eq(do_login(&f, "ip", "Cat", "first password", 5).status, ACCOUNTS_EDENIED);
     ck_assert_int_eq(do_login(&f, "ip", "Cat", "second password", 6).status, ACCOUNTS_OK);
     afx_close(&f);
@@ -533,9 +537,7 @@ START_TEST(free_with_requests_in_flight)
     ck_assert_int_eq(r.calls, 0);
     ck_assert_int_eq(q.calls, 0);
     ck_assert_int_eq(uv_loop_close(&f.loop), 0);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f.dir);
-    ck_assert_int_eq(system(cmd), 0);
+    afx_remove_dir(&f);
 }
 END_TEST
 
