@@ -443,24 +443,33 @@ static void req_finish_later(req_t *r, int status, const char *msg)
     req_queue(r, NULL, early_then);
 }
 
-static req_t *req_new(accounts_t *a, req_kind_t kind, const char *ip, const char *name,
-                      const char *pw, size_t pwlen, uint64_t now, accounts_cb cb, void *ud)
+/* The checks every entry point makes, then its request: ACCOUNTS_OK with
+ * *out, or the entry point's answer (closing, an argument missing, no
+ * memory), and no callback. */
+static int req_open(accounts_t *a, req_kind_t kind, const char *ip, const char *name,
+                    const char *pw, size_t pwlen, uint64_t now, accounts_cb cb, void *ud,
+                    req_t **out)
 {
+    if (!a || a->closing)
+        return ACCOUNTS_ECLOSED;
+    if (!name || !pw || !cb)
+        return ACCOUNTS_EINVAL;
     req_t *r = calloc(1, sizeof *r);
     if (!r)
-        return NULL;
+        return ACCOUNTS_EINTERNAL;
     r->a = a;
     r->kind = kind;
     snprintf(r->ip, sizeof r->ip, "%s", ip ? ip : "");
     snprintf(r->name, sizeof r->name, "%s", name);
     accounts_name_key(name, r->key);
     r->pwlen = pwlen <= ACCOUNTS_PASSWORD_BYTES ? pwlen : ACCOUNTS_PASSWORD_BYTES + 1;
-    if (pw && r->pwlen <= ACCOUNTS_PASSWORD_BYTES)
+    if (r->pwlen <= ACCOUNTS_PASSWORD_BYTES)
         memcpy(r->pw, pw, r->pwlen);
     r->now = now;
     r->cb = cb;
     r->ud = ud;
-    return r;
+    *out = r;
+    return ACCOUNTS_OK;
 }
 
 /* ---- pool work --------------------------------------------------------------------- */
@@ -585,14 +594,9 @@ static int login_start(req_t *r)
 int accounts_login(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
                    uint64_t now_ms, accounts_cb cb, void *ud)
 {
-    if (!a || a->closing)
-        return ACCOUNTS_ECLOSED;
-    if (!name || !pw || !cb)
-        return ACCOUNTS_EINVAL;
-    req_t *r = req_new(a, REQ_LOGIN, ip, name, pw, pwlen, now_ms, cb, ud);
-    if (!r)
-        return ACCOUNTS_EINTERNAL;
-    return login_start(r);
+    req_t *r;
+    int st = req_open(a, REQ_LOGIN, ip, name, pw, pwlen, now_ms, cb, ud, &r);
+    return st != ACCOUNTS_OK ? st : login_start(r);
 }
 
 /* ---- password change ------------------------------------------------------------------ */
@@ -636,13 +640,12 @@ int accounts_change_password(accounts_t *a, const char *ip, const char *name, co
                              size_t oldlen, const char *pw, size_t pwlen, const char *keep,
                              uint64_t now_ms, accounts_cb cb, void *ud)
 {
-    if (!a || a->closing)
-        return ACCOUNTS_ECLOSED;
-    if (!name || !old || !pw || !cb)
+    if (!pw && a && !a->closing) /* the new password; req_open checks the rest */
         return ACCOUNTS_EINVAL;
-    req_t *r = req_new(a, REQ_CHPW, ip, name, old, oldlen, now_ms, cb, ud);
-    if (!r)
-        return ACCOUNTS_EINTERNAL;
+    req_t *r;
+    int st = req_open(a, REQ_CHPW, ip, name, old, oldlen, now_ms, cb, ud, &r);
+    if (st != ACCOUNTS_OK)
+        return st;
     char msg[160];
     if (accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
@@ -676,13 +679,10 @@ static void reset_found(void *ud, int status, const db_user_t *u)
 int accounts_reset_password(accounts_t *a, const char *name, const char *pw, size_t pwlen,
                             accounts_cb cb, void *ud)
 {
-    if (!a || a->closing)
-        return ACCOUNTS_ECLOSED;
-    if (!name || !pw || !cb)
-        return ACCOUNTS_EINVAL;
-    req_t *r = req_new(a, REQ_RESET, "", name, pw, pwlen, 0, cb, ud);
-    if (!r)
-        return ACCOUNTS_EINTERNAL;
+    req_t *r;
+    int st = req_open(a, REQ_RESET, "", name, pw, pwlen, 0, cb, ud, &r);
+    if (st != ACCOUNTS_OK)
+        return st;
     char msg[160];
     if (accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {
         req_finish_later(r, ACCOUNTS_EINVAL, msg);
@@ -753,13 +753,10 @@ static void reg_looked_up(void *ud, int status, const db_user_t *u)
 int accounts_register(accounts_t *a, const char *ip, const char *name, const char *pw, size_t pwlen,
                       uint64_t now_ms, accounts_cb cb, void *ud)
 {
-    if (!a || a->closing)
-        return ACCOUNTS_ECLOSED;
-    if (!name || !pw || !cb)
-        return ACCOUNTS_EINVAL;
-    req_t *r = req_new(a, REQ_REGISTER, ip, name, pw, pwlen, now_ms, cb, ud);
-    if (!r)
-        return ACCOUNTS_EINTERNAL;
+    req_t *r;
+    int st = req_open(a, REQ_REGISTER, ip, name, pw, pwlen, now_ms, cb, ud, &r);
+    if (st != ACCOUNTS_OK)
+        return st;
     char msg[160];
     if (accounts_check_name(name, msg, sizeof msg) != 0 ||
         accounts_check_password(pw, pwlen, msg, sizeof msg) != 0) {

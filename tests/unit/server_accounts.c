@@ -522,6 +522,38 @@ START_TEST(full_queue_answers_busy)
 }
 END_TEST
 
+/* A call missing what it needs is answered at once, with no callback; one
+ * to no accounts at all is ECLOSED first. */
+START_TEST(calls_missing_an_argument_answer_at_once)
+{
+    afx_t f;
+    afx_open(&f, NULL);
+    res_t r = {0};
+    ck_assert_int_eq(accounts_login(f.acc, "ip", NULL, "a password", 10, 0, on_acc, &r),
+                     ACCOUNTS_EINVAL);
+    ck_assert_int_eq(accounts_login(f.acc, "ip", "name", NULL, 10, 0, on_acc, &r), ACCOUNTS_EINVAL);
+    ck_assert_int_eq(accounts_register(f.acc, "ip", "name", "a password", 10, 0, NULL, &r),
+                     ACCOUNTS_EINVAL);
+    ck_assert_int_eq(accounts_reset_password(f.acc, NULL, "a password", 10, on_acc, &r),
+                     ACCOUNTS_EINVAL);
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "name", "old password", 12, NULL, 0,
+                                              NULL, 0, on_acc, &r),
+                     ACCOUNTS_EINVAL);
+    ck_assert_int_eq(accounts_change_password(f.acc, "ip", "name", NULL, 0, "new password", 12,
+                                              NULL, 0, on_acc, &r),
+                     ACCOUNTS_EINVAL);
+    ck_assert_int_eq(accounts_login(NULL, "ip", "name", "a password", 10, 0, on_acc, &r),
+                     ACCOUNTS_ECLOSED);
+    ck_assert_int_eq(accounts_change_password(NULL, "ip", "name", "old password", 12, NULL, 0, NULL,
+                                              0, on_acc, &r),
+                     ACCOUNTS_ECLOSED);
+    ck_assert_uint_eq(accounts_pending(f.acc), 0);
+    uv_run(&f.loop, UV_RUN_DEFAULT);
+    ck_assert_int_eq(r.calls, 0);
+    afx_close(&f);
+}
+END_TEST
+
 START_TEST(free_with_requests_in_flight)
 {
     afx_t f;
@@ -560,6 +592,7 @@ Suite *suite_server_accounts(void)
     tcase_add_test(tc, parallel_guesses_are_counted);
     tcase_add_test(tc, throttle_table_is_bounded);
     tcase_add_test(tc, quiet_throttles_are_forgotten);
+    tcase_add_test(tc, calls_missing_an_argument_answer_at_once);
     tcase_add_test(tc, free_with_requests_in_flight);
     suite_add_tcase(s, tc);
     return s;
